@@ -1,0 +1,165 @@
+"""All catalog SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from app.catalog.models import GpuRow
+
+# Numeric columns a listing may sort on; the API validates against this set.
+SORTABLE: tuple[str, ...] = (
+    "memory_gb",
+    "memory_bandwidth_gbs",
+    "fp32_tflops",
+    "tf32_tflops",
+    "fp16_tflops",
+    "bf16_tflops",
+    "fp8_tflops",
+    "int8_tops",
+    "tdp_w",
+    "release_year",
+    "launch_price_usd",
+    "street_price_usd",
+    "cloud_price_usd_per_hour",
+    "purchase_usd",
+    "interconnect_gbs",
+    "pcie_gen",
+)
+
+PRECISION_COLUMNS: dict[str, str] = {
+    "fp32": "fp32_tflops",
+    "tf32": "tf32_tflops",
+    "fp16": "fp16_tflops",
+    "bf16": "bf16_tflops",
+    "fp8": "fp8_tflops",
+    "int8": "int8_tops",
+}
+
+
+@dataclass(frozen=True)
+class GpuFilter:
+    vendors: Sequence[str] = ()
+    segments: Sequence[str] = ()
+    architectures: Sequence[str] = ()
+    backend: str | None = None
+    min_memory_gb: float | None = None
+    max_memory_gb: float | None = None
+    max_price_usd: float | None = None
+    max_hourly_usd: float | None = None
+    precisions: Sequence[str] = ()
+    slugs: Sequence[str] | None = None
+    q: str | None = None
+    extra: Sequence[ColumnElement[bool]] = field(default_factory=tuple)
+
+
+def _conditions(f: GpuFilter) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = []
+    if f.vendors:
+        conds.append(GpuRow.vendor.in_([v.lower() for v in f.vendors]))
+    if f.segments:
+        conds.append(GpuRow.segment.in_([s.lower() for s in f.segments]))
+    if f.architectures:
+        conds.append(func.lower(GpuRow.architecture).in_([a.lower() for a in f.architectures]))
+    if f.backend:
+        conds.append(GpuRow.backends.like(f"%,{f.backend.lower()},%"))
+    if f.min_memory_gb is not None:
+        conds.append(GpuRow.memory_gb >= f.min_memory_gb)
+    if f.max_memory_gb is not None:
+        conds.append(GpuRow.memory_gb <= f.max_memory_gb)
+    if f.max_price_usd is not None:
+        conds.append(and_(GpuRow.purchase_usd.is_not(None), GpuRow.purchase_usd <= f.max_price_usd))
+    if f.max_hourly_usd is not None:
+        conds.append(
+            and_(
+                GpuRow.cloud_price_usd_per_hour.is_not(None),
+                GpuRow.cloud_price_usd_per_hour <= f.max_hourly_usd,
+            )
+        )
+    for precision in f.precisions:
+        conds.append(getattr(GpuRow, PRECISION_COLUMNS[precision]).is_not(None))
+    if f.slugs is not None:
+        conds.append(GpuRow.slug.in_(list(f.slugs)))
+    if f.q:
+        like = f"%{f.q.lower()}%"
+        conds.append(
+            or_(
+                func.lower(GpuRow.name).like(like),
+                func.lower(GpuRow.slug).like(like),
+                func.lower(GpuRow.architecture).like(like),
+                func.lower(GpuRow.memory_type).like(like),
+            )
+        )
+    conds.extend(f.extra)
+    return conds
+
+
+def list_gpus(
+    session: Session,
+    f: GpuFilter,
+    *,
+    sort: str | None = None,
+    descending: bool = False,
+    limit: int = 100,
+    offset: int = 0,
+) -> tuple[int, list[GpuRow]]:
+    conds = _conditions(f)
+    total = session.scalar(select(func.count()).select_from(GpuRow).where(*conds)) or 0
+    stmt: Select[tuple[GpuRow]] = select(GpuRow).where(*conds)
+    if sort:
+        col = getattr(GpuRow, sort)
+        # Unknown values sort last either way, then slug keeps the order deterministic.
+        stmt = stmt.order_by(col.is_(None), col.desc() if descending else col.asc(), GpuRow.slug)
+    else:
+        stmt = stmt.order_by(GpuRow.vendor, GpuRow.segment, GpuRow.name, GpuRow.slug)
+    rows = session.scalars(stmt.limit(limit).offset(offset)).all()
+    return total, list(rows)
+
+
+def all_gpus(session: Session) -> list[GpuRow]:
+    return list(session.scalars(select(GpuRow).order_by(GpuRow.slug)).all())
+
+
+def get_by_slug(session: Session, slug: str) -> GpuRow | None:
+    return session.scalar(select(GpuRow).where(GpuRow.slug == slug))
+
+
+def get_many(session: Session, slugs: Sequence[str]) -> dict[str, GpuRow]:
+    rows = session.scalars(select(GpuRow).where(GpuRow.slug.in_(list(slugs)))).all()
+    return {r.slug: r for r in rows}
+
+
+def add(session: Session, values: dict[str, Any]) -> GpuRow:
+    row = GpuRow(**values)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def update(session: Session, row: GpuRow, values: dict[str, Any]) -> GpuRow:
+    for key, value in values.items():
+        setattr(row, key, value)
+    session.flush()
+    return row
+
+
+def delete(session: Session, row: GpuRow) -> None:
+    session.delete(row)
+    session.flush()
+
+
+def count(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(GpuRow)) or 0
+
+
+def latest_price_date(session: Session) -> str | None:
+    dates = [
+        session.scalar(select(func.max(GpuRow.street_price_as_of))),
+        session.scalar(select(func.max(GpuRow.cloud_price_as_of))),
+    ]
+    known = [d for d in dates if d]
+    return max(known) if known else None

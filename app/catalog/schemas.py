@@ -1,0 +1,210 @@
+"""The catalog's contract: what a GPU entry is, validated the same way for the seed
+files, the admin API and the responses."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Vendor = Literal["nvidia", "amd", "intel", "apple"]
+Segment = Literal["datacenter", "workstation", "consumer", "laptop", "soc"]
+Backend = Literal["cuda", "rocm", "mps", "xpu", "hpu", "directml", "vulkan"]
+
+SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,79}$"
+_DATE_RE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+
+# Plausible ranges: generous enough for any real part, tight enough to catch unit slips
+# (GB vs MB, TFLOPS vs GFLOPS) and sparsity-doubled or typo'd figures.
+Tflops = Annotated[float, Field(gt=0, lt=10_000)]
+
+
+def _check_date(value: str | None) -> str | None:
+    if value is not None and not _DATE_RE.match(value):
+        raise ValueError("must be an ISO date, YYYY-MM-DD or YYYY-MM")
+    return value
+
+
+class SourceRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1, max_length=120)
+    title: str = Field(min_length=1, max_length=400)
+    url: str | None = Field(default=None, max_length=1000)
+    repo: str | None = Field(default=None, max_length=200)
+    path: str | None = Field(default=None, max_length=500)
+    publisher: str | None = Field(default=None, max_length=200)
+    date: str | None = None
+    accessed: str | None = None
+
+    _v_date = field_validator("date", "accessed")(_check_date)
+
+    @model_validator(mode="after")
+    def _locatable(self) -> SourceRef:
+        if not self.url and not self.repo:
+            raise ValueError("a source needs a url or a repo")
+        return self
+
+
+class StreetPrice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    usd: float = Field(gt=0, lt=1_000_000)
+    as_of: str
+    source: str = Field(min_length=1)
+    _v_date = field_validator("as_of")(_check_date)
+
+
+class CloudPrice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    usd_per_hour: float = Field(gt=0, lt=1_000)
+    provider: str | None = Field(default=None, max_length=200)
+    as_of: str
+    source: str = Field(min_length=1)
+    _v_date = field_validator("as_of")(_check_date)
+
+
+class GpuFields(BaseModel):
+    """Every spec field; ``None`` means 'not sourced', never zero."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    vendor: Vendor
+    architecture: str = Field(min_length=1, max_length=80)
+    segment: Segment
+    release_year: int | None = Field(default=None, ge=2010, le=2030)
+    memory_gb: float = Field(gt=1, le=1024)
+    memory_type: str | None = Field(default=None, max_length=40)
+    memory_bandwidth_gbs: float = Field(ge=10, le=20_000)
+    fp32_tflops: Tflops | None = None
+    tf32_tflops: Tflops | None = None
+    fp16_tflops: Tflops | None = None
+    bf16_tflops: Tflops | None = None
+    fp8_tflops: Tflops | None = None
+    int8_tops: Tflops | None = None
+    tdp_w: float | None = Field(default=None, ge=5, le=3000)
+    pcie_gen: int | None = Field(default=None, ge=1, le=7)
+    pcie_lanes: int | None = Field(default=None, ge=1, le=32)
+    interconnect: str | None = Field(default=None, max_length=120)
+    interconnect_gbs: float | None = Field(default=None, gt=0, le=20_000)
+    form_factor: str | None = Field(default=None, max_length=80)
+    slot_width: float | None = Field(default=None, ge=1, le=5)
+    compute_capability: str | None = Field(default=None, max_length=20)
+    backends: list[Backend] = Field(min_length=1)
+    launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
+    street_price: StreetPrice | None = None
+    cloud_price: CloudPrice | None = None
+    field_sources: dict[str, str] = Field(default_factory=dict)
+    notes: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GpuFields:
+        # Tensor paths are never slower than plain FP32 on parts that have them; a lower
+        # figure means a unit slip or a per-SM number.
+        for name in ("fp16_tflops", "bf16_tflops"):
+            value = getattr(self, name)
+            if (
+                value is not None
+                and self.fp32_tflops is not None
+                and value < 0.45 * self.fp32_tflops
+            ):
+                raise ValueError(f"{name} ({value}) is implausibly below fp32_tflops")
+        if self.backends and len(set(self.backends)) != len(self.backends):
+            raise ValueError("backends: duplicates")
+        unknown = set(self.field_sources) - set(GpuFields.model_fields)
+        if unknown:
+            raise ValueError(f"field_sources names unknown fields: {sorted(unknown)}")
+        return self
+
+
+class GpuCreate(GpuFields):
+    slug: str = Field(pattern=SLUG_RE)
+    sources: list[SourceRef] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _sources_resolve(self) -> GpuCreate:
+        ids = {s.id for s in self.sources}
+        if len(ids) != len(self.sources):
+            raise ValueError("sources: duplicate ids")
+        used = set(self.field_sources.values())
+        for price in (self.street_price, self.cloud_price):
+            if price is not None:
+                used.add(price.source)
+        missing = used - ids
+        if missing:
+            raise ValueError(f"cites sources that are not listed: {sorted(missing)}")
+        return self
+
+
+class GpuReplace(GpuFields):
+    """PUT body: the whole entry, the slug comes from the path."""
+
+    sources: list[SourceRef] = Field(min_length=1)
+
+
+class GpuPatch(BaseModel):
+    """PATCH body: any subset of fields."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = None
+    vendor: Vendor | None = None
+    architecture: str | None = None
+    segment: Segment | None = None
+    release_year: int | None = None
+    memory_gb: float | None = None
+    memory_type: str | None = None
+    memory_bandwidth_gbs: float | None = None
+    fp32_tflops: float | None = None
+    tf32_tflops: float | None = None
+    fp16_tflops: float | None = None
+    bf16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    int8_tops: float | None = None
+    tdp_w: float | None = None
+    pcie_gen: int | None = None
+    pcie_lanes: int | None = None
+    interconnect: str | None = None
+    interconnect_gbs: float | None = None
+    form_factor: str | None = None
+    slot_width: float | None = None
+    compute_capability: str | None = None
+    backends: list[Backend] | None = None
+    launch_price_usd: float | None = None
+    street_price: StreetPrice | None = None
+    cloud_price: CloudPrice | None = None
+    field_sources: dict[str, str] | None = None
+    notes: str | None = None
+    sources: list[SourceRef] | None = None
+
+
+class GpuOut(GpuCreate):
+    model_config = ConfigDict(extra="ignore")
+    origin: Literal["seed", "user"]
+    purchase_usd: float | None = Field(
+        description="Street price if known, else launch price; what 'max price' filters on."
+    )
+
+
+class GpuPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[GpuOut]
+
+
+class CompareRow(BaseModel):
+    gpu: GpuOut
+    ratios: dict[str, float | None] = Field(
+        description="Each numeric field divided by the first GPU's value; "
+        "null when either is unknown."
+    )
+
+
+class CompareOut(BaseModel):
+    baseline: str
+    fields: list[str]
+    gpus: list[CompareRow]
+
+
+def to_jsonable(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json")

@@ -1,0 +1,153 @@
+"""Catalog use cases, shared by the JSON API, the pages and the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+
+from app.catalog import repository
+from app.catalog.mapping import create_from_row, out_from_row, spec_from_row, values_from_create
+from app.catalog.repository import SORTABLE, GpuFilter
+from app.catalog.schemas import (
+    CompareOut,
+    CompareRow,
+    GpuCreate,
+    GpuOut,
+    GpuPage,
+    GpuPatch,
+    GpuReplace,
+)
+from app.domain.gpu import GpuSpec
+from app.errors import Conflict, InvalidInput, NotFound
+
+MAX_LIMIT = 500
+MAX_COMPARE = 12
+
+
+def list_gpus(
+    session: Session,
+    f: GpuFilter,
+    *,
+    sort: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> GpuPage:
+    descending = False
+    if sort:
+        descending = sort.startswith("-")
+        sort = sort.lstrip("-+")
+        if sort not in SORTABLE:
+            raise InvalidInput(
+                f"cannot sort by '{sort}'; sortable fields: {', '.join(SORTABLE)}", field="sort"
+            )
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if offset < 0:
+        raise InvalidInput("offset must be 0 or more", field="offset")
+    total, rows = repository.list_gpus(
+        session, f, sort=sort, descending=descending, limit=limit, offset=offset
+    )
+    return GpuPage(total=total, limit=limit, offset=offset, items=[out_from_row(r) for r in rows])
+
+
+def get_gpu(session: Session, slug: str) -> GpuOut:
+    row = repository.get_by_slug(session, slug)
+    if row is None:
+        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    return out_from_row(row)
+
+
+def compare(session: Session, slugs: Sequence[str]) -> CompareOut:
+    wanted = [s for s in dict.fromkeys(s.strip() for s in slugs) if s]
+    if len(wanted) < 2:
+        raise InvalidInput("compare needs at least two distinct slugs", field="slugs")
+    if len(wanted) > MAX_COMPARE:
+        raise InvalidInput(f"compare takes at most {MAX_COMPARE} slugs", field="slugs")
+    rows = repository.get_many(session, wanted)
+    missing = [s for s in wanted if s not in rows]
+    if missing:
+        raise NotFound(f"unknown GPU slug(s): {', '.join(missing)}", field="slugs")
+    fields = [
+        f
+        for f in (
+            "memory_gb",
+            "memory_bandwidth_gbs",
+            "fp32_tflops",
+            "tf32_tflops",
+            "fp16_tflops",
+            "bf16_tflops",
+            "fp8_tflops",
+            "int8_tops",
+            "tdp_w",
+            "purchase_usd",
+            "cloud_price_usd_per_hour",
+        )
+    ]
+    base = rows[wanted[0]]
+    out = []
+    for slug in wanted:
+        row = rows[slug]
+        ratios: dict[str, float | None] = {}
+        for name in fields:
+            mine, theirs = getattr(row, name), getattr(base, name)
+            ratios[name] = round(mine / theirs, 4) if mine is not None and theirs else None
+        out.append(CompareRow(gpu=out_from_row(row), ratios=ratios))
+    return CompareOut(baseline=wanted[0], fields=fields, gpus=out)
+
+
+def create_gpu(session: Session, gpu: GpuCreate) -> GpuOut:
+    if repository.get_by_slug(session, gpu.slug) is not None:
+        raise Conflict(f"a GPU with slug '{gpu.slug}' already exists", field="slug")
+    row = repository.add(session, values_from_create(gpu, origin="user"))
+    return out_from_row(row)
+
+
+def replace_gpu(session: Session, slug: str, body: GpuReplace) -> GpuOut:
+    row = repository.get_by_slug(session, slug)
+    if row is None:
+        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    gpu = _validated({**body.model_dump(), "slug": slug})
+    repository.update(session, row, values_from_create(gpu, origin="user"))
+    return out_from_row(row)
+
+
+def patch_gpu(session: Session, slug: str, patch: GpuPatch) -> GpuOut:
+    row = repository.get_by_slug(session, slug)
+    if row is None:
+        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    merged = create_from_row(row).model_dump()
+    merged.update(patch.model_dump(exclude_unset=True))
+    gpu = _validated(merged)
+    repository.update(session, row, values_from_create(gpu, origin="user"))
+    return out_from_row(row)
+
+
+def delete_gpu(session: Session, slug: str) -> None:
+    row = repository.get_by_slug(session, slug)
+    if row is None:
+        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    repository.delete(session, row)
+
+
+def _validated(data: dict[str, object]) -> GpuCreate:
+    # The merged entry is checked as a whole, so a PATCH cannot leave an invalid row.
+    try:
+        return GpuCreate.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "body"
+        raise InvalidInput(f"{field}: {first['msg']}", field=field) from exc
+
+
+def all_specs(session: Session) -> list[GpuSpec]:
+    return [spec_from_row(r) for r in repository.all_gpus(session)]
+
+
+def catalog_size(session: Session) -> int:
+    return repository.count(session)
+
+
+def data_as_of(session: Session) -> str | None:
+    return repository.latest_price_date(session)

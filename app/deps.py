@@ -1,0 +1,55 @@
+"""Annotated dependency aliases for routers and pages."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.config import Settings
+from app.db import session_scope
+from app.errors import Forbidden, Unauthorized
+
+
+def get_settings_dep(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    # Commit (or roll back) before the response leaves: a client never sees a success
+    # whose write did not land.
+    with session_scope(request.app.state.session_factory) as session:
+        yield session
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def check_token(request: Request, expected: str | None, what: str) -> None:
+    if not expected:
+        raise Forbidden(f"{what} is disabled: the server has no token configured")
+    token = _bearer(request)
+    if token is None:
+        raise Unauthorized(f"{what} needs 'Authorization: Bearer <token>'")
+    if not hmac.compare_digest(token.encode(), expected.encode()):
+        raise Forbidden("the token is not valid")
+
+
+def require_admin(request: Request, settings: SettingsDep) -> None:
+    check_token(request, settings.admin_token, "catalog editing")
+
+
+AdminDep = Annotated[None, Depends(require_admin)]

@@ -1,0 +1,198 @@
+"""Software gating: which framework runs on which GPU, which precisions and features it has.
+
+Rules come from ``data/frameworks.yaml`` (framework × backend × compute capability or gfx
+target; feature × architecture). When a rule is missing the engine falls back to what the
+spec sheet says (a precision is supported when the catalog lists a peak for it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.domain.gpu import GpuSpec
+
+STATUS_ORDER = {"supported": 0, "experimental": 1, "unsupported": 2}
+
+# What each precision falls back to, in order, when the GPU or framework lacks it.
+FALLBACK: dict[str, tuple[str, ...]] = {
+    "fp8": ("bf16", "fp16", "fp32"),
+    "bf16": ("fp16", "fp32"),
+    "fp16": ("fp32",),
+    "tf32": ("fp32",),
+    "fp32": (),
+    "int8": ("fp16", "fp32"),
+    "int4": ("fp16", "fp32"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkRule:
+    framework: str
+    backend: str
+    vendor: str | None = None
+    min_compute_capability: str | None = None
+    gfx_targets: tuple[str, ...] | None = None
+    status: str = "supported"
+    versions: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureRule:
+    feature: str
+    vendor: str | None = None
+    min_compute_capability: str | None = None
+    gfx_targets: tuple[str, ...] | None = None
+    backends: tuple[str, ...] | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    frameworks: tuple[FrameworkRule, ...] = field(default_factory=tuple)
+    features: tuple[FeatureRule, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    ok: bool
+    backend: str | None
+    status: str
+    reason: str | None = None
+
+
+def parse_cc(cc: str | None) -> tuple[int, int] | None:
+    if not cc or cc.startswith("gfx"):
+        return None
+    try:
+        major, _, minor = cc.partition(".")
+        return int(major), int(minor or 0)
+    except ValueError:
+        return None
+
+
+def _cc_at_least(gpu: GpuSpec, minimum: str | None) -> bool:
+    if minimum is None:
+        return True
+    have, need = parse_cc(gpu.compute_capability), parse_cc(minimum)
+    return have is not None and need is not None and have >= need
+
+
+def _matches_hw(
+    gpu: GpuSpec, vendor: str | None, min_cc: str | None, gfx: tuple[str, ...] | None
+) -> bool:
+    if vendor is not None and vendor != gpu.vendor:
+        return False
+    if gpu.vendor == "nvidia" and min_cc is not None:
+        return _cc_at_least(gpu, min_cc)
+    if gfx is not None:
+        return gpu.compute_capability in gfx
+    return True
+
+
+def framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
+    """The best backend this GPU has for ``framework``, or why there is none."""
+    backends = gpu.backends or _default_backends(gpu)
+    relevant = [r for r in rules.frameworks if r.framework == framework]
+    if not relevant:
+        # no rule data: trust the GPU's own backend list
+        return Support(bool(backends), backends[0] if backends else None, "supported")
+    best: Support | None = None
+    reasons: list[str] = []
+    for backend in backends:
+        for rule in relevant:
+            if rule.backend != backend:
+                continue
+            if not _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
+                if rule.vendor in (None, gpu.vendor):
+                    reasons.append(_hw_reason(gpu, framework, rule))
+                continue
+            if rule.status == "unsupported":
+                reasons.append(f"{framework} has no {backend} build for this GPU")
+                continue
+            cand = Support(True, backend, rule.status)
+            if best is None or STATUS_ORDER[cand.status] < STATUS_ORDER[best.status]:
+                best = cand
+    if best is not None:
+        return best
+    reason = reasons[0] if reasons else f"{framework} does not support {', '.join(backends)}"
+    return Support(False, None, "unsupported", reason)
+
+
+def _hw_reason(gpu: GpuSpec, framework: str, rule: FrameworkRule) -> str:
+    if rule.min_compute_capability is not None:
+        return (
+            f"current {framework} {rule.backend} builds need compute capability "
+            f"≥ {rule.min_compute_capability}; this GPU has {gpu.compute_capability or 'unknown'}"
+        )
+    return f"{gpu.compute_capability or 'this GPU'} is not a supported {rule.backend} target"
+
+
+def _default_backends(gpu: GpuSpec) -> tuple[str, ...]:
+    return {"nvidia": ("cuda",), "amd": ("rocm",), "apple": ("mps",), "intel": ("xpu",)}.get(
+        gpu.vendor, ()
+    )
+
+
+def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -> bool | None:
+    """True/False from the rules, ``None`` when no rule names the feature for this vendor."""
+    matched_any = False
+    for rule in rules.features:
+        if rule.feature != feature:
+            continue
+        if rule.backends is not None:
+            if backend in rule.backends:
+                return True
+            matched_any = matched_any or rule.vendor == gpu.vendor
+            continue
+        if rule.vendor is not None and rule.vendor != gpu.vendor:
+            continue
+        matched_any = True
+        if _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
+            return True
+    return False if matched_any else None
+
+
+def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str | None) -> bool:
+    if precision == "fp32":
+        return True
+    if precision in ("int8", "int4"):
+        # weight-only quantisation: kernels dequantise to 16-bit, so any 16-bit-capable GPU works
+        return precision_supported(gpu, "fp16", rules, backend)
+    rule = has_feature(gpu, precision, rules, backend)
+    if rule is not None:
+        return rule
+    if precision == "fp16":
+        return gpu.fp16_tflops is not None or backend in ("cuda", "rocm", "mps", "xpu")
+    return gpu.peak_tflops(precision) is not None
+
+
+def resolve_precision(
+    gpu: GpuSpec, requested: str, rules: Rules, backend: str | None
+) -> tuple[str | None, str | None]:
+    """The precision the job will really run at on ``gpu``, and a warning if it changed."""
+    if precision_supported(gpu, requested, rules, backend):
+        return requested, None
+    for alt in FALLBACK.get(requested, ()):
+        if precision_supported(gpu, alt, rules, backend):
+            return alt, f"{gpu.name} has no {requested} support; estimated at {alt}"
+    return None, None
+
+
+def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: bool) -> float:
+    """Share of fp32 FLOPs that run on TF32 tensor cores by default.
+
+    PyTorch: ``torch.backends.cudnn.allow_tf32`` is True (convolutions use TF32) while
+    ``torch.backends.cuda.matmul.allow_tf32`` is False since 1.12 (matmuls stay fp32) unless
+    the user or an NGC container turns it on. TensorFlow (≥ 2.4) and JAX/XLA use TF32 for
+    both on Ampere and newer. Only NVIDIA exposes TF32 by default.
+    """
+    if gpu.vendor != "nvidia" or gpu.tf32_tflops is None:
+        return 0.0
+    cc = parse_cc(gpu.compute_capability)
+    if cc is not None and cc < (8, 0):
+        return 0.0
+    if framework in ("tensorflow", "jax") or allow_tf32_matmul:
+        return 1.0
+    # convolution share of the FLOPs per family
+    return {"cnn": 1.0, "diffusion": 0.6}.get(family, 0.0)

@@ -1,0 +1,77 @@
+"""What the engine knows about one GPU.
+
+Services build these from catalog rows in one place; the domain never sees an ORM row.
+Every optional figure is ``None`` when the catalog could not source it, and the engine
+must treat ``None`` as *unknown*, never as zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
+Vendor = Literal["nvidia", "amd", "intel", "apple"]
+Segment = Literal["datacenter", "workstation", "consumer", "laptop", "soc"]
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    usd: float
+    as_of: str  # ISO date
+    source: str | None = None
+    provider: str | None = None  # cloud prices only
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    slug: str
+    name: str
+    vendor: str
+    architecture: str
+    segment: str
+    memory_gb: float
+    memory_bandwidth_gbs: float
+    release_year: int | None = None
+    memory_type: str | None = None
+    fp32_tflops: float | None = None
+    tf32_tflops: float | None = None
+    fp16_tflops: float | None = None
+    bf16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    int8_tops: float | None = None
+    tdp_w: float | None = None
+    pcie_gen: int | None = None
+    pcie_lanes: int | None = None
+    interconnect: str | None = None
+    interconnect_gbs: float | None = None
+    form_factor: str | None = None
+    slot_width: float | None = None
+    compute_capability: str | None = None
+    backends: tuple[str, ...] = field(default_factory=tuple)
+    launch_price_usd: float | None = None
+    street_price: Price | None = None
+    cloud_price: Price | None = None
+
+    @property
+    def purchase_usd(self) -> float | None:
+        """The price to buy one today: street price if known, else launch price."""
+        if self.street_price is not None:
+            return self.street_price.usd
+        return self.launch_price_usd
+
+    @property
+    def hourly_usd(self) -> float | None:
+        return self.cloud_price.usd if self.cloud_price is not None else None
+
+    def peak_tflops(self, precision: str) -> float | None:
+        """Dense datasheet peak for a precision, ``None`` if the part has no such path."""
+        return {
+            "fp32": self.fp32_tflops,
+            "tf32": self.tf32_tflops,
+            "bf16": self.bf16_tflops,
+            "fp16": self.fp16_tflops,
+            "fp8": self.fp8_tflops,
+            "int8": self.int8_tops,
+            "int4": None,
+        }[precision]

@@ -1,0 +1,342 @@
+"""The job description and its memory model.
+
+Every size here is in decimal gigabytes (10^9 bytes), the unit vendors print on the box.
+Formulas and their sources are listed in ``docs/methodology.md``; the constants below carry
+a short reason each.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+Task = Literal["training", "fine-tuning", "inference"]
+Family = Literal["decoder", "encoder", "encoder-decoder", "cnn", "vit", "diffusion", "mlp"]
+Optimizer = Literal["adamw", "adam8bit", "sgd"]
+Peft = Literal["none", "lora", "qlora"]
+
+GB = 1e9
+
+# Bytes per stored value. int4 carries quantisation scales: GPTQ/AWQ with group size 128 and
+# an fp16 scale + zero point cost 4 + 32/128 = 4.25 bits, llama.cpp Q4_K_M ~4.85 bits; 4.5 bits
+# sits between them.
+BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "tf32": 4.0,  # TF32 is a compute mode; tensors stay fp32 in memory
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 4.5 / 8,
+}
+# QLoRA's NF4 with double quantisation: 4 + 0.127 bits per parameter (Dettmers et al. 2023).
+NF4_BYTES = 4.127 / 8
+
+# Optimizer state in bytes per trainable parameter (fp32 moments; bitsandbytes 8-bit Adam keeps
+# two 1-byte moments plus block scales; SGD with momentum keeps one fp32 buffer).
+OPTIMIZER_BYTES: dict[str, float] = {"adamw": 8.0, "adam8bit": 2.0, "sgd": 4.0}
+
+# CNN / diffusion / MLP activations are estimated from forward GFLOPs: Lambda's published
+# per-GPU batch sizes for ResNet-50 with AMP (448 on 24 GB, 1280 on 80 GB, 256 on 16 GB) imply
+# ~50 MB of stored activations per 224 px image, and ResNet-50 costs 8.2 forward GFLOPs, so
+# ~6 MB of 16-bit activations per forward GFLOP. A coarse proxy, stated as such.
+ACT_MB_PER_GFLOP_16BIT = 6.0
+
+# Inference runtime workspace beyond weights and KV cache: allocator fragmentation and
+# temporary buffers (Transformer Math 101 quotes ~20 % all told; half of that is covered by the
+# per-layer intermediate estimate below).
+INFERENCE_FRAGMENTATION = 0.05
+
+# The CUDA/ROCm context plus cuBLAS/cuDNN workspaces (0.3–2 GiB measured widely).
+CONTEXT_GB: dict[str, float] = {"cuda": 1.0, "rocm": 1.0, "default": 0.5}
+
+DEFAULT_LORA_RANK = 16
+LORA_FALLBACK_FRACTION = 0.01  # adapters ≈ 1 % of params when the layer shapes are unknown
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    family: str
+    params: float
+    layers: int | None = None
+    hidden_size: int | None = None
+    num_heads: int | None = None
+    num_kv_heads: int | None = None
+    intermediate_size: int | None = None
+    vocab_size: int | None = None
+    max_context: int | None = None
+    gflops_per_sample: float | None = None
+    input_size: float | None = None
+    active_params: float | None = None
+    experts: int | None = None
+    active_experts: int | None = None
+    activation_mb_per_sample: float | None = None
+
+    @property
+    def is_transformer(self) -> bool:
+        return self.family in ("decoder", "encoder", "encoder-decoder")
+
+    @property
+    def has_shape(self) -> bool:
+        return self.layers is not None and self.hidden_size is not None
+
+    @property
+    def params_per_token(self) -> float:
+        """Parameters touched per token: MoE models only run their active experts."""
+        return self.active_params or self.params
+
+    @property
+    def kv_heads(self) -> int | None:
+        return self.num_kv_heads or self.num_heads
+
+    @property
+    def head_dim(self) -> float | None:
+        if self.hidden_size is None or not self.num_heads:
+            return None
+        return self.hidden_size / self.num_heads
+
+    def vit_tokens(self) -> int:
+        side = int(self.input_size or 224)
+        return (side // 16) ** 2 + 1  # patch 16 plus the class token
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadSpec:
+    task: str
+    model: ModelSpec
+    precision: str = "bf16"
+    batch_size: int = 1
+    seq_len: int = 512
+    output_tokens: int = 128
+    optimizer: str = "adamw"
+    peft: str = "none"
+    gradient_checkpointing: bool = False
+    dataset_samples: float | None = None
+    epochs: float = 1.0
+    latency_target_ms: float | None = None
+    lora_rank: int = DEFAULT_LORA_RANK
+    # PyTorch leaves TF32 off for fp32 matmuls unless the user (or an NGC container through
+    # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1) turns it on; convolutions use TF32 by default.
+    allow_tf32_matmul: bool = False
+    preset: str | None = None
+
+    @property
+    def training(self) -> bool:
+        return self.task in ("training", "fine-tuning")
+
+    @property
+    def is_llm_inference(self) -> bool:
+        return self.task == "inference" and self.model.family == "decoder"
+
+    @property
+    def tokens_per_sample(self) -> int:
+        if self.model.family == "vit":
+            return self.model.vit_tokens()
+        return self.seq_len if self.model.is_transformer else 1
+
+    def with_precision(self, precision: str) -> WorkloadSpec:
+        return replace(self, precision=precision)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBreakdown:
+    """Per-GPU memory in GB. ``sharded`` parts are already divided by ``num_gpus``."""
+
+    weights: float = 0.0
+    gradients: float = 0.0
+    optimizer: float = 0.0
+    master_weights: float = 0.0
+    adapters: float = 0.0
+    activations: float = 0.0
+    kv_cache: float = 0.0
+    workspace: float = 0.0
+    framework: float = 0.0
+    num_gpus: int = 1
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def total(self) -> float:
+        return (
+            self.weights
+            + self.gradients
+            + self.optimizer
+            + self.master_weights
+            + self.adapters
+            + self.activations
+            + self.kv_cache
+            + self.workspace
+            + self.framework
+        )
+
+    def parts(self) -> dict[str, float]:
+        return {
+            "weights": self.weights,
+            "gradients": self.gradients,
+            "optimizer": self.optimizer,
+            "master_weights": self.master_weights,
+            "adapters": self.adapters,
+            "activations": self.activations,
+            "kv_cache": self.kv_cache,
+            "workspace": self.workspace,
+            "framework": self.framework,
+        }
+
+
+def lora_params(model: ModelSpec, rank: int) -> float:
+    """Adapter parameters for LoRA on every linear layer (q, k, v, o, gate, up, down)."""
+    if not (model.is_transformer and model.has_shape):
+        return model.params * LORA_FALLBACK_FRACTION
+    h = model.hidden_size or 0
+    kv = (model.kv_heads or 1) * (model.head_dim or 0)
+    inter = model.intermediate_size or 4 * h
+    gated = 3 if model.family == "decoder" else 2  # SwiGLU has gate, up and down
+    per_layer = rank * (2 * h + 2 * (h + kv) + 2 * h + gated * (h + inter))
+    return per_layer * (model.layers or 0)
+
+
+def activation_bytes(
+    work: WorkloadSpec, batch: float, *, flash_attention: bool, act_bytes: float = 2.0
+) -> float:
+    """Stored activations for backward, in bytes.
+
+    Transformers: Korthikanti et al. (2022) s·b·h·L·(34 + 5·a·s/h) bytes in 16-bit; fused
+    attention kernels (FlashAttention / SDPA) never store the a·s² score matrix, dropping the
+    second term; full recompute stores only the layer inputs, 2·s·b·h·L.
+    """
+    m = work.model
+    scale = act_bytes / 2.0
+    if (m.is_transformer or m.family == "vit") and m.has_shape:
+        s = work.tokens_per_sample
+        h = float(m.hidden_size or 0)
+        n_layers = float(m.layers or 0)
+        a = float(m.num_heads or 1)
+        if work.gradient_checkpointing:
+            return 2.0 * s * batch * h * n_layers * scale
+        per = 34.0 + (0.0 if flash_attention else 5.0 * a * s / h)
+        logits = 0.0
+        if m.vocab_size and m.family != "vit":
+            # the LM / MLM head: 16-bit logits plus the fp32 copy the loss upcasts to
+            logits = s * batch * m.vocab_size * 6.0
+        return s * batch * h * n_layers * per * scale + logits
+    if m.activation_mb_per_sample is not None:
+        per_sample = m.activation_mb_per_sample * 1e6 * scale
+    else:
+        per_sample = (m.gflops_per_sample or 0.0) * ACT_MB_PER_GFLOP_16BIT * 1e6 * scale
+    if work.gradient_checkpointing:
+        # keeps roughly √(layers) segment boundaries (Chen et al. 2016); ~ one fifth for ResNets
+        per_sample *= 0.2
+    return per_sample * batch
+
+
+def kv_cache_bytes(work: WorkloadSpec, kv_bytes: float) -> float:
+    """2 · L · kv_heads · head_dim · context · batch · bytes (grouped-query aware)."""
+    m = work.model
+    if m.family != "decoder" or not m.has_shape:
+        return 0.0
+    context = work.seq_len + work.output_tokens
+    head_dim = m.head_dim or 0.0
+    return 2.0 * (m.layers or 0) * (m.kv_heads or 1) * head_dim * context * work.batch_size * kv_bytes
+
+
+def _context_gb(backend: str) -> float:
+    return CONTEXT_GB.get(backend, CONTEXT_GB["default"])
+
+
+def memory_breakdown(
+    work: WorkloadSpec,
+    *,
+    num_gpus: int = 1,
+    backend: str = "cuda",
+    flash_attention: bool = True,
+) -> MemoryBreakdown:
+    """Per-GPU memory for ``work`` at its (already resolved) precision on ``num_gpus``.
+
+    Sharded parts (weights, gradients, optimizer, master weights, adapters, activations, KV
+    cache) divide by N: FSDP/ZeRO-3 or tensor parallelism for the model states, data or tensor
+    parallelism for activations. The framework context is per process and does not shrink.
+    """
+    n = max(1, num_gpus)
+    m = work.model
+    p = work.precision
+    notes: list[str] = []
+    framework = _context_gb(backend)
+    if not work.training:
+        w_bytes = BYTES[p]
+        weights = m.params * w_bytes
+        kv_b = 2.0 if p in ("int8", "int4", "fp8") else BYTES[p]
+        if p == "fp32":
+            kv_b = 4.0
+        kv = kv_cache_bytes(work, kv_b)
+        act_b = 4.0 if p == "fp32" else 2.0
+        workspace = INFERENCE_FRAGMENTATION * weights + _inference_workspace(work, act_b)
+        if p in ("int8", "int4"):
+            notes.append(f"weights quantised to {p}; activations and KV cache kept in 16-bit")
+        return MemoryBreakdown(
+            weights=weights / n / GB,
+            kv_cache=kv / n / GB,
+            workspace=workspace / n / GB,
+            framework=framework,
+            num_gpus=n,
+            notes=tuple(notes),
+        )
+
+    act_b = 4.0 if p in ("fp32", "tf32") else 2.0
+    acts = activation_bytes(work, work.batch_size, flash_attention=flash_attention, act_bytes=act_b)
+    opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    if work.peft in ("lora", "qlora"):
+        base_b = NF4_BYTES if work.peft == "qlora" else (BYTES[p] if p != "fp32" else 4.0)
+        if work.peft == "lora" and p in ("fp8",):
+            base_b = 2.0
+        adapters = lora_params(m, work.lora_rank)
+        # adapters train in fp32: weights + grads + optimizer state
+        adapter_bytes = adapters * (4.0 + 4.0 + opt_b)
+        if work.peft == "qlora":
+            notes.append("frozen base in 4-bit NF4 with double quantisation; adapters in fp32")
+        return MemoryBreakdown(
+            weights=m.params * base_b / n / GB,
+            adapters=adapter_bytes / n / GB,
+            activations=acts / n / GB,
+            framework=framework,
+            num_gpus=n,
+            notes=tuple(notes),
+        )
+
+    if p in ("fp32", "tf32"):
+        weights, grads, master = m.params * 4.0, m.params * 4.0, 0.0
+    else:
+        # mixed precision: 16-bit working copy and gradients, fp32 master weights
+        weights, grads, master = m.params * 2.0, m.params * 2.0, m.params * 4.0
+    return MemoryBreakdown(
+        weights=weights / n / GB,
+        gradients=grads / n / GB,
+        optimizer=m.params * opt_b / n / GB,
+        master_weights=master / n / GB,
+        activations=acts / n / GB,
+        framework=framework,
+        num_gpus=n,
+        notes=tuple(notes),
+    )
+
+
+def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
+    """Largest transient buffers of one forward pass."""
+    m = work.model
+    b = work.batch_size
+    if m.is_transformer and m.has_shape:
+        h = float(m.hidden_size or 0)
+        inter = float(m.intermediate_size or 4 * h)
+        s = work.seq_len
+        per_layer = s * b * (2 * h + 2 * inter) * act_b
+        logits = b * (m.vocab_size or 0) * 4.0 * (1 if m.family == "decoder" else s)
+        return per_layer + logits
+    if m.family == "vit" and m.has_shape:
+        s = m.vit_tokens()
+        return s * b * 6 * float(m.hidden_size or 0) * act_b
+    # forward-only: one or two layers' feature maps live at a time, a small share of the
+    # training footprint (which keeps every layer's)
+    return 0.1 * activation_bytes(work, b, flash_attention=True, act_bytes=act_b)
+
+
+def ceil_div(a: float, b: float) -> int:
+    return math.ceil(a / b)

@@ -1,0 +1,146 @@
+"""create_app(settings) -> FastAPI: routers, static, error handlers, start-up."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import __version__
+from app.config import PROJECT_ROOT, Settings, get_settings
+from app.db import make_engine, make_session_factory, session_scope
+from app.errors import AppError, error_body
+
+log = logging.getLogger("gpu_advisor")
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
+    # Drop the 'body'/'query' prefix so the message names the user's field.
+    loc = list(loc)
+    if loc and loc[0] == "query":
+        # ?vendor=a&vendor=b: the user's field is 'vendor', not 'vendor.1'
+        loc = [p for p in loc if not isinstance(p, int)]
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "request"
+
+
+def _render_error(request: Request, status: int, title: str, message: str) -> Response:
+    templates = getattr(request.app.state, "templates", None)
+    if templates is None:
+        return HTMLResponse(f"<h1>{status} {title}</h1>", status_code=status)
+    return templates.TemplateResponse(
+        request,
+        "error.html",
+        {"status": status, "title": title, "message": message},
+        status_code=status,
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def app_error(request: Request, exc: AppError) -> Response:
+        if _is_api(request):
+            return JSONResponse(
+                error_body(exc.code, exc.message, exc.details), status_code=exc.status_code
+            )
+        return _render_error(request, exc.status_code, exc.code.replace("_", " "), exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = [
+            {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg", "invalid"))}
+            for e in exc.errors()
+        ]
+        first = errors[0] if errors else {"field": "request", "message": "invalid"}
+        message = f"{first['field']}: {first['message']}"
+        if _is_api(request):
+            return JSONResponse(
+                error_body("invalid_input", message, {"field": first["field"], "errors": errors}),
+                status_code=422,
+            )
+        return _render_error(request, 422, "invalid input", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        message = str(exc.detail) if exc.detail else code
+        if exc.status_code == 404:
+            message = f"nothing at {request.url.path}"
+        if _is_api(request):
+            return JSONResponse(error_body(code, message), status_code=exc.status_code)
+        return _render_error(request, exc.status_code, code.replace("_", " "), message)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s", request.url.path)
+        message = "internal error; it has been logged"
+        if _is_api(request):
+            return JSONResponse(error_body("internal_error", message), status_code=500)
+        return _render_error(request, 500, "internal error", message)
+
+
+def prepare_database(settings: Settings) -> None:
+    """Migrate and seed; `serve` calls this once before starting workers."""
+    from app import migrate
+    from app.catalog.loader import seed
+
+    engine = make_engine(settings.database_url)
+    try:
+        if settings.migrate_on_start:
+            migrate.upgrade(engine)
+        if settings.seed_on_start:
+            with session_scope(make_session_factory(engine)) as session:
+                seed(session, settings.data_dir)
+    finally:
+        engine.dispose()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    prepare_database(settings)
+    engine = make_engine(settings.database_url)
+
+    app = FastAPI(
+        title="GPU Advisor",
+        version=__version__,
+        description="Which GPU should I buy or rent for this deep-learning job, and why.",
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.session_factory = make_session_factory(engine)
+
+    from app.catalog.router import router as catalog_router
+    from app.system_router import router as system_router
+
+    app.include_router(system_router)
+    app.include_router(catalog_router)
+    _include_optional(app)
+
+    static_dir = PROJECT_ROOT / "static"
+    if static_dir.is_dir():
+        app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    install_error_handlers(app)
+    return app
+
+
+def _include_optional(app: FastAPI) -> None:
+    """Feature routers added as the features land."""
+    from importlib import import_module
+
+    for module in ("app.recommend.router", "app.reports.router", "app.web.pages"):
+        try:
+            mod = import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name and module.startswith(exc.name):
+                continue
+            raise
+        mod.install(app) if hasattr(mod, "install") else app.include_router(mod.router)

@@ -1,0 +1,7 @@
+"""Imports every ORM module so Base.metadata is complete (Alembic, tests)."""
+
+from __future__ import annotations
+
+
+def import_all_models() -> None:
+    import app.catalog.models  # noqa: F401
