@@ -100,6 +100,12 @@ def prepare_database(settings: Settings) -> None:
         if settings.seed_on_start:
             with session_scope(make_session_factory(engine)) as session:
                 seed(session, settings.data_dir)
+        if settings.migrate_on_start:
+            from app.reports.repository import fail_stale_runs
+
+            # A run still 'running' in the database lost its follower when the server stopped.
+            with session_scope(make_session_factory(engine)) as session:
+                fail_stale_runs(session, "the server restarted during the run")
     finally:
         engine.dispose()
 

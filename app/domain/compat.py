@@ -44,6 +44,7 @@ class FeatureRule:
     min_compute_capability: str | None = None
     gfx_targets: tuple[str, ...] | None = None
     backends: tuple[str, ...] | None = None
+    max_compute_capability: str | None = None
     notes: str | None = None
 
 
@@ -79,11 +80,17 @@ def _cc_at_least(gpu: GpuSpec, minimum: str | None) -> bool:
 
 
 def _matches_hw(
-    gpu: GpuSpec, vendor: str | None, min_cc: str | None, gfx: tuple[str, ...] | None
+    gpu: GpuSpec,
+    vendor: str | None,
+    min_cc: str | None,
+    gfx: tuple[str, ...] | None,
+    unknown_ok: bool = False,
 ) -> bool:
     if vendor is not None and vendor != gpu.vendor:
         return False
     if gpu.vendor == "nvidia" and min_cc is not None:
+        if unknown_ok and parse_cc(gpu.compute_capability) is None:
+            return True  # a framework rule about old parts says nothing about an unlisted new one
         return _cc_at_least(gpu, min_cc)
     if gfx is not None:
         return gpu.compute_capability in gfx
@@ -103,7 +110,9 @@ def framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
         for rule in relevant:
             if rule.backend != backend:
                 continue
-            if not _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
+            if not _matches_hw(
+                gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets, unknown_ok=True
+            ):
                 if rule.vendor in (None, gpu.vendor):
                     reasons.append(_hw_reason(gpu, framework, rule))
                 continue
@@ -140,16 +149,18 @@ def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -
     for rule in rules.features:
         if rule.feature != feature:
             continue
-        if rule.backends is not None:
-            if backend in rule.backends:
-                return True
-            matched_any = matched_any or rule.vendor == gpu.vendor
-            continue
         if rule.vendor is not None and rule.vendor != gpu.vendor:
             continue
         matched_any = True
-        if _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
-            return True
+        if rule.backends is not None and backend not in rule.backends:
+            continue
+        if not _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
+            continue
+        if rule.max_compute_capability is not None:
+            have, most = parse_cc(gpu.compute_capability), parse_cc(rule.max_compute_capability)
+            if have is None or most is None or have > most:
+                continue
+        return True
     return False if matched_any else None
 
 
@@ -187,7 +198,7 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
     the user or an NGC container turns it on. TensorFlow (≥ 2.4) and JAX/XLA use TF32 for
     both on Ampere and newer. Only NVIDIA exposes TF32 by default.
     """
-    if gpu.vendor != "nvidia" or gpu.tf32_tflops is None:
+    if gpu.vendor != "nvidia":
         return 0.0
     cc = parse_cc(gpu.compute_capability)
     if cc is not None and cc < (8, 0):

@@ -138,6 +138,9 @@ class WorkloadSpec:
     def with_precision(self, precision: str) -> WorkloadSpec:
         return replace(self, precision=precision)
 
+    def with_flags(self, **changes: object) -> WorkloadSpec:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryBreakdown:
@@ -215,8 +218,8 @@ def activation_bytes(
             return 2.0 * s * batch * h * n_layers * scale
         per = 34.0 + (0.0 if flash_attention else 5.0 * a * s / h)
         logits = 0.0
-        if m.vocab_size and m.family != "vit":
-            # the LM / MLM head: 16-bit logits plus the fp32 copy the loss upcasts to
+        if m.vocab_size and m.family == "decoder":
+            # the LM head: 16-bit logits plus the fp32 copy the loss upcasts to
             logits = s * batch * m.vocab_size * 6.0
         return s * batch * h * n_layers * per * scale + logits
     if m.activation_mb_per_sample is not None:

@@ -1,0 +1,128 @@
+"""Host↔device transfer: H2D and D2H, pageable vs pinned, over a size sweep, with the fit
+t(s) = α + s/β (latency α, asymptotic bandwidth β).
+
+Buffers are allocated once and pre-faulted outside the timed region. Pinned copies are
+issued with ``non_blocking=True``, pageable ones blocking; the device is synchronised
+before every clock read, so both are timed to completion. On Apple MPS memory is unified:
+the copies are labelled ``unified`` and pinned memory does not apply. On a CPU-only run the
+suite is ``not_applicable``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+import torch
+
+from app.bench.report import (
+    PEAK_LINK_KEY,
+    TransferFit,
+    TransferRow,
+    TransferSuite,
+)
+from app.bench.suites.common import Context, failed, rate_figure
+from app.bench.timing import fit_latency_bandwidth
+
+NOT_APPLICABLE_CPU = ("no accelerator: host and device share the same memory, so there is no "
+                      "host↔device transfer to measure")
+
+
+def _headline(rows: list[TransferRow], headline: int) -> TransferRow | None:
+    ok = [r for r in rows if r.figure.ok]
+    if not ok:
+        return None
+    under = [r for r in ok if r.size_bytes <= headline]
+    return max(under or ok, key=lambda r: r.size_bytes)
+
+
+def run(ctx: Context) -> TransferSuite:
+    start = time.perf_counter()
+    if not ctx.is_accelerator:
+        return TransferSuite(status="not_applicable", reason=NOT_APPLICABLE_CPU)
+    prof = ctx.profile
+    sizes = sorted(prof.transfer_sizes)
+    unified = ctx.backend == "mps"
+    suite = TransferSuite(kind="unified" if unified else "pcie")
+    memories = ["unified"] if unified else ["pinned", "pageable"]
+    max_size = sizes[-1]
+    dev_buf = torch.empty(max_size, dtype=torch.uint8, device=ctx.torch_device)
+    dev_buf.random_(0, 256)
+    hosts: dict[str, torch.Tensor] = {}
+    for memory in memories:
+        try:
+            if memory == "pinned":
+                h = torch.empty(max_size, dtype=torch.uint8, pin_memory=True)
+            else:
+                h = torch.empty(max_size, dtype=torch.uint8)
+            h.random_(0, 256)  # pre-fault every page
+            hosts[memory] = h
+        except Exception as exc:
+            ctx.warnings.append(f"{memory} host buffer unavailable: {exc}"[:300])
+    total = max(1, len(hosts) * 2 * len(sizes))
+    done = 0
+    for memory, host in hosts.items():
+        non_blocking = memory == "pinned"
+        for direction in ("h2d", "d2h"):
+            for size in sizes:
+                ctx.step(f"transfer {direction} {memory} {size >> 10} KiB", done / total)
+                done += 1
+                src, dst = ((host[:size], dev_buf[:size]) if direction == "h2d"
+                            else (dev_buf[:size], host[:size]))
+
+                def op(src: torch.Tensor = src, dst: torch.Tensor = dst) -> object:
+                    return dst.copy_(src, non_blocking=non_blocking)
+
+                try:
+                    timing = ctx.measure(op)
+                    fig = rate_figure(timing, size, "GB/s", 1e9)
+                    if memory != "unified":
+                        fig = ctx.check(fig, PEAK_LINK_KEY, f"{direction} transfer")
+                except Exception as exc:
+                    fig = failed("GB/s", exc)
+                suite.rows.append(TransferRow(direction=direction, memory=memory,  # type: ignore[arg-type]
+                                              size_bytes=size, figure=fig))
+            rows = [r for r in suite.rows
+                    if r.memory == memory and r.direction == direction and r.figure.ok]
+            head = _headline(rows, prof.transfer_headline)
+            if len(rows) >= 2 and head is not None:
+                try:
+                    alpha, beta = fit_latency_bandwidth(
+                        [r.size_bytes for r in rows],
+                        [r.figure.median_time_s or 0.0 for r in rows])
+                    if beta != float("inf"):
+                        suite.fits.append(TransferFit(
+                            direction=direction, memory=memory,  # type: ignore[arg-type]
+                            latency_s=alpha, bandwidth_gbs=beta / 1e9, headline=head.figure,
+                            headline_size_bytes=head.size_bytes))
+                except ValueError as exc:
+                    ctx.warnings.append(f"transfer fit failed: {exc}")
+    # pinned vs pageable at the headline size
+    for direction in ("h2d", "d2h"):
+        heads = {}
+        for memory in ("pinned", "pageable"):
+            r = _headline([x for x in suite.rows if x.memory == memory
+                           and x.direction == direction], prof.transfer_headline)
+            if r is not None:
+                heads[memory] = r.figure.value
+        if heads.get("pinned") and heads.get("pageable"):
+            ratio = heads["pinned"] / heads["pageable"]  # type: ignore[operator]
+            if direction == "h2d":
+                suite.pinned_over_pageable_h2d = ratio
+            else:
+                suite.pinned_over_pageable_d2h = ratio
+    # pinning cost, timed separately (it is not part of a pinned transfer)
+    if "pinned" in hosts:
+        with contextlib.suppress(Exception):
+            n = min(max_size, 64 << 20)
+            src = torch.empty(n, dtype=torch.uint8)
+            src.random_(0, 256)
+            timing = ctx.measure(lambda: src.pin_memory())
+            suite.pin_cost_s_per_gb = timing.median_s / (n / 1e9)
+    del dev_buf, hosts
+    if not suite.fits and not any(r.figure.ok for r in suite.rows):
+        suite.status = "failed"
+        suite.reason = "no transfer could be measured"
+    suite.duration_s = time.perf_counter() - start
+    return suite
+

@@ -1,0 +1,397 @@
+"""Time per step or per token: FLOPs and bytes per phase through a roofline.
+
+A step is split into two kernel classes that run one after the other:
+* matmul/convolution kernels: max(FLOPs ÷ (peak × e_compute), weight bytes ÷ (BW × e_mem));
+* element-wise / normalisation kernels: activation traffic ÷ (BW × e_mem);
+plus fixed overheads (kernel launches, per-token dispatch) and, overlapped with all of it,
+the host→device copy of the next batch. Every constant is listed, with its source or the
+reason for its value, in docs/methodology.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.domain.calibration import Calibration, adjust
+from app.domain.compat import tf32_fraction
+from app.domain.gpu import GpuSpec
+from app.domain.workload import BYTES, NF4_BYTES, WorkloadSpec, activation_bytes, kv_cache_bytes
+
+MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (methodology §5.2, §7)
+PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
+PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
+# Whole-model matmul/conv kernels reach this share of the best-shape GEMM efficiency: layer
+# shapes are smaller and less regular than the MAMF search shapes. 0.7 × 0.80 = 0.56 of peak for
+# the matmul part; with the element-wise time added, end-to-end MFU lands at 0.35–0.5, the
+# range published for real training (methodology §5.4).
+MODEL_UTILISATION = 0.70
+# Element-wise traffic per byte of stored activations in a training step: forward writes and
+# re-reads, backward reads them and writes/reads gradients of the same size, plus unstored
+# temporaries (dropout masks, GELU/BN inputs). Checked against the spread of Lambda's published
+# throughputs across GPUs (see docs/methodology.md); one constant for every family.
+TRAINING_TRAFFIC = 13.0
+FORWARD_TRAFFIC_SHARE = 1.0 / 3.0  # forward-only runs do one third of a training step's traffic
+LAUNCH_S = 4e-6  # CUDA/HIP kernel launch, exposed when kernels are short
+KERNELS_PER_LAYER_TRAIN = 60
+KERNELS_PER_LAYER_DECODE = 10
+DEFAULT_TRAIN_KERNELS = 600  # a ResNet-50 step, when the layer count is unknown
+# Optimizer update traffic in bytes per trainable parameter (read + write of each state).
+OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
+
+# Multi-GPU scaling: speed-up efficiency per doubling of GPUs, from Lambda's published results
+# (2× RTX 4090 PCIe: 1.49× BERT-large, 1.90× ResNet-50; 8× H100 SXM 7.2×/7.9×; 8× A100 SXM4
+# 4.9×/7.2×). "heavy" = transformer-like gradient/activation exchange, "light" = CNNs.
+SCALING_PER_DOUBLING = {
+    ("nvlink", "heavy"): 0.93,
+    ("nvlink", "light"): 0.98,
+    ("pcie", "heavy"): 0.75,
+    ("pcie", "light"): 0.95,
+}
+
+
+# Dense 16-bit tensor throughput (FP32 accumulate) ÷ non-tensor fp32, per NVIDIA generation and
+# segment, read off the vendor whitepapers for parts that publish both (V100 125/15.7; RTX 2080 Ti
+# 53.8/13.4; T4 65/8.1; RTX 3090 71/35.6; A10 125/31.2; A100 312/19.5; RTX 4090 165.2/82.6;
+# L40S 362/91.6; RTX 5090 209.5/104.8). Used only when the catalog lacks the 16-bit figure.
+TENSOR_RATIO: dict[tuple[str, bool], float] = {
+    ("7.0", True): 8.0,
+    ("7.0", False): 8.0,
+    ("7.5", True): 4.0,
+    ("7.5", False): 8.0,
+    ("8.0", False): 16.0,
+    ("8.6", True): 2.0,
+    ("8.6", False): 4.0,
+    ("8.9", True): 2.0,
+    ("8.9", False): 4.0,
+    ("12.0", True): 2.0,
+    ("12.0", False): 2.0,
+}
+
+
+def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, bool]:
+    """Dense peak for ``precision`` and whether it was derived rather than published."""
+    value = gpu.peak_tflops(precision)
+    if value:
+        return value, False
+    if gpu.vendor != "nvidia" or not gpu.fp32_tflops or precision not in ("fp16", "bf16", "tf32"):
+        return None, False
+    cc = gpu.compute_capability or ""
+    ratio = TENSOR_RATIO.get((cc, gpu.segment in ("consumer", "laptop")))
+    if ratio is None:
+        return None, False
+    if precision == "bf16" and cc in ("7.0", "7.5"):
+        return None, False
+    if precision == "tf32":
+        if cc in ("7.0", "7.5"):
+            return None, False
+        ratio /= 2.0
+    return gpu.fp32_tflops * ratio, True
+
+
+def prior_compute_efficiency(gpu: GpuSpec, precision: str) -> float:
+    """Achieved ÷ dense datasheet peak for a good GEMM (methodology §5.1, §7)."""
+    if gpu.vendor == "nvidia":
+        if precision == "fp32":
+            return 0.90
+        if precision == "fp8":
+            return 0.73
+        return 0.90 if gpu.segment in ("consumer", "laptop") else 0.80
+    if gpu.vendor == "amd":
+        return 0.70 if precision == "fp32" else 0.55
+    if gpu.vendor == "apple":
+        return 0.75
+    return 0.60  # Intel and others: no published MAMF; the uncertainty band says so
+
+
+@dataclass(frozen=True, slots=True)
+class Efficiency:
+    compute: dict[str, float]
+    memory: float
+    source: str  # prior | family | measured
+
+
+@dataclass(frozen=True, slots=True)
+class PerfEstimate:
+    throughput: float  # samples/s, or generated tokens/s for LLM inference
+    unit: str
+    step_time_s: float  # one step / one batch (inference: the whole request)
+    bottleneck: str
+    compute_s: float
+    memory_s: float
+    overhead_s: float
+    host_s: float
+    comm_s: float
+    num_gpus: int
+    scaling_efficiency: float
+    compute_precision: str
+    efficiency_source: str
+    latency_ms: float | None = None
+    ttft_ms: float | None = None
+    ms_per_token: float | None = None
+
+
+def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
+    comp: dict[str, float] = {}
+    sources: set[str] = set()
+    for p in ("fp32", "tf32", "bf16", "fp16", "fp8"):
+        comp[p], src = adjust(prior_compute_efficiency(gpu, p), gpu, calibration, "compute", p)
+        sources.add(src)
+    mem, src = adjust(MEMORY_EFFICIENCY, gpu, calibration, "memory")
+    sources.add(src)
+    source = next((s for s in ("measured", "family") if s in sources), "prior")
+    return Efficiency(comp, mem, source)
+
+
+def _half_peak(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
+    """The 16-bit peak PyTorch reaches, falling back when the datapath is missing or slow."""
+    order = (precision, "fp16" if precision == "bf16" else "bf16")
+    for p in order:
+        peak, _ = peak_tflops(gpu, p)
+        if peak:
+            # Pascal GeForce runs fp16 math at 1/64 rate; cuBLAS then computes in fp32
+            if gpu.fp32_tflops and peak < gpu.fp32_tflops:
+                return gpu.fp32_tflops, "fp32"
+            return peak, p
+    return gpu.fp32_tflops, "fp32"
+
+
+def compute_time(
+    flops: float, gpu: GpuSpec, work: WorkloadSpec, framework: str, eff: Efficiency
+) -> tuple[float, str]:
+    """Seconds for ``flops`` of model math at the job's precision, and the mode that ran."""
+    p = work.precision
+    u = MODEL_UTILISATION
+    if p == "fp32":
+        tf32, _ = peak_tflops(gpu, "tf32")
+        frac = tf32_fraction(gpu, work.model.family, framework, work.allow_tf32_matmul)
+        frac = frac if tf32 else 0.0
+        fp32 = gpu.fp32_tflops
+        t = 0.0
+        if frac > 0 and tf32:
+            t += flops * frac / (tf32 * 1e12 * eff.compute["tf32"] * u)
+        if frac < 1:
+            if not fp32:
+                return math.inf, "fp32"
+            t += flops * (1 - frac) / (fp32 * 1e12 * eff.compute["fp32"] * u)
+        mode = "fp32" if frac == 0 else ("tf32" if frac == 1 else "fp32+tf32")
+        return t, mode
+    if p == "tf32":
+        tf32, _ = peak_tflops(gpu, "tf32")
+        peak = tf32 or gpu.fp32_tflops
+        key = "tf32" if tf32 else "fp32"
+    elif p == "fp8" and gpu.fp8_tflops:
+        peak, key = gpu.fp8_tflops, "fp8"
+    else:
+        # bf16/fp16, and weight-only int8/int4, which dequantise to 16-bit for the math
+        half = "bf16" if p in ("bf16", "fp8") else "fp16"
+        peak, key = _half_peak(gpu, half)
+    if not peak:
+        return math.inf, key
+    return flops / (peak * 1e12 * eff.compute[key] * u), key
+
+
+def host_bandwidth_gbs(gpu: GpuSpec, calibration: Calibration | None) -> float | None:
+    """Pinned host→device GB/s; ``None`` for unified memory (nothing to copy)."""
+    if gpu.segment == "soc" or gpu.vendor == "apple":
+        return None
+    if calibration is not None:
+        own = calibration.by_slug.get(gpu.slug)
+        if own is not None and own.h2d_pinned_gbs:
+            return own.h2d_pinned_gbs
+    gen = gpu.pcie_gen or 4
+    lanes = gpu.pcie_lanes or 16
+    return PCIE_GBS.get(gen, 31.5) * lanes / 16 * PCIE_PINNED_EFFICIENCY
+
+
+def link_kind(gpu: GpuSpec) -> str:
+    text = f"{gpu.interconnect or ''} {gpu.form_factor or ''}".lower()
+    fast = ("nvlink", "sxm", "oam", "infinity fabric", "xgmi", "nvswitch")
+    return "nvlink" if any(k in text for k in fast) else "pcie"
+
+
+def scaling_efficiency(gpu: GpuSpec, work: WorkloadSpec, n: int) -> float:
+    if n <= 1:
+        return 1.0
+    comm = "light" if work.model.family == "cnn" else "heavy"
+    per = SCALING_PER_DOUBLING[(link_kind(gpu), comm)]
+    return float(per ** math.log2(n))
+
+
+def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> float:
+    """Forward FLOPs (2 × MACs) for one sample.
+
+    Transformers: 2·P per token plus attention 4·L·s·h per token (QKᵀ and AV; Kaplan et al.
+    2020). Vision / diffusion / MLP: the preset's measured GFLOPs.
+    """
+    m = work.model
+    if m.gflops_per_sample is not None and not (m.is_transformer and m.has_shape):
+        return m.gflops_per_sample * 1e9
+    s = context if context is not None else work.tokens_per_sample
+    if m.has_shape:
+        attn = 4.0 * (m.layers or 0) * s * (m.hidden_size or 0)
+        return (2.0 * m.params_per_token + attn) * s
+    if m.gflops_per_sample is not None:
+        return m.gflops_per_sample * 1e9
+    return 2.0 * m.params_per_token * s
+
+
+def _weight_bytes(work: WorkloadSpec) -> float:
+    m = work.model
+    if work.peft == "qlora":
+        return m.params * NF4_BYTES
+    return m.params * BYTES.get(work.precision, 2.0)
+
+
+def _train_kernels(work: WorkloadSpec) -> int:
+    if work.model.layers:
+        return work.model.layers * KERNELS_PER_LAYER_TRAIN + 10
+    return DEFAULT_TRAIN_KERNELS
+
+
+def _host_bytes_per_sample(work: WorkloadSpec) -> float:
+    m = work.model
+    if m.family in ("cnn", "vit", "diffusion"):
+        side = float(m.input_size or 224)
+        return 3 * side * side * 4.0  # fp32 tensors from a standard DataLoader
+    if m.is_transformer:
+        return work.seq_len * 8.0 * 2  # int64 ids + attention mask
+    return 1024.0
+
+
+def estimate(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    *,
+    framework: str = "pytorch",
+    num_gpus: int = 1,
+    calibration: Calibration | None = None,
+    flash_attention: bool = True,
+) -> PerfEstimate:
+    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``."""
+    eff = efficiencies(gpu, calibration)
+    bw = gpu.memory_bandwidth_gbs * 1e9 * eff.memory
+    if work.is_llm_inference:
+        return _llm_inference(gpu, work, framework, num_gpus, eff, bw)
+    b = work.batch_size
+    fwd = forward_flops_per_sample(work) * b
+    act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
+    acts = activation_bytes(
+        work.with_flags(gradient_checkpointing=False),
+        b,
+        flash_attention=flash_attention,
+        act_bytes=act_b,
+    )
+    wbytes = _weight_bytes(work)
+    if work.training:
+        lora = work.peft in ("lora", "qlora")
+        passes = 2.0 if lora else 3.0
+        if work.gradient_checkpointing:
+            passes += 1.0
+        flops = fwd * passes
+        traffic = acts * TRAINING_TRAFFIC * (passes / 3.0)
+        opt = OPTIMIZER_TRAFFIC.get(work.optimizer, 28.0)
+        trainable = work.model.params * (0.01 if lora else 1.0)
+        param_bytes = wbytes * passes + trainable * opt
+        if work.peft == "qlora":
+            param_bytes += work.model.params * 2.0 * passes  # dequantised 16-bit copies
+        kernels = _train_kernels(work)
+    else:
+        flops = fwd
+        traffic = acts * TRAINING_TRAFFIC * FORWARD_TRAFFIC_SHARE
+        param_bytes = wbytes
+        kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
+    t_comp, mode = compute_time(flops, gpu, work, framework, eff)
+    t_wmem = param_bytes / bw
+    t_act = traffic / bw
+    overhead = kernels * LAUNCH_S
+    gpu_time = max(t_comp, t_wmem) + t_act + overhead
+    host_bw = host_bandwidth_gbs(gpu, calibration)
+    host = 0.0 if host_bw is None else _host_bytes_per_sample(work) * b / (host_bw * 1e9)
+    n = max(1, num_gpus)
+    scale = scaling_efficiency(gpu, work, n)
+    single = max(gpu_time, host)
+    step = single / (n * scale)
+    comm = step - single / n
+    parts = {
+        "compute": t_comp,
+        "memory bandwidth": t_wmem + t_act,
+        "host transfer": host,
+        "interconnect": comm * n,
+    }
+    bottleneck = max(parts, key=lambda k: parts[k])
+    throughput = b / step
+    latency = None if work.training else step * 1e3
+    return PerfEstimate(
+        throughput=throughput,
+        unit="samples/s",
+        step_time_s=step,
+        bottleneck=bottleneck,
+        compute_s=t_comp / n,
+        memory_s=(t_wmem + t_act) / n,
+        overhead_s=overhead,
+        host_s=host,
+        comm_s=comm,
+        num_gpus=n,
+        scaling_efficiency=scale,
+        compute_precision=mode,
+        efficiency_source=eff.source,
+        latency_ms=latency,
+    )
+
+
+def _llm_inference(
+    gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, bw: float
+) -> PerfEstimate:
+    """Prefill is compute-bound, decode reads the weights and the KV cache once per token."""
+    m = work.model
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    n = max(1, n_req)
+    scale = scaling_efficiency(gpu, work, n)
+    per = n * scale
+    wbytes = _weight_bytes(work)
+    kv_b = 4.0 if work.precision == "fp32" else 2.0
+    # prefill: causal attention touches half the score matrix
+    layers, h = float(m.layers or 0), float(m.hidden_size or 0)
+    pre_flops = b * (2.0 * m.params_per_token * s + 2.0 * layers * s * s * h)
+    t_pre_c, mode = compute_time(pre_flops, gpu, work, framework, eff)
+    kv_full = kv_cache_bytes(work, kv_b)
+    t_pre_m = (wbytes + kv_full * s / (s + out)) / bw
+    launch = (m.layers or 32) * KERNELS_PER_LAYER_DECODE * LAUNCH_S
+    ttft = max(t_pre_c, t_pre_m) / per + launch
+    ctx = s + out / 2.0
+    dec_flops = b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h)
+    if m.active_params and m.active_params < m.params:
+        touched = min(m.params, m.active_params * b) / m.params
+    else:
+        touched = 1.0
+    dec_bytes = wbytes * touched + kv_full * ctx / (s + out)
+    t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff)
+    t_dec_m = dec_bytes / bw
+    tpot = max(t_dec_c, t_dec_m) / per + launch
+    total = ttft + out * tpot
+    comm = total - (ttft - launch) * scale - (out * (tpot - launch)) * scale - launch * (out + 1)
+    parts = {
+        "compute": t_pre_c + out * t_dec_c,
+        "memory bandwidth": t_pre_m + out * t_dec_m,
+        "interconnect": max(0.0, comm) * n,
+    }
+    bottleneck = max(parts, key=lambda k: parts[k])
+    return PerfEstimate(
+        throughput=b * out / total,
+        unit="tokens/s",
+        step_time_s=total,
+        bottleneck=bottleneck,
+        compute_s=(t_pre_c + out * t_dec_c) / per,
+        memory_s=(t_pre_m + out * t_dec_m) / per,
+        overhead_s=launch * (out + 1),
+        host_s=0.0,
+        comm_s=max(0.0, comm),
+        num_gpus=n,
+        scaling_efficiency=scale,
+        compute_precision=mode,
+        efficiency_source=eff.source,
+        latency_ms=total * 1e3,
+        ttft_ms=ttft * 1e3,
+        ms_per_token=tpot * 1e3,
+    )

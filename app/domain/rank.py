@@ -1,0 +1,217 @@
+"""Objectives, scores, explanations, tips and uncertainty for GPUs that can run the job."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from app.domain import cost as costs
+from app.domain.gpu import GpuSpec
+from app.domain.perf import PerfEstimate, link_kind
+from app.domain.workload import MemoryBreakdown, WorkloadSpec
+
+OBJECTIVES = ("fastest", "best_value", "cheapest", "balanced")
+
+# Multiplicative bands on throughput. The modelled band reflects the accuracy check against
+# Lambda's published training numbers (median error ~1.15×, worst cases ~1.5×); measured
+# efficiencies narrow it; vendors with few public measurements and derived peaks widen it.
+BAND_MODELLED = (0.70, 1.40)
+BAND_FAMILY = (0.80, 1.25)
+BAND_MEASURED = (0.90, 1.10)
+BAND_SPARSE_VENDOR = (0.50, 1.60)
+BAND_MULTI_GPU = (0.85, 1.10)
+
+
+@dataclass
+class Candidate:
+    gpu: GpuSpec
+    work: WorkloadSpec  # at the precision it really runs on this GPU
+    memory: MemoryBreakdown
+    available_gb: float
+    perf: PerfEstimate
+    cost: costs.CostEstimate
+    warnings: list[str] = field(default_factory=list)
+    derived_peak: bool = False
+    framework_status: str = "supported"
+    score: float = 0.0
+    speed_score: float = 0.0
+    value_score: float | None = None
+    meets_latency: bool | None = None
+    acquisition: str = "either"  # narrowed to what passed the budget filters
+
+    @property
+    def n(self) -> int:
+        return self.perf.num_gpus
+
+
+def metric(c: Candidate, objective: str) -> float | None:
+    """Larger is better for every objective."""
+    acquisition = c.acquisition
+    if objective == "fastest":
+        return c.perf.throughput
+    if objective == "best_value":
+        return costs.value(c.cost, acquisition)
+    if objective == "cheapest":
+        price = costs.job_cost(c.cost, acquisition)
+        if price is None:
+            price = costs.upfront(c.cost, acquisition)
+        return 1.0 / price if price else None
+    v = costs.value(c.cost, acquisition)
+    return c.perf.throughput if v is None else math.sqrt(c.perf.throughput * v)
+
+
+def needs_price(objective: str) -> bool:
+    return objective != "fastest"
+
+
+def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
+    """Score in (0, 1], best = 1; ties broken by slug so the order is deterministic."""
+    if not cands:
+        return []
+    best_speed = max(c.perf.throughput for c in cands) or 1.0
+    values = [costs.value(c.cost, c.acquisition) for c in cands]
+    best_value = max((v for v in values if v is not None), default=None)
+    for c, v in zip(cands, values, strict=True):
+        c.speed_score = c.perf.throughput / best_speed
+        c.value_score = v / best_value if v is not None and best_value else None
+    raw = {c.gpu.slug: metric(c, objective) or 0.0 for c in cands}
+    if objective == "balanced":
+        for c in cands:
+            vs = c.value_score if c.value_score is not None else c.speed_score
+            raw[c.gpu.slug] = math.sqrt(c.speed_score * vs)
+    top = max(raw.values()) or 1.0
+    for c in cands:
+        c.score = round(raw[c.gpu.slug] / top, 6)
+    return sorted(
+        cands, key=lambda c: (c.meets_latency is False, -c.score, c.n, c.gpu.slug)
+    )
+
+
+def uncertainty(c: Candidate) -> tuple[float, float, str]:
+    src = c.perf.efficiency_source
+    if src == "measured":
+        lo, hi, basis = *BAND_MEASURED, "efficiencies measured on this GPU model"
+    elif src == "family":
+        lo, hi, basis = *BAND_FAMILY, "efficiencies measured on the same architecture family"
+    else:
+        lo, hi, basis = *BAND_MODELLED, "modelled from datasheet figures and published priors"
+    if c.gpu.vendor != "nvidia" and src == "prior":
+        lo, hi = BAND_SPARSE_VENDOR
+        basis += "; few published measurements for this vendor"
+    if c.derived_peak:
+        lo, hi = min(lo, BAND_SPARSE_VENDOR[0]), max(hi, BAND_SPARSE_VENDOR[1])
+        basis += "; 16-bit peak derived from fp32 and the architecture's tensor ratio"
+    if c.n > 1:
+        lo, hi = lo * BAND_MULTI_GPU[0], hi * BAND_MULTI_GPU[1]
+        basis += "; multi-GPU scaling adds spread"
+    return lo, hi, basis
+
+
+def _fmt(x: float) -> str:
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> list[str]:
+    g, p = c.gpu, c.perf
+    per = "per GPU" if c.n > 1 else ""
+    lines = [
+        f"Fits on {c.n}× {g.name}: needs {c.memory.total:.1f} GB of {c.available_gb:.0f} GB"
+        f"{' ' + per if per else ''}.",
+        f"Expected {_fmt(p.throughput)} {p.unit} at {c.work.precision} ({p.compute_precision} "
+        f"math), limited by {p.bottleneck}.",
+    ]
+    if c.n > 1:
+        lines.append(
+            f"Split over {c.n} GPUs ({link_kind(g).replace('nvlink', 'NVLink-class')} link): "
+            f"{p.scaling_efficiency:.0%} scaling efficiency."
+        )
+    name = objective.replace("_", " ")
+    if position == 1:
+        lines.append(f"Ranked first by {name}.")
+    else:
+        lines.append(f"Ranked #{position} by {name}: " + _versus(c, leader, objective))
+    be = c.cost.break_even_hours
+    if be is not None:
+        lines.append(f"Buying beats renting after about {be:,.0f} hours of use.")
+    if c.meets_latency is False:
+        lines.append("Misses the latency target, so it is listed after every GPU that meets it.")
+    return lines
+
+
+def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
+    acquisition = c.acquisition
+    ratio = c.perf.throughput / lead.perf.throughput if lead.perf.throughput else 0.0
+    if objective == "fastest":
+        return f"{ratio:.2f}× the throughput of {lead.gpu.name}."
+    if objective == "cheapest":
+        mine = costs.job_cost(c.cost, acquisition) or costs.upfront(c.cost, acquisition)
+        theirs = costs.job_cost(lead.cost, acquisition) or costs.upfront(lead.cost, acquisition)
+        if mine is not None and theirs is not None:
+            return f"${mine:,.0f} against ${theirs:,.0f} for {lead.gpu.name}."
+        return f"costs more than {lead.gpu.name}."
+    v = costs.value(c.cost, acquisition)
+    lv = costs.value(lead.cost, acquisition)
+    if objective == "best_value" and v is not None and lv is not None:
+        return f"{_fmt(v)} samples per dollar against {_fmt(lv)} for {lead.gpu.name}."
+    return (
+        f"speed {c.speed_score:.2f} and value "
+        f"{(c.value_score if c.value_score is not None else 0.0):.2f} of the best, "
+        f"against {lead.gpu.name}."
+    )
+
+
+def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
+    w, g, p, m = c.work, c.gpu, c.perf, c.memory
+    out: list[str] = []
+    half = g.peak_tflops("bf16") or g.peak_tflops("fp16")
+    if w.training and w.precision == "fp32" and half and g.fp32_tflops and half > g.fp32_tflops:
+        out.append(
+            f"Train with mixed precision (torch.autocast bf16/fp16): this GPU's 16-bit tensor "
+            f"peak is {half / g.fp32_tflops:.0f}× its fp32 rate and activations halve."
+        )
+    if p.bottleneck == "host transfer":
+        out.append(
+            "Input copies limit speed: use DataLoader(pin_memory=True, num_workers>0) and "
+            ".to(device, non_blocking=True), or decode data on the GPU."
+        )
+    free = c.available_gb - m.total
+    if free < 0.15 * c.available_gb:
+        out.append(
+            f"Only {free:.1f} GB headroom: watch torch.cuda.max_memory_allocated() and leave "
+            "room for fragmentation, or lower the batch size."
+        )
+    if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total:
+        out.append(
+            f"Activations take {m.activations:.1f} GB; activation checkpointing cuts them to a "
+            "fraction for ~33 % more compute."
+        )
+    if w.training and w.peft == "none" and w.model.params >= 1e9:
+        out.append(
+            "Full fine-tuning keeps ~16 bytes per parameter; LoRA or QLoRA needs a fraction "
+            "of that memory."
+        )
+    if w.is_llm_inference:
+        if w.precision in ("bf16", "fp16", "fp32"):
+            out.append(
+                "4-bit weight quantisation (AWQ/GPTQ/GGUF Q4) shrinks weights ~3.5× and "
+                "speeds up bandwidth-bound decoding nearly as much."
+            )
+        if w.batch_size < 8 and p.bottleneck == "memory bandwidth":
+            out.append(
+                "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "
+                "linearly until compute becomes the limit."
+            )
+    elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64:
+        out.append("Fixed per-step overheads are large here: a larger batch would use the GPU better.")
+    if c.n > 1 and link_kind(g) == "pcie" and w.model.family != "cnn":
+        out.append(
+            "PCIe-only GPUs scale transformers poorly (Lambda: 2× RTX 4090 gave 1.49× on "
+            "BERT-large); NVLink/SXM parts scale better."
+        )
+    if requested.precision != w.precision:
+        out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
+    return out

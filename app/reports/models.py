@@ -1,0 +1,49 @@
+"""ORM rows for stored device reports and benchmark runs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class DeviceReportRow(Base):
+    __tablename__ = "device_reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, index=True)
+    device_name: Mapped[str] = mapped_column(String(200))
+    backend: Mapped[str] = mapped_column(String(20))
+    gpu_slug: Mapped[str | None] = mapped_column(String(80), index=True)
+    profile: Mapped[str] = mapped_column(String(20))
+    schema_version: Mapped[int] = mapped_column(Integer)
+    origin: Mapped[str] = mapped_column(String(20))  # upload | run
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class BenchmarkRunRow(Base):
+    __tablename__ = "benchmark_runs"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    status: Mapped[str] = mapped_column(String(20), index=True)
+    profile: Mapped[str] = mapped_column(String(20))
+    device: Mapped[str] = mapped_column(String(20))
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    step: Mapped[str | None] = mapped_column(String(200))
+    error: Mapped[str | None] = mapped_column(Text)
+    pid: Mapped[int | None] = mapped_column(Integer)
+    report_id: Mapped[int | None] = mapped_column(
+        ForeignKey("device_reports.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

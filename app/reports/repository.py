@@ -1,0 +1,85 @@
+"""All SQL for device reports and benchmark runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from app.reports.models import BenchmarkRunRow, DeviceReportRow
+
+ACTIVE = ("queued", "running")
+
+
+def add_report(session: Session, values: dict[str, Any]) -> DeviceReportRow:
+    row = DeviceReportRow(**values)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_report(session: Session, report_id: int) -> DeviceReportRow | None:
+    return session.get(DeviceReportRow, report_id)
+
+
+def list_reports(
+    session: Session, *, gpu_slug: str | None, limit: int, offset: int
+) -> tuple[int, list[DeviceReportRow]]:
+    conds = [DeviceReportRow.gpu_slug == gpu_slug] if gpu_slug else []
+    total = session.scalar(select(func.count()).select_from(DeviceReportRow).where(*conds)) or 0
+    rows = session.scalars(
+        select(DeviceReportRow)
+        .where(*conds)
+        .order_by(DeviceReportRow.created_at.desc(), DeviceReportRow.id.desc())
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    return total, list(rows)
+
+
+def active_run(session: Session) -> BenchmarkRunRow | None:
+    return session.scalar(
+        select(BenchmarkRunRow).where(BenchmarkRunRow.status.in_(ACTIVE)).limit(1)
+    )
+
+
+def add_run(session: Session, values: dict[str, Any]) -> BenchmarkRunRow:
+    row = BenchmarkRunRow(**values)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get_run(session: Session, run_id: str) -> BenchmarkRunRow | None:
+    return session.get(BenchmarkRunRow, run_id)
+
+
+def list_runs(session: Session, limit: int = 20) -> list[BenchmarkRunRow]:
+    return list(
+        session.scalars(
+            select(BenchmarkRunRow).order_by(BenchmarkRunRow.created_at.desc()).limit(limit)
+        ).all()
+    )
+
+
+def update_run(session: Session, run_id: str, values: dict[str, Any]) -> None:
+    session.execute(update(BenchmarkRunRow).where(BenchmarkRunRow.id == run_id).values(**values))
+
+
+def finish_run(session: Session, run_id: str, values: dict[str, Any]) -> None:
+    """Record a final state, unless another actor already ended the run."""
+    session.execute(
+        update(BenchmarkRunRow)
+        .where(BenchmarkRunRow.id == run_id, BenchmarkRunRow.status.in_(ACTIVE))
+        .values(**values)
+    )
+
+
+def fail_stale_runs(session: Session, reason: str) -> int:
+    result = session.execute(
+        update(BenchmarkRunRow)
+        .where(BenchmarkRunRow.status.in_(ACTIVE))
+        .values(status="failed", error=reason)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -1,0 +1,54 @@
+"""API shapes for device reports and benchmark runs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+class ReportSummary(BaseModel):
+    id: int
+    created_at: datetime
+    device_name: str
+    backend: str
+    gpu_slug: str | None
+    profile: str
+    origin: str
+    headline: dict[str, float] = Field(
+        description="Best measured matmul TFLOPS per precision and bandwidth_gbs."
+    )
+
+
+class ReportOut(ReportSummary):
+    report: dict[str, Any]
+
+
+class ReportPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[ReportSummary]
+
+
+class RunCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    profile: Literal["quick", "standard"] = "quick"
+    device: str = Field(default="auto", pattern=r"^(auto|cpu|mps|xpu|cuda(:\d{1,2})?)$")
+
+
+class RunOut(BaseModel):
+    id: str
+    status: RunStatus
+    profile: str
+    device: str
+    progress: float
+    step: str | None
+    error: str | None
+    report_id: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None

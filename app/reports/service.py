@@ -1,0 +1,165 @@
+"""Device reports: validate, match to the catalog, store, list; and calibration from them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+
+from app.bench.report import BenchReport, apply_peaks
+from app.catalog import service as catalog
+from app.domain.calibration import Calibration, Efficiencies
+from app.domain.gpu import GpuSpec
+from app.errors import InvalidInput, NotFound
+from app.reports import repository
+from app.reports.matching import match_device
+from app.reports.models import DeviceReportRow
+from app.reports.schemas import ReportOut, ReportPage, ReportSummary
+
+# Per-direction bandwidth of a x16 link after encoding, GB/s (methodology §4).
+_PCIE_X16_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+
+
+def peaks_for(gpu: GpuSpec) -> dict[str, float]:
+    peaks: dict[str, float] = {"bandwidth_gbs": gpu.memory_bandwidth_gbs}
+    for precision in ("fp32", "tf32", "fp16", "bf16", "fp8"):
+        value = gpu.peak_tflops(precision)
+        if value is not None:
+            peaks[precision] = value
+    if gpu.pcie_gen in _PCIE_X16_GBS:
+        lanes = gpu.pcie_lanes or 16
+        peaks["host_link_gbs"] = _PCIE_X16_GBS[gpu.pcie_gen] * lanes / 16
+    return peaks
+
+
+def parse_report(raw: bytes) -> BenchReport:
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"the report is not valid JSON: {exc}", field="body") from exc
+    if not isinstance(data, dict):
+        raise InvalidInput("the report must be a JSON object", field="body")
+    try:
+        return BenchReport.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "body"
+        raise InvalidInput(f"{field}: {first['msg']}", field=field) from exc
+
+
+def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | None, str]:
+    by_slug = {g.slug: g for g in gpus}
+    if report.catalog_match and report.catalog_match.matched_by == "manual":
+        gpu = by_slug.get(report.catalog_match.slug)
+        if gpu is None:
+            raise InvalidInput(
+                f"catalog_match.slug '{report.catalog_match.slug}' is not in the catalog",
+                field="catalog_match.slug",
+            )
+        return gpu, "manual"
+    env = report.environment
+    if env.backend == "cpu":
+        return None, "name"
+    gib = env.device_memory_bytes / 2**30 if env.device_memory_bytes else None
+    return match_device(env.device_name, gib, gpus), "name"
+
+
+def store_report(session: Session, raw: bytes, origin: str) -> ReportOut:
+    report = parse_report(raw)
+    gpu, matched_by = resolve_gpu(report, catalog.all_specs(session))
+    if gpu is not None:
+        # Recompute efficiencies against our catalog's peaks, whatever the client sent;
+        # this also rejects figures above 1.15 × peak.
+        report = apply_peaks(report, peaks_for(gpu), gpu.slug, gpu.name, matched_by)  # type: ignore[arg-type]
+    else:
+        report = report.model_copy(update={"catalog_match": None})
+    body = report.model_dump(mode="json")
+    row = repository.add_report(
+        session,
+        {
+            "device_name": report.environment.device_name[:200],
+            "backend": report.environment.backend,
+            "gpu_slug": gpu.slug if gpu else None,
+            "profile": report.profile[:20],
+            "schema_version": report.schema_version,
+            "origin": origin,
+            "size_bytes": len(raw),
+            "report": body,
+        },
+    )
+    return _out(row)
+
+
+def _headline(report: dict[str, Any]) -> dict[str, float]:
+    try:
+        return BenchReport.model_validate(report).summary_measured()
+    except ValidationError:
+        return {}
+
+
+def _summary(row: DeviceReportRow) -> ReportSummary:
+    return ReportSummary(
+        id=row.id,
+        created_at=row.created_at,
+        device_name=row.device_name,
+        backend=row.backend,
+        gpu_slug=row.gpu_slug,
+        profile=row.profile,
+        origin=row.origin,
+        headline=_headline(row.report),
+    )
+
+
+def _out(row: DeviceReportRow) -> ReportOut:
+    return ReportOut(**_summary(row).model_dump(), report=row.report)
+
+
+def list_reports(
+    session: Session, *, gpu_slug: str | None = None, limit: int = 50, offset: int = 0
+) -> ReportPage:
+    total, rows = repository.list_reports(session, gpu_slug=gpu_slug, limit=limit, offset=offset)
+    return ReportPage(total=total, limit=limit, offset=offset, items=[_summary(r) for r in rows])
+
+
+def get_report(session: Session, report_id: int) -> ReportOut:
+    row = repository.get_report(session, report_id)
+    if row is None:
+        raise NotFound(f"no device report with id {report_id}", field="id")
+    return _out(row)
+
+
+def load_bench_report(session: Session, report_id: int, field: str) -> tuple[BenchReport, str | None]:
+    row = repository.get_report(session, report_id)
+    if row is None:
+        raise NotFound(f"no device report with id {report_id}", field=field)
+    return BenchReport.model_validate(row.report), row.gpu_slug
+
+
+def calibration_from(report: BenchReport, gpu: GpuSpec | None, source: str) -> Calibration | None:
+    """Measured efficiencies of a report's catalog GPU, as the engine's calibration."""
+    if gpu is None:
+        return None
+    eff = report.summary_efficiencies()
+    compute = {k: v for k, v in eff.items() if k != "bandwidth_gbs"}
+    if not compute and "bandwidth_gbs" not in eff:
+        return None
+    pinned = pageable = None
+    if report.transfer is not None:
+        for fit in report.transfer.fits:
+            if fit.direction == "h2d" and fit.headline.ok and fit.headline.value:
+                if fit.memory == "pinned":
+                    pinned = fit.headline.value
+                elif fit.memory == "pageable":
+                    pageable = fit.headline.value
+    return Calibration.from_measurement(
+        gpu,
+        Efficiencies(
+            compute=compute,
+            memory=eff.get("bandwidth_gbs"),
+            h2d_pinned_gbs=pinned,
+            h2d_pageable_gbs=pageable,
+        ),
+        source=source,
+    )

@@ -1,0 +1,172 @@
+"""The Jinja2 environment for the pages: autoescaped templates plus number formatting.
+
+Every filter returns plain ``str`` so Jinja escapes it; nothing here marks catalog or user
+text as safe.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi.templating import Jinja2Templates
+from starlette.requests import Request
+
+from app import __version__
+from app.config import PROJECT_ROOT
+
+TEMPLATES_DIR = PROJECT_ROOT / "templates"
+DASH = "—"
+
+
+def _is_number(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def num(value: Any, digits: int = 3) -> str:
+    """A number to ``digits`` significant figures with thousands separators; — if unknown."""
+    if not _is_number(value):
+        return DASH if value is None or value == "" else str(value)
+    v = float(value)
+    if v == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(v)))
+    decimals = max(0, digits - 1 - magnitude)
+    if abs(v) >= 10 ** digits or decimals == 0:
+        return f"{round(v):,}"
+    text = f"{v:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def usd(value: Any, cents: bool | None = None) -> str:
+    if not _is_number(value):
+        return DASH
+    v = float(value)
+    if cents is None:
+        cents = abs(v) < 100
+    if cents:
+        return f"${v:,.2f}"
+    return f"${v:,.0f}"
+
+
+def hours(value: Any) -> str:
+    """A duration in hours, in the unit a person would use."""
+    if not _is_number(value):
+        return DASH
+    h = float(value)
+    if h < 1 / 60:
+        return f"{num(h * 3600, 2)} s"
+    if h < 1:
+        return f"{num(h * 60, 2)} min"
+    if h < 48:
+        return f"{num(h, 3)} h"
+    if h < 24 * 90:
+        return f"{num(h / 24, 3)} days"
+    return f"{num(h / 24 / 365, 3)} years"
+
+
+def pct(value: Any, digits: int = 0) -> str:
+    if not _is_number(value):
+        return DASH
+    return f"{float(value) * 100:.{digits}f}%"
+
+
+def gb(value: Any) -> str:
+    if not _is_number(value):
+        return DASH
+    return f"{num(value, 3)} GB"
+
+
+def bytes_h(value: Any) -> str:
+    """Bytes in decimal units."""
+    if not _is_number(value):
+        return DASH
+    v = float(value)
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(v) >= scale:
+            return f"{num(v / scale, 3)} {unit}"
+    return f"{int(v)} B"
+
+
+def params_h(value: Any) -> str:
+    """A parameter count: 7.0B, 124M."""
+    if not _is_number(value):
+        return DASH
+    v = float(value)
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(v) >= scale:
+            return f"{num(v / scale, 3)}{unit}"
+    return num(v)
+
+
+def date_h(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M UTC")
+    if isinstance(value, str) and "T" in value:
+        try:
+            return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M UTC")
+        except ValueError:
+            return value
+    return DASH if value is None else str(value)
+
+
+def label(value: Any) -> str:
+    """snake_case or kebab-case identifiers as words: 'memory_bandwidth_gbs' -> 'memory bandwidth gbs'."""
+    if value is None:
+        return DASH
+    return str(value).replace("_", " ").replace("-", " ")
+
+
+def query_string(params: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> str:
+    """Encode params, dropping empty values and expanding lists."""
+    items = params.items() if isinstance(params, Mapping) else params
+    pairs: list[tuple[str, str]] = []
+    for key, value in items:
+        values = value if isinstance(value, list | tuple) else [value]
+        for v in values:
+            if v is None or v == "" or v is False:
+                continue
+            pairs.append((key, "on" if v is True else str(v)))
+    return urlencode(pairs)
+
+
+def url_with(request: Request, **changes: Any) -> str:
+    """The current URL's query with some parameters replaced (None removes one)."""
+    pairs = [(k, v) for k, v in request.query_params.multi_items() if k not in changes]
+    for key, value in changes.items():
+        if value is None:
+            continue
+        pairs.append((key, value))
+    qs = query_string(pairs)
+    return f"{request.url.path}?{qs}" if qs else request.url.path
+
+
+def make_templates() -> Jinja2Templates:
+    templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+    env = templates.env
+    env.autoescape = True
+    env.trim_blocks = True
+    env.lstrip_blocks = True
+    env.filters.update(
+        num=num,
+        usd=usd,
+        hours=hours,
+        pct=pct,
+        gb=gb,
+        bytes_h=bytes_h,
+        params_h=params_h,
+        date_h=date_h,
+        label=label,
+        qs=query_string,
+    )
+    env.globals.update(url_with=url_with, version=__version__, qs=query_string)
+    return templates

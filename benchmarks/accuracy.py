@@ -1,0 +1,187 @@
+"""How well the throughput model ranks and sizes GPUs against published measurements.
+
+For each Lambda workload (model × precision) it predicts single-GPU training throughput on
+every GPU that Lambda measured and our catalog holds, then prints the Spearman rank
+correlation between predicted and measured throughput and the median ratio error
+max(p/m, m/p). It also prints a bare roofline (datasheet peak at the nominal precision, no
+framework defaults, no overheads, no element-wise traffic) for comparison.
+
+    python benchmarks/accuracy.py [--data data] [--measurements tests/data/lambda_pytorch_train.yaml]
+
+The harness is NVIDIA's DeepLearningExamples inside NGC containers: Lambda's fp16 column is
+AMP, and its fp32 column runs TF32 on Ampere+ for convolutions (PyTorch default) and for
+matmuls (NGC sets TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), so fp32 rows use allow_tf32_matmul.
+When Lambda measured a GPU in several table generations the newest software wins (v2, then
+v1, then v0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from app.catalog.loader import read_gpu_specs  # noqa: E402
+from app.domain import compat, perf  # noqa: E402
+from app.domain.gpu import GpuSpec  # noqa: E402
+from app.domain.workload import WorkloadSpec  # noqa: E402
+from app.recommend.presets import load_presets, load_rules  # noqa: E402
+
+DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
+
+
+@dataclass
+class WorkloadScore:
+    model: str
+    precision: str
+    n: int
+    spearman: float
+    median_ratio: float
+    roofline_spearman: float
+    roofline_median_ratio: float
+    rows: list[tuple[str, float, float]]  # slug, measured, predicted
+
+
+def _ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    ra, rb = _ranks(a), _ranks(b)
+    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb) if va and vb else 0.0
+
+
+def median_ratio(pred: list[float], meas: list[float]) -> float:
+    return statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True))
+
+
+def _pick_rows(measurements: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    best: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in measurements:
+        slug = row.get("gpu_slug")
+        if not slug or row.get("num_gpus", 1) != 1 or not row.get("samples_per_sec"):
+            continue
+        key = (row["model"], row["precision"], slug)
+        old = best.get(key)
+        if old is None or DATASET_ORDER[row["dataset"]] < DATASET_ORDER[old["dataset"]]:
+            best[key] = row
+    return best
+
+
+def workload_for(row: dict[str, Any], meta: dict[str, Any], data_dir: Path) -> WorkloadSpec:
+    preset = load_presets(data_dir)[row["preset"]]
+    d = preset.defaults
+    fp32 = row["precision"] == "fp32"
+    return WorkloadSpec(
+        task=meta.get("task", d.get("task", "training")),
+        model=preset.model,
+        precision="fp32" if fp32 else "fp16",
+        batch_size=int(row.get("batch_size") or d.get("batch_size") or 32),
+        seq_len=int(meta.get("seq_len") or d.get("seq_len") or 512),
+        optimizer=d.get("optimizer") or "adamw",
+        allow_tf32_matmul=fp32,
+        preset=preset.id,
+    )
+
+
+def predict(gpu: GpuSpec, work: WorkloadSpec, data_dir: Path) -> float:
+    rules = load_rules(data_dir)
+    support = compat.framework_support(gpu, "pytorch", rules)
+    precision, _ = compat.resolve_precision(gpu, work.precision, rules, support.backend)
+    work = work.with_precision(precision or "fp32")
+    flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
+    return perf.estimate(gpu, work, framework="pytorch", flash_attention=flash).throughput
+
+
+def bare_roofline(gpu: GpuSpec, work: WorkloadSpec) -> float:
+    """Datasheet peak at the nominal precision, 6PD / 3× forward FLOPs, nothing else."""
+    peak = gpu.peak_tflops("fp16" if work.precision == "fp16" else "fp32") or gpu.fp32_tflops
+    flops = perf.forward_flops_per_sample(work) * 3.0
+    t_c = flops / ((peak or 1.0) * 1e12)
+    t_m = work.model.params * 2.0 / (gpu.memory_bandwidth_gbs * 1e9) / work.batch_size
+    return 1.0 / max(t_c, t_m)
+
+
+def evaluate(data_dir: Path, measurements_file: Path) -> list[WorkloadScore]:
+    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    metas: dict[str, Any] = doc.get("workloads") or {}
+    groups: dict[tuple[str, str], list[tuple[str, float, float, float]]] = {}
+    for (model, precision, slug), row in sorted(_pick_rows(doc["measurements"]).items()):
+        gpu = gpus.get(slug)
+        if gpu is None:
+            continue
+        work = workload_for(row, metas.get(model, {}), data_dir)
+        measured = float(row["samples_per_sec"])
+        groups.setdefault((model, precision), []).append(
+            (slug, measured, predict(gpu, work, data_dir), bare_roofline(gpu, work))
+        )
+    scores = []
+    for (model, precision), rows in sorted(groups.items()):
+        meas = [r[1] for r in rows]
+        pred = [r[2] for r in rows]
+        roof = [r[3] for r in rows]
+        scores.append(
+            WorkloadScore(
+                model=model,
+                precision=precision,
+                n=len(rows),
+                spearman=spearman(pred, meas),
+                median_ratio=median_ratio(pred, meas),
+                roofline_spearman=spearman(roof, meas),
+                roofline_median_ratio=median_ratio(roof, meas),
+                rows=[(r[0], r[1], r[2]) for r in rows],
+            )
+        )
+    return scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=ROOT / "data")
+    ap.add_argument(
+        "--measurements", type=Path, default=ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
+    )
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every GPU")
+    args = ap.parse_args(argv)
+    scores = evaluate(args.data, args.measurements)
+    print(f"{'workload':28} {'n':>3} {'spearman':>9} {'med.ratio':>9}   bare roofline")
+    for s in scores:
+        print(
+            f"{s.model + ' ' + s.precision:28} {s.n:3d} {s.spearman:9.3f} {s.median_ratio:9.2f}"
+            f"   {s.roofline_spearman:6.3f} {s.roofline_median_ratio:7.2f}"
+        )
+        if args.verbose:
+            for slug, m, p in sorted(s.rows, key=lambda r: -r[1]):
+                print(f"    {slug:28} measured {m:8.0f} predicted {p:8.0f}  ×{p / m:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["WorkloadScore", "evaluate", "median_ratio", "replace", "spearman"]
