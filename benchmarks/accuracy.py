@@ -6,7 +6,7 @@ correlation between predicted and measured throughput and the median ratio error
 max(p/m, m/p). It also prints a bare roofline (datasheet peak at the nominal precision, no
 framework defaults, no overheads, no element-wise traffic) for comparison.
 
-    python benchmarks/accuracy.py [--data data] [--measurements tests/data/lambda_pytorch_train.yaml]
+    python benchmarks/accuracy.py [-v] [--data DIR] [--measurements FILE]
 
 The harness is NVIDIA's DeepLearningExamples inside NGC containers: Lambda's fp16 column is
 AMP, and its fp32 column runs TF32 on Ampere+ for convolutions (PyTorch default) and for

@@ -82,9 +82,7 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
     top = max(raw.values()) or 1.0
     for c in cands:
         c.score = round(raw[c.gpu.slug] / top, 6)
-    return sorted(
-        cands, key=lambda c: (c.meets_latency is False, -c.score, c.n, c.gpu.slug)
-    )
+    return sorted(cands, key=lambda c: (c.meets_latency is False, -c.score, c.n, c.gpu.slug))
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
@@ -206,7 +204,7 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
                 "linearly until compute becomes the limit."
             )
     elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64:
-        out.append("Fixed per-step overheads are large here: a larger batch would use the GPU better.")
+        out.append("Fixed per-step overheads are large here: a larger batch uses the GPU better.")
     if c.n > 1 and link_kind(g) == "pcie" and w.model.family != "cnn":
         out.append(
             "PCIe-only GPUs scale transformers poorly (Lambda: 2× RTX 4090 gave 1.49× on "

@@ -239,7 +239,8 @@ def kv_cache_bytes(work: WorkloadSpec, kv_bytes: float) -> float:
         return 0.0
     context = work.seq_len + work.output_tokens
     head_dim = m.head_dim or 0.0
-    return 2.0 * (m.layers or 0) * (m.kv_heads or 1) * head_dim * context * work.batch_size * kv_bytes
+    per_token = 2.0 * (m.layers or 0) * (m.kv_heads or 1) * head_dim * kv_bytes
+    return per_token * context * work.batch_size
 
 
 def _context_gb(backend: str) -> float:

@@ -1,0 +1,87 @@
+"""Keeps the design's walls standing by walking the imports of every module.
+
+- app/domain and app/bench import neither FastAPI nor SQLAlchemy;
+- app/domain imports no torch, pydantic-settings, or other app package but itself and errors;
+- routers and pages import no SQLAlchemy;
+- nothing outside app/bench imports torch at module level;
+- app/bench imports no other app package (it is a leaf the CLI and job runner call).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parent.parent / "app"
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in APP.rglob("*.py"))
+
+
+def imports(path: Path, *, top_level_only: bool = False) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def _roots(names: set[str]) -> set[str]:
+    return {n.split(".")[0] for n in names}
+
+
+def rel(p: Path) -> str:
+    return p.relative_to(APP.parent).as_posix()
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if "/domain/" in p.as_posix()], ids=rel)
+def test_domain_is_pure(path: Path) -> None:
+    names = imports(path)
+    assert not _roots(names) & {"fastapi", "sqlalchemy", "torch", "pydantic_settings", "starlette"}
+    app_deps = {n for n in names if n.startswith("app.")}
+    assert all(n.startswith(("app.domain", "app.errors")) for n in app_deps), app_deps
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if "/bench/" in p.as_posix()], ids=rel)
+def test_bench_is_a_leaf(path: Path) -> None:
+    names = imports(path)
+    assert not _roots(names) & {"fastapi", "sqlalchemy", "starlette", "jinja2"}
+    assert all(n.startswith("app.bench") for n in names if n.startswith("app.")), names
+
+
+EDGES = [p for p in modules() if p.name in {"router.py", "pages.py"} or "/web/" in p.as_posix()]
+
+
+@pytest.mark.parametrize("path", EDGES, ids=rel)
+def test_routers_and_pages_have_no_sql(path: Path) -> None:
+    assert "sqlalchemy" not in _roots(imports(path))
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if "/bench/" not in p.as_posix()], ids=rel)
+def test_no_torch_at_module_level_outside_bench(path: Path) -> None:
+    assert "torch" not in _roots(imports(path, top_level_only=True))
+
+
+def test_bench_report_module_does_not_need_torch() -> None:
+    # The web process validates uploaded reports with this schema; it must not pull torch in.
+    assert "torch" not in _roots(imports(APP / "bench" / "report.py"))
+    assert "torch" not in _roots(imports(APP / "bench" / "__init__.py", top_level_only=True))
+
+
+def test_only_config_reads_the_environment() -> None:
+    offenders = [
+        rel(p)
+        for p in modules()
+        if p.name != "config.py"
+        and "/bench/" not in p.as_posix()  # records env vars that change measurements
+        and ("os.environ" in p.read_text() or "getenv(" in p.read_text())
+        and p.name != "jobs.py"  # passes the environment on to its child process
+    ]
+    assert offenders == []
