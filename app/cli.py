@@ -81,6 +81,16 @@ def db_seed() -> None:
     )
 
 
+def _register_feature_commands() -> None:
+    from app import cli_bench, cli_recommend
+
+    cli_recommend.register(cli, console, err_console)
+    cli_bench.register(cli, console, err_console)
+
+
+_register_feature_commands()
+
+
 def main() -> None:
     try:
         cli()

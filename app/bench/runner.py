@@ -58,8 +58,8 @@ _LAYER = {ly.name: ly for ly in _RESNET_LAYERS}
 
 _CPU_QUICK = Profile(
     name="quick",
-    timing=TimingConfig(warmup_s=0.02, min_warmup_calls=3, block_s=0.03, n_blocks=5,
-                        min_blocks=3, max_total_s=0.25),
+    timing=TimingConfig(warmup_s=0.015, min_warmup_calls=3, block_s=0.02, n_blocks=5,
+                        min_blocks=3, max_total_s=0.2),
     global_warmup_s=0.2,
     matmul_reference=(1024, 1024, 1024),
     matmul_search=((512, 512, 512), (1536, 1536, 1536)),

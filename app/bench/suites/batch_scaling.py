@@ -1,5 +1,6 @@
 """Throughput vs mini-batch size for a ResNet bottleneck block and a transformer encoder
-block, forward only and full training step (forward, backward, AdamW step).
+block, forward only and full training step (forward, backward, AdamW step written with
+``torch._foreach`` ops).
 
 For each batch (powers of two up to the profile's limit, the first out-of-memory error or
 the step-time cap): median step time, samples/s, achieved TFLOPS with model FLOPs counted
@@ -12,6 +13,7 @@ t(B) = t₀ + B·c.
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -52,6 +54,49 @@ class Bottleneck(nn.Module):
         return self.act(x + self.body(x))
 
 
+class ForeachAdamW:
+    """AdamW (decoupled weight decay, bias correction) written with ``torch._foreach_*``
+    ops: the same math and the same state (two tensors per parameter) as
+    ``torch.optim.AdamW(foreach=True)``. ``torch.optim`` imports ``torch._dynamo`` on first
+    use (about 1 s on a small CPU), which the peak-memory child processes cannot afford, so
+    both the timed steps and the memory steps use this one."""
+
+    def __init__(self, params: Any, lr: float = 1e-4, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.01) -> None:
+        self.params = [p for p in params if p.requires_grad]
+        self.lr, self.betas, self.eps, self.weight_decay = lr, betas, eps, weight_decay
+        self.exp_avg: list[torch.Tensor] = []
+        self.exp_avg_sq: list[torch.Tensor] = []
+        self.t = 0
+
+    @torch.no_grad()
+    def step(self) -> None:
+        params = [p for p in self.params if p.grad is not None]
+        if not params:
+            return
+        grads = [p.grad for p in params]
+        if not self.exp_avg:
+            self.exp_avg = [torch.zeros_like(p) for p in self.params]
+            self.exp_avg_sq = [torch.zeros_like(p) for p in self.params]
+        index = {id(p): i for i, p in enumerate(self.params)}
+        m = [self.exp_avg[index[id(p)]] for p in params]
+        v = [self.exp_avg_sq[index[id(p)]] for p in params]
+        b1, b2 = self.betas
+        self.t += 1
+        torch._foreach_mul_(params, 1.0 - self.lr * self.weight_decay)
+        torch._foreach_lerp_(m, grads, 1.0 - b1)
+        torch._foreach_mul_(v, b2)
+        torch._foreach_addcmul_(v, grads, grads, 1.0 - b2)
+        denom = torch._foreach_sqrt(v)
+        torch._foreach_div_(denom, math.sqrt(1.0 - b2**self.t))
+        torch._foreach_add_(denom, self.eps)
+        torch._foreach_addcdiv_(params, m, denom, -self.lr / (1.0 - b1**self.t))
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.params:
+            p.grad = None
+
+
 def build_model(workload: str, cnn: CnnConfig, tr: TransformerConfig) -> nn.Module:
     if workload == "cnn_block":
         return Bottleneck(cnn.channels, cnn.bottleneck)
@@ -85,7 +130,7 @@ def autocast_for(device: torch.device, precision: str) -> contextlib.AbstractCon
 
 
 def make_step(model: nn.Module, x: torch.Tensor, mode: str, precision: str,
-              optimizer: torch.optim.Optimizer | None) -> Callable[[], object]:
+              optimizer: ForeachAdamW | None) -> Callable[[], object]:
     device = x.device
     if mode == "forward":
         def fwd() -> object:
@@ -184,7 +229,7 @@ def run_curve(ctx: Context, workload: str, mode: str, precision: str,
     torch.manual_seed(0)
     model = build_model(workload, prof.cnn, prof.transformer).to(dev)
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4) if mode == "train" else None
+    optimizer = ForeachAdamW(model.parameters()) if mode == "train" else None
     cfg = prof.batch_timing or prof.timing
     for i, batch in enumerate(batches):
         if frac is not None:

@@ -37,7 +37,7 @@ import torch
 
 from app.bench.device import empty_cache, is_oom
 from app.bench.report import PeakMemoryPoint, PeakMemorySuite
-from app.bench.suites.batch_scaling import build_model, make_input, make_step
+from app.bench.suites.batch_scaling import ForeachAdamW, build_model, make_input, make_step
 from app.bench.suites.common import CnnConfig, Context, TransformerConfig
 
 WORKLOAD = "transformer_block"
@@ -111,7 +111,7 @@ def child_main(spec: dict[str, Any]) -> dict[str, Any]:
     torch.manual_seed(0)
     model = build_model(spec.get("workload", WORKLOAD), cnn, tr)
     model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    opt = ForeachAdamW(model.parameters())
     x = make_input(spec.get("workload", WORKLOAD), batch, cnn, tr, torch.device("cpu"))
     step = make_step(model, x, "train", "fp32", opt)
     for _ in range(2):
@@ -187,7 +187,7 @@ def _accel_point(ctx: Context, batch: int) -> PeakMemoryPoint:
         baseline = int(mod.memory_allocated(dev))
     model = build_model(WORKLOAD, prof.cnn, prof.transformer).to(dev)
     model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    opt = ForeachAdamW(model.parameters())
     x = make_input(WORKLOAD, batch, prof.cnn, prof.transformer, dev)
     try:
         step = make_step(model, x, "train", "fp32", opt)

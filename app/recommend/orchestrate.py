@@ -1,0 +1,117 @@
+"""Recommendation use cases with their data: the catalog from the database, the rules and
+presets from data/, and a device report as calibration and baseline when one is named."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from app.bench.report import BenchReport
+from app.catalog import service as catalog
+from app.config import Settings
+from app.domain.calibration import Calibration, Efficiencies
+from app.domain.gpu import GpuSpec
+from app.errors import InvalidInput, NotFound
+from app.recommend import presets, service
+from app.recommend import schemas as s
+from app.reports import service as reports
+
+
+def _report_id(value: str | int, field: str) -> int:
+    try:
+        report_id = int(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput("device_report_id must be a report id (an integer)", field=field) from exc
+    if report_id < 1:
+        raise InvalidInput("device_report_id must be a report id (an integer)", field=field)
+    return report_id
+
+
+def measured_device_spec(report: BenchReport, report_id: int) -> GpuSpec | None:
+    """A device not in the catalog (a CPU, an unlisted GPU) described by what it measured.
+
+    Its 'peaks' are the measured figures, so the engine's efficiency for it is exactly 1.
+    """
+    measured = report.summary_measured()
+    if "bandwidth_gbs" not in measured or not any(p in measured for p in ("fp32", "bf16", "fp16")):
+        return None
+    env = report.environment
+    memory_bytes = env.device_memory_bytes or env.host_memory_bytes or 0
+    return GpuSpec(
+        slug=f"device-report-{report_id}",
+        name=f"{env.device_name} (your device, measured)",
+        vendor="cpu" if env.backend == "cpu" else "measured",
+        architecture=env.arch or env.backend,
+        segment="measured",
+        memory_gb=max(memory_bytes / 1e9, 1.0),
+        memory_bandwidth_gbs=measured["bandwidth_gbs"],
+        fp32_tflops=measured.get("fp32"),
+        tf32_tflops=measured.get("tf32"),
+        fp16_tflops=measured.get("fp16"),
+        bf16_tflops=measured.get("bf16"),
+        fp8_tflops=measured.get("fp8"),
+        backends=(env.backend,),
+    )
+
+
+def _calibration_and_baseline(
+    session: Session, value: str | int, gpus: list[GpuSpec]
+) -> tuple[Calibration | None, GpuSpec | None, list[str]]:
+    field = "device_report_id"
+    report_id = _report_id(value, field)
+    try:
+        report, slug = reports.load_bench_report(session, report_id, field=field)
+    except NotFound as exc:
+        raise InvalidInput(exc.message, field=field) from exc
+    source = f"device report {report_id}"
+    gpu = next((g for g in gpus if g.slug == slug), None) if slug else None
+    if gpu is not None:
+        return reports.calibration_from(report, gpu, source), gpu, []
+    own = measured_device_spec(report, report_id)
+    if own is None:
+        return None, None, [f"{source} has no usable matmul and bandwidth figures; ignored"]
+    ones = Efficiencies(
+        compute={p: 1.0 for p in ("fp32", "tf32", "fp16", "bf16", "fp8") if own.peak_tflops(p)},
+        memory=1.0,
+    )
+    note = (
+        f"{source} ({report.environment.device_name}) is not a catalog GPU: it is the baseline "
+        "from its own measurements; catalog GPUs keep their published priors"
+    )
+    return Calibration(by_slug={own.slug: ones}, source=source), own, [note]
+
+
+def recommend_for(
+    session: Session, settings: Settings, request: s.RecommendationRequest
+) -> s.RecommendationResponse:
+    gpus = catalog.all_specs(session)
+    rules = presets.load_rules(settings.data_dir)
+    calibration = baseline = None
+    notes: list[str] = []
+    if request.device_report_id is not None:
+        calibration, baseline, notes = _calibration_and_baseline(
+            session, request.device_report_id, gpus
+        )
+    response = service.recommend(
+        request, gpus, rules, calibration, baseline, data_dir=settings.data_dir
+    )
+    response.warnings.extend(notes)
+    return response
+
+
+def estimate_for(
+    session: Session, settings: Settings, request: s.EstimateRequest
+) -> s.EstimateResponse:
+    gpus = {g.slug: g for g in catalog.all_specs(session)}
+    gpu = gpus.get(request.gpu)
+    if gpu is None:
+        raise NotFound(f"no GPU with slug '{request.gpu}'", field="gpu")
+    rules = presets.load_rules(settings.data_dir)
+    return service.estimate(request, gpu, rules, data_dir=settings.data_dir)
+
+
+def list_workloads(settings: Settings) -> s.WorkloadList:
+    return service.list_workloads(settings.data_dir)
+
+
+def get_workload(settings: Settings, workload_id: str) -> s.WorkloadPresetOut:
+    return service.get_workload(workload_id, settings.data_dir)

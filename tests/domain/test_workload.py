@@ -1,0 +1,127 @@
+"""Memory model against hand-computed cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.domain.workload import (
+    NF4_BYTES,
+    WorkloadSpec,
+    activation_bytes,
+    kv_cache_bytes,
+    lora_params,
+    memory_breakdown,
+)
+from tests.domain.fixtures import BERT_LARGE, LLAMA2_7B, LLAMA3_8B, RESNET50, llm_inference
+
+
+def test_llama3_8b_bf16_weights_are_16_gb() -> None:
+    mem = memory_breakdown(llm_inference())
+    assert mem.weights == pytest.approx(8.03e9 * 2 / 1e9)  # 16.06 GB
+    assert 16.0 < mem.weights < 16.1
+
+
+def test_int4_weights_carry_scale_overhead() -> None:
+    mem = memory_breakdown(llm_inference(precision="int4"))
+    assert mem.weights == pytest.approx(8.03e9 * 4.5 / 8 / 1e9)
+    assert 0.5 < mem.weights / 8.03 < 0.61  # between 4 and 4.85 bits
+
+
+def test_kv_cache_is_gqa_aware() -> None:
+    work = llm_inference()
+    # 2 · L · kv_heads · head_dim · context · batch · bytes
+    expected = 2 * 32 * 8 * 128 * (2048 + 256) * 1 * 2
+    assert kv_cache_bytes(work, 2.0) == pytest.approx(expected)
+    full = llm_inference(model=LLAMA2_7B)
+    assert kv_cache_bytes(full, 2.0) == pytest.approx(2 * 32 * 32 * 128 * 2304 * 2)
+
+
+def test_kv_cache_scales_with_batch() -> None:
+    one = kv_cache_bytes(llm_inference(batch_size=1), 2.0)
+    eight = kv_cache_bytes(llm_inference(batch_size=8), 2.0)
+    assert eight == pytest.approx(8 * one)
+
+
+def test_full_adamw_finetune_of_7b_needs_far_more_than_80_gb() -> None:
+    work = WorkloadSpec(
+        task="fine-tuning", model=LLAMA2_7B, precision="bf16", batch_size=1, seq_len=2048
+    )
+    mem = memory_breakdown(work)
+    states = mem.weights + mem.gradients + mem.optimizer + mem.master_weights
+    assert states == pytest.approx(6.74e9 * 16 / 1e9)  # 16 bytes per parameter
+    assert mem.total > 110
+
+
+def test_qlora_of_7b_fits_in_24_gb() -> None:
+    work = WorkloadSpec(
+        task="fine-tuning", model=LLAMA2_7B, precision="bf16", batch_size=1, seq_len=2048,
+        peft="qlora", gradient_checkpointing=True,
+    )
+    mem = memory_breakdown(work)
+    assert mem.weights == pytest.approx(6.74e9 * NF4_BYTES / 1e9)
+    assert mem.optimizer == 0 and mem.gradients == 0
+    assert mem.total < 24
+
+
+def test_lora_adapter_count_for_llama2_7b_rank16() -> None:
+    # r·(in+out) on q,k,v,o,gate,up,down: 16·(9·4096 + 2·4096 + 3·11008)·32 ≈ 40 M
+    assert lora_params(LLAMA2_7B, 16) == pytest.approx(16 * 78080 * 32)
+
+
+def test_transformer_activation_formula() -> None:
+    work = WorkloadSpec(task="training", model=BERT_LARGE, precision="fp16", seq_len=384)
+    s, b, h, n_layers, a = 384, 1, 1024, 24, 16
+    expected = s * b * h * n_layers * (34 + 5 * a * s / h)
+    assert activation_bytes(work, 1, flash_attention=False) == pytest.approx(expected)
+    fused = s * b * h * n_layers * 34
+    assert activation_bytes(work, 1, flash_attention=True) == pytest.approx(fused)
+
+
+def test_full_recompute_keeps_layer_inputs_only() -> None:
+    work = WorkloadSpec(
+        task="training", model=BERT_LARGE, precision="fp16", seq_len=384,
+        gradient_checkpointing=True,
+    )
+    assert activation_bytes(work, 4, flash_attention=False) == pytest.approx(2 * 384 * 4 * 1024 * 24)
+
+
+def test_cnn_activations_from_gflops_proxy() -> None:
+    work = WorkloadSpec(task="training", model=RESNET50, precision="fp16", batch_size=1)
+    # 6 MB per forward GFLOP in 16-bit: ResNet-50 ≈ 49 MB per image
+    assert activation_bytes(work, 1, flash_attention=True) == pytest.approx(8.2 * 6e6)
+    fp32 = activation_bytes(work, 1, flash_attention=True, act_bytes=4.0)
+    assert fp32 == pytest.approx(2 * 8.2 * 6e6)
+
+
+def test_sharding_divides_sharded_parts_only() -> None:
+    work = WorkloadSpec(task="fine-tuning", model=LLAMA2_7B, precision="bf16", seq_len=1024)
+    one = memory_breakdown(work, num_gpus=1)
+    four = memory_breakdown(work, num_gpus=4)
+    assert four.weights == pytest.approx(one.weights / 4)
+    assert four.optimizer == pytest.approx(one.optimizer / 4)
+    assert four.activations == pytest.approx(one.activations / 4)
+    assert four.framework == one.framework
+    assert four.total == pytest.approx((one.total - one.framework) / 4 + one.framework)
+
+
+def test_sgd_uses_less_optimizer_memory_than_adamw() -> None:
+    base = dict(task="training", model=RESNET50, precision="fp32", batch_size=32)
+    adam = memory_breakdown(WorkloadSpec(**base, optimizer="adamw"))  # type: ignore[arg-type]
+    sgd = memory_breakdown(WorkloadSpec(**base, optimizer="sgd"))  # type: ignore[arg-type]
+    assert sgd.optimizer == pytest.approx(adam.optimizer / 2)
+
+
+def test_framework_context_is_always_counted() -> None:
+    assert memory_breakdown(llm_inference()).framework > 0
+    assert memory_breakdown(llm_inference(), backend="mps").framework > 0
+
+
+def test_llama3_context_default_has_no_logit_blowup_in_inference() -> None:
+    mem = memory_breakdown(llm_inference())
+    # Transformer Math 101: inference ≈ 1.2 × weights + KV cache
+    assert mem.total < 1.25 * mem.weights + mem.kv_cache + mem.framework
+    assert mem.total > mem.weights + mem.kv_cache
+
+
+def test_llama3_8b_full_model_is_transformer() -> None:
+    assert LLAMA3_8B.is_transformer and LLAMA3_8B.head_dim == 128
