@@ -459,6 +459,20 @@ def gpu_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse
     return render(request, "gpu.html", ctx)
 
 
+COMPARE_UNITS = {
+    "memory_gb": "GB", "memory_bandwidth_gbs": "GB/s", "fp32_tflops": "TFLOPS",
+    "tf32_tflops": "TFLOPS", "fp16_tflops": "TFLOPS", "bf16_tflops": "TFLOPS",
+    "fp8_tflops": "TFLOPS", "int8_tops": "TOPS", "tdp_w": "W", "purchase_usd": "USD",
+    "cloud_price_usd_per_hour": "USD/h",
+}
+
+
+def _compare_value(gpu: Any, name: str) -> Any:
+    if name == "cloud_price_usd_per_hour":
+        return gpu.cloud_price.usd_per_hour if gpu.cloud_price else None
+    return getattr(gpu, name, None)
+
+
 @router.get("/compare", response_class=HTMLResponse)
 def compare(request: Request, session: SessionDep) -> HTMLResponse:
     slugs = parse_slugs(request.query_params.getlist("slugs"))
@@ -467,10 +481,20 @@ def compare(request: Request, session: SessionDep) -> HTMLResponse:
     status = 200
     if slugs:
         try:
-            ctx["result"] = catalog.compare(session, slugs)
+            result = catalog.compare(session, slugs)
         except (InvalidInput, NotFound) as exc:
             ctx["error"] = exc.message
             status = exc.status_code
+        else:
+            ctx["result"] = result
+            ctx["rows"] = [
+                (
+                    name,
+                    COMPARE_UNITS.get(name, ""),
+                    [(_compare_value(r.gpu, name), r.ratios.get(name)) for r in result.gpus],
+                )
+                for name in result.fields
+            ]
     return render(request, "compare.html", ctx, status_code=status)
 
 
@@ -595,5 +619,4 @@ def methodology(request: Request, settings: SettingsDep) -> HTMLResponse:
     md = markdown.Markdown(extensions=["tables", "fenced_code", "toc", "sane_lists"])
     # docs/ is ours (reviewed with the code), not user or catalog input.
     html = Markup(md.convert(path.read_text(encoding="utf-8")))  # noqa: S704
-    toc = Markup(getattr(md, "toc", ""))  # noqa: S704
-    return render(request, "methodology.html", {"content": html, "toc": toc})
+    return render(request, "methodology.html", {"content": html})

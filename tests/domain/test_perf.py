@@ -26,9 +26,11 @@ def test_decode_is_bandwidth_bound_and_reads_weights_per_token() -> None:
     est = perf.estimate(H100, llm_inference(output_tokens=256))
     assert est.bottleneck == "memory bandwidth"
     weights = 8.03e9 * 2
-    floor_ms = weights / (3350e9 * perf.MEMORY_EFFICIENCY) * 1e3
+    kv_mid = 2 * 32 * 8 * 128 * (2048 + 128) * 2  # KV cache at the mean context
+    floor_ms = (weights + kv_mid) / (3350e9 * perf.MEMORY_EFFICIENCY) * 1e3
+    launch_ms = 32 * perf.KERNELS_PER_LAYER_DECODE * perf.LAUNCH_S * 1e3
     assert est.ms_per_token is not None and est.ttft_ms is not None
-    assert floor_ms < est.ms_per_token < floor_ms * 1.2
+    assert est.ms_per_token == pytest.approx(floor_ms + launch_ms, rel=0.01)
     assert est.unit == "tokens/s"
     assert est.throughput == pytest.approx(256 / (est.latency_ms / 1e3))  # type: ignore[operator]
 
@@ -53,7 +55,10 @@ def test_training_flops_are_6pd_plus_attention() -> None:
 def test_checkpointing_adds_a_forward() -> None:
     base = WorkloadSpec(task="training", model=BERT_LARGE, precision="fp16", batch_size=32)
     ckpt = WorkloadSpec(
-        task="training", model=BERT_LARGE, precision="fp16", batch_size=32,
+        task="training",
+        model=BERT_LARGE,
+        precision="fp16",
+        batch_size=32,
         gradient_checkpointing=True,
     )
     a, b = perf.estimate(A100, base), perf.estimate(A100, ckpt)
@@ -97,13 +102,25 @@ def test_fixed_overheads_are_counted() -> None:
 
 def test_host_transfer_can_be_the_bottleneck() -> None:
     slow_link = GpuSpec(
-        slug="x", name="X", vendor="nvidia", architecture="Hopper", segment="datacenter",
-        memory_gb=80, memory_bandwidth_gbs=3350, fp32_tflops=67, bf16_tflops=989,
-        fp16_tflops=989, pcie_gen=3, pcie_lanes=1, compute_capability="9.0",
+        slug="x",
+        name="X",
+        vendor="nvidia",
+        architecture="Hopper",
+        segment="datacenter",
+        memory_gb=80,
+        memory_bandwidth_gbs=3350,
+        fp32_tflops=67,
+        bf16_tflops=989,
+        fp16_tflops=989,
+        pcie_gen=3,
+        pcie_lanes=1,
+        compute_capability="9.0",
     )
     tiny = WorkloadSpec(
-        task="inference", model=RESNET50.__class__(family="cnn", params=1e6, gflops_per_sample=0.01),
-        precision="fp16", batch_size=256,
+        task="inference",
+        model=RESNET50.__class__(family="cnn", params=1e6, gflops_per_sample=0.01),
+        precision="fp16",
+        batch_size=256,
     )
     assert perf.estimate(slow_link, tiny).bottleneck == "host transfer"
 
@@ -122,8 +139,14 @@ def test_scaling_efficiency_by_link_and_workload() -> None:
 
 def test_missing_tensor_figure_is_derived_from_fp32() -> None:
     card = GpuSpec(
-        slug="rtx-4080", name="RTX 4080", vendor="nvidia", architecture="Ada Lovelace",
-        segment="consumer", memory_gb=16, memory_bandwidth_gbs=716.8, fp32_tflops=48.74,
+        slug="rtx-4080",
+        name="RTX 4080",
+        vendor="nvidia",
+        architecture="Ada Lovelace",
+        segment="consumer",
+        memory_gb=16,
+        memory_bandwidth_gbs=716.8,
+        fp32_tflops=48.74,
         compute_capability="8.9",
     )
     peak, derived = perf.peak_tflops(card, "fp16")
@@ -153,11 +176,29 @@ def test_measured_efficiency_replaces_prior_family_gets_half() -> None:
 
 def test_moe_decode_reads_active_experts_only_at_batch_1() -> None:
     moe = LLAMA3_8B.__class__(
-        family="decoder", params=46.7e9, active_params=12.9e9, layers=32, hidden_size=4096,
-        num_heads=32, num_kv_heads=8, vocab_size=32000,
+        family="decoder",
+        params=46.7e9,
+        active_params=12.9e9,
+        layers=32,
+        hidden_size=4096,
+        num_heads=32,
+        num_kv_heads=8,
+        vocab_size=32000,
     )
     est = perf.estimate(H100, llm_inference(model=moe, precision="int4"))
-    dense = perf.estimate(H100, llm_inference(model=moe.__class__(
-        family="decoder", params=46.7e9, layers=32, hidden_size=4096, num_heads=32,
-        num_kv_heads=8, vocab_size=32000), precision="int4"))
+    dense = perf.estimate(
+        H100,
+        llm_inference(
+            model=moe.__class__(
+                family="decoder",
+                params=46.7e9,
+                layers=32,
+                hidden_size=4096,
+                num_heads=32,
+                num_kv_heads=8,
+                vocab_size=32000,
+            ),
+            precision="int4",
+        ),
+    )
     assert est.throughput > 2 * dense.throughput

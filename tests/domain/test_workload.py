@@ -54,8 +54,13 @@ def test_full_adamw_finetune_of_7b_needs_far_more_than_80_gb() -> None:
 
 def test_qlora_of_7b_fits_in_24_gb() -> None:
     work = WorkloadSpec(
-        task="fine-tuning", model=LLAMA2_7B, precision="bf16", batch_size=1, seq_len=2048,
-        peft="qlora", gradient_checkpointing=True,
+        task="fine-tuning",
+        model=LLAMA2_7B,
+        precision="bf16",
+        batch_size=1,
+        seq_len=2048,
+        peft="qlora",
+        gradient_checkpointing=True,
     )
     mem = memory_breakdown(work)
     assert mem.weights == pytest.approx(6.74e9 * NF4_BYTES / 1e9)
@@ -79,10 +84,15 @@ def test_transformer_activation_formula() -> None:
 
 def test_full_recompute_keeps_layer_inputs_only() -> None:
     work = WorkloadSpec(
-        task="training", model=BERT_LARGE, precision="fp16", seq_len=384,
+        task="training",
+        model=BERT_LARGE,
+        precision="fp16",
+        seq_len=384,
         gradient_checkpointing=True,
     )
-    assert activation_bytes(work, 4, flash_attention=False) == pytest.approx(2 * 384 * 4 * 1024 * 24)
+    assert activation_bytes(work, 4, flash_attention=False) == pytest.approx(
+        2 * 384 * 4 * 1024 * 24
+    )
 
 
 def test_cnn_activations_from_gflops_proxy() -> None:

@@ -1,0 +1,152 @@
+"""Recommendations over HTTP: presets, custom models, calibration by a device report,
+estimates, and bad input as 422 naming the field."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.reports.factory import gpu_report
+
+
+def recommend(client: TestClient, body: dict) -> dict:
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_workloads_list_and_detail(client: TestClient) -> None:
+    listed = client.get("/api/v1/workloads").json()
+    ids = {w["id"] for w in listed["workloads"]}
+    assert listed["count"] >= 15 and {"resnet-50", "llama-3-8b", "bert-large"} <= ids
+    one = client.get("/api/v1/workloads/llama-3-8b").json()
+    assert one["model"]["params"] == pytest.approx(8.03e9, rel=0.01)
+    r = client.get("/api/v1/workloads/nope")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("preset", ["resnet-50", "bert-base", "llama-3-8b", "mixtral-8x7b", "whisper-small", "yolov8m"])
+def test_presets_return_ranked_explained_rows(client: TestClient, preset: str) -> None:
+    body = recommend(client, {"workload": {"preset": preset}, "limit": 5})
+    rows = body["recommendations"]
+    assert rows, body["excluded"][:3]
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    for row in rows:
+        assert row["explanation"] and row["throughput"]["value"] > 0
+        assert row["memory"]["required_gb"] <= row["memory"]["available_gb"] * row["num_gpus"] + 1e-6
+        assert row["uncertainty"]["low"] <= row["throughput"]["value"] <= row["uncertainty"]["high"]
+    listed = {r["gpu"]["slug"] for r in rows} | {e["slug"] for e in body["excluded"]}
+    assert len(body["excluded"]) + body["count"] == client.get("/api/v1/meta").json()["catalog_size"]
+    assert len(listed) == len(rows) + len(body["excluded"])
+
+
+def test_fastest_is_sorted_by_throughput(client: TestClient) -> None:
+    rows = recommend(client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 20})["recommendations"]
+    values = [r["throughput"]["value"] for r in rows]
+    assert values == sorted(values, reverse=True)
+
+
+def test_budget_excludes_with_reason(client: TestClient) -> None:
+    body = recommend(
+        client,
+        {"workload": {"preset": "llama-3-8b"}, "constraints": {"max_purchase_usd": 2000, "acquisition": "buy"}, "limit": 50},
+    )
+    for row in body["recommendations"]:
+        assert row["cost"]["purchase_usd"] is not None
+        assert row["cost"]["purchase_usd"] * row["num_gpus"] <= 2000
+    codes = {e["code"] for e in body["excluded"]}
+    assert "over_budget" in codes or "no_price" in codes
+
+
+def test_vendor_filter(client: TestClient) -> None:
+    body = recommend(client, {"workload": {"preset": "resnet-50"}, "constraints": {"vendors": ["amd"]}, "limit": 50})
+    assert body["recommendations"] and all(r["gpu"]["vendor"] == "amd" for r in body["recommendations"])
+    assert any(e["code"] == "filtered_out" for e in body["excluded"])
+
+
+def test_custom_model(client: TestClient) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {
+                "task": "inference",
+                "model": {"family": "decoder", "params": 1.3e9, "layers": 24, "hidden_size": 2048, "num_heads": 16},
+                "precision": "fp16",
+                "batch_size": 8,
+                "seq_len": 1024,
+                "output_tokens": 64,
+            },
+            "limit": 3,
+        },
+    )
+    assert body["workload"]["model"]["params"] == 1.3e9
+    assert body["recommendations"][0]["throughput"]["unit"] == "tokens/s"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"workload": {"preset": "nope"}}, "workload.preset"),
+        ({"workload": {"preset": "bert-base", "batch_size": 0}}, "workload.batch_size"),
+        ({"workload": {"preset": "bert-base", "seq_len": -5}}, "workload.seq_len"),
+        ({"workload": {"model": {"family": "decoder", "params": 1e15}}}, "workload.model.params"),
+        ({"workload": {"preset": "llama-3-8b", "task": "inference", "optimizer": "adamw"}}, "workload.optimizer"),
+        ({"workload": {"preset": "bert-base"}, "objective": "prettiest"}, "objective"),
+        ({"workload": {"preset": "bert-base"}, "limit": 501}, "limit"),
+        ({"workload": {"preset": "bert-base"}, "constraints": {"max_gpus": 0}}, "constraints.max_gpus"),
+        ({"workload": {"preset": "bert-base"}, "constraints": {"vendors": ["3dfx"]}}, "constraints.vendors"),
+        ({"workload": {"preset": "bert-base"}, "device_report_id": 12345}, "device_report_id"),
+        ({"workload": {"preset": "bert-base"}, "device_report_id": "abc"}, "device_report_id"),
+        ({"workload": {"task": "training"}}, "workload.model.family"),
+        ({}, "workload"),
+    ],
+)
+def test_bad_input_is_422_naming_the_field(client: TestClient, body: dict, field: str) -> None:
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 422, r.text
+    err = r.json()["error"]
+    assert err["code"] == "invalid_input"
+    assert err["details"]["field"].startswith(field), err
+
+
+def test_device_report_calibrates_and_adds_baseline(client: TestClient) -> None:
+    stored = client.post("/api/v1/device-reports", json=gpu_report(bf16=700.0)).json()
+    plain = recommend(client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 100})
+    calibrated = recommend(
+        client,
+        {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 100, "device_report_id": stored["id"]},
+    )
+    base = calibrated["baseline"]
+    assert base["slug"] == "h100-sxm" and base["calibrated"] is True
+    rows = {r["gpu"]["slug"]: r for r in calibrated["recommendations"]}
+    assert rows["h100-sxm"]["speedup_vs_baseline"] == pytest.approx(1.0, rel=1e-6)
+    assert rows["h100-sxm"]["provenance"] != {r["gpu"]["slug"]: r for r in plain["recommendations"]}["h100-sxm"]["provenance"]
+    assert "measured" in str(rows["h100-sxm"]["provenance"].values())
+    others = [r for s, r in rows.items() if s != "h100-sxm"]
+    assert all(r["speedup_vs_baseline"] is not None for r in others)
+
+
+def test_cpu_device_report_is_a_measured_baseline(client: TestClient) -> None:
+    cpu = gpu_report(device_name="AMD EPYC 7B13", backend="cpu", bf16=0.3, fp32=0.25, bandwidth=12.0)
+    stored = client.post("/api/v1/device-reports", json=cpu).json()
+    body = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 5, "device_report_id": stored["id"]})
+    assert body["baseline"]["name"].startswith("AMD EPYC 7B13")
+    assert body["baseline"]["throughput"] > 0
+    # every catalog GPU is far faster than a CPU at training ResNet-50
+    assert all(r["speedup_vs_baseline"] > 5 for r in body["recommendations"])
+
+
+def test_estimate_one_gpu(client: TestClient) -> None:
+    r = client.post("/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "l4"})
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["gpu"]["slug"] == "l4" and result["ms_per_output_token"] > 0
+    r = client.post("/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "nope"})
+    assert r.status_code == 404 and r.json()["error"]["details"]["field"] == "gpu"
+
+
+def test_llama_70b_needs_several_small_gpus(client: TestClient) -> None:
+    r = client.post("/api/v1/estimate", json={"workload": {"preset": "llama-3-70b"}, "gpu": "rtx-4090", "constraints": {"max_gpus": 8}})
+    result = r.json()["result"]
+    assert result is not None and result["num_gpus"] >= 6
+    assert result["memory"]["required_gb"] * result["num_gpus"] > 140  # per GPU when sharded

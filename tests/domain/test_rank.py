@@ -1,0 +1,73 @@
+"""Objectives, deterministic ties, explanations, tips and uncertainty."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.domain import cost, perf, rank
+from app.domain.workload import WorkloadSpec, memory_breakdown
+from tests.domain.fixtures import A100, H100, LLAMA2_7B, RTX3090, RTX4090, llm_inference
+
+
+def _cand(gpu, work=None, n=1):  # type: ignore[no-untyped-def]
+    work = work or llm_inference()
+    est = perf.estimate(gpu, work, num_gpus=n)
+    c = cost.estimate_cost(gpu, n, est.throughput, 10.0)
+    return rank.Candidate(
+        gpu=gpu,
+        work=work,
+        memory=memory_breakdown(work, num_gpus=n),
+        available_gb=gpu.memory_gb,
+        perf=est,
+        cost=c,
+    )
+
+
+def test_fastest_orders_by_throughput() -> None:
+    out = rank.rank([_cand(A100), _cand(H100), _cand(RTX3090)], "fastest")
+    assert [c.gpu.slug for c in out] == ["h100-sxm", "a100-sxm4-80gb", "rtx-3090"]
+    assert out[0].score == 1.0 and 0 < out[-1].score < 1
+
+
+def test_cheapest_prefers_lowest_job_cost() -> None:
+    out = rank.rank([_cand(A100), _cand(H100), _cand(RTX4090)], "cheapest")
+    assert out[0].gpu.slug == "rtx-4090"
+
+
+def test_ties_break_by_slug() -> None:
+    twin = replace(RTX4090, slug="a-twin", name="Twin")
+    out = rank.rank([_cand(RTX4090), _cand(twin)], "fastest")
+    assert [c.gpu.slug for c in out] == ["a-twin", "rtx-4090"]
+    assert out[0].score == out[1].score
+
+
+def test_latency_target_misses_go_last() -> None:
+    a, b = _cand(A100), _cand(H100)
+    b.meets_latency = False
+    a.meets_latency = True
+    assert rank.rank([b, a], "fastest")[0].gpu.slug == "a100-sxm4-80gb"
+
+
+def test_explanation_says_what_decided() -> None:
+    out = rank.rank([_cand(A100), _cand(H100)], "fastest")
+    lines = rank.explain(out[1], 2, out[0], "fastest")
+    assert any("H100" in line and "×" in line for line in lines)
+    assert any("memory bandwidth" in line for line in lines)
+
+
+def test_tips_follow_the_job() -> None:
+    c = _cand(H100)
+    tips = " ".join(rank.tips(c, c.work))
+    assert "quantisation" in tips and "batching" in tips
+    full = WorkloadSpec(task="fine-tuning", model=LLAMA2_7B, precision="fp32", seq_len=512)
+    t = " ".join(rank.tips(_cand(H100, full, n=4), full))
+    assert "mixed precision" in t and "LoRA" in t
+
+
+def test_uncertainty_is_wider_when_modelled_than_measured() -> None:
+    c = _cand(A100)
+    lo, hi, _ = rank.uncertainty(c)
+    c.perf = replace(c.perf, efficiency_source="measured")
+    mlo, mhi, basis = rank.uncertainty(c)
+    assert lo < mlo < 1 < mhi < hi
+    assert "measured" in basis
