@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -16,7 +17,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 
-def worker_app():  # type: ignore[no-untyped-def]
+def worker_app() -> Any:
     """uvicorn factory for `serve`: the parent already migrated and seeded."""
     from app.main import create_app
 

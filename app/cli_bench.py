@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -10,7 +12,7 @@ from rich.console import Console
 from app.config import Settings
 
 
-def catalog_lookup(gpu_slug: str | None):  # type: ignore[no-untyped-def]
+def catalog_lookup(gpu_slug: str | None) -> Callable[[str, float | None], Any]:
     """A peaks lookup for the bench command, reading the shipped catalog files.
 
     The bench runner never touches the database; matching uses the same catalog data.
@@ -40,7 +42,9 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         device: str = typer.Option("auto", help="auto | cpu | cuda:0 | mps | xpu"),
         output: Path = typer.Option(None, help="Write the report JSON here."),
         upload: str = typer.Option(None, help="Server base URL to upload the report to."),
-        token: str = typer.Option(None, help="Bearer token for the upload, if the server needs one."),
+        token: str = typer.Option(
+            None, help="Bearer token for the upload, if the server needs one."
+        ),
         gpu: str = typer.Option(None, help="Catalog slug of this GPU, to override matching."),
         progress_jsonl: Path = typer.Option(None, hidden=True, help="Append progress events here."),
     ) -> None:

@@ -98,9 +98,20 @@ def render(response: Any, console: Console) -> None:
     table = Table(show_lines=False)
     if response.baseline is not None:
         table.add_column("vs yours", justify="right")
-    for col in ("#", "GPU", "N", "memory GB", "throughput", "bottleneck", "$/h", "buy $",
-                "to finish", "range"):
-        table.add_column(col, justify="left" if col in ("GPU", "bottleneck") else "right")  # fmt: skip
+    for col in (
+        "#",
+        "GPU",
+        "N",
+        "memory GB",
+        "throughput",
+        "bottleneck",
+        "$/h (all)",
+        "buy $ (all)",
+        "to finish",
+        "range",
+    ):
+        left = col in ("GPU", "bottleneck")
+        table.add_column(col, justify="left" if left else "right")
     for r in response.recommendations:
         cost = r.cost
         finish = r.time_to_finish_h
@@ -162,7 +173,9 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         segment: list[str] = typer.Option(None, help="Repeat to allow several."),
         max_gpus: int = typer.Option(None),
         electricity_usd_per_kwh: float = typer.Option(None),
-        objective: str = typer.Option("balanced", help="fastest | best_value | cheapest | balanced"),
+        objective: str = typer.Option(
+            "balanced", help="fastest | best_value | cheapest | balanced"
+        ),
         limit: int = typer.Option(10, help="Rows to show (≤ 500)."),
         device_report: int = typer.Option(None, help="Calibrate with this stored device report."),
         as_json: bool = typer.Option(False, "--json", help="Print the API's JSON response."),

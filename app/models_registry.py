@@ -4,5 +4,5 @@ from __future__ import annotations
 
 
 def import_all_models() -> None:
-    import app.catalog.models  # noqa: F401
-    import app.reports.models  # noqa: F401
+    import app.catalog.models
+    import app.reports.models  # noqa: F401  (both register tables on Base.metadata)

@@ -109,15 +109,15 @@ def list_gpus(
 ) -> tuple[int, list[GpuRow]]:
     conds = _conditions(f)
     total = session.scalar(select(func.count()).select_from(GpuRow).where(*conds)) or 0
-    stmt: Select[tuple[GpuRow]] = select(GpuRow).where(*conds)
+    stmt: Select[Any] = select(GpuRow).where(*conds)
     if sort:
         col = getattr(GpuRow, sort)
         # Unknown values sort last either way, then slug keeps the order deterministic.
         stmt = stmt.order_by(col.is_(None), col.desc() if descending else col.asc(), GpuRow.slug)
     else:
         stmt = stmt.order_by(GpuRow.vendor, GpuRow.segment, GpuRow.name, GpuRow.slug)
-    rows = session.scalars(stmt.limit(limit).offset(offset)).all()
-    return total, list(rows)
+    rows: list[GpuRow] = list(session.scalars(stmt.limit(limit).offset(offset)).all())
+    return total, rows
 
 
 def all_gpus(session: Session) -> list[GpuRow]:

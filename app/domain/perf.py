@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
@@ -131,7 +132,24 @@ class PerfEstimate:
     ms_per_token: float | None = None
 
 
+@lru_cache(maxsize=256)
+def _prior_efficiencies(vendor: str, segment: str) -> Efficiency:
+    probe = GpuSpec(
+        slug="",
+        name="",
+        vendor=vendor,
+        architecture="",
+        segment=segment,
+        memory_gb=1,
+        memory_bandwidth_gbs=1,
+    )
+    comp = {p: prior_compute_efficiency(probe, p) for p in ("fp32", "tf32", "bf16", "fp16", "fp8")}
+    return Efficiency(comp, MEMORY_EFFICIENCY, "prior")
+
+
 def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
+    if calibration is None:
+        return _prior_efficiencies(gpu.vendor, gpu.segment)
     comp: dict[str, float] = {}
     sources: set[str] = set()
     for p in ("fp32", "tf32", "bf16", "fp16", "fp8"):
@@ -277,10 +295,7 @@ def estimate(
     fwd = forward_flops_per_sample(work) * b
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
     acts = activation_bytes(
-        work.with_flags(gradient_checkpointing=False),
-        b,
-        flash_attention=flash_attention,
-        act_bytes=act_b,
+        work, b, flash_attention=flash_attention, act_bytes=act_b, checkpointing=False
     )
     wbytes = _weight_bytes(work)
     if work.training:

@@ -199,7 +199,12 @@ def lora_params(model: ModelSpec, rank: int) -> float:
 
 
 def activation_bytes(
-    work: WorkloadSpec, batch: float, *, flash_attention: bool, act_bytes: float = 2.0
+    work: WorkloadSpec,
+    batch: float,
+    *,
+    flash_attention: bool,
+    act_bytes: float = 2.0,
+    checkpointing: bool | None = None,
 ) -> float:
     """Stored activations for backward, in bytes.
 
@@ -209,12 +214,13 @@ def activation_bytes(
     """
     m = work.model
     scale = act_bytes / 2.0
+    ckpt = work.gradient_checkpointing if checkpointing is None else checkpointing
     if (m.is_transformer or m.family == "vit") and m.has_shape:
         s = work.tokens_per_sample
         h = float(m.hidden_size or 0)
         n_layers = float(m.layers or 0)
         a = float(m.num_heads or 1)
-        if work.gradient_checkpointing:
+        if ckpt:
             return 2.0 * s * batch * h * n_layers * scale
         per = 34.0 + (0.0 if flash_attention else 5.0 * a * s / h)
         logits = 0.0
@@ -226,7 +232,7 @@ def activation_bytes(
         per_sample = m.activation_mb_per_sample * 1e6 * scale
     else:
         per_sample = (m.gflops_per_sample or 0.0) * ACT_MB_PER_GFLOP_16BIT * 1e6 * scale
-    if work.gradient_checkpointing:
+    if ckpt:
         # keeps roughly √(layers) segment boundaries (Chen et al. 2016); ~ one fifth for ResNets
         per_sample *= 0.2
     return per_sample * batch

@@ -20,7 +20,9 @@ def _report_id(value: str | int, field: str) -> int:
     try:
         report_id = int(value)
     except (TypeError, ValueError) as exc:
-        raise InvalidInput("device_report_id must be a report id (an integer)", field=field) from exc
+        raise InvalidInput(
+            "device_report_id must be a report id (an integer)", field=field
+        ) from exc
     if report_id < 1:
         raise InvalidInput("device_report_id must be a report id (an integer)", field=field)
     return report_id

@@ -334,7 +334,7 @@ def _evaluate(
     precision, warn = compat.resolve_precision(gpu, work.precision, rules, backend)
     if precision is None:
         return _Excl("precision_unsupported", f"{work.precision} is not supported on {gpu.name}")
-    run = work.with_precision(precision)
+    run = work if precision == work.precision else work.with_precision(precision)
     flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, backend))
     single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
     max_n = 1 if single else cons.max_gpus

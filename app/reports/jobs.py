@@ -8,6 +8,7 @@ database, so any worker can answer status requests.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -225,12 +226,12 @@ def _read_progress(path: Path, last: tuple[float, str]) -> tuple[float, str]:
 
 def _describe_exit(code: int, workdir: Path) -> str:
     tail = ""
-    try:
+    with contextlib.suppress(OSError, IndexError):
         tail = (workdir / "stderr.log").read_text(errors="replace").strip().splitlines()[-1][:300]
-    except (OSError, IndexError):
-        pass
     if code < 0:
-        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        name = (
+            signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        )
         why = " (likely out of memory)" if -code == signal.SIGKILL else ""
         return f"the benchmark was killed by {name}{why}" + (f": {tail}" if tail else "")
     return f"the benchmark exited with code {code}" + (f": {tail}" if tail else "")
@@ -240,7 +241,5 @@ def _kill(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass

@@ -9,10 +9,30 @@ from app.domain.gpu import GpuSpec
 
 # Variant words that must agree both ways: an "RTX 4090" is not an "RTX 4090 Laptop".
 _VARIANTS = (
-    "ti", "super", "laptop", "max-q", "sxm", "pcie", "nvl", "xt", "xtx", "ultra", "max", "pro"
+    "ti",
+    "super",
+    "laptop",
+    "max-q",
+    "sxm",
+    "pcie",
+    "nvl",
+    "xt",
+    "xtx",
+    "ultra",
+    "max",
+    "pro",
 )
 _NOISE = {
-    "nvidia", "geforce", "amd", "radeon", "intel", "apple", "graphics", "gpu", "tensor", "core"
+    "nvidia",
+    "geforce",
+    "amd",
+    "radeon",
+    "intel",
+    "apple",
+    "graphics",
+    "gpu",
+    "tensor",
+    "core",
 }
 
 

@@ -130,7 +130,9 @@ def get_report(session: Session, report_id: int) -> ReportOut:
     return _out(row)
 
 
-def load_bench_report(session: Session, report_id: int, field: str) -> tuple[BenchReport, str | None]:
+def load_bench_report(
+    session: Session, report_id: int, field: str
+) -> tuple[BenchReport, str | None]:
     row = repository.get_report(session, report_id)
     if row is None:
         raise NotFound(f"no device report with id {report_id}", field=field)

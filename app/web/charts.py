@@ -116,7 +116,8 @@ class _Axis:
 
     def __call__(self, v: float) -> float:
         if self.log:
-            frac = (math.log10(v) - math.log10(self.lo)) / (math.log10(self.hi) - math.log10(self.lo))
+            span = math.log10(self.hi) - math.log10(self.lo)
+            frac = (math.log10(v) - math.log10(self.lo)) / span
         else:
             frac = (v - self.lo) / ((self.hi - self.lo) or 1.0)
         return self.lo_px + frac * (self.hi_px - self.lo_px)

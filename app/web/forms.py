@@ -295,8 +295,9 @@ def parse_question(
     """Parse query pairs into a form. ``choices`` overrides the allowed values per field
     (the pages pass the request schema's literals so the two never drift)."""
     raw = _grouped(items)
-    if use_defaults and not raw:
-        raw = {k: [v] for k, v in DEFAULTS.items()}
+    if use_defaults and "preset" not in raw:
+        # The first visit (or a link that sets only a few fields): start from the defaults.
+        raw = {**{k: [v] for k, v in DEFAULTS.items()}, **raw}
     form = QuestionForm(presets=tuple(presets))
     allowed = dict(choices or {})
 

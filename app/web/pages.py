@@ -13,12 +13,14 @@ import markdown
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import Markup
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from app.catalog import service as catalog
 from app.catalog.repository import SORTABLE, GpuFilter
+from app.config import Settings
 from app.deps import SessionDep, SettingsDep
 from app.errors import AppError, InvalidInput, NotFound, error_body
+from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.reports import service as reports
 from app.web import charts
@@ -80,45 +82,18 @@ class PresetView:
     model: dict[str, Any]
 
 
-def _presets() -> list[PresetView]:
-    try:
-        from app.recommend.service import list_workloads
-    except ImportError:  # pragma: no cover - the service lands with the engine
-        list_workloads = None
-    if list_workloads is not None:
-        listed = list_workloads()
-        items = listed.workloads if isinstance(listed, rs.WorkloadList) else list(listed)
-        out = []
-        for w in items:
-            data = w.model_dump() if isinstance(w, BaseModel) else dict(w)
-            model = data.get("model") or {}
-            out.append(
-                PresetView(
-                    id=data["id"],
-                    name=data.get("name", data["id"]),
-                    description=data.get("description", ""),
-                    family=str(model.get("family", "")),
-                    params=float(model.get("params") or 0),
-                    defaults=dict(data.get("defaults") or {}),
-                    model=dict(model),
-                )
-            )
-        return out
-    from dataclasses import asdict
-
-    from app.recommend.presets import load_presets
-
+def _presets(settings: Settings) -> list[PresetView]:
     return [
         PresetView(
-            id=p.id,
-            name=p.name,
-            description=p.description,
-            family=p.model.family,
-            params=p.model.params,
-            defaults=dict(p.defaults),
-            model=asdict(p.model),
+            id=w.id,
+            name=w.name,
+            description=w.description,
+            family=w.model.family,
+            params=w.model.params,
+            defaults=dict(w.defaults),
+            model=w.model.model_dump(),
         )
-        for p in load_presets().values()
+        for w in orchestrate.list_workloads(settings).workloads
     ]
 
 
@@ -189,8 +164,8 @@ def _form_context(
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, session: SessionDep) -> HTMLResponse:
-    presets = _presets()
+def index(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+    presets = _presets(settings)
     items = list(request.query_params.multi_items())
     form = parse_question(
         items, presets=[p.id for p in presets], choices=_choices(), use_defaults=True
@@ -206,9 +181,9 @@ class _FormInvalid(Exception):
 
 
 def _answer(
-    request: Request, session: Any, settings: Any
+    request: Request, session: Any, settings: Settings
 ) -> tuple[QuestionForm, list[PresetView], rs.RecommendationResponse]:
-    presets = _presets()
+    presets = _presets(settings)
     form = parse_question(
         request.query_params.multi_items(), presets=[p.id for p in presets], choices=_choices()
     )
@@ -221,18 +196,18 @@ def _answer(
             name = field_for_loc(err.get("loc", ())) or "_form"
             form.add_error(name, str(err.get("msg", "invalid")))
         raise _FormInvalid(form) from exc
-    from app.recommend.orchestrate import recommend_for
-
     try:
-        answer = recommend_for(session, settings, req)
+        answer = orchestrate.recommend_for(session, settings, req)
     except (InvalidInput, NotFound) as exc:
         form.add_error(field_for_name(exc.field) or "_form", exc.message)
         raise _FormInvalid(form) from exc
     return form, presets, answer
 
 
-def _invalid_page(request: Request, session: Any, form: QuestionForm) -> HTMLResponse:
-    ctx = _form_context(session, form, _presets())
+def _invalid_page(
+    request: Request, session: Any, settings: Settings, form: QuestionForm
+) -> HTMLResponse:
+    ctx = _form_context(session, form, _presets(settings))
     return render(request, "index.html", ctx, status_code=422)
 
 
@@ -241,55 +216,60 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
     try:
         form, presets, answer = _answer(request, session, settings)
     except _FormInvalid as exc:
-        return _invalid_page(request, session, exc.form)
+        return _invalid_page(request, session, settings, exc.form)
     query = form.query()
     ctx = _form_context(session, form, presets)
     ctx.update(
         answer=answer,
         query=query,
         preset=next((p for p in presets if p.id == answer.workload.preset), None),
-        price_chart=_price_chart(answer),
+        price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
     )
     return render(request, "recommendations.html", ctx)
 
 
-def _price_basis(answer: rs.RecommendationResponse) -> str:
-    return "rent" if answer.acquisition == "rent" else "buy"
-
-
 def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
     unit = answer.recommendations[0].throughput.unit if answer.recommendations else "samples/s"
     thing = unit.split("/")[0] if "/" in unit else "samples"
-    return f"{thing} per $ ({'rented' if _price_basis(answer) == 'rent' else 'bought'})"
+    how = "rented" if answer.acquisition == "rent" else "bought"
+    return f"{thing} per $ ({how})"
 
 
-def _price_chart(answer: rs.RecommendationResponse) -> charts.Chart:
-    rent = _price_basis(answer) == "rent"
-    points = []
-    for row in answer.recommendations:
-        unit_price = row.gpu.hourly_usd if rent else row.gpu.purchase_usd
-        if unit_price is None:
-            continue
-        points.append(
-            {
-                "x": unit_price * row.num_gpus,
-                "y": row.throughput.value,
-                "label": f"{row.rank}",
-                "title": f"#{row.rank} {row.num_gpus}× {row.gpu.name}: "
-                f"{row.throughput.value:,.4g} {row.throughput.unit}",
-                "href": f"#rec-{row.rank}",
-                "emphasis": row.rank == 1,
-            }
-        )
+def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.Chart]]:
+    bases = {"buy": ["buy"], "rent": ["rent"]}.get(answer.acquisition, ["buy", "rent"])
     unit = answer.recommendations[0].throughput.unit if answer.recommendations else ""
-    return charts.xy_chart(
-        [("GPUs", points)],
-        x_label="rent, USD per hour (all GPUs)" if rent else "purchase price, USD (all GPUs)",
-        y_label=f"throughput ({unit})",
-        log_x=True,
-    )
+    out = []
+    for basis in bases:
+        points = []
+        for row in answer.recommendations:
+            unit_price = row.gpu.hourly_usd if basis == "rent" else row.gpu.purchase_usd
+            if unit_price is None:
+                continue
+            points.append(
+                {
+                    "x": unit_price * row.num_gpus,
+                    "y": row.throughput.value,
+                    "label": f"{row.rank}",
+                    "title": f"#{row.rank} {row.num_gpus}× {row.gpu.name}: "
+                    f"{row.throughput.value:,.4g} {row.throughput.unit}",
+                    "href": f"#rec-{row.rank}",
+                    "emphasis": row.rank == 1,
+                }
+            )
+        if not points:
+            continue
+        chart = charts.xy_chart(
+            [("GPUs", points)],
+            x_label="rent, USD per hour (all GPUs)" if basis == "rent"
+            else "purchase price, USD (all GPUs)",
+            y_label=f"throughput ({unit})",
+            log_x=True,
+        )
+        what = "rental price per hour" if basis == "rent" else "purchase price"
+        out.append((f"Throughput vs {what} (numbers are ranks)", chart))
+    return out
 
 
 def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:
@@ -302,7 +282,9 @@ def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:
         }
         for r in answer.recommendations[:15]
     ]
-    return charts.bar_chart(rows, value_name="needed", ref_name="available", unit="GB")
+    return charts.bar_chart(
+        rows, value_name="needed per GPU", ref_name="available per GPU", unit="GB", label_w=260
+    )
 
 
 @router.get("/recommendations.json")
@@ -618,5 +600,5 @@ def methodology(request: Request, settings: SettingsDep) -> HTMLResponse:
         raise NotFound("the methodology document is not installed on this server")
     md = markdown.Markdown(extensions=["tables", "fenced_code", "toc", "sane_lists"])
     # docs/ is ours (reviewed with the code), not user or catalog input.
-    html = Markup(md.convert(path.read_text(encoding="utf-8")))  # noqa: S704
+    html = Markup(md.convert(path.read_text(encoding="utf-8")))
     return render(request, "methodology.html", {"content": html})

@@ -120,7 +120,7 @@ def date_h(value: Any) -> str:
 
 
 def label(value: Any) -> str:
-    """snake_case or kebab-case identifiers as words: 'memory_bandwidth_gbs' -> 'memory bandwidth gbs'."""
+    """Identifiers as words: 'memory_bandwidth_gbs' -> 'memory bandwidth gbs'."""
     if value is None:
         return DASH
     return str(value).replace("_", " ").replace("-", " ")

@@ -53,7 +53,7 @@ def test_budget_excludes_with_reason(client: TestClient) -> None:
     )
     for row in body["recommendations"]:
         assert row["cost"]["purchase_usd"] is not None
-        assert row["cost"]["purchase_usd"] * row["num_gpus"] <= 2000
+        assert row["cost"]["purchase_usd"] <= 2000  # the total for num_gpus cards
     codes = {e["code"] for e in body["excluded"]}
     assert "over_budget" in codes or "no_price" in codes
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.domain import cost, perf, rank
+from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from tests.domain.fixtures import A100, H100, LLAMA2_7B, RTX3090, RTX4090, llm_inference
 
 
-def _cand(gpu, work=None, n=1):  # type: ignore[no-untyped-def]
+def _cand(gpu: GpuSpec, work: WorkloadSpec | None = None, n: int = 1) -> rank.Candidate:
     work = work or llm_inference()
     est = perf.estimate(gpu, work, num_gpus=n)
     c = cost.estimate_cost(gpu, n, est.throughput, 10.0)

@@ -1,0 +1,281 @@
+"""Service functions: resolution, validation, exclusion reasons, ranking, estimate."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from app.domain.calibration import Calibration, Efficiencies
+from app.errors import InvalidInput, NotFound
+from app.recommend import schemas as s
+from app.recommend import service
+from tests.domain.fixtures import A100, GTX1080TI, H100, M2, MI300X, NOFIG, RTX4090, RULES, T4
+
+GPUS = [A100, H100, RTX4090, T4, GTX1080TI, MI300X, M2, NOFIG]
+
+
+def _req(**kw: Any) -> s.RecommendationRequest:
+    return s.RecommendationRequest.model_validate(kw)
+
+
+def _run(**kw: Any) -> s.RecommendationResponse:
+    return service.recommend(_req(**kw), GPUS, RULES)
+
+
+def test_list_and_get_workloads() -> None:
+    listed = service.list_workloads()
+    assert listed.count == len(listed.workloads) > 5
+    assert service.get_workload("llama-3-8b").model.params == pytest.approx(8.03e9)
+    with pytest.raises(NotFound):
+        service.get_workload("nope")
+
+
+def test_preset_defaults_are_echoed() -> None:
+    r = _run(workload={"preset": "llama-3-8b"}, objective="fastest")
+    assert r.workload.task == "inference" and r.workload.precision == "bf16"
+    assert r.workload.optimizer is None
+    assert 16 < r.memory.breakdown["weights"] < 16.1
+    assert r.memory.required_gb > r.memory.breakdown["weights"]
+
+
+def test_every_gpu_is_ranked_or_excluded_with_a_reason() -> None:
+    r = _run(workload={"preset": "llama-3-8b"}, objective="fastest", limit=500)
+    slugs = {x.gpu.slug for x in r.recommendations} | {e.slug for e in r.excluded}
+    assert slugs == {g.slug for g in GPUS}
+    codes = {e.slug: e.code for e in r.excluded}
+    assert codes["mystery"] == "no_figures"
+    assert codes.get("gtx-1080-ti") in (None, "does_not_fit")
+    assert all(e.reason for e in r.excluded)
+    assert [x.rank for x in r.recommendations] == list(range(1, len(r.recommendations) + 1))
+
+
+def test_row_contents() -> None:
+    r = _run(workload={"preset": "llama-3-8b"}, objective="fastest")
+    top = r.recommendations[0]
+    assert top.gpu.slug == "mi300x" or top.gpu.slug == "h100-sxm"
+    assert top.throughput.unit == "tokens/s"
+    assert top.latency_ms and top.time_to_first_token_ms and top.ms_per_output_token
+    assert top.bottleneck == "memory bandwidth"
+    assert top.uncertainty.low < top.throughput.value < top.uncertainty.high
+    assert top.provenance["memory"] == "modelled"
+    assert top.explanation and top.tips
+    assert top.speedup_vs_baseline is None
+
+
+def test_fallback_warning_for_bf16_on_turing() -> None:
+    r = _run(
+        workload={"preset": "llama-3-8b", "precision": "bf16", "seq_len": 512},
+        objective="fastest",
+        limit=50,
+    )
+    t4 = next(x for x in r.recommendations if x.gpu.slug == "t4")
+    assert t4.precision == "fp16" and t4.warnings
+    assert any("unsupported" in w for w in r.warnings)
+
+
+def test_multi_gpu_when_one_does_not_fit() -> None:
+    r = _run(workload={"preset": "llama-3-70b"}, objective="fastest", limit=50)
+    rows = {x.gpu.slug: x for x in r.recommendations}
+    assert rows["h100-sxm"].num_gpus == 2
+    assert rows["mi300x"].num_gpus == 1
+    assert "rtx-4090" in rows and rows["rtx-4090"].num_gpus == 8
+    excl = {e.slug: e for e in r.excluded}
+    assert excl["apple-m2-max"].code == "does_not_fit"  # one device only
+    small = _run(workload={"preset": "llama-3-70b"}, constraints={"max_gpus": 2}, limit=50)
+    assert "rtx-4090" in {e.slug for e in small.excluded}
+
+
+def test_full_finetune_7b_needs_more_than_one_80gb_while_qlora_fits_24gb() -> None:
+    w = {
+        "preset": "mistral-7b",
+        "task": "fine-tuning",
+        "peft": "none",
+        "precision": "bf16",
+        "seq_len": 1024,
+        "batch_size": 1,
+    }
+    r = _run(workload=w, objective="fastest", limit=50)
+    rows = {x.gpu.slug: x for x in r.recommendations}
+    assert rows["a100-sxm4-80gb"].num_gpus >= 2
+    q = _run(
+        workload={**w, "peft": "qlora", "gradient_checkpointing": True},
+        objective="fastest",
+        limit=50,
+    )
+    qrows = {x.gpu.slug: x for x in q.recommendations}
+    assert qrows["rtx-4090"].num_gpus == 1 and qrows["rtx-4090"].memory.required_gb < 24
+
+
+def test_budget_and_price_exclusions() -> None:
+    r = _run(
+        workload={"preset": "resnet-50"},
+        objective="best_value",
+        constraints={"max_purchase_usd": 1000, "acquisition": "buy"},
+        limit=50,
+    )
+    codes = {e.slug: e.code for e in r.excluded}
+    assert codes["rtx-4090"] == "over_budget"
+    assert codes["h100-sxm"] == "no_price"
+    rent = _run(
+        workload={"preset": "resnet-50"},
+        objective="cheapest",
+        constraints={"acquisition": "rent"},
+        limit=50,
+    )
+    assert {x.gpu.slug for x in rent.recommendations} <= {"a100-sxm4-80gb", "h100-sxm", "rtx-4090"}
+    assert all(x.cost.rent_to_finish_usd for x in rent.recommendations)
+
+
+def test_filters() -> None:
+    r = _run(
+        workload={"preset": "resnet-50"},
+        objective="fastest",
+        constraints={"vendors": ["amd"]},
+        limit=50,
+    )
+    assert [x.gpu.slug for x in r.recommendations] == ["mi300x"]
+    assert {e.code for e in r.excluded} <= {"filtered_out"}
+    seg = _run(
+        workload={"preset": "resnet-50"},
+        constraints={"segments": ["consumer"]},
+        objective="fastest",
+        limit=50,
+    )
+    assert {x.gpu.segment for x in seg.recommendations} == {"consumer"}
+
+
+def test_framework_exclusion() -> None:
+    r = _run(
+        workload={"preset": "resnet-50"},
+        constraints={"framework": "jax"},
+        objective="fastest",
+        limit=50,
+    )
+    codes = {e.slug: e.code for e in r.excluded}
+    assert codes["mi300x"] == "framework_unsupported"
+
+
+def test_time_and_cost_to_finish() -> None:
+    r = _run(
+        workload={"preset": "resnet-50", "dataset_samples": 1_000_000, "epochs": 1},
+        objective="cheapest",
+        constraints={"acquisition": "rent"},
+    )
+    top = r.recommendations[0]
+    assert top.time_to_finish_h == pytest.approx(1e6 / top.throughput.value / 3600)
+    assert top.cost.rent_to_finish_usd == pytest.approx(
+        top.time_to_finish_h * top.cost.hourly_usd  # type: ignore[operator]
+    )
+
+
+def test_limit_and_deterministic_order() -> None:
+    a = _run(workload={"preset": "llama-3-8b"}, objective="balanced", limit=2)
+    b = _run(workload={"preset": "llama-3-8b"}, objective="balanced", limit=2)
+    assert len(a.recommendations) <= 2
+    assert a.model_dump() == b.model_dump()
+
+
+def test_latency_target() -> None:
+    r = _run(workload={"preset": "llama-3-8b", "latency_target_ms": 1e-3}, objective="fastest")
+    assert all(x.meets_latency_target is False for x in r.recommendations)
+
+
+def test_baseline_speedup_and_calibration() -> None:
+    cal = Calibration.from_measurement(
+        RTX4090, Efficiencies(compute={"bf16": 0.5}, memory=0.6), source="report-1"
+    )
+    r = service.recommend(
+        _req(workload={"preset": "llama-3-8b"}, objective="fastest"),
+        GPUS,
+        RULES,
+        calibration=cal,
+        baseline=RTX4090,
+    )
+    assert r.baseline is not None and r.baseline.calibrated and r.baseline.source == "report-1"
+    rows = {x.gpu.slug: x for x in r.recommendations}
+    assert rows["rtx-4090"].speedup_vs_baseline == pytest.approx(1.0)
+    assert rows["h100-sxm"].speedup_vs_baseline > 1  # type: ignore[operator]
+    assert "measured" in rows["rtx-4090"].provenance["throughput"]
+    assert rows["rtx-4090"].uncertainty.factor_high < rows["h100-sxm"].uncertainty.factor_high
+
+
+def test_estimate_one_gpu() -> None:
+    req = s.EstimateRequest.model_validate(
+        {"workload": {"preset": "llama-3-8b"}, "gpu": "h100-sxm"}
+    )
+    out = service.estimate(req, H100, RULES)
+    assert out.result is not None and out.result.num_gpus == 1 and out.excluded is None
+    forced = s.EstimateRequest.model_validate(
+        {"workload": {"preset": "llama-3-70b"}, "gpu": "rtx-4090", "num_gpus": 2}
+    )
+    res = service.estimate(forced, RTX4090, RULES)
+    assert res.result is None and res.excluded is not None and res.excluded.code == "does_not_fit"
+
+
+@pytest.mark.parametrize(
+    ("workload", "field"),
+    [
+        ({"preset": "llama-3-8b", "optimizer": "adamw"}, "workload.optimizer"),
+        ({"preset": "llama-3-8b", "peft": "lora"}, "workload.peft"),
+        ({"preset": "nope"}, "workload.preset"),
+        ({"task": "training"}, "workload.model.family"),
+        (
+            {"model": {"family": "decoder", "params": 1e9, "layers": 2, "hidden_size": 64}},
+            "workload.task",
+        ),
+        (
+            {"task": "training", "model": {"family": "decoder", "params": 1e9}},
+            "workload.model.layers",
+        ),
+        (
+            {"task": "training", "model": {"family": "cnn", "params": 1e7}},
+            "workload.model.gflops_per_sample",
+        ),
+        ({"preset": "gpt-2", "task": "training", "precision": "int4"}, "workload.precision"),
+        ({"preset": "gpt-2", "task": "training", "peft": "lora"}, "workload.peft"),
+        (
+            {"preset": "llama-3-8b", "gradient_checkpointing": True},
+            "workload.gradient_checkpointing",
+        ),
+        ({"preset": "llama-3-8b", "model": {"num_kv_heads": 64}}, "workload.model.num_kv_heads"),
+    ],
+)
+def test_contradictions_name_the_field(workload: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidInput) as err:
+        _run(workload=workload)
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"workload": {"preset": "llama-3-8b", "batch_size": 0}},
+        {"workload": {"preset": "llama-3-8b", "seq_len": 10**9}},
+        {"workload": {"model": {"family": "decoder", "params": 1e15}}},
+        {"workload": {"model": {"family": "decoder", "params": -5}}},
+        {"workload": {"preset": "llama-3-8b"}, "limit": 501},
+        {"workload": {"preset": "llama-3-8b", "precision": "fp64"}},
+        {"workload": {"preset": "llama-3-8b"}, "objective": "prettiest"},
+        {"workload": {"preset": "llama-3-8b"}, "constraints": {"max_gpus": 0}},
+        {"workload": {"preset": "llama-3-8b", "typo_field": 1}},
+    ],
+)
+def test_bad_input_is_a_validation_error(body: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        s.RecommendationRequest.model_validate(body)
+
+
+def test_context_beyond_max_context_warns() -> None:
+    r = _run(workload={"preset": "llama-3-8b", "seq_len": 100_000}, objective="fastest")
+    assert any("max_context" in w for w in r.warnings)
+
+
+def test_nothing_crashes_on_edge_catalog() -> None:
+    odd = replace(A100, slug="odd", tdp_w=None, pcie_gen=None, cloud_price=None, backends=())
+    r = service.recommend(
+        _req(workload={"preset": "resnet-50"}, objective="balanced"), [odd], RULES
+    )
+    assert r.count + len(r.excluded) == 1

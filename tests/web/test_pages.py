@@ -1,0 +1,446 @@
+"""The HTML pages through TestClient: every page renders, errors get proper pages, bad
+form input re-shows the form with the user's values, and catalog text is escaped."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from app.web import charts, forms, templating
+from tests.web.sample_report import sample_report
+
+ROOT = Path(__file__).resolve().parents[2]
+XSS = "<script>alert('x')</script> Evil Card"
+QUESTION = (
+    "preset=llama-3-8b&task=fine-tuning&peft=lora&batch_size=4&framework=pytorch"
+    "&acquisition=rent&objective=balanced"
+)
+API_REQUEST = {
+    "workload": {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "lora", "batch_size": 4},
+    "constraints": {"framework": "pytorch", "acquisition": "rent"},
+    "objective": "balanced",
+}
+
+
+def evil_gpu() -> dict[str, Any]:
+    return {
+        "slug": "evil-card",
+        "name": XSS,
+        "vendor": "nvidia",
+        "architecture": "<b>Ada</b>",
+        "segment": "workstation",
+        "memory_gb": 48,
+        "memory_bandwidth_gbs": 960,
+        "fp32_tflops": 91.1,
+        "bf16_tflops": 181,
+        "backends": ["cuda"],
+        "launch_price_usd": 1234,
+        "notes": "<img src=x onerror=alert(1)>",
+        "sources": [{"id": "ds", "title": "<i>Datasheet</i>", "url": "https://example.org/ds"}],
+    }
+
+
+def page(client: TestClient, url: str, status: int = 200) -> str:
+    r = client.get(url)
+    assert r.status_code == status, (url, r.status_code, r.text[:500])
+    assert r.headers["content-type"].startswith("text/html")
+    assert "Traceback" not in r.text
+    return r.text
+
+
+def field_value(html: str, name: str) -> str | None:
+    m = re.search(rf'<input[^>]*name="{re.escape(name)}"[^>]*value="([^"]*)"', html, re.S)
+    return m.group(1) if m else None
+
+
+def field_error(html: str, name: str) -> str | None:
+    m = re.search(rf'<p class="error" id="f-{re.escape(name)}-err">([^<]*)</p>', html)
+    return m.group(1) if m else None
+
+
+# ---------------------------------------------------------------------------- every page
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/gpus",
+        "/gpus?vendor=amd&sort=-memory_gb",
+        "/gpus?q=h100&precision=fp8&min_memory_gb=40",
+        "/gpus/h100-sxm",
+        "/compare",
+        "/compare?slugs=h100-sxm,a100-sxm4-80gb,rtx-4090",
+        "/compare?slugs=h100-sxm&slugs=rtx-4090",
+        "/device",
+        f"/recommendations?{QUESTION}",
+        "/recommendations?preset=resnet-50",
+        "/recommendations?family=decoder&params=1.3B&layers=24&hidden_size=2048&task=training&batch_size=8&seq_len=1024&dataset_samples=100k",
+    ],
+)
+def test_page_renders(client: TestClient, url: str) -> None:
+    html = page(client, url)
+    assert html.startswith("<!doctype html>")
+    assert '<a class="skip-link" href="#main">' in html
+    assert 'id="main"' in html
+
+
+def test_pages_set_a_strict_content_security_policy(client: TestClient) -> None:
+    r = client.get("/gpus")
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp
+    assert "http" not in csp
+
+
+def test_pages_reference_only_local_assets(client: TestClient) -> None:
+    for url in ("/", "/gpus", "/gpus/h100-sxm", f"/recommendations?{QUESTION}", "/device"):
+        html = page(client, url)
+        for ref in re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="([^"]+)"', html):
+            assert ref.startswith("/"), (url, ref)
+        for ref in re.findall(r"<script[^>]*>", html):
+            # only the external app script and the JSON data block: no inline code
+            assert 'src="/static/' in ref or 'type="application/json"' in ref, ref
+
+
+def test_static_assets_are_served(client: TestClient) -> None:
+    for path in ("/static/css/app.css", "/static/js/app.js", "/static/favicon.svg"):
+        assert client.get(path).status_code == 200, path
+
+
+def test_methodology_renders_docs_markdown(tmp_path: Path, database_url: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "methodology.md").write_text(
+        "# Methodology\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```\n", encoding="utf-8"
+    )
+    settings = Settings(database_url=database_url, docs_dir=docs, data_dir=ROOT / "data")
+    app = create_app(settings)
+    with TestClient(app) as c:
+        html = page(c, "/methodology")
+    app.state.engine.dispose()
+    assert '<h1 id="methodology">Methodology</h1>' in html
+    assert "<table>" in html and "<code>code" in html
+
+
+def test_methodology_missing_is_a_404_page(tmp_path: Path, database_url: str) -> None:
+    settings = Settings(database_url=database_url, docs_dir=tmp_path / "none")
+    app = create_app(settings)
+    with TestClient(app) as c:
+        html = page(c, "/methodology", 404)
+    app.state.engine.dispose()
+    assert "Not found" in html
+
+
+def test_shipped_methodology_renders_when_present(client: TestClient) -> None:
+    if not (ROOT / "docs" / "methodology.md").is_file():
+        pytest.skip("docs/methodology.md not written yet")
+    page(client, "/methodology")
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/nope", "/gpus/no-such-gpu", "/device/reports/999999", "/device/reports/abc",
+     "/gpus/h100-sxm/extra"],
+)
+def test_unknown_pages_get_a_404_page(client: TestClient, url: str) -> None:
+    html = page(client, url, 404)
+    assert "<h1>Not found</h1>" in html
+    assert 'href="/gpus"' in html  # a way back, inside the normal layout
+
+
+def test_compare_errors_render_the_compare_page(client: TestClient) -> None:
+    html = page(client, "/compare?slugs=h100-sxm", 422)
+    assert "at least two" in html and 'name="slugs"' in html
+    html = page(client, "/compare?slugs=h100-sxm,nope-gpu", 404)
+    assert "nope-gpu" in html and 'value="h100-sxm,nope-gpu"' in html
+
+
+def test_catalog_bad_filter_keeps_values_and_says_why(client: TestClient) -> None:
+    html = page(client, "/gpus?min_memory_gb=lots&vendor=nvidia&sort=bogus", 422)
+    assert 'value="lots"' in html
+    assert "must be a number" in html
+    assert "cannot sort by that" in html
+    assert re.search(r'value="nvidia"\s+checked', html)
+
+
+# ---------------------------------------------------------------------------- the question
+
+
+def test_home_has_every_field_labelled_and_explained(client: TestClient) -> None:
+    html = page(client, "/")
+    for f in forms.QUESTION_FIELDS:
+        if f.kind == "multi":
+            assert f'name="{f.name}"' in html, f.name
+            continue
+        assert f'for="f-{f.name}"' in html, f.name
+        assert f'id="f-{f.name}-help"' in html, f.name
+    assert '<details class="advanced"' in html
+    assert 'action="/recommendations"' in html and 'method="get"' in html
+    # presets listed; the default one is selected
+    assert re.search(r'<option value="llama-3-8b" selected>', html)
+    assert 'value="resnet-50"' in html
+
+
+def test_home_prefills_from_a_link(client: TestClient) -> None:
+    html = page(client, "/?preset=resnet-50&batch_size=64")
+    assert re.search(r'<option value="resnet-50" selected>', html)
+    assert field_value(html, "batch_size") == "64"
+
+
+def test_bad_input_rerenders_the_form_with_values_and_messages(client: TestClient) -> None:
+    url = "/recommendations?preset=llama-3-8b&batch_size=-3&params=lots&max_hourly_usd=abc&epochs=2"
+    html = page(client, url, 422)
+    assert field_value(html, "batch_size") == "-3"
+    assert field_value(html, "params") == "lots"
+    assert field_value(html, "max_hourly_usd") == "abc"
+    assert field_value(html, "epochs") == "2"
+    assert field_error(html, "batch_size") == "must be at least 1"
+    assert "K, M, B or T" in (field_error(html, "params") or "")
+    assert field_error(html, "max_hourly_usd") == "must be a number"
+    assert field_error(html, "epochs") is None
+    assert 'aria-invalid="true"' in html
+    assert 'id="form-errors"' in html
+
+
+def test_custom_workload_needs_family_and_size(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=&task=training", 422)
+    assert "needed for a custom workload" in (field_error(html, "params") or "")
+    assert "needed for a custom workload" in (field_error(html, "family") or "")
+
+
+def test_unknown_choice_and_preset_are_field_errors(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=gpt-9&precision=fp3&vendors=acme", 422)
+    assert "unknown preset" in html
+    assert "choose one of" in (field_error(html, "precision") or "")
+    assert "acme" in html
+
+
+def test_schema_limits_map_back_to_fields(client: TestClient) -> None:
+    # the form accepts the number; the request schema caps layers at 1000
+    html = page(client, "/recommendations?preset=llama-3-8b&layers=5000", 422)
+    assert field_value(html, "layers") == "5000"
+    assert field_error(html, "layers")
+
+
+def test_unknown_device_report_is_a_field_error(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=llama-3-8b&device_report_id=424242", 422)
+    assert "424242" in html
+    assert "device report" in html
+
+
+def test_parse_size() -> None:
+    assert forms.parse_size("7B") == 7e9
+    assert forms.parse_size("350m") == 3.5e8
+    assert forms.parse_size("1,281,167") == 1281167
+    assert forms.parse_size("1.2e9") == 1.2e9
+    with pytest.raises(ValueError):
+        forms.parse_size("seven")
+
+
+def test_question_form_maps_to_the_request_and_back() -> None:
+    form = forms.parse_question(
+        [("preset", "llama-3-8b"), ("params", "8B"), ("gradient_checkpointing", "on"),
+         ("vendors", "nvidia"), ("vendors", "amd"), ("max_gpus", "4"), ("objective", "fastest"),
+         ("seq_len", "")],
+        presets=["llama-3-8b"],
+    )
+    assert form.ok, form.errors
+    assert form.data == {
+        "workload": {"preset": "llama-3-8b", "model": {"params": 8e9},
+                     "gradient_checkpointing": True},
+        "constraints": {"vendors": ["nvidia", "amd"], "max_gpus": 4},
+        "objective": "fastest",
+    }
+    assert ("seq_len", "") not in form.query()
+    assert forms.field_for_loc(("body", "workload", "model", "params")) == "params"
+    assert forms.field_for_loc(("constraints", "vendors", 0)) == "vendors"
+    assert forms.field_for_name("workload.batch_size") == "batch_size"
+
+
+# ---------------------------------------------------------------------------- the answer
+
+
+def ranked_rows(html: str) -> list[tuple[int, str]]:
+    return [(int(r), s) for r, s in re.findall(r'data-rank="(\d+)" data-slug="([^"]+)"', html)]
+
+
+def test_answer_matches_the_api(client: TestClient) -> None:
+    api = client.post("/api/v1/recommendations", json=API_REQUEST)
+    assert api.status_code == 200, api.text
+    body = api.json()
+    html = page(client, f"/recommendations?{QUESTION}")
+    expected = [(r["rank"], r["gpu"]["slug"]) for r in body["recommendations"]]
+    assert ranked_rows(html) == expected
+    assert expected, "the question should have answers"
+    for r in body["recommendations"][:3]:
+        assert f'data-throughput="{r["throughput"]["value"]}"' in html
+        assert templating.num(r["throughput"]["value"]) in html
+    # every row has its explanation folded away, plus charts and exclusions
+    assert html.count("<details data-explain>") == len(expected)
+    assert "Throughput vs rental price" in html
+    assert "Memory needed vs available" in html
+    if body["excluded"]:
+        assert "<table data-excluded>" in html
+
+
+def test_exports_carry_the_same_query(client: TestClient) -> None:
+    html = page(client, f"/recommendations?{QUESTION}")
+    assert "/recommendations.json?preset=llama-3-8b" in html
+    assert "/recommendations.csv?preset=llama-3-8b" in html
+    api = client.post("/api/v1/recommendations", json=API_REQUEST).json()
+    j = client.get(f"/recommendations.json?{QUESTION}")
+    assert j.status_code == 200
+    assert j.json()["recommendations"] == api["recommendations"]
+    c = client.get(f"/recommendations.csv?{QUESTION}")
+    assert c.status_code == 200 and c.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(c.text)))
+    assert [r["slug"] for r in rows] == [r["gpu"]["slug"] for r in api["recommendations"]]
+    assert float(rows[0]["throughput"]) == pytest.approx(
+        api["recommendations"][0]["throughput"]["value"]
+    )
+
+
+def test_export_with_bad_input_is_a_json_error(client: TestClient) -> None:
+    for ext in ("json", "csv"):
+        r = client.get(f"/recommendations.{ext}?preset=llama-3-8b&batch_size=0")
+        assert r.status_code == 422
+        assert r.json()["error"]["details"]["field"] == "batch_size"
+
+
+def test_csv_cells_cannot_start_a_formula() -> None:
+    from app.web.pages import _csv_cell
+
+    assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert _csv_cell("-1+2") == "'-1+2"
+    assert _csv_cell(-1.5) == -1.5
+    assert _csv_cell(None) == ""
+
+
+def test_no_answer_explains_itself(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=llama-3-70b&max_hourly_usd=0.01&acquisition=rent")
+    assert "No GPU in the catalog can run this job" in html
+    assert "<table data-excluded>" in html
+
+
+# ---------------------------------------------------------------------------- device reports
+
+
+def test_device_pages_with_a_stored_report(client: TestClient) -> None:
+    r = client.post("/api/v1/device-reports", json=sample_report())
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    html = page(client, "/device")
+    assert f'href="/device/reports/{rid}"' in html
+    html = page(client, f"/device/reports/{rid}")
+    assert html.count("<svg") >= 4
+    assert "Matmul TFLOPS per precision" in html
+    assert "Throughput vs batch size" in html
+    assert "pinned vs pageable" in html
+    # tips are report data: escaped
+    assert "Use pinned memory &lt;b&gt;for&lt;/b&gt; the data loader." in html
+    # the report is offered as a baseline and used as one
+    home = page(client, "/")
+    assert f'<option value="{rid}"' in home
+    ans = page(client, f"/recommendations?preset=resnet-50&device_report_id={rid}")
+    assert "data-baseline" in ans and "Speedup vs yours" in ans
+
+
+def test_report_that_does_not_parse_still_renders(client: TestClient) -> None:
+    raw = sample_report()
+    r = client.post("/api/v1/device-reports", json=raw)
+    rid = r.json()["id"]
+    html = page(client, f"/device/reports/{rid}")
+    assert "NVIDIA GeForce RTX 4090" in html
+
+
+# ---------------------------------------------------------------------------- escaping
+
+
+def test_catalog_text_is_escaped_everywhere(client: TestClient, admin: dict[str, str]) -> None:
+    r = client.post("/api/v1/gpus", json=evil_gpu(), headers=admin)
+    assert r.status_code == 201, r.text
+    urls = [
+        "/gpus?q=evil",
+        "/gpus/evil-card",
+        "/compare?slugs=evil-card,h100-sxm",
+        "/recommendations?preset=resnet-50&limit=100&vendors=nvidia&segments=workstation",
+    ]
+    for url in urls:
+        html = page(client, url)
+        assert "<script>alert" not in html, url
+        assert "<img src=x" not in html, url
+        assert "<b>Ada</b>" not in html and "<i>Datasheet</i>" not in html, url
+    html = page(client, "/gpus/evil-card")
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; Evil Card" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_user_input_is_escaped_on_rerender(client: TestClient) -> None:
+    html = page(client, '/recommendations?preset=llama-3-8b&params="><script>alert(1)</script>', 422)
+    assert "<script>alert(1)</script>" not in html
+    assert "&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_templates_never_mark_data_safe() -> None:
+    for path in (ROOT / "templates").rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        assert "|safe" not in text.replace(" ", ""), path
+        assert "autoescape false" not in text, path
+
+
+def test_pages_import_no_sqlalchemy() -> None:
+    for path in (ROOT / "app" / "web").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert not name.startswith("sqlalchemy"), (path, name)
+                assert not name.startswith("torch"), (path, name)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def test_number_formatting() -> None:
+    assert templating.num(None) == "—"
+    assert templating.num(1234567) == "1,234,567"
+    assert templating.num(0.012345) == "0.0123"
+    assert templating.num(3.0) == "3"
+    assert templating.usd(1899) == "$1,899"
+    assert templating.usd(0.5) == "$0.50"
+    assert templating.hours(0.5) == "30 min"
+    assert templating.hours(100) == "4.17 days"
+    assert templating.params_h(8.03e9) == "8.03B"
+
+
+def test_chart_geometry_stays_inside_the_plot() -> None:
+    chart = charts.xy_chart(
+        [("a", [{"x": 100, "y": 5, "label": "1"}, {"x": 30000, "y": 50, "label": "2"}])],
+        x_label="price", y_label="tput", log_x=True,
+    )
+    for p in chart.series[0].points:
+        assert chart.left <= p.x <= chart.right
+        assert chart.top <= p.y <= chart.bottom
+    bars = charts.bar_chart(
+        [{"label": "x", "value": 10, "ref": 20}, {"label": "y", "value": 30, "ref": 20}],
+        value_name="v", ref_name="r",
+    )
+    assert bars.bars[1].over and not bars.bars[0].over
+    assert max(b.value_w for b in bars.bars) == pytest.approx(bars.plot_w)
+    assert charts.xy_chart([("a", [])], x_label="", y_label="").empty
