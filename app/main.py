@@ -119,34 +119,50 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="GPU Advisor",
         version=__version__,
         description="Which GPU should I buy or rent for this deep-learning job, and why.",
+        docs_url=None,  # served below from vendored assets, so /docs works offline
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
 
     from app.catalog.router import router as catalog_router
+    from app.recommend.router import router as recommend_router
+    from app.reports import router as reports
     from app.system_router import router as system_router
+    from app.web import pages
 
     app.include_router(system_router)
     app.include_router(catalog_router)
-    _include_optional(app)
+    app.include_router(recommend_router)
+    reports.install(app)
+    pages.install(app)
 
     static_dir = PROJECT_ROOT / "static"
     if static_dir.is_dir():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    _install_docs(app)
     install_error_handlers(app)
     return app
 
 
-def _include_optional(app: FastAPI) -> None:
-    """Feature routers added as the features land."""
-    from importlib import import_module
+SWAGGER = "/static/vendor/swagger-ui-5.35.0"
 
-    for module in ("app.recommend.router", "app.reports.router", "app.web.pages"):
-        try:
-            mod = import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name and module.startswith(exc.name):
-                continue
-            raise
-        mod.install(app) if hasattr(mod, "install") else app.include_router(mod.router)
+
+def _install_docs(app: FastAPI) -> None:
+    from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="GPU Advisor API",
+            swagger_js_url=f"{SWAGGER}/swagger-ui-bundle.js",
+            swagger_css_url=f"{SWAGGER}/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+            oauth2_redirect_url="/docs/oauth2-redirect",
+        )
+
+    @app.get("/docs/oauth2-redirect", include_in_schema=False)
+    def swagger_redirect() -> HTMLResponse:
+        return get_swagger_ui_oauth2_redirect_html()

@@ -538,7 +538,7 @@ def restore_state(state: TorchState) -> None:
         if state.float32_matmul_precision in ("highest", "high", "medium"):
             with contextlib.suppress(Exception):
                 torch.set_float32_matmul_precision(state.float32_matmul_precision)
-    if state.matmul_allow_tf32 is not None:
+    if state.matmul_allow_tf32 is not None and state.fp32_precisions is None:
         _quiet_set(torch.backends.cuda.matmul, "allow_tf32", state.matmul_allow_tf32)
     if state.cudnn_allow_tf32 is not None:
         _quiet_set(torch.backends.cudnn, "allow_tf32", state.cudnn_allow_tf32)

@@ -76,11 +76,9 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     start = math.floor(lo / step) * step
-    ticks = []
-    t = start
-    while t <= hi + step * 0.5:
-        ticks.append(round(t, 10))
-        t += step
+    ticks = [round(start, 10)]
+    while ticks[-1] < hi - step * 1e-9:
+        ticks.append(round(ticks[-1] + step, 10))
     return ticks
 
 
@@ -224,7 +222,7 @@ def bar_chart(
     scale_max = max(
         [float(r[k]) for r in usable for k in ("value", "ref") if _finite(r.get(k))] or [1.0]
     )
-    plot_w = width - label_w - 110
+    plot_w = width - label_w - 180
     bars = []
     for i, r in enumerate(usable):
         v = float(r["value"]) if _finite(r.get("value")) else None

@@ -219,3 +219,10 @@ def test_openapi_docs(client: TestClient) -> None:
     assert client.get("/docs").status_code == 200
     spec = client.get("/openapi.json").json()
     assert "/api/v1/gpus" in spec["paths"]
+
+
+def test_docs_page_uses_only_local_assets(client: TestClient) -> None:
+    html = client.get("/docs").text
+    assert "/static/vendor/swagger-ui" in html
+    assert "cdn" not in html.lower() and "https://" not in html
+    assert client.get("/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js").status_code == 200
