@@ -62,10 +62,11 @@ def summary_table(report: BenchReport) -> Table:
         for p, s in report.matmul.by_precision.items():
             note = ""
             if s.best_shape:
-                note = "best of {0}: {1}×{2}×{3}".format(
-                    len([r for r in report.matmul.rows if r.precision == p]), *s.best_shape)
+                n_shapes = len([r for r in report.matmul.rows if r.precision == p])
+                m, n, k = s.best_shape
+                note = f"best of {n_shapes}: {m}×{n}×{k}"
             if not s.native:
-                note = s.note or "not native"
+                note = "not native (emulated)"
             if s.best.status == "not_applicable":
                 note = s.best.reason or note
             table.add_row(f"matmul {p}", *_fig_cells(s.best), note)
@@ -73,32 +74,35 @@ def summary_table(report: BenchReport) -> Table:
         for a in report.conv.aggregates:
             mode = "fwd" if a.mode == "forward" else "fwd+bwd"
             table.add_row(f"conv {a.precision} {mode}", *_fig_cells(a.tflops),
-                          f"faster layout: {a.faster_layout or '?'}")
+                          f"{a.faster_layout or '?'} faster")
     if report.memory and report.memory.best is not None:
         table.add_row("memory bandwidth", *_fig_cells(report.memory.best),
-                      f"best kernel: {report.memory.best_kernel}, array "
-                      f"{report.memory.array_bytes / 2**20:.0f} MiB")
+                      f"{report.memory.best_kernel}, {report.memory.array_bytes / 2**20:.0f} MiB "
+                      "arrays")
         if report.memory.triad is not None:
-            table.add_row("memory triad", *_fig_cells(report.memory.triad), "STREAM-comparable")
+            table.add_row("memory triad", *_fig_cells(report.memory.triad), "STREAM")
     if report.transfer:
         if report.transfer.status == "not_applicable":
-            table.add_row("host↔device", "[dim]n/a[/]", "—", "—", report.transfer.reason or "")
+            table.add_row("host↔device", "[dim]n/a[/]", "—", "—",
+                          "CPU only" if env.backend == "cpu" else (report.transfer.reason or ""))
         for f in report.transfer.fits:
             table.add_row(f"{f.direction} {f.memory}", *_fig_cells(f.headline),
-                          f"at {f.headline_size_bytes / 2**20:.0f} MiB; α={f.latency_s * 1e6:.1f} µs,"
-                          f" β={f.bandwidth_gbs:.1f} GB/s")
+                          f"at {f.headline_size_bytes / 2**20:.0f} MiB; "
+                          f"α={f.latency_s * 1e6:.1f} µs, β={f.bandwidth_gbs:.1f} GB/s")
     if report.batch_scaling:
         for c in report.batch_scaling.curves:
             best = max((p for p in c.points if p.tflops.ok), default=None,
                        key=lambda p: p.tflops.value or 0.0)
-            table.add_row(f"{c.workload} {c.mode} {c.precision}",
+            name = {"cnn_block": "CNN block", "transformer_block": "transformer"}.get(
+                c.workload, c.workload)
+            table.add_row(f"{name} {c.mode} {c.precision}",
                           f"{_fmt(c.max_samples_per_s)} samples/s",
                           _fmt(best.tflops.peak) if best else "—",
                           f"{best.tflops.efficiency:.0%}" if best and best.tflops.efficiency
                           is not None else "—",
-                          f"B90={c.b90}, best {_fmt(c.best_tflops)} TFLOPS")
-    if report.peak_memory and report.peak_memory.per_sample_bytes is not None:
-        pm = report.peak_memory
+                          f"B90={c.b90}; {_fmt(c.best_tflops)} TFLOPS")
+    pm = report.peak_memory
+    if pm is not None and pm.per_sample_bytes is not None:
         table.add_row("peak memory (train step)",
                       f"{(pm.fixed_bytes or 0) / 2**20:.1f} MiB + "
                       f"{pm.per_sample_bytes / 2**20:.2f} MiB/sample", "—", "—",

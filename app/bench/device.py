@@ -156,8 +156,8 @@ def probe(spec: str = "auto") -> DeviceInfo:
         props = torch.cuda.get_device_properties(torch.device(device))
         return DeviceInfo(device, backend, str(props.name), int(props.total_memory))
     if backend == "xpu":
-        props = torch.xpu.get_device_properties(torch.device(device))
-        return DeviceInfo(device, backend, str(props.name), int(props.total_memory))
+        xprops = torch.xpu.get_device_properties(torch.device(device))
+        return DeviceInfo(device, backend, str(xprops.name), int(xprops.total_memory))
     if backend == "mps":
         return DeviceInfo(device, backend, _apple_chip_name() or "Apple GPU (MPS)",
                           _host_memory_bytes())
@@ -270,10 +270,8 @@ def usable_cores() -> int:
     if quota:
         parts = quota.split()
         if len(parts) == 2 and parts[0] != "max":
-            try:
+            with contextlib.suppress(ValueError, ZeroDivisionError):
                 n = max(1, min(n, int(int(parts[0]) / int(parts[1]))))
-            except ValueError:
-                pass
     return n
 
 
@@ -588,7 +586,7 @@ def set_fp32_mode(precision: str) -> None:
 
 def _nvml_clocks(index: int) -> dict[str, Any] | None:
     try:
-        import pynvml  # type: ignore[import-not-found]
+        import pynvml
     except Exception:
         return None
     try:
@@ -707,10 +705,11 @@ def describe_environment(device: str) -> Environment:
     elif backend == "xpu":
         data["device_count"] = torch.xpu.device_count()
         with contextlib.suppress(Exception):
-            props = torch.xpu.get_device_properties(torch.device(info.device))
-            data["driver_version"] = str(getattr(props, "driver_version", "")) or None
+            xprops = torch.xpu.get_device_properties(torch.device(info.device))
+            data["driver_version"] = str(getattr(xprops, "driver_version", "")) or None
     else:
         data["clocks"] = _cpu_clocks()
     if backend != "cpu" and data.get("clocks") is None:
-        data["clocks"] = _cpu_clocks() and {"host_cpu": _cpu_clocks()}
+        host = _cpu_clocks()
+        data["clocks"] = {"host_cpu": host} if host else None
     return Environment.model_validate(data)

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 #: Ratio above a known peak at which a measurement is rejected as an error.
 PEAK_TOLERANCE = 1.15
@@ -176,6 +176,9 @@ class MatmulRow(_Model):
     flops: int = Field(gt=0)
     role: Literal["reference", "search"]
     threads: int | None = None
+    #: "torch" (torch.mm) or, on CPUs, "numpy" (np.matmul through numpy's BLAS): the
+    #: methodology takes the max of the two as "CPU achievable".
+    library: Literal["torch", "numpy"] = "torch"
     figure: Figure
 
 
@@ -186,6 +189,7 @@ class MatmulSummary(_Model):
     reference: Figure
     best: Figure
     best_shape: tuple[int, int, int] | None = None
+    best_library: Literal["torch", "numpy"] = "torch"
 
 
 class MatmulSuite(SuiteBase):

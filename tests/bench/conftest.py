@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from app.bench.report import (
+    BenchReport,
+    Environment,
+    Figure,
+    MatmulRow,
+    MatmulSuite,
+    MatmulSummary,
+    MemorySuite,
+)
 from app.bench.suites.common import CnnConfig, ConvLayer, Profile, TransformerConfig
 from app.bench.timing import TimingConfig
 
@@ -39,3 +50,33 @@ def make_tiny_profile() -> Profile:
 @pytest.fixture
 def tiny_profile() -> Profile:
     return make_tiny_profile()
+
+
+def fig(value: float, unit: Any = "TFLOPS") -> Figure:
+    return Figure(value=value, unit=unit, p10=value * 0.98, p90=value * 1.01, n_blocks=5,
+                  iters_per_block=1, median_time_s=0.01)
+
+
+def env() -> Environment:
+    return Environment(backend="cuda", device="cuda:0", device_name="Test GPU", os="Linux",
+                       python_version="3.11", torch_version="2.13.0")
+
+
+def make_report() -> BenchReport:
+    summaries = {
+        "fp32": MatmulSummary(precision="fp32", native=True, reference=fig(40.0),
+                              best=fig(50.0), best_shape=(8192, 8192, 8192)),
+        "bf16": MatmulSummary(precision="bf16", native=True, reference=fig(700.0),
+                              best=fig(790.0), best_shape=(8192, 8192, 8192)),
+        "fp16": MatmulSummary(precision="fp16", native=False, note="emulated",
+                              reference=fig(1.0), best=fig(1.0)),
+    }
+    rows = [MatmulRow(precision="bf16", m=8192, n=8192, k=8192, flops=2 * 8192**3,
+                      role="reference", figure=fig(790.0))]
+    return BenchReport(
+        profile="quick", environment=env(),
+        matmul=MatmulSuite(reference_shape=(8192, 8192, 8192), rows=rows,
+                           by_precision=summaries),
+        memory=MemorySuite(array_bytes=1 << 30, rows=[], best=fig(4300.0, "GB/s"),
+                           best_kernel="copy", triad=fig(4100.0, "GB/s")),
+    )

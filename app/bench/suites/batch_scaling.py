@@ -224,7 +224,7 @@ def run_curve(ctx: Context, workload: str, mode: str, precision: str,
               ) -> BatchCurve:
     prof = ctx.profile
     dev = ctx.torch_device
-    curve = BatchCurve(workload=workload, mode=mode, precision=precision,  # type: ignore[arg-type]
+    curve = BatchCurve(workload=workload, mode=mode, precision=precision,
                        description=describe(workload, prof.cnn, prof.transformer))
     torch.manual_seed(0)
     model = build_model(workload, prof.cnn, prof.transformer).to(dev)
@@ -263,7 +263,7 @@ def run_curve(ctx: Context, workload: str, mode: str, precision: str,
     curve.b90 = saturation_batch(pts, 0.9)
     if pts:
         curve.max_samples_per_s = max(v for _, v in pts)
-        tf = [p.tflops.value for p in curve.points if p.tflops.ok]
+        tf = [p.tflops.value for p in curve.points if p.tflops.value is not None]
         curve.best_tflops = max(tf) if tf else None
     if len(curve.points) >= 2:
         with contextlib.suppress(ValueError):

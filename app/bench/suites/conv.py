@@ -68,7 +68,7 @@ def _aggregate(rows: list[ConvRow], precision: str, mode: str) -> ConvAggregate 
         by_layer.setdefault(r.layer, []).append(r)
 
     def t_of(r: ConvRow, which: str = "value") -> float:
-        v = getattr(r.figure, which) or r.figure.value
+        v = getattr(r.figure, which) or r.figure.value or 0.0
         return r.flops / (v * 1e12)
 
     best_rows = {name: max(rs, key=lambda r: r.figure.value or 0.0) for name, rs in
@@ -92,9 +92,9 @@ def _aggregate(rows: list[ConvRow], precision: str, mode: str) -> ConvAggregate 
     known = {k: v for k, v in per_layout.items() if v is not None}
     faster = max(known, key=lambda k: known[k]) if known else None
     return ConvAggregate(
-        precision=precision, mode=mode, tflops=fig,  # type: ignore[arg-type]
+        precision=precision, mode=mode, tflops=fig,
         tflops_nchw=per_layout["nchw"], tflops_channels_last=per_layout["channels_last"],
-        faster_layout=faster,  # type: ignore[arg-type]
+        faster_layout=faster,
         layout_per_layer={name: r.layout for name, r in best_rows.items()},
     )
 
@@ -136,8 +136,8 @@ def run(ctx: Context) -> ConvSuite:
                                 empty_cache(ctx.device)
                             fig = failed("TFLOPS", exc)
                         suite.rows.append(ConvRow(
-                            layer=layer.name, precision=precision,  # type: ignore[arg-type]
-                            mode=mode, layout=layout, flops=flops,  # type: ignore[arg-type]
+                            layer=layer.name, precision=precision,
+                            mode=mode, layout=layout, flops=flops,
                             figure=fig))
             set_fp32_mode("fp32")
             empty_cache(ctx.device)

@@ -111,7 +111,7 @@ def run(ctx: Context) -> MemorySuite:
                 if is_oom(exc):
                     empty_cache(ctx.device)
                 fig = failed("GB/s", exc)
-            suite.rows.append(BandwidthRow(kernel=kernel, bytes_per_call=nb,  # type: ignore[arg-type]
+            suite.rows.append(BandwidthRow(kernel=kernel, bytes_per_call=nb,
                                            figure=fig))
     finally:
         del a, b, c

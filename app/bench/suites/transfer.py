@@ -70,7 +70,8 @@ def run(ctx: Context) -> TransferSuite:
                 src, dst = ((host[:size], dev_buf[:size]) if direction == "h2d"
                             else (dev_buf[:size], host[:size]))
 
-                def op(src: torch.Tensor = src, dst: torch.Tensor = dst) -> object:
+                def op(src: torch.Tensor = src, dst: torch.Tensor = dst,
+                       non_blocking: bool = non_blocking) -> object:
                     return dst.copy_(src, non_blocking=non_blocking)
 
                 try:
@@ -80,7 +81,7 @@ def run(ctx: Context) -> TransferSuite:
                         fig = ctx.check(fig, PEAK_LINK_KEY, f"{direction} transfer")
                 except Exception as exc:
                     fig = failed("GB/s", exc)
-                suite.rows.append(TransferRow(direction=direction, memory=memory,  # type: ignore[arg-type]
+                suite.rows.append(TransferRow(direction=direction, memory=memory,
                                               size_bytes=size, figure=fig))
             rows = [r for r in suite.rows
                     if r.memory == memory and r.direction == direction and r.figure.ok]
@@ -92,7 +93,7 @@ def run(ctx: Context) -> TransferSuite:
                         [r.figure.median_time_s or 0.0 for r in rows])
                     if beta != float("inf"):
                         suite.fits.append(TransferFit(
-                            direction=direction, memory=memory,  # type: ignore[arg-type]
+                            direction=direction, memory=memory,
                             latency_s=alpha, bandwidth_gbs=beta / 1e9, headline=head.figure,
                             headline_size_bytes=head.size_bytes))
                 except ValueError as exc:

@@ -1,0 +1,1 @@
+"""Tests of the on-device benchmark package (app/bench)."""
