@@ -17,7 +17,8 @@ from app.catalog.schemas import (
     GpuPatch,
     GpuReplace,
 )
-from app.deps import AdminDep, SessionDep
+from app.deps import AdminDep, SessionDep, SettingsDep
+from app.recommend.presets import load_rules
 
 router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
 
@@ -34,6 +35,7 @@ def split_csv(values: list[str] | None) -> list[str]:
 @router.get("", response_model=GpuPage, summary="List and filter GPUs")
 def list_gpus(
     session: SessionDep,
+    settings: SettingsDep,
     vendor: Annotated[list[Literal["nvidia", "amd", "intel", "apple"]] | None, Query()] = None,
     segment: Annotated[
         list[Literal["datacenter", "workstation", "consumer", "laptop", "soc"]] | None, Query()
@@ -46,6 +48,10 @@ def list_gpus(
     max_hourly_usd: Annotated[float | None, Query(gt=0, le=10_000)] = None,
     precision: Annotated[
         list[PrecisionParam] | None, Query(description="has a dense figure for each")
+    ] = None,
+    feature: Annotated[
+        str | None,
+        Query(max_length=40, description="hardware feature, e.g. bf16, fp8, flash_attention_2"),
     ] = None,
     q: Annotated[str | None, Query(max_length=100, description="free text")] = None,
     sort: Annotated[
@@ -65,6 +71,11 @@ def list_gpus(
         max_hourly_usd=max_hourly_usd,
         precisions=list(precision or []),
         q=q.strip() if q and q.strip() else None,
+        slugs=(
+            service.slugs_with_feature(session, feature, load_rules(settings.data_dir))
+            if feature
+            else None
+        ),
     )
     return service.list_gpus(session, f, sort=sort, limit=limit, offset=offset)
 

@@ -19,6 +19,7 @@ from app.catalog.schemas import (
     GpuPatch,
     GpuReplace,
 )
+from app.domain.compat import Rules, has_feature
 from app.domain.gpu import GpuSpec
 from app.errors import Conflict, InvalidInput, NotFound
 
@@ -50,6 +51,21 @@ def list_gpus(
         session, f, sort=sort, descending=descending, limit=limit, offset=offset
     )
     return GpuPage(total=total, limit=limit, offset=offset, items=[out_from_row(r) for r in rows])
+
+
+def slugs_with_feature(session: Session, feature: str, rules: Rules) -> list[str]:
+    """GPUs whose hardware has a feature (bf16, fp8, flash_attention_2, ...) per the
+    framework rules; a GPU no rule speaks for is not listed."""
+    known = {r.feature for r in rules.features}
+    if feature not in known:
+        raise InvalidInput(
+            f"unknown feature '{feature}'; known: {', '.join(sorted(known))}", field="feature"
+        )
+    return [
+        g.slug
+        for g in all_specs(session)
+        if has_feature(g, feature, rules, g.backends[0] if g.backends else None)
+    ]
 
 
 def get_gpu(session: Session, slug: str) -> GpuOut:

@@ -79,6 +79,15 @@ def test_each_filter_narrows_correctly(client: TestClient, query: str, check) ->
     assert {g["slug"] for g in found} == {g["slug"] for g in everything if check(g)}
 
 
+def test_feature_filter_uses_framework_rules(client: TestClient) -> None:
+    fa3 = {g["slug"] for g in items(client, "feature=flash_attention_3")}
+    assert "h100-sxm" in fa3 and "a100-sxm4-80gb" not in fa3 and "rtx-4090" not in fa3
+    fp8 = {g["slug"] for g in items(client, "feature=fp8")}
+    assert {"h100-sxm", "rtx-4090", "mi300x"} <= fp8 and "a100-sxm4-80gb" not in fp8
+    r = client.get("/api/v1/gpus?feature=teleportation")
+    assert_error(r, 422, "invalid_input", "feature")
+
+
 def test_max_hourly_filter(client: TestClient) -> None:
     found = items(client, "max_hourly_usd=5")
     assert all(g["cloud_price"]["usd_per_hour"] <= 5 for g in found)
