@@ -294,10 +294,13 @@ def estimate(
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
-    acts = activation_bytes(
+    # Each of the sample's passes (diffusion: steps × 2) reads the weights and moves one
+    # pass's activations again.
+    npass = max(1, work.model.passes_per_sample or 1)
+    acts = npass * activation_bytes(
         work, b, flash_attention=flash_attention, act_bytes=act_b, checkpointing=False
     )
-    wbytes = _weight_bytes(work)
+    wbytes = _weight_bytes(work) * npass
     if work.training:
         lora = work.peft in ("lora", "qlora")
         passes = 2.0 if lora else 3.0

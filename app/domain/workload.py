@@ -72,6 +72,9 @@ class ModelSpec:
     experts: int | None = None
     active_experts: int | None = None
     activation_mb_per_sample: float | None = None
+    # Network passes per sample: a diffusion image is `steps × 2` UNet passes (classifier-free
+    # guidance); gflops_per_sample covers them all, but only one pass's activations are alive.
+    passes_per_sample: int | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -231,7 +234,8 @@ def activation_bytes(
     if m.activation_mb_per_sample is not None:
         per_sample = m.activation_mb_per_sample * 1e6 * scale
     else:
-        per_sample = (m.gflops_per_sample or 0.0) * ACT_MB_PER_GFLOP_16BIT * 1e6 * scale
+        per_pass = (m.gflops_per_sample or 0.0) / max(1, m.passes_per_sample or 1)
+        per_sample = per_pass * ACT_MB_PER_GFLOP_16BIT * 1e6 * scale
     if ckpt:
         # keeps roughly √(layers) segment boundaries (Chen et al. 2016); ~ one fifth for ResNets
         per_sample *= 0.2

@@ -33,6 +33,7 @@ _MODEL_FIELDS = (
     "experts",
     "active_experts",
     "active_params",
+    "passes_per_sample",
 )
 
 

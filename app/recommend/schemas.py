@@ -42,6 +42,9 @@ class ModelIn(_In):
     active_experts: int | None = Field(default=None, ge=1, le=4096)
     active_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
     activation_mb_per_sample: float | None = Field(default=None, gt=0, le=1e6)
+    passes_per_sample: int | None = Field(
+        default=None, ge=1, le=10_000, description="network passes per sample (diffusion steps × 2)"
+    )
 
 
 class WorkloadIn(_In):
@@ -107,6 +110,7 @@ class ModelOut(BaseModel):
     experts: int | None = None
     active_experts: int | None = None
     active_params: float | None = None
+    passes_per_sample: int | None = None
 
 
 class ResolvedWorkload(BaseModel):

@@ -6,6 +6,8 @@ baseline device, so the same code serves the API, the web pages and the CLI.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -55,6 +57,7 @@ def _model_out(m: ModelSpec) -> s.ModelOut:
         experts=m.experts,
         active_experts=m.active_experts,
         active_params=m.active_params,
+        passes_per_sample=m.passes_per_sample,
     )
 
 
@@ -157,6 +160,17 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             field="workload.gradient_checkpointing",
         )
     peft = "none" if inference else (w.peft or d.get("peft") or "none")
+    passes = model.passes_per_sample or 1
+    if not inference and passes > 1 and model.gflops_per_sample:
+        # A diffusion training sample is one UNet pass at a random timestep, not a whole
+        # denoising run: per-image figures do not apply.
+        model = dataclasses.replace(
+            model, gflops_per_sample=model.gflops_per_sample / passes, passes_per_sample=1
+        )
+        warnings.append(
+            f"training uses one network pass per sample: {model.gflops_per_sample:,.0f} "
+            f"forward GFLOPs (the preset's figure covers {passes} passes for one generated image)"
+        )
     if task == "training" and peft != "none":
         raise InvalidInput(
             "LoRA/QLoRA adapt a pretrained model: use task 'fine-tuning'", field="workload.peft"

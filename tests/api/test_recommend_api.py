@@ -151,3 +151,19 @@ def test_llama_70b_needs_several_small_gpus(client: TestClient) -> None:
     result = r.json()["result"]
     assert result is not None and result["num_gpus"] >= 6
     assert result["memory"]["required_gb"] * result["num_gpus"] > 140  # per GPU when sharded
+
+
+def test_every_preset_recommends_with_its_defaults(client: TestClient) -> None:
+    for preset in [w["id"] for w in client.get("/api/v1/workloads").json()["workloads"]]:
+        r = client.post("/api/v1/recommendations", json={"workload": {"preset": preset}, "limit": 3})
+        assert r.status_code == 200, (preset, r.text)
+        assert r.json()["recommendations"], preset
+
+
+def test_diffusion_memory_is_one_pass_not_the_whole_denoising_run(client: TestClient) -> None:
+    sd = recommend(client, {"workload": {"preset": "stable-diffusion-1.5"}, "limit": 1})
+    # fp16 SD 1.5 inference runs in a few GB (weights 1.7 GB), not tens of GB
+    assert sd["memory"]["required_gb"] < 8
+    tuned = recommend(client, {"workload": {"preset": "stable-diffusion-1.5", "task": "fine-tuning"}, "limit": 1})
+    assert tuned["workload"]["model"]["passes_per_sample"] == 1
+    assert any("one network pass" in w for w in tuned["warnings"])
