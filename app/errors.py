@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 
 class AppError(Exception):
     status_code = 400
@@ -52,6 +54,13 @@ class Forbidden(AppError):
 class PayloadTooLarge(AppError):
     status_code = 413
     code = "payload_too_large"
+
+
+def invalid_input_from(exc: ValidationError, default_field: str = "body") -> InvalidInput:
+    """The first problem of a pydantic validation, as an InvalidInput naming its field."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or default_field
+    return InvalidInput(f"{field}: {first['msg']}", field=field)
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:

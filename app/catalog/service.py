@@ -21,10 +21,12 @@ from app.catalog.schemas import (
 )
 from app.domain.compat import Rules, has_feature
 from app.domain.gpu import GpuSpec
-from app.errors import Conflict, InvalidInput, NotFound
+from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
 
 MAX_LIMIT = 500
 MAX_COMPARE = 12
+# The figures a side-by-side shows as ratios; all numeric catalog fields but the years.
+COMPARE_FIELDS = tuple(f for f in SORTABLE if f not in ("release_year", "pcie_gen"))
 
 
 def list_gpus(
@@ -85,22 +87,7 @@ def compare(session: Session, slugs: Sequence[str]) -> CompareOut:
     missing = [s for s in wanted if s not in rows]
     if missing:
         raise NotFound(f"unknown GPU slug(s): {', '.join(missing)}", field="slugs")
-    fields = [
-        f
-        for f in (
-            "memory_gb",
-            "memory_bandwidth_gbs",
-            "fp32_tflops",
-            "tf32_tflops",
-            "fp16_tflops",
-            "bf16_tflops",
-            "fp8_tflops",
-            "int8_tops",
-            "tdp_w",
-            "purchase_usd",
-            "cloud_price_usd_per_hour",
-        )
-    ]
+    fields = list(COMPARE_FIELDS)
     base = rows[wanted[0]]
     out = []
     for slug in wanted:
@@ -152,9 +139,7 @@ def _validated(data: dict[str, object]) -> GpuCreate:
     try:
         return GpuCreate.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "body"
-        raise InvalidInput(f"{field}: {first['msg']}", field=field) from exc
+        raise invalid_input_from(exc) from exc
 
 
 def all_specs(session: Session) -> list[GpuSpec]:

@@ -7,7 +7,6 @@ baseline device, so the same code serves the API, the web pages and the CLI.
 from __future__ import annotations
 
 import dataclasses
-
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path

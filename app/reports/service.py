@@ -12,7 +12,7 @@ from app.bench.report import BenchReport, apply_peaks
 from app.catalog import service as catalog
 from app.domain.calibration import Calibration, Efficiencies
 from app.domain.gpu import GpuSpec
-from app.errors import InvalidInput, NotFound
+from app.errors import InvalidInput, NotFound, invalid_input_from
 from app.reports import repository
 from app.reports.matching import match_device
 from app.reports.models import DeviceReportRow
@@ -44,9 +44,7 @@ def parse_report(raw: bytes) -> BenchReport:
     try:
         return BenchReport.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "body"
-        raise InvalidInput(f"{field}: {first['msg']}", field=field) from exc
+        raise invalid_input_from(exc) from exc
 
 
 def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | None, str]:
