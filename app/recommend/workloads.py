@@ -1,0 +1,226 @@
+"""Workload presets and the request → workload resolution (preset defaults applied,
+contradictions rejected naming the field)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from app.domain.workload import ModelSpec, WorkloadSpec
+from app.errors import InvalidInput, NotFound
+from app.recommend import schemas as s
+from app.recommend.presets import DATA_DIR, Preset, load_presets
+
+# ---------------------------------------------------------------- presets
+
+
+def _model_out(m: ModelSpec) -> s.ModelOut:
+    return s.ModelOut(
+        family=m.family,
+        params=m.params,
+        layers=m.layers,
+        hidden_size=m.hidden_size,
+        num_heads=m.num_heads,
+        num_kv_heads=m.num_kv_heads,
+        intermediate_size=m.intermediate_size,
+        vocab_size=m.vocab_size,
+        max_context=m.max_context,
+        gflops_per_sample=m.gflops_per_sample,
+        input_size=m.input_size,
+        experts=m.experts,
+        active_experts=m.active_experts,
+        active_params=m.active_params,
+        passes_per_sample=m.passes_per_sample,
+    )
+
+
+def _preset_out(p: Preset) -> s.WorkloadPresetOut:
+    return s.WorkloadPresetOut(
+        id=p.id,
+        name=p.name,
+        description=p.description,
+        model=_model_out(p.model),
+        defaults=dict(p.defaults),
+        sources=list(p.sources),
+        references=dict(p.source_refs),
+        notes=p.notes,
+    )
+
+
+def list_workloads(data_dir: Path = DATA_DIR) -> s.WorkloadList:
+    items = [_preset_out(p) for p in load_presets(data_dir).values()]
+    return s.WorkloadList(workloads=items, count=len(items))
+
+
+def get_workload(workload_id: str, data_dir: Path = DATA_DIR) -> s.WorkloadPresetOut:
+    preset = load_presets(data_dir).get(workload_id)
+    if preset is None:
+        raise NotFound(f"no workload preset '{workload_id}'", field="id")
+    return _preset_out(preset)
+
+
+# ---------------------------------------------------------------- request → workload
+
+
+def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
+    base: dict[str, Any] = {}
+    if preset is not None:
+        m = preset.model
+        base = {f.name: getattr(m, f.name) for f in fields(m)}
+    if w.model is not None:
+        base.update({k: v for k, v in w.model.model_dump().items() if v is not None})
+    if not base.get("family"):
+        raise InvalidInput("give a preset or model.family", field="workload.model.family")
+    if not base.get("params"):
+        raise InvalidInput("give a preset or model.params", field="workload.model.params")
+    return ModelSpec(**base)
+
+
+def _check_model(m: ModelSpec) -> None:
+    if m.active_params is not None and m.active_params > m.params:
+        raise InvalidInput(
+            "active_params cannot exceed params", field="workload.model.active_params"
+        )
+    if m.num_heads and m.num_kv_heads and m.num_kv_heads > m.num_heads:
+        raise InvalidInput(
+            "num_kv_heads cannot exceed num_heads", field="workload.model.num_kv_heads"
+        )
+    if m.hidden_size and m.num_heads and m.hidden_size < m.num_heads:
+        raise InvalidInput("hidden_size must be ≥ num_heads", field="workload.model.hidden_size")
+    if m.is_transformer and not m.has_shape:
+        raise InvalidInput(
+            f"{m.family} models need layers and hidden_size", field="workload.model.layers"
+        )
+    if m.family == "vit" and not m.has_shape and m.gflops_per_sample is None:
+        raise InvalidInput(
+            "vit models need layers and hidden_size, or gflops_per_sample",
+            field="workload.model.gflops_per_sample",
+        )
+    if m.family in ("cnn", "diffusion", "mlp") and m.gflops_per_sample is None:
+        raise InvalidInput(
+            f"{m.family} models need gflops_per_sample (forward GFLOPs per sample, 2 × MACs); "
+            "this preset has no sourced figure",
+            field="workload.model.gflops_per_sample",
+        )
+    # 2 bytes per parameter must not exceed what 64 of the largest GPUs could ever hold
+    if m.params * 0.5 > 64 * 1024e9:
+        raise InvalidInput("params is beyond any GPU cluster size", field="workload.model.params")
+
+
+def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[WorkloadSpec, list[str]]:
+    """Apply preset defaults and reject contradictions, naming the field."""
+    warnings: list[str] = []
+    preset = None
+    if w.preset is not None:
+        preset = load_presets(data_dir).get(w.preset)
+        if preset is None:
+            raise InvalidInput(f"unknown workload preset '{w.preset}'", field="workload.preset")
+    d = preset.defaults if preset is not None else {}
+    model = _merge_model(w, preset)
+    _check_model(model)
+
+    task = w.task or d.get("task")
+    if task is None:
+        raise InvalidInput("task is required without a preset", field="workload.task")
+    inference = task == "inference"
+    if inference and w.optimizer is not None:
+        raise InvalidInput("an optimizer makes no sense for inference", field="workload.optimizer")
+    if inference and w.peft not in (None, "none"):
+        raise InvalidInput("LoRA/QLoRA are fine-tuning methods", field="workload.peft")
+    if inference and w.gradient_checkpointing:
+        raise InvalidInput(
+            "gradient checkpointing only applies to training",
+            field="workload.gradient_checkpointing",
+        )
+    peft = "none" if inference else (w.peft or d.get("peft") or "none")
+    passes = model.passes_per_sample or 1
+    if not inference and passes > 1 and model.gflops_per_sample:
+        # A diffusion training sample is one UNet pass at a random timestep, not a whole
+        # denoising run: per-image figures do not apply.
+        model = dataclasses.replace(
+            model, gflops_per_sample=model.gflops_per_sample / passes, passes_per_sample=1
+        )
+        warnings.append(
+            f"training uses one network pass per sample: {model.gflops_per_sample:,.0f} "
+            f"forward GFLOPs (the preset's figure covers {passes} passes for one generated image)"
+        )
+    if task == "training" and peft != "none":
+        raise InvalidInput(
+            "LoRA/QLoRA adapt a pretrained model: use task 'fine-tuning'", field="workload.peft"
+        )
+
+    precision = w.precision or d.get("precision") or "bf16"
+    if not inference and peft == "none" and precision in ("int8", "int4"):
+        raise InvalidInput(
+            f"full training in {precision} is not supported; use bf16/fp16, or peft 'qlora'",
+            field="workload.precision",
+        )
+    if peft == "lora" and precision == "int4":
+        raise InvalidInput("LoRA on a 4-bit base is QLoRA: set peft 'qlora'", field="workload.peft")
+    if peft == "qlora" and precision not in ("bf16", "fp16"):
+        warnings.append(f"QLoRA computes in bf16 over a 4-bit base; precision {precision} → bf16")
+        precision = "bf16"
+
+    transformer = model.is_transformer
+    seq_default = min(model.max_context or 2048, 2048)
+    seq_len = int(w.seq_len or d.get("seq_len") or (seq_default if transformer else 1))
+    out_tokens = int(w.output_tokens or d.get("output_tokens") or 128)
+    if transformer and model.max_context and model.family == "decoder":
+        ctx = seq_len + (out_tokens if inference else 0)
+        if ctx > model.max_context:
+            warnings.append(
+                f"context {ctx} exceeds the model's max_context {model.max_context}; "
+                "estimated anyway"
+            )
+    if w.latency_target_ms is not None and not inference:
+        warnings.append("latency_target_ms only applies to inference; ignored")
+    optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
+    epochs_default = d.get("epochs") or 1
+    work = WorkloadSpec(
+        task=task,
+        model=model,
+        precision=precision,
+        batch_size=int(w.batch_size or d.get("batch_size") or 1),
+        seq_len=seq_len,
+        output_tokens=out_tokens,
+        optimizer=optimizer,
+        peft=peft,
+        gradient_checkpointing=bool(
+            w.gradient_checkpointing
+            if w.gradient_checkpointing is not None
+            else (d.get("gradient_checkpointing") or False) and not inference
+        ),
+        dataset_samples=w.dataset_samples
+        if w.dataset_samples is not None
+        else d.get("dataset_samples"),
+        epochs=float(w.epochs or epochs_default),
+        latency_target_ms=w.latency_target_ms if inference else None,
+        lora_rank=w.lora_rank or 16,
+        allow_tf32_matmul=bool(w.allow_tf32_matmul),
+        preset=preset.id if preset is not None else None,
+    )
+    return work, warnings
+
+
+def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
+    m = work.model
+    inference = work.task == "inference"
+    return s.ResolvedWorkload(
+        preset=work.preset,
+        task=work.task,
+        model=_model_out(m),
+        precision=work.precision,
+        batch_size=work.batch_size,
+        seq_len=work.seq_len if m.is_transformer else None,
+        output_tokens=work.output_tokens if work.is_llm_inference else None,
+        optimizer=None if inference else work.optimizer,
+        peft=work.peft,
+        lora_rank=work.lora_rank if work.peft != "none" else None,
+        gradient_checkpointing=work.gradient_checkpointing,
+        dataset_samples=work.dataset_samples,
+        epochs=work.epochs if work.dataset_samples is not None else None,
+        latency_target_ms=work.latency_target_ms,
+        allow_tf32_matmul=work.allow_tf32_matmul,
+    )
