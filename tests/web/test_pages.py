@@ -320,7 +320,7 @@ def test_export_with_bad_input_is_a_json_error(client: TestClient) -> None:
 
 
 def test_csv_cells_cannot_start_a_formula() -> None:
-    from app.web.pages import _csv_cell
+    from app.web.question_pages import _csv_cell
 
     assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
     assert _csv_cell("-1+2") == "'-1+2"

@@ -1,0 +1,128 @@
+"""This machine: /device and /device/reports/{id}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from pydantic import ValidationError
+
+from app.catalog import service as catalog
+from app.deps import SessionDep
+from app.errors import NotFound
+from app.reports import service as reports
+from app.web import charts
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+# ---------------------------------------------------------------------------- this machine
+
+
+@router.get("/device", response_class=HTMLResponse)
+def device(request: Request, session: SessionDep) -> HTMLResponse:
+    page = reports.list_reports(session, limit=100)
+    return render(request, "device.html", {"reports": page})
+
+
+@router.get("/device/reports/{report_id}", response_class=HTMLResponse)
+def device_report(request: Request, report_id: str, session: SessionDep) -> HTMLResponse:
+    if not report_id.isdigit() or len(report_id) > 18:
+        raise NotFound(f"no device report with id {report_id}", field="id")
+    stored = reports.get_report(session, int(report_id))
+    from app.bench.report import BenchReport
+
+    try:
+        bench: BenchReport | None = BenchReport.model_validate(stored.report)
+    except ValidationError:
+        bench = None
+    gpu = None
+    if stored.gpu_slug:
+        try:
+            gpu = catalog.get_gpu(session, stored.gpu_slug)
+        except NotFound:
+            gpu = None
+    ctx = {
+        "stored": stored,
+        "bench": bench,
+        "gpu": gpu,
+        **(_report_charts(bench, gpu) if bench is not None else {}),
+    }
+    return render(request, "report.html", ctx)
+
+
+def _report_charts(bench: Any, gpu: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    # matmul TFLOPS per precision vs the catalog peak
+    rows = []
+    if bench.matmul is not None:
+        for precision, summary in bench.matmul.by_precision.items():
+            fig = summary.best
+            peak = fig.peak
+            if peak is None and gpu is not None:
+                peak = getattr(gpu, f"{precision}_tflops", None)
+            rows.append(
+                {
+                    "label": precision + ("" if summary.native else " (emulated)"),
+                    "value": fig.value,
+                    "ref": peak,
+                }
+            )
+    out["matmul_chart"] = charts.bar_chart(
+        rows, value_name="measured", ref_name="catalog peak", unit="TFLOPS", label_w=140
+    )
+    # throughput vs batch size
+    series = []
+    if bench.batch_scaling is not None:
+        for curve in bench.batch_scaling.curves:
+            pts = [
+                {
+                    "x": p.batch,
+                    "y": p.samples_per_s.value,
+                    "label": "",
+                    "title": f"batch {p.batch}: {p.samples_per_s.value or 0:,.4g} samples/s",
+                }
+                for p in curve.points
+                if p.samples_per_s.value is not None
+            ]
+            name = f"{curve.workload.replace('_', ' ')} · {curve.mode} · {curve.precision}"
+            series.append((name, pts))
+    out["batch_chart"] = charts.xy_chart(
+        series[:4], x_label="batch size", y_label="samples/s", log_x=True
+    )
+    out["batch_series"] = [s for s, _ in series[:4]]
+    # pinned vs pageable transfer
+    tseries: dict[str, list[dict[str, Any]]] = {}
+    if bench.transfer is not None:
+        for t in bench.transfer.rows:
+            if t.figure.value is None:
+                continue
+            key = f"{t.direction} {t.memory}"
+            tseries.setdefault(key, []).append(
+                {
+                    "x": t.size_bytes / 1e6,
+                    "y": t.figure.value,
+                    "label": "",
+                    "title": f"{key}, {t.size_bytes / 1e6:,.4g} MB: {t.figure.value:,.4g} GB/s",
+                }
+            )
+    tnames = sorted(tseries)[:4]
+    out["transfer_chart"] = charts.xy_chart(
+        [(n, sorted(tseries[n], key=lambda p: p["x"])) for n in tnames],
+        x_label="transfer size (MB)",
+        y_label="GB/s",
+        log_x=True,
+    )
+    out["transfer_series"] = tnames
+    # memory bandwidth per kernel
+    bw_rows = []
+    if bench.memory is not None:
+        for b in bench.memory.rows:
+            peak = b.figure.peak or (gpu.memory_bandwidth_gbs if gpu is not None else None)
+            bw_rows.append({"label": b.kernel, "value": b.figure.value, "ref": peak})
+    out["bandwidth_chart"] = charts.bar_chart(
+        bw_rows, value_name="measured", ref_name="catalog peak", unit="GB/s", label_w=100
+    )
+    return out
