@@ -3,7 +3,7 @@
 Everything in this module is pure Python: the clock and the device synchronisation are
 injected, so the logic is testable without a device (see tests/bench/test_timing.py).
 
-Method (shared/reference/benchmark-methodology.md, sections 0 and 7):
+Method (after torch.utils.benchmark, triton do_bench and the MAMF finder):
 
 * warm up every (op, shape, dtype) separately: at least ``min_warmup_calls`` calls and at
   least ``warmup_s`` seconds;
