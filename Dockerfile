@@ -14,8 +14,9 @@ COPY data ./data
 COPY docs ./docs
 COPY templates ./templates
 COPY static ./static
-# Same steps as `make install`: torch first (the CPU build the project's range is for).
-RUN pip install "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu \
+# Same steps as `make install`: torch first, pinned, then the project. PyPI's Linux wheel of
+# torch carries CUDA, so `docker run --gpus all` lets the server benchmark its own GPU.
+RUN pip install "torch==2.13.0" \
     && pip install -e ".[postgres]"
 
 RUN useradd --create-home --uid 10001 advisor && mkdir -p /data && chown advisor /data
