@@ -13,14 +13,21 @@ AMP, and its fp32 column runs TF32 on Ampere+ for convolutions (PyTorch default)
 matmuls (NGC sets TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), so fp32 rows use allow_tf32_matmul.
 When Lambda measured a GPU in several table generations the newest software wins (v2, then
 v1, then v0).
+
+A second section does the same for LLM inference against llama.cpp's published llama-bench
+scoreboards (tests/data/llm_inference.yaml: Llama 2 7B Q4_0, batch 1): decode (tg128, from
+1000 ÷ the engine's ms per output token) and prompt processing (pp512, 512 ÷ time to first
+token), per llama.cpp backend and for all backends together (one row per GPU: CUDA, then Metal,
+ROCm, Vulkan). Q4_0 is 4.5 bits per weight, which is the engine's int4.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +40,14 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import compat, perf  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
-from app.domain.workload import WorkloadSpec  # noqa: E402
+from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets, load_rules  # noqa: E402
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
+INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"
+# For "all backends": one row per GPU and metric, the GPU's native backend first.
+BACKEND_ORDER = {"cuda": 0, "metal": 1, "rocm": 2, "vulkan": 3}
+METRIC_NAMES = {"tg": "decode tg128", "pp": "prefill pp512"}
 
 
 @dataclass
@@ -159,11 +170,136 @@ def evaluate(data_dir: Path, measurements_file: Path) -> list[WorkloadScore]:
     return scores
 
 
+@dataclass
+class InferenceScore:
+    backend: str  # cuda | rocm | vulkan | metal | all
+    metric: str  # tg | pp
+    n: int
+    spearman: float
+    median_ratio: float
+    rows: list[tuple[str, float, float]]  # slug, measured, predicted
+    skipped: list[str] = field(default_factory=list)  # slugs the engine has no figures for
+
+
+def inference_workload(meta: dict[str, Any], metric: str) -> WorkloadSpec:
+    """The llama-bench test as an engine request: weight-only int4, batch 1."""
+    model = ModelSpec(
+        family="decoder",
+        params=float(meta["params"]),
+        layers=int(meta["layers"]),
+        hidden_size=int(meta["hidden_size"]),
+        num_heads=int(meta["num_heads"]),
+        num_kv_heads=int(meta.get("num_kv_heads") or meta["num_heads"]),
+        intermediate_size=meta.get("intermediate_size"),
+        vocab_size=meta.get("vocab_size"),
+    )
+    tests = meta.get("tests") or {}
+    if metric == "pp":
+        prompt = int((tests.get("pp") or {}).get("prompt_tokens", 512))
+        seq, out = prompt, 1
+    else:
+        # tg128 starts from an empty context; one prompt token keeps the KV formulas defined
+        seq, out = 1, int((tests.get("tg") or {}).get("generated_tokens", 128))
+    return WorkloadSpec(
+        task="inference",
+        model=model,
+        precision="int4",
+        batch_size=int(meta.get("batch_size") or 1),
+        seq_len=seq,
+        output_tokens=out,
+    )
+
+
+def predict_inference(gpu: GpuSpec, work: WorkloadSpec, metric: str, data_dir: Path) -> float:
+    """Tokens/s the engine predicts for ``metric`` (tg: decode rate, pp: prompt rate)."""
+    rules = load_rules(data_dir)
+    support = compat.framework_support(gpu, "pytorch", rules)
+    precision, _ = compat.resolve_precision(gpu, work.precision, rules, support.backend)
+    work = work.with_precision(precision or "fp16")
+    flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
+    est = perf.estimate(gpu, work, framework="pytorch", flash_attention=flash)
+    if metric == "pp":
+        return work.seq_len * work.batch_size / ((est.ttft_ms or math.inf) / 1e3)
+    return work.batch_size * 1e3 / (est.ms_per_token or math.inf)
+
+
+def evaluate_inference(data_dir: Path, measurements_file: Path) -> list[InferenceScore]:
+    """Spearman and median ratio per (llama.cpp backend, metric), and over all backends.
+
+    Rows the engine cannot model (no compute figure in the catalog, so every time is
+    infinite) are left out and listed in the returned scores' ``skipped``.
+    """
+    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    meta: dict[str, Any] = doc["workload"]
+    groups: dict[tuple[str, str], list[tuple[str, float, float]]] = {}
+    native: dict[tuple[str, str], tuple[int, tuple[str, float, float]]] = {}
+    skipped: dict[str, list[str]] = {}
+    for row in doc["measurements"]:
+        metric, backend = row["metric"], row["backend"]
+        gpu = gpus.get(row.get("gpu_slug") or "")
+        if gpu is None or not row.get("tokens_per_s"):
+            continue
+        pred = predict_inference(gpu, inference_workload(meta, metric), metric, data_dir)
+        if not math.isfinite(pred) or pred <= 0:
+            skipped.setdefault(metric, []).append(gpu.slug)
+            continue
+        point = (gpu.slug, float(row["tokens_per_s"]), pred)
+        groups.setdefault((backend, metric), []).append(point)
+        rank_ = BACKEND_ORDER.get(backend, len(BACKEND_ORDER))
+        old = native.get((gpu.slug, metric))
+        if old is None or rank_ < old[0]:
+            native[(gpu.slug, metric)] = (rank_, point)
+    for (_, metric), (_, point) in sorted(native.items()):
+        groups.setdefault(("all", metric), []).append(point)
+    order = {"all": -1, **BACKEND_ORDER}
+    scores = []
+    for (backend, metric), rows in sorted(
+        groups.items(), key=lambda kv: (kv[0][1] != "tg", order.get(kv[0][0], 9))
+    ):
+        meas = [r[1] for r in rows]
+        pred_ = [r[2] for r in rows]
+        scores.append(
+            InferenceScore(
+                backend=backend,
+                metric=metric,
+                n=len(rows),
+                spearman=spearman(pred_, meas) if len(rows) > 1 else math.nan,
+                median_ratio=median_ratio(pred_, meas),
+                rows=rows,
+                skipped=sorted(set(skipped.get(metric, []))) if backend == "all" else [],
+            )
+        )
+    return scores
+
+
+def print_inference(scores: list[InferenceScore], verbose: bool) -> None:
+    print()
+    print("LLM inference, llama.cpp llama-bench (Llama 2 7B Q4_0, batch 1), tokens/s")
+    print(f"{'metric':16} {'backend':8} {'n':>3} {'spearman':>9} {'med.ratio':>9}")
+    for s in scores:
+        print(
+            f"{METRIC_NAMES.get(s.metric, s.metric):16} {s.backend:8} {s.n:3d}"
+            f" {s.spearman:9.3f} {s.median_ratio:9.2f}"
+        )
+        if s.skipped:
+            print(f"    not modelled (no compute figure in the catalog): {', '.join(s.skipped)}")
+        if verbose and s.backend != "all":
+            for slug, m, p in sorted(s.rows, key=lambda r: -r[1]):
+                print(f"    {slug:28} measured {m:8.1f} predicted {p:8.1f}  ×{p / m:5.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data")
     ap.add_argument(
         "--measurements", type=Path, default=ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
+    )
+    ap.add_argument(
+        "--inference",
+        type=Path,
+        default=INFERENCE_FILE,
+        help="llama.cpp measurements for the LLM inference section (skipped if missing)",
     )
     ap.add_argument("-v", "--verbose", action="store_true", help="print every GPU")
     args = ap.parse_args(argv)
@@ -177,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             for slug, m, p in sorted(s.rows, key=lambda r: -r[1]):
                 print(f"    {slug:28} measured {m:8.0f} predicted {p:8.0f}  ×{p / m:5.2f}")
+    if args.inference.exists():
+        print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     return 0
 
 
@@ -184,4 +322,12 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["WorkloadScore", "evaluate", "median_ratio", "replace", "spearman"]
+__all__ = [
+    "InferenceScore",
+    "WorkloadScore",
+    "evaluate",
+    "evaluate_inference",
+    "median_ratio",
+    "replace",
+    "spearman",
+]
