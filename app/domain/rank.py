@@ -149,7 +149,7 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
         mine = costs.job_cost(c.cost, acquisition) or costs.upfront(c.cost, acquisition)
         theirs = costs.job_cost(lead.cost, acquisition) or costs.upfront(lead.cost, acquisition)
         if mine is not None and theirs is not None:
-            return f"${mine:,.0f} against ${theirs:,.0f} for {lead.gpu.name}."
+            return f"${_fmt(mine)} against ${_fmt(theirs)} for {lead.gpu.name}."
         return f"costs more than {lead.gpu.name}."
     v = costs.value(c.cost, acquisition)
     lv = costs.value(lead.cost, acquisition)

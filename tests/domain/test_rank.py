@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from app.domain import cost, perf, rank
-from app.domain.gpu import GpuSpec
+from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from tests.domain.fixtures import A100, H100, LLAMA2_7B, RTX3090, RTX4090, llm_inference
 
@@ -72,3 +73,14 @@ def test_uncertainty_is_wider_when_modelled_than_measured() -> None:
     mlo, mhi, basis = rank.uncertainty(c)
     assert lo < mlo < 1 < mhi < hi
     assert "measured" in basis
+
+
+def test_cheapest_explanation_keeps_cents_for_small_costs() -> None:
+    # Two jobs of $6.98 and $6.94 once read "$7 against $7": the explanation must show
+    # the difference that decided the order.
+    cheap = replace(RTX4090, cloud_price=Price(usd=0.10, as_of="2026-01-01"))
+    dear = replace(RTX3090, slug="rtx-3090-dear", cloud_price=Price(usd=0.45, as_of="2026-01-01"))
+    out = rank.rank([_cand(cheap), _cand(dear)], "cheapest")
+    line = rank.explain(out[1], 2, out[0], "cheapest")
+    text = " ".join(line)
+    assert re.search(r"\$\d+\.\d\d? against \$\d+\.\d\d?", text), text
