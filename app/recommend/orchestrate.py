@@ -23,7 +23,7 @@ def _report_id(value: str | int, field: str) -> int:
         raise InvalidInput(
             "device_report_id must be a report id (an integer)", field=field
         ) from exc
-    if report_id < 1:
+    if not 1 <= report_id <= 2**62:
         raise InvalidInput("device_report_id must be a report id (an integer)", field=field)
     return report_id
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Query, Request, status
+from fastapi import APIRouter, FastAPI, Path, Query, Request, status
 
 from app.deps import SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
@@ -13,6 +13,9 @@ from app.reports.jobs import JobManager
 from app.reports.schemas import ReportOut, ReportPage, RunCreate, RunOut
 
 router = APIRouter(prefix="/api/v1", tags=["device reports"])
+
+# Ids and offsets beyond a signed 64-bit integer cannot reach the database; say so as a 422.
+MAX_ID = 2**62
 
 
 def _jobs(request: Request) -> JobManager:
@@ -51,13 +54,15 @@ def list_reports(
     session: SessionDep,
     gpu_slug: Annotated[str | None, Query(max_length=80)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> ReportPage:
     return service.list_reports(session, gpu_slug=gpu_slug, limit=limit, offset=offset)
 
 
 @router.get("/device-reports/{report_id}", response_model=ReportOut)
-def get_report(session: SessionDep, report_id: int) -> ReportOut:
+def get_report(
+    session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_ID)]
+) -> ReportOut:
     return service.get_report(session, report_id)
 
 

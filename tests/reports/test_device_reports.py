@@ -101,3 +101,24 @@ def test_upload_token_when_configured(settings) -> None:  # type: ignore[no-unty
 def test_unknown_report_404(client: TestClient) -> None:
     r = client.get("/api/v1/device-reports/999")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        # found by schemathesis: integers past 64 bits crashed the database driver (500)
+        ("/api/v1/device-reports?offset=10668455613785851146797056", "offset"),
+        ("/api/v1/device-reports/10668455613785851146797056", "report_id"),
+        ("/api/v1/device-reports/0", "report_id"),
+    ],
+)
+def test_huge_or_zero_ids_are_422_not_500(client: TestClient, url: str, field: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["details"]["field"] == field
+
+
+def test_recommendation_with_huge_report_id_is_422(client: TestClient) -> None:
+    body = {"workload": {"preset": "bert-base"}, "device_report_id": 10**30}
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "device_report_id"
