@@ -480,6 +480,10 @@ def _parse_float(text: str) -> float:
     return value
 
 
+# Past this the database's integer types overflow; no catalog is that long anyway.
+MAX_OFFSET = 1_000_000
+
+
 def _parse_int(text: str) -> int:
     value = _parse_float(text)
     if value != int(value):
@@ -745,6 +749,10 @@ def parse_catalog(items: MultiItems, sortable: Iterable[str]) -> CatalogForm:
             form.offset = max(0, _parse_int(offset))
         except ValueError:
             form.errors["offset"] = "must be a whole number"
+        else:
+            if form.offset > MAX_OFFSET:
+                form.offset = 0
+                form.errors["offset"] = f"must be at most {MAX_OFFSET:,}"
     return form
 
 

@@ -175,6 +175,13 @@ def test_catalog_bad_filter_keeps_values_and_says_why(client: TestClient) -> Non
     assert re.search(r'value="nvidia"\s+checked', html)
 
 
+@pytest.mark.parametrize("offset", ["1e308", "99999999999999999999999"])
+def test_catalog_huge_offset_is_a_field_error_not_a_crash(client: TestClient, offset: str) -> None:
+    # found by fuzzing: the offset reached SQLite as an integer past 64 bits (500)
+    html = page(client, f"/gpus?offset={offset}", 422)
+    assert "must be at most" in html
+
+
 # ---------------------------------------------------------------------------- the question
 
 
