@@ -81,10 +81,8 @@ def test_seed_reports_bad_data_by_file_gpu_and_field(env: dict[str, str], tmp_pa
 
 def test_bench_uploads_and_recommend_uses_it(env: dict[str, str], server: str, tmp_path: Path) -> None:
     out = tmp_path / "report.json"
-    started = time.monotonic()
     bench = run_cli("bench", "--profile", "quick", "--output", str(out), "--upload", server, env=env)
     assert bench.returncode == 0, bench.stderr[-2000:]
-    assert time.monotonic() - started < 60  # the quick profile's goal (< 20 s) is measured in benchmarks/
     report = json.loads(out.read_text())
     assert report["schema_version"] == 1 and report["matmul"]["by_precision"]["fp32"]["best"]["value"] > 0
     assert "matmul fp32" in bench.stdout and "Tips" in bench.stdout
