@@ -313,3 +313,19 @@ def test_benchmark_run_shows_progress_and_charts(page: Page, server: str) -> Non
     assert charts.count() >= 3
     assert page.locator("[data-report-charts] svg").count() >= 2
     assert page.get_by_role("heading", name="Tips").is_visible()
+
+
+def test_ranking_turns_into_labelled_cards_on_a_phone(browser: Browser, watch: Watch, server: str) -> None:
+    context = browser.new_context(base_url=server, viewport={"width": 390, "height": 844})
+    pg = watch.attach(context.new_page())
+    pg.goto("/recommendations?preset=llama-3-8b&limit=3")
+    head = pg.locator("table.ranking thead").bounding_box()
+    assert head is not None and head["height"] <= 1  # visually hidden, still read by screen readers
+    first = pg.locator("tr[data-rank]").first
+    box = first.bounding_box()
+    assert box is not None and box["width"] <= 390  # no sideways scrolling for the ranking
+    label = first.locator("td[data-label='Throughput']").evaluate(
+        "el => getComputedStyle(el, '::before').content"
+    )
+    assert "Throughput" in label
+    context.close()
