@@ -19,6 +19,8 @@ from typing import Any
 import torch
 
 from app.bench import device as devmod
+from app.bench import host, torch_state
+from app.bench.environment import describe_environment
 from app.bench.report import (
     BatchScalingSuite,
     BenchReport,
@@ -275,14 +277,14 @@ def run_benchmarks(profile: str | Profile = "quick", device: str = "auto",
     total_w = sum(_WEIGHTS[s] for s in selected) or 1.0
     warnings: list[str] = []
     results: dict[str, Any] = {}
-    with devmod.preserved_state():
+    with torch_state.preserved_state():
         if backend == "cpu":
-            usable = devmod.usable_cores()
+            usable = host.usable_cores()
             if torch.get_num_threads() > usable:
                 warnings.append(f"torch threads reduced from {torch.get_num_threads()} to "
                                 f"{usable} usable cores for the run")
                 torch.set_num_threads(usable)
-        env = devmod.describe_environment(resolved)
+        env = describe_environment(resolved)
         ctx = Context(device=resolved, backend=backend, sync=devmod.synchronizer(resolved),
                       profile=prof, peaks=peak_map, warnings=warnings)
         emit("warm-up", 0.01)

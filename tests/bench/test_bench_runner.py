@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from app.bench import runner
-from app.bench.device import precision_flags, save_state
 from app.bench.report import BenchReport
 from app.bench.suites.common import Profile
+from app.bench.torch_state import precision_flags, save_state
 
 
 def _flags_snapshot() -> dict:

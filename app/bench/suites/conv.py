@@ -13,10 +13,11 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from app.bench.device import DTYPES, empty_cache, is_oom, precision_support, set_fp32_mode
+from app.bench.device import DTYPES, empty_cache, is_oom, precision_support
 from app.bench.report import ConvAggregate, ConvLayerSpec, ConvRow, ConvSuite, Figure
 from app.bench.suites.common import Context, ConvLayer, failed, flusher_for, rate_figure
 from app.bench.timing import conv2d_flops, conv2d_train_flops, conv_output_size
+from app.bench.torch_state import set_fp32_mode
 
 LAYOUTS = ("nchw", "channels_last")
 MODES = ("forward", "forward_backward")

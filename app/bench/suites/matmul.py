@@ -16,10 +16,11 @@ from typing import Literal
 
 import torch
 
-from app.bench.device import DTYPES, empty_cache, is_oom, precision_support, set_fp32_mode
+from app.bench.device import DTYPES, empty_cache, is_oom, precision_support
 from app.bench.report import Figure, MatmulRow, MatmulSuite, MatmulSummary
 from app.bench.suites.common import Context, failed, flusher_for, rate_figure
 from app.bench.timing import matmul_flops
+from app.bench.torch_state import set_fp32_mode
 
 
 def _make_op(ctx: Context, precision: str, m: int, n: int, k: int) -> Callable[[], object]:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 import torch
 
-from app.bench.device import empty_cache, host_available_bytes, is_oom, llc_bytes
+from app.bench.device import empty_cache, is_oom
+from app.bench.host import host_available_bytes, llc_bytes
 from app.bench.report import PEAK_BANDWIDTH_KEY, BandwidthRow, MemorySuite
 from app.bench.suites.common import Context, failed, rate_figure
 from app.bench.timing import stream_bytes
