@@ -57,7 +57,7 @@ def measured_device_spec(report: BenchReport, report_id: int) -> GpuSpec | None:
 
 def _calibration_and_baseline(
     session: Session, value: str | int, gpus: list[GpuSpec]
-) -> tuple[Calibration | None, GpuSpec | None, list[str]]:
+) -> tuple[Calibration | None, GpuSpec | None, list[str], list[str]]:
     field = "device_report_id"
     report_id = _report_id(value, field)
     try:
@@ -66,11 +66,12 @@ def _calibration_and_baseline(
         raise InvalidInput(exc.message, field=field) from exc
     source = f"device report {report_id}"
     gpu = next((g for g in gpus if g.slug == slug), None) if slug else None
+    tips = list(report.tips)
     if gpu is not None:
-        return reports.calibration_from(report, gpu, source), gpu, []
+        return reports.calibration_from(report, gpu, source), gpu, [], tips
     own = measured_device_spec(report, report_id)
     if own is None:
-        return None, None, [f"{source} has no usable matmul and bandwidth figures; ignored"]
+        return None, None, [f"{source} has no usable matmul and bandwidth figures; ignored"], []
     ones = Efficiencies(
         compute={p: 1.0 for p in ("fp32", "tf32", "fp16", "bf16", "fp8") if own.peak_tflops(p)},
         memory=1.0,
@@ -79,7 +80,7 @@ def _calibration_and_baseline(
         f"{source} ({report.environment.device_name}) is not a catalog GPU: it is the baseline "
         "from its own measurements; catalog GPUs keep their published priors"
     )
-    return Calibration(by_slug={own.slug: ones}, source=source), own, [note]
+    return Calibration(by_slug={own.slug: ones}, source=source), own, [note], tips
 
 
 def recommend_for(
@@ -89,14 +90,17 @@ def recommend_for(
     rules = presets.load_rules(settings.data_dir)
     calibration = baseline = None
     notes: list[str] = []
+    measured_tips: list[str] = []
     if request.device_report_id is not None:
-        calibration, baseline, notes = _calibration_and_baseline(
+        calibration, baseline, notes, measured_tips = _calibration_and_baseline(
             session, request.device_report_id, gpus
         )
     response = service.recommend(
         request, gpus, rules, calibration, baseline, data_dir=settings.data_dir
     )
     response.warnings.extend(notes)
+    if response.baseline is not None and measured_tips:
+        response.baseline.tips = measured_tips
     return response
 
 

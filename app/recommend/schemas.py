@@ -249,6 +249,9 @@ class BaselineOut(BaseModel):
     calibrated: bool
     source: str | None = None
     note: str | None = None
+    tips: list[str] = Field(
+        default_factory=list, description="What the device report measured, in plain words"
+    )
 
 
 class RecommendationResponse(BaseModel):

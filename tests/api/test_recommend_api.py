@@ -133,6 +133,7 @@ def test_cpu_device_report_is_a_measured_baseline(client: TestClient) -> None:
     assert body["baseline"]["name"].startswith("AMD EPYC 7B13")
     assert body["baseline"]["throughput"] > 0
     assert body["baseline"]["note"] is None  # PyTorch runs on CPUs; nothing to warn about
+    assert body["baseline"]["tips"] == cpu["tips"]  # what was measured comes along, in words
     # every catalog GPU is far faster than a CPU at training ResNet-50
     assert all(r["speedup_vs_baseline"] > 5 for r in body["recommendations"])
 

@@ -362,6 +362,9 @@ def test_device_pages_with_a_stored_report(client: TestClient) -> None:
     assert f'<option value="{rid}"' in home
     ans = page(client, f"/recommendations?preset=resnet-50&device_report_id={rid}")
     assert "data-baseline" in ans and "Speedup vs yours" in ans
+    # and what it measured comes with the answer, still escaped
+    assert "data-measured-tips" in ans
+    assert "Use pinned memory &lt;b&gt;for&lt;/b&gt; the data loader." in ans
 
 
 # ---------------------------------------------------------------------------- escaping
