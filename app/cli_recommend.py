@@ -135,6 +135,10 @@ def render(response: Any, console: Console) -> None:
         console.print(f"[bold]Why {top.gpu.name}:[/bold] " + " ".join(top.explanation))
         for tip in top.tips[:4]:
             console.print(f"  • {tip}")
+    if response.baseline is not None and response.baseline.tips:
+        console.print(f"[bold]Measured on your machine ({response.baseline.source}):[/bold]")
+        for tip in response.baseline.tips:
+            console.print(f"  • {tip}")
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     console.print(f"{len(response.excluded)} GPUs excluded (use --json for the reasons).")

@@ -97,6 +97,9 @@ def test_bench_uploads_and_recommend_uses_it(env: dict[str, str], server: str, t
     body = json.loads(rec.stdout)
     assert body["baseline"]["source"] == f"device report {report_id}"
     assert all(r["speedup_vs_baseline"] > 1 for r in body["recommendations"])
+    table = run_cli("recommend", "--preset", "resnet-50", "--device-report", str(report_id), env=env)
+    assert table.returncode == 0 and "Measured on your machine" in table.stdout
+    assert "vs yours" in table.stdout
 
 
 def test_recommend_table_and_bad_input(env: dict[str, str]) -> None:
