@@ -83,6 +83,11 @@ class RecommendationRequest(_In):
     objective: Objective = "balanced"
     limit: int = Field(default=10, ge=1, le=500)
     device_report_id: str | int | None = None
+    what_if: bool = Field(
+        default=False,
+        description="Also rank a few variations of the job (batch, precision, PEFT, "
+        "checkpointing, objective) and say what each changes.",
+    )
 
 
 class EstimateRequest(_In):
@@ -265,6 +270,21 @@ class RecommendationResponse(BaseModel):
     excluded: list[Excluded]
     baseline: BaselineOut | None = None
     warnings: list[str] = []
+    what_if: list[WhatIfOut] | None = None
+
+
+class WhatIfOut(BaseModel):
+    """The same request with one thing changed, and what it does to the answer."""
+
+    change: str
+    top_slug: str | None
+    top_name: str | None
+    num_gpus: int | None
+    throughput: float | None
+    unit: str | None
+    required_gb: float = Field(description="memory needed on one GPU, before sharding")
+    can_run: int = Field(description="how many catalog GPUs can run the changed job")
+    same_top: bool
 
 
 class EstimateResponse(BaseModel):

@@ -17,6 +17,7 @@ from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
+from app.recommend import whatif
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import build_row, gpu_out, memory_out
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
@@ -284,7 +285,7 @@ def recommend(
             f"at {', '.join(fallbacks)} (see each row's warnings)"
         )
     top_mem = memory_breakdown(work)
-    return s.RecommendationResponse(
+    response = s.RecommendationResponse(
         workload=resolved_out(work),
         memory=memory_out(top_mem, None),
         objective=request.objective,
@@ -296,6 +297,14 @@ def recommend(
         baseline=base_out,
         warnings=warnings,
     )
+    if request.what_if:
+        response.what_if = whatif.what_if(
+            request,
+            response,
+            work,
+            lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir),
+        )
+    return response
 
 
 def estimate(

@@ -142,7 +142,7 @@ class _FormInvalid(Exception):
 
 
 def _answer(
-    request: Request, session: Any, settings: Settings
+    request: Request, session: Any, settings: Settings, *, what_if: bool = False
 ) -> tuple[QuestionForm, list[PresetView], rs.RecommendationResponse]:
     presets = _presets(settings)
     form = parse_question(
@@ -151,7 +151,7 @@ def _answer(
     if not form.ok:
         raise _FormInvalid(form)
     try:
-        req = rs.RecommendationRequest.model_validate(form.data)
+        req = rs.RecommendationRequest.model_validate({**form.data, "what_if": what_if})
     except ValidationError as exc:
         for err in exc.errors():
             name = field_for_loc(err.get("loc", ())) or "_form"
@@ -175,7 +175,8 @@ def _invalid_page(
 @router.get("/recommendations", response_class=HTMLResponse)
 def recommendations(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
     try:
-        form, presets, answer = _answer(request, session, settings)
+        # The page also shows what changes the answer; the JSON/CSV exports mirror the API.
+        form, presets, answer = _answer(request, session, settings, what_if=True)
     except _FormInvalid as exc:
         return _invalid_page(request, session, settings, exc.form)
     query = form.query()

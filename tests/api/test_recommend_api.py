@@ -168,3 +168,24 @@ def test_diffusion_memory_is_one_pass_not_the_whole_denoising_run(client: TestCl
     tuned = recommend(client, {"workload": {"preset": "stable-diffusion-1.5", "task": "fine-tuning"}, "limit": 1})
     assert tuned["workload"]["model"]["passes_per_sample"] == 1
     assert any("one network pass" in w for w in tuned["warnings"])
+
+
+def test_what_if_reranks_one_change_at_a_time(client: TestClient) -> None:
+    body = recommend(client, {"workload": {"preset": "llama-3-8b"}, "limit": 3, "what_if": True})
+    changes = {v["change"]: v for v in body["what_if"]}
+    assert "int4 weights instead of bf16" in changes and "batch 2 instead of 1" in changes
+    int4 = changes["int4 weights instead of bf16"]
+    # 4-bit weights need far less memory, so at least as many GPUs can run the job
+    assert int4["required_gb"] < body["memory"]["required_gb"] / 2
+    assert int4["can_run"] >= body["count"]
+    assert all(v["top_slug"] for v in body["what_if"])
+    plain = recommend(client, {"workload": {"preset": "llama-3-8b"}, "limit": 3})
+    assert plain["what_if"] is None  # opt-in: the default answer stays fast
+
+
+def test_what_if_for_fine_tuning_offers_peft_and_checkpointing(client: TestClient) -> None:
+    body = recommend(client, {"workload": {"preset": "llama-3-8b", "task": "fine-tuning"}, "what_if": True})
+    changes = {v["change"]: v for v in body["what_if"]}
+    assert {"LoRA instead of full fine-tuning", "QLoRA instead of full fine-tuning"} <= set(changes)
+    assert changes["QLoRA instead of full fine-tuning"]["required_gb"] < body["memory"]["required_gb"] / 3
+    assert any(c.startswith("activation checkpointing") for c in changes)

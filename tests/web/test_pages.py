@@ -300,6 +300,11 @@ def test_answer_matches_the_api(client: TestClient) -> None:
     assert "Memory needed vs available" in html
     if body["excluded"]:
         assert "<table data-excluded>" in html
+    # what changes the answer: the API's what_if rows, one per change
+    what_if = client.post("/api/v1/recommendations", json={**API_REQUEST, "what_if": True}).json()
+    assert "<table class=\"what-if\" data-what-if>" in html
+    for v in what_if["what_if"]:
+        assert f'data-change="{v["change"]}"' in html
 
 
 def test_exports_carry_the_same_query(client: TestClient) -> None:

@@ -1,0 +1,96 @@
+"""What changes the answer: the same request with one thing changed at a time.
+
+Rankings hide how fragile they are; a person choosing a GPU wants to know whether halving
+the batch, quantising, or checkpointing activations would open up cheaper cards or change
+the pick. Each variation is a full re-rank of the catalog with `limit=1` (a few ms each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.domain.workload import WorkloadSpec
+from app.errors import AppError
+from app.recommend import schemas as s
+
+Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
+
+
+def variations(
+    work: WorkloadSpec, request: s.RecommendationRequest
+) -> list[tuple[str, dict[str, Any]]]:
+    """(label, changes) pairs that make sense for this job; changes are request fields."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    b = work.batch_size
+    out.append((f"batch {b * 2} instead of {b}", {"workload": {"batch_size": b * 2}}))
+    if b > 1:
+        out.append((f"batch {b // 2} instead of {b}", {"workload": {"batch_size": b // 2}}))
+    transformer = work.model.is_transformer
+    if transformer and work.seq_len > 1:
+        out.append(
+            (f"sequence {work.seq_len * 2} instead of {work.seq_len}",
+             {"workload": {"seq_len": work.seq_len * 2}})
+        )  # fmt: skip
+    p = work.precision
+    if work.task == "inference":
+        for q in ("int8", "int4"):
+            if q != p and p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8"):
+                out.append((f"{q} weights instead of {p}", {"workload": {"precision": q}}))
+    else:
+        if p in ("fp32", "tf32"):
+            out.append(
+                (f"bf16 mixed precision instead of {p}", {"workload": {"precision": "bf16"}})
+            )
+        elif p in ("bf16", "fp16"):
+            out.append((f"fp8 instead of {p}", {"workload": {"precision": "fp8"}}))
+        ckpt = work.gradient_checkpointing
+        out.append(
+            ("activation checkpointing " + ("off" if ckpt else "on"),
+             {"workload": {"gradient_checkpointing": not ckpt}})
+        )  # fmt: skip
+        if work.task == "fine-tuning" and work.peft == "none":
+            out.append(("LoRA instead of full fine-tuning", {"workload": {"peft": "lora"}}))
+            out.append(("QLoRA instead of full fine-tuning", {"workload": {"peft": "qlora"}}))
+    for objective in ("fastest", "best_value"):
+        if objective != request.objective:
+            out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
+    return out
+
+
+def _changed(request: s.RecommendationRequest, changes: dict[str, Any]) -> s.RecommendationRequest:
+    data = request.model_dump()
+    data.update({k: v for k, v in changes.items() if k != "workload"})
+    data["workload"] = {**data["workload"], **changes.get("workload", {})}
+    data.update(limit=1, what_if=False)
+    return s.RecommendationRequest.model_validate(data)
+
+
+def what_if(
+    request: s.RecommendationRequest,
+    answer: s.RecommendationResponse,
+    work: WorkloadSpec,
+    rank: Ranker,
+) -> list[s.WhatIfOut]:
+    top = answer.recommendations[0].gpu.slug if answer.recommendations else None
+    out: list[s.WhatIfOut] = []
+    for label, changes in variations(work, request):
+        try:
+            changed = rank(_changed(request, changes))
+        except (AppError, ValueError):
+            continue  # a variation the request's other fields make invalid is simply skipped
+        first = changed.recommendations[0] if changed.recommendations else None
+        out.append(
+            s.WhatIfOut(
+                change=label,
+                top_slug=first.gpu.slug if first else None,
+                top_name=first.gpu.name if first else None,
+                num_gpus=first.num_gpus if first else None,
+                throughput=first.throughput.value if first else None,
+                unit=first.throughput.unit if first else None,
+                required_gb=changed.memory.required_gb,
+                can_run=changed.count,
+                same_top=(first.gpu.slug if first else None) == top,
+            )
+        )
+    return out
