@@ -17,9 +17,7 @@ regression guards for the decode roofline (weights ÷ bandwidth + per-token laun
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,22 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MEASUREMENTS = ROOT / "tests" / "data" / "llm_inference.yaml"
 
 
-def _accuracy_module():
-    spec = importlib.util.spec_from_file_location(
-        "bench_accuracy", ROOT / "benchmarks" / "accuracy.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
-def scores():
-    if not MEASUREMENTS.exists():
-        pytest.skip("no measurement file")
-    result = _accuracy_module().evaluate_inference(ROOT / "data", MEASUREMENTS)
+def scores(accuracy):  # type: ignore[no-untyped-def]
+    result = accuracy.evaluate_inference(ROOT / "data", MEASUREMENTS)
     return {(s.backend, s.metric): s for s in result}
 
 
