@@ -212,4 +212,33 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
         )
     if requested.precision != w.precision:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
+    out.extend(_physical_tips(c))
+    return out
+
+
+# Desktop ATX boards space x16 slots about two slots apart and power supplies top out near
+# 1.6 kW on a 15 A/120 V circuit: beyond these a multi-card desktop build needs risers, a
+# server chassis or a second supply.
+DESKTOP_SLOTS = 7
+DESKTOP_PSU_W = 1600
+PSU_HEADROOM = 1.5  # transient spikes and the rest of the system
+
+
+def _physical_tips(c: Candidate) -> list[str]:
+    g, n = c.gpu, c.n
+    if g.segment not in ("consumer", "workstation") or n < 2:
+        return []
+    out: list[str] = []
+    if g.tdp_w:
+        total = g.tdp_w * n
+        psu = total * PSU_HEADROOM
+        line = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power: plan ≥ {psu:,.0f} W of supply"
+        if psu > DESKTOP_PSU_W:
+            line += ", more than one desktop power supply gives (a server or power limits)"
+        out.append(line + ".")
+    if g.slot_width and g.slot_width * n > DESKTOP_SLOTS:
+        out.append(
+            f"{n} cards × {g.slot_width:g} slots do not fit a desktop board's "
+            f"{DESKTOP_SLOTS} slots: use risers, blower cards or a server chassis."
+        )
     return out

@@ -84,3 +84,15 @@ def test_cheapest_explanation_keeps_cents_for_small_costs() -> None:
     line = rank.explain(out[1], 2, out[0], "cheapest")
     text = " ".join(line)
     assert re.search(r"\$\d+\.\d\d? against \$\d+\.\d\d?", text), text
+
+
+def test_multi_card_desktop_builds_get_power_and_slot_tips() -> None:
+    card = replace(RTX4090, tdp_w=450.0, slot_width=3.0)
+    c = _cand(card, n=4)
+    text = " ".join(rank.tips(c, c.work))
+    assert "1,800 W of GPU power" in text and "2,700 W" in text
+    assert "do not fit" in text  # 4 × 3 slots > 7
+    single = _cand(card, n=1)
+    assert not any("GPU power" in t for t in rank.tips(single, single.work))
+    server = _cand(replace(H100, tdp_w=700.0), n=8)
+    assert not any("GPU power" in t for t in rank.tips(server, server.work))  # a datacenter part lives in a server
