@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.config import Settings
-from app.errors import AppError
+from app.errors import AppError, field_path
 
 
 def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
@@ -69,7 +69,7 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console) 
         request = RecommendationRequest.model_validate(build_request(options))
     except ValidationError as exc:
         for e in exc.errors():
-            err.print(f"[red]{'.'.join(str(p) for p in e['loc'])}[/red]: {e['msg']}")
+            err.print(f"[red]{field_path(e['loc'], 'request')}[/red]: {e['msg']}")
         return 2
     settings = Settings()
     prepare_database(settings)

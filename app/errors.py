@@ -6,6 +6,7 @@ Services raise these; ``main.py`` turns them into ``{"error": {"code", "message"
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -56,10 +57,22 @@ class PayloadTooLarge(AppError):
     code = "payload_too_large"
 
 
+_REQUEST_PARTS = ("body", "query", "path", "header")
+
+
+def field_path(loc: Sequence[Any], default: str) -> str:
+    """A validation error's location as the dotted field a user wrote ('constraints.max_gpus'),
+    without FastAPI's leading request part."""
+    parts = list(loc)
+    if parts and parts[0] in _REQUEST_PARTS:
+        parts = parts[1:]
+    return ".".join(str(p) for p in parts) or default
+
+
 def invalid_input_from(exc: ValidationError, default_field: str = "body") -> InvalidInput:
     """The first problem of a pydantic validation, as an InvalidInput naming its field."""
     first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or default_field
+    field = field_path(first["loc"], default_field)
     return InvalidInput(f"{field}: {first['msg']}", field=field)
 
 

@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import __version__
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import make_engine, make_session_factory, session_scope
-from app.errors import AppError, error_body
+from app.errors import AppError, error_body, field_path
 
 log = logging.getLogger("gpu_advisor")
 
@@ -24,13 +24,10 @@ def _is_api(request: Request) -> bool:
 
 
 def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
-    # Drop the 'body'/'query' prefix so the message names the user's field.
-    loc = list(loc)
     if loc and loc[0] == "query":
         # ?vendor=a&vendor=b: the user's field is 'vendor', not 'vendor.1'
         loc = [p for p in loc if not isinstance(p, int)]
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "request"
+    return field_path(loc, "request")
 
 
 def _render_error(request: Request, status: int, title: str, message: str) -> Response:

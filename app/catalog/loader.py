@@ -14,6 +14,7 @@ from app.catalog import repository
 from app.catalog.mapping import spec_from_create, values_from_create
 from app.catalog.schemas import GpuCreate
 from app.domain.gpu import GpuSpec
+from app.errors import field_path
 
 
 class CatalogDataError(ValueError):
@@ -30,10 +31,6 @@ class SeedResult:
     @property
     def total(self) -> int:
         return self.inserted + self.updated + self.unchanged + self.kept_user
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(entry)"
 
 
 def parse_gpu_file(path: Path) -> list[GpuCreate]:
@@ -90,7 +87,8 @@ def _parse_entry(path: Path, label: str, raw: dict[str, Any], sources: dict[str,
     except ValidationError as exc:
         first = exc.errors()[0]
         raise CatalogDataError(
-            f"{path.name}: gpu '{label}': field '{_loc(first['loc'])}': {first['msg']}"
+            f"{path.name}: gpu '{label}': "
+            f"field '{field_path(first['loc'], '(entry)')}': {first['msg']}"
         ) from exc
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from app.catalog.models import GpuRow
@@ -43,7 +44,7 @@ def create_from_row(row: GpuRow) -> GpuCreate:
     data: dict[str, Any] = {name: getattr(row, name) for name in _PLAIN_FIELDS}
     data.update(
         slug=row.slug,
-        backends=[b for b in row.backends.split(",") if b],
+        backends=_backends(row),
         field_sources=dict(row.field_sources or {}),
         sources=list(row.sources or []),
         street_price=(
@@ -76,39 +77,28 @@ def out_from_row(row: GpuRow) -> GpuOut:
     )
 
 
-def spec_from_create(gpu: GpuCreate) -> GpuSpec:
-    street = gpu.street_price
-    cloud = gpu.cloud_price
+# GpuSpec's plain fields share their names with the schema fields and the row columns.
+_SPEC_PLAIN: tuple[str, ...] = tuple(
+    f.name for f in fields(GpuSpec) if f.name not in {"backends", "street_price", "cloud_price"}
+)
+
+
+def _spec(src: Any, backends: list[str], street: Price | None, cloud: Price | None) -> GpuSpec:
     return GpuSpec(
-        slug=gpu.slug,
-        name=gpu.name,
-        vendor=gpu.vendor,
-        architecture=gpu.architecture,
-        segment=gpu.segment,
-        memory_gb=gpu.memory_gb,
-        memory_bandwidth_gbs=gpu.memory_bandwidth_gbs,
-        release_year=gpu.release_year,
-        memory_type=gpu.memory_type,
-        fp32_tflops=gpu.fp32_tflops,
-        tf32_tflops=gpu.tf32_tflops,
-        fp16_tflops=gpu.fp16_tflops,
-        bf16_tflops=gpu.bf16_tflops,
-        fp8_tflops=gpu.fp8_tflops,
-        int8_tops=gpu.int8_tops,
-        tdp_w=gpu.tdp_w,
-        pcie_gen=gpu.pcie_gen,
-        pcie_lanes=gpu.pcie_lanes,
-        interconnect=gpu.interconnect,
-        interconnect_gbs=gpu.interconnect_gbs,
-        form_factor=gpu.form_factor,
-        slot_width=gpu.slot_width,
-        compute_capability=gpu.compute_capability,
-        backends=tuple(gpu.backends),
-        launch_price_usd=gpu.launch_price_usd,
-        street_price=Price(usd=street.usd, as_of=street.as_of, source=street.source)
-        if street
-        else None,
-        cloud_price=Price(
+        **{name: getattr(src, name) for name in _SPEC_PLAIN},
+        backends=tuple(backends),
+        street_price=street,
+        cloud_price=cloud,
+    )
+
+
+def spec_from_create(gpu: GpuCreate) -> GpuSpec:
+    street, cloud = gpu.street_price, gpu.cloud_price
+    return _spec(
+        gpu,
+        list(gpu.backends),
+        Price(usd=street.usd, as_of=street.as_of, source=street.source) if street else None,
+        Price(
             usd=cloud.usd_per_hour, as_of=cloud.as_of, source=cloud.source, provider=cloud.provider
         )
         if cloud
@@ -117,4 +107,24 @@ def spec_from_create(gpu: GpuCreate) -> GpuSpec:
 
 
 def spec_from_row(row: GpuRow) -> GpuSpec:
-    return spec_from_create(create_from_row(row))
+    """Straight from the columns: every recommendation maps the whole catalog, and the row
+    was validated when it was written."""
+    street = cloud = None
+    if row.street_price_usd is not None:
+        street = Price(
+            usd=row.street_price_usd,
+            as_of=row.street_price_as_of or "",
+            source=row.street_price_source,
+        )
+    if row.cloud_price_usd_per_hour is not None:
+        cloud = Price(
+            usd=row.cloud_price_usd_per_hour,
+            as_of=row.cloud_price_as_of or "",
+            source=row.cloud_price_source,
+            provider=row.cloud_price_provider,
+        )
+    return _spec(row, _backends(row), street, cloud)
+
+
+def _backends(row: GpuRow) -> list[str]:
+    return [b for b in row.backends.split(",") if b]

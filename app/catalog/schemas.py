@@ -4,7 +4,7 @@ files, the admin API and the responses."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -204,7 +204,3 @@ class CompareOut(BaseModel):
     baseline: str
     fields: list[str]
     gpus: list[CompareRow]
-
-
-def to_jsonable(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(mode="json")

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.catalog import repository
 from app.catalog.mapping import create_from_row, out_from_row, spec_from_row, values_from_create
+from app.catalog.models import GpuRow
 from app.catalog.repository import SORTABLE, GpuFilter
 from app.catalog.schemas import (
     CompareOut,
@@ -27,6 +28,13 @@ MAX_LIMIT = 500
 MAX_COMPARE = 12
 # The figures a side-by-side shows as ratios; all numeric catalog fields but the years.
 COMPARE_FIELDS = tuple(f for f in SORTABLE if f not in ("release_year", "pcie_gen"))
+
+
+def _require(session: Session, slug: str, field: str = "slug") -> GpuRow:
+    row = repository.get_by_slug(session, slug)
+    if row is None:
+        raise NotFound(f"no GPU with slug '{slug}'", field=field)
+    return row
 
 
 def list_gpus(
@@ -71,9 +79,7 @@ def slugs_with_feature(session: Session, feature: str, rules: Rules) -> list[str
 
 
 def get_gpu(session: Session, slug: str) -> GpuOut:
-    row = repository.get_by_slug(session, slug)
-    if row is None:
-        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    row = _require(session, slug)
     return out_from_row(row)
 
 
@@ -108,18 +114,14 @@ def create_gpu(session: Session, gpu: GpuCreate) -> GpuOut:
 
 
 def replace_gpu(session: Session, slug: str, body: GpuReplace) -> GpuOut:
-    row = repository.get_by_slug(session, slug)
-    if row is None:
-        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    row = _require(session, slug)
     gpu = _validated({**body.model_dump(), "slug": slug})
     repository.update(session, row, values_from_create(gpu, origin="user"))
     return out_from_row(row)
 
 
 def patch_gpu(session: Session, slug: str, patch: GpuPatch) -> GpuOut:
-    row = repository.get_by_slug(session, slug)
-    if row is None:
-        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    row = _require(session, slug)
     merged = create_from_row(row).model_dump()
     merged.update(patch.model_dump(exclude_unset=True))
     gpu = _validated(merged)
@@ -128,9 +130,7 @@ def patch_gpu(session: Session, slug: str, patch: GpuPatch) -> GpuOut:
 
 
 def delete_gpu(session: Session, slug: str) -> None:
-    row = repository.get_by_slug(session, slug)
-    if row is None:
-        raise NotFound(f"no GPU with slug '{slug}'", field="slug")
+    row = _require(session, slug)
     repository.delete(session, row)
 
 
@@ -140,6 +140,10 @@ def _validated(data: dict[str, object]) -> GpuCreate:
         return GpuCreate.model_validate(data)
     except ValidationError as exc:
         raise invalid_input_from(exc) from exc
+
+
+def get_spec(session: Session, slug: str, field: str = "slug") -> GpuSpec:
+    return spec_from_row(_require(session, slug, field))
 
 
 def all_specs(session: Session) -> list[GpuSpec]:

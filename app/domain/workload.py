@@ -7,7 +7,6 @@ a short reason each.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -350,7 +349,3 @@ def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
     # forward-only: one or two layers' feature maps live at a time, a small share of the
     # training footprint (which keeps every layer's)
     return 0.1 * activation_bytes(work, b, flash_attention=True, act_bytes=act_b)
-
-
-def ceil_div(a: float, b: float) -> int:
-    return math.ceil(a / b)

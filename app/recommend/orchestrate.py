@@ -23,8 +23,6 @@ def _report_id(value: str | int, field: str) -> int:
         raise InvalidInput(
             "device_report_id must be a report id (an integer)", field=field
         ) from exc
-    if not 1 <= report_id <= 2**62:
-        raise InvalidInput("device_report_id must be a report id (an integer)", field=field)
     return report_id
 
 
@@ -107,10 +105,7 @@ def recommend_for(
 def estimate_for(
     session: Session, settings: Settings, request: s.EstimateRequest
 ) -> s.EstimateResponse:
-    gpus = {g.slug: g for g in catalog.all_specs(session)}
-    gpu = gpus.get(request.gpu)
-    if gpu is None:
-        raise NotFound(f"no GPU with slug '{request.gpu}'", field="gpu")
+    gpu = catalog.get_spec(session, request.gpu, field="gpu")
     rules = presets.load_rules(settings.data_dir)
     return service.estimate(request, gpu, rules, data_dir=settings.data_dir)
 

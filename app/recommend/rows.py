@@ -3,6 +3,8 @@ provenance and tips."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from app.domain import cost as costs
 from app.domain import rank
 from app.domain.gpu import GpuSpec
@@ -113,21 +115,9 @@ def build_row(
             interconnect_s=p.comm_s,
             scaling_efficiency=p.scaling_efficiency,
         ),
+        # CostOut is CostEstimate's fields plus the cost of the chosen way to acquire.
         cost=s.CostOut(
-            purchase_usd=cost.purchase_usd,
-            purchase_as_of=cost.purchase_as_of,
-            hourly_usd=cost.hourly_usd,
-            hourly_as_of=cost.hourly_as_of,
-            hourly_provider=cost.hourly_provider,
-            power_w=cost.power_w,
-            energy_usd_per_hour=cost.energy_usd_per_hour,
-            rent_to_finish_usd=cost.rent_to_finish_usd,
-            energy_to_finish_usd=cost.energy_to_finish_usd,
-            buy_to_finish_usd=cost.buy_to_finish_usd,
-            job_cost_usd=costs.job_cost(cost, c.acquisition),
-            break_even_hours=cost.break_even_hours,
-            samples_per_usd_rent=cost.samples_per_usd_rent,
-            samples_per_usd_buy=cost.samples_per_usd_buy,
+            **dataclasses.asdict(cost) | {"job_cost_usd": costs.job_cost(cost, c.acquisition)}
         ),
         score=c.score,
         uncertainty=s.UncertaintyOut(

@@ -27,6 +27,9 @@ class DeviceReportRow(Base):
     schema_version: Mapped[int] = mapped_column(Integer)
     origin: Mapped[str] = mapped_column(String(20))  # upload | run
     size_bytes: Mapped[int] = mapped_column(Integer)
+    # Best matmul TFLOPS per precision and bandwidth, taken once when the report is stored
+    # (reports never change) so listings need not re-validate every report.
+    headline: Mapped[dict[str, float]] = mapped_column(JSON)
     report: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.reports.models import BenchmarkRunRow, DeviceReportRow
+from app.reports.schemas import MAX_ID
 
 ACTIVE = ("queued", "running")
 
@@ -20,6 +21,9 @@ def add_report(session: Session, values: dict[str, Any]) -> DeviceReportRow:
 
 
 def get_report(session: Session, report_id: int) -> DeviceReportRow | None:
+    # asking for an id past 64 bits finds nothing rather than overflowing the driver
+    if not 1 <= report_id <= MAX_ID:
+        return None
     return session.get(DeviceReportRow, report_id)
 
 
@@ -28,8 +32,10 @@ def list_reports(
 ) -> tuple[int, list[DeviceReportRow]]:
     conds = [DeviceReportRow.gpu_slug == gpu_slug] if gpu_slug else []
     total = session.scalar(select(func.count()).select_from(DeviceReportRow).where(*conds)) or 0
+    # Listings show summaries: leave each report's JSON (tens of kB) in the database.
     rows = session.scalars(
         select(DeviceReportRow)
+        .options(defer(DeviceReportRow.report))
         .where(*conds)
         .order_by(DeviceReportRow.created_at.desc(), DeviceReportRow.id.desc())
         .limit(limit)

@@ -10,12 +10,9 @@ from app.deps import SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
 from app.reports.jobs import JobManager
-from app.reports.schemas import ReportOut, ReportPage, RunCreate, RunOut
+from app.reports.schemas import MAX_ID, ReportOut, ReportPage, RunCreate, RunOut
 
 router = APIRouter(prefix="/api/v1", tags=["device reports"])
-
-# Ids and offsets beyond a signed 64-bit integer cannot reach the database; say so as a 422.
-MAX_ID = 2**62
 
 
 def _jobs(request: Request) -> JobManager:

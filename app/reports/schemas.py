@@ -7,6 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Ids are 64-bit integers in every database we run on.
+MAX_ID = 2**62
+
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
@@ -84,17 +83,11 @@ def store_report(session: Session, raw: bytes, origin: str) -> ReportOut:
             "schema_version": report.schema_version,
             "origin": origin,
             "size_bytes": len(raw),
+            "headline": report.summary_measured(),
             "report": body,
         },
     )
     return _out(row)
-
-
-def _headline(report: dict[str, Any]) -> dict[str, float]:
-    try:
-        return BenchReport.model_validate(report).summary_measured()
-    except ValidationError:
-        return {}
 
 
 def _summary(row: DeviceReportRow) -> ReportSummary:
@@ -106,7 +99,7 @@ def _summary(row: DeviceReportRow) -> ReportSummary:
         gpu_slug=row.gpu_slug,
         profile=row.profile,
         origin=row.origin,
-        headline=_headline(row.report),
+        headline=row.headline,
     )
 
 

@@ -29,7 +29,7 @@ def device(request: Request, session: SessionDep) -> HTMLResponse:
 
 @router.get("/device/reports/{report_id}", response_class=HTMLResponse)
 def device_report(request: Request, report_id: str, session: SessionDep) -> HTMLResponse:
-    if not report_id.isdigit() or len(report_id) > 18:
+    if not report_id.isdigit():
         raise NotFound(f"no device report with id {report_id}", field="id")
     stored = reports.get_report(session, int(report_id))
     from app.bench.report import BenchReport

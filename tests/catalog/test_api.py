@@ -5,19 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-NEW = {
-    "slug": "lab-card",
-    "name": "Lab Card 48GB",
-    "vendor": "nvidia",
-    "architecture": "Ada Lovelace",
-    "segment": "workstation",
-    "memory_gb": 48,
-    "memory_bandwidth_gbs": 960,
-    "fp32_tflops": 91.1,
-    "backends": ["cuda"],
-    "launch_price_usd": 1234,
-    "sources": [{"id": "ds", "title": "Datasheet", "url": "https://example.org/ds"}],
-}
+from tests.support import lab_card
+
+NEW = lab_card()
 
 
 def items(client: TestClient, query: str) -> list[dict]:

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +16,8 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+
+from tests.support import lab_card, live_server
 
 CHROMIUM = "/usr/bin/chromium"
 REQUIRED = os.environ.get("GPU_ADVISOR_REQUIRE_BROWSER") == "1"
@@ -40,16 +38,9 @@ except ImportError:  # pragma: no cover
 pytestmark = pytest.mark.browser
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("browser-server")
-    port = _free_port()
     env = {
         **os.environ,
         "GPU_ADVISOR_DATABASE_URL": f"sqlite:///{tmp / 'advisor.db'}",
@@ -57,34 +48,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "GPU_ADVISOR_BENCH_JOBS_DIR": str(tmp / "jobs"),
     }
     env.pop("GPU_ADVISOR_UPLOAD_TOKEN", None)
-    log = (tmp / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited: {(tmp / 'server.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not become healthy in 90 s")
-            time.sleep(0.3)
+    with live_server(env, tmp / "server.log") as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -266,19 +231,7 @@ def test_catalog_filter_sort_open_and_compare(page: Page, server: str) -> None:
 
 def test_catalog_name_with_script_is_shown_as_text(page: Page, server: str) -> None:
     name = "<script>window.__pwned = 1</script> Sneaky Card"
-    body = {
-        "slug": "sneaky-card",
-        "name": name,
-        "vendor": "nvidia",
-        "architecture": "Ada Lovelace",
-        "segment": "workstation",
-        "memory_gb": 48,
-        "memory_bandwidth_gbs": 960,
-        "fp32_tflops": 91.1,
-        "backends": ["cuda"],
-        "launch_price_usd": 1234,
-        "sources": [{"id": "ds", "title": "Datasheet", "url": "https://example.org/ds"}],
-    }
+    body = lab_card(slug="sneaky-card", name=name)
     r = httpx.post(
         f"{server}/api/v1/gpus", json=body,
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10,

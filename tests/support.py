@@ -1,0 +1,72 @@
+"""Shared test helpers: the real server in a child process, and a GPU entry to post."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def lab_card(**changes: Any) -> dict[str, Any]:
+    """A valid catalog entry for POST /api/v1/gpus; tests change what they are about."""
+    return {
+        "slug": "lab-card",
+        "name": "Lab Card 48GB",
+        "vendor": "nvidia",
+        "architecture": "Ada Lovelace",
+        "segment": "workstation",
+        "memory_gb": 48,
+        "memory_bandwidth_gbs": 960,
+        "fp32_tflops": 91.1,
+        "backends": ["cuda"],
+        "launch_price_usd": 1234,
+        "sources": [{"id": "ds", "title": "Datasheet", "url": "https://example.org/ds"}],
+    } | changes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def live_server(env: dict[str, str], log: Path, timeout_s: float = 90) -> Iterator[str]:
+    """`gpu-advisor serve` on a free port with ``env``; yields its base URL once healthy."""
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout_s
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
+                try:
+                    if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"server did not become healthy in {timeout_s:g} s")
+                time.sleep(0.3)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
