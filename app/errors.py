@@ -65,6 +65,9 @@ def field_path(loc: Sequence[Any], default: str) -> str:
     without FastAPI's leading request part."""
     parts = list(loc)
     if parts and parts[0] in _REQUEST_PARTS:
+        # ("body", 12) is a JSON decode error at character 12: the field is the body itself
+        if all(isinstance(p, int) for p in parts[1:]):
+            return str(parts[0])
         parts = parts[1:]
     return ".".join(str(p) for p in parts) or default
 

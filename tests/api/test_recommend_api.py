@@ -189,3 +189,12 @@ def test_what_if_for_fine_tuning_offers_peft_and_checkpointing(client: TestClien
     assert {"LoRA instead of full fine-tuning", "QLoRA instead of full fine-tuning"} <= set(changes)
     assert changes["QLoRA instead of full fine-tuning"]["required_gb"] < body["memory"]["required_gb"] / 3
     assert any(c.startswith("activation checkpointing") for c in changes)
+
+
+def test_a_body_that_is_not_json_names_the_body(client: TestClient) -> None:
+    # FastAPI locates a JSON decode error at ("body", <char position>); the message once
+    # read "0: JSON decode error" with field "0".
+    r = client.post("/api/v1/recommendations", content=b"not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["details"]["field"] == "body" and err["message"].startswith("body:")
