@@ -3,6 +3,8 @@ presets from data/, and a device report as calibration and baseline when one is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from sqlalchemy.orm import Session
 
 from app.bench.report import BenchReport
@@ -53,23 +55,31 @@ def measured_device_spec(report: BenchReport, report_id: int) -> GpuSpec | None:
     )
 
 
-def _calibration_and_baseline(
-    session: Session, value: str | int, gpus: list[GpuSpec]
-) -> tuple[Calibration | None, GpuSpec | None, list[str], list[str]]:
-    field = "device_report_id"
-    report_id = _report_id(value, field)
+@dataclass
+class _Device:
+    """What a named device report contributes to an answer."""
+
+    calibration: Calibration | None = None
+    baseline: GpuSpec | None = None
+    notes: list[str] = field(default_factory=list)
+    tips: list[str] = field(default_factory=list)
+
+
+def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
+    name = "device_report_id"
+    report_id = _report_id(value, name)
     try:
-        report, slug = reports.load_bench_report(session, report_id, field=field)
+        report, slug = reports.load_bench_report(session, report_id, field=name)
     except NotFound as exc:
-        raise InvalidInput(exc.message, field=field) from exc
+        raise InvalidInput(exc.message, field=name) from exc
     source = f"device report {report_id}"
     gpu = next((g for g in gpus if g.slug == slug), None) if slug else None
     tips = list(report.tips)
     if gpu is not None:
-        return reports.calibration_from(report, gpu, source), gpu, [], tips
+        return _Device(reports.calibration_from(report, gpu, source), gpu, tips=tips)
     own = measured_device_spec(report, report_id)
     if own is None:
-        return None, None, [f"{source} has no usable matmul and bandwidth figures; ignored"], []
+        return _Device(notes=[f"{source} has no usable matmul and bandwidth figures; ignored"])
     ones = Efficiencies(
         compute={p: 1.0 for p in ("fp32", "tf32", "fp16", "bf16", "fp8") if own.peak_tflops(p)},
         memory=1.0,
@@ -78,7 +88,7 @@ def _calibration_and_baseline(
         f"{source} ({report.environment.device_name}) is not a catalog GPU: it is the baseline "
         "from its own measurements; catalog GPUs keep their published priors"
     )
-    return Calibration(by_slug={own.slug: ones}, source=source), own, [note], tips
+    return _Device(Calibration(by_slug={own.slug: ones}, source=source), own, [note], tips)
 
 
 def recommend_for(
@@ -86,19 +96,17 @@ def recommend_for(
 ) -> s.RecommendationResponse:
     gpus = catalog.all_specs(session)
     rules = presets.load_rules(settings.data_dir)
-    calibration = baseline = None
-    notes: list[str] = []
-    measured_tips: list[str] = []
-    if request.device_report_id is not None:
-        calibration, baseline, notes, measured_tips = _calibration_and_baseline(
-            session, request.device_report_id, gpus
-        )
-    response = service.recommend(
-        request, gpus, rules, calibration, baseline, data_dir=settings.data_dir
+    device = (
+        _device(session, request.device_report_id, gpus)
+        if request.device_report_id is not None
+        else _Device()
     )
-    response.warnings.extend(notes)
-    if response.baseline is not None and measured_tips:
-        response.baseline.tips = measured_tips
+    response = service.recommend(
+        request, gpus, rules, device.calibration, device.baseline, data_dir=settings.data_dir
+    )
+    response.warnings.extend(device.notes)
+    if response.baseline is not None:
+        response.baseline.tips = device.tips
     return response
 
 
