@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from app.domain import cost as costs
+from app.domain.evaluate import ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, link_kind
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
@@ -43,6 +44,24 @@ class Candidate:
     def n(self) -> int:
         return self.perf.num_gpus
 
+    @classmethod
+    def of(cls, r: ConfigResult) -> Candidate:
+        """The rankable part of an evaluated configuration that can run the job."""
+        assert r.ok and r.work and r.memory and r.perf and r.cost
+        return cls(
+            gpu=r.gpu,
+            work=r.work,
+            memory=r.memory,
+            available_gb=r.available_gb,
+            perf=r.perf,
+            cost=r.cost,
+            warnings=list(r.warnings),
+            derived_peak=r.derived_peak,
+            framework_status=r.framework_status,
+            meets_latency=r.meets_latency,
+            acquisition=r.acquisition,
+        )
+
 
 def metric(c: Candidate, objective: str) -> float | None:
     """Larger is better for every objective."""
@@ -74,14 +93,14 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
     for c, v in zip(cands, values, strict=True):
         c.speed_score = c.perf.throughput / best_speed
         c.value_score = v / best_value if v is not None and best_value else None
-    raw = {c.gpu.slug: metric(c, objective) or 0.0 for c in cands}
+    raw = [metric(c, objective) or 0.0 for c in cands]
     if objective == "balanced":
-        for c in cands:
+        for i, c in enumerate(cands):
             vs = c.value_score if c.value_score is not None else c.speed_score
-            raw[c.gpu.slug] = math.sqrt(c.speed_score * vs)
-    top = max(raw.values()) or 1.0
-    for c in cands:
-        c.score = round(raw[c.gpu.slug] / top, 6)
+            raw[i] = math.sqrt(c.speed_score * vs)
+    top = max(raw) or 1.0
+    for c, r in zip(cands, raw, strict=True):
+        c.score = round(r / top, 6)
     return sorted(cands, key=lambda c: (c.meets_latency is False, -c.score, c.n, c.gpu.slug))
 
 

@@ -279,3 +279,16 @@ def test_nothing_crashes_on_edge_catalog() -> None:
         _req(workload={"preset": "resnet-50"}, objective="balanced"), [odd], RULES
     )
     assert r.count + len(r.excluded) == 1
+
+
+def test_a_baseline_that_cannot_hold_the_job_is_not_compared_as_copies() -> None:
+    r = service.recommend(
+        _req(workload={"preset": "llama-3-70b"}, objective="fastest", limit=50),
+        GPUS,
+        RULES,
+        baseline=RTX4090,
+    )
+    assert r.baseline is not None and r.baseline.throughput is None
+    assert r.baseline.note is not None
+    assert r.baseline.note.startswith("your RTX 4090 cannot hold this job: it needs")
+    assert all(x.speedup_vs_baseline is None for x in r.recommendations)

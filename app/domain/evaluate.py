@@ -1,0 +1,392 @@
+"""One evaluation per configuration.
+
+A *configuration* is one way to run the job: a GPU model × a count × (optionally) an offer
+that prices it × the precision asked for × a runtime. ``evaluate`` turns one configuration
+and the request's shared context into one frozen result: memory per GPU, time, cost,
+software support, scaling, and, when the configuration cannot run the job, the reason.
+
+Everything here is pure and cheap; the recommend service builds one ``Context`` per request,
+asks ``plan`` which configurations of each GPU are worth evaluating, and calls ``evaluate``
+once for each of them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from app.domain import compat, perf
+from app.domain import cost as costs
+from app.domain.calibration import Calibration
+from app.domain.gpu import GpuSpec, Price
+from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
+
+# macOS lets the GPU wire about three quarters of unified memory by default
+# (recommendedMaxWorkingSetSize); discrete GPUs expose all of theirs.
+UNIFIED_MEMORY_USABLE = 0.75
+SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A priced way to get ``gpus`` of one GPU model (a cloud instance or a shop listing).
+
+    Filled by the offers feature; without one a configuration is priced from the catalog's
+    per-GPU street and cloud prices.
+    """
+
+    provider: str
+    name: str
+    gpus: int
+    hourly_usd: float | None = None
+    purchase_usd: float | None = None
+    as_of: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    gpu: GpuSpec
+    num_gpus: int = 1
+    precision: str | None = None  # None: the workload's precision
+    runtime: str | None = None  # None: the workload's / framework's default runtime
+    offer: Offer | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The request's filters and budget, as the engine needs them."""
+
+    objective: str = "balanced"
+    acquisition: str = "either"
+    max_purchase_usd: float | None = None
+    max_hourly_usd: float | None = None
+    max_job_cost_usd: float | None = None
+    electricity_usd_per_kwh: float | None = None
+    vendors: tuple[str, ...] | None = None
+    segments: tuple[str, ...] | None = None
+    max_gpus: int = 8
+
+    @property
+    def needs_price(self) -> bool:
+        limits = (self.max_purchase_usd, self.max_hourly_usd, self.max_job_cost_usd)
+        return self.objective != "fastest" or any(x is not None for x in limits)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every configuration of one request shares. ``memo`` caches software gating per
+    (GPU, framework, precision, runtime): it is the same answer for every count and offer."""
+
+    work: WorkloadSpec
+    rules: compat.Rules
+    framework: str = "pytorch"
+    limits: Limits = field(default_factory=Limits)
+    calibration: Calibration | None = None
+    apply_filters: bool = True
+    memo: dict[tuple[str, str, str, str | None], Gate] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+
+# ---------------------------------------------------------------- outputs
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Software gating for one (GPU, framework, precision, runtime)."""
+
+    exclusion: Exclusion | None
+    backend: str | None = None
+    status: str = "supported"
+    precision: str | None = None  # what the job really runs at
+    warnings: tuple[str, ...] = ()
+    flash_attention: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigResult:
+    config: Configuration
+    exclusion: Exclusion | None = None
+    work: WorkloadSpec | None = None  # at the precision it really runs
+    backend: str | None = None
+    framework_status: str = "supported"
+    memory: MemoryBreakdown | None = None
+    available_gb: float = 0.0
+    perf: perf.PerfEstimate | None = None
+    cost: costs.CostEstimate | None = None
+    acquisition: str = "either"  # narrowed to what passed the budget
+    warnings: tuple[str, ...] = ()
+    derived_peak: bool = False
+    meets_latency: bool | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.exclusion is None
+
+    @property
+    def gpu(self) -> GpuSpec:
+        return self.config.gpu
+
+    @property
+    def num_gpus(self) -> int:
+        return self.config.num_gpus
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def usable_gb(gpu: GpuSpec) -> float:
+    unified = gpu.vendor == "apple" or gpu.segment == "soc"
+    return gpu.memory_gb * (UNIFIED_MEMORY_USABLE if unified else 1.0)
+
+
+def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:
+    single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
+    return 1 if single else max_gpus
+
+
+def min_gpus(
+    work: WorkloadSpec, gpu: GpuSpec, backend: str, flash: bool, max_n: int
+) -> tuple[int | None, float]:
+    """The fewest GPUs (a power of two, ≤ ``max_n``) that hold the job, and its size on one."""
+    avail = usable_gb(gpu)
+    one = memory_breakdown(work, num_gpus=1, backend=backend, flash_attention=flash)
+    if one.total <= avail:
+        return 1, one.total
+    shardable = one.total - one.framework
+    room = avail - one.framework
+    if room <= 0:
+        return None, one.total
+    # tensor parallelism splits heads evenly, so real deployments use powers of two
+    n = 1 << max(0, math.ceil(math.log2(math.ceil(shardable / room))))
+    return (n if n <= max_n else None), one.total
+
+
+def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
+    if work.dataset_samples is None or p.throughput <= 0:
+        return None
+    samples = work.dataset_samples * (work.epochs or 1.0)
+    per_sample = work.output_tokens if work.is_llm_inference else 1
+    return samples * per_sample / p.throughput / 3600.0
+
+
+def budget(c: costs.CostEstimate, limits: Limits) -> tuple[str | None, Exclusion | None]:
+    """Which acquisition modes pass the budget; an exclusion when none does."""
+    acq = limits.acquisition
+    if not limits.needs_price:
+        return acq, None
+    modes = ["buy", "rent"] if acq == "either" else [acq]
+    ok: list[str] = []
+    over: list[str] = []
+    for mode in modes:
+        price = c.purchase_usd if mode == "buy" else c.hourly_usd
+        limit = limits.max_purchase_usd if mode == "buy" else limits.max_hourly_usd
+        if price is None:
+            continue
+        if limit is not None and price > limit:
+            over.append(f"{'purchase' if mode == 'buy' else 'rent'} ${price:,.2f} > ${limit:,.2f}")
+            continue
+        if limits.max_job_cost_usd is not None and c.time_to_finish_h is not None:
+            mode_job = costs.job_cost(c, mode)
+            if mode_job is not None and mode_job > limits.max_job_cost_usd:
+                over.append(
+                    f"job cost ({mode}) ${mode_job:,.0f} > ${limits.max_job_cost_usd:,.0f}"
+                )
+                continue
+        ok.append(mode)
+    if ok:
+        return ("either" if len(ok) == 2 else ok[0]), None
+    if over:
+        return None, Exclusion("over_budget", "; ".join(over))
+    what = {"buy": "purchase price", "rent": "rental price", "either": "purchase or rental price"}
+    return None, Exclusion(
+        "no_price", f"no {what[acq]} known, and the objective or budget needs one"
+    )
+
+
+def _filter(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
+    if limits.vendors and gpu.vendor not in limits.vendors:
+        return Exclusion("filtered_out", f"vendor {gpu.vendor} not in {', '.join(limits.vendors)}")
+    if limits.segments and gpu.segment not in limits.segments:
+        return Exclusion(
+            "filtered_out", f"segment {gpu.segment} not in {', '.join(limits.segments)}"
+        )
+    return None
+
+
+def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
+    """Framework, backend, precision and attention kernels for this GPU (memoised)."""
+    key = (gpu.slug, ctx.framework, precision, runtime)
+    hit = ctx.memo.get(key)
+    if hit is not None:
+        return hit
+    support = compat.framework_support(gpu, ctx.framework, ctx.rules)
+    if not support.ok or support.backend is None:
+        out = Gate(
+            Exclusion(
+                "framework_unsupported", support.reason or f"no {ctx.framework} support"
+            )
+        )
+    else:
+        backend = support.backend
+        resolved, warn = compat.resolve_precision(gpu, precision, ctx.rules, backend)
+        if resolved is None:
+            out = Gate(
+                Exclusion("precision_unsupported", f"{precision} is not supported on {gpu.name}"),
+                backend=backend,
+            )
+        else:
+            warnings: tuple[str, ...] = (warn,) if warn else ()
+            if support.status == "experimental":
+                warnings += (f"{ctx.framework} on {backend} is experimental",)
+            out = Gate(
+                None,
+                backend=backend,
+                status=support.status,
+                precision=resolved,
+                warnings=warnings,
+                flash_attention=bool(
+                    compat.has_feature(gpu, "flash_attention_2", ctx.rules, backend)
+                ),
+            )
+    ctx.memo[key] = out
+    return out
+
+
+def _derived_peak(gpu: GpuSpec, precision: str) -> bool:
+    return precision != "fp32" and any(
+        perf.peak_tflops(gpu, p)[1] and not gpu.peak_tflops(p) for p in ("fp16", "bf16", "tf32")
+    )
+
+
+def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:
+    """Per-GPU prices of the configuration: the offer's when there is one."""
+    if offer is None:
+        return gpu
+    n = max(1, offer.gpus)
+    street = (
+        Price(offer.purchase_usd / n, offer.as_of or "", offer.source, offer.provider)
+        if offer.purchase_usd is not None
+        else gpu.street_price
+    )
+    cloud = (
+        Price(offer.hourly_usd / n, offer.as_of or "", offer.source, offer.provider)
+        if offer.hourly_usd is not None
+        else gpu.cloud_price
+    )
+    return replace(gpu, street_price=street, cloud_price=cloud)
+
+
+# ---------------------------------------------------------------- the evaluation
+
+
+def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
+    """The configurations of ``gpu`` worth evaluating, or why none can run the job."""
+    if ctx.apply_filters:
+        excl = _filter(gpu, ctx.limits)
+        if excl is not None:
+            return excl
+    g = gate(gpu, ctx.work.precision, None, ctx)
+    if g.exclusion is not None:
+        return g.exclusion
+    assert g.backend is not None and g.precision is not None
+    run = ctx.work if g.precision == ctx.work.precision else ctx.work.with_precision(g.precision)
+    max_n = max_devices(gpu, g.backend, ctx.limits.max_gpus)
+    n, total1 = min_gpus(run, gpu, g.backend, g.flash_attention, max_n)
+    if n is None:
+        where = "one GPU" if max_n == 1 else f"{max_n} GPUs"
+        return Exclusion(
+            "does_not_fit",
+            f"needs {total1:.1f} GB on one GPU; does not fit in {where} of "
+            f"{usable_gb(gpu):.0f} GB even when sharded",
+        )
+    return [Configuration(gpu=gpu, num_gpus=n)]
+
+
+def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
+    """Memory, speed, cost and support of one configuration; an exclusion when it cannot run."""
+    gpu, n = config.gpu, max(1, config.num_gpus)
+    if ctx.apply_filters:
+        excl = _filter(gpu, ctx.limits)
+        if excl is not None:
+            return ConfigResult(config, excl)
+    asked = config.precision or ctx.work.precision
+    g = gate(gpu, asked, config.runtime, ctx)
+    if g.exclusion is not None:
+        return ConfigResult(config, g.exclusion, backend=g.backend)
+    assert g.backend is not None and g.precision is not None
+    base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
+    run = base if g.precision == base.precision else base.with_precision(g.precision)
+    avail = usable_gb(gpu)
+    mem = memory_breakdown(run, num_gpus=n, backend=g.backend, flash_attention=g.flash_attention)
+    if mem.total > avail:
+        return ConfigResult(
+            config,
+            Exclusion(
+                "does_not_fit", f"needs {mem.total:.1f} GB per GPU on {n}, has {avail:.0f} GB"
+            ),
+            work=run,
+            backend=g.backend,
+            memory=mem,
+            available_gb=avail,
+        )
+    priced = _priced(gpu, config.offer)
+    # Cut on price before the roofline when the price alone breaks the budget.
+    if ctx.apply_filters and ctx.limits.needs_price:
+        pre = costs.estimate_cost(priced, n, 0.0, None, ctx.limits.electricity_usd_per_kwh)
+        _, excl = budget(pre, ctx.limits)
+        if excl is not None:
+            return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
+    est = perf.estimate(
+        gpu,
+        run,
+        framework=ctx.framework,
+        num_gpus=n,
+        calibration=ctx.calibration,
+        flash_attention=g.flash_attention,
+    )
+    if not math.isfinite(est.throughput) or est.throughput <= 0:
+        return ConfigResult(
+            config,
+            Exclusion("no_figures", "the catalog has no compute figures to model this GPU"),
+            work=run,
+            backend=g.backend,
+            memory=mem,
+        )
+    hours = time_to_finish_h(run, est)
+    cost = costs.estimate_cost(
+        priced, est.num_gpus, est.throughput, hours, ctx.limits.electricity_usd_per_kwh
+    )
+    acq, excl = budget(cost, ctx.limits)
+    if excl is not None and ctx.apply_filters:
+        return ConfigResult(
+            config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
+        )
+    meets = None
+    if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
+        meets = est.latency_ms <= ctx.work.latency_target_ms
+    return ConfigResult(
+        config,
+        None,
+        work=run,
+        backend=g.backend,
+        framework_status=g.status,
+        memory=mem,
+        available_gb=avail,
+        perf=est,
+        cost=cost,
+        acquisition=acq or ctx.limits.acquisition,
+        warnings=g.warnings,
+        derived_peak=_derived_peak(gpu, g.precision),
+        meets_latency=meets,
+    )

@@ -1,0 +1,123 @@
+"""One evaluation per configuration: memory, speed, cost, gating and exclusions."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from app.domain import evaluate as ev
+from app.domain import perf
+from app.domain.workload import WorkloadSpec, memory_breakdown
+from tests.domain.fixtures import (
+    A100,
+    H100,
+    LLAMA3_8B,
+    M2,
+    NOFIG,
+    RESNET50,
+    RTX4090,
+    RULES,
+    T4,
+    llm_inference,
+)
+
+
+def _ctx(work: WorkloadSpec | None = None, **limits: object) -> ev.Context:
+    return ev.Context(
+        work=work or llm_inference(), rules=RULES, limits=ev.Limits(**limits)  # type: ignore[arg-type]
+    )
+
+
+def test_result_matches_the_parts_it_is_made_of() -> None:
+    work = llm_inference()
+    res = ev.evaluate(ev.Configuration(H100, 1), _ctx(work, objective="fastest"))
+    assert res.ok and res.perf is not None and res.memory is not None and res.cost is not None
+    direct = perf.estimate(H100, work, num_gpus=1)
+    assert res.perf.throughput == pytest.approx(direct.throughput)
+    assert res.memory.total == pytest.approx(memory_breakdown(work).total)
+    assert res.available_gb == H100.memory_gb
+    assert res.backend == "cuda" and res.framework_status == "supported"
+
+
+def test_a_count_that_does_not_hold_the_job_is_excluded_with_its_size() -> None:
+    big = replace(LLAMA3_8B, params=70e9, layers=80, hidden_size=8192)
+    work = llm_inference(model=big)
+    res = ev.evaluate(ev.Configuration(RTX4090, 2), _ctx(work, objective="fastest"))
+    assert not res.ok and res.exclusion is not None
+    assert res.exclusion.code == "does_not_fit"
+    assert "per GPU on 2" in res.exclusion.reason
+
+
+def test_plan_picks_the_fewest_cards_that_hold_the_job() -> None:
+    big = replace(LLAMA3_8B, params=70e9, layers=80, hidden_size=8192)
+    work = llm_inference(model=big)
+    planned = ev.plan(H100, _ctx(work, objective="fastest"))
+    assert isinstance(planned, list) and planned[0].num_gpus == 2
+    # Apple silicon is one device: a job beyond its unified memory has no configuration
+    out = ev.plan(M2, _ctx(work, objective="fastest"))
+    assert isinstance(out, ev.Exclusion) and out.code == "does_not_fit"
+    assert "one GPU" in out.reason
+
+
+def test_unified_memory_is_three_quarters_usable() -> None:
+    assert ev.usable_gb(M2) == pytest.approx(M2.memory_gb * 0.75)
+    assert ev.usable_gb(H100) == H100.memory_gb
+
+
+def test_precision_falls_back_with_a_warning() -> None:
+    work = llm_inference(seq_len=256, output_tokens=64)
+    res = ev.evaluate(ev.Configuration(T4, 2), _ctx(work, objective="fastest"))
+    assert res.ok and res.work is not None and res.work.precision == "fp16"
+    assert any("bf16" in w for w in res.warnings)
+
+
+def test_gating_is_memoised_per_gpu_framework_precision_runtime() -> None:
+    ctx = _ctx(objective="fastest")
+    for n in (1, 2, 4):
+        ev.evaluate(ev.Configuration(H100, n), ctx)
+    assert list(ctx.memo) == [("h100-sxm", "pytorch", "bf16", None)]
+
+
+def test_price_cut_happens_before_the_roofline(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*a: object, **k: object) -> None:
+        raise AssertionError("roofline ran for a configuration the budget already excludes")
+
+    monkeypatch.setattr(perf, "estimate", boom)
+    res = ev.evaluate(
+        ev.Configuration(RTX4090, 2),
+        _ctx(objective="best_value", acquisition="buy", max_purchase_usd=1000.0),
+    )
+    assert res.exclusion is not None and res.exclusion.code == "over_budget"
+
+
+def test_no_figures_and_no_price() -> None:
+    small = WorkloadSpec(task="inference", model=RESNET50, batch_size=8)
+    res = ev.evaluate(ev.Configuration(NOFIG, 1), _ctx(small, objective="fastest"))
+    assert res.exclusion == ev.Exclusion(
+        "no_figures", "the catalog has no compute figures to model this GPU"
+    )
+    res = ev.evaluate(ev.Configuration(H100, 1), _ctx(objective="cheapest", acquisition="buy"))
+    assert res.exclusion is not None and res.exclusion.code == "no_price"
+
+
+def test_filters_exclude_before_anything_else() -> None:
+    res = ev.evaluate(ev.Configuration(A100, 1), _ctx(objective="fastest", vendors=("amd",)))
+    assert res.exclusion is not None and res.exclusion.code == "filtered_out"
+
+
+def test_offer_prices_the_configuration() -> None:
+    offer = ev.Offer(provider="cloudy", name="4x", gpus=4, hourly_usd=8.0, as_of="2026-01-01")
+    work = WorkloadSpec(task="training", model=RESNET50, batch_size=64, dataset_samples=1e6)
+    res = ev.evaluate(ev.Configuration(A100, 4, offer=offer), _ctx(work, objective="cheapest"))
+    assert res.ok and res.cost is not None
+    assert res.cost.hourly_usd == pytest.approx(8.0)
+    assert res.cost.hourly_provider == "cloudy"
+
+
+def test_time_to_finish_counts_generated_tokens_for_llm_inference() -> None:
+    work = llm_inference(dataset_samples=1000.0)
+    res = ev.evaluate(ev.Configuration(H100, 1), _ctx(work, objective="fastest"))
+    assert res.perf is not None and res.cost is not None
+    hours = 1000 * work.output_tokens / res.perf.throughput / 3600
+    assert res.cost.time_to_finish_h == pytest.approx(hours)
