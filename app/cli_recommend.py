@@ -12,6 +12,17 @@ from rich.table import Table
 
 from app.config import Settings
 from app.errors import AppError, field_path
+from app.vocab import (
+    ACQUISITIONS,
+    FAMILIES,
+    FRAMEWORKS,
+    OBJECTIVES,
+    OPTIMIZERS,
+    PEFTS,
+    PRECISIONS,
+    TASKS,
+    choices,
+)
 
 
 def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
@@ -148,8 +159,8 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
     @cli.command()
     def recommend(
         preset: str = typer.Option(None, help="Workload preset id (see /api/v1/workloads)."),
-        task: str = typer.Option(None, help="training | fine-tuning | inference"),
-        family: str = typer.Option(None, help="decoder | encoder | cnn | vit | diffusion | mlp"),
+        task: str = typer.Option(None, help=choices(TASKS)),
+        family: str = typer.Option(None, help=choices(FAMILIES)),
         params: float = typer.Option(None, help="Parameter count, e.g. 7e9."),
         layers: int = typer.Option(None),
         hidden_size: int = typer.Option(None),
@@ -158,28 +169,26 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         vocab_size: int = typer.Option(None),
         gflops_per_sample: float = typer.Option(None, help="Forward GFLOPs per sample."),
         input_size: float = typer.Option(None),
-        precision: str = typer.Option(None, help="fp32 | tf32 | bf16 | fp16 | fp8 | int8 | int4"),
+        precision: str = typer.Option(None, help=choices(PRECISIONS)),
         batch_size: int = typer.Option(None),
         seq_len: int = typer.Option(None),
         output_tokens: int = typer.Option(None),
-        optimizer: str = typer.Option(None, help="adamw | adam8bit | sgd"),
-        peft: str = typer.Option(None, help="none | lora | qlora"),
+        optimizer: str = typer.Option(None, help=choices(OPTIMIZERS)),
+        peft: str = typer.Option(None, help=choices(PEFTS)),
         gradient_checkpointing: bool = typer.Option(None, "--checkpointing/--no-checkpointing"),
         dataset_samples: float = typer.Option(None),
         epochs: float = typer.Option(None),
         latency_target_ms: float = typer.Option(None),
-        framework: str = typer.Option(None, help="pytorch | tensorflow | jax"),
+        framework: str = typer.Option(None, help=choices(FRAMEWORKS)),
         max_purchase_usd: float = typer.Option(None),
         max_hourly_usd: float = typer.Option(None),
         max_job_cost_usd: float = typer.Option(None),
-        acquisition: str = typer.Option(None, help="buy | rent | either"),
+        acquisition: str = typer.Option(None, help=choices(ACQUISITIONS)),
         vendor: list[str] = typer.Option(None, help="Repeat to allow several."),
         segment: list[str] = typer.Option(None, help="Repeat to allow several."),
         max_gpus: int = typer.Option(None),
         electricity_usd_per_kwh: float = typer.Option(None),
-        objective: str = typer.Option(
-            "balanced", help="fastest | best_value | cheapest | balanced"
-        ),
+        objective: str = typer.Option("balanced", help=choices(OBJECTIVES)),
         limit: int = typer.Option(10, help="Rows to show (≤ 500)."),
         device_report: int = typer.Option(None, help="Calibrate with this stored device report."),
         as_json: bool = typer.Option(False, "--json", help="Print the API's JSON response."),

@@ -1,10 +1,13 @@
 """Keeps the design's walls standing by walking the imports of every module.
 
 - app/domain and app/bench import neither FastAPI nor SQLAlchemy;
-- app/domain imports no torch, pydantic-settings, or other app package but itself and errors;
+- app/domain imports no torch, pydantic-settings, or other app package but itself, errors and
+  the vocabulary;
+- app/vocab.py imports nothing but the standard library (everyone imports it);
 - routers and pages import no SQLAlchemy;
 - nothing outside app/bench imports torch at module level;
-- app/bench imports no other app package (it is a leaf the CLI and job runner call).
+- app/bench imports no other app package but the vocabulary (it is a leaf the CLI and job
+  runner call).
 """
 
 from __future__ import annotations
@@ -46,14 +49,19 @@ def test_domain_is_pure(path: Path) -> None:
     names = imports(path)
     assert not _roots(names) & {"fastapi", "sqlalchemy", "torch", "pydantic_settings", "starlette"}
     app_deps = {n for n in names if n.startswith("app.")}
-    assert all(n.startswith(("app.domain", "app.errors")) for n in app_deps), app_deps
+    assert all(n.startswith(("app.domain", "app.errors", "app.vocab")) for n in app_deps), app_deps
+
+
+def test_vocabulary_imports_only_the_standard_library() -> None:
+    assert _roots(imports(APP / "vocab.py")) <= {"__future__", "typing"}
 
 
 @pytest.mark.parametrize("path", [p for p in modules() if "/bench/" in p.as_posix()], ids=rel)
 def test_bench_is_a_leaf(path: Path) -> None:
     names = imports(path)
     assert not _roots(names) & {"fastapi", "sqlalchemy", "starlette", "jinja2"}
-    assert all(n.startswith("app.bench") for n in names if n.startswith("app.")), names
+    app_deps = {n for n in names if n.startswith("app.")}
+    assert all(n.startswith("app.bench") or n == "app.vocab" for n in app_deps), names
 
 
 EDGES = [p for p in modules() if p.name in {"router.py", "pages.py"} or "/web/" in p.as_posix()]

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.vocab import MEASURED_PRECISIONS, DeviceBackend, MeasuredPrecision
+
 SCHEMA_VERSION: Literal[1] = 1
 
 #: Ratio above a known peak at which a measurement is rejected as an error.
@@ -32,7 +34,7 @@ MAX_SECONDS = 1e6
 MAX_BYTES = 1e15
 
 #: Keys of the ``peaks`` dictionary understood by :func:`apply_peaks` and the runner.
-PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16", "fp8")
+PRECISIONS: tuple[str, ...] = MEASURED_PRECISIONS
 PEAK_BANDWIDTH_KEY = "bandwidth_gbs"
 PEAK_LINK_KEY = "host_link_gbs"
 _PEAK_ALIASES = {"bandwidth": PEAK_BANDWIDTH_KEY, "memory_bandwidth_gbs": PEAK_BANDWIDTH_KEY,
@@ -40,8 +42,8 @@ _PEAK_ALIASES = {"bandwidth": PEAK_BANDWIDTH_KEY, "memory_bandwidth_gbs": PEAK_B
 
 Unit = Literal["TFLOPS", "GB/s", "samples/s", "s", "bytes", "x"]
 Status = Literal["ok", "rejected", "not_applicable", "failed", "skipped"]
-Precision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
-Backend = Literal["cuda", "rocm", "mps", "xpu", "cpu"]
+Precision = MeasuredPrecision
+Backend = DeviceBackend
 
 _UNIT_LIMITS: dict[str, float] = {
     "TFLOPS": MAX_TFLOPS,

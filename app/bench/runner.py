@@ -43,6 +43,7 @@ from app.bench.suites.common import (
 )
 from app.bench.timing import TimingConfig
 from app.bench.tips import generate_tips
+from app.vocab import MEASURED_PRECISIONS
 
 SUITES: tuple[str, ...] = ("matmul", "conv", "memory", "transfer", "batch_scaling",
                            "peak_memory")
@@ -174,7 +175,7 @@ def compute_speedups(report: BenchReport) -> list[Speedup]:
         bp = report.matmul.by_precision
         base = bp.get("fp32")
         if base is not None and base.best.ok and base.best.value:
-            for p in ("tf32", "fp16", "bf16", "fp8"):
+            for p in MEASURED_PRECISIONS[1:]:  # each against fp32
                 s = bp.get(p)
                 if s is not None and s.best.ok and s.best.value:
                     out.append(Speedup(source="matmul", precision=p,

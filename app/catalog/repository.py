@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from app.catalog.models import GpuRow
+from app.vocab import PEAK_FIELDS
 
 # Numeric columns a listing may sort on; the API validates against this set.
 SORTABLE: tuple[str, ...] = (
@@ -31,14 +32,7 @@ SORTABLE: tuple[str, ...] = (
     "pcie_gen",
 )
 
-PRECISION_COLUMNS: dict[str, str] = {
-    "fp32": "fp32_tflops",
-    "tf32": "tf32_tflops",
-    "fp16": "fp16_tflops",
-    "bf16": "bf16_tflops",
-    "fp8": "fp8_tflops",
-    "int8": "int8_tops",
-}
+PRECISION_COLUMNS: dict[str, str] = dict(PEAK_FIELDS)
 
 
 @dataclass(frozen=True)

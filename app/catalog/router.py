@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 
@@ -19,10 +19,11 @@ from app.catalog.schemas import (
 )
 from app.deps import AdminDep, SessionDep, SettingsDep
 from app.recommend.presets import load_rules
+from app.vocab import CatalogPrecision, Segment, Vendor
 
 router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
 
-PrecisionParam = Literal["fp32", "tf32", "fp16", "bf16", "fp8", "int8"]
+PrecisionParam = CatalogPrecision
 
 
 def split_csv(values: list[str] | None) -> list[str]:
@@ -36,10 +37,8 @@ def split_csv(values: list[str] | None) -> list[str]:
 def list_gpus(
     session: SessionDep,
     settings: SettingsDep,
-    vendor: Annotated[list[Literal["nvidia", "amd", "intel", "apple"]] | None, Query()] = None,
-    segment: Annotated[
-        list[Literal["datacenter", "workstation", "consumer", "laptop", "soc"]] | None, Query()
-    ] = None,
+    vendor: Annotated[list[Vendor] | None, Query()] = None,
+    segment: Annotated[list[Segment] | None, Query()] = None,
     architecture: Annotated[list[str] | None, Query(max_length=80)] = None,
     backend: Backend | None = None,
     min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,

@@ -8,9 +8,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Vendor = Literal["nvidia", "amd", "intel", "apple"]
-Segment = Literal["datacenter", "workstation", "consumer", "laptop", "soc"]
-Backend = Literal["cuda", "rocm", "mps", "xpu", "hpu", "directml", "vulkan"]
+from app.vocab import Backend, Segment, Vendor
+
+__all__ = ["Backend", "Segment", "Vendor"]
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,79}$"
 _DATE_RE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")

@@ -10,19 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.domain.gpu import GpuSpec
+from app.vocab import PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
 
 STATUS_ORDER = {"supported": 0, "experimental": 1, "unsupported": 2}
 
 # What each precision falls back to, in order, when the GPU or framework lacks it.
-FALLBACK: dict[str, tuple[str, ...]] = {
-    "fp8": ("bf16", "fp16", "fp32"),
-    "bf16": ("fp16", "fp32"),
-    "fp16": ("fp32",),
-    "tf32": ("fp32",),
-    "fp32": (),
-    "int8": ("fp16", "fp32"),
-    "int4": ("fp16", "fp32"),
-}
+FALLBACK: dict[str, tuple[str, ...]] = dict(PRECISION_FALLBACK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +160,7 @@ def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -
 def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str | None) -> bool:
     if precision == "fp32":
         return True
-    if precision in ("int8", "int4"):
+    if precision in WEIGHT_ONLY_PRECISIONS:
         # weight-only quantisation: kernels dequantise to 16-bit, so any 16-bit-capable GPU works
         return precision_supported(gpu, "fp16", rules, backend)
     rule = has_feature(gpu, precision, rules, backend)

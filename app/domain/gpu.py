@@ -8,11 +8,10 @@ must treat ``None`` as *unknown*, never as zero.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
-Vendor = Literal["nvidia", "amd", "intel", "apple"]
-Segment = Literal["datacenter", "workstation", "consumer", "laptop", "soc"]
+from app.vocab import PEAK_FIELDS, Precision, Segment, Vendor
+
+__all__ = ["GpuSpec", "Precision", "Price", "Segment", "Vendor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +65,5 @@ class GpuSpec:
 
     def peak_tflops(self, precision: str) -> float | None:
         """Dense datasheet peak for a precision, ``None`` if the part has no such path."""
-        return {
-            "fp32": self.fp32_tflops,
-            "tf32": self.tf32_tflops,
-            "bf16": self.bf16_tflops,
-            "fp16": self.fp16_tflops,
-            "fp8": self.fp8_tflops,
-            "int8": self.int8_tops,
-            "int4": None,
-        }[precision]
+        name = PEAK_FIELDS.get(precision)
+        return getattr(self, name) if name is not None else None

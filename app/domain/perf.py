@@ -18,6 +18,7 @@ from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.gpu import GpuSpec
 from app.domain.workload import BYTES, NF4_BYTES, WorkloadSpec, activation_bytes, kv_cache_bytes
+from app.vocab import MEASURED_PRECISIONS
 
 MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (methodology §5.2, §7)
 PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
@@ -143,7 +144,7 @@ def _prior_efficiencies(vendor: str, segment: str) -> Efficiency:
         memory_gb=1,
         memory_bandwidth_gbs=1,
     )
-    comp = {p: prior_compute_efficiency(probe, p) for p in ("fp32", "tf32", "bf16", "fp16", "fp8")}
+    comp: dict[str, float] = {p: prior_compute_efficiency(probe, p) for p in MEASURED_PRECISIONS}
     return Efficiency(comp, MEMORY_EFFICIENCY, "prior")
 
 
@@ -152,7 +153,7 @@ def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
         return _prior_efficiencies(gpu.vendor, gpu.segment)
     comp: dict[str, float] = {}
     sources: set[str] = set()
-    for p in ("fp32", "tf32", "bf16", "fp16", "fp8"):
+    for p in MEASURED_PRECISIONS:
         comp[p], src = adjust(prior_compute_efficiency(gpu, p), gpu, calibration, "compute", p)
         sources.add(src)
     mem, src = adjust(MEMORY_EFFICIENCY, gpu, calibration, "memory")

@@ -10,8 +10,9 @@ from app.domain.evaluate import ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, link_kind
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
+from app.vocab import OBJECTIVES
 
-OBJECTIVES = ("fastest", "best_value", "cheapest", "balanced")
+__all__ = ["OBJECTIVES"]
 
 # Multiplicative bands on throughput. The modelled band reflects the accuracy check against
 # Lambda's published training numbers (median error ~1.15×, worst cases ~1.5×); measured

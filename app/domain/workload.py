@@ -8,27 +8,26 @@ a short reason each.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
-Task = Literal["training", "fine-tuning", "inference"]
-Family = Literal["decoder", "encoder", "encoder-decoder", "cnn", "vit", "diffusion", "mlp"]
-Optimizer = Literal["adamw", "adam8bit", "sgd"]
-Peft = Literal["none", "lora", "qlora"]
+from app.vocab import (
+    BYTES_PER_ELEMENT,
+    TRAINING_TASKS,
+    TRANSFORMER_FAMILIES,
+    Family,
+    Optimizer,
+    Peft,
+    Task,
+)
+
+__all__ = ["Family", "ModelSpec", "Optimizer", "Peft", "Task", "WorkloadSpec"]
 
 GB = 1e9
 
-# Bytes per stored value. int4 carries quantisation scales: GPTQ/AWQ with group size 128 and
-# an fp16 scale + zero point cost 4 + 32/128 = 4.25 bits, llama.cpp Q4_K_M ~4.85 bits; 4.5 bits
-# sits between them.
-BYTES: dict[str, float] = {
-    "fp32": 4.0,
-    "tf32": 4.0,  # TF32 is a compute mode; tensors stay fp32 in memory
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 4.5 / 8,
-}
+# Bytes per stored value (app.vocab), with quantisation scales where they matter. int4:
+# GPTQ/AWQ with group size 128 and an fp16 scale + zero point cost 4 + 32/128 = 4.25 bits,
+# llama.cpp Q4_K_M ~4.85 bits; 4.5 bits sits between them. fp4: NVFP4 stores one fp8 scale
+# per 16 values (4 + 8/16 = 4.5 bits), MXFP4 one 8-bit scale per 32 (4.25 bits).
+BYTES: dict[str, float] = {**BYTES_PER_ELEMENT, "int4": 4.5 / 8, "fp4": 4.5 / 8}
 # QLoRA's NF4 with double quantisation: 4 + 0.127 bits per parameter (Dettmers et al. 2023).
 NF4_BYTES = 4.127 / 8
 
@@ -77,7 +76,7 @@ class ModelSpec:
 
     @property
     def is_transformer(self) -> bool:
-        return self.family in ("decoder", "encoder", "encoder-decoder")
+        return self.family in TRANSFORMER_FAMILIES
 
     @property
     def has_shape(self) -> bool:
@@ -125,7 +124,7 @@ class WorkloadSpec:
 
     @property
     def training(self) -> bool:
-        return self.task in ("training", "fine-tuning")
+        return self.task in TRAINING_TASKS
 
     @property
     def is_llm_inference(self) -> bool:

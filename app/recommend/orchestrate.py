@@ -16,6 +16,7 @@ from app.errors import InvalidInput, NotFound
 from app.recommend import presets, service
 from app.recommend import schemas as s
 from app.reports import service as reports
+from app.vocab import MEASURED_PRECISIONS
 
 
 def _report_id(value: str | int, field: str) -> int:
@@ -81,7 +82,7 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
     if own is None:
         return _Device(notes=[f"{source} has no usable matmul and bandwidth figures; ignored"])
     ones = Efficiencies(
-        compute={p: 1.0 for p in ("fp32", "tf32", "fp16", "bf16", "fp8") if own.peak_tflops(p)},
+        compute={p: 1.0 for p in MEASURED_PRECISIONS if own.peak_tflops(p)},
         memory=1.0,
     )
     note = (

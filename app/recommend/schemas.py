@@ -7,16 +7,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Task = Literal["training", "fine-tuning", "inference"]
-Family = Literal["decoder", "encoder", "encoder-decoder", "cnn", "vit", "diffusion", "mlp"]
-Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
-Optimizer = Literal["adamw", "adam8bit", "sgd"]
-Peft = Literal["none", "lora", "qlora"]
-Framework = Literal["pytorch", "tensorflow", "jax"]
-Acquisition = Literal["buy", "rent", "either"]
-Objective = Literal["fastest", "best_value", "cheapest", "balanced"]
-VendorName = Literal["nvidia", "amd", "intel", "apple"]
-SegmentName = Literal["datacenter", "workstation", "consumer", "laptop", "soc"]
+from app.vocab import (
+    Acquisition,
+    Family,
+    Framework,
+    Objective,
+    Optimizer,
+    Peft,
+    Precision,
+    Task,
+)
+from app.vocab import Segment as SegmentName
+from app.vocab import Vendor as VendorName
+
+__all__ = [
+    "Acquisition", "Family", "Framework", "Objective", "Optimizer", "Peft", "Precision",
+    "SegmentName", "Task", "VendorName",
+]  # fmt: skip
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens

@@ -13,6 +13,7 @@ from typing import Any
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
 from app.recommend import schemas as s
+from app.vocab import BYTES_PER_ELEMENT
 
 Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
 
@@ -35,7 +36,7 @@ def variations(
     p = work.precision
     if work.task == "inference":
         for q in ("int8", "int4"):
-            if q != p and p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8"):
+            if q != p and BYTES_PER_ELEMENT[p] > BYTES_PER_ELEMENT[q]:
                 out.append((f"{q} weights instead of {p}", {"workload": {"precision": q}}))
     else:
         if p in ("fp32", "tf32"):

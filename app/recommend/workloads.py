@@ -12,6 +12,7 @@ from app.domain.workload import ModelSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
 from app.recommend.presets import DATA_DIR, Preset, load_presets
+from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
 
 # ---------------------------------------------------------------- presets
 
@@ -124,6 +125,9 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     task = w.task or d.get("task")
     if task is None:
         raise InvalidInput("task is required without a preset", field="workload.task")
+    if task not in MODELLED_TASKS:
+        # in the vocabulary, not yet in the engine: say so rather than estimate it wrongly
+        raise InvalidInput(f"task '{task}' is not modelled yet", field="workload.task")
     inference = task == "inference"
     if inference and w.optimizer is not None:
         raise InvalidInput("an optimizer makes no sense for inference", field="workload.optimizer")
@@ -152,6 +156,10 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         )
 
     precision = w.precision or d.get("precision") or "bf16"
+    if precision not in MODELLED_PRECISIONS:
+        raise InvalidInput(
+            f"precision '{precision}' is not modelled yet", field="workload.precision"
+        )
     if not inference and peft == "none" and precision in ("int8", "int4"):
         raise InvalidInput(
             f"full training in {precision} is not supported; use bf16/fp16, or peft 'qlora'",

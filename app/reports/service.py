@@ -16,6 +16,7 @@ from app.reports import repository
 from app.reports.matching import match_device
 from app.reports.models import DeviceReportRow
 from app.reports.schemas import ReportOut, ReportPage, ReportSummary
+from app.vocab import MEASURED_PRECISIONS
 
 # Per-direction bandwidth of a x16 link after encoding, GB/s (methodology §4).
 _PCIE_X16_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
@@ -23,7 +24,7 @@ _PCIE_X16_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 
 def peaks_for(gpu: GpuSpec) -> dict[str, float]:
     peaks: dict[str, float] = {"bandwidth_gbs": gpu.memory_bandwidth_gbs}
-    for precision in ("fp32", "tf32", "fp16", "bf16", "fp8"):
+    for precision in MEASURED_PRECISIONS:
         value = gpu.peak_tflops(precision)
         if value is not None:
             peaks[precision] = value

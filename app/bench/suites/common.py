@@ -10,6 +10,7 @@ import torch
 
 from app.bench.report import Figure, Unit, check_peak
 from app.bench.timing import Timer, Timing, TimingConfig, summarize
+from app.vocab import MEASURED_PRECISIONS
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Profile:
     matmul_reference: tuple[int, int, int]
     matmul_search: tuple[tuple[int, int, int], ...]
     matmul_emulated: tuple[int, int, int]
-    matmul_precisions: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16", "fp8")
+    matmul_precisions: tuple[str, ...] = MEASURED_PRECISIONS
     matmul_single_thread: bool = False
     # convolution
     conv_batch: int = 64
