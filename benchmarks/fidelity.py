@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from app.bench import device as devmod
+from app.bench import host, torch_state
 from app.bench.runner import get_profile
 from app.bench.suites import matmul, memory
 from app.bench.suites.common import Context
@@ -49,13 +50,16 @@ def main() -> int:
     ap.add_argument("--sizes", default="1024,2048", help="square matmul sizes (comma list)")
     ap.add_argument("--array-mib", type=int, default=0,
                     help="bandwidth array size in MiB (default: our suite's own choice)")
+    ap.add_argument("--block-s", type=float, default=0.2,
+                    help="seconds per timed block, ours and numpy's (tests use a tiny one)")
     args = ap.parse_args()
+    block = args.block_s
     sizes = [int(s) for s in args.sizes.split(",") if s]
 
     prof = get_profile("standard", accelerator=False)
     prof = replace(
         prof,
-        timing=TimingConfig(warmup_s=0.1, min_warmup_calls=3, block_s=0.2, n_blocks=5,
+        timing=TimingConfig(warmup_s=block / 2, min_warmup_calls=3, block_s=block, n_blocks=5,
                             min_blocks=5),
         matmul_precisions=("fp32",),
         matmul_reference=(sizes[0],) * 3,
@@ -64,9 +68,9 @@ def main() -> int:
         memory_min_bytes=(args.array_mib << 20) if args.array_mib else prof.memory_min_bytes,
         memory_llc_multiple=0 if args.array_mib else prof.memory_llc_multiple,
     )
-    print(f"torch {torch.__version__} ({devmod.blas_backend()}), numpy {np.__version__}, "
-          f"torch threads {torch.get_num_threads()}, CPU {devmod.cpu_model()}")
-    with devmod.preserved_state():
+    print(f"torch {torch.__version__} ({host.blas_backend()}), numpy {np.__version__}, "
+          f"torch threads {torch.get_num_threads()}, CPU {host.cpu_model()}")
+    with torch_state.preserved_state():
         ctx = Context(device="cpu", backend="cpu", sync=devmod.synchronizer("cpu"),
                       profile=prof)
         mm = matmul.run(ctx)
@@ -91,11 +95,11 @@ def main() -> int:
         a = rng.standard_normal((m, k), dtype=np.float32)
         b = rng.standard_normal((k, n), dtype=np.float32)
         c = np.empty((m, n), dtype=np.float32)
-        t = numpy_median_time(lambda a=a, b=b, c=c: np.matmul(a, b, out=c))
+        t = numpy_median_time(lambda a=a, b=b, c=c: np.matmul(a, b, out=c), block)
         ref = 2 * m * n * k / t / 1e12
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         tc = torch.empty(m, n)
-        tt = numpy_median_time(lambda ta=ta, tb=tb, tc=tc: torch.mm(ta, tb, out=tc))
+        tt = numpy_median_time(lambda ta=ta, tb=tb, tc=tc: torch.mm(ta, tb, out=tc), block)
         plain = 2 * m * n * k / tt / 1e12
         numpy_best = max(numpy_best, ref)
         ours = row.figure.value or 0.0
@@ -116,7 +120,7 @@ def main() -> int:
     x = rng.standard_normal(numel, dtype=np.float32)
     y = np.empty_like(x)
     y[:] = 0
-    t = numpy_median_time(lambda: np.copyto(y, x))
+    t = numpy_median_time(lambda: np.copyto(y, x), block)
     ref_bw = 2 * numel * 4 / t / 1e9
     ours1 = next((r.figure.value for r in mem1.rows if r.kernel == "copy"), None) or 0.0
     ours_n = next((r.figure.value for r in mem.rows if r.kernel == "copy"), None) or 0.0

@@ -88,7 +88,9 @@ def summary_table(report: BenchReport) -> Table:
         for f in report.transfer.fits:
             table.add_row(f"{f.direction} {f.memory}", *_fig_cells(f.headline),
                           f"at {f.headline_size_bytes / 2**20:.0f} MiB; "
-                          f"α={f.latency_s * 1e6:.1f} µs, β={f.bandwidth_gbs:.1f} GB/s")
+                          f"α={f.latency_s * 1e6:.1f} µs, "
+                          f"β{'≥' if f.bandwidth_is_lower_bound else '='}"
+                          f"{f.bandwidth_gbs:.1f} GB/s")
     if report.batch_scaling:
         for c in report.batch_scaling.curves:
             best = max((p for p in c.points if p.tflops.ok), default=None,

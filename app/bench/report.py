@@ -267,6 +267,11 @@ class TransferFit(_Model):
     memory: Literal["pinned", "pageable", "unified"]
     latency_s: float = Field(ge=0)
     bandwidth_gbs: float = Field(gt=0)
+    bandwidth_is_lower_bound: bool = Field(
+        default=False,
+        description="the sizes were latency-bound: bandwidth_gbs is the best rate achieved, "
+        "the link is at least this fast",
+    )
     headline: Figure
     headline_size_bytes: int = Field(gt=0)
 
@@ -434,6 +439,24 @@ class BenchReport(_Model):
                     out.append((base + ".step_time", pt.step_time))
                     out.append((base + ".samples_per_s", pt.samples_per_s))
                     out.append((base + ".tflops", pt.tflops))
+        return out
+
+    def measurements(self) -> list[Figure]:
+        """One figure per timed measurement. `figures` also lists what is derived from them
+        (summaries, aggregates, headlines, and a batch point's three views of one timing), so
+        counting its noisy figures would count one noisy timing up to three times."""
+        out: list[Figure] = []
+        if self.matmul:
+            out.extend(r.figure for r in self.matmul.rows)
+        if self.conv:
+            out.extend(c.figure for c in self.conv.rows)
+        if self.memory:
+            out.extend(b.figure for b in self.memory.rows)
+        if self.transfer:
+            out.extend(t.figure for t in self.transfer.rows)
+        if self.batch_scaling:
+            for curve in self.batch_scaling.curves:
+                out.extend(pt.step_time for pt in curve.points)
         return out
 
 

@@ -149,6 +149,26 @@ def fit_latency_bandwidth(sizes_bytes: Sequence[float], times_s: Sequence[float]
     return max(alpha, 0.0), beta
 
 
+def fit_transfer(sizes_bytes: Sequence[float], times_s: Sequence[float]) -> tuple[
+    float, float, bool
+]:
+    """Latency α (s), bandwidth β (bytes/s), and whether β is only a lower bound.
+
+    When every size is small enough that the copies are latency-bound (a few KiB on a fast
+    link: the per-copy cost is ~10 µs, the bytes take ~0.1 µs), timing noise can make the
+    fitted slope zero or negative. The data then say nothing about the asymptotic bandwidth
+    except that it is at least the best rate achieved (t ≥ s/β for every copy), and the
+    latency is the slope-free fit: the weighted mean time. Both are returned, flagged.
+    """
+    alpha, beta = fit_latency_bandwidth(sizes_bytes, times_s)
+    if math.isfinite(beta):
+        return alpha, beta, False
+    weights = [1.0 / (t * t) for t in times_s]
+    latency = sum(w * t for w, t in zip(weights, times_s, strict=True)) / sum(weights)
+    achieved = max(s / t for s, t in zip(sizes_bytes, times_s, strict=True))
+    return latency, achieved, True
+
+
 def saturation_batch(points: Sequence[tuple[int, float]], fraction: float = 0.9) -> int | None:
     """Smallest batch whose throughput reaches ``fraction`` × the best throughput (B90)."""
     valid = [(b, t) for b, t in points if t is not None and math.isfinite(t) and t > 0]

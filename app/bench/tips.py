@@ -106,7 +106,14 @@ def _batch_tips(report: BenchReport) -> list[str]:
             continue
         largest = curve.points[-1].batch
         name = _NAMES.get(curve.workload, curve.workload)
-        if curve.b90 == largest and len(curve.points) > 1:
+        if len(curve.points) == 1:
+            # one point compares nothing: it says neither "enough" nor "still rising"
+            if curve.stopped:
+                tips.append(f"the {name} ({curve.precision} training) was measured at batch "
+                            f"{largest} only ({curve.stopped}): this run cannot tell which "
+                            "batch size is enough")
+            continue
+        if curve.b90 == largest:
             tips.append(f"throughput of the {name} ({curve.precision} training) was still "
                         f"rising at batch {largest}, the largest tried: use the largest batch "
                         "that fits in memory")
@@ -145,13 +152,14 @@ def _efficiency_tips(report: BenchReport) -> list[str]:
 
 def _quality_tips(report: BenchReport) -> list[str]:
     tips: list[str] = []
-    figs = [f for _, f in report.figures()]
+    figs = report.measurements()
     ok = [f for f in figs if f.ok]
     noisy = [f for f in ok if f.noisy]
     if ok and len(noisy) / len(ok) > 0.2:
-        tips.append(f"{len(noisy)} of {len(ok)} figures were noisy (spread over 10 %): close "
-                    "other programs and rerun for steadier numbers")
-    rejected = [f for f in figs if f.status == "rejected"]
+        tips.append(f"{len(noisy)} of {len(ok)} measurements were noisy (spread over 10 %): "
+                    "close other programs and rerun for steadier numbers")
+    # a rejection is per figure (a batch point's TFLOPS can exceed the peak, its step time not)
+    rejected = [f for _, f in report.figures() if f.status == "rejected"]
     if rejected:
         tips.append(f"{len(rejected)} figure(s) exceeded the known peak by more than 15 % and "
                     "were rejected as measurement errors")

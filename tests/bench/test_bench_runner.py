@@ -151,3 +151,44 @@ def test_profiles_exist_for_both_device_classes() -> None:
             assert prof.matmul_reference and prof.conv_layers and prof.batches
             assert len(prof.peak_memory_batches) == 2
         assert runner.get_profile(name, True).transfer_sizes
+
+
+def test_a_spent_budget_keeps_what_every_figure_needs(tiny_profile: Profile) -> None:
+    import dataclasses
+
+    from app.bench.suites.common import ConvLayer
+
+    wide = dataclasses.replace(
+        tiny_profile, budget_s=0.0, matmul_search=((64, 64, 64), (96, 96, 96)),
+        conv_layers=(ConvLayer("a", 8, 8, 8, 3, 1, 1), ConvLayer("b", 8, 8, 8, 1, 1, 0)),
+        batches=(1, 2, 4, 8))
+    report = runner.run_benchmarks(wide, "cpu", suites=["matmul", "conv", "batch_scaling"])
+    assert report.matmul is not None
+    fp32 = [r for r in report.matmul.rows if r.precision == "fp32" and r.library == "torch"
+            and r.threads is None]
+    assert [r.role for r in fp32] == ["reference"]  # search shapes skipped, reference kept
+    assert report.matmul.by_precision["fp32"].best.ok
+    assert report.conv is not None and {r.layer for r in report.conv.rows} == {"a"}
+    assert report.batch_scaling is not None
+    for curve in report.batch_scaling.curves:
+        assert [p.batch for p in curve.points] == [1, 2]
+        assert curve.stopped == "time budget spent after batch 2"
+    assert any("time budget" in w for w in report.warnings)
+
+
+def test_without_a_budget_nothing_is_skipped(tiny_profile: Profile) -> None:
+    import dataclasses
+
+    wide = dataclasses.replace(tiny_profile, matmul_search=((64, 64, 64), (96, 96, 96)))
+    report = runner.run_benchmarks(wide, "cpu", suites=["matmul"])
+    assert report.matmul is not None
+    roles = [r.role for r in report.matmul.rows if r.precision == "fp32" and r.threads is None
+             and r.library == "torch"]
+    assert roles == ["reference", "search", "search"]
+    assert not any("time budget" in w for w in report.warnings)
+
+
+def test_quick_profiles_have_a_time_budget() -> None:
+    for accel in (False, True):
+        budget = runner.get_profile("quick", accel).budget_s
+        assert budget is not None and budget <= 15

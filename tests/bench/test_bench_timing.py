@@ -18,6 +18,7 @@ from app.bench.timing import (
     conv_output_size,
     fit_latency_bandwidth,
     fit_linear,
+    fit_transfer,
     matmul_flops,
     measure,
     median,
@@ -197,3 +198,22 @@ def test_counts_agree_with_torch_flop_counter() -> None:
     with FlopCounterMode(display=False) as fc:
         torch.nn.functional.conv2d(x, w, padding=1)
     assert fc.get_total_flops() == conv2d_flops(2, 8, 16, 3, 3, 10, 10)
+
+
+def test_fit_transfer_resolves_the_link_when_the_sizes_allow() -> None:
+    sizes = [1 << 16, 1 << 20, 1 << 24]
+    times = [10e-6 + s / 50e9 for s in sizes]
+    alpha, beta, lower = fit_transfer(sizes, times)
+    assert not lower
+    assert alpha == pytest.approx(10e-6, rel=1e-6) and beta == pytest.approx(50e9, rel=1e-6)
+
+
+def test_fit_transfer_on_latency_bound_sizes_gives_a_lower_bound() -> None:
+    # 4 KiB and 64 KiB over a fast link: both copies cost the ~10 µs latency, and noise made
+    # the larger one a little faster (slope < 0). Seen on an H200 with the tiny test profile.
+    sizes, times = [1 << 12, 1 << 16], [10.4e-6, 10.1e-6]
+    assert fit_latency_bandwidth(sizes, times)[1] == math.inf
+    alpha, beta, lower = fit_transfer(sizes, times)
+    assert lower
+    assert 10.1e-6 <= alpha <= 10.4e-6
+    assert beta == pytest.approx((1 << 16) / 10.1e-6)  # the best rate achieved

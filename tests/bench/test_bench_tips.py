@@ -9,6 +9,7 @@ from app.bench.report import (
     BenchReport,
     Environment,
     Figure,
+    MatmulRow,
     MatmulSuite,
     MatmulSummary,
     Speedup,
@@ -73,3 +74,39 @@ def test_cpu_tips_are_honest() -> None:
     assert "bf16 is slower than fp32 on this CPU" in text
     assert "pin_memory" not in text
     assert "CPU only" in text
+
+
+def _noisy(v: float, unit: str) -> Figure:
+    return Figure(value=v, unit=unit, noisy=True)  # type: ignore[arg-type]
+
+
+def test_a_noisy_batch_point_is_one_measurement_not_three() -> None:
+    steady = [MatmulRow(precision="fp32", m=64, n=64, k=64, flops=1, role="search",
+                        figure=f(10.0)) for _ in range(8)]
+    pts = [BatchPoint(batch=b, flops=1, step_time=_noisy(0.01, "s"),
+                      samples_per_s=_noisy(100.0 * b, "samples/s"), tflops=_noisy(1.0, "TFLOPS"))
+           for b in (1, 2)]
+    report = gpu_report()
+    report.matmul = MatmulSuite(rows=steady)
+    report.batch_scaling = BatchScalingSuite(curves=[BatchCurve(
+        workload="cnn_block", mode="train", precision="bf16", description="t", points=pts,
+        b90=2)])
+    # 2 noisy timings of 10: 20 %, not the 6 of 14 (43 %) that counting each view gives
+    assert len(report.measurements()) == 10
+    assert sum(x.noisy for x in report.measurements()) == 2
+    assert not any("noisy" in t for t in generate_tips(report))
+    report.matmul = MatmulSuite(rows=steady[:4])
+    assert any("2 of 6 measurements were noisy" in t for t in generate_tips(report))
+
+
+def test_one_point_says_nothing_about_the_batch_size() -> None:
+    report = gpu_report()
+    one = curve([(1, 50.0)])
+    one.b90, one.stopped = 1, "step time 0.80 s at batch 1 exceeds the profile cap 0.5 s"
+    report.batch_scaling = BatchScalingSuite(curves=[one])
+    text = "\n".join(generate_tips(report))
+    assert "reaches 90 %" not in text and "still rising" not in text
+    assert "measured at batch 1 only (step time 0.80 s" in text
+    one.stopped = None
+    text = "\n".join(generate_tips(report))
+    assert "batch 1" not in text

@@ -234,6 +234,10 @@ def run_curve(ctx: Context, workload: str, mode: str, precision: str,
     for i, batch in enumerate(batches):
         if frac is not None:
             frac(i / len(batches))
+        if len(curve.points) >= 2 and ctx.out_of_time():
+            curve.stopped = f"time budget spent after batch {curve.points[-1].batch}"
+            ctx.skip_note("larger batches of some batch-scaling curves")
+            break
         try:
             x = make_input(workload, batch, prof.cnn, prof.transformer, dev)
             flops = count_flops(model, x, mode, precision)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -72,6 +73,12 @@ class Profile:
     batch_timing: TimingConfig | None = None
     # peak memory
     peak_memory_batches: tuple[int, int] = (8, 32)
+    #: Wall-clock seconds for all suites together, shared out by the runner in proportion to
+    #: each suite's weight (unused time carries over). A suite past its share measures what
+    #: it must (a reference shape per precision, two points per curve) and skips the rest,
+    #: saying so. What a measurement costs grows with the device (autotuning, larger shapes,
+    #: slow first calls), so sizes alone cannot bound the run; ``None``: no budget.
+    budget_s: float | None = None
 
 
 ProgressFn = Callable[[str, float], None]
@@ -88,6 +95,8 @@ class Context:
     peaks: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     progress: ProgressFn | None = None
+    #: ``time.perf_counter()`` after which the current suite should stop optional work.
+    deadline: float | None = None
     timer: Timer = field(init=False)
 
     def __post_init__(self) -> None:
@@ -105,6 +114,16 @@ class Context:
         """Progress within the current suite (fraction in 0..1)."""
         if self.progress is not None:
             self.progress(label, max(0.0, min(1.0, fraction)))
+
+    def out_of_time(self) -> bool:
+        """True once the current suite has spent its share of the profile's budget."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def skip_note(self, what: str) -> None:
+        """Record that optional measurements were skipped for the time budget."""
+        note = f"{what} skipped: the profile's time budget was spent"
+        if note not in self.warnings:
+            self.warnings.append(note)
 
     def measure(self, fn: Callable[[], object], *,
                 before_block: Callable[[], object] | None = None,

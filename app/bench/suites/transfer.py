@@ -22,7 +22,7 @@ from app.bench.report import (
     TransferSuite,
 )
 from app.bench.suites.common import Context, failed, rate_figure
-from app.bench.timing import fit_latency_bandwidth
+from app.bench.timing import fit_transfer
 
 NOT_APPLICABLE_CPU = ("no accelerator: host and device share the same memory, so there is no "
                       "host↔device transfer to measure")
@@ -34,6 +34,20 @@ def _headline(rows: list[TransferRow], headline: int) -> TransferRow | None:
         return None
     under = [r for r in ok if r.size_bytes <= headline]
     return max(under or ok, key=lambda r: r.size_bytes)
+
+
+def fit_rows(rows: list[TransferRow], headline: int) -> TransferFit | None:
+    """The latency/bandwidth fit of one (direction, memory) sweep; ``None`` with fewer than
+    two measured sizes. Latency-bound sweeps give a lower bound on the bandwidth."""
+    ok = [r for r in rows if r.figure.ok and r.figure.median_time_s]
+    head = _headline(ok, headline)
+    if head is None or len({r.size_bytes for r in ok}) < 2:
+        return None
+    alpha, beta, lower = fit_transfer([r.size_bytes for r in ok],
+                                      [r.figure.median_time_s or 0.0 for r in ok])
+    return TransferFit(direction=ok[0].direction, memory=ok[0].memory, latency_s=alpha,
+                       bandwidth_gbs=beta / 1e9, bandwidth_is_lower_bound=lower,
+                       headline=head.figure, headline_size_bytes=head.size_bytes)
 
 
 def run(ctx: Context) -> TransferSuite:
@@ -64,9 +78,13 @@ def run(ctx: Context) -> TransferSuite:
     for memory, host in hosts.items():
         non_blocking = memory == "pinned"
         for direction in ("h2d", "d2h"):
-            for size in sizes:
+            for i, size in enumerate(sizes):
                 ctx.step(f"transfer {direction} {memory} {size >> 10} KiB", done / total)
                 done += 1
+                # two sizes (smallest and headline-or-largest) always; the rest as time allows
+                if 0 < i < len(sizes) - 1 and ctx.out_of_time():
+                    ctx.skip_note("some transfer sizes")
+                    continue
                 src, dst = ((host[:size], dev_buf[:size]) if direction == "h2d"
                             else (dev_buf[:size], host[:size]))
 
@@ -83,21 +101,14 @@ def run(ctx: Context) -> TransferSuite:
                     fig = failed("GB/s", exc)
                 suite.rows.append(TransferRow(direction=direction, memory=memory,
                                               size_bytes=size, figure=fig))
-            rows = [r for r in suite.rows
-                    if r.memory == memory and r.direction == direction and r.figure.ok]
-            head = _headline(rows, prof.transfer_headline)
-            if len(rows) >= 2 and head is not None:
-                try:
-                    alpha, beta = fit_latency_bandwidth(
-                        [r.size_bytes for r in rows],
-                        [r.figure.median_time_s or 0.0 for r in rows])
-                    if beta != float("inf"):
-                        suite.fits.append(TransferFit(
-                            direction=direction, memory=memory,
-                            latency_s=alpha, bandwidth_gbs=beta / 1e9, headline=head.figure,
-                            headline_size_bytes=head.size_bytes))
-                except ValueError as exc:
-                    ctx.warnings.append(f"transfer fit failed: {exc}")
+            rows = [r for r in suite.rows if r.memory == memory and r.direction == direction]
+            try:
+                fit = fit_rows(rows, prof.transfer_headline)
+            except ValueError as exc:
+                ctx.warnings.append(f"transfer fit failed: {exc}")
+            else:
+                if fit is not None:
+                    suite.fits.append(fit)
     # pinned vs pageable at the headline size
     for direction in ("h2d", "d2h"):
         heads = {}
