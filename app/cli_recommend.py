@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
+import inspect
 import json
-from typing import Any
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.table import Table
 
 from app.config import Settings
 from app.errors import AppError, field_path
-from app.vocab import (
-    ACQUISITIONS,
-    FAMILIES,
-    FRAMEWORKS,
-    OBJECTIVES,
-    OPTIMIZERS,
-    PEFTS,
-    PRECISIONS,
-    TASKS,
-    choices,
-)
+from app.recommend.schemas import RecommendationRequest
+from app.vocab import choices as choices_text
 
 
 def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
@@ -33,51 +30,140 @@ def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
     return f"{value:.{digits}f}{unit}"
 
 
-def build_request(options: dict[str, Any]) -> dict[str, Any]:
-    model = {
-        k: options[k]
-        for k in ("family", "params", "layers", "hidden_size", "num_heads", "num_kv_heads",
-                  "vocab_size", "gflops_per_sample", "input_size")
-        if options.get(k) is not None
-    }  # fmt: skip
-    workload = {
-        k: options[k]
-        for k in ("preset", "task", "precision", "batch_size", "seq_len", "output_tokens",
-                  "optimizer", "peft", "gradient_checkpointing", "dataset_samples", "epochs",
-                  "latency_target_ms")
-        if options.get(k) is not None
-    }  # fmt: skip
-    if model:
-        workload["model"] = model
-    constraints = {
-        k: options[k]
-        for k in ("framework", "max_purchase_usd", "max_hourly_usd", "max_job_cost_usd",
-                  "acquisition", "max_gpus", "electricity_usd_per_kwh")
-        if options.get(k) is not None
-    }  # fmt: skip
-    if options.get("vendors"):
-        constraints["vendors"] = options["vendors"]
-    if options.get("segments"):
-        constraints["segments"] = options["segments"]
-    request: dict[str, Any] = {
-        "workload": workload,
-        "constraints": constraints,
-        "objective": options["objective"],
-        "limit": options["limit"],
-    }
-    if options.get("device_report_id") is not None:
-        request["device_report_id"] = options["device_report_id"]
+# ---------------------------------------------------------------- options from the schema
+
+# Flags kept from earlier versions of the CLI (the schema name is the default).
+_FLAG_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("constraints", "vendors"): ("--vendor",),
+    ("constraints", "segments"): ("--segment",),
+    ("workload", "gradient_checkpointing"): ("--checkpointing/--no-checkpointing",),
+    ("device_report_id",): ("--device-report",),
+}
+
+
+@dataclass(frozen=True)
+class CliOption:
+    """One leaf field of the request as a command-line option."""
+
+    path: tuple[str, ...]  # where the value goes in the request body
+    name: str  # the Python parameter name (unique)
+    kind: type  # str, int, float or bool
+    multiple: bool
+    flags: tuple[str, ...]
+    help: str
+
+
+def _unwrap(annotation: Any) -> Any:
+    """``X | None`` -> ``X``."""
+    if get_origin(annotation) in (Union, UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        return args[0] if len(args) == 1 else annotation
+    return annotation
+
+
+def _scalar(annotation: Any) -> tuple[type, tuple[str, ...]] | None:
+    """The Python type a CLI value is parsed as, and the allowed values of a Literal."""
+    if get_origin(annotation) is Literal:
+        values = tuple(str(v) for v in get_args(annotation))
+        return str, values
+    if annotation in (bool, int, float, str):
+        return annotation, ()
+    if get_origin(annotation) in (Union, UnionType):  # e.g. str | int: pass the text on
+        return str, ()
+    return None
+
+
+def _help(info: FieldInfo, choices: tuple[str, ...]) -> str:
+    bounds = {a: getattr(m, a) for m in info.metadata for a in ("ge", "gt", "le", "lt")
+              if getattr(m, a, None) is not None}  # fmt: skip
+    parts = [info.description] if info.description else []
+    if choices:
+        parts.append(choices_text(choices))
+    if bounds:
+        lo = "(" if "gt" in bounds else "["
+        hi = ")" if "lt" in bounds else "]"
+        low = bounds.get("gt", bounds.get("ge", ""))
+        high = bounds.get("lt", bounds.get("le", ""))
+        parts.append(f"{lo}{low:g}, {high:g}{hi}" if low != "" and high != "" else
+                     f"{lo}{low}, {high}{hi}")
+    return " ".join(parts)
+
+
+def request_options(
+    model: type[BaseModel] = RecommendationRequest, prefix: tuple[str, ...] = ()
+) -> list[CliOption]:
+    """Every leaf field of the request model, depth first, as options. Nested models are
+    flattened; a leaf name already taken gets its parent's name in front."""
+    out: list[CliOption] = []
+    _walk(model, prefix, out, set())
+    return out
+
+
+def _walk(model: type[BaseModel], prefix: tuple[str, ...], out: list[CliOption],
+          taken: set[str]) -> None:  # fmt: skip
+    for field_name, info in model.model_fields.items():
+        path = (*prefix, field_name)
+        annotation = _unwrap(info.annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            _walk(annotation, path, out, taken)
+            continue
+        multiple = get_origin(annotation) is list
+        scalar = _scalar(get_args(annotation)[0] if multiple else annotation)
+        if scalar is None:
+            continue  # not expressible as a flag: only through --request
+        kind, choices = scalar
+        name = field_name if field_name not in taken else "_".join(path[-2:])
+        taken.add(name)
+        default_flag = "--" + name.replace("_", "-")
+        if kind is bool:
+            default_flag = f"{default_flag}/--no-{name.replace('_', '-')}"
+        flags = _FLAG_NAMES.get(path, (default_flag,))
+        out.append(CliOption(path, name, kind, multiple, flags, _help(info, choices)))
+
+
+OPTIONS = request_options()
+
+
+def build_request(options: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The request body: ``base`` (a --request file) with every given option set on top."""
+    request: dict[str, Any] = json.loads(json.dumps(base or {}))  # a deep copy
+    for opt in OPTIONS:
+        value = options.get(opt.name)
+        if value is None or (opt.multiple and not value):
+            continue
+        node = request
+        for key in opt.path[:-1]:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = node[key] = {}
+            node = child
+        node[opt.path[-1]] = list(value) if opt.multiple else value
+    request.setdefault("workload", {})
     return request
 
 
-def run(options: dict[str, Any], as_json: bool, console: Console, err: Console) -> int:
+def read_request_file(path: str) -> dict[str, Any]:
+    """A JSON request body from a file, or from stdin for ``-``."""
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the request must be a JSON object")
+    return data
+
+
+def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
+        request_file: str | None = None) -> int:  # fmt: skip
     from app.db import make_engine, make_session_factory, session_scope
     from app.main import prepare_database
     from app.recommend.orchestrate import recommend_for
-    from app.recommend.schemas import RecommendationRequest
 
     try:
-        request = RecommendationRequest.model_validate(build_request(options))
+        base = read_request_file(request_file) if request_file else None
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]--request[/red]: {exc}")
+        return 2
+    try:
+        request = RecommendationRequest.model_validate(build_request(options, base))
     except ValidationError as exc:
         for e in exc.errors():
             err.print(f"[red]{field_path(e['loc'], 'request')}[/red]: {e['msg']}")
@@ -150,54 +236,47 @@ def render(response: Any, console: Console) -> None:
         console.print(f"[bold]Measured on your machine ({response.baseline.source}):[/bold]")
         for tip in response.baseline.tips:
             console.print(f"  • {tip}")
+    if response.what_if:
+        console.print("[bold]What changes the answer:[/bold]")
+        for w in response.what_if:
+            pick = w.top_name or "nothing can run it"
+            count = f" ×{w.num_gpus}" if w.num_gpus and w.num_gpus > 1 else ""
+            speed = f", {_fmt(w.throughput)} {w.unit}" if w.throughput is not None else ""
+            console.print(f"  • {w.change}: {pick}{count}{speed}; needs {w.required_gb:.1f} GB, "
+                          f"{w.can_run} GPUs can run it")
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     console.print(f"{len(response.excluded)} GPUs excluded (use --json for the reasons).")
 
 
 def register(cli: typer.Typer, console: Console, err: Console) -> None:
-    @cli.command()
-    def recommend(
-        preset: str = typer.Option(None, help="Workload preset id (see /api/v1/workloads)."),
-        task: str = typer.Option(None, help=choices(TASKS)),
-        family: str = typer.Option(None, help=choices(FAMILIES)),
-        params: float = typer.Option(None, help="Parameter count, e.g. 7e9."),
-        layers: int = typer.Option(None),
-        hidden_size: int = typer.Option(None),
-        num_heads: int = typer.Option(None),
-        num_kv_heads: int = typer.Option(None),
-        vocab_size: int = typer.Option(None),
-        gflops_per_sample: float = typer.Option(None, help="Forward GFLOPs per sample."),
-        input_size: float = typer.Option(None),
-        precision: str = typer.Option(None, help=choices(PRECISIONS)),
-        batch_size: int = typer.Option(None),
-        seq_len: int = typer.Option(None),
-        output_tokens: int = typer.Option(None),
-        optimizer: str = typer.Option(None, help=choices(OPTIMIZERS)),
-        peft: str = typer.Option(None, help=choices(PEFTS)),
-        gradient_checkpointing: bool = typer.Option(None, "--checkpointing/--no-checkpointing"),
-        dataset_samples: float = typer.Option(None),
-        epochs: float = typer.Option(None),
-        latency_target_ms: float = typer.Option(None),
-        framework: str = typer.Option(None, help=choices(FRAMEWORKS)),
-        max_purchase_usd: float = typer.Option(None),
-        max_hourly_usd: float = typer.Option(None),
-        max_job_cost_usd: float = typer.Option(None),
-        acquisition: str = typer.Option(None, help=choices(ACQUISITIONS)),
-        vendor: list[str] = typer.Option(None, help="Repeat to allow several."),
-        segment: list[str] = typer.Option(None, help="Repeat to allow several."),
-        max_gpus: int = typer.Option(None),
-        electricity_usd_per_kwh: float = typer.Option(None),
-        objective: str = typer.Option("balanced", help=choices(OBJECTIVES)),
-        limit: int = typer.Option(10, help="Rows to show (≤ 500)."),
-        device_report: int = typer.Option(None, help="Calibrate with this stored device report."),
-        as_json: bool = typer.Option(False, "--json", help="Print the API's JSON response."),
-    ) -> None:
-        """Rank GPUs for a workload, as a table (same engine and options as the API)."""
-        options = dict(locals())
-        options["vendors"] = vendor
-        options["segments"] = segment
-        options["device_report_id"] = device_report
-        code = run(options, as_json, console, err)
+    def recommend(**kwargs: Any) -> None:
+        """Rank GPUs for a workload, as a table (same engine and options as the API).
+
+        Every field of the API's request is an option; --request reads a whole request body
+        (JSON, '-' for stdin) and the options given change it."""
+        as_json = kwargs.pop("as_json")
+        request_file = kwargs.pop("request_file")
+        code = run(kwargs, as_json, console, err, request_file)
         if code:
             raise typer.Exit(code)
+
+    params = [
+        inspect.Parameter(
+            "request_file", inspect.Parameter.KEYWORD_ONLY, annotation=str | None,
+            default=typer.Option(None, "--request", help="A request body as JSON ('-': stdin)."),
+        ),
+    ]  # fmt: skip
+    for opt in OPTIONS:
+        annotation: Any = list[opt.kind] | None if opt.multiple else opt.kind | None  # type: ignore[name-defined]
+        extra = " Repeat to give several." if opt.multiple else ""
+        params.append(inspect.Parameter(
+            opt.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+            default=typer.Option(None, *opt.flags, help=opt.help + extra),
+        ))  # fmt: skip
+    params.append(inspect.Parameter(
+        "as_json", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
+        default=typer.Option(False, "--json", help="Print the API's JSON response."),
+    ))  # fmt: skip
+    recommend.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    cli.command()(recommend)

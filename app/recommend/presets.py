@@ -6,10 +6,10 @@ directory and cached.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import yaml
 
@@ -18,23 +18,11 @@ from app.domain.workload import ModelSpec
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
-_MODEL_FIELDS = (
-    "family",
-    "params",
-    "layers",
-    "hidden_size",
-    "num_heads",
-    "num_kv_heads",
-    "intermediate_size",
-    "vocab_size",
-    "max_context",
-    "gflops_per_sample",
-    "input_size",
-    "experts",
-    "active_experts",
-    "active_params",
-    "passes_per_sample",
-)
+# The model fields a preset may set, and which of them are integers: read off ModelSpec so a
+# field added there is a preset field too.
+_MODEL_TYPES = get_type_hints(ModelSpec)
+_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec))
+_INT_FIELDS = tuple(k for k in _MODEL_FIELDS if _MODEL_TYPES[k] in (int, int | None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +49,7 @@ def _num(value: Any) -> Any:
 
 def model_from_dict(raw: dict[str, Any]) -> ModelSpec:
     kw = {k: _num(raw.get(k)) for k in _MODEL_FIELDS}
-    for k in ("layers", "hidden_size", "num_heads", "num_kv_heads", "intermediate_size"):
-        if kw[k] is not None:
-            kw[k] = int(kw[k])
-    for k in ("vocab_size", "max_context", "experts", "active_experts"):
+    for k in _INT_FIELDS:
         if kw[k] is not None:
             kw[k] = int(kw[k])
     kw["params"] = float(kw["params"])

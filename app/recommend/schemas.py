@@ -122,6 +122,7 @@ class ModelOut(BaseModel):
     experts: int | None = None
     active_experts: int | None = None
     active_params: float | None = None
+    activation_mb_per_sample: float | None = None
     passes_per_sample: int | None = None
 
 

@@ -18,23 +18,8 @@ from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
 
 
 def _model_out(m: ModelSpec) -> s.ModelOut:
-    return s.ModelOut(
-        family=m.family,
-        params=m.params,
-        layers=m.layers,
-        hidden_size=m.hidden_size,
-        num_heads=m.num_heads,
-        num_kv_heads=m.num_kv_heads,
-        intermediate_size=m.intermediate_size,
-        vocab_size=m.vocab_size,
-        max_context=m.max_context,
-        gflops_per_sample=m.gflops_per_sample,
-        input_size=m.input_size,
-        experts=m.experts,
-        active_experts=m.active_experts,
-        active_params=m.active_params,
-        passes_per_sample=m.passes_per_sample,
-    )
+    # field by field from the model spec: ModelOut mirrors ModelSpec (tests/test_vocab.py)
+    return s.ModelOut(**{name: getattr(m, name) for name in s.ModelOut.model_fields})
 
 
 def _preset_out(p: Preset) -> s.WorkloadPresetOut:

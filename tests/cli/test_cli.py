@@ -92,6 +92,26 @@ def test_recommend_table_and_bad_input(env: dict[str, str]) -> None:
     assert unknown.returncode == 2 and "workload.preset" in unknown.stderr + unknown.stdout
 
 
+def test_recommend_reads_a_request_file_and_options_change_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    request = {"workload": {"preset": "llama-3-8b", "batch_size": 2},
+               "constraints": {"vendors": ["amd"]}, "limit": 2}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    out = run_cli("recommend", "--request", str(path), "--batch-size", "4", "--what-if",
+                  "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    body = json.loads(out.stdout)
+    assert body["workload"]["batch_size"] == 4 and len(body["recommendations"]) == 2
+    assert {r["gpu"]["vendor"] for r in body["recommendations"]} == {"amd"}
+    assert body["what_if"]
+    table = run_cli("recommend", "--request", str(path), "--what-if", env=env)
+    assert table.returncode == 0 and "What changes the answer" in table.stdout
+    missing = run_cli("recommend", "--request", str(tmp_path / "nope.json"), env=env)
+    assert missing.returncode == 2 and "--request" in missing.stderr + missing.stdout
+
+
 def test_bench_refuses_unknown_gpu_slug(env: dict[str, str]) -> None:
     result = run_cli("bench", "--gpu", "no-such-gpu", env=env)
     assert result.returncode == 2

@@ -1,0 +1,39 @@
+"""Field lists are derived from the models, so they cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from app.domain.workload import ModelSpec
+from app.recommend import schemas as s
+from app.recommend import service
+from app.recommend.presets import model_from_dict
+from tests.domain.fixtures import A100, H100, RULES
+
+MODEL_SPEC_FIELDS = {f.name for f in fields(ModelSpec)}
+
+
+def test_model_in_out_and_spec_have_the_same_fields() -> None:
+    assert set(s.ModelIn.model_fields) == MODEL_SPEC_FIELDS
+    assert set(s.ModelOut.model_fields) == MODEL_SPEC_FIELDS
+
+
+def test_every_model_field_given_is_echoed() -> None:
+    model: dict[str, Any] = {
+        "family": "cnn", "params": 25e6, "gflops_per_sample": 8.2, "input_size": 224,
+        "activation_mb_per_sample": 50.0, "passes_per_sample": 1,
+    }  # fmt: skip
+    req = s.RecommendationRequest.model_validate(
+        {"workload": {"task": "training", "model": model}})
+    echoed = service.recommend(req, [A100, H100], RULES).workload.model.model_dump()
+    for key, value in model.items():
+        assert echoed[key] == value, key
+
+
+def test_a_preset_can_set_every_model_field() -> None:
+    raw = {"family": "cnn", "params": "2.5e7", "gflops_per_sample": 8.2, "layers": "50",
+           "activation_mb_per_sample": 50.0}
+    m = model_from_dict(raw)
+    assert m.activation_mb_per_sample == 50.0
+    assert m.params == 2.5e7 and m.layers == 50 and isinstance(m.layers, int)
