@@ -162,7 +162,10 @@ def test_a_spent_budget_keeps_what_every_figure_needs(tiny_profile: Profile) -> 
         tiny_profile, budget_s=0.0, matmul_search=((64, 64, 64), (96, 96, 96)),
         conv_layers=(ConvLayer("a", 8, 8, 8, 3, 1, 1), ConvLayer("b", 8, 8, 8, 1, 1, 0)),
         batches=(1, 2, 4, 8))
-    report = runner.run_benchmarks(wide, "cpu", suites=["matmul", "conv", "batch_scaling"])
+    report = runner.run_benchmarks(wide, "cpu",
+                                   suites=["matmul", "conv", "memory", "batch_scaling"])
+    assert report.memory is not None
+    assert [r.kernel for r in report.memory.rows] == ["copy", "triad"]
     assert report.matmul is not None
     fp32 = [r for r in report.matmul.rows if r.precision == "fp32" and r.library == "torch"
             and r.threads is None]
