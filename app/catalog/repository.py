@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.catalog.models import GpuRow
 from app.vocab import PEAK_FIELDS
@@ -116,6 +116,26 @@ def list_gpus(
 
 def all_gpus(session: Session) -> list[GpuRow]:
     return list(session.scalars(select(GpuRow).order_by(GpuRow.slug)).all())
+
+
+# What the engine never reads: the sources and notes are JSON/text, decoded for nothing.
+_NOT_FOR_SPECS = (GpuRow.sources, GpuRow.field_sources, GpuRow.notes)
+
+
+def rows_for_specs(session: Session) -> list[GpuRow]:
+    """Every row with only the columns a GpuSpec needs loaded."""
+    stmt = select(GpuRow).options(*(defer(c) for c in _NOT_FOR_SPECS)).order_by(GpuRow.slug)
+    return list(session.scalars(stmt).all())
+
+
+def catalog_stamp(session: Session) -> tuple[Any, ...]:
+    """Changes whenever a row is added, changed or deleted, in one cheap aggregate: an insert
+    raises max(id) and max(updated_at), an update raises max(updated_at) (the ORM sets it),
+    a delete lowers the count. Seen from every worker, because it is read from the database."""
+    row = session.execute(
+        select(func.count(), func.max(GpuRow.id), func.max(GpuRow.updated_at))
+    ).one()
+    return tuple(row)
 
 
 def get_by_slug(session: Session, slug: str) -> GpuRow | None:

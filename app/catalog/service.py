@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
@@ -146,8 +149,40 @@ def get_spec(session: Session, slug: str, field: str = "slug") -> GpuSpec:
     return spec_from_row(_require(session, slug, field))
 
 
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    stamp: tuple[Any, ...]
+    specs: tuple[GpuSpec, ...]
+
+
+# The mapped catalog per database, reused while the database's catalog stamp is unchanged.
+# GpuSpecs are frozen, so requests can share them; an edit anywhere (this worker, another
+# worker, another host on the same database) changes the stamp and the next request reloads.
+_snapshots: dict[str, _Snapshot] = {}
+_snapshots_lock = threading.Lock()
+
+
+def _database_key(session: Session) -> str:
+    return session.get_bind().engine.url.render_as_string(hide_password=False)
+
+
 def all_specs(session: Session) -> list[GpuSpec]:
-    return [spec_from_row(r) for r in repository.all_gpus(session)]
+    """The whole catalog as GpuSpecs, from the cache when the catalog has not changed."""
+    key = _database_key(session)
+    stamp = repository.catalog_stamp(session)  # before the rows: a change in between reloads
+    snap = _snapshots.get(key)
+    if snap is None or snap.stamp != stamp:
+        specs = tuple(spec_from_row(r) for r in repository.rows_for_specs(session))
+        snap = _Snapshot(stamp, specs)
+        with _snapshots_lock:
+            _snapshots[key] = snap
+    return list(snap.specs)
+
+
+def forget_cached_catalog() -> None:
+    """Drop every cached catalog (tests that rewrite the database behind the ORM)."""
+    with _snapshots_lock:
+        _snapshots.clear()
 
 
 def catalog_size(session: Session) -> int:
