@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from app.config import Settings
@@ -48,7 +49,18 @@ def check_token(request: Request, expected: str | None, what: str) -> None:
         raise Forbidden("the token is not valid")
 
 
-def require_admin(request: Request, settings: SettingsDep) -> None:
+# Declares the bearer scheme in OpenAPI for the routes that need the admin token; the check
+# itself is check_token's, so a missing token is our 401 in the one error shape.
+admin_bearer = HTTPBearer(
+    auto_error=False, scheme_name="bearerAuth", description="GPU_ADVISOR_ADMIN_TOKEN"
+)
+
+
+def require_admin(
+    request: Request,
+    settings: SettingsDep,
+    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(admin_bearer)] = None,
+) -> None:
     check_token(request, settings.admin_token, "catalog editing")
 
 

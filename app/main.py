@@ -140,6 +140,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.mount("/static", StaticFiles(directory=static_dir), name="static")
     _install_docs(app)
     install_error_handlers(app)
+    from app import openapi
+
+    openapi.install(app)
     return app
 
 

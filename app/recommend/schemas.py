@@ -153,7 +153,9 @@ class MemoryOut(BaseModel):
     notes: list[str] = []
 
 
-class GpuOut(BaseModel):
+class RankedGpu(BaseModel):
+    """The GPU of a ranked row: the catalog's GpuOut, shortened to what a row needs."""
+
     slug: str
     name: str
     vendor: str
@@ -166,6 +168,9 @@ class GpuOut(BaseModel):
     interconnect: str | None = None
     purchase_usd: float | None = None
     hourly_usd: float | None = None
+
+
+GpuOut = RankedGpu  # the name this model had before; OpenAPI shows RankedGpu
 
 
 class ThroughputOut(BaseModel):

@@ -1,0 +1,152 @@
+"""The OpenAPI document as the API really behaves.
+
+FastAPI documents its own default 422 body; every error of this app has one shape instead
+(``app.errors.error_body``). This module rewrites the generated document once: every /api
+operation lists that shape for 422 and 500, 404 where a path names a thing, 401/403 where a
+bearer token is checked (the operations FastAPI marks with the scheme of
+``app.deps.admin_bearer``, and the report upload), 409/413 where a service raises them, and
+request examples for the main endpoints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, Field
+
+ERROR_REF = "#/components/schemas/ErrorResponse"
+BEARER = "bearerAuth"  # app.deps.admin_bearer's scheme name
+_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="machine-readable: invalid_input, not_found, conflict, "
+                      "unauthorized, forbidden, payload_too_large, internal_error, ...")
+    message: str = Field(description="what went wrong, in plain words")
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="'field': the dotted request field at fault (e.g. 'workload.batch_size')",
+    )
+
+
+class ErrorResponse(BaseModel):
+    """The one error shape of every 4xx and 5xx answer under /api."""
+
+    error: ErrorDetail
+
+
+_WHY = {
+    "401": "No bearer token given where one is needed",
+    "403": "The token is wrong, or the action is disabled on this server",
+    "404": "No such thing (the message names it)",
+    "409": "Conflicts with the current state (the message says which)",
+    "413": "The body is larger than the server accepts",
+    "422": "Invalid input; details.field names the field",
+    "500": "Internal error",
+}
+
+# What a service raises that the route's shape does not show.
+_EXTRA: dict[tuple[str, str], tuple[str, ...]] = {
+    ("post", "/api/v1/gpus"): ("409",),
+    ("post", "/api/v1/benchmark-runs"): ("409",),
+    ("delete", "/api/v1/benchmark-runs/{run_id}"): ("409",),
+    ("post", "/api/v1/device-reports"): ("401", "403", "413"),
+}
+# Where the token is checked only when the server sets one (GPU_ADVISOR_UPLOAD_TOKEN).
+_OPTIONAL_TOKEN = {("post", "/api/v1/device-reports")}
+
+EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
+    ("post", "/api/v1/recommendations"): {
+        "llm-inference": {
+            "summary": "Llama 3 8B inference, renting, up to 2 GPUs",
+            "value": {
+                "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4},
+                "constraints": {"framework": "pytorch", "acquisition": "rent", "max_gpus": 2},
+                "objective": "best_value",
+                "limit": 5,
+            },
+        },
+        "custom-training": {
+            "summary": "A custom 1.3B decoder, full training in bf16",
+            "value": {
+                "workload": {
+                    "task": "training",
+                    "model": {"family": "decoder", "params": 1.3e9, "layers": 24,
+                              "hidden_size": 2048, "num_heads": 16},
+                    "precision": "bf16", "batch_size": 8, "seq_len": 2048,
+                    "dataset_samples": 1e6,
+                },
+                "objective": "cheapest",
+            },
+        },
+    },
+    ("post", "/api/v1/estimate"): {
+        "one-gpu": {
+            "summary": "Llama 3 8B inference on one RTX 4090",
+            "value": {"workload": {"preset": "llama-3-8b"}, "gpu": "rtx-4090"},
+        },
+    },
+}
+
+
+def _error(code: str, note: str = "") -> dict[str, Any]:
+    return {
+        "description": _WHY[code] + note,
+        "content": {"application/json": {"schema": {"$ref": ERROR_REF}}},
+    }
+
+
+def build(app: FastAPI) -> dict[str, Any]:
+    schema = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    components = schema.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    defs = ErrorResponse.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(defs.pop("$defs", {}))
+    schemas["ErrorResponse"] = defs
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    components.setdefault("securitySchemes", {})[BEARER] = {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "GPU_ADVISOR_ADMIN_TOKEN for catalog edits; GPU_ADVISOR_UPLOAD_TOKEN "
+        "for report uploads when the server sets one",
+    }  # the same scheme FastAPI derives from app.deps.admin_bearer, with a fuller description
+    for path, item in schema.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for method, op in item.items():
+            if method not in _METHODS:
+                continue
+            key = (method, path)
+            responses = op.setdefault("responses", {})
+            codes = {"422", "500"}
+            if "{" in path:
+                codes.add("404")
+            # FastAPI marks the operations whose dependencies declare the bearer scheme
+            admin = any(BEARER in req for req in op.get("security", []))
+            if admin:
+                codes |= {"401", "403"}
+            codes |= set(_EXTRA.get(key, ()))
+            note = " (only when the server sets an upload token)" if key in _OPTIONAL_TOKEN else ""
+            for code in sorted(codes):
+                responses[code] = _error(code, note if code in ("401", "403") else "")
+            if key in _OPTIONAL_TOKEN:
+                op["security"] = [{BEARER: []}, {}]
+            examples = EXAMPLES.get(key)
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if examples and body is not None:
+                body["examples"] = examples
+    return schema
+
+
+def install(app: FastAPI) -> None:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
