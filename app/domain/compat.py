@@ -8,6 +8,7 @@ spec sheet says (a precision is supported when the catalog lists a peak for it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from app.domain.gpu import GpuSpec
 from app.vocab import PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
@@ -55,6 +56,7 @@ class Support:
     reason: str | None = None
 
 
+@lru_cache(maxsize=512)  # a few dozen distinct strings, parsed hundreds of times a request
 def parse_cc(cc: str | None) -> tuple[int, int] | None:
     if not cc or cc.startswith("gfx"):
         return None

@@ -24,7 +24,7 @@ BAND_SPARSE_VENDOR = (0.50, 1.60)
 BAND_MULTI_GPU = (0.85, 1.10)
 
 
-@dataclass
+@dataclass(slots=True)  # thousands per request with offers: cheap to build
 class Candidate:
     gpu: GpuSpec
     work: WorkloadSpec  # at the precision it really runs on this GPU
@@ -94,11 +94,14 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
     for c, v in zip(cands, values, strict=True):
         c.speed_score = c.perf.throughput / best_speed
         c.value_score = v / best_value if v is not None and best_value else None
-    raw = [metric(c, objective) or 0.0 for c in cands]
     if objective == "balanced":
-        for i, c in enumerate(cands):
-            vs = c.value_score if c.value_score is not None else c.speed_score
-            raw[i] = math.sqrt(c.speed_score * vs)
+        raw = [
+            math.sqrt(c.speed_score * (c.value_score if c.value_score is not None
+                                       else c.speed_score))
+            for c in cands
+        ]  # fmt: skip
+    else:
+        raw = [metric(c, objective) or 0.0 for c in cands]
     top = max(raw) or 1.0
     for c, r in zip(cands, raw, strict=True):
         c.score = round(r / top, 6)
