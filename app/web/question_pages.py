@@ -7,6 +7,7 @@ import io
 import typing
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -174,9 +175,11 @@ def _invalid_page(
 
 @router.get("/recommendations", response_class=HTMLResponse)
 def recommendations(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    # What changes the answer re-ranks the catalog about seven times: it is computed when the
+    # reader asks for it (a link on the page adds what_if=1), not for every answer.
+    what_if = request.query_params.get("what_if") == "1"
     try:
-        # The page also shows what changes the answer; the JSON/CSV exports mirror the API.
-        form, presets, answer = _answer(request, session, settings, what_if=True)
+        form, presets, answer = _answer(request, session, settings, what_if=what_if)
     except _FormInvalid as exc:
         return _invalid_page(request, session, settings, exc.form)
     query = form.query()
@@ -184,6 +187,7 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
     ctx.update(
         answer=answer,
         query=query,
+        what_if_href="?" + urlencode([*query, ("what_if", "1")]) + "#what-if",
         preset=next((p for p in presets if p.id == answer.workload.preset), None),
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),

@@ -300,9 +300,14 @@ def test_answer_matches_the_api(client: TestClient) -> None:
     assert "Memory needed vs available" in html
     if body["excluded"]:
         assert "<table data-excluded>" in html
-    # what changes the answer: the API's what_if rows, one per change
+    # what changes the answer: on demand (a link), then the API's what_if rows, one per change
+    assert "<table class=\"what-if\" data-what-if>" not in html
+    link = re.search(r'<a href="([^"]+)" data-what-if-link>', html)
+    assert link is not None and "what_if=1" in link.group(1)
+    html = page(client, "/recommendations" + link.group(1).replace("&amp;", "&"))
     what_if = client.post("/api/v1/recommendations", json={**API_REQUEST, "what_if": True}).json()
     assert "<table class=\"what-if\" data-what-if>" in html
+    assert ranked_rows(html) == expected
     for v in what_if["what_if"]:
         assert f'data-change="{v["change"]}"' in html
 
