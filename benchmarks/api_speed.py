@@ -1,0 +1,249 @@
+"""Requests per second of the API and the answer page, as ratios to a trivial endpoint.
+
+Starts the real app under uvicorn on 127.0.0.1 (one worker, a fresh SQLite file unless
+``--database-url`` names another database) with one extra route, ``GET /bench/trivial``,
+that returns a constant JSON object: the ceiling of this stack on this machine. Each
+endpoint is then called a bounded number of times from one keep-alive client, one request
+after another, and its requests/s is divided by the trivial endpoint's, measured in the same
+run. Ratios are what the goals are written in, because the machine (a shared 2-core box
+here) changes the absolute numbers from run to run; the endpoints take turns request by
+request so that load from elsewhere falls on all of them alike, and the recommendation
+requests differ from one another (the batch size cycles) so that each one is ranked.
+
+It runs twice: on the shipped catalog and on the catalog copied ``--scale`` times (new
+slugs, same figures), and prints how the recommendation latency grows.
+
+    python benchmarks/api_speed.py [--requests 200] [--scale 10] [--database-url URL]
+
+Goals (issue 13): POST /api/v1/recommendations >= 20 % of the trivial endpoint; the answer
+page >= 8 %; 10x the catalog <= 3x the recommendation latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+GOALS = {"POST /api/v1/recommendations": 0.20, "GET /recommendations (answer page)": 0.08}
+SCALE_GOAL = 3.0
+
+RECOMMEND_BODY = {
+    "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4},
+    "constraints": {"framework": "pytorch", "acquisition": "rent", "max_gpus": 2},
+    "objective": "best_value",
+    "limit": 5,
+}
+TRAINING_BODY = {"workload": {"preset": "resnet-50"}, "objective": "fastest", "limit": 10}
+PAGE_QUERY = "/recommendations?preset=llama-3-8b&task=inference&batch_size=4"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(port: int) -> None:
+    """The child process: the real app plus the trivial route, under uvicorn."""
+    import uvicorn
+
+    from app.config import Settings
+    from app.main import create_app
+
+    app = create_app(Settings())
+
+    @app.get("/bench/trivial")
+    def trivial() -> dict[str, bool]:
+        return {"ok": True}
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def scale_catalog(database_url: str, scale: int) -> int:
+    """Copy every catalog GPU ``scale - 1`` times under new slugs; returns the new size."""
+    from app.catalog import service
+    from app.catalog.mapping import create_from_row
+    from app.catalog.repository import all_gpus
+    from app.db import make_engine, make_session_factory, session_scope
+
+    engine = make_engine(database_url)
+    try:
+        with session_scope(make_session_factory(engine)) as session:
+            rows = all_gpus(session)
+            originals = [create_from_row(r) for r in rows]
+            for i in range(1, scale):
+                for gpu in originals:
+                    copy = gpu.model_copy(update={"slug": f"{gpu.slug[:70]}-x{i}",
+                                                  "name": f"{gpu.name} (copy {i})"})
+                    service.create_gpu(session, copy)
+            return len(originals) * scale
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def server(env: dict[str, str]) -> Iterator[str]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(port)], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        import httpx
+
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                err = proc.stderr.read()[-2000:] if proc.stderr else ""
+                raise RuntimeError(f"server exited: {err}")
+            try:
+                if httpx.get(base + "/bench/trivial", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start within 120 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _body(body: Any, i: int) -> Any:
+    """A different request each time (the batch size cycles), so nothing can answer from a
+    cache of whole responses: every request is ranked."""
+    if not isinstance(body, dict):
+        return body
+    work = {**body["workload"], "batch_size": 1 + i % 32}
+    return {**body, "workload": work}
+
+
+def _path(path: str, i: int) -> str:
+    return path.replace("batch_size=4", f"batch_size={1 + i % 32}")
+
+
+ENDPOINTS: list[tuple[str, str, str, Any]] = [
+    ("GET /bench/trivial (ceiling)", "GET", "/bench/trivial", None),
+    ("POST /api/v1/recommendations", "POST", "/api/v1/recommendations", RECOMMEND_BODY),
+    ("POST /api/v1/recommendations (training)", "POST", "/api/v1/recommendations",
+     TRAINING_BODY),
+    ("GET /recommendations (answer page)", "GET", PAGE_QUERY, None),
+    ("GET /api/v1/gpus", "GET", "/api/v1/gpus", None),
+]
+
+
+def measure_all(client: Any, n: int) -> dict[str, tuple[float, float]]:
+    """(requests per second, median ms) per endpoint. The endpoints take turns, one request
+    each per round, so a busy neighbour on a shared machine slows them all alike."""
+    for i in range(3):  # warm-up: caches, first-call imports
+        for _, method, path, body in ENDPOINTS:
+            client.request(method, _path(path, i), json=_body(body, i)).raise_for_status()
+    times: dict[str, list[float]] = {label: [] for label, *_ in ENDPOINTS}
+    for i in range(n):
+        for label, method, path, body in ENDPOINTS:
+            url, payload = _path(path, i), _body(body, i)
+            t0 = time.perf_counter()
+            r = client.request(method, url, json=payload)
+            times[label].append(time.perf_counter() - t0)
+            if r.status_code != 200:
+                raise RuntimeError(f"{method} {url}: {r.status_code} {r.text[:300]}")
+    return {label: (len(ts) / sum(ts), statistics.median(ts) * 1e3)
+            for label, ts in times.items()}
+
+
+def run_once(database_url: str, n: int) -> dict[str, tuple[float, float]]:
+    import httpx
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_ADVISOR_")}
+    env["GPU_ADVISOR_DATABASE_URL"] = database_url
+    with server(env) as base, httpx.Client(base_url=base, timeout=60) as client:
+        return measure_all(client, n)
+
+
+def report(title: str, results: dict[str, tuple[float, float]]) -> bool:
+    ceiling = results["GET /bench/trivial (ceiling)"][0]
+    print(f"\n{title}")
+    print(f"{'endpoint':44} {'req/s':>9} {'median ms':>10} {'of trivial':>11}  goal")
+    ok = True
+    for label, (rps, median) in results.items():
+        ratio = rps / ceiling
+        goal = GOALS.get(label)
+        verdict = ""
+        if goal is not None:
+            met = ratio >= goal
+            ok &= met
+            verdict = f">= {goal:.0%} {'met' if met else 'NOT met'}"
+        print(f"{label:44} {rps:9.1f} {median:10.2f} {ratio:10.1%}   {verdict}")
+    return ok
+
+
+def _fresh_sqlite(tmp: Path, name: str) -> str:
+    return f"sqlite:///{tmp / name}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="API speed as ratios to a trivial endpoint")
+    ap.add_argument("--requests", type=int, default=200, help="requests per endpoint")
+    ap.add_argument("--scale", type=int, default=10, help="catalog multiple for the 2nd run")
+    ap.add_argument("--database-url", default=None,
+                    help="an empty database to use (default: fresh SQLite files)")
+    ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.serve is not None:
+        serve(args.serve)
+        return 0
+
+    from app.config import Settings
+    from app.main import prepare_database
+
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        urls = (
+            (args.database_url, args.database_url)
+            if args.database_url
+            else (_fresh_sqlite(Path(tmp), "one.db"), _fresh_sqlite(Path(tmp), "scaled.db"))
+        )
+        prepare_database(Settings(database_url=urls[0]))
+        one = run_once(urls[0], args.requests)
+        ok &= report("shipped catalog", one)
+        if args.database_url is None:
+            prepare_database(Settings(database_url=urls[1]))
+        size = scale_catalog(urls[1], args.scale)
+        scaled = run_once(urls[1], max(20, args.requests // 4))
+        ok &= report(f"catalog x{args.scale} ({size} GPUs)", scaled)
+    print(f"\nlatency growth with {args.scale}x the catalog (median, scaled / shipped):")
+    for label in ("POST /api/v1/recommendations", "POST /api/v1/recommendations (training)",
+                  "GET /recommendations (answer page)"):
+        growth = scaled[label][1] / one[label][1]
+        met = growth <= SCALE_GOAL
+        if label == "POST /api/v1/recommendations":
+            ok &= met
+        print(f"  {label:44} {growth:5.2f}x  (goal <= {SCALE_GOAL:.0f}x: "
+              f"{'met' if met else 'NOT met'})")
+    print(json.dumps({"goals_met": ok}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
