@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH
+
 from app.vocab import (
     Acquisition,
     Family,
@@ -29,71 +31,373 @@ MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a w
 MAX_SEQ = 1 << 21  # 2M tokens
 
 
+def ui(
+    group: str,
+    *,
+    tasks: tuple[str, ...] | None = None,
+    kind: str | None = None,
+    assumed: str | None = None,
+    form: bool = True,
+) -> dict[str, Any]:
+    """Form metadata for a request field (read by app/web/forms.py, ignored by the API).
+
+    ``group``: the form section; ``tasks``: the tasks the field matters for (all when
+    omitted); ``kind``: how a number is written and shown ("count" 8.03B, "usd" $800);
+    ``assumed``: what the engine assumes when the field is blank; ``form=False`` keeps a
+    field out of the HTML form. The field's title is its label, its description the help.
+    """
+    extra: dict[str, Any] = {"group": group}
+    if tasks is not None:
+        extra["tasks"] = list(tasks)
+    if kind is not None:
+        extra["kind"] = kind
+    if assumed is not None:
+        extra["assumed"] = assumed
+    if not form:
+        extra["form"] = False
+    return extra
+
+
+TRAINS = ("training", "fine-tuning")
+INFERS = ("inference", "serving")
+
+
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class ModelIn(_In):
-    family: Family | None = None
-    params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
-    layers: int | None = Field(default=None, ge=1, le=1000)
-    hidden_size: int | None = Field(default=None, ge=1, le=200_000)
-    num_heads: int | None = Field(default=None, ge=1, le=1024)
-    num_kv_heads: int | None = Field(default=None, ge=1, le=1024)
-    intermediate_size: int | None = Field(default=None, ge=1, le=1_000_000)
-    vocab_size: int | None = Field(default=None, ge=1, le=10_000_000)
-    max_context: int | None = Field(default=None, ge=1, le=MAX_SEQ)
-    gflops_per_sample: float | None = Field(default=None, gt=0, le=1e7)
-    input_size: float | None = Field(default=None, gt=0, le=16384)
-    experts: int | None = Field(default=None, ge=1, le=4096)
-    active_experts: int | None = Field(default=None, ge=1, le=4096)
-    active_params: float | None = Field(default=None, gt=0, le=MAX_PARAMS)
-    activation_mb_per_sample: float | None = Field(default=None, gt=0, le=1e6)
+    family: Family | None = Field(
+        default=None,
+        title="Model family",
+        description="The architecture type; decides the memory and FLOP formulas.",
+        json_schema_extra=ui("model"),
+    )
+    params: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_PARAMS,
+        title="Parameters",
+        description="Model size: 8.03B, 350M, 1.2e9 or a plain number.",
+        json_schema_extra=ui("model", kind="count"),
+    )
+    layers: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        title="Layers",
+        description="Transformer blocks (or network depth).",
+        json_schema_extra=ui("shape"),
+    )
+    hidden_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=200_000,
+        title="Hidden size",
+        description="Model width (d_model).",
+        json_schema_extra=ui("shape"),
+    )
+    num_heads: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        title="Attention heads",
+        description="Query heads per layer.",
+        json_schema_extra=ui("shape"),
+    )
+    num_kv_heads: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        title="Key/value heads",
+        description="Fewer than the attention heads with grouped-query attention.",
+        json_schema_extra=ui("shape"),
+    )
+    intermediate_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        title="Feed-forward width",
+        description="Inner size of each feed-forward block.",
+        json_schema_extra=ui("shape"),
+    )
+    vocab_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        title="Vocabulary size",
+        description="Tokens in the vocabulary (embedding and output layer).",
+        json_schema_extra=ui("shape", kind="count"),
+    )
+    max_context: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEQ,
+        title="Longest context",
+        description="The most tokens the model accepts.",
+        json_schema_extra=ui("shape", kind="count"),
+    )
+    gflops_per_sample: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e7,
+        title="Forward GFLOPs per sample",
+        description="For CNNs and diffusion models: forward-pass cost of one sample.",
+        json_schema_extra=ui("shape"),
+    )
+    input_size: float | None = Field(
+        default=None,
+        gt=0,
+        le=16384,
+        title="Image size (pixels)",
+        description="Image side length for vision models.",
+        json_schema_extra=ui("shape"),
+    )
+    experts: int | None = Field(
+        default=None,
+        ge=1,
+        le=4096,
+        title="Experts",
+        description="Mixture-of-experts models: experts per layer.",
+        json_schema_extra=ui("shape"),
+    )
+    active_experts: int | None = Field(
+        default=None,
+        ge=1,
+        le=4096,
+        title="Active experts",
+        description="Experts each token is routed to.",
+        json_schema_extra=ui("shape"),
+    )
+    active_params: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_PARAMS,
+        title="Active parameters",
+        description="Parameters used per token (mixture of experts).",
+        json_schema_extra=ui("shape", kind="count"),
+    )
+    activation_mb_per_sample: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        title="Activations per sample (MB)",
+        description="Measured activation memory of one training sample, when known.",
+        json_schema_extra=ui("shape"),
+    )
     passes_per_sample: int | None = Field(
-        default=None, ge=1, le=10_000, description="network passes per sample (diffusion steps × 2)"
+        default=None,
+        ge=1,
+        le=10_000,
+        title="Network passes per sample",
+        description="network passes per sample (diffusion steps × 2)",
+        json_schema_extra=ui("shape"),
     )
 
 
 class WorkloadIn(_In):
-    preset: str | None = Field(default=None, max_length=100)
-    task: Task | None = None
+    preset: str | None = Field(
+        default=None,
+        max_length=100,
+        title="Workload",
+        description="A known model fills every blank field; or describe your own.",
+        json_schema_extra=ui("workload", kind="preset"),
+    )
+    task: Task | None = Field(
+        default=None,
+        title="Task",
+        description="What the GPU will do with the model.",
+        json_schema_extra=ui("workload"),
+    )
     model: ModelIn | None = None
-    precision: Precision | None = None
-    batch_size: int | None = Field(default=None, ge=1, le=1 << 20)
-    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ)
-    output_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ)
-    optimizer: Optimizer | None = None
-    peft: Peft | None = None
-    lora_rank: int | None = Field(default=None, ge=1, le=4096)
-    gradient_checkpointing: bool | None = None
-    dataset_samples: float | None = Field(default=None, gt=0, le=1e13)
-    epochs: float | None = Field(default=None, gt=0, le=1e5)
-    latency_target_ms: float | None = Field(default=None, gt=0, le=3.6e6)
-    allow_tf32_matmul: bool | None = None
+    precision: Precision | None = Field(
+        default=None,
+        title="Precision",
+        description="Number format of weights and compute.",
+        json_schema_extra=ui("workload"),
+    )
+    batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=1 << 20,
+        title="Batch size",
+        description="Samples (or sequences) processed per step.",
+        json_schema_extra=ui("workload", kind="count"),
+    )
+    seq_len: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEQ,
+        title="Sequence length",
+        description="Tokens per sample (the prompt, for inference).",
+        json_schema_extra=ui("workload", kind="count"),
+    )
+    output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEQ,
+        title="Output tokens",
+        description="Tokens generated per request.",
+        json_schema_extra=ui("workload", tasks=INFERS, kind="count"),
+    )
+    optimizer: Optimizer | None = Field(
+        default=None,
+        title="Optimizer",
+        description="Decides the optimizer-state memory per trainable parameter.",
+        json_schema_extra=ui("workload", tasks=TRAINS),
+    )
+    peft: Peft | None = Field(
+        default=None,
+        title="Parameter-efficient fine-tuning",
+        description="LoRA / QLoRA train small adapters and freeze the base model.",
+        json_schema_extra=ui("workload", tasks=("fine-tuning",)),
+    )
+    lora_rank: int | None = Field(
+        default=None,
+        ge=1,
+        le=4096,
+        title="LoRA rank",
+        description="Adapter rank for LoRA / QLoRA.",
+        json_schema_extra=ui("workload", tasks=("fine-tuning",), assumed="16"),
+    )
+    gradient_checkpointing: bool | None = Field(
+        default=None,
+        title="Activation checkpointing",
+        description="Recompute activations: less memory, about 30 % more compute.",
+        json_schema_extra=ui("workload", tasks=TRAINS),
+    )
+    dataset_samples: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e13,
+        title="Dataset size (samples)",
+        description="Training samples per epoch, e.g. 1.28M or 15k.",
+        json_schema_extra=ui("workload", tasks=TRAINS, kind="count"),
+    )
+    epochs: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e5,
+        title="Epochs",
+        description="Passes over the dataset.",
+        json_schema_extra=ui("workload", tasks=TRAINS),
+    )
+    latency_target_ms: float | None = Field(
+        default=None,
+        gt=0,
+        le=3.6e6,
+        title="Latency target (ms)",
+        description="The slowest acceptable time for one whole batch of requests.",
+        json_schema_extra=ui("workload", tasks=INFERS),
+    )
+    allow_tf32_matmul: bool | None = Field(
+        default=None,
+        title="TF32 for FP32 matrix maths",
+        description="Let FP32 matrix products run on TF32 tensor cores (PyTorch's "
+        "allow_tf32). Off unless the preset says so.",
+        json_schema_extra=ui("assumptions"),
+    )
 
 
 class ConstraintsIn(_In):
-    framework: Framework = "pytorch"
-    max_purchase_usd: float | None = Field(default=None, ge=0, le=1e9)
-    max_hourly_usd: float | None = Field(default=None, ge=0, le=1e6)
-    max_job_cost_usd: float | None = Field(default=None, ge=0, le=1e10)
-    acquisition: Acquisition = "either"
-    vendors: list[VendorName] | None = Field(default=None, max_length=10)
-    segments: list[SegmentName] | None = Field(default=None, max_length=10)
-    max_gpus: int = Field(default=8, ge=1, le=64)
-    electricity_usd_per_kwh: float | None = Field(default=None, ge=0, le=10)
+    framework: Framework = Field(
+        default="pytorch",
+        title="Framework",
+        description="GPUs without a supported build of this framework are left out.",
+        json_schema_extra=ui("budget"),
+    )
+    max_purchase_usd: float | None = Field(
+        default=None,
+        ge=0,
+        le=1e9,
+        title="Most to spend buying (USD)",
+        description="For all the GPUs of one option together, e.g. $800 or 15k.",
+        json_schema_extra=ui("budget", kind="usd", assumed="no limit"),
+    )
+    max_hourly_usd: float | None = Field(
+        default=None,
+        ge=0,
+        le=1e6,
+        title="Most to pay renting (USD per hour)",
+        description="Per hour of cloud time, all GPUs together.",
+        json_schema_extra=ui("budget", kind="usd", assumed="no limit"),
+    )
+    max_job_cost_usd: float | None = Field(
+        default=None,
+        ge=0,
+        le=1e10,
+        title="Most the job may cost (USD)",
+        description="To finish the whole job.",
+        json_schema_extra=ui("budget", kind="usd", assumed="no limit"),
+    )
+    acquisition: Acquisition = Field(
+        default="either",
+        title="Buy or rent",
+        description="Whether costs use purchase prices, cloud prices or both.",
+        json_schema_extra=ui("budget"),
+    )
+    vendors: list[VendorName] | None = Field(
+        default=None,
+        max_length=10,
+        title="Vendors",
+        description="Leave all unticked for any vendor.",
+        json_schema_extra=ui("budget"),
+    )
+    segments: list[SegmentName] | None = Field(
+        default=None,
+        max_length=10,
+        title="Kinds of card",
+        description="Leave all unticked for any kind.",
+        json_schema_extra=ui("budget"),
+    )
+    max_gpus: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        title="Most GPUs",
+        description="Largest number of GPUs to split the job over.",
+        json_schema_extra=ui("assumptions"),
+    )
+    electricity_usd_per_kwh: float | None = Field(
+        default=None,
+        ge=0,
+        le=10,
+        title="Electricity (USD per kWh)",
+        description="Energy price for running bought GPUs.",
+        json_schema_extra=ui(
+            "assumptions", kind="usd", assumed=f"{DEFAULT_ELECTRICITY_USD_PER_KWH} (US average)"
+        ),
+    )
 
 
 class RecommendationRequest(_In):
     workload: WorkloadIn
     constraints: ConstraintsIn = Field(default_factory=ConstraintsIn)
-    objective: Objective = "balanced"
-    limit: int = Field(default=10, ge=1, le=500)
-    device_report_id: str | int | None = None
+    objective: Objective = Field(
+        default="balanced",
+        title="Rank by",
+        description="What 'best' means for you.",
+        json_schema_extra=ui("answer"),
+    )
+    limit: int = Field(
+        default=10,
+        ge=1,
+        le=500,
+        title="Rows",
+        description="How many GPUs to rank.",
+        json_schema_extra=ui("assumptions"),
+    )
+    device_report_id: str | int | None = Field(
+        default=None,
+        title="Compare with my machine",
+        description="A stored device report: your machine appears as the baseline row.",
+        json_schema_extra=ui("answer", kind="report"),
+    )
     what_if: bool = Field(
         default=False,
         description="Also rank a few variations of the job (batch, precision, PEFT, "
         "checkpointing, objective) and say what each changes.",
+        json_schema_extra=ui("answer", form=False),
     )
 
 

@@ -12,7 +12,7 @@ from app.catalog.repository import SORTABLE, GpuFilter
 from app.deps import SessionDep
 from app.errors import InvalidInput, NotFound
 from app.reports import service as reports
-from app.web.forms import (
+from app.web.catalog_form import (
     CATALOG_PRECISIONS,
     CATALOG_SORTS,
     PAGE_SIZE,

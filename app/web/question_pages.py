@@ -4,28 +4,28 @@ from __future__ import annotations
 
 import csv
 import io
-import typing
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from pydantic import ValidationError
 
 from app.config import Settings
 from app.deps import SessionDep, SettingsDep
+from app.domain import cost as costs
 from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.reports import service as reports
 from app.web import charts
 from app.web.forms import (
-    QUESTION_FIELDS,
     QuestionForm,
-    field_for_loc,
     field_for_name,
+    grouped_fields,
+    humanize,
     parse_question,
+    question_fields,
 )
 from app.web.templating import render
 
@@ -42,6 +42,7 @@ class PresetView:
     description: str
     family: str
     params: float
+    task: str
     defaults: dict[str, Any]
     model: dict[str, Any]
 
@@ -54,6 +55,7 @@ def _presets(settings: Settings) -> list[PresetView]:
             description=w.description,
             family=w.model.family,
             params=w.model.params,
+            task=str(w.defaults.get("task") or ""),
             defaults=dict(w.defaults),
             model=w.model.model_dump(),
         )
@@ -61,42 +63,20 @@ def _presets(settings: Settings) -> list[PresetView]:
     ]
 
 
-def _choices() -> dict[str, list[str]]:
-    """Allowed values straight from the request schema, so form and API never drift."""
-    literals = {
-        "task": rs.Task,
-        "family": rs.Family,
-        "precision": rs.Precision,
-        "optimizer": rs.Optimizer,
-        "peft": rs.Peft,
-        "framework": rs.Framework,
-        "acquisition": rs.Acquisition,
-        "objective": rs.Objective,
-        "vendors": rs.VendorName,
-        "segments": rs.SegmentName,
-    }
-    return {name: [str(v) for v in typing.get_args(lit)] for name, lit in literals.items()}
-
-
-def _preset_hints(presets: list[PresetView]) -> dict[str, dict[str, Any]]:
-    """What a blank field means under each preset: shown as placeholders."""
-    out: dict[str, dict[str, Any]] = {}
+def _preset_hints(presets: list[PresetView]) -> dict[str, dict[str, str]]:
+    """What a blank field means under each preset, as people write it: placeholders."""
+    out: dict[str, dict[str, str]] = {}
     for p in presets:
-        hints: dict[str, Any] = {}
-        for f in QUESTION_FIELDS:
+        hints: dict[str, str] = {}
+        for f in question_fields():
             if f.path[:2] == ("workload", "model"):
                 value = p.model.get(f.path[-1])
-            elif f.path[0] == "workload":
+            elif f.path[0] == "workload" and len(f.path) == 2:
                 value = p.defaults.get(f.path[-1])
             else:
                 continue
-            if value is None:
-                continue
-            if isinstance(value, bool):
-                value = "on" if value else "off"
-            elif isinstance(value, float) and value.is_integer():
-                value = int(value)
-            hints[f.name] = value
+            if value is not None:
+                hints[f.name] = f.show(value)
         out[p.id] = hints
     return out
 
@@ -110,16 +90,42 @@ def _device_reports(session: Any) -> list[Any]:
 
 def _form_context(session: Any, form: QuestionForm, presets: list[PresetView]) -> dict[str, Any]:
     hints = _preset_hints(presets)
-    choices = _choices()
+    preset_id = str(form.values.get("preset") or "")
+    current = next((p for p in presets if p.id == preset_id), None)
+    task = str(form.values.get("task") or (current.task if current else "") or "")
     return {
         "form": form,
-        "fields": {f.name: f for f in QUESTION_FIELDS},
+        "groups": grouped_fields(),
         "presets": presets,
         "preset_hints": hints,
-        "current_hints": hints.get(str(form.values.get("preset") or ""), {}),
-        "choices": choices,
+        "preset_tasks": {p.id: p.task for p in presets},
+        "current_hints": hints.get(preset_id, {}),
+        "current_task": task,
         "device_reports": _device_reports(session),
+        "fixed_assumptions": FIXED_ASSUMPTIONS,
     }
+
+
+# What the engine assumes that the request does not (yet) let you set; shown in the
+# assumptions panel so nothing is hidden.
+FIXED_ASSUMPTIONS: tuple[tuple[str, str], ...] = (
+    (
+        "Balanced ranking",
+        "score = √(speed score × value score), each relative to the best GPU; value is "
+        "work per dollar, or speed alone where a card has no price.",
+    ),
+    (
+        "Owning a card",
+        f"work per dollar when buying spreads the price and energy over "
+        f"{costs.AMORTISATION_HOURS:,} hours of use (3 years at 40 hours a week).",
+    ),
+    (
+        "Prices",
+        "the dated street price for buying and the lowest known on-demand cloud price "
+        "for renting, per GPU; both shown with their dates.",
+    ),
+    ("Power", "each card draws its board power (TDP) while it works; an upper bound."),
+)
 
 
 # ---------------------------------------------------------------------------- the question
@@ -128,10 +134,7 @@ def _form_context(session: Any, form: QuestionForm, presets: list[PresetView]) -
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
     presets = _presets(settings)
-    items = list(request.query_params.multi_items())
-    form = parse_question(
-        items, presets=[p.id for p in presets], choices=_choices(), use_defaults=True
-    )
+    form = parse_question(request.query_params.multi_items(), use_defaults=True)
     # The home page shows the question; errors only appear once the user submits.
     form.errors.clear()
     return render(request, "index.html", _form_context(session, form, presets))
@@ -146,22 +149,13 @@ def _answer(
     request: Request, session: Any, settings: Settings, *, what_if: bool = False
 ) -> tuple[QuestionForm, list[PresetView], rs.RecommendationResponse]:
     presets = _presets(settings)
-    form = parse_question(
-        request.query_params.multi_items(), presets=[p.id for p in presets], choices=_choices()
-    )
-    if not form.ok:
+    form = parse_question(request.query_params.multi_items(), extra={"what_if": what_if})
+    if form.request is None:
         raise _FormInvalid(form)
     try:
-        req = rs.RecommendationRequest.model_validate({**form.data, "what_if": what_if})
-    except ValidationError as exc:
-        for err in exc.errors():
-            name = field_for_loc(err.get("loc", ())) or "_form"
-            form.add_error(name, str(err.get("msg", "invalid")))
-        raise _FormInvalid(form) from exc
-    try:
-        answer = orchestrate.recommend_for(session, settings, req)
+        answer = orchestrate.recommend_for(session, settings, form.request)
     except (InvalidInput, NotFound) as exc:
-        form.add_error(field_for_name(exc.field) or "_form", exc.message)
+        form.add_error(field_for_name(exc.field) or "_form", humanize(exc.message))
         raise _FormInvalid(form) from exc
     return form, presets, answer
 

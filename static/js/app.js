@@ -5,9 +5,9 @@
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
 
-  /* ---- the question form ------------------------------------------------------------ */
-  function readHints() {
-    var node = document.getElementById("preset-hints");
+  /* ---- the question form: preset placeholders, fields of the chosen task ------------- */
+  function readJson(id) {
+    var node = document.getElementById(id);
     if (!node) return {};
     try { return JSON.parse(node.textContent || "{}"); } catch (e) { return {}; }
   }
@@ -16,7 +16,7 @@
     var h = hints[presetId] || {};
     $all("[data-field]", form).forEach(function (wrap) {
       var name = wrap.getAttribute("data-field");
-      var input = $("input", wrap);
+      var input = $("input[type=text]", wrap);
       var select = $("select", wrap);
       var hint = Object.prototype.hasOwnProperty.call(h, name) ? h[name] : null;
       if (input) {
@@ -24,7 +24,10 @@
       }
       if (select) {
         var opt = $("option[data-default-option]", select);
-        if (opt) opt.textContent = hint !== null ? "Preset default (" + hint + ")" : "Default";
+        if (opt) {
+          if (!opt.hasAttribute("data-text")) opt.setAttribute("data-text", opt.textContent);
+          opt.textContent = hint !== null ? hint + " (preset)" : (presetId ? "Default" : opt.getAttribute("data-text"));
+        }
       }
     });
     var note = $("[data-preset-note]", form);
@@ -32,20 +35,42 @@
     if (note && sel) {
       note.textContent = presetId
         ? "Blank fields take the values of " + sel.options[sel.selectedIndex].text + "."
-        : "Custom workload: give at least the model family and size.";
+        : "Custom workload: give at least the task, the model family and its size.";
     }
   }
 
+  // Show only the fields that matter for the task (typed, or the preset's own).
+  function applyTask(form, presetTasks) {
+    var taskSel = $("select[name=task]", form);
+    var presetSel = $("[data-preset-select]", form);
+    var task = (taskSel && taskSel.value) || (presetSel && presetTasks[presetSel.value]) || "";
+    form.setAttribute("data-task", task);
+    $all("[data-tasks]", form).forEach(function (wrap) {
+      var tasks = wrap.getAttribute("data-tasks").split(" ");
+      var show = !task || tasks.indexOf(task) >= 0;
+      // a field with a value or an error stays visible, so nothing typed is hidden
+      var typed = $all("input[type=text], select", wrap).some(function (el) { return el.value !== ""; }) ||
+        $all("input[type=checkbox]", wrap).some(function (el) { return el.checked; }) ||
+        wrap.classList.contains("has-error");
+      wrap.hidden = !show && !typed;
+    });
+  }
+
   $all("form[data-question-form]").forEach(function (form) {
-    var hints = readHints();
+    var hints = readJson("preset-hints");
+    var presetTasks = readJson("preset-tasks");
     var sel = $("[data-preset-select]", form);
+    var taskSel = $("select[name=task]", form);
     if (sel) {
-      sel.addEventListener("change", function () { applyPreset(form, hints, sel.value); });
+      sel.addEventListener("change", function () { applyPreset(form, hints, sel.value); applyTask(form, presetTasks); });
     }
+    if (taskSel) taskSel.addEventListener("change", function () { applyTask(form, presetTasks); });
+    applyTask(form, presetTasks);
     // Blank fields mean "default": leave them out so the shareable URL stays short.
     form.addEventListener("submit", function () {
       $all("input, select", form).forEach(function (el) {
         if (el.name && el.type !== "checkbox" && el.value === "" && el.name !== "preset") el.disabled = true;
+        if (el.closest("[hidden]")) el.disabled = true;
       });
     });
     window.addEventListener("pageshow", function () {

@@ -135,8 +135,7 @@ def test_question_to_ranked_table_matches_the_api(page: Page, server: str) -> No
     page.select_option("#f-task", "fine-tuning")
     page.fill("#f-batch_size", "4")
     page.select_option("#f-acquisition", "rent")
-    page.locator("summary", has_text="Model shape and training details").click()
-    page.select_option("#f-peft", "lora")
+    page.select_option("#f-peft", "lora")  # shown because the task is fine-tuning
     page.get_by_role("button", name="Recommend GPUs").click()
     page.wait_for_url(re.compile(r"/recommendations\?"))
     assert "batch_size=4" in page.url and "seq_len=" not in page.url  # blanks left out
@@ -180,6 +179,30 @@ def test_explanation_and_share_link(page: Page, browser: Browser, watch: Watch) 
     other.close()
 
 
+def test_form_shows_the_fields_of_the_task(page: Page) -> None:
+    page.goto("/")  # the default preset is an inference one
+    visible = lambda name: page.locator(f"[data-field='{name}']").is_visible()  # noqa: E731
+    assert visible("output_tokens") and visible("latency_target_ms")
+    assert not visible("dataset_samples") and not visible("epochs") and not visible("peft")
+    page.select_option("#f-task", "fine-tuning")
+    assert visible("dataset_samples") and visible("peft") and visible("optimizer")
+    assert not visible("output_tokens")
+    page.select_option("#f-task", "training")
+    assert visible("epochs") and not visible("peft")
+    # a preset brings its task and its values as placeholders
+    page.select_option("#f-task", "")
+    page.select_option("#f-preset", "resnet-50")
+    assert visible("dataset_samples") and not visible("output_tokens")
+    assert page.locator("#f-dataset_samples").get_attribute("placeholder") == "1.28M"
+    # human numbers in: the answer reads them
+    page.fill("#f-max_hourly_usd", "$40")
+    page.fill("#f-dataset_samples", "15k")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"/recommendations\?"))
+    assert page.locator("tr[data-rank]").count() > 0
+    assert "15k" in page.url or "15k" in page.url.replace("%20", "")
+
+
 def test_bad_input_shows_field_messages_and_keeps_values(page: Page) -> None:
     page.goto("/")
     page.fill("#f-batch_size", "-5")
@@ -189,7 +212,7 @@ def test_bad_input_shows_field_messages_and_keeps_values(page: Page) -> None:
     assert page.locator("#f-batch_size").input_value() == "-5"
     assert page.locator("#f-params").input_value() == "lots"
     assert page.locator("#f-batch_size-err").inner_text() == "must be at least 1"
-    assert "K, M, B or T" in page.locator("#f-params-err").inner_text()
+    assert "8.03B" in page.locator("#f-params-err").inner_text()
     assert page.locator("#f-batch_size").get_attribute("aria-invalid") == "true"
     # the error summary takes focus so keyboard and screen-reader users land on it
     assert page.evaluate("document.activeElement.id") == "form-errors"

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from app.web import charts, forms, templating
+from app.web import charts, templating
 from tests.web.sample_report import sample_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,97 +183,6 @@ def test_catalog_huge_offset_is_a_field_error_not_a_crash(client: TestClient, of
 
 
 # ---------------------------------------------------------------------------- the question
-
-
-def test_home_has_every_field_labelled_and_explained(client: TestClient) -> None:
-    html = page(client, "/")
-    for f in forms.QUESTION_FIELDS:
-        if f.kind == "multi":
-            assert f'name="{f.name}"' in html, f.name
-            continue
-        assert f'for="f-{f.name}"' in html, f.name
-        assert f'id="f-{f.name}-help"' in html, f.name
-    assert '<details class="advanced"' in html
-    assert 'action="/recommendations"' in html and 'method="get"' in html
-    # presets listed; the default one is selected
-    assert re.search(r'<option value="llama-3-8b" selected>', html)
-    assert 'value="resnet-50"' in html
-
-
-def test_home_prefills_from_a_link(client: TestClient) -> None:
-    html = page(client, "/?preset=resnet-50&batch_size=64")
-    assert re.search(r'<option value="resnet-50" selected>', html)
-    assert field_value(html, "batch_size") == "64"
-
-
-def test_bad_input_rerenders_the_form_with_values_and_messages(client: TestClient) -> None:
-    url = "/recommendations?preset=llama-3-8b&batch_size=-3&params=lots&max_hourly_usd=abc&epochs=2"
-    html = page(client, url, 422)
-    assert field_value(html, "batch_size") == "-3"
-    assert field_value(html, "params") == "lots"
-    assert field_value(html, "max_hourly_usd") == "abc"
-    assert field_value(html, "epochs") == "2"
-    assert field_error(html, "batch_size") == "must be at least 1"
-    assert "K, M, B or T" in (field_error(html, "params") or "")
-    assert field_error(html, "max_hourly_usd") == "must be a number"
-    assert field_error(html, "epochs") is None
-    assert 'aria-invalid="true"' in html
-    assert 'id="form-errors"' in html
-
-
-def test_custom_workload_needs_family_and_size(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=&task=training", 422)
-    assert "needed for a custom workload" in (field_error(html, "params") or "")
-    assert "needed for a custom workload" in (field_error(html, "family") or "")
-
-
-def test_unknown_choice_and_preset_are_field_errors(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=gpt-9&precision=fp3&vendors=acme", 422)
-    assert "unknown preset" in html
-    assert "choose one of" in (field_error(html, "precision") or "")
-    assert "acme" in html
-
-
-def test_schema_limits_map_back_to_fields(client: TestClient) -> None:
-    # the form accepts the number; the request schema caps layers at 1000
-    html = page(client, "/recommendations?preset=llama-3-8b&layers=5000", 422)
-    assert field_value(html, "layers") == "5000"
-    assert field_error(html, "layers")
-
-
-def test_unknown_device_report_is_a_field_error(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=llama-3-8b&device_report_id=424242", 422)
-    assert "424242" in html
-    assert "device report" in html
-
-
-def test_parse_size() -> None:
-    assert forms.parse_size("7B") == 7e9
-    assert forms.parse_size("350m") == 3.5e8
-    assert forms.parse_size("1,281,167") == 1281167
-    assert forms.parse_size("1.2e9") == 1.2e9
-    with pytest.raises(ValueError):
-        forms.parse_size("seven")
-
-
-def test_question_form_maps_to_the_request_and_back() -> None:
-    form = forms.parse_question(
-        [("preset", "llama-3-8b"), ("params", "8B"), ("gradient_checkpointing", "on"),
-         ("vendors", "nvidia"), ("vendors", "amd"), ("max_gpus", "4"), ("objective", "fastest"),
-         ("seq_len", "")],
-        presets=["llama-3-8b"],
-    )
-    assert form.ok, form.errors
-    assert form.data == {
-        "workload": {"preset": "llama-3-8b", "model": {"params": 8e9},
-                     "gradient_checkpointing": True},
-        "constraints": {"vendors": ["nvidia", "amd"], "max_gpus": 4},
-        "objective": "fastest",
-    }
-    assert ("seq_len", "") not in form.query()
-    assert forms.field_for_loc(("body", "workload", "model", "params")) == "params"
-    assert forms.field_for_loc(("constraints", "vendors", 0)) == "vendors"
-    assert forms.field_for_name("workload.batch_size") == "batch_size"
 
 
 # ---------------------------------------------------------------------------- the answer

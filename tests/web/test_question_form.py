@@ -1,0 +1,224 @@
+"""The question form is generated from the API's request model and validated by it: one
+set of limits, human numbers in and out, errors in words beside the user's input."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.recommend.schemas import RecommendationRequest
+from app.web import forms
+from tests.web.test_pages import field_error, field_value, page
+
+
+def _schema_props() -> dict[tuple[str, ...], dict[str, Any]]:
+    """Every leaf property of the request's JSON schema, by path, with $refs resolved."""
+    schema = RecommendationRequest.model_json_schema()
+    defs = schema.get("$defs", {})
+    out: dict[tuple[str, ...], dict[str, Any]] = {}
+
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        if "$ref" in node:
+            return defs[node["$ref"].split("/")[-1]]
+        for alt in node.get("anyOf", []):
+            if "$ref" in alt:
+                return defs[alt["$ref"].split("/")[-1]]
+        return node
+
+    def walk(node: dict[str, Any], prefix: tuple[str, ...]) -> None:
+        for key, prop in node.get("properties", {}).items():
+            target = resolve(prop)
+            if "properties" in target:
+                walk(target, (*prefix, key))
+            else:
+                merged = dict(prop)
+                for alt in prop.get("anyOf", []):
+                    merged.update({k: v for k, v in alt.items() if k != "type"})
+                out[(*prefix, key)] = merged
+
+    walk(schema, ())
+    return out
+
+
+NUMERIC = [f for f in forms.question_fields() if f.numeric]
+
+
+def test_every_form_limit_is_the_schemas() -> None:
+    props = _schema_props()
+    assert len(NUMERIC) >= 24
+    for f in NUMERIC:
+        prop = props[f.path]
+        lo = prop.get("exclusiveMinimum", prop.get("minimum"))
+        hi = prop.get("exclusiveMaximum", prop.get("maximum"))
+        assert (f.minimum, f.maximum) == (lo, hi), f.name
+        assert f.exclusive_min == ("exclusiveMinimum" in prop), f.name
+        assert f.label == prop["title"] and f.help == prop["description"], f.name
+
+
+@pytest.mark.parametrize("f", NUMERIC, ids=lambda f: f.name)
+def test_form_and_api_reject_the_same_values(f: forms.FormField) -> None:
+    assert f.maximum is not None and f.minimum is not None
+    for value, ok in ((f.maximum, True), (f.maximum * 2 + 1, False), (f.minimum - 1, False)):
+        text = str(int(value)) if value == int(value) else repr(value)
+        form = forms.parse_question([("preset", "llama-3-8b"), (f.name, text)])
+        api: dict[str, Any] = {"workload": {"preset": "llama-3-8b"}}
+        node = api
+        for key in f.path[:-1]:
+            node = node.setdefault(key, {})
+        node[f.path[-1]] = value if not f.integer else int(value)
+        try:
+            RecommendationRequest.model_validate(api)
+            api_ok = True
+        except ValueError:
+            api_ok = False
+        assert (f.name not in form.errors) is ok is api_ok, (f.name, text, form.errors)
+
+
+def test_rendered_inputs_carry_the_schema_limits(client: TestClient) -> None:
+    html = page(client, "/")
+    props = _schema_props()
+    for f in NUMERIC:
+        m = re.search(rf'<input id="f-{re.escape(f.name)}"[^>]*>', html, re.S)
+        assert m, f.name
+        tag = m.group(0)
+        prop = props[f.path]
+        hi = prop.get("maximum", prop.get("exclusiveMaximum"))
+        assert f'data-max="{float(hi)}"' in tag, (f.name, tag)
+
+
+def test_home_has_every_field_labelled_and_explained(client: TestClient) -> None:
+    html = page(client, "/")
+    for f in forms.question_fields():
+        if f.control == "checks":
+            assert f'name="{f.name}"' in html, f.name
+            continue
+        assert f'for="f-{f.name}"' in html, f.name
+        assert f'id="f-{f.name}-help"' in html, f.name
+        assert f">{f.label}</" in html, f.name
+    assert 'action="/recommendations"' in html and 'method="get"' in html
+    assert re.search(r'<option value="llama-3-8b" selected>', html)
+    assert 'value="resnet-50"' in html
+    # identifiers never reach the page as labels
+    for raw in ("hidden_size", "min memory gb", "max_gpus<"):
+        assert f">{raw}" not in html
+
+
+def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
+    client: TestClient,
+) -> None:
+    html = page(client, "/")
+    assert re.search(r'data-field="dataset_samples" data-tasks="training fine-tuning"', html)
+    assert re.search(r'data-field="output_tokens" data-tasks="inference serving"', html)
+    assert re.search(r'data-field="peft" data-tasks="fine-tuning"', html)
+    panel = html[html.index('data-group="assumptions"') :]
+    panel = panel[: panel.index("</details>")]
+    assert 'placeholder="0.15 (US average)"' in panel  # electricity
+    assert 'placeholder="8"' in panel  # max GPUs
+    assert "6,240 hours" in panel and "Balanced ranking" in panel
+
+
+def test_preset_values_are_shown_as_people_write_them(client: TestClient) -> None:
+    html = page(client, "/?preset=llama-3-8b")
+    m = re.search(r'<input id="f-params"[^>]*\splaceholder="([^"]*)"', html, re.S)
+    assert m and m.group(1) == "8.03B"
+    assert "70600000000" not in html and "8030000000" not in html
+
+
+def test_human_numbers_are_read() -> None:
+    form = forms.parse_question(
+        [("preset", "llama-3-8b"), ("params", "8.03B"), ("max_purchase_usd", "$800"),
+         ("dataset_samples", "15k"), ("max_hourly_usd", "2.5 USD"), ("seq_len", "1,024")]
+    )
+    assert form.ok, form.errors
+    w = form.data["workload"]
+    assert w["model"]["params"] == 8.03e9 and w["dataset_samples"] == 15_000
+    assert w["seq_len"] == 1024
+    assert form.data["constraints"] == {"max_purchase_usd": 800.0, "max_hourly_usd": 2.5}
+    assert form.request is not None and form.request.constraints.max_purchase_usd == 800
+
+
+def test_question_form_maps_to_the_request_and_back() -> None:
+    form = forms.parse_question(
+        [("preset", "llama-3-8b"), ("params", "8B"), ("gradient_checkpointing", "on"),
+         ("vendors", "nvidia"), ("vendors", "amd"), ("max_gpus", "4"), ("objective", "fastest"),
+         ("seq_len", "")],
+    )
+    assert form.ok, form.errors
+    assert form.data == {
+        "workload": {"preset": "llama-3-8b", "model": {"params": 8e9},
+                     "gradient_checkpointing": "on"},
+        "constraints": {"vendors": ["nvidia", "amd"], "max_gpus": 4},
+        "objective": "fastest",
+    }
+    assert form.request is not None and form.request.workload.gradient_checkpointing is True
+    assert ("seq_len", "") not in form.query()
+    assert forms.field_for_loc(("body", "workload", "model", "params")) == "params"
+    assert forms.field_for_loc(("constraints", "vendors", 0)) == "vendors"
+    assert forms.field_for_name("workload.batch_size") == "batch_size"
+
+
+def test_home_prefills_from_a_link(client: TestClient) -> None:
+    html = page(client, "/?preset=resnet-50&batch_size=64")
+    assert re.search(r'<option value="resnet-50" selected>', html)
+    assert field_value(html, "batch_size") == "64"
+
+
+def test_bad_input_rerenders_the_form_with_values_and_messages(client: TestClient) -> None:
+    url = "/recommendations?preset=llama-3-8b&batch_size=-3&params=lots&max_hourly_usd=abc&epochs=2"
+    html = page(client, url, 422)
+    assert field_value(html, "batch_size") == "-3"
+    assert field_value(html, "params") == "lots"
+    assert field_value(html, "max_hourly_usd") == "abc"
+    assert field_value(html, "epochs") == "2"
+    assert field_error(html, "batch_size") == "must be at least 1"
+    assert "8.03B" in (field_error(html, "params") or "")
+    assert (field_error(html, "max_hourly_usd") or "").startswith("must be a number")
+    assert field_error(html, "epochs") is None
+    assert 'aria-invalid="true"' in html
+    assert 'id="form-errors"' in html
+    # the summary names fields by their labels
+    assert '<a href="#f-batch_size">Batch size</a>' in html
+
+
+def test_custom_workload_needs_family_and_size(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=&task=training", 422)
+    assert "give a preset or model family" in (field_error(html, "family") or "")
+
+
+def test_service_errors_name_fields_in_words(client: TestClient) -> None:
+    url = (
+        "/recommendations?preset=&task=training&family=decoder&params=1B&layers=8"
+        "&hidden_size=1024&num_heads=8&num_kv_heads=16"
+    )
+    html = page(client, url, 422)
+    assert field_error(html, "num_kv_heads") == "key/value heads cannot exceed attention heads"
+
+
+def test_unknown_choice_and_preset_are_field_errors(client: TestClient) -> None:
+    html = page(client, "/recommendations?precision=fp3&vendors=acme", 422)
+    assert "choose one of" in (field_error(html, "precision") or "")
+    assert "&#39;acme&#39; is not a choice" in html
+    html = page(client, "/recommendations?preset=gpt-9", 422)
+    assert "unknown workload preset" in (field_error(html, "preset") or "")
+    assert '<option value="gpt-9" selected>' in html
+
+
+def test_schema_limits_map_back_to_fields(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=llama-3-8b&layers=5000", 422)
+    assert field_value(html, "layers") == "5000"
+    assert field_error(html, "layers") == "must be at most 1,000"
+
+
+def test_unknown_device_report_is_a_field_error(client: TestClient) -> None:
+    html = page(client, "/recommendations?preset=llama-3-8b&device_report_id=424242", 422)
+    assert "424242" in html
+    assert "device report" in (field_error(html, "device_report_id") or "")
+
+
+def test_compare_with_my_machine_is_always_a_select(client: TestClient) -> None:
+    html = page(client, "/")
+    assert re.search(r'<select id="f-device_report_id" name="device_report_id"', html)
+    assert "None stored yet" in html
