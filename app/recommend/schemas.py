@@ -8,7 +8,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH
-
 from app.vocab import (
     Acquisition,
     Family,

@@ -14,6 +14,7 @@ The form is a GET form, so its query string is the shareable link. A blank field
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import types
@@ -30,7 +31,9 @@ from pydantic import BaseModel, ValidationError
 from app.recommend.schemas import RecommendationRequest
 from app.web.labels import choice_label
 
-Control = Literal["select", "flag", "checks", "list", "number", "text", "report", "preset"]
+Control = Literal[
+    "select", "flag", "checks", "list", "number", "text", "textarea", "report", "preset"
+]
 MultiItems = Iterable[tuple[str, str]]
 
 # Form sections in page order: (id, legend, folded away by default). A group named in the
@@ -192,6 +195,8 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...]) -> list[FormField]:
         origin = typing.get_origin(ann)
         if kind in ("preset", "report"):
             control = kind  # type: ignore[assignment]
+        elif extra.get("widget") == "textarea" or ann is dict or typing.get_origin(ann) is dict:
+            control = "textarea"
         elif origin is Literal:
             control, choices = "select", tuple(str(a) for a in typing.get_args(ann))
         elif ann is bool:
@@ -335,6 +340,11 @@ def _read(f: FormField, texts: list[str]) -> Any:
         return parse_int(text) if f.integer else parse_number(text)
     if f.control == "report" and text.isdigit():
         return int(text)
+    if f.control == "textarea" and text.startswith(("{", "[")):
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise ValueError("must be JSON, like the model's config.json") from None
     return text
 
 

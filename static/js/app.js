@@ -49,7 +49,7 @@
       var tasks = wrap.getAttribute("data-tasks").split(" ");
       var show = !task || tasks.indexOf(task) >= 0;
       // a field with a value or an error stays visible, so nothing typed is hidden
-      var typed = $all("input[type=text], select", wrap).some(function (el) { return el.value !== ""; }) ||
+      var typed = $all("input[type=text], select, textarea", wrap).some(function (el) { return el.value !== ""; }) ||
         $all("input[type=checkbox]", wrap).some(function (el) { return el.checked; }) ||
         wrap.classList.contains("has-error");
       wrap.hidden = !show && !typed;
@@ -68,13 +68,13 @@
     applyTask(form, presetTasks);
     // Blank fields mean "default": leave them out so the shareable URL stays short.
     form.addEventListener("submit", function () {
-      $all("input, select", form).forEach(function (el) {
+      $all("input, select, textarea", form).forEach(function (el) {
         if (el.name && el.type !== "checkbox" && el.value === "" && el.name !== "preset") el.disabled = true;
         if (el.closest("[hidden]")) el.disabled = true;
       });
     });
     window.addEventListener("pageshow", function () {
-      $all("input, select", form).forEach(function (el) { el.disabled = false; });
+      $all("input, select, textarea", form).forEach(function (el) { el.disabled = false; });
     });
   });
 
