@@ -5,15 +5,17 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Exact versions of everything `make` installs (runtime, postgres, bench and dev extras).
+LOCK := requirements-dev.lock
 
-.PHONY: run test lint fmt install bench-quick clean
+.PHONY: run test lint fmt install lock bench-quick clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	# Pin torch first: the CPU build 2.13.0 is what the project's range is meant to take.
-	$(PY) -m pip install -q "torch==2.13.0"
-	$(PY) -m pip install -q -e ".[dev]"
+	# The lock pins torch==2.13.0: pip takes the CPU build of that release lying on disk.
+	$(PY) -m pip install -q -r $(LOCK)
+	# The project itself, editable, built with the setuptools the lock just installed.
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -32,8 +34,20 @@ fmt: $(STAMP)
 	$(VENV)/bin/ruff check --fix app tests benchmarks migrations
 	$(VENV)/bin/ruff format app tests benchmarks migrations
 
+# Re-resolve the lock files after changing dependencies in pyproject.toml:
+# requirements.lock (web image), requirements-bench.lock (bench/worker image),
+# requirements-dev.lock (make, CI). torch is written without the local "+cpu" label so
+# the same pin takes the CPU build here and PyPI's CUDA build in the bench image.
+PIP_COMPILE = $(VENV)/bin/pip-compile -q --no-build-isolation --strip-extras --allow-unsafe \
+	--no-emit-index-url --no-emit-find-links --no-emit-trusted-host pyproject.toml
+lock: $(STAMP)
+	$(PIP_COMPILE) --extra postgres -o requirements.lock
+	$(PIP_COMPILE) --extra postgres --extra bench -o requirements-bench.lock
+	$(PIP_COMPILE) --extra postgres --extra bench --extra dev -o requirements-dev.lock
+	sed -i 's/^torch==\([0-9.]*\)+cpu$$/torch==\1/' requirements-bench.lock requirements-dev.lock
+
 bench-quick: $(STAMP)
 	$(VENV)/bin/gpu-advisor bench --profile quick
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -9,6 +9,10 @@ from platformdirs import user_data_dir
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.resources import shipped_path
+
+# The checkout's root; shipped folders (data/, templates/, ...) come from app.resources,
+# which also finds them inside an installed wheel.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,8 +28,8 @@ class Settings(BaseSettings):
     admin_token: str | None = None
     # Optional: uploads of device reports require this bearer token when set.
     upload_token: str | None = None
-    data_dir: Path = PROJECT_ROOT / "data"
-    docs_dir: Path = PROJECT_ROOT / "docs"
+    data_dir: Path = Field(default_factory=lambda: shipped_path("data"))
+    docs_dir: Path = Field(default_factory=lambda: shipped_path("docs"))
     max_report_bytes: int = 2_000_000
     bench_timeout_s: float = 600.0
     bench_jobs_dir: Path | None = None

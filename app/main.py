@@ -12,9 +12,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import __version__
-from app.config import PROJECT_ROOT, Settings, get_settings
+from app.config import Settings, get_settings
 from app.db import make_engine, make_session_factory, session_scope
 from app.errors import AppError, error_body, field_path
+from app.resources import shipped_path
 
 log = logging.getLogger("gpu_advisor")
 
@@ -135,9 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     reports.install(app)
     pages.install(app)
 
-    static_dir = PROJECT_ROOT / "static"
-    if static_dir.is_dir():
-        app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    app.mount("/static", StaticFiles(directory=shipped_path("static")), name="static")
     _install_docs(app)
     install_error_handlers(app)
     from app import openapi

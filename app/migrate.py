@@ -6,12 +6,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine
 
-from app.config import PROJECT_ROOT
+from app.resources import shipped_path
 
 
 def alembic_config() -> Config:
     cfg = Config()
-    cfg.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    cfg.set_main_option("script_location", str(shipped_path("migrations")))
     return cfg
 
 

@@ -40,14 +40,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_server(env: dict[str, str], log: Path, timeout_s: float = 90) -> Iterator[str]:
-    """`gpu-advisor serve` on a free port with ``env``; yields its base URL once healthy."""
+def live_server(
+    env: dict[str, str],
+    log: Path,
+    timeout_s: float = 90,
+    command: list[str] | None = None,
+    cwd: Path = ROOT,
+) -> Iterator[str]:
+    """`gpu-advisor serve` on a free port with ``env``; yields its base URL once healthy.
+    ``command`` replaces ``python -m app.cli`` (e.g. an installed ``gpu-advisor``)."""
     port = free_port()
+    argv = [*(command or [sys.executable, "-m", "app.cli"]), "serve", "--port", str(port)]
     with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + timeout_s

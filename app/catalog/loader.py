@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
+from app import yamlio
 from app.catalog import repository
 from app.catalog.mapping import spec_from_create, values_from_create
 from app.catalog.schemas import GpuCreate
@@ -35,7 +36,7 @@ class SeedResult:
 
 def parse_gpu_file(path: Path) -> list[GpuCreate]:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise CatalogDataError(f"{path.name}: not valid YAML: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("gpus"), list):

@@ -11,12 +11,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
-import yaml
-
+from app import yamlio
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
 from app.domain.workload import ModelSpec
+from app.resources import shipped_path
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+DATA_DIR = shipped_path("data")
 
 # The model fields a preset may set, and which of them are integers: read off ModelSpec so a
 # field added there is a preset field too.
@@ -61,7 +61,7 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
     path = data_dir / "workloads.yaml"
     if not path.exists():
         return {}
-    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
     refs = doc.get("sources") or {}
     out: dict[str, Preset] = {}
     for raw in doc.get("workloads") or []:
@@ -88,7 +88,7 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
     path = data_dir / "frameworks.yaml"
     if not path.exists():
         return Rules()
-    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
     frameworks = tuple(
         FrameworkRule(
             framework=r["framework"],

@@ -17,9 +17,9 @@ from fastapi.templating import Jinja2Templates
 from starlette.requests import Request
 
 from app import __version__
-from app.config import PROJECT_ROOT
+from app.resources import shipped_path
 
-TEMPLATES_DIR = PROJECT_ROOT / "templates"
+TEMPLATES_DIR = shipped_path("templates")
 DASH = "—"
 
 

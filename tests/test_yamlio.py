@@ -1,0 +1,28 @@
+"""The fast YAML loader reads the shipped data exactly as PyYAML's safe loader does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app import yamlio
+from app.resources import shipped_path
+
+
+def test_uses_libyaml_when_present() -> None:
+    assert yamlio.SafeLoader is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(shipped_path("data").rglob("*.yaml")), ids=lambda p: p.name
+)
+def test_same_documents_as_the_pure_python_loader(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert yamlio.safe_load(text) == yaml.safe_load(text)
+
+
+def test_refuses_python_tags_like_safe_load() -> None:
+    with pytest.raises(yaml.YAMLError):
+        yamlio.safe_load("!!python/object/apply:os.system ['true']")
