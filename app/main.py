@@ -89,15 +89,17 @@ def install_error_handlers(app: FastAPI) -> None:
 def prepare_database(settings: Settings) -> None:
     """Migrate and seed; `serve` calls this once before starting workers."""
     from app import migrate
-    from app.catalog.loader import seed
+    from app.catalog.loader import seed_if_changed
 
     engine = make_engine(settings.database_url)
     try:
+        # Each step only when needed: a database at head with the same shipped data
+        # (fingerprint stored by the last seed) costs a couple of small queries.
         if settings.migrate_on_start:
-            migrate.upgrade(engine)
+            migrate.upgrade_if_needed(engine)
         if settings.seed_on_start:
             with session_scope(make_session_factory(engine)) as session:
-                seed(session, settings.data_dir)
+                seed_if_changed(session, settings.data_dir, migrate.current_revision(engine))
         if settings.migrate_on_start:
             from app.reports.repository import fail_stale_runs
 

@@ -5,4 +5,5 @@ from __future__ import annotations
 
 def import_all_models() -> None:
     import app.catalog.models
-    import app.reports.models  # noqa: F401  (both register tables on Base.metadata)
+    import app.reports.models
+    import app.system_state  # noqa: F401  (each registers tables on Base.metadata)

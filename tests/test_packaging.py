@@ -199,3 +199,21 @@ def test_dockerfile_web_image_is_the_default_and_has_no_torch() -> None:
     web = text[text.index("AS web") :]
     assert "COPY requirements.lock" in web and "bench.lock" not in web
     assert "pip install -e" not in text and "--editable" not in text
+
+
+def test_migrations_import_no_live_application_code() -> None:
+    """A migration must keep working after the code it was written beside has changed:
+    revision files import alembic, sqlalchemy and the standard library only."""
+    import ast
+
+    allowed = {"__future__", "alembic", "sqlalchemy", *sys.stdlib_module_names}
+    for path in sorted((ROOT / "migrations" / "versions").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                roots = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            assert roots <= allowed, f"{path.name} imports {roots - allowed}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app import yamlio
+from app import system_state, yamlio
 from app.catalog import repository
 from app.catalog.mapping import spec_from_create, values_from_create
 from app.catalog.schemas import GpuCreate
@@ -139,4 +140,33 @@ def seed(session: Session, data_dir: Path) -> SeedResult:
             result.updated += 1
         else:
             result.unchanged += 1
+    return result
+
+
+SEEDED_KEY = "seed.fingerprint"
+
+
+def data_fingerprint(data_dir: Path, schema_revision: str | None) -> str:
+    """sha256 over every file under ``data_dir`` (path and bytes) and the schema revision:
+    equal fingerprints mean seeding again would change nothing."""
+    digest = hashlib.sha256(f"schema:{schema_revision}\0".encode())
+    for path in sorted(p for p in data_dir.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(path.relative_to(data_dir).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def seed_if_changed(
+    session: Session, data_dir: Path, schema_revision: str | None
+) -> SeedResult | None:
+    """Seed only when the shipped data (or the schema) changed since the last seed that
+    recorded its fingerprint; None when nothing needed doing. `gpu-advisor db seed`
+    seeds unconditionally."""
+    fingerprint = data_fingerprint(data_dir, schema_revision)
+    if system_state.get(session, SEEDED_KEY) == fingerprint:
+        return None
+    result = seed(session, data_dir)
+    system_state.put(session, SEEDED_KEY, fingerprint)
     return result
