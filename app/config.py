@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from platformdirs import user_data_dir
 from pydantic import Field
@@ -37,6 +38,10 @@ class Settings(BaseSettings):
     bench_command: list[str] | None = None
     seed_on_start: bool = True
     migrate_on_start: bool = True
+    # Application logs go to stderr: "json" (one object per line, with the request id) or
+    # "text"; and from which level.
+    log_format: Literal["json", "text"] = "json"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
 
 @lru_cache

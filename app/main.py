@@ -8,14 +8,15 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 from app import __version__
 from app.config import Settings, get_settings
 from app.db import make_engine, make_session_factory, session_scope
 from app.errors import AppError, error_body, field_path
-from app.resources import shipped_path
+from app.observability import ObservabilityMiddleware, configure_logging, metrics_response
+from app.web.static_assets import mount_static
 
 log = logging.getLogger("gpu_advisor")
 
@@ -112,6 +113,7 @@ def prepare_database(settings: Settings) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    configure_logging(settings.log_level, json_lines=settings.log_format == "json")
     prepare_database(settings)
     engine = make_engine(settings.database_url)
 
@@ -138,29 +140,46 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     reports.install(app)
     pages.install(app)
 
-    app.mount("/static", StaticFiles(directory=shipped_path("static")), name="static")
+    mount_static(app)
     _install_docs(app)
+    _install_metrics(app)
     install_error_handlers(app)
     from app import openapi
 
     openapi.install(app)
+    # Outermost last: the request id and timing cover everything, gzip included.
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    app.add_middleware(ObservabilityMiddleware, router=app.router)
     return app
 
 
-SWAGGER = "/static/vendor/swagger-ui-5.35.0"
+def _install_metrics(app: FastAPI) -> None:
+    from app.reports.repository import count_runs_by_status
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics() -> Response:
+        """Prometheus exposition (README "Operations")."""
+        with session_scope(app.state.session_factory) as session:
+            runs = count_runs_by_status(session)
+        return metrics_response(runs)
+
+
+SWAGGER = "vendor/swagger-ui-5.35.0"
 
 
 def _install_docs(app: FastAPI) -> None:
     from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+
+    from app.web.static_assets import static_url
 
     @app.get("/docs", include_in_schema=False)
     def swagger_ui() -> HTMLResponse:
         return get_swagger_ui_html(
             openapi_url="/openapi.json",
             title="GPU Advisor API",
-            swagger_js_url=f"{SWAGGER}/swagger-ui-bundle.js",
-            swagger_css_url=f"{SWAGGER}/swagger-ui.css",
-            swagger_favicon_url="/static/favicon.svg",
+            swagger_js_url=static_url(f"{SWAGGER}/swagger-ui-bundle.js"),
+            swagger_css_url=static_url(f"{SWAGGER}/swagger-ui.css"),
+            swagger_favicon_url=static_url("favicon.svg"),
             oauth2_redirect_url="/docs/oauth2-redirect",
         )
 

@@ -89,3 +89,11 @@ def fail_stale_runs(session: Session, reason: str) -> int:
         .values(status="failed", error=reason)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def count_runs_by_status(session: Session) -> dict[str, int]:
+    """How many benchmark runs are stored in each status (for /metrics)."""
+    rows = session.execute(
+        select(BenchmarkRunRow.status, func.count()).group_by(BenchmarkRunRow.status)
+    ).all()
+    return {str(status): int(count) for status, count in rows}

@@ -18,6 +18,7 @@ from starlette.requests import Request
 
 from app import __version__
 from app.resources import shipped_path
+from app.web.static_assets import static_url
 
 TEMPLATES_DIR = shipped_path("templates")
 DASH = "—"
@@ -169,7 +170,9 @@ def make_templates() -> Jinja2Templates:
         label=label,
         qs=query_string,
     )
-    env.globals.update(url_with=url_with, version=__version__, qs=query_string)
+    env.globals.update(
+        url_with=url_with, version=__version__, qs=query_string, static_url=static_url
+    )
     return templates
 
 

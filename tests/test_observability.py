@@ -1,0 +1,119 @@
+"""Operations: gzip for large answers, cache rules for versioned static files, a request id
+on every answer and in the JSON access log, and Prometheus metrics by route template."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import observability
+from app.web.static_assets import static_url
+
+
+def test_large_answers_are_gzipped_small_ones_are_not(client: TestClient) -> None:
+    big = client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "gzip"})
+    assert big.status_code == 200 and big.headers["content-encoding"] == "gzip"
+    assert len(big.json()["items"]) > 50  # the client decoded it: it was real gzip
+    small = client.get("/api/v1/health", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers
+    plain = client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+
+
+def test_versioned_static_urls_are_immutable_others_revalidate(client: TestClient) -> None:
+    page = client.get("/")
+    versioned = static_url("css/app.css")
+    assert re.fullmatch(r"/static/css/app\.css\?v=[0-9a-f]{12}", versioned)
+    assert f'href="{versioned}"' in page.text  # the templates use the helper
+    assert f'src="{static_url("js/app.js")}"' in page.text
+
+    fresh = client.get(versioned)
+    assert fresh.status_code == 200
+    assert fresh.headers["cache-control"] == "public, max-age=31536000, immutable"
+    for url in ("/static/css/app.css", "/static/css/app.css?v=000000000000"):
+        stale = client.get(url)
+        assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    revalidated = client.get("/static/css/app.css", headers={"If-None-Match": fresh.headers["etag"]})
+    assert revalidated.status_code == 304
+    assert client.get("/static/nothing-here.css").status_code == 404
+
+
+def test_request_id_is_returned_kept_when_plain_replaced_when_not(client: TestClient) -> None:
+    made = client.get("/api/v1/health").headers["x-request-id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", made)
+    assert client.get("/api/v1/health", headers={"X-Request-ID": "abc-123.x"}).headers[
+        "x-request-id"
+    ] == "abc-123.x"
+    for bad in ("x" * 65, "has space", "<script>"):
+        got = client.get("/api/v1/health", headers={"X-Request-ID": bad}).headers["x-request-id"]
+        assert got != bad and re.fullmatch(r"[0-9a-f]{32}", got)
+    # errors carry it too
+    missing = client.get("/api/v1/gpus/no-such-gpu", headers={"X-Request-ID": "trace-404"})
+    assert missing.status_code == 404 and missing.headers["x-request-id"] == "trace-404"
+
+
+def test_access_log_is_json_with_request_id_and_bounded_path(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    huge = "a" * 5000
+    with caplog.at_level(logging.INFO, logger="gpu_advisor.access"):
+        client.get(f"/api/v1/gpus/{huge}?q={huge}", headers={"X-Request-ID": "req-1"})
+    (record,) = [r for r in caplog.records if r.name == "gpu_advisor.access"]
+    line = json.loads(observability.JsonFormatter().format(record))
+    assert line["request_id"] == "req-1" and line["message"] == "request"
+    assert line["status"] == 404 and line["method"] == "GET"
+    assert line["route"] == "/api/v1/gpus/{slug}"
+    assert len(line["path"]) <= 200 and huge not in json.dumps(line)
+    assert isinstance(line["duration_ms"], float) and line["level"] == "info"
+
+
+def _sample(text: str, name: str, **labels: str) -> float | None:
+    for line in text.splitlines():
+        if line.startswith(name + "{") or line.startswith(name + " "):
+            labels_text = line[line.find("{") + 1 : line.rfind("}")] if "{" in line else ""
+            got = dict(re.findall(r'(\w+)="([^"]*)"', labels_text))
+            if all(got.get(k) == v for k, v in labels.items()):
+                return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def test_metrics_by_route_template_in_flight_and_runs(client: TestClient) -> None:
+    def count() -> float:
+        text = client.get("/metrics").text
+        value = _sample(text, "gpu_advisor_http_request_duration_seconds_count",
+                        method="GET", route="/api/v1/gpus/{slug}")  # fmt: skip
+        return value or 0.0
+
+    before = count()
+    assert client.get("/api/v1/gpus/h100-sxm").status_code == 200
+    assert client.get("/api/v1/gpus/a100-sxm4-80gb").status_code == 200
+    client.get("/no/such/page")
+    observability.record_run_outcome("succeeded")
+    observability.set_queue_depth(3)
+    response = client.get("/metrics")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
+    text = response.text
+    assert count() == before + 2
+    assert "h100-sxm" not in text  # labels are templates, never raw paths
+    assert _sample(text, "gpu_advisor_http_requests_total", route="<unmatched>", status="404")
+    assert _sample(text, "gpu_advisor_http_requests_in_flight") == 1.0  # the scrape itself
+    assert _sample(text, "gpu_advisor_benchmark_run_outcomes_total", outcome="succeeded")
+    assert _sample(text, "gpu_advisor_benchmark_queue_depth") == 3.0
+    assert "/metrics" not in client.get("/openapi.json").text
+
+
+def test_metrics_count_stored_runs_by_status(client: TestClient) -> None:
+    from app.db import session_scope
+    from app.reports import repository
+
+    with session_scope(client.app.state.session_factory) as session:  # type: ignore[attr-defined]
+        for i, status in enumerate(("failed", "failed", "succeeded")):
+            repository.add_run(session, {"id": f"run-{i}", "status": status,
+                                         "profile": "quick", "device": "cpu"})  # fmt: skip
+    text = client.get("/metrics").text
+    assert _sample(text, "gpu_advisor_benchmark_runs", status="failed") == 2.0
+    assert _sample(text, "gpu_advisor_benchmark_runs", status="succeeded") == 1.0
