@@ -7,8 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# Ids are 64-bit integers in every database we run on.
-MAX_ID = 2**62
+# Report ids are INTEGER columns: 32-bit signed on PostgreSQL (SQLite's are wider); one
+# bound for every edge, so a larger id is "not found"/422, never a driver overflow.
+MAX_ID = 2**31 - 1
 
 RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 
