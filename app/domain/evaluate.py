@@ -25,6 +25,20 @@ from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 # (recommendedMaxWorkingSetSize); discrete GPUs expose all of theirs.
 UNIFIED_MEMORY_USABLE = 0.75
 SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
+COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
+
+# Memory savers, in the order a practitioner reaches for them, with what each costs:
+# activation checkpointing recomputes the forward in backward (~33 % more compute: one extra
+# forward of three passes; Chen et al. 2016), bitsandbytes 8-bit AdamW keeps 2 bytes of state per
+# parameter instead of 8 at no measurable speed cost (Dettmers et al. 2022), and a smaller
+# micro-batch with gradient accumulation keeps the global batch (the maths is the same) at the
+# price of smaller kernels and more per-step overhead, which the roofline already counts.
+SAVERS = ("checkpointing", "adam8bit", "micro_batch")
+SAVER_LABELS = {
+    "checkpointing": "gradient checkpointing",
+    "adam8bit": "8-bit AdamW",
+    "micro_batch": "micro-batch with gradient accumulation",
+}
 
 
 # ---------------------------------------------------------------- inputs
@@ -54,6 +68,10 @@ class Configuration:
     precision: str | None = None  # None: the workload's precision
     runtime: str | None = None  # None: the workload's / framework's default runtime
     offer: Offer | None = None
+    # Memory savers the engine added to the job as asked (SAVERS), and the micro-batch that
+    # runs the global batch as gradient-accumulation steps (None: the whole batch at once).
+    savers: tuple[str, ...] = ()
+    micro_batch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +87,7 @@ class Limits:
     vendors: tuple[str, ...] | None = None
     segments: tuple[str, ...] | None = None
     max_gpus: int = 8
+    exact_gpus: int | None = None  # "exactly N": only that count is considered
 
     @property
     def needs_price(self) -> bool:
@@ -87,6 +106,9 @@ class Context:
     limits: Limits = field(default_factory=Limits)
     calibration: Calibration | None = None
     apply_filters: bool = True
+    # Savers the engine may add when they let fewer cards hold the job: the ones the user did
+    # not set explicitly (the service decides from the request).
+    savers_allowed: frozenset[str] = frozenset()
     memo: dict[tuple[str, str, str, str | None], Gate] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -128,6 +150,7 @@ class ConfigResult:
     warnings: tuple[str, ...] = ()
     derived_peak: bool = False
     meets_latency: bool | None = None
+    accumulation_steps: int = 1
 
     @property
     def ok(self) -> bool:
@@ -290,8 +313,47 @@ def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:
 # ---------------------------------------------------------------- the evaluation
 
 
+def with_savers(work: WorkloadSpec, config: Configuration) -> WorkloadSpec:
+    """The job as this configuration runs it: its precision, savers and micro-batch."""
+    changes: dict[str, object] = {}
+    if "checkpointing" in config.savers:
+        changes["gradient_checkpointing"] = True
+    if "adam8bit" in config.savers:
+        changes["optimizer"] = "adam8bit"
+    if config.micro_batch is not None and config.micro_batch < work.batch_size:
+        changes["batch_size"] = config.micro_batch
+    return work.with_flags(**changes) if changes else work
+
+
+Step = tuple[tuple[str, ...], int | None]
+
+
+def _ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
+    """(savers, micro-batch) steps to try, from the job as asked to every saver applied."""
+    steps: list[Step] = [((), None)]
+    if not work.training:
+        return steps
+    savers: tuple[str, ...] = ()
+    if "checkpointing" in allowed and not work.gradient_checkpointing:
+        savers += ("checkpointing",)
+        steps.append((savers, None))
+    if "adam8bit" in allowed and work.optimizer == "adamw":
+        savers += ("adam8bit",)
+        steps.append((savers, None))
+    if "micro_batch" in allowed:
+        micro = work.batch_size // 2
+        while micro >= 1:
+            steps.append(((*savers, "micro_batch"), micro))
+            micro //= 2
+    return steps
+
+
 def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
-    """The configurations of ``gpu`` worth evaluating, or why none can run the job."""
+    """The configurations of ``gpu`` worth evaluating, or why none can run the job.
+
+    Every power-of-two count from the fewest cards that hold the job up to ``max_gpus``; a
+    memory saver is tried only where it lets fewer cards hold the job than without it.
+    """
     if ctx.apply_filters:
         excl = _filter(gpu, ctx.limits)
         if excl is not None:
@@ -302,15 +364,48 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     assert g.backend is not None and g.precision is not None
     run = ctx.work if g.precision == ctx.work.precision else ctx.work.with_precision(g.precision)
     max_n = max_devices(gpu, g.backend, ctx.limits.max_gpus)
-    n, total1 = min_gpus(run, gpu, g.backend, g.flash_attention, max_n)
-    if n is None:
-        where = "one GPU" if max_n == 1 else f"{max_n} GPUs"
+    exact = ctx.limits.exact_gpus
+    if exact is not None and exact > max_n:
+        return Exclusion(
+            "does_not_fit", f"{gpu.name} runs as one device; {exact} GPUs were asked for"
+        )
+    out: list[Configuration] = []
+    fewest: int | None = None  # fewest cards any earlier step needed
+    total1: float | None = None
+    for savers, micro in _ladder(run, ctx.savers_allowed):
+        cfg = Configuration(gpu, 1, savers=savers, micro_batch=micro)
+        job = with_savers(run, cfg)
+        n, size = min_gpus(job, gpu, g.backend, g.flash_attention, exact or max_n)
+        total1 = size if total1 is None else total1
+        if n is None or (fewest is not None and n >= fewest):
+            continue
+        if micro is not None and n > micro:
+            continue  # every GPU needs at least one sample of each micro-batch
+        top = fewest - 1 if fewest is not None else max_n
+        if exact is not None:
+            if n <= exact:
+                out.append(replace(cfg, num_gpus=exact))
+                break
+            continue
+        # Extra cards beyond the fewest that hold a training job run data-parallel, which needs
+        # at least one sample of each (micro-)batch per GPU.
+        batch = micro or run.batch_size
+        out.extend(
+            replace(cfg, num_gpus=k)
+            for k in COUNTS
+            if n <= k <= top and (k == n or not run.training or k <= batch)
+        )
+        fewest = n
+        if n == 1:
+            break
+    if not out:
+        where = "one GPU" if max_n == 1 else f"{exact or max_n} GPUs"
         return Exclusion(
             "does_not_fit",
-            f"needs {total1:.1f} GB on one GPU; does not fit in {where} of "
+            f"needs {total1 or 0.0:.1f} GB on one GPU; does not fit in {where} of "
             f"{usable_gb(gpu):.0f} GB even when sharded",
         )
-    return [Configuration(gpu=gpu, num_gpus=n)]
+    return out
 
 
 def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
@@ -327,6 +422,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     assert g.backend is not None and g.precision is not None
     base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
     run = base if g.precision == base.precision else base.with_precision(g.precision)
+    run = with_savers(run, config)
     avail = usable_gb(gpu)
     mem = memory_breakdown(run, num_gpus=n, backend=g.backend, flash_attention=g.flash_attention)
     if mem.total > avail:
@@ -389,4 +485,5 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         warnings=g.warnings,
         derived_peak=_derived_peak(gpu, g.precision),
         meets_latency=meets,
+        accumulation_steps=math.ceil(base.batch_size / run.batch_size),
     )

@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass, field
 
 from app.domain import cost as costs
-from app.domain.evaluate import ConfigResult
+from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, link_kind
-from app.domain.workload import MemoryBreakdown, WorkloadSpec
+from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
 
 __all__ = ["OBJECTIVES"]
@@ -40,6 +40,9 @@ class Candidate:
     value_score: float | None = None
     meets_latency: bool | None = None
     acquisition: str = "either"  # narrowed to what passed the budget filters
+    savers: tuple[str, ...] = ()  # memory savers the engine added (evaluate.SAVERS)
+    micro_batch: int | None = None
+    accumulation_steps: int = 1
 
     @property
     def n(self) -> int:
@@ -61,6 +64,9 @@ class Candidate:
             framework_status=r.framework_status,
             meets_latency=r.meets_latency,
             acquisition=r.acquisition,
+            savers=r.config.savers,
+            micro_batch=r.config.micro_batch if r.accumulation_steps > 1 else None,
+            accumulation_steps=r.accumulation_steps,
         )
 
 
@@ -106,6 +112,72 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
     for c, r in zip(cands, raw, strict=True):
         c.score = round(r / top, 6)
     return sorted(cands, key=lambda c: (c.meets_latency is False, -c.score, c.n, c.gpu.slug))
+
+
+def best_per_card(
+    cands: list[Candidate], objective: str
+) -> list[tuple[Candidate, list[Candidate]]]:
+    """The configuration each card is shown with, and its other configurations.
+
+    Fastest takes the count that finishes soonest (scale-out pays when it speeds the job up);
+    best value and cheapest take the count their own metric prefers, which penalises cards
+    that do not pay for themselves; balanced keeps the fewest cards that hold the job (every
+    extra card is shown as an alternative, one click away).
+    """
+    groups: dict[str, list[Candidate]] = {}
+    for c in cands:
+        groups.setdefault(c.gpu.slug, []).append(c)
+    out: list[tuple[Candidate, list[Candidate]]] = []
+    for group in groups.values():
+        if objective == "balanced":
+            chosen = min(group, key=lambda c: (c.n, len(c.savers)))
+        else:
+            chosen = max(group, key=lambda c: (metric(c, objective) or 0.0, -c.n))
+        others = sorted((c for c in group if c is not chosen), key=lambda c: (c.n, c.savers))
+        out.append((chosen, others))
+    return out
+
+
+def advice(
+    ordered: list[Candidate], requested: WorkloadSpec, *, defaulted_checkpointing: bool
+) -> list[str]:
+    """Banner lines: what the memory savers behind the answer buy, and what they cost."""
+    out: list[str] = []
+    if not ordered:
+        return out
+    top = ordered[0]
+    if requested.training and requested.gradient_checkpointing and defaulted_checkpointing:
+        on = memory_breakdown(requested).total
+        off = memory_breakdown(requested.with_flags(gradient_checkpointing=False)).total
+        if off > on + 0.05:
+            out.append(
+                f"Gradient checkpointing is on, as fine-tuning recipes run it: {on:.1f} GB on "
+                f"one GPU instead of {off:.1f} GB, for about a third more compute (turn it off "
+                "with gradient_checkpointing: false)."
+            )
+    if top.savers:
+        asked = requested.with_precision(top.work.precision)
+        plain = memory_breakdown(asked, num_gpus=top.n).total
+        labels = " and ".join(SAVER_LABELS.get(x, x) for x in top.savers)
+        cards = f"one {top.available_gb:.0f} GB {top.gpu.name}" if top.n == 1 else (
+            f"{top.n}× {top.gpu.name} ({top.available_gb:.0f} GB each)"
+        )
+        out.append(
+            f"With {labels}, {cards} is enough: {top.memory.total:.1f} GB per GPU instead of "
+            f"{plain:.1f} GB as asked."
+        )
+    if top.accumulation_steps > 1 and top.micro_batch is not None:
+        out.append(
+            f"The batch of {requested.batch_size} runs as {top.accumulation_steps} gradient-"
+            f"accumulation steps of {top.micro_batch}: the same update, smaller kernels."
+        )
+    if requested.is_llm_inference and top.n > 1 and requested.precision in ("bf16", "fp16"):
+        q4 = memory_breakdown(requested.with_precision("int4")).total
+        out.append(
+            f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {q4:.1f} GB instead of "
+            f"{memory_breakdown(requested).total:.1f} GB: fewer cards, at some quality cost."
+        )
+    return out
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:

@@ -7,6 +7,7 @@ import dataclasses
 
 from app.domain import cost as costs
 from app.domain import rank
+from app.domain.evaluate import SAVER_LABELS
 from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec
 from app.recommend import schemas as s
@@ -83,13 +84,18 @@ def build_row(
     objective: str,
     requested: WorkloadSpec,
     baseline_tput: float | None,
+    alternatives: list[rank.Candidate] | None = None,
 ) -> s.Recommendation:
+    alternatives = alternatives or []
     p, cost = c.perf, c.cost
     lo, hi, basis = rank.uncertainty(c)
     return s.Recommendation(
         rank=position,
         gpu=gpu_out(c.gpu),
         num_gpus=c.n,
+        memory_savers=[SAVER_LABELS.get(x, x) for x in c.savers],
+        micro_batch=c.micro_batch,
+        accumulation_steps=c.accumulation_steps,
         fits=True,
         precision=c.work.precision,
         framework_status=c.framework_status,
@@ -132,4 +138,22 @@ def build_row(
         tips=rank.tips(c, requested),
         warnings=list(c.warnings),
         speedup_vs_baseline=(p.throughput / baseline_tput) if baseline_tput else None,
+        alternatives=[alternative_out(a) for a in alternatives],
+    )
+
+
+def alternative_out(c: rank.Candidate) -> s.AlternativeOut:
+    return s.AlternativeOut(
+        num_gpus=c.n,
+        memory_savers=[SAVER_LABELS.get(x, x) for x in c.savers],
+        micro_batch=c.micro_batch,
+        accumulation_steps=c.accumulation_steps,
+        required_gb=round(c.memory.total, 3),
+        throughput=c.perf.throughput,
+        unit=c.perf.unit,
+        scaling_efficiency=c.perf.scaling_efficiency,
+        time_to_finish_h=c.cost.time_to_finish_h,
+        purchase_usd=c.cost.purchase_usd,
+        hourly_usd=c.cost.hourly_usd,
+        job_cost_usd=costs.job_cost(c.cost, c.acquisition),
     )

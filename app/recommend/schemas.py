@@ -357,6 +357,15 @@ class ConstraintsIn(_In):
         description="Largest number of GPUs to split the job over.",
         json_schema_extra=ui("assumptions"),
     )
+    num_gpus: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        title="Exactly N GPUs",
+        description="Only configurations with exactly this many GPUs (blank: every count "
+        "from the fewest that hold the job up to the most GPUs).",
+        json_schema_extra=ui("assumptions", assumed="any count up to the most GPUs"),
+    )
     electricity_usd_per_kwh: float | None = Field(
         default=None,
         ge=0,
@@ -396,6 +405,13 @@ class RecommendationRequest(_In):
         default=False,
         description="Also rank a few variations of the job (batch, precision, PEFT, "
         "checkpointing, objective) and say what each changes.",
+        json_schema_extra=ui("answer", form=False),
+    )
+    group_by: Literal["gpu", "config"] = Field(
+        default="gpu",
+        title="One row per",
+        description="gpu: each card once, in its best configuration for the objective, with "
+        "its other GPU counts as alternatives; config: every configuration ranked on its own.",
         json_schema_extra=ui("answer", form=False),
     )
 
@@ -518,10 +534,35 @@ class TimingOut(BaseModel):
     scaling_efficiency: float
 
 
+class AlternativeOut(BaseModel):
+    """Another configuration of the same card, as evaluated (not re-ranked)."""
+
+    num_gpus: int
+    memory_savers: list[str] = []
+    micro_batch: int | None = None
+    accumulation_steps: int = 1
+    required_gb: float = Field(description="memory per GPU")
+    throughput: float
+    unit: str
+    scaling_efficiency: float
+    time_to_finish_h: float | None = None
+    purchase_usd: float | None = None
+    hourly_usd: float | None = None
+    job_cost_usd: float | None = None
+
+
 class Recommendation(BaseModel):
     rank: int
     gpu: GpuOut
     num_gpus: int
+    memory_savers: list[str] = Field(
+        default_factory=list,
+        description="memory savers the engine added because they let fewer cards hold the job",
+    )
+    micro_batch: int | None = Field(
+        default=None, description="per-step micro-batch when the batch runs as accumulation steps"
+    )
+    accumulation_steps: int = 1
     fits: bool
     precision: Precision
     framework_status: str
@@ -542,6 +583,9 @@ class Recommendation(BaseModel):
     tips: list[str]
     warnings: list[str] = []
     speedup_vs_baseline: float | None = None
+    alternatives: list[AlternativeOut] = Field(
+        default_factory=list, description="this card's other configurations (GPU counts, savers)"
+    )
 
 
 ExclusionCode = Literal[
@@ -586,6 +630,11 @@ class RecommendationResponse(BaseModel):
     excluded: list[Excluded]
     baseline: BaselineOut | None = None
     warnings: list[str] = []
+    advice: list[str] = Field(
+        default_factory=list,
+        description="what an expert would point out first: memory savers that let fewer or "
+        "cheaper cards do the job, and what they cost",
+    )
     what_if: list[WhatIfOut] | None = None
 
 

@@ -6,6 +6,7 @@ baseline device, so the same code serves the API, the web pages and the CLI.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from app.domain import compat, rank
@@ -36,12 +37,13 @@ __all__ = [
 
 def _context(
     work: WorkloadSpec,
-    cons: s.ConstraintsIn,
+    request: s.RecommendationRequest | s.EstimateRequest,
     objective: str,
     rules: compat.Rules,
     calibration: Calibration | None,
     apply_filters: bool = True,
 ) -> ev.Context:
+    cons = request.constraints
     limits = ev.Limits(
         objective=objective,
         acquisition=cons.acquisition,
@@ -52,6 +54,7 @@ def _context(
         vendors=tuple(cons.vendors) if cons.vendors else None,
         segments=tuple(cons.segments) if cons.segments else None,
         max_gpus=cons.max_gpus,
+        exact_gpus=cons.num_gpus,
     )
     return ev.Context(
         work=work,
@@ -60,19 +63,32 @@ def _context(
         limits=limits,
         calibration=calibration,
         apply_filters=apply_filters,
+        savers_allowed=_savers_allowed(request.workload),
     )
 
 
-def _best(gpu: GpuSpec, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
-    """Every configuration of ``gpu`` the engine plans, evaluated once; the runnable ones."""
+def _savers_allowed(w: s.WorkloadIn) -> frozenset[str]:
+    """Savers the engine may add: those the user left to it. Micro-batching keeps the global
+    batch, so it is always allowed."""
+    allowed = {"micro_batch"}
+    if w.gradient_checkpointing is None:
+        allowed.add("checkpointing")
+    if w.optimizer is None:
+        allowed.add("adam8bit")
+    return frozenset(allowed)
+
+
+def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Exclusion:
+    """Every configuration of ``gpu`` the engine plans, evaluated once; the runnable ones, or
+    why none runs (the reason of the configuration with the fewest cards)."""
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
     results = [ev.evaluate(c, ctx) for c in planned]
     ok = [r for r in results if r.ok]
     if ok:
-        return ok[0]
-    first = results[0].exclusion
+        return ok
+    first = min(results, key=lambda r: r.num_gpus).exclusion
     assert first is not None
     return first
 
@@ -83,20 +99,23 @@ def _best(gpu: GpuSpec, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
 def _baseline(
     baseline: GpuSpec | None, ctx: ev.Context
 ) -> tuple[s.BaselineOut | None, float | None]:
-    """The user's own device on the same job, on one card as they own it."""
+    """The user's own device on the same job, as one card (never as copies of it); with a
+    memory saver when only that lets it hold the job."""
     if baseline is None:
         return None, None
     calibration = ctx.calibration
     calibrated = calibration is not None and baseline.slug in calibration.by_slug
     source = calibration.source if calibration is not None else None
-    res = ev.evaluate(ev.Configuration(baseline, 1), ctx)
-    if not res.ok or res.perf is None:
-        assert res.exclusion is not None
-        note = res.exclusion.reason
-        if res.exclusion.code == "does_not_fit" and res.memory is not None:
+    one = dataclasses.replace(ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=1))
+    found = _evaluated(baseline, one)
+    if isinstance(found, ev.Exclusion):
+        note: str | None = found.reason
+        if found.code == "does_not_fit":
+            need = memory_breakdown(ctx.work).total
             note = (
-                f"your {baseline.name} cannot hold this job: it needs {res.memory.total:.1f} GB "
-                f"and has {res.available_gb:.0f} GB, so no speed-up is computed against it"
+                f"your {baseline.name} cannot hold this job: it needs {need:.1f} GB and has "
+                f"{ev.usable_gb(baseline):.0f} GB, even with memory savers; no speed-up is "
+                "computed against it"
             )
         out = s.BaselineOut(
             slug=baseline.slug,
@@ -108,6 +127,12 @@ def _baseline(
             note=note,
         )
         return out, None
+    res = min(found, key=lambda r: len(r.config.savers))
+    assert res.perf is not None
+    note = None
+    if res.config.savers:
+        labels = " and ".join(ev.SAVER_LABELS[x] for x in res.config.savers)
+        note = f"your {baseline.name} holds this job only with {labels}; compared that way"
     out = s.BaselineOut(
         slug=baseline.slug,
         name=baseline.name,
@@ -115,6 +140,7 @@ def _baseline(
         unit=res.perf.unit,
         calibrated=calibrated,
         source=source,
+        note=note,
     )
     return out, res.perf.throughput
 
@@ -132,22 +158,27 @@ def recommend(
     cons = request.constraints
     if cons.max_job_cost_usd is not None and work.dataset_samples is None:
         warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
-    ctx = _context(work, cons, request.objective, rules, calibration)
+    ctx = _context(work, request, request.objective, rules, calibration)
     cands: list[rank.Candidate] = []
     excluded: list[s.Excluded] = []
     for gpu in sorted(gpus, key=lambda g: g.slug):
-        res = _best(gpu, ctx)
+        res = _evaluated(gpu, ctx)
         if isinstance(res, ev.Exclusion):
             excluded.append(
                 s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=res.reason)
             )
         else:
-            cands.append(rank.Candidate.of(res))
+            cands.extend(rank.Candidate.of(r) for r in res)
+    others: dict[int, list[rank.Candidate]] = {}
+    if request.group_by == "gpu":
+        per_card = rank.best_per_card(cands, request.objective)
+        others = {id(chosen): alts for chosen, alts in per_card}
+        cands = [chosen for chosen, _ in per_card]
     ordered = rank.rank(cands, request.objective)
-    base_ctx = _context(work, cons, "fastest", rules, calibration, apply_filters=False)
+    base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
-        build_row(c, i, ordered[0], request.objective, work, base_tput)
+        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(id(c)))
         for i, c in enumerate(ordered[: request.limit], start=1)
     ]
     fallbacks = sorted({c.work.precision for c in ordered if c.work.precision != work.precision})
@@ -169,6 +200,9 @@ def recommend(
         excluded=sorted(excluded, key=lambda e: (e.code, e.slug)),
         baseline=base_out,
         warnings=warnings,
+        advice=rank.advice(
+            ordered, work, defaulted_checkpointing=request.workload.gradient_checkpointing is None
+        ),
     )
     if request.what_if:
         response.what_if = whatif.what_if(
@@ -189,15 +223,18 @@ def estimate(
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
     work, warnings = resolve_workload(request.workload, data_dir)
-    ctx = _context(work, request.constraints, "fastest", rules, calibration, apply_filters=False)
+    ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     if request.num_gpus is not None:
-        res: ev.ConfigResult | ev.Exclusion = ev.evaluate(
-            ev.Configuration(gpu, request.num_gpus), ctx
+        ctx = dataclasses.replace(
+            ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=request.num_gpus)
         )
-        if isinstance(res, ev.ConfigResult) and res.exclusion is not None:
-            res = res.exclusion
-    else:
-        res = _best(gpu, ctx)
+    found = _evaluated(gpu, ctx)
+    # one card's estimate: the fewest cards that hold the job (savers before more cards)
+    res = (
+        found
+        if isinstance(found, ev.Exclusion)
+        else min(found, key=lambda r: (r.num_gpus, len(r.config.savers)))
+    )
     if isinstance(res, ev.Exclusion):
         excl = s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=res.reason)
         return s.EstimateResponse(

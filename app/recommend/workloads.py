@@ -95,6 +95,14 @@ def _check_model(m: ModelSpec) -> None:
         raise InvalidInput("params is beyond any GPU cluster size", field="workload.model.params")
 
 
+def _recipe_checkpointing(task: str, peft: str, model: ModelSpec) -> bool:
+    """Fine-tuning recipes turn activation checkpointing on: the QLoRA paper's scripts, PEFT's
+    `prepare_model_for_kbit_training` (use_gradient_checkpointing=True by default), TRL's
+    SFTConfig examples and Axolotl/Unsloth configs for LLMs. Encoder fine-tunes (BERT on SQuAD)
+    are small enough that their recipes leave it off."""
+    return task == "fine-tuning" and (peft != "none" or model.family == "decoder")
+
+
 def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[WorkloadSpec, list[str]]:
     """Apply preset defaults and reject contradictions, naming the field."""
     warnings: list[str] = []
@@ -183,7 +191,9 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         gradient_checkpointing=bool(
             w.gradient_checkpointing
             if w.gradient_checkpointing is not None
-            else (d.get("gradient_checkpointing") or False) and not inference
+            else _recipe_checkpointing(task, peft, model) or (
+                (d.get("gradient_checkpointing") or False) and not inference
+            )
         ),
         dataset_samples=w.dataset_samples
         if w.dataset_samples is not None

@@ -77,11 +77,17 @@ def test_fallback_warning_for_bf16_on_turing() -> None:
 
 
 def test_multi_gpu_when_one_does_not_fit() -> None:
+    # fastest takes the count that finishes soonest; the fewest that hold it stay one click away
     r = _run(workload={"preset": "llama-3-70b"}, objective="fastest", limit=50)
     rows = {x.gpu.slug: x for x in r.recommendations}
-    assert rows["h100-sxm"].num_gpus == 2
-    assert rows["mi300x"].num_gpus == 1
+    fewest = {k: min([x.num_gpus] + [a.num_gpus for a in x.alternatives]) for k, x in rows.items()}
+    assert rows["h100-sxm"].num_gpus == 8
+    assert [a.num_gpus for a in rows["h100-sxm"].alternatives] == [2, 4]
+    assert fewest["h100-sxm"] == 2 and fewest["mi300x"] == 1
     assert "rtx-4090" in rows and rows["rtx-4090"].num_gpus == 8
+    # balanced keeps the fewest cards that hold the job
+    b = _run(workload={"preset": "llama-3-70b"}, objective="balanced", limit=50)
+    assert {x.gpu.slug: x.num_gpus for x in b.recommendations}["h100-sxm"] == 2
     excl = {e.slug: e for e in r.excluded}
     assert excl["apple-m2-max"].code == "does_not_fit"  # one device only
     small = _run(workload={"preset": "llama-3-70b"}, constraints={"max_gpus": 2}, limit=50)
@@ -188,12 +194,13 @@ def test_baseline_speedup_and_calibration() -> None:
         RTX4090, Efficiencies(compute={"bf16": 0.5}, memory=0.6), source="report-1"
     )
     r = service.recommend(
-        _req(workload={"preset": "llama-3-8b"}, objective="fastest"),
+        _req(workload={"preset": "llama-3-8b"}, objective="fastest", constraints={"num_gpus": 1}),
         GPUS,
         RULES,
         calibration=cal,
         baseline=RTX4090,
     )
+    assert {x.num_gpus for x in r.recommendations} == {1}
     assert r.baseline is not None and r.baseline.calibrated and r.baseline.source == "report-1"
     rows = {x.gpu.slug: x for x in r.recommendations}
     assert rows["rtx-4090"].speedup_vs_baseline == pytest.approx(1.0)
@@ -295,3 +302,89 @@ def test_a_baseline_that_cannot_hold_the_job_is_not_compared_as_copies() -> None
     assert r.baseline.note is not None
     assert r.baseline.note.startswith("your RTX 4090 cannot hold this job: it needs")
     assert all(x.speedup_vs_baseline is None for x in r.recommendations)
+
+
+# ---------------------------------------------------------------- questions an expert would ask
+
+
+def _catalog_run(**kw: Any) -> s.RecommendationResponse:
+    from app.catalog.loader import read_gpu_specs
+    from app.recommend.presets import DATA_DIR, load_rules
+
+    return service.recommend(_req(**kw), read_gpu_specs(DATA_DIR), load_rules(DATA_DIR))
+
+
+def test_qlora_on_a_student_budget_ranks_single_cards_with_checkpointing() -> None:
+    r = _catalog_run(
+        workload={"preset": "llama-3-8b", "task": "fine-tuning", "peft": "qlora"},
+        constraints={"max_purchase_usd": 800, "acquisition": "buy"},
+    )
+    assert r.workload.gradient_checkpointing  # the recipes' default
+    assert r.memory.required_gb <= 12
+    assert r.recommendations and all(x.num_gpus == 1 for x in r.recommendations)
+    assert any("checkpointing is on" in a for a in r.advice)
+    # turned off explicitly, the job needs more than twice the memory and the banner is gone
+    off = _catalog_run(
+        workload={
+            "preset": "llama-3-8b",
+            "task": "fine-tuning",
+            "peft": "qlora",
+            "gradient_checkpointing": False,
+        },
+        constraints={"max_purchase_usd": 800, "acquisition": "buy"},
+    )
+    assert off.memory.required_gb > 2 * r.memory.required_gb
+    assert not any("checkpointing is on" in a for a in off.advice)
+
+
+def test_fastest_resnet50_within_15k_and_4_gpus_scales_out() -> None:
+    r = _catalog_run(
+        workload={"preset": "resnet-50"},
+        constraints={"max_purchase_usd": 15000, "acquisition": "buy", "max_gpus": 4},
+        objective="fastest",
+    )
+    top = r.recommendations[0]
+    assert top.num_gpus > 1
+    assert top.cost.purchase_usd is not None and top.cost.purchase_usd <= 15000
+    assert 1 in [a.num_gpus for a in top.alternatives]  # the single card is one click away
+    # best value keeps one card where one card holds the batch: extra cards cost more than
+    # the speed they add (only a saver's slowdown can make two cards better value)
+    value = _catalog_run(
+        workload={"preset": "resnet-50"},
+        constraints={"max_purchase_usd": 15000, "acquisition": "buy", "max_gpus": 4},
+        objective="best_value",
+        limit=30,
+    )
+    for row in value.recommendations:
+        single = [a for a in row.alternatives if a.num_gpus == 1]
+        assert row.num_gpus == 1 or (single and single[0].memory_savers), row.gpu.slug
+
+
+def test_group_by_config_ranks_every_configuration() -> None:
+    r = _run(
+        workload={"preset": "resnet-50"},
+        constraints={"max_gpus": 4},
+        objective="fastest",
+        group_by="config",
+        limit=100,
+    )
+    counts = {(x.gpu.slug, x.num_gpus) for x in r.recommendations}
+    assert {("h100-sxm", 1), ("h100-sxm", 2), ("h100-sxm", 4)} <= counts
+    assert all(not x.alternatives for x in r.recommendations)
+
+
+def test_exactly_n_gpus() -> None:
+    r = _run(workload={"preset": "llama-3-70b"}, constraints={"num_gpus": 4}, objective="fastest")
+    assert {x.num_gpus for x in r.recommendations} == {4}
+    assert "apple-m2-max" in {e.slug for e in r.excluded}
+
+
+def test_a_saver_replaces_cards_only_where_it_lets_fewer_hold_the_job() -> None:
+    w = {"preset": "mistral-7b", "task": "fine-tuning", "peft": "none", "seq_len": 1024}
+    r = _run(workload={**w, "batch_size": 8}, objective="best_value", limit=50)
+    a100 = next(x for x in r.recommendations if x.gpu.slug == "a100-sxm4-80gb")
+    assert "8-bit AdamW" in a100.memory_savers
+    assert any("8-bit AdamW" in a for a in r.advice) or r.recommendations[0].memory_savers == []
+    # a named optimizer is the user's choice: the engine does not swap it
+    named = _run(workload={**w, "batch_size": 8, "optimizer": "adamw"}, objective="best_value")
+    assert all("8-bit AdamW" not in x.memory_savers for x in named.recommendations)
