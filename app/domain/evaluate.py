@@ -443,6 +443,10 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         _, excl = budget(pre, ctx.limits)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
+    sharded = n > 1 and (
+        memory_breakdown(run, num_gpus=1, backend=g.backend, flash_attention=g.flash_attention)
+        .total > avail
+    )
     est = perf.estimate(
         gpu,
         run,
@@ -450,6 +454,8 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         num_gpus=n,
         calibration=ctx.calibration,
         flash_attention=g.flash_attention,
+        sharded=sharded,
+        accumulation_steps=math.ceil(base.batch_size / run.batch_size),
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(

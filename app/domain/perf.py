@@ -14,10 +14,18 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.domain import topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.gpu import GpuSpec
-from app.domain.workload import BYTES, NF4_BYTES, WorkloadSpec, activation_bytes, kv_cache_bytes
+from app.domain.workload import (
+    BYTES,
+    NF4_BYTES,
+    WorkloadSpec,
+    activation_bytes,
+    kv_cache_bytes,
+    lora_params,
+)
 from app.vocab import MEASURED_PRECISIONS
 
 MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (methodology §5.2, §7)
@@ -40,17 +48,6 @@ KERNELS_PER_LAYER_DECODE = 10
 DEFAULT_TRAIN_KERNELS = 600  # a ResNet-50 step, when the layer count is unknown
 # Optimizer update traffic in bytes per trainable parameter (read + write of each state).
 OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
-
-# Multi-GPU scaling: speed-up efficiency per doubling of GPUs, from Lambda's published results
-# (2× RTX 4090 PCIe: 1.49× BERT-large, 1.90× ResNet-50; 8× H100 SXM 7.2×/7.9×; 8× A100 SXM4
-# 4.9×/7.2×). "heavy" = transformer-like gradient/activation exchange, "light" = CNNs.
-SCALING_PER_DOUBLING = {
-    ("nvlink", "heavy"): 0.93,
-    ("nvlink", "light"): 0.98,
-    ("pcie", "heavy"): 0.75,
-    ("pcie", "light"): 0.95,
-}
-
 
 # Dense 16-bit tensor throughput (FP32 accumulate) ÷ non-tensor fp32, per NVIDIA generation and
 # segment, read off the vendor whitepapers for parts that publish both (V100 125/15.7; RTX 2080 Ti
@@ -224,17 +221,44 @@ def host_bandwidth_gbs(gpu: GpuSpec, calibration: Calibration | None) -> float |
 
 
 def link_kind(gpu: GpuSpec) -> str:
-    text = f"{gpu.interconnect or ''} {gpu.form_factor or ''}".lower()
-    fast = ("nvlink", "sxm", "oam", "infinity fabric", "xgmi", "nvswitch")
-    return "nvlink" if any(k in text for k in fast) else "pcie"
+    """'nvlink' for GPUs with a fast GPU-to-GPU fabric, else 'pcie' (see topology.fabric)."""
+    return "pcie" if topology.fabric(gpu).domain <= 1 else "nvlink"
 
 
-def scaling_efficiency(gpu: GpuSpec, work: WorkloadSpec, n: int) -> float:
+def _trainable(work: WorkloadSpec) -> float:
+    if work.peft in ("lora", "qlora"):
+        return lora_params(work.model, work.lora_rank)
+    return work.model.params
+
+
+def training_comm_s(
+    gpu: GpuSpec, work: WorkloadSpec, n: int, *, sharded: bool, accumulation_steps: int = 1
+) -> float:
+    """Seconds of exposed GPU-to-GPU traffic per (micro-)step of a training job on ``n`` GPUs.
+
+    Replicated (the job fits one GPU): a ring all-reduce of the gradients once per global
+    batch. Sharded (FSDP / ZeRO-3, the job needs N GPUs' memory): the 16-bit weights are
+    all-gathered in forward and in backward every micro-step and the trainable gradients
+    reduce-scattered once per global batch. No overlap with compute is assumed: PyTorch DDP
+    buckets overlap some of it, and Lambda's 2× RTX 4090 BERT-large result (1.49×) is what
+    no overlap predicts (docs/methodology.md).
+    """
     if n <= 1:
-        return 1.0
-    comm = "light" if work.model.family == "cnn" else "heavy"
-    per = SCALING_PER_DOUBLING[(link_kind(gpu), comm)]
-    return float(per ** math.log2(n))
+        return 0.0
+    lk = topology.link(gpu, n)
+    lora = work.peft in ("lora", "qlora")
+    grad_b = 4.0 if lora or work.precision in ("fp32", "tf32") else 2.0
+    grads = _trainable(work) * grad_b
+    if not sharded:
+        return topology.comm_seconds(lk, topology.ring_allreduce_bytes(n, grads)) / max(
+            1, accumulation_steps
+        )
+    wide = work.precision in ("fp32", "tf32")
+    w_b = NF4_BYTES if work.peft == "qlora" else (4.0 if wide else 2.0)
+    gather = 2.0 * topology.allgather_bytes(n, work.model.params * w_b)
+    layers = work.model.layers or 50
+    reduce = topology.allgather_bytes(n, grads) / max(1, accumulation_steps)
+    return topology.comm_seconds(lk, gather + reduce, collectives=2 * layers + 1)
 
 
 def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> float:
@@ -286,12 +310,21 @@ def estimate(
     num_gpus: int = 1,
     calibration: Calibration | None = None,
     flash_attention: bool = True,
+    sharded: bool | None = None,
+    accumulation_steps: int = 1,
 ) -> PerfEstimate:
-    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``."""
+    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``.
+
+    ``sharded``: the job needs several GPUs' memory (FSDP / tensor parallel) rather than being
+    replicated; ``None`` means sharded whenever ``num_gpus`` > 1 for LLM inference and never
+    for the rest. ``accumulation_steps``: micro-steps per optimizer step (gradients cross the
+    link once per global batch).
+    """
     eff = efficiencies(gpu, calibration)
     bw = gpu.memory_bandwidth_gbs * 1e9 * eff.memory
     if work.is_llm_inference:
         return _llm_inference(gpu, work, framework, num_gpus, eff, bw)
+    sharded = bool(sharded)
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
@@ -328,10 +361,19 @@ def estimate(
     host_bw = host_bandwidth_gbs(gpu, calibration)
     host = 0.0 if host_bw is None else _host_bytes_per_sample(work) * b / (host_bw * 1e9)
     n = max(1, num_gpus)
-    scale = scaling_efficiency(gpu, work, n)
     single = max(gpu_time, host)
-    step = single / (n * scale)
-    comm = step - single / n
+    if work.training:
+        comm = training_comm_s(
+            gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps
+        )
+    elif sharded and n > 1:
+        # a model too big for one GPU, served in layers: its weights cross the link once
+        lk = topology.link(gpu, n)
+        comm = topology.comm_seconds(lk, topology.allgather_bytes(n, wbytes))
+    else:
+        comm = 0.0  # independent replicas
+    step = single / n + comm
+    scale = (single / n) / step
     parts = {
         "compute": t_comp,
         "memory bandwidth": t_wmem + t_act,
@@ -366,8 +408,14 @@ def _llm_inference(
     m = work.model
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     n = max(1, n_req)
-    scale = scaling_efficiency(gpu, work, n)
-    per = n * scale
+    # Tensor parallel inside one server, pipeline stages beyond it: per-token time shrinks with
+    # the tensor-parallel degree only; each stage boundary adds one activation hop.
+    tp = min(n, topology.NODE_GPUS)
+    stages = max(1, n // tp)
+    tp_link = topology.link(gpu, tp)
+    hop = topology.link(gpu, n) if stages > 1 else tp_link
+    h_bytes = float(m.hidden_size or 0) * 2.0
+    per = float(tp)
     wbytes = _weight_bytes(work)
     kv_b = 4.0 if work.precision == "fp32" else 2.0
     # prefill: causal attention touches half the score matrix
@@ -377,7 +425,15 @@ def _llm_inference(
     kv_full = kv_cache_bytes(work, kv_b)
     t_pre_m = (wbytes + kv_full * s / (s + out)) / bw
     launch = (m.layers or 32) * KERNELS_PER_LAYER_DECODE * LAUNCH_S
-    ttft = max(t_pre_c, t_pre_m) / per + launch
+    n_ar = 2 * int(m.layers or 32) if tp > 1 else 0  # two all-reduces per layer (Megatron)
+
+    def tp_comm(tokens: float) -> float:
+        moved = topology.ring_allreduce_bytes(tp, tokens * h_bytes) * n_ar
+        stage = (stages - 1) * topology.comm_seconds(hop, tokens * h_bytes)
+        return (topology.comm_seconds(tp_link, moved, collectives=n_ar) if n_ar else 0.0) + stage
+
+    comm_pre = tp_comm(b * s)
+    ttft = max(t_pre_c, t_pre_m) / per + launch + comm_pre
     ctx = s + out / 2.0
     dec_flops = b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h)
     if m.active_params and m.active_params < m.params:
@@ -387,9 +443,12 @@ def _llm_inference(
     dec_bytes = wbytes * touched + kv_full * ctx / (s + out)
     t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff)
     t_dec_m = dec_bytes / bw
-    tpot = max(t_dec_c, t_dec_m) / per + launch
+    comm_dec = tp_comm(b)
+    tpot = max(t_dec_c, t_dec_m) / per + launch + comm_dec
     total = ttft + out * tpot
-    comm = total - (ttft - launch) * scale - (out * (tpot - launch)) * scale - launch * (out + 1)
+    comm = comm_pre + out * comm_dec
+    single = max(t_pre_c, t_pre_m) + launch + out * (max(t_dec_c, t_dec_m) + launch)
+    scale = single / total / n
     parts = {
         "compute": t_pre_c + out * t_dec_c,
         "memory bandwidth": t_pre_m + out * t_dec_m,

@@ -6,9 +6,10 @@ import math
 from dataclasses import dataclass, field
 
 from app.domain import cost as costs
+from app.domain import topology
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate, link_kind
+from app.domain.perf import PerfEstimate
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
 
@@ -218,9 +219,10 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         f"math), limited by {p.bottleneck}.",
     ]
     if c.n > 1:
+        lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
         lines.append(
-            f"Split over {c.n} GPUs ({link_kind(g).replace('nvlink', 'NVLink-class')} link): "
-            f"{p.scaling_efficiency:.0%} scaling efficiency."
+            f"Split over {c.n} GPUs, linked by {lk.label} (~{lk.gbs:,.0f} GB/s per GPU for "
+            f"collectives): {p.scaling_efficiency:.0%} scaling efficiency."
         )
     name = objective.replace("_", " ")
     if position == 1:
@@ -300,10 +302,14 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             )
     elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64:
         out.append("Fixed per-step overheads are large here: a larger batch uses the GPU better.")
-    if c.n > 1 and link_kind(g) == "pcie" and w.model.family != "cnn":
+    slow = c.n > 1 and topology.link(g, c.n).kind in ("pcie-p2p", "pcie-host", "network")
+    if slow and (w.model.family != "cnn" or p.scaling_efficiency < 0.85):
+        f = topology.fabric(g)
+        beyond = f" beyond its {f.label}" if f.domain > 1 else ""
         out.append(
-            "PCIe-only GPUs scale transformers poorly (Lambda: 2× RTX 4090 gave 1.49× on "
-            "BERT-large); NVLink/SXM parts scale better."
+            f"{c.n}× {g.name} talk over {topology.link(g, c.n).label}{beyond}: "
+            f"{p.scaling_efficiency:.0%} scaling (Lambda: 2× RTX 4090 gave 1.49× on "
+            "BERT-large); fewer cards or an NVLink/NVSwitch part scale better."
         )
     if requested.precision != w.precision:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")

@@ -125,18 +125,6 @@ def test_host_transfer_can_be_the_bottleneck() -> None:
     assert perf.estimate(slow_link, tiny).bottleneck == "host transfer"
 
 
-def test_scaling_efficiency_by_link_and_workload() -> None:
-    bert = WorkloadSpec(task="training", model=BERT_LARGE, precision="fp16")
-    cnn = WorkloadSpec(task="training", model=RESNET50, precision="fp16")
-    assert perf.scaling_efficiency(RTX4090, bert, 2) == pytest.approx(0.75)  # 1.49/2
-    assert perf.scaling_efficiency(RTX4090, cnn, 2) == pytest.approx(0.95)  # 1.90/2
-    assert perf.scaling_efficiency(H100, bert, 8) == pytest.approx(0.93**3)
-    assert perf.scaling_efficiency(H100, cnn, 1) == 1.0
-    one = perf.estimate(H100, cnn.with_flags(batch_size=256))
-    eight = perf.estimate(H100, cnn.with_flags(batch_size=256), num_gpus=8)
-    assert eight.throughput == pytest.approx(one.throughput * 8 * 0.98**3, rel=1e-6)
-
-
 def test_missing_tensor_figure_is_derived_from_fp32() -> None:
     card = GpuSpec(
         slug="rtx-4080",

@@ -1,0 +1,155 @@
+"""How GPUs of one model talk to each other, and what that costs a multi-GPU job.
+
+A *fabric* is what the catalog says about a GPU's links (``interconnect``, ``interconnect_gbs``,
+``form_factor``, ``pcie_gen``/``pcie_lanes``), read into: the fast domain (how many GPUs one
+fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, an NVL72
+rack), its per-direction bandwidth, and whether PCIe peer-to-peer works at all. A group of N
+GPUs is as fast as the slowest hop in it: the fast link while N fits the domain, PCIe inside
+one server beyond it, and the network beyond one server.
+
+Bytes per step come from the parallelism that carries the job (formulas in
+docs/methodology.md §"Multi-GPU scaling"):
+
+* data parallel (the job fits one GPU): ring all-reduce of the gradients, each GPU sends and
+  receives 2·(N−1)/N × gradient bytes per step;
+* fully sharded data parallel (the job needs N GPUs' memory: FSDP / ZeRO-3): all-gather of
+  the 16-bit weights in forward and in backward plus a reduce-scatter of the gradients,
+  3·(N−1)/N × weight bytes (frozen bases in (Q)LoRA only the two all-gathers);
+* tensor parallel (LLM inference): two all-reduces of the activations per layer per token,
+  2·L × 2·(N−1)/N × batch × hidden × 2 bytes, each also paying the collective's latency;
+  tensor parallelism stays inside one server (8 GPUs), and beyond it the stages are pipelined.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.domain.gpu import GpuSpec
+
+PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
+# NCCL reaches ~80 % of a link's per-direction bandwidth as all-reduce bus bandwidth
+# (nccl-tests on DGX H100: ~360-370 GB/s of 450; on PCIe Gen4 x16 ~20-24 GB/s of 31.5).
+COLLECTIVE_EFFICIENCY = 0.80
+# Without PCIe peer-to-peer, NCCL stages every transfer through pinned host memory: each byte
+# crosses PCIe twice (device→host, host→device) on the same links.
+HOST_STAGED_FACTOR = 0.5
+# A node: 8 GPUs per server (HGX/DGX, OAM/UBB baseboards, 8-slot workstation servers).
+NODE_GPUS = 8
+# Beyond one node (our assumption, stated in every explanation that uses it): datacenter parts
+# get one 400 Gb/s InfiniBand/RoCE NIC per GPU (the DGX H100 / HGX reference design), everything
+# else one 100 GbE link per server shared by its GPUs.
+NETWORK_GBS_PER_GPU_DATACENTER = 50.0
+NETWORK_GBS_PER_NODE_OTHER = 12.5
+# Small-message latency of one all-reduce step: NVLink/NVSwitch ~10 µs, PCIe with P2P ~20 µs,
+# host-staged ~40 µs, network ~30 µs (nccl-tests small-size rows; orders of magnitude, not fits).
+LATENCY_S = {"fast": 10e-6, "pcie-p2p": 20e-6, "pcie-host": 40e-6, "network": 30e-6}
+
+
+@dataclass(frozen=True, slots=True)
+class Fabric:
+    # nvswitch | nvl72 | nvlink-bridge | infinity-fabric | xe-link | roce | pcie | unified
+    kind: str
+    domain: int  # GPUs one fast link joins (1: none)
+    link_gbs: float | None  # per GPU, per direction, inside the fast domain; None: unknown
+    p2p: bool  # PCIe peer-to-peer between cards works with the stock driver
+    pcie_gbs: float  # per direction, this card's slot
+
+    @property
+    def label(self) -> str:
+        return {
+            "nvswitch": f"NVLink/NVSwitch, {self.domain} GPUs",
+            "nvl72": f"NVLink rack, {self.domain} GPUs",
+            "nvlink-bridge": f"NVLink bridge, {self.domain} GPUs",
+            "infinity-fabric": f"Infinity Fabric, {self.domain} GPUs",
+            "xe-link": f"Xe Link, {self.domain} GPUs",
+            "roce": f"on-chip RoCE, {self.domain} GPUs",
+            "unified": "one device",
+        }.get(self.kind, "PCIe" + ("" if self.p2p else " without peer-to-peer"))
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """The slowest hop a group of GPUs uses, as a collective sees it."""
+
+    kind: str  # fast | pcie-p2p | pcie-host | network | none
+    gbs: float  # effective per-direction GB/s for collectives
+    latency_s: float
+    label: str
+
+
+def _bridge_size(text: str) -> int | None:
+    m = re.search(r"(\d)\s*(?:gpus|-way)", text)
+    if "2- or 4-way" in text:
+        return 4
+    return int(m.group(1)) if m else None
+
+
+def fabric(gpu: GpuSpec) -> Fabric:
+    """The GPU's fabric, read from its catalog fields (sourced there)."""
+    text = f"{gpu.interconnect or ''} | {gpu.form_factor or ''}".lower()
+    pcie = PCIE_GBS.get(gpu.pcie_gen or 4, 31.5) * (gpu.pcie_lanes or 16) / 16
+    # GeForce cards: the stock NVIDIA driver does not enable PCIe peer-to-peer (P2P works only
+    # with the community-patched tinygrad/open-gpu-kernel-modules for 3090/4090/5090).
+    p2p = not (gpu.vendor == "nvidia" and gpu.segment in ("consumer", "laptop"))
+    per_dir = gpu.interconnect_gbs / 2 if gpu.interconnect_gbs else None  # catalog: bidirectional
+    if gpu.vendor == "apple" or gpu.segment in ("soc", "laptop"):
+        return Fabric("unified", 1, None, False, pcie)
+    if "bridge" in text:
+        size = _bridge_size(text) or (4 if "infinity fabric" in text else 2)
+        kind = "infinity-fabric" if "infinity fabric" in text else "nvlink-bridge"
+        return Fabric(kind, size, per_dir, p2p, pcie)
+    if "grace blackwell" in text or "nvl72" in text:
+        return Fabric("nvl72", 72, per_dir, True, pcie)
+    if "nvlink" in text or "sxm" in text or "hgx" in text:
+        return Fabric("nvswitch", NODE_GPUS, per_dir, True, pcie)
+    if "infinity fabric" in text or ("oam" in text and gpu.vendor == "amd"):
+        return Fabric("infinity-fabric", NODE_GPUS, per_dir, True, pcie)
+    if "xe link" in text:
+        return Fabric("xe-link", NODE_GPUS, per_dir, True, pcie)
+    if "roce" in text:
+        return Fabric("roce", NODE_GPUS, per_dir, True, pcie)
+    return Fabric("pcie", 1, None, p2p, pcie)
+
+
+def link(gpu: GpuSpec, n: int) -> Link:
+    """The slowest hop in a group of ``n`` GPUs of this model."""
+    f = fabric(gpu)
+    if n <= 1:
+        return Link("none", float("inf"), 0.0, "one GPU")
+    if n <= f.domain and f.link_gbs:
+        return Link("fast", f.link_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["fast"], f.label)
+    if n <= NODE_GPUS:
+        if f.p2p:
+            return Link(
+                "pcie-p2p", f.pcie_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["pcie-p2p"], "PCIe"
+            )
+        return Link(
+            "pcie-host",
+            f.pcie_gbs * COLLECTIVE_EFFICIENCY * HOST_STAGED_FACTOR,
+            LATENCY_S["pcie-host"],
+            "PCIe without peer-to-peer (through host memory)",
+        )
+    if gpu.segment == "datacenter":
+        net, what = NETWORK_GBS_PER_GPU_DATACENTER, "400 Gb/s network per GPU (assumed)"
+    else:
+        net, what = NETWORK_GBS_PER_NODE_OTHER / NODE_GPUS, "100 GbE per server (assumed)"
+    return Link("network", net * COLLECTIVE_EFFICIENCY, LATENCY_S["network"], what)
+
+
+def ring_allreduce_bytes(n: int, nbytes: float) -> float:
+    """Bytes each GPU sends (and receives) in a ring all-reduce of ``nbytes``."""
+    return 0.0 if n <= 1 else 2.0 * (n - 1) / n * nbytes
+
+
+def allgather_bytes(n: int, nbytes: float) -> float:
+    """Bytes each GPU receives gathering ``nbytes`` sharded N ways (reduce-scatter alike)."""
+    return 0.0 if n <= 1 else (n - 1) / n * nbytes
+
+
+def comm_seconds(lk: Link, nbytes: float, collectives: int = 1) -> float:
+    """Time to move ``nbytes`` per GPU over the link in ``collectives`` collective calls (each
+    a ring of 2·(N−1) steps is latency-bound for small messages; one latency per call here)."""
+    if lk.kind == "none":
+        return 0.0
+    return nbytes / (lk.gbs * 1e9) + collectives * lk.latency_s
