@@ -40,6 +40,8 @@ class FeatureRule:
     backends: tuple[str, ...] | None = None
     max_compute_capability: str | None = None
     notes: str | None = None
+    status: str = "supported"  # supported | experimental (caveat in notes) | unsupported
+    versions: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +140,25 @@ def _default_backends(gpu: GpuSpec) -> tuple[str, ...]:
     )
 
 
-def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -> bool | None:
-    """True/False from the rules, ``None`` when no rule names the feature for this vendor."""
-    matched_any = False
+@dataclass(frozen=True, slots=True)
+class FeatureStatus:
+    status: str  # supported | experimental | unsupported
+    note: str | None = None  # the caveat (experimental) or the reason (unsupported)
+
+
+def feature_status(
+    gpu: GpuSpec, feature: str, rules: Rules, backend: str | None
+) -> FeatureStatus | None:
+    """What the rules say about ``feature`` on this GPU and backend; ``None`` when no rule
+    names it for this vendor. The first matching rule wins; a vendor's rules that match none
+    of its hardware mean unsupported."""
+    named: FeatureRule | None = None
     for rule in rules.features:
         if rule.feature != feature:
             continue
         if rule.vendor is not None and rule.vendor != gpu.vendor:
             continue
-        matched_any = True
+        named = named or rule
         if rule.backends is not None and backend not in rule.backends:
             continue
         if not _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
@@ -155,8 +167,52 @@ def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -
             have, most = parse_cc(gpu.compute_capability), parse_cc(rule.max_compute_capability)
             if have is None or most is None or have > most:
                 continue
-        return True
-    return False if matched_any else None
+        return FeatureStatus(rule.status, rule.notes)
+    if named is None:
+        return None
+    return FeatureStatus("unsupported", None)
+
+
+def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -> bool | None:
+    """True/False from the rules, ``None`` when no rule names the feature for this vendor."""
+    st = feature_status(gpu, feature, rules, backend)
+    return None if st is None else st.status != "unsupported"
+
+
+# Features a job needs beyond its framework and precision, by what it asks for.
+FEATURE_LABELS = {
+    "bitsandbytes_4bit": "QLoRA (bitsandbytes 4-bit)",
+    "bitsandbytes_8bit_optim": "8-bit AdamW (bitsandbytes)",
+    "fp8_convolution": "fp8 convolutions",
+    "multi_gpu": "multi-GPU training",
+}
+
+
+def job_features(peft: str, optimizer: str) -> tuple[str, ...]:
+    out: list[str] = []
+    if peft == "qlora":
+        out.append("bitsandbytes_4bit")
+    if optimizer == "adam8bit":
+        out.append("bitsandbytes_8bit_optim")
+    return tuple(out)
+
+
+def job_support(
+    gpu: GpuSpec, features: tuple[str, ...], rules: Rules, backend: str | None
+) -> tuple[str | None, tuple[str, ...]]:
+    """(why the job cannot run here, or None; caveats to show) for the job's features."""
+    caveats: list[str] = []
+    for f in features:
+        st = feature_status(gpu, f, rules, backend)
+        label = FEATURE_LABELS.get(f, f)
+        if st is None or st.status == "supported":
+            continue
+        if st.status == "unsupported":
+            why = f": {st.note}" if st.note else ""
+            return f"{label} is not available on {backend or gpu.vendor}{why}", ()
+        note = f": {st.note}" if st.note else ""
+        caveats.append(f"{label} on {backend} is experimental{note}")
+    return None, tuple(caveats)
 
 
 def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str | None) -> bool:
@@ -173,14 +229,37 @@ def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str
     return gpu.peak_tflops(precision) is not None
 
 
+CONV_FAMILIES = ("cnn", "diffusion")
+
+
+def _model_blocks(
+    precision: str, family: str | None, gpu: GpuSpec, rules: Rules, backend: str | None
+) -> str | None:
+    """Why the model's layers cannot run at ``precision`` on this software, if they cannot."""
+    if precision == "fp8" and family in CONV_FAMILIES:
+        st = feature_status(gpu, "fp8_convolution", rules, backend)
+        if st is not None and st.status == "unsupported":
+            return st.note or "no fp8 convolution kernels"
+    return None
+
+
 def resolve_precision(
-    gpu: GpuSpec, requested: str, rules: Rules, backend: str | None
+    gpu: GpuSpec,
+    requested: str,
+    rules: Rules,
+    backend: str | None,
+    family: str | None = None,
 ) -> tuple[str | None, str | None]:
     """The precision the job will really run at on ``gpu``, and a warning if it changed."""
-    if precision_supported(gpu, requested, rules, backend):
+    blocked = _model_blocks(requested, family, gpu, rules, backend)
+    if blocked is None and precision_supported(gpu, requested, rules, backend):
         return requested, None
     for alt in FALLBACK.get(requested, ()):
-        if precision_supported(gpu, alt, rules, backend):
+        if _model_blocks(alt, family, gpu, rules, backend) is None and precision_supported(
+            gpu, alt, rules, backend
+        ):
+            if blocked is not None:
+                return alt, f"no {requested} for this model ({blocked}); estimated at {alt}"
             return alt, f"{gpu.name} has no {requested} support; estimated at {alt}"
     return None, None
 

@@ -262,28 +262,57 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
         )
     else:
         backend = support.backend
-        resolved, warn = compat.resolve_precision(gpu, precision, ctx.rules, backend)
+        resolved, warn = compat.resolve_precision(
+            gpu, precision, ctx.rules, backend, family=ctx.work.model.family
+        )
         if resolved is None:
             out = Gate(
                 Exclusion("precision_unsupported", f"{precision} is not supported on {gpu.name}"),
                 backend=backend,
             )
+        elif (rt := _runtime_gate(gpu, runtime, ctx, backend)) is not None and rt[0]:
+            out = Gate(Exclusion("framework_unsupported", rt[0]), backend=backend)
         else:
             warnings: tuple[str, ...] = (warn,) if warn else ()
+            if rt is not None and rt[1]:
+                warnings += (rt[1],)
             if support.status == "experimental":
                 warnings += (f"{ctx.framework} on {backend} is experimental",)
+            win = compat.feature_status(gpu, "rocm_windows", ctx.rules, backend)
+            if win is not None and win.status == "experimental" and win.note:
+                warnings += (win.note,)
             out = Gate(
                 None,
                 backend=backend,
                 status=support.status,
                 precision=resolved,
                 warnings=warnings,
-                flash_attention=bool(
-                    compat.has_feature(gpu, "flash_attention_2", ctx.rules, backend)
-                ),
+                flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
             )
     ctx.memo[key] = out
     return out
+
+
+def _supported(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -> bool:
+    """Counted in the estimate only when the rules call it supported (not experimental)."""
+    st = compat.feature_status(gpu, feature, rules, backend)
+    return st is not None and st.status == "supported"
+
+
+def _runtime_gate(
+    gpu: GpuSpec, runtime: str | None, ctx: Context, backend: str
+) -> tuple[str | None, str | None] | None:
+    """(why the runtime cannot run here, caveat) from the `runtime:<name>` rules."""
+    if runtime is None:
+        return None
+    st = compat.feature_status(gpu, f"runtime:{runtime}", ctx.rules, backend)
+    if st is None or st.status == "supported":
+        return None
+    if st.status == "unsupported":
+        return f"{runtime} does not run on {gpu.name} ({backend})" + (
+            f": {st.note}" if st.note else ""
+        ), None
+    return None, f"{runtime} on {backend} is experimental" + (f": {st.note}" if st.note else "")
 
 
 def _derived_peak(gpu: GpuSpec, precision: str) -> bool:
@@ -358,12 +387,18 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         excl = _filter(gpu, ctx.limits)
         if excl is not None:
             return excl
-    g = gate(gpu, ctx.work.precision, None, ctx)
+    g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
     if g.exclusion is not None:
         return g.exclusion
     assert g.backend is not None and g.precision is not None
     run = ctx.work if g.precision == ctx.work.precision else ctx.work.with_precision(g.precision)
     max_n = max_devices(gpu, g.backend, ctx.limits.max_gpus)
+    if compat.has_feature(gpu, "multi_gpu", ctx.rules, g.backend) is False:
+        max_n = 1
+    allowed = ctx.savers_allowed
+    eight_bit = compat.feature_status(gpu, "bitsandbytes_8bit_optim", ctx.rules, g.backend)
+    if eight_bit is not None and eight_bit.status != "supported":
+        allowed = allowed - {"adam8bit"}  # only savers that work as documented are added
     exact = ctx.limits.exact_gpus
     if exact is not None and exact > max_n:
         return Exclusion(
@@ -372,7 +407,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     out: list[Configuration] = []
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
-    for savers, micro in _ladder(run, ctx.savers_allowed):
+    for savers, micro in _ladder(run, allowed):
         cfg = Configuration(gpu, 1, savers=savers, micro_batch=micro)
         job = with_savers(run, cfg)
         n, size = min_gpus(job, gpu, g.backend, g.flash_attention, exact or max_n)
@@ -416,13 +451,25 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         if excl is not None:
             return ConfigResult(config, excl)
     asked = config.precision or ctx.work.precision
-    g = gate(gpu, asked, config.runtime, ctx)
+    runtime = config.runtime or getattr(ctx.work, "runtime", None)
+    g = gate(gpu, asked, runtime, ctx)
     if g.exclusion is not None:
         return ConfigResult(config, g.exclusion, backend=g.backend)
     assert g.backend is not None and g.precision is not None
     base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
     run = base if g.precision == base.precision else base.with_precision(g.precision)
     run = with_savers(run, config)
+    why, caveats = compat.job_support(
+        gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
+    )
+    if why is not None:
+        return ConfigResult(config, Exclusion("framework_unsupported", why), backend=g.backend)
+    warnings = g.warnings + caveats
+    if run.peft == "qlora" and n > 1:
+        warnings += (
+            "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
+            "FSDP, Answer.AI 2024): less common than one card",
+        )
     avail = usable_gb(gpu)
     mem = memory_breakdown(run, num_gpus=n, backend=g.backend, flash_attention=g.flash_attention)
     if mem.total > avail:
@@ -482,13 +529,13 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         None,
         work=run,
         backend=g.backend,
-        framework_status=g.status,
+        framework_status="experimental" if caveats else g.status,
         memory=mem,
         available_gb=avail,
         perf=est,
         cost=cost,
         acquisition=acq or ctx.limits.acquisition,
-        warnings=g.warnings,
+        warnings=warnings,
         derived_peak=_derived_peak(gpu, g.precision),
         meets_latency=meets,
         accumulation_steps=math.ceil(base.batch_size / run.batch_size),

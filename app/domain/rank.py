@@ -112,7 +112,18 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
     top = max(raw) or 1.0
     for c, r in zip(cands, raw, strict=True):
         c.score = round(r / top, 6)
-    return sorted(cands, key=lambda c: (c.meets_latency is False, -c.score, c.n, c.gpu.slug))
+    # Software the rules call experimental for this job (QLoRA on ROCm/XPU, JAX on Metal) is
+    # listed after every GPU where it is supported, as a latency miss is.
+    return sorted(
+        cands,
+        key=lambda c: (
+            c.meets_latency is False,
+            c.framework_status == "experimental",
+            -c.score,
+            c.n,
+            c.gpu.slug,
+        ),
+    )
 
 
 def best_per_card(
@@ -234,6 +245,11 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         lines.append(f"Buying beats renting after about {be:,.0f} hours of use.")
     if c.meets_latency is False:
         lines.append("Misses the latency target, so it is listed after every GPU that meets it.")
+    if c.framework_status == "experimental":
+        lines.append(
+            "Its software support for this job is experimental (see the warnings), so it is "
+            "listed after every GPU where it is supported."
+        )
     return lines
 
 

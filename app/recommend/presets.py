@@ -111,6 +111,8 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
             backends=_tuple(r.get("backends")),
             max_compute_capability=_str(r.get("max_compute_capability")),
             notes=r.get("notes"),
+            status=r.get("status", "supported"),
+            versions=_str(r.get("versions")),
         )
         for r in doc.get("features") or []
     )

@@ -181,12 +181,14 @@ def recommend(
         build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(id(c)))
         for i, c in enumerate(ordered[: request.limit], start=1)
     ]
-    fallbacks = sorted({c.work.precision for c in ordered if c.work.precision != work.precision})
-    if fallbacks:
-        n_fb = sum(1 for c in ordered if c.work.precision != work.precision)
+    # Name only rows the answer shows, so every row this points to carries the warning.
+    shown = [c for c in ordered[: request.limit] if c.work.precision != work.precision]
+    if shown:
+        fallbacks = sorted({c.work.precision for c in shown})
+        names = ", ".join(dict.fromkeys(c.gpu.name for c in shown))
         warnings.append(
-            f"{work.precision} is unsupported on {n_fb} of the ranked GPUs; they are estimated "
-            f"at {', '.join(fallbacks)} (see each row's warnings)"
+            f"{work.precision} cannot run on {names}: estimated at {', '.join(fallbacks)} "
+            "(see those rows' warnings)"
         )
     top_mem = memory_breakdown(work)
     response = s.RecommendationResponse(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.domain.compat import CONV_FAMILIES
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
 from app.recommend import schemas as s
@@ -43,7 +44,8 @@ def variations(
             out.append(
                 (f"bf16 mixed precision instead of {p}", {"workload": {"precision": "bf16"}})
             )
-        elif p in ("bf16", "fp16"):
+        elif p in ("bf16", "fp16") and work.model.family not in CONV_FAMILIES:
+            # stock PyTorch has no fp8 convolutions (data/frameworks.yaml, fp8_convolution)
             out.append((f"fp8 instead of {p}", {"workload": {"precision": "fp8"}}))
         ckpt = work.gradient_checkpointing
         out.append(

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
+import pytest
+
 from app.domain import compat
+from app.domain.compat import Rules
 from app.domain.gpu import GpuSpec
 from tests.domain.fixtures import A100, GTX1080TI, H100, M2, MI300X, RTX4090, RULES, T4
 
@@ -79,3 +84,104 @@ def test_tf32_default_share() -> None:
     assert compat.tf32_fraction(A100, "decoder", "jax", False) == 1.0
     assert compat.tf32_fraction(T4, "cnn", "pytorch", False) == 0.0
     assert compat.tf32_fraction(MI300X, "cnn", "pytorch", False) == 0.0
+
+
+# ---------------------------------------------------------------- the shipped rules
+
+
+@functools.cache
+def _shipped() -> Rules:
+    from app.recommend.presets import DATA_DIR, load_rules
+
+    return load_rules(DATA_DIR)
+
+
+@functools.cache
+def _all_specs() -> dict[str, GpuSpec]:
+    from app.catalog.loader import read_gpu_specs
+    from app.recommend.presets import DATA_DIR
+
+    return {g.slug: g for g in read_gpu_specs(DATA_DIR)}
+
+
+def _catalog(slug: str) -> GpuSpec:
+    return _all_specs()[slug]
+
+
+@pytest.mark.parametrize(
+    ("slug", "backend", "status"),
+    [
+        ("rtx-4090", "cuda", "supported"),
+        ("rx-7900-xtx", "rocm", "experimental"),
+        ("arc-b580", "xpu", "experimental"),
+        ("apple-m2-max", "mps", "unsupported"),
+    ],
+)
+def test_qlora_support_per_backend(slug: str, backend: str, status: str) -> None:
+    st = compat.feature_status(_catalog(slug), "bitsandbytes_4bit", _shipped(), backend)
+    assert st is not None and st.status == status
+    if status != "supported":
+        assert st.note  # the caveat or the reason is named
+
+
+def test_qlora_job_on_apple_is_refused_and_on_radeon_carries_its_caveat() -> None:
+    rules = _shipped()
+    feats = compat.job_features("qlora", "adamw")
+    why, _ = compat.job_support(_catalog("apple-m2-max"), feats, rules, "mps")
+    assert why is not None and "MPS" in why
+    why, caveats = compat.job_support(_catalog("rx-7900-xtx"), feats, rules, "rocm")
+    assert why is None and caveats and "experimental" in caveats[0]
+
+
+def test_fp8_falls_back_for_cnns_and_before_ada() -> None:
+    rules = _shipped()
+    h100 = _catalog("h100-sxm")
+    prec, warn = compat.resolve_precision(h100, "fp8", rules, "cuda", family="cnn")
+    assert prec == "bf16" and warn is not None and "convolution" in warn
+    assert compat.resolve_precision(h100, "fp8", rules, "cuda", family="decoder") == ("fp8", None)
+    prec, warn = compat.resolve_precision(_catalog("a100-sxm4-80gb"), "fp8", rules, "cuda")
+    assert prec == "bf16" and warn is not None
+
+
+def test_bf16_on_arc_and_rdna3_is_supported_even_without_a_datasheet_figure() -> None:
+    rules = _shipped()
+    for slug, backend in (("arc-b580", "xpu"), ("rx-7900-xtx", "rocm")):
+        assert compat.resolve_precision(_catalog(slug), "bf16", rules, backend) == ("bf16", None)
+
+
+def test_fp4_on_blackwell_only() -> None:
+    rules = _shipped()
+    assert compat.has_feature(_catalog("b200"), "fp4", rules, "cuda")
+    assert compat.has_feature(_catalog("rtx-5090"), "fp4", rules, "cuda")
+    assert compat.has_feature(_catalog("h100-sxm"), "fp4", rules, "cuda") is False
+
+
+@pytest.mark.parametrize(
+    ("slug", "backend", "runtime", "status"),
+    [
+        ("h100-sxm", "cuda", "vllm", "supported"),
+        ("mi300x", "rocm", "vllm", "supported"),
+        ("apple-m2-max", "mps", "vllm", "unsupported"),
+        ("mi300x", "rocm", "tensorrt-llm", "unsupported"),
+        ("apple-m2-max", "mps", "mlx", "supported"),
+        ("rx-7900-xtx", "rocm", "llama.cpp", "supported"),
+        ("arc-b580", "xpu", "vllm", "experimental"),
+    ],
+)
+def test_serving_runtimes_per_backend(slug: str, backend: str, runtime: str, status: str) -> None:
+    st = compat.feature_status(_catalog(slug), f"runtime:{runtime}", _shipped(), backend)
+    assert st is not None and st.status == status
+
+
+def test_every_feature_rule_cites_a_known_source() -> None:
+    import yaml
+
+    from app.recommend.presets import DATA_DIR
+
+    doc = yaml.safe_load((DATA_DIR / "frameworks.yaml").read_text(encoding="utf-8"))
+    sources = set(doc["sources"])
+    for rule in doc["features"] + doc["frameworks"]:
+        assert rule.get("source") in sources, rule
+        assert rule.get("status", "supported") in ("supported", "experimental", "unsupported")
+        if rule.get("status") in ("experimental", "unsupported"):
+            assert rule.get("notes"), rule  # the caveat or reason is named

@@ -73,7 +73,11 @@ def test_fallback_warning_for_bf16_on_turing() -> None:
     )
     t4 = next(x for x in r.recommendations if x.gpu.slug == "t4")
     assert t4.precision == "fp16" and t4.warnings
-    assert any("unsupported" in w for w in r.warnings)
+    # the answer-level note names the rows it points to, and each of them carries a warning
+    note = next(w for w in r.warnings if "cannot run on" in w)
+    shown = {x.gpu.name: x for x in r.recommendations}
+    named = [n for n in shown if n in note]
+    assert "T4" in named and all(shown[n].warnings for n in named)
 
 
 def test_multi_gpu_when_one_does_not_fit() -> None:
@@ -341,6 +345,35 @@ def test_qlora_on_a_student_budget_ranks_single_cards_with_checkpointing() -> No
     )
     assert off.memory.required_gb > 2 * r.memory.required_gb
     assert not any("checkpointing is on" in a for a in off.advice)
+
+
+def test_qlora_follows_bitsandbytes_backends() -> None:
+    r = _catalog_run(
+        workload={"preset": "llama-3-8b", "task": "fine-tuning", "peft": "qlora"},
+        objective="fastest",
+        limit=500,
+    )
+    excluded = {e.slug: e for e in r.excluded}
+    assert excluded["apple-m4-max"].code == "framework_unsupported"
+    assert "bitsandbytes" in excluded["apple-m4-max"].reason
+    rows = r.recommendations
+    statuses = [x.framework_status for x in rows]
+    first_experimental = statuses.index("experimental")
+    assert "supported" not in statuses[first_experimental:]  # experimental rows come last
+    arc = next(x for x in rows if x.gpu.vendor == "intel" and x.gpu.slug.startswith("arc"))
+    assert arc.framework_status == "experimental"
+    assert any("bitsandbytes" in w and "experimental" in w for w in arc.warnings)
+
+
+def test_fp8_is_not_offered_for_cnns() -> None:
+    r = _run(workload={"preset": "resnet-50", "precision": "fp16"}, what_if=True)
+    assert r.what_if is not None
+    assert not any("fp8" in w.change for w in r.what_if)
+    asked = _catalog_run(
+        workload={"preset": "resnet-50", "precision": "fp8"}, objective="fastest", limit=20
+    )
+    assert all(x.precision != "fp8" for x in asked.recommendations)
+    assert all(any("fp8" in w for w in x.warnings) for x in asked.recommendations)
 
 
 def test_fastest_resnet50_within_15k_and_4_gpus_scales_out() -> None:
