@@ -612,6 +612,12 @@ class BaselineOut(BaseModel):
     throughput: float | None
     unit: str | None
     calibrated: bool
+    basis: Literal["calibrated", "modelled"] = Field(
+        default="modelled",
+        description="calibrated: modelled with the efficiencies your device report measured; "
+        "modelled: from datasheet figures and priors (no figure here is a direct measurement "
+        "of this job)",
+    )
     source: str | None = None
     note: str | None = None
     tips: list[str] = Field(

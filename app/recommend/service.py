@@ -123,6 +123,7 @@ def _baseline(
             throughput=None,
             unit=None,
             calibrated=calibrated,
+            basis="calibrated" if calibrated else "modelled",
             source=source,
             note=note,
         )
@@ -139,6 +140,7 @@ def _baseline(
         throughput=res.perf.throughput,
         unit=res.perf.unit,
         calibrated=calibrated,
+        basis="calibrated" if calibrated else "modelled",
         source=source,
         note=note,
     )

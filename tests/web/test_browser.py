@@ -161,6 +161,33 @@ def test_question_to_ranked_table_matches_the_api(page: Page, server: str) -> No
     assert expected[0]["gpu"]["name"] in first.inner_text()
 
 
+def test_memory_saver_banner_and_exactly_n_gpus(page: Page) -> None:
+    # the QLoRA student question: checkpointing on by default, single cards, a banner saying so
+    page.goto("/")
+    page.select_option("#f-preset", "llama-3-8b")
+    page.select_option("#f-task", "fine-tuning")
+    page.select_option("#f-acquisition", "buy")
+    page.fill("#f-max_purchase_usd", "800")
+    page.locator("summary", has_text="Model shape and training details").click()
+    page.select_option("#f-peft", "qlora")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"/recommendations\?"))
+    banner = page.locator("[data-advice]")
+    assert banner.is_visible() and "checkpointing is on" in banner.inner_text()
+    assert page.locator("tbody tr[data-rank] [data-num-gpus]").count() == 0  # one card each
+    # exactly two GPUs, asked in the form, is what every row shows
+    page.goto("/")
+    page.select_option("#f-preset", "resnet-50")
+    page.locator("summary", has_text="More limits").click()
+    page.fill("#f-num_gpus", "2")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"num_gpus=2"))
+    badges = page.locator("tbody tr[data-rank] [data-num-gpus]")
+    rows = page.locator("tbody tr[data-rank]")
+    assert rows.count() > 0 and badges.count() == rows.count()
+    assert all("2" in b for b in badges.all_inner_texts())
+
+
 def test_explanation_and_share_link(page: Page, browser: Browser, watch: Watch) -> None:
     page.goto("/recommendations?preset=resnet-50&acquisition=rent")
     details = page.locator("details[data-explain]").first
