@@ -168,8 +168,7 @@ def test_memory_saver_banner_and_exactly_n_gpus(page: Page) -> None:
     page.select_option("#f-task", "fine-tuning")
     page.select_option("#f-acquisition", "buy")
     page.fill("#f-max_purchase_usd", "800")
-    page.locator("summary", has_text="Model shape and training details").click()
-    page.select_option("#f-peft", "qlora")
+    page.select_option("#f-peft", "qlora")  # shown because the task is fine-tuning
     page.get_by_role("button", name="Recommend GPUs").click()
     page.wait_for_url(re.compile(r"/recommendations\?"))
     banner = page.locator("[data-advice]")
@@ -178,7 +177,7 @@ def test_memory_saver_banner_and_exactly_n_gpus(page: Page) -> None:
     # exactly two GPUs, asked in the form, is what every row shows
     page.goto("/")
     page.select_option("#f-preset", "resnet-50")
-    page.locator("summary", has_text="More limits").click()
+    page.locator("details[data-group='assumptions'] > summary").click()
     page.fill("#f-num_gpus", "2")
     page.get_by_role("button", name="Recommend GPUs").click()
     page.wait_for_url(re.compile(r"num_gpus=2"))
