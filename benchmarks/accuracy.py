@@ -41,7 +41,7 @@ from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import compat, perf  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
-from app.recommend.presets import load_presets, load_rules  # noqa: E402
+from app.recommend.presets import load_efficiency, load_presets, load_rules  # noqa: E402
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
 INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"
@@ -115,6 +115,8 @@ def workload_for(row: dict[str, Any], meta: dict[str, Any], data_dir: Path) -> W
         optimizer=d.get("optimizer") or "adamw",
         allow_tf32_matmul=fp32,
         preset=preset.id,
+        runtime="pytorch",
+        efficiency=load_efficiency(data_dir),
     )
 
 
@@ -181,8 +183,10 @@ class InferenceScore:
     skipped: list[str] = field(default_factory=list)  # slugs the engine has no figures for
 
 
-def inference_workload(meta: dict[str, Any], metric: str) -> WorkloadSpec:
-    """The llama-bench test as an engine request: weight-only int4, batch 1."""
+def inference_workload(
+    meta: dict[str, Any], metric: str, data_dir: Path = ROOT / "data"
+) -> WorkloadSpec:
+    """The llama-bench test as an engine request: llama.cpp, Q4_0 weights, batch 1."""
     model = ModelSpec(
         family="decoder",
         params=float(meta["params"]),
@@ -207,17 +211,25 @@ def inference_workload(meta: dict[str, Any], metric: str) -> WorkloadSpec:
         batch_size=int(meta.get("batch_size") or 1),
         seq_len=seq,
         output_tokens=out,
+        runtime="llama.cpp",
+        quantization="q4_0",
+        weight_bits=load_efficiency(data_dir).bits_per_weight.get("q4_0"),
+        efficiency=load_efficiency(data_dir),
     )
 
 
-def predict_inference(gpu: GpuSpec, work: WorkloadSpec, metric: str, data_dir: Path) -> float:
+def predict_inference(
+    gpu: GpuSpec, work: WorkloadSpec, metric: str, data_dir: Path, backend: str | None = None
+) -> float:
     """Tokens/s the engine predicts for ``metric`` (tg: decode rate, pp: prompt rate)."""
     rules = load_rules(data_dir)
     support = compat.framework_support(gpu, "pytorch", rules)
     precision, _ = compat.resolve_precision(gpu, work.precision, rules, support.backend)
     work = work.with_precision(precision or "fp16")
     flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
-    est = perf.estimate(gpu, work, framework="pytorch", flash_attention=flash)
+    est = perf.estimate(
+        gpu, work, framework="pytorch", flash_attention=flash, backend=backend or support.backend
+    )
     if metric == "pp":
         return work.seq_len * work.batch_size / ((est.ttft_ms or math.inf) / 1e3)
     return work.batch_size * 1e3 / (est.ms_per_token or math.inf)
@@ -240,7 +252,8 @@ def evaluate_inference(data_dir: Path, measurements_file: Path) -> list[Inferenc
         gpu = gpus.get(row.get("gpu_slug") or "")
         if gpu is None or not row.get("tokens_per_s"):
             continue
-        pred = predict_inference(gpu, inference_workload(meta, metric), metric, data_dir)
+        work = inference_workload(meta, metric, data_dir)
+        pred = predict_inference(gpu, work, metric, data_dir, backend)
         if not math.isfinite(pred) or pred <= 0:
             skipped.setdefault(metric, []).append(gpu.slug)
             continue

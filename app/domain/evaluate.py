@@ -15,15 +15,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from app.domain import compat, perf
+from app.domain import compat, efficiency, perf
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 
-# macOS lets the GPU wire about three quarters of unified memory by default
-# (recommendedMaxWorkingSetSize); discrete GPUs expose all of theirs.
-UNIFIED_MEMORY_USABLE = 0.75
 SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
 COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
 
@@ -168,9 +165,13 @@ class ConfigResult:
 # ---------------------------------------------------------------- pieces
 
 
-def usable_gb(gpu: GpuSpec) -> float:
-    unified = gpu.vendor == "apple" or gpu.segment == "soc"
-    return gpu.memory_gb * (UNIFIED_MEMORY_USABLE if unified else 1.0)
+def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, backend: str = "cuda") -> float:
+    """The vendor's GiB less what the OS (unified memory) or the job's runtime (vLLM's
+    gpu_memory_utilization) keeps back; see app.domain.efficiency."""
+    prof = None
+    if work is not None:
+        prof = perf.profile_for(gpu, work, backend, "train" if work.training else "infer")
+    return efficiency.usable_gb(gpu, prof)
 
 
 def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:
@@ -182,7 +183,7 @@ def min_gpus(
     work: WorkloadSpec, gpu: GpuSpec, backend: str, flash: bool, max_n: int
 ) -> tuple[int | None, float]:
     """The fewest GPUs (a power of two, ≤ ``max_n``) that hold the job, and its size on one."""
-    avail = usable_gb(gpu)
+    avail = usable_gb(gpu, work, backend)
     one = memory_breakdown(work, num_gpus=1, backend=backend, flash_attention=flash)
     if one.total <= avail:
         return 1, one.total
@@ -438,7 +439,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         return Exclusion(
             "does_not_fit",
             f"needs {total1 or 0.0:.1f} GB on one GPU; does not fit in {where} of "
-            f"{usable_gb(gpu):.0f} GB even when sharded",
+            f"{usable_gb(gpu, run, g.backend):.1f} GB usable even when sharded",
         )
     return out
 
@@ -470,13 +471,16 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    avail = usable_gb(gpu)
+    if config.runtime is not None and config.runtime != run.runtime:
+        run = replace(run, runtime=config.runtime)
+    avail = usable_gb(gpu, run, g.backend)
     mem = memory_breakdown(run, num_gpus=n, backend=g.backend, flash_attention=g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
             config,
             Exclusion(
-                "does_not_fit", f"needs {mem.total:.1f} GB per GPU on {n}, has {avail:.0f} GB"
+                "does_not_fit",
+                f"needs {mem.total:.1f} GB per GPU on {n}, has {avail:.1f} GB usable",
             ),
             work=run,
             backend=g.backend,
@@ -503,6 +507,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         flash_attention=g.flash_attention,
         sharded=sharded,
         accumulation_steps=math.ceil(base.batch_size / run.batch_size),
+        backend=g.backend,
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(

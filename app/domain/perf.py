@@ -17,6 +17,7 @@ from functools import lru_cache
 from app.domain import topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
+from app.domain.efficiency import EAGER, RuntimeProfile
 from app.domain.gpu import GpuSpec
 from app.domain.workload import (
     BYTES,
@@ -128,6 +129,8 @@ class PerfEstimate:
     latency_ms: float | None = None
     ttft_ms: float | None = None
     ms_per_token: float | None = None
+    runtime: str = "pytorch"
+    backend: str = ""
 
 
 @lru_cache(maxsize=256)
@@ -173,11 +176,29 @@ def _half_peak(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
 
 
 def compute_time(
-    flops: float, gpu: GpuSpec, work: WorkloadSpec, framework: str, eff: Efficiency
+    flops: float,
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    framework: str,
+    eff: Efficiency,
+    profile: RuntimeProfile = EAGER,
 ) -> tuple[float, str]:
-    """Seconds for ``flops`` of model math at the job's precision, and the mode that ran."""
+    """Seconds for ``flops`` of model math at the job's precision, and the mode that ran.
+
+    The runtime's profile scales the eager whole-model efficiency, runs int8/fp8 on their own
+    peaks where the runtime has such kernels, or names another bounding datapath outright."""
     p = work.precision
-    u = MODEL_UTILISATION
+    u = MODEL_UTILISATION * profile.compute_scale
+    if profile.compute_basis and profile.compute:
+        basis = profile.compute_basis
+        peak = gpu.fp32_tflops if basis == "fp32" else peak_tflops(gpu, basis)[0]
+        if peak:
+            return flops / (peak * 1e12 * profile.compute), basis
+    if p in profile.native and p in ("int8", "fp8"):
+        native = gpu.int8_tops if p == "int8" else gpu.fp8_tflops
+        if native:
+            # int8/fp8 GEMMs reach the same share of their peak as 16-bit ones of theirs
+            return flops / (native * 1e12 * eff.compute["fp8"] * u), p
     if p == "fp32":
         tf32, _ = peak_tflops(gpu, "tf32")
         frac = tf32_fraction(gpu, work.model.family, framework, work.allow_tf32_matmul)
@@ -283,7 +304,22 @@ def _weight_bytes(work: WorkloadSpec) -> float:
     m = work.model
     if work.peft == "qlora":
         return m.params * NF4_BYTES
+    if not work.training:
+        return m.params * work.weight_bytes_per_param
     return m.params * BYTES.get(work.precision, 2.0)
+
+
+def profile_for(gpu: GpuSpec, work: WorkloadSpec, backend: str, regime: str) -> RuntimeProfile:
+    """The runtime's constants for this GPU and phase; eager PyTorch without a table."""
+    if work.efficiency is None:
+        return EAGER
+    return work.efficiency.profile(gpu, backend, work.runtime, work.precision, regime)
+
+
+def _memory_efficiency(eff: Efficiency, prof: RuntimeProfile) -> float:
+    """The runtime's share of bandwidth, relative to the eager prior: a measured bandwidth
+    (a device report) is scaled by the same ratio rather than replaced."""
+    return eff.memory * prof.memory / MEMORY_EFFICIENCY
 
 
 def _train_kernels(work: WorkloadSpec) -> int:
@@ -312,8 +348,10 @@ def estimate(
     flash_attention: bool = True,
     sharded: bool | None = None,
     accumulation_steps: int = 1,
+    backend: str | None = None,
 ) -> PerfEstimate:
-    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``.
+    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``, under the
+    job's runtime on ``backend`` (default: the GPU's first backend).
 
     ``sharded``: the job needs several GPUs' memory (FSDP / tensor parallel) rather than being
     replicated; ``None`` means sharded whenever ``num_gpus`` > 1 for LLM inference and never
@@ -321,13 +359,17 @@ def estimate(
     link once per global batch).
     """
     eff = efficiencies(gpu, calibration)
-    bw = gpu.memory_bandwidth_gbs * 1e9 * eff.memory
+    be = backend or (gpu.backends[0] if gpu.backends else "cuda")
     if work.is_llm_inference:
-        return _llm_inference(gpu, work, framework, num_gpus, eff, bw)
+        return _llm_inference(gpu, work, framework, num_gpus, eff, be)
     sharded = bool(sharded)
+    prof = profile_for(gpu, work, be, "train" if work.training else "infer")
+    bw = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, prof)
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
+    if not work.training and work.precision in prof.native:
+        act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     # Each of the sample's passes (diffusion: steps × 2) reads the weights and moves one
     # pass's activations again.
     npass = max(1, work.model.passes_per_sample or 1)
@@ -353,10 +395,11 @@ def estimate(
         traffic = acts * TRAINING_TRAFFIC * FORWARD_TRAFFIC_SHARE
         param_bytes = wbytes
         kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
-    t_comp, mode = compute_time(flops, gpu, work, framework, eff)
+    traffic *= prof.traffic
+    t_comp, mode = compute_time(flops, gpu, work, framework, eff, prof)
     t_wmem = param_bytes / bw
     t_act = traffic / bw
-    overhead = kernels * LAUNCH_S
+    overhead = kernels * prof.kernel_us * 1e-6
     gpu_time = max(t_comp, t_wmem) + t_act + overhead
     host_bw = host_bandwidth_gbs(gpu, calibration)
     host = 0.0 if host_bw is None else _host_bytes_per_sample(work) * b / (host_bw * 1e9)
@@ -398,13 +441,19 @@ def estimate(
         compute_precision=mode,
         efficiency_source=eff.source,
         latency_ms=latency,
+        runtime=work.runtime,
+        backend=be,
     )
 
 
 def _llm_inference(
-    gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, bw: float
+    gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, backend: str
 ) -> PerfEstimate:
-    """Prefill is compute-bound, decode reads the weights and the KV cache once per token."""
+    """Prefill is compute-bound, decode reads the weights and the KV cache once per token.
+
+    Each phase takes its runtime's constants: an eager loop (Hugging Face ``generate``) pays
+    host dispatch per op, and a one-token step cannot hide it behind the GPU, so a decode step
+    costs max(GPU time, host time); CUDA-graph runtimes pay only a short gap per kernel."""
     m = work.model
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     n = max(1, n_req)
@@ -416,15 +465,20 @@ def _llm_inference(
     hop = topology.link(gpu, n) if stages > 1 else tp_link
     h_bytes = float(m.hidden_size or 0) * 2.0
     per = float(tp)
+    pre = profile_for(gpu, work, backend, "prefill")
+    dec = profile_for(gpu, work, backend, "decode")
+    bw_pre = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, pre)
+    bw_dec = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, dec)
     wbytes = _weight_bytes(work)
     kv_b = 4.0 if work.precision == "fp32" else 2.0
     # prefill: causal attention touches half the score matrix
     layers, h = float(m.layers or 0), float(m.hidden_size or 0)
+    n_layers = m.layers or 32
     pre_flops = b * (2.0 * m.params_per_token * s + 2.0 * layers * s * s * h)
-    t_pre_c, mode = compute_time(pre_flops, gpu, work, framework, eff)
+    t_pre_c, mode = compute_time(pre_flops, gpu, work, framework, eff, pre)
     kv_full = kv_cache_bytes(work, kv_b)
-    t_pre_m = (wbytes + kv_full * s / (s + out)) / bw
-    launch = (m.layers or 32) * KERNELS_PER_LAYER_DECODE * LAUNCH_S
+    t_pre_m = (wbytes + kv_full * s / (s + out)) / bw_pre
+    launch_pre = n_layers * KERNELS_PER_LAYER_DECODE * pre.kernel_us * 1e-6
     n_ar = 2 * int(m.layers or 32) if tp > 1 else 0  # two all-reduces per layer (Megatron)
 
     def tp_comm(tokens: float) -> float:
@@ -433,7 +487,7 @@ def _llm_inference(
         return (topology.comm_seconds(tp_link, moved, collectives=n_ar) if n_ar else 0.0) + stage
 
     comm_pre = tp_comm(b * s)
-    ttft = max(t_pre_c, t_pre_m) / per + launch + comm_pre
+    ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
     ctx = s + out / 2.0
     dec_flops = b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h)
     if m.active_params and m.active_params < m.params:
@@ -441,17 +495,21 @@ def _llm_inference(
     else:
         touched = 1.0
     dec_bytes = wbytes * touched + kv_full * ctx / (s + out)
-    t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff)
-    t_dec_m = dec_bytes / bw
+    t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff, dec)
+    t_dec_m = dec_bytes / bw_dec
+    launch = n_layers * KERNELS_PER_LAYER_DECODE * dec.kernel_us * 1e-6
+    host = n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6
     comm_dec = tp_comm(b)
-    tpot = max(t_dec_c, t_dec_m) / per + launch + comm_dec
+    gpu_step = max(t_dec_c, t_dec_m) / per + launch + comm_dec
+    tpot = max(gpu_step, host)
     total = ttft + out * tpot
     comm = comm_pre + out * comm_dec
-    single = max(t_pre_c, t_pre_m) + launch + out * (max(t_dec_c, t_dec_m) + launch)
+    single = max(t_pre_c, t_pre_m) + launch_pre + out * (max(t_dec_c, t_dec_m) + launch)
     scale = single / total / n
     parts = {
         "compute": t_pre_c + out * t_dec_c,
         "memory bandwidth": t_pre_m + out * t_dec_m,
+        "host overhead": out * max(0.0, host - gpu_step),
         "interconnect": max(0.0, comm) * n,
     }
     bottleneck = max(parts, key=lambda k: parts[k])
@@ -462,7 +520,7 @@ def _llm_inference(
         bottleneck=bottleneck,
         compute_s=(t_pre_c + out * t_dec_c) / per,
         memory_s=(t_pre_m + out * t_dec_m) / per,
-        overhead_s=launch * (out + 1),
+        overhead_s=launch_pre + out * (tpot - gpu_step + launch),
         host_s=0.0,
         comm_s=max(0.0, comm),
         num_gpus=n,
@@ -472,4 +530,6 @@ def _llm_inference(
         latency_ms=total * 1e3,
         ttft_ms=ttft * 1e3,
         ms_per_token=tpot * 1e3,
+        runtime=work.runtime,
+        backend=backend,
     )

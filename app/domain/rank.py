@@ -228,6 +228,10 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         f"{' ' + per if per else ''}.",
         f"Expected {_fmt(p.throughput)} {p.unit} at {c.work.precision} ({p.compute_precision} "
         f"math), limited by {p.bottleneck}.",
+        f"Assumes the {p.runtime} runtime"
+        + (f" on {p.backend}" if p.backend else "")
+        + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")
+        + ".",
     ]
     if c.n > 1:
         lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
@@ -283,6 +287,11 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
         out.append(
             f"Train with mixed precision (torch.autocast bf16/fp16): this GPU's 16-bit tensor "
             f"peak is {half / g.fp32_tflops:.0f}× its fp32 rate and activations halve."
+        )
+    if p.bottleneck == "host overhead":
+        out.append(
+            "Decoding is bound by eager dispatch on the host, not by the GPU: a CUDA-graph "
+            "runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
         )
     if p.bottleneck == "host transfer":
         out.append(

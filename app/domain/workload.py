@@ -8,6 +8,10 @@ a short reason each.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.domain.efficiency import EfficiencyTable
 
 from app.vocab import (
     BYTES_PER_ELEMENT,
@@ -22,6 +26,7 @@ from app.vocab import (
 __all__ = ["Family", "ModelSpec", "Optimizer", "Peft", "Task", "WorkloadSpec"]
 
 GB = 1e9
+GIB = float(1 << 30)  # vendors' "80 GB" of HBM/GDDR is 80 GiB (see app.domain.efficiency)
 
 # Bytes per stored value (app.vocab), with quantisation scales where they matter. int4:
 # GPTQ/AWQ with group size 128 and an fp16 scale + zero point cost 4 + 32/128 = 4.25 bits,
@@ -121,6 +126,14 @@ class WorkloadSpec:
     # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1) turns it on; convolutions use TF32 by default.
     allow_tf32_matmul: bool = False
     preset: str | None = None
+    # How the model runs (app.vocab Runtime) and its weight format (app.vocab Quantization);
+    # ``weight_bits`` is the format's bits per weight from data/efficiency.yaml, scales included.
+    runtime: str = "pytorch"
+    quantization: str = "none"
+    weight_bits: float | None = None
+    # The runtime efficiency table the estimate reads (data/efficiency.yaml); None: eager
+    # PyTorch constants. Carried with the job so every caller of the engine sees the same one.
+    efficiency: EfficiencyTable | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def training(self) -> bool:
@@ -138,6 +151,13 @@ class WorkloadSpec:
 
     def with_precision(self, precision: str) -> WorkloadSpec:
         return replace(self, precision=precision)
+
+    @property
+    def weight_bytes_per_param(self) -> float:
+        """Stored bytes per weight: the quantisation format's bits when one is named."""
+        if self.weight_bits is not None and not self.training:
+            return self.weight_bits / 8.0
+        return BYTES.get(self.precision, 2.0)
 
     def with_flags(self, **changes: object) -> WorkloadSpec:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -273,8 +293,12 @@ def memory_breakdown(
     p = work.precision
     notes: list[str] = []
     framework = _context_gb(backend)
+    if work.efficiency is not None:
+        ctx = work.efficiency.runtime_value(work.runtime, "context_gib")
+        if ctx is not None:
+            framework = float(ctx) * GIB / GB
     if not work.training:
-        w_bytes = BYTES[p]
+        w_bytes = work.weight_bytes_per_param
         weights = m.params * w_bytes
         kv_b = 2.0 if p in ("int8", "int4", "fp8") else BYTES[p]
         if p == "fp32":

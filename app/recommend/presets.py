@@ -13,6 +13,7 @@ from typing import Any, get_type_hints
 
 from app import yamlio
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
+from app.domain.efficiency import EfficiencyTable, parse_table
 from app.domain.workload import ModelSpec
 from app.resources import shipped_path
 
@@ -121,3 +122,12 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
 
 def _str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+@lru_cache(maxsize=8)
+def load_efficiency(data_dir: Path = DATA_DIR) -> EfficiencyTable:
+    """Runtime efficiencies and bits per weight (data/efficiency.yaml); empty when absent."""
+    path = data_dir / "efficiency.yaml"
+    if not path.exists():
+        return EfficiencyTable()
+    return parse_table(yaml.safe_load(path.read_text(encoding="utf-8")) or {})

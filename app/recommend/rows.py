@@ -98,6 +98,8 @@ def build_row(
         accumulation_steps=c.accumulation_steps,
         fits=True,
         precision=c.work.precision,
+        runtime=p.runtime,
+        backend=p.backend or None,
         framework_status=c.framework_status,
         memory=memory_out(c.memory, c.available_gb),
         throughput=s.ThroughputOut(

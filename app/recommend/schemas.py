@@ -16,6 +16,8 @@ from app.vocab import (
     Optimizer,
     Peft,
     Precision,
+    Quantization,
+    Runtime,
     Task,
 )
 from app.vocab import Segment as SegmentName
@@ -23,7 +25,7 @@ from app.vocab import Vendor as VendorName
 
 __all__ = [
     "Acquisition", "Family", "Framework", "Objective", "Optimizer", "Peft", "Precision",
-    "SegmentName", "Task", "VendorName",
+    "Quantization", "Runtime", "SegmentName", "Task", "VendorName",
 ]  # fmt: skip
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
@@ -296,6 +298,21 @@ class WorkloadIn(_In):
         "allow_tf32). Off unless the preset says so.",
         json_schema_extra=ui("assumptions"),
     )
+    runtime: Runtime | None = Field(
+        default=None,
+        title="Runtime",
+        description="How the model runs: eager PyTorch, torch.compile, TensorRT, vLLM, "
+        "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
+        "llama.cpp for GGUF formats.",
+        json_schema_extra=ui("workload", assumed="PyTorch (eager)"),
+    )
+    quantization: Quantization | None = Field(
+        default=None,
+        title="Weight format",
+        description="Format of a quantised model's weights (bits per weight from "
+        "data/efficiency.yaml).",
+        json_schema_extra=ui("workload", tasks=INFERS),
+    )
 
 
 class ConstraintsIn(_In):
@@ -461,6 +478,9 @@ class ResolvedWorkload(BaseModel):
     epochs: float | None
     latency_target_ms: float | None
     allow_tf32_matmul: bool
+    runtime: Runtime = "pytorch"
+    quantization: Quantization = "none"
+    weight_bits: float | None = None
 
 
 class MemoryOut(BaseModel):
@@ -565,6 +585,8 @@ class Recommendation(BaseModel):
     accumulation_steps: int = 1
     fits: bool
     precision: Precision
+    runtime: str = Field(default="pytorch", description="the runtime this estimate assumes")
+    backend: str | None = Field(default=None, description="the backend it runs on")
     framework_status: str
     memory: MemoryOut
     throughput: ThroughputOut
@@ -573,7 +595,9 @@ class Recommendation(BaseModel):
     ms_per_output_token: float | None = None
     meets_latency_target: bool | None = None
     time_to_finish_h: float | None = None
-    bottleneck: Literal["compute", "memory bandwidth", "host transfer", "interconnect"]
+    bottleneck: Literal[
+        "compute", "memory bandwidth", "host transfer", "host overhead", "interconnect"
+    ]
     timing: TimingOut
     cost: CostOut
     score: float

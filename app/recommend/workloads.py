@@ -11,7 +11,7 @@ from typing import Any
 from app.domain.workload import ModelSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
-from app.recommend.presets import DATA_DIR, Preset, load_presets
+from app.recommend.presets import DATA_DIR, Preset, load_efficiency, load_presets
 from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
 
 # ---------------------------------------------------------------- presets
@@ -178,6 +178,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
+    runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
     epochs_default = d.get("epochs") or 1
     work = WorkloadSpec(
         task=task,
@@ -203,8 +204,79 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         lora_rank=w.lora_rank or 16,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
         preset=preset.id if preset is not None else None,
+        runtime=runtime,
+        quantization=quantization,
+        weight_bits=bits,
+        efficiency=load_efficiency(data_dir),
     )
     return work, warnings
+
+
+# Weight formats and the precision their weights are stored at (the engine's memory class).
+_FORMAT_PRECISION = {
+    "gptq": "int4",
+    "awq": "int4",
+    "nf4": "int4",
+    "q4_0": "int4",
+    "q4_k_m": "int4",
+    "q8_0": "int8",
+    # 4-bit floating-point formats: 4-bit weights, 16-bit math unless the runtime has FP4 kernels
+    "mxfp4": "int4",
+    "nvfp4": "int4",
+}
+_GGUF = ("q4_0", "q4_k_m", "q8_0")
+_TRAINING_RUNTIMES = ("pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax")
+
+
+def _runtime(
+    w: s.WorkloadIn, task: str, model: ModelSpec, precision: str, peft: str, data_dir: Path
+) -> tuple[str, str, str, float | None]:
+    """Runtime, weight format, precision and bits per weight, with the defaults named in
+    data/efficiency.yaml (training: eager PyTorch; LLM inference: Hugging Face generate;
+    a GGUF format: llama.cpp)."""
+    table = load_efficiency(data_dir)
+    defaults = table.default_runtime
+    quant = w.quantization or "none"
+    inference = task == "inference"
+    if quant != "none" and not inference and not (peft == "qlora" and quant == "nf4"):
+        raise InvalidInput(
+            "a quantised weight format applies to inference (QLoRA's base is nf4)",
+            field="workload.quantization",
+        )
+    if quant != "none" and inference:
+        want = _FORMAT_PRECISION[quant]
+        if w.precision is not None and w.precision != want:
+            raise InvalidInput(
+                f"{quant} stores weights as {want}; precision {w.precision} contradicts it",
+                field="workload.quantization",
+            )
+        precision = want
+    runtime: str
+    if w.runtime is not None:
+        runtime = w.runtime
+    elif not inference:
+        runtime = defaults.get(task, "pytorch")
+    elif quant in _GGUF:
+        runtime = defaults.get("gguf", "llama.cpp")
+    elif model.family == "decoder":
+        runtime = defaults.get("llm-inference", "transformers")
+    else:
+        runtime = defaults.get("inference", "pytorch")
+    if not inference and runtime not in _TRAINING_RUNTIMES:
+        raise InvalidInput(
+            f"{runtime} is an inference runtime; training runs on "
+            + ", ".join(_TRAINING_RUNTIMES),
+            field="workload.runtime",
+        )
+    if runtime == "llama.cpp" and inference and quant not in (*_GGUF, "none"):
+        raise InvalidInput(
+            f"llama.cpp runs GGUF formats (q4_0, q4_k_m, q8_0), not {quant}",
+            field="workload.quantization",
+        )
+    if runtime == "llama.cpp" and quant == "none" and precision == "int4" and inference:
+        quant = "q4_0"
+    bits = table.bits_per_weight.get(quant) if quant != "none" else None
+    return runtime, quant, precision, bits
 
 
 def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
@@ -226,4 +298,7 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         epochs=work.epochs if work.dataset_samples is not None else None,
         latency_target_ms=work.latency_target_ms,
         allow_tf32_matmul=work.allow_tf32_matmul,
+        runtime=work.runtime,
+        quantization=work.quantization,
+        weight_bits=work.weight_bits,
     )

@@ -61,8 +61,10 @@ def test_plan_picks_the_fewest_cards_that_hold_the_job() -> None:
 
 
 def test_unified_memory_is_three_quarters_usable() -> None:
-    assert ev.usable_gb(M2) == pytest.approx(M2.memory_gb * 0.75)
-    assert ev.usable_gb(H100) == H100.memory_gb
+    # vendors' "GB" of HBM/GDDR/unified memory are GiB (app.domain.efficiency)
+    gib = 2**30 / 1e9
+    assert ev.usable_gb(M2) == pytest.approx(M2.memory_gb * gib * 0.75)
+    assert ev.usable_gb(H100) == pytest.approx(H100.memory_gb * gib)
 
 
 def test_precision_falls_back_with_a_warning() -> None:

@@ -1,0 +1,184 @@
+"""Efficiency by backend and runtime: what a software stack reaches on a GPU.
+
+The same GPU runs a job at very different speeds under eager PyTorch, a CUDA-graph loop,
+TensorRT or llama.cpp (measured on an H200: an eager decode loop is 2.5–3.4× slower than a
+CUDA-graph one). This module resolves, for one (GPU, backend, runtime, precision, regime),
+the constants the roofline needs — compute and memory efficiency, element-wise traffic,
+per-kernel and per-op host overheads, which low precisions run natively, how much of the
+device the runtime lets the job use — from a table of rows in ``data/efficiency.yaml``.
+
+Rows match on any of: runtime, regime, vendor, architecture, backend, memory (hbm, gddr,
+lpddr), compute_capability, precision; an absent key matches everything. Each field is taken
+from the most specific matching row that sets it (ties: the later row), so a general row sets
+a runtime's defaults and narrower rows refine one figure each, every row with its source.
+
+Pure: the table is parsed from plain dicts; the caller reads the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from app.domain.gpu import GpuSpec
+
+REGIMES = ("train", "infer", "prefill", "decode")
+MATCH_KEYS = (
+    "runtime",
+    "regime",
+    "vendor",
+    "architecture",
+    "backend",
+    "memory_kind",
+    "compute_capability",
+    "precision",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeProfile:
+    """Constants of one (GPU, backend, runtime, precision, regime); see data/efficiency.yaml."""
+
+    runtime: str = "pytorch"
+    regime: str = "train"
+    # Multiplier on the engine's eager whole-model GEMM efficiency (prior × model utilisation).
+    compute_scale: float = 1.0
+    # When set, matmul time is FLOPs ÷ (peak[compute_basis] × compute): a runtime whose kernels
+    # are bound by another datapath (llama.cpp's quantised prompt kernels by CUDA-core work).
+    compute_basis: str | None = None
+    compute: float | None = None
+    memory: float = 0.88  # achieved ÷ datasheet bandwidth when streaming weights / KV cache
+    traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
+    kernel_us: float = 4.0  # GPU-side launch gap per kernel
+    host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
+    ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
+    native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
+    usable_fraction: float = 1.0  # share of device memory the runtime allows the job
+    context_gib: float | None = None  # runtime context + workspaces; None: the backend default
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    match: dict[str, str]
+    values: dict[str, Any]
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EfficiencyTable:
+    rows: tuple[Row, ...] = ()
+    bits_per_weight: dict[str, float] = field(default_factory=dict)
+    default_runtime: dict[str, str] = field(default_factory=dict)
+
+    def profile(
+        self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
+    ) -> RuntimeProfile:
+        return resolve(self, gpu, backend, runtime, precision, regime)
+
+    def runtime_value(self, runtime: str, name: str) -> Any:
+        """A field set by the runtime's GPU-independent rows (e.g. its context size)."""
+        value = None
+        for row in self.rows:
+            if set(row.match) <= {"runtime"} and _matches(row, {"runtime": runtime}):
+                value = row.values.get(name, value)
+        return value
+
+
+_FIELDS = {f.name for f in fields(RuntimeProfile)} - {"runtime", "regime", "sources"}
+
+
+def memory_class(gpu: GpuSpec) -> str:
+    """hbm | gddr | lpddr (unified SoC memory) from the catalog's memory type."""
+    kind = (gpu.memory_type or "").lower()
+    if "hbm" in kind:
+        return "hbm"
+    if "lpddr" in kind or "unified" in kind or gpu.vendor == "apple" or gpu.segment == "soc":
+        return "lpddr"
+    return "gddr"
+
+
+def _keys(gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str) -> dict[str, str]:
+    return {
+        "runtime": runtime,
+        "regime": regime,
+        "vendor": gpu.vendor,
+        "architecture": gpu.architecture.lower(),
+        "backend": backend,
+        "memory_kind": memory_class(gpu),
+        "compute_capability": gpu.compute_capability or "",
+        "precision": precision,
+    }
+
+
+def _matches(row: Row, keys: dict[str, str]) -> bool:
+    for k, want in row.match.items():
+        options = [w.strip().lower() for w in want.split("|")]
+        if keys.get(k, "").lower() not in options:
+            return False
+    return True
+
+
+def resolve(
+    table: EfficiencyTable, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
+) -> RuntimeProfile:
+    keys = _keys(gpu, backend, runtime, precision, regime)
+    chosen: dict[str, tuple[int, int, Any, str | None]] = {}
+    for i, row in enumerate(table.rows):
+        if not _matches(row, keys):
+            continue
+        spec = len(row.match)
+        for name, value in row.values.items():
+            old = chosen.get(name)
+            if old is None or (spec, i) >= (old[0], old[1]):
+                chosen[name] = (spec, i, value, row.source)
+    values = {k: v[2] for k, v in chosen.items()}
+    if "native" in values:
+        values["native"] = tuple(values["native"] or ())
+    sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
+    return RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
+
+
+def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
+    """Build the table from the parsed YAML document; unknown fields are an error."""
+    rows: list[Row] = []
+    for raw in doc.get("rows") or []:
+        match = {k: str(raw[k]) for k in MATCH_KEYS if raw.get(k) is not None}
+        values = {k: raw[k] for k in raw if k in _FIELDS}
+        unknown = set(raw) - set(MATCH_KEYS) - _FIELDS - {"source", "note"}
+        if unknown:
+            raise ValueError(f"efficiency row {raw!r}: unknown fields {sorted(unknown)}")
+        rows.append(Row(match=match, values=values, source=raw.get("source")))
+    bits = {
+        str(k): float(v["bits"])
+        for k, v in (doc.get("quantization") or {}).items()
+        if isinstance(v, dict) and v.get("bits") is not None
+    }
+    defaults = {str(k): str(v) for k, v in (doc.get("default_runtime") or {}).items()}
+    return EfficiencyTable(rows=tuple(rows), bits_per_weight=bits, default_runtime=defaults)
+
+
+# Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),
+# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. The engine counts in 10^9 bytes.
+GIB_PER_GB = float(1 << 30) / 1e9
+# macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
+UNIFIED_MEMORY_USABLE = 0.75
+
+
+def usable_gb(gpu: GpuSpec, profile: RuntimeProfile | None = None) -> float:
+    """Device memory a job may use, in 10^9 bytes: the vendor's GiB, less what the OS (unified
+    memory) or the runtime (vLLM's gpu_memory_utilization) keeps back."""
+    unified = gpu.vendor == "apple" or gpu.segment == "soc"
+    share = UNIFIED_MEMORY_USABLE if unified else 1.0
+    if profile is not None:
+        share *= profile.usable_fraction
+    return gpu.memory_gb * GIB_PER_GB * share
+
+
+def regime_of(task: str, llm_phase: str | None = None) -> str:
+    if task in ("training", "fine-tuning"):
+        return "train"
+    return llm_phase or "infer"
+
+
+EAGER = RuntimeProfile()

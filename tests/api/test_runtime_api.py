@@ -1,0 +1,52 @@
+"""The runtime and the weight format as inputs: defaults, echo, per-row naming, bad input."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+
+def _post(client: TestClient, workload: dict, **extra: object) -> dict:
+    r = client.post("/api/v1/recommendations", json={"workload": workload, "limit": 3, **extra})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_defaults_are_named_on_the_workload_and_every_row(client: TestClient) -> None:
+    train = _post(client, {"preset": "resnet-50"})
+    assert train["workload"]["runtime"] == "pytorch"
+    llm = _post(client, {"preset": "llama-3-8b", "task": "inference"})
+    assert llm["workload"]["runtime"] == "transformers"
+    for row in llm["recommendations"]:
+        assert row["runtime"] == "transformers" and row["backend"]
+        assert any("transformers runtime" in line for line in row["explanation"])
+
+
+def test_gguf_format_runs_on_llama_cpp_with_its_bits(client: TestClient) -> None:
+    body = _post(client, {"preset": "llama-3-8b", "task": "inference", "quantization": "q4_k_m"})
+    w = body["workload"]
+    assert (w["runtime"], w["precision"], w["quantization"]) == ("llama.cpp", "int4", "q4_k_m")
+    assert 4.8 <= w["weight_bits"] <= 4.9
+    gib = 8.03e9 * w["weight_bits"] / 8 / 1e9
+    assert all(r["memory"]["required_gb"] > gib for r in body["recommendations"])
+
+
+def test_a_graph_runtime_decodes_faster_than_eager(client: TestClient) -> None:
+    base = {"preset": "llama-3-8b", "task": "inference", "batch_size": 1}
+    eager = _post(client, base, objective="fastest")["recommendations"][0]
+    vllm = _post(client, {**base, "runtime": "vllm"}, objective="fastest")["recommendations"][0]
+    assert vllm["throughput"]["value"] > 1.5 * eager["throughput"]["value"]
+    assert vllm["memory"]["available_gb"] < eager["memory"]["available_gb"]  # 0.9 utilisation
+
+
+def test_contradictions_name_the_field(client: TestClient) -> None:
+    cases = [
+        ({"preset": "resnet-50", "runtime": "vllm"}, "workload.runtime"),
+        ({"preset": "llama-3-8b", "task": "inference", "quantization": "gptq", "runtime": "llama.cpp"}, "workload.quantization"),
+        ({"preset": "llama-3-8b", "task": "inference", "quantization": "q8_0", "precision": "int4"}, "workload.quantization"),
+        ({"preset": "llama-3-8b", "task": "fine-tuning", "quantization": "awq"}, "workload.quantization"),
+        ({"preset": "llama-3-8b", "runtime": "nope"}, "workload.runtime"),
+    ]
+    for workload, field in cases:
+        r = client.post("/api/v1/recommendations", json={"workload": workload})
+        assert r.status_code == 422, (workload, r.text)
+        assert r.json()["error"]["details"]["field"] == field, (workload, r.json())

@@ -1,0 +1,146 @@
+"""Runtime efficiencies (data/efficiency.yaml): resolution, capacity in GiB, eager vs graphs."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from app.domain import efficiency, perf
+from app.domain.efficiency import EfficiencyTable, parse_table
+from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
+from app.recommend.presets import load_efficiency
+from tests.domain.fixtures import A100, H100, RESNET50, RTX4090
+
+HBM_H100 = dataclasses.replace(H100, memory_type="HBM3")
+DATA = Path(__file__).resolve().parents[2] / "data"
+TABLE = load_efficiency(DATA)
+
+# A 1.7B decoder shaped like SmolLM2-1.7B (24 layers, hidden 2048).
+SMOL = ModelSpec(
+    family="decoder",
+    params=1.71e9,
+    layers=24,
+    hidden_size=2048,
+    num_heads=32,
+    num_kv_heads=32,
+    intermediate_size=8192,
+    vocab_size=49152,
+)
+
+
+def _decode(runtime: str, batch: int = 1) -> WorkloadSpec:
+    return WorkloadSpec(
+        task="inference",
+        model=SMOL,
+        precision="bf16",
+        batch_size=batch,
+        seq_len=128,
+        output_tokens=256,
+        runtime=runtime,
+        efficiency=TABLE,
+    )
+
+
+def test_most_specific_row_wins_per_field() -> None:
+    table = parse_table(
+        {
+            "rows": [
+                {"runtime": "x", "memory": 0.8, "kernel_us": 3.0},
+                {"runtime": "x", "vendor": "nvidia", "memory_kind": "hbm", "memory": 0.5},
+                {"runtime": "x", "vendor": "nvidia", "memory": 0.7},
+            ]
+        }
+    )
+    hbm = table.profile(HBM_H100, "cuda", "x", "bf16", "decode")
+    gddr = table.profile(RTX4090, "cuda", "x", "bf16", "decode")
+    assert (hbm.memory, hbm.kernel_us) == (0.5, 3.0)
+    assert (gddr.memory, gddr.kernel_us) == (0.7, 3.0)
+    other = table.profile(H100, "cuda", "y", "bf16", "decode")
+    assert other == dataclasses.replace(efficiency.RuntimeProfile(), runtime="y", regime="decode")
+
+
+def test_unknown_field_in_a_row_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown fields"):
+        parse_table({"rows": [{"runtime": "x", "memroy": 0.5}]})
+
+
+def test_every_shipped_row_cites_a_listed_source() -> None:
+    import yaml
+
+    doc = yaml.safe_load((DATA / "efficiency.yaml").read_text(encoding="utf-8"))
+    for row in doc["rows"]:
+        assert row.get("source") in doc["sources"], row
+    for name, q in doc["quantization"].items():
+        assert name == "none" or q["source"] in doc["sources"], name
+
+
+def test_bits_per_weight_of_each_format() -> None:
+    bits = TABLE.bits_per_weight
+    assert bits["q4_0"] == 4.5 and bits["q8_0"] == 8.5
+    assert 4.8 <= bits["q4_k_m"] <= 4.9
+    assert 4.1 < bits["gptq"] < 4.3 and bits["awq"] == bits["gptq"]
+    assert bits["nf4"] == pytest.approx(4.127)
+    assert bits["mxfp4"] == 4.25 and bits["nvfp4"] == 4.5
+
+
+def test_capacity_is_the_vendors_gib() -> None:
+    # "80 GB" of HBM3 is 80 GiB = 85.9e9 bytes; vLLM keeps 10 % back
+    assert efficiency.usable_gb(H100) == pytest.approx(85.9, abs=0.05)
+    vllm = TABLE.profile(H100, "cuda", "vllm", "bf16", "decode")
+    assert efficiency.usable_gb(H100, vllm) == pytest.approx(0.9 * 85.9, abs=0.05)
+
+
+def test_qlora_65b_fits_one_48gb_card() -> None:
+    """Dettmers et al. (2023) fine-tuned LLaMA-65B with QLoRA on a single 48 GB GPU."""
+    llama65 = ModelSpec(
+        family="decoder",
+        params=65.2e9,
+        layers=80,
+        hidden_size=8192,
+        num_heads=64,
+        intermediate_size=22016,
+        vocab_size=32000,
+    )
+    work = WorkloadSpec(
+        task="fine-tuning",
+        model=llama65,
+        precision="bf16",
+        peft="qlora",
+        batch_size=1,
+        seq_len=512,
+        gradient_checkpointing=True,
+        lora_rank=64,
+        efficiency=TABLE,
+    )
+    card = dataclasses.replace(RTX4090, memory_gb=48)
+    assert memory_breakdown(work).total < efficiency.usable_gb(card)
+
+
+def test_eager_decode_is_host_bound_and_slower_than_a_graph_loop() -> None:
+    """Measured on an H200 (issue #11): an eager loop is 2.5–3.4× slower than a CUDA graph."""
+    eager = perf.estimate(HBM_H100, _decode("transformers"))
+    graph = perf.estimate(HBM_H100, _decode("vllm"))
+    assert eager.bottleneck == "host overhead"
+    assert graph.bottleneck == "memory bandwidth"
+    assert 2.5 <= graph.throughput / eager.throughput <= 3.4
+    assert eager.runtime == "transformers" and eager.backend == "cuda"
+
+
+def test_tensorrt_int8_beats_eager_16_bit_inference() -> None:
+    base = WorkloadSpec(
+        task="inference", model=RESNET50, precision="fp16", batch_size=256, efficiency=TABLE
+    )
+    eager = perf.estimate(A100, base)
+    trt = perf.estimate(A100, dataclasses.replace(base, runtime="tensorrt", precision="int8"))
+    assert trt.compute_precision == "int8"
+    assert trt.throughput > 2.5 * eager.throughput
+
+
+def test_no_table_means_eager_constants() -> None:
+    work = WorkloadSpec(task="inference", model=RESNET50, precision="fp16", batch_size=64)
+    with_table = dataclasses.replace(work, efficiency=TABLE)
+    a, b = perf.estimate(A100, work), perf.estimate(A100, with_table)
+    assert a.throughput == pytest.approx(b.throughput, rel=1e-9)
+    assert isinstance(TABLE, EfficiencyTable)
