@@ -173,6 +173,47 @@ def evaluate(data_dir: Path, measurements_file: Path) -> list[WorkloadScore]:
 
 
 @dataclass
+class FitRow:
+    model: str
+    precision: str
+    slug: str
+    batch_size: int
+    required_gb: float
+    usable_gb: float
+
+    @property
+    def fits(self) -> bool:
+        return self.required_gb <= self.usable_gb
+
+
+def evaluate_fit(data_dir: Path, measurements_file: Path) -> list[FitRow]:
+    """Every single-GPU published run with its batch size: does the engine say it fits?"""
+    from app.domain.efficiency import usable_gb
+    from app.domain.workload import memory_breakdown
+
+    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    metas: dict[str, Any] = doc.get("workloads") or {}
+    rules = load_rules(data_dir)
+    out: list[FitRow] = []
+    for row in doc["measurements"]:
+        gpu = gpus.get(row.get("gpu_slug") or "")
+        if gpu is None or row.get("num_gpus", 1) != 1 or not row.get("batch_size"):
+            continue
+        work = workload_for(row, metas.get(row["model"], {}), data_dir)
+        support = compat.framework_support(gpu, "pytorch", rules)
+        precision, _ = compat.resolve_precision(gpu, work.precision, rules, support.backend)
+        work = work.with_precision(precision or "fp32")
+        flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
+        mem = memory_breakdown(work, backend=support.backend or "cuda", flash_attention=flash)
+        out.append(
+            FitRow(row["model"], row["precision"], gpu.slug, int(row["batch_size"]),
+                   mem.total, usable_gb(gpu))
+        )  # fmt: skip
+    return out
+
+
+@dataclass
 class InferenceScore:
     backend: str  # cuda | rocm | vulkan | metal | all
     metric: str  # tg | pp
@@ -326,6 +367,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             for slug, m, p in sorted(s.rows, key=lambda r: -r[1]):
                 print(f"    {slug:28} measured {m:8.0f} predicted {p:8.0f}  ×{p / m:5.2f}")
+    fits = evaluate_fit(args.data, args.measurements)
+    print()
+    print("Published training runs at their batch sizes: does the engine say they fit?")
+    for model in sorted({f.model for f in fits}):
+        rows = [f for f in fits if f.model == model]
+        ok = sum(f.fits for f in rows)
+        print(f"{model:28} {ok:3d} of {len(rows):3d} fit")
+        for f in rows:
+            if args.verbose or not f.fits:
+                flag = "fits" if f.fits else "DOES NOT FIT"
+                print(
+                    f"    {f.slug:24} {f.precision} batch {f.batch_size:5d}: "
+                    f"{f.required_gb:6.1f} of {f.usable_gb:6.1f} GB  {flag}"
+                )
     if args.inference.exists():
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     return 0
@@ -336,9 +391,11 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "FitRow",
     "InferenceScore",
     "WorkloadScore",
     "evaluate",
+    "evaluate_fit",
     "evaluate_inference",
     "median_ratio",
     "replace",

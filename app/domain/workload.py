@@ -45,6 +45,11 @@ OPTIMIZER_BYTES: dict[str, float] = {"adamw": 8.0, "adam8bit": 2.0, "sgd": 4.0}
 # ~50 MB of stored activations per 224 px image, and ResNet-50 costs 8.2 forward GFLOPs, so
 # ~6 MB of 16-bit activations per forward GFLOP. A coarse proxy, stated as such.
 ACT_MB_PER_GFLOP_16BIT = 6.0
+KORTHIKANTI_BYTES = 34.0  # s·b·h bytes per layer in 16-bit (Korthikanti et al. 2022)
+
+# PyTorch's caching allocator rounds and splits blocks: reserved memory runs a few per cent
+# above what tensors occupy during training (benchmark-methodology §peak memory).
+TRAINING_FRAGMENTATION = 0.05
 
 # Inference runtime workspace beyond weights and KV cache: allocator fragmentation and
 # temporary buffers (Transformer Math 101 quotes ~20 % all told; half of that is covered by the
@@ -75,6 +80,10 @@ class ModelSpec:
     experts: int | None = None
     active_experts: int | None = None
     activation_mb_per_sample: float | None = None
+    # Bytes autograd saves per token, per layer, per hidden unit in bf16-autocast training
+    # with fused attention, measured per architecture (benchmarks/activation_memory.py); it
+    # replaces Korthikanti et al.'s 34 (a GELU MLP, dropout, no fp32 residual stream).
+    activation_coeff: float | None = None
     # Network passes per sample: a diffusion image is `steps × 2` UNet passes (classifier-free
     # guidance); gflops_per_sample covers them all, but only one pass's activations are alive.
     passes_per_sample: int | None = None
@@ -243,7 +252,9 @@ def activation_bytes(
         a = float(m.num_heads or 1)
         if ckpt:
             return 2.0 * s * batch * h * n_layers * scale
-        per = 34.0 + (0.0 if flash_attention else 5.0 * a * s / h)
+        per = (m.activation_coeff or KORTHIKANTI_BYTES) + (
+            0.0 if flash_attention else 5.0 * a * s / h
+        )
         logits = 0.0
         if m.vocab_size and m.family == "decoder":
             # the LM head: 16-bit logits plus the fp32 copy the loss upcasts to
@@ -341,14 +352,21 @@ def memory_breakdown(
     if p in ("fp32", "tf32"):
         weights, grads, master = m.params * 4.0, m.params * 4.0, 0.0
     else:
-        # mixed precision: 16-bit working copy and gradients, fp32 master weights
-        weights, grads, master = m.params * 2.0, m.params * 2.0, m.params * 4.0
+        # autocast mixed precision: fp32 parameters (the master copy) and fp32 gradients, plus
+        # the 16-bit copy of every weight autocast makes and saves for backward
+        weights, grads, master = m.params * 2.0, m.params * 4.0, m.params * 4.0
+    # The peak is at the start of backward: gradients (set to None between steps) fill the
+    # memory that freed activations leave, so only gradients beyond the activations add up.
+    peak_grads = max(0.0, grads - acts)
+    if peak_grads < grads:
+        notes.append("gradients fill the memory activations free during backward")
     return MemoryBreakdown(
         weights=weights / n / GB,
-        gradients=grads / n / GB,
+        gradients=peak_grads / n / GB,
         optimizer=m.params * opt_b / n / GB,
         master_weights=master / n / GB,
         activations=acts / n / GB,
+        workspace=acts * TRAINING_FRAGMENTATION / n / GB,
         framework=framework,
         num_gpus=n,
         notes=tuple(notes),

@@ -41,9 +41,28 @@ def test_a_graph_runtime_decodes_faster_than_eager(client: TestClient) -> None:
 def test_contradictions_name_the_field(client: TestClient) -> None:
     cases = [
         ({"preset": "resnet-50", "runtime": "vllm"}, "workload.runtime"),
-        ({"preset": "llama-3-8b", "task": "inference", "quantization": "gptq", "runtime": "llama.cpp"}, "workload.quantization"),
-        ({"preset": "llama-3-8b", "task": "inference", "quantization": "q8_0", "precision": "int4"}, "workload.quantization"),
-        ({"preset": "llama-3-8b", "task": "fine-tuning", "quantization": "awq"}, "workload.quantization"),
+        (
+            {
+                "preset": "llama-3-8b",
+                "task": "inference",
+                "quantization": "gptq",
+                "runtime": "llama.cpp",
+            },
+            "workload.quantization",
+        ),
+        (
+            {
+                "preset": "llama-3-8b",
+                "task": "inference",
+                "quantization": "q8_0",
+                "precision": "int4",
+            },
+            "workload.quantization",
+        ),
+        (
+            {"preset": "llama-3-8b", "task": "fine-tuning", "quantization": "awq"},
+            "workload.quantization",
+        ),
         ({"preset": "llama-3-8b", "runtime": "nope"}, "workload.runtime"),
     ]
     for workload, field in cases:

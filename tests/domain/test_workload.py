@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.domain.workload import (
     NF4_BYTES,
+    ModelSpec,
     WorkloadSpec,
     activation_bytes,
     kv_cache_bytes,
@@ -47,9 +50,35 @@ def test_full_adamw_finetune_of_7b_needs_far_more_than_80_gb() -> None:
         task="fine-tuning", model=LLAMA2_7B, precision="bf16", batch_size=1, seq_len=2048
     )
     mem = memory_breakdown(work)
-    states = mem.weights + mem.gradients + mem.optimizer + mem.master_weights
-    assert states == pytest.approx(6.74e9 * 16 / 1e9)  # 16 bytes per parameter
+    # autocast: fp32 parameters 4 + AdamW moments 8 + the 16-bit weight copies 2 bytes/param
+    held = mem.weights + mem.optimizer + mem.master_weights
+    assert held == pytest.approx(6.74e9 * 14 / 1e9)
+    # fp32 gradients (4 bytes/param) fill what the activations free during backward
+    assert mem.gradients + mem.activations >= 6.74e9 * 4 / 1e9 - 1e-6
+    assert mem.gradients == pytest.approx(max(0.0, 6.74e9 * 4 / 1e9 - mem.activations))
     assert mem.total > 110
+
+
+def test_training_peak_of_a_1_7b_decoder_within_10_percent_of_measured() -> None:
+    """Measured on an H200 (issue #11): a 1.7B decoder (24 layers, hidden 2048; AdamW, bf16
+    autocast, fp32 master weights, batch 4 × 2048) peaked at 52.3 GB; the old 16-byte model
+    said 44.1 GB. The activation coefficient is the measured one for this shape
+    (benchmarks/activation_memory.py: 66.1 bytes per token·layer·hidden unit)."""
+    smol = ModelSpec(
+        family="decoder",
+        params=1.71e9,
+        layers=24,
+        hidden_size=2048,
+        num_heads=32,
+        intermediate_size=8192,
+        vocab_size=49152,
+        activation_coeff=66.13,
+    )
+    work = WorkloadSpec(
+        task="training", model=smol, precision="bf16", batch_size=4, seq_len=2048
+    )
+    total = memory_breakdown(work).total
+    assert abs(total - 52.3) / 52.3 <= 0.10, total
 
 
 def test_qlora_of_7b_fits_in_24_gb() -> None:
@@ -93,6 +122,12 @@ def test_full_recompute_keeps_layer_inputs_only() -> None:
     assert activation_bytes(work, 4, flash_attention=False) == pytest.approx(
         2 * 384 * 4 * 1024 * 24
     )
+
+
+def test_measured_cnn_activations_replace_the_proxy() -> None:
+    measured = dataclasses.replace(RESNET50, activation_mb_per_sample=43.76)
+    work = WorkloadSpec(task="training", model=measured, precision="fp16", batch_size=2)
+    assert activation_bytes(work, 2, flash_attention=True) == pytest.approx(2 * 43.76e6)
 
 
 def test_cnn_activations_from_gflops_proxy() -> None:
