@@ -327,6 +327,120 @@ def evaluate_inference(data_dir: Path, measurements_file: Path) -> list[Inferenc
     return scores
 
 
+# ---------------------------------------------------------------- calibrated bands
+
+QUANTILES = (0.10, 0.075, 0.05, 0.025, 0.0)  # tried in order: the narrowest that covers 80 %
+TARGET_COVERAGE = 0.80
+MIN_VENDOR_ROWS = 8
+
+
+@dataclass
+class BandScore:
+    regime: str
+    vendor: str
+    n: int
+    low: float
+    high: float
+    coverage: float  # leave-one-GPU-out: share of held-out rows inside the band
+    bias: float  # median measured ÷ predicted
+    p90_ratio: float  # 90th percentile of max(p/m, m/p)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    if not xs:
+        return 1.0
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _band(ratios: list[float], q: float) -> tuple[float, float]:
+    return min(1.0, _quantile(ratios, q)), max(1.0, _quantile(ratios, 1 - q))
+
+
+def _logo_coverage(rows: list[tuple[str, float]], q: float) -> float:
+    """Each GPU held out in turn: is its measured ÷ predicted inside the others' band?"""
+    slugs = sorted({s for s, _ in rows})
+    inside = 0
+    for held in slugs:
+        lo, hi = _band([r for s, r in rows if s != held], q)
+        inside += sum(lo <= r <= hi for s, r in rows if s == held)
+    return inside / len(rows) if rows else math.nan
+
+
+def band_scores(data_dir: Path, measurements: Path, inference: Path) -> list[BandScore]:
+    """Per regime (train, decode, prefill) and vendor: the narrowest band (measured ÷
+    predicted quantiles) whose leave-one-GPU-out coverage reaches 80 %."""
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    regimes: dict[str, list[tuple[str, float]]] = {"train": []}
+    for score in evaluate(data_dir, measurements):
+        regimes["train"] += [(slug, m / p) for slug, m, p in score.rows]
+    if inference.exists():
+        for inf in evaluate_inference(data_dir, inference):
+            if inf.backend == "all":
+                name = "decode" if inf.metric == "tg" else "prefill"
+                regimes[name] = [(slug, m / p) for slug, m, p in inf.rows]
+    out: list[BandScore] = []
+    for regime, rows in regimes.items():
+        groups = {"all": rows}
+        for vendor in sorted({gpus[s].vendor for s, _ in rows}):
+            sub = [(s, r) for s, r in rows if gpus[s].vendor == vendor]
+            if len(sub) >= MIN_VENDOR_ROWS and len({s for s, _ in sub}) >= 3:
+                groups[vendor] = sub
+        for vendor, sub in groups.items():
+            q = next(
+                (q for q in QUANTILES if _logo_coverage(sub, q) >= TARGET_COVERAGE), 0.0
+            )
+            lo, hi = _band([r for _, r in sub], q)
+            errs = [max(r, 1 / r) for _, r in sub]
+            out.append(
+                BandScore(
+                    regime, vendor, len(sub), lo, hi, _logo_coverage(sub, q),
+                    statistics.median(r for _, r in sub), _quantile(errs, 0.9),
+                )
+            )  # fmt: skip
+    return out
+
+
+def write_bands(scores: list[BandScore], data_dir: Path) -> None:
+    """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
+    path = data_dir / "efficiency.yaml"
+    text = path.read_text(encoding="utf-8")
+    head = text.split("\nbands:")[0].rstrip("\n")
+    lines = [
+        "",
+        "",
+        "# Calibrated throughput bands (written by `python benchmarks/accuracy.py --write-bands`):",
+        "# measured ÷ predicted quantiles, the narrowest whose leave-one-GPU-out coverage of the",
+        "# published results reaches 80 %; per vendor where a vendor has enough rows.",
+        "bands:",
+        "  source: benchmarks/accuracy.py",
+        "  regimes:",
+    ]
+    for regime in sorted({b.regime for b in scores}):
+        lines.append(f"    {regime}:")
+        for b in (b for b in scores if b.regime == regime):
+            lines.append(
+                f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}]"
+                f"   # n={b.n}, coverage {b.coverage:.0%}"
+            )
+    path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def print_bands(scores: list[BandScore]) -> None:
+    print()
+    print("Calibrated bands, leave-one-GPU-out (measured ÷ predicted)")
+    head = f"{'regime':8} {'vendor':7} {'n':>4} {'band':>13}"
+    print(f"{head} {'coverage':>9} {'bias':>6} {'p90 err':>8}")
+    for b in scores:
+        print(
+            f"{b.regime:8} {b.vendor:7} {b.n:4d} {b.low:6.2f}–{b.high:<6.2f}"
+            f" {b.coverage:9.0%} {b.bias:6.2f} {b.p90_ratio:8.2f}"
+        )
+
+
 def print_inference(scores: list[InferenceScore], verbose: bool) -> None:
     print()
     print("LLM inference, llama.cpp llama-bench (Llama 2 7B Q4_0, batch 1), tokens/s")
@@ -356,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
         help="llama.cpp measurements for the LLM inference section (skipped if missing)",
     )
     ap.add_argument("-v", "--verbose", action="store_true", help="print every GPU")
+    ap.add_argument(
+        "--write-bands", action="store_true", help="store the bands in data/efficiency.yaml"
+    )
     args = ap.parse_args(argv)
     scores = evaluate(args.data, args.measurements)
     print(f"{'workload':28} {'n':>3} {'spearman':>9} {'med.ratio':>9}   bare roofline")
@@ -383,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
     if args.inference.exists():
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
+    bands = band_scores(args.data, args.measurements, args.inference)
+    print_bands(bands)
+    if args.write_bands:
+        write_bands(bands, args.data)
     return 0
 
 
@@ -391,9 +512,11 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "BandScore",
     "FitRow",
     "InferenceScore",
     "WorkloadScore",
+    "band_scores",
     "evaluate",
     "evaluate_fit",
     "evaluate_inference",

@@ -70,6 +70,12 @@ class EfficiencyTable:
     rows: tuple[Row, ...] = ()
     bits_per_weight: dict[str, float] = field(default_factory=dict)
     default_runtime: dict[str, str] = field(default_factory=dict)
+    # Calibrated throughput bands: (regime, vendor or "all") -> (low, high) factors on the
+    # estimate, from leave-one-GPU-out residuals against published results (benchmarks/).
+    bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+
+    def band(self, regime: str, vendor: str) -> tuple[float, float] | None:
+        return self.bands.get((regime, vendor)) or self.bands.get((regime, "all"))
 
     def profile(
         self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
@@ -155,7 +161,16 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         if isinstance(v, dict) and v.get("bits") is not None
     }
     defaults = {str(k): str(v) for k, v in (doc.get("default_runtime") or {}).items()}
-    return EfficiencyTable(rows=tuple(rows), bits_per_weight=bits, default_runtime=defaults)
+    bands: dict[tuple[str, str], tuple[float, float]] = {}
+    for regime, by_vendor in ((doc.get("bands") or {}).get("regimes") or {}).items():
+        for vendor, pair in (by_vendor or {}).items():
+            lo, hi = float(pair[0]), float(pair[1])
+            if not 0 < lo <= 1 <= hi:
+                raise ValueError(f"band {regime}/{vendor} must bracket 1: {pair}")
+            bands[(str(regime), str(vendor))] = (lo, hi)
+    return EfficiencyTable(
+        rows=tuple(rows), bits_per_weight=bits, default_runtime=defaults, bands=bands
+    )
 
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),

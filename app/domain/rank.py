@@ -192,15 +192,34 @@ def advice(
     return out
 
 
+def _regime(work: WorkloadSpec) -> str:
+    if work.training:
+        return "train"
+    return "decode" if work.is_llm_inference else "infer"
+
+
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
     src = c.perf.efficiency_source
+    table = c.work.efficiency
+    calibrated = table.band(_regime(c.work), c.gpu.vendor) if table is not None else None
     if src == "measured":
         lo, hi, basis = *BAND_MEASURED, "efficiencies measured on this GPU model"
     elif src == "family":
         lo, hi, basis = *BAND_FAMILY, "efficiencies measured on the same architecture family"
+    elif calibrated is not None:
+        lo, hi = calibrated
+        basis = (
+            f"modelled; band from leave-one-GPU-out residuals against published "
+            f"{_regime(c.work)} results (≈80 % coverage)"
+        )
     else:
         lo, hi, basis = *BAND_MODELLED, "modelled from datasheet figures and published priors"
-    if c.gpu.vendor != "nvidia" and src == "prior":
+    validated = {"train": ("pytorch",), "decode": ("llama.cpp",)}.get(_regime(c.work), ())
+    if calibrated is not None and src == "prior" and c.work.runtime not in validated:
+        # the band was measured for another runtime: keep at least the generic modelled spread
+        lo, hi = min(lo, BAND_MODELLED[0]), max(hi, BAND_MODELLED[1])
+        basis += f"; widened: no published {c.work.runtime} results in the validation set"
+    if c.gpu.vendor != "nvidia" and src == "prior" and calibrated is None:
         lo, hi = BAND_SPARSE_VENDOR
         basis += "; few published measurements for this vendor"
     if c.derived_peak:
