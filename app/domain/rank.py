@@ -214,7 +214,9 @@ def uncertainty(c: Candidate) -> tuple[float, float, str]:
         )
     else:
         lo, hi, basis = *BAND_MODELLED, "modelled from datasheet figures and published priors"
-    validated = {"train": ("pytorch",), "decode": ("llama.cpp",)}.get(_regime(c.work), ())
+    validated = {"train": ("pytorch",), "decode": ("llama.cpp",), "infer": ("tensorrt",)}.get(
+        _regime(c.work), ()
+    )
     if calibrated is not None and src == "prior" and c.work.runtime not in validated:
         # the band was measured for another runtime: keep at least the generic modelled spread
         lo, hi = min(lo, BAND_MODELLED[0]), max(hi, BAND_MODELLED[1])
