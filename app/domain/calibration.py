@@ -27,6 +27,7 @@ class Efficiencies:
     memory: float | None = None
     h2d_pinned_gbs: float | None = None
     h2d_pageable_gbs: float | None = None
+    count: int = 1  # machines these figures pool (robust median over device reports)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +78,109 @@ def _pick(eff: Efficiencies | None, kind: str, precision: str) -> float | None:
         # bf16 and fp16 share the same tensor-core datapath on every current part
         value = eff.compute.get("fp16" if precision == "bf16" else "bf16")
     return value
+
+
+# ---------------------------------------------------------------- pooling device reports
+
+# A figure further than this many scaled MADs from the median of its (GPU, precision) is an
+# outlier (a throttled or misconfigured machine) and is left out of the pool.
+OUTLIER_MADS = 3.0
+MAD_SCALE = 1.4826  # MAD → standard deviation for normally distributed figures
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One stored device report's achieved ÷ peak ratios for its catalog GPU."""
+
+    slug: str
+    backend: str
+    figures: dict[str, float]  # precision -> compute efficiency; "bandwidth_gbs" -> memory
+
+
+def _robust(values: list[float]) -> tuple[float | None, int]:
+    """Median after dropping out-of-range figures and outliers, and how many were kept."""
+    vals = sorted(v for v in values if MIN_RATIO <= v <= MAX_RATIO)
+    if not vals:
+        return None, 0
+    med = _median(vals)
+    mad = _median([abs(v - med) for v in vals]) * MAD_SCALE
+    if mad > 0:
+        vals = [v for v in vals if abs(v - med) <= OUTLIER_MADS * mad]
+    return _median(vals), len(vals)
+
+
+def _median(vals: list[float]) -> float:
+    s = sorted(vals)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def pool(measurements: list[Measurement], backends: dict[str, str]) -> dict[str, Efficiencies]:
+    """Efficiencies per GPU model pooled over every stored report of it: per (GPU, backend,
+    precision) the robust median of the reports run on the GPU's own backend (``backends``:
+    slug -> backend), out-of-range figures and outliers dropped; ``count`` is the number of
+    machines behind the least-covered figure."""
+    by: dict[tuple[str, str], list[float]] = {}
+    for m in measurements:
+        if backends.get(m.slug, m.backend) != m.backend:
+            continue
+        for key, value in m.figures.items():
+            by.setdefault((m.slug, key), []).append(value)
+    out: dict[str, Efficiencies] = {}
+    for slug in sorted({s for s, _ in by}):
+        compute: dict[str, float] = {}
+        memory: float | None = None
+        counts: list[int] = []
+        for (s_, key), values in by.items():
+            if s_ != slug:
+                continue
+            robust, n = _robust(values)
+            if robust is None:
+                continue
+            value = robust
+            counts.append(n)
+            if key == "bandwidth_gbs":
+                memory = value
+            else:
+                compute[key] = value
+        if compute or memory is not None:
+            out[slug] = Efficiencies(compute=compute, memory=memory, count=min(counts))
+    return out
+
+
+def pooled_calibration(
+    pooled: dict[str, Efficiencies], gpus: list[GpuSpec], source: str | None = None
+) -> Calibration | None:
+    """The engine's calibration from pooled figures: by GPU model at full weight, and by
+    architecture family (the median of its models) at half weight."""
+    if not pooled:
+        return None
+    fams: dict[str, list[Efficiencies]] = {}
+    by_slug = {g.slug: g for g in gpus}
+    for slug, eff in pooled.items():
+        gpu = by_slug.get(slug)
+        if gpu is not None:
+            fams.setdefault(Calibration.family_key(gpu), []).append(eff)
+    by_family: dict[str, Efficiencies] = {}
+    for key, effs in fams.items():
+        keys = {k for e in effs for k in e.compute}
+        mems = [e.memory for e in effs if e.memory is not None]
+        by_family[key] = Efficiencies(
+            compute={k: _median([e.compute[k] for e in effs if k in e.compute]) for k in keys},
+            memory=_median(mems) if mems else None,
+            count=sum(e.count for e in effs),
+        )
+    return Calibration(by_slug=dict(pooled), by_family=by_family, source=source)
+
+
+def merge(base: Calibration | None, own: Calibration | None) -> Calibration | None:
+    """A named device report (``own``) wins for its GPU; pooled figures fill the rest."""
+    if base is None:
+        return own
+    if own is None:
+        return base
+    return Calibration(
+        by_slug={**base.by_slug, **own.by_slug},
+        by_family={**base.by_family, **own.by_family},
+        source=own.source or base.source,
+    )

@@ -109,6 +109,7 @@ class Efficiency:
     compute: dict[str, float]
     memory: float
     source: str  # prior | family | measured
+    measured_on: int = 0  # machines behind measured figures (pooled device reports)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,7 @@ class PerfEstimate:
     ms_per_token: float | None = None
     runtime: str = "pytorch"
     backend: str = ""
+    measured_on: int = 0
 
 
 @lru_cache(maxsize=256)
@@ -159,7 +161,9 @@ def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
     mem, src = adjust(MEMORY_EFFICIENCY, gpu, calibration, "memory")
     sources.add(src)
     source = next((s for s in ("measured", "family") if s in sources), "prior")
-    return Efficiency(comp, mem, source)
+    own = calibration.by_slug.get(gpu.slug)
+    count = own.count if own is not None and source == "measured" else 0
+    return Efficiency(comp, mem, source, count)
 
 
 def _half_peak(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
@@ -443,6 +447,7 @@ def estimate(
         latency_ms=latency,
         runtime=work.runtime,
         backend=be,
+        measured_on=eff.measured_on,
     )
 
 
@@ -532,4 +537,5 @@ def _llm_inference(
         ms_per_token=tpot * 1e3,
         runtime=work.runtime,
         backend=backend,
+        measured_on=eff.measured_on,
     )

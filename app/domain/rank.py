@@ -203,7 +203,9 @@ def uncertainty(c: Candidate) -> tuple[float, float, str]:
     table = c.work.efficiency
     calibrated = table.band(_regime(c.work), c.gpu.vendor) if table is not None else None
     if src == "measured":
-        lo, hi, basis = *BAND_MEASURED, "efficiencies measured on this GPU model"
+        lo, hi, basis = *BAND_MEASURED, "efficiencies measured on this GPU model" + (
+            f" (measured on {c.perf.measured_on} machines)" if c.perf.measured_on > 1 else ""
+        )
     elif src == "family":
         lo, hi, basis = *BAND_FAMILY, "efficiencies measured on the same architecture family"
     elif calibrated is not None:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from app.bench.report import BenchReport
 from app.catalog import service as catalog
 from app.config import Settings
-from app.domain.calibration import Calibration, Efficiencies
+from app.domain.calibration import Calibration, Efficiencies, merge
 from app.domain.gpu import GpuSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import presets, service
@@ -102,8 +102,11 @@ def recommend_for(
         if request.device_report_id is not None
         else _Device()
     )
+    # every stored report of a catalog GPU calibrates everyone's answer; a named report wins
+    # for its own GPU
+    calibration = merge(reports.pooled_calibration(session, gpus), device.calibration)
     response = service.recommend(
-        request, gpus, rules, device.calibration, device.baseline, data_dir=settings.data_dir
+        request, gpus, rules, calibration, device.baseline, data_dir=settings.data_dir
     )
     response.warnings.extend(device.notes)
     if response.baseline is not None:
@@ -116,7 +119,8 @@ def estimate_for(
 ) -> s.EstimateResponse:
     gpu = catalog.get_spec(session, request.gpu, field="gpu")
     rules = presets.load_rules(settings.data_dir)
-    return service.estimate(request, gpu, rules, data_dir=settings.data_dir)
+    pooled = reports.pooled_calibration(session, [gpu])
+    return service.estimate(request, gpu, rules, pooled, data_dir=settings.data_dir)
 
 
 def list_workloads(settings: Settings) -> s.WorkloadList:

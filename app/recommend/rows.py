@@ -49,8 +49,11 @@ def memory_out(mem: object, available: float | None) -> s.MemoryOut:
 def _provenance(c: rank.Candidate) -> dict[str, str]:
     g = c.gpu
     src = c.perf.efficiency_source
+    on = c.perf.measured_on
     tput = {
-        "measured": "modelled, with efficiencies measured on this GPU model",
+        "measured": f"modelled, with efficiencies measured on {on} machine"
+        + ("s" if on != 1 else "")
+        + " of this GPU model",
         "family": "modelled, with efficiencies measured on the same architecture family",
     }.get(src, "modelled from datasheet figures and published efficiency priors")
     if g.street_price is not None:

@@ -44,6 +44,20 @@ def list_reports(
     return total, list(rows)
 
 
+def matched_headlines(
+    session: Session, limit: int = 5000
+) -> list[tuple[str, str, dict[str, float]]]:
+    """(catalog slug, backend, headline figures) of the newest reports matched to a catalog
+    GPU: what pooling needs, without loading any report's JSON."""
+    rows = session.execute(
+        select(DeviceReportRow.gpu_slug, DeviceReportRow.backend, DeviceReportRow.headline)
+        .where(DeviceReportRow.gpu_slug.is_not(None))
+        .order_by(DeviceReportRow.id.desc())
+        .limit(limit)
+    ).all()
+    return [(str(slug), str(backend), dict(head or {})) for slug, backend, head in rows]
+
+
 def active_run(session: Session) -> BenchmarkRunRow | None:
     return session.scalar(
         select(BenchmarkRunRow).where(BenchmarkRunRow.status.in_(ACTIVE)).limit(1)

@@ -9,7 +9,8 @@ from sqlalchemy.orm import Session
 
 from app.bench.report import BenchReport, apply_peaks
 from app.catalog import service as catalog
-from app.domain.calibration import Calibration, Efficiencies
+from app.domain.calibration import Calibration, Efficiencies, Measurement, pool
+from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
 from app.errors import InvalidInput, NotFound, invalid_input_from
 from app.reports import repository
@@ -129,6 +130,24 @@ def load_bench_report(
     if row is None:
         raise NotFound(f"no device report with id {report_id}", field=field)
     return BenchReport.model_validate(row.report), row.gpu_slug
+
+
+def pooled_calibration(session: Session, gpus: list[GpuSpec]) -> Calibration | None:
+    """Every stored report of a catalog GPU, pooled per (GPU, backend, precision) into
+    measured efficiencies (robust median, outliers dropped, count kept; app.domain.calibration)."""
+    by_slug = {g.slug: g for g in gpus}
+    measurements: list[Measurement] = []
+    for slug, backend, headline in repository.matched_headlines(session):
+        gpu = by_slug.get(slug)
+        if gpu is None:
+            continue
+        peaks = peaks_for(gpu)
+        figures = {k: v / peaks[k] for k, v in headline.items() if peaks.get(k) and v}
+        if figures:
+            measurements.append(Measurement(slug, backend, figures))
+    backends = {g.slug: g.backends[0] for g in gpus if g.backends}
+    pooled = pool(measurements, backends)
+    return pooled_calibration_of(pooled, gpus, source="pooled device reports")
 
 
 def calibration_from(report: BenchReport, gpu: GpuSpec | None, source: str) -> Calibration | None:
