@@ -53,7 +53,9 @@ OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
 # Dense 16-bit tensor throughput (FP32 accumulate) ÷ non-tensor fp32, per NVIDIA generation and
 # segment, read off the vendor whitepapers for parts that publish both (V100 125/15.7; RTX 2080 Ti
 # 53.8/13.4; T4 65/8.1; RTX 3090 71/35.6; A10 125/31.2; A100 312/19.5; RTX 4090 165.2/82.6;
-# L40S 362/91.6; RTX 5090 209.5/104.8). Used only when the catalog lacks the 16-bit figure.
+# L40S 362/91.6; RTX 5090 209.5/104.8; RTX PRO 6000 Blackwell 503.8/125.95). Used only when the
+# catalog lacks the 16-bit figure; tests/catalog/test_derived_peaks.py cross-checks it against
+# every published pair.
 TENSOR_RATIO: dict[tuple[str, bool], float] = {
     ("7.0", True): 8.0,
     ("7.0", False): 8.0,
@@ -65,7 +67,7 @@ TENSOR_RATIO: dict[tuple[str, bool], float] = {
     ("8.9", True): 2.0,
     ("8.9", False): 4.0,
     ("12.0", True): 2.0,
-    ("12.0", False): 2.0,
+    ("12.0", False): 4.0,
 }
 
 
