@@ -186,6 +186,15 @@ class ModelIn(_In):
         description="Measured activation memory of one training sample, when known.",
         json_schema_extra=ui("shape"),
     )
+    activation_coeff: float | None = Field(
+        default=None,
+        gt=0,
+        le=10_000,
+        title="Activation bytes per token·layer·hidden unit",
+        description="Measured bytes saved for backward per token, layer and hidden unit "
+        "(transformers; benchmarks/activation_memory.py).",
+        json_schema_extra=ui("shape"),
+    )
     passes_per_sample: int | None = Field(
         default=None,
         ge=1,
@@ -459,6 +468,7 @@ class ModelOut(BaseModel):
     active_experts: int | None = None
     active_params: float | None = None
     activation_mb_per_sample: float | None = None
+    activation_coeff: float | None = None
     passes_per_sample: int | None = None
 
 
