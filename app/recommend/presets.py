@@ -130,4 +130,4 @@ def load_efficiency(data_dir: Path = DATA_DIR) -> EfficiencyTable:
     path = data_dir / "efficiency.yaml"
     if not path.exists():
         return EfficiencyTable()
-    return parse_table(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    return parse_table(yamlio.safe_load(path.read_text(encoding="utf-8")) or {})

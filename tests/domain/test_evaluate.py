@@ -78,7 +78,7 @@ def test_gating_is_memoised_per_gpu_framework_precision_runtime() -> None:
     ctx = _ctx(objective="fastest")
     for n in (1, 2, 4):
         ev.evaluate(ev.Configuration(H100, n), ctx)
-    assert list(ctx.memo) == [("h100-sxm", "pytorch", "bf16", None)]
+    assert list(ctx.memo) == [("h100-sxm", "pytorch", "bf16", ctx.work.runtime)]
 
 
 def test_price_cut_happens_before_the_roofline(monkeypatch: pytest.MonkeyPatch) -> None:
