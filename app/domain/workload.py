@@ -73,6 +73,12 @@ class ModelSpec:
     # Network passes per sample: a diffusion image is `steps × 2` UNet passes (classifier-free
     # guidance); gflops_per_sample covers them all, but only one pass's activations are alive.
     passes_per_sample: int | None = None
+    # K+V values cached per token over the layers that keep every token, and over the
+    # sliding-window layers (which keep at most ``sliding_window`` tokens); set when the shape
+    # comes from a config.json (GQA with an explicit head_dim, latent attention, local layers).
+    kv_elements_per_token: float | None = None
+    kv_window_elements_per_token: float | None = None
+    sliding_window: int | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -97,9 +103,35 @@ class ModelSpec:
             return None
         return self.hidden_size / self.num_heads
 
+    def kv_values(self, context: float) -> float | None:
+        """K+V values one sequence of ``context`` tokens keeps, over all layers."""
+        if self.kv_elements_per_token is not None:
+            window = min(context, float(self.sliding_window or context))
+            local = (self.kv_window_elements_per_token or 0.0) * window
+            return self.kv_elements_per_token * context + local
+        if not self.has_shape or self.head_dim is None:
+            return None
+        return 2.0 * (self.layers or 0) * (self.kv_heads or 1) * self.head_dim * context
+
     def vit_tokens(self) -> int:
         side = int(self.input_size or 224)
         return (side // 16) ** 2 + 1  # patch 16 plus the class token
+
+
+@dataclass(frozen=True, slots=True)
+class ServingSpec:
+    """The load and targets of task 'serving' (means; spreads size the KV cache)."""
+
+    prompt_tokens: int
+    output_tokens: int
+    concurrent_requests: float | None = None
+    requests_per_s: float | None = None
+    prompt_tokens_spread: int | None = None
+    output_tokens_spread: int | None = None
+    ttft_ms_target: float | None = None
+    itl_ms_target: float | None = None
+    target_percentile: str = "p50"
+    kv_cache_precision: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +153,8 @@ class WorkloadSpec:
     # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1) turns it on; convolutions use TF32 by default.
     allow_tf32_matmul: bool = False
     preset: str | None = None
+    runtime: str | None = None
+    serving: ServingSpec | None = None
 
     @property
     def training(self) -> bool:
@@ -246,9 +280,7 @@ def kv_cache_bytes(work: WorkloadSpec, kv_bytes: float) -> float:
     if m.family != "decoder" or not m.has_shape:
         return 0.0
     context = work.seq_len + work.output_tokens
-    head_dim = m.head_dim or 0.0
-    per_token = 2.0 * (m.layers or 0) * (m.kv_heads or 1) * head_dim * kv_bytes
-    return per_token * context * work.batch_size
+    return (m.kv_values(context) or 0.0) * kv_bytes * work.batch_size
 
 
 def _context_gb(backend: str) -> float:

@@ -27,6 +27,7 @@ from app.web.forms import (
     parse_question,
     question_fields,
 )
+from app.web.serving_charts import serving_charts
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -186,6 +187,7 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
+        serving_charts=serving_charts(answer),
     )
     return render(request, "recommendations.html", ctx)
 
