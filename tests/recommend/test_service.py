@@ -258,8 +258,8 @@ def test_estimate_one_gpu() -> None:
             "workload.gradient_checkpointing",
         ),
         ({"preset": "llama-3-8b", "model": {"num_kv_heads": 64}}, "workload.model.num_kv_heads"),
-        # in the vocabulary, not yet modelled by the engine: a clean field error
-        ({"preset": "llama-3-8b", "task": "serving"}, "workload.task"),
+        # serving needs its load; fp4 weights are modelled for serving only
+        ({"preset": "llama-3-8b", "task": "serving"}, "workload.serving.concurrent_requests"),
         ({"preset": "llama-3-8b", "precision": "fp4"}, "workload.precision"),
     ],
 )
