@@ -121,13 +121,18 @@ def read_seed_cloud_offers(data_dir: Path, mapping: Mapping) -> list[CloudOfferD
         doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise OfferFileError(f"{path}: cannot read: {exc}") from exc
-    offers: list[CloudOfferData] = []
+    by_key: dict[tuple[str, str], CloudOfferData] = {}
     for item in doc.get("cloud_files") or []:
         parsed = parse_file(
-            data_dir / "offers" / str(item["file"]), mapping, as_of=str(item["as_of"])
+            data_dir / "offers" / str(item["file"]),
+            mapping,
+            provider=item.get("provider"),
+            as_of=str(item["as_of"]),
+            source=item.get("source"),
         )
-        offers.extend(parsed.offers)
-    return offers
+        for offer in parsed.offers:  # a later file replaces an earlier one's row
+            by_key[(offer.provider, offer.instance_type)] = offer
+    return list(by_key.values())
 
 
 def seed(session: Session, data_dir: Path) -> OfferSeedResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from app.catalog.router import split_csv
 from app.deps import SessionDep, SettingsDep
@@ -40,4 +40,39 @@ def list_offers(
     )
     return service.list_offers(
         session, settings, f, kind=kind, include_stale=include_stale, limit=limit, offset=offset
+    )
+
+
+@router.get(
+    "/launch-spec",
+    summary="A SkyPilot task that rents an offer's instance and benchmarks it (nothing launched)",
+    response_class=Response,
+    responses={200: {"content": {"application/x-yaml": {}}}},
+)
+def launch_spec(
+    session: SessionDep,
+    settings: SettingsDep,
+    gpu: Annotated[str, Query(min_length=1, max_length=80, description="catalog slug")],
+    upload: Annotated[
+        str, Query(min_length=8, max_length=500, description="server URL the report goes to")
+    ],
+    gpus: Annotated[int, Query(ge=1, le=64, description="GPUs the job needs")] = 1,
+    provider: Annotated[str | None, Query(max_length=80)] = None,
+    instance_type: Annotated[str | None, Query(max_length=200)] = None,
+    allow_spot: bool = False,
+) -> Response:
+    text = service.launch_spec(
+        session,
+        settings,
+        gpu=gpu,
+        gpus=gpus,
+        upload_url=upload,
+        provider=provider,
+        instance_type=instance_type,
+        allow_spot=allow_spot,
+    )
+    return Response(
+        text,
+        media_type="application/x-yaml",
+        headers={"Content-Disposition": f'attachment; filename="gpu-advisor-bench-{gpu}.yaml"'},
     )

@@ -33,7 +33,7 @@ def test_shipped_offers_cover_the_catalog_with_dates_and_sources(client: TestCli
             "/api/v1/offers", params={"kind": "cloud", "limit": 500, "offset": offset}
         ).json()["items"]
         offset += 500
-    assert len({o["gpu"] for o in items}) >= 38
+    assert len({o["gpu"] for o in items}) >= 40
     assert len({o["provider"] for o in items}) >= 8
     assert all(o["as_of"] and o["source"] for o in items)
     purchases = client.get("/api/v1/offers", params={"kind": "purchase", "limit": 500}).json()
@@ -136,3 +136,26 @@ def test_import_is_idempotent_keeps_across_reseed_and_a_broken_file_changes_noth
 
 def test_stale_cutoff_follows_settings() -> None:
     assert service.stale_cutoff(Settings(offer_stale_days=30), date(2026, 11, 30)) == "2026-10-31"
+
+
+def test_launch_spec_download(client: TestClient) -> None:
+    import yaml
+
+    r = client.get(
+        "/api/v1/offers/launch-spec",
+        params={"gpu": "l40s", "gpus": 2, "provider": "runpod", "upload": "http://lab:8000"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("application/x-yaml")
+    assert "attachment" in r.headers["content-disposition"]
+    task = yaml.safe_load(r.text)
+    assert task["resources"]["cloud"] == "runpod"
+    assert task["resources"]["accelerators"] == "L40S:2"
+    assert task["resources"]["instance_type"] == "2x_L40S_SECURE"
+    assert "--upload http://lab:8000" in task["run"]
+    bad = client.get("/api/v1/offers/launch-spec", params={"gpu": "l40s", "upload": "ftp://lab.x"})
+    assert bad.status_code == 422 and bad.json()["error"]["details"]["field"] == "upload"
+    none = client.get(
+        "/api/v1/offers/launch-spec", params={"gpu": "mi250", "upload": "http://lab:8000"}
+    )
+    assert none.status_code == 422 and "no launchable offer" in none.json()["error"]["message"]
