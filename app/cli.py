@@ -65,12 +65,14 @@ def db_seed() -> None:
     """Load the shipped catalog (idempotent; keeps rows users added or edited)."""
     from app.catalog.loader import CatalogDataError, seed
     from app.db import make_engine, make_session_factory, session_scope
+    from app.offers.loader import seed as seed_offers
 
     settings = Settings()
     engine = make_engine(settings.database_url)
     try:
         with session_scope(make_session_factory(engine)) as session:
             result = seed(session, settings.data_dir)
+            seed_offers(session, settings.data_dir)
     except CatalogDataError as exc:
         err_console.print(f"[red]catalog data error:[/red] {exc}")
         raise typer.Exit(2) from exc
@@ -83,10 +85,11 @@ def db_seed() -> None:
 
 
 def _register_feature_commands() -> None:
-    from app import cli_bench, cli_recommend
+    from app import cli_bench, cli_offers, cli_recommend
 
     cli_recommend.register(cli, console, err_console)
     cli_bench.register(cli, console, err_console)
+    cli_offers.register(cli, console, err_console)
 
 
 _register_feature_commands()

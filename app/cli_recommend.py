@@ -32,6 +32,11 @@ def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
 
 # ---------------------------------------------------------------- options from the schema
 
+# A pasted config.json is given as a file on the command line.
+_FILE_FIELDS: dict[tuple[str, ...], str] = {
+    ("workload", "model", "hf_config"): "--hf-config",
+}
+
 # Flags kept from earlier versions of the CLI (the schema name is the default).
 _FLAG_NAMES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("constraints", "vendors"): ("--vendor",),
@@ -107,6 +112,12 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...], out: list[CliOption],
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             _walk(annotation, path, out, taken)
             continue
+        if path in _FILE_FIELDS:
+            taken.add(field_name)
+            out.append(CliOption(path, field_name, str, False, (_FILE_FIELDS[path],),
+                                 "A JSON file (a Hugging Face config.json): " +
+                                 (info.description or "")))  # fmt: skip
+            continue
         multiple = get_origin(annotation) is list
         scalar = _scalar(get_args(annotation)[0] if multiple else annotation)
         if scalar is None:
@@ -137,9 +148,27 @@ def build_request(options: dict[str, Any], base: dict[str, Any] | None = None) -
             if not isinstance(child, dict):
                 child = node[key] = {}
             node = child
+        if opt.path in _FILE_FIELDS:
+            value = read_json_file(str(value), _FILE_FIELDS[opt.path])
         node[opt.path[-1]] = list(value) if opt.multiple else value
     request.setdefault("workload", {})
     return request
+
+
+class OptionFileError(ValueError):
+    def __init__(self, flag: str, message: str) -> None:
+        super().__init__(message)
+        self.flag = flag
+
+
+def read_json_file(path: str, flag: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OptionFileError(flag, f"cannot read a JSON object from {path} ({exc})") from exc
+    if not isinstance(data, dict):
+        raise OptionFileError(flag, f"{path} is not a JSON object")
+    return data
 
 
 def read_request_file(path: str) -> dict[str, Any]:
@@ -164,6 +193,9 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         return 2
     try:
         request = RecommendationRequest.model_validate(build_request(options, base))
+    except OptionFileError as exc:
+        err.print(f"[red]{exc.flag}[/red]: {exc}")
+        return 2
     except ValidationError as exc:
         for e in exc.errors():
             err.print(f"[red]{field_path(e['loc'], 'request')}[/red]: {e['msg']}")
@@ -186,7 +218,42 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
     return 0
 
 
+def render_serving(response: Any, console: Console) -> None:
+    summary = response.serving
+    console.print(f"[bold]{response.workload.preset or 'model'}[/bold] serving: {summary.load}")
+    console.print(("[green]" if summary.met else "[red]") + summary.message + "[/]")
+    for tip in summary.relax:
+        console.print(f"  • {tip}")
+    rows = response.recommendations or summary.closest
+    table = Table(show_lines=False)
+    for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
+                "max tok/s", "$/1M out", "$/1M in", "$/h", "targets"):  # fmt: skip
+        table.add_column(col, justify="left" if col in ("GPU", "weights/KV") else "right")
+    for r in rows:
+        sv = r.serving
+        table.add_row(
+            str(r.rank),
+            r.gpu.name,
+            f"{sv.replicas} × {sv.gpus_per_replica}",
+            f"{sv.weight_precision}/{sv.kv_cache_precision}",
+            _fmt(sv.ttft_ms, 0),
+            _fmt(sv.itl_ms, 1),
+            _fmt(sv.output_tokens_per_s, 0),
+            _fmt(sv.max_output_tokens_per_s, 0),
+            _fmt(sv.usd_per_million_output_tokens, 2),
+            _fmt(sv.usd_per_million_input_tokens, 2),
+            _fmt(sv.usd_per_hour, 2),
+            "met" if sv.meets_slo else "missed",
+        )
+    console.print(table)
+    for warning in response.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+
+
 def render(response: Any, console: Console) -> None:
+    if getattr(response, "serving", None) is not None:
+        render_serving(response, console)
+        return
     w = response.workload
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"

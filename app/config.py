@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     bench_jobs_dir: Path | None = None
     # The command the job runner starts in a child process; tests point it elsewhere.
     bench_command: list[str] | None = None
+    # Offers (cloud and purchase prices) older than this are flagged stale wherever shown.
+    offer_stale_days: int = Field(default=90, ge=1, le=36500)
     seed_on_start: bool = True
     migrate_on_start: bool = True
     # Application logs go to stderr: "json" (one object per line, with the request id) or

@@ -91,6 +91,7 @@ def prepare_database(settings: Settings) -> None:
     """Migrate and seed; `serve` calls this once before starting workers."""
     from app import migrate
     from app.catalog.loader import seed_if_changed
+    from app.offers.loader import seed as seed_offers
 
     engine = make_engine(settings.database_url)
     try:
@@ -100,7 +101,11 @@ def prepare_database(settings: Settings) -> None:
             migrate.upgrade_if_needed(engine)
         if settings.seed_on_start:
             with session_scope(make_session_factory(engine)) as session:
-                seed_if_changed(session, settings.data_dir, migrate.current_revision(engine))
+                seeded = seed_if_changed(
+                    session, settings.data_dir, migrate.current_revision(engine)
+                )
+                if seeded is not None:  # the shipped data changed: offers with it
+                    seed_offers(session, settings.data_dir)
         if settings.migrate_on_start:
             from app.reports.repository import fail_stale_runs
 
@@ -129,6 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = make_session_factory(engine)
 
     from app.catalog.router import router as catalog_router
+    from app.offers.router import router as offers_router
     from app.recommend.router import router as recommend_router
     from app.reports import router as reports
     from app.system_router import router as system_router
@@ -136,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(system_router)
     app.include_router(catalog_router)
+    app.include_router(offers_router)
     app.include_router(recommend_router)
     reports.install(app)
     pages.install(app)

@@ -5,5 +5,6 @@ from __future__ import annotations
 
 def import_all_models() -> None:
     import app.catalog.models
+    import app.offers.models
     import app.reports.models
     import app.system_state  # noqa: F401  (each registers tables on Base.metadata)

@@ -92,7 +92,7 @@ TASK_LABELS: dict[str, str] = {
 }
 TRAINING_TASKS: tuple[Task, ...] = ("training", "fine-tuning")
 #: Tasks the engine models today (see MODELLED_PRECISIONS).
-MODELLED_TASKS: tuple[Task, ...] = ("training", "fine-tuning", "inference")
+MODELLED_TASKS: tuple[Task, ...] = ("training", "fine-tuning", "inference", "serving")
 
 Family = Literal["decoder", "encoder", "encoder-decoder", "cnn", "vit", "diffusion", "mlp"]
 FAMILIES: tuple[Family, ...] = get_args(Family)

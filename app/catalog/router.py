@@ -18,6 +18,8 @@ from app.catalog.schemas import (
     GpuReplace,
 )
 from app.deps import AdminDep, SessionDep, SettingsDep
+from app.offers import service as offers
+from app.offers.schemas import GpuWithOffers
 from app.recommend.presets import load_rules
 from app.vocab import CatalogPrecision, Segment, Vendor
 
@@ -86,9 +88,11 @@ def compare(
     return service.compare(session, slugs.split(","))
 
 
-@router.get("/{slug}", response_model=GpuOut, summary="One GPU with all fields and sources")
-def get_gpu(session: SessionDep, slug: str) -> GpuOut:
-    return service.get_gpu(session, slug)
+@router.get(
+    "/{slug}", response_model=GpuWithOffers, summary="One GPU with all fields, sources and offers"
+)
+def get_gpu(session: SessionDep, settings: SettingsDep, slug: str) -> GpuWithOffers:
+    return offers.with_offers(session, settings, service.get_gpu(session, slug))
 
 
 @router.post("", response_model=GpuOut, status_code=status.HTTP_201_CREATED)

@@ -119,3 +119,180 @@ def upfront(cost: CostEstimate, acquisition: str) -> float | None:
     if acquisition in ("rent", "either") and cost.hourly_usd is not None:
         options.append(cost.hourly_usd * AMORTISATION_HOURS)
     return min(options) if options else None
+
+
+# ---------------------------------------------------------------- offers: what to rent, what to buy
+
+ON_DEMAND_TIERS = ("on-demand",)
+ALL_TIERS = ("on-demand", "marketplace", "community")
+HOURS_PER_YEAR_WEEKS = 52
+
+
+@dataclass(frozen=True, slots=True)
+class CloudOffer:
+    """One rentable instance shape; ``usd_per_hour`` is for the whole instance."""
+
+    provider: str
+    instance_type: str
+    gpus: int
+    usd_per_hour: float
+    spot_usd_per_hour: float | None
+    tier: str  # on-demand | spot | marketplace | community
+    as_of: str
+    source: str
+    regions: int | None = None
+    accelerator: str | None = None
+
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        return self.usd_per_hour / self.gpus
+
+
+@dataclass(frozen=True, slots=True)
+class PurchaseOffer:
+    usd: float  # one card
+    condition: str  # new | used | launch
+    as_of: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RentalPolicy:
+    """Which offers a user accepts. Marketplace and community hosts are allowed unless
+    ``tiers`` leaves them out; a spot price is used only when ``allow_spot``."""
+
+    providers: tuple[str, ...] = ()
+    tiers: tuple[str, ...] = ALL_TIERS
+    allow_spot: bool = False
+    multi_node: bool = False  # several instances only where the job can span nodes
+
+
+@dataclass(frozen=True, slots=True)
+class OfferChoice:
+    offer: CloudOffer
+    instances: int
+    gpus_used: int
+    usd_per_hour: float  # what the job pays per hour, every instance together
+    spot: bool
+
+    @property
+    def gpus_paid(self) -> int:
+        return self.offer.gpus * self.instances
+
+    @property
+    def note(self) -> str | None:
+        if self.gpus_paid == self.gpus_used:
+            return None
+        shape = f"{self.instances}× " if self.instances > 1 else ""
+        return (
+            f"pays for {shape}{self.offer.gpus}-GPU {self.offer.instance_type} "
+            f"({self.gpus_paid} GPUs) to use {self.gpus_used}: {self.offer.provider} rents no "
+            "smaller shape of this GPU"
+        )
+
+
+def _accepts(offer: CloudOffer, policy: RentalPolicy) -> bool:
+    if policy.providers and offer.provider.lower() not in {p.lower() for p in policy.providers}:
+        return False
+    if offer.tier == "spot":
+        return policy.allow_spot
+    return offer.tier in policy.tiers
+
+
+def choose_offer(
+    offers: list[CloudOffer], gpus_needed: int, policy: RentalPolicy = RentalPolicy()
+) -> OfferChoice | None:
+    """The cheapest accepted way to get ``gpus_needed`` GPUs on instance shapes that exist:
+    one instance with at least that many GPUs (paying for all of them), or whole instances
+    side by side when the policy allows several nodes. ``None`` when nothing fits."""
+    n = max(1, gpus_needed)
+    best: tuple[tuple[float, int, str, str], OfferChoice] | None = None
+    for offer in offers:
+        if offer.gpus <= 0 or not _accepts(offer, policy):
+            continue
+        if offer.gpus >= n:
+            instances = 1
+        elif policy.multi_node:
+            instances = -(-n // offer.gpus)
+        else:
+            continue
+        price, spot = offer.usd_per_hour, offer.tier == "spot"
+        if (
+            policy.allow_spot
+            and offer.spot_usd_per_hour is not None
+            and offer.spot_usd_per_hour < price
+        ):
+            price, spot = offer.spot_usd_per_hour, True
+        choice = OfferChoice(offer, instances, n, price * instances, spot)
+        key = (choice.usd_per_hour, offer.gpus, offer.provider, offer.instance_type)
+        if best is None or key < best[0]:
+            best = (key, choice)
+    return best[1] if best is not None else None
+
+
+_CONDITION_ORDER = {"new": 0, "used": 1, "launch": 2}
+
+
+def choose_purchase(offers: list[PurchaseOffer]) -> PurchaseOffer | None:
+    """The price basis a purchase row uses: a new street price, else a used/market price,
+    else the launch price; the most recent of that basis, then the cheapest."""
+    if not offers:
+        return None
+    return min(
+        offers, key=lambda o: (_CONDITION_ORDER.get(o.condition, 9), _neg_date(o.as_of), o.usd)
+    )
+
+
+def _neg_date(as_of: str) -> tuple[int, ...]:
+    return tuple(-int(p) for p in as_of.split("-") if p.isdigit())
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """How much the user would use the hardware: the horizon of a buy-versus-rent verdict."""
+
+    hours_per_week: float = 40.0
+    years: float = 3.0
+    resale_fraction: float = 0.0  # share of the purchase price recovered at the end
+    electricity_usd_per_kwh: float = DEFAULT_ELECTRICITY_USD_PER_KWH
+
+    @property
+    def hours(self) -> float:
+        return self.hours_per_week * HOURS_PER_YEAR_WEEKS * self.years
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    cheaper: str  # buy | rent
+    break_even_hours: float | None  # hours of use at which buying starts to pay
+    buy_total_usd: float  # purchase less resale, plus electricity over the usage
+    rent_total_usd: float  # the chosen offer's hourly price over the usage
+    hours: float
+
+
+def verdict(
+    purchase_usd: float,
+    energy_usd_per_hour: float | None,
+    rent_usd_per_hour: float,
+    usage: Usage,
+) -> Verdict:
+    energy = energy_usd_per_hour or 0.0
+    net_purchase = purchase_usd * (1.0 - usage.resale_fraction)
+    buy_total = net_purchase + energy * usage.hours
+    rent_total = rent_usd_per_hour * usage.hours
+    saving = rent_usd_per_hour - energy
+    break_even = net_purchase / saving if saving > 0 else None
+    return Verdict(
+        cheaper="buy" if buy_total < rent_total else "rent",
+        break_even_hours=break_even,
+        buy_total_usd=buy_total,
+        rent_total_usd=rent_total,
+        hours=usage.hours,
+    )
+
+
+def usd_per_million_tokens(usd_per_hour: float | None, tokens_per_s: float | None) -> float | None:
+    """What a million tokens cost at a steady rate on hardware billed by the hour."""
+    if not usd_per_hour or not tokens_per_s or tokens_per_s <= 0:
+        return None
+    return usd_per_hour / (tokens_per_s * 3600.0) * 1e6

@@ -87,6 +87,12 @@ class ModelSpec:
     # Network passes per sample: a diffusion image is `steps × 2` UNet passes (classifier-free
     # guidance); gflops_per_sample covers them all, but only one pass's activations are alive.
     passes_per_sample: int | None = None
+    # K+V values cached per token over the layers that keep every token, and over the
+    # sliding-window layers (which keep at most ``sliding_window`` tokens); set when the shape
+    # comes from a config.json (GQA with an explicit head_dim, latent attention, local layers).
+    kv_elements_per_token: float | None = None
+    kv_window_elements_per_token: float | None = None
+    sliding_window: int | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -111,9 +117,35 @@ class ModelSpec:
             return None
         return self.hidden_size / self.num_heads
 
+    def kv_values(self, context: float) -> float | None:
+        """K+V values one sequence of ``context`` tokens keeps, over all layers."""
+        if self.kv_elements_per_token is not None:
+            window = min(context, float(self.sliding_window or context))
+            local = (self.kv_window_elements_per_token or 0.0) * window
+            return self.kv_elements_per_token * context + local
+        if not self.has_shape or self.head_dim is None:
+            return None
+        return 2.0 * (self.layers or 0) * (self.kv_heads or 1) * self.head_dim * context
+
     def vit_tokens(self) -> int:
         side = int(self.input_size or 224)
         return (side // 16) ** 2 + 1  # patch 16 plus the class token
+
+
+@dataclass(frozen=True, slots=True)
+class ServingSpec:
+    """The load and targets of task 'serving' (means; spreads size the KV cache)."""
+
+    prompt_tokens: int
+    output_tokens: int
+    concurrent_requests: float | None = None
+    requests_per_s: float | None = None
+    prompt_tokens_spread: int | None = None
+    output_tokens_spread: int | None = None
+    ttft_ms_target: float | None = None
+    itl_ms_target: float | None = None
+    target_percentile: str = "p50"
+    kv_cache_precision: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +169,16 @@ class WorkloadSpec:
     preset: str | None = None
     # How the model runs (app.vocab Runtime) and its weight format (app.vocab Quantization);
     # ``weight_bits`` is the format's bits per weight from data/efficiency.yaml, scales included.
+    # ``runtime`` is always set; ``runtime_given`` says the request named it (task 'serving'
+    # otherwise picks it per GPU backend: vLLM on CUDA/ROCm, MLX on Apple, llama.cpp on CPU).
     runtime: str = "pytorch"
+    runtime_given: bool = False
     quantization: str = "none"
     weight_bits: float | None = None
     # The runtime efficiency table the estimate reads (data/efficiency.yaml); None: eager
     # PyTorch constants. Carried with the job so every caller of the engine sees the same one.
     efficiency: EfficiencyTable | None = field(default=None, compare=False, hash=False, repr=False)
+    serving: ServingSpec | None = None
 
     @property
     def training(self) -> bool:
@@ -277,9 +313,7 @@ def kv_cache_bytes(work: WorkloadSpec, kv_bytes: float) -> float:
     if m.family != "decoder" or not m.has_shape:
         return 0.0
     context = work.seq_len + work.output_tokens
-    head_dim = m.head_dim or 0.0
-    per_token = 2.0 * (m.layers or 0) * (m.kv_heads or 1) * head_dim * kv_bytes
-    return per_token * context * work.batch_size
+    return (m.kv_values(context) or 0.0) * kv_bytes * work.batch_size
 
 
 def _context_gb(backend: str) -> float:

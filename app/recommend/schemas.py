@@ -20,13 +20,17 @@ from app.vocab import (
     Runtime,
     Task,
 )
+from app.vocab import KvCachePrecision as KvPrecision
 from app.vocab import Segment as SegmentName
 from app.vocab import Vendor as VendorName
 
 __all__ = [
-    "Acquisition", "Family", "Framework", "Objective", "Optimizer", "Peft", "Precision",
-    "Quantization", "Runtime", "SegmentName", "Task", "VendorName",
+    "Acquisition", "Family", "Framework", "KvPrecision", "Objective", "Optimizer", "Peft",
+    "Precision", "Quantization", "Runtime", "SegmentName", "ServingRuntime", "Task", "VendorName",
 ]  # fmt: skip
+
+# The runtimes task 'serving' models (app/domain/serving.py RUNTIMES).
+ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
@@ -203,6 +207,122 @@ class ModelIn(_In):
         description="network passes per sample (diffusion steps × 2)",
         json_schema_extra=ui("shape"),
     )
+    kv_elements_per_token: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e9,
+        title="KV values per token",
+        description="K+V values cached per token over the layers that keep every token "
+        "(derived from a config.json; overrides 2 × layers × KV heads × head size).",
+        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+    )
+    kv_window_elements_per_token: float | None = Field(
+        default=None,
+        ge=0,
+        le=1e9,
+        title="KV values per token (sliding-window layers)",
+        description="K+V values per token over the layers that keep only a window.",
+        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+    )
+    sliding_window: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEQ,
+        title="Sliding window (tokens)",
+        description="Tokens a sliding-window layer keeps.",
+        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+    )
+    hf_config: dict[str, Any] | None = Field(
+        default=None,
+        title="Or paste its config.json",
+        description="A Hugging Face config.json: family, total and active parameters, layers, "
+        "heads, KV heads and KV bytes per token are derived from it (dense, GQA, MoE with "
+        "shared experts, latent attention); fields given here override it. Nothing is fetched.",
+        json_schema_extra={**ui("model"), "widget": "textarea"},
+    )
+
+
+class ServingIn(_In):
+    """An LLM served to many users at once (task 'serving')."""
+
+    concurrent_requests: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        title="Concurrent users",
+        description="Requests in flight at once. Give this or requests per second.",
+        json_schema_extra=ui("serving", tasks=("serving",), kind="count"),
+    )
+    requests_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        title="Requests per second",
+        description="Arrival rate of new requests, instead of concurrent users.",
+        json_schema_extra=ui("serving", tasks=("serving",)),
+    )
+    prompt_tokens: int = Field(
+        default=1000,
+        ge=1,
+        le=MAX_SEQ,
+        title="Prompt tokens (mean)",
+        description="Mean input length per request.",
+        json_schema_extra=ui("serving", tasks=("serving",), kind="count", assumed="1,000"),
+    )
+    output_tokens: int = Field(
+        default=300,
+        ge=1,
+        le=MAX_SEQ,
+        title="Output tokens (mean)",
+        description="Mean generated length per request.",
+        json_schema_extra=ui("serving", tasks=("serving",), kind="count", assumed="300"),
+    )
+    prompt_tokens_spread: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEQ,
+        title="Prompt spread (±)",
+        description="Optional: typical deviation of the prompt length; the KV cache is sized "
+        "for mean + spread.",
+        json_schema_extra=ui("serving", tasks=("serving",), kind="count"),
+    )
+    output_tokens_spread: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEQ,
+        title="Output spread (±)",
+        description="Optional: typical deviation of the output length.",
+        json_schema_extra=ui("serving", tasks=("serving",), kind="count"),
+    )
+    ttft_ms_target: float | None = Field(
+        default=None,
+        gt=0,
+        le=3.6e6,
+        title="Time to first token ≤ (ms)",
+        description="Longest acceptable wait for the first token; configurations that miss "
+        "it are excluded.",
+        json_schema_extra=ui("serving", tasks=("serving",)),
+    )
+    itl_ms_target: float | None = Field(
+        default=None,
+        gt=0,
+        le=3.6e6,
+        title="Time between tokens ≤ (ms)",
+        description="Inter-token latency; 50 ms ≈ 20 tokens/s per user.",
+        json_schema_extra=ui("serving", tasks=("serving",)),
+    )
+    target_percentile: Literal["p50", "p95"] = Field(
+        default="p50",
+        title="Targets apply to",
+        description="The median request (p50) or the 95th percentile.",
+        json_schema_extra=ui("serving", tasks=("serving",)),
+    )
+    kv_cache_precision: KvPrecision | None = Field(
+        default=None,
+        title="KV cache precision",
+        description="bf16/fp16, or fp8 (halves the cache; Ada, Hopper, Blackwell, MI300).",
+        json_schema_extra=ui("serving", tasks=("serving",), assumed="the planner tries both"),
+    )
 
 
 class WorkloadIn(_In):
@@ -312,7 +432,8 @@ class WorkloadIn(_In):
         title="Runtime",
         description="How the model runs: eager PyTorch, torch.compile, TensorRT, vLLM, "
         "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
-        "llama.cpp for GGUF formats.",
+        "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm, MLX on Apple, "
+        "llama.cpp on CPU.",
         json_schema_extra=ui("workload", assumed="PyTorch (eager)"),
     )
     quantization: Quantization | None = Field(
@@ -321,6 +442,9 @@ class WorkloadIn(_In):
         description="Format of a quantised model's weights (bits per weight from "
         "data/efficiency.yaml).",
         json_schema_extra=ui("workload", tasks=INFERS),
+    )
+    serving: ServingIn | None = Field(
+        default=None, description="The load and latency targets of task 'serving'."
     )
 
 
@@ -470,6 +594,12 @@ class ModelOut(BaseModel):
     activation_mb_per_sample: float | None = None
     activation_coeff: float | None = None
     passes_per_sample: int | None = None
+    kv_elements_per_token: float | None = None
+    kv_window_elements_per_token: float | None = None
+    sliding_window: int | None = None
+    kv_bytes_per_token_16bit: float | None = Field(
+        default=None, description="KV cache bytes per token of context at 2 bytes per value"
+    )
 
 
 class ResolvedWorkload(BaseModel):
@@ -491,6 +621,18 @@ class ResolvedWorkload(BaseModel):
     runtime: Runtime = "pytorch"
     quantization: Quantization = "none"
     weight_bits: float | None = None
+    serving: ServingResolvedOut | None = None
+
+
+class ServingResolvedOut(BaseModel):
+    concurrent_requests: float | None
+    requests_per_s: float | None
+    prompt_tokens: int
+    output_tokens: int
+    ttft_ms_target: float | None
+    itl_ms_target: float | None
+    target_percentile: str
+    kv_cache_precision: str | None
 
 
 class MemoryOut(BaseModel):
@@ -620,6 +762,53 @@ class Recommendation(BaseModel):
     alternatives: list[AlternativeOut] = Field(
         default_factory=list, description="this card's other configurations (GPU counts, savers)"
     )
+    serving: ServingOut | None = None
+
+
+class CurvePointOut(BaseModel):
+    concurrency: int = Field(description="running requests per replica")
+    itl_ms: float
+    ttft_ms: float
+    output_tokens_per_s: float = Field(description="all replicas")
+
+
+class ServingOut(BaseModel):
+    """One serving configuration: its shape, latency at the asked load, capacity and cost."""
+
+    replicas: int
+    gpus_per_replica: int
+    tensor_parallel: int
+    runtime: str
+    runtime_version: str
+    weight_precision: str
+    weight_format: str
+    kv_cache_precision: str
+    max_concurrency: int = Field(description="requests all replicas hold at once (KV cache)")
+    ttft_ms: float | None
+    ttft_p95_ms: float | None
+    itl_ms: float | None
+    itl_p95_ms: float | None
+    output_tokens_per_s: float | None = Field(description="at the asked load")
+    input_tokens_per_s: float | None
+    requests_per_s: float | None
+    max_output_tokens_per_s: float = Field(description="at saturation")
+    usd_per_hour: float | None
+    usd_per_million_output_tokens: float | None
+    usd_per_million_input_tokens: float | None
+    meets_slo: bool
+    misses: list[str] = []
+    kv_cache_gb_per_request: float
+    curve: list[CurvePointOut] = []
+
+
+class ServingSummaryOut(BaseModel):
+    """Whether any configuration carries the load within the targets, and if not, why."""
+
+    met: bool
+    message: str
+    load: str
+    relax: list[str] = []
+    closest: list[Recommendation] = []
 
 
 ExclusionCode = Literal[
@@ -630,6 +819,8 @@ ExclusionCode = Literal[
     "filtered_out",
     "no_price",
     "no_figures",
+    "misses_targets",
+    "runtime_unsupported",
 ]
 
 
@@ -676,6 +867,7 @@ class RecommendationResponse(BaseModel):
         "cheaper cards do the job, and what they cost",
     )
     what_if: list[WhatIfOut] | None = None
+    serving: ServingSummaryOut | None = None
 
 
 class WhatIfOut(BaseModel):

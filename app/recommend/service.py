@@ -16,6 +16,7 @@ from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
+from app.recommend import serving as serving_plan
 from app.recommend import whatif
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import build_row, gpu_out, memory_out
@@ -157,6 +158,8 @@ def recommend(
 ) -> s.RecommendationResponse:
     """Rank every GPU in ``gpus`` for the request; list the others with the reason."""
     work, warnings = resolve_workload(request.workload, data_dir)
+    if work.task == "serving":
+        return serving_plan.recommend(request, work, warnings, gpus, rules, calibration)
     cons = request.constraints
     if cons.max_job_cost_usd is not None and work.dataset_samples is None:
         warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
@@ -227,6 +230,8 @@ def estimate(
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
     work, warnings = resolve_workload(request.workload, data_dir)
+    if work.task == "serving":
+        return serving_plan.estimate(request, work, warnings, gpu, rules, calibration)
     ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     if request.num_gpus is not None:
         ctx = dataclasses.replace(

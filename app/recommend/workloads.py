@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from app.domain.workload import ModelSpec, WorkloadSpec
+from app.domain.hf_config import HfConfigError, parse_hf_config
+from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
 from app.recommend.presets import DATA_DIR, Preset, load_efficiency, load_presets
@@ -18,8 +19,11 @@ from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
 
 
 def _model_out(m: ModelSpec) -> s.ModelOut:
-    # field by field from the model spec: ModelOut mirrors ModelSpec (tests/test_vocab.py)
-    return s.ModelOut(**{name: getattr(m, name) for name in s.ModelOut.model_fields})
+    # field by field from the model spec: ModelOut mirrors ModelSpec (tests/test_field_lists.py)
+    # plus the KV cache per token it implies
+    kv = (m.kv_values(1.0) or 0.0) * 2.0 if m.family == "decoder" else 0.0
+    spec = {name: getattr(m, name) for name in s.ModelOut.model_fields if hasattr(m, name)}
+    return s.ModelOut(**spec, kv_bytes_per_token_16bit=kv or None)
 
 
 def _preset_out(p: Preset) -> s.WorkloadPresetOut:
@@ -55,13 +59,43 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
     if preset is not None:
         m = preset.model
         base = {f.name: getattr(m, f.name) for f in fields(m)}
+    if w.model is not None and w.model.hf_config is not None:
+        base.update(model_fields_from_hf_config(w.model.hf_config))
     if w.model is not None:
-        base.update({k: v for k, v in w.model.model_dump().items() if v is not None})
+        given = w.model.model_dump(exclude={"hf_config"})
+        base.update({k: v for k, v in given.items() if v is not None})
     if not base.get("family"):
         raise InvalidInput("give a preset or model.family", field="workload.model.family")
     if not base.get("params"):
         raise InvalidInput("give a preset or model.params", field="workload.model.params")
     return ModelSpec(**base)
+
+
+def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
+    """ModelSpec fields derived from a config.json; a bad one is a 422 naming its key."""
+    try:
+        hf = parse_hf_config(raw)
+    except HfConfigError as exc:
+        raise InvalidInput(
+            f"config.json: {exc.message}", field=f"workload.model.hf_config.{exc.field}"
+        ) from exc
+    return {
+        "family": hf.family,
+        "params": hf.params,
+        "active_params": hf.active_params,
+        "layers": hf.layers,
+        "hidden_size": hf.hidden_size,
+        "num_heads": hf.num_heads,
+        "num_kv_heads": hf.num_kv_heads,
+        "intermediate_size": hf.intermediate_size,
+        "vocab_size": hf.vocab_size,
+        "max_context": hf.max_context,
+        "experts": hf.experts,
+        "active_experts": hf.active_experts,
+        "kv_elements_per_token": hf.kv_elements_per_token,
+        "kv_window_elements_per_token": hf.kv_window_elements_per_token,
+        "sliding_window": hf.sliding_window,
+    }
 
 
 def _check_model(m: ModelSpec) -> None:
@@ -121,7 +155,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if task not in MODELLED_TASKS:
         # in the vocabulary, not yet in the engine: say so rather than estimate it wrongly
         raise InvalidInput(f"task '{task}' is not modelled yet", field="workload.task")
-    inference = task == "inference"
+    serving = _serving_spec(w, model, task, warnings)
+    inference = task in ("inference", "serving")
     if inference and w.optimizer is not None:
         raise InvalidInput("an optimizer makes no sense for inference", field="workload.optimizer")
     if inference and w.peft not in (None, "none"):
@@ -149,7 +184,12 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         )
 
     precision = w.precision or d.get("precision") or "bf16"
-    if precision not in MODELLED_PRECISIONS:
+    if precision == "fp4" and task != "serving":
+        raise InvalidInput(
+            "fp4 weights (NVFP4/MXFP4) are modelled for task 'serving' only",
+            field="workload.precision",
+        )
+    if precision not in MODELLED_PRECISIONS and task != "serving":
         raise InvalidInput(
             f"precision '{precision}' is not modelled yet", field="workload.precision"
         )
@@ -200,15 +240,21 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         if w.dataset_samples is not None
         else d.get("dataset_samples"),
         epochs=float(w.epochs or epochs_default),
-        latency_target_ms=w.latency_target_ms if inference else None,
+        latency_target_ms=w.latency_target_ms if task == "inference" else None,
         lora_rank=w.lora_rank or 16,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
         preset=preset.id if preset is not None else None,
         runtime=runtime,
+        runtime_given=w.runtime is not None,
         quantization=quantization,
         weight_bits=bits,
         efficiency=load_efficiency(data_dir),
+        serving=serving,
     )
+    if serving is not None:
+        work = dataclasses.replace(
+            work, seq_len=serving.prompt_tokens, output_tokens=serving.output_tokens
+        )
     return work, warnings
 
 
@@ -237,6 +283,8 @@ def _runtime(
     table = load_efficiency(data_dir)
     defaults = table.default_runtime
     quant = w.quantization or "none"
+    if task == "serving":
+        return _serving_runtime(w), "none", precision, None
     inference = task == "inference"
     if quant != "none" and not inference and not (peft == "qlora" and quant == "nf4"):
         raise InvalidInput(
@@ -279,9 +327,80 @@ def _runtime(
     return runtime, quant, precision, bits
 
 
+_SERVING_RUNTIMES: tuple[str, ...] = get_args(s.ServingRuntime)
+
+
+def _serving_runtime(w: s.WorkloadIn) -> str:
+    """Task 'serving' runs on its own runtimes (app/domain/serving.py RUNTIMES) and picks its
+    weight formats itself. Blank: vLLM here; the serving planner then picks per GPU backend
+    (``WorkloadSpec.runtime_given`` is False)."""
+    if w.quantization not in (None, "none"):
+        raise InvalidInput(
+            "serving chooses its weight formats itself (give precision to pin one)",
+            field="workload.quantization",
+        )
+    if w.runtime is None:
+        return "vllm"
+    if w.runtime not in _SERVING_RUNTIMES:
+        raise InvalidInput(
+            f"{w.runtime} is not a serving runtime; serving runs on "
+            + ", ".join(_SERVING_RUNTIMES),
+            field="workload.runtime",
+        )
+    return w.runtime
+
+
+def _serving_spec(
+    w: s.WorkloadIn, model: ModelSpec, task: str, warnings: list[str]
+) -> ServingSpec | None:
+    if task != "serving":
+        if w.serving is not None:
+            warnings.append("the serving block only applies to task 'serving'; ignored")
+        return None
+    if model.family != "decoder":
+        raise InvalidInput(
+            "serving is modelled for decoder LLMs (family 'decoder')", field="workload.task"
+        )
+    if model.kv_values(1.0) is None:
+        raise InvalidInput(
+            "serving needs the model's layers, hidden_size and heads (or a config.json)",
+            field="workload.model.layers",
+        )
+    sv = w.serving or s.ServingIn()
+    if sv.concurrent_requests is None and sv.requests_per_s is None:
+        raise InvalidInput(
+            "give the load: concurrent_requests or requests_per_s",
+            field="workload.serving.concurrent_requests",
+        )
+    if sv.concurrent_requests is not None and sv.requests_per_s is not None:
+        raise InvalidInput(
+            "give concurrent_requests or requests_per_s, not both",
+            field="workload.serving.requests_per_s",
+        )
+    ctx = sv.prompt_tokens + sv.output_tokens
+    if model.max_context and ctx > model.max_context:
+        raise InvalidInput(
+            f"prompt + output = {ctx} tokens exceeds the model's context of "
+            f"{model.max_context}",
+            field="workload.serving.prompt_tokens",
+        )
+    return ServingSpec(
+        prompt_tokens=sv.prompt_tokens,
+        output_tokens=sv.output_tokens,
+        concurrent_requests=sv.concurrent_requests,
+        requests_per_s=sv.requests_per_s,
+        prompt_tokens_spread=sv.prompt_tokens_spread,
+        output_tokens_spread=sv.output_tokens_spread,
+        ttft_ms_target=sv.ttft_ms_target,
+        itl_ms_target=sv.itl_ms_target,
+        target_percentile=sv.target_percentile,
+        kv_cache_precision=sv.kv_cache_precision,
+    )
+
+
 def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
     m = work.model
-    inference = work.task == "inference"
+    inference = work.task in ("inference", "serving")
     return s.ResolvedWorkload(
         preset=work.preset,
         task=work.task,
@@ -301,4 +420,20 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         runtime=work.runtime,
         quantization=work.quantization,
         weight_bits=work.weight_bits,
+        serving=_serving_out(work.serving),
+    )
+
+
+def _serving_out(sv: ServingSpec | None) -> s.ServingResolvedOut | None:
+    if sv is None:
+        return None
+    return s.ServingResolvedOut(
+        concurrent_requests=sv.concurrent_requests,
+        requests_per_s=sv.requests_per_s,
+        prompt_tokens=sv.prompt_tokens,
+        output_tokens=sv.output_tokens,
+        ttft_ms_target=sv.ttft_ms_target,
+        itl_ms_target=sv.itl_ms_target,
+        target_percentile=sv.target_percentile,
+        kv_cache_precision=sv.kv_cache_precision,
     )

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import typing
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
+from pydantic import ValidationError
 
 from app.catalog import service as catalog
 from app.catalog.repository import SORTABLE, GpuFilter
-from app.deps import SessionDep
+from app.config import Settings
+from app.deps import SessionDep, SettingsDep
 from app.errors import InvalidInput, NotFound
+from app.recommend import orchestrate
+from app.recommend import schemas as rs
 from app.reports import service as reports
 from app.web.catalog_form import (
     CATALOG_PRECISIONS,
@@ -96,9 +102,79 @@ SPEC_ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class FitRow:
+    preset: str
+    name: str
+    task: str
+    params: float
+    fits: bool
+    throughput: float | None
+    unit: str | None
+    precision: str | None
+    reason: str | None
+
+
+# Precisions for "the largest model that fits", most to least memory per weight.
+FIT_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+
+
+def _what_fits(
+    session: Any, settings: Settings, slug: str
+) -> tuple[list[FitRow], list[tuple[str, FitRow | None]]]:
+    """Each preset at its own defaults on one of this GPU, and the largest LLM preset that
+    fits it for inference per precision — all from the engine (estimate), nothing guessed."""
+    rows: list[FitRow] = []
+    presets = orchestrate.list_workloads(settings).workloads
+
+    def run(preset: Any, **workload: Any) -> FitRow:
+        req = rs.EstimateRequest(
+            workload=rs.WorkloadIn(preset=preset.id, **workload), gpu=slug, num_gpus=1
+        )
+        try:
+            est = orchestrate.estimate_for(session, settings, req)
+        except (InvalidInput, NotFound) as exc:
+            task = str(workload.get("task") or preset.defaults.get("task"))
+            return FitRow(
+                preset.id, preset.name, task, preset.model.params, False, None, None, None,
+                exc.message,
+            )
+        r = est.result
+        ok = r is not None and r.fits
+        return FitRow(
+            preset=preset.id,
+            name=preset.name,
+            task=est.workload.task,
+            params=preset.model.params,
+            fits=ok,
+            throughput=r.throughput.value if ok and r else None,
+            unit=r.throughput.unit if ok and r else None,
+            precision=r.precision if r else None,
+            reason=None if ok else (est.excluded.reason if est.excluded else "does not fit"),
+        )
+
+    rows = [run(p) for p in presets]
+    llms = sorted(
+        (p for p in presets if p.model.family == "decoder"), key=lambda p: -p.model.params
+    )
+    largest: list[tuple[str, FitRow | None]] = []
+    for precision in FIT_PRECISIONS:
+        found = None
+        for p in llms:
+            row = run(p, task="inference", precision=precision, batch_size=1)
+            if row.fits and row.precision == precision:
+                found = row
+                break
+        largest.append((precision, found))
+    return rows, largest
+
+
 @router.get("/gpus/{slug}", response_class=HTMLResponse)
-def gpu_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
+def gpu_detail(
+    request: Request, slug: str, session: SessionDep, settings: SettingsDep
+) -> HTMLResponse:
     gpu = catalog.get_gpu(session, slug)
+    fit_rows, largest = _what_fits(session, settings, slug)
     sources = {s.id: s for s in gpu.sources}
     device_reports = reports.list_reports(session, gpu_slug=slug, limit=50).items
     others = catalog.list_gpus(
@@ -114,36 +190,85 @@ def gpu_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse
         "sources": sources,
         "device_reports": device_reports,
         "compare_slugs": ",".join([slug, *similar]),
+        "fit_rows": fit_rows,
+        "largest": largest,
     }
     return render(request, "gpu.html", ctx)
 
 
-COMPARE_UNITS = {
-    "memory_gb": "GB",
-    "memory_bandwidth_gbs": "GB/s",
-    "fp32_tflops": "TFLOPS",
-    "tf32_tflops": "TFLOPS",
-    "fp16_tflops": "TFLOPS",
-    "bf16_tflops": "TFLOPS",
-    "fp8_tflops": "TFLOPS",
-    "int8_tops": "TOPS",
-    "tdp_w": "W",
-    "purchase_usd": "USD",
-    "cloud_price_usd_per_hour": "USD/h",
+# (label, unit, higher is better) for each figure a side-by-side shows.
+COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
+    "memory_gb": ("Memory", "GB", True),
+    "memory_bandwidth_gbs": ("Memory bandwidth", "GB/s", True),
+    "fp32_tflops": ("FP32", "TFLOPS", True),
+    "tf32_tflops": ("TF32 (dense tensor)", "TFLOPS", True),
+    "fp16_tflops": ("FP16 (dense tensor)", "TFLOPS", True),
+    "bf16_tflops": ("BF16 (dense tensor)", "TFLOPS", True),
+    "fp8_tflops": ("FP8 (dense tensor)", "TFLOPS", True),
+    "int8_tops": ("INT8 (dense tensor)", "TOPS", True),
+    "tdp_w": ("Board power", "W", False),
+    "launch_price_usd": ("Launch price", "USD", False),
+    "street_price_usd": ("Street price", "USD", False),
+    "cloud_price_usd_per_hour": ("Cloud price", "USD per GPU-hour", False),
+    "purchase_usd": ("Price used for buying", "USD", False),
+    "interconnect_gbs": ("GPU interconnect", "GB/s", True),
 }
 
 
 def _compare_value(gpu: Any, name: str) -> Any:
     if name == "cloud_price_usd_per_hour":
         return gpu.cloud_price.usd_per_hour if gpu.cloud_price else None
+    if name == "street_price_usd":
+        return gpu.street_price.usd if gpu.street_price else None
     return getattr(gpu, name, None)
 
 
+def _compare_rows(result: Any) -> list[tuple[str, str, bool, list[tuple[Any, float | None]]]]:
+    rows = []
+    for name in result.fields:
+        label, unit, higher = COMPARE_FIGURES.get(name, (name.replace("_", " "), "", True))
+        base = _compare_value(result.gpus[0].gpu, name)
+        cells = []
+        for r in result.gpus:
+            value = _compare_value(r.gpu, name)
+            ratio = r.ratios.get(name)
+            if ratio is None and value is not None and base:
+                ratio = round(value / base, 4)
+            cells.append((value, ratio))
+        rows.append((label, unit, higher, cells))
+    return rows
+
+
+def _compare_workload(
+    session: Any, settings: Settings, slugs: list[str], preset: str, task: str | None
+) -> list[Any]:
+    """The same job on one configuration of each GPU: fit, throughput, cost, from the engine."""
+    out = []
+    for slug in slugs:
+        req = rs.EstimateRequest(workload=rs.WorkloadIn(preset=preset, task=task), gpu=slug)
+        out.append(orchestrate.estimate_for(session, settings, req))
+    return out
+
+
 @router.get("/compare", response_class=HTMLResponse)
-def compare(request: Request, session: SessionDep) -> HTMLResponse:
+def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
     slugs = parse_slugs(request.query_params.getlist("slugs"))
     every = catalog.list_gpus(session, GpuFilter(), limit=500).items
-    ctx: dict[str, Any] = {"slugs": slugs, "all_gpus": every, "result": None, "error": None}
+    presets = orchestrate.list_workloads(settings).workloads
+    preset = request.query_params.get("preset", "").strip()
+    task = request.query_params.get("task", "").strip() or None
+    ctx: dict[str, Any] = {
+        "slugs": slugs,
+        "all_gpus": every,
+        "result": None,
+        "error": None,
+        "presets": presets,
+        "preset": preset,
+        "task": task or "",
+        "tasks": [t for t in typing.get_args(rs.Task)],
+        "job": None,
+        "job_error": None,
+    }
     status = 200
     if slugs:
         try:
@@ -153,12 +278,14 @@ def compare(request: Request, session: SessionDep) -> HTMLResponse:
             status = exc.status_code
         else:
             ctx["result"] = result
-            ctx["rows"] = [
-                (
-                    name,
-                    COMPARE_UNITS.get(name, ""),
-                    [(_compare_value(r.gpu, name), r.ratios.get(name)) for r in result.gpus],
-                )
-                for name in result.fields
-            ]
+            ctx["rows"] = _compare_rows(result)
+            if preset:
+                try:
+                    ctx["job"] = _compare_workload(session, settings, slugs, preset, task)
+                except (InvalidInput, NotFound) as exc:
+                    ctx["job_error"] = exc.message
+                    status = exc.status_code
+                except ValidationError:
+                    ctx["job_error"] = "choose a task from the list"
+                    status = 422
     return render(request, "compare.html", ctx, status_code=status)

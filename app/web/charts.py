@@ -35,6 +35,8 @@ class Point:
     href: str | None = None
     emphasis: bool = False
     series: int = 0
+    anchor_end: bool = False  # label drawn to the left of the point
+    outlier: bool = False  # beyond the scale: drawn at its edge, marked
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Chart:
     top: float
     bottom: float
     series: list[Series]
+    front: str = ""  # SVG path of the Pareto front, when asked for
 
     @property
     def empty(self) -> bool:
@@ -92,9 +95,24 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     return [t for t in out if lo / 1.0001 <= t <= hi * 1.0001] or [lo, hi]
 
 
+def robust_max(values: list[float]) -> float | None:
+    """The top of a scale that one outlier cannot set: with five or more values, anything
+    beyond the upper quartile + 3 × the interquartile range is off the scale."""
+    vals = sorted(v for v in values if v is not None and math.isfinite(v))
+    if len(vals) < 5:
+        return None
+    q1, q3 = vals[len(vals) // 4], vals[(3 * len(vals)) // 4]
+    fence = q3 + 3 * (q3 - q1)
+    return fence if vals[-1] > fence and fence > 0 else None
+
+
 class _Axis:
     def __init__(self, values: list[float], lo_px: float, hi_px: float, log: bool) -> None:
         vals = [v for v in values if v is not None and math.isfinite(v)]
+        cap = robust_max(vals) if not log else None
+        if cap is not None:
+            vals = [v for v in vals if v <= cap]
+        self.cap = max(vals) if cap is not None and vals else None
         self.log = log and bool(vals) and min(vals) > 0
         if not vals:
             vals = [0.0, 1.0]
@@ -112,7 +130,12 @@ class _Axis:
         self.lo, self.hi = lo, hi
         self.lo_px, self.hi_px = lo_px, hi_px
 
+    def clipped(self, v: float) -> bool:
+        return self.cap is not None and v > self.hi
+
     def __call__(self, v: float) -> float:
+        if self.cap is not None:
+            v = min(v, self.hi)
         if self.log:
             span = math.log10(self.hi) - math.log10(self.lo)
             frac = (math.log10(v) - math.log10(self.lo)) / span
@@ -133,8 +156,13 @@ def xy_chart(
     log_y: bool = False,
     width: int = WIDTH,
     height: int = HEIGHT,
+    pareto: bool = False,
 ) -> Chart:
-    """Scatter or line chart. Each point: {x, y, label, title?, href?, emphasis?}."""
+    """Scatter or line chart. Each point: {x, y, label, title?, href?, emphasis?}.
+
+    ``pareto``: x is a cost and y a benefit; the front (no other point is both cheaper and
+    better) is drawn as a step line, and only points with room for their label keep it, so
+    labels never overlap (every point keeps its title and is listed beside the chart)."""
     left, right = MARGIN_L, width - MARGIN_R
     top, bottom = MARGIN_T, height - MARGIN_B
     all_pts = [p for _, pts in series for p in pts if _finite(p.get("x")) and _finite(p.get("y"))]
@@ -155,13 +183,29 @@ def xy_chart(
                     x=xa(p["x"]),
                     y=ya(p["y"]),
                     label=str(p.get("label", "")),
-                    title=str(p.get("title") or p.get("label", "")),
+                    title=str(p.get("title") or p.get("label", ""))
+                    + (" (off the scale)" if xa.clipped(p["x"]) or ya.clipped(p["y"]) else ""),
                     href=p.get("href"),
+                    outlier=xa.clipped(p["x"]) or ya.clipped(p["y"]),
                     emphasis=bool(p.get("emphasis")),
                     series=i,
                 )
             )
         out.append(s)
+    front = ""
+    if pareto:
+        placed = sorted((q for ser in out for q in ser.points), key=lambda q: (q.x, q.y))
+        best: list[Point] = []
+        for q in placed:
+            if not best or q.y < best[-1].y - 1e-9:  # screen y: smaller is better
+                best.append(q)
+        front = " ".join(
+            f"M{q.x:.1f},{q.y:.1f}"
+            if i == 0
+            else f"L{q.x:.1f},{best[i - 1].y:.1f} L{q.x:.1f},{q.y:.1f}"
+            for i, q in enumerate(best)
+        )
+        _declutter(best + [q for q in placed if q not in best], right)
     return Chart(
         width=width,
         height=height,
@@ -174,7 +218,25 @@ def xy_chart(
         top=top,
         bottom=bottom,
         series=out,
+        front=front,
     )
+
+
+def _declutter(points: list[Point], right: float, char_w: float = 6.6, line_h: float = 14) -> None:
+    """Keep a point's label only where it overlaps no label already placed (in order)."""
+    placed: list[tuple[float, float, float, float]] = []
+    for p in points:
+        if not p.label:
+            continue
+        w = len(p.label) * char_w
+        x0 = p.x + 8 if p.x + 8 + w <= right else p.x - 8 - w
+        box = (x0, p.y - 6 - line_h, x0 + w, p.y - 6)
+        apart = (box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in placed)
+        if not all(apart):
+            p.label = ""
+            continue
+        p.anchor_end = x0 < p.x
+        placed.append(box)
 
 
 @dataclass
@@ -188,6 +250,7 @@ class Bar:
     ref_w: float
     over: bool
     y: float
+    clipped: bool = False  # beyond the scale (an outlier): the bar is cut and marked
 
 
 @dataclass
@@ -219,9 +282,8 @@ def bar_chart(
     """Horizontal bars: each row {label, value, ref}; value drawn over its reference."""
     row_h, bar_h = 30, 16
     usable = [r for r in rows if _finite(r.get("value")) or _finite(r.get("ref"))]
-    scale_max = max(
-        [float(r[k]) for r in usable for k in ("value", "ref") if _finite(r.get(k))] or [1.0]
-    )
+    every = [float(r[k]) for r in usable for k in ("value", "ref") if _finite(r.get(k))]
+    scale_max = robust_max(every) or max(every or [1.0])
     plot_w = width - label_w - 180
     bars = []
     for i, r in enumerate(usable):
@@ -234,8 +296,9 @@ def bar_chart(
                 ref=ref,
                 value_text=f"{num(v)} {unit}".strip() if v is not None else "—",
                 ref_text=f"{num(ref)} {unit}".strip() if ref is not None else "—",
-                value_w=plot_w * (v or 0) / scale_max,
-                ref_w=plot_w * (ref or 0) / scale_max,
+                value_w=plot_w * min(v or 0, scale_max) / scale_max,
+                ref_w=plot_w * min(ref or 0, scale_max) / scale_max,
+                clipped=(v or 0) > scale_max or (ref or 0) > scale_max,
                 over=v is not None and ref is not None and v > ref,
                 y=8 + i * row_h,
             )

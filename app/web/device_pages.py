@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
+from starlette.datastructures import UploadFile
 
 from app.catalog import service as catalog
-from app.deps import SessionDep
-from app.errors import NotFound
+from app.deps import SessionDep, SettingsDep
+from app.errors import AppError, NotFound
 from app.reports import service as reports
 from app.web import charts
 from app.web.templating import render
@@ -22,9 +24,49 @@ router = APIRouter(include_in_schema=False)
 
 
 @router.get("/device", response_class=HTMLResponse)
-def device(request: Request, session: SessionDep) -> HTMLResponse:
+def device(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
     page = reports.list_reports(session, limit=100)
-    return render(request, "device.html", {"reports": page})
+    ctx = {"reports": page, "upload_error": None, "needs_token": bool(settings.upload_token)}
+    return render(request, "device.html", ctx)
+
+
+@router.post("/device/reports", response_class=HTMLResponse)
+async def upload(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    """The upload form without JavaScript: the same checks and service as the API."""
+    error: str | None = None
+    try:
+        form = await request.form(
+            max_files=1, max_fields=4, max_part_size=settings.max_report_bytes
+        )
+    except Exception:  # a malformed or oversized multipart body is the user's, not a 500
+        form = None
+        error = (
+            "the upload could not be read "
+            f"(a report may be at most {settings.max_report_bytes:,} bytes)"
+        )
+    if form is not None:
+        token = str(form.get("token") or "")
+        if settings.upload_token and not hmac.compare_digest(token, settings.upload_token):
+            error = "this server needs its upload token to store reports"
+        else:
+            file = form.get("report")
+            raw = b""
+            if isinstance(file, UploadFile):
+                raw = await file.read(settings.max_report_bytes + 1)
+            if not raw:
+                error = "choose a report file (the JSON that gpu-advisor bench writes)"
+            elif len(raw) > settings.max_report_bytes:
+                error = f"a report may be at most {settings.max_report_bytes:,} bytes"
+            else:
+                try:
+                    stored = reports.store_report(session, raw, origin="upload")
+                except AppError as exc:
+                    error = exc.message
+                else:
+                    return RedirectResponse(f"/device/reports/{stored.id}", status_code=303)
+    page = reports.list_reports(session, limit=100)
+    ctx = {"reports": page, "upload_error": error, "needs_token": bool(settings.upload_token)}
+    return render(request, "device.html", ctx, status_code=422)
 
 
 @router.get("/device/reports/{report_id}", response_class=HTMLResponse)
@@ -70,8 +112,15 @@ def _report_charts(bench: Any, gpu: Any) -> dict[str, Any]:
                     "ref": peak,
                 }
             )
+    # a CPU's figures are GFLOPS: say them so rather than 0.0381 TFLOPS
+    top = max((r["value"] or 0 for r in rows), default=0)
+    unit, scale = ("GFLOPS", 1e3) if top and top < 1 else ("TFLOPS", 1.0)
+    for r in rows:
+        r["value"] = r["value"] * scale if r["value"] is not None else None
+        r["ref"] = r["ref"] * scale if r["ref"] is not None else None
+    out["matmul_unit"] = unit
     out["matmul_chart"] = charts.bar_chart(
-        rows, value_name="measured", ref_name="catalog peak", unit="TFLOPS", label_w=140
+        rows, value_name="measured", ref_name="catalog peak", unit=unit, label_w=140
     )
     # throughput vs batch size
     series = []

@@ -41,6 +41,7 @@ MultiItems = Iterable[tuple[str, str]]
 GROUPS: tuple[tuple[str, str, bool], ...] = (
     ("workload", "The job", False),
     ("model", "The model", False),
+    ("serving", "Serving: users, lengths and latency targets", False),
     ("shape", "Model shape (a preset fills these)", True),
     ("budget", "Framework and budget", False),
     ("answer", "What matters most", False),

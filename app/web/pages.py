@@ -5,6 +5,7 @@ methodology."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import markdown
@@ -35,7 +36,29 @@ def methodology(request: Request, settings: SettingsDep) -> HTMLResponse:
     path = Path(settings.docs_dir) / "methodology.md"
     if not path.is_file():
         raise NotFound("the methodology document is not installed on this server")
-    md = markdown.Markdown(extensions=["tables", "fenced_code", "toc", "sane_lists"])
+    md = markdown.Markdown(
+        extensions=["tables", "fenced_code", "toc", "sane_lists"],
+        extension_configs={"toc": {"toc_depth": "2-3"}},
+    )
     # docs/ is ours (reviewed with the code), not user or catalog input.
-    html = Markup(md.convert(path.read_text(encoding="utf-8")))
-    return render(request, "methodology.html", {"content": html})
+    html = _link_references(md.convert(path.read_text(encoding="utf-8")))
+    toc = getattr(md, "toc", "")
+    return render(request, "methodology.html", {"content": Markup(html), "toc": Markup(toc)})
+
+
+def _link_references(html: str) -> str:
+    """'[TM101]' citations link to their entry in the reference list ('**TM101**: ...'),
+    and wide tables scroll inside their own focusable region on a phone."""
+    keys = set(re.findall(r"<li><strong>([A-Za-z0-9]+)</strong>:", html))
+    for key in keys:
+        html = html.replace(
+            f"<li><strong>{key}</strong>:", f'<li id="ref-{key}"><strong>{key}</strong>:', 1
+        )
+    if keys:
+        pattern = r"\[(" + "|".join(sorted(map(re.escape, keys), key=len, reverse=True)) + r")\]"
+        html = re.sub(pattern, r'<a href="#ref-\1">[\1]</a>', html)
+    html = html.replace(
+        "<table>", '<div class="table-wrap" role="region" aria-label="Table" tabindex="0"><table>'
+    ).replace("</table>", "</table></div>")
+    # a code block that scrolls on a phone must be reachable by keyboard
+    return html.replace("<pre>", '<pre tabindex="0">')

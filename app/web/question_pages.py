@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from app.catalog import service as catalog
 from app.config import Settings
 from app.deps import SessionDep, SettingsDep
 from app.domain import cost as costs
@@ -27,7 +28,9 @@ from app.web.forms import (
     parse_question,
     question_fields,
 )
-from app.web.templating import render
+from app.web.labels import choice_label
+from app.web.serving_charts import serving_charts
+from app.web.templating import num, params_h, query_string, render, usd
 
 router = APIRouter(include_in_schema=False)
 
@@ -176,6 +179,9 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
         form, presets, answer = _answer(request, session, settings, what_if=what_if)
     except _FormInvalid as exc:
         return _invalid_page(request, session, settings, exc.form)
+    if not answer.recommendations and not what_if:
+        # Nothing can run it: what would change that is the answer, so it is always shown.
+        form, presets, answer = _answer(request, session, settings, what_if=True)
     query = form.query()
     ctx = _form_context(session, form, presets)
     ctx.update(
@@ -186,8 +192,65 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
+        serving_charts=serving_charts(answer),
+        echo=_echo(answer, form.request, catalog.data_as_of(session)),
+        share_url=str(request.url_for("recommendations")) + "?" + query_string(query),
+        config_name=config_name,
+        amortisation_hours=costs.AMORTISATION_HOURS,
     )
     return render(request, "recommendations.html", ctx)
+
+
+def _echo(
+    answer: rs.RecommendationResponse, req: rs.RecommendationRequest | None, as_of: str | None
+) -> list[tuple[str, str]]:
+    """Every assumption behind the answer, in words, for the page's header."""
+    w = answer.workload
+    out: list[tuple[str, str]] = [("Task", choice_label("task", w.task))]
+    job = [choice_label("precision", w.precision), f"batch {num(w.batch_size)}"]
+    if w.seq_len:
+        job.append(f"{num(w.seq_len)} tokens in")
+    if w.output_tokens and w.task in ("inference", "serving"):
+        job.append(f"{num(w.output_tokens)} tokens out")
+    if w.dataset_samples and w.task in ("training", "fine-tuning"):
+        job.append(f"{params_h(w.dataset_samples)} samples × {num(w.epochs)} epochs")
+    if w.peft != "none":
+        job.append(w.peft.upper() + (f" rank {w.lora_rank}" if w.lora_rank else ""))
+    if w.gradient_checkpointing:
+        job.append("activation checkpointing")
+    out.append(("Job", ", ".join(job)))
+    if w.latency_target_ms:
+        out.append(("Latency target", f"{num(w.latency_target_ms)} ms per batch"))
+    c = req.constraints if req else rs.ConstraintsIn()
+    out.append(("Framework", choice_label("framework", answer.framework)))
+    basis = {
+        "buy": "buying: dated street prices",
+        "rent": "renting: lowest known on-demand price per hour",
+        "either": "buying (street price) or renting (lowest on-demand), the better",
+    }[answer.acquisition]
+    out.append(("Prices", basis))
+    limits = []
+    if c.max_purchase_usd is not None:
+        limits.append(f"buy ≤ {usd(c.max_purchase_usd)}")
+    if c.max_hourly_usd is not None:
+        limits.append(f"rent ≤ {usd(c.max_hourly_usd)}/h")
+    if c.max_job_cost_usd is not None:
+        limits.append(f"job ≤ {usd(c.max_job_cost_usd)}")
+    out.append(("Budget", ", ".join(limits) or "no limit"))
+    out.append(("GPUs per option", f"up to {c.max_gpus}"))
+    kwh = (
+        c.electricity_usd_per_kwh
+        if c.electricity_usd_per_kwh is not None
+        else costs.DEFAULT_ELECTRICITY_USD_PER_KWH
+    )
+    out.append(("Electricity", f"${kwh:g} per kWh"))
+    if c.vendors:
+        out.append(("Vendors", ", ".join(choice_label("vendors", v) for v in c.vendors)))
+    if c.segments:
+        out.append(("Kinds of card", ", ".join(choice_label("segments", v) for v in c.segments)))
+    out.append(("Ranked by", choice_label("objective", answer.objective)))
+    out.append(("Catalog data as of", as_of or "unknown"))
+    return out
 
 
 def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
@@ -195,6 +258,11 @@ def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
     thing = unit.split("/")[0] if "/" in unit else "samples"
     how = "rented" if answer.acquisition == "rent" else "bought"
     return f"{thing} per $ ({how})"
+
+
+def config_name(name: str, num_gpus: int) -> str:
+    """A configuration as people say it: '2 × H100 SXM'."""
+    return f"{num_gpus} × {name}" if num_gpus > 1 else name
 
 
 def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.Chart]]:
@@ -207,13 +275,15 @@ def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.C
             unit_price = row.gpu.hourly_usd if basis == "rent" else row.gpu.purchase_usd
             if unit_price is None:
                 continue
+            name = config_name(row.gpu.name, row.num_gpus)
+            price = unit_price * row.num_gpus
             points.append(
                 {
-                    "x": unit_price * row.num_gpus,
+                    "x": price,
                     "y": row.throughput.value,
-                    "label": f"{row.rank}",
-                    "title": f"#{row.rank} {row.num_gpus}× {row.gpu.name}: "
-                    f"{row.throughput.value:,.4g} {row.throughput.unit}",
+                    "label": name,
+                    "title": f"#{row.rank} {name}: {num(row.throughput.value)} "
+                    f"{row.throughput.unit} for {usd(price)}{'/h' if basis == 'rent' else ''}",
                     "href": f"#rec-{row.rank}",
                     "emphasis": row.rank == 1,
                 }
@@ -222,23 +292,22 @@ def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.C
             continue
         chart = charts.xy_chart(
             [("GPUs", points)],
-            x_label="rent, USD per hour (all GPUs)"
-            if basis == "rent"
-            else "purchase price, USD (all GPUs)",
+            x_label="rent, $ per hour (all GPUs)" if basis == "rent" else "price, $ (all GPUs)",
             y_label=f"throughput ({unit})",
             log_x=True,
+            width=460,
+            height=340,
+            pareto=True,
         )
         what = "rental price per hour" if basis == "rent" else "purchase price"
-        out.append((f"Throughput vs {what} (numbers are ranks)", chart))
+        out.append((f"Throughput vs {what}", chart))
     return out
 
 
 def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:
     rows = [
         {
-            "label": f"#{r.rank} {r.num_gpus}× {r.gpu.name}"
-            if r.num_gpus > 1
-            else f"#{r.rank} {r.gpu.name}",
+            "label": f"#{r.rank} {config_name(r.gpu.name, r.num_gpus)}",
             "value": r.memory.required_gb,
             "ref": r.memory.available_gb,
         }

@@ -18,6 +18,8 @@ from starlette.requests import Request
 
 from app import __version__
 from app.resources import shipped_path
+from app.web.labels import choice_label
+from app.web.labels import vendor as vendor_name
 from app.web.static_assets import static_url
 
 TEMPLATES_DIR = shipped_path("templates")
@@ -110,6 +112,21 @@ def params_h(value: Any) -> str:
     return num(v)
 
 
+def flops(value: Any, unit: str = "TFLOPS") -> str:
+    """A TFLOPS figure in the unit that fits its size: 0.0381 TFLOPS -> '38.1 GFLOPS'."""
+    if not _is_number(value):
+        return DASH
+    v = float(value)
+    base = unit.removesuffix("FLOPS").removesuffix("OPS")
+    ops = "FLOPS" if unit.endswith("FLOPS") else "OPS"
+    scale = {"P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6}.get(base, 1e12)
+    raw = v * scale
+    for prefix, size in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6)):
+        if abs(raw) >= size:
+            return f"{num(raw / size, 3)} {prefix}{ops}"
+    return f"{num(raw, 3)} {ops}"
+
+
 def date_h(value: Any) -> str:
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M UTC")
@@ -169,6 +186,9 @@ def make_templates() -> Jinja2Templates:
         date_h=date_h,
         label=label,
         qs=query_string,
+        flops=flops,
+        vendor=vendor_name,
+        choice=lambda value, field: choice_label(field, value),
     )
     env.globals.update(
         url_with=url_with, version=__version__, qs=query_string, static_url=static_url

@@ -83,58 +83,191 @@
 
   /* ---- share link ------------------------------------------------------------------- */
   var copy = $("[data-copy-link]");
-  var link = $("[data-share-link]");
-  if (copy && link && navigator.clipboard) {
+  var shareUrl = $("[data-share-url]");
+  if (copy && shareUrl) {
     copy.hidden = false;
+    shareUrl.addEventListener("focus", function () { shareUrl.select(); });
     copy.addEventListener("click", function () {
       var status = $("[data-copy-status]");
-      navigator.clipboard.writeText(link.href).then(function () {
-        if (status) status.textContent = "Link copied.";
-      }, function () {
-        if (status) status.textContent = "Could not copy; use the Share link.";
-      });
+      var done = function (ok) { if (status) status.textContent = ok ? "Link copied." : "Select the link and copy it."; };
+      shareUrl.select();
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(shareUrl.value).then(function () { done(true); }, function () { done(false); });
+      } else {
+        try { done(document.execCommand("copy")); } catch (e) { done(false); }
+      }
     });
   }
 
-  /* ---- catalog: compare selection ---------------------------------------------------- */
-  var cmpButton = $("[data-compare-button]");
-  if (cmpButton) {
-    var boxes = $all('input[name="slugs"][form="compare-form"]');
-    var help = document.getElementById("compare-help");
-    var update = function () {
-      var n = boxes.filter(function (b) { return b.checked; }).length;
-      cmpButton.disabled = n < 2;
-      if (help) help.textContent = n < 2 ? "Tick two or more GPUs to compare them side by side." : n + " selected.";
-    };
-    boxes.forEach(function (b) { b.addEventListener("change", update); });
-    update();
+  /* ---- tables: sortable columns, a hint when a table scrolls sideways ----------------- */
+  function cellValue(row, index) {
+    var cell = row.children[index];
+    if (!cell) return null;
+    var v = cell.getAttribute("data-value");
+    return v === null ? cell.textContent.trim() : v;
   }
 
-  /* ---- this machine: benchmark run with live progress -------------------------------- */
+  $all("table[data-sortable]").forEach(function (table) {
+    var tbody = table.tBodies[0];
+    var heads = $all("thead th[data-sort]", table);
+    heads.forEach(function (th, index) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        var numeric = th.getAttribute("data-sort") === "num";
+        var asc = th.getAttribute("aria-sort") !== "ascending";
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+        // a row and the explanation row after it move together; the baseline stays on top
+        var groups = [];
+        var fixed = [];
+        $all(":scope > tr", tbody).forEach(function (tr) {
+          if (tr.hasAttribute("data-baseline")) fixed.push(tr);
+          else if (tr.classList.contains("explain-row") && groups.length) groups[groups.length - 1].push(tr);
+          else groups.push([tr]);
+        });
+        groups.sort(function (a, b) {
+          var x = cellValue(a[0], index), y = cellValue(b[0], index);
+          var blankX = x === "" || x === null, blankY = y === "" || y === null;
+          if (blankX || blankY) return blankX === blankY ? 0 : (blankX ? 1 : -1);  // unknowns last
+          var c = numeric ? parseFloat(x) - parseFloat(y) : String(x).localeCompare(String(y));
+          return asc ? c : -c;
+        });
+        fixed.concat.apply(fixed, groups).forEach(function (tr) { tbody.appendChild(tr); });
+      });
+    });
+  });
+
+  $all("[data-scroll-wrap]").forEach(function (wrap) {
+    var hint = wrap.nextElementSibling && wrap.nextElementSibling.hasAttribute("data-scroll-hint") ? wrap.nextElementSibling : null;
+    var update = function () {
+      var more = wrap.scrollWidth - wrap.clientWidth - wrap.scrollLeft > 2;
+      wrap.classList.toggle("more-right", more);
+      wrap.classList.toggle("more-left", wrap.scrollLeft > 2);
+      if (hint) hint.hidden = !(wrap.scrollWidth > wrap.clientWidth + 2);
+    };
+    wrap.addEventListener("scroll", update, { passive: true });
+    window.addEventListener("resize", update);
+    update();
+  });
+
+  /* ---- catalog: compare selection, kept across pages in localStorage ------------------- */
+  var cmpButton = $("[data-compare-button]");
+  var cmpForm = document.getElementById("compare-form");
+  if (cmpButton && cmpForm) {
+    var KEY = "gpu-advisor.compare";
+    var load = function () {
+      try { var v = JSON.parse(window.localStorage.getItem(KEY) || "[]"); return Array.isArray(v) ? v : []; } catch (e) { return []; }
+    };
+    var save = function (list) { try { window.localStorage.setItem(KEY, JSON.stringify(list)); } catch (e) { /* private mode */ } };
+    var chosen = load();  // [{slug, name}]
+    var boxes = $all('input[name="slugs"][form="compare-form"]');
+    var help = document.getElementById("compare-help");
+    var clear = $("[data-compare-clear]");
+    var sync = function () {
+      // ticked GPUs on other pages travel as hidden inputs of the compare form
+      $all("input[data-carried]", cmpForm).forEach(function (el) { el.remove(); });
+      var here = boxes.map(function (b) { return b.value; });
+      chosen.forEach(function (c) {
+        if (here.indexOf(c.slug) >= 0) return;
+        var hidden = document.createElement("input");
+        hidden.type = "hidden"; hidden.name = "slugs"; hidden.value = c.slug; hidden.setAttribute("data-carried", "");
+        cmpForm.appendChild(hidden);
+      });
+      var n = chosen.length;
+      cmpButton.disabled = n < 2;
+      if (clear) clear.hidden = n === 0;
+      if (help) {
+        help.textContent = n === 0 ? "Tick two or more GPUs to compare them side by side; ticks are kept across pages."
+          : n + " selected: " + chosen.map(function (c) { return c.name; }).join(", ") + (n < 2 ? " — tick one more." : ".");
+      }
+    };
+    boxes.forEach(function (b) {
+      b.checked = chosen.some(function (c) { return c.slug === b.value; });
+      b.addEventListener("change", function () {
+        chosen = chosen.filter(function (c) { return c.slug !== b.value; });
+        if (b.checked) chosen.push({ slug: b.value, name: b.getAttribute("data-name") || b.value });
+        save(chosen); sync();
+      });
+    });
+    if (clear) clear.addEventListener("click", function () { chosen = []; save(chosen); boxes.forEach(function (b) { b.checked = false; }); sync(); });
+    sync();
+  }
+
+  /* ---- catalog: filters fold away on a phone unless some are set ---------------------- */
+  var filters = $("details[data-filters]");
+  if (filters && window.matchMedia && window.matchMedia("(max-width: 40rem)").matches &&
+      !/[?&](q|vendor|segment|precision|min_memory_gb|max_memory_gb|max_price_usd|max_hourly_usd)=[^&]/.test(window.location.search)) {
+    filters.open = false;
+  }
+
+  /* ---- measured machines: upload by drag and drop ---------------------------------- */
+  var drop = $("[data-dropzone]");
+  if (drop) {
+    var fileInput = $("input[type=file]", drop);
+    ["dragenter", "dragover"].forEach(function (ev) {
+      drop.addEventListener(ev, function (e) { e.preventDefault(); drop.classList.add("dragging"); });
+    });
+    ["dragleave", "drop"].forEach(function (ev) {
+      drop.addEventListener(ev, function () { drop.classList.remove("dragging"); });
+    });
+    drop.addEventListener("drop", function (e) {
+      e.preventDefault();
+      if (e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files.length && fileInput) {
+        fileInput.files = e.dataTransfer.files;
+        var form = drop.closest("form");
+        if (form) form.requestSubmit ? form.requestSubmit() : form.submit();
+      }
+    });
+  }
+
+  /* ---- the server's machine: a benchmark run with live progress ---------------------- */
   var bench = $("[data-bench]");
   if (bench) {
+    var RUN_KEY = "gpu-advisor.bench-run";
     var start = $("[data-bench-start]", bench);
+    var cancel = $("[data-bench-cancel]", bench);
     var progressBox = $("[data-bench-progress]", bench);
     var bar = $("progress", bench);
     var step = $("[data-bench-step]", bench);
     var status = $("[data-bench-status]", bench);
+    var current = null;
     start.hidden = false;
 
     var say = function (text) { status.textContent = text; };
+    var remember = function (id) { try { if (id) window.localStorage.setItem(RUN_KEY, id); else window.localStorage.removeItem(RUN_KEY); } catch (e) { /* private mode */ } };
+    var idle = function () { start.disabled = false; cancel.hidden = true; current = null; remember(null); };
 
-    var errorText = function (resp, fallback) {
-      return resp.json().then(function (body) {
-        return (body && body.error && body.error.message) || fallback;
-      }, function () { return fallback; });
+    var errorBody = function (resp) {
+      return resp.json().then(function (body) { return (body && body.error) || {}; }, function () { return {}; });
+    };
+
+    var refreshList = function () {
+      fetch("/device", { headers: { Accept: "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.querySelector("[data-reports-section]");
+        var here = $("[data-reports-section]");
+        if (fresh && here) here.innerHTML = fresh.innerHTML;
+      });
     };
 
     var poll = function (id) {
+      current = id;
+      remember(id);
+      progressBox.hidden = false;
+      cancel.hidden = false;
+      start.disabled = true;
       fetch("/api/v1/benchmark-runs/" + encodeURIComponent(id), { headers: { Accept: "application/json" } })
         .then(function (resp) {
-          if (!resp.ok) return errorText(resp, "HTTP " + resp.status).then(function (m) { throw new Error(m); });
+          if (resp.status === 404) { idle(); progressBox.hidden = true; say(""); return null; }
+          if (!resp.ok) return errorBody(resp).then(function (e) { throw new Error(e.message || "HTTP " + resp.status); });
           return resp.json();
         })
         .then(function (run) {
+          if (!run || current !== id) return;
           bar.value = Math.max(0, Math.min(1, run.progress || 0));
           step.textContent = run.step || run.status;
           if (run.status === "succeeded") {
@@ -147,18 +280,16 @@
             a.setAttribute("data-bench-report", "");
             status.appendChild(a);
             a.focus();
-            start.disabled = false;
+            idle();
+            refreshList();
           } else if (run.status === "failed" || run.status === "cancelled") {
             say("The run " + run.status + (run.error ? ": " + run.error : "."));
-            start.disabled = false;
+            idle();
           } else {
             window.setTimeout(function () { poll(id); }, 1000);
           }
         })
-        .catch(function (err) {
-          say("Lost track of the run: " + err.message);
-          start.disabled = false;
-        });
+        .catch(function (err) { say("Lost track of the run: " + err.message); idle(); });
     };
 
     start.addEventListener("click", function () {
@@ -173,19 +304,32 @@
         body: JSON.stringify({ profile: "quick" })
       })
         .then(function (resp) {
-          if (resp.status !== 202 && !resp.ok) {
-            return errorText(resp, "HTTP " + resp.status).then(function (m) { throw new Error(m); });
+          if (resp.status === 409) {
+            return errorBody(resp).then(function (e) {
+              var other = e.details && e.details.active_run;
+              if (other) { say("A benchmark is already running on the server; showing its progress."); poll(other); return null; }
+              throw new Error("another benchmark is running on the server; try again when it ends");
+            });
           }
+          if (resp.status !== 202 && !resp.ok) return errorBody(resp).then(function (e) { throw new Error(e.message || "HTTP " + resp.status); });
           return resp.json();
         })
-        .then(function (run) {
-          say("Running (run " + run.id + ")…");
-          poll(run.id);
-        })
-        .catch(function (err) {
-          say("Could not start a run: " + err.message);
-          start.disabled = false;
-        });
+        .then(function (run) { if (run) { say("Running on the server…"); poll(run.id); } })
+        .catch(function (err) { say("Could not start a run: " + err.message); idle(); });
     });
+
+    cancel.addEventListener("click", function () {
+      if (!current) return;
+      var id = current;
+      cancel.disabled = true;
+      fetch("/api/v1/benchmark-runs/" + encodeURIComponent(id), { method: "DELETE", headers: { Accept: "application/json" } })
+        .then(function () { cancel.disabled = false; say("Cancelling…"); })
+        .catch(function () { cancel.disabled = false; });
+    });
+
+    // a run started before a reload is picked up again
+    var saved = null;
+    try { saved = window.localStorage.getItem(RUN_KEY); } catch (e) { saved = null; }
+    if (saved) { say("Following the run started earlier…"); poll(saved); }
   }
 })();

@@ -161,7 +161,7 @@ def test_a_spent_budget_keeps_what_every_figure_needs(tiny_profile: Profile) -> 
     wide = dataclasses.replace(
         tiny_profile, budget_s=0.0, matmul_search=((64, 64, 64), (96, 96, 96)),
         conv_layers=(ConvLayer("a", 8, 8, 8, 3, 1, 1), ConvLayer("b", 8, 8, 8, 1, 1, 0)),
-        batches=(1, 2, 4, 8))
+        batches=(1, 2, 4, 8), batch_step_cap_s=1e9)  # only the budget may stop a curve
     report = runner.run_benchmarks(wide, "cpu",
                                    suites=["matmul", "conv", "memory", "batch_scaling"])
     assert report.memory is not None
@@ -174,7 +174,7 @@ def test_a_spent_budget_keeps_what_every_figure_needs(tiny_profile: Profile) -> 
     assert report.conv is not None and {r.layer for r in report.conv.rows} == {"a"}
     assert report.batch_scaling is not None
     for curve in report.batch_scaling.curves:
-        assert [p.batch for p in curve.points] == [1, 2]
+        assert [p.batch for p in curve.points] == [1, 2], curve.stopped
         assert curve.stopped == "time budget spent after batch 2"
     assert any("time budget" in w for w in report.warnings)
 

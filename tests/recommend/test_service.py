@@ -263,8 +263,8 @@ def test_estimate_one_gpu() -> None:
             "workload.gradient_checkpointing",
         ),
         ({"preset": "llama-3-8b", "model": {"num_kv_heads": 64}}, "workload.model.num_kv_heads"),
-        # in the vocabulary, not yet modelled by the engine: a clean field error
-        ({"preset": "llama-3-8b", "task": "serving"}, "workload.task"),
+        # serving needs its load; fp4 weights are modelled for serving only
+        ({"preset": "llama-3-8b", "task": "serving"}, "workload.serving.concurrent_requests"),
         ({"preset": "llama-3-8b", "precision": "fp4"}, "workload.precision"),
     ],
 )
@@ -433,3 +433,33 @@ def test_a_saver_replaces_cards_only_where_it_lets_fewer_hold_the_job() -> None:
     # a named optimizer is the user's choice: the engine does not swap it
     named = _run(workload={**w, "batch_size": 8, "optimizer": "adamw"}, objective="best_value")
     assert all("8-bit AdamW" not in x.memory_savers for x in named.recommendations)
+
+
+def test_one_runtime_field_resolves_per_task() -> None:
+    """``WorkloadSpec.runtime`` is always set; serving alone picks per backend when not given."""
+    from app.recommend.workloads import resolve_workload
+
+    def work(**kw: Any) -> Any:
+        return resolve_workload(s.WorkloadIn.model_validate(kw))[0]
+
+    train = work(preset="resnet-50")
+    assert (train.runtime, train.runtime_given) == ("pytorch", False)
+    serve = work(preset="llama-3-8b", task="serving", serving={"concurrent_requests": 4})
+    assert (serve.runtime, serve.runtime_given) == ("vllm", False)
+    pinned = work(
+        preset="llama-3-8b", task="serving", runtime="sglang", serving={"concurrent_requests": 4}
+    )
+    assert (pinned.runtime, pinned.runtime_given) == ("sglang", True)
+    with pytest.raises(InvalidInput) as err:
+        work(
+            preset="llama-3-8b", task="serving", runtime="tensorrt",
+            serving={"concurrent_requests": 4},
+        )
+    assert err.value.field == "workload.runtime"
+
+
+def test_serving_without_a_runtime_picks_mlx_on_apple() -> None:
+    work = {"preset": "llama-3-8b", "task": "serving", "serving": {"concurrent_requests": 1}}
+    r = service.recommend(_req(workload=work, objective="fastest"), [M2], RULES)
+    rows = [x for x in r.recommendations if x.serving is not None]
+    assert rows and all(x.serving.runtime == "mlx" for x in rows if x.serving)

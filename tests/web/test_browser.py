@@ -197,8 +197,8 @@ def test_explanation_and_share_link(page: Page, browser: Browser, watch: Watch) 
     assert details.get_by_text("Where the numbers come from").is_visible()
     rows = table_rows(page)
 
-    href = page.locator("[data-share-link]").get_attribute("href")
-    assert href and href.startswith("/recommendations?")
+    href = page.locator("[data-share-url]").input_value()
+    assert href and "/recommendations?" in href and href.startswith("http")
     other = watch.attach(page.context.new_page())
     other.goto(href)
     assert table_rows(other) == rows
@@ -308,6 +308,9 @@ def test_benchmark_run_shows_progress_and_charts(page: Page, server: str) -> Non
     done = page.locator("[data-bench-report]")
     done.wait_for(timeout=240_000)
     assert page.locator("[data-bench-step]").inner_text() == "done"
+    # the stored reports list refreshes itself with the new report, no reload needed
+    rid = (done.get_attribute("href") or "").rsplit("/", 1)[-1]
+    page.locator(f"[data-reports] a[href='/device/reports/{rid}']").wait_for()
     assert progress.evaluate("p => p.value") == 1
     done.click()
     page.wait_for_url(re.compile(r"/device/reports/\d+$"))

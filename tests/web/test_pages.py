@@ -365,3 +365,19 @@ def test_chart_geometry_stays_inside_the_plot() -> None:
     assert bars.bars[1].over and not bars.bars[0].over
     assert max(b.value_w for b in bars.bars) == pytest.approx(bars.plot_w)
     assert charts.xy_chart([("a", [])], x_label="", y_label="").empty
+
+
+def test_answer_shows_each_cards_other_configurations(client: TestClient) -> None:
+    body = client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "resnet-50"}, "objective": "fastest",
+              "constraints": {"max_gpus": 4}, "limit": 3},
+    ).json()
+    html = page(client, "/recommendations?preset=resnet-50&objective=fastest&max_gpus=4&limit=3")
+    top = body["recommendations"][0]
+    assert top["alternatives"]  # the engine weighed other counts of the top card
+    assert html.count("<table data-alternatives>") == sum(
+        1 for r in body["recommendations"] if r["alternatives"]
+    )
+    for a in top["alternatives"]:
+        assert f'data-alt-gpus="{a["num_gpus"]}"' in html

@@ -1,0 +1,284 @@
+"""A Hugging Face ``config.json`` → the model shape the engine needs.
+
+Parameter counts are summed from the tensors the Transformers implementation of each
+``model_type`` creates (embeddings, attention projections with their biases, gated or plain
+MLPs, routed and shared experts, routers, norms), so a model that is not a preset gets its
+total and active-per-token counts from its config alone. Nothing is fetched: the caller passes
+the file's contents. Checked in tests against the published totals (Llama-3.1-8B 8.03B,
+Qwen2.5-7B 7.62B, Mixtral-8x7B 46.7B / 12.9B active, DeepSeek-V3 671B / 37B active,
+gpt-oss-120b 116.8B).
+
+KV cache per token follows what serving runtimes store: K and V per KV head (grouped-query
+aware, explicit ``head_dim`` honoured) on every layer; multi-head latent attention
+(DeepSeek-V2/V3) stores one compressed latent of ``kv_lora_rank + qk_rope_head_dim`` values per
+layer; sliding-window layers (Mistral v0.1, Gemma 2/3, gpt-oss) keep at most ``sliding_window``
+tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Model types whose MLP is gated (SwiGLU/GeGLU: gate, up and down projections).
+GATED = frozenset(
+    {
+        "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
+        "gemma2", "gemma3", "gemma3_text", "phi3", "phimoe", "deepseek_v2", "deepseek_v3",
+        "gpt_oss", "olmo", "olmo2", "granite", "cohere", "cohere2", "internlm2", "yi",
+        "mistral3", "ministral", "exaone", "glm", "glm4", "starcoder2_gated", "smollm3",
+    }
+)  # fmt: skip
+# Model types that tie the output projection to the input embedding when the file is silent
+# (each Transformers config class has its own default).
+TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "phi"})
+# Defaults of Transformers config classes for keys a config.json may leave out.
+CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262208, "sliding_window_pattern": 6,
+                    "max_position_embeddings": 131072},
+}  # fmt: skip
+ENCODERS = frozenset({"bert", "roberta", "deberta", "deberta-v2", "distilbert", "electra"})
+ENCODER_DECODERS = frozenset({"t5", "mt5", "bart", "mbart", "whisper", "pegasus", "marian"})
+
+
+class HfConfigError(ValueError):
+    """A config the engine cannot read; ``field`` names the key inside config.json."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+@dataclass(frozen=True, slots=True)
+class HfModel:
+    model_type: str
+    family: str
+    params: float
+    active_params: float | None
+    layers: int
+    hidden_size: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    max_context: int | None
+    experts: int | None
+    active_experts: int | None
+    shared_experts: int | None
+    attention: str  # mha | gqa | mqa | mla
+    # K+V values cached per token, summed over the layers that keep every token …
+    kv_elements_per_token: float
+    # … and over the sliding-window layers, which keep at most ``sliding_window`` tokens.
+    kv_window_elements_per_token: float
+    sliding_window: int | None
+    tied_embeddings: bool
+
+    def kv_bytes_per_token(self, bytes_per_value: float = 2.0) -> float:
+        """KV bytes per token of context, counting sliding-window layers as full ones."""
+        return (self.kv_elements_per_token + self.kv_window_elements_per_token) * bytes_per_value
+
+    def kv_bytes(self, context: int, bytes_per_value: float = 2.0) -> float:
+        """KV bytes for one sequence of ``context`` tokens."""
+        window = min(context, self.sliding_window or context)
+        per = self.kv_elements_per_token * context + self.kv_window_elements_per_token * window
+        return per * bytes_per_value
+
+
+def _int(cfg: dict[str, Any], *names: str, default: int | None = None) -> int | None:
+    for name in names:
+        value = cfg.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise HfConfigError(f"{name} must be a non-negative number", field=name)
+        return int(value)
+    return default
+
+
+def _need(cfg: dict[str, Any], *names: str) -> int:
+    value = _int(cfg, *names)
+    if value is None or value <= 0:
+        raise HfConfigError(f"config.json has no {' / '.join(names)}", field=names[0])
+    return value
+
+
+def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Multimodal wrappers (Gemma 3, Mistral 3, Llama 4) keep the LLM under text_config."""
+    inner = cfg.get("text_config")
+    if isinstance(inner, dict) and "hidden_size" not in cfg:
+        merged = {k: v for k, v in cfg.items() if k != "text_config"}
+        merged.update(inner)
+        return merged
+    return cfg
+
+
+def _layer_kinds(cfg: dict[str, Any], layers: int) -> list[bool]:
+    """True for each sliding-window layer."""
+    window = cfg.get("sliding_window")
+    if not window or cfg.get("use_sliding_window") is False:
+        return [False] * layers
+    kinds = cfg.get("layer_types")
+    if isinstance(kinds, list) and len(kinds) == layers:
+        return [k == "sliding_attention" for k in kinds]
+    pattern = _int(cfg, "sliding_window_pattern")
+    if pattern:  # Gemma 3: every pattern-th layer is global
+        return [(i + 1) % pattern != 0 for i in range(layers)]
+    if cfg.get("model_type") == "gemma2":  # alternates local / global
+        return [i % 2 == 0 for i in range(layers)]
+    return [True] * layers
+
+
+def parse_hf_config(raw: dict[str, Any]) -> HfModel:
+    """Derive the engine's model shape from a config.json's contents."""
+    if not isinstance(raw, dict):
+        raise HfConfigError("config.json must be a JSON object", field="hf_config")
+    if "_class_name" in raw and "model_type" not in raw:
+        raise HfConfigError(
+            f"{raw['_class_name']} is a diffusers config; give family, params and "
+            "gflops_per_sample instead",
+            field="_class_name",
+        )
+    cfg = _text_config(raw)
+    mt = str(cfg.get("model_type") or "").lower()
+    cfg = {**CLASS_DEFAULTS.get(mt, {}), **cfg}
+    if mt in ENCODER_DECODERS:
+        raise HfConfigError(
+            f"model_type {mt} is an encoder-decoder; only decoder and encoder configs are read",
+            field="model_type",
+        )
+    family = "encoder" if mt in ENCODERS else "decoder"
+
+    h = _need(cfg, "hidden_size", "n_embd", "d_model")
+    n_layers = _need(cfg, "num_hidden_layers", "n_layer", "num_layers")
+    heads = _need(cfg, "num_attention_heads", "n_head")
+    kv_heads = _int(cfg, "num_key_value_heads", "n_head_kv", "num_kv_heads")
+    if kv_heads is None:
+        kv_heads = 1 if cfg.get("multi_query") else heads
+    if kv_heads <= 0 or kv_heads > heads:
+        raise HfConfigError(
+            "num_key_value_heads must be 1..num_attention_heads", "num_key_value_heads"
+        )
+    head_dim = _int(cfg, "head_dim") or h // heads
+    inter = _int(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * h
+    vocab = _need(cfg, "vocab_size")
+    max_ctx = _int(cfg, "max_position_embeddings", "n_positions", "seq_length")
+    tied = cfg.get("tie_word_embeddings")
+    tied = bool(tied) if tied is not None else mt in TIED_BY_DEFAULT
+    gated = mt in GATED or str(cfg.get("hidden_act", "")).lower() in ("silu", "swish", "swiglu")
+    mlp_mats = 3 if gated else 2
+    attn_bias = bool(cfg.get("attention_bias")) or bool(cfg.get("bias"))
+    qkv_bias = attn_bias or mt in ("qwen2", "qwen2_moe")
+    mlp_bias = bool(cfg.get("mlp_bias")) or mt in ("gpt2", "gpt_neox", "phi", "bert", "roberta")
+
+    # ---- attention, per layer
+    kv_lora = _int(cfg, "kv_lora_rank")
+    if kv_lora:  # multi-head latent attention
+        rope = _need(cfg, "qk_rope_head_dim")
+        nope = _need(cfg, "qk_nope_head_dim")
+        v_dim = _int(cfg, "v_head_dim") or nope
+        q_lora = _int(cfg, "q_lora_rank")
+        q_dim = heads * (nope + rope)
+        q = (h * q_lora + q_lora + q_lora * q_dim) if q_lora else h * q_dim
+        kv = h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim)
+        attn = q + kv + heads * v_dim * h
+        kv_per_layer = kv_lora + rope
+        attention = "mla"
+        head_dim = nope + rope
+        kv_heads = 1  # one shared latent per token
+    else:
+        q_out, kv_out = heads * head_dim, kv_heads * head_dim
+        attn = h * q_out + 2 * h * kv_out + q_out * h
+        if qkv_bias:
+            attn += q_out + 2 * kv_out
+        if attn_bias:
+            attn += h
+        if mt.startswith("qwen3") or mt.startswith("gemma3"):
+            attn += 2 * head_dim  # q_norm / k_norm
+        if mt == "gpt_oss":
+            attn += heads  # attention sinks
+        kv_per_layer = 2 * kv_heads * head_dim
+        attention = "mha" if kv_heads == heads else ("mqa" if kv_heads == 1 else "gqa")
+    norms = 2 * h
+
+    # ---- MLP / experts, per layer
+    def mlp(width: int, bias: bool = mlp_bias) -> int:
+        return mlp_mats * h * width + ((mlp_mats - 1) * width + h if bias else 0)
+
+    routed = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
+    topk = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
+    moe = bool(routed and routed > 1 and topk)
+    dense_mlp = mlp(inter)
+    moe_layer_ids: set[int] = set()
+    expert_p = shared_p = router_p = 0
+    shared_n: int | None = None
+    if moe:
+        assert routed is not None and topk is not None
+        if topk > routed:
+            raise HfConfigError(
+                "num_experts_per_tok exceeds the number of experts", "num_experts_per_tok"
+            )
+        e_inter = _int(cfg, "moe_intermediate_size") or inter
+        expert_p = mlp(e_inter, bias=mlp_bias or mt == "gpt_oss")
+        router_p = h * routed + (routed if mt in ("gpt_oss", "deepseek_v3") else 0)
+        n_shared = _int(cfg, "n_shared_experts")
+        shared_inter = _int(cfg, "shared_expert_intermediate_size")
+        if n_shared:
+            shared_p, shared_n = mlp(e_inter * n_shared), n_shared
+        elif shared_inter:
+            shared_p, shared_n = mlp(shared_inter) + h, 1  # plus the shared-expert gate
+        first_dense = _int(cfg, "first_k_dense_replace", default=0) or 0
+        freq = _int(cfg, "moe_layer_freq", "decoder_sparse_step", default=1) or 1
+        only_mlp = set(cfg.get("mlp_only_layers") or [])
+        moe_layer_ids = {
+            i
+            for i in range(n_layers)
+            if i >= first_dense and (i - first_dense) % freq == 0 and i not in only_mlp
+        }
+        if mt in ("qwen2_moe", "qwen3_moe"):  # sparse when (i + 1) % step == 0
+            moe_layer_ids = {
+                i for i in range(n_layers) if (i + 1) % freq == 0 and i not in only_mlp
+            }
+
+    total = active = 0.0
+    for i in range(n_layers):
+        base = attn + norms
+        if i in moe_layer_ids:
+            total += base + routed * expert_p + shared_p + router_p  # type: ignore[operator]
+            active += base + topk * expert_p + shared_p + router_p  # type: ignore[operator]
+        else:
+            total += base + dense_mlp
+            active += base + dense_mlp
+    embed = vocab * h
+    head = 0 if tied else vocab * h
+    if family == "encoder":
+        embed += (max_ctx or 512) * h  # learned positions
+    total += embed + head + h
+    active += embed + head + h
+
+    sliding = _layer_kinds(cfg, n_layers)
+    n_slide = sum(sliding)
+    window = _int(cfg, "sliding_window") if n_slide else None
+    return HfModel(
+        model_type=mt or "unknown",
+        family=family,
+        params=float(total),
+        active_params=float(active) if moe else None,
+        layers=n_layers,
+        hidden_size=h,
+        num_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate_size=_int(cfg, "moe_intermediate_size") or inter if moe else inter,
+        vocab_size=vocab,
+        max_context=max_ctx,
+        experts=routed if moe else None,
+        active_experts=topk if moe else None,
+        shared_experts=shared_n,
+        attention=attention,
+        kv_elements_per_token=float(kv_per_layer * (n_layers - n_slide)),
+        kv_window_elements_per_token=float(kv_per_layer * n_slide),
+        sliding_window=window,
+        tied_embeddings=tied,
+    )

@@ -1,0 +1,816 @@
+"""LLM serving with continuous batching: time per decode step, time to first token, the
+throughput-latency curve and the KV-cache limit on concurrency, for one configuration
+(GPU × GPUs per replica × replicas × weight precision × KV precision × runtime).
+
+The model, term by term (docs/methodology.md §9 gives the sources):
+
+* A decode step advances every running sequence by one token. It reads the weights once
+  (MoE: only the experts the step's tokens route to), reads each sequence's KV cache, and does
+  2 × active parameters FLOPs per token plus attention; it costs max(bytes ÷ bandwidth,
+  FLOPs ÷ compute) plus the runtime's fixed per-step overhead, plus two all-reduces per layer
+  under tensor parallelism.
+* Prefill is chunked and mixed into decode steps (vLLM V1, SGLang, TensorRT-LLM): on average
+  each step also carries the prompt tokens of the requests that replace finished ones,
+  B × prompt ÷ output tokens, which is what makes long prompts compute-bound.
+* The paged KV cache holds what is left of ``memory_utilization`` × memory after weights and
+  activations; it caps the running batch (as does the runtime's maximum batch).
+* A load of N concurrent requests per replica settles at a request rate given by Little's law,
+  λ = N ÷ (TTFT + (output − 1) × ITL); prompts queue for the prefill share of the GPU
+  (an M/D/1 wait); requests beyond the batch cap wait for a slot.
+
+Pure: frozen inputs, frozen outputs, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from app.domain.gpu import GpuSpec
+from app.domain.workload import ModelSpec
+
+GB = 1e9
+
+# ---------------------------------------------------------------- formats and runtimes
+
+# Stored bits per weight, scales included (methodology §9.2): AWQ/GPTQ int4 with group size 128
+# keep an fp16 scale and a zero point per group, 4 + 32/128; NVFP4 one fp8 (E4M3) scale per 16
+# values, 4 + 8/16; MXFP4 one 8-bit (E8M0) scale per 32 values, 4 + 8/32.
+WEIGHT_BITS: dict[str, float] = {
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,
+    "int8": 8.0,
+    "int4": 4.25,
+    "fp4": 4.5,
+}
+WEIGHT_FORMAT: dict[str, str] = {
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "FP8 (E4M3, per-channel or block scales)",
+    "int8": "INT8 W8A8",
+    "int4": "AWQ/GPTQ int4, group 128 (4.25 bits per weight)",
+    "fp4": "NVFP4 (4.5 bits per weight; MXFP4 4.25)",
+}
+KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeProfile:
+    """What a serving runtime contributes, at the version its defaults were read from."""
+
+    name: str
+    version: str
+    continuous_batching: bool
+    # share of memory the runtime claims (vLLM gpu_memory_utilization, SGLang
+    # mem_fraction_static); ``of_free`` = a share of what is left after the weights
+    # (TensorRT-LLM kv_cache_free_gpu_mem_fraction)
+    memory_utilization: float
+    of_free: bool
+    max_batch: int  # most sequences in one step (max_num_seqs / max_running_requests)
+    chunk_tokens: int  # most tokens in one step (max_num_batched_tokens / chunked prefill)
+    step_overhead_s: float  # per step: scheduling, sampling, what CUDA graphs do not hide
+    per_layer_overhead_s: float  # eager runtimes: host dispatch per layer per step
+    kernel_efficiency: float  # decode/prefill kernels relative to the engine's GEMM/copy priors
+    source: str
+
+
+RUNTIMES: dict[str, RuntimeProfile] = {
+    "vllm": RuntimeProfile(
+        "vllm",
+        "0.10 (V1 engine)",
+        True,
+        0.90,
+        False,
+        256,
+        8192,
+        0.6e-3,
+        0.0,
+        0.90,
+        "vLLM engine arguments: gpu_memory_utilization 0.9, max_num_seqs 256, "
+        "max_num_batched_tokens 8192 on ≥70 GiB GPUs; CUDA graphs for decode",
+    ),
+    "sglang": RuntimeProfile(
+        "sglang",
+        "0.4",
+        True,
+        0.88,
+        False,
+        1024,
+        8192,
+        0.5e-3,
+        0.0,
+        0.90,
+        "SGLang server arguments: mem_fraction_static ~0.88 on 80 GB GPUs, chunked_prefill_size "
+        "8192, CUDA graphs; running requests bounded by the KV pool",
+    ),
+    "tensorrt-llm": RuntimeProfile(
+        "tensorrt-llm",
+        "1.0 (PyTorch backend)",
+        True,
+        0.90,
+        True,
+        2048,
+        8192,
+        0.4e-3,
+        0.0,
+        0.92,
+        "TensorRT-LLM LLM API: kv_cache_free_gpu_mem_fraction 0.9 of free memory, max_batch_size "
+        "2048, max_num_tokens 8192, CUDA graphs",
+    ),
+    "llama.cpp": RuntimeProfile(
+        "llama.cpp",
+        "b5000+ (llama-server)",
+        True,
+        0.95,
+        False,
+        4,
+        2048,
+        1.0e-3,
+        0.0,
+        0.85,
+        "llama-server: 4 parallel slots by default (-np), continuous batching (-cb), -b 2048; "
+        "no paged KV (one contiguous cache split between slots)",
+    ),
+    "mlx": RuntimeProfile(
+        "mlx",
+        "mlx-lm 0.2x (mlx_lm.server)",
+        False,
+        0.75,
+        False,
+        1,
+        2048,
+        1.0e-3,
+        0.0,
+        0.85,
+        "mlx_lm.server answers one request at a time; macOS wires ~75 % of unified memory",
+    ),
+    "transformers": RuntimeProfile(
+        "transformers",
+        "4.5x (generate, eager)",
+        False,
+        0.95,
+        False,
+        1,
+        2048,
+        1.0e-3,
+        0.22e-3,
+        0.85,
+        "Transformers text-generation pipeline: one request at a time, eager PyTorch; host "
+        "dispatch ≈ 15 ops per layer × ~15 µs (eager decode measured 2.5–3.4× slower than a "
+        "CUDA-graph loop on an H200, DESIGN.md)",
+    ),
+}
+
+# Backend → runtime used when the request names none.
+DEFAULT_RUNTIME = {"cuda": "vllm", "rocm": "vllm", "mps": "mlx", "cpu": "llama.cpp"}
+
+# Tensor-parallel all-reduce: latency per call and the per-direction link bandwidth.
+ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 25e-6}
+PCIE_ALLREDUCE_GBS = 25.0  # x16 Gen4/5 through the host bridge, as NCCL achieves it
+FRAMEWORK_GB = 1.0  # CUDA context + NCCL + CUDA-graph pools, per GPU, outside the KV pool
+
+
+# ---------------------------------------------------------------- inputs and outputs
+
+
+@dataclass(frozen=True, slots=True)
+class ServingLoad:
+    prompt_tokens: int
+    output_tokens: int
+    concurrent_requests: float | None = None
+    requests_per_s: float | None = None
+    # the KV cache is sized for mean + spread, so long requests are not preempted
+    kv_extra_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ServingTargets:
+    ttft_ms: float | None = None
+    itl_ms: float | None = None
+    percentile: str = "p50"  # p50 | p95
+
+
+@dataclass(frozen=True, slots=True)
+class ServingConfig:
+    gpus_per_replica: int
+    replicas: int
+    weight_precision: str
+    kv_precision: str
+    runtime: str
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    concurrency: int
+    itl_ms: float
+    ttft_ms: float
+    output_tokens_per_s: float  # one replica
+
+
+@dataclass(frozen=True, slots=True)
+class ServingResult:
+    config: ServingConfig
+    fits: bool
+    reason: str | None
+    weights_gb_per_gpu: float
+    kv_pool_gb_per_gpu: float
+    activations_gb_per_gpu: float
+    framework_gb_per_gpu: float
+    kv_gb_per_request: float
+    max_concurrency: int  # per replica
+    ttft_ms: float | None
+    ttft_p95_ms: float | None
+    itl_ms: float | None
+    itl_p95_ms: float | None
+    output_tokens_per_s: float | None  # all replicas, at the asked load
+    input_tokens_per_s: float | None
+    max_output_tokens_per_s: float  # all replicas, at saturation
+    requests_per_s: float | None
+    saturated: bool
+    prefill_share: float  # share of GPU time spent on prompts
+    bottleneck: str
+    compute_precision: str
+    curve: tuple[CurvePoint, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_gpus(self) -> int:
+        return self.config.gpus_per_replica * self.config.replicas
+
+
+# ---------------------------------------------------------------- model arithmetic
+
+
+def embedding_params(m: ModelSpec) -> float:
+    """Input embedding + output head parameters (kept 16-bit by quantised checkpoints)."""
+    if not m.vocab_size or not m.hidden_size:
+        return 0.0
+    return 2.0 * m.vocab_size * m.hidden_size
+
+
+def weight_bytes(m: ModelSpec, precision: str) -> float:
+    bits = WEIGHT_BITS[precision]
+    emb = min(embedding_params(m), m.params * 0.5)
+    if bits >= 16:
+        return m.params * bits / 8
+    return (m.params - emb) * bits / 8 + emb * 2.0
+
+
+def expert_split(m: ModelSpec) -> tuple[float, float]:
+    """(parameters every token uses, parameters of all routed experts)."""
+    e, k = m.experts or 0, m.active_experts or 0
+    if not m.active_params or e <= 1 or not 0 < k < e or m.active_params >= m.params:
+        return m.params, 0.0
+    experts = (m.params - m.active_params) * e / (e - k)
+    return m.params - experts, experts
+
+
+def kv_values(m: ModelSpec, context: float) -> float:
+    values = m.kv_values(context)
+    if values is None:
+        raise ValueError("the model needs layers and hidden_size (or a config.json) to serve")
+    return values
+
+
+def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
+    """Dense tensor peak for the precision the matmuls run in, and that precision."""
+    if precision == "fp4" and native_fp4(gpu) and gpu.fp8_tflops:
+        # Blackwell doubles the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS)
+        return 2.0 * gpu.fp8_tflops, "fp4"
+    if precision in ("fp8", "fp4") and gpu.fp8_tflops:
+        return gpu.fp8_tflops, "fp8"
+    if precision == "int8" and gpu.int8_tops:
+        return gpu.int8_tops, "int8"
+    for p in ("bf16", "fp16"):
+        value = gpu.peak_tflops(p)
+        if value:
+            return value, p
+    return gpu.fp32_tflops, "fp32"
+
+
+def native_fp4(gpu: GpuSpec) -> bool:
+    """FP4 tensor cores: NVIDIA Blackwell (compute capability 10.x and 12.x)."""
+    cc = gpu.compute_capability or ""
+    return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
+
+
+def supports_weights(gpu: GpuSpec, precision: str) -> str | None:
+    """None when the GPU can serve weights in ``precision``, else why not."""
+    cc = gpu.compute_capability or ""
+    major = int(cc.split(".")[0]) if cc[:1].isdigit() else 0
+    if precision == "fp8" and not gpu.fp8_tflops:
+        return "no fp8 tensor cores"
+    if precision == "fp4" and not native_fp4(gpu):
+        return "fp4 (NVFP4/MXFP4) needs Blackwell tensor cores"
+    if precision == "int4" and gpu.vendor == "nvidia" and major < 8:
+        return "int4 AWQ/GPTQ (Marlin) kernels need compute capability 8.0+"
+    if precision == "int8" and not gpu.int8_tops:
+        return "no int8 tensor figure"
+    return None
+
+
+def supports_kv(gpu: GpuSpec, kv: str) -> str | None:
+    if kv == "fp8" and not gpu.fp8_tflops:
+        return "fp8 KV cache needs fp8 support (Ada, Hopper, Blackwell, MI300)"
+    return None
+
+
+def _link(gpu: GpuSpec) -> str:
+    text = f"{gpu.interconnect or ''} {gpu.form_factor or ''}".lower()
+    fast = ("nvlink", "sxm", "oam", "infinity fabric", "xgmi", "nvswitch")
+    return "nvlink" if any(k in text for k in fast) else "pcie"
+
+
+@dataclass(frozen=True, slots=True)
+class _Engine:
+    """Per-replica constants of one configuration."""
+
+    gpu: GpuSpec
+    model: ModelSpec
+    rt: RuntimeProfile
+    tp: int
+    dense_bytes: float  # weights every step reads, whole replica
+    expert_bytes: float  # all routed experts' weights
+    experts: int
+    topk: int
+    kv_b: float
+    flops_per_token: float  # 2 × active params
+    bw: float  # bytes/s, whole replica
+    flops: float  # FLOP/s for linear layers, whole replica
+    attn_flops: float  # FLOP/s for attention (16-bit), whole replica
+    compute_precision: str
+    allreduce_s: float  # latency per all-reduce
+    link_bps: float
+    layers: int
+    hidden: int
+
+    def weights_read(self, tokens: float) -> float:
+        if not self.expert_bytes:
+            return self.dense_bytes
+        k, e = self.topk, self.experts
+        touched = 1.0 - (1.0 - k / e) ** max(tokens, 1.0)
+        return self.dense_bytes + self.expert_bytes * touched
+
+    def comm(self, tokens: float) -> float:
+        if self.tp <= 1:
+            return 0.0
+        size = tokens * self.hidden * 2.0
+        one = self.allreduce_s + 2.0 * (self.tp - 1) / self.tp * size / self.link_bps
+        return 2.0 * self.layers * one
+
+    def step(
+        self, decode: float, context: float, prefill: float, prompt: float
+    ) -> tuple[float, str]:
+        """One scheduler step: ``decode`` sequences at mean ``context``, ``prefill`` prompt
+        tokens from prompts of length ``prompt``. Returns (seconds, what bounds it)."""
+        tokens = decode + prefill
+        # linear layers (GEMMs over the step's tokens) and attention (each sequence against
+        # its own KV cache) are separate kernels that run one after the other
+        t_w = self.weights_read(tokens) / self.bw
+        t_lin = tokens * self.flops_per_token / self.flops
+        kv_read = decode * kv_values(self.model, context) * self.kv_b
+        t_kv = kv_read / self.bw
+        # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half
+        # of it on average (causal)
+        attn = 4.0 * self.layers * self.hidden * (decode * context + prefill * prompt / 2.0)
+        t_att = attn / self.attn_flops
+        overhead = self.rt.step_overhead_s + self.rt.per_layer_overhead_s * self.layers
+        comm = self.comm(tokens)
+        mem = (t_w if t_w >= t_lin else 0.0) + (t_kv if t_kv >= t_att else 0.0)
+        comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
+        bound = "memory bandwidth" if mem >= comp else "compute"
+        if comm > max(mem, comp):
+            bound = "interconnect"
+        return max(t_w, t_lin) + max(t_kv, t_att) + overhead + comm, bound
+
+
+def _engine(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: ServingConfig,
+    rt: RuntimeProfile,
+    mem_eff: float,
+    comp_eff: float,
+) -> _Engine:
+    tp = cfg.gpus_per_replica
+    dense, experts = expert_split(model)
+    wb = weight_bytes(model, cfg.weight_precision) / model.params
+    peak, mode = peak_tflops(gpu, cfg.weight_precision)
+    half, _ = peak_tflops(gpu, "bf16")
+    eff = rt.kernel_efficiency
+    link = _link(gpu) if tp > 1 else "nvlink"
+    link_gbs = (gpu.interconnect_gbs or 0) / 2.0 if link == "nvlink" else PCIE_ALLREDUCE_GBS
+    return _Engine(
+        gpu=gpu,
+        model=model,
+        rt=rt,
+        tp=tp,
+        dense_bytes=dense * wb,
+        expert_bytes=experts * wb,
+        experts=model.experts or 1,
+        topk=model.active_experts or 1,
+        kv_b=KV_BYTES[cfg.kv_precision],
+        flops_per_token=2.0 * model.params_per_token,
+        bw=gpu.memory_bandwidth_gbs * GB * mem_eff * eff * tp,
+        flops=(peak or 0.0) * 1e12 * comp_eff * eff * tp,
+        attn_flops=(half or peak or 0.0) * 1e12 * comp_eff * eff * tp,
+        compute_precision=mode,
+        allreduce_s=ALLREDUCE_LATENCY_S[link],
+        link_bps=max(link_gbs, PCIE_ALLREDUCE_GBS) * GB,
+        layers=model.layers or 1,
+        hidden=model.hidden_size or 1,
+    )
+
+
+def memory_plan(
+    gpu: GpuSpec, model: ModelSpec, cfg: ServingConfig, rt: RuntimeProfile, usable_gb: float
+) -> tuple[float, float, float, float]:
+    """Per GPU, in GB: weights, activations, framework, KV pool (may be negative)."""
+    tp = cfg.gpus_per_replica
+    weights = weight_bytes(model, cfg.weight_precision) / tp / GB
+    h = float(model.hidden_size or 0)
+    inter = float(model.intermediate_size or 4 * h)
+    # the profiling pass of one full chunk: hidden states, QKV and MLP intermediates (16-bit),
+    # and fp32 logits of the sampled rows
+    act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / tp) * 2.0
+    act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / tp
+    act_gb = act / GB
+    if rt.of_free:
+        pool = rt.memory_utilization * (usable_gb - weights - act_gb - FRAMEWORK_GB)
+    else:
+        pool = usable_gb * rt.memory_utilization - weights - act_gb - FRAMEWORK_GB
+    return weights, act_gb, FRAMEWORK_GB, pool
+
+
+@dataclass(frozen=True, slots=True)
+class _Point:
+    itl: float
+    itl_p95: float
+    ttft: float
+    ttft_p95: float
+    rate: float  # requests/s, one replica
+    batch: float
+    prefill_share: float
+    bound: str
+
+
+def _solve(
+    eng: _Engine, load_n: float | None, load_rate: float | None, p: int, o: int, cap: int
+) -> _Point | None:
+    """Steady state of one replica under ``load_n`` concurrent requests (closed loop) or
+    ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity."""
+    ctx = p + o / 2.0
+    chunk = eng.rt.chunk_tokens
+    t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p))
+    if not eng.rt.continuous_batching:
+        # one request at a time: prefill, then o − 1 decode steps at batch 1
+        itl, bound = eng.step(1.0, ctx, 0.0, float(p))
+        service = t_prefill_alone + (o - 1) * itl
+        if load_rate is not None:
+            rho = load_rate * service
+            if rho >= 1.0:
+                return None
+            wait = rho / (2.0 * (1.0 - rho)) * service
+            rate = load_rate
+        else:
+            n = max(1.0, load_n or 1.0)
+            wait = (n - 1.0) * service
+            rate = 1.0 / service
+        return _Point(
+            itl,
+            itl,
+            t_prefill_alone + wait,
+            t_prefill_alone + 3.0 * wait,
+            rate,
+            1.0,
+            t_prefill_alone / service,
+            bound,
+        )
+
+    def at(batch: float, rate: float) -> tuple[float, float, float, float, str]:
+        b = max(1.0, min(batch, cap))
+        prefill_per_step = b * p / o
+        itl, bound = eng.step(b, ctx, prefill_per_step, float(p))
+        # the prompt itself: chunks that share steps with the running decodes
+        room = max(chunk - b, chunk / 4.0)
+        n_chunks = max(1, math.ceil(p / room))
+        piece = p / n_chunks
+        t_chunk, _ = eng.step(b, ctx, piece, float(p))
+        own = n_chunks * t_chunk
+        rho = min(0.99, rate * t_prefill_alone)
+        wait = rho / (2.0 * (1.0 - rho)) * own
+        ttft = own + wait + itl / 2.0
+        return itl, ttft, ttft + 2.0 * wait, t_chunk, bound
+
+    if load_rate is not None:
+        # open loop: find the concurrency Little's law implies
+        n = 1.0
+        for _ in range(60):
+            itl, ttft, _p95, _t, _b = at(n, load_rate)
+            n_new = load_rate * (ttft + (o - 1) * itl)
+            if n_new > cap * 1.0001 or load_rate * t_prefill_alone >= 0.99:
+                return None
+            if abs(n_new - n) < 1e-3 * max(1.0, n):
+                n = n_new
+                break
+            n = 0.5 * (n + n_new)
+        rate = load_rate
+    else:
+        n = max(1.0, load_n or 1.0)
+        running = min(n, cap)
+        rate = 0.0
+        for _ in range(60):
+            itl, ttft, _p95, _t, _b = at(running, rate)
+            new = running / (ttft + (o - 1) * itl)
+            if abs(new - rate) < 1e-4 * max(new, 1e-9):
+                rate = new
+                break
+            rate = 0.5 * (rate + new)
+    itl, ttft, ttft_p95, t_chunk, bound = at(n, rate)
+    queue = 0.0
+    if load_n is not None and load_n > cap and rate > 0:
+        queue = (load_n - cap) / rate  # clients beyond the batch cap wait for a slot
+    # a step that carries a prompt chunk is slower; it is the p95 ITL once ≥5 % of steps do
+    chunks_per_s = rate * max(1, math.ceil(p / max(chunk - n, chunk / 4.0)))
+    itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
+    share = min(1.0, rate * t_prefill_alone)
+    return _Point(
+        itl,
+        max(itl, itl_p95),
+        ttft + queue,
+        ttft_p95 + 3.0 * queue,
+        rate,
+        min(n, cap),
+        share,
+        bound,
+    )
+
+
+def evaluate(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: ServingConfig,
+    load: ServingLoad,
+    *,
+    usable_gb: float | None = None,
+    memory_efficiency: float = 0.88,
+    compute_efficiency: float = 0.56,
+    with_curve: bool = False,
+) -> ServingResult:
+    """One serving configuration under one load (all replicas share it evenly).
+
+    ``memory_efficiency`` and ``compute_efficiency`` are the engine's achieved-vs-peak priors
+    for bandwidth and whole-model matmuls on this GPU (perf.py); the runtime scales them.
+    """
+    rt = RUNTIMES[cfg.runtime]
+    usable = gpu.memory_gb if usable_gb is None else usable_gb
+    p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
+    weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
+    kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
+    tp = cfg.gpus_per_replica
+    cap_kv = int(pool * GB * tp // kv_req) if pool > 0 else 0
+    cap = min(rt.max_batch, cap_kv)
+    eng = _engine(gpu, model, cfg, rt, memory_efficiency, compute_efficiency)
+    base: dict[str, Any] = dict(
+        config=cfg,
+        weights_gb_per_gpu=weights,
+        kv_pool_gb_per_gpu=max(0.0, pool),
+        activations_gb_per_gpu=act,
+        framework_gb_per_gpu=fw,
+        kv_gb_per_request=kv_req / GB,
+        compute_precision=eng.compute_precision,
+    )
+    if cap < 1 or eng.flops <= 0:
+        why = (
+            f"weights take {weights:.1f} GB of {usable:.0f} GB per GPU; no room for one "
+            f"request's KV cache ({kv_req / GB:.2f} GB)"
+            if eng.flops > 0
+            else "no compute figures for this GPU"
+        )
+        return ServingResult(
+            **base,
+            fits=False,
+            reason=why,
+            max_concurrency=0,
+            ttft_ms=None,
+            ttft_p95_ms=None,
+            itl_ms=None,
+            itl_p95_ms=None,
+            output_tokens_per_s=None,
+            input_tokens_per_s=None,
+            max_output_tokens_per_s=0.0,
+            requests_per_s=None,
+            saturated=True,
+            prefill_share=0.0,
+            bottleneck="memory capacity",
+            curve=(),
+        )
+    r = cfg.replicas
+    sat = _solve(eng, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
+    assert sat is not None
+    max_out = sat.rate * o * r
+    curve = (
+        tuple(
+            CurvePoint(int(b), pt.itl * 1e3, pt.ttft * 1e3, pt.rate * o)
+            for b in _curve_batches(cap)
+            if (pt := _solve(eng, float(b), None, p, o, cap)) is not None
+        )
+        if with_curve
+        else ()
+    )
+    if load.requests_per_s is not None:
+        point = _solve(eng, None, load.requests_per_s / r, p, o, cap)
+    else:
+        point = _solve(eng, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
+    notes: list[str] = []
+    if point is None:
+        return ServingResult(
+            **base,
+            fits=True,
+            reason=None,
+            max_concurrency=cap,
+            ttft_ms=None,
+            ttft_p95_ms=None,
+            itl_ms=None,
+            itl_p95_ms=None,
+            output_tokens_per_s=None,
+            input_tokens_per_s=None,
+            max_output_tokens_per_s=max_out,
+            requests_per_s=None,
+            saturated=True,
+            prefill_share=sat.prefill_share,
+            bottleneck=sat.bound,
+            curve=curve,
+            notes=(
+                f"{load.requests_per_s:g} requests/s is beyond this configuration's "
+                f"{sat.rate * r:.2f} requests/s at saturation",
+            ),
+        )
+    saturated = load.concurrent_requests is not None and load.concurrent_requests / r > cap
+    if saturated:
+        notes.append(
+            f"{load.concurrent_requests:g} concurrent requests exceed the {cap * r} this "
+            "configuration can run at once; the rest wait for a slot (in TTFT)"
+        )
+    return ServingResult(
+        **base,
+        fits=True,
+        reason=None,
+        max_concurrency=cap,
+        ttft_ms=point.ttft * 1e3,
+        ttft_p95_ms=point.ttft_p95 * 1e3,
+        itl_ms=point.itl * 1e3,
+        itl_p95_ms=point.itl_p95 * 1e3,
+        output_tokens_per_s=point.rate * o * r,
+        input_tokens_per_s=point.rate * p * r,
+        max_output_tokens_per_s=max_out,
+        requests_per_s=point.rate * r,
+        saturated=saturated,
+        prefill_share=point.prefill_share,
+        bottleneck=point.bound,
+        curve=curve,
+        notes=tuple(notes),
+    )
+
+
+def _curve_batches(cap: int) -> list[int]:
+    out, b = [], 1
+    while b < cap:
+        out.append(b)
+        b *= 2
+    out.append(cap)
+    return out
+
+
+def meets(result: ServingResult, targets: ServingTargets) -> tuple[bool, list[str]]:
+    """Whether the result is within the targets, and each miss in words."""
+    if result.ttft_ms is None or result.itl_ms is None:
+        return False, ["cannot carry the load"]
+    p95 = targets.percentile == "p95"
+    ttft = result.ttft_p95_ms if p95 else result.ttft_ms
+    itl = result.itl_p95_ms if p95 else result.itl_ms
+    misses: list[str] = []
+    if targets.ttft_ms is not None and ttft is not None and ttft > targets.ttft_ms:
+        misses.append(f"TTFT {ttft:,.0f} ms > {targets.ttft_ms:,.0f} ms")
+    if targets.itl_ms is not None and itl is not None and itl > targets.itl_ms:
+        misses.append(f"ITL {itl:,.1f} ms > {targets.itl_ms:,.1f} ms")
+    return not misses, misses
+
+
+# ---------------------------------------------------------------- the planner
+
+# Preferred order when GPU count and speed tie: higher weight precision first.
+PRECISION_ORDER = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
+TP_SIZES = (1, 2, 4, 8)  # heads split evenly; 8 is one NVLink/NVSwitch node
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    runtime: str
+    weight_precisions: tuple[str, ...]
+    kv_precisions: tuple[str, ...]
+    max_gpus: int
+    usable_gb: float
+    memory_efficiency: float
+    compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
+    single_device: bool = False
+    tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    best: ServingResult | None  # the cheapest configuration within the targets
+    closest: ServingResult | None  # when none is: the one that misses by least
+    misses: tuple[str, ...]  # why ``closest`` misses
+    reason: str | None  # why nothing could even run
+    skipped: tuple[str, ...] = ()  # precisions this GPU cannot serve, with the reason
+
+
+def _miss_size(result: ServingResult, targets: ServingTargets) -> float:
+    """How far outside the targets, as the worst ratio (1 = on target)."""
+    if result.ttft_ms is None or result.itl_ms is None:
+        return math.inf
+    p95 = targets.percentile == "p95"
+    ratios = [1.0]
+    if targets.ttft_ms:
+        ratios.append((result.ttft_p95_ms if p95 else result.ttft_ms) / targets.ttft_ms)  # type: ignore[operator]
+    if targets.itl_ms:
+        ratios.append((result.itl_p95_ms if p95 else result.itl_ms) / targets.itl_ms)  # type: ignore[operator]
+    return max(ratios)
+
+
+def plan(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    load: ServingLoad,
+    targets: ServingTargets,
+    options: PlanOptions,
+) -> Plan:
+    """The cheapest configuration on ``gpu`` (fewest GPUs, then fastest, then the higher
+    precision) that carries ``load`` within ``targets``; else the closest miss."""
+    skipped: list[str] = []
+    weights = []
+    for wp in options.weight_precisions:
+        why = supports_weights(gpu, wp)
+        if why:
+            skipped.append(f"{wp}: {why}")
+        else:
+            weights.append(wp)
+    kvs = [kv for kv in options.kv_precisions if supports_kv(gpu, kv) is None]
+    if not weights or not kvs:
+        return Plan(
+            None,
+            None,
+            (),
+            "; ".join(skipped) or "no KV cache precision is supported",
+            skipped=tuple(skipped),
+        )
+    tps = [1] if options.single_device else [t for t in TP_SIZES if t <= options.max_gpus]
+    if options.tp_sizes is not None:
+        tps = list(options.tp_sizes)
+    best: ServingResult | None = None
+    best_key: tuple[float, ...] | None = None
+    closest: ServingResult | None = None
+    closest_key: tuple[float, ...] | None = None
+    unfit: str | None = None
+    for tp in tps:
+        for wp in weights:
+            for kv in kvs:
+                max_r = 1 if options.single_device else max(1, options.max_gpus // tp)
+                for r in range(1, max_r + 1):
+                    if best_key is not None and tp * r > best_key[0]:
+                        break  # dearer than a configuration that already meets the targets
+                    cfg = ServingConfig(tp, r, wp, kv, options.runtime)
+                    res = evaluate(
+                        gpu,
+                        model,
+                        cfg,
+                        load,
+                        usable_gb=options.usable_gb,
+                        memory_efficiency=options.memory_efficiency,
+                        compute_efficiency=options.compute_efficiency.get(
+                            peak_tflops(gpu, wp)[1], 0.5
+                        ),
+                    )
+                    if not res.fits:
+                        unfit = unfit or res.reason
+                        break  # more replicas do not make one fit
+                    ok, _ = meets(res, targets)
+                    ok = ok and res.ttft_ms is not None
+                    order = PRECISION_ORDER.index(wp) if wp in PRECISION_ORDER else 9
+                    if ok:
+                        key = (float(tp * r), res.itl_ms or 0.0, float(order), float(kv != "bf16"))
+                        if best_key is None or key < best_key:
+                            best, best_key = res, key
+                        break  # more replicas only cost more
+                    miss = (_miss_size(res, targets), float(tp * r))
+                    if closest_key is None or miss < closest_key:
+                        closest, closest_key = res, miss
+    if best is not None:
+        return Plan(best, None, (), None, tuple(skipped))
+    if closest is not None:
+        _, misses = meets(closest, targets)
+        return Plan(None, closest, tuple(misses), None, tuple(skipped))
+    return Plan(None, None, (), unfit or "does not fit", tuple(skipped))

@@ -1,0 +1,1 @@
+"""Offers: what a GPU costs to rent (cloud instances) or to buy (street, used, launch)."""

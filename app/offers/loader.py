@@ -1,0 +1,188 @@
+"""data/offers (the SkyPilot snapshot) and the prices in data/gpus/*.yaml -> offer rows.
+
+Idempotent; rows a user imported (origin 'import') are kept as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlalchemy.orm import Session
+
+from app.catalog.loader import read_catalog
+from app.catalog.schemas import GpuCreate
+from app.offers import repository
+from app.offers.files import CloudOfferData, OfferFileError, parse_file
+from app.offers.mapping import Mapping, load_mapping
+
+# The provider names data/gpus/*.yaml uses, as the provider keys offers use.
+_YAML_PROVIDERS = {
+    "lambda": ("lambda", None),
+    "runpod": ("runpod", None),
+    "runpod (community cloud)": ("runpod", "community"),
+    "vast.ai": ("vast", None),
+    "paperspace": ("paperspace", None),
+    "modal": ("modal", None),
+    "crusoe": ("crusoe", None),
+    "hyperstack": ("hyperstack", None),
+    "verda (formerly datacrunch)": ("verda", None),
+}
+
+
+@dataclass
+class OfferSeedResult:
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    kept_user: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PurchaseOfferData:
+    gpu_slug: str
+    condition: str
+    usd: float
+    as_of: str
+    source: str
+
+    def values(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def _source_text(entry: GpuCreate, source_id: str | None) -> str | None:
+    ref = next((s for s in entry.sources if s.id == source_id), None)
+    if ref is None:
+        return None
+    text = f"{ref.title} ({ref.url})" if ref.url else ref.title
+    return text if len(text) <= 300 else (ref.url or ref.title)[:300]
+
+
+def purchase_offers_from_catalog(entries: list[GpuCreate]) -> list[PurchaseOfferData]:
+    out: list[PurchaseOfferData] = []
+    for e in entries:
+        if e.street_price is not None:
+            source = _source_text(e, e.street_price.source)
+            if source is not None:
+                # The shipped street prices are GPU Poet 'best deals': the cheapest eBay and
+                # Amazon listings, new or used. They are never presented as a new price.
+                out.append(
+                    PurchaseOfferData(
+                        e.slug, "used", e.street_price.usd, e.street_price.as_of, source
+                    )
+                )
+        launch_source = _source_text(e, e.field_sources.get("launch_price_usd"))
+        if e.launch_price_usd is not None and e.release_year and launch_source:
+            out.append(
+                PurchaseOfferData(
+                    e.slug, "launch", e.launch_price_usd, str(e.release_year), launch_source
+                )
+            )
+    return out
+
+
+def cloud_offers_from_catalog(entries: list[GpuCreate], mapping: Mapping) -> list[CloudOfferData]:
+    """The catalog's per-GPU rental prices, as one-GPU offers of their provider."""
+    out: list[CloudOfferData] = []
+    for e in entries:
+        price = e.cloud_price
+        if price is None:
+            continue
+        key, tier = _YAML_PROVIDERS.get((price.provider or "").lower(), (None, None))
+        source = _source_text(e, price.source)
+        if key is None or source is None:
+            continue
+        out.append(
+            CloudOfferData(
+                gpu_slug=e.slug,
+                provider=key,
+                instance_type=f"1x {e.name} (per-GPU price)",
+                accelerator=None,
+                gpus=1,
+                vcpus=None,
+                ram_gb=None,
+                usd_per_hour=price.usd_per_hour,
+                spot_usd_per_hour=None,
+                tier=tier or mapping.tier_for(key),
+                regions=None,
+                as_of=price.as_of,
+                source=source,
+            )
+        )
+    return out
+
+
+def read_seed_cloud_offers(data_dir: Path, mapping: Mapping) -> list[CloudOfferData]:
+    path = data_dir / "offers" / "seed.yaml"
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise OfferFileError(f"{path}: cannot read: {exc}") from exc
+    by_key: dict[tuple[str, str], CloudOfferData] = {}
+    for item in doc.get("cloud_files") or []:
+        parsed = parse_file(
+            data_dir / "offers" / str(item["file"]),
+            mapping,
+            provider=item.get("provider"),
+            as_of=str(item["as_of"]),
+            source=item.get("source"),
+        )
+        for offer in parsed.offers:  # a later file replaces an earlier one's row
+            by_key[(offer.provider, offer.instance_type)] = offer
+    return list(by_key.values())
+
+
+def seed(session: Session, data_dir: Path) -> OfferSeedResult:
+    mapping = load_mapping(data_dir)
+    entries = read_catalog(data_dir)
+    known = {e.slug for e in entries}
+    result = OfferSeedResult()
+    cloud = read_seed_cloud_offers(data_dir, mapping) + cloud_offers_from_catalog(entries, mapping)
+    existing = repository.cloud_by_key(session)
+    for offer in cloud:
+        if offer.gpu_slug not in known:
+            result.skipped.append(
+                f"{offer.provider} {offer.instance_type}: {offer.gpu_slug} not in catalog"
+            )
+            continue
+        _upsert(
+            session,
+            existing,
+            (offer.provider, offer.instance_type),
+            offer.values(),
+            result,
+            cloud=True,
+        )
+    purchases = repository.purchase_by_key(session)
+    for p in purchase_offers_from_catalog(entries):
+        _upsert(
+            session, purchases, (p.gpu_slug, p.condition, p.source), p.values(), result, cloud=False
+        )
+    repository.flush(session)
+    return result
+
+
+def _upsert(
+    session: Session,
+    existing: dict[Any, Any],
+    key: tuple[str, ...],
+    values: dict[str, Any],
+    result: OfferSeedResult,
+    *,
+    cloud: bool,
+) -> None:
+    row = existing.get(key)
+    if row is None:
+        add = repository.add_cloud if cloud else repository.add_purchase
+        existing[key] = add(session, {**values, "origin": "seed"})
+        result.inserted += 1
+    elif row.origin != "seed":
+        result.kept_user += 1
+    elif repository.changed(row, values):
+        repository.update(session, row, values)
+        result.updated += 1
+    else:
+        result.unchanged += 1

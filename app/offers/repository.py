@@ -1,0 +1,119 @@
+"""All offer SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import Session
+
+from app.offers.models import CloudOfferRow, PurchaseOfferRow
+
+
+@dataclass(frozen=True)
+class OfferFilter:
+    gpus: Sequence[str] = ()
+    providers: Sequence[str] = ()
+    min_gpus: int | None = None
+    max_usd_per_hour: float | None = None
+    fresh_since: str | None = None  # ISO date: leave out offers dated before it
+
+
+def _cloud_conditions(f: OfferFilter) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = []
+    if f.gpus:
+        conds.append(CloudOfferRow.gpu_slug.in_(list(f.gpus)))
+    if f.providers:
+        conds.append(func.lower(CloudOfferRow.provider).in_([p.lower() for p in f.providers]))
+    if f.min_gpus is not None:
+        conds.append(CloudOfferRow.gpus >= f.min_gpus)
+    if f.max_usd_per_hour is not None:
+        conds.append(CloudOfferRow.usd_per_hour <= f.max_usd_per_hour)
+    if f.fresh_since is not None:
+        conds.append(CloudOfferRow.as_of >= f.fresh_since)
+    return conds
+
+
+def _purchase_conditions(f: OfferFilter) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = []
+    if f.gpus:
+        conds.append(PurchaseOfferRow.gpu_slug.in_(list(f.gpus)))
+    if f.fresh_since is not None:
+        conds.append(PurchaseOfferRow.as_of >= f.fresh_since)
+    return conds
+
+
+def list_cloud(session: Session, f: OfferFilter) -> list[CloudOfferRow]:
+    stmt = (
+        select(CloudOfferRow)
+        .where(*_cloud_conditions(f))
+        .order_by(
+            CloudOfferRow.gpu_slug,
+            CloudOfferRow.usd_per_hour / CloudOfferRow.gpus,
+            CloudOfferRow.provider,
+            CloudOfferRow.instance_type,
+        )
+    )
+    return list(session.scalars(stmt).all())
+
+
+def list_purchase(session: Session, f: OfferFilter) -> list[PurchaseOfferRow]:
+    stmt = (
+        select(PurchaseOfferRow)
+        .where(*_purchase_conditions(f))
+        .order_by(PurchaseOfferRow.gpu_slug, PurchaseOfferRow.usd, PurchaseOfferRow.condition)
+    )
+    return list(session.scalars(stmt).all())
+
+
+def all_cloud(session: Session) -> list[CloudOfferRow]:
+    return list_cloud(session, OfferFilter())
+
+
+def all_purchase(session: Session) -> list[PurchaseOfferRow]:
+    return list_purchase(session, OfferFilter())
+
+
+def cloud_by_key(session: Session) -> dict[tuple[str, str], CloudOfferRow]:
+    return {(r.provider, r.instance_type): r for r in session.scalars(select(CloudOfferRow))}
+
+
+def purchase_by_key(session: Session) -> dict[tuple[str, str, str], PurchaseOfferRow]:
+    return {
+        (r.gpu_slug, r.condition, r.source): r for r in session.scalars(select(PurchaseOfferRow))
+    }
+
+
+def add_cloud(session: Session, values: dict[str, Any]) -> CloudOfferRow:
+    row = CloudOfferRow(**values)
+    session.add(row)
+    return row
+
+
+def add_purchase(session: Session, values: dict[str, Any]) -> PurchaseOfferRow:
+    row = PurchaseOfferRow(**values)
+    session.add(row)
+    return row
+
+
+def update(session: Session, row: CloudOfferRow | PurchaseOfferRow, values: dict[str, Any]) -> None:
+    for key, value in values.items():
+        setattr(row, key, value)
+
+
+def changed(row: CloudOfferRow | PurchaseOfferRow, values: dict[str, Any]) -> bool:
+    return any(getattr(row, k) != v for k, v in values.items())
+
+
+def flush(session: Session) -> None:
+    session.flush()
+
+
+def counts(session: Session) -> tuple[int, int, int]:
+    """Cloud offers, GPUs with a cloud offer, providers."""
+    n = session.scalar(select(func.count()).select_from(CloudOfferRow)) or 0
+    gpus = session.scalar(select(func.count(func.distinct(CloudOfferRow.gpu_slug)))) or 0
+    providers = session.scalar(select(func.count(func.distinct(CloudOfferRow.provider)))) or 0
+    return n, gpus, providers

@@ -1,0 +1,78 @@
+"""JSON API for offers: what each GPU costs to rent or buy, dated and sourced."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Response
+
+from app.catalog.router import split_csv
+from app.deps import SessionDep, SettingsDep
+from app.offers import service
+from app.offers.repository import OfferFilter
+from app.offers.schemas import OfferPage
+
+router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
+
+
+@router.get("", response_model=OfferPage, summary="Cloud and purchase offers, filtered")
+def list_offers(
+    session: SessionDep,
+    settings: SettingsDep,
+    gpu: Annotated[list[str] | None, Query(max_length=80, description="catalog slug(s)")] = None,
+    provider: Annotated[list[str] | None, Query(max_length=80)] = None,
+    kind: Literal["cloud", "purchase"] | None = None,
+    min_gpus: Annotated[int | None, Query(ge=1, le=1024, description="GPUs per instance")] = None,
+    max_usd_per_hour: Annotated[
+        float | None, Query(gt=0, le=100_000, description="whole-instance on-demand price")
+    ] = None,
+    include_stale: Annotated[
+        bool, Query(description="include offers older than the server's stale age")
+    ] = True,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> OfferPage:
+    f = OfferFilter(
+        gpus=split_csv(gpu),
+        providers=split_csv(provider),
+        min_gpus=min_gpus,
+        max_usd_per_hour=max_usd_per_hour,
+    )
+    return service.list_offers(
+        session, settings, f, kind=kind, include_stale=include_stale, limit=limit, offset=offset
+    )
+
+
+@router.get(
+    "/launch-spec",
+    summary="A SkyPilot task that rents an offer's instance and benchmarks it (nothing launched)",
+    response_class=Response,
+    responses={200: {"content": {"application/x-yaml": {}}}},
+)
+def launch_spec(
+    session: SessionDep,
+    settings: SettingsDep,
+    gpu: Annotated[str, Query(min_length=1, max_length=80, description="catalog slug")],
+    upload: Annotated[
+        str, Query(min_length=8, max_length=500, description="server URL the report goes to")
+    ],
+    gpus: Annotated[int, Query(ge=1, le=64, description="GPUs the job needs")] = 1,
+    provider: Annotated[str | None, Query(max_length=80)] = None,
+    instance_type: Annotated[str | None, Query(max_length=200)] = None,
+    allow_spot: bool = False,
+) -> Response:
+    text = service.launch_spec(
+        session,
+        settings,
+        gpu=gpu,
+        gpus=gpus,
+        upload_url=upload,
+        provider=provider,
+        instance_type=instance_type,
+        allow_spot=allow_spot,
+    )
+    return Response(
+        text,
+        media_type="application/x-yaml",
+        headers={"Content-Disposition": f'attachment; filename="gpu-advisor-bench-{gpu}.yaml"'},
+    )

@@ -1,0 +1,64 @@
+"""The offers contract: GET /api/v1/offers and the offers in GET /api/v1/gpus/{slug}."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from app.catalog.schemas import GpuOut
+
+OfferKind = Literal["cloud", "purchase"]
+Tier = Literal["on-demand", "spot", "marketplace", "community"]
+Condition = Literal["new", "used", "launch"]
+
+
+class OfferOut(BaseModel):
+    id: int
+    gpu: str = Field(description="catalog slug")
+    kind: OfferKind
+    provider: str | None = Field(None, description="cloud (SkyPilot's name where it has one)")
+    instance_type: str | None = None
+    gpus: int = Field(1, description="GPUs per instance (1 for a purchase)")
+    vcpus: float | None = None
+    ram_gb: float | None = None
+    usd_per_hour: float | None = Field(None, description="on-demand price of the whole instance")
+    spot_usd_per_hour: float | None = None
+    usd_per_gpu_hour: float | None = None
+    usd: float | None = Field(None, description="purchase price of one card")
+    condition: Condition | None = None
+    tier: Tier | None = None
+    regions: int | None = None
+    as_of: str
+    source: str
+    stale: bool = Field(description="older than the server's offer_stale_days")
+    origin: str
+
+
+class OfferPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    stale_after_days: int
+    items: list[OfferOut]
+
+
+class SkippedOut(BaseModel):
+    file: str
+    instance_type: str
+    accelerator: str | None
+    reason: str
+
+
+class ImportReport(BaseModel):
+    files: list[str]
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[SkippedOut] = []
+
+
+class GpuWithOffers(GpuOut):
+    """GET /api/v1/gpus/{slug}: the catalog entry and every offer for it."""
+
+    offers: list[OfferOut] = Field(default_factory=list)

@@ -1,0 +1,270 @@
+"""Offer use cases shared by the API, the pages, the CLI and the recommender."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from app.catalog import repository as catalog_repository
+from app.catalog.schemas import GpuOut
+from app.config import Settings
+from app.domain.cost import CloudOffer, PurchaseOffer
+from app.errors import InvalidInput
+from app.offers import repository
+from app.offers.files import OfferFileError, ParsedFile, parse_file
+from app.offers.mapping import load_mapping
+from app.offers.models import CloudOfferRow, PurchaseOfferRow
+from app.offers.repository import OfferFilter
+from app.offers.schemas import GpuWithOffers, ImportReport, OfferOut, OfferPage, SkippedOut
+
+MAX_LIMIT = 500
+
+__all__ = ["OfferFileError", "import_files", "list_offers", "offers_for_gpu"]
+
+
+def stale_cutoff(settings: Settings, today: date | None = None) -> str:
+    """Offers dated before this ISO day are stale ('2026-07' counts as 2026-07-01)."""
+    return ((today or date.today()) - timedelta(days=settings.offer_stale_days)).isoformat()
+
+
+def _is_stale(as_of: str, cutoff: str) -> bool:
+    return as_of < cutoff
+
+
+def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
+    return OfferOut(
+        id=row.id,
+        gpu=row.gpu_slug,
+        kind="cloud",
+        provider=row.provider,
+        instance_type=row.instance_type,
+        gpus=row.gpus,
+        vcpus=row.vcpus,
+        ram_gb=row.ram_gb,
+        usd_per_hour=row.usd_per_hour,
+        spot_usd_per_hour=row.spot_usd_per_hour,
+        usd_per_gpu_hour=round(row.usd_per_hour / row.gpus, 4),
+        tier=row.tier,
+        regions=row.regions,
+        as_of=row.as_of,
+        source=row.source,
+        stale=_is_stale(row.as_of, cutoff),
+        origin=row.origin,
+    )
+
+
+def purchase_out(row: PurchaseOfferRow, cutoff: str) -> OfferOut:
+    return OfferOut(
+        id=row.id,
+        gpu=row.gpu_slug,
+        kind="purchase",
+        usd=row.usd,
+        condition=row.condition,
+        as_of=row.as_of,
+        source=row.source,
+        stale=_is_stale(row.as_of, cutoff),
+        origin=row.origin,
+    )
+
+
+def list_offers(
+    session: Session,
+    settings: Settings,
+    f: OfferFilter,
+    *,
+    kind: str | None = None,
+    include_stale: bool = True,
+    limit: int = 100,
+    offset: int = 0,
+    today: date | None = None,
+) -> OfferPage:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if offset < 0:
+        raise InvalidInput("offset must be 0 or more", field="offset")
+    cutoff = stale_cutoff(settings, today)
+    if not include_stale:
+        f = OfferFilter(**{**f.__dict__, "fresh_since": cutoff})
+    items: list[OfferOut] = []
+    if kind in (None, "cloud"):
+        items += [cloud_out(r, cutoff) for r in repository.list_cloud(session, f)]
+    cloud_only = f.providers or f.min_gpus is not None or f.max_usd_per_hour is not None
+    if kind in (None, "purchase") and not (kind is None and cloud_only):
+        items += [purchase_out(r, cutoff) for r in repository.list_purchase(session, f)]
+    return OfferPage(
+        total=len(items),
+        limit=limit,
+        offset=offset,
+        stale_after_days=settings.offer_stale_days,
+        items=items[offset : offset + limit],
+    )
+
+
+def offers_for_gpu(session: Session, settings: Settings, slug: str) -> list[OfferOut]:
+    return list_offers(session, settings, OfferFilter(gpus=[slug]), limit=MAX_LIMIT).items
+
+
+def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOffers:
+    return GpuWithOffers(**gpu.model_dump(), offers=offers_for_gpu(session, settings, gpu.slug))
+
+
+# ---------------------------------------------------------------- the recommender's view
+
+
+def cloud_offers_by_gpu(session: Session) -> dict[str, list[CloudOffer]]:
+    out: dict[str, list[CloudOffer]] = {}
+    for r in repository.all_cloud(session):
+        out.setdefault(r.gpu_slug, []).append(
+            CloudOffer(
+                provider=r.provider,
+                instance_type=r.instance_type,
+                gpus=r.gpus,
+                usd_per_hour=r.usd_per_hour,
+                spot_usd_per_hour=r.spot_usd_per_hour,
+                tier=r.tier,
+                as_of=r.as_of,
+                source=r.source,
+                regions=r.regions,
+                accelerator=r.accelerator,
+            )
+        )
+    return out
+
+
+def purchase_offers_by_gpu(session: Session) -> dict[str, list[PurchaseOffer]]:
+    out: dict[str, list[PurchaseOffer]] = {}
+    for r in repository.all_purchase(session):
+        out.setdefault(r.gpu_slug, []).append(
+            PurchaseOffer(usd=r.usd, condition=r.condition, as_of=r.as_of, source=r.source)
+        )
+    return out
+
+
+# ---------------------------------------------------------------- import
+
+
+def import_files(
+    session: Session,
+    settings: Settings,
+    paths: Sequence[Path],
+    *,
+    provider: str | None = None,
+    as_of: str | None = None,
+    source: str | None = None,
+) -> ImportReport:
+    """Parse every file first (a broken one raises OfferFileError and nothing is written),
+    then upsert; the caller's session commits once, so the import is one transaction."""
+    mapping = load_mapping(settings.data_dir)
+    day = as_of or date.today().isoformat()
+    parsed: list[ParsedFile] = [
+        parse_file(p, mapping, provider=provider, as_of=day, source=source) for p in paths
+    ]
+    known = {r.slug for r in catalog_repository.all_gpus(session)}
+    report = ImportReport(files=[str(p) for p in paths])
+    existing = repository.cloud_by_key(session)
+    seen: set[tuple[str, str]] = set()
+    for pf in parsed:
+        report.skipped += [
+            SkippedOut(
+                file=pf.path.name,
+                instance_type=s.instance_type,
+                accelerator=s.accelerator,
+                reason=s.reason,
+            )
+            for s in pf.skipped
+        ]
+        for offer in pf.offers:
+            key = (offer.provider, offer.instance_type)
+            if offer.gpu_slug not in known:
+                report.skipped.append(
+                    SkippedOut(
+                        file=pf.path.name,
+                        instance_type=offer.instance_type,
+                        accelerator=offer.accelerator,
+                        reason=f"gpu '{offer.gpu_slug}' is not in the catalog",
+                    )
+                )
+                continue
+            if key in seen:
+                report.skipped.append(
+                    SkippedOut(
+                        file=pf.path.name,
+                        instance_type=offer.instance_type,
+                        accelerator=offer.accelerator,
+                        reason=f"{offer.provider} {offer.instance_type} appears twice; first kept",
+                    )
+                )
+                continue
+            seen.add(key)
+            values = {**offer.values(), "origin": "import"}
+            row = existing.get(key)
+            if row is None:
+                existing[key] = repository.add_cloud(session, values)
+                report.added += 1
+            elif repository.changed(row, values):
+                repository.update(session, row, values)
+                report.updated += 1
+            else:
+                report.unchanged += 1
+    repository.flush(session)
+    return report
+
+
+def unmapped(
+    settings: Settings, paths: Sequence[Path] = (), provider: str | None = None
+) -> list[tuple[str, str, int, str]]:
+    """(cloud, accelerator, instances, why) for every accelerator no rule maps, in the
+    shipped snapshot and in the given files."""
+    mapping = load_mapping(settings.data_dir)
+    files = list(paths) or [settings.data_dir / "offers" / "skypilot-snapshot.csv"]
+    counts: dict[tuple[str, str], tuple[int, str]] = {}
+    for path in files:
+        pf = parse_file(path, mapping, provider=provider, as_of=date.today().isoformat())
+        for s in pf.skipped:
+            if s.accelerator is None or s.reason.startswith("no on-demand"):
+                continue
+            n, _ = counts.get((s.cloud, s.accelerator), (0, s.reason))
+            counts[(s.cloud, s.accelerator)] = (n + 1, s.reason)
+    return sorted((c, a, n, why) for (c, a), (n, why) in counts.items())
+
+
+def launch_spec(
+    session: Session,
+    settings: Settings,
+    *,
+    gpu: str,
+    gpus: int,
+    upload_url: str,
+    provider: str | None = None,
+    instance_type: str | None = None,
+    allow_spot: bool = False,
+) -> str:
+    """The SkyPilot task for the named offer, or the cheapest launchable one for the GPU."""
+    from app.domain.cost import RentalPolicy, choose_offer
+    from app.offers.launch import NotLaunchable, task_yaml
+
+    if not upload_url.startswith(("http://", "https://")):
+        raise InvalidInput("the upload URL must start with http:// or https://", field="upload")
+    offers = [
+        o
+        for o in cloud_offers_by_gpu(session).get(gpu, [])
+        if o.accelerator
+        and (instance_type is None or o.instance_type == instance_type)
+        and (provider is None or o.provider == provider)
+    ]
+    policy = RentalPolicy(allow_spot=allow_spot)
+    choice = choose_offer(offers, gpus, policy)
+    if choice is None:
+        where = f" from {provider}" if provider else ""
+        raise InvalidInput(
+            f"no launchable offer of {gpu}{where} with {gpus} GPU(s) or more "
+            "(see `gpu-advisor offers list --gpu`)",
+            field="gpu",
+        )
+    try:
+        return task_yaml(choice.offer, gpu, upload_url)
+    except NotLaunchable as exc:
+        raise InvalidInput(str(exc), field="instance_type") from exc

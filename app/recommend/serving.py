@@ -1,0 +1,660 @@
+"""Task 'serving': plan every GPU with the pure serving model and shape the response.
+
+The engine arithmetic lives in app/domain/serving.py; this module picks what to try on each
+GPU (runtime, precisions, GPU counts), applies the request's filters and budgets, orders the
+rows by the objective and says plainly when no configuration meets the targets.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from app.domain import compat, perf
+from app.domain import cost as costs
+from app.domain import serving as sv
+from app.domain.calibration import Calibration
+from app.domain.gpu import GpuSpec
+from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
+from app.recommend import schemas as s
+from app.recommend.rows import gpu_out
+from app.recommend.workloads import resolved_out
+
+UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
+SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
+# Where each runtime runs.
+RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
+    "vllm": ("cuda", "rocm"),
+    "sglang": ("cuda", "rocm"),
+    "tensorrt-llm": ("cuda",),
+    "llama.cpp": ("cuda", "rocm", "mps", "cpu", "xpu"),
+    "mlx": ("mps",),
+    "transformers": ("cuda", "rocm", "mps", "cpu", "xpu"),
+}
+# Validation against published saturation throughput (benchmarks/serving_accuracy.py,
+# docs/methodology.md §9.6): the band a prediction carries.
+UNCERTAINTY = (0.7, 1.3)
+CURVES_FOR = 5  # rows that get a throughput-latency curve
+
+
+@dataclass
+class _Row:
+    gpu: GpuSpec
+    result: sv.ServingResult
+    usd_per_hour: float | None
+    price_basis: str | None
+    meets: bool
+    misses: list[str]
+    metric: float
+    warnings: list[str]
+
+
+def _usable_gb(gpu: GpuSpec) -> float:
+    unified = gpu.vendor == "apple" or gpu.segment == "soc"
+    return gpu.memory_gb * (UNIFIED_MEMORY_USABLE if unified else 1.0)
+
+
+def load_of(spec: ServingSpec) -> sv.ServingLoad:
+    extra = (spec.prompt_tokens_spread or 0) + (spec.output_tokens_spread or 0)
+    return sv.ServingLoad(
+        prompt_tokens=spec.prompt_tokens,
+        output_tokens=spec.output_tokens,
+        concurrent_requests=spec.concurrent_requests,
+        requests_per_s=spec.requests_per_s,
+        kv_extra_tokens=extra,
+    )
+
+
+def targets_of(spec: ServingSpec) -> sv.ServingTargets:
+    return sv.ServingTargets(spec.ttft_ms_target, spec.itl_ms_target, spec.target_percentile)
+
+
+def _load_words(spec: ServingSpec) -> str:
+    who = (
+        f"{spec.concurrent_requests:,.0f} concurrent requests"
+        if spec.concurrent_requests is not None
+        else f"{spec.requests_per_s:,.2f} requests/s"
+    )
+    return f"{who}, {spec.prompt_tokens:,} prompt + {spec.output_tokens:,} output tokens"
+
+
+def _target_words(spec: ServingSpec) -> str:
+    parts = []
+    if spec.ttft_ms_target is not None:
+        parts.append(f"TTFT ≤ {spec.ttft_ms_target:,.0f} ms")
+    if spec.itl_ms_target is not None:
+        parts.append(f"ITL ≤ {spec.itl_ms_target:,.0f} ms")
+    if not parts:
+        return "no latency targets"
+    return " and ".join(parts) + f" ({spec.target_percentile})"
+
+
+def _options(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    explicit_precision: str | None,
+    runtime: str,
+    backend: str,
+    rules: compat.Rules,
+    calibration: Calibration | None,
+    max_gpus: int,
+    tp: int | None,
+) -> sv.PlanOptions:
+    half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
+    if explicit_precision is not None:
+        weights: tuple[str, ...] = (
+            half
+            if explicit_precision in ("bf16", "fp16") and explicit_precision != half
+            else explicit_precision,
+        )
+    else:
+        weights = (half, "fp8", "int4", "fp4")
+    assert work.serving is not None
+    kv_asked = work.serving.kv_cache_precision
+    kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half, "fp8")
+    if kv_asked in ("bf16", "fp16") and kv_asked != half:
+        kvs = (half,)
+    mem_eff, comp = efficiencies_for(gpu, calibration)
+    single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
+    return sv.PlanOptions(
+        runtime=runtime,
+        weight_precisions=weights,
+        kv_precisions=kvs,
+        max_gpus=max_gpus,
+        usable_gb=_usable_gb(gpu),
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp,
+        single_device=single,
+        tp_sizes=(tp,) if tp is not None else None,
+    )
+
+
+def efficiencies_for(
+    gpu: GpuSpec, calibration: Calibration | None
+) -> tuple[float, dict[str, float]]:
+    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by compute precision:
+    the engine's GEMM priors (or a device report's measurements) × MODEL_UTILISATION."""
+    eff = perf.efficiencies(gpu, calibration)
+    comp = {p: v * perf.MODEL_UTILISATION for p, v in eff.compute.items()}
+    comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
+    comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
+    return eff.memory, comp
+
+
+def _price(gpu: GpuSpec, n: int, acquisition: str) -> tuple[float | None, str | None]:
+    """Dollars per hour for ``n`` GPUs: rented, or bought and amortised with energy."""
+    if acquisition in ("rent", "either") and gpu.hourly_usd is not None:
+        provider = gpu.cloud_price.provider if gpu.cloud_price else None
+        as_of = gpu.cloud_price.as_of if gpu.cloud_price else None
+        return gpu.hourly_usd * n, f"rented: {provider or 'cloud'} on-demand ({as_of})"
+    if acquisition in ("buy", "either") and gpu.purchase_usd is not None:
+        energy = (gpu.tdp_w or 0.0) / 1000.0 * costs.DEFAULT_ELECTRICITY_USD_PER_KWH
+        hourly = (gpu.purchase_usd / costs.AMORTISATION_HOURS + energy) * n
+        return hourly, (
+            f"bought: price over {costs.AMORTISATION_HOURS:,} hours (3 years × 40 h/week) "
+            "plus energy at TDP"
+        )
+    return None, None
+
+
+def _per_million(result: sv.ServingResult, usd_per_hour: float | None) -> tuple[float | None, ...]:
+    """$ per million output and input tokens: the hour's cost split by GPU time share
+    (prompts take ``prefill_share`` of it)."""
+    if usd_per_hour is None or not result.output_tokens_per_s or not result.input_tokens_per_s:
+        return None, None
+    share = min(max(result.prefill_share, 0.0), 1.0)
+    out = usd_per_hour * (1.0 - share) / (result.output_tokens_per_s * 3600.0) * 1e6
+    inp = usd_per_hour * share / (result.input_tokens_per_s * 3600.0) * 1e6
+    return out, inp
+
+
+def _metric(row: _Row, objective: str) -> float:
+    r = row.result
+    itl = r.itl_ms or 1e9
+    if objective == "fastest":
+        return itl + (r.ttft_ms or 0.0) / max(1, r.config.replicas * 1000)
+    cost = row.usd_per_hour if row.usd_per_hour is not None else 1e12
+    if objective == "balanced":
+        return cost * itl
+    return cost
+
+
+def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
+    r = row.result
+    c = r.config
+    rt = sv.RUNTIMES[c.runtime]
+    out_m, in_m = _per_million(r, row.usd_per_hour)
+    return s.ServingOut(
+        replicas=c.replicas,
+        gpus_per_replica=c.gpus_per_replica,
+        tensor_parallel=c.gpus_per_replica,
+        runtime=c.runtime,
+        runtime_version=rt.version,
+        weight_precision=c.weight_precision,
+        weight_format=sv.WEIGHT_FORMAT[c.weight_precision],
+        kv_cache_precision=c.kv_precision,
+        max_concurrency=r.max_concurrency * c.replicas,
+        ttft_ms=r.ttft_ms,
+        ttft_p95_ms=r.ttft_p95_ms,
+        itl_ms=r.itl_ms,
+        itl_p95_ms=r.itl_p95_ms,
+        output_tokens_per_s=r.output_tokens_per_s,
+        input_tokens_per_s=r.input_tokens_per_s,
+        requests_per_s=r.requests_per_s,
+        max_output_tokens_per_s=r.max_output_tokens_per_s,
+        usd_per_hour=row.usd_per_hour,
+        usd_per_million_output_tokens=out_m,
+        usd_per_million_input_tokens=in_m,
+        meets_slo=row.meets,
+        misses=row.misses,
+        kv_cache_gb_per_request=r.kv_gb_per_request,
+        curve=[
+            s.CurvePointOut(
+                concurrency=p.concurrency,
+                itl_ms=p.itl_ms,
+                ttft_ms=p.ttft_ms,
+                output_tokens_per_s=p.output_tokens_per_s * c.replicas,
+            )
+            for p in r.curve
+        ]
+        if with_curve
+        else [],
+    )
+
+
+def _explain(row: _Row, spec: ServingSpec) -> list[str]:
+    r = row.result
+    c = r.config
+    rt = sv.RUNTIMES[c.runtime]
+    shape = (
+        f"{c.replicas} replica{'s' if c.replicas > 1 else ''} × {c.gpus_per_replica} GPU"
+        f"{'s' if c.gpus_per_replica > 1 else ''}"
+        + (f" (tensor parallel {c.gpus_per_replica})" if c.gpus_per_replica > 1 else "")
+    )
+    lines = [
+        f"{shape}, {c.weight_precision} weights, {c.kv_precision} KV cache, {c.runtime} "
+        f"{rt.version}.",
+        f"At {_load_words(spec)}: first token in ~{r.ttft_ms:,.0f} ms, then one token every "
+        f"~{r.itl_ms:,.1f} ms; {r.output_tokens_per_s:,.0f} output tokens/s "
+        f"(up to {r.max_output_tokens_per_s:,.0f} at saturation)."
+        if r.ttft_ms is not None and r.itl_ms is not None and r.output_tokens_per_s
+        else f"Cannot carry {_load_words(spec)}.",
+        f"The KV cache holds {r.max_concurrency * c.replicas:,} requests at once "
+        f"({r.kv_gb_per_request:.2f} GB each); each step is bound by {r.bottleneck}.",
+    ]
+    out_m, in_m = _per_million(r, row.usd_per_hour)
+    if out_m is not None and in_m is not None:
+        lines.append(
+            f"${out_m:,.2f} per million output tokens and ${in_m:,.2f} per million input "
+            f"tokens at this load ({row.price_basis})."
+        )
+    return lines
+
+
+def _tips(row: _Row, spec: ServingSpec) -> list[str]:
+    r = row.result
+    c = r.config
+    tips: list[str] = []
+    if c.kv_precision != "fp8" and sv.supports_kv(row.gpu, "fp8") is None:
+        tips.append(
+            "An fp8 KV cache (--kv-cache-dtype fp8) halves the cache and doubles the "
+            "requests one replica can hold."
+        )
+    if r.prefill_share > 0.5:
+        tips.append(
+            "Prompts take most of the GPU time: prefix caching of shared system "
+            "prompts (on by default in vLLM V1 and SGLang) would cut TTFT and cost; it "
+            "is not modelled here."
+        )
+    if (
+        c.gpus_per_replica > 1
+        and c.replicas == 1
+        and r.max_concurrency > 4 * (spec.concurrent_requests or 0)
+    ):
+        tips.append(
+            "The cache holds far more requests than the load: a smaller tensor-parallel "
+            "group may serve it for less."
+        )
+    return tips
+
+
+def _recommendation(
+    row: _Row, position: int, spec: ServingSpec, with_curve: bool, framework_status: str
+) -> s.Recommendation:
+    r = row.result
+    c = r.config
+    n = r.total_gpus
+    gpu = row.gpu
+    tput = r.output_tokens_per_s or 0.0
+    running = min(float(r.max_concurrency), (spec.concurrent_requests or 0.0) / c.replicas)
+    if spec.requests_per_s is not None and r.requests_per_s:
+        running = min(
+            float(r.max_concurrency), tput / c.replicas / max(1e-9, 1000.0 / (r.itl_ms or 1.0))
+        )
+    kv_used = running * r.kv_gb_per_request / c.gpus_per_replica
+    mem = s.MemoryOut(
+        required_gb=round(
+            r.weights_gb_per_gpu + r.activations_gb_per_gpu + r.framework_gb_per_gpu + kv_used, 3
+        ),
+        available_gb=_usable_gb(gpu),
+        headroom_gb=None,
+        num_gpus=c.gpus_per_replica,
+        breakdown={
+            "weights": round(r.weights_gb_per_gpu, 3),
+            "kv_cache": round(kv_used, 3),
+            "workspace": round(r.activations_gb_per_gpu, 3),
+            "framework": round(r.framework_gb_per_gpu, 3),
+        },
+        notes=[f"per GPU; the runtime reserves {r.kv_pool_gb_per_gpu:.1f} GB for the KV cache"],
+    )
+    mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
+    cost = costs.estimate_cost(gpu, n, tput, None)
+    itl_s = (r.itl_ms or 0.0) / 1e3
+    latency = (
+        (r.ttft_ms or 0.0) + (spec.output_tokens - 1) * (r.itl_ms or 0.0)
+        if r.ttft_ms is not None
+        else None
+    )
+    lo, hi = UNCERTAINTY
+    bottleneck = r.bottleneck if r.bottleneck in ("compute", "interconnect") else "memory bandwidth"
+    return s.Recommendation(
+        rank=position,
+        gpu=gpu_out(gpu),
+        num_gpus=n,
+        fits=True,
+        precision=c.weight_precision,
+        framework_status=framework_status,
+        memory=mem,
+        throughput=s.ThroughputOut(
+            value=tput,
+            unit="output tokens/s",
+            per_gpu=tput / n,
+            compute_precision=r.compute_precision,
+        ),
+        latency_ms=latency,
+        time_to_first_token_ms=r.ttft_ms,
+        ms_per_output_token=r.itl_ms,
+        meets_latency_target=row.meets,
+        time_to_finish_h=None,
+        bottleneck=bottleneck,
+        timing=s.TimingOut(
+            step_time_s=itl_s,
+            compute_s=0.0,
+            memory_s=0.0,
+            overhead_s=sv.RUNTIMES[c.runtime].step_overhead_s,
+            host_transfer_s=0.0,
+            interconnect_s=0.0,
+            scaling_efficiency=1.0,
+        ),
+        cost=s.CostOut(**dataclasses.asdict(cost) | {"job_cost_usd": None}),
+        score=row.metric,
+        uncertainty=s.UncertaintyOut(
+            low=tput * lo,
+            high=tput * hi,
+            factor_low=lo,
+            factor_high=hi,
+            basis="serving model vs published saturation throughput (docs/methodology.md §9)",
+        ),
+        provenance={
+            "specs": "published (catalog)",
+            "throughput": "modelled: continuous batching on datasheet bandwidth and compute "
+            "with published efficiency priors",
+            "memory": "modelled",
+            "hourly_price": row.price_basis or "unknown",
+        },
+        explanation=_explain(row, spec),
+        tips=_tips(row, spec),
+        warnings=list(row.warnings) + list(r.notes),
+        serving=_serving_out(row, with_curve),
+    )
+
+
+@dataclass
+class _Outcome:
+    rows: list[_Row]
+    closest: list[_Row]
+    excluded: list[s.Excluded]
+
+
+def _plan_all(
+    gpus: list[GpuSpec],
+    work: WorkloadSpec,
+    request_precision: str | None,
+    cons: s.ConstraintsIn,
+    objective: str,
+    rules: compat.Rules,
+    calibration: Calibration | None,
+    apply_filters: bool = True,
+    tp: int | None = None,
+) -> _Outcome:
+    assert work.serving is not None
+    spec = work.serving
+    load, targets = load_of(spec), targets_of(spec)
+    rows: list[_Row] = []
+    closest: list[_Row] = []
+    excluded: list[s.Excluded] = []
+
+    def out(gpu: GpuSpec, code: str, reason: str) -> None:
+        excluded.append(s.Excluded(slug=gpu.slug, name=gpu.name, code=code, reason=reason))
+
+    needs_price = objective != "fastest" or any(
+        x is not None for x in (cons.max_hourly_usd, cons.max_purchase_usd)
+    )
+    for gpu in sorted(gpus, key=lambda g: g.slug):
+        if apply_filters:
+            if cons.vendors and gpu.vendor not in cons.vendors:
+                out(gpu, "filtered_out", f"vendor {gpu.vendor} not in {', '.join(cons.vendors)}")
+                continue
+            if cons.segments and gpu.segment not in cons.segments:
+                out(gpu, "filtered_out", f"segment {gpu.segment} not in {', '.join(cons.segments)}")
+                continue
+        support = compat.framework_support(gpu, "pytorch", rules)
+        if not support.ok or support.backend is None:
+            out(gpu, "framework_unsupported", support.reason or "no PyTorch support")
+            continue
+        backend = support.backend
+        runtime = (
+            work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, "llama.cpp")
+        )
+        if backend not in RUNTIME_BACKENDS[runtime]:
+            out(gpu, "runtime_unsupported", f"{runtime} does not run on {backend}")
+            continue
+        opts = _options(
+            gpu, work, request_precision, runtime, backend, rules, calibration, cons.max_gpus, tp
+        )
+        plan = sv.plan(gpu, work.model, load, targets, opts)
+        res = plan.best or plan.closest
+        if res is None:
+            out(
+                gpu,
+                "does_not_fit"
+                if plan.reason and "fp" not in plan.reason[:4]
+                else "precision_unsupported",
+                plan.reason or "cannot serve this model",
+            )
+            continue
+        hourly, basis = _price(gpu, res.total_gpus, cons.acquisition)
+        warnings = [f"not tried: {x}" for x in plan.skipped] if request_precision else []
+        row = _Row(gpu, res, hourly, basis, plan.best is not None, list(plan.misses), 0.0, warnings)
+        row.metric = _metric(row, objective)
+        if plan.best is None:
+            what = "; ".join(plan.misses) or "cannot carry the load"
+            c = res.config
+            shape = f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
+            out(
+                gpu,
+                "misses_targets",
+                f"best within {cons.max_gpus} GPUs ({shape}): {what}",
+            )
+            closest.append(row)
+            continue
+        if apply_filters and needs_price and hourly is None:
+            what = {"buy": "purchase price", "rent": "rental price"}.get(
+                cons.acquisition, "purchase or rental price"
+            )
+            out(gpu, "no_price", f"no {what} known, and the objective or budget needs one")
+            continue
+        if apply_filters and cons.max_hourly_usd is not None and gpu.hourly_usd is not None:
+            total = gpu.hourly_usd * res.total_gpus
+            if total > cons.max_hourly_usd:
+                out(gpu, "over_budget", f"rent ${total:,.2f}/h > ${cons.max_hourly_usd:,.2f}/h")
+                continue
+        if apply_filters and cons.max_purchase_usd is not None and gpu.purchase_usd is not None:
+            total = gpu.purchase_usd * res.total_gpus
+            if total > cons.max_purchase_usd:
+                out(gpu, "over_budget", f"purchase ${total:,.0f} > ${cons.max_purchase_usd:,.0f}")
+                continue
+        rows.append(row)
+    rows.sort(key=lambda r: (r.metric, r.gpu.slug))
+    closest.sort(key=lambda r: (sv._miss_size(r.result, targets), r.result.total_gpus))
+    return _Outcome(rows, closest, excluded)
+
+
+def _with_curve(
+    row: _Row,
+    work: WorkloadSpec,
+    cons: s.ConstraintsIn,
+    rules: compat.Rules,
+    calibration: Calibration | None,
+) -> _Row:
+    assert work.serving is not None
+    mem_eff, comp = efficiencies_for(row.gpu, calibration)
+    mode = sv.peak_tflops(row.gpu, row.result.config.weight_precision)[1]
+    res = sv.evaluate(
+        row.gpu,
+        work.model,
+        row.result.config,
+        load_of(work.serving),
+        usable_gb=_usable_gb(row.gpu),
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp.get(mode, 0.5),
+        with_curve=True,
+    )
+    return dataclasses.replace(row, result=res)
+
+
+def _one_request_meets(row: _Row, model: ModelSpec, spec: ServingSpec) -> bool:
+    """Would more replicas help: does one request per replica meet the targets?"""
+    c = row.result.config
+    light = dataclasses.replace(
+        load_of(spec), concurrent_requests=float(c.replicas), requests_per_s=None
+    )
+    mem_eff, comp = efficiencies_for(row.gpu, None)
+    res = sv.evaluate(
+        row.gpu,
+        model,
+        c,
+        light,
+        usable_gb=_usable_gb(row.gpu),
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp.get(sv.peak_tflops(row.gpu, c.weight_precision)[1], 0.5),
+    )
+    return sv.meets(res, targets_of(spec))[0]
+
+
+def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: int) -> list[str]:
+    done = [r for r in closest if r.result.ttft_ms is not None and r.result.itl_ms is not None]
+    tips: list[str] = []
+    p95 = spec.target_percentile == "p95"
+    if done and spec.itl_ms_target is not None:
+        best = min(done, key=lambda r: (r.result.itl_p95_ms if p95 else r.result.itl_ms) or 1e9)
+        itl = (best.result.itl_p95_ms if p95 else best.result.itl_ms) or 0.0
+        if itl > spec.itl_ms_target:
+            tips.append(
+                f"raise the ITL target to about {itl:,.0f} ms (the fastest: "
+                f"{best.gpu.name}, {best.result.config.replicas}×"
+                f"{best.result.config.gpus_per_replica})"
+            )
+    if done and spec.ttft_ms_target is not None:
+        best = min(done, key=lambda r: (r.result.ttft_p95_ms if p95 else r.result.ttft_ms) or 1e9)
+        ttft = (best.result.ttft_p95_ms if p95 else best.result.ttft_ms) or 0.0
+        if ttft > spec.ttft_ms_target:
+            tips.append(
+                f"raise the TTFT target to about {ttft:,.0f} ms (the fastest: "
+                f"{best.gpu.name}), or shorten prompts"
+            )
+    if any(
+        r.result.total_gpus >= max_gpus and _one_request_meets(r, model, spec) for r in closest[:3]
+    ):
+        tips.append(f"allow more than {max_gpus} GPUs (constraints.max_gpus) for more replicas")
+    if spec.concurrent_requests is not None:
+        tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
+    if not closest:
+        tips.append("pick a smaller model, or a quantised one (precision fp8/int4/fp4)")
+    return tips
+
+
+def recommend(
+    request: s.RecommendationRequest,
+    work: WorkloadSpec,
+    warnings: list[str],
+    gpus: list[GpuSpec],
+    rules: compat.Rules,
+    calibration: Calibration | None = None,
+) -> s.RecommendationResponse:
+    """Rank GPUs by the cheapest configuration that serves the load within the targets."""
+    assert work.serving is not None
+    spec = work.serving
+    cons = request.constraints
+    outcome = _plan_all(
+        gpus, work, request.workload.precision, cons, request.objective, rules, calibration
+    )
+    top = outcome.rows[: request.limit]
+    top = [
+        _with_curve(r, work, cons, rules, calibration) if i < CURVES_FOR else r
+        for i, r in enumerate(top)
+    ]
+    recs = [
+        _recommendation(r, i, spec, i <= CURVES_FOR, "supported")
+        for i, r in enumerate(top, start=1)
+    ]
+    targets = _target_words(spec)
+    if recs:
+        lead = top[0].result.config
+        message = (
+            f"{len(outcome.rows)} GPU type{'s' if len(outcome.rows) != 1 else ''} carry "
+            f"{_load_words(spec)} within {targets}; the top pick is {top[0].gpu.name}, "
+            f"{lead.replicas} × {lead.gpus_per_replica} GPU."
+        )
+        summary = s.ServingSummaryOut(met=True, message=message, load=_load_words(spec))
+    else:
+        near = [_with_curve(r, work, cons, rules, calibration) for r in outcome.closest[:3]]
+        why = (
+            f"closest: {near[0].gpu.name} {near[0].result.config.replicas}×"
+            f"{near[0].result.config.gpus_per_replica} ({'; '.join(near[0].misses)})"
+            if near
+            else "no GPU in the catalog can even hold the model within the limits"
+        )
+        message = (
+            f"No configuration within {cons.max_gpus} GPUs meets {targets} at "
+            f"{_load_words(spec)} — {why}."
+        )
+        summary = s.ServingSummaryOut(
+            met=False,
+            message=message,
+            load=_load_words(spec),
+            relax=_relax(outcome.closest, work.model, spec, cons.max_gpus),
+            closest=[
+                _recommendation(r, i, spec, True, "supported") for i, r in enumerate(near, start=1)
+            ],
+        )
+    mem = s.MemoryOut(
+        required_gb=round(sv.weight_bytes(work.model, "bf16") / 1e9, 3),
+        available_gb=None,
+        headroom_gb=None,
+        num_gpus=1,
+        breakdown={"weights": round(sv.weight_bytes(work.model, "bf16") / 1e9, 3)},
+        notes=["bf16 weights of the whole model; each row shows its own per-GPU split"],
+    )
+    return s.RecommendationResponse(
+        workload=resolved_out(work),
+        memory=mem,
+        objective=request.objective,
+        acquisition=cons.acquisition,
+        framework=cons.framework,
+        count=len(outcome.rows),
+        recommendations=recs,
+        excluded=sorted(outcome.excluded, key=lambda e: (e.code, e.slug)),
+        baseline=None,
+        warnings=warnings,
+        serving=summary,
+    )
+
+
+def estimate(
+    request: s.EstimateRequest,
+    work: WorkloadSpec,
+    warnings: list[str],
+    gpu: GpuSpec,
+    rules: compat.Rules,
+    calibration: Calibration | None = None,
+) -> s.EstimateResponse:
+    """One GPU: the cheapest configuration with ``num_gpus`` GPUs per replica (any when
+    unset); budgets and filters do not apply."""
+    assert work.serving is not None
+    outcome = _plan_all(
+        [gpu],
+        work,
+        request.workload.precision,
+        request.constraints,
+        "cheapest",
+        rules,
+        calibration,
+        apply_filters=False,
+        tp=request.num_gpus,
+    )
+    rows = outcome.rows or outcome.closest
+    if not rows:
+        excl = outcome.excluded[0] if outcome.excluded else None
+        return s.EstimateResponse(
+            workload=resolved_out(work),
+            gpu=gpu_out(gpu),
+            result=None,
+            excluded=excl,
+            warnings=warnings,
+        )
+    row = _with_curve(rows[0], work, request.constraints, rules, calibration)
+    rec = _recommendation(row, 1, work.serving, True, "supported")
+    return s.EstimateResponse(
+        workload=resolved_out(work), gpu=gpu_out(gpu), result=rec, warnings=warnings + rec.warnings
+    )

@@ -1,0 +1,202 @@
+"""How well the serving model predicts published LLM serving throughput at saturation.
+
+For each row of a validation file (tests/data/serving_*.yaml: model preset, GPU, tensor-parallel
+size, weight precision, prompt/output lengths, published output tokens/s under maximum load) it
+evaluates the same configuration with app/domain/serving.py — the runtime's defaults, the
+engine's efficiency priors, nothing fitted to these rows — and prints the Spearman rank
+correlation and the median ratio error max(p/m, m/p), over all rows and per group (dense
+Hopper fp8, Blackwell fp4, mixture-of-experts).
+
+    python benchmarks/serving_accuracy.py [-v] [--data DIR] [FILE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from app.catalog.loader import read_gpu_specs  # noqa: E402
+from app.domain import serving as sv  # noqa: E402
+from app.recommend.presets import load_presets  # noqa: E402
+from app.recommend.serving import efficiencies_for  # noqa: E402
+
+DEFAULT_FILES = sorted((ROOT / "tests" / "data").glob("serving_*.yaml"))
+
+
+@dataclass(frozen=True)
+class Row:
+    source: str
+    model: str
+    gpu: str
+    tp: int
+    precision: str
+    isl: int
+    osl: int
+    measured: float
+    predicted: float
+    group: str
+    concurrency: int | None = None  # a load point; None = saturation
+    ttft_measured: float | None = None
+    ttft_predicted: float | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.predicted / self.measured
+
+
+@dataclass(frozen=True)
+class Score:
+    group: str
+    n: int
+    spearman: float
+    median_ratio: float
+    median_signed: float  # median of predicted ÷ measured (above 1 = over-predicts)
+
+
+def _ranks(xs: list[float]) -> list[float]:
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ranks = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    ra, rb = _ranks(a), _ranks(b)
+    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb) if va and vb else 0.0
+
+
+def median_ratio(pred: list[float], meas: list[float]) -> float:
+    return statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True))
+
+
+def _group(model: Any, precision: str) -> str:
+    if model.experts and model.active_experts:
+        return "moe"
+    return "dense fp4 (Blackwell)" if precision == "fp4" else "dense fp8 (Hopper)"
+
+
+def predict(data_dir: Path, files: list[Path]) -> list[Row]:
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    presets = load_presets(data_dir)
+    rows: list[Row] = []
+    for path in files:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        meta = doc["source"]
+        for raw in doc["rows"]:
+            gpu = gpus[raw["gpu"]]
+            model = presets[raw["model"]].model
+            cfg = sv.ServingConfig(
+                gpus_per_replica=int(raw["tp"]),
+                replicas=1,
+                weight_precision=raw["precision"],
+                kv_precision=raw.get("kv_cache_precision", meta["kv_cache_precision"]),
+                runtime=raw.get("runtime", meta["runtime"]),
+            )
+            mem_eff, comp = efficiencies_for(gpu, None)
+            mode = sv.peak_tflops(gpu, cfg.weight_precision)[1]
+            conc = raw.get("concurrency")
+            load = sv.ServingLoad(int(raw["isl"]), int(raw["osl"]), concurrent_requests=conc or 1)
+            res = sv.evaluate(
+                gpu,
+                model,
+                cfg,
+                load,
+                usable_gb=gpu.memory_gb,
+                memory_efficiency=mem_eff,
+                compute_efficiency=comp.get(mode, 0.5),
+            )
+            rows.append(
+                Row(
+                    source=path.name,
+                    model=raw["model"],
+                    gpu=raw["gpu"],
+                    tp=cfg.gpus_per_replica,
+                    precision=cfg.weight_precision,
+                    isl=int(raw["isl"]),
+                    osl=int(raw["osl"]),
+                    measured=float(raw["output_tokens_per_s"]),
+                    predicted=(res.output_tokens_per_s or 0.0)
+                    if conc
+                    else res.max_output_tokens_per_s,
+                    group=f"load points ({cfg.runtime})"
+                    if conc
+                    else _group(model, cfg.weight_precision),
+                    concurrency=int(conc) if conc else None,
+                    ttft_measured=raw.get("ttft_ms"),
+                    ttft_predicted=res.ttft_ms if conc else None,
+                )
+            )
+    return rows
+
+
+def score(rows: list[Row]) -> list[Score]:
+    groups: dict[str, list[Row]] = {"all saturation": [r for r in rows if r.concurrency is None]}
+    for r in rows:
+        groups.setdefault(r.group, []).append(r)
+    out = []
+    for name, rs in groups.items():
+        pred = [r.predicted / r.tp for r in rs]  # per GPU, so TP sizes compare
+        meas = [r.measured / r.tp for r in rs]
+        out.append(
+            Score(
+                group=name,
+                n=len(rs),
+                spearman=spearman(pred, meas),
+                median_ratio=median_ratio(pred, meas),
+                median_signed=statistics.median(r.ratio for r in rs),
+            )
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", type=Path, default=DEFAULT_FILES)
+    ap.add_argument("--data", type=Path, default=ROOT / "data")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    rows = predict(args.data, args.files)
+    if args.verbose:
+        for r in rows:
+            at = f" C={r.concurrency}" if r.concurrency else " sat"
+            ttft = (
+                f"  TTFT {r.ttft_predicted:,.0f} vs {r.ttft_measured:,.0f} ms"
+                if r.ttft_predicted is not None and r.ttft_measured is not None
+                else ""
+            )
+            print(
+                f"{r.model:16s} {r.gpu:9s} TP{r.tp} {r.precision:4s} {r.isl:>6}/{r.osl:<5}{at:6s} "
+                f"measured {r.measured:>9,.0f} predicted {r.predicted:>9,.0f} ×{r.ratio:4.2f}{ttft}"
+            )
+    print("output tokens/s per GPU (at saturation, or at a load point), predicted vs published")
+    for s in score(rows):
+        print(
+            f"  {s.group:24s} n={s.n:3d}  Spearman {s.spearman:5.2f}  median ratio error "
+            f"{s.median_ratio:4.2f}×  median predicted/measured {s.median_signed:4.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,161 @@
+"""Task 'serving' over HTTP: the capacity planner, its banner when nothing meets the targets,
+the estimate of one GPU, and bad input as a 422 naming the field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "hf_configs"
+
+
+def _serving(**load: object) -> dict:
+    base: dict[str, object] = {
+        "concurrent_requests": 50,
+        "prompt_tokens": 1000,
+        "output_tokens": 300,
+    }
+    base.update(load)
+    return base
+
+
+def _ask(client: TestClient, serving: dict, **extra: object) -> dict:
+    body = {
+        "workload": {"preset": "llama-3-70b", "task": "serving", "serving": serving},
+        "constraints": {"acquisition": "rent"},
+        "objective": "best_value",
+        "limit": 10,
+    }
+    body.update(extra)
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_llama_70b_for_50_users_meets_the_targets_with_replicas_and_price(
+    client: TestClient,
+) -> None:
+    body = _ask(client, _serving(ttft_ms_target=1000, itl_ms_target=50))
+    rows = body["recommendations"]
+    assert rows and body["serving"]["met"] is True
+    for row in rows:
+        sv = row["serving"]
+        assert sv["meets_slo"] is True
+        assert sv["ttft_ms"] <= 1000 and sv["itl_ms"] <= 50
+        assert sv["replicas"] >= 1 and sv["gpus_per_replica"] >= 1
+        assert row["num_gpus"] == sv["replicas"] * sv["gpus_per_replica"] <= 8
+        assert sv["usd_per_million_output_tokens"] > 0 and sv["usd_per_million_input_tokens"] > 0
+        assert sv["max_output_tokens_per_s"] >= sv["output_tokens_per_s"] * 0.99
+        assert sv["max_concurrency"] >= 1
+    hourly = [r["serving"]["usd_per_hour"] for r in rows]
+    assert hourly == sorted(hourly)  # best value at a fixed load = the cheapest hour
+    assert rows[0]["serving"]["curve"], "the top rows carry a throughput-latency curve"
+    codes = {e["code"] for e in body["excluded"]}
+    assert "misses_targets" in codes or "does_not_fit" in codes
+    assert body["workload"]["serving"]["concurrent_requests"] == 50
+
+
+def test_targets_nothing_can_meet_say_so_and_what_to_relax(client: TestClient) -> None:
+    body = _ask(client, _serving(ttft_ms_target=20, itl_ms_target=1))
+    assert body["recommendations"] == []
+    summary = body["serving"]
+    assert summary["met"] is False and summary["message"].startswith("No configuration")
+    assert summary["relax"] and summary["closest"]
+    assert all(
+        c["serving"]["meets_slo"] is False and c["serving"]["misses"] for c in summary["closest"]
+    )
+    missed = [e for e in body["excluded"] if e["code"] == "misses_targets"]
+    assert missed and "ITL" in missed[0]["reason"]
+
+
+def test_request_rate_instead_of_users(client: TestClient) -> None:
+    body = _ask(client, {"requests_per_s": 2, "prompt_tokens": 500, "output_tokens": 200})
+    row = body["recommendations"][0]["serving"]
+    assert row["requests_per_s"] == pytest.approx(2, rel=0.01)
+    assert row["output_tokens_per_s"] == pytest.approx(400, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("workload", "field"),
+    [
+        ({"preset": "llama-3-70b", "task": "serving"}, "workload.serving.concurrent_requests"),
+        (
+            {"preset": "llama-3-70b", "task": "serving",
+             "serving": {"concurrent_requests": 5, "requests_per_s": 1}},
+            "workload.serving.requests_per_s",
+        ),
+        ({"preset": "llama-3-8b", "task": "inference", "precision": "fp4"}, "workload.precision"),
+        ({"preset": "resnet-50", "task": "serving", "serving": {"concurrent_requests": 5}}, "workload.task"),
+        (
+            {"preset": "llama-3-8b", "task": "serving",
+             "serving": {"concurrent_requests": 5, "prompt_tokens": 9000}},
+            "workload.serving.prompt_tokens",
+        ),
+        ({"preset": "llama-3-8b", "task": "serving", "serving": {"concurrent_requests": -1}},
+         "workload.serving.concurrent_requests"),
+        ({"preset": "llama-3-8b", "task": "serving", "runtime": "ollama"}, "workload.runtime"),
+        # one runtime field for every task: serving takes only its own runtimes and formats
+        ({"preset": "llama-3-8b", "task": "serving", "runtime": "pytorch",
+          "serving": {"concurrent_requests": 5}}, "workload.runtime"),
+        ({"preset": "llama-3-8b", "task": "serving", "quantization": "awq",
+          "serving": {"concurrent_requests": 5}}, "workload.quantization"),
+    ],
+)  # fmt: skip
+def test_bad_serving_input_is_a_422_naming_the_field(
+    client: TestClient, workload: dict, field: str
+) -> None:
+    r = client.post("/api/v1/recommendations", json={"workload": workload})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["details"]["field"] == field
+
+
+def test_estimate_takes_num_gpus_as_one_replica(client: TestClient) -> None:
+    body = {
+        "workload": {"preset": "llama-3-70b", "task": "serving", "precision": "fp8",
+                     "serving": _serving(ttft_ms_target=2000, itl_ms_target=60)},
+        "gpu": "h100-sxm",
+        "num_gpus": 2,
+    }  # fmt: skip
+    r = client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    sv = r.json()["result"]["serving"]
+    assert sv["gpus_per_replica"] == 2 and sv["weight_precision"] == "fp8"
+    assert sv["runtime"] == "vllm" and sv["curve"]
+    points = sv["curve"]
+    assert [p["concurrency"] for p in points] == sorted(p["concurrency"] for p in points)
+
+
+def test_any_model_from_its_config_can_be_served(client: TestClient) -> None:
+    cfg = json.loads((CONFIGS / "deepseek-v3.json").read_text())
+    body = {
+        "workload": {"task": "serving", "model": {"hf_config": cfg}, "runtime": "sglang",
+                     "serving": {"concurrent_requests": 20, "prompt_tokens": 2000, "output_tokens": 500}},
+        "gpu": "h200-sxm",
+        "num_gpus": 8,
+    }  # fmt: skip
+    r = client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    res = r.json()["result"]
+    assert res["serving"]["gpus_per_replica"] == 8 and res["serving"]["runtime"] == "sglang"
+    # MLA: 576 values x 61 layers per token, 2,500 tokens, fp8 or bf16
+    per_request = (
+        576 * 61 * 2500 * (1 if res["serving"]["kv_cache_precision"] == "fp8" else 2) / 1e9
+    )
+    assert res["serving"]["kv_cache_gb_per_request"] == pytest.approx(per_request, rel=0.01)
+
+
+def test_more_gpus_are_suggested_only_when_replicas_would_help(client: TestClient) -> None:
+    heavy = _ask(
+        client,
+        _serving(concurrent_requests=2000, ttft_ms_target=2000, itl_ms_target=60),
+        constraints={"acquisition": "rent", "max_gpus": 2},
+    )["serving"]
+    assert heavy["met"] is False
+    assert any("allow more than 2 GPUs" in t for t in heavy["relax"])
+    # an ITL no single request can reach is not helped by replicas
+    floor = _ask(client, _serving(ttft_ms_target=20, itl_ms_target=1))["serving"]
+    assert not any("allow more" in t for t in floor["relax"])
+    assert any("raise the ITL target" in t for t in floor["relax"])

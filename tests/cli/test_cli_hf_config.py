@@ -1,0 +1,55 @@
+"""`gpu-advisor recommend --hf-config FILE` as a user runs it (a real process, a real SQLite file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+CONFIG = ROOT / "tests" / "data" / "hf_configs" / "mixtral-8x7b.json"
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_ADVISOR_")}
+    env["GPU_ADVISOR_DATABASE_URL"] = f"sqlite:///{tmp_path / 'cli.db'}"
+    env["COLUMNS"] = "250"
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "recommend", *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_hf_config_file_sets_the_model(tmp_path: Path) -> None:
+    done = _run(
+        tmp_path, "--hf-config", str(CONFIG), "--task", "inference", "--limit", "2", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    model = json.loads(done.stdout)["workload"]["model"]
+    assert model["params"] == pytest.approx(46.7e9, rel=0.01)
+    assert model["active_params"] == pytest.approx(12.9e9, rel=0.02)
+
+
+def test_unreadable_hf_config_names_the_option(tmp_path: Path) -> None:
+    bad = tmp_path / "config.json"
+    bad.write_text("{not json")
+    done = _run(tmp_path, "--hf-config", str(bad), "--task", "inference")
+    assert done.returncode == 2
+    assert "--hf-config" in done.stderr + done.stdout
+
+
+def test_serving_plan_as_a_table(tmp_path: Path) -> None:
+    done = _run(
+        tmp_path, "--preset", "llama-3-70b", "--task", "serving", "--concurrent-requests", "50",
+        "--prompt-tokens", "1000", "--serving-output-tokens", "300", "--ttft-ms-target", "1000",
+        "--itl-ms-target", "50", "--acquisition", "rent", "--objective", "best_value",
+        "--limit", "3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "replicas × GPUs" in done.stdout and "$/1M out" in done.stdout
+    assert "GPU types carry" in done.stdout and "ITL ≤ 50 ms" in done.stdout

@@ -1,0 +1,189 @@
+"""The continuous-batching serving model and the planner, on hand-built GPUs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.domain import serving as sv
+from app.domain.workload import ModelSpec
+from tests.domain.fixtures import A100, H100, RTX4090
+
+LLAMA70 = ModelSpec(
+    family="decoder", params=70.6e9, layers=80, hidden_size=8192, num_heads=64, num_kv_heads=8,
+    intermediate_size=28672, vocab_size=128256, max_context=131072,
+)  # fmt: skip
+LLAMA8 = ModelSpec(
+    family="decoder", params=8.03e9, layers=32, hidden_size=4096, num_heads=32, num_kv_heads=8,
+    intermediate_size=14336, vocab_size=128256, max_context=131072,
+)  # fmt: skip
+MIXTRAL = ModelSpec(
+    family="decoder", params=46.7e9, active_params=12.9e9, experts=8, active_experts=2,
+    layers=32, hidden_size=4096, num_heads=32, num_kv_heads=8, intermediate_size=14336,
+    vocab_size=32000,
+)  # fmt: skip
+B200 = dataclasses.replace(
+    H100, slug="b200", name="B200", architecture="Blackwell", memory_gb=180,
+    memory_bandwidth_gbs=7700, bf16_tflops=2250, fp16_tflops=2250, fp8_tflops=4500,
+    compute_capability="10.0",
+)  # fmt: skip
+
+
+def run(gpu, model, cfg, load, **kw) -> sv.ServingResult:
+    return sv.evaluate(gpu, model, cfg, load, usable_gb=gpu.memory_gb, **kw)
+
+
+def cfg(tp=1, r=1, w="bf16", kv="bf16", rt="vllm") -> sv.ServingConfig:
+    return sv.ServingConfig(tp, r, w, kv, rt)
+
+
+def test_one_user_decode_reads_the_weights_once_per_token():
+    res = run(H100, LLAMA8, cfg(), sv.ServingLoad(100, 100, concurrent_requests=1))
+    bw = 3350e9 * 0.88 * sv.RUNTIMES["vllm"].kernel_efficiency
+    weights_s = sv.weight_bytes(LLAMA8, "bf16") / bw
+    assert res.itl_ms == pytest.approx(weights_s * 1e3 + 0.6, rel=0.05)
+    assert res.bottleneck == "memory bandwidth"
+
+
+def test_batching_raises_throughput_and_latency_up_to_saturation():
+    res = run(H100, LLAMA8, cfg(), sv.ServingLoad(500, 200, concurrent_requests=8), with_curve=True)
+    pts = res.curve
+    assert [p.concurrency for p in pts][:3] == [1, 2, 4]
+    tput = [p.output_tokens_per_s for p in pts]
+    itl = [p.itl_ms for p in pts]
+    assert tput == sorted(tput) and itl == sorted(itl)
+    assert tput[-1] > 20 * tput[0]  # decode is bandwidth-bound at small batches
+    assert res.max_output_tokens_per_s == pytest.approx(tput[-1], rel=0.02)
+    assert pts[-1].concurrency == res.max_concurrency
+
+
+def test_littles_law_links_concurrency_and_request_rate():
+    load = sv.ServingLoad(1000, 300, concurrent_requests=32)
+    res = run(H100, LLAMA8, cfg(), load)
+    assert res.requests_per_s is not None and res.ttft_ms is not None and res.itl_ms is not None
+    in_system = res.requests_per_s * (res.ttft_ms + 299 * res.itl_ms) / 1e3
+    assert in_system == pytest.approx(32, rel=0.03)
+    # the same rate given open-loop lands on the same concurrency
+    open_loop = run(
+        H100, LLAMA8, cfg(), sv.ServingLoad(1000, 300, requests_per_s=res.requests_per_s)
+    )
+    assert open_loop.itl_ms == pytest.approx(res.itl_ms, rel=0.05)
+
+
+def test_a_rate_beyond_saturation_cannot_be_carried():
+    res = run(H100, LLAMA8, cfg(), sv.ServingLoad(1000, 300, requests_per_s=1e4))
+    assert res.fits and res.output_tokens_per_s is None and res.saturated
+    assert "beyond" in res.notes[0]
+
+
+def test_kv_cache_caps_concurrency_and_fp8_kv_doubles_it():
+    load = sv.ServingLoad(8000, 2000, concurrent_requests=10)
+    bf = run(H100, LLAMA8, cfg(rt="sglang"), load)
+    f8 = run(H100, LLAMA8, cfg(kv="fp8", rt="sglang"), load)
+    assert bf.max_concurrency < 256
+    assert f8.max_concurrency == pytest.approx(2 * bf.max_concurrency, abs=1)
+    per_request = 2 * 32 * 8 * 128 * 2 * 10000 / 1e9  # K and V, 32 layers, 8 heads, bf16
+    assert bf.kv_gb_per_request == pytest.approx(per_request)
+
+
+def test_model_that_does_not_fit_says_why():
+    res = run(RTX4090, LLAMA70, cfg(), sv.ServingLoad(100, 100, concurrent_requests=1))
+    assert not res.fits and "weights take" in (res.reason or "")
+
+
+def test_tensor_parallelism_splits_weights_and_adds_all_reduce_time():
+    load = sv.ServingLoad(200, 200, concurrent_requests=1)
+    two = run(H100, LLAMA70, cfg(tp=2, w="fp8"), load)
+    four = run(H100, LLAMA70, cfg(tp=4, w="fp8"), load)
+    assert four.weights_gb_per_gpu == pytest.approx(two.weights_gb_per_gpu / 2)
+    assert four.itl_ms is not None and two.itl_ms is not None
+    assert two.itl_ms / 2 < four.itl_ms < two.itl_ms  # faster, but the all-reduces cost
+
+
+def test_replicas_share_the_load():
+    load = sv.ServingLoad(1000, 300, concurrent_requests=64)
+    one = run(H100, LLAMA8, cfg(), load)
+    two = run(H100, LLAMA8, cfg(r=2), load)
+    assert two.itl_ms is not None and one.itl_ms is not None and two.itl_ms < one.itl_ms
+    assert two.max_output_tokens_per_s == pytest.approx(2 * one.max_output_tokens_per_s)
+
+
+def test_moe_reads_only_routed_experts_at_small_batches():
+    dense, experts = sv.expert_split(MIXTRAL)
+    assert dense + experts == pytest.approx(MIXTRAL.params)
+    assert dense + experts * 2 / 8 == pytest.approx(MIXTRAL.active_params)
+    one = run(H100, MIXTRAL, cfg(tp=2), sv.ServingLoad(100, 100, concurrent_requests=1))
+    many = run(H100, MIXTRAL, cfg(tp=2), sv.ServingLoad(100, 100, concurrent_requests=64))
+    assert one.itl_ms is not None and many.itl_ms is not None
+    assert many.itl_ms > 1.8 * one.itl_ms  # a big batch touches every expert
+
+
+def test_quantised_weights_keep_embeddings_in_16_bit():
+    fp8 = sv.weight_bytes(LLAMA8, "fp8")
+    emb = 2 * 128256 * 4096
+    assert fp8 == pytest.approx((8.03e9 - emb) + emb * 2)
+    assert sv.weight_bytes(LLAMA8, "int4") < fp8 < sv.weight_bytes(LLAMA8, "bf16")
+
+
+def test_one_request_at_a_time_runtimes_queue_users():
+    load = sv.ServingLoad(500, 200, concurrent_requests=4)
+    eager = run(H100, LLAMA8, cfg(rt="transformers"), load)
+    served = run(H100, LLAMA8, cfg(), load)
+    assert eager.max_concurrency == 1
+    assert eager.ttft_ms is not None and served.ttft_ms is not None
+    assert eager.ttft_ms > 10 * served.ttft_ms
+    assert eager.itl_ms is not None and served.itl_ms is not None and eager.itl_ms > served.itl_ms
+
+
+def test_fp4_and_fp8_need_the_hardware():
+    assert sv.supports_weights(H100, "fp4") is not None
+    assert sv.supports_weights(B200, "fp4") is None
+    assert sv.supports_weights(A100, "fp8") is not None
+    assert sv.supports_kv(A100, "fp8") is not None
+    peak, mode = sv.peak_tflops(B200, "fp4")
+    assert (peak, mode) == (9000, "fp4")
+
+
+def _options(gpu, **kw) -> sv.PlanOptions:
+    base = dict(
+        runtime="vllm", weight_precisions=("bf16", "fp8", "int4", "fp4"),
+        kv_precisions=("bf16", "fp8"), max_gpus=8, usable_gb=gpu.memory_gb,
+        memory_efficiency=0.88, compute_efficiency={"bf16": 0.56, "fp8": 0.51, "fp4": 0.51},
+    )  # fmt: skip
+    base.update(kw)
+    return sv.PlanOptions(**base)
+
+
+def test_planner_picks_the_fewest_gpus_that_meet_the_targets():
+    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
+    loose = sv.plan(H100, LLAMA70, load, sv.ServingTargets(2000, 100), _options(H100))
+    tight = sv.plan(H100, LLAMA70, load, sv.ServingTargets(500, 25), _options(H100))
+    assert loose.best is not None and tight.best is not None
+    assert loose.best.total_gpus <= tight.best.total_gpus
+    assert tight.best.ttft_ms is not None and tight.best.ttft_ms <= 500
+    assert tight.best.itl_ms is not None and tight.best.itl_ms <= 25
+    assert "fp4" in " ".join(loose.skipped)  # Hopper has no fp4 tensor cores
+
+
+def test_planner_returns_the_closest_miss_and_why_when_nothing_meets():
+    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
+    res = sv.plan(A100, LLAMA70, load, sv.ServingTargets(50, 2), _options(A100))
+    assert res.best is None and res.closest is not None
+    assert any("ITL" in m for m in res.misses)
+
+
+def test_planner_explains_a_model_no_count_can_hold():
+    res = sv.plan(RTX4090, LLAMA70, sv.ServingLoad(100, 100, concurrent_requests=1),
+                  sv.ServingTargets(), _options(RTX4090, max_gpus=1))  # fmt: skip
+    assert res.best is None and res.closest is None and "weights take" in (res.reason or "")
+
+
+def test_p95_targets_are_stricter_than_p50():
+    res = run(H100, LLAMA8, cfg(), sv.ServingLoad(2000, 200, concurrent_requests=64))
+    assert res.ttft_p95_ms is not None and res.ttft_ms is not None
+    assert res.ttft_p95_ms >= res.ttft_ms
+    ok50, _ = sv.meets(res, sv.ServingTargets(ttft_ms=res.ttft_ms * 1.01))
+    ok95, miss = sv.meets(res, sv.ServingTargets(ttft_ms=res.ttft_ms * 1.01, percentile="p95"))
+    assert res.ttft_p95_ms > res.ttft_ms * 1.01  # prompts queue behind each other at this load
+    assert ok50 and not ok95 and "TTFT" in miss[0]

@@ -1,0 +1,102 @@
+"""Pure: which offer a job rents, which price a purchase uses, buy versus rent."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.domain.cost import (
+    CloudOffer,
+    PurchaseOffer,
+    RentalPolicy,
+    Usage,
+    choose_offer,
+    choose_purchase,
+    usd_per_million_tokens,
+    verdict,
+)
+
+
+def offer(provider: str, instance: str, gpus: int, usd: float, **kw: object) -> CloudOffer:
+    values: dict[str, object] = {
+        "spot_usd_per_hour": None, "tier": "on-demand", "as_of": "2026-11-30", "source": "test",
+        "accelerator": "H100",
+    } | kw  # fmt: skip
+    return CloudOffer(provider, instance, gpus, usd, **values)  # type: ignore[arg-type]
+
+
+NODE8 = offer("lambda", "gpu_8x_h100_sxm5", 8, 23.92)
+ONE = offer("lambda", "gpu_1x_h100_sxm5", 1, 3.29)
+MARKET2 = offer("vast", "2x-H100_SXM", 2, 3.60, tier="community")
+
+
+def test_two_gpus_on_eight_gpu_nodes_pays_the_whole_node_and_says_so() -> None:
+    choice = choose_offer([NODE8, ONE], 2)
+    assert choice is not None
+    assert choice.offer is NODE8 and choice.instances == 1
+    assert choice.usd_per_hour == pytest.approx(23.92)  # not 2 × the 1-GPU price
+    assert choice.gpus_paid == 8 and choice.gpus_used == 2
+    assert choice.note is not None and "8-GPU" in choice.note and "use 2" in choice.note
+
+
+def test_cheapest_suitable_offer_wins_and_single_gpu_prices_are_never_multiplied() -> None:
+    choice = choose_offer([NODE8, ONE, MARKET2], 2)
+    assert choice is not None and choice.offer is MARKET2 and choice.note is None
+    assert choose_offer([ONE], 2) is None  # no 2-GPU shape: nothing is invented
+
+
+def test_policy_filters_providers_tiers_and_spot() -> None:
+    assert choose_offer([NODE8, MARKET2], 2, RentalPolicy(providers=("lambda",))).offer is NODE8  # type: ignore[union-attr]
+    on_demand = RentalPolicy(tiers=("on-demand",))
+    assert choose_offer([NODE8, MARKET2], 2, on_demand).offer is NODE8  # type: ignore[union-attr]
+    spotty = offer("azure", "ND", 8, 30.0, spot_usd_per_hour=9.0)
+    assert choose_offer([NODE8, spotty], 8).offer is NODE8  # type: ignore[union-attr]
+    chosen = choose_offer([NODE8, spotty], 8, RentalPolicy(allow_spot=True))
+    assert chosen is not None and chosen.offer is spotty and chosen.spot
+    assert chosen.usd_per_hour == pytest.approx(9.0)
+    spot_only = offer("x", "s", 8, 5.0, tier="spot")
+    assert choose_offer([spot_only], 8) is None
+
+
+def test_several_nodes_only_when_allowed() -> None:
+    assert choose_offer([NODE8], 16) is None
+    choice = choose_offer([NODE8], 12, RentalPolicy(multi_node=True))
+    assert choice is not None and choice.instances == 2
+    assert choice.usd_per_hour == pytest.approx(2 * 23.92)
+
+
+def test_purchase_basis_prefers_new_then_market_then_launch() -> None:
+    launch = PurchaseOffer(1599, "launch", "2022", "launch")
+    used = PurchaseOffer(1800, "used", "2026-09", "poet")
+    older = PurchaseOffer(1700, "used", "2026-07", "poet-old")
+    new = PurchaseOffer(2200, "new", "2026-10", "shop")
+    assert choose_purchase([launch, used, older]) is used  # most recent market price
+    assert choose_purchase([launch, used, new]) is new
+    assert choose_purchase([launch]) is launch
+    assert choose_purchase([]) is None
+
+
+def test_verdict_compares_both_bases_over_the_users_usage() -> None:
+    usage = Usage(hours_per_week=40, years=3, resale_fraction=0.25, electricity_usd_per_kwh=0.15)
+    v = verdict(
+        purchase_usd=2000.0, energy_usd_per_hour=0.0675, rent_usd_per_hour=0.40, usage=usage
+    )
+    hours = 40 * 52 * 3
+    assert v.hours == hours
+    assert v.buy_total_usd == pytest.approx(1500.0 + 0.0675 * hours)
+    assert v.rent_total_usd == pytest.approx(0.40 * hours)
+    assert v.cheaper == "buy"  # 1500 + 421 < 2496
+    assert v.break_even_hours == pytest.approx(1500.0 / (0.40 - 0.0675))
+
+
+def test_verdict_flips_with_usage() -> None:
+    light = verdict(2000.0, 0.05, 0.40, Usage(hours_per_week=5, years=1))
+    heavy = verdict(2000.0, 0.05, 0.40, Usage(hours_per_week=80, years=3))
+    assert light.cheaper == "rent" and heavy.cheaper == "buy"
+    cheap_rent = verdict(2000.0, 0.50, 0.40, Usage())
+    assert cheap_rent.break_even_hours is None and cheap_rent.cheaper == "rent"
+
+
+def test_cost_per_million_tokens() -> None:
+    assert usd_per_million_tokens(3.6, 1000.0) == pytest.approx(1.0)
+    assert usd_per_million_tokens(None, 1000.0) is None
+    assert usd_per_million_tokens(3.6, 0.0) is None

@@ -1,0 +1,172 @@
+"""Task 'serving' in a real browser (Playwright driving Debian's chromium against
+`gpu-advisor serve`): the serving form, the results with replicas and $ per million tokens,
+the banner when nothing meets the targets, and the throughput-vs-latency chart."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import pytest
+
+from tests.support import live_server
+
+CHROMIUM = "/usr/bin/chromium"
+REQUIRED = os.environ.get("GPU_ADVISOR_REQUIRE_BROWSER") == "1"
+
+if not Path(CHROMIUM).exists():
+    if REQUIRED:
+        pytest.fail(f"{CHROMIUM} is missing and GPU_ADVISOR_REQUIRE_BROWSER=1", pytrace=False)
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+try:
+    from playwright.sync_api import Browser, Page, sync_playwright
+except ImportError:  # pragma: no cover
+    if REQUIRED:
+        raise
+    pytest.skip("playwright is not installed", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("browser-serving")
+    env = {
+        **os.environ,
+        "GPU_ADVISOR_DATABASE_URL": f"sqlite:///{tmp / 'advisor.db'}",
+        "GPU_ADVISOR_BENCH_JOBS_DIR": str(tmp / "jobs"),
+    }
+    with live_server(env, tmp / "server.log") as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: str) -> Iterator[Page]:
+    host = urlparse(server).netloc
+    errors: list[str] = []
+    foreign: list[str] = []
+
+    def on_request(request: Any) -> None:
+        url = urlparse(request.url)
+        if url.scheme not in ("data", "about", "blob") and url.netloc != host:
+            foreign.append(request.url)
+
+    context = browser.new_context(base_url=server, viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("request", on_request)
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+    assert not foreign, f"requests to other hosts: {foreign}"
+    real = [e for e in errors if "status of 422" not in e]  # the bad-input page is a 422
+    assert not real, f"console errors: {real}"
+
+
+def _ask(page: Page, ttft: str, itl: str) -> None:
+    page.goto("/")
+    page.select_option("#f-preset", "llama-3-70b")
+    page.select_option("#f-task", "serving")
+    page.fill("#f-concurrent_requests", "50")
+    page.fill("#f-prompt_tokens", "1000")
+    page.fill("[name='serving.output_tokens']", "300")
+    page.fill("#f-ttft_ms_target", ttft)
+    page.fill("#f-itl_ms_target", itl)
+    page.select_option("#f-acquisition", "rent")
+    page.select_option("#f-objective", "best_value")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"/recommendations\?"))
+
+
+def _ms(text: str) -> float:
+    return float(text.replace(",", "").replace("ms", "").strip())
+
+
+def test_serving_form_gives_configurations_with_replicas_and_price(page: Page, server: str) -> None:
+    _ask(page, "1000", "50")
+    assert "task=serving" in page.url and "concurrent_requests=50" in page.url
+    banner = page.locator("[data-serving-banner]")
+    assert banner.get_attribute("data-serving-banner") == "met"
+    rows = page.locator("tr[data-serving-row]")
+    assert rows.count() >= 1
+    api = httpx.post(
+        f"{server}/api/v1/recommendations",
+        json={
+            "workload": {"preset": "llama-3-70b", "task": "serving",
+                         "serving": {"concurrent_requests": 50, "prompt_tokens": 1000,
+                                     "output_tokens": 300, "ttft_ms_target": 1000,
+                                     "itl_ms_target": 50}},
+            "constraints": {"acquisition": "rent"},
+            "objective": "best_value",
+        },
+        timeout=60,
+    ).json()  # fmt: skip
+    first = api["recommendations"][0]
+    row = rows.first
+    assert row.get_attribute("data-slug") == first["gpu"]["slug"]
+    sv = first["serving"]
+    assert (
+        row.locator("[data-shape]")
+        .inner_text()
+        .startswith(f"{sv['replicas']} × {sv['gpus_per_replica']}")
+    )
+    for i in range(rows.count()):
+        r = rows.nth(i)
+        assert _ms(r.locator("[data-ttft]").inner_text()) <= 1000
+        assert _ms(r.locator("[data-itl]").inner_text()) <= 50
+        assert r.locator("[data-usd-out]").inner_text().startswith("$")
+    chart = page.locator("[data-serving-charts] svg").first
+    assert chart.is_visible()
+    assert chart.locator("path.line").count() >= 1  # the curve (and the ITL target line)
+    assert chart.locator("circle.emph").count() == 1  # the asked load
+
+
+def test_banner_says_plainly_when_no_configuration_meets_the_targets(page: Page) -> None:
+    _ask(page, "20", "1")
+    banner = page.locator("[data-serving-banner]")
+    assert banner.get_attribute("data-serving-banner") == "unmet"
+    text = banner.inner_text()
+    assert "No configuration meets your targets" in text and "ITL" in text
+    assert banner.locator("li").count() >= 1  # what to relax
+    closest = page.locator("tr[data-serving-row]")
+    assert closest.count() >= 1
+    assert "missed" in closest.first.inner_text()
+    assert page.locator("[data-serving-charts] svg").count() >= 1
+
+
+def test_bad_serving_input_is_shown_beside_the_field(page: Page) -> None:
+    page.goto("/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=-5")
+    field = page.locator("[data-field='concurrent_requests']")
+    assert "has-error" in (field.get_attribute("class") or "")
+    assert page.locator("#f-concurrent_requests").input_value() == "-5"
+
+
+def test_pasted_config_json_describes_a_model_that_is_not_a_preset(page: Page) -> None:
+    cfg = Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "qwen3-30b-a3b.json"
+    page.goto("/")
+    page.select_option("#f-preset", "")
+    page.select_option("#f-task", "serving")
+    page.fill("#f-hf_config", cfg.read_text())
+    page.fill("#f-concurrent_requests", "10")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"/recommendations\?"))
+    assert "30.5B" in page.locator("h1").inner_text()
+    assert page.locator("[data-serving-banner]").count() == 1

@@ -1,0 +1,74 @@
+"""Small parts of the pages, below the browser: units that fit the magnitude, chart scales
+one outlier cannot set, the Pareto front, the methodology's contents and linked references,
+the device upload form (same checks as the API)."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi.testclient import TestClient
+
+from app.web import charts
+from app.web.templating import flops
+from tests.web.sample_report import sample_report
+from tests.web.test_pages import page
+
+
+def test_flops_are_said_in_the_unit_that_fits() -> None:
+    assert flops(0.0381) == "38.1 GFLOPS"
+    assert flops(702.4) == "702 TFLOPS"
+    assert flops(1979) == "1.98 PFLOPS"
+    assert flops(None) == "—"
+
+
+def test_one_outlier_does_not_set_the_scale() -> None:
+    pts = [{"x": i, "y": v, "label": ""} for i, v in enumerate([10, 11, 12, 10.5, 11.5, 900], 1)]
+    chart = charts.xy_chart([("s", pts)], x_label="x", y_label="y")
+    assert float(chart.y_ticks[-1].text) < 20  # the top tick fits the bulk, not the 900
+    marked = [p for p in chart.series[0].points if p.outlier]
+    assert len(marked) == 1 and "off the scale" in marked[0].title
+    assert marked[0].y >= chart.top  # drawn at the edge, inside the plot
+    bars = charts.bar_chart(
+        [{"label": str(v), "value": v, "ref": None} for v in (10, 11, 12, 10.5, 11.5, 900)],
+        value_name="v", ref_name="r",
+    )
+    assert bars.bars[-1].clipped and not bars.bars[0].clipped
+    assert bars.bars[0].value_w > 0.2 * bars.plot_w  # the bulk stays readable
+
+
+def test_pareto_front_keeps_only_undominated_points() -> None:
+    pts = [
+        {"x": 1, "y": 10, "label": "cheap slow"},
+        {"x": 2, "y": 5, "label": "dominated"},
+        {"x": 3, "y": 30, "label": "mid"},
+        {"x": 9, "y": 31, "label": "dear fast"},
+    ]
+    chart = charts.xy_chart([("s", pts)], x_label="x", y_label="y", pareto=True)
+    assert chart.front.startswith("M") and chart.front.count("L") == 2 * 2  # 3 points on it
+    dominated = next(p for p in chart.series[0].points if p.title == "dominated")
+    assert f"{dominated.x:.1f},{dominated.y:.1f}" not in chart.front
+
+
+def test_methodology_has_contents_and_linked_references(client: TestClient) -> None:
+    html = page(client, "/methodology")
+    assert 'aria-label="Contents"' in html and 'href="#1-memory-workloadpy"' in html
+    assert 'id="ref-TM101"' in html and '<a href="#ref-TM101">[TM101]</a>' in html
+    assert 'href="https://arxiv.org/abs/2205.05198"' in html
+    assert '<a href="/docs">API docs</a>' in html
+
+
+def test_device_upload_form_stores_or_explains(client: TestClient) -> None:
+    html = page(client, "/device")
+    assert 'enctype="multipart/form-data"' in html and "your own computer" in html
+    r = client.post(
+        "/device/reports",
+        files={"report": ("r.json", json.dumps(sample_report("Form GPU")), "application/json")},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and r.headers["location"].startswith("/device/reports/")
+    bad = client.post("/device/reports", files={"report": ("r.json", "{not json", "application/json")})
+    assert bad.status_code == 422 and 'id="up-err"' in bad.text
+    api = client.post("/api/v1/device-reports", content=b"{not json")
+    assert api.status_code == 422
+    empty = client.post("/device/reports", data={"x": "1"})
+    assert empty.status_code == 422 and "choose a report file" in empty.text

@@ -1,0 +1,352 @@
+"""The pages as people use them, in Chromium at 1440 px and on a 390 px phone: the answer
+table, the catalog, the GPU page, compare, measured machines, the methodology, an axe scan
+of every page, and four journeys that must reach an answer without sideways scrolling.
+
+axe-core is vendored under tests/web/vendor (pinned; used only here, never served).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.web.sample_report import sample_report
+from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).parent / "vendor" / "axe-core-4.11.0" / "axe.min.js"
+DESKTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def report_id(server: str) -> int:  # noqa: F811
+    r = httpx.post(f"{server}/api/v1/device-reports", json=sample_report(), timeout=30)
+    assert r.status_code == 201, r.text
+    return int(r.json()["id"])
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def view(request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+    size = DESKTOP if request.param == "desktop" else PHONE
+    # bypass_csp lets the test inject axe; the pages themselves never run inline script
+    context = browser.new_context(base_url=server, viewport=size, bypass_csp=True)
+    pg = watch.attach(context.new_page())
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+def no_sideways_scroll(pg: Page) -> None:
+    width = pg.viewport_size["width"] if pg.viewport_size else 0
+    sw = pg.evaluate("document.documentElement.scrollWidth")
+    assert sw <= width, f"the page scrolls sideways: {sw} > {width} on {pg.url}"
+
+
+def axe_serious(pg: Page) -> list[str]:
+    pg.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    result = pg.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']}: {v['help']} ({len(v['nodes'])}) e.g. {v['nodes'][0]['html'][:120]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+PAGES = [
+    "/",
+    "/recommendations?preset=llama-3-8b&task=fine-tuning&peft=lora&acquisition=rent",
+    "/recommendations?preset=llama-3-70b&task=inference&max_gpus=1&vendors=apple",
+    "/gpus",
+    "/gpus/h100-sxm",
+    "/compare?slugs=h100-sxm,rtx-4090&preset=llama-3-8b",
+    "/device",
+    "/methodology",
+]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_page_passes_axe_and_fits_the_screen(view: Page, url: str, report_id: int) -> None:
+    view.goto(url)
+    assert axe_serious(view) == []
+    no_sideways_scroll(view)
+
+
+def test_report_page_passes_axe(view: Page, report_id: int) -> None:
+    view.goto(f"/device/reports/{report_id}")
+    assert axe_serious(view) == []
+    no_sideways_scroll(view)
+
+
+def test_pages_stay_small(server: str, report_id: int) -> None:  # noqa: F811
+    """No page over 150 KB of our own HTML + CSS + JS."""
+    css = httpx.get(f"{server}/static/css/app.css", timeout=10).content
+    js = httpx.get(f"{server}/static/js/app.js", timeout=10).content
+    for url in [*PAGES, f"/device/reports/{report_id}"]:
+        html = httpx.get(f"{server}{url}", timeout=60).content
+        total = len(html) + len(css) + len(js)
+        assert total < 150_000, (url, total)
+
+
+# ---------------------------------------------------------------------------- the answer
+
+BASELINE_Q = "/recommendations?preset=llama-3-8b&task=inference&batch_size=8&acquisition=rent"
+
+
+def test_ranking_fits_sorts_and_defines_its_columns(browser: Browser, watch: Any, server: str, report_id: int) -> None:  # noqa: F811
+    context = browser.new_context(base_url=server, viewport=DESKTOP)
+    pg = watch.attach(context.new_page())
+    pg.goto(f"{BASELINE_Q}&device_report_id={report_id}")
+    wrap = pg.locator("[data-scroll-wrap]").first
+    # the whole table, the speedup column included, is on screen at 1440 px
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")
+    assert pg.locator("th", has_text="Speedup vs yours").is_visible()
+    echo = pg.locator("[data-assumptions]").inner_text()
+    for words in ("Catalog data as of", "Prices", "Budget", "GPUs per option", "Electricity", "tokens out"):
+        assert words in echo, words
+    defs = pg.locator("[data-column-defs]").inner_text()
+    assert "Batch time" in defs and "likely" in defs and "Memory per GPU" in defs
+    # sort by throughput: rows (and their explanations) reorder, the baseline stays first
+    pg.locator("th button.sort", has_text="Throughput").click()
+    values = [float(v) for v in pg.locator("tr[data-rank] td[data-throughput]").evaluate_all("els => els.map(e => e.dataset.value)")]
+    assert values == sorted(values)
+    pg.locator("th button.sort", has_text="Throughput").click()
+    values = [float(v) for v in pg.locator("tr[data-rank] td[data-throughput]").evaluate_all("els => els.map(e => e.dataset.value)")]
+    assert values == sorted(values, reverse=True)
+    order = pg.locator("table.ranking > tbody > tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.rank || (r.classList.contains('explain-row') ? 'x' : 'b'))"
+    )
+    assert order[0] == "b" and all(order[i] == "x" for i in range(2, len(order), 2))
+    first = pg.locator("tr[data-rank]").first.get_attribute("data-rank")
+    assert f"Why #{first}:" in pg.locator("table.ranking > tbody > tr").nth(2).inner_text()
+    context.close()
+
+
+def test_multiplier_share_link_and_charts(page_desktop: Page) -> None:
+    pg = page_desktop
+    pg.goto("/recommendations?preset=llama-3-70b&task=inference&acquisition=either")
+    multi = pg.locator("tr[data-rank]").filter(has=pg.locator("[data-num-gpus]")).first
+    n = multi.locator("[data-num-gpus]").inner_text().split()[0]
+    rank = multi.get_attribute("data-rank")
+    summary = pg.locator(f"#rec-{rank} + tr summary").inner_text()
+    assert f"{n} × " in summary
+    assert re.search(r"\d+ × ", pg.locator(".summary-cards").inner_text())
+    # the share link is the whole answer, absolute, and opens the same ranking
+    url = pg.locator("[data-share-url]").input_value()
+    assert url.startswith("http") and "/recommendations?" in url and "preset=llama-3-70b" in url
+    rows = pg.locator("tr[data-rank]").evaluate_all("rs => rs.map(r => r.dataset.slug)")
+    other = pg.context.new_page()
+    other.goto(url)
+    assert other.locator("tr[data-rank]").evaluate_all("rs => rs.map(r => r.dataset.slug)") == rows
+    other.close()
+    # charts: points named by GPU, a Pareto front, nothing interactive inside the image
+    labels = pg.locator("svg text.pt-label").all_text_contents()
+    assert labels and any("NVIDIA" in t or "AMD" in t or "Apple" in t for t in labels)
+    assert pg.locator("svg path[data-pareto]").count() >= 1
+    assert pg.locator("[role=img] a, [role=img] button").count() == 0
+
+
+def test_empty_answer_says_what_to_change(page_desktop: Page) -> None:
+    pg = page_desktop
+    pg.goto("/recommendations?preset=llama-3-70b&task=inference&max_gpus=1&vendors=amd&segments=consumer")
+    empty = pg.locator("[data-empty]")
+    assert empty.is_visible()
+    assert pg.locator("[data-what-if]").is_visible()
+    assert "would let GPUs run it" in empty.inner_text() or "Try" in empty.inner_text()
+
+
+@pytest.fixture
+def page_desktop(browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+    context = browser.new_context(base_url=server, viewport=DESKTOP)
+    pg = watch.attach(context.new_page())
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def page_phone(browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+    context = browser.new_context(base_url=server, viewport=PHONE)
+    pg = watch.attach(context.new_page())
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+# ---------------------------------------------------------------------------- the catalog
+
+
+def test_catalog_sticky_name_and_compare_across_pages(page_desktop: Page) -> None:
+    pg = page_desktop
+    pg.goto("/gpus")
+    cell = pg.locator("td.gpu-name").first
+    assert cell.evaluate("c => getComputedStyle(c).position") == "sticky"
+    first = pg.locator("input[type=checkbox][name='slugs']").first
+    slug1 = first.get_attribute("value")
+    first.check()
+    pg.goto("/gpus?offset=50")
+    assert "1 selected" in pg.locator("#compare-help").inner_text()
+    second = pg.locator("input[type=checkbox][name='slugs']").first
+    slug2 = second.get_attribute("value")
+    second.check()
+    pg.locator("[data-compare-button]").click()
+    pg.wait_for_url(re.compile(r"/compare\?"))
+    heads = pg.locator("[data-compare-table] thead th a").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    assert f"/gpus/{slug1}" in heads and f"/gpus/{slug2}" in heads
+
+
+def test_catalog_filters_fold_on_a_phone(page_phone: Page) -> None:
+    pg = page_phone
+    pg.goto("/gpus")
+    assert pg.locator("details[data-filters]").evaluate("d => d.open") is False
+    table = pg.locator("table.catalog").bounding_box()
+    assert table is not None and table["y"] < 700  # the first GPUs are near the top
+    no_sideways_scroll(pg)
+
+
+def test_gpu_page_what_fits_and_words(page_phone: Page) -> None:
+    pg = page_phone
+    pg.goto("/gpus/h100-sxm")
+    fits = pg.locator("[data-what-fits]")
+    assert "Largest LLM preset" in fits.inner_text()
+    assert pg.locator("[data-fit-table] tbody tr").count() >= 5
+    assert "NVIDIA" in pg.locator("p.lead").inner_text() and "nvidia" not in pg.locator("p.lead").inner_text()
+    no_sideways_scroll(pg)  # long source links wrap
+
+
+def test_compare_words_colours_price_and_a_job(page_desktop: Page) -> None:
+    pg = page_desktop
+    pg.goto("/compare?slugs=h100-pcie,rtx-5090&preset=llama-3-8b&task=inference")
+    text = pg.locator("[data-compare-table]").inner_text()
+    assert "Board power" in text and "tdp w" not in text and "gbs" not in text
+    street = pg.locator("[data-compare-table] tr", has_text="Street price")
+    assert "—" not in street.locator("td").first.inner_text()
+    # a cheaper card is better on price: green, though its ratio is below 1
+    price = street.locator("td").nth(1)
+    assert price.locator("[data-better]").get_attribute("data-better") == "yes"
+    power = pg.locator("[data-compare-table] tr", has_text="Memory bandwidth").locator("td").nth(1)
+    assert power.locator("[data-better]").get_attribute("data-better") == "no"
+    job = pg.locator("[data-compare-job]").inner_text()
+    assert "Throughput" in job and "Cost per job" in job and "Runs it?" in job
+
+
+# ---------------------------------------------------------------------------- measured machines
+
+
+def test_upload_a_report_by_the_form(page_desktop: Page, tmp_path: Path) -> None:
+    pg = page_desktop
+    pg.goto("/device")
+    assert "your own computer" in pg.locator("main").inner_text()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 1}')
+    pg.set_input_files("#up-report", str(bad))
+    pg.get_by_role("button", name="Upload the report").click()
+    pg.wait_for_load_state()
+    assert pg.locator("#up-err").is_visible()
+    good = tmp_path / "report.json"
+    good.write_text(json.dumps(sample_report("Lab box GPU")))
+    pg.set_input_files("#up-report", str(good))
+    pg.get_by_role("button", name="Upload the report").click()
+    pg.wait_for_url(re.compile(r"/device/reports/\d+$"))
+    assert "Lab box GPU" in pg.locator("main").inner_text()
+
+
+def test_run_survives_reload_conflict_is_friendly_and_cancel_works(
+    page_desktop: Page, server: str, watch: Any  # noqa: F811
+) -> None:
+    probe = httpx.get(f"{server}/api/v1/benchmark-runs", timeout=10)
+    if probe.status_code == 404:
+        pytest.skip("the benchmark-runs API is not installed")
+    pg = page_desktop
+    pg.goto("/device")
+    # a run someone else started: starting another says so and follows it
+    other = httpx.post(f"{server}/api/v1/benchmark-runs", json={"profile": "quick"}, timeout=30)
+    assert other.status_code == 202, other.text
+    run_id = other.json()["id"]
+    pg.get_by_role("button", name="Run a quick benchmark on the server").click()
+    status = pg.locator("[data-bench-status]")
+    status.filter(has_text="already running").wait_for()
+    assert run_id not in status.inner_text()
+    pg.reload()
+    pg.locator("[data-bench-progress]").wait_for(state="visible")
+    cancel = pg.get_by_role("button", name="Cancel the run")
+    cancel.click()
+    status.filter(has_text="cancelled").wait_for(timeout=120_000)
+    # the browser logs the 409 the page handled; that one is expected
+    watch.errors[:] = [e for e in watch.errors if "409" not in e]
+
+
+# ---------------------------------------------------------------------------- journeys
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def journey(request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+    size = DESKTOP if request.param == "desktop" else PHONE
+    context = browser.new_context(base_url=server, viewport=size)
+    pg = watch.attach(context.new_page())
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+def ask(pg: Page) -> None:
+    pg.get_by_role("button", name="Recommend GPUs").first.click()
+    pg.wait_for_url(re.compile(r"/recommendations\?"))
+    assert pg.locator("tr[data-rank='1']").is_visible()
+    no_sideways_scroll(pg)
+
+
+def test_journey_budget_fine_tuning(journey: Page) -> None:
+    pg = journey
+    pg.goto("/")
+    pg.select_option("#f-preset", "llama-3-8b")
+    pg.select_option("#f-task", "fine-tuning")
+    pg.select_option("#f-peft", "qlora")
+    pg.select_option("#f-acquisition", "buy")
+    pg.fill("#f-max_purchase_usd", "$3k")
+    ask(pg)
+    assert "buy ≤ $3,000" in pg.locator("[data-assumptions]").inner_text()
+
+
+def test_journey_serving(journey: Page) -> None:
+    pg = journey
+    pg.goto("/")
+    pg.select_option("#f-preset", "llama-3-8b")
+    pg.select_option("#f-task", "inference")
+    pg.fill("#f-batch_size", "16")
+    pg.fill("#f-output_tokens", "512")
+    pg.fill("#f-latency_target_ms", "20k")
+    pg.select_option("#f-acquisition", "rent")
+    ask(pg)
+    assert "Batch time" in pg.locator("[data-column-defs]").inner_text()
+
+
+def test_journey_buy_or_rent_for_training(journey: Page) -> None:
+    pg = journey
+    pg.goto("/")
+    pg.select_option("#f-preset", "resnet-50")
+    pg.select_option("#f-task", "training")
+    pg.select_option("#f-acquisition", "either")
+    ask(pg)
+    first = pg.locator("details[data-explain]").first
+    first.locator("summary").click()
+    assert "buying beats renting after" in first.inner_text() or "renting to finish" in first.inner_text()
+
+
+def test_journey_faster_than_my_machine(journey: Page, report_id: int) -> None:
+    pg = journey
+    pg.goto("/")
+    pg.select_option("#f-preset", "llama-3-8b")
+    pg.select_option("#f-device_report_id", str(report_id))
+    ask(pg)
+    speedup = pg.locator("tr[data-rank='1'] td[data-label='Speedup vs yours']")
+    assert re.search(r"\d×", speedup.inner_text())
+    assert speedup.is_visible()
