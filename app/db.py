@@ -40,11 +40,15 @@ def make_engine(url: str, *, pool_size: int = 16) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        in_memory = not parsed.database or parsed.database == ":memory:"
+        # an in-memory database lives in one connection: no pool to size
+        pool: dict[str, Any] = (
+            {} if in_memory else {"pool_size": pool_size + _SPARE_CONNECTIONS, "max_overflow": 0}
+        )
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
-            pool_size=pool_size + _SPARE_CONNECTIONS,
-            max_overflow=0,
+            **pool,
         )
 
         @event.listens_for(engine, "connect")
