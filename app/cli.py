@@ -46,21 +46,15 @@ def serve(
         "`gpu-advisor worker` somewhere)."
     ),
 ) -> None:
-    """Serve the web app and API (migrating and seeding first only on a database that is
-    not at the current schema; `gpu-advisor db upgrade` is the explicit step)."""
+    """Serve the web app and API. Migrates and seeds first only when needed (schema behind
+    head, shipped data changed), under the database's lock; `gpu-advisor db upgrade` is the
+    explicit step."""
     import uvicorn
 
     from app import migrate
-    from app.db import make_engine
 
     settings = Settings()
-    engine = make_engine(settings.database_url, pool_size=1)
-    try:
-        at_head = migrate.current_revision(engine) == migrate.head_revision()
-    finally:
-        engine.dispose()
-    if not at_head:
-        migrate.prepare(settings)
+    migrate.prepare(settings)  # at head with the same data: two small queries
     console.print(f"GPU Advisor on http://{host}:{port}  (database: {_safe_url(settings)})")
     bench_worker = None if no_worker else _start_local_worker()
     factory = "app.cli:supervised_worker_app" if workers > 1 else "app.cli:worker_app"
