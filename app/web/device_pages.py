@@ -6,6 +6,7 @@ import hmac
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
@@ -60,7 +61,10 @@ async def upload(request: Request, session: SessionDep, settings: SettingsDep) -
                 error = f"a report may be at most {settings.max_report_bytes:,} bytes"
             else:
                 try:
-                    stored = reports.store_report(session, raw, origin="upload")
+                    # in a thread: the database work must never block the event loop
+                    stored = await run_in_threadpool(
+                        reports.store_report, session, raw, origin="upload"
+                    )
                 except AppError as exc:
                     error = exc.message
                 else:
