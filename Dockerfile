@@ -38,7 +38,9 @@ RUN pip install -r /tmp/requirements.lock
 COPY --from=wheel /wheels /wheels
 RUN pip install --no-deps /wheels/*.whl && rm -rf /wheels
 USER advisor
-CMD ["gpu-advisor", "serve", "--host", "0.0.0.0", "--port", "8000"]
+# Migrate and seed once under the database's lock (safe when replicas start together), then
+# serve with a local benchmark worker.
+CMD ["sh", "-c", "gpu-advisor db upgrade && exec gpu-advisor serve --host 0.0.0.0 --port 8000"]
 
 # -- web (the default target, so it comes last): API and pages, without torch -----------
 FROM base AS web
@@ -48,4 +50,5 @@ COPY --from=wheel /wheels /wheels
 RUN pip install --no-deps /wheels/*.whl && rm -rf /wheels \
     && ! python -c "import torch" 2>/dev/null
 USER advisor
-CMD ["gpu-advisor", "serve", "--host", "0.0.0.0", "--port", "8000"]
+# No torch here: benchmark runs go to workers of the bench image (`gpu-advisor worker`).
+CMD ["sh", "-c", "gpu-advisor db upgrade && exec gpu-advisor serve --host 0.0.0.0 --port 8000 --no-worker"]

@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml setup.py $(LOCK)
 install: $(STAMP)
 
 run: $(STAMP)
+	$(VENV)/bin/gpu-advisor db upgrade
 	$(VENV)/bin/gpu-advisor serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP)

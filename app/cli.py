@@ -21,24 +21,97 @@ def worker_app() -> Any:
     """uvicorn factory for `serve`: the parent already migrated and seeded."""
     from app.main import create_app
 
+    # The event loop shares the GIL with the request threads; a shorter switch interval
+    # (default 5 ms) lets it accept connections and answer probes promptly under load.
+    sys.setswitchinterval(0.001)
+
     return create_app(Settings(migrate_on_start=False, seed_on_start=False))
+
+
+def supervised_worker_app() -> Any:
+    """uvicorn factory for `serve --workers N` (N > 1): each worker exits with its master."""
+    from app.process import exit_with_parent
+
+    exit_with_parent()
+    return worker_app()
 
 
 @cli.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to bind."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
-    workers: int = typer.Option(1, min=1, max=64, help="Worker processes."),
+    workers: int = typer.Option(1, min=1, max=64, help="Web worker processes."),
+    no_worker: bool = typer.Option(
+        False, "--no-worker", help="Do not start a local benchmark worker (runs then need "
+        "`gpu-advisor worker` somewhere)."
+    ),
 ) -> None:
-    """Migrate and seed the database, then serve the web app and API."""
+    """Serve the web app and API. Migrates and seeds first only when needed (schema behind
+    head, shipped data changed), under the database's lock; `gpu-advisor db upgrade` is the
+    explicit step."""
     import uvicorn
 
-    from app.main import prepare_database
+    from app import migrate
 
     settings = Settings()
-    prepare_database(settings)
+    migrate.prepare(settings)  # at head with the same data: two small queries
     console.print(f"GPU Advisor on http://{host}:{port}  (database: {_safe_url(settings)})")
-    uvicorn.run("app.cli:worker_app", factory=True, host=host, port=port, workers=workers)
+    bench_worker = None if no_worker else _start_local_worker()
+    factory = "app.cli:supervised_worker_app" if workers > 1 else "app.cli:worker_app"
+    try:
+        # Keep idle connections longer than a load balancer's idle timeout (commonly 60 s), so
+        # the server never closes one the balancer or a client is about to reuse.
+        uvicorn.run(factory, factory=True, host=host, port=port, workers=workers,
+                    timeout_keep_alive=75)  # fmt: skip
+    finally:
+        if bench_worker is not None:
+            bench_worker.terminate()
+            try:
+                bench_worker.wait(timeout=10)
+            except Exception:
+                bench_worker.kill()
+
+
+def _start_local_worker() -> Any:
+    """`gpu-advisor worker` for this host, as a child that dies with `serve`."""
+    import subprocess
+
+    from app.process import die_with_parent
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "worker"],
+        preexec_fn=die_with_parent,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@cli.command()
+def worker(
+    label: str | None = typer.Option(
+        None, help="This worker's label; runs asked for it come here (default: host name)."
+    ),
+) -> None:
+    """Take benchmark runs from the queue and run them on this machine, one at a time."""
+    import logging
+
+    from app.reports.executor import run_worker
+    from app.reports.queue import default_label, queue_location
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    settings = Settings()
+    name = label or default_label(settings)
+    console.print(f"benchmark worker '{name}' on queue {_safe_queue(queue_location(settings))}")
+    run_worker(settings, name)
+
+
+def _safe_queue(location: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    if location.startswith("redis"):
+        return make_url(location.replace("redis", "postgresql", 1)).render_as_string(
+            hide_password=True
+        ).replace("postgresql", "redis", 1)
+    return location
 
 
 def _safe_url(settings: Settings) -> str:
@@ -49,14 +122,17 @@ def _safe_url(settings: Settings) -> str:
 
 @db_cli.command("upgrade")
 def db_upgrade(revision: str = typer.Argument("head")) -> None:
-    """Apply migrations up to REVISION (default: head)."""
+    """Apply migrations up to REVISION (default: head) and load the shipped catalog, under a
+    lock: safe when several processes run it at once."""
     from app import migrate
-    from app.db import make_engine
+    from app.catalog.loader import CatalogDataError
 
     settings = Settings()
-    engine = make_engine(settings.database_url)
-    migrate.upgrade(engine, revision)
-    engine.dispose()
+    try:
+        migrate.prepare(settings, revision=revision, seed=revision == "head")
+    except CatalogDataError as exc:
+        err_console.print(f"[red]catalog data error:[/red] {exc}")
+        raise typer.Exit(2) from exc
     console.print(f"database at {revision}: {_safe_url(settings)}")
 
 

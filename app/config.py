@@ -29,6 +29,19 @@ class Settings(BaseSettings):
     admin_token: str | None = None
     # Optional: uploads of device reports require this bearer token when set.
     upload_token: str | None = None
+    # Optional: starting and cancelling benchmark runs require this bearer token when set.
+    run_token: str | None = None
+    # The task queue benchmark workers take runs from (README "Benchmark workers"): unset
+    # means a SQLite file next to the SQLite database (one machine); redis://host:6379/0
+    # lets workers on several hosts share it.
+    queue_url: str | None = None
+    # This worker's label (`gpu-advisor worker --label`), and the label a run goes to when
+    # the request names none: the host name unless set.
+    worker_label: str | None = None
+    # A running run's worker writes a heartbeat this often; a run whose heartbeat is older
+    # than the lapse is failed (its worker died).
+    run_heartbeat_s: float = 2.0
+    run_heartbeat_lapse_s: float = 30.0
     data_dir: Path = Field(default_factory=lambda: shipped_path("data"))
     docs_dir: Path = Field(default_factory=lambda: shipped_path("docs"))
     max_report_bytes: int = 2_000_000
@@ -44,6 +57,30 @@ class Settings(BaseSettings):
     # "text"; and from which level.
     log_format: Literal["json", "text"] = "json"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    # --- limits (README "Limits"); 0 turns a rate limit off
+    # Requests admitted at once per web process; the connection pool is sized from it.
+    # Python runs one thread at a time (GIL): past a few threads, more only add contention.
+    max_concurrent_requests: int = Field(default=8, ge=1, le=256)
+    # A request waiting longer than this for a slot gets 503 with Retry-After.
+    queue_timeout_s: float = 90.0
+    # Largest request body on any endpoint other than device-report uploads.
+    max_body_bytes: int = 262_144
+    # Deepest JSON nesting accepted in any body.
+    max_json_depth: int = 64
+    # Per client address: writes (uploads, edits, runs) and expensive reads
+    # (recommendations, estimates, comparisons), as a burst and a sustained rate per minute.
+    rate_limit_writes_burst: int = 240
+    rate_limit_writes_per_minute: int = 120
+    rate_limit_expensive_burst: int = 600
+    rate_limit_expensive_per_minute: int = 1200
+    # Device reports kept: the oldest go first when either bound is passed.
+    report_retention_count: int = 10_000
+    report_retention_bytes: int = 2_000_000_000
+    # Readiness fails below this much free disk where the database (SQLite) and runs live.
+    min_free_disk_bytes: int = 200_000_000
+    # Origins besides the request's own host allowed to send writes (behind a proxy).
+    trusted_origins: list[str] = Field(default_factory=list)
 
 
 @lru_cache

@@ -1,7 +1,17 @@
-"""Engine, session factory and the session scope that commits at the edge."""
+"""Engine, session factory and the session scope that commits at the edge.
+
+Sizing (see README "Concurrency"): a web process admits at most ``max_concurrent_requests``
+requests past the gate in ``app/http_guard.py``; each holds at most one pooled connection,
+and the pool has that many plus ``_SPARE_CONNECTIONS`` for the health check and background
+threads. So a request never waits for a connection while holding a thread that another
+request needs to finish (the deadlock the issue measured at ~64 concurrent requests), and
+the threadpool (40 threads) is always larger than the gate.
+"""
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,30 +21,58 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+# Connections beyond the request gate: health checks, run followers, retention.
+_SPARE_CONNECTIONS = 4
+# A writer on SQLite waits this long for the file lock before giving up; writes are short
+# and serialised in-process (write_lock), so only another process can hold it this long.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
+
 
 class Base(DeclarativeBase):
     pass
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, pool_size: int = 16) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        in_memory = not parsed.database or parsed.database == ":memory:"
+        # an in-memory database lives in one connection: no pool to size
+        pool: dict[str, Any] = (
+            {} if in_memory else {"pool_size": pool_size + _SPARE_CONNECTIONS, "max_overflow": 0}
+        )
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            **pool,
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA foreign_keys=ON")
+            # WAL: readers never wait for the writer; the busy timeout makes a second writer
+            # queue for the lock instead of failing at once.
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA busy_timeout=5000")
+            cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
 
+        _WRITE_LOCKS[engine] = threading.Lock()
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         url = str(parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False))
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=pool_size + _SPARE_CONNECTIONS,
+        max_overflow=0,
+        pool_timeout=30,
+    )
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
@@ -52,3 +90,22 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+@contextmanager
+def write_lock(factory: sessionmaker[Session]) -> Iterator[None]:
+    """Serialise this process's writers on SQLite (one file lock: queue here, in order,
+    rather than spin in SQLite's busy handler); a no-op on PostgreSQL."""
+    bind = factory.kw.get("bind")
+    lock = _WRITE_LOCKS.get(bind) if isinstance(bind, Engine) else None
+    if lock is None:
+        yield
+        return
+    with lock:
+        yield
+
+
+@contextmanager
+def write_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
+    with write_lock(factory), session_scope(factory) as session:
+        yield session

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import logging
+import traceback
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import DataError, IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -15,6 +20,7 @@ from app import __version__
 from app.config import Settings, get_settings
 from app.db import make_engine, make_session_factory, session_scope
 from app.errors import AppError, error_body, field_path
+from app.http_guard import GuardMiddleware, short
 from app.observability import ObservabilityMiddleware, configure_logging, metrics_response
 from app.web.static_assets import mount_static
 
@@ -71,16 +77,50 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        message = str(exc.detail) if exc.detail else code
+        message = short(str(exc.detail), 300) if exc.detail else code
+        # every client error names what to fix: the path, the method, else the request
+        field = {404: "path", 405: "method"}.get(exc.status_code, "request")
         if exc.status_code == 404:
-            message = f"nothing at {request.url.path}"
+            message = f"nothing at {short(request.url.path)}"
         if _is_api(request):
-            return JSONResponse(error_body(code, message), status_code=exc.status_code)
+            body = error_body(code, message, {"field": field})
+            return JSONResponse(body, status_code=exc.status_code)
         return _render_error(request, exc.status_code, code.replace("_", " "), message)
+
+    def _plain(request: Request, status: int, code: str, message: str, **extra: Any) -> Response:
+        if _is_api(request):
+            headers = {"retry-after": "5"} if status == 503 else None
+            body = error_body(code, message, extra or None)
+            return JSONResponse(body, status_code=status, headers=headers)
+        return _render_error(request, status, code.replace("_", " "), message)
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(PoolTimeout)
+    async def database_unavailable(request: Request, exc: Exception) -> Response:
+        # The database is down, unreachable, locked past the busy timeout or out of
+        # connections: the request may succeed later, so 503, never a bare 500.
+        log.warning("database unavailable on %s: %s", short(request.url.path),
+                    short(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 300))
+        return _plain(request, 503, "database_unavailable",
+                      "the database is unavailable; retry shortly")  # fmt: skip
+
+    @app.exception_handler(IntegrityError)
+    async def integrity_conflict(request: Request, exc: IntegrityError) -> Response:
+        # Two writers raced for the same unique value; the loser is told, nothing half-done.
+        return _plain(request, 409, "conflict",
+                      "the change conflicts with a concurrent change; reload and retry",
+                      field="request")  # fmt: skip
+
+    @app.exception_handler(DataError)
+    async def data_error(request: Request, exc: DataError) -> Response:
+        return _plain(request, 422, "invalid_input",
+                      "a value is out of the range the database can store", field="request")
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
-        log.exception("unhandled error on %s", request.url.path)
+        # Never log the input: a short line plus the innermost frames, bounded in size.
+        frames = "".join(traceback.format_exception(exc, limit=-8))[-8000:]
+        log.error("unhandled %s on %s\n%s", type(exc).__name__, short(request.url.path), frames)
         message = "internal error; it has been logged"
         if _is_api(request):
             return JSONResponse(error_body("internal_error", message), status_code=500)
@@ -88,39 +128,34 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 def prepare_database(settings: Settings) -> None:
-    """Migrate and seed; `serve` calls this once before starting workers."""
+    """Migrate and seed under the database's lock (app/migrate.py), as configured."""
     from app import migrate
-    from app.catalog.loader import seed_if_changed
-    from app.offers.loader import seed as seed_offers
 
-    engine = make_engine(settings.database_url)
+    if settings.migrate_on_start or settings.seed_on_start:
+        migrate.prepare(
+            settings, migrate_schema=settings.migrate_on_start, seed=settings.seed_on_start
+        )
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    import asyncio
+
+    from app.system_router import keep_checking
+
+    checker = asyncio.create_task(keep_checking(app))
     try:
-        # Each step only when needed: a database at head with the same shipped data
-        # (fingerprint stored by the last seed) costs a couple of small queries.
-        if settings.migrate_on_start:
-            migrate.upgrade_if_needed(engine)
-        if settings.seed_on_start:
-            with session_scope(make_session_factory(engine)) as session:
-                seeded = seed_if_changed(
-                    session, settings.data_dir, migrate.current_revision(engine)
-                )
-                if seeded is not None:  # the shipped data changed: offers with it
-                    seed_offers(session, settings.data_dir)
-        if settings.migrate_on_start:
-            from app.reports.repository import fail_stale_runs
-
-            # A run still 'running' in the database lost its follower when the server stopped.
-            with session_scope(make_session_factory(engine)) as session:
-                fail_stale_runs(session, "the server restarted during the run")
+        yield
     finally:
-        engine.dispose()
+        checker.cancel()
+        app.state.health_engine.dispose()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings.log_level, json_lines=settings.log_format == "json")
     prepare_database(settings)
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, pool_size=settings.max_concurrent_requests)
 
     app = FastAPI(
         title="GPU Advisor",
@@ -128,10 +163,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Which GPU should I buy or rent for this deep-learning job, and why.",
         docs_url=None,  # served below from vendored assets, so /docs works offline
         redoc_url=None,
+        lifespan=_lifespan,
     )
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
+    # Readiness probes use their own connections: they answer while the pool is busy.
+    app.state.health_engine = make_engine(settings.database_url, pool_size=1)
 
     from app.catalog.router import router as catalog_router
     from app.offers.router import router as offers_router
@@ -154,8 +192,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from app import openapi
 
     openapi.install(app)
-    # Outermost last: the request id and timing cover everything, gzip included.
+    # Outermost last: the request id and timing cover everything, the guard and gzip included.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    app.add_middleware(GuardMiddleware, settings=settings)
     app.add_middleware(ObservabilityMiddleware, router=app.router)
     return app
 

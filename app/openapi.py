@@ -43,19 +43,31 @@ _WHY = {
     "404": "No such thing (the message names it)",
     "409": "Conflicts with the current state (the message says which)",
     "413": "The body is larger than the server accepts",
+    "415": "API writes take a JSON body (Content-Type: application/json)",
+    "429": "Too many requests from this client; Retry-After says when to retry",
     "422": "Invalid input; details.field names the field",
     "500": "Internal error",
+    "503": "The database (or the run queue) is unavailable, or the server is busy; retry "
+    "after Retry-After",
 }
 
 # What a service raises that the route's shape does not show.
 _EXTRA: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/api/v1/gpus"): ("409",),
-    ("post", "/api/v1/benchmark-runs"): ("409",),
-    ("delete", "/api/v1/benchmark-runs/{run_id}"): ("409",),
-    ("post", "/api/v1/device-reports"): ("401", "403", "413"),
+    ("post", "/api/v1/benchmark-runs"): ("401", "403", "409"),
+    ("delete", "/api/v1/benchmark-runs/{run_id}"): ("401", "403", "409"),
+    ("post", "/api/v1/device-reports"): ("401", "403", "409", "413"),
 }
-# Where the token is checked only when the server sets one (GPU_ADVISOR_UPLOAD_TOKEN).
-_OPTIONAL_TOKEN = {("post", "/api/v1/device-reports")}
+# Where the token is checked only when the server sets one (GPU_ADVISOR_UPLOAD_TOKEN,
+# GPU_ADVISOR_RUN_TOKEN).
+_OPTIONAL_TOKEN = {
+    ("post", "/api/v1/device-reports"),
+    ("post", "/api/v1/benchmark-runs"),
+    ("delete", "/api/v1/benchmark-runs/{run_id}"),
+}
+# app/http_guard.py: rate-limited reads (writes are limited too), and body-taking methods.
+_RATE_LIMITED = {("post", "/api/v1/recommendations"), ("post", "/api/v1/estimate"),
+                 ("get", "/api/v1/gpus/compare")}  # fmt: skip
 
 EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/api/v1/recommendations"): {
@@ -123,7 +135,11 @@ def build(app: FastAPI) -> dict[str, Any]:
                 continue
             key = (method, path)
             responses = op.setdefault("responses", {})
-            codes = {"422", "500"}
+            codes = {"422", "500", "503"}
+            if method in ("post", "put", "patch"):
+                codes |= {"413", "415"}
+            if method != "get" or key in _RATE_LIMITED:
+                codes.add("429")
             if "{" in path:
                 codes.add("404")
             # FastAPI marks the operations whose dependencies declare the bearer scheme
@@ -131,7 +147,7 @@ def build(app: FastAPI) -> dict[str, Any]:
             if admin:
                 codes |= {"401", "403"}
             codes |= set(_EXTRA.get(key, ()))
-            note = " (only when the server sets an upload token)" if key in _OPTIONAL_TOKEN else ""
+            note = " (only when the server sets a token)" if key in _OPTIONAL_TOKEN else ""
             for code in sorted(codes):
                 responses[code] = _error(code, note if code in ("401", "403") else "")
             if key in _OPTIONAL_TOKEN:

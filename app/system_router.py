@@ -1,22 +1,38 @@
-"""Health and meta."""
+"""Health (readiness) and meta."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import shutil
+import tempfile
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
-from sqlalchemy import text
 
 from app import __version__
 from app.catalog import service as catalog
 from app.deps import SessionDep
+from app.errors import error_body
 
 router = APIRouter(prefix="/api/v1", tags=["system"])
+
+# The health check runs on its own few threads: it must answer while every request thread
+# is busy (the issue measured health at 29 s during concurrent uploads).
+_HEALTH_LIMITER: anyio.CapacityLimiter | None = None
+_HEALTH_TIMEOUT_S = 3.0
+# How often the app re-checks readiness in the background (see keep_checking).
+REFRESH_S = 1.0
 
 
 class Health(BaseModel):
     status: str
     database: str
+    checks: dict[str, str]
 
 
 class Meta(BaseModel):
@@ -27,14 +43,113 @@ class Meta(BaseModel):
     database_backend: str
 
 
-@router.get("/health", response_model=Health)
-def health(session: SessionDep) -> JSONResponse:
+@lru_cache(maxsize=1)
+def _head() -> str | None:
+    from app.migrate import head_revision
+
+    return head_revision()
+
+
+def _free_disk(path: Path, minimum: int) -> str:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    free = shutil.disk_usage(path).free
+    if free < minimum:
+        return f"failed: {free // 2**20} MiB free at {path}, below {minimum // 2**20} MiB"
+    return "ok"
+
+
+def readiness(request: Request) -> dict[str, str]:
+    """Each check's verdict: 'ok' or 'failed: why'. Blocking; run in a thread."""
+    from sqlalchemy import text
+
+    from app import migrate
+
+    settings = request.app.state.settings
+    engine = request.app.state.health_engine
+    checks: dict[str, str] = {}
     try:
-        session.execute(text("SELECT 1"))
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            checks["database"] = "ok"
+            dialect = conn.dialect.name
+            if dialect == "postgresql":
+                read_only = conn.execute(text("SELECT current_setting('transaction_read_only')"))
+                recovery = conn.execute(text("SELECT pg_is_in_recovery()")).scalar()
+                ro = read_only.scalar() == "on" or bool(recovery)
+                checks["writable"] = "failed: the database is read-only" if ro else "ok"
+        current = migrate.current_revision(engine)
+        head = _head()
+        checks["schema"] = (
+            "ok" if current == head else f"failed: schema at {current}, the code needs {head}"
+        )
     except Exception as exc:  # the point of a health check is to report, not raise
-        body = Health(status="degraded", database=f"unreachable: {type(exc).__name__}")
-        return JSONResponse(body.model_dump(), status_code=503)
-    return JSONResponse(Health(status="ok", database="ok").model_dump())
+        checks["database"] = f"failed: unreachable ({type(exc).__name__})"
+        return checks
+    database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+    if database and database != ":memory:":
+        db_path = Path(database)
+        writable = all(
+            p.exists() and _writable(p) for p in (db_path, db_path.parent)
+        )
+        checks["writable"] = "ok" if writable else f"failed: {db_path} is not writable"
+        checks["disk"] = _free_disk(db_path.parent, settings.min_free_disk_bytes)
+    runs_dir = settings.bench_jobs_dir or Path(tempfile.gettempdir())
+    checks["run_disk"] = _free_disk(Path(runs_dir), settings.min_free_disk_bytes)
+    return checks
+
+
+def _writable(path: Path) -> bool:
+    import os
+
+    return os.access(path, os.W_OK)
+
+
+async def check_now(request: Request) -> dict[str, str]:
+    global _HEALTH_LIMITER
+    if _HEALTH_LIMITER is None:
+        _HEALTH_LIMITER = anyio.CapacityLimiter(4)
+    try:
+        with anyio.fail_after(_HEALTH_TIMEOUT_S):
+            return await anyio.to_thread.run_sync(
+                readiness, request, limiter=_HEALTH_LIMITER, abandon_on_cancel=True
+            )
+    except TimeoutError:
+        return {"database": f"failed: no answer within {_HEALTH_TIMEOUT_S:g} s"}
+
+
+async def keep_checking(app: Any, every_s: float = REFRESH_S) -> None:
+    """Runs for the app's lifetime: the checks' latest verdict, so a probe is answered at
+    once even when every request thread is busy (GIL and all)."""
+    from starlette.requests import Request as _Request
+
+    request = _Request({"type": "http", "app": app, "headers": []})
+    while True:
+        app.state.readiness = (time.monotonic(), await check_now(request))
+        await anyio.sleep(every_s)
+
+
+@router.get("/health", response_model=Health)
+@router.get("/ready", response_model=Health, include_in_schema=False)
+async def health(request: Request) -> JSONResponse:
+    """Ready when the database answers, its schema is at the code's head, it (and the disk
+    under it) can take writes. The verdict is at most REFRESH_S (+ one check) old."""
+    cached = getattr(request.app.state, "readiness", None)
+    if cached is not None and time.monotonic() - cached[0] <= 2 * REFRESH_S + _HEALTH_TIMEOUT_S:
+        checks = cached[1]
+    else:
+        checks = await check_now(request)
+    failed = {k: v for k, v in checks.items() if v != "ok"}
+    body: dict[str, Any] = Health(
+        status="degraded" if failed else "ok",
+        database=checks.get("database", "failed"),
+        checks=checks,
+    ).model_dump()
+    if not failed:
+        return JSONResponse(body)
+    first = next(iter(failed))
+    body |= error_body("unavailable", f"not ready: {first} {failed[first]}", {"field": first})
+    return JSONResponse(body, status_code=503, headers={"retry-after": "5"})
 
 
 @router.get("/meta", response_model=Meta)

@@ -123,11 +123,16 @@ def read_gpu_specs(data_dir: Path) -> list[GpuSpec]:
 
 
 def seed(session: Session, data_dir: Path) -> SeedResult:
-    """Upsert the shipped entries. Rows a user added or edited (origin 'user') are kept."""
+    """Upsert the shipped entries. Rows a user added or edited (origin 'user') are kept, and
+    entries someone deleted stay deleted (tombstones)."""
     result = SeedResult()
     entries = read_catalog(data_dir)
     existing = repository.get_many(session, [e.slug for e in entries])
+    deleted = repository.tombstoned(session)
     for entry in entries:
+        if entry.slug in deleted:
+            result.kept_user += 1
+            continue
         values = values_from_create(entry, origin="seed")
         row = existing.get(entry.slug)
         if row is None:

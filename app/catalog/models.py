@@ -62,3 +62,12 @@ class GpuRow(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=_now, onupdate=_now
     )
+
+
+class CatalogTombstoneRow(Base):
+    """A shipped GPU someone deleted: seeding skips it, so the deletion stays."""
+
+    __tablename__ = "catalog_tombstones"
+
+    slug: Mapped[str] = mapped_column(String(80), primary_key=True)
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import Session, defer
 
-from app.catalog.models import GpuRow
+from app.catalog.models import CatalogTombstoneRow, GpuRow
 from app.vocab import PEAK_FIELDS
 
 # Numeric columns a listing may sort on; the API validates against this set.
@@ -148,6 +148,8 @@ def get_many(session: Session, slugs: Sequence[str]) -> dict[str, GpuRow]:
 
 
 def add(session: Session, values: dict[str, Any]) -> GpuRow:
+    if values.get("origin") == "user":
+        clear_tombstone(session, str(values["slug"]))  # re-added on purpose
     row = GpuRow(**values)
     session.add(row)
     session.flush()
@@ -162,8 +164,20 @@ def update(session: Session, row: GpuRow, values: dict[str, Any]) -> GpuRow:
 
 
 def delete(session: Session, row: GpuRow) -> None:
+    # A tombstone keeps a shipped entry gone at the next seed (harmless for a user's own).
+    session.merge(CatalogTombstoneRow(slug=row.slug))
     session.delete(row)
     session.flush()
+
+
+def tombstoned(session: Session) -> set[str]:
+    return set(session.scalars(select(CatalogTombstoneRow.slug)).all())
+
+
+def clear_tombstone(session: Session, slug: str) -> None:
+    row = session.get(CatalogTombstoneRow, slug)
+    if row is not None:
+        session.delete(row)
 
 
 def count(session: Session) -> int:

@@ -39,6 +39,14 @@ class SourceRef(BaseModel):
 
     _v_date = field_validator("date", "accessed")(_check_date)
 
+    @field_validator("url")
+    @classmethod
+    def _web_link(cls, value: str | None) -> str | None:
+        # Shown as a link on pages: a javascript: or data: URL would run in the reader's browser.
+        if value is not None and not value.lower().startswith(("https://", "http://")):
+            raise ValueError("must be an http(s) URL")
+        return value
+
     @model_validator(mode="after")
     def _locatable(self) -> SourceRef:
         if not self.url and not self.repo:

@@ -5,7 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -31,10 +43,22 @@ class DeviceReportRow(Base):
     # (reports never change) so listings need not re-validate every report.
     headline: Mapped[dict[str, float]] = mapped_column(JSON)
     report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # The client's Idempotency-Key (or 'run:<id>' for a worker's report): a retried upload
+    # finds its first copy instead of storing a second.
+    idempotency_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    content_sha256: Mapped[str | None] = mapped_column(String(64))
+
+
+_ACTIVE = text("status IN ('queued', 'running')")
 
 
 class BenchmarkRunRow(Base):
     __tablename__ = "benchmark_runs"
+    # One queued-or-running run per worker label, whichever process or host asks.
+    __table_args__ = (
+        Index("uq_benchmark_runs_active_label", "label", unique=True,
+              sqlite_where=_ACTIVE, postgresql_where=_ACTIVE),
+    )  # fmt: skip
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     status: Mapped[str] = mapped_column(String(20), index=True)
@@ -50,3 +74,10 @@ class BenchmarkRunRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The worker label the run was asked for (None: any worker), then the one that took it.
+    label: Mapped[str | None] = mapped_column(String(100))
+    worker: Mapped[str | None] = mapped_column(String(100))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    timeout_s: Mapped[float | None] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, defer
+from sqlalchemy.sql import ColumnElement
 
 from app.reports.models import BenchmarkRunRow, DeviceReportRow
 from app.reports.schemas import MAX_ID
@@ -25,6 +27,41 @@ def get_report(session: Session, report_id: int) -> DeviceReportRow | None:
     if not 1 <= report_id <= MAX_ID:
         return None
     return session.get(DeviceReportRow, report_id)
+
+
+def report_by_key(session: Session, key: str) -> DeviceReportRow | None:
+    return session.scalar(select(DeviceReportRow).where(DeviceReportRow.idempotency_key == key))
+
+
+def delete_report(session: Session, report_id: int) -> bool:
+    if not 1 <= report_id <= MAX_ID:
+        return False
+    result = session.execute(delete(DeviceReportRow).where(DeviceReportRow.id == report_id))
+    return bool(getattr(result, "rowcount", 0))
+
+
+def enforce_retention(session: Session, max_count: int, max_bytes: int) -> int:
+    """Delete the oldest reports past either bound; the number deleted."""
+    count, total = session.execute(
+        select(func.count(), func.coalesce(func.sum(DeviceReportRow.size_bytes), 0))
+    ).one()
+    if count <= max_count and total <= max_bytes:
+        return 0
+    oldest = session.execute(
+        select(DeviceReportRow.id, DeviceReportRow.size_bytes)
+        .order_by(DeviceReportRow.created_at, DeviceReportRow.id)
+        .limit(max(count - 1, 0))  # the newest (just stored) always stays
+    ).all()
+    doomed: list[int] = []
+    for report_id, size in oldest:
+        if count <= max_count and total <= max_bytes:
+            break
+        doomed.append(report_id)
+        count -= 1
+        total -= size
+    if doomed:
+        session.execute(delete(DeviceReportRow).where(DeviceReportRow.id.in_(doomed)))
+    return len(doomed)
 
 
 def list_reports(
@@ -58,10 +95,11 @@ def matched_headlines(
     return [(str(slug), str(backend), dict(head or {})) for slug, backend, head in rows]
 
 
-def active_run(session: Session) -> BenchmarkRunRow | None:
-    return session.scalar(
-        select(BenchmarkRunRow).where(BenchmarkRunRow.status.in_(ACTIVE)).limit(1)
-    )
+def active_run(session: Session, label: str | None = None) -> BenchmarkRunRow | None:
+    conds: list[ColumnElement[bool]] = [BenchmarkRunRow.status.in_(ACTIVE)]
+    if label is not None:
+        conds.append(BenchmarkRunRow.label == label)
+    return session.scalar(select(BenchmarkRunRow).where(*conds).limit(1))
 
 
 def add_run(session: Session, values: dict[str, Any]) -> BenchmarkRunRow:
@@ -87,20 +125,70 @@ def update_run(session: Session, run_id: str, values: dict[str, Any]) -> None:
     session.execute(update(BenchmarkRunRow).where(BenchmarkRunRow.id == run_id).values(**values))
 
 
-def finish_run(session: Session, run_id: str, values: dict[str, Any]) -> None:
+def finish_run(session: Session, run_id: str, values: dict[str, Any]) -> bool:
     """Record a final state, unless another actor already ended the run."""
-    session.execute(
+    result = session.execute(
         update(BenchmarkRunRow)
         .where(BenchmarkRunRow.id == run_id, BenchmarkRunRow.status.in_(ACTIVE))
         .values(**values)
     )
+    return bool(getattr(result, "rowcount", 0))
 
 
-def fail_stale_runs(session: Session, reason: str) -> int:
+def claim_run(session: Session, run_id: str, worker: str, now: datetime) -> bool:
+    """queued -> running for this worker; False when the run was taken, ended or cancelled
+    (a second delivery of the same task does nothing)."""
     result = session.execute(
         update(BenchmarkRunRow)
-        .where(BenchmarkRunRow.status.in_(ACTIVE))
-        .values(status="failed", error=reason)
+        .where(
+            BenchmarkRunRow.id == run_id,
+            BenchmarkRunRow.status == "queued",
+            BenchmarkRunRow.cancel_requested.is_(False),
+        )
+        .values(
+            status="running",
+            worker=worker,
+            started_at=now,
+            heartbeat_at=now,
+            attempts=BenchmarkRunRow.attempts + 1,
+        )
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def cancel_requested(session: Session, run_id: str) -> bool:
+    return bool(
+        session.scalar(select(BenchmarkRunRow.cancel_requested).where(BenchmarkRunRow.id == run_id))
+    )
+
+
+def has_lapsed_runs(session: Session, before: datetime) -> bool:
+    return (
+        session.scalar(
+            select(BenchmarkRunRow.id)
+            .where(BenchmarkRunRow.status == "running", BenchmarkRunRow.heartbeat_at < before)
+            .limit(1)
+        )
+        is not None
+    )
+
+
+def fail_lapsed_runs(session: Session, before: datetime, reason: str, now: datetime) -> int:
+    """Runs whose worker stopped sending heartbeats before ``before`` are failed."""
+    result = session.execute(
+        update(BenchmarkRunRow)
+        .where(BenchmarkRunRow.status == "running", BenchmarkRunRow.heartbeat_at < before)
+        .values(status="failed", error=reason, finished_at=now)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def fail_worker_runs(session: Session, worker: str, reason: str, now: datetime) -> int:
+    """A worker starting up fails the runs it was running when it stopped."""
+    result = session.execute(
+        update(BenchmarkRunRow)
+        .where(BenchmarkRunRow.status == "running", BenchmarkRunRow.worker == worker)
+        .values(status="failed", error=reason, finished_at=now)
     )
     return int(getattr(result, "rowcount", 0) or 0)
 

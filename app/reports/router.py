@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request, status
+from fastapi import APIRouter, FastAPI, Header, Path, Query, Request, Response, status
+from fastapi.concurrency import run_in_threadpool
 
-from app.deps import SessionDep, SettingsDep, check_token
+from app.deps import AdminDep, SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
-from app.reports.jobs import JobManager
+from app.reports.runs import Runs
 from app.reports.schemas import MAX_ID, ReportOut, ReportPage, RunCreate, RunOut
 
 router = APIRouter(prefix="/api/v1", tags=["device reports"])
 
 
-def _jobs(request: Request) -> JobManager:
-    jobs: JobManager = request.app.state.jobs
-    return jobs
+def _runs(request: Request) -> Runs:
+    runs: Runs = request.app.state.runs
+    return runs
 
 
 @router.post(
@@ -32,7 +33,24 @@ def _jobs(request: Request) -> JobManager:
         }
     },
 )
-async def upload_report(request: Request, session: SessionDep, settings: SettingsDep) -> ReportOut:
+async def upload_report(
+    request: Request,
+    response: Response,
+    settings: SettingsDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            min_length=1,
+            max_length=200,
+            pattern=r"^[\x21-\x7e]+$",
+            description="Any printable ASCII string unique to this report: a retried "
+            "upload with the same key stores nothing new and answers with the first copy.",
+        ),
+    ] = None,
+) -> ReportOut:
+    # Async only to read the body; the database work runs in a thread, in its own
+    # transaction, committed before the answer is built (never a blocking call on the loop).
     if settings.upload_token:
         check_token(request, settings.upload_token, "uploading reports")
     declared = request.headers.get("content-length")
@@ -43,7 +61,17 @@ async def upload_report(request: Request, session: SessionDep, settings: Setting
         body += chunk
         if len(body) > settings.max_report_bytes:
             raise PayloadTooLarge(f"a report may be at most {settings.max_report_bytes} bytes")
-    return service.store_report(session, body, origin="upload")
+    out, replayed = await run_in_threadpool(
+        service.store_once,
+        request.app.state.session_factory,
+        body,
+        "upload",
+        idempotency_key=idempotency_key,
+        retention=(settings.report_retention_count, settings.report_retention_bytes),
+    )
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return out
 
 
 @router.get("/device-reports", response_model=ReportPage)
@@ -63,27 +91,43 @@ def get_report(
     return service.get_report(session, report_id)
 
 
+@router.delete(
+    "/device-reports/{report_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    summary="Delete a stored report (admin token)",
+)
+def delete_report(
+    _admin: AdminDep, session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_ID)]
+) -> Response:
+    service.delete_report(session, report_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
 @router.post("/benchmark-runs", response_model=RunOut, status_code=status.HTTP_202_ACCEPTED)
-def start_run(request: Request, body: RunCreate | None = None) -> RunOut:
+def start_run(request: Request, settings: SettingsDep, body: RunCreate | None = None) -> RunOut:
+    if settings.run_token:
+        check_token(request, settings.run_token, "starting benchmark runs")
     body = body or RunCreate()
-    return _jobs(request).start(body.profile, body.device)
+    return _runs(request).start(body.profile, body.device, body.label)
 
 
 @router.get("/benchmark-runs", response_model=list[RunOut])
 def list_runs(request: Request) -> list[RunOut]:
-    return _jobs(request).list()
+    return _runs(request).list()
 
 
 @router.get("/benchmark-runs/{run_id}", response_model=RunOut)
 def get_run(request: Request, run_id: str) -> RunOut:
-    return _jobs(request).get(run_id)
+    return _runs(request).get(run_id)
 
 
 @router.delete("/benchmark-runs/{run_id}", response_model=RunOut)
-def cancel_run(request: Request, run_id: str) -> RunOut:
-    return _jobs(request).cancel(run_id)
+def cancel_run(request: Request, settings: SettingsDep, run_id: str) -> RunOut:
+    if settings.run_token:
+        check_token(request, settings.run_token, "cancelling benchmark runs")
+    return _runs(request).cancel(run_id)
 
 
 def install(app: FastAPI) -> None:
-    app.state.jobs = JobManager(app.state.settings, app.state.session_factory)
+    app.state.runs = Runs(app.state.settings, app.state.session_factory)
     app.include_router(router)

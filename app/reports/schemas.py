@@ -42,6 +42,14 @@ class RunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     profile: Literal["quick", "standard"] = "quick"
     device: str = Field(default="auto", pattern=r"^(auto|cpu|mps|xpu|cuda(:\d{1,2})?)$")
+    label: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        description="The worker to run on (`gpu-advisor worker --label`); "
+        "default: the server's own host name.",
+    )
 
 
 class RunOut(BaseModel):
@@ -53,6 +61,10 @@ class RunOut(BaseModel):
     step: str | None
     error: str | None
     report_id: int | None
+    label: str | None = Field(description="The worker label the run was sent to.")
+    worker: str | None = Field(description="The label of the worker that took it.")
+    heartbeat_at: datetime | None
+    cancel_requested: bool
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

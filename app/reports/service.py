@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from pydantic import ValidationError
-from sqlalchemy.orm import Session
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.bench.report import BenchReport, apply_peaks
 from app.catalog import service as catalog
+from app.db import session_scope, write_scope
 from app.domain.calibration import Calibration, Efficiencies, Measurement, pool
 from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
-from app.errors import InvalidInput, NotFound, invalid_input_from
+from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
 from app.reports import repository
 from app.reports.matching import match_device
 from app.reports.models import DeviceReportRow
@@ -65,7 +68,21 @@ def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | Non
     return match_device(env.device_name, gib, gpus), "name"
 
 
-def store_report(session: Session, raw: bytes, origin: str) -> ReportOut:
+def stored_copy(session: Session, raw: bytes, key: str) -> ReportOut | None:
+    """The report already stored under an idempotency key, if any; a different body under
+    the same key is a conflict (the client reused a key by mistake)."""
+    row = repository.report_by_key(session, key)
+    if row is None:
+        return None
+    if row.content_sha256 and row.content_sha256 != hashlib.sha256(raw).hexdigest():
+        raise Conflict(
+            "this Idempotency-Key was used for a different report", field="Idempotency-Key"
+        )
+    return _out(row)
+
+
+def prepare_report(session: Session, raw: bytes, origin: str) -> dict[str, object]:
+    """Validate a report and match it to the catalog: the row to store (reads only)."""
     report = parse_report(raw)
     gpu, matched_by = resolve_gpu(report, catalog.all_specs(session))
     if gpu is not None:
@@ -74,22 +91,91 @@ def store_report(session: Session, raw: bytes, origin: str) -> ReportOut:
         report = apply_peaks(report, peaks_for(gpu), gpu.slug, gpu.name, matched_by)  # type: ignore[arg-type]
     else:
         report = report.model_copy(update={"catalog_match": None})
-    body = report.model_dump(mode="json")
-    row = repository.add_report(
-        session,
-        {
-            "device_name": report.environment.device_name[:200],
-            "backend": report.environment.backend,
-            "gpu_slug": gpu.slug if gpu else None,
-            "profile": report.profile[:20],
-            "schema_version": report.schema_version,
-            "origin": origin,
-            "size_bytes": len(raw),
-            "headline": report.summary_measured(),
-            "report": body,
-        },
-    )
-    return _out(row)
+    return {
+        "device_name": report.environment.device_name[:200],
+        "backend": report.environment.backend,
+        "gpu_slug": gpu.slug if gpu else None,
+        "profile": report.profile[:20],
+        "schema_version": report.schema_version,
+        "origin": origin,
+        "size_bytes": len(raw),
+        "headline": report.summary_measured(),
+        "report": report.model_dump(mode="json"),
+        "content_sha256": hashlib.sha256(raw).hexdigest(),
+    }
+
+
+def insert_report(
+    session: Session,
+    values: dict[str, object],
+    *,
+    idempotency_key: str | None = None,
+    retention: tuple[int, int] | None = None,
+) -> ReportOut:
+    row = repository.add_report(session, {**values, "idempotency_key": idempotency_key})
+    out = _out(row)
+    if retention is not None:
+        repository.enforce_retention(session, *retention)
+    return out
+
+
+def store_report(
+    session: Session,
+    raw: bytes,
+    origin: str,
+    *,
+    idempotency_key: str | None = None,
+    retention: tuple[int, int] | None = None,
+) -> ReportOut:
+    """Validate and store; with a key, a second call stores nothing and returns the first.
+    ``retention`` (count, bytes) drops the oldest reports past either bound."""
+    if idempotency_key is not None:
+        existing = stored_copy(session, raw, idempotency_key)
+        if existing is not None:
+            return existing
+    values = prepare_report(session, raw, origin)
+    return insert_report(session, values, idempotency_key=idempotency_key, retention=retention)
+
+
+def store_once(
+    factory: sessionmaker[Session],
+    raw: bytes,
+    origin: str,
+    *,
+    idempotency_key: str | None,
+    retention: tuple[int, int] | None,
+) -> tuple[ReportOut, bool]:
+    """Store in its own committed transaction (blocking: call from a thread); True when an
+    earlier request with the same key had already stored it."""
+    if idempotency_key is not None:
+        with session_scope(factory) as session:
+            existing = stored_copy(session, raw, idempotency_key)
+        if existing is not None:
+            return existing, True
+    # Validation and catalog matching (the costly part) happen before the write lock, so
+    # writers hold it only for the insert.
+    with session_scope(factory) as session:
+        values = prepare_report(session, raw, origin)
+    try:
+        with write_scope(factory) as session:
+            out = insert_report(
+                session, values, idempotency_key=idempotency_key, retention=retention
+            )
+        return out, False
+    except IntegrityError:
+        if idempotency_key is None:
+            raise
+        # A concurrent retry with the same key committed first: answer with its copy.
+        with session_scope(factory) as session:
+            existing = stored_copy(session, raw, idempotency_key)
+        if existing is None:
+            raise
+        return existing, True
+
+
+def delete_report(session: Session, report_id: int) -> None:
+    if not repository.delete_report(session, report_id):
+        raise NotFound(f"no device report with id {report_id}", field="id")
 
 
 def _summary(row: DeviceReportRow) -> ReportSummary:

@@ -6,6 +6,7 @@ import hmac
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
@@ -13,6 +14,7 @@ from starlette.datastructures import UploadFile
 from app.catalog import service as catalog
 from app.deps import SessionDep, SettingsDep
 from app.errors import AppError, NotFound
+from app.http_guard import short
 from app.reports import service as reports
 from app.web import charts
 from app.web.templating import render
@@ -59,7 +61,10 @@ async def upload(request: Request, session: SessionDep, settings: SettingsDep) -
                 error = f"a report may be at most {settings.max_report_bytes:,} bytes"
             else:
                 try:
-                    stored = reports.store_report(session, raw, origin="upload")
+                    # in a thread: the database work must never block the event loop
+                    stored = await run_in_threadpool(
+                        reports.store_report, session, raw, origin="upload"
+                    )
                 except AppError as exc:
                     error = exc.message
                 else:
@@ -71,8 +76,10 @@ async def upload(request: Request, session: SessionDep, settings: SettingsDep) -
 
 @router.get("/device/reports/{report_id}", response_class=HTMLResponse)
 def device_report(request: Request, report_id: str, session: SessionDep) -> HTMLResponse:
-    if not report_id.isdigit():
-        raise NotFound(f"no device report with id {report_id}", field="id")
+    # ASCII digits only ('²'.isdigit() is True) and no longer than the largest id, so
+    # int() never sees a superscript or a 5,000-digit number.
+    if not (report_id.isascii() and report_id.isdigit() and len(report_id) <= 10):
+        raise NotFound(f"no device report with id {short(report_id, 40)}", field="id")
     stored = reports.get_report(session, int(report_id))
     from app.bench.report import BenchReport
 

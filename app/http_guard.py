@@ -1,0 +1,364 @@
+"""One ASGI middleware that bounds and screens every request before the app sees it.
+
+In order: security headers on every response (errors and API included); a 4xx naming the
+field for a NUL byte in the path or query; CSRF (a write from another origin, or an API
+write with a body type a cross-site form can send, is refused); per-client rate limits on
+writes and expensive reads; a body read with a cap (413); JSON screened for NaN/Infinity,
+NUL bytes, lone surrogates and deep nesting (422 naming the field); then a gate admitting
+at most ``max_concurrent_requests`` at once, sized with the connection pool (app/db.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from app.config import Settings
+from app.errors import error_body
+from app.ratelimit import RateLimiter
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Reads that cost far more than a page: the engine ranks the whole catalog.
+EXPENSIVE = frozenset(
+    {
+        ("POST", "/api/v1/recommendations"),
+        ("POST", "/api/v1/estimate"),
+        ("GET", "/api/v1/gpus/compare"),
+        ("GET", "/recommendations"),
+        ("GET", "/recommendations.json"),
+        ("GET", "/recommendations.csv"),
+        ("GET", "/compare"),
+    }
+)
+# Answered without waiting at the gate: probes must answer while the app is saturated.
+UNGATED_PREFIXES = ("/api/v1/health", "/api/v1/ready", "/static/")
+# The only body types an API write accepts; a cross-site HTML form can send none of them
+# without a CORS preflight, which this server never grants.
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+
+API_CSP = "default-src 'none'; frame-ancestors 'none'"
+PAGE_CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+# Swagger UI starts itself with an inline script.
+DOCS_CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
+)
+
+
+class Rejected(Exception):
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:  # fmt: skip
+        super().__init__(message)
+        self.status, self.code, self.message, self.field = status, code, message, field
+        self.headers = headers or {}
+
+
+def short(text: str, limit: int = 80) -> str:
+    """Inputs echoed in messages and logs are cut: an error never repeats a huge input."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+# ------------------------------------------------------------------------------- JSON screen
+
+
+class _NonFinite(float):
+    """What NaN/Infinity (or a number past float range) parse to, so the walk can name it."""
+
+
+def _constant(name: str) -> float:
+    return _NonFinite("nan")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    return value if math.isfinite(value) else _NonFinite("nan")
+
+
+def _bad_string(text: str) -> str | None:
+    if "\x00" in text:
+        return "contains a NUL byte"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (not valid Unicode)"
+    return None
+
+
+def _join(path: str, key: object) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def screen_json(raw: bytes, max_depth: int) -> None:
+    """Raise Rejected for the first value no database should be asked to store."""
+    try:
+        data = json.loads(raw, parse_constant=_constant, parse_float=_float)
+    except RecursionError as exc:
+        raise Rejected(422, "invalid_input", f"body: JSON nested deeper than {max_depth} levels",
+                       "body") from exc  # fmt: skip
+    except UnicodeDecodeError as exc:
+        raise Rejected(422, "invalid_input", "body: not valid UTF-8 JSON", "body") from exc
+    except ValueError:
+        return  # not JSON at all: the endpoint's own validation names it
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > max_depth:
+            where = path or "body"
+            raise Rejected(422, "invalid_input",
+                           f"{short(where)}: JSON nested deeper than {max_depth} levels",
+                           where)  # fmt: skip
+        if isinstance(value, _NonFinite):
+            raise Rejected(422, "invalid_input",
+                           f"{short(path or 'body')}: NaN and Infinity are not JSON numbers",
+                           path or "body")  # fmt: skip
+        if isinstance(value, str):
+            why = _bad_string(value)
+            if why:
+                raise Rejected(422, "invalid_input", f"{short(path or 'body')}: {why}",
+                               path or "body")  # fmt: skip
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                why = _bad_string(key)
+                if why:
+                    raise Rejected(422, "invalid_input", f"{short(path or 'body')}: a key {why}",
+                                   path or "body")  # fmt: skip
+                stack.append((item, _join(path, key), depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, _join(path, i), depth + 1) for i, item in enumerate(value))
+
+
+def screen_form(raw: bytes) -> None:
+    for key, value in parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True):
+        if "\x00" in key or "\x00" in value:
+            raise Rejected(422, "invalid_input", f"{short(key)}: contains a NUL byte", key)
+
+
+def screen_target(scope: Scope) -> None:
+    path: str = scope.get("path", "")
+    if "\x00" in path:
+        raise Rejected(422, "invalid_input", "path: contains a NUL byte", "path")
+    query = scope.get("query_string", b"").decode("latin-1")
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if "\x00" in key or "\x00" in value:
+            field = key.replace("\x00", "") or "query"
+            raise Rejected(422, "invalid_input", f"{short(field)}: contains a NUL byte", field)
+
+
+# ----------------------------------------------------------------------------------- CSRF
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def check_origin(scope: Scope, trusted: list[str]) -> None:
+    """Refuse a write a browser sent on behalf of another site."""
+    if _header(scope, b"sec-fetch-site") == "cross-site":
+        raise Rejected(403, "forbidden", "cross-site requests may not change anything", "origin")
+    origin = _header(scope, b"origin")
+    if origin is None:
+        return  # not sent by a browser (curl, the CLI), or a same-origin GET-like navigation
+    host = _header(scope, b"host") or ""
+    parts = urlsplit(origin)
+    if origin == "null" or (parts.netloc != host and origin not in trusted):
+        raise Rejected(403, "forbidden", f"writes from origin {short(origin)} are not allowed",
+                       "origin")  # fmt: skip
+
+
+def check_api_body_type(scope: Scope, has_body: bool) -> None:
+    ctype = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    if ctype in _FORM_TYPES or (has_body and not ctype):
+        message = "API writes take 'Content-Type: application/json'"
+        raise Rejected(415, "unsupported_media_type", message, "content-type")
+
+
+# ----------------------------------------------------------------------------- middleware
+
+
+class GuardMiddleware:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+        self.gate = asyncio.Semaphore(settings.max_concurrent_requests)
+        self.writes = RateLimiter(
+            settings.rate_limit_writes_burst, settings.rate_limit_writes_per_minute / 60
+        )
+        self.expensive = RateLimiter(
+            settings.rate_limit_expensive_burst, settings.rate_limit_expensive_per_minute / 60
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        send = _with_security_headers(scope, send)
+        try:
+            receive = await self._screen(scope, receive)
+        except Rejected as exc:
+            await _reject(scope, send, exc)
+            return
+        path: str = scope["path"]
+        if path.startswith(UNGATED_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        try:
+            await asyncio.wait_for(self.gate.acquire(), self.settings.queue_timeout_s)
+        except TimeoutError:
+            await _reject(scope, send, Rejected(503, "busy", "the server is busy; retry shortly",
+                                                headers={"retry-after": "5"}))  # fmt: skip
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.gate.release()
+
+    async def _screen(self, scope: Scope, receive: Receive) -> Receive:
+        method: str = scope["method"]
+        path: str = scope["path"]
+        is_api = path.startswith("/api/")
+        screen_target(scope)
+        if method in UNSAFE:
+            check_origin(scope, self.settings.trusted_origins)
+        client = (scope.get("client") or ("?", 0))[0]
+        if (method, path) in EXPENSIVE:
+            self._limit(self.expensive, client, "expensive requests")
+        elif method in UNSAFE and is_api:
+            self._limit(self.writes, client, "writes")
+        cap = self._cap(method, path)
+        declared = _header(scope, b"content-length")
+        if declared and declared.isdigit() and int(declared) > cap:
+            raise Rejected(413, "payload_too_large", f"the body may be at most {cap} bytes", "body")
+        body = await _read_body(receive, cap)
+        if method in UNSAFE and is_api:
+            check_api_body_type(scope, bool(body))
+        if body:
+            ctype = (_header(scope, b"content-type") or "").lower()
+            if "json" in ctype or (is_api and not ctype):
+                screen_json(body, self.settings.max_json_depth)
+            elif "x-www-form-urlencoded" in ctype:
+                screen_form(body)
+        return _replay(body, receive)
+
+    def _cap(self, method: str, path: str) -> int:
+        if method == "POST" and path.rstrip("/") == "/api/v1/device-reports":
+            return self.settings.max_report_bytes
+        if method == "POST" and path.rstrip("/") == "/device/reports":
+            return self.settings.max_report_bytes + 65_536  # the upload form: multipart framing
+        return self.settings.max_body_bytes
+
+    @staticmethod
+    def _limit(limiter: RateLimiter, client: str, what: str) -> None:
+        wait = limiter.take(client)
+        if wait > 0:
+            raise Rejected(429, "rate_limited",
+                           f"too many {what} from {client}; retry in {math.ceil(wait)} s",
+                           headers={"retry-after": str(math.ceil(wait))})  # fmt: skip
+
+
+async def _read_body(receive: Receive, cap: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Rejected(400, "disconnected", "the client went away", "body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > cap:
+            raise Rejected(413, "payload_too_large", f"the body may be at most {cap} bytes",
+                           "body")  # fmt: skip
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _with_security_headers(scope: Scope, send: Send) -> Send:
+    path: str = scope.get("path", "")
+
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            names = {k.lower() for k, _ in headers}
+            ctype = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+            if b"content-security-policy" not in names:
+                if path.startswith("/docs"):
+                    csp = DOCS_CSP
+                elif ctype.startswith(b"text/html"):
+                    csp = PAGE_CSP
+                else:
+                    csp = API_CSP
+                headers.append((b"content-security-policy", csp.encode()))
+            for name, value in (
+                (b"x-content-type-options", b"nosniff"),
+                (b"x-frame-options", b"DENY"),
+                (b"referrer-policy", b"same-origin"),
+                (b"cross-origin-opener-policy", b"same-origin"),
+            ):
+                if name not in names:
+                    headers.append((name, value))
+            message["headers"] = headers
+        await send(message)
+
+    return wrapped
+
+
+async def _reject(scope: Scope, send: Send, exc: Rejected) -> None:
+    path: str = scope.get("path", "")
+    details = {"field": exc.field} if exc.field else {}
+    if path.startswith("/api/") or not _wants_html(scope):
+        body = json.dumps(error_body(exc.code, exc.message, details)).encode()
+        ctype = b"application/json"
+    else:
+        body = _html_error(scope, exc).encode()
+        ctype = b"text/html; charset=utf-8"
+    headers = [(b"content-type", ctype), (b"content-length", str(len(body)).encode())]
+    headers += [(k.encode(), v.encode()) for k, v in exc.headers.items()]
+    await send({"type": "http.response.start", "status": exc.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _wants_html(scope: Scope) -> bool:
+    return "text/html" in (_header(scope, b"accept") or "")
+
+
+def _html_error(scope: Scope, exc: Rejected) -> str:
+    from markupsafe import escape
+
+    app = scope.get("app")
+    templates = getattr(getattr(app, "state", None), "templates", None)
+    title = exc.code.replace("_", " ")
+    if templates is not None:
+        template = templates.env.get_template("error.html")
+        return str(template.render(status=exc.status, title=title, message=exc.message,
+                                   request=None))  # fmt: skip
+    return f"<h1>{exc.status} {escape(title)}</h1><p>{escape(exc.message)}</p>"

@@ -1,0 +1,215 @@
+"""A benchmark run executed by `gpu-advisor worker`, in a child process of the worker.
+
+The worker claims the run's row, starts `gpu-advisor bench` as a child that dies with the
+worker (Linux: PR_SET_PDEATHSIG), and while it runs writes a heartbeat and the progress,
+polls the cancel flag any host may set, and enforces the timeout. A report is stored under
+the idempotency key 'run:<id>', so a second delivery of the same run stores nothing new.
+The run directory is removed whatever the outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import Settings
+from app.db import session_scope, write_scope
+from app.errors import AppError
+from app.process import die_with_parent
+from app.reports import repository
+from app.reports.service import store_once
+
+log = logging.getLogger("gpu_advisor.worker")
+POLL_S = 0.2
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Executor:
+    def __init__(self, settings: Settings, factory: sessionmaker[Session], label: str) -> None:
+        self.settings = settings
+        self.factory = factory
+        self.label = label
+
+    def recover(self) -> int:
+        """At start-up: runs this worker was running when it stopped cannot finish."""
+        with write_scope(self.factory) as s:
+            return repository.fail_worker_runs(
+                s, self.label, "the worker restarted during the run", _now()
+            )
+
+    def _command(self, profile: str, device: str, output: Path, progress: Path) -> list[str]:
+        base = self.settings.bench_command or [sys.executable, "-m", "app.cli", "bench"]
+        return [
+            *base,
+            "--profile", profile,
+            "--device", device,
+            "--output", str(output),
+            "--progress-jsonl", str(progress),
+        ]  # fmt: skip
+
+    def __call__(self, run_id: str) -> None:
+        with write_scope(self.factory) as s:
+            if not repository.claim_run(s, run_id, self.label, _now()):
+                log.info("run %s: already taken, ended or cancelled; skipped", run_id)
+                return
+            row = repository.get_run(s, run_id)
+            assert row is not None
+            profile, device = row.profile, row.device
+            timeout = row.timeout_s or self.settings.bench_timeout_s
+        base_dir = self.settings.bench_jobs_dir
+        if base_dir is not None:
+            base_dir.mkdir(parents=True, exist_ok=True)
+        workdir = Path(tempfile.mkdtemp(prefix=f"run-{run_id[:8]}-", dir=base_dir))
+        try:
+            self._run(run_id, profile, device, timeout, workdir)
+        except Exception as exc:  # a run must always end in a final state
+            log.exception("run %s: the worker failed", run_id)
+            self._finish(run_id, "failed", error=f"internal error in the worker: {exc}"[:500])
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _run(self, run_id: str, profile: str, device: str, timeout: float, workdir: Path) -> None:
+        output, progress = workdir / "report.json", workdir / "progress.jsonl"
+        with (workdir / "stderr.log").open("wb") as stderr:
+            proc = subprocess.Popen(
+                self._command(profile, device, output, progress),
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # a cancel or timeout kills the whole group
+                preexec_fn=die_with_parent,  # and the benchmark never outlives its worker
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        with write_scope(self.factory) as s:
+            repository.update_run(s, run_id, {"pid": proc.pid, "step": "starting"})
+        deadline = time.monotonic() + timeout
+        last = (0.0, "starting")
+        beat = 0.0
+        while proc.poll() is None:
+            now = time.monotonic()
+            if now > deadline:
+                _kill(proc)
+                self._finish(run_id, "failed", error=f"timed out after {timeout:g} s")
+                return
+            with session_scope(self.factory) as s:
+                cancel = repository.cancel_requested(s, run_id)
+            if cancel:
+                _kill(proc)
+                self._finish(run_id, "cancelled", error="cancelled by request")
+                return
+            current = _read_progress(progress, last)
+            if current != last or now - beat >= self.settings.run_heartbeat_s:
+                last, beat = current, now
+                with write_scope(self.factory) as s:
+                    repository.update_run(
+                        s, run_id, {"progress": last[0], "step": last[1], "heartbeat_at": _now()}
+                    )
+            time.sleep(POLL_S)
+        self._conclude(run_id, proc.returncode, workdir)
+
+    def _conclude(self, run_id: str, code: int, workdir: Path) -> None:
+        if code != 0:
+            self._finish(run_id, "failed", error=_describe_exit(code, workdir))
+            return
+        output = workdir / "report.json"
+        if not output.exists():
+            self._finish(run_id, "failed", error="the benchmark exited without writing a report")
+            return
+        try:
+            stored, _ = store_once(
+                self.factory,
+                output.read_bytes(),
+                "run",
+                idempotency_key=f"run:{run_id}",
+                retention=(
+                    self.settings.report_retention_count,
+                    self.settings.report_retention_bytes,
+                ),
+            )
+        except AppError as exc:
+            self._finish(run_id, "failed", error=f"the report was rejected: {exc.message}"[:500])
+            return
+        self._finish(run_id, "succeeded", report_id=stored.id)
+
+    def _finish(
+        self, run_id: str, status: str, *, error: str | None = None, report_id: int | None = None
+    ) -> None:
+        values: dict[str, object] = {"status": status, "error": error, "finished_at": _now()}
+        if status == "succeeded":
+            values.update(progress=1.0, step="done", report_id=report_id)
+        with write_scope(self.factory) as s:
+            repository.finish_run(s, run_id, values)
+
+
+def _read_progress(path: Path, last: tuple[float, str]) -> tuple[float, str]:
+    try:
+        lines = path.read_text(encoding="utf-8").strip().splitlines()
+    except OSError:
+        return last
+    for line in reversed(lines):
+        try:
+            event = json.loads(line)
+            return float(event.get("fraction", last[0])), str(event.get("step", last[1]))[:200]
+        except (ValueError, TypeError, AttributeError):
+            continue  # a line being written right now
+    return last
+
+
+def _describe_exit(code: int, workdir: Path) -> str:
+    tail = ""
+    with contextlib.suppress(OSError, IndexError):
+        tail = (workdir / "stderr.log").read_text(errors="replace").strip().splitlines()[-1][:300]
+    if code < 0:
+        name = (
+            signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        )
+        why = " (likely out of memory)" if -code == signal.SIGKILL else ""
+        return f"the benchmark was killed by {name}{why}" + (f": {tail}" if tail else "")
+    return f"the benchmark exited with code {code}" + (f": {tail}" if tail else "")
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            proc.kill()
+    proc.wait()
+
+
+def run_worker(settings: Settings, label: str) -> None:
+    """`gpu-advisor worker`: take runs for ``label`` from the queue, one at a time."""
+    from app.db import make_engine, make_session_factory
+    from app.reports import queue
+
+    engine = make_engine(settings.database_url, pool_size=2)
+    executor = Executor(settings, make_session_factory(engine), label)
+    failed = executor.recover()
+    if failed:
+        log.warning("failed %d run(s) this worker was running when it stopped", failed)
+    queue.set_executor(executor)
+    huey, _ = queue.make_queue(settings, label)
+    # One run at a time: a benchmark wants the whole machine. A short idle poll keeps a
+    # queued run's wait short on SQLite (Redis blocks on the list instead).
+    consumer = huey.create_consumer(
+        workers=1, periodic=False, initial_delay=0.1, backoff=1.15, max_delay=0.5
+    )
+    try:
+        consumer.run()
+    finally:
+        engine.dispose()

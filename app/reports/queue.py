@@ -1,0 +1,82 @@
+"""The task queue benchmark runs travel on: Huey (README "Benchmark workers" says why).
+
+One queue per worker label ("gpu-advisor.<label>"), so a run asked for a machine is taken by
+that machine's worker. The database row is the run's state of truth (status, heartbeat,
+cancel flag); the queue only carries "run <id>" to a worker. Delivery is at least once (a
+task enqueued while no worker listens waits for one; Huey retries a task whose execution
+raised), and executing a run twice is harmless: the worker claims the row with a
+conditional update and stores the report under the idempotency key 'run:<id>'.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from huey import Huey, RedisHuey, SqliteHuey
+from sqlalchemy.engine import make_url
+
+from app.config import Settings
+
+TASK_NAME = "run_benchmark"
+
+
+def default_label(settings: Settings) -> str:
+    return (settings.worker_label or socket.gethostname() or "local")[:100]
+
+
+def queue_location(settings: Settings) -> str:
+    if settings.queue_url:
+        return settings.queue_url
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return f"sqlite:///{url.database}.queue"
+    import hashlib
+
+    from platformdirs import user_data_dir
+
+    # One queue file per database, so two servers on one machine never share a queue.
+    digest = hashlib.sha256(settings.database_url.encode()).hexdigest()[:12]
+    base = Path(user_data_dir("gpu-advisor", appauthor=False))
+    return f"sqlite:///{base / f'queue-{digest}.db'}"
+
+
+# Set by `gpu-advisor worker` before its consumer starts; the web process leaves it unset.
+_executor: Callable[[str], None] | None = None
+
+
+def set_executor(executor: Callable[[str], None]) -> None:
+    global _executor
+    _executor = executor
+
+
+def run_task(run_id: str) -> None:
+    if _executor is None:  # pragma: no cover - only workers execute runs
+        raise RuntimeError("benchmark runs execute on workers, never in the web process")
+    _executor(run_id)
+
+
+def make_queue(settings: Settings, label: str) -> tuple[Huey, Callable[[str], object]]:
+    """The Huey queue of workers labelled ``label``, and its one task."""
+    name = f"gpu-advisor.{label}"
+    location = queue_location(settings)
+    huey: Huey
+    if location.startswith(("redis://", "rediss://", "unix://")):
+        huey = RedisHuey(name, url=location, results=False)
+    else:
+        path = make_url(location).database or "queue.db"
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        huey = SqliteHuey(name, filename=path, results=False, timeout=30)
+    task = huey.task(name=TASK_NAME, retries=2, retry_delay=1)(run_task)
+    return huey, task
+
+
+_cache: dict[tuple[str, str], Callable[[str], object]] = {}
+
+
+def enqueue(settings: Settings, label: str, run_id: str) -> None:
+    key = (queue_location(settings), label)
+    if key not in _cache:
+        _cache[key] = make_queue(settings, label)[1]
+    _cache[key](run_id)

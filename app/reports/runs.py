@@ -1,0 +1,128 @@
+"""Benchmark runs as the web process sees them: create (and enqueue), show, list, cancel.
+
+The web process never starts a benchmark: it writes the run's row and puts "run <id>" on
+the queue of the worker labelled for it (app/reports/queue.py); `gpu-advisor worker` takes
+it (app/reports/executor.py). Everything a run's state needs is in the row, so any web
+process on any host can answer and cancel: cancelling sets a flag the worker polls.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import Settings
+from app.db import session_scope, write_scope
+from app.errors import AppError, Conflict, NotFound
+from app.reports import queue, repository
+from app.reports.schemas import RunOut
+
+LAPSED = "its worker stopped sending heartbeats (the worker died or lost the database)"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def run_out(row: object) -> RunOut:
+    return RunOut.model_validate(row, from_attributes=True)
+
+
+class Unavailable(AppError):
+    status_code = 503
+    code = "queue_unavailable"
+
+
+class Runs:
+    def __init__(self, settings: Settings, factory: sessionmaker[Session]) -> None:
+        self.settings = settings
+        self.factory = factory
+
+    def reap(self) -> None:
+        """Fail runs whose worker's heartbeat lapsed: nobody is left to finish them."""
+        before = _now() - timedelta(seconds=self.settings.run_heartbeat_lapse_s)
+        with session_scope(self.factory) as s:
+            if not repository.has_lapsed_runs(s, before):
+                return  # the common case costs one read, no write lock
+        with write_scope(self.factory) as s:
+            repository.fail_lapsed_runs(s, before, LAPSED, _now())
+
+    def start(self, profile: str, device: str, label: str | None) -> RunOut:
+        label = label or queue.default_label(self.settings)
+        self.reap()
+        run_id = str(uuid.uuid4())
+        try:
+            with write_scope(self.factory) as s:
+                row = repository.add_run(
+                    s,
+                    {"id": run_id, "status": "queued", "profile": profile, "device": device,
+                     "label": label, "progress": 0.0, "step": "waiting for a worker",
+                     "timeout_s": self.settings.bench_timeout_s},
+                )  # fmt: skip
+                created = run_out(row)
+        except IntegrityError:
+            self._busy(label)
+            raise
+        try:
+            queue.enqueue(self.settings, label, run_id)
+        except Exception as exc:
+            with write_scope(self.factory) as s:
+                failed = {"status": "failed", "finished_at": _now(),
+                          "error": "the run queue is unavailable"}  # fmt: skip
+                repository.finish_run(s, run_id, failed)
+            raise Unavailable(
+                f"the run queue is unavailable ({type(exc).__name__}); retry shortly"
+            ) from exc
+        return created
+
+    def _busy(self, label: str) -> None:
+        with session_scope(self.factory) as s:
+            active = repository.active_run(s, label)
+            if active is not None:
+                raise Conflict(
+                    f"worker '{label}' already has run {active.id} ({active.status}); "
+                    "one run at a time per worker",
+                    field="label",
+                    details={"active_run": active.id},
+                )
+
+    def get(self, run_id: str) -> RunOut:
+        self.reap()
+        return self._get(run_id)
+
+    def _get(self, run_id: str) -> RunOut:
+        with session_scope(self.factory) as s:
+            row = repository.get_run(s, run_id[:36])
+            if row is None:
+                raise NotFound(f"no benchmark run with id '{run_id[:40]}'", field="id")
+            return run_out(row)
+
+    def list(self) -> list[RunOut]:
+        self.reap()
+        with session_scope(self.factory) as s:
+            return [run_out(r) for r in repository.list_runs(s)]
+
+    def cancel(self, run_id: str, wait_s: float = 10.0) -> RunOut:
+        run = self.get(run_id)
+        if run.status not in repository.ACTIVE:
+            raise Conflict(f"benchmark run {run.id} already ended: {run.status}", field="id")
+        with write_scope(self.factory) as s:
+            if run.status == "queued":
+                # No worker holds it: end it here; a worker that takes it later skips it.
+                repository.finish_run(s, run.id, {"status": "cancelled", "finished_at": _now(),
+                                                  "error": "cancelled by request",
+                                                  "cancel_requested": True})  # fmt: skip
+            else:
+                repository.update_run(s, run.id, {"cancel_requested": True})
+        # The worker polls the flag, stops its child and records the outcome.
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            current = self._get(run.id)
+            if current.status not in repository.ACTIVE:
+                return current
+            time.sleep(0.1)
+        return self._get(run.id)
