@@ -31,6 +31,7 @@ class CostEstimate:
     purchase_as_of: str | None = None
     hourly_as_of: str | None = None
     hourly_provider: str | None = None
+    purchase_basis: str | None = None  # new | used | launch, when priced from offers
 
 
 def estimate_cost(
@@ -39,7 +40,10 @@ def estimate_cost(
     throughput: float,
     time_to_finish_h: float | None,
     electricity_usd_per_kwh: float | None = None,
+    pricing: Pricing | None = None,
 ) -> CostEstimate:
+    """Per-GPU catalog prices × N, or, given ``pricing``, the chosen offers: the whole
+    rented instance per hour and N cards at the named purchase basis."""
     n = max(1, num_gpus)
     kwh_price = (
         DEFAULT_ELECTRICITY_USD_PER_KWH
@@ -49,6 +53,11 @@ def estimate_cost(
     unit_buy, unit_rent = gpu.purchase_usd, gpu.hourly_usd
     purchase = unit_buy * n if unit_buy is not None else None
     hourly = unit_rent * n if unit_rent is not None else None
+    horizon = float(AMORTISATION_HOURS)
+    if pricing is not None:
+        purchase = pricing.purchase_usd
+        hourly = pricing.rent.usd_per_hour if pricing.rent is not None else None
+        horizon = pricing.usage.hours or AMORTISATION_HOURS
     # GPUs run near their board power under sustained training; inference sits lower, so TDP
     # is an upper bound the explanation calls so.
     power = gpu.tdp_w * n if gpu.tdp_w is not None else None
@@ -71,8 +80,26 @@ def estimate_cost(
     per_rent = throughput * 3600.0 / hourly if hourly else None
     per_buy = None
     if purchase:
-        owned = purchase + (energy_h or 0.0) * AMORTISATION_HOURS
-        per_buy = throughput * 3600.0 * AMORTISATION_HOURS / owned
+        owned = purchase + (energy_h or 0.0) * horizon
+        per_buy = throughput * 3600.0 * horizon / owned
+    if pricing is not None:
+        return CostEstimate(
+            purchase_usd=purchase,
+            hourly_usd=hourly,
+            energy_usd_per_hour=energy_h,
+            power_w=power,
+            time_to_finish_h=time_to_finish_h,
+            rent_to_finish_usd=rent_finish,
+            energy_to_finish_usd=energy_finish,
+            buy_to_finish_usd=buy_finish,
+            break_even_hours=break_even,
+            samples_per_usd_rent=per_rent,
+            samples_per_usd_buy=per_buy,
+            purchase_as_of=pricing.buy.as_of if pricing.buy is not None else None,
+            hourly_as_of=pricing.rent.offer.as_of if pricing.rent is not None else None,
+            hourly_provider=pricing.rent.offer.provider if pricing.rent is not None else None,
+            purchase_basis=pricing.buy.condition if pricing.buy is not None else None,
+        )
     return CostEstimate(
         purchase_usd=purchase,
         hourly_usd=hourly,
@@ -296,3 +323,56 @@ def usd_per_million_tokens(usd_per_hour: float | None, tokens_per_s: float | Non
     if not usd_per_hour or not tokens_per_s or tokens_per_s <= 0:
         return None
     return usd_per_hour / (tokens_per_s * 3600.0) * 1e6
+
+
+# ---------------------------------------------------------------- one configuration's prices
+
+
+@dataclass(frozen=True, slots=True)
+class GpuOffers:
+    """Everything known about what one GPU costs; the service loads it once per request."""
+
+    cloud: tuple[CloudOffer, ...] = ()
+    purchase: tuple[PurchaseOffer, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Pricing:
+    """The two cost bases of one configuration, never mixed: renting a concrete offer, and
+    buying the cards at a named price basis; the verdict when both exist."""
+
+    rent: OfferChoice | None
+    buy: PurchaseOffer | None
+    num_gpus: int
+    usage: Usage
+    rent_reason: str | None = None  # why there is no rental (nothing that fits, filtered)
+
+    @property
+    def price_known(self) -> bool:
+        return self.rent is not None or self.buy is not None
+
+    @property
+    def purchase_usd(self) -> float | None:
+        return self.buy.usd * self.num_gpus if self.buy is not None else None
+
+    def verdict(self, energy_usd_per_hour: float | None) -> Verdict | None:
+        if self.rent is None or self.purchase_usd is None:
+            return None
+        return verdict(self.purchase_usd, energy_usd_per_hour, self.rent.usd_per_hour, self.usage)
+
+
+def price_configuration(
+    offers: GpuOffers, num_gpus: int, policy: RentalPolicy, usage: Usage
+) -> Pricing:
+    n = max(1, num_gpus)
+    rent = choose_offer(list(offers.cloud), n, policy)
+    reason = None
+    if rent is None:
+        if not offers.cloud:
+            reason = "no cloud offer known"
+        elif not any(_accepts(o, policy) for o in offers.cloud):
+            reason = "no cloud offer passes the provider/tier choices"
+        else:
+            biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
+            reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
+    return Pricing(rent, choose_purchase(list(offers.purchase)), n, usage, reason)

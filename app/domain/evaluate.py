@@ -13,6 +13,7 @@ once for each of them.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from app.domain import compat, efficiency, perf
@@ -88,8 +89,10 @@ class Limits:
 
     @property
     def needs_price(self) -> bool:
+        """Cost objectives and budgets need a price; under the others a GPU without one is
+        still ranked (price_known false)."""
         limits = (self.max_purchase_usd, self.max_hourly_usd, self.max_job_cost_usd)
-        return self.objective != "fastest" or any(x is not None for x in limits)
+        return self.objective in ("best_value", "cheapest") or any(x is not None for x in limits)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,11 @@ class Context:
     # Savers the engine may add when they let fewer cards hold the job: the ones the user did
     # not set explicitly (the service decides from the request).
     savers_allowed: frozenset[str] = frozenset()
+    # The offers feature: every GPU's cloud and purchase offers, which of them the user
+    # accepts, and the usage a buy-versus-rent verdict assumes. None: catalog prices.
+    offers: Mapping[str, costs.GpuOffers] | None = None
+    rental: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
+    usage: costs.Usage = field(default_factory=costs.Usage)
     memo: dict[tuple[str, str, str, str | None], Gate] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -148,6 +156,7 @@ class ConfigResult:
     derived_peak: bool = False
     meets_latency: bool | None = None
     accumulation_steps: int = 1
+    pricing: costs.Pricing | None = None  # the offers that price it, when offers are loaded
 
     @property
     def ok(self) -> bool:
@@ -204,7 +213,9 @@ def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
     return samples * per_sample / p.throughput / 3600.0
 
 
-def budget(c: costs.CostEstimate, limits: Limits) -> tuple[str | None, Exclusion | None]:
+def budget(
+    c: costs.CostEstimate, limits: Limits, rent_reason: str | None = None
+) -> tuple[str | None, Exclusion | None]:
     """Which acquisition modes pass the budget; an exclusion when none does."""
     acq = limits.acquisition
     if not limits.needs_price:
@@ -233,8 +244,9 @@ def budget(c: costs.CostEstimate, limits: Limits) -> tuple[str | None, Exclusion
     if over:
         return None, Exclusion("over_budget", "; ".join(over))
     what = {"buy": "purchase price", "rent": "rental price", "either": "purchase or rental price"}
+    why = f" ({rent_reason})" if rent_reason and acq != "buy" else ""
     return None, Exclusion(
-        "no_price", f"no {what[acq]} known, and the objective or budget needs one"
+        "no_price", f"no {what[acq]} known{why}, and the objective or budget needs one"
     )
 
 
@@ -338,6 +350,15 @@ def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:
         else gpu.cloud_price
     )
     return replace(gpu, street_price=street, cloud_price=cloud)
+
+
+def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing | None:
+    """With offers loaded (and no explicit offer in the configuration): the cheapest accepted
+    instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis."""
+    if ctx.offers is None or config.offer is not None:
+        return None
+    offers = ctx.offers.get(config.gpu.slug, costs.GpuOffers())
+    return costs.price_configuration(offers, n, ctx.rental, ctx.usage)
 
 
 # ---------------------------------------------------------------- the evaluation
@@ -488,10 +509,14 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
             available_gb=avail,
         )
     priced = _priced(gpu, config.offer)
+    pricing = _offer_pricing(config, n, ctx)
+    rent_reason = pricing.rent_reason if pricing is not None else None
     # Cut on price before the roofline when the price alone breaks the budget.
     if ctx.apply_filters and ctx.limits.needs_price:
-        pre = costs.estimate_cost(priced, n, 0.0, None, ctx.limits.electricity_usd_per_kwh)
-        _, excl = budget(pre, ctx.limits)
+        pre = costs.estimate_cost(
+            priced, n, 0.0, None, ctx.limits.electricity_usd_per_kwh, pricing=pricing
+        )
+        _, excl = budget(pre, ctx.limits, rent_reason)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
     sharded = n > 1 and (
@@ -519,9 +544,14 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         )
     hours = time_to_finish_h(run, est)
     cost = costs.estimate_cost(
-        priced, est.num_gpus, est.throughput, hours, ctx.limits.electricity_usd_per_kwh
+        priced,
+        est.num_gpus,
+        est.throughput,
+        hours,
+        ctx.limits.electricity_usd_per_kwh,
+        pricing=pricing,
     )
-    acq, excl = budget(cost, ctx.limits)
+    acq, excl = budget(cost, ctx.limits, rent_reason)
     if excl is not None and ctx.apply_filters:
         return ConfigResult(
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
@@ -544,4 +574,5 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         derived_peak=_derived_peak(gpu, g.precision),
         meets_latency=meets,
         accumulation_steps=math.ceil(base.batch_size / run.batch_size),
+        pricing=pricing,
     )

@@ -44,6 +44,7 @@ class Candidate:
     savers: tuple[str, ...] = ()  # memory savers the engine added (evaluate.SAVERS)
     micro_batch: int | None = None
     accumulation_steps: int = 1
+    pricing: costs.Pricing | None = None  # the offers chosen, when priced from offers
 
     @property
     def n(self) -> int:
@@ -68,6 +69,7 @@ class Candidate:
             savers=r.config.savers,
             micro_batch=r.config.micro_batch if r.accumulation_steps > 1 else None,
             accumulation_steps=r.accumulation_steps,
+            pricing=r.pricing,
         )
 
 
@@ -88,7 +90,14 @@ def metric(c: Candidate, objective: str) -> float | None:
 
 
 def needs_price(objective: str) -> bool:
-    return objective != "fastest"
+    """Objectives that rank by cost; the others rank unpriced GPUs too (price_known false)."""
+    return objective in ("best_value", "cheapest")
+
+
+def price_known(c: Candidate) -> bool:
+    if c.pricing is not None:
+        return c.pricing.price_known
+    return c.cost.purchase_usd is not None or c.cost.hourly_usd is not None
 
 
 def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
@@ -114,11 +123,15 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
         c.score = round(r / top, 6)
     # Software the rules call experimental for this job (QLoRA on ROCm/XPU, JAX on Metal) is
     # listed after every GPU where it is supported, as a latency miss is.
+    # A GPU without a price cannot be scored on value: under a mixed objective it is listed
+    # after every priced one rather than ranked on speed alone.
+    unpriced_last = objective == "balanced"
     return sorted(
         cands,
         key=lambda c: (
             c.meets_latency is False,
             c.framework_status == "experimental",
+            unpriced_last and costs.value(c.cost, c.acquisition) is None,
             -c.score,
             c.n,
             c.gpu.slug,

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from app.catalog import repository as catalog_repository
 from app.catalog.schemas import GpuOut
 from app.config import Settings
-from app.domain.cost import CloudOffer, PurchaseOffer
+from app.domain.cost import CloudOffer, GpuOffers, PurchaseOffer
 from app.errors import InvalidInput
 from app.offers import repository
 from app.offers.files import OfferFileError, ParsedFile, parse_file
@@ -268,3 +268,12 @@ def launch_spec(
         return task_yaml(choice.offer, gpu, upload_url)
     except NotLaunchable as exc:
         raise InvalidInput(str(exc), field="instance_type") from exc
+
+
+def gpu_offers(session: Session) -> dict[str, GpuOffers]:
+    """Every GPU's cloud and purchase offers, loaded once per recommendation."""
+    cloud, purchase = cloud_offers_by_gpu(session), purchase_offers_by_gpu(session)
+    return {
+        slug: GpuOffers(tuple(cloud.get(slug, ())), tuple(purchase.get(slug, ())))
+        for slug in set(cloud) | set(purchase)
+    }

@@ -11,8 +11,10 @@ from app.bench.report import BenchReport
 from app.catalog import service as catalog
 from app.config import Settings
 from app.domain.calibration import Calibration, Efficiencies, merge
+from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
 from app.errors import InvalidInput, NotFound
+from app.offers import service as offers
 from app.recommend import presets, service
 from app.recommend import schemas as s
 from app.reports import service as reports
@@ -106,7 +108,13 @@ def recommend_for(
     # for its own GPU
     calibration = merge(reports.pooled_calibration(session, gpus), device.calibration)
     response = service.recommend(
-        request, gpus, rules, calibration, device.baseline, data_dir=settings.data_dir
+        request,
+        gpus,
+        rules,
+        calibration,
+        device.baseline,
+        data_dir=settings.data_dir,
+        offers=offers.gpu_offers(session),
     )
     response.warnings.extend(device.notes)
     if response.baseline is not None:
@@ -120,7 +128,14 @@ def estimate_for(
     gpu = catalog.get_spec(session, request.gpu, field="gpu")
     rules = presets.load_rules(settings.data_dir)
     pooled = reports.pooled_calibration(session, [gpu])
-    return service.estimate(request, gpu, rules, pooled, data_dir=settings.data_dir)
+    return service.estimate(
+        request,
+        gpu,
+        rules,
+        pooled,
+        data_dir=settings.data_dir,
+        offers=offers.gpu_offers(session).get(gpu.slug, GpuOffers()),
+    )
 
 
 def list_workloads(settings: Settings) -> s.WorkloadList:

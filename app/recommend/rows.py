@@ -80,6 +80,99 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
     }
 
 
+def _offer_parts(
+    c: rank.Candidate,
+) -> tuple[dict[str, object], s.RentCostOut | None, s.BuyCostOut | None]:
+    """What the chosen offers add to a row: the instance rented, each cost basis on its own,
+    the buy-versus-rent verdict and, for LLM inference, the price of a million tokens."""
+    pricing, cost, p = c.pricing, c.cost, c.perf
+    if pricing is None:
+        return {"price_known": rank.price_known(c)}, None, None
+    parts: dict[str, object] = {"price_known": pricing.price_known}
+    rent: s.RentCostOut | None = None
+    buy: s.BuyCostOut | None = None
+    if pricing.rent is not None:
+        ch = pricing.rent
+        parts["offer"] = s.OfferOut(
+            provider=ch.offer.provider,
+            instance_type=ch.offer.instance_type,
+            gpus=ch.offer.gpus,
+            instances=ch.instances,
+            usd_per_hour=ch.offer.usd_per_hour,
+            spot_usd_per_hour=ch.offer.spot_usd_per_hour,
+            tier=ch.offer.tier,
+            regions=ch.offer.regions,
+            as_of=ch.offer.as_of,
+            source=ch.offer.source,
+            note=ch.note,
+        )
+        rent = s.RentCostOut(
+            usd_per_hour=ch.usd_per_hour,
+            spot=ch.spot,
+            job_usd=cost.rent_to_finish_usd,
+            samples_per_usd=cost.samples_per_usd_rent,
+            as_of=ch.offer.as_of,
+            source=ch.offer.source,
+        )
+        w = c.work
+        if w.is_llm_inference:
+            parts["usd_per_million_output_tokens"] = costs.usd_per_million_tokens(
+                ch.usd_per_hour, p.throughput
+            )
+            if p.ttft_ms and w.seq_len:
+                prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
+                parts["usd_per_million_input_tokens"] = costs.usd_per_million_tokens(
+                    ch.usd_per_hour, prefill
+                )
+    if pricing.buy is not None and pricing.purchase_usd is not None:
+        b = pricing.buy
+        buy = s.BuyCostOut(
+            usd=pricing.purchase_usd,
+            unit_usd=b.usd,
+            condition=b.condition,
+            energy_usd_per_hour=cost.energy_usd_per_hour,
+            job_usd=cost.buy_to_finish_usd,
+            samples_per_usd=cost.samples_per_usd_buy,
+            as_of=b.as_of,
+            source=b.source,
+        )
+    v = pricing.verdict(cost.energy_usd_per_hour)
+    if v is not None:
+        parts["verdict"] = s.VerdictOut(
+            cheaper="buy" if v.cheaper == "buy" else "rent",
+            break_even_hours=v.break_even_hours,
+            buy_total_usd=v.buy_total_usd,
+            rent_total_usd=v.rent_total_usd,
+            hours=v.hours,
+        )
+    return parts, rent, buy
+
+
+def _offer_lines(c: rank.Candidate) -> list[str]:
+    pricing = c.pricing
+    if pricing is None:
+        return []
+    lines: list[str] = []
+    if pricing.rent is not None:
+        ch, o = pricing.rent, pricing.rent.offer
+        shape = f"{ch.instances}× " if ch.instances > 1 else ""
+        lines.append(
+            f"Rent {shape}{o.provider} {o.instance_type} ({o.gpus} GPU{'s' if o.gpus > 1 else ''},"
+            f" {o.tier}) at ${ch.usd_per_hour:,.2f}/h{' spot' if ch.spot else ''}, as of {o.as_of}."
+        )
+        if ch.note:
+            lines.append(ch.note[0].upper() + ch.note[1:] + ".")
+    elif pricing.rent_reason:
+        lines.append(f"No rental: {pricing.rent_reason}.")
+    if pricing.buy is not None:
+        b = pricing.buy
+        basis = {"new": "new street", "used": "used/market", "launch": "launch"}[b.condition]
+        lines.append(f"Buy: {pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, {b.as_of}).")
+    if not pricing.price_known:
+        lines.append("No price known: ranked on what it can do, not on cost.")
+    return lines
+
+
 def build_row(
     c: rank.Candidate,
     position: int,
@@ -92,6 +185,7 @@ def build_row(
     alternatives = alternatives or []
     p, cost = c.perf, c.cost
     lo, hi, basis = rank.uncertainty(c)
+    extra, rent_out, buy_out = _offer_parts(c)
     return s.Recommendation(
         rank=position,
         gpu=gpu_out(c.gpu),
@@ -128,7 +222,12 @@ def build_row(
         ),
         # CostOut is CostEstimate's fields plus the cost of the chosen way to acquire.
         cost=s.CostOut(
-            **dataclasses.asdict(cost) | {"job_cost_usd": costs.job_cost(cost, c.acquisition)}
+            **dataclasses.asdict(cost)
+            | {
+                "job_cost_usd": costs.job_cost(cost, c.acquisition),
+                "rent": rent_out,
+                "buy": buy_out,
+            }
         ),
         score=c.score,
         uncertainty=s.UncertaintyOut(
@@ -139,10 +238,11 @@ def build_row(
             basis=basis,
         ),
         provenance=_provenance(c),
-        explanation=rank.explain(c, position, leader, objective),
+        explanation=rank.explain(c, position, leader, objective) + _offer_lines(c),
         tips=rank.tips(c, requested),
         warnings=list(c.warnings),
         speedup_vs_baseline=(p.throughput / baseline_tput) if baseline_tput else None,
+        **extra,
         alternatives=[alternative_out(a) for a in alternatives],
     )
 

@@ -31,6 +31,8 @@ __all__ = [
 
 # The runtimes task 'serving' models (app/domain/serving.py RUNTIMES).
 ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
+# Kinds of host a rental may come from (offers); spot is a separate choice (allow_spot).
+OfferTier = Literal["on-demand", "marketplace", "community"]
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
@@ -526,6 +528,58 @@ class ConstraintsIn(_In):
             "assumptions", kind="usd", assumed=f"{DEFAULT_ELECTRICITY_USD_PER_KWH} (US average)"
         ),
     )
+    providers: list[str] | None = Field(
+        default=None,
+        max_length=30,
+        title="Rent from",
+        description="Only these clouds (SkyPilot's names: lambda, runpod, vast, nebius, ...). "
+        "Blank: any.",
+        json_schema_extra=ui("usage", assumed="any provider"),
+    )
+    tiers: list[OfferTier] | None = Field(
+        default=None,
+        max_length=3,
+        title="Kinds of host",
+        description="on-demand: the provider's own machines; marketplace: resold hosts; "
+        "community: peer hosts. Leave all unticked for any.",
+        json_schema_extra=ui("usage"),
+    )
+    exclude_marketplace: bool = Field(
+        default=False,
+        title="On-demand providers only",
+        description="Leave out marketplace and community hosts (only the on-demand tier).",
+        json_schema_extra=ui("usage", form=False),
+    )
+    allow_spot: bool = Field(
+        default=False,
+        title="Allow spot instances",
+        description="Use an interruptible (spot) price where it is cheaper.",
+        json_schema_extra=ui("usage"),
+    )
+    hours_per_week: float = Field(
+        default=40,
+        gt=0,
+        le=168,
+        title="Hours of use per week",
+        description="How much you would use the GPUs: the horizon of buy versus rent.",
+        json_schema_extra=ui("usage"),
+    )
+    years: float = Field(
+        default=3,
+        gt=0,
+        le=10,
+        title="Years of use",
+        description="How long you would keep bought cards.",
+        json_schema_extra=ui("usage"),
+    )
+    resale_fraction: float = Field(
+        default=0,
+        ge=0,
+        le=1,
+        title="Resale value (fraction)",
+        description="Share of the purchase price you expect back when you sell the cards.",
+        json_schema_extra=ui("usage"),
+    )
 
 
 class RecommendationRequest(_In):
@@ -671,7 +725,58 @@ class ThroughputOut(BaseModel):
     compute_precision: str
 
 
+class OfferOut(BaseModel):
+    """The concrete instance a rental row rents."""
+
+    provider: str
+    instance_type: str
+    gpus: int = Field(description="GPUs in the instance (paid for, whether used or not)")
+    instances: int = 1
+    usd_per_hour: float = Field(description="on-demand price of the whole instance")
+    spot_usd_per_hour: float | None = None
+    tier: str
+    regions: int | None = None
+    as_of: str
+    source: str
+    note: str | None = Field(None, description="e.g. a node paid for whole to use 2 of its GPUs")
+
+
+class RentCostOut(BaseModel):
+    basis: Literal["rent"] = "rent"
+    usd_per_hour: float = Field(description="what the job pays per hour, every instance")
+    spot: bool = False
+    job_usd: float | None = Field(None, description="renting for the time to finish the job")
+    samples_per_usd: float | None = None
+    as_of: str
+    source: str
+
+
+class BuyCostOut(BaseModel):
+    basis: Literal["buy"] = "buy"
+    usd: float = Field(description="the cards, at the price basis below")
+    unit_usd: float
+    condition: Literal["new", "used", "launch"] = Field(description="the price basis")
+    energy_usd_per_hour: float | None = None
+    job_usd: float | None = Field(None, description="purchase plus energy for the job")
+    samples_per_usd: float | None = Field(
+        None, description="over the usage horizon (hours_per_week × years), energy included"
+    )
+    as_of: str
+    source: str
+
+
+class VerdictOut(BaseModel):
+    cheaper: Literal["buy", "rent"]
+    break_even_hours: float | None
+    buy_total_usd: float
+    rent_total_usd: float
+    hours: float = Field(description="hours of use compared: hours_per_week × 52 × years")
+
+
 class CostOut(BaseModel):
+    rent: RentCostOut | None = None
+    buy: BuyCostOut | None = None
+    purchase_basis: str | None = None
     purchase_usd: float | None
     purchase_as_of: str | None = None
     hourly_usd: float | None
@@ -763,6 +868,15 @@ class Recommendation(BaseModel):
         default_factory=list, description="this card's other configurations (GPU counts, savers)"
     )
     serving: ServingOut | None = None
+    price_known: bool = True
+    offer: OfferOut | None = None
+    verdict: VerdictOut | None = None
+    usd_per_million_output_tokens: float | None = Field(
+        None, description="LLM inference, renting the chosen offer"
+    )
+    usd_per_million_input_tokens: float | None = Field(
+        None, description="LLM inference prefill, renting the chosen offer"
+    )
 
 
 class CurvePointOut(BaseModel):
@@ -850,6 +964,12 @@ class BaselineOut(BaseModel):
     )
 
 
+class CountsOut(BaseModel):
+    ranked: int
+    excluded: int
+    unpriced: int = Field(description="ranked GPUs with no known price (price_known: false)")
+
+
 class RecommendationResponse(BaseModel):
     workload: ResolvedWorkload
     memory: MemoryOut
@@ -857,6 +977,7 @@ class RecommendationResponse(BaseModel):
     acquisition: Acquisition
     framework: Framework
     count: int
+    counts: CountsOut | None = None
     recommendations: list[Recommendation]
     excluded: list[Excluded]
     baseline: BaselineOut | None = None

@@ -7,9 +7,11 @@ baseline device, so the same code serves the API, the web pages and the CLI.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 
 from app.domain import compat, rank
+from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
@@ -43,6 +45,7 @@ def _context(
     rules: compat.Rules,
     calibration: Calibration | None,
     apply_filters: bool = True,
+    offers: Mapping[str, costs.GpuOffers] | None = None,
 ) -> ev.Context:
     cons = request.constraints
     limits = ev.Limits(
@@ -65,6 +68,31 @@ def _context(
         calibration=calibration,
         apply_filters=apply_filters,
         savers_allowed=_savers_allowed(request.workload),
+        offers=offers,
+        rental=rental_policy(cons),
+        usage=usage(cons),
+    )
+
+
+def rental_policy(cons: s.ConstraintsIn) -> costs.RentalPolicy:
+    tiers: tuple[str, ...] = tuple(cons.tiers) if cons.tiers else costs.ALL_TIERS
+    if cons.exclude_marketplace:
+        tiers = costs.ON_DEMAND_TIERS
+    return costs.RentalPolicy(
+        providers=tuple(cons.providers or ()), tiers=tiers, allow_spot=cons.allow_spot
+    )
+
+
+def usage(cons: s.ConstraintsIn) -> costs.Usage:
+    return costs.Usage(
+        hours_per_week=cons.hours_per_week,
+        years=cons.years,
+        resale_fraction=cons.resale_fraction,
+        electricity_usd_per_kwh=(
+            costs.DEFAULT_ELECTRICITY_USD_PER_KWH
+            if cons.electricity_usd_per_kwh is None
+            else cons.electricity_usd_per_kwh
+        ),
     )
 
 
@@ -155,15 +183,20 @@ def recommend(
     calibration: Calibration | None = None,
     baseline: GpuSpec | None = None,
     data_dir: Path = DATA_DIR,
+    offers: Mapping[str, costs.GpuOffers] | None = None,
 ) -> s.RecommendationResponse:
-    """Rank every GPU in ``gpus`` for the request; list the others with the reason."""
+    """Rank every GPU in ``gpus`` for the request; list the others with the reason.
+
+    With ``offers`` (what the service loaded from the database), costs come from concrete
+    offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
+    has no price. Without, the catalog's per-GPU prices are used (tests of the engine)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
         return serving_plan.recommend(request, work, warnings, gpus, rules, calibration)
     cons = request.constraints
     if cons.max_job_cost_usd is not None and work.dataset_samples is None:
         warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
-    ctx = _context(work, request, request.objective, rules, calibration)
+    ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
     cands: list[rank.Candidate] = []
     excluded: list[s.Excluded] = []
     for gpu in sorted(gpus, key=lambda g: g.slug):
@@ -203,6 +236,11 @@ def recommend(
         acquisition=cons.acquisition,
         framework=cons.framework,
         count=len(ordered),
+        counts=s.CountsOut(
+            ranked=len(ordered),
+            excluded=len(excluded),
+            unpriced=sum(1 for c in ordered if not rank.price_known(c)),
+        ),
         recommendations=rows,
         excluded=sorted(excluded, key=lambda e: (e.code, e.slug)),
         baseline=base_out,
@@ -216,7 +254,7 @@ def recommend(
             request,
             response,
             work,
-            lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir),
+            lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir, offers),
         )
     return response
 
@@ -227,12 +265,21 @@ def estimate(
     rules: compat.Rules,
     calibration: Calibration | None = None,
     data_dir: Path = DATA_DIR,
+    offers: costs.GpuOffers | None = None,
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
         return serving_plan.estimate(request, work, warnings, gpu, rules, calibration)
-    ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
+    ctx = _context(
+        work,
+        request,
+        "fastest",
+        rules,
+        calibration,
+        apply_filters=False,
+        offers=None if offers is None else {gpu.slug: offers},
+    )
     if request.num_gpus is not None:
         ctx = dataclasses.replace(
             ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=request.num_gpus)

@@ -1,0 +1,172 @@
+"""Recommendations that name what to rent or buy, through the API on a real database."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+SERVING_70B = {
+    "workload": {"preset": "llama-3-70b", "task": "inference", "batch_size": 8},
+    "constraints": {"acquisition": "rent"},
+    "objective": "cheapest",
+    "limit": 20,
+}
+IMAGENET = {
+    "workload": {
+        "preset": "resnet-50", "task": "training", "dataset_samples": 1281167, "epochs": 90,
+    },
+    "objective": "cheapest",
+    "limit": 20,
+}  # fmt: skip
+
+
+def _ask(client: TestClient, body: dict[str, object]) -> dict[str, object]:
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    out: dict[str, object] = r.json()
+    return out
+
+
+def _offers(client: TestClient, slug: str) -> list[dict[str, object]]:
+    items: list[dict[str, object]] = client.get(
+        "/api/v1/offers", params={"gpu": slug, "kind": "cloud", "limit": 500}
+    ).json()["items"]
+    return items
+
+
+def test_70b_serving_rents_instances_that_exist_never_a_multiplied_price(
+    client: TestClient,
+) -> None:
+    body = _ask(client, SERVING_70B)
+    rows = body["recommendations"]
+    assert isinstance(rows, list) and rows
+    for row in rows:
+        offer = row["offer"]
+        assert offer is not None, row["gpu"]["slug"]
+        assert offer["gpus"] * offer["instances"] >= row["num_gpus"]
+        listed = {
+            (o["provider"], o["instance_type"]): o["usd_per_hour"]
+            for o in _offers(client, row["gpu"]["slug"])
+        }
+        assert listed[(offer["provider"], offer["instance_type"])] == offer["usd_per_hour"]
+        assert row["cost"]["rent"]["usd_per_hour"] == pytest.approx(
+            offer["usd_per_hour"] * offer["instances"]
+        )
+        assert row["cost"]["hourly_usd"] == row["cost"]["rent"]["usd_per_hour"]
+        assert row["usd_per_million_output_tokens"] == pytest.approx(
+            offer["usd_per_hour"] / (row["throughput"]["value"] * 3600) * 1e6
+        )
+        assert row["cost"]["rent"]["as_of"] and row["cost"]["rent"]["source"]
+
+
+def test_imagenet_rows_have_separate_cost_bases_and_job_costs(client: TestClient) -> None:
+    body = _ask(client, IMAGENET)
+    rows = body["recommendations"]
+    assert isinstance(rows, list) and rows
+    both = 0
+    for row in rows:
+        cost = row["cost"]
+        rent, buy = cost["rent"], cost["buy"]
+        assert rent is not None or buy is not None
+        if rent is not None:
+            assert row["offer"] is not None
+            assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * row["time_to_finish_h"])
+        if buy is not None:
+            assert buy["condition"] in ("new", "used", "launch") and buy["as_of"]
+            assert buy["usd"] == pytest.approx(buy["unit_usd"] * row["num_gpus"])
+            assert buy["job_usd"] > buy["usd"]  # purchase plus the job's electricity
+        if rent is not None and buy is not None:
+            both += 1
+            v = row["verdict"]
+            assert v["cheaper"] in ("buy", "rent") and v["hours"] == 40 * 52 * 3
+            assert v["rent_total_usd"] == pytest.approx(rent["usd_per_hour"] * v["hours"])
+    assert both > 0
+
+
+def test_no_gpu_drops_out_of_a_non_cost_question_for_lack_of_a_price(
+    client: TestClient,
+) -> None:
+    body = _ask(client, {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 500})
+    counts = body["counts"]
+    assert not [e for e in body["excluded"] if e["code"] == "no_price"]
+    assert counts["ranked"] == body["count"] and counts["unpriced"] > 0
+    unpriced = [r for r in body["recommendations"] if not r["price_known"]]
+    assert len(unpriced) == counts["unpriced"]
+    assert {r["gpu"]["slug"] for r in unpriced} >= {"mi250", "gaudi2"}
+    assert all(r["offer"] is None and r["cost"]["rent"] is None for r in unpriced)
+    # priced GPUs come first under a mixed objective
+    known = [r["price_known"] for r in body["recommendations"]]
+    assert known == sorted(known, reverse=True)
+    # a budget excludes them, saying why
+    capped = _ask(
+        client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference"},
+            "constraints": {"max_hourly_usd": 50, "acquisition": "rent"},
+            "limit": 500,
+        },
+    )
+    no_price = {e["slug"]: e["reason"] for e in capped["excluded"] if e["code"] == "no_price"}
+    assert "mi250" in no_price and "rental price" in no_price["mi250"]
+    assert capped["counts"]["unpriced"] == 0
+
+
+def test_provider_tier_and_spot_choices(client: TestClient) -> None:
+    base = {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 50}
+    lam = _ask(client, base | {"constraints": {"acquisition": "rent", "providers": ["lambda"]}})
+    rented = [r for r in lam["recommendations"] if r["offer"] is not None]
+    assert rented and all(r["offer"]["provider"] == "lambda" for r in rented)
+    # GPUs lambda does not rent stay in a non-cost question, without a price
+    assert any(not r["price_known"] for r in lam["recommendations"])
+    own = _ask(client, base | {"constraints": {"acquisition": "rent", "exclude_marketplace": True}})
+    tiers = {r["offer"]["tier"] for r in own["recommendations"] if r["offer"]}
+    assert tiers == {"on-demand"}
+    spot = _ask(
+        client,
+        base | {"constraints": {"acquisition": "rent", "providers": ["azure"], "allow_spot": True}},
+    )
+    rents = [r for r in spot["recommendations"] if r["cost"]["rent"]]
+    assert any(r["cost"]["rent"]["spot"] for r in rents)
+    for r in rents:
+        if r["cost"]["rent"]["spot"]:
+            assert r["cost"]["rent"]["usd_per_hour"] == r["offer"]["spot_usd_per_hour"]
+
+
+def test_a_two_gpu_job_on_eight_gpu_nodes_pays_the_node_and_says_so(client: TestClient) -> None:
+    body = _ask(
+        client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "inference", "batch_size": 8},
+            "constraints": {"acquisition": "rent", "providers": ["nebius"]},
+            "limit": 50,
+        },
+    )
+    h100 = next(r for r in body["recommendations"] if r["gpu"]["slug"] == "h100-sxm")
+    assert h100["num_gpus"] in (2, 4) and h100["offer"]["gpus"] == 8
+    assert "pays for" in h100["offer"]["note"]
+    assert any("Pays for" in line for line in h100["explanation"])
+
+
+def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
+    def verdict(hours: float, years: float) -> dict[str, object]:
+        body = _ask(
+            client,
+            {
+                "workload": {"preset": "resnet-50", "task": "training"},
+                "constraints": {"hours_per_week": hours, "years": years},
+                "limit": 500,
+            },
+        )
+        row = next(r for r in body["recommendations"] if r["gpu"]["slug"] == "rtx-4090")
+        v: dict[str, object] = row["verdict"]
+        return v
+
+    light, heavy = verdict(2, 1), verdict(168, 5)
+    assert light["cheaper"] == "rent"
+    assert heavy["hours"] == 168 * 52 * 5 and heavy["rent_total_usd"] > light["rent_total_usd"]
+    bad = client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "resnet-50"}, "constraints": {"resale_fraction": 2}},
+    )
+    assert bad.status_code == 422
+    assert bad.json()["error"]["details"]["field"] == "constraints.resale_fraction"
