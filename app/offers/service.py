@@ -277,3 +277,30 @@ def gpu_offers(session: Session) -> dict[str, GpuOffers]:
         slug: GpuOffers(tuple(cloud.get(slug, ())), tuple(purchase.get(slug, ())))
         for slug in set(cloud) | set(purchase)
     }
+
+
+OFFER_SORTS = {
+    "usd_per_gpu_hour": lambda o: (o.usd_per_gpu_hour is None, o.usd_per_gpu_hour or 0.0),
+    "usd_per_hour": lambda o: (o.usd_per_hour is None, o.usd_per_hour or 0.0),
+    "gpus": lambda o: (o.kind != "cloud", o.gpus),
+    "provider": lambda o: (o.provider or "~", o.instance_type or ""),
+    "tier": lambda o: (o.tier or "~", o.usd_per_gpu_hour or 0.0),
+    "as_of": lambda o: o.as_of,
+    "usd": lambda o: (o.usd is None, o.usd or 0.0),
+}
+
+
+def offers_table(
+    session: Session, settings: Settings, slug: str, sort: str | None
+) -> tuple[list[OfferOut], list[OfferOut], str]:
+    """The GPU page's offers: cloud and purchase, sorted by a known key ('-' descends)."""
+    key = (sort or "usd_per_gpu_hour").lstrip("-")
+    if key not in OFFER_SORTS:
+        raise InvalidInput(
+            f"cannot sort offers by '{key}'; one of: {', '.join(OFFER_SORTS)}", field="sort_offers"
+        )
+    items = offers_for_gpu(session, settings, slug)
+    ordered = sorted(items, key=OFFER_SORTS[key], reverse=bool(sort and sort.startswith("-")))
+    cloud = [o for o in ordered if o.kind == "cloud"]
+    purchase = [o for o in ordered if o.kind == "purchase"]
+    return cloud, purchase, sort or "usd_per_gpu_hour"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
@@ -15,6 +15,7 @@ from app.catalog.repository import SORTABLE, GpuFilter
 from app.config import Settings
 from app.deps import SessionDep, SettingsDep
 from app.errors import InvalidInput, NotFound
+from app.offers import service as offers
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.reports import service as reports
@@ -171,10 +172,17 @@ def _what_fits(
 
 @router.get("/gpus/{slug}", response_class=HTMLResponse)
 def gpu_detail(
-    request: Request, slug: str, session: SessionDep, settings: SettingsDep
+    request: Request,
+    slug: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    sort_offers: Annotated[str | None, Query(max_length=40)] = None,
 ) -> HTMLResponse:
     gpu = catalog.get_gpu(session, slug)
     fit_rows, largest = _what_fits(session, settings, slug)
+    cloud_offers, purchase_offers, offers_sort = offers.offers_table(
+        session, settings, slug, sort_offers
+    )
     sources = {s.id: s for s in gpu.sources}
     device_reports = reports.list_reports(session, gpu_slug=slug, limit=50).items
     others = catalog.list_gpus(
@@ -192,6 +200,10 @@ def gpu_detail(
         "compare_slugs": ",".join([slug, *similar]),
         "fit_rows": fit_rows,
         "largest": largest,
+        "cloud_offers": cloud_offers,
+        "purchase_offers": purchase_offers,
+        "offers_sort": offers_sort,
+        "stale_days": settings.offer_stale_days,
     }
     return render(request, "gpu.html", ctx)
 

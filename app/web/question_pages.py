@@ -256,8 +256,8 @@ def _echo(
 def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
     unit = answer.recommendations[0].throughput.unit if answer.recommendations else "samples/s"
     thing = unit.split("/")[0] if "/" in unit else "samples"
-    how = "rented" if answer.acquisition == "rent" else "bought"
-    return f"{thing} per $ ({how})"
+    how = {"rent": " (rented)", "buy": " (bought)"}.get(answer.acquisition, "")
+    return f"{thing} per ${how}"
 
 
 def config_name(name: str, num_gpus: int) -> str:

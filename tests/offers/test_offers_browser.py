@@ -1,0 +1,76 @@
+"""The offer column, the alternatives link, the verdict line and the usage inputs in a real
+browser (Playwright driving /usr/bin/chromium against `gpu-advisor serve`)."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from tests.web.test_browser import Watch, browser, page, server, watch  # noqa: F401
+
+try:
+    from playwright.sync_api import Page
+except ImportError:  # pragma: no cover - test_browser already skipped or failed
+    pytest.skip("playwright is not installed", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+
+
+def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> None:  # noqa: F811
+    page.goto("/")
+    page.select_option("#f-preset", "resnet-50")
+    page.select_option("#f-task", "training")
+    page.fill("#f-dataset_samples", "1281167")
+    page.fill("#f-epochs", "90")
+    page.fill("#f-hours_per_week", "10")
+    page.fill("#f-years", "2")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"/recommendations\?"))
+    assert "hours_per_week=10" in page.url
+
+    api = httpx.post(
+        f"{server}/api/v1/recommendations",
+        json={
+            "workload": {"preset": "resnet-50", "task": "training",
+                         "dataset_samples": 1281167, "epochs": 90},
+            "constraints": {"framework": "pytorch", "acquisition": "either",
+                            "hours_per_week": 10, "years": 2},
+            "objective": "balanced",
+        },
+        timeout=60,
+    ).json()  # fmt: skip
+    rows = api["recommendations"]
+    shown = [page.locator("tr[data-rank]").nth(i).get_attribute("data-slug") for i in range(5)]
+    assert shown == [r["gpu"]["slug"] for r in rows[:5]], page.url
+    for rec in rows[:5]:
+        row = page.locator(f"tr[data-slug='{rec['gpu']['slug']}']")
+        cell = row.locator("[data-offer]")
+        if rec["offer"] is not None:
+            o = rec["offer"]
+            assert f"{o['provider']} · {o['instance_type']}" in cell.inner_text()
+            link = cell.locator("[data-alternatives]")
+            assert link.get_attribute("href") == f"/gpus/{rec['gpu']['slug']}#offers"
+        if rec["verdict"] is not None:
+            line = page.locator(f"#rec-{rec['rank']} + tr .verdict")
+            assert line.get_attribute("data-verdict") == rec["verdict"]["cheaper"]
+            text = line.inner_text()
+            assert "10 h/week × 2 years" in text
+            assert ("Buying" if rec["verdict"]["cheaper"] == "buy" else "Renting") in text
+    assert any(r["verdict"] for r in rows[:5]), "the top rows have both bases"
+
+    # the inputs stay editable on the answer page
+    assert page.locator("#f-hours_per_week").input_value() == "10"
+    first_with_offer = next(r for r in rows if r["offer"] is not None)
+    page.locator(f"tr[data-slug='{first_with_offer['gpu']['slug']}'] [data-alternatives]").click()
+    page.wait_for_url(re.compile(r"/gpus/.+"))
+    offers = page.locator("[data-offers-table] tr[data-offer-row]")
+    assert offers.count() >= 1
+    assert (
+        first_with_offer["offer"]["instance_type"]
+        in page.locator("[data-offers-table]").inner_text()
+    )
+    page.locator("[data-offers-table] a[data-sort='usd_per_hour']").click()
+    page.wait_for_url(re.compile(r"sort_offers=usd_per_hour"))
+    assert page.locator("[data-offers-table] tr[data-offer-row]").count() == offers.count()
