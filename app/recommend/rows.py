@@ -105,6 +105,7 @@ def _offer_parts(
             as_of=ch.offer.as_of,
             source=ch.offer.source,
             note=ch.note,
+            launchable=ch.offer.accelerator is not None,
         )
         rent = s.RentCostOut(
             usd_per_hour=ch.usd_per_hour,

@@ -739,6 +739,9 @@ class OfferOut(BaseModel):
     as_of: str
     source: str
     note: str | None = Field(None, description="e.g. a node paid for whole to use 2 of its GPUs")
+    launchable: bool = Field(
+        False, description="a SkyPilot instance: GET /api/v1/offers/launch-spec can benchmark it"
+    )
 
 
 class RentCostOut(BaseModel):

@@ -60,6 +60,13 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
             assert ("Buying" if rec["verdict"]["cheaper"] == "buy" else "Renting") in text
     assert any(r["verdict"] for r in rows[:5]), "the top rows have both bases"
 
+    launch = page.locator("[data-launch-spec]").first
+    href = launch.get_attribute("href") or ""
+    assert href.startswith("/api/v1/offers/launch-spec?gpu=")
+    spec = httpx.get(server + href, timeout=60)
+    assert spec.status_code == 200 and "gpu-advisor bench --profile standard" in spec.text
+    assert f"--upload {server}/" in spec.text
+
     # the inputs stay editable on the answer page
     assert page.locator("#f-hours_per_week").input_value() == "10"
     first_with_offer = next(r for r in rows if r["offer"] is not None)
