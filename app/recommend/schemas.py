@@ -534,7 +534,8 @@ class ConstraintsIn(_In):
         title="Rent from",
         description="Only these clouds (SkyPilot's names: lambda, runpod, vast, nebius, ...). "
         "Blank: any.",
-        json_schema_extra=ui("usage", assumed="any provider"),
+        # API and CLI only: any SkyPilot cloud name or an imported provider is valid
+        json_schema_extra=ui("usage", form=False),
     )
     tiers: list[OfferTier] | None = Field(
         default=None,
@@ -550,11 +551,11 @@ class ConstraintsIn(_In):
         description="Leave out marketplace and community hosts (only the on-demand tier).",
         json_schema_extra=ui("usage", form=False),
     )
-    allow_spot: bool = Field(
-        default=False,
+    allow_spot: bool | None = Field(
+        default=None,
         title="Allow spot instances",
         description="Use an interruptible (spot) price where it is cheaper.",
-        json_schema_extra=ui("usage"),
+        json_schema_extra=ui("usage", assumed="No"),
     )
     hours_per_week: float = Field(
         default=40,

@@ -79,7 +79,7 @@ def rental_policy(cons: s.ConstraintsIn) -> costs.RentalPolicy:
     if cons.exclude_marketplace:
         tiers = costs.ON_DEMAND_TIERS
     return costs.RentalPolicy(
-        providers=tuple(cons.providers or ()), tiers=tiers, allow_spot=cons.allow_spot
+        providers=tuple(cons.providers or ()), tiers=tiers, allow_spot=bool(cons.allow_spot)
     )
 
 
