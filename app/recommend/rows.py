@@ -93,7 +93,7 @@ def _offer_parts(
     buy: s.BuyCostOut | None = None
     if pricing.rent is not None:
         ch = pricing.rent
-        parts["offer"] = s.OfferOut(
+        parts["offer"] = s.ChosenOfferOut(
             provider=ch.offer.provider,
             instance_type=ch.offer.instance_type,
             gpus=ch.offer.gpus,

@@ -726,7 +726,7 @@ class ThroughputOut(BaseModel):
     compute_precision: str
 
 
-class OfferOut(BaseModel):
+class ChosenOfferOut(BaseModel):
     """The concrete instance a rental row rents."""
 
     provider: str
@@ -873,7 +873,7 @@ class Recommendation(BaseModel):
     )
     serving: ServingOut | None = None
     price_known: bool = True
-    offer: OfferOut | None = None
+    offer: ChosenOfferOut | None = None
     verdict: VerdictOut | None = None
     usd_per_million_output_tokens: float | None = Field(
         None, description="LLM inference, renting the chosen offer"
