@@ -67,8 +67,13 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
     assert spec.status_code == 200 and "gpu-advisor bench --profile standard" in spec.text
     assert f"--upload {server}/" in spec.text
 
-    # the inputs stay editable on the answer page
+    # "Change usage" goes back to the question with the usage inputs kept
+    answer_url = page.url
+    page.locator("[data-change-usage]").first.click()
+    page.wait_for_url(re.compile(r"/\?.*hours_per_week=10"))
     assert page.locator("#f-hours_per_week").input_value() == "10"
+    assert page.locator("#f-years").input_value() == "2"
+    page.goto(answer_url)
     first_with_offer = next(r for r in rows if r["offer"] is not None)
     page.locator(f"tr[data-slug='{first_with_offer['gpu']['slug']}'] [data-alternatives]").click()
     page.wait_for_url(re.compile(r"/gpus/.+"))
