@@ -29,6 +29,7 @@ from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.recommend.serving import efficiencies_for  # noqa: E402
+from benchmarks.accuracy import median_ratio, spearman  # noqa: E402  (one scoring for every set)
 
 DEFAULT_FILES = sorted((ROOT / "tests" / "data").glob("serving_*.yaml"))
 
@@ -61,33 +62,6 @@ class Score:
     spearman: float
     median_ratio: float
     median_signed: float  # median of predicted ÷ measured (above 1 = over-predicts)
-
-
-def _ranks(xs: list[float]) -> list[float]:
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    ranks = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2.0 + 1.0
-        i = j + 1
-    return ranks
-
-
-def spearman(a: list[float], b: list[float]) -> float:
-    ra, rb = _ranks(a), _ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    va = sum((x - ma) ** 2 for x in ra) ** 0.5
-    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
-    return cov / (va * vb) if va and vb else 0.0
-
-
-def median_ratio(pred: list[float], meas: list[float]) -> float:
-    return statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True))
 
 
 def _group(model: Any, precision: str) -> str:

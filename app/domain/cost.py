@@ -82,24 +82,18 @@ def estimate_cost(
     if purchase:
         owned = purchase + (energy_h or 0.0) * horizon
         per_buy = throughput * 3600.0 * horizon / owned
+    # Provenance follows whichever prices were used: the chosen offers, else the catalog's.
     if pricing is not None:
-        return CostEstimate(
-            purchase_usd=purchase,
-            hourly_usd=hourly,
-            energy_usd_per_hour=energy_h,
-            power_w=power,
-            time_to_finish_h=time_to_finish_h,
-            rent_to_finish_usd=rent_finish,
-            energy_to_finish_usd=energy_finish,
-            buy_to_finish_usd=buy_finish,
-            break_even_hours=break_even,
-            samples_per_usd_rent=per_rent,
-            samples_per_usd_buy=per_buy,
-            purchase_as_of=pricing.buy.as_of if pricing.buy is not None else None,
-            hourly_as_of=pricing.rent.offer.as_of if pricing.rent is not None else None,
-            hourly_provider=pricing.rent.offer.provider if pricing.rent is not None else None,
-            purchase_basis=pricing.buy.condition if pricing.buy is not None else None,
-        )
+        rent_offer = pricing.rent.offer if pricing.rent is not None else None
+        purchase_as_of = pricing.buy.as_of if pricing.buy is not None else None
+        hourly_as_of = rent_offer.as_of if rent_offer is not None else None
+        hourly_provider = rent_offer.provider if rent_offer is not None else None
+        basis = pricing.buy.condition if pricing.buy is not None else None
+    else:
+        purchase_as_of = gpu.street_price.as_of if gpu.street_price is not None else None
+        hourly_as_of = gpu.cloud_price.as_of if gpu.cloud_price is not None else None
+        hourly_provider = gpu.cloud_price.provider if gpu.cloud_price is not None else None
+        basis = None
     return CostEstimate(
         purchase_usd=purchase,
         hourly_usd=hourly,
@@ -112,9 +106,10 @@ def estimate_cost(
         break_even_hours=break_even,
         samples_per_usd_rent=per_rent,
         samples_per_usd_buy=per_buy,
-        purchase_as_of=gpu.street_price.as_of if gpu.street_price is not None else None,
-        hourly_as_of=gpu.cloud_price.as_of if gpu.cloud_price is not None else None,
-        hourly_provider=gpu.cloud_price.provider if gpu.cloud_price is not None else None,
+        purchase_as_of=purchase_as_of,
+        hourly_as_of=hourly_as_of,
+        hourly_provider=hourly_provider,
+        purchase_basis=basis,
     )
 
 
