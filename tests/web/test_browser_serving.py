@@ -4,81 +4,28 @@ the banner when nothing meets the targets, and the throughput-vs-latency chart."
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlparse
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page
 
-from tests.support import live_server
-
-CHROMIUM = "/usr/bin/chromium"
-REQUIRED = os.environ.get("GPU_ADVISOR_REQUIRE_BROWSER") == "1"
-
-if not Path(CHROMIUM).exists():
-    if REQUIRED:
-        pytest.fail(f"{CHROMIUM} is missing and GPU_ADVISOR_REQUIRE_BROWSER=1", pytrace=False)
-    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
-try:
-    from playwright.sync_api import Browser, Page, sync_playwright
-except ImportError:  # pragma: no cover
-    if REQUIRED:
-        raise
-    pytest.skip("playwright is not installed", allow_module_level=True)
+# The browser guard (skip or fail without chromium), the live server and the watch on
+# console errors and foreign requests are the ones every browser test uses.
+from tests.web.test_browser import Watch, browser, server, watch  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("browser-serving")
-    env = {
-        **os.environ,
-        "GPU_ADVISOR_DATABASE_URL": f"sqlite:///{tmp / 'advisor.db'}",
-        "GPU_ADVISOR_BENCH_JOBS_DIR": str(tmp / "jobs"),
-    }
-    with live_server(env, tmp / "server.log") as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def page(browser: Browser, server: str) -> Iterator[Page]:
-    host = urlparse(server).netloc
-    errors: list[str] = []
-    foreign: list[str] = []
-
-    def on_request(request: Any) -> None:
-        url = urlparse(request.url)
-        if url.scheme not in ("data", "about", "blob") and url.netloc != host:
-            foreign.append(request.url)
-
+def page(browser: Browser, watch: Watch, server: str) -> Iterator[Page]:  # noqa: F811
     context = browser.new_context(base_url=server, viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("request", on_request)
+    pg = watch.attach(context.new_page())
     pg.set_default_timeout(60_000)
     yield pg
     context.close()
-    assert not foreign, f"requests to other hosts: {foreign}"
-    real = [e for e in errors if "status of 422" not in e]  # the bad-input page is a 422
-    assert not real, f"console errors: {real}"
 
 
 def _ask(page: Page, ttft: str, itl: str) -> None:
@@ -100,7 +47,7 @@ def _ms(text: str) -> float:
     return float(text.replace(",", "").replace("ms", "").strip())
 
 
-def test_serving_form_gives_configurations_with_replicas_and_price(page: Page, server: str) -> None:
+def test_serving_form_gives_configurations_with_replicas_and_price(page: Page, server: str) -> None:  # noqa: F811
     _ask(page, "1000", "50")
     assert "task=serving" in page.url and "concurrent_requests=50" in page.url
     banner = page.locator("[data-serving-banner]")
