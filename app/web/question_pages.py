@@ -207,6 +207,19 @@ def _echo(
     """Every assumption behind the answer, in words, for the page's header."""
     w = answer.workload
     out: list[tuple[str, str]] = [("Task", choice_label("task", w.task))]
+    if answer.serving is not None:
+        # The planner picks weights/KV precision and batch per GPU; the job is the load.
+        out.append(("Load", answer.serving.load))
+        given = req.workload.runtime if req and req.workload else None
+        out.append(
+            (
+                "Runtime",
+                choice_label("runtime", given)
+                if given
+                else "per GPU: vLLM on NVIDIA/AMD, MLX on Apple, llama.cpp on CPU",
+            )
+        )
+        return out + _echo_limits(answer, req, as_of)
     job = [choice_label("precision", w.precision), f"batch {num(w.batch_size)}"]
     if w.seq_len:
         job.append(f"{num(w.seq_len)} tokens in")
@@ -221,8 +234,15 @@ def _echo(
     out.append(("Job", ", ".join(job)))
     if w.latency_target_ms:
         out.append(("Latency target", f"{num(w.latency_target_ms)} ms per batch"))
-    c = req.constraints if req else rs.ConstraintsIn()
     out.append(("Framework", choice_label("framework", answer.framework)))
+    return out + _echo_limits(answer, req, as_of)
+
+
+def _echo_limits(
+    answer: rs.RecommendationResponse, req: rs.RecommendationRequest | None, as_of: str | None
+) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    c = req.constraints if req else rs.ConstraintsIn()
     basis = {
         "buy": "buying: dated street prices",
         "rent": "renting: lowest known on-demand price per hour",

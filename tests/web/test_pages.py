@@ -381,3 +381,20 @@ def test_answer_shows_each_cards_other_configurations(client: TestClient) -> Non
     )
     for a in top["alternatives"]:
         assert f'data-alt-gpus="{a["num_gpus"]}"' in html
+
+
+def test_serving_answer_header_describes_the_load_not_a_batch(client: TestClient) -> None:
+    html = page(
+        client,
+        "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
+        "&prompt_tokens=1000&serving.output_tokens=300&ttft_ms_target=1000&itl_ms_target=50"
+        "&acquisition=rent&objective=best_value",
+    )
+    header = html.split('<div class="summary-cards">')[0]
+    assert "<dt>Load</dt><dd>50 concurrent requests" in header
+    assert "batch 1" not in header and "<dt>Framework</dt>" not in header
+    assert "<dt>Runtime</dt><dd>per GPU: vLLM" in header
+    # The top pick names the serving shape (replicas × GPUs per replica), not a GPU total.
+    top = html.split('<div class="k">Top pick</div>')[1].split("</a>")[0]
+    assert re.search(r"\d+ × \d+ NVIDIA", top), top
+    assert "split over" not in html.split('<div class="k">GPUs that can run it')[0]
