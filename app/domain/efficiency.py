@@ -18,7 +18,7 @@ Pure: the table is parsed from plain dicts; the caller reads the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, cast
 
 from app.domain.gpu import GpuSpec
 
@@ -73,6 +73,11 @@ class EfficiencyTable:
     # Calibrated throughput bands: (regime, vendor or "all") -> (low, high) factors on the
     # estimate, from leave-one-GPU-out residuals against published results (benchmarks/).
     bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    # Resolved profiles and runtime values by their keys: the rows never change, and the
+    # engine asks the same few questions for every configuration of every request.
+    _memo: dict[tuple[str, ...], Any] = field(
+        default_factory=dict, compare=False, repr=False, hash=False
+    )
 
     def band(self, regime: str, vendor: str) -> tuple[float, float] | None:
         return self.bands.get((regime, vendor)) or self.bands.get((regime, "all"))
@@ -84,10 +89,14 @@ class EfficiencyTable:
 
     def runtime_value(self, runtime: str, name: str) -> Any:
         """A field set by the runtime's GPU-independent rows (e.g. its context size)."""
+        key = ("runtime_value", runtime, name)
+        if key in self._memo:
+            return self._memo[key]
         value = None
         for row in self.rows:
             if set(row.match) <= {"runtime"} and _matches(row, {"runtime": runtime}):
                 value = row.values.get(name, value)
+        self._memo[key] = value
         return value
 
 
@@ -129,6 +138,10 @@ def resolve(
     table: EfficiencyTable, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
 ) -> RuntimeProfile:
     keys = _keys(gpu, backend, runtime, precision, regime)
+    memo_key = ("profile", *keys.values())
+    cached = table._memo.get(memo_key)
+    if cached is not None:
+        return cast(RuntimeProfile, cached)
     chosen: dict[str, tuple[int, int, Any, str | None]] = {}
     for i, row in enumerate(table.rows):
         if not _matches(row, keys):
@@ -142,7 +155,9 @@ def resolve(
     if "native" in values:
         values["native"] = tuple(values["native"] or ())
     sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
-    return RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
+    profile = RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
+    table._memo[memo_key] = profile
+    return profile
 
 
 def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
