@@ -29,6 +29,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app tests benchmarks migrations
+	$(VENV)/bin/ruff format --check app tests benchmarks migrations
 	$(VENV)/bin/mypy
 
 fmt: $(STAMP)

@@ -42,8 +42,10 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     workers: int = typer.Option(1, min=1, max=64, help="Web worker processes."),
     no_worker: bool = typer.Option(
-        False, "--no-worker", help="Do not start a local benchmark worker (runs then need "
-        "`gpu-advisor worker` somewhere)."
+        False,
+        "--no-worker",
+        help="Do not start a local benchmark worker (runs then need "
+        "`gpu-advisor worker` somewhere).",
     ),
 ) -> None:
     """Serve the web app and API. Migrates and seeds first only when needed (schema behind
@@ -108,9 +110,11 @@ def _safe_queue(location: str) -> str:
     from sqlalchemy.engine import make_url
 
     if location.startswith("redis"):
-        return make_url(location.replace("redis", "postgresql", 1)).render_as_string(
-            hide_password=True
-        ).replace("postgresql", "redis", 1)
+        return (
+            make_url(location.replace("redis", "postgresql", 1))
+            .render_as_string(hide_password=True)
+            .replace("postgresql", "redis", 1)
+        )
     return location
 
 

@@ -89,8 +89,9 @@ def _help(info: FieldInfo, choices: tuple[str, ...]) -> str:
         hi = ")" if "lt" in bounds else "]"
         low = bounds.get("gt", bounds.get("ge", ""))
         high = bounds.get("lt", bounds.get("le", ""))
-        parts.append(f"{lo}{low:g}, {high:g}{hi}" if low != "" and high != "" else
-                     f"{lo}{low}, {high}{hi}")
+        parts.append(
+            f"{lo}{low:g}, {high:g}{hi}" if low != "" and high != "" else f"{lo}{low}, {high}{hi}"
+        )
     return " ".join(parts)
 
 
@@ -309,8 +310,10 @@ def render(response: Any, console: Console) -> None:
             pick = w.top_name or "nothing can run it"
             count = f" ×{w.num_gpus}" if w.num_gpus and w.num_gpus > 1 else ""
             speed = f", {_fmt(w.throughput)} {w.unit}" if w.throughput is not None else ""
-            console.print(f"  • {w.change}: {pick}{count}{speed}; needs {w.required_gb:.1f} GB, "
-                          f"{w.can_run} GPUs can run it")
+            console.print(
+                f"  • {w.change}: {pick}{count}{speed}; needs {w.required_gb:.1f} GB, "
+                f"{w.can_run} GPUs can run it"
+            )
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     console.print(f"{len(response.excluded)} GPUs excluded (use --json for the reasons).")

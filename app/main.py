@@ -99,8 +99,11 @@ def install_error_handlers(app: FastAPI) -> None:
     async def database_unavailable(request: Request, exc: Exception) -> Response:
         # The database is down, unreachable, locked past the busy timeout or out of
         # connections: the request may succeed later, so 503, never a bare 500.
-        log.warning("database unavailable on %s: %s", short(request.url.path),
-                    short(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 300))
+        log.warning(
+            "database unavailable on %s: %s",
+            short(request.url.path),
+            short(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 300),
+        )
         return _plain(request, 503, "database_unavailable",
                       "the database is unavailable; retry shortly")  # fmt: skip
 
@@ -113,8 +116,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(DataError)
     async def data_error(request: Request, exc: DataError) -> Response:
-        return _plain(request, 422, "invalid_input",
-                      "a value is out of the range the database can store", field="request")
+        return _plain(
+            request,
+            422,
+            "invalid_input",
+            "a value is out of the range the database can store",
+            field="request",
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -106,9 +106,7 @@ def prepare(settings: Settings, *, migrate_schema: bool = True, seed: bool = Tru
                     upgrade(engine, revision)
             if seed:
                 with session_scope(make_session_factory(engine)) as session:
-                    seeded = seed_if_changed(
-                        session, settings.data_dir, current_revision(engine)
-                    )
+                    seeded = seed_if_changed(session, settings.data_dir, current_revision(engine))
                     if seeded is not None:  # the shipped data changed: offers with it
                         seed_offers(session, settings.data_dir)
     finally:

@@ -231,5 +231,3 @@ def _header(scope: Scope, name: bytes) -> str | None:
 def request_id(request: Request) -> str | None:
     """The id of the request being answered (for error bodies or outgoing calls)."""
     return getattr(request.state, "request_id", None)
-
-

@@ -22,8 +22,10 @@ _METHODS = ("get", "post", "put", "patch", "delete")
 
 
 class ErrorDetail(BaseModel):
-    code: str = Field(description="machine-readable: invalid_input, not_found, conflict, "
-                      "unauthorized, forbidden, payload_too_large, internal_error, ...")
+    code: str = Field(
+        description="machine-readable: invalid_input, not_found, conflict, "
+        "unauthorized, forbidden, payload_too_large, internal_error, ..."
+    )
     message: str = Field(description="what went wrong, in plain words")
     details: dict[str, Any] = Field(
         default_factory=dict,
@@ -85,9 +87,16 @@ EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
             "value": {
                 "workload": {
                     "task": "training",
-                    "model": {"family": "decoder", "params": 1.3e9, "layers": 24,
-                              "hidden_size": 2048, "num_heads": 16},
-                    "precision": "bf16", "batch_size": 8, "seq_len": 2048,
+                    "model": {
+                        "family": "decoder",
+                        "params": 1.3e9,
+                        "layers": 24,
+                        "hidden_size": 2048,
+                        "num_heads": 16,
+                    },
+                    "precision": "bf16",
+                    "batch_size": 8,
+                    "seq_len": 2048,
                     "dataset_samples": 1e6,
                 },
                 "objective": "cheapest",

@@ -89,9 +89,7 @@ def readiness(request: Request) -> dict[str, str]:
     database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
     if database and database != ":memory:":
         db_path = Path(database)
-        writable = all(
-            p.exists() and _writable(p) for p in (db_path, db_path.parent)
-        )
+        writable = all(p.exists() and _writable(p) for p in (db_path, db_path.parent))
         checks["writable"] = "ok" if writable else f"failed: {db_path} is not writable"
         checks["disk"] = _free_disk(db_path.parent, settings.min_free_disk_bytes)
     runs_dir = settings.bench_jobs_dir or Path(tempfile.gettempdir())

@@ -88,8 +88,9 @@ def scale_catalog(database_url: str, scale: int) -> int:
             originals = [create_from_row(r) for r in rows]
             for i in range(1, scale):
                 for gpu in originals:
-                    copy = gpu.model_copy(update={"slug": f"{gpu.slug[:70]}-x{i}",
-                                                  "name": f"{gpu.name} (copy {i})"})
+                    copy = gpu.model_copy(
+                        update={"slug": f"{gpu.slug[:70]}-x{i}", "name": f"{gpu.name} (copy {i})"}
+                    )
                     service.create_gpu(session, copy)
             return len(originals) * scale
     finally:
@@ -146,8 +147,7 @@ def _path(path: str, i: int) -> str:
 ENDPOINTS: list[tuple[str, str, str, Any]] = [
     ("GET /bench/trivial (ceiling)", "GET", "/bench/trivial", None),
     ("POST /api/v1/recommendations", "POST", "/api/v1/recommendations", RECOMMEND_BODY),
-    ("POST /api/v1/recommendations (training)", "POST", "/api/v1/recommendations",
-     TRAINING_BODY),
+    ("POST /api/v1/recommendations (training)", "POST", "/api/v1/recommendations", TRAINING_BODY),
     ("GET /recommendations (answer page)", "GET", PAGE_QUERY, None),
     ("GET /api/v1/gpus", "GET", "/api/v1/gpus", None),
 ]
@@ -168,8 +168,7 @@ def measure_all(client: Any, n: int) -> dict[str, tuple[float, float]]:
             times[label].append(time.perf_counter() - t0)
             if r.status_code != 200:
                 raise RuntimeError(f"{method} {url}: {r.status_code} {r.text[:300]}")
-    return {label: (len(ts) / sum(ts), statistics.median(ts) * 1e3)
-            for label, ts in times.items()}
+    return {label: (len(ts) / sum(ts), statistics.median(ts) * 1e3) for label, ts in times.items()}
 
 
 def run_once(database_url: str, n: int) -> dict[str, tuple[float, float]]:
@@ -206,8 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="API speed as ratios to a trivial endpoint")
     ap.add_argument("--requests", type=int, default=200, help="requests per endpoint")
     ap.add_argument("--scale", type=int, default=10, help="catalog multiple for the 2nd run")
-    ap.add_argument("--database-url", default=None,
-                    help="an empty database to use (default: fresh SQLite files)")
+    ap.add_argument(
+        "--database-url",
+        default=None,
+        help="an empty database to use (default: fresh SQLite files)",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve is not None:
@@ -233,14 +235,19 @@ def main(argv: list[str] | None = None) -> int:
         scaled = run_once(urls[1], max(20, args.requests // 4))
         ok &= report(f"catalog x{args.scale} ({size} GPUs)", scaled)
     print(f"\nlatency growth with {args.scale}x the catalog (median, scaled / shipped):")
-    for label in ("POST /api/v1/recommendations", "POST /api/v1/recommendations (training)",
-                  "GET /recommendations (answer page)"):
+    for label in (
+        "POST /api/v1/recommendations",
+        "POST /api/v1/recommendations (training)",
+        "GET /recommendations (answer page)",
+    ):
         growth = scaled[label][1] / one[label][1]
         met = growth <= SCALE_GOAL
         if label == "POST /api/v1/recommendations":
             ok &= met
-        print(f"  {label:44} {growth:5.2f}x  (goal <= {SCALE_GOAL:.0f}x: "
-              f"{'met' if met else 'NOT met'})")
+        print(
+            f"  {label:44} {growth:5.2f}x  (goal <= {SCALE_GOAL:.0f}x: "
+            f"{'met' if met else 'NOT met'})"
+        )
     print(json.dumps({"goals_met": ok}))
     return 0 if ok else 1
 

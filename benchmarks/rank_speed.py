@@ -73,16 +73,28 @@ def configurations(target: int) -> tuple[list[ev.Configuration], ev.Context]:
     gpus = read_gpu_specs(ROOT / "data")
     rules = load_rules(ROOT / "data")
     req = s.RecommendationRequest.model_validate(
-        {"workload": {"preset": "llama-3-8b", "batch_size": 8}, "objective": "balanced"})
+        {"workload": {"preset": "llama-3-8b", "batch_size": 8}, "objective": "balanced"}
+    )
     work, _ = service.resolve_workload(req.workload, ROOT / "data")
-    ctx = ev.Context(work=work, rules=rules, framework="pytorch",
-                     limits=ev.Limits(objective="balanced"))
+    ctx = ev.Context(
+        work=work, rules=rules, framework="pytorch", limits=ev.Limits(objective="balanced")
+    )
     per_gpu = max(1, -(-target // (len(gpus) * 8)))
     configs = [
-        ev.Configuration(gpu=g, num_gpus=n, offer=ev.Offer(
-            provider="synthetic", name=f"offer {k}", gpus=n, hourly_usd=0.4 * (k + 1) * n,
-            as_of="2026-01-01"))
-        for g in gpus for n in range(1, 9) for k in range(per_gpu)
+        ev.Configuration(
+            gpu=g,
+            num_gpus=n,
+            offer=ev.Offer(
+                provider="synthetic",
+                name=f"offer {k}",
+                gpus=n,
+                hourly_usd=0.4 * (k + 1) * n,
+                as_of="2026-01-01",
+            ),
+        )
+        for g in gpus
+        for n in range(1, 9)
+        for k in range(per_gpu)
     ]
     return configs, ctx
 
@@ -106,10 +118,13 @@ def measure_configurations(target: int, repeat: int) -> dict[str, float]:
         t0 = clock()
         rank.rank([rank.Candidate.of(r) for r in ok], "balanced")
         with_candidates.append(clock() - t0)
-    return {"configurations": len(configs), "rankable": len(ok),
-            "evaluate_ms": evaluate_s * 1e3,
-            "rank_ms": statistics.median(times) * 1e3,
-            "rank_with_candidates_ms": statistics.median(with_candidates) * 1e3}
+    return {
+        "configurations": len(configs),
+        "rankable": len(ok),
+        "evaluate_ms": evaluate_s * 1e3,
+        "rank_ms": statistics.median(times) * 1e3,
+        "rank_with_candidates_ms": statistics.median(with_candidates) * 1e3,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,12 +136,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:42} {n} GPUs  median {median:6.2f} ms  p90 {p90:6.2f} ms (CPU)")
     m = measure_configurations(args.configs, max(5, args.repeat // 20))
     met = m["rank_with_candidates_ms"] <= RANK_GOAL_MS
-    print(f"\n{m['configurations']:.0f} configurations ({m['rankable']:.0f} can run the job), "
-          "process CPU time:")
+    print(
+        f"\n{m['configurations']:.0f} configurations ({m['rankable']:.0f} can run the job), "
+        "process CPU time:"
+    )
     print(f"  evaluated once each (memory, roofline, cost): {m['evaluate_ms']:8.1f} ms")
     print(f"  ranked (scores + order):                      {m['rank_ms']:8.1f} ms median")
-    print(f"  ranked, building the candidates included:     {m['rank_with_candidates_ms']:8.1f} ms"
-          f" median (goal <= {RANK_GOAL_MS:.0f} ms: {'met' if met else 'NOT met'})")
+    print(
+        f"  ranked, building the candidates included:     {m['rank_with_candidates_ms']:8.1f} ms"
+        f" median (goal <= {RANK_GOAL_MS:.0f} ms: {'met' if met else 'NOT met'})"
+    )
     return 0
 
 

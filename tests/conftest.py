@@ -70,9 +70,7 @@ class _PgTemplate:
         assert self.url.database
         self.name = self.url.database
         self.template = f"{self.name}_template"
-        self.admin = create_engine(
-            self.url.set(database="postgres"), isolation_level="AUTOCOMMIT"
-        )
+        self.admin = create_engine(self.url.set(database="postgres"), isolation_level="AUTOCOMMIT")
         self.available = True
         try:
             with self.admin.connect() as conn:

@@ -24,7 +24,9 @@ FAILING_BENCH = [sys.executable, "-c", "import sys; sys.exit(3)"]
 
 def _openapi_document() -> dict:
     # Only the document: no database is touched (nothing migrates, nothing connects).
-    app = create_app(Settings(database_url="sqlite://", migrate_on_start=False, seed_on_start=False))
+    app = create_app(
+        Settings(database_url="sqlite://", migrate_on_start=False, seed_on_start=False)
+    )
     document = app.openapi()
     app.state.engine.dispose()
     return document

@@ -37,7 +37,9 @@ def test_versioned_static_urls_are_immutable_others_revalidate(client: TestClien
     for url in ("/static/css/app.css", "/static/css/app.css?v=000000000000"):
         stale = client.get(url)
         assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
-    revalidated = client.get("/static/css/app.css", headers={"If-None-Match": fresh.headers["etag"]})
+    revalidated = client.get(
+        "/static/css/app.css", headers={"If-None-Match": fresh.headers["etag"]}
+    )
     assert revalidated.status_code == 304
     assert client.get("/static/nothing-here.css").status_code == 404
 
@@ -45,9 +47,10 @@ def test_versioned_static_urls_are_immutable_others_revalidate(client: TestClien
 def test_request_id_is_returned_kept_when_plain_replaced_when_not(client: TestClient) -> None:
     made = client.get("/api/v1/health").headers["x-request-id"]
     assert re.fullmatch(r"[0-9a-f]{32}", made)
-    assert client.get("/api/v1/health", headers={"X-Request-ID": "abc-123.x"}).headers[
-        "x-request-id"
-    ] == "abc-123.x"
+    assert (
+        client.get("/api/v1/health", headers={"X-Request-ID": "abc-123.x"}).headers["x-request-id"]
+        == "abc-123.x"
+    )
     for bad in ("x" * 65, "has space", "<script>"):
         got = client.get("/api/v1/health", headers={"X-Request-ID": bad}).headers["x-request-id"]
         assert got != bad and re.fullmatch(r"[0-9a-f]{32}", got)

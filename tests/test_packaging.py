@@ -27,7 +27,9 @@ _NOT_SOURCES = shutil.ignore_patterns(
 
 def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(argv, capture_output=True, text=True, timeout=240, **kwargs)  # type: ignore[call-overload]
-    assert result.returncode == 0, f"{argv} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"{argv} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    )
     return result
 
 

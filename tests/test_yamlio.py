@@ -15,9 +15,7 @@ def test_uses_libyaml_when_present() -> None:
     assert yamlio.SafeLoader is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@pytest.mark.parametrize(
-    "path", sorted(shipped_path("data").rglob("*.yaml")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", sorted(shipped_path("data").rglob("*.yaml")), ids=lambda p: p.name)
 def test_same_documents_as_the_pure_python_loader(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert yamlio.safe_load(text) == yaml.safe_load(text)

@@ -73,42 +73,66 @@ def summary_table(report: BenchReport) -> Table:
     if report.conv:
         for a in report.conv.aggregates:
             mode = "fwd" if a.mode == "forward" else "fwd+bwd"
-            table.add_row(f"conv {a.precision} {mode}", *_fig_cells(a.tflops),
-                          f"{a.faster_layout or '?'} faster")
+            table.add_row(
+                f"conv {a.precision} {mode}",
+                *_fig_cells(a.tflops),
+                f"{a.faster_layout or '?'} faster",
+            )
     if report.memory and report.memory.best is not None:
-        table.add_row("memory bandwidth", *_fig_cells(report.memory.best),
-                      f"{report.memory.best_kernel}, {report.memory.array_bytes / 2**20:.0f} MiB "
-                      "arrays")
+        table.add_row(
+            "memory bandwidth",
+            *_fig_cells(report.memory.best),
+            f"{report.memory.best_kernel}, {report.memory.array_bytes / 2**20:.0f} MiB arrays",
+        )
         if report.memory.triad is not None:
             table.add_row("memory triad", *_fig_cells(report.memory.triad), "STREAM")
     if report.transfer:
         if report.transfer.status == "not_applicable":
-            table.add_row("host↔device", "[dim]n/a[/]", "—", "—",
-                          "CPU only" if env.backend == "cpu" else (report.transfer.reason or ""))
+            table.add_row(
+                "host↔device",
+                "[dim]n/a[/]",
+                "—",
+                "—",
+                "CPU only" if env.backend == "cpu" else (report.transfer.reason or ""),
+            )
         for f in report.transfer.fits:
-            table.add_row(f"{f.direction} {f.memory}", *_fig_cells(f.headline),
-                          f"at {f.headline_size_bytes / 2**20:.0f} MiB; "
-                          f"α={f.latency_s * 1e6:.1f} µs, "
-                          f"β{'≥' if f.bandwidth_is_lower_bound else '='}"
-                          f"{f.bandwidth_gbs:.1f} GB/s")
+            table.add_row(
+                f"{f.direction} {f.memory}",
+                *_fig_cells(f.headline),
+                f"at {f.headline_size_bytes / 2**20:.0f} MiB; "
+                f"α={f.latency_s * 1e6:.1f} µs, "
+                f"β{'≥' if f.bandwidth_is_lower_bound else '='}"
+                f"{f.bandwidth_gbs:.1f} GB/s",
+            )
     if report.batch_scaling:
         for c in report.batch_scaling.curves:
-            best = max((p for p in c.points if p.tflops.ok), default=None,
-                       key=lambda p: p.tflops.value or 0.0)
+            best = max(
+                (p for p in c.points if p.tflops.ok),
+                default=None,
+                key=lambda p: p.tflops.value or 0.0,
+            )
             name = {"cnn_block": "CNN block", "transformer_block": "transformer"}.get(
-                c.workload, c.workload)
-            table.add_row(f"{name} {c.mode} {c.precision}",
-                          f"{_fmt(c.max_samples_per_s)} samples/s",
-                          _fmt(best.tflops.peak) if best else "—",
-                          f"{best.tflops.efficiency:.0%}" if best and best.tflops.efficiency
-                          is not None else "—",
-                          f"B90={c.b90}; {_fmt(c.best_tflops)} TFLOPS")
+                c.workload, c.workload
+            )
+            table.add_row(
+                f"{name} {c.mode} {c.precision}",
+                f"{_fmt(c.max_samples_per_s)} samples/s",
+                _fmt(best.tflops.peak) if best else "—",
+                f"{best.tflops.efficiency:.0%}"
+                if best and best.tflops.efficiency is not None
+                else "—",
+                f"B90={c.b90}; {_fmt(c.best_tflops)} TFLOPS",
+            )
     pm = report.peak_memory
     if pm is not None and pm.per_sample_bytes is not None:
-        table.add_row("peak memory (train step)",
-                      f"{(pm.fixed_bytes or 0) / 2**20:.1f} MiB + "
-                      f"{pm.per_sample_bytes / 2**20:.2f} MiB/sample", "—", "—",
-                      pm.workload)
+        table.add_row(
+            "peak memory (train step)",
+            f"{(pm.fixed_bytes or 0) / 2**20:.1f} MiB + "
+            f"{pm.per_sample_bytes / 2**20:.2f} MiB/sample",
+            "—",
+            "—",
+            pm.workload,
+        )
     return table
 
 
@@ -130,14 +154,16 @@ class _JsonlSink:
             self.fh = None
 
 
-def upload_report(report: BenchReport, base_url: str, token: str | None,
-                  timeout_s: float = 60.0) -> str:
+def upload_report(
+    report: BenchReport, base_url: str, token: str | None, timeout_s: float = 60.0
+) -> str:
     """POST the report; return the stored id. Raises RuntimeError with a clear message."""
     url = base_url.rstrip("/") + UPLOAD_PATH
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        resp = httpx.post(url, json=report.model_dump(mode="json"), headers=headers,
-                          timeout=timeout_s)
+        resp = httpx.post(
+            url, json=report.model_dump(mode="json"), headers=headers, timeout=timeout_s
+        )
     except httpx.ConnectError as exc:
         raise RuntimeError(f"cannot connect to {base_url}: {exc or 'connection refused'}") from exc
     except httpx.TimeoutException as exc:
@@ -166,9 +192,18 @@ def upload_report(report: BenchReport, base_url: str, token: str | None,
     return str(rid)
 
 
-def bench_command(profile: str, device: str, output: Path | None, upload: str | None,
-                  token: str | None, gpu: str | None, peaks_lookup: PeaksLookup | None,
-                  progress_jsonl: Path | None, *, console: Console | None = None) -> int:
+def bench_command(
+    profile: str,
+    device: str,
+    output: Path | None,
+    upload: str | None,
+    token: str | None,
+    gpu: str | None,
+    peaks_lookup: PeaksLookup | None,
+    progress_jsonl: Path | None,
+    *,
+    console: Console | None = None,
+) -> int:
     """Run the benchmarks and report. See the module docstring for exit codes.
 
     ``peaks_lookup(device_name, memory_gb)`` returns ``(slug, name, peaks)`` for the catalog
@@ -198,8 +233,9 @@ def bench_command(profile: str, device: str, output: Path | None, upload: str | 
     if gpu:
         matched_by = "manual"
         if peaks_lookup is None:
-            err.print("[yellow]warning:[/] --gpu given but no catalog is available; "
-                      "running without peaks")
+            err.print(
+                "[yellow]warning:[/] --gpu given but no catalog is available; running without peaks"
+            )
         else:
             match = peaks_lookup(gpu, None)
             if match is None:
@@ -219,17 +255,23 @@ def bench_command(profile: str, device: str, output: Path | None, upload: str | 
 
     sink = _JsonlSink(progress_jsonl)
     try:
-        with Progress(TextColumn("[bold]{task.description:<48}"), BarColumn(),
-                      TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-                      console=con, transient=False) as prog:
+        with Progress(
+            TextColumn("[bold]{task.description:<48}"),
+            BarColumn(),
+            TextColumn("{task.percentage:>3.0f}%"),
+            TimeElapsedColumn(),
+            console=con,
+            transient=False,
+        ) as prog:
             task = prog.add_task(f"bench {info.device}", total=1.0)
 
             def on_progress(step: str, fraction: float) -> None:
                 prog.update(task, completed=fraction, description=step[:48])
                 sink.write({"step": step, "fraction": fraction})
 
-            report = run_benchmarks(profile=profile, device=info.device, peaks=peaks,
-                                    progress=on_progress)
+            report = run_benchmarks(
+                profile=profile, device=info.device, peaks=peaks, progress=on_progress
+            )
     except KeyboardInterrupt:
         sink.write({"step": "interrupted", "fraction": 0.0})
         err.print("[red]interrupted[/]")

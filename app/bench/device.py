@@ -84,11 +84,14 @@ def resolve_device(spec: str = "auto") -> str:
         kind, idx = m.group(1), int(m.group(2) or 0)
         if kind in ("cuda", "rocm", "hip"):
             if not _cuda_available():
-                raise ValueError(f"device {spec!r} requested but torch sees no CUDA/ROCm device "
-                                 f"(torch {torch.__version__})")
+                raise ValueError(
+                    f"device {spec!r} requested but torch sees no CUDA/ROCm device "
+                    f"(torch {torch.__version__})"
+                )
             if idx >= torch.cuda.device_count():
-                raise ValueError(f"device {spec!r}: only {torch.cuda.device_count()} "
-                                 "CUDA/ROCm device(s) visible")
+                raise ValueError(
+                    f"device {spec!r}: only {torch.cuda.device_count()} CUDA/ROCm device(s) visible"
+                )
             return f"cuda:{idx}"
         if not _xpu_available():
             raise ValueError(f"device {spec!r} requested but torch has no usable XPU")
@@ -121,10 +124,12 @@ def probe(spec: str = "auto") -> DeviceInfo:
         xprops = torch.xpu.get_device_properties(torch.device(device))
         return DeviceInfo(device, backend, str(xprops.name), int(xprops.total_memory))
     if backend == "mps":
-        return DeviceInfo(device, backend, apple_chip_name() or "Apple GPU (MPS)",
-                          host_memory_bytes())
-    return DeviceInfo(device, backend, cpu_model() or platform.processor() or "CPU",
-                      host_memory_bytes())
+        return DeviceInfo(
+            device, backend, apple_chip_name() or "Apple GPU (MPS)", host_memory_bytes()
+        )
+    return DeviceInfo(
+        device, backend, cpu_model() or platform.processor() or "CPU", host_memory_bytes()
+    )
 
 
 def synchronizer(device: str) -> Callable[[], None]:
@@ -189,8 +194,11 @@ def precision_support(device: str, precision: str) -> tuple[bool, bool, str | No
     if backend == "cuda":
         cc = cuda_capability(device) or (0, 0)
         if precision == "tf32":
-            return (cc >= (8, 0), cc >= (8, 0),
-                    None if cc >= (8, 0) else "TF32 needs compute capability ≥ 8.0")
+            return (
+                cc >= (8, 0),
+                cc >= (8, 0),
+                None if cc >= (8, 0) else "TF32 needs compute capability ≥ 8.0",
+            )
         if precision == "fp16":
             return True, cc >= (7, 0), None if cc >= (7, 0) else "no fp16 tensor cores"
         if precision == "bf16":
@@ -207,8 +215,15 @@ def precision_support(device: str, precision: str) -> tuple[bool, bool, str | No
             return True, True, None
         if precision == "fp8":
             ok = mi300 and hasattr(torch, "_scaled_mm")
-            return False, False, ("fp8 on ROCm is not measured by this tool" if ok else
-                                  "fp8 matmul not supported here")
+            return (
+                False,
+                False,
+                (
+                    "fp8 on ROCm is not measured by this tool"
+                    if ok
+                    else "fp8 matmul not supported here"
+                ),
+            )
     if backend == "mps":
         if precision == "fp16":
             return True, True, None
@@ -225,12 +240,22 @@ def precision_support(device: str, precision: str) -> tuple[bool, bool, str | No
     flags = cpu_flags()
     if precision == "bf16":
         native = bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
-        return True, native, None if native else (
-            "bf16 is not native on this CPU (no avx512_bf16/amx_bf16): emulated, slow")
+        return (
+            True,
+            native,
+            None
+            if native
+            else ("bf16 is not native on this CPU (no avx512_bf16/amx_bf16): emulated, slow"),
+        )
     if precision == "fp16":
         native = bool(flags & {"avx512_fp16", "amx_fp16", "asimdhp", "fphp"})
-        return True, native, None if native else (
-            "fp16 is not native on this CPU (no avx512_fp16/amx_fp16): emulated, slow")
+        return (
+            True,
+            native,
+            None
+            if native
+            else ("fp16 is not native on this CPU (no avx512_fp16/amx_fp16): emulated, slow"),
+        )
     return False, False, f"{precision} does not apply to CPUs"
 
 

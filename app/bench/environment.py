@@ -54,7 +54,6 @@ RELEVANT_ENV_VARS = (
 )
 
 
-
 # ---------------------------------------------------------------------------------------
 # environment record
 # ---------------------------------------------------------------------------------------
@@ -72,15 +71,18 @@ def _nvml_clocks(index: int) -> dict[str, Any] | None:
             out: dict[str, Any] = {"source": "nvml"}
             for key, fn in (
                 ("sm_clock_mhz", lambda: pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM)),
-                ("sm_clock_max_mhz",
-                 lambda: pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_SM)),
-                ("mem_clock_max_mhz",
-                 lambda: pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_MEM)),
+                (
+                    "sm_clock_max_mhz",
+                    lambda: pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_SM),
+                ),
+                (
+                    "mem_clock_max_mhz",
+                    lambda: pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_MEM),
+                ),
                 ("power_w", lambda: pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0),
                 ("power_limit_w", lambda: pynvml.nvmlDeviceGetEnforcedPowerLimit(h) / 1000.0),
                 ("temperature_c", lambda: pynvml.nvmlDeviceGetTemperature(h, 0)),
-                ("utilization_gpu_pct",
-                 lambda: pynvml.nvmlDeviceGetUtilizationRates(h).gpu),
+                ("utilization_gpu_pct", lambda: pynvml.nvmlDeviceGetUtilizationRates(h).gpu),
                 ("pcie_gen", lambda: pynvml.nvmlDeviceGetCurrPcieLinkGeneration(h)),
                 ("pcie_width", lambda: pynvml.nvmlDeviceGetCurrPcieLinkWidth(h)),
                 ("driver_version", lambda: pynvml.nvmlSystemGetDriverVersion()),
@@ -97,9 +99,11 @@ def _nvml_clocks(index: int) -> dict[str, Any] | None:
 
 def _cpu_clocks() -> dict[str, Any] | None:
     out: dict[str, Any] = {}
-    for key, path in (("max_mhz", "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"),
-                      ("base_mhz", "/sys/devices/system/cpu/cpu0/cpufreq/base_frequency"),
-                      ("current_mhz", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq")):
+    for key, path in (
+        ("max_mhz", "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"),
+        ("base_mhz", "/sys/devices/system/cpu/cpu0/cpufreq/base_frequency"),
+        ("current_mhz", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq"),
+    ):
         v = read_sys_file(path)
         if v and v.strip().isdigit():
             out[key] = int(v.strip()) / 1000.0
@@ -177,7 +181,8 @@ def describe_environment(device: str) -> Environment:
         data["macos_version"] = platform.mac_ver()[0] or None
         with contextlib.suppress(Exception):
             data["precision_flags"]["mps.recommended_max_memory"] = int(
-                torch.mps.recommended_max_memory())
+                torch.mps.recommended_max_memory()
+            )
     elif backend == "xpu":
         data["device_count"] = torch.xpu.device_count()
         with contextlib.suppress(Exception):

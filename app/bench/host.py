@@ -12,11 +12,25 @@ import torch
 
 #: CPU ISA flags that gate precision rows and peak estimates.
 RELEVANT_CPU_FLAGS = (
-    "avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_fp16", "avx512_vnni",
-    "amx_tile", "amx_bf16", "amx_fp16", "amx_int8", "asimd", "asimdhp", "fphp", "bf16",
-    "sve", "sve2", "i8mm",
+    "avx",
+    "avx2",
+    "fma",
+    "avx512f",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx512_vnni",
+    "amx_tile",
+    "amx_bf16",
+    "amx_fp16",
+    "amx_int8",
+    "asimd",
+    "asimdhp",
+    "fphp",
+    "bf16",
+    "sve",
+    "sve2",
+    "i8mm",
 )
-
 
 
 # ---------------------------------------------------------------------------------------

@@ -37,8 +37,12 @@ MAX_BYTES = 1e15
 PRECISIONS: tuple[str, ...] = MEASURED_PRECISIONS
 PEAK_BANDWIDTH_KEY = "bandwidth_gbs"
 PEAK_LINK_KEY = "host_link_gbs"
-_PEAK_ALIASES = {"bandwidth": PEAK_BANDWIDTH_KEY, "memory_bandwidth_gbs": PEAK_BANDWIDTH_KEY,
-                 "pcie_gbs": PEAK_LINK_KEY, "link_gbs": PEAK_LINK_KEY}
+_PEAK_ALIASES = {
+    "bandwidth": PEAK_BANDWIDTH_KEY,
+    "memory_bandwidth_gbs": PEAK_BANDWIDTH_KEY,
+    "pcie_gbs": PEAK_LINK_KEY,
+    "link_gbs": PEAK_LINK_KEY,
+}
 
 Unit = Literal["TFLOPS", "GB/s", "samples/s", "s", "bytes", "x"]
 Status = Literal["ok", "rejected", "not_applicable", "failed", "skipped"]
@@ -67,12 +71,15 @@ def _check_number(name: str, value: float | None, unit: str, bounded: bool = Tru
     if math.isinf(value):
         raise ValueError(f"{name} is infinite ({unit}): not a measurement")
     if value < 0:
-        raise ValueError(f"{name} is negative ({value} {unit}): a measured rate or size "
-                         "cannot be below zero")
+        raise ValueError(
+            f"{name} is negative ({value} {unit}): a measured rate or size cannot be below zero"
+        )
     limit = _UNIT_LIMITS.get(unit)
     if bounded and limit is not None and value > limit:
-        raise ValueError(f"{name} = {value:g} {unit} is implausible (limit {limit:g} {unit}): "
-                         "probably a timing error (missing synchronisation?)")
+        raise ValueError(
+            f"{name} = {value:g} {unit} is implausible (limit {limit:g} {unit}): "
+            "probably a timing error (missing synchronisation?)"
+        )
 
 
 class Figure(_Model):
@@ -401,8 +408,12 @@ class BenchReport(_Model):
             fig = self.best_matmul(precision)
             if fig is not None and fig.efficiency is not None:
                 out[precision] = fig.efficiency
-        if (self.memory is not None and self.memory.best is not None and self.memory.best.ok
-                and self.memory.best.efficiency is not None):
+        if (
+            self.memory is not None
+            and self.memory.best is not None
+            and self.memory.best.ok
+            and self.memory.best.efficiency is not None
+        ):
             out[PEAK_BANDWIDTH_KEY] = self.memory.best.efficiency
         return out
 
@@ -495,11 +506,17 @@ def check_peak(fig: Figure, peak: float | None, what: str = "result") -> Figure:
         assert fig.value is not None
         if fig.value > PEAK_TOLERANCE * peak:
             data.update(
-                status="rejected", value=None, p10=None, p90=None, efficiency=None,
+                status="rejected",
+                value=None,
+                p10=None,
+                p90=None,
+                efficiency=None,
                 rejected_value=fig.value,
-                reason=(f"{what} {fig.value:.4g} {fig.unit} exceeds {PEAK_TOLERANCE:.2f} × the "
-                        f"known peak {peak:.4g} {fig.unit}: rejected as a measurement error "
-                        "(cache-resident data, missing synchronisation or a wrong peak)"),
+                reason=(
+                    f"{what} {fig.value:.4g} {fig.unit} exceeds {PEAK_TOLERANCE:.2f} × the "
+                    f"known peak {peak:.4g} {fig.unit}: rejected as a measurement error "
+                    "(cache-resident data, missing synchronisation or a wrong peak)"
+                ),
             )
         else:
             data["efficiency"] = fig.value / peak
@@ -545,13 +562,18 @@ def apply_peaks_in_place(report: BenchReport, peaks: dict[str, float]) -> None:
     if report.batch_scaling:
         for curve in report.batch_scaling.curves:
             for pt in curve.points:
-                pt.tflops = check_peak(pt.tflops, _peak_for(p, curve.precision),
-                                       f"{curve.workload} {curve.precision}")
+                pt.tflops = check_peak(
+                    pt.tflops, _peak_for(p, curve.precision), f"{curve.workload} {curve.precision}"
+                )
 
 
-def apply_peaks(report: BenchReport, peaks: dict[str, float], slug: str | None = None,
-                name: str | None = None,
-                matched_by: Literal["name", "manual"] = "name") -> BenchReport:
+def apply_peaks(
+    report: BenchReport,
+    peaks: dict[str, float],
+    slug: str | None = None,
+    name: str | None = None,
+    matched_by: Literal["name", "manual"] = "name",
+) -> BenchReport:
     """Return a copy of ``report`` with catalog peaks applied.
 
     ``peaks`` maps precision (``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``) to dense

@@ -45,8 +45,7 @@ from app.bench.timing import TimingConfig
 from app.bench.tips import generate_tips
 from app.vocab import MEASURED_PRECISIONS
 
-SUITES: tuple[str, ...] = ("matmul", "conv", "memory", "transfer", "batch_scaling",
-                           "peak_memory")
+SUITES: tuple[str, ...] = ("matmul", "conv", "memory", "transfer", "batch_scaling", "peak_memory")
 PROFILES: tuple[str, ...] = ("quick", "standard")
 
 _RESNET_LAYERS = (
@@ -61,8 +60,9 @@ _LAYER = {ly.name: ly for ly in _RESNET_LAYERS}
 
 _CPU_QUICK = Profile(
     name="quick",
-    timing=TimingConfig(warmup_s=0.015, min_warmup_calls=3, block_s=0.02, n_blocks=5,
-                        min_blocks=3, max_total_s=0.2),
+    timing=TimingConfig(
+        warmup_s=0.015, min_warmup_calls=3, block_s=0.02, n_blocks=5, min_blocks=3, max_total_s=0.2
+    ),
     global_warmup_s=0.2,
     matmul_reference=(1024, 1024, 1024),
     matmul_search=((512, 512, 512), (1536, 1536, 1536)),
@@ -76,20 +76,21 @@ _CPU_QUICK = Profile(
     batches=(1, 2, 4, 8, 16, 32),
     batch_precisions=("auto",),
     batch_step_cap_s=0.1,
-    batch_timing=TimingConfig(warmup_s=0.01, min_warmup_calls=3, block_s=0.015, n_blocks=5,
-                              min_blocks=3, max_total_s=0.15),
+    batch_timing=TimingConfig(
+        warmup_s=0.01, min_warmup_calls=3, block_s=0.015, n_blocks=5, min_blocks=3, max_total_s=0.15
+    ),
     peak_memory_batches=(4, 32),
     budget_s=12.0,
 )
 
 _CPU_STANDARD = Profile(
     name="standard",
-    timing=TimingConfig(warmup_s=0.1, min_warmup_calls=3, block_s=0.1, n_blocks=5,
-                        min_blocks=3, max_total_s=1.0),
+    timing=TimingConfig(
+        warmup_s=0.1, min_warmup_calls=3, block_s=0.1, n_blocks=5, min_blocks=3, max_total_s=1.0
+    ),
     global_warmup_s=0.5,
     matmul_reference=(2048, 2048, 2048),
-    matmul_search=((1024, 1024, 1024), (4096, 4096, 1024), (1024, 4096, 4096),
-                   (3072, 3072, 3072)),
+    matmul_search=((1024, 1024, 1024), (4096, 4096, 1024), (1024, 4096, 4096), (3072, 3072, 3072)),
     matmul_emulated=(512, 512, 512),
     matmul_single_thread=True,
     conv_batch=8,
@@ -101,15 +102,17 @@ _CPU_STANDARD = Profile(
     batches=(1, 2, 4, 8, 16, 32, 64),
     batch_precisions=("fp32", "bf16"),
     batch_step_cap_s=0.5,
-    batch_timing=TimingConfig(warmup_s=0.03, min_warmup_calls=3, block_s=0.05, n_blocks=5,
-                              min_blocks=3, max_total_s=0.5),
+    batch_timing=TimingConfig(
+        warmup_s=0.03, min_warmup_calls=3, block_s=0.05, n_blocks=5, min_blocks=3, max_total_s=0.5
+    ),
     peak_memory_batches=(8, 64),
 )
 
 _ACCEL_QUICK = Profile(
     name="quick",
-    timing=TimingConfig(warmup_s=0.025, min_warmup_calls=3, block_s=0.02, n_blocks=5,
-                        min_blocks=3, max_total_s=0.3),
+    timing=TimingConfig(
+        warmup_s=0.025, min_warmup_calls=3, block_s=0.02, n_blocks=5, min_blocks=3, max_total_s=0.3
+    ),
     global_warmup_s=0.5,
     matmul_reference=(4096, 4096, 4096),
     # an H200 took 55 s over this profile with twice the shapes and rows (autotuning and
@@ -133,13 +136,21 @@ _ACCEL_QUICK = Profile(
 
 _ACCEL_STANDARD = Profile(
     name="standard",
-    timing=TimingConfig(warmup_s=0.05, min_warmup_calls=3, block_s=0.05, n_blocks=7,
-                        min_blocks=5, max_total_s=1.0),
+    timing=TimingConfig(
+        warmup_s=0.05, min_warmup_calls=3, block_s=0.05, n_blocks=7, min_blocks=5, max_total_s=1.0
+    ),
     global_warmup_s=1.0,
     matmul_reference=(8192, 8192, 8192),
-    matmul_search=((4096, 4096, 4096), (2048, 2048, 2048), (16384, 8192, 1024),
-                   (8192, 8192, 4096), (1024, 10240, 5120), (8192, 16384, 8192),
-                   (6144, 6144, 6144), (12288, 12288, 4096)),
+    matmul_search=(
+        (4096, 4096, 4096),
+        (2048, 2048, 2048),
+        (16384, 8192, 1024),
+        (8192, 8192, 4096),
+        (1024, 10240, 5120),
+        (8192, 16384, 8192),
+        (6144, 6144, 6144),
+        (12288, 12288, 4096),
+    ),
     matmul_emulated=(2048, 2048, 2048),
     conv_batch=64,
     conv_layers=_RESNET_LAYERS,
@@ -157,8 +168,12 @@ _ACCEL_STANDARD = Profile(
 
 
 def get_profile(name: str, accelerator: bool) -> Profile:
-    table = {("quick", False): _CPU_QUICK, ("standard", False): _CPU_STANDARD,
-             ("quick", True): _ACCEL_QUICK, ("standard", True): _ACCEL_STANDARD}
+    table = {
+        ("quick", False): _CPU_QUICK,
+        ("standard", False): _CPU_STANDARD,
+        ("quick", True): _ACCEL_QUICK,
+        ("standard", True): _ACCEL_STANDARD,
+    }
     try:
         return table[(name, accelerator)]
     except KeyError:
@@ -181,8 +196,9 @@ def compute_speedups(report: BenchReport) -> list[Speedup]:
             for p in MEASURED_PRECISIONS[1:]:  # each against fp32
                 s = bp.get(p)
                 if s is not None and s.best.ok and s.best.value:
-                    out.append(Speedup(source="matmul", precision=p,
-                                       ratio=s.best.value / base.best.value))
+                    out.append(
+                        Speedup(source="matmul", precision=p, ratio=s.best.value / base.best.value)
+                    )
     if report.conv:
         for mode in ("forward", "forward_backward"):
             aggs = {a.precision: a for a in report.conv.aggregates if a.mode == mode}
@@ -191,18 +207,37 @@ def compute_speedups(report: BenchReport) -> list[Speedup]:
                 continue
             for p, a in aggs.items():
                 if p != "fp32" and a.tflops.ok and a.tflops.value:
-                    out.append(Speedup(source=f"conv_{mode}", precision=p,
-                                       ratio=a.tflops.value / base_a.tflops.value))
+                    out.append(
+                        Speedup(
+                            source=f"conv_{mode}",
+                            precision=p,
+                            ratio=a.tflops.value / base_a.tflops.value,
+                        )
+                    )
     if report.batch_scaling:
         curves = report.batch_scaling.curves
         for c in curves:
             if c.precision == "fp32" or not c.max_samples_per_s:
                 continue
-            base_c = next((x for x in curves if x.workload == c.workload and x.mode == c.mode
-                           and x.precision == "fp32" and x.max_samples_per_s), None)
+            base_c = next(
+                (
+                    x
+                    for x in curves
+                    if x.workload == c.workload
+                    and x.mode == c.mode
+                    and x.precision == "fp32"
+                    and x.max_samples_per_s
+                ),
+                None,
+            )
             if base_c is not None and base_c.max_samples_per_s:
-                out.append(Speedup(source=f"batch_{c.workload}_{c.mode}", precision=c.precision,
-                                   ratio=c.max_samples_per_s / base_c.max_samples_per_s))
+                out.append(
+                    Speedup(
+                        source=f"batch_{c.workload}_{c.mode}",
+                        precision=c.precision,
+                        ratio=c.max_samples_per_s / base_c.max_samples_per_s,
+                    )
+                )
     return out
 
 
@@ -228,8 +263,14 @@ def _global_warmup(ctx: Context, seconds: float) -> None:
             break
 
 
-_WEIGHTS = {"matmul": 0.2, "conv": 0.2, "memory": 0.1, "transfer": 0.1, "batch_scaling": 0.3,
-            "peak_memory": 0.1}
+_WEIGHTS = {
+    "matmul": 0.2,
+    "conv": 0.2,
+    "memory": 0.1,
+    "transfer": 0.1,
+    "batch_scaling": 0.3,
+    "peak_memory": 0.1,
+}
 
 _RUNNERS: dict[str, Callable[[Context], Any]] = {
     "matmul": matmul.run,
@@ -250,10 +291,13 @@ _SUITE_TYPES: dict[str, type] = {
 }
 
 
-def run_benchmarks(profile: str | Profile = "quick", device: str = "auto",
-                   peaks: dict[str, float] | None = None,
-                   progress: Callable[[str, float], None] | None = None,
-                   suites: Sequence[str] | None = None) -> BenchReport:
+def run_benchmarks(
+    profile: str | Profile = "quick",
+    device: str = "auto",
+    peaks: dict[str, float] | None = None,
+    progress: Callable[[str, float], None] | None = None,
+    suites: Sequence[str] | None = None,
+) -> BenchReport:
     """Measure the device and return a validated report.
 
     ``peaks`` (precision → dense TFLOPS, ``bandwidth_gbs`` → GB/s, optional
@@ -285,12 +329,20 @@ def run_benchmarks(profile: str | Profile = "quick", device: str = "auto",
         if backend == "cpu":
             usable = host.usable_cores()
             if torch.get_num_threads() > usable:
-                warnings.append(f"torch threads reduced from {torch.get_num_threads()} to "
-                                f"{usable} usable cores for the run")
+                warnings.append(
+                    f"torch threads reduced from {torch.get_num_threads()} to "
+                    f"{usable} usable cores for the run"
+                )
                 torch.set_num_threads(usable)
         env = describe_environment(resolved)
-        ctx = Context(device=resolved, backend=backend, sync=devmod.synchronizer(resolved),
-                      profile=prof, peaks=peak_map, warnings=warnings)
+        ctx = Context(
+            device=resolved,
+            backend=backend,
+            sync=devmod.synchronizer(resolved),
+            profile=prof,
+            peaks=peak_map,
+            warnings=warnings,
+        )
         emit("warm-up", 0.01)
         _global_warmup(ctx, prof.global_warmup_s)
         t_suites = time.perf_counter()
@@ -319,8 +371,9 @@ def run_benchmarks(profile: str | Profile = "quick", device: str = "auto",
             except Exception as exc:
                 devmod.empty_cache(resolved)
                 tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-                results[name] = _SUITE_TYPES[name](status="failed", reason=tb[:500],
-                                                   duration_s=time.perf_counter() - t0)
+                results[name] = _SUITE_TYPES[name](
+                    status="failed", reason=tb[:500], duration_s=time.perf_counter() - t0
+                )
             done_w += w
     report = BenchReport(
         profile=prof.name,

@@ -134,9 +134,9 @@ def fit_linear(
     return a, b
 
 
-def fit_latency_bandwidth(sizes_bytes: Sequence[float], times_s: Sequence[float]) -> tuple[
-    float, float
-]:
+def fit_latency_bandwidth(
+    sizes_bytes: Sequence[float], times_s: Sequence[float]
+) -> tuple[float, float]:
     """Fit t = α + s/β (α seconds, β bytes/s) with relative (1/t²) weights.
 
     Relative weights keep the small, latency-bound transfers from being drowned by the
@@ -149,9 +149,9 @@ def fit_latency_bandwidth(sizes_bytes: Sequence[float], times_s: Sequence[float]
     return max(alpha, 0.0), beta
 
 
-def fit_transfer(sizes_bytes: Sequence[float], times_s: Sequence[float]) -> tuple[
-    float, float, bool
-]:
+def fit_transfer(
+    sizes_bytes: Sequence[float], times_s: Sequence[float]
+) -> tuple[float, float, bool]:
     """Latency α (s), bandwidth β (bytes/s), and whether β is only a lower bound.
 
     When every size is small enough that the copies are latency-bound (a few KiB on a fast
@@ -191,13 +191,13 @@ def matmul_flops(m: int, n: int, k: int) -> int:
     return 2 * m * n * k
 
 
-def conv_output_size(size: int, kernel: int, stride: int = 1, padding: int = 0,
-                     dilation: int = 1) -> int:
+def conv_output_size(
+    size: int, kernel: int, stride: int = 1, padding: int = 0, dilation: int = 1
+) -> int:
     return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
 
 
-def conv2d_flops(n: int, c: int, k: int, r: int, s: int, p: int, q: int,
-                 groups: int = 1) -> int:
+def conv2d_flops(n: int, c: int, k: int, r: int, s: int, p: int, q: int, groups: int = 1) -> int:
     """Forward conv FLOPs = 2·N·K·(C/groups)·R·S·P·Q (padding and bias ignored)."""
     if c % groups or k % groups:
         raise ValueError("channels must be divisible by groups")
@@ -275,9 +275,12 @@ class Timer:
     cache flush) runs before each block, outside the timed region.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.perf_counter,
-                 sync: Callable[[], None] | None = None,
-                 config: TimingConfig | None = None) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.perf_counter,
+        sync: Callable[[], None] | None = None,
+        config: TimingConfig | None = None,
+    ) -> None:
         self.clock = clock
         self.sync = sync or _noop
         self.config = config or TimingConfig()
@@ -286,9 +289,13 @@ class Timer:
         self.sync()
         return self.clock()
 
-    def measure(self, fn: Callable[[], object], *,
-                before_block: Callable[[], object] | None = None,
-                config: TimingConfig | None = None) -> Timing:
+    def measure(
+        self,
+        fn: Callable[[], object],
+        *,
+        before_block: Callable[[], object] | None = None,
+        config: TimingConfig | None = None,
+    ) -> Timing:
         cfg = config or self.config
         # --- warm-up: ≥ min_warmup_calls and ≥ warmup_s, each call timed to estimate cost
         warm_times: list[float] = []
@@ -303,7 +310,7 @@ class Timer:
                 break
             if len(warm_times) >= cfg.min_warmup_calls and t - start >= cfg.warmup_s:
                 break
-        tail = warm_times[-min(len(warm_times), 5):]
+        tail = warm_times[-min(len(warm_times), 5) :]
         estimate = max(median(tail), 1e-9)
         iters = int(min(cfg.max_iters_per_block, max(1, round(cfg.block_s / estimate))))
         n_blocks = cfg.n_blocks
@@ -322,12 +329,21 @@ class Timer:
             if elapsed <= 0:
                 raise RuntimeError("the clock did not advance over a timed block")
             per_call.append(elapsed / iters)
-        return Timing(per_call_s=per_call, iters_per_block=iters,
-                      warmup_calls=len(warm_times), warmup_s=last - start)
+        return Timing(
+            per_call_s=per_call,
+            iters_per_block=iters,
+            warmup_calls=len(warm_times),
+            warmup_s=last - start,
+        )
 
 
-def measure(fn: Callable[[], object], *, clock: Callable[[], float] = time.perf_counter,
-            sync: Callable[[], None] | None = None, config: TimingConfig | None = None,
-            before_block: Callable[[], object] | None = None) -> Timing:
+def measure(
+    fn: Callable[[], object],
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+    sync: Callable[[], None] | None = None,
+    config: TimingConfig | None = None,
+    before_block: Callable[[], object] | None = None,
+) -> Timing:
     """Functional form of :meth:`Timer.measure`."""
     return Timer(clock=clock, sync=sync, config=config).measure(fn, before_block=before_block)

@@ -15,8 +15,10 @@ def _mib(n: float) -> str:
 
 
 def _speedup(report: BenchReport, source: str, precision: str) -> Speedup | None:
-    return next((s for s in report.precision_speedups
-                 if s.source == source and s.precision == precision), None)
+    return next(
+        (s for s in report.precision_speedups if s.source == source and s.precision == precision),
+        None,
+    )
 
 
 def _device_type(report: BenchReport) -> str:
@@ -37,23 +39,30 @@ def _precision_tips(report: BenchReport) -> list[str]:
         native = bool(summary and summary.native)
         r = sp.ratio
         if not native:
-            tips.append(f"{precision} is not native {where}: matmuls run at {r:.2f}× the fp32 "
-                        f"speed (emulated), so keep fp32 rather than {precision} here")
+            tips.append(
+                f"{precision} is not native {where}: matmuls run at {r:.2f}× the fp32 "
+                f"speed (emulated), so keep fp32 rather than {precision} here"
+            )
         elif r >= 1.2:
-            tips.append(f"{precision} is {r:.1f}× faster than fp32 {where}: train with "
-                        f"torch.autocast(device_type=\"{dev_type}\", "
-                        f"dtype={_AUTOCAST_DTYPE[precision]})")
+            tips.append(
+                f"{precision} is {r:.1f}× faster than fp32 {where}: train with "
+                f'torch.autocast(device_type="{dev_type}", '
+                f"dtype={_AUTOCAST_DTYPE[precision]})"
+            )
         elif r >= 0.8:
-            tips.append(f"{precision} runs about as fast as fp32 {where} ({r:.1f}×): mixed "
-                        "precision halves activation memory but does not save time")
+            tips.append(
+                f"{precision} runs about as fast as fp32 {where} ({r:.1f}×): mixed "
+                "precision halves activation memory but does not save time"
+            )
         else:
-            tips.append(f"{precision} is slower than fp32 {where} ({r:.2f}×): keep fp32 for "
-                        "speed")
+            tips.append(f"{precision} is slower than fp32 {where} ({r:.2f}×): keep fp32 for speed")
     tf = _speedup(report, "matmul", "tf32")
     if tf is not None and tf.ratio >= 1.5:
-        tips.append(f"TF32 makes fp32 matmuls {tf.ratio:.1f}× faster here: "
-                    "torch.set_float32_matmul_precision(\"high\") if ~3 significant digits are "
-                    "enough for your model")
+        tips.append(
+            f"TF32 makes fp32 matmuls {tf.ratio:.1f}× faster here: "
+            'torch.set_float32_matmul_precision("high") if ~3 significant digits are '
+            "enough for your model"
+        )
     return tips
 
 
@@ -62,24 +71,33 @@ def _transfer_tips(report: BenchReport) -> list[str]:
     if t is None or t.status != "ok":
         return []
     if t.kind == "unified":
-        return ["memory is unified on this machine: host↔device copies are memory copies in "
-                "RAM and pin_memory=True does not apply"]
+        return [
+            "memory is unified on this machine: host↔device copies are memory copies in "
+            "RAM and pin_memory=True does not apply"
+        ]
     r = t.pinned_over_pageable_h2d
     if r is None:
         return []
     if r >= 1.15:
-        return [f"pinned memory moves data {r:.1f}× faster here: use pin_memory=True in your "
-                "DataLoader (and .to(device, non_blocking=True))"]
-    return [f"pinned and pageable host memory move data at about the same speed here "
-            f"({r:.1f}×): pin_memory=True gains little on this machine"]
+        return [
+            f"pinned memory moves data {r:.1f}× faster here: use pin_memory=True in your "
+            "DataLoader (and .to(device, non_blocking=True))"
+        ]
+    return [
+        f"pinned and pageable host memory move data at about the same speed here "
+        f"({r:.1f}×): pin_memory=True gains little on this machine"
+    ]
 
 
 def _conv_tips(report: BenchReport) -> list[str]:
     c = report.conv
     if c is None:
         return []
-    aggs = [a for a in c.aggregates if a.mode == "forward_backward"
-            and a.tflops_nchw and a.tflops_channels_last]
+    aggs = [
+        a
+        for a in c.aggregates
+        if a.mode == "forward_backward" and a.tflops_nchw and a.tflops_channels_last
+    ]
     if not aggs:
         return []
     # prefer the fastest precision's training row: that is what people will run
@@ -87,12 +105,16 @@ def _conv_tips(report: BenchReport) -> list[str]:
     assert a.tflops_nchw is not None and a.tflops_channels_last is not None
     r = a.tflops_channels_last / a.tflops_nchw
     if r >= 1.1:
-        return [f"channels_last convolutions are {r:.1f}× faster here ({a.precision}, "
-                "training): model = model.to(memory_format=torch.channels_last) and the same "
-                "for the inputs"]
+        return [
+            f"channels_last convolutions are {r:.1f}× faster here ({a.precision}, "
+            "training): model = model.to(memory_format=torch.channels_last) and the same "
+            "for the inputs"
+        ]
     if r <= 1 / 1.1:
-        return [f"the default NCHW layout is {1 / r:.1f}× faster than channels_last here "
-                f"({a.precision}, training): keep the default memory format"]
+        return [
+            f"the default NCHW layout is {1 / r:.1f}× faster than channels_last here "
+            f"({a.precision}, training): keep the default memory format"
+        ]
     return []
 
 
@@ -109,17 +131,23 @@ def _batch_tips(report: BenchReport) -> list[str]:
         if len(curve.points) == 1:
             # one point compares nothing: it says neither "enough" nor "still rising"
             if curve.stopped:
-                tips.append(f"the {name} ({curve.precision} training) was measured at batch "
-                            f"{largest} only ({curve.stopped}): this run cannot tell which "
-                            "batch size is enough")
+                tips.append(
+                    f"the {name} ({curve.precision} training) was measured at batch "
+                    f"{largest} only ({curve.stopped}): this run cannot tell which "
+                    "batch size is enough"
+                )
             continue
         if curve.b90 == largest:
-            tips.append(f"throughput of the {name} ({curve.precision} training) was still "
-                        f"rising at batch {largest}, the largest tried: use the largest batch "
-                        "that fits in memory")
+            tips.append(
+                f"throughput of the {name} ({curve.precision} training) was still "
+                f"rising at batch {largest}, the largest tried: use the largest batch "
+                "that fits in memory"
+            )
         else:
-            tips.append(f"batch {curve.b90} reaches 90 % of peak throughput for the {name} "
-                        f"({curve.precision} training); larger batches add little speed")
+            tips.append(
+                f"batch {curve.b90} reaches 90 % of peak throughput for the {name} "
+                f"({curve.precision} training); larger batches add little speed"
+            )
     return tips
 
 
@@ -129,10 +157,12 @@ def _memory_tips(report: BenchReport) -> list[str]:
         return []
     if pm.per_sample_bytes <= 0:
         return []
-    return [f"a training step of the test transformer block needs about "
-            f"{_mib(max(pm.fixed_bytes, 0.0))} plus {_mib(pm.per_sample_bytes)} per sample: "
-            "activations grow linearly with the batch (activation checkpointing trades "
-            "compute for that memory)"]
+    return [
+        f"a training step of the test transformer block needs about "
+        f"{_mib(max(pm.fixed_bytes, 0.0))} plus {_mib(pm.per_sample_bytes)} per sample: "
+        "activations grow linearly with the batch (activation checkpointing trades "
+        "compute for that memory)"
+    ]
 
 
 def _efficiency_tips(report: BenchReport) -> list[str]:
@@ -141,12 +171,16 @@ def _efficiency_tips(report: BenchReport) -> list[str]:
     low = {k: v for k, v in effs.items() if k != "bandwidth_gbs" and v < 0.5}
     if low:
         k, v = min(low.items(), key=lambda kv: kv[1])
-        tips.append(f"{k} matmul reaches only {v:.0%} of the catalog peak: check clocks, power "
-                    "limits and other processes using the device, then rerun")
+        tips.append(
+            f"{k} matmul reaches only {v:.0%} of the catalog peak: check clocks, power "
+            "limits and other processes using the device, then rerun"
+        )
     bw = effs.get("bandwidth_gbs")
     if bw is not None and bw < 0.6:
-        tips.append(f"memory bandwidth reaches only {bw:.0%} of the catalog figure: check "
-                    "other processes and power settings")
+        tips.append(
+            f"memory bandwidth reaches only {bw:.0%} of the catalog figure: check "
+            "other processes and power settings"
+        )
     return tips
 
 
@@ -156,21 +190,29 @@ def _quality_tips(report: BenchReport) -> list[str]:
     ok = [f for f in figs if f.ok]
     noisy = [f for f in ok if f.noisy]
     if ok and len(noisy) / len(ok) > 0.2:
-        tips.append(f"{len(noisy)} of {len(ok)} measurements were noisy (spread over 10 %): "
-                    "close other programs and rerun for steadier numbers")
+        tips.append(
+            f"{len(noisy)} of {len(ok)} measurements were noisy (spread over 10 %): "
+            "close other programs and rerun for steadier numbers"
+        )
     # a rejection is per figure (a batch point's TFLOPS can exceed the peak, its step time not)
     rejected = [f for _, f in report.figures() if f.status == "rejected"]
     if rejected:
-        tips.append(f"{len(rejected)} figure(s) exceeded the known peak by more than 15 % and "
-                    "were rejected as measurement errors")
+        tips.append(
+            f"{len(rejected)} figure(s) exceeded the known peak by more than 15 % and "
+            "were rejected as measurement errors"
+        )
     env = report.environment
     if env.backend == "cpu":
-        tips.append(f"this run measured the CPU only: torch {env.torch_version} sees no CUDA, "
-                    "ROCm, MPS or XPU device")
+        tips.append(
+            f"this run measured the CPU only: torch {env.torch_version} sees no CUDA, "
+            "ROCm, MPS or XPU device"
+        )
         if env.torch_threads and env.cpu_usable_cores and env.torch_threads > env.cpu_usable_cores:
-            tips.append(f"torch uses {env.torch_threads} threads on {env.cpu_usable_cores} usable "
-                        "cores: set torch.set_num_threads to the core count to avoid "
-                        "oversubscription")
+            tips.append(
+                f"torch uses {env.torch_threads} threads on {env.cpu_usable_cores} usable "
+                "cores: set torch.set_num_threads to the core count to avoid "
+                "oversubscription"
+            )
     return tips
 
 
@@ -178,7 +220,14 @@ def generate_tips(report: BenchReport) -> list[str]:
     """Tips in order of usefulness: precision, data movement, layout, batch, memory,
     efficiency against the catalog, measurement quality."""
     tips: list[str] = []
-    for part in (_precision_tips, _transfer_tips, _conv_tips, _batch_tips, _memory_tips,
-                 _efficiency_tips, _quality_tips):
+    for part in (
+        _precision_tips,
+        _transfer_tips,
+        _conv_tips,
+        _batch_tips,
+        _memory_tips,
+        _efficiency_tips,
+        _quality_tips,
+    ):
         tips.extend(part(report))
     return tips

@@ -36,14 +36,22 @@ def _quiet_set(obj: Any, attr: str, value: Any) -> None:
 #: APIs and restoring only one of them leaves torch in a state where
 #: ``get_float32_matmul_precision()`` raises, so state is saved and restored here.
 _FP32_PAIRS: tuple[tuple[str, str], ...] = (
-    ("generic", "all"), ("cuda", "all"), ("cuda", "matmul"), ("cuda", "conv"), ("cuda", "rnn"),
-    ("mkldnn", "all"), ("mkldnn", "matmul"), ("mkldnn", "conv"), ("mkldnn", "rnn"),
+    ("generic", "all"),
+    ("cuda", "all"),
+    ("cuda", "matmul"),
+    ("cuda", "conv"),
+    ("cuda", "rnn"),
+    ("mkldnn", "all"),
+    ("mkldnn", "matmul"),
+    ("mkldnn", "conv"),
+    ("mkldnn", "rnn"),
 )
 
 
 def _new_precision_api() -> bool:
     return hasattr(torch._C, "_get_fp32_precision_getter") and hasattr(
-        torch._C, "_set_fp32_precision_setter")
+        torch._C, "_set_fp32_precision_setter"
+    )
 
 
 def _fp32_precisions() -> dict[tuple[str, str], str] | None:
@@ -79,9 +87,11 @@ def precision_flags() -> dict[str, Any]:
         "cudnn.benchmark": _quiet_get(torch.backends.cudnn, "benchmark"),
         "cudnn.deterministic": _quiet_get(torch.backends.cudnn, "deterministic"),
         "cuda.matmul.allow_fp16_reduced_precision_reduction": _quiet_get(
-            torch.backends.cuda.matmul, "allow_fp16_reduced_precision_reduction"),
+            torch.backends.cuda.matmul, "allow_fp16_reduced_precision_reduction"
+        ),
         "cuda.matmul.allow_bf16_reduced_precision_reduction": _quiet_get(
-            torch.backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"),
+            torch.backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"
+        ),
         "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
     }
     for (backend, op), value in (_fp32_precisions() or {}).items():

@@ -234,9 +234,7 @@ def budget(
         if limits.max_job_cost_usd is not None and c.time_to_finish_h is not None:
             mode_job = costs.job_cost(c, mode)
             if mode_job is not None and mode_job > limits.max_job_cost_usd:
-                over.append(
-                    f"job cost ({mode}) ${mode_job:,.0f} > ${limits.max_job_cost_usd:,.0f}"
-                )
+                over.append(f"job cost ({mode}) ${mode_job:,.0f} > ${limits.max_job_cost_usd:,.0f}")
                 continue
         ok.append(mode)
     if ok:
@@ -269,9 +267,7 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
     support = compat.framework_support(gpu, ctx.framework, ctx.rules)
     if not support.ok or support.backend is None:
         out = Gate(
-            Exclusion(
-                "framework_unsupported", support.reason or f"no {ctx.framework} support"
-            )
+            Exclusion("framework_unsupported", support.reason or f"no {ctx.framework} support")
         )
     else:
         backend = support.backend
@@ -520,8 +516,10 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
     sharded = n > 1 and (
-        memory_breakdown(run, num_gpus=1, backend=g.backend, flash_attention=g.flash_attention)
-        .total > avail
+        memory_breakdown(
+            run, num_gpus=1, backend=g.backend, flash_attention=g.flash_attention
+        ).total
+        > avail
     )
     est = perf.estimate(
         gpu,

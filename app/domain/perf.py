@@ -412,9 +412,7 @@ def estimate(
     n = max(1, num_gpus)
     single = max(gpu_time, host)
     if work.training:
-        comm = training_comm_s(
-            gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps
-        )
+        comm = training_comm_s(gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps)
     elif sharded and n > 1:
         # a model too big for one GPU, served in layers: its weights cross the link once
         lk = topology.link(gpu, n)

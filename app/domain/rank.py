@@ -184,8 +184,10 @@ def advice(
         asked = requested.with_precision(top.work.precision)
         plain = memory_breakdown(asked, num_gpus=top.n).total
         labels = " and ".join(SAVER_LABELS.get(x, x) for x in top.savers)
-        cards = f"one {top.available_gb:.0f} GB {top.gpu.name}" if top.n == 1 else (
-            f"{top.n}× {top.gpu.name} ({top.available_gb:.0f} GB each)"
+        cards = (
+            f"one {top.available_gb:.0f} GB {top.gpu.name}"
+            if top.n == 1
+            else (f"{top.n}× {top.gpu.name} ({top.available_gb:.0f} GB each)")
         )
         out.append(
             f"With {labels}, {cards} is enough: {top.memory.total:.1f} GB per GPU instead of "
@@ -216,8 +218,10 @@ def uncertainty(c: Candidate) -> tuple[float, float, str]:
     table = c.work.efficiency
     calibrated = table.band(_regime(c.work), c.gpu.vendor) if table is not None else None
     if src == "measured":
-        lo, hi, basis = *BAND_MEASURED, "efficiencies measured on this GPU model" + (
-            f" (measured on {c.perf.measured_on} machines)" if c.perf.measured_on > 1 else ""
+        lo, hi, basis = (
+            *BAND_MEASURED,
+            "efficiencies measured on this GPU model"
+            + (f" (measured on {c.perf.measured_on} machines)" if c.perf.measured_on > 1 else ""),
         )
     elif src == "family":
         lo, hi, basis = *BAND_FAMILY, "efficiencies measured on the same architecture family"

@@ -232,9 +232,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         gradient_checkpointing=bool(
             w.gradient_checkpointing
             if w.gradient_checkpointing is not None
-            else _recipe_checkpointing(task, peft, model) or (
-                (d.get("gradient_checkpointing") or False) and not inference
-            )
+            else _recipe_checkpointing(task, peft, model)
+            or ((d.get("gradient_checkpointing") or False) and not inference)
         ),
         dataset_samples=w.dataset_samples
         if w.dataset_samples is not None
@@ -312,8 +311,7 @@ def _runtime(
         runtime = defaults.get("inference", "pytorch")
     if not inference and runtime not in _TRAINING_RUNTIMES:
         raise InvalidInput(
-            f"{runtime} is an inference runtime; training runs on "
-            + ", ".join(_TRAINING_RUNTIMES),
+            f"{runtime} is an inference runtime; training runs on " + ", ".join(_TRAINING_RUNTIMES),
             field="workload.runtime",
         )
     if runtime == "llama.cpp" and inference and quant not in (*_GGUF, "none"):
@@ -380,8 +378,7 @@ def _serving_spec(
     ctx = sv.prompt_tokens + sv.output_tokens
     if model.max_context and ctx > model.max_context:
         raise InvalidInput(
-            f"prompt + output = {ctx} tokens exceeds the model's context of "
-            f"{model.max_context}",
+            f"prompt + output = {ctx} tokens exceeds the model's context of {model.max_context}",
             field="workload.serving.prompt_tokens",
         )
     return ServingSpec(

@@ -85,9 +85,7 @@ def list_reports(
 
 
 @router.get("/device-reports/{report_id}", response_model=ReportOut)
-def get_report(
-    session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_ID)]
-) -> ReportOut:
+def get_report(session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_ID)]) -> ReportOut:
     return service.get_report(session, report_id)
 
 

@@ -137,7 +137,14 @@ def _what_fits(
         except (InvalidInput, NotFound) as exc:
             task = str(workload.get("task") or preset.defaults.get("task"))
             return FitRow(
-                preset.id, preset.name, task, preset.model.params, False, None, None, None,
+                preset.id,
+                preset.name,
+                task,
+                preset.model.params,
+                False,
+                None,
+                None,
+                None,
                 exc.message,
             )
         r = est.result

@@ -36,14 +36,27 @@ def upgrade() -> None:
         batch.add_column(sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"))
     # One queued-or-running run per worker label, in every process on every host.
     active = sa.text("status IN ('queued', 'running')")
-    op.create_index("uq_benchmark_runs_active_label", "benchmark_runs", ["label"], unique=True,
-                    sqlite_where=active, postgresql_where=active)
+    op.create_index(
+        "uq_benchmark_runs_active_label",
+        "benchmark_runs",
+        ["label"],
+        unique=True,
+        sqlite_where=active,
+        postgresql_where=active,
+    )
 
 
 def downgrade() -> None:
     op.drop_index("uq_benchmark_runs_active_label", table_name="benchmark_runs")
     with op.batch_alter_table("benchmark_runs") as batch:
-        for name in ("attempts", "timeout_s", "cancel_requested", "heartbeat_at", "worker", "label"):
+        for name in (
+            "attempts",
+            "timeout_s",
+            "cancel_requested",
+            "heartbeat_at",
+            "worker",
+            "label",
+        ):
             batch.drop_column(name)
     op.drop_table("catalog_tombstones")
     with op.batch_alter_table("device_reports") as batch:

@@ -22,8 +22,13 @@ def spec(client: TestClient) -> dict[str, Any]:
 
 
 def _ops(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(m, p, op) for p, item in spec["paths"].items() if p.startswith("/api/")
-            for m, op in item.items() if m in METHODS]
+    return [
+        (m, p, op)
+        for p, item in spec["paths"].items()
+        if p.startswith("/api/")
+        for m, op in item.items()
+        if m in METHODS
+    ]
 
 
 def test_every_api_error_is_the_one_error_shape(spec: dict[str, Any]) -> None:
@@ -41,8 +46,9 @@ def test_every_api_error_is_the_one_error_shape(spec: dict[str, Any]) -> None:
             assert "404" in codes, (method, path)
 
 
-def test_the_documented_errors_are_the_real_ones(client: TestClient, spec: dict[str, Any],
-                                                 admin: dict[str, str]) -> None:
+def test_the_documented_errors_are_the_real_ones(
+    client: TestClient, spec: dict[str, Any], admin: dict[str, str]
+) -> None:
     body = client.post("/api/v1/recommendations", json={"workload": {"batch_size": 0}}).json()
     assert set(body) == set(spec["components"]["schemas"]["ErrorResponse"]["properties"])
     assert set(body["error"]) == set(spec["components"]["schemas"]["ErrorDetail"]["properties"])
@@ -76,11 +82,13 @@ def test_schema_names_are_unique_and_readable(spec: dict[str, Any]) -> None:
     assert "GpuOut" in names and "RankedGpu" in names
 
 
-def test_main_requests_have_examples_that_validate(client: TestClient,
-                                                   spec: dict[str, Any]) -> None:
+def test_main_requests_have_examples_that_validate(
+    client: TestClient, spec: dict[str, Any]
+) -> None:
     for path in ("/api/v1/recommendations", "/api/v1/estimate"):
         examples = spec["paths"][path]["post"]["requestBody"]["content"]["application/json"][
-            "examples"]
+            "examples"
+        ]
         assert examples
         for example in examples.values():
             r = client.post(path, json=example["value"])

@@ -25,7 +25,9 @@ def test_workloads_list_and_detail(client: TestClient) -> None:
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
-@pytest.mark.parametrize("preset", ["resnet-50", "bert-base", "llama-3-8b", "mixtral-8x7b", "whisper-small", "yolov8m"])
+@pytest.mark.parametrize(
+    "preset", ["resnet-50", "bert-base", "llama-3-8b", "mixtral-8x7b", "whisper-small", "yolov8m"]
+)
 def test_presets_return_ranked_explained_rows(client: TestClient, preset: str) -> None:
     body = recommend(client, {"workload": {"preset": preset}, "limit": 5})
     rows = body["recommendations"]
@@ -33,15 +35,21 @@ def test_presets_return_ranked_explained_rows(client: TestClient, preset: str) -
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
     for row in rows:
         assert row["explanation"] and row["throughput"]["value"] > 0
-        assert row["memory"]["required_gb"] <= row["memory"]["available_gb"] * row["num_gpus"] + 1e-6
+        assert (
+            row["memory"]["required_gb"] <= row["memory"]["available_gb"] * row["num_gpus"] + 1e-6
+        )
         assert row["uncertainty"]["low"] <= row["throughput"]["value"] <= row["uncertainty"]["high"]
     listed = {r["gpu"]["slug"] for r in rows} | {e["slug"] for e in body["excluded"]}
-    assert len(body["excluded"]) + body["count"] == client.get("/api/v1/meta").json()["catalog_size"]
+    assert (
+        len(body["excluded"]) + body["count"] == client.get("/api/v1/meta").json()["catalog_size"]
+    )
     assert len(listed) == len(rows) + len(body["excluded"])
 
 
 def test_fastest_is_sorted_by_throughput(client: TestClient) -> None:
-    rows = recommend(client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 20})["recommendations"]
+    rows = recommend(
+        client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 20}
+    )["recommendations"]
     values = [r["throughput"]["value"] for r in rows]
     assert values == sorted(values, reverse=True)
 
@@ -49,7 +57,11 @@ def test_fastest_is_sorted_by_throughput(client: TestClient) -> None:
 def test_budget_excludes_with_reason(client: TestClient) -> None:
     body = recommend(
         client,
-        {"workload": {"preset": "llama-3-8b"}, "constraints": {"max_purchase_usd": 2000, "acquisition": "buy"}, "limit": 50},
+        {
+            "workload": {"preset": "llama-3-8b"},
+            "constraints": {"max_purchase_usd": 2000, "acquisition": "buy"},
+            "limit": 50,
+        },
     )
     for row in body["recommendations"]:
         assert row["cost"]["purchase_usd"] is not None
@@ -59,8 +71,13 @@ def test_budget_excludes_with_reason(client: TestClient) -> None:
 
 
 def test_vendor_filter(client: TestClient) -> None:
-    body = recommend(client, {"workload": {"preset": "resnet-50"}, "constraints": {"vendors": ["amd"]}, "limit": 50})
-    assert body["recommendations"] and all(r["gpu"]["vendor"] == "amd" for r in body["recommendations"])
+    body = recommend(
+        client,
+        {"workload": {"preset": "resnet-50"}, "constraints": {"vendors": ["amd"]}, "limit": 50},
+    )
+    assert body["recommendations"] and all(
+        r["gpu"]["vendor"] == "amd" for r in body["recommendations"]
+    )
     assert any(e["code"] == "filtered_out" for e in body["excluded"])
 
 
@@ -70,7 +87,13 @@ def test_custom_model(client: TestClient) -> None:
         {
             "workload": {
                 "task": "inference",
-                "model": {"family": "decoder", "params": 1.3e9, "layers": 24, "hidden_size": 2048, "num_heads": 16},
+                "model": {
+                    "family": "decoder",
+                    "params": 1.3e9,
+                    "layers": 24,
+                    "hidden_size": 2048,
+                    "num_heads": 16,
+                },
                 "precision": "fp16",
                 "batch_size": 8,
                 "seq_len": 1024,
@@ -90,11 +113,20 @@ def test_custom_model(client: TestClient) -> None:
         ({"workload": {"preset": "bert-base", "batch_size": 0}}, "workload.batch_size"),
         ({"workload": {"preset": "bert-base", "seq_len": -5}}, "workload.seq_len"),
         ({"workload": {"model": {"family": "decoder", "params": 1e15}}}, "workload.model.params"),
-        ({"workload": {"preset": "llama-3-8b", "task": "inference", "optimizer": "adamw"}}, "workload.optimizer"),
+        (
+            {"workload": {"preset": "llama-3-8b", "task": "inference", "optimizer": "adamw"}},
+            "workload.optimizer",
+        ),
         ({"workload": {"preset": "bert-base"}, "objective": "prettiest"}, "objective"),
         ({"workload": {"preset": "bert-base"}, "limit": 501}, "limit"),
-        ({"workload": {"preset": "bert-base"}, "constraints": {"max_gpus": 0}}, "constraints.max_gpus"),
-        ({"workload": {"preset": "bert-base"}, "constraints": {"vendors": ["3dfx"]}}, "constraints.vendors"),
+        (
+            {"workload": {"preset": "bert-base"}, "constraints": {"max_gpus": 0}},
+            "constraints.max_gpus",
+        ),
+        (
+            {"workload": {"preset": "bert-base"}, "constraints": {"vendors": ["3dfx"]}},
+            "constraints.vendors",
+        ),
         ({"workload": {"preset": "bert-base"}, "device_report_id": 12345}, "device_report_id"),
         ({"workload": {"preset": "bert-base"}, "device_report_id": "abc"}, "device_report_id"),
         ({"workload": {"task": "training"}}, "workload.model.family"),
@@ -111,16 +143,25 @@ def test_bad_input_is_422_naming_the_field(client: TestClient, body: dict, field
 
 def test_device_report_calibrates_and_adds_baseline(client: TestClient) -> None:
     stored = client.post("/api/v1/device-reports", json=gpu_report(bf16=700.0)).json()
-    plain = recommend(client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 100})
+    plain = recommend(
+        client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 100}
+    )
     calibrated = recommend(
         client,
-        {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 100, "device_report_id": stored["id"]},
+        {
+            "workload": {"preset": "bert-large"},
+            "objective": "fastest",
+            "limit": 100,
+            "device_report_id": stored["id"],
+        },
     )
     base = calibrated["baseline"]
     assert base["slug"] == "h100-sxm" and base["calibrated"] is True
     rows = {r["gpu"]["slug"]: r for r in calibrated["recommendations"]}
     h100 = rows["h100-sxm"]  # fastest may scale out: the speed-up is against ONE of yours
-    assert h100["speedup_vs_baseline"] == pytest.approx(h100["throughput"]["value"] / base["throughput"], rel=1e-6)
+    assert h100["speedup_vs_baseline"] == pytest.approx(
+        h100["throughput"]["value"] / base["throughput"], rel=1e-6
+    )
     alt1 = [a for a in h100["alternatives"] if a["num_gpus"] == 1]
     one = alt1[0]["throughput"] if alt1 else h100["throughput"]["value"]
     assert one == pytest.approx(base["throughput"], rel=1e-6)
@@ -133,9 +174,13 @@ def test_device_report_calibrates_and_adds_baseline(client: TestClient) -> None:
 
 
 def test_cpu_device_report_is_a_measured_baseline(client: TestClient) -> None:
-    cpu = gpu_report(device_name="AMD EPYC 7B13", backend="cpu", bf16=0.3, fp32=0.25, bandwidth=12.0)
+    cpu = gpu_report(
+        device_name="AMD EPYC 7B13", backend="cpu", bf16=0.3, fp32=0.25, bandwidth=12.0
+    )
     stored = client.post("/api/v1/device-reports", json=cpu).json()
-    body = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 5, "device_report_id": stored["id"]})
+    body = recommend(
+        client, {"workload": {"preset": "resnet-50"}, "limit": 5, "device_report_id": stored["id"]}
+    )
     assert body["baseline"]["name"].startswith("AMD EPYC 7B13")
     assert body["baseline"]["throughput"] > 0
     assert body["baseline"]["note"] is None  # PyTorch runs on CPUs; nothing to warn about
@@ -154,7 +199,14 @@ def test_estimate_one_gpu(client: TestClient) -> None:
 
 
 def test_llama_70b_needs_several_small_gpus(client: TestClient) -> None:
-    r = client.post("/api/v1/estimate", json={"workload": {"preset": "llama-3-70b"}, "gpu": "rtx-4090", "constraints": {"max_gpus": 8}})
+    r = client.post(
+        "/api/v1/estimate",
+        json={
+            "workload": {"preset": "llama-3-70b"},
+            "gpu": "rtx-4090",
+            "constraints": {"max_gpus": 8},
+        },
+    )
     result = r.json()["result"]
     assert result is not None and result["num_gpus"] >= 6
     assert result["memory"]["required_gb"] * result["num_gpus"] > 140  # per GPU when sharded
@@ -162,7 +214,9 @@ def test_llama_70b_needs_several_small_gpus(client: TestClient) -> None:
 
 def test_every_preset_recommends_with_its_defaults(client: TestClient) -> None:
     for preset in [w["id"] for w in client.get("/api/v1/workloads").json()["workloads"]]:
-        r = client.post("/api/v1/recommendations", json={"workload": {"preset": preset}, "limit": 3})
+        r = client.post(
+            "/api/v1/recommendations", json={"workload": {"preset": preset}, "limit": 3}
+        )
         assert r.status_code == 200, (preset, r.text)
         assert r.json()["recommendations"], preset
 
@@ -171,7 +225,9 @@ def test_diffusion_memory_is_one_pass_not_the_whole_denoising_run(client: TestCl
     sd = recommend(client, {"workload": {"preset": "stable-diffusion-1.5"}, "limit": 1})
     # fp16 SD 1.5 inference runs in a few GB (weights 1.7 GB), not tens of GB
     assert sd["memory"]["required_gb"] < 8
-    tuned = recommend(client, {"workload": {"preset": "stable-diffusion-1.5", "task": "fine-tuning"}, "limit": 1})
+    tuned = recommend(
+        client, {"workload": {"preset": "stable-diffusion-1.5", "task": "fine-tuning"}, "limit": 1}
+    )
     assert tuned["workload"]["model"]["passes_per_sample"] == 1
     assert any("one network pass" in w for w in tuned["warnings"])
 
@@ -190,17 +246,24 @@ def test_what_if_reranks_one_change_at_a_time(client: TestClient) -> None:
 
 
 def test_what_if_for_fine_tuning_offers_peft_and_checkpointing(client: TestClient) -> None:
-    body = recommend(client, {"workload": {"preset": "llama-3-8b", "task": "fine-tuning"}, "what_if": True})
+    body = recommend(
+        client, {"workload": {"preset": "llama-3-8b", "task": "fine-tuning"}, "what_if": True}
+    )
     changes = {v["change"]: v for v in body["what_if"]}
     assert {"LoRA instead of full fine-tuning", "QLoRA instead of full fine-tuning"} <= set(changes)
-    assert changes["QLoRA instead of full fine-tuning"]["required_gb"] < body["memory"]["required_gb"] / 3
+    assert (
+        changes["QLoRA instead of full fine-tuning"]["required_gb"]
+        < body["memory"]["required_gb"] / 3
+    )
     assert any(c.startswith("activation checkpointing") for c in changes)
 
 
 def test_a_body_that_is_not_json_names_the_body(client: TestClient) -> None:
     # FastAPI locates a JSON decode error at ("body", <char position>); the message once
     # read "0: JSON decode error" with field "0".
-    r = client.post("/api/v1/recommendations", content=b"not json", headers={"content-type": "application/json"})
+    r = client.post(
+        "/api/v1/recommendations", content=b"not json", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422
     err = r.json()["error"]
     assert err["details"]["field"] == "body" and err["message"].startswith("body:")

@@ -21,8 +21,14 @@ from app.bench.timing import TimingConfig
 
 def make_tiny_profile() -> Profile:
     """Every suite at toy sizes: a full run takes a few seconds on a 2-core CPU."""
-    fast = TimingConfig(warmup_s=0.002, min_warmup_calls=3, block_s=0.004, n_blocks=3,
-                        min_blocks=3, max_total_s=0.05)
+    fast = TimingConfig(
+        warmup_s=0.002,
+        min_warmup_calls=3,
+        block_s=0.004,
+        n_blocks=3,
+        min_blocks=3,
+        max_total_s=0.05,
+    )
     return Profile(
         name="tiny",
         timing=fast,
@@ -53,30 +59,68 @@ def tiny_profile() -> Profile:
 
 
 def fig(value: float, unit: Any = "TFLOPS") -> Figure:
-    return Figure(value=value, unit=unit, p10=value * 0.98, p90=value * 1.01, n_blocks=5,
-                  iters_per_block=1, median_time_s=0.01)
+    return Figure(
+        value=value,
+        unit=unit,
+        p10=value * 0.98,
+        p90=value * 1.01,
+        n_blocks=5,
+        iters_per_block=1,
+        median_time_s=0.01,
+    )
 
 
 def env() -> Environment:
-    return Environment(backend="cuda", device="cuda:0", device_name="Test GPU", os="Linux",
-                       python_version="3.11", torch_version="2.13.0")
+    return Environment(
+        backend="cuda",
+        device="cuda:0",
+        device_name="Test GPU",
+        os="Linux",
+        python_version="3.11",
+        torch_version="2.13.0",
+    )
 
 
 def make_report() -> BenchReport:
     summaries = {
-        "fp32": MatmulSummary(precision="fp32", native=True, reference=fig(40.0),
-                              best=fig(50.0), best_shape=(8192, 8192, 8192)),
-        "bf16": MatmulSummary(precision="bf16", native=True, reference=fig(700.0),
-                              best=fig(790.0), best_shape=(8192, 8192, 8192)),
-        "fp16": MatmulSummary(precision="fp16", native=False, note="emulated",
-                              reference=fig(1.0), best=fig(1.0)),
+        "fp32": MatmulSummary(
+            precision="fp32",
+            native=True,
+            reference=fig(40.0),
+            best=fig(50.0),
+            best_shape=(8192, 8192, 8192),
+        ),
+        "bf16": MatmulSummary(
+            precision="bf16",
+            native=True,
+            reference=fig(700.0),
+            best=fig(790.0),
+            best_shape=(8192, 8192, 8192),
+        ),
+        "fp16": MatmulSummary(
+            precision="fp16", native=False, note="emulated", reference=fig(1.0), best=fig(1.0)
+        ),
     }
-    rows = [MatmulRow(precision="bf16", m=8192, n=8192, k=8192, flops=2 * 8192**3,
-                      role="reference", figure=fig(790.0))]
+    rows = [
+        MatmulRow(
+            precision="bf16",
+            m=8192,
+            n=8192,
+            k=8192,
+            flops=2 * 8192**3,
+            role="reference",
+            figure=fig(790.0),
+        )
+    ]
     return BenchReport(
-        profile="quick", environment=env(),
-        matmul=MatmulSuite(reference_shape=(8192, 8192, 8192), rows=rows,
-                           by_precision=summaries),
-        memory=MemorySuite(array_bytes=1 << 30, rows=[], best=fig(4300.0, "GB/s"),
-                           best_kernel="copy", triad=fig(4100.0, "GB/s")),
+        profile="quick",
+        environment=env(),
+        matmul=MatmulSuite(reference_shape=(8192, 8192, 8192), rows=rows, by_precision=summaries),
+        memory=MemorySuite(
+            array_bytes=1 << 30,
+            rows=[],
+            best=fig(4300.0, "GB/s"),
+            best_kernel="copy",
+            triad=fig(4100.0, "GB/s"),
+        ),
     )

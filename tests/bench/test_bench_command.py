@@ -22,8 +22,13 @@ from tests.bench.conftest import make_report
 def fake_run(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
 
-    def fake(profile: str = "quick", device: str = "auto", peaks: Any = None,
-             progress: Any = None, suites: Any = None) -> BenchReport:
+    def fake(
+        profile: str = "quick",
+        device: str = "auto",
+        peaks: Any = None,
+        progress: Any = None,
+        suites: Any = None,
+    ) -> BenchReport:
         calls.append({"profile": profile, "device": device, "peaks": peaks})
         for i in range(3):
             if progress:
@@ -65,8 +70,7 @@ def test_catalog_peaks_applied(tmp_path: Path, fake_run: list[dict[str, Any]]) -
 
     def lookup(name: str, mem: float | None) -> tuple[str, str, dict[str, float]] | None:
         seen.append((name, mem))
-        return "h200-sxm", "NVIDIA H200 SXM", {"bf16": 989.0, "fp32": 67.0,
-                                                "bandwidth_gbs": 4800.0}
+        return "h200-sxm", "NVIDIA H200 SXM", {"bf16": 989.0, "fp32": 67.0, "bandwidth_gbs": 4800.0}
 
     out = tmp_path / "r.json"
     con = recording()
@@ -87,26 +91,30 @@ def test_manual_gpu_slug(tmp_path: Path, fake_run: list[dict[str, Any]]) -> None
         return None
 
     out = tmp_path / "r.json"
-    assert bench_command("quick", "cpu", out, None, None, "a100-80gb-sxm", lookup, None,
-                         console=quiet()) == 0
+    assert (
+        bench_command(
+            "quick", "cpu", out, None, None, "a100-80gb-sxm", lookup, None, console=quiet()
+        )
+        == 0
+    )
     report = BenchReport.model_validate_json(out.read_text())
     assert report.catalog_match and report.catalog_match.matched_by == "manual"
     # 790 > 1.15 × 312: rejected as a measurement error, not reported as a value
     assert report.matmul.by_precision["bf16"].best.status == "rejected"  # type: ignore[union-attr]
-    assert bench_command("quick", "cpu", out, None, None, "nope", lookup, None,
-                         console=quiet()) == 2
+    assert (
+        bench_command("quick", "cpu", out, None, None, "nope", lookup, None, console=quiet()) == 2
+    )
 
 
 def test_bad_arguments(fake_run: list[dict[str, Any]]) -> None:
-    assert bench_command("huge", "cpu", None, None, None, None, None, None,
-                         console=quiet()) == 2
-    assert bench_command("quick", "tpu", None, None, None, None, None, None,
-                         console=quiet()) == 2
+    assert bench_command("huge", "cpu", None, None, None, None, None, None, console=quiet()) == 2
+    assert bench_command("quick", "tpu", None, None, None, None, None, None, console=quiet()) == 2
     assert not fake_run
 
 
-def test_upload_posts_report_with_token(monkeypatch: pytest.MonkeyPatch,
-                                        fake_run: list[dict[str, Any]]) -> None:
+def test_upload_posts_report_with_token(
+    monkeypatch: pytest.MonkeyPatch, fake_run: list[dict[str, Any]]
+) -> None:
     sent: dict[str, Any] = {}
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -124,8 +132,9 @@ def test_upload_posts_report_with_token(monkeypatch: pytest.MonkeyPatch,
 
     monkeypatch.setattr(command.httpx, "post", post)
     con = recording()
-    code = bench_command("quick", "cpu", None, "http://server:8000/", "s3cret", None, None,
-                         None, console=con)
+    code = bench_command(
+        "quick", "cpu", None, "http://server:8000/", "s3cret", None, None, None, console=con
+    )
     monkeypatch.setattr(command.httpx, "post", real_post)
     assert code == 0
     assert sent["url"] == "http://server:8000/api/v1/device-reports"
@@ -136,7 +145,8 @@ def test_upload_posts_report_with_token(monkeypatch: pytest.MonkeyPatch,
 
 def test_upload_http_error_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     transport = httpx.MockTransport(
-        lambda r: httpx.Response(401, json={"error": {"message": "bad token"}}))
+        lambda r: httpx.Response(401, json={"error": {"message": "bad token"}})
+    )
 
     def post(url: str, **kw: Any) -> httpx.Response:
         with httpx.Client(transport=transport) as client:
@@ -156,8 +166,9 @@ def test_upload_connection_refused(tmp_path: Path, fake_run: list[dict[str, Any]
         upload_report(make_report(), f"http://127.0.0.1:{port}", None, timeout_s=5)
     out = tmp_path / "r.json"
     con = recording()
-    code = bench_command("quick", "cpu", out, f"http://127.0.0.1:{port}", None, None, None,
-                         None, console=con)
+    code = bench_command(
+        "quick", "cpu", out, f"http://127.0.0.1:{port}", None, None, None, None, console=con
+    )
     assert code == 1
     assert out.exists()  # the report is kept even when the upload fails
     assert "cannot connect" in con.export_text()

@@ -10,10 +10,10 @@ from app.bench import runner
 from app.bench.suites.common import Profile
 
 HAS_ACCEL = torch.cuda.is_available() or (
-    hasattr(torch.backends, "mps") and torch.backends.mps.is_available())
+    hasattr(torch.backends, "mps") and torch.backends.mps.is_available()
+)
 
-pytestmark = [pytest.mark.gpu,
-              pytest.mark.skipif(not HAS_ACCEL, reason="no CUDA/ROCm/MPS device")]
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not HAS_ACCEL, reason="no CUDA/ROCm/MPS device")]
 
 
 def test_tiny_run_on_accelerator(tiny_profile: Profile) -> None:

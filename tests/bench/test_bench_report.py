@@ -19,13 +19,16 @@ from app.bench.report import (
 from tests.bench.conftest import fig, make_report
 
 
-@pytest.mark.parametrize("value, unit, message", [
-    (-1.0, "TFLOPS", "negative"),
-    (math.nan, "TFLOPS", "NaN"),
-    (math.inf, "GB/s", "infinite"),
-    (100_001.0, "TFLOPS", "implausible"),
-    (2e5, "GB/s", "implausible"),
-])
+@pytest.mark.parametrize(
+    "value, unit, message",
+    [
+        (-1.0, "TFLOPS", "negative"),
+        (math.nan, "TFLOPS", "NaN"),
+        (math.inf, "GB/s", "infinite"),
+        (100_001.0, "TFLOPS", "implausible"),
+        (2e5, "GB/s", "implausible"),
+    ],
+)
 def test_figure_rejects_implausible_values(value: float, unit: Any, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         Figure(value=value, unit=unit)
@@ -76,8 +79,13 @@ def test_check_peak_rejects_above_tolerance() -> None:
 
 def test_apply_peaks_fills_efficiency_and_match() -> None:
     r = make_report()
-    out = apply_peaks(r, {"fp32": 67.0, "bf16": 989.0, "fp16": 989.0, "bandwidth": 4800.0},
-                      "h200-sxm", "NVIDIA H200 SXM", "name")
+    out = apply_peaks(
+        r,
+        {"fp32": 67.0, "bf16": 989.0, "fp16": 989.0, "bandwidth": 4800.0},
+        "h200-sxm",
+        "NVIDIA H200 SXM",
+        "name",
+    )
     assert r.catalog_match is None  # original untouched
     assert out.catalog_match is not None and out.catalog_match.slug == "h200-sxm"
     bf16 = out.matmul.by_precision["bf16"].best  # type: ignore[union-attr]
@@ -100,6 +108,6 @@ def test_apply_peaks_rejects_impossible_results() -> None:
 
 
 def test_normalize_peaks() -> None:
-    assert normalize_peaks({"bandwidth": 10, "pcie_gbs": 32, "fp32": 0, "bf16": None,
-                            "fp16": float("nan"), "tf32": 5}) == {
-        "bandwidth_gbs": 10.0, "host_link_gbs": 32.0, "tf32": 5.0}
+    assert normalize_peaks(
+        {"bandwidth": 10, "pcie_gbs": 32, "fp32": 0, "bf16": None, "fp16": float("nan"), "tf32": 5}
+    ) == {"bandwidth_gbs": 10.0, "host_link_gbs": 32.0, "tf32": 5.0}

@@ -27,8 +27,7 @@ def _flags_snapshot() -> dict:
 
 def test_tiny_full_run_produces_valid_report(tiny_profile: Profile) -> None:
     events: list[tuple[str, float]] = []
-    report = runner.run_benchmarks(tiny_profile, "cpu",
-                                   progress=lambda s, f: events.append((s, f)))
+    report = runner.run_benchmarks(tiny_profile, "cpu", progress=lambda s, f: events.append((s, f)))
     again = BenchReport.model_validate(json.loads(report.model_dump_json()))
     assert again.schema_version == 1
     assert report.environment.backend == "cpu"
@@ -73,8 +72,9 @@ def test_flags_and_threads_restored(tiny_profile: Profile) -> None:
         torch.set_num_threads(before_threads)
 
 
-def test_flags_restored_when_a_suite_raises(tiny_profile: Profile,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_flags_restored_when_a_suite_raises(
+    tiny_profile: Profile, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _flags_snapshot()
     state = save_state()
 
@@ -91,8 +91,9 @@ def test_flags_restored_when_a_suite_raises(tiny_profile: Profile,
     assert torch.get_num_threads() == state.num_threads
 
 
-def test_flags_restored_on_keyboard_interrupt(tiny_profile: Profile,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_flags_restored_on_keyboard_interrupt(
+    tiny_profile: Profile, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _flags_snapshot()
 
     def interrupt(ctx: object) -> None:
@@ -107,8 +108,7 @@ def test_flags_restored_on_keyboard_interrupt(tiny_profile: Profile,
 
 def test_known_peak_rejects_impossible_measurement(tiny_profile: Profile) -> None:
     # a CPU cannot be this slow: every fp32 matmul exceeds 1.15 × the "peak"
-    report = runner.run_benchmarks(tiny_profile, "cpu", peaks={"fp32": 1e-9},
-                                   suites=["matmul"])
+    report = runner.run_benchmarks(tiny_profile, "cpu", peaks={"fp32": 1e-9}, suites=["matmul"])
     assert report.matmul is not None
     rows = [r for r in report.matmul.rows if r.precision == "fp32"]
     assert rows and all(r.figure.status == "rejected" for r in rows)
@@ -118,9 +118,9 @@ def test_known_peak_rejects_impossible_measurement(tiny_profile: Profile) -> Non
 
 
 def test_known_peak_gives_efficiency(tiny_profile: Profile) -> None:
-    report = runner.run_benchmarks(tiny_profile, "cpu", peaks={"fp32": 1e4,
-                                                               "bandwidth_gbs": 1e5},
-                                   suites=["matmul", "memory"])
+    report = runner.run_benchmarks(
+        tiny_profile, "cpu", peaks={"fp32": 1e4, "bandwidth_gbs": 1e5}, suites=["matmul", "memory"]
+    )
     eff = report.summary_efficiencies()
     assert 0 < eff["fp32"] < 1e-2
     assert 0 < eff["bandwidth_gbs"] < 1
@@ -159,16 +159,24 @@ def test_a_spent_budget_keeps_what_every_figure_needs(tiny_profile: Profile) -> 
     from app.bench.suites.common import ConvLayer
 
     wide = dataclasses.replace(
-        tiny_profile, budget_s=0.0, matmul_search=((64, 64, 64), (96, 96, 96)),
+        tiny_profile,
+        budget_s=0.0,
+        matmul_search=((64, 64, 64), (96, 96, 96)),
         conv_layers=(ConvLayer("a", 8, 8, 8, 3, 1, 1), ConvLayer("b", 8, 8, 8, 1, 1, 0)),
-        batches=(1, 2, 4, 8), batch_step_cap_s=1e9)  # only the budget may stop a curve
-    report = runner.run_benchmarks(wide, "cpu",
-                                   suites=["matmul", "conv", "memory", "batch_scaling"])
+        batches=(1, 2, 4, 8),
+        batch_step_cap_s=1e9,
+    )  # only the budget may stop a curve
+    report = runner.run_benchmarks(
+        wide, "cpu", suites=["matmul", "conv", "memory", "batch_scaling"]
+    )
     assert report.memory is not None
     assert [r.kernel for r in report.memory.rows] == ["copy", "triad"]
     assert report.matmul is not None
-    fp32 = [r for r in report.matmul.rows if r.precision == "fp32" and r.library == "torch"
-            and r.threads is None]
+    fp32 = [
+        r
+        for r in report.matmul.rows
+        if r.precision == "fp32" and r.library == "torch" and r.threads is None
+    ]
     assert [r.role for r in fp32] == ["reference"]  # search shapes skipped, reference kept
     assert report.matmul.by_precision["fp32"].best.ok
     assert report.conv is not None and {r.layer for r in report.conv.rows} == {"a"}
@@ -185,8 +193,11 @@ def test_without_a_budget_nothing_is_skipped(tiny_profile: Profile) -> None:
     wide = dataclasses.replace(tiny_profile, matmul_search=((64, 64, 64), (96, 96, 96)))
     report = runner.run_benchmarks(wide, "cpu", suites=["matmul"])
     assert report.matmul is not None
-    roles = [r.role for r in report.matmul.rows if r.precision == "fp32" and r.threads is None
-             and r.library == "torch"]
+    roles = [
+        r.role
+        for r in report.matmul.rows
+        if r.precision == "fp32" and r.threads is None and r.library == "torch"
+    ]
     assert roles == ["reference", "search", "search"]
     assert not any("time budget" in w for w in report.warnings)
 

@@ -43,8 +43,11 @@ class FakeDevice:
         self.unsynced_reads = 0
 
     def work(self) -> None:
-        c = self.costs if isinstance(self.costs, float) else self.costs[
-            min(self.calls, len(self.costs) - 1)]
+        c = (
+            self.costs
+            if isinstance(self.costs, float)
+            else self.costs[min(self.calls, len(self.costs) - 1)]
+        )
         self.calls += 1
         self.t += c
         self.synced = False
@@ -91,8 +94,9 @@ def test_warmup_excludes_slow_first_calls() -> None:
 
 def test_max_total_caps_blocks_for_slow_ops() -> None:
     dev = FakeDevice(0.5)
-    cfg = TimingConfig(warmup_s=0.0, min_warmup_calls=3, block_s=0.05, n_blocks=7,
-                       min_blocks=3, max_total_s=1.0)
+    cfg = TimingConfig(
+        warmup_s=0.0, min_warmup_calls=3, block_s=0.05, n_blocks=7, min_blocks=3, max_total_s=1.0
+    )
     timing = measure(dev.work, clock=dev.clock, sync=dev.sync, config=cfg)
     assert timing.iters_per_block == 1
     assert timing.n_blocks == 3  # never fewer than min_blocks
@@ -107,8 +111,7 @@ def test_before_block_runs_outside_timed_region() -> None:
         dev.t += 5.0  # an expensive flush must not show up in the timing
 
     cfg = TimingConfig(warmup_s=0.0, min_warmup_calls=3, block_s=0.02, n_blocks=4)
-    timing = Timer(clock=dev.clock, sync=dev.sync, config=cfg).measure(dev.work,
-                                                                       before_block=flush)
+    timing = Timer(clock=dev.clock, sync=dev.sync, config=cfg).measure(dev.work, before_block=flush)
     assert len(flushes) == 4
     assert timing.median_s == pytest.approx(0.01)
 

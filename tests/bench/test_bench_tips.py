@@ -23,23 +23,47 @@ def f(v: float, unit: str = "TFLOPS") -> Figure:
 
 
 def curve(points: list[tuple[int, float]]) -> BatchCurve:
-    pts = [BatchPoint(batch=b, flops=1, step_time=f(b / s, "s"), samples_per_s=f(s, "samples/s"),
-                      tflops=f(1.0)) for b, s in points]
-    return BatchCurve(workload="transformer_block", mode="train", precision="bf16",
-                      description="test", points=pts, b90=64)
+    pts = [
+        BatchPoint(
+            batch=b,
+            flops=1,
+            step_time=f(b / s, "s"),
+            samples_per_s=f(s, "samples/s"),
+            tflops=f(1.0),
+        )
+        for b, s in points
+    ]
+    return BatchCurve(
+        workload="transformer_block",
+        mode="train",
+        precision="bf16",
+        description="test",
+        points=pts,
+        b90=64,
+    )
 
 
 def gpu_report() -> BenchReport:
-    env = Environment(backend="cuda", device="cuda:0", device_name="GPU", os="Linux",
-                      python_version="3.11", torch_version="2.13.0")
-    by = {p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))  # type: ignore[arg-type]
-          for p, v in (("fp32", 10.0), ("bf16", 31.0))}
+    env = Environment(
+        backend="cuda",
+        device="cuda:0",
+        device_name="GPU",
+        os="Linux",
+        python_version="3.11",
+        torch_version="2.13.0",
+    )
+    by = {
+        p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))  # type: ignore[arg-type]
+        for p, v in (("fp32", 10.0), ("bf16", 31.0))
+    }
     return BenchReport(
-        profile="quick", environment=env,
+        profile="quick",
+        environment=env,
         matmul=MatmulSuite(by_precision=by),
         transfer=TransferSuite(kind="pcie", pinned_over_pageable_h2d=2.3),
-        batch_scaling=BatchScalingSuite(curves=[curve([(16, 100.0), (32, 150.0), (64, 190.0),
-                                                       (128, 200.0)])]),
+        batch_scaling=BatchScalingSuite(
+            curves=[curve([(16, 100.0), (32, 150.0), (64, 190.0), (128, 200.0)])]
+        ),
         precision_speedups=[Speedup(source="matmul", precision="bf16", ratio=3.1)],
     )
 
@@ -47,27 +71,39 @@ def gpu_report() -> BenchReport:
 def test_gpu_tips() -> None:
     tips = generate_tips(gpu_report())
     text = "\n".join(tips)
-    assert "pinned memory moves data 2.3× faster here: use pin_memory=True in your DataLoader" \
-        in text
+    assert (
+        "pinned memory moves data 2.3× faster here: use pin_memory=True in your DataLoader" in text
+    )
     assert "bf16 is 3.1× faster than fp32 here: train with torch.autocast(" in text
     assert "dtype=torch.bfloat16" in text
     assert "batch 64 reaches 90 % of peak throughput" in text
 
 
 def test_cpu_tips_are_honest() -> None:
-    env = Environment(backend="cpu", device="cpu", device_name="CPU", os="Linux",
-                      python_version="3.11", torch_version="2.13.0")
+    env = Environment(
+        backend="cpu",
+        device="cpu",
+        device_name="CPU",
+        os="Linux",
+        python_version="3.11",
+        torch_version="2.13.0",
+    )
     by = {
         "fp32": MatmulSummary(precision="fp32", native=True, reference=f(0.2), best=f(0.2)),
-        "fp16": MatmulSummary(precision="fp16", native=False, note="emulated",
-                              reference=f(0.002), best=f(0.002)),
+        "fp16": MatmulSummary(
+            precision="fp16", native=False, note="emulated", reference=f(0.002), best=f(0.002)
+        ),
         "bf16": MatmulSummary(precision="bf16", native=True, reference=f(0.1), best=f(0.1)),
     }
     report = BenchReport(
-        profile="quick", environment=env, matmul=MatmulSuite(by_precision=by),
+        profile="quick",
+        environment=env,
+        matmul=MatmulSuite(by_precision=by),
         transfer=TransferSuite(status="not_applicable", reason="CPU"),
-        precision_speedups=[Speedup(source="matmul", precision="fp16", ratio=0.01),
-                            Speedup(source="matmul", precision="bf16", ratio=0.5)],
+        precision_speedups=[
+            Speedup(source="matmul", precision="fp16", ratio=0.01),
+            Speedup(source="matmul", precision="bf16", ratio=0.5),
+        ],
     )
     text = "\n".join(generate_tips(report))
     assert "fp16 is not native on this CPU" in text
@@ -81,16 +117,34 @@ def _noisy(v: float, unit: str) -> Figure:
 
 
 def test_a_noisy_batch_point_is_one_measurement_not_three() -> None:
-    steady = [MatmulRow(precision="fp32", m=64, n=64, k=64, flops=1, role="search",
-                        figure=f(10.0)) for _ in range(8)]
-    pts = [BatchPoint(batch=b, flops=1, step_time=_noisy(0.01, "s"),
-                      samples_per_s=_noisy(100.0 * b, "samples/s"), tflops=_noisy(1.0, "TFLOPS"))
-           for b in (1, 2)]
+    steady = [
+        MatmulRow(precision="fp32", m=64, n=64, k=64, flops=1, role="search", figure=f(10.0))
+        for _ in range(8)
+    ]
+    pts = [
+        BatchPoint(
+            batch=b,
+            flops=1,
+            step_time=_noisy(0.01, "s"),
+            samples_per_s=_noisy(100.0 * b, "samples/s"),
+            tflops=_noisy(1.0, "TFLOPS"),
+        )
+        for b in (1, 2)
+    ]
     report = gpu_report()
     report.matmul = MatmulSuite(rows=steady)
-    report.batch_scaling = BatchScalingSuite(curves=[BatchCurve(
-        workload="cnn_block", mode="train", precision="bf16", description="t", points=pts,
-        b90=2)])
+    report.batch_scaling = BatchScalingSuite(
+        curves=[
+            BatchCurve(
+                workload="cnn_block",
+                mode="train",
+                precision="bf16",
+                description="t",
+                points=pts,
+                b90=2,
+            )
+        ]
+    )
     # 2 noisy timings of 10: 20 %, not the 6 of 14 (43 %) that counting each view gives
     assert len(report.measurements()) == 10
     assert sum(x.noisy for x in report.measurements()) == 2

@@ -8,8 +8,12 @@ from app.bench.suites.transfer import fit_rows
 
 def row(size: int, seconds: float, memory: str = "pinned") -> TransferRow:
     fig = Figure(value=size / seconds / 1e9, unit="GB/s", median_time_s=seconds)
-    return TransferRow(direction="h2d", memory=memory, size_bytes=size,  # type: ignore[arg-type]
-                       figure=fig)
+    return TransferRow(
+        direction="h2d",
+        memory=memory,
+        size_bytes=size,  # type: ignore[arg-type]
+        figure=fig,
+    )
 
 
 def test_tiny_sizes_still_give_a_pinned_fit() -> None:
@@ -32,6 +36,8 @@ def test_a_resolved_sweep_is_a_plain_fit() -> None:
 def test_one_size_is_no_fit() -> None:
     assert fit_rows([row(1 << 16, 1e-5)], headline=1 << 16) is None
     failed = Figure.missing("GB/s", "failed", "boom")
-    rows = [row(1 << 12, 1e-5), TransferRow(direction="h2d", memory="pinned",
-                                             size_bytes=1 << 16, figure=failed)]
+    rows = [
+        row(1 << 12, 1e-5),
+        TransferRow(direction="h2d", memory="pinned", size_bytes=1 << 16, figure=failed),
+    ]
     assert fit_rows(rows, headline=1 << 16) is None

@@ -17,7 +17,9 @@ from app.resources import shipped_path
 
 def _name(engine: sa.Engine, slug: str) -> str:
     with engine.connect() as conn:
-        return str(conn.execute(sa.text("SELECT name FROM gpus WHERE slug = :s"), {"s": slug}).scalar_one())
+        return str(
+            conn.execute(sa.text("SELECT name FROM gpus WHERE slug = :s"), {"s": slug}).scalar_one()
+        )
 
 
 def _rename(engine: sa.Engine, slug: str, name: str) -> None:

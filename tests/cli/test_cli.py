@@ -17,7 +17,9 @@ import pytest
 from tests.support import ROOT, live_server
 
 
-def run_cli(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, env: dict[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "app.cli", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
@@ -48,8 +50,10 @@ def test_db_upgrade_and_seed_are_repeatable(env: dict[str, str]) -> None:
 def test_seed_reports_bad_data_by_file_gpu_and_field(env: dict[str, str], tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
-    broken = (data / "gpus" / "nvidia-geforce.yaml").read_text().replace(
-        "memory_bandwidth_gbs: 1008", "memory_bandwidth_gbs: fast", 1
+    broken = (
+        (data / "gpus" / "nvidia-geforce.yaml")
+        .read_text()
+        .replace("memory_bandwidth_gbs: 1008", "memory_bandwidth_gbs: fast", 1)
     )
     (data / "gpus" / "nvidia-geforce.yaml").write_text(broken)
     result = run_cli("db", "seed", env=env | {"GPU_ADVISOR_DATA_DIR": str(data)})
@@ -59,14 +63,28 @@ def test_seed_reports_bad_data_by_file_gpu_and_field(env: dict[str, str], tmp_pa
     assert "memory_bandwidth_gbs" in message
 
 
-def test_bench_uploads_and_recommend_uses_it(env: dict[str, str], server: str, tmp_path: Path) -> None:
+def test_bench_uploads_and_recommend_uses_it(
+    env: dict[str, str], server: str, tmp_path: Path
+) -> None:
     out = tmp_path / "report.json"
     # a generous timeout: the quick profile's budget holds on an idle machine, not on a shared one
-    bench = run_cli("bench", "--profile", "quick", "--output", str(out), "--upload", server, env=env,
-                    timeout=600)
+    bench = run_cli(
+        "bench",
+        "--profile",
+        "quick",
+        "--output",
+        str(out),
+        "--upload",
+        server,
+        env=env,
+        timeout=600,
+    )
     assert bench.returncode == 0, bench.stderr[-2000:]
     report = json.loads(out.read_text())
-    assert report["schema_version"] == 1 and report["matmul"]["by_precision"]["fp32"]["best"]["value"] > 0
+    assert (
+        report["schema_version"] == 1
+        and report["matmul"]["by_precision"]["fp32"]["best"]["value"] > 0
+    )
     assert "matmul fp32" in bench.stdout and "Tips" in bench.stdout
 
     listed = httpx.get(f"{server}/api/v1/device-reports").json()
@@ -74,18 +92,32 @@ def test_bench_uploads_and_recommend_uses_it(env: dict[str, str], server: str, t
     report_id = listed["items"][0]["id"]
     assert f"stored as report id {report_id}" in " ".join(bench.stdout.split())
 
-    rec = run_cli("recommend", "--preset", "resnet-50", "--device-report", str(report_id), "--limit", "3", "--json", env=env)
+    rec = run_cli(
+        "recommend",
+        "--preset",
+        "resnet-50",
+        "--device-report",
+        str(report_id),
+        "--limit",
+        "3",
+        "--json",
+        env=env,
+    )
     assert rec.returncode == 0, rec.stderr
     body = json.loads(rec.stdout)
     assert body["baseline"]["source"] == f"device report {report_id}"
     assert all(r["speedup_vs_baseline"] > 1 for r in body["recommendations"])
-    table = run_cli("recommend", "--preset", "resnet-50", "--device-report", str(report_id), env=env)
+    table = run_cli(
+        "recommend", "--preset", "resnet-50", "--device-report", str(report_id), env=env
+    )
     assert table.returncode == 0 and "Measured on your machine" in table.stdout
     assert "vs yours" in table.stdout
 
 
 def test_recommend_table_and_bad_input(env: dict[str, str]) -> None:
-    table = run_cli("recommend", "--preset", "llama-3-8b", "--objective", "fastest", "--limit", "3", env=env)
+    table = run_cli(
+        "recommend", "--preset", "llama-3-8b", "--objective", "fastest", "--limit", "3", env=env
+    )
     assert table.returncode == 0, table.stderr
     assert "tokens/s" in table.stdout and "Why" in table.stdout
     bad = run_cli("recommend", "--preset", "llama-3-8b", "--batch-size", "0", env=env)
@@ -97,12 +129,16 @@ def test_recommend_table_and_bad_input(env: dict[str, str]) -> None:
 def test_recommend_reads_a_request_file_and_options_change_it(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    request = {"workload": {"preset": "llama-3-8b", "batch_size": 2},
-               "constraints": {"vendors": ["amd"]}, "limit": 2}
+    request = {
+        "workload": {"preset": "llama-3-8b", "batch_size": 2},
+        "constraints": {"vendors": ["amd"]},
+        "limit": 2,
+    }
     path = tmp_path / "request.json"
     path.write_text(json.dumps(request))
-    out = run_cli("recommend", "--request", str(path), "--batch-size", "4", "--what-if",
-                  "--json", env=env)
+    out = run_cli(
+        "recommend", "--request", str(path), "--batch-size", "4", "--what-if", "--json", env=env
+    )
     assert out.returncode == 0, out.stderr
     body = json.loads(out.stdout)
     assert body["workload"]["batch_size"] == 4 and len(body["recommendations"]) == 2

@@ -30,33 +30,62 @@ def test_every_request_field_is_an_option() -> None:
     names = [o.name for o in OPTIONS]
     assert len(names) == len(set(names))
     flags = {f for o in OPTIONS for f in o.flags}
-    for flag in ("--activation-mb-per-sample", "--lora-rank", "--intermediate-size",
-                 "--max-context", "--experts", "--active-experts", "--active-params",
-                 "--passes-per-sample", "--allow-tf32-matmul/--no-allow-tf32-matmul",
-                 "--what-if/--no-what-if", "--vendor", "--device-report"):
+    for flag in (
+        "--activation-mb-per-sample",
+        "--lora-rank",
+        "--intermediate-size",
+        "--max-context",
+        "--experts",
+        "--active-experts",
+        "--active-params",
+        "--passes-per-sample",
+        "--allow-tf32-matmul/--no-allow-tf32-matmul",
+        "--what-if/--no-what-if",
+        "--vendor",
+        "--device-report",
+    ):
         assert flag in flags, flag
 
 
 def test_options_land_where_the_api_expects_them() -> None:
-    body = build_request({"preset": "llama-3-8b", "params": 7e9, "lora_rank": 8,
-                          "vendors": ["nvidia", "amd"], "objective": "fastest",
-                          "what_if": True, "device_report_id": "3", "max_gpus": None})
+    body = build_request(
+        {
+            "preset": "llama-3-8b",
+            "params": 7e9,
+            "lora_rank": 8,
+            "vendors": ["nvidia", "amd"],
+            "objective": "fastest",
+            "what_if": True,
+            "device_report_id": "3",
+            "max_gpus": None,
+        }
+    )
     assert body == {
         "workload": {"preset": "llama-3-8b", "model": {"params": 7e9}, "lora_rank": 8},
         "constraints": {"vendors": ["nvidia", "amd"]},
-        "objective": "fastest", "what_if": True, "device_report_id": "3",
+        "objective": "fastest",
+        "what_if": True,
+        "device_report_id": "3",
     }
     RecommendationRequest.model_validate(body)
 
 
 def test_options_change_a_request_file(tmp_path: Path) -> None:
-    base = {"workload": {"preset": "gpt-2", "task": "training", "model": {"layers": 12}},
-            "constraints": {"max_gpus": 2}, "limit": 3}
+    base = {
+        "workload": {"preset": "gpt-2", "task": "training", "model": {"layers": 12}},
+        "constraints": {"max_gpus": 2},
+        "limit": 3,
+    }
     path = tmp_path / "req.json"
     path.write_text(json.dumps(base))
-    body = build_request({"batch_size": 16, "max_gpus": 4, "hidden_size": 768},
-                         read_request_file(str(path)))
-    assert body["workload"] == {"preset": "gpt-2", "task": "training", "batch_size": 16,
-                                "model": {"layers": 12, "hidden_size": 768}}
+    body = build_request(
+        {"batch_size": 16, "max_gpus": 4, "hidden_size": 768}, read_request_file(str(path))
+    )
+    assert body["workload"] == {
+        "preset": "gpt-2",
+        "task": "training",
+        "batch_size": 16,
+        "model": {"layers": 12, "hidden_size": 768},
+    }
     assert body["constraints"] == {"max_gpus": 4} and body["limit"] == 3
     assert base["constraints"] == {"max_gpus": 2}  # the file's dict is not modified

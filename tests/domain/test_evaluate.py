@@ -25,7 +25,9 @@ from tests.domain.fixtures import (
 
 def _ctx(work: WorkloadSpec | None = None, **limits: object) -> ev.Context:
     return ev.Context(
-        work=work or llm_inference(), rules=RULES, limits=ev.Limits(**limits)  # type: ignore[arg-type]
+        work=work or llm_inference(),
+        rules=RULES,
+        limits=ev.Limits(**limits),  # type: ignore[arg-type]
     )
 
 

@@ -15,8 +15,7 @@ from app.recommend import schemas as s
 from app.recommend import service
 from tests.domain.fixtures import A100, H100, MI300X, RTX4090, RULES, T4
 
-PROPERTY = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GPUS = st.sampled_from([A100, H100, RTX4090, T4, MI300X])
 INFERENCE_PRESETS = ["llama-3-8b", "mistral-7b", "llama-3-70b", "bert-base", "resnet-50"]
 TRAINING_PRESETS = ["gpt-2", "resnet-50", "bert-base", "llama-3-8b"]
@@ -25,14 +24,18 @@ TRAINING_PRESETS = ["gpt-2", "resnet-50", "bert-base", "llama-3-8b"]
 @st.composite
 def requests(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
-        workload: dict[str, Any] = {"preset": draw(st.sampled_from(INFERENCE_PRESETS)),
-                                    "task": "inference",
-                                    "precision": draw(st.sampled_from(["bf16", "fp16", "int8",
-                                                                       "int4"]))}
+        workload: dict[str, Any] = {
+            "preset": draw(st.sampled_from(INFERENCE_PRESETS)),
+            "task": "inference",
+            "precision": draw(st.sampled_from(["bf16", "fp16", "int8", "int4"])),
+        }
     else:
-        workload = {"preset": draw(st.sampled_from(TRAINING_PRESETS)), "task": "training",
-                    "precision": draw(st.sampled_from(["bf16", "fp16", "fp32"])),
-                    "gradient_checkpointing": draw(st.booleans())}
+        workload = {
+            "preset": draw(st.sampled_from(TRAINING_PRESETS)),
+            "task": "training",
+            "precision": draw(st.sampled_from(["bf16", "fp16", "fp32"])),
+            "gradient_checkpointing": draw(st.booleans()),
+        }
     workload["batch_size"] = draw(st.integers(1, 256))
     if workload["preset"] != "resnet-50":
         workload["seq_len"] = draw(st.sampled_from([128, 512, 2048, 8192]))
@@ -49,8 +52,9 @@ def _row(resp: s.RecommendationResponse) -> s.Recommendation | None:
 
 @PROPERTY
 @given(body=requests(), gpu=GPUS, extra=st.floats(1.01, 8.0))
-def test_more_memory_never_turns_a_fit_into_a_non_fit(body: dict[str, Any], gpu: GpuSpec,
-                                                      extra: float) -> None:
+def test_more_memory_never_turns_a_fit_into_a_non_fit(
+    body: dict[str, Any], gpu: GpuSpec, extra: float
+) -> None:
     small = _rank(body, gpu)
     big = _rank(body, replace(gpu, memory_gb=gpu.memory_gb * extra))
     before, after = _row(small), _row(big)
@@ -60,13 +64,25 @@ def test_more_memory_never_turns_a_fit_into_a_non_fit(body: dict[str, Any], gpu:
 
 
 @PROPERTY
-@given(preset=st.sampled_from(["llama-3-8b", "mistral-7b", "llama-3-70b"]),
-       batch=st.integers(1, 64), gpu=GPUS, faster=st.floats(1.01, 4.0),
-       precision=st.sampled_from(["bf16", "fp16", "int8", "int4"]))
-def test_more_bandwidth_never_slows_decoding(preset: str, batch: int, gpu: GpuSpec,
-                                             faster: float, precision: str) -> None:
-    body = {"workload": {"preset": preset, "task": "inference", "batch_size": batch,
-                         "precision": precision}, "constraints": {"max_gpus": 8}}
+@given(
+    preset=st.sampled_from(["llama-3-8b", "mistral-7b", "llama-3-70b"]),
+    batch=st.integers(1, 64),
+    gpu=GPUS,
+    faster=st.floats(1.01, 4.0),
+    precision=st.sampled_from(["bf16", "fp16", "int8", "int4"]),
+)
+def test_more_bandwidth_never_slows_decoding(
+    preset: str, batch: int, gpu: GpuSpec, faster: float, precision: str
+) -> None:
+    body = {
+        "workload": {
+            "preset": preset,
+            "task": "inference",
+            "batch_size": batch,
+            "precision": precision,
+        },
+        "constraints": {"max_gpus": 8},
+    }
     slow = _row(_rank(body, gpu))
     fast = _row(_rank(body, replace(gpu, memory_bandwidth_gbs=gpu.memory_bandwidth_gbs * faster)))
     if slow is None:
@@ -78,9 +94,12 @@ def test_more_bandwidth_never_slows_decoding(preset: str, batch: int, gpu: GpuSp
 
 
 def _priced(gpu: GpuSpec, k: float) -> GpuSpec:
-    return replace(gpu, launch_price_usd=None,
-                   street_price=Price(usd=10_000.0 * k, as_of="2025-01-01"),
-                   cloud_price=Price(usd=2.0 * k, as_of="2025-01-01", provider="x"))
+    return replace(
+        gpu,
+        launch_price_usd=None,
+        street_price=Price(usd=10_000.0 * k, as_of="2025-01-01"),
+        cloud_price=Price(usd=2.0 * k, as_of="2025-01-01", provider="x"),
+    )
 
 
 @PROPERTY
@@ -88,15 +107,23 @@ def _priced(gpu: GpuSpec, k: float) -> GpuSpec:
 def test_costs_scale_with_prices(body: dict[str, Any], gpu: GpuSpec, k: float) -> None:
     body = {**body, "workload": {**body["workload"], "dataset_samples": 1e6}}
     base_body = {**body, "constraints": {**body["constraints"], "electricity_usd_per_kwh": 0.2}}
-    scaled_body = {**body,
-                   "constraints": {**body["constraints"], "electricity_usd_per_kwh": 0.2 * k}}
+    scaled_body = {
+        **body,
+        "constraints": {**body["constraints"], "electricity_usd_per_kwh": 0.2 * k},
+    }
     base = _row(_rank(base_body, _priced(gpu, 1.0)))
     scaled = _row(_rank(scaled_body, _priced(gpu, k)))
     if base is None:
         return
     assert scaled is not None and scaled.num_gpus == base.num_gpus
-    for name in ("purchase_usd", "hourly_usd", "rent_to_finish_usd", "buy_to_finish_usd",
-                 "energy_to_finish_usd", "energy_usd_per_hour"):
+    for name in (
+        "purchase_usd",
+        "hourly_usd",
+        "rent_to_finish_usd",
+        "buy_to_finish_usd",
+        "energy_to_finish_usd",
+        "energy_usd_per_hour",
+    ):
         a, b = getattr(base.cost, name), getattr(scaled.cost, name)
         assert (a is None) == (b is None), name
         if a is not None:

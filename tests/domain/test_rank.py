@@ -95,4 +95,6 @@ def test_multi_card_desktop_builds_get_power_and_slot_tips() -> None:
     single = _cand(card, n=1)
     assert not any("GPU power" in t for t in rank.tips(single, single.work))
     server = _cand(replace(H100, tdp_w=700.0), n=8)
-    assert not any("GPU power" in t for t in rank.tips(server, server.work))  # a datacenter part lives in a server
+    assert not any(
+        "GPU power" in t for t in rank.tips(server, server.work)
+    )  # a datacenter part lives in a server

@@ -74,9 +74,7 @@ def test_training_peak_of_a_1_7b_decoder_within_10_percent_of_measured() -> None
         vocab_size=49152,
         activation_coeff=66.13,
     )
-    work = WorkloadSpec(
-        task="training", model=smol, precision="bf16", batch_size=4, seq_len=2048
-    )
+    work = WorkloadSpec(task="training", model=smol, precision="bf16", batch_size=4, seq_len=2048)
     total = memory_breakdown(work).total
     assert abs(total - 52.3) / 52.3 <= 0.10, total
 

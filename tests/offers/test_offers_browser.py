@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - test_browser already skipped or failed
 pytestmark = pytest.mark.browser
 
 
-def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> None:  # noqa: F811
+def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> None:
     page.goto("/")
     page.select_option("#f-preset", "resnet-50")
     page.select_option("#f-task", "training")

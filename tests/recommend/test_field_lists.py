@@ -26,16 +26,20 @@ def test_every_model_field_given_is_echoed() -> None:
         "family": "cnn", "params": 25e6, "gflops_per_sample": 8.2, "input_size": 224,
         "activation_mb_per_sample": 50.0, "passes_per_sample": 1,
     }  # fmt: skip
-    req = s.RecommendationRequest.model_validate(
-        {"workload": {"task": "training", "model": model}})
+    req = s.RecommendationRequest.model_validate({"workload": {"task": "training", "model": model}})
     echoed = service.recommend(req, [A100, H100], RULES).workload.model.model_dump()
     for key, value in model.items():
         assert echoed[key] == value, key
 
 
 def test_a_preset_can_set_every_model_field() -> None:
-    raw = {"family": "cnn", "params": "2.5e7", "gflops_per_sample": 8.2, "layers": "50",
-           "activation_mb_per_sample": 50.0}
+    raw = {
+        "family": "cnn",
+        "params": "2.5e7",
+        "gflops_per_sample": 8.2,
+        "layers": "50",
+        "activation_mb_per_sample": 50.0,
+    }
     m = model_from_dict(raw)
     assert m.activation_mb_per_sample == 50.0
     assert m.params == 2.5e7 and m.layers == 50 and isinstance(m.layers, int)

@@ -452,7 +452,9 @@ def test_one_runtime_field_resolves_per_task() -> None:
     assert (pinned.runtime, pinned.runtime_given) == ("sglang", True)
     with pytest.raises(InvalidInput) as err:
         work(
-            preset="llama-3-8b", task="serving", runtime="tensorrt",
+            preset="llama-3-8b",
+            task="serving",
+            runtime="tensorrt",
             serving={"concurrent_requests": 4},
         )
     assert err.value.field == "workload.runtime"

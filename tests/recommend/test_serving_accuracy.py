@@ -44,7 +44,9 @@ def test_dense_blackwell_fp4_ranks_and_sizes(scores: dict) -> None:
 
 
 def test_all_rows_rank(scores: dict) -> None:
-    assert scores["all saturation"].spearman >= 0.95 and scores["all saturation"].median_ratio <= 1.4
+    assert (
+        scores["all saturation"].spearman >= 0.95 and scores["all saturation"].median_ratio <= 1.4
+    )
 
 
 def test_vllm_load_points_rank_and_stay_within_a_factor(scores: dict) -> None:

@@ -42,7 +42,9 @@ def gpu_report(
         },
         "memory": {
             "array_bytes": 2**30,
-            "rows": [{"kernel": "copy", "bytes_per_call": 2**31, "figure": figure(bandwidth, "GB/s")}],
+            "rows": [
+                {"kernel": "copy", "bytes_per_call": 2**31, "figure": figure(bandwidth, "GB/s")}
+            ],
             "best": figure(bandwidth, "GB/s"),
             "best_kernel": "copy",
         },

@@ -72,7 +72,9 @@ def queue_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def start_worker(settings: Settings, tmp_path: Path, queue_url: str) -> Iterator[Callable[..., Worker]]:
+def start_worker(
+    settings: Settings, tmp_path: Path, queue_url: str
+) -> Iterator[Callable[..., Worker]]:
     started: list[Worker] = []
 
     def start(mode: str, label: str | None = None, queue: str | None = None,
@@ -263,7 +265,10 @@ def test_run_token_guards_start_and_cancel(start_worker, make_client) -> None:  
     run = c.post("/api/v1/benchmark-runs", json={}, headers=auth).json()
     assert c.delete(f"/api/v1/benchmark-runs/{run['id']}").status_code == 401
     assert c.get(f"/api/v1/benchmark-runs/{run['id']}").status_code == 200  # reading is open
-    assert c.delete(f"/api/v1/benchmark-runs/{run['id']}", headers=auth).json()["status"] == "cancelled"
+    assert (
+        c.delete(f"/api/v1/benchmark-runs/{run['id']}", headers=auth).json()["status"]
+        == "cancelled"
+    )
 
 
 def _redis_up() -> bool:

@@ -22,7 +22,10 @@ def test_upload_matches_catalog_and_computes_efficiency(client: TestClient) -> N
 
     listed = client.get("/api/v1/device-reports").json()
     assert listed["total"] == 1 and listed["items"][0]["id"] == body["id"]
-    assert client.get(f"/api/v1/device-reports/{body['id']}").json()["device_name"] == "NVIDIA H100 80GB HBM3"
+    assert (
+        client.get(f"/api/v1/device-reports/{body['id']}").json()["device_name"]
+        == "NVIDIA H100 80GB HBM3"
+    )
     by_gpu = client.get(f"/api/v1/device-reports?gpu_slug={body['gpu_slug']}").json()
     assert by_gpu["total"] == 1
     assert client.get("/api/v1/device-reports?gpu_slug=rtx-4090").json()["total"] == 0
@@ -38,14 +41,18 @@ def test_figure_above_peak_is_rejected_not_reported(client: TestClient) -> None:
 
 
 def test_cpu_report_has_no_catalog_match(client: TestClient) -> None:
-    report = gpu_report(device_name="Intel(R) Xeon(R) CPU", backend="cpu", bf16=0.5, fp32=0.2, bandwidth=10)
+    report = gpu_report(
+        device_name="Intel(R) Xeon(R) CPU", backend="cpu", bf16=0.5, fp32=0.2, bandwidth=10
+    )
     r = client.post("/api/v1/device-reports", json=report)
     assert r.status_code == 201, r.text
     assert r.json()["gpu_slug"] is None
 
 
 def test_manual_match_must_exist(client: TestClient) -> None:
-    report = gpu_report() | {"catalog_match": {"slug": "no-such-gpu", "name": "x", "matched_by": "manual"}}
+    report = gpu_report() | {
+        "catalog_match": {"slug": "no-such-gpu", "name": "x", "matched_by": "manual"}
+    }
     r = client.post("/api/v1/device-reports", json=report)
     assert r.status_code == 422
     assert r.json()["error"]["details"]["field"] == "catalog_match.slug"
@@ -57,7 +64,10 @@ def test_manual_match_must_exist(client: TestClient) -> None:
         (lambda r: r.pop("environment"), "environment"),
         (lambda r: r.update(schema_version=99), "schema_version"),
         (lambda r: r["memory"]["best"].update(value=-5.0), "memory.best"),
-        (lambda r: r["matmul"]["by_precision"]["bf16"]["best"].update(value=5e6), "matmul.by_precision.bf16.best"),
+        (
+            lambda r: r["matmul"]["by_precision"]["bf16"]["best"].update(value=5e6),
+            "matmul.by_precision.bf16.best",
+        ),
     ],
 )
 def test_invalid_reports_are_422_and_not_stored(client: TestClient, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
@@ -70,7 +80,9 @@ def test_invalid_reports_are_422_and_not_stored(client: TestClient, mutate, fiel
 
 
 def test_not_json_is_422(client: TestClient) -> None:
-    r = client.post("/api/v1/device-reports", content=b"{oops", headers={"content-type": "application/json"})
+    r = client.post(
+        "/api/v1/device-reports", content=b"{oops", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "body"
 
 
@@ -80,7 +92,11 @@ def test_size_limit(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     app = create_app(settings.model_copy(update={"max_report_bytes": 2000}))
     with TestClient(app) as c:
         big = gpu_report() | {"tips": ["x" * 5000]}
-        r = c.post("/api/v1/device-reports", content=json.dumps(big).encode(), headers={"content-type": "application/json"})
+        r = c.post(
+            "/api/v1/device-reports",
+            content=json.dumps(big).encode(),
+            headers={"content-type": "application/json"},
+        )
         assert r.status_code == 413
         assert r.json()["error"]["code"] == "payload_too_large"
     app.state.engine.dispose()
@@ -92,8 +108,15 @@ def test_upload_token_when_configured(settings) -> None:  # type: ignore[no-unty
     app = create_app(settings.model_copy(update={"upload_token": "up"}))
     with TestClient(app) as c:
         assert c.post("/api/v1/device-reports", json=gpu_report()).status_code == 401
-        assert c.post("/api/v1/device-reports", json=gpu_report(), headers={"Authorization": "Bearer no"}).status_code == 403
-        ok = c.post("/api/v1/device-reports", json=gpu_report(), headers={"Authorization": "Bearer up"})
+        assert (
+            c.post(
+                "/api/v1/device-reports", json=gpu_report(), headers={"Authorization": "Bearer no"}
+            ).status_code
+            == 403
+        )
+        ok = c.post(
+            "/api/v1/device-reports", json=gpu_report(), headers={"Authorization": "Bearer up"}
+        )
         assert ok.status_code == 201
     app.state.engine.dispose()
 

@@ -97,7 +97,9 @@ def test_cross_site_form_cannot_start_a_run(client: TestClient) -> None:
                        headers={"content-type": "application/x-www-form-urlencoded"})  # fmt: skip
     assert bare.status_code == 415
     assert bare.json()["error"]["details"]["field"] == "content-type"
-    plain = client.post("/api/v1/device-reports", content=b"{}", headers={"content-type": "text/plain"})
+    plain = client.post(
+        "/api/v1/device-reports", content=b"{}", headers={"content-type": "text/plain"}
+    )
     assert plain.status_code == 415
     assert client.get("/api/v1/benchmark-runs").json() == []
     # a same-origin page (the /device page's script) may

@@ -59,7 +59,9 @@ def test_database_unavailable_is_503_with_the_error_shape(tmp_path: Path, kind: 
         page = c.get("/gpus")
         assert page.status_code == 503 and "text/html" in page.headers["content-type"]
         health = c.get("/api/v1/health")
-        assert health.status_code == 503 and health.json()["checks"]["database"].startswith("failed")
+        assert health.status_code == 503 and health.json()["checks"]["database"].startswith(
+            "failed"
+        )
     app.state.engine.dispose()
 
 
@@ -75,7 +77,9 @@ def test_deleted_shipped_gpu_stays_deleted(client: TestClient, settings: Setting
     assert client.get("/api/v1/gpus/h100-sxm").json()["name"] == "Lab Card 48GB"
 
 
-@pytest.mark.parametrize("url", ["javascript:alert(1)", "data:text/html,x", " javascript:x", "ftp://x"])
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "data:text/html,x", " javascript:x", "ftp://x"]
+)
 def test_only_web_links_as_sources(client: TestClient, admin: dict[str, str], url: str) -> None:
     card = lab_card(sources=[{"id": "ds", "title": "Datasheet", "url": url}])
     r = client.post("/api/v1/gpus", json=card, headers=admin)

@@ -36,10 +36,18 @@ def sample_report(device_name: str = "NVIDIA GeForce RTX 4090") -> dict[str, Any
             "reference_shape": [4096, 4096, 4096],
             "rows": [],
             "by_precision": {
-                "fp32": {"precision": "fp32", "native": True,
-                         "reference": fig(60.0, "TFLOPS"), "best": fig(70.0, "TFLOPS")},
-                "bf16": {"precision": "bf16", "native": True,
-                         "reference": fig(140.0, "TFLOPS"), "best": fig(150.0, "TFLOPS")},
+                "fp32": {
+                    "precision": "fp32",
+                    "native": True,
+                    "reference": fig(60.0, "TFLOPS"),
+                    "best": fig(70.0, "TFLOPS"),
+                },
+                "bf16": {
+                    "precision": "bf16",
+                    "native": True,
+                    "reference": fig(140.0, "TFLOPS"),
+                    "best": fig(150.0, "TFLOPS"),
+                },
             },
         },
         "memory": {
@@ -59,11 +67,22 @@ def sample_report(device_name: str = "NVIDIA GeForce RTX 4090") -> dict[str, Any
                 for size, v in ((1_000_000, 8.0), (16_000_000, 20.0), (256_000_000, 24.0))
             ],
             "fits": [
-                {"direction": "h2d", "memory": "pinned", "latency_s": 1e-5, "bandwidth_gbs": 24.5,
-                 "headline": fig(24.0, "GB/s"), "headline_size_bytes": 256_000_000},
-                {"direction": "h2d", "memory": "pageable", "latency_s": 2e-5,
-                 "bandwidth_gbs": 12.5, "headline": fig(12.0, "GB/s"),
-                 "headline_size_bytes": 256_000_000},
+                {
+                    "direction": "h2d",
+                    "memory": "pinned",
+                    "latency_s": 1e-5,
+                    "bandwidth_gbs": 24.5,
+                    "headline": fig(24.0, "GB/s"),
+                    "headline_size_bytes": 256_000_000,
+                },
+                {
+                    "direction": "h2d",
+                    "memory": "pageable",
+                    "latency_s": 2e-5,
+                    "bandwidth_gbs": 12.5,
+                    "headline": fig(12.0, "GB/s"),
+                    "headline_size_bytes": 256_000_000,
+                },
             ],
             "pinned_over_pageable_h2d": 2.0,
         },
@@ -75,9 +94,13 @@ def sample_report(device_name: str = "NVIDIA GeForce RTX 4090") -> dict[str, Any
                     "precision": "bf16",
                     "description": "one transformer block",
                     "points": [
-                        {"batch": b, "flops": 10**12 * b, "step_time": fig(0.01 * b, "s"),
-                         "samples_per_s": fig(100.0 * b / (1 + b / 16), "samples/s"),
-                         "tflops": fig(min(140.0, 20.0 * b), "TFLOPS")}
+                        {
+                            "batch": b,
+                            "flops": 10**12 * b,
+                            "step_time": fig(0.01 * b, "s"),
+                            "samples_per_s": fig(100.0 * b / (1 + b / 16), "samples/s"),
+                            "tflops": fig(min(140.0, 20.0 * b), "TFLOPS"),
+                        }
                         for b in (1, 2, 4, 8, 16, 32)
                     ],
                 }

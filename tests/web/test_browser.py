@@ -143,8 +143,12 @@ def test_question_to_ranked_table_matches_the_api(page: Page, server: str) -> No
     api = httpx.post(
         f"{server}/api/v1/recommendations",
         json={
-            "workload": {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "lora",
-                         "batch_size": 4},
+            "workload": {
+                "preset": "llama-3-8b",
+                "task": "fine-tuning",
+                "peft": "lora",
+                "batch_size": 4,
+            },
             "constraints": {"framework": "pytorch", "acquisition": "rent"},
             "objective": "balanced",
         },
@@ -282,8 +286,10 @@ def test_catalog_name_with_script_is_shown_as_text(page: Page, server: str) -> N
     name = "<script>window.__pwned = 1</script> Sneaky Card"
     body = lab_card(slug="sneaky-card", name=name)
     r = httpx.post(
-        f"{server}/api/v1/gpus", json=body,
-        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10,
+        f"{server}/api/v1/gpus",
+        json=body,
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=10,
     )
     assert r.status_code in (201, 409), r.text
     page.goto("/gpus?q=sneaky")
@@ -320,7 +326,9 @@ def test_benchmark_run_shows_progress_and_charts(page: Page, server: str) -> Non
     assert page.get_by_role("heading", name="Tips").is_visible()
 
 
-def test_ranking_turns_into_labelled_cards_on_a_phone(browser: Browser, watch: Watch, server: str) -> None:
+def test_ranking_turns_into_labelled_cards_on_a_phone(
+    browser: Browser, watch: Watch, server: str
+) -> None:
     context = browser.new_context(base_url=server, viewport={"width": 390, "height": 844})
     pg = watch.attach(context.new_page())
     pg.goto("/recommendations?preset=llama-3-8b&limit=3")

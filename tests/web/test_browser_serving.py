@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def page(browser: Browser, watch: Watch, server: str) -> Iterator[Page]:  # noqa: F811
+def page(browser: Browser, watch: Watch, server: str) -> Iterator[Page]:
     context = browser.new_context(base_url=server, viewport={"width": 1280, "height": 900})
     pg = watch.attach(context.new_page())
     pg.set_default_timeout(60_000)
@@ -47,7 +47,7 @@ def _ms(text: str) -> float:
     return float(text.replace(",", "").replace("ms", "").strip())
 
 
-def test_serving_form_gives_configurations_with_replicas_and_price(page: Page, server: str) -> None:  # noqa: F811
+def test_serving_form_gives_configurations_with_replicas_and_price(page: Page, server: str) -> None:
     _ask(page, "1000", "50")
     assert "task=serving" in page.url and "concurrent_requests=50" in page.url
     banner = page.locator("[data-serving-banner]")

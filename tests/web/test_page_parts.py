@@ -30,7 +30,8 @@ def test_one_outlier_does_not_set_the_scale() -> None:
     assert marked[0].y >= chart.top  # drawn at the edge, inside the plot
     bars = charts.bar_chart(
         [{"label": str(v), "value": v, "ref": None} for v in (10, 11, 12, 10.5, 11.5, 900)],
-        value_name="v", ref_name="r",
+        value_name="v",
+        ref_name="r",
     )
     assert bars.bars[-1].clipped and not bars.bars[0].clipped
     assert bars.bars[0].value_w > 0.2 * bars.plot_w  # the bulk stays readable
@@ -66,7 +67,9 @@ def test_device_upload_form_stores_or_explains(client: TestClient) -> None:
         follow_redirects=False,
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/device/reports/")
-    bad = client.post("/device/reports", files={"report": ("r.json", "{not json", "application/json")})
+    bad = client.post(
+        "/device/reports", files={"report": ("r.json", "{not json", "application/json")}
+    )
     assert bad.status_code == 422 and 'id="up-err"' in bad.text
     api = client.post(
         "/api/v1/device-reports",

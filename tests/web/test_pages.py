@@ -151,8 +151,13 @@ def test_shipped_methodology_renders_when_present(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["/nope", "/gpus/no-such-gpu", "/device/reports/999999", "/device/reports/abc",
-     "/gpus/h100-sxm/extra"],
+    [
+        "/nope",
+        "/gpus/no-such-gpu",
+        "/device/reports/999999",
+        "/device/reports/abc",
+        "/gpus/h100-sxm/extra",
+    ],
 )
 def test_unknown_pages_get_a_404_page(client: TestClient, url: str) -> None:
     html = page(client, url, 404)
@@ -210,12 +215,12 @@ def test_answer_matches_the_api(client: TestClient) -> None:
     if body["excluded"]:
         assert "<table data-excluded>" in html
     # what changes the answer: on demand (a link), then the API's what_if rows, one per change
-    assert "<table class=\"what-if\" data-what-if>" not in html
+    assert '<table class="what-if" data-what-if>' not in html
     link = re.search(r'<a href="([^"]+)" data-what-if-link>', html)
     assert link is not None and "what_if=1" in link.group(1)
     html = page(client, "/recommendations" + link.group(1).replace("&amp;", "&"))
     what_if = client.post("/api/v1/recommendations", json={**API_REQUEST, "what_if": True}).json()
-    assert "<table class=\"what-if\" data-what-if>" in html
+    assert '<table class="what-if" data-what-if>' in html
     assert ranked_rows(html) == expected
     for v in what_if["what_if"]:
         assert f'data-change="{v["change"]}"' in html
@@ -309,7 +314,9 @@ def test_catalog_text_is_escaped_everywhere(client: TestClient, admin: dict[str,
 
 
 def test_user_input_is_escaped_on_rerender(client: TestClient) -> None:
-    html = page(client, '/recommendations?preset=llama-3-8b&params="><script>alert(1)</script>', 422)
+    html = page(
+        client, '/recommendations?preset=llama-3-8b&params="><script>alert(1)</script>', 422
+    )
     assert "<script>alert(1)</script>" not in html
     assert "&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
@@ -353,14 +360,17 @@ def test_number_formatting() -> None:
 def test_chart_geometry_stays_inside_the_plot() -> None:
     chart = charts.xy_chart(
         [("a", [{"x": 100, "y": 5, "label": "1"}, {"x": 30000, "y": 50, "label": "2"}])],
-        x_label="price", y_label="tput", log_x=True,
+        x_label="price",
+        y_label="tput",
+        log_x=True,
     )
     for p in chart.series[0].points:
         assert chart.left <= p.x <= chart.right
         assert chart.top <= p.y <= chart.bottom
     bars = charts.bar_chart(
         [{"label": "x", "value": 10, "ref": 20}, {"label": "y", "value": 30, "ref": 20}],
-        value_name="v", ref_name="r",
+        value_name="v",
+        ref_name="r",
     )
     assert bars.bars[1].over and not bars.bars[0].over
     assert max(b.value_w for b in bars.bars) == pytest.approx(bars.plot_w)
@@ -370,8 +380,12 @@ def test_chart_geometry_stays_inside_the_plot() -> None:
 def test_answer_shows_each_cards_other_configurations(client: TestClient) -> None:
     body = client.post(
         "/api/v1/recommendations",
-        json={"workload": {"preset": "resnet-50"}, "objective": "fastest",
-              "constraints": {"max_gpus": 4}, "limit": 3},
+        json={
+            "workload": {"preset": "resnet-50"},
+            "objective": "fastest",
+            "constraints": {"max_gpus": 4},
+            "limit": 3,
+        },
     ).json()
     html = page(client, "/recommendations?preset=resnet-50&objective=fastest&max_gpus=4&limit=3")
     top = body["recommendations"][0]

@@ -28,14 +28,16 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
-def report_id(server: str) -> int:  # noqa: F811
+def report_id(server: str) -> int:
     r = httpx.post(f"{server}/api/v1/device-reports", json=sample_report(), timeout=30)
     assert r.status_code == 201, r.text
     return int(r.json()["id"])
 
 
 @pytest.fixture(params=["desktop", "phone"])
-def view(request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+def view(
+    request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str
+) -> Iterator[Page]:
     size = DESKTOP if request.param == "desktop" else PHONE
     # bypass_csp lets the test inject axe; the pages themselves never run inline script
     context = browser.new_context(base_url=server, viewport=size, bypass_csp=True)
@@ -86,7 +88,7 @@ def test_report_page_passes_axe(view: Page, report_id: int) -> None:
     no_sideways_scroll(view)
 
 
-def test_pages_stay_small(server: str, report_id: int) -> None:  # noqa: F811
+def test_pages_stay_small(server: str, report_id: int) -> None:
     """No page over 150 KB of our own HTML + CSS + JS."""
     css = httpx.get(f"{server}/static/css/app.css", timeout=10).content
     js = httpx.get(f"{server}/static/js/app.js", timeout=10).content
@@ -101,7 +103,9 @@ def test_pages_stay_small(server: str, report_id: int) -> None:  # noqa: F811
 BASELINE_Q = "/recommendations?preset=llama-3-8b&task=inference&batch_size=8&acquisition=rent"
 
 
-def test_ranking_fits_sorts_and_defines_its_columns(browser: Browser, watch: Any, server: str, report_id: int) -> None:  # noqa: F811
+def test_ranking_fits_sorts_and_defines_its_columns(
+    browser: Browser, watch: Any, server: str, report_id: int
+) -> None:
     context = browser.new_context(base_url=server, viewport=DESKTOP)
     pg = watch.attach(context.new_page())
     pg.goto(f"{BASELINE_Q}&device_report_id={report_id}")
@@ -110,16 +114,33 @@ def test_ranking_fits_sorts_and_defines_its_columns(browser: Browser, watch: Any
     assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")
     assert pg.locator("th", has_text="Speedup vs yours").is_visible()
     echo = pg.locator("[data-assumptions]").inner_text()
-    for words in ("Catalog data as of", "Prices", "Budget", "GPUs per option", "Electricity", "tokens out"):
+    for words in (
+        "Catalog data as of",
+        "Prices",
+        "Budget",
+        "GPUs per option",
+        "Electricity",
+        "tokens out",
+    ):
         assert words in echo, words
     defs = pg.locator("[data-column-defs]").inner_text()
     assert "Batch time" in defs and "likely" in defs and "Memory per GPU" in defs
     # sort by throughput: rows (and their explanations) reorder, the baseline stays first
     pg.locator("th button.sort", has_text="Throughput").click()
-    values = [float(v) for v in pg.locator("tr[data-rank] td[data-throughput]").evaluate_all("els => els.map(e => e.dataset.value)")]
+    values = [
+        float(v)
+        for v in pg.locator("tr[data-rank] td[data-throughput]").evaluate_all(
+            "els => els.map(e => e.dataset.value)"
+        )
+    ]
     assert values == sorted(values)
     pg.locator("th button.sort", has_text="Throughput").click()
-    values = [float(v) for v in pg.locator("tr[data-rank] td[data-throughput]").evaluate_all("els => els.map(e => e.dataset.value)")]
+    values = [
+        float(v)
+        for v in pg.locator("tr[data-rank] td[data-throughput]").evaluate_all(
+            "els => els.map(e => e.dataset.value)"
+        )
+    ]
     assert values == sorted(values, reverse=True)
     order = pg.locator("table.ranking > tbody > tr").evaluate_all(
         "rows => rows.map(r => r.dataset.rank || (r.classList.contains('explain-row') ? 'x' : 'b'))"
@@ -156,7 +177,9 @@ def test_multiplier_share_link_and_charts(page_desktop: Page) -> None:
 
 def test_empty_answer_says_what_to_change(page_desktop: Page) -> None:
     pg = page_desktop
-    pg.goto("/recommendations?preset=llama-3-70b&task=inference&max_gpus=1&vendors=amd&segments=consumer")
+    pg.goto(
+        "/recommendations?preset=llama-3-70b&task=inference&max_gpus=1&vendors=amd&segments=consumer"
+    )
     empty = pg.locator("[data-empty]")
     assert empty.is_visible()
     assert pg.locator("[data-what-if]").is_visible()
@@ -164,7 +187,7 @@ def test_empty_answer_says_what_to_change(page_desktop: Page) -> None:
 
 
 @pytest.fixture
-def page_desktop(browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+def page_desktop(browser: Browser, watch: Any, server: str) -> Iterator[Page]:
     context = browser.new_context(base_url=server, viewport=DESKTOP)
     pg = watch.attach(context.new_page())
     pg.set_default_timeout(60_000)
@@ -173,7 +196,7 @@ def page_desktop(browser: Browser, watch: Any, server: str) -> Iterator[Page]:  
 
 
 @pytest.fixture
-def page_phone(browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+def page_phone(browser: Browser, watch: Any, server: str) -> Iterator[Page]:
     context = browser.new_context(base_url=server, viewport=PHONE)
     pg = watch.attach(context.new_page())
     pg.set_default_timeout(60_000)
@@ -199,7 +222,9 @@ def test_catalog_sticky_name_and_compare_across_pages(page_desktop: Page) -> Non
     second.check()
     pg.locator("[data-compare-button]").click()
     pg.wait_for_url(re.compile(r"/compare\?"))
-    heads = pg.locator("[data-compare-table] thead th a").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    heads = pg.locator("[data-compare-table] thead th a").evaluate_all(
+        "as => as.map(a => a.getAttribute('href'))"
+    )
     assert f"/gpus/{slug1}" in heads and f"/gpus/{slug2}" in heads
 
 
@@ -218,7 +243,10 @@ def test_gpu_page_what_fits_and_words(page_phone: Page) -> None:
     fits = pg.locator("[data-what-fits]")
     assert "Largest LLM preset" in fits.inner_text()
     assert pg.locator("[data-fit-table] tbody tr").count() >= 5
-    assert "NVIDIA" in pg.locator("p.lead").inner_text() and "nvidia" not in pg.locator("p.lead").inner_text()
+    assert (
+        "NVIDIA" in pg.locator("p.lead").inner_text()
+        and "nvidia" not in pg.locator("p.lead").inner_text()
+    )
     no_sideways_scroll(pg)  # long source links wrap
 
 
@@ -260,7 +288,9 @@ def test_upload_a_report_by_the_form(page_desktop: Page, tmp_path: Path) -> None
 
 
 def test_run_survives_reload_conflict_is_friendly_and_cancel_works(
-    page_desktop: Page, server: str, watch: Any  # noqa: F811
+    page_desktop: Page,
+    server: str,
+    watch: Any,
 ) -> None:
     probe = httpx.get(f"{server}/api/v1/benchmark-runs", timeout=10)
     if probe.status_code == 404:
@@ -288,7 +318,9 @@ def test_run_survives_reload_conflict_is_friendly_and_cancel_works(
 
 
 @pytest.fixture(params=["desktop", "phone"])
-def journey(request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str) -> Iterator[Page]:  # noqa: F811
+def journey(
+    request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str
+) -> Iterator[Page]:
     size = DESKTOP if request.param == "desktop" else PHONE
     context = browser.new_context(base_url=server, viewport=size)
     pg = watch.attach(context.new_page())
@@ -338,7 +370,10 @@ def test_journey_buy_or_rent_for_training(journey: Page) -> None:
     ask(pg)
     first = pg.locator("details[data-explain]").first
     first.locator("summary").click()
-    assert "buying beats renting after" in first.inner_text() or "renting to finish" in first.inner_text()
+    assert (
+        "buying beats renting after" in first.inner_text()
+        or "renting to finish" in first.inner_text()
+    )
 
 
 def test_journey_faster_than_my_machine(journey: Page, report_id: int) -> None:

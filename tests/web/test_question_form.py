@@ -129,8 +129,14 @@ def test_preset_values_are_shown_as_people_write_them(client: TestClient) -> Non
 
 def test_human_numbers_are_read() -> None:
     form = forms.parse_question(
-        [("preset", "llama-3-8b"), ("params", "8.03B"), ("max_purchase_usd", "$800"),
-         ("dataset_samples", "15k"), ("max_hourly_usd", "2.5 USD"), ("seq_len", "1,024")]
+        [
+            ("preset", "llama-3-8b"),
+            ("params", "8.03B"),
+            ("max_purchase_usd", "$800"),
+            ("dataset_samples", "15k"),
+            ("max_hourly_usd", "2.5 USD"),
+            ("seq_len", "1,024"),
+        ]
     )
     assert form.ok, form.errors
     w = form.data["workload"]
@@ -142,14 +148,24 @@ def test_human_numbers_are_read() -> None:
 
 def test_question_form_maps_to_the_request_and_back() -> None:
     form = forms.parse_question(
-        [("preset", "llama-3-8b"), ("params", "8B"), ("gradient_checkpointing", "on"),
-         ("vendors", "nvidia"), ("vendors", "amd"), ("max_gpus", "4"), ("objective", "fastest"),
-         ("seq_len", "")],
+        [
+            ("preset", "llama-3-8b"),
+            ("params", "8B"),
+            ("gradient_checkpointing", "on"),
+            ("vendors", "nvidia"),
+            ("vendors", "amd"),
+            ("max_gpus", "4"),
+            ("objective", "fastest"),
+            ("seq_len", ""),
+        ],
     )
     assert form.ok, form.errors
     assert form.data == {
-        "workload": {"preset": "llama-3-8b", "model": {"params": 8e9},
-                     "gradient_checkpointing": "on"},
+        "workload": {
+            "preset": "llama-3-8b",
+            "model": {"params": 8e9},
+            "gradient_checkpointing": "on",
+        },
         "constraints": {"vendors": ["nvidia", "amd"], "max_gpus": 4},
         "objective": "fastest",
     }

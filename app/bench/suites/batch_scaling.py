@@ -42,11 +42,14 @@ class Bottleneck(nn.Module):
     def __init__(self, channels: int, bottleneck: int) -> None:
         super().__init__()
         self.body = nn.Sequential(
-            nn.Conv2d(channels, bottleneck, 1, bias=False), nn.BatchNorm2d(bottleneck),
+            nn.Conv2d(channels, bottleneck, 1, bias=False),
+            nn.BatchNorm2d(bottleneck),
             nn.ReLU(inplace=True),
             nn.Conv2d(bottleneck, bottleneck, 3, padding=1, bias=False),
-            nn.BatchNorm2d(bottleneck), nn.ReLU(inplace=True),
-            nn.Conv2d(bottleneck, channels, 1, bias=False), nn.BatchNorm2d(channels),
+            nn.BatchNorm2d(bottleneck),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(bottleneck, channels, 1, bias=False),
+            nn.BatchNorm2d(channels),
         )
         self.act = nn.ReLU(inplace=True)
 
@@ -61,8 +64,14 @@ class ForeachAdamW:
     use (about 1 s on a small CPU), which the peak-memory child processes cannot afford, so
     both the timed steps and the memory steps use this one."""
 
-    def __init__(self, params: Any, lr: float = 1e-4, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.01) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-4,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.01,
+    ) -> None:
         self.params = [p for p in params if p.requires_grad]
         self.lr, self.betas, self.eps, self.weight_decay = lr, betas, eps, weight_decay
         self.exp_avg: list[torch.Tensor] = []
@@ -101,14 +110,21 @@ def build_model(workload: str, cnn: CnnConfig, tr: TransformerConfig) -> nn.Modu
     if workload == "cnn_block":
         return Bottleneck(cnn.channels, cnn.bottleneck)
     if workload == "transformer_block":
-        return nn.TransformerEncoderLayer(tr.d_model, tr.heads, tr.ff, dropout=0.0,
-                                          activation="gelu", batch_first=True,
-                                          norm_first=True)
+        return nn.TransformerEncoderLayer(
+            tr.d_model,
+            tr.heads,
+            tr.ff,
+            dropout=0.0,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+        )
     raise ValueError(f"unknown workload {workload!r}")
 
 
-def make_input(workload: str, batch: int, cnn: CnnConfig, tr: TransformerConfig,
-               device: torch.device) -> torch.Tensor:
+def make_input(
+    workload: str, batch: int, cnn: CnnConfig, tr: TransformerConfig, device: torch.device
+) -> torch.Tensor:
     if workload == "cnn_block":
         return torch.randn(batch, cnn.channels, cnn.hw, cnn.hw, device=device)
     return torch.randn(batch, tr.seq, tr.d_model, device=device)
@@ -116,10 +132,11 @@ def make_input(workload: str, batch: int, cnn: CnnConfig, tr: TransformerConfig,
 
 def describe(workload: str, cnn: CnnConfig, tr: TransformerConfig) -> str:
     if workload == "cnn_block":
-        return (f"ResNet bottleneck {cnn.channels}→{cnn.bottleneck}→{cnn.channels} channels "
-                f"at {cnn.hw}×{cnn.hw}")
-    return (f"transformer encoder layer d={tr.d_model}, heads={tr.heads}, ff={tr.ff}, "
-            f"seq={tr.seq}")
+        return (
+            f"ResNet bottleneck {cnn.channels}→{cnn.bottleneck}→{cnn.channels} channels "
+            f"at {cnn.hw}×{cnn.hw}"
+        )
+    return f"transformer encoder layer d={tr.d_model}, heads={tr.heads}, ff={tr.ff}, seq={tr.seq}"
 
 
 def autocast_for(device: torch.device, precision: str) -> contextlib.AbstractContextManager[Any]:
@@ -129,10 +146,12 @@ def autocast_for(device: torch.device, precision: str) -> contextlib.AbstractCon
     return contextlib.nullcontext()
 
 
-def make_step(model: nn.Module, x: torch.Tensor, mode: str, precision: str,
-              optimizer: ForeachAdamW | None) -> Callable[[], object]:
+def make_step(
+    model: nn.Module, x: torch.Tensor, mode: str, precision: str, optimizer: ForeachAdamW | None
+) -> Callable[[], object]:
     device = x.device
     if mode == "forward":
+
         def fwd() -> object:
             with torch.no_grad(), autocast_for(device, precision):
                 return model(x)
@@ -163,13 +182,14 @@ def _cpu_sdpa_mapping() -> dict[Any, Any]:
     def fwd(q: Any, k: Any, v: Any, *args: Any, out_shape: Any = None, **kw: Any) -> int:
         return int(sdpa_flop_count(q, k, v))
 
-    def bwd(g: Any, q: Any, k: Any, v: Any, *args: Any, out_shape: Any = None,
-            **kw: Any) -> int:
+    def bwd(g: Any, q: Any, k: Any, v: Any, *args: Any, out_shape: Any = None, **kw: Any) -> int:
         return int(sdpa_backward_flop_count(g, q, k, v))
 
     out: dict[Any, Any] = {}
-    for name, fn in (("_scaled_dot_product_flash_attention_for_cpu", fwd),
-                     ("_scaled_dot_product_flash_attention_for_cpu_backward", bwd)):
+    for name, fn in (
+        ("_scaled_dot_product_flash_attention_for_cpu", fwd),
+        ("_scaled_dot_product_flash_attention_for_cpu_backward", bwd),
+    ):
         op = getattr(aten, name, None)
         if op is not None:
             out[op] = fn
@@ -219,13 +239,22 @@ def batch_precisions(ctx: Context) -> list[str]:
     return seen
 
 
-def run_curve(ctx: Context, workload: str, mode: str, precision: str,
-              batches: tuple[int, ...], frac: Callable[[float], None] | None = None
-              ) -> BatchCurve:
+def run_curve(
+    ctx: Context,
+    workload: str,
+    mode: str,
+    precision: str,
+    batches: tuple[int, ...],
+    frac: Callable[[float], None] | None = None,
+) -> BatchCurve:
     prof = ctx.profile
     dev = ctx.torch_device
-    curve = BatchCurve(workload=workload, mode=mode, precision=precision,
-                       description=describe(workload, prof.cnn, prof.transformer))
+    curve = BatchCurve(
+        workload=workload,
+        mode=mode,
+        precision=precision,
+        description=describe(workload, prof.cnn, prof.transformer),
+    )
     torch.manual_seed(0)
     model = build_model(workload, prof.cnn, prof.transformer).to(dev)
     model.train()
@@ -252,14 +281,22 @@ def run_curve(ctx: Context, workload: str, mode: str, precision: str,
             break
         step_fig = time_figure(timing)
         sps = rate_figure(timing, batch, "samples/s", 1.0)
-        tflops = rate_figure(timing, flops, "TFLOPS", 1e12) if flops > 0 else Figure.missing(
-            "TFLOPS", "not_applicable", "no FLOPs counted")
+        tflops = (
+            rate_figure(timing, flops, "TFLOPS", 1e12)
+            if flops > 0
+            else Figure.missing("TFLOPS", "not_applicable", "no FLOPs counted")
+        )
         tflops = ctx.check(tflops, precision, f"{workload} {precision}")
-        curve.points.append(BatchPoint(batch=batch, flops=flops, step_time=step_fig,
-                                       samples_per_s=sps, tflops=tflops))
+        curve.points.append(
+            BatchPoint(
+                batch=batch, flops=flops, step_time=step_fig, samples_per_s=sps, tflops=tflops
+            )
+        )
         if timing.median_s > prof.batch_step_cap_s and batch != batches[-1]:
-            curve.stopped = (f"step time {timing.median_s:.2f} s at batch {batch} exceeds the "
-                             f"profile cap {prof.batch_step_cap_s:g} s")
+            curve.stopped = (
+                f"step time {timing.median_s:.2f} s at batch {batch} exceeds the "
+                f"profile cap {prof.batch_step_cap_s:g} s"
+            )
             break
     del model, optimizer
     empty_cache(ctx.device)
@@ -271,8 +308,9 @@ def run_curve(ctx: Context, workload: str, mode: str, precision: str,
         curve.best_tflops = max(tf) if tf else None
     if len(curve.points) >= 2:
         with contextlib.suppress(ValueError):
-            t0, c = fit_linear([p.batch for p in curve.points],
-                               [p.step_time.value or 0.0 for p in curve.points])
+            t0, c = fit_linear(
+                [p.batch for p in curve.points], [p.step_time.value or 0.0 for p in curve.points]
+            )
             curve.fit_t0_s, curve.fit_per_sample_s = t0, c
     return curve
 
@@ -289,8 +327,7 @@ def run(ctx: Context) -> BatchScalingSuite:
             ctx.step(label, (i + f) / len(combos))
 
         frac(0.0)
-        suite.curves.append(run_curve(ctx, workload, mode, precision, ctx.profile.batches,
-                                      frac))
+        suite.curves.append(run_curve(ctx, workload, mode, precision, ctx.profile.batches, frac))
     if not any(c.points for c in suite.curves):
         suite.status = "failed"
         suite.reason = "; ".join(c.stopped or "" for c in suite.curves)[:500] or "no points"

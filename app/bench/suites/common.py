@@ -125,9 +125,13 @@ class Context:
         if note not in self.warnings:
             self.warnings.append(note)
 
-    def measure(self, fn: Callable[[], object], *,
-                before_block: Callable[[], object] | None = None,
-                config: TimingConfig | None = None) -> Timing:
+    def measure(
+        self,
+        fn: Callable[[], object],
+        *,
+        before_block: Callable[[], object] | None = None,
+        config: TimingConfig | None = None,
+    ) -> Timing:
         return self.timer.measure(fn, before_block=before_block, config=config)
 
     def check(self, fig: Figure, peak_key: str | None, what: str) -> Figure:
@@ -140,16 +144,30 @@ def rate_figure(timing: Timing, work: float, unit: Unit, scale: float) -> Figure
     """Figure for a rate (work per second ÷ scale), with p10/p90 of the rate itself."""
     values = [work / t / scale for t in timing.per_call_s]
     st = summarize(values)
-    return Figure(value=st.median, unit=unit, p10=st.p10, p90=st.p90, noisy=st.noisy,
-                  n_blocks=timing.n_blocks, iters_per_block=timing.iters_per_block,
-                  median_time_s=timing.median_s)
+    return Figure(
+        value=st.median,
+        unit=unit,
+        p10=st.p10,
+        p90=st.p90,
+        noisy=st.noisy,
+        n_blocks=timing.n_blocks,
+        iters_per_block=timing.iters_per_block,
+        median_time_s=timing.median_s,
+    )
 
 
 def time_figure(timing: Timing) -> Figure:
     st = timing.stats
-    return Figure(value=st.median, unit="s", p10=st.p10, p90=st.p90, noisy=st.noisy,
-                  n_blocks=timing.n_blocks, iters_per_block=timing.iters_per_block,
-                  median_time_s=st.median)
+    return Figure(
+        value=st.median,
+        unit="s",
+        p10=st.p10,
+        p90=st.p90,
+        noisy=st.noisy,
+        n_blocks=timing.n_blocks,
+        iters_per_block=timing.iters_per_block,
+        median_time_s=st.median,
+    )
 
 
 def failed(unit: Unit, exc: BaseException) -> Figure:
@@ -182,8 +200,9 @@ def flusher_for(ctx: Context) -> Iterator[Callable[[], None] | None]:
     size = 256 << 20
     with contextlib.suppress(Exception):
         if ctx.backend in ("cuda", "rocm"):
-            l2 = int(getattr(torch.cuda.get_device_properties(ctx.torch_device),
-                             "L2_cache_size", 0) or 0)
+            l2 = int(
+                getattr(torch.cuda.get_device_properties(ctx.torch_device), "L2_cache_size", 0) or 0
+            )
             size = max(size, 2 * l2)
     flusher = CacheFlusher(ctx.device, size)
     try:

@@ -28,8 +28,9 @@ def layer_flops(layer: ConvLayer, batch: int) -> int:
     return conv2d_flops(batch, layer.c, layer.k, layer.kernel, layer.kernel, out, out)
 
 
-def _make_op(ctx: Context, layer: ConvLayer, batch: int, precision: str, mode: str,
-             layout: str) -> Callable[[], object]:
+def _make_op(
+    ctx: Context, layer: ConvLayer, batch: int, precision: str, mode: str, layout: str
+) -> Callable[[], object]:
     dev = ctx.torch_device
     dtype = DTYPES[precision]
     fmt = torch.channels_last if layout == "channels_last" else torch.contiguous_format
@@ -40,6 +41,7 @@ def _make_op(ctx: Context, layer: ConvLayer, batch: int, precision: str, mode: s
     w = w.contiguous(memory_format=fmt)
     stride, padding = layer.stride, layer.padding
     if mode == "forward":
+
         def fwd() -> object:
             with torch.no_grad():
                 return F.conv2d(x, w, None, stride, padding)
@@ -72,17 +74,22 @@ def _aggregate(rows: list[ConvRow], precision: str, mode: str) -> ConvAggregate 
         v = getattr(r.figure, which) or r.figure.value or 0.0
         return r.flops / (v * 1e12)
 
-    best_rows = {name: max(rs, key=lambda r: r.figure.value or 0.0) for name, rs in
-                 by_layer.items()}
+    best_rows = {
+        name: max(rs, key=lambda r: r.figure.value or 0.0) for name, rs in by_layer.items()
+    }
     total_flops = sum(r.flops for r in best_rows.values())
     t_med = sum(t_of(r) for r in best_rows.values())
     t_fast = sum(t_of(r, "p90") for r in best_rows.values())
     t_slow = sum(t_of(r, "p10") for r in best_rows.values())
-    fig = Figure(value=total_flops / t_med / 1e12, unit="TFLOPS",
-                 p10=total_flops / t_slow / 1e12, p90=total_flops / t_fast / 1e12,
-                 noisy=any(r.figure.noisy for r in best_rows.values()),
-                 n_blocks=min(r.figure.n_blocks for r in best_rows.values()),
-                 median_time_s=t_med)
+    fig = Figure(
+        value=total_flops / t_med / 1e12,
+        unit="TFLOPS",
+        p10=total_flops / t_slow / 1e12,
+        p90=total_flops / t_fast / 1e12,
+        noisy=any(r.figure.noisy for r in best_rows.values()),
+        n_blocks=min(r.figure.n_blocks for r in best_rows.values()),
+        median_time_s=t_med,
+    )
     per_layout: dict[str, float | None] = {}
     for layout in LAYOUTS:
         lr = [r for r in sel if r.layout == layout]
@@ -93,8 +100,11 @@ def _aggregate(rows: list[ConvRow], precision: str, mode: str) -> ConvAggregate 
     known = {k: v for k, v in per_layout.items() if v is not None}
     faster = max(known, key=lambda k: known[k]) if known else None
     return ConvAggregate(
-        precision=precision, mode=mode, tflops=fig,
-        tflops_nchw=per_layout["nchw"], tflops_channels_last=per_layout["channels_last"],
+        precision=precision,
+        mode=mode,
+        tflops=fig,
+        tflops_nchw=per_layout["nchw"],
+        tflops_channels_last=per_layout["channels_last"],
         faster_layout=faster,
         layout_per_layer={name: r.layout for name, r in best_rows.items()},
     )
@@ -104,9 +114,22 @@ def run(ctx: Context) -> ConvSuite:
     start = time.perf_counter()
     prof = ctx.profile
     batch = prof.conv_batch
-    suite = ConvSuite(layers=[
-        ConvLayerSpec(name=ly.name, n=batch, c=ly.c, h=ly.hw, w=ly.hw, k=ly.k, kernel=ly.kernel,
-                      stride=ly.stride, padding=ly.padding) for ly in prof.conv_layers])
+    suite = ConvSuite(
+        layers=[
+            ConvLayerSpec(
+                name=ly.name,
+                n=batch,
+                c=ly.c,
+                h=ly.hw,
+                w=ly.hw,
+                k=ly.k,
+                kernel=ly.kernel,
+                stride=ly.stride,
+                padding=ly.padding,
+            )
+            for ly in prof.conv_layers
+        ]
+    )
     precisions = []
     for p in prof.conv_precisions:
         runnable, native, _ = precision_support(ctx.device, p)
@@ -140,10 +163,16 @@ def run(ctx: Context) -> ConvSuite:
                             if is_oom(exc):
                                 empty_cache(ctx.device)
                             fig = failed("TFLOPS", exc)
-                        suite.rows.append(ConvRow(
-                            layer=layer.name, precision=precision,
-                            mode=mode, layout=layout, flops=flops,
-                            figure=fig))
+                        suite.rows.append(
+                            ConvRow(
+                                layer=layer.name,
+                                precision=precision,
+                                mode=mode,
+                                layout=layout,
+                                flops=flops,
+                                figure=fig,
+                            )
+                        )
             set_fp32_mode("fp32")
             empty_cache(ctx.device)
     for precision in precisions:

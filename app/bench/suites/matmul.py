@@ -76,12 +76,19 @@ def _measure_numpy(ctx: Context, shape: tuple[int, int, int]) -> MatmulRow:
         fig = ctx.check(fig, "fp32", f"numpy matmul fp32 {m}x{n}x{k}")
     except Exception as exc:
         fig = failed("TFLOPS", exc)
-    return MatmulRow(precision="fp32", m=m, n=n, k=k, flops=flops, role="search",
-                     library="numpy", figure=fig)
+    return MatmulRow(
+        precision="fp32", m=m, n=n, k=k, flops=flops, role="search", library="numpy", figure=fig
+    )
 
 
-def _measure_shape(ctx: Context, precision: str, shape: tuple[int, int, int], role: str,
-                   flush: Callable[[], None] | None, threads: int | None = None) -> MatmulRow:
+def _measure_shape(
+    ctx: Context,
+    precision: str,
+    shape: tuple[int, int, int],
+    role: str,
+    flush: Callable[[], None] | None,
+    threads: int | None = None,
+) -> MatmulRow:
     m, n, k = shape
     flops = matmul_flops(m, n, k)
     old_threads = torch.get_num_threads()
@@ -100,8 +107,9 @@ def _measure_shape(ctx: Context, precision: str, shape: tuple[int, int, int], ro
     finally:
         if threads is not None:
             torch.set_num_threads(old_threads)
-    return MatmulRow(precision=precision, m=m, n=n, k=k, flops=flops, role=role,
-                     threads=threads, figure=fig)
+    return MatmulRow(
+        precision=precision, m=m, n=n, k=k, flops=flops, role=role, threads=threads, figure=fig
+    )
 
 
 def run(ctx: Context) -> MatmulSuite:
@@ -117,15 +125,16 @@ def run(ctx: Context) -> MatmulSuite:
                 reason = note or f"{precision} is not supported here"
                 missing = Figure.missing("TFLOPS", "not_applicable", reason)
                 suite.by_precision[precision] = MatmulSummary(
-                    precision=precision, native=False, note=reason,
-                    reference=missing, best=missing)
+                    precision=precision, native=False, note=reason, reference=missing, best=missing
+                )
                 continue
             if precision in ("fp32", "tf32"):
                 set_fp32_mode(precision)
             rows: list[MatmulRow] = []
             if native:
-                rows.append(_measure_shape(ctx, precision, prof.matmul_reference, "reference",
-                                           flush))
+                rows.append(
+                    _measure_shape(ctx, precision, prof.matmul_reference, "reference", flush)
+                )
                 for shape in prof.matmul_search:
                     if shape == prof.matmul_reference:
                         continue
@@ -134,14 +143,18 @@ def run(ctx: Context) -> MatmulSuite:
                         break
                     rows.append(_measure_shape(ctx, precision, shape, "search", flush))
             else:
-                rows.append(_measure_shape(ctx, precision, prof.matmul_emulated, "reference",
-                                           flush))
+                rows.append(
+                    _measure_shape(ctx, precision, prof.matmul_emulated, "reference", flush)
+                )
             if precision == "fp32" and not ctx.is_accelerator:
                 # methodology §3.7: measure torch and numpy, take the max as achievable
                 rows.append(_measure_numpy(ctx, prof.matmul_reference))
                 if prof.matmul_single_thread:
-                    rows.append(_measure_shape(ctx, precision, prof.matmul_reference, "search",
-                                               flush, threads=1))
+                    rows.append(
+                        _measure_shape(
+                            ctx, precision, prof.matmul_reference, "search", flush, threads=1
+                        )
+                    )
             set_fp32_mode("fp32")
             suite.rows.extend(rows)
             ref = rows[0].figure
@@ -153,13 +166,19 @@ def run(ctx: Context) -> MatmulSuite:
                 best_shape: tuple[int, int, int] | None = (best_row.m, best_row.n, best_row.k)
                 best_library = best_row.library
             else:
-                best = ref if not ref.ok else Figure.missing(
-                    "TFLOPS", "failed", "no shape measured")
+                best = (
+                    ref if not ref.ok else Figure.missing("TFLOPS", "failed", "no shape measured")
+                )
                 best_shape = None
             suite.by_precision[precision] = MatmulSummary(
-                precision=precision, native=native, note=note,
-                reference=ref, best=best, best_shape=best_shape,
-                best_library=best_library)
+                precision=precision,
+                native=native,
+                note=note,
+                reference=ref,
+                best=best,
+                best_shape=best_shape,
+                best_library=best_library,
+            )
             empty_cache(ctx.device)
     ok = [s for s in suite.by_precision.values() if s.best.ok]
     if not ok:

@@ -44,7 +44,8 @@ def free_bytes(ctx: Context) -> int | None:
             return int(free)
         if ctx.backend == "mps":
             return int(torch.mps.recommended_max_memory()) - int(
-                torch.mps.driver_allocated_memory())
+                torch.mps.driver_allocated_memory()
+            )
         if ctx.backend == "xpu":
             free, _total = torch.xpu.mem_get_info(ctx.torch_device)
             return int(free)
@@ -63,13 +64,15 @@ def array_bytes(ctx: Context) -> tuple[int, int | None]:
         if cap < size:
             ctx.warnings.append(
                 f"bandwidth arrays limited to {cap / 2**20:.0f} MiB by free memory "
-                f"(wanted {size / 2**20:.0f} MiB)")
+                f"(wanted {size / 2**20:.0f} MiB)"
+            )
             size = cap
     return max(size - size % 4096, 4096), llc
 
 
-def kernel_ops(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor
-               ) -> dict[str, Callable[[], object]]:
+def kernel_ops(
+    a: torch.Tensor, b: torch.Tensor, c: torch.Tensor
+) -> dict[str, Callable[[], object]]:
     s = 3.0
     return {
         "copy": lambda: b.copy_(a),
@@ -86,8 +89,10 @@ def run(ctx: Context) -> MemorySuite:
     numel = nbytes // 4
     suite = MemorySuite(dtype="float32", array_bytes=numel * 4, llc_bytes=llc)
     if llc and numel * 4 < 4 * llc:
-        ctx.warnings.append("bandwidth arrays are smaller than 4 × the last-level cache: the "
-                            "figure may include cache bandwidth")
+        ctx.warnings.append(
+            "bandwidth arrays are smaller than 4 × the last-level cache: the "
+            "figure may include cache bandwidth"
+        )
     try:
         dev = ctx.torch_device
         a = torch.randn(numel, device=dev)
@@ -115,8 +120,7 @@ def run(ctx: Context) -> MemorySuite:
                 if is_oom(exc):
                     empty_cache(ctx.device)
                 fig = failed("GB/s", exc)
-            suite.rows.append(BandwidthRow(kernel=kernel, bytes_per_call=nb,
-                                           figure=fig))
+            suite.rows.append(BandwidthRow(kernel=kernel, bytes_per_call=nb, figure=fig))
     finally:
         del a, b, c
         empty_cache(ctx.device)

@@ -117,8 +117,12 @@ def child_main(spec: dict[str, Any]) -> dict[str, Any]:
     for _ in range(2):
         step()
     peak, method = _peak_rss(hwm_reset)
-    return {"batch": batch, "peak_bytes": max(0, peak - baseline), "baseline_bytes": baseline,
-            "method": method}
+    return {
+        "batch": batch,
+        "peak_bytes": max(0, peak - baseline),
+        "baseline_bytes": baseline,
+        "method": method,
+    }
 
 
 def _package_root() -> str:
@@ -132,13 +136,22 @@ def _spawn(spec: dict[str, Any]) -> subprocess.Popen[str]:
     env["OMP_NUM_THREADS"] = str(spec.get("threads", 1))
     return subprocess.Popen(
         [sys.executable, "-m", "app.bench.suites.peak_memory", "--child", json.dumps(spec)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=root,
+    )
 
 
 def _cpu_points(ctx: Context, batches: tuple[int, ...]) -> tuple[list[PeakMemoryPoint], str]:
     prof = ctx.profile
-    base = {"workload": WORKLOAD, "threads": 1,
-            "cnn": asdict(prof.cnn), "transformer": asdict(prof.transformer)}
+    base = {
+        "workload": WORKLOAD,
+        "threads": 1,
+        "cnn": asdict(prof.cnn),
+        "transformer": asdict(prof.transformer),
+    }
     # the children are independent processes: run them side by side (1 thread each)
     procs = [(b, _spawn({**base, "batch": b})) for b in batches]
     points: list[PeakMemoryPoint] = []
@@ -164,8 +177,12 @@ def _cpu_points(ctx: Context, batches: tuple[int, ...]) -> tuple[list[PeakMemory
         method = data.get("method", "")
     if errors:
         ctx.warnings.extend(f"peak memory {e}" for e in errors)
-    return points, (f"fresh subprocess per batch size (1 thread), {method} minus the RSS "
-                    "before the model was built" if method else "subprocess")
+    return points, (
+        f"fresh subprocess per batch size (1 thread), {method} minus the RSS "
+        "before the model was built"
+        if method
+        else "subprocess"
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -211,8 +228,9 @@ def _accel_point(ctx: Context, batch: int) -> PeakMemoryPoint:
         ctx.sync()
         peak = int(mod.max_memory_allocated(dev))
         reserved = int(mod.max_memory_reserved(dev))
-        return PeakMemoryPoint(batch=batch, peak_bytes=max(0, peak - baseline),
-                               reserved_bytes=reserved)
+        return PeakMemoryPoint(
+            batch=batch, peak_bytes=max(0, peak - baseline), reserved_bytes=reserved
+        )
     finally:
         del model, opt, x
         gc.collect()
@@ -229,11 +247,15 @@ def _accel_points(ctx: Context, batches: tuple[int, ...]) -> tuple[list[PeakMemo
                 empty_cache(ctx.device)
             ctx.warnings.append(f"peak memory at batch {b} failed: {exc}"[:300])
     if ctx.backend == "mps":
-        method = ("torch.mps.current_allocated_memory sampled after forward, backward and "
-                  "optimizer step (max), minus the allocation before the model was built")
+        method = (
+            "torch.mps.current_allocated_memory sampled after forward, backward and "
+            "optimizer step (max), minus the allocation before the model was built"
+        )
     else:
-        method = ("max_memory_allocated after reset_peak_memory_stats and one warm step, "
-                  "minus the allocation before the model was built")
+        method = (
+            "max_memory_allocated after reset_peak_memory_stats and one warm step, "
+            "minus the allocation before the model was built"
+        )
     return points, method
 
 
@@ -254,7 +276,7 @@ def run(ctx: Context) -> PeakMemorySuite:
             suite.fixed_bytes, suite.per_sample_bytes = a, b
     elif not points:
         suite.status = "failed"
-        suite.reason = "; ".join(ctx.warnings[-len(batches):])[:500] or "no measurement"
+        suite.reason = "; ".join(ctx.warnings[-len(batches) :])[:500] or "no measurement"
     suite.duration_s = time.perf_counter() - start
     return suite
 

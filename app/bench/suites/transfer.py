@@ -24,8 +24,10 @@ from app.bench.report import (
 from app.bench.suites.common import Context, failed, rate_figure
 from app.bench.timing import fit_transfer
 
-NOT_APPLICABLE_CPU = ("no accelerator: host and device share the same memory, so there is no "
-                      "host↔device transfer to measure")
+NOT_APPLICABLE_CPU = (
+    "no accelerator: host and device share the same memory, so there is no "
+    "host↔device transfer to measure"
+)
 
 
 def _headline(rows: list[TransferRow], headline: int) -> TransferRow | None:
@@ -43,11 +45,18 @@ def fit_rows(rows: list[TransferRow], headline: int) -> TransferFit | None:
     head = _headline(ok, headline)
     if head is None or len({r.size_bytes for r in ok}) < 2:
         return None
-    alpha, beta, lower = fit_transfer([r.size_bytes for r in ok],
-                                      [r.figure.median_time_s or 0.0 for r in ok])
-    return TransferFit(direction=ok[0].direction, memory=ok[0].memory, latency_s=alpha,
-                       bandwidth_gbs=beta / 1e9, bandwidth_is_lower_bound=lower,
-                       headline=head.figure, headline_size_bytes=head.size_bytes)
+    alpha, beta, lower = fit_transfer(
+        [r.size_bytes for r in ok], [r.figure.median_time_s or 0.0 for r in ok]
+    )
+    return TransferFit(
+        direction=ok[0].direction,
+        memory=ok[0].memory,
+        latency_s=alpha,
+        bandwidth_gbs=beta / 1e9,
+        bandwidth_is_lower_bound=lower,
+        headline=head.figure,
+        headline_size_bytes=head.size_bytes,
+    )
 
 
 def run(ctx: Context) -> TransferSuite:
@@ -85,11 +94,17 @@ def run(ctx: Context) -> TransferSuite:
                 if 0 < i < len(sizes) - 1 and ctx.out_of_time():
                     ctx.skip_note("some transfer sizes")
                     continue
-                src, dst = ((host[:size], dev_buf[:size]) if direction == "h2d"
-                            else (dev_buf[:size], host[:size]))
+                src, dst = (
+                    (host[:size], dev_buf[:size])
+                    if direction == "h2d"
+                    else (dev_buf[:size], host[:size])
+                )
 
-                def op(src: torch.Tensor = src, dst: torch.Tensor = dst,
-                       non_blocking: bool = non_blocking) -> object:
+                def op(
+                    src: torch.Tensor = src,
+                    dst: torch.Tensor = dst,
+                    non_blocking: bool = non_blocking,
+                ) -> object:
                     return dst.copy_(src, non_blocking=non_blocking)
 
                 try:
@@ -99,8 +114,9 @@ def run(ctx: Context) -> TransferSuite:
                         fig = ctx.check(fig, PEAK_LINK_KEY, f"{direction} transfer")
                 except Exception as exc:
                     fig = failed("GB/s", exc)
-                suite.rows.append(TransferRow(direction=direction, memory=memory,
-                                              size_bytes=size, figure=fig))
+                suite.rows.append(
+                    TransferRow(direction=direction, memory=memory, size_bytes=size, figure=fig)
+                )
             rows = [r for r in suite.rows if r.memory == memory and r.direction == direction]
             try:
                 fit = fit_rows(rows, prof.transfer_headline)
@@ -113,8 +129,10 @@ def run(ctx: Context) -> TransferSuite:
     for direction in ("h2d", "d2h"):
         heads = {}
         for memory in ("pinned", "pageable"):
-            r = _headline([x for x in suite.rows if x.memory == memory
-                           and x.direction == direction], prof.transfer_headline)
+            r = _headline(
+                [x for x in suite.rows if x.memory == memory and x.direction == direction],
+                prof.transfer_headline,
+            )
             if r is not None:
                 heads[memory] = r.figure.value
         if heads.get("pinned") and heads.get("pageable"):
@@ -137,4 +155,3 @@ def run(ctx: Context) -> TransferSuite:
         suite.reason = "no transfer could be measured"
     suite.duration_s = time.perf_counter() - start
     return suite
-
