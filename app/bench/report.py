@@ -15,6 +15,7 @@ Conventions (stated once, used everywhere):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -476,7 +477,7 @@ class BenchReport(_Model):
 # ---------------------------------------------------------------------------------------
 
 
-def normalize_peaks(peaks: dict[str, float] | None) -> dict[str, float]:
+def normalize_peaks(peaks: Mapping[str, float | None] | None) -> dict[str, float]:
     """Canonical peak keys (precisions, ``bandwidth_gbs``, ``host_link_gbs``); drops
     missing, non-positive or non-finite values."""
     out: dict[str, float] = {}

@@ -19,7 +19,7 @@ from app.bench.tips import generate_tips
 
 
 def f(v: float, unit: str = "TFLOPS") -> Figure:
-    return Figure(value=v, unit=unit)  # type: ignore[arg-type]
+    return Figure(value=v, unit=unit)
 
 
 def curve(points: list[tuple[int, float]]) -> BatchCurve:
@@ -53,7 +53,7 @@ def gpu_report() -> BenchReport:
         torch_version="2.13.0",
     )
     by = {
-        p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))  # type: ignore[arg-type]
+        p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))
         for p, v in (("fp32", 10.0), ("bf16", 31.0))
     }
     return BenchReport(
@@ -113,7 +113,7 @@ def test_cpu_tips_are_honest() -> None:
 
 
 def _noisy(v: float, unit: str) -> Figure:
-    return Figure(value=v, unit=unit, noisy=True)  # type: ignore[arg-type]
+    return Figure(value=v, unit=unit, noisy=True)
 
 
 def test_a_noisy_batch_point_is_one_measurement_not_three() -> None:

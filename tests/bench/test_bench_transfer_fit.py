@@ -11,7 +11,7 @@ def row(size: int, seconds: float, memory: str = "pinned") -> TransferRow:
     return TransferRow(
         direction="h2d",
         memory=memory,
-        size_bytes=size,  # type: ignore[arg-type]
+        size_bytes=size,
         figure=fig,
     )
 

@@ -16,7 +16,7 @@ def items(client: TestClient, query: str) -> list[dict]:
     return r.json()["items"]
 
 
-def assert_error(r, status: int, code: str, field: str | None = None) -> dict:  # type: ignore[no-untyped-def]
+def assert_error(r, status: int, code: str, field: str | None = None) -> dict:
     assert r.status_code == status, r.text
     body = r.json()
     assert set(body) == {"error"}
@@ -60,7 +60,7 @@ def test_list_has_total_and_pages(client: TestClient) -> None:
         ("q=4090", lambda g: "4090" in g["name"] or "4090" in g["slug"]),
     ],
 )
-def test_each_filter_narrows_correctly(client: TestClient, query: str, check) -> None:  # type: ignore[no-untyped-def]
+def test_each_filter_narrows_correctly(client: TestClient, query: str, check) -> None:
     everything = items(client, "")
     found = items(client, query)
     assert found, f"{query} matched nothing"
@@ -196,7 +196,7 @@ def test_invalid_create_names_field_and_writes_nothing(client: TestClient, admin
     assert client.get("/api/v1/gpus?limit=1").json()["total"] == before
 
 
-def test_edits_disabled_without_token(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_edits_disabled_without_token(settings, tmp_path) -> None:
     from app.main import create_app
 
     app = create_app(settings.model_copy(update={"admin_token": None}))

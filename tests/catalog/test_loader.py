@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sqlalchemy.orm import Session
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.catalog.loader import CatalogDataError, read_catalog, seed
 from app.db import make_engine, make_session_factory, session_scope
@@ -112,7 +113,7 @@ def test_fp16_below_fp32_is_implausible(tmp_path: Path) -> None:
         read_catalog(write(tmp_path, [{**GOOD, "fp16_tflops": 1.0}]))
 
 
-def _session(url: str) -> tuple[Session, object]:
+def _session(url: str) -> tuple[sessionmaker[Session], Engine]:
     engine = make_engine(url)
     upgrade(engine)
     return make_session_factory(engine), engine
@@ -141,7 +142,7 @@ def test_seed_is_idempotent_and_keeps_user_rows(tmp_path: Path, database_url: st
         assert repository.get_by_slug(s, "test-gpu").memory_gb == 48  # type: ignore[union-attr]
         assert repository.get_by_slug(s, "other").name == "Edited by a user"  # type: ignore[union-attr]
         assert repository.get_by_slug(s, "user-added") is not None
-    engine.dispose()  # type: ignore[attr-defined]
+    engine.dispose()
 
 
 def _user_row_values() -> dict:

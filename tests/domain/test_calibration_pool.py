@@ -55,7 +55,7 @@ def test_a_named_report_wins_for_its_gpu() -> None:
     assert merge(None, own) is own and merge(pooled, None) is pooled
 
 
-def _train():  # type: ignore[no-untyped-def]
+def _train():
     from app.domain.workload import WorkloadSpec
     from tests.domain.fixtures import BERT_LARGE
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -20,10 +22,10 @@ IMAGENET = {
 }  # fmt: skip
 
 
-def _ask(client: TestClient, body: dict[str, object]) -> dict[str, object]:
+def _ask(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
     r = client.post("/api/v1/recommendations", json=body)
     assert r.status_code == 200, r.text
-    out: dict[str, object] = r.json()
+    out: dict[str, Any] = r.json()
     return out
 
 
@@ -148,7 +150,7 @@ def test_a_two_gpu_job_on_eight_gpu_nodes_pays_the_node_and_says_so(client: Test
 
 
 def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
-    def verdict(hours: float, years: float) -> dict[str, object]:
+    def verdict(hours: float, years: float) -> dict[str, Any]:
         body = _ask(
             client,
             {
@@ -158,7 +160,7 @@ def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
             },
         )
         row = next(r for r in body["recommendations"] if r["gpu"]["slug"] == "rtx-4090")
-        v: dict[str, object] = row["verdict"]
+        v: dict[str, Any] = row["verdict"]
         return v
 
     light, heavy = verdict(2, 1), verdict(168, 5)

@@ -11,7 +11,7 @@ MEASUREMENTS = ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
 
 
 @pytest.fixture(scope="module")
-def scores(accuracy):  # type: ignore[no-untyped-def]
+def scores(accuracy):
     return accuracy.evaluate(ROOT / "data", MEASUREMENTS)
 
 
@@ -29,7 +29,7 @@ def test_every_workload_ranks_and_sizes_gpus(scores) -> None:
         assert s.median_ratio <= limit, (s.model, s.precision, s.median_ratio)
 
 
-def test_published_training_runs_fit_at_their_batch_sizes(accuracy) -> None:  # type: ignore[no-untyped-def]
+def test_published_training_runs_fit_at_their_batch_sizes(accuracy) -> None:
     """Lambda ran these batch sizes on these GPUs, so the engine must say they fit (≥ 95 %)."""
     fits = accuracy.evaluate_fit(ROOT / "data", MEASUREMENTS)
     models = {f.model for f in fits}
@@ -49,7 +49,7 @@ def test_model_beats_bare_roofline(scores) -> None:
         assert s.spearman >= s.roofline_spearman, s.model
 
 
-def test_spearman_helper(accuracy) -> None:  # type: ignore[no-untyped-def]
+def test_spearman_helper(accuracy) -> None:
     mod = accuracy
     assert mod.spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
     assert mod.spearman([1, 2, 3], [30, 20, 10]) == pytest.approx(-1.0)

@@ -14,11 +14,11 @@ LLM = ROOT / "tests" / "data" / "llm_inference.yaml"
 
 
 @pytest.fixture(scope="module")
-def bands(accuracy):  # type: ignore[no-untyped-def]
+def bands(accuracy):
     return accuracy.band_scores(ROOT / "data", TRAIN, LLM)
 
 
-def test_every_regime_covers_80_percent_held_out(bands) -> None:  # type: ignore[no-untyped-def]
+def test_every_regime_covers_80_percent_held_out(bands) -> None:
     regimes = {b.regime for b in bands}
     assert {"train", "decode", "prefill"} <= regimes
     for b in bands:
@@ -27,7 +27,7 @@ def test_every_regime_covers_80_percent_held_out(bands) -> None:  # type: ignore
         assert 0.7 <= b.bias <= 1.4, (b.regime, b.vendor, b.bias)
 
 
-def test_shipped_bands_are_the_computed_ones(bands) -> None:  # type: ignore[no-untyped-def]
+def test_shipped_bands_are_the_computed_ones(bands) -> None:
     """data/efficiency.yaml carries what `benchmarks/accuracy.py --write-bands` computes."""
     table = load_efficiency(ROOT / "data")
     for b in bands:

@@ -21,7 +21,7 @@ MEASUREMENTS = ROOT / "tests" / "data" / "llm_inference.yaml"
 
 
 @pytest.fixture(scope="module")
-def scores(accuracy):  # type: ignore[no-untyped-def]
+def scores(accuracy):
     result = accuracy.evaluate_inference(ROOT / "data", MEASUREMENTS)
     return {(s.backend, s.metric): s for s in result}
 
@@ -37,7 +37,7 @@ def test_decode_ranks_and_sizes_gpus(scores) -> None:
     assert cuda.median_ratio <= 1.1, cuda.median_ratio
 
 
-def test_decode_off_nvidia_within_1_4x(scores) -> None:  # type: ignore[no-untyped-def]
+def test_decode_off_nvidia_within_1_4x(scores) -> None:
     for backend in ("metal", "rocm", "vulkan"):
         s = scores[(backend, "tg")]
         assert s.median_ratio <= 1.25, (backend, s.median_ratio)

@@ -14,18 +14,18 @@ DATA = ROOT / "tests" / "data" / "runtime_inference.yaml"
 
 
 @pytest.fixture(scope="module")
-def score(accuracy):  # type: ignore[no-untyped-def]
+def score(accuracy):
     return accuracy.evaluate_runtime(ROOT / "data", DATA)
 
 
-def test_optimised_inference_is_sized_and_ranked(score) -> None:  # type: ignore[no-untyped-def]
+def test_optimised_inference_is_sized_and_ranked(score) -> None:
     assert score.n >= 20
     assert score.spearman >= 0.9, score.spearman
     assert score.median_ratio <= 1.5, score.median_ratio
     assert 0.7 <= score.bias <= 1.4, score.bias
 
 
-def test_int8_runs_on_its_own_peak(score) -> None:  # type: ignore[no-untyped-def]
+def test_int8_runs_on_its_own_peak(score) -> None:
     by = {(slug, label): p for slug, label, _, p in score.rows}
     for (slug, label), pred in by.items():
         if " int8 " in label:

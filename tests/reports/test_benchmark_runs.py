@@ -139,7 +139,7 @@ def wait_status(client: TestClient, run_id: str, status: str, limit: float = 90)
     raise AssertionError(f"run {run_id} never became {status}: {run}")
 
 
-def test_run_succeeds_on_the_worker_and_stores_report(start_worker, make_client, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_run_succeeds_on_the_worker_and_stores_report(start_worker, make_client, tmp_path) -> None:
     w = start_worker("ok")
     c = make_client(w.label)
     r = c.post("/api/v1/benchmark-runs", json={"profile": "quick"})
@@ -155,7 +155,7 @@ def test_run_succeeds_on_the_worker_and_stores_report(start_worker, make_client,
     assert list((tmp_path / f"jobs-{w.label}").iterdir()) == []  # run directory removed
 
 
-def test_one_run_per_worker_and_cancel(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_one_run_per_worker_and_cancel(start_worker, make_client) -> None:
     w = start_worker("sleep")
     c = make_client(w.label)
     first = c.post("/api/v1/benchmark-runs", json={}).json()
@@ -174,14 +174,14 @@ def test_one_run_per_worker_and_cancel(start_worker, make_client) -> None:  # ty
     c.delete(f"/api/v1/benchmark-runs/{third.json()['id']}")
 
 
-def test_timeout_fails_with_reason(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_timeout_fails_with_reason(start_worker, make_client) -> None:
     w = start_worker("sleep")
     c = make_client(w.label, bench_timeout_s=1.0)
     run = wait_final(c, c.post("/api/v1/benchmark-runs", json={}).json()["id"])
     assert run["status"] == "failed" and "timed out after 1 s" in run["error"]
 
 
-def test_crash_fails_with_its_message(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_crash_fails_with_its_message(start_worker, make_client) -> None:
     w = start_worker("crash")
     c = make_client(w.label)
     run = wait_final(c, c.post("/api/v1/benchmark-runs", json={}).json()["id"])
@@ -190,7 +190,7 @@ def test_crash_fails_with_its_message(start_worker, make_client) -> None:  # typ
     assert c.get("/api/v1/health").status_code == 200
 
 
-def test_bad_report_from_child_fails(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_bad_report_from_child_fails(start_worker, make_client) -> None:
     w = start_worker("garbage")
     c = make_client(w.label)
     run = wait_final(c, c.post("/api/v1/benchmark-runs", json={}).json()["id"])
@@ -198,7 +198,7 @@ def test_bad_report_from_child_fails(start_worker, make_client) -> None:  # type
     assert c.get("/api/v1/device-reports").json()["total"] == 0
 
 
-def test_bad_run_requests(make_client) -> None:  # type: ignore[no-untyped-def]
+def test_bad_run_requests(make_client) -> None:
     c = make_client("nobody")
     r = c.post("/api/v1/benchmark-runs", json={"profile": "forever"})
     assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "profile"
@@ -209,7 +209,7 @@ def test_bad_run_requests(make_client) -> None:  # type: ignore[no-untyped-def]
     assert c.get("/api/v1/benchmark-runs/nope").status_code == 404
 
 
-def test_queued_run_waits_for_its_worker_and_can_be_cancelled(make_client) -> None:  # type: ignore[no-untyped-def]
+def test_queued_run_waits_for_its_worker_and_can_be_cancelled(make_client) -> None:
     c = make_client("nobody-listens")
     run = c.post("/api/v1/benchmark-runs", json={}).json()
     time.sleep(0.5)
@@ -217,7 +217,7 @@ def test_queued_run_waits_for_its_worker_and_can_be_cancelled(make_client) -> No
     assert c.delete(f"/api/v1/benchmark-runs/{run['id']}").json()["status"] == "cancelled"
 
 
-def test_web_restart_leaves_a_running_run_alone(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_web_restart_leaves_a_running_run_alone(start_worker, make_client) -> None:
     w = start_worker("sleep")
     c = make_client(w.label)
     run = c.post("/api/v1/benchmark-runs", json={}).json()
@@ -240,7 +240,7 @@ def _bench_child(worker: Worker) -> psutil.Process:
     raise AssertionError("the worker started no benchmark child")
 
 
-def test_killed_worker_fails_its_run_and_takes_its_child(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_killed_worker_fails_its_run_and_takes_its_child(start_worker, make_client) -> None:
     w = start_worker("sleep")
     c = make_client(w.label, run_heartbeat_lapse_s=3.0)
     run = c.post("/api/v1/benchmark-runs", json={}).json()
@@ -255,7 +255,7 @@ def test_killed_worker_fails_its_run_and_takes_its_child(start_worker, make_clie
     assert c.post("/api/v1/benchmark-runs", json={}).status_code == 202
 
 
-def test_run_token_guards_start_and_cancel(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_run_token_guards_start_and_cancel(start_worker, make_client) -> None:
     w = start_worker("sleep")
     c = make_client(w.label, run_token="runs-secret")
     assert c.post("/api/v1/benchmark-runs", json={}).status_code == 401
@@ -281,7 +281,7 @@ def _redis_up() -> bool:
 
 
 @pytest.mark.skipif(not _redis_up(), reason="no Redis at 127.0.0.1:6379")
-def test_two_labelled_workers_share_one_redis_queue(start_worker, make_client) -> None:  # type: ignore[no-untyped-def]
+def test_two_labelled_workers_share_one_redis_queue(start_worker, make_client) -> None:
     suffix = uuid.uuid4().hex[:6]
     a = start_worker("ok", label=f"host-a-{suffix}", queue=REDIS_URL)
     b = start_worker("sleep", label=f"host-b-{suffix}", queue=REDIS_URL)

@@ -70,7 +70,7 @@ def test_manual_match_must_exist(client: TestClient) -> None:
         ),
     ],
 )
-def test_invalid_reports_are_422_and_not_stored(client: TestClient, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_reports_are_422_and_not_stored(client: TestClient, mutate, field: str) -> None:
     report = gpu_report()
     mutate(report)
     r = client.post("/api/v1/device-reports", json=report)
@@ -86,7 +86,7 @@ def test_not_json_is_422(client: TestClient) -> None:
     assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "body"
 
 
-def test_size_limit(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_size_limit(settings, tmp_path) -> None:
     from app.main import create_app
 
     app = create_app(settings.model_copy(update={"max_report_bytes": 2000}))
@@ -102,7 +102,7 @@ def test_size_limit(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     app.state.engine.dispose()
 
 
-def test_upload_token_when_configured(settings) -> None:  # type: ignore[no-untyped-def]
+def test_upload_token_when_configured(settings) -> None:
     from app.main import create_app
 
     app = create_app(settings.model_copy(update={"upload_token": "up"}))

@@ -72,7 +72,7 @@ def test_body_size_limit_on_every_endpoint(settings: Settings) -> None:
             assert r.json()["error"]["code"] == "payload_too_large"
 
         # a chunked body with no length declared is cut off while it streams
-        def chunks():  # type: ignore[no-untyped-def]
+        def chunks():
             for _ in range(10):
                 yield b" " * 500
 

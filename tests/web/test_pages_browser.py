@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 
 from tests.web.sample_report import sample_report
 from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
@@ -23,8 +23,8 @@ from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtur
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.11.0" / "axe.min.js"
-DESKTOP = {"width": 1440, "height": 900}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1440, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")

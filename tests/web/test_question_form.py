@@ -86,6 +86,7 @@ def test_rendered_inputs_carry_the_schema_limits(client: TestClient) -> None:
         tag = m.group(0)
         prop = props[f.path]
         hi = prop.get("maximum", prop.get("exclusiveMaximum"))
+        assert hi is not None, f.name
         assert f'data-max="{float(hi)}"' in tag, (f.name, tag)
 
 
