@@ -340,6 +340,41 @@ class RuntimeScore:
     bias: float  # median measured ÷ predicted
     rows: list[tuple[str, str, float, float]]  # slug, label, measured, predicted
 
+    def by_preset(self) -> dict[str, RuntimeScore]:
+        """The same scores over each preset's rows (labels start with the preset id)."""
+        out: dict[str, RuntimeScore] = {}
+        for preset in dict.fromkeys(label.split()[0] for _, label, _, _ in self.rows):
+            rows = [r for r in self.rows if r[1].split()[0] == preset]
+            out[preset] = _runtime_score(rows)
+        return out
+
+
+def _runtime_score(rows: list[tuple[str, str, float, float]]) -> RuntimeScore:
+    meas = [r[2] for r in rows]
+    pred = [r[3] for r in rows]
+    return RuntimeScore(
+        n=len(rows),
+        spearman=spearman(pred, meas) if len(rows) > 1 else math.nan,
+        median_ratio=median_ratio(pred, meas),
+        bias=statistics.median(m / p for m, p in zip(meas, pred, strict=True)),
+        rows=rows,
+    )
+
+
+# The sdxl / stable-diffusion-1.5 presets' FLOPs are (passes × one UNet pass) + one VAE decode,
+# counted per pass in data/workloads.yaml; a benchmark at another step count keeps both parts.
+VAE_DECODE_GFLOPS = {"sdxl": 10470.4, "stable-diffusion-1.5": 2514.5}
+
+
+def diffusion_at_steps(model: ModelSpec, steps: int, vae_gflops: float) -> ModelSpec:
+    """The diffusion preset at ``steps`` denoising steps with classifier-free guidance (two UNet
+    passes per step), its per-pass FLOPs and VAE decode unchanged."""
+    passes = max(1, model.passes_per_sample or 1)
+    per_pass = ((model.gflops_per_sample or 0.0) - vae_gflops) / passes
+    return replace(
+        model, gflops_per_sample=2 * steps * per_pass + vae_gflops, passes_per_sample=2 * steps
+    )
+
 
 def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
     """Batch inference under optimised runtimes (TensorRT INT8/FP16, ...) against published
@@ -354,9 +389,12 @@ def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
         gpu = gpus.get(row.get("gpu_slug") or "")
         if gpu is None:
             continue
+        model = presets[row["preset"]].model
+        if row.get("steps") and model.family == "diffusion":
+            model = diffusion_at_steps(model, int(row["steps"]), VAE_DECODE_GFLOPS[row["preset"]])
         work = WorkloadSpec(
             task="inference",
-            model=presets[row["preset"]].model,
+            model=model,
             precision=row["precision"],
             batch_size=int(row["batch_size"]),
             seq_len=int(row.get("seq_len") or 1),
@@ -368,15 +406,7 @@ def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
         est = perf.estimate(gpu, work, flash_attention=flash, backend=support.backend)
         label = f"{row['preset']} {row['runtime']} {row['precision']} s{work.seq_len}"
         rows.append((gpu.slug, label, float(row["samples_per_s"]), est.throughput))
-    meas = [r[2] for r in rows]
-    pred = [r[3] for r in rows]
-    return RuntimeScore(
-        n=len(rows),
-        spearman=spearman(pred, meas),
-        median_ratio=median_ratio(pred, meas),
-        bias=statistics.median(m / p for m, p in zip(meas, pred, strict=True)),
-        rows=rows,
-    )
+    return _runtime_score(rows)
 
 
 # ---------------------------------------------------------------- calibrated bands
@@ -474,7 +504,8 @@ def write_bands(scores: list[BandScore], data_dir: Path) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
     text = path.read_text(encoding="utf-8")
-    head = text.split("\nbands:")[0].rstrip("\n")
+    # everything above the section (its comment header included, so it is written once)
+    head = text.split("\n# Calibrated throughput bands")[0].split("\nbands:")[0].rstrip("\n")
     lines = [
         "",
         "",
@@ -574,6 +605,11 @@ def main(argv: list[str] | None = None) -> int:
             f"n {rt.n}  spearman {rt.spearman:.3f}  median ratio {rt.median_ratio:.2f}"
             f"  bias (measured/predicted) {rt.bias:.2f}"
         )
+        for preset, sub in rt.by_preset().items():
+            print(
+                f"  {preset:14} n {sub.n:3d}  spearman {sub.spearman:6.3f}"
+                f"  median ratio {sub.median_ratio:5.2f}  bias {sub.bias:5.2f}"
+            )
         if args.verbose:
             for slug, label, m, p in rt.rows:
                 print(f"    {slug:16} {label:34} measured {m:8.0f} predicted {p:8.0f}", end="")
