@@ -1,9 +1,10 @@
 """What the service tells its operators: one JSON log line per request carrying a request
 id, and Prometheus metrics at /metrics.
 
-The run queue reports through ``record_run_outcome`` and ``set_queue_depth``; /metrics
-also reads the runs' states from the database at each scrape, so queue depth and outcomes
-are right whichever process ran them.
+A run's outcome is counted by the process that ends it (``record_run_outcome``: the
+worker, or the web process for a run cancelled while queued). Queue depth and the stored
+runs by status are read from the database at each scrape, so they are whole whichever
+process queued or ran each run.
 
 Metrics live in this process. With ``serve --workers N`` each scrape reaches one worker
 and sees its share of the request metrics (the database-derived run gauges are whole):
@@ -84,9 +85,10 @@ RUNS_BY_STATUS = Gauge(
 )
 
 
-def record_run_outcome(outcome: str) -> None:
-    """The run queue calls this once per finished run."""
-    RUN_OUTCOMES.labels(outcome=outcome[:32]).inc()
+def record_run_outcome(outcome: str, count: int = 1) -> None:
+    """Called by whatever ends runs: once per run, or with the number a sweep ended."""
+    if count > 0:
+        RUN_OUTCOMES.labels(outcome=outcome[:32]).inc(count)
 
 
 def set_queue_depth(depth: int) -> None:
@@ -100,6 +102,8 @@ def metrics_response(runs_by_status: dict[str, int] | None = None) -> Response:
         RUNS_BY_STATUS.clear()  # a status with no runs left disappears
         for status, count in runs_by_status.items():
             RUNS_BY_STATUS.labels(status=status[:32]).set(count)
+        # The database knows the whole queue, whichever process queued or runs each run.
+        set_queue_depth(sum(runs_by_status.get(s, 0) for s in ("queued", "running")))
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
 

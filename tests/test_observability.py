@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app import observability
+from app.config import Settings
 from app.web.static_assets import static_url
 
 
@@ -95,8 +97,6 @@ def test_metrics_by_route_template_in_flight_and_runs(client: TestClient) -> Non
     assert client.get("/api/v1/gpus/h100-sxm").status_code == 200
     assert client.get("/api/v1/gpus/a100-sxm4-80gb").status_code == 200
     client.get("/no/such/page")
-    observability.record_run_outcome("succeeded")
-    observability.set_queue_depth(3)
     response = client.get("/metrics")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
     text = response.text
@@ -104,8 +104,6 @@ def test_metrics_by_route_template_in_flight_and_runs(client: TestClient) -> Non
     assert "h100-sxm" not in text  # labels are templates, never raw paths
     assert _sample(text, "gpu_advisor_http_requests_total", route="<unmatched>", status="404")
     assert _sample(text, "gpu_advisor_http_requests_in_flight") == 1.0  # the scrape itself
-    assert _sample(text, "gpu_advisor_benchmark_run_outcomes_total", outcome="succeeded")
-    assert _sample(text, "gpu_advisor_benchmark_queue_depth") == 3.0
     assert "/metrics" not in client.get("/openapi.json").text
 
 
@@ -120,3 +118,54 @@ def test_metrics_count_stored_runs_by_status(client: TestClient) -> None:
     text = client.get("/metrics").text
     assert _sample(text, "gpu_advisor_benchmark_runs", status="failed") == 2.0
     assert _sample(text, "gpu_advisor_benchmark_runs", status="succeeded") == 1.0
+
+
+def _outcomes(outcome: str) -> float:
+    value = observability.REGISTRY.get_sample_value(
+        "gpu_advisor_benchmark_run_outcomes_total", {"outcome": outcome}
+    )
+    return value or 0.0
+
+
+def test_runs_ended_by_a_worker_or_a_cancel_are_counted(
+    client: TestClient, settings: Settings
+) -> None:
+    from app.db import session_scope
+    from app.reports import repository
+    from app.reports.executor import Executor
+
+    factory = client.app.state.session_factory  # type: ignore[attr-defined]
+    with session_scope(factory) as session:
+        repository.add_run(session, {"id": "crashes", "status": "queued",
+                                     "profile": "quick", "device": "cpu"})  # fmt: skip
+    failed = _outcomes("failed")
+    # A real child process that exits with an error: the worker ends the run as failed.
+    crash = [sys.executable, "-c", "import sys; sys.exit(3)"]
+    Executor(settings.model_copy(update={"bench_command": crash}), factory, "here")("crashes")
+    with session_scope(factory) as session:
+        row = repository.get_run(session, "crashes")
+        assert row is not None and row.status == "failed"
+    assert _outcomes("failed") == failed + 1
+
+    # A run nobody took yet, cancelled over the API, is ended (and counted) by the web process.
+    with session_scope(factory) as session:
+        repository.add_run(session, {"id": "waits", "status": "queued",
+                                     "profile": "quick", "device": "cpu"})  # fmt: skip
+    cancelled = _outcomes("cancelled")
+    assert client.delete("/api/v1/benchmark-runs/waits").json()["status"] == "cancelled"
+    text = client.get("/metrics").text
+    assert _sample(text, "gpu_advisor_benchmark_run_outcomes_total", outcome="cancelled") == (
+        cancelled + 1
+    )
+
+
+def test_queue_depth_is_read_from_the_stored_runs(client: TestClient) -> None:
+    from app.db import session_scope
+    from app.reports import repository
+
+    with session_scope(client.app.state.session_factory) as session:  # type: ignore[attr-defined]
+        for i, status in enumerate(("queued", "queued", "running", "failed", "succeeded")):
+            repository.add_run(session, {"id": f"q-{i}", "status": status, "worker": "w",
+                                         "profile": "quick", "device": "cpu"})  # fmt: skip
+    text = client.get("/metrics").text
+    assert _sample(text, "gpu_advisor_benchmark_queue_depth") == 3.0

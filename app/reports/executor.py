@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.config import Settings
 from app.db import session_scope, write_scope
 from app.errors import AppError
+from app.observability import record_run_outcome
 from app.process import die_with_parent
 from app.reports import repository
 from app.reports.service import store_once
@@ -48,9 +49,11 @@ class Executor:
     def recover(self) -> int:
         """At start-up: runs this worker was running when it stopped cannot finish."""
         with write_scope(self.factory) as s:
-            return repository.fail_worker_runs(
+            failed = repository.fail_worker_runs(
                 s, self.label, "the worker restarted during the run", _now()
             )
+        record_run_outcome("failed", failed)
+        return failed
 
     def _command(self, profile: str, device: str, output: Path, progress: Path) -> list[str]:
         base = self.settings.bench_command or [sys.executable, "-m", "app.cli", "bench"]
@@ -154,6 +157,7 @@ class Executor:
             values.update(progress=1.0, step="done", report_id=report_id)
         with write_scope(self.factory) as s:
             repository.finish_run(s, run_id, values)
+        record_run_outcome(status)
 
 
 def _read_progress(path: Path, last: tuple[float, str]) -> tuple[float, str]:

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.config import Settings
 from app.db import session_scope, write_scope
 from app.errors import AppError, Conflict, NotFound
+from app.observability import record_run_outcome
 from app.reports import queue, repository
 from app.reports.schemas import RunOut
 
@@ -49,7 +50,8 @@ class Runs:
             if not repository.has_lapsed_runs(s, before):
                 return  # the common case costs one read, no write lock
         with write_scope(self.factory) as s:
-            repository.fail_lapsed_runs(s, before, LAPSED, _now())
+            lapsed = repository.fail_lapsed_runs(s, before, LAPSED, _now())
+        record_run_outcome("failed", lapsed)
 
     def start(self, profile: str, device: str, label: str | None) -> RunOut:
         label = label or queue.default_label(self.settings)
@@ -116,6 +118,7 @@ class Runs:
                 repository.finish_run(s, run.id, {"status": "cancelled", "finished_at": _now(),
                                                   "error": "cancelled by request",
                                                   "cancel_requested": True})  # fmt: skip
+                record_run_outcome("cancelled")
             else:
                 repository.update_run(s, run.id, {"cancel_requested": True})
         # The worker polls the flag, stops its child and records the outcome.
