@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -109,3 +109,33 @@ def write_lock(factory: sessionmaker[Session]) -> Iterator[None]:
 def write_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
     with write_lock(factory), session_scope(factory) as session:
         yield session
+
+
+T = TypeVar("T")
+
+
+class Snapshots(Generic[T]):
+    """Values derived from database rows, kept per database while a stamp is unchanged.
+
+    The caller reads a cheap stamp (an aggregate that changes on every insert, update and
+    delete) on each use; the value is rebuilt only when it differs, so an edit by any worker
+    or host on the same database is seen by the next request. Values are shared between
+    requests and threads: they must be immutable."""
+
+    def __init__(self) -> None:
+        self._by_database: dict[str, tuple[Hashable, T]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, session: Session, stamp: Hashable, load: Callable[[], T]) -> T:
+        key = session.get_bind().engine.url.render_as_string(hide_password=False)
+        snap = self._by_database.get(key)
+        if snap is not None and snap[0] == stamp:
+            return snap[1]
+        value = load()  # read after the stamp: a change in between reloads next time
+        with self._lock:
+            self._by_database[key] = (stamp, value)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_database.clear()

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
@@ -23,6 +20,7 @@ from app.catalog.schemas import (
     GpuPatch,
     GpuReplace,
 )
+from app.db import Snapshots
 from app.domain.compat import Rules, has_feature
 from app.domain.gpu import GpuSpec
 from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
@@ -149,40 +147,26 @@ def get_spec(session: Session, slug: str, field: str = "slug") -> GpuSpec:
     return spec_from_row(_require(session, slug, field))
 
 
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
-    stamp: tuple[Any, ...]
-    specs: tuple[GpuSpec, ...]
-
-
 # The mapped catalog per database, reused while the database's catalog stamp is unchanged.
 # GpuSpecs are frozen, so requests can share them; an edit anywhere (this worker, another
 # worker, another host on the same database) changes the stamp and the next request reloads.
-_snapshots: dict[str, _Snapshot] = {}
-_snapshots_lock = threading.Lock()
-
-
-def _database_key(session: Session) -> str:
-    return session.get_bind().engine.url.render_as_string(hide_password=False)
+_specs: Snapshots[tuple[GpuSpec, ...]] = Snapshots()
 
 
 def all_specs(session: Session) -> list[GpuSpec]:
     """The whole catalog as GpuSpecs, from the cache when the catalog has not changed."""
-    key = _database_key(session)
-    stamp = repository.catalog_stamp(session)  # before the rows: a change in between reloads
-    snap = _snapshots.get(key)
-    if snap is None or snap.stamp != stamp:
-        specs = tuple(spec_from_row(r) for r in repository.rows_for_specs(session))
-        snap = _Snapshot(stamp, specs)
-        with _snapshots_lock:
-            _snapshots[key] = snap
-    return list(snap.specs)
+    return list(
+        _specs.get(
+            session,
+            repository.catalog_stamp(session),
+            lambda: tuple(spec_from_row(r) for r in repository.rows_for_specs(session)),
+        )
+    )
 
 
 def forget_cached_catalog() -> None:
     """Drop every cached catalog (tests that rewrite the database behind the ORM)."""
-    with _snapshots_lock:
-        _snapshots.clear()
+    _specs.clear()
 
 
 def catalog_size(session: Session) -> int:

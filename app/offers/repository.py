@@ -45,35 +45,67 @@ def _purchase_conditions(f: OfferFilter) -> list[ColumnElement[bool]]:
     return conds
 
 
+_CLOUD_ORDER = (
+    CloudOfferRow.gpu_slug,
+    CloudOfferRow.usd_per_hour / CloudOfferRow.gpus,
+    CloudOfferRow.provider,
+    CloudOfferRow.instance_type,
+)
+_PURCHASE_ORDER = (PurchaseOfferRow.gpu_slug, PurchaseOfferRow.usd, PurchaseOfferRow.condition)
+
+
 def list_cloud(session: Session, f: OfferFilter) -> list[CloudOfferRow]:
-    stmt = (
-        select(CloudOfferRow)
-        .where(*_cloud_conditions(f))
-        .order_by(
-            CloudOfferRow.gpu_slug,
-            CloudOfferRow.usd_per_hour / CloudOfferRow.gpus,
-            CloudOfferRow.provider,
-            CloudOfferRow.instance_type,
-        )
-    )
+    stmt = select(CloudOfferRow).where(*_cloud_conditions(f)).order_by(*_CLOUD_ORDER)
     return list(session.scalars(stmt).all())
 
 
 def list_purchase(session: Session, f: OfferFilter) -> list[PurchaseOfferRow]:
-    stmt = (
-        select(PurchaseOfferRow)
-        .where(*_purchase_conditions(f))
-        .order_by(PurchaseOfferRow.gpu_slug, PurchaseOfferRow.usd, PurchaseOfferRow.condition)
-    )
+    stmt = select(PurchaseOfferRow).where(*_purchase_conditions(f)).order_by(*_PURCHASE_ORDER)
     return list(session.scalars(stmt).all())
 
 
-def all_cloud(session: Session) -> list[CloudOfferRow]:
-    return list_cloud(session, OfferFilter())
+# The columns the recommender reads, in list_cloud's order (the engine breaks price ties by
+# the first offer met). Plain tuples: mapping ORM entities cost more than the ranking.
+CLOUD_FIELDS = (
+    "provider",
+    "instance_type",
+    "gpus",
+    "usd_per_hour",
+    "spot_usd_per_hour",
+    "tier",
+    "as_of",
+    "source",
+    "regions",
+    "accelerator",
+)
+PURCHASE_FIELDS = ("usd", "condition", "as_of", "source")
 
 
-def all_purchase(session: Session) -> list[PurchaseOfferRow]:
-    return list_purchase(session, OfferFilter())
+def all_cloud(session: Session) -> list[tuple[Any, ...]]:
+    """(gpu_slug, *CLOUD_FIELDS) of every cloud offer."""
+    cols = [getattr(CloudOfferRow, f) for f in CLOUD_FIELDS]
+    stmt = select(CloudOfferRow.gpu_slug, *cols).order_by(*_CLOUD_ORDER)
+    return [tuple(r) for r in session.execute(stmt)]
+
+
+def all_purchase(session: Session) -> list[tuple[Any, ...]]:
+    """(gpu_slug, *PURCHASE_FIELDS) of every purchase offer."""
+    cols = [getattr(PurchaseOfferRow, f) for f in PURCHASE_FIELDS]
+    stmt = select(PurchaseOfferRow.gpu_slug, *cols).order_by(*_PURCHASE_ORDER)
+    return [tuple(r) for r in session.execute(stmt)]
+
+
+def offers_stamp(session: Session) -> tuple[Any, ...]:
+    """Changes whenever an offer is added, changed or deleted (see catalog_stamp), in one
+    query over both tables."""
+
+    def agg(table: type[CloudOfferRow] | type[PurchaseOfferRow]) -> list[Any]:
+        return [
+            select(f(c)).scalar_subquery()
+            for f, c in ((func.count, table.id), (func.max, table.id), (func.max, table.updated_at))
+        ]
+
+    return tuple(session.execute(select(*agg(CloudOfferRow), *agg(PurchaseOfferRow))).one())
 
 
 def cloud_by_key(session: Session) -> dict[tuple[str, str], CloudOfferRow]:

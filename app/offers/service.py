@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
+from types import MappingProxyType
 
 from sqlalchemy.orm import Session
 
 from app.catalog import repository as catalog_repository
 from app.catalog.schemas import GpuOut
 from app.config import Settings
+from app.db import Snapshots
 from app.domain.cost import CloudOffer, GpuOffers, PurchaseOffer
 from app.errors import InvalidInput
 from app.offers import repository
@@ -116,29 +118,18 @@ def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOff
 
 def cloud_offers_by_gpu(session: Session) -> dict[str, list[CloudOffer]]:
     out: dict[str, list[CloudOffer]] = {}
-    for r in repository.all_cloud(session):
-        out.setdefault(r.gpu_slug, []).append(
-            CloudOffer(
-                provider=r.provider,
-                instance_type=r.instance_type,
-                gpus=r.gpus,
-                usd_per_hour=r.usd_per_hour,
-                spot_usd_per_hour=r.spot_usd_per_hour,
-                tier=r.tier,
-                as_of=r.as_of,
-                source=r.source,
-                regions=r.regions,
-                accelerator=r.accelerator,
-            )
+    for slug, *values in repository.all_cloud(session):
+        out.setdefault(slug, []).append(
+            CloudOffer(**dict(zip(repository.CLOUD_FIELDS, values, strict=True)))
         )
     return out
 
 
 def purchase_offers_by_gpu(session: Session) -> dict[str, list[PurchaseOffer]]:
     out: dict[str, list[PurchaseOffer]] = {}
-    for r in repository.all_purchase(session):
-        out.setdefault(r.gpu_slug, []).append(
-            PurchaseOffer(usd=r.usd, condition=r.condition, as_of=r.as_of, source=r.source)
+    for slug, *values in repository.all_purchase(session):
+        out.setdefault(slug, []).append(
+            PurchaseOffer(**dict(zip(repository.PURCHASE_FIELDS, values, strict=True)))
         )
     return out
 
@@ -270,13 +261,31 @@ def launch_spec(
         raise InvalidInput(str(exc), field="instance_type") from exc
 
 
-def gpu_offers(session: Session) -> dict[str, GpuOffers]:
-    """Every GPU's cloud and purchase offers, loaded once per recommendation."""
+def _load_gpu_offers(session: Session) -> Mapping[str, GpuOffers]:
     cloud, purchase = cloud_offers_by_gpu(session), purchase_offers_by_gpu(session)
-    return {
-        slug: GpuOffers(tuple(cloud.get(slug, ())), tuple(purchase.get(slug, ())))
-        for slug in set(cloud) | set(purchase)
-    }
+    return MappingProxyType(
+        {
+            slug: GpuOffers(tuple(cloud.get(slug, ())), tuple(purchase.get(slug, ())))
+            for slug in set(cloud) | set(purchase)
+        }
+    )
+
+
+# Every GPU's offers per database, rebuilt only when an offer changes (see app.db.Snapshots):
+# loading ~750 offers per recommendation cost as much as ranking them.
+_gpu_offers: Snapshots[Mapping[str, GpuOffers]] = Snapshots()
+
+
+def gpu_offers(session: Session) -> Mapping[str, GpuOffers]:
+    """Every GPU's cloud and purchase offers (read-only; shared between requests)."""
+    return _gpu_offers.get(
+        session, repository.offers_stamp(session), lambda: _load_gpu_offers(session)
+    )
+
+
+def forget_cached_offers() -> None:
+    """Drop every cached offer table (tests that rewrite the database behind the ORM)."""
+    _gpu_offers.clear()
 
 
 OFFER_SORTS = {
