@@ -371,3 +371,104 @@ def price_configuration(
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
     return Pricing(rent, choose_purchase(list(offers.purchase)), n, usage, reason)
+
+
+# ---------------------------------------------------------------- serving: replicas on instances
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaChoice:
+    """Where the replicas of a serving configuration run: whole instances of one offer, each
+    holding ``per_instance`` tensor-parallel groups of ``gpus_per_replica`` GPUs."""
+
+    choice: OfferChoice
+    gpus_per_replica: int
+    replicas: int
+    per_instance: int
+
+    @property
+    def note(self) -> str | None:
+        c = self.choice
+        if c.gpus_paid == c.gpus_used:
+            return None
+        shape = f"{c.instances}× " if c.instances > 1 else ""
+        tp = self.gpus_per_replica
+        group = f"{tp} GPU{'s' if tp > 1 else ''}"
+        return (
+            f"pays for {shape}{c.offer.gpus}-GPU {c.offer.instance_type} ({c.gpus_paid} GPUs) "
+            f"to use {c.gpus_used}: {self.replicas} replica{'s' if self.replicas > 1 else ''} "
+            f"of {group}, at most {self.per_instance} per instance (a replica never spans "
+            f"instances); room for {c.gpus_paid // tp - self.replicas} more at no extra cost"
+        )
+
+
+def choose_replica_offer(
+    offers: list[CloudOffer],
+    gpus_per_replica: int,
+    replicas: int,
+    policy: RentalPolicy = RentalPolicy(),
+) -> ReplicaChoice | None:
+    """The cheapest accepted way to run ``replicas`` copies of a ``gpus_per_replica``-GPU
+    tensor-parallel group on instance shapes that exist.
+
+    A group needs its GPUs in one instance (its all-reduces run every layer, over NVLink or
+    PCIe, never between machines); replicas are independent servers, so several share an
+    instance when it has room (⌊GPUs per instance ÷ group⌋ each) and further ones take further
+    instances of the same offer. One instance type per configuration: the row names one offer.
+    ``None`` when no accepted instance holds one group."""
+    tp, r = max(1, gpus_per_replica), max(1, replicas)
+    best: tuple[tuple[float, int, str, str], ReplicaChoice] | None = None
+    for offer in offers:
+        if offer.gpus < tp or not _accepts(offer, policy):
+            continue
+        per_instance = offer.gpus // tp
+        instances = -(-r // per_instance)
+        price, spot = offer.usd_per_hour, offer.tier == "spot"
+        if (
+            policy.allow_spot
+            and offer.spot_usd_per_hour is not None
+            and offer.spot_usd_per_hour < price
+        ):
+            price, spot = offer.spot_usd_per_hour, True
+        choice = OfferChoice(offer, instances, tp * r, price * instances, spot)
+        key = (choice.usd_per_hour, offer.gpus, offer.provider, offer.instance_type)
+        if best is None or key < best[0]:
+            best = (key, ReplicaChoice(choice, tp, r, min(per_instance, r)))
+    return best[1] if best is not None else None
+
+
+def owned_usd_per_hour(
+    purchase_usd: float, energy_usd_per_hour: float | None, usage: Usage
+) -> float:
+    """Owning the cards, per hour of use: the purchase less resale spread over the usage, plus
+    electricity (the buy side of ``verdict`` divided by its hours)."""
+    hours = max(usage.hours, 1.0)
+    return purchase_usd * (1.0 - usage.resale_fraction) / hours + (energy_usd_per_hour or 0.0)
+
+
+def price_replicas(
+    offers: GpuOffers,
+    gpus_per_replica: int,
+    replicas: int,
+    policy: RentalPolicy,
+    usage: Usage,
+) -> tuple[Pricing, ReplicaChoice | None]:
+    """Both cost bases of one serving configuration: its replicas on rented instances, and
+    buying every GPU it uses."""
+    n = max(1, gpus_per_replica) * max(1, replicas)
+    placed = choose_replica_offer(list(offers.cloud), gpus_per_replica, replicas, policy)
+    reason = None
+    if placed is None:
+        accepted = [o for o in offers.cloud if _accepts(o, policy)]
+        if not offers.cloud:
+            reason = "no cloud offer known"
+        elif not accepted:
+            reason = "no cloud offer passes the provider/tier choices"
+        else:
+            biggest = max(o.gpus for o in accepted)
+            reason = (
+                f"no instance holds a {gpus_per_replica}-GPU tensor-parallel group "
+                f"(largest accepted: {biggest})"
+            )
+    rent = placed.choice if placed is not None else None
+    return Pricing(rent, choose_purchase(list(offers.purchase)), n, usage, reason), placed

@@ -24,6 +24,7 @@ Pure: frozen inputs, frozen outputs, no I/O.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -717,6 +718,10 @@ class PlanOptions:
     compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
     single_device: bool = False
     tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
+    # What (GPUs per replica, replicas) costs per hour on the basis the request ranks by (the
+    # recommend layer prices it from offers: whole instances, replicas packed); None where it
+    # has no price. Without it, configurations are compared by GPU count alone.
+    price: Callable[[int, int], float | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -726,6 +731,9 @@ class Plan:
     misses: tuple[str, ...]  # why ``closest`` misses
     reason: str | None  # why nothing could even run
     skipped: tuple[str, ...] = ()  # precisions this GPU cannot serve, with the reason
+    # the cheapest configuration within the targets at each other tensor-parallel size,
+    # cheapest first (the row's alternatives)
+    others: tuple[ServingResult, ...] = ()
 
 
 def _miss_size(result: ServingResult, targets: ServingTargets) -> float:
@@ -748,8 +756,13 @@ def plan(
     targets: ServingTargets,
     options: PlanOptions,
 ) -> Plan:
-    """The cheapest configuration on ``gpu`` (fewest GPUs, then fastest, then the higher
-    precision) that carries ``load`` within ``targets``; else the closest miss."""
+    """The cheapest configuration on ``gpu`` that carries ``load`` within ``targets``; else
+    the closest miss. Also the cheapest at each other tensor-parallel size.
+
+    Cheapest: the lowest price per hour where ``options.price`` gives one (a priced
+    configuration before an unpriced one), then the fastest — at one price (instances paid
+    whole) the plan takes the replicas or tensor-parallel group that use what is paid for —;
+    unpriced: the fewest GPUs, then the fastest; last the higher precision."""
     skipped: list[str] = []
     weights = []
     for wp in options.weight_precisions:
@@ -770,8 +783,20 @@ def plan(
     tps = [1] if options.single_device else [t for t in TP_SIZES if t <= options.max_gpus]
     if options.tp_sizes is not None:
         tps = list(options.tp_sizes)
-    best: ServingResult | None = None
-    best_key: tuple[float, ...] | None = None
+    prices: dict[tuple[int, int], float | None] = {}
+
+    def head(tp: int, r: int) -> tuple[float, float]:
+        """(0, price) or, unpriced, (1, GPU count): never decreasing in ``r`` for a fixed
+        ``tp`` (instances are whole, and whether any instance holds a group does not depend on
+        ``r``), so the replica loop stops once it passes a configuration that meets."""
+        if options.price is None:
+            return (1.0, float(tp * r))
+        if (tp, r) not in prices:
+            prices[tp, r] = options.price(tp, r)
+        cost = prices[tp, r]
+        return (0.0, cost) if cost is not None else (1.0, float(tp * r))
+
+    by_tp: dict[int, tuple[tuple[float, ...], ServingResult]] = {}
     closest: ServingResult | None = None
     closest_key: tuple[float, ...] | None = None
     unfit: str | None = None
@@ -780,8 +805,10 @@ def plan(
             for kv in kvs:
                 max_r = 1 if options.single_device else max(1, options.max_gpus // tp)
                 for r in range(1, max_r + 1):
-                    if best_key is not None and tp * r > best_key[0]:
-                        break  # dearer than a configuration that already meets the targets
+                    h = head(tp, r)
+                    found = by_tp.get(tp)
+                    if found is not None and h > found[0][:2]:
+                        break  # dearer than a configuration of this size that meets the targets
                     cfg = ServingConfig(tp, r, wp, kv, options.runtime)
                     res = evaluate(
                         gpu,
@@ -801,15 +828,18 @@ def plan(
                     ok = ok and res.ttft_ms is not None
                     order = PRECISION_ORDER.index(wp) if wp in PRECISION_ORDER else 9
                     if ok:
-                        key = (float(tp * r), res.itl_ms or 0.0, float(order), float(kv != "bf16"))
-                        if best_key is None or key < best_key:
-                            best, best_key = res, key
-                        break  # more replicas only cost more
+                        gpus = float(tp * r)
+                        key = (*h, res.itl_ms or 0.0, gpus, float(order), float(kv != "bf16"))
+                        if found is None or key < found[0]:
+                            by_tp[tp] = (key, res)
+                        continue  # one more replica only if it costs no more (head stops it)
                     miss = (_miss_size(res, targets), float(tp * r))
                     if closest_key is None or miss < closest_key:
                         closest, closest_key = res, miss
-    if best is not None:
-        return Plan(best, None, (), None, tuple(skipped))
+    if by_tp:
+        ranked = sorted(by_tp.values(), key=lambda kr: kr[0])
+        others = tuple(res for _, res in ranked[1:])
+        return Plan(ranked[0][1], None, (), None, tuple(skipped), others)
     if closest is not None:
         _, misses = meets(closest, targets)
         return Plan(None, closest, tuple(misses), None, tuple(skipped))

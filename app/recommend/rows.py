@@ -80,33 +80,39 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
     }
 
 
-def _offer_parts(
-    c: rank.Candidate,
+def chosen_offer_out(ch: costs.OfferChoice, note: str | None = None) -> s.ChosenOfferOut:
+    """The instance a row rents; ``note`` replaces the choice's own (serving packs replicas)."""
+    return s.ChosenOfferOut(
+        provider=ch.offer.provider,
+        instance_type=ch.offer.instance_type,
+        gpus=ch.offer.gpus,
+        instances=ch.instances,
+        usd_per_hour=ch.offer.usd_per_hour,
+        spot_usd_per_hour=ch.offer.spot_usd_per_hour,
+        tier=ch.offer.tier,
+        regions=ch.offer.regions,
+        as_of=ch.offer.as_of,
+        source=ch.offer.source,
+        note=note if note is not None else ch.note,
+        launchable=ch.offer.accelerator is not None,
+    )
+
+
+def priced_parts(
+    pricing: costs.Pricing,
+    cost: costs.CostEstimate,
+    per_million: tuple[float | None, float | None] = (None, None),
+    note: str | None = None,
 ) -> tuple[dict[str, object], s.RentCostOut | None, s.BuyCostOut | None]:
     """What the chosen offers add to a row: the instance rented, each cost basis on its own,
-    the buy-versus-rent verdict and, for LLM inference, the price of a million tokens."""
-    pricing, cost, p = c.pricing, c.cost, c.perf
-    if pricing is None:
-        return {"price_known": rank.price_known(c)}, None, None
+    the buy-versus-rent verdict and, for LLMs, the price of a million output and input tokens
+    on the rented basis (``per_million``, worked out by the caller from the rent)."""
     parts: dict[str, object] = {"price_known": pricing.price_known}
     rent: s.RentCostOut | None = None
     buy: s.BuyCostOut | None = None
     if pricing.rent is not None:
         ch = pricing.rent
-        parts["offer"] = s.ChosenOfferOut(
-            provider=ch.offer.provider,
-            instance_type=ch.offer.instance_type,
-            gpus=ch.offer.gpus,
-            instances=ch.instances,
-            usd_per_hour=ch.offer.usd_per_hour,
-            spot_usd_per_hour=ch.offer.spot_usd_per_hour,
-            tier=ch.offer.tier,
-            regions=ch.offer.regions,
-            as_of=ch.offer.as_of,
-            source=ch.offer.source,
-            note=ch.note,
-            launchable=ch.offer.accelerator is not None,
-        )
+        parts["offer"] = chosen_offer_out(ch, note)
         rent = s.RentCostOut(
             usd_per_hour=ch.usd_per_hour,
             spot=ch.spot,
@@ -115,16 +121,11 @@ def _offer_parts(
             as_of=ch.offer.as_of,
             source=ch.offer.source,
         )
-        w = c.work
-        if w.is_llm_inference:
-            parts["usd_per_million_output_tokens"] = costs.usd_per_million_tokens(
-                ch.usd_per_hour, p.throughput
-            )
-            if p.ttft_ms and w.seq_len:
-                prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
-                parts["usd_per_million_input_tokens"] = costs.usd_per_million_tokens(
-                    ch.usd_per_hour, prefill
-                )
+        out_m, in_m = per_million
+        if out_m is not None:
+            parts["usd_per_million_output_tokens"] = out_m
+        if in_m is not None:
+            parts["usd_per_million_input_tokens"] = in_m
     if pricing.buy is not None and pricing.purchase_usd is not None:
         b = pricing.buy
         buy = s.BuyCostOut(
@@ -149,8 +150,25 @@ def _offer_parts(
     return parts, rent, buy
 
 
-def _offer_lines(c: rank.Candidate) -> list[str]:
-    pricing = c.pricing
+def _offer_parts(
+    c: rank.Candidate,
+) -> tuple[dict[str, object], s.RentCostOut | None, s.BuyCostOut | None]:
+    pricing, p, w = c.pricing, c.perf, c.work
+    if pricing is None:
+        return {"price_known": rank.price_known(c)}, None, None
+    out_m = in_m = None
+    if pricing.rent is not None and w.is_llm_inference:
+        hourly = pricing.rent.usd_per_hour
+        out_m = costs.usd_per_million_tokens(hourly, p.throughput)
+        if p.ttft_ms and w.seq_len:
+            prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
+            in_m = costs.usd_per_million_tokens(hourly, prefill)
+    return priced_parts(pricing, c.cost, (out_m, in_m))
+
+
+def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[str]:
+    """The chosen offers in words: what to rent (and any GPUs paid for but unused), at which
+    purchase basis to buy, or that no price is known."""
     if pricing is None:
         return []
     lines: list[str] = []
@@ -161,8 +179,9 @@ def _offer_lines(c: rank.Candidate) -> list[str]:
             f"Rent {shape}{o.provider} {o.instance_type} ({o.gpus} GPU{'s' if o.gpus > 1 else ''},"
             f" {o.tier}) at ${ch.usd_per_hour:,.2f}/h{' spot' if ch.spot else ''}, as of {o.as_of}."
         )
-        if ch.note:
-            lines.append(ch.note[0].upper() + ch.note[1:] + ".")
+        why = note if note is not None else ch.note
+        if why:
+            lines.append(why[0].upper() + why[1:] + ".")
     elif pricing.rent_reason:
         lines.append(f"No rental: {pricing.rent_reason}.")
     if pricing.buy is not None:
@@ -239,7 +258,7 @@ def build_row(
             basis=basis,
         ),
         provenance=_provenance(c),
-        explanation=rank.explain(c, position, leader, objective) + _offer_lines(c),
+        explanation=rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
         tips=rank.tips(c, requested),
         warnings=list(c.warnings),
         speedup_vs_baseline=(p.throughput / baseline_tput) if baseline_tput else None,
@@ -262,4 +281,8 @@ def alternative_out(c: rank.Candidate) -> s.AlternativeOut:
         purchase_usd=c.cost.purchase_usd,
         hourly_usd=c.cost.hourly_usd,
         job_cost_usd=costs.job_cost(c.cost, c.acquisition),
+        offer=chosen_offer_out(c.pricing.rent)
+        if c.pricing is not None and c.pricing.rent is not None
+        else None,
+        price_known=rank.price_known(c),
     )

@@ -816,9 +816,13 @@ class TimingOut(BaseModel):
 
 
 class AlternativeOut(BaseModel):
-    """Another configuration of the same card, as evaluated (not re-ranked)."""
+    """Another configuration of the same card, as evaluated (not re-ranked), with the
+    instance it would rent."""
 
     num_gpus: int
+    replicas: int | None = Field(None, description="serving: replicas of gpus_per_replica GPUs")
+    gpus_per_replica: int | None = None
+    precision: str | None = Field(None, description="serving: weight precision")
     memory_savers: list[str] = []
     micro_batch: int | None = None
     accumulation_steps: int = 1
@@ -828,8 +832,12 @@ class AlternativeOut(BaseModel):
     scaling_efficiency: float
     time_to_finish_h: float | None = None
     purchase_usd: float | None = None
-    hourly_usd: float | None = None
+    hourly_usd: float | None = Field(
+        None, description="renting ``offer`` (every instance), when one is chosen"
+    )
     job_cost_usd: float | None = None
+    offer: ChosenOfferOut | None = Field(None, description="the instance this configuration rents")
+    price_known: bool = True
 
 
 class Recommendation(BaseModel):
@@ -910,7 +918,14 @@ class ServingOut(BaseModel):
     input_tokens_per_s: float | None
     requests_per_s: float | None
     max_output_tokens_per_s: float = Field(description="at saturation")
-    usd_per_hour: float | None
+    usd_per_hour: float | None = Field(
+        description="what the configuration costs per hour on price_basis: renting its instances "
+        "(the row's offer), or owning its cards (purchase less resale over the usage hours, plus "
+        "energy); under acquisition 'either' the cheaper of the two"
+    )
+    price_basis: Literal["rent", "buy"] | None = Field(
+        None, description="the basis of usd_per_hour and the $ per million tokens here"
+    )
     usd_per_million_output_tokens: float | None
     usd_per_million_input_tokens: float | None
     meets_slo: bool

@@ -192,7 +192,10 @@ def recommend(
     has no price. Without, the catalog's per-GPU prices are used (tests of the engine)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
-        return serving_plan.recommend(request, work, warnings, gpus, rules, calibration)
+        prices = serving_plan.Prices(
+            offers, rental_policy(request.constraints), usage(request.constraints)
+        )
+        return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
     cons = request.constraints
     if cons.max_job_cost_usd is not None and work.dataset_samples is None:
         warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
@@ -270,7 +273,12 @@ def estimate(
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
-        return serving_plan.estimate(request, work, warnings, gpu, rules, calibration)
+        prices = serving_plan.Prices(
+            None if offers is None else {gpu.slug: offers},
+            rental_policy(request.constraints),
+            usage(request.constraints),
+        )
+        return serving_plan.estimate(request, work, warnings, gpu, rules, calibration, prices)
     ctx = _context(
         work,
         request,

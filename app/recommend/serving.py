@@ -8,16 +8,18 @@ rows by the objective and says plainly when no configuration meets the targets.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from app.domain import compat, perf
 from app.domain import cost as costs
+from app.domain import evaluate as ev
 from app.domain import serving as sv
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import schemas as s
-from app.recommend.rows import gpu_out
+from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
 from app.recommend.workloads import resolved_out
 
 UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
@@ -37,16 +39,76 @@ UNCERTAINTY = (0.7, 1.3)
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
 
+@dataclass(frozen=True)
+class _Priced:
+    """One serving configuration's prices: both bases apart, and the hour the request ranks
+    by (``basis`` says which; None when unpriced on every basis the request accepts)."""
+
+    pricing: costs.Pricing
+    placed: costs.ReplicaChoice | None
+    rent_usd_per_hour: float | None
+    buy_usd_per_hour: float | None  # owning: purchase less resale over the usage, plus energy
+    energy_usd_per_hour: float | None
+    usd_per_hour: float | None
+    basis: str | None  # rent | buy
+
+
+@dataclass(frozen=True)
+class _Pricer:
+    """Prices serving configurations of one GPU from its offers, as the request constrains
+    them (providers, tiers, spot; the usage a purchase is spread over; rent, buy or either)."""
+
+    gpu: GpuSpec
+    offers: costs.GpuOffers
+    policy: costs.RentalPolicy
+    usage: costs.Usage
+    acquisition: str
+    memo: dict[tuple[int, int], _Priced] = field(default_factory=dict, compare=False)
+
+    def energy(self, n: int) -> float | None:
+        if self.gpu.tdp_w is None:
+            return None
+        return self.gpu.tdp_w * n / 1000.0 * self.usage.electricity_usd_per_kwh
+
+    def __call__(self, tp: int, replicas: int) -> _Priced:
+        hit = self.memo.get((tp, replicas))
+        if hit is not None:
+            return hit
+        pricing, placed = costs.price_replicas(self.offers, tp, replicas, self.policy, self.usage)
+        n = tp * replicas
+        energy = self.energy(n)
+        rent = pricing.rent.usd_per_hour if pricing.rent is not None else None
+        owned = pricing.purchase_usd
+        buy = costs.owned_usd_per_hour(owned, energy, self.usage) if owned is not None else None
+        options = []
+        if self.acquisition in ("rent", "either") and rent is not None:
+            options.append((rent, "rent"))
+        if self.acquisition in ("buy", "either") and buy is not None:
+            options.append((buy, "buy"))
+        hourly, basis = min(options) if options else (None, None)
+        out = _Priced(pricing, placed, rent, buy, energy, hourly, basis)
+        self.memo[tp, replicas] = out
+        return out
+
+    def hourly(self, tp: int, replicas: int) -> float | None:
+        return self(tp, replicas).usd_per_hour
+
+
 @dataclass
 class _Row:
     gpu: GpuSpec
     result: sv.ServingResult
-    usd_per_hour: float | None
-    price_basis: str | None
+    priced: _Priced
     meets: bool
     misses: list[str]
     metric: float
     warnings: list[str]
+    others: list[tuple[sv.ServingResult, _Priced]] = field(default_factory=list)
+    acquisition: str = "either"
+
+    @property
+    def usd_per_hour(self) -> float | None:
+        return self.priced.usd_per_hour
 
 
 def _usable_gb(gpu: GpuSpec) -> float:
@@ -99,6 +161,7 @@ def _options(
     calibration: Calibration | None,
     max_gpus: int,
     tp: int | None,
+    pricer: _Pricer | None = None,
 ) -> sv.PlanOptions:
     half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
     if explicit_precision is not None:
@@ -126,6 +189,7 @@ def _options(
         compute_efficiency=comp,
         single_device=single,
         tp_sizes=(tp,) if tp is not None else None,
+        price=pricer.hourly if pricer is not None else None,
     )
 
 
@@ -141,23 +205,9 @@ def efficiencies_for(
     return eff.memory, comp
 
 
-def _price(gpu: GpuSpec, n: int, acquisition: str) -> tuple[float | None, str | None]:
-    """Dollars per hour for ``n`` GPUs: rented, or bought and amortised with energy."""
-    if acquisition in ("rent", "either") and gpu.hourly_usd is not None:
-        provider = gpu.cloud_price.provider if gpu.cloud_price else None
-        as_of = gpu.cloud_price.as_of if gpu.cloud_price else None
-        return gpu.hourly_usd * n, f"rented: {provider or 'cloud'} on-demand ({as_of})"
-    if acquisition in ("buy", "either") and gpu.purchase_usd is not None:
-        energy = (gpu.tdp_w or 0.0) / 1000.0 * costs.DEFAULT_ELECTRICITY_USD_PER_KWH
-        hourly = (gpu.purchase_usd / costs.AMORTISATION_HOURS + energy) * n
-        return hourly, (
-            f"bought: price over {costs.AMORTISATION_HOURS:,} hours (3 years × 40 h/week) "
-            "plus energy at TDP"
-        )
-    return None, None
-
-
-def _per_million(result: sv.ServingResult, usd_per_hour: float | None) -> tuple[float | None, ...]:
+def _per_million(
+    result: sv.ServingResult, usd_per_hour: float | None
+) -> tuple[float | None, float | None]:
     """$ per million output and input tokens: the hour's cost split by GPU time share
     (prompts take ``prefill_share`` of it)."""
     if usd_per_hour is None or not result.output_tokens_per_s or not result.input_tokens_per_s:
@@ -173,9 +223,11 @@ def _metric(row: _Row, objective: str) -> float:
     itl = r.itl_ms or 1e9
     if objective == "fastest":
         return itl + (r.ttft_ms or 0.0) / max(1, r.config.replicas * 1000)
+    # unpriced rows (ranked only under objectives that do not need a price) come after every
+    # priced one, fastest first
     cost = row.usd_per_hour if row.usd_per_hour is not None else 1e12
     if objective == "balanced":
-        return cost * itl
+        return cost * itl if row.usd_per_hour is not None else 1e12 * (1.0 + itl)
     return cost
 
 
@@ -203,6 +255,7 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
         requests_per_s=r.requests_per_s,
         max_output_tokens_per_s=r.max_output_tokens_per_s,
         usd_per_hour=row.usd_per_hour,
+        price_basis=row.priced.basis,
         usd_per_million_output_tokens=out_m,
         usd_per_million_input_tokens=in_m,
         meets_slo=row.meets,
@@ -244,11 +297,22 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     ]
     out_m, in_m = _per_million(r, row.usd_per_hour)
     if out_m is not None and in_m is not None:
+        basis = (
+            "renting the offer below"
+            if row.priced.basis == "rent"
+            else f"owning the cards over {row.priced.pricing.usage.hours:,.0f} h of use"
+        )
         lines.append(
             f"${out_m:,.2f} per million output tokens and ${in_m:,.2f} per million input "
-            f"tokens at this load ({row.price_basis})."
+            f"tokens at this load ({basis})."
         )
-    return lines
+    placed = row.priced.placed
+    if placed is not None and placed.per_instance > 1:
+        lines.append(
+            f"Up to {placed.per_instance} replicas share one {placed.choice.offer.gpus}-GPU "
+            "instance; a tensor-parallel group never spans instances."
+        )
+    return lines + offer_lines(row.priced.pricing, placed.note if placed is not None else None)
 
 
 def _tips(row: _Row, spec: ServingSpec) -> list[str]:
@@ -308,7 +372,15 @@ def _recommendation(
         notes=[f"per GPU; the runtime reserves {r.kv_pool_gb_per_gpu:.1f} GB for the KV cache"],
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
-    cost = costs.estimate_cost(gpu, n, tput, None)
+    priced = row.priced
+    cost = _cost(gpu, r, priced)
+    rent_h = priced.rent_usd_per_hour
+    extra, rent_out, buy_out = priced_parts(
+        priced.pricing,
+        cost,
+        _per_million(r, rent_h),
+        priced.placed.note if priced.placed is not None else None,
+    )
     itl_s = (r.itl_ms or 0.0) / 1e3
     latency = (
         (r.ttft_ms or 0.0) + (spec.output_tokens - 1) * (r.itl_ms or 0.0)
@@ -346,7 +418,9 @@ def _recommendation(
             interconnect_s=0.0,
             scaling_efficiency=1.0,
         ),
-        cost=s.CostOut(**dataclasses.asdict(cost) | {"job_cost_usd": None}),
+        cost=s.CostOut(
+            **dataclasses.asdict(cost) | {"job_cost_usd": None, "rent": rent_out, "buy": buy_out}
+        ),
         score=row.metric,
         uncertainty=s.UncertaintyOut(
             low=tput * lo,
@@ -360,12 +434,63 @@ def _recommendation(
             "throughput": "modelled: continuous batching on datasheet bandwidth and compute "
             "with published efficiency priors",
             "memory": "modelled",
-            "hourly_price": row.price_basis or "unknown",
+            "hourly_price": _price_words(priced),
         },
         explanation=_explain(row, spec),
         tips=_tips(row, spec),
         warnings=list(row.warnings) + list(r.notes),
         serving=_serving_out(row, with_curve),
+        alternatives=[_alternative(gpu, res, p) for res, p in row.others],
+        **extra,
+    )
+
+
+def _cost(gpu: GpuSpec, result: sv.ServingResult, priced: _Priced) -> costs.CostEstimate:
+    """The configuration's CostEstimate from its offers (per hour: a service has no job)."""
+    return costs.estimate_cost(
+        gpu,
+        result.total_gpus,
+        result.output_tokens_per_s or 0.0,
+        None,
+        priced.pricing.usage.electricity_usd_per_kwh,
+        pricing=priced.pricing,
+    )
+
+
+def _price_words(priced: _Priced) -> str:
+    rent = priced.pricing.rent
+    if priced.basis == "rent" and rent is not None:
+        o = rent.offer
+        return f"rented: {o.provider} {o.instance_type} ({o.tier}, {o.as_of}; {o.source})"
+    buy = priced.pricing.buy
+    if priced.basis == "buy" and buy is not None:
+        return (
+            f"bought: {buy.condition} price ({buy.as_of}) less resale over "
+            f"{priced.pricing.usage.hours:,.0f} h of use, plus energy at TDP"
+        )
+    return "unknown"
+
+
+def _alternative(gpu: GpuSpec, res: sv.ServingResult, priced: _Priced) -> s.AlternativeOut:
+    """Another shape of the same GPU that meets the targets, with the instance it rents."""
+    c = res.config
+    rent = priced.pricing.rent
+    per_gpu = res.weights_gb_per_gpu + res.activations_gb_per_gpu + res.framework_gb_per_gpu
+    return s.AlternativeOut(
+        num_gpus=res.total_gpus,
+        replicas=c.replicas,
+        gpus_per_replica=c.gpus_per_replica,
+        precision=c.weight_precision,
+        required_gb=round(per_gpu + res.kv_pool_gb_per_gpu, 3),
+        throughput=res.output_tokens_per_s or 0.0,
+        unit="output tokens/s",
+        scaling_efficiency=1.0,
+        purchase_usd=priced.pricing.purchase_usd,
+        hourly_usd=priced.rent_usd_per_hour,
+        offer=chosen_offer_out(rent, priced.placed.note if priced.placed else None)
+        if rent is not None
+        else None,
+        price_known=priced.pricing.price_known,
     )
 
 
@@ -374,6 +499,47 @@ class _Outcome:
     rows: list[_Row]
     closest: list[_Row]
     excluded: list[s.Excluded]
+
+
+@dataclass(frozen=True)
+class Prices:
+    """What prices a serving answer: every GPU's offers (None: none loaded, every GPU
+    unpriced), the offers the user accepts and the usage a purchase is spread over."""
+
+    offers: Mapping[str, costs.GpuOffers] | None = None
+    policy: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
+    usage: costs.Usage = field(default_factory=costs.Usage)
+
+    def pricer(self, gpu: GpuSpec, acquisition: str) -> _Pricer:
+        mine = (self.offers or {}).get(gpu.slug, costs.GpuOffers())
+        return _Pricer(gpu, mine, self.policy, self.usage, acquisition)
+
+
+def _narrowed(priced: _Priced, acquisition: str) -> _Priced:
+    """The ranking hour once a budget leaves only one way to acquire."""
+    if acquisition == "rent":
+        return dataclasses.replace(
+            priced,
+            usd_per_hour=priced.rent_usd_per_hour,
+            basis="rent" if priced.rent_usd_per_hour is not None else None,
+        )
+    if acquisition == "buy":
+        return dataclasses.replace(
+            priced,
+            usd_per_hour=priced.buy_usd_per_hour,
+            basis="buy" if priced.buy_usd_per_hour is not None else None,
+        )
+    return priced
+
+
+def _limits(cons: s.ConstraintsIn, objective: str) -> ev.Limits:
+    return ev.Limits(
+        objective=objective,
+        acquisition=cons.acquisition,
+        max_purchase_usd=cons.max_purchase_usd,
+        max_hourly_usd=cons.max_hourly_usd,
+        electricity_usd_per_kwh=cons.electricity_usd_per_kwh,
+    )
 
 
 def _plan_all(
@@ -386,6 +552,7 @@ def _plan_all(
     calibration: Calibration | None,
     apply_filters: bool = True,
     tp: int | None = None,
+    prices: Prices = Prices(),
 ) -> _Outcome:
     assert work.serving is not None
     spec = work.serving
@@ -393,13 +560,11 @@ def _plan_all(
     rows: list[_Row] = []
     closest: list[_Row] = []
     excluded: list[s.Excluded] = []
+    limits = _limits(cons, objective)
 
     def out(gpu: GpuSpec, code: str, reason: str) -> None:
         excluded.append(s.Excluded(slug=gpu.slug, name=gpu.name, code=code, reason=reason))
 
-    needs_price = objective != "fastest" or any(
-        x is not None for x in (cons.max_hourly_usd, cons.max_purchase_usd)
-    )
     for gpu in sorted(gpus, key=lambda g: g.slug):
         if apply_filters:
             if cons.vendors and gpu.vendor not in cons.vendors:
@@ -419,8 +584,18 @@ def _plan_all(
         if backend not in RUNTIME_BACKENDS[runtime]:
             out(gpu, "runtime_unsupported", f"{runtime} does not run on {backend}")
             continue
+        pricer = prices.pricer(gpu, cons.acquisition)
         opts = _options(
-            gpu, work, request_precision, runtime, backend, rules, calibration, cons.max_gpus, tp
+            gpu,
+            work,
+            request_precision,
+            runtime,
+            backend,
+            rules,
+            calibration,
+            cons.max_gpus,
+            tp,
+            pricer,
         )
         plan = sv.plan(gpu, work.model, load, targets, opts)
         res = plan.best or plan.closest
@@ -433,11 +608,21 @@ def _plan_all(
                 plan.reason or "cannot serve this model",
             )
             continue
-        hourly, basis = _price(gpu, res.total_gpus, cons.acquisition)
+        priced = pricer(res.config.gpus_per_replica, res.config.replicas)
         warnings = [f"not tried: {x}" for x in plan.skipped] if request_precision else []
-        row = _Row(gpu, res, hourly, basis, plan.best is not None, list(plan.misses), 0.0, warnings)
-        row.metric = _metric(row, objective)
+        row = _Row(
+            gpu,
+            res,
+            priced,
+            plan.best is not None,
+            list(plan.misses),
+            0.0,
+            warnings,
+            [(o, pricer(o.config.gpus_per_replica, o.config.replicas)) for o in plan.others],
+            cons.acquisition,
+        )
         if plan.best is None:
+            row.metric = _metric(row, objective)
             what = "; ".join(plan.misses) or "cannot carry the load"
             c = res.config
             shape = f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
@@ -448,22 +633,16 @@ def _plan_all(
             )
             closest.append(row)
             continue
-        if apply_filters and needs_price and hourly is None:
-            what = {"buy": "purchase price", "rent": "rental price"}.get(
-                cons.acquisition, "purchase or rental price"
-            )
-            out(gpu, "no_price", f"no {what} known, and the objective or budget needs one")
+        # budgets and cost objectives on the configuration's own offers (evaluate.budget, as
+        # for training and inference): rent = its instances per hour, buy = its cards
+        acq, excl = ev.budget(_cost(gpu, res, priced), limits, priced.pricing.rent_reason)
+        if apply_filters and excl is not None:
+            out(gpu, excl.code, excl.reason)
             continue
-        if apply_filters and cons.max_hourly_usd is not None and gpu.hourly_usd is not None:
-            total = gpu.hourly_usd * res.total_gpus
-            if total > cons.max_hourly_usd:
-                out(gpu, "over_budget", f"rent ${total:,.2f}/h > ${cons.max_hourly_usd:,.2f}/h")
-                continue
-        if apply_filters and cons.max_purchase_usd is not None and gpu.purchase_usd is not None:
-            total = gpu.purchase_usd * res.total_gpus
-            if total > cons.max_purchase_usd:
-                out(gpu, "over_budget", f"purchase ${total:,.0f} > ${cons.max_purchase_usd:,.0f}")
-                continue
+        if acq is not None and acq != cons.acquisition:
+            row.priced = _narrowed(priced, acq)
+            row.acquisition = acq
+        row.metric = _metric(row, objective)
         rows.append(row)
     rows.sort(key=lambda r: (r.metric, r.gpu.slug))
     closest.sort(key=lambda r: (sv._miss_size(r.result, targets), r.result.total_gpus))
@@ -551,13 +730,22 @@ def recommend(
     gpus: list[GpuSpec],
     rules: compat.Rules,
     calibration: Calibration | None = None,
+    prices: Prices = Prices(),
 ) -> s.RecommendationResponse:
-    """Rank GPUs by the cheapest configuration that serves the load within the targets."""
+    """Rank GPUs by the cheapest configuration that serves the load within the targets, each
+    priced from its offers (``prices``)."""
     assert work.serving is not None
     spec = work.serving
     cons = request.constraints
     outcome = _plan_all(
-        gpus, work, request.workload.precision, cons, request.objective, rules, calibration
+        gpus,
+        work,
+        request.workload.precision,
+        cons,
+        request.objective,
+        rules,
+        calibration,
+        prices=prices,
     )
     top = outcome.rows[: request.limit]
     top = [
@@ -613,6 +801,11 @@ def recommend(
         acquisition=cons.acquisition,
         framework=cons.framework,
         count=len(outcome.rows),
+        counts=s.CountsOut(
+            ranked=len(outcome.rows),
+            excluded=len(outcome.excluded),
+            unpriced=sum(1 for r in outcome.rows if not r.priced.pricing.price_known),
+        ),
         recommendations=recs,
         excluded=sorted(outcome.excluded, key=lambda e: (e.code, e.slug)),
         baseline=None,
@@ -628,6 +821,7 @@ def estimate(
     gpu: GpuSpec,
     rules: compat.Rules,
     calibration: Calibration | None = None,
+    prices: Prices = Prices(),
 ) -> s.EstimateResponse:
     """One GPU: the cheapest configuration with ``num_gpus`` GPUs per replica (any when
     unset); budgets and filters do not apply."""
@@ -642,6 +836,7 @@ def estimate(
         calibration,
         apply_filters=False,
         tp=request.num_gpus,
+        prices=prices,
     )
     rows = outcome.rows or outcome.closest
     if not rows:
