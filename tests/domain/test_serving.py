@@ -187,3 +187,51 @@ def test_p95_targets_are_stricter_than_p50():
     ok95, miss = sv.meets(res, sv.ServingTargets(ttft_ms=res.ttft_ms * 1.01, percentile="p95"))
     assert res.ttft_p95_ms > res.ttft_ms * 1.01  # prompts queue behind each other at this load
     assert ok50 and not ok95 and "TTFT" in miss[0]
+
+
+# ---------------------------------------------------------------- the planner with prices
+
+
+def _node_prices(node_gpus: int, usd: float):
+    """Whole ``node_gpus``-GPU instances at ``usd`` each; a group larger than one is unpriced."""
+
+    def price(tp: int, r: int) -> float | None:
+        if tp > node_gpus:
+            return None
+        return -(-r // (node_gpus // tp)) * usd
+
+    return price
+
+
+def test_planner_takes_the_cheapest_priced_shape_not_the_fewest_gpus():
+    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
+    targets = sv.ServingTargets(2000, 100)
+
+    # single GPUs cost a fortune, 4-GPU nodes are cheap: the plan rents the node
+    def price(tp: int, r: int) -> float | None:
+        return {1: 100.0 * r, 2: 100.0 * r, 4: 5.0 * r}.get(tp)
+
+    res = sv.plan(H100, LLAMA70, load, targets, _options(H100, price=price))
+    assert res.best is not None and res.best.config.gpus_per_replica == 4
+    unpriced = sv.plan(H100, LLAMA70, load, targets, _options(H100))
+    assert unpriced.best is not None and unpriced.best.total_gpus < 4
+    # a shape no instance holds (8) loses to any priced one
+    only_small = sv.plan(H100, LLAMA70, load, targets, _options(H100, price=_node_prices(4, 9.0)))
+    assert only_small.best is not None and only_small.best.config.gpus_per_replica <= 4
+
+
+def test_a_node_paid_whole_is_used_whole_and_other_sizes_are_alternatives():
+    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
+    targets = sv.ServingTargets(2000, 100)
+    res = sv.plan(H100, LLAMA70, load, targets, _options(H100, price=_node_prices(8, 24.0)))
+    assert res.best is not None
+    # every shape costs one node: the plan takes the fastest use of its eight GPUs
+    assert res.best.total_gpus == 8
+    fewest = sv.plan(H100, LLAMA70, load, targets, _options(H100))
+    assert fewest.best is not None and fewest.best.total_gpus < 8
+    assert res.best.itl_ms is not None and fewest.best.itl_ms is not None
+    assert res.best.itl_ms < fewest.best.itl_ms
+    # the cheapest shape at every other tensor-parallel size, each meeting the targets
+    sizes = {o.config.gpus_per_replica for o in res.others}
+    assert res.best.config.gpus_per_replica not in sizes and len(sizes) == len(res.others) >= 1
+    assert all(sv.meets(o, targets)[0] for o in res.others)

@@ -100,3 +100,45 @@ def test_cost_per_million_tokens() -> None:
     assert usd_per_million_tokens(3.6, 1000.0) == pytest.approx(1.0)
     assert usd_per_million_tokens(None, 1000.0) is None
     assert usd_per_million_tokens(3.6, 0.0) is None
+
+
+# ---------------------------------------------------------------- serving: replicas on instances
+
+NODE4 = offer("runpod", "4x_H100", 4, 12.0)
+
+
+def test_replicas_pack_into_instances_and_a_group_never_spans_two() -> None:
+    from app.domain.cost import choose_replica_offer
+
+    # three 2-GPU replicas on 4-GPU nodes: two per node, two nodes, 2 GPUs paid and unused
+    placed = choose_replica_offer([NODE4], 2, 3)
+    assert placed is not None
+    assert placed.choice.instances == 2 and placed.per_instance == 2
+    assert placed.choice.usd_per_hour == pytest.approx(24.0)
+    assert placed.choice.gpus_paid == 8 and placed.choice.gpus_used == 6
+    assert placed.note is not None and "room for 1 more" in placed.note
+    # one-GPU instances carry one-GPU replicas side by side, never a 2-GPU group
+    ones = choose_replica_offer([ONE], 1, 3)
+    assert ones is not None and ones.choice.instances == 3 and ones.note is None
+    assert ones.choice.usd_per_hour == pytest.approx(3 * 3.29)
+    assert choose_replica_offer([ONE], 2, 1) is None
+    # the cheapest way: four 1-GPU replicas on one 8-GPU node beat four 1-GPU instances
+    # only when the node is cheaper
+    assert choose_replica_offer([ONE, NODE8], 1, 4).choice.offer is ONE  # type: ignore[union-attr]
+    assert choose_replica_offer([ONE, NODE8], 1, 8).choice.offer is NODE8  # type: ignore[union-attr]
+
+
+def test_serving_pricing_keeps_both_bases_and_owning_matches_the_verdict() -> None:
+    from app.domain.cost import GpuOffers, owned_usd_per_hour, price_replicas
+
+    new = PurchaseOffer(30000.0, "new", "2026-10-01", "shop")
+    usage = Usage(hours_per_week=40, years=3, resale_fraction=0.2)
+    pricing, placed = price_replicas(GpuOffers((NODE4, ONE), (new,)), 2, 2, RentalPolicy(), usage)
+    assert placed is not None and placed.choice.offer is NODE4 and placed.choice.instances == 1
+    assert pricing.rent is placed.choice and pricing.purchase_usd == pytest.approx(4 * 30000)
+    v = pricing.verdict(0.4)
+    assert v is not None
+    assert owned_usd_per_hour(4 * 30000, 0.4, usage) == pytest.approx(v.buy_total_usd / v.hours)
+    none, _ = price_replicas(GpuOffers((ONE,), ()), 2, 1, RentalPolicy(), usage)
+    assert none.rent is None and "2-GPU tensor-parallel group" in (none.rent_reason or "")
+    assert not none.price_known

@@ -117,3 +117,67 @@ def test_pasted_config_json_describes_a_model_that_is_not_a_preset(page: Page) -
     page.wait_for_url(re.compile(r"/recommendations\?"))
     assert "30.5B" in page.locator("h1").inner_text()
     assert page.locator("[data-serving-banner]").count() == 1
+
+
+ANSWER = (
+    "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
+    "&prompt_tokens=1000&serving.output_tokens=300&ttft_ms_target=1000&itl_ms_target=50"
+    "&acquisition=either&objective=balanced&hours_per_week=60&years=2"
+)
+API_BODY = {
+    "workload": {"preset": "llama-3-70b", "task": "serving",
+                 "serving": {"concurrent_requests": 50, "prompt_tokens": 1000,
+                             "output_tokens": 300, "ttft_ms_target": 1000,
+                             "itl_ms_target": 50}},
+    "constraints": {"acquisition": "either", "hours_per_week": 60, "years": 2},
+    "objective": "balanced",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1440, "height": 900}, {"width": 390, "height": 844}]
+)
+def test_serving_rows_name_the_instance_and_the_verdict(
+    browser: Browser, watch: Watch, server: str, viewport: dict[str, int]
+) -> None:
+    context = browser.new_context(base_url=server, viewport=viewport)  # type: ignore[arg-type]
+    pg = watch.attach(context.new_page())
+    pg.set_default_timeout(60_000)
+    pg.goto(ANSWER)
+    api = httpx.post(f"{server}/api/v1/recommendations", json=API_BODY, timeout=60).json()
+    recs = api["recommendations"]
+    rows = pg.locator("tr[data-serving-row]")
+    assert rows.count() == len(recs) >= 3
+    width = viewport["width"]
+    for rec in recs[:5]:
+        row = pg.locator(f"tr[data-serving-row][data-slug='{rec['gpu']['slug']}']")
+        cell = row.locator("[data-offer]")
+        assert cell.is_visible()
+        box = cell.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
+        o = rec["offer"]
+        if o is not None:
+            assert f"{o['provider']} · {o['instance_type']}" in cell.inner_text()
+            assert cell.locator("[data-alternatives]").get_attribute("href") == (
+                f"/gpus/{rec['gpu']['slug']}#offers"
+            )
+        else:
+            assert "no price known" in cell.inner_text() or "—" in cell.inner_text()
+        if rec["verdict"] is not None:
+            line = pg.locator(
+                f"tr[data-serving-row][data-slug='{rec['gpu']['slug']}'] + tr .verdict"
+            )
+            assert line.is_visible()
+            assert line.get_attribute("data-verdict") == rec["verdict"]["cheaper"]
+            text = line.inner_text()
+            assert "60 h/week × 2 years" in text
+            assert ("Buying" if rec["verdict"]["cheaper"] == "buy" else "Renting") in text
+    assert any(r["verdict"] for r in recs[:5]), "the top rows have both bases"
+    assert any(r["offer"] for r in recs[:5])
+    # another shape of a card names the instance it would rent
+    alt = pg.locator("[data-alternatives] [data-alt-offer]").first
+    alt.locator("xpath=ancestor::details").locator("summary").click()
+    assert alt.is_visible() and " · " in alt.inner_text()
+    sw = pg.evaluate("document.documentElement.scrollWidth")
+    assert sw <= width, f"the page scrolls sideways: {sw} > {width}"
+    context.close()
