@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 from app.domain.gpu import GpuSpec
 from app.vocab import PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
@@ -48,6 +49,21 @@ class FeatureRule:
 class Rules:
     frameworks: tuple[FrameworkRule, ...] = field(default_factory=tuple)
     features: tuple[FeatureRule, ...] = field(default_factory=tuple)
+    # Answers by question: the rules never change and the engine asks the same few questions
+    # about every GPU in every request (hundreds per request). Keys hold the (frozen, hashable)
+    # GpuSpec itself, so an edited catalog entry is a new key; bounded by MEMO_SIZE.
+    _memo: dict[tuple[object, ...], object] = field(
+        default_factory=dict, compare=False, repr=False, hash=False
+    )
+
+
+MEMO_SIZE = 50_000  # entries per Rules; a catalog of thousands × a few dozen questions
+
+
+def remember(rules: Rules, key: tuple[object, ...], value: object) -> None:
+    if len(rules._memo) >= MEMO_SIZE:
+        rules._memo.clear()  # edits leave stale keys behind; start afresh rather than grow
+    rules._memo[key] = value
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +111,16 @@ def _matches_hw(
 
 
 def framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
-    """The best backend this GPU has for ``framework``, or why there is none."""
+    """The best backend this GPU has for ``framework``, or why there is none (memoised)."""
+    key = ("framework", gpu, framework)
+    hit = rules._memo.get(key)
+    if hit is None:
+        hit = _framework_support(gpu, framework, rules)
+        remember(rules, key, hit)
+    return cast(Support, hit)
+
+
+def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
     backends = gpu.backends or _default_backends(gpu)
     relevant = [r for r in rules.frameworks if r.framework == framework]
     if not relevant:
@@ -151,7 +176,19 @@ def feature_status(
 ) -> FeatureStatus | None:
     """What the rules say about ``feature`` on this GPU and backend; ``None`` when no rule
     names it for this vendor. The first matching rule wins; a vendor's rules that match none
-    of its hardware mean unsupported."""
+    of its hardware mean unsupported. Memoised."""
+    key = ("feature", gpu, feature, backend)
+    memo = rules._memo
+    if key in memo:
+        return cast(FeatureStatus | None, memo[key])
+    out = _feature_status(gpu, feature, rules, backend)
+    remember(rules, key, out)
+    return out
+
+
+def _feature_status(
+    gpu: GpuSpec, feature: str, rules: Rules, backend: str | None
+) -> FeatureStatus | None:
     named: FeatureRule | None = None
     for rule in rules.features:
         if rule.feature != feature:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 from app.domain import compat, efficiency, perf
 from app.domain import cost as costs
@@ -97,8 +98,11 @@ class Limits:
 
 @dataclass(frozen=True)
 class Context:
-    """What every configuration of one request shares. ``memo`` caches software gating per
-    (GPU, framework, precision, runtime): it is the same answer for every count and offer."""
+    """What every configuration of one request shares. ``memo`` keeps, for this request,
+    the job as each (precision, savers, micro-batch, runtime) runs it and its memory per
+    (count, backend, attention kernels): the same for every GPU with that backend, so a
+    request computes a few dozen breakdowns instead of several per GPU. Software gating is
+    memoised across requests on the rules (``gate``)."""
 
     work: WorkloadSpec
     rules: compat.Rules
@@ -114,9 +118,7 @@ class Context:
     offers: Mapping[str, costs.GpuOffers] | None = None
     rental: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
     usage: costs.Usage = field(default_factory=costs.Usage)
-    memo: dict[tuple[str, str, str, str | None], Gate] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 # ---------------------------------------------------------------- outputs
@@ -189,11 +191,21 @@ def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:
 
 
 def min_gpus(
-    work: WorkloadSpec, gpu: GpuSpec, backend: str, flash: bool, max_n: int
+    work: WorkloadSpec,
+    gpu: GpuSpec,
+    backend: str,
+    flash: bool,
+    max_n: int,
+    *,
+    one: MemoryBreakdown | None = None,
+    avail: float | None = None,
 ) -> tuple[int | None, float]:
-    """The fewest GPUs (a power of two, ≤ ``max_n``) that hold the job, and its size on one."""
-    avail = usable_gb(gpu, work, backend)
-    one = memory_breakdown(work, num_gpus=1, backend=backend, flash_attention=flash)
+    """The fewest GPUs (a power of two, ≤ ``max_n``) that hold the job, and its size on one
+    (``one`` and ``avail``: that size and the usable memory, when the caller has them)."""
+    if avail is None:
+        avail = usable_gb(gpu, work, backend)
+    if one is None:
+        one = memory_breakdown(work, num_gpus=1, backend=backend, flash_attention=flash)
     if one.total <= avail:
         return 1, one.total
     shardable = one.total - one.framework
@@ -259,11 +271,18 @@ def _filter(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
 
 
 def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
-    """Framework, backend, precision and attention kernels for this GPU (memoised)."""
-    key = (gpu.slug, ctx.framework, precision, runtime)
-    hit = ctx.memo.get(key)
+    """Framework, backend, precision and attention kernels for this GPU: the same answer for
+    every count, offer and request, so memoised on the rules (compat.Rules._memo)."""
+    key = ("gate", gpu, ctx.framework, precision, runtime, ctx.work.model.family)
+    hit = ctx.rules._memo.get(key)
     if hit is not None:
-        return hit
+        return cast(Gate, hit)
+    out = _gate(gpu, precision, runtime, ctx)
+    compat.remember(ctx.rules, key, out)
+    return out
+
+
+def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
     support = compat.framework_support(gpu, ctx.framework, ctx.rules)
     if not support.ok or support.backend is None:
         out = Gate(
@@ -298,7 +317,6 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
                 warnings=warnings,
                 flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
             )
-    ctx.memo[key] = out
     return out
 
 
@@ -362,14 +380,59 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
 
 def with_savers(work: WorkloadSpec, config: Configuration) -> WorkloadSpec:
     """The job as this configuration runs it: its precision, savers and micro-batch."""
+    return _with_savers(work, config.savers, config.micro_batch)
+
+
+def _with_savers(work: WorkloadSpec, savers: tuple[str, ...], micro: int | None) -> WorkloadSpec:
     changes: dict[str, object] = {}
-    if "checkpointing" in config.savers:
+    if "checkpointing" in savers:
         changes["gradient_checkpointing"] = True
-    if "adam8bit" in config.savers:
+    if "adam8bit" in savers:
         changes["optimizer"] = "adam8bit"
-    if config.micro_batch is not None and config.micro_batch < work.batch_size:
-        changes["batch_size"] = config.micro_batch
+    if micro is not None and micro < work.batch_size:
+        changes["batch_size"] = micro
     return work.with_flags(**changes) if changes else work
+
+
+# A job variant within one request: (precision asked, precision run, savers, micro-batch,
+# runtime named by the configuration).
+JobKey = tuple[str, str, tuple[str, ...], int | None, str | None]
+
+
+def _job(ctx: Context, key: JobKey) -> WorkloadSpec:
+    """The request's job as one variant runs it, built once per request."""
+    hit = ctx.memo.get(key)
+    if hit is None:
+        asked, resolved, savers, micro, runtime = key
+        base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
+        hit = base if resolved == base.precision else base.with_precision(resolved)
+        hit = _with_savers(hit, savers, micro)
+        if runtime is not None and runtime != hit.runtime:
+            hit = replace(hit, runtime=runtime)
+        ctx.memo[key] = hit
+    return cast(WorkloadSpec, hit)
+
+
+def _memory(
+    ctx: Context, key: JobKey, run: WorkloadSpec, n: int, backend: str, flash: bool
+) -> MemoryBreakdown:
+    """``run``'s memory per GPU on ``n`` (``run`` is ``_job(ctx, key)``), once per request:
+    it depends on the job, the count, the backend and the attention kernels, not the GPU."""
+    mkey = ("memory", key, n, backend, flash)
+    hit = ctx.memo.get(mkey)
+    if hit is None:
+        hit = memory_breakdown(run, num_gpus=n, backend=backend, flash_attention=flash)
+        ctx.memo[mkey] = hit
+    return cast(MemoryBreakdown, hit)
+
+
+def _usable(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, backend: str) -> float:
+    ukey = ("usable", gpu.slug, key, backend)
+    hit = ctx.memo.get(ukey)
+    if hit is None:
+        hit = usable_gb(gpu, run, backend)
+        ctx.memo[ukey] = hit
+    return cast(float, hit)
 
 
 Step = tuple[tuple[str, ...], int | None]
@@ -427,8 +490,17 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     total1: float | None = None
     for savers, micro in _ladder(run, allowed):
         cfg = Configuration(gpu, 1, savers=savers, micro_batch=micro)
-        job = with_savers(run, cfg)
-        n, size = min_gpus(job, gpu, g.backend, g.flash_attention, exact or max_n)
+        key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
+        job = _job(ctx, key)
+        n, size = min_gpus(
+            job,
+            gpu,
+            g.backend,
+            g.flash_attention,
+            exact or max_n,
+            one=_memory(ctx, key, job, 1, g.backend, g.flash_attention),
+            avail=_usable(ctx, gpu, key, job, g.backend),
+        )
         total1 = size if total1 is None else total1
         if n is None or (fewest is not None and n >= fewest):
             continue
@@ -474,9 +546,8 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     if g.exclusion is not None:
         return ConfigResult(config, g.exclusion, backend=g.backend)
     assert g.backend is not None and g.precision is not None
-    base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
-    run = base if g.precision == base.precision else base.with_precision(g.precision)
-    run = with_savers(run, config)
+    key: JobKey = (asked, g.precision, config.savers, config.micro_batch, config.runtime)
+    run = _job(ctx, key)
     why, caveats = compat.job_support(
         gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
     )
@@ -488,10 +559,8 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    if config.runtime is not None and config.runtime != run.runtime:
-        run = replace(run, runtime=config.runtime)
-    avail = usable_gb(gpu, run, g.backend)
-    mem = memory_breakdown(run, num_gpus=n, backend=g.backend, flash_attention=g.flash_attention)
+    avail = _usable(ctx, gpu, key, run, g.backend)
+    mem = _memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
             config,
@@ -515,12 +584,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         _, excl = budget(pre, ctx.limits, rent_reason)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
-    sharded = n > 1 and (
-        memory_breakdown(
-            run, num_gpus=1, backend=g.backend, flash_attention=g.flash_attention
-        ).total
-        > avail
-    )
+    sharded = n > 1 and _memory(ctx, key, run, 1, g.backend, g.flash_attention).total > avail
     est = perf.estimate(
         gpu,
         run,
@@ -529,7 +593,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         calibration=ctx.calibration,
         flash_attention=g.flash_attention,
         sharded=sharded,
-        accumulation_steps=math.ceil(base.batch_size / run.batch_size),
+        accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
         backend=g.backend,
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
@@ -571,6 +635,6 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         warnings=warnings,
         derived_peak=_derived_peak(gpu, g.precision),
         meets_latency=meets,
-        accumulation_steps=math.ceil(base.batch_size / run.batch_size),
+        accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
         pricing=pricing,
     )

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
+from app.domain import compat, perf
 from app.domain import evaluate as ev
-from app.domain import perf
-from app.domain.workload import WorkloadSpec, memory_breakdown
+from app.domain.gpu import GpuSpec
+from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from tests.domain.fixtures import (
     A100,
     H100,
@@ -76,11 +79,45 @@ def test_precision_falls_back_with_a_warning() -> None:
     assert any("bf16" in w for w in res.warnings)
 
 
-def test_gating_is_memoised_per_gpu_framework_precision_runtime() -> None:
+def test_gating_is_memoised_per_gpu_framework_precision_runtime(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, str, str | None]] = []
+    real = ev._gate
+
+    def counted(gpu: GpuSpec, precision: str, runtime: str | None, ctx: ev.Context) -> ev.Gate:
+        calls.append((gpu.slug, precision, runtime))
+        return real(gpu, precision, runtime, ctx)
+
+    monkeypatch.setattr(ev, "_gate", counted)
+    rules = compat.Rules(RULES.frameworks, RULES.features)  # a fresh memo
+    for _request in range(2):  # the memo lives on the rules: it outlasts one request
+        ctx = dataclasses.replace(_ctx(objective="fastest"), rules=rules, memo={})
+        for n in (1, 2, 4):
+            ev.evaluate(ev.Configuration(H100, n), ctx)
+        ev.evaluate(ev.Configuration(H100, 1, precision="fp8"), ctx)
+    assert calls == [("h100-sxm", "bf16", ctx.work.runtime), ("h100-sxm", "fp8", ctx.work.runtime)]
+    # an edited spec is another key: the memo never answers for the old figures
+    edited = dataclasses.replace(H100, fp8_tflops=None)
+    ev.evaluate(ev.Configuration(edited, 1), ctx)
+    assert len(calls) == 3
+
+
+def test_memory_is_computed_once_per_job_count_and_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = ev.memory_breakdown
+
+    def counted(work: WorkloadSpec, **kw: Any) -> MemoryBreakdown:
+        calls.append(kw["num_gpus"])
+        return real(work, **kw)
+
+    monkeypatch.setattr(ev, "memory_breakdown", counted)
     ctx = _ctx(objective="fastest")
-    for n in (1, 2, 4):
-        ev.evaluate(ev.Configuration(H100, n), ctx)
-    assert list(ctx.memo) == [("h100-sxm", "pytorch", "bf16", ctx.work.runtime)]
+    other = dataclasses.replace(H100, slug="other-cuda-card", name="Other")
+    for gpu in (H100, other):
+        for n in (1, 2):
+            assert ev.evaluate(ev.Configuration(gpu, n), ctx).ok
+    assert sorted(calls) == [1, 2]  # the second GPU (same backend and kernels) reuses them
 
 
 def test_price_cut_happens_before_the_roofline(monkeypatch: pytest.MonkeyPatch) -> None:
