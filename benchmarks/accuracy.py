@@ -409,6 +409,75 @@ def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
     return _runtime_score(rows)
 
 
+# ---------------------------------------------------------------- eager LLM decode
+
+EAGER_FILE = ROOT / "tests" / "data" / "eager_decode.yaml"
+
+
+@dataclass
+class EagerRow:
+    source: str
+    model: str
+    slug: str
+    runtime: str
+    batch_size: int
+    measured: float  # decode tokens/s
+    predicted: float
+    calibration: bool  # the row a constant was set from: left out of the scores
+
+
+def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[EagerRow]:
+    """Decode tokens/s under eager runtimes (Hugging Face generate, a bare eager loop): the
+    engine's ms per output token at the row's batch, prompt and generation length."""
+    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    table = load_efficiency(data_dir)
+    out: list[EagerRow] = []
+    for row in doc["measurements"]:
+        gpu = gpus.get(row.get("gpu_slug") or "")
+        if gpu is None:
+            continue
+        shape = doc["models"][row["model"]]
+        model = ModelSpec(
+            family="decoder",
+            params=float(shape["params"]),  # YAML reads 6.74e9 (no exponent sign) as text
+            layers=int(shape["layers"]),
+            hidden_size=int(shape["hidden_size"]),
+            num_heads=int(shape["num_heads"]),
+            num_kv_heads=shape.get("num_kv_heads"),
+            intermediate_size=shape.get("intermediate_size"),
+            vocab_size=shape.get("vocab_size"),
+        )
+        b = int(row["batch_size"])
+        work = WorkloadSpec(
+            task="inference",
+            model=model,
+            precision=row["precision"],
+            batch_size=b,
+            seq_len=int(row.get("prompt_tokens") or 1),
+            output_tokens=int(row.get("new_tokens") or 128),
+            runtime=row["runtime"],
+            efficiency=table,
+        )
+        est = perf.estimate(gpu, work, backend="cuda")
+        out.append(
+            EagerRow(
+                row["source"], row["model"], gpu.slug, row["runtime"], b,
+                float(row["decode_tokens_per_s"]), b * 1e3 / (est.ms_per_token or math.inf),
+                bool(row.get("calibration")),
+            )
+        )  # fmt: skip
+    return out
+
+
+def eager_score(rows: list[EagerRow]) -> RuntimeScore:
+    """Scores over ``rows`` (calibration rows left out)."""
+    kept = [r for r in rows if not r.calibration]
+    return _runtime_score(
+        [(r.slug, f"{r.model} {r.runtime} b{r.batch_size}", r.measured, r.predicted) for r in kept]
+    )
+
+
 # ---------------------------------------------------------------- calibrated bands
 
 QUANTILES = (0.10, 0.075, 0.05, 0.025, 0.0)  # tried in order: the narrowest that covers 80 %
@@ -614,6 +683,28 @@ def main(argv: list[str] | None = None) -> int:
             for slug, label, m, p in rt.rows:
                 print(f"    {slug:16} {label:34} measured {m:8.0f} predicted {p:8.0f}", end="")
                 print(f"  ×{p / m:5.2f}")
+    if EAGER_FILE.exists():
+        eager = evaluate_eager_decode(args.data, EAGER_FILE)
+        print()
+        print("Eager LLM decode (tests/data/eager_decode.yaml), tokens/s; * = calibration row")
+        hf = [r for r in eager if r.runtime == "transformers"]
+        for name, sub in (
+            ("transformers, batch <= 8", [r for r in hf if r.batch_size <= 8]),
+            ("transformers, all batches", hf),
+        ):
+            sc = eager_score(sub)
+            print(
+                f"  {name:26} n {sc.n:3d}  spearman {sc.spearman:6.3f}"
+                f"  median ratio {sc.median_ratio:5.2f}  bias {sc.bias:5.2f}"
+            )
+        for r in eager:
+            if args.verbose or r.runtime != "transformers":
+                flag = "*" if r.calibration else " "
+                print(
+                    f"   {flag}{r.model:12} {r.runtime:12} b{r.batch_size:<3d}"
+                    f" measured {r.measured:7.1f} predicted {r.predicted:7.1f}"
+                    f"  ×{r.predicted / r.measured:5.2f}"
+                )
     bands = band_scores(args.data, args.measurements, args.inference)
     print_bands(bands)
     if args.write_bands:
@@ -627,12 +718,14 @@ if __name__ == "__main__":
 
 __all__ = [
     "BandScore",
+    "EagerRow",
     "FitRow",
     "InferenceScore",
     "RuntimeScore",
     "WorkloadScore",
     "band_scores",
     "evaluate",
+    "evaluate_eager_decode",
     "evaluate_fit",
     "evaluate_inference",
     "evaluate_runtime",
