@@ -371,8 +371,24 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis."""
     if ctx.offers is None or config.offer is not None:
         return None
-    offers = ctx.offers.get(config.gpu.slug, costs.GpuOffers())
-    return costs.price_configuration(offers, n, ctx.rental, ctx.usage)
+    offers = ctx.offers.get(config.gpu.slug, _NO_OFFERS)
+    # The same offers, count and policies give the same prices in every request: memoised by
+    # the offers object (the service keeps one per GPU until an offer changes), which the
+    # entry holds so its id is not reused while the entry lives.
+    key = (id(offers), n, ctx.rental, ctx.usage)
+    hit = _PRICINGS.get(key)
+    if hit is not None and hit[0] is offers:
+        return hit[1]
+    pricing = costs.price_configuration(offers, n, ctx.rental, ctx.usage)
+    if len(_PRICINGS) >= _PRICINGS_SIZE:
+        _PRICINGS.clear()
+    _PRICINGS[key] = (offers, pricing)
+    return pricing
+
+
+_NO_OFFERS = costs.GpuOffers()
+_PRICINGS: dict[tuple[object, ...], tuple[costs.GpuOffers, costs.Pricing]] = {}
+_PRICINGS_SIZE = 20_000  # GPUs × counts × the few rental policies in use
 
 
 # ---------------------------------------------------------------- the evaluation

@@ -162,3 +162,36 @@ def test_time_to_finish_counts_generated_tokens_for_llm_inference() -> None:
     assert res.perf is not None and res.cost is not None
     hours = 1000 * work.output_tokens / res.perf.throughput / 3600
     assert res.cost.time_to_finish_h == pytest.approx(hours)
+
+
+def test_offer_prices_are_memoised_across_requests_per_offers_object(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.domain import cost as costs
+
+    calls: list[int] = []
+    real = costs.price_configuration
+
+    def counted(offers: costs.GpuOffers, n: int, *a: Any) -> costs.Pricing:
+        calls.append(n)
+        return real(offers, n, *a)
+
+    monkeypatch.setattr(costs, "price_configuration", counted)
+    node = costs.CloudOffer("lab", "x8", 8, 16.0, None, "on-demand", "2026-11-01", "test")
+    offers = {"h100-sxm": costs.GpuOffers((node,), ())}
+    for _request in range(2):
+        ctx = dataclasses.replace(_ctx(objective="fastest"), offers=offers, memo={})
+        res = ev.evaluate(ev.Configuration(H100, 2), ctx)
+        assert res.pricing is not None and res.pricing.rent is not None
+        assert res.pricing.rent.usd_per_hour == 16.0
+    assert calls == [2]
+    # new offers (the service reloads them after an edit) are priced afresh
+    cheaper = {"h100-sxm": costs.GpuOffers((replace(node, usd_per_hour=8.0),), ())}
+    ctx = dataclasses.replace(_ctx(objective="fastest"), offers=cheaper, memo={})
+    res = ev.evaluate(ev.Configuration(H100, 2), ctx)
+    assert res.pricing is not None and res.pricing.rent is not None
+    assert res.pricing.rent.usd_per_hour == 8.0 and calls == [2, 2]
+    # another rental policy is another question
+    ctx = dataclasses.replace(ctx, rental=costs.RentalPolicy(tiers=("on-demand",)), memo={})
+    ev.evaluate(ev.Configuration(H100, 2), ctx)
+    assert calls == [2, 2, 2]
