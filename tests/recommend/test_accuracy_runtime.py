@@ -2,15 +2,16 @@
 
 Data: tests/data/runtime_inference.yaml. TensorRT's demo/BERT tables (A100, A30, T4; BERT-Base
 and BERT-Large, INT8 and FP16, sequence 128 and 384, batch 128) and MLPerf Inference closed
-Offline results under TensorRT INT8 (ResNet-50 v1.5 on H100 SXM/PCIe, A100 SXM/PCIe, A30, A10,
-L4; Stable Diffusion XL on H100 SXM, H200 and L40S). Measured when written: all 35 rows
-Spearman 0.99, median ratio 1.24, bias (measured ÷ predicted) 1.12; ResNet-50 1.00 / 1.28 / 1.28 (under-
-predicted: TensorRT's convolutions overlap their fused epilogue writes with the math, which the
-additive activation-traffic term does not; L4 at MLPerf's batch 32 keeps a layer's activations
-in its 48 MB L2 and runs 2.2× the estimate); SDXL over 4 rows 0.80 / 1.14 / 0.96 (the H200
-over-predicted 1.36×: it ran 4 % faster than the H100, the engine credits its bandwidth). The eager 16-bit roofline alone
-is 2–5× below these figures. The floors sit under the measured values; the ResNet-50 and SDXL
-rows were added after the runtime constants were set and were not used to choose them.
+Offline results under TensorRT (ResNet-50 v1.5 INT8 on H100 SXM/PCIe, A100 SXM/PCIe, A30, A10,
+L4; Stable Diffusion XL with an INT8 or FP8 UNet on H100 SXM, H200 and L40S). Measured when
+written: all 35 rows Spearman 0.99, median ratio 1.24, bias (measured ÷ predicted) 1.12.
+ResNet-50 1.00 / 1.28 / 1.28, under-predicted: TensorRT's convolutions overlap their fused
+epilogue writes with the math, which the additive activation-traffic term does not; the L4 at
+MLPerf's batch 32 keeps a layer's activations in its 48 MB L2 and runs 2.2× the estimate.
+SDXL over 4 rows 0.80 / 1.14 / 0.96; the H200 is over-predicted 1.36× (it ran 4 % faster than
+the H100; the engine credits its bandwidth). The eager 16-bit roofline alone is 2–5× below
+these figures. The floors sit under the measured values; the ResNet-50 and SDXL rows were
+added after the runtime constants were set and were not used to choose them.
 """
 
 from __future__ import annotations
