@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
-from app.recommend.presets import load_presets  # noqa: E402
+from app.recommend.presets import load_efficiency, load_presets  # noqa: E402
 from app.recommend.serving import efficiencies_for  # noqa: E402
 from benchmarks.accuracy import median_ratio, spearman  # noqa: E402  (one scoring for every set)
 
@@ -73,6 +73,7 @@ def _group(model: Any, precision: str) -> str:
 def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
+    table = load_efficiency(data_dir)
     rows: list[Row] = []
     for path in files:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -91,11 +92,14 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
             mode = sv.peak_tflops(gpu, cfg.weight_precision)[1]
             conc = raw.get("concurrency")
             load = sv.ServingLoad(int(raw["isl"]), int(raw["osl"]), concurrent_requests=conc or 1)
+            # the published tables are NVIDIA GPUs under CUDA
+            decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
             res = sv.evaluate(
                 gpu,
                 model,
                 cfg,
                 load,
+                runtime=sv.runtime_profile(table, cfg.runtime, decode),
                 usable_gb=gpu.memory_gb,
                 memory_efficiency=mem_eff,
                 compute_efficiency=comp.get(mode, 0.5),

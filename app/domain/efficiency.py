@@ -66,6 +66,24 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class ServingRuntime:
+    """A serving runtime's defaults (the ``serving_runtimes`` section; see its header)."""
+
+    version: str
+    continuous_batching: bool
+    memory_utilization: float
+    of_free: bool
+    max_batch: int
+    chunk_tokens: int
+    step_overhead_ms: float
+    kernel_efficiency: float
+    sources: tuple[str, ...] = ()
+
+
+_SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"}
+
+
+@dataclass(frozen=True, slots=True)
 class EfficiencyTable:
     rows: tuple[Row, ...] = ()
     bits_per_weight: dict[str, float] = field(default_factory=dict)
@@ -73,6 +91,8 @@ class EfficiencyTable:
     # Calibrated throughput bands: (regime, vendor or "all") -> (low, high) factors on the
     # estimate, from leave-one-GPU-out residuals against published results (benchmarks/).
     bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    # Task 'serving': each serving runtime's defaults, by runtime name.
+    serving: dict[str, ServingRuntime] = field(default_factory=dict)
     # Resolved profiles and runtime values by their keys: the rows never change, and the
     # engine asks the same few questions for every configuration of every request.
     _memo: dict[tuple[str, ...], Any] = field(
@@ -184,8 +204,39 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
                 raise ValueError(f"band {regime}/{vendor} must bracket 1: {pair}")
             bands[(str(regime), str(vendor))] = (lo, hi)
     return EfficiencyTable(
-        rows=tuple(rows), bits_per_weight=bits, default_runtime=defaults, bands=bands
+        rows=tuple(rows),
+        bits_per_weight=bits,
+        default_runtime=defaults,
+        bands=bands,
+        serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
     )
+
+
+def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
+    """Every field is required (a serving runtime has no GPU-specific refinements to fall back
+    on); unknown fields are an error, as in rows."""
+    out: dict[str, ServingRuntime] = {}
+    for name, values in raw.items():
+        given = set(values or {}) - {"source", "note"}
+        if given != _SERVING_FIELDS:
+            missing, unknown = _SERVING_FIELDS - given, given - _SERVING_FIELDS
+            raise ValueError(
+                f"serving runtime {name!r}: missing {sorted(missing)}, unknown {sorted(unknown)}"
+            )
+        src = values.get("source") or ()
+        sources = (src,) if isinstance(src, str) else tuple(str(x) for x in src)
+        out[str(name)] = ServingRuntime(
+            version=str(values["version"]),
+            continuous_batching=bool(values["continuous_batching"]),
+            memory_utilization=float(values["memory_utilization"]),
+            of_free=bool(values["of_free"]),
+            max_batch=int(values["max_batch"]),
+            chunk_tokens=int(values["chunk_tokens"]),
+            step_overhead_ms=float(values["step_overhead_ms"]),
+            kernel_efficiency=float(values["kernel_efficiency"]),
+            sources=sources,
+        )
+    return out
 
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain import efficiency
+from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
 
@@ -59,14 +61,15 @@ KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 
 @dataclass(frozen=True, slots=True)
 class RuntimeProfile:
-    """What a serving runtime contributes, at the version its defaults were read from."""
+    """What a serving runtime contributes, at the version its defaults were read from
+    (data/efficiency.yaml ``serving_runtimes``; built by ``runtime_profile``)."""
 
     name: str
     version: str
     continuous_batching: bool
     # share of memory the runtime claims (vLLM gpu_memory_utilization, SGLang
     # mem_fraction_static); ``of_free`` = a share of what is left after the weights
-    # (TensorRT-LLM kv_cache_free_gpu_mem_fraction)
+    # (TensorRT-LLM free_gpu_memory_fraction)
     memory_utilization: float
     of_free: bool
     max_batch: int  # most sequences in one step (max_num_seqs / max_running_requests)
@@ -77,92 +80,30 @@ class RuntimeProfile:
     source: str
 
 
-RUNTIMES: dict[str, RuntimeProfile] = {
-    "vllm": RuntimeProfile(
-        "vllm",
-        "0.10 (V1 engine)",
-        True,
-        0.90,
-        False,
-        256,
-        8192,
-        0.6e-3,
-        0.0,
-        0.90,
-        "vLLM engine arguments: gpu_memory_utilization 0.9, max_num_seqs 256, "
-        "max_num_batched_tokens 8192 on ≥70 GiB GPUs; CUDA graphs for decode",
-    ),
-    "sglang": RuntimeProfile(
-        "sglang",
-        "0.4",
-        True,
-        0.88,
-        False,
-        1024,
-        8192,
-        0.5e-3,
-        0.0,
-        0.90,
-        "SGLang server arguments: mem_fraction_static ~0.88 on 80 GB GPUs, chunked_prefill_size "
-        "8192, CUDA graphs; running requests bounded by the KV pool",
-    ),
-    "tensorrt-llm": RuntimeProfile(
-        "tensorrt-llm",
-        "1.0 (PyTorch backend)",
-        True,
-        0.90,
-        True,
-        2048,
-        8192,
-        0.4e-3,
-        0.0,
-        0.92,
-        "TensorRT-LLM LLM API: kv_cache_free_gpu_mem_fraction 0.9 of free memory, max_batch_size "
-        "2048, max_num_tokens 8192, CUDA graphs",
-    ),
-    "llama.cpp": RuntimeProfile(
-        "llama.cpp",
-        "b5000+ (llama-server)",
-        True,
-        0.95,
-        False,
-        4,
-        2048,
-        1.0e-3,
-        0.0,
-        0.85,
-        "llama-server: 4 parallel slots by default (-np), continuous batching (-cb), -b 2048; "
-        "no paged KV (one contiguous cache split between slots)",
-    ),
-    "mlx": RuntimeProfile(
-        "mlx",
-        "mlx-lm 0.2x (mlx_lm.server)",
-        False,
-        0.75,
-        False,
-        1,
-        2048,
-        1.0e-3,
-        0.0,
-        0.85,
-        "mlx_lm.server answers one request at a time; macOS wires ~75 % of unified memory",
-    ),
-    "transformers": RuntimeProfile(
-        "transformers",
-        "4.5x (generate, eager)",
-        False,
-        0.95,
-        False,
-        1,
-        2048,
-        1.0e-3,
-        0.22e-3,
-        0.85,
-        "Transformers text-generation pipeline: one request at a time, eager PyTorch; host "
-        "dispatch ≈ 15 ops per layer × ~15 µs (eager decode measured 2.5–3.4× slower than a "
-        "CUDA-graph loop on an H200, DESIGN.md)",
-    ),
-}
+def runtime_profile(
+    table: EfficiencyTable, name: str, decode: efficiency.RuntimeProfile | None = None
+) -> RuntimeProfile:
+    """The serving runtime ``name`` from the efficiency table; its host dispatch per layer is
+    the one the table's decode rows give the same runtime on this GPU (``decode``: the resolved
+    decode profile), so inference and serving share one figure."""
+    spec = table.serving.get(name)
+    if spec is None:
+        raise ValueError(f"data/efficiency.yaml has no serving runtime {name!r}")
+    per_layer = decode.host_us_per_op * decode.ops_per_layer * 1e-6 if decode is not None else 0.0
+    return RuntimeProfile(
+        name=name,
+        version=spec.version,
+        continuous_batching=spec.continuous_batching,
+        memory_utilization=spec.memory_utilization,
+        of_free=spec.of_free,
+        max_batch=spec.max_batch,
+        chunk_tokens=spec.chunk_tokens,
+        step_overhead_s=spec.step_overhead_ms * 1e-3,
+        per_layer_overhead_s=per_layer,
+        kernel_efficiency=spec.kernel_efficiency,
+        source=", ".join(spec.sources),
+    )
+
 
 # Backend → runtime used when the request names none.
 DEFAULT_RUNTIME = {"cuda": "vllm", "rocm": "vllm", "mps": "mlx", "cpu": "llama.cpp"}
@@ -555,6 +496,7 @@ def evaluate(
     cfg: ServingConfig,
     load: ServingLoad,
     *,
+    runtime: RuntimeProfile,
     usable_gb: float | None = None,
     memory_efficiency: float = 0.88,
     compute_efficiency: float = 0.56,
@@ -565,7 +507,9 @@ def evaluate(
     ``memory_efficiency`` and ``compute_efficiency`` are the engine's achieved-vs-peak priors
     for bandwidth and whole-model matmuls on this GPU (perf.py); the runtime scales them.
     """
-    rt = RUNTIMES[cfg.runtime]
+    rt = runtime
+    if rt.name != cfg.runtime:
+        raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
     usable = gpu.memory_gb if usable_gb is None else usable_gb
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
@@ -709,7 +653,7 @@ TP_SIZES = (1, 2, 4, 8)  # heads split evenly; 8 is one NVLink/NVSwitch node
 
 @dataclass(frozen=True, slots=True)
 class PlanOptions:
-    runtime: str
+    runtime: RuntimeProfile
     weight_precisions: tuple[str, ...]
     kv_precisions: tuple[str, ...]
     max_gpus: int
@@ -809,12 +753,13 @@ def plan(
                     found = by_tp.get(tp)
                     if found is not None and h > found[0][:2]:
                         break  # dearer than a configuration of this size that meets the targets
-                    cfg = ServingConfig(tp, r, wp, kv, options.runtime)
+                    cfg = ServingConfig(tp, r, wp, kv, options.runtime.name)
                     res = evaluate(
                         gpu,
                         model,
                         cfg,
                         load,
+                        runtime=options.runtime,
                         usable_gb=options.usable_gb,
                         memory_efficiency=options.memory_efficiency,
                         compute_efficiency=options.compute_efficiency.get(

@@ -29,7 +29,7 @@ __all__ = [
     "Precision", "Quantization", "Runtime", "SegmentName", "ServingRuntime", "Task", "VendorName",
 ]  # fmt: skip
 
-# The runtimes task 'serving' models (app/domain/serving.py RUNTIMES).
+# The runtimes task 'serving' models (data/efficiency.yaml serving_runtimes).
 ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
 # Kinds of host a rental may come from (offers); spot is a separate choice (allow_spot).
 OfferTier = Literal["on-demand", "marketplace", "community"]

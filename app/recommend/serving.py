@@ -19,6 +19,7 @@ from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import schemas as s
+from app.recommend.presets import load_efficiency
 from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
 from app.recommend.workloads import resolved_out
 
@@ -98,6 +99,7 @@ class _Pricer:
 class _Row:
     gpu: GpuSpec
     result: sv.ServingResult
+    runtime: sv.RuntimeProfile
     priced: _Priced
     meets: bool
     misses: list[str]
@@ -155,7 +157,7 @@ def _options(
     gpu: GpuSpec,
     work: WorkloadSpec,
     explicit_precision: str | None,
-    runtime: str,
+    runtime: sv.RuntimeProfile,
     backend: str,
     rules: compat.Rules,
     calibration: Calibration | None,
@@ -191,6 +193,14 @@ def _options(
         tp_sizes=(tp,) if tp is not None else None,
         price=pricer.hourly if pricer is not None else None,
     )
+
+
+def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -> sv.RuntimeProfile:
+    """The serving runtime from the one efficiency table (data/efficiency.yaml), with the host
+    dispatch its decode rows give this GPU."""
+    table = work.efficiency if work.efficiency is not None else load_efficiency()
+    decode = table.profile(gpu, backend, name, work.precision, "decode")
+    return sv.runtime_profile(table, name, decode)
 
 
 def efficiencies_for(
@@ -234,7 +244,7 @@ def _metric(row: _Row, objective: str) -> float:
 def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
     r = row.result
     c = r.config
-    rt = sv.RUNTIMES[c.runtime]
+    rt = row.runtime
     out_m, in_m = _per_million(r, row.usd_per_hour)
     return s.ServingOut(
         replicas=c.replicas,
@@ -278,7 +288,7 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
 def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     r = row.result
     c = r.config
-    rt = sv.RUNTIMES[c.runtime]
+    rt = row.runtime
     shape = (
         f"{c.replicas} replica{'s' if c.replicas > 1 else ''} × {c.gpus_per_replica} GPU"
         f"{'s' if c.gpus_per_replica > 1 else ''}"
@@ -413,7 +423,7 @@ def _recommendation(
             step_time_s=itl_s,
             compute_s=0.0,
             memory_s=0.0,
-            overhead_s=sv.RUNTIMES[c.runtime].step_overhead_s,
+            overhead_s=row.runtime.step_overhead_s,
             host_transfer_s=0.0,
             interconnect_s=0.0,
             scaling_efficiency=1.0,
@@ -584,12 +594,13 @@ def _plan_all(
         if backend not in RUNTIME_BACKENDS[runtime]:
             out(gpu, "runtime_unsupported", f"{runtime} does not run on {backend}")
             continue
+        profile = runtime_profile(work, gpu, backend, runtime)
         pricer = prices.pricer(gpu, cons.acquisition)
         opts = _options(
             gpu,
             work,
             request_precision,
-            runtime,
+            profile,
             backend,
             rules,
             calibration,
@@ -613,6 +624,7 @@ def _plan_all(
         row = _Row(
             gpu,
             res,
+            profile,
             priced,
             plan.best is not None,
             list(plan.misses),
@@ -664,6 +676,7 @@ def _with_curve(
         work.model,
         row.result.config,
         load_of(work.serving),
+        runtime=row.runtime,
         usable_gb=_usable_gb(row.gpu),
         memory_efficiency=mem_eff,
         compute_efficiency=comp.get(mode, 0.5),
@@ -684,6 +697,7 @@ def _one_request_meets(row: _Row, model: ModelSpec, spec: ServingSpec) -> bool:
         model,
         c,
         light,
+        runtime=row.runtime,
         usable_gb=_usable_gb(row.gpu),
         memory_efficiency=mem_eff,
         compute_efficiency=comp.get(sv.peak_tflops(row.gpu, c.weight_precision)[1], 0.5),

@@ -329,7 +329,7 @@ _SERVING_RUNTIMES: tuple[str, ...] = get_args(s.ServingRuntime)
 
 
 def _serving_runtime(w: s.WorkloadIn) -> str:
-    """Task 'serving' runs on its own runtimes (app/domain/serving.py RUNTIMES) and picks its
+    """Task 'serving' runs on its own runtimes (data/efficiency.yaml serving_runtimes) and picks its
     weight formats itself. Blank: vLLM here; the serving planner then picks per GPU backend
     (``WorkloadSpec.runtime_given`` is False)."""
     if w.quantization not in (None, "none"):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from app.domain import serving as sv
 from app.domain.workload import ModelSpec
+from app.recommend.presets import load_efficiency
 from tests.domain.fixtures import A100, H100, RTX4090
 
 LLAMA70 = ModelSpec(
@@ -30,8 +33,17 @@ B200 = dataclasses.replace(
 )  # fmt: skip
 
 
+ROOT = Path(__file__).resolve().parents[2]
+TABLE = load_efficiency()  # the shipped data/efficiency.yaml: serving runtimes live there
+
+
+def profile(name: str, gpu=H100) -> sv.RuntimeProfile:
+    return sv.runtime_profile(TABLE, name, TABLE.profile(gpu, "cuda", name, "bf16", "decode"))
+
+
 def run(gpu, model, cfg, load, **kw) -> sv.ServingResult:
-    return sv.evaluate(gpu, model, cfg, load, usable_gb=gpu.memory_gb, **kw)
+    rt = profile(cfg.runtime, gpu)
+    return sv.evaluate(gpu, model, cfg, load, runtime=rt, usable_gb=gpu.memory_gb, **kw)
 
 
 def cfg(tp=1, r=1, w="bf16", kv="bf16", rt="vllm") -> sv.ServingConfig:
@@ -40,7 +52,7 @@ def cfg(tp=1, r=1, w="bf16", kv="bf16", rt="vllm") -> sv.ServingConfig:
 
 def test_one_user_decode_reads_the_weights_once_per_token():
     res = run(H100, LLAMA8, cfg(), sv.ServingLoad(100, 100, concurrent_requests=1))
-    bw = 3350e9 * 0.88 * sv.RUNTIMES["vllm"].kernel_efficiency
+    bw = 3350e9 * 0.88 * profile("vllm").kernel_efficiency
     weights_s = sv.weight_bytes(LLAMA8, "bf16") / bw
     assert res.itl_ms == pytest.approx(weights_s * 1e3 + 0.6, rel=0.05)
     assert res.bottleneck == "memory bandwidth"
@@ -147,7 +159,7 @@ def test_fp4_and_fp8_need_the_hardware():
 
 def _options(gpu, **kw) -> sv.PlanOptions:
     base = dict(
-        runtime="vllm", weight_precisions=("bf16", "fp8", "int4", "fp4"),
+        runtime=profile("vllm", gpu), weight_precisions=("bf16", "fp8", "int4", "fp4"),
         kv_precisions=("bf16", "fp8"), max_gpus=8, usable_gb=gpu.memory_gb,
         memory_efficiency=0.88, compute_efficiency={"bf16": 0.56, "fp8": 0.51, "fp4": 0.51},
     )  # fmt: skip
@@ -235,3 +247,44 @@ def test_a_node_paid_whole_is_used_whole_and_other_sizes_are_alternatives():
     sizes = {o.config.gpus_per_replica for o in res.others}
     assert res.best.config.gpus_per_replica not in sizes and len(sizes) == len(res.others) >= 1
     assert all(sv.meets(o, targets)[0] for o in res.others)
+
+
+# ---------------------------------------------------------------- runtimes from the one table
+
+
+def test_serving_runtimes_come_from_the_efficiency_table_with_sources():
+    import yaml
+
+    from app.recommend.schemas import ServingRuntime
+    from app.recommend.serving import RUNTIME_BACKENDS
+
+    doc = yaml.safe_load((ROOT / "data" / "efficiency.yaml").read_text(encoding="utf-8"))
+    names = set(get_args(ServingRuntime))
+    assert set(TABLE.serving) == names == set(RUNTIME_BACKENDS)
+    for name, spec in TABLE.serving.items():
+        assert spec.sources and all(src in doc["sources"] for src in spec.sources), name
+        assert doc["serving_runtimes"][name]["note"], name
+        assert 0 < spec.memory_utilization <= 1 and 0 < spec.kernel_efficiency <= 1, name
+    # a runtime that batches nothing holds one sequence; the paged servers hundreds
+    assert TABLE.serving["transformers"].max_batch == 1
+    assert TABLE.serving["vllm"].max_batch >= 256
+
+
+def test_eager_host_dispatch_is_the_figure_inference_uses():
+    # serving and inference read one constant: the transformers decode rows' ops × µs
+    decode = TABLE.profile(H100, "cuda", "transformers", "bf16", "decode")
+    eager = profile("transformers")
+    assert decode.host_us_per_op > 0 and decode.ops_per_layer > 0
+    assert eager.per_layer_overhead_s == pytest.approx(
+        decode.host_us_per_op * decode.ops_per_layer * 1e-6
+    )
+    assert profile("vllm").per_layer_overhead_s == 0.0  # CUDA graphs: no host dispatch
+
+
+def test_a_serving_runtime_missing_a_field_is_rejected():
+    from app.domain.efficiency import parse_table
+
+    with pytest.raises(ValueError, match="missing"):
+        parse_table({"serving_runtimes": {"vllm": {"version": "x", "max_batch": 4}}})
+    with pytest.raises(ValueError, match="no serving runtime"):
+        sv.runtime_profile(parse_table({}), "vllm")
