@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from app.domain.gpu import GpuSpec
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
-# A bought card is compared with renting over this many hours of use (3 years, 40 h a week):
-# the horizon for "samples per dollar" when the objective mixes buying and renting.
-AMORTISATION_HOURS = 3 * 52 * 40
+# Which purchase price a bought card is priced at: "auto" takes a new price, else a used or
+# market price, else the launch price (choose_purchase); the others take only that basis.
+PURCHASE_BASES = ("auto", "new", "used", "launch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,9 @@ class CostEstimate:
     break_even_hours: float | None
     samples_per_usd_rent: float | None
     samples_per_usd_buy: float | None
+    # The hours of use a bought card's price is spread over (the user's usage): the horizon
+    # of samples_per_usd_buy, and of upfront() for renting.
+    horizon_hours: float
     purchase_as_of: str | None = None
     hourly_as_of: str | None = None
     hourly_provider: str | None = None
@@ -41,9 +44,12 @@ def estimate_cost(
     time_to_finish_h: float | None,
     electricity_usd_per_kwh: float | None = None,
     pricing: Pricing | None = None,
+    usage: Usage | None = None,
 ) -> CostEstimate:
     """Per-GPU catalog prices × N, or, given ``pricing``, the chosen offers: the whole
-    rented instance per hour and N cards at the named purchase basis."""
+    rented instance per hour and N cards at the named purchase basis. A bought card's price
+    is spread over the usage's hours (``pricing.usage``, else ``usage``, else the default
+    40 h a week for 3 years): the same horizon as the buy-versus-rent verdict."""
     n = max(1, num_gpus)
     kwh_price = (
         DEFAULT_ELECTRICITY_USD_PER_KWH
@@ -53,11 +59,10 @@ def estimate_cost(
     unit_buy, unit_rent = gpu.purchase_usd, gpu.hourly_usd
     purchase = unit_buy * n if unit_buy is not None else None
     hourly = unit_rent * n if unit_rent is not None else None
-    horizon = float(AMORTISATION_HOURS)
+    horizon = (pricing.usage if pricing is not None else usage or Usage()).hours
     if pricing is not None:
         purchase = pricing.purchase_usd
         hourly = pricing.rent.usd_per_hour if pricing.rent is not None else None
-        horizon = pricing.usage.hours or AMORTISATION_HOURS
     # GPUs run near their board power under sustained training; inference sits lower, so TDP
     # is an upper bound the explanation calls so.
     power = gpu.tdp_w * n if gpu.tdp_w is not None else None
@@ -110,6 +115,7 @@ def estimate_cost(
         hourly_as_of=hourly_as_of,
         hourly_provider=hourly_provider,
         purchase_basis=basis,
+        horizon_hours=horizon,
     )
 
 
@@ -134,12 +140,13 @@ def value(cost: CostEstimate, acquisition: str) -> float | None:
 
 
 def upfront(cost: CostEstimate, acquisition: str) -> float | None:
-    """Cheapest way in when there is no job length: purchase, or hourly × amortisation."""
+    """Cheapest way in when there is no job length: purchase, or renting for the same hours
+    of use a bought card is spread over."""
     options = []
     if acquisition in ("buy", "either") and cost.purchase_usd is not None:
         options.append(cost.purchase_usd)
     if acquisition in ("rent", "either") and cost.hourly_usd is not None:
-        options.append(cost.hourly_usd * AMORTISATION_HOURS)
+        options.append(cost.hourly_usd * cost.horizon_hours)
     return min(options) if options else None
 
 
@@ -255,9 +262,12 @@ def choose_offer(
 _CONDITION_ORDER = {"new": 0, "used": 1, "launch": 2}
 
 
-def choose_purchase(offers: list[PurchaseOffer]) -> PurchaseOffer | None:
+def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> PurchaseOffer | None:
     """The price basis a purchase row uses: a new street price, else a used/market price,
-    else the launch price; the most recent of that basis, then the cheapest."""
+    else the launch price (``basis`` "auto"), or only the named basis; the most recent of
+    that basis, then the cheapest."""
+    if basis != "auto":
+        offers = [o for o in offers if o.condition == basis]
     if not offers:
         return None
     return min(
@@ -341,6 +351,7 @@ class Pricing:
     num_gpus: int
     usage: Usage
     rent_reason: str | None = None  # why there is no rental (nothing that fits, filtered)
+    buy_reason: str | None = None  # why there is no purchase price (the basis asked has none)
 
     @property
     def price_known(self) -> bool:
@@ -357,7 +368,11 @@ class Pricing:
 
 
 def price_configuration(
-    offers: GpuOffers, num_gpus: int, policy: RentalPolicy, usage: Usage
+    offers: GpuOffers,
+    num_gpus: int,
+    policy: RentalPolicy,
+    usage: Usage,
+    purchase_basis: str = "auto",
 ) -> Pricing:
     n = max(1, num_gpus)
     rent = choose_offer(list(offers.cloud), n, policy)
@@ -370,7 +385,17 @@ def price_configuration(
         else:
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
-    return Pricing(rent, choose_purchase(list(offers.purchase)), n, usage, reason)
+    buy, buy_reason = _purchase(offers, purchase_basis)
+    return Pricing(rent, buy, n, usage, reason, buy_reason)
+
+
+def _purchase(offers: GpuOffers, basis: str) -> tuple[PurchaseOffer | None, str | None]:
+    """The purchase price at ``basis``, and why there is none when the GPU has prices of
+    other kinds only."""
+    buy = choose_purchase(list(offers.purchase), basis)
+    if buy is None and offers.purchase:
+        return None, f"no {basis} price known (purchase price basis: {basis})"
+    return buy, None
 
 
 # ---------------------------------------------------------------- serving: replicas on instances
@@ -452,6 +477,7 @@ def price_replicas(
     replicas: int,
     policy: RentalPolicy,
     usage: Usage,
+    purchase_basis: str = "auto",
 ) -> tuple[Pricing, ReplicaChoice | None]:
     """Both cost bases of one serving configuration: its replicas on rented instances, and
     buying every GPU it uses."""
@@ -471,4 +497,5 @@ def price_replicas(
                 f"(largest accepted: {biggest})"
             )
     rent = placed.choice if placed is not None else None
-    return Pricing(rent, choose_purchase(list(offers.purchase)), n, usage, reason), placed
+    buy, buy_reason = _purchase(offers, purchase_basis)
+    return Pricing(rent, buy, n, usage, reason, buy_reason), placed

@@ -118,6 +118,7 @@ class Context:
     offers: Mapping[str, costs.GpuOffers] | None = None
     rental: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
     usage: costs.Usage = field(default_factory=costs.Usage)
+    purchase_basis: str = "auto"  # costs.PURCHASE_BASES
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -226,7 +227,10 @@ def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
 
 
 def budget(
-    c: costs.CostEstimate, limits: Limits, rent_reason: str | None = None
+    c: costs.CostEstimate,
+    limits: Limits,
+    rent_reason: str | None = None,
+    buy_reason: str | None = None,
 ) -> tuple[str | None, Exclusion | None]:
     """Which acquisition modes pass the budget; an exclusion when none does."""
     acq = limits.acquisition
@@ -254,7 +258,12 @@ def budget(
     if over:
         return None, Exclusion("over_budget", "; ".join(over))
     what = {"buy": "purchase price", "rent": "rental price", "either": "purchase or rental price"}
-    why = f" ({rent_reason})" if rent_reason and acq != "buy" else ""
+    reasons = [
+        r
+        for r, mode in ((buy_reason, "buy"), (rent_reason, "rent"))
+        if r and acq in (mode, "either")
+    ]
+    why = f" ({'; '.join(reasons)})" if reasons else ""
     return None, Exclusion(
         "no_price", f"no {what[acq]} known{why}, and the objective or budget needs one"
     )
@@ -372,14 +381,14 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     if ctx.offers is None or config.offer is not None:
         return None
     offers = ctx.offers.get(config.gpu.slug, _NO_OFFERS)
-    # The same offers, count and policies give the same prices in every request: memoised by
-    # the offers object (the service keeps one per GPU until an offer changes), which the
-    # entry holds so its id is not reused while the entry lives.
-    key = (id(offers), n, ctx.rental, ctx.usage)
+    # The same offers, count, policies and price basis give the same prices in every request:
+    # memoised by the offers object (the service keeps one per GPU until an offer changes),
+    # which the entry holds so its id is not reused while the entry lives.
+    key = (id(offers), n, ctx.rental, ctx.usage, ctx.purchase_basis)
     hit = _PRICINGS.get(key)
     if hit is not None and hit[0] is offers:
         return hit[1]
-    pricing = costs.price_configuration(offers, n, ctx.rental, ctx.usage)
+    pricing = costs.price_configuration(offers, n, ctx.rental, ctx.usage, ctx.purchase_basis)
     if len(_PRICINGS) >= _PRICINGS_SIZE:
         _PRICINGS.clear()
     _PRICINGS[key] = (offers, pricing)
@@ -592,12 +601,19 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     priced = _priced(gpu, config.offer)
     pricing = _offer_pricing(config, n, ctx)
     rent_reason = pricing.rent_reason if pricing is not None else None
+    buy_reason = pricing.buy_reason if pricing is not None else None
     # Cut on price before the roofline when the price alone breaks the budget.
     if ctx.apply_filters and ctx.limits.needs_price:
         pre = costs.estimate_cost(
-            priced, n, 0.0, None, ctx.limits.electricity_usd_per_kwh, pricing=pricing
+            priced,
+            n,
+            0.0,
+            None,
+            ctx.limits.electricity_usd_per_kwh,
+            pricing=pricing,
+            usage=ctx.usage,
         )
-        _, excl = budget(pre, ctx.limits, rent_reason)
+        _, excl = budget(pre, ctx.limits, rent_reason, buy_reason)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
     sharded = n > 1 and _memory(ctx, key, run, 1, g.backend, g.flash_attention).total > avail
@@ -628,8 +644,9 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         hours,
         ctx.limits.electricity_usd_per_kwh,
         pricing=pricing,
+        usage=ctx.usage,
     )
-    acq, excl = budget(cost, ctx.limits, rent_reason)
+    acq, excl = budget(cost, ctx.limits, rent_reason, buy_reason)
     if excl is not None and ctx.apply_filters:
         return ConfigResult(
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost

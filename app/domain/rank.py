@@ -24,6 +24,10 @@ BAND_MEASURED = (0.90, 1.10)
 BAND_SPARSE_VENDOR = (0.50, 1.60)
 BAND_MULTI_GPU = (0.85, 1.10)
 
+# Balanced = speed score^w × value score^(1−w): with w = ½ the geometric mean, so a card
+# twice as fast and a card twice the value per dollar tie. Users may move w (speed_weight).
+DEFAULT_SPEED_WEIGHT = 0.5
+
 
 @dataclass(slots=True)  # thousands per request with offers: cheap to build
 class Candidate:
@@ -73,7 +77,9 @@ class Candidate:
         )
 
 
-def metric(c: Candidate, objective: str) -> float | None:
+def metric(
+    c: Candidate, objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
+) -> float | None:
     """Larger is better for every objective."""
     acquisition = c.acquisition
     if objective == "fastest":
@@ -86,7 +92,16 @@ def metric(c: Candidate, objective: str) -> float | None:
             price = costs.upfront(c.cost, acquisition)
         return 1.0 / price if price else None
     v = costs.value(c.cost, acquisition)
-    return c.perf.throughput if v is None else math.sqrt(c.perf.throughput * v)
+    return c.perf.throughput if v is None else balanced(c.perf.throughput, v, speed_weight)
+
+
+def balanced(speed: float, value: float | None, speed_weight: float) -> float:
+    """speed^w × value^(1−w); speed alone where there is no value (no price)."""
+    if value is None:
+        return speed
+    if speed <= 0 or value <= 0:
+        return 0.0
+    return math.exp(speed_weight * math.log(speed) + (1.0 - speed_weight) * math.log(value))
 
 
 def needs_price(objective: str) -> bool:
@@ -100,8 +115,11 @@ def price_known(c: Candidate) -> bool:
     return c.cost.purchase_usd is not None or c.cost.hourly_usd is not None
 
 
-def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
-    """Score in (0, 1], best = 1; ties broken by slug so the order is deterministic."""
+def rank(
+    cands: list[Candidate], objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
+) -> list[Candidate]:
+    """Score in (0, 1], best = 1; ties broken by slug so the order is deterministic.
+    ``speed_weight`` is the balanced objective's weight on speed (value gets the rest)."""
     if not cands:
         return []
     best_speed = max(c.perf.throughput for c in cands) or 1.0
@@ -111,11 +129,7 @@ def rank(cands: list[Candidate], objective: str) -> list[Candidate]:
         c.speed_score = c.perf.throughput / best_speed
         c.value_score = v / best_value if v is not None and best_value else None
     if objective == "balanced":
-        raw = [
-            math.sqrt(c.speed_score * (c.value_score if c.value_score is not None
-                                       else c.speed_score))
-            for c in cands
-        ]  # fmt: skip
+        raw = [balanced(c.speed_score, c.value_score, speed_weight) for c in cands]
     else:
         raw = [metric(c, objective) or 0.0 for c in cands]
     top = max(raw) or 1.0

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH
+from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
+from app.domain.rank import DEFAULT_SPEED_WEIGHT
 from app.vocab import (
     Acquisition,
     Family,
@@ -33,6 +34,8 @@ __all__ = [
 ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
 # Kinds of host a rental may come from (offers); spot is a separate choice (allow_spot).
 OfferTier = Literal["on-demand", "marketplace", "community"]
+# Which purchase price a bought card is priced at (app/domain/cost.py PURCHASE_BASES).
+PurchaseBasis = Literal["auto", "new", "used", "launch"]
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
@@ -427,7 +430,7 @@ class WorkloadIn(_In):
         title="TF32 for FP32 matrix maths",
         description="Let FP32 matrix products run on TF32 tensor cores (PyTorch's "
         "allow_tf32). Off unless the preset says so.",
-        json_schema_extra=ui("assumptions"),
+        json_schema_extra=ui("assumptions", assumed="No, unless the preset says so"),
     )
     runtime: Runtime | None = Field(
         default=None,
@@ -535,7 +538,7 @@ class ConstraintsIn(_In):
         description="Only these clouds (SkyPilot's names: lambda, runpod, vast, nebius, ...). "
         "Blank: any.",
         # API and CLI only: any SkyPilot cloud name or an imported provider is valid
-        json_schema_extra=ui("usage", form=False),
+        json_schema_extra=ui("budget", form=False),
     )
     tiers: list[OfferTier] | None = Field(
         default=None,
@@ -543,27 +546,28 @@ class ConstraintsIn(_In):
         title="Kinds of host",
         description="on-demand: the provider's own machines; marketplace: resold hosts; "
         "community: peer hosts. Leave all unticked for any.",
-        json_schema_extra=ui("usage"),
+        json_schema_extra=ui("budget"),
     )
     exclude_marketplace: bool = Field(
         default=False,
         title="On-demand providers only",
         description="Leave out marketplace and community hosts (only the on-demand tier).",
-        json_schema_extra=ui("usage", form=False),
+        json_schema_extra=ui("budget", form=False),
     )
     allow_spot: bool | None = Field(
         default=None,
         title="Allow spot instances",
         description="Use an interruptible (spot) price where it is cheaper.",
-        json_schema_extra=ui("usage", assumed="No"),
+        json_schema_extra=ui("budget", assumed="No"),
     )
     hours_per_week: float = Field(
         default=40,
         gt=0,
         le=168,
         title="Hours of use per week",
-        description="How much you would use the GPUs: the horizon of buy versus rent.",
-        json_schema_extra=ui("usage"),
+        description="How much you would use the GPUs. With the years, the hours a bought "
+        "card's price is spread over (work per dollar) and the horizon of buy versus rent.",
+        json_schema_extra=ui("assumptions"),
     )
     years: float = Field(
         default=3,
@@ -571,7 +575,7 @@ class ConstraintsIn(_In):
         le=10,
         title="Years of use",
         description="How long you would keep bought cards.",
-        json_schema_extra=ui("usage"),
+        json_schema_extra=ui("assumptions"),
     )
     resale_fraction: float = Field(
         default=0,
@@ -579,8 +583,30 @@ class ConstraintsIn(_In):
         le=1,
         title="Resale value (fraction)",
         description="Share of the purchase price you expect back when you sell the cards.",
-        json_schema_extra=ui("usage"),
+        json_schema_extra=ui("assumptions"),
     )
+    purchase_basis: PurchaseBasis = Field(
+        default="auto",
+        title="Purchase price basis",
+        description="Which price a bought card costs: a new price, a used/market price or "
+        "the launch price; automatic takes new, else used, else launch (a card without a "
+        "price of the chosen kind has no purchase price).",
+        json_schema_extra=ui("assumptions"),
+    )
+
+    def usage(self) -> Usage:
+        """The usage the costs assume: the buy-versus-rent horizon and the hours a bought
+        card's price is spread over."""
+        return Usage(
+            hours_per_week=self.hours_per_week,
+            years=self.years,
+            resale_fraction=self.resale_fraction,
+            electricity_usd_per_kwh=(
+                DEFAULT_ELECTRICITY_USD_PER_KWH
+                if self.electricity_usd_per_kwh is None
+                else self.electricity_usd_per_kwh
+            ),
+        )
 
 
 class RecommendationRequest(_In):
@@ -591,6 +617,16 @@ class RecommendationRequest(_In):
         title="Rank by",
         description="What 'best' means for you.",
         json_schema_extra=ui("answer"),
+    )
+    speed_weight: float = Field(
+        default=DEFAULT_SPEED_WEIGHT,
+        ge=0,
+        le=1,
+        title="Balanced: weight of speed",
+        description="Balanced ranks by speed score^w × value score^(1−w), each relative to "
+        "the best GPU (value: work per dollar). 0.5 weighs them equally; 1 is fastest, 0 best "
+        "value.",
+        json_schema_extra=ui("assumptions"),
     )
     limit: int = Field(
         default=10,

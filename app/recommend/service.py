@@ -70,7 +70,8 @@ def _context(
         savers_allowed=_savers_allowed(request.workload),
         offers=offers,
         rental=rental_policy(cons),
-        usage=usage(cons),
+        usage=cons.usage(),
+        purchase_basis=cons.purchase_basis,
     )
 
 
@@ -80,19 +81,6 @@ def rental_policy(cons: s.ConstraintsIn) -> costs.RentalPolicy:
         tiers = costs.ON_DEMAND_TIERS
     return costs.RentalPolicy(
         providers=tuple(cons.providers or ()), tiers=tiers, allow_spot=bool(cons.allow_spot)
-    )
-
-
-def usage(cons: s.ConstraintsIn) -> costs.Usage:
-    return costs.Usage(
-        hours_per_week=cons.hours_per_week,
-        years=cons.years,
-        resale_fraction=cons.resale_fraction,
-        electricity_usd_per_kwh=(
-            costs.DEFAULT_ELECTRICITY_USD_PER_KWH
-            if cons.electricity_usd_per_kwh is None
-            else cons.electricity_usd_per_kwh
-        ),
     )
 
 
@@ -192,9 +180,8 @@ def recommend(
     has no price. Without, the catalog's per-GPU prices are used (tests of the engine)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
-        prices = serving_plan.Prices(
-            offers, rental_policy(request.constraints), usage(request.constraints)
-        )
+        cons = request.constraints
+        prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
         return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
     cons = request.constraints
     if cons.max_job_cost_usd is not None and work.dataset_samples is None:
@@ -215,7 +202,7 @@ def recommend(
         per_card = rank.best_per_card(cands, request.objective)
         others = {id(chosen): alts for chosen, alts in per_card}
         cands = [chosen for chosen, _ in per_card]
-    ordered = rank.rank(cands, request.objective)
+    ordered = rank.rank(cands, request.objective, request.speed_weight)
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
@@ -276,7 +263,8 @@ def estimate(
         prices = serving_plan.Prices(
             None if offers is None else {gpu.slug: offers},
             rental_policy(request.constraints),
-            usage(request.constraints),
+            request.constraints.usage(),
+            request.constraints.purchase_basis,
         )
         return serving_plan.estimate(request, work, warnings, gpu, rules, calibration, prices)
     ctx = _context(

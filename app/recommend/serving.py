@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.domain import compat, perf
+from app.domain import compat, perf, rank
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -64,6 +64,7 @@ class _Pricer:
     policy: costs.RentalPolicy
     usage: costs.Usage
     acquisition: str
+    purchase_basis: str = "auto"
     memo: dict[tuple[int, int], _Priced] = field(default_factory=dict, compare=False)
 
     def energy(self, n: int) -> float | None:
@@ -75,7 +76,9 @@ class _Pricer:
         hit = self.memo.get((tp, replicas))
         if hit is not None:
             return hit
-        pricing, placed = costs.price_replicas(self.offers, tp, replicas, self.policy, self.usage)
+        pricing, placed = costs.price_replicas(
+            self.offers, tp, replicas, self.policy, self.usage, self.purchase_basis
+        )
         n = tp * replicas
         energy = self.energy(n)
         rent = pricing.rent.usd_per_hour if pricing.rent is not None else None
@@ -228,7 +231,9 @@ def _per_million(
     return out, inp
 
 
-def _metric(row: _Row, objective: str) -> float:
+def _metric(row: _Row, objective: str, speed_weight: float = rank.DEFAULT_SPEED_WEIGHT) -> float:
+    """Smaller is better. Balanced: ITL^w × ($/h)^(1−w), the ranking's speed weight w
+    (½ orders as $/h × ITL)."""
     r = row.result
     itl = r.itl_ms or 1e9
     if objective == "fastest":
@@ -237,7 +242,9 @@ def _metric(row: _Row, objective: str) -> float:
     # priced one, fastest first
     cost = row.usd_per_hour if row.usd_per_hour is not None else 1e12
     if objective == "balanced":
-        return cost * itl if row.usd_per_hour is not None else 1e12 * (1.0 + itl)
+        if row.usd_per_hour is None:
+            return 1e12 * (1.0 + itl)
+        return itl**speed_weight * cost ** (1.0 - speed_weight)
     return cost
 
 
@@ -519,10 +526,11 @@ class Prices:
     offers: Mapping[str, costs.GpuOffers] | None = None
     policy: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
     usage: costs.Usage = field(default_factory=costs.Usage)
+    purchase_basis: str = "auto"
 
     def pricer(self, gpu: GpuSpec, acquisition: str) -> _Pricer:
         mine = (self.offers or {}).get(gpu.slug, costs.GpuOffers())
-        return _Pricer(gpu, mine, self.policy, self.usage, acquisition)
+        return _Pricer(gpu, mine, self.policy, self.usage, acquisition, self.purchase_basis)
 
 
 def _narrowed(priced: _Priced, acquisition: str) -> _Priced:
@@ -563,6 +571,7 @@ def _plan_all(
     apply_filters: bool = True,
     tp: int | None = None,
     prices: Prices = Prices(),
+    speed_weight: float = rank.DEFAULT_SPEED_WEIGHT,
 ) -> _Outcome:
     assert work.serving is not None
     spec = work.serving
@@ -634,7 +643,7 @@ def _plan_all(
             cons.acquisition,
         )
         if plan.best is None:
-            row.metric = _metric(row, objective)
+            row.metric = _metric(row, objective, speed_weight)
             what = "; ".join(plan.misses) or "cannot carry the load"
             c = res.config
             shape = f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
@@ -647,14 +656,19 @@ def _plan_all(
             continue
         # budgets and cost objectives on the configuration's own offers (evaluate.budget, as
         # for training and inference): rent = its instances per hour, buy = its cards
-        acq, excl = ev.budget(_cost(gpu, res, priced), limits, priced.pricing.rent_reason)
+        acq, excl = ev.budget(
+            _cost(gpu, res, priced),
+            limits,
+            priced.pricing.rent_reason,
+            priced.pricing.buy_reason,
+        )
         if apply_filters and excl is not None:
             out(gpu, excl.code, excl.reason)
             continue
         if acq is not None and acq != cons.acquisition:
             row.priced = _narrowed(priced, acq)
             row.acquisition = acq
-        row.metric = _metric(row, objective)
+        row.metric = _metric(row, objective, speed_weight)
         rows.append(row)
     rows.sort(key=lambda r: (r.metric, r.gpu.slug))
     closest.sort(key=lambda r: (sv._miss_size(r.result, targets), r.result.total_gpus))
@@ -760,6 +774,7 @@ def recommend(
         rules,
         calibration,
         prices=prices,
+        speed_weight=request.speed_weight,
     )
     top = outcome.rows[: request.limit]
     top = [

@@ -23,6 +23,7 @@ CHOICES: dict[str, dict[str, str]] = {
     "vendors": vocab.VENDOR_LABELS,
     "segments": {**vocab.SEGMENT_LABELS, "consumer": "Consumer (GeForce, Radeon)"},
     "backend": vocab.BACKEND_LABELS,
+    "purchase_basis": vocab.PURCHASE_BASIS_LABELS,
 }
 # The same words wherever a value appears outside a form.
 CHOICES["vendor"] = CHOICES["vendors"]

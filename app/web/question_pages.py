@@ -15,6 +15,7 @@ from app.catalog import service as catalog
 from app.config import Settings
 from app.deps import SessionDep, SettingsDep
 from app.domain import cost as costs
+from app.domain import rank
 from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
@@ -25,6 +26,7 @@ from app.web.forms import (
     field_for_name,
     grouped_fields,
     humanize,
+    parse_number,
     parse_question,
     question_fields,
 )
@@ -106,26 +108,37 @@ def _form_context(session: Any, form: QuestionForm, presets: list[PresetView]) -
         "current_task": task,
         "device_reports": _device_reports(session),
         "fixed_assumptions": FIXED_ASSUMPTIONS,
+        "assumptions_summary": _assumptions_summary(form),
     }
 
 
-# What the engine assumes that the request does not (yet) let you set; shown in the
-# assumptions panel so nothing is hidden.
+def _assumptions_summary(form: QuestionForm) -> str:
+    """The folded assumptions panel's values in one line, so a default is never hidden."""
+    parts = []
+    for f in question_fields():
+        if f.group != "assumptions":
+            continue
+        given = form.values.get(f.name)
+        text = f.show(_number_or_text(given)) if given else (f.default_text or "—")
+        parts.append(f"{f.label}: {text}")
+    return " · ".join(parts)
+
+
+def _number_or_text(text: str) -> Any:
+    try:
+        return parse_number(text)
+    except ValueError:
+        return text
+
+
+# What the engine assumes that the request does not let you set; shown in the assumptions
+# panel beside the fields that set the rest (usage, price basis, balanced weight,
+# electricity), so nothing is hidden.
 FIXED_ASSUMPTIONS: tuple[tuple[str, str], ...] = (
     (
-        "Balanced ranking",
-        "score = √(speed score × value score), each relative to the best GPU; value is "
-        "work per dollar, or speed alone where a card has no price.",
-    ),
-    (
-        "Owning a card",
-        f"work per dollar when buying spreads the price and energy over "
-        f"{costs.AMORTISATION_HOURS:,} hours of use (3 years at 40 hours a week).",
-    ),
-    (
-        "Prices",
-        "the dated street price for buying and the lowest known on-demand cloud price "
-        "for renting, per GPU; both shown with their dates.",
+        "Renting",
+        "the cheapest instance that holds the GPUs a row needs, paid whole (a larger node "
+        "when no smaller shape exists), from the kinds of host you allow; dated.",
     ),
     ("Power", "each card draws its board power (TDP) while it works; an upper bound."),
 )
@@ -196,7 +209,9 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
         echo=_echo(answer, form.request, catalog.data_as_of(session)),
         share_url=str(request.url_for("recommendations")) + "?" + query_string(query),
         config_name=config_name,
-        amortisation_hours=costs.AMORTISATION_HOURS,
+        usage_hours=(form.request.constraints if form.request else rs.ConstraintsIn())
+        .usage()
+        .hours,
     )
     return render(request, "recommendations.html", ctx)
 
@@ -238,17 +253,36 @@ def _echo(
     return out + _echo_limits(answer, req, as_of)
 
 
+_BUY_BASIS = {
+    "auto": "a new price, else used/market, else launch",
+    "new": "new prices only",
+    "used": "used/market prices only",
+    "launch": "launch prices (MSRP) only",
+}
+
+
 def _echo_limits(
     answer: rs.RecommendationResponse, req: rs.RecommendationRequest | None, as_of: str | None
 ) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     c = req.constraints if req else rs.ConstraintsIn()
-    basis = {
-        "buy": "buying: dated street prices",
-        "rent": "renting: lowest known on-demand price per hour",
-        "either": "buying (street price) or renting (lowest on-demand), the better",
-    }[answer.acquisition]
+    hosts = ", ".join(c.tiers) if c.tiers else "any host"
+    if c.exclude_marketplace:
+        hosts = "on-demand"
+    spot = ", spot allowed" if c.allow_spot else ""
+    rent = f"renting: the cheapest suitable instance ({hosts}{spot})"
+    buy = "buying: " + _BUY_BASIS[c.purchase_basis]
+    basis = {"buy": buy, "rent": rent, "either": f"{buy}; {rent}; the better"}[answer.acquisition]
     out.append(("Prices", basis))
+    use = c.usage()
+    out.append(
+        (
+            "Usage",
+            f"{use.hours_per_week:g} h/week × {use.years:g} years = {use.hours:,.0f} h"
+            + (f", resale {use.resale_fraction:.0%}" if use.resale_fraction else "")
+            + " (a bought card's price is spread over it)",
+        )
+    )
     limits = []
     if c.max_purchase_usd is not None:
         limits.append(f"buy ≤ {usd(c.max_purchase_usd)}")
@@ -268,7 +302,11 @@ def _echo_limits(
         out.append(("Vendors", ", ".join(choice_label("vendors", v) for v in c.vendors)))
     if c.segments:
         out.append(("Kinds of card", ", ".join(choice_label("segments", v) for v in c.segments)))
-    out.append(("Ranked by", choice_label("objective", answer.objective)))
+    ranked = choice_label("objective", answer.objective)
+    if answer.objective == "balanced":
+        w = req.speed_weight if req else rank.DEFAULT_SPEED_WEIGHT
+        ranked += f" (speed^{w:g} × value^{1 - w:g})"
+    out.append(("Ranked by", ranked))
     out.append(("Catalog data as of", as_of or "unknown"))
     return out
 

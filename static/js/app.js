@@ -49,10 +49,18 @@
       var tasks = wrap.getAttribute("data-tasks").split(" ");
       var show = !task || tasks.indexOf(task) >= 0;
       // a field with a value or an error stays visible, so nothing typed is hidden
-      var typed = $all("input[type=text], select, textarea", wrap).some(function (el) { return el.value !== ""; }) ||
+      // (a select showing its schema default counts as untouched)
+      var typed = $all("input[type=text], select, textarea", wrap).some(function (el) {
+        return el.value !== "" && el.value !== el.getAttribute("data-default");
+      }) ||
         $all("input[type=checkbox]", wrap).some(function (el) { return el.checked; }) ||
         wrap.classList.contains("has-error");
       wrap.hidden = !show && !typed;
+    });
+    // a section with no field left to show (the serving section for training) goes too
+    $all(".group", form).forEach(function (group) {
+      var fields = $all("[data-field]", group);
+      group.hidden = fields.length > 0 && fields.every(function (f) { return f.hidden; });
     });
   }
 
@@ -80,6 +88,18 @@
 
   var summary = document.getElementById("form-errors");
   if (summary) summary.focus();
+
+  // A link to a field inside a folded panel (the answer's "Change usage") opens the panel.
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id ? document.getElementById(id) : null;
+    if (!el || !el.closest("details:not([open])")) return;
+    for (var d = el.closest("details"); d; d = d.parentElement ? d.parentElement.closest("details") : null) d.open = true;
+    el.scrollIntoView({ block: "center" });
+    if (el.matches("input, select, textarea")) el.focus();
+  }
+  openTarget();
+  window.addEventListener("hashchange", openTarget);
 
   /* ---- share link ------------------------------------------------------------------- */
   var copy = $("[data-copy-link]");

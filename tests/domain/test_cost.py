@@ -44,3 +44,31 @@ def test_acquisition_choice() -> None:
     assert cost.value(c, "rent") == pytest.approx(100 * 3600 / 0.5)
     rent_only = cost.estimate_cost(A100, 1, throughput=100.0, time_to_finish_h=1.0)
     assert cost.job_cost(rent_only, "buy") is None
+
+
+def test_a_bought_card_is_spread_over_the_users_usage_not_a_fixed_horizon() -> None:
+    light = cost.Usage(hours_per_week=10, years=1)  # 520 h
+    heavy = cost.Usage(hours_per_week=80, years=4)  # 16,640 h
+    lc = cost.estimate_cost(RTX4090, 1, throughput=100.0, time_to_finish_h=None, usage=light)
+    hc = cost.estimate_cost(RTX4090, 1, throughput=100.0, time_to_finish_h=None, usage=heavy)
+    assert lc.horizon_hours == 520 and hc.horizon_hours == 16_640
+    energy = 0.45 * cost.DEFAULT_ELECTRICITY_USD_PER_KWH  # $/h at 450 W
+    assert lc.samples_per_usd_buy == pytest.approx(100 * 3600 * 520 / (1800 + energy * 520))
+    # more hours of use: the same purchase does more work per dollar
+    assert hc.samples_per_usd_buy is not None and lc.samples_per_usd_buy is not None
+    assert hc.samples_per_usd_buy > 10 * lc.samples_per_usd_buy
+    # renting for the same hours is what buying is weighed against when there is no job length
+    assert cost.upfront(lc, "rent") == pytest.approx(0.5 * 520)
+    assert cost.upfront(hc, "either") == pytest.approx(1800)  # renting 16,640 h costs more
+    # the default is the request's default usage: 40 h a week for 3 years
+    assert cost.estimate_cost(RTX4090, 1, 1.0, None).horizon_hours == cost.Usage().hours == 6240
+
+
+def test_offers_pricing_carries_the_usage_horizon() -> None:
+    usage = cost.Usage(hours_per_week=20, years=2)
+    offers = cost.GpuOffers(purchase=(cost.PurchaseOffer(1600, "used", "2026-09", "poet"),))
+    pricing = cost.price_configuration(offers, 1, cost.RentalPolicy(), usage)
+    c = cost.estimate_cost(RTX4090, 1, 100.0, None, pricing=pricing)
+    assert c.horizon_hours == 2080 and c.purchase_usd == 1600
+    energy = 0.45 * cost.DEFAULT_ELECTRICITY_USD_PER_KWH
+    assert c.samples_per_usd_buy == pytest.approx(100 * 3600 * 2080 / (1600 + energy * 2080))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
+
 from app.domain import cost, perf, rank
 from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import WorkloadSpec, memory_breakdown
@@ -98,3 +100,21 @@ def test_multi_card_desktop_builds_get_power_and_slot_tips() -> None:
     assert not any(
         "GPU power" in t for t in rank.tips(server, server.work)
     )  # a datacenter part lives in a server
+
+
+def test_balanced_speed_weight_moves_between_value_and_speed() -> None:
+    def order(objective: str, w: float = rank.DEFAULT_SPEED_WEIGHT) -> list[str]:
+        cands = [_cand(g) for g in (H100, RTX4090, RTX3090)]
+        return [c.gpu.slug for c in rank.rank(cands, objective, w)]
+
+    fastest, value = order("fastest"), order("best_value")
+    assert fastest != value  # the weight has something to choose between
+    assert order("balanced", 1.0) == fastest
+    assert order("balanced", 0.0) == value
+    # ½ is the geometric mean of the two scores, as the methodology says
+    out = rank.rank([_cand(g) for g in (H100, RTX4090, RTX3090)], "balanced", 0.5)
+    for c in out:
+        assert c.value_score is not None
+        raw = (c.speed_score * c.value_score) ** 0.5
+        top = max((x.speed_score * (x.value_score or 0)) ** 0.5 for x in out)
+        assert c.score == pytest.approx(raw / top, abs=1e-6)

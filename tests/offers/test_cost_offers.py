@@ -6,11 +6,14 @@ import pytest
 
 from app.domain.cost import (
     CloudOffer,
+    GpuOffers,
     PurchaseOffer,
     RentalPolicy,
     Usage,
     choose_offer,
     choose_purchase,
+    price_configuration,
+    price_replicas,
     usd_per_million_tokens,
     verdict,
 )
@@ -142,3 +145,23 @@ def test_serving_pricing_keeps_both_bases_and_owning_matches_the_verdict() -> No
     none, _ = price_replicas(GpuOffers((ONE,), ()), 2, 1, RentalPolicy(), usage)
     assert none.rent is None and "2-GPU tensor-parallel group" in (none.rent_reason or "")
     assert not none.price_known
+
+
+def test_a_named_purchase_basis_takes_only_that_basis_and_says_why_none() -> None:
+    launch = PurchaseOffer(1599, "launch", "2022", "launch")
+    used = PurchaseOffer(1800, "used", "2026-09", "poet")
+    assert choose_purchase([launch, used], "launch") is launch
+    assert choose_purchase([launch, used], "used") is used
+    assert choose_purchase([launch, used], "new") is None
+    assert choose_purchase([launch, used], "auto") is used
+    offers = GpuOffers(purchase=(launch, used))
+    priced = price_configuration(offers, 2, RentalPolicy(), Usage(), "launch")
+    assert priced.purchase_usd == 2 * 1599 and priced.buy_reason is None
+    none = price_configuration(offers, 2, RentalPolicy(), Usage(), "new")
+    assert none.purchase_usd is None
+    assert none.buy_reason is not None and "no new price" in none.buy_reason
+    # a GPU without any purchase offer needs no reason beyond "unknown"
+    assert price_configuration(GpuOffers(), 1, RentalPolicy(), Usage(), "new").buy_reason is None
+    # serving configurations take the same basis
+    served, _ = price_replicas(offers, 1, 2, RentalPolicy(), Usage(), "launch")
+    assert served.purchase_usd == 2 * 1599

@@ -24,6 +24,7 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
     page.select_option("#f-task", "training")
     page.fill("#f-dataset_samples", "1281167")
     page.fill("#f-epochs", "90")
+    page.locator("details[data-group='assumptions'] > summary").click()  # usage lives there
     page.fill("#f-hours_per_week", "10")
     page.fill("#f-years", "2")
     page.get_by_role("button", name="Recommend GPUs").click()

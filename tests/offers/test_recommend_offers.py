@@ -172,3 +172,107 @@ def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
     )
     assert bad.status_code == 422
     assert bad.json()["error"]["details"]["field"] == "constraints.resale_fraction"
+
+
+def test_per_dollar_bought_uses_the_users_usage_and_the_chosen_price_basis(
+    client: TestClient,
+) -> None:
+    def row(constraints: dict[str, object], **extra: object) -> dict[str, Any]:
+        body = _ask(
+            client,
+            {
+                "workload": {"preset": "resnet-50", "task": "training"},
+                "constraints": {"acquisition": "buy", **constraints},
+                "objective": "best_value",
+                "limit": 500,
+                **extra,
+            },
+        )
+        found: dict[str, Any] = next(
+            r for r in body["recommendations"] if r["gpu"]["slug"] == "rtx-4090"
+        )
+        return found
+
+    light = row({"hours_per_week": 5, "years": 1})
+    heavy = row({"hours_per_week": 80, "years": 5})
+    per = lambda r: r["cost"]["samples_per_usd_buy"]  # noqa: E731
+    assert per(heavy) > 5 * per(light)  # one truth: the verdict's hours spread the price
+    assert heavy["verdict"] is None or heavy["verdict"]["hours"] == 80 * 52 * 5
+    launch = row({"purchase_basis": "launch"})
+    used = row({"purchase_basis": "used"})
+    assert launch["cost"]["buy"]["condition"] == "launch"
+    assert used["cost"]["buy"]["condition"] == "used"
+    assert launch["cost"]["buy"]["usd"] != used["cost"]["buy"]["usd"]
+    # no GPU has a shipped 'new' price: buying at new prices excludes every card, and says why
+    body = client.post(
+        "/api/v1/recommendations",
+        json={
+            "workload": {"preset": "resnet-50", "task": "training"},
+            "constraints": {"acquisition": "buy", "purchase_basis": "new"},
+            "objective": "best_value",
+        },
+    ).json()
+    assert body["recommendations"] == []
+    reasons = [e["reason"] for e in body["excluded"] if e["slug"] == "rtx-4090"]
+    assert reasons and "no new price known" in reasons[0]
+    bad = client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "resnet-50"}, "constraints": {"purchase_basis": "mint"}},
+    )
+    assert bad.status_code == 422
+
+
+def test_balanced_speed_weight_is_settable_and_bounded(client: TestClient) -> None:
+    def ranked(objective: str, **extra: object) -> list[tuple[str, int]]:
+        # every configuration on its own: the per-card choice differs between objectives
+        body = _ask(
+            client,
+            {
+                "workload": {"preset": "resnet-50", "task": "training"},
+                "objective": objective,
+                "group_by": "config",
+                "limit": 40,
+                **extra,
+            },
+        )
+        # balanced lists a card without a price after the priced ones; compare those
+        rows = [r for r in body["recommendations"] if r["price_known"]]
+        return [(r["gpu"]["slug"], r["num_gpus"]) for r in rows]
+
+    assert ranked("balanced", speed_weight=1.0)[0] == ranked("fastest")[0]
+    assert ranked("balanced", speed_weight=0.0)[0] == ranked("best_value")[0]
+    assert ranked("balanced", speed_weight=0.5) == ranked("balanced")  # today's default
+    for bad in (-0.1, 1.5):
+        r = client.post(
+            "/api/v1/recommendations",
+            json={"workload": {"preset": "resnet-50"}, "speed_weight": bad},
+        )
+        assert r.status_code == 422
+        assert r.json()["error"]["details"]["field"] == "speed_weight"
+
+
+def test_serving_bought_hardware_is_spread_over_the_users_usage(client: TestClient) -> None:
+    def per_hour(hours: float, years: float) -> float:
+        body = _ask(
+            client,
+            {
+                "workload": {
+                    "preset": "llama-3-8b",
+                    "task": "serving",
+                    "serving": {
+                        "concurrent_requests": 8,
+                        "prompt_tokens": 500,
+                        "output_tokens": 200,
+                    },
+                },
+                "constraints": {"acquisition": "buy", "hours_per_week": hours, "years": years},
+                "objective": "cheapest",
+                "limit": 500,
+            },
+        )
+        row = next(r for r in body["recommendations"] if r["gpu"]["slug"] == "rtx-4090")
+        value: float = row["serving"]["usd_per_hour"]
+        return value
+
+    # the same card costs more per hour of use when it is used less
+    assert per_hour(5, 1) > 4 * per_hour(80, 3)

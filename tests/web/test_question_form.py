@@ -118,7 +118,24 @@ def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
     panel = panel[: panel.index("</details>")]
     assert 'placeholder="0.15 (US average)"' in panel  # electricity
     assert 'placeholder="8"' in panel  # max GPUs
-    assert "6,240 hours" in panel and "Balanced ranking" in panel
+    # the hidden defaults are fields here: usage (the hours a bought card is spread over),
+    # the purchase price basis, the balanced weight, electricity; their values in the summary
+    for name in ("hours_per_week", "years", "purchase_basis", "speed_weight"):
+        assert f'id="f-{name}"' in panel, name
+    summary = re.search(r"data-assumptions-summary>([^<]*)<", panel)
+    assert summary is not None
+    for words in (
+        "Hours of use per week: 40",
+        "Years of use: 3",
+        "Purchase price basis: Automatic",
+        "weight of speed: 0.5",
+        "Electricity (USD per kWh): 0.15",
+    ):
+        assert words in summary.group(1), words
+    assert "Power" in panel  # what stays fixed is said
+    given = page(client, "/?hours_per_week=10&purchase_basis=launch")
+    given = given[given.index("data-assumptions-summary>") :]
+    assert "Hours of use per week: 10" in given and "Launch price (MSRP)" in given
 
 
 def test_preset_values_are_shown_as_people_write_them(client: TestClient) -> None:
