@@ -48,8 +48,7 @@ def view(
 
 
 def no_sideways_scroll(pg: Page) -> None:
-    width = pg.viewport_size["width"] if pg.viewport_size else 0
-    sw = pg.evaluate("document.documentElement.scrollWidth")
+    sw, width = pg.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
     assert sw <= width, f"the page scrolls sideways: {sw} > {width} on {pg.url}"
 
 
@@ -184,6 +183,39 @@ def test_empty_answer_says_what_to_change(page_desktop: Page) -> None:
     assert empty.is_visible()
     assert pg.locator("[data-what-if]").is_visible()
     assert "would let GPUs run it" in empty.inner_text() or "Try" in empty.inner_text()
+
+
+def test_assumptions_panel_sets_the_hidden_defaults_and_the_header_echoes_them(
+    journey: Page,
+) -> None:
+    pg = journey
+    pg.goto("/?preset=resnet-50&task=training")
+    panel = pg.locator("details[data-group='assumptions']")
+    summary = panel.locator("[data-assumptions-summary]").inner_text()
+    for words in ("Hours of use per week: 40", "Years of use: 3", "weight of speed: 0.5"):
+        assert words in summary, words  # shown while folded
+    assert not pg.locator("[data-group='serving']").is_visible()  # not a serving question
+    panel.locator("summary").click()
+    pg.fill("#f-hours_per_week", "10")
+    pg.fill("#f-years", "2")
+    pg.select_option("#f-purchase_basis", "launch")
+    pg.fill("#f-speed_weight", "0.8")
+    pg.fill("#f-electricity_usd_per_kwh", "0.30")
+    ask(pg)
+    echo = pg.locator("[data-assumptions]").inner_text()
+    assert "10 h/week × 2 years = 1,040 h" in echo
+    assert "launch prices (MSRP) only" in echo
+    assert "speed^0.8 × value^0.2" in echo
+    assert "$0.3 per kWh" in echo
+    assert "1,040 hours of use" in pg.locator("[data-column-defs]").inner_text()
+    # every bought price on the page is a launch price
+    bases = pg.locator("td[data-buy] .muted").all_inner_texts()
+    assert bases and all("launch price" in b for b in bases if "price" in b)
+    # "Change usage" opens the folded panel at the field
+    pg.locator("[data-change-usage]").first.click()
+    pg.wait_for_url(re.compile(r"/\?.*#f-hours_per_week"))
+    assert pg.locator("#f-hours_per_week").is_visible()
+    assert pg.locator("#f-hours_per_week").input_value() == "10"
 
 
 @pytest.fixture
@@ -329,10 +361,10 @@ def journey(
     context.close()
 
 
-def ask(pg: Page) -> None:
+def ask(pg: Page, first_row: str = "tr[data-rank='1']") -> None:
     pg.get_by_role("button", name="Recommend GPUs").first.click()
     pg.wait_for_url(re.compile(r"/recommendations\?"))
-    assert pg.locator("tr[data-rank='1']").is_visible()
+    assert pg.locator(first_row).first.is_visible()
     no_sideways_scroll(pg)
 
 
@@ -349,16 +381,32 @@ def test_journey_budget_fine_tuning(journey: Page) -> None:
 
 
 def test_journey_serving(journey: Page) -> None:
+    """A chat service: requests per second, prompt and answer lengths, latency targets; the
+    answer says whether the targets are met and names the cheapest configuration."""
     pg = journey
     pg.goto("/")
     pg.select_option("#f-preset", "llama-3-8b")
-    pg.select_option("#f-task", "inference")
-    pg.fill("#f-batch_size", "16")
-    pg.fill("#f-output_tokens", "512")
-    pg.fill("#f-latency_target_ms", "20k")
+    pg.select_option("#f-task", "serving")
+    assert pg.locator("#f-requests_per_s").is_visible()
+    assert not pg.locator("#f-dataset_samples").is_visible()  # training fields go away
+    pg.fill("#f-requests_per_s", "5")
+    pg.fill("#f-prompt_tokens", "1k")
+    pg.fill("[name='serving.output_tokens']", "300")
+    pg.fill("#f-ttft_ms_target", "1000")
+    pg.fill("#f-itl_ms_target", "50")
     pg.select_option("#f-acquisition", "rent")
-    ask(pg)
-    assert "Batch time" in pg.locator("[data-column-defs]").inner_text()
+    ask(pg, "tr[data-serving-row]")
+    assert "task=serving" in pg.url and "requests_per_s=5" in pg.url
+    banner = pg.locator("[data-serving-banner]")
+    assert banner.get_attribute("data-serving-banner") == "met"
+    assert "top pick is" in banner.inner_text()
+    echo = pg.locator("[data-assumptions]").inner_text()
+    assert "5.00 requests/s" in echo and "1,000 prompt + 300 output tokens" in echo
+    first = pg.locator("tr[data-serving-row]").first
+    assert (
+        first.locator("[data-ttft]").is_visible() and first.locator("[data-usd-out]").is_visible()
+    )
+    assert first.locator("[data-usd-out]").inner_text().startswith("$")
 
 
 def test_journey_buy_or_rent_for_training(journey: Page) -> None:
@@ -368,12 +416,21 @@ def test_journey_buy_or_rent_for_training(journey: Page) -> None:
     pg.select_option("#f-task", "training")
     pg.select_option("#f-acquisition", "either")
     ask(pg)
+    # the answer: a verdict line on the rows that can be both bought and rented
+    verdict = pg.locator("[data-verdict]").first
+    assert verdict.is_visible()
+    assert re.search(r"(Buying|Renting) is cheaper over 6,240 h of use", verdict.inner_text())
     first = pg.locator("details[data-explain]").first
     first.locator("summary").click()
     assert (
         "buying beats renting after" in first.inner_text()
         or "renting to finish" in first.inner_text()
     )
+    # the usage behind it is one click away, in the folded assumptions panel
+    verdict.locator("[data-change-usage]").click()
+    pg.wait_for_url(re.compile(r"/\?.*#f-hours_per_week"))
+    assert pg.locator("#f-hours_per_week").is_visible()
+    no_sideways_scroll(pg)
 
 
 def test_journey_faster_than_my_machine(journey: Page, report_id: int) -> None:
