@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain import efficiency
@@ -287,6 +287,14 @@ class _Engine:
     link_bps: float
     layers: int
     hidden: int
+    # KV values per sequence by mean context: a load is solved at one context, over and over
+    kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
+
+    def kv_at(self, context: float) -> float:
+        hit = self.kv_memo.get(context)
+        if hit is None:
+            hit = self.kv_memo[context] = kv_values(self.model, context)
+        return hit
 
     def weights_read(self, tokens: float) -> float:
         if not self.expert_bytes:
@@ -312,7 +320,7 @@ class _Engine:
         # its own KV cache) are separate kernels that run one after the other
         t_w = self.weights_read(tokens) / self.bw
         t_lin = tokens * self.flops_per_token / self.flops
-        kv_read = decode * kv_values(self.model, context) * self.kv_b
+        kv_read = decode * self.kv_at(context) * self.kv_b if decode else 0.0
         t_kv = kv_read / self.bw
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half
         # of it on average (causal)
@@ -501,11 +509,14 @@ def evaluate(
     memory_efficiency: float = 0.88,
     compute_efficiency: float = 0.56,
     with_curve: bool = False,
+    saturation: bool = True,
 ) -> ServingResult:
     """One serving configuration under one load (all replicas share it evenly).
 
     ``memory_efficiency`` and ``compute_efficiency`` are the engine's achieved-vs-peak priors
     for bandwidth and whole-model matmuls on this GPU (perf.py); the runtime scales them.
+    ``saturation=False`` skips the throughput at saturation (``max_output_tokens_per_s`` 0)
+    unless the load needs it: the planner compares configurations at the asked load only.
     """
     rt = runtime
     if rt.name != cfg.runtime:
@@ -553,9 +564,14 @@ def evaluate(
             curve=(),
         )
     r = cfg.replicas
-    sat = _solve(eng, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
-    assert sat is not None
-    max_out = sat.rate * o * r
+
+    def saturated_point() -> _Point:
+        pt = _solve(eng, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
+        assert pt is not None
+        return pt
+
+    sat = saturated_point() if saturation else None
+    max_out = sat.rate * o * r if sat is not None else 0.0
     curve = (
         tuple(
             CurvePoint(int(b), pt.itl * 1e3, pt.ttft * 1e3, pt.rate * o)
@@ -571,6 +587,7 @@ def evaluate(
         point = _solve(eng, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
     notes: list[str] = []
     if point is None:
+        sat = sat or saturated_point()
         return ServingResult(
             **base,
             fits=True,
@@ -582,7 +599,7 @@ def evaluate(
             itl_p95_ms=None,
             output_tokens_per_s=None,
             input_tokens_per_s=None,
-            max_output_tokens_per_s=max_out,
+            max_output_tokens_per_s=sat.rate * o * r,
             requests_per_s=None,
             saturated=True,
             prefill_share=sat.prefill_share,
@@ -729,6 +746,21 @@ def plan(
         tps = list(options.tp_sizes)
     prices: dict[tuple[int, int], float | None] = {}
 
+    def run(cfg: ServingConfig, saturation: bool = True) -> ServingResult:
+        return evaluate(
+            gpu,
+            model,
+            cfg,
+            load,
+            runtime=options.runtime,
+            usable_gb=options.usable_gb,
+            memory_efficiency=options.memory_efficiency,
+            compute_efficiency=options.compute_efficiency.get(
+                peak_tflops(gpu, cfg.weight_precision)[1], 0.5
+            ),
+            saturation=saturation,
+        )
+
     def head(tp: int, r: int) -> tuple[float, float]:
         """(0, price) or, unpriced, (1, GPU count): never decreasing in ``r`` for a fixed
         ``tp`` (instances are whole, and whether any instance holds a group does not depend on
@@ -754,18 +786,7 @@ def plan(
                     if found is not None and h > found[0][:2]:
                         break  # dearer than a configuration of this size that meets the targets
                     cfg = ServingConfig(tp, r, wp, kv, options.runtime.name)
-                    res = evaluate(
-                        gpu,
-                        model,
-                        cfg,
-                        load,
-                        runtime=options.runtime,
-                        usable_gb=options.usable_gb,
-                        memory_efficiency=options.memory_efficiency,
-                        compute_efficiency=options.compute_efficiency.get(
-                            peak_tflops(gpu, wp)[1], 0.5
-                        ),
-                    )
+                    res = run(cfg, saturation=False)
                     if not res.fits:
                         unfit = unfit or res.reason
                         break  # more replicas do not make one fit
@@ -782,10 +803,10 @@ def plan(
                     if closest_key is None or miss < closest_key:
                         closest, closest_key = res, miss
     if by_tp:
-        ranked = sorted(by_tp.values(), key=lambda kr: kr[0])
-        others = tuple(res for _, res in ranked[1:])
-        return Plan(ranked[0][1], None, (), None, tuple(skipped), others)
+        ranked = [run(res.config) for _, res in sorted(by_tp.values(), key=lambda kr: kr[0])]
+        return Plan(ranked[0], None, (), None, tuple(skipped), tuple(ranked[1:]))
     if closest is not None:
+        closest = run(closest.config)
         _, misses = meets(closest, targets)
         return Plan(None, closest, tuple(misses), None, tuple(skipped))
     return Plan(None, None, (), unfit or "does not fit", tuple(skipped))
