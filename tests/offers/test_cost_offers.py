@@ -165,3 +165,20 @@ def test_a_named_purchase_basis_takes_only_that_basis_and_says_why_none() -> Non
     # serving configurations take the same basis
     served, _ = price_replicas(offers, 1, 2, RentalPolicy(), Usage(), "launch")
     assert served.purchase_usd == 2 * 1599
+
+
+def test_replicas_follow_the_rental_policy() -> None:
+    from app.domain.cost import choose_replica_offer
+
+    spotty = offer("azure", "ND_H100_v5", 8, 98.0, spot_usd_per_hour=30.0)
+    market = offer("vast", "4x-H100", 4, 8.0, tier="community")
+    # on-demand only: the community host is left out, the spot price unused
+    own = choose_replica_offer([spotty, market], 2, 3, RentalPolicy(tiers=("on-demand",)))
+    assert own is not None and own.choice.offer is spotty and not own.choice.spot
+    assert own.choice.usd_per_hour == pytest.approx(98.0)  # 3 groups of 2 in one 8-GPU node
+    spot = choose_replica_offer([spotty], 2, 3, RentalPolicy(tiers=("on-demand",), allow_spot=True))
+    assert spot is not None and spot.choice.spot and spot.choice.usd_per_hour == 30.0
+    assert choose_replica_offer([spotty, market], 2, 3, RentalPolicy(providers=("gcp",))) is None
+    # the community host is the cheapest when allowed: two 4-GPU instances for three groups
+    cheap = choose_replica_offer([spotty, market], 2, 3)
+    assert cheap is not None and cheap.choice.offer is market and cheap.choice.instances == 2
