@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.domain import compat, rank
@@ -110,6 +111,55 @@ def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Excl
     return first
 
 
+def _lazy(request: s.RecommendationRequest) -> bool:
+    """Whether each card's configuration can be found without evaluating its others."""
+    return request.group_by == "gpu" and request.objective == "balanced"
+
+
+@dataclass
+class _Card:
+    """One GPU's planned configurations, evaluated in (count, savers) order only up to the
+    first that runs the job: the one a balanced answer shows (rank.best_per_card picks the
+    fewest cards, then the fewest savers, first in plan order among equals)."""
+
+    ctx: ev.Context
+    planned: list[ev.Configuration]
+    results: list[ev.ConfigResult | None]
+    index: int
+    chosen: rank.Candidate
+
+    @classmethod
+    def first(cls, gpu: GpuSpec, ctx: ev.Context) -> _Card | ev.Exclusion:
+        planned = ev.plan(gpu, ctx)
+        if isinstance(planned, ev.Exclusion):
+            return planned
+        results: list[ev.ConfigResult | None] = [None] * len(planned)
+        order = sorted(
+            range(len(planned)), key=lambda i: (planned[i].num_gpus, len(planned[i].savers))
+        )
+        for i in order:
+            r = results[i] = ev.evaluate(planned[i], ctx)
+            if r.ok:
+                return cls(ctx, planned, results, i, rank.Candidate.of(r))
+        # none runs: every one was evaluated, so the reason is _evaluated's
+        first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
+        assert first is not None
+        return first
+
+    def alternatives(self) -> list[rank.Candidate]:
+        """The card's other runnable configurations, as rank.best_per_card lists them."""
+        alts = []
+        for i, cfg in enumerate(self.planned):
+            if i == self.index:
+                continue
+            r = self.results[i]
+            if r is None:
+                r = self.results[i] = ev.evaluate(cfg, self.ctx)
+            if r.ok:
+                alts.append(rank.Candidate.of(r))
+        return sorted(alts, key=lambda c: (c.n, c.savers))
+
+
 # ---------------------------------------------------------------- services
 
 
@@ -189,20 +239,31 @@ def recommend(
     ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
     cands: list[rank.Candidate] = []
     excluded: list[s.Excluded] = []
+    others: dict[int, list[rank.Candidate]] = {}
+    # A balanced answer shows each card with the fewest cards (then savers) that run the job
+    # (rank.best_per_card): that configuration is found without evaluating the others, which
+    # only the rows shown list as alternatives.
+    lazy = _lazy(request)
+    cards: dict[int, _Card] = {}
     for gpu in sorted(gpus, key=lambda g: g.slug):
-        res = _evaluated(gpu, ctx)
+        res: list[ev.ConfigResult] | ev.Exclusion | _Card
+        res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx)
         if isinstance(res, ev.Exclusion):
             excluded.append(
                 s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=res.reason)
             )
+        elif isinstance(res, _Card):
+            cands.append(res.chosen)
+            cards[id(res.chosen)] = res
         else:
             cands.extend(rank.Candidate.of(r) for r in res)
-    others: dict[int, list[rank.Candidate]] = {}
-    if request.group_by == "gpu":
+    if request.group_by == "gpu" and not lazy:
         per_card = rank.best_per_card(cands, request.objective)
         others = {id(chosen): alts for chosen, alts in per_card}
         cands = [chosen for chosen, _ in per_card]
     ordered = rank.rank(cands, request.objective, request.speed_weight)
+    for c in ordered[: request.limit] if lazy else ():
+        others[id(c)] = cards[id(c)].alternatives()
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
