@@ -12,9 +12,11 @@ from typing import Any
 
 from app.web.templating import num
 
-WIDTH = 640
-HEIGHT = 360
-MARGIN_L = 64
+# Drawn about as wide as a phone shows it (≈ 330 px), so the 11–12 px text stays ≥ 10 px on
+# a 390 px screen; on a desktop the SVG scales up.
+WIDTH = 400
+HEIGHT = 300
+MARGIN_L = 56
 MARGIN_R = 20
 MARGIN_T = 16
 MARGIN_B = 48
@@ -35,8 +37,10 @@ class Point:
     href: str | None = None
     emphasis: bool = False
     series: int = 0
-    anchor_end: bool = False  # label drawn to the left of the point
     outlier: bool = False  # beyond the scale: drawn at its edge, marked
+    label_x: float = 0.0  # where the label is drawn (set when it has room)
+    label_y: float = 0.0
+    label_anchor: str = "start"
 
 
 @dataclass
@@ -144,7 +148,16 @@ class _Axis:
         return self.lo_px + frac * (self.hi_px - self.lo_px)
 
     def tick_list(self) -> list[Tick]:
-        return [Tick(self(t), num(t, 3)) for t in self.ticks]
+        return [Tick(self(t), tick_text(t)) for t in self.ticks]
+
+
+def tick_text(v: float) -> str:
+    """Axis numbers short enough that neighbouring ticks never run together on a phone:
+    2,000 -> 2k, 50,000 -> 50k, 1,000,000 -> 1M."""
+    for scale, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return num(v / scale, 3) + unit
+    return num(v, 3)
 
 
 def xy_chart(
@@ -161,8 +174,8 @@ def xy_chart(
     """Scatter or line chart. Each point: {x, y, label, title?, href?, emphasis?}.
 
     ``pareto``: x is a cost and y a benefit; the front (no other point is both cheaper and
-    better) is drawn as a step line, and only points with room for their label keep it, so
-    labels never overlap (every point keeps its title and is listed beside the chart)."""
+    better) is drawn as a step line and its points are labelled first. Only points with room
+    for their label keep it, so labels never overlap (every point keeps its title)."""
     left, right = MARGIN_L, width - MARGIN_R
     top, bottom = MARGIN_T, height - MARGIN_B
     all_pts = [p for _, pts in series for p in pts if _finite(p.get("x")) and _finite(p.get("y"))]
@@ -189,12 +202,15 @@ def xy_chart(
                     outlier=xa.clipped(p["x"]) or ya.clipped(p["y"]),
                     emphasis=bool(p.get("emphasis")),
                     series=i,
+                    label_x=xa(p["x"]) + 8,
+                    label_y=ya(p["y"]) - 6,
                 )
             )
         out.append(s)
     front = ""
+    order = [q for ser in out for q in ser.points]  # labels are placed in this order
     if pareto:
-        placed = sorted((q for ser in out for q in ser.points), key=lambda q: (q.x, q.y))
+        placed = sorted(order, key=lambda q: (q.x, q.y))
         best: list[Point] = []
         for q in placed:
             if not best or q.y < best[-1].y - 1e-9:  # screen y: smaller is better
@@ -205,7 +221,11 @@ def xy_chart(
             else f"L{q.x:.1f},{best[i - 1].y:.1f} L{q.x:.1f},{q.y:.1f}"
             for i, q in enumerate(best)
         )
-        _declutter(best + [q for q in placed if q not in best], right)
+        order = best + [q for q in placed if q not in best]
+    # every label where it overlaps no other label and no point (the y axis's numbers are
+    # obstacles too; its title runs up the first ~22 units)
+    ticks = [(22.0, t.pos - 9, left - 4.0, t.pos + 5) for t in ya.tick_list()]
+    _declutter(order, 22.0, right, top, ticks)
     return Chart(
         width=width,
         height=height,
@@ -222,21 +242,82 @@ def xy_chart(
     )
 
 
-def _declutter(points: list[Point], right: float, char_w: float = 6.6, line_h: float = 14) -> None:
-    """Keep a point's label only where it overlaps no label already placed (in order)."""
-    placed: list[tuple[float, float, float, float]] = []
-    for p in points:
-        if not p.label:
-            continue
-        w = len(p.label) * char_w
-        x0 = p.x + 8 if p.x + 8 + w <= right else p.x - 8 - w
-        box = (x0, p.y - 6 - line_h, x0 + w, p.y - 6)
-        apart = (box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in placed)
-        if not all(apart):
+def _declutter(
+    points: list[Point],
+    left: float,
+    right: float,
+    top: float,
+    obstacles: list[tuple[float, float, float, float]] | None = None,
+    line_h: float = 14,
+) -> None:
+    """Keep a point's label only where it overlaps no label already placed (in order) and
+    no point: beside, above or below its point, the first place that is free, with the brand
+    words dropped when the whole name fits nowhere."""
+    placed: list[tuple[float, float, float, float]] = [
+        (q.x - 6, q.y - 6, q.x + 6, q.y + 6) for q in points
+    ] + list(obstacles or [])
+    for p in sorted(points, key=lambda q: not q.emphasis):  # the top pick is named first
+        own = (p.x - 6, p.y - 6, p.x + 6, p.y + 6)
+        spot = None
+        for text in dict.fromkeys((p.label, short_label(p.label))):
+            w = text_width(text)
+            # (left edge of the text, its baseline, SVG text-anchor)
+            for x0, y1, anchor in (
+                (p.x + 8, p.y - 6, "start"),  # above right
+                (p.x - 8 - w, p.y - 6, "end"),  # above left
+                (p.x - w / 2, p.y - 10, "middle"),  # above
+                (p.x + 8, p.y + 6 + line_h, "start"),  # below right
+                (p.x - 8 - w, p.y + 6 + line_h, "end"),  # below left
+                (p.x - w / 2, p.y + 10 + line_h, "middle"),  # below
+            ):
+                box = (x0 - 3, y1 - line_h + 2, x0 + w + 3, y1)  # a little air around it
+                if not text or x0 < left or x0 + w > right or box[1] < top:
+                    continue
+                if all(_apart(box, b) for b in placed if b != own):
+                    spot = (text, x0, y1, anchor, box)
+                    break
+            if spot is not None:
+                break
+        if spot is None:
             p.label = ""
             continue
-        p.anchor_end = x0 < p.x
+        p.label, x0, p.label_y, p.label_anchor, box = spot
+        p.label_x = {
+            "start": x0,
+            "end": x0 + text_width(p.label),
+            "middle": x0 + text_width(p.label) / 2,
+        }[p.label_anchor]
         placed.append(box)
+
+
+# Brand words a crowded chart may drop from a label ("NVIDIA GeForce RTX 4090" -> "RTX 4090");
+# the point's title and the list beside the chart keep the full name.
+BRAND_WORDS = frozenset({"NVIDIA", "GeForce", "AMD", "Radeon", "Instinct", "Intel", "Apple"})
+
+
+def text_width(text: str, font_px: float = 11.0) -> float:
+    """A generous width of ``text`` in the 11 px label font: per-character widths of wide
+    sans fonts (DejaVu Sans: capitals and digits ≤ 0.77 em, lower case ≤ 0.63 em, space
+    0.32 em), so an estimate never lets two labels touch on any common font."""
+    em = 0.0
+    for ch in text:
+        if ch == " ":
+            em += 0.32
+        elif ch.isupper() or ch.isdigit() or ch in "×%@MW":
+            em += 0.74
+        elif ch in "ilj.,:;|!'":
+            em += 0.3
+        else:
+            em += 0.6
+    return em * font_px
+
+
+def short_label(label: str) -> str:
+    return " ".join(w for w in label.split(" ") if w not in BRAND_WORDS)
+
+
+def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[2] < b[0] or a[0] > b[2] or a[3] < b[1] or a[1] > b[3]
 
 
 @dataclass
@@ -284,7 +365,7 @@ def bar_chart(
     usable = [r for r in rows if _finite(r.get("value")) or _finite(r.get("ref"))]
     every = [float(r[k]) for r in usable for k in ("value", "ref") if _finite(r.get(k))]
     scale_max = robust_max(every) or max(every or [1.0])
-    plot_w = width - label_w - 180
+    plot_w = 100.0  # bars in percent of their track (the words are HTML beside them)
     bars = []
     for i, r in enumerate(usable):
         v = float(r["value"]) if _finite(r.get("value")) else None

@@ -324,17 +324,19 @@ def config_name(name: str, num_gpus: int) -> str:
 
 
 def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.Chart]]:
+    if answer.serving is not None:
+        return []  # every row carries the same load: the serving charts plot latency instead
     bases = {"buy": ["buy"], "rent": ["rent"]}.get(answer.acquisition, ["buy", "rent"])
     unit = answer.recommendations[0].throughput.unit if answer.recommendations else ""
     out = []
     for basis in bases:
         points = []
         for row in answer.recommendations:
-            unit_price = row.gpu.hourly_usd if basis == "rent" else row.gpu.purchase_usd
-            if unit_price is None:
+            # the row's own prices (its offer, all GPUs), as the table shows them
+            price = row.cost.hourly_usd if basis == "rent" else row.cost.purchase_usd
+            if price is None:
                 continue
             name = config_name(row.gpu.name, row.num_gpus)
-            price = unit_price * row.num_gpus
             points.append(
                 {
                     "x": price,
@@ -353,8 +355,6 @@ def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.C
             x_label="rent, $ per hour (all GPUs)" if basis == "rent" else "price, $ (all GPUs)",
             y_label=f"throughput ({unit})",
             log_x=True,
-            width=460,
-            height=340,
             pareto=True,
         )
         what = "rental price per hour" if basis == "rent" else "purchase price"

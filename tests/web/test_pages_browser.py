@@ -62,10 +62,17 @@ def axe_serious(pg: Page) -> list[str]:
     ]
 
 
+SERVING_Q = (
+    "/recommendations?preset=llama-3-8b&task=serving&requests_per_s=5&prompt_tokens=1000"
+    "&serving.output_tokens=300&ttft_ms_target=1000&itl_ms_target=50"
+)
 PAGES = [
     "/",
     "/recommendations?preset=llama-3-8b&task=fine-tuning&peft=lora&acquisition=rent",
     "/recommendations?preset=llama-3-70b&task=inference&max_gpus=1&vendors=apple",
+    # the largest answers: every offer, verdict and explanation of ten rows, three charts
+    "/recommendations?preset=llama-3-70b&task=inference&acquisition=either",
+    SERVING_Q,
     "/gpus",
     "/gpus/h100-sxm",
     "/compare?slugs=h100-sxm,rtx-4090&preset=llama-3-8b",
@@ -216,6 +223,77 @@ def test_assumptions_panel_sets_the_hidden_defaults_and_the_header_echoes_them(
     pg.wait_for_url(re.compile(r"/\?.*#f-hours_per_week"))
     assert pg.locator("#f-hours_per_week").is_visible()
     assert pg.locator("#f-hours_per_week").input_value() == "10"
+
+
+CHART_TEXT = """() => Array.from(document.querySelectorAll('figure.chart svg text')).map(t => {
+  const r = t.getBoundingClientRect();
+  return {text: t.textContent, cls: t.getAttribute('class') || '',
+          px: Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b)
+              * parseFloat(getComputedStyle(t).fontSize),
+          svg: Array.from(document.querySelectorAll('figure.chart svg')).indexOf(t.ownerSVGElement),
+          box: [r.left, r.top, r.right, r.bottom]};
+})"""
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
+
+
+@pytest.mark.parametrize(
+    "url", ["/recommendations?preset=resnet-50&task=training&acquisition=either", SERVING_Q]
+)
+def test_charts_are_legible_and_labels_never_overlap(view: Page, url: str) -> None:
+    view.goto(url)
+    texts = view.evaluate(CHART_TEXT)
+    assert texts
+    small = [(t["text"], round(t["px"], 1)) for t in texts if t["px"] < 9.5]
+    assert not small, f"chart text under 9.5 px: {small[:5]}"
+    labels = [t for t in texts if "pt-label" in t["cls"]]
+    assert labels
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            if a["svg"] == b["svg"]:
+                assert not _overlap(a["box"], b["box"]), (a["text"], b["text"])
+    # a label covers no point of its chart
+    dots = view.evaluate(
+        """() => Array.from(document.querySelectorAll('figure.chart svg circle.pt')).map(c => {
+          const r = c.getBoundingClientRect();
+          return {svg: Array.from(document.querySelectorAll('figure.chart svg')).indexOf(c.ownerSVGElement),
+                  box: [r.left, r.top, r.right, r.bottom]};
+        })"""
+    )
+    for t in labels:
+        for d in dots:
+            if d["svg"] == t["svg"]:
+                assert not _overlap(t["box"], d["box"]), t["text"]
+
+
+def test_memory_bars_share_one_scale_and_their_words_wrap(view: Page) -> None:
+    view.goto("/recommendations?preset=llama-3-8b&task=inference&acquisition=rent")
+    widths = view.locator("[data-bar-chart] svg.hbar").evaluate_all(
+        "ss => ss.map(s => Math.round(s.getBoundingClientRect().width))"
+    )
+    assert len(widths) >= 5 and len(set(widths)) == 1, widths  # one track length: one scale
+    size = view.locator("[data-bar-chart] .hbar-label").first.evaluate(
+        "e => parseFloat(getComputedStyle(e).fontSize)"
+    )
+    assert size >= 12
+    no_sideways_scroll(view)
+
+
+def test_serving_answer_is_one_table_with_its_explanations(view: Page) -> None:
+    view.goto(SERVING_Q)
+    assert view.locator("[data-ranking]").count() == 0  # no second, load-blind ranking
+    rows = view.locator("tr[data-serving-row]")
+    assert rows.count() >= 5
+    why = view.locator("[data-serving-why]").first
+    why.locator("summary").click()
+    text = why.inner_text()
+    assert "Explanation" in text and "Memory per GPU" in text
+    # the top pick links to its row
+    view.locator(".summary-cards a[href='#rec-1']").click()
+    assert view.locator("#rec-1[data-serving-row]").is_visible()
+    no_sideways_scroll(view)
 
 
 @pytest.fixture
