@@ -141,6 +141,10 @@ class Gate:
     precision: str | None = None  # what the job really runs at
     warnings: tuple[str, ...] = ()
     flash_attention: bool = False
+    # What plan() asks of the backend, answered with the gate: whether the rules let it span
+    # several GPUs (None: no rule) and whether bitsandbytes' 8-bit AdamW works as documented.
+    multi_gpu: bool | None = None
+    adam8bit: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,8 +329,16 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 precision=resolved,
                 warnings=warnings,
                 flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
+                multi_gpu=compat.has_feature(gpu, "multi_gpu", ctx.rules, backend),
+                adam8bit=_documented(gpu, "bitsandbytes_8bit_optim", ctx.rules, backend),
             )
     return out
+
+
+def _documented(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -> bool:
+    """No rule, or a rule that calls it supported (not experimental or unsupported)."""
+    st = compat.feature_status(gpu, feature, rules, backend)
+    return st is None or st.status == "supported"
 
 
 def _supported(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -> bool:
@@ -498,12 +510,9 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         return g.exclusion
     assert g.backend is not None and g.precision is not None
     run = ctx.work if g.precision == ctx.work.precision else ctx.work.with_precision(g.precision)
-    max_n = max_devices(gpu, g.backend, ctx.limits.max_gpus)
-    if compat.has_feature(gpu, "multi_gpu", ctx.rules, g.backend) is False:
-        max_n = 1
+    max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
     allowed = ctx.savers_allowed
-    eight_bit = compat.feature_status(gpu, "bitsandbytes_8bit_optim", ctx.rules, g.backend)
-    if eight_bit is not None and eight_bit.status != "supported":
+    if not g.adam8bit:
         allowed = allowed - {"adam8bit"}  # only savers that work as documented are added
     exact = ctx.limits.exact_gpus
     if exact is not None and exact > max_n:
@@ -514,7 +523,6 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
     for savers, micro in _ladder(run, allowed):
-        cfg = Configuration(gpu, 1, savers=savers, micro_batch=micro)
         key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
         job = _job(ctx, key)
         n, size = min_gpus(
@@ -534,14 +542,14 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
-                out.append(replace(cfg, num_gpus=exact))
+                out.append(Configuration(gpu, exact, savers=savers, micro_batch=micro))
                 break
             continue
         # Extra cards beyond the fewest that hold a training job run data-parallel, which needs
         # at least one sample of each (micro-)batch per GPU.
         batch = micro or run.batch_size
         out.extend(
-            replace(cfg, num_gpus=k)
+            Configuration(gpu, k, savers=savers, micro_batch=micro)
             for k in COUNTS
             if n <= k <= top and (k == n or not run.training or k <= batch)
         )

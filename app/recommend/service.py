@@ -102,13 +102,36 @@ def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Excl
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
-    results = [ev.evaluate(c, ctx) for c in planned]
+    fewest = min(planned, key=lambda c: c.num_gpus)
+    first = ev.evaluate(fewest, ctx)
+    if _priced_out(first, ctx):
+        return first.exclusion
+    results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
     ok = [r for r in results if r.ok]
     if ok:
         return ok
-    first = min(results, key=lambda r: r.num_gpus).exclusion
-    assert first is not None
-    return first
+    reason = min(results, key=lambda r: r.num_gpus).exclusion
+    assert reason is not None
+    return reason
+
+
+def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> bool:
+    """Whether the price alone rules out the fewest cards, and so every larger count of the
+    card: an instance holding more GPUs costs at least as much (the cheapest accepted shape
+    with enough GPUs, paid whole; cards bought × N), and no price for one count means no
+    accepted offer or purchase price at all. The reason shown is then this count's, as when
+    every count is evaluated (a GPU without offers under a cost objective costs one
+    evaluation instead of one per count)."""
+    return (
+        _price_cut(ctx)
+        and r.exclusion is not None
+        and r.exclusion.code in ("no_price", "over_budget")
+        and r.perf is None  # the cut before the roofline: price only, no job cost
+    )
+
+
+def _price_cut(ctx: ev.Context) -> bool:
+    return ctx.apply_filters and ctx.limits.needs_price
 
 
 def _lazy(request: s.RecommendationRequest) -> bool:
@@ -141,6 +164,9 @@ class _Card:
             r = results[i] = ev.evaluate(planned[i], ctx)
             if r.ok:
                 return cls(ctx, planned, results, i, rank.Candidate.of(r))
+            if i == order[0] and _priced_out(r, ctx):
+                assert r.exclusion is not None
+                return r.exclusion
         # none runs: every one was evaluated, so the reason is _evaluated's
         first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
         assert first is not None

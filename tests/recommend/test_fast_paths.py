@@ -1,6 +1,6 @@
 """The engine's shortcuts give the answer the plain path gives, to the last digit: every
 configuration evaluated, then rank.best_per_card (the reference), over the shipped catalog
-and offers, for workloads where counts and memory savers differ per card."""
+and offers, for workloads where counts, memory savers and prices differ per card."""
 
 from __future__ import annotations
 
@@ -34,6 +34,48 @@ REQUESTS: list[dict[str, Any]] = [
 ]
 
 
+# Cost objectives and budgets: cards without a price, or over budget at their fewest cards,
+# are cut after one evaluation (service._priced_out).
+PRICED: list[dict[str, Any]] = [
+    {
+        "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4},
+        "constraints": {"acquisition": "rent", "max_gpus": 2},
+        "objective": "best_value",
+    },
+    {"workload": {"preset": "llama-3-70b"}, "objective": "cheapest", "limit": 500},
+    {
+        "workload": {"preset": "llama-3-70b", "task": "fine-tuning"},
+        "objective": "best_value",
+        "constraints": {"max_hourly_usd": 20, "acquisition": "rent"},
+        "group_by": "config",
+        "limit": 500,
+    },
+    {
+        "workload": {"preset": "mistral-7b"},
+        "objective": "cheapest",
+        "constraints": {"max_purchase_usd": 2000},
+        "limit": 500,
+    },
+    {
+        "workload": {"preset": "gpt2-xl", "task": "training", "batch_size": 256},
+        "constraints": {"max_purchase_usd": 30000, "acquisition": "either"},
+        "limit": 500,
+    },
+    {  # over the job budget on 1 card but not on 2: only a price cut before the roofline cuts
+        "workload": {"preset": "llama-3-8b", "task": "inference", "dataset_samples": 1e5},
+        "objective": "cheapest",
+        "constraints": {"max_job_cost_usd": 100, "acquisition": "rent"},
+        "limit": 500,
+    },
+    {
+        "workload": {"preset": "llama-3-8b", "task": "inference"},
+        "constraints": {"exclude_marketplace": True, "acquisition": "rent", "num_gpus": 2},
+        "objective": "cheapest",
+        "limit": 500,
+    },
+]
+
+
 @pytest.fixture
 def catalog(settings: Settings) -> Any:
     engine = make_engine(settings.database_url)
@@ -54,3 +96,20 @@ def test_balanced_cards_evaluated_lazily_answer_as_the_full_evaluation(
     reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
     assert fast == reference
     assert any(r["alternatives"] for r in fast["recommendations"])
+
+
+@pytest.mark.parametrize(
+    "body", PRICED, ids=lambda b: f"{b['workload']['preset']}-{b.get('objective')}"
+)
+def test_cards_priced_out_at_their_fewest_cards_answer_as_the_full_evaluation(
+    body: dict[str, Any], catalog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gpus, offers, rules = catalog
+    req = s.RecommendationRequest.model_validate(body)
+    fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    monkeypatch.setattr(service, "_lazy", lambda _r: False)
+    monkeypatch.setattr(service, "_price_cut", lambda _ctx: False)
+    reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    assert fast == reference
+    codes = {e["code"] for e in fast["excluded"]}
+    assert codes & {"no_price", "over_budget"}
