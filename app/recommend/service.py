@@ -104,8 +104,9 @@ def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Excl
         return planned
     fewest = min(planned, key=lambda c: c.num_gpus)
     first = ev.evaluate(fewest, ctx)
-    if _priced_out(first, ctx):
-        return first.exclusion
+    priced_out = _priced_out(first, ctx)
+    if priced_out is not None:
+        return priced_out
     results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
     ok = [r for r in results if r.ok]
     if ok:
@@ -115,19 +116,20 @@ def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Excl
     return reason
 
 
-def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> bool:
-    """Whether the price alone rules out the fewest cards, and so every larger count of the
-    card: an instance holding more GPUs costs at least as much (the cheapest accepted shape
-    with enough GPUs, paid whole; cards bought × N), and no price for one count means no
-    accepted offer or purchase price at all. The reason shown is then this count's, as when
-    every count is evaluated (a GPU without offers under a cost objective costs one
-    evaluation instead of one per count)."""
-    return (
+def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> ev.Exclusion | None:
+    """The exclusion when the price alone rules out the fewest cards, and so every larger
+    count of the card: an instance holding more GPUs costs at least as much (the cheapest
+    accepted shape with enough GPUs, paid whole; cards bought × N), and no price for one
+    count means no accepted offer or purchase price at all. The reason shown is then this
+    count's, as when every count is evaluated (a GPU without offers under a cost objective
+    costs one evaluation instead of one per count)."""
+    cut = (
         _price_cut(ctx)
         and r.exclusion is not None
         and r.exclusion.code in ("no_price", "over_budget")
         and r.perf is None  # the cut before the roofline: price only, no job cost
     )
+    return r.exclusion if cut else None
 
 
 def _price_cut(ctx: ev.Context) -> bool:
@@ -164,9 +166,8 @@ class _Card:
             r = results[i] = ev.evaluate(planned[i], ctx)
             if r.ok:
                 return cls(ctx, planned, results, i, rank.Candidate.of(r))
-            if i == order[0] and _priced_out(r, ctx):
-                assert r.exclusion is not None
-                return r.exclusion
+            if i == order[0] and (priced_out := _priced_out(r, ctx)) is not None:
+                return priced_out
         # none runs: every one was evaluated, so the reason is _evaluated's
         first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
         assert first is not None
