@@ -439,7 +439,7 @@ class WorkloadIn(_In):
         "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
         "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm, MLX on Apple, "
         "llama.cpp on CPU.",
-        json_schema_extra=ui("workload", assumed="PyTorch (eager)"),
+        json_schema_extra=ui("workload", assumed="Picked for the task and format"),
     )
     quantization: Quantization | None = Field(
         default=None,

@@ -162,7 +162,10 @@
   });
 
   $all("[data-scroll-wrap]").forEach(function (wrap) {
-    var hint = wrap.nextElementSibling && wrap.nextElementSibling.hasAttribute("data-scroll-hint") ? wrap.nextElementSibling : null;
+    // the hint sits right after the table, or right before a long one (the catalog)
+    var hint = [wrap.nextElementSibling, wrap.previousElementSibling].filter(function (el) {
+      return el && el.hasAttribute("data-scroll-hint");
+    })[0] || null;
     var update = function () {
       var more = wrap.scrollWidth - wrap.clientWidth - wrap.scrollLeft > 2;
       wrap.classList.toggle("more-right", more);

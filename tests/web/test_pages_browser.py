@@ -338,6 +338,23 @@ def test_catalog_sticky_name_and_compare_across_pages(page_desktop: Page) -> Non
     assert f"/gpus/{slug1}" in heads and f"/gpus/{slug2}" in heads
 
 
+def test_catalog_fits_at_1440_and_says_it_scrolls_on_a_phone(view: Page) -> None:
+    view.goto("/gpus")
+    wrap = view.locator(".catalog-wrap")
+    fits = wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")
+    hint = view.locator("[data-scroll-hint]")
+    if (view.viewport_size or {}).get("width", 0) >= 1440:
+        assert fits  # every column, the prices included, on screen
+        assert hint.is_hidden()
+    else:
+        assert not fits and hint.is_visible()
+        # said before the first row, not after fifty of them
+        hint_box, table_box = hint.bounding_box(), wrap.bounding_box()
+        assert hint_box is not None and table_box is not None
+        assert hint_box["y"] < table_box["y"]
+    no_sideways_scroll(view)
+
+
 def test_catalog_filters_fold_on_a_phone(page_phone: Page) -> None:
     pg = page_phone
     pg.goto("/gpus")
@@ -374,6 +391,16 @@ def test_compare_words_colours_price_and_a_job(page_desktop: Page) -> None:
     assert power.locator("[data-better]").get_attribute("data-better") == "no"
     job = pg.locator("[data-compare-job]").inner_text()
     assert "Throughput" in job and "Cost per job" in job and "Runs it?" in job
+
+
+def test_compare_two_cards_fits_a_phone(page_phone: Page) -> None:
+    pg = page_phone
+    pg.goto("/compare?slugs=h100-sxm,rtx-4090&preset=llama-3-8b")
+    for table in ("[data-compare-job]", "[data-compare-table]"):
+        wrap = pg.locator(table).locator("xpath=..")
+        assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), table
+    assert pg.locator("[data-compare-table] thead th", has_text="RTX 4090").is_visible()
+    no_sideways_scroll(pg)
 
 
 # ---------------------------------------------------------------------------- measured machines
