@@ -541,9 +541,14 @@ def test_journey_buy_or_rent_for_training(journey: Page) -> None:
 def test_journey_faster_than_my_machine(journey: Page, report_id: int) -> None:
     pg = journey
     pg.goto("/")
-    pg.select_option("#f-preset", "llama-3-8b")
+    pg.select_option("#f-preset", "resnet-50")
     pg.select_option("#f-device_report_id", str(report_id))
+    pg.select_option("#f-objective", "fastest")
     ask(pg)
+    # the answer, first thing on the page: how much faster the best option is than yours
+    best = pg.locator("[data-best-speedup]")
+    assert best.is_visible()
+    assert re.search(r"Up to [\d.,]+× as fast", best.inner_text())
     speedup = pg.locator("tr[data-rank='1'] td[data-label='Speedup vs yours']")
     assert re.search(r"\d×", speedup.inner_text())
     assert speedup.is_visible()
