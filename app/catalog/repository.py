@@ -128,14 +128,19 @@ def rows_for_specs(session: Session) -> list[GpuRow]:
     return list(session.scalars(stmt).all())
 
 
-def catalog_stamp(session: Session) -> tuple[Any, ...]:
-    """Changes whenever a row is added, changed or deleted, in one cheap aggregate: an insert
+def stamp_columns() -> list[Any]:
+    """Changes whenever a row is added, changed or deleted, in cheap aggregates: an insert
     raises max(id) and max(updated_at), an update raises max(updated_at) (the ORM sets it),
-    a delete lowers the count. Seen from every worker, because it is read from the database."""
-    row = session.execute(
-        select(func.count(), func.max(GpuRow.id), func.max(GpuRow.updated_at))
-    ).one()
-    return tuple(row)
+    a delete lowers the count. Seen from every worker, because it is read from the database.
+    Scalar subqueries, so a caller can read several features' stamps in one query."""
+    return [
+        select(f(c)).scalar_subquery()
+        for f, c in ((func.count, GpuRow.id), (func.max, GpuRow.id), (func.max, GpuRow.updated_at))
+    ]
+
+
+def catalog_stamp(session: Session) -> tuple[Any, ...]:
+    return tuple(session.execute(select(*stamp_columns())).one())
 
 
 def get_by_slug(session: Session, slug: str) -> GpuRow | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
@@ -153,12 +154,13 @@ def get_spec(session: Session, slug: str, field: str = "slug") -> GpuSpec:
 _specs: Snapshots[tuple[GpuSpec, ...]] = Snapshots()
 
 
-def all_specs(session: Session) -> list[GpuSpec]:
-    """The whole catalog as GpuSpecs, from the cache when the catalog has not changed."""
+def all_specs(session: Session, stamp: tuple[Any, ...] | None = None) -> list[GpuSpec]:
+    """The whole catalog as GpuSpecs, from the cache when the catalog has not changed
+    (``stamp``: the catalog's stamp when the caller read it with others in one query)."""
     return list(
         _specs.get(
             session,
-            repository.catalog_stamp(session),
+            repository.catalog_stamp(session) if stamp is None else stamp,
             lambda: tuple(spec_from_row(r) for r in repository.rows_for_specs(session)),
         )
     )

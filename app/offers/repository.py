@@ -95,17 +95,18 @@ def all_purchase(session: Session) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in session.execute(stmt)]
 
 
+def stamp_columns() -> list[Any]:
+    """Changes whenever an offer is added, changed or deleted (see the catalog's
+    stamp_columns), over both tables."""
+    return [
+        select(f(c)).scalar_subquery()
+        for table in (CloudOfferRow, PurchaseOfferRow)
+        for f, c in ((func.count, table.id), (func.max, table.id), (func.max, table.updated_at))
+    ]
+
+
 def offers_stamp(session: Session) -> tuple[Any, ...]:
-    """Changes whenever an offer is added, changed or deleted (see catalog_stamp), in one
-    query over both tables."""
-
-    def agg(table: type[CloudOfferRow] | type[PurchaseOfferRow]) -> list[Any]:
-        return [
-            select(f(c)).scalar_subquery()
-            for f, c in ((func.count, table.id), (func.max, table.id), (func.max, table.updated_at))
-        ]
-
-    return tuple(session.execute(select(*agg(CloudOfferRow), *agg(PurchaseOfferRow))).one())
+    return tuple(session.execute(select(*stamp_columns())).one())
 
 
 def cloud_by_key(session: Session) -> dict[tuple[str, str], CloudOfferRow]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -276,10 +277,13 @@ def _load_gpu_offers(session: Session) -> Mapping[str, GpuOffers]:
 _gpu_offers: Snapshots[Mapping[str, GpuOffers]] = Snapshots()
 
 
-def gpu_offers(session: Session) -> Mapping[str, GpuOffers]:
-    """Every GPU's cloud and purchase offers (read-only; shared between requests)."""
+def gpu_offers(session: Session, stamp: tuple[Any, ...] | None = None) -> Mapping[str, GpuOffers]:
+    """Every GPU's cloud and purchase offers (read-only; shared between requests);
+    ``stamp``: the offers' stamp when the caller read it with others in one query."""
     return _gpu_offers.get(
-        session, repository.offers_stamp(session), lambda: _load_gpu_offers(session)
+        session,
+        repository.offers_stamp(session) if stamp is None else stamp,
+        lambda: _load_gpu_offers(session),
     )
 
 

@@ -15,7 +15,7 @@ from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
 from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
-from app.recommend import presets, service
+from app.recommend import presets, repository, service
 from app.recommend import schemas as s
 from app.reports import service as reports
 from app.vocab import MEASURED_PRECISIONS
@@ -97,7 +97,10 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
 def recommend_for(
     session: Session, settings: Settings, request: s.RecommendationRequest
 ) -> s.RecommendationResponse:
-    gpus = catalog.all_specs(session)
+    # The catalog, offers and pooled calibration come from caches that one stamp query per
+    # request validates (each was a query of its own: a fifth of the request).
+    stamps = repository.input_stamps(session)
+    gpus = catalog.all_specs(session, stamps.catalog)
     rules = presets.load_rules(settings.data_dir)
     device = (
         _device(session, request.device_report_id, gpus)
@@ -106,7 +109,8 @@ def recommend_for(
     )
     # every stored report of a catalog GPU calibrates everyone's answer; a named report wins
     # for its own GPU
-    calibration = merge(reports.pooled_calibration(session, gpus), device.calibration)
+    pooled = reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
+    calibration = merge(pooled, device.calibration)
     response = service.recommend(
         request,
         gpus,
@@ -114,7 +118,7 @@ def recommend_for(
         calibration,
         device.baseline,
         data_dir=settings.data_dir,
-        offers=offers.gpu_offers(session),
+        offers=offers.gpu_offers(session, stamps.offers),
     )
     response.warnings.extend(device.notes)
     if response.baseline is not None:

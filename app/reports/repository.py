@@ -81,6 +81,24 @@ def list_reports(
     return total, list(rows)
 
 
+def stamp_columns() -> list[Any]:
+    """Changes whenever a report is stored or deleted (reports never change): the count,
+    the newest id and the newest time (a deleted newest id reused by SQLite comes back with
+    a later time)."""
+    return [
+        select(f(c)).scalar_subquery()
+        for f, c in (
+            (func.count, DeviceReportRow.id),
+            (func.max, DeviceReportRow.id),
+            (func.max, DeviceReportRow.created_at),
+        )
+    ]
+
+
+def reports_stamp(session: Session) -> tuple[Any, ...]:
+    return tuple(session.execute(select(*stamp_columns())).one())
+
+
 def matched_headlines(
     session: Session, limit: int = 5000
 ) -> list[tuple[str, str, dict[str, float]]]:

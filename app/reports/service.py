@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.bench.report import BenchReport, apply_peaks
+from app.catalog import repository as catalog_repository
 from app.catalog import service as catalog
-from app.db import session_scope, write_scope
+from app.db import Snapshots, session_scope, write_scope
 from app.domain.calibration import Calibration, Efficiencies, Measurement, pool
 from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
@@ -234,6 +236,21 @@ def pooled_calibration(session: Session, gpus: list[GpuSpec]) -> Calibration | N
     backends = {g.slug: g.backends[0] for g in gpus if g.backends}
     pooled = pool(measurements, backends)
     return pooled_calibration_of(pooled, gpus, source="pooled device reports")
+
+
+# The catalog's pooled calibration per database, rebuilt when a report or the catalog changes.
+_pooled: Snapshots[Calibration | None] = Snapshots()
+
+
+def catalog_calibration(
+    session: Session, gpus: list[GpuSpec], stamp: tuple[Any, ...] | None = None
+) -> Calibration | None:
+    """pooled_calibration for ``gpus`` = the whole catalog, from the cache while neither the
+    reports nor the catalog changed; ``stamp``: (catalog stamp, reports stamp) when the
+    caller read them in one query."""
+    if stamp is None:
+        stamp = (catalog_repository.catalog_stamp(session), repository.reports_stamp(session))
+    return _pooled.get(session, stamp, lambda: pooled_calibration(session, gpus))
 
 
 def calibration_from(report: BenchReport, gpu: GpuSpec | None, source: str) -> Calibration | None:
