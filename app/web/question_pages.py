@@ -413,7 +413,14 @@ CSV_COLUMNS = (
     "time_to_finish_h",
     "bottleneck",
     "purchase_usd",
+    "purchase_basis",
     "hourly_usd",
+    "offer_provider",
+    "offer_instance_type",
+    "offer_gpus",
+    "offer_instances",
+    "offer_tier",
+    "offer_as_of",
     "rent_to_finish_usd",
     "buy_to_finish_usd",
     "job_cost_usd",
@@ -458,7 +465,14 @@ def recommendations_csv(request: Request, session: SessionDep, settings: Setting
             r.time_to_finish_h,
             r.bottleneck,
             r.cost.purchase_usd,
+            r.cost.purchase_basis,
             r.cost.hourly_usd,
+            # what the hourly price rents: the instance, as the page names it
+            *(
+                (o.provider, o.instance_type, o.gpus, o.instances, o.tier, o.as_of)
+                if (o := r.offer) is not None
+                else (None,) * 6
+            ),
             r.cost.rent_to_finish_usd,
             r.cost.buy_to_finish_usd,
             r.cost.job_cost_usd,

@@ -241,6 +241,17 @@ def test_exports_carry_the_same_query(client: TestClient) -> None:
     assert float(rows[0]["throughput"]) == pytest.approx(
         api["recommendations"][0]["throughput"]["value"]
     )
+    # the export names what each row rents, as the page does
+    for row, rec in zip(rows, api["recommendations"], strict=True):
+        offer = rec["offer"]
+        if offer is None:
+            assert row["offer_provider"] == "" and row["offer_instance_type"] == ""
+        else:
+            assert row["offer_provider"] == offer["provider"]
+            assert row["offer_instance_type"] == offer["instance_type"]
+            assert int(row["offer_gpus"]) == offer["gpus"]
+            assert float(row["hourly_usd"]) == pytest.approx(rec["cost"]["hourly_usd"])
+    assert any(r["offer_provider"] for r in rows)
 
 
 def test_export_with_bad_input_is_a_json_error(client: TestClient) -> None:
