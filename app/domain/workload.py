@@ -142,10 +142,14 @@ class ServingSpec:
     requests_per_s: float | None = None
     prompt_tokens_spread: int | None = None
     output_tokens_spread: int | None = None
+    # resolved: the user's targets, or the planner's defaults (serving.with_defaults) where the
+    # request set none, which the two flags mark
     ttft_ms_target: float | None = None
     itl_ms_target: float | None = None
     target_percentile: str = "p50"
     kv_cache_precision: str | None = None
+    ttft_target_default: bool = False
+    itl_target_default: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ PurchaseBasis = Literal["auto", "new", "used", "launch"]
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
+# The largest latency target (an hour): what a user gives for "no limit" on one of them
+MAX_TARGET_MS = 3.6e6
 
 
 def ui(
@@ -302,24 +304,28 @@ class ServingIn(_In):
     ttft_ms_target: float | None = Field(
         default=None,
         gt=0,
-        le=3.6e6,
+        le=MAX_TARGET_MS,
         title="Time to first token ≤ (ms)",
         description="Longest acceptable wait for the first token; configurations that miss "
-        "it are excluded.",
-        json_schema_extra=ui("serving", tasks=("serving",)),
+        "it are excluded. Blank: 2,000 ms, MLPerf Inference's Llama 2 70B server limit. "
+        "For no limit, give 3,600,000 (an hour).",
+        json_schema_extra=ui("serving", tasks=("serving",), assumed="2,000 (MLPerf)"),
     )
     itl_ms_target: float | None = Field(
         default=None,
         gt=0,
-        le=3.6e6,
+        le=MAX_TARGET_MS,
         title="Time between tokens ≤ (ms)",
-        description="Inter-token latency; 50 ms ≈ 20 tokens/s per user.",
-        json_schema_extra=ui("serving", tasks=("serving",)),
+        description="Inter-token latency; 50 ms ≈ 20 tokens/s per user. Blank: 200 ms, "
+        "MLPerf's time per output token for Llama 2 70B (its interactive limit is 40 ms). "
+        "For no limit, give 3,600,000.",
+        json_schema_extra=ui("serving", tasks=("serving",), assumed="200 (MLPerf)"),
     )
     target_percentile: Literal["p50", "p95"] = Field(
         default="p50",
         title="Targets apply to",
-        description="The median request (p50) or the 95th percentile.",
+        description="The median request (p50) or the 95th percentile (MLPerf holds its "
+        "limits at the 99th).",
         json_schema_extra=ui("serving", tasks=("serving",)),
     )
     kv_cache_precision: KvPrecision | None = Field(
@@ -720,10 +726,14 @@ class ServingResolvedOut(BaseModel):
     requests_per_s: float | None
     prompt_tokens: int
     output_tokens: int
-    ttft_ms_target: float | None
+    ttft_ms_target: float | None = Field(description="the target applied (yours or the default)")
     itl_ms_target: float | None
     target_percentile: str
     kv_cache_precision: str | None
+    ttft_ms_target_basis: str = Field(
+        "yours", description='"yours", or "default (MLPerf …)" when the request gave none'
+    )
+    itl_ms_target_basis: str = "yours"
 
 
 class MemoryOut(BaseModel):

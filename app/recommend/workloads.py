@@ -8,6 +8,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, get_args
 
+from app.domain import serving as serving_model
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
@@ -381,6 +382,10 @@ def _serving_spec(
             f"prompt + output = {ctx} tokens exceeds the model's context of {model.max_context}",
             field="workload.serving.prompt_tokens",
         )
+    # no target would let anything that eventually answers "meet" the load: blanks get MLPerf's
+    targets = serving_model.with_defaults(
+        serving_model.ServingTargets(sv.ttft_ms_target, sv.itl_ms_target, sv.target_percentile)
+    )
     return ServingSpec(
         prompt_tokens=sv.prompt_tokens,
         output_tokens=sv.output_tokens,
@@ -388,10 +393,12 @@ def _serving_spec(
         requests_per_s=sv.requests_per_s,
         prompt_tokens_spread=sv.prompt_tokens_spread,
         output_tokens_spread=sv.output_tokens_spread,
-        ttft_ms_target=sv.ttft_ms_target,
-        itl_ms_target=sv.itl_ms_target,
+        ttft_ms_target=targets.ttft_ms,
+        itl_ms_target=targets.itl_ms,
         target_percentile=sv.target_percentile,
         kv_cache_precision=sv.kv_cache_precision,
+        ttft_target_default=targets.ttft_default,
+        itl_target_default=targets.itl_default,
     )
 
 
@@ -433,4 +440,10 @@ def _serving_out(sv: ServingSpec | None) -> s.ServingResolvedOut | None:
         itl_ms_target=sv.itl_ms_target,
         target_percentile=sv.target_percentile,
         kv_cache_precision=sv.kv_cache_precision,
+        ttft_ms_target_basis=_basis(sv.ttft_target_default),
+        itl_ms_target_basis=_basis(sv.itl_target_default),
     )
+
+
+def _basis(default: bool) -> str:
+    return f"default ({serving_model.DEFAULT_TARGETS_SOURCE})" if default else "yours"

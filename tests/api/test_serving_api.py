@@ -58,6 +58,49 @@ def test_llama_70b_for_50_users_meets_the_targets_with_replicas_and_price(
     assert body["workload"]["serving"]["concurrent_requests"] == 50
 
 
+def test_without_targets_the_70b_question_is_held_to_mlperf_defaults(client: TestClient) -> None:
+    # asked as a new user: no targets, no constraints, the default objective
+    body = {"workload": {"preset": "llama-3-70b", "task": "serving", "serving": _serving()}}
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    echo = out["workload"]["serving"]
+    assert (echo["ttft_ms_target"], echo["itl_ms_target"]) == (2000, 200)
+    for basis in (echo["ttft_ms_target_basis"], echo["itl_ms_target_basis"]):
+        assert basis.startswith("default (MLPerf") and "p99" in basis
+    summary = out["serving"]
+    assert summary["met"] is True
+    assert "(default)" in summary["message"] and "MLPerf" in summary["message"]
+    assert "no latency targets" not in summary["message"]
+    rows = out["recommendations"]
+    assert len(rows) >= 5
+    for row in rows:
+        sv = row["serving"]
+        assert sv["meets_slo"] is True and sv["ttft_ms"] <= 2000 and sv["itl_ms"] <= 200
+        # 50 users carried, not queued behind a handful of slots
+        assert sv["max_concurrency"] >= 50 or sv["ttft_ms"] <= 2000
+    excluded = {e["slug"]: e for e in out["excluded"]}
+    assert excluded["arc-b580"]["code"] in ("misses_targets", "does_not_fit", "runtime_unsupported")
+
+
+def test_a_target_set_by_the_user_is_theirs_and_a_large_one_lifts_the_limit(
+    client: TestClient,
+) -> None:
+    mine = _ask(client, _serving(itl_ms_target=40))["workload"]["serving"]
+    assert mine["itl_ms_target"] == 40 and mine["itl_ms_target_basis"] == "yours"
+    assert mine["ttft_ms_target"] == 2000 and mine["ttft_ms_target_basis"].startswith("default")
+    # Apple alone cannot carry 50 users within the default TTFT (one request at a time)
+    apple = {"vendors": ["apple"], "acquisition": "either"}
+    strict = _ask(client, _serving(), constraints=apple)
+    assert strict["recommendations"] == [] and strict["serving"]["met"] is False
+    assert strict["serving"]["closest"] and strict["serving"]["relax"]
+    assert "queue" in " ".join(strict["serving"]["relax"])
+    # (Macs have no price in the catalog: ranked by speed)
+    lifted = _ask(client, _serving(ttft_ms_target=3.6e6), constraints=apple, objective="fastest")
+    assert lifted["serving"]["met"] is True and lifted["recommendations"]
+    assert lifted["workload"]["serving"]["ttft_ms_target_basis"] == "yours"
+
+
 def test_targets_nothing_can_meet_say_so_and_what_to_relax(client: TestClient) -> None:
     body = _ask(client, _serving(ttft_ms_target=20, itl_ms_target=1))
     assert body["recommendations"] == []

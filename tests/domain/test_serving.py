@@ -201,6 +201,39 @@ def test_p95_targets_are_stricter_than_p50():
     assert ok50 and not ok95 and "TTFT" in miss[0]
 
 
+# ---------------------------------------------------------------- default targets
+
+
+def test_blank_targets_default_to_mlperf_llama2_70b_server_and_say_so():
+    blank = sv.with_defaults(sv.ServingTargets(percentile="p95"))
+    # mlcommons/inference loadgen/mlperf.conf: llama2-70b.Server ttft 2000 ms, tpot 200 ms
+    assert (blank.ttft_ms, blank.itl_ms, blank.percentile) == (2000.0, 200.0, "p95")
+    assert blank.ttft_default and blank.itl_default
+    assert "MLPerf" in sv.DEFAULT_TARGETS_SOURCE and "p99" in sv.DEFAULT_TARGETS_SOURCE
+    mine = sv.with_defaults(sv.ServingTargets(itl_ms=40))
+    assert (mine.ttft_ms, mine.itl_ms) == (2000.0, 40)
+    assert mine.ttft_default and not mine.itl_default
+
+
+def test_a_configuration_that_only_eventually_answers_does_not_meet_the_default_targets():
+    # llama-server's 4 slots and 50 users: the rest wait minutes for a slot. Without targets
+    # that "meets" the load; with the defaults it is the closest miss, on TTFT.
+    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
+    opts = _options(RTX4090, runtime=profile("llama.cpp", RTX4090), max_gpus=1)
+    none = sv.plan(RTX4090, LLAMA8, load, sv.ServingTargets(), opts)
+    assert none.best is not None and none.best.ttft_ms is not None
+    assert none.best.ttft_ms > 10 * sv.DEFAULT_TTFT_MS
+    default = sv.plan(RTX4090, LLAMA8, load, sv.with_defaults(sv.ServingTargets()), opts)
+    assert default.best is None and default.closest is not None
+    assert any(m.startswith("TTFT") for m in default.misses)
+    # vLLM batches all 50 on the same card within the defaults
+    served = sv.plan(RTX4090, LLAMA8, load, sv.with_defaults(sv.ServingTargets()),
+                     _options(RTX4090, max_gpus=1))  # fmt: skip
+    assert (
+        served.best is not None and sv.meets(served.best, sv.with_defaults(sv.ServingTargets()))[0]
+    )
+
+
 # ---------------------------------------------------------------- the planner with prices
 
 

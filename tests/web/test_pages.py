@@ -423,3 +423,18 @@ def test_serving_answer_header_describes_the_load_not_a_batch(client: TestClient
     top = html.split('<div class="k">Top pick</div>')[1].split("</a>")[0]
     assert re.search(r"\d+ × \d+ NVIDIA", top), top
     assert "split over" not in html.split('<div class="k">GPUs that can run it')[0]
+
+
+def test_serving_answer_says_which_targets_are_mlperf_defaults(client: TestClient) -> None:
+    url = (
+        "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
+        "&prompt_tokens=1000&serving.output_tokens=300&acquisition=rent&objective=best_value"
+    )
+    html = page(client, url)
+    line = html.split("data-serving-table")[0].rsplit('<p class="muted small">', 1)[1]
+    assert "TTFT ≤ 2,000 ms (default)" in line and "ITL ≤ 200 ms (default)" in line
+    assert "data-default-targets" in line and "MLPerf" in line and "p99" in line
+    mine = page(client, url + "&ttft_ms_target=1000&itl_ms_target=50")
+    line = mine.split("data-serving-table")[0].rsplit('<p class="muted small">', 1)[1]
+    assert "TTFT ≤ 1,000 ms" in line and "ITL ≤ 50 ms" in line
+    assert "(default)" not in line and "data-default-targets" not in line
