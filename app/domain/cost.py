@@ -56,13 +56,8 @@ def estimate_cost(
         if electricity_usd_per_kwh is None
         else electricity_usd_per_kwh
     )
-    unit_buy, unit_rent = gpu.purchase_usd, gpu.hourly_usd
-    purchase = unit_buy * n if unit_buy is not None else None
-    hourly = unit_rent * n if unit_rent is not None else None
+    purchase, hourly = prices(gpu, n, pricing)
     horizon = (pricing.usage if pricing is not None else usage or Usage()).hours
-    if pricing is not None:
-        purchase = pricing.purchase_usd
-        hourly = pricing.rent.usd_per_hour if pricing.rent is not None else None
     # GPUs run near their board power under sustained training; inference sits lower, so TDP
     # is an upper bound the explanation calls so.
     power = gpu.tdp_w * n if gpu.tdp_w is not None else None
@@ -116,6 +111,21 @@ def estimate_cost(
         hourly_provider=hourly_provider,
         purchase_basis=basis,
         horizon_hours=horizon,
+    )
+
+
+def prices(
+    gpu: GpuSpec, num_gpus: int, pricing: Pricing | None = None
+) -> tuple[float | None, float | None]:
+    """(purchase, per hour) of ``num_gpus`` cards: the chosen offers' (the whole instance per
+    hour) given ``pricing``, else the catalog's per-GPU prices × N."""
+    if pricing is not None:
+        return pricing.purchase_usd, pricing.rent.usd_per_hour if pricing.rent else None
+    n = max(1, num_gpus)
+    unit_buy, unit_rent = gpu.purchase_usd, gpu.hourly_usd
+    return (
+        unit_buy * n if unit_buy is not None else None,
+        unit_rent * n if unit_rent is not None else None,
     )
 
 

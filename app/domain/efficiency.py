@@ -95,7 +95,7 @@ class EfficiencyTable:
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
     # Resolved profiles and runtime values by their keys: the rows never change, and the
     # engine asks the same few questions for every configuration of every request.
-    _memo: dict[tuple[str, ...], Any] = field(
+    _memo: dict[tuple[Any, ...], Any] = field(
         default_factory=dict, compare=False, repr=False, hash=False
     )
 
@@ -157,10 +157,18 @@ def _matches(row: Row, keys: dict[str, str]) -> bool:
 def resolve(
     table: EfficiencyTable, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
 ) -> RuntimeProfile:
+    # First by the (frozen, hashable) GpuSpec itself: building the match keys costs more than
+    # the lookup, and the engine asks for every GPU of every request. Bounded like the rules'
+    # memo (an edited catalog leaves stale entries behind).
+    by_gpu = ("gpu", gpu, backend, runtime, precision, regime)
+    hit = table._memo.get(by_gpu)
+    if hit is not None:
+        return cast(RuntimeProfile, hit)
     keys = _keys(gpu, backend, runtime, precision, regime)
     memo_key = ("profile", *keys.values())
     cached = table._memo.get(memo_key)
     if cached is not None:
+        _remember(table, by_gpu, cached)
         return cast(RuntimeProfile, cached)
     chosen: dict[str, tuple[int, int, Any, str | None]] = {}
     for i, row in enumerate(table.rows):
@@ -176,8 +184,18 @@ def resolve(
         values["native"] = tuple(values["native"] or ())
     sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
     profile = RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
-    table._memo[memo_key] = profile
+    _remember(table, memo_key, profile)
+    _remember(table, by_gpu, profile)
     return profile
+
+
+MEMO_SIZE = 50_000  # entries per table: a catalog of thousands × a few runtimes and phases
+
+
+def _remember(table: EfficiencyTable, key: tuple[Any, ...], value: Any) -> None:
+    if len(table._memo) >= MEMO_SIZE:
+        table._memo.clear()
+    table._memo[key] = value
 
 
 def parse_table(doc: dict[str, Any]) -> EfficiencyTable:

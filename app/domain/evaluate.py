@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from app.domain import compat, efficiency, perf
 from app.domain import cost as costs
@@ -230,8 +230,16 @@ def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
     return samples * per_sample / p.throughput / 3600.0
 
 
+class PriceOnly(NamedTuple):
+    """What the budget reads before there is an estimate: the prices alone."""
+
+    purchase_usd: float | None
+    hourly_usd: float | None
+    time_to_finish_h: None = None
+
+
 def budget(
-    c: costs.CostEstimate,
+    c: costs.CostEstimate | PriceOnly,
     limits: Limits,
     rent_reason: str | None = None,
     buy_reason: str | None = None,
@@ -251,8 +259,8 @@ def budget(
         if limit is not None and price > limit:
             over.append(f"{'purchase' if mode == 'buy' else 'rent'} ${price:,.2f} > ${limit:,.2f}")
             continue
-        if limits.max_job_cost_usd is not None and c.time_to_finish_h is not None:
-            mode_job = costs.job_cost(c, mode)
+        if limits.max_job_cost_usd is not None and isinstance(c, costs.CostEstimate):
+            mode_job = costs.job_cost(c, mode)  # None while the job's length is unknown
             if mode_job is not None and mode_job > limits.max_job_cost_usd:
                 over.append(f"job cost ({mode}) ${mode_job:,.0f} > ${limits.max_job_cost_usd:,.0f}")
                 continue
@@ -612,15 +620,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     buy_reason = pricing.buy_reason if pricing is not None else None
     # Cut on price before the roofline when the price alone breaks the budget.
     if ctx.apply_filters and ctx.limits.needs_price:
-        pre = costs.estimate_cost(
-            priced,
-            n,
-            0.0,
-            None,
-            ctx.limits.electricity_usd_per_kwh,
-            pricing=pricing,
-            usage=ctx.usage,
-        )
+        pre = PriceOnly(*costs.prices(priced, n, pricing))
         _, excl = budget(pre, ctx.limits, rent_reason, buy_reason)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
