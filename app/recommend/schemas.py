@@ -72,6 +72,9 @@ def ui(
 
 TRAINS = ("training", "fine-tuning")
 INFERS = ("inference", "serving")
+# Task 'serving' describes its load in its own section (prompt/output tokens, targets) and the
+# planner picks the batch: the one-job fields do not apply to it.
+ONE_JOB = ("training", "fine-tuning", "inference")
 
 
 class _In(BaseModel):
@@ -363,7 +366,7 @@ class WorkloadIn(_In):
         le=1 << 20,
         title="Batch size",
         description="Samples (or sequences) processed per step.",
-        json_schema_extra=ui("workload", kind="count"),
+        json_schema_extra=ui("workload", tasks=ONE_JOB, kind="count"),
     )
     seq_len: int | None = Field(
         default=None,
@@ -371,7 +374,7 @@ class WorkloadIn(_In):
         le=MAX_SEQ,
         title="Sequence length",
         description="Tokens per sample (the prompt, for inference).",
-        json_schema_extra=ui("workload", kind="count"),
+        json_schema_extra=ui("workload", tasks=ONE_JOB, kind="count"),
     )
     output_tokens: int | None = Field(
         default=None,
@@ -379,7 +382,7 @@ class WorkloadIn(_In):
         le=MAX_SEQ,
         title="Output tokens",
         description="Tokens generated per request.",
-        json_schema_extra=ui("workload", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("workload", tasks=("inference",), kind="count"),
     )
     optimizer: Optimizer | None = Field(
         default=None,
@@ -429,7 +432,7 @@ class WorkloadIn(_In):
         le=3.6e6,
         title="Latency target (ms)",
         description="The slowest acceptable time for one whole batch of requests.",
-        json_schema_extra=ui("workload", tasks=INFERS),
+        json_schema_extra=ui("workload", tasks=("inference",)),
     )
     allow_tf32_matmul: bool | None = Field(
         default=None,
@@ -445,7 +448,7 @@ class WorkloadIn(_In):
         "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
         "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm, MLX on Apple, "
         "llama.cpp on CPU.",
-        json_schema_extra=ui("workload", assumed="Picked for the task and format"),
+        json_schema_extra=ui("workload", assumed="Picked for the job"),
     )
     quantization: Quantization | None = Field(
         default=None,

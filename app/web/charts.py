@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.web.labels import short_name
 from app.web.templating import num
 
 # Drawn about as wide as a phone shows it (≈ 330 px), so the 11–12 px text stays ≥ 10 px on
@@ -259,7 +260,7 @@ def _declutter(
     for p in sorted(points, key=lambda q: not q.emphasis):  # the top pick is named first
         own = (p.x - 6, p.y - 6, p.x + 6, p.y + 6)
         spot = None
-        for text in dict.fromkeys((p.label, short_label(p.label))):
+        for text in dict.fromkeys((p.label, short_name(p.label))):
             w = text_width(text)
             # (left edge of the text, its baseline, SVG text-anchor)
             for x0, y1, anchor in (
@@ -290,11 +291,6 @@ def _declutter(
         placed.append(box)
 
 
-# Brand words a crowded chart may drop from a label ("NVIDIA GeForce RTX 4090" -> "RTX 4090");
-# the point's title and the list beside the chart keep the full name.
-BRAND_WORDS = frozenset({"NVIDIA", "GeForce", "AMD", "Radeon", "Instinct", "Intel", "Apple"})
-
-
 def text_width(text: str, font_px: float = 11.0) -> float:
     """A generous width of ``text`` in the 11 px label font: per-character widths of wide
     sans fonts (DejaVu Sans: capitals and digits ≤ 0.77 em, lower case ≤ 0.63 em, space
@@ -310,10 +306,6 @@ def text_width(text: str, font_px: float = 11.0) -> float:
         else:
             em += 0.6
     return em * font_px
-
-
-def short_label(label: str) -> str:
-    return " ".join(w for w in label.split(" ") if w not in BRAND_WORDS)
 
 
 def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:

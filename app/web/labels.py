@@ -10,12 +10,16 @@ from __future__ import annotations
 from app import vocab
 
 CHOICES: dict[str, dict[str, str]] = {
-    "task": vocab.TASK_LABELS,
+    "task": {**vocab.TASK_LABELS, "serving": "Serving (many users)"},
     "family": vocab.FAMILY_LABELS,
     "precision": vocab.PRECISION_LABELS,
     "optimizer": vocab.OPTIMIZER_LABELS,
     "peft": vocab.PEFT_LABELS,
-    "runtime": vocab.RUNTIME_LABELS,
+    "runtime": {
+        **vocab.RUNTIME_LABELS,
+        "torch-compile": "torch.compile (CUDA graphs)",
+        "transformers": "HF Transformers generate",
+    },
     "quantization": vocab.QUANTIZATION_LABELS,
     "framework": vocab.FRAMEWORK_LABELS,
     "acquisition": vocab.ACQUISITION_LABELS,
@@ -37,3 +41,12 @@ def choice_label(field: str, value: object) -> str:
 
 def vendor(value: object) -> str:
     return choice_label("vendors", value)
+
+
+# Brand words a narrow place may drop from a GPU name ("NVIDIA GeForce RTX 4090" -> "RTX
+# 4090"): crowded chart labels, a phone-wide select. The full name stays beside it.
+BRAND_WORDS = frozenset({"NVIDIA", "GeForce", "AMD", "Radeon", "Instinct", "Intel", "Apple"})
+
+
+def short_name(name: str) -> str:
+    return " ".join(w for w in name.split(" ") if w not in BRAND_WORDS)

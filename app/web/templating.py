@@ -18,7 +18,7 @@ from starlette.requests import Request
 
 from app import __version__
 from app.resources import shipped_path
-from app.web.labels import choice_label
+from app.web.labels import choice_label, short_name
 from app.web.labels import vendor as vendor_name
 from app.web.static_assets import static_url
 
@@ -188,6 +188,7 @@ def make_templates() -> Jinja2Templates:
         qs=query_string,
         flops=flops,
         vendor=vendor_name,
+        short_name=short_name,
         choice=lambda value, field: choice_label(field, value),
     )
     env.globals.update(

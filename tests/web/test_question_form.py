@@ -112,7 +112,10 @@ def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
 ) -> None:
     html = page(client, "/")
     assert re.search(r'data-field="dataset_samples" data-tasks="training fine-tuning"', html)
-    assert re.search(r'data-field="output_tokens" data-tasks="inference serving"', html)
+    assert re.search(r'data-field="output_tokens" data-tasks="inference"', html)
+    # serving describes its load in its own section: the one-job batch is not asked
+    assert re.search(r'data-field="batch_size" data-tasks="training fine-tuning inference"', html)
+    assert re.search(r'data-field="concurrent_requests" data-tasks="serving"', html)
     assert re.search(r'data-field="peft" data-tasks="fine-tuning"', html)
     panel = html[html.index('data-group="assumptions"') :]
     panel = panel[: panel.index("</details>")]
