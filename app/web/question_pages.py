@@ -209,9 +209,8 @@ def recommendations(request: Request, session: SessionDep, settings: SettingsDep
         echo=_echo(answer, form.request, catalog.data_as_of(session)),
         share_url=str(request.url_for("recommendations")) + "?" + query_string(query),
         config_name=config_name,
-        usage_hours=(form.request.constraints if form.request else rs.ConstraintsIn())
-        .usage()
-        .hours,
+        # the usage every cost on the page assumes (the request's, defaults filled in)
+        usage=(form.request.constraints if form.request else rs.ConstraintsIn()).usage(),
     )
     return render(request, "recommendations.html", ctx)
 
