@@ -284,6 +284,8 @@ def test_memory_bars_share_one_scale_and_their_words_wrap(view: Page) -> None:
 def test_serving_answer_is_one_table_with_its_explanations(view: Page) -> None:
     view.goto(SERVING_Q)
     assert view.locator("[data-ranking]").count() == 0  # no second, load-blind ranking
+    # re-ranking one change at a time is not modelled for serving: no link to an empty table
+    assert view.locator("[data-what-if-link]").count() == 0
     rows = view.locator("tr[data-serving-row]")
     assert rows.count() >= 5
     why = view.locator("[data-serving-why]").first
