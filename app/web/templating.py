@@ -62,6 +62,20 @@ def usd(value: Any, cents: bool | None = None) -> str:
     return f"${v:,.0f}"
 
 
+def use_hours(value: Any, hours_per_week: Any = 40) -> str:
+    """Hours of *use* (a break-even point), and how long that takes at the user's weekly
+    use: '2,200 h of use (≈ 55 weeks at 40 h/week)', never read as calendar time."""
+    if not _is_number(value):
+        return DASH
+    h = float(value)
+    out = f"{num(h, 3)} h of use"
+    if _is_number(hours_per_week) and float(hours_per_week) > 0:
+        weeks = h / float(hours_per_week)
+        span = f"{num(weeks, 2)} weeks" if weeks < 104 else f"{num(weeks / 52, 2)} years"
+        out += f" (≈ {span} at {num(float(hours_per_week))} h/week)"
+    return out
+
+
 def hours(value: Any) -> str:
     """A duration in hours, in the unit a person would use."""
     if not _is_number(value):
@@ -189,6 +203,7 @@ def make_templates() -> Jinja2Templates:
         flops=flops,
         vendor=vendor_name,
         short_name=short_name,
+        use_hours=use_hours,
         choice=lambda value, field: choice_label(field, value),
     )
     env.globals.update(
