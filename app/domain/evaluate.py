@@ -230,6 +230,13 @@ def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
     return samples * per_sample / p.throughput / 3600.0
 
 
+_PRICE_WORDS = {
+    "buy": "purchase price",
+    "rent": "rental price",
+    "either": "purchase or rental price",
+}
+
+
 class PriceOnly(NamedTuple):
     """What the budget reads before there is an estimate: the prices alone."""
 
@@ -269,7 +276,6 @@ def budget(
         return ("either" if len(ok) == 2 else ok[0]), None
     if over:
         return None, Exclusion("over_budget", "; ".join(over))
-    what = {"buy": "purchase price", "rent": "rental price", "either": "purchase or rental price"}
     reasons = [
         r
         for r, mode in ((buy_reason, "buy"), (rent_reason, "rent"))
@@ -277,7 +283,7 @@ def budget(
     ]
     why = f" ({'; '.join(reasons)})" if reasons else ""
     return None, Exclusion(
-        "no_price", f"no {what[acq]} known{why}, and the objective or budget needs one"
+        "no_price", f"no {_PRICE_WORDS[acq]} known{why}, and the objective or budget needs one"
     )
 
 

@@ -102,7 +102,7 @@ def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Excl
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
-    fewest = min(planned, key=lambda c: c.num_gpus)
+    fewest = planned[0] if len(planned) == 1 else min(planned, key=lambda c: c.num_gpus)
     first = ev.evaluate(fewest, ctx)
     priced_out = _priced_out(first, ctx)
     if priced_out is not None:
