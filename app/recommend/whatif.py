@@ -58,13 +58,33 @@ def variations(
     for objective in ("fastest", "best_value"):
         if objective != request.objective:
             out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
+    out.extend(_relaxed(request.constraints))
     return out
+
+
+def _relaxed(c: s.ConstraintsIn) -> list[tuple[str, dict[str, Any]]]:
+    """The request's own limits, one lifted at a time: when nothing can run the job, these
+    are often what stands in the way (one GPU, one vendor, a budget)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    if c.num_gpus is not None:
+        out.append((f"any GPU count instead of exactly {c.num_gpus}", {"num_gpus": None}))
+    elif c.max_gpus < 8:
+        out.append((f"up to 8 GPUs instead of {c.max_gpus}", {"max_gpus": 8}))
+    if c.vendors:
+        out.append(("any vendor", {"vendors": None}))
+    if c.segments:
+        out.append(("any kind of card", {"segments": None}))
+    budget = ("max_purchase_usd", "max_hourly_usd", "max_job_cost_usd")
+    if any(getattr(c, k) is not None for k in budget):
+        out.append(("no budget limit", dict.fromkeys(budget)))
+    return [(label, {"constraints": change}) for label, change in out]
 
 
 def _changed(request: s.RecommendationRequest, changes: dict[str, Any]) -> s.RecommendationRequest:
     data = request.model_dump()
-    data.update({k: v for k, v in changes.items() if k != "workload"})
+    data.update({k: v for k, v in changes.items() if k not in ("workload", "constraints")})
     data["workload"] = {**data["workload"], **changes.get("workload", {})}
+    data["constraints"] = {**data["constraints"], **changes.get("constraints", {})}
     data.update(limit=1, what_if=False)
     return s.RecommendationRequest.model_validate(data)
 

@@ -470,3 +470,22 @@ def test_serving_without_a_runtime_picks_mlx_on_apple() -> None:
     r = service.recommend(_req(workload=work, objective="fastest"), [M2], RULES)
     rows = [x for x in r.recommendations if x.serving is not None]
     assert rows and all(x.serving.runtime == "mlx" for x in rows if x.serving)
+
+
+def test_when_nothing_runs_the_job_lifting_a_limit_is_a_what_if() -> None:
+    r = _run(
+        workload={"preset": "llama-3-70b", "task": "inference"},
+        constraints={"max_gpus": 1, "vendors": ["amd"], "segments": ["consumer"]},
+        what_if=True,
+    )
+    assert r.recommendations == [] and r.what_if is not None
+    changes = {w.change: w for w in r.what_if}
+    assert {"up to 8 GPUs instead of 1", "any vendor", "any kind of card"} <= set(changes)
+    # a 70B model in bf16 (150 GB) needs a datacenter card: lifting the kind of card runs it
+    assert changes["any kind of card"].can_run > 0
+    # one limit at a time: the others stay (an AMD datacenter card, still one GPU)
+    card = changes["any kind of card"]
+    assert card.top_slug is not None and card.top_slug.startswith("mi") and card.num_gpus == 1
+    assert changes["any vendor"].can_run == 0  # one consumer card of any make is too small
+    # limits the request did not set are not offered
+    assert not any("budget" in w.change for w in r.what_if)
