@@ -92,8 +92,12 @@ class Limits:
     def needs_price(self) -> bool:
         """Cost objectives and budgets need a price; under the others a GPU without one is
         still ranked (price_known false)."""
-        limits = (self.max_purchase_usd, self.max_hourly_usd, self.max_job_cost_usd)
-        return self.objective in ("best_value", "cheapest") or any(x is not None for x in limits)
+        return (
+            self.objective in ("best_value", "cheapest")
+            or self.max_purchase_usd is not None
+            or self.max_hourly_usd is not None
+            or self.max_job_cost_usd is not None
+        )
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,7 @@ class Gate:
     # several GPUs (None: no rule) and whether bitsandbytes' 8-bit AdamW works as documented.
     multi_gpu: bool | None = None
     adam8bit: bool = True
+    derived_peak: bool = False  # the peak it runs at comes from fp32 × the tensor ratio
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +350,7 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
                 multi_gpu=compat.has_feature(gpu, "multi_gpu", ctx.rules, backend),
                 adam8bit=_documented(gpu, "bitsandbytes_8bit_optim", ctx.rules, backend),
+                derived_peak=_derived_peak(gpu, resolved),
             )
     return out
 
@@ -680,7 +686,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         cost=cost,
         acquisition=acq or ctx.limits.acquisition,
         warnings=warnings,
-        derived_peak=_derived_peak(gpu, g.precision),
+        derived_peak=g.derived_peak,
         meets_latency=meets,
         accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
         pricing=pricing,
