@@ -654,7 +654,8 @@ class RecommendationRequest(_In):
     what_if: bool = Field(
         default=False,
         description="Also rank a few variations of the job (batch, precision, PEFT, "
-        "checkpointing, objective) and say what each changes.",
+        "checkpointing, objective, each of the request's limits lifted) and say what each "
+        "changes.",
         json_schema_extra=ui("answer", form=False),
     )
     group_by: Literal["gpu", "config"] = Field(
