@@ -77,7 +77,17 @@ class ServingRuntime:
     chunk_tokens: int
     step_overhead_ms: float
     kernel_efficiency: float
+    # how one replica spreads over several GPUs by default: "tensor" (every GPU holds a slice
+    # of every layer and works on every token), "layers" (each GPU holds whole layers and a
+    # token passes through them in turn) or "none" (one GPU per replica)
+    multi_gpu: str
+    # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
+    # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
+    microbatch_tokens: int
     sources: tuple[str, ...] = ()
+
+
+MULTI_GPU_MODES = ("tensor", "layers", "none")
 
 
 _SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"}
@@ -252,8 +262,14 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             chunk_tokens=int(values["chunk_tokens"]),
             step_overhead_ms=float(values["step_overhead_ms"]),
             kernel_efficiency=float(values["kernel_efficiency"]),
+            multi_gpu=str(values["multi_gpu"]),
+            microbatch_tokens=int(values["microbatch_tokens"]),
             sources=sources,
         )
+        if out[str(name)].multi_gpu not in MULTI_GPU_MODES:
+            raise ValueError(
+                f"serving runtime {name!r}: multi_gpu must be one of {', '.join(MULTI_GPU_MODES)}"
+            )
     return out
 
 

@@ -78,6 +78,10 @@ class RuntimeProfile:
     per_layer_overhead_s: float  # eager runtimes: host dispatch per layer per step
     kernel_efficiency: float  # decode/prefill kernels relative to the engine's GEMM/copy priors
     source: str
+    # several GPUs per replica: "tensor" (tensor parallel), "layers" (whole layers per GPU, a
+    # token through them in turn) or "none"; and the micro-batch a layer split overlaps
+    multi_gpu: str = "tensor"
+    microbatch_tokens: int = 0
 
 
 def runtime_profile(
@@ -102,11 +106,21 @@ def runtime_profile(
         per_layer_overhead_s=per_layer,
         kernel_efficiency=spec.kernel_efficiency,
         source=", ".join(spec.sources),
+        multi_gpu=spec.multi_gpu,
+        microbatch_tokens=spec.microbatch_tokens,
     )
 
 
-# Backend → runtime used when the request names none.
-DEFAULT_RUNTIME = {"cuda": "vllm", "rocm": "vllm", "mps": "mlx", "cpu": "llama.cpp"}
+# Backend → runtime used when the request names none. vLLM runs on Intel GPUs (Data Center GPU
+# Max and Arc) with tensor parallelism (efficiency.yaml source vllm-xpu) and on Gaudi.
+DEFAULT_RUNTIME = {
+    "cuda": "vllm",
+    "rocm": "vllm",
+    "xpu": "vllm",
+    "hpu": "vllm",  # Gaudi: the vllm-gaudi plugin (data/frameworks.yaml)
+    "mps": "mlx",
+    "cpu": "llama.cpp",
+}
 
 # Tensor-parallel all-reduce: latency per call and the per-direction link bandwidth.
 ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 25e-6}
@@ -305,16 +319,17 @@ class _Engine:
     gpu: GpuSpec
     model: ModelSpec
     rt: RuntimeProfile
-    tp: int
+    tp: int  # GPUs per replica
+    stages: int  # GPUs a token passes through in turn (a layer split), else 1
     dense_bytes: float  # weights every step reads, whole replica
     expert_bytes: float  # all routed experts' weights
     experts: int
     topk: int
     kv_b: float
     flops_per_token: float  # 2 × active params
-    bw: float  # bytes/s, whole replica
-    flops: float  # FLOP/s for linear layers, whole replica
-    attn_flops: float  # FLOP/s for attention (16-bit), whole replica
+    bw: float  # bytes/s: the whole replica's (tensor parallel), one GPU's (layer split)
+    flops: float  # FLOP/s for linear layers, likewise
+    attn_flops: float  # FLOP/s for attention (16-bit), likewise
     compute_precision: str
     allreduce_s: float  # latency per all-reduce
     link_bps: float
@@ -340,6 +355,9 @@ class _Engine:
         if self.tp <= 1:
             return 0.0
         size = tokens * self.hidden * 2.0
+        if self.stages > 1:
+            # a layer split hands the hidden states on at each of its stage boundaries
+            return (self.stages - 1) * (self.allreduce_s + size / self.link_bps)
         one = self.allreduce_s + 2.0 * (self.tp - 1) / self.tp * size / self.link_bps
         return 2.0 * self.layers * one
 
@@ -349,15 +367,21 @@ class _Engine:
         """One scheduler step: ``decode`` sequences at mean ``context``, ``prefill`` prompt
         tokens from prompts of length ``prompt``. Returns (seconds, what bounds it)."""
         tokens = decode + prefill
+        # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
+        # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
+        # times of one piece; u = 1 and S = 1 is one pass over the step's tokens
+        mb = self.rt.microbatch_tokens
+        u = math.ceil(tokens / mb) if mb and tokens > mb else 1
+        d, f = decode / u, prefill / u
         # linear layers (GEMMs over the step's tokens) and attention (each sequence against
         # its own KV cache) are separate kernels that run one after the other
-        t_w = self.weights_read(tokens) / self.bw
-        t_lin = tokens * self.flops_per_token / self.flops
-        kv_read = decode * self.kv_at(context) * self.kv_b if decode else 0.0
+        t_w = self.weights_read(d + f) / self.bw
+        t_lin = (d + f) * self.flops_per_token / self.flops
+        kv_read = d * self.kv_at(context) * self.kv_b if d else 0.0
         t_kv = kv_read / self.bw
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half
         # of it on average (causal)
-        attn = 4.0 * self.layers * self.hidden * (decode * context + prefill * prompt / 2.0)
+        attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
         t_att = attn / self.attn_flops
         overhead = self.rt.step_overhead_s + self.rt.per_layer_overhead_s * self.layers
         comm = self.comm(tokens)
@@ -366,7 +390,10 @@ class _Engine:
         bound = "memory bandwidth" if mem >= comp else "compute"
         if comm > max(mem, comp):
             bound = "interconnect"
-        return max(t_w, t_lin) + max(t_kv, t_att) + overhead + comm, bound
+        work = max(t_w, t_lin) + max(t_kv, t_att)
+        if u > 1 or self.stages > 1:
+            work *= (u + self.stages - 1) / self.stages
+        return work + overhead + comm, bound
 
 
 def _engine(
@@ -378,6 +405,10 @@ def _engine(
     comp_eff: float,
 ) -> _Engine:
     tp = cfg.gpus_per_replica
+    # tensor parallel: every GPU works on every token, so bandwidth and compute add up; a
+    # layer split: a token meets one GPU at a time, each holding its share of the layers
+    stages = tp if rt.multi_gpu == "layers" else 1
+    par = tp // stages
     dense, experts = expert_split(model)
     wb = weight_bytes(model, cfg.weight_precision) / model.params
     peak, mode = peak_tflops(gpu, cfg.weight_precision)
@@ -390,15 +421,16 @@ def _engine(
         model=model,
         rt=rt,
         tp=tp,
+        stages=stages,
         dense_bytes=dense * wb,
         expert_bytes=experts * wb,
         experts=model.experts or 1,
         topk=model.active_experts or 1,
         kv_b=KV_BYTES[cfg.kv_precision],
         flops_per_token=2.0 * model.params_per_token,
-        bw=gpu.memory_bandwidth_gbs * GB * mem_eff * eff * tp,
-        flops=(peak or 0.0) * 1e12 * comp_eff * eff * tp,
-        attn_flops=(half or peak or 0.0) * 1e12 * comp_eff * eff * tp,
+        bw=gpu.memory_bandwidth_gbs * GB * mem_eff * eff * par,
+        flops=(peak or 0.0) * 1e12 * comp_eff * eff * par,
+        attn_flops=(half or peak or 0.0) * 1e12 * comp_eff * eff * par,
         compute_precision=mode,
         allreduce_s=ALLREDUCE_LATENCY_S[link],
         link_bps=max(link_gbs, PCIE_ALLREDUCE_GBS) * GB,
@@ -416,9 +448,10 @@ def memory_plan(
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
     # the profiling pass of one full chunk: hidden states, QKV and MLP intermediates (16-bit),
-    # and fp32 logits of the sampled rows
-    act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / tp) * 2.0
-    act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / tp
+    # and fp32 logits of the sampled rows; a layer split computes them whole on each GPU
+    split = tp if rt.multi_gpu == "tensor" else 1
+    act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / split) * 2.0
+    act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / split
     act_gb = act / GB
     if rt.of_free:
         pool = rt.memory_utilization * (usable_gb - weights - act_gb - FRAMEWORK_GB)
@@ -712,6 +745,8 @@ class PlanOptions:
     compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
     single_device: bool = False
     tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
+    # weight formats the runtime lacks on this GPU's backend, with why (the compat rules)
+    barred_weights: tuple[tuple[str, str], ...] = ()
     # What (GPUs per replica, replicas) costs per hour on the basis the request ranks by (the
     # recommend layer prices it from offers: whole instances, replicas packed); None where it
     # has no price. Without it, configurations are compared by GPU count alone.
@@ -759,8 +794,9 @@ def plan(
     unpriced: the fewest GPUs, then the fastest; last the higher precision."""
     skipped: list[str] = []
     weights = []
+    barred = dict(options.barred_weights)
     for wp in options.weight_precisions:
-        why = supports_weights(gpu, wp)
+        why = barred.get(wp) or supports_weights(gpu, wp)
         if why:
             skipped.append(f"{wp}: {why}")
         else:
@@ -774,7 +810,8 @@ def plan(
             "; ".join(skipped) or "no KV cache precision is supported",
             skipped=tuple(skipped),
         )
-    tps = [1] if options.single_device else [t for t in TP_SIZES if t <= options.max_gpus]
+    one_gpu = options.single_device or options.runtime.multi_gpu == "none"
+    tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
     if options.tp_sizes is not None:
         tps = list(options.tp_sizes)
     prices: dict[tuple[int, int], float | None] = {}

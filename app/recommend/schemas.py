@@ -446,8 +446,8 @@ class WorkloadIn(_In):
         title="Runtime",
         description="How the model runs: eager PyTorch, torch.compile, TensorRT, vLLM, "
         "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
-        "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm, MLX on Apple, "
-        "llama.cpp on CPU.",
+        "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm/Intel (llama.cpp where "
+        "vLLM does not run), MLX on Apple, llama.cpp on CPU.",
         json_schema_extra=ui("workload", assumed="Picked for the job"),
     )
     quantization: Quantization | None = Field(
@@ -953,7 +953,12 @@ class ServingOut(BaseModel):
 
     replicas: int
     gpus_per_replica: int
-    tensor_parallel: int
+    tensor_parallel: int = Field(description="GPUs that split every layer (1 under a layer split)")
+    multi_gpu: Literal["tensor", "layers", "none"] = Field(
+        "tensor",
+        description="how a replica uses its GPUs: tensor parallel, or whole layers per GPU that "
+        "a token passes through in turn (llama.cpp's default split, Accelerate's device_map)",
+    )
     runtime: str
     runtime_version: str
     weight_precision: str

@@ -27,7 +27,8 @@ UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.p
 SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
 # Where each runtime runs.
 RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
-    "vllm": ("cuda", "rocm"),
+    # Intel GPUs: source vllm-xpu (data/efficiency.yaml); Gaudi: vllm-gaudi (frameworks.yaml)
+    "vllm": ("cuda", "rocm", "xpu", "hpu"),
     "sglang": ("cuda", "rocm"),
     "tensorrt-llm": ("cuda",),
     "llama.cpp": ("cuda", "rocm", "mps", "cpu", "xpu"),
@@ -193,6 +194,12 @@ def _options(
         kvs = (half,)
     mem_eff, comp = efficiencies_for(gpu, calibration)
     single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
+    # weight formats the runtime's kernels lack here (`<runtime>-weights:<precision>` rules)
+    barred = []
+    for wp in weights:
+        st = compat.feature_status(gpu, f"{runtime.name}-weights:{wp}", rules, backend)
+        if st is not None and st.status == "unsupported":
+            barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
     return sv.PlanOptions(
         runtime=runtime,
         weight_precisions=weights,
@@ -204,6 +211,7 @@ def _options(
         single_device=single,
         tp_sizes=(tp,) if tp is not None else None,
         price=pricer.hourly if pricer is not None else None,
+        barred_weights=tuple(barred),
     )
 
 
@@ -265,7 +273,8 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
     return s.ServingOut(
         replicas=c.replicas,
         gpus_per_replica=c.gpus_per_replica,
-        tensor_parallel=c.gpus_per_replica,
+        tensor_parallel=c.gpus_per_replica if rt.multi_gpu == "tensor" else 1,
+        multi_gpu=rt.multi_gpu if c.gpus_per_replica > 1 else "none",
         runtime=c.runtime,
         runtime_version=rt.version,
         weight_precision=c.weight_precision,
@@ -305,10 +314,15 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     r = row.result
     c = r.config
     rt = row.runtime
+    split = (
+        f" (tensor parallel {c.gpus_per_replica})"
+        if rt.multi_gpu == "tensor"
+        else " (whole layers per GPU, a token through them in turn: their memory adds up, "
+        "not their speed)"
+    )
     shape = (
         f"{c.replicas} replica{'s' if c.replicas > 1 else ''} × {c.gpus_per_replica} GPU"
-        f"{'s' if c.gpus_per_replica > 1 else ''}"
-        + (f" (tensor parallel {c.gpus_per_replica})" if c.gpus_per_replica > 1 else "")
+        f"{'s' if c.gpus_per_replica > 1 else ''}" + (split if c.gpus_per_replica > 1 else "")
     )
     lines = [
         f"{shape}, {c.weight_precision} weights, {c.kv_precision} KV cache, {c.runtime} "
@@ -608,12 +622,11 @@ def _plan_all(
             out(gpu, "framework_unsupported", support.reason or "no PyTorch support")
             continue
         backend = support.backend
-        runtime = (
-            work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, "llama.cpp")
-        )
-        if backend not in RUNTIME_BACKENDS[runtime]:
-            out(gpu, "runtime_unsupported", f"{runtime} does not run on {backend}")
+        runtime, caveat = _runtime_for(gpu, backend, work, rules)
+        if caveat is not None and runtime is None:
+            out(gpu, "runtime_unsupported", caveat)
             continue
+        assert runtime is not None
         profile = runtime_profile(work, gpu, backend, runtime)
         pricer = prices.pricer(gpu, cons.acquisition)
         opts = _options(
@@ -641,6 +654,8 @@ def _plan_all(
             continue
         priced = pricer(res.config.gpus_per_replica, res.config.replicas)
         warnings = [f"not tried: {x}" for x in plan.skipped] if request_precision else []
+        if caveat is not None:
+            warnings.append(caveat)
         row = _Row(
             gpu,
             res,
@@ -684,6 +699,36 @@ def _plan_all(
     rows.sort(key=lambda r: (r.metric, r.gpu.slug))
     closest.sort(key=lambda r: (sv._miss_size(r.result, targets), r.result.total_gpus))
     return _Outcome(rows, closest, excluded)
+
+
+def _runtime_for(
+    gpu: GpuSpec, backend: str, work: WorkloadSpec, rules: compat.Rules
+) -> tuple[str | None, str | None]:
+    """(the runtime that serves this GPU, a caveat); (None, why) when none does. The request's
+    runtime, else the backend's default; the `runtime:<name>` rules (data/frameworks.yaml) say
+    where each runs: a default the GPU's architecture lacks (vLLM below compute capability 7.0
+    or on a Radeon outside its gfx list) falls back to llama.cpp, which builds for every
+    backend; an experimental one is kept with the caveat."""
+    runtime = work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, "llama.cpp")
+    if backend not in RUNTIME_BACKENDS[runtime]:
+        return None, f"{runtime} does not run on {backend}"
+    st = compat.feature_status(gpu, f"runtime:{runtime}", rules, backend)
+    if st is None or st.status == "supported":
+        return runtime, None
+    why = f"{runtime} on {gpu.name} ({backend}) is {st.status}" + (
+        f": {st.note}" if st.note else ""
+    )
+    if st.status == "experimental":
+        return runtime, why
+    if gpu.compute_capability is None:
+        return runtime, None  # an unlisted architecture (B100's) is no evidence it lacks one
+    if work.runtime_given or runtime == "llama.cpp":
+        return None, why
+    fallback = "llama.cpp"
+    st = compat.feature_status(gpu, f"runtime:{fallback}", rules, backend)
+    if backend not in RUNTIME_BACKENDS[fallback] or (st is not None and st.status != "supported"):
+        return None, why
+    return fallback, f"{why}; served with {fallback} instead"
 
 
 def _with_curve(

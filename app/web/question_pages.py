@@ -230,7 +230,8 @@ def _echo(
                 "Runtime",
                 choice_label("runtime", given)
                 if given
-                else "per GPU: vLLM on NVIDIA/AMD, MLX on Apple, llama.cpp on CPU",
+                else "per GPU: vLLM on NVIDIA, AMD and Intel (llama.cpp where vLLM does not run), "
+                "MLX on Apple, llama.cpp on CPU",
             )
         )
         return out + _echo_limits(answer, req, as_of)

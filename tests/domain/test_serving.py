@@ -113,6 +113,54 @@ def test_tensor_parallelism_splits_weights_and_adds_all_reduce_time():
     assert two.itl_ms / 2 < four.itl_ms < two.itl_ms  # faster, but the all-reduces cost
 
 
+def test_a_llama_cpp_layer_split_adds_memory_not_token_speed():
+    # llama.cpp's default --split-mode layer: whole layers per GPU, a token through them in turn
+    load = sv.ServingLoad(200, 200, concurrent_requests=1)
+    two = run(RTX4090, LLAMA70, cfg(tp=2, w="int4", rt="llama.cpp"), load)
+    four = run(RTX4090, LLAMA70, cfg(tp=4, w="int4", rt="llama.cpp"), load)
+    assert not run(RTX4090, LLAMA70, cfg(w="int4", rt="llama.cpp"), load).fits
+    assert two.fits and four.fits
+    assert four.weights_gb_per_gpu == pytest.approx(two.weights_gb_per_gpu / 2)
+    assert four.kv_pool_gb_per_gpu > two.kv_pool_gb_per_gpu  # the memory adds up
+    assert two.itl_ms is not None and four.itl_ms is not None
+    # one GPU's bandwidth reads all the weights, whatever the split (plus a hand-off per stage)
+    bw = RTX4090.memory_bandwidth_gbs * 1e9 * 0.88 * profile("llama.cpp").kernel_efficiency
+    assert two.itl_ms > sv.weight_bytes(LLAMA70, "int4") / bw * 1e3
+    assert four.itl_ms == pytest.approx(two.itl_ms, rel=0.05)
+    # vLLM's tensor parallelism on the same cards: twice the GPUs, clearly faster tokens
+    v4 = run(RTX4090, LLAMA70, cfg(tp=4, w="int4"), load)
+    v8 = run(RTX4090, LLAMA70, cfg(tp=8, w="int4"), load)
+    assert v4.itl_ms is not None and v8.itl_ms is not None and v8.itl_ms < 0.75 * v4.itl_ms
+    assert v4.itl_ms < 0.5 * four.itl_ms
+
+
+def test_a_layer_split_overlaps_prompt_micro_batches_only_where_the_runtime_does():
+    # llama.cpp runs a 2,000-token prompt as -ub 512 micro-batches that pipeline over the GPUs:
+    # the prompt gets faster with the split, a token does not
+    load = sv.ServingLoad(2000, 100, concurrent_requests=1)
+    one = run(RTX4090, LLAMA8, cfg(rt="llama.cpp"), load)
+    four = run(RTX4090, LLAMA8, cfg(tp=4, rt="llama.cpp"), load)
+    assert one.ttft_ms is not None and four.ttft_ms is not None
+    assert four.ttft_ms < 0.6 * one.ttft_ms
+    assert four.itl_ms == pytest.approx(one.itl_ms, rel=0.05)
+    # Accelerate's device_map (transformers) runs one GPU at a time: no gain either way
+    h1 = run(H100, LLAMA8, cfg(rt="transformers"), load)
+    h2 = run(H100, LLAMA8, cfg(tp=2, rt="transformers"), load)
+    assert h2.ttft_ms == pytest.approx(h1.ttft_ms, rel=0.05)
+    assert h2.itl_ms == pytest.approx(h1.itl_ms, rel=0.05)
+
+
+def test_the_planner_tries_only_the_multi_gpu_shapes_a_runtime_has():
+    assert TABLE.serving["llama.cpp"].multi_gpu == "layers"
+    assert TABLE.serving["llama.cpp"].microbatch_tokens == 512
+    assert TABLE.serving["vllm"].multi_gpu == "tensor"
+    assert TABLE.serving["mlx"].multi_gpu == "none"
+    load = sv.ServingLoad(1000, 300, concurrent_requests=8)
+    opts = _options(H100, runtime=profile("mlx", H100))
+    res = sv.plan(H100, LLAMA70, load, sv.ServingTargets(), opts)
+    assert res.best is not None and res.best.config.gpus_per_replica == 1 and not res.others
+
+
 def test_replicas_share_the_load():
     load = sv.ServingLoad(1000, 300, concurrent_requests=64)
     one = run(H100, LLAMA8, cfg(), load)
