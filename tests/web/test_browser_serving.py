@@ -181,3 +181,31 @@ def test_serving_rows_name_the_instance_and_the_verdict(
     sw = pg.evaluate("document.documentElement.scrollWidth")
     assert sw <= width, f"the page scrolls sideways: {sw} > {width}"
     context.close()
+
+
+def test_blank_targets_show_and_apply_the_mlperf_defaults(page: Page) -> None:
+    page.goto("/")
+    page.select_option("#f-preset", "llama-3-70b")
+    page.select_option("#f-task", "serving")
+    # the blank target fields say what a blank means
+    assert "MLPerf" in (page.get_attribute("#f-ttft_ms_target", "placeholder") or "")
+    assert "MLPerf" in (page.get_attribute("#f-itl_ms_target", "placeholder") or "")
+    page.fill("#f-concurrent_requests", "50")
+    page.fill("#f-prompt_tokens", "1000")
+    page.fill("[name='serving.output_tokens']", "300")
+    page.select_option("#f-acquisition", "rent")
+    page.select_option("#f-objective", "best_value")
+    page.get_by_role("button", name="Recommend GPUs").click()
+    page.wait_for_url(re.compile(r"/recommendations\?"))
+    assert page.locator("[data-serving-banner]").get_attribute("data-serving-banner") == "met"
+    note = page.locator("[data-default-targets]")
+    assert note.is_visible() and "p99" in note.inner_text()
+    line = note.locator("xpath=..").inner_text()
+    assert "TTFT ≤ 2,000 ms (default)" in line and "ITL ≤ 200 ms (default)" in line
+    # every row within the defaults: first token ≤ 2 s, tokens every ≤ 200 ms
+    rows = page.locator("tr[data-serving-row]")
+    assert rows.count() >= 1
+    for i in range(rows.count()):
+        r = rows.nth(i)
+        assert _ms(r.locator("[data-ttft]").inner_text()) <= 2000
+        assert _ms(r.locator("[data-itl]").inner_text()) <= 200
