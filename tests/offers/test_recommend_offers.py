@@ -276,3 +276,32 @@ def test_serving_bought_hardware_is_spread_over_the_users_usage(client: TestClie
 
     # the same card costs more per hour of use when it is used less
     assert per_hour(5, 1) > 4 * per_hour(80, 3)
+
+
+def test_serving_balanced_weight_moves_between_cost_and_latency(client: TestClient) -> None:
+    def rows(weight: float) -> list[dict[str, Any]]:
+        body = _ask(
+            client,
+            {
+                "workload": {
+                    "preset": "llama-3-8b",
+                    "task": "serving",
+                    "serving": {"requests_per_s": 2, "prompt_tokens": 500, "output_tokens": 200},
+                },
+                "constraints": {"acquisition": "rent"},
+                "objective": "balanced",
+                "speed_weight": weight,
+                "limit": 30,
+            },
+        )
+        out: list[dict[str, Any]] = [
+            r["serving"] for r in body["recommendations"] if r["price_known"]
+        ]
+        return out
+
+    by_latency = [r["itl_ms"] for r in rows(1.0)]
+    by_cost = [r["usd_per_hour"] for r in rows(0.0)]
+    assert len(by_latency) >= 5
+    assert by_latency == sorted(by_latency)  # all speed: the lowest time between tokens first
+    assert by_cost == sorted(by_cost)  # all value: the cheapest hour first
+    assert rows(0.5) != rows(1.0)  # the weight matters
