@@ -197,7 +197,7 @@ ACQUISITION_LABELS: dict[str, str] = {
 Objective = Literal["fastest", "best_value", "cheapest", "balanced"]
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 PURCHASE_BASIS_LABELS: dict[str, str] = {
-    "auto": "Automatic: new, else used, else launch",
+    "auto": "New, else used, else launch",
     "new": "New price",
     "used": "Used / market price",
     "launch": "Launch price (MSRP)",

@@ -439,7 +439,7 @@ class WorkloadIn(_In):
         title="TF32 for FP32 matrix maths",
         description="Let FP32 matrix products run on TF32 tensor cores (PyTorch's "
         "allow_tf32). Off unless the preset says so.",
-        json_schema_extra=ui("assumptions", assumed="No, unless the preset says so"),
+        json_schema_extra=ui("assumptions", assumed="The preset's choice"),
     )
     runtime: Runtime | None = Field(
         default=None,

@@ -130,7 +130,7 @@ def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
     for words in (
         "Hours of use per week: 40",
         "Years of use: 3",
-        "Purchase price basis: Automatic",
+        "Purchase price basis: New, else used, else launch",
         "weight of speed: 0.5",
         "Electricity (USD per kWh): 0.15",
     ):
