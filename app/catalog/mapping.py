@@ -79,7 +79,9 @@ def out_from_row(row: GpuRow) -> GpuOut:
 
 # GpuSpec's plain fields share their names with the schema fields and the row columns.
 _SPEC_PLAIN: tuple[str, ...] = tuple(
-    f.name for f in fields(GpuSpec) if f.name not in {"backends", "street_price", "cloud_price"}
+    f.name
+    for f in fields(GpuSpec)
+    if f.init and f.name not in {"backends", "street_price", "cloud_price"}
 )
 
 

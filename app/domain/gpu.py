@@ -7,7 +7,7 @@ must treat ``None`` as *unknown*, never as zero.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from app.vocab import PEAK_FIELDS, Precision, Segment, Vendor
 
@@ -51,6 +51,16 @@ class GpuSpec:
     launch_price_usd: float | None = None
     street_price: Price | None = None
     cloud_price: Price | None = None
+    # The engine's memos key on the spec itself (an edited entry is another key), several
+    # times per GPU per request: its hash is computed once, from the fields that compare.
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(tuple(getattr(self, f) for f in _COMPARED))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     @property
     def purchase_usd(self) -> float | None:
@@ -67,3 +77,6 @@ class GpuSpec:
         """Dense datasheet peak for a precision, ``None`` if the part has no such path."""
         name = PEAK_FIELDS.get(precision)
         return getattr(self, name) if name is not None else None
+
+
+_COMPARED = tuple(f.name for f in fields(GpuSpec) if f.compare)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.domain import perf
@@ -153,7 +155,7 @@ def test_measured_efficiency_replaces_prior_family_gets_half() -> None:
     cal = Calibration.from_measurement(A100, Efficiencies(compute={"bf16": 0.9}, memory=0.5))
     own = perf.efficiencies(A100, cal)
     assert own.memory == 0.5 and own.source == "measured"
-    other_ampere = RTX3090.__class__(**{**{f: getattr(RTX3090, f) for f in RTX3090.__slots__}})
+    other_ampere = dataclasses.replace(RTX3090)  # another object with the same figures
     fam = perf.efficiencies(other_ampere, cal)
     assert fam.memory == pytest.approx(0.5 * perf.MEMORY_EFFICIENCY + 0.5 * 0.5)
     assert fam.source == "family"
