@@ -85,12 +85,16 @@ class ServingRuntime:
     # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
     microbatch_tokens: int
     sources: tuple[str, ...] = ()
+    # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
+    # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
+    int4_format: str | None = None
 
 
 MULTI_GPU_MODES = ("tensor", "layers", "none")
 
 
-_SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"}
+_SERVING_OPTIONAL = {"int4_format"}
+_SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"} - _SERVING_OPTIONAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +249,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
     on); unknown fields are an error, as in rows."""
     out: dict[str, ServingRuntime] = {}
     for name, values in raw.items():
-        given = set(values or {}) - {"source", "note"}
+        given = set(values or {}) - {"source", "note"} - _SERVING_OPTIONAL
         if given != _SERVING_FIELDS:
             missing, unknown = _SERVING_FIELDS - given, given - _SERVING_FIELDS
             raise ValueError(
@@ -265,6 +269,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             multi_gpu=str(values["multi_gpu"]),
             microbatch_tokens=int(values["microbatch_tokens"]),
             sources=sources,
+            int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
         )
         if out[str(name)].multi_gpu not in MULTI_GPU_MODES:
             raise ValueError(

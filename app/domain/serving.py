@@ -82,6 +82,14 @@ class RuntimeProfile:
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
     multi_gpu: str = "tensor"
     microbatch_tokens: int = 0
+    # a runtime with its own 4-bit format (llama.cpp: GGUF Q4_K_M): its name and stored bits
+    # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
+    int4_format: str | None = None
+    int4_bits: float | None = None
+
+    def bits(self, precision: str) -> float | None:
+        """Stored bits per weight where the runtime's format differs from WEIGHT_BITS."""
+        return self.int4_bits if precision == "int4" else None
 
 
 def runtime_profile(
@@ -94,6 +102,11 @@ def runtime_profile(
     if spec is None:
         raise ValueError(f"data/efficiency.yaml has no serving runtime {name!r}")
     per_layer = decode.host_us_per_op * decode.ops_per_layer * 1e-6 if decode is not None else 0.0
+    int4_bits = None
+    if spec.int4_format is not None:
+        int4_bits = table.bits_per_weight.get(spec.int4_format)
+        if int4_bits is None:
+            raise ValueError(f"serving runtime {name!r}: no bits for {spec.int4_format!r}")
     return RuntimeProfile(
         name=name,
         version=spec.version,
@@ -108,6 +121,8 @@ def runtime_profile(
         source=", ".join(spec.sources),
         multi_gpu=spec.multi_gpu,
         microbatch_tokens=spec.microbatch_tokens,
+        int4_format=spec.int4_format,
+        int4_bits=int4_bits,
     )
 
 
@@ -239,7 +254,12 @@ def embedding_params(m: ModelSpec) -> float:
     return 2.0 * m.vocab_size * m.hidden_size
 
 
-def weight_bytes(m: ModelSpec, precision: str) -> float:
+def weight_bytes(m: ModelSpec, precision: str, bits: float | None = None) -> float:
+    """Stored weights at ``precision`` (``bits`` per weight where a runtime's own format
+    differs from WEIGHT_BITS)."""
+    if bits is not None:
+        # a runtime's own format is a whole-file mean (GGUF quantises the embeddings too)
+        return m.params * bits / 8
     bits = WEIGHT_BITS[precision]
     emb = min(embedding_params(m), m.params * 0.5)
     if bits >= 16:
@@ -285,15 +305,19 @@ def native_fp4(gpu: GpuSpec) -> bool:
     return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
 
 
-def supports_weights(gpu: GpuSpec, precision: str) -> str | None:
-    """None when the GPU can serve weights in ``precision``, else why not."""
+def supports_weights(
+    gpu: GpuSpec, precision: str, runtime: RuntimeProfile | None = None
+) -> str | None:
+    """None when the GPU can serve weights in ``precision``, else why not. A runtime with its
+    own 4-bit format (llama.cpp's GGUF) needs no Marlin kernels for it."""
     cc = gpu.compute_capability or ""
     major = int(cc.split(".")[0]) if cc[:1].isdigit() else 0
     if precision == "fp8" and not gpu.fp8_tflops:
         return "no fp8 tensor cores"
     if precision == "fp4" and not native_fp4(gpu):
         return "fp4 (NVFP4/MXFP4) needs Blackwell tensor cores"
-    if precision == "int4" and gpu.vendor == "nvidia" and major < 8:
+    own_int4 = runtime is not None and runtime.int4_bits is not None
+    if precision == "int4" and gpu.vendor == "nvidia" and major < 8 and not own_int4:
         return "int4 AWQ/GPTQ (Marlin) kernels need compute capability 8.0+"
     if precision == "int8" and not gpu.int8_tops:
         return "no int8 tensor figure"
@@ -410,7 +434,7 @@ def _engine(
     stages = tp if rt.multi_gpu == "layers" else 1
     par = tp // stages
     dense, experts = expert_split(model)
-    wb = weight_bytes(model, cfg.weight_precision) / model.params
+    wb = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / model.params
     peak, mode = peak_tflops(gpu, cfg.weight_precision)
     half, _ = peak_tflops(gpu, "bf16")
     eff = rt.kernel_efficiency
@@ -444,7 +468,7 @@ def memory_plan(
 ) -> tuple[float, float, float, float]:
     """Per GPU, in GB: weights, activations, framework, KV pool (may be negative)."""
     tp = cfg.gpus_per_replica
-    weights = weight_bytes(model, cfg.weight_precision) / tp / GB
+    weights = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / tp / GB
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
     # the profiling pass of one full chunk: hidden states, QKV and MLP intermediates (16-bit),
@@ -796,7 +820,7 @@ def plan(
     weights = []
     barred = dict(options.barred_weights)
     for wp in options.weight_precisions:
-        why = barred.get(wp) or supports_weights(gpu, wp)
+        why = barred.get(wp) or supports_weights(gpu, wp, options.runtime)
         if why:
             skipped.append(f"{wp}: {why}")
         else:

@@ -265,6 +265,13 @@ def _metric(row: _Row, objective: str, speed_weight: float = rank.DEFAULT_SPEED_
     return cost
 
 
+def _weight_format(precision: str, rt: sv.RuntimeProfile) -> str:
+    bits = rt.bits(precision)
+    if bits is not None and rt.int4_format:
+        return f"GGUF {rt.int4_format.upper()} ({bits:g} bits per weight)"
+    return sv.WEIGHT_FORMAT[precision]
+
+
 def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
     r = row.result
     c = r.config
@@ -278,7 +285,7 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
         runtime=c.runtime,
         runtime_version=rt.version,
         weight_precision=c.weight_precision,
-        weight_format=sv.WEIGHT_FORMAT[c.weight_precision],
+        weight_format=_weight_format(c.weight_precision, rt),
         kv_cache_precision=c.kv_precision,
         max_concurrency=r.max_concurrency * c.replicas,
         ttft_ms=r.ttft_ms,
