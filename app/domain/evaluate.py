@@ -281,15 +281,30 @@ def budget(
         return ("either" if len(ok) == 2 else ok[0]), None
     if over:
         return None, Exclusion("over_budget", "; ".join(over))
-    reasons = [
-        r
-        for r, mode in ((buy_reason, "buy"), (rent_reason, "rent"))
-        if r and acq in (mode, "either")
-    ]
-    why = f" ({'; '.join(reasons)})" if reasons else ""
-    return None, Exclusion(
-        "no_price", f"no {_PRICE_WORDS[acq]} known{why}, and the objective or budget needs one"
-    )
+    return None, _no_price(acq, rent_reason, buy_reason)
+
+
+def _no_price(acq: str, rent_reason: str | None, buy_reason: str | None) -> Exclusion:
+    """The same few reasons for every card without a price: built once each."""
+    key = (acq, rent_reason, buy_reason)
+    hit = _NO_PRICE.get(key)
+    if hit is None:
+        reasons = [
+            r
+            for r, mode in ((buy_reason, "buy"), (rent_reason, "rent"))
+            if r and acq in (mode, "either")
+        ]
+        why = f" ({'; '.join(reasons)})" if reasons else ""
+        hit = Exclusion(
+            "no_price", f"no {_PRICE_WORDS[acq]} known{why}, and the objective or budget needs one"
+        )
+        if len(_NO_PRICE) >= 1000:
+            _NO_PRICE.clear()
+        _NO_PRICE[key] = hit
+    return hit
+
+
+_NO_PRICE: dict[tuple[str, str | None, str | None], Exclusion] = {}
 
 
 def _filter(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
