@@ -139,8 +139,11 @@ def stamp_columns() -> list[Any]:
     ]
 
 
+_STAMP = select(*stamp_columns())  # built once: building it costs more than running it
+
+
 def catalog_stamp(session: Session) -> tuple[Any, ...]:
-    return tuple(session.execute(select(*stamp_columns())).one())
+    return tuple(session.execute(_STAMP).one())
 
 
 def get_by_slug(session: Session, slug: str) -> GpuRow | None:

@@ -105,8 +105,11 @@ def stamp_columns() -> list[Any]:
     ]
 
 
+_STAMP = select(*stamp_columns())  # built once: building it costs more than running it
+
+
 def offers_stamp(session: Session) -> tuple[Any, ...]:
-    return tuple(session.execute(select(*stamp_columns())).one())
+    return tuple(session.execute(_STAMP).one())
 
 
 def cloud_by_key(session: Session) -> dict[tuple[str, str], CloudOfferRow]:

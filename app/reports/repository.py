@@ -95,8 +95,11 @@ def stamp_columns() -> list[Any]:
     ]
 
 
+_STAMP = select(*stamp_columns())  # built once: building it costs more than running it
+
+
 def reports_stamp(session: Session) -> tuple[Any, ...]:
-    return tuple(session.execute(select(*stamp_columns())).one())
+    return tuple(session.execute(_STAMP).one())
 
 
 def matched_headlines(
