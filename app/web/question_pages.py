@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -50,40 +51,53 @@ class PresetView:
     task: str
     defaults: dict[str, Any]
     model: dict[str, Any]
+    hints: dict[str, str] = field(default_factory=dict)  # what a blank field means under it
+
+
+# The preset files are read once per data directory (presets.load_presets), so their views
+# and placeholders are built once too: every page showed the form rebuilt them (a tenth of
+# the answer page). Shared between requests: read-only.
+_PRESET_VIEWS: dict[Path, list[PresetView]] = {}
 
 
 def _presets(settings: Settings) -> list[PresetView]:
-    return [
-        PresetView(
-            id=w.id,
-            name=w.name,
-            description=w.description,
-            family=w.model.family,
-            params=w.model.params,
-            task=str(w.defaults.get("task") or ""),
-            defaults=dict(w.defaults),
-            model=w.model.model_dump(),
-        )
-        for w in orchestrate.list_workloads(settings).workloads
-    ]
+    views = _PRESET_VIEWS.get(settings.data_dir)
+    if views is None:
+        views = [
+            PresetView(
+                id=w.id,
+                name=w.name,
+                description=w.description,
+                family=w.model.family,
+                params=w.model.params,
+                task=str(w.defaults.get("task") or ""),
+                defaults=dict(w.defaults),
+                model=w.model.model_dump(),
+                hints=_hints(dict(w.defaults), w.model.model_dump()),
+            )
+            for w in orchestrate.list_workloads(settings).workloads
+        ]
+        _PRESET_VIEWS[settings.data_dir] = views
+    return views
+
+
+def _hints(defaults: dict[str, Any], model: dict[str, Any]) -> dict[str, str]:
+    """What a blank field means under a preset, as people write it: placeholders."""
+    hints: dict[str, str] = {}
+    for f in question_fields():
+        if f.path[:2] == ("workload", "model"):
+            value = model.get(f.path[-1])
+        elif f.path[0] == "workload" and len(f.path) == 2:
+            value = defaults.get(f.path[-1])
+        else:
+            continue
+        if value is not None:
+            hints[f.name] = f.show(value)
+    return hints
 
 
 def _preset_hints(presets: list[PresetView]) -> dict[str, dict[str, str]]:
-    """What a blank field means under each preset, as people write it: placeholders."""
-    out: dict[str, dict[str, str]] = {}
-    for p in presets:
-        hints: dict[str, str] = {}
-        for f in question_fields():
-            if f.path[:2] == ("workload", "model"):
-                value = p.model.get(f.path[-1])
-            elif f.path[0] == "workload" and len(f.path) == 2:
-                value = p.defaults.get(f.path[-1])
-            else:
-                continue
-            if value is not None:
-                hints[f.name] = f.show(value)
-        out[p.id] = hints
-    return out
+    return {p.id: p.hints for p in presets}
 
 
 def _device_reports(session: Any) -> list[Any]:
