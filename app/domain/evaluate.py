@@ -2,7 +2,7 @@
 
 A *configuration* is one way to run the job: a GPU model × a count × (optionally) an offer
 that prices it × the precision asked for × a runtime. ``evaluate`` turns one configuration
-and the request's shared context into one frozen result: memory per GPU, time, cost,
+and the request's shared context into one result: memory per GPU, time, cost,
 software support, scaling, and, when the configuration cannot run the job, the reason.
 
 Everything here is pure and cheap; the recommend service builds one ``Context`` per request,
@@ -60,7 +60,10 @@ class Offer:
     source: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+# Configurations and their results are built thousands of times per request and never
+# shared between requests, so they are plain slotted dataclasses: a frozen one costs four
+# times as much to build (object.__setattr__ per field). Nothing changes them once built.
+@dataclass(slots=True)
 class Configuration:
     gpu: GpuSpec
     num_gpus: int = 1
@@ -152,7 +155,7 @@ class Gate:
     derived_peak: bool = False  # the peak it runs at comes from fp32 × the tensor ratio
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, for speed (see Configuration)
 class ConfigResult:
     config: Configuration
     exclusion: Exclusion | None = None
