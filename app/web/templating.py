@@ -7,6 +7,7 @@ text as safe.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -220,6 +221,18 @@ CSP = (
 )
 
 
+# Where whitespace is content: left exactly as rendered.
+_VERBATIM = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>)", re.S | re.I)
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def squeeze(html: str) -> str:
+    """Template indentation dropped (a tenth of an answer page's bytes): a newline stays
+    where one was, so the page renders the same; <pre> and <textarea> keep their spaces."""
+    parts = _VERBATIM.split(html)
+    return "".join(p if i % 2 else _INDENT.sub("\n", p) for i, p in enumerate(parts))
+
+
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> HTMLResponse:
@@ -227,6 +240,9 @@ def render(
     response: HTMLResponse = templates.TemplateResponse(
         request, name, context, status_code=status_code
     )
+    body = squeeze(bytes(response.body).decode("utf-8")).encode("utf-8")
+    response.body = body
+    response.headers["Content-Length"] = str(len(body))
     response.headers["Content-Security-Policy"] = CSP
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "same-origin"

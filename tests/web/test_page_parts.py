@@ -82,3 +82,12 @@ def test_device_upload_form_stores_or_explains(client: TestClient) -> None:
     assert plain.status_code == 415
     empty = client.post("/device/reports", data={"x": "1"})
     assert empty.status_code == 422 and "choose a report file" in empty.text
+
+
+def test_pages_drop_template_indentation_but_not_preformatted_text() -> None:
+    from app.web.templating import squeeze
+
+    html = '<ul>\n    <li>a</li>\n  </ul>\n<pre>  x\n    y</pre>\n  <textarea>\n  {\n    "a": 1}</textarea>'
+    out = squeeze(html)
+    assert "<ul>\n<li>a</li>\n</ul>" in out  # a newline stays where one was: same rendering
+    assert "<pre>  x\n    y</pre>" in out and '<textarea>\n  {\n    "a": 1}</textarea>' in out
