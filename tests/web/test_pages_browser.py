@@ -563,7 +563,13 @@ def test_journey_buy_or_rent_for_training(journey: Page) -> None:
     pg.select_option("#f-task", "training")
     pg.select_option("#f-acquisition", "either")
     ask(pg)
-    # the answer: a verdict line on the rows that can be both bought and rented
+    # the answer, in the header: buying or renting the top pick, over the user's usage
+    top = pg.locator("[data-top-verdict]")
+    assert top.is_visible()
+    assert re.search(
+        r"(Buying|Renting) is cheaper over your 6,240 h: buy \$[\d,]+, rent", top.inner_text()
+    )
+    # and a verdict line on every row that can be both bought and rented
     verdict = pg.locator("[data-verdict]").first
     assert verdict.is_visible()
     assert re.search(r"(Buying|Renting) is cheaper over 6,240 h of use", verdict.inner_text())
