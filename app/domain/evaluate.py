@@ -501,6 +501,24 @@ def _memory(
     return cast(MemoryBreakdown, hit)
 
 
+def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate) -> perf.OneGpu:
+    """The count-independent part of ``run``'s step on ``gpu``, once per request for all
+    its counts (a training card is evaluated at 1, 2, 4 and 8 GPUs)."""
+    okey = ("one", gpu.slug, key)
+    hit = ctx.memo.get(okey)
+    if hit is None:
+        hit = perf.single_gpu(
+            gpu,
+            run,
+            framework=ctx.framework,
+            calibration=ctx.calibration,
+            flash_attention=g.flash_attention,
+            backend=g.backend,
+        )
+        ctx.memo[okey] = hit
+    return cast(perf.OneGpu, hit)
+
+
 def _usable(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, backend: str) -> float:
     ukey = ("usable", gpu.slug, key, backend)
     hit = ctx.memo.get(ukey)
@@ -665,6 +683,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         sharded=sharded,
         accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
         backend=g.backend,
+        one=None if run.is_llm_inference else _one_gpu(ctx, gpu, key, run, g),
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(

@@ -344,31 +344,34 @@ def _host_bytes_per_sample(work: WorkloadSpec) -> float:
     return 1024.0
 
 
-def estimate(
+@dataclass(frozen=True, slots=True)
+class OneGpu:
+    """The part of a (non-LLM-inference) step that does not depend on the GPU count: the same
+    for every count of one GPU and job, so a caller evaluating several counts computes it once
+    (``single_gpu``) and passes it to ``estimate``."""
+
+    eff: Efficiency
+    backend: str
+    wbytes: float
+    t_comp: float
+    mode: str
+    t_wmem: float
+    t_act: float
+    overhead: float
+    host: float
+
+
+def single_gpu(
     gpu: GpuSpec,
     work: WorkloadSpec,
     *,
     framework: str = "pytorch",
-    num_gpus: int = 1,
     calibration: Calibration | None = None,
     flash_attention: bool = True,
-    sharded: bool | None = None,
-    accumulation_steps: int = 1,
     backend: str | None = None,
-) -> PerfEstimate:
-    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``, under the
-    job's runtime on ``backend`` (default: the GPU's first backend).
-
-    ``sharded``: the job needs several GPUs' memory (FSDP / tensor parallel) rather than being
-    replicated; ``None`` means sharded whenever ``num_gpus`` > 1 for LLM inference and never
-    for the rest. ``accumulation_steps``: micro-steps per optimizer step (gradients cross the
-    link once per global batch).
-    """
+) -> OneGpu:
     eff = efficiencies(gpu, calibration)
     be = backend or (gpu.backends[0] if gpu.backends else "cuda")
-    if work.is_llm_inference:
-        return _llm_inference(gpu, work, framework, num_gpus, eff, be)
-    sharded = bool(sharded)
     prof = profile_for(gpu, work, be, "train" if work.training else "infer")
     bw = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, prof)
     b = work.batch_size
@@ -403,12 +406,66 @@ def estimate(
         kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
     traffic *= prof.traffic
     t_comp, mode = compute_time(flops, gpu, work, framework, eff, prof)
-    t_wmem = param_bytes / bw
-    t_act = traffic / bw
-    overhead = kernels * prof.kernel_us * 1e-6
-    gpu_time = max(t_comp, t_wmem) + t_act + overhead
     host_bw = host_bandwidth_gbs(gpu, calibration)
     host = 0.0 if host_bw is None else _host_bytes_per_sample(work) * b / (host_bw * 1e9)
+    return OneGpu(
+        eff=eff,
+        backend=be,
+        wbytes=wbytes,
+        t_comp=t_comp,
+        mode=mode,
+        t_wmem=param_bytes / bw,
+        t_act=traffic / bw,
+        overhead=kernels * prof.kernel_us * 1e-6,
+        host=host,
+    )
+
+
+def estimate(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    *,
+    framework: str = "pytorch",
+    num_gpus: int = 1,
+    calibration: Calibration | None = None,
+    flash_attention: bool = True,
+    sharded: bool | None = None,
+    accumulation_steps: int = 1,
+    backend: str | None = None,
+    one: OneGpu | None = None,
+) -> PerfEstimate:
+    """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``, under the
+    job's runtime on ``backend`` (default: the GPU's first backend).
+
+    ``sharded``: the job needs several GPUs' memory (FSDP / tensor parallel) rather than being
+    replicated; ``None`` means sharded whenever ``num_gpus`` > 1 for LLM inference and never
+    for the rest. ``accumulation_steps``: micro-steps per optimizer step (gradients cross the
+    link once per global batch). ``one``: ``single_gpu`` of the same arguments, when the
+    caller already has it (not used for LLM inference).
+    """
+    if work.is_llm_inference:
+        eff = efficiencies(gpu, calibration)
+        be = backend or (gpu.backends[0] if gpu.backends else "cuda")
+        return _llm_inference(gpu, work, framework, num_gpus, eff, be)
+    if one is None:
+        one = single_gpu(
+            gpu,
+            work,
+            framework=framework,
+            calibration=calibration,
+            flash_attention=flash_attention,
+            backend=backend,
+        )
+    sharded = bool(sharded)
+    b = work.batch_size
+    t_comp, t_wmem, t_act, overhead, host = (
+        one.t_comp,
+        one.t_wmem,
+        one.t_act,
+        one.overhead,
+        one.host,
+    )
+    gpu_time = max(t_comp, t_wmem) + t_act + overhead
     n = max(1, num_gpus)
     single = max(gpu_time, host)
     if work.training:
@@ -416,7 +473,7 @@ def estimate(
     elif sharded and n > 1:
         # a model too big for one GPU, served in layers: its weights cross the link once
         lk = topology.link(gpu, n)
-        comm = topology.comm_seconds(lk, topology.allgather_bytes(n, wbytes))
+        comm = topology.comm_seconds(lk, topology.allgather_bytes(n, one.wbytes))
     else:
         comm = 0.0  # independent replicas
     step = single / n + comm
@@ -442,12 +499,12 @@ def estimate(
         comm_s=comm,
         num_gpus=n,
         scaling_efficiency=scale,
-        compute_precision=mode,
-        efficiency_source=eff.source,
+        compute_precision=one.mode,
+        efficiency_source=one.eff.source,
         latency_ms=latency,
         runtime=work.runtime,
-        backend=be,
-        measured_on=eff.measured_on,
+        backend=one.backend,
+        measured_on=one.eff.measured_on,
     )
 
 
