@@ -238,6 +238,15 @@ def _accepts(offer: CloudOffer, policy: RentalPolicy) -> bool:
     return offer.tier in policy.tiers
 
 
+def _hourly_rate(offer: CloudOffer, policy: RentalPolicy) -> tuple[float, bool]:
+    """The instance's price per hour under the policy, and whether it is a spot price: the
+    spot price only where the user allows spot and it is the lower."""
+    spot_price = offer.spot_usd_per_hour
+    if policy.allow_spot and spot_price is not None and spot_price < offer.usd_per_hour:
+        return spot_price, True
+    return offer.usd_per_hour, offer.tier == "spot"
+
+
 def choose_offer(
     offers: list[CloudOffer], gpus_needed: int, policy: RentalPolicy = RentalPolicy()
 ) -> OfferChoice | None:
@@ -255,13 +264,7 @@ def choose_offer(
             instances = -(-n // offer.gpus)
         else:
             continue
-        price, spot = offer.usd_per_hour, offer.tier == "spot"
-        if (
-            policy.allow_spot
-            and offer.spot_usd_per_hour is not None
-            and offer.spot_usd_per_hour < price
-        ):
-            price, spot = offer.spot_usd_per_hour, True
+        price, spot = _hourly_rate(offer, policy)
         choice = OfferChoice(offer, instances, n, price * instances, spot)
         key = (choice.usd_per_hour, offer.gpus, offer.provider, offer.instance_type)
         if best is None or key < best[0]:
@@ -458,13 +461,7 @@ def choose_replica_offer(
             continue
         per_instance = offer.gpus // tp
         instances = -(-r // per_instance)
-        price, spot = offer.usd_per_hour, offer.tier == "spot"
-        if (
-            policy.allow_spot
-            and offer.spot_usd_per_hour is not None
-            and offer.spot_usd_per_hour < price
-        ):
-            price, spot = offer.spot_usd_per_hour, True
+        price, spot = _hourly_rate(offer, policy)
         choice = OfferChoice(offer, instances, tp * r, price * instances, spot)
         key = (choice.usd_per_hour, offer.gpus, offer.provider, offer.instance_type)
         if best is None or key < best[0]:
