@@ -2,7 +2,7 @@
 throughput-latency curve and the KV-cache limit on concurrency, for one configuration
 (GPU × GPUs per replica × replicas × weight precision × KV precision × runtime).
 
-The model, term by term (docs/methodology.md §9 gives the sources):
+The model, term by term (docs/methodology.md §6 gives the sources):
 
 * A decode step advances every running sequence by one token. It reads the weights once
   (MoE: only the experts the step's tokens route to), reads each sequence's KV cache, and does
@@ -37,7 +37,7 @@ GB = 1e9
 
 # ---------------------------------------------------------------- formats and runtimes
 
-# Stored bits per weight, scales included (methodology §9.2): AWQ/GPTQ int4 with group size 128
+# Stored bits per weight, scales included (methodology §6.2): AWQ/GPTQ int4 with group size 128
 # keep an fp16 scale and a zero point per group, 4 + 32/128; NVFP4 one fp8 (E4M3) scale per 16
 # values, 4 + 8/16; MXFP4 one 8-bit (E8M0) scale per 32 values, 4 + 8/32.
 WEIGHT_BITS: dict[str, float] = {
@@ -166,7 +166,7 @@ class ServingTargets:
     itl_default: bool = False
 
 
-# Latency targets where the request sets none (methodology §9.7). Without a target anything that
+# Latency targets where the request sets none (methodology §6.7). Without a target anything that
 # eventually answers "meets" the load, so the planner holds every configuration to MLPerf
 # Inference's Llama 2 70B "Server" scenario: time to first token ≤ 2,000 ms and time per output
 # token after the first (TPOT, the mean inter-token latency of a request) ≤ 200 ms

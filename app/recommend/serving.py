@@ -36,7 +36,7 @@ RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
     "transformers": ("cuda", "rocm", "mps", "cpu", "xpu"),
 }
 # Validation against published saturation throughput (benchmarks/serving_accuracy.py,
-# docs/methodology.md §9.6): the band a prediction carries.
+# docs/methodology.md §6.6): the band a prediction carries.
 UNCERTAINTY = (0.7, 1.3)
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -476,7 +476,7 @@ def _recommendation(
             high=tput * hi,
             factor_low=lo,
             factor_high=hi,
-            basis="serving model vs published saturation throughput (docs/methodology.md §9)",
+            basis="serving model vs published saturation throughput (docs/methodology.md §6)",
         ),
         provenance={
             "specs": "published (catalog)",

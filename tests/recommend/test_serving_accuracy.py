@@ -51,13 +51,13 @@ def test_all_rows_rank(scores: dict) -> None:
 
 def test_vllm_load_points_rank_and_stay_within_a_factor(scores: dict) -> None:
     # a concurrency sweep: throughput rises with load; the model over-predicts the high end
-    # (vLLM's per-sequence scheduling cost is not modelled, methodology §9.6)
+    # (vLLM's per-sequence scheduling cost is not modelled, methodology §6.6)
     s = scores["load points (vllm)"]
     assert s.n == 5 and s.spearman >= 0.99 and s.median_ratio <= 1.35
 
 
 def test_small_moe_gap_is_held_where_it_is(scores: dict) -> None:
-    # grouped-GEMM inefficiency of many small experts is not modelled (methodology §9.6):
+    # grouped-GEMM inefficiency of many small experts is not modelled (methodology §6.6):
     # the model over-predicts Qwen3-30B-A3B; this floor stops it getting worse unnoticed
     s = scores["moe"]
     assert s.spearman >= 0.75 and s.median_ratio <= 3.0
