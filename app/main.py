@@ -164,6 +164,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         checker.cancel()
         app.state.health_engine.dispose()
+        # back in the collector's sight: a process that starts many apps (the test suite)
+        # must not keep the cycles of the ones it has finished with
+        gc.unfreeze()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
