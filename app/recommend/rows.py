@@ -242,7 +242,7 @@ def build_row(
         ),
         # CostOut is CostEstimate's fields plus the cost of the chosen way to acquire.
         cost=s.CostOut(
-            **dataclasses.asdict(cost)
+            **_fields(cost)
             | {
                 "job_cost_usd": costs.job_cost(cost, c.acquisition),
                 "rent": rent_out,
@@ -265,6 +265,14 @@ def build_row(
         **extra,
         alternatives=[alternative_out(a) for a in alternatives],
     )
+
+
+_COST_FIELDS = tuple(f.name for f in dataclasses.fields(costs.CostEstimate))
+
+
+def _fields(cost: costs.CostEstimate) -> dict[str, object]:
+    """CostEstimate's fields (all plain values): dataclasses.asdict deep-copies each one."""
+    return {name: getattr(cost, name) for name in _COST_FIELDS}
 
 
 def alternative_out(c: rank.Candidate) -> s.AlternativeOut:
