@@ -59,8 +59,10 @@ class GpuRow(Base):
     notes: Mapped[str | None] = mapped_column(Text)
     origin: Mapped[str] = mapped_column(String(10), default="seed")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    # indexed: the per-request change stamp reads max(updated_at) (and the count through
+    # the smallest index) without scanning the table
     updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), default=_now, onupdate=_now
+        DateTime(timezone=True), default=_now, onupdate=_now, index=True
     )
 
 

@@ -37,8 +37,10 @@ class CloudOfferRow(Base):
     # seed: shipped in data/offers; import: `gpu-advisor offers import` (kept across reseeds)
     origin: Mapped[str] = mapped_column(String(10), default="seed")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    # indexed: the per-request change stamp reads max(updated_at) (and the count through
+    # the smallest index) without scanning the table
     updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), default=_now, onupdate=_now
+        DateTime(timezone=True), default=_now, onupdate=_now, index=True
     )
 
 
@@ -58,6 +60,8 @@ class PurchaseOfferRow(Base):
     source: Mapped[str] = mapped_column(String(300))
     origin: Mapped[str] = mapped_column(String(10), default="seed")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    # indexed: the per-request change stamp reads max(updated_at) (and the count through
+    # the smallest index) without scanning the table
     updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), default=_now, onupdate=_now
+        DateTime(timezone=True), default=_now, onupdate=_now, index=True
     )
