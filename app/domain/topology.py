@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.domain.gpu import GpuSpec
 
@@ -112,6 +113,9 @@ def fabric(gpu: GpuSpec) -> Fabric:
     return Fabric("pcie", 1, None, p2p, pcie)
 
 
+# Read for every multi-GPU configuration of every request (string parsing of the catalog's
+# interconnect text): kept per GpuSpec (frozen, hash computed once), bounded.
+@lru_cache(maxsize=8192)
 def link(gpu: GpuSpec, n: int) -> Link:
     """The slowest hop in a group of ``n`` GPUs of this model."""
     f = fabric(gpu)

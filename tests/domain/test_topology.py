@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from app.domain import perf, topology
+from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec
 from tests.domain.fixtures import A100, BERT_LARGE, H100, M2, MI300X, RESNET50, RTX4090
 
@@ -41,9 +42,9 @@ def test_fabrics_read_from_the_catalog() -> None:
 
 
 @pytest.mark.parametrize("card", [A6000, A40])
-def test_bridged_pairs_scale_as_pcie_beyond_the_pair(card: object) -> None:
-    pair = topology.link(card, 2)  # type: ignore[arg-type]
-    eight = topology.link(card, 8)  # type: ignore[arg-type]
+def test_bridged_pairs_scale_as_pcie_beyond_the_pair(card: GpuSpec) -> None:
+    pair = topology.link(card, 2)
+    eight = topology.link(card, 8)
     assert pair.kind == "fast" and pair.gbs == pytest.approx(56.25 * 0.8)
     assert eight.kind == "pcie-p2p" and eight.gbs == pytest.approx(31.5 * 0.8)
 
