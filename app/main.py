@@ -211,7 +211,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     openapi.install(app)
     # Outermost last: the request id and timing cover everything, the guard and gzip included.
-    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    # Level 5: a recommendation's JSON compresses within 1.5 % of level 6 for a third less CPU
+    # on large answers (a 214 KB answer: 0.95 ms instead of 1.5 ms; 14.6 KB instead of 14.4).
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=5)
     app.add_middleware(GuardMiddleware, settings=settings)
     app.add_middleware(ObservabilityMiddleware, router=app.router)
     return app
