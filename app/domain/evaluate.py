@@ -431,17 +431,25 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     if ctx.offers is None or config.offer is not None:
         return None
     offers = ctx.offers.get(config.gpu.slug, _NO_OFFERS)
+    # Within the request by the offers object alone (every card without offers shares one),
+    # which the request's context keeps alive.
+    local = ("pricing", id(offers), n)
+    pricing = ctx.memo.get(local)
+    if pricing is not None:
+        return cast(costs.Pricing, pricing)
     # The same offers, count, policies and price basis give the same prices in every request:
     # memoised by the offers object (the service keeps one per GPU until an offer changes),
     # which the entry holds so its id is not reused while the entry lives.
     key = (id(offers), n, ctx.rental, ctx.usage, ctx.purchase_basis)
     hit = _PRICINGS.get(key)
     if hit is not None and hit[0] is offers:
-        return hit[1]
-    pricing = costs.price_configuration(offers, n, ctx.rental, ctx.usage, ctx.purchase_basis)
-    if len(_PRICINGS) >= _PRICINGS_SIZE:
-        _PRICINGS.clear()
-    _PRICINGS[key] = (offers, pricing)
+        pricing = hit[1]
+    else:
+        pricing = costs.price_configuration(offers, n, ctx.rental, ctx.usage, ctx.purchase_basis)
+        if len(_PRICINGS) >= _PRICINGS_SIZE:
+            _PRICINGS.clear()
+        _PRICINGS[key] = (offers, pricing)
+    ctx.memo[local] = pricing
     return pricing
 
 
