@@ -444,6 +444,7 @@ def _recommendation(
         num_gpus=n,
         fits=True,
         precision=c.weight_precision,
+        runtime=row.runtime.name,
         framework_status=framework_status,
         memory=mem,
         throughput=s.ThroughputOut(

@@ -79,6 +79,7 @@ def test_without_targets_the_70b_question_is_held_to_mlperf_defaults(client: Tes
         assert sv["meets_slo"] is True and sv["ttft_ms"] <= 2000 and sv["itl_ms"] <= 200
         # 50 users carried at once, not queued behind a handful of llama-server slots
         assert sv["max_concurrency"] >= 50 and sv["runtime"] == "vllm"
+        assert row["runtime"] == sv["runtime"]  # the row names the runtime it was planned on
 
 
 def test_a_target_set_by_the_user_is_theirs_and_a_large_one_lifts_the_limit(
