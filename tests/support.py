@@ -75,3 +75,21 @@ def live_server(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextmanager
+def two_workers_sessions(settings: Any) -> Iterator[tuple[Any, Any]]:
+    """Two sessions on two engines over one migrated database: two workers sharing it (the
+    caches' tests: what one worker writes, the other must see)."""
+    from app.db import make_engine, make_session_factory, session_scope
+    from app.main import prepare_database
+
+    prepare_database(settings)
+    engines = [make_engine(settings.database_url) for _ in range(2)]
+    factories = [make_session_factory(e) for e in engines]
+    try:
+        with session_scope(factories[0]) as one, session_scope(factories[1]) as other:
+            yield one, other
+    finally:
+        for e in engines:
+            e.dispose()

@@ -11,21 +11,13 @@ from sqlalchemy.orm import Session
 from app.catalog import repository, service
 from app.catalog.schemas import GpuCreate, GpuPatch
 from app.config import Settings
-from app.db import make_engine, make_session_factory, session_scope
-from app.main import prepare_database
-from tests.support import lab_card
+from tests.support import lab_card, two_workers_sessions
 
 
 @pytest.fixture
 def sessions(settings: Settings) -> Iterator[tuple[Session, Session]]:
-    """Two sessions on two engines: two workers sharing one database."""
-    prepare_database(settings)
-    engines = [make_engine(settings.database_url) for _ in range(2)]
-    factories = [make_session_factory(e) for e in engines]
-    with session_scope(factories[0]) as one, session_scope(factories[1]) as other:
-        yield one, other
-    for e in engines:
-        e.dispose()
+    with two_workers_sessions(settings) as pair:
+        yield pair
 
 
 def test_an_unchanged_catalog_is_mapped_once(sessions: tuple[Session, Session]) -> None:

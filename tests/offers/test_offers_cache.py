@@ -10,21 +10,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.config import Settings
-from app.db import make_engine, make_session_factory, session_scope
-from app.main import prepare_database
 from app.offers import repository, service
 from app.offers.models import CloudOfferRow, PurchaseOfferRow
+from tests.support import two_workers_sessions
 
 
 @pytest.fixture
 def sessions(settings: Settings) -> Iterator[tuple[Session, Session]]:
-    prepare_database(settings)
-    engines = [make_engine(settings.database_url) for _ in range(2)]
-    factories = [make_session_factory(e) for e in engines]
-    with session_scope(factories[0]) as one, session_scope(factories[1]) as other:
-        yield one, other
-    for e in engines:
-        e.dispose()
+    with two_workers_sessions(settings) as pair:
+        yield pair
 
 
 def _cheapest_h100_hour(offers: object) -> float:
