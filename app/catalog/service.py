@@ -166,11 +166,6 @@ def all_specs(session: Session, stamp: tuple[Any, ...] | None = None) -> list[Gp
     )
 
 
-def forget_cached_catalog() -> None:
-    """Drop every cached catalog (tests that rewrite the database behind the ORM)."""
-    _specs.clear()
-
-
 def catalog_size(session: Session) -> int:
     return repository.count(session)
 

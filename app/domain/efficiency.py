@@ -295,10 +295,4 @@ def usable_gb(gpu: GpuSpec, profile: RuntimeProfile | None = None) -> float:
     return gpu.memory_gb * GIB_PER_GB * share
 
 
-def regime_of(task: str, llm_phase: str | None = None) -> str:
-    if task in ("training", "fine-tuning"):
-        return "train"
-    return llm_phase or "infer"
-
-
 EAGER = RuntimeProfile()

@@ -461,11 +461,6 @@ _PRICINGS_SIZE = 20_000  # GPUs × counts × the few rental policies in use
 # ---------------------------------------------------------------- the evaluation
 
 
-def with_savers(work: WorkloadSpec, config: Configuration) -> WorkloadSpec:
-    """The job as this configuration runs it: its precision, savers and micro-batch."""
-    return _with_savers(work, config.savers, config.micro_batch)
-
-
 def _with_savers(work: WorkloadSpec, savers: tuple[str, ...], micro: int | None) -> WorkloadSpec:
     changes: dict[str, object] = {}
     if "checkpointing" in savers:

@@ -247,11 +247,6 @@ def host_bandwidth_gbs(gpu: GpuSpec, calibration: Calibration | None) -> float |
     return PCIE_GBS.get(gen, 31.5) * lanes / 16 * PCIE_PINNED_EFFICIENCY
 
 
-def link_kind(gpu: GpuSpec) -> str:
-    """'nvlink' for GPUs with a fast GPU-to-GPU fabric, else 'pcie' (see topology.fabric)."""
-    return "pcie" if topology.fabric(gpu).domain <= 1 else "nvlink"
-
-
 def _trainable(work: WorkloadSpec) -> float:
     if work.peft in ("lora", "qlora"):
         return lora_params(work.model, work.lora_rank)

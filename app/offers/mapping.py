@@ -66,10 +66,6 @@ class Mapping:
         provider = self.providers.get(cloud)
         return provider.tier if provider is not None else "on-demand"
 
-    def provider_name(self, cloud: str) -> str:
-        provider = self.providers.get(cloud)
-        return provider.name if provider is not None else cloud
-
 
 def _str(raw: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:
     value = raw.get(key)

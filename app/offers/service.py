@@ -287,11 +287,6 @@ def gpu_offers(session: Session, stamp: tuple[Any, ...] | None = None) -> Mappin
     )
 
 
-def forget_cached_offers() -> None:
-    """Drop every cached offer table (tests that rewrite the database behind the ORM)."""
-    _gpu_offers.clear()
-
-
 OFFER_SORTS = {
     "usd_per_gpu_hour": lambda o: (o.usd_per_gpu_hour is None, o.usd_per_gpu_hour or 0.0),
     "usd_per_hour": lambda o: (o.usd_per_hour is None, o.usd_per_hour or 0.0),

@@ -409,10 +409,6 @@ def field_for_name(name: str | None) -> str | None:
     return field_for_loc(name.split("."))
 
 
-def _choice_words(f: FormField | None, values: Iterable[str]) -> str:
-    return ", ".join(choice_label(f.name if f else "", v) for v in values)
-
-
 def error_message(err: Mapping[str, Any]) -> str:
     """A pydantic error in the words of the form: limits in the field's own units."""
     kind = str(err.get("type", ""))
