@@ -10,6 +10,7 @@ not transfer across vendors or generations (benchmark-methodology.md §7).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.domain.gpu import GpuSpec
 
@@ -35,6 +36,9 @@ class Calibration:
     by_slug: dict[str, Efficiencies] = field(default_factory=dict)
     by_family: dict[str, Efficiencies] = field(default_factory=dict)
     source: str | None = None  # e.g. the device report id
+    # perf.efficiencies per GPU spec: the same for every request that shares this calibration
+    # (the service keeps one until a report or the catalog changes).
+    memo: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def family_key(gpu: GpuSpec) -> str:

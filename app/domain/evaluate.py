@@ -625,20 +625,52 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     return out
 
 
+@dataclass(slots=True)
+class Admitted:
+    """A configuration that passed every check made before its roofline: the software, the
+    memory and (under a price objective or budget) its price; what ``evaluate`` needs to
+    finish it."""
+
+    config: Configuration
+    gate: Gate
+    key: JobKey
+    run: WorkloadSpec
+    warnings: tuple[str, ...]
+    caveats: tuple[str, ...]
+    available_gb: float
+    memory: MemoryBreakdown
+    priced: GpuSpec
+    pricing: costs.Pricing | None
+
+
+def price_known(config: Configuration, ctx: Context) -> bool:
+    """Whether the configuration has a purchase or rental price, as its result would say
+    (rank.price_known): its offers' verdict, else the catalog's prices."""
+    pricing = _offer_pricing(config, max(1, config.num_gpus), ctx)
+    if pricing is not None:
+        return pricing.price_known
+    purchase, hourly = costs.prices(_priced(config.gpu, config.offer), config.num_gpus)
+    return purchase is not None or hourly is not None
+
+
 def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     """Memory, speed, cost and support of one configuration; an exclusion when it cannot run."""
+    a = admit(config, ctx)
+    return a if isinstance(a, ConfigResult) else _finish(a, ctx)
+
+
+def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
+    """The checks before the roofline: the configuration's result when one of them excludes
+    it, else what the roofline and the costs need."""
     gpu, n = config.gpu, max(1, config.num_gpus)
     if ctx.apply_filters:
         excl = _filter(gpu, ctx.limits)
         if excl is not None:
             return ConfigResult(config, excl)
-    asked = config.precision or ctx.work.precision
-    runtime = config.runtime or getattr(ctx.work, "runtime", None)
-    g = gate(gpu, asked, runtime, ctx)
-    if g.exclusion is not None:
+    g, key = _variant(config, ctx)
+    if key is None:
         return ConfigResult(config, g.exclusion, backend=g.backend)
-    assert g.backend is not None and g.precision is not None
-    key: JobKey = (asked, g.precision, config.savers, config.micro_batch, config.runtime)
+    assert g.backend is not None
     run = _job(ctx, key)
     why, caveats = compat.job_support(
         gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
@@ -667,15 +699,39 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         )
     priced = _priced(gpu, config.offer)
     pricing = _offer_pricing(config, n, ctx)
-    rent_reason = pricing.rent_reason if pricing is not None else None
-    buy_reason = pricing.buy_reason if pricing is not None else None
     # Cut on price before the roofline when the price alone breaks the budget.
     if ctx.apply_filters and ctx.limits.needs_price:
         pre = PriceOnly(*costs.prices(priced, n, pricing))
-        _, excl = budget(pre, ctx.limits, rent_reason, buy_reason)
+        _, excl = budget(pre, ctx.limits, *_reasons(pricing))
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
-    sharded = n > 1 and _memory(ctx, key, run, 1, g.backend, g.flash_attention).total > avail
+    return Admitted(config, g, key, run, warnings, caveats, avail, mem, priced, pricing)
+
+
+def _variant(config: Configuration, ctx: Context) -> tuple[Gate, JobKey | None]:
+    """The configuration's software gate and the job variant it runs (None: gated out)."""
+    asked = config.precision or ctx.work.precision
+    runtime = config.runtime or getattr(ctx.work, "runtime", None)
+    g = gate(config.gpu, asked, runtime, ctx)
+    if g.exclusion is not None:
+        return g, None
+    assert g.precision is not None
+    return g, (asked, g.precision, config.savers, config.micro_batch, config.runtime)
+
+
+def _reasons(pricing: costs.Pricing | None) -> tuple[str | None, str | None]:
+    """(why no rental price, why no purchase price) for the budget's message."""
+    if pricing is None:
+        return None, None
+    return pricing.rent_reason, pricing.buy_reason
+
+
+def _finish(a: Admitted, ctx: Context) -> ConfigResult:
+    """The roofline, the costs and the budget of an admitted configuration."""
+    config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
+    gpu, n = config.gpu, max(1, config.num_gpus)
+    assert g.backend is not None
+    sharded = n > 1 and _memory(ctx, a.key, run, 1, g.backend, g.flash_attention).total > avail
     est = perf.estimate(
         gpu,
         run,
@@ -686,7 +742,7 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         sharded=sharded,
         accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
         backend=g.backend,
-        one=None if run.is_llm_inference else _one_gpu(ctx, gpu, key, run, g),
+        one=None if run.is_llm_inference else _one_gpu(ctx, gpu, a.key, run, g),
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(
@@ -698,15 +754,15 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         )
     hours = time_to_finish_h(run, est)
     cost = costs.estimate_cost(
-        priced,
+        a.priced,
         est.num_gpus,
         est.throughput,
         hours,
         ctx.limits.electricity_usd_per_kwh,
-        pricing=pricing,
+        pricing=a.pricing,
         usage=ctx.usage,
     )
-    acq, excl = budget(cost, ctx.limits, rent_reason, buy_reason)
+    acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing))
     if excl is not None and ctx.apply_filters:
         return ConfigResult(
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
@@ -719,15 +775,45 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
         None,
         work=run,
         backend=g.backend,
-        framework_status="experimental" if caveats else g.status,
+        framework_status="experimental" if a.caveats else g.status,
         memory=mem,
         available_gb=avail,
         perf=est,
         cost=cost,
         acquisition=acq or ctx.limits.acquisition,
-        warnings=warnings,
+        warnings=a.warnings,
         derived_peak=g.derived_peak,
         meets_latency=meets,
         accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
-        pricing=pricing,
+        pricing=a.pricing,
     )
+
+
+def throughput_bound(config: Configuration, ctx: Context) -> float:
+    """An upper bound on the throughput ``evaluate`` finds for the configuration, from its
+    single-GPU step alone: N GPUs take a step of single/N plus communication, which is never
+    negative, so N × batch / single is never exceeded (0 when the software gate excludes it).
+    ``inf`` where no such bound holds (LLM inference, whose tensor-parallel step is modelled
+    otherwise) or the step has no finite positive time: a caller then evaluates it."""
+    g, key = _variant(config, ctx)
+    if key is None:
+        return 0.0
+    run = _job(ctx, key)
+    if run.is_llm_inference:
+        return math.inf
+    one = _one_gpu(ctx, config.gpu, key, run, g)
+    single = max(max(one.t_comp, one.t_wmem) + one.t_act + one.overhead, one.host)
+    if not (math.isfinite(single) and single > 0):
+        return math.inf
+    return max(1, config.num_gpus) * run.batch_size / single
+
+
+def card_bound(planned: list[Configuration], ctx: Context) -> float:
+    """The largest ``throughput_bound`` over a card's planned configurations: of each job
+    variant only its largest count, as the bound grows with the count."""
+    widest: dict[tuple[object, ...], Configuration] = {}
+    for c in planned:
+        k = (c.precision, c.runtime, c.savers, c.micro_batch)
+        if k not in widest or c.num_gpus > widest[k].num_gpus:
+            widest[k] = c
+    return max(throughput_bound(c, ctx) for c in widest.values())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from app.domain import topology
 from app.domain.calibration import Calibration, adjust
@@ -155,6 +156,19 @@ def _prior_efficiencies(vendor: str, segment: str) -> Efficiency:
 def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
     if calibration is None:
         return _prior_efficiencies(gpu.vendor, gpu.segment)
+    hit = calibration.memo.get(gpu)
+    if hit is None:
+        hit = _calibrated(gpu, calibration)
+        if len(calibration.memo) >= EFFICIENCY_MEMO_SIZE:
+            calibration.memo.clear()  # edited specs leave stale keys behind
+        calibration.memo[gpu] = hit
+    return cast(Efficiency, hit)
+
+
+EFFICIENCY_MEMO_SIZE = 20_000
+
+
+def _calibrated(gpu: GpuSpec, calibration: Calibration) -> Efficiency:
     comp: dict[str, float] = {}
     sources: set[str] = set()
     for p in MEASURED_PRECISIONS:

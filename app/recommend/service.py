@@ -7,6 +7,7 @@ baseline device, so the same code serves the API, the web pages and the CLI.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,10 +97,14 @@ def _savers_allowed(w: s.WorkloadIn) -> frozenset[str]:
     return frozenset(allowed)
 
 
-def _evaluated(gpu: GpuSpec, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Exclusion:
-    """Every configuration of ``gpu`` the engine plans, evaluated once; the runnable ones, or
-    why none runs (the reason of the configuration with the fewest cards)."""
-    planned = ev.plan(gpu, ctx)
+def _evaluated(
+    gpu: GpuSpec, ctx: ev.Context, planned: list[ev.Configuration] | ev.Exclusion | None = None
+) -> list[ev.ConfigResult] | ev.Exclusion:
+    """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
+    them), evaluated once; the runnable ones, or why none runs (the reason of the
+    configuration with the fewest cards)."""
+    if planned is None:
+        planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
     fewest = planned[0] if len(planned) == 1 else min(planned, key=lambda c: c.num_gpus)
@@ -187,6 +192,109 @@ class _Card:
         return sorted(alts, key=lambda c: (c.n, c.savers))
 
 
+def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
+    """Whether cards that cannot reach the rows shown may go unranked in detail: under
+    'fastest', one row per card, when nothing after the roofline can exclude a configuration
+    that passed its checks before it (a job-cost budget can)."""
+    return (
+        request.group_by == "gpu"
+        and request.objective == "fastest"
+        and ctx.apply_filters
+        and ctx.limits.max_job_cost_usd is None
+    )
+
+
+@dataclass(slots=True)
+class _Census:
+    """The cards an answer ranks without evaluating: how many, and how many have no price."""
+
+    ranked: int = 0
+    unpriced: int = 0
+
+
+def _census(planned: list[ev.Configuration], ctx: ev.Context) -> bool | ev.Exclusion | None:
+    """For a card whose every configuration's throughput bound is finite: whether the one it
+    would be ranked with has a price, or why none runs (as ``_evaluated`` says); None when only
+    evaluating it can tell (its counts differ in being priced, and which count it would be
+    ranked with depends on the throughputs).
+
+    A configuration that passes the checks before its roofline then runs: a finite bound is a
+    finite positive single-GPU step, and without a job-cost budget (``_prunable``) the budget
+    after the roofline asks what the check before it asked."""
+    known = _prices_known(planned, ctx)
+    if len(known) > 1:
+        return None
+    first: ev.ConfigResult | None = None
+    for cfg in sorted(planned, key=lambda c: c.num_gpus):
+        a = ev.admit(cfg, ctx)
+        if isinstance(a, ev.Admitted):
+            return known.pop()
+        first = first or a
+    assert first is not None and first.exclusion is not None
+    return first.exclusion
+
+
+def _prices_known(planned: list[ev.Configuration], ctx: ev.Context) -> set[bool]:
+    """Whether each count of the card is priced: a card without offers has no price at any
+    (most of a catalog, and no configuration to price one by one)."""
+    gpu = planned[0].gpu
+    if (
+        ctx.offers is not None
+        and gpu.slug not in ctx.offers
+        and all(c.offer is None for c in planned)
+    ):
+        return {False}
+    return {ev.price_known(c, ctx) for c in planned}
+
+
+def _bounded(
+    gpus: list[GpuSpec], ctx: ev.Context, limit: int
+) -> tuple[list[rank.Candidate], list[tuple[GpuSpec, ev.Exclusion]], _Census]:
+    """Every card's configurations evaluated only where the card can reach the ``limit`` rows
+    shown ('fastest'): cards in order of their throughput bound; once ``limit`` cards that
+    rank ahead on every other key (meet any latency target, supported software) have a
+    throughput above the next card's bound, that card and every later one can only rank below
+    them, and are counted (``_census``) rather than evaluated. The answer is the one evaluating
+    every card gives (tests/recommend/test_fast_paths.py holds the two equal)."""
+    cards: list[tuple[float, GpuSpec, list[ev.Configuration]]] = []
+    excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
+    for gpu in gpus:
+        planned = ev.plan(gpu, ctx)
+        if isinstance(planned, ev.Exclusion):
+            excluded.append((gpu, planned))
+        else:
+            cards.append((ev.card_bound(planned, ctx), gpu, planned))
+    cards.sort(key=lambda card: -card[0])  # stable: the caller's order among equals
+    cands: list[rank.Candidate] = []
+    shown: list[float] = []  # heap: the best `limit` throughputs of cards that rank ahead
+    top = 0.0
+    census = _Census()
+    for bound, gpu, planned in cards:
+        # Scores are the throughput over the top one rounded to 6 places: keep clear of a tie.
+        if len(shown) >= limit and bound < shown[0] - 2e-6 * top:
+            counted = _census(planned, ctx)
+            if isinstance(counted, ev.Exclusion):
+                excluded.append((gpu, counted))
+                continue
+            if counted is not None:
+                census.ranked += 1
+                census.unpriced += not counted
+                continue
+        found = _evaluated(gpu, ctx, planned)
+        if isinstance(found, ev.Exclusion):
+            excluded.append((gpu, found))
+            continue
+        card = [rank.Candidate.of(r) for r in found]
+        cands.extend(card)
+        chosen = max(card, key=lambda c: (c.perf.throughput, -c.n))
+        top = max(top, chosen.perf.throughput)
+        if chosen.meets_latency is not False and chosen.framework_status != "experimental":
+            heapq.heappush(shown, chosen.perf.throughput)
+            if len(shown) > limit:
+                heapq.heappop(shown)
+    return cands, excluded, census
+
+
 # ---------------------------------------------------------------- services
 
 
@@ -254,7 +362,9 @@ def recommend(
 
     With ``offers`` (what the service loaded from the database), costs come from concrete
     offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
-    has no price. Without, the catalog's per-GPU prices are used (tests of the engine)."""
+    has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
+    Under 'fastest', cards that cannot reach the rows shown are counted, not evaluated
+    (``_bounded``)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
         cons = request.constraints
@@ -272,7 +382,15 @@ def recommend(
     # only the rows shown list as alternatives.
     lazy = _lazy(request)
     cards: dict[int, _Card] = {}
-    for gpu in sorted(gpus, key=lambda g: g.slug):
+    census = _Census()
+    ordered_gpus = sorted(gpus, key=lambda g: g.slug)
+    if not lazy and _prunable(request, ctx):
+        cands, skipped, census = _bounded(ordered_gpus, ctx, request.limit)
+        excluded = [
+            s.Excluded(slug=g.slug, name=g.name, code=x.code, reason=x.reason) for g, x in skipped
+        ]
+        ordered_gpus = []
+    for gpu in ordered_gpus:
         res: list[ev.ConfigResult] | ev.Exclusion | _Card
         res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx)
         if isinstance(res, ev.Exclusion):
@@ -313,11 +431,11 @@ def recommend(
         objective=request.objective,
         acquisition=cons.acquisition,
         framework=cons.framework,
-        count=len(ordered),
+        count=len(ordered) + census.ranked,
         counts=s.CountsOut(
-            ranked=len(ordered),
+            ranked=len(ordered) + census.ranked,
             excluded=len(excluded),
-            unpriced=sum(1 for c in ordered if not rank.price_known(c)),
+            unpriced=sum(1 for c in ordered if not rank.price_known(c)) + census.unpriced,
         ),
         recommendations=rows,
         excluded=sorted(excluded, key=lambda e: (e.code, e.slug)),

@@ -113,3 +113,108 @@ def test_cards_priced_out_at_their_fewest_cards_answer_as_the_full_evaluation(
     assert fast == reference
     codes = {e["code"] for e in fast["excluded"]}
     assert codes & {"no_price", "over_budget"}
+
+
+# 'fastest', one row per card: cards whose throughput bound is below the rows shown are counted,
+# not evaluated (service._bounded). Limits small enough that most cards are cut. LLM inference
+# has no such bound (evaluate.throughput_bound) and is evaluated card by card.
+FASTEST: list[dict[str, Any]] = [
+    {"workload": {"preset": "resnet-50"}, "limit": 10},
+    {"workload": {"preset": "resnet-50", "batch_size": 3}, "limit": 1},
+    {"workload": {"preset": "gpt2-xl", "task": "training", "batch_size": 64}, "limit": 5},
+    {"workload": {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "none"}, "limit": 3},
+    {"workload": {"preset": "mistral-7b", "task": "fine-tuning"}, "limit": 4},
+    {"workload": {"preset": "sdxl", "task": "inference"}, "limit": 2},
+    {
+        "workload": {"preset": "resnet-50"},
+        "constraints": {"acquisition": "rent", "max_hourly_usd": 6, "exclude_marketplace": True},
+        "limit": 3,
+    },
+    {"workload": {"preset": "bert-large"}, "constraints": {"vendors": ["amd"]}, "limit": 2},
+    {"workload": {"preset": "resnet-50"}, "constraints": {"num_gpus": 2}, "limit": 4},
+]
+
+
+def _copies(gpus: list[Any], times: int) -> list[Any]:
+    """The catalog and ``times - 1`` copies of it under other slugs: equal throughputs, so
+    cut cards tie with the rows shown."""
+    import dataclasses
+
+    out = list(gpus)
+    for i in range(1, times):
+        out += [dataclasses.replace(g, slug=f"{g.slug}-copy{i}") for g in gpus]
+    return out
+
+
+@pytest.mark.parametrize("copies", [1, 3], ids=["catalog", "catalog-x3"])
+@pytest.mark.parametrize("body", FASTEST, ids=lambda b: b["workload"]["preset"])
+def test_cards_that_cannot_reach_the_rows_shown_answer_as_the_full_evaluation(
+    body: dict[str, Any], copies: int, catalog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gpus, offers, rules = catalog
+    gpus = _copies(gpus, copies)
+    req = s.RecommendationRequest.model_validate({**body, "objective": "fastest"})
+    counted: list[int] = []
+    census = service._census
+
+    def counting(planned: Any, ctx: Any) -> Any:
+        counted.append(1)
+        return census(planned, ctx)
+
+    monkeypatch.setattr(service, "_census", counting)
+    fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    monkeypatch.setattr(service, "_prunable", lambda _r, _c: False)
+    reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    assert fast == reference
+    assert counted, "no card was cut: the test shows nothing"
+    assert fast["counts"]["ranked"] > len(fast["recommendations"])
+
+
+def test_cards_are_evaluated_only_where_they_can_reach_the_rows_shown(catalog: Any) -> None:
+    gpus, offers, rules = catalog
+    req = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "resnet-50"}, "objective": "fastest", "limit": 5}
+    )
+    work, _ = service.resolve_workload(req.workload)
+    ctx = service._context(work, req, "fastest", rules, None, offers=offers)
+    cands, excluded, census = service._bounded(sorted(gpus, key=lambda g: g.slug), ctx, 5)
+    evaluated = {c.gpu.slug for c in cands}
+    assert census.ranked > len(evaluated)  # most ranked cards were counted, not evaluated
+    assert len(evaluated) + census.ranked + len(excluded) == len(gpus)
+
+
+WORKLOADS = [
+    {"preset": "resnet-50"},
+    {"preset": "resnet-50", "batch_size": 2, "precision": "fp32"},
+    {"preset": "gpt2-xl", "task": "training", "batch_size": 64},
+    {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "none"},
+    {"preset": "mistral-7b", "task": "fine-tuning"},
+    {"preset": "sdxl", "task": "inference"},
+    {"preset": "bert-large", "task": "inference", "batch_size": 1},
+]
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalog: Any) -> None:
+    from app.domain import evaluate as ev
+
+    gpus, offers, rules = catalog
+    req = s.RecommendationRequest.model_validate({"workload": workload, "objective": "fastest"})
+    work, _ = service.resolve_workload(req.workload)
+    ctx = service._context(work, req, "fastest", rules, None, offers=offers)
+    checked = 0
+    for gpu in gpus:
+        planned = ev.plan(gpu, ctx)
+        if isinstance(planned, ev.Exclusion):
+            continue
+        for cfg in planned:
+            r = ev.evaluate(cfg, ctx)
+            if r.ok:
+                assert r.perf is not None
+                bound = ev.throughput_bound(cfg, ctx)
+                assert r.perf.throughput <= bound * (1 + 1e-12), (gpu.slug, cfg.num_gpus)
+                checked += 1
+                # single-GPU steps have no communication: the bound is the throughput
+                if cfg.num_gpus == 1:
+                    assert r.perf.throughput == pytest.approx(bound, rel=1e-12)
+    assert checked > 50
