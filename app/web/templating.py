@@ -1,7 +1,7 @@
 """The Jinja2 environment for the pages: autoescaped templates plus number formatting.
 
 Every filter returns plain ``str`` so Jinja escapes it; nothing here marks catalog or user
-text as safe.
+text as safe, except ``breakable``, which escapes the text itself and adds only ``<wbr>``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 from starlette.requests import Request
 
 from app import __version__
@@ -184,6 +185,16 @@ def url_with(request: Request, **changes: Any) -> str:
     return f"{request.url.path}?{qs}" if qs else request.url.path
 
 
+_PARTS = re.compile(r"([_./-])")
+
+
+def breakable(value: Any) -> Markup:
+    """The text, escaped, with a line-break opportunity after each ``_ . / -``: a long
+    instance name (``gpu_1x_rtxpro6000blackwell_96``) wraps between its parts in a narrow
+    cell instead of mid-word, and still copies as written (``<wbr>`` is not a character)."""
+    return Markup(_PARTS.sub(r"\1<wbr>", str(escape(value))))
+
+
 def make_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     env = templates.env
@@ -205,6 +216,7 @@ def make_templates() -> Jinja2Templates:
         vendor=vendor_name,
         short_name=short_name,
         use_hours=use_hours,
+        breakable=breakable,
         choice=lambda value, field: choice_label(field, value),
     )
     env.globals.update(

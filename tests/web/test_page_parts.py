@@ -9,7 +9,7 @@ import json
 from fastapi.testclient import TestClient
 
 from app.web import charts
-from app.web.templating import flops
+from app.web.templating import breakable, flops
 from tests.web.sample_report import sample_report
 from tests.web.test_pages import page
 
@@ -19,6 +19,15 @@ def test_flops_are_said_in_the_unit_that_fits() -> None:
     assert flops(702.4) == "702 TFLOPS"
     assert flops(1979) == "1.98 PFLOPS"
     assert flops(None) == "—"
+
+
+def test_instance_names_wrap_between_their_parts_and_stay_escaped() -> None:
+    assert breakable("gpu_1x_rtxpro6000blackwell_96") == (
+        "gpu_<wbr>1x_<wbr>rtxpro6000blackwell_<wbr>96"
+    )
+    assert breakable("a2-ultragpu-8g") == "a2-<wbr>ultragpu-<wbr>8g"
+    # catalog text is escaped before any <wbr> goes in
+    assert breakable('<script>x_y</script>') == "&lt;script&gt;x_<wbr>y&lt;/<wbr>script&gt;"
 
 
 def test_one_outlier_does_not_set_the_scale() -> None:
