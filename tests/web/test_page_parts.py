@@ -27,7 +27,7 @@ def test_instance_names_wrap_between_their_parts_and_stay_escaped() -> None:
     )
     assert breakable("a2-ultragpu-8g") == "a2-<wbr>ultragpu-<wbr>8g"
     # catalog text is escaped before any <wbr> goes in
-    assert breakable('<script>x_y</script>') == "&lt;script&gt;x_<wbr>y&lt;/<wbr>script&gt;"
+    assert breakable("<script>x_y</script>") == "&lt;script&gt;x_<wbr>y&lt;/<wbr>script&gt;"
 
 
 def test_one_outlier_does_not_set_the_scale() -> None:
