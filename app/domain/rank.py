@@ -58,22 +58,26 @@ class Candidate:
     def of(cls, r: ConfigResult) -> Candidate:
         """The rankable part of an evaluated configuration that can run the job."""
         assert r.ok and r.work and r.memory and r.perf and r.cost
+        # positional, in field order: thousands per request, and keywords cost a third more
         return cls(
-            gpu=r.gpu,
-            work=r.work,
-            memory=r.memory,
-            available_gb=r.available_gb,
-            perf=r.perf,
-            cost=r.cost,
-            warnings=list(r.warnings),
-            derived_peak=r.derived_peak,
-            framework_status=r.framework_status,
-            meets_latency=r.meets_latency,
-            acquisition=r.acquisition,
-            savers=r.config.savers,
-            micro_batch=r.config.micro_batch if r.accumulation_steps > 1 else None,
-            accumulation_steps=r.accumulation_steps,
-            pricing=r.pricing,
+            r.gpu,
+            r.work,
+            r.memory,
+            r.available_gb,
+            r.perf,
+            r.cost,
+            list(r.warnings),
+            r.derived_peak,
+            r.framework_status,
+            0.0,
+            0.0,
+            None,
+            r.meets_latency,
+            r.acquisition,
+            r.config.savers,
+            r.config.micro_batch if r.accumulation_steps > 1 else None,
+            r.accumulation_steps,
+            r.pricing,
         )
 
 
@@ -140,17 +144,19 @@ def rank(
     # A GPU without a price cannot be scored on value: under a mixed objective it is listed
     # after every priced one rather than ranked on speed alone.
     unpriced_last = objective == "balanced"
-    return sorted(
-        cands,
-        key=lambda c: (
+    keys = [
+        (
             c.meets_latency is False,
             c.framework_status == "experimental",
-            unpriced_last and costs.value(c.cost, c.acquisition) is None,
+            unpriced_last and v is None,
             -c.score,
-            c.n,
+            c.perf.num_gpus,
             c.gpu.slug,
-        ),
-    )
+        )
+        for c, v in zip(cands, values, strict=True)
+    ]
+    order = sorted(range(len(cands)), key=keys.__getitem__)
+    return [cands[i] for i in order]
 
 
 def best_per_card(

@@ -118,3 +118,32 @@ def test_balanced_speed_weight_moves_between_value_and_speed() -> None:
         raw = (c.speed_score * c.value_score) ** 0.5
         top = max((x.speed_score * (x.value_score or 0)) ** 0.5 for x in out)
         assert c.score == pytest.approx(raw / top, abs=1e-6)
+
+
+def test_a_candidate_carries_each_part_of_its_result_to_its_namesake() -> None:
+    from app.domain import evaluate as ev
+    from tests.domain.fixtures import RESNET50, RULES, T4
+
+    # a batch one T4 holds only as smaller micro-batches: savers and accumulation are set
+    work = WorkloadSpec(model=RESNET50, task="training", batch_size=2048, precision="fp16")
+    ctx = ev.Context(
+        work=work,
+        rules=RULES,
+        limits=ev.Limits(objective="fastest"),
+        savers_allowed=frozenset({"checkpointing", "adam8bit", "micro_batch"}),
+    )
+    planned = ev.plan(T4, ctx)
+    assert not isinstance(planned, ev.Exclusion)
+    r = next(x for x in (ev.evaluate(c, ctx) for c in planned) if x.ok and x.accumulation_steps > 1)
+    c = rank.Candidate.of(r)
+    assert (c.gpu, c.work, c.memory, c.available_gb, c.perf, c.cost) == (
+        r.gpu, r.work, r.memory, r.available_gb, r.perf, r.cost,
+    )  # fmt: skip
+    assert c.warnings == list(r.warnings) and c.warnings is not r.warnings
+    assert (c.derived_peak, c.framework_status, c.meets_latency, c.acquisition) == (
+        r.derived_peak, r.framework_status, r.meets_latency, r.acquisition,
+    )  # fmt: skip
+    assert c.savers == r.config.savers and c.savers
+    assert c.micro_batch == r.config.micro_batch and c.accumulation_steps == r.accumulation_steps
+    assert c.pricing is r.pricing
+    assert (c.score, c.speed_score, c.value_score) == (0.0, 0.0, None)
