@@ -141,12 +141,12 @@ def job_cost(cost: CostEstimate, acquisition: str) -> float | None:
 
 def value(cost: CostEstimate, acquisition: str) -> float | None:
     """Samples per dollar under the chosen acquisition (the better for 'either')."""
-    options = []
-    if acquisition in ("rent", "either") and cost.samples_per_usd_rent is not None:
-        options.append(cost.samples_per_usd_rent)
-    if acquisition in ("buy", "either") and cost.samples_per_usd_buy is not None:
-        options.append(cost.samples_per_usd_buy)
-    return max(options) if options else None
+    # Branches rather than a list: called for every candidate of every ranking.
+    rent = cost.samples_per_usd_rent if acquisition != "buy" else None
+    buy = cost.samples_per_usd_buy if acquisition != "rent" else None
+    if rent is None:
+        return buy
+    return rent if buy is None or rent >= buy else buy
 
 
 def upfront(cost: CostEstimate, acquisition: str) -> float | None:
