@@ -231,11 +231,15 @@ def min_gpus(
 
 
 def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
-    if work.dataset_samples is None or p.throughput <= 0:
+    return _hours(work, p.throughput)
+
+
+def _hours(work: WorkloadSpec, throughput: float) -> float | None:
+    if work.dataset_samples is None or throughput <= 0:
         return None
     samples = work.dataset_samples * (work.epochs or 1.0)
     per_sample = work.output_tokens if work.is_llm_inference else 1
-    return samples * per_sample / p.throughput / 3600.0
+    return samples * per_sample / throughput / 3600.0
 
 
 _PRICE_WORDS = {
@@ -817,3 +821,20 @@ def card_bound(planned: list[Configuration], ctx: Context) -> float:
         if k not in widest or c.num_gpus > widest[k].num_gpus:
             widest[k] = c
     return max(throughput_bound(c, ctx) for c in widest.values())
+
+
+def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.CostEstimate:
+    """The configuration's costs were it to run at ``throughput`` (its bound): the prices
+    ``evaluate`` would use, the job's hours at that speed."""
+    n = max(1, config.num_gpus)
+    _, key = _variant(config, ctx)
+    run = ctx.work if key is None else _job(ctx, key)
+    return costs.estimate_cost(
+        _priced(config.gpu, config.offer),
+        n,
+        throughput,
+        _hours(run, throughput),
+        ctx.limits.electricity_usd_per_kwh,
+        pricing=_offer_pricing(config, n, ctx),
+        usage=ctx.usage,
+    )

@@ -85,18 +85,26 @@ def metric(
     c: Candidate, objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
 ) -> float | None:
     """Larger is better for every objective."""
-    acquisition = c.acquisition
-    if objective == "fastest":
-        return c.perf.throughput
-    if objective == "best_value":
-        return costs.value(c.cost, acquisition)
-    if objective == "cheapest":
-        price = costs.job_cost(c.cost, acquisition)
-        if price is None:
-            price = costs.upfront(c.cost, acquisition)
-        return 1.0 / price if price else None
-    v = costs.value(c.cost, acquisition)
+    if objective != "balanced":
+        return metric_of(objective, c.perf.throughput, c.cost, c.acquisition)
+    v = costs.value(c.cost, c.acquisition)
     return c.perf.throughput if v is None else balanced(c.perf.throughput, v, speed_weight)
+
+
+def metric_of(
+    objective: str, throughput: float, cost: costs.CostEstimate, acquisition: str
+) -> float | None:
+    """'fastest', 'best_value' or 'cheapest' from a throughput and its costs: never smaller
+    for a higher throughput at the same prices, nor for more acquisition modes to choose
+    from (what a bound on them bounds)."""
+    if objective == "fastest":
+        return throughput
+    if objective == "best_value":
+        return costs.value(cost, acquisition)
+    price = costs.job_cost(cost, acquisition)
+    if price is None:
+        price = costs.upfront(cost, acquisition)
+    return 1.0 / price if price else None
 
 
 def balanced(speed: float, value: float | None, speed_weight: float) -> float:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,15 +194,37 @@ class _Card:
 
 
 def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
-    """Whether cards that cannot reach the rows shown may go unranked in detail: under
-    'fastest', one row per card, when nothing after the roofline can exclude a configuration
-    that passed its checks before it (a job-cost budget can)."""
+    """Whether cards that cannot reach the rows shown may go unranked in detail: under an
+    objective a throughput bound bounds, one row per card, when nothing after the roofline can
+    exclude a configuration that passed its checks before it (a job-cost budget can)."""
     return (
         request.group_by == "gpu"
-        and request.objective == "fastest"
+        and request.objective in BOUNDED_OBJECTIVES
+        and not ctx.work.is_llm_inference  # no throughput bound (evaluate.throughput_bound)
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
     )
+
+
+# Objectives whose metric never falls as the throughput rises at fixed prices
+# (rank.metric_of), so a throughput bound bounds them.
+BOUNDED_OBJECTIVES = ("fastest", "best_value", "cheapest")
+
+
+def _card_bound(planned: list[ev.Configuration], ctx: ev.Context) -> float:
+    """An upper bound on the objective's metric over the card's configurations."""
+    objective = ctx.limits.objective
+    if objective == "fastest":
+        return ev.card_bound(planned, ctx)
+    best = 0.0
+    for cfg in planned:  # every count: a price grows with it, so the widest need not bound
+        t = ev.throughput_bound(cfg, ctx)
+        if not math.isfinite(t):
+            return math.inf
+        if t > 0:
+            cost = ev.cost_at(cfg, ctx, t)
+            best = max(best, rank.metric_of(objective, t, cost, ctx.limits.acquisition) or 0.0)
+    return best
 
 
 @dataclass(slots=True)
@@ -251,26 +274,34 @@ def _bounded(
     gpus: list[GpuSpec], ctx: ev.Context, limit: int
 ) -> tuple[list[rank.Candidate], list[tuple[GpuSpec, ev.Exclusion]], _Census]:
     """Every card's configurations evaluated only where the card can reach the ``limit`` rows
-    shown ('fastest'): cards in order of their throughput bound; once ``limit`` cards that
-    rank ahead on every other key (meet any latency target, supported software) have a
-    throughput above the next card's bound, that card and every later one can only rank below
-    them, and are counted (``_census``) rather than evaluated. The answer is the one evaluating
-    every card gives (tests/recommend/test_fast_paths.py holds the two equal)."""
+    shown: cards in order of a bound on the objective's metric (the throughput bound, and the
+    costs at that throughput); once ``limit`` cards that rank ahead on every other key (meet
+    any latency target, supported software) score above the next card's bound, that card and
+    every later one can only rank below them, and are counted (``_census``) rather than
+    evaluated. The answer is the one evaluating every card gives
+    (tests/recommend/test_fast_paths.py holds the two equal)."""
     cards: list[tuple[float, GpuSpec, list[ev.Configuration]]] = []
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
         if isinstance(planned, ev.Exclusion):
             excluded.append((gpu, planned))
-        else:
-            cards.append((ev.card_bound(planned, ctx), gpu, planned))
+            continue
+        if _price_cut(ctx):  # as _evaluated: a card priced out at its fewest cards is out
+            fewest = min(planned, key=lambda c: c.num_gpus)
+            first = ev.admit(fewest, ctx)
+            cut = _priced_out(first, ctx) if isinstance(first, ev.ConfigResult) else None
+            if cut is not None:
+                excluded.append((gpu, cut))
+                continue
+        cards.append((_card_bound(planned, ctx), gpu, planned))
     cards.sort(key=lambda card: -card[0])  # stable: the caller's order among equals
     cands: list[rank.Candidate] = []
-    shown: list[float] = []  # heap: the best `limit` throughputs of cards that rank ahead
+    shown: list[float] = []  # heap: the best `limit` metrics of cards that rank ahead
     top = 0.0
     census = _Census()
     for bound, gpu, planned in cards:
-        # Scores are the throughput over the top one rounded to 6 places: keep clear of a tie.
+        # Scores are the metric over the top one rounded to 6 places: keep clear of a tie.
         if len(shown) >= limit and bound < shown[0] - 2e-6 * top:
             counted = _census(planned, ctx)
             if isinstance(counted, ev.Exclusion):
@@ -286,10 +317,11 @@ def _bounded(
             continue
         card = [rank.Candidate.of(r) for r in found]
         cands.extend(card)
-        chosen = max(card, key=lambda c: (c.perf.throughput, -c.n))
-        top = max(top, chosen.perf.throughput)
+        metrics = [rank.metric(c, ctx.limits.objective) or 0.0 for c in card]
+        best, chosen = max(zip(metrics, card, strict=True), key=lambda mc: (mc[0], -mc[1].n))
+        top = max(top, best)
         if chosen.meets_latency is not False and chosen.framework_status != "experimental":
-            heapq.heappush(shown, chosen.perf.throughput)
+            heapq.heappush(shown, best)
             if len(shown) > limit:
                 heapq.heappop(shown)
     return cands, excluded, census
@@ -363,8 +395,8 @@ def recommend(
     With ``offers`` (what the service loaded from the database), costs come from concrete
     offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
     has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
-    Under 'fastest', cards that cannot reach the rows shown are counted, not evaluated
-    (``_bounded``)."""
+    Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
+    counted, not evaluated (``_bounded``)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     if work.task == "serving":
         cons = request.constraints
