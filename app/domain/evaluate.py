@@ -526,6 +526,27 @@ def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate
     return cast(perf.OneGpu, hit)
 
 
+def _llm_estimate(
+    ctx: Context, config: Configuration, key: JobKey, run: WorkloadSpec, g: Gate
+) -> perf.PerfEstimate:
+    """An LLM inference configuration's estimate, once per request (its bound is the
+    estimate, and evaluating it reads the same)."""
+    n = max(1, config.num_gpus)
+    lkey = ("llm", config.gpu.slug, key, n)
+    hit = ctx.memo.get(lkey)
+    if hit is None:
+        hit = perf.estimate(
+            config.gpu,
+            run,
+            framework=ctx.framework,
+            num_gpus=n,
+            calibration=ctx.calibration,
+            backend=g.backend,
+        )
+        ctx.memo[lkey] = hit
+    return cast(perf.PerfEstimate, hit)
+
+
 def _usable(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, backend: str) -> float:
     ukey = ("usable", gpu.slug, key, backend)
     hit = ctx.memo.get(ukey)
@@ -736,17 +757,21 @@ def _finish(a: Admitted, ctx: Context) -> ConfigResult:
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
     sharded = n > 1 and _memory(ctx, a.key, run, 1, g.backend, g.flash_attention).total > avail
-    est = perf.estimate(
-        gpu,
-        run,
-        framework=ctx.framework,
-        num_gpus=n,
-        calibration=ctx.calibration,
-        flash_attention=g.flash_attention,
-        sharded=sharded,
-        accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
-        backend=g.backend,
-        one=None if run.is_llm_inference else _one_gpu(ctx, gpu, a.key, run, g),
+    est = (
+        _llm_estimate(ctx, config, a.key, run, g)
+        if run.is_llm_inference
+        else perf.estimate(
+            gpu,
+            run,
+            framework=ctx.framework,
+            num_gpus=n,
+            calibration=ctx.calibration,
+            flash_attention=g.flash_attention,
+            sharded=sharded,
+            accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
+            backend=g.backend,
+            one=_one_gpu(ctx, gpu, a.key, run, g),
+        )
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(
@@ -797,14 +822,17 @@ def throughput_bound(config: Configuration, ctx: Context) -> float:
     """An upper bound on the throughput ``evaluate`` finds for the configuration, from its
     single-GPU step alone: N GPUs take a step of single/N plus communication, which is never
     negative, so N × batch / single is never exceeded (0 when the software gate excludes it).
-    ``inf`` where no such bound holds (LLM inference, whose tensor-parallel step is modelled
-    otherwise) or the step has no finite positive time: a caller then evaluates it."""
+    For LLM inference the bound is the estimate. ``inf`` where the step has no finite positive
+    time: a caller then evaluates it."""
     g, key = _variant(config, ctx)
     if key is None:
         return 0.0
     run = _job(ctx, key)
     if run.is_llm_inference:
-        return math.inf
+        # its step is no sum of a single-GPU part and communication: the bound is the
+        # estimate itself, which evaluating the configuration then reuses
+        t = _llm_estimate(ctx, config, key, run, g).throughput
+        return t if math.isfinite(t) and t > 0 else math.inf
     one = _one_gpu(ctx, config.gpu, key, run, g)
     single = max(max(one.t_comp, one.t_wmem) + one.t_act + one.overhead, one.host)
     if not (math.isfinite(single) and single > 0):

@@ -517,6 +517,15 @@ def estimate(
     )
 
 
+def _touched(work: WorkloadSpec) -> float:
+    """The share of the weights one decode step of the batch reads: all of a dense model; a
+    mixture of experts' active parameters per sequence, up to all of them."""
+    m = work.model
+    if m.active_params and m.active_params < m.params:
+        return min(m.params, m.active_params * work.batch_size) / m.params
+    return 1.0
+
+
 def _llm_inference(
     gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, backend: str
 ) -> PerfEstimate:
@@ -561,11 +570,7 @@ def _llm_inference(
     ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
     ctx = s + out / 2.0
     dec_flops = b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h)
-    if m.active_params and m.active_params < m.params:
-        touched = min(m.params, m.active_params * b) / m.params
-    else:
-        touched = 1.0
-    dec_bytes = wbytes * touched + kv_full * ctx / (s + out)
+    dec_bytes = wbytes * _touched(work) + kv_full * ctx / (s + out)
     t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff, dec)
     t_dec_m = dec_bytes / bw_dec
     launch = n_layers * KERNELS_PER_LAYER_DECODE * dec.kernel_us * 1e-6

@@ -338,13 +338,22 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
         return f"costs more than {lead.gpu.name}."
     v = costs.value(c.cost, acquisition)
     lv = costs.value(lead.cost, acquisition)
-    if objective == "best_value" and v is not None and lv is not None:
-        return f"{_fmt(v)} samples per dollar against {_fmt(lv)} for {lead.gpu.name}."
+    if objective == "best_value" and v is not None:
+        if lv is not None:
+            return f"{_fmt(v)} samples per dollar against {_fmt(lv)} for {lead.gpu.name}."
+        # the lead is priced only another way (bought where this one is rented, or so)
+        return (
+            f"{_fmt(v)} samples per dollar {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "
+            "such price to compare."
+        )
     return (
         f"speed {c.speed_score:.2f} and value "
         f"{(c.value_score if c.value_score is not None else 0.0):.2f} of the best, "
         f"against {lead.gpu.name}."
     )
+
+
+_ACQUIRED = {"rent": "rented", "buy": "bought", "either": "rented or bought"}
 
 
 def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:

@@ -200,7 +200,6 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     return (
         request.group_by == "gpu"
         and request.objective in BOUNDED_OBJECTIVES
-        and not ctx.work.is_llm_inference  # no throughput bound (evaluate.throughput_bound)
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
     )

@@ -147,3 +147,13 @@ def test_a_candidate_carries_each_part_of_its_result_to_its_namesake() -> None:
     assert c.micro_batch == r.config.micro_batch and c.accumulation_steps == r.accumulation_steps
     assert c.pricing is r.pricing
     assert (c.score, c.speed_score, c.value_score) == (0.0, 0.0, None)
+
+
+def test_best_value_against_a_lead_priced_another_way_says_so() -> None:
+    lead, other = _cand(H100), _cand(A100)
+    lead.cost = replace(lead.cost, samples_per_usd_rent=None)  # the lead can only be bought
+    other.acquisition = "rent"
+    assert other.cost.samples_per_usd_rent is not None
+    line = next(x for x in rank.explain(other, 2, lead, "best_value") if "Ranked #2" in x)
+    assert "samples per dollar rented" in line and "has no such price to compare" in line
+    assert "of the best" not in line  # no score relative to cards the answer may not show
