@@ -241,8 +241,9 @@ def _census(planned: list[ev.Configuration], ctx: ev.Context) -> bool | ev.Exclu
     ranked with depends on the throughputs).
 
     A configuration that passes the checks before its roofline then runs: a finite bound is a
-    finite positive single-GPU step, and without a job-cost budget (``_prunable``) the budget
-    after the roofline asks what the check before it asked."""
+    finite positive single-GPU step (for LLM inference, a finite positive estimate), and
+    without a job-cost budget (``_prunable``) the budget after the roofline asks what the
+    check before it asked."""
     known = _prices_known(planned, ctx)
     if len(known) > 1:
         return None
