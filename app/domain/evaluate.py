@@ -230,11 +230,7 @@ def min_gpus(
     return (n if n <= max_n else None), one.total
 
 
-def time_to_finish_h(work: WorkloadSpec, p: perf.PerfEstimate) -> float | None:
-    return _hours(work, p.throughput)
-
-
-def _hours(work: WorkloadSpec, throughput: float) -> float | None:
+def time_to_finish_h(work: WorkloadSpec, throughput: float) -> float | None:
     if work.dataset_samples is None or throughput <= 0:
         return None
     samples = work.dataset_samples * (work.epochs or 1.0)
@@ -681,7 +677,7 @@ def price_known(config: Configuration, ctx: Context) -> bool:
 def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     """Memory, speed, cost and support of one configuration; an exclusion when it cannot run."""
     a = admit(config, ctx)
-    return a if isinstance(a, ConfigResult) else _finish(a, ctx)
+    return a if isinstance(a, ConfigResult) else finish(a, ctx)
 
 
 def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
@@ -751,7 +747,7 @@ def _reasons(pricing: costs.Pricing | None) -> tuple[str | None, str | None]:
     return pricing.rent_reason, pricing.buy_reason
 
 
-def _finish(a: Admitted, ctx: Context) -> ConfigResult:
+def finish(a: Admitted, ctx: Context) -> ConfigResult:
     """The roofline, the costs and the budget of an admitted configuration."""
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
@@ -781,7 +777,7 @@ def _finish(a: Admitted, ctx: Context) -> ConfigResult:
             backend=g.backend,
             memory=mem,
         )
-    hours = time_to_finish_h(run, est)
+    hours = time_to_finish_h(run, est.throughput)
     cost = costs.estimate_cost(
         a.priced,
         est.num_gpus,
@@ -833,8 +829,7 @@ def throughput_bound(config: Configuration, ctx: Context) -> float:
         # estimate itself, which evaluating the configuration then reuses
         t = _llm_estimate(ctx, config, key, run, g).throughput
         return t if math.isfinite(t) and t > 0 else math.inf
-    one = _one_gpu(ctx, config.gpu, key, run, g)
-    single = max(max(one.t_comp, one.t_wmem) + one.t_act + one.overhead, one.host)
+    single = _one_gpu(ctx, config.gpu, key, run, g).step_s
     if not (math.isfinite(single) and single > 0):
         return math.inf
     return max(1, config.num_gpus) * run.batch_size / single
@@ -861,7 +856,7 @@ def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.Cos
         _priced(config.gpu, config.offer),
         n,
         throughput,
-        _hours(run, throughput),
+        time_to_finish_h(run, throughput),
         ctx.limits.electricity_usd_per_kwh,
         pricing=_offer_pricing(config, n, ctx),
         usage=ctx.usage,

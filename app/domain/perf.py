@@ -369,6 +369,11 @@ class OneGpu:
     overhead: float
     host: float
 
+    @property
+    def step_s(self) -> float:
+        """One step on one GPU: the GPU's time or the host's copies, whichever is longer."""
+        return max(max(self.t_comp, self.t_wmem) + self.t_act + self.overhead, self.host)
+
 
 def single_gpu(
     gpu: GpuSpec,
@@ -467,16 +472,8 @@ def estimate(
         )
     sharded = bool(sharded)
     b = work.batch_size
-    t_comp, t_wmem, t_act, overhead, host = (
-        one.t_comp,
-        one.t_wmem,
-        one.t_act,
-        one.overhead,
-        one.host,
-    )
-    gpu_time = max(t_comp, t_wmem) + t_act + overhead
     n = max(1, num_gpus)
-    single = max(gpu_time, host)
+    single = one.step_s
     if work.training:
         comm = training_comm_s(gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps)
     elif sharded and n > 1:
@@ -488,9 +485,9 @@ def estimate(
     step = single / n + comm
     scale = (single / n) / step
     parts = {
-        "compute": t_comp,
-        "memory bandwidth": t_wmem + t_act,
-        "host transfer": host,
+        "compute": one.t_comp,
+        "memory bandwidth": one.t_wmem + one.t_act,
+        "host transfer": one.host,
         "interconnect": comm * n,
     }
     bottleneck = max(parts, key=lambda k: parts[k])
@@ -501,10 +498,10 @@ def estimate(
         unit="samples/s",
         step_time_s=step,
         bottleneck=bottleneck,
-        compute_s=t_comp / n,
-        memory_s=(t_wmem + t_act) / n,
-        overhead_s=overhead,
-        host_s=host,
+        compute_s=one.t_comp / n,
+        memory_s=(one.t_wmem + one.t_act) / n,
+        overhead_s=one.overhead,
+        host_s=one.host,
         comm_s=comm,
         num_gpus=n,
         scaling_efficiency=scale,
@@ -515,15 +512,6 @@ def estimate(
         backend=one.backend,
         measured_on=one.eff.measured_on,
     )
-
-
-def _touched(work: WorkloadSpec) -> float:
-    """The share of the weights one decode step of the batch reads: all of a dense model; a
-    mixture of experts' active parameters per sequence, up to all of them."""
-    m = work.model
-    if m.active_params and m.active_params < m.params:
-        return min(m.params, m.active_params * work.batch_size) / m.params
-    return 1.0
 
 
 def _llm_inference(
@@ -570,7 +558,11 @@ def _llm_inference(
     ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
     ctx = s + out / 2.0
     dec_flops = b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h)
-    dec_bytes = wbytes * _touched(work) + kv_full * ctx / (s + out)
+    if m.active_params and m.active_params < m.params:
+        touched = min(m.params, m.active_params * b) / m.params
+    else:
+        touched = 1.0
+    dec_bytes = wbytes * touched + kv_full * ctx / (s + out)
     t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff, dec)
     t_dec_m = dec_bytes / bw_dec
     launch = n_layers * KERNELS_PER_LAYER_DECODE * dec.kernel_us * 1e-6

@@ -99,17 +99,23 @@ def _savers_allowed(w: s.WorkloadIn) -> frozenset[str]:
 
 
 def _evaluated(
-    gpu: GpuSpec, ctx: ev.Context, planned: list[ev.Configuration] | ev.Exclusion | None = None
+    gpu: GpuSpec,
+    ctx: ev.Context,
+    planned: list[ev.Configuration] | ev.Exclusion | None = None,
+    admitted: ev.Admitted | ev.ConfigResult | None = None,
 ) -> list[ev.ConfigResult] | ev.Exclusion:
     """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
     them), evaluated once; the runnable ones, or why none runs (the reason of the
-    configuration with the fewest cards)."""
+    configuration with the fewest cards). ``admitted``: the fewest cards' admission, when the
+    caller has it."""
     if planned is None:
         planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
-    fewest = planned[0] if len(planned) == 1 else min(planned, key=lambda c: c.num_gpus)
-    first = ev.evaluate(fewest, ctx)
+    fewest = _fewest(planned)
+    if admitted is None:
+        admitted = ev.admit(fewest, ctx)
+    first = ev.finish(admitted, ctx) if isinstance(admitted, ev.Admitted) else admitted
     priced_out = _priced_out(first, ctx)
     if priced_out is not None:
         return priced_out
@@ -120,6 +126,11 @@ def _evaluated(
     reason = min(results, key=lambda r: r.num_gpus).exclusion
     assert reason is not None
     return reason
+
+
+def _fewest(planned: list[ev.Configuration]) -> ev.Configuration:
+    """The configuration with the fewest cards (the first such in plan order)."""
+    return planned[0] if len(planned) == 1 else min(planned, key=lambda c: c.num_gpus)
 
 
 def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> ev.Exclusion | None:
@@ -234,7 +245,11 @@ class _Census:
     unpriced: int = 0
 
 
-def _census(planned: list[ev.Configuration], ctx: ev.Context) -> bool | ev.Exclusion | None:
+def _census(
+    planned: list[ev.Configuration],
+    ctx: ev.Context,
+    admitted: ev.Admitted | ev.ConfigResult | None = None,
+) -> bool | ev.Exclusion | None:
     """For a card whose every configuration's throughput bound is finite: whether the one it
     would be ranked with has a price, or why none runs (as ``_evaluated`` says); None when only
     evaluating it can tell (its counts differ in being priced, and which count it would be
@@ -244,30 +259,18 @@ def _census(planned: list[ev.Configuration], ctx: ev.Context) -> bool | ev.Exclu
     finite positive single-GPU step (for LLM inference, a finite positive estimate), and
     without a job-cost budget (``_prunable``) the budget after the roofline asks what the
     check before it asked."""
-    known = _prices_known(planned, ctx)
+    known = {ev.price_known(c, ctx) for c in planned}
     if len(known) > 1:
         return None
+    fewest = _fewest(planned)
     first: ev.ConfigResult | None = None
     for cfg in sorted(planned, key=lambda c: c.num_gpus):
-        a = ev.admit(cfg, ctx)
+        a = admitted if cfg is fewest and admitted is not None else ev.admit(cfg, ctx)
         if isinstance(a, ev.Admitted):
             return known.pop()
         first = first or a
     assert first is not None and first.exclusion is not None
     return first.exclusion
-
-
-def _prices_known(planned: list[ev.Configuration], ctx: ev.Context) -> set[bool]:
-    """Whether each count of the card is priced: a card without offers has no price at any
-    (most of a catalog, and no configuration to price one by one)."""
-    gpu = planned[0].gpu
-    if (
-        ctx.offers is not None
-        and gpu.slug not in ctx.offers
-        and all(c.offer is None for c in planned)
-    ):
-        return {False}
-    return {ev.price_known(c, ctx) for c in planned}
 
 
 def _bounded(
@@ -280,30 +283,31 @@ def _bounded(
     every later one can only rank below them, and are counted (``_census``) rather than
     evaluated. The answer is the one evaluating every card gives
     (tests/recommend/test_fast_paths.py holds the two equal)."""
-    cards: list[tuple[float, GpuSpec, list[ev.Configuration]]] = []
+    Card = tuple[float, GpuSpec, list[ev.Configuration], ev.Admitted | ev.ConfigResult | None]
+    cards: list[Card] = []
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
         if isinstance(planned, ev.Exclusion):
             excluded.append((gpu, planned))
             continue
+        first = None
         if _price_cut(ctx):  # as _evaluated: a card priced out at its fewest cards is out
-            fewest = min(planned, key=lambda c: c.num_gpus)
-            first = ev.admit(fewest, ctx)
+            first = ev.admit(_fewest(planned), ctx)
             cut = _priced_out(first, ctx) if isinstance(first, ev.ConfigResult) else None
             if cut is not None:
                 excluded.append((gpu, cut))
                 continue
-        cards.append((_card_bound(planned, ctx), gpu, planned))
+        cards.append((_card_bound(planned, ctx), gpu, planned, first))
     cards.sort(key=lambda card: -card[0])  # stable: the caller's order among equals
     cands: list[rank.Candidate] = []
     shown: list[float] = []  # heap: the best `limit` metrics of cards that rank ahead
     top = 0.0
     census = _Census()
-    for bound, gpu, planned in cards:
+    for bound, gpu, planned, first in cards:
         # Scores are the metric over the top one rounded to 6 places: keep clear of a tie.
         if len(shown) >= limit and bound < shown[0] - 2e-6 * top:
-            counted = _census(planned, ctx)
+            counted = _census(planned, ctx, first)
             if isinstance(counted, ev.Exclusion):
                 excluded.append((gpu, counted))
                 continue
@@ -311,7 +315,7 @@ def _bounded(
                 census.ranked += 1
                 census.unpriced += not counted
                 continue
-        found = _evaluated(gpu, ctx, planned)
+        found = _evaluated(gpu, ctx, planned, first)
         if isinstance(found, ev.Exclusion):
             excluded.append((gpu, found))
             continue
