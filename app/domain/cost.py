@@ -15,7 +15,8 @@ DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail pri
 PURCHASE_BASES = ("auto", "new", "used", "launch")
 
 
-@dataclass(frozen=True, slots=True)
+# Plain and slotted for the same reason as perf.PerfEstimate: one per configuration.
+@dataclass(slots=True)
 class CostEstimate:
     purchase_usd: float | None
     hourly_usd: float | None

@@ -12,6 +12,7 @@ once for each of them.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -440,7 +441,7 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     # The same offers, count, policies and price basis give the same prices in every request:
     # memoised by the offers object (the service keeps one per GPU until an offer changes),
     # which the entry holds so its id is not reused while the entry lives.
-    key = (id(offers), n, ctx.rental, ctx.usage, ctx.purchase_basis)
+    key = (id(offers), n, _policy(ctx))
     hit = _PRICINGS.get(key)
     if hit is not None and hit[0] is offers:
         pricing = hit[1]
@@ -453,6 +454,26 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     return pricing
 
 
+def _policy(ctx: Context) -> int:
+    """The request's rental policy, usage and purchase basis as a small number, once per
+    request: hashing the policies themselves cost more than the pricing lookup they key."""
+    hit = ctx.memo.get(_POLICY)
+    if hit is None:
+        whole = (ctx.rental, ctx.usage, ctx.purchase_basis)
+        hit = _POLICIES.get(whole)
+        if hit is None:
+            if len(_POLICIES) >= _PRICINGS_SIZE:
+                _POLICIES.clear()
+            # never reused, so a request holding a number from before a clear cannot read
+            # another policy's prices
+            hit = _POLICIES[whole] = next(_POLICY_NUMBERS)
+        ctx.memo[_POLICY] = hit
+    return cast(int, hit)
+
+
+_POLICY = ("policy",)
+_POLICIES: dict[tuple[object, ...], int] = {}
+_POLICY_NUMBERS = itertools.count()
 _NO_OFFERS = costs.GpuOffers()
 _PRICINGS: dict[tuple[object, ...], tuple[costs.GpuOffers, costs.Pricing]] = {}
 _PRICINGS_SIZE = 20_000  # GPUs × counts × the few rental policies in use
@@ -523,16 +544,15 @@ def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate
 
 
 def _llm_estimate(
-    ctx: Context, config: Configuration, key: JobKey, run: WorkloadSpec, g: Gate
+    ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate, n: int
 ) -> perf.PerfEstimate:
-    """An LLM inference configuration's estimate, once per request (its bound is the
-    estimate, and evaluating it reads the same)."""
-    n = max(1, config.num_gpus)
-    lkey = ("llm", config.gpu.slug, key, n)
+    """An LLM inference job's estimate on ``n`` × ``gpu``, once per request (a bound reads it,
+    and evaluating the configuration reads the same)."""
+    lkey = ("llm", gpu.slug, key, n)
     hit = ctx.memo.get(lkey)
     if hit is None:
         hit = perf.estimate(
-            config.gpu,
+            gpu,
             run,
             framework=ctx.framework,
             num_gpus=n,
@@ -589,7 +609,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     if g.exclusion is not None:
         return g.exclusion
     assert g.backend is not None and g.precision is not None
-    run = ctx.work if g.precision == ctx.work.precision else ctx.work.with_precision(g.precision)
+    run = _job(ctx, (ctx.work.precision, g.precision, (), None, None))
     max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
     allowed = ctx.savers_allowed
     if not g.adam8bit:
@@ -754,7 +774,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     assert g.backend is not None
     sharded = n > 1 and _memory(ctx, a.key, run, 1, g.backend, g.flash_attention).total > avail
     est = (
-        _llm_estimate(ctx, config, a.key, run, g)
+        _llm_estimate(ctx, gpu, a.key, run, g, n)
         if run.is_llm_inference
         else perf.estimate(
             gpu,
@@ -814,25 +834,30 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     )
 
 
-def throughput_bound(config: Configuration, ctx: Context) -> float:
+def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False) -> float:
     """An upper bound on the throughput ``evaluate`` finds for the configuration, from its
     single-GPU step alone: N GPUs take a step of single/N plus communication, which is never
     negative, so N × batch / single is never exceeded (0 when the software gate excludes it).
-    For LLM inference the bound is the estimate. ``inf`` where the step has no finite positive
+    For LLM inference the bound is the estimate, or with ``loose`` N × the one-GPU estimate
+    (one estimate per card for all its counts). ``inf`` where the step has no finite positive
     time: a caller then evaluates it."""
     g, key = _variant(config, ctx)
     if key is None:
         return 0.0
     run = _job(ctx, key)
+    n = max(1, config.num_gpus)
     if run.is_llm_inference:
-        # its step is no sum of a single-GPU part and communication: the bound is the
-        # estimate itself, which evaluating the configuration then reuses
-        t = _llm_estimate(ctx, config, key, run, g).throughput
-        return t if math.isfinite(t) and t > 0 else math.inf
+        # Its step is no sum of a single-GPU part and communication: the bound is the
+        # estimate itself, which evaluating the configuration then reuses. Loosely, N × one
+        # GPU's: on N, prefill and each decode step divide the one-GPU work by the
+        # tensor-parallel degree (at most N) and add launches, host time and communication,
+        # none negative, so each takes at least 1/N of one GPU's (perf._llm_inference).
+        t = _llm_estimate(ctx, config.gpu, key, run, g, 1 if loose else n).throughput
+        return (n if loose else 1) * t if math.isfinite(t) and t > 0 else math.inf
     single = _one_gpu(ctx, config.gpu, key, run, g).step_s
     if not (math.isfinite(single) and single > 0):
         return math.inf
-    return max(1, config.num_gpus) * run.batch_size / single
+    return n * run.batch_size / single
 
 
 def card_bound(planned: list[Configuration], ctx: Context) -> float:

@@ -115,7 +115,10 @@ class Efficiency:
     measured_on: int = 0  # machines behind measured figures (pooled device reports)
 
 
-@dataclass(frozen=True, slots=True)
+# Built for every configuration a request evaluates or bounds: a plain slotted dataclass, as
+# a frozen one costs five times as much to build (object.__setattr__ per field). Nothing
+# changes an estimate once built (see evaluate.Configuration).
+@dataclass(slots=True)
 class PerfEstimate:
     throughput: float  # samples/s, or generated tokens/s for LLM inference
     unit: str

@@ -228,7 +228,7 @@ def _card_bound(planned: list[ev.Configuration], ctx: ev.Context) -> float:
         return ev.card_bound(planned, ctx)
     best = 0.0
     for cfg in planned:  # every count: a price grows with it, so the widest need not bound
-        t = ev.throughput_bound(cfg, ctx)
+        t = ev.throughput_bound(cfg, ctx, loose=True)
         if not math.isfinite(t):
             return math.inf
         if t > 0:

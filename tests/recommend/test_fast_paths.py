@@ -205,6 +205,10 @@ WORKLOADS = [
     {"preset": "llama-3-8b", "task": "inference", "batch_size": 4},
     {"preset": "llama-3-70b", "task": "inference"},
     {"preset": "mixtral-8x7b", "task": "inference", "batch_size": 2},
+    # beyond one server: pipeline stages on top of tensor parallelism
+    {"preset": "llama-3-70b", "task": "inference", "batch_size": 16, "max_gpus": 32},
+    # an eager loop, whose decode steps are bound by host dispatch
+    {"preset": "llama-3-8b", "task": "inference", "runtime": "pytorch", "max_gpus": 8},
 ]
 
 
@@ -213,10 +217,14 @@ def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalo
     from app.domain import evaluate as ev
 
     gpus, offers, rules = catalog
-    req = s.RecommendationRequest.model_validate({"workload": workload, "objective": "fastest"})
+    workload = dict(workload)
+    cons = {"max_gpus": workload.pop("max_gpus", 8)}
+    req = s.RecommendationRequest.model_validate(
+        {"workload": workload, "objective": "fastest", "constraints": cons}
+    )
     work, _ = service.resolve_workload(req.workload)
     ctx = service._context(work, req, "fastest", rules, None, offers=offers)
-    checked = 0
+    checked = many = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
         if isinstance(planned, ev.Exclusion):
@@ -227,8 +235,12 @@ def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalo
                 assert r.perf is not None
                 bound = ev.throughput_bound(cfg, ctx)
                 assert r.perf.throughput <= bound * (1 + 1e-12), (gpu.slug, cfg.num_gpus)
+                loose = ev.throughput_bound(cfg, ctx, loose=True)
+                assert bound <= loose * (1 + 1e-12), (gpu.slug, cfg.num_gpus)
                 checked += 1
+                many += cfg.num_gpus > 1
                 # single-GPU steps have no communication: the bound is the throughput
                 if cfg.num_gpus == 1 and not work.is_llm_inference:
                     assert r.perf.throughput == pytest.approx(bound, rel=1e-12)
     assert checked > 50
+    assert many > 10, "no multi-GPU configuration was checked"
