@@ -517,6 +517,66 @@ def estimate(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _LlmJob:
+    """The GPU-independent part of an LLM inference estimate: the same for every GPU and
+    count of a request, so worked out once per job (``_llm_job``)."""
+
+    b: int
+    s: int
+    out: int
+    h_bytes: float  # one token's activation, 16-bit
+    pre_flops: float
+    pre_bytes: float  # prefill reads the weights and writes the prompt's KV cache
+    dec_flops: float
+    dec_bytes: float  # a decode step reads the weights it touches and the KV cache
+    kernels: int  # kernels per forward (layers × KERNELS_PER_LAYER_DECODE)
+    n_layers: int
+    allreduces: int  # per forward under tensor parallelism: two per layer (Megatron)
+
+
+def _llm_job(work: WorkloadSpec) -> _LlmJob:
+    # By the job object's identity (a request builds each variant once and keeps it), held by
+    # the entry so the id is not reused while it lives; hashing the spec costs more.
+    hit = _LLM_JOBS.get(id(work))
+    if hit is not None and hit[0] is work:
+        return hit[1]
+    m = work.model
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    wbytes = _weight_bytes(work)
+    kv_b = 4.0 if work.precision == "fp32" else 2.0
+    # prefill: causal attention touches half the score matrix
+    layers, h = float(m.layers or 0), float(m.hidden_size or 0)
+    n_layers = m.layers or 32
+    kv_full = kv_cache_bytes(work, kv_b)
+    ctx = s + out / 2.0
+    if m.active_params and m.active_params < m.params:
+        touched = min(m.params, m.active_params * b) / m.params
+    else:
+        touched = 1.0
+    job = _LlmJob(
+        b=b,
+        s=s,
+        out=out,
+        h_bytes=float(m.hidden_size or 0) * 2.0,
+        pre_flops=b * (2.0 * m.params_per_token * s + 2.0 * layers * s * s * h),
+        pre_bytes=wbytes + kv_full * s / (s + out),
+        dec_flops=b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h),
+        dec_bytes=wbytes * touched + kv_full * ctx / (s + out),
+        kernels=n_layers * KERNELS_PER_LAYER_DECODE,
+        n_layers=n_layers,
+        allreduces=2 * int(m.layers or 32),
+    )
+    if len(_LLM_JOBS) >= _LLM_JOBS_SIZE:
+        _LLM_JOBS.clear()
+    _LLM_JOBS[id(work)] = (work, job)
+    return job
+
+
+_LLM_JOBS: dict[int, tuple[WorkloadSpec, _LlmJob]] = {}
+_LLM_JOBS_SIZE = 4096
+
+
 def _llm_inference(
     gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, backend: str
 ) -> PerfEstimate:
@@ -525,52 +585,41 @@ def _llm_inference(
     Each phase takes its runtime's constants: an eager loop (Hugging Face ``generate``) pays
     host dispatch per op, and a one-token step cannot hide it behind the GPU, so a decode step
     costs max(GPU time, host time); CUDA-graph runtimes pay only a short gap per kernel."""
-    m = work.model
-    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    job = _llm_job(work)
+    b, s, out = job.b, job.s, job.out
     n = max(1, n_req)
     # Tensor parallel inside one server, pipeline stages beyond it: per-token time shrinks with
     # the tensor-parallel degree only; each stage boundary adds one activation hop.
     tp = min(n, topology.NODE_GPUS)
     stages = max(1, n // tp)
-    tp_link = topology.link(gpu, tp)
-    hop = topology.link(gpu, n) if stages > 1 else tp_link
-    h_bytes = float(m.hidden_size or 0) * 2.0
     per = float(tp)
     pre = profile_for(gpu, work, backend, "prefill")
     dec = profile_for(gpu, work, backend, "decode")
     bw_pre = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, pre)
     bw_dec = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, dec)
-    wbytes = _weight_bytes(work)
-    kv_b = 4.0 if work.precision == "fp32" else 2.0
-    # prefill: causal attention touches half the score matrix
-    layers, h = float(m.layers or 0), float(m.hidden_size or 0)
-    n_layers = m.layers or 32
-    pre_flops = b * (2.0 * m.params_per_token * s + 2.0 * layers * s * s * h)
-    t_pre_c, mode = compute_time(pre_flops, gpu, work, framework, eff, pre)
-    kv_full = kv_cache_bytes(work, kv_b)
-    t_pre_m = (wbytes + kv_full * s / (s + out)) / bw_pre
-    launch_pre = n_layers * KERNELS_PER_LAYER_DECODE * pre.kernel_us * 1e-6
-    n_ar = 2 * int(m.layers or 32) if tp > 1 else 0  # two all-reduces per layer (Megatron)
+    t_pre_c, mode = compute_time(job.pre_flops, gpu, work, framework, eff, pre)
+    t_pre_m = job.pre_bytes / bw_pre
+    launch_pre = job.kernels * pre.kernel_us * 1e-6
+    if n > 1:
+        tp_link = topology.link(gpu, tp)
+        hop = topology.link(gpu, n) if stages > 1 else tp_link
+        n_ar = job.allreduces if tp > 1 else 0
 
-    def tp_comm(tokens: float) -> float:
-        moved = topology.ring_allreduce_bytes(tp, tokens * h_bytes) * n_ar
-        stage = (stages - 1) * topology.comm_seconds(hop, tokens * h_bytes)
-        return (topology.comm_seconds(tp_link, moved, collectives=n_ar) if n_ar else 0.0) + stage
+        def tp_comm(tokens: float) -> float:
+            moved = topology.ring_allreduce_bytes(tp, tokens * job.h_bytes) * n_ar
+            stage = (stages - 1) * topology.comm_seconds(hop, tokens * job.h_bytes)
+            return (
+                topology.comm_seconds(tp_link, moved, collectives=n_ar) if n_ar else 0.0
+            ) + stage
 
-    comm_pre = tp_comm(b * s)
-    ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
-    ctx = s + out / 2.0
-    dec_flops = b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h)
-    if m.active_params and m.active_params < m.params:
-        touched = min(m.params, m.active_params * b) / m.params
+        comm_pre, comm_dec = tp_comm(b * s), tp_comm(b)
     else:
-        touched = 1.0
-    dec_bytes = wbytes * touched + kv_full * ctx / (s + out)
-    t_dec_c, _ = compute_time(dec_flops, gpu, work, framework, eff, dec)
-    t_dec_m = dec_bytes / bw_dec
-    launch = n_layers * KERNELS_PER_LAYER_DECODE * dec.kernel_us * 1e-6
-    host = n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6
-    comm_dec = tp_comm(b)
+        comm_pre = comm_dec = 0.0  # one GPU: nothing crosses a link
+    ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
+    t_dec_c, _ = compute_time(job.dec_flops, gpu, work, framework, eff, dec)
+    t_dec_m = job.dec_bytes / bw_dec
+    launch = job.kernels * dec.kernel_us * 1e-6
+    host = job.n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6
     gpu_step = max(t_dec_c, t_dec_m) / per + launch + comm_dec
     tpot = max(gpu_step, host)
     total = ttft + out * tpot
