@@ -838,22 +838,31 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     """An upper bound on the throughput ``evaluate`` finds for the configuration, from its
     single-GPU step alone: N GPUs take a step of single/N plus communication, which is never
     negative, so N × batch / single is never exceeded (0 when the software gate excludes it).
-    For LLM inference the bound is the estimate, or with ``loose`` N × the one-GPU estimate
-    (one estimate per card for all its counts). ``inf`` where the step has no finite positive
-    time: a caller then evaluates it."""
+    For LLM inference the bound is the estimate, which evaluating the configuration then
+    reuses (its step is no sum of a single-GPU part and communication), or with ``loose`` the
+    estimate's memory reads and fixed costs alone (perf.llm_throughput_bound: a quarter of the
+    work, for cards most of which are then never evaluated). ``inf`` where the step has no
+    finite positive time: a caller then evaluates it."""
     g, key = _variant(config, ctx)
     if key is None:
         return 0.0
     run = _job(ctx, key)
     n = max(1, config.num_gpus)
     if run.is_llm_inference:
-        # Its step is no sum of a single-GPU part and communication: the bound is the
-        # estimate itself, which evaluating the configuration then reuses. Loosely, N × one
-        # GPU's: on N, prefill and each decode step divide the one-GPU work by the
-        # tensor-parallel degree (at most N) and add launches, host time and communication,
-        # none negative, so each takes at least 1/N of one GPU's (perf._llm_inference).
-        t = _llm_estimate(ctx, config.gpu, key, run, g, 1 if loose else n).throughput
-        return (n if loose else 1) * t if math.isfinite(t) and t > 0 else math.inf
+        assert g.backend is not None
+        t = (
+            perf.llm_throughput_bound(
+                config.gpu,
+                run,
+                framework=ctx.framework,
+                num_gpus=n,
+                calibration=ctx.calibration,
+                backend=g.backend,
+            )
+            if loose
+            else _llm_estimate(ctx, config.gpu, key, run, g, n).throughput
+        )
+        return t if math.isfinite(t) and t > 0 else math.inf
     single = _one_gpu(ctx, config.gpu, key, run, g).step_s
     if not (math.isfinite(single) and single > 0):
         return math.inf

@@ -577,6 +577,38 @@ _LLM_JOBS: dict[int, tuple[WorkloadSpec, _LlmJob]] = {}
 _LLM_JOBS_SIZE = 4096
 
 
+def llm_throughput_bound(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    *,
+    framework: str = "pytorch",
+    num_gpus: int = 1,
+    calibration: Calibration | None = None,
+    backend: str,
+) -> float:
+    """An upper bound on ``estimate``'s LLM inference throughput on ``num_gpus``: its phases
+    without communication and with the work split all N ways (the estimate splits it over the
+    tensor-parallel degree, at most N, and adds communication, which is never negative). On
+    one GPU it is the estimate's throughput; it costs half as much (no links, no breakdown).
+    ``inf`` where the estimate has no finite positive throughput (a phase with no peak to run
+    at): the caller then evaluates it."""
+    job = _llm_job(work)
+    eff = efficiencies(gpu, calibration)
+    pre = profile_for(gpu, work, backend, "prefill")
+    dec = profile_for(gpu, work, backend, "decode")
+    bw = gpu.memory_bandwidth_gbs * 1e9
+    per = float(max(1, num_gpus))
+    t_pre_c, _ = compute_time(job.pre_flops, gpu, work, framework, eff, pre)
+    t_pre_m = job.pre_bytes / (bw * _memory_efficiency(eff, pre))
+    ttft = max(t_pre_c, t_pre_m) / per + job.kernels * pre.kernel_us * 1e-6
+    t_dec_c, _ = compute_time(job.dec_flops, gpu, work, framework, eff, dec)
+    t_dec_m = job.dec_bytes / (bw * _memory_efficiency(eff, dec))
+    gpu_step = max(t_dec_c, t_dec_m) / per + job.kernels * dec.kernel_us * 1e-6
+    tpot = max(gpu_step, job.n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6)
+    total = ttft + job.out * tpot
+    return job.b * job.out / total if 0 < total < math.inf else math.inf
+
+
 def _llm_inference(
     gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, backend: str
 ) -> PerfEstimate:

@@ -158,11 +158,19 @@ def _lazy(request: s.RecommendationRequest) -> bool:
     return request.group_by == "gpu" and request.objective == "balanced"
 
 
+def _order(planned: list[ev.Configuration]) -> list[int]:
+    """Planned configurations by (count, savers): the first that runs is the one a balanced
+    answer shows (rank.best_per_card: the fewest cards, then the fewest savers, first in plan
+    order among equals)."""
+    if len(planned) == 1:
+        return [0]
+    return sorted(range(len(planned)), key=lambda i: (planned[i].num_gpus, len(planned[i].savers)))
+
+
 @dataclass
 class _Card:
-    """One GPU's planned configurations, evaluated in (count, savers) order only up to the
-    first that runs the job: the one a balanced answer shows (rank.best_per_card picks the
-    fewest cards, then the fewest savers, first in plan order among equals)."""
+    """One GPU's planned configurations, evaluated in ``_order`` only up to the first that
+    runs the job: the one a balanced answer shows."""
 
     ctx: ev.Context
     planned: list[ev.Configuration]
@@ -175,20 +183,30 @@ class _Card:
         planned = ev.plan(gpu, ctx)
         if isinstance(planned, ev.Exclusion):
             return planned
-        results: list[ev.ConfigResult | None] = [None] * len(planned)
-        order = sorted(
-            range(len(planned)), key=lambda i: (planned[i].num_gpus, len(planned[i].savers))
-        )
-        for i in order:
-            r = results[i] = ev.evaluate(planned[i], ctx)
+        return cls.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
+
+    @classmethod
+    def walk(
+        cls,
+        planned: list[ev.Configuration],
+        ctx: ev.Context,
+        results: list[ev.ConfigResult | None],
+        order: list[int],
+        start: int,
+        admitted: ev.Admitted | None = None,
+    ) -> _Card | ev.Exclusion:
+        """Evaluates ``order[start:]`` in turn up to the first configuration that runs
+        (``admitted``: the admission of ``order[start]``, when the caller has it); the
+        results before ``start`` are the caller's."""
+        for j in range(start, len(order)):
+            i = order[j]
+            a = admitted if j == start and admitted is not None else ev.admit(planned[i], ctx)
+            r = results[i] = a if isinstance(a, ev.ConfigResult) else ev.finish(a, ctx)
             if r.ok:
                 return cls(ctx, planned, results, i, rank.Candidate.of(r))
-            if i == order[0] and (priced_out := _priced_out(r, ctx)) is not None:
+            if j == 0 and (priced_out := _priced_out(r, ctx)) is not None:
                 return priced_out
-        # none runs: every one was evaluated, so the reason is _evaluated's
-        first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
-        assert first is not None
-        return first
+        return _first_reason(results)
 
     def alternatives(self) -> list[rank.Candidate]:
         """The card's other runnable configurations, as rank.best_per_card lists them."""
@@ -204,13 +222,22 @@ class _Card:
         return sorted(alts, key=lambda c: (c.n, c.savers))
 
 
+def _first_reason(results: list[ev.ConfigResult | None]) -> ev.Exclusion:
+    """Why a card none of whose configurations runs is out: the reason of the one with the
+    fewest cards, as ``_evaluated`` says."""
+    first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
+    assert first is not None
+    return first
+
+
 def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     """Whether cards that cannot reach the rows shown may go unranked in detail: under an
-    objective a throughput bound bounds, one row per card, when nothing after the roofline can
-    exclude a configuration that passed its checks before it (a job-cost budget can)."""
+    objective a throughput bound bounds (balanced too: speed and value both grow with the
+    throughput), one row per card, when nothing after the roofline can exclude a
+    configuration that passed its checks before it (a job-cost budget can)."""
     return (
         request.group_by == "gpu"
-        and request.objective in BOUNDED_OBJECTIVES
+        and (request.objective in BOUNDED_OBJECTIVES or request.objective == "balanced")
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
     )
@@ -331,6 +358,116 @@ def _bounded(
     return cands, excluded, census
 
 
+@dataclass(slots=True)
+class _Shown:
+    """A card's configuration a balanced answer would show (the first in ``_order`` to pass
+    the checks before its roofline), with bounds on its throughput and value."""
+
+    planned: list[ev.Configuration]
+    order: list[int]
+    start: int  # its place in order; the configurations before it were excluded
+    admitted: ev.Admitted
+    results: list[ev.ConfigResult | None]
+    speed: float  # bound on its throughput (inf: none finite, so it is evaluated)
+    value: float | None  # bound on its work per dollar; None: no price under the acquisition
+    priced: bool  # it has a purchase or rental price (ev.price_known)
+
+
+def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
+    """The card's shown configuration found by admissions alone, or why the card is out (as
+    ``_Card.first`` says: its admissions are its evaluations for every configuration that
+    fails them)."""
+    planned = ev.plan(gpu, ctx)
+    if isinstance(planned, ev.Exclusion):
+        return planned
+    order = _order(planned)
+    results: list[ev.ConfigResult | None] = [None] * len(planned)
+    for j, i in enumerate(order):
+        a = ev.admit(planned[i], ctx)
+        if isinstance(a, ev.Admitted):
+            speed = ev.throughput_bound(a.config, ctx, loose=True)
+            priced = ev.price_known(a.config, ctx)
+            value = None
+            if priced and math.isfinite(speed):  # without a price there is no value
+                cost = ev.cost_at(a.config, ctx, speed)
+                value = costs.value(cost, ctx.limits.acquisition)
+            return _Shown(planned, order, j, a, results, speed, value, priced)
+        results[i] = a
+        if j == 0 and (priced_out := _priced_out(a, ctx)) is not None:
+            return priced_out
+    return _first_reason(results)
+
+
+def _bounded_balanced(
+    gpus: list[GpuSpec], ctx: ev.Context, limit: int, speed_weight: float
+) -> tuple[list[_Card], list[tuple[GpuSpec, ev.Exclusion]], _Census]:
+    """A balanced answer's cards evaluated only where they can change it. A balanced score is
+    speed^w × value^(1−w) over the best speed and the best value of every card ranked, and
+    cards without a price come after every priced one. A card is only counted when its
+    throughput bound is no faster than a card already evaluated, its value bound no better,
+    and ``limit`` evaluated cards that rank ahead on every other key (meet any latency target,
+    supported software, priced) score above its bound: then it changes neither the scales nor
+    the rows shown. A configuration that passes its checks before the roofline and has a finite
+    bound runs (see ``_census``), so the one counted is the one it would be ranked with. The
+    answer is the one evaluating every card gives (tests/recommend/test_fast_paths.py)."""
+    shown: list[_Shown] = []
+    excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
+    for gpu in gpus:
+        found = _shown(gpu, ctx)
+        if isinstance(found, ev.Exclusion):
+            excluded.append((gpu, found))
+        else:
+            shown.append(found)
+    bounded = [x for x in shown if math.isfinite(x.speed)]
+    top_speed = max((x.speed for x in bounded), default=0.0)
+    top_value = max((x.value for x in bounded if x.value is not None), default=0.0)
+    lead = {
+        id(max(bounded, key=lambda x: x.speed, default=None)),
+        id(max(bounded, key=lambda x: x.value or 0.0, default=None)),
+    }
+
+    def metric(x: _Shown) -> float:
+        return -1.0 if x.value is None else rank.balanced(x.speed, x.value, speed_weight)
+
+    # Unbounded cards first (evaluated anyway, they set the scales), then the fastest and the
+    # best-value bounds, then by the balanced bound; stable: the caller's order among equals.
+    def turn(x: _Shown) -> tuple[bool, bool, float]:
+        if not math.isfinite(x.speed):
+            return (False, False, 0.0)
+        return (True, id(x) not in lead, -metric(x))
+
+    shown.sort(key=turn)
+    cards: list[_Card] = []
+    census = _Census()
+    heap: list[float] = []  # the best `limit` balanced metrics of cards that rank ahead
+    speed = value = 0.0  # the best throughput and value of the cards evaluated
+    for x in shown:
+        if len(heap) >= limit and x.speed <= speed:
+            # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w)
+            # of the largest bounds: keep clear of a tie.
+            scale = rank.balanced(max(top_speed, speed), max(top_value, value), speed_weight)
+            if x.value is None or (x.value <= value and metric(x) < heap[0] - 2e-6 * scale):
+                census.ranked += 1
+                census.unpriced += not x.priced
+                continue
+        card = _Card.walk(x.planned, ctx, x.results, x.order, x.start, x.admitted)
+        if isinstance(card, ev.Exclusion):
+            excluded.append((x.admitted.config.gpu, card))
+            continue
+        cards.append(card)
+        c = card.chosen
+        speed = max(speed, c.perf.throughput)
+        v = costs.value(c.cost, c.acquisition)
+        if v is None:
+            continue
+        value = max(value, v)
+        if c.meets_latency is not False and c.framework_status != "experimental":
+            heapq.heappush(heap, rank.balanced(c.perf.throughput, v, speed_weight))
+            if len(heap) > limit:
+                heapq.heappop(heap)
+    return cards, excluded, census
+
+
 # ---------------------------------------------------------------- services
 
 
@@ -420,12 +557,22 @@ def recommend(
     cards: dict[int, _Card] = {}
     census = _Census()
     ordered_gpus = sorted(gpus, key=lambda g: g.slug)
-    if not lazy and _prunable(request, ctx):
-        cands, skipped, census = _bounded(ordered_gpus, ctx, request.limit)
+    if _prunable(request, ctx):
+        skipped: list[tuple[GpuSpec, ev.Exclusion]] = []
+        if lazy:
+            found, skipped, census = _bounded_balanced(
+                ordered_gpus, ctx, request.limit, request.speed_weight
+            )
+            for card in found:
+                cands.append(card.chosen)
+                cards[id(card.chosen)] = card
+            ordered_gpus = []
+        elif request.objective in BOUNDED_OBJECTIVES:
+            cands, skipped, census = _bounded(ordered_gpus, ctx, request.limit)
+            ordered_gpus = []
         excluded = [
             s.Excluded(slug=g.slug, name=g.name, code=x.code, reason=x.reason) for g, x in skipped
         ]
-        ordered_gpus = []
     for gpu in ordered_gpus:
         res: list[ev.ConfigResult] | ev.Exclusion | _Card
         res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx)

@@ -192,3 +192,25 @@ def test_moe_decode_reads_active_experts_only_at_batch_1() -> None:
         ),
     )
     assert est.throughput > 2 * dense.throughput
+
+
+@pytest.mark.parametrize("gpu", [H100, A100, RTX4090, GTX1080TI], ids=lambda g: g.slug)
+@pytest.mark.parametrize("batch", [1, 16])
+def test_the_llm_throughput_bound_is_the_estimate_on_one_gpu_and_above_it_on_more(
+    gpu: GpuSpec, batch: int
+) -> None:
+    work = llm_inference(batch_size=batch, output_tokens=256)
+    one = perf.estimate(gpu, work, backend="cuda").throughput
+    assert perf.llm_throughput_bound(gpu, work, backend="cuda") == pytest.approx(one, rel=1e-12)
+    for n in (2, 4, 8, 16, 32):
+        est = perf.estimate(gpu, work, num_gpus=n, backend="cuda").throughput
+        bound = perf.llm_throughput_bound(gpu, work, num_gpus=n, backend="cuda")
+        assert est <= bound * (1 + 1e-12), n
+        assert bound <= n * one * (1 + 1e-12)  # no better than the work split N ways
+
+
+def test_the_llm_throughput_bound_is_infinite_without_figures() -> None:
+    # the estimate has no finite throughput there: a caller that sees inf evaluates it
+    work = llm_inference()
+    assert perf.estimate(NOFIG, work, backend="cuda").throughput == 0
+    assert perf.llm_throughput_bound(NOFIG, work, backend="cuda") == float("inf")

@@ -181,6 +181,40 @@ def test_cards_that_cannot_reach_the_rows_shown_answer_as_the_full_evaluation(
     assert counted, "no card was cut: the test shows nothing"
 
 
+@pytest.mark.parametrize("speed_weight", [0.5, 0.15, 1.0])
+@pytest.mark.parametrize("copies", [1, 3], ids=["catalog", "catalog-x3"])
+@pytest.mark.parametrize("body", FASTEST, ids=lambda b: b["workload"]["preset"])
+def test_balanced_cards_that_cannot_change_the_answer_answer_as_the_full_evaluation(
+    body: dict[str, Any],
+    copies: int,
+    speed_weight: float,
+    catalog: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Balanced scores are scaled by the best speed and value of every card ranked: a card is
+    counted only when it can change neither those nor the rows shown."""
+    gpus, offers, rules = catalog
+    gpus = _copies(gpus, copies)
+    req = s.RecommendationRequest.model_validate(
+        {**body, "objective": "balanced", "speed_weight": speed_weight}
+    )
+    assert service._lazy(req)
+    seen: list[Any] = []
+    bounded = service._bounded_balanced
+
+    def counting(*args: Any) -> Any:
+        out = bounded(*args)
+        seen.append(out[2])
+        return out
+
+    monkeypatch.setattr(service, "_bounded_balanced", counting)
+    fast = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    monkeypatch.setattr(service, "_prunable", lambda _r, _c: False)
+    reference = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    assert fast == reference
+    assert seen and seen[0].ranked > 0, "no card was counted: the test shows nothing"
+
+
 def test_cards_are_evaluated_only_where_they_can_reach_the_rows_shown(catalog: Any) -> None:
     gpus, offers, rules = catalog
     req = s.RecommendationRequest.model_validate(
