@@ -182,7 +182,7 @@ def resolve(
     memo_key = ("profile", *keys.values())
     cached = table._memo.get(memo_key)
     if cached is not None:
-        _remember(table, by_gpu, cached)
+        remember(table, by_gpu, cached)
         return cast(RuntimeProfile, cached)
     chosen: dict[str, tuple[int, int, Any, str | None]] = {}
     for i, row in enumerate(table.rows):
@@ -198,15 +198,15 @@ def resolve(
         values["native"] = tuple(values["native"] or ())
     sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
     profile = RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
-    _remember(table, memo_key, profile)
-    _remember(table, by_gpu, profile)
+    remember(table, memo_key, profile)
+    remember(table, by_gpu, profile)
     return profile
 
 
 MEMO_SIZE = 50_000  # entries per table: a catalog of thousands × a few runtimes and phases
 
 
-def _remember(table: EfficiencyTable, key: tuple[Any, ...], value: Any) -> None:
+def remember(table: EfficiencyTable, key: tuple[Any, ...], value: Any) -> None:
     if len(table._memo) >= MEMO_SIZE:
         table._memo.clear()
     table._memo[key] = value

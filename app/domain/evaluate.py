@@ -563,12 +563,17 @@ def _llm_estimate(
     return cast(perf.PerfEstimate, hit)
 
 
-def _usable(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, backend: str) -> float:
-    ukey = ("usable", gpu.slug, key, backend)
-    hit = ctx.memo.get(ukey)
+def _usable(gpu: GpuSpec, run: WorkloadSpec, backend: str) -> float:
+    """``usable_gb``, remembered with the runtime profiles it reads: the same for every request
+    with this GPU, backend, runtime, precision and regime."""
+    table = run.efficiency
+    if table is None:
+        return usable_gb(gpu, run, backend)
+    ukey = ("usable", gpu, backend, run.runtime, run.precision, run.training)
+    hit = table._memo.get(ukey)
     if hit is None:
         hit = usable_gb(gpu, run, backend)
-        ctx.memo[ukey] = hit
+        efficiency.remember(table, ukey, hit)
     return cast(float, hit)
 
 
@@ -632,7 +637,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             g.flash_attention,
             exact or max_n,
             one=_memory(ctx, key, job, 1, g.backend, g.flash_attention),
-            avail=_usable(ctx, gpu, key, job, g.backend),
+            avail=_usable(gpu, job, g.backend),
         )
         total1 = size if total1 is None else total1
         if n is None or (fewest is not None and n >= fewest):
@@ -694,6 +699,20 @@ def price_known(config: Configuration, ctx: Context) -> bool:
     return purchase is not None or hourly is not None
 
 
+def prices_known(planned: list[Configuration], ctx: Context) -> bool | None:
+    """Whether every one of a card's configurations has a price (True), none has (False), or
+    some have (None)."""
+    if (
+        ctx.offers is not None
+        and planned
+        and planned[0].gpu.slug not in ctx.offers
+        and all(c.offer is None for c in planned)
+    ):
+        return False  # offers price every configuration, and this GPU has none
+    known = {price_known(c, ctx) for c in planned}
+    return known.pop() if len(known) == 1 else None
+
+
 def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
     """Memory, speed, cost and support of one configuration; an exclusion when it cannot run."""
     a = admit(config, ctx)
@@ -724,7 +743,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    avail = _usable(ctx, gpu, key, run, g.backend)
+    avail = _usable(gpu, run, g.backend)
     mem = _memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
@@ -835,24 +854,26 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
 
 
 def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False) -> float:
-    """An upper bound on the throughput ``evaluate`` finds for the configuration, from its
-    single-GPU step alone: N GPUs take a step of single/N plus communication, which is never
-    negative, so N × batch / single is never exceeded (0 when the software gate excludes it).
-    For LLM inference the bound is the estimate, which evaluating the configuration then
-    reuses (its step is no sum of a single-GPU part and communication), or with ``loose`` the
-    estimate's memory reads and fixed costs alone (perf.llm_throughput_bound: a quarter of the
-    work, for cards most of which are then never evaluated). ``inf`` where the step has no
-    finite positive time: a caller then evaluates it."""
+    """An upper bound on the throughput ``evaluate`` finds for the configuration: the
+    throughput itself, from the parts of the estimate a request shares between counts (the
+    one-GPU step, memoised; the communication; for LLM inference the memoised estimate), 0
+    when the software gate excludes it, ``inf`` where the step has no finite positive time (a
+    caller then evaluates it).
+
+    ``loose``: cheaper and above it, for ordering cards before some are refined. N GPUs take a
+    step of single/N plus communication, which is never negative, so N × batch / single is
+    never exceeded; for LLM inference perf.llm_throughput_bound (no links, no breakdown, half
+    the cost). Both grow with N."""
     g, key = _variant(config, ctx)
     if key is None:
         return 0.0
+    assert g.backend is not None
     run = _job(ctx, key)
-    n = max(1, config.num_gpus)
+    gpu, n = config.gpu, max(1, config.num_gpus)
     if run.is_llm_inference:
-        assert g.backend is not None
         t = (
             perf.llm_throughput_bound(
-                config.gpu,
+                gpu,
                 run,
                 framework=ctx.framework,
                 num_gpus=n,
@@ -860,24 +881,42 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
                 backend=g.backend,
             )
             if loose
-            else _llm_estimate(ctx, config.gpu, key, run, g, n).throughput
+            else _llm_estimate(ctx, gpu, key, run, g, n).throughput
         )
         return t if math.isfinite(t) and t > 0 else math.inf
-    single = _one_gpu(ctx, config.gpu, key, run, g).step_s
+    one = _one_gpu(ctx, gpu, key, run, g)
+    single = one.step_s
     if not (math.isfinite(single) and single > 0):
         return math.inf
-    return n * run.batch_size / single
+    if loose:
+        return n * run.batch_size / single
+    # as finish: sharded when one GPU cannot hold it, the same accumulation steps
+    sharded = n > 1 and _memory(ctx, key, run, 1, g.backend, g.flash_attention).total > _usable(
+        gpu, run, g.backend
+    )
+    comm = perf.comm_s(
+        gpu,
+        run,
+        one,
+        n,
+        sharded=sharded,
+        accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
+    )
+    t = run.batch_size / (single / n + comm)
+    return t if math.isfinite(t) and t > 0 else math.inf
 
 
-def card_bound(planned: list[Configuration], ctx: Context) -> float:
-    """The largest ``throughput_bound`` over a card's planned configurations: of each job
-    variant only its largest count, as the bound grows with the count."""
+def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = False) -> float:
+    """The largest ``throughput_bound`` over a card's planned configurations; when ``loose``,
+    of each job variant only its largest count, as the loose bound grows with the count."""
+    if not loose:
+        return max(throughput_bound(c, ctx) for c in planned)
     widest: dict[tuple[object, ...], Configuration] = {}
     for c in planned:
         k = (c.precision, c.runtime, c.savers, c.micro_batch)
         if k not in widest or c.num_gpus > widest[k].num_gpus:
             widest[k] = c
-    return max(throughput_bound(c, ctx) for c in widest.values())
+    return max(throughput_bound(c, ctx, loose=True) for c in widest.values())
 
 
 def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.CostEstimate:

@@ -356,7 +356,7 @@ def _host_bytes_per_sample(work: WorkloadSpec) -> float:
     return 1024.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # plain, not frozen: one per card and request (see PerfEstimate)
 class OneGpu:
     """The part of a (non-LLM-inference) step that does not depend on the GPU count: the same
     for every count of one GPU and job, so a caller evaluating several counts computes it once
@@ -473,18 +473,10 @@ def estimate(
             flash_attention=flash_attention,
             backend=backend,
         )
-    sharded = bool(sharded)
     b = work.batch_size
     n = max(1, num_gpus)
     single = one.step_s
-    if work.training:
-        comm = training_comm_s(gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps)
-    elif sharded and n > 1:
-        # a model too big for one GPU, served in layers: its weights cross the link once
-        lk = topology.link(gpu, n)
-        comm = topology.comm_seconds(lk, topology.allgather_bytes(n, one.wbytes))
-    else:
-        comm = 0.0  # independent replicas
+    comm = comm_s(gpu, work, one, n, sharded=bool(sharded), accumulation_steps=accumulation_steps)
     step = single / n + comm
     scale = (single / n) / step
     parts = {
@@ -533,6 +525,26 @@ class _LlmJob:
     kernels: int  # kernels per forward (layers × KERNELS_PER_LAYER_DECODE)
     n_layers: int
     allreduces: int  # per forward under tensor parallelism: two per layer (Megatron)
+
+
+def comm_s(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    one: OneGpu,
+    n: int,
+    *,
+    sharded: bool,
+    accumulation_steps: int = 1,
+) -> float:
+    """The GPU-to-GPU time a (non-LLM-inference) step on ``n`` GPUs adds to ``one``'s step
+    split ``n`` ways: ``estimate``'s step is single/n plus this."""
+    if work.training:
+        return training_comm_s(gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps)
+    if sharded and n > 1:
+        # a model too big for one GPU, served in layers: its weights cross the link once
+        lk = topology.link(gpu, n)
+        return topology.comm_seconds(lk, topology.allgather_bytes(n, one.wbytes))
+    return 0.0  # independent replicas
 
 
 def _llm_job(work: WorkloadSpec) -> _LlmJob:

@@ -248,14 +248,15 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
 BOUNDED_OBJECTIVES = ("fastest", "best_value", "cheapest")
 
 
-def _card_bound(planned: list[ev.Configuration], ctx: ev.Context) -> float:
-    """An upper bound on the objective's metric over the card's configurations."""
+def _card_bound(planned: list[ev.Configuration], ctx: ev.Context, *, loose: bool) -> float:
+    """An upper bound on the objective's metric over the card's configurations (``loose``:
+    from the loose throughput bounds)."""
     objective = ctx.limits.objective
     if objective == "fastest":
-        return ev.card_bound(planned, ctx)
+        return ev.card_bound(planned, ctx, loose=loose)
     best = 0.0
     for cfg in planned:  # every count: a price grows with it, so the widest need not bound
-        t = ev.throughput_bound(cfg, ctx, loose=True)
+        t = ev.throughput_bound(cfg, ctx, loose=loose)
         if not math.isfinite(t):
             return math.inf
         if t > 0:
@@ -286,15 +287,15 @@ def _census(
     finite positive single-GPU step (for LLM inference, a finite positive estimate), and
     without a job-cost budget (``_prunable``) the budget after the roofline asks what the
     check before it asked."""
-    known = {ev.price_known(c, ctx) for c in planned}
-    if len(known) > 1:
+    known = ev.prices_known(planned, ctx)
+    if known is None:
         return None
     fewest = _fewest(planned)
     first: ev.ConfigResult | None = None
     for cfg in sorted(planned, key=lambda c: c.num_gpus):
         a = admitted if cfg is fewest and admitted is not None else ev.admit(cfg, ctx)
         if isinstance(a, ev.Admitted):
-            return known.pop()
+            return known
         first = first or a
     assert first is not None and first.exclusion is not None
     return first.exclusion
@@ -304,12 +305,14 @@ def _bounded(
     gpus: list[GpuSpec], ctx: ev.Context, limit: int
 ) -> tuple[list[rank.Candidate], list[tuple[GpuSpec, ev.Exclusion]], _Census]:
     """Every card's configurations evaluated only where the card can reach the ``limit`` rows
-    shown: cards in order of a bound on the objective's metric (the throughput bound, and the
-    costs at that throughput); once ``limit`` cards that rank ahead on every other key (meet
-    any latency target, supported software) score above the next card's bound, that card and
-    every later one can only rank below them, and are counted (``_census``) rather than
-    evaluated. The answer is the one evaluating every card gives
-    (tests/recommend/test_fast_paths.py holds the two equal)."""
+    shown: cards in order of a bound on the objective's metric (the loose throughput bound,
+    and the costs at that throughput); once ``limit`` cards that rank ahead on every other key
+    (meet any latency target, supported software) score above the next card's bound, that card
+    and every later one can only rank below them, and are counted (``_census``) rather than
+    evaluated. A card the loose bound does not cut is bounded again from its throughputs
+    themselves (the rooflines a request shares between counts and the communication, without
+    costs, results or candidates) before it is evaluated. The answer is the one evaluating
+    every card gives (tests/recommend/test_fast_paths.py holds the two equal)."""
     Card = tuple[float, GpuSpec, list[ev.Configuration], ev.Admitted | ev.ConfigResult | None]
     cards: list[Card] = []
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
@@ -325,15 +328,20 @@ def _bounded(
             if cut is not None:
                 excluded.append((gpu, cut))
                 continue
-        cards.append((_card_bound(planned, ctx), gpu, planned, first))
+        cards.append((_card_bound(planned, ctx, loose=True), gpu, planned, first))
     cards.sort(key=lambda card: -card[0])  # stable: the caller's order among equals
     cands: list[rank.Candidate] = []
     shown: list[float] = []  # heap: the best `limit` metrics of cards that rank ahead
     top = 0.0
     census = _Census()
     for bound, gpu, planned, first in cards:
-        # Scores are the metric over the top one rounded to 6 places: keep clear of a tie.
-        if len(shown) >= limit and bound < shown[0] - 2e-6 * top:
+        # Scores are the metric over the top one rounded to 6 places: keep clear of a tie. The
+        # top is at most this card's loose bound (no later card's exceeds it) or one found.
+        below = len(shown) >= limit and bound < math.inf
+        if below and bound >= shown[0] - 2e-6 * top:
+            exact = _card_bound(planned, ctx, loose=False)
+            below = exact < shown[0] - 2e-6 * max(top, bound)
+        if below:
             counted = _census(planned, ctx, first)
             if isinstance(counted, ev.Exclusion):
                 excluded.append((gpu, counted))

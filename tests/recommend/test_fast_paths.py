@@ -139,6 +139,13 @@ FASTEST: list[dict[str, Any]] = [
     },
     {"workload": {"preset": "bert-large"}, "constraints": {"vendors": ["amd"]}, "limit": 2},
     {"workload": {"preset": "resnet-50"}, "constraints": {"num_gpus": 2}, "limit": 4},
+    # eager decoding is host-bound: one card beats two, whose step adds communication
+    {
+        "workload": {"preset": "llama-3-70b", "task": "inference"},
+        "constraints": {"acquisition": "rent", "max_gpus": 2},
+        "limit": 3,
+    },
+    {"workload": {"preset": "qwen2.5-72b", "task": "inference"}, "limit": 10},
 ]
 
 
@@ -244,6 +251,35 @@ WORKLOADS = [
     # an eager loop, whose decode steps are bound by host dispatch
     {"preset": "llama-3-8b", "task": "inference", "runtime": "pytorch", "max_gpus": 8},
 ]
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_a_card_bound_is_above_every_count_of_the_card(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """Not only above the widest count: an LLM on two cards can be slower than on one."""
+    from app.domain import evaluate as ev
+
+    gpus, offers, rules = catalog
+    workload = dict(workload)
+    cons = {"max_gpus": workload.pop("max_gpus", 8)}
+    req = s.RecommendationRequest.model_validate(
+        {"workload": workload, "objective": "fastest", "constraints": cons}
+    )
+    work, _ = service.resolve_workload(req.workload)
+    ctx = service._context(work, req, "fastest", rules, None, offers=offers)
+    checked = 0
+    for gpu in gpus:
+        planned = ev.plan(gpu, ctx)
+        if isinstance(planned, ev.Exclusion):
+            continue
+        ok = [r.perf.throughput for r in (ev.evaluate(c, ctx) for c in planned) if r.perf and r.ok]
+        if ok:
+            best = max(ok)
+            assert best <= ev.card_bound(planned, ctx) * (1 + 1e-12), gpu.slug
+            assert best <= ev.card_bound(planned, ctx, loose=True) * (1 + 1e-12), gpu.slug
+            checked += 1
+    assert checked > 10
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
