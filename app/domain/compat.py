@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import cast
+from typing import Any
 
 from app.domain.gpu import GpuSpec
 from app.vocab import PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
@@ -52,7 +52,7 @@ class Rules:
     # Answers by question: the rules never change and the engine asks the same few questions
     # about every GPU in every request (hundreds per request). Keys hold the (frozen, hashable)
     # GpuSpec itself, so an edited catalog entry is a new key; bounded by MEMO_SIZE.
-    _memo: dict[tuple[object, ...], object] = field(
+    _memo: dict[tuple[object, ...], Any] = field(
         default_factory=dict, compare=False, repr=False, hash=False
     )
 
@@ -113,11 +113,11 @@ def _matches_hw(
 def framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
     """The best backend this GPU has for ``framework``, or why there is none (memoised)."""
     key = ("framework", gpu, framework)
-    hit = rules._memo.get(key)
+    hit: Support | None = rules._memo.get(key)
     if hit is None:
         hit = _framework_support(gpu, framework, rules)
         remember(rules, key, hit)
-    return cast(Support, hit)
+    return hit
 
 
 def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
@@ -180,7 +180,8 @@ def feature_status(
     key = ("feature", gpu, feature, backend)
     memo = rules._memo
     if key in memo:
-        return cast(FeatureStatus | None, memo[key])
+        hit: FeatureStatus | None = memo[key]
+        return hit
     out = _feature_status(gpu, feature, rules, backend)
     remember(rules, key, out)
     return out

@@ -18,7 +18,7 @@ Pure: the table is parsed from plain dicts; the caller reads the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, cast
+from typing import Any
 
 from app.domain.gpu import GpuSpec
 
@@ -175,15 +175,15 @@ def resolve(
     # the lookup, and the engine asks for every GPU of every request. Bounded like the rules'
     # memo (an edited catalog leaves stale entries behind).
     by_gpu = ("gpu", gpu, backend, runtime, precision, regime)
-    hit = table._memo.get(by_gpu)
+    hit: RuntimeProfile | None = table._memo.get(by_gpu)
     if hit is not None:
-        return cast(RuntimeProfile, hit)
+        return hit
     keys = _keys(gpu, backend, runtime, precision, regime)
     memo_key = ("profile", *keys.values())
-    cached = table._memo.get(memo_key)
+    cached: RuntimeProfile | None = table._memo.get(memo_key)
     if cached is not None:
         remember(table, by_gpu, cached)
-        return cast(RuntimeProfile, cached)
+        return cached
     chosen: dict[str, tuple[int, int, Any, str | None]] = {}
     for i, row in enumerate(table.rows):
         if not _matches(row, keys):

@@ -16,7 +16,7 @@ import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from app.domain import compat, efficiency, perf
 from app.domain import cost as costs
@@ -92,16 +92,18 @@ class Limits:
     max_gpus: int = 8
     exact_gpus: int | None = None  # "exactly N": only that count is considered
 
-    @property
-    def needs_price(self) -> bool:
-        """Cost objectives and budgets need a price; under the others a GPU without one is
-        still ranked (price_known false)."""
-        return (
+    # Cost objectives and budgets need a price; under the others a GPU without one is still
+    # ranked (price_known false). Worked out once: read for every configuration.
+    needs_price: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        needs = (
             self.objective in ("best_value", "cheapest")
             or self.max_purchase_usd is not None
             or self.max_hourly_usd is not None
             or self.max_job_cost_usd is not None
         )
+        object.__setattr__(self, "needs_price", needs)
 
 
 @dataclass(frozen=True)
@@ -325,9 +327,10 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
     """Framework, backend, precision and attention kernels for this GPU: the same answer for
     every count, offer and request, so memoised on the rules (compat.Rules._memo)."""
     key = ("gate", gpu, ctx.framework, precision, runtime, ctx.work.model.family)
-    hit = ctx.rules._memo.get(key)
+    # typed names rather than cast(): these run several times per card, and cast is a call
+    hit: Gate | None = ctx.rules._memo.get(key)
     if hit is not None:
-        return cast(Gate, hit)
+        return hit
     out = _gate(gpu, precision, runtime, ctx)
     compat.remember(ctx.rules, key, out)
     return out
@@ -435,9 +438,9 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     # Within the request by the offers object alone (every card without offers shares one),
     # which the request's context keeps alive.
     local = ("pricing", id(offers), n)
-    pricing = ctx.memo.get(local)
+    pricing: costs.Pricing | None = ctx.memo.get(local)
     if pricing is not None:
-        return cast(costs.Pricing, pricing)
+        return pricing
     # The same offers, count, policies and price basis give the same prices in every request:
     # memoised by the offers object (the service keeps one per GPU until an offer changes),
     # which the entry holds so its id is not reused while the entry lives.
@@ -457,7 +460,7 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
 def _policy(ctx: Context) -> int:
     """The request's rental policy, usage and purchase basis as a small number, once per
     request: hashing the policies themselves cost more than the pricing lookup they key."""
-    hit = ctx.memo.get(_POLICY)
+    hit: int | None = ctx.memo.get(_POLICY)
     if hit is None:
         whole = (ctx.rental, ctx.usage, ctx.purchase_basis)
         hit = _POLICIES.get(whole)
@@ -468,7 +471,7 @@ def _policy(ctx: Context) -> int:
             # another policy's prices
             hit = _POLICIES[whole] = next(_POLICY_NUMBERS)
         ctx.memo[_POLICY] = hit
-    return cast(int, hit)
+    return hit
 
 
 _POLICY = ("policy",)
@@ -500,7 +503,7 @@ JobKey = tuple[str, str, tuple[str, ...], int | None, str | None]
 
 def _job(ctx: Context, key: JobKey) -> WorkloadSpec:
     """The request's job as one variant runs it, built once per request."""
-    hit = ctx.memo.get(key)
+    hit: WorkloadSpec | None = ctx.memo.get(key)
     if hit is None:
         asked, resolved, savers, micro, runtime = key
         base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
@@ -509,7 +512,7 @@ def _job(ctx: Context, key: JobKey) -> WorkloadSpec:
         if runtime is not None and runtime != hit.runtime:
             hit = replace(hit, runtime=runtime)
         ctx.memo[key] = hit
-    return cast(WorkloadSpec, hit)
+    return hit
 
 
 def _memory(
@@ -518,18 +521,18 @@ def _memory(
     """``run``'s memory per GPU on ``n`` (``run`` is ``_job(ctx, key)``), once per request:
     it depends on the job, the count, the backend and the attention kernels, not the GPU."""
     mkey = ("memory", key, n, backend, flash)
-    hit = ctx.memo.get(mkey)
+    hit: MemoryBreakdown | None = ctx.memo.get(mkey)
     if hit is None:
         hit = memory_breakdown(run, num_gpus=n, backend=backend, flash_attention=flash)
         ctx.memo[mkey] = hit
-    return cast(MemoryBreakdown, hit)
+    return hit
 
 
 def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate) -> perf.OneGpu:
     """The count-independent part of ``run``'s step on ``gpu``, once per request for all
     its counts (a training card is evaluated at 1, 2, 4 and 8 GPUs)."""
     okey = ("one", gpu.slug, key)
-    hit = ctx.memo.get(okey)
+    hit: perf.OneGpu | None = ctx.memo.get(okey)
     if hit is None:
         hit = perf.single_gpu(
             gpu,
@@ -540,7 +543,7 @@ def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate
             backend=g.backend,
         )
         ctx.memo[okey] = hit
-    return cast(perf.OneGpu, hit)
+    return hit
 
 
 def _llm_estimate(
@@ -549,7 +552,7 @@ def _llm_estimate(
     """An LLM inference job's estimate on ``n`` × ``gpu``, once per request (a bound reads it,
     and evaluating the configuration reads the same)."""
     lkey = ("llm", gpu.slug, key, n)
-    hit = ctx.memo.get(lkey)
+    hit: perf.PerfEstimate | None = ctx.memo.get(lkey)
     if hit is None:
         hit = perf.estimate(
             gpu,
@@ -560,7 +563,7 @@ def _llm_estimate(
             backend=g.backend,
         )
         ctx.memo[lkey] = hit
-    return cast(perf.PerfEstimate, hit)
+    return hit
 
 
 def _usable(gpu: GpuSpec, run: WorkloadSpec, backend: str) -> float:
@@ -570,11 +573,11 @@ def _usable(gpu: GpuSpec, run: WorkloadSpec, backend: str) -> float:
     if table is None:
         return usable_gb(gpu, run, backend)
     ukey = ("usable", gpu, backend, run.runtime, run.precision, run.training)
-    hit = table._memo.get(ukey)
+    hit: float | None = table._memo.get(ukey)
     if hit is None:
         hit = usable_gb(gpu, run, backend)
         efficiency.remember(table, ukey, hit)
-    return cast(float, hit)
+    return hit
 
 
 Step = tuple[tuple[str, ...], int | None]

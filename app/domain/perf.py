@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
 
 from app.domain import topology
 from app.domain.calibration import Calibration, adjust
@@ -159,13 +158,13 @@ def _prior_efficiencies(vendor: str, segment: str) -> Efficiency:
 def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
     if calibration is None:
         return _prior_efficiencies(gpu.vendor, gpu.segment)
-    hit = calibration.memo.get(gpu)
+    hit: Efficiency | None = calibration.memo.get(gpu)
     if hit is None:
         hit = _calibrated(gpu, calibration)
         if len(calibration.memo) >= EFFICIENCY_MEMO_SIZE:
             calibration.memo.clear()  # edited specs leave stale keys behind
         calibration.memo[gpu] = hit
-    return cast(Efficiency, hit)
+    return hit
 
 
 EFFICIENCY_MEMO_SIZE = 20_000
