@@ -291,13 +291,13 @@ def _census(
     if known is None:
         return None
     fewest = _fewest(planned)
-    first: ev.ConfigResult | None = None
+    first = admitted if admitted is not None else ev.admit(fewest, ctx)
+    if isinstance(first, ev.Admitted):  # most cards: no need to order the others
+        return known
     for cfg in sorted(planned, key=lambda c: c.num_gpus):
-        a = admitted if cfg is fewest and admitted is not None else ev.admit(cfg, ctx)
-        if isinstance(a, ev.Admitted):
+        if cfg is not fewest and isinstance(ev.admit(cfg, ctx), ev.Admitted):
             return known
-        first = first or a
-    assert first is not None and first.exclusion is not None
+    assert first.exclusion is not None
     return first.exclusion
 
 
