@@ -377,24 +377,27 @@ class OneGpu:
         return max(max(self.t_comp, self.t_wmem) + self.t_act + self.overhead, self.host)
 
 
-def single_gpu(
-    gpu: GpuSpec,
-    work: WorkloadSpec,
-    *,
-    framework: str = "pytorch",
-    calibration: Calibration | None = None,
-    flash_attention: bool = True,
-    backend: str | None = None,
-) -> OneGpu:
-    eff = efficiencies(gpu, calibration)
-    be = backend or (gpu.backends[0] if gpu.backends else "cuda")
-    prof = profile_for(gpu, work, be, "train" if work.training else "infer")
-    bw = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, prof)
+@dataclass(frozen=True, slots=True)
+class _StepJob:
+    """The GPU-independent part of ``single_gpu``: the same for every GPU of a request with
+    the same attention kernels and activation width, so worked out once (``_step_job``)."""
+
+    flops: float
+    traffic: float  # activation bytes moved per step, before the runtime's traffic factor
+    param_bytes: float
+    wbytes: float
+    kernels: int
+    host_bytes: float  # the batch's input bytes a DataLoader copies in
+
+
+def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
+    # by the job object's identity, as _llm_job
+    key = (id(work), flash_attention, act_b)
+    hit = _STEP_JOBS.get(key)
+    if hit is not None and hit[0] is work:
+        return hit[1]
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
-    act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
-    if not work.training and work.precision in prof.native:
-        act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     # Each of the sample's passes (diffusion: steps × 2) reads the weights and moves one
     # pass's activations again.
     npass = max(1, work.model.passes_per_sample or 1)
@@ -420,19 +423,46 @@ def single_gpu(
         traffic = acts * TRAINING_TRAFFIC * FORWARD_TRAFFIC_SHARE
         param_bytes = wbytes
         kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
-    traffic *= prof.traffic
-    t_comp, mode = compute_time(flops, gpu, work, framework, eff, prof)
+    job = _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
+    if len(_STEP_JOBS) >= _LLM_JOBS_SIZE:
+        _STEP_JOBS.clear()
+    _STEP_JOBS[key] = (work, job)
+    return job
+
+
+_STEP_JOBS: dict[tuple[int, bool, float], tuple[WorkloadSpec, _StepJob]] = {}
+
+
+def single_gpu(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    *,
+    framework: str = "pytorch",
+    calibration: Calibration | None = None,
+    flash_attention: bool = True,
+    backend: str | None = None,
+) -> OneGpu:
+    eff = efficiencies(gpu, calibration)
+    be = backend or (gpu.backends[0] if gpu.backends else "cuda")
+    prof = profile_for(gpu, work, be, "train" if work.training else "infer")
+    bw = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, prof)
+    act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
+    if not work.training and work.precision in prof.native:
+        act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
+    job = _step_job(work, flash_attention, act_b)
+    traffic = job.traffic * prof.traffic
+    t_comp, mode = compute_time(job.flops, gpu, work, framework, eff, prof)
     host_bw = host_bandwidth_gbs(gpu, calibration)
-    host = 0.0 if host_bw is None else _host_bytes_per_sample(work) * b / (host_bw * 1e9)
+    host = 0.0 if host_bw is None else job.host_bytes / (host_bw * 1e9)
     return OneGpu(
         eff=eff,
         backend=be,
-        wbytes=wbytes,
+        wbytes=job.wbytes,
         t_comp=t_comp,
         mode=mode,
-        t_wmem=param_bytes / bw,
+        t_wmem=job.param_bytes / bw,
         t_act=traffic / bw,
-        overhead=kernels * prof.kernel_us * 1e-6,
+        overhead=job.kernels * prof.kernel_us * 1e-6,
         host=host,
     )
 
