@@ -253,13 +253,8 @@ WORKLOADS = [
 ]
 
 
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
-def test_a_card_bound_is_above_every_count_of_the_card(
-    workload: dict[str, Any], catalog: Any
-) -> None:
-    """Not only above the widest count: an LLM on two cards can be slower than on one."""
-    from app.domain import evaluate as ev
-
+def _fastest(workload: dict[str, Any], catalog: Any) -> tuple[list[Any], Any, Any]:
+    """The catalog, the resolved job and a 'fastest' request's context for a WORKLOADS row."""
     gpus, offers, rules = catalog
     workload = dict(workload)
     cons = {"max_gpus": workload.pop("max_gpus", 8)}
@@ -267,7 +262,17 @@ def test_a_card_bound_is_above_every_count_of_the_card(
         {"workload": workload, "objective": "fastest", "constraints": cons}
     )
     work, _ = service.resolve_workload(req.workload)
-    ctx = service._context(work, req, "fastest", rules, None, offers=offers)
+    return gpus, work, service._context(work, req, "fastest", rules, None, offers=offers)
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_a_card_bound_is_above_every_count_of_the_card(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """Not only above the widest count: an LLM on two cards can be slower than on one."""
+    from app.domain import evaluate as ev
+
+    gpus, _, ctx = _fastest(workload, catalog)
     checked = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
@@ -286,14 +291,7 @@ def test_a_card_bound_is_above_every_count_of_the_card(
 def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalog: Any) -> None:
     from app.domain import evaluate as ev
 
-    gpus, offers, rules = catalog
-    workload = dict(workload)
-    cons = {"max_gpus": workload.pop("max_gpus", 8)}
-    req = s.RecommendationRequest.model_validate(
-        {"workload": workload, "objective": "fastest", "constraints": cons}
-    )
-    work, _ = service.resolve_workload(req.workload)
-    ctx = service._context(work, req, "fastest", rules, None, offers=offers)
+    gpus, work, ctx = _fastest(workload, catalog)
     checked = many = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
