@@ -657,7 +657,9 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         # at least one sample of each (micro-)batch per GPU.
         batch = micro or run.batch_size
         out.extend(
-            Configuration(gpu, k, savers=savers, micro_batch=micro)
+            # positional, in field order (gpu, count, precision, runtime, offer, savers,
+            # micro-batch): several per card, and keywords cost twice as much
+            Configuration(gpu, k, None, None, None, savers, micro)
             for k in COUNTS
             if n <= k <= top and (k == n or not run.training or k <= batch)
         )
@@ -688,7 +690,9 @@ class Admitted:
     caveats: tuple[str, ...]
     available_gb: float
     memory: MemoryBreakdown
-    priced: GpuSpec
+    # The configuration's prices: read before the roofline only when the budget or objective
+    # needs a price; else by ``finish`` (None until then), as most admissions never finish.
+    priced: GpuSpec | None
     pricing: costs.Pricing | None
 
 
@@ -760,10 +764,11 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             memory=mem,
             available_gb=avail,
         )
-    priced = _priced(gpu, config.offer)
-    pricing = _offer_pricing(config, n, ctx)
+    priced = pricing = None
     # Cut on price before the roofline when the price alone breaks the budget.
     if ctx.apply_filters and ctx.limits.needs_price:
+        priced = _priced(gpu, config.offer)
+        pricing = _offer_pricing(config, n, ctx)
         pre = PriceOnly(*costs.prices(priced, n, pricing))
         _, excl = budget(pre, ctx.limits, *_reasons(pricing))
         if excl is not None:
@@ -820,6 +825,9 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             memory=mem,
         )
     hours = time_to_finish_h(run, est.throughput)
+    if a.priced is None:
+        a.priced = _priced(gpu, config.offer)
+        a.pricing = _offer_pricing(config, n, ctx)
     cost = costs.estimate_cost(
         a.priced,
         est.num_gpus,

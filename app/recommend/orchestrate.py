@@ -94,6 +94,17 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
     return _Device(Calibration(by_slug={own.slug: ones}, source=source), own, [note], tips)
 
 
+def warm(session: Session, settings: Settings) -> None:
+    """Loads into their caches what every recommendation reads (the catalog, offers, pooled
+    calibration and rules), so that start-up can freeze them out of the cyclic collector's
+    sight with the rest of what it loaded (app.main)."""
+    stamps = repository.input_stamps(session)
+    gpus = catalog.all_specs(session, stamps.catalog)
+    presets.load_rules(settings.data_dir)
+    reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
+    offers.gpu_offers(session, stamps.offers)
+
+
 def recommend_for(
     session: Session, settings: Settings, request: s.RecommendationRequest
 ) -> s.RecommendationResponse:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
@@ -97,3 +98,40 @@ def test_two_processes_upgrading_at_once_both_succeed(database_url: str) -> None
     engine = make_engine(database_url)
     assert migrate.current_revision(engine) == migrate.head_revision()
     engine.dispose()
+
+
+def test_start_up_loads_the_catalog_before_the_first_request(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So that start-up freezes it with the rest of what it loaded (app.main._lifespan)."""
+    from app.catalog import repository, service
+
+    service._specs.clear()
+    reads: list[int] = []
+    rows = repository.rows_for_specs
+
+    def counted(session: Any) -> Any:
+        reads.append(1)
+        return rows(session)
+
+    monkeypatch.setattr(repository, "rows_for_specs", counted)
+    with TestClient(create_app(settings)) as client:
+        assert reads == [1]
+        body = {"workload": {"preset": "resnet-50"}, "limit": 1}
+        assert client.post("/api/v1/recommendations", json=body).status_code == 200
+        assert reads == [1]  # the first request found it loaded
+
+
+def test_start_up_without_an_answering_database_leaves_the_caches_to_the_first_request(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from app.recommend import orchestrate
+
+    def refuse(*_: object) -> None:
+        raise OperationalError("SELECT 1", {}, Exception("database is away"))
+
+    monkeypatch.setattr(orchestrate, "warm", refuse)
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/api/v1/health").status_code == 200
