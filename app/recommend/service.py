@@ -284,7 +284,8 @@ def _census(
     ranked with depends on the throughputs).
 
     A configuration that passes the checks before its roofline then runs: a finite bound is a
-    finite positive single-GPU step (for LLM inference, a finite positive estimate), and
+    finite positive single-GPU step (for LLM inference, phases with finite times, so a finite
+    positive estimate: perf.llm_throughput_bound), and
     without a job-cost budget (``_prunable``) the budget after the roofline asks what the
     check before it asked."""
     known = ev.prices_known(planned, ctx)
