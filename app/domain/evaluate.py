@@ -656,12 +656,13 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         # Extra cards beyond the fewest that hold a training job run data-parallel, which needs
         # at least one sample of each (micro-)batch per GPU.
         batch = micro or run.batch_size
+        replicas = not run.training  # inference replicas need no sample per GPU
         out.extend(
             # positional, in field order (gpu, count, precision, runtime, offer, savers,
             # micro-batch): several per card, and keywords cost twice as much
             Configuration(gpu, k, None, None, None, savers, micro)
             for k in COUNTS
-            if n <= k <= top and (k == n or not run.training or k <= batch)
+            if n <= k <= top and (k == n or replicas or k <= batch)
         )
         fewest = n
         if n == 1:
@@ -927,6 +928,9 @@ def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = Fals
         k = (c.precision, c.runtime, c.savers, c.micro_batch)
         if k not in widest or c.num_gpus > widest[k].num_gpus:
             widest[k] = c
+    if len(widest) == 1:  # most cards: one job variant
+        (only,) = widest.values()
+        return throughput_bound(only, ctx, loose=True)
     return max(throughput_bound(c, ctx, loose=True) for c in widest.values())
 
 
