@@ -795,12 +795,22 @@ def _reasons(pricing: costs.Pricing | None) -> tuple[str | None, str | None]:
     return pricing.rent_reason, pricing.buy_reason
 
 
+def _split(
+    ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, avail: float
+) -> tuple[bool, int]:
+    """How ``run`` spreads over ``n`` GPUs of ``avail`` GB: sharded when one cannot hold it,
+    and the micro-steps of gradient accumulation per global batch."""
+    assert g.backend is not None
+    one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
+    return n > 1 and one.total > avail, math.ceil(ctx.work.batch_size / run.batch_size)
+
+
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
     """The roofline, the costs and the budget of an admitted configuration."""
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
-    sharded = n > 1 and _memory(ctx, a.key, run, 1, g.backend, g.flash_attention).total > avail
+    sharded, steps = _split(ctx, a.key, run, g, n, avail)
     est = (
         _llm_estimate(ctx, gpu, a.key, run, g, n)
         if run.is_llm_inference
@@ -812,7 +822,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             calibration=ctx.calibration,
             flash_attention=g.flash_attention,
             sharded=sharded,
-            accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
+            accumulation_steps=steps,
             backend=g.backend,
             one=_one_gpu(ctx, gpu, a.key, run, g),
         )
@@ -825,19 +835,10 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             backend=g.backend,
             memory=mem,
         )
-    hours = time_to_finish_h(run, est.throughput)
     if a.priced is None:
         a.priced = _priced(gpu, config.offer)
         a.pricing = _offer_pricing(config, n, ctx)
-    cost = costs.estimate_cost(
-        a.priced,
-        est.num_gpus,
-        est.throughput,
-        hours,
-        ctx.limits.electricity_usd_per_kwh,
-        pricing=a.pricing,
-        usage=ctx.usage,
-    )
+    cost = _costs(ctx, run, n, est.throughput, a.priced, a.pricing)
     acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing))
     if excl is not None and ctx.apply_filters:
         return ConfigResult(
@@ -860,7 +861,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         warnings=a.warnings,
         derived_peak=g.derived_peak,
         meets_latency=meets,
-        accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
+        accumulation_steps=steps,
         pricing=a.pricing,
     )
 
@@ -902,18 +903,8 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
         return math.inf
     if loose:
         return n * run.batch_size / single
-    # as finish: sharded when one GPU cannot hold it, the same accumulation steps
-    sharded = n > 1 and _memory(ctx, key, run, 1, g.backend, g.flash_attention).total > _usable(
-        gpu, run, g.backend
-    )
-    comm = perf.comm_s(
-        gpu,
-        run,
-        one,
-        n,
-        sharded=sharded,
-        accumulation_steps=math.ceil(ctx.work.batch_size / run.batch_size),
-    )
+    sharded, steps = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
+    comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps)
     t = run.batch_size / (single / n + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 
@@ -928,9 +919,6 @@ def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = Fals
         k = (c.precision, c.runtime, c.savers, c.micro_batch)
         if k not in widest or c.num_gpus > widest[k].num_gpus:
             widest[k] = c
-    if len(widest) == 1:  # most cards: one job variant
-        (only,) = widest.values()
-        return throughput_bound(only, ctx, loose=True)
     return max(throughput_bound(c, ctx, loose=True) for c in widest.values())
 
 
@@ -940,12 +928,26 @@ def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.Cos
     n = max(1, config.num_gpus)
     _, key = _variant(config, ctx)
     run = ctx.work if key is None else _job(ctx, key)
+    return _costs(
+        ctx, run, n, throughput, _priced(config.gpu, config.offer), _offer_pricing(config, n, ctx)
+    )
+
+
+def _costs(
+    ctx: Context,
+    run: WorkloadSpec,
+    n: int,
+    throughput: float,
+    priced: GpuSpec,
+    pricing: costs.Pricing | None,
+) -> costs.CostEstimate:
+    """The costs of ``n`` GPUs running ``run`` at ``throughput`` at these prices."""
     return costs.estimate_cost(
-        _priced(config.gpu, config.offer),
+        priced,
         n,
         throughput,
         time_to_finish_h(run, throughput),
         ctx.limits.electricity_usd_per_kwh,
-        pricing=_offer_pricing(config, n, ctx),
+        pricing=pricing,
         usage=ctx.usage,
     )

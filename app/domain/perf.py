@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from app.domain import topology
 from app.domain.calibration import Calibration, adjust
@@ -391,11 +392,15 @@ class _StepJob:
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
-    # by the job object's identity, as _llm_job
-    key = (id(work), flash_attention, act_b)
-    hit = _STEP_JOBS.get(key)
+    hit = _STEP_JOBS.get((id(work), flash_attention, act_b))
     if hit is not None and hit[0] is work:
         return hit[1]
+    job = _build_step_job(work, flash_attention, act_b)
+    _keep(_STEP_JOBS, (id(work), flash_attention, act_b), work, job)
+    return job
+
+
+def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
     # Each of the sample's passes (diffusion: steps × 2) reads the weights and moves one
@@ -423,13 +428,19 @@ def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJ
         traffic = acts * TRAINING_TRAFFIC * FORWARD_TRAFFIC_SHARE
         param_bytes = wbytes
         kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
-    job = _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
-    if len(_STEP_JOBS) >= _LLM_JOBS_SIZE:
-        _STEP_JOBS.clear()
-    _STEP_JOBS[key] = (work, job)
-    return job
+    return _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
 
 
+def _keep(store: dict[Any, tuple[WorkloadSpec, Any]], key: Any, work: WorkloadSpec, v: Any) -> None:
+    """Remembers ``v`` for ``work`` under a key holding its id (a request builds each job
+    variant once and keeps it; hashing the spec costs more). The entry holds the job, so the id
+    is not reused while it lives; bounded."""
+    if len(store) >= _JOBS_SIZE:
+        store.clear()
+    store[key] = (work, v)
+
+
+_JOBS_SIZE = 4096
 _STEP_JOBS: dict[tuple[int, bool, float], tuple[WorkloadSpec, _StepJob]] = {}
 
 
@@ -577,11 +588,15 @@ def comm_s(
 
 
 def _llm_job(work: WorkloadSpec) -> _LlmJob:
-    # By the job object's identity (a request builds each variant once and keeps it), held by
-    # the entry so the id is not reused while it lives; hashing the spec costs more.
     hit = _LLM_JOBS.get(id(work))
     if hit is not None and hit[0] is work:
         return hit[1]
+    job = _build_llm_job(work)
+    _keep(_LLM_JOBS, id(work), work, job)
+    return job
+
+
+def _build_llm_job(work: WorkloadSpec) -> _LlmJob:
     m = work.model
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     wbytes = _weight_bytes(work)
@@ -595,7 +610,7 @@ def _llm_job(work: WorkloadSpec) -> _LlmJob:
         touched = min(m.params, m.active_params * b) / m.params
     else:
         touched = 1.0
-    job = _LlmJob(
+    return _LlmJob(
         b=b,
         s=s,
         out=out,
@@ -608,14 +623,9 @@ def _llm_job(work: WorkloadSpec) -> _LlmJob:
         n_layers=n_layers,
         allreduces=2 * int(m.layers or 32),
     )
-    if len(_LLM_JOBS) >= _LLM_JOBS_SIZE:
-        _LLM_JOBS.clear()
-    _LLM_JOBS[id(work)] = (work, job)
-    return job
 
 
 _LLM_JOBS: dict[int, tuple[WorkloadSpec, _LlmJob]] = {}
-_LLM_JOBS_SIZE = 4096
 
 
 def llm_throughput_bound(
