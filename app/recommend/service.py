@@ -197,16 +197,20 @@ class _Card:
     ) -> _Card | ev.Exclusion:
         """Evaluates ``order[start:]`` in turn up to the first configuration that runs
         (``admitted``: the admission of ``order[start]``, when the caller has it); the
-        results before ``start`` are the caller's."""
-        for j in range(start, len(order)):
+        results before ``start`` are the caller's. Only an admission can price a card out:
+        a finished configuration has its roofline."""
+        j = start
+        while True:
+            if admitted is None:
+                found = _admitted(planned, ctx, order, results, j)
+                if isinstance(found, ev.Exclusion):
+                    return found
+                j, admitted = found
             i = order[j]
-            a = admitted if j == start and admitted is not None else ev.admit(planned[i], ctx)
-            r = results[i] = a if isinstance(a, ev.ConfigResult) else ev.finish(a, ctx)
+            r = results[i] = ev.finish(admitted, ctx)
             if r.ok:
                 return cls(ctx, planned, results, i, rank.Candidate.of(r))
-            if j == 0 and (priced_out := _priced_out(r, ctx)) is not None:
-                return priced_out
-        return _first_reason(results)
+            admitted, j = None, j + 1
 
     def alternatives(self) -> list[rank.Candidate]:
         """The card's other runnable configurations, as rank.best_per_card lists them."""
@@ -220,6 +224,28 @@ class _Card:
             if r.ok:
                 alts.append(rank.Candidate.of(r))
         return sorted(alts, key=lambda c: (c.n, c.savers))
+
+
+def _admitted(
+    planned: list[ev.Configuration],
+    ctx: ev.Context,
+    order: list[int],
+    results: list[ev.ConfigResult | None],
+    start: int,
+) -> tuple[int, ev.Admitted] | ev.Exclusion:
+    """The first configuration from ``order[start]`` on to pass its checks before the
+    roofline, and its place in ``order``; the results of those that fail go into ``results``.
+    Why the card is out when its first configuration is priced out (every larger count is,
+    see ``_priced_out``) or none passes."""
+    for j in range(start, len(order)):
+        i = order[j]
+        a = ev.admit(planned[i], ctx)
+        if isinstance(a, ev.Admitted):
+            return j, a
+        results[i] = a
+        if j == 0 and (priced_out := _priced_out(a, ctx)) is not None:
+            return priced_out
+    return _first_reason(results)
 
 
 def _first_reason(results: list[ev.ConfigResult | None]) -> ev.Exclusion:
@@ -391,20 +417,16 @@ def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
         return planned
     order = _order(planned)
     results: list[ev.ConfigResult | None] = [None] * len(planned)
-    for j, i in enumerate(order):
-        a = ev.admit(planned[i], ctx)
-        if isinstance(a, ev.Admitted):
-            speed = ev.throughput_bound(a.config, ctx, loose=True)
-            priced = ev.price_known(a.config, ctx)
-            value = None
-            if priced and math.isfinite(speed):  # without a price there is no value
-                cost = ev.cost_at(a.config, ctx, speed)
-                value = costs.value(cost, ctx.limits.acquisition)
-            return _Shown(planned, order, j, a, results, speed, value, priced)
-        results[i] = a
-        if j == 0 and (priced_out := _priced_out(a, ctx)) is not None:
-            return priced_out
-    return _first_reason(results)
+    found = _admitted(planned, ctx, order, results, 0)
+    if isinstance(found, ev.Exclusion):
+        return found
+    j, a = found
+    speed = ev.throughput_bound(a.config, ctx, loose=True)
+    priced = ev.price_known(a.config, ctx)
+    value = None
+    if priced and math.isfinite(speed):  # without a price there is no value
+        value = costs.value(ev.cost_at(a.config, ctx, speed), ctx.limits.acquisition)
+    return _Shown(planned, order, j, a, results, speed, value, priced)
 
 
 def _bounded_balanced(
