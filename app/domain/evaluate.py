@@ -75,6 +75,10 @@ class Configuration:
     # runs the global batch as gradient-accumulation steps (None: the whole batch at once).
     savers: tuple[str, ...] = ()
     micro_batch: int | None = None
+    # The software gate and job variant, when ``plan`` made the configuration: it resolved
+    # them for the request's context, which is the one every configuration it makes is then
+    # bounded, admitted and evaluated under (``_variant``); None: resolved when first needed.
+    variant: tuple[Gate, JobKey] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,8 +587,17 @@ def _usable(gpu: GpuSpec, run: WorkloadSpec, backend: str) -> float:
 Step = tuple[tuple[str, ...], int | None]
 
 
-def _ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
-    """(savers, micro-batch) steps to try, from the job as asked to every saver applied."""
+def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
+    """(savers, micro-batch) steps to try, from the job as asked to every saver applied: the
+    same for every card of a request with the same job and savers allowed, so built once."""
+    lkey = ("ladder", id(work), allowed)  # ``work`` is a job the request memoises (``_job``)
+    hit: list[Step] | None = ctx.memo.get(lkey)
+    if hit is None:
+        hit = ctx.memo[lkey] = _build_ladder(work, allowed)
+    return hit
+
+
+def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
     steps: list[Step] = [((), None)]
     if not work.training:
         return steps
@@ -630,7 +643,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     out: list[Configuration] = []
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
-    for savers, micro in _ladder(run, allowed):
+    for savers, micro in _ladder(ctx, run, allowed):
         key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
         job = _job(ctx, key)
         n, size = min_gpus(
@@ -650,20 +663,21 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
-                out.append(Configuration(gpu, exact, savers=savers, micro_batch=micro))
+                out.append(Configuration(gpu, exact, None, None, None, savers, micro, (g, key)))
                 break
             continue
         # Extra cards beyond the fewest that hold a training job run data-parallel, which needs
         # at least one sample of each (micro-)batch per GPU.
         batch = micro or run.batch_size
         replicas = not run.training  # inference replicas need no sample per GPU
-        out.extend(
+        variant = (g, key)
+        out += [
             # positional, in field order (gpu, count, precision, runtime, offer, savers,
-            # micro-batch): several per card, and keywords cost twice as much
-            Configuration(gpu, k, None, None, None, savers, micro)
+            # micro-batch, variant): several per card, and keywords cost twice as much
+            Configuration(gpu, k, None, None, None, savers, micro, variant)
             for k in COUNTS
             if n <= k <= top and (k == n or replicas or k <= batch)
-        )
+        ]
         fewest = n
         if n == 1:
             break
@@ -779,6 +793,8 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
 
 def _variant(config: Configuration, ctx: Context) -> tuple[Gate, JobKey | None]:
     """The configuration's software gate and the job variant it runs (None: gated out)."""
+    if config.variant is not None:
+        return config.variant
     asked = config.precision or ctx.work.precision
     runtime = config.runtime or getattr(ctx.work, "runtime", None)
     g = gate(config.gpu, asked, runtime, ctx)
@@ -917,9 +933,15 @@ def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = Fals
     widest: dict[tuple[object, ...], Configuration] = {}
     for c in planned:
         k = (c.precision, c.runtime, c.savers, c.micro_batch)
-        if k not in widest or c.num_gpus > widest[k].num_gpus:
+        w = widest.get(k)
+        if w is None or c.num_gpus > w.num_gpus:
             widest[k] = c
-    return max(throughput_bound(c, ctx, loose=True) for c in widest.values())
+    best = 0.0  # bounds are never negative nor NaN (0, positive, or inf)
+    for c in widest.values():
+        t = throughput_bound(c, ctx, loose=True)
+        if t > best:
+            best = t
+    return best
 
 
 def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.CostEstimate:

@@ -371,11 +371,9 @@ class OneGpu:
     t_act: float
     overhead: float
     host: float
-
-    @property
-    def step_s(self) -> float:
-        """One step on one GPU: the GPU's time or the host's copies, whichever is longer."""
-        return max(max(self.t_comp, self.t_wmem) + self.t_act + self.overhead, self.host)
+    # One step on one GPU: the GPU's time or the host's copies, whichever is longer
+    # (``single_gpu`` works it out once: every bound and count of the card reads it).
+    step_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,17 +463,15 @@ def single_gpu(
     t_comp, mode = compute_time(job.flops, gpu, work, framework, eff, prof)
     host_bw = host_bandwidth_gbs(gpu, calibration)
     host = 0.0 if host_bw is None else job.host_bytes / (host_bw * 1e9)
-    return OneGpu(
-        eff=eff,
-        backend=be,
-        wbytes=job.wbytes,
-        t_comp=t_comp,
-        mode=mode,
-        t_wmem=job.param_bytes / bw,
-        t_act=traffic / bw,
-        overhead=job.kernels * prof.kernel_us * 1e-6,
-        host=host,
-    )
+    t_wmem = job.param_bytes / bw
+    t_act = traffic / bw
+    overhead = job.kernels * prof.kernel_us * 1e-6
+    # max(max(t_comp, t_wmem) + t_act + overhead, host) as max picks (the first unless a later
+    # one is larger), without its calls
+    step = (t_wmem if t_wmem > t_comp else t_comp) + t_act + overhead
+    step = host if host > step else step
+    # positional, in field order: one per card and job variant
+    return OneGpu(eff, be, job.wbytes, t_comp, mode, t_wmem, t_act, overhead, host, step)
 
 
 def estimate(

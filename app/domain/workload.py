@@ -227,10 +227,12 @@ class MemoryBreakdown:
     framework: float = 0.0
     num_gpus: int = 1
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # The sum of the parts, worked out once: a request memoises its breakdowns (a few) and
+    # reads their totals for every card.
+    total: float = field(init=False, compare=False, repr=False)
 
-    @property
-    def total(self) -> float:
-        return (
+    def __post_init__(self) -> None:
+        total = (
             self.weights
             + self.gradients
             + self.optimizer
@@ -241,6 +243,7 @@ class MemoryBreakdown:
             + self.workspace
             + self.framework
         )
+        object.__setattr__(self, "total", total)
 
     def parts(self) -> dict[str, float]:
         return {
