@@ -239,6 +239,8 @@ def job_support(
     gpu: GpuSpec, features: tuple[str, ...], rules: Rules, backend: str | None
 ) -> tuple[str | None, tuple[str, ...]]:
     """(why the job cannot run here, or None; caveats to show) for the job's features."""
+    if not features:  # most jobs: checked for every card
+        return None, ()
     caveats: list[str] = []
     for f in features:
         st = feature_status(gpu, f, rules, backend)

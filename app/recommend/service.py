@@ -11,7 +11,7 @@ import heapq
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from app.domain import compat, rank
@@ -134,7 +134,10 @@ def _fewest(planned: list[ev.Configuration]) -> ev.Configuration:
     return planned[0] if len(planned) == 1 else min(planned, key=_COUNT)
 
 
-_COUNT = attrgetter("num_gpus")  # a key read in C: _fewest runs for every card
+# keys read in C: they run for every card
+_COUNT = attrgetter("num_gpus")
+_SLUG = attrgetter("slug")
+_BOUND = itemgetter(0)
 
 
 def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> ev.Exclusion | None:
@@ -360,7 +363,7 @@ def _bounded(
                 excluded.append((gpu, cut))
                 continue
         cards.append((_card_bound(planned, ctx, loose=True), gpu, planned, first))
-    cards.sort(key=lambda card: -card[0])  # stable: the caller's order among equals
+    cards.sort(key=_BOUND, reverse=True)  # stable, reversed too: the caller's order among equals
     cands: list[rank.Candidate] = []
     shown: list[float] = []  # heap: the best `limit` metrics of cards that rank ahead
     top = 0.0
@@ -591,7 +594,7 @@ def recommend(
     lazy = _lazy(request)
     cards: dict[int, _Card] = {}
     census = _Census()
-    ordered_gpus = sorted(gpus, key=lambda g: g.slug)
+    ordered_gpus = sorted(gpus, key=_SLUG)
     if _prunable(request, ctx):
         skipped: list[tuple[GpuSpec, ev.Exclusion]] = []
         if lazy:

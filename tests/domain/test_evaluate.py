@@ -65,6 +65,47 @@ def test_plan_picks_the_fewest_cards_that_hold_the_job() -> None:
     assert "one GPU" in out.reason
 
 
+@pytest.mark.parametrize(
+    ("work", "gpu"),
+    [
+        (llm_inference(), T4),  # bf16 falls back to fp16: the variant names both
+        (llm_inference(model=replace(LLAMA3_8B, params=70e9, layers=80)), H100),
+        # several variants: 2 plain cards, or 1 with checkpointing and 8-bit AdamW
+        (
+            WorkloadSpec(task="training", model=replace(LLAMA3_8B, params=2e9), batch_size=16),
+            RTX4090,
+        ),
+        (WorkloadSpec(task="training", model=RESNET50, batch_size=64), RTX4090),
+    ],
+)
+def test_a_planned_configuration_carries_the_variant_it_would_resolve(
+    work: WorkloadSpec, gpu: GpuSpec
+) -> None:
+    def fresh() -> ev.Context:
+        return replace(_ctx(work, objective="fastest"), savers_allowed=frozenset(ev.SAVER_LABELS))
+
+    ctx = fresh()
+    planned = ev.plan(gpu, ctx)
+    assert isinstance(planned, list)
+    for cfg in planned:
+        bare = replace(cfg, variant=None)
+        assert cfg.variant is not None
+        assert ev._variant(bare, fresh()) == cfg.variant
+        ours, theirs = ev.evaluate(cfg, ctx), ev.evaluate(bare, fresh())
+        assert ours.ok == theirs.ok and ours.work == theirs.work
+        assert ours.perf is not None and theirs.perf is not None
+        assert ours.perf.throughput == theirs.perf.throughput
+    if work.training and work.model.family == "decoder":
+        assert len({cfg.variant for cfg in planned}) == 3  # the case with savers
+
+
+def test_a_memory_total_follows_its_parts() -> None:
+    mem = memory_breakdown(WorkloadSpec(task="training", model=LLAMA3_8B, batch_size=4))
+    assert mem.total == pytest.approx(sum(mem.parts().values()))
+    more = replace(mem, activations=mem.activations + 3.0)
+    assert more.total == pytest.approx(mem.total + 3.0)
+
+
 def test_unified_memory_is_three_quarters_usable() -> None:
     # vendors' "GB" of HBM/GDDR/unified memory are GiB (app.domain.efficiency)
     gib = 2**30 / 1e9
