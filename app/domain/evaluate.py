@@ -68,9 +68,6 @@ class Offer:
 class Configuration:
     gpu: GpuSpec
     num_gpus: int = 1
-    precision: str | None = None  # None: the workload's precision
-    runtime: str | None = None  # None: the workload's / framework's default runtime
-    offer: Offer | None = None
     # Memory savers the engine added to the job as asked (SAVERS), and the micro-batch that
     # runs the global batch as gradient-accumulation steps (None: the whole batch at once).
     savers: tuple[str, ...] = ()
@@ -79,6 +76,9 @@ class Configuration:
     # them for the request's context, which is the one every configuration it makes is then
     # bounded, admitted and evaluated under (``_variant``); None: resolved when first needed.
     variant: tuple[Gate, JobKey] | None = field(default=None, compare=False, repr=False)
+    precision: str | None = None  # None: the workload's precision
+    runtime: str | None = None  # None: the workload's / framework's default runtime
+    offer: Offer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -663,7 +663,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
-                out.append(Configuration(gpu, exact, None, None, None, savers, micro, (g, key)))
+                out.append(Configuration(gpu, exact, savers, micro, (g, key)))
                 break
             continue
         # Extra cards beyond the fewest that hold a training job run data-parallel, which needs
@@ -672,9 +672,9 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         replicas = not run.training  # inference replicas need no sample per GPU
         variant = (g, key)
         out += [
-            # positional, in field order (gpu, count, precision, runtime, offer, savers,
-            # micro-batch, variant): several per card, and keywords cost twice as much
-            Configuration(gpu, k, None, None, None, savers, micro, variant)
+            # positional, in field order (gpu, count, savers, micro-batch, variant): several
+            # per card, and keywords cost twice as much
+            Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
             if n <= k <= top and (k == n or replicas or k <= batch)
         ]
@@ -733,6 +733,20 @@ def prices_known(planned: list[Configuration], ctx: Context) -> bool | None:
         return False  # offers price every configuration, and this GPU has none
     known = {price_known(c, ctx) for c in planned}
     return known.pop() if len(known) == 1 else None
+
+
+def admitted_as_planned(config: Configuration, ctx: Context) -> bool:
+    """Whether ``admit`` passes a configuration ``plan`` made on one card, with nothing left for
+    it to check: plan filtered the card, gated its software and held the job's memory on one
+    card against the same usable memory; a job without gated features (QLoRA, 8-bit optimiser
+    states) has no software check left, and without a price objective or budget nothing is
+    priced. A true answer is admit's (tests/domain/test_evaluate.py holds it over the catalog);
+    a false one says nothing."""
+    v = config.variant
+    if v is None or config.num_gpus != 1 or (ctx.apply_filters and ctx.limits.needs_price):
+        return False
+    run = _job(ctx, v[1])
+    return run.peft != "qlora" and run.optimizer != "adam8bit"
 
 
 def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
@@ -930,9 +944,11 @@ def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = Fals
     of each job variant only its largest count, as the loose bound grows with the count."""
     if not loose:
         return max(throughput_bound(c, ctx) for c in planned)
-    widest: dict[tuple[object, ...], Configuration] = {}
+    widest: dict[object, Configuration] = {}
     for c in planned:
-        k = (c.precision, c.runtime, c.savers, c.micro_batch)
+        # the configurations of one plan step share one variant (see plan)
+        v = c.variant
+        k = id(v) if v is not None else (c.precision, c.runtime, c.savers, c.micro_batch)
         w = widest.get(k)
         if w is None or c.num_gpus > w.num_gpus:
             widest[k] = c

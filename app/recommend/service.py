@@ -325,6 +325,8 @@ def _census(
     if known is None:
         return None
     fewest = _fewest(planned)
+    if admitted is None and ev.admitted_as_planned(fewest, ctx):
+        return known  # most cards of a request without a price: admit has nothing to check
     first = admitted if admitted is not None else ev.admit(fewest, ctx)
     if isinstance(first, ev.Admitted):  # most cards: no need to order the others
         return known

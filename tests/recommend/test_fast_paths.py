@@ -312,3 +312,46 @@ def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalo
                     assert r.perf.throughput == pytest.approx(bound, rel=1e-12)
     assert checked > 50
     assert many > 10, "no multi-GPU configuration was checked"
+
+
+ADMISSIONS = [
+    *WORKLOADS,
+    {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "qlora"},  # a gated feature
+    {"preset": "gpt2-xl", "task": "training", "batch_size": 256},  # savers: 8-bit AdamW
+    {"preset": "resnet-50", "num_gpus": 1},
+]
+
+
+@pytest.mark.parametrize("workload", ADMISSIONS, ids=lambda w: w["preset"])
+@pytest.mark.parametrize("objective", ["fastest", "best_value"])
+def test_a_configuration_admitted_as_planned_is_admitted(
+    workload: dict[str, Any], objective: str, catalog: Any
+) -> None:
+    """The census counts a card from its plan alone only where admit would say the same."""
+    from app.domain import evaluate as ev
+
+    gpus, offers, rules = catalog
+    workload = dict(workload)
+    cons: dict[str, Any] = {"max_gpus": workload.pop("max_gpus", 8)}
+    if "num_gpus" in workload:
+        cons["num_gpus"] = workload.pop("num_gpus")
+    req = s.RecommendationRequest.model_validate(
+        {"workload": workload, "objective": objective, "constraints": cons}
+    )
+    work, _ = service.resolve_workload(req.workload)
+    ctx = service._context(work, req, objective, rules, None, offers=offers)
+    said = refused = 0
+    for gpu in gpus:
+        planned = ev.plan(gpu, ctx)
+        if isinstance(planned, ev.Exclusion):
+            continue
+        for cfg in planned:
+            if ev.admitted_as_planned(cfg, ctx):
+                assert isinstance(ev.admit(cfg, ctx), ev.Admitted), (gpu.slug, cfg.num_gpus)
+                said += 1
+            else:
+                refused += 1
+    if objective == "best_value" or work.peft == "qlora":
+        assert said == 0  # a price to check, or a feature to gate
+    else:
+        assert said > 0
