@@ -18,7 +18,7 @@ from typing import Any
 from app.domain import topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
-from app.domain.efficiency import EAGER, RuntimeProfile
+from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
 from app.domain.workload import (
     BYTES,
@@ -210,32 +210,60 @@ def compute_time(
 
     The runtime's profile scales the eager whole-model efficiency, runs int8/fp8 on their own
     peaks where the runtime has such kernels, or names another bounding datapath outright."""
+    parts, mode = compute_split(gpu, work, framework, eff, profile)
+    return seconds(flops, parts), mode
+
+
+# How a job's FLOPs run on a GPU: (share of the FLOPs, FLOP/s that share runs at) per
+# datapath; None where a needed datapath has no peak (an infinite time).
+Split = tuple[tuple[float, float], ...] | None
+
+
+def seconds(flops: float, parts: Split) -> float:
+    """``flops`` through a ``compute_split``: each share's FLOPs over its rate, added up."""
+    if parts is None:
+        return math.inf
+    t = 0.0
+    for share, rate in parts:
+        t += flops * share / rate
+    return t
+
+
+def compute_split(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    framework: str,
+    eff: Efficiency,
+    profile: RuntimeProfile = EAGER,
+) -> tuple[Split, str]:
+    """How ``compute_time`` divides FLOPs for this GPU, job precision and runtime, and the
+    mode that runs: the same for every job and batch with them."""
     p = work.precision
     u = MODEL_UTILISATION * profile.compute_scale
     if profile.compute_basis and profile.compute:
         basis = profile.compute_basis
         peak = gpu.fp32_tflops if basis == "fp32" else peak_tflops(gpu, basis)[0]
         if peak:
-            return flops / (peak * 1e12 * profile.compute), basis
+            return ((1.0, peak * 1e12 * profile.compute),), basis
     if p in profile.native and p in ("int8", "fp8"):
         native = gpu.int8_tops if p == "int8" else gpu.fp8_tflops
         if native:
             # int8/fp8 GEMMs reach the same share of their peak as 16-bit ones of theirs
-            return flops / (native * 1e12 * eff.compute["fp8"] * u), p
+            return ((1.0, native * 1e12 * eff.compute["fp8"] * u),), p
     if p == "fp32":
         tf32, _ = peak_tflops(gpu, "tf32")
         frac = tf32_fraction(gpu, work.model.family, framework, work.allow_tf32_matmul)
         frac = frac if tf32 else 0.0
         fp32 = gpu.fp32_tflops
-        t = 0.0
+        parts: list[tuple[float, float]] = []
         if frac > 0 and tf32:
-            t += flops * frac / (tf32 * 1e12 * eff.compute["tf32"] * u)
+            parts.append((frac, tf32 * 1e12 * eff.compute["tf32"] * u))
         if frac < 1:
             if not fp32:
-                return math.inf, "fp32"
-            t += flops * (1 - frac) / (fp32 * 1e12 * eff.compute["fp32"] * u)
+                return None, "fp32"
+            parts.append((1 - frac, fp32 * 1e12 * eff.compute["fp32"] * u))
         mode = "fp32" if frac == 0 else ("tf32" if frac == 1 else "fp32+tf32")
-        return t, mode
+        return tuple(parts), mode
     if p == "tf32":
         tf32, _ = peak_tflops(gpu, "tf32")
         peak = tf32 or gpu.fp32_tflops
@@ -247,8 +275,8 @@ def compute_time(
         half = "bf16" if p in ("bf16", "fp8") else "fp16"
         peak, key = _half_peak(gpu, half)
     if not peak:
-        return math.inf, key
-    return flops / (peak * 1e12 * eff.compute[key] * u), key
+        return None, key
+    return ((1.0, peak * 1e12 * eff.compute[key] * u),), key
 
 
 def host_bandwidth_gbs(gpu: GpuSpec, calibration: Calibration | None) -> float | None:
@@ -451,6 +479,71 @@ def single_gpu(
     flash_attention: bool = True,
     backend: str | None = None,
 ) -> OneGpu:
+    on = _on_gpu(gpu, work, framework, calibration, backend)
+    job = _step_job(work, flash_attention, on.act_b)
+    traffic = job.traffic * on.prof.traffic
+    t_comp = seconds(job.flops, on.split)
+    host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
+    t_wmem = job.param_bytes / on.bw
+    t_act = traffic / on.bw
+    overhead = job.kernels * on.prof.kernel_us * 1e-6
+    # max(max(t_comp, t_wmem) + t_act + overhead, host) as max picks (the first unless a later
+    # one is larger), without its calls
+    step = (t_wmem if t_wmem > t_comp else t_comp) + t_act + overhead
+    step = host if host > step else step
+    # positional, in field order: one per card and job variant
+    return OneGpu(
+        on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _OnGpu:
+    """What ``single_gpu`` reads of a GPU for a job's precision, runtime, regime and framework
+    under one calibration: the same for every job and batch with them, so remembered with the
+    runtime profiles (``_on_gpu``) rather than worked out for every card of every request."""
+
+    eff: Efficiency
+    backend: str
+    prof: RuntimeProfile
+    bw: float  # bytes/s the runtime streams
+    act_b: float  # bytes per activation element
+    split: Split
+    mode: str
+    host_bw: float | None
+
+
+def _on_gpu(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    framework: str,
+    calibration: Calibration | None,
+    backend: str | None,
+) -> _OnGpu:
+    table = work.efficiency
+    if table is None:
+        return _build_on_gpu(gpu, work, framework, calibration, backend)
+    m = work.model
+    key = (
+        "on_gpu", gpu, backend, work.runtime, work.precision, work.training, m.family,
+        work.allow_tf32_matmul, framework, id(calibration),
+    )  # fmt: skip
+    hit: tuple[Calibration | None, _OnGpu] | None = table._memo.get(key)
+    # the entry holds its calibration, so the id is not reused while it lives
+    if hit is not None and hit[0] is calibration:
+        return hit[1]
+    out = _build_on_gpu(gpu, work, framework, calibration, backend)
+    remember(table, key, (calibration, out))
+    return out
+
+
+def _build_on_gpu(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    framework: str,
+    calibration: Calibration | None,
+    backend: str | None,
+) -> _OnGpu:
     eff = efficiencies(gpu, calibration)
     be = backend or (gpu.backends[0] if gpu.backends else "cuda")
     prof = profile_for(gpu, work, be, "train" if work.training else "infer")
@@ -458,20 +551,8 @@ def single_gpu(
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
-    job = _step_job(work, flash_attention, act_b)
-    traffic = job.traffic * prof.traffic
-    t_comp, mode = compute_time(job.flops, gpu, work, framework, eff, prof)
-    host_bw = host_bandwidth_gbs(gpu, calibration)
-    host = 0.0 if host_bw is None else job.host_bytes / (host_bw * 1e9)
-    t_wmem = job.param_bytes / bw
-    t_act = traffic / bw
-    overhead = job.kernels * prof.kernel_us * 1e-6
-    # max(max(t_comp, t_wmem) + t_act + overhead, host) as max picks (the first unless a later
-    # one is larger), without its calls
-    step = (t_wmem if t_wmem > t_comp else t_comp) + t_act + overhead
-    step = host if host > step else step
-    # positional, in field order: one per card and job variant
-    return OneGpu(eff, be, job.wbytes, t_comp, mode, t_wmem, t_act, overhead, host, step)
+    split, mode = compute_split(gpu, work, framework, eff, prof)
+    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host_bandwidth_gbs(gpu, calibration))
 
 
 def estimate(

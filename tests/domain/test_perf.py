@@ -214,3 +214,28 @@ def test_the_llm_throughput_bound_is_infinite_without_figures() -> None:
     work = llm_inference()
     assert perf.estimate(NOFIG, work, backend="cuda").throughput == 0
     assert perf.llm_throughput_bound(NOFIG, work, backend="cuda") == float("inf")
+
+
+def test_a_remembered_gpu_step_follows_the_gpu_and_the_calibration() -> None:
+    """single_gpu remembers what it reads of a GPU with the runtime table: an edited GPU, or
+    another calibration, is another answer, and each equals a step worked out afresh."""
+    from app.domain.efficiency import parse_table
+
+    table = parse_table({"rows": [{"runtime": "pytorch", "regime": "train", "traffic": 1.0}]})
+    work = WorkloadSpec(task="training", model=RESNET50, batch_size=64, efficiency=table)
+    plain = dataclasses.replace(work, efficiency=None)  # no table: nothing remembered
+
+    def step(gpu: GpuSpec, cal: Calibration | None, w: WorkloadSpec = work) -> float:
+        return perf.single_gpu(gpu, w, calibration=cal).step_s
+
+    slow = Calibration.from_measurement(A100, Efficiencies(compute={"bf16": 0.3}, memory=0.3))
+    fast = Calibration.from_measurement(A100, Efficiencies(compute={"bf16": 0.9}, memory=0.9))
+    edited = dataclasses.replace(A100, bf16_tflops=(A100.bf16_tflops or 0) / 4)
+    seen = {}
+    for gpu, cal in [(A100, None), (A100, slow), (A100, fast), (edited, None), (A100, slow)]:
+        got = step(gpu, cal)
+        assert got == step(gpu, cal, plain)
+        seen[(gpu.bf16_tflops, cal.by_slug[A100.slug].memory if cal else None)] = got
+    assert len(set(seen.values())) == 4
+    assert seen[(A100.bf16_tflops, 0.3)] > seen[(A100.bf16_tflops, 0.9)]
+    assert seen[(edited.bf16_tflops, None)] > seen[(A100.bf16_tflops, None)]
