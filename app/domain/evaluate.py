@@ -740,8 +740,8 @@ def admitted_as_planned(config: Configuration, ctx: Context) -> bool:
     it to check: plan filtered the card, gated its software and held the job's memory on one
     card against the same usable memory; a job without gated features (QLoRA, 8-bit optimiser
     states) has no software check left, and without a price objective or budget nothing is
-    priced. A true answer is admit's (tests/domain/test_evaluate.py holds it over the catalog);
-    a false one says nothing."""
+    priced. A true answer is admit's (tests/recommend/test_fast_paths.py holds it over the
+    catalog); a false one says nothing."""
     v = config.variant
     if v is None or config.num_gpus != 1 or (ctx.apply_filters and ctx.limits.needs_price):
         return False
