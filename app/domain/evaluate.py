@@ -16,6 +16,7 @@ import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from app.domain import compat, efficiency, perf
@@ -721,6 +722,9 @@ def price_known(config: Configuration, ctx: Context) -> bool:
     return purchase is not None or hourly is not None
 
 
+_OFFER = attrgetter("offer")
+
+
 def prices_known(planned: list[Configuration], ctx: Context) -> bool | None:
     """Whether every one of a card's configurations has a price (True), none has (False), or
     some have (None)."""
@@ -728,7 +732,7 @@ def prices_known(planned: list[Configuration], ctx: Context) -> bool | None:
         ctx.offers is not None
         and planned
         and planned[0].gpu.slug not in ctx.offers
-        and all(c.offer is None for c in planned)
+        and not any(map(_OFFER, planned))  # read in C: most cards of a large catalog come here
     ):
         return False  # offers price every configuration, and this GPU has none
     known = {price_known(c, ctx) for c in planned}

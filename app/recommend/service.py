@@ -363,13 +363,14 @@ def _bounded(
     Card = tuple[float, GpuSpec, list[ev.Configuration], ev.Admitted | ev.ConfigResult | None]
     cards: list[Card] = []
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
+    price_cut = _price_cut(ctx)
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
         if isinstance(planned, ev.Exclusion):
             excluded.append((gpu, planned))
             continue
         first = None
-        if _price_cut(ctx):  # as _evaluated: a card priced out at its fewest cards is out
+        if price_cut:  # as _evaluated: a card priced out at its fewest cards is out
             first = ev.admit(_fewest(planned), ctx)
             cut = _priced_out(first, ctx) if isinstance(first, ev.ConfigResult) else None
             if cut is not None:
