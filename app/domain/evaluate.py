@@ -739,18 +739,40 @@ def prices_known(planned: list[Configuration], ctx: Context) -> bool | None:
     return known.pop() if len(known) == 1 else None
 
 
-def admitted_as_planned(config: Configuration, ctx: Context) -> bool:
-    """Whether ``admit`` passes a configuration ``plan`` made on one card, with nothing left for
-    it to check: plan filtered the card, gated its software and held the job's memory on one
-    card against the same usable memory; a job without gated features (QLoRA, 8-bit optimiser
-    states) has no software check left, and without a price objective or budget nothing is
-    priced. A true answer is admit's (tests/recommend/test_fast_paths.py holds it over the
-    catalog); a false one says nothing."""
+def only_price_left(config: Configuration, ctx: Context) -> bool:
+    """Whether ``admit`` has nothing but the price left to check for a configuration ``plan``
+    made on one card: plan filtered the card, gated its software and held the job's memory on
+    one card against the same usable memory, and a job without gated features (QLoRA, 8-bit
+    optimiser states) has no software check left. A true answer is admit's
+    (tests/recommend/test_fast_paths.py holds it over the catalog); a false one says nothing."""
     v = config.variant
-    if v is None or config.num_gpus != 1 or (ctx.apply_filters and ctx.limits.needs_price):
+    if v is None or config.num_gpus != 1:
         return False
     run = _job(ctx, v[1])
     return run.peft != "qlora" and run.optimizer != "adam8bit"
+
+
+def admitted_as_planned(config: Configuration, ctx: Context) -> bool:
+    """Whether ``admit`` passes the configuration with nothing to check: only the price was
+    left (``only_price_left``), and nothing is priced without a price objective or budget."""
+    return not (ctx.apply_filters and ctx.limits.needs_price) and only_price_left(config, ctx)
+
+
+def price_verdict(config: Configuration, ctx: Context) -> Exclusion | None:
+    """Admit's verdict on the configuration's price alone, under a price objective or budget:
+    why the price rules it out (no price, over budget), or None."""
+    return _price_check(config, max(1, config.num_gpus), ctx)[2]
+
+
+def _price_check(
+    config: Configuration, n: int, ctx: Context
+) -> tuple[GpuSpec, costs.Pricing | None, Exclusion | None]:
+    """The configuration's prices, and the budget's verdict on them before the roofline."""
+    priced = _priced(config.gpu, config.offer)
+    pricing = _offer_pricing(config, n, ctx)
+    pre = PriceOnly(*costs.prices(priced, n, pricing))
+    _, excl = budget(pre, ctx.limits, *_reasons(pricing))
+    return priced, pricing, excl
 
 
 def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
@@ -800,10 +822,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     priced = pricing = None
     # Cut on price before the roofline when the price alone breaks the budget.
     if ctx.apply_filters and ctx.limits.needs_price:
-        priced = _priced(gpu, config.offer)
-        pricing = _offer_pricing(config, n, ctx)
-        pre = PriceOnly(*costs.prices(priced, n, pricing))
-        _, excl = budget(pre, ctx.limits, *_reasons(pricing))
+        priced, pricing, excl = _price_check(config, n, ctx)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
     return Admitted(config, g, key, run, warnings, caveats, avail, mem, priced, pricing)

@@ -371,8 +371,12 @@ def _bounded(
             continue
         first = None
         if price_cut:  # as _evaluated: a card priced out at its fewest cards is out
-            first = ev.admit(_fewest(planned), ctx)
-            cut = _priced_out(first, ctx) if isinstance(first, ev.ConfigResult) else None
+            fewest = _fewest(planned)
+            if ev.only_price_left(fewest, ctx):  # most cards: their price alone decides
+                cut = ev.price_verdict(fewest, ctx)
+            else:
+                first = ev.admit(fewest, ctx)
+                cut = _priced_out(first, ctx) if isinstance(first, ev.ConfigResult) else None
             if cut is not None:
                 excluded.append((gpu, cut))
                 continue

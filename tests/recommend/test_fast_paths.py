@@ -327,7 +327,8 @@ ADMISSIONS = [
 def test_a_configuration_admitted_as_planned_is_admitted(
     workload: dict[str, Any], objective: str, catalog: Any
 ) -> None:
-    """The census counts a card from its plan alone only where admit would say the same."""
+    """The census counts a card, and the price cut cuts it, from its plan alone (and its
+    price) only where admit would say the same."""
     from app.domain import evaluate as ev
 
     gpus, offers, rules = catalog
@@ -340,18 +341,31 @@ def test_a_configuration_admitted_as_planned_is_admitted(
     )
     work, _ = service.resolve_workload(req.workload)
     ctx = service._context(work, req, objective, rules, None, offers=offers)
-    said = refused = 0
+    said = cut = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
         if isinstance(planned, ev.Exclusion):
             continue
         for cfg in planned:
-            if ev.admitted_as_planned(cfg, ctx):
-                assert isinstance(ev.admit(cfg, ctx), ev.Admitted), (gpu.slug, cfg.num_gpus)
-                said += 1
+            if not ev.only_price_left(cfg, ctx):
+                assert not ev.admitted_as_planned(cfg, ctx)
+                continue
+            said += 1
+            got = ev.admit(cfg, ctx)
+            if objective == "fastest":
+                assert ev.admitted_as_planned(cfg, ctx)
+                assert isinstance(got, ev.Admitted), (gpu.slug, cfg.num_gpus)
+                continue
+            assert not ev.admitted_as_planned(cfg, ctx)
+            verdict = ev.price_verdict(cfg, ctx)
+            if verdict is None:
+                assert isinstance(got, ev.Admitted), (gpu.slug, cfg.num_gpus)
             else:
-                refused += 1
-    if objective == "best_value" or work.peft == "qlora":
-        assert said == 0  # a price to check, or a feature to gate
+                assert isinstance(got, ev.ConfigResult) and got.exclusion == verdict
+                cut += 1
+    if work.peft == "qlora":
+        assert said == 0  # a feature to gate
     else:
         assert said > 0
+    if objective == "best_value" and work.peft != "qlora":
+        assert cut > 0  # cards without a price
