@@ -253,16 +253,21 @@ WORKLOADS = [
 ]
 
 
-def _fastest(workload: dict[str, Any], catalog: Any) -> tuple[list[Any], Any, Any]:
-    """The catalog, the resolved job and a 'fastest' request's context for a WORKLOADS row."""
+def _context_for(
+    workload: dict[str, Any], catalog: Any, objective: str = "fastest"
+) -> tuple[list[Any], Any, Any]:
+    """The catalog, the resolved job and a request's context for a WORKLOADS row (its
+    ``max_gpus`` and ``num_gpus`` are constraints)."""
     gpus, offers, rules = catalog
     workload = dict(workload)
-    cons = {"max_gpus": workload.pop("max_gpus", 8)}
+    cons: dict[str, Any] = {"max_gpus": workload.pop("max_gpus", 8)}
+    if "num_gpus" in workload:
+        cons["num_gpus"] = workload.pop("num_gpus")
     req = s.RecommendationRequest.model_validate(
-        {"workload": workload, "objective": "fastest", "constraints": cons}
+        {"workload": workload, "objective": objective, "constraints": cons}
     )
     work, _ = service.resolve_workload(req.workload)
-    return gpus, work, service._context(work, req, "fastest", rules, None, offers=offers)
+    return gpus, work, service._context(work, req, objective, rules, None, offers=offers)
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
@@ -272,7 +277,7 @@ def test_a_card_bound_is_above_every_count_of_the_card(
     """Not only above the widest count: an LLM on two cards can be slower than on one."""
     from app.domain import evaluate as ev
 
-    gpus, _, ctx = _fastest(workload, catalog)
+    gpus, _, ctx = _context_for(workload, catalog)
     checked = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
@@ -291,7 +296,7 @@ def test_a_card_bound_is_above_every_count_of_the_card(
 def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalog: Any) -> None:
     from app.domain import evaluate as ev
 
-    gpus, work, ctx = _fastest(workload, catalog)
+    gpus, work, ctx = _context_for(workload, catalog)
     checked = many = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
@@ -331,16 +336,7 @@ def test_a_configuration_admitted_as_planned_is_admitted(
     price) only where admit would say the same."""
     from app.domain import evaluate as ev
 
-    gpus, offers, rules = catalog
-    workload = dict(workload)
-    cons: dict[str, Any] = {"max_gpus": workload.pop("max_gpus", 8)}
-    if "num_gpus" in workload:
-        cons["num_gpus"] = workload.pop("num_gpus")
-    req = s.RecommendationRequest.model_validate(
-        {"workload": workload, "objective": objective, "constraints": cons}
-    )
-    work, _ = service.resolve_workload(req.workload)
-    ctx = service._context(work, req, objective, rules, None, offers=offers)
+    gpus, work, ctx = _context_for(workload, catalog, objective)
     said = cut = 0
     for gpu in gpus:
         planned = ev.plan(gpu, ctx)
