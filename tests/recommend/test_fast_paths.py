@@ -4,6 +4,7 @@ and offers, for workloads where counts, memory savers and prices differ per card
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from app.catalog.service import all_specs
 from app.config import Settings
 from app.db import make_engine, make_session_factory, session_scope
+from app.domain import evaluate as ev
 from app.offers.service import gpu_offers
 from app.recommend import presets, service
 from app.recommend import schemas as s
@@ -270,19 +272,22 @@ def _context_for(
     return gpus, work, service._context(work, req, objective, rules, None, offers=offers)
 
 
+def _plans(gpus: list[Any], ctx: Any) -> Iterator[tuple[Any, list[Any]]]:
+    """Each card of the catalog that plans, with its planned configurations."""
+    for gpu in gpus:
+        planned = ev.plan(gpu, ctx)
+        if not isinstance(planned, ev.Exclusion):
+            yield gpu, planned
+
+
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
 def test_a_card_bound_is_above_every_count_of_the_card(
     workload: dict[str, Any], catalog: Any
 ) -> None:
     """Not only above the widest count: an LLM on two cards can be slower than on one."""
-    from app.domain import evaluate as ev
-
     gpus, _, ctx = _context_for(workload, catalog)
     checked = 0
-    for gpu in gpus:
-        planned = ev.plan(gpu, ctx)
-        if isinstance(planned, ev.Exclusion):
-            continue
+    for gpu, planned in _plans(gpus, ctx):
         ok = [r.perf.throughput for r in (ev.evaluate(c, ctx) for c in planned) if r.perf and r.ok]
         if ok:
             best = max(ok)
@@ -294,14 +299,9 @@ def test_a_card_bound_is_above_every_count_of_the_card(
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
 def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalog: Any) -> None:
-    from app.domain import evaluate as ev
-
     gpus, work, ctx = _context_for(workload, catalog)
     checked = many = 0
-    for gpu in gpus:
-        planned = ev.plan(gpu, ctx)
-        if isinstance(planned, ev.Exclusion):
-            continue
+    for gpu, planned in _plans(gpus, ctx):
         for cfg in planned:
             r = ev.evaluate(cfg, ctx)
             if r.ok:
@@ -334,14 +334,9 @@ def test_a_configuration_admitted_as_planned_is_admitted(
 ) -> None:
     """The census counts a card, and the price cut cuts it, from its plan alone (and its
     price) only where admit would say the same."""
-    from app.domain import evaluate as ev
-
     gpus, work, ctx = _context_for(workload, catalog, objective)
     said = cut = 0
-    for gpu in gpus:
-        planned = ev.plan(gpu, ctx)
-        if isinstance(planned, ev.Exclusion):
-            continue
+    for gpu, planned in _plans(gpus, ctx):
         for cfg in planned:
             if not ev.only_price_left(cfg, ctx):
                 assert not ev.admitted_as_planned(cfg, ctx)
