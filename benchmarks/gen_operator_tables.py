@@ -1,0 +1,559 @@
+"""Generate the operator tables of the CNN, ViT and diffusion presets (data/operators/*.yaml).
+
+A dev-time step, not part of the service: each network is built from its reference
+implementation on PyTorch's ``meta`` device (shapes only, no weights, nothing downloaded) and run
+forward once at batch 1. Every aten operator is recorded with the module that issued it
+(``TorchDispatchMode`` plus forward pre-hooks for the names); ``scaled_dot_product_attention``
+is caught one level up (patched in ``torch.nn.functional``) and recorded as one attention
+operator, so the kernels it runs inside are not counted twice. Views, reshapes and tensor
+creation are dropped (no kernel or no traffic); every other operator becomes a conv, gemm,
+attention, norm, elementwise, pool, softmax or embedding entry. Runs of identical blocks
+(ResNet's repeated bottlenecks, a UNet's transformer layers) are folded into one copy with
+``count``.
+
+The FLOPs of the table (2 × MACs of conv, gemm and attention) are checked against
+``torch.utils.flop_counter.FlopCounterMode`` on the same forward pass before a file is written.
+
+Needs torchvision, diffusers and (for YOLOv8) ultralytics, which the service does not use: run it
+from a separate virtual environment, e.g.
+
+    python3.11 -m venv /tmp/genvenv
+    /tmp/genvenv/bin/pip install torch==2.13.0 torchvision==0.28.* diffusers ultralytics
+    /tmp/genvenv/bin/python benchmarks/gen_operator_tables.py [--only resnet-50 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_DIR = ROOT / "data" / "operators"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+aten = torch.ops.aten
+
+# Operators that launch no kernel or move no data worth charging.
+_SKIP = {
+    "view", "_unsafe_view", "reshape", "permute", "transpose", "t", "expand", "squeeze",
+    "unsqueeze", "slice", "select", "split", "split_with_sizes", "chunk", "unbind", "alias",
+    "detach", "empty", "empty_like", "zeros", "zeros_like", "ones", "ones_like", "full",
+    "full_like", "arange", "_to_copy", "lift_fresh", "as_strided", "new_empty", "new_zeros",
+    "new_ones", "scalar_tensor", "lift_fresh_copy", "empty_strided", "resize_", "set_",
+    "fill_", "zero_", "flatten", "unflatten", "narrow", "_reshape_alias", "view_as",
+    "broadcast_tensors", "sym_size", "sym_stride", "is_same_size", "dropout", "native_dropout",
+}  # fmt: skip
+_GEMM = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear"}
+_NORM = {
+    "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
+    "native_layer_norm", "native_group_norm", "layer_norm", "group_norm", "batch_norm",
+    "rms_norm", "_fused_rms_norm",
+}  # fmt: skip
+_POOL = {
+    "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d",
+    "_adaptive_avg_pool2d", "mean", "adaptive_max_pool2d",
+}  # fmt: skip
+_SOFTMAX = {"_softmax", "softmax", "_log_softmax", "log_softmax"}
+_EMBED = {"embedding"}
+
+
+def _numel(x: Any) -> int:
+    if isinstance(x, torch.Tensor):
+        return x.numel()
+    if isinstance(x, (list, tuple)):
+        return sum(_numel(v) for v in x)
+    return 0
+
+
+def _first(x: Any) -> torch.Tensor | None:
+    if isinstance(x, torch.Tensor):
+        return x
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            t = _first(v)
+            if t is not None:
+                return t
+    return None
+
+
+@dataclass
+class Recorder:
+    """Operators of one forward pass, each tagged with the module that issued it."""
+
+    ops: list[dict[str, Any]] = field(default_factory=list)
+    stack: list[str] = field(default_factory=list)
+    in_attention: int = 0
+
+    def where(self) -> str:
+        return self.stack[-1] if self.stack else "model"
+
+    def add(self, entry: dict[str, Any]) -> None:
+        self.ops.append({"name": self.where(), **entry})
+
+
+class _Dispatch(TorchDispatchMode):
+    def __init__(self, rec: Recorder) -> None:
+        super().__init__()
+        self.rec = rec
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if self.rec.in_attention:
+            return out
+        name = func.overloadpacket.__name__
+        if name in _SKIP or (name.endswith("_copy") and name != "copy"):
+            return out
+        entry = _classify(name, args, out)
+        if entry is not None:
+            self.rec.add(entry)
+        return out
+
+
+def _classify(name: str, args: tuple[Any, ...], out: Any) -> dict[str, Any] | None:
+    first = _first(out)
+    if name == "convolution":
+        x, w = args[0], args[1]
+        stride, groups, transposed = args[3], args[8], args[6]
+        if transposed:
+            raise NotImplementedError("transposed convolution")
+        assert first is not None
+        return {
+            "kind": "conv",
+            "c_in": int(x.shape[1]),
+            "c_out": int(w.shape[0]),
+            "h_in": int(x.shape[2]),
+            "w_in": int(x.shape[3]),
+            "h_out": int(first.shape[2]),
+            "w_out": int(first.shape[3]),
+            "r": int(w.shape[2]),
+            "s": int(w.shape[3]),
+            "stride": int(stride[0]),
+            "groups": int(groups),
+        }
+    if name in _GEMM:
+        a, b = (args[1], args[2]) if name in {"addmm", "baddbmm"} else (args[0], args[1])
+        if a.dim() == 3:  # bmm: batch folded into m only when b is shared; keep it explicit
+            raise NotImplementedError(f"batched matmul outside attention: {tuple(a.shape)}")
+        return {"kind": "gemm", "m": int(a.shape[0]), "n": int(b.shape[1]), "k": int(a.shape[1])}
+    n_in = _numel(args)
+    n_out = _numel(out)
+    if name in _NORM:
+        return {
+            "kind": "norm",
+            "elements_in": int(_numel(args[0])),
+            "elements_out": int(_numel(first)),
+        }
+    if name in _POOL:
+        return {
+            "kind": "pool",
+            "elements_in": int(_numel(args[0])),
+            "elements_out": int(_numel(first)),
+        }
+    if name in _SOFTMAX:
+        return {"kind": "softmax", "elements_in": n_in, "elements_out": n_out}
+    if name in _EMBED:
+        return {"kind": "embedding", "elements_in": int(_numel(args[1])), "elements_out": n_out}
+    if first is None:
+        return None
+    return {"kind": "elementwise", "op": name, "elements_in": n_in, "elements_out": n_out}
+
+
+@contextmanager
+def _attention_as_one_op(rec: Recorder) -> Iterator[None]:
+    """Records each SDPA call as one attention operator and hides the kernels it runs inside.
+    Patched in torch.nn.functional itself, which both diffusers (F.scaled_dot_product_attention)
+    and nn.MultiheadAttention (the module-level name) look up at call time."""
+    import torch.nn.functional as F
+
+    orig = F.scaled_dot_product_attention
+
+    def sdpa(q: torch.Tensor, k: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        rec.add(
+            {
+                "kind": "attention",
+                "q_len": int(q.shape[-2]),
+                "kv_len": int(k.shape[-2]),
+                "heads": int(q.numel() // (q.shape[-2] * q.shape[-1])),  # batch is 1
+                "head_dim": int(q.shape[-1]),
+            }
+        )
+        rec.in_attention += 1
+        try:
+            return orig(q, k, *args, **kwargs)
+        finally:
+            rec.in_attention -= 1
+
+    F.scaled_dot_product_attention = sdpa  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention = orig
+
+
+def trace(model: nn.Module, inputs: Callable[[], tuple[Any, dict[str, Any]]]) -> list[dict]:
+    rec = Recorder()
+    names = {m: n or "model" for n, m in model.named_modules()}
+
+    def enter(mod: nn.Module, args: Any) -> None:
+        rec.stack.append(names[mod])
+
+    def leave(mod: nn.Module, args: Any, out: Any) -> None:
+        rec.stack.pop()
+
+    hooks = []
+    for mod in model.modules():
+        hooks.append(mod.register_forward_pre_hook(enter))
+        hooks.append(mod.register_forward_hook(leave))
+    args, kwargs = inputs()
+    # nn.MultiheadAttention's inference fast path is one fused op that hides its GEMMs; the
+    # regular path runs the projections as GEMMs and attention as SDPA, as training does.
+    torch.backends.mha.set_fastpath_enabled(False)
+    with torch.no_grad(), _attention_as_one_op(rec), _Dispatch(rec):
+        model(*args, **kwargs)
+    for h in hooks:
+        h.remove()
+    return rec.ops
+
+
+def counted_gflops(model: nn.Module, inputs: Callable[[], tuple[Any, dict[str, Any]]]) -> float:
+    args, kwargs = inputs()
+    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+        model(*args, **kwargs)
+    return fc.get_total_flops() / 1e9
+
+
+def op_flops(op: dict[str, Any]) -> float:
+    """2 × MACs of one operator (FlopCounterMode's convention); 0 for the memory-bound kinds."""
+    kind = op["kind"]
+    if kind == "conv":
+        return (
+            2.0
+            * op["c_out"]
+            * op["h_out"]
+            * op["w_out"]
+            * op["c_in"]
+            // op["groups"]
+            * (op["r"] * op["s"])
+        )
+    if kind == "gemm":
+        return 2.0 * op["m"] * op["n"] * op["k"]
+    if kind == "attention":
+        return 4.0 * op["heads"] * op["q_len"] * op["kv_len"] * op["head_dim"]
+    return 0.0
+
+
+# ---------------------------------------------------------------- folding repeated blocks
+
+
+def _sig(op: dict[str, Any]) -> tuple[Any, ...]:
+    """Shapes plus the name with its indices blanked: 'layer3.4.conv1' repeats 'layer3.1.conv1',
+    but a downsample conv never folds into a main-path conv of the same shape."""
+    template = re.sub(r"\d+", "#", op["name"])
+    return (template, *sorted((k, v) for k, v in op.items() if k not in {"name", "count"}))
+
+
+def _merge_names(a: str, b: str) -> str:
+    """'layer3.1.conv1' and 'layer3.5.conv1' -> 'layer3.[1-5].conv1'."""
+    if a == b:
+        return a
+    ta, tb = re.split(r"(\d+)", a), re.split(r"(\d+)", b)
+    if len(ta) != len(tb):
+        return a
+    out = []
+    for x, y in zip(ta, tb, strict=True):
+        out.append(x if x == y else f"[{x}-{y}]")
+    return "".join(out)
+
+
+def _best_run(ids: list[int], names: list[str], max_period: int) -> tuple[int, int, int] | None:
+    """(start, period, repeats) of the longest stretch that is one block repeated; ties go to
+    the alignment whose merged names agree (block boundaries on module boundaries), then to
+    more repeats."""
+    best: tuple[tuple[int, bool, int], tuple[int, int, int]] | None = None
+    n = len(ids)
+    for i in range(n - 1):
+        for p in range(1, min(max_period, (n - i) // 2) + 1):
+            if ids[i + p] != ids[i]:
+                continue
+            r = 1
+            while ids[i + r * p : i + (r + 1) * p] == ids[i : i + p]:
+                r += 1
+            if r == 1:
+                continue
+            last = i + (r - 1) * p
+            brackets = {
+                tuple(re.findall(r"\[[^]]*\]", _merge_names(names[i + j], names[last + j])))
+                for j in range(p)
+            }
+            score = (p * r, len(brackets) <= 1, r)
+            if best is None or score > best[0]:
+                best = (score, (i, p, r))
+    return None if best is None else best[1]
+
+
+def fold(ops: list[dict[str, Any]], max_period: int = 400) -> list[dict[str, Any]]:
+    """Fold consecutive repeats of the same operator sequence into one copy with ``count``,
+    the longest repeated stretch first, then what lies before and after it."""
+    if len(ops) < 2:
+        return [{**o, "count": o.get("count", 1)} for o in ops]
+    table: dict[tuple[Any, ...], int] = {}
+    ids = [table.setdefault(_sig(o), len(table)) for o in ops]
+    run = _best_run(ids, [o["name"] for o in ops], max_period)
+    if run is None:
+        return [{**o, "count": o.get("count", 1)} for o in ops]
+    i, p, r = run
+    last = i + (r - 1) * p
+    block = [
+        {
+            **ops[i + j],
+            "name": _merge_names(ops[i + j]["name"], ops[last + j]["name"]),
+            "count": ops[i + j].get("count", 1) * r,
+        }
+        for j in range(p)
+    ]
+    return fold(ops[:i], max_period) + fold(block, max_period) + fold(ops[i + p * r :], max_period)
+
+
+# ---------------------------------------------------------------- the networks
+
+
+def _lenient_torchvision() -> None:
+    """The PyPI torchvision wheel is a CUDA build whose C ops do not load against CPU torch;
+    its model definitions are pure Python, so skip the op registrations that need them."""
+    orig = torch.library.register_fake
+
+    def register_fake(op: Any, *a: Any, **k: Any) -> Any:
+        if isinstance(op, str) and op.startswith("torchvision::"):
+            return lambda f: f
+        return orig(op, *a, **k)
+
+    torch.library.register_fake = register_fake
+
+
+def _image(side: int) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    return lambda: ((torch.zeros(1, 3, side, side, device="meta"),), {})
+
+
+def _tv(name: str) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        import torchvision.models as tvm
+
+        with torch.device("meta"):
+            return getattr(tvm, name)()
+
+    return build
+
+
+def _ssd300() -> nn.Module:
+    from benchmarks.activation_memory import SSD300
+
+    with torch.device("meta"):
+        return SSD300()
+
+
+def _yolov8m() -> nn.Module:
+    from ultralytics.nn.tasks import DetectionModel
+
+    # its constructor initialises biases with .item(), so build on the CPU (25.9M parameters)
+    return DetectionModel("yolov8m.yaml", nc=80, verbose=False).to("meta")
+
+
+def _raw_detect_head(model: nn.Module) -> None:
+    head: Any = model.get_submodule("model")
+    head[-1].train()
+
+
+# diffusers UNet2DConditionModel configs, copied from the published config.json files.
+SD15_UNET = {
+    "act_fn": "silu", "attention_head_dim": 8, "block_out_channels": [320, 640, 1280, 1280],
+    "center_input_sample": False, "cross_attention_dim": 768,
+    "down_block_types": ["CrossAttnDownBlock2D", "CrossAttnDownBlock2D",
+                         "CrossAttnDownBlock2D", "DownBlock2D"],
+    "downsample_padding": 1, "flip_sin_to_cos": True, "freq_shift": 0, "in_channels": 4,
+    "layers_per_block": 2, "mid_block_scale_factor": 1, "norm_eps": 1e-05,
+    "norm_num_groups": 32, "out_channels": 4, "sample_size": 64,
+    "up_block_types": ["UpBlock2D", "CrossAttnUpBlock2D", "CrossAttnUpBlock2D",
+                       "CrossAttnUpBlock2D"],
+}  # fmt: skip
+SDXL_UNET = {
+    "act_fn": "silu", "addition_embed_type": "text_time", "addition_embed_type_num_heads": 64,
+    "addition_time_embed_dim": 256, "attention_head_dim": [5, 10, 20],
+    "block_out_channels": [320, 640, 1280], "center_input_sample": False,
+    "cross_attention_dim": 2048,
+    "down_block_types": ["DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"],
+    "downsample_padding": 1, "flip_sin_to_cos": True, "freq_shift": 0, "in_channels": 4,
+    "layers_per_block": 2, "mid_block_scale_factor": 1, "norm_eps": 1e-05,
+    "norm_num_groups": 32, "out_channels": 4, "projection_class_embeddings_input_dim": 2816,
+    "sample_size": 128, "transformer_layers_per_block": [1, 2, 10],
+    "up_block_types": ["CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"],
+    "use_linear_projection": True,
+}  # fmt: skip
+
+
+def _unet(config: dict[str, Any]) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        from diffusers import UNet2DConditionModel
+
+        with torch.device("meta"):
+            model = UNet2DConditionModel(**config)
+        from diffusers.models.attention_processor import AttnProcessor2_0
+
+        model.set_attn_processor(AttnProcessor2_0())  # SDPA, diffusers' default on torch 2
+        return model
+
+    return build
+
+
+def _unet_inputs(config: dict[str, Any]) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    side = config["sample_size"]
+
+    def make() -> tuple[Any, dict[str, Any]]:
+        meta = torch.device("meta")
+        sample = torch.zeros(1, 4, side, side, device=meta)
+        ctx = torch.zeros(1, 77, config["cross_attention_dim"], device=meta)
+        kwargs: dict[str, Any] = {}
+        if config.get("addition_embed_type") == "text_time":
+            kwargs["added_cond_kwargs"] = {
+                "text_embeds": torch.zeros(1, 1280, device=meta),
+                "time_ids": torch.zeros(1, 6, device=meta),
+            }
+        return (sample, torch.tensor([500], device="meta"), ctx), kwargs
+
+    return make
+
+
+@dataclass
+class Net:
+    build: Callable[[], nn.Module]
+    inputs: Callable[[], tuple[Any, dict[str, Any]]]
+    input_doc: dict[str, int]
+    source: str
+    prepare: Callable[[nn.Module], object] | None = None  # after .eval()
+
+
+TV = "torchvision {torchvision} (torchvision.models.{fn}, default constructor), torch {torch}"
+NETS: dict[str, Net] = {
+    "resnet-50": Net(_tv("resnet50"), _image(224), {"channels": 3, "height": 224, "width": 224},
+                     TV.replace("{fn}", "resnet50")),
+    "vgg16": Net(_tv("vgg16"), _image(224), {"channels": 3, "height": 224, "width": 224},
+                 TV.replace("{fn}", "vgg16")),
+    "efficientnet-b0": Net(_tv("efficientnet_b0"), _image(224),
+                           {"channels": 3, "height": 224, "width": 224},
+                           TV.replace("{fn}", "efficientnet_b0")),
+    "convnext-tiny": Net(_tv("convnext_tiny"), _image(224),
+                         {"channels": 3, "height": 224, "width": 224},
+                         TV.replace("{fn}", "convnext_tiny")),
+    "vit-b-16": Net(_tv("vit_b_16"), _image(224), {"channels": 3, "height": 224, "width": 224},
+                    TV.replace("{fn}", "vit_b_16")),
+    "ssd300": Net(_ssd300, _image(300), {"channels": 3, "height": 300, "width": 300},
+                  "GPU Advisor benchmarks/activation_memory.py SSD300 (NVIDIA DeepLearningExamples "
+                  "PyTorch SSD300 v1.1 architecture: ResNet-50 to conv4_x with stride 1, five "
+                  "extra layers, 3x3 loc/conf heads, 81 classes), torch {torch}; https://github.com/"
+                  "NVIDIA/DeepLearningExamples/tree/master/PyTorch/Detection/SSD"),
+    "yolov8m": Net(_yolov8m, _image(640), {"channels": 3, "height": 640, "width": 640},
+                   "ultralytics {ultralytics} DetectionModel('yolov8m.yaml', nc=80) (the model "
+                   "definition shipped in the package, no weights); the Detect head in training "
+                   "mode (raw box/class maps, the anchor decoding and NMS post-processing left "
+                   "out), torch {torch}",
+                   prepare=_raw_detect_head),
+    "stable-diffusion-1.5": Net(
+        _unet(SD15_UNET), _unet_inputs(SD15_UNET),
+        {"channels": 4, "height": 64, "width": 64, "context_len": 77, "context_dim": 768},
+        "diffusers {diffusers} UNet2DConditionModel with AttnProcessor2_0 (SDPA), built from "
+        "https://huggingface.co/stable-diffusion-v1-5/stable-diffusion-v1-5/blob/main/unet/"
+        "config.json; one UNet pass, batch 1 (classifier-free guidance runs two per step); the "
+        "VAE decode and the CLIP text encoder are not in this table; torch {torch}"),
+    "sdxl": Net(
+        _unet(SDXL_UNET), _unet_inputs(SDXL_UNET),
+        {"channels": 4, "height": 128, "width": 128, "context_len": 77, "context_dim": 2048},
+        "diffusers {diffusers} UNet2DConditionModel with AttnProcessor2_0 (SDPA), built from "
+        "https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0/blob/main/unet/"
+        "config.json (text_time conditioning: pooled text embeds 1280 + 6 time ids); one UNet "
+        "pass, batch 1; the VAE decode and both text encoders are not in this table; "
+        "torch {torch}"),
+}  # fmt: skip
+
+
+def _versions() -> dict[str, str]:
+    out = {"torch": str(torch.__version__)}
+    for mod in ("torchvision", "diffusers", "ultralytics"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # a missing optional package only blanks its version
+            out[mod] = "?"
+    return out
+
+
+KEY_ORDER = ("kind", "name", "count", "op")
+
+
+def _yaml_op(op: dict[str, Any]) -> str:
+    keys = [k for k in KEY_ORDER if k in op] + [k for k in op if k not in KEY_ORDER]
+    parts = []
+    for k in keys:
+        v = op[k]
+        parts.append(f"{k}: {_q(v) if k == 'name' else v}")
+    return "  - {" + ", ".join(parts) + "}"
+
+
+def _q(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def generate(key: str) -> tuple[str, float, float, float]:
+    net = NETS[key]
+    model = net.build().eval()
+    if net.prepare is not None:
+        net.prepare(model)
+    ops = trace(model, net.inputs)
+    total = sum(op_flops(o) for o in ops) / 1e9
+    reference = counted_gflops(model, net.inputs)
+    if abs(total - reference) > 0.005 * reference:
+        raise SystemExit(f"{key}: table {total:.3f} GFLOPs vs FlopCounterMode {reference:.3f}")
+    folded = fold(ops)
+    assert abs(sum(op_flops(o) * o["count"] for o in folded) / 1e9 - total) < 1e-6 * total
+    params = sum(p.numel() for p in model.parameters())
+    v = _versions()
+    source = net.source.format(**v)
+    lines = [
+        "# Generated by benchmarks/gen_operator_tables.py: do not edit by hand.",
+        f"# {len(ops)} operators traced on the meta device at batch 1, folded to {len(folded)}"
+        f" entries; {params} parameters; FlopCounterMode {reference:.3f} GFLOPs.",
+        f"model: {key}",
+        f"source: {_q(source)}",
+        "input: {" + ", ".join(f"{k}: {x}" for k, x in net.input_doc.items()) + "}",
+        f"gflops_forward: {round(total, 3)}",
+        "ops:",
+        *(_yaml_op(o) for o in folded),
+    ]
+    (OUT_DIR / f"{key}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return key, total, reference, params
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", default=None, help="preset keys (default: all)")
+    args = ap.parse_args(argv)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    _lenient_torchvision()  # diffusers and ultralytics import torchvision too
+    for key in args.only or list(NETS):
+        name, total, ref, params = generate(key)
+        print(f"{name:22} {total:10.3f} GFLOPs (FlopCounterMode {ref:10.3f})  {params:>12,} params")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
