@@ -623,6 +623,204 @@ def print_inference(scores: list[InferenceScore], verbose: bool) -> None:
                 print(f"    {slug:28} measured {m:8.1f} predicted {p:8.1f}  ×{p / m:5.2f}")
 
 
+# ---------------------------------------------------------------- held-out set (never tuned on)
+
+HELDOUT_DIR = ROOT / "tests" / "data"
+HELDOUT_GLOB = "heldout_*.yaml"
+# Precisions as the engine names them; "tf32" is fp32 with TF32 matmuls and convolutions.
+_HELDOUT_PRECISION = {"tf32": "fp32"}
+_TENSORFLOW = {"tensorflow", "tensorflow-xla"}
+
+
+@dataclass
+class HeldoutRow:
+    regime: str
+    group: str  # the workload: rows of one group differ only in the GPU
+    slug: str
+    metric: str
+    measured: float
+    predicted: float
+
+
+@dataclass
+class HeldoutScore:
+    regime: str
+    n: int
+    median_ratio: float
+    bias: float  # median measured ÷ predicted, in throughput terms (> 1: engine too slow)
+    spearman: float  # all rows of the regime pooled
+    group_spearman: list[float]  # per group with at least three GPUs
+    skipped: list[str]
+
+
+_LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch"}
+
+
+def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
+    """The preset as the row ran it: a diffusion row is one denoising step per image
+    (``denoise_steps_per_s``: two UNet passes, no VAE) or a whole pipeline at its steps."""
+    if model.family != "diffusion":
+        return model
+    vae = VAE_DECODE_GFLOPS[row["preset"]]
+    if row["metric"] == "denoise_steps_per_s":
+        per_pass = ((model.gflops_per_sample or 0.0) - vae) / max(1, model.passes_per_sample or 1)
+        return replace(model, gflops_per_sample=2 * per_pass, passes_per_sample=2)
+    return diffusion_at_steps(model, int(row["steps"]), vae)
+
+
+def predict_heldout(row: dict[str, Any], gpu: GpuSpec, data_dir: Path) -> float:
+    """The engine's figure for ``row`` in the row's own metric, through perf.estimate."""
+    presets = load_presets(data_dir)
+    preset = presets[row["preset"]]
+    rules = load_rules(data_dir)
+    runtime = row["runtime"]
+    framework = "tensorflow" if runtime in _TENSORFLOW else "pytorch"
+    requested = _HELDOUT_PRECISION.get(row["precision"], row["precision"])
+    training = row["regime"] == "cnn-training"
+    model = _heldout_model(row, preset.model)
+    batch = int(row["batch_size"])
+    work = WorkloadSpec(
+        task="training" if training else "inference",
+        model=model,
+        precision=requested,
+        batch_size=batch,
+        seq_len=int(row.get("seq_len") or row.get("prompt_tokens") or 1),
+        output_tokens=int(row.get("output_tokens") or 1),
+        optimizer=preset.defaults.get("optimizer") or "sgd",
+        allow_tf32_matmul=row["precision"] == "tf32",
+        preset=preset.id,
+        runtime=runtime,
+        efficiency=load_efficiency(data_dir),
+    )
+    support = compat.framework_support(gpu, framework, rules)
+    precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
+    work = work.with_precision(precision or requested)
+    flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
+    est = perf.estimate(
+        gpu,
+        work,
+        framework=framework,
+        num_gpus=int(row.get("num_gpus") or 1),
+        flash_attention=flash,
+        backend=support.backend,
+    )
+    metric = row["metric"]
+    if metric == "decode_tokens_per_s":
+        return batch * 1e3 / (est.ms_per_token or math.inf)
+    per_s = est.throughput  # samples/s: images, sequences, or image-steps for a denoise row
+    if metric == "samples_per_s":
+        return per_s
+    if metric == "denoise_steps_per_s":
+        return per_s / batch
+    if metric == "latency_ms":
+        return batch / per_s * 1e3
+    if metric == "seconds_per_batch":
+        return batch / per_s
+    raise ValueError(f"held-out metric {metric!r} is not scored")
+
+
+def _heldout_group(row: dict[str, Any]) -> str:
+    keys = ("preset", "runtime", "precision", "batch_size", "seq_len", "steps", "metric", "source")
+    return " ".join(str(row[k]) for k in keys if row.get(k) is not None)
+
+
+def evaluate_heldout(
+    data_dir: Path, files: list[Path] | None = None
+) -> tuple[list[HeldoutRow], dict[str, list[str]]]:
+    """Every held-out row the catalog can price, and per regime the rows it could not (a GPU
+    missing from the catalog, or no finite estimate)."""
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    out: list[HeldoutRow] = []
+    skipped: dict[str, list[str]] = {}
+    for path in files if files is not None else sorted(HELDOUT_DIR.glob(HELDOUT_GLOB)):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for row in doc["measurements"]:
+            gpu = gpus.get(row.get("gpu_slug") or "")
+            label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
+            pred = predict_heldout(row, gpu, data_dir) if gpu is not None else math.nan
+            if gpu is None or not (math.isfinite(pred) and pred > 0):
+                skipped.setdefault(row["regime"], []).append(label)
+                continue
+            out.append(
+                HeldoutRow(
+                    row["regime"], _heldout_group(row), gpu.slug, row["metric"],
+                    float(row["value"]), pred,
+                )
+            )  # fmt: skip
+    return out, skipped
+
+
+def heldout_scores(
+    rows: list[HeldoutRow], skipped: dict[str, list[str]] | None = None
+) -> list[HeldoutScore]:
+    """Per regime: median ratio error, bias, pooled Spearman and Spearman per group (groups of
+    three GPUs or more), all in throughput terms so that a latency and a rate rank alike."""
+    scores = []
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+
+        def rate(r: HeldoutRow, v: float) -> float:
+            return 1.0 / v if r.metric in _LOWER_IS_BETTER else v
+
+        meas = [rate(r, r.measured) for r in sub]
+        pred = [rate(r, r.predicted) for r in sub]
+        groups: dict[str, list[int]] = {}
+        for i, r in enumerate(sub):
+            groups.setdefault(r.group, []).append(i)
+        per_group = [
+            spearman([pred[i] for i in idx], [meas[i] for i in idx])
+            for idx in groups.values()
+            if len({sub[i].slug for i in idx}) >= 3
+        ]
+        scores.append(
+            HeldoutScore(
+                regime=regime,
+                n=len(sub),
+                median_ratio=median_ratio(pred, meas),
+                bias=statistics.median(m / p for m, p in zip(meas, pred, strict=True)),
+                spearman=spearman(pred, meas) if len(sub) > 2 else math.nan,
+                group_spearman=[g for g in per_group if math.isfinite(g)],
+                skipped=sorted((skipped or {}).get(regime, [])),
+            )
+        )
+    return scores
+
+
+def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: bool) -> None:
+    print()
+    print("Held-out set (never tuned on): tests/data/heldout_*.yaml")
+    print(
+        f"{'regime':18} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+    )
+    for s in scores:
+        g = s.group_spearman
+        gmed = statistics.median(g) if g else math.nan
+        gmin = min(g) if g else math.nan
+        print(
+            f"{s.regime:18} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
+            f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
+        )
+        if s.skipped:
+            print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")
+        regime_rows = [r for r in rows if r.regime == s.regime]
+        models = dict.fromkeys(r.group.split()[0] for r in regime_rows)
+        for model in models if len(models) > 1 else ():
+            (sub,) = heldout_scores(
+                [replace(r, regime=model) for r in regime_rows if r.group.split()[0] == model]
+            )
+            print(
+                f"  {model:16} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
+                f" {sub.spearman:9.3f}"
+            )
+        if verbose:
+            for r in (r for r in rows if r.regime == s.regime):
+                print(
+                    f"    {r.slug:16} {r.group:52} measured {r.measured:9.2f}"
+                    f" predicted {r.predicted:9.2f}"
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data")
@@ -705,6 +903,8 @@ def main(argv: list[str] | None = None) -> int:
                     f" measured {r.measured:7.1f} predicted {r.predicted:7.1f}"
                     f"  ×{r.predicted / r.measured:5.2f}"
                 )
+    heldout_rows, heldout_skipped = evaluate_heldout(args.data)
+    print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
     print_bands(bands)
     if args.write_bands:
@@ -720,6 +920,8 @@ __all__ = [
     "BandScore",
     "EagerRow",
     "FitRow",
+    "HeldoutRow",
+    "HeldoutScore",
     "InferenceScore",
     "RuntimeScore",
     "WorkloadScore",
@@ -727,8 +929,10 @@ __all__ = [
     "evaluate",
     "evaluate_eager_decode",
     "evaluate_fit",
+    "evaluate_heldout",
     "evaluate_inference",
     "evaluate_runtime",
+    "heldout_scores",
     "median_ratio",
     "replace",
     "spearman",
