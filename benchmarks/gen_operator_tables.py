@@ -487,6 +487,62 @@ NETS: dict[str, Net] = {
 }  # fmt: skip
 
 
+# diffusers AutoencoderKL config of both presets (stable-diffusion-v1-5 and
+# stable-diffusion-xl-base-1.0 vae/config.json: the same network; SDXL differs only in
+# sample_size and scaling_factor, which do not change the operators at a given latent size).
+VAE = {
+    "act_fn": "silu", "block_out_channels": [128, 256, 512, 512],
+    "down_block_types": ["DownEncoderBlock2D"] * 4, "in_channels": 3, "latent_channels": 4,
+    "layers_per_block": 2, "norm_num_groups": 32, "out_channels": 3,
+    "up_block_types": ["UpDecoderBlock2D"] * 4,
+}  # fmt: skip
+
+
+class _Decode(nn.Module):
+    """The pipeline's last step: latents to pixels (post_quant_conv + decoder)."""
+
+    def __init__(self, vae: nn.Module) -> None:
+        super().__init__()
+        self.vae = vae
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        return self.vae.decode(z).sample  # type: ignore[operator]
+
+
+def _vae_decoder(sample_size: int) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        from diffusers import AutoencoderKL
+        from diffusers.models.attention_processor import AttnProcessor2_0
+
+        with torch.device("meta"):
+            vae = AutoencoderKL(**VAE, sample_size=sample_size)
+        vae.set_attn_processor(AttnProcessor2_0())
+        return _Decode(vae)
+
+    return build
+
+
+def _latent(side: int) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    return lambda: ((torch.zeros(1, 4, side, side, device="meta"),), {})
+
+
+VAE_SOURCE = (
+    "diffusers {diffusers} AutoencoderKL.decode with AttnProcessor2_0 (SDPA), built from {url} "
+    "(block_out_channels 128/256/512/512, layers_per_block 2); one image's decode, batch 1; "
+    "torch {torch}"
+)
+VAE_NETS: dict[str, Net] = {
+    "stable-diffusion-1.5": Net(
+        _vae_decoder(512), _latent(64), {"channels": 4, "height": 64, "width": 64},
+        VAE_SOURCE.replace("{url}", "https://huggingface.co/stable-diffusion-v1-5/"
+                           "stable-diffusion-v1-5/blob/main/vae/config.json")),
+    "sdxl": Net(
+        _vae_decoder(1024), _latent(128), {"channels": 4, "height": 128, "width": 128},
+        VAE_SOURCE.replace("{url}", "https://huggingface.co/stabilityai/"
+                           "stable-diffusion-xl-base-1.0/blob/main/vae/config.json")),
+}  # fmt: skip
+
+
 def _versions() -> dict[str, str]:
     out = {"torch": str(torch.__version__)}
     for mod in ("torchvision", "diffusers", "ultralytics"):
@@ -513,8 +569,8 @@ def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def generate(key: str) -> tuple[str, float, float, float]:
-    net = NETS[key]
+def generate(key: str, vae: bool = False) -> tuple[str, float, float, float]:
+    net = VAE_NETS[key] if vae else NETS[key]
     model = net.build().eval()
     if net.prepare is not None:
         net.prepare(model)
@@ -539,7 +595,9 @@ def generate(key: str) -> tuple[str, float, float, float]:
         "ops:",
         *(_yaml_op(o) for o in folded),
     ]
-    (OUT_DIR / f"{key}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = OUT_DIR / "vae" if vae else OUT_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{key}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return key, total, reference, params
 
 
@@ -549,9 +607,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     _lenient_torchvision()  # diffusers and ultralytics import torchvision too
-    for key in args.only or list(NETS):
-        name, total, ref, params = generate(key)
-        print(f"{name:22} {total:10.3f} GFLOPs (FlopCounterMode {ref:10.3f})  {params:>12,} params")
+    jobs = [(k, False) for k in NETS] + [(k, True) for k in VAE_NETS]
+    for key, vae in jobs:
+        if args.only and key not in args.only:
+            continue
+        name, total, ref, params = generate(key, vae)
+        label = f"{name} (VAE decode)" if vae else name
+        print(
+            f"{label:34} {total:10.3f} GFLOPs (FlopCounterMode {ref:10.3f})  {params:>12,} params"
+        )
     return 0
 
 
