@@ -668,16 +668,42 @@ def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
     return diffusion_at_steps(model, int(row["steps"]), vae)
 
 
-def predict_heldout(row: dict[str, Any], gpu: GpuSpec, data_dir: Path) -> float:
-    """The engine's figure for ``row`` in the row's own metric, through perf.estimate."""
-    presets = load_presets(data_dir)
-    preset = presets[row["preset"]]
+def _heldout_decoder(shape: dict[str, Any]) -> ModelSpec:
+    """A decoder that is not a preset, from the shape a held-out file gives under ``models``."""
+    return ModelSpec(
+        family="decoder",
+        params=float(shape["params"]),
+        layers=int(shape["layers"]),
+        hidden_size=int(shape["hidden_size"]),
+        num_heads=int(shape["num_heads"]),
+        num_kv_heads=shape.get("num_kv_heads"),
+        intermediate_size=shape.get("intermediate_size"),
+        vocab_size=shape.get("vocab_size"),
+    )
+
+
+def predict_heldout(
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    data_dir: Path,
+    models: dict[str, dict[str, Any]] | None = None,
+) -> float:
+    """The engine's figure for ``row`` in the row's own metric, through perf.estimate. A row
+    names a preset, or a ``model`` whose shape the file gives under ``models``."""
+    table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
     framework = "tensorflow" if runtime in _TENSORFLOW else "pytorch"
     requested = _HELDOUT_PRECISION.get(row["precision"], row["precision"])
     training = row["regime"] == "cnn-training"
-    model = _heldout_model(row, preset.model)
+    if row.get("preset"):
+        preset = load_presets(data_dir)[row["preset"]]
+        model = _heldout_model(row, preset.model)
+        optimizer, preset_id = preset.defaults.get("optimizer") or "sgd", preset.id
+    else:
+        model = _heldout_decoder((models or {})[row["model"]])
+        optimizer, preset_id = "adamw", None
+    quant = row.get("quantization") or "none"
     batch = int(row["batch_size"])
     work = WorkloadSpec(
         task="training" if training else "inference",
@@ -686,11 +712,13 @@ def predict_heldout(row: dict[str, Any], gpu: GpuSpec, data_dir: Path) -> float:
         batch_size=batch,
         seq_len=int(row.get("seq_len") or row.get("prompt_tokens") or 1),
         output_tokens=int(row.get("output_tokens") or 1),
-        optimizer=preset.defaults.get("optimizer") or "sgd",
+        optimizer=optimizer,
         allow_tf32_matmul=row["precision"] == "tf32",
-        preset=preset.id,
+        preset=preset_id,
         runtime=runtime,
-        efficiency=load_efficiency(data_dir),
+        quantization=quant,
+        weight_bits=table.bits_per_weight.get(quant) if quant != "none" else None,
+        efficiency=table,
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
@@ -720,7 +748,18 @@ def predict_heldout(row: dict[str, Any], gpu: GpuSpec, data_dir: Path) -> float:
 
 
 def _heldout_group(row: dict[str, Any]) -> str:
-    keys = ("preset", "runtime", "precision", "batch_size", "seq_len", "steps", "metric", "source")
+    keys = (
+        "preset",
+        "model",
+        "quantization",
+        "runtime",
+        "precision",
+        "batch_size",
+        "seq_len",
+        "steps",
+        "metric",
+        "source",
+    )
     return " ".join(str(row[k]) for k in keys if row.get(k) is not None)
 
 
@@ -734,10 +773,11 @@ def evaluate_heldout(
     skipped: dict[str, list[str]] = {}
     for path in files if files is not None else sorted(HELDOUT_DIR.glob(HELDOUT_GLOB)):
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        models = doc.get("models") or {}
         for row in doc["measurements"]:
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
-            pred = predict_heldout(row, gpu, data_dir) if gpu is not None else math.nan
+            pred = predict_heldout(row, gpu, data_dir, models) if gpu is not None else math.nan
             if gpu is None or not (math.isfinite(pred) and pred > 0):
                 skipped.setdefault(row["regime"], []).append(label)
                 continue
