@@ -100,7 +100,11 @@ class Recorder:
         return self.stack[-1] if self.stack else "model"
 
     def add(self, entry: dict[str, Any]) -> None:
-        self.ops.append({"name": self.where(), **entry})
+        # an element-wise op carries its ATen name in the entry's name ("layer1.0:add_"): the
+        # module alone does not say which of its element-wise ops this is
+        op = entry.pop("op", None)
+        name = f"{self.where()}:{op}" if op else self.where()
+        self.ops.append({"name": name, **entry})
 
 
 class _Dispatch(TorchDispatchMode):
@@ -553,7 +557,7 @@ def _versions() -> dict[str, str]:
     return out
 
 
-KEY_ORDER = ("kind", "name", "count", "op")
+KEY_ORDER = ("kind", "name", "count")
 
 
 def _yaml_op(op: dict[str, Any]) -> str:

@@ -30,7 +30,6 @@ FIELDS = {
         for kind in ("norm", "elementwise", "pool", "softmax", "embedding")
     },
 }
-OPTIONAL = {"elementwise": {"op"}}
 
 # Table vs preset (forward GFLOPs per sample), and why they may differ:
 # - resnet-50: the preset keeps the paper's 3.8 GMACs (7.6 GFLOPs, ResNet v1); torchvision's
@@ -93,7 +92,7 @@ def test_table_schema_and_shapes(path: Path) -> None:
     for op in doc["ops"]:
         kind = op["kind"]
         assert kind in FIELDS, op
-        assert set(op) - OPTIONAL.get(kind, set()) == COMMON | FIELDS[kind], op
+        assert set(op) == COMMON | FIELDS[kind], op
         assert isinstance(op["name"], str) and op["name"]
         for key in FIELDS[kind] | {"count"}:
             assert isinstance(op[key], int) and op[key] > 0, (key, op)
