@@ -96,7 +96,7 @@ def test_the_engine_prices_every_held_out_row(accuracy) -> None:
     assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
     names = {r.regime for r in rows}
     assert {"cnn-training", "tf-cnn-inference", "diffusion-eager", "bert-tensorrt",
-            "moe-decode", "eager-decode"} <= names  # fmt: skip
+            "moe-decode", "eager-decode", "pytorch-cnn-inference"} <= names  # fmt: skip
 
 
 def test_scores_rank_latencies_as_rates_and_ratio_symmetrically(accuracy) -> None:
