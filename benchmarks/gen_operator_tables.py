@@ -43,7 +43,6 @@ OUT_DIR = ROOT / "data" / "operators"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-aten = torch.ops.aten
 
 # Operators that launch no kernel or move no data worth charging.
 _SKIP = {
