@@ -17,6 +17,7 @@ from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
 from app.recommend import presets, repository, service
 from app.recommend import schemas as s
+from app.recommend.summary import answer_summary
 from app.reports import service as reports
 from app.vocab import MEASURED_PRECISIONS
 
@@ -134,6 +135,7 @@ def recommend_for(
     response.warnings.extend(device.notes)
     if response.baseline is not None:
         response.baseline.tips = device.tips
+    response.summary = answer_summary(response)
     return response
 
 

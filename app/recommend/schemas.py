@@ -1044,6 +1044,13 @@ class CountsOut(BaseModel):
     unpriced: int = Field(description="ranked GPUs with no known price (price_known: false)")
 
 
+class AnswerSummaryOut(BaseModel):
+    """The answer in one sentence, and the assumptions behind it in one line."""
+
+    sentence: str = Field(description="the pick, its price, why, the runner-up, the main caveat")
+    assumptions: str
+
+
 class RecommendationResponse(BaseModel):
     workload: ResolvedWorkload
     memory: MemoryOut
@@ -1063,6 +1070,9 @@ class RecommendationResponse(BaseModel):
     )
     what_if: list[WhatIfOut] | None = None
     serving: ServingSummaryOut | None = None
+    summary: AnswerSummaryOut | None = Field(
+        None, description="the verdict first: one sentence a reader can act on"
+    )
 
 
 class WhatIfOut(BaseModel):
