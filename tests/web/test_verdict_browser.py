@@ -48,7 +48,7 @@ def test_the_verdict_is_on_the_first_screen(screen: Page, url: str) -> None:
     assert "Assuming" in verdict.inner_text()
 
 
-def test_opening_why_keeps_the_phone_page_narrow(browser: Browser, watch: Any, server: str) -> None:  # noqa: F811
+def test_opening_why_keeps_the_phone_page_narrow(browser: Browser, watch: Any, server: str) -> None:
     context = browser.new_context(base_url=server, viewport=PHONE)
     pg = watch.attach(context.new_page())
     pg.goto(QUESTIONS[0])
