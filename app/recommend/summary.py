@@ -18,10 +18,9 @@ def _usd(value: float) -> str:
 
 
 def _name(row: s.Recommendation) -> str:
-    if row.serving is not None:
-        sv = row.serving
-        return f"{sv.replicas * sv.gpus_per_replica} × {row.gpu.name}"
-    return row.gpu.name if row.num_gpus == 1 else f"{row.num_gpus} × {row.gpu.name}"
+    sv = row.serving
+    n = sv.replicas * sv.gpus_per_replica if sv is not None else row.num_gpus
+    return row.gpu.name if n == 1 else f"{n} × {row.gpu.name}"
 
 
 def _price(row: s.Recommendation, acquisition: str) -> str | None:
@@ -52,6 +51,17 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
 
 def _assumptions(answer: s.RecommendationResponse) -> str:
     w = answer.workload
+    sv = w.serving
+    if sv is not None:
+        load = (
+            f"{sv.concurrent_requests:g} concurrent requests"
+            if sv.concurrent_requests
+            else f"{sv.requests_per_s or 0:g} requests/s"
+        )
+        parts = [f"serving {load}", f"{sv.prompt_tokens:,} tokens in, {sv.output_tokens:,} out"]
+        parts.append(f"{sv.target_percentile} targets TTFT {_fig(sv.ttft_ms_target or 0)} ms")
+        objective = answer.objective.replace("_", " ")
+        return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
     parts = [w.task, w.precision, f"batch {w.batch_size}"]
     if w.seq_len:
         parts.append(f"sequence {w.seq_len:,}")

@@ -119,6 +119,27 @@
     });
   }
 
+  /* ---- deploy blocks: a copy button per command or file ------------------------------ */
+  $all("[data-copy-block]").forEach(function (btn) {
+    var block = document.getElementById(btn.getAttribute("data-copy-block"));
+    if (!block) return;
+    btn.hidden = false;
+    btn.addEventListener("click", function () {
+      var text = block.textContent;
+      var done = function (ok) { btn.textContent = ok ? "Copied" : "Select and copy"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
+      } else {
+        var range = document.createRange();
+        range.selectNodeContents(block);
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        try { done(document.execCommand("copy")); } catch (e) { done(false); }
+      }
+    });
+  });
+
   /* ---- tables: sortable columns, a hint when a table scrolls sideways ----------------- */
   function cellValue(row, index) {
     var cell = row.children[index];
