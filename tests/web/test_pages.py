@@ -125,7 +125,7 @@ def test_methodology_renders_docs_markdown(tmp_path: Path, database_url: str) ->
     settings = Settings(database_url=database_url, docs_dir=docs, data_dir=ROOT / "data")
     app = create_app(settings)
     with TestClient(app) as c:
-        html = page(c, "/methodology")
+        html = page(c, "/methodology/details")
     app.state.engine.dispose()
     assert '<h1 id="methodology">Methodology</h1>' in html
     assert "<table>" in html and "<code>code" in html
@@ -143,7 +143,9 @@ def test_methodology_missing_is_a_404_page(tmp_path: Path, database_url: str) ->
 def test_shipped_methodology_renders_when_present(client: TestClient) -> None:
     if not (ROOT / "docs" / "methodology.md").is_file():
         pytest.skip("docs/methodology.md not written yet")
-    page(client, "/methodology")
+    guide = page(client, "/methodology")
+    assert "How to read an answer" in guide and 'href="/methodology/details"' in guide
+    page(client, "/methodology/details")
 
 
 # ---------------------------------------------------------------------------- errors

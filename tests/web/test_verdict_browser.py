@@ -56,3 +56,20 @@ def test_opening_why_keeps_the_phone_page_narrow(browser: Browser, watch: Any, s
         summary.click()
         no_sideways_scroll(pg)
     context.close()
+
+
+def test_the_methodology_for_users_is_short_on_a_phone(
+    browser: Browser, watch: Any, server: str
+) -> None:
+    context = browser.new_context(base_url=server, viewport=PHONE)
+    pg = watch.attach(context.new_page())
+    pg.goto("/methodology")
+    assert pg.locator("h1").first.inner_text() == "How to read an answer"
+    height = pg.evaluate("document.scrollingElement.scrollHeight")
+    # a reader's page, not the maintainers' 46,000 px of notes
+    assert height < 15_000, height
+    no_sideways_scroll(pg)
+    pg.locator("a[href='/methodology/details']").first.click()
+    pg.wait_for_url("**/methodology/details")
+    no_sideways_scroll(pg)
+    context.close()
