@@ -298,7 +298,9 @@
       });
     };
 
+    var queuedSince = Date.now();
     var poll = function (id) {
+      if (current !== id) queuedSince = Date.now();
       current = id;
       remember(id);
       progressBox.hidden = false;
@@ -313,7 +315,13 @@
         .then(function (run) {
           if (!run || current !== id) return;
           bar.value = Math.max(0, Math.min(1, run.progress || 0));
-          step.textContent = run.step || run.status;
+          step.textContent = run.step_label || run.step || run.status;
+          if (run.status === "queued" && Date.now() - queuedSince > 15000) {
+            say("No worker has taken the run yet. On the server, start one with: gpu-advisor worker" +
+                (run.label ? " --label " + run.label : "") + " (gpu-advisor serve starts one unless --no-worker).");
+            var hint = $("[data-worker-hint]");
+            if (hint) hint.hidden = false;
+          }
           if (run.status === "succeeded") {
             bar.value = 1;
             step.textContent = "done";
