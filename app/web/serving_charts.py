@@ -50,14 +50,20 @@ def _chart(
         {
             "x": p.output_tokens_per_s,
             "y": y_of(p),
-            "label": f"{p.concurrency * sv.replicas:,}",
+            # the ITL chart labels its points with the concurrency; TTFT's curve is flat then
+            # steep, so its labels would sit on points: the tooltip carries it instead
+            "label": f"{p.concurrency * sv.replicas:,}" if metric == "itl" else "",
             "title": f"{p.concurrency * sv.replicas:,} concurrent: ITL {p.itl_ms:,.1f} ms, "
             f"TTFT {p.ttft_ms:,.0f} ms, {p.output_tokens_per_s:,.0f} output tokens/s",
         }
         for p in sv.curve
     ]
     series: list[tuple[str, list[dict[str, object]]]] = [("as concurrency grows", curve)]
-    names = ["as concurrency grows (labels: concurrent requests)"]
+    names = [
+        "as concurrency grows (labels: concurrent requests)"
+        if metric == "itl"
+        else "as concurrency grows"
+    ]
     at_load = sv.itl_ms if metric == "itl" else sv.ttft_ms
     if sv.output_tokens_per_s and at_load:
         point = {
