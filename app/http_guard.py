@@ -35,6 +35,7 @@ EXPENSIVE = frozenset(
         ("POST", "/api/v1/estimate"),
         ("GET", "/api/v1/gpus/compare"),
         ("GET", "/recommendations"),
+        ("POST", "/recommendations"),
         ("GET", "/recommendations.json"),
         ("GET", "/recommendations.csv"),
         ("GET", "/compare"),

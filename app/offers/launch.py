@@ -5,13 +5,14 @@ it for weeks. Nothing here launches anything."""
 from __future__ import annotations
 
 import shlex
+from urllib.parse import urlsplit
 
 import yaml
 
 from app.domain.cost import CloudOffer
 
 
-class _Dumper(yaml.SafeDumper):
+class TaskDumper(yaml.SafeDumper):
     """Multi-line commands as literal blocks, the way SkyPilot task files are written."""
 
 
@@ -20,11 +21,26 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(str, _str)
+TaskDumper.add_representer(str, _str)
 
 
 class NotLaunchable(ValueError):
     """The offer is not an instance SkyPilot can request (e.g. a per-GPU list price)."""
+
+
+LOOPBACK = ("localhost", "127.", "::1", "[::1]", "0.0.0.0")
+
+
+def _loopback_warning(upload_url: str) -> str:
+    host = urlsplit(upload_url).hostname or ""
+    if not host.startswith(LOOPBACK) and host not in LOOPBACK:
+        return ""
+    return (
+        f"# WARNING: the upload URL {upload_url} is this computer's loopback address: a rented\n"
+        "# machine cannot reach it. Serve GPU Advisor where the machine can reach it and pass\n"
+        "# that address (gpu-advisor bench --upload https://your-server/), or change the run to\n"
+        "# --output report.json, copy the file back and POST it to /api/v1/device-reports.\n"
+    )
 
 
 def task_yaml(
@@ -69,11 +85,11 @@ def task_yaml(
         ),
         "run": f"set -e\nnvidia-smi || true\n{bench}\n",
     }
-    header = (
+    header = _loopback_warning(upload_url) + (
         f"# GPU Advisor: benchmark {gpu_slug} on {offer.provider} {offer.instance_type}\n"
         f"# ({offer.gpus} GPU(s), ${offer.usd_per_hour:.2f}/h as of {offer.as_of}; "
         f"source: {offer.source})\n"
         "# Launch from a GPU Advisor checkout with: sky launch -c advisor-bench task.yaml\n"
         "# and stop the machine after the run: sky down advisor-bench\n"
     )
-    return header + yaml.dump(task, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+    return header + yaml.dump(task, Dumper=TaskDumper, sort_keys=False, default_flow_style=False)

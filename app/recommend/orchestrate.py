@@ -17,6 +17,8 @@ from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
 from app.recommend import presets, repository, service
 from app.recommend import schemas as s
+from app.recommend.deploy import deploy_for
+from app.recommend.summary import answer_summary
 from app.reports import service as reports
 from app.vocab import MEASURED_PRECISIONS
 
@@ -134,7 +136,31 @@ def recommend_for(
     response.warnings.extend(device.notes)
     if response.baseline is not None:
         response.baseline.tips = device.tips
+    _add_deploy(response, settings)
+    response.summary = answer_summary(response)
     return response
+
+
+def _add_deploy(response: s.RecommendationResponse, settings: Settings) -> None:
+    """Each serving row's serve command and service file (the runtime's own flags)."""
+    preset = presets.load_presets(settings.data_dir).get(response.workload.preset or "")
+    model = presets.hf_repo(preset) if preset is not None else None
+    w = response.workload
+    if w.serving is not None:
+        # room for the longest request the load describes, within the model's own limit
+        context = w.serving.prompt_tokens + w.serving.output_tokens
+    else:
+        context = (w.seq_len or 0) + (w.output_tokens or 0)
+    if w.model.max_context:
+        context = min(context, w.model.max_context) if context else w.model.max_context
+    context = context or 4096
+    rows = list(response.recommendations)
+    if response.serving is not None:
+        rows += response.serving.closest
+    for row in rows:
+        if row.serving is not None:
+            acc = row.offer.accelerator if row.offer is not None else None
+            row.serving.deploy = deploy_for(row, model, context, acc)
 
 
 def estimate_for(

@@ -80,6 +80,20 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
     return out
 
 
+_HF = "https://huggingface.co/"
+
+
+def hf_repo(preset: Preset) -> str | None:
+    """The model's Hugging Face id, read off the first source that is its model page."""
+    for ref in preset.source_refs.values():
+        url = str(ref.get("url") or "")
+        if url.startswith(_HF) and not url.startswith(_HF + "datasets/"):
+            parts = url[len(_HF) :].split("/")
+            if len(parts) >= 2 and parts[0] and parts[1]:
+                return f"{parts[0]}/{parts[1]}"
+    return None
+
+
 def _tuple(value: Any) -> tuple[str, ...] | None:
     return tuple(str(v) for v in value) if value is not None else None
 

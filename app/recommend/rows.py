@@ -95,6 +95,7 @@ def chosen_offer_out(ch: costs.OfferChoice, note: str | None = None) -> s.Chosen
         source=ch.offer.source,
         note=note if note is not None else ch.note,
         launchable=ch.offer.accelerator is not None,
+        accelerator=ch.offer.accelerator,
     )
 
 

@@ -793,6 +793,9 @@ class ChosenOfferOut(BaseModel):
     launchable: bool = Field(
         False, description="a SkyPilot instance: GET /api/v1/offers/launch-spec can benchmark it"
     )
+    accelerator: str | None = Field(
+        None, description="SkyPilot's accelerator name for this cloud (launchable offers)"
+    )
 
 
 class RentCostOut(BaseModel):
@@ -948,6 +951,17 @@ class CurvePointOut(BaseModel):
     output_tokens_per_s: float = Field(description="all replicas")
 
 
+class DeployOut(BaseModel):
+    """How to start a serving plan: the runtime's command and, for a SkyPilot instance, a
+    service file."""
+
+    command: str = Field(description="the runtime's serve command with this plan's flags")
+    skypilot_service: str | None = Field(
+        None, description="a SkyPilot service YAML (sky serve up) renting the row's instance"
+    )
+    notes: list[str] = []
+
+
 class ServingOut(BaseModel):
     """One serving configuration: its shape, latency at the asked load, capacity and cost."""
 
@@ -987,6 +1001,7 @@ class ServingOut(BaseModel):
     misses: list[str] = []
     kv_cache_gb_per_request: float
     curve: list[CurvePointOut] = []
+    deploy: DeployOut | None = None
 
 
 class ServingSummaryOut(BaseModel):
@@ -1044,6 +1059,13 @@ class CountsOut(BaseModel):
     unpriced: int = Field(description="ranked GPUs with no known price (price_known: false)")
 
 
+class AnswerSummaryOut(BaseModel):
+    """The answer in one sentence, and the assumptions behind it in one line."""
+
+    sentence: str = Field(description="the pick, its price, why, the runner-up, the main caveat")
+    assumptions: str
+
+
 class RecommendationResponse(BaseModel):
     workload: ResolvedWorkload
     memory: MemoryOut
@@ -1063,6 +1085,9 @@ class RecommendationResponse(BaseModel):
     )
     what_if: list[WhatIfOut] | None = None
     serving: ServingSummaryOut | None = None
+    summary: AnswerSummaryOut | None = Field(
+        None, description="the verdict first: one sentence a reader can act on"
+    )
 
 
 class WhatIfOut(BaseModel):

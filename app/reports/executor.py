@@ -13,11 +13,14 @@ import contextlib
 import json
 import logging
 import os
+import platform
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,11 +43,52 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def probe_backend() -> tuple[str, str | None]:
+    """What this machine would benchmark, without importing torch (the worker only queues
+    children that do): an NVIDIA or AMD driver's device node, Apple silicon, else the CPU."""
+    if Path("/dev/nvidiactl").exists() or shutil.which("nvidia-smi"):
+        name = None
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                capture_output=True, text=True, timeout=5, check=False,
+            )  # fmt: skip
+            lines = out.stdout.strip().splitlines()
+            name = lines[0][:200] if lines else None
+        return "cuda", name
+    if Path("/dev/kfd").exists():
+        return "rocm", None
+    if sys.platform == "darwin" and platform.machine() == "arm64":
+        return "mps", None
+    return "cpu", platform.processor() or platform.machine() or None
+
+
 class Executor:
     def __init__(self, settings: Settings, factory: sessionmaker[Session], label: str) -> None:
         self.settings = settings
         self.factory = factory
         self.label = label
+        self.current: str | None = None  # the run it is on, for its presence row
+        self.backend, self.device_name = probe_backend()
+        self.started_at = _now()
+
+    def say_alive(self) -> None:
+        """Write this worker's presence row: the device page reads it before a run starts."""
+        with write_scope(self.factory) as s:
+            repository.save_worker(
+                s,
+                {"label": self.label, "host": socket.gethostname()[:200],
+                 "backend": self.backend, "device_name": self.device_name,
+                 "started_at": self.started_at, "last_seen": _now(), "run_id": self.current},
+            )  # fmt: skip
+
+    def keep_saying_alive(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                self.say_alive()
+            except Exception:  # a lost database must not kill the worker; runs report it
+                log.warning("worker %s: could not write its presence", self.label, exc_info=True)
+            stop.wait(max(1.0, self.settings.run_heartbeat_s * 2.5))
 
     def recover(self) -> int:
         """At start-up: runs this worker was running when it stopped cannot finish."""
@@ -74,6 +118,9 @@ class Executor:
             assert row is not None
             profile, device = row.profile, row.device
             timeout = row.timeout_s or self.settings.bench_timeout_s
+        self.current = run_id
+        with contextlib.suppress(Exception):
+            self.say_alive()
         base_dir = self.settings.bench_jobs_dir
         if base_dir is not None:
             base_dir.mkdir(parents=True, exist_ok=True)
@@ -85,6 +132,9 @@ class Executor:
             self._finish(run_id, "failed", error=f"internal error in the worker: {exc}"[:500])
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+            self.current = None
+            with contextlib.suppress(Exception):
+                self.say_alive()
 
     def _run(self, run_id: str, profile: str, device: str, timeout: float, workdir: Path) -> None:
         output, progress = workdir / "report.json", workdir / "progress.jsonl"
@@ -213,7 +263,13 @@ def run_worker(settings: Settings, label: str) -> None:
     consumer = huey.create_consumer(
         workers=1, periodic=False, initial_delay=0.1, backoff=1.15, max_delay=0.5
     )
+    stop = threading.Event()
+    presence = threading.Thread(
+        target=executor.keep_saying_alive, args=(stop,), name="worker-presence", daemon=True
+    )
+    presence.start()
     try:
         consumer.run()
     finally:
+        stop.set()
         engine.dispose()

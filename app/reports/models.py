@@ -81,3 +81,17 @@ class BenchmarkRunRow(Base):
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     timeout_s: Mapped[float | None] = mapped_column(Float)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class WorkerRow(Base):
+    """A benchmark worker's last word: who it is, what it runs on, when it last spoke."""
+
+    __tablename__ = "workers"
+
+    label: Mapped[str] = mapped_column(String(100), primary_key=True)
+    host: Mapped[str] = mapped_column(String(200))
+    backend: Mapped[str] = mapped_column(String(20))  # cuda | rocm | mps | xpu | cpu | unknown
+    device_name: Mapped[str | None] = mapped_column(String(200))
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    run_id: Mapped[str | None] = mapped_column(String(36))

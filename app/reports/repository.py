@@ -9,7 +9,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.sql import ColumnElement
 
-from app.reports.models import BenchmarkRunRow, DeviceReportRow
+from app.reports.models import BenchmarkRunRow, DeviceReportRow, WorkerRow
 from app.reports.schemas import MAX_ID
 
 ACTIVE = ("queued", "running")
@@ -220,3 +220,18 @@ def count_runs_by_status(session: Session) -> dict[str, int]:
         select(BenchmarkRunRow.status, func.count()).group_by(BenchmarkRunRow.status)
     ).all()
     return {str(status): int(count) for status, count in rows}
+
+
+def save_worker(session: Session, values: dict[str, Any]) -> None:
+    """Insert or refresh a worker's row (one per label: a restarted worker takes it over)."""
+    row = session.get(WorkerRow, values["label"])
+    if row is None:
+        session.add(WorkerRow(**values))
+        return
+    for key, value in values.items():
+        if key != "started_at" or row.started_at is None:
+            setattr(row, key, value)
+
+
+def list_workers(session: Session) -> list[WorkerRow]:
+    return list(session.scalars(select(WorkerRow).order_by(WorkerRow.last_seen.desc())).all())

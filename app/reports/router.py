@@ -10,8 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from app.deps import AdminDep, SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
-from app.reports.runs import Runs
-from app.reports.schemas import MAX_ID, ReportOut, ReportPage, RunCreate, RunOut
+from app.reports.runs import Runs, worker_states
+from app.reports.schemas import MAX_ID, ReportOut, ReportPage, RunCreate, RunOut, WorkerOut
 
 router = APIRouter(prefix="/api/v1", tags=["device reports"])
 
@@ -124,6 +124,12 @@ def cancel_run(request: Request, settings: SettingsDep, run_id: str) -> RunOut:
     if settings.run_token:
         check_token(request, settings.run_token, "cancelling benchmark runs")
     return _runs(request).cancel(run_id)
+
+
+@router.get("/workers", response_model=list[WorkerOut])
+def list_workers(session: SessionDep, settings: SettingsDep) -> list[WorkerOut]:
+    """The benchmark workers and whether each is online, busy or offline."""
+    return worker_states(session, settings.run_heartbeat_lapse_s)
 
 
 def install(app: FastAPI) -> None:

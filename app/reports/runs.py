@@ -20,7 +20,7 @@ from app.db import session_scope, write_scope
 from app.errors import AppError, Conflict, NotFound
 from app.observability import record_run_outcome
 from app.reports import queue, repository
-from app.reports.schemas import RunOut
+from app.reports.schemas import RunOut, WorkerOut
 
 LAPSED = "its worker stopped sending heartbeats (the worker died or lost the database)"
 
@@ -29,8 +29,47 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+# What each step of a run means to someone watching it: the runner's step names start with
+# the suite's own word (app/bench/runner.py, suites/*), the rest is the detail.
+STEP_LABELS: tuple[tuple[str, str], ...] = (
+    ("waiting", "Waiting for a worker to take the run"),
+    ("starting", "Starting the benchmark"),
+    ("environment", "Describing the machine"),
+    ("warm-up", "Warming up the device"),
+    ("matmul", "Matrix multiply speed"),
+    ("gemm", "Matrix multiply over layer shapes"),
+    ("conv", "Convolution speed"),
+    ("memory", "Memory bandwidth"),
+    ("transfer", "Copies between host and device"),
+    ("batch", "Throughput against batch size"),
+    ("peak memory", "Peak memory of a training step"),
+    ("attention", "Attention kernels"),
+    ("element-wise", "Element-wise bandwidth"),
+    ("normalisation", "Normalisation bandwidth"),
+    ("embedding", "Embedding look-ups"),
+    ("launch", "Kernel launch overhead"),
+    ("collectives", "Traffic between GPUs"),
+    ("kernels", "Kernel profiles"),
+    ("done", "Done"),
+)
+
+
+def step_label(step: str | None) -> str | None:
+    """The step in words, with the runner's detail (precision, shape) in brackets."""
+    if not step:
+        return None
+    low = step.lower()
+    for prefix, label in STEP_LABELS:
+        if low.startswith(prefix):
+            detail = step[len(prefix) :].strip(" :")
+            return f"{label} ({detail})" if detail and prefix not in ("waiting", "done") else label
+    return step
+
+
 def run_out(row: object) -> RunOut:
-    return RunOut.model_validate(row, from_attributes=True)
+    out = RunOut.model_validate(row, from_attributes=True)
+    out.step_label = step_label(out.step)
+    return out
 
 
 class Unavailable(AppError):
@@ -129,3 +168,26 @@ class Runs:
                 return current
             time.sleep(0.1)
         return self._get(run.id)
+
+
+def worker_states(session: Session, lapse_s: float, now: datetime | None = None) -> list[WorkerOut]:
+    """Every worker that ever spoke, newest first, with its state now."""
+    now = now or _now()
+    out = []
+    for row in repository.list_workers(session):
+        seen = row.last_seen if row.last_seen.tzinfo else row.last_seen.replace(tzinfo=UTC)
+        alive = (now - seen).total_seconds() <= lapse_s
+        state = ("busy" if row.run_id else "online") if alive else "offline"
+        out.append(
+            WorkerOut(
+                label=row.label,
+                host=row.host,
+                backend=row.backend,
+                device_name=row.device_name,
+                state=state,
+                cpu_only=row.backend == "cpu",
+                last_seen=seen,
+                run_id=row.run_id if alive else None,
+            )
+        )
+    return out

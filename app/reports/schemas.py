@@ -59,6 +59,7 @@ class RunOut(BaseModel):
     device: str
     progress: float
     step: str | None
+    step_label: str | None = Field(None, description="the step in words, for people")
     error: str | None
     report_id: int | None
     label: str | None = Field(description="The worker label the run was sent to.")
@@ -68,3 +69,20 @@ class RunOut(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+
+
+WorkerState = Literal["online", "busy", "offline"]
+
+
+class WorkerOut(BaseModel):
+    """A benchmark worker as the queue sees it: online (idle), busy (running a run) or offline
+    (no word for longer than the heartbeat lapse)."""
+
+    label: str
+    host: str
+    backend: str = Field(description="cuda, rocm, mps, xpu, cpu, or unknown")
+    device_name: str | None
+    state: WorkerState
+    cpu_only: bool = Field(description="the worker has no GPU: its runs measure the CPU")
+    last_seen: datetime
+    run_id: str | None = Field(description="the run it is on, when busy")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
@@ -16,6 +17,7 @@ from app.deps import SessionDep, SettingsDep
 from app.errors import AppError, NotFound
 from app.http_guard import short
 from app.reports import service as reports
+from app.reports.runs import worker_states
 from app.web import charts
 from app.web.templating import render
 
@@ -25,11 +27,34 @@ router = APIRouter(include_in_schema=False)
 # ---------------------------------------------------------------------------- this machine
 
 
+def baseline_href(back: str | None, report_id: int) -> str:
+    """Where "Use as baseline" goes: the question the user came from, with this report as
+    their machine; without one, a new question."""
+    pairs = [(k, v) for k, v in parse_qsl(back or "", keep_blank_values=False)
+             if k != "device_report_id"]  # fmt: skip
+    if not pairs:
+        return f"/?device_report_id={report_id}"
+    return "/recommendations?" + urlencode([*pairs, ("device_report_id", str(report_id))])
+
+
+def _device_context(
+    request: Request, session: Any, settings: Any, error: str | None
+) -> dict[str, Any]:
+    page = reports.list_reports(session, limit=100)
+    back = request.query_params.get("back")
+    return {
+        "reports": page,
+        "upload_error": error,
+        "needs_token": bool(settings.upload_token),
+        "workers": worker_states(session, settings.run_heartbeat_lapse_s),
+        "baseline": {r.id: baseline_href(back, r.id) for r in page.items},
+        "back": back,
+    }
+
+
 @router.get("/device", response_class=HTMLResponse)
 def device(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
-    page = reports.list_reports(session, limit=100)
-    ctx = {"reports": page, "upload_error": None, "needs_token": bool(settings.upload_token)}
-    return render(request, "device.html", ctx)
+    return render(request, "device.html", _device_context(request, session, settings, None))
 
 
 @router.post("/device/reports", response_class=HTMLResponse)
@@ -69,8 +94,7 @@ async def upload(request: Request, session: SessionDep, settings: SettingsDep) -
                     error = exc.message
                 else:
                     return RedirectResponse(f"/device/reports/{stored.id}", status_code=303)
-    page = reports.list_reports(session, limit=100)
-    ctx = {"reports": page, "upload_error": error, "needs_token": bool(settings.upload_token)}
+    ctx = _device_context(request, session, settings, error)
     return render(request, "device.html", ctx, status_code=422)
 
 

@@ -344,8 +344,11 @@ def _read(f: FormField, texts: list[str]) -> Any:
     if f.control == "textarea" and text.startswith(("{", "[")):
         try:
             return json.loads(text)
-        except ValueError:
-            raise ValueError("must be JSON, like the model's config.json") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"must be JSON, like the model's config.json: {exc.msg} at line {exc.lineno}, "
+                f"column {exc.colno}"
+            ) from None
     return text
 
 

@@ -33,9 +33,19 @@ def install(app: FastAPI) -> None:
 
 @router.get("/methodology", response_class=HTMLResponse)
 def methodology(request: Request, settings: SettingsDep) -> HTMLResponse:
-    path = Path(settings.docs_dir) / "methodology.md"
+    """How to read an answer, for the people who ask: the maintainers' detail is one link on."""
+    return _document(request, Path(settings.docs_dir) / "guide.md", "How to read an answer")
+
+
+@router.get("/methodology/details", response_class=HTMLResponse)
+def methodology_details(request: Request, settings: SettingsDep) -> HTMLResponse:
+    """Every formula and constant with its source: the maintainers' methodology."""
+    return _document(request, Path(settings.docs_dir) / "methodology.md", "Methodology")
+
+
+def _document(request: Request, path: Path, title: str) -> HTMLResponse:
     if not path.is_file():
-        raise NotFound("the methodology document is not installed on this server")
+        raise NotFound(f"the document {path.name} is not installed on this server")
     md = markdown.Markdown(
         extensions=["tables", "fenced_code", "toc", "sane_lists"],
         extension_configs={"toc": {"toc_depth": "2-3"}},
@@ -43,7 +53,8 @@ def methodology(request: Request, settings: SettingsDep) -> HTMLResponse:
     # docs/ is ours (reviewed with the code), not user or catalog input.
     html = _link_references(md.convert(path.read_text(encoding="utf-8")))
     toc = getattr(md, "toc", "")
-    return render(request, "methodology.html", {"content": Markup(html), "toc": Markup(toc)})
+    ctx = {"content": Markup(html), "toc": Markup(toc), "title": title}
+    return render(request, "methodology.html", ctx)
 
 
 def _link_references(html: str) -> str:

@@ -7,10 +7,11 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.catalog import service as catalog
 from app.config import Settings
@@ -175,11 +176,20 @@ class _FormInvalid(Exception):
         self.form = form
 
 
+Items = list[tuple[str, str]]
+
+
 def _answer(
-    request: Request, session: Any, settings: Settings, *, what_if: bool = False
+    request: Request,
+    session: Any,
+    settings: Settings,
+    *,
+    what_if: bool = False,
+    items: Items | None = None,
 ) -> tuple[QuestionForm, list[PresetView], rs.RecommendationResponse]:
     presets = _presets(settings)
-    form = parse_question(request.query_params.multi_items(), extra={"what_if": what_if})
+    pairs = request.query_params.multi_items() if items is None else items
+    form = parse_question(pairs, extra={"what_if": what_if})
     if form.request is None:
         raise _FormInvalid(form)
     try:
@@ -199,29 +209,59 @@ def _invalid_page(
 
 @router.get("/recommendations", response_class=HTMLResponse)
 def recommendations(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
+    return _answer_page(request, session, settings, request.query_params.multi_items())
+
+
+# A question longer than this (a pasted config.json) is answered from the POSTed form
+# rather than redirected to a link: servers and proxies refuse request lines much longer
+# than 8 KiB (uvicorn's h11 limit is 16 KiB, nginx's default 8 KiB).
+SHARE_URL_LIMIT = 8000
+
+
+@router.post("/recommendations", response_class=HTMLResponse)
+async def recommendations_post(
+    request: Request, session: SessionDep, settings: SettingsDep
+) -> Response:
+    """The form posts here, so a question of any size up to the body limit gets through; a
+    short one is sent on to its shareable GET link (post/redirect/get)."""
+    body = await request.body()
+    try:
+        items = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
+    except UnicodeDecodeError:
+        items = []
+    query = urlencode(items)
+    if len(query) <= SHARE_URL_LIMIT:
+        url = str(request.url_for("recommendations")) + ("?" + query if query else "")
+        return RedirectResponse(url, status_code=303)
+    return await run_in_threadpool(_answer_page, request, session, settings, items)
+
+
+def _answer_page(request: Request, session: Any, settings: Settings, items: Items) -> Response:
     # What changes the answer re-ranks the catalog about seven times: it is computed when the
     # reader asks for it (a link on the page adds what_if=1), not for every answer.
-    what_if = request.query_params.get("what_if") == "1"
+    what_if = dict(items).get("what_if") == "1"
     try:
-        form, presets, answer = _answer(request, session, settings, what_if=what_if)
+        form, presets, answer = _answer(request, session, settings, what_if=what_if, items=items)
     except _FormInvalid as exc:
         return _invalid_page(request, session, settings, exc.form)
     if not answer.recommendations and not what_if:
         # Nothing can run it: what would change that is the answer, so it is always shown.
-        form, presets, answer = _answer(request, session, settings, what_if=True)
+        form, presets, answer = _answer(request, session, settings, what_if=True, items=items)
     query = form.query()
     ctx = _form_context(session, form, presets)
+    share = query_string(query)
+    linkable = len(share) <= SHARE_URL_LIMIT
     ctx.update(
         answer=answer,
         query=query,
-        what_if_href="?" + urlencode([*query, ("what_if", "1")]) + "#what-if",
+        what_if_href="?" + urlencode([*query, ("what_if", "1")]) + "#what-if" if linkable else None,
         preset=next((p for p in presets if p.id == answer.workload.preset), None),
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
         serving_charts=serving_charts(answer),
         echo=_echo(answer, form.request, catalog.data_as_of(session)),
-        share_url=str(request.url_for("recommendations")) + "?" + query_string(query),
+        share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
         config_name=config_name,
         # the usage every cost on the page assumes (the request's, defaults filled in)
         usage=(form.request.constraints if form.request else rs.ConstraintsIn()).usage(),

@@ -12,68 +12,82 @@ CHARTS = 3
 
 
 def serving_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.Chart, list[str]]]:
-    """(caption, chart, legend names) for the first configurations on the page."""
+    """(caption, chart, legend names) for the first configurations on the page: latency between
+    tokens against throughput, with the ITL target; and time to first token, with the TTFT
+    target, when the user set one."""
     if answer.serving is None:
         return []
     rows = answer.recommendations or answer.serving.closest
-    target = answer.workload.serving.itl_ms_target if answer.workload.serving else None
+    sw = answer.workload.serving
     out = []
     for row in rows[:CHARTS]:
         sv = row.serving
         if sv is None or not sv.curve:
             continue
-        curve = [
-            {
-                "x": p.output_tokens_per_s,
-                "y": p.itl_ms,
-                "label": f"{p.concurrency * sv.replicas:,}",
-                "title": f"{p.concurrency * sv.replicas:,} concurrent: ITL {p.itl_ms:,.1f} ms, "
-                f"TTFT {p.ttft_ms:,.0f} ms, {p.output_tokens_per_s:,.0f} output tokens/s",
-            }
-            for p in sv.curve
-        ]
-        series: list[tuple[str, list[dict[str, object]]]] = [("as concurrency grows", curve)]
-        names = ["as concurrency grows (labels: concurrent requests)"]
-        if sv.output_tokens_per_s and sv.itl_ms:
-            series.append(
-                (
-                    "your load",
-                    [
-                        {
-                            "x": sv.output_tokens_per_s,
-                            "y": sv.itl_ms,
-                            "label": "",
-                            "title": f"your load: ITL {sv.itl_ms:,.1f} ms, "
-                            f"{sv.output_tokens_per_s:,.0f} output tokens/s",
-                            "emphasis": True,
-                        }
-                    ],
-                )
-            )
-            names.append("your load")
-        if target:
-            xs = [float(p["x"]) for p in curve]  # type: ignore[arg-type]
-            series.append(
-                (
-                    "ITL target",
-                    [
-                        {"x": min(xs), "y": target, "label": "", "title": f"target {target:g} ms"},
-                        {"x": max(xs), "y": target, "label": "", "title": f"target {target:g} ms"},
-                    ],
-                )
-            )
-            names.append(f"ITL target ({target:g} ms)")
-        chart = charts.xy_chart(
-            series,
-            x_label="output tokens/s (all replicas)",
-            y_label="inter-token latency, ms",
-            log_x=True,
-            log_y=True,
-        )
-        shape = f"{sv.replicas} × {sv.gpus_per_replica}"
-        caption = (
-            f"#{row.rank} {row.gpu.name}, {shape} GPU, {sv.weight_precision} weights, "
-            f"{sv.kv_cache_precision} KV: latency vs throughput up to saturation"
-        )
-        out.append((caption, chart, names))
+        itl_target = sw.itl_ms_target if sw else None
+        itl_default = sw is not None and sw.itl_ms_target_basis != "yours"
+        out.append(_chart(row, sv, "itl", itl_target, itl_default))
+        if sw is not None and sw.ttft_ms_target and sw.ttft_ms_target_basis == "yours":
+            out.append(_chart(row, sv, "ttft", sw.ttft_ms_target, False))
     return out
+
+
+METRICS = {
+    "itl": ("inter-token latency, ms", "ITL target", "latency between tokens"),
+    "ttft": ("time to first token, ms", "TTFT target", "time to first token"),
+}
+
+
+def _chart(
+    row: rs.Recommendation, sv: rs.ServingOut, metric: str, target: float | None, default: bool
+) -> tuple[str, charts.Chart, list[str]]:
+    y_label, target_name, words = METRICS[metric]
+
+    def y_of(p: rs.CurvePointOut) -> float:
+        return p.itl_ms if metric == "itl" else p.ttft_ms
+
+    curve = [
+        {
+            "x": p.output_tokens_per_s,
+            "y": y_of(p),
+            # the ITL chart labels its points with the concurrency; TTFT's curve is flat then
+            # steep, so its labels would sit on points: the tooltip carries it instead
+            "label": f"{p.concurrency * sv.replicas:,}" if metric == "itl" else "",
+            "title": f"{p.concurrency * sv.replicas:,} concurrent: ITL {p.itl_ms:,.1f} ms, "
+            f"TTFT {p.ttft_ms:,.0f} ms, {p.output_tokens_per_s:,.0f} output tokens/s",
+        }
+        for p in sv.curve
+    ]
+    series: list[tuple[str, list[dict[str, object]]]] = [("as concurrency grows", curve)]
+    names = [
+        "as concurrency grows (labels: concurrent requests)"
+        if metric == "itl"
+        else "as concurrency grows"
+    ]
+    at_load = sv.itl_ms if metric == "itl" else sv.ttft_ms
+    if sv.output_tokens_per_s and at_load:
+        point = {
+            "x": sv.output_tokens_per_s,
+            "y": at_load,
+            "label": "",
+            "title": f"your load: {words} {at_load:,.1f} ms, "
+            f"{sv.output_tokens_per_s:,.0f} output tokens/s",
+            "emphasis": True,
+        }
+        series.append(("your load", [point]))
+        names.append("your load")
+    if target:
+        xs = [float(p["x"]) for p in curve]  # type: ignore[arg-type]
+        label = f"{target_name} ({target:g} ms{', default' if default else ''})"
+        ends = [{"x": x, "y": target, "label": "", "title": label} for x in (min(xs), max(xs))]
+        series.append((target_name, ends))
+        names.append(label)
+    chart = charts.xy_chart(
+        series, x_label="output tokens/s (all replicas)", y_label=y_label, log_x=True, log_y=True
+    )
+    shape = f"{sv.replicas} × {sv.gpus_per_replica}"
+    caption = (
+        f"#{row.rank} {row.gpu.name}, {shape} GPU, {sv.weight_precision} weights, "
+        f"{sv.kv_cache_precision} KV: {words} vs throughput up to saturation"
+    )
+    return caption, chart, names

@@ -119,6 +119,27 @@
     });
   }
 
+  /* ---- deploy blocks: a copy button per command or file ------------------------------ */
+  $all("[data-copy-block]").forEach(function (btn) {
+    var block = document.getElementById(btn.getAttribute("data-copy-block"));
+    if (!block) return;
+    btn.hidden = false;
+    btn.addEventListener("click", function () {
+      var text = block.textContent;
+      var done = function (ok) { btn.textContent = ok ? "Copied" : "Select and copy"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(false); });
+      } else {
+        var range = document.createRange();
+        range.selectNodeContents(block);
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        try { done(document.execCommand("copy")); } catch (e) { done(false); }
+      }
+    });
+  });
+
   /* ---- tables: sortable columns, a hint when a table scrolls sideways ----------------- */
   function cellValue(row, index) {
     var cell = row.children[index];
@@ -277,7 +298,9 @@
       });
     };
 
+    var queuedSince = Date.now();
     var poll = function (id) {
+      if (current !== id) queuedSince = Date.now();
       current = id;
       remember(id);
       progressBox.hidden = false;
@@ -292,7 +315,13 @@
         .then(function (run) {
           if (!run || current !== id) return;
           bar.value = Math.max(0, Math.min(1, run.progress || 0));
-          step.textContent = run.step || run.status;
+          step.textContent = run.step_label || run.step || run.status;
+          if (run.status === "queued" && Date.now() - queuedSince > 15000) {
+            say("No worker has taken the run yet. On the server, start one with: gpu-advisor worker" +
+                (run.label ? " --label " + run.label : "") + " (gpu-advisor serve starts one unless --no-worker).");
+            var hint = $("[data-worker-hint]");
+            if (hint) hint.hidden = false;
+          }
           if (run.status === "succeeded") {
             bar.value = 1;
             step.textContent = "done";

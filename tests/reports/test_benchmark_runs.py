@@ -295,3 +295,31 @@ def test_two_labelled_workers_share_one_redis_queue(start_worker, make_client) -
     # cancel from another web process ("another host"): b's worker stops its child
     with make_client(a.label, queue_url=REDIS_URL) as other:
         assert other.delete(f"/api/v1/benchmark-runs/{run_b['id']}").json()["status"] == "cancelled"
+
+
+def _worker_state(client: TestClient, label: str, want: str, limit: float = 60) -> dict:
+    deadline = time.monotonic() + limit
+    seen = None
+    while time.monotonic() < deadline:
+        r = client.get("/api/v1/workers")
+        assert r.status_code == 200, r.text
+        seen = next((w for w in r.json() if w["label"] == label), None)
+        if seen is not None and seen["state"] == want:
+            return seen
+        time.sleep(0.2)
+    raise AssertionError(f"worker {label} never {want}: last seen {seen}")
+
+
+def test_a_worker_says_it_is_online_busy_then_offline(start_worker, make_client) -> None:
+    w = start_worker("sleep")
+    c = make_client(w.label, run_heartbeat_lapse_s=3.0)
+    online = _worker_state(c, w.label, "online")
+    assert online["cpu_only"] == (online["backend"] == "cpu") and online["host"]
+    run = c.post("/api/v1/benchmark-runs", json={"profile": "quick"}).json()
+    busy = _worker_state(c, w.label, "busy")
+    assert busy["run_id"] == run["id"]
+    c.delete(f"/api/v1/benchmark-runs/{run['id']}")
+    _worker_state(c, w.label, "online")
+    w.stop()
+    gone = _worker_state(c, w.label, "offline")
+    assert gone["run_id"] is None

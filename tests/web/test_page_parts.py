@@ -5,6 +5,7 @@ the device upload form (same checks as the API)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -60,7 +61,7 @@ def test_pareto_front_keeps_only_undominated_points() -> None:
 
 
 def test_methodology_has_contents_and_linked_references(client: TestClient) -> None:
-    html = page(client, "/methodology")
+    html = page(client, "/methodology/details")
     assert 'aria-label="Contents"' in html and 'href="#1-memory-workloadpy"' in html
     assert 'id="ref-TM101"' in html and '<a href="#ref-TM101">[TM101]</a>' in html
     assert 'href="https://arxiv.org/abs/2205.05198"' in html
@@ -100,3 +101,39 @@ def test_pages_drop_template_indentation_but_not_preformatted_text() -> None:
     out = squeeze(html)
     assert "<ul>\n<li>a</li>\n</ul>" in out  # a newline stays where one was: same rendering
     assert "<pre>  x\n    y</pre>" in out and '<textarea>\n  {\n    "a": 1}</textarea>' in out
+
+
+def _serving_answer(client: TestClient, **targets: float) -> Any:
+    from app.recommend.schemas import RecommendationResponse
+
+    body = {
+        "workload": {
+            "preset": "llama-3.1-8b",
+            "task": "serving",
+            "serving": {"concurrent_requests": 20, **targets},
+        }
+    }
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    return RecommendationResponse.model_validate(r.json())
+
+
+def test_serving_charts_draw_the_users_ttft_target(client: TestClient) -> None:
+    from app.web.serving_charts import serving_charts
+
+    answer = _serving_answer(client, ttft_ms_target=700)
+    made = serving_charts(answer)
+    ttft = [(c, names) for c, _, names in made if "time to first token" in c]
+    assert ttft, [c for c, _, _ in made]
+    assert any("TTFT target (700 ms)" in n for _, names in ttft for n in names)
+    # the ITL target the user did not set is drawn as the default, and says so
+    itl = [names for c, _, names in made if "latency between tokens" in c]
+    assert itl and any("default" in n for n in itl[0] if n.startswith("ITL target"))
+
+
+def test_serving_charts_without_a_ttft_target_draw_latency_only(client: TestClient) -> None:
+    from app.web.serving_charts import serving_charts
+
+    made = serving_charts(_serving_answer(client, itl_ms_target=40))
+    assert made and all("latency between tokens" in c for c, _, _ in made)
+    assert any("ITL target (40 ms)" in n for _, _, names in made for n in names)

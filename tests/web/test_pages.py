@@ -7,6 +7,7 @@ import ast
 import csv
 import io
 import re
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +126,7 @@ def test_methodology_renders_docs_markdown(tmp_path: Path, database_url: str) ->
     settings = Settings(database_url=database_url, docs_dir=docs, data_dir=ROOT / "data")
     app = create_app(settings)
     with TestClient(app) as c:
-        html = page(c, "/methodology")
+        html = page(c, "/methodology/details")
     app.state.engine.dispose()
     assert '<h1 id="methodology">Methodology</h1>' in html
     assert "<table>" in html and "<code>code" in html
@@ -143,7 +144,9 @@ def test_methodology_missing_is_a_404_page(tmp_path: Path, database_url: str) ->
 def test_shipped_methodology_renders_when_present(client: TestClient) -> None:
     if not (ROOT / "docs" / "methodology.md").is_file():
         pytest.skip("docs/methodology.md not written yet")
-    page(client, "/methodology")
+    guide = page(client, "/methodology")
+    assert "How to read an answer" in guide and 'href="/methodology/details"' in guide
+    page(client, "/methodology/details")
 
 
 # ---------------------------------------------------------------------------- errors
@@ -438,3 +441,28 @@ def test_serving_answer_says_which_targets_are_mlperf_defaults(client: TestClien
     line = mine.split("data-serving-table")[0].rsplit('<p class="muted small">', 1)[1]
     assert "TTFT ≤ 1,000 ms" in line and "ITL ≤ 50 ms" in line
     assert "(default)" not in line and "data-default-targets" not in line
+
+
+def test_device_page_says_no_worker_is_online(client: TestClient) -> None:
+    html = page(client, "/device")
+    assert "data-no-worker" in html and "gpu-advisor worker" in html
+
+
+def test_use_as_baseline_keeps_the_question(client: TestClient) -> None:
+    from tests.web.sample_report import sample_report
+
+    r = client.post("/api/v1/device-reports", json=sample_report("Baseline GPU"))
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    # the question form links to /device with the question to come back to
+    answer = page(client, "/?preset=resnet-50&batch_size=64")
+    link = re.search(r'href="(/device\?back=[^"]+)" data-device-link', answer)
+    assert link is not None
+    device = page(client, html_unescape(link.group(1)))
+    use = re.search(rf'href="([^"]*device_report_id={rid}[^"]*)" data-use-baseline', device)
+    assert use is not None
+    target = html_unescape(use.group(1))
+    assert target.startswith("/recommendations?") and "batch_size=64" in target
+    assert "preset=resnet-50" in target
+    again = page(client, target)
+    assert "Baseline GPU" in again

@@ -78,6 +78,7 @@ PAGES = [
     "/compare?slugs=h100-sxm,rtx-4090&preset=llama-3-8b",
     "/device",
     "/methodology",
+    "/methodology/details",
 ]
 
 

@@ -99,7 +99,7 @@ def test_home_has_every_field_labelled_and_explained(client: TestClient) -> None
         assert f'for="f-{f.name}"' in html, f.name
         assert f'id="f-{f.name}-help"' in html, f.name
         assert f">{f.label}</" in html, f.name
-    assert 'action="/recommendations"' in html and 'method="get"' in html
+    assert 'action="/recommendations"' in html and 'method="post"' in html
     assert re.search(r'<option value="llama-3-8b" selected>', html)
     assert 'value="resnet-50"' in html
     # identifiers never reach the page as labels

@@ -1,0 +1,190 @@
+"""Something to deploy: a serving row as the runtime's serve command (tensor/pipeline
+parallel size, KV-cache dtype, context length, batch cap) and, where the row rents a SkyPilot
+instance, a SkyPilot service file that starts it. Only flags each runtime documents:
+
+* vLLM ``vllm serve`` (docs.vllm.ai, "Engine arguments"): --tensor-parallel-size,
+  --pipeline-parallel-size, --max-model-len, --kv-cache-dtype, --max-num-seqs,
+  --gpu-memory-utilization, --quantization.
+* SGLang ``python -m sglang.launch_server`` (docs.sglang.ai, "Server arguments"): --model-path,
+  --tp-size, --context-length, --kv-cache-dtype, --max-running-requests,
+  --mem-fraction-static, --quantization.
+* TensorRT-LLM ``trtllm-serve`` (nvidia.github.io/TensorRT-LLM, "trtllm-serve"): --tp_size,
+  --pp_size, --max_batch_size, --max_seq_len, --kv_cache_free_gpu_memory_fraction.
+* llama.cpp ``llama-server`` (its tools/server README): -m, -c, -ngl, -np, --split-mode.
+* SkyPilot service YAML (docs.skypilot.co, "Service YAML spec"): service.readiness_probe,
+  service.replicas, resources.accelerators / cloud / instance_type / ports.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import yaml
+
+from app.offers.launch import TaskDumper
+from app.recommend import schemas as s
+
+PORT = 8000
+# The share of memory the runtimes are told they may take: the serving plan assumes the same
+# (vLLM's default gpu_memory_utilization).
+MEMORY_FRACTION = 0.9
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line commands as literal blocks, the way SkyPilot files are written."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar(
+        "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None
+    )
+
+
+_Dumper.add_representer(str, _str)
+
+
+def _fp8_kv(sv: s.ServingOut) -> bool:
+    return sv.kv_cache_precision == "fp8"
+
+
+def _quantization(sv: s.ServingOut) -> tuple[str | None, str | None]:
+    """(the runtime's --quantization value, a note on the checkpoint it needs)."""
+    w = sv.weight_precision
+    if w == "fp8":
+        return "fp8", None
+    if w == "int4":
+        return "awq", "int4 weights need an AWQ (or GPTQ) checkpoint of the model"
+    if w == "fp4":
+        return None, "fp4 weights need an NVFP4 checkpoint of the model (e.g. NVIDIA's -FP4 ones)"
+    if w == "int8":
+        return None, "int8 weights need a W8A8 checkpoint of the model"
+    return None, None
+
+
+def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+    args = ["vllm", "serve", model, "--tensor-parallel-size", str(tp)]
+    if pp > 1:
+        args += ["--pipeline-parallel-size", str(pp)]
+    args += ["--max-model-len", str(context), "--max-num-seqs", str(_per_replica(sv))]
+    args += ["--gpu-memory-utilization", str(MEMORY_FRACTION)]
+    if _fp8_kv(sv):
+        args += ["--kv-cache-dtype", "fp8"]
+    quant, _ = _quantization(sv)
+    if quant:
+        args += ["--quantization", quant]
+    return [*args, "--port", str(PORT)]
+
+
+def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+    args = ["python", "-m", "sglang.launch_server", "--model-path", model, "--tp-size", str(tp)]
+    if pp > 1:
+        args += ["--pp-size", str(pp)]
+    args += ["--context-length", str(context)]
+    args += ["--max-running-requests", str(_per_replica(sv))]
+    args += ["--mem-fraction-static", str(MEMORY_FRACTION)]
+    if _fp8_kv(sv):
+        args += ["--kv-cache-dtype", "fp8_e4m3"]
+    quant, _ = _quantization(sv)
+    if quant:
+        args += ["--quantization", quant]
+    return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
+
+
+def _trtllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+    args = ["trtllm-serve", model, "--tp_size", str(tp), "--pp_size", str(pp)]
+    args += ["--max_batch_size", str(_per_replica(sv)), "--max_seq_len", str(context)]
+    args += ["--kv_cache_free_gpu_memory_fraction", str(MEMORY_FRACTION)]
+    return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
+
+
+def _llamacpp(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+    slots = _per_replica(sv)
+    gguf = model.rsplit("/", 1)[-1] + ".gguf"
+    # -c is the KV cache for all slots together: each of -np slots gets c ÷ np
+    args = ["llama-server", "-m", gguf, "-c", str(context * slots), "-np", str(slots)]
+    args += ["-ngl", "999"]
+    if sv.gpus_per_replica > 1:
+        args += ["--split-mode", "row" if sv.multi_gpu == "tensor" else "layer"]
+    return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
+
+
+BUILDERS = {"vllm": _vllm, "sglang": _sglang, "tensorrt-llm": _trtllm, "llama.cpp": _llamacpp}
+INSTALL = {
+    "vllm": "pip install vllm",
+    "sglang": 'pip install "sglang[all]"',
+    "tensorrt-llm": "pip install tensorrt-llm",
+    "llama.cpp": "# build llama.cpp with CUDA (cmake -B build -DGGML_CUDA=ON) or take a release",
+}
+
+
+def _per_replica(sv: s.ServingOut) -> int:
+    return max(1, sv.max_concurrency // max(1, sv.replicas))
+
+
+def _layout(sv: s.ServingOut) -> tuple[int, int]:
+    """(tensor parallel, pipeline parallel) for one replica."""
+    if sv.multi_gpu == "layers":
+        return 1, sv.gpus_per_replica
+    tp = max(1, sv.tensor_parallel)
+    return tp, max(1, sv.gpus_per_replica // tp)
+
+
+def _service_yaml(
+    row: s.Recommendation, sv: s.ServingOut, command: str, runtime: str, accelerator: str | None
+) -> str | None:
+    offer = row.offer
+    if offer is None or not offer.launchable or not accelerator:
+        return None
+    resources = {
+        "cloud": offer.provider,
+        "instance_type": offer.instance_type,
+        "accelerators": f"{accelerator}:{offer.gpus}",
+        "ports": PORT,
+        "use_spot": offer.tier == "spot",
+    }
+    service = {
+        "readiness_probe": "/health" if runtime in ("vllm", "sglang", "tensorrt-llm") else "/",
+        "replicas": sv.replicas,
+    }
+    task = {
+        "name": f"serve-{row.gpu.slug}",
+        "service": service,
+        "resources": resources,
+        "setup": INSTALL[runtime] + "\n",
+        "run": command + "\n",
+    }
+    header = (
+        f"# GPU Advisor: serve on {offer.provider} {offer.instance_type} "
+        f"({sv.replicas} replica(s) × {sv.gpus_per_replica} GPU(s)); start with: "
+        "sky serve up service.yaml\n"
+    )
+    return header + yaml.dump(task, Dumper=TaskDumper, sort_keys=False, default_flow_style=False)
+
+
+def deploy_for(
+    row: s.Recommendation, model: str | None, context: int, accelerator: str | None = None
+) -> s.DeployOut | None:
+    """The commands that start ``row``'s serving plan; None for runtimes with no server."""
+    sv = row.serving
+    if sv is None or sv.runtime not in BUILDERS:
+        return None
+    notes: list[str] = []
+    if model is None:
+        model = "<your-model>"
+        notes.append("replace <your-model> with the model's Hugging Face id or path")
+    tp, pp = _layout(sv)
+    args = BUILDERS[sv.runtime](model, sv, context, tp, pp)
+    command = shlex.join(args)
+    _, need = _quantization(sv)
+    if need:
+        notes.append(need)
+    if sv.runtime == "llama.cpp":
+        notes.append("point -m at the GGUF file of the quantisation this plan assumes")
+    if sv.replicas > 1:
+        notes.append(f"run {sv.replicas} copies behind a load balancer (the service file does)")
+    yaml_text = _service_yaml(row, sv, command, sv.runtime, accelerator)
+    if yaml_text is None:
+        notes.append(
+            "no SkyPilot instance behind this row: run the command on any machine with these GPUs"
+        )
+    return s.DeployOut(command=command, skypilot_service=yaml_text, notes=notes)

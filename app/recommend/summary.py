@@ -1,0 +1,110 @@
+"""The answer in one sentence: the pick, its price on the asked basis, why it wins, the
+runner-up and the main caveat — what a reader takes away before the table."""
+
+from __future__ import annotations
+
+from app.recommend import schemas as s
+
+
+def _fig(value: float) -> str:
+    """Three significant figures, thousands separated (1,230; 45.6; 0.123)."""
+    if value >= 1000:
+        return f"{round(value, -len(str(int(value))) + 3):,.0f}"
+    return f"{value:.3g}"
+
+
+def _usd(value: float) -> str:
+    return f"${value:,.2f}" if value < 100 else f"${value:,.0f}"
+
+
+def _name(row: s.Recommendation) -> str:
+    sv = row.serving
+    n = sv.replicas * sv.gpus_per_replica if sv is not None else row.num_gpus
+    return row.gpu.name if n == 1 else f"{n} × {row.gpu.name}"
+
+
+def _price(row: s.Recommendation, acquisition: str) -> str | None:
+    """The row's price on the basis the question asked for (rent first for 'either')."""
+    rent, buy = row.cost.rent, row.cost.buy
+    if acquisition in ("rent", "either") and rent is not None:
+        where = f" on {row.offer.provider}" if row.offer is not None else ""
+        spot = " spot" if rent.spot else ""
+        return f"rents at {_usd(rent.usd_per_hour)}/h{spot}{where} as of {rent.as_of}"
+    if acquisition in ("buy", "either") and buy is not None:
+        return f"costs {_usd(buy.usd)} to buy {buy.condition} as of {buy.as_of}"
+    return None
+
+
+def _speed(row: s.Recommendation) -> str:
+    t = row.throughput
+    return f"{_fig(t.value)} {t.unit}"
+
+
+def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
+    for text in (*row.warnings, *answer.warnings):
+        return text.rstrip(".")
+    u = row.uncertainty
+    if u.factor_high / max(u.factor_low, 1e-9) > 2.0:
+        return f"the estimate is loose ({_fig(u.low)}–{_fig(u.high)} {row.throughput.unit})"
+    return None
+
+
+def _assumptions(answer: s.RecommendationResponse) -> str:
+    w = answer.workload
+    sv = w.serving
+    if sv is not None:
+        load = (
+            f"{sv.concurrent_requests:g} concurrent requests"
+            if sv.concurrent_requests
+            else f"{sv.requests_per_s or 0:g} requests/s"
+        )
+        parts = [f"serving {load}", f"{sv.prompt_tokens:,} tokens in, {sv.output_tokens:,} out"]
+        parts.append(f"{sv.target_percentile} targets TTFT {_fig(sv.ttft_ms_target or 0)} ms")
+        objective = answer.objective.replace("_", " ")
+        return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
+    parts = [w.task, w.precision, f"batch {w.batch_size}"]
+    if w.seq_len:
+        parts.append(f"sequence {w.seq_len:,}")
+    if w.peft != "none":
+        parts.append(w.peft)
+    if w.dataset_samples and w.epochs:
+        parts.append(f"{_fig(w.dataset_samples)} samples × {w.epochs:g} epochs")
+    if w.runtime:
+        parts.append(w.runtime)
+    objective = answer.objective.replace("_", " ")
+    return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
+
+
+def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
+    rows = answer.recommendations
+    if not rows:
+        fixes = [v for v in (answer.what_if or []) if v.can_run]
+        sentence = "No GPU in the catalog can run this job within these limits"
+        if fixes:
+            sentence += f"; {fixes[0].change.rstrip('.')} would let {fixes[0].can_run} run it"
+        return s.AnswerSummaryOut(sentence=sentence + ".", assumptions=_assumptions(answer))
+    top = rows[0]
+    why = []
+    price = _price(top, answer.acquisition)
+    if price:
+        why.append(price)
+    mem = top.memory
+    if mem.headroom_gb is not None and mem.available_gb:
+        why.append(
+            f"fits with {_fig(max(0.0, mem.headroom_gb))} GB spare of {_fig(mem.available_gb)} GB"
+        )
+    why.append(f"runs {_speed(top)}")
+    why.append(f"limited by {top.bottleneck}")
+    sentence = f"Pick {_name(top)}: " + ", ".join(why) + "."
+    if len(rows) > 1:
+        second = rows[1]
+        other = _price(second, answer.acquisition)
+        sentence += (
+            f" Runner-up: {_name(second)} ({_speed(second)}"
+            + (f", {other}" if other else "")
+            + ")."
+        )
+    caveat = _caveat(top, answer)
+    if caveat:
+        sentence += f" Caveat: {caveat[0].lower() + caveat[1:]}."
+    return s.AnswerSummaryOut(sentence=sentence, assumptions=_assumptions(answer))

@@ -1,0 +1,95 @@
+"""Something to deploy: each serving row's command carries the plan's own layout, context,
+batch cap and KV dtype, and its SkyPilot file rents the row's instance."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import yaml
+from fastapi.testclient import TestClient
+
+from app.domain.cost import CloudOffer
+from app.offers.launch import task_yaml
+
+
+def _serving(client: TestClient, **workload: Any) -> dict[str, Any]:
+    body = {
+        "workload": {"task": "serving", "serving": {"concurrent_requests": 50}, **workload},
+        "constraints": {"acquisition": "rent"},
+    }
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _flag(args: list[str], name: str) -> str | None:
+    return args[args.index(name) + 1] if name in args else None
+
+
+def test_vllm_commands_carry_each_plans_layout(client: TestClient) -> None:
+    answer = _serving(client, preset="llama-3.3-70b", runtime="vllm")
+    rows = [r for r in answer["recommendations"] if r["serving"]["runtime"] == "vllm"]
+    assert rows
+    for row in rows:
+        sv = row["serving"]
+        deploy = sv["deploy"]
+        args = shlex.split(deploy["command"])
+        assert args[:3] == ["vllm", "serve", "meta-llama/Llama-3.3-70B-Instruct"]
+        if sv["multi_gpu"] == "layers":
+            assert _flag(args, "--pipeline-parallel-size") == str(sv["gpus_per_replica"])
+        else:
+            assert _flag(args, "--tensor-parallel-size") == str(sv["tensor_parallel"])
+        serving_in = answer["workload"]["serving"]
+        assert _flag(args, "--max-model-len") == str(
+            serving_in["prompt_tokens"] + serving_in["output_tokens"]
+        )
+        assert ("--kv-cache-dtype" in args) == (sv["kv_cache_precision"] == "fp8")
+        per_replica = max(1, sv["max_concurrency"] // sv["replicas"])
+        assert _flag(args, "--max-num-seqs") == str(per_replica)
+        offer = row["offer"]
+        if offer and offer["launchable"]:
+            spec = yaml.safe_load(deploy["skypilot_service"])
+            assert spec["service"]["replicas"] == sv["replicas"]
+            assert spec["resources"]["instance_type"] == offer["instance_type"]
+            assert spec["resources"]["accelerators"].endswith(f":{offer['gpus']}")
+            assert deploy["command"] in spec["run"]
+        else:
+            assert deploy["skypilot_service"] is None
+
+
+def test_a_custom_model_gets_a_placeholder_and_says_so(client: TestClient) -> None:
+    model = {
+        "family": "decoder",
+        "params": 7e9,
+        "layers": 32,
+        "hidden_size": 4096,
+        "num_heads": 32,
+        "num_kv_heads": 8,
+        "vocab_size": 32000,
+    }
+    answer = _serving(client, model=model, runtime="vllm")
+    deploy = answer["recommendations"][0]["serving"]["deploy"]
+    assert "<your-model>" in deploy["command"]
+    assert any("your-model" in n for n in deploy["notes"])
+
+
+def _offer() -> CloudOffer:
+    return CloudOffer(
+        provider="aws",
+        instance_type="p5.48xlarge",
+        gpus=8,
+        usd_per_hour=98.32,
+        spot_usd_per_hour=None,
+        tier="on-demand",
+        as_of="2026-11-30",
+        source="skypilot catalog",
+        accelerator="H100",
+    )
+
+
+def test_a_loopback_upload_url_is_called_out() -> None:
+    text = task_yaml(_offer(), "h100-sxm", "http://127.0.0.1:8000/")
+    assert "WARNING" in text and "cannot reach" in text
+    public = task_yaml(_offer(), "h100-sxm", "https://advisor.example.org/")
+    assert "WARNING" not in public

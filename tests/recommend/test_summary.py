@@ -1,0 +1,63 @@
+"""The verdict sentence says what the ranking says: the first row's card and price, the
+runner-up, and for an empty answer what would change it."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+
+def _ask(client: TestClient, body: dict) -> dict:
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_the_sentence_names_the_pick_its_rent_and_the_runner_up(client: TestClient) -> None:
+    answer = _ask(
+        client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference"},
+            "constraints": {"acquisition": "rent"},
+        },
+    )
+    top, second = answer["recommendations"][:2]
+    sentence = answer["summary"]["sentence"]
+    assert (
+        sentence.startswith(f"Pick {top['gpu']['name']}") or f"× {top['gpu']['name']}" in sentence
+    )
+    rent = top["cost"]["rent"]["usd_per_hour"]
+    assert f"${rent:,.2f}/h" in sentence
+    assert "Runner-up: " in sentence and second["gpu"]["name"] in sentence
+    assert top["throughput"]["unit"] in sentence
+    assert f"limited by {top['bottleneck']}" in sentence
+    assert answer["summary"]["assumptions"].startswith("Assuming inference, ")
+
+
+def test_a_buy_question_prices_the_pick_to_buy(client: TestClient) -> None:
+    answer = _ask(
+        client, {"workload": {"preset": "resnet-50"}, "constraints": {"acquisition": "buy"}}
+    )
+    top = answer["recommendations"][0]
+    sentence = answer["summary"]["sentence"]
+    assert "to buy" in sentence and "rents at" not in sentence
+    assert (
+        f"${top['cost']['buy']['usd']:,.0f}" in sentence
+        or f"${top['cost']['buy']['usd']:,.2f}" in sentence
+    )
+
+
+def test_an_empty_answer_says_so_and_what_would_change_it(client: TestClient) -> None:
+    answer = _ask(
+        client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "fine-tuning"},
+            "constraints": {"max_gpus": 1, "acquisition": "buy", "max_purchase_usd": 300},
+            "what_if": True,
+        },
+    )
+    assert answer["recommendations"] == []
+    sentence = answer["summary"]["sentence"]
+    assert sentence.startswith("No GPU in the catalog can run this job")
+    helps = [v for v in answer["what_if"] or [] if v["can_run"]]
+    if helps:
+        assert helps[0]["change"].rstrip(".") in sentence
