@@ -29,7 +29,7 @@ def test_tiny_full_run_produces_valid_report(tiny_profile: Profile) -> None:
     events: list[tuple[str, float]] = []
     report = runner.run_benchmarks(tiny_profile, "cpu", progress=lambda s, f: events.append((s, f)))
     again = BenchReport.model_validate(json.loads(report.model_dump_json()))
-    assert again.schema_version == 1
+    assert again.schema_version == 2
     assert report.environment.backend == "cpu"
     assert report.environment.torch_version == torch.__version__
     assert "float32_matmul_precision" in report.environment.precision_flags
