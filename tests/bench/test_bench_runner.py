@@ -205,4 +205,6 @@ def test_without_a_budget_nothing_is_skipped(tiny_profile: Profile) -> None:
 def test_quick_profiles_have_a_time_budget() -> None:
     for accel in (False, True):
         budget = runner.get_profile("quick", accel).budget_s
-        assert budget is not None and budget <= 15
+        # the quick goal is 30 s in all: the suites' budget leaves 10 s for imports, the
+        # environment probe and the global warm-up
+        assert budget is not None and budget <= 20
