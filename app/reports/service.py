@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.bench.report import BenchReport, apply_peaks
+from app.bench.report import BenchReport, apply_peaks, impossible_figure
 from app.catalog import repository as catalog_repository
 from app.catalog import service as catalog
 from app.db import Snapshots, session_scope, write_scope
@@ -70,6 +70,16 @@ def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | Non
     return match_device(env.device_name, gib, gpus), "name"
 
 
+def refuse_impossible(report: BenchReport, gpu: GpuSpec) -> None:
+    """A figure above the catalog peak of its GPU by more than boost clocks and timing noise
+    allow (``PEAK_TOLERANCE``) is not a measurement: the whole report is refused, naming the
+    field, so that nothing from a broken timer reaches the pooled profiles."""
+    found = impossible_figure(report, peaks_for(gpu))
+    if found is not None:
+        path, message = found
+        raise InvalidInput(f"{path}: {message} ({gpu.name})", field=path)
+
+
 def stored_copy(session: Session, raw: bytes, key: str) -> ReportOut | None:
     """The report already stored under an idempotency key, if any; a different body under
     the same key is a conflict (the client reused a key by mistake)."""
@@ -88,6 +98,7 @@ def prepare_report(session: Session, raw: bytes, origin: str) -> dict[str, objec
     report = parse_report(raw)
     gpu, matched_by = resolve_gpu(report, catalog.all_specs(session))
     if gpu is not None:
+        refuse_impossible(report, gpu)
         # Recompute efficiencies against our catalog's peaks, whatever the client sent;
         # this also rejects figures above 1.15 × peak.
         report = apply_peaks(report, peaks_for(gpu), gpu.slug, gpu.name, matched_by)  # type: ignore[arg-type]
