@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -24,6 +26,15 @@ def bus_bytes(kind: str, size: int, ranks: int) -> int:
     return int(size * factor)
 
 
+def _collective(dist: Any, kind: str, numel: int, world: int) -> Callable[[], object]:
+    if kind == "all_reduce":
+        buf = torch.ones(numel, device="cuda", dtype=torch.bfloat16)
+        return lambda: dist.all_reduce(buf)
+    part = torch.ones(numel // world, device="cuda", dtype=torch.bfloat16)
+    full = torch.empty(part.numel() * world, device="cuda", dtype=torch.bfloat16)
+    return lambda: dist.all_gather_into_tensor(full, part)
+
+
 def _worker(rank: int, world: int, store: str, sizes: list[int], out: str) -> None:
     import torch.distributed as dist
 
@@ -34,18 +45,7 @@ def _worker(rank: int, world: int, store: str, sizes: list[int], out: str) -> No
         for size in sizes:
             numel = size // 2  # bf16
             for kind in ("all_reduce", "all_gather"):
-                if kind == "all_reduce":
-                    buf = torch.ones(numel, device="cuda", dtype=torch.bfloat16)
-
-                    def op(buf: torch.Tensor = buf) -> None:
-                        dist.all_reduce(buf)
-                else:
-                    part = torch.ones(numel // world, device="cuda", dtype=torch.bfloat16)
-                    full = torch.empty(part.numel() * world, device="cuda", dtype=torch.bfloat16)
-
-                    def op(part: torch.Tensor = part, full: torch.Tensor = full) -> None:
-                        dist.all_gather_into_tensor(full, part)
-
+                op = _collective(dist, kind, numel, world)
                 for _ in range(WARMUP):
                     op()
                 start, end = (

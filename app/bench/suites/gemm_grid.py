@@ -3,6 +3,8 @@ shapes and the layer shapes of the presets (see ``LLAMA3_8B_LAYERS``). FLOPs = 2
 
 from __future__ import annotations
 
+from functools import partial
+
 from app.bench.device import precision_support
 from app.bench.report import KernelSuite, gemm_flops
 from app.bench.suites.common import Context
@@ -47,7 +49,7 @@ def run(ctx: Context, suite: KernelSuite) -> None:
                     "mm" if precision != "fp8" else "scaled_mm",
                     shape,
                     precision,
-                    lambda m=m, n=n, k=k, p=precision: _make_op(ctx, p, m, n, k),
+                    partial(_make_op, ctx, precision, m, n, k),
                     flops=gemm_flops(shape),
                     bytes_moved=elt * (m * k + k * n) + out_elt * m * n,
                     flush=True,
