@@ -49,6 +49,8 @@ OTHER_TENSOR_GEN = 0.5
 OTHER_MEMORY = 0.7
 # How far a donor may be from the target before its figures stop counting at all.
 MIN_WEIGHT = 1e-4
+# Kernels shorter than this show their fixed per-kernel time; longer ones hide it.
+SMALL_KERNEL_S = 50e-6
 
 Shape = tuple[tuple[str, int], ...]
 
@@ -213,90 +215,118 @@ def similarity(target: GpuFeatures, donor: GpuFeatures) -> float:
     return w
 
 
-def shape_distance(a: Shape, b: Shape) -> float:
-    """Σ |ln a_i − ln b_i| over the dimensions both name (a missing one counts ln 2)."""
-    da, db = dict(a), dict(b)
-    dist = 0.0
-    for key in set(da) | set(db):
-        if key == "causal":
-            dist += 0.0 if da.get(key, 0) == db.get(key, 0) else math.log(2)
-        elif key in da and key in db:
-            dist += abs(math.log(max(da[key], 1) / max(db[key], 1)))
-        else:
-            dist += math.log(2)
-    return dist
-
-
 def _same_dtype(a: str, b: str) -> bool:
     return a == b or {a, b} == {"bf16", "fp16"}
 
 
-def _nearest(
-    points: tuple[ProfilePoint, ...], kernel_class: str, dtype: str, shape: Shape
-) -> tuple[ProfilePoint, float] | None:
-    cands = [p for p in points if p.kernel_class == kernel_class and _same_dtype(p.dtype, dtype)]
-    if not cands:
-        return None
-    best = min(cands, key=lambda p: (shape_distance(p.shape, shape), -p.efficiency))
-    return best, shape_distance(best.shape, shape)
+def _rate_peak(feats: GpuFeatures, kernel_class: str, dtype: str) -> float | None:
+    """The class's peak rate in work per second: FLOP/s or bytes/s."""
+    if kernel_class in COMPUTE_CLASSES:
+        peak = _peak(feats, dtype)
+        return peak * 1e12 if peak else None
+    return feats.bandwidth_gbs * 1e9
+
+
+def _work(kernel_class: str, shape: Mapping[str, int], dtype: str) -> float:
+    flops, nbytes = work_of(kernel_class, shape, dtype)
+    return flops if kernel_class in COMPUTE_CLASSES else nbytes
 
 
 @dataclass(frozen=True, slots=True)
-class Estimate:
-    efficiency: float
-    donors: tuple[str, ...]  # slugs, heaviest first
-    measured_here: bool
-    count: int  # reports behind the figure when measured here
+class Curve:
+    """One GPU's curve for a kernel class: t(shape) = fixed_s + work ÷ (ceiling · roof ·
+    peak rate). ``ceiling`` is the best fraction of the roofline reached; ``fixed_s`` the
+    per-kernel time no shape can hide (launch, prologue, a partial wave), seen only in
+    small kernels, so None when none was measured."""
+
+    ceiling: float
+    fixed_s: float | None
 
 
-def carry_over(
+def fit_curve(
+    points: tuple[ProfilePoint, ...], feats: GpuFeatures, kernel_class: str, dtype: str
+) -> Curve | None:
+    cands = [p for p in points if p.kernel_class == kernel_class and _same_dtype(p.dtype, dtype)]
+    rate = _rate_peak(feats, kernel_class, dtype)
+    if not cands or rate is None:
+        return None
+    curve = _fit(cands, feats, kernel_class, dtype, rate)
+    if curve.fixed_s is None:
+        # the fixed per-kernel time (launch, prologue) does not depend on the dtype: borrow
+        # it from the class's other dtypes measured on this GPU
+        others = {p.dtype for p in points if p.kernel_class == kernel_class} - {dtype}
+        fixed = [
+            c.fixed_s
+            for d in sorted(others)
+            if (r := _rate_peak(feats, kernel_class, d)) is not None
+            and (c := _fit([p for p in points if p.kernel_class == kernel_class and p.dtype == d],
+                           feats, kernel_class, d, r)).fixed_s is not None
+        ]  # fmt: skip
+        if fixed:
+            curve = Curve(curve.ceiling, _median(fixed))
+    return curve
+
+
+def _fit(
+    cands: list[ProfilePoint], feats: GpuFeatures, kernel_class: str, dtype: str, rate: float
+) -> Curve:
+    roofs = [roofline_fraction(kernel_class, dict(p.shape), dtype, feats) if p.shape else 1.0
+             for p in cands]  # fmt: skip
+    ceiling = min(1.0, max(p.efficiency / max(r, 1e-9) for p, r in zip(cands, roofs, strict=True)))
+    fixed: list[float] = []
+    for p, roof in zip(cands, roofs, strict=True):
+        if not p.shape:
+            continue
+        work = _work(kernel_class, dict(p.shape), dtype)
+        measured = work / (p.efficiency * rate)
+        if measured < SMALL_KERNEL_S:
+            fixed.append(max(0.0, measured - work / (ceiling * roof * rate)))
+    return Curve(ceiling, _median(fixed) if fixed else None)
+
+
+def curve_efficiency(
+    curve: Curve, feats: GpuFeatures, kernel_class: str, shape: Mapping[str, int], dtype: str
+) -> float:
+    """e at ``shape`` on the GPU ``feats`` describes; an empty shape asks for the ceiling."""
+    rate = _rate_peak(feats, kernel_class, dtype)
+    if not shape or rate is None:
+        return curve.ceiling
+    work = _work(kernel_class, shape, dtype)
+    roof = roofline_fraction(kernel_class, shape, dtype, feats)
+    seconds = (curve.fixed_s or 0.0) + work / (curve.ceiling * roof * rate)
+    return min(1.0, work / (rate * seconds))
+
+
+def _median(values: list[float]) -> float:
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def carried_curve(
     target: GpuFeatures,
     kernel_class: str,
-    shape: Mapping[str, int],
     dtype: str,
     donors: Mapping[str, tuple[GpuFeatures, GpuProfile]],
-) -> Estimate | None:
-    """e(kernel class, shape) on ``target`` from the donors' profiles (see the module
-    docstring); None when no donor measured the class in a comparable dtype."""
-    key = shape_key(shape)
-    roof_t = roofline_fraction(kernel_class, shape, dtype, target)
-    total = acc = 0.0
+) -> tuple[Curve, tuple[str, ...]] | None:
+    """The target's curve from the donors' curves: ceilings and fixed times averaged with
+    the architecture-similarity weights; the donors in order of weight."""
+    acc_c = acc_w = acc_f = acc_fw = 0.0
     weights: list[tuple[float, str]] = []
     for slug, (feats, profile) in donors.items():
-        found = _nearest(profile.points, kernel_class, dtype, key)
-        if found is None:
+        curve = fit_curve(profile.points, feats, kernel_class, dtype)
+        w = similarity(target, feats)
+        if curve is None or w < MIN_WEIGHT:
             continue
-        point, dist = found
-        roof_d = roofline_fraction(kernel_class, dict(point.shape), point.dtype, feats)
-        of_roof = point.efficiency / max(roof_d, 1e-9)
-        w = similarity(target, feats) * math.exp(-dist)
-        if w < MIN_WEIGHT:
-            continue
-        total += w
-        acc += w * of_roof
+        acc_c, acc_w = acc_c + w * curve.ceiling, acc_w + w
+        if curve.fixed_s is not None:
+            acc_f, acc_fw = acc_f + w * curve.fixed_s, acc_fw + w
         weights.append((w, slug))
-    if total <= 0:
+    if acc_w <= 0:
         return None
     weights.sort(reverse=True)
-    return Estimate(
-        efficiency=min(1.0, acc / total * roof_t),
-        donors=tuple(s for _, s in weights),
-        measured_here=False,
-        count=0,
-    )
-
-
-def _own(
-    profile: GpuProfile, feats: GpuFeatures, kernel_class: str, shape: Mapping[str, int], dtype: str
-) -> Estimate | None:
-    found = _nearest(profile.points, kernel_class, dtype, shape_key(shape))
-    if found is None:
-        return None
-    point, _ = found
-    roof_p = roofline_fraction(kernel_class, dict(point.shape), point.dtype, feats)
-    roof_s = roofline_fraction(kernel_class, shape, dtype, feats)
-    e = min(1.0, point.efficiency / max(roof_p, 1e-9) * roof_s)
-    return Estimate(e, (profile.slug,), True, max(profile.reports, point.count))
+    fixed = acc_f / acc_fw if acc_fw > 0 else None
+    return Curve(acc_c / acc_w, fixed), tuple(s for _, s in weights)
 
 
 def profile_efficiency(
@@ -309,30 +339,42 @@ def profile_efficiency(
     dtype: str = "bf16",
     prior: float | None = None,
 ) -> tuple[float | None, str]:
-    """(e, basis) for one kernel on ``gpu``: its own profile where it has one for the class
-    ("measured on this GPU (N reports)" or "published figures for this GPU"), else carried
-    over from profiled GPUs ("carried over from H100 SXM, A100 SXM4"), else ``prior``.
+    """(e, basis) for one kernel on ``gpu``: from its own profile where it has points of the
+    class ("measured on this GPU (N reports)", "published figures for this GPU"), else
+    carried over from profiled GPUs ("carried over from H100 SXM5, B200"), else ``prior``.
 
-    ``gpus`` maps catalog slugs to specs (the donors' peaks and features); e is achieved ÷
-    the catalog peak of the class (dense TFLOPS of ``dtype``, or memory bandwidth)."""
+    ``gpus`` maps catalog slugs to specs (the donors' peaks); e is achieved ÷ the catalog
+    peak of the class (dense TFLOPS of ``dtype``, or the memory bandwidth). An own profile
+    without small kernels borrows its fixed per-kernel time from the donors."""
     own = store.profiles.get(gpu.slug)
-    if own is not None:
-        est = _own(own, features_of(gpu, own.features), kernel_class, shape, dtype)
-        if est is not None:
-            if own.reports:
-                return est.efficiency, f"measured on this GPU ({own.reports} reports)"
-            return est.efficiency, "published figures for this GPU"
+    target = features_of(gpu, own.features if own else None)
     donors = {
         slug: (features_of(gpus[slug], prof.features), prof)
         for slug, prof in store.profiles.items()
         if slug != gpu.slug and slug in gpus
     }
-    target = features_of(gpu, own.features if own else None)
-    est = carry_over(target, kernel_class, shape, dtype, donors)
-    if est is None:
+    carried = carried_curve(target, kernel_class, dtype, donors)
+    curve = fit_curve(own.points, target, kernel_class, dtype) if own else None
+    if own is not None and curve is not None:
+        exact = [
+            p for p in own.points
+            if p.kernel_class == kernel_class and p.dtype == dtype and p.shape == shape_key(shape)
+        ]  # fmt: skip
+        if exact:
+            e = exact[0].efficiency
+        else:
+            if curve.fixed_s is None and carried is not None:
+                curve = Curve(curve.ceiling, carried[0].fixed_s)
+            e = curve_efficiency(curve, target, kernel_class, shape, dtype)
+        if own.reports:
+            return e, f"measured on this GPU ({own.reports} reports)"
+        return e, "published figures for this GPU"
+    if carried is None:
         return prior, "prior"
-    names = ", ".join(gpus[s].name for s in est.donors[:3])
-    return est.efficiency, f"carried over from {names}"
+    names = ", ".join(gpus[s].name for s in carried[1][:3])
+    return curve_efficiency(
+        carried[0], target, kernel_class, shape, dtype
+    ), f"carried over from {names}"
 
 
 # ---------------------------------------------------------------------------------- parsing
