@@ -367,7 +367,8 @@ def profile_efficiency(
                 curve = Curve(curve.ceiling, carried[0].fixed_s)
             e = curve_efficiency(curve, target, kernel_class, shape, dtype)
         if own.reports:
-            return e, f"measured on this GPU ({own.reports} reports)"
+            plural = "s" if own.reports != 1 else ""
+            return e, f"measured on this GPU ({own.reports} report{plural})"
         return e, "published figures for this GPU"
     if carried is None:
         return prior, "prior"

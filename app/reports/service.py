@@ -10,13 +10,22 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.bench.report import BenchReport, apply_peaks, impossible_figure
+from app.bench.report import SCHEMA_VERSION, BenchReport, apply_peaks, impossible_figure
 from app.catalog import repository as catalog_repository
 from app.catalog import service as catalog
+from app.catalog.profiles import shipped_profiles
 from app.db import Snapshots, session_scope, write_scope
-from app.domain.calibration import Calibration, Efficiencies, Measurement, pool
+from app.domain.calibration import (
+    Calibration,
+    Efficiencies,
+    KernelMeasurement,
+    Measurement,
+    pool,
+    pool_kernel_points,
+)
 from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
+from app.domain.kernel_profiles import ProfileStore, merge_profiles, shape_key
 from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
 from app.reports import repository
 from app.reports.matching import match_device
@@ -262,6 +271,37 @@ def catalog_calibration(
     if stamp is None:
         stamp = (catalog_repository.catalog_stamp(session), repository.reports_stamp(session))
     return _pooled.get(session, stamp, lambda: pooled_calibration(session, gpus))
+
+
+def kernel_measurements(session: Session) -> list[KernelMeasurement]:
+    """Every stored report's ok kernel points with an efficiency (the server computed it
+    against its own catalog peak when the report was stored)."""
+    out: list[KernelMeasurement] = []
+    for slug, backend, version, data in repository.matched_kernel_reports(session):
+        points = []
+        for p in (data.get("kernels") or {}).get("points") or []:
+            eff = p.get("efficiency")
+            if p.get("status", "ok") == "ok" and isinstance(eff, int | float) and eff > 0:
+                shape = shape_key(p.get("shape") or {})
+                points.append((str(p["kernel_class"]), str(p["dtype"]), shape, float(eff)))
+        if points:
+            out.append(KernelMeasurement(slug, backend, version, tuple(points)))
+    return out
+
+
+def kernel_profile_store(session: Session, gpus: list[GpuSpec]) -> ProfileStore:
+    """The shipped kernel profiles with every stored report pooled in per GPU model
+    (app.domain.calibration.pool_kernel_points); measured points replace published ones of
+    the same shape. The engine reads it through kernel_profiles.profile_efficiency."""
+    backends = {g.slug: g.backends[0] for g in gpus if g.backends}
+    pooled = pool_kernel_points(kernel_measurements(session), backends, SCHEMA_VERSION)
+    shipped, _ = shipped_profiles()
+    merged = {}
+    for slug in set(shipped.profiles) | set(pooled):
+        profile = merge_profiles(shipped.profiles.get(slug), pooled.get(slug))
+        if profile is not None:
+            merged[slug] = profile
+    return ProfileStore(merged)
 
 
 def calibration_from(report: BenchReport, gpu: GpuSpec | None, source: str) -> Calibration | None:

@@ -70,3 +70,21 @@ def test_a_real_v2_report_is_stored_once_per_key(client: TestClient) -> None:
     assert again.json()["id"] == first.json()["id"]
     assert again.headers.get("Idempotent-Replayed") == "true"
     assert client.get("/api/v1/device-reports").json()["total"] == 1
+
+
+def test_a_stored_report_joins_its_gpus_kernel_profile(client: TestClient) -> None:
+    from app.catalog.loader import read_gpu_specs
+    from app.catalog.profiles import DATA_DIR
+    from app.domain.kernel_profiles import profile_efficiency
+    from app.reports.service import kernel_profile_store
+
+    gpus = {g.slug: g for g in read_gpu_specs(DATA_DIR)}
+    shape = {"m": 4096, "n": 4096, "k": 4096}
+    point = gemm_point(seconds=2.5e-4)  # 550 TFLOPS: 0.556 of the 989.4 peak
+    assert client.post("/api/v1/device-reports", json=v2_report(point)).status_code == 201
+    factory = client.app.state.session_factory  # type: ignore[attr-defined]
+    with factory() as session:
+        store = kernel_profile_store(session, list(gpus.values()))
+    e, basis = profile_efficiency(gpus["h100-sxm"], "gemm", shape, store, gpus)
+    assert basis == "measured on this GPU (1 report)"
+    assert e == pytest.approx(point["tflops"] / 989.4, rel=1e-3)
