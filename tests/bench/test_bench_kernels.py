@@ -166,3 +166,11 @@ def test_kernels_on_cuda(tiny_profile: Profile) -> None:
     eager = next(p for p in report.kernels.points if p.kernel_class == "launch_eager")
     # a replayed graph launches its kernels with less host work than eager dispatch
     assert graph.seconds / graph.shape["kernels"] < eager.seconds
+
+
+def test_nvidia_smi_fields_are_read_and_unreadable_ones_left_out() -> None:
+    from app.bench.environment import parse_smi_line
+
+    rec = parse_smi_line("570.86.15, 1980, 1980, 3201, 121.50, 700.00, [N/A]")
+    assert rec["driver_version"] == "570.86.15" and rec["power_limit_w"] == 700.0
+    assert rec["sm_clock_max_mhz"] == 1980.0 and "temperature_c" not in rec
