@@ -6,29 +6,23 @@ prefill), memory bandwidth for the memory-bound ones. Points come from shipped p
 (``data/profiles/<slug>.yaml``, published sweeps and vendor figures, each with its source)
 and from stored device reports, pooled per GPU model (``app.domain.calibration``).
 
-Carry-over (methodology §"kernel profiles"). What transfers between GPUs is not the
-fraction of *peak* a kernel reaches but the fraction of the *roofline* it reaches: a
-GEMM of arithmetic intensity I (FLOPs per byte) can at best run at min(P, I·B) on a GPU
-of peak P and bandwidth B. A skinny decode GEMM sits on the bandwidth slope on every GPU,
-a large square one under the compute roof, and where a shape falls depends on the GPU's
-ridge point P/B, which is the target's own. So
-
-    e_target(shape) = Σ_d w_d · f_d(shape) · roof_target(shape) / Σ_d w_d,
-
-with f_d the donor's achieved ÷ roofline at its nearest measured shape and roof_target =
-min(1, I·B/P) of the target. The weights w_d come from architecture features:
+Carry-over (docs/methodology.md, "Kernel profiles"). Each GPU's points give it a curve,
+t(shape) = t_fixed + work ÷ (c · roof(shape) · peak rate), where roof = min(1, I·B/P) is the
+best fraction of peak a shape of arithmetic intensity I can reach on a GPU of peak P and
+bandwidth B (1 for memory classes), c the best fraction of that roofline the GPU reached and
+t_fixed the per-kernel time no shape hides (launch, prologue, a partial wave). A GPU without
+points takes c and t_fixed from the profiled GPUs, weighted by architecture features:
 
 * vendor (a different vendor's software stack is a different kernel library: × 0.1);
 * tensor-core generation (same generation × 1, else × 0.5);
 * memory technology (HBM / GDDR / LPDDR: × 0.7 when it differs);
-* SM count and boost clock where both GPUs' profiles state them (× e^(−|ln ratio|/2));
-  they set how many tiles a wave holds and so how small shapes fill the chip;
-* L2 size where both state it (× e^(−|ln ratio|/4));
-* shape distance: the donor's nearest point at log-distance δ weighs e^(−δ).
+* SM count and boost clock where both profiles state them (× e^(−|ln ratio|/2));
+* L2 size where both state it (× e^(−|ln ratio|/4)).
 
-The constants are round numbers chosen before looking at the errors, documented in
-docs/methodology.md; benchmarks/kernel_carryover.py leaves each profiled GPU out in turn
-and reports the median error of this model over the shipped profiles.
+The roofline is always the target's own, so where a shape falls (a skinny decode GEMM on
+the bandwidth slope, a large square one under the compute roof) follows the target's ridge
+point P/B. The constants are round numbers, not fitted; benchmarks/kernel_carryover.py
+leaves each profiled GPU out in turn and reports the median error over the shipped profiles.
 """
 
 from __future__ import annotations
