@@ -38,7 +38,10 @@ from app.vocab import MEASURED_PRECISIONS, DeviceBackend, MeasuredPrecision
 SCHEMA_VERSION: Literal[2] = 2
 SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
 
-#: Ratio above a known peak at which a measurement is rejected as an error.
+#: Ratio above a known peak at which a measurement is rejected as an error (and an upload
+#: claiming it refused). The margin is measurement noise plus boost: cards run above the
+#: clock their datasheet peak assumes (mixbench measured an RTX 2070 at ~113 % of the peak
+#: at its reported clock) and a noisy figure spreads up to 10 % (IQR/median); methodology §7.
 PEAK_TOLERANCE = 1.15
 
 MAX_TFLOPS = 100_000.0
@@ -386,7 +389,6 @@ KernelClass = Literal[
 ]
 #: Classes limited by arithmetic (their rate is FLOP/s); the others by memory (bytes/s).
 COMPUTE_CLASSES: frozenset[str] = frozenset({"gemm", "attention_prefill"})
-#: Classes whose FLOPs the schema recomputes from the shape (and refuses when they differ).
 _RATE_TOLERANCE = 0.02  # a stated rate may differ from work ÷ seconds by rounding only
 
 
@@ -403,6 +405,8 @@ def attention_flops(shape: Mapping[str, int]) -> int:
     return full // 2 if shape.get("causal") else full
 
 
+#: Classes whose FLOPs the schema recomputes from the shape (and refuses when they differ),
+#: with the dimensions their shape must name.
 _SHAPE_KEYS: dict[str, tuple[str, ...]] = {
     "gemm": ("m", "n", "k"),
     "attention_prefill": ("batch", "heads", "q_len", "kv_len", "head_dim"),
