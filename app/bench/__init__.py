@@ -11,6 +11,6 @@ Public API:
 Importing this package does not import torch; the submodules do.
 """
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 __all__ = ["SCHEMA_VERSION"]

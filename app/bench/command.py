@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from app.bench.report import BenchReport, Figure, apply_peaks
+from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
 
 PeaksLookup = Callable[[str, float | None], tuple[str, str, dict[str, float]] | None]
 
@@ -47,6 +47,137 @@ def _fig_cells(fig: Figure | None) -> tuple[str, str, str]:
     return measured, _fmt(fig.peak), eff
 
 
+Row = tuple[str, str, str, str, str]
+
+
+def _matmul_rows(report: BenchReport) -> list[Row]:
+    rows: list[Row] = []
+    for p, s in (report.matmul.by_precision if report.matmul else {}).items():
+        note = ""
+        if s.best_shape and report.matmul:
+            n_shapes = len([r for r in report.matmul.rows if r.precision == p])
+            m, n, k = s.best_shape
+            note = f"best of {n_shapes}: {m}×{n}×{k}"
+        if not s.native:
+            note = "not native (emulated)"
+        if s.best.status == "not_applicable":
+            note = s.best.reason or note
+        rows.append((f"matmul {p}", *_fig_cells(s.best), note))
+    return rows
+
+
+def _conv_rows(report: BenchReport) -> list[Row]:
+    rows: list[Row] = []
+    for a in report.conv.aggregates if report.conv else []:
+        mode = "fwd" if a.mode == "forward" else "fwd+bwd"
+        rows.append(
+            (
+                f"conv {a.precision} {mode}",
+                *_fig_cells(a.tflops),
+                f"{a.faster_layout or '?'} faster",
+            )
+        )
+    return rows
+
+
+def _memory_rows(report: BenchReport) -> list[Row]:
+    mem = report.memory
+    if mem is None or mem.best is None:
+        return []
+    rows: list[Row] = [
+        (
+            "memory bandwidth",
+            *_fig_cells(mem.best),
+            f"{mem.best_kernel}, {mem.array_bytes / 2**20:.0f} MiB arrays",
+        )
+    ]
+    if mem.triad is not None:
+        rows.append(("memory triad", *_fig_cells(mem.triad), "STREAM"))
+    return rows
+
+
+def _transfer_rows(report: BenchReport) -> list[Row]:
+    tr = report.transfer
+    if tr is None:
+        return []
+    rows: list[Row] = []
+    if tr.status == "not_applicable":
+        cpu = report.environment.backend == "cpu"
+        rows.append(
+            ("host↔device", "[dim]n/a[/]", "—", "—", "CPU only" if cpu else (tr.reason or ""))
+        )
+    for f in tr.fits:
+        bound = "≥" if f.bandwidth_is_lower_bound else "="
+        note = (
+            f"at {f.headline_size_bytes / 2**20:.0f} MiB; α={f.latency_s * 1e6:.1f} µs, "
+            f"β{bound}{f.bandwidth_gbs:.1f} GB/s"
+        )
+        rows.append((f"{f.direction} {f.memory}", *_fig_cells(f.headline), note))
+    return rows
+
+
+def _batch_rows(report: BenchReport) -> list[Row]:
+    rows: list[Row] = []
+    for c in report.batch_scaling.curves if report.batch_scaling else []:
+        best = max(
+            (p for p in c.points if p.tflops.ok), default=None, key=lambda p: p.tflops.value or 0.0
+        )
+        name = {"cnn_block": "CNN block", "transformer_block": "transformer"}.get(
+            c.workload, c.workload
+        )
+        eff = best.tflops.efficiency if best else None
+        rows.append((
+            f"{name} {c.mode} {c.precision}",
+            f"{_fmt(c.max_samples_per_s)} samples/s",
+            _fmt(best.tflops.peak) if best else "—",
+            f"{eff:.0%}" if eff is not None else "—",
+            f"B90={c.b90}; {_fmt(c.best_tflops)} TFLOPS",
+        ))  # fmt: skip
+    pm = report.peak_memory
+    if pm is not None and pm.per_sample_bytes is not None:
+        fixed, per = (pm.fixed_bytes or 0) / 2**20, pm.per_sample_bytes / 2**20
+        measured = f"{fixed:.1f} MiB + {per:.2f} MiB/sample"
+        rows.append(("peak memory (train step)", measured, "—", "—", pm.workload))
+    return rows
+
+
+def _kernel_rows(report: BenchReport) -> list[Row]:
+    """One row per (kernel class, dtype): its best rate, or its time for launch overheads."""
+    suite = report.kernels
+    if suite is None:
+        return []
+    rows: list[Row] = []
+    groups: dict[tuple[str, str], list[KernelPoint]] = {}
+    for pt in suite.points:
+        groups.setdefault((pt.kernel_class, pt.dtype), []).append(pt)
+    for (kc, dtype), pts in groups.items():
+        label = f"{kc.replace('_', ' ')} {dtype}"
+        if kc.startswith("launch"):
+            per = pts[0].seconds / max(1, pts[0].shape.get("kernels", 1))
+            rows.append((label, f"{per * 1e6:.1f} µs/kernel", "—", "—", pts[0].op))
+            continue
+        best = max(pts, key=lambda p: p.rate or 0.0)
+        unit = "TFLOPS" if kc in COMPUTE_CLASSES else "GB/s"
+        eff = f"{best.efficiency:.0%}" if best.efficiency is not None else "—"
+        shape = "×".join(str(v) for k, v in best.shape.items() if k != "causal")
+        rows.append(
+            (
+                label,
+                f"{_fmt(best.rate)} {unit}",
+                _fmt(best.peak),
+                eff,
+                f"best of {len(pts)}: {best.op} {shape}",
+            )
+        )
+    for kc, why in suite.skipped.items():
+        if " " not in kc:  # whole classes, not single failed points
+            rows.append((kc.replace("_", " "), "[dim]skipped[/]", "—", "—", why[:60]))
+    return rows
+
+
+_SECTIONS = (_matmul_rows, _conv_rows, _memory_rows, _transfer_rows, _batch_rows, _kernel_rows)
+
+
 def summary_table(report: BenchReport) -> Table:
     env = report.environment
     title = f"{env.device_name} ({env.backend}, {report.profile} profile)"
@@ -58,81 +189,9 @@ def summary_table(report: BenchReport) -> Table:
     table.add_column("catalog peak", justify="right")
     table.add_column("efficiency", justify="right")
     table.add_column("note")
-    if report.matmul:
-        for p, s in report.matmul.by_precision.items():
-            note = ""
-            if s.best_shape:
-                n_shapes = len([r for r in report.matmul.rows if r.precision == p])
-                m, n, k = s.best_shape
-                note = f"best of {n_shapes}: {m}×{n}×{k}"
-            if not s.native:
-                note = "not native (emulated)"
-            if s.best.status == "not_applicable":
-                note = s.best.reason or note
-            table.add_row(f"matmul {p}", *_fig_cells(s.best), note)
-    if report.conv:
-        for a in report.conv.aggregates:
-            mode = "fwd" if a.mode == "forward" else "fwd+bwd"
-            table.add_row(
-                f"conv {a.precision} {mode}",
-                *_fig_cells(a.tflops),
-                f"{a.faster_layout or '?'} faster",
-            )
-    if report.memory and report.memory.best is not None:
-        table.add_row(
-            "memory bandwidth",
-            *_fig_cells(report.memory.best),
-            f"{report.memory.best_kernel}, {report.memory.array_bytes / 2**20:.0f} MiB arrays",
-        )
-        if report.memory.triad is not None:
-            table.add_row("memory triad", *_fig_cells(report.memory.triad), "STREAM")
-    if report.transfer:
-        if report.transfer.status == "not_applicable":
-            table.add_row(
-                "host↔device",
-                "[dim]n/a[/]",
-                "—",
-                "—",
-                "CPU only" if env.backend == "cpu" else (report.transfer.reason or ""),
-            )
-        for f in report.transfer.fits:
-            table.add_row(
-                f"{f.direction} {f.memory}",
-                *_fig_cells(f.headline),
-                f"at {f.headline_size_bytes / 2**20:.0f} MiB; "
-                f"α={f.latency_s * 1e6:.1f} µs, "
-                f"β{'≥' if f.bandwidth_is_lower_bound else '='}"
-                f"{f.bandwidth_gbs:.1f} GB/s",
-            )
-    if report.batch_scaling:
-        for c in report.batch_scaling.curves:
-            best = max(
-                (p for p in c.points if p.tflops.ok),
-                default=None,
-                key=lambda p: p.tflops.value or 0.0,
-            )
-            name = {"cnn_block": "CNN block", "transformer_block": "transformer"}.get(
-                c.workload, c.workload
-            )
-            table.add_row(
-                f"{name} {c.mode} {c.precision}",
-                f"{_fmt(c.max_samples_per_s)} samples/s",
-                _fmt(best.tflops.peak) if best else "—",
-                f"{best.tflops.efficiency:.0%}"
-                if best and best.tflops.efficiency is not None
-                else "—",
-                f"B90={c.b90}; {_fmt(c.best_tflops)} TFLOPS",
-            )
-    pm = report.peak_memory
-    if pm is not None and pm.per_sample_bytes is not None:
-        table.add_row(
-            "peak memory (train step)",
-            f"{(pm.fixed_bytes or 0) / 2**20:.1f} MiB + "
-            f"{pm.per_sample_bytes / 2**20:.2f} MiB/sample",
-            "—",
-            "—",
-            pm.workload,
-        )
+    for section in _SECTIONS:
+        for row in section(report):
+            table.add_row(*row)
     return table
 
 
@@ -192,6 +251,105 @@ def upload_report(
     return str(rid)
 
 
+Match = tuple[str, str, dict[str, float]]
+
+
+def _catalog_match(
+    info_name: str,
+    memory_gb: float | None,
+    gpu: str | None,
+    peaks_lookup: PeaksLookup | None,
+    err: Console,
+) -> tuple[Match | None, Literal["name", "manual"]] | int:
+    """The catalog GPU to compare against, or an exit code (an unknown ``--gpu``)."""
+    if gpu:
+        if peaks_lookup is None:
+            err.print(
+                "[yellow]warning:[/] --gpu given but no catalog is available; running without peaks"
+            )
+            return None, "manual"
+        match = peaks_lookup(gpu, None)
+        if match is None:
+            err.print(f"[red]error:[/] unknown GPU {gpu!r}: not in the catalog")
+            return 2
+        return match, "manual"
+    if peaks_lookup is None:
+        return None, "name"
+    try:
+        return peaks_lookup(info_name, memory_gb), "name"
+    except Exception as exc:
+        err.print(f"[yellow]warning:[/] catalog lookup failed: {exc}")
+        return None, "name"
+
+
+def _run_with_progress(
+    con: Console, err: Console, device: str, profile: str, peaks: dict[str, float] | None,
+    progress_jsonl: Path | None,
+) -> BenchReport | None:  # fmt: skip
+    """Run the suites under a Rich progress bar (and the JSON-lines progress file)."""
+    from app.bench.runner import run_benchmarks
+
+    sink = _JsonlSink(progress_jsonl)
+    try:
+        with Progress(
+            TextColumn("[bold]{task.description:<48}"),
+            BarColumn(),
+            TextColumn("{task.percentage:>3.0f}%"),
+            TimeElapsedColumn(),
+            console=con,
+            transient=False,
+        ) as prog:
+            task = prog.add_task(f"bench {device}", total=1.0)
+
+            def on_progress(step: str, fraction: float) -> None:
+                prog.update(task, completed=fraction, description=step[:48])
+                sink.write({"step": step, "fraction": fraction})
+
+            return run_benchmarks(profile=profile, device=device, peaks=peaks, progress=on_progress)
+    except KeyboardInterrupt:
+        sink.write({"step": "interrupted", "fraction": 0.0})
+        err.print("[red]interrupted[/]")
+    except Exception as exc:
+        sink.write({"step": f"error: {exc}"[:200], "fraction": 0.0})
+        err.print(f"[red]error:[/] benchmark failed: {type(exc).__name__}: {exc}")
+    finally:
+        sink.close()
+    return None
+
+
+def _print_report(con: Console, report: BenchReport) -> None:
+    con.print(summary_table(report))
+    if report.tips:
+        con.print("[bold]Tips[/]")
+        for tip in report.tips:
+            con.print(f"  • {tip}")
+    for w in report.warnings:
+        con.print(f"[yellow]warning:[/] {w}")
+
+
+def _deliver(
+    con: Console, err: Console, report: BenchReport, output: Path | None, upload: str | None,
+    token: str | None,
+) -> int:  # fmt: skip
+    """Write the report file and upload it, as asked; the exit code."""
+    if output is not None:
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        except OSError as exc:
+            err.print(f"[red]error:[/] cannot write {output}: {exc}")
+            return 1
+        con.print(f"report written to {output}")
+    if upload:
+        try:
+            rid = upload_report(report, upload, token)
+        except RuntimeError as exc:
+            err.print(f"[red]error:[/] {exc}")
+            return 1
+        con.print(f"uploaded: stored as report id {rid}")
+    return 0
+
+
 def bench_command(
     profile: str,
     device: str,
@@ -211,7 +369,7 @@ def bench_command(
     ``peaks_lookup(gpu, None)`` and the match is recorded as ``manual``.
     """
     from app.bench.device import probe
-    from app.bench.runner import PROFILES, run_benchmarks
+    from app.bench.runner import PROFILES
     from app.bench.tips import generate_tips
 
     con = console or Console()
@@ -228,87 +386,21 @@ def bench_command(
         err.print(f"[red]error:[/] cannot open device {device!r}: {exc}")
         return 2
 
-    match: tuple[str, str, dict[str, float]] | None = None
-    matched_by: Literal["name", "manual"] = "name"
-    if gpu:
-        matched_by = "manual"
-        if peaks_lookup is None:
-            err.print(
-                "[yellow]warning:[/] --gpu given but no catalog is available; running without peaks"
-            )
-        else:
-            match = peaks_lookup(gpu, None)
-            if match is None:
-                err.print(f"[red]error:[/] unknown GPU {gpu!r}: not in the catalog")
-                return 2
-    elif peaks_lookup is not None:
-        try:
-            match = peaks_lookup(info.name, info.memory_gb)
-        except Exception as exc:
-            err.print(f"[yellow]warning:[/] catalog lookup failed: {exc}")
-            match = None
-    peaks = match[2] if match else None
+    found = _catalog_match(info.name, info.memory_gb, gpu, peaks_lookup, err)
+    if isinstance(found, int):
+        return found
+    match, matched_by = found
     if match:
         con.print(f"catalog match: {match[1]} ({match[0]}, by {matched_by})")
     else:
         con.print(f"no catalog match for {info.name!r}: efficiencies will not be computed")
 
-    sink = _JsonlSink(progress_jsonl)
-    try:
-        with Progress(
-            TextColumn("[bold]{task.description:<48}"),
-            BarColumn(),
-            TextColumn("{task.percentage:>3.0f}%"),
-            TimeElapsedColumn(),
-            console=con,
-            transient=False,
-        ) as prog:
-            task = prog.add_task(f"bench {info.device}", total=1.0)
-
-            def on_progress(step: str, fraction: float) -> None:
-                prog.update(task, completed=fraction, description=step[:48])
-                sink.write({"step": step, "fraction": fraction})
-
-            report = run_benchmarks(
-                profile=profile, device=info.device, peaks=peaks, progress=on_progress
-            )
-    except KeyboardInterrupt:
-        sink.write({"step": "interrupted", "fraction": 0.0})
-        err.print("[red]interrupted[/]")
+    peaks = match[2] if match else None
+    report = _run_with_progress(con, err, info.device, profile, peaks, progress_jsonl)
+    if report is None:
         return 1
-    except Exception as exc:
-        sink.write({"step": f"error: {exc}"[:200], "fraction": 0.0})
-        err.print(f"[red]error:[/] benchmark failed: {type(exc).__name__}: {exc}")
-        return 1
-    finally:
-        sink.close()
-
     if match:
         report = apply_peaks(report, match[2], match[0], match[1], matched_by)
         report.tips = generate_tips(report)
-
-    con.print(summary_table(report))
-    if report.tips:
-        con.print("[bold]Tips[/]")
-        for tip in report.tips:
-            con.print(f"  • {tip}")
-    for w in report.warnings:
-        con.print(f"[yellow]warning:[/] {w}")
-
-    if output is not None:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
-        except OSError as exc:
-            err.print(f"[red]error:[/] cannot write {output}: {exc}")
-            return 1
-        con.print(f"report written to {output}")
-
-    if upload:
-        try:
-            rid = upload_report(report, upload, token)
-        except RuntimeError as exc:
-            err.print(f"[red]error:[/] {exc}")
-            return 1
-        con.print(f"uploaded: stored as report id {rid}")
-    return 0
+    _print_report(con, report)
+    return _deliver(con, err, report, output, upload, token)

@@ -182,81 +182,84 @@ def rocm_arch(device: str) -> str | None:
     return str(getattr(props, "gcnArchName", "") or "") or None
 
 
-def precision_support(device: str, precision: str) -> tuple[bool, bool, str | None]:
+Support = tuple[bool, bool, str | None]
+
+
+def _cuda_support(device: str, precision: str) -> Support:
+    cc = cuda_capability(device) or (0, 0)
+    if precision == "tf32":
+        ok = cc >= (8, 0)
+        return ok, ok, None if ok else "TF32 needs compute capability ≥ 8.0"
+    if precision == "fp16":
+        return True, cc >= (7, 0), None if cc >= (7, 0) else "no fp16 tensor cores"
+    if precision == "bf16":
+        return True, cc >= (8, 0), None if cc >= (8, 0) else "bf16 emulated before sm_80"
+    ok = cc >= (8, 9) and hasattr(torch, "_scaled_mm") and hasattr(torch, "float8_e4m3fn")
+    return ok, ok, None if ok else "fp8 matmul needs compute capability ≥ 8.9"
+
+
+def _rocm_support(device: str, precision: str) -> Support:
+    arch = rocm_arch(device) or ""
+    mi300 = arch.startswith(("gfx94", "gfx95"))
+    if precision == "tf32":
+        return mi300, mi300, None if mi300 else f"no TF32 on {arch or 'this GPU'}"
+    if precision in ("fp16", "bf16"):
+        return True, True, None
+    ok = mi300 and hasattr(torch, "_scaled_mm")
+    why = "fp8 on ROCm is not measured by this tool" if ok else "fp8 matmul not supported here"
+    return False, False, why
+
+
+def _mps_support(device: str, precision: str) -> Support:
+    if precision == "fp16":
+        return True, True, None
+    if precision == "bf16":
+        return True, True, "bf16 runs at about half the fp16 rate on M1-class chips"
+    return False, False, f"{precision} is not available on MPS"
+
+
+def _xpu_support(device: str, precision: str) -> Support:
+    if precision in ("fp16", "bf16"):
+        return True, True, None
+    if precision == "tf32":
+        return False, False, "TF32 rows are not measured on XPU"
+    return False, False, f"{precision} is not measured on XPU"
+
+
+_CPU_NATIVE_FLAGS = {
+    "bf16": {"avx512_bf16", "amx_bf16", "bf16"},
+    "fp16": {"avx512_fp16", "amx_fp16", "asimdhp", "fphp"},
+}
+
+
+def _cpu_support(device: str, precision: str) -> Support:
+    wanted = _CPU_NATIVE_FLAGS.get(precision)
+    if wanted is None:
+        return False, False, f"{precision} does not apply to CPUs"
+    native = bool(cpu_flags() & wanted)
+    flags = "/".join(sorted(f for f in wanted if f.startswith(("avx", "amx"))))
+    why = None if native else f"{precision} is not native on this CPU (no {flags}): emulated, slow"
+    return True, native, why
+
+
+_SUPPORT = {
+    "cuda": _cuda_support,
+    "rocm": _rocm_support,
+    "mps": _mps_support,
+    "xpu": _xpu_support,
+    "cpu": _cpu_support,
+}
+
+
+def precision_support(device: str, precision: str) -> Support:
     """``(runnable, native, note)`` for a matmul precision on ``device``.
 
     ``native`` is False for emulated types (e.g. bf16 on a CPU without avx512_bf16): such
     rows are measured at a small size, tagged, and excluded from calibration.
     """
-    backend = backend_of(device)
     if precision == "fp32":
         return True, True, None
-    if backend == "cuda":
-        cc = cuda_capability(device) or (0, 0)
-        if precision == "tf32":
-            return (
-                cc >= (8, 0),
-                cc >= (8, 0),
-                None if cc >= (8, 0) else "TF32 needs compute capability ≥ 8.0",
-            )
-        if precision == "fp16":
-            return True, cc >= (7, 0), None if cc >= (7, 0) else "no fp16 tensor cores"
-        if precision == "bf16":
-            return True, cc >= (8, 0), None if cc >= (8, 0) else "bf16 emulated before sm_80"
-        if precision == "fp8":
-            ok = cc >= (8, 9) and hasattr(torch, "_scaled_mm") and hasattr(torch, "float8_e4m3fn")
-            return ok, ok, None if ok else "fp8 matmul needs compute capability ≥ 8.9"
-    if backend == "rocm":
-        arch = rocm_arch(device) or ""
-        mi300 = arch.startswith(("gfx94", "gfx95"))
-        if precision == "tf32":
-            return mi300, mi300, None if mi300 else f"no TF32 on {arch or 'this GPU'}"
-        if precision in ("fp16", "bf16"):
-            return True, True, None
-        if precision == "fp8":
-            ok = mi300 and hasattr(torch, "_scaled_mm")
-            return (
-                False,
-                False,
-                (
-                    "fp8 on ROCm is not measured by this tool"
-                    if ok
-                    else "fp8 matmul not supported here"
-                ),
-            )
-    if backend == "mps":
-        if precision == "fp16":
-            return True, True, None
-        if precision == "bf16":
-            return True, True, "bf16 runs at about half the fp16 rate on M1-class chips"
-        return False, False, f"{precision} is not available on MPS"
-    if backend == "xpu":
-        if precision in ("fp16", "bf16"):
-            return True, True, None
-        if precision == "tf32":
-            return False, False, "TF32 rows are not measured on XPU"
-        return False, False, f"{precision} is not measured on XPU"
-    # CPU
-    flags = cpu_flags()
-    if precision == "bf16":
-        native = bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
-        return (
-            True,
-            native,
-            None
-            if native
-            else ("bf16 is not native on this CPU (no avx512_bf16/amx_bf16): emulated, slow"),
-        )
-    if precision == "fp16":
-        native = bool(flags & {"avx512_fp16", "amx_fp16", "asimdhp", "fphp"})
-        return (
-            True,
-            native,
-            None
-            if native
-            else ("fp16 is not native on this CPU (no avx512_fp16/amx_fp16): emulated, slow"),
-        )
-    return False, False, f"{precision} does not apply to CPUs"
+    return _SUPPORT.get(backend_of(device), _cpu_support)(device, precision)
 
 
 DTYPES: dict[str, torch.dtype] = {

@@ -97,6 +97,50 @@ def _nvml_clocks(index: int) -> dict[str, Any] | None:
         return None
 
 
+_SMI_FIELDS = (
+    ("driver_version", "driver_version", str),
+    ("sm_clock_mhz", "clocks.sm", float),
+    ("sm_clock_max_mhz", "clocks.max.sm", float),
+    ("mem_clock_max_mhz", "clocks.max.mem", float),
+    ("power_w", "power.draw", float),
+    ("power_limit_w", "power.limit", float),
+    ("temperature_c", "temperature.gpu", float),
+)
+
+
+def parse_smi_line(line: str) -> dict[str, Any]:
+    """One CSV line of ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits``; a
+    field nvidia-smi cannot read ("[N/A]", "[Not Supported]") stays out."""
+    out: dict[str, Any] = {"source": "nvidia-smi"}
+    for (key, _, cast), raw in zip(_SMI_FIELDS, line.split(","), strict=False):
+        value = raw.strip()
+        if not value or value.startswith("["):
+            continue
+        with contextlib.suppress(ValueError):
+            out[key] = cast(value)
+    return out
+
+
+def _smi_clocks(index: int) -> dict[str, Any] | None:
+    """The same record from nvidia-smi where pynvml is not installed."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return None
+    query = ",".join(f for _, f, _ in _SMI_FIELDS)
+    try:
+        done = subprocess.run(
+            [exe, f"--id={index}", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=10, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = done.stdout.strip().splitlines()
+    return parse_smi_line(lines[0]) if lines else None
+
+
 def _cpu_clocks() -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for key, path in (
@@ -166,7 +210,7 @@ def describe_environment(device: str) -> Environment:
             data["compute_capability"] = f"{cc[0]}.{cc[1]}"
             data["arch"] = f"sm_{cc[0]}{cc[1]}"
             data["cuda_version"] = torch.version.cuda
-            clocks = _nvml_clocks(dev.index or 0)
+            clocks = _nvml_clocks(dev.index or 0) or _smi_clocks(dev.index or 0)
             if clocks:
                 data["driver_version"] = clocks.pop("driver_version", None)
                 data["clocks"] = clocks

@@ -9,23 +9,39 @@ Conventions (stated once, used everywhere):
 * each figure is the median over timed blocks after warm-up, with p10/p90 of the same
   quantity and ``noisy`` = IQR/median > 0.10;
 * a figure above 1.15 × a known peak is *rejected*: ``value`` is None, ``status`` is
-  ``"rejected"``, the raw number is kept in ``rejected_value`` with the reason.
+  ``"rejected"``, the raw number is kept in ``rejected_value`` with the reason;
+* attention FLOPs = 4·B·H·Sq·Skv·D (QKᵀ and PV), halved when causal;
+* a kernel point (``kernels.points``) keeps the raw measurement: kernel class, named shape,
+  dtype → median seconds per call, with the FLOPs and bytes it did and the rates they give.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from app.vocab import MEASURED_PRECISIONS, DeviceBackend, MeasuredPrecision
 
-SCHEMA_VERSION: Literal[1] = 1
+#: Version 2 added the kernel-class points (``kernels``); version 1 reports still read.
+SCHEMA_VERSION: Literal[2] = 2
+SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
 
-#: Ratio above a known peak at which a measurement is rejected as an error.
+#: Ratio above a known peak at which a measurement is rejected as an error (and an upload
+#: claiming it refused). The margin is measurement noise plus boost: cards run above the
+#: clock their datasheet peak assumes (mixbench measured an RTX 2070 at ~113 % of the peak
+#: at its reported clock) and a noisy figure spreads up to 10 % (IQR/median); methodology §7.
 PEAK_TOLERANCE = 1.15
 
 MAX_TFLOPS = 100_000.0
@@ -107,6 +123,8 @@ class Figure(_Model):
         _check_number("p90", self.p90, self.unit)
         _check_number("peak", self.peak, self.unit)
         _check_number("median_time_s", self.median_time_s, "s")
+        if self.median_time_s == 0:
+            raise ValueError("median_time_s is zero: no kernel runs in no time (timing error)")
         _check_number("rejected_value", self.rejected_value, self.unit, bounded=False)
         if self.efficiency is not None:
             _check_number("efficiency", self.efficiency, "x")
@@ -353,6 +371,142 @@ class PeakMemorySuite(SuiteBase):
     per_sample_bytes: float | None = None
 
 
+# ---------------------------------------------------------------------------------------
+# kernel classes (schema version 2): the raw points the engine's efficiency curves rest on
+# ---------------------------------------------------------------------------------------
+
+KernelClass = Literal[
+    "gemm",
+    "attention_prefill",
+    "attention_decode",
+    "elementwise",
+    "normalization",
+    "embedding",
+    "launch_eager",
+    "launch_graph",
+    "all_reduce",
+    "all_gather",
+]
+#: Classes limited by arithmetic (their rate is FLOP/s); the others by memory (bytes/s).
+COMPUTE_CLASSES: frozenset[str] = frozenset({"gemm", "attention_prefill"})
+_RATE_TOLERANCE = 0.02  # a stated rate may differ from work ÷ seconds by rounding only
+
+
+def gemm_flops(shape: Mapping[str, int]) -> int:
+    """2·B·M·N·K for a (batched) GEMM shape {m, n, k[, batch]}."""
+    return 2 * shape.get("batch", 1) * shape["m"] * shape["n"] * shape["k"]
+
+
+def attention_flops(shape: Mapping[str, int]) -> int:
+    """4·B·H·Sq·Skv·D (QKᵀ and PV), halved when causal (flag ``causal`` = 1)."""
+    full = (
+        4 * shape["batch"] * shape["heads"] * shape["q_len"] * shape["kv_len"] * shape["head_dim"]
+    )
+    return full // 2 if shape.get("causal") else full
+
+
+#: Classes whose FLOPs the schema recomputes from the shape (and refuses when they differ),
+#: with the dimensions their shape must name.
+_SHAPE_KEYS: dict[str, tuple[str, ...]] = {
+    "gemm": ("m", "n", "k"),
+    "attention_prefill": ("batch", "heads", "q_len", "kv_len", "head_dim"),
+    "attention_decode": ("batch", "heads", "q_len", "kv_len", "head_dim"),
+}
+
+
+def expected_flops(kernel_class: str, shape: Mapping[str, int]) -> int | None:
+    if kernel_class == "gemm":
+        return gemm_flops(shape)
+    if kernel_class.startswith("attention_"):
+        return attention_flops(shape)
+    return None
+
+
+class KernelPoint(_Model):
+    """One (kernel class, op, shape, dtype) measurement: median seconds per call and the
+    rates it gives (TFLOPS for compute classes, GB/s for memory classes; either may be
+    None where it means nothing, e.g. a launch-overhead point)."""
+
+    kernel_class: KernelClass
+    op: str = Field(min_length=1, max_length=40)
+    shape: dict[str, int]
+    dtype: str = Field(min_length=1, max_length=16)
+    seconds: float = Field(gt=0, le=MAX_SECONDS)
+    p10_s: float | None = Field(default=None, gt=0)
+    p90_s: float | None = Field(default=None, gt=0)
+    noisy: bool = False
+    flops: int | None = Field(default=None, ge=0)
+    bytes_moved: int | None = Field(default=None, ge=0)
+    tflops: float | None = Field(default=None, ge=0, le=MAX_TFLOPS)
+    gbs: float | None = Field(default=None, ge=0, le=MAX_GBS)
+    peak: float | None = Field(default=None, gt=0)
+    efficiency: float | None = Field(default=None, ge=0)
+    status: Literal["ok", "rejected"] = "ok"
+    reason: str | None = None
+
+    @field_validator("shape")
+    @classmethod
+    def _shape(cls, v: dict[str, int]) -> dict[str, int]:
+        bad = [k for k, x in v.items() if x < 0 or (x == 0 and k != "causal")]
+        if bad:
+            raise ValueError(f"shape dimension(s) {', '.join(bad)} must be positive")
+        return v
+
+    @field_validator("flops")
+    @classmethod
+    def _flops(cls, v: int | None, info: ValidationInfo) -> int | None:
+        kc, shape = info.data.get("kernel_class"), info.data.get("shape")
+        if kc is None or shape is None or kc not in _SHAPE_KEYS:
+            return v
+        missing = [k for k in _SHAPE_KEYS[kc] if k not in shape]
+        if missing:
+            raise ValueError(f"a {kc} shape needs {', '.join(missing)}")
+        want = expected_flops(kc, shape)
+        if v is None or v != want:
+            rule = "2·M·N·K" if kc == "gemm" else "4·B·H·Sq·Skv·D (÷2 causal)"
+            raise ValueError(f"flops {v} do not match the shape: {rule} = {want}")
+        return v
+
+    @field_validator("tflops")
+    @classmethod
+    def _tflops(cls, v: float | None, info: ValidationInfo) -> float | None:
+        return _check_rate(v, info.data.get("flops"), info.data.get("seconds"), 1e12, "flops")
+
+    @field_validator("gbs")
+    @classmethod
+    def _gbs(cls, v: float | None, info: ValidationInfo) -> float | None:
+        work = info.data.get("bytes_moved")
+        return _check_rate(v, work, info.data.get("seconds"), 1e9, "bytes_moved")
+
+    @property
+    def rate(self) -> float | None:
+        """The figure the peak applies to: TFLOPS for compute classes, else GB/s."""
+        return self.tflops if self.kernel_class in COMPUTE_CLASSES else self.gbs
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _check_rate(
+    v: float | None, work: int | None, seconds: float | None, scale: float, what: str
+) -> float | None:
+    if v is None:
+        return v
+    if work is None or seconds is None:
+        raise ValueError(f"a rate needs {what} and seconds")
+    want = work / seconds / scale
+    if abs(v - want) > _RATE_TOLERANCE * max(want, 1e-12):
+        raise ValueError(f"{v:g} is not {what} ÷ seconds ({want:.4g})")
+    return v
+
+
+class KernelSuite(SuiteBase):
+    points: list[KernelPoint] = Field(default_factory=list)
+    #: kernel class -> why it was not measured (no second GPU, no CUDA graphs, ...)
+    skipped: dict[str, str] = Field(default_factory=dict)
+
+
 class CatalogMatch(_Model):
     slug: str
     name: str
@@ -360,7 +514,7 @@ class CatalogMatch(_Model):
 
 
 class BenchReport(_Model):
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     profile: str
     duration_s: float = Field(default=0.0, ge=0)
@@ -372,6 +526,7 @@ class BenchReport(_Model):
     batch_scaling: BatchScalingSuite | None = None
     precision_speedups: list[Speedup] = Field(default_factory=list)
     peak_memory: PeakMemorySuite | None = None
+    kernels: KernelSuite | None = None
     tips: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     peaks_used: dict[str, float] = Field(default_factory=dict)
@@ -420,38 +575,7 @@ class BenchReport(_Model):
 
     def figures(self) -> list[tuple[str, Figure]]:
         """Every figure with a dotted label (for displays and bulk checks)."""
-        out: list[tuple[str, Figure]] = []
-        if self.matmul:
-            for r in self.matmul.rows:
-                out.append((f"matmul.{r.precision}.{r.m}x{r.n}x{r.k}", r.figure))
-            for p, s in self.matmul.by_precision.items():
-                out.append((f"matmul.{p}.reference", s.reference))
-                out.append((f"matmul.{p}.best", s.best))
-        if self.conv:
-            for c in self.conv.rows:
-                out.append((f"conv.{c.layer}.{c.precision}.{c.mode}.{c.layout}", c.figure))
-            for a in self.conv.aggregates:
-                out.append((f"conv.{a.precision}.{a.mode}", a.tflops))
-        if self.memory:
-            for b in self.memory.rows:
-                out.append((f"memory.{b.kernel}", b.figure))
-            if self.memory.best:
-                out.append(("memory.best", self.memory.best))
-            if self.memory.triad:
-                out.append(("memory.triad", self.memory.triad))
-        if self.transfer:
-            for t in self.transfer.rows:
-                out.append((f"transfer.{t.direction}.{t.memory}.{t.size_bytes}", t.figure))
-            for f in self.transfer.fits:
-                out.append((f"transfer.{f.direction}.{f.memory}.headline", f.headline))
-        if self.batch_scaling:
-            for curve in self.batch_scaling.curves:
-                for pt in curve.points:
-                    base = f"batch.{curve.workload}.{curve.mode}.{curve.precision}.{pt.batch}"
-                    out.append((base + ".step_time", pt.step_time))
-                    out.append((base + ".samples_per_s", pt.samples_per_s))
-                    out.append((base + ".tflops", pt.tflops))
-        return out
+        return [(slot.label, slot.figure) for slot in figure_slots(self)]
 
     def measurements(self) -> list[Figure]:
         """One figure per timed measurement. `figures` also lists what is derived from them
@@ -524,8 +648,134 @@ def check_peak(fig: Figure, peak: float | None, what: str = "result") -> Figure:
     return Figure.model_validate(data)
 
 
-def _peak_for(peaks: dict[str, float], precision: str) -> float | None:
-    return peaks.get(precision)
+@dataclass
+class FigureSlot:
+    """Where one figure lives in a report: its JSON path (for error messages), a display
+    label, the peak key it compares to (None: no comparable peak) and how to replace it."""
+
+    path: str
+    label: str
+    owner: Any
+    attr: str
+    peak_key: str | None
+    what: str
+
+    @property
+    def figure(self) -> Figure:
+        fig: Figure = getattr(self.owner, self.attr)
+        return fig
+
+    def replace(self, fig: Figure) -> None:
+        setattr(self.owner, self.attr, fig)
+
+
+def _matmul_slots(s: MatmulSuite) -> Iterator[FigureSlot]:
+    for i, r in enumerate(s.rows):
+        label = f"matmul.{r.precision}.{r.m}x{r.n}x{r.k}"
+        yield FigureSlot(
+            f"matmul.rows.{i}.figure", label, r, "figure", r.precision, f"matmul {r.precision}"
+        )
+    for p, x in s.by_precision.items():
+        base = f"matmul.by_precision.{p}"
+        yield FigureSlot(
+            f"{base}.reference", f"matmul.{p}.reference", x, "reference", p, f"matmul {p}"
+        )
+        yield FigureSlot(f"{base}.best", f"matmul.{p}.best", x, "best", p, f"matmul {p}")
+
+
+def _conv_slots(s: ConvSuite) -> Iterator[FigureSlot]:
+    for i, c in enumerate(s.rows):
+        label = f"conv.{c.layer}.{c.precision}.{c.mode}.{c.layout}"
+        yield FigureSlot(
+            f"conv.rows.{i}.figure", label, c, "figure", c.precision, f"conv {c.precision}"
+        )
+    for i, a in enumerate(s.aggregates):
+        label = f"conv.{a.precision}.{a.mode}"
+        yield FigureSlot(
+            f"conv.aggregates.{i}.tflops", label, a, "tflops", a.precision, f"conv {a.precision}"
+        )
+
+
+def _memory_slots(s: MemorySuite) -> Iterator[FigureSlot]:
+    bw = PEAK_BANDWIDTH_KEY
+    for i, b in enumerate(s.rows):
+        what = f"{b.kernel} bandwidth"
+        yield FigureSlot(f"memory.rows.{i}.figure", f"memory.{b.kernel}", b, "figure", bw, what)
+    if s.best is not None:
+        yield FigureSlot("memory.best", "memory.best", s, "best", bw, "bandwidth")
+    if s.triad is not None:
+        yield FigureSlot("memory.triad", "memory.triad", s, "triad", bw, "triad bandwidth")
+
+
+def _transfer_slots(s: TransferSuite) -> Iterator[FigureSlot]:
+    for i, t in enumerate(s.rows):
+        key = None if t.memory == "unified" else PEAK_LINK_KEY
+        label = f"transfer.{t.direction}.{t.memory}.{t.size_bytes}"
+        yield FigureSlot(
+            f"transfer.rows.{i}.figure", label, t, "figure", key, f"{t.direction} transfer"
+        )
+    for i, f in enumerate(s.fits):
+        key = None if f.memory == "unified" else PEAK_LINK_KEY
+        label = f"transfer.{f.direction}.{f.memory}.headline"
+        yield FigureSlot(
+            f"transfer.fits.{i}.headline", label, f, "headline", key, f"{f.direction} transfer"
+        )
+
+
+def _batch_slots(s: BatchScalingSuite) -> Iterator[FigureSlot]:
+    for ci, curve in enumerate(s.curves):
+        what = f"{curve.workload} {curve.precision}"
+        for pi, pt in enumerate(curve.points):
+            path = f"batch_scaling.curves.{ci}.points.{pi}"
+            base = f"batch.{curve.workload}.{curve.mode}.{curve.precision}.{pt.batch}"
+            yield FigureSlot(f"{path}.step_time", base + ".step_time", pt, "step_time", None, what)
+            yield FigureSlot(
+                f"{path}.samples_per_s", base + ".samples_per_s", pt, "samples_per_s", None, what
+            )
+            yield FigureSlot(
+                f"{path}.tflops", base + ".tflops", pt, "tflops", curve.precision, what
+            )
+
+
+def figure_slots(report: BenchReport) -> Iterator[FigureSlot]:
+    """Every figure of the report, in display order."""
+    if report.matmul:
+        yield from _matmul_slots(report.matmul)
+    if report.conv:
+        yield from _conv_slots(report.conv)
+    if report.memory:
+        yield from _memory_slots(report.memory)
+    if report.transfer:
+        yield from _transfer_slots(report.transfer)
+    if report.batch_scaling:
+        yield from _batch_slots(report.batch_scaling)
+
+
+def kernel_peak_key(point: KernelPoint) -> str | None:
+    """The peak a kernel point's rate is held to: the dtype's dense TFLOPS for compute
+    classes, memory bandwidth for the memory-bound ones; None for launch overheads and
+    collectives (their rate is a link's, not the GPU's)."""
+    if point.kernel_class in COMPUTE_CLASSES:
+        return point.dtype
+    if point.kernel_class in ("attention_decode", "elementwise", "normalization", "embedding"):
+        return PEAK_BANDWIDTH_KEY
+    return None
+
+
+def check_kernel_point(point: KernelPoint, peak: float | None) -> KernelPoint:
+    """The peak rule for a raw kernel point (a copy): efficiency = rate ÷ peak, and a rate
+    above ``PEAK_TOLERANCE`` × peak is marked rejected (its seconds are kept)."""
+    rate = point.rate
+    if peak is None or rate is None or not point.ok:
+        return point
+    update: dict[str, Any] = {"peak": peak, "efficiency": rate / peak}
+    if rate > PEAK_TOLERANCE * peak:
+        update.update(
+            status="rejected",
+            efficiency=None,
+            reason=f"{rate:.4g} exceeds {PEAK_TOLERANCE:.2f} × the known peak {peak:.4g}",
+        )
+    return point.model_copy(update=update)
 
 
 def apply_peaks_in_place(report: BenchReport, peaks: dict[str, float]) -> None:
@@ -533,39 +783,49 @@ def apply_peaks_in_place(report: BenchReport, peaks: dict[str, float]) -> None:
     figures above 1.15 × peak. Mutates ``report``."""
     p = normalize_peaks(peaks)
     report.peaks_used = dict(p)
-    if report.matmul:
-        for r in report.matmul.rows:
-            r.figure = check_peak(r.figure, _peak_for(p, r.precision), f"matmul {r.precision}")
-        for prec, s in report.matmul.by_precision.items():
-            s.reference = check_peak(s.reference, _peak_for(p, prec), f"matmul {prec}")
-            s.best = check_peak(s.best, _peak_for(p, prec), f"matmul {prec}")
-    if report.conv:
-        for c in report.conv.rows:
-            c.figure = check_peak(c.figure, _peak_for(p, c.precision), f"conv {c.precision}")
-        for a in report.conv.aggregates:
-            a.tflops = check_peak(a.tflops, _peak_for(p, a.precision), f"conv {a.precision}")
-    if report.memory:
-        bw = p.get(PEAK_BANDWIDTH_KEY)
-        for b in report.memory.rows:
-            b.figure = check_peak(b.figure, bw, f"{b.kernel} bandwidth")
-        if report.memory.best is not None:
-            report.memory.best = check_peak(report.memory.best, bw, "bandwidth")
-        if report.memory.triad is not None:
-            report.memory.triad = check_peak(report.memory.triad, bw, "triad bandwidth")
-    if report.transfer:
-        link = p.get(PEAK_LINK_KEY)
-        for t in report.transfer.rows:
-            if t.memory != "unified":
-                t.figure = check_peak(t.figure, link, f"{t.direction} transfer")
-        for f in report.transfer.fits:
-            if f.memory != "unified":
-                f.headline = check_peak(f.headline, link, f"{f.direction} transfer")
-    if report.batch_scaling:
-        for curve in report.batch_scaling.curves:
-            for pt in curve.points:
-                pt.tflops = check_peak(
-                    pt.tflops, _peak_for(p, curve.precision), f"{curve.workload} {curve.precision}"
-                )
+    for slot in figure_slots(report):
+        if slot.peak_key is not None:
+            slot.replace(check_peak(slot.figure, p.get(slot.peak_key), slot.what))
+    if report.kernels:
+        report.kernels.points = [
+            check_kernel_point(pt, p.get(kernel_peak_key(pt) or "")) for pt in report.kernels.points
+        ]
+
+
+def impossible_figure(
+    report: BenchReport, peaks: Mapping[str, float | None]
+) -> tuple[str, str] | None:
+    """The first figure of ``report`` that claims more than ``PEAK_TOLERANCE`` × its known
+    peak, as (JSON path, message); None when every figure is possible.
+
+    Figures the client already rejected carry no value and pass: they claim nothing.
+    """
+    p = normalize_peaks(peaks)
+    for slot in figure_slots(report):
+        fig, peak = slot.figure, p.get(slot.peak_key or "")
+        if (
+            peak is not None
+            and fig.ok
+            and fig.value is not None
+            and fig.value > PEAK_TOLERANCE * peak
+        ):
+            return f"{slot.path}.value", _too_fast(slot.what, fig.value, fig.unit, peak)
+    for i, pt in enumerate(report.kernels.points if report.kernels else []):
+        peak, rate = p.get(kernel_peak_key(pt) or ""), pt.rate
+        if peak is not None and pt.ok and rate is not None and rate > PEAK_TOLERANCE * peak:
+            field = "tflops" if pt.kernel_class in COMPUTE_CLASSES else "gbs"
+            unit = "TFLOPS" if field == "tflops" else "GB/s"
+            return f"kernels.points.{i}.{field}", _too_fast(
+                f"{pt.kernel_class} {pt.op} {pt.dtype}", rate, unit, peak
+            )
+    return None
+
+
+def _too_fast(what: str, value: float, unit: str, peak: float) -> str:
+    return (
+        f"{what}: {value:.4g} {unit} is above {PEAK_TOLERANCE:.2f} × this GPU's catalog peak "
+        f"({peak:.4g} {unit}), more than boost clocks and timing noise allow: not a measurement"
+    )
 
 
 def apply_peaks(

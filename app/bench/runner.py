@@ -3,8 +3,8 @@
     from app.bench.runner import run_benchmarks
     report = run_benchmarks(profile="quick", device="auto", peaks=None, progress=None)
 
-Profiles: ``quick`` (< 20 s on a 2-core CPU, every suite at reduced sizes) and
-``standard`` (about 2 minutes; closer to the methodology's defaults). Each profile has a CPU
+Profiles: ``quick`` (≤ 30 s on a 2-core CPU, every suite at reduced sizes) and
+``standard`` (≤ 5 minutes; closer to the methodology's defaults). Each profile has a CPU
 and an accelerator variant. Every global torch setting the suites touch is saved first and
 restored afterwards, also on errors.
 """
@@ -25,6 +25,7 @@ from app.bench.report import (
     BatchScalingSuite,
     BenchReport,
     ConvSuite,
+    KernelSuite,
     MatmulSuite,
     MemorySuite,
     PeakMemorySuite,
@@ -33,19 +34,38 @@ from app.bench.report import (
     apply_peaks_in_place,
     normalize_peaks,
 )
-from app.bench.suites import batch_scaling, conv, matmul, memory, peak_memory, transfer
+from app.bench.suites import (
+    batch_scaling,
+    conv,
+    kernels,
+    matmul,
+    memory,
+    peak_memory,
+    transfer,
+)
 from app.bench.suites.common import (
+    LLAMA3_8B_LAYERS,
     CnnConfig,
     Context,
     ConvLayer,
+    KernelConfig,
     Profile,
+    Shape3,
     TransformerConfig,
 )
 from app.bench.timing import TimingConfig
 from app.bench.tips import generate_tips
 from app.vocab import MEASURED_PRECISIONS
 
-SUITES: tuple[str, ...] = ("matmul", "conv", "memory", "transfer", "batch_scaling", "peak_memory")
+SUITES: tuple[str, ...] = (
+    "matmul",
+    "conv",
+    "memory",
+    "transfer",
+    "batch_scaling",
+    "peak_memory",
+    "kernels",
+)
 PROFILES: tuple[str, ...] = ("quick", "standard")
 
 _RESNET_LAYERS = (
@@ -57,6 +77,71 @@ _RESNET_LAYERS = (
     ConvLayer("expand_1x1", 256, 14, 1024, 1, 1, 0),
 )
 _LAYER = {ly.name: ly for ly in _RESNET_LAYERS}
+
+
+def _llama_gemms(ms: tuple[int, ...], layers: int = len(LLAMA3_8B_LAYERS)) -> tuple[Shape3, ...]:
+    """(M, N, K) for each token count in ``ms`` and each of the first ``layers`` layers."""
+    return tuple((m, n, k) for m in ms for n, k in LLAMA3_8B_LAYERS[:layers])
+
+
+_CPU_QUICK_KERNELS = KernelConfig(
+    # decode-skinny, a square and a Llama-3-8B projection at decode and short prefill sizes
+    gemm_shapes=((1, 1024, 1024), (16, 1024, 1024), (512, 512, 512), (1, 4096, 4096)),
+    gemm_precisions=("fp32", "bf16"),
+    attention_bhd=(1, 8, 64),
+    prefill_contexts=(128, 512),
+    decode_contexts=(512, 2048),
+    dtypes=("fp32",),
+    elementwise_numel=(1 << 22,),
+    norm_shapes=((2048, 1024),),
+    embedding_shapes=((32000, 1024, 2048),),
+)
+_CPU_STANDARD_KERNELS = KernelConfig(
+    gemm_shapes=(
+        (1, 1024, 1024),
+        (8, 1024, 1024),
+        (16, 1024, 1024),
+        (1024, 1024, 1024),
+        (2048, 2048, 2048),
+        *_llama_gemms((1, 16, 256), layers=2),
+    ),
+    gemm_precisions=("fp32", "bf16"),
+    attention_bhd=(1, 32, 128),
+    prefill_contexts=(256, 1024, 2048),
+    decode_contexts=(1024, 4096, 8192),
+    dtypes=("fp32", "bf16"),
+    elementwise_numel=(1 << 22, 1 << 25),
+    norm_shapes=((2048, 4096), (8192, 4096)),
+    embedding_shapes=((32000, 4096, 2048),),
+)
+_ACCEL_QUICK_KERNELS = KernelConfig(
+    gemm_shapes=((4096, 4096, 4096), *_llama_gemms((1, 16, 4096))),
+    gemm_precisions=("bf16", "fp8"),
+    attention_bhd=(1, 32, 128),
+    prefill_contexts=(1024, 4096),
+    decode_contexts=(1024, 8192, 32768),
+    dtypes=("bf16",),
+    elementwise_numel=(1 << 26,),
+    norm_shapes=((16384, 4096),),
+    embedding_shapes=((128256, 4096, 16384),),
+    collective_bytes=(1 << 20, 1 << 26),
+)
+_ACCEL_STANDARD_KERNELS = KernelConfig(
+    gemm_shapes=(
+        (2048, 2048, 2048),
+        (8192, 8192, 8192),
+        *_llama_gemms((1, 4, 8, 16, 64, 256, 1024, 4096, 16384)),
+    ),
+    gemm_precisions=("fp32", "tf32", "fp16", "bf16", "fp8"),
+    attention_bhd=(1, 32, 128),
+    prefill_contexts=(512, 1024, 2048, 4096, 8192, 16384),
+    decode_contexts=(512, 2048, 8192, 32768, 131072),
+    dtypes=("bf16", "fp16"),
+    elementwise_numel=(1 << 20, 1 << 24, 1 << 28),
+    norm_shapes=((4096, 4096), (16384, 4096), (65536, 8192)),
+    embedding_shapes=((128256, 4096, 4096), (128256, 4096, 65536)),
+    collective_bytes=tuple(1 << p for p in range(16, 31, 2)),
+)
 
 _CPU_QUICK = Profile(
     name="quick",
@@ -80,7 +165,9 @@ _CPU_QUICK = Profile(
         warmup_s=0.01, min_warmup_calls=3, block_s=0.015, n_blocks=5, min_blocks=3, max_total_s=0.15
     ),
     peak_memory_batches=(4, 32),
-    budget_s=12.0,
+    memory_max_bytes=256 << 20,
+    kernels=_CPU_QUICK_KERNELS,
+    budget_s=16.0,
 )
 
 _CPU_STANDARD = Profile(
@@ -106,6 +193,8 @@ _CPU_STANDARD = Profile(
         warmup_s=0.03, min_warmup_calls=3, block_s=0.05, n_blocks=5, min_blocks=3, max_total_s=0.5
     ),
     peak_memory_batches=(8, 64),
+    kernels=_CPU_STANDARD_KERNELS,
+    budget_s=240.0,  # the standard goal is 5 minutes in all
 )
 
 _ACCEL_QUICK = Profile(
@@ -131,7 +220,8 @@ _ACCEL_QUICK = Profile(
     batch_precisions=("auto",),
     batch_step_cap_s=0.5,
     peak_memory_batches=(8, 32),
-    budget_s=12.0,
+    kernels=_ACCEL_QUICK_KERNELS,
+    budget_s=16.0,
 )
 
 _ACCEL_STANDARD = Profile(
@@ -164,6 +254,8 @@ _ACCEL_STANDARD = Profile(
     batch_precisions=("fp32", "auto"),
     batch_step_cap_s=1.0,
     peak_memory_batches=(8, 32),
+    kernels=_ACCEL_STANDARD_KERNELS,
+    budget_s=240.0,  # the standard goal is 5 minutes in all
 )
 
 
@@ -264,12 +356,13 @@ def _global_warmup(ctx: Context, seconds: float) -> None:
 
 
 _WEIGHTS = {
-    "matmul": 0.2,
-    "conv": 0.2,
+    "matmul": 0.15,
+    "conv": 0.15,
     "memory": 0.1,
     "transfer": 0.1,
-    "batch_scaling": 0.3,
-    "peak_memory": 0.1,
+    "batch_scaling": 0.2,
+    "peak_memory": 0.05,
+    "kernels": 0.3,
 }
 
 _RUNNERS: dict[str, Callable[[Context], Any]] = {
@@ -279,6 +372,7 @@ _RUNNERS: dict[str, Callable[[Context], Any]] = {
     "transfer": transfer.run,
     "batch_scaling": batch_scaling.run,
     "peak_memory": peak_memory.run,
+    "kernels": kernels.run,
 }
 
 _SUITE_TYPES: dict[str, type] = {
@@ -288,6 +382,7 @@ _SUITE_TYPES: dict[str, type] = {
     "transfer": TransferSuite,
     "batch_scaling": BatchScalingSuite,
     "peak_memory": PeakMemorySuite,
+    "kernels": KernelSuite,
 }
 
 

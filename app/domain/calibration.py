@@ -9,10 +9,12 @@ not transfer across vendors or generations (benchmark-methodology.md §7).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.gpu import GpuSpec
+from app.domain.kernel_profiles import GpuProfile, ProfilePoint, Shape
 
 FAMILY_WEIGHT = 0.5
 # Measured ratios outside these bounds are measurement errors (cache-resident arrays, wrong
@@ -101,16 +103,38 @@ class Measurement:
     figures: dict[str, float]  # precision -> compute efficiency; "bandwidth_gbs" -> memory
 
 
-def _robust(values: list[float]) -> tuple[float | None, int]:
-    """Median after dropping out-of-range figures and outliers, and how many were kept."""
-    vals = sorted(v for v in values if MIN_RATIO <= v <= MAX_RATIO)
-    if not vals:
+def _robust(values: list[float], weights: list[float] | None = None) -> tuple[float | None, int]:
+    """(Weighted) median after dropping out-of-range figures and outliers, and how many were
+    kept. Outliers are judged unweighted: an old report is no less wrong for being old."""
+    pairs = [
+        (v, 1.0 if weights is None else weights[i])
+        for i, v in enumerate(values)
+        if MIN_RATIO <= v <= MAX_RATIO
+    ]
+    if not pairs:
         return None, 0
-    med = _median(vals)
-    mad = _median([abs(v - med) for v in vals]) * MAD_SCALE
+    med = _median([v for v, _ in pairs])
+    mad = _median([abs(v - med) for v, _ in pairs]) * MAD_SCALE
     if mad > 0:
-        vals = [v for v in vals if abs(v - med) <= OUTLIER_MADS * mad]
-    return _median(vals), len(vals)
+        pairs = [(v, w) for v, w in pairs if abs(v - med) <= OUTLIER_MADS * mad]
+    if weights is None:
+        return _median([v for v, _ in pairs]), len(pairs)
+    return _weighted_median(pairs), len(pairs)
+
+
+def _weighted_median(pairs: list[tuple[float, float]]) -> float:
+    """The value where the cumulative weight first reaches half the total (the lower
+    median on an exact tie, averaged with the next value as the plain median is)."""
+    s = sorted(pairs)
+    half = sum(w for _, w in s) / 2
+    acc = 0.0
+    for i, (v, w) in enumerate(s):
+        acc += w
+        if math.isclose(acc, half) and i + 1 < len(s):
+            return 0.5 * (v + s[i + 1][0])
+        if acc > half:
+            return v
+    return s[-1][0]
 
 
 def _median(vals: list[float]) -> float:
@@ -188,3 +212,53 @@ def merge(base: Calibration | None, own: Calibration | None) -> Calibration | No
         by_family={**base.by_family, **own.by_family},
         source=own.source or base.source,
     )
+
+
+# ---------------------------------------------------------------- pooling kernel profiles
+
+#: Weight of a report one schema version behind the current one (halved again per version):
+#: older bench versions timed fewer shapes with older methods, so they count, but less.
+OLD_VERSION_WEIGHT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class KernelMeasurement:
+    """One stored report's raw kernel points for its catalog GPU, as efficiencies."""
+
+    slug: str
+    backend: str
+    schema_version: int
+    # (kernel class, dtype, shape, achieved ÷ peak)
+    points: tuple[tuple[str, str, Shape, float], ...]
+
+
+def version_weight(version: int, current: int) -> float:
+    return OLD_VERSION_WEIGHT ** max(0, current - version)
+
+
+def pool_kernel_points(
+    measurements: list[KernelMeasurement], backends: dict[str, str], current_version: int
+) -> dict[str, GpuProfile]:
+    """Kernel profiles per GPU model from every stored report of it: per (GPU, class, dtype,
+    shape) the robust median (out-of-range figures and outliers out, older schema versions
+    down-weighted) over reports run on the GPU's own backend; ``reports`` counts the
+    reports behind the profile, each point's ``count`` the figures kept for it."""
+    by: dict[tuple[str, str, str, Shape], list[tuple[float, float]]] = {}
+    reports: dict[str, int] = {}
+    for m in measurements:
+        if backends.get(m.slug, m.backend) != m.backend or not m.points:
+            continue
+        reports[m.slug] = reports.get(m.slug, 0) + 1
+        w = version_weight(m.schema_version, current_version)
+        for kc, dtype, shape, eff in m.points:
+            by.setdefault((m.slug, kc, dtype, shape), []).append((eff, w))
+    points: dict[str, list[ProfilePoint]] = {}
+    for (slug, kc, dtype, shape), pairs in sorted(by.items()):
+        value, n = _robust([v for v, _ in pairs], [w for _, w in pairs])
+        if value is not None:
+            point = ProfilePoint(kc, dtype, shape, value, source="device reports", count=n)
+            points.setdefault(slug, []).append(point)
+    return {
+        slug: GpuProfile(slug=slug, points=tuple(pts), reports=reports[slug])
+        for slug, pts in points.items()
+    }

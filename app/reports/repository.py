@@ -116,6 +116,25 @@ def matched_headlines(
     return [(str(slug), str(backend), dict(head or {})) for slug, backend, head in rows]
 
 
+def matched_kernel_reports(
+    session: Session, limit: int = 1000
+) -> list[tuple[str, str, int, dict[str, Any]]]:
+    """(catalog slug, backend, schema version, report JSON) of the newest reports matched to
+    a catalog GPU that carry kernel points (schema version 2 on)."""
+    rows = session.execute(
+        select(
+            DeviceReportRow.gpu_slug,
+            DeviceReportRow.backend,
+            DeviceReportRow.schema_version,
+            DeviceReportRow.report,
+        )
+        .where(DeviceReportRow.gpu_slug.is_not(None), DeviceReportRow.schema_version >= 2)
+        .order_by(DeviceReportRow.id.desc())
+        .limit(limit)
+    ).all()
+    return [(str(s), str(b), int(v), dict(r or {})) for s, b, v, r in rows]
+
+
 def active_run(session: Session, label: str | None = None) -> BenchmarkRunRow | None:
     conds: list[ColumnElement[bool]] = [BenchmarkRunRow.status.in_(ACTIVE)]
     if label is not None:

@@ -10,13 +10,22 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.bench.report import BenchReport, apply_peaks
+from app.bench.report import SCHEMA_VERSION, BenchReport, apply_peaks, impossible_figure
 from app.catalog import repository as catalog_repository
 from app.catalog import service as catalog
+from app.catalog.profiles import shipped_profiles
 from app.db import Snapshots, session_scope, write_scope
-from app.domain.calibration import Calibration, Efficiencies, Measurement, pool
+from app.domain.calibration import (
+    Calibration,
+    Efficiencies,
+    KernelMeasurement,
+    Measurement,
+    pool,
+    pool_kernel_points,
+)
 from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
+from app.domain.kernel_profiles import ProfileStore, merge_profiles, shape_key
 from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
 from app.reports import repository
 from app.reports.matching import match_device
@@ -70,6 +79,16 @@ def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | Non
     return match_device(env.device_name, gib, gpus), "name"
 
 
+def refuse_impossible(report: BenchReport, gpu: GpuSpec) -> None:
+    """A figure above the catalog peak of its GPU by more than boost clocks and timing noise
+    allow (``PEAK_TOLERANCE``) is not a measurement: the whole report is refused, naming the
+    field, so that nothing from a broken timer reaches the pooled profiles."""
+    found = impossible_figure(report, peaks_for(gpu))
+    if found is not None:
+        path, message = found
+        raise InvalidInput(f"{path}: {message} ({gpu.name})", field=path)
+
+
 def stored_copy(session: Session, raw: bytes, key: str) -> ReportOut | None:
     """The report already stored under an idempotency key, if any; a different body under
     the same key is a conflict (the client reused a key by mistake)."""
@@ -88,6 +107,7 @@ def prepare_report(session: Session, raw: bytes, origin: str) -> dict[str, objec
     report = parse_report(raw)
     gpu, matched_by = resolve_gpu(report, catalog.all_specs(session))
     if gpu is not None:
+        refuse_impossible(report, gpu)
         # Recompute efficiencies against our catalog's peaks, whatever the client sent;
         # this also rejects figures above 1.15 × peak.
         report = apply_peaks(report, peaks_for(gpu), gpu.slug, gpu.name, matched_by)  # type: ignore[arg-type]
@@ -251,6 +271,37 @@ def catalog_calibration(
     if stamp is None:
         stamp = (catalog_repository.catalog_stamp(session), repository.reports_stamp(session))
     return _pooled.get(session, stamp, lambda: pooled_calibration(session, gpus))
+
+
+def kernel_measurements(session: Session) -> list[KernelMeasurement]:
+    """Every stored report's ok kernel points with an efficiency (the server computed it
+    against its own catalog peak when the report was stored)."""
+    out: list[KernelMeasurement] = []
+    for slug, backend, version, data in repository.matched_kernel_reports(session):
+        points = []
+        for p in (data.get("kernels") or {}).get("points") or []:
+            eff = p.get("efficiency")
+            if p.get("status", "ok") == "ok" and isinstance(eff, int | float) and eff > 0:
+                shape = shape_key(p.get("shape") or {})
+                points.append((str(p["kernel_class"]), str(p["dtype"]), shape, float(eff)))
+        if points:
+            out.append(KernelMeasurement(slug, backend, version, tuple(points)))
+    return out
+
+
+def kernel_profile_store(session: Session, gpus: list[GpuSpec]) -> ProfileStore:
+    """The shipped kernel profiles with every stored report pooled in per GPU model
+    (app.domain.calibration.pool_kernel_points); measured points replace published ones of
+    the same shape. The engine reads it through kernel_profiles.profile_efficiency."""
+    backends = {g.slug: g.backends[0] for g in gpus if g.backends}
+    pooled = pool_kernel_points(kernel_measurements(session), backends, SCHEMA_VERSION)
+    shipped, _ = shipped_profiles()
+    merged = {}
+    for slug in set(shipped.profiles) | set(pooled):
+        profile = merge_profiles(shipped.profiles.get(slug), pooled.get(slug))
+        if profile is not None:
+            merged[slug] = profile
+    return ProfileStore(merged)
 
 
 def calibration_from(report: BenchReport, gpu: GpuSpec | None, source: str) -> Calibration | None:

@@ -15,8 +15,22 @@ from app.bench.report import (
     MatmulSummary,
     MemorySuite,
 )
-from app.bench.suites.common import CnnConfig, ConvLayer, Profile, TransformerConfig
+from app.bench.suites.common import CnnConfig, ConvLayer, KernelConfig, Profile, TransformerConfig
 from app.bench.timing import TimingConfig
+
+TINY_KERNELS = KernelConfig(
+    gemm_shapes=((1, 64, 64), (16, 64, 64), (64, 64, 64)),
+    gemm_precisions=("fp32",),
+    attention_bhd=(1, 2, 16),
+    prefill_contexts=(16, 32),
+    decode_contexts=(64,),
+    dtypes=("fp32",),
+    elementwise_numel=(1 << 12,),
+    norm_shapes=((16, 64),),
+    embedding_shapes=((128, 32, 16),),
+    graph_kernels=10,
+    collective_bytes=(1 << 12,),
+)
 
 
 def make_tiny_profile() -> Profile:
@@ -50,6 +64,7 @@ def make_tiny_profile() -> Profile:
         batch_step_cap_s=1.0,
         batch_timing=fast,
         peak_memory_batches=(1, 4),
+        kernels=TINY_KERNELS,
     )
 
 

@@ -56,7 +56,7 @@ def test_writes_report_and_progress(tmp_path: Path, fake_run: list[dict[str, Any
     code = bench_command("quick", "cpu", out, None, None, None, None, prog, console=con)
     assert code == 0
     report = BenchReport.model_validate_json(out.read_text())
-    assert report.schema_version == 1
+    assert report.schema_version == 2
     lines = [json.loads(x) for x in prog.read_text().splitlines()]
     assert lines[-1] == {"step": "done", "fraction": 1.0}
     assert all(set(x) == {"step", "fraction"} for x in lines)
@@ -139,7 +139,7 @@ def test_upload_posts_report_with_token(
     assert code == 0
     assert sent["url"] == "http://server:8000/api/v1/device-reports"
     assert sent["auth"] == "Bearer s3cret"
-    assert sent["body"]["schema_version"] == 1
+    assert sent["body"]["schema_version"] == 2
     assert "42" in con.export_text()
 
 

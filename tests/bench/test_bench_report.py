@@ -54,7 +54,7 @@ def test_report_validation_from_json_rejects_bad_numbers() -> None:
     with pytest.raises(ValidationError, match="negative"):
         BenchReport.model_validate(data)
     data = make_report().model_dump(mode="json")
-    data["schema_version"] = 2
+    data["schema_version"] = 3
     with pytest.raises(ValidationError):
         BenchReport.model_validate(data)
 
@@ -63,7 +63,7 @@ def test_report_json_round_trip() -> None:
     r = make_report()
     again = BenchReport.model_validate_json(r.model_dump_json())
     assert again == r
-    assert again.schema_version == 1
+    assert again.schema_version == 2
 
 
 def test_check_peak_rejects_above_tolerance() -> None:

@@ -29,7 +29,7 @@ def test_tiny_full_run_produces_valid_report(tiny_profile: Profile) -> None:
     events: list[tuple[str, float]] = []
     report = runner.run_benchmarks(tiny_profile, "cpu", progress=lambda s, f: events.append((s, f)))
     again = BenchReport.model_validate(json.loads(report.model_dump_json()))
-    assert again.schema_version == 1
+    assert again.schema_version == 2
     assert report.environment.backend == "cpu"
     assert report.environment.torch_version == torch.__version__
     assert "float32_matmul_precision" in report.environment.precision_flags
@@ -205,4 +205,6 @@ def test_without_a_budget_nothing_is_skipped(tiny_profile: Profile) -> None:
 def test_quick_profiles_have_a_time_budget() -> None:
     for accel in (False, True):
         budget = runner.get_profile("quick", accel).budget_s
-        assert budget is not None and budget <= 15
+        # the quick goal is 30 s in all: the suites' budget leaves 10 s for imports, the
+        # environment probe and the global warm-up
+        assert budget is not None and budget <= 20

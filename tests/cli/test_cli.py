@@ -82,7 +82,7 @@ def test_bench_uploads_and_recommend_uses_it(
     assert bench.returncode == 0, bench.stderr[-2000:]
     report = json.loads(out.read_text())
     assert (
-        report["schema_version"] == 1
+        report["schema_version"] == 2
         and report["matmul"]["by_precision"]["fp32"]["best"]["value"] > 0
     )
     assert "matmul fp32" in bench.stdout and "Tips" in bench.stdout

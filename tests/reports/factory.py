@@ -50,3 +50,17 @@ def gpu_report(
         },
         "tips": ["bf16 is 15× faster than fp32 here"],
     }
+
+
+def gemm_point(
+    m: int = 4096, n: int = 4096, k: int = 4096, seconds: float = 2e-4
+) -> dict[str, Any]:
+    """A raw GEMM point of schema version 2, its FLOPs and rate consistent with its shape."""
+    flops = 2 * m * n * k
+    return {"kernel_class": "gemm", "op": "mm", "shape": {"m": m, "n": n, "k": k},
+            "dtype": "bf16", "seconds": seconds, "flops": flops,
+            "tflops": flops / seconds / 1e12}  # fmt: skip
+
+
+def v2_report(*points: dict[str, Any]) -> dict[str, Any]:
+    return gpu_report() | {"schema_version": 2, "kernels": {"points": list(points)}}

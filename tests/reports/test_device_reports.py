@@ -31,12 +31,26 @@ def test_upload_matches_catalog_and_computes_efficiency(client: TestClient) -> N
     assert client.get("/api/v1/device-reports?gpu_slug=rtx-4090").json()["total"] == 0
 
 
-def test_figure_above_peak_is_rejected_not_reported(client: TestClient) -> None:
+def test_figure_above_peak_is_refused_and_not_stored(client: TestClient) -> None:
     # 3x the datasheet peak is a timing error (no synchronisation), never a result.
     r = client.post("/api/v1/device-reports", json=gpu_report(bf16=2900.0))
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert error["details"]["field"] == "matmul.by_precision.bf16.reference.value"
+    assert "catalog peak" in error["message"]
+    assert client.get("/api/v1/device-reports").json()["total"] == 0
+
+
+def test_figure_the_client_already_rejected_is_stored(client: TestClient) -> None:
+    # the bench itself caught the error: the figure claims nothing, the report is honest
+    report = gpu_report()
+    for key in ("reference", "best"):
+        report["matmul"]["by_precision"]["bf16"][key] = {
+            "unit": "TFLOPS", "status": "rejected", "reason": "above 1.15 × peak",
+            "rejected_value": 2900.0,
+        }  # fmt: skip
+    r = client.post("/api/v1/device-reports", json=report)
     assert r.status_code == 201, r.text
-    best = r.json()["report"]["matmul"]["by_precision"]["bf16"]["best"]
-    assert best["status"] == "rejected" and best["value"] is None
     assert "bf16" not in r.json()["headline"]
 
 

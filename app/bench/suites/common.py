@@ -40,6 +40,40 @@ class TransformerConfig:
     seq: int = 512
 
 
+Shape3 = tuple[int, int, int]
+
+#: Llama-3-8B's layer GEMMs as (N, K) = (out features, in features): q/o projections,
+#: gate/up, down, LM head (hidden 4096, intermediate 14336, vocabulary 128256; the model
+#: card's config.json). M is the number of tokens in flight: ≤ 16 in decode, thousands in
+#: prefill.
+LLAMA3_8B_LAYERS: tuple[tuple[int, int], ...] = (
+    (4096, 4096),
+    (14336, 4096),
+    (4096, 14336),
+    (128256, 4096),
+)
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """Sizes of the kernel-class suites for one profile and class of device."""
+
+    gemm_shapes: tuple[Shape3, ...] = ((1024, 1024, 1024),)
+    gemm_precisions: tuple[str, ...] = ("fp32",)
+    #: (batch, heads, head_dim) and context lengths for prefill (causal) and decode (q = 1)
+    attention_bhd: tuple[int, int, int] = (1, 8, 64)
+    prefill_contexts: tuple[int, ...] = (256,)
+    decode_contexts: tuple[int, ...] = (1024,)
+    #: dtype of the attention, element-wise, normalisation and embedding kernels
+    dtypes: tuple[str, ...] = ("fp32",)
+    elementwise_numel: tuple[int, ...] = (1 << 22,)
+    norm_shapes: tuple[tuple[int, int], ...] = ((4096, 1024),)  # (rows, hidden)
+    #: (vocabulary, hidden, tokens gathered)
+    embedding_shapes: tuple[tuple[int, int, int], ...] = ((32000, 1024, 4096),)
+    graph_kernels: int = 100  # kernels per captured CUDA graph
+    collective_bytes: tuple[int, ...] = (1 << 20, 1 << 24)
+
+
 @dataclass(frozen=True)
 class Profile:
     """Sizes and budgets of one profile for one class of device (CPU or accelerator)."""
@@ -73,6 +107,11 @@ class Profile:
     batch_timing: TimingConfig | None = None
     # peak memory
     peak_memory_batches: tuple[int, int] = (8, 32)
+    #: cap on one bandwidth array (None: none): the quick profile on a host whose reported
+    #: last-level cache is huge (a VM showing a whole socket's L3) would allocate gigabytes
+    memory_max_bytes: int | None = None
+    # kernel classes
+    kernels: KernelConfig = field(default_factory=KernelConfig)
     #: Wall-clock seconds for all suites together, shared out by the runner in proportion to
     #: each suite's weight (unused time carries over). A suite past its share measures what
     #: it must (a reference shape per precision, two points per curve) and skips the rest,

@@ -110,6 +110,27 @@ def _aggregate(rows: list[ConvRow], precision: str, mode: str) -> ConvAggregate 
     )
 
 
+def _measure(
+    ctx: Context,
+    layer: ConvLayer,
+    batch: int,
+    precision: str,
+    mode: str,
+    layout: str,
+    flops: int,
+    flush: Callable[[], None] | None,
+) -> Figure:
+    try:
+        op = _make_op(ctx, layer, batch, precision, mode, layout)
+        timing = ctx.measure(op, before_block=flush)
+        fig = rate_figure(timing, flops, "TFLOPS", 1e12)
+        return ctx.check(fig, precision, f"conv {layer.name} {precision}")
+    except Exception as exc:
+        if is_oom(exc):
+            empty_cache(ctx.device)
+        return failed("TFLOPS", exc)
+
+
 def run(ctx: Context) -> ConvSuite:
     start = time.perf_counter()
     prof = ctx.profile
@@ -154,15 +175,7 @@ def run(ctx: Context) -> ConvSuite:
                         if layer is not prof.conv_layers[0] and ctx.out_of_time():
                             ctx.skip_note("some convolution layers")
                             continue
-                        try:
-                            op = _make_op(ctx, layer, batch, precision, mode, layout)
-                            timing = ctx.measure(op, before_block=flush)
-                            fig = rate_figure(timing, flops, "TFLOPS", 1e12)
-                            fig = ctx.check(fig, precision, f"conv {layer.name} {precision}")
-                        except Exception as exc:
-                            if is_oom(exc):
-                                empty_cache(ctx.device)
-                            fig = failed("TFLOPS", exc)
+                        fig = _measure(ctx, layer, batch, precision, mode, layout, flops, flush)
                         suite.rows.append(
                             ConvRow(
                                 layer=layer.name,

@@ -58,6 +58,12 @@ def array_bytes(ctx: Context) -> tuple[int, int | None]:
     prof = ctx.profile
     llc = device_llc_bytes(ctx)
     size = max(prof.memory_min_bytes, prof.memory_llc_multiple * (llc or 0))
+    if prof.memory_max_bytes is not None and size > prof.memory_max_bytes:
+        ctx.warnings.append(
+            f"bandwidth arrays capped at {prof.memory_max_bytes / 2**20:.0f} MiB by the "
+            f"{prof.name} profile (wanted {size / 2**20:.0f} MiB)"
+        )
+        size = prof.memory_max_bytes
     free = free_bytes(ctx)
     if free is not None:
         cap = int(free * prof.memory_max_fraction / 3)

@@ -17,6 +17,7 @@ import torch
 
 from app.bench.report import (
     PEAK_LINK_KEY,
+    Figure,
     TransferFit,
     TransferRow,
     TransferSuite,
@@ -59,6 +60,83 @@ def fit_rows(rows: list[TransferRow], headline: int) -> TransferFit | None:
     )
 
 
+def _host_buffers(ctx: Context, memories: list[str], max_size: int) -> dict[str, torch.Tensor]:
+    hosts: dict[str, torch.Tensor] = {}
+    for memory in memories:
+        try:
+            if memory == "pinned":
+                h = torch.empty(max_size, dtype=torch.uint8, pin_memory=True)
+            else:
+                h = torch.empty(max_size, dtype=torch.uint8)
+            h.random_(0, 256)  # pre-fault every page
+            hosts[memory] = h
+        except Exception as exc:
+            ctx.warnings.append(f"{memory} host buffer unavailable: {exc}"[:300])
+    return hosts
+
+
+def _measure_copy(
+    ctx: Context, src: torch.Tensor, dst: torch.Tensor, memory: str, direction: str
+) -> Figure:
+    non_blocking = memory == "pinned"
+    try:
+        timing = ctx.measure(lambda: dst.copy_(src, non_blocking=non_blocking))
+        fig = rate_figure(timing, src.numel(), "GB/s", 1e9)
+        if memory != "unified":
+            fig = ctx.check(fig, PEAK_LINK_KEY, f"{direction} transfer")
+        return fig
+    except Exception as exc:
+        return failed("GB/s", exc)
+
+
+def _sweep(
+    ctx: Context, suite: TransferSuite, memory: str, direction: str, host: torch.Tensor,
+    dev_buf: torch.Tensor, progress: tuple[int, int],
+) -> None:  # fmt: skip
+    """One (memory, direction) over the profile's sizes, then its latency/bandwidth fit."""
+    prof = ctx.profile
+    sizes = sorted(prof.transfer_sizes)
+    done, total = progress
+    for i, size in enumerate(sizes):
+        ctx.step(f"transfer {direction} {memory} {size >> 10} KiB", (done + i) / total)
+        # two sizes (smallest and headline-or-largest) always; the rest as time allows
+        if 0 < i < len(sizes) - 1 and ctx.out_of_time():
+            ctx.skip_note("some transfer sizes")
+            continue
+        h, d = host[:size], dev_buf[:size]
+        src, dst = (h, d) if direction == "h2d" else (d, h)
+        fig = _measure_copy(ctx, src, dst, memory, direction)
+        suite.rows.append(
+            TransferRow(direction=direction, memory=memory, size_bytes=size, figure=fig)
+        )
+    rows = [r for r in suite.rows if r.memory == memory and r.direction == direction]
+    try:
+        fit = fit_rows(rows, prof.transfer_headline)
+    except ValueError as exc:
+        ctx.warnings.append(f"transfer fit failed: {exc}")
+    else:
+        if fit is not None:
+            suite.fits.append(fit)
+
+
+def _pinned_over_pageable(suite: TransferSuite, headline: int) -> None:
+    for direction in ("h2d", "d2h"):
+        heads = {}
+        for memory in ("pinned", "pageable"):
+            r = _headline(
+                [x for x in suite.rows if x.memory == memory and x.direction == direction],
+                headline,
+            )
+            if r is not None:
+                heads[memory] = r.figure.value
+        pinned, pageable = heads.get("pinned"), heads.get("pageable")
+        if pinned and pageable:
+            if direction == "h2d":
+                suite.pinned_over_pageable_h2d = pinned / pageable
+            else:
+                suite.pinned_over_pageable_d2h = pinned / pageable
+
+
 def run(ctx: Context) -> TransferSuite:
     start = time.perf_counter()
     if not ctx.is_accelerator:
@@ -71,76 +149,14 @@ def run(ctx: Context) -> TransferSuite:
     max_size = sizes[-1]
     dev_buf = torch.empty(max_size, dtype=torch.uint8, device=ctx.torch_device)
     dev_buf.random_(0, 256)
-    hosts: dict[str, torch.Tensor] = {}
-    for memory in memories:
-        try:
-            if memory == "pinned":
-                h = torch.empty(max_size, dtype=torch.uint8, pin_memory=True)
-            else:
-                h = torch.empty(max_size, dtype=torch.uint8)
-            h.random_(0, 256)  # pre-fault every page
-            hosts[memory] = h
-        except Exception as exc:
-            ctx.warnings.append(f"{memory} host buffer unavailable: {exc}"[:300])
+    hosts = _host_buffers(ctx, memories, max_size)
     total = max(1, len(hosts) * 2 * len(sizes))
     done = 0
     for memory, host in hosts.items():
-        non_blocking = memory == "pinned"
         for direction in ("h2d", "d2h"):
-            for i, size in enumerate(sizes):
-                ctx.step(f"transfer {direction} {memory} {size >> 10} KiB", done / total)
-                done += 1
-                # two sizes (smallest and headline-or-largest) always; the rest as time allows
-                if 0 < i < len(sizes) - 1 and ctx.out_of_time():
-                    ctx.skip_note("some transfer sizes")
-                    continue
-                src, dst = (
-                    (host[:size], dev_buf[:size])
-                    if direction == "h2d"
-                    else (dev_buf[:size], host[:size])
-                )
-
-                def op(
-                    src: torch.Tensor = src,
-                    dst: torch.Tensor = dst,
-                    non_blocking: bool = non_blocking,
-                ) -> object:
-                    return dst.copy_(src, non_blocking=non_blocking)
-
-                try:
-                    timing = ctx.measure(op)
-                    fig = rate_figure(timing, size, "GB/s", 1e9)
-                    if memory != "unified":
-                        fig = ctx.check(fig, PEAK_LINK_KEY, f"{direction} transfer")
-                except Exception as exc:
-                    fig = failed("GB/s", exc)
-                suite.rows.append(
-                    TransferRow(direction=direction, memory=memory, size_bytes=size, figure=fig)
-                )
-            rows = [r for r in suite.rows if r.memory == memory and r.direction == direction]
-            try:
-                fit = fit_rows(rows, prof.transfer_headline)
-            except ValueError as exc:
-                ctx.warnings.append(f"transfer fit failed: {exc}")
-            else:
-                if fit is not None:
-                    suite.fits.append(fit)
-    # pinned vs pageable at the headline size
-    for direction in ("h2d", "d2h"):
-        heads = {}
-        for memory in ("pinned", "pageable"):
-            r = _headline(
-                [x for x in suite.rows if x.memory == memory and x.direction == direction],
-                prof.transfer_headline,
-            )
-            if r is not None:
-                heads[memory] = r.figure.value
-        if heads.get("pinned") and heads.get("pageable"):
-            ratio = heads["pinned"] / heads["pageable"]  # type: ignore[operator]
-            if direction == "h2d":
-                suite.pinned_over_pageable_h2d = ratio
-            else:
-                suite.pinned_over_pageable_d2h = ratio
+            _sweep(ctx, suite, memory, direction, host, dev_buf, (done, total))
+            done += len(sizes)
+    _pinned_over_pageable(suite, prof.transfer_headline)
     # pinning cost, timed separately (it is not part of a pinned transfer)
     if "pinned" in hosts:
         with contextlib.suppress(Exception):

@@ -1,0 +1,433 @@
+"""Kernel profiles: e(kernel class, shape) per GPU, and the carry-over to GPUs nobody measured.
+
+A profile point is an achieved rate for one (kernel class, dtype, shape) divided by the
+catalog peak of its GPU: dense TFLOPS of the dtype for compute classes (GEMM, attention
+prefill), memory bandwidth for the memory-bound ones. Points come from shipped profiles
+(``data/profiles/<slug>.yaml``, published sweeps and vendor figures, each with its source)
+and from stored device reports, pooled per GPU model (``app.domain.calibration``).
+
+Carry-over (docs/methodology.md, "Kernel profiles"). Each GPU's points give it a curve,
+t(shape) = t_fixed + work ÷ (c · roof(shape) · peak rate), where roof = min(1, I·B/P) is the
+best fraction of peak a shape of arithmetic intensity I can reach on a GPU of peak P and
+bandwidth B (1 for memory classes), c the best fraction of that roofline the GPU reached and
+t_fixed the per-kernel time no shape hides (launch, prologue, a partial wave). A GPU without
+points takes c and t_fixed from the profiled GPUs, weighted by architecture features:
+
+* vendor (a different vendor's software stack is a different kernel library: × 0.1);
+* tensor-core generation (same generation × 1, else × 0.5);
+* memory technology (HBM / GDDR / LPDDR: × 0.7 when it differs);
+* SM count and boost clock where both profiles state them (× e^(−|ln ratio|/2));
+* L2 size where both state it (× e^(−|ln ratio|/4)).
+
+The roofline is always the target's own, so where a shape falls (a skinny decode GEMM on
+the bandwidth slope, a large square one under the compute roof) follows the target's ridge
+point P/B. The constants are round numbers, not fitted; benchmarks/kernel_carryover.py
+leaves each profiled GPU out in turn and reports the median error over the shipped profiles.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.domain.gpu import GpuSpec
+
+COMPUTE_CLASSES = frozenset({"gemm", "attention_prefill"})
+MEMORY_CLASSES = frozenset({"attention_decode", "elementwise", "normalization", "embedding"})
+KERNEL_CLASSES = COMPUTE_CLASSES | MEMORY_CLASSES
+
+OTHER_VENDOR = 0.1
+OTHER_TENSOR_GEN = 0.5
+OTHER_MEMORY = 0.7
+# How far a donor may be from the target before its figures stop counting at all.
+MIN_WEIGHT = 1e-4
+# Kernels shorter than this show their fixed per-kernel time; longer ones hide it.
+SMALL_KERNEL_S = 50e-6
+
+Shape = tuple[tuple[str, int], ...]
+
+
+def shape_key(shape: Mapping[str, int]) -> Shape:
+    return tuple(sorted((str(k), int(v)) for k, v in shape.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class ProfilePoint:
+    kernel_class: str
+    dtype: str
+    shape: Shape
+    efficiency: float  # achieved ÷ the catalog peak (compute or bandwidth)
+    source: str
+    op: str = ""
+    count: int = 1  # device reports pooled into it (1 for a published figure)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuFeatures:
+    """What the carry-over compares between two GPUs."""
+
+    vendor: str
+    tensor_gen: str
+    memory_tech: str | None
+    peak_tflops: Mapping[str, float]
+    bandwidth_gbs: float
+    sm_count: int | None = None
+    boost_mhz: float | None = None
+    l2_mb: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuProfile:
+    slug: str
+    points: tuple[ProfilePoint, ...] = ()
+    reports: int = 0  # stored device reports behind the points (0: published figures only)
+    features: Mapping[str, float] = field(default_factory=dict)  # sm_count, boost_mhz, l2_mb
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileStore:
+    profiles: Mapping[str, GpuProfile] = field(default_factory=dict)
+
+    def without(self, slug: str) -> ProfileStore:
+        return ProfileStore({s: p for s, p in self.profiles.items() if s != slug})
+
+
+# ---------------------------------------------------------------------------------- features
+
+_NVIDIA_GEN = (
+    ((10, 0), "blackwell"),
+    ((9, 0), "hopper"),
+    ((8, 9), "ada"),
+    ((8, 0), "ampere"),
+    ((7, 5), "turing"),
+    ((7, 0), "volta"),
+)
+
+
+def tensor_generation(gpu: GpuSpec) -> str:
+    """The tensor-core generation: from the compute capability on NVIDIA parts (sm_120
+    consumer Blackwell counts as Blackwell), else the vendor's architecture name."""
+    if gpu.vendor == "nvidia" and gpu.compute_capability:
+        try:
+            major, minor = (int(x) for x in gpu.compute_capability.split(".")[:2])
+        except ValueError:
+            major, minor = 0, 0
+        for cc, name in _NVIDIA_GEN:
+            if (major, minor) >= cc:
+                return name
+        return "pre-volta"
+    return f"{gpu.vendor}:{gpu.architecture.lower()}"
+
+
+def memory_technology(gpu: GpuSpec) -> str | None:
+    kind = (gpu.memory_type or "").upper()
+    for tech in ("HBM", "GDDR", "LPDDR", "DDR"):
+        if kind.startswith(tech):
+            return tech.lower()
+    return None
+
+
+def features_of(gpu: GpuSpec, extra: Mapping[str, float] | None = None) -> GpuFeatures:
+    peaks = {p: v for p in ("fp32", "tf32", "fp16", "bf16", "fp8") if (v := gpu.peak_tflops(p))}
+    extra = extra or {}
+    sm = extra.get("sm_count")
+    return GpuFeatures(
+        vendor=gpu.vendor,
+        tensor_gen=tensor_generation(gpu),
+        memory_tech=memory_technology(gpu),
+        peak_tflops=peaks,
+        bandwidth_gbs=gpu.memory_bandwidth_gbs,
+        sm_count=int(sm) if sm else None,
+        boost_mhz=extra.get("boost_mhz"),
+        l2_mb=extra.get("l2_mb"),
+    )
+
+
+# ---------------------------------------------------------------------------------- rooflines
+
+
+def work_of(kernel_class: str, shape: Mapping[str, int], dtype: str) -> tuple[float, float]:
+    """(FLOPs, minimum bytes) of one kernel; the byte counts follow app/bench/report.py."""
+    elt = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1}.get(dtype, 2)
+    if kernel_class == "gemm":
+        b = shape.get("batch", 1)
+        m, n, k = shape["m"], shape["n"], shape["k"]
+        return 2.0 * b * m * n * k, float(elt * b * (m * k + k * n + m * n))
+    if kernel_class.startswith("attention"):
+        b, h, d = shape["batch"], shape["heads"], shape["head_dim"]
+        q, kv = shape["q_len"], shape["kv_len"]
+        flops = 4.0 * b * h * q * kv * d / (2 if shape.get("causal") else 1)
+        return flops, float(elt * b * h * d * (2 * q + 2 * kv))
+    return 0.0, 1.0
+
+
+def roofline_fraction(
+    kernel_class: str, shape: Mapping[str, int], dtype: str, feats: GpuFeatures
+) -> float:
+    """The best fraction of the class's peak this shape can reach on this GPU: min(1, I·B/P)
+    for compute classes (I = FLOPs per byte), 1 for memory classes (their peak is B)."""
+    if kernel_class not in COMPUTE_CLASSES:
+        return 1.0
+    peak = _peak(feats, dtype)
+    if peak is None:
+        return 1.0
+    flops, nbytes = work_of(kernel_class, shape, dtype)
+    intensity = flops / max(nbytes, 1.0)
+    return min(1.0, intensity * feats.bandwidth_gbs * 1e9 / (peak * 1e12))
+
+
+def _peak(feats: GpuFeatures, dtype: str) -> float | None:
+    peak = feats.peak_tflops.get(dtype)
+    if peak is None and dtype in ("bf16", "fp16"):
+        peak = feats.peak_tflops.get("fp16" if dtype == "bf16" else "bf16")
+    return peak
+
+
+# ---------------------------------------------------------------------------------- carry-over
+
+
+def _log_ratio(a: float | None, b: float | None) -> float:
+    if not a or not b:
+        return 0.0
+    return abs(math.log(a / b))
+
+
+def similarity(target: GpuFeatures, donor: GpuFeatures) -> float:
+    """How much a donor's measured fractions of the roofline say about the target."""
+    w = 1.0
+    if target.vendor != donor.vendor:
+        w *= OTHER_VENDOR
+    if target.tensor_gen != donor.tensor_gen:
+        w *= OTHER_TENSOR_GEN
+    if target.memory_tech and donor.memory_tech and target.memory_tech != donor.memory_tech:
+        w *= OTHER_MEMORY
+    w *= math.exp(-_log_ratio(target.sm_count, donor.sm_count) / 2)
+    w *= math.exp(-_log_ratio(target.boost_mhz, donor.boost_mhz) / 2)
+    w *= math.exp(-_log_ratio(target.l2_mb, donor.l2_mb) / 4)
+    return w
+
+
+def _same_dtype(a: str, b: str) -> bool:
+    return a == b or {a, b} == {"bf16", "fp16"}
+
+
+def _rate_peak(feats: GpuFeatures, kernel_class: str, dtype: str) -> float | None:
+    """The class's peak rate in work per second: FLOP/s or bytes/s."""
+    if kernel_class in COMPUTE_CLASSES:
+        peak = _peak(feats, dtype)
+        return peak * 1e12 if peak else None
+    return feats.bandwidth_gbs * 1e9
+
+
+def _work(kernel_class: str, shape: Mapping[str, int], dtype: str) -> float:
+    flops, nbytes = work_of(kernel_class, shape, dtype)
+    return flops if kernel_class in COMPUTE_CLASSES else nbytes
+
+
+@dataclass(frozen=True, slots=True)
+class Curve:
+    """One GPU's curve for a kernel class: t(shape) = fixed_s + work ÷ (ceiling · roof ·
+    peak rate). ``ceiling`` is the best fraction of the roofline reached; ``fixed_s`` the
+    per-kernel time no shape can hide (launch, prologue, a partial wave), seen only in
+    small kernels, so None when none was measured."""
+
+    ceiling: float
+    fixed_s: float | None
+
+
+def fit_curve(
+    points: tuple[ProfilePoint, ...], feats: GpuFeatures, kernel_class: str, dtype: str
+) -> Curve | None:
+    cands = [p for p in points if p.kernel_class == kernel_class and _same_dtype(p.dtype, dtype)]
+    rate = _rate_peak(feats, kernel_class, dtype)
+    if not cands or rate is None:
+        return None
+    curve = _fit(cands, feats, kernel_class, dtype, rate)
+    if curve.fixed_s is None:
+        # the fixed per-kernel time (launch, prologue) does not depend on the dtype: borrow
+        # it from the class's other dtypes measured on this GPU
+        others = {p.dtype for p in points if p.kernel_class == kernel_class} - {dtype}
+        fixed = [
+            c.fixed_s
+            for d in sorted(others)
+            if (r := _rate_peak(feats, kernel_class, d)) is not None
+            and (c := _fit([p for p in points if p.kernel_class == kernel_class and p.dtype == d],
+                           feats, kernel_class, d, r)).fixed_s is not None
+        ]  # fmt: skip
+        if fixed:
+            curve = Curve(curve.ceiling, _median(fixed))
+    return curve
+
+
+def _fit(
+    cands: list[ProfilePoint], feats: GpuFeatures, kernel_class: str, dtype: str, rate: float
+) -> Curve:
+    roofs = [roofline_fraction(kernel_class, dict(p.shape), dtype, feats) if p.shape else 1.0
+             for p in cands]  # fmt: skip
+    ceiling = min(1.0, max(p.efficiency / max(r, 1e-9) for p, r in zip(cands, roofs, strict=True)))
+    fixed: list[float] = []
+    for p, roof in zip(cands, roofs, strict=True):
+        if not p.shape:
+            continue
+        work = _work(kernel_class, dict(p.shape), dtype)
+        measured = work / (p.efficiency * rate)
+        if measured < SMALL_KERNEL_S:
+            fixed.append(max(0.0, measured - work / (ceiling * roof * rate)))
+    return Curve(ceiling, _median(fixed) if fixed else None)
+
+
+def curve_efficiency(
+    curve: Curve, feats: GpuFeatures, kernel_class: str, shape: Mapping[str, int], dtype: str
+) -> float:
+    """e at ``shape`` on the GPU ``feats`` describes; an empty shape asks for the ceiling."""
+    rate = _rate_peak(feats, kernel_class, dtype)
+    if not shape or rate is None:
+        return curve.ceiling
+    work = _work(kernel_class, shape, dtype)
+    roof = roofline_fraction(kernel_class, shape, dtype, feats)
+    seconds = (curve.fixed_s or 0.0) + work / (curve.ceiling * roof * rate)
+    return min(1.0, work / (rate * seconds))
+
+
+def _median(values: list[float]) -> float:
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def carried_curve(
+    target: GpuFeatures,
+    kernel_class: str,
+    dtype: str,
+    donors: Mapping[str, tuple[GpuFeatures, GpuProfile]],
+) -> tuple[Curve, tuple[str, ...]] | None:
+    """The target's curve from the donors' curves: ceilings and fixed times averaged with
+    the architecture-similarity weights; the donors in order of weight."""
+    acc_c = acc_w = acc_f = acc_fw = 0.0
+    weights: list[tuple[float, str]] = []
+    for slug, (feats, profile) in donors.items():
+        curve = fit_curve(profile.points, feats, kernel_class, dtype)
+        w = similarity(target, feats)
+        if curve is None or w < MIN_WEIGHT:
+            continue
+        acc_c, acc_w = acc_c + w * curve.ceiling, acc_w + w
+        if curve.fixed_s is not None:
+            acc_f, acc_fw = acc_f + w * curve.fixed_s, acc_fw + w
+        weights.append((w, slug))
+    if acc_w <= 0:
+        return None
+    weights.sort(reverse=True)
+    fixed = acc_f / acc_fw if acc_fw > 0 else None
+    return Curve(acc_c / acc_w, fixed), tuple(s for _, s in weights)
+
+
+def profile_efficiency(
+    gpu: GpuSpec,
+    kernel_class: str,
+    shape: Mapping[str, int],
+    store: ProfileStore,
+    gpus: Mapping[str, GpuSpec],
+    *,
+    dtype: str = "bf16",
+    prior: float | None = None,
+) -> tuple[float | None, str]:
+    """(e, basis) for one kernel on ``gpu``: from its own profile where it has points of the
+    class ("measured on this GPU (N reports)", "published figures for this GPU"), else
+    carried over from profiled GPUs ("carried over from H100 SXM5, B200"), else ``prior``.
+
+    ``gpus`` maps catalog slugs to specs (the donors' peaks); e is achieved ÷ the catalog
+    peak of the class (dense TFLOPS of ``dtype``, or the memory bandwidth). An own profile
+    without small kernels borrows its fixed per-kernel time from the donors."""
+    own = store.profiles.get(gpu.slug)
+    target = features_of(gpu, own.features if own else None)
+    donors = {
+        slug: (features_of(gpus[slug], prof.features), prof)
+        for slug, prof in store.profiles.items()
+        if slug != gpu.slug and slug in gpus
+    }
+    carried = carried_curve(target, kernel_class, dtype, donors)
+    curve = fit_curve(own.points, target, kernel_class, dtype) if own else None
+    if own is not None and curve is not None:
+        exact = [
+            p for p in own.points
+            if p.kernel_class == kernel_class and p.dtype == dtype and p.shape == shape_key(shape)
+        ]  # fmt: skip
+        if exact:
+            e = exact[0].efficiency
+        else:
+            if curve.fixed_s is None and carried is not None:
+                curve = Curve(curve.ceiling, carried[0].fixed_s)
+            e = curve_efficiency(curve, target, kernel_class, shape, dtype)
+        if own.reports:
+            plural = "s" if own.reports != 1 else ""
+            return e, f"measured on this GPU ({own.reports} report{plural})"
+        return e, "published figures for this GPU"
+    if carried is None:
+        return prior, "prior"
+    names = ", ".join(gpus[s].name for s in carried[1][:3])
+    return curve_efficiency(
+        carried[0], target, kernel_class, shape, dtype
+    ), f"carried over from {names}"
+
+
+# ---------------------------------------------------------------------------------- parsing
+
+
+def parse_profile(data: Mapping[str, Any], gpu: GpuSpec, where: str = "profile") -> GpuProfile:
+    """A shipped profile file: ``points`` of achieved ``tflops`` (compute classes) or
+    ``gbs`` (memory classes), each with a ``source`` id listed under ``sources``; the
+    efficiency is taken against this catalog's peak for the GPU. A point whose dtype has
+    no catalog peak is left out (nothing to divide by)."""
+    sources = data.get("sources") or {}
+    points: list[ProfilePoint] = []
+    for i, raw in enumerate(data.get("points") or []):
+        at = f"{where}: points[{i}]"
+        kc, dtype, source = raw.get("kernel_class"), raw.get("dtype"), raw.get("source")
+        if kc not in KERNEL_CLASSES:
+            raise ValueError(f"{at}: unknown kernel_class {kc!r}")
+        if source not in sources:
+            raise ValueError(f"{at}: source {source!r} is not listed under sources")
+        shape = {str(k): int(v) for k, v in (raw.get("shape") or {}).items()}
+        if kc in COMPUTE_CLASSES:
+            peak, rate = gpu.peak_tflops(str(dtype)), raw.get("tflops")
+        else:
+            peak, rate = gpu.memory_bandwidth_gbs, raw.get("gbs")
+        if rate is None or float(rate) <= 0:
+            raise ValueError(
+                f"{at}: needs a positive {'tflops' if kc in COMPUTE_CLASSES else 'gbs'}"
+            )
+        if not peak:
+            continue
+        points.append(
+            ProfilePoint(
+                kc,
+                str(dtype),
+                shape_key(shape),
+                float(rate) / peak,
+                str(source),
+                op=str(raw.get("op") or ""),
+            )
+        )
+    features = {
+        k: float(v["value"] if isinstance(v, Mapping) else v)
+        for k, v in (data.get("features") or {}).items()
+        if k in ("sm_count", "boost_mhz", "l2_mb")
+    }
+    return GpuProfile(slug=gpu.slug, points=tuple(points), features=features)
+
+
+def merge_profiles(shipped: GpuProfile | None, measured: GpuProfile | None) -> GpuProfile | None:
+    """Measured points (pooled device reports) replace shipped ones of the same
+    (class, dtype, shape); the rest of the shipped profile stays."""
+    if shipped is None or measured is None:
+        return measured or shipped
+    taken = {(p.kernel_class, p.dtype, p.shape) for p in measured.points}
+    kept = tuple(p for p in shipped.points if (p.kernel_class, p.dtype, p.shape) not in taken)
+    return GpuProfile(
+        slug=shipped.slug,
+        points=measured.points + kept,
+        reports=measured.reports,
+        features=dict(shipped.features) | dict(measured.features),
+    )

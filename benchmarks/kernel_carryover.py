@@ -1,0 +1,73 @@
+"""Leave-one-GPU-out error of the kernel-profile carry-over (goal: median ≤ 15 % for GEMM
+and attention over the shipped profiles).
+
+Each profiled GPU is left out in turn and every one of its points is predicted from the
+other GPUs' profiles alone (app.domain.kernel_profiles.profile_efficiency); the error of a
+point is |predicted − published| ÷ published efficiency. Prints each point, then the
+median per kernel class. Usage: python benchmarks/kernel_carryover.py [--quiet]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.catalog.profiles import shipped_profiles
+from app.domain.kernel_profiles import ProfileStore, profile_efficiency
+
+GOAL = 0.15
+CLASSES = ("gemm", "attention_prefill", "elementwise")
+
+
+def _dims(shape: dict[str, int]) -> str:
+    order = ("m", "n", "k", "batch", "heads", "q_len", "kv_len", "head_dim")
+    return "x".join(str(shape[k]) for k in order if k in shape) or "best"
+
+
+def leave_one_out(store: ProfileStore, gpus: dict, quiet: bool) -> dict[str, list[float]]:
+    errors: dict[str, list[float]] = {}
+    for slug, profile in sorted(store.profiles.items()):
+        rest = store.without(slug)
+        for p in profile.points:
+            shape = dict(p.shape)
+            pred, basis = profile_efficiency(gpus[slug], p.kernel_class, shape, rest, gpus,
+                                             dtype=p.dtype)  # fmt: skip
+            if pred is None:
+                if not quiet:
+                    print(f"{slug:16} {p.kernel_class:18} {p.dtype:5} no donor ({basis})")
+                continue
+            err = abs(pred - p.efficiency) / p.efficiency
+            errors.setdefault(p.kernel_class, []).append(err)
+            if not quiet:
+                dims = _dims(dict(p.shape))
+                print(f"{slug:16} {p.kernel_class:18} {p.dtype:5} {dims:16} "
+                      f"published {p.efficiency:6.3f} predicted {pred:6.3f} error {err:6.1%}"
+                      f"  ({basis})")  # fmt: skip
+    return errors
+
+
+def main(argv: list[str]) -> int:
+    store, gpus = shipped_profiles()
+    errors = leave_one_out(store, gpus, "--quiet" in argv)
+    ok = True
+    print()
+    for kc in CLASSES:
+        errs = errors.get(kc, [])
+        if not errs:
+            print(f"{kc:18} no points")
+            continue
+        med = statistics.median(errs)
+        goal = kc in ("gemm", "attention_prefill")
+        ok &= med <= GOAL or not goal
+        verdict = ("within" if med <= GOAL else "OVER") + f" the {GOAL:.0%} goal" if goal else ""
+        print(f"{kc:18} {len(errs):3} points  median error {med:6.1%}  "
+              f"p90 {statistics.quantiles(errs, n=10)[-1] if len(errs) > 1 else errs[0]:6.1%}"
+              f"  {verdict}")  # fmt: skip
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

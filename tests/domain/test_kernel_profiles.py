@@ -1,0 +1,149 @@
+"""Kernel profiles: pooling device reports' raw points per GPU, the shipped profiles, and
+the carry-over of e(kernel class, shape) to GPUs nobody measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.catalog.profiles import read_profiles, shipped_profiles
+from app.domain.calibration import KernelMeasurement, pool_kernel_points
+from app.domain.kernel_profiles import (
+    GpuProfile,
+    ProfilePoint,
+    ProfileStore,
+    features_of,
+    merge_profiles,
+    parse_profile,
+    profile_efficiency,
+    roofline_fraction,
+    shape_key,
+)
+
+SQUARE = {"m": 4096, "n": 4096, "k": 4096}
+DECODE = {"m": 1, "n": 4096, "k": 4096}
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[ProfileStore, dict]:
+    return shipped_profiles()
+
+
+def _km(eff: float, version: int = 2, backend: str = "cuda", slug: str = "h100-sxm"):
+    return KernelMeasurement(slug, backend, version, (("gemm", "bf16", shape_key(SQUARE), eff),))
+
+
+# ------------------------------------------------------------------------------ pooling
+
+
+def test_pooling_takes_the_median_and_leaves_a_throttled_card_out() -> None:
+    ms = [_km(0.78), _km(0.80), _km(0.79), _km(0.20)]  # the last one throttled
+    pooled = pool_kernel_points(ms, {"h100-sxm": "cuda"}, current_version=2)
+    (point,) = pooled["h100-sxm"].points
+    assert point.efficiency == pytest.approx(0.79)
+    assert point.count == 3 and pooled["h100-sxm"].reports == 4
+
+
+def test_older_report_versions_count_less() -> None:
+    new = [_km(0.70), _km(0.71)]
+    old = [_km(0.64, version=1), _km(0.65, version=1), _km(0.66, version=1)]
+    pooled = pool_kernel_points(new + old, {"h100-sxm": "cuda"}, current_version=2)
+    # unweighted, the three old reports would carry the median (0.66)
+    assert pooled["h100-sxm"].points[0].efficiency == pytest.approx(0.70)
+    same_age = pool_kernel_points(new + old, {"h100-sxm": "cuda"}, current_version=1)
+    assert same_age["h100-sxm"].points[0].efficiency == pytest.approx(0.66)
+
+
+def test_reports_from_another_backend_are_not_pooled() -> None:
+    pooled = pool_kernel_points([_km(0.5, backend="rocm")], {"h100-sxm": "cuda"}, 2)
+    assert pooled == {}
+
+
+# ------------------------------------------------------------------------------ shipped data
+
+
+def test_every_shipped_point_is_possible_and_sourced(shipped) -> None:
+    store, _ = shipped
+    assert len(store.profiles) >= 10
+    for slug, profile in store.profiles.items():
+        assert profile.points, slug
+        for p in profile.points:
+            assert 0 < p.efficiency <= 1.0, (slug, p)
+            assert p.source
+
+
+def test_a_point_without_a_listed_source_is_refused(shipped) -> None:
+    _, gpus = shipped
+    data = {"sources": {"a": {"title": "t", "url": "u"}},
+            "points": [{"kernel_class": "gemm", "dtype": "bf16", "shape": SQUARE,
+                        "tflops": 500, "source": "b"}]}  # fmt: skip
+    with pytest.raises(ValueError, match="source 'b'"):
+        parse_profile(data, gpus["h100-sxm"], "h100-sxm.yaml")
+
+
+def test_a_profile_file_must_name_its_gpu(tmp_path: Path, shipped) -> None:
+    _, gpus = shipped
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "h100-sxm.yaml").write_text("gpu: a100-sxm4-80gb\n")
+    with pytest.raises(ValueError, match="h100-sxm.yaml"):
+        read_profiles(tmp_path, gpus)
+
+
+# ------------------------------------------------------------------------------ lookup
+
+
+def test_a_profiled_gpu_answers_from_its_own_figures(shipped) -> None:
+    store, gpus = shipped
+    e, basis = profile_efficiency(gpus["h100-sxm"], "gemm", SQUARE, store, gpus)
+    published = next(
+        p for p in store.profiles["h100-sxm"].points
+        if p.dtype == "bf16" and p.shape == shape_key(SQUARE)
+    )  # fmt: skip
+    assert e == pytest.approx(published.efficiency)
+    assert basis == "published figures for this GPU"
+
+
+def test_an_unprofiled_gpu_is_carried_over_from_its_closest_relatives(shipped) -> None:
+    store, gpus = shipped
+    assert "h100-pcie" not in store.profiles
+    e, basis = profile_efficiency(gpus["h100-pcie"], "gemm", SQUARE, store, gpus)
+    assert e is not None and 0.5 < e < 0.9
+    # a Hopper part first: same vendor, tensor-core generation and memory technology
+    assert basis.startswith("carried over from NVIDIA H") and "H100 SXM5" in basis
+
+
+def test_a_skinny_decode_gemm_is_held_to_the_bandwidth_roof(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["l40s"]
+    square, _ = profile_efficiency(gpu, "gemm", SQUARE, store, gpus)
+    decode, _ = profile_efficiency(gpu, "gemm", DECODE, store, gpus)
+    roof = roofline_fraction("gemm", DECODE, "bf16", features_of(gpu))
+    assert decode is not None and square is not None
+    assert decode <= roof + 1e-9 and decode < square / 10
+
+
+def test_a_class_nobody_measured_falls_back_to_the_prior(shipped) -> None:
+    store, gpus = shipped
+    e, basis = profile_efficiency(gpus["l4"], "embedding", {"vocab": 32000, "hidden": 4096,
+                                  "tokens": 512}, store, gpus, prior=0.6)  # fmt: skip
+    assert (e, basis) == (0.6, "prior")
+
+
+def test_measurements_move_a_gpus_estimate_toward_them(shipped) -> None:
+    store, gpus = shipped
+    before, _ = profile_efficiency(gpus["l40s"], "gemm", SQUARE, store, gpus)
+    measured = GpuProfile(
+        "l40s", (ProfilePoint("gemm", "bf16", shape_key(SQUARE), 0.55, "device reports", count=3),),
+        reports=3,
+    )  # fmt: skip
+    merged = merge_profiles(store.profiles.get("l40s"), measured)
+    assert merged is not None
+    with_reports = ProfileStore({**store.profiles, "l40s": merged})
+    after, basis = profile_efficiency(gpus["l40s"], "gemm", SQUARE, with_reports, gpus)
+    assert basis == "measured on this GPU (3 reports)"
+    assert after == pytest.approx(0.55) and before != pytest.approx(0.55)
+    # a larger shape moves too: the measured point sets the GPU's fitted ceiling
+    near, _ = profile_efficiency(gpus["l40s"], "gemm", {"m": 8192, "n": 8192, "k": 8192},
+                                 with_reports, gpus)  # fmt: skip
+    assert near == pytest.approx(0.55, abs=0.02)
