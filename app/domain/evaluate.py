@@ -850,12 +850,20 @@ def _reasons(pricing: costs.Pricing | None) -> tuple[str | None, str | None]:
 
 def _split(
     ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, avail: float
-) -> tuple[bool, int]:
+) -> tuple[bool, int, int]:
     """How ``run`` spreads over ``n`` GPUs of ``avail`` GB: sharded when one cannot hold it,
-    and the micro-steps of gradient accumulation per global batch."""
+    the micro-steps of gradient accumulation per global batch, and the fewest GPUs whose memory
+    holds it (a shard group: the rest of the ``n`` may replicate it)."""
     assert g.backend is not None
     one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
-    return n > 1 and one.total > avail, math.ceil(ctx.work.batch_size / run.batch_size)
+    sharded = n > 1 and one.total > avail
+    need = n
+    if sharded:
+        # the fewest GPUs, a power of two as min_gpus counts them
+        shardable, room = one.total - one.framework, avail - one.framework
+        if room > 0:
+            need = min(n, 1 << max(0, math.ceil(math.log2(math.ceil(shardable / room)))))
+    return sharded, math.ceil(ctx.work.batch_size / run.batch_size), need
 
 
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
@@ -863,7 +871,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
-    sharded, steps = _split(ctx, a.key, run, g, n, avail)
+    sharded, steps, need = _split(ctx, a.key, run, g, n, avail)
     est = (
         _llm_estimate(ctx, gpu, a.key, run, g, n)
         if run.is_llm_inference
@@ -878,6 +886,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             accumulation_steps=steps,
             backend=g.backend,
             one=_one_gpu(ctx, gpu, a.key, run, g),
+            shard_min=need,
         )
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
@@ -956,8 +965,8 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
         return math.inf
     if loose:
         return n * run.batch_size / single
-    sharded, steps = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
-    comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps)
+    sharded, steps, need = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
+    comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
     t = run.batch_size / (single / n + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 

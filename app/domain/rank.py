@@ -303,8 +303,9 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     ]
     if c.n > 1:
         lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
+        how = f" as {p.parallelism}" if p.parallelism else ""
         lines.append(
-            f"Split over {c.n} GPUs, linked by {lk.label} (~{lk.gbs:,.0f} GB/s per GPU for "
+            f"Split over {c.n} GPUs{how}, linked by {lk.label} (~{lk.gbs:,.0f} GB/s per GPU for "
             f"collectives): {p.scaling_efficiency:.0%} scaling efficiency."
         )
     name = objective.replace("_", " ")

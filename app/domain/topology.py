@@ -22,6 +22,7 @@ docs/methodology.md §"Multi-GPU scaling"):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,10 +38,14 @@ COLLECTIVE_EFFICIENCY = 0.80
 HOST_STAGED_FACTOR = 0.5
 # A node: 8 GPUs per server (HGX/DGX, OAM/UBB baseboards, 8-slot workstation servers).
 NODE_GPUS = 8
-# Beyond one node (our assumption, stated in every explanation that uses it): datacenter parts
-# get one 400 Gb/s InfiniBand/RoCE NIC per GPU (the DGX H100 / HGX reference design), everything
-# else one 100 GbE link per server shared by its GPUs.
-NETWORK_GBS_PER_GPU_DATACENTER = 50.0
+# Beyond one node: the compute fabric of the reference server, per node and per direction, in
+# GB/s (Gb/s ÷ 8). DGX-1 (V100): 4× 100 Gb/s EDR InfiniBand = 50; DGX A100: 8× 200 Gb/s HDR
+# (ConnectX-6) = 200; DGX H100/H200/B200: 8× 400 Gb/s NDR (ConnectX-7, one per GPU) = 400 (NVIDIA
+# DGX datasheets; DGX BasePOD reference architecture). Other datacenter parts are assumed to get
+# the DGX H100 design (one 400 Gb/s NIC per GPU), everything else one 100 GbE link per server
+# (assumptions, stated in every explanation that uses them).
+NODE_NETWORK_GBS = {"7.0": 50.0, "8.0": 200.0}
+NETWORK_GBS_PER_NODE_DATACENTER = 400.0
 NETWORK_GBS_PER_NODE_OTHER = 12.5
 # Small-message latency of one all-reduce step: NVLink/NVSwitch ~10 µs, PCIe with P2P ~20 µs,
 # host-staged ~40 µs, network ~30 µs (nccl-tests small-size rows; orders of magnitude, not fits).
@@ -134,11 +139,45 @@ def link(gpu: GpuSpec, n: int) -> Link:
             LATENCY_S["pcie-host"],
             "PCIe without peer-to-peer (through host memory)",
         )
+    node = network(gpu)
+    # one GPU's share of its node's NICs: what a point-to-point hop between nodes gets
+    return Link(
+        "network",
+        node.gbs / NODE_GPUS * COLLECTIVE_EFFICIENCY,
+        LATENCY_S["network"],
+        node.label,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """A node's compute fabric to other nodes: GB/s per direction over all its NICs."""
+
+    gbs: float
+    label: str
+    assumed: bool
+
+
+@lru_cache(maxsize=1024)
+def network(gpu: GpuSpec) -> Network:
+    """The inter-node fabric of the server this GPU comes in (NVIDIA DGX datasheets where one
+    exists; otherwise an assumption, said so in the label)."""
+    if gpu.segment == "datacenter" and gpu.vendor == "nvidia":
+        known = NODE_NETWORK_GBS.get(gpu.compute_capability or "")
+        if known is not None:
+            nic = {"7.0": "4× 100 Gb/s InfiniBand", "8.0": "8× 200 Gb/s InfiniBand"}
+            return Network(
+                known, f"{nic[gpu.compute_capability or '']} per node (DGX design, assumed)", False
+            )
+        if (gpu.compute_capability or "0") >= "9.0" and fabric(gpu).kind in ("nvswitch", "nvl72"):
+            return Network(
+                NETWORK_GBS_PER_NODE_DATACENTER,
+                "8× 400 Gb/s InfiniBand per node (DGX design, assumed)",
+                False,
+            )
     if gpu.segment == "datacenter":
-        net, what = NETWORK_GBS_PER_GPU_DATACENTER, "400 Gb/s network per GPU (assumed)"
-    else:
-        net, what = NETWORK_GBS_PER_NODE_OTHER / NODE_GPUS, "100 GbE per server (assumed)"
-    return Link("network", net * COLLECTIVE_EFFICIENCY, LATENCY_S["network"], what)
+        return Network(NETWORK_GBS_PER_NODE_DATACENTER, "400 Gb/s network per GPU (assumed)", True)
+    return Network(NETWORK_GBS_PER_NODE_OTHER, "100 GbE per server (assumed)", True)
 
 
 def ring_allreduce_bytes(n: int, nbytes: float) -> float:
@@ -157,3 +196,63 @@ def comm_seconds(lk: Link, nbytes: float, collectives: int = 1) -> float:
     if lk.kind == "none":
         return 0.0
     return nbytes / (lk.gbs * 1e9) + collectives * lk.latency_s
+
+
+def _intra(gpu: GpuSpec, n: int) -> Link:
+    """The link inside one node for a group of ``n`` (≤ node) GPUs."""
+    return link(gpu, min(n, max(NODE_GPUS, fabric(gpu).domain)))
+
+
+def _spans(gpu: GpuSpec, n: int) -> tuple[int, int]:
+    """(GPUs per node, nodes) of a group of ``n``: one node while ``n`` fits the fast domain
+    (an NVL72 rack is one) or a server of 8."""
+    per = max(NODE_GPUS, fabric(gpu).domain)
+    if n <= per:
+        return n, 1
+    return per, math.ceil(n / per)
+
+
+def allreduce_s(gpu: GpuSpec, n: int, nbytes: float, calls: int = 1) -> float:
+    """Seconds for an all-reduce of ``nbytes`` over ``n`` GPUs. Inside one node: the ring over
+    its slowest hop. Over nodes, NCCL runs one ring per NIC, so every NIC of a node carries its
+    share and the node's GPUs pass the rest over their own link at the same time: the slower of
+    the two hops sets the pace (2·(N−1)/N × bytes ÷ the node's NICs, or ÷ the node's link)."""
+    if n <= 1:
+        return 0.0
+    return _ring_s(gpu, n, ring_allreduce_bytes(n, nbytes), calls)
+
+
+def allgather_s(gpu: GpuSpec, n: int, nbytes: float, calls: int = 1) -> float:
+    """Seconds to all-gather (or reduce-scatter) ``nbytes`` sharded over ``n`` GPUs: as
+    ``allreduce_s`` with (N−1)/N × bytes."""
+    if n <= 1:
+        return 0.0
+    return _ring_s(gpu, n, allgather_bytes(n, nbytes), calls)
+
+
+def replicas_allreduce_s(gpu: GpuSpec, m: int, nbytes: float, calls: int = 1) -> float:
+    """Seconds for GPUs in ``m`` different nodes (one each: the same rank of every node's shard
+    group) to all-reduce ``nbytes`` each, every GPU through its share of its node's NICs."""
+    if m <= 1:
+        return 0.0
+    per_gpu = network(gpu).gbs / NODE_GPUS * COLLECTIVE_EFFICIENCY * 1e9
+    return ring_allreduce_bytes(m, nbytes) / per_gpu + calls * LATENCY_S["network"]
+
+
+def nodes(gpu: GpuSpec, n: int) -> int:
+    """How many servers ``n`` GPUs of this model span (an NVL72 rack counts as one)."""
+    return math.ceil(n / _node_size(gpu))
+
+
+def _node_size(gpu: GpuSpec) -> int:
+    return max(NODE_GPUS, fabric(gpu).domain)
+
+
+def _ring_s(gpu: GpuSpec, n: int, moved: float, calls: int) -> float:
+    per = _node_size(gpu)
+    if n <= per:
+        return comm_seconds(link(gpu, n), moved, calls)
+    inside = link(gpu, per)
+    node_gbs = network(gpu).gbs * COLLECTIVE_EFFICIENCY
+    slowest = min(inside.gbs, node_gbs)
+    return moved / (slowest * 1e9) + calls * max(inside.latency_s, LATENCY_S["network"])
