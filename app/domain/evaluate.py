@@ -851,19 +851,35 @@ def _reasons(pricing: costs.Pricing | None) -> tuple[str | None, str | None]:
 def _split(
     ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, avail: float
 ) -> tuple[bool, int, int]:
-    """How ``run`` spreads over ``n`` GPUs of ``avail`` GB: sharded when one cannot hold it,
-    the micro-steps of gradient accumulation per global batch, and the fewest GPUs whose memory
-    holds it (a shard group: the rest of the ``n`` may replicate it)."""
+    """How ``run`` spreads over ``n`` GPUs of ``avail`` GB: the micro-steps of gradient
+    accumulation per global batch, and the fewest GPUs (a power of two) that must shard the
+    model's states between them, each group of them taking its share of the batch: 1 means
+    data parallel (every GPU holds the model, 1/n of the batch), ``n`` fully sharded, and in
+    between a shard group the rest of the ``n`` replicate. Returns (sharded, steps, group)."""
     assert g.backend is not None
+    steps = math.ceil(ctx.work.batch_size / run.batch_size)
     one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
-    sharded = n > 1 and one.total > avail
-    need = n
-    if sharded:
-        # the fewest GPUs, a power of two as min_gpus counts them
-        shardable, room = one.total - one.framework, avail - one.framework
-        if room > 0:
-            need = min(n, 1 << max(0, math.ceil(math.log2(math.ceil(shardable / room)))))
-    return sharded, math.ceil(ctx.work.batch_size / run.batch_size), need
+    if n <= 1 or one.total <= avail:
+        return False, steps, 1
+    if not run.training:
+        return True, steps, n
+    gkey = ("shard group", key, n, g.backend, g.flash_attention, avail)
+    hit: int | None = ctx.memo.get(gkey)
+    if hit is None:
+        hit = n
+        group = 1
+        while group < n:
+            # a group of `group` GPUs shards the states and runs group/n of the batch
+            share = replace(run, batch_size=max(1, math.ceil(run.batch_size * group / n)))
+            mem = memory_breakdown(
+                share, num_gpus=group, backend=g.backend, flash_attention=g.flash_attention
+            )
+            if mem.total <= avail:
+                hit = group
+                break
+            group *= 2
+        ctx.memo[gkey] = hit
+    return hit > 1, steps, hit
 
 
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
@@ -967,7 +983,7 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
         return n * run.batch_size / single
     sharded, steps, need = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
-    t = run.batch_size / (single / n + comm)
+    t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 
 

@@ -61,6 +61,7 @@ class Layout:
     label: str  # in words, for explanations
     comm_s: float  # communication per micro-step, before overlap
     exposed_s: float  # what the step waits for
+    network_s: float = 0.0  # of comm_s, the time the node's NICs are busy (0: one node)
 
 
 def _exposed(comm: float, window: float, tail: float, hides: bool) -> float:
@@ -75,7 +76,8 @@ def ddp(gpu: GpuSpec, n: int, job: Job) -> Layout:
     tail = topology.allreduce_s(gpu, n, min(job.grad_bytes, DDP_BUCKET_BYTES))
     # the all-reduce runs in the last micro-step's backward only (no_sync before it)
     exposed = _exposed(full, job.compute_s * job.backward_share, tail, _hides(gpu, n))
-    return Layout("ddp", "data parallel (DDP)", full / steps, exposed / steps)
+    net = _nic_s(gpu, n, topology.ring_allreduce_bytes(n, job.grad_bytes))
+    return Layout("ddp", "data parallel (DDP)", full / steps, exposed / steps, net / steps)
 
 
 def fsdp(gpu: GpuSpec, n: int, job: Job) -> Layout:
@@ -84,7 +86,11 @@ def fsdp(gpu: GpuSpec, n: int, job: Job) -> Layout:
     comm = gather + reduce / max(1, job.accumulation_steps)
     tail = (gather / 2.0 + reduce) / max(1, job.layers)
     exposed = _exposed(comm, job.compute_s, tail, _hides(gpu, n))
-    return Layout("fsdp", f"fully sharded over all {n} GPUs (FSDP)", comm, exposed)
+    moved = topology.allgather_bytes(n, 2.0 * job.weight_bytes) + topology.allgather_bytes(
+        n, job.grad_bytes / max(1, job.accumulation_steps)
+    )
+    label = f"fully sharded over all {n} GPUs (FSDP)"
+    return Layout("fsdp", label, comm, exposed, _nic_s(gpu, n, moved))
 
 
 def hsdp(gpu: GpuSpec, n: int, group: int, job: Job) -> Layout:
@@ -106,6 +112,7 @@ def hsdp(gpu: GpuSpec, n: int, group: int, job: Job) -> Layout:
         f"sharded over {group} GPUs, replicated {n // group}× (HSDP)",
         comm,
         exposed,
+        inside.network_s + across / steps,
     )
 
 
@@ -131,6 +138,7 @@ def tensor_parallel(gpu: GpuSpec, n: int, tp: int, job: Job) -> Layout:
         f"tensor parallel over {tp} GPUs in each node × sharded data parallel over {dp} nodes",
         tp_s + across.comm_s,
         tp_s + across.exposed_s,
+        across.comm_s,
     )
 
 
@@ -145,6 +153,14 @@ def _across_nodes_fsdp(gpu: GpuSpec, m: int, job: Job) -> Layout:
     return Layout("fsdp", "", comm, _exposed(comm, job.compute_s, tail, True))
 
 
+def _nic_s(gpu: GpuSpec, n: int, moved: float) -> float:
+    """Time the node's NICs carry a ring collective moving ``moved`` bytes per GPU over ``n``
+    GPUs (each NIC its ring's share); 0 inside one node."""
+    if topology.nodes(gpu, n) <= 1:
+        return 0.0
+    return moved / (topology.network(gpu).gbs * topology.COLLECTIVE_EFFICIENCY * 1e9)
+
+
 def _hides(gpu: GpuSpec, n: int) -> bool:
     """Whether collectives among ``n`` of these GPUs can run beside compute: not when NCCL
     stages every byte through host memory (no PCIe peer-to-peer)."""
@@ -155,7 +171,7 @@ def choose(
     gpu: GpuSpec, n: int, job: Job, *, sharded: bool, shard_min: int | None, tp_ok: bool
 ) -> Layout:
     """The layout people run for this job on ``n`` GPUs: the one with the least exposed
-    communication among those whose memory fits. ``shard_min``: the fewest GPUs whose memory
+    communication among those whose memory fits (on a near tie, the least traffic). ``shard_min``: the fewest GPUs whose memory
     holds the sharded job (``None``: all ``n``); ``tp_ok``: the model has the shape tensor
     parallelism splits (a transformer with known width)."""
     if n <= 1:
@@ -173,4 +189,9 @@ def choose(
             options.append(hsdp(gpu, n, group, job))
         if tp_ok and n % per == 0 and need > per:
             options.append(tensor_parallel(gpu, n, per, job))
-    return min(options, key=lambda lay: lay.exposed_s)
+    # what is hidden costs nothing: among layouts whose exposed time is within 1 % of the
+    # step of the least exposed, the one that loads the network least (HSDP keeps its gathers
+    # on NVLink where FSDP crosses nodes with them)
+    best = min(lay.exposed_s for lay in options)
+    close = [lay for lay in options if lay.exposed_s <= best + 0.01 * (job.compute_s + best)]
+    return min(close, key=lambda lay: (lay.network_s, lay.comm_s))

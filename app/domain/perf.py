@@ -300,6 +300,21 @@ def _trainable(work: WorkloadSpec) -> float:
     return work.model.params
 
 
+def split_step_s(one: OneGpu, n: int, *, sharded: bool) -> float:
+    """One GPU's part of ``one``'s step when ``n`` GPUs split its batch: the single-GPU step
+    at 1/n of the samples. The FLOPs, the activation traffic and the input copies split ``n``
+    ways; the kernel launches do not (every GPU runs every kernel, on fewer samples), nor, for
+    replicas, the weight and optimizer traffic (each replica reads all its weights every pass
+    and updates all of them; a sharded job updates only its shard)."""
+    if n <= 1:
+        return one.step_s
+    t_w = one.t_wmem / n if sharded else one.t_wmem
+    t_c = one.t_comp / n
+    step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead
+    host = one.host / n
+    return host if host > step else step
+
+
 def training_comm_s(
     gpu: GpuSpec,
     work: WorkloadSpec,
@@ -634,6 +649,7 @@ def estimate(
     n = max(1, num_gpus)
     single = one.step_s
     layout = ""
+    per_gpu = split_step_s(one, n, sharded=bool(sharded))
     if work.training:
         lay = training_layout(
             gpu,
@@ -641,13 +657,13 @@ def estimate(
             n,
             sharded=bool(sharded),
             accumulation_steps=accumulation_steps,
-            compute_s=single / n,
+            compute_s=per_gpu,
             shard_min=shard_min,
         )
         comm, layout = lay.exposed_s, lay.label
     else:
         comm = comm_s(gpu, work, one, n, sharded=bool(sharded))
-    step = single / n + comm
+    step = per_gpu + comm
     scale = (single / n) / step
     parts = {
         "compute": one.t_comp,
@@ -718,7 +734,7 @@ def comm_s(
             n,
             sharded=sharded,
             accumulation_steps=accumulation_steps,
-            compute_s=one.step_s / max(1, n),
+            compute_s=split_step_s(one, n, sharded=sharded),
             shard_min=shard_min,
         )
     if sharded and n > 1:
