@@ -171,9 +171,10 @@ def choose(
     gpu: GpuSpec, n: int, job: Job, *, sharded: bool, shard_min: int | None, tp_ok: bool
 ) -> Layout:
     """The layout people run for this job on ``n`` GPUs: the one with the least exposed
-    communication among those whose memory fits (on a near tie, the least traffic). ``shard_min``: the fewest GPUs whose memory
-    holds the sharded job (``None``: all ``n``); ``tp_ok``: the model has the shape tensor
-    parallelism splits (a transformer with known width)."""
+    communication among those whose memory fits (on a near tie, the least network traffic).
+    ``shard_min``: the fewest GPUs whose memory holds the sharded job (``None``: all ``n``);
+    ``tp_ok``: the model has the shape tensor parallelism splits (a transformer with known
+    width)."""
     if n <= 1:
         return Layout("single", "one GPU", 0.0, 0.0)
     if not sharded:
