@@ -5,16 +5,15 @@ A *fabric* is what the catalog says about a GPU's links (``interconnect``, ``int
 fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, an NVL72
 rack), its per-direction bandwidth, and whether PCIe peer-to-peer works at all. A group of N
 GPUs is as fast as the slowest hop in it: the fast link while N fits the domain, PCIe inside
-one server beyond it, and the network beyond one server.
+one server beyond it, and the network beyond one server (a node's NICs: ``network``).
 
 Bytes per step come from the parallelism that carries the job (formulas in
 docs/methodology.md §"Multi-GPU scaling"):
 
-* data parallel (the job fits one GPU): ring all-reduce of the gradients, each GPU sends and
-  receives 2·(N−1)/N × gradient bytes per step;
-* fully sharded data parallel (the job needs N GPUs' memory: FSDP / ZeRO-3): all-gather of
-  the 16-bit weights in forward and in backward plus a reduce-scatter of the gradients,
-  3·(N−1)/N × weight bytes (frozen bases in (Q)LoRA only the two all-gathers);
+* training (data parallel, FSDP, HSDP, tensor parallel × FSDP): the layouts and their overlap
+  with compute are in parallelism.py; this module times their collectives, inside a node over
+  its slowest hop and across nodes over the node's NICs (``network``, ``allreduce_s``,
+  ``allgather_s``, ``replicas_allreduce_s``);
 * tensor parallel (LLM inference): two all-reduces of the activations per layer per token,
   2·L × 2·(N−1)/N × batch × hidden × 2 bytes, each also paying the collective's latency;
   tensor parallelism stays inside one server (8 GPUs), and beyond it the stages are pipelined.
@@ -155,29 +154,37 @@ class Network:
 
     gbs: float
     label: str
-    assumed: bool
 
 
 @lru_cache(maxsize=1024)
 def network(gpu: GpuSpec) -> Network:
-    """The inter-node fabric of the server this GPU comes in (NVIDIA DGX datasheets where one
-    exists; otherwise an assumption, said so in the label)."""
-    if gpu.segment == "datacenter" and gpu.vendor == "nvidia":
-        known = NODE_NETWORK_GBS.get(gpu.compute_capability or "")
-        if known is not None:
-            nic = {"7.0": "4× 100 Gb/s InfiniBand", "8.0": "8× 200 Gb/s InfiniBand"}
+    """The inter-node fabric of the server this GPU comes in: the DGX of its generation for
+    NVIDIA SXM/HGX parts (datasheet NICs), otherwise an assumption. Every label says assumed:
+    the user's cluster may have fewer NICs than the reference design."""
+    if gpu.vendor == "nvidia" and fabric(gpu).kind in ("nvswitch", "nvl72"):
+        cc = _cc(gpu)
+        if cc == 7.0:
             return Network(
-                known, f"{nic[gpu.compute_capability or '']} per node (DGX design, assumed)", False
+                NODE_NETWORK_GBS["7.0"], "4× 100 Gb/s InfiniBand per node (DGX-1, assumed)"
             )
-        if (gpu.compute_capability or "0") >= "9.0" and fabric(gpu).kind in ("nvswitch", "nvl72"):
+        if cc == 8.0:
             return Network(
-                NETWORK_GBS_PER_NODE_DATACENTER,
-                "8× 400 Gb/s InfiniBand per node (DGX design, assumed)",
-                False,
+                NODE_NETWORK_GBS["8.0"], "8× 200 Gb/s InfiniBand per node (DGX A100, assumed)"
+            )
+        if cc >= 9.0:
+            return Network(
+                NETWORK_GBS_PER_NODE_DATACENTER, "8× 400 Gb/s InfiniBand per node (DGX, assumed)"
             )
     if gpu.segment == "datacenter":
-        return Network(NETWORK_GBS_PER_NODE_DATACENTER, "400 Gb/s network per GPU (assumed)", True)
-    return Network(NETWORK_GBS_PER_NODE_OTHER, "100 GbE per server (assumed)", True)
+        return Network(NETWORK_GBS_PER_NODE_DATACENTER, "400 Gb/s network per GPU (assumed)")
+    return Network(NETWORK_GBS_PER_NODE_OTHER, "100 GbE per server (assumed)")
+
+
+def _cc(gpu: GpuSpec) -> float:
+    try:
+        return float(gpu.compute_capability or 0)
+    except ValueError:
+        return 0.0
 
 
 def ring_allreduce_bytes(n: int, nbytes: float) -> float:
@@ -196,20 +203,6 @@ def comm_seconds(lk: Link, nbytes: float, collectives: int = 1) -> float:
     if lk.kind == "none":
         return 0.0
     return nbytes / (lk.gbs * 1e9) + collectives * lk.latency_s
-
-
-def _intra(gpu: GpuSpec, n: int) -> Link:
-    """The link inside one node for a group of ``n`` (≤ node) GPUs."""
-    return link(gpu, min(n, max(NODE_GPUS, fabric(gpu).domain)))
-
-
-def _spans(gpu: GpuSpec, n: int) -> tuple[int, int]:
-    """(GPUs per node, nodes) of a group of ``n``: one node while ``n`` fits the fast domain
-    (an NVL72 rack is one) or a server of 8."""
-    per = max(NODE_GPUS, fabric(gpu).domain)
-    if n <= per:
-        return n, 1
-    return per, math.ceil(n / per)
 
 
 def allreduce_s(gpu: GpuSpec, n: int, nbytes: float, calls: int = 1) -> float:
