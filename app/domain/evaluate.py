@@ -863,23 +863,22 @@ def _split(
         return False, steps, 1
     if not run.training:
         return True, steps, n
-    gkey = ("shard group", key, n, g.backend, g.flash_attention, avail)
-    hit: int | None = ctx.memo.get(gkey)
-    if hit is None:
-        hit = n
-        group = 1
-        while group < n:
-            # a group of `group` GPUs shards the states and runs group/n of the batch
+    group = 1
+    while group < n:
+        # a group of `group` GPUs shards the states and runs group/n of the batch (its memory
+        # depends on the job, not the card: once per request for every card)
+        gkey = ("shard group", key, n, group, g.backend, g.flash_attention)
+        total: float | None = ctx.memo.get(gkey)
+        if total is None:
             share = replace(run, batch_size=max(1, math.ceil(run.batch_size * group / n)))
-            mem = memory_breakdown(
+            total = memory_breakdown(
                 share, num_gpus=group, backend=g.backend, flash_attention=g.flash_attention
-            )
-            if mem.total <= avail:
-                hit = group
-                break
-            group *= 2
-        ctx.memo[gkey] = hit
-    return hit > 1, steps, hit
+            ).total
+            ctx.memo[gkey] = total
+        if total <= avail:
+            break
+        group *= 2
+    return group > 1, steps, min(group, n)
 
 
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
@@ -952,8 +951,8 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     caller then evaluates it).
 
     ``loose``: cheaper and above it, for ordering cards before some are refined. N GPUs take a
-    step of single/N plus communication, which is never negative, so N × batch / single is
-    never exceeded; for LLM inference perf.llm_throughput_bound (no links, no breakdown, half
+    step of perf.split_step_s plus communication, which is never negative, and the sharded split
+    is the shorter, so batch ÷ that split is never exceeded; for LLM inference perf.llm_throughput_bound (no links, no breakdown, half
     the cost). Both grow with N."""
     g, key = _variant(config, ctx)
     if key is None:
@@ -980,7 +979,8 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if not (math.isfinite(single) and single > 0):
         return math.inf
     if loose:
-        return n * run.batch_size / single
+        # sharded: the smallest per-GPU step either layout can take
+        return run.batch_size / perf.split_step_s(one, n, sharded=True)
     sharded, steps, need = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
     t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)

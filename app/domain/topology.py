@@ -90,6 +90,7 @@ def _bridge_size(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+@lru_cache(maxsize=8192)  # read for every collective of every configuration (see link)
 def fabric(gpu: GpuSpec) -> Fabric:
     """The GPU's fabric, read from its catalog fields (sourced there)."""
     text = f"{gpu.interconnect or ''} | {gpu.form_factor or ''}".lower()
