@@ -952,8 +952,8 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
 
     ``loose``: cheaper and above it, for ordering cards before some are refined. N GPUs take a
     step of perf.split_step_s plus communication, which is never negative, and the sharded split
-    is the shorter, so batch ÷ that split is never exceeded; for LLM inference perf.llm_throughput_bound (no links, no breakdown, half
-    the cost). Both grow with N."""
+    is the shorter, so batch ÷ that split is never exceeded; for LLM inference
+    perf.llm_throughput_bound (no links, no breakdown, half the cost). Both grow with N."""
     g, key = _variant(config, ctx)
     if key is None:
         return 0.0
