@@ -850,12 +850,35 @@ def _reasons(pricing: costs.Pricing | None) -> tuple[str | None, str | None]:
 
 def _split(
     ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, avail: float
-) -> tuple[bool, int]:
-    """How ``run`` spreads over ``n`` GPUs of ``avail`` GB: sharded when one cannot hold it,
-    and the micro-steps of gradient accumulation per global batch."""
+) -> tuple[bool, int, int]:
+    """How ``run`` spreads over ``n`` GPUs of ``avail`` GB: the micro-steps of gradient
+    accumulation per global batch, and the fewest GPUs (a power of two) that must shard the
+    model's states between them, each group of them taking its share of the batch: 1 means
+    data parallel (every GPU holds the model, 1/n of the batch), ``n`` fully sharded, and in
+    between a shard group the rest of the ``n`` replicate. Returns (sharded, steps, group)."""
     assert g.backend is not None
+    steps = math.ceil(ctx.work.batch_size / run.batch_size)
     one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
-    return n > 1 and one.total > avail, math.ceil(ctx.work.batch_size / run.batch_size)
+    if n <= 1 or one.total <= avail:
+        return False, steps, 1
+    if not run.training:
+        return True, steps, n
+    group = 1
+    while group < n:
+        # a group of `group` GPUs shards the states and runs group/n of the batch (its memory
+        # depends on the job, not the card: once per request for every card)
+        gkey = ("shard group", key, n, group, g.backend, g.flash_attention)
+        total: float | None = ctx.memo.get(gkey)
+        if total is None:
+            share = replace(run, batch_size=max(1, math.ceil(run.batch_size * group / n)))
+            total = memory_breakdown(
+                share, num_gpus=group, backend=g.backend, flash_attention=g.flash_attention
+            ).total
+            ctx.memo[gkey] = total
+        if total <= avail:
+            break
+        group *= 2
+    return group > 1, steps, min(group, n)
 
 
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
@@ -863,7 +886,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
-    sharded, steps = _split(ctx, a.key, run, g, n, avail)
+    sharded, steps, need = _split(ctx, a.key, run, g, n, avail)
     est = (
         _llm_estimate(ctx, gpu, a.key, run, g, n)
         if run.is_llm_inference
@@ -878,6 +901,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             accumulation_steps=steps,
             backend=g.backend,
             one=_one_gpu(ctx, gpu, a.key, run, g),
+            shard_min=need,
         )
     )
     if not math.isfinite(est.throughput) or est.throughput <= 0:
@@ -927,9 +951,9 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     caller then evaluates it).
 
     ``loose``: cheaper and above it, for ordering cards before some are refined. N GPUs take a
-    step of single/N plus communication, which is never negative, so N × batch / single is
-    never exceeded; for LLM inference perf.llm_throughput_bound (no links, no breakdown, half
-    the cost). Both grow with N."""
+    step of perf.split_step_s plus communication, which is never negative, and the sharded split
+    is the shorter, so batch ÷ that split is never exceeded; for LLM inference
+    perf.llm_throughput_bound (no links, no breakdown, half the cost). Both grow with N."""
     g, key = _variant(config, ctx)
     if key is None:
         return 0.0
@@ -955,10 +979,11 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if not (math.isfinite(single) and single > 0):
         return math.inf
     if loose:
-        return n * run.batch_size / single
-    sharded, steps = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
-    comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps)
-    t = run.batch_size / (single / n + comm)
+        # sharded: the smallest per-GPU step either layout can take
+        return run.batch_size / perf.split_step_s(one, n, sharded=True)
+    sharded, steps, need = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
+    comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
+    t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 
 

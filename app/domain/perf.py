@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from app.domain import topology
+from app.domain import parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
@@ -139,6 +139,8 @@ class PerfEstimate:
     runtime: str = "pytorch"
     backend: str = ""
     measured_on: int = 0
+    # how a multi-GPU training job spans its GPUs, in words (parallelism.Layout.label)
+    parallelism: str = ""
 
 
 @lru_cache(maxsize=256)
@@ -298,34 +300,85 @@ def _trainable(work: WorkloadSpec) -> float:
     return work.model.params
 
 
-def training_comm_s(
-    gpu: GpuSpec, work: WorkloadSpec, n: int, *, sharded: bool, accumulation_steps: int = 1
-) -> float:
-    """Seconds of exposed GPU-to-GPU traffic per (micro-)step of a training job on ``n`` GPUs.
-
-    Replicated (the job fits one GPU): a ring all-reduce of the gradients once per global
-    batch. Sharded (FSDP / ZeRO-3, the job needs N GPUs' memory): the 16-bit weights are
-    all-gathered in forward and in backward every micro-step and the trainable gradients
-    reduce-scattered once per global batch. No overlap with compute is assumed: PyTorch DDP
-    buckets overlap some of it, and Lambda's 2× RTX 4090 BERT-large result (1.49×) is what
-    no overlap predicts (docs/methodology.md).
-    """
+def split_step_s(one: OneGpu, n: int, *, sharded: bool) -> float:
+    """One GPU's part of ``one``'s step when ``n`` GPUs split its batch: the single-GPU step
+    at 1/n of the samples. The FLOPs, the activation traffic and the input copies split ``n``
+    ways; the kernel launches do not (every GPU runs every kernel, on fewer samples), nor, for
+    replicas, the weight and optimizer traffic (each replica reads all its weights every pass
+    and updates all of them; a sharded job updates only its shard)."""
     if n <= 1:
-        return 0.0
-    lk = topology.link(gpu, n)
+        return one.step_s
+    t_w = one.t_wmem / n if sharded else one.t_wmem
+    t_c = one.t_comp / n
+    step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead
+    host = one.host / n
+    return host if host > step else step
+
+
+def training_comm_s(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    n: int,
+    *,
+    sharded: bool,
+    accumulation_steps: int = 1,
+    compute_s: float = 0.0,
+    shard_min: int | None = None,
+) -> float:
+    """Seconds of exposed GPU-to-GPU traffic per (micro-)step of a training job on ``n`` GPUs,
+    in the layout ``training_layout`` picks (``compute_s``: one micro-step's compute on one GPU
+    of the ``n``, which communication can run beside)."""
+    return training_layout(
+        gpu,
+        work,
+        n,
+        sharded=sharded,
+        accumulation_steps=accumulation_steps,
+        compute_s=compute_s,
+        shard_min=shard_min,
+    ).exposed_s
+
+
+def training_layout(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    n: int,
+    *,
+    sharded: bool,
+    accumulation_steps: int = 1,
+    compute_s: float = 0.0,
+    shard_min: int | None = None,
+) -> parallelism.Layout:
+    """How a training job spans ``n`` GPUs (parallelism.py): data parallel when it fits one
+    GPU; when it needs ``shard_min`` GPUs' memory (``None``: all ``n``), fully sharded, hybrid
+    sharded (whole nodes) or tensor parallel in a node, whichever leaves the least exposed."""
     lora = work.peft in ("lora", "qlora")
     grad_b = 4.0 if lora or work.precision in ("fp32", "tf32") else 2.0
-    grads = _trainable(work) * grad_b
-    if not sharded:
-        return topology.comm_seconds(lk, topology.ring_allreduce_bytes(n, grads)) / max(
-            1, accumulation_steps
-        )
     wide = work.precision in ("fp32", "tf32")
     w_b = NF4_BYTES if work.peft == "qlora" else (4.0 if wide else 2.0)
-    gather = 2.0 * topology.allgather_bytes(n, work.model.params * w_b)
-    layers = work.model.layers or 50
-    reduce = topology.allgather_bytes(n, grads) / max(1, accumulation_steps)
-    return topology.comm_seconds(lk, gather + reduce, collectives=2 * layers + 1)
+    passes = (2.0 if lora else 3.0) + (1.0 if work.gradient_checkpointing else 0.0)
+    m = work.model
+    act = 0.0
+    if m.is_transformer and m.hidden_size:
+        act = work.batch_size / max(1, n) * work.seq_len * m.hidden_size * (4.0 if wide else 2.0)
+    job = parallelism.Job(
+        grad_bytes=_trainable(work) * grad_b,
+        weight_bytes=m.params * w_b,
+        layers=m.layers or 50,
+        compute_s=compute_s,
+        backward_share=(passes - 1.0) / passes,
+        accumulation_steps=max(1, accumulation_steps),
+        act_bytes_per_layer=act,
+        recompute=work.gradient_checkpointing,
+    )
+    return parallelism.choose(
+        gpu,
+        n,
+        job,
+        sharded=sharded,
+        shard_min=shard_min,
+        tp_ok=bool(m.is_transformer and m.has_shape),
+    )
 
 
 def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> float:
@@ -567,6 +620,7 @@ def estimate(
     accumulation_steps: int = 1,
     backend: str | None = None,
     one: OneGpu | None = None,
+    shard_min: int | None = None,
 ) -> PerfEstimate:
     """Throughput of ``work`` (at its resolved precision) on ``num_gpus`` × ``gpu``, under the
     job's runtime on ``backend`` (default: the GPU's first backend).
@@ -575,7 +629,8 @@ def estimate(
     replicated; ``None`` means sharded whenever ``num_gpus`` > 1 for LLM inference and never
     for the rest. ``accumulation_steps``: micro-steps per optimizer step (gradients cross the
     link once per global batch). ``one``: ``single_gpu`` of the same arguments, when the
-    caller already has it (not used for LLM inference).
+    caller already has it (not used for LLM inference). ``shard_min``: the fewest GPUs whose
+    memory holds a sharded training job (``None``: all ``num_gpus``).
     """
     if work.is_llm_inference:
         eff = efficiencies(gpu, calibration)
@@ -593,8 +648,22 @@ def estimate(
     b = work.batch_size
     n = max(1, num_gpus)
     single = one.step_s
-    comm = comm_s(gpu, work, one, n, sharded=bool(sharded), accumulation_steps=accumulation_steps)
-    step = single / n + comm
+    layout = ""
+    per_gpu = split_step_s(one, n, sharded=bool(sharded))
+    if work.training:
+        lay = training_layout(
+            gpu,
+            work,
+            n,
+            sharded=bool(sharded),
+            accumulation_steps=accumulation_steps,
+            compute_s=per_gpu,
+            shard_min=shard_min,
+        )
+        comm, layout = lay.exposed_s, lay.label
+    else:
+        comm = comm_s(gpu, work, one, n, sharded=bool(sharded))
+    step = per_gpu + comm
     scale = (single / n) / step
     parts = {
         "compute": one.t_comp,
@@ -623,6 +692,7 @@ def estimate(
         runtime=work.runtime,
         backend=one.backend,
         measured_on=one.eff.measured_on,
+        parallelism=layout,
     )
 
 
@@ -652,11 +722,21 @@ def comm_s(
     *,
     sharded: bool,
     accumulation_steps: int = 1,
+    shard_min: int | None = None,
 ) -> float:
     """The GPU-to-GPU time a (non-LLM-inference) step on ``n`` GPUs adds to ``one``'s step
-    split ``n`` ways: ``estimate``'s step is single/n plus this."""
+    split ``n`` ways: ``estimate``'s step is single/n plus this. ``shard_min``: the fewest GPUs
+    whose memory holds a sharded training job (``None``: all ``n``)."""
     if work.training:
-        return training_comm_s(gpu, work, n, sharded=sharded, accumulation_steps=accumulation_steps)
+        return training_comm_s(
+            gpu,
+            work,
+            n,
+            sharded=sharded,
+            accumulation_steps=accumulation_steps,
+            compute_s=split_step_s(one, n, sharded=sharded),
+            shard_min=shard_min,
+        )
     if sharded and n > 1:
         # a model too big for one GPU, served in layers: its weights cross the link once
         lk = topology.link(gpu, n)

@@ -303,9 +303,18 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     ]
     if c.n > 1:
         lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
+        how = f" as {p.parallelism}" if p.parallelism else ""
+        nodes = topology.nodes(g, c.n)
+        if nodes > 1 and not c.work.is_llm_inference:
+            inside = topology.link(g, topology.NODE_GPUS)
+            linked = (
+                f"{nodes} servers, each linked inside by {inside.label} (~{inside.gbs:,.0f} GB/s"
+                f" per GPU for collectives) and to the others by {topology.network(g).label}"
+            )
+        else:
+            linked = f"linked by {lk.label} (~{lk.gbs:,.0f} GB/s per GPU for collectives)"
         lines.append(
-            f"Split over {c.n} GPUs, linked by {lk.label} (~{lk.gbs:,.0f} GB/s per GPU for "
-            f"collectives): {p.scaling_efficiency:.0%} scaling efficiency."
+            f"Split over {c.n} GPUs{how}, {linked}: {p.scaling_efficiency:.0%} scaling efficiency."
         )
     name = objective.replace("_", " ")
     if position == 1:

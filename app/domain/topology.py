@@ -5,16 +5,15 @@ A *fabric* is what the catalog says about a GPU's links (``interconnect``, ``int
 fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, an NVL72
 rack), its per-direction bandwidth, and whether PCIe peer-to-peer works at all. A group of N
 GPUs is as fast as the slowest hop in it: the fast link while N fits the domain, PCIe inside
-one server beyond it, and the network beyond one server.
+one server beyond it, and the network beyond one server (a node's NICs: ``network``).
 
 Bytes per step come from the parallelism that carries the job (formulas in
 docs/methodology.md §"Multi-GPU scaling"):
 
-* data parallel (the job fits one GPU): ring all-reduce of the gradients, each GPU sends and
-  receives 2·(N−1)/N × gradient bytes per step;
-* fully sharded data parallel (the job needs N GPUs' memory: FSDP / ZeRO-3): all-gather of
-  the 16-bit weights in forward and in backward plus a reduce-scatter of the gradients,
-  3·(N−1)/N × weight bytes (frozen bases in (Q)LoRA only the two all-gathers);
+* training (data parallel, FSDP, HSDP, tensor parallel × FSDP): the layouts and their overlap
+  with compute are in parallelism.py; this module times their collectives, inside a node over
+  its slowest hop and across nodes over the node's NICs (``network``, ``allreduce_s``,
+  ``allgather_s``, ``replicas_allreduce_s``);
 * tensor parallel (LLM inference): two all-reduces of the activations per layer per token,
   2·L × 2·(N−1)/N × batch × hidden × 2 bytes, each also paying the collective's latency;
   tensor parallelism stays inside one server (8 GPUs), and beyond it the stages are pipelined.
@@ -22,6 +21,7 @@ docs/methodology.md §"Multi-GPU scaling"):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,10 +37,14 @@ COLLECTIVE_EFFICIENCY = 0.80
 HOST_STAGED_FACTOR = 0.5
 # A node: 8 GPUs per server (HGX/DGX, OAM/UBB baseboards, 8-slot workstation servers).
 NODE_GPUS = 8
-# Beyond one node (our assumption, stated in every explanation that uses it): datacenter parts
-# get one 400 Gb/s InfiniBand/RoCE NIC per GPU (the DGX H100 / HGX reference design), everything
-# else one 100 GbE link per server shared by its GPUs.
-NETWORK_GBS_PER_GPU_DATACENTER = 50.0
+# Beyond one node: the compute fabric of the reference server, per node and per direction, in
+# GB/s (Gb/s ÷ 8). DGX-1 (V100): 4× 100 Gb/s EDR InfiniBand = 50; DGX A100: 8× 200 Gb/s HDR
+# (ConnectX-6) = 200; DGX H100/H200/B200: 8× 400 Gb/s NDR (ConnectX-7, one per GPU) = 400 (NVIDIA
+# DGX datasheets; DGX BasePOD reference architecture). Other datacenter parts are assumed to get
+# the DGX H100 design (one 400 Gb/s NIC per GPU), everything else one 100 GbE link per server
+# (assumptions, stated in every explanation that uses them).
+NODE_NETWORK_GBS = {"7.0": 50.0, "8.0": 200.0}
+NETWORK_GBS_PER_NODE_DATACENTER = 400.0
 NETWORK_GBS_PER_NODE_OTHER = 12.5
 # Small-message latency of one all-reduce step: NVLink/NVSwitch ~10 µs, PCIe with P2P ~20 µs,
 # host-staged ~40 µs, network ~30 µs (nccl-tests small-size rows; orders of magnitude, not fits).
@@ -86,6 +90,7 @@ def _bridge_size(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+@lru_cache(maxsize=8192)  # read for every collective of every configuration (see link)
 def fabric(gpu: GpuSpec) -> Fabric:
     """The GPU's fabric, read from its catalog fields (sourced there)."""
     text = f"{gpu.interconnect or ''} | {gpu.form_factor or ''}".lower()
@@ -134,11 +139,53 @@ def link(gpu: GpuSpec, n: int) -> Link:
             LATENCY_S["pcie-host"],
             "PCIe without peer-to-peer (through host memory)",
         )
+    node = network(gpu)
+    # one GPU's share of its node's NICs: what a point-to-point hop between nodes gets
+    return Link(
+        "network",
+        node.gbs / NODE_GPUS * COLLECTIVE_EFFICIENCY,
+        LATENCY_S["network"],
+        node.label,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """A node's compute fabric to other nodes: GB/s per direction over all its NICs."""
+
+    gbs: float
+    label: str
+
+
+@lru_cache(maxsize=1024)
+def network(gpu: GpuSpec) -> Network:
+    """The inter-node fabric of the server this GPU comes in: the DGX of its generation for
+    NVIDIA SXM/HGX parts (datasheet NICs), otherwise an assumption. Every label says assumed:
+    the user's cluster may have fewer NICs than the reference design."""
+    if gpu.vendor == "nvidia" and fabric(gpu).kind in ("nvswitch", "nvl72"):
+        cc = _cc(gpu)
+        if cc == 7.0:
+            return Network(
+                NODE_NETWORK_GBS["7.0"], "4× 100 Gb/s InfiniBand per node (DGX-1, assumed)"
+            )
+        if cc == 8.0:
+            return Network(
+                NODE_NETWORK_GBS["8.0"], "8× 200 Gb/s InfiniBand per node (DGX A100, assumed)"
+            )
+        if cc >= 9.0:
+            return Network(
+                NETWORK_GBS_PER_NODE_DATACENTER, "8× 400 Gb/s InfiniBand per node (DGX, assumed)"
+            )
     if gpu.segment == "datacenter":
-        net, what = NETWORK_GBS_PER_GPU_DATACENTER, "400 Gb/s network per GPU (assumed)"
-    else:
-        net, what = NETWORK_GBS_PER_NODE_OTHER / NODE_GPUS, "100 GbE per server (assumed)"
-    return Link("network", net * COLLECTIVE_EFFICIENCY, LATENCY_S["network"], what)
+        return Network(NETWORK_GBS_PER_NODE_DATACENTER, "400 Gb/s network per GPU (assumed)")
+    return Network(NETWORK_GBS_PER_NODE_OTHER, "100 GbE per server (assumed)")
+
+
+def _cc(gpu: GpuSpec) -> float:
+    try:
+        return float(gpu.compute_capability or 0)
+    except ValueError:
+        return 0.0
 
 
 def ring_allreduce_bytes(n: int, nbytes: float) -> float:
@@ -157,3 +204,49 @@ def comm_seconds(lk: Link, nbytes: float, collectives: int = 1) -> float:
     if lk.kind == "none":
         return 0.0
     return nbytes / (lk.gbs * 1e9) + collectives * lk.latency_s
+
+
+def allreduce_s(gpu: GpuSpec, n: int, nbytes: float, calls: int = 1) -> float:
+    """Seconds for an all-reduce of ``nbytes`` over ``n`` GPUs. Inside one node: the ring over
+    its slowest hop. Over nodes, NCCL runs one ring per NIC, so every NIC of a node carries its
+    share and the node's GPUs pass the rest over their own link at the same time: the slower of
+    the two hops sets the pace (2·(N−1)/N × bytes ÷ the node's NICs, or ÷ the node's link)."""
+    if n <= 1:
+        return 0.0
+    return _ring_s(gpu, n, ring_allreduce_bytes(n, nbytes), calls)
+
+
+def allgather_s(gpu: GpuSpec, n: int, nbytes: float, calls: int = 1) -> float:
+    """Seconds to all-gather (or reduce-scatter) ``nbytes`` sharded over ``n`` GPUs: as
+    ``allreduce_s`` with (N−1)/N × bytes."""
+    if n <= 1:
+        return 0.0
+    return _ring_s(gpu, n, allgather_bytes(n, nbytes), calls)
+
+
+def replicas_allreduce_s(gpu: GpuSpec, m: int, nbytes: float, calls: int = 1) -> float:
+    """Seconds for GPUs in ``m`` different nodes (one each: the same rank of every node's shard
+    group) to all-reduce ``nbytes`` each, every GPU through its share of its node's NICs."""
+    if m <= 1:
+        return 0.0
+    per_gpu = network(gpu).gbs / NODE_GPUS * COLLECTIVE_EFFICIENCY * 1e9
+    return ring_allreduce_bytes(m, nbytes) / per_gpu + calls * LATENCY_S["network"]
+
+
+def nodes(gpu: GpuSpec, n: int) -> int:
+    """How many servers ``n`` GPUs of this model span (an NVL72 rack counts as one)."""
+    return math.ceil(n / _node_size(gpu))
+
+
+def _node_size(gpu: GpuSpec) -> int:
+    return max(NODE_GPUS, fabric(gpu).domain)
+
+
+def _ring_s(gpu: GpuSpec, n: int, moved: float, calls: int) -> float:
+    per = _node_size(gpu)
+    if n <= per:
+        return comm_seconds(link(gpu, n), moved, calls)
+    inside = link(gpu, per)
+    node_gbs = network(gpu).gbs * COLLECTIVE_EFFICIENCY
+    slowest = min(inside.gbs, node_gbs)
+    return moved / (slowest * 1e9) + calls * max(inside.latency_s, LATENCY_S["network"])

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.domain import perf, topology
+from app.domain import parallelism, perf, topology
 from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec
 from tests.domain.fixtures import A100, BERT_LARGE, H100, M2, MI300X, RESNET50, RTX4090
@@ -53,7 +53,7 @@ def test_h100_sxm_scales_over_nvswitch_and_needs_a_network_beyond_a_node() -> No
     assert topology.link(H100_SXM, 8).kind == "fast"
     assert topology.link(H100_SXM, 8).gbs == pytest.approx(450 * 0.8)
     far = topology.link(H100_SXM, 16)
-    assert far.kind == "network" and far.gbs == pytest.approx(50 * 0.8)
+    assert far.kind == "network" and far.gbs == pytest.approx(400 / 8 * 0.8)
     assert "assumed" in far.label
 
 
@@ -74,12 +74,25 @@ def _dp_efficiency(gpu: object, work: WorkloadSpec, n: int) -> float:
 
 def test_data_parallel_efficiency_is_compute_over_compute_plus_allreduce() -> None:
     bert = WorkloadSpec(task="training", model=BERT_LARGE, precision="fp16", batch_size=32)
-    one = perf.estimate(A6000, bert)
+    one = perf.single_gpu(A6000, bert)
     grads = BERT_LARGE.params * 2.0  # 16-bit gradients
     lk = topology.link(A6000, 8)
-    comm = topology.ring_allreduce_bytes(8, grads) / (lk.gbs * 1e9) + lk.latency_s
-    per_gpu = one.step_time_s / 8
-    assert _dp_efficiency(A6000, bert, 8) == pytest.approx(per_gpu / (per_gpu + comm), rel=1e-6)
+
+    def allreduce(nbytes: float) -> float:
+        return topology.ring_allreduce_bytes(8, nbytes) / (lk.gbs * 1e9) + lk.latency_s
+
+    # each GPU runs the one-GPU step on 1/8 of the batch: FLOPs and activations split, kernel
+    # launches and the replica's weight and optimizer traffic do not
+    per_gpu = max(one.t_comp / 8, one.t_wmem) + one.t_act / 8 + one.overhead
+    assert perf.split_step_s(one, 8, sharded=False) == pytest.approx(per_gpu, rel=1e-12)
+    # DDP: the all-reduce runs beside backward (2/3 of the step) up to OVERLAP of it; the last
+    # 25 MB bucket waits for backward to end
+    backward = per_gpu * 2.0 / 3.0
+    tail = allreduce(parallelism.DDP_BUCKET_BYTES)
+    full = allreduce(grads)
+    comm = min(full, max(0.0, full - parallelism.OVERLAP * backward) + tail)
+    expected = (one.step_s / 8) / (per_gpu + comm)
+    assert _dp_efficiency(A6000, bert, 8) == pytest.approx(expected, rel=1e-6)
     # a pair over its bridge scales better than eight over PCIe; NVSwitch keeps eight close to 1
     assert _dp_efficiency(A6000, bert, 2) > _dp_efficiency(A6000, bert, 8)
     big = bert.with_flags(batch_size=256, seq_len=128)  # 32 per GPU, as Lambda ran it

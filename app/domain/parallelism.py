@@ -1,0 +1,198 @@
+"""How a training job spans N GPUs, and the communication it leaves exposed per step.
+
+The layouts people run (formulas and sources in docs/methodology.md §"Multi-node training"):
+
+* ``ddp`` — the job fits one GPU: every GPU holds the model, the gradients are all-reduced in
+  buckets during backward (PyTorch DDP, Li et al. 2020, "PyTorch Distributed", VLDB; 25 MB
+  buckets by default), once per global batch;
+* ``fsdp`` — the job needs several GPUs' memory: weights, gradients and optimizer states
+  sharded over all N (FSDP FULL_SHARD / ZeRO-3): the 16-bit weights are all-gathered in forward
+  and again in backward, the gradients reduce-scattered (Zhao et al. 2023, "PyTorch FSDP");
+* ``hsdp`` — sharded inside a shard group of whole nodes (8 GPUs on NVLink/NVSwitch, or more
+  when 8 cannot hold it) and replicated across groups (FSDP HYBRID_SHARD): the all-gathers and
+  reduce-scatters stay inside the group, and one all-reduce of each GPU's gradient shard per
+  global batch crosses the network;
+* ``tp`` — tensor parallel over the GPUs of one node (Megatron-LM, Shoeybi et al. 2019;
+  Narayanan et al. 2021 keep it inside a node, as its all-reduces sit on the critical path) ×
+  sharded data parallel across nodes: four activation all-reduces per layer per micro-step on
+  the node's link, not overlapped; the weight shards are gathered across nodes as in FSDP.
+
+Communication that runs beside compute is hidden up to ``OVERLAP`` of the compute it can run
+beside (DDP: the backward pass; FSDP/HSDP: forward prefetch and backward), except a tail that
+cannot be (DDP: the last bucket; FSDP: the first layer's gather and the last layer's
+reduce-scatter). Without PCIe peer-to-peer, NCCL copies every transfer through host memory and
+nothing is hidden (Lambda's 2× RTX 4090 BERT-large, 1.49×, is what no overlap predicts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.domain import topology
+from app.domain.gpu import GpuSpec
+
+# Share of the compute a collective can run beside: NCCL kernels take SMs and memory bandwidth
+# from the compute they overlap (NCCL runs on up to 16–32 channels, each a thread block), so
+# the window is less than the whole pass. Our assumption, not a fit; methodology says so.
+OVERLAP = 0.8
+DDP_BUCKET_BYTES = 25 * 1024 * 1024  # torch DistributedDataParallel bucket_cap_mb=25 (default)
+# Megatron-LM tensor parallelism: two all-reduces per layer in forward (attention, MLP) and two
+# in backward (Shoeybi et al. 2019, §3); a recomputed forward adds two more.
+TP_ALLREDUCES_PER_LAYER = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What a training step moves and computes per GPU, independent of the layout."""
+
+    grad_bytes: float  # trainable gradients, as reduced
+    weight_bytes: float  # weights as gathered (16-bit, 32-bit, or NF4 for QLoRA)
+    layers: int
+    compute_s: float  # one micro-step's compute on one GPU of the N
+    backward_share: float  # of compute_s: the backward pass (2/3; 3/4 with recompute)
+    accumulation_steps: int = 1
+    act_bytes_per_layer: float = 0.0  # one layer's activations per micro-step (TP traffic)
+    recompute: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    name: str  # ddp | fsdp | hsdp | tp
+    label: str  # in words, for explanations
+    comm_s: float  # communication per micro-step, before overlap
+    exposed_s: float  # what the step waits for
+    network_s: float = 0.0  # of comm_s, the time the node's NICs are busy (0: one node)
+
+
+def _exposed(comm: float, window: float, tail: float, hides: bool) -> float:
+    if not hides:
+        return comm
+    return min(comm, max(0.0, comm - OVERLAP * window) + tail)
+
+
+def ddp(gpu: GpuSpec, n: int, job: Job) -> Layout:
+    steps = max(1, job.accumulation_steps)
+    full = topology.allreduce_s(gpu, n, job.grad_bytes)
+    tail = topology.allreduce_s(gpu, n, min(job.grad_bytes, DDP_BUCKET_BYTES))
+    # the all-reduce runs in the last micro-step's backward only (no_sync before it)
+    exposed = _exposed(full, job.compute_s * job.backward_share, tail, _hides(gpu, n))
+    net = _nic_s(gpu, n, topology.ring_allreduce_bytes(n, job.grad_bytes))
+    return Layout("ddp", "data parallel (DDP)", full / steps, exposed / steps, net / steps)
+
+
+def fsdp(gpu: GpuSpec, n: int, job: Job) -> Layout:
+    gather = 2.0 * topology.allgather_s(gpu, n, job.weight_bytes, job.layers)
+    reduce = topology.allgather_s(gpu, n, job.grad_bytes, job.layers)
+    comm = gather + reduce / max(1, job.accumulation_steps)
+    tail = (gather / 2.0 + reduce) / max(1, job.layers)
+    exposed = _exposed(comm, job.compute_s, tail, _hides(gpu, n))
+    moved = topology.allgather_bytes(n, 2.0 * job.weight_bytes) + topology.allgather_bytes(
+        n, job.grad_bytes / max(1, job.accumulation_steps)
+    )
+    label = f"fully sharded over all {n} GPUs (FSDP)"
+    return Layout("fsdp", label, comm, exposed, _nic_s(gpu, n, moved))
+
+
+def hsdp(gpu: GpuSpec, n: int, group: int, job: Job) -> Layout:
+    """Sharded over ``group`` GPUs (whole nodes), replicated ``n // group`` times."""
+    steps = max(1, job.accumulation_steps)
+    inside = fsdp(gpu, group, job)
+    across = topology.replicas_allreduce_s(gpu, n // group, job.grad_bytes / group)
+    # the cross-node all-reduce of each gradient shard follows its reduce-scatter in the last
+    # micro-step's backward, in whatever of that window the in-group collectives leave free
+    if _hides(gpu, n):
+        free = max(0.0, OVERLAP * job.compute_s - inside.comm_s)
+        late = min(across, max(0.0, across - free) + across / max(1, job.layers))
+    else:
+        late = across
+    comm = inside.comm_s + across / steps
+    exposed = inside.exposed_s + late / steps
+    return Layout(
+        "hsdp",
+        f"sharded over {group} GPUs, replicated {n // group}× (HSDP)",
+        comm,
+        exposed,
+        inside.network_s + across / steps,
+    )
+
+
+def tensor_parallel(gpu: GpuSpec, n: int, tp: int, job: Job) -> Layout:
+    """Tensor parallel over ``tp`` GPUs of a node × sharded data parallel over the rest."""
+    per_layer = TP_ALLREDUCES_PER_LAYER + (2 if job.recompute else 0)
+    # the tp GPUs of a group work on the same samples: each holds tp × its share of the batch
+    act = job.act_bytes_per_layer * tp
+    calls = per_layer * job.layers
+    tp_s = topology.allreduce_s(gpu, tp, act * calls, calls) if act > 0 else 0.0
+    dp = n // tp
+    shard = Job(
+        grad_bytes=job.grad_bytes / tp,
+        weight_bytes=job.weight_bytes / tp,
+        layers=job.layers,
+        compute_s=job.compute_s,
+        backward_share=job.backward_share,
+        accumulation_steps=job.accumulation_steps,
+    )
+    across = _across_nodes_fsdp(gpu, dp, shard)
+    return Layout(
+        "tp",
+        f"tensor parallel over {tp} GPUs in each node × sharded data parallel over {dp} nodes",
+        tp_s + across.comm_s,
+        tp_s + across.exposed_s,
+        across.comm_s,
+    )
+
+
+def _across_nodes_fsdp(gpu: GpuSpec, m: int, job: Job) -> Layout:
+    """FSDP among one GPU per node (``m`` nodes), each through its share of the NICs."""
+    steps = max(1, job.accumulation_steps)
+    # all-gather of W sharded m ways moves (m−1)/m × W per GPU: half an all-reduce's bytes
+    gather = 2.0 * topology.replicas_allreduce_s(gpu, m, job.weight_bytes / 2.0, job.layers)
+    reduce = topology.replicas_allreduce_s(gpu, m, job.grad_bytes / 2.0, job.layers)
+    comm = gather + reduce / steps
+    tail = (gather / 2.0 + reduce) / max(1, job.layers)
+    return Layout("fsdp", "", comm, _exposed(comm, job.compute_s, tail, True))
+
+
+def _nic_s(gpu: GpuSpec, n: int, moved: float) -> float:
+    """Time the node's NICs carry a ring collective moving ``moved`` bytes per GPU over ``n``
+    GPUs (each NIC its ring's share); 0 inside one node."""
+    if topology.nodes(gpu, n) <= 1:
+        return 0.0
+    return moved / (topology.network(gpu).gbs * topology.COLLECTIVE_EFFICIENCY * 1e9)
+
+
+def _hides(gpu: GpuSpec, n: int) -> bool:
+    """Whether collectives among ``n`` of these GPUs can run beside compute: not when NCCL
+    stages every byte through host memory (no PCIe peer-to-peer)."""
+    return topology.link(gpu, min(n, topology.NODE_GPUS)).kind != "pcie-host"
+
+
+def choose(
+    gpu: GpuSpec, n: int, job: Job, *, sharded: bool, shard_min: int | None, tp_ok: bool
+) -> Layout:
+    """The layout people run for this job on ``n`` GPUs: the one with the least exposed
+    communication among those whose memory fits (on a near tie, the least network traffic).
+    ``shard_min``: the fewest GPUs whose memory holds the sharded job (``None``: all ``n``);
+    ``tp_ok``: the model has the shape tensor parallelism splits (a transformer with known
+    width)."""
+    if n <= 1:
+        return Layout("single", "one GPU", 0.0, 0.0)
+    if not sharded:
+        return ddp(gpu, n, job)
+    options = [fsdp(gpu, n, job)]
+    per = topology.NODE_GPUS
+    need = n if shard_min is None else max(1, shard_min)
+    if topology.nodes(gpu, n) > 1:
+        group = per
+        while group < n and group < need:
+            group *= 2
+        if group < n and n % group == 0:
+            options.append(hsdp(gpu, n, group, job))
+        if tp_ok and n % per == 0 and need > per:
+            options.append(tensor_parallel(gpu, n, per, job))
+    # what is hidden costs nothing: among layouts whose exposed time is within 1 % of the
+    # step of the least exposed, the one that loads the network least (HSDP keeps its gathers
+    # on NVLink where FSDP crosses nodes with them)
+    best = min(lay.exposed_s for lay in options)
+    close = [lay for lay in options if lay.exposed_s <= best + 0.01 * (job.compute_s + best)]
+    return min(close, key=lambda lay: (lay.network_s, lay.comm_s))
