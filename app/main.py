@@ -205,6 +205,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.health_engine = make_engine(settings.database_url, pool_size=1)
 
     from app.catalog.router import router as catalog_router
+    from app.offers.router import gpu_router as gpu_offers_router
     from app.offers.router import router as offers_router
     from app.recommend.router import router as recommend_router
     from app.reports import router as reports
@@ -213,6 +214,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(system_router)
     app.include_router(catalog_router)
+    app.include_router(gpu_offers_router)
     app.include_router(offers_router)
     app.include_router(recommend_router)
     reports.install(app)

@@ -15,9 +15,10 @@ from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
 from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
-from app.recommend import presets, repository, service
+from app.recommend import repository, service
 from app.recommend import schemas as s
 from app.reports import service as reports
+from app.shipped import rules as engine_rules
 from app.vocab import MEASURED_PRECISIONS
 
 
@@ -100,7 +101,7 @@ def warm(session: Session, settings: Settings) -> None:
     sight with the rest of what it loaded (app.main)."""
     stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
-    presets.load_rules(settings.data_dir)
+    engine_rules.load_rules(settings.data_dir)
     reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
     offers.gpu_offers(session, stamps.offers)
 
@@ -112,7 +113,7 @@ def recommend_for(
     # request validates (each was a query of its own: a fifth of the request).
     stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
-    rules = presets.load_rules(settings.data_dir)
+    rules = engine_rules.load_rules(settings.data_dir)
     device = (
         _device(session, request.device_report_id, gpus)
         if request.device_report_id is not None
@@ -141,7 +142,7 @@ def estimate_for(
     session: Session, settings: Settings, request: s.EstimateRequest
 ) -> s.EstimateResponse:
     gpu = catalog.get_spec(session, request.gpu, field="gpu")
-    rules = presets.load_rules(settings.data_dir)
+    rules = engine_rules.load_rules(settings.data_dir)
     pooled = reports.pooled_calibration(session, [gpu])
     return service.estimate(
         request,

@@ -13,7 +13,8 @@ from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
-from app.recommend.presets import DATA_DIR, Preset, load_efficiency, load_presets
+from app.recommend.presets import DATA_DIR, Preset, load_presets
+from app.shipped.rules import load_efficiency
 from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
 
 # ---------------------------------------------------------------- presets

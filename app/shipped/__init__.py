@@ -1,0 +1,1 @@
+"""Code that reads the folders shipped with the package (data/, templates/, ...)."""
