@@ -110,3 +110,10 @@ def test_catalog_knows_neither_offers_nor_recommend(path: Path) -> None:
 def test_shipped_data_readers_know_no_feature(path: Path) -> None:
     features = {"catalog", "offers", "recommend", "reports", "web", "cli", "bench"}
     assert not _app_packages(path) & features
+
+
+def test_the_root_of_app_keeps_few_modules() -> None:
+    # The app factory, settings, sessions, dependencies, errors and the vocabulary; features
+    # and infrastructure live in packages named for what they do.
+    loose = sorted(p.name for p in APP.glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= 8, loose

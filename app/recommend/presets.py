@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from app import yamlio
 from app.domain.workload import ModelSpec
+from app.shipped import yamlio
 from app.shipped.rules import DATA_DIR
 
 # The model fields a preset may set, and which of them are integers: read off ModelSpec so a

@@ -1,1 +1,2 @@
-"""Code that reads the folders shipped with the package (data/, templates/, ...)."""
+"""Readers of the folders shipped with the package: where they are (paths.py), how their YAML
+is parsed (yamlio.py), and the engine's rule tables in data/ (rules.py)."""

@@ -12,10 +12,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from app import yamlio
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
 from app.domain.efficiency import EfficiencyTable, parse_table
-from app.resources import shipped_path
+from app.shipped import yamlio
+from app.shipped.paths import shipped_path
 
 DATA_DIR = shipped_path("data")
 
