@@ -12,10 +12,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.shipped.paths import shipped_path
 
-# The checkout's root; shipped folders (data/, templates/, ...) come from app.shipped.paths,
-# which also finds them inside an installed wheel.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-
 
 def default_database_url() -> str:
     base = Path(user_data_dir("gpu-advisor", appauthor=False))

@@ -22,7 +22,6 @@ from typing import Any
 
 from app.domain.gpu import GpuSpec
 
-REGIMES = ("train", "infer", "prefill", "decode")
 MATCH_KEYS = (
     "runtime",
     "regime",

@@ -766,9 +766,6 @@ class RankedGpu(BaseModel):
     hourly_usd: float | None = None
 
 
-GpuOut = RankedGpu  # the name this model had before; OpenAPI shows RankedGpu
-
-
 class ThroughputOut(BaseModel):
     value: float
     unit: str
@@ -892,7 +889,7 @@ class AlternativeOut(BaseModel):
 
 class Recommendation(BaseModel):
     rank: int
-    gpu: GpuOut
+    gpu: RankedGpu
     num_gpus: int
     memory_savers: list[str] = Field(
         default_factory=list,
@@ -1081,7 +1078,7 @@ class WhatIfOut(BaseModel):
 
 class EstimateResponse(BaseModel):
     workload: ResolvedWorkload
-    gpu: GpuOut
+    gpu: RankedGpu
     result: Recommendation | None
     excluded: Excluded | None = None
     warnings: list[str] = []
