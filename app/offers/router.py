@@ -3,7 +3,7 @@ GPU with its offers."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
@@ -13,6 +13,7 @@ from app.deps import SessionDep, SettingsDep
 from app.offers import service
 from app.offers.repository import OfferFilter
 from app.offers.schemas import GpuWithOffers, OfferPage
+from app.vocab import OfferKind
 
 router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
 # Under the catalog's prefix and tag; included after the catalog's router, so its fixed paths
@@ -33,7 +34,7 @@ def list_offers(
     settings: SettingsDep,
     gpu: Annotated[list[str] | None, Query(max_length=80, description="catalog slug(s)")] = None,
     provider: Annotated[list[str] | None, Query(max_length=80)] = None,
-    kind: Literal["cloud", "purchase"] | None = None,
+    kind: OfferKind | None = None,
     min_gpus: Annotated[int | None, Query(ge=1, le=1024, description="GPUs per instance")] = None,
     max_usd_per_hour: Annotated[
         float | None, Query(gt=0, le=100_000, description="whole-instance on-demand price")

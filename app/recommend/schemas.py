@@ -10,17 +10,26 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
 from app.vocab import (
+    INFERENCE_TASKS,
+    ONE_JOB_TASKS,
+    TRAINING_TASKS,
     Acquisition,
+    Condition,
     Family,
     Framework,
+    MultiGpu,
     Objective,
     Optimizer,
     Peft,
     Precision,
+    PriceBasis,
+    PurchaseBasis,
     Quantization,
     Runtime,
+    ServingRuntime,
     Task,
 )
+from app.vocab import HostTier as OfferTier
 from app.vocab import KvCachePrecision as KvPrecision
 from app.vocab import Segment as SegmentName
 from app.vocab import Vendor as VendorName
@@ -30,12 +39,6 @@ __all__ = [
     "Precision", "Quantization", "Runtime", "SegmentName", "ServingRuntime", "Task", "VendorName",
 ]  # fmt: skip
 
-# The runtimes task 'serving' models (data/efficiency.yaml serving_runtimes).
-ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
-# Kinds of host a rental may come from (offers); spot is a separate choice (allow_spot).
-OfferTier = Literal["on-demand", "marketplace", "community"]
-# Which purchase price a bought card is priced at (app/domain/cost.py PURCHASE_BASES).
-PurchaseBasis = Literal["auto", "new", "used", "launch"]
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
@@ -70,11 +73,11 @@ def ui(
     return extra
 
 
-TRAINS = ("training", "fine-tuning")
-INFERS = ("inference", "serving")
+TRAINS = TRAINING_TASKS
+INFERS = INFERENCE_TASKS
 # Task 'serving' describes its load in its own section (prompt/output tokens, targets) and the
 # planner picks the batch: the one-job fields do not apply to it.
-ONE_JOB = ("training", "fine-tuning", "inference")
+ONE_JOB = ONE_JOB_TASKS
 
 
 class _In(BaseModel):
@@ -806,7 +809,7 @@ class BuyCostOut(BaseModel):
     basis: Literal["buy"] = "buy"
     usd: float = Field(description="the cards, at the price basis below")
     unit_usd: float
-    condition: Literal["new", "used", "launch"] = Field(description="the price basis")
+    condition: Condition = Field(description="the price basis")
     energy_usd_per_hour: float | None = None
     job_usd: float | None = Field(None, description="purchase plus energy for the job")
     samples_per_usd: float | None = Field(
@@ -817,7 +820,7 @@ class BuyCostOut(BaseModel):
 
 
 class VerdictOut(BaseModel):
-    cheaper: Literal["buy", "rent"]
+    cheaper: PriceBasis
     break_even_hours: float | None
     buy_total_usd: float
     rent_total_usd: float
@@ -951,7 +954,7 @@ class ServingOut(BaseModel):
     replicas: int
     gpus_per_replica: int
     tensor_parallel: int = Field(description="GPUs that split every layer (1 under a layer split)")
-    multi_gpu: Literal["tensor", "layers", "none"] = Field(
+    multi_gpu: MultiGpu = Field(
         "tensor",
         description="how a replica uses its GPUs: tensor parallel, or whole layers per GPU that "
         "a token passes through in turn (llama.cpp's default split, Accelerate's device_map)",
@@ -975,7 +978,7 @@ class ServingOut(BaseModel):
         "(the row's offer), or owning its cards (purchase less resale over the usage hours, plus "
         "energy); under acquisition 'either' the cheaper of the two"
     )
-    price_basis: Literal["rent", "buy"] | None = Field(
+    price_basis: PriceBasis | None = Field(
         None, description="the basis of usd_per_hour and the $ per million tokens here"
     )
     usd_per_million_output_tokens: float | None

@@ -22,9 +22,9 @@ from app.recommend import schemas as s
 from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
+from app.vocab import SINGLE_DEVICE_SEGMENTS
 
 UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
-SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
 # Where each runtime runs.
 RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
     # Intel GPUs: source vllm-xpu (data/efficiency.yaml); Gaudi: vllm-gaudi (frameworks.yaml)

@@ -15,7 +15,13 @@ from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
 from app.recommend.presets import DATA_DIR, Preset, load_presets
 from app.shipped.rules import load_efficiency
-from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
+from app.vocab import (
+    GGUF_FORMATS,
+    MODELLED_PRECISIONS,
+    MODELLED_TASKS,
+    QUANTIZATION_PRECISION,
+    TRAINING_RUNTIMES,
+)
 
 # ---------------------------------------------------------------- presets
 
@@ -259,22 +265,6 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     return work, warnings
 
 
-# Weight formats and the precision their weights are stored at (the engine's memory class).
-_FORMAT_PRECISION = {
-    "gptq": "int4",
-    "awq": "int4",
-    "nf4": "int4",
-    "q4_0": "int4",
-    "q4_k_m": "int4",
-    "q8_0": "int8",
-    # 4-bit floating-point formats: 4-bit weights, 16-bit math unless the runtime has FP4 kernels
-    "mxfp4": "int4",
-    "nvfp4": "int4",
-}
-_GGUF = ("q4_0", "q4_k_m", "q8_0")
-_TRAINING_RUNTIMES = ("pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax")
-
-
 def _runtime(
     w: s.WorkloadIn, task: str, model: ModelSpec, precision: str, peft: str, data_dir: Path
 ) -> tuple[str, str, str, float | None]:
@@ -293,7 +283,7 @@ def _runtime(
             field="workload.quantization",
         )
     if quant != "none" and inference:
-        want = _FORMAT_PRECISION[quant]
+        want = QUANTIZATION_PRECISION[quant]
         if w.precision is not None and w.precision != want:
             raise InvalidInput(
                 f"{quant} stores weights as {want}; precision {w.precision} contradicts it",
@@ -305,18 +295,18 @@ def _runtime(
         runtime = w.runtime
     elif not inference:
         runtime = defaults.get(task, "pytorch")
-    elif quant in _GGUF:
+    elif quant in GGUF_FORMATS:
         runtime = defaults.get("gguf", "llama.cpp")
     elif model.family == "decoder":
         runtime = defaults.get("llm-inference", "transformers")
     else:
         runtime = defaults.get("inference", "pytorch")
-    if not inference and runtime not in _TRAINING_RUNTIMES:
+    if not inference and runtime not in TRAINING_RUNTIMES:
         raise InvalidInput(
-            f"{runtime} is an inference runtime; training runs on " + ", ".join(_TRAINING_RUNTIMES),
+            f"{runtime} is an inference runtime; training runs on " + ", ".join(TRAINING_RUNTIMES),
             field="workload.runtime",
         )
-    if runtime == "llama.cpp" and inference and quant not in (*_GGUF, "none"):
+    if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):
         raise InvalidInput(
             f"llama.cpp runs GGUF formats (q4_0, q4_k_m, q8_0), not {quant}",
             field="workload.quantization",
