@@ -73,13 +73,6 @@ def ui(
     return extra
 
 
-TRAINS = TRAINING_TASKS
-INFERS = INFERENCE_TASKS
-# Task 'serving' describes its load in its own section (prompt/output tokens, targets) and the
-# planner picks the batch: the one-job fields do not apply to it.
-ONE_JOB = ONE_JOB_TASKS
-
-
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -227,7 +220,7 @@ class ModelIn(_In):
         title="KV values per token",
         description="K+V values cached per token over the layers that keep every token "
         "(derived from a config.json; overrides 2 × layers × KV heads × head size).",
-        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
     kv_window_elements_per_token: float | None = Field(
         default=None,
@@ -235,7 +228,7 @@ class ModelIn(_In):
         le=1e9,
         title="KV values per token (sliding-window layers)",
         description="K+V values per token over the layers that keep only a window.",
-        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
     sliding_window: int | None = Field(
         default=None,
@@ -243,7 +236,7 @@ class ModelIn(_In):
         le=MAX_SEQ,
         title="Sliding window (tokens)",
         description="Tokens a sliding-window layer keeps.",
-        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
     hf_config: dict[str, Any] | None = Field(
         default=None,
@@ -369,7 +362,7 @@ class WorkloadIn(_In):
         le=1 << 20,
         title="Batch size",
         description="Samples (or sequences) processed per step.",
-        json_schema_extra=ui("workload", tasks=ONE_JOB, kind="count"),
+        json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     seq_len: int | None = Field(
         default=None,
@@ -377,7 +370,7 @@ class WorkloadIn(_In):
         le=MAX_SEQ,
         title="Sequence length",
         description="Tokens per sample (the prompt, for inference).",
-        json_schema_extra=ui("workload", tasks=ONE_JOB, kind="count"),
+        json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     output_tokens: int | None = Field(
         default=None,
@@ -391,7 +384,7 @@ class WorkloadIn(_In):
         default=None,
         title="Optimizer",
         description="Decides the optimizer-state memory per trainable parameter.",
-        json_schema_extra=ui("workload", tasks=TRAINS),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
     peft: Peft | None = Field(
         default=None,
@@ -411,7 +404,7 @@ class WorkloadIn(_In):
         default=None,
         title="Activation checkpointing",
         description="Recompute activations: less memory, about 30 % more compute.",
-        json_schema_extra=ui("workload", tasks=TRAINS),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
     dataset_samples: float | None = Field(
         default=None,
@@ -419,7 +412,7 @@ class WorkloadIn(_In):
         le=1e13,
         title="Dataset size (samples)",
         description="Training samples per epoch, e.g. 1.28M or 15k.",
-        json_schema_extra=ui("workload", tasks=TRAINS, kind="count"),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS, kind="count"),
     )
     epochs: float | None = Field(
         default=None,
@@ -427,7 +420,7 @@ class WorkloadIn(_In):
         le=1e5,
         title="Epochs",
         description="Passes over the dataset.",
-        json_schema_extra=ui("workload", tasks=TRAINS),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
     latency_target_ms: float | None = Field(
         default=None,
@@ -458,7 +451,7 @@ class WorkloadIn(_In):
         title="Weight format",
         description="Format of a quantised model's weights (bits per weight from "
         "data/efficiency.yaml).",
-        json_schema_extra=ui("workload", tasks=INFERS),
+        json_schema_extra=ui("workload", tasks=INFERENCE_TASKS),
     )
     serving: ServingIn | None = Field(
         default=None, description="The load and latency targets of task 'serving'."
