@@ -1,6 +1,6 @@
 """Packaging beyond what pyproject.toml can say: the top-level data/, templates/, static/,
 migrations/ and docs/ folders travel inside the wheel as ``app/_shipped/<name>``, where
-app/resources.py finds them. Metadata and dependencies live in pyproject.toml."""
+app/shipped/paths.py finds them. Metadata and dependencies live in pyproject.toml."""
 
 from setuptools import find_packages, setup
 

@@ -10,11 +10,7 @@ from platformdirs import user_data_dir
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.resources import shipped_path
-
-# The checkout's root; shipped folders (data/, templates/, ...) come from app.resources,
-# which also finds them inside an installed wheel.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from app.shipped.paths import shipped_path
 
 
 def default_database_url() -> str:

@@ -21,8 +21,8 @@ from app import __version__
 from app.config import Settings, get_settings
 from app.db import make_engine, make_session_factory, session_scope
 from app.errors import AppError, error_body, field_path
-from app.http_guard import GuardMiddleware, short
-from app.observability import ObservabilityMiddleware, configure_logging, metrics_response
+from app.http.guard import GuardMiddleware, short
+from app.http.observability import ObservabilityMiddleware, configure_logging, metrics_response
 from app.web.static_assets import mount_static
 
 log = logging.getLogger("gpu_advisor")
@@ -137,8 +137,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 def prepare_database(settings: Settings) -> None:
-    """Migrate and seed under the database's lock (app/migrate.py), as configured."""
-    from app import migrate
+    """Migrate and seed under the database's lock (app/system/migrate.py), as configured."""
+    from app.system import migrate
 
     if settings.migrate_on_start or settings.seed_on_start:
         migrate.prepare(
@@ -150,7 +150,7 @@ def prepare_database(settings: Settings) -> None:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     import asyncio
 
-    from app.system_router import keep_checking
+    from app.system.health import keep_checking
 
     checker = asyncio.create_task(keep_checking(app))
     _warm(app)
@@ -205,14 +205,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.health_engine = make_engine(settings.database_url, pool_size=1)
 
     from app.catalog.router import router as catalog_router
+    from app.offers.router import gpu_router as gpu_offers_router
     from app.offers.router import router as offers_router
     from app.recommend.router import router as recommend_router
     from app.reports import router as reports
-    from app.system_router import router as system_router
+    from app.system.router import router as system_router
     from app.web import pages
 
     app.include_router(system_router)
     app.include_router(catalog_router)
+    app.include_router(gpu_offers_router)
     app.include_router(offers_router)
     app.include_router(recommend_router)
     reports.install(app)
@@ -222,7 +224,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _install_docs(app)
     _install_metrics(app)
     install_error_handlers(app)
-    from app import openapi
+    from app.http import openapi
 
     openapi.install(app)
     # Outermost last: the request id and timing cover everything, the guard and gzip included.

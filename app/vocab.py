@@ -11,74 +11,79 @@ are keyed by plain ``str`` so that code holding a validated string can look valu
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 # ---------------------------------------------------------------- precision
 
 Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 
-#: Bytes per stored element before quantisation scales (the scales are the engine's business:
-#: `app.domain.workload.BYTES`). TF32 is a compute mode: tensors stay fp32 in memory.
-BYTES_PER_ELEMENT: dict[str, float] = {
-    "fp32": 4.0,
-    "tf32": 4.0,
-    "bf16": 2.0,
-    "fp16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "int4": 0.5,
-    "fp4": 0.5,
+
+class PrecisionRow(NamedTuple):
+    """Everything the project knows about one precision, in one row."""
+
+    label: str
+    #: Bytes per stored element before quantisation scales (the scales are the engine's
+    #: business: `app.domain.workload.BYTES`). TF32 is a compute mode: tensors stay fp32.
+    bytes: float
+    #: Bytes per KV-cache element when a one-job inference runs at this precision: quantised
+    #: weights (fp8, int8, int4, fp4) keep their activations and KV cache in 16-bit. Task
+    #: 'serving' sets its KV precision itself (KvCachePrecision).
+    kv_bytes: float
+    #: What it falls back to, in order, when the GPU or framework lacks it.
+    fallback: tuple[Precision, ...]
+    #: Datapath: the catalog's dense peak figure its matmuls run at natively (the GpuSpec and
+    #: catalog field); None where no GPU publishes one.
+    peak_field: str | None
+    #: Datapath: weights quantised only; kernels dequantise to 16-bit for the math.
+    weight_only: bool
+    #: The engine models it today. Others are accepted by the vocabulary and rejected by the
+    #: workload resolver with a 422 naming the field until their formulas land.
+    modelled: bool
+
+
+#: One row per precision, in the order forms offer them (every table below is read off it).
+PRECISION_TABLE: dict[Precision, PrecisionRow] = {
+    "bf16": PrecisionRow(
+        "BF16 mixed precision", 2.0, 2.0, ("fp16", "fp32"), "bf16_tflops", False, True
+    ),
+    "fp16": PrecisionRow("FP16 mixed precision", 2.0, 2.0, ("fp32",), "fp16_tflops", False, True),
+    "fp32": PrecisionRow("FP32", 4.0, 4.0, (), "fp32_tflops", False, True),
+    "tf32": PrecisionRow("TF32", 4.0, 4.0, ("fp32",), "tf32_tflops", False, True),
+    "fp8": PrecisionRow("FP8", 1.0, 2.0, ("bf16", "fp16", "fp32"), "fp8_tflops", False, True),
+    "int8": PrecisionRow("INT8 (quantised)", 1.0, 2.0, ("fp16", "fp32"), "int8_tops", True, True),
+    "int4": PrecisionRow("INT4 (quantised)", 0.5, 2.0, ("fp16", "fp32"), None, True, True),
+    "fp4": PrecisionRow(
+        "FP4 (NVFP4/MXFP4)", 0.5, 2.0, ("fp8", "bf16", "fp16", "fp32"), None, False, False
+    ),
 }
 
-PRECISION_LABELS: dict[str, str] = {
-    "bf16": "BF16 mixed precision",
-    "fp16": "FP16 mixed precision",
-    "fp32": "FP32",
-    "tf32": "TF32",
-    "fp8": "FP8",
-    "int8": "INT8 (quantised)",
-    "int4": "INT4 (quantised)",
-    "fp4": "FP4 (NVFP4/MXFP4)",
-}
-
-#: What a precision falls back to, in order, when the GPU or framework lacks it.
+BYTES_PER_ELEMENT: dict[str, float] = {p: PRECISION_TABLE[p].bytes for p in PRECISIONS}
+KV_BYTES_PER_ELEMENT: dict[str, float] = {p: PRECISION_TABLE[p].kv_bytes for p in PRECISIONS}
+PRECISION_LABELS: dict[str, str] = {p: row.label for p, row in PRECISION_TABLE.items()}
 PRECISION_FALLBACK: dict[str, tuple[Precision, ...]] = {
-    "fp32": (),
-    "tf32": ("fp32",),
-    "bf16": ("fp16", "fp32"),
-    "fp16": ("fp32",),
-    "fp8": ("bf16", "fp16", "fp32"),
-    "int8": ("fp16", "fp32"),
-    "int4": ("fp16", "fp32"),
-    "fp4": ("fp8", "bf16", "fp16", "fp32"),
+    p: PRECISION_TABLE[p].fallback for p in PRECISIONS
 }
+WEIGHT_ONLY_PRECISIONS: tuple[Precision, ...] = tuple(
+    p for p in PRECISIONS if PRECISION_TABLE[p].weight_only
+)
+MODELLED_PRECISIONS: tuple[Precision, ...] = tuple(
+    p for p in PRECISIONS if PRECISION_TABLE[p].modelled
+)
 
-#: Precisions that quantise weights only: kernels dequantise to 16-bit for the math.
-WEIGHT_ONLY_PRECISIONS: tuple[Precision, ...] = ("int8", "int4")
-
-#: Precisions the catalog carries a dense peak figure for, and the GpuSpec/catalog field.
-PEAK_FIELDS: dict[str, str] = {
-    "fp32": "fp32_tflops",
-    "tf32": "tf32_tflops",
-    "fp16": "fp16_tflops",
-    "bf16": "bf16_tflops",
-    "fp8": "fp8_tflops",
-    "int8": "int8_tops",
-}
+#: Precisions the catalog carries a dense peak figure for (a Literal for the API's enum; a
+#: test holds it to the rows with a peak_field), and the GpuSpec/catalog field of each.
 CatalogPrecision = Literal["fp32", "tf32", "fp16", "bf16", "fp8", "int8"]
 CATALOG_PRECISIONS: tuple[CatalogPrecision, ...] = get_args(CatalogPrecision)
+PEAK_FIELDS: dict[str, str] = {
+    p: field for p in CATALOG_PRECISIONS if (field := PRECISION_TABLE[p].peak_field) is not None
+}
 
 #: Floating-point matmul precisions with an efficiency prior, calibrated from device reports
 #: and measured by the benchmark runner (in the runner's order).
 MeasuredPrecision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
 MEASURED_PRECISIONS: tuple[MeasuredPrecision, ...] = get_args(MeasuredPrecision)
 
-#: Precisions the engine models today. Others are accepted by the vocabulary and rejected by
-#: the workload resolver with a 422 naming the field until their formulas land.
-MODELLED_PRECISIONS: tuple[Precision, ...] = (
-    "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4",
-)  # fmt: skip
 
 # ---------------------------------------------------------------- the job
 
@@ -93,6 +98,9 @@ TASK_LABELS: dict[str, str] = {
 TRAINING_TASKS: tuple[Task, ...] = ("training", "fine-tuning")
 #: Tasks the engine models today (see MODELLED_PRECISIONS).
 MODELLED_TASKS: tuple[Task, ...] = ("training", "fine-tuning", "inference", "serving")
+INFERENCE_TASKS: tuple[Task, ...] = ("inference", "serving")
+#: Tasks that describe one job (batch, steps, samples); 'serving' describes a load instead.
+ONE_JOB_TASKS: tuple[Task, ...] = ("training", "fine-tuning", "inference")
 
 Family = Literal["decoder", "encoder", "encoder-decoder", "cnn", "vit", "diffusion", "mlp"]
 FAMILIES: tuple[Family, ...] = get_args(Family)
@@ -106,6 +114,8 @@ FAMILY_LABELS: dict[str, str] = {
     "mlp": "MLP / other",
 }
 TRANSFORMER_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
+#: Families whose compute is mostly convolutions.
+CONV_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion")
 
 Optimizer = Literal["adamw", "adam8bit", "sgd"]
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
@@ -155,6 +165,16 @@ RUNTIME_LABELS: dict[str, str] = {
     "llama.cpp": "llama.cpp",
     "mlx": "MLX",
 }
+#: Runtimes a training or fine-tuning job runs on; the others are inference runtimes.
+TRAINING_RUNTIMES: tuple[Runtime, ...] = (
+    "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax",
+)  # fmt: skip
+#: The runtimes task 'serving' models (data/efficiency.yaml serving_runtimes).
+ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
+SERVING_RUNTIMES: tuple[ServingRuntime, ...] = get_args(ServingRuntime)
+#: How a serving replica uses several GPUs: tensor parallel, whole layers per GPU, or not at all.
+MultiGpu = Literal["tensor", "layers", "none"]
+MULTI_GPU_MODES: tuple[MultiGpu, ...] = get_args(MultiGpu)
 
 #: The weight format of a quantised model (bits per weight live in data, owned by `accuracy`).
 Quantization = Literal[
@@ -172,9 +192,29 @@ QUANTIZATION_LABELS: dict[str, str] = {
     "mxfp4": "MXFP4",
     "nvfp4": "NVFP4",
 }
+#: The precision a weight format's weights are stored at (the engine's memory class).
+QUANTIZATION_PRECISION: dict[str, Precision] = {
+    "gptq": "int4",
+    "awq": "int4",
+    "nf4": "int4",
+    "q4_0": "int4",
+    "q4_k_m": "int4",
+    "q8_0": "int8",
+    # 4-bit floating-point formats: 4-bit weights, 16-bit math unless the runtime has FP4 kernels
+    "mxfp4": "int4",
+    "nvfp4": "int4",
+}
+#: llama.cpp's formats (GGUF): a model in one runs on llama.cpp.
+GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")
 
 KvCachePrecision = Literal["bf16", "fp16", "fp8"]
 KV_CACHE_PRECISIONS: tuple[KvCachePrecision, ...] = get_args(KvCachePrecision)
+#: Weight precisions the serving planner tries, preferred first when GPU count and speed tie
+#: (higher weight precision first).
+SERVING_PRECISION_ORDER: tuple[Precision, ...] = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
+#: Precisions a GPU page answers "the largest model that fits" for, most to least memory per
+#: weight.
+FIT_PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "int8", "int4")
 
 # ---------------------------------------------------------------- the question
 
@@ -196,6 +236,12 @@ ACQUISITION_LABELS: dict[str, str] = {
 
 Objective = Literal["fastest", "best_value", "cheapest", "balanced"]
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
+#: Objectives whose metric never falls as the throughput rises at fixed prices
+#: (rank.metric_of), so a throughput bound bounds them.
+BOUNDED_OBJECTIVES: tuple[Objective, ...] = ("fastest", "best_value", "cheapest")
+#: Which purchase price a bought card is priced at (auto: new, else used, else launch).
+PurchaseBasis = Literal["auto", "new", "used", "launch"]
+PURCHASE_BASES: tuple[PurchaseBasis, ...] = get_args(PurchaseBasis)
 PURCHASE_BASIS_LABELS: dict[str, str] = {
     "auto": "New, else used, else launch",
     "new": "New price",
@@ -209,6 +255,24 @@ OBJECTIVE_LABELS: dict[str, str] = {
     "best_value": "Best value (throughput per dollar)",
     "cheapest": "Cheapest to finish",
 }
+
+# ---------------------------------------------------------------- prices and offers
+
+#: What an answer's cost rests on: owning the cards or renting them.
+PriceBasis = Literal["buy", "rent"]
+PRICE_BASES: tuple[PriceBasis, ...] = get_args(PriceBasis)
+#: An offer is a cloud instance or a purchase price.
+OfferKind = Literal["cloud", "purchase"]
+OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
+#: The condition a purchase price is for.
+Condition = Literal["new", "used", "launch"]
+CONDITIONS: tuple[Condition, ...] = get_args(Condition)
+#: The tier of a rental offer.
+Tier = Literal["on-demand", "spot", "marketplace", "community"]
+TIERS: tuple[Tier, ...] = get_args(Tier)
+#: Kinds of host a rental may come from; spot is a separate choice (allow_spot).
+HostTier = Literal["on-demand", "marketplace", "community"]
+HOST_TIERS: tuple[HostTier, ...] = get_args(HostTier)
 
 # ---------------------------------------------------------------- hardware
 
@@ -230,6 +294,8 @@ SEGMENT_LABELS: dict[str, str] = {
     "laptop": "Laptop",
     "soc": "SoC / unified memory",
 }
+#: Segments whose GPU comes one to a machine (laptops, SoCs with unified memory).
+SINGLE_DEVICE_SEGMENTS: tuple[Segment, ...] = ("soc", "laptop")
 
 #: Software backends a GPU entry in the catalog may list.
 Backend = Literal["cuda", "rocm", "mps", "xpu", "hpu", "directml", "vulkan", "metal", "cpu"]

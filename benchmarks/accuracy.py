@@ -41,7 +41,8 @@ from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import compat, perf  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
-from app.recommend.presets import load_efficiency, load_presets, load_rules  # noqa: E402
+from app.recommend.presets import load_presets  # noqa: E402
+from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
 INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"

@@ -28,7 +28,7 @@ from app.domain import evaluate as ev  # noqa: E402
 from app.domain import rank  # noqa: E402
 from app.recommend import schemas as s  # noqa: E402
 from app.recommend import service  # noqa: E402
-from app.recommend.presets import load_rules  # noqa: E402
+from app.shipped.rules import load_rules  # noqa: E402
 
 REQUESTS = {
     "llama-3-8b inference, balanced": {"workload": {"preset": "llama-3-8b"}},

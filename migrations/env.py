@@ -5,7 +5,7 @@ from sqlalchemy import Connection
 
 from app.config import Settings
 from app.db import Base, make_engine
-from app.models_registry import import_all_models
+from app.system.models_registry import import_all_models
 
 import_all_models()
 target_metadata = Base.metadata

@@ -7,7 +7,9 @@
 - routers and pages import no SQLAlchemy;
 - nothing outside app/bench imports torch at module level;
 - app/bench imports no other app package but the vocabulary (it is a leaf the CLI and job
-  runner call).
+  runner call);
+- layers point one way: offers and recommend may know the catalog, the catalog knows neither;
+  app/shipped (the shipped data's readers) knows no feature package.
 """
 
 from __future__ import annotations
@@ -93,3 +95,25 @@ def test_only_config_reads_the_environment() -> None:
         and p.name != "executor.py"  # passes the environment on to its child process
     ]
     assert offenders == []
+
+
+def _app_packages(path: Path) -> set[str]:
+    return {n.split(".")[1] for n in imports(path) if n.startswith("app.") and n.count(".") >= 1}
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if "/catalog/" in p.as_posix()], ids=rel)
+def test_catalog_knows_neither_offers_nor_recommend(path: Path) -> None:
+    assert not _app_packages(path) & {"offers", "recommend", "reports", "web"}
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if "/shipped/" in p.as_posix()], ids=rel)
+def test_shipped_data_readers_know_no_feature(path: Path) -> None:
+    features = {"catalog", "offers", "recommend", "reports", "web", "cli", "bench"}
+    assert not _app_packages(path) & features
+
+
+def test_the_root_of_app_keeps_few_modules() -> None:
+    # The app factory, settings, sessions, dependencies, errors and the vocabulary; features
+    # and infrastructure live in packages named for what they do.
+    loose = sorted(p.name for p in APP.glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= 8, loose

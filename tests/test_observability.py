@@ -11,8 +11,8 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
-from app import observability
 from app.config import Settings
+from app.http import observability
 from app.web.static_assets import static_url
 
 

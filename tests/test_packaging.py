@@ -92,7 +92,7 @@ def test_installed_wheel_serves_from_an_empty_directory(venv: Path, tmp_path: Pa
         "GPU_ADVISOR_DATABASE_URL": f"sqlite:///{tmp_path / 'served.db'}",
     }
     where = _run([str(venv / "bin" / "python"), "-c",
-                  "import app.resources as r; print(r.__file__); print(r.shipped_path('data'))"],
+                  "import app.shipped.paths as r; print(r.__file__); print(r.shipped_path('data'))"],
                  cwd=empty, env=env)  # fmt: skip
     module_file, data_dir = where.stdout.split()
     assert Path(module_file).is_relative_to(venv) and Path(data_dir).is_relative_to(venv)

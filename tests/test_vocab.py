@@ -1,7 +1,10 @@
-"""The vocabulary's tables cover every value, and the contracts use the vocabulary."""
+"""The vocabulary's tables cover every value, the contracts use the vocabulary, and no
+module declares a closed set of vocabulary words of its own."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import get_args
 
 import pytest
@@ -26,6 +29,9 @@ TABLES = [
     (vocab.FRAMEWORKS, vocab.FRAMEWORK_LABELS),
     (vocab.ACQUISITIONS, vocab.ACQUISITION_LABELS),
     (vocab.OBJECTIVES, vocab.OBJECTIVE_LABELS),
+    (vocab.PURCHASE_BASES, vocab.PURCHASE_BASIS_LABELS),
+    (vocab.PRECISIONS, vocab.PRECISION_TABLE),
+    (vocab.PRECISIONS, vocab.KV_BYTES_PER_ELEMENT),
     (vocab.VENDORS, vocab.VENDOR_LABELS),
     (vocab.SEGMENTS, vocab.SEGMENT_LABELS),
     (vocab.BACKENDS, vocab.BACKEND_LABELS),
@@ -45,6 +51,20 @@ def test_subsets_stay_inside_their_set() -> None:
     assert set(vocab.MODELLED_TASKS) <= set(vocab.TASKS)
     assert set(vocab.DEVICE_BACKENDS) <= set(vocab.BACKENDS)
     assert set(vocab.KV_CACHE_PRECISIONS) <= set(vocab.PRECISIONS)
+    assert set(vocab.SERVING_PRECISION_ORDER) <= set(vocab.PRECISIONS)
+    assert set(vocab.FIT_PRECISIONS) <= set(vocab.PRECISIONS)
+    assert set(vocab.INFERENCE_TASKS) | set(vocab.TRAINING_TASKS) == set(vocab.TASKS)
+    assert set(vocab.ONE_JOB_TASKS) <= set(vocab.TASKS)
+    assert set(vocab.CONV_FAMILIES) <= set(vocab.FAMILIES)
+    assert set(vocab.TRAINING_RUNTIMES) <= set(vocab.RUNTIMES)
+    assert set(vocab.SERVING_RUNTIMES) <= set(vocab.RUNTIMES)
+    assert set(vocab.GGUF_FORMATS) <= set(vocab.QUANTIZATIONS)
+    assert set(vocab.QUANTIZATION_PRECISION) == set(vocab.QUANTIZATIONS) - {"none"}
+    assert set(vocab.QUANTIZATION_PRECISION.values()) <= set(vocab.MODELLED_PRECISIONS)
+    assert set(vocab.BOUNDED_OBJECTIVES) <= set(vocab.OBJECTIVES)
+    assert set(vocab.CONDITIONS) <= set(vocab.PURCHASE_BASES)
+    assert set(vocab.HOST_TIERS) <= set(vocab.TIERS)
+    assert set(vocab.SINGLE_DEVICE_SEGMENTS) <= set(vocab.SEGMENTS)
     for precision, order in vocab.PRECISION_FALLBACK.items():
         assert precision not in order
         assert all(b in vocab.PRECISIONS for b in order)
@@ -68,3 +88,83 @@ def test_every_catalog_precision_is_a_gpu_spec_field() -> None:
     assert gpu.peak_tflops("int8") == 2.0
     assert gpu.peak_tflops("int4") is None
     assert gpu.peak_tflops("fp4") is None
+
+
+def test_the_catalog_precisions_are_the_rows_with_a_peak() -> None:
+    with_peak = {p for p, row in vocab.PRECISION_TABLE.items() if row.peak_field}
+    assert with_peak == set(vocab.CATALOG_PRECISIONS)
+    assert all(vocab.PEAK_FIELDS[p] == vocab.PRECISION_TABLE[p].peak_field for p in with_peak)
+
+
+@pytest.mark.parametrize("precision", vocab.PRECISIONS)
+def test_a_kv_cache_is_kept_in_16_bit_or_wider(precision: str) -> None:
+    # A one-job inference keeps its KV cache in 16-bit whatever its weights are stored in
+    # (fp32 and tf32 keep fp32); only task 'serving' quantises it, through its own setting.
+    row = vocab.PRECISION_TABLE[precision]  # type: ignore[index]
+    assert row.kv_bytes == max(row.bytes, 2.0)
+
+
+# ---------------------------------------------------------------- one declaration per set
+
+APP = Path(__file__).resolve().parent.parent / "app"
+
+
+def _vocabulary_words() -> set[str]:
+    words: set[str] = set()
+    for name in dir(vocab):
+        value = getattr(vocab, name)
+        members = get_args(value) or (value if isinstance(value, tuple) else ())
+        words |= {m for m in members if isinstance(m, str)}
+    return words
+
+
+WORDS = _vocabulary_words()
+
+
+def _strings(node: ast.AST) -> list[str] | None:
+    if isinstance(node, ast.Call) and node.args:  # tuple(...), frozenset(...)
+        node = node.args[0]
+    if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return None
+    if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return [e.value for e in node.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def closed_sets(source: str) -> list[tuple[int, list[str]]]:
+    """(line, words) of each Literal of two or more words, and each module-level tuple, list
+    or set of two or more strings, that names vocabulary words: a set declared outside the
+    vocabulary. A one-word Literal is a tag (a union's discriminator), not a set; tuples
+    written inside a function are logic, not declarations."""
+    tree = ast.parse(source)
+    found: list[tuple[int, list[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and (
+            (isinstance(node.value, ast.Name) and node.value.id == "Literal")
+            or (isinstance(node.value, ast.Attribute) and node.value.attr == "Literal")
+        ):
+            args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            tags = [a.value for a in args if isinstance(a, ast.Constant)]
+            if len(tags) >= 2 and {str(t) for t in tags} & WORDS:
+                found.append((node.lineno, [str(t) for t in tags]))
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            strings = _strings(stmt.value)
+            if strings and len(strings) >= 2 and set(strings) <= WORDS:
+                found.append((stmt.lineno, strings))
+    return found
+
+
+def test_the_scan_finds_a_copied_set() -> None:
+    copied = 'from typing import Literal\nP = ("fp32", "tf32")\nX = Literal["vllm", "other"]\n'
+    assert [line for line, _ in closed_sets(copied)] == [3, 2]
+    assert closed_sets('TAG = Literal["rent"]\nCOUNTS = ("a", "b")\n') == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in sorted(APP.rglob("*.py")) if p.name != "vocab.py" or p.parent != APP],
+    ids=lambda p: p.relative_to(APP.parent).as_posix(),
+)
+def test_no_module_declares_its_own_closed_set(path: Path) -> None:
+    assert closed_sets(path.read_text(encoding="utf-8")) == []

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app import yamlio
-from app.resources import shipped_path
+from app.shipped import yamlio
+from app.shipped.paths import shipped_path
 
 
 def test_uses_libyaml_when_present() -> None:

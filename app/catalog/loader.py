@@ -11,12 +11,13 @@ import yaml
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app import system_state, yamlio
 from app.catalog import repository
 from app.catalog.mapping import spec_from_create, values_from_create
 from app.catalog.schemas import GpuCreate
 from app.domain.gpu import GpuSpec
 from app.errors import field_path
+from app.shipped import yamlio
+from app.system import state as system_state
 
 
 class CatalogDataError(ValueError):

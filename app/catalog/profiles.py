@@ -6,11 +6,11 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from app import yamlio
 from app.catalog.loader import read_gpu_specs
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import GpuProfile, ProfileStore, parse_profile
-from app.resources import shipped_path
+from app.shipped import yamlio
+from app.shipped.paths import shipped_path
 
 DATA_DIR = shipped_path("data")
 

@@ -1,4 +1,5 @@
-"""JSON API for the GPU catalog."""
+"""JSON API for the GPU catalog. One GPU with its offers (GET /api/v1/gpus/{slug}) is served by
+app/offers/router.py: offers know the catalog, the catalog knows nothing of offers."""
 
 from __future__ import annotations
 
@@ -18,14 +19,10 @@ from app.catalog.schemas import (
     GpuReplace,
 )
 from app.deps import AdminDep, SessionDep, SettingsDep
-from app.offers import service as offers
-from app.offers.schemas import GpuWithOffers
-from app.recommend.presets import load_rules
+from app.shipped.rules import load_rules
 from app.vocab import CatalogPrecision, Segment, Vendor
 
 router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
-
-PrecisionParam = CatalogPrecision
 
 
 def split_csv(values: list[str] | None) -> list[str]:
@@ -48,7 +45,7 @@ def list_gpus(
     max_price_usd: Annotated[float | None, Query(gt=0, le=10_000_000)] = None,
     max_hourly_usd: Annotated[float | None, Query(gt=0, le=10_000)] = None,
     precision: Annotated[
-        list[PrecisionParam] | None, Query(description="has a dense figure for each")
+        list[CatalogPrecision] | None, Query(description="has a dense figure for each")
     ] = None,
     feature: Annotated[
         str | None,
@@ -86,13 +83,6 @@ def compare(
     session: SessionDep, slugs: Annotated[str, Query(min_length=3, max_length=1000)]
 ) -> CompareOut:
     return service.compare(session, slugs.split(","))
-
-
-@router.get(
-    "/{slug}", response_model=GpuWithOffers, summary="One GPU with all fields, sources and offers"
-)
-def get_gpu(session: SessionDep, settings: SettingsDep, slug: str) -> GpuWithOffers:
-    return offers.with_offers(session, settings, service.get_gpu(session, slug))
 
 
 @router.post("", response_model=GpuOut, status_code=status.HTTP_201_CREATED)

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from app.domain.gpu import GpuSpec
-from app.vocab import PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
+from app.vocab import CONV_FAMILIES, PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
 
 STATUS_ORDER = {"supported": 0, "experimental": 1, "unsupported": 2}
 
@@ -267,9 +267,6 @@ def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str
     if precision == "fp16":
         return gpu.fp16_tflops is not None or backend in ("cuda", "rocm", "mps", "xpu")
     return gpu.peak_tflops(precision) is not None
-
-
-CONV_FAMILIES = ("cnn", "diffusion")
 
 
 def _model_blocks(

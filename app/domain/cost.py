@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.domain.gpu import GpuSpec
+from app.vocab import HOST_TIERS
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
 # Which purchase price a bought card is priced at: "auto" takes a new price, else a used or
 # market price, else the launch price (choose_purchase); the others take only that basis.
-PURCHASE_BASES = ("auto", "new", "used", "launch")
 
 
 # Plain and slotted for the same reason as perf.PerfEstimate: one per configuration.
@@ -164,7 +164,7 @@ def upfront(cost: CostEstimate, acquisition: str) -> float | None:
 # ---------------------------------------------------------------- offers: what to rent, what to buy
 
 ON_DEMAND_TIERS = ("on-demand",)
-ALL_TIERS = ("on-demand", "marketplace", "community")
+ALL_TIERS = HOST_TIERS
 HOURS_PER_YEAR_WEEKS = 52
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from app.domain.gpu import GpuSpec
+from app.vocab import MULTI_GPU_MODES
 
-REGIMES = ("train", "infer", "prefill", "decode")
 MATCH_KEYS = (
     "runtime",
     "regime",
@@ -88,9 +88,6 @@ class ServingRuntime:
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
     int4_format: str | None = None
-
-
-MULTI_GPU_MODES = ("tensor", "layers", "none")
 
 
 _SERVING_OPTIONAL = {"int4_format"}

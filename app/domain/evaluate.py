@@ -24,8 +24,8 @@ from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
+from app.vocab import SINGLE_DEVICE_SEGMENTS
 
-SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
 COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
 
 # Memory savers, in the order a practitioner reaches for them, with what each costs:
@@ -133,7 +133,7 @@ class Context:
     offers: Mapping[str, costs.GpuOffers] | None = None
     rental: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
     usage: costs.Usage = field(default_factory=costs.Usage)
-    purchase_basis: str = "auto"  # costs.PURCHASE_BASES
+    purchase_basis: str = "auto"  # vocab.PURCHASE_BASES
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -130,8 +130,14 @@ def _layer_kinds(cfg: dict[str, Any], layers: int) -> list[bool]:
     return [True] * layers
 
 
-def parse_hf_config(raw: dict[str, Any]) -> HfModel:
-    """Derive the engine's model shape from a config.json's contents."""
+# ---------------------------------------------------------------- one resolver per concern
+# Each reads its own keys of config.json, in the order parse_hf_config calls them (so a file
+# with several problems always names the same one first).
+
+
+def _read_config(raw: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The language model's config (text_config unwrapped, class defaults filled in) and its
+    model_type; refuses what is not a decoder or encoder config."""
     if not isinstance(raw, dict):
         raise HfConfigError("config.json must be a JSON object", field="hf_config")
     if "_class_name" in raw and "model_type" not in raw:
@@ -148,8 +154,23 @@ def parse_hf_config(raw: dict[str, Any]) -> HfModel:
             f"model_type {mt} is an encoder-decoder; only decoder and encoder configs are read",
             field="model_type",
         )
-    family = "encoder" if mt in ENCODERS else "decoder"
+    return cfg, mt
 
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    vocab: int
+    max_context: int | None
+
+
+def _shape(cfg: dict[str, Any]) -> _Shape:
+    """Widths, depth, heads and vocabulary, under any of their names."""
     h = _need(cfg, "hidden_size", "n_embd", "d_model")
     n_layers = _need(cfg, "num_hidden_layers", "n_layer", "num_layers")
     heads = _need(cfg, "num_attention_heads", "n_head")
@@ -160,125 +181,220 @@ def parse_hf_config(raw: dict[str, Any]) -> HfModel:
         raise HfConfigError(
             "num_key_value_heads must be 1..num_attention_heads", "num_key_value_heads"
         )
-    head_dim = _int(cfg, "head_dim") or h // heads
-    inter = _int(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * h
-    vocab = _need(cfg, "vocab_size")
-    max_ctx = _int(cfg, "max_position_embeddings", "n_positions", "seq_length")
+    return _Shape(
+        hidden=h,
+        layers=n_layers,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=_int(cfg, "head_dim") or h // heads,
+        intermediate=_int(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * h,
+        vocab=_need(cfg, "vocab_size"),
+        max_context=_int(cfg, "max_position_embeddings", "n_positions", "seq_length"),
+    )
+
+
+def _tied(cfg: dict[str, Any], mt: str) -> bool:
     tied = cfg.get("tie_word_embeddings")
-    tied = bool(tied) if tied is not None else mt in TIED_BY_DEFAULT
+    return bool(tied) if tied is not None else mt in TIED_BY_DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
+class _Mlp:
+    """How one MLP of a given width counts: gated (3 matrices) or plain (2), with biases."""
+
+    hidden: int
+    mats: int
+    bias: bool
+
+    def params(self, width: int, bias: bool | None = None) -> int:
+        with_bias = self.bias if bias is None else bias
+        return self.mats * self.hidden * width + (
+            (self.mats - 1) * width + self.hidden if with_bias else 0
+        )
+
+
+def _mlp(cfg: dict[str, Any], mt: str, h: int) -> _Mlp:
     gated = mt in GATED or str(cfg.get("hidden_act", "")).lower() in ("silu", "swish", "swiglu")
-    mlp_mats = 3 if gated else 2
+    mlp_bias = bool(cfg.get("mlp_bias")) or mt in ("gpt2", "gpt_neox", "phi", "bert", "roberta")
+    return _Mlp(hidden=h, mats=3 if gated else 2, bias=mlp_bias)
+
+
+@dataclass(frozen=True, slots=True)
+class _Attention:
+    params: int  # per layer
+    kv_per_layer: int  # values cached per token per layer
+    kind: str  # mha | gqa | mqa | mla
+    head_dim: int
+    kv_heads: int
+
+
+def _attention(cfg: dict[str, Any], mt: str, shape: _Shape) -> _Attention:
     attn_bias = bool(cfg.get("attention_bias")) or bool(cfg.get("bias"))
     qkv_bias = attn_bias or mt in ("qwen2", "qwen2_moe")
-    mlp_bias = bool(cfg.get("mlp_bias")) or mt in ("gpt2", "gpt_neox", "phi", "bert", "roberta")
-
-    # ---- attention, per layer
     kv_lora = _int(cfg, "kv_lora_rank")
-    if kv_lora:  # multi-head latent attention
-        rope = _need(cfg, "qk_rope_head_dim")
-        nope = _need(cfg, "qk_nope_head_dim")
-        v_dim = _int(cfg, "v_head_dim") or nope
-        q_lora = _int(cfg, "q_lora_rank")
-        q_dim = heads * (nope + rope)
-        q = (h * q_lora + q_lora + q_lora * q_dim) if q_lora else h * q_dim
-        kv = h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim)
-        attn = q + kv + heads * v_dim * h
-        kv_per_layer = kv_lora + rope
-        attention = "mla"
-        head_dim = nope + rope
-        kv_heads = 1  # one shared latent per token
-    else:
-        q_out, kv_out = heads * head_dim, kv_heads * head_dim
-        attn = h * q_out + 2 * h * kv_out + q_out * h
-        if qkv_bias:
-            attn += q_out + 2 * kv_out
-        if attn_bias:
-            attn += h
-        if mt.startswith("qwen3") or mt.startswith("gemma3"):
-            attn += 2 * head_dim  # q_norm / k_norm
-        if mt == "gpt_oss":
-            attn += heads  # attention sinks
-        kv_per_layer = 2 * kv_heads * head_dim
-        attention = "mha" if kv_heads == heads else ("mqa" if kv_heads == 1 else "gqa")
-    norms = 2 * h
+    if kv_lora:
+        return _latent_attention(cfg, shape, kv_lora)
+    return _head_attention(mt, shape, qkv_bias=qkv_bias, attn_bias=attn_bias)
 
-    # ---- MLP / experts, per layer
-    def mlp(width: int, bias: bool = mlp_bias) -> int:
-        return mlp_mats * h * width + ((mlp_mats - 1) * width + h if bias else 0)
 
+def _latent_attention(cfg: dict[str, Any], shape: _Shape, kv_lora: int) -> _Attention:
+    """Multi-head latent attention (DeepSeek-V2/V3): one shared latent per token."""
+    h, heads = shape.hidden, shape.heads
+    rope = _need(cfg, "qk_rope_head_dim")
+    nope = _need(cfg, "qk_nope_head_dim")
+    v_dim = _int(cfg, "v_head_dim") or nope
+    q_lora = _int(cfg, "q_lora_rank")
+    q_dim = heads * (nope + rope)
+    q = (h * q_lora + q_lora + q_lora * q_dim) if q_lora else h * q_dim
+    kv = h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim)
+    return _Attention(
+        params=q + kv + heads * v_dim * h,
+        kv_per_layer=kv_lora + rope,
+        kind="mla",
+        head_dim=nope + rope,
+        kv_heads=1,
+    )
+
+
+def _head_attention(mt: str, shape: _Shape, *, qkv_bias: bool, attn_bias: bool) -> _Attention:
+    """Multi-head, grouped-query or multi-query attention."""
+    h, heads, kv_heads, head_dim = shape.hidden, shape.heads, shape.kv_heads, shape.head_dim
+    q_out, kv_out = heads * head_dim, kv_heads * head_dim
+    attn = h * q_out + 2 * h * kv_out + q_out * h
+    if qkv_bias:
+        attn += q_out + 2 * kv_out
+    if attn_bias:
+        attn += h
+    if mt.startswith("qwen3") or mt.startswith("gemma3"):
+        attn += 2 * head_dim  # q_norm / k_norm
+    if mt == "gpt_oss":
+        attn += heads  # attention sinks
+    kind = "mha" if kv_heads == heads else ("mqa" if kv_heads == 1 else "gqa")
+    return _Attention(attn, 2 * kv_heads * head_dim, kind, head_dim, kv_heads)
+
+
+@dataclass(frozen=True, slots=True)
+class _Experts:
+    routed: int
+    topk: int
+    expert: int  # params of one routed expert
+    shared: int  # params of the shared expert(s), every token
+    shared_n: int | None
+    router: int
+    intermediate: int
+    layer_ids: frozenset[int]  # the layers whose MLP is a mixture of experts
+
+
+def _experts(cfg: dict[str, Any], mt: str, shape: _Shape, mlp: _Mlp) -> _Experts | None:
+    """The mixture of experts, or None for a dense model."""
     routed = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
     topk = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
-    moe = bool(routed and routed > 1 and topk)
-    dense_mlp = mlp(inter)
-    moe_layer_ids: set[int] = set()
-    expert_p = shared_p = router_p = 0
-    shared_n: int | None = None
-    if moe:
-        assert routed is not None and topk is not None
-        if topk > routed:
-            raise HfConfigError(
-                "num_experts_per_tok exceeds the number of experts", "num_experts_per_tok"
-            )
-        e_inter = _int(cfg, "moe_intermediate_size") or inter
-        expert_p = mlp(e_inter, bias=mlp_bias or mt == "gpt_oss")
-        router_p = h * routed + (routed if mt in ("gpt_oss", "deepseek_v3") else 0)
-        n_shared = _int(cfg, "n_shared_experts")
-        shared_inter = _int(cfg, "shared_expert_intermediate_size")
-        if n_shared:
-            shared_p, shared_n = mlp(e_inter * n_shared), n_shared
-        elif shared_inter:
-            shared_p, shared_n = mlp(shared_inter) + h, 1  # plus the shared-expert gate
-        first_dense = _int(cfg, "first_k_dense_replace", default=0) or 0
-        freq = _int(cfg, "moe_layer_freq", "decoder_sparse_step", default=1) or 1
-        only_mlp = set(cfg.get("mlp_only_layers") or [])
-        moe_layer_ids = {
-            i
-            for i in range(n_layers)
-            if i >= first_dense and (i - first_dense) % freq == 0 and i not in only_mlp
-        }
-        if mt in ("qwen2_moe", "qwen3_moe"):  # sparse when (i + 1) % step == 0
-            moe_layer_ids = {
-                i for i in range(n_layers) if (i + 1) % freq == 0 and i not in only_mlp
-            }
+    if not (routed and routed > 1 and topk):
+        return None
+    if topk > routed:
+        raise HfConfigError(
+            "num_experts_per_tok exceeds the number of experts", "num_experts_per_tok"
+        )
+    h = shape.hidden
+    e_inter = _int(cfg, "moe_intermediate_size") or shape.intermediate
+    n_shared = _int(cfg, "n_shared_experts")
+    shared_inter = _int(cfg, "shared_expert_intermediate_size")
+    shared_p, shared_n = 0, None
+    if n_shared:
+        shared_p, shared_n = mlp.params(e_inter * n_shared), n_shared
+    elif shared_inter:
+        shared_p, shared_n = mlp.params(shared_inter) + h, 1  # plus the shared-expert gate
+    return _Experts(
+        routed=routed,
+        topk=topk,
+        expert=mlp.params(e_inter, bias=mlp.bias or mt == "gpt_oss"),
+        shared=shared_p,
+        shared_n=shared_n,
+        router=h * routed + (routed if mt in ("gpt_oss", "deepseek_v3") else 0),
+        intermediate=e_inter,
+        layer_ids=_moe_layers(cfg, mt, shape.layers),
+    )
 
+
+def _moe_layers(cfg: dict[str, Any], mt: str, n_layers: int) -> frozenset[int]:
+    first_dense = _int(cfg, "first_k_dense_replace", default=0) or 0
+    freq = _int(cfg, "moe_layer_freq", "decoder_sparse_step", default=1) or 1
+    only_mlp = set(cfg.get("mlp_only_layers") or [])
+    if mt in ("qwen2_moe", "qwen3_moe"):  # sparse when (i + 1) % step == 0
+        return frozenset(i for i in range(n_layers) if (i + 1) % freq == 0 and i not in only_mlp)
+    return frozenset(
+        i
+        for i in range(n_layers)
+        if i >= first_dense and (i - first_dense) % freq == 0 and i not in only_mlp
+    )
+
+
+def _param_counts(
+    shape: _Shape,
+    attn: _Attention,
+    dense_mlp: int,
+    experts: _Experts | None,
+    *,
+    tied: bool,
+    encoder: bool,
+) -> tuple[float, float]:
+    """(total, active per token) parameters: every layer, embeddings, head, final norm."""
+    h = shape.hidden
+    base = attn.params + 2 * h  # attention and the layer's two norms
     total = active = 0.0
-    for i in range(n_layers):
-        base = attn + norms
-        if i in moe_layer_ids:
-            total += base + routed * expert_p + shared_p + router_p  # type: ignore[operator]
-            active += base + topk * expert_p + shared_p + router_p  # type: ignore[operator]
+    for i in range(shape.layers):
+        if experts is not None and i in experts.layer_ids:
+            fixed = base + experts.shared + experts.router
+            total += fixed + experts.routed * experts.expert
+            active += fixed + experts.topk * experts.expert
         else:
             total += base + dense_mlp
             active += base + dense_mlp
-    embed = vocab * h
-    head = 0 if tied else vocab * h
-    if family == "encoder":
-        embed += (max_ctx or 512) * h  # learned positions
-    total += embed + head + h
-    active += embed + head + h
+    embed = shape.vocab * h
+    head = 0 if tied else shape.vocab * h
+    if encoder:
+        embed += (shape.max_context or 512) * h  # learned positions
+    return total + embed + head + h, active + embed + head + h
 
-    sliding = _layer_kinds(cfg, n_layers)
+
+def parse_hf_config(raw: dict[str, Any]) -> HfModel:
+    """Derive the engine's model shape from a config.json's contents."""
+    cfg, mt = _read_config(raw)
+    family = "encoder" if mt in ENCODERS else "decoder"
+    shape = _shape(cfg)
+    tied = _tied(cfg, mt)
+    mlp = _mlp(cfg, mt, shape.hidden)
+    attn = _attention(cfg, mt, shape)
+    experts = _experts(cfg, mt, shape, mlp)
+    total, active = _param_counts(
+        shape,
+        attn,
+        mlp.params(shape.intermediate),
+        experts,
+        tied=tied,
+        encoder=family == "encoder",
+    )
+    sliding = _layer_kinds(cfg, shape.layers)
     n_slide = sum(sliding)
-    window = _int(cfg, "sliding_window") if n_slide else None
     return HfModel(
         model_type=mt or "unknown",
         family=family,
         params=float(total),
-        active_params=float(active) if moe else None,
-        layers=n_layers,
-        hidden_size=h,
-        num_heads=heads,
-        num_kv_heads=kv_heads,
-        head_dim=head_dim,
-        intermediate_size=_int(cfg, "moe_intermediate_size") or inter if moe else inter,
-        vocab_size=vocab,
-        max_context=max_ctx,
-        experts=routed if moe else None,
-        active_experts=topk if moe else None,
-        shared_experts=shared_n,
-        attention=attention,
-        kv_elements_per_token=float(kv_per_layer * (n_layers - n_slide)),
-        kv_window_elements_per_token=float(kv_per_layer * n_slide),
-        sliding_window=window,
+        active_params=float(active) if experts else None,
+        layers=shape.layers,
+        hidden_size=shape.hidden,
+        num_heads=shape.heads,
+        num_kv_heads=attn.kv_heads,
+        head_dim=attn.head_dim,
+        intermediate_size=experts.intermediate if experts else shape.intermediate,
+        vocab_size=shape.vocab,
+        max_context=shape.max_context,
+        experts=experts.routed if experts else None,
+        active_experts=experts.topk if experts else None,
+        shared_experts=experts.shared_n if experts else None,
+        attention=attn.kind,
+        kv_elements_per_token=float(attn.kv_per_layer * (shape.layers - n_slide)),
+        kv_window_elements_per_token=float(attn.kv_per_layer * n_slide),
+        sliding_window=_int(cfg, "sliding_window") if n_slide else None,
         tied_embeddings=tied,
     )

@@ -32,6 +32,8 @@ from app.domain import efficiency
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
+from app.vocab import BYTES_PER_ELEMENT, KV_CACHE_PRECISIONS
+from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
 
 GB = 1e9
 
@@ -56,7 +58,7 @@ WEIGHT_FORMAT: dict[str, str] = {
     "int4": "AWQ/GPTQ int4, group 128 (4.25 bits per weight)",
     "fp4": "NVFP4 (4.5 bits per weight; MXFP4 4.25)",
 }
-KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+KV_BYTES: dict[str, float] = {k: BYTES_PER_ELEMENT[k] for k in KV_CACHE_PRECISIONS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -754,7 +756,6 @@ def meets(result: ServingResult, targets: ServingTargets) -> tuple[bool, list[st
 # ---------------------------------------------------------------- the planner
 
 # Preferred order when GPU count and speed tie: higher weight precision first.
-PRECISION_ORDER = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
 TP_SIZES = (1, 2, 4, 8)  # heads split evenly; 8 is one NVLink/NVSwitch node
 
 

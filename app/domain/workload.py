@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 from app.vocab import (
     BYTES_PER_ELEMENT,
+    KV_BYTES_PER_ELEMENT,
     TRAINING_TASKS,
     TRANSFORMER_FAMILIES,
     Family,
@@ -352,9 +353,7 @@ def memory_breakdown(
     if not work.training:
         w_bytes = work.weight_bytes_per_param
         weights = m.params * w_bytes
-        kv_b = 2.0 if p in ("int8", "int4", "fp8") else BYTES[p]
-        if p == "fp32":
-            kv_b = 4.0
+        kv_b = KV_BYTES_PER_ELEMENT[p]
         kv = kv_cache_bytes(work, kv_b)
         act_b = 4.0 if p == "fp32" else 2.0
         workspace = INFERENCE_FRAGMENTATION * weights + _inference_workspace(work, act_b)

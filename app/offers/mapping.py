@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-TIERS = ("on-demand", "spot", "marketplace", "community")
+from app.vocab import TIERS
 
 
 class MappingDataError(ValueError):

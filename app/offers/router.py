@@ -1,18 +1,31 @@
-"""JSON API for offers: what each GPU costs to rent or buy, dated and sourced."""
+"""JSON API for offers: what each GPU costs to rent or buy, dated and sourced, and one catalog
+GPU with its offers."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
+from app.catalog import service as catalog
 from app.catalog.router import split_csv
 from app.deps import SessionDep, SettingsDep
 from app.offers import service
 from app.offers.repository import OfferFilter
-from app.offers.schemas import OfferPage
+from app.offers.schemas import GpuWithOffers, OfferPage
+from app.vocab import OfferKind
 
 router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
+# Under the catalog's prefix and tag; included after the catalog's router, so its fixed paths
+# (/compare) match first.
+gpu_router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
+
+
+@gpu_router.get(
+    "/{slug}", response_model=GpuWithOffers, summary="One GPU with all fields, sources and offers"
+)
+def get_gpu(session: SessionDep, settings: SettingsDep, slug: str) -> GpuWithOffers:
+    return service.with_offers(session, settings, catalog.get_gpu(session, slug))
 
 
 @router.get("", response_model=OfferPage, summary="Cloud and purchase offers, filtered")
@@ -21,7 +34,7 @@ def list_offers(
     settings: SettingsDep,
     gpu: Annotated[list[str] | None, Query(max_length=80, description="catalog slug(s)")] = None,
     provider: Annotated[list[str] | None, Query(max_length=80)] = None,
-    kind: Literal["cloud", "purchase"] | None = None,
+    kind: OfferKind | None = None,
     min_gpus: Annotated[int | None, Query(ge=1, le=1024, description="GPUs per instance")] = None,
     max_usd_per_hour: Annotated[
         float | None, Query(gt=0, le=100_000, description="whole-instance on-demand price")

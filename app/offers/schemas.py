@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from app.catalog.schemas import GpuOut
-
-OfferKind = Literal["cloud", "purchase"]
-Tier = Literal["on-demand", "spot", "marketplace", "community"]
-Condition = Literal["new", "used", "launch"]
+from app.vocab import Condition, OfferKind, Tier
 
 
 class OfferOut(BaseModel):

@@ -20,6 +20,7 @@ from app.recommend import schemas as s
 from app.recommend.deploy import deploy_for
 from app.recommend.summary import answer_summary
 from app.reports import service as reports
+from app.shipped import rules as engine_rules
 from app.vocab import MEASURED_PRECISIONS
 
 
@@ -102,7 +103,7 @@ def warm(session: Session, settings: Settings) -> None:
     sight with the rest of what it loaded (app.main)."""
     stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
-    presets.load_rules(settings.data_dir)
+    engine_rules.load_rules(settings.data_dir)
     reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
     offers.gpu_offers(session, stamps.offers)
 
@@ -114,7 +115,7 @@ def recommend_for(
     # request validates (each was a query of its own: a fifth of the request).
     stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
-    rules = presets.load_rules(settings.data_dir)
+    rules = engine_rules.load_rules(settings.data_dir)
     device = (
         _device(session, request.device_report_id, gpus)
         if request.device_report_id is not None
@@ -167,7 +168,7 @@ def estimate_for(
     session: Session, settings: Settings, request: s.EstimateRequest
 ) -> s.EstimateResponse:
     gpu = catalog.get_spec(session, request.gpu, field="gpu")
-    rules = presets.load_rules(settings.data_dir)
+    rules = engine_rules.load_rules(settings.data_dir)
     pooled = reports.pooled_calibration(session, [gpu])
     return service.estimate(
         request,

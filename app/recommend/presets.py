@@ -1,7 +1,8 @@
-"""Workload presets (data/workloads.yaml) and framework rules (data/frameworks.yaml).
+"""Workload presets (data/workloads.yaml).
 
-Both files ship with the code and never change at run time, so they are parsed once per
-directory and cached.
+The file ships with the code and never changes at run time, so it is parsed once per
+directory and cached. The engine's rule tables (frameworks, efficiencies) are read by
+app/shipped/rules.py.
 """
 
 from __future__ import annotations
@@ -11,13 +12,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from app import yamlio
-from app.domain.compat import FeatureRule, FrameworkRule, Rules
-from app.domain.efficiency import EfficiencyTable, parse_table
 from app.domain.workload import ModelSpec
-from app.resources import shipped_path
-
-DATA_DIR = shipped_path("data")
+from app.shipped import yamlio
+from app.shipped.rules import DATA_DIR
 
 # The model fields a preset may set, and which of them are integers: read off ModelSpec so a
 # field added there is a preset field too.
@@ -92,56 +89,3 @@ def hf_repo(preset: Preset) -> str | None:
             if len(parts) >= 2 and parts[0] and parts[1]:
                 return f"{parts[0]}/{parts[1]}"
     return None
-
-
-def _tuple(value: Any) -> tuple[str, ...] | None:
-    return tuple(str(v) for v in value) if value is not None else None
-
-
-@lru_cache(maxsize=8)
-def load_rules(data_dir: Path = DATA_DIR) -> Rules:
-    path = data_dir / "frameworks.yaml"
-    if not path.exists():
-        return Rules()
-    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
-    frameworks = tuple(
-        FrameworkRule(
-            framework=r["framework"],
-            backend=r["backend"],
-            vendor=r.get("vendor"),
-            min_compute_capability=_str(r.get("min_compute_capability")),
-            gfx_targets=_tuple(r.get("gfx_targets")),
-            status=r.get("status", "supported"),
-            versions=r.get("versions"),
-            notes=r.get("notes"),
-        )
-        for r in doc.get("frameworks") or []
-    )
-    features = tuple(
-        FeatureRule(
-            feature=r["feature"],
-            vendor=r.get("vendor"),
-            min_compute_capability=_str(r.get("min_compute_capability")),
-            gfx_targets=_tuple(r.get("gfx_targets")),
-            backends=_tuple(r.get("backends")),
-            max_compute_capability=_str(r.get("max_compute_capability")),
-            notes=r.get("notes"),
-            status=r.get("status", "supported"),
-            versions=_str(r.get("versions")),
-        )
-        for r in doc.get("features") or []
-    )
-    return Rules(frameworks=frameworks, features=features)
-
-
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-@lru_cache(maxsize=8)
-def load_efficiency(data_dir: Path = DATA_DIR) -> EfficiencyTable:
-    """Runtime efficiencies and bits per weight (data/efficiency.yaml); empty when absent."""
-    path = data_dir / "efficiency.yaml"
-    if not path.exists():
-        return EfficiencyTable()
-    return parse_table(yamlio.safe_load(path.read_text(encoding="utf-8")) or {})

@@ -15,8 +15,8 @@ from app.recommend import schemas as s
 # ---------------------------------------------------------------- response rows
 
 
-def gpu_out(g: GpuSpec) -> s.GpuOut:
-    return s.GpuOut(
+def gpu_out(g: GpuSpec) -> s.RankedGpu:
+    return s.RankedGpu(
         slug=g.slug,
         name=g.name,
         vendor=g.vendor,

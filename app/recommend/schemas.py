@@ -10,17 +10,26 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
 from app.vocab import (
+    INFERENCE_TASKS,
+    ONE_JOB_TASKS,
+    TRAINING_TASKS,
     Acquisition,
+    Condition,
     Family,
     Framework,
+    MultiGpu,
     Objective,
     Optimizer,
     Peft,
     Precision,
+    PriceBasis,
+    PurchaseBasis,
     Quantization,
     Runtime,
+    ServingRuntime,
     Task,
 )
+from app.vocab import HostTier as OfferTier
 from app.vocab import KvCachePrecision as KvPrecision
 from app.vocab import Segment as SegmentName
 from app.vocab import Vendor as VendorName
@@ -30,12 +39,6 @@ __all__ = [
     "Precision", "Quantization", "Runtime", "SegmentName", "ServingRuntime", "Task", "VendorName",
 ]  # fmt: skip
 
-# The runtimes task 'serving' models (data/efficiency.yaml serving_runtimes).
-ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
-# Kinds of host a rental may come from (offers); spot is a separate choice (allow_spot).
-OfferTier = Literal["on-demand", "marketplace", "community"]
-# Which purchase price a bought card is priced at (app/domain/cost.py PURCHASE_BASES).
-PurchaseBasis = Literal["auto", "new", "used", "launch"]
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
@@ -68,13 +71,6 @@ def ui(
     if not form:
         extra["form"] = False
     return extra
-
-
-TRAINS = ("training", "fine-tuning")
-INFERS = ("inference", "serving")
-# Task 'serving' describes its load in its own section (prompt/output tokens, targets) and the
-# planner picks the batch: the one-job fields do not apply to it.
-ONE_JOB = ("training", "fine-tuning", "inference")
 
 
 class _In(BaseModel):
@@ -224,7 +220,7 @@ class ModelIn(_In):
         title="KV values per token",
         description="K+V values cached per token over the layers that keep every token "
         "(derived from a config.json; overrides 2 × layers × KV heads × head size).",
-        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
     kv_window_elements_per_token: float | None = Field(
         default=None,
@@ -232,7 +228,7 @@ class ModelIn(_In):
         le=1e9,
         title="KV values per token (sliding-window layers)",
         description="K+V values per token over the layers that keep only a window.",
-        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
     sliding_window: int | None = Field(
         default=None,
@@ -240,7 +236,7 @@ class ModelIn(_In):
         le=MAX_SEQ,
         title="Sliding window (tokens)",
         description="Tokens a sliding-window layer keeps.",
-        json_schema_extra=ui("shape", tasks=INFERS, kind="count"),
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
     hf_config: dict[str, Any] | None = Field(
         default=None,
@@ -366,7 +362,7 @@ class WorkloadIn(_In):
         le=1 << 20,
         title="Batch size",
         description="Samples (or sequences) processed per step.",
-        json_schema_extra=ui("workload", tasks=ONE_JOB, kind="count"),
+        json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     seq_len: int | None = Field(
         default=None,
@@ -374,7 +370,7 @@ class WorkloadIn(_In):
         le=MAX_SEQ,
         title="Sequence length",
         description="Tokens per sample (the prompt, for inference).",
-        json_schema_extra=ui("workload", tasks=ONE_JOB, kind="count"),
+        json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     output_tokens: int | None = Field(
         default=None,
@@ -388,7 +384,7 @@ class WorkloadIn(_In):
         default=None,
         title="Optimizer",
         description="Decides the optimizer-state memory per trainable parameter.",
-        json_schema_extra=ui("workload", tasks=TRAINS),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
     peft: Peft | None = Field(
         default=None,
@@ -408,7 +404,7 @@ class WorkloadIn(_In):
         default=None,
         title="Activation checkpointing",
         description="Recompute activations: less memory, about 30 % more compute.",
-        json_schema_extra=ui("workload", tasks=TRAINS),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
     dataset_samples: float | None = Field(
         default=None,
@@ -416,7 +412,7 @@ class WorkloadIn(_In):
         le=1e13,
         title="Dataset size (samples)",
         description="Training samples per epoch, e.g. 1.28M or 15k.",
-        json_schema_extra=ui("workload", tasks=TRAINS, kind="count"),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS, kind="count"),
     )
     epochs: float | None = Field(
         default=None,
@@ -424,7 +420,7 @@ class WorkloadIn(_In):
         le=1e5,
         title="Epochs",
         description="Passes over the dataset.",
-        json_schema_extra=ui("workload", tasks=TRAINS),
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
     latency_target_ms: float | None = Field(
         default=None,
@@ -455,7 +451,7 @@ class WorkloadIn(_In):
         title="Weight format",
         description="Format of a quantised model's weights (bits per weight from "
         "data/efficiency.yaml).",
-        json_schema_extra=ui("workload", tasks=INFERS),
+        json_schema_extra=ui("workload", tasks=INFERENCE_TASKS),
     )
     serving: ServingIn | None = Field(
         default=None, description="The load and latency targets of task 'serving'."
@@ -766,9 +762,6 @@ class RankedGpu(BaseModel):
     hourly_usd: float | None = None
 
 
-GpuOut = RankedGpu  # the name this model had before; OpenAPI shows RankedGpu
-
-
 class ThroughputOut(BaseModel):
     value: float
     unit: str
@@ -812,7 +805,7 @@ class BuyCostOut(BaseModel):
     basis: Literal["buy"] = "buy"
     usd: float = Field(description="the cards, at the price basis below")
     unit_usd: float
-    condition: Literal["new", "used", "launch"] = Field(description="the price basis")
+    condition: Condition = Field(description="the price basis")
     energy_usd_per_hour: float | None = None
     job_usd: float | None = Field(None, description="purchase plus energy for the job")
     samples_per_usd: float | None = Field(
@@ -823,7 +816,7 @@ class BuyCostOut(BaseModel):
 
 
 class VerdictOut(BaseModel):
-    cheaper: Literal["buy", "rent"]
+    cheaper: PriceBasis
     break_even_hours: float | None
     buy_total_usd: float
     rent_total_usd: float
@@ -895,7 +888,7 @@ class AlternativeOut(BaseModel):
 
 class Recommendation(BaseModel):
     rank: int
-    gpu: GpuOut
+    gpu: RankedGpu
     num_gpus: int
     memory_savers: list[str] = Field(
         default_factory=list,
@@ -968,7 +961,7 @@ class ServingOut(BaseModel):
     replicas: int
     gpus_per_replica: int
     tensor_parallel: int = Field(description="GPUs that split every layer (1 under a layer split)")
-    multi_gpu: Literal["tensor", "layers", "none"] = Field(
+    multi_gpu: MultiGpu = Field(
         "tensor",
         description="how a replica uses its GPUs: tensor parallel, or whole layers per GPU that "
         "a token passes through in turn (llama.cpp's default split, Accelerate's device_map)",
@@ -992,7 +985,7 @@ class ServingOut(BaseModel):
         "(the row's offer), or owning its cards (purchase less resale over the usage hours, plus "
         "energy); under acquisition 'either' the cheaper of the two"
     )
-    price_basis: Literal["rent", "buy"] | None = Field(
+    price_basis: PriceBasis | None = Field(
         None, description="the basis of usd_per_hour and the $ per million tokens here"
     )
     usd_per_million_output_tokens: float | None
@@ -1106,7 +1099,7 @@ class WhatIfOut(BaseModel):
 
 class EstimateResponse(BaseModel):
     workload: ResolvedWorkload
-    gpu: GpuOut
+    gpu: RankedGpu
     result: Recommendation | None
     excluded: Excluded | None = None
     warnings: list[str] = []

@@ -29,6 +29,7 @@ from app.recommend import whatif
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import build_row, gpu_out, memory_out
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
+from app.vocab import BOUNDED_OBJECTIVES
 
 __all__ = [
     "InvalidInput",
@@ -285,11 +286,6 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
     )
-
-
-# Objectives whose metric never falls as the throughput rises at fixed prices
-# (rank.metric_of), so a throughput bound bounds them.
-BOUNDED_OBJECTIVES = ("fastest", "best_value", "cheapest")
 
 
 def _card_bound(planned: list[ev.Configuration], ctx: ev.Context, *, loose: bool) -> float:

@@ -19,12 +19,12 @@ from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import schemas as s
-from app.recommend.presets import load_efficiency
 from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
 from app.recommend.workloads import resolved_out
+from app.shipped.rules import load_efficiency
+from app.vocab import SINGLE_DEVICE_SEGMENTS
 
 UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
-SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
 # Where each runtime runs.
 RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
     # Intel GPUs: source vllm-xpu (data/efficiency.yaml); Gaudi: vllm-gaudi (frameworks.yaml)

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.domain.compat import CONV_FAMILIES
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
 from app.recommend import schemas as s
-from app.vocab import BYTES_PER_ELEMENT
+from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES
 
 Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
 

@@ -13,8 +13,17 @@ from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
-from app.recommend.presets import DATA_DIR, Preset, load_efficiency, load_presets
-from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
+from app.recommend.presets import DATA_DIR, Preset, load_presets
+from app.shipped.rules import load_efficiency
+from app.vocab import (
+    GGUF_FORMATS,
+    INFERENCE_TASKS,
+    MODELLED_PRECISIONS,
+    MODELLED_TASKS,
+    QUANTIZATION_PRECISION,
+    TRAINING_RUNTIMES,
+    TRAINING_TASKS,
+)
 
 # ---------------------------------------------------------------- presets
 
@@ -138,53 +147,67 @@ def _recipe_checkpointing(task: str, peft: str, model: ModelSpec) -> bool:
     return task == "fine-tuning" and (peft != "none" or model.family == "decoder")
 
 
-def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[WorkloadSpec, list[str]]:
-    """Apply preset defaults and reject contradictions, naming the field."""
-    warnings: list[str] = []
-    preset = None
-    if w.preset is not None:
-        preset = load_presets(data_dir).get(w.preset)
-        if preset is None:
-            raise InvalidInput(f"unknown workload preset '{w.preset}'", field="workload.preset")
-    d = preset.defaults if preset is not None else {}
-    model = _merge_model(w, preset)
-    _check_model(model)
+def _preset(w: s.WorkloadIn, data_dir: Path) -> Preset | None:
+    if w.preset is None:
+        return None
+    preset = load_presets(data_dir).get(w.preset)
+    if preset is None:
+        raise InvalidInput(f"unknown workload preset '{w.preset}'", field="workload.preset")
+    return preset
 
+
+def _task(w: s.WorkloadIn, d: dict[str, Any]) -> str:
     task = w.task or d.get("task")
     if task is None:
         raise InvalidInput("task is required without a preset", field="workload.task")
     if task not in MODELLED_TASKS:
         # in the vocabulary, not yet in the engine: say so rather than estimate it wrongly
         raise InvalidInput(f"task '{task}' is not modelled yet", field="workload.task")
-    serving = _serving_spec(w, model, task, warnings)
-    inference = task in ("inference", "serving")
-    if inference and w.optimizer is not None:
+    return str(task)
+
+
+def _check_inference_fields(w: s.WorkloadIn) -> None:
+    """Training-only fields on an inference job are contradictions, not defaults."""
+    if w.optimizer is not None:
         raise InvalidInput("an optimizer makes no sense for inference", field="workload.optimizer")
-    if inference and w.peft not in (None, "none"):
+    if w.peft not in (None, "none"):
         raise InvalidInput("LoRA/QLoRA are fine-tuning methods", field="workload.peft")
-    if inference and w.gradient_checkpointing:
+    if w.gradient_checkpointing:
         raise InvalidInput(
             "gradient checkpointing only applies to training",
             field="workload.gradient_checkpointing",
         )
-    peft = "none" if inference else (w.peft or d.get("peft") or "none")
-    passes = model.passes_per_sample or 1
-    if not inference and passes > 1 and model.gflops_per_sample:
-        # A diffusion training sample is one UNet pass at a random timestep, not a whole
-        # denoising run: per-image figures do not apply.
-        model = dataclasses.replace(
-            model, gflops_per_sample=model.gflops_per_sample / passes, passes_per_sample=1
-        )
-        warnings.append(
-            f"training uses one network pass per sample: {model.gflops_per_sample:,.0f} "
-            f"forward GFLOPs (the preset's figure covers {passes} passes for one generated image)"
-        )
+
+
+def _peft(w: s.WorkloadIn, d: dict[str, Any], task: str, inference: bool) -> str:
+    peft = "none" if inference else str(w.peft or d.get("peft") or "none")
     if task == "training" and peft != "none":
         raise InvalidInput(
             "LoRA/QLoRA adapt a pretrained model: use task 'fine-tuning'", field="workload.peft"
         )
+    return peft
 
-    precision = w.precision or d.get("precision") or "bf16"
+
+def _one_pass_per_sample(model: ModelSpec, warnings: list[str]) -> ModelSpec:
+    """A diffusion training sample is one UNet pass at a random timestep, not a whole
+    denoising run: per-image figures do not apply."""
+    passes = model.passes_per_sample or 1
+    if passes <= 1 or not model.gflops_per_sample:
+        return model
+    model = dataclasses.replace(
+        model, gflops_per_sample=model.gflops_per_sample / passes, passes_per_sample=1
+    )
+    warnings.append(
+        f"training uses one network pass per sample: {model.gflops_per_sample:,.0f} "
+        f"forward GFLOPs (the preset's figure covers {passes} passes for one generated image)"
+    )
+    return model
+
+
+def _precision(
+    w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, warnings: list[str]
+) -> str:
+    precision = str(w.precision or d.get("precision") or "bf16")
     if precision == "fp4" and task != "serving":
         raise InvalidInput(
             "fp4 weights (NVFP4/MXFP4) are modelled for task 'serving' only",
@@ -194,7 +217,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         raise InvalidInput(
             f"precision '{precision}' is not modelled yet", field="workload.precision"
         )
-    if not inference and peft == "none" and precision in ("int8", "int4"):
+    if task in TRAINING_TASKS and peft == "none" and precision in ("int8", "int4"):
         raise InvalidInput(
             f"full training in {precision} is not supported; use bf16/fp16, or peft 'qlora'",
             field="workload.precision",
@@ -204,7 +227,13 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if peft == "qlora" and precision not in ("bf16", "fp16"):
         warnings.append(f"QLoRA computes in bf16 over a 4-bit base; precision {precision} → bf16")
         precision = "bf16"
+    return precision
 
+
+def _lengths(
+    w: s.WorkloadIn, d: dict[str, Any], model: ModelSpec, inference: bool, warnings: list[str]
+) -> tuple[int, int]:
+    """Sequence length and output tokens, warning when they overrun the model's context."""
     transformer = model.is_transformer
     seq_default = min(model.max_context or 2048, 2048)
     seq_len = int(w.seq_len or d.get("seq_len") or (seq_default if transformer else 1))
@@ -216,11 +245,43 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
                 f"context {ctx} exceeds the model's max_context {model.max_context}; "
                 "estimated anyway"
             )
+    return seq_len, out_tokens
+
+
+def _gradient_checkpointing(
+    w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, model: ModelSpec
+) -> bool:
+    if w.gradient_checkpointing is not None:
+        return bool(w.gradient_checkpointing)
+    inference = task not in TRAINING_TASKS
+    return _recipe_checkpointing(task, peft, model) or bool(
+        (d.get("gradient_checkpointing") or False) and not inference
+    )
+
+
+def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[WorkloadSpec, list[str]]:
+    """Apply preset defaults and reject contradictions, naming the field. One resolver per
+    concern (preset, task, training-only fields, PEFT, precision, lengths, runtime), each
+    raising on its own fields, called in the order the fields are checked."""
+    warnings: list[str] = []
+    preset = _preset(w, data_dir)
+    d = preset.defaults if preset is not None else {}
+    model = _merge_model(w, preset)
+    _check_model(model)
+    task = _task(w, d)
+    serving = _serving_spec(w, model, task, warnings)
+    inference = task in INFERENCE_TASKS
+    if inference:
+        _check_inference_fields(w)
+    peft = _peft(w, d, task, inference)
+    if not inference:
+        model = _one_pass_per_sample(model, warnings)
+    precision = _precision(w, d, task, peft, warnings)
+    seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
-    epochs_default = d.get("epochs") or 1
     work = WorkloadSpec(
         task=task,
         model=model,
@@ -230,16 +291,11 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         output_tokens=out_tokens,
         optimizer=optimizer,
         peft=peft,
-        gradient_checkpointing=bool(
-            w.gradient_checkpointing
-            if w.gradient_checkpointing is not None
-            else _recipe_checkpointing(task, peft, model)
-            or ((d.get("gradient_checkpointing") or False) and not inference)
-        ),
+        gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model),
         dataset_samples=w.dataset_samples
         if w.dataset_samples is not None
         else d.get("dataset_samples"),
-        epochs=float(w.epochs or epochs_default),
+        epochs=float(w.epochs or d.get("epochs") or 1),
         latency_target_ms=w.latency_target_ms if task == "inference" else None,
         lora_rank=w.lora_rank or 16,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
@@ -256,22 +312,6 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             work, seq_len=serving.prompt_tokens, output_tokens=serving.output_tokens
         )
     return work, warnings
-
-
-# Weight formats and the precision their weights are stored at (the engine's memory class).
-_FORMAT_PRECISION = {
-    "gptq": "int4",
-    "awq": "int4",
-    "nf4": "int4",
-    "q4_0": "int4",
-    "q4_k_m": "int4",
-    "q8_0": "int8",
-    # 4-bit floating-point formats: 4-bit weights, 16-bit math unless the runtime has FP4 kernels
-    "mxfp4": "int4",
-    "nvfp4": "int4",
-}
-_GGUF = ("q4_0", "q4_k_m", "q8_0")
-_TRAINING_RUNTIMES = ("pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax")
 
 
 def _runtime(
@@ -292,7 +332,7 @@ def _runtime(
             field="workload.quantization",
         )
     if quant != "none" and inference:
-        want = _FORMAT_PRECISION[quant]
+        want = QUANTIZATION_PRECISION[quant]
         if w.precision is not None and w.precision != want:
             raise InvalidInput(
                 f"{quant} stores weights as {want}; precision {w.precision} contradicts it",
@@ -304,18 +344,18 @@ def _runtime(
         runtime = w.runtime
     elif not inference:
         runtime = defaults.get(task, "pytorch")
-    elif quant in _GGUF:
+    elif quant in GGUF_FORMATS:
         runtime = defaults.get("gguf", "llama.cpp")
     elif model.family == "decoder":
         runtime = defaults.get("llm-inference", "transformers")
     else:
         runtime = defaults.get("inference", "pytorch")
-    if not inference and runtime not in _TRAINING_RUNTIMES:
+    if not inference and runtime not in TRAINING_RUNTIMES:
         raise InvalidInput(
-            f"{runtime} is an inference runtime; training runs on " + ", ".join(_TRAINING_RUNTIMES),
+            f"{runtime} is an inference runtime; training runs on " + ", ".join(TRAINING_RUNTIMES),
             field="workload.runtime",
         )
-    if runtime == "llama.cpp" and inference and quant not in (*_GGUF, "none"):
+    if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):
         raise InvalidInput(
             f"llama.cpp runs GGUF formats (q4_0, q4_k_m, q8_0), not {quant}",
             field="workload.quantization",

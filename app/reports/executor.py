@@ -30,10 +30,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.config import Settings
 from app.db import session_scope, write_scope
 from app.errors import AppError
-from app.observability import record_run_outcome
-from app.process import die_with_parent
+from app.http.observability import record_run_outcome
 from app.reports import repository
 from app.reports.service import store_once
+from app.system.process import die_with_parent
 
 log = logging.getLogger("gpu_advisor.worker")
 POLL_S = 0.2

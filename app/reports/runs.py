@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.config import Settings
 from app.db import session_scope, write_scope
 from app.errors import AppError, Conflict, NotFound
-from app.observability import record_run_outcome
+from app.http.observability import record_run_outcome
 from app.reports import queue, repository
 from app.reports.schemas import RunOut, WorkerOut
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.vocab import CATALOG_PRECISIONS
 from app.web.forms import MultiItems, fmt_limit, grouped, parse_int, parse_number
 from app.web.labels import CHOICES
 
@@ -33,7 +34,6 @@ CATALOG_SORTS: tuple[tuple[str, str], ...] = (
     ("-release_year", "Newest first"),
     ("tdp_w", "Power, lowest first"),
 )
-CATALOG_PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
 PAGE_SIZE = 50
 
 

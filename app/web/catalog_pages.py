@@ -19,6 +19,7 @@ from app.offers import service as offers
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.reports import service as reports
+from app.vocab import FIT_PRECISIONS
 from app.web.catalog_form import (
     CATALOG_PRECISIONS,
     CATALOG_SORTS,
@@ -114,10 +115,6 @@ class FitRow:
     unit: str | None
     precision: str | None
     reason: str | None
-
-
-# Precisions for "the largest model that fits", most to least memory per weight.
-FIT_PRECISIONS = ("bf16", "fp8", "int8", "int4")
 
 
 def _what_fits(

@@ -15,7 +15,7 @@ from starlette.datastructures import UploadFile
 from app.catalog import service as catalog
 from app.deps import SessionDep, SettingsDep
 from app.errors import AppError, NotFound
-from app.http_guard import short
+from app.http.guard import short
 from app.reports import service as reports
 from app.reports.runs import worker_states
 from app.web import charts

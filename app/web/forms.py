@@ -115,10 +115,6 @@ def parse_int(text: str) -> int:
     return int(value)
 
 
-# Kept for callers that name the old helper.
-parse_size = parse_number
-
-
 def fmt_limit(v: float) -> str:
     return f"{v:,.0f}" if v == int(v) and abs(v) < 1e15 else f"{v:g}"
 

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from app.resources import shipped_path
+from app.shipped.paths import shipped_path
 
 PREFIX = "/static"
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 
 from app import __version__
-from app.resources import shipped_path
+from app.shipped.paths import shipped_path
 from app.web.labels import choice_label, short_name
 from app.web.labels import vendor as vendor_name
 from app.web.static_assets import static_url

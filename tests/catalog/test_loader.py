@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.catalog.loader import CatalogDataError, read_catalog, seed
 from app.db import make_engine, make_session_factory, session_scope
-from app.migrate import upgrade
+from app.system.migrate import upgrade
 
 GOOD = {
     "slug": "test-gpu",

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from app import migrate
 from app.config import Settings
 from app.db import make_engine
 from app.main import prepare_database
-from app.resources import shipped_path
+from app.shipped.paths import shipped_path
+from app.system import migrate
 
 
 def _name(engine: sa.Engine, slug: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.cli_recommend import OPTIONS, build_request, read_request_file
+from app.cli.recommend import OPTIONS, build_request, read_request_file
 from app.recommend.schemas import RecommendationRequest
 
 

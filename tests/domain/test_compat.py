@@ -91,7 +91,8 @@ def test_tf32_default_share() -> None:
 
 @functools.cache
 def _shipped() -> Rules:
-    from app.recommend.presets import DATA_DIR, load_rules
+    from app.recommend.presets import DATA_DIR
+    from app.shipped.rules import load_rules
 
     return load_rules(DATA_DIR)
 

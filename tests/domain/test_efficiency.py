@@ -10,7 +10,7 @@ import pytest
 from app.domain import efficiency, perf
 from app.domain.efficiency import EfficiencyTable, parse_table
 from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
-from app.recommend.presets import load_efficiency
+from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, RESNET50, RTX4090
 
 HBM_H100 = dataclasses.replace(H100, memory_type="HBM3")

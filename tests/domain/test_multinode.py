@@ -13,7 +13,7 @@ import yaml
 from app.catalog.loader import read_gpu_specs
 from app.domain import parallelism, perf, topology
 from app.domain.workload import ModelSpec, WorkloadSpec
-from app.recommend.presets import load_efficiency
+from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, LLAMA3_8B, RESNET50, RTX4090
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import pytest
 
 from app.domain import serving as sv
 from app.domain.workload import ModelSpec
-from app.recommend.presets import load_efficiency
+from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, RTX4090
 
 LLAMA70 = ModelSpec(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.recommend.presets import load_efficiency
+from app.shipped.rules import load_efficiency
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"

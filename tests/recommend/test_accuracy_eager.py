@@ -53,7 +53,7 @@ def test_eager_generate_is_host_bound_against_cuda_graphs(accuracy: ModuleType) 
     from app.catalog.loader import read_gpu_specs
     from app.domain import perf
     from app.domain.workload import ModelSpec, WorkloadSpec
-    from app.recommend.presets import load_efficiency
+    from app.shipped.rules import load_efficiency
 
     doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     shape = doc["models"]["llama-2-7b"]

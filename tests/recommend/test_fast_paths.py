@@ -14,8 +14,9 @@ from app.config import Settings
 from app.db import make_engine, make_session_factory, session_scope
 from app.domain import evaluate as ev
 from app.offers.service import gpu_offers
-from app.recommend import presets, service
 from app.recommend import schemas as s
+from app.recommend import service
+from app.shipped.rules import load_rules
 
 REQUESTS: list[dict[str, Any]] = [
     {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4}},
@@ -82,7 +83,7 @@ PRICED: list[dict[str, Any]] = [
 def catalog(settings: Settings) -> Any:
     engine = make_engine(settings.database_url)
     with session_scope(make_session_factory(engine)) as session:
-        yield all_specs(session), gpu_offers(session), presets.load_rules(settings.data_dir)
+        yield all_specs(session), gpu_offers(session), load_rules(settings.data_dir)
     engine.dispose()
 
 

@@ -10,7 +10,7 @@ import pytest
 from app.catalog.loader import read_gpu_specs
 from app.recommend import schemas as s
 from app.recommend import service
-from app.recommend.presets import load_rules
+from app.shipped.rules import load_rules
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

@@ -327,7 +327,8 @@ def test_a_baseline_that_cannot_hold_the_job_is_not_compared_as_copies() -> None
 
 def _catalog_run(**kw: Any) -> s.RecommendationResponse:
     from app.catalog.loader import read_gpu_specs
-    from app.recommend.presets import DATA_DIR, load_rules
+    from app.recommend.presets import DATA_DIR
+    from app.shipped.rules import load_rules
 
     return service.recommend(_req(**kw), read_gpu_specs(DATA_DIR), load_rules(DATA_DIR))
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 
 from app.db import make_engine
-from app.migrate import upgrade
+from app.system.migrate import upgrade
 from tests.reports.factory import gpu_report
 
 

@@ -7,8 +7,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.http.ratelimit import RateLimiter
 from app.main import create_app
-from app.ratelimit import RateLimiter
 from tests.reports.factory import gpu_report
 
 QUESTION = {"workload": {"preset": "resnet-50"}}

@@ -14,10 +14,10 @@ import pytest
 from alembic import command
 from fastapi.testclient import TestClient
 
-from app import migrate
 from app.config import Settings
 from app.db import make_engine
 from app.main import create_app
+from app.system import migrate
 from tests.support import ROOT, lab_card
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
-from app.resources import shipped_path
+from app.shipped.paths import shipped_path
 
 # Any constant shared by every process of this application; "gpu-adv" in ASCII.
 _ADVISORY_KEY = 0x6770752D616476

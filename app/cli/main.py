@@ -30,7 +30,7 @@ def worker_app() -> Any:
 
 def supervised_worker_app() -> Any:
     """uvicorn factory for `serve --workers N` (N > 1): each worker exits with its master."""
-    from app.process import exit_with_parent
+    from app.system.process import exit_with_parent
 
     exit_with_parent()
     return worker_app()
@@ -53,13 +53,13 @@ def serve(
     explicit step."""
     import uvicorn
 
-    from app import migrate
+    from app.system import migrate
 
     settings = Settings()
     migrate.prepare(settings)  # at head with the same data: two small queries
     console.print(f"GPU Advisor on http://{host}:{port}  (database: {_safe_url(settings)})")
     bench_worker = None if no_worker else _start_local_worker()
-    factory = "app.cli:supervised_worker_app" if workers > 1 else "app.cli:worker_app"
+    factory = "app.cli.main:supervised_worker_app" if workers > 1 else "app.cli.main:worker_app"
     try:
         # Keep idle connections longer than a load balancer's idle timeout (commonly 60 s), so
         # the server never closes one the balancer or a client is about to reuse.
@@ -78,7 +78,7 @@ def _start_local_worker() -> Any:
     """`gpu-advisor worker` for this host, as a child that dies with `serve`."""
     import subprocess
 
-    from app.process import die_with_parent
+    from app.system.process import die_with_parent
 
     return subprocess.Popen(
         [sys.executable, "-m", "app.cli", "worker"],
@@ -128,8 +128,8 @@ def _safe_url(settings: Settings) -> str:
 def db_upgrade(revision: str = typer.Argument("head")) -> None:
     """Apply migrations up to REVISION (default: head) and load the shipped catalog, under a
     lock: safe when several processes run it at once."""
-    from app import migrate
     from app.catalog.loader import CatalogDataError
+    from app.system import migrate
 
     settings = Settings()
     try:
@@ -165,11 +165,11 @@ def db_seed() -> None:
 
 
 def _register_feature_commands() -> None:
-    from app import cli_bench, cli_offers, cli_recommend
+    from app.cli import bench, offers, recommend
 
-    cli_recommend.register(cli, console, err_console)
-    cli_bench.register(cli, console, err_console)
-    cli_offers.register(cli, console, err_console)
+    recommend.register(cli, console, err_console)
+    bench.register(cli, console, err_console)
+    offers.register(cli, console, err_console)
 
 
 _register_feature_commands()

@@ -7,4 +7,4 @@ def import_all_models() -> None:
     import app.catalog.models
     import app.offers.models
     import app.reports.models
-    import app.system_state  # noqa: F401  (each registers tables on Base.metadata)
+    import app.system.state  # noqa: F401  (each registers tables on Base.metadata)

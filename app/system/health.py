@@ -1,4 +1,6 @@
-"""Health (readiness) and meta."""
+"""Readiness: whether the database answers, its schema is at the code's head, and it (and
+the disks under it and the benchmark runs) can take writes. Checked in the background so a
+probe is answered at once; the route is in router.py."""
 
 from __future__ import annotations
 
@@ -10,42 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel
-
-from app import __version__
-from app.catalog import service as catalog
-from app.deps import SessionDep
-from app.errors import error_body
-
-router = APIRouter(prefix="/api/v1", tags=["system"])
+from fastapi import Request
 
 # The health check runs on its own few threads: it must answer while every request thread
 # is busy (the issue measured health at 29 s during concurrent uploads).
 _HEALTH_LIMITER: anyio.CapacityLimiter | None = None
-_HEALTH_TIMEOUT_S = 3.0
+HEALTH_TIMEOUT_S = 3.0
 # How often the app re-checks readiness in the background (see keep_checking).
 REFRESH_S = 1.0
 
 
-class Health(BaseModel):
-    status: str
-    database: str
-    checks: dict[str, str]
-
-
-class Meta(BaseModel):
-    name: str
-    version: str
-    catalog_size: int
-    data_as_of: str | None
-    database_backend: str
-
-
 @lru_cache(maxsize=1)
 def _head() -> str | None:
-    from app.migrate import head_revision
+    from app.system.migrate import head_revision
 
     return head_revision()
 
@@ -63,7 +42,7 @@ def readiness(request: Request) -> dict[str, str]:
     """Each check's verdict: 'ok' or 'failed: why'. Blocking; run in a thread."""
     from sqlalchemy import text
 
-    from app import migrate
+    from app.system import migrate
 
     settings = request.app.state.settings
     engine = request.app.state.health_engine
@@ -108,12 +87,12 @@ async def check_now(request: Request) -> dict[str, str]:
     if _HEALTH_LIMITER is None:
         _HEALTH_LIMITER = anyio.CapacityLimiter(4)
     try:
-        with anyio.fail_after(_HEALTH_TIMEOUT_S):
+        with anyio.fail_after(HEALTH_TIMEOUT_S):
             return await anyio.to_thread.run_sync(
                 readiness, request, limiter=_HEALTH_LIMITER, abandon_on_cancel=True
             )
     except TimeoutError:
-        return {"database": f"failed: no answer within {_HEALTH_TIMEOUT_S:g} s"}
+        return {"database": f"failed: no answer within {HEALTH_TIMEOUT_S:g} s"}
 
 
 async def keep_checking(app: Any, every_s: float = REFRESH_S) -> None:
@@ -125,37 +104,3 @@ async def keep_checking(app: Any, every_s: float = REFRESH_S) -> None:
     while True:
         app.state.readiness = (time.monotonic(), await check_now(request))
         await anyio.sleep(every_s)
-
-
-@router.get("/health", response_model=Health)
-@router.get("/ready", response_model=Health, include_in_schema=False)
-async def health(request: Request) -> JSONResponse:
-    """Ready when the database answers, its schema is at the code's head, it (and the disk
-    under it) can take writes. The verdict is at most REFRESH_S (+ one check) old."""
-    cached = getattr(request.app.state, "readiness", None)
-    if cached is not None and time.monotonic() - cached[0] <= 2 * REFRESH_S + _HEALTH_TIMEOUT_S:
-        checks = cached[1]
-    else:
-        checks = await check_now(request)
-    failed = {k: v for k, v in checks.items() if v != "ok"}
-    body: dict[str, Any] = Health(
-        status="degraded" if failed else "ok",
-        database=checks.get("database", "failed"),
-        checks=checks,
-    ).model_dump()
-    if not failed:
-        return JSONResponse(body)
-    first = next(iter(failed))
-    body |= error_body("unavailable", f"not ready: {first} {failed[first]}", {"field": first})
-    return JSONResponse(body, status_code=503, headers={"retry-after": "5"})
-
-
-@router.get("/meta", response_model=Meta)
-def meta(session: SessionDep) -> Meta:
-    return Meta(
-        name="GPU Advisor",
-        version=__version__,
-        catalog_size=catalog.catalog_size(session),
-        data_as_of=catalog.data_as_of(session),
-        database_backend=session.get_bind().dialect.name,
-    )

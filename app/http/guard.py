@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from app.config import Settings
 from app.errors import error_body
-from app.ratelimit import RateLimiter
+from app.http.ratelimit import RateLimiter
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

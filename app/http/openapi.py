@@ -67,7 +67,7 @@ _OPTIONAL_TOKEN = {
     ("post", "/api/v1/benchmark-runs"),
     ("delete", "/api/v1/benchmark-runs/{run_id}"),
 }
-# app/http_guard.py: rate-limited reads (writes are limited too), and body-taking methods.
+# app/http/guard.py: rate-limited reads (writes are limited too), and body-taking methods.
 _RATE_LIMITED = {("post", "/api/v1/recommendations"), ("post", "/api/v1/estimate"),
                  ("get", "/api/v1/gpus/compare")}  # fmt: skip
 
