@@ -279,7 +279,11 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
 
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),
-# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. The engine counts in 10^9 bytes.
+# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. nvidia-smi reports an "H100 80GB
+# HBM3" as 81,559 MiB total (80 GiB = 81,920 MiB, less what the driver reserves; the same figure
+# in every published nvidia-smi listing of the part), i.e. 85.5 × 10^9 bytes, not 80. The engine
+# counts in 10^9 bytes, and this is the ONE usable-memory rule: training, inference and serving
+# all read ``usable_gb`` (serving then applies its runtime's own share in its memory plan).
 GIB_PER_GB = float(1 << 30) / 1e9
 # macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
 UNIFIED_MEMORY_USABLE = 0.75

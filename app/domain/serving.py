@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import efficiency
+from app.domain import efficiency, formats
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
@@ -37,26 +37,12 @@ GB = 1e9
 
 # ---------------------------------------------------------------- formats and runtimes
 
-# Stored bits per weight, scales included (methodology §6.2): AWQ/GPTQ int4 with group size 128
-# keep an fp16 scale and a zero point per group, 4 + 32/128; NVFP4 one fp8 (E4M3) scale per 16
-# values, 4 + 8/16; MXFP4 one 8-bit (E8M0) scale per 32 values, 4 + 8/32.
-WEIGHT_BITS: dict[str, float] = {
-    "bf16": 16.0,
-    "fp16": 16.0,
-    "fp8": 8.0,
-    "int8": 8.0,
-    "int4": 4.25,
-    "fp4": 4.5,
-}
-WEIGHT_FORMAT: dict[str, str] = {
-    "bf16": "bf16",
-    "fp16": "fp16",
-    "fp8": "FP8 (E4M3, per-channel or block scales)",
-    "int8": "INT8 W8A8",
-    "int4": "AWQ/GPTQ int4, group 128 (4.25 bits per weight)",
-    "fp4": "NVFP4 (4.5 bits per weight; MXFP4 4.25)",
-}
-KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+# Stored bits, labels and KV bytes per format: the one table inference reads too
+# (app/domain/formats.py).
+SERVED_WEIGHTS = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
+WEIGHT_BITS: dict[str, float] = {p: formats.bits(p) for p in SERVED_WEIGHTS}
+WEIGHT_FORMAT: dict[str, str] = {p: formats.WEIGHT_FORMATS[p].label for p in SERVED_WEIGHTS}
+KV_BYTES: dict[str, float] = {p: formats.kv_bytes(p) for p in formats.KV_FORMATS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,24 +233,13 @@ class ServingResult:
 # ---------------------------------------------------------------- model arithmetic
 
 
-def embedding_params(m: ModelSpec) -> float:
-    """Input embedding + output head parameters (kept 16-bit by quantised checkpoints)."""
-    if not m.vocab_size or not m.hidden_size:
-        return 0.0
-    return 2.0 * m.vocab_size * m.hidden_size
+embedding_params = formats.embedding_params
 
 
 def weight_bytes(m: ModelSpec, precision: str, bits: float | None = None) -> float:
     """Stored weights at ``precision`` (``bits`` per weight where a runtime's own format
-    differs from WEIGHT_BITS)."""
-    if bits is not None:
-        # a runtime's own format is a whole-file mean (GGUF quantises the embeddings too)
-        return m.params * bits / 8
-    bits = WEIGHT_BITS[precision]
-    emb = min(embedding_params(m), m.params * 0.5)
-    if bits >= 16:
-        return m.params * bits / 8
-    return (m.params - emb) * bits / 8 + emb * 2.0
+    differs from the format table)."""
+    return formats.weight_bytes(m, precision, bits)
 
 
 def expert_split(m: ModelSpec) -> tuple[float, float]:

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.domain import compat, perf, rank
+from app.domain import compat, efficiency, perf, rank
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -23,7 +23,6 @@ from app.recommend.presets import load_efficiency
 from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
 from app.recommend.workloads import resolved_out
 
-UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
 SINGLE_DEVICE_SEGMENTS = ("soc", "laptop")
 # Where each runtime runs.
 RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
@@ -118,8 +117,10 @@ class _Row:
 
 
 def _usable_gb(gpu: GpuSpec) -> float:
-    unified = gpu.vendor == "apple" or gpu.segment == "soc"
-    return gpu.memory_gb * (UNIFIED_MEMORY_USABLE if unified else 1.0)
+    """The one usable-memory rule (efficiency.usable_gb: vendors' GB are GiB, unified memory
+    wired at ~3/4); the serving runtime's own share (gpu_memory_utilization) is applied by the
+    serving model's memory plan, not here."""
+    return efficiency.usable_gb(gpu)
 
 
 def load_of(spec: ServingSpec) -> sv.ServingLoad:

@@ -381,3 +381,45 @@ def test_a_serving_runtime_missing_a_field_is_rejected():
         parse_table({"serving_runtimes": {"vllm": {"version": "x", "max_batch": 4}}})
     with pytest.raises(ValueError, match="no serving runtime"):
         sv.runtime_profile(parse_table({}), "vllm")
+
+
+# ---------------------------------------------------------------- one engine with inference
+
+
+def test_one_gib_rule_and_one_usable_memory_function_for_every_task():
+    from app.domain import efficiency
+    from app.domain import evaluate as ev
+
+    # an "80 GB" H100 is 80 GiB (nvidia-smi: 81,559 MiB), to serving as to every other task
+    assert efficiency.usable_gb(H100) == pytest.approx(80 * 2**30 / 1e9)
+    assert ev.usable_gb(H100) == efficiency.usable_gb(H100)
+    # Llama 3.3 70B in fp8 for four users on one H100 under vLLM: inference counts 0.9 of the
+    # GiB (gpu_memory_utilization); the serving plan takes the same share of the same GiB and
+    # keeps room for the four requests' KV cache
+    rt = profile("vllm")
+    weights, act, fw, pool = sv.memory_plan(
+        H100, LLAMA70, cfg(w="fp8"), rt, efficiency.usable_gb(H100)
+    )
+    kv_req = sv.kv_values(LLAMA70, 1300) * sv.KV_BYTES["bf16"] / 1e9
+    assert pool > 4 * kv_req
+    res = sv.evaluate(
+        H100, LLAMA70, cfg(w="fp8"), sv.ServingLoad(1000, 300, concurrent_requests=4),
+        runtime=rt, usable_gb=efficiency.usable_gb(H100),
+    )  # fmt: skip
+    assert res.fits and res.max_concurrency >= 4
+
+
+def test_one_weight_format_table_sizes_weights_for_inference_and_serving():
+    from app.domain import formats
+    from app.domain.workload import BYTES, WorkloadSpec
+
+    # AWQ/GPTQ g128: 4 + 16/128 + 4/128; NVFP4: 4 + 8/16 — as data/efficiency.yaml's formats
+    assert formats.bits("int4") == pytest.approx(TABLE.bits_per_weight["awq"], abs=0.01)
+    assert formats.bits("int4") == pytest.approx(TABLE.bits_per_weight["gptq"], abs=0.01)
+    assert formats.bits("fp4") == TABLE.bits_per_weight["nvfp4"]
+    for p in ("int4", "fp4", "fp8", "bf16"):
+        assert sv.WEIGHT_BITS[p] == formats.bits(p)
+        assert BYTES[p] == formats.bits(p) / 8  # the inference memory model's bytes
+        work = WorkloadSpec(task="inference", model=LLAMA8, precision=p)
+        assert work.weight_bytes_per_param == formats.bits(p) / 8
+    assert sv.KV_BYTES == {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
