@@ -54,6 +54,15 @@ class RuntimeProfile:
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
+    # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
+    # of every layer and works on every token: bandwidth and compute add up, two all-reduces
+    # per layer), "layers" (llama.cpp --split-mode layer, Accelerate device_map: each GPU holds
+    # whole layers and a token passes through them in turn, so a decode step is the sum of
+    # each GPU's share: one card's speed) or "none" (one GPU per replica)
+    span: str = "tensor"
+    # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
+    # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
+    microbatch_tokens: int = 0
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()
 
@@ -77,13 +86,6 @@ class ServingRuntime:
     chunk_tokens: int
     step_overhead_ms: float
     kernel_efficiency: float
-    # how one replica spreads over several GPUs by default: "tensor" (every GPU holds a slice
-    # of every layer and works on every token), "layers" (each GPU holds whole layers and a
-    # token passes through them in turn) or "none" (one GPU per replica)
-    multi_gpu: str
-    # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
-    # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
-    microbatch_tokens: int
     sources: tuple[str, ...] = ()
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
@@ -221,6 +223,8 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         unknown = set(raw) - set(MATCH_KEYS) - _FIELDS - {"source", "note"}
         if unknown:
             raise ValueError(f"efficiency row {raw!r}: unknown fields {sorted(unknown)}")
+        if values.get("span", "tensor") not in MULTI_GPU_MODES:
+            raise ValueError(f"efficiency row {raw!r}: span must be one of {MULTI_GPU_MODES}")
         rows.append(Row(match=match, values=values, source=raw.get("source")))
     bits = {
         str(k): float(v["bits"])
@@ -266,15 +270,9 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             chunk_tokens=int(values["chunk_tokens"]),
             step_overhead_ms=float(values["step_overhead_ms"]),
             kernel_efficiency=float(values["kernel_efficiency"]),
-            multi_gpu=str(values["multi_gpu"]),
-            microbatch_tokens=int(values["microbatch_tokens"]),
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
         )
-        if out[str(name)].multi_gpu not in MULTI_GPU_MODES:
-            raise ValueError(
-                f"serving runtime {name!r}: multi_gpu must be one of {', '.join(MULTI_GPU_MODES)}"
-            )
     return out
 
 

@@ -726,15 +726,41 @@ def llm_throughput_bound(
     dec = profile_for(gpu, work, backend, "decode")
     bw = gpu.memory_bandwidth_gbs * 1e9
     per = float(max(1, num_gpus))
+    # a layer split decodes at one card's speed (``_span``)
+    per_dec = float(_span(dec, max(1, num_gpus))[0])
     t_pre_c, _ = compute_time(job.pre_flops, gpu, work, framework, eff, pre)
     t_pre_m = job.pre_bytes / (bw * _memory_efficiency(eff, pre))
     ttft = max(t_pre_c, t_pre_m) / per + job.kernels * pre.kernel_us * 1e-6
     t_dec_c, _ = compute_time(job.dec_flops, gpu, work, framework, eff, dec)
     t_dec_m = job.dec_bytes / (bw * _memory_efficiency(eff, dec))
-    gpu_step = max(t_dec_c, t_dec_m) / per + job.kernels * dec.kernel_us * 1e-6
+    gpu_step = max(t_dec_c, t_dec_m) / per_dec + job.kernels * dec.kernel_us * 1e-6
     tpot = max(gpu_step, job.n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6)
     total = ttft + job.out * tpot
     return job.b * job.out / total if 0 < total < math.inf else math.inf
+
+
+def _span(prof: RuntimeProfile, n: int) -> tuple[int, int]:
+    """(tensor-parallel degree, stages a token passes through in turn) of one replica on ``n``
+    GPUs, as the runtime's ``span`` has it (data/efficiency.yaml). Tensor parallel inside one
+    server, pipeline stages beyond it; a layer split (llama.cpp, Accelerate's device_map) is n
+    stages of whole layers: a decode step is the sum of each GPU's share, one card's speed."""
+    if prof.span != "tensor" or n <= 1:
+        return 1, n
+    tp = min(n, topology.NODE_GPUS)
+    return tp, max(1, n // tp)
+
+
+def _prefill_s(
+    t_comp: float, t_mem: float, per: float, stages: int, tokens: int, microbatch: int
+) -> float:
+    """A prompt's GPU time: split ``per`` ways under tensor parallelism; on a layer split the
+    stages run one after another unless the runtime cuts the prompt into micro-batches that
+    overlap across them (llama.cpp -ub): u pieces, each reading the weights, in (u + S − 1)
+    stage times of one piece."""
+    if stages <= 1 or per > 1:
+        return max(t_comp, t_mem) / per
+    u = math.ceil(tokens / microbatch) if microbatch and tokens > microbatch else 1
+    return max(t_comp / u, t_mem) * (u + stages - 1) / stages
 
 
 def _llm_inference(
@@ -748,13 +774,10 @@ def _llm_inference(
     job = _llm_job(work)
     b, s, out = job.b, job.s, job.out
     n = max(1, n_req)
-    # Tensor parallel inside one server, pipeline stages beyond it: per-token time shrinks with
-    # the tensor-parallel degree only; each stage boundary adds one activation hop.
-    tp = min(n, topology.NODE_GPUS)
-    stages = max(1, n // tp)
-    per = float(tp)
     pre = profile_for(gpu, work, backend, "prefill")
     dec = profile_for(gpu, work, backend, "decode")
+    tp, stages = _span(dec, n)
+    per = float(tp)
     bw_pre = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, pre)
     bw_dec = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, dec)
     t_pre_c, mode = compute_time(job.pre_flops, gpu, work, framework, eff, pre)
@@ -775,7 +798,8 @@ def _llm_inference(
         comm_pre, comm_dec = tp_comm(b * s), tp_comm(b)
     else:
         comm_pre = comm_dec = 0.0  # one GPU: nothing crosses a link
-    ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
+    ttft = _prefill_s(t_pre_c, t_pre_m, per, stages, b * s, dec.microbatch_tokens) + launch_pre
+    ttft += comm_pre
     t_dec_c, _ = compute_time(job.dec_flops, gpu, work, framework, eff, dec)
     t_dec_m = job.dec_bytes / bw_dec
     launch = job.kernels * dec.kernel_us * 1e-6

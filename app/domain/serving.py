@@ -105,8 +105,8 @@ def runtime_profile(
         per_layer_overhead_s=per_layer,
         kernel_efficiency=spec.kernel_efficiency,
         source=", ".join(spec.sources),
-        multi_gpu=spec.multi_gpu,
-        microbatch_tokens=spec.microbatch_tokens,
+        multi_gpu=decode.span if decode is not None else "tensor",
+        microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
     )

@@ -163,10 +163,10 @@ def test_a_layer_split_overlaps_prompt_micro_batches_only_where_the_runtime_does
 
 
 def test_the_planner_tries_only_the_multi_gpu_shapes_a_runtime_has():
-    assert TABLE.serving["llama.cpp"].multi_gpu == "layers"
-    assert TABLE.serving["llama.cpp"].microbatch_tokens == 512
-    assert TABLE.serving["vllm"].multi_gpu == "tensor"
-    assert TABLE.serving["mlx"].multi_gpu == "none"
+    assert profile("llama.cpp").multi_gpu == "layers"
+    assert profile("llama.cpp").microbatch_tokens == 512
+    assert profile("vllm").multi_gpu == "tensor"
+    assert profile("mlx").multi_gpu == "none"
     load = sv.ServingLoad(1000, 300, concurrent_requests=8)
     opts = _options(H100, runtime=profile("mlx", H100))
     res = sv.plan(H100, LLAMA70, load, sv.ServingTargets(), opts)
