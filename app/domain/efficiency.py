@@ -85,7 +85,6 @@ class ServingRuntime:
     max_batch: int
     chunk_tokens: int
     step_overhead_ms: float
-    kernel_efficiency: float
     sources: tuple[str, ...] = ()
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
@@ -269,7 +268,6 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             max_batch=int(values["max_batch"]),
             chunk_tokens=int(values["chunk_tokens"]),
             step_overhead_ms=float(values["step_overhead_ms"]),
-            kernel_efficiency=float(values["kernel_efficiency"]),
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
         )

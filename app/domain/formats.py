@@ -46,7 +46,10 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
     "fp8": WeightFormat(8.0, 1.0, "fp8", "FP8 (E4M3, per-channel or block scales)"),
     "int8": WeightFormat(8.0, None, "int8", "INT8 (per-channel scales)"),
     "int4": WeightFormat(
-        4.0 + 16.0 / 128 + 4.0 / 128, None, "bf16", "AWQ/GPTQ int4, group 128 (4.16 bits per weight)"
+        4.0 + 16.0 / 128 + 4.0 / 128,
+        None,
+        "bf16",
+        "AWQ/GPTQ int4, group 128 (4.16 bits per weight)",
     ),
     "fp4": WeightFormat(4.0 + 8.0 / 16, None, "fp4", "NVFP4 (4.5 bits per weight; MXFP4 4.25)"),
 }

@@ -24,11 +24,11 @@ Pure: frozen inputs, frozen outputs, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import efficiency, formats
+from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
@@ -62,7 +62,6 @@ class RuntimeProfile:
     chunk_tokens: int  # most tokens in one step (max_num_batched_tokens / chunked prefill)
     step_overhead_s: float  # per step: scheduling, sampling, what CUDA graphs do not hide
     per_layer_overhead_s: float  # eager runtimes: host dispatch per layer per step
-    kernel_efficiency: float  # decode/prefill kernels relative to the engine's GEMM/copy priors
     source: str
     # several GPUs per replica: "tensor" (tensor parallel), "layers" (whole layers per GPU, a
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
@@ -72,6 +71,10 @@ class RuntimeProfile:
     # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
     int4_bits: float | None = None
+    # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
+    # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
+    decode: efficiency.RuntimeProfile = efficiency.EAGER
+    prefill: efficiency.RuntimeProfile = efficiency.EAGER
 
     def bits(self, precision: str) -> float | None:
         """Stored bits per weight where the runtime's format differs from WEIGHT_BITS."""
@@ -79,11 +82,15 @@ class RuntimeProfile:
 
 
 def runtime_profile(
-    table: EfficiencyTable, name: str, decode: efficiency.RuntimeProfile | None = None
+    table: EfficiencyTable,
+    name: str,
+    decode: efficiency.RuntimeProfile | None = None,
+    prefill: efficiency.RuntimeProfile | None = None,
 ) -> RuntimeProfile:
-    """The serving runtime ``name`` from the efficiency table; its host dispatch per layer is
-    the one the table's decode rows give the same runtime on this GPU (``decode``: the resolved
-    decode profile), so inference and serving share one figure."""
+    """The serving runtime ``name`` from the efficiency table, with the profiles the table's
+    decode and prefill rows give the same runtime on this GPU (resolved by the caller): the
+    step function reads its efficiencies, kernel gaps, host dispatch and how a replica spans
+    GPUs from them, as LLM inference does."""
     spec = table.serving.get(name)
     if spec is None:
         raise ValueError(f"data/efficiency.yaml has no serving runtime {name!r}")
@@ -103,12 +110,13 @@ def runtime_profile(
         chunk_tokens=spec.chunk_tokens,
         step_overhead_s=spec.step_overhead_ms * 1e-3,
         per_layer_overhead_s=per_layer,
-        kernel_efficiency=spec.kernel_efficiency,
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
         microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
+        decode=decode if decode is not None else efficiency.EAGER,
+        prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
 
 
@@ -123,9 +131,11 @@ DEFAULT_RUNTIME = {
     "cpu": "llama.cpp",
 }
 
-# Tensor-parallel all-reduce: latency per call and the per-direction link bandwidth.
-ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 25e-6}
-PCIE_ALLREDUCE_GBS = 25.0  # x16 Gen4/5 through the host bridge, as NCCL achieves it
+# Whole-model GEMM efficiency by datapath when the caller has none (the engine's NVIDIA
+# datacenter prior 0.80 × model utilisation 0.70; perf.llm_efficiency gives the real ones).
+DEFAULT_COMPUTE: dict[str, float] = {
+    p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+}
 FRAMEWORK_GB = 1.0  # CUDA context + NCCL + CUDA-graph pools, per GPU, outside the KV pool
 
 
@@ -242,13 +252,8 @@ def weight_bytes(m: ModelSpec, precision: str, bits: float | None = None) -> flo
     return formats.weight_bytes(m, precision, bits)
 
 
-def expert_split(m: ModelSpec) -> tuple[float, float]:
-    """(parameters every token uses, parameters of all routed experts)."""
-    e, k = m.experts or 0, m.active_experts or 0
-    if not m.active_params or e <= 1 or not 0 < k < e or m.active_params >= m.params:
-        return m.params, 0.0
-    experts = (m.params - m.active_params) * e / (e - k)
-    return m.params - experts, experts
+expert_split = llm_step.expert_split
+native_fp4 = llm_step.native_fp4
 
 
 def kv_values(m: ModelSpec, context: float) -> float:
@@ -258,26 +263,19 @@ def kv_values(m: ModelSpec, context: float) -> float:
     return values
 
 
-def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
-    """Dense tensor peak for the precision the matmuls run in, and that precision."""
-    if precision == "fp4" and native_fp4(gpu) and gpu.fp8_tflops:
-        # Blackwell doubles the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS)
-        return 2.0 * gpu.fp8_tflops, "fp4"
-    if precision in ("fp8", "fp4") and gpu.fp8_tflops:
-        return gpu.fp8_tflops, "fp8"
-    if precision == "int8" and gpu.int8_tops:
-        return gpu.int8_tops, "int8"
-    for p in ("bf16", "fp16"):
-        value = gpu.peak_tflops(p)
-        if value:
-            return value, p
-    return gpu.fp32_tflops, "fp32"
+def peak_tflops(
+    gpu: GpuSpec, precision: str, runtime: RuntimeProfile | None = None
+) -> tuple[float | None, str]:
+    """Dense tensor peak the linear layers of a ``precision`` checkpoint run at, and that
+    datapath (llm_step.datapath under the runtime's prefill profile)."""
+    prof = runtime.prefill if runtime is not None else _SERVING_DATAPATHS
+    peak, mode = llm_step.datapath(gpu, precision, prof)
+    return peak or None, mode
 
 
-def native_fp4(gpu: GpuSpec) -> bool:
-    """FP4 tensor cores: NVIDIA Blackwell (compute capability 10.x and 12.x)."""
-    cc = gpu.compute_capability or ""
-    return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
+# Without a runtime: a serving runtime's native low-precision GEMMs (vLLM/SGLang W8A8 and
+# FP8, TensorRT-LLM FP8/INT8/FP4; data/efficiency.yaml)
+_SERVING_DATAPATHS = efficiency.RuntimeProfile(native=("fp8", "int8", "fp4"))
 
 
 def supports_weights(
@@ -305,136 +303,28 @@ def supports_kv(gpu: GpuSpec, kv: str) -> str | None:
     return None
 
 
-def _link(gpu: GpuSpec) -> str:
-    text = f"{gpu.interconnect or ''} {gpu.form_factor or ''}".lower()
-    fast = ("nvlink", "sxm", "oam", "infinity fabric", "xgmi", "nvswitch")
-    return "nvlink" if any(k in text for k in fast) else "pcie"
-
-
-@dataclass(frozen=True, slots=True)
-class _Engine:
-    """Per-replica constants of one configuration."""
-
-    gpu: GpuSpec
-    model: ModelSpec
-    rt: RuntimeProfile
-    tp: int  # GPUs per replica
-    stages: int  # GPUs a token passes through in turn (a layer split), else 1
-    dense_bytes: float  # weights every step reads, whole replica
-    expert_bytes: float  # all routed experts' weights
-    experts: int
-    topk: int
-    kv_b: float
-    flops_per_token: float  # 2 × active params
-    bw: float  # bytes/s: the whole replica's (tensor parallel), one GPU's (layer split)
-    flops: float  # FLOP/s for linear layers, likewise
-    attn_flops: float  # FLOP/s for attention (16-bit), likewise
-    compute_precision: str
-    allreduce_s: float  # latency per all-reduce
-    link_bps: float
-    layers: int
-    hidden: int
-    # KV values per sequence by mean context: a load is solved at one context, over and over
-    kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
-
-    def kv_at(self, context: float) -> float:
-        hit = self.kv_memo.get(context)
-        if hit is None:
-            hit = self.kv_memo[context] = kv_values(self.model, context)
-        return hit
-
-    def weights_read(self, tokens: float) -> float:
-        if not self.expert_bytes:
-            return self.dense_bytes
-        k, e = self.topk, self.experts
-        touched = 1.0 - (1.0 - k / e) ** max(tokens, 1.0)
-        return self.dense_bytes + self.expert_bytes * touched
-
-    def comm(self, tokens: float) -> float:
-        if self.tp <= 1:
-            return 0.0
-        size = tokens * self.hidden * 2.0
-        if self.stages > 1:
-            # a layer split hands the hidden states on at each of its stage boundaries
-            return (self.stages - 1) * (self.allreduce_s + size / self.link_bps)
-        one = self.allreduce_s + 2.0 * (self.tp - 1) / self.tp * size / self.link_bps
-        return 2.0 * self.layers * one
-
-    def step(
-        self, decode: float, context: float, prefill: float, prompt: float
-    ) -> tuple[float, str]:
-        """One scheduler step: ``decode`` sequences at mean ``context``, ``prefill`` prompt
-        tokens from prompts of length ``prompt``. Returns (seconds, what bounds it)."""
-        tokens = decode + prefill
-        # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
-        # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
-        # times of one piece; u = 1 and S = 1 is one pass over the step's tokens
-        mb = self.rt.microbatch_tokens
-        u = math.ceil(tokens / mb) if mb and tokens > mb else 1
-        d, f = decode / u, prefill / u
-        # linear layers (GEMMs over the step's tokens) and attention (each sequence against
-        # its own KV cache) are separate kernels that run one after the other
-        t_w = self.weights_read(d + f) / self.bw
-        t_lin = (d + f) * self.flops_per_token / self.flops
-        kv_read = d * self.kv_at(context) * self.kv_b if d else 0.0
-        t_kv = kv_read / self.bw
-        # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half
-        # of it on average (causal)
-        attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
-        t_att = attn / self.attn_flops
-        overhead = self.rt.step_overhead_s + self.rt.per_layer_overhead_s * self.layers
-        comm = self.comm(tokens)
-        mem = (t_w if t_w >= t_lin else 0.0) + (t_kv if t_kv >= t_att else 0.0)
-        comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
-        bound = "memory bandwidth" if mem >= comp else "compute"
-        if comm > max(mem, comp):
-            bound = "interconnect"
-        work = max(t_w, t_lin) + max(t_kv, t_att)
-        if u > 1 or self.stages > 1:
-            work *= (u + self.stages - 1) / self.stages
-        return work + overhead + comm, bound
-
-
 def _engine(
     gpu: GpuSpec,
     model: ModelSpec,
     cfg: ServingConfig,
     rt: RuntimeProfile,
     mem_eff: float,
-    comp_eff: float,
-) -> _Engine:
-    tp = cfg.gpus_per_replica
-    # tensor parallel: every GPU works on every token, so bandwidth and compute add up; a
-    # layer split: a token meets one GPU at a time, each holding its share of the layers
-    stages = tp if rt.multi_gpu == "layers" else 1
-    par = tp // stages
-    dense, experts = expert_split(model)
-    wb = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / model.params
-    peak, mode = peak_tflops(gpu, cfg.weight_precision)
-    half, _ = peak_tflops(gpu, "bf16")
-    eff = rt.kernel_efficiency
-    link = _link(gpu) if tp > 1 else "nvlink"
-    link_gbs = (gpu.interconnect_gbs or 0) / 2.0 if link == "nvlink" else PCIE_ALLREDUCE_GBS
-    return _Engine(
-        gpu=gpu,
-        model=model,
-        rt=rt,
-        tp=tp,
-        stages=stages,
-        dense_bytes=dense * wb,
-        expert_bytes=experts * wb,
-        experts=model.experts or 1,
-        topk=model.active_experts or 1,
-        kv_b=KV_BYTES[cfg.kv_precision],
-        flops_per_token=2.0 * model.params_per_token,
-        bw=gpu.memory_bandwidth_gbs * GB * mem_eff * eff * par,
-        flops=(peak or 0.0) * 1e12 * comp_eff * eff * par,
-        attn_flops=(half or peak or 0.0) * 1e12 * comp_eff * eff * par,
-        compute_precision=mode,
-        allreduce_s=ALLREDUCE_LATENCY_S[link],
-        link_bps=max(link_gbs, PCIE_ALLREDUCE_GBS) * GB,
-        layers=model.layers or 1,
-        hidden=model.hidden_size or 1,
+    comp_eff: Mapping[str, float],
+) -> llm_step.Replica:
+    """One replica of the configuration: the one LLM step function's replica (the one LLM
+    inference builds), plus the server's fixed cost per step."""
+    return llm_step.replica(
+        gpu,
+        model,
+        weights=cfg.weight_precision,
+        kv=cfg.kv_precision,
+        n=cfg.gpus_per_replica,
+        decode=rt.decode,
+        prefill=rt.prefill,
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp_eff,
+        own_bits=rt.bits(cfg.weight_precision),
+        scheduler_s=rt.step_overhead_s,
     )
 
 
@@ -472,14 +362,20 @@ class _Point:
 
 
 def _solve(
-    eng: _Engine, load_n: float | None, load_rate: float | None, p: int, o: int, cap: int
+    eng: llm_step.Replica,
+    rt: RuntimeProfile,
+    load_n: float | None,
+    load_rate: float | None,
+    p: int,
+    o: int,
+    cap: int,
 ) -> _Point | None:
     """Steady state of one replica under ``load_n`` concurrent requests (closed loop) or
     ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity."""
     ctx = p + o / 2.0
-    chunk = eng.rt.chunk_tokens
+    chunk = rt.chunk_tokens
     t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p))
-    if not eng.rt.continuous_batching:
+    if not rt.continuous_batching:
         # one request at a time: prefill, then o − 1 decode steps at batch 1
         itl, bound = eng.step(1.0, ctx, 0.0, float(p))
         service = t_prefill_alone + (o - 1) * itl
@@ -572,7 +468,7 @@ def evaluate(
     runtime: RuntimeProfile,
     usable_gb: float | None = None,
     memory_efficiency: float = 0.88,
-    compute_efficiency: float = 0.56,
+    compute_efficiency: Mapping[str, float] | None = None,
     with_curve: bool = False,
     saturation: bool = True,
 ) -> ServingResult:
@@ -586,14 +482,15 @@ def evaluate(
     rt = runtime
     if rt.name != cfg.runtime:
         raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
-    usable = gpu.memory_gb if usable_gb is None else usable_gb
+    usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
     kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
     tp = cfg.gpus_per_replica
     cap_kv = int(pool * GB * tp // kv_req) if pool > 0 else 0
     cap = min(rt.max_batch, cap_kv)
-    eng = _engine(gpu, model, cfg, rt, memory_efficiency, compute_efficiency)
+    comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
+    eng = _engine(gpu, model, cfg, rt, memory_efficiency, comp)
     base: dict[str, Any] = dict(
         config=cfg,
         weights_gb_per_gpu=weights,
@@ -631,7 +528,7 @@ def evaluate(
     r = cfg.replicas
 
     def saturated_point() -> _Point:
-        pt = _solve(eng, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
+        pt = _solve(eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
         assert pt is not None
         return pt
 
@@ -641,15 +538,15 @@ def evaluate(
         tuple(
             CurvePoint(int(b), pt.itl * 1e3, pt.ttft * 1e3, pt.rate * o)
             for b in _curve_batches(cap)
-            if (pt := _solve(eng, float(b), None, p, o, cap)) is not None
+            if (pt := _solve(eng, rt, float(b), None, p, o, cap)) is not None
         )
         if with_curve
         else ()
     )
     if load.requests_per_s is not None:
-        point = _solve(eng, None, load.requests_per_s / r, p, o, cap)
+        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap)
     else:
-        point = _solve(eng, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
+        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
     notes: list[str] = []
     if point is None:
         sat = sat or saturated_point()
@@ -824,9 +721,7 @@ def plan(
             runtime=options.runtime,
             usable_gb=options.usable_gb,
             memory_efficiency=options.memory_efficiency,
-            compute_efficiency=options.compute_efficiency.get(
-                peak_tflops(gpu, cfg.weight_precision)[1], 0.5
-            ),
+            compute_efficiency=options.compute_efficiency,
             saturation=saturation,
         )
 

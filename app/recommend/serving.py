@@ -217,23 +217,22 @@ def _options(
 
 
 def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -> sv.RuntimeProfile:
-    """The serving runtime from the one efficiency table (data/efficiency.yaml), with the host
-    dispatch its decode rows give this GPU."""
+    """The serving runtime from the one efficiency table (data/efficiency.yaml), with the
+    decode and prefill rows it has on this GPU (the ones LLM inference reads)."""
     table = work.efficiency if work.efficiency is not None else load_efficiency()
     decode = table.profile(gpu, backend, name, work.precision, "decode")
-    return sv.runtime_profile(table, name, decode)
+    prefill = table.profile(gpu, backend, name, work.precision, "prefill")
+    return sv.runtime_profile(table, name, decode, prefill)
 
 
 def efficiencies_for(
     gpu: GpuSpec, calibration: Calibration | None
 ) -> tuple[float, dict[str, float]]:
-    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by compute precision:
-    the engine's GEMM priors (or a device report's measurements) × MODEL_UTILISATION."""
+    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the engine's
+    GEMM priors (or a device report's measurements) × MODEL_UTILISATION (perf.llm_efficiency,
+    as LLM inference reads them)."""
     eff = perf.efficiencies(gpu, calibration)
-    comp = {p: v * perf.MODEL_UTILISATION for p, v in eff.compute.items()}
-    comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
-    comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
-    return eff.memory, comp
+    return eff.memory, perf.llm_efficiency(eff)
 
 
 def _per_million(
@@ -749,7 +748,6 @@ def _with_curve(
 ) -> _Row:
     assert work.serving is not None
     mem_eff, comp = efficiencies_for(row.gpu, calibration)
-    mode = sv.peak_tflops(row.gpu, row.result.config.weight_precision)[1]
     res = sv.evaluate(
         row.gpu,
         work.model,
@@ -758,7 +756,7 @@ def _with_curve(
         runtime=row.runtime,
         usable_gb=_usable_gb(row.gpu),
         memory_efficiency=mem_eff,
-        compute_efficiency=comp.get(mode, 0.5),
+        compute_efficiency=comp,
         with_curve=True,
     )
     return dataclasses.replace(row, result=res)
@@ -779,7 +777,7 @@ def _one_request_meets(row: _Row, model: ModelSpec, spec: ServingSpec) -> bool:
         runtime=row.runtime,
         usable_gb=_usable_gb(row.gpu),
         memory_efficiency=mem_eff,
-        compute_efficiency=comp.get(sv.peak_tflops(row.gpu, c.weight_precision)[1], 0.5),
+        compute_efficiency=comp,
     )
     return sv.meets(res, targets_of(spec))[0]
 
