@@ -641,6 +641,7 @@ class PlanOptions:
     compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
     single_device: bool = False
     tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
+    exact_gpus: int | None = None  # the request's "exactly N GPUs" (constraints.num_gpus)
     # weight formats the runtime lacks on this GPU's backend, with why (the compat rules)
     barred_weights: tuple[tuple[str, str], ...] = ()
     # What (GPUs per replica, replicas) costs per hour on the basis the request ranks by (the
@@ -674,6 +675,106 @@ def _miss_size(result: ServingResult, targets: ServingTargets) -> float:
     return max(ratios)
 
 
+def _formats(gpu: GpuSpec, options: PlanOptions) -> tuple[list[str], list[str], list[str]]:
+    """(weight formats, KV formats) the GPU and runtime can serve, and each weight format
+    skipped with why."""
+    skipped: list[str] = []
+    weights = []
+    barred = dict(options.barred_weights)
+    for wp in options.weight_precisions:
+        why = barred.get(wp) or supports_weights(gpu, wp, options.runtime)
+        if why:
+            skipped.append(f"{wp}: {why}")
+        else:
+            weights.append(wp)
+    kvs = [kv for kv in options.kv_precisions if supports_kv(gpu, kv) is None]
+    return weights, kvs, skipped
+
+
+def _shapes(options: PlanOptions) -> list[tuple[int, range]]:
+    """(GPUs per replica, the replica counts to try) the options allow: every tensor-parallel
+    size up to the most GPUs, or exactly ``exact_gpus`` in all (the request's "exactly N
+    GPUs", honoured as for every other task)."""
+    one_gpu = options.single_device or options.runtime.multi_gpu == "none"
+    tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
+    if options.tp_sizes is not None:
+        tps = list(options.tp_sizes)
+    exact = options.exact_gpus
+    if exact is not None and options.single_device and exact > 1:
+        return []  # one device: no count but 1
+    if exact is not None:
+        if exact > options.max_gpus:
+            return []
+        return [(tp, range(exact // tp, exact // tp + 1)) for tp in tps if exact % tp == 0]
+    if options.single_device:
+        return [(tp, range(1, 2)) for tp in tps]
+    return [(tp, range(1, max(1, options.max_gpus // tp) + 1)) for tp in tps]
+
+
+@dataclass
+class _Search:
+    """The planner's state over one GPU: the cheapest configuration that meets the targets at
+    each tensor-parallel size, the closest miss, and why nothing fits."""
+
+    gpu: GpuSpec
+    model: ModelSpec
+    load: ServingLoad
+    targets: ServingTargets
+    options: PlanOptions
+    prices: dict[tuple[int, int], float | None] = field(default_factory=dict)
+    by_tp: dict[int, tuple[tuple[float, ...], ServingResult]] = field(default_factory=dict)
+    closest: ServingResult | None = None
+    closest_key: tuple[float, ...] | None = None
+    unfit: str | None = None
+
+    def run(self, cfg: ServingConfig, saturation: bool = True) -> ServingResult:
+        o = self.options
+        return evaluate(
+            self.gpu,
+            self.model,
+            cfg,
+            self.load,
+            runtime=o.runtime,
+            usable_gb=o.usable_gb,
+            memory_efficiency=o.memory_efficiency,
+            compute_efficiency=o.compute_efficiency,
+            saturation=saturation,
+        )
+
+    def head(self, tp: int, r: int) -> tuple[float, float]:
+        """(0, price) or, unpriced, (1, GPU count): never decreasing in ``r`` for a fixed
+        ``tp`` (instances are whole, and whether any instance holds a group does not depend on
+        ``r``), so the replica loop stops once it passes a configuration that meets."""
+        if self.options.price is None:
+            return (1.0, float(tp * r))
+        if (tp, r) not in self.prices:
+            self.prices[tp, r] = self.options.price(tp, r)
+        cost = self.prices[tp, r]
+        return (0.0, cost) if cost is not None else (1.0, float(tp * r))
+
+    def replicas(self, tp: int, wp: str, kv: str, counts: range) -> None:
+        """Try ``counts`` replicas of ``tp`` GPUs in these formats, fewest first."""
+        order = float(PRECISION_ORDER.index(wp) if wp in PRECISION_ORDER else 9)
+        for r in counts:
+            h = self.head(tp, r)
+            found = self.by_tp.get(tp)
+            if found is not None and h > found[0][:2]:
+                return  # dearer than a configuration of this size that meets the targets
+            res = self.run(ServingConfig(tp, r, wp, kv, self.options.runtime.name), False)
+            if not res.fits:
+                self.unfit = self.unfit or res.reason
+                return  # more replicas do not make one fit
+            ok, _ = meets(res, self.targets)
+            if ok and res.ttft_ms is not None:
+                key = (*h, res.itl_ms or 0.0, float(tp * r), order, float(kv != "bf16"))
+                if found is None or key < found[0]:
+                    self.by_tp[tp] = (key, res)
+                continue  # one more replica only if it costs no more (head stops it)
+            miss = (_miss_size(res, self.targets), float(tp * r))
+            if self.closest_key is None or miss < self.closest_key:
+                self.closest, self.closest_key = res, miss
+
+
 def plan(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -688,89 +789,31 @@ def plan(
     configuration before an unpriced one), then the fastest — at one price (instances paid
     whole) the plan takes the replicas or tensor-parallel group that use what is paid for —;
     unpriced: the fewest GPUs, then the fastest; last the higher precision."""
-    skipped: list[str] = []
-    weights = []
-    barred = dict(options.barred_weights)
-    for wp in options.weight_precisions:
-        why = barred.get(wp) or supports_weights(gpu, wp, options.runtime)
-        if why:
-            skipped.append(f"{wp}: {why}")
-        else:
-            weights.append(wp)
-    kvs = [kv for kv in options.kv_precisions if supports_kv(gpu, kv) is None]
+    weights, kvs, skipped = _formats(gpu, options)
     if not weights or not kvs:
-        return Plan(
-            None,
-            None,
-            (),
-            "; ".join(skipped) or "no KV cache precision is supported",
-            skipped=tuple(skipped),
+        why = "; ".join(skipped) or "no KV cache precision is supported"
+        return Plan(None, None, (), why, skipped=tuple(skipped))
+    shapes = _shapes(options)
+    if not shapes:
+        n = options.exact_gpus
+        why = (
+            f"{gpu.name} runs as one device; {n} GPUs were asked for"
+            if options.single_device
+            else f"no configuration of {options.runtime.name} spans exactly {n} GPUs "
+            f"(at most {options.max_gpus})"
         )
-    one_gpu = options.single_device or options.runtime.multi_gpu == "none"
-    tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
-    if options.tp_sizes is not None:
-        tps = list(options.tp_sizes)
-    prices: dict[tuple[int, int], float | None] = {}
-
-    def run(cfg: ServingConfig, saturation: bool = True) -> ServingResult:
-        return evaluate(
-            gpu,
-            model,
-            cfg,
-            load,
-            runtime=options.runtime,
-            usable_gb=options.usable_gb,
-            memory_efficiency=options.memory_efficiency,
-            compute_efficiency=options.compute_efficiency,
-            saturation=saturation,
-        )
-
-    def head(tp: int, r: int) -> tuple[float, float]:
-        """(0, price) or, unpriced, (1, GPU count): never decreasing in ``r`` for a fixed
-        ``tp`` (instances are whole, and whether any instance holds a group does not depend on
-        ``r``), so the replica loop stops once it passes a configuration that meets."""
-        if options.price is None:
-            return (1.0, float(tp * r))
-        if (tp, r) not in prices:
-            prices[tp, r] = options.price(tp, r)
-        cost = prices[tp, r]
-        return (0.0, cost) if cost is not None else (1.0, float(tp * r))
-
-    by_tp: dict[int, tuple[tuple[float, ...], ServingResult]] = {}
-    closest: ServingResult | None = None
-    closest_key: tuple[float, ...] | None = None
-    unfit: str | None = None
-    for tp in tps:
+        return Plan(None, None, (), why, skipped=tuple(skipped))
+    search = _Search(gpu, model, load, targets, options)
+    for tp, counts in shapes:
         for wp in weights:
             for kv in kvs:
-                max_r = 1 if options.single_device else max(1, options.max_gpus // tp)
-                for r in range(1, max_r + 1):
-                    h = head(tp, r)
-                    found = by_tp.get(tp)
-                    if found is not None and h > found[0][:2]:
-                        break  # dearer than a configuration of this size that meets the targets
-                    cfg = ServingConfig(tp, r, wp, kv, options.runtime.name)
-                    res = run(cfg, saturation=False)
-                    if not res.fits:
-                        unfit = unfit or res.reason
-                        break  # more replicas do not make one fit
-                    ok, _ = meets(res, targets)
-                    ok = ok and res.ttft_ms is not None
-                    order = PRECISION_ORDER.index(wp) if wp in PRECISION_ORDER else 9
-                    if ok:
-                        gpus = float(tp * r)
-                        key = (*h, res.itl_ms or 0.0, gpus, float(order), float(kv != "bf16"))
-                        if found is None or key < found[0]:
-                            by_tp[tp] = (key, res)
-                        continue  # one more replica only if it costs no more (head stops it)
-                    miss = (_miss_size(res, targets), float(tp * r))
-                    if closest_key is None or miss < closest_key:
-                        closest, closest_key = res, miss
-    if by_tp:
-        ranked = [run(res.config) for _, res in sorted(by_tp.values(), key=lambda kr: kr[0])]
+                search.replicas(tp, wp, kv, counts)
+    if search.by_tp:
+        ordered = sorted(search.by_tp.values(), key=lambda kr: kr[0])
+        ranked = [search.run(res.config) for _, res in ordered]
         return Plan(ranked[0], None, (), None, tuple(skipped), tuple(ranked[1:]))
-    if closest is not None:
-        closest = run(closest.config)
+    if search.closest is not None:
+        closest = search.run(search.closest.config)
         _, misses = meets(closest, targets)
         return Plan(None, closest, tuple(misses), None, tuple(skipped))
-    return Plan(None, None, (), unfit or "does not fit", tuple(skipped))
+    return Plan(None, None, (), search.unfit or "does not fit", tuple(skipped))

@@ -178,6 +178,8 @@ def _options(
     max_gpus: int,
     tp: int | None,
     pricer: _Pricer | None = None,
+    *,
+    exact_gpus: int | None = None,
 ) -> sv.PlanOptions:
     half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
     if explicit_precision is not None:
@@ -211,6 +213,7 @@ def _options(
         compute_efficiency=comp,
         single_device=single,
         tp_sizes=(tp,) if tp is not None else None,
+        exact_gpus=exact_gpus,
         price=pricer.hourly if pricer is not None else None,
         barred_weights=tuple(barred),
     )
@@ -648,6 +651,7 @@ def _plan_all(
             cons.max_gpus,
             tp,
             pricer,
+            exact_gpus=cons.num_gpus if apply_filters else None,
         )
         plan = sv.plan(gpu, work.model, load, targets, opts)
         res = plan.best or plan.closest

@@ -270,3 +270,16 @@ def test_serving_and_inference_agree_that_70b_fp8_for_four_users_fits_one_h100(
         res = r.json()["result"]
         fits[task] = res is not None and res["fits"]
     assert fits == {"inference": True, "serving": True}
+
+
+def test_serving_honours_exactly_n_gpus_like_every_task(client: TestClient) -> None:
+    body = _ask(
+        client,
+        _serving(ttft_ms_target=2000, itl_ms_target=200),
+        constraints={"acquisition": "rent", "num_gpus": 4},
+    )
+    rows = body["recommendations"]
+    assert rows
+    for row in rows:
+        sv = row["serving"]
+        assert row["num_gpus"] == sv["replicas"] * sv["gpus_per_replica"] == 4

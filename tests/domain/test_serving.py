@@ -426,3 +426,113 @@ def test_one_weight_format_table_sizes_weights_for_inference_and_serving():
         work = WorkloadSpec(task="inference", model=LLAMA8, precision=p)
         assert work.weight_bytes_per_param == formats.bits(p) / 8
     assert sv.KV_BYTES == {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+
+
+def _inference(gpu, model, runtime, n, *, p=1000, o=300, w="bf16", bits=None):
+    from app.domain import perf
+    from app.domain.workload import WorkloadSpec
+
+    work = WorkloadSpec(
+        task="inference", model=model, precision=w, batch_size=1, seq_len=p, output_tokens=o,
+        runtime=runtime, efficiency=TABLE, weight_bits=bits,
+    )  # fmt: skip
+    return perf.estimate(gpu, work, num_gpus=n, backend="cuda")
+
+
+def _serve(gpu, model, runtime, n, *, p=1000, o=300, w="bf16"):
+    from app.domain import efficiency, perf
+
+    eff = perf.efficiencies(gpu, None)
+    rt = sv.runtime_profile(
+        TABLE, runtime,
+        TABLE.profile(gpu, "cuda", runtime, w, "decode"),
+        TABLE.profile(gpu, "cuda", runtime, w, "prefill"),
+    )  # fmt: skip
+    return rt, sv.evaluate(
+        gpu, model, cfg(tp=n, w=w, rt=runtime), sv.ServingLoad(p, o, concurrent_requests=1),
+        runtime=rt, usable_gb=efficiency.usable_gb(gpu), memory_efficiency=eff.memory,
+        compute_efficiency=perf.llm_efficiency(eff),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("runtime", "n", "model", "w"),
+    [("transformers", 1, LLAMA8, "bf16"), ("transformers", 2, LLAMA8, "bf16"),
+     ("vllm", 1, LLAMA8, "bf16"), ("vllm", 4, LLAMA70, "fp8"), ("tensorrt-llm", 2, LLAMA70, "fp8")],
+)  # fmt: skip
+def test_inference_and_serving_agree_on_one_user(runtime, n, model, w):
+    # one step function: a served user's token is inference's token plus the server's own
+    # per-step cost; a runtime that serves one request at a time (generate) agrees exactly
+    inf = _inference(H100, model, runtime, n, w=w)
+    rt, srv = _serve(H100, model, runtime, n, w=w)
+    assert srv.fits and srv.itl_ms is not None and inf.ms_per_token is not None
+    sched_ms = rt.step_overhead_s * 1e3
+    if not rt.continuous_batching:
+        assert srv.itl_ms == pytest.approx(inf.ms_per_token + sched_ms, rel=1e-9)
+    else:
+        # continuous batching also runs the next request's prompt chunks inside decode steps
+        assert inf.ms_per_token + sched_ms <= srv.itl_ms <= 1.1 * (inf.ms_per_token + sched_ms)
+
+
+def test_a_layer_split_is_the_same_speed_as_inference_and_as_serving():
+    # 8 x RTX 3080 10GB, Llama 3 70B Q4_K_M under llama.cpp: 42.7 GB over one card's bandwidth
+    rtx3080 = dataclasses.replace(
+        RTX4090, slug="rtx-3080-10gb", memory_gb=10, memory_bandwidth_gbs=760.3,
+        fp32_tflops=29.77, fp16_tflops=59.5, bf16_tflops=59.5, fp8_tflops=None,
+        compute_capability="8.6",
+    )  # fmt: skip
+    rt = profile("llama.cpp", rtx3080)
+    bits = rt.bits("int4")
+    inf = _inference(rtx3080, LLAMA70, "llama.cpp", 8, w="int4", bits=bits)
+    _, srv = _serve(rtx3080, LLAMA70, "llama.cpp", 8, w="int4")
+    bound = rtx3080.memory_bandwidth_gbs * 1e9 / sv.weight_bytes(LLAMA70, "int4", bits)
+    assert inf.ms_per_token is not None and srv.itl_ms is not None
+    assert 1e3 / inf.ms_per_token < bound and 1e3 / srv.itl_ms < bound  # ~18 tok/s at most
+    assert srv.itl_ms == pytest.approx(inf.ms_per_token + rt.step_overhead_s * 1e3, rel=0.1)
+
+
+DEEPSEEK_R1 = ModelSpec(
+    family="decoder", params=671e9, active_params=37e9, experts=256, active_experts=8,
+    layers=61, hidden_size=7168, num_heads=128, num_kv_heads=1, intermediate_size=2048,
+    vocab_size=129280, kv_elements_per_token=35136,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("runtime", ["tensorrt-llm", "vllm", "sglang"])
+def test_moe_decode_for_one_user_is_bound_by_its_many_small_kernels(runtime):
+    # DeepSeek-R1 on 8 x B200 in NVFP4, one user, 1k in / 2k out: NVIDIA's latency record is
+    # 368 tokens/s WITH three MTP layers of speculative decoding (67 without, at first;
+    # TensorRT-LLM tech blog "Pushing Latency Boundaries"). A step reads only ~21 GB of active
+    # weights over 8 × 7.7 TB/s (~0.4 ms), but runs 17 kernels and 2 all-reduces per layer
+    # over 61 layers: those, not the bytes, bound it.
+    b200 = dataclasses.replace(B200, int8_tops=4500, interconnect="NVLink 5 (HGX B200)",
+                               interconnect_gbs=1800)  # fmt: skip
+    _, res = _serve(b200, DEEPSEEK_R1, runtime, 8, p=1000, o=2000, w="fp4")
+    assert res.fits and res.itl_ms is not None
+    assert 1e3 / res.itl_ms < 368
+    rep = sv._engine(
+        b200, DEEPSEEK_R1, cfg(tp=8, w="fp4", rt=runtime), profile(runtime, b200), 0.88,
+        sv.DEFAULT_COMPUTE,
+    )  # fmt: skip
+    one = rep.parts(1.0, 2000.0, 0.0, 1000.0)
+    assert one.launch_s > one.memory_s  # the kernel floor, not the bytes
+    assert rep.launch_s == pytest.approx(
+        61 * (llm_step.KERNELS_PER_LAYER + llm_step.MOE_KERNELS_PER_LAYER) * 2e-6
+    )
+
+
+def test_the_planner_honours_exactly_n_gpus():
+    # constraints.num_gpus means "exactly N GPUs" for serving as for every other task
+    load = sv.ServingLoad(1000, 300, concurrent_requests=8)
+    for n in (1, 2, 4, 8):
+        res = sv.plan(H100, LLAMA8, load, sv.ServingTargets(), _options(H100, exact_gpus=n))
+        shapes = [r.config for r in (res.best, *res.others) if r is not None]
+        assert shapes and all(c.gpus_per_replica * c.replicas == n for c in shapes), n
+    # a model that needs more than N GPUs' memory: nothing fits, said so
+    bf16 = _options(H100, exact_gpus=1, weight_precisions=("bf16",))
+    res = sv.plan(H100, LLAMA70, load, sv.ServingTargets(), bf16)
+    assert res.best is None and res.closest is None and res.reason
+    one = sv.plan(
+        H100, LLAMA8, load, sv.ServingTargets(), _options(H100, exact_gpus=2, single_device=True)
+    )
+    assert one.best is None and one.reason and "one device" in one.reason
