@@ -210,7 +210,10 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     if precision in ("fp32", "tf32"):
         tf32 = gpu.peak_tflops("tf32") if precision == "tf32" else None
         return (tf32, "tf32") if tf32 else (gpu.fp32_tflops or 0.0, "fp32")
-    for p in ("bf16", "fp16"):
+    # bf16 checkpoints (and fp8/fp4 ones falling back) compute in bf16; fp16 and weight-only
+    # formats (GPTQ/AWQ, GGUF) dequantise to fp16 — half bf16's rate on some parts (MI100)
+    order = ("bf16", "fp16") if precision in ("bf16", "fp8", "fp4") else ("fp16", "bf16")
+    for p in order:
         value = gpu.peak_tflops(p)
         if value:
             if gpu.fp32_tflops and value < gpu.fp32_tflops:
@@ -256,7 +259,9 @@ def replica(
         mode, rate = basis, prefill.compute
     else:
         rate = compute_efficiency.get(mode, 0.5) * prefill.compute_scale
-    half, half_mode = datapath(gpu, "bf16", prefill)
+    # attention runs in the 16-bit type the activations are kept in
+    act16 = "bf16" if weights in ("bf16", "fp8", "fp4") else "fp16"
+    half, half_mode = datapath(gpu, act16, prefill)
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
     layers = model.layers or 1
