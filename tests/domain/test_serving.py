@@ -400,7 +400,7 @@ def test_one_gib_rule_and_one_usable_memory_function_for_every_task():
     # GiB (gpu_memory_utilization); the serving plan takes the same share of the same GiB and
     # keeps room for the four requests' KV cache
     rt = profile("vllm")
-    weights, act, fw, pool = sv.memory_plan(
+    _weights, _act, _fw, pool = sv.memory_plan(
         H100, LLAMA70, cfg(w="fp8"), rt, efficiency.usable_gb(H100)
     )
     kv_req = sv.kv_values(LLAMA70, 1300) * sv.KV_BYTES["bf16"] / 1e9
