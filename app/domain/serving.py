@@ -1,19 +1,17 @@
-"""LLM serving with continuous batching: time per decode step, time to first token, the
-throughput-latency curve and the KV-cache limit on concurrency, for one configuration
-(GPU × GPUs per replica × replicas × weight precision × KV precision × runtime).
+"""LLM serving with continuous batching: the scheduler and queueing around the one LLM step
+function (app/domain/llm_step.py, which LLM inference calls too) — time to first token, inter-
+token latency, the throughput-latency curve and the KV-cache limit on concurrency, for one
+configuration (GPU × GPUs per replica × replicas × weight format × KV format × runtime).
 
-The model, term by term (docs/methodology.md §6 gives the sources):
-
-* A decode step advances every running sequence by one token. It reads the weights once
-  (MoE: only the experts the step's tokens route to), reads each sequence's KV cache, and does
-  2 × active parameters FLOPs per token plus attention; it costs max(bytes ÷ bandwidth,
-  FLOPs ÷ compute) plus the runtime's fixed per-step overhead, plus two all-reduces per layer
-  under tensor parallelism.
+* A step's time is llm_step's: decode sequences plus prompt chunks on one replica, from the
+  runtime's efficiency rows, the format table and the replica's layout, plus the server's
+  fixed cost per step (scheduling, sampling).
 * Prefill is chunked and mixed into decode steps (vLLM V1, SGLang, TensorRT-LLM): on average
   each step also carries the prompt tokens of the requests that replace finished ones,
   B × prompt ÷ output tokens, which is what makes long prompts compute-bound.
-* The paged KV cache holds what is left of ``memory_utilization`` × memory after weights and
-  activations; it caps the running batch (as does the runtime's maximum batch).
+* The paged KV cache holds what is left of ``memory_utilization`` × memory (the one GiB rule,
+  efficiency.usable_gb) after weights and activations; it caps the running batch (as does the
+  runtime's maximum batch).
 * A load of N concurrent requests per replica settles at a request rate given by Little's law,
   λ = N ÷ (TTFT + (output − 1) × ITL); prompts queue for the prefill share of the GPU
   (an M/D/1 wait); requests beyond the batch cap wait for a slot.
@@ -61,7 +59,6 @@ class RuntimeProfile:
     max_batch: int  # most sequences in one step (max_num_seqs / max_running_requests)
     chunk_tokens: int  # most tokens in one step (max_num_batched_tokens / chunked prefill)
     step_overhead_s: float  # per step: scheduling, sampling, what CUDA graphs do not hide
-    per_layer_overhead_s: float  # eager runtimes: host dispatch per layer per step
     source: str
     # several GPUs per replica: "tensor" (tensor parallel), "layers" (whole layers per GPU, a
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
@@ -94,7 +91,6 @@ def runtime_profile(
     spec = table.serving.get(name)
     if spec is None:
         raise ValueError(f"data/efficiency.yaml has no serving runtime {name!r}")
-    per_layer = decode.host_us_per_op * decode.ops_per_layer * 1e-6 if decode is not None else 0.0
     int4_bits = None
     if spec.int4_format is not None:
         int4_bits = table.bits_per_weight.get(spec.int4_format)
@@ -109,7 +105,6 @@ def runtime_profile(
         max_batch=spec.max_batch,
         chunk_tokens=spec.chunk_tokens,
         step_overhead_s=spec.step_overhead_ms * 1e-3,
-        per_layer_overhead_s=per_layer,
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
         microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,

@@ -371,10 +371,10 @@ def test_eager_host_dispatch_is_the_figure_inference_uses():
     decode = TABLE.profile(H100, "cuda", "transformers", "bf16", "decode")
     eager = profile("transformers")
     assert decode.host_us_per_op > 0 and decode.ops_per_layer > 0
-    assert eager.per_layer_overhead_s == pytest.approx(
-        decode.host_us_per_op * decode.ops_per_layer * 1e-6
-    )
-    assert profile("vllm").per_layer_overhead_s == 0.0  # CUDA graphs: no host dispatch
+    rep = sv._engine(H100, LLAMA8, cfg(rt="transformers"), eager, 0.88, sv.DEFAULT_COMPUTE)
+    assert rep.host_s == pytest.approx(32 * decode.host_us_per_op * decode.ops_per_layer * 1e-6)
+    graphs = sv._engine(H100, LLAMA8, cfg(), profile("vllm"), 0.88, sv.DEFAULT_COMPUTE)
+    assert graphs.host_s == 0.0  # CUDA graphs: no host dispatch
 
 
 def test_a_serving_runtime_missing_a_field_is_rejected():
