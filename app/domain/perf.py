@@ -666,7 +666,29 @@ def llm_replica(
 ) -> llm_step.Replica:
     """The LLM inference job as one replica of the one LLM step function (llm_step): its
     weight format, a 16-bit KV cache (fp32 for fp32 jobs), the runtime's profiles on this GPU
-    and no serving scheduler. ``links=False``: no GPU-to-GPU time (an upper bound)."""
+    and no serving scheduler. ``links=False``: no GPU-to-GPU time (an upper bound).
+
+    Remembered with the runtime profiles (as ``_on_gpu``): a request asks for the same replica
+    for its bound, its estimate and its alternatives, on every card and count."""
+    table = work.efficiency
+    if table is None:
+        return _build_llm_replica(gpu, work, n, eff, backend, links)
+    key = (
+        "llm_replica", gpu, backend, work.runtime, work.precision, work.weight_bits, work.model,
+        n, links, id(eff),
+    )  # fmt: skip
+    hit: tuple[Efficiency, llm_step.Replica] | None = table._memo.get(key)
+    # the entry holds its efficiencies, so the id is not reused while it lives
+    if hit is not None and hit[0] is eff:
+        return hit[1]
+    rep = _build_llm_replica(gpu, work, n, eff, backend, links)
+    remember(table, key, (eff, rep))
+    return rep
+
+
+def _build_llm_replica(
+    gpu: GpuSpec, work: WorkloadSpec, n: int, eff: Efficiency, backend: str, links: bool
+) -> llm_step.Replica:
     pre = profile_for(gpu, work, backend, "prefill")
     dec = profile_for(gpu, work, backend, "decode")
     rep = llm_step.replica(

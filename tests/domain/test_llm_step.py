@@ -20,7 +20,7 @@ def _replica(gpu=H100, n=1, prof=GRAPHS, **kw) -> llm_step.Replica:
         compute_efficiency=COMP,
     )  # fmt: skip
     base.update(kw)
-    return llm_step.replica(gpu, LLAMA3_8B, **base)  # type: ignore[arg-type]
+    return llm_step.replica(gpu, LLAMA3_8B, **base)
 
 
 def test_how_a_replica_spans_gpus_is_the_runtime_policy():
