@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
+from app.domain.efficiency import usable_gb  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.recommend.serving import efficiencies_for  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
@@ -90,20 +91,20 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                 runtime=raw.get("runtime", meta["runtime"]),
             )
             mem_eff, comp = efficiencies_for(gpu, None)
-            mode = sv.peak_tflops(gpu, cfg.weight_precision)[1]
             conc = raw.get("concurrency")
             load = sv.ServingLoad(int(raw["isl"]), int(raw["osl"]), concurrent_requests=conc or 1)
             # the published tables are NVIDIA GPUs under CUDA
             decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
+            prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
             res = sv.evaluate(
                 gpu,
                 model,
                 cfg,
                 load,
-                runtime=sv.runtime_profile(table, cfg.runtime, decode),
-                usable_gb=gpu.memory_gb,
+                runtime=sv.runtime_profile(table, cfg.runtime, decode, prefill),
+                usable_gb=usable_gb(gpu),  # the one GiB rule every task uses
                 memory_efficiency=mem_eff,
-                compute_efficiency=comp.get(mode, 0.5),
+                compute_efficiency=comp,
             )
             rows.append(
                 Row(

@@ -54,6 +54,15 @@ class RuntimeProfile:
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
+    # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
+    # of every layer and works on every token: bandwidth and compute add up, two all-reduces
+    # per layer), "layers" (llama.cpp --split-mode layer, Accelerate device_map: each GPU holds
+    # whole layers and a token passes through them in turn, so a decode step is the sum of
+    # each GPU's share: one card's speed) or "none" (one GPU per replica)
+    span: str = "tensor"
+    # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
+    # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
+    microbatch_tokens: int = 0
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()
 
@@ -76,14 +85,6 @@ class ServingRuntime:
     max_batch: int
     chunk_tokens: int
     step_overhead_ms: float
-    kernel_efficiency: float
-    # how one replica spreads over several GPUs by default: "tensor" (every GPU holds a slice
-    # of every layer and works on every token), "layers" (each GPU holds whole layers and a
-    # token passes through them in turn) or "none" (one GPU per replica)
-    multi_gpu: str
-    # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
-    # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
-    microbatch_tokens: int
     sources: tuple[str, ...] = ()
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
@@ -218,6 +219,8 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         unknown = set(raw) - set(MATCH_KEYS) - _FIELDS - {"source", "note"}
         if unknown:
             raise ValueError(f"efficiency row {raw!r}: unknown fields {sorted(unknown)}")
+        if values.get("span", "tensor") not in MULTI_GPU_MODES:
+            raise ValueError(f"efficiency row {raw!r}: span must be one of {MULTI_GPU_MODES}")
         rows.append(Row(match=match, values=values, source=raw.get("source")))
     bits = {
         str(k): float(v["bits"])
@@ -262,21 +265,18 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             max_batch=int(values["max_batch"]),
             chunk_tokens=int(values["chunk_tokens"]),
             step_overhead_ms=float(values["step_overhead_ms"]),
-            kernel_efficiency=float(values["kernel_efficiency"]),
-            multi_gpu=str(values["multi_gpu"]),
-            microbatch_tokens=int(values["microbatch_tokens"]),
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
         )
-        if out[str(name)].multi_gpu not in MULTI_GPU_MODES:
-            raise ValueError(
-                f"serving runtime {name!r}: multi_gpu must be one of {', '.join(MULTI_GPU_MODES)}"
-            )
     return out
 
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),
-# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. The engine counts in 10^9 bytes.
+# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. nvidia-smi reports an "H100 80GB
+# HBM3" as 81,559 MiB total (80 GiB = 81,920 MiB, less what the driver reserves; the same figure
+# in every published nvidia-smi listing of the part), i.e. 85.5 × 10^9 bytes, not 80. The engine
+# counts in 10^9 bytes, and this is the ONE usable-memory rule: training, inference and serving
+# all read ``usable_gb`` (serving then applies its runtime's own share in its memory plan).
 GIB_PER_GB = float(1 << 30) / 1e9
 # macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
 UNIFIED_MEMORY_USABLE = 0.75

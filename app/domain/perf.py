@@ -10,12 +10,13 @@ reason for its value, in docs/methodology.md.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from app.domain import parallelism, topology
+from app.domain import llm_step, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
@@ -25,7 +26,6 @@ from app.domain.workload import (
     NF4_BYTES,
     WorkloadSpec,
     activation_bytes,
-    kv_cache_bytes,
     lora_params,
 )
 from app.vocab import MEASURED_PRECISIONS
@@ -696,24 +696,6 @@ def estimate(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _LlmJob:
-    """The GPU-independent part of an LLM inference estimate: the same for every GPU and
-    count of a request, so worked out once per job (``_llm_job``)."""
-
-    b: int
-    s: int
-    out: int
-    h_bytes: float  # one token's activation, 16-bit
-    pre_flops: float
-    pre_bytes: float  # prefill reads the weights and writes the prompt's KV cache
-    dec_flops: float
-    dec_bytes: float  # a decode step reads the weights it touches and the KV cache
-    kernels: int  # kernels per forward (layers × KERNELS_PER_LAYER_DECODE)
-    n_layers: int
-    allreduces: int  # per forward under tensor parallelism: two per layer (Megatron)
-
-
 def comm_s(
     gpu: GpuSpec,
     work: WorkloadSpec,
@@ -744,45 +726,67 @@ def comm_s(
     return 0.0  # independent replicas
 
 
-def _llm_job(work: WorkloadSpec) -> _LlmJob:
-    hit = _LLM_JOBS.get(id(work))
-    if hit is not None and hit[0] is work:
+def llm_efficiency(eff: Efficiency) -> dict[str, float]:
+    """Whole-model GEMM efficiency by datapath for the LLM step: the GEMM priors (or a device
+    report's) × MODEL_UTILISATION; int8 and fp4 kernels reach the share fp8 ones do."""
+    comp = {p: v * MODEL_UTILISATION for p, v in eff.compute.items()}
+    comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
+    comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
+    return comp
+
+
+def llm_replica(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    n: int,
+    eff: Efficiency,
+    backend: str,
+    *,
+    links: bool = True,
+) -> llm_step.Replica:
+    """The LLM inference job as one replica of the one LLM step function (llm_step): its
+    weight format, a 16-bit KV cache (fp32 for fp32 jobs), the runtime's profiles on this GPU
+    and no serving scheduler. ``links=False``: no GPU-to-GPU time (an upper bound).
+
+    Remembered with the runtime profiles (as ``_on_gpu``): a request asks for the same replica
+    for its bound, its estimate and its alternatives, on every card and count."""
+    table = work.efficiency
+    if table is None:
+        return _build_llm_replica(gpu, work, n, eff, backend, links)
+    key = (
+        "llm_replica", gpu, backend, work.runtime, work.precision, work.weight_bits, work.model,
+        n, links, id(eff),
+    )  # fmt: skip
+    hit: tuple[Efficiency, llm_step.Replica] | None = table._memo.get(key)
+    # the entry holds its efficiencies, so the id is not reused while it lives
+    if hit is not None and hit[0] is eff:
         return hit[1]
-    job = _build_llm_job(work)
-    _keep(_LLM_JOBS, id(work), work, job)
-    return job
+    rep = _build_llm_replica(gpu, work, n, eff, backend, links)
+    remember(table, key, (eff, rep))
+    return rep
 
 
-def _build_llm_job(work: WorkloadSpec) -> _LlmJob:
-    m = work.model
-    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
-    wbytes = _weight_bytes(work)
-    kv_b = 4.0 if work.precision == "fp32" else 2.0
-    # prefill: causal attention touches half the score matrix
-    layers, h = float(m.layers or 0), float(m.hidden_size or 0)
-    n_layers = m.layers or 32
-    kv_full = kv_cache_bytes(work, kv_b)
-    ctx = s + out / 2.0
-    if m.active_params and m.active_params < m.params:
-        touched = min(m.params, m.active_params * b) / m.params
-    else:
-        touched = 1.0
-    return _LlmJob(
-        b=b,
-        s=s,
-        out=out,
-        h_bytes=float(m.hidden_size or 0) * 2.0,
-        pre_flops=b * (2.0 * m.params_per_token * s + 2.0 * layers * s * s * h),
-        pre_bytes=wbytes + kv_full * s / (s + out),
-        dec_flops=b * (2.0 * m.params_per_token + 4.0 * layers * ctx * h),
-        dec_bytes=wbytes * touched + kv_full * ctx / (s + out),
-        kernels=n_layers * KERNELS_PER_LAYER_DECODE,
-        n_layers=n_layers,
-        allreduces=2 * int(m.layers or 32),
+def _build_llm_replica(
+    gpu: GpuSpec, work: WorkloadSpec, n: int, eff: Efficiency, backend: str, links: bool
+) -> llm_step.Replica:
+    pre = profile_for(gpu, work, backend, "prefill")
+    dec = profile_for(gpu, work, backend, "decode")
+    rep = llm_step.replica(
+        gpu,
+        work.model,
+        weights=work.precision,
+        kv="fp32" if work.precision in ("fp32", "tf32") else "bf16",
+        n=n,
+        decode=dec,
+        prefill=pre,
+        memory_efficiency=eff.memory,
+        compute_efficiency=llm_efficiency(eff),
+        own_bits=work.weight_bits,
     )
-
-
-_LLM_JOBS: dict[int, tuple[WorkloadSpec, _LlmJob]] = {}
+    if not links:
+        none = topology.link(gpu, 1)
+        rep = dataclasses.replace(rep, tp_link=none, hop_link=none)
+    return rep
 
 
 def llm_throughput_bound(
@@ -794,83 +798,51 @@ def llm_throughput_bound(
     calibration: Calibration | None = None,
     backend: str,
 ) -> float:
-    """An upper bound on ``estimate``'s LLM inference throughput on ``num_gpus``: its phases
-    without communication and with the work split all N ways (the estimate splits it over the
-    tensor-parallel degree, at most N, and adds communication, which is never negative). On
-    one GPU it is the estimate's throughput; it costs half as much (no links, no breakdown).
-    ``inf`` where the estimate has no finite positive throughput (a phase with no peak to run
-    at): the caller then evaluates it."""
-    job = _llm_job(work)
+    """An upper bound on ``estimate``'s LLM inference throughput on ``num_gpus``: the same
+    steps without GPU-to-GPU time (never negative). On one GPU it is the estimate's
+    throughput. ``inf`` where the estimate has no finite positive throughput (a phase with no
+    peak to run at): the caller then evaluates it."""
     eff = efficiencies(gpu, calibration)
-    pre = profile_for(gpu, work, backend, "prefill")
-    dec = profile_for(gpu, work, backend, "decode")
-    bw = gpu.memory_bandwidth_gbs * 1e9
-    per = float(max(1, num_gpus))
-    t_pre_c, _ = compute_time(job.pre_flops, gpu, work, framework, eff, pre)
-    t_pre_m = job.pre_bytes / (bw * _memory_efficiency(eff, pre))
-    ttft = max(t_pre_c, t_pre_m) / per + job.kernels * pre.kernel_us * 1e-6
-    t_dec_c, _ = compute_time(job.dec_flops, gpu, work, framework, eff, dec)
-    t_dec_m = job.dec_bytes / (bw * _memory_efficiency(eff, dec))
-    gpu_step = max(t_dec_c, t_dec_m) / per + job.kernels * dec.kernel_us * 1e-6
-    tpot = max(gpu_step, job.n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6)
-    total = ttft + job.out * tpot
-    return job.b * job.out / total if 0 < total < math.inf else math.inf
+    rep = llm_replica(gpu, work, max(1, num_gpus), eff, backend, links=False)
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    if rep.flops <= 0 or rep.attn_flops <= 0:
+        return math.inf
+    ttft = rep.parts(0.0, 0.0, float(b * s), float(s)).seconds
+    tpot = rep.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
+    total = ttft + out * tpot
+    return b * out / total if 0 < total < math.inf else math.inf
 
 
 def _llm_inference(
     gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, backend: str
 ) -> PerfEstimate:
-    """Prefill is compute-bound, decode reads the weights and the KV cache once per token.
-
-    Each phase takes its runtime's constants: an eager loop (Hugging Face ``generate``) pays
-    host dispatch per op, and a one-token step cannot hide it behind the GPU, so a decode step
-    costs max(GPU time, host time); CUDA-graph runtimes pay only a short gap per kernel."""
-    job = _llm_job(work)
-    b, s, out = job.b, job.s, job.out
+    """The job's prompt as one prefill step, then ``output_tokens`` decode steps at the mean
+    context, each from the one LLM step function (llm_step) that the serving scheduler calls
+    too: prefill compute-bound, decode reading the weights and the KV cache once per token; an
+    eager loop (Hugging Face ``generate``) host-bound, a CUDA-graph runtime not; the replica
+    spread over the GPUs as the runtime's ``span`` says (tensor parallel, layer split)."""
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     n = max(1, n_req)
-    # Tensor parallel inside one server, pipeline stages beyond it: per-token time shrinks with
-    # the tensor-parallel degree only; each stage boundary adds one activation hop.
-    tp = min(n, topology.NODE_GPUS)
-    stages = max(1, n // tp)
-    per = float(tp)
-    pre = profile_for(gpu, work, backend, "prefill")
-    dec = profile_for(gpu, work, backend, "decode")
-    bw_pre = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, pre)
-    bw_dec = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, dec)
-    t_pre_c, mode = compute_time(job.pre_flops, gpu, work, framework, eff, pre)
-    t_pre_m = job.pre_bytes / bw_pre
-    launch_pre = job.kernels * pre.kernel_us * 1e-6
-    if n > 1:
-        tp_link = topology.link(gpu, tp)
-        hop = topology.link(gpu, n) if stages > 1 else tp_link
-        n_ar = job.allreduces if tp > 1 else 0
-
-        def tp_comm(tokens: float) -> float:
-            moved = topology.ring_allreduce_bytes(tp, tokens * job.h_bytes) * n_ar
-            stage = (stages - 1) * topology.comm_seconds(hop, tokens * job.h_bytes)
-            return (
-                topology.comm_seconds(tp_link, moved, collectives=n_ar) if n_ar else 0.0
-            ) + stage
-
-        comm_pre, comm_dec = tp_comm(b * s), tp_comm(b)
-    else:
-        comm_pre = comm_dec = 0.0  # one GPU: nothing crosses a link
-    ttft = max(t_pre_c, t_pre_m) / per + launch_pre + comm_pre
-    t_dec_c, _ = compute_time(job.dec_flops, gpu, work, framework, eff, dec)
-    t_dec_m = job.dec_bytes / bw_dec
-    launch = job.kernels * dec.kernel_us * 1e-6
-    host = job.n_layers * dec.ops_per_layer * dec.host_us_per_op * 1e-6
-    gpu_step = max(t_dec_c, t_dec_m) / per + launch + comm_dec
-    tpot = max(gpu_step, host)
+    rep = llm_replica(gpu, work, n, eff, backend)
+    if rep.flops <= 0 or rep.attn_flops <= 0:
+        return _no_llm_figures(work, n, rep, eff, backend)
+    pre = rep.parts(0.0, 0.0, float(b * s), float(s))
+    dec = rep.parts(float(b), s + out / 2.0, 0.0, float(s))
+    ttft, tpot = pre.seconds, dec.seconds
     total = ttft + out * tpot
-    comm = comm_pre + out * comm_dec
-    single = max(t_pre_c, t_pre_m) + launch_pre + out * (max(t_dec_c, t_dec_m) + launch)
-    scale = single / total / n
+    comm = pre.comm_s + out * dec.comm_s
+    if n > 1:
+        one = llm_replica(gpu, work, 1, eff, backend)
+        t1 = one.parts(0.0, 0.0, float(b * s), float(s)).seconds
+        single = t1 + out * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
+    else:
+        single = total
+    host_excess = max(0.0, dec.host_s - dec.gpu_s)
     parts = {
-        "compute": t_pre_c + out * t_dec_c,
-        "memory bandwidth": t_pre_m + out * t_dec_m,
-        "host overhead": out * max(0.0, host - gpu_step),
-        "interconnect": max(0.0, comm) * n,
+        "compute": pre.compute_s + out * dec.compute_s,
+        "memory bandwidth": pre.memory_s + out * dec.memory_s,
+        "host overhead": out * host_excess,
+        "interconnect": comm * n,
     }
     bottleneck = max(parts, key=lambda k: parts[k])
     return PerfEstimate(
@@ -878,18 +850,42 @@ def _llm_inference(
         unit="tokens/s",
         step_time_s=total,
         bottleneck=bottleneck,
-        compute_s=(t_pre_c + out * t_dec_c) / per,
-        memory_s=(t_pre_m + out * t_dec_m) / per,
-        overhead_s=launch_pre + out * (tpot - gpu_step + launch),
+        compute_s=pre.compute_s + out * dec.compute_s,
+        memory_s=pre.memory_s + out * dec.memory_s,
+        overhead_s=pre.launch_s + out * (dec.launch_s + host_excess),
         host_s=0.0,
-        comm_s=max(0.0, comm),
+        comm_s=comm,
         num_gpus=n,
-        scaling_efficiency=scale,
-        compute_precision=mode,
+        scaling_efficiency=single / total / n,
+        compute_precision=rep.compute_precision,
         efficiency_source=eff.source,
         latency_ms=total * 1e3,
         ttft_ms=ttft * 1e3,
         ms_per_token=tpot * 1e3,
+        runtime=work.runtime,
+        backend=backend,
+        measured_on=eff.measured_on,
+    )
+
+
+def _no_llm_figures(
+    work: WorkloadSpec, n: int, rep: llm_step.Replica, eff: Efficiency, backend: str
+) -> PerfEstimate:
+    """A GPU without the peak a phase runs at: no finite throughput (callers exclude it)."""
+    return PerfEstimate(
+        throughput=0.0,
+        unit="tokens/s",
+        step_time_s=math.inf,
+        bottleneck="compute",
+        compute_s=math.inf,
+        memory_s=0.0,
+        overhead_s=0.0,
+        host_s=0.0,
+        comm_s=0.0,
+        num_gpus=n,
+        scaling_efficiency=0.0,
+        compute_precision=rep.compute_precision,
+        efficiency_source=eff.source,
         runtime=work.runtime,
         backend=backend,
         measured_on=eff.measured_on,

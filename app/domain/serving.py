@@ -1,19 +1,17 @@
-"""LLM serving with continuous batching: time per decode step, time to first token, the
-throughput-latency curve and the KV-cache limit on concurrency, for one configuration
-(GPU × GPUs per replica × replicas × weight precision × KV precision × runtime).
+"""LLM serving with continuous batching: the scheduler and queueing around the one LLM step
+function (app/domain/llm_step.py, which LLM inference calls too) — time to first token, inter-
+token latency, the throughput-latency curve and the KV-cache limit on concurrency, for one
+configuration (GPU × GPUs per replica × replicas × weight format × KV format × runtime).
 
-The model, term by term (docs/methodology.md §6 gives the sources):
-
-* A decode step advances every running sequence by one token. It reads the weights once
-  (MoE: only the experts the step's tokens route to), reads each sequence's KV cache, and does
-  2 × active parameters FLOPs per token plus attention; it costs max(bytes ÷ bandwidth,
-  FLOPs ÷ compute) plus the runtime's fixed per-step overhead, plus two all-reduces per layer
-  under tensor parallelism.
+* A step's time is llm_step's: decode sequences plus prompt chunks on one replica, from the
+  runtime's efficiency rows, the format table and the replica's layout, plus the server's
+  fixed cost per step (scheduling, sampling).
 * Prefill is chunked and mixed into decode steps (vLLM V1, SGLang, TensorRT-LLM): on average
   each step also carries the prompt tokens of the requests that replace finished ones,
   B × prompt ÷ output tokens, which is what makes long prompts compute-bound.
-* The paged KV cache holds what is left of ``memory_utilization`` × memory after weights and
-  activations; it caps the running batch (as does the runtime's maximum batch).
+* The paged KV cache holds what is left of ``memory_utilization`` × memory (the one GiB rule,
+  efficiency.usable_gb) after weights and activations; it caps the running batch (as does the
+  runtime's maximum batch).
 * A load of N concurrent requests per replica settles at a request rate given by Little's law,
   λ = N ÷ (TTFT + (output − 1) × ITL); prompts queue for the prefill share of the GPU
   (an M/D/1 wait); requests beyond the batch cap wait for a slot.
@@ -24,41 +22,26 @@ Pure: frozen inputs, frozen outputs, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import efficiency
+from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
-from app.vocab import BYTES_PER_ELEMENT, KV_CACHE_PRECISIONS
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
 
 GB = 1e9
 
 # ---------------------------------------------------------------- formats and runtimes
 
-# Stored bits per weight, scales included (methodology §6.2): AWQ/GPTQ int4 with group size 128
-# keep an fp16 scale and a zero point per group, 4 + 32/128; NVFP4 one fp8 (E4M3) scale per 16
-# values, 4 + 8/16; MXFP4 one 8-bit (E8M0) scale per 32 values, 4 + 8/32.
-WEIGHT_BITS: dict[str, float] = {
-    "bf16": 16.0,
-    "fp16": 16.0,
-    "fp8": 8.0,
-    "int8": 8.0,
-    "int4": 4.25,
-    "fp4": 4.5,
-}
-WEIGHT_FORMAT: dict[str, str] = {
-    "bf16": "bf16",
-    "fp16": "fp16",
-    "fp8": "FP8 (E4M3, per-channel or block scales)",
-    "int8": "INT8 W8A8",
-    "int4": "AWQ/GPTQ int4, group 128 (4.25 bits per weight)",
-    "fp4": "NVFP4 (4.5 bits per weight; MXFP4 4.25)",
-}
-KV_BYTES: dict[str, float] = {k: BYTES_PER_ELEMENT[k] for k in KV_CACHE_PRECISIONS}
+# Stored bits, labels and KV bytes per format: the one table inference reads too
+# (app/domain/formats.py).
+SERVED_WEIGHTS = PRECISION_ORDER
+WEIGHT_BITS: dict[str, float] = {p: formats.bits(p) for p in SERVED_WEIGHTS}
+WEIGHT_FORMAT: dict[str, str] = {p: formats.WEIGHT_FORMATS[p].label for p in SERVED_WEIGHTS}
+KV_BYTES: dict[str, float] = {p: formats.kv_bytes(p) for p in formats.KV_FORMATS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +60,6 @@ class RuntimeProfile:
     max_batch: int  # most sequences in one step (max_num_seqs / max_running_requests)
     chunk_tokens: int  # most tokens in one step (max_num_batched_tokens / chunked prefill)
     step_overhead_s: float  # per step: scheduling, sampling, what CUDA graphs do not hide
-    per_layer_overhead_s: float  # eager runtimes: host dispatch per layer per step
-    kernel_efficiency: float  # decode/prefill kernels relative to the engine's GEMM/copy priors
     source: str
     # several GPUs per replica: "tensor" (tensor parallel), "layers" (whole layers per GPU, a
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
@@ -88,6 +69,10 @@ class RuntimeProfile:
     # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
     int4_bits: float | None = None
+    # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
+    # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
+    decode: efficiency.RuntimeProfile = efficiency.EAGER
+    prefill: efficiency.RuntimeProfile = efficiency.EAGER
 
     def bits(self, precision: str) -> float | None:
         """Stored bits per weight where the runtime's format differs from WEIGHT_BITS."""
@@ -95,15 +80,18 @@ class RuntimeProfile:
 
 
 def runtime_profile(
-    table: EfficiencyTable, name: str, decode: efficiency.RuntimeProfile | None = None
+    table: EfficiencyTable,
+    name: str,
+    decode: efficiency.RuntimeProfile | None = None,
+    prefill: efficiency.RuntimeProfile | None = None,
 ) -> RuntimeProfile:
-    """The serving runtime ``name`` from the efficiency table; its host dispatch per layer is
-    the one the table's decode rows give the same runtime on this GPU (``decode``: the resolved
-    decode profile), so inference and serving share one figure."""
+    """The serving runtime ``name`` from the efficiency table, with the profiles the table's
+    decode and prefill rows give the same runtime on this GPU (resolved by the caller): the
+    step function reads its efficiencies, kernel gaps, host dispatch and how a replica spans
+    GPUs from them, as LLM inference does."""
     spec = table.serving.get(name)
     if spec is None:
         raise ValueError(f"data/efficiency.yaml has no serving runtime {name!r}")
-    per_layer = decode.host_us_per_op * decode.ops_per_layer * 1e-6 if decode is not None else 0.0
     int4_bits = None
     if spec.int4_format is not None:
         int4_bits = table.bits_per_weight.get(spec.int4_format)
@@ -118,13 +106,13 @@ def runtime_profile(
         max_batch=spec.max_batch,
         chunk_tokens=spec.chunk_tokens,
         step_overhead_s=spec.step_overhead_ms * 1e-3,
-        per_layer_overhead_s=per_layer,
-        kernel_efficiency=spec.kernel_efficiency,
         source=", ".join(spec.sources),
-        multi_gpu=spec.multi_gpu,
-        microbatch_tokens=spec.microbatch_tokens,
+        multi_gpu=decode.span if decode is not None else "tensor",
+        microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
+        decode=decode if decode is not None else efficiency.EAGER,
+        prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
 
 
@@ -139,9 +127,11 @@ DEFAULT_RUNTIME = {
     "cpu": "llama.cpp",
 }
 
-# Tensor-parallel all-reduce: latency per call and the per-direction link bandwidth.
-ALLREDUCE_LATENCY_S = {"nvlink": 8e-6, "pcie": 25e-6}
-PCIE_ALLREDUCE_GBS = 25.0  # x16 Gen4/5 through the host bridge, as NCCL achieves it
+# Whole-model GEMM efficiency by datapath when the caller has none (the engine's NVIDIA
+# datacenter prior 0.80 × model utilisation 0.70; perf.llm_efficiency gives the real ones).
+DEFAULT_COMPUTE: dict[str, float] = {
+    p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+}
 FRAMEWORK_GB = 1.0  # CUDA context + NCCL + CUDA-graph pools, per GPU, outside the KV pool
 
 
@@ -249,33 +239,17 @@ class ServingResult:
 # ---------------------------------------------------------------- model arithmetic
 
 
-def embedding_params(m: ModelSpec) -> float:
-    """Input embedding + output head parameters (kept 16-bit by quantised checkpoints)."""
-    if not m.vocab_size or not m.hidden_size:
-        return 0.0
-    return 2.0 * m.vocab_size * m.hidden_size
+embedding_params = formats.embedding_params
 
 
 def weight_bytes(m: ModelSpec, precision: str, bits: float | None = None) -> float:
     """Stored weights at ``precision`` (``bits`` per weight where a runtime's own format
-    differs from WEIGHT_BITS)."""
-    if bits is not None:
-        # a runtime's own format is a whole-file mean (GGUF quantises the embeddings too)
-        return m.params * bits / 8
-    bits = WEIGHT_BITS[precision]
-    emb = min(embedding_params(m), m.params * 0.5)
-    if bits >= 16:
-        return m.params * bits / 8
-    return (m.params - emb) * bits / 8 + emb * 2.0
+    differs from the format table)."""
+    return formats.weight_bytes(m, precision, bits)
 
 
-def expert_split(m: ModelSpec) -> tuple[float, float]:
-    """(parameters every token uses, parameters of all routed experts)."""
-    e, k = m.experts or 0, m.active_experts or 0
-    if not m.active_params or e <= 1 or not 0 < k < e or m.active_params >= m.params:
-        return m.params, 0.0
-    experts = (m.params - m.active_params) * e / (e - k)
-    return m.params - experts, experts
+expert_split = llm_step.expert_split
+native_fp4 = llm_step.native_fp4
 
 
 def kv_values(m: ModelSpec, context: float) -> float:
@@ -285,26 +259,19 @@ def kv_values(m: ModelSpec, context: float) -> float:
     return values
 
 
-def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
-    """Dense tensor peak for the precision the matmuls run in, and that precision."""
-    if precision == "fp4" and native_fp4(gpu) and gpu.fp8_tflops:
-        # Blackwell doubles the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS)
-        return 2.0 * gpu.fp8_tflops, "fp4"
-    if precision in ("fp8", "fp4") and gpu.fp8_tflops:
-        return gpu.fp8_tflops, "fp8"
-    if precision == "int8" and gpu.int8_tops:
-        return gpu.int8_tops, "int8"
-    for p in ("bf16", "fp16"):
-        value = gpu.peak_tflops(p)
-        if value:
-            return value, p
-    return gpu.fp32_tflops, "fp32"
+def peak_tflops(
+    gpu: GpuSpec, precision: str, runtime: RuntimeProfile | None = None
+) -> tuple[float | None, str]:
+    """Dense tensor peak the linear layers of a ``precision`` checkpoint run at, and that
+    datapath (llm_step.datapath under the runtime's prefill profile)."""
+    prof = runtime.prefill if runtime is not None else _SERVING_DATAPATHS
+    peak, mode = llm_step.datapath(gpu, precision, prof)
+    return peak or None, mode
 
 
-def native_fp4(gpu: GpuSpec) -> bool:
-    """FP4 tensor cores: NVIDIA Blackwell (compute capability 10.x and 12.x)."""
-    cc = gpu.compute_capability or ""
-    return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
+# Without a runtime: a serving runtime's native low-precision GEMMs (vLLM/SGLang W8A8 and
+# FP8, TensorRT-LLM FP8/INT8/FP4; data/efficiency.yaml)
+_SERVING_DATAPATHS = efficiency.RuntimeProfile(native=("fp8", "int8", "fp4"))
 
 
 def supports_weights(
@@ -332,136 +299,28 @@ def supports_kv(gpu: GpuSpec, kv: str) -> str | None:
     return None
 
 
-def _link(gpu: GpuSpec) -> str:
-    text = f"{gpu.interconnect or ''} {gpu.form_factor or ''}".lower()
-    fast = ("nvlink", "sxm", "oam", "infinity fabric", "xgmi", "nvswitch")
-    return "nvlink" if any(k in text for k in fast) else "pcie"
-
-
-@dataclass(frozen=True, slots=True)
-class _Engine:
-    """Per-replica constants of one configuration."""
-
-    gpu: GpuSpec
-    model: ModelSpec
-    rt: RuntimeProfile
-    tp: int  # GPUs per replica
-    stages: int  # GPUs a token passes through in turn (a layer split), else 1
-    dense_bytes: float  # weights every step reads, whole replica
-    expert_bytes: float  # all routed experts' weights
-    experts: int
-    topk: int
-    kv_b: float
-    flops_per_token: float  # 2 × active params
-    bw: float  # bytes/s: the whole replica's (tensor parallel), one GPU's (layer split)
-    flops: float  # FLOP/s for linear layers, likewise
-    attn_flops: float  # FLOP/s for attention (16-bit), likewise
-    compute_precision: str
-    allreduce_s: float  # latency per all-reduce
-    link_bps: float
-    layers: int
-    hidden: int
-    # KV values per sequence by mean context: a load is solved at one context, over and over
-    kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
-
-    def kv_at(self, context: float) -> float:
-        hit = self.kv_memo.get(context)
-        if hit is None:
-            hit = self.kv_memo[context] = kv_values(self.model, context)
-        return hit
-
-    def weights_read(self, tokens: float) -> float:
-        if not self.expert_bytes:
-            return self.dense_bytes
-        k, e = self.topk, self.experts
-        touched = 1.0 - (1.0 - k / e) ** max(tokens, 1.0)
-        return self.dense_bytes + self.expert_bytes * touched
-
-    def comm(self, tokens: float) -> float:
-        if self.tp <= 1:
-            return 0.0
-        size = tokens * self.hidden * 2.0
-        if self.stages > 1:
-            # a layer split hands the hidden states on at each of its stage boundaries
-            return (self.stages - 1) * (self.allreduce_s + size / self.link_bps)
-        one = self.allreduce_s + 2.0 * (self.tp - 1) / self.tp * size / self.link_bps
-        return 2.0 * self.layers * one
-
-    def step(
-        self, decode: float, context: float, prefill: float, prompt: float
-    ) -> tuple[float, str]:
-        """One scheduler step: ``decode`` sequences at mean ``context``, ``prefill`` prompt
-        tokens from prompts of length ``prompt``. Returns (seconds, what bounds it)."""
-        tokens = decode + prefill
-        # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
-        # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
-        # times of one piece; u = 1 and S = 1 is one pass over the step's tokens
-        mb = self.rt.microbatch_tokens
-        u = math.ceil(tokens / mb) if mb and tokens > mb else 1
-        d, f = decode / u, prefill / u
-        # linear layers (GEMMs over the step's tokens) and attention (each sequence against
-        # its own KV cache) are separate kernels that run one after the other
-        t_w = self.weights_read(d + f) / self.bw
-        t_lin = (d + f) * self.flops_per_token / self.flops
-        kv_read = d * self.kv_at(context) * self.kv_b if d else 0.0
-        t_kv = kv_read / self.bw
-        # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half
-        # of it on average (causal)
-        attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
-        t_att = attn / self.attn_flops
-        overhead = self.rt.step_overhead_s + self.rt.per_layer_overhead_s * self.layers
-        comm = self.comm(tokens)
-        mem = (t_w if t_w >= t_lin else 0.0) + (t_kv if t_kv >= t_att else 0.0)
-        comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
-        bound = "memory bandwidth" if mem >= comp else "compute"
-        if comm > max(mem, comp):
-            bound = "interconnect"
-        work = max(t_w, t_lin) + max(t_kv, t_att)
-        if u > 1 or self.stages > 1:
-            work *= (u + self.stages - 1) / self.stages
-        return work + overhead + comm, bound
-
-
 def _engine(
     gpu: GpuSpec,
     model: ModelSpec,
     cfg: ServingConfig,
     rt: RuntimeProfile,
     mem_eff: float,
-    comp_eff: float,
-) -> _Engine:
-    tp = cfg.gpus_per_replica
-    # tensor parallel: every GPU works on every token, so bandwidth and compute add up; a
-    # layer split: a token meets one GPU at a time, each holding its share of the layers
-    stages = tp if rt.multi_gpu == "layers" else 1
-    par = tp // stages
-    dense, experts = expert_split(model)
-    wb = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / model.params
-    peak, mode = peak_tflops(gpu, cfg.weight_precision)
-    half, _ = peak_tflops(gpu, "bf16")
-    eff = rt.kernel_efficiency
-    link = _link(gpu) if tp > 1 else "nvlink"
-    link_gbs = (gpu.interconnect_gbs or 0) / 2.0 if link == "nvlink" else PCIE_ALLREDUCE_GBS
-    return _Engine(
-        gpu=gpu,
-        model=model,
-        rt=rt,
-        tp=tp,
-        stages=stages,
-        dense_bytes=dense * wb,
-        expert_bytes=experts * wb,
-        experts=model.experts or 1,
-        topk=model.active_experts or 1,
-        kv_b=KV_BYTES[cfg.kv_precision],
-        flops_per_token=2.0 * model.params_per_token,
-        bw=gpu.memory_bandwidth_gbs * GB * mem_eff * eff * par,
-        flops=(peak or 0.0) * 1e12 * comp_eff * eff * par,
-        attn_flops=(half or peak or 0.0) * 1e12 * comp_eff * eff * par,
-        compute_precision=mode,
-        allreduce_s=ALLREDUCE_LATENCY_S[link],
-        link_bps=max(link_gbs, PCIE_ALLREDUCE_GBS) * GB,
-        layers=model.layers or 1,
-        hidden=model.hidden_size or 1,
+    comp_eff: Mapping[str, float],
+) -> llm_step.Replica:
+    """One replica of the configuration: the one LLM step function's replica (the one LLM
+    inference builds), plus the server's fixed cost per step."""
+    return llm_step.replica(
+        gpu,
+        model,
+        weights=cfg.weight_precision,
+        kv=cfg.kv_precision,
+        n=cfg.gpus_per_replica,
+        decode=rt.decode,
+        prefill=rt.prefill,
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp_eff,
+        own_bits=rt.bits(cfg.weight_precision),
+        scheduler_s=rt.step_overhead_s,
     )
 
 
@@ -499,14 +358,20 @@ class _Point:
 
 
 def _solve(
-    eng: _Engine, load_n: float | None, load_rate: float | None, p: int, o: int, cap: int
+    eng: llm_step.Replica,
+    rt: RuntimeProfile,
+    load_n: float | None,
+    load_rate: float | None,
+    p: int,
+    o: int,
+    cap: int,
 ) -> _Point | None:
     """Steady state of one replica under ``load_n`` concurrent requests (closed loop) or
     ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity."""
     ctx = p + o / 2.0
-    chunk = eng.rt.chunk_tokens
+    chunk = rt.chunk_tokens
     t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p))
-    if not eng.rt.continuous_batching:
+    if not rt.continuous_batching:
         # one request at a time: prefill, then o − 1 decode steps at batch 1
         itl, bound = eng.step(1.0, ctx, 0.0, float(p))
         service = t_prefill_alone + (o - 1) * itl
@@ -599,7 +464,7 @@ def evaluate(
     runtime: RuntimeProfile,
     usable_gb: float | None = None,
     memory_efficiency: float = 0.88,
-    compute_efficiency: float = 0.56,
+    compute_efficiency: Mapping[str, float] | None = None,
     with_curve: bool = False,
     saturation: bool = True,
 ) -> ServingResult:
@@ -613,14 +478,15 @@ def evaluate(
     rt = runtime
     if rt.name != cfg.runtime:
         raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
-    usable = gpu.memory_gb if usable_gb is None else usable_gb
+    usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
     kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
     tp = cfg.gpus_per_replica
     cap_kv = int(pool * GB * tp // kv_req) if pool > 0 else 0
     cap = min(rt.max_batch, cap_kv)
-    eng = _engine(gpu, model, cfg, rt, memory_efficiency, compute_efficiency)
+    comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
+    eng = _engine(gpu, model, cfg, rt, memory_efficiency, comp)
     base: dict[str, Any] = dict(
         config=cfg,
         weights_gb_per_gpu=weights,
@@ -658,7 +524,7 @@ def evaluate(
     r = cfg.replicas
 
     def saturated_point() -> _Point:
-        pt = _solve(eng, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
+        pt = _solve(eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
         assert pt is not None
         return pt
 
@@ -668,15 +534,15 @@ def evaluate(
         tuple(
             CurvePoint(int(b), pt.itl * 1e3, pt.ttft * 1e3, pt.rate * o)
             for b in _curve_batches(cap)
-            if (pt := _solve(eng, float(b), None, p, o, cap)) is not None
+            if (pt := _solve(eng, rt, float(b), None, p, o, cap)) is not None
         )
         if with_curve
         else ()
     )
     if load.requests_per_s is not None:
-        point = _solve(eng, None, load.requests_per_s / r, p, o, cap)
+        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap)
     else:
-        point = _solve(eng, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
+        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
     notes: list[str] = []
     if point is None:
         sat = sat or saturated_point()
@@ -770,6 +636,7 @@ class PlanOptions:
     compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
     single_device: bool = False
     tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
+    exact_gpus: int | None = None  # the request's "exactly N GPUs" (constraints.num_gpus)
     # weight formats the runtime lacks on this GPU's backend, with why (the compat rules)
     barred_weights: tuple[tuple[str, str], ...] = ()
     # What (GPUs per replica, replicas) costs per hour on the basis the request ranks by (the
@@ -803,6 +670,106 @@ def _miss_size(result: ServingResult, targets: ServingTargets) -> float:
     return max(ratios)
 
 
+def _formats(gpu: GpuSpec, options: PlanOptions) -> tuple[list[str], list[str], list[str]]:
+    """(weight formats, KV formats) the GPU and runtime can serve, and each weight format
+    skipped with why."""
+    skipped: list[str] = []
+    weights = []
+    barred = dict(options.barred_weights)
+    for wp in options.weight_precisions:
+        why = barred.get(wp) or supports_weights(gpu, wp, options.runtime)
+        if why:
+            skipped.append(f"{wp}: {why}")
+        else:
+            weights.append(wp)
+    kvs = [kv for kv in options.kv_precisions if supports_kv(gpu, kv) is None]
+    return weights, kvs, skipped
+
+
+def _shapes(options: PlanOptions) -> list[tuple[int, range]]:
+    """(GPUs per replica, the replica counts to try) the options allow: every tensor-parallel
+    size up to the most GPUs, or exactly ``exact_gpus`` in all (the request's "exactly N
+    GPUs", honoured as for every other task)."""
+    one_gpu = options.single_device or options.runtime.multi_gpu == "none"
+    tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
+    if options.tp_sizes is not None:
+        tps = list(options.tp_sizes)
+    exact = options.exact_gpus
+    if exact is not None and options.single_device and exact > 1:
+        return []  # one device: no count but 1
+    if exact is not None:
+        if exact > options.max_gpus:
+            return []
+        return [(tp, range(exact // tp, exact // tp + 1)) for tp in tps if exact % tp == 0]
+    if options.single_device:
+        return [(tp, range(1, 2)) for tp in tps]
+    return [(tp, range(1, max(1, options.max_gpus // tp) + 1)) for tp in tps]
+
+
+@dataclass
+class _Search:
+    """The planner's state over one GPU: the cheapest configuration that meets the targets at
+    each tensor-parallel size, the closest miss, and why nothing fits."""
+
+    gpu: GpuSpec
+    model: ModelSpec
+    load: ServingLoad
+    targets: ServingTargets
+    options: PlanOptions
+    prices: dict[tuple[int, int], float | None] = field(default_factory=dict)
+    by_tp: dict[int, tuple[tuple[float, ...], ServingResult]] = field(default_factory=dict)
+    closest: ServingResult | None = None
+    closest_key: tuple[float, ...] | None = None
+    unfit: str | None = None
+
+    def run(self, cfg: ServingConfig, saturation: bool = True) -> ServingResult:
+        o = self.options
+        return evaluate(
+            self.gpu,
+            self.model,
+            cfg,
+            self.load,
+            runtime=o.runtime,
+            usable_gb=o.usable_gb,
+            memory_efficiency=o.memory_efficiency,
+            compute_efficiency=o.compute_efficiency,
+            saturation=saturation,
+        )
+
+    def head(self, tp: int, r: int) -> tuple[float, float]:
+        """(0, price) or, unpriced, (1, GPU count): never decreasing in ``r`` for a fixed
+        ``tp`` (instances are whole, and whether any instance holds a group does not depend on
+        ``r``), so the replica loop stops once it passes a configuration that meets."""
+        if self.options.price is None:
+            return (1.0, float(tp * r))
+        if (tp, r) not in self.prices:
+            self.prices[tp, r] = self.options.price(tp, r)
+        cost = self.prices[tp, r]
+        return (0.0, cost) if cost is not None else (1.0, float(tp * r))
+
+    def replicas(self, tp: int, wp: str, kv: str, counts: range) -> None:
+        """Try ``counts`` replicas of ``tp`` GPUs in these formats, fewest first."""
+        order = float(PRECISION_ORDER.index(wp) if wp in PRECISION_ORDER else 9)
+        for r in counts:
+            h = self.head(tp, r)
+            found = self.by_tp.get(tp)
+            if found is not None and h > found[0][:2]:
+                return  # dearer than a configuration of this size that meets the targets
+            res = self.run(ServingConfig(tp, r, wp, kv, self.options.runtime.name), False)
+            if not res.fits:
+                self.unfit = self.unfit or res.reason
+                return  # more replicas do not make one fit
+            ok, _ = meets(res, self.targets)
+            if ok and res.ttft_ms is not None:
+                key = (*h, res.itl_ms or 0.0, float(tp * r), order, float(kv != "bf16"))
+                if found is None or key < found[0]:
+                    self.by_tp[tp] = (key, res)
+                continue  # one more replica only if it costs no more (head stops it)
+            miss = (_miss_size(res, self.targets), float(tp * r))
+            if self.closest_key is None or miss < self.closest_key:
+                self.closest, self.closest_key = res, miss
+
+
 def plan(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -817,91 +784,31 @@ def plan(
     configuration before an unpriced one), then the fastest — at one price (instances paid
     whole) the plan takes the replicas or tensor-parallel group that use what is paid for —;
     unpriced: the fewest GPUs, then the fastest; last the higher precision."""
-    skipped: list[str] = []
-    weights = []
-    barred = dict(options.barred_weights)
-    for wp in options.weight_precisions:
-        why = barred.get(wp) or supports_weights(gpu, wp, options.runtime)
-        if why:
-            skipped.append(f"{wp}: {why}")
-        else:
-            weights.append(wp)
-    kvs = [kv for kv in options.kv_precisions if supports_kv(gpu, kv) is None]
+    weights, kvs, skipped = _formats(gpu, options)
     if not weights or not kvs:
-        return Plan(
-            None,
-            None,
-            (),
-            "; ".join(skipped) or "no KV cache precision is supported",
-            skipped=tuple(skipped),
+        why = "; ".join(skipped) or "no KV cache precision is supported"
+        return Plan(None, None, (), why, skipped=tuple(skipped))
+    shapes = _shapes(options)
+    if not shapes:
+        n = options.exact_gpus
+        why = (
+            f"{gpu.name} runs as one device; {n} GPUs were asked for"
+            if options.single_device
+            else f"no configuration of {options.runtime.name} spans exactly {n} GPUs "
+            f"(at most {options.max_gpus})"
         )
-    one_gpu = options.single_device or options.runtime.multi_gpu == "none"
-    tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
-    if options.tp_sizes is not None:
-        tps = list(options.tp_sizes)
-    prices: dict[tuple[int, int], float | None] = {}
-
-    def run(cfg: ServingConfig, saturation: bool = True) -> ServingResult:
-        return evaluate(
-            gpu,
-            model,
-            cfg,
-            load,
-            runtime=options.runtime,
-            usable_gb=options.usable_gb,
-            memory_efficiency=options.memory_efficiency,
-            compute_efficiency=options.compute_efficiency.get(
-                peak_tflops(gpu, cfg.weight_precision)[1], 0.5
-            ),
-            saturation=saturation,
-        )
-
-    def head(tp: int, r: int) -> tuple[float, float]:
-        """(0, price) or, unpriced, (1, GPU count): never decreasing in ``r`` for a fixed
-        ``tp`` (instances are whole, and whether any instance holds a group does not depend on
-        ``r``), so the replica loop stops once it passes a configuration that meets."""
-        if options.price is None:
-            return (1.0, float(tp * r))
-        if (tp, r) not in prices:
-            prices[tp, r] = options.price(tp, r)
-        cost = prices[tp, r]
-        return (0.0, cost) if cost is not None else (1.0, float(tp * r))
-
-    by_tp: dict[int, tuple[tuple[float, ...], ServingResult]] = {}
-    closest: ServingResult | None = None
-    closest_key: tuple[float, ...] | None = None
-    unfit: str | None = None
-    for tp in tps:
+        return Plan(None, None, (), why, skipped=tuple(skipped))
+    search = _Search(gpu, model, load, targets, options)
+    for tp, counts in shapes:
         for wp in weights:
             for kv in kvs:
-                max_r = 1 if options.single_device else max(1, options.max_gpus // tp)
-                for r in range(1, max_r + 1):
-                    h = head(tp, r)
-                    found = by_tp.get(tp)
-                    if found is not None and h > found[0][:2]:
-                        break  # dearer than a configuration of this size that meets the targets
-                    cfg = ServingConfig(tp, r, wp, kv, options.runtime.name)
-                    res = run(cfg, saturation=False)
-                    if not res.fits:
-                        unfit = unfit or res.reason
-                        break  # more replicas do not make one fit
-                    ok, _ = meets(res, targets)
-                    ok = ok and res.ttft_ms is not None
-                    order = PRECISION_ORDER.index(wp) if wp in PRECISION_ORDER else 9
-                    if ok:
-                        gpus = float(tp * r)
-                        key = (*h, res.itl_ms or 0.0, gpus, float(order), float(kv != "bf16"))
-                        if found is None or key < found[0]:
-                            by_tp[tp] = (key, res)
-                        continue  # one more replica only if it costs no more (head stops it)
-                    miss = (_miss_size(res, targets), float(tp * r))
-                    if closest_key is None or miss < closest_key:
-                        closest, closest_key = res, miss
-    if by_tp:
-        ranked = [run(res.config) for _, res in sorted(by_tp.values(), key=lambda kr: kr[0])]
+                search.replicas(tp, wp, kv, counts)
+    if search.by_tp:
+        ordered = sorted(search.by_tp.values(), key=lambda kr: kr[0])
+        ranked = [search.run(res.config) for _, res in ordered]
         return Plan(ranked[0], None, (), None, tuple(skipped), tuple(ranked[1:]))
-    if closest is not None:
-        closest = run(closest.config)
+    if search.closest is not None:
+        closest = search.run(search.closest.config)
         _, misses = meets(closest, targets)
         return Plan(None, closest, tuple(misses), None, tuple(skipped))
-    return Plan(None, None, (), unfit or "does not fit", tuple(skipped))
+    return Plan(None, None, (), search.unfit or "does not fit", tuple(skipped))

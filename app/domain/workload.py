@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.domain.efficiency import EfficiencyTable
 
+from app.domain.formats import bytes_per_weight
 from app.vocab import (
     BYTES_PER_ELEMENT,
     KV_BYTES_PER_ELEMENT,
@@ -29,11 +30,14 @@ __all__ = ["Family", "ModelSpec", "Optimizer", "Peft", "Task", "WorkloadSpec"]
 GB = 1e9
 GIB = float(1 << 30)  # vendors' "80 GB" of HBM/GDDR is 80 GiB (see app.domain.efficiency)
 
-# Bytes per stored value (app.vocab), with quantisation scales where they matter. int4:
-# GPTQ/AWQ with group size 128 and an fp16 scale + zero point cost 4 + 32/128 = 4.25 bits,
-# llama.cpp Q4_K_M ~4.85 bits; 4.5 bits sits between them. fp4: NVFP4 stores one fp8 scale
-# per 16 values (4 + 8/16 = 4.5 bits), MXFP4 one 8-bit scale per 32 (4.25 bits).
-BYTES: dict[str, float] = {**BYTES_PER_ELEMENT, "int4": 4.5 / 8, "fp4": 4.5 / 8}
+# Bytes per stored value (app.vocab), with quantisation scales where they matter: int4 and fp4
+# as the one weight-format table has them (app/domain/formats.py: AWQ/GPTQ g128 4.16 bits,
+# NVFP4 4.5), so inference and serving size a checkpoint alike.
+BYTES: dict[str, float] = {
+    **BYTES_PER_ELEMENT,
+    "int4": bytes_per_weight("int4"),
+    "fp4": bytes_per_weight("fp4"),
+}
 # QLoRA's NF4 with double quantisation: 4 + 0.127 bits per parameter (Dettmers et al. 2023).
 NF4_BYTES = 4.127 / 8
 

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.domain import compat, perf, rank
+from app.domain import compat, efficiency, perf, rank
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -24,7 +24,6 @@ from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
 from app.vocab import SINGLE_DEVICE_SEGMENTS
 
-UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
 # Where each runtime runs.
 RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
     # Intel GPUs: source vllm-xpu (data/efficiency.yaml); Gaudi: vllm-gaudi (frameworks.yaml)
@@ -118,8 +117,10 @@ class _Row:
 
 
 def _usable_gb(gpu: GpuSpec) -> float:
-    unified = gpu.vendor == "apple" or gpu.segment == "soc"
-    return gpu.memory_gb * (UNIFIED_MEMORY_USABLE if unified else 1.0)
+    """The one usable-memory rule (efficiency.usable_gb: vendors' GB are GiB, unified memory
+    wired at ~3/4); the serving runtime's own share (gpu_memory_utilization) is applied by the
+    serving model's memory plan, not here."""
+    return efficiency.usable_gb(gpu)
 
 
 def load_of(spec: ServingSpec) -> sv.ServingLoad:
@@ -177,6 +178,8 @@ def _options(
     max_gpus: int,
     tp: int | None,
     pricer: _Pricer | None = None,
+    *,
+    exact_gpus: int | None = None,
 ) -> sv.PlanOptions:
     half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
     if explicit_precision is not None:
@@ -210,29 +213,29 @@ def _options(
         compute_efficiency=comp,
         single_device=single,
         tp_sizes=(tp,) if tp is not None else None,
+        exact_gpus=exact_gpus,
         price=pricer.hourly if pricer is not None else None,
         barred_weights=tuple(barred),
     )
 
 
 def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -> sv.RuntimeProfile:
-    """The serving runtime from the one efficiency table (data/efficiency.yaml), with the host
-    dispatch its decode rows give this GPU."""
+    """The serving runtime from the one efficiency table (data/efficiency.yaml), with the
+    decode and prefill rows it has on this GPU (the ones LLM inference reads)."""
     table = work.efficiency if work.efficiency is not None else load_efficiency()
     decode = table.profile(gpu, backend, name, work.precision, "decode")
-    return sv.runtime_profile(table, name, decode)
+    prefill = table.profile(gpu, backend, name, work.precision, "prefill")
+    return sv.runtime_profile(table, name, decode, prefill)
 
 
 def efficiencies_for(
     gpu: GpuSpec, calibration: Calibration | None
 ) -> tuple[float, dict[str, float]]:
-    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by compute precision:
-    the engine's GEMM priors (or a device report's measurements) × MODEL_UTILISATION."""
+    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the engine's
+    GEMM priors (or a device report's measurements) × MODEL_UTILISATION (perf.llm_efficiency,
+    as LLM inference reads them)."""
     eff = perf.efficiencies(gpu, calibration)
-    comp = {p: v * perf.MODEL_UTILISATION for p, v in eff.compute.items()}
-    comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
-    comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
-    return eff.memory, comp
+    return eff.memory, perf.llm_efficiency(eff)
 
 
 def _per_million(
@@ -648,6 +651,7 @@ def _plan_all(
             cons.max_gpus,
             tp,
             pricer,
+            exact_gpus=cons.num_gpus if apply_filters else None,
         )
         plan = sv.plan(gpu, work.model, load, targets, opts)
         res = plan.best or plan.closest
@@ -748,7 +752,6 @@ def _with_curve(
 ) -> _Row:
     assert work.serving is not None
     mem_eff, comp = efficiencies_for(row.gpu, calibration)
-    mode = sv.peak_tflops(row.gpu, row.result.config.weight_precision)[1]
     res = sv.evaluate(
         row.gpu,
         work.model,
@@ -757,7 +760,7 @@ def _with_curve(
         runtime=row.runtime,
         usable_gb=_usable_gb(row.gpu),
         memory_efficiency=mem_eff,
-        compute_efficiency=comp.get(mode, 0.5),
+        compute_efficiency=comp,
         with_curve=True,
     )
     return dataclasses.replace(row, result=res)
@@ -778,7 +781,7 @@ def _one_request_meets(row: _Row, model: ModelSpec, spec: ServingSpec) -> bool:
         runtime=row.runtime,
         usable_gb=_usable_gb(row.gpu),
         memory_efficiency=mem_eff,
-        compute_efficiency=comp.get(sv.peak_tflops(row.gpu, c.weight_precision)[1], 0.5),
+        compute_efficiency=comp,
     )
     return sv.meets(res, targets_of(spec))[0]
 

@@ -250,3 +250,36 @@ def test_llama_cpp_split_over_gpus_is_a_layer_split_not_tensor_parallel(client: 
         sv = row["serving"]
         assert sv["multi_gpu"] == "layers" and sv["tensor_parallel"] == 1
         assert "not their speed" in " ".join(row["explanation"])
+
+
+def test_serving_and_inference_agree_that_70b_fp8_for_four_users_fits_one_h100(
+    client: TestClient,
+) -> None:
+    # one GiB rule for both tasks: an 80 GB H100 is 80 GiB to serving as to inference
+    fits = {}
+    for task in ("inference", "serving"):
+        w: dict[str, object] = {
+            "preset": "llama-3.3-70b", "task": task, "precision": "fp8", "runtime": "vllm",
+        }  # fmt: skip
+        if task == "serving":
+            w["serving"] = _serving(concurrent_requests=4)
+        else:
+            w.update(batch_size=4, seq_len=1000, output_tokens=300)
+        r = client.post("/api/v1/estimate", json={"workload": w, "gpu": "h100-sxm", "num_gpus": 1})
+        assert r.status_code == 200, r.text
+        res = r.json()["result"]
+        fits[task] = res is not None and res["fits"]
+    assert fits == {"inference": True, "serving": True}
+
+
+def test_serving_honours_exactly_n_gpus_like_every_task(client: TestClient) -> None:
+    body = _ask(
+        client,
+        _serving(ttft_ms_target=2000, itl_ms_target=200),
+        constraints={"acquisition": "rent", "num_gpus": 4},
+    )
+    rows = body["recommendations"]
+    assert rows
+    for row in rows:
+        sv = row["serving"]
+        assert row["num_gpus"] == sv["replicas"] * sv["gpus_per_replica"] == 4

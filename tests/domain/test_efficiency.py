@@ -11,7 +11,7 @@ from app.domain import efficiency, perf
 from app.domain.efficiency import EfficiencyTable, parse_table
 from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import A100, H100, RESNET50, RTX4090
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, RESNET50, RTX4090
 
 HBM_H100 = dataclasses.replace(H100, memory_type="HBM3")
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -119,15 +119,16 @@ def test_qlora_65b_fits_one_48gb_card() -> None:
 
 
 def test_eager_decode_is_host_bound_and_slower_than_a_graph_loop() -> None:
-    """Measured on an H200 (issue #11): a bare eager loop is 2.5–3.4× slower than a CUDA
-    graph. Hugging Face generate() does more host work per layer still (published A100 runs,
-    tests/recommend/test_accuracy_eager.py)."""
+    """Measured on an H200: a bare eager loop is at least 2.5× slower than a CUDA graph (issue
+    #11, a 1.7B decoder: 2.5–3.4×; issue #21, an 8B model: 13–20 ms per token against a ~4 ms
+    roofline). Hugging Face generate() does more host work per layer still (published A100
+    runs, tests/recommend/test_accuracy_eager.py)."""
     eager = perf.estimate(HBM_H100, _decode("pytorch"))
     hf = perf.estimate(HBM_H100, _decode("transformers"))
     graph = perf.estimate(HBM_H100, _decode("vllm"))
     assert eager.bottleneck == "host overhead" and hf.bottleneck == "host overhead"
     assert graph.bottleneck == "memory bandwidth"
-    assert 2.5 <= graph.throughput / eager.throughput <= 3.4
+    assert graph.throughput / eager.throughput >= 2.5
     assert hf.throughput < eager.throughput
     assert hf.runtime == "transformers" and hf.backend == "cuda"
 
@@ -148,3 +149,21 @@ def test_no_table_means_eager_constants() -> None:
     a, b = perf.estimate(A100, work), perf.estimate(A100, with_table)
     assert a.throughput == pytest.approx(b.throughput, rel=1e-9)
     assert isinstance(TABLE, EfficiencyTable)
+
+
+def test_eager_decode_of_an_8b_model_on_an_h200_is_host_launch_bound() -> None:
+    """Measured on an H200 (issue #21): 13–20 ms per token for an 8B model in an eager loop,
+    where the weights alone take ~4 ms; ~45 ops per layer at ~10 µs of Python, dispatcher and
+    launch each (data/efficiency.yaml ``pytorch-dispatch-overhead``). A CUDA-graph runtime
+    replays the step without the host and stays bandwidth-bound."""
+    h200 = dataclasses.replace(
+        HBM_H100, slug="h200-sxm", name="H200", memory_gb=141, memory_bandwidth_gbs=4800
+    )
+    work = dataclasses.replace(_decode("pytorch"), model=LLAMA3_8B, seq_len=512)
+    eager = perf.estimate(h200, work)
+    assert eager.bottleneck == "host overhead"
+    assert eager.ms_per_token is not None and eager.ms_per_token >= 10.0
+    for runtime in ("vllm", "tensorrt-llm"):
+        graph = perf.estimate(h200, dataclasses.replace(work, runtime=runtime))
+        assert graph.bottleneck == "memory bandwidth"
+        assert graph.ms_per_token is not None and graph.ms_per_token < 0.5 * eager.ms_per_token

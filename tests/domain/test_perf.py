@@ -239,3 +239,57 @@ def test_a_remembered_gpu_step_follows_the_gpu_and_the_calibration() -> None:
     assert len(set(seen.values())) == 4
     assert seen[(A100.bf16_tflops, 0.3)] > seen[(A100.bf16_tflops, 0.9)]
     assert seen[(edited.bf16_tflops, None)] > seen[(A100.bf16_tflops, None)]
+
+
+# ---------------------------------------------------------------- how a replica spans GPUs
+
+RTX3080 = dataclasses.replace(
+    RTX3090, slug="rtx-3080-10gb", name="RTX 3080", memory_gb=10, memory_bandwidth_gbs=760.3,
+    fp32_tflops=29.77, tf32_tflops=29.8, fp16_tflops=59.5, bf16_tflops=59.5,
+)  # fmt: skip
+LLAMA3_70B = dataclasses.replace(
+    LLAMA3_8B, params=70.6e9, layers=80, hidden_size=8192, num_heads=64, num_kv_heads=8,
+    intermediate_size=28672,
+)  # fmt: skip
+
+
+def _gguf_70b(runtime: str = "llama.cpp", **kw: object) -> WorkloadSpec:
+    from app.shipped.rules import load_efficiency
+
+    base: dict[str, object] = dict(
+        model=LLAMA3_70B, precision="int4", weight_bits=4.84, seq_len=512, output_tokens=128,
+        runtime=runtime, efficiency=load_efficiency(),
+    )  # fmt: skip
+    base.update(kw)
+    return llm_inference(**base)
+
+
+def test_a_layer_split_decodes_within_one_cards_bandwidth_bound() -> None:
+    # llama.cpp --split-mode layer: a token passes the eight cards in turn, so a decode step is
+    # the sum of each card's share of the weights — one card's bandwidth over all 42.7 GB
+    work = _gguf_70b()
+    eight = perf.estimate(RTX3080, work, num_gpus=8, backend="cuda")
+    weights = 70.6e9 * 4.84 / 8
+    bound = RTX3080.memory_bandwidth_gbs * 1e9 / weights  # tokens/s at 100 % of one card
+    assert eight.ms_per_token is not None
+    assert 1e3 / eight.ms_per_token <= bound
+    assert 1e3 / eight.ms_per_token < 20  # not the 55 tok/s tensor parallelism would claim
+    # more cards of the same split add memory, not speed
+    four = perf.estimate(RTX3080, work, num_gpus=4, backend="cuda")
+    assert four.ms_per_token == pytest.approx(eight.ms_per_token, rel=0.05)
+    # the bound the ranking prunes with stays an upper bound
+    ub = perf.llm_throughput_bound(RTX3080, work, num_gpus=8, backend="cuda")
+    assert ub >= eight.throughput
+    # a tensor-parallel runtime on the same cards does split the step
+    vllm = perf.estimate(RTX3080, _gguf_70b("vllm", weight_bits=None), num_gpus=8, backend="cuda")
+    assert vllm.ms_per_token is not None and vllm.ms_per_token < 0.5 * eight.ms_per_token
+
+
+def test_transformers_device_map_runs_one_gpu_at_a_time() -> None:
+    from app.shipped.rules import load_efficiency
+
+    work = llm_inference(runtime="transformers", efficiency=load_efficiency(), output_tokens=64)
+    one = perf.estimate(H100, work, num_gpus=1, backend="cuda")
+    two = perf.estimate(H100, work, num_gpus=2, backend="cuda")
+    assert two.ms_per_token == pytest.approx(one.ms_per_token, rel=0.05)
+    assert two.ttft_ms == pytest.approx(one.ttft_ms, rel=0.05)

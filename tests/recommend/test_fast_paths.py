@@ -133,7 +133,7 @@ FASTEST: list[dict[str, Any]] = [
         "constraints": {"framework": "pytorch", "acquisition": "rent", "max_gpus": 2},
         "limit": 5,
     },
-    {"workload": {"preset": "llama-3-70b", "task": "inference", "latency_target_ms": 20000}},
+    {"workload": {"preset": "llama-3-70b", "task": "inference", "latency_target_ms": 60000}},
     {"workload": {"preset": "sdxl", "task": "inference"}, "limit": 2},
     {
         "workload": {"preset": "resnet-50"},

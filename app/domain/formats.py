@@ -1,0 +1,94 @@
+"""Weight and KV-cache formats: one row per precision, read by every LLM path.
+
+Inference (perf, workload memory) and serving (serving.py) both size weights and KV caches
+from this table, so an int4 checkpoint is the same number of bytes whichever task asks.
+Stored bits per weight include the quantisation scales (docs/methodology.md §6.2):
+
+* int4 = AWQ/GPTQ with group size 128: 4 bits, an fp16 scale (16/128) and a packed 4-bit zero
+  point (4/128) per group — 4.16 bits (AutoGPTQ QuantLinear: qweight int32 [in/8, out], qzeros
+  packed 4-bit [in/g, out/8], scales fp16 [in/g, out]; data/efficiency.yaml ``gptq``/``awq``);
+* fp4 = NVFP4: one E4M3 scale per 16 values, 4 + 8/16 = 4.5 bits (MXFP4: one E8M0 scale per
+  32, 4.25; data/efficiency.yaml ``nvfp4``/``mxfp4``);
+* fp8 and int8 keep per-channel or per-block scales, a negligible share of the bytes.
+
+Quantised checkpoints keep the input embeddings and the LM head in 16-bit (llm-compressor,
+AutoAWQ and ModelOpt skip them), so ``weight_bytes`` counts those at 2 bytes; a runtime's own
+format (llama.cpp's GGUF) is a whole-file mean and is taken as given.
+
+Pure data: a new format is one row here plus its kernels' rules (data/frameworks.yaml).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.domain.workload import ModelSpec
+
+
+@dataclass(frozen=True, slots=True)
+class WeightFormat:
+    bits: float  # stored bits per weight, scales included
+    # bytes per value of a KV cache kept in this precision; None: no KV format of that name
+    kv_bytes: float | None
+    # the tensor-core datapath its GEMMs run on where the runtime has native kernels; weight-
+    # only formats (int4) dequantise to 16-bit and run there
+    datapath: str
+    label: str
+
+
+WEIGHT_FORMATS: dict[str, WeightFormat] = {
+    "fp32": WeightFormat(32.0, 4.0, "fp32", "fp32"),
+    "tf32": WeightFormat(32.0, 4.0, "tf32", "fp32 (TF32 math)"),
+    "bf16": WeightFormat(16.0, 2.0, "bf16", "bf16"),
+    "fp16": WeightFormat(16.0, 2.0, "fp16", "fp16"),
+    "fp8": WeightFormat(8.0, 1.0, "fp8", "FP8 (E4M3, per-channel or block scales)"),
+    "int8": WeightFormat(8.0, None, "int8", "INT8 (per-channel scales)"),
+    "int4": WeightFormat(
+        4.0 + 16.0 / 128 + 4.0 / 128,
+        None,
+        "bf16",
+        "AWQ/GPTQ int4, group 128 (4.16 bits per weight)",
+    ),
+    "fp4": WeightFormat(4.0 + 8.0 / 16, None, "fp4", "NVFP4 (4.5 bits per weight; MXFP4 4.25)"),
+}
+
+# KV-cache formats the serving runtimes store (vLLM/SGLang --kv-cache-dtype, TensorRT-LLM
+# kv_cache_config.dtype): 16-bit or fp8.
+KV_FORMATS = ("bf16", "fp16", "fp8")
+
+
+def bits(precision: str) -> float:
+    return WEIGHT_FORMATS[precision].bits
+
+
+def bytes_per_weight(precision: str) -> float:
+    return WEIGHT_FORMATS[precision].bits / 8.0
+
+
+def kv_bytes(precision: str) -> float:
+    """Bytes per KV value stored in ``precision`` (bf16, fp16, fp8, fp32)."""
+    kv = WEIGHT_FORMATS[precision].kv_bytes
+    if kv is None:
+        raise ValueError(f"no KV-cache format {precision!r}")
+    return kv
+
+
+def embedding_params(m: ModelSpec) -> float:
+    """Input embedding + output head parameters (kept 16-bit by quantised checkpoints)."""
+    if not m.vocab_size or not m.hidden_size:
+        return 0.0
+    return 2.0 * m.vocab_size * m.hidden_size
+
+
+def weight_bytes(m: ModelSpec, precision: str, own_bits: float | None = None) -> float:
+    """Stored weights at ``precision``; ``own_bits``: a runtime's own format (GGUF), a mean
+    over the whole file, embeddings included."""
+    if own_bits is not None:
+        return m.params * own_bits / 8
+    b = bits(precision)
+    if b >= 16:
+        return m.params * b / 8
+    emb = min(embedding_params(m), m.params * 0.5)
+    return (m.params - emb) * b / 8 + emb * 2.0

@@ -1,0 +1,290 @@
+"""One LLM step: a prefill chunk and a decode step on one replica, the function both LLM
+inference (perf) and the serving scheduler (serving.py) call.
+
+A step runs ``decode`` sequences at a mean ``context`` plus ``prefill`` prompt tokens of
+prompts of length ``prompt`` (a prefill alone: decode 0; a decode step alone: prefill 0;
+continuous batching mixes them). Its time, term by term (docs/methodology.md §6):
+
+* linear layers: max(weights read ÷ bandwidth, 2 × active params × tokens ÷ GEMM rate); MoE
+  reads only the experts the step's tokens route to, each active expert's weights in full;
+* attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
+* the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
+  under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
+  top-k, permute, two grouped GEMMs, activation, combine besides the attention block's), each
+  reading a few MB: the gaps, not the bytes, bound it;
+* GPU-to-GPU traffic of the replica's layout: two all-reduces per layer under tensor
+  parallelism; one activation hand-off per stage boundary on a layer split;
+* eager runtimes dispatch every op from the host, which a one-token step cannot hide: the
+  step takes max(GPU time, host time);
+* a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server.
+
+How one replica spans GPUs, the datapath a weight format runs on, the bandwidth and GEMM
+efficiencies and the per-kernel and per-op costs are the runtime's policy (its rows in
+data/efficiency.yaml, resolved into ``efficiency.RuntimeProfile``); weight and KV bytes come
+from the one format table (formats.py). Pure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from app.domain import formats, topology
+from app.domain.efficiency import EAGER, RuntimeProfile
+from app.domain.gpu import GpuSpec
+from app.domain.workload import ModelSpec
+
+# Kernels one decoder layer launches per forward pass: RMSNorm ×2, QKV GEMM, rotary, KV-cache
+# write, attention, output GEMM, gate/up GEMM, activation, down GEMM (fused residual adds).
+KERNELS_PER_LAYER = 10
+# An MoE layer adds the routed experts' kernels: router GEMM, top-k softmax, token permute
+# (vLLM moe_align_block_size), the grouped up and down GEMMs, the activation and the weighted
+# combine (vLLM fused_moe: topk_softmax, moe_align_block_size, fused_moe_kernel ×2,
+# silu_and_mul, moe_sum; TensorRT-LLM's min-latency DeepSeek-R1 path lists RouterGEMM, TopK,
+# the grouped GEMMs and finalize alike — tech blog "Pushing Latency Boundaries").
+MOE_KERNELS_PER_LAYER = 7
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    seconds: float
+    bound: str  # memory bandwidth | compute | interconnect | host overhead
+    gpu_s: float  # the GPU's part: math or bytes, kernel gaps, links
+    compute_s: float  # linear + attention math, whether or not it bounds
+    memory_s: float  # weights + KV cache read, likewise
+    launch_s: float
+    host_s: float
+    comm_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Replica:
+    """One replica's per-step constants (built by ``replica``)."""
+
+    model: ModelSpec
+    tp: int  # GPUs that share every token's work (tensor parallel)
+    stages: int  # GPUs a token passes through in turn (layer split, pipeline), else 1
+    dense_bytes: float  # weights every step reads, whole replica
+    expert_bytes: float  # all routed experts' weights
+    experts: int
+    topk: int
+    kv_b: float  # bytes per cached K/V value
+    flops_per_token: float  # 2 × active params
+    bw: float  # bytes/s of one tensor-parallel group
+    flops: float  # FLOP/s of the linear layers, likewise
+    attn_flops: float  # FLOP/s of attention (16-bit), likewise
+    compute_precision: str
+    layers: int
+    hidden: int
+    launch_s: float  # GPU-side kernel gaps of one pass over every layer
+    host_s: float  # eager host dispatch of one pass (0 under CUDA graphs)
+    scheduler_s: float  # a server's fixed cost per step
+    microbatch_tokens: int  # a layer split's overlapping micro-batch (llama.cpp -ub)
+    tp_link: topology.Link
+    hop_link: topology.Link
+    # KV values per sequence by mean context: a load is solved at one context, over and over
+    kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
+
+    def kv_at(self, context: float) -> float:
+        hit = self.kv_memo.get(context)
+        if hit is None:
+            values = self.model.kv_values(context)
+            if values is None:
+                raise ValueError("the model needs layers and hidden_size (or a config.json)")
+            hit = self.kv_memo[context] = values
+        return hit
+
+    def weights_read(self, tokens: float) -> float:
+        if not self.expert_bytes:
+            return self.dense_bytes
+        k, e = self.topk, self.experts
+        if e == 0:
+            # an MoE whose expert count is unknown: the active share per token, up to all
+            share = self.model.params_per_token / self.model.params
+            return self.dense_bytes + self.expert_bytes * min(1.0, share * max(tokens, 1.0))
+        touched = 1.0 - (1.0 - k / e) ** max(tokens, 1.0)
+        return self.dense_bytes + self.expert_bytes * touched
+
+    def comm(self, tokens: float) -> float:
+        size = tokens * self.hidden * 2.0
+        t = 0.0
+        if self.tp > 1:
+            n_ar = 2 * self.layers
+            moved = topology.ring_allreduce_bytes(self.tp, size) * n_ar
+            t += topology.comm_seconds(self.tp_link, moved, collectives=n_ar)
+        if self.stages > 1:
+            t += (self.stages - 1) * topology.comm_seconds(self.hop_link, size)
+        return t
+
+    def parts(self, decode: float, context: float, prefill: float, prompt: float) -> StepTime:
+        """One step: ``decode`` sequences at mean ``context``, ``prefill`` prompt tokens from
+        prompts of length ``prompt``."""
+        tokens = decode + prefill
+        # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
+        # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
+        # times of one piece; u = 1 and S = 1 is one pass over the step's tokens
+        mb = self.microbatch_tokens
+        u = math.ceil(tokens / mb) if mb and tokens > mb else 1
+        d, f = decode / u, prefill / u
+        t_w = self.weights_read(d + f) / self.bw
+        t_lin = (d + f) * self.flops_per_token / self.flops
+        t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
+        # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
+        # it on average (causal)
+        attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
+        t_att = attn / self.attn_flops
+        work = max(t_w, t_lin) + max(t_kv, t_att) + self.launch_s
+        passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
+        work *= passes
+        comm = self.comm(tokens)
+        gpu = work + comm
+        host = self.host_s * u
+        mem = (t_w if t_w >= t_lin else 0.0) + (t_kv if t_kv >= t_att else 0.0)
+        comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
+        bound = "memory bandwidth" if mem >= comp else "compute"
+        if comm > max(mem, comp) * passes:
+            bound = "interconnect"
+        if host > gpu:
+            bound = "host overhead"
+        return StepTime(
+            max(gpu, host) + self.scheduler_s,
+            bound,
+            gpu,
+            (t_lin + t_att) * passes,
+            (t_w + t_kv) * passes,
+            self.launch_s * passes,
+            host,
+            comm,
+        )
+
+    def step(
+        self, decode: float, context: float, prefill: float, prompt: float
+    ) -> tuple[float, str]:
+        """(seconds, what bounds it) of ``parts``."""
+        p = self.parts(decode, context, prefill, prompt)
+        return p.seconds, p.bound
+
+
+def span(prof: RuntimeProfile, n: int) -> tuple[int, int]:
+    """(tensor-parallel degree, stages a token passes through in turn) of one replica on ``n``
+    GPUs, as the runtime's ``span`` has it (data/efficiency.yaml). Tensor parallel inside one
+    server, pipeline stages beyond it; a layer split (llama.cpp, Accelerate's device_map) is n
+    stages of whole layers: a decode step is the sum of each GPU's share, one card's speed."""
+    if n <= 1:
+        return 1, 1
+    if prof.span != "tensor":
+        return 1, n
+    tp = min(n, topology.NODE_GPUS)
+    return tp, max(1, n // tp)
+
+
+def expert_split(m: ModelSpec) -> tuple[float, float]:
+    """(parameters every token uses, parameters of all routed experts)."""
+    e, k = m.experts or 0, m.active_experts or 0
+    if not m.active_params or e <= 1 or not 0 < k < e or m.active_params >= m.params:
+        return m.params, 0.0
+    experts = (m.params - m.active_params) * e / (e - k)
+    return m.params - experts, experts
+
+
+def native_fp4(gpu: GpuSpec) -> bool:
+    """FP4 tensor cores: NVIDIA Blackwell (compute capability 10.x and 12.x)."""
+    cc = gpu.compute_capability or ""
+    return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
+
+
+def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tuple[float, str]:
+    """(dense TFLOPS, datapath) the linear layers of a ``precision`` checkpoint run at under
+    the runtime: fp8 on fp8 tensor cores where the GPU has them; int8 and fp4 on their own
+    where the runtime has such kernels (``native``); weight-only formats (int4) and everything
+    else on the 16-bit peak (fp32 for fp32 jobs, and where a 16-bit datapath is missing or
+    slower than fp32, as on Pascal GeForce)."""
+    if precision == "fp4" and "fp4" in prof.native and native_fp4(gpu) and gpu.fp8_tflops:
+        # Blackwell doubles the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS)
+        return 2.0 * gpu.fp8_tflops, "fp4"
+    if precision in ("fp8", "fp4") and gpu.fp8_tflops:
+        return gpu.fp8_tflops, "fp8"
+    if precision == "int8" and "int8" in prof.native and gpu.int8_tops:
+        return gpu.int8_tops, "int8"
+    if precision in ("fp32", "tf32"):
+        tf32 = gpu.peak_tflops("tf32") if precision == "tf32" else None
+        return (tf32, "tf32") if tf32 else (gpu.fp32_tflops or 0.0, "fp32")
+    # bf16 checkpoints (and fp8/fp4 ones falling back) compute in bf16; fp16 and weight-only
+    # formats (GPTQ/AWQ, GGUF) dequantise to fp16 — half bf16's rate on some parts (MI100)
+    order = ("bf16", "fp16") if precision in ("bf16", "fp8", "fp4") else ("fp16", "bf16")
+    for p in order:
+        value = gpu.peak_tflops(p)
+        if value:
+            if gpu.fp32_tflops and value < gpu.fp32_tflops:
+                return gpu.fp32_tflops, "fp32"
+            return value, p
+    return gpu.fp32_tflops or 0.0, "fp32"
+
+
+def _kernels_per_layer(m: ModelSpec) -> int:
+    moe = expert_split(m)[1] > 0
+    return KERNELS_PER_LAYER + (MOE_KERNELS_PER_LAYER if moe else 0)
+
+
+def replica(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    *,
+    weights: str,
+    kv: str,
+    n: int,
+    decode: RuntimeProfile,
+    prefill: RuntimeProfile,
+    memory_efficiency: float,
+    compute_efficiency: Mapping[str, float],
+    own_bits: float | None = None,
+    scheduler_s: float = 0.0,
+) -> Replica:
+    """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
+    profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
+    kernels (the prior, or a device report's); ``compute_efficiency``: whole-model GEMM
+    efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
+    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight."""
+    tp, stages = span(decode, n)
+    dense, experts = expert_split(model)
+    n_experts = model.experts or 1
+    if not experts and model.params_per_token < model.params:
+        dense, experts, n_experts = 0.0, model.params, 0  # routed, expert count unknown
+    wb = formats.weight_bytes(model, weights, own_bits) / model.params
+    peak, mode = datapath(gpu, weights, prefill)
+    if prefill.compute_basis and prefill.compute:
+        basis = prefill.compute_basis
+        peak = (gpu.fp32_tflops if basis == "fp32" else gpu.peak_tflops(basis)) or 0.0
+        mode, rate = basis, prefill.compute
+    else:
+        rate = compute_efficiency.get(mode, 0.5) * prefill.compute_scale
+    # attention runs in the 16-bit type the activations are kept in
+    act16 = "bf16" if weights in ("bf16", "fp8", "fp4") else "fp16"
+    half, half_mode = datapath(gpu, act16, prefill)
+    half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
+    mem = memory_efficiency * decode.memory / EAGER.memory
+    layers = model.layers or 1
+    return Replica(
+        model=model,
+        tp=tp,
+        stages=stages,
+        dense_bytes=dense * wb,
+        expert_bytes=experts * wb,
+        experts=n_experts,
+        topk=model.active_experts or 1,
+        kv_b=formats.kv_bytes(kv),
+        flops_per_token=2.0 * model.params_per_token,
+        bw=gpu.memory_bandwidth_gbs * 1e9 * mem * tp,
+        flops=peak * 1e12 * rate * tp,
+        attn_flops=(half or peak) * 1e12 * half_rate * tp,
+        compute_precision=mode,
+        layers=layers,
+        hidden=model.hidden_size or 1,
+        launch_s=layers * _kernels_per_layer(model) * decode.kernel_us * 1e-6,
+        host_s=layers * decode.ops_per_layer * decode.host_us_per_op * 1e-6,
+        scheduler_s=scheduler_s,
+        microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
+        tp_link=topology.link(gpu, tp),
+        hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),
+    )

@@ -1,0 +1,71 @@
+"""The one LLM step function (app/domain/llm_step.py) that LLM inference and serving call."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.domain import llm_step
+from app.domain.efficiency import RuntimeProfile
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, RTX4090
+
+GRAPHS = RuntimeProfile(kernel_us=2.0)
+COMP = {p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")}
+
+
+def _replica(gpu=H100, n=1, prof=GRAPHS, **kw) -> llm_step.Replica:
+    base = dict(
+        weights="bf16", kv="bf16", n=n, decode=prof, prefill=prof, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    base.update(kw)
+    return llm_step.replica(gpu, LLAMA3_8B, **base)
+
+
+def test_how_a_replica_spans_gpus_is_the_runtime_policy():
+    assert llm_step.span(RuntimeProfile(span="tensor"), 8) == (8, 1)
+    assert llm_step.span(RuntimeProfile(span="tensor"), 16) == (8, 2)  # pipeline beyond a node
+    assert llm_step.span(RuntimeProfile(span="layers"), 8) == (1, 8)
+    assert llm_step.span(RuntimeProfile(span="layers"), 1) == (1, 1)
+
+
+def test_a_decode_step_reads_the_weights_and_pays_each_kernels_gap():
+    rep = _replica()
+    t = rep.parts(1.0, 1000.0, 0.0, 1000.0)
+    weights = 8.03e9 * 2
+    assert t.memory_s >= weights / (3350e9 * 0.88)
+    assert t.launch_s == pytest.approx(32 * llm_step.KERNELS_PER_LAYER * 2e-6)
+    assert t.bound == "memory bandwidth" and t.host_s == 0.0
+
+
+def test_a_layer_split_step_is_the_sum_of_each_gpus_share():
+    one = _replica(RTX4090, 1, RuntimeProfile(span="layers"))
+    four = _replica(RTX4090, 4, RuntimeProfile(span="layers"))
+    a, b = one.parts(1.0, 500.0, 0.0, 500.0), four.parts(1.0, 500.0, 0.0, 500.0)
+    assert b.seconds >= a.seconds  # one card's speed, plus the hand-offs
+    assert b.seconds == pytest.approx(a.seconds, rel=0.05)
+    tp = _replica(H100, 4, RuntimeProfile(span="tensor", kernel_us=2.0))
+    single = _replica(H100, 1)
+    assert tp.parts(1.0, 500.0, 0.0, 500.0).memory_s == pytest.approx(
+        single.parts(1.0, 500.0, 0.0, 500.0).memory_s / 4
+    )
+
+
+def test_eager_steps_take_the_host_time_when_it_is_longer():
+    eager = RuntimeProfile(kernel_us=4.0, host_us_per_op=10.0, ops_per_layer=45)
+    t = _replica(prof=eager).parts(1.0, 500.0, 0.0, 500.0)
+    assert t.bound == "host overhead"
+    assert t.seconds == pytest.approx(32 * 45 * 10e-6)
+
+
+def test_weight_formats_run_on_their_datapath():
+    trt = RuntimeProfile(native=("fp8", "int8", "fp4"))
+    assert llm_step.datapath(H100, "fp8")[1] == "fp8"
+    assert llm_step.datapath(A100, "fp8")[1] == "bf16"  # no fp8 tensor cores: dequantised
+    assert llm_step.datapath(H100, "int4")[1] in ("fp16", "bf16")  # weight-only
+    assert llm_step.datapath(H100, "int8")[1] != "int8"  # eager: no W8A8 kernels
+    assert llm_step.datapath(dataclasses.replace(H100, int8_tops=1979), "int8", trt)[1] == "int8"
+    b200 = dataclasses.replace(H100, compute_capability="10.0", fp8_tflops=4500)
+    assert llm_step.datapath(b200, "fp4", trt) == (9000, "fp4")
+    assert llm_step.datapath(H100, "fp4", trt)[1] == "fp8"
