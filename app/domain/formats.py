@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.vocab import KV_CACHE_PRECISIONS
+
 if TYPE_CHECKING:
     from app.domain.workload import ModelSpec
 
@@ -56,7 +58,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
 
 # KV-cache formats the serving runtimes store (vLLM/SGLang --kv-cache-dtype, TensorRT-LLM
 # kv_cache_config.dtype): 16-bit or fp8.
-KV_FORMATS = ("bf16", "fp16", "fp8")
+KV_FORMATS = KV_CACHE_PRECISIONS
 
 
 def bits(precision: str) -> float:
