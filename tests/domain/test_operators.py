@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -111,7 +112,7 @@ def test_optimizer_update_moves_28_bytes_per_adamw_parameter() -> None:
     assert optimizer_op(1e9, "sgd").bytes == pytest.approx(20e9)
 
 
-STEM_TABLE = {
+STEM_TABLE: dict[str, Any] = {
     "model": "tiny-cnn",
     "source": "hand-written for this test",
     "input": {"channels": 3, "height": 224, "width": 224},
@@ -154,8 +155,8 @@ def test_a_shipped_table_scales_to_a_batch_with_conv_flops_from_the_shape() -> N
         ({"c_out": None}, "missing"),
     ],
 )
-def test_a_bad_table_is_rejected_naming_the_operator(change: dict, message: str) -> None:
-    doc = {**STEM_TABLE, "ops": [{**STEM_TABLE["ops"][0], **change}]}  # type: ignore[dict-item]
+def test_a_bad_table_is_rejected_naming_the_operator(change: dict[str, Any], message: str) -> None:
+    doc = {**STEM_TABLE, "ops": [{**STEM_TABLE["ops"][0], **change}]}
     with pytest.raises(ValueError, match=message) as err:
         parse_table(doc)
     assert "stem" in str(err.value)
