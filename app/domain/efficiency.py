@@ -53,6 +53,12 @@ class RuntimeProfile:
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
+    # Roles of memory-bound operators the runtime folds into a neighbouring kernel (GEMM
+    # epilogues, fused norm/activation chains): app.domain.operators.ROLES
+    fuse: tuple[str, ...] = ()
+    # "fused": the runtime brings its own fused attention kernel (TensorRT's fused MHA) on every
+    # GPU it runs on; "": the framework's (flash where the GPU supports it, else math)
+    attention: str = ""
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()
@@ -194,8 +200,9 @@ def resolve(
             if old is None or (spec, i) >= (old[0], old[1]):
                 chosen[name] = (spec, i, value, row.source)
     values = {k: v[2] for k, v in chosen.items()}
-    if "native" in values:
-        values["native"] = tuple(values["native"] or ())
+    for name in ("native", "fuse"):
+        if name in values:
+            values[name] = tuple(values[name] or ())
     sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
     profile = RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
     remember(table, memo_key, profile)

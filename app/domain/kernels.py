@@ -9,19 +9,19 @@ the SMs, a whole wave at a time (wave quantisation). Skinny GEMMs (decode, small
 no curve of their own: their bytes outweigh their FLOPs and the roofline makes them memory
 bound. Constants and sources: docs/methodology.md §5.8.
 
-The operator list is the same for every GPU of a job, so ``prepare`` turns it into arrays once
-and ``step_time`` prices it on each GPU as a handful of vectorised sums.
+The operator list is the same for every GPU of a job, so ``prepare`` sorts it once per kernel
+class by intensity with running sums, and ``step_time`` prices it on each GPU with one
+bisection per class (an op is compute-bound where its intensity reaches rate ÷ bandwidth).
 
-Pure: numpy only.
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import numpy as np
 
 from app.domain.operators import (
     ATTN_FLASH,
@@ -116,15 +116,24 @@ def op_time(
 
 
 @dataclass(frozen=True, slots=True)
-class OpArrays:
-    """A step's ops as columns (GPU-independent): count, FLOPs ÷ shape efficiency, bytes and
-    kernel class, after the runtime's fusion has removed what it folds away."""
+class ClassColumns:
+    """One kernel class's ops sorted by intensity (FLOPs ÷ e(shape) per byte), with running
+    sums: on a GPU whose rate ÷ bandwidth is r, the ops at intensity ≥ r are bound by their
+    FLOPs and the rest by their bytes, so the class's time is two look-ups after a bisection."""
 
-    count: np.ndarray
-    work: np.ndarray  # FLOPs ÷ e(shape): the FLOPs a fully used GPU would have to run
-    bytes: np.ndarray
-    klass: np.ndarray  # index into CLASSES
-    kernels: float  # Σ count: launches per step
+    index: int  # into CLASSES
+    intensity: tuple[float, ...]  # ascending
+    bytes_below: tuple[float, ...]  # [j] = Σ count × bytes over ops [0, j)
+    work_above: tuple[float, ...]  # [j] = Σ count × work over ops [j, n)
+
+
+@dataclass(frozen=True, slots=True)
+class OpArrays:
+    """A step's ops, GPU-independent, after the runtime's fusion removed what it folds away:
+    per kernel class, ``ClassColumns``; ``kernels`` launches per step."""
+
+    classes: tuple[ClassColumns, ...]
+    kernels: float
     flops: float  # Σ count × FLOPs (for reporting)
 
 
@@ -133,15 +142,29 @@ def prepare(ops: Iterable[Op], fuse: Iterable[str] = (), sms: int | None = None)
     kernel's epilogue or a fused chain (TensorRT, Inductor): no bytes of their own, no launch."""
     fused = set(fuse)
     kept = [o for o in ops if not (o.role and o.role in fused)]
-    count = np.array([o.count for o in kept], dtype=float)
-    work = np.array([o.flops / shape_efficiency(o, sms) if o.flops else 0.0 for o in kept])
+    by_class: dict[int, list[tuple[float, float, float]]] = {}
+    for o in kept:
+        work = o.flops / shape_efficiency(o, sms) if o.flops else 0.0
+        by = o.bytes
+        intensity = work / by if by > 0 else math.inf
+        by_class.setdefault(CLASS_INDEX[o.klass], []).append(
+            (intensity, o.count * by, o.count * work)
+        )
+    columns: list[ClassColumns] = []
+    for index, rows in sorted(by_class.items()):
+        rows.sort()
+        below, above = [0.0], [0.0]
+        for _, b, _w in rows:
+            below.append(below[-1] + b)
+        for _, _b, w in reversed(rows):
+            above.append(above[-1] + w)
+        columns.append(
+            ClassColumns(index, tuple(r[0] for r in rows), tuple(below), tuple(reversed(above)))
+        )
     return OpArrays(
-        count=count,
-        work=work,
-        bytes=np.array([o.bytes for o in kept], dtype=float),
-        klass=np.array([CLASS_INDEX[o.klass] for o in kept], dtype=np.intp),
-        kernels=float(count.sum()),
-        flops=float(sum(o.count * o.flops for o in kept)),
+        classes=tuple(columns),
+        kernels=math.fsum(o.count for o in kept),
+        flops=math.fsum(o.count * o.flops for o in kept),
     )
 
 
@@ -153,29 +176,30 @@ class StepTime:
     launch: float
 
 
-def step_time(arrs: OpArrays, rates: np.ndarray, bandwidth: float, launch_s: float) -> StepTime:
+def step_time(
+    arrs: OpArrays, rates: tuple[float, ...], bandwidth: float, launch_s: float
+) -> StepTime:
     """Σ count × (max(work ÷ rate[class], bytes ÷ bandwidth) + launch) over the step's ops;
-    ``rates`` holds FLOP/s per class in ``CLASSES`` order (inf: no finite rate needed)."""
-    t_c = arrs.work / rates[arrs.klass]
-    t_m = arrs.bytes / bandwidth
-    bound = t_c >= t_m
-    compute = float(np.dot(arrs.count, np.where(bound, t_c, 0.0)))
-    memory = float(np.dot(arrs.count, np.where(bound, 0.0, t_m)))
+    ``rates`` holds FLOP/s per class in ``CLASSES`` order."""
+    compute = memory = 0.0
+    for col in arrs.classes:
+        rate = rates[col.index]
+        j = bisect_left(col.intensity, rate / bandwidth)
+        compute += col.work_above[j] / rate
+        memory += col.bytes_below[j] / bandwidth
     launch = arrs.kernels * launch_s
     return StepTime(compute + memory + launch, compute, memory, launch)
 
 
-def class_rates(gemm_rate: float, vector_rate: float | None) -> np.ndarray:
+def class_rates(gemm_rate: float, vector_rate: float | None) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too)."""
     vec = vector_rate if vector_rate else gemm_rate
-    return np.array(
-        [
-            gemm_rate,
-            gemm_rate * FLASH_FWD_FACTOR,
-            gemm_rate * FLASH_BWD_FACTOR,
-            gemm_rate,
-            vec,
-            vec,
-        ]
+    return (
+        gemm_rate,
+        gemm_rate * FLASH_FWD_FACTOR,
+        gemm_rate * FLASH_BWD_FACTOR,
+        gemm_rate,
+        vec,
+        vec,
     )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.domain.efficiency import EfficiencyTable
 
+from app.domain.operators import ForwardTable
 from app.vocab import (
     BYTES_PER_ELEMENT,
     TRAINING_TASKS,
@@ -93,6 +94,9 @@ class ModelSpec:
     kv_elements_per_token: float | None = None
     kv_window_elements_per_token: float | None = None
     sliding_window: int | None = None
+    # One sample's forward operators, shipped for CNN/UNet presets (data/operators/); None:
+    # built from the shape (transformers) or priced whole-model (app.domain.perf)
+    operators: ForwardTable | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def is_transformer(self) -> bool:
