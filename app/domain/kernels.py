@@ -70,6 +70,14 @@ def gemm_tiles(m: float, n: float, batch: float = 1.0) -> float:
     return math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * batch
 
 
+def tile_fill(m: float, n: float) -> float:
+    """Tile quantisation: the share of the 128×128 output tiles that holds real outputs (a
+    64-wide layer leaves half of each tile idle; NVIDIA's Matrix Multiplication guide)."""
+    if m <= 0 or n <= 0:
+        return 1.0
+    return (m * n) / (math.ceil(m / TILE_M) * TILE_M * math.ceil(n / TILE_N) * TILE_N)
+
+
 def wave_fill(tiles: float, sms: int | None) -> float:
     """Share of the SMs busy over a kernel's waves: tiles ÷ (waves × SMs) with waves =
     ⌈tiles ÷ SMs⌉; without an SM count, the size-only expectation tiles ÷ (tiles + 54)."""
@@ -87,20 +95,31 @@ def k_efficiency(k: float) -> float:
     return k / (k + PIPELINE_K) / best if k > 0 else 1.0
 
 
+# Split-K: when a GEMM's output has too few tiles to fill the GPU but a long reduction (the
+# weight gradient of a layer over a large batch: m × n small, k = batch × positions), cuBLAS and
+# cuDNN split K over several blocks and add the partial sums. The library picks the split that
+# runs fastest; the curve does the same over 1, 2, 4, … MAX_SPLIT_K (the partial sums' extra
+# traffic, m × n per split, is small where splitting pays and is not counted).
+MAX_SPLIT_K = 64
+
+
 def shape_efficiency(op: Op, sms: int | None = None) -> float:
-    """e(shape) for one op: the wave fill of its output tiles, its main loop's share of each
-    tile's time, and for a convolution the share of each tensor-core K step its input
-    channels fill."""
+    """e(shape) for one op: the wave fill of its output tiles times its main loop's share of
+    each tile's time, at the best split of K; for a convolution also the share of each
+    tensor-core K step its input channels fill."""
     if op.klass in (MEMORY, CONV_DW):
         return 1.0  # direct CUDA-core kernels: no tensor-core tile to fill
     if op.klass in (ATTN_FLASH, ATTN_FLASH_BWD):
         # one thread block per 128 query rows per (sequence, head); its loop runs over the keys
-        tiles = math.ceil(op.m / TILE_M) * op.batch
-        k = op.n
+        e = wave_fill(math.ceil(op.m / TILE_M) * op.batch, sms) * k_efficiency(op.n)
     else:
         tiles = gemm_tiles(op.m, op.n, op.batch)
-        k = op.k
-    e = wave_fill(tiles, sms) * k_efficiency(k)
+        quantised = tile_fill(op.m, op.n)
+        e, split = 0.0, 1
+        while split <= MAX_SPLIT_K and (split == 1 or op.k / split >= TILE_K):
+            e = max(e, wave_fill(tiles * split, sms) * k_efficiency(op.k / split))
+            split *= 2
+        e *= quantised
     if op.klass == CONV and 0 < op.in_channels < CHANNEL_ALIGN:
         e *= op.in_channels / CHANNEL_ALIGN
     return e

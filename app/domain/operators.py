@@ -461,9 +461,13 @@ def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
     read the output gradient and their saved input and write the input gradient: out + 2·in
     elements."""
     out: list[Op] = []
-    for op in forward:
+    for i, op in enumerate(forward):
         if op.klass in (GEMM, CONV, CONV_DW):
-            out.extend(_gemm_backward(op, weight_grads))
+            grads = _gemm_backward(op, weight_grads)
+            if i == 0 and len(grads) == 2:
+                # the network's input (pixels) needs no gradient: the first layer's wgrad only
+                grads = grads[1:]
+            out.extend(grads)
         elif op.klass == ATTN_FLASH:
             out.append(
                 replace(
@@ -517,7 +521,8 @@ def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     if not weight_grads:
         return [dgrad]
     # dB[k,n] = Aᵀ · dC: reads A and dC, writes dB
-    wgrad = replace(op, name=f"{op.name}.wgrad", phase="bwd", m=k, n=n, k=m)
+    # the reduction runs over the batch's positions, not the input channels: no stem penalty
+    wgrad = replace(op, name=f"{op.name}.wgrad", phase="bwd", m=k, n=n, k=m, in_channels=0.0)
     if op.kind == "gemm" and m * n * k > 0:
         act_b = op.bytes_written / (m * n)
         wgrad = replace(
@@ -628,11 +633,19 @@ _TABLE_ROLES = {
 
 
 def table_ops(
-    table: ForwardTable, batch: float, *, act_b: float = 2.0, w_b: float = 2.0, dtype: str = "bf16"
+    table: ForwardTable,
+    batch: float,
+    *,
+    act_b: float = 2.0,
+    w_b: float = 2.0,
+    dtype: str = "bf16",
+    training: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
-    2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output."""
+    2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output. In training a
+    norm is batch normalisation over the batch: one pass reads the input for the statistics,
+    a second reads it again and writes the output."""
     out: list[Op] = []
     for o in table.ops:
         kind = o["kind"]
@@ -701,18 +714,20 @@ def table_ops(
                 )
             )
         else:
-            out.append(
-                memory_op(
-                    kind,
-                    name,
-                    _TABLE_ROLES[kind],
-                    batch * float(o["elements_in"]),
-                    batch * float(o["elements_out"]),
-                    count=count,
-                    act_b=act_b,
-                    dtype=dtype,
-                )
+            el_in = batch * float(o["elements_in"])
+            op = memory_op(
+                kind,
+                name,
+                _TABLE_ROLES[kind],
+                el_in,
+                batch * float(o["elements_out"]),
+                count=count,
+                act_b=act_b,
+                dtype=dtype,
             )
+            if training and kind == "norm":
+                op = replace(op, bytes_read=2.0 * el_in * act_b)
+            out.append(op)
     return out
 
 

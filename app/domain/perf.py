@@ -494,7 +494,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
     w_b = _op_weight_bytes(work)
     training = work.training
     if m.operators is not None:
-        ops = table_ops(m.operators, b, act_b=act_b, w_b=w_b, dtype=dtype)
+        ops = table_ops(m.operators, b, act_b=act_b, w_b=w_b, dtype=dtype, training=training)
         npass = max(1, m.passes_per_sample or 1)
         if npass > 1 or m.gflops_per_sample:
             ops = [replace(o, count=o.count * npass) for o in ops]

@@ -24,15 +24,17 @@ RATES = dict(zip(CLASSES, class_rates(RATE, 60e12), strict=True))
 
 def test_one_tile_more_than_the_sms_takes_two_waves() -> None:
     sms = 132
-    k = 16384  # long main loop, the K term the same for both
+    assert wave_fill(sms, sms) == 1.0
+    assert wave_fill(sms + 1, sms) == pytest.approx((sms + 1) / (2 * sms))
+    assert wave_fill(2 * sms, sms) == 1.0
+    k = 1024
     full = gemm("a", 128 * sms, 128, k)
     over = gemm("b", 128 * (sms + 1), 128, k)
     fast = 1e15  # bandwidth out of the way: compute-bound
     t_full = op_time(full, RATES, fast, 0.0, sms=sms)
     t_over = op_time(over, RATES, fast, 0.0, sms=sms)
-    assert t_over == pytest.approx(2 * t_full, rel=0.01)
-    assert wave_fill(sms + 1, sms) == pytest.approx((sms + 1) / (2 * sms))
-    assert wave_fill(2 * sms, sms) == 1.0
+    # the second wave runs one tile; splitting K (the library's way out) recovers a little
+    assert 1.5 * t_full < t_over < 2 * t_full * 1.01
 
 
 def test_size_only_curve_without_an_sm_count_rises_towards_one() -> None:
@@ -114,3 +116,18 @@ def test_flash_attention_runs_below_the_gemm_rate() -> None:
     assert rates[index["attn_flash"]] < rates[index["gemm"]]
     assert rates[index["attn_flash_bwd"]] < rates[index["attn_flash"]]
     assert all(r > 0 for r in rates)
+
+
+def test_a_64_wide_layer_leaves_half_of_each_output_tile_idle() -> None:
+    wide = gemm("wide", 128 * 1000, 128, 4096)
+    narrow = gemm("narrow", 128 * 1000, 64, 4096)
+    assert kernels.tile_fill(narrow.m, narrow.n) == pytest.approx(0.5)
+    assert shape_efficiency(narrow) == pytest.approx(shape_efficiency(wide) / 2, rel=0.01)
+
+
+def test_a_weight_gradient_splits_its_long_reduction_to_fill_the_gpu() -> None:
+    # dW of a 256→256 layer over 256 × 56 × 56 positions: 4 output tiles, k = 802,816
+    wgrad = gemm("wgrad", 256, 256, 256 * 56 * 56)
+    unsplit = kernels.wave_fill(4, None) * kernels.k_efficiency(wgrad.k)
+    assert shape_efficiency(wgrad) > 10 * unsplit
+    assert shape_efficiency(wgrad) <= 1.0

@@ -144,8 +144,8 @@ def test_a_shipped_table_scales_to_a_batch_with_conv_flops_from_the_shape() -> N
     assert bn.bytes == pytest.approx(2 * 32 * 64 * 112 * 112 * 2)
     assert fc.flops == pytest.approx(2 * 32 * 1000 * 64)
     assert table.gflops == pytest.approx(sum(o.count * o.flops for o in table_ops(table, 1)) / 1e9)
-    # backward: dgrad + wgrad, 2× the forward
-    assert total(backward_ops([stem])) == pytest.approx(2 * stem.flops)
+    # backward: dgrad + wgrad, 2× the forward, except the first layer's (no input gradient)
+    assert total(backward_ops([stem, dw])) == pytest.approx(stem.flops + 2 * 2 * dw.flops)
 
 
 @pytest.mark.parametrize(
@@ -168,3 +168,18 @@ def test_vit_is_a_patch_embedding_and_an_encoder_over_the_patches() -> None:
     patch = ops[0]
     assert patch.name == "patch_embed" and patch.m == 2 * 196 and patch.k == 768
     assert any(o.kind == "attention" and o.m == 197 for o in ops)
+
+
+def test_the_first_layer_computes_no_input_gradient() -> None:
+    fwd = table_ops(parse_table(STEM_TABLE), 8, training=True)
+    names = [o.name for o in backward_ops(fwd)]
+    assert "stem.wgrad" in names and "stem.dgrad" not in names
+    assert "dw.dgrad" in names
+
+
+def test_batch_norm_reads_its_input_twice_in_training() -> None:
+    table = parse_table(STEM_TABLE)
+    train = next(o for o in table_ops(table, 8, training=True) if o.name == "bn")
+    infer = next(o for o in table_ops(table, 8) if o.name == "bn")
+    assert train.bytes_read == pytest.approx(2 * infer.bytes_read)
+    assert train.bytes_written == pytest.approx(infer.bytes_written)
