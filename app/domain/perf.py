@@ -496,13 +496,15 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
     if m.operators is not None:
         ops = table_ops(m.operators, b, act_b=act_b, w_b=w_b, dtype=dtype, training=training)
         npass = max(1, m.passes_per_sample or 1)
-        if npass > 1 or m.gflops_per_sample:
+        if npass > 1:
+            # a diffusion sample runs the table (one UNet pass) steps × 2 times
             ops = [replace(o, count=o.count * npass) for o in ops]
-            # what the preset's FLOPs hold beyond the table's passes (a diffusion VAE decode)
+            # what the preset's FLOPs hold beyond those passes (the VAE decode), which has no
+            # table: priced as one well-shaped (cubic) GEMM
             rest = (m.gflops_per_sample or 0.0) * 1e9 * b - total(ops)
-            if npass > 1 and rest > 0:
-                side = math.sqrt(rest / 2.0 / b)
-                ops.append(gemm("rest", b * side, side, 1.0, act_b=act_b, w_b=w_b, dtype=dtype))
+            if rest > 0:
+                side = (rest / 2.0) ** (1.0 / 3.0)
+                ops.append(gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype))
         return ops
     if m.family == "vit" and m.has_shape:
         return vit_ops(

@@ -253,3 +253,47 @@ def test_a_remembered_gpu_step_follows_the_gpu_and_the_calibration() -> None:
     assert len(set(seen.values())) == 4
     assert seen[(A100.bf16_tflops, 0.3)] > seen[(A100.bf16_tflops, 0.9)]
     assert seen[(edited.bf16_tflops, None)] > seen[(A100.bf16_tflops, None)]
+
+
+def test_a_fusing_runtime_prices_the_same_job_faster_through_its_operators() -> None:
+    from app.domain.efficiency import parse_table
+
+    table = parse_table(
+        {
+            "rows": [
+                {"runtime": "pytorch", "kernel_us": 4.0},
+                {"runtime": "torch-compile", "kernel_us": 2.0,
+                 "fuse": ["act", "residual", "dropout", "copy", "cast"]},
+            ]
+        }
+    )  # fmt: skip
+    base = WorkloadSpec(
+        task="training", model=BERT_LARGE, precision="bf16", batch_size=16, efficiency=table
+    )
+    eager = perf.estimate(A100, base, flash_attention=False)
+    fused = perf.estimate(A100, base.with_flags(runtime="torch-compile"), flash_attention=False)
+    assert fused.throughput > eager.throughput * 1.05
+    assert fused.compute_s == pytest.approx(eager.compute_s)  # the GEMMs are the same
+
+
+def test_a_diffusion_table_runs_once_per_pass_plus_the_rest_of_the_presets_flops() -> None:
+    from app.domain.operators import parse_table
+
+    unet = parse_table(
+        {
+            "model": "toy-unet",
+            "ops": [{"kind": "gemm", "name": "proj", "count": 2, "m": 4096, "n": 640, "k": 640}],
+        }
+    )
+    per_pass = 2 * 2 * 4096 * 640 * 640
+    model = dataclasses.replace(
+        RESNET50, family="diffusion", operators=unet, passes_per_sample=40,
+        gflops_per_sample=(40 * per_pass + 1e12) / 1e9,
+    )  # fmt: skip
+    work = WorkloadSpec(task="inference", model=model, precision="fp16", batch_size=2)
+    ops = perf.forward_ops(work, True, 2.0)
+    assert ops is not None
+    assert sum(o.count * o.flops for o in ops if o.name == "proj") == pytest.approx(
+        2 * 40 * per_pass
+    )
+    assert sum(o.count * o.flops for o in ops) == pytest.approx(2 * (40 * per_pass + 1e12))
