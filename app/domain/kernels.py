@@ -22,6 +22,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.domain.operators import (
     ATTN_FLASH,
@@ -109,19 +110,25 @@ def shape_efficiency(op: Op, sms: int | None = None) -> float:
     tensor-core K step its input channels fill."""
     if op.klass in (MEMORY, CONV_DW):
         return 1.0  # direct CUDA-core kernels: no tensor-core tile to fill
-    if op.klass in (ATTN_FLASH, ATTN_FLASH_BWD):
+    return _shape_efficiency(op.klass, op.m, op.n, op.k, op.batch, op.in_channels, sms)
+
+
+@lru_cache(maxsize=1 << 16)  # a pure function of the shape: job variants repeat their shapes
+def _shape_efficiency(
+    klass: str, m: float, n: float, k: float, batch: float, in_channels: float, sms: int | None
+) -> float:
+    if klass in (ATTN_FLASH, ATTN_FLASH_BWD):
         # one thread block per 128 query rows per (sequence, head); its loop runs over the keys
-        e = wave_fill(math.ceil(op.m / TILE_M) * op.batch, sms) * k_efficiency(op.n)
+        e = wave_fill(math.ceil(m / TILE_M) * batch, sms) * k_efficiency(n)
     else:
-        tiles = gemm_tiles(op.m, op.n, op.batch)
-        quantised = tile_fill(op.m, op.n)
+        tiles = gemm_tiles(m, n, batch)
         e, split = 0.0, 1
-        while split <= MAX_SPLIT_K and (split == 1 or op.k / split >= TILE_K):
-            e = max(e, wave_fill(tiles * split, sms) * k_efficiency(op.k / split))
+        while split <= MAX_SPLIT_K and (split == 1 or k / split >= TILE_K):
+            e = max(e, wave_fill(tiles * split, sms) * k_efficiency(k / split))
             split *= 2
-        e *= quantised
-    if op.klass == CONV and 0 < op.in_channels < CHANNEL_ALIGN:
-        e *= op.in_channels / CHANNEL_ALIGN
+        e *= tile_fill(m, n)
+    if klass == CONV and 0 < in_channels < CHANNEL_ALIGN:
+        e *= in_channels / CHANNEL_ALIGN
     return e
 
 

@@ -40,7 +40,9 @@ FLASH_BWD_FLOPS = 2.5
 DROPOUT_MASK_BYTES = 1.0  # PyTorch keeps dropout masks as bool tensors (1 byte per element)
 
 
-@dataclass(frozen=True, slots=True)
+# Plain, not frozen: a step builds hundreds per job variant, and a frozen dataclass costs several
+# times as much to build (object.__setattr__ per field). Nothing changes an op once built.
+@dataclass(slots=True)
 class Op:
     """One operator of a step. ``flops`` and bytes are per run; the step runs it ``count``
     times. GEMM ops carry (m, n, k) and ``batch`` (independent GEMMs in one launch, e.g. heads);
@@ -70,6 +72,18 @@ class Op:
     @property
     def total_flops(self) -> float:
         return self.flops * self.count
+
+
+_OP_FIELDS = (
+    "kind", "name", "klass", "count", "flops", "bytes_read", "bytes_written", "dtype", "role",
+    "phase", "m", "n", "k", "batch", "in_channels",
+)  # fmt: skip
+
+
+def derive(op: Op, **changes: Any) -> Op:
+    """``op`` with ``changes``: dataclasses.replace without its per-call field introspection
+    (a step's backward derives hundreds of ops, once per job variant of every request)."""
+    return Op(*[changes[f] if f in changes else getattr(op, f) for f in _OP_FIELDS])
 
 
 def gemm(
@@ -470,7 +484,7 @@ def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
             out.extend(grads)
         elif op.klass == ATTN_FLASH:
             out.append(
-                replace(
+                derive(
                     op,
                     name=f"{op.name}.bwd",
                     klass=ATTN_FLASH_BWD,
@@ -483,7 +497,7 @@ def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
         elif op.role == "embed":
             # the embedding gradient scatters the output gradient into the table
             out.append(
-                replace(
+                derive(
                     op,
                     name=f"{op.name}.bwd",
                     phase="bwd",
@@ -493,7 +507,7 @@ def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
             )
         else:
             out.append(
-                replace(
+                derive(
                     op,
                     name=f"{op.name}.bwd",
                     phase="bwd",
@@ -507,27 +521,25 @@ def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
 
 def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     m, n, k, b = op.m, op.n, op.k, op.batch
-    dgrad = replace(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
+    dgrad = derive(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
     if op.kind == "gemm" and m * n * k > 0:
         act_b = op.bytes_written / (b * m * n)
         w_b = max(0.0, op.bytes_read / b - m * k * act_b) / (k * n)
         # dA[m,k] = dC[m,n] · Bᵀ: reads dC and B, writes dA
-        dgrad = replace(
+        dgrad = derive(
             dgrad, bytes_read=b * (m * n * act_b + k * n * w_b), bytes_written=b * m * k * act_b
         )
     weighted = op.batch == 1.0 and op.kind in ("gemm", "conv")
     if not weighted:  # activation × activation (attention's QKᵀ, AV): two dgrads
-        return [dgrad, replace(dgrad, name=f"{op.name}.dgrad2")]
+        return [dgrad, derive(dgrad, name=f"{op.name}.dgrad2")]
     if not weight_grads:
         return [dgrad]
     # dB[k,n] = Aᵀ · dC: reads A and dC, writes dB
     # the reduction runs over the batch's positions, not the input channels: no stem penalty
-    wgrad = replace(op, name=f"{op.name}.wgrad", phase="bwd", m=k, n=n, k=m, in_channels=0.0)
+    wgrad = derive(op, name=f"{op.name}.wgrad", phase="bwd", m=k, n=n, k=m, in_channels=0.0)
     if op.kind == "gemm" and m * n * k > 0:
         act_b = op.bytes_written / (m * n)
-        wgrad = replace(
-            wgrad, bytes_read=m * k * act_b + m * n * act_b, bytes_written=k * n * act_b
-        )
+        wgrad = derive(wgrad, bytes_read=m * k * act_b + m * n * act_b, bytes_written=k * n * act_b)
     return [dgrad, wgrad]
 
 
@@ -726,7 +738,7 @@ def table_ops(
                 dtype=dtype,
             )
             if training and kind == "norm":
-                op = replace(op, bytes_read=2.0 * el_in * act_b)
+                op = derive(op, bytes_read=2.0 * el_in * act_b)
             out.append(op)
     return out
 
