@@ -59,6 +59,10 @@ class RuntimeProfile:
     # "fused": the runtime brings its own fused attention kernel (TensorRT's fused MHA) on every
     # GPU it runs on; "": the framework's (flash where the GPU supports it, else math)
     attention: str = ""
+    # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
+    # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
+    # clock's peak says (operator path); None: not known for the architecture
+    tensor_tflops_per_watt: float | None = None
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()

@@ -694,9 +694,24 @@ def _build_on_gpu(
     rates = None
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
-        rates = class_rates(1.0 / seconds(1.0, op_split), vector)
+        gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, eff, prof, mode)
+        rates = class_rates(gemm_rate, vector)
     host = host_bandwidth_gbs(gpu, calibration)
     return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates)
+
+
+def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
+    """The share of its boost clock a power-capped board holds under sustained tensor load:
+    its 16-bit GEMMs reach at most TDP × the architecture's sustained TFLOPS per watt, and the
+    clock it drops to slows every tensor datapath (int8, fp8, tf32) alike. 1 where the
+    architecture has no such figure or the job runs on the CUDA cores."""
+    per_watt = prof.tensor_tflops_per_watt
+    if not per_watt or not gpu.tdp_w or mode.startswith("fp32"):
+        return 1.0
+    half, key = _half_peak(gpu, "fp16")
+    if not half or key == "fp32":
+        return 1.0
+    return min(1.0, gpu.tdp_w * per_watt / (half * eff.compute[key]))
 
 
 def estimate(

@@ -20,6 +20,7 @@ from tests.domain.fixtures import (
     RESNET50,
     RTX3090,
     RTX4090,
+    T4,
     llm_inference,
 )
 
@@ -297,3 +298,19 @@ def test_a_diffusion_table_runs_once_per_pass_plus_the_rest_of_the_presets_flops
         2 * 40 * per_pass
     )
     assert sum(o.count * o.flops for o in ops) == pytest.approx(2 * (40 * per_pass + 1e12))
+
+
+def test_a_power_capped_board_runs_its_gemms_at_tdp_times_its_sustained_tflops_per_watt() -> None:
+    from app.domain.efficiency import parse_table
+
+    table = parse_table({"rows": [{"architecture": "turing", "tensor_tflops_per_watt": 0.343}]})
+    big = WorkloadSpec(task="inference", model=BERT_LARGE, precision="fp16", batch_size=64)
+    capped = perf.estimate(T4, big.with_flags(efficiency=table))
+    free = perf.estimate(T4, big)
+    # 70 W × 0.343 = 24 TFLOPS of the 65 × 0.80 = 52 the prior allows: the GEMMs take 52/24×
+    assert capped.compute_s == pytest.approx(free.compute_s * 52 / 24, rel=0.05)
+    assert capped.memory_s == pytest.approx(free.memory_s, rel=0.05)
+    # an architecture without a sustained figure (Ampere here) is untouched
+    assert perf.estimate(A100, big.with_flags(efficiency=table)).throughput == pytest.approx(
+        perf.estimate(A100, big).throughput
+    )
