@@ -464,7 +464,9 @@ def vit_ops(
 # ---------------------------------------------------------------- backward and optimizer
 
 
-def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
+def backward_ops(
+    forward: list[Op], *, weight_grads: bool = True, input_grad: bool = False
+) -> list[Op]:
     """Each forward op's backward.
 
     GEMM: dgrad (dA = dC · Bᵀ) and wgrad (dB = Aᵀ · dC), each the forward's FLOPs, so 2× in all
@@ -473,12 +475,13 @@ def backward_ops(forward: list[Op], *, weight_grads: bool = True) -> list[Op]:
     (dgrad + wgrad ≈ 2 × forward; methodology §3.2). Flash attention: 2.5 × the forward FLOPs
     (recomputes the scores), reading Q, K, V, O, dO and writing dQ, dK, dV. Memory-bound ops
     read the output gradient and their saved input and write the input gradient: out + 2·in
-    elements."""
+    elements. The first op's input is the network's (pixels, or embeddings already handled)
+    and needs no gradient unless ``input_grad`` (ops inside the network, e.g. LoRA adapters)."""
     out: list[Op] = []
     for i, op in enumerate(forward):
         if op.klass in (GEMM, CONV, CONV_DW):
             grads = _gemm_backward(op, weight_grads)
-            if i == 0 and len(grads) == 2:
+            if i == 0 and len(grads) == 2 and not input_grad:
                 # the network's input (pixels) needs no gradient: the first layer's wgrad only
                 grads = grads[1:]
             out.extend(grads)
@@ -541,6 +544,38 @@ def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
         act_b = op.bytes_written / (m * n)
         wgrad = derive(wgrad, bytes_read=m * k * act_b + m * n * act_b, bytes_written=k * n * act_b)
     return [dgrad, wgrad]
+
+
+def lora_ops(
+    model: ModelSpec,
+    batch: float,
+    seq: float,
+    rank: int,
+    *,
+    act_b: float = 2.0,
+    dtype: str = "bf16",
+) -> list[Op]:
+    """LoRA adapters on every linear layer of a transformer (q, k, v, o and the MLP's; the
+    layers ``workload.lora_params`` counts): per adapter x·A (rank r) then ·B and the add into
+    the frozen layer's output. Tiny in FLOPs, but three more kernels per linear layer each way,
+    which eager PyTorch pays in launches. MoE experts carry none here (attention adapters only)."""
+    h = float(model.hidden_size or 0)
+    layers = float(model.layers or 0)
+    kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
+    inter = float(model.intermediate_size or 4 * h)
+    t = batch * seq
+    dims = [(h, h), (h, kv), (h, kv), (h, h)]
+    if not (model.experts and model.experts > 1):
+        dims += (
+            [(h, inter), (h, inter), (inter, h)] if is_gated(model) else [(h, inter), (inter, h)]
+        )
+    ops: list[Op] = []
+    for d_in, d_out in dims:
+        kw: dict[str, Any] = {"count": layers, "act_b": act_b, "dtype": dtype}
+        ops.append(gemm("lora.a", t, float(rank), d_in, **kw))
+        ops.append(gemm("lora.b", t, d_out, float(rank), **kw))
+        ops.append(memory_op("elementwise", "lora.add", "residual", 2 * t * d_out, t * d_out, **kw))
+    return ops
 
 
 # Optimizer update traffic in bytes per trainable parameter (read + write of each state):

@@ -26,6 +26,7 @@ from app.domain.operators import (
     Op,
     backward_ops,
     gemm,
+    lora_ops,
     optimizer_op,
     table_ops,
     total,
@@ -547,6 +548,13 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     if work.gradient_checkpointing:
         ops.extend(fwd)
     ops.extend(backward_ops(fwd, weight_grads=not lora))
+    m = work.model
+    if lora and m.is_transformer and m.has_shape:
+        adapters = lora_ops(
+            m, work.batch_size, work.seq_len, work.lora_rank, act_b=act_b, dtype=work.precision
+        )
+        ops.extend(adapters * (2 if work.gradient_checkpointing else 1))
+        ops.extend(backward_ops(adapters, input_grad=True))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
     params = work.model.params
     if work.peft == "qlora":

@@ -183,3 +183,15 @@ def test_batch_norm_reads_its_input_twice_in_training() -> None:
     infer = next(o for o in table_ops(table, 8) if o.name == "bn")
     assert train.bytes_read == pytest.approx(2 * infer.bytes_read)
     assert train.bytes_written == pytest.approx(infer.bytes_written)
+
+
+def test_lora_adapters_cover_the_parameters_the_memory_model_counts() -> None:
+    from app.domain.workload import lora_params
+
+    t, rank = 2048, 16
+    ops = ops_mod.lora_ops(LLAMA3_8B, 1, t, rank)
+    # each adapter's A and B GEMMs: 2 · t · (its parameters) FLOPs
+    assert _flops(ops, kind="gemm") == pytest.approx(2 * t * lora_params(LLAMA3_8B, rank))
+    # adapters sit inside the network: their backward computes input gradients too
+    back = backward_ops(ops, input_grad=True)
+    assert _flops(back, kind="gemm") == pytest.approx(2 * _flops(ops, kind="gemm"))
