@@ -37,6 +37,7 @@ from app.domain.operators import (
 from app.domain.workload import (
     BYTES,
     NF4_BYTES,
+    ModelSpec,
     WorkloadSpec,
     activation_bytes,
     kv_cache_bytes,
@@ -486,6 +487,13 @@ def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) ->
     return _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
 
 
+def has_operators(m: ModelSpec) -> bool:
+    """Whether the model resolves to operators: a shipped table, or a transformer shape."""
+    if m.operators is not None:
+        return True
+    return m.has_shape and m.family in ("decoder", "encoder", "vit")
+
+
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
     """One forward pass of the batch as operators, or None where the model has neither a
     transformer shape nor a shipped table (encoder-decoders, MLPs, CNNs without a table)."""
@@ -698,7 +706,11 @@ def _build_on_gpu(
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     split, mode = compute_split(gpu, work, framework, eff, prof)
-    op_split, _ = compute_split(gpu, work, framework, eff, prof, per_operator=True)
+    op_split = (
+        compute_split(gpu, work, framework, eff, prof, per_operator=True)[0]
+        if has_operators(work.model)
+        else None
+    )
     rates = None
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
