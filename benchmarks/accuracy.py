@@ -49,6 +49,10 @@ INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"
 # For "all backends": one row per GPU and metric, the GPU's native backend first.
 BACKEND_ORDER = {"cuda": 0, "metal": 1, "rocm": 2, "vulkan": 3}
 METRIC_NAMES = {"tg": "decode tg128", "pp": "prefill pp512"}
+# Lambda's harness (DeepLearningExamples' PyTorch BERT, modeling.py BertSelfAttention) computes
+# attention as explicit matmul / scale / mask / softmax / dropout / matmul, never a fused
+# kernel, whatever the GPU supports.
+HARNESS_MATH_ATTENTION = True
 
 
 @dataclass
@@ -127,6 +131,7 @@ def predict(gpu: GpuSpec, work: WorkloadSpec, data_dir: Path) -> float:
     precision, _ = compat.resolve_precision(gpu, work.precision, rules, support.backend)
     work = work.with_precision(precision or "fp32")
     flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
+    flash = flash and not HARNESS_MATH_ATTENTION
     return perf.estimate(gpu, work, framework="pytorch", flash_attention=flash).throughput
 
 

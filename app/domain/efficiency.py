@@ -53,6 +53,16 @@ class RuntimeProfile:
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
+    # Roles of memory-bound operators the runtime folds into a neighbouring kernel (GEMM
+    # epilogues, fused norm/activation chains): app.domain.operators.ROLES
+    fuse: tuple[str, ...] = ()
+    # "fused": the runtime brings its own fused attention kernel (TensorRT's fused MHA) on every
+    # GPU it runs on; "": the framework's (flash where the GPU supports it, else math)
+    attention: str = ""
+    # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
+    # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
+    # clock's peak says (operator path); None: not known for the architecture
+    tensor_tflops_per_watt: float | None = None
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces
@@ -192,8 +202,9 @@ def resolve(
             if old is None or (spec, i) >= (old[0], old[1]):
                 chosen[name] = (spec, i, value, row.source)
     values = {k: v[2] for k, v in chosen.items()}
-    if "native" in values:
-        values["native"] = tuple(values["native"] or ())
+    for name in ("native", "fuse"):
+        if name in values:
+            values[name] = tuple(values[name] or ())
     sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
     profile = RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
     remember(table, memo_key, profile)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -21,9 +21,24 @@ from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
+from app.domain.kernels import OpArrays, class_rates, prepare, step_time
+from app.domain.operators import (
+    MEMORY,
+    Op,
+    backward_ops,
+    gemm,
+    lora_ops,
+    optimizer_op,
+    table_ops,
+    total,
+    transformer_ops,
+    vit_ops,
+    weight_cast_op,
+)
 from app.domain.workload import (
     BYTES,
     NF4_BYTES,
+    ModelSpec,
     WorkloadSpec,
     activation_bytes,
     lora_params,
@@ -237,11 +252,15 @@ def compute_split(
     framework: str,
     eff: Efficiency,
     profile: RuntimeProfile = EAGER,
+    *,
+    per_operator: bool = False,
 ) -> tuple[Split, str]:
     """How ``compute_time`` divides FLOPs for this GPU, job precision and runtime, and the
-    mode that runs: the same for every job and batch with them."""
+    mode that runs: the same for every job and batch with them. ``per_operator``: the rates a
+    well-shaped GEMM reaches (peak × prior), for the operator path, whose shapes carry what
+    the whole-model utilisation and the runtime's compute scale stand for."""
     p = work.precision
-    u = MODEL_UTILISATION * profile.compute_scale
+    u = 1.0 if per_operator else MODEL_UTILISATION * profile.compute_scale
     if profile.compute_basis and profile.compute:
         basis = profile.compute_basis
         peak = gpu.fp32_tflops if basis == "fp32" else peak_tflops(gpu, basis)[0]
@@ -468,6 +487,11 @@ class _StepJob:
     wbytes: float
     kernels: int
     host_bytes: float  # the batch's input bytes a DataLoader copies in
+    # The step as operators (forward, backward, optimizer), when the model has a shape or a
+    # shipped table; None: priced whole-model as above
+    ops: tuple[Op, ...] | None = None
+    # the ops as arrays, per fusion policy (a request meets one or two runtimes)
+    arrays: dict[tuple[str, ...], OpArrays] = field(default_factory=dict, compare=False)
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -480,6 +504,12 @@ def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJ
 
 
 def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
+    job = _whole_model_job(work, flash_attention, act_b)
+    ops = step_ops(work, flash_attention, act_b)
+    return job if ops is None else replace(job, ops=tuple(ops))
+
+
+def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
     # Each of the sample's passes (diffusion: steps × 2) reads the weights and moves one
@@ -510,6 +540,102 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     return _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
 
 
+def has_operators(m: ModelSpec) -> bool:
+    """Whether the model resolves to operators: a shipped table, or a transformer shape."""
+    if m.operators is not None:
+        return True
+    return m.has_shape and m.family in ("decoder", "encoder", "vit")
+
+
+def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
+    """One forward pass of the batch as operators, or None where the model has neither a
+    transformer shape nor a shipped table (encoder-decoders, MLPs, CNNs without a table)."""
+    m = work.model
+    b = float(work.batch_size)
+    dtype = work.precision
+    w_b = _op_weight_bytes(work)
+    training = work.training
+    if m.operators is not None:
+        ops = table_ops(m.operators, b, act_b=act_b, w_b=w_b, dtype=dtype, training=training)
+        npass = max(1, m.passes_per_sample or 1)
+        if npass > 1:
+            # a diffusion sample runs the table (one UNet pass) steps × 2 times
+            ops = [replace(o, count=o.count * npass) for o in ops]
+            # what the preset's FLOPs hold beyond those passes (the VAE decode), which has no
+            # table: priced as one well-shaped (cubic) GEMM
+            rest = (m.gflops_per_sample or 0.0) * 1e9 * b - total(ops)
+            if rest > 0:
+                side = (rest / 2.0) ** (1.0 / 3.0)
+                ops.append(gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype))
+        return ops
+    if m.family == "vit" and m.has_shape:
+        return vit_ops(
+            m, b, act_b=act_b, w_b=w_b, flash=flash_attention, training=training, dtype=dtype
+        )
+    if m.family in ("decoder", "encoder") and m.has_shape:
+        return transformer_ops(
+            m,
+            b,
+            float(work.seq_len),
+            act_b=act_b,
+            w_b=w_b,
+            flash=flash_attention,
+            training=training,
+            dtype=dtype,
+        )
+    return None
+
+
+def _op_weight_bytes(work: WorkloadSpec) -> float:
+    """Bytes per weight a forward GEMM reads: the stored format when serving, the 16-bit copy
+    under mixed precision, 4 in fp32, NF4 under QLoRA (dequantised by its own op)."""
+    if work.peft == "qlora":
+        return NF4_BYTES
+    if not work.training:
+        return work.weight_bytes_per_param
+    return BYTES.get(work.precision, 2.0)
+
+
+def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
+    """The step as operators: the forward; when training, a recomputed forward under
+    gradient checkpointing, every op's backward (no weight gradients for LoRA's frozen base),
+    the optimizer update over the trainable parameters and, under mixed precision, autocast's
+    weight casts."""
+    fwd = forward_ops(work, flash_attention, act_b)
+    if fwd is None or not work.training:
+        return fwd
+    lora = work.peft in ("lora", "qlora")
+    ops = list(fwd)
+    if work.gradient_checkpointing:
+        ops.extend(fwd)
+    ops.extend(backward_ops(fwd, weight_grads=not lora))
+    m = work.model
+    if lora and m.is_transformer and m.has_shape:
+        adapters = lora_ops(
+            m, work.batch_size, work.seq_len, work.lora_rank, act_b=act_b, dtype=work.precision
+        )
+        ops.extend(adapters * (2 if work.gradient_checkpointing else 1))
+        ops.extend(backward_ops(adapters, input_grad=True))
+    ops.append(optimizer_op(_trainable(work), work.optimizer))
+    params = work.model.params
+    if work.peft == "qlora":
+        passes = 3.0 if work.gradient_checkpointing else 2.0
+        dq = Op(
+            "elementwise",
+            "nf4.dequantise",
+            MEMORY,
+            passes,
+            0.0,
+            params * NF4_BYTES,
+            params * 2.0,
+            "bf16",
+        )
+        ops.append(dq)
+    elif work.precision not in ("fp32", "tf32") and not lora:
+        ops.append(weight_cast_op(params))
+    return ops
+
+
 def _keep(store: dict[Any, tuple[WorkloadSpec, Any]], key: Any, work: WorkloadSpec, v: Any) -> None:
     """Remembers ``v`` for ``work`` under a key holding its id (a request builds each job
     variant once and keeps it; hashing the spec costs more). The entry holds the job, so the id
@@ -533,7 +659,10 @@ def single_gpu(
     backend: str | None = None,
 ) -> OneGpu:
     on = _on_gpu(gpu, work, framework, calibration, backend)
+    flash_attention = flash_attention or on.prof.attention == "fused"
     job = _step_job(work, flash_attention, on.act_b)
+    if job.ops is not None and on.rates is not None:
+        return _operator_step(on, job, on.rates)
     traffic = job.traffic * on.prof.traffic
     t_comp = seconds(job.flops, on.split)
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
@@ -547,6 +676,20 @@ def single_gpu(
     # positional, in field order: one per card and job variant
     return OneGpu(
         on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step
+    )
+
+
+def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGpu:
+    """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
+    fuse = on.prof.fuse
+    arrs = job.arrays.get(fuse)
+    if arrs is None:
+        arrs = job.arrays[fuse] = prepare(job.ops or (), fuse)
+    st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
+    host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
+    step = host if host > st.total else st.total
+    return OneGpu(
+        on.eff, on.backend, job.wbytes, st.compute, on.mode, 0.0, st.memory, st.launch, host, step
     )
 
 
@@ -564,6 +707,9 @@ class _OnGpu:
     split: Split
     mode: str
     host_bw: float | None
+    # FLOP/s per kernel class for the operator path (app.domain.kernels.CLASSES); None where a
+    # datapath the job needs has no peak
+    rates: tuple[float, ...] | None = None
 
 
 def _on_gpu(
@@ -578,9 +724,17 @@ def _on_gpu(
         return _build_on_gpu(gpu, work, framework, calibration, backend)
     m = work.model
     key = (
-        "on_gpu", gpu, backend, work.runtime, work.precision, work.training, m.family,
-        work.allow_tf32_matmul, framework, id(calibration),
-    )  # fmt: skip
+        "on_gpu",
+        gpu,
+        backend,
+        work.runtime,
+        work.precision,
+        work.training,
+        m.family,
+        work.allow_tf32_matmul,
+        framework,
+        id(calibration),
+    )
     hit: tuple[Calibration | None, _OnGpu] | None = table._memo.get(key)
     # the entry holds its calibration, so the id is not reused while it lives
     if hit is not None and hit[0] is calibration:
@@ -605,7 +759,32 @@ def _build_on_gpu(
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     split, mode = compute_split(gpu, work, framework, eff, prof)
-    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host_bandwidth_gbs(gpu, calibration))
+    op_split = (
+        compute_split(gpu, work, framework, eff, prof, per_operator=True)[0]
+        if has_operators(work.model)
+        else None
+    )
+    rates = None
+    if op_split is not None:
+        vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
+        gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, eff, prof, mode)
+        rates = class_rates(gemm_rate, vector)
+    host = host_bandwidth_gbs(gpu, calibration)
+    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates)
+
+
+def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
+    """The share of its boost clock a power-capped board holds under sustained tensor load:
+    its 16-bit GEMMs reach at most TDP × the architecture's sustained TFLOPS per watt, and the
+    clock it drops to slows every tensor datapath (int8, fp8, tf32) alike. 1 where the
+    architecture has no such figure or the job runs on the CUDA cores."""
+    per_watt = prof.tensor_tflops_per_watt
+    if not per_watt or not gpu.tdp_w or mode.startswith("fp32"):
+        return 1.0
+    half, key = _half_peak(gpu, "fp16")
+    if not half or key == "fp32":
+        return 1.0
+    return min(1.0, gpu.tdp_w * per_watt / (half * eff.compute[key]))
 
 
 def estimate(

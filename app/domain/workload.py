@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from app.domain.efficiency import EfficiencyTable
 
 from app.domain.formats import bytes_per_weight
+from app.domain.operators import ForwardTable
 from app.vocab import (
     BYTES_PER_ELEMENT,
     KV_BYTES_PER_ELEMENT,
@@ -98,6 +99,9 @@ class ModelSpec:
     kv_elements_per_token: float | None = None
     kv_window_elements_per_token: float | None = None
     sliding_window: int | None = None
+    # One sample's forward operators, shipped for CNN/UNet presets (data/operators/); None:
+    # built from the shape (transformers) or priced whole-model (app.domain.perf)
+    operators: ForwardTable | None = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def is_transformer(self) -> bool:

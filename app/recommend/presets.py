@@ -7,11 +7,13 @@ app/shipped/rules.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from app.domain.operators import ForwardTable
+from app.domain.operators import parse_table as parse_operator_table
 from app.domain.workload import ModelSpec
 from app.shipped import yamlio
 from app.shipped.rules import DATA_DIR
@@ -19,7 +21,7 @@ from app.shipped.rules import DATA_DIR
 # The model fields a preset may set, and which of them are integers: read off ModelSpec so a
 # field added there is a preset field too.
 _MODEL_TYPES = get_type_hints(ModelSpec)
-_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec))
+_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec) if f.name != "operators")
 _INT_FIELDS = tuple(k for k in _MODEL_FIELDS if _MODEL_TYPES[k] in (int, int | None))
 
 
@@ -64,17 +66,29 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
     out: dict[str, Preset] = {}
     for raw in doc.get("workloads") or []:
         sources = tuple(raw.get("sources") or ())
+        model = model_from_dict(raw["model"])
+        table = load_operator_table(data_dir, raw["id"])
+        if table is not None:
+            model = replace(model, operators=table)
         out[raw["id"]] = Preset(
             id=raw["id"],
             name=raw.get("name", raw["id"]),
             description=raw.get("description", ""),
-            model=model_from_dict(raw["model"]),
+            model=model,
             defaults={k: _num(v) for k, v in (raw.get("defaults") or {}).items()},
             sources=sources,
             notes=raw.get("notes"),
             source_refs={s: refs[s] for s in sources if s in refs},
         )
     return out
+
+
+def load_operator_table(data_dir: Path, preset_id: str) -> ForwardTable | None:
+    """The preset's shipped forward operator table (data/operators/<id>.yaml), if any."""
+    path = data_dir / "operators" / f"{preset_id}.yaml"
+    if not path.exists():
+        return None
+    return parse_operator_table(yamlio.safe_load(path.read_text(encoding="utf-8")) or {})
 
 
 _HF = "https://huggingface.co/"

@@ -64,6 +64,10 @@ def get_workload(workload_id: str, data_dir: Path = DATA_DIR) -> s.WorkloadPrese
 # ---------------------------------------------------------------- request → workload
 
 
+# The fields a preset's shipped operator table (data/operators/) was generated for.
+_TABLE_SHAPE = ("family", "input_size", "layers", "hidden_size")
+
+
 def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
     base: dict[str, Any] = {}
     if preset is not None:
@@ -74,6 +78,8 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
     if w.model is not None:
         given = w.model.model_dump(exclude={"hf_config"})
         base.update({k: v for k, v in given.items() if v is not None})
+    if preset is not None and any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE):
+        base["operators"] = None  # the preset's operator table is for its own architecture
     if not base.get("family"):
         raise InvalidInput("give a preset or model.family", field="workload.model.family")
     if not base.get("params"):

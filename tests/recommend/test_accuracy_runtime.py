@@ -4,7 +4,9 @@ Data: tests/data/runtime_inference.yaml. TensorRT's demo/BERT tables (A100, A30,
 and BERT-Large, INT8 and FP16, sequence 128 and 384, batch 128) and MLPerf Inference closed
 Offline results under TensorRT (ResNet-50 v1.5 INT8 on H100 SXM/PCIe, A100 SXM/PCIe, A30, A10,
 L4; Stable Diffusion XL with an INT8 or FP8 UNet on H100 SXM, H200 and L40S). Measured when
-written: all 35 rows Spearman 0.99, median ratio 1.24, bias (measured ÷ predicted) 1.12.
+written: all 35 rows Spearman 1.00, median ratio 1.13, bias (measured ÷ predicted) 1.01
+(BERT priced per operator: A100 and A30 0.93–1.27×, the T4 0.88–0.99× through Turing's power
+cap, set from a forum GEMM measurement, not from these rows).
 ResNet-50 1.00 / 1.28 / 1.28, under-predicted: TensorRT's convolutions overlap their fused
 epilogue writes with the math, which the additive activation-traffic term does not; the L4 at
 MLPerf's batch 32 keeps a layer's activations in its 48 MB L2 and runs 2.2× the estimate.

@@ -1,0 +1,231 @@
+"""Operator → time on one GPU: a roofline per operator with an efficiency curve per kernel class.
+
+    t(op) = max(FLOPs ÷ (rate[class] × e(shape)), bytes ÷ (bandwidth × e_mem)) + launch
+
+``rate[class]`` is the GPU's peak at the job's datapath times the vendor prior for a good GEMM
+(``perf.prior_compute_efficiency``: cuBLAS/MAMF best-shape figures) times the class's factor
+below; ``e(shape)`` is the share of the GPU a kernel of that shape keeps busy: output tiles over
+the SMs, a whole wave at a time (wave quantisation). Skinny GEMMs (decode, small batches) need
+no curve of their own: their bytes outweigh their FLOPs and the roofline makes them memory
+bound. Constants and sources: docs/methodology.md §5.8.
+
+The operator list is the same for every GPU of a job, so ``prepare`` sorts it once per kernel
+class by intensity with running sums, and ``step_time`` prices it on each GPU with one
+bisection per class (an op is compute-bound where its intensity reaches rate ÷ bandwidth).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.domain.operators import (
+    ATTN_FLASH,
+    ATTN_FLASH_BWD,
+    CONV,
+    CONV_DW,
+    GEMM,
+    MEMORY,
+    Op,
+)
+
+CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY)
+CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
+
+# cuBLAS/CUTLASS 16-bit kernels on Ampere/Hopper tile the output in 128×128 (also 128×256 and
+# 256×128) blocks, one block per SM at a time (NVIDIA, Matrix Multiplication Background User's
+# Guide: tile and wave quantisation). The smaller tile is the conservative choice for occupancy.
+TILE_M = 128
+TILE_N = 128
+# Each output tile runs a pipelined main loop over K in steps of TILE_K, after a prologue that
+# fills STAGES shared-memory buffers and before an epilogue that writes the 128×128 C tile (in
+# 16-bit as many bytes as two K steps of A and B: 128·128·2 ÷ ((128+128)·32·2)). CUTLASS's
+# default Ampere 16-bit GEMM: 128×128×32 tiles, 3 stages. A tile therefore does useful work
+# K ÷ (K + (STAGES + 2) · TILE_K) of its time, relative to the MAMF best shapes (K ≥ 5120).
+TILE_K = 32
+STAGES = 3
+EPILOGUE_STEPS = 2
+PIPELINE_K = (STAGES + EPILOGUE_STEPS) * TILE_K
+BEST_SHAPE_K = 8192
+# Without the GPU's SM count the wave efficiency is taken as its expectation over SM counts:
+# tiles ÷ (tiles + SMs/2) for a nominal 108-SM device (A100; current parts carry 28–170 SMs).
+# The catalog has no SM-count field yet, so every GPU is priced on this size-only curve.
+NOMINAL_SMS = 108
+# FlashAttention-2 on A100: forward at up to 73 % of peak, the range's low end 50 % (Dao 2023,
+# arXiv 2307.08691, abstract and §4.1); relative to cuBLAS's 86.9 % best-shape GEMM on the same
+# part (MAMF table), 0.84 forward. Its backward runs below its forward (the paper's benchmarks);
+# the range's low end, 0.50 ÷ 0.869 = 0.58, prices it.
+FLASH_FWD_FACTOR = 0.73 / 0.869
+FLASH_BWD_FACTOR = 0.50 / 0.869
+# Tensor-core convolution kernels consume input channels in groups of 8 (16-bit NHWC: cuDNN pads
+# C to a multiple of 8); a 3-channel stem fills 3/8 of each K step.
+CHANNEL_ALIGN = 8
+
+
+def gemm_tiles(m: float, n: float, batch: float = 1.0) -> float:
+    return math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * batch
+
+
+def tile_fill(m: float, n: float) -> float:
+    """Tile quantisation: the share of the 128×128 output tiles that holds real outputs (a
+    64-wide layer leaves half of each tile idle; NVIDIA's Matrix Multiplication guide)."""
+    if m <= 0 or n <= 0:
+        return 1.0
+    return (m * n) / (math.ceil(m / TILE_M) * TILE_M * math.ceil(n / TILE_N) * TILE_N)
+
+
+def wave_fill(tiles: float, sms: int | None) -> float:
+    """Share of the SMs busy over a kernel's waves: tiles ÷ (waves × SMs) with waves =
+    ⌈tiles ÷ SMs⌉; without an SM count, the size-only expectation tiles ÷ (tiles + 54)."""
+    if tiles <= 0:
+        return 1.0
+    if sms:
+        waves = math.ceil(tiles / sms)
+        return tiles / (waves * sms)
+    return min(1.0, tiles / NOMINAL_SMS, tiles / (tiles + NOMINAL_SMS / 2))
+
+
+def k_efficiency(k: float) -> float:
+    """The share of a tile's time its main loop does useful work, relative to a best shape."""
+    best = BEST_SHAPE_K / (BEST_SHAPE_K + PIPELINE_K)
+    return k / (k + PIPELINE_K) / best if k > 0 else 1.0
+
+
+# Split-K: when a GEMM's output has too few tiles to fill the GPU but a long reduction (the
+# weight gradient of a layer over a large batch: m × n small, k = batch × positions), cuBLAS and
+# cuDNN split K over several blocks and add the partial sums. The library picks the split that
+# runs fastest; the curve does the same over 1, 2, 4, … MAX_SPLIT_K (the partial sums' extra
+# traffic, m × n per split, is small where splitting pays and is not counted).
+MAX_SPLIT_K = 64
+
+
+def shape_efficiency(op: Op, sms: int | None = None) -> float:
+    """e(shape) for one op: the wave fill of its output tiles times its main loop's share of
+    each tile's time, at the best split of K; for a convolution also the share of each
+    tensor-core K step its input channels fill."""
+    if op.klass in (MEMORY, CONV_DW):
+        return 1.0  # direct CUDA-core kernels: no tensor-core tile to fill
+    return _shape_efficiency(op.klass, op.m, op.n, op.k, op.batch, op.in_channels, sms)
+
+
+@lru_cache(maxsize=1 << 16)  # a pure function of the shape: job variants repeat their shapes
+def _shape_efficiency(
+    klass: str, m: float, n: float, k: float, batch: float, in_channels: float, sms: int | None
+) -> float:
+    if klass in (ATTN_FLASH, ATTN_FLASH_BWD):
+        # one thread block per 128 query rows per (sequence, head); its loop runs over the keys
+        e = wave_fill(math.ceil(m / TILE_M) * batch, sms) * k_efficiency(n)
+    else:
+        tiles = gemm_tiles(m, n, batch)
+        e, split = 0.0, 1
+        while split <= MAX_SPLIT_K and (split == 1 or k / split >= TILE_K):
+            e = max(e, wave_fill(tiles * split, sms) * k_efficiency(k / split))
+            split *= 2
+        e *= tile_fill(m, n)
+    if klass == CONV and 0 < in_channels < CHANNEL_ALIGN:
+        e *= in_channels / CHANNEL_ALIGN
+    return e
+
+
+def op_time(
+    op: Op, rates: dict[str, float], bandwidth: float, launch_s: float, sms: int | None = None
+) -> float:
+    """Seconds for one run of ``op``: ``rates`` are FLOP/s per kernel class before the shape
+    efficiency, ``bandwidth`` achieved bytes/s."""
+    compute = op.flops / (rates[op.klass] * shape_efficiency(op, sms)) if op.flops else 0.0
+    return max(compute, op.bytes / bandwidth) + launch_s
+
+
+@dataclass(frozen=True, slots=True)
+class ClassColumns:
+    """One kernel class's ops sorted by intensity (FLOPs ÷ e(shape) per byte), with running
+    sums: on a GPU whose rate ÷ bandwidth is r, the ops at intensity ≥ r are bound by their
+    FLOPs and the rest by their bytes, so the class's time is two look-ups after a bisection."""
+
+    index: int  # into CLASSES
+    intensity: tuple[float, ...]  # ascending
+    bytes_below: tuple[float, ...]  # [j] = Σ count × bytes over ops [0, j)
+    work_above: tuple[float, ...]  # [j] = Σ count × work over ops [j, n)
+
+
+@dataclass(frozen=True, slots=True)
+class OpArrays:
+    """A step's ops, GPU-independent, after the runtime's fusion removed what it folds away:
+    per kernel class, ``ClassColumns``; ``kernels`` launches per step."""
+
+    classes: tuple[ClassColumns, ...]
+    kernels: float
+    flops: float  # Σ count × FLOPs (for reporting)
+
+
+def prepare(ops: Iterable[Op], fuse: Iterable[str] = (), sms: int | None = None) -> OpArrays:
+    """Columns for ``step_time``. Ops whose role is in ``fuse`` run inside a neighbouring
+    kernel's epilogue or a fused chain (TensorRT, Inductor): no bytes of their own, no launch."""
+    fused = set(fuse)
+    kept = [o for o in ops if not (o.role and o.role in fused)]
+    by_class: dict[int, list[tuple[float, float, float]]] = {}
+    for o in kept:
+        work = o.flops / shape_efficiency(o, sms) if o.flops else 0.0
+        by = o.bytes
+        intensity = work / by if by > 0 else math.inf
+        by_class.setdefault(CLASS_INDEX[o.klass], []).append(
+            (intensity, o.count * by, o.count * work)
+        )
+    columns: list[ClassColumns] = []
+    for index, rows in sorted(by_class.items()):
+        rows.sort()
+        below, above = [0.0], [0.0]
+        for _, b, _w in rows:
+            below.append(below[-1] + b)
+        for _, _b, w in reversed(rows):
+            above.append(above[-1] + w)
+        columns.append(
+            ClassColumns(index, tuple(r[0] for r in rows), tuple(below), tuple(reversed(above)))
+        )
+    return OpArrays(
+        classes=tuple(columns),
+        kernels=math.fsum(o.count for o in kept),
+        flops=math.fsum(o.count * o.flops for o in kept),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    total: float
+    compute: float  # time of the ops bound by their FLOPs
+    memory: float  # time of the ops bound by their bytes
+    launch: float
+
+
+def step_time(
+    arrs: OpArrays, rates: tuple[float, ...], bandwidth: float, launch_s: float
+) -> StepTime:
+    """Σ count × (max(work ÷ rate[class], bytes ÷ bandwidth) + launch) over the step's ops;
+    ``rates`` holds FLOP/s per class in ``CLASSES`` order."""
+    compute = memory = 0.0
+    for col in arrs.classes:
+        rate = rates[col.index]
+        j = bisect_left(col.intensity, rate / bandwidth)
+        compute += col.work_above[j] / rate
+        memory += col.bytes_below[j] / bandwidth
+    launch = arrs.kernels * launch_s
+    return StepTime(compute + memory + launch, compute, memory, launch)
+
+
+def class_rates(gemm_rate: float, vector_rate: float | None) -> tuple[float, ...]:
+    """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
+    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too)."""
+    vec = vector_rate if vector_rate else gemm_rate
+    return (
+        gemm_rate,
+        gemm_rate * FLASH_FWD_FACTOR,
+        gemm_rate * FLASH_BWD_FACTOR,
+        gemm_rate,
+        vec,
+        vec,
+    )

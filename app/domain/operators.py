@@ -1,0 +1,783 @@
+"""A model as a table of operators: what one step runs, with shapes, FLOPs and bytes.
+
+Transformers resolve from their config shape (``transformer_ops``); CNN and UNet presets from a
+shipped per-sample forward table (``data/operators/<preset>.yaml``, read by ``parse_table`` and
+scaled to a batch by ``table_ops``). Training adds each operator's backward (``backward_ops``)
+and the optimizer update (``optimizer_op``). ``app.domain.kernels`` prices the table on a GPU.
+
+Conventions: FLOPs are 2 × multiply-adds (torch.utils.flop_counter); bytes are what a kernel
+reads from and writes to device memory when nothing is fused (a fusing runtime drops the ops
+whose ``role`` it folds into a neighbour). Every count is for the whole batch; ``count`` is how
+many times the op runs per step (layers × ...). Formulas and their sources:
+docs/methodology.md §5.8.
+
+Pure: no file access, no torch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # workload.ModelSpec carries a ForwardTable: no import at run time
+    from app.domain.workload import ModelSpec
+
+# Kernel classes (app.domain.kernels prices each with its own efficiency curve).
+GEMM = "gemm"
+ATTN_FLASH = "attn_flash"
+ATTN_FLASH_BWD = "attn_flash_bwd"
+CONV = "conv"  # dense convolution as an implicit GEMM (cuDNN)
+CONV_DW = "conv_dw"  # depthwise / narrow-group convolution: no tensor-core tile to fill
+MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, optimizer
+
+# Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
+ROLES = ("norm", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss")
+
+# FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
+# 2.5 × the forward FLOPs (Dao 2023, §3.1-3.2).
+FLASH_BWD_FLOPS = 2.5
+DROPOUT_MASK_BYTES = 1.0  # PyTorch keeps dropout masks as bool tensors (1 byte per element)
+
+
+# Plain, not frozen: a step builds hundreds per job variant, and a frozen dataclass costs several
+# times as much to build (object.__setattr__ per field). Nothing changes an op once built.
+@dataclass(slots=True)
+class Op:
+    """One operator of a step. ``flops`` and bytes are per run; the step runs it ``count``
+    times. GEMM ops carry (m, n, k) and ``batch`` (independent GEMMs in one launch, e.g. heads);
+    attention ops carry their heads and lengths; convolutions their implicit-GEMM (m, n, k)
+    and ``in_channels`` (the stem's 3 channels pad the tensor-core tile)."""
+
+    kind: str  # gemm | attention | conv | norm | elementwise | pool | softmax | embedding | ...
+    name: str
+    klass: str  # kernel class, above
+    count: float
+    flops: float
+    bytes_read: float
+    bytes_written: float
+    dtype: str = "bf16"
+    role: str = ""  # for memory-bound ops: which fusion removes it ("" = never fused)
+    phase: str = "fwd"  # fwd | bwd | opt
+    m: float = 0.0
+    n: float = 0.0
+    k: float = 0.0
+    batch: float = 1.0
+    in_channels: float = 0.0
+
+    @property
+    def bytes(self) -> float:
+        return self.bytes_read + self.bytes_written
+
+    @property
+    def total_flops(self) -> float:
+        return self.flops * self.count
+
+
+_OP_FIELDS = (
+    "kind", "name", "klass", "count", "flops", "bytes_read", "bytes_written", "dtype", "role",
+    "phase", "m", "n", "k", "batch", "in_channels",
+)  # fmt: skip
+
+
+def derive(op: Op, **changes: Any) -> Op:
+    """``op`` with ``changes``: dataclasses.replace without its per-call field introspection
+    (a step's backward derives hundreds of ops, once per job variant of every request)."""
+    return Op(*[changes[f] if f in changes else getattr(op, f) for f in _OP_FIELDS])
+
+
+def gemm(
+    name: str,
+    m: float,
+    n: float,
+    k: float,
+    *,
+    count: float = 1.0,
+    act_b: float = 2.0,
+    w_b: float | None = None,
+    batch: float = 1.0,
+    dtype: str = "bf16",
+    phase: str = "fwd",
+) -> Op:
+    """C[m,n] = A[m,k] · B[k,n]: 2mnk FLOPs; A and C at the activation width, B at ``w_b``
+    (a weight's stored bytes; ``None`` = the activation width, for activation × activation)."""
+    wb = act_b if w_b is None else w_b
+    return Op(
+        "gemm",
+        name,
+        GEMM,
+        count,
+        2.0 * m * n * k * batch,
+        batch * (m * k * act_b + k * n * wb),
+        batch * m * n * act_b,
+        dtype,
+        "",
+        phase,
+        m,
+        n,
+        k,
+        batch,
+    )
+
+
+def memory_op(
+    kind: str,
+    name: str,
+    role: str,
+    elements_in: float,
+    elements_out: float,
+    *,
+    count: float = 1.0,
+    act_b: float = 2.0,
+    extra_write: float = 0.0,
+    flops_per_element: float = 0.0,
+    dtype: str = "bf16",
+) -> Op:
+    return Op(
+        kind,
+        name,
+        MEMORY,
+        count,
+        flops_per_element * elements_in,
+        elements_in * act_b,
+        elements_out * act_b + extra_write,
+        dtype,
+        role,
+    )
+
+
+def attention(
+    name: str,
+    *,
+    tokens_q: float,
+    q_len: float,
+    kv_len: float,
+    heads: float,
+    head_dim: float,
+    kv_heads: float,
+    count: float,
+    act_b: float,
+    causal: bool,
+    flash: bool,
+    dtype: str = "bf16",
+    dropout: bool = False,
+    softmax_b: float | None = None,
+) -> list[Op]:
+    """Scaled dot-product attention for ``tokens_q`` query tokens in sequences of ``q_len``.
+
+    FLOPs: QKᵀ and AV, 2 · 2 · q · kv · d per head (halved when causal for a fused kernel,
+    which skips the masked blocks). Flash (fused) kernels read Q, K, V and write O once, and
+    apply the probability dropout inside. The math path is what eager PyTorch runs for
+    ``softmax(QKᵀ/√d + mask) · V`` (DeepLearningExamples' and Hugging Face's BERT): copies of
+    the permuted heads, two batched GEMMs, and a chain of element-wise passes over the score
+    matrix (scale, mask, softmax, dropout, and a cast back when the softmax ran in fp32)."""
+    seqs = tokens_q / max(q_len, 1.0)
+    frac = 0.5 if causal and q_len == kv_len else 1.0
+    core = 4.0 * q_len * kv_len * head_dim * heads * seqs * frac
+    q_el = tokens_q * heads * head_dim
+    kv_el = 2.0 * seqs * kv_len * kv_heads * head_dim
+    if flash:
+        return [
+            Op(
+                "attention",
+                name,
+                ATTN_FLASH,
+                count,
+                core,
+                (q_el + kv_el) * act_b,
+                q_el * act_b,
+                dtype,
+                "",
+                "fwd",
+                q_len,
+                kv_len,
+                head_dim,
+                seqs * heads,
+            )
+        ]
+    # the math path computes the whole score matrix, masked or not
+    scores = seqs * heads * q_len * kv_len
+    b = seqs * heads
+    sb = softmax_b or act_b
+    kw: dict[str, Any] = {"count": count, "act_b": act_b, "dtype": dtype}
+    ops = [
+        # bmm needs the heads contiguous: permuted Q, K, V are copied first
+        memory_op("elementwise", f"{name}.heads_copy", "copy", q_el + kv_el, q_el + kv_el, **kw),
+        gemm(f"{name}.qk", q_len, kv_len, head_dim, batch=b, **kw),
+        memory_op("elementwise", f"{name}.scale", "softmax", scores, scores, **kw),
+        # + the additive mask; under autocast the softmax runs in fp32 (``softmax_b``)
+        Op(
+            "elementwise",
+            f"{name}.mask",
+            MEMORY,
+            count,
+            0.0,
+            scores * act_b,
+            scores * sb,
+            dtype,
+            "softmax",
+        ),
+        Op(
+            "softmax",
+            f"{name}.softmax",
+            MEMORY,
+            count,
+            0.0,
+            scores * sb,
+            scores * sb,
+            dtype,
+            "softmax",
+        ),
+    ]
+    if dropout:
+        ops.append(
+            Op(
+                "elementwise",
+                f"{name}.dropout",
+                MEMORY,
+                count,
+                0.0,
+                scores * sb,
+                scores * (sb + DROPOUT_MASK_BYTES),
+                dtype,
+                "dropout",
+            )
+        )
+    if sb != act_b:
+        ops.append(
+            Op(
+                "elementwise",
+                f"{name}.cast",
+                MEMORY,
+                count,
+                0.0,
+                scores * sb,
+                scores * act_b,
+                dtype,
+                "cast",
+            )
+        )
+    ops.append(gemm(f"{name}.av", q_len, head_dim, kv_len, batch=b, **kw))
+    ops.append(memory_op("elementwise", f"{name}.context_copy", "copy", q_el, q_el, **kw))
+    return ops
+
+
+def is_gated(model: ModelSpec) -> bool:
+    """Whether the MLP is gated (SwiGLU: gate, up, down) or plain (GELU: up, down), read off the
+    parameter count: the shape that accounts for ``params`` better wins. Llama/Mistral/Qwen
+    configs are gated; BERT, GPT-2 and ViT are not."""
+    h = float(model.hidden_size or 0)
+    inter = float(model.intermediate_size or 4 * h)
+    layers = float(model.layers or 0)
+    if not h or not layers:
+        return model.family == "decoder"
+    attn = _attention_params(model)
+    embed = float(model.vocab_size or 0) * h * (2.0 if model.family == "decoder" else 1.0)
+    experts = float(model.experts or 1)
+    plain = layers * (attn + 2.0 * h * inter * experts) + embed
+    gated = layers * (attn + 3.0 * h * inter * experts) + embed
+    return abs(gated - model.params) < abs(plain - model.params)
+
+
+def _attention_params(model: ModelSpec) -> float:
+    h = float(model.hidden_size or 0)
+    kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
+    return 2.0 * h * h + 2.0 * h * kv  # Q and O: h×h; K and V: h×kv
+
+
+def transformer_ops(
+    model: ModelSpec,
+    batch: float,
+    seq: float,
+    *,
+    act_b: float = 2.0,
+    w_b: float = 2.0,
+    flash: bool = True,
+    training: bool = True,
+    dtype: str = "bf16",
+) -> list[Op]:
+    """One forward pass of a transformer over ``batch`` sequences of ``seq`` tokens.
+
+    Per layer: norm, Q/K/V and output projections (grouped-query K/V at kv_heads × head_dim),
+    attention, residual, norm, MLP (gated SwiGLU or GELU; MoE: a router GEMM and the active
+    experts' GEMMs over the tokens routed to them), residual; dropout after attention and MLP
+    when training an encoder (BERT's hidden and attention dropout). Then the final norm and, for
+    decoders, the LM head, logits and cross-entropy; embeddings at the start. Decoders are
+    causal. ``w_b``: stored bytes per weight (a quantised format when serving)."""
+    if not model.has_shape:
+        raise ValueError("transformer_ops needs layers and hidden_size")
+    layers = float(model.layers or 0)
+    h = float(model.hidden_size or 0)
+    heads = float(model.num_heads or 1)
+    kv_heads = float(model.kv_heads or heads)
+    hd = float(model.head_dim or h / heads)
+    inter = float(model.intermediate_size or 4 * h)
+    t = batch * seq
+    decoder = model.family == "decoder"
+    gated = is_gated(model)
+    dropout = training and not decoder  # BERT/ViT recipes keep dropout; LLM recipes set it to 0
+    mask = DROPOUT_MASK_BYTES
+    L = layers
+    kw: dict[str, Any] = {"count": L, "act_b": act_b, "dtype": dtype}
+    ops: list[Op] = []
+    if model.vocab_size:
+        ops.append(memory_op("embedding", "embed", "embed", t, t * h, act_b=act_b, dtype=dtype))
+    norm = "rmsnorm" if gated else "layernorm"
+    ops.append(memory_op("norm", f"{norm}.attn", "norm", t * h, t * h, **kw))
+    ops.append(gemm("q_proj", t, h, h, w_b=w_b, **kw))
+    ops.append(gemm("kv_proj", t, 2.0 * kv_heads * hd, h, w_b=w_b, **kw))
+    if gated:  # rotary embeddings on q and k (Llama-style configs)
+        qk = t * (heads + kv_heads) * hd
+        ops.append(memory_op("elementwise", "rotary", "act", qk, qk, **kw))
+    # autocast runs softmax in fp32 (it is on autocast's fp32 list)
+    softmax_b = 4.0 if training and act_b < 4.0 else act_b
+    ops.extend(
+        attention(
+            "attention",
+            tokens_q=t,
+            q_len=seq,
+            kv_len=seq,
+            heads=heads,
+            head_dim=hd,
+            kv_heads=kv_heads,
+            count=L,
+            act_b=act_b,
+            causal=decoder,
+            flash=flash,
+            dtype=dtype,
+            dropout=dropout,
+            softmax_b=softmax_b,
+        )
+    )
+    ops.append(gemm("o_proj", t, h, heads * hd, w_b=w_b, **kw))
+    if dropout:
+        ops.append(
+            memory_op(
+                "elementwise",
+                "attn_out.dropout",
+                "dropout",
+                t * h,
+                t * h,
+                extra_write=t * h * mask,
+                **kw,
+            )
+        )
+    ops.append(memory_op("elementwise", "residual.attn", "residual", 2 * t * h, t * h, **kw))
+    ops.append(memory_op("norm", f"{norm}.mlp", "norm", t * h, t * h, **kw))
+    ops.extend(_mlp(model, t, h, inter, gated, w_b, kw))
+    if dropout:
+        ops.append(
+            memory_op(
+                "elementwise",
+                "mlp.dropout",
+                "dropout",
+                t * h,
+                t * h,
+                extra_write=t * h * mask,
+                **kw,
+            )
+        )
+    ops.append(memory_op("elementwise", "residual.mlp", "residual", 2 * t * h, t * h, **kw))
+    ops.append(memory_op("norm", f"{norm}.final", "norm", t * h, t * h, act_b=act_b, dtype=dtype))
+    if decoder and model.vocab_size:
+        v = float(model.vocab_size)
+        ops.append(gemm("lm_head", t, v, h, act_b=act_b, w_b=w_b, dtype=dtype))
+        if training:
+            # cross-entropy upcasts the logits to fp32 and writes the log-softmax
+            ops.append(
+                memory_op(
+                    "elementwise",
+                    "loss",
+                    "loss",
+                    t * v,
+                    t * v,
+                    act_b=act_b,
+                    extra_write=t * v * (4.0 - act_b),
+                    dtype=dtype,
+                )
+            )
+    return ops
+
+
+def _mlp(
+    model: ModelSpec, t: float, h: float, inter: float, gated: bool, w_b: float, kw: dict[str, Any]
+) -> list[Op]:
+    ops: list[Op] = []
+    experts = int(model.experts or 0)
+    active = int(model.active_experts or 0)
+    width = 2.0 * inter if gated else inter
+    if experts > 1 and active > 0:
+        # MoE: a router GEMM, then grouped expert GEMMs; each expert sees its share of the
+        # routed tokens (balanced routing: t · active / experts tokens per expert)
+        ops.append(gemm("router", t, float(experts), h, w_b=w_b, **kw))
+        per = t * active / experts
+        kwx = {**kw, "count": kw["count"] * experts}
+        ops.append(gemm("expert.up", per, width, h, w_b=w_b, **kwx))
+        if gated:
+            ops.append(
+                memory_op("elementwise", "expert.swiglu", "act", per * width, per * inter, **kwx)
+            )
+        else:
+            ops.append(
+                memory_op("elementwise", "expert.gelu", "act", per * inter, per * inter, **kwx)
+            )
+        ops.append(gemm("expert.down", per, h, inter, w_b=w_b, **kwx))
+        return ops
+    ops.append(gemm("mlp.up", t, width, h, w_b=w_b, **kw))
+    if gated:
+        ops.append(memory_op("elementwise", "swiglu", "act", t * width, t * inter, **kw))
+    else:
+        ops.append(memory_op("elementwise", "gelu", "act", t * inter, t * inter, **kw))
+    ops.append(gemm("mlp.down", t, h, inter, w_b=w_b, **kw))
+    return ops
+
+
+def vit_ops(
+    model: ModelSpec,
+    batch: float,
+    *,
+    act_b: float = 2.0,
+    w_b: float = 2.0,
+    flash: bool = True,
+    training: bool = True,
+    dtype: str = "bf16",
+) -> list[Op]:
+    """A ViT: the 16×16 patch embedding (a stride-16 convolution, i.e. a GEMM over the patches)
+    then the encoder stack over patches + class token."""
+    side = float(model.input_size or 224)
+    patches = (side // 16) ** 2
+    h = float(model.hidden_size or 0)
+    embed = gemm("patch_embed", batch * patches, h, 3 * 16 * 16, act_b=act_b, w_b=w_b, dtype=dtype)
+    body = transformer_ops(
+        replace(model, vocab_size=None),
+        batch,
+        float(model.vit_tokens()),
+        act_b=act_b,
+        w_b=w_b,
+        flash=flash,
+        training=training,
+        dtype=dtype,
+    )
+    return [embed, *body]
+
+
+# ---------------------------------------------------------------- backward and optimizer
+
+
+def backward_ops(
+    forward: list[Op], *, weight_grads: bool = True, input_grad: bool = False
+) -> list[Op]:
+    """Each forward op's backward.
+
+    GEMM: dgrad (dA = dC · Bᵀ) and wgrad (dB = Aᵀ · dC), each the forward's FLOPs, so 2× in all
+    (wgrad only for trainable weights: not with ``weight_grads=False``, LoRA's frozen base, nor
+    for activation × activation GEMMs, which have two dgrads instead). Convolution likewise
+    (dgrad + wgrad ≈ 2 × forward; methodology §3.2). Flash attention: 2.5 × the forward FLOPs
+    (recomputes the scores), reading Q, K, V, O, dO and writing dQ, dK, dV. Memory-bound ops
+    read the output gradient and their saved input and write the input gradient: out + 2·in
+    elements. The first op's input is the network's (pixels, or embeddings already handled)
+    and needs no gradient unless ``input_grad`` (ops inside the network, e.g. LoRA adapters)."""
+    out: list[Op] = []
+    for i, op in enumerate(forward):
+        if op.klass in (GEMM, CONV, CONV_DW):
+            grads = _gemm_backward(op, weight_grads)
+            if i == 0 and len(grads) == 2 and not input_grad:
+                # the network's input (pixels) needs no gradient: the first layer's wgrad only
+                grads = grads[1:]
+            out.extend(grads)
+        elif op.klass == ATTN_FLASH:
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    klass=ATTN_FLASH_BWD,
+                    phase="bwd",
+                    flops=op.flops * FLASH_BWD_FLOPS,
+                    bytes_read=op.bytes_read + 2.0 * op.bytes_written,
+                    bytes_written=op.bytes_read,
+                )
+            )
+        elif op.role == "embed":
+            # the embedding gradient scatters the output gradient into the table
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    phase="bwd",
+                    bytes_read=op.bytes_written,
+                    bytes_written=op.bytes_written,
+                )
+            )
+        else:
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    phase="bwd",
+                    flops=op.flops,
+                    bytes_read=op.bytes_written + op.bytes_read,
+                    bytes_written=op.bytes_read,
+                )
+            )
+    return out
+
+
+def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
+    m, n, k, b = op.m, op.n, op.k, op.batch
+    dgrad = derive(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
+    if op.kind == "gemm" and m * n * k > 0:
+        act_b = op.bytes_written / (b * m * n)
+        w_b = max(0.0, op.bytes_read / b - m * k * act_b) / (k * n)
+        # dA[m,k] = dC[m,n] · Bᵀ: reads dC and B, writes dA
+        dgrad = derive(
+            dgrad, bytes_read=b * (m * n * act_b + k * n * w_b), bytes_written=b * m * k * act_b
+        )
+    weighted = op.batch == 1.0 and op.kind in ("gemm", "conv")
+    if not weighted:  # activation × activation (attention's QKᵀ, AV): two dgrads
+        return [dgrad, derive(dgrad, name=f"{op.name}.dgrad2")]
+    if not weight_grads:
+        return [dgrad]
+    # dB[k,n] = Aᵀ · dC: reads A and dC, writes dB
+    # the reduction runs over the batch's positions, not the input channels: no stem penalty
+    wgrad = derive(op, name=f"{op.name}.wgrad", phase="bwd", m=k, n=n, k=m, in_channels=0.0)
+    if op.kind == "gemm" and m * n * k > 0:
+        act_b = op.bytes_written / (m * n)
+        wgrad = derive(wgrad, bytes_read=m * k * act_b + m * n * act_b, bytes_written=k * n * act_b)
+    return [dgrad, wgrad]
+
+
+def lora_ops(
+    model: ModelSpec,
+    batch: float,
+    seq: float,
+    rank: int,
+    *,
+    act_b: float = 2.0,
+    dtype: str = "bf16",
+) -> list[Op]:
+    """LoRA adapters on every linear layer of a transformer (q, k, v, o and the MLP's; the
+    layers ``workload.lora_params`` counts): per adapter x·A (rank r) then ·B and the add into
+    the frozen layer's output. Tiny in FLOPs, but three more kernels per linear layer each way,
+    which eager PyTorch pays in launches. MoE experts carry none here (attention adapters only)."""
+    h = float(model.hidden_size or 0)
+    layers = float(model.layers or 0)
+    kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
+    inter = float(model.intermediate_size or 4 * h)
+    t = batch * seq
+    dims = [(h, h), (h, kv), (h, kv), (h, h)]
+    if not (model.experts and model.experts > 1):
+        dims += (
+            [(h, inter), (h, inter), (inter, h)] if is_gated(model) else [(h, inter), (inter, h)]
+        )
+    ops: list[Op] = []
+    for d_in, d_out in dims:
+        kw: dict[str, Any] = {"count": layers, "act_b": act_b, "dtype": dtype}
+        ops.append(gemm("lora.a", t, float(rank), d_in, **kw))
+        ops.append(gemm("lora.b", t, d_out, float(rank), **kw))
+        ops.append(memory_op("elementwise", "lora.add", "residual", 2 * t * d_out, t * d_out, **kw))
+    return ops
+
+
+# Optimizer update traffic in bytes per trainable parameter (read + write of each state):
+# AdamW reads fp32 param, grad, m, v (16 B) and writes param, m, v (12 B); 8-bit Adam keeps
+# 1-byte moments; SGD with momentum reads param, grad, buffer and writes param, buffer.
+OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
+
+
+def optimizer_op(trainable: float, optimizer: str) -> Op:
+    """The optimizer step over ``trainable`` parameters: a memory-bound multi-tensor kernel."""
+    traffic = OPTIMIZER_TRAFFIC.get(optimizer, 28.0)
+    return Op(
+        "optimizer",
+        f"{optimizer}.step",
+        MEMORY,
+        1.0,
+        0.0,
+        trainable * traffic * 4 / 7,
+        trainable * traffic * 3 / 7,
+        "fp32",
+        "",
+        "opt",
+    )
+
+
+def weight_cast_op(params: float) -> Op:
+    """Mixed precision: autocast re-casts every fp32 weight to 16-bit each step (reads 4 B,
+    writes 2 B per parameter) before the forward GEMMs use it."""
+    return Op(
+        "elementwise",
+        "autocast.weights",
+        MEMORY,
+        1.0,
+        0.0,
+        params * 4.0,
+        params * 2.0,
+        "fp32",
+        "cast",
+    )
+
+
+# ---------------------------------------------------------------- shipped tables (CNN, UNet)
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardTable:
+    """One sample's forward pass as shipped in data/operators/<preset>.yaml."""
+
+    model: str
+    source: str
+    gflops_forward: float | None
+    ops: tuple[dict[str, Any], ...]
+
+    @property
+    def gflops(self) -> float:
+        """GFLOPs the table's ops add up to (2 × MACs), per sample."""
+        return sum(o.total_flops for o in table_ops(self, 1.0)) / 1e9
+
+
+_TABLE_KINDS = {"conv", "gemm", "attention", "norm", "elementwise", "pool", "softmax", "embedding"}
+_REQUIRED = {
+    "conv": ("c_in", "c_out", "h_out", "w_out", "r", "s"),
+    "gemm": ("m", "n", "k"),
+    "attention": ("q_len", "kv_len", "heads", "head_dim"),
+}
+
+
+def parse_table(doc: dict[str, Any]) -> ForwardTable:
+    """Validate a table document; an unknown kind or a missing shape field is an error."""
+    ops: list[dict[str, Any]] = []
+    for i, raw in enumerate(doc.get("ops") or []):
+        kind = raw.get("kind")
+        if kind not in _TABLE_KINDS:
+            raise ValueError(f"operator {i} ({raw.get('name')!r}): unknown kind {kind!r}")
+        need = _REQUIRED.get(kind, ("elements_in", "elements_out"))
+        missing = [f for f in need if raw.get(f) is None]
+        if missing:
+            raise ValueError(f"operator {i} ({raw.get('name')!r}): missing {missing}")
+        ops.append(dict(raw))
+    if not ops:
+        raise ValueError("operator table has no ops")
+    g = doc.get("gflops_forward")
+    return ForwardTable(
+        model=str(doc.get("model") or ""),
+        source=str(doc.get("source") or ""),
+        gflops_forward=float(g) if g is not None else None,
+        ops=tuple(ops),
+    )
+
+
+# Depthwise and narrow-group convolutions (≤ this many input channels per group) cannot fill a
+# tensor-core tile along K; cuDNN runs them as direct, bandwidth-bound kernels.
+NARROW_GROUP = 8
+
+_TABLE_ROLES = {
+    "norm": "norm",
+    "elementwise": "act",
+    "pool": "pool",
+    "softmax": "softmax",
+    "embedding": "embed",
+}
+
+
+def table_ops(
+    table: ForwardTable,
+    batch: float,
+    *,
+    act_b: float = 2.0,
+    w_b: float = 2.0,
+    dtype: str = "bf16",
+    training: bool = False,
+) -> list[Op]:
+    """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
+    pixels, N = output channels, K = input channels per group × R × S; its FLOPs
+    2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output. In training a
+    norm is batch normalisation over the batch: one pass reads the input for the statistics,
+    a second reads it again and writes the output."""
+    out: list[Op] = []
+    for o in table.ops:
+        kind = o["kind"]
+        name = str(o.get("name") or kind)
+        count = float(o.get("count") or 1)
+        if kind == "conv":
+            c_in, c_out = float(o["c_in"]), float(o["c_out"])
+            g = float(o.get("groups") or 1)
+            h_out, w_out = float(o["h_out"]), float(o["w_out"])
+            h_in = float(o.get("h_in") or h_out * float(o.get("stride") or 1))
+            w_in = float(o.get("w_in") or w_out * float(o.get("stride") or 1))
+            r, s = float(o["r"]), float(o["s"])
+            m = batch * h_out * w_out
+            k = c_in / g * r * s
+            flops = 2.0 * m * c_out * k
+            klass = CONV_DW if c_in / g <= NARROW_GROUP and g > 1 else CONV
+            out.append(
+                Op(
+                    "conv",
+                    name,
+                    klass,
+                    count,
+                    flops,
+                    (batch * c_in * h_in * w_in) * act_b + c_out * k * w_b,
+                    m * c_out * act_b,
+                    dtype,
+                    "",
+                    "fwd",
+                    m,
+                    c_out,
+                    k,
+                    1.0,
+                    c_in / g,
+                )
+            )
+        elif kind == "gemm":
+            out.append(
+                gemm(
+                    name,
+                    batch * float(o["m"]),
+                    float(o["n"]),
+                    float(o["k"]),
+                    count=count,
+                    act_b=act_b,
+                    w_b=w_b,
+                    dtype=dtype,
+                )
+            )
+        elif kind == "attention":
+            q, kv = float(o["q_len"]), float(o["kv_len"])
+            heads, hd = float(o["heads"]), float(o["head_dim"])
+            out.extend(
+                attention(
+                    name,
+                    tokens_q=batch * q,
+                    q_len=q,
+                    kv_len=kv,
+                    heads=heads,
+                    head_dim=hd,
+                    kv_heads=heads,
+                    count=count,
+                    act_b=act_b,
+                    causal=False,
+                    flash=True,
+                    dtype=dtype,
+                )
+            )
+        else:
+            el_in = batch * float(o["elements_in"])
+            op = memory_op(
+                kind,
+                name,
+                _TABLE_ROLES[kind],
+                el_in,
+                batch * float(o["elements_out"]),
+                count=count,
+                act_b=act_b,
+                dtype=dtype,
+            )
+            if training and kind == "norm":
+                op = derive(op, bytes_read=2.0 * el_in * act_b)
+            out.append(op)
+    return out
+
+
+def total(ops: list[Op], attr: str = "flops") -> float:
+    """Σ count × ``attr`` over ``ops`` (flops, bytes)."""
+    return math.fsum(op.count * getattr(op, attr) for op in ops)

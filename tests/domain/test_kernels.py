@@ -1,0 +1,133 @@
+"""Operator → time: the roofline per operator, wave quantisation, kernel classes, fusion."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.domain import kernels
+from app.domain.kernels import (
+    CLASSES,
+    class_rates,
+    op_time,
+    prepare,
+    shape_efficiency,
+    step_time,
+    wave_fill,
+)
+from app.domain.operators import gemm, parse_table, table_ops, transformer_ops
+from tests.domain.fixtures import BERT_LARGE
+
+RATE = 800e12  # FLOP/s at the best-shape GEMM efficiency
+BW = 3e12  # achieved bytes/s
+RATES = dict(zip(CLASSES, class_rates(RATE, 60e12), strict=True))
+
+
+def test_one_tile_more_than_the_sms_takes_two_waves() -> None:
+    sms = 132
+    assert wave_fill(sms, sms) == 1.0
+    assert wave_fill(sms + 1, sms) == pytest.approx((sms + 1) / (2 * sms))
+    assert wave_fill(2 * sms, sms) == 1.0
+    k = 1024
+    full = gemm("a", 128 * sms, 128, k)
+    over = gemm("b", 128 * (sms + 1), 128, k)
+    fast = 1e15  # bandwidth out of the way: compute-bound
+    t_full = op_time(full, RATES, fast, 0.0, sms=sms)
+    t_over = op_time(over, RATES, fast, 0.0, sms=sms)
+    # the second wave runs one tile; splitting K (the library's way out) recovers a little
+    assert 1.5 * t_full < t_over < 2 * t_full * 1.01
+
+
+def test_size_only_curve_without_an_sm_count_rises_towards_one() -> None:
+    fills = [wave_fill(t, None) for t in (1, 10, 54, 108, 1000, 100_000)]
+    assert fills == sorted(fills) and fills[-1] > 0.99 and fills[0] < 0.02
+    assert all(0 < f <= 1 for f in fills)
+
+
+def test_short_k_gemms_spend_a_share_of_each_tile_outside_the_main_loop() -> None:
+    assert kernels.k_efficiency(kernels.BEST_SHAPE_K) == pytest.approx(1.0)
+    assert kernels.k_efficiency(768) < kernels.k_efficiency(4096) < 1.0
+
+
+def test_a_skinny_gemm_is_memory_bound_through_the_roofline() -> None:
+    decode = gemm("decode", 1, 4096, 4096)  # one token through a 4096² weight
+    t = op_time(decode, RATES, BW, 0.0)
+    assert t == pytest.approx(decode.bytes / BW)
+    assert decode.bytes == pytest.approx((4096 + 4096 * 4096 + 4096) * 2)
+
+
+DW_TABLE = {
+    "model": "dw",
+    "source": "test",
+    "input": {"channels": 3, "height": 224, "width": 224},
+    "ops": [
+        {"kind": "conv", "name": "dw", "count": 1, "c_in": 256, "c_out": 256, "h_in": 56,
+         "w_in": 56, "h_out": 56, "w_out": 56, "r": 3, "s": 3, "stride": 1, "groups": 256},
+        {"kind": "conv", "name": "dense", "count": 1, "c_in": 256, "c_out": 256, "h_in": 56,
+         "w_in": 56, "h_out": 56, "w_out": 56, "r": 3, "s": 3, "stride": 1, "groups": 1},
+        {"kind": "conv", "name": "stem", "count": 1, "c_in": 3, "c_out": 64, "h_in": 224,
+         "w_in": 224, "h_out": 112, "w_out": 112, "r": 7, "s": 7, "stride": 2, "groups": 1},
+        {"kind": "conv", "name": "stem8", "count": 1, "c_in": 8, "c_out": 64, "h_in": 224,
+         "w_in": 224, "h_out": 112, "w_out": 112, "r": 7, "s": 7, "stride": 2, "groups": 1},
+    ],
+}  # fmt: skip
+
+
+def test_depthwise_convolution_is_bandwidth_bound_and_dense_is_not() -> None:
+    dw, dense, _, _ = table_ops(parse_table(DW_TABLE), 64)
+    assert op_time(dw, RATES, BW, 0.0) == pytest.approx(dw.bytes / BW)
+    assert op_time(dense, RATES, BW, 0.0) > dense.bytes / BW * 1.5
+
+
+def test_a_three_channel_stem_fills_three_eighths_of_each_tensor_core_k_step() -> None:
+    _, _, stem, stem8 = table_ops(parse_table(DW_TABLE), 64)
+    assert stem.m == stem8.m and stem.n == stem8.n
+    ratio = shape_efficiency(stem) / shape_efficiency(stem8)
+    # same output tiles; K = 3·49 against 8·49 also changes the main-loop share a little
+    k_ratio = kernels.k_efficiency(stem.k) / kernels.k_efficiency(stem8.k)
+    assert ratio == pytest.approx(3 / 8 * k_ratio)
+
+
+def test_vectorised_step_is_the_sum_of_its_operators() -> None:
+    ops = transformer_ops(BERT_LARGE, 8, 384, flash=False)
+    launch = 4e-6
+    arrs = prepare(ops)
+    rates = class_rates(RATE, 60e12)
+    st = step_time(arrs, rates, BW, launch)
+    by_op = sum(o.count * op_time(o, RATES, BW, launch) for o in ops)
+    assert st.total == pytest.approx(by_op)
+    assert st.launch == pytest.approx(sum(o.count for o in ops) * launch)
+    assert st.compute + st.memory + st.launch == pytest.approx(st.total)
+
+
+def test_a_fusing_runtime_is_faster_than_eager_on_elementwise_heavy_models() -> None:
+    ops = transformer_ops(BERT_LARGE, 8, 384, flash=False, training=True)
+    rates = class_rates(RATE, 60e12)
+    eager = step_time(prepare(ops), rates, BW, 4e-6)
+    fused = step_time(prepare(ops, ("act", "residual", "dropout", "copy", "cast")), rates, BW, 2e-6)
+    assert fused.memory < eager.memory * 0.8
+    assert fused.total < eager.total
+    # fusion removes memory time and launches only: the GEMMs cost the same
+    assert fused.compute == pytest.approx(eager.compute)
+
+
+def test_flash_attention_runs_below_the_gemm_rate() -> None:
+    rates = class_rates(RATE, None)
+    index = {c: i for i, c in enumerate(CLASSES)}
+    assert rates[index["attn_flash"]] < rates[index["gemm"]]
+    assert rates[index["attn_flash_bwd"]] < rates[index["attn_flash"]]
+    assert all(r > 0 for r in rates)
+
+
+def test_a_64_wide_layer_leaves_half_of_each_output_tile_idle() -> None:
+    wide = gemm("wide", 128 * 1000, 128, 4096)
+    narrow = gemm("narrow", 128 * 1000, 64, 4096)
+    assert kernels.tile_fill(narrow.m, narrow.n) == pytest.approx(0.5)
+    assert shape_efficiency(narrow) == pytest.approx(shape_efficiency(wide) / 2, rel=0.01)
+
+
+def test_a_weight_gradient_splits_its_long_reduction_to_fill_the_gpu() -> None:
+    # dW of a 256→256 layer over 256 × 56 × 56 positions: 4 output tiles, k = 802,816
+    wgrad = gemm("wgrad", 256, 256, 256 * 56 * 56)
+    unsplit = kernels.wave_fill(4, None) * kernels.k_efficiency(wgrad.k)
+    assert shape_efficiency(wgrad) > 10 * unsplit
+    assert shape_efficiency(wgrad) <= 1.0
