@@ -90,9 +90,7 @@ def test_qlora_of_llama_3_8b_does_not_fit_8_gb() -> None:
 def test_qlora_llama2_7b_within_10_percent_of_llama_factory(seq: int, measured_gb: int) -> None:
     """LLaMA-Factory wiki, Performance comparison: Llama-2-7B, 4-bit QLoRA on all linears,
     rank 8, batch 1, FlashAttention-2, A100 40GB (HF rows, whole GB)."""
-    work = _finetune(
-        LLAMA2_7B, seq_len=seq, peft="qlora", gradient_checkpointing=True, lora_rank=8
-    )
+    work = _finetune(LLAMA2_7B, seq_len=seq, peft="qlora", gradient_checkpointing=True, lora_rank=8)
     total = memory_breakdown(work).total
     assert abs(total - measured_gb) / measured_gb <= 0.10, total
 
