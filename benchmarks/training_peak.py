@@ -13,13 +13,14 @@ in fp32, q/k/v/o, rotary, attention saved as FlashAttention saves it, SwiGLU), a
 final norm, the LM head and cross-entropy on the fp32 logits, the caller holding the model's
 logits until the step ends. Policies: bf16 autocast with fp32 parameters (each matmul casts
 its weight and its input), or a frozen bf16 base with fp32 LoRA adapters on every linear
-(rank r); QLoRA's base stores the block linears in 4 bits (uint8 pairs plus one fp32 absmax
-per 64 weights) and dequantises one weight at a time for its matmul, saving nothing per token
-(bitsandbytes MatMul4Bit saves only the quantised weight). Gradient checkpointing wraps each
+(rank r); QLoRA's base stores the block linears in 4 bits (uint8 pairs, an 8-bit absmax per
+64 weights and an fp32 one per 256 of those: 4.127 bits) and dequantises one weight at a
+time for its matmul, saving nothing per token (bitsandbytes MatMul4Bit saves only the
+quantised weight). Gradient checkpointing wraps each
 decoder layer in ``torch.utils.checkpoint`` (non-reentrant). AdamW runs foreach (PyTorch's
 CUDA default).
 
-    python benchmarks/training_peak.py
+    python benchmarks/training_peak.py [TEXT]     # TEXT: only the jobs whose name holds it
 """
 
 from __future__ import annotations
@@ -88,9 +89,13 @@ class Adapted(nn.Module):
         self.four_bit = four_bit
         if four_bit:
             self.register_buffer("packed", torch.empty(out_f * in_f // 2, dtype=torch.uint8))
-            self.register_buffer("absmax", torch.empty(out_f * in_f // 64, dtype=torch.float32))
+            # NF4 with double quantisation: 8-bit absmax per 64 weights, fp32 per 256 of those
+            self.register_buffer("absmax", torch.empty(out_f * in_f // 64, dtype=torch.uint8))
+            self.register_buffer(
+                "absmax2", torch.empty(out_f * in_f // 16384 + 1, dtype=torch.float32)
+            )
         else:
-            self.weight = nn.Parameter(base.weight.detach().to(BF16), requires_grad=False)
+            self.register_buffer("weight", base.weight.detach().to(BF16))
         self.a = nn.Parameter(torch.empty(rank, in_f, dtype=torch.float32))
         self.b = nn.Parameter(torch.empty(out_f, rank, dtype=torch.float32))
 
@@ -133,7 +138,13 @@ class CausalLM(nn.Module):
         self.norm = am.RMSNorm(h)
         self.head = None if job.tied else nn.Linear(h, vocab, bias=False)
         if job.peft != "none":
-            self.requires_grad_(False)  # built in bf16 (simulate sets the default dtype)
+            # the frozen base, built in bf16 (simulate sets the default dtype), as buffers:
+            # MemTracker hooks every parameter's gradient
+            for mod in self.modules():
+                for name, p in list(mod._parameters.items()):
+                    if p is not None:
+                        del mod._parameters[name]
+                        mod.register_buffer(name, p.detach())
             for layer in self.layers:
                 for name in ("q", "k", "v", "o", "gate", "up", "down"):
                     lora = Adapted(getattr(layer, name), job.rank, job.peft == "qlora")
@@ -239,11 +250,14 @@ JOBS = [
 ]  # fmt: skip
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    only = " ".join(argv if argv is not None else sys.argv[1:])
     torch.set_num_threads(1)
     print(f"{'job':40} {'simulated':>9} {'engine':>7} {'ratio':>6}   total  published")
     worst = 0.0
     for job in JOBS:
+        if only and only not in job.name:
+            continue
         sim = simulate(job) / 1e9
         tensors, total = engine(job)
         ratio = tensors / sim

@@ -35,17 +35,20 @@ class Policy:
     ``residual``: bytes of the residual stream (4 under autocast with fp32 parameters: the
     embedding output and every residual add stay fp32). ``compute``: bytes of matmul inputs and
     outputs. ``recast``: each linear casts its fp32 input to 16-bit itself and saves that copy
-    (autocast caches casts of parameters only, so q, k and v each keep one).
+    (autocast caches casts of parameters only, so q, k and v each keep one). ``frozen_base``:
+    the norms and the LM head do not train (LoRA/QLoRA), so autograd keeps only what the
+    input's gradient needs (a norm's fp32 input; nothing of the head's input).
     """
 
     name: str
     residual: float
     compute: float
     recast: bool
+    frozen_base: bool = False
 
 
 AUTOCAST = Policy("autocast", residual=4.0, compute=2.0, recast=True)  # fp32 params, bf16 math
-PURE16 = Policy("16-bit", residual=2.0, compute=2.0, recast=False)  # 16-bit params (LoRA base)
+PURE16 = Policy("16-bit", residual=2.0, compute=2.0, recast=False, frozen_base=True)  # LoRA
 FP32 = Policy("fp32", residual=4.0, compute=4.0, recast=False)
 
 
@@ -73,7 +76,7 @@ def decoder_layer_saved(
     experts = float(m.active_experts or 1)
     c, r = policy.compute, policy.residual
     gated = gated_mlp(m)
-    norm = (4.0 + r) * h  # fp32 view of the input + the normalised tensor at the stream's width
+    norm = _norm_saved(policy) * h
     ops: dict[str, float] = {
         "attention norm": norm,
         "q/k/v input": (3.0 if policy.recast else 1.0) * c * h,
@@ -91,10 +94,16 @@ def decoder_layer_saved(
     return ops
 
 
+def _norm_saved(policy: Policy) -> float:
+    """RMSNorm's bytes per hidden unit: the fp32 view of its input, and the normalised tensor
+    at the stream's width where the norm's weight trains (``weight * h.to(dtype)``)."""
+    return 4.0 + (0.0 if policy.frozen_base else policy.residual)
+
+
 def head_saved(m: ModelSpec, policy: Policy) -> float:
-    """Bytes per token of the final norm and the LM head's input."""
+    """Bytes per token of the final norm and the LM head's input (a frozen head keeps none)."""
     h = float(m.hidden_size or 0)
-    return (4.0 + policy.residual) * h + policy.compute * h
+    return _norm_saved(policy) * h + (0.0 if policy.frozen_base else policy.compute * h)
 
 
 def logits_bytes(m: ModelSpec, tokens: float, policy: Policy) -> float:
@@ -102,7 +111,7 @@ def logits_bytes(m: ModelSpec, tokens: float, policy: Policy) -> float:
     the checkpointing)."""
     if m.family != "decoder" or not m.vocab_size:
         return 0.0
-    held = 4.0 if policy is FP32 else 2.0
+    held = policy.compute  # the head's output: bf16 under autocast, fp32 in fp32
     return tokens * float(m.vocab_size) * (LOSS_BYTES_PER_LOGIT + held)
 
 

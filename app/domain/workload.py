@@ -404,9 +404,10 @@ def memory_breakdown(
 def training_policy(work: WorkloadSpec) -> Policy:
     """How the job holds its tensors: fp32 jobs in fp32; full 16-bit training under autocast
     with fp32 parameters; LoRA/QLoRA on a 16-bit base (the adapters aside)."""
+    lora = work.peft in ("lora", "qlora")
     if work.precision in ("fp32", "tf32"):
-        return FP32
-    return PURE16 if work.peft in ("lora", "qlora") else AUTOCAST
+        return replace(FP32, frozen_base=True) if lora else FP32
+    return PURE16 if lora else AUTOCAST
 
 
 def saved_activations(
