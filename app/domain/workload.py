@@ -13,6 +13,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.domain.efficiency import EfficiencyTable
 
+from app.domain.activations import (
+    AUTOCAST,
+    FP32,
+    PURE16,
+    UNFUSED_SCORE_BYTES,
+    Policy,
+    decoder_layer_saved,
+    embedding_params,
+    head_saved,
+    logits_bytes,
+)
 from app.domain.formats import bytes_per_weight
 from app.domain.operators import ForwardTable
 from app.vocab import (
@@ -45,6 +56,11 @@ NF4_BYTES = 4.127 / 8
 # Optimizer state in bytes per trainable parameter (fp32 moments; bitsandbytes 8-bit Adam keeps
 # two 1-byte moments plus block scales; SGD with momentum keeps one fp32 buffer).
 OPTIMIZER_BYTES: dict[str, float] = {"adamw": 8.0, "adam8bit": 2.0, "sgd": 4.0}
+# Temporaries of the optimizer step, bytes per trainable parameter: PyTorch's default
+# (foreach) AdamW computes sqrt(v) for the whole parameter group into new fp32 tensors
+# (torch/optim/adam.py, _multi_tensor_adam: ``exp_avg_sq_sqrt = torch._foreach_sqrt(...)``);
+# SGD's momentum and bitsandbytes' 8-bit Adam update in place.
+OPTIMIZER_STEP_TEMP: dict[str, float] = {"adamw": 4.0, "adam8bit": 0.0, "sgd": 0.0}
 
 # CNN / diffusion / MLP activations are estimated from forward GFLOPs: Lambda's published
 # per-GPU batch sizes for ResNet-50 with AMP (448 on 24 GB, 1280 on 80 GB, 256 on 16 GB) imply
@@ -102,6 +118,9 @@ class ModelSpec:
     # One sample's forward operators, shipped for CNN/UNet presets (data/operators/); None:
     # built from the shape (transformers) or priced whole-model (app.domain.perf)
     operators: ForwardTable | None = field(default=None, compare=False, hash=False, repr=False)
+    # Whether the LM head shares the input embedding's matrix (config.json
+    # ``tie_word_embeddings``); None: read from the parameter count (activations.py).
+    tied_embeddings: bool | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -231,6 +250,8 @@ class MemoryBreakdown:
     master_weights: float = 0.0
     adapters: float = 0.0
     activations: float = 0.0
+    # The LM head's logits and the loss over them (decoder training)
+    logits: float = 0.0
     kv_cache: float = 0.0
     workspace: float = 0.0
     framework: float = 0.0
@@ -248,11 +269,18 @@ class MemoryBreakdown:
             + self.master_weights
             + self.adapters
             + self.activations
+            + self.logits
             + self.kv_cache
             + self.workspace
             + self.framework
         )
         object.__setattr__(self, "total", total)
+
+    @property
+    def tensors(self) -> float:
+        """What the tensors occupy at the peak (``torch.cuda.max_memory_allocated``): the
+        total less the allocator's slack and the framework context."""
+        return self.total - self.workspace - self.framework
 
     def parts(self) -> dict[str, float]:
         return {
@@ -262,6 +290,7 @@ class MemoryBreakdown:
             "master_weights": self.master_weights,
             "adapters": self.adapters,
             "activations": self.activations,
+            "logits": self.logits,
             "kv_cache": self.kv_cache,
             "workspace": self.workspace,
             "framework": self.framework,
@@ -376,45 +405,118 @@ def memory_breakdown(
             notes=tuple(notes),
         )
 
-    act_b = 4.0 if p in ("fp32", "tf32") else 2.0
-    acts = activation_bytes(work, work.batch_size, flash_attention=flash_attention, act_bytes=act_b)
+    return _training_memory(work, n, framework, flash_attention, notes)
+
+
+def training_policy(work: WorkloadSpec) -> Policy:
+    """How the job holds its tensors: fp32 jobs in fp32; full 16-bit training under autocast
+    with fp32 parameters; LoRA/QLoRA on a 16-bit base (the adapters aside)."""
+    lora = work.peft in ("lora", "qlora")
+    if work.precision in ("fp32", "tf32"):
+        return replace(FP32, frozen_base=True) if lora else FP32
+    return PURE16 if lora else AUTOCAST
+
+
+def saved_activations(
+    work: WorkloadSpec, batch: float, *, flash_attention: bool
+) -> tuple[float, float]:
+    """(activations, logits) in bytes at a training step's peak, per operator for decoders.
+
+    Without checkpointing every layer's saved tensors, the head's and the logits are alive at
+    the start of backward. With full recompute (Hugging Face checkpoints each decoder layer)
+    the layer inputs stay, plus the larger of the loss over the logits (first in backward) and
+    one recomputed layer (after the logits are freed); the logits count either way.
+    Other models keep ``activation_bytes``.
+    """
+    m = work.model
+    if not (m.family == "decoder" and m.has_shape):
+        act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
+        return activation_bytes(work, batch, flash_attention=flash_attention, act_bytes=act_b), 0.0
+    pol = training_policy(work)
+    tokens = float(work.seq_len) * batch
+    h = float(m.hidden_size or 0)
+    per_layer = sum(
+        decoder_layer_saved(m, pol, seq=work.seq_len, flash_attention=flash_attention).values()
+    )
+    if m.activation_coeff is not None and pol is AUTOCAST:
+        # the preset's measured figure (benchmarks/activation_memory.py) for the same policy
+        scores = 0.0 if flash_attention else UNFUSED_SCORE_BYTES * (m.num_heads or 1) * work.seq_len
+        per_layer = m.activation_coeff * h + scores
+    head = head_saved(m, pol) * tokens
+    logits = logits_bytes(m, tokens, pol)
+    layers = float(m.layers or 0)
+    if work.gradient_checkpointing:
+        inputs = layers * tokens * h * pol.residual
+        return inputs + max(head + logits, per_layer * tokens) - logits, logits
+    return layers * per_layer * tokens + head, logits
+
+
+def _training_memory(
+    work: WorkloadSpec, n: int, framework: float, flash_attention: bool, notes: list[str]
+) -> MemoryBreakdown:
+    """A training step's peak: the larger of the start of backward (every saved activation,
+    the loss over the logits, autocast's 16-bit weight copies) and the optimizer step
+    (gradients and the optimizer's temporaries), on top of parameters and optimizer state."""
+    m = work.model
+    p = work.precision
+    acts, logits = saved_activations(work, work.batch_size, flash_attention=flash_attention)
     opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    embed, head = embedding_params(m)
+    slack = (acts + logits) * TRAINING_FRAGMENTATION
     if work.peft in ("lora", "qlora"):
-        base_b = NF4_BYTES if work.peft == "qlora" else (BYTES[p] if p != "fp32" else 4.0)
-        if work.peft == "lora" and p in ("fp8",):
-            base_b = 2.0
+        if work.peft == "qlora":
+            # bitsandbytes quantises the blocks' nn.Linear layers; the embedding and the LM
+            # head stay in the 16-bit compute dtype
+            vocab = embed + head
+            base = (m.params - vocab) * NF4_BYTES + vocab * 2.0
+            notes.append(
+                "frozen blocks in 4-bit NF4 with double quantisation; embeddings and LM head "
+                "in 16-bit; adapters in fp32"
+            )
+            # one linear at a time is dequantised to 16-bit for its matmul
+            h = float(m.hidden_size or 0)
+            slack += 2.0 * h * float(m.intermediate_size or 4 * h)
+        else:
+            base = m.params * (2.0 if p == "fp8" else BYTES[p])
         adapters = lora_params(m, work.lora_rank)
         # adapters train in fp32: weights + grads + optimizer state
-        adapter_bytes = adapters * (4.0 + 4.0 + opt_b)
-        if work.peft == "qlora":
-            notes.append("frozen base in 4-bit NF4 with double quantisation; adapters in fp32")
         return MemoryBreakdown(
-            weights=m.params * base_b / n / GB,
-            adapters=adapter_bytes / n / GB,
+            weights=base / n / GB,
+            adapters=adapters * (4.0 + 4.0 + opt_b) / n / GB,
             activations=acts / n / GB,
+            logits=logits / n / GB,
+            workspace=slack / n / GB,
             framework=framework,
             num_gpus=n,
             notes=tuple(notes),
         )
 
+    params = m.params
     if p in ("fp32", "tf32"):
-        weights, grads, master = m.params * 4.0, m.params * 4.0, 0.0
+        weights, master, casts = params * 4.0, 0.0, 0.0
     else:
-        # autocast mixed precision: fp32 parameters (the master copy) and fp32 gradients, plus
-        # the 16-bit copy of every weight autocast makes and saves for backward
-        weights, grads, master = m.params * 2.0, m.params * 4.0, m.params * 4.0
-    # The peak is at the start of backward: gradients (set to None between steps) fill the
-    # memory that freed activations leave, so only gradients beyond the activations add up.
-    peak_grads = max(0.0, grads - acts)
-    if peak_grads < grads:
+        # autocast: fp32 parameters (the master copy) plus the 16-bit copy of every weight a
+        # matmul reads, cached for the forward and saved for backward (the embedding lookup
+        # reads the fp32 table; a tied head casts it)
+        master = params * 4.0
+        weights = casts = 2.0 * (params - embed) if head else 2.0 * params
+    grads = params * 4.0
+    step_extra = grads + params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
+    backward_start = casts + acts + logits
+    # Gradients (set to None between steps) are allocated during backward as activations and
+    # weight copies are freed: they count only where the optimizer step outgrows the start of
+    # backward.
+    peak_grads = max(0.0, step_extra - backward_start)
+    if peak_grads < step_extra:
         notes.append("gradients fill the memory activations free during backward")
     return MemoryBreakdown(
         weights=weights / n / GB,
         gradients=peak_grads / n / GB,
-        optimizer=m.params * opt_b / n / GB,
+        optimizer=params * opt_b / n / GB,
         master_weights=master / n / GB,
         activations=acts / n / GB,
-        workspace=acts * TRAINING_FRAGMENTATION / n / GB,
+        logits=logits / n / GB,
+        workspace=slack / n / GB,
         framework=framework,
         num_gpus=n,
         notes=tuple(notes),

@@ -238,6 +238,14 @@ class ModelIn(_In):
         description="Tokens a sliding-window layer keeps.",
         json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, kind="count"),
     )
+    tied_embeddings: bool | None = Field(
+        default=None,
+        title="LM head tied to the embedding",
+        description="Whether the output head shares the input embedding's matrix "
+        "(config.json tie_word_embeddings); read from the parameter count when blank. Sizes "
+        "QLoRA's 16-bit head and autocast's weight copies.",
+        json_schema_extra=ui("shape", tasks=TRAINING_TASKS, form=False),
+    )
     hf_config: dict[str, Any] | None = Field(
         default=None,
         title="Or paste its config.json",
@@ -694,6 +702,7 @@ class ModelOut(BaseModel):
     kv_elements_per_token: float | None = None
     kv_window_elements_per_token: float | None = None
     sliding_window: int | None = None
+    tied_embeddings: bool | None = None
     kv_bytes_per_token_16bit: float | None = Field(
         default=None, description="KV cache bytes per token of context at 2 bytes per value"
     )

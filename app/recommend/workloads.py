@@ -111,6 +111,7 @@ def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
         "kv_elements_per_token": hf.kv_elements_per_token,
         "kv_window_elements_per_token": hf.kv_window_elements_per_token,
         "sliding_window": hf.sliding_window,
+        "tied_embeddings": hf.tied_embeddings,
     }
 
 

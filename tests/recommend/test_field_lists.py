@@ -44,3 +44,16 @@ def test_a_preset_can_set_every_model_field() -> None:
     m = model_from_dict(raw)
     assert m.activation_mb_per_sample == 50.0
     assert m.params == 2.5e7 and m.layers == 50 and isinstance(m.layers, int)
+
+
+def test_a_config_json_says_whether_the_lm_head_is_tied() -> None:
+    """The head's tying sizes QLoRA's 16-bit head and autocast's weight copies."""
+    import json
+    from pathlib import Path
+
+    from app.recommend.workloads import model_fields_from_hf_config
+
+    configs = Path(__file__).resolve().parents[1] / "data" / "hf_configs"
+    cfg = json.loads((configs / "llama-3.1-8b.json").read_text())
+    assert model_fields_from_hf_config(cfg)["tied_embeddings"] is False
+    assert model_fields_from_hf_config({**cfg, "tie_word_embeddings": True})["tied_embeddings"]

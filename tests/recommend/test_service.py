@@ -341,8 +341,11 @@ def test_qlora_on_a_student_budget_ranks_single_cards_with_checkpointing() -> No
         constraints={"max_purchase_usd": 800, "acquisition": "buy"},
     )
     assert r.workload.gradient_checkpointing  # the recipes' default
-    assert r.memory.required_gb <= 12
-    assert r.recommendations and all(x.num_gpus == 1 for x in r.recommendations)
+    # the 4-bit blocks, 16-bit embeddings and head, and the logits: about 12 GB, so 8 and 10 GB
+    # cards need a second card; every 12 GB+ card under the budget runs it alone
+    assert 9 < r.memory.required_gb <= 12.5
+    singles = [x for x in r.recommendations if x.num_gpus == 1]
+    assert singles and all(x.gpu.memory_gb >= 12 for x in singles)
     assert any("checkpointing is on" in a for a in r.advice)
     # turned off explicitly, the job needs more than twice the memory and the banner is gone
     off = _catalog_run(

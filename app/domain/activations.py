@@ -1,0 +1,143 @@
+"""What a decoder's training step keeps in memory, tensor by tensor.
+
+Per operator of a decoder layer, the bytes per token that autograd saves for backward, by how
+the job holds its numbers (``Policy``); the LM head's logits and the loss; the parameters by
+kind (embeddings, untied head, block linears). ``workload.memory_breakdown`` adds them up;
+``benchmarks/activation_memory.py`` measures the same per-layer sums with saved-tensor hooks,
+and ``tests/domain/test_memory.py`` holds the two together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.domain.workload import ModelSpec
+
+# Korthikanti et al. 2022, eq. 1: without a fused kernel the attention scores, softmax and
+# dropout keep 5·a·s² bytes per sequence per layer in 16-bit (5·a·s per token).
+UNFUSED_SCORE_BYTES = 5.0
+
+# The loss over the vocabulary, bytes per logit at its peak (the start of backward, when every
+# saved activation is still alive): the fp32 log-probabilities cross-entropy saves (4), the
+# gradient that reaches them (4) and the gradient it produces for the fp32 logits (4), while
+# the caller still holds the head's output (2 in 16-bit: autocast's bf16 logits; 4 in fp32).
+# PyTorch runs log_softmax/nll_loss in fp32 under autocast (CUDA autocast op reference) and
+# Hugging Face models upcast the logits for the loss (``logits.float()``).
+LOSS_BYTES_PER_LOGIT = 12.0
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How a training job holds its tensors.
+
+    ``residual``: bytes of the residual stream (4 under autocast with fp32 parameters: the
+    embedding output and every residual add stay fp32). ``compute``: bytes of matmul inputs and
+    outputs. ``recast``: each linear casts its fp32 input to 16-bit itself and saves that copy
+    (autocast caches casts of parameters only, so q, k and v each keep one). ``frozen_base``:
+    the norms and the LM head do not train (LoRA/QLoRA), so autograd keeps only what the
+    input's gradient needs (a norm's fp32 input; nothing of the head's input).
+    """
+
+    name: str
+    residual: float
+    compute: float
+    recast: bool
+    frozen_base: bool = False
+
+
+AUTOCAST = Policy("autocast", residual=4.0, compute=2.0, recast=True)  # fp32 params, bf16 math
+PURE16 = Policy("16-bit", residual=2.0, compute=2.0, recast=False, frozen_base=True)  # LoRA
+FP32 = Policy("fp32", residual=4.0, compute=4.0, recast=False)
+
+
+def gated_mlp(m: ModelSpec) -> bool:
+    """Decoders are read as SwiGLU (gate, up, down), as ``workload.lora_params`` does."""
+    return m.family == "decoder"
+
+
+def decoder_layer_saved(
+    m: ModelSpec, policy: Policy, *, seq: float, flash_attention: bool
+) -> dict[str, float]:
+    """Bytes per token one decoder layer saves for backward, per operator.
+
+    Hugging Face's Llama layout: RMSNorm computes in fp32 and saves its fp32 input and the
+    normalised tensor (``weight * h.to(dtype)``); rotary embedding saves nothing per token but
+    its output; fused attention (FlashAttention / SDPA) saves q, k, v, the output and an fp32
+    log-sum-exp per head; SwiGLU saves the gate output, its SiLU, the up output and their
+    product (the down projection's input).
+    """
+    h = float(m.hidden_size or 0)
+    heads = float(m.num_heads or 1)
+    hd = m.head_dim or 0.0
+    kv = float(m.kv_heads or 1) * hd
+    inter = float(m.intermediate_size or 4 * h)
+    experts = float(m.active_experts or 1)
+    c = policy.compute
+    gated = gated_mlp(m)
+    norm = _norm_saved(policy) * h
+    ops: dict[str, float] = {
+        "attention norm": norm,
+        "q/k/v input": (3.0 if policy.recast else 1.0) * c * h,
+        "q, k, v": c * (h + 2.0 * kv),
+        "attention output": c * h,
+    }
+    if flash_attention:
+        ops["log-sum-exp"] = 4.0 * heads
+    else:
+        ops["scores and softmax"] = UNFUSED_SCORE_BYTES * heads * seq * c / 2.0
+    ops["mlp norm"] = norm
+    mlp_inputs = (2.0 if gated else 1.0) if policy.recast else 1.0
+    ops["mlp input"] = mlp_inputs * c * h * (experts if policy.recast else 1.0)
+    ops["mlp intermediates"] = (4.0 if gated else 2.0) * c * inter * experts
+    return ops
+
+
+def _norm_saved(policy: Policy) -> float:
+    """RMSNorm's bytes per hidden unit: the fp32 view of its input, and the normalised tensor
+    at the stream's width where the norm's weight trains (``weight * h.to(dtype)``)."""
+    return 4.0 + (0.0 if policy.frozen_base else policy.residual)
+
+
+def head_saved(m: ModelSpec, policy: Policy) -> float:
+    """Bytes per token of the final norm and the LM head's input (a frozen head keeps none)."""
+    h = float(m.hidden_size or 0)
+    return _norm_saved(policy) * h + (0.0 if policy.frozen_base else policy.compute * h)
+
+
+def logits_bytes(m: ModelSpec, tokens: float, policy: Policy) -> float:
+    """Peak bytes of the logits and the loss over them (every trainer computes them, whatever
+    the checkpointing)."""
+    if m.family != "decoder" or not m.vocab_size:
+        return 0.0
+    held = policy.compute  # the head's output: bf16 under autocast, fp32 in fp32
+    return tokens * float(m.vocab_size) * (LOSS_BYTES_PER_LOGIT + held)
+
+
+def block_params(m: ModelSpec) -> float:
+    """Parameters of the blocks' linear layers from the shape (attention and MLP)."""
+    h = float(m.hidden_size or 0)
+    hd = m.head_dim or 0.0
+    kv = float(m.kv_heads or 1) * hd
+    inter = float(m.intermediate_size or 4 * h)
+    mlp = (3.0 if gated_mlp(m) else 2.0) * h * inter * float(m.experts or 1)
+    return float(m.layers or 0) * (2.0 * h * h + 2.0 * h * kv + mlp)
+
+
+def embedding_params(m: ModelSpec) -> tuple[float, float]:
+    """(input embedding, untied LM head) parameters; (0, 0) where the shape is unknown.
+
+    The head is untied when the parameters left after the blocks hold two vocabulary matrices
+    (Llama 3 8B: 8.03 B = 6.98 B of blocks + 2 × 0.53 B) rather than one (SmolLM 1.7B, GPT-2);
+    ``ModelSpec.tied_embeddings`` says it outright where known.
+    """
+    if not (m.vocab_size and m.hidden_size and m.layers and m.is_transformer):
+        return 0.0, 0.0
+    table = float(m.vocab_size) * float(m.hidden_size)
+    if m.family != "decoder":
+        return table, 0.0
+    tied = m.tied_embeddings
+    if tied is None:
+        tied = m.params - block_params(m) < 1.5 * table
+    return table, (0.0 if tied else table)
