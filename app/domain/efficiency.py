@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from app.domain.gpu import GpuSpec
+from app.domain.units import GIB_PER_GB
 from app.vocab import MULTI_GPU_MODES
 
 MATCH_KEYS = (
@@ -288,7 +289,6 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
 # in every published nvidia-smi listing of the part), i.e. 85.5 × 10^9 bytes, not 80. The engine
 # counts in 10^9 bytes, and this is the ONE usable-memory rule: training, inference and serving
 # all read ``usable_gb`` (serving then applies its runtime's own share in its memory plan).
-GIB_PER_GB = float(1 << 30) / 1e9
 # macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
 UNIFIED_MEMORY_USABLE = 0.75
 

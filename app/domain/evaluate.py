@@ -23,6 +23,7 @@ from app.domain import compat, efficiency, perf
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
+from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import SINGLE_DEVICE_SEGMENTS
 
@@ -686,8 +687,8 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         where = "one GPU" if max_n == 1 else f"{exact or max_n} GPUs"
         return Exclusion(
             "does_not_fit",
-            f"needs {total1 or 0.0:.1f} GB on one GPU; does not fit in {where} of "
-            f"{usable_gb(gpu, run, g.backend):.1f} GB usable even when sharded",
+            f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
+            f"{vram(usable_gb(gpu, run, g.backend)):.0f} GB usable even when sharded",
         )
     return out
 
@@ -812,7 +813,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             config,
             Exclusion(
                 "does_not_fit",
-                f"needs {mem.total:.1f} GB per GPU on {n}, has {avail:.1f} GB usable",
+                f"needs {vram(mem.total):.1f} GB per GPU on {n}, has {vram(avail):.1f} GB usable",
             ),
             work=run,
             backend=g.backend,

@@ -10,6 +10,7 @@ from app.domain import topology
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate
+from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
 
@@ -204,22 +205,22 @@ def advice(
         off = memory_breakdown(requested.with_flags(gradient_checkpointing=False)).total
         if off > on + 0.05:
             out.append(
-                f"Gradient checkpointing is on, as fine-tuning recipes run it: {on:.1f} GB on "
-                f"one GPU instead of {off:.1f} GB, for about a third more compute (turn it off "
-                "with gradient_checkpointing: false)."
+                "Gradient checkpointing is on, as fine-tuning recipes run it: "
+                f"{vram(on):.1f} GB on one GPU instead of {vram(off):.1f} GB, for about a third "
+                "more compute (turn it off with gradient_checkpointing: false)."
             )
     if top.savers:
         asked = requested.with_precision(top.work.precision)
         plain = memory_breakdown(asked, num_gpus=top.n).total
         labels = " and ".join(SAVER_LABELS.get(x, x) for x in top.savers)
         cards = (
-            f"one {top.available_gb:.0f} GB {top.gpu.name}"
+            f"one {vram(top.available_gb):.0f} GB {top.gpu.name}"
             if top.n == 1
-            else (f"{top.n}× {top.gpu.name} ({top.available_gb:.0f} GB each)")
+            else (f"{top.n}× {top.gpu.name} ({vram(top.available_gb):.0f} GB each)")
         )
         out.append(
-            f"With {labels}, {cards} is enough: {top.memory.total:.1f} GB per GPU instead of "
-            f"{plain:.1f} GB as asked."
+            f"With {labels}, {cards} is enough: {vram(top.memory.total):.1f} GB per GPU instead of "
+            f"{vram(plain):.1f} GB as asked."
         )
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
@@ -229,8 +230,8 @@ def advice(
     if requested.is_llm_inference and top.n > 1 and requested.precision in ("bf16", "fp16"):
         q4 = memory_breakdown(requested.with_precision("int4")).total
         out.append(
-            f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {q4:.1f} GB instead of "
-            f"{memory_breakdown(requested).total:.1f} GB: fewer cards, at some quality cost."
+            f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):.1f} GB instead of "
+            f"{vram(memory_breakdown(requested).total):.1f} GB: fewer cards, at some quality cost."
         )
     return out
 
@@ -292,8 +293,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
     lines = [
-        f"Fits on {c.n}× {g.name}: needs {c.memory.total:.1f} GB of {c.available_gb:.0f} GB"
-        f"{' ' + per if per else ''}.",
+        f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
+        f"{vram(c.available_gb):.0f} GB{' ' + per if per else ''}.",
         f"Expected {_fmt(p.throughput)} {p.unit} at {c.work.precision} ({p.compute_precision} "
         f"math), limited by {p.bottleneck}.",
         f"Assumes the {p.runtime} runtime"
@@ -387,13 +388,13 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
         out.append(
-            f"Only {free:.1f} GB headroom: watch torch.cuda.max_memory_allocated() and leave "
+            f"Only {vram(free):.1f} GB headroom: watch torch.cuda.max_memory_allocated() and leave "
             "room for fragmentation, or lower the batch size."
         )
     if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total:
         out.append(
-            f"Activations take {m.activations:.1f} GB; activation checkpointing cuts them to a "
-            "fraction for ~33 % more compute."
+            f"Activations take {vram(m.activations):.1f} GB; activation checkpointing cuts them "
+            "to a fraction for ~33 % more compute."
         )
     if w.training and w.peft == "none" and w.model.params >= 1e9:
         out.append(

@@ -29,6 +29,7 @@ from typing import Any
 from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
+from app.domain.units import vram
 from app.domain.workload import ModelSpec
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
 
@@ -498,8 +499,8 @@ def evaluate(
     )
     if cap < 1 or eng.flops <= 0:
         why = (
-            f"weights take {weights:.1f} GB of {usable:.0f} GB per GPU; no room for one "
-            f"request's KV cache ({kv_req / GB:.2f} GB)"
+            f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; no room for "
+            f"one request's KV cache ({vram(kv_req / GB):.2f} GB)"
             if eng.flops > 0
             else "no compute figures for this GPU"
         )

@@ -21,6 +21,7 @@ from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
+from app.domain.units import vram
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
@@ -540,8 +541,8 @@ def _baseline(
         if found.code == "does_not_fit":
             need = memory_breakdown(ctx.work).total
             note = (
-                f"your {baseline.name} cannot hold this job: it needs {need:.1f} GB and has "
-                f"{ev.usable_gb(baseline):.0f} GB, even with memory savers; no speed-up is "
+                f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GB and has "
+                f"{vram(ev.usable_gb(baseline)):.0f} GB, even with memory savers; no speed-up is "
                 "computed against it"
             )
         out = s.BaselineOut(

@@ -17,6 +17,7 @@ from app.domain import evaluate as ev
 from app.domain import serving as sv
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
+from app.domain.units import vram
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import schemas as s
 from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
@@ -343,7 +344,7 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
         if r.ttft_ms is not None and r.itl_ms is not None and r.output_tokens_per_s
         else f"Cannot carry {_load_words(spec)}.",
         f"The KV cache holds {r.max_concurrency * c.replicas:,} requests at once "
-        f"({r.kv_gb_per_request:.2f} GB each); each step is bound by {r.bottleneck}.",
+        f"({vram(r.kv_gb_per_request):.2f} GB each); each step is bound by {r.bottleneck}.",
     ]
     out_m, in_m = _per_million(r, row.usd_per_hour)
     if out_m is not None and in_m is not None:
@@ -421,7 +422,9 @@ def _recommendation(
             "workspace": round(r.activations_gb_per_gpu, 3),
             "framework": round(r.framework_gb_per_gpu, 3),
         },
-        notes=[f"per GPU; the runtime reserves {r.kv_pool_gb_per_gpu:.1f} GB for the KV cache"],
+        notes=[
+            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB for the KV cache"
+        ],
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
     priced = row.priced

@@ -3,6 +3,7 @@ runner-up and the main caveat — what a reader takes away before the table."""
 
 from __future__ import annotations
 
+from app.domain.units import vram
 from app.recommend import schemas as s
 
 
@@ -90,9 +91,8 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         why.append(price)
     mem = top.memory
     if mem.headroom_gb is not None and mem.available_gb:
-        why.append(
-            f"fits with {_fig(max(0.0, mem.headroom_gb))} GB spare of {_fig(mem.available_gb)} GB"
-        )
+        spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
+        why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB")
     why.append(f"runs {_speed(top)}")
     why.append(f"limited by {top.bottleneck}")
     sentence = f"Pick {_name(top)}: " + ", ".join(why) + "."

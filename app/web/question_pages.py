@@ -18,6 +18,7 @@ from app.config import Settings
 from app.deps import SessionDep, SettingsDep
 from app.domain import cost as costs
 from app.domain import rank
+from app.domain.units import GIB_PER_GB
 from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
@@ -420,8 +421,9 @@ def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:
     rows = [
         {
             "label": f"#{r.rank} {config_name(r.gpu.name, r.num_gpus)}",
-            "value": r.memory.required_gb,
-            "ref": r.memory.available_gb,
+            # in the vendors' GB (2^30 bytes), like every memory figure on the pages
+            "value": r.memory.required_gb / GIB_PER_GB,
+            "ref": (r.memory.available_gb or 0.0) / GIB_PER_GB or None,
         }
         for r in answer.recommendations[:15]
     ]

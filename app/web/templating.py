@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 
 from app import __version__
+from app.domain.units import GIB_PER_GB
 from app.shipped.paths import shipped_path
 from app.web.labels import choice_label, short_name
 from app.web.labels import vendor as vendor_name
@@ -100,10 +101,16 @@ def pct(value: Any, digits: int = 0) -> str:
     return f"{float(value) * 100:.{digits}f}%"
 
 
-def gb(value: Any) -> str:
+def gb_n(value: Any) -> str:
+    """Memory the engine counts in 10^9 bytes, in the unit vendors label cards with: their
+    "GB" is 2^30 bytes (an "80 GB" H100 holds 80 GiB), so need and capacity read alike."""
     if not _is_number(value):
         return DASH
-    return f"{num(value, 3)} GB"
+    return num(float(value) / GIB_PER_GB, 3)
+
+
+def gb(value: Any) -> str:
+    return DASH if not _is_number(value) else f"{gb_n(value)} GB"
 
 
 def bytes_h(value: Any) -> str:
@@ -207,6 +214,7 @@ def make_templates() -> Jinja2Templates:
         hours=hours,
         pct=pct,
         gb=gb,
+        gb_n=gb_n,
         bytes_h=bytes_h,
         params_h=params_h,
         date_h=date_h,
