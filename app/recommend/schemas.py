@@ -493,6 +493,16 @@ class ConstraintsIn(_In):
         description="To finish the whole job.",
         json_schema_extra=ui("budget", kind="usd", assumed="no limit"),
     )
+    max_hours: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        title="Finish within (hours)",
+        description="The longest the whole job may take (dataset × epochs); slower "
+        "configurations are left out, and when none is fast enough the answer says what "
+        "would be: more GPUs, a faster card, or a shorter job.",
+        json_schema_extra=ui("budget", tasks=(*TRAINS, "inference"), assumed="no limit"),
+    )
     acquisition: Acquisition = Field(
         default="either",
         title="Buy or rent",
@@ -1009,6 +1019,7 @@ ExclusionCode = Literal[
     "no_figures",
     "misses_targets",
     "runtime_unsupported",
+    "misses_deadline",
 ]
 
 
@@ -1063,6 +1074,28 @@ class RecommendationResponse(BaseModel):
     )
     what_if: list[WhatIfOut] | None = None
     serving: ServingSummaryOut | None = None
+    deadline: DeadlineOut | None = Field(
+        None,
+        description="constraints.max_hours: whether any configuration meets it, and if "
+        "none does, what would",
+    )
+
+
+class DeadlineOut(BaseModel):
+    """Whether anything finishes the job within constraints.max_hours, and what would."""
+
+    max_hours: float
+    met: bool
+    message: str
+    left_out: int = Field(description="cards left out only because they take too long")
+    fastest_hours: float | None = Field(
+        None, description="the fastest configuration within the other limits, deadline lifted"
+    )
+    fastest: str | None = Field(None, description="that configuration, in words")
+    would: list[str] = Field(
+        default_factory=list,
+        description="changes that would meet the deadline: more GPUs, a faster card, a shorter job",
+    )
 
 
 class WhatIfOut(BaseModel):

@@ -23,9 +23,9 @@ from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
+from app.recommend import deadline, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
-from app.recommend import whatif
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import build_row, gpu_out, memory_out
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
@@ -65,6 +65,7 @@ def _context(
         segments=tuple(cons.segments) if cons.segments else None,
         max_gpus=cons.max_gpus,
         exact_gpus=cons.num_gpus,
+        max_hours=cons.max_hours,
     )
     return ev.Context(
         work=work,
@@ -278,12 +279,13 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     """Whether cards that cannot reach the rows shown may go unranked in detail: under an
     objective a throughput bound bounds (balanced too: speed and value both grow with the
     throughput), one row per card, when nothing after the roofline can exclude a
-    configuration that passed its checks before it (a job-cost budget can)."""
+    configuration that passed its checks before it (a job-cost budget or a deadline can)."""
     return (
         request.group_by == "gpu"
         and (request.objective in BOUNDED_OBJECTIVES or request.objective == "balanced")
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
+        and ctx.limits.max_hours is None
     )
 
 
@@ -595,6 +597,10 @@ def recommend(
     Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
     counted, not evaluated (``_bounded``)."""
     work, warnings = resolve_workload(request.workload, data_dir)
+    if request.constraints.max_hours is not None and work.dataset_samples is None:
+        warnings.append(
+            "max_hours needs dataset_samples (the job's length) to judge a deadline; ignored"
+        )
     if work.task == "serving":
         cons = request.constraints
         prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
@@ -680,12 +686,15 @@ def recommend(
             ordered, work, defaulted_checkpointing=request.workload.gradient_checkpointing is None
         ),
     )
+    rerank = lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir, offers)  # noqa: E731
+    if cons.max_hours is not None and work.dataset_samples is not None:
+        response.deadline = deadline.summary(request, response, work, rerank)
     if request.what_if:
         response.what_if = whatif.what_if(
             request,
             response,
             work,
-            lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir, offers),
+            rerank,
         )
     return response
 

@@ -77,10 +77,14 @@ def _relaxed(c: s.ConstraintsIn) -> list[tuple[str, dict[str, Any]]]:
     budget = ("max_purchase_usd", "max_hourly_usd", "max_job_cost_usd")
     if any(getattr(c, k) is not None for k in budget):
         out.append(("no budget limit", dict.fromkeys(budget)))
+    if c.max_hours is not None:
+        out.append(("no deadline", {"max_hours": None}))
     return [(label, {"constraints": change}) for label, change in out]
 
 
-def _changed(request: s.RecommendationRequest, changes: dict[str, Any]) -> s.RecommendationRequest:
+def changed_request(
+    request: s.RecommendationRequest, changes: dict[str, Any]
+) -> s.RecommendationRequest:
     data = request.model_dump()
     data.update({k: v for k, v in changes.items() if k not in ("workload", "constraints")})
     data["workload"] = {**data["workload"], **changes.get("workload", {})}
@@ -99,7 +103,7 @@ def what_if(
     out: list[s.WhatIfOut] = []
     for label, changes in variations(work, request):
         try:
-            changed = rank(_changed(request, changes))
+            changed = rank(changed_request(request, changes))
         except (AppError, ValueError):
             continue  # a variation the request's other fields make invalid is simply skipped
         first = changed.recommendations[0] if changed.recommendations else None

@@ -267,3 +267,67 @@ def test_a_body_that_is_not_json_names_the_body(client: TestClient) -> None:
     assert r.status_code == 422
     err = r.json()["error"]
     assert err["details"]["field"] == "body" and err["message"].startswith("body:")
+
+
+def test_a_deadline_holds_every_row_and_says_what_it_left_out(client: TestClient) -> None:
+    free = recommend(
+        client, {"workload": {"preset": "resnet-50"}, "objective": "cheapest", "limit": 5}
+    )
+    took = [r["time_to_finish_h"] for r in free["recommendations"]]
+    assert all(t is not None for t in took)
+    limit = min(took) * 1.01  # the cheapest rows cannot all meet it, if they differ
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50"},
+            "objective": "cheapest",
+            "limit": 20,
+            "constraints": {"max_hours": limit},
+        },
+    )
+    rows = body["recommendations"]
+    assert rows and all(r["time_to_finish_h"] <= limit for r in rows)
+    assert body["deadline"]["met"] is True
+    assert body["deadline"]["left_out"] == sum(
+        1 for x in body["excluded"] if x["code"] == "misses_deadline"
+    )
+
+
+def test_an_impossible_deadline_says_what_would_meet_it(client: TestClient) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50"},
+            "constraints": {"max_hours": 0.01, "max_gpus": 2},
+        },
+    )
+    assert body["recommendations"] == []
+    d = body["deadline"]
+    assert d["met"] is False and d["fastest_hours"] > 0.01
+    assert "nothing finishes within" in d["message"]
+    assert any(w.startswith("a shorter job") for w in d["would"])
+    # the shorter job it names is the share the fastest option gets through in time
+    share = 0.01 / d["fastest_hours"]
+    assert f"({share:.0%})" in next(w for w in d["would"] if w.startswith("a shorter job"))
+
+
+def test_max_hours_is_validated_and_ignored_without_a_job_length(client: TestClient) -> None:
+    r = client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "resnet-50"}, "constraints": {"max_hours": -1}},
+    )
+    assert r.status_code == 422 and "max_hours" in r.text
+    body = recommend(
+        client,
+        {
+            "workload": {
+                "task": "inference",
+                "model": {"family": "cnn", "params": 25e6, "gflops_per_sample": 4},
+            },
+            "constraints": {"max_hours": 1e-6},
+            "limit": 3,
+        },
+    )
+    assert body["workload"]["dataset_samples"] is None
+    assert body["recommendations"] and body["deadline"] is None
+    assert any("max_hours" in w for w in body["warnings"])

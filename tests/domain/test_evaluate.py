@@ -236,3 +236,25 @@ def test_offer_prices_are_memoised_across_requests_per_offers_object(
     ctx = dataclasses.replace(ctx, rental=costs.RentalPolicy(tiers=("on-demand",)), memo={})
     ev.evaluate(ev.Configuration(H100, 2), ctx)
     assert calls == [2, 2, 2]
+
+
+def test_a_deadline_excludes_a_configuration_that_takes_longer() -> None:
+    work = llm_inference(dataset_samples=1000.0)
+    free = ev.evaluate(ev.Configuration(H100, 1), _ctx(work, objective="fastest"))
+    assert free.ok and free.cost is not None and free.cost.time_to_finish_h is not None
+    took = free.cost.time_to_finish_h
+    late = ev.evaluate(
+        ev.Configuration(H100, 1), _ctx(work, objective="fastest", max_hours=took * 0.9)
+    )
+    assert late.exclusion is not None and late.exclusion.code == "misses_deadline"
+    assert "more than the" in late.exclusion.reason
+    in_time = ev.evaluate(
+        ev.Configuration(H100, 1), _ctx(work, objective="fastest", max_hours=took * 1.1)
+    )
+    assert in_time.ok
+
+
+def test_a_deadline_does_not_judge_a_job_of_unknown_length() -> None:
+    work = llm_inference()  # no dataset: no time to finish
+    res = ev.evaluate(ev.Configuration(H100, 1), _ctx(work, objective="fastest", max_hours=1e-6))
+    assert res.ok and res.cost is not None and res.cost.time_to_finish_h is None
