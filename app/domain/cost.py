@@ -182,10 +182,20 @@ class CloudOffer:
     source: str
     regions: int | None = None
     accelerator: str | None = None
+    # A price seen elsewhere (a per-GPU figure quoted in a note, a blog, a hobby repository),
+    # not an instance a provider's own catalog lists: shown beside the rows, never rented
+    # (data/offers/README.md).
+    quoted: bool = False
 
     @property
     def usd_per_gpu_hour(self) -> float:
         return self.usd_per_hour / self.gpus
+
+    @property
+    def seen_text(self) -> str:
+        """How a quoted price is shown: seen at $x (source, date)."""
+        per = f"${self.usd_per_gpu_hour:,.3g}/h per GPU"
+        return f"seen at {per} on {self.provider} ({self.source}, {self.as_of})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +242,8 @@ class OfferChoice:
 
 
 def _accepts(offer: CloudOffer, policy: RentalPolicy) -> bool:
+    if offer.quoted:
+        return False  # a price seen elsewhere is shown, never rented
     if policy.providers and offer.provider.lower() not in {p.lower() for p in policy.providers}:
         return False
     if offer.tier == "spot":
@@ -366,6 +378,8 @@ class Pricing:
     usage: Usage
     rent_reason: str | None = None  # why there is no rental (nothing that fits, filtered)
     buy_reason: str | None = None  # why there is no purchase price (the basis asked has none)
+    # The GPU's prices seen elsewhere (CloudOffer.quoted), cheapest first: shown, not ranked.
+    seen: tuple[CloudOffer, ...] = ()
 
     @property
     def price_known(self) -> bool:
@@ -392,15 +406,27 @@ def price_configuration(
     rent = choose_offer(list(offers.cloud), n, policy)
     reason = None
     if rent is None:
-        if not offers.cloud:
-            reason = "no cloud offer known"
-        elif not any(_accepts(o, policy) for o in offers.cloud):
-            reason = "no cloud offer passes the provider/tier choices"
-        else:
+        reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
+        if offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason)
+    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
+
+
+def seen_prices(offers: GpuOffers) -> tuple[CloudOffer, ...]:
+    """The GPU's quoted prices, cheapest per GPU first."""
+    return tuple(sorted((o for o in offers.cloud if o.quoted), key=lambda o: o.usd_per_gpu_hour))
+
+
+def _no_rent(offers: GpuOffers) -> str | None:
+    """Why nothing is rented when no offer is bookable at all; None when some is."""
+    if not offers.cloud:
+        return "no cloud offer known"
+    seen = seen_prices(offers)
+    if len(seen) == len(offers.cloud):
+        return f"no bookable cloud offer, only a price {seen[0].seen_text}"
+    return None
 
 
 def _purchase(offers: GpuOffers, basis: str) -> tuple[PurchaseOffer | None, str | None]:
@@ -494,10 +520,8 @@ def price_replicas(
     reason = None
     if placed is None:
         accepted = [o for o in offers.cloud if _accepts(o, policy)]
-        if not offers.cloud:
-            reason = "no cloud offer known"
-        elif not accepted:
-            reason = "no cloud offer passes the provider/tier choices"
+        if not accepted:
+            reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
         else:
             biggest = max(o.gpus for o in accepted)
             reason = (
@@ -506,4 +530,4 @@ def price_replicas(
             )
     rent = placed.choice if placed is not None else None
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason), placed
+    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers)), placed

@@ -119,10 +119,12 @@ def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOff
 
 def cloud_offers_by_gpu(session: Session) -> dict[str, list[CloudOffer]]:
     out: dict[str, list[CloudOffer]] = {}
-    for slug, *values in repository.all_cloud(session):
-        out.setdefault(slug, []).append(
-            CloudOffer(**dict(zip(repository.CLOUD_FIELDS, values, strict=True)))
-        )
+    for slug, *values, origin in repository.all_cloud(session):
+        fields = dict(zip(repository.CLOUD_FIELDS, values, strict=True))
+        # Seeded without the provider's accelerator name: a per-GPU price data/gpus quotes
+        # from a note or a blog, not a provider's catalog (data/offers/README.md).
+        quoted = origin == "seed" and fields["accelerator"] is None
+        out.setdefault(slug, []).append(CloudOffer(**fields, quoted=quoted))
     return out
 
 

@@ -98,6 +98,16 @@ def chosen_offer_out(ch: costs.OfferChoice, note: str | None = None) -> s.Chosen
     )
 
 
+def seen_price_out(o: costs.CloudOffer) -> s.SeenPriceOut:
+    return s.SeenPriceOut(
+        provider=o.provider,
+        usd_per_gpu_hour=o.usd_per_gpu_hour,
+        as_of=o.as_of,
+        source=o.source,
+        text=o.seen_text,
+    )
+
+
 def priced_parts(
     pricing: costs.Pricing,
     cost: costs.CostEstimate,
@@ -108,6 +118,8 @@ def priced_parts(
     the buy-versus-rent verdict and, for LLMs, the price of a million output and input tokens
     on the rented basis (``per_million``, worked out by the caller from the rent)."""
     parts: dict[str, object] = {"price_known": pricing.price_known}
+    if pricing.seen:
+        parts["seen_prices"] = [seen_price_out(o) for o in pricing.seen]
     rent: s.RentCostOut | None = None
     buy: s.BuyCostOut | None = None
     if pricing.rent is not None:
@@ -184,6 +196,11 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
             lines.append(why[0].upper() + why[1:] + ".")
     elif pricing.rent_reason:
         lines.append(f"No rental: {pricing.rent_reason}.")
+    if pricing.seen and pricing.rent is not None:
+        lines.append(
+            f"Also {pricing.seen[0].seen_text}: a quoted price, not a bookable offer, so not "
+            "what this row rents or is ranked on."
+        )
     if pricing.buy is not None:
         b = pricing.buy
         basis = {"new": "new street", "used": "used/market", "launch": "launch"}[b.condition]

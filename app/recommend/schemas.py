@@ -805,6 +805,17 @@ class ChosenOfferOut(BaseModel):
     )
 
 
+class SeenPriceOut(BaseModel):
+    """A rental price seen elsewhere (a note, a blog, a hobby repository), not in a provider's
+    bookable catalog: shown beside a row, never rented nor ranked (data/offers/README.md)."""
+
+    provider: str
+    usd_per_gpu_hour: float
+    as_of: str
+    source: str
+    text: str = Field(description="seen at $x (source, date)")
+
+
 class RentCostOut(BaseModel):
     basis: Literal["rent"] = "rent"
     usd_per_hour: float = Field(description="what the job pays per hour, every instance")
@@ -948,6 +959,11 @@ class Recommendation(BaseModel):
     )
     usd_per_million_input_tokens: float | None = Field(
         None, description="LLM inference prefill, renting the chosen offer"
+    )
+    seen_prices: list[SeenPriceOut] = Field(
+        default_factory=list,
+        description="rental prices of this GPU seen elsewhere (not bookable offers): shown, "
+        "never rented nor ranked",
     )
 
 

@@ -182,3 +182,21 @@ def test_replicas_follow_the_rental_policy() -> None:
     # the community host is the cheapest when allowed: two 4-GPU instances for three groups
     cheap = choose_replica_offer([spotty, market], 2, 3)
     assert cheap is not None and cheap.choice.offer is market and cheap.choice.instances == 2
+
+
+def test_a_quoted_price_is_shown_never_rented_even_when_it_is_the_cheapest() -> None:
+    quoted = offer("vast", "1x RTX 4090 (per-GPU price)", 1, 0.136, accelerator=None, quoted=True)
+    catalog = offer("vast", "1x-RTX_4090", 1, 0.40, tier="marketplace")
+    assert choose_offer([quoted, catalog], 1) is not None
+    assert choose_offer([quoted, catalog], 1).offer is catalog  # type: ignore[union-attr]
+    pricing = price_configuration(GpuOffers(cloud=(quoted, catalog)), 1, RentalPolicy(), Usage())
+    assert pricing.rent is not None and pricing.rent.offer is catalog
+    assert pricing.seen == (quoted,)
+    assert quoted.seen_text == "seen at $0.136/h per GPU on vast (test, 2026-11-30)"
+    alone = price_configuration(GpuOffers(cloud=(quoted,)), 1, RentalPolicy(), Usage())
+    assert alone.rent is None and not alone.price_known
+    assert alone.rent_reason is not None and "no bookable cloud offer" in alone.rent_reason
+    assert "$0.136" in alone.rent_reason
+    served, placed = price_replicas(GpuOffers(cloud=(quoted,)), 1, 2, RentalPolicy(), Usage())
+    assert placed is None and served.seen == (quoted,)
+    assert served.rent_reason is not None and "no bookable" in served.rent_reason

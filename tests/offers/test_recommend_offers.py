@@ -305,3 +305,27 @@ def test_serving_balanced_weight_moves_between_cost_and_latency(client: TestClie
     assert by_latency == sorted(by_latency)  # all speed: the lowest time between tokens first
     assert by_cost == sorted(by_cost)  # all value: the cheapest hour first
     assert rows(0.5) != rows(1.0)  # the weight matters
+
+
+def test_a_quoted_price_never_rents_a_row_and_is_shown_beside_it(client: TestClient) -> None:
+    quoted = [
+        o
+        for o in _offers(client, "rtx-4090")
+        if str(o["instance_type"]).endswith("(per-GPU price)")
+    ]
+    assert quoted, "the catalog quotes a per-GPU RTX 4090 price"
+    for objective in ("cheapest", "best_value"):
+        body = _ask(client, {**IMAGENET, "objective": objective, "limit": 500})
+        rows = body["recommendations"]
+        assert all(
+            not r["offer"]["instance_type"].endswith("(per-GPU price)") for r in rows if r["offer"]
+        )
+        row = next(r for r in rows if r["gpu"]["slug"] == "rtx-4090")
+        seen = row["seen_prices"]
+        assert seen and seen[0]["usd_per_gpu_hour"] == min(o["usd_per_gpu_hour"] for o in quoted)
+        assert seen[0]["text"].startswith("seen at $")
+        if row["offer"] is not None:  # rented from a provider's catalog at its own price
+            assert (
+                row["offer"]["usd_per_hour"] / row["offer"]["gpus"] >= seen[0]["usd_per_gpu_hour"]
+            )
+            assert any("not a bookable offer" in line for line in row["explanation"])
