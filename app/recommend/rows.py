@@ -10,6 +10,7 @@ from app.domain import rank
 from app.domain.evaluate import SAVER_LABELS
 from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec
+from app.recommend import quality
 from app.recommend import schemas as s
 
 # ---------------------------------------------------------------- response rows
@@ -113,6 +114,7 @@ def priced_parts(
     cost: costs.CostEstimate,
     per_million: tuple[float | None, float | None] = (None, None),
     note: str | None = None,
+    blended: float | None = None,
 ) -> tuple[dict[str, object], s.RentCostOut | None, s.BuyCostOut | None]:
     """What the chosen offers add to a row: the instance rented, each cost basis on its own,
     the buy-versus-rent verdict and, for LLMs, the price of a million output and input tokens
@@ -134,6 +136,8 @@ def priced_parts(
             source=ch.offer.source,
         )
         out_m, in_m = per_million
+        if blended is not None:
+            parts["usd_per_million_output_tokens_blended"] = blended
         if out_m is not None:
             parts["usd_per_million_output_tokens"] = out_m
         if in_m is not None:
@@ -175,7 +179,8 @@ def _offer_parts(
         if p.ttft_ms and w.seq_len:
             prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
             in_m = costs.usd_per_million_tokens(hourly, prefill)
-    return priced_parts(pricing, c.cost, (out_m, in_m))
+    # one job's throughput is its output tokens: the whole hour over them is the blended figure
+    return priced_parts(pricing, c.cost, (out_m, in_m), blended=out_m)
 
 
 def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[str]:
@@ -277,11 +282,23 @@ def build_row(
         provenance=_provenance(c),
         explanation=rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
         tips=rank.tips(c, requested),
-        warnings=list(c.warnings),
+        warnings=list(c.warnings) + _quality(c.work, requested),
         speedup_vs_baseline=(p.throughput / baseline_tput) if baseline_tput else None,
         **extra,
         alternatives=[alternative_out(a) for a in alternatives],
     )
+
+
+def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:
+    """The known quality cost of the weights a row runs: quantised inference, or QLoRA's
+    4-bit base."""
+    if requested.task == "fine-tuning" and requested.peft == "qlora":
+        note = quality.cost_note("int4", "nf4")
+    elif requested.task == "inference":
+        note = quality.cost_note(run.precision, requested.quantization)
+    else:
+        note = None
+    return [note] if note else []
 
 
 _COST_FIELDS = tuple(f.name for f in dataclasses.fields(costs.CostEstimate))

@@ -503,6 +503,15 @@ class ConstraintsIn(_In):
         "would be: more GPUs, a faster card, or a shorter job.",
         json_schema_extra=ui("budget", tasks=(*TRAINS, "inference"), assumed="no limit"),
     )
+    allow_4bit: bool | None = Field(
+        default=None,
+        title="Allow 4-bit weights",
+        description="Let serving pick 4-bit weight formats (int4 AWQ/GPTQ, NVFP4/MXFP4) "
+        "to fit or speed up; each such row names its known quality cost. Blank: the model's "
+        "published weights only (bf16, or fp8 where the model publishes it and the card runs "
+        "it natively).",
+        json_schema_extra=ui("budget", tasks=("serving",), assumed="No"),
+    )
     acquisition: Acquisition = Field(
         default="either",
         title="Buy or rent",
@@ -954,8 +963,16 @@ class Recommendation(BaseModel):
     price_known: bool = True
     offer: ChosenOfferOut | None = None
     verdict: VerdictOut | None = None
+    usd_per_million_output_tokens_blended: float | None = Field(
+        None,
+        description="LLM inference, renting the chosen offer: the whole hourly cost ÷ output "
+        "tokens per hour (what API price lists compare with)",
+    )
     usd_per_million_output_tokens: float | None = Field(
-        None, description="LLM inference, renting the chosen offer"
+        None,
+        description="LLM inference, renting the chosen offer: for serving, the share of the "
+        "hour spent decoding ÷ output tokens (the split with usd_per_million_input_tokens); "
+        "for one-job inference the same as the blended figure",
     )
     usd_per_million_input_tokens: float | None = Field(
         None, description="LLM inference prefill, renting the chosen offer"
@@ -1007,8 +1024,18 @@ class ServingOut(BaseModel):
     price_basis: Literal["rent", "buy"] | None = Field(
         None, description="the basis of usd_per_hour and the $ per million tokens here"
     )
-    usd_per_million_output_tokens: float | None
-    usd_per_million_input_tokens: float | None
+    usd_per_million_output_tokens: float | None = Field(
+        description="the share of the hour spent decoding ÷ output tokens (GPU time split "
+        "between prompts and outputs by their step time)"
+    )
+    usd_per_million_input_tokens: float | None = Field(
+        description="the share of the hour spent on prompts ÷ input tokens"
+    )
+    usd_per_million_output_tokens_blended: float | None = Field(
+        None,
+        description="the whole hourly cost ÷ output tokens per hour: the figure API price "
+        "lists compare with (prompts are paid for inside it)",
+    )
     meets_slo: bool
     misses: list[str] = []
     kv_cache_gb_per_request: float

@@ -12,6 +12,7 @@ from app.domain import serving as serving_model
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
+from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend.presets import DATA_DIR, Preset, load_efficiency, load_presets
 from app.vocab import MODELLED_PRECISIONS, MODELLED_TASKS
@@ -333,9 +334,16 @@ def _serving_runtime(w: s.WorkloadIn) -> str:
     """Task 'serving' runs on its own runtimes (data/efficiency.yaml serving_runtimes) and picks its
     weight formats itself. Blank: vLLM here; the serving planner then picks per GPU backend
     (``WorkloadSpec.runtime_given`` is False)."""
-    if w.quantization not in (None, "none"):
+    if w.quantization not in (None, "none", *quality.SERVING_FORMATS):
         raise InvalidInput(
-            "serving chooses its weight formats itself (give precision to pin one)",
+            f"serving runs {', '.join(quality.SERVING_FORMATS)} (or unquantised weights), "
+            f"not {w.quantization}; give precision to pin another",
+            field="workload.quantization",
+        )
+    fmt = quality.SERVING_FORMATS.get(w.quantization or "none")
+    if fmt is not None and w.precision is not None and w.precision != fmt:
+        raise InvalidInput(
+            f"{w.quantization} stores weights as {fmt}; precision {w.precision} contradicts it",
             field="workload.quantization",
         )
     if w.runtime is None:

@@ -438,3 +438,14 @@ def test_serving_answer_says_which_targets_are_mlperf_defaults(client: TestClien
     line = mine.split("data-serving-table")[0].rsplit('<p class="muted small">', 1)[1]
     assert "TTFT ≤ 1,000 ms" in line and "ITL ≤ 50 ms" in line
     assert "(default)" not in line and "data-default-targets" not in line
+
+
+def test_serving_pages_show_the_blended_price_per_token_first(client: TestClient) -> None:
+    html = page(
+        client,
+        "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50&acquisition=rent",
+    )
+    blended = html.find("data-usd-blended")
+    split = html.find("data-usd-out")
+    assert blended != -1 and split != -1 and blended < split
+    assert "whole hour ÷ output tokens" in html
