@@ -6,12 +6,14 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from app.domain.gpu import GpuSpec
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
 # Which purchase price a bought card is priced at: "auto" takes a new price, else a used or
-# market price, else the launch price (choose_purchase); the others take only that basis.
+# market price, else a launch price at most LAUNCH_PRICE_YEARS old (choose_purchase); the
+# others take only that basis.
 PURCHASE_BASES = ("auto", "new", "used", "launch")
 
 
@@ -204,6 +206,24 @@ class PurchaseOffer:
     condition: str  # new | used | launch
     as_of: str
     source: str
+    # A launch price more than LAUNCH_PRICE_YEARS old (launch_is_stale): no longer what the
+    # card costs, so purchase basis "auto" does not use it.
+    stale: bool = False
+
+
+# How long a launch price stands in for a current one: a card more than three years past its
+# launch sells used or not at all, far from its list price (a 2080 Ti is not $999 in 2026).
+LAUNCH_PRICE_YEARS = 3
+
+
+def launch_is_stale(as_of: str, today: date) -> bool:
+    """Whether a launch price dated ``as_of`` (a year, or a year-month) is more than
+    LAUNCH_PRICE_YEARS old on ``today``."""
+    parts = [int(p) for p in as_of.split("-")[:2] if p.isdigit()]
+    if not parts:
+        return False
+    year, month = parts[0], (parts[1] if len(parts) > 1 else 12)  # a bare year: its latest
+    return (today.year - year) * 12 + (today.month - month) > LAUNCH_PRICE_YEARS * 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +314,8 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
     that basis, then the cheapest."""
     if basis != "auto":
         offers = [o for o in offers if o.condition == basis]
+    else:
+        offers = [o for o in offers if not o.stale]
     if not offers:
         return None
     return min(
@@ -434,6 +456,14 @@ def _purchase(offers: GpuOffers, basis: str) -> tuple[PurchaseOffer | None, str 
     other kinds only."""
     buy = choose_purchase(list(offers.purchase), basis)
     if buy is None and offers.purchase:
+        old = [o for o in offers.purchase if o.stale]
+        if basis == "auto" and len(old) == len(offers.purchase):
+            o = old[0]
+            return None, (
+                f"no current price: the only one known is the {o.as_of} launch price "
+                f"(${o.usd:,.0f}), more than {LAUNCH_PRICE_YEARS} years old, and such a card "
+                "sells used (purchase_basis 'launch' uses it anyway)"
+            )
         return None, f"no {basis} price known (purchase price basis: {basis})"
     return buy, None
 

@@ -200,3 +200,23 @@ def test_a_quoted_price_is_shown_never_rented_even_when_it_is_the_cheapest() -> 
     served, placed = price_replicas(GpuOffers(cloud=(quoted,)), 1, 2, RentalPolicy(), Usage())
     assert placed is None and served.seen == (quoted,)
     assert served.rent_reason is not None and "no bookable" in served.rent_reason
+
+
+def test_auto_never_prices_a_card_at_a_launch_price_more_than_three_years_old() -> None:
+    from datetime import date
+
+    from app.domain.cost import launch_is_stale
+
+    today = date(2026, 12, 2)
+    assert launch_is_stale("2018", today) and launch_is_stale("2023-11", today)
+    assert not launch_is_stale("2024", today) and not launch_is_stale("2023-12", today)
+    old = PurchaseOffer(999.0, "launch", "2018", "launch", stale=True)
+    fresh = PurchaseOffer(1999.0, "launch", "2025", "launch")
+    assert choose_purchase([old], "auto") is None
+    assert choose_purchase([old], "launch") is old  # asked for by name, it is still there
+    assert choose_purchase([old, fresh], "auto") is fresh
+    pricing = price_configuration(GpuOffers(purchase=(old,)), 1, RentalPolicy(), Usage())
+    assert pricing.buy is None and pricing.buy_reason is not None
+    assert "no current price" in pricing.buy_reason and "2018" in pricing.buy_reason
+    used = PurchaseOffer(350.0, "used", "2026-09", "market")
+    assert choose_purchase([old, used], "auto") is used

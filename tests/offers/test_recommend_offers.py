@@ -329,3 +329,22 @@ def test_a_quoted_price_never_rents_a_row_and_is_shown_beside_it(client: TestCli
                 row["offer"]["usd_per_hour"] / row["offer"]["gpus"] >= seen[0]["usd_per_gpu_hour"]
             )
             assert any("not a bookable offer" in line for line in row["explanation"])
+
+
+def test_auto_basis_never_buys_an_old_card_at_its_launch_price(client: TestClient) -> None:
+    """The 2080 Ti's only purchase price is its 2018 launch price ($999): more than three
+    years old, so 'auto' has no current price for it; 'launch' still uses it by name."""
+    base = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "objective": "cheapest",
+        "limit": 500,
+    }
+    auto = _ask(client, {**base, "constraints": {"acquisition": "buy"}})
+    assert all(r["gpu"]["slug"] != "rtx-2080-ti" for r in auto["recommendations"])
+    why = next(e for e in auto["excluded"] if e["slug"] == "rtx-2080-ti")
+    assert why["code"] == "no_price" and "no current price" in why["reason"]
+    launch = _ask(
+        client, {**base, "constraints": {"acquisition": "buy", "purchase_basis": "launch"}}
+    )
+    row = next(r for r in launch["recommendations"] if r["gpu"]["slug"] == "rtx-2080-ti")
+    assert row["cost"]["buy"]["condition"] == "launch" and row["cost"]["buy"]["unit_usd"] == 999
