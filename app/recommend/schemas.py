@@ -1117,11 +1117,35 @@ class RecommendationResponse(BaseModel):
     )
     what_if: list[WhatIfOut] | None = None
     serving: ServingSummaryOut | None = None
+    empty: EmptyAnswerOut | None = Field(
+        None,
+        description="when no GPU can run the job: why (exclusions by reason), what to relax and "
+        "the nearest configurations that would run (each a re-rank with one thing changed)",
+    )
     deadline: DeadlineOut | None = Field(
         None,
         description="constraints.max_hours: whether any configuration meets it, and if "
         "none does, what would",
     )
+
+
+class NearestOut(BaseModel):
+    """A configuration that would run the job were one thing relaxed."""
+
+    change: str
+    top_slug: str | None
+    top_name: str | None
+    num_gpus: int | None
+    can_run: int = Field(description="catalog GPUs that run the changed job")
+
+
+class EmptyAnswerOut(BaseModel):
+    """An answer without a row, explained."""
+
+    message: str
+    reasons: dict[str, int] = Field(description="excluded GPUs by exclusion code")
+    relax: list[str] = Field(description="changes that let some GPU run the job, most first")
+    nearest: list[NearestOut] = []
 
 
 class DeadlineOut(BaseModel):

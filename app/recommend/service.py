@@ -588,8 +588,13 @@ def recommend(
     baseline: GpuSpec | None = None,
     data_dir: Path = DATA_DIR,
     offers: Mapping[str, costs.GpuOffers] | None = None,
+    explain_empty: bool = True,
 ) -> s.RecommendationResponse:
     """Rank every GPU in ``gpus`` for the request; list the others with the reason.
+
+    An answer with no row explains itself (``empty``: the nearest configurations that would
+    run, from the what-if variations) unless ``explain_empty`` is false, as it is for the
+    re-rankings that explanation makes.
 
     With ``offers`` (what the service loaded from the database), costs come from concrete
     offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
@@ -686,16 +691,17 @@ def recommend(
             ordered, work, defaulted_checkpointing=request.workload.gradient_checkpointing is None
         ),
     )
-    rerank = lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir, offers)  # noqa: E731
+
+    def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
+        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False)
+
     if cons.max_hours is not None and work.dataset_samples is not None:
         response.deadline = deadline.summary(request, response, work, rerank)
-    if request.what_if:
-        response.what_if = whatif.what_if(
-            request,
-            response,
-            work,
-            rerank,
-        )
+    empty = not response.recommendations and explain_empty
+    if request.what_if or empty:
+        response.what_if = whatif.what_if(request, response, work, rerank)
+    if empty:
+        response.empty = whatif.empty_answer(response)
     return response
 
 

@@ -331,3 +331,28 @@ def test_max_hours_is_validated_and_ignored_without_a_job_length(client: TestCli
     assert body["workload"]["dataset_samples"] is None
     assert body["recommendations"] and body["deadline"] is None
     assert any("max_hours" in w for w in body["warnings"])
+
+
+def test_an_empty_answer_explains_itself_with_the_nearest_configurations(
+    client: TestClient,
+) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"max_purchase_usd": 300, "acquisition": "buy"},
+        },
+    )
+    assert body["recommendations"] == []
+    empty = body["empty"]
+    assert empty["message"].startswith("No GPU in the catalog can run this job")
+    assert sum(empty["reasons"].values()) == len(body["excluded"])
+    assert empty["nearest"] and empty["relax"] == [n["change"] for n in empty["nearest"]]
+    # each nearest configuration is what the engine answers with that one change
+    helps = {v["change"]: v for v in body["what_if"] if v["can_run"]}
+    for n in empty["nearest"]:
+        assert helps[n["change"]]["top_slug"] == n["top_slug"] and n["can_run"] > 0
+    assert "no budget limit" in empty["relax"]
+    # an answer with rows carries no such explanation, and no what-if unless asked
+    full = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 3})
+    assert full["empty"] is None and full["what_if"] is None
