@@ -385,9 +385,12 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 warnings += (rt[1],)
             if support.status == "experimental":
                 warnings += (f"{ctx.framework} on {backend} is experimental",)
+            if support.caveat:
+                warnings += (support.caveat,)
+            # the rocm_windows rules describe ROCm PyTorch: no caveat of another framework's
             win = compat.feature_status(gpu, "rocm_windows", ctx.rules, backend)
-            if win is not None and win.status == "experimental" and win.note:
-                warnings += (win.note,)
+            if ctx.framework == "pytorch" and win is not None and win.status == "experimental":
+                warnings += (win.note,) if win.note else ()
             out = Gate(
                 None,
                 backend=backend,

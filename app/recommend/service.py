@@ -43,6 +43,23 @@ __all__ = [
 
 # ---------------------------------------------------------------- one configuration
 
+# The runtime a framework's rows run when the request names none (data/efficiency.yaml rows).
+FRAMEWORK_RUNTIMES = {"tensorflow": "tensorflow"}
+
+
+def _resolve(
+    request: s.RecommendationRequest | s.EstimateRequest, data_dir: Path
+) -> tuple[WorkloadSpec, list[str]]:
+    """The request's workload, run by the framework asked: a TensorFlow question is answered
+    with TensorFlow's runtime, not eager PyTorch's, unless the request names a runtime (task
+    'serving' has its own runtimes)."""
+    work, warnings = resolve_workload(request.workload, data_dir)
+    own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
+    if own is None or request.workload.runtime is not None or work.task == "serving":
+        return work, warnings
+    w = request.workload.model_copy(update={"runtime": own})
+    return resolve_workload(w, data_dir)
+
 
 def _context(
     work: WorkloadSpec,
@@ -601,7 +618,7 @@ def recommend(
     has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
     Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
     counted, not evaluated (``_bounded``)."""
-    work, warnings = resolve_workload(request.workload, data_dir)
+    work, warnings = _resolve(request, data_dir)
     if request.constraints.max_hours is not None and work.dataset_samples is None:
         warnings.append(
             "max_hours needs dataset_samples (the job's length) to judge a deadline; ignored"
@@ -714,7 +731,7 @@ def estimate(
     offers: costs.GpuOffers | None = None,
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
-    work, warnings = resolve_workload(request.workload, data_dir)
+    work, warnings = _resolve(request, data_dir)
     if work.task == "serving":
         prices = serving_plan.Prices(
             None if offers is None else {gpu.slug: offers},

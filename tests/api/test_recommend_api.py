@@ -356,3 +356,41 @@ def test_an_empty_answer_explains_itself_with_the_nearest_configurations(
     # an answer with rows carries no such explanation, and no what-if unless asked
     full = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 3})
     assert full["empty"] is None and full["what_if"] is None
+
+
+def test_tensorflow_rows_run_tensorflow_with_its_own_caveats(client: TestClient) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50"},
+            "constraints": {"framework": "tensorflow", "vendors": ["amd", "apple", "nvidia"]},
+            "limit": 200,
+        },
+    )
+    rows = body["recommendations"]
+    assert body["workload"]["runtime"] == "tensorflow"
+    assert rows and all(r["runtime"] == "tensorflow" for r in rows)
+    amd = [r for r in rows if r["gpu"]["vendor"] == "amd"]
+    apple = [r for r in rows if r["gpu"]["vendor"] == "apple"]
+    assert amd and apple
+    for r in amd:
+        assert any("tensorflow-rocm" in w for w in r["warnings"])
+        assert not any("PyTorch" in w for w in r["warnings"])  # no caveat of another framework
+    assert all(any("tensorflow-metal" in w for w in r["warnings"]) for r in apple)
+    # only the GPUs on AMD's ROCm support list: a Vega-era card is left out
+    out = {e["slug"]: e for e in body["excluded"] if e["code"] == "framework_unsupported"}
+    assert "radeon-pro-vii" in out
+    # the same question in PyTorch: its own runtime, and no TensorFlow caveat
+    torch = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 200})
+    assert torch["workload"]["runtime"] == "pytorch"
+    assert not any("tensorflow" in w for r in torch["recommendations"] for w in r["warnings"])
+    # a runtime the request names is kept
+    named = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50", "runtime": "tensorflow-xla"},
+            "constraints": {"framework": "tensorflow"},
+            "limit": 3,
+        },
+    )
+    assert named["workload"]["runtime"] == "tensorflow-xla"
