@@ -282,11 +282,30 @@ def build_row(
         provenance=_provenance(c),
         explanation=rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
         tips=rank.tips(c, requested),
-        warnings=list(c.warnings) + _quality(c.work, requested),
+        warnings=list(c.warnings)
+        + _quality(c.work, requested)
+        + [w for w in (spot_warning(c.pricing, requested.training),) if w],
         speedup_vs_baseline=(p.throughput / baseline_tput) if baseline_tput else None,
         **extra,
         alternatives=[alternative_out(a) for a in alternatives],
     )
+
+
+def spot_warning(pricing: costs.Pricing | None, training: bool) -> str | None:
+    """What renting at a spot price means, when the row does: the provider can take the
+    instances back at short notice, which a training job pays for in checkpoints and restarts."""
+    if pricing is None or pricing.rent is None or not pricing.rent.spot:
+        return None
+    head = (
+        "spot price: the provider can reclaim these instances at short notice (AWS gives a "
+        "two-minute warning, Google Cloud 30 seconds)"
+    )
+    if training:
+        return (
+            f"{head}; training must checkpoint and resume, losing the work since the last "
+            "checkpoint plus the restart time, which the time and cost here do not include"
+        )
+    return f"{head}; requests in flight are lost and the server restarts elsewhere"
 
 
 def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:

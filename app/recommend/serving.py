@@ -21,7 +21,13 @@ from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend.presets import load_efficiency
-from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
+from app.recommend.rows import (
+    chosen_offer_out,
+    gpu_out,
+    offer_lines,
+    priced_parts,
+    spot_warning,
+)
 from app.recommend.workloads import resolved_out
 
 UNIFIED_MEMORY_USABLE = 0.75  # macOS wires ~3/4 of unified memory (as service.py)
@@ -507,7 +513,9 @@ def _recommendation(
         },
         explanation=_explain(row, spec),
         tips=_tips(row, spec),
-        warnings=list(row.warnings) + list(r.notes),
+        warnings=list(row.warnings)
+        + list(r.notes)
+        + [w for w in (spot_warning(row.priced.pricing, False),) if w],
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, res, p) for res, p in row.others],
         **extra,

@@ -348,3 +348,22 @@ def test_auto_basis_never_buys_an_old_card_at_its_launch_price(client: TestClien
     )
     row = next(r for r in launch["recommendations"] if r["gpu"]["slug"] == "rtx-2080-ti")
     assert row["cost"]["buy"]["condition"] == "launch" and row["cost"]["buy"]["unit_usd"] == 999
+
+
+def test_spot_rows_say_they_can_be_interrupted_and_what_training_pays(client: TestClient) -> None:
+    body = _ask(
+        client,
+        {
+            **IMAGENET,
+            "constraints": {"acquisition": "rent", "allow_spot": True},
+            "limit": 500,
+        },
+    )
+    rows = body["recommendations"]
+    spot = [r for r in rows if r["cost"]["rent"] and r["cost"]["rent"]["spot"]]
+    assert spot, "some offers have a cheaper spot price"
+    for r in spot:
+        said = [w for w in r["warnings"] if w.startswith("spot price")]
+        assert said and "reclaim" in said[0] and "checkpoint" in said[0]
+    on_demand = [r for r in rows if r["cost"]["rent"] and not r["cost"]["rent"]["spot"]]
+    assert all(not any(w.startswith("spot price") for w in r["warnings"]) for r in on_demand)

@@ -23,3 +23,18 @@ def test_every_quantised_format_names_its_cost_and_source() -> None:
         assert note is not None and note.startswith(f"quality: {fmt} weights"), fmt
     # a named format wins over its precision: GGUF Q4_K_M's own perplexity figure
     assert "0.18" in (quality.cost_note("int4", "q4_k_m") or "")
+
+
+def test_a_spot_rental_warns_of_interruptions_and_training_of_restarts() -> None:
+    from app.domain.cost import CloudOffer, GpuOffers, RentalPolicy, Usage, price_configuration
+    from app.recommend.rows import spot_warning
+
+    offer = CloudOffer("aws", "p5", 8, 98.0, 40.0, "on-demand", "2026-11-30", "test", 1, "H100")
+    spot = price_configuration(GpuOffers(cloud=(offer,)), 8, RentalPolicy(allow_spot=True), Usage())
+    plain = price_configuration(GpuOffers(cloud=(offer,)), 8, RentalPolicy(), Usage())
+    assert spot.rent is not None and spot.rent.spot
+    training = spot_warning(spot, training=True)
+    assert training is not None and "reclaim" in training and "checkpoint" in training
+    serving = spot_warning(spot, training=False)
+    assert serving is not None and "checkpoint" not in serving
+    assert spot_warning(plain, training=True) is None and spot_warning(None, True) is None
