@@ -367,3 +367,30 @@ def test_spot_rows_say_they_can_be_interrupted_and_what_training_pays(client: Te
         assert said and "reclaim" in said[0] and "checkpoint" in said[0]
     on_demand = [r for r in rows if r["cost"]["rent"] and not r["cost"]["rent"]["spot"]]
     assert all(not any(w.startswith("spot price") for w in r["warnings"]) for r in on_demand)
+
+
+def test_new_and_used_prices_of_one_card_are_both_offered_and_dated(client: TestClient) -> None:
+    """data/offers/purchase.yaml's new price sits beside the catalog's used best deal."""
+    items = client.get(
+        "/api/v1/offers", params={"gpu": "rtx-5090", "kind": "purchase", "limit": 50}
+    ).json()["items"]
+    kinds = {o["condition"]: o for o in items}
+    assert {"new", "used"} <= set(kinds)
+    assert kinds["new"]["as_of"] == "2026-09" and "gpu-poet" in kinds["new"]["source"]
+    base = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "objective": "cheapest",
+        "limit": 500,
+    }
+
+    def bought(basis: str) -> dict[str, Any]:
+        body = _ask(
+            client, {**base, "constraints": {"acquisition": "buy", "purchase_basis": basis}}
+        )
+        row = next(r for r in body["recommendations"] if r["gpu"]["slug"] == "rtx-5090")
+        out: dict[str, Any] = row["cost"]["buy"]
+        return out
+
+    assert bought("auto")["condition"] == "new"  # auto: a new price first
+    assert bought("auto")["unit_usd"] == kinds["new"]["usd"]
+    assert bought("used")["unit_usd"] == kinds["used"]["usd"]
