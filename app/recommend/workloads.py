@@ -185,7 +185,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             "LoRA/QLoRA adapt a pretrained model: use task 'fine-tuning'", field="workload.peft"
         )
 
-    precision = w.precision or d.get("precision") or "bf16"
+    published = _published_precision(w) if task in ("inference", "serving") else None
+    precision = w.precision or d.get("precision") or published or "bf16"
     if precision == "fp4" and task != "serving":
         raise InvalidInput(
             "fp4 weights (NVFP4/MXFP4) are modelled for task 'serving' only",
@@ -273,6 +274,16 @@ _FORMAT_PRECISION = {
 }
 _GGUF = ("q4_0", "q4_k_m", "q8_0")
 _TRAINING_RUNTIMES = ("pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax")
+
+
+def _published_precision(w: s.WorkloadIn) -> str | None:
+    """The precision a pasted config.json says the model's weights are published in: fp8 when
+    its quantization_config names fp8 (DeepSeek-V3/R1), else None (16-bit)."""
+    raw = w.model.hf_config if w.model is not None else None
+    qc = raw.get("quantization_config") if isinstance(raw, dict) else None
+    if isinstance(qc, dict) and qc.get("quant_method") == "fp8":
+        return "fp8"
+    return None
 
 
 def _runtime(

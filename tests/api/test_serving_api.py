@@ -177,17 +177,19 @@ def test_estimate_takes_num_gpus_as_one_replica(client: TestClient) -> None:
 def test_any_model_from_its_config_can_be_served(client: TestClient) -> None:
     cfg = json.loads((CONFIGS / "deepseek-v3.json").read_text())
     body = {
-        # DeepSeek-V3 publishes fp8 weights (its config's quantization_config)
         "workload": {"task": "serving", "model": {"hf_config": cfg}, "runtime": "sglang",
-                     "precision": "fp8",
                      "serving": {"concurrent_requests": 20, "prompt_tokens": 2000, "output_tokens": 500}},
         "gpu": "h200-sxm",
         "num_gpus": 8,
     }  # fmt: skip
     r = client.post("/api/v1/estimate", json=body)
     assert r.status_code == 200, r.text
-    res = r.json()["result"]
+    out = r.json()
+    # DeepSeek-V3 publishes fp8 weights (its config's quantization_config): kept as published
+    assert out["workload"]["precision"] == "fp8"
+    res = out["result"]
     assert res["serving"]["gpus_per_replica"] == 8 and res["serving"]["runtime"] == "sglang"
+    assert res["serving"]["weight_precision"] == "fp8"
     # MLA: 576 values x 61 layers per token, 2,500 tokens, fp8 or bf16
     per_request = (
         576 * 61 * 2500 * (1 if res["serving"]["kv_cache_precision"] == "fp8" else 2) / 1e9
