@@ -325,7 +325,9 @@ def test_a_quoted_price_never_rents_a_row_and_is_shown_beside_it(client: TestCli
         )
         row = next(r for r in rows if r["gpu"]["slug"] == "rtx-4090")
         seen = row["seen_prices"]
-        assert seen and seen[0]["usd_per_gpu_hour"] == min(float(str(o["usd_per_gpu_hour"])) for o in quoted)
+        assert seen and seen[0]["usd_per_gpu_hour"] == min(
+            float(str(o["usd_per_gpu_hour"])) for o in quoted
+        )
         assert seen[0]["text"].startswith("seen at $")
         if row["offer"] is not None:  # rented from a provider's catalog at its own price
             assert (
