@@ -863,7 +863,10 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
     if spec.concurrent_requests is not None:
         tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
     if not closest:
-        tips.append("pick a smaller model, or a quantised one (precision fp8/int4/fp4)")
+        tips.append(
+            "pick a smaller model, or a quantised one (precision fp8/int4/fp4, or "
+            "constraints.allow_4bit to let the planner choose 4-bit weights, at a quality cost)"
+        )
     return tips
 
 
