@@ -30,6 +30,9 @@ class FrameworkRule:
     status: str = "supported"
     versions: str | None = None
     notes: str | None = None
+    # What every row on this backend should say about the framework there (a row warning),
+    # when it differs from the framework's usual build: e.g. AMD's own TensorFlow wheels.
+    caveat: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,7 @@ class Support:
     backend: str | None
     status: str
     reason: str | None = None
+    caveat: str | None = None  # the matching rule's caveat (FrameworkRule.caveat)
 
 
 @lru_cache(maxsize=512)  # a few dozen distinct strings, parsed hundreds of times a request
@@ -141,7 +145,7 @@ def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
             if rule.status == "unsupported":
                 reasons.append(f"{framework} has no {backend} build for this GPU")
                 continue
-            cand = Support(True, backend, rule.status)
+            cand = Support(True, backend, rule.status, caveat=rule.caveat)
             if best is None or STATUS_ORDER[cand.status] < STATUS_ORDER[best.status]:
                 best = cand
     if best is not None:

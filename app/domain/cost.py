@@ -6,13 +6,15 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from app.domain.gpu import GpuSpec
 from app.vocab import HOST_TIERS
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
 # Which purchase price a bought card is priced at: "auto" takes a new price, else a used or
-# market price, else the launch price (choose_purchase); the others take only that basis.
+# market price, else a launch price at most LAUNCH_PRICE_YEARS old (choose_purchase); the
+# others take only that basis.
 
 
 # Plain and slotted for the same reason as perf.PerfEstimate: one per configuration.
@@ -182,10 +184,20 @@ class CloudOffer:
     source: str
     regions: int | None = None
     accelerator: str | None = None
+    # A price seen elsewhere (a per-GPU figure quoted in a note, a blog, a hobby repository),
+    # not an instance a provider's own catalog lists: shown beside the rows, never rented
+    # (data/offers/README.md).
+    quoted: bool = False
 
     @property
     def usd_per_gpu_hour(self) -> float:
         return self.usd_per_hour / self.gpus
+
+    @property
+    def seen_text(self) -> str:
+        """How a quoted price is shown: seen at $x (source, date)."""
+        per = f"${self.usd_per_gpu_hour:,.3g}/h per GPU"
+        return f"seen at {per} on {self.provider} ({self.source}, {self.as_of})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +206,24 @@ class PurchaseOffer:
     condition: str  # new | used | launch
     as_of: str
     source: str
+    # A launch price more than LAUNCH_PRICE_YEARS old (launch_is_stale): no longer what the
+    # card costs, so purchase basis "auto" does not use it.
+    stale: bool = False
+
+
+# How long a launch price stands in for a current one: a card more than three years past its
+# launch sells used or not at all, far from its list price (a 2080 Ti is not $999 in 2026).
+LAUNCH_PRICE_YEARS = 3
+
+
+def launch_is_stale(as_of: str, today: date) -> bool:
+    """Whether a launch price dated ``as_of`` (a year, or a year-month) is more than
+    LAUNCH_PRICE_YEARS old on ``today``."""
+    parts = [int(p) for p in as_of.split("-")[:2] if p.isdigit()]
+    if not parts:
+        return False
+    year, month = parts[0], (parts[1] if len(parts) > 1 else 12)  # a bare year: its latest
+    return (today.year - year) * 12 + (today.month - month) > LAUNCH_PRICE_YEARS * 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +262,8 @@ class OfferChoice:
 
 
 def _accepts(offer: CloudOffer, policy: RentalPolicy) -> bool:
+    if offer.quoted:
+        return False  # a price seen elsewhere is shown, never rented
     if policy.providers and offer.provider.lower() not in {p.lower() for p in policy.providers}:
         return False
     if offer.tier == "spot":
@@ -282,6 +314,8 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
     that basis, then the cheapest."""
     if basis != "auto":
         offers = [o for o in offers if o.condition == basis]
+    else:
+        offers = [o for o in offers if not o.stale]
     if not offers:
         return None
     return min(
@@ -366,6 +400,8 @@ class Pricing:
     usage: Usage
     rent_reason: str | None = None  # why there is no rental (nothing that fits, filtered)
     buy_reason: str | None = None  # why there is no purchase price (the basis asked has none)
+    # The GPU's prices seen elsewhere (CloudOffer.quoted), cheapest first: shown, not ranked.
+    seen: tuple[CloudOffer, ...] = ()
 
     @property
     def price_known(self) -> bool:
@@ -392,15 +428,27 @@ def price_configuration(
     rent = choose_offer(list(offers.cloud), n, policy)
     reason = None
     if rent is None:
-        if not offers.cloud:
-            reason = "no cloud offer known"
-        elif not any(_accepts(o, policy) for o in offers.cloud):
-            reason = "no cloud offer passes the provider/tier choices"
-        else:
+        reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
+        if offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason)
+    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
+
+
+def seen_prices(offers: GpuOffers) -> tuple[CloudOffer, ...]:
+    """The GPU's quoted prices, cheapest per GPU first."""
+    return tuple(sorted((o for o in offers.cloud if o.quoted), key=lambda o: o.usd_per_gpu_hour))
+
+
+def _no_rent(offers: GpuOffers) -> str | None:
+    """Why nothing is rented when no offer is bookable at all; None when some is."""
+    if not offers.cloud:
+        return "no cloud offer known"
+    seen = seen_prices(offers)
+    if len(seen) == len(offers.cloud):
+        return f"no bookable cloud offer, only a price {seen[0].seen_text}"
+    return None
 
 
 def _purchase(offers: GpuOffers, basis: str) -> tuple[PurchaseOffer | None, str | None]:
@@ -408,6 +456,14 @@ def _purchase(offers: GpuOffers, basis: str) -> tuple[PurchaseOffer | None, str 
     other kinds only."""
     buy = choose_purchase(list(offers.purchase), basis)
     if buy is None and offers.purchase:
+        old = [o for o in offers.purchase if o.stale]
+        if basis == "auto" and len(old) == len(offers.purchase):
+            o = old[0]
+            return None, (
+                f"no current price: the only one known is the {o.as_of} launch price "
+                f"(${o.usd:,.0f}), more than {LAUNCH_PRICE_YEARS} years old, and such a card "
+                "sells used (purchase_basis 'launch' uses it anyway)"
+            )
         return None, f"no {basis} price known (purchase price basis: {basis})"
     return buy, None
 
@@ -494,10 +550,8 @@ def price_replicas(
     reason = None
     if placed is None:
         accepted = [o for o in offers.cloud if _accepts(o, policy)]
-        if not offers.cloud:
-            reason = "no cloud offer known"
-        elif not accepted:
-            reason = "no cloud offer passes the provider/tier choices"
+        if not accepted:
+            reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
         else:
             biggest = max(o.gpus for o in accepted)
             reason = (
@@ -506,4 +560,4 @@ def price_replicas(
             )
     rent = placed.choice if placed is not None else None
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason), placed
+    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers)), placed

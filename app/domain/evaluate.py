@@ -97,6 +97,9 @@ class Limits:
     segments: tuple[str, ...] | None = None
     max_gpus: int = 8
     exact_gpus: int | None = None  # "exactly N": only that count is considered
+    # The deadline: a configuration whose job takes longer is excluded (jobs of unknown
+    # length are not judged on it).
+    max_hours: float | None = None
 
     # Cost objectives and budgets need a price; under the others a GPU without one is still
     # ranked (price_known false). Worked out once: read for every configuration.
@@ -239,6 +242,23 @@ def min_gpus(
     return (n if n <= max_n else None), one.total
 
 
+def deadline(hours: float | None, limits: Limits) -> Exclusion | None:
+    """The deadline's verdict on a job that takes ``hours`` (None: its length is unknown)."""
+    if limits.max_hours is None or hours is None or hours <= limits.max_hours:
+        return None
+    return Exclusion(
+        "misses_deadline",
+        f"takes {hours_text(hours)}, more than the {hours_text(limits.max_hours)} asked",
+    )
+
+
+def hours_text(h: float) -> str:
+    """A duration as people say it: 45 min, 29.0 h, 46.2 days."""
+    if h >= 48:
+        return f"{h / 24:,.1f} days"
+    return f"{h:,.1f} h" if h >= 1 else f"{h * 60:,.0f} min"
+
+
 def time_to_finish_h(work: WorkloadSpec, throughput: float) -> float | None:
     if work.dataset_samples is None or throughput <= 0:
         return None
@@ -366,9 +386,12 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 warnings += (rt[1],)
             if support.status == "experimental":
                 warnings += (f"{ctx.framework} on {backend} is experimental",)
+            if support.caveat:
+                warnings += (support.caveat,)
+            # the rocm_windows rules describe ROCm PyTorch: no caveat of another framework's
             win = compat.feature_status(gpu, "rocm_windows", ctx.rules, backend)
-            if win is not None and win.status == "experimental" and win.note:
-                warnings += (win.note,)
+            if ctx.framework == "pytorch" and win is not None and win.status == "experimental":
+                warnings += (win.note,) if win.note else ()
             out = Gate(
                 None,
                 backend=backend,
@@ -918,6 +941,8 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         a.pricing = _offer_pricing(config, n, ctx)
     cost = _costs(ctx, run, n, est.throughput, a.priced, a.pricing)
     acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing))
+    if excl is None:
+        excl = deadline(cost.time_to_finish_h, ctx.limits)
     if excl is not None and ctx.apply_filters:
         return ConfigResult(
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost

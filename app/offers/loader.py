@@ -84,6 +84,34 @@ def purchase_offers_from_catalog(entries: list[GpuCreate]) -> list[PurchaseOffer
     return out
 
 
+def read_seed_purchase_offers(data_dir: Path) -> list[PurchaseOfferData]:
+    """data/offers/purchase.yaml: new and used prices of one card, each dated and sourced."""
+    path = data_dir / "offers" / "purchase.yaml"
+    if not path.exists():
+        return []
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise OfferFileError(f"{path}: cannot read: {exc}") from exc
+    sources = doc.get("sources") or {}
+    out: list[PurchaseOfferData] = []
+    for item in doc.get("prices") or []:
+        ref = sources.get(item.get("source"))
+        if ref is None or item.get("condition") not in ("new", "used"):
+            raise OfferFileError(f"{path}: {item}: needs a listed source and new/used condition")
+        text = f"{ref['title']} ({ref['url']})"
+        out.append(
+            PurchaseOfferData(
+                str(item["gpu"]),
+                str(item["condition"]),
+                float(item["usd"]),
+                str(item["as_of"]),
+                text if len(text) <= 300 else str(ref["url"])[:300],
+            )
+        )
+    return out
+
+
 def cloud_offers_from_catalog(entries: list[GpuCreate], mapping: Mapping) -> list[CloudOfferData]:
     """The catalog's per-GPU rental prices, as one-GPU offers of their provider."""
     out: list[CloudOfferData] = []
@@ -157,7 +185,10 @@ def seed(session: Session, data_dir: Path) -> OfferSeedResult:
             cloud=True,
         )
     purchases = repository.purchase_by_key(session)
-    for p in purchase_offers_from_catalog(entries):
+    for p in purchase_offers_from_catalog(entries) + read_seed_purchase_offers(data_dir):
+        if p.gpu_slug not in known:
+            result.skipped.append(f"purchase price of {p.gpu_slug}: not in catalog")
+            continue
         _upsert(
             session, purchases, (p.gpu_slug, p.condition, p.source), p.values(), result, cloud=False
         )

@@ -82,9 +82,9 @@ PURCHASE_FIELDS = ("usd", "condition", "as_of", "source")
 
 
 def all_cloud(session: Session) -> list[tuple[Any, ...]]:
-    """(gpu_slug, *CLOUD_FIELDS) of every cloud offer."""
+    """(gpu_slug, *CLOUD_FIELDS, origin) of every cloud offer."""
     cols = [getattr(CloudOfferRow, f) for f in CLOUD_FIELDS]
-    stmt = select(CloudOfferRow.gpu_slug, *cols).order_by(*_CLOUD_ORDER)
+    stmt = select(CloudOfferRow.gpu_slug, *cols, CloudOfferRow.origin).order_by(*_CLOUD_ORDER)
     return [tuple(r) for r in session.execute(stmt)]
 
 

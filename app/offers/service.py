@@ -14,7 +14,7 @@ from app.catalog import repository as catalog_repository
 from app.catalog.schemas import GpuOut
 from app.config import Settings
 from app.db import Snapshots
-from app.domain.cost import CloudOffer, GpuOffers, PurchaseOffer
+from app.domain.cost import CloudOffer, GpuOffers, PurchaseOffer, launch_is_stale
 from app.errors import InvalidInput
 from app.offers import repository
 from app.offers.files import OfferFileError, ParsedFile, parse_file
@@ -119,19 +119,22 @@ def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOff
 
 def cloud_offers_by_gpu(session: Session) -> dict[str, list[CloudOffer]]:
     out: dict[str, list[CloudOffer]] = {}
-    for slug, *values in repository.all_cloud(session):
-        out.setdefault(slug, []).append(
-            CloudOffer(**dict(zip(repository.CLOUD_FIELDS, values, strict=True)))
-        )
+    for slug, *values, origin in repository.all_cloud(session):
+        fields = dict(zip(repository.CLOUD_FIELDS, values, strict=True))
+        # Seeded without the provider's accelerator name: a per-GPU price data/gpus quotes
+        # from a note or a blog, not a provider's catalog (data/offers/README.md).
+        quoted = origin == "seed" and fields["accelerator"] is None
+        out.setdefault(slug, []).append(CloudOffer(**fields, quoted=quoted))
     return out
 
 
 def purchase_offers_by_gpu(session: Session) -> dict[str, list[PurchaseOffer]]:
     out: dict[str, list[PurchaseOffer]] = {}
+    today = date.today()  # a launch price's age (cost.launch_is_stale)
     for slug, *values in repository.all_purchase(session):
-        out.setdefault(slug, []).append(
-            PurchaseOffer(**dict(zip(repository.PURCHASE_FIELDS, values, strict=True)))
-        )
+        fields = dict(zip(repository.PURCHASE_FIELDS, values, strict=True))
+        stale = fields["condition"] == "launch" and launch_is_stale(fields["as_of"], today)
+        out.setdefault(slug, []).append(PurchaseOffer(**fields, stale=stale))
     return out
 
 

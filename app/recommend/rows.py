@@ -10,6 +10,7 @@ from app.domain import rank
 from app.domain.evaluate import SAVER_LABELS
 from app.domain.gpu import GpuSpec
 from app.domain.workload import WorkloadSpec
+from app.recommend import quality
 from app.recommend import schemas as s
 
 # ---------------------------------------------------------------- response rows
@@ -99,16 +100,29 @@ def chosen_offer_out(ch: costs.OfferChoice, note: str | None = None) -> s.Chosen
     )
 
 
+def seen_price_out(o: costs.CloudOffer) -> s.SeenPriceOut:
+    return s.SeenPriceOut(
+        provider=o.provider,
+        usd_per_gpu_hour=o.usd_per_gpu_hour,
+        as_of=o.as_of,
+        source=o.source,
+        text=o.seen_text,
+    )
+
+
 def priced_parts(
     pricing: costs.Pricing,
     cost: costs.CostEstimate,
     per_million: tuple[float | None, float | None] = (None, None),
     note: str | None = None,
+    blended: float | None = None,
 ) -> tuple[dict[str, object], s.RentCostOut | None, s.BuyCostOut | None]:
     """What the chosen offers add to a row: the instance rented, each cost basis on its own,
     the buy-versus-rent verdict and, for LLMs, the price of a million output and input tokens
     on the rented basis (``per_million``, worked out by the caller from the rent)."""
     parts: dict[str, object] = {"price_known": pricing.price_known}
+    if pricing.seen:
+        parts["seen_prices"] = [seen_price_out(o) for o in pricing.seen]
     rent: s.RentCostOut | None = None
     buy: s.BuyCostOut | None = None
     if pricing.rent is not None:
@@ -123,6 +137,8 @@ def priced_parts(
             source=ch.offer.source,
         )
         out_m, in_m = per_million
+        if blended is not None:
+            parts["usd_per_million_output_tokens_blended"] = blended
         if out_m is not None:
             parts["usd_per_million_output_tokens"] = out_m
         if in_m is not None:
@@ -164,7 +180,8 @@ def _offer_parts(
         if p.ttft_ms and w.seq_len:
             prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
             in_m = costs.usd_per_million_tokens(hourly, prefill)
-    return priced_parts(pricing, c.cost, (out_m, in_m))
+    # one job's throughput is its output tokens: the whole hour over them is the blended figure
+    return priced_parts(pricing, c.cost, (out_m, in_m), blended=out_m)
 
 
 def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[str]:
@@ -185,6 +202,11 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
             lines.append(why[0].upper() + why[1:] + ".")
     elif pricing.rent_reason:
         lines.append(f"No rental: {pricing.rent_reason}.")
+    if pricing.seen and pricing.rent is not None:
+        lines.append(
+            f"Also {pricing.seen[0].seen_text}: a quoted price, not a bookable offer, so not "
+            "what this row rents or is ranked on."
+        )
     if pricing.buy is not None:
         b = pricing.buy
         basis = {"new": "new street", "used": "used/market", "launch": "launch"}[b.condition]
@@ -261,11 +283,42 @@ def build_row(
         provenance=_provenance(c),
         explanation=rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
         tips=rank.tips(c, requested),
-        warnings=list(c.warnings),
+        warnings=list(c.warnings)
+        + _quality(c.work, requested)
+        + [w for w in (spot_warning(c.pricing, requested.training),) if w],
         speedup_vs_baseline=(p.throughput / baseline_tput) if baseline_tput else None,
         **extra,
         alternatives=[alternative_out(a) for a in alternatives],
     )
+
+
+def spot_warning(pricing: costs.Pricing | None, training: bool) -> str | None:
+    """What renting at a spot price means, when the row does: the provider can take the
+    instances back at short notice, which a training job pays for in checkpoints and restarts."""
+    if pricing is None or pricing.rent is None or not pricing.rent.spot:
+        return None
+    head = (
+        "spot price: the provider can reclaim these instances at short notice (AWS gives a "
+        "two-minute warning, Google Cloud 30 seconds)"
+    )
+    if training:
+        return (
+            f"{head}; training must checkpoint and resume, losing the work since the last "
+            "checkpoint plus the restart time, which the time and cost here do not include"
+        )
+    return f"{head}; requests in flight are lost and the server restarts elsewhere"
+
+
+def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:
+    """The known quality cost of the weights a row runs: quantised inference, or QLoRA's
+    4-bit base."""
+    if requested.task == "fine-tuning" and requested.peft == "qlora":
+        note = quality.cost_note("int4", "nf4")
+    elif requested.task == "inference":
+        note = quality.cost_note(run.precision, requested.quantization)
+    else:
+        note = None
+    return [note] if note else []
 
 
 _COST_FIELDS = tuple(f.name for f in dataclasses.fields(costs.CostEstimate))

@@ -497,6 +497,25 @@ class ConstraintsIn(_In):
         description="To finish the whole job.",
         json_schema_extra=ui("budget", kind="usd", assumed="no limit"),
     )
+    max_hours: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        title="Finish within (hours)",
+        description="The longest the whole job may take (dataset × epochs); slower "
+        "configurations are left out, and when none is fast enough the answer says what "
+        "would be: more GPUs, a faster card, or a shorter job.",
+        json_schema_extra=ui("budget", tasks=(*TRAINING_TASKS, "inference"), assumed="no limit"),
+    )
+    allow_4bit: bool | None = Field(
+        default=None,
+        title="Allow 4-bit weights",
+        description="Let serving pick 4-bit weight formats (int4 AWQ/GPTQ, NVFP4/MXFP4) "
+        "to fit or speed up; each such row names its known quality cost. Blank: the model's "
+        "published weights only (bf16, or fp8 where the model publishes it and the card runs "
+        "it natively).",
+        json_schema_extra=ui("budget", tasks=("serving",), assumed="No"),
+    )
     acquisition: Acquisition = Field(
         default="either",
         title="Buy or rent",
@@ -800,6 +819,17 @@ class ChosenOfferOut(BaseModel):
     )
 
 
+class SeenPriceOut(BaseModel):
+    """A rental price seen elsewhere (a note, a blog, a hobby repository), not in a provider's
+    bookable catalog: shown beside a row, never rented nor ranked (data/offers/README.md)."""
+
+    provider: str
+    usd_per_gpu_hour: float
+    as_of: str
+    source: str
+    text: str = Field(description="seen at $x (source, date)")
+
+
 class RentCostOut(BaseModel):
     basis: Literal["rent"] = "rent"
     usd_per_hour: float = Field(description="what the job pays per hour, every instance")
@@ -938,11 +968,24 @@ class Recommendation(BaseModel):
     price_known: bool = True
     offer: ChosenOfferOut | None = None
     verdict: VerdictOut | None = None
+    usd_per_million_output_tokens_blended: float | None = Field(
+        None,
+        description="LLM inference, renting the chosen offer: the whole hourly cost ÷ output "
+        "tokens per hour (what API price lists compare with)",
+    )
     usd_per_million_output_tokens: float | None = Field(
-        None, description="LLM inference, renting the chosen offer"
+        None,
+        description="LLM inference, renting the chosen offer: for serving, the share of the "
+        "hour spent decoding ÷ output tokens (the split with usd_per_million_input_tokens); "
+        "for one-job inference the same as the blended figure",
     )
     usd_per_million_input_tokens: float | None = Field(
         None, description="LLM inference prefill, renting the chosen offer"
+    )
+    seen_prices: list[SeenPriceOut] = Field(
+        default_factory=list,
+        description="rental prices of this GPU seen elsewhere (not bookable offers): shown, "
+        "never rented nor ranked",
     )
 
 
@@ -997,8 +1040,18 @@ class ServingOut(BaseModel):
     price_basis: PriceBasis | None = Field(
         None, description="the basis of usd_per_hour and the $ per million tokens here"
     )
-    usd_per_million_output_tokens: float | None
-    usd_per_million_input_tokens: float | None
+    usd_per_million_output_tokens: float | None = Field(
+        description="the share of the hour spent decoding ÷ output tokens (GPU time split "
+        "between prompts and outputs by their step time)"
+    )
+    usd_per_million_input_tokens: float | None = Field(
+        description="the share of the hour spent on prompts ÷ input tokens"
+    )
+    usd_per_million_output_tokens_blended: float | None = Field(
+        None,
+        description="the whole hourly cost ÷ output tokens per hour: the figure API price "
+        "lists compare with (prompts are paid for inside it)",
+    )
     meets_slo: bool
     misses: list[str] = []
     kv_cache_gb_per_request: float
@@ -1026,6 +1079,7 @@ ExclusionCode = Literal[
     "no_figures",
     "misses_targets",
     "runtime_unsupported",
+    "misses_deadline",
 ]
 
 
@@ -1089,6 +1143,52 @@ class RecommendationResponse(BaseModel):
     serving: ServingSummaryOut | None = None
     summary: AnswerSummaryOut | None = Field(
         None, description="the verdict first: one sentence a reader can act on"
+    )
+    empty: EmptyAnswerOut | None = Field(
+        None,
+        description="when no GPU can run the job: why (exclusions by reason), what to relax and "
+        "the nearest configurations that would run (each a re-rank with one thing changed)",
+    )
+    deadline: DeadlineOut | None = Field(
+        None,
+        description="constraints.max_hours: whether any configuration meets it, and if "
+        "none does, what would",
+    )
+
+
+class NearestOut(BaseModel):
+    """A configuration that would run the job were one thing relaxed."""
+
+    change: str
+    top_slug: str | None
+    top_name: str | None
+    num_gpus: int | None
+    can_run: int = Field(description="catalog GPUs that run the changed job")
+
+
+class EmptyAnswerOut(BaseModel):
+    """An answer without a row, explained."""
+
+    message: str
+    reasons: dict[str, int] = Field(description="excluded GPUs by exclusion code")
+    relax: list[str] = Field(description="changes that let some GPU run the job, most first")
+    nearest: list[NearestOut] = []
+
+
+class DeadlineOut(BaseModel):
+    """Whether anything finishes the job within constraints.max_hours, and what would."""
+
+    max_hours: float
+    met: bool
+    message: str
+    left_out: int = Field(description="cards left out only because they take too long")
+    fastest_hours: float | None = Field(
+        None, description="the fastest configuration within the other limits, deadline lifted"
+    )
+    fastest: str | None = Field(None, description="that configuration, in words")
+    would: list[str] = Field(
+        default_factory=list,
+        description="changes that would meet the deadline: more GPUs, a faster card, a shorter job",
     )
 
 

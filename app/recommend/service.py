@@ -24,9 +24,9 @@ from app.domain.gpu import GpuSpec
 from app.domain.units import vram
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
+from app.recommend import deadline, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
-from app.recommend import whatif
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import build_row, gpu_out, memory_out
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
@@ -44,6 +44,23 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- one configuration
+
+# The runtime a framework's rows run when the request names none (data/efficiency.yaml rows).
+FRAMEWORK_RUNTIMES = {"tensorflow": "tensorflow"}
+
+
+def _resolve(
+    request: s.RecommendationRequest | s.EstimateRequest, data_dir: Path
+) -> tuple[WorkloadSpec, list[str]]:
+    """The request's workload, run by the framework asked: a TensorFlow question is answered
+    with TensorFlow's runtime, not eager PyTorch's, unless the request names a runtime (task
+    'serving' has its own runtimes)."""
+    work, warnings = resolve_workload(request.workload, data_dir)
+    own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
+    if own is None or request.workload.runtime is not None or work.task == "serving":
+        return work, warnings
+    w = request.workload.model_copy(update={"runtime": own})
+    return resolve_workload(w, data_dir)
 
 
 def _context(
@@ -67,6 +84,7 @@ def _context(
         segments=tuple(cons.segments) if cons.segments else None,
         max_gpus=cons.max_gpus,
         exact_gpus=cons.num_gpus,
+        max_hours=cons.max_hours,
     )
     return ev.Context(
         work=work,
@@ -280,12 +298,13 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     """Whether cards that cannot reach the rows shown may go unranked in detail: under an
     objective a throughput bound bounds (balanced too: speed and value both grow with the
     throughput), one row per card, when nothing after the roofline can exclude a
-    configuration that passed its checks before it (a job-cost budget can)."""
+    configuration that passed its checks before it (a job-cost budget or a deadline can)."""
     return (
         request.group_by == "gpu"
         and (request.objective in BOUNDED_OBJECTIVES or request.objective == "balanced")
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
+        and ctx.limits.max_hours is None
     )
 
 
@@ -583,15 +602,24 @@ def recommend(
     baseline: GpuSpec | None = None,
     data_dir: Path = DATA_DIR,
     offers: Mapping[str, costs.GpuOffers] | None = None,
+    explain_empty: bool = True,
 ) -> s.RecommendationResponse:
     """Rank every GPU in ``gpus`` for the request; list the others with the reason.
+
+    An answer with no row explains itself (``empty``: the nearest configurations that would
+    run, from the what-if variations) unless ``explain_empty`` is false, as it is for the
+    re-rankings that explanation makes.
 
     With ``offers`` (what the service loaded from the database), costs come from concrete
     offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
     has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
     Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
     counted, not evaluated (``_bounded``)."""
-    work, warnings = resolve_workload(request.workload, data_dir)
+    work, warnings = _resolve(request, data_dir)
+    if request.constraints.max_hours is not None and work.dataset_samples is None:
+        warnings.append(
+            "max_hours needs dataset_samples (the job's length) to judge a deadline; ignored"
+        )
     if work.task == "serving":
         cons = request.constraints
         prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
@@ -677,13 +705,17 @@ def recommend(
             ordered, work, defaulted_checkpointing=request.workload.gradient_checkpointing is None
         ),
     )
-    if request.what_if:
-        response.what_if = whatif.what_if(
-            request,
-            response,
-            work,
-            lambda r: recommend(r, gpus, rules, calibration, baseline, data_dir, offers),
-        )
+
+    def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
+        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False)
+
+    if cons.max_hours is not None and work.dataset_samples is not None:
+        response.deadline = deadline.summary(request, response, work, rerank)
+    empty = not response.recommendations and explain_empty
+    if request.what_if or empty:
+        response.what_if = whatif.what_if(request, response, work, rerank)
+    if empty:
+        response.empty = whatif.empty_answer(response)
     return response
 
 
@@ -696,7 +728,7 @@ def estimate(
     offers: costs.GpuOffers | None = None,
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
-    work, warnings = resolve_workload(request.workload, data_dir)
+    work, warnings = _resolve(request, data_dir)
     if work.task == "serving":
         prices = serving_plan.Prices(
             None if offers is None else {gpu.slug: offers},

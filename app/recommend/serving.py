@@ -19,8 +19,15 @@ from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.units import vram
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
+from app.recommend import quality
 from app.recommend import schemas as s
-from app.recommend.rows import chosen_offer_out, gpu_out, offer_lines, priced_parts
+from app.recommend.rows import (
+    chosen_offer_out,
+    gpu_out,
+    offer_lines,
+    priced_parts,
+    spot_warning,
+)
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
 from app.vocab import SINGLE_DEVICE_SEGMENTS
@@ -168,6 +175,14 @@ def _target_words(spec: ServingSpec) -> str:
     return words
 
 
+def asked_precision(w: s.WorkloadIn) -> str | None:
+    """The weight precision the request pins: its precision, else the one its named weight
+    format runs at (quality.SERVING_FORMATS)."""
+    if w.precision is not None:
+        return w.precision
+    return quality.SERVING_FORMATS.get(w.quantization or "none")
+
+
 def _options(
     gpu: GpuSpec,
     work: WorkloadSpec,
@@ -181,6 +196,7 @@ def _options(
     pricer: _Pricer | None = None,
     *,
     exact_gpus: int | None = None,
+    allow_4bit: bool = False,
 ) -> sv.PlanOptions:
     half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
     if explicit_precision is not None:
@@ -190,7 +206,9 @@ def _options(
             else explicit_precision,
         )
     else:
-        weights = (half, "fp8", "int4", "fp4")
+        weights = quality.serving_weights(
+            half, work.precision, compat.precision_supported(gpu, "fp8", rules, backend), allow_4bit
+        )
     assert work.serving is not None
     kv_asked = work.serving.kv_cache_precision
     kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half, "fp8")
@@ -304,6 +322,9 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
         price_basis=row.priced.basis,
         usd_per_million_output_tokens=out_m,
         usd_per_million_input_tokens=in_m,
+        usd_per_million_output_tokens_blended=costs.usd_per_million_tokens(
+            row.usd_per_hour, r.output_tokens_per_s
+        ),
         meets_slo=row.meets,
         misses=row.misses,
         kv_cache_gb_per_request=r.kv_gb_per_request,
@@ -353,9 +374,12 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
             if row.priced.basis == "rent"
             else f"owning the cards over {row.priced.pricing.usage.hours:,.0f} h of use"
         )
+        whole = costs.usd_per_million_tokens(row.usd_per_hour, r.output_tokens_per_s)
         lines.append(
-            f"${out_m:,.2f} per million output tokens and ${in_m:,.2f} per million input "
-            f"tokens at this load ({basis})."
+            f"${whole or 0:,.2f} per million output tokens: the whole hour ÷ the output tokens "
+            f"it produces at this load ({basis}). Split by GPU time between decode and "
+            f"prompts: ${out_m:,.2f} per million output and ${in_m:,.2f} per million input "
+            "tokens."
         )
     placed = row.priced.placed
     if placed is not None and placed.per_instance > 1:
@@ -435,6 +459,7 @@ def _recommendation(
         cost,
         _per_million(r, rent_h),
         priced.placed.note if priced.placed is not None else None,
+        blended=costs.usd_per_million_tokens(rent_h, r.output_tokens_per_s),
     )
     itl_s = (r.itl_ms or 0.0) / 1e3
     latency = (
@@ -494,7 +519,9 @@ def _recommendation(
         },
         explanation=_explain(row, spec),
         tips=_tips(row, spec),
-        warnings=list(row.warnings) + list(r.notes),
+        warnings=list(row.warnings)
+        + list(r.notes)
+        + [w for w in (spot_warning(row.priced.pricing, False),) if w],
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, res, p) for res, p in row.others],
         **extra,
@@ -611,6 +638,7 @@ def _plan_all(
     tp: int | None = None,
     prices: Prices = Prices(),
     speed_weight: float = rank.DEFAULT_SPEED_WEIGHT,
+    weight_format: str | None = None,
 ) -> _Outcome:
     assert work.serving is not None
     spec = work.serving
@@ -655,6 +683,7 @@ def _plan_all(
             tp,
             pricer,
             exact_gpus=cons.num_gpus if apply_filters else None,
+            allow_4bit=bool(cons.allow_4bit),
         )
         plan = sv.plan(gpu, work.model, load, targets, opts)
         res = plan.best or plan.closest
@@ -671,6 +700,9 @@ def _plan_all(
         warnings = [f"not tried: {x}" for x in plan.skipped] if request_precision else []
         if caveat is not None:
             warnings.append(caveat)
+        said = quality.cost_note(res.config.weight_precision, weight_format)
+        if said is not None:
+            warnings.append(said)
         row = _Row(
             gpu,
             res,
@@ -837,7 +869,10 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
     if spec.concurrent_requests is not None:
         tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
     if not closest:
-        tips.append("pick a smaller model, or a quantised one (precision fp8/int4/fp4)")
+        tips.append(
+            "pick a smaller model, or a quantised one (precision fp8/int4/fp4, or "
+            "constraints.allow_4bit to let the planner choose 4-bit weights, at a quality cost)"
+        )
     return tips
 
 
@@ -858,13 +893,14 @@ def recommend(
     outcome = _plan_all(
         gpus,
         work,
-        request.workload.precision,
+        asked_precision(request.workload),
         cons,
         request.objective,
         rules,
         calibration,
         prices=prices,
         speed_weight=request.speed_weight,
+        weight_format=request.workload.quantization,
     )
     top = outcome.rows[: request.limit]
     top = [
@@ -948,7 +984,7 @@ def estimate(
     outcome = _plan_all(
         [gpu],
         work,
-        request.workload.precision,
+        asked_precision(request.workload),
         request.constraints,
         "cheapest",
         rules,
@@ -956,6 +992,7 @@ def estimate(
         apply_filters=False,
         tp=request.num_gpus,
         prices=prices,
+        weight_format=request.workload.quantization,
     )
     rows = outcome.rows or outcome.closest
     if not rows:

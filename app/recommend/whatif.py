@@ -76,10 +76,14 @@ def _relaxed(c: s.ConstraintsIn) -> list[tuple[str, dict[str, Any]]]:
     budget = ("max_purchase_usd", "max_hourly_usd", "max_job_cost_usd")
     if any(getattr(c, k) is not None for k in budget):
         out.append(("no budget limit", dict.fromkeys(budget)))
+    if c.max_hours is not None:
+        out.append(("no deadline", {"max_hours": None}))
     return [(label, {"constraints": change}) for label, change in out]
 
 
-def _changed(request: s.RecommendationRequest, changes: dict[str, Any]) -> s.RecommendationRequest:
+def changed_request(
+    request: s.RecommendationRequest, changes: dict[str, Any]
+) -> s.RecommendationRequest:
     data = request.model_dump()
     data.update({k: v for k, v in changes.items() if k not in ("workload", "constraints")})
     data["workload"] = {**data["workload"], **changes.get("workload", {})}
@@ -98,7 +102,7 @@ def what_if(
     out: list[s.WhatIfOut] = []
     for label, changes in variations(work, request):
         try:
-            changed = rank(_changed(request, changes))
+            changed = rank(changed_request(request, changes))
         except (AppError, ValueError):
             continue  # a variation the request's other fields make invalid is simply skipped
         first = changed.recommendations[0] if changed.recommendations else None
@@ -116,3 +120,39 @@ def what_if(
             )
         )
     return out
+
+
+def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
+    """Why an answer has no row, and the nearest configurations that would run: the what-if
+    variations that let some GPU run the job, the most GPUs opened first."""
+    reasons: dict[str, int] = {}
+    for x in answer.excluded:
+        reasons[x.code] = reasons.get(x.code, 0) + 1
+    helps = sorted((v for v in answer.what_if or [] if v.can_run), key=lambda v: -v.can_run)
+    nearest = [
+        s.NearestOut(
+            change=v.change,
+            top_slug=v.top_slug,
+            top_name=v.top_name,
+            num_gpus=v.num_gpus,
+            can_run=v.can_run,
+        )
+        for v in helps
+    ]
+    common = ", ".join(f"{n} {code.replace('_', ' ')}" for code, n in sorted(
+        reasons.items(), key=lambda kv: -kv[1]
+    ))  # fmt: skip
+    message = "No GPU in the catalog can run this job within these limits"
+    message += f" ({common})." if common else "."
+    if nearest:
+        first = nearest[0]
+        count = f"{first.num_gpus} × " if first.num_gpus and first.num_gpus > 1 else ""
+        message += f" Nearest: {first.change} lets {first.can_run} GPU(s) run it, best {count}"
+        message += f"{first.top_name}."
+    else:
+        message += (
+            " No single change tried lets one run it; the excluded list says why each is out."
+        )
+    return s.EmptyAnswerOut(
+        message=message, reasons=reasons, relax=[n.change for n in nearest], nearest=nearest
+    )

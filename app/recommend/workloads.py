@@ -12,6 +12,7 @@ from app.domain import serving as serving_model
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
+from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend.presets import DATA_DIR, Preset, load_presets
 from app.shipped.rules import load_efficiency
@@ -214,7 +215,8 @@ def _one_pass_per_sample(model: ModelSpec, warnings: list[str]) -> ModelSpec:
 def _precision(
     w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, warnings: list[str]
 ) -> str:
-    precision = str(w.precision or d.get("precision") or "bf16")
+    published = _published_precision(w) if task in ("inference", "serving") else None
+    precision = str(w.precision or d.get("precision") or published or "bf16")
     if precision == "fp4" and task != "serving":
         raise InvalidInput(
             "fp4 weights (NVFP4/MXFP4) are modelled for task 'serving' only",
@@ -321,6 +323,16 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     return work, warnings
 
 
+def _published_precision(w: s.WorkloadIn) -> str | None:
+    """The precision a pasted config.json says the model's weights are published in: fp8 when
+    its quantization_config names fp8 (DeepSeek-V3/R1), else None (16-bit)."""
+    raw = w.model.hf_config if w.model is not None else None
+    qc = raw.get("quantization_config") if isinstance(raw, dict) else None
+    if isinstance(qc, dict) and qc.get("quant_method") == "fp8":
+        return "fp8"
+    return None
+
+
 def _runtime(
     w: s.WorkloadIn, task: str, model: ModelSpec, precision: str, peft: str, data_dir: Path
 ) -> tuple[str, str, str, float | None]:
@@ -380,9 +392,16 @@ def _serving_runtime(w: s.WorkloadIn) -> str:
     """Task 'serving' runs on its own runtimes (data/efficiency.yaml serving_runtimes) and picks its
     weight formats itself. Blank: vLLM here; the serving planner then picks per GPU backend
     (``WorkloadSpec.runtime_given`` is False)."""
-    if w.quantization not in (None, "none"):
+    if w.quantization not in (None, "none", *quality.SERVING_FORMATS):
         raise InvalidInput(
-            "serving chooses its weight formats itself (give precision to pin one)",
+            f"serving runs {', '.join(quality.SERVING_FORMATS)} (or unquantised weights), "
+            f"not {w.quantization}; give precision to pin another",
+            field="workload.quantization",
+        )
+    fmt = quality.SERVING_FORMATS.get(w.quantization or "none")
+    if fmt is not None and w.precision is not None and w.precision != fmt:
+        raise InvalidInput(
+            f"{w.quantization} stores weights as {fmt}; precision {w.precision} contradicts it",
             field="workload.quantization",
         )
     if w.runtime is None:

@@ -40,6 +40,7 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
             status=r.get("status", "supported"),
             versions=r.get("versions"),
             notes=r.get("notes"),
+            caveat=r.get("caveat"),
         )
         for r in doc.get("frameworks") or []
     )

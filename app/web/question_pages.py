@@ -346,6 +346,8 @@ def _echo_limits(
     if c.max_job_cost_usd is not None:
         limits.append(f"job ≤ {usd(c.max_job_cost_usd)}")
     out.append(("Budget", ", ".join(limits) or "no limit"))
+    if c.max_hours is not None:
+        out.append(("Finish within", f"{c.max_hours:g} h"))
     out.append(("GPUs per option", f"up to {c.max_gpus}"))
     kwh = (
         c.electricity_usd_per_kwh

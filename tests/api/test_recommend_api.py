@@ -267,3 +267,130 @@ def test_a_body_that_is_not_json_names_the_body(client: TestClient) -> None:
     assert r.status_code == 422
     err = r.json()["error"]
     assert err["details"]["field"] == "body" and err["message"].startswith("body:")
+
+
+def test_a_deadline_holds_every_row_and_says_what_it_left_out(client: TestClient) -> None:
+    free = recommend(
+        client, {"workload": {"preset": "resnet-50"}, "objective": "cheapest", "limit": 5}
+    )
+    took = [r["time_to_finish_h"] for r in free["recommendations"]]
+    assert all(t is not None for t in took)
+    limit = min(took) * 1.01  # the cheapest rows cannot all meet it, if they differ
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50"},
+            "objective": "cheapest",
+            "limit": 20,
+            "constraints": {"max_hours": limit},
+        },
+    )
+    rows = body["recommendations"]
+    assert rows and all(r["time_to_finish_h"] <= limit for r in rows)
+    assert body["deadline"]["met"] is True
+    assert body["deadline"]["left_out"] == sum(
+        1 for x in body["excluded"] if x["code"] == "misses_deadline"
+    )
+
+
+def test_an_impossible_deadline_says_what_would_meet_it(client: TestClient) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50"},
+            "constraints": {"max_hours": 0.01, "max_gpus": 2},
+        },
+    )
+    assert body["recommendations"] == []
+    d = body["deadline"]
+    assert d["met"] is False and d["fastest_hours"] > 0.01
+    assert "nothing finishes within" in d["message"]
+    assert any(w.startswith("a shorter job") for w in d["would"])
+    # the shorter job it names is the share the fastest option gets through in time
+    share = 0.01 / d["fastest_hours"]
+    assert f"({share:.0%})" in next(w for w in d["would"] if w.startswith("a shorter job"))
+
+
+def test_max_hours_is_validated_and_ignored_without_a_job_length(client: TestClient) -> None:
+    r = client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "resnet-50"}, "constraints": {"max_hours": -1}},
+    )
+    assert r.status_code == 422 and "max_hours" in r.text
+    body = recommend(
+        client,
+        {
+            "workload": {
+                "task": "inference",
+                "model": {"family": "cnn", "params": 25e6, "gflops_per_sample": 4},
+            },
+            "constraints": {"max_hours": 1e-6},
+            "limit": 3,
+        },
+    )
+    assert body["workload"]["dataset_samples"] is None
+    assert body["recommendations"] and body["deadline"] is None
+    assert any("max_hours" in w for w in body["warnings"])
+
+
+def test_an_empty_answer_explains_itself_with_the_nearest_configurations(
+    client: TestClient,
+) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"max_purchase_usd": 300, "acquisition": "buy"},
+        },
+    )
+    assert body["recommendations"] == []
+    empty = body["empty"]
+    assert empty["message"].startswith("No GPU in the catalog can run this job")
+    assert sum(empty["reasons"].values()) == len(body["excluded"])
+    assert empty["nearest"] and empty["relax"] == [n["change"] for n in empty["nearest"]]
+    # each nearest configuration is what the engine answers with that one change
+    helps = {v["change"]: v for v in body["what_if"] if v["can_run"]}
+    for n in empty["nearest"]:
+        assert helps[n["change"]]["top_slug"] == n["top_slug"] and n["can_run"] > 0
+    assert "no budget limit" in empty["relax"]
+    # an answer with rows carries no such explanation, and no what-if unless asked
+    full = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 3})
+    assert full["empty"] is None and full["what_if"] is None
+
+
+def test_tensorflow_rows_run_tensorflow_with_its_own_caveats(client: TestClient) -> None:
+    body = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50"},
+            "constraints": {"framework": "tensorflow", "vendors": ["amd", "apple", "nvidia"]},
+            "limit": 200,
+        },
+    )
+    rows = body["recommendations"]
+    assert body["workload"]["runtime"] == "tensorflow"
+    assert rows and all(r["runtime"] == "tensorflow" for r in rows)
+    amd = [r for r in rows if r["gpu"]["vendor"] == "amd"]
+    apple = [r for r in rows if r["gpu"]["vendor"] == "apple"]
+    assert amd and apple
+    for r in amd:
+        assert any("tensorflow-rocm" in w for w in r["warnings"])
+        assert not any("PyTorch" in w for w in r["warnings"])  # no caveat of another framework
+    assert all(any("tensorflow-metal" in w for w in r["warnings"]) for r in apple)
+    # only the GPUs on AMD's ROCm support list: a Vega-era card is left out
+    out = {e["slug"]: e for e in body["excluded"] if e["code"] == "framework_unsupported"}
+    assert "radeon-pro-vii" in out
+    # the same question in PyTorch: its own runtime, and no TensorFlow caveat
+    torch = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 200})
+    assert torch["workload"]["runtime"] == "pytorch"
+    assert not any("tensorflow" in w for r in torch["recommendations"] for w in r["warnings"])
+    # a runtime the request names is kept
+    named = recommend(
+        client,
+        {
+            "workload": {"preset": "resnet-50", "runtime": "tensorflow-xla"},
+            "constraints": {"framework": "tensorflow"},
+            "limit": 3,
+        },
+    )
+    assert named["workload"]["runtime"] == "tensorflow-xla"

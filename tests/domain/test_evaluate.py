@@ -17,6 +17,7 @@ from tests.domain.fixtures import (
     H100,
     LLAMA3_8B,
     M2,
+    MI300X,
     NOFIG,
     RESNET50,
     RTX4090,
@@ -236,3 +237,56 @@ def test_offer_prices_are_memoised_across_requests_per_offers_object(
     ctx = dataclasses.replace(ctx, rental=costs.RentalPolicy(tiers=("on-demand",)), memo={})
     ev.evaluate(ev.Configuration(H100, 2), ctx)
     assert calls == [2, 2, 2]
+
+
+def test_a_deadline_excludes_a_configuration_that_takes_longer() -> None:
+    work = llm_inference(dataset_samples=1000.0)
+    free = ev.evaluate(ev.Configuration(H100, 1), _ctx(work, objective="fastest"))
+    assert free.ok and free.cost is not None and free.cost.time_to_finish_h is not None
+    took = free.cost.time_to_finish_h
+    late = ev.evaluate(
+        ev.Configuration(H100, 1), _ctx(work, objective="fastest", max_hours=took * 0.9)
+    )
+    assert late.exclusion is not None and late.exclusion.code == "misses_deadline"
+    assert "more than the" in late.exclusion.reason
+    in_time = ev.evaluate(
+        ev.Configuration(H100, 1), _ctx(work, objective="fastest", max_hours=took * 1.1)
+    )
+    assert in_time.ok
+
+
+def test_a_deadline_does_not_judge_a_job_of_unknown_length() -> None:
+    work = llm_inference()  # no dataset: no time to finish
+    res = ev.evaluate(ev.Configuration(H100, 1), _ctx(work, objective="fastest", max_hours=1e-6))
+    assert res.ok and res.cost is not None and res.cost.time_to_finish_h is None
+
+
+def test_a_framework_rules_caveat_reaches_the_row_and_only_its_frameworks() -> None:
+    from app.domain.compat import FeatureRule, FrameworkRule, Rules
+
+    rules = Rules(
+        frameworks=(
+            FrameworkRule("pytorch", "rocm", "amd", gfx_targets=("gfx942",)),
+            FrameworkRule(
+                "tensorflow", "rocm", "amd", gfx_targets=("gfx942",), caveat="AMD's own TF build"
+            ),
+        ),
+        features=(
+            FeatureRule(
+                "rocm_windows", "amd", gfx_targets=("gfx942",), backends=("rocm",),
+                status="experimental", notes="ROCm PyTorch on Windows is a preview",
+            ),
+        ),
+    )  # fmt: skip
+    work = replace(llm_inference(), precision="fp16")
+
+    def warnings(framework: str) -> tuple[str, ...]:
+        ctx = ev.Context(work=work, rules=rules, framework=framework)
+        res = ev.evaluate(ev.Configuration(MI300X, 1), ctx)
+        assert res.ok, res.exclusion
+        return res.warnings
+
+    assert "AMD's own TF build" in warnings("tensorflow")
+    assert not any("PyTorch" in w for w in warnings("tensorflow"))
+    assert "ROCm PyTorch on Windows is a preview" in warnings("pytorch")
+    assert "AMD's own TF build" not in warnings("pytorch")

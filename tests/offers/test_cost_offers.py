@@ -182,3 +182,41 @@ def test_replicas_follow_the_rental_policy() -> None:
     # the community host is the cheapest when allowed: two 4-GPU instances for three groups
     cheap = choose_replica_offer([spotty, market], 2, 3)
     assert cheap is not None and cheap.choice.offer is market and cheap.choice.instances == 2
+
+
+def test_a_quoted_price_is_shown_never_rented_even_when_it_is_the_cheapest() -> None:
+    quoted = offer("vast", "1x RTX 4090 (per-GPU price)", 1, 0.136, accelerator=None, quoted=True)
+    catalog = offer("vast", "1x-RTX_4090", 1, 0.40, tier="marketplace")
+    assert choose_offer([quoted, catalog], 1) is not None
+    assert choose_offer([quoted, catalog], 1).offer is catalog  # type: ignore[union-attr]
+    pricing = price_configuration(GpuOffers(cloud=(quoted, catalog)), 1, RentalPolicy(), Usage())
+    assert pricing.rent is not None and pricing.rent.offer is catalog
+    assert pricing.seen == (quoted,)
+    assert quoted.seen_text == "seen at $0.136/h per GPU on vast (test, 2026-11-30)"
+    alone = price_configuration(GpuOffers(cloud=(quoted,)), 1, RentalPolicy(), Usage())
+    assert alone.rent is None and not alone.price_known
+    assert alone.rent_reason is not None and "no bookable cloud offer" in alone.rent_reason
+    assert "$0.136" in alone.rent_reason
+    served, placed = price_replicas(GpuOffers(cloud=(quoted,)), 1, 2, RentalPolicy(), Usage())
+    assert placed is None and served.seen == (quoted,)
+    assert served.rent_reason is not None and "no bookable" in served.rent_reason
+
+
+def test_auto_never_prices_a_card_at_a_launch_price_more_than_three_years_old() -> None:
+    from datetime import date
+
+    from app.domain.cost import launch_is_stale
+
+    today = date(2026, 12, 2)
+    assert launch_is_stale("2018", today) and launch_is_stale("2023-11", today)
+    assert not launch_is_stale("2024", today) and not launch_is_stale("2023-12", today)
+    old = PurchaseOffer(999.0, "launch", "2018", "launch", stale=True)
+    fresh = PurchaseOffer(1999.0, "launch", "2025", "launch")
+    assert choose_purchase([old], "auto") is None
+    assert choose_purchase([old], "launch") is old  # asked for by name, it is still there
+    assert choose_purchase([old, fresh], "auto") is fresh
+    pricing = price_configuration(GpuOffers(purchase=(old,)), 1, RentalPolicy(), Usage())
+    assert pricing.buy is None and pricing.buy_reason is not None
+    assert "no current price" in pricing.buy_reason and "2018" in pricing.buy_reason
+    used = PurchaseOffer(350.0, "used", "2026-09", "market")
+    assert choose_purchase([old, used], "auto") is used

@@ -203,16 +203,19 @@ def test_per_dollar_bought_uses_the_users_usage_and_the_chosen_price_basis(
     assert launch["cost"]["buy"]["condition"] == "launch"
     assert used["cost"]["buy"]["condition"] == "used"
     assert launch["cost"]["buy"]["usd"] != used["cost"]["buy"]["usd"]
-    # no GPU has a shipped 'new' price: buying at new prices excludes every card, and says why
+    # only the cards data/offers/purchase.yaml prices new are bought at new prices; the others
+    # are out, and say why
     body = client.post(
         "/api/v1/recommendations",
         json={
             "workload": {"preset": "resnet-50", "task": "training"},
             "constraints": {"acquisition": "buy", "purchase_basis": "new"},
             "objective": "best_value",
+            "limit": 500,
         },
     ).json()
-    assert body["recommendations"] == []
+    assert body["recommendations"]
+    assert all(r["cost"]["buy"]["condition"] == "new" for r in body["recommendations"])
     reasons = [e["reason"] for e in body["excluded"] if e["slug"] == "rtx-4090"]
     assert reasons and "no new price known" in reasons[0]
     bad = client.post(
@@ -305,3 +308,94 @@ def test_serving_balanced_weight_moves_between_cost_and_latency(client: TestClie
     assert by_latency == sorted(by_latency)  # all speed: the lowest time between tokens first
     assert by_cost == sorted(by_cost)  # all value: the cheapest hour first
     assert rows(0.5) != rows(1.0)  # the weight matters
+
+
+def test_a_quoted_price_never_rents_a_row_and_is_shown_beside_it(client: TestClient) -> None:
+    quoted = [
+        o
+        for o in _offers(client, "rtx-4090")
+        if str(o["instance_type"]).endswith("(per-GPU price)")
+    ]
+    assert quoted, "the catalog quotes a per-GPU RTX 4090 price"
+    for objective in ("cheapest", "best_value"):
+        body = _ask(client, {**IMAGENET, "objective": objective, "limit": 500})
+        rows = body["recommendations"]
+        assert all(
+            not r["offer"]["instance_type"].endswith("(per-GPU price)") for r in rows if r["offer"]
+        )
+        row = next(r for r in rows if r["gpu"]["slug"] == "rtx-4090")
+        seen = row["seen_prices"]
+        assert seen and seen[0]["usd_per_gpu_hour"] == min(
+            float(str(o["usd_per_gpu_hour"])) for o in quoted
+        )
+        assert seen[0]["text"].startswith("seen at $")
+        if row["offer"] is not None:  # rented from a provider's catalog at its own price
+            assert (
+                row["offer"]["usd_per_hour"] / row["offer"]["gpus"] >= seen[0]["usd_per_gpu_hour"]
+            )
+            assert any("not a bookable offer" in line for line in row["explanation"])
+
+
+def test_auto_basis_never_buys_an_old_card_at_its_launch_price(client: TestClient) -> None:
+    """The 2080 Ti's only purchase price is its 2018 launch price ($999): more than three
+    years old, so 'auto' has no current price for it; 'launch' still uses it by name."""
+    base = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "objective": "cheapest",
+        "limit": 500,
+    }
+    auto = _ask(client, {**base, "constraints": {"acquisition": "buy"}})
+    assert all(r["gpu"]["slug"] != "rtx-2080-ti" for r in auto["recommendations"])
+    why = next(e for e in auto["excluded"] if e["slug"] == "rtx-2080-ti")
+    assert why["code"] == "no_price" and "no current price" in why["reason"]
+    launch = _ask(
+        client, {**base, "constraints": {"acquisition": "buy", "purchase_basis": "launch"}}
+    )
+    row = next(r for r in launch["recommendations"] if r["gpu"]["slug"] == "rtx-2080-ti")
+    assert row["cost"]["buy"]["condition"] == "launch" and row["cost"]["buy"]["unit_usd"] == 999
+
+
+def test_spot_rows_say_they_can_be_interrupted_and_what_training_pays(client: TestClient) -> None:
+    body = _ask(
+        client,
+        {
+            **IMAGENET,
+            "constraints": {"acquisition": "rent", "allow_spot": True},
+            "limit": 500,
+        },
+    )
+    rows = body["recommendations"]
+    spot = [r for r in rows if r["cost"]["rent"] and r["cost"]["rent"]["spot"]]
+    assert spot, "some offers have a cheaper spot price"
+    for r in spot:
+        said = [w for w in r["warnings"] if w.startswith("spot price")]
+        assert said and "reclaim" in said[0] and "checkpoint" in said[0]
+    on_demand = [r for r in rows if r["cost"]["rent"] and not r["cost"]["rent"]["spot"]]
+    assert all(not any(w.startswith("spot price") for w in r["warnings"]) for r in on_demand)
+
+
+def test_new_and_used_prices_of_one_card_are_both_offered_and_dated(client: TestClient) -> None:
+    """data/offers/purchase.yaml's new price sits beside the catalog's used best deal."""
+    items = client.get(
+        "/api/v1/offers", params={"gpu": "rtx-5090", "kind": "purchase", "limit": 50}
+    ).json()["items"]
+    kinds = {o["condition"]: o for o in items}
+    assert {"new", "used"} <= set(kinds)
+    assert kinds["new"]["as_of"] == "2026-09" and "gpu-poet" in kinds["new"]["source"]
+    base = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "objective": "cheapest",
+        "limit": 500,
+    }
+
+    def bought(basis: str) -> dict[str, Any]:
+        body = _ask(
+            client, {**base, "constraints": {"acquisition": "buy", "purchase_basis": basis}}
+        )
+        row = next(r for r in body["recommendations"] if r["gpu"]["slug"] == "rtx-5090")
+        out: dict[str, Any] = row["cost"]["buy"]
+        return out
+
+    assert bought("auto")["condition"] == "new"  # auto: a new price first
+    assert bought("auto")["unit_usd"] == kinds["new"]["usd"]
+    assert bought("used")["unit_usd"] == kinds["used"]["usd"]

@@ -58,6 +58,12 @@ def test_70b_serving_rows_rent_instances_that_exist(client: TestClient) -> None:
         assert row["usd_per_million_output_tokens"] == sv["usd_per_million_output_tokens"]
         assert sv["usd_per_million_output_tokens"] < paid / sv["output_tokens_per_s"]
         assert sv["usd_per_million_input_tokens"] < paid / sv["input_tokens_per_s"]
+        # the blended figure: the whole hour over the output tokens, above the split one
+        blended = paid / sv["output_tokens_per_s"]
+        assert sv["usd_per_million_output_tokens_blended"] == pytest.approx(blended)
+        assert row["usd_per_million_output_tokens_blended"] == pytest.approx(blended)
+        assert row["usd_per_million_output_tokens_blended"] > row["usd_per_million_output_tokens"]
+        assert any("whole hour" in line for line in row["explanation"])
         assert any(offer["instance_type"] in line for line in row["explanation"])
     hourly = [r["serving"]["usd_per_hour"] for r in rows]
     assert hourly == sorted(hourly)

@@ -149,7 +149,9 @@ def test_serving_rows_name_the_instance_and_the_verdict(
     rows = pg.locator("tr[data-serving-row]")
     assert rows.count() == len(recs) >= 3
     width = viewport["width"]
-    for rec in recs[:5]:
+    # the top ten: bf16 70B lands first on data-centre cards, which rent only (no purchase
+    # price), so a verdict may start lower
+    for rec in recs[:10]:
         row = pg.locator(f"tr[data-serving-row][data-slug='{rec['gpu']['slug']}']")
         cell = row.locator("[data-offer]")
         assert cell.is_visible()
@@ -172,7 +174,7 @@ def test_serving_rows_name_the_instance_and_the_verdict(
             text = line.inner_text()
             assert "60 h/week × 2 years" in text
             assert ("Buying" if rec["verdict"]["cheaper"] == "buy" else "Renting") in text
-    assert any(r["verdict"] for r in recs[:5]), "the top rows have both bases"
+    assert any(r["verdict"] for r in recs[:10]), "the top rows have both bases"
     assert any(r["offer"] for r in recs[:5])
     # another shape of a card names the instance it would rent
     alt = pg.locator("[data-alternatives] [data-alt-offer]").first

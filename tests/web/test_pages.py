@@ -466,3 +466,25 @@ def test_use_as_baseline_keeps_the_question(client: TestClient) -> None:
     assert "preset=resnet-50" in target
     again = page(client, target)
     assert "Baseline GPU" in again
+
+
+def test_serving_pages_show_the_blended_price_per_token_first(client: TestClient) -> None:
+    html = page(
+        client,
+        "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50&acquisition=rent",
+    )
+    blended = html.find("data-usd-blended")
+    split = html.find("data-usd-out")
+    assert blended != -1 and split != -1 and blended < split
+    assert "whole hour ÷ output tokens" in html
+
+
+def test_an_empty_answer_page_says_why_and_what_would_run(client: TestClient) -> None:
+    html = page(
+        client,
+        "/recommendations?preset=llama-3-70b&task=fine-tuning&peft=qlora"
+        "&max_purchase_usd=300&acquisition=buy",
+    )
+    assert "No GPU in the catalog can run this job" in html
+    assert "data-empty-reasons" in html and "Left out:" in html
+    assert "These changes would let GPUs run it" in html and "no budget limit" in html

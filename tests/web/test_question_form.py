@@ -259,3 +259,14 @@ def test_compare_with_my_machine_is_always_a_select(client: TestClient) -> None:
     html = page(client, "/")
     assert re.search(r'<select id="f-device_report_id" name="device_report_id"', html)
     assert "None stored yet" in html
+
+
+def test_finish_within_is_a_form_field_that_reaches_the_answer(client: TestClient) -> None:
+    home = page(client, "/")
+    assert 'name="max_hours"' in home and "Finish within (hours)" in home
+    html = page(client, "/recommendations?preset=resnet-50&max_hours=0.01&max_gpus=2")
+    assert "0.01 h" in html  # the question's summary says the deadline asked
+    assert 'data-deadline="unmet"' in html and "nothing finishes within" in html
+    assert "a shorter job" in html
+    bad = page(client, "/recommendations?preset=resnet-50&max_hours=-2", 422)
+    assert field_value(bad, "max_hours") == "-2" and field_error(bad, "max_hours") is not None

@@ -1,0 +1,111 @@
+"""constraints.max_hours said in words: whether anything finishes the job in time, and when
+nothing does, what would (more GPUs, a faster card, a shorter job).
+
+Each suggestion is a re-rank of the catalog with one thing changed (app/recommend/whatif.py's
+mechanism, ``limit=1``), so what it names is what the engine would answer, not a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.domain.evaluate import COUNTS
+from app.domain.evaluate import hours_text as hours
+from app.domain.workload import WorkloadSpec
+from app.errors import AppError
+from app.recommend import schemas as s
+from app.recommend.whatif import Ranker, changed_request
+
+MOST_GPUS = COUNTS[-1]
+
+
+def _row(r: s.Recommendation) -> str:
+    n = f"{r.num_gpus} × " if r.num_gpus > 1 else ""
+    return f"{n}{r.gpu.name}"
+
+
+def _top(
+    rank: Ranker, request: s.RecommendationRequest, changes: dict[str, Any]
+) -> s.Recommendation | None:
+    try:
+        answer = rank(changed_request(request, changes))
+    except (AppError, ValueError):
+        return None
+    return answer.recommendations[0] if answer.recommendations else None
+
+
+def summary(
+    request: s.RecommendationRequest,
+    answer: s.RecommendationResponse,
+    work: WorkloadSpec,
+    rank: Ranker,
+) -> s.DeadlineOut:
+    limit = request.constraints.max_hours
+    assert limit is not None
+    left_out = sum(1 for x in answer.excluded if x.code == "misses_deadline")
+    if answer.recommendations:
+        msg = f"every row finishes within {hours(limit)}"
+        if left_out:
+            msg += f"; {left_out} card(s) left out as too slow"
+        return s.DeadlineOut(max_hours=limit, met=True, message=msg, left_out=left_out)
+    lifted = {"constraints": {"max_hours": None}, "objective": "fastest"}
+    fastest = _top(rank, request, lifted)
+    if fastest is None or fastest.time_to_finish_h is None:
+        return s.DeadlineOut(
+            max_hours=limit,
+            met=False,
+            message="nothing runs the job within the other limits, with or without the deadline",
+            left_out=left_out,
+        )
+    took = fastest.time_to_finish_h
+    would: list[str] = []
+    cons = request.constraints
+    # More GPUs: the most the engine plans, where the request capped or fixed the count.
+    if cons.num_gpus is not None or cons.max_gpus < MOST_GPUS:
+        wide = _top(
+            rank,
+            request,
+            {"constraints": {"num_gpus": None, "max_gpus": MOST_GPUS}, "objective": "fastest"},
+        )
+        took_wide = None if wide is None else wide.time_to_finish_h
+        if wide is not None and took_wide is not None and took_wide <= limit:
+            would.append(
+                f"more GPUs: {_row(wide)} takes {hours(took_wide)} "
+                f"(constraints.max_gpus {MOST_GPUS})"
+            )
+    # A faster card: one the request's filters or budget keep out.
+    open_up: dict[str, Any] = {
+        k: None
+        for k in ("vendors", "segments", "max_purchase_usd", "max_hourly_usd", "max_job_cost_usd")
+        if getattr(cons, k) is not None
+    }
+    if open_up:
+        faster = _top(rank, request, {"constraints": open_up, "objective": "fastest"})
+        took_faster = None if faster is None else faster.time_to_finish_h
+        if faster is not None and took_faster is not None and took_faster <= limit:
+            named = ", ".join(open_up)
+            would.append(
+                f"a faster card: {_row(faster)} takes {hours(took_faster)} "
+                f"without the limits on {named}"
+            )
+    # A shorter job: the share of the dataset the fastest option gets through in time.
+    samples = (work.dataset_samples or 0) * (work.epochs or 1.0)
+    if samples > 0:
+        fits = samples * limit / took
+        would.append(
+            f"a shorter job: {_row(fastest)} gets through {fits:,.0f} of the {samples:,.0f} "
+            f"samples ({fits / samples:.0%}) in {hours(limit)}"
+        )
+    message = (
+        f"nothing finishes within {hours(limit)}: the fastest option within the other limits, "
+        f"{_row(fastest)}, takes {hours(took)} ({took / limit:.1f}× the deadline)"
+    )
+    return s.DeadlineOut(
+        max_hours=limit,
+        met=False,
+        message=message,
+        left_out=left_out,
+        fastest_hours=took,
+        fastest=_row(fastest),
+        would=would,
+    )

@@ -1,0 +1,63 @@
+"""Quality said out loud: which weight formats a request allows by default, and what a
+quantised row is known to cost in quality, with its source (data/quality.yaml).
+
+By default a model keeps its published weights: bf16/fp16, or fp8 on a card that runs fp8
+natively when the model publishes fp8 weights (its preset's precision). 4-bit formats (int4,
+fp4, GGUF Q4, AWQ/GPTQ) only when the user asks: ``workload.quantization`` names one, or
+``constraints.allow_4bit``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from app.recommend.presets import DATA_DIR
+from app.shipped import yamlio
+
+FOUR_BIT_PRECISIONS = ("int4", "fp4")
+# The weight formats task 'serving' accepts as a request for that format, and the precision
+# the serving planner runs each at.
+SERVING_FORMATS = {"awq": "int4", "gptq": "int4", "nvfp4": "fp4", "mxfp4": "fp4"}
+UNQUANTISED = ("fp32", "tf32", "bf16", "fp16")
+
+
+@cache
+def _table(data_dir: Path) -> dict[str, tuple[str, str]]:
+    """format → (cost, 'title (url)')."""
+    doc = yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
+    sources = doc.get("sources") or {}
+    out: dict[str, tuple[str, str]] = {}
+    for key, item in (doc.get("formats") or {}).items():
+        ref = sources[item["source"]]
+        out[str(key)] = (str(item["cost"]), f"{ref['title']} ({ref['url']})")
+    return out
+
+
+def cost_note(
+    precision: str, quantization: str | None = None, data_dir: Path = DATA_DIR
+) -> str | None:
+    """What running weights at ``precision`` (in the named ``quantization`` format, when one is
+    named) is known to cost, with its source; None for unquantised weights."""
+    if precision in UNQUANTISED and quantization in (None, "none"):
+        return None
+    table = _table(data_dir)
+    hit = table.get(quantization or "") or table.get(precision)
+    if hit is None:
+        return None
+    name = quantization if quantization not in (None, "none") else precision
+    return f"quality: {name} weights — {hit[0]} (source: {hit[1]})"
+
+
+def serving_weights(
+    half: str, published: str, fp8_native: bool, allow_4bit: bool
+) -> tuple[str, ...]:
+    """The weight precisions the serving planner may choose from when the request pins none:
+    the published weights (``half``, and fp8 where the model publishes fp8 and the card runs it
+    natively), 4-bit formats only when allowed."""
+    out: tuple[str, ...] = (half,)
+    if published == "fp8" and fp8_native:
+        out += ("fp8",)
+    if allow_4bit:
+        out += FOUR_BIT_PRECISIONS
+    return out

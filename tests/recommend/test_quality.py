@@ -1,0 +1,40 @@
+"""Quality said out loud: the weight formats allowed by default and the cost each names."""
+
+from __future__ import annotations
+
+from app.recommend import quality
+
+
+def test_by_default_only_the_published_weights_are_planned() -> None:
+    assert quality.serving_weights("bf16", "bf16", True, False) == ("bf16",)
+    # fp8 only where the model publishes fp8 weights and the card runs fp8 natively
+    assert quality.serving_weights("bf16", "fp8", True, False) == ("bf16", "fp8")
+    assert quality.serving_weights("fp16", "fp8", False, False) == ("fp16",)
+    assert quality.serving_weights("bf16", "bf16", True, True) == ("bf16", "int4", "fp4")
+
+
+def test_every_quantised_format_names_its_cost_and_source() -> None:
+    assert quality.cost_note("bf16") is None and quality.cost_note("fp16", "none") is None
+    for precision in ("fp8", "int8", "int4", "fp4"):
+        note = quality.cost_note(precision)
+        assert note is not None and "source:" in note and "http" in note, precision
+    for fmt in ("awq", "gptq", "nvfp4", "mxfp4", "q4_0", "q4_k_m", "q8_0", "nf4"):
+        note = quality.cost_note("int4", fmt)
+        assert note is not None and note.startswith(f"quality: {fmt} weights"), fmt
+    # a named format wins over its precision: GGUF Q4_K_M's own perplexity figure
+    assert "0.18" in (quality.cost_note("int4", "q4_k_m") or "")
+
+
+def test_a_spot_rental_warns_of_interruptions_and_training_of_restarts() -> None:
+    from app.domain.cost import CloudOffer, GpuOffers, RentalPolicy, Usage, price_configuration
+    from app.recommend.rows import spot_warning
+
+    offer = CloudOffer("aws", "p5", 8, 98.0, 40.0, "on-demand", "2026-11-30", "test", 1, "H100")
+    spot = price_configuration(GpuOffers(cloud=(offer,)), 8, RentalPolicy(allow_spot=True), Usage())
+    plain = price_configuration(GpuOffers(cloud=(offer,)), 8, RentalPolicy(), Usage())
+    assert spot.rent is not None and spot.rent.spot
+    training = spot_warning(spot, training=True)
+    assert training is not None and "reclaim" in training and "checkpoint" in training
+    serving = spot_warning(spot, training=False)
+    assert serving is not None and "checkpoint" not in serving
+    assert spot_warning(plain, training=True) is None and spot_warning(None, True) is None
