@@ -212,6 +212,11 @@ KV_CACHE_PRECISIONS: tuple[KvCachePrecision, ...] = get_args(KvCachePrecision)
 #: Weight precisions the serving planner tries, preferred first when GPU count and speed tie
 #: (higher weight precision first).
 SERVING_PRECISION_ORDER: tuple[Precision, ...] = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
+#: 4-bit weight precisions: used only when the user asks (constraints.allow_4bit or a named
+#: 4-bit format), each with its quality cost said (data/quality.yaml).
+FOUR_BIT_PRECISIONS: tuple[Precision, ...] = ("int4", "fp4")
+#: Precisions that store a model's weights as trained: no quantisation quality cost.
+UNQUANTISED_PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "bf16", "fp16")
 #: Precisions a GPU page answers "the largest model that fits" for, most to least memory per
 #: weight.
 FIT_PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "int8", "int4")

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from app.recommend.presets import DATA_DIR
 from app.shipped import yamlio
+from app.vocab import FOUR_BIT_PRECISIONS, UNQUANTISED_PRECISIONS
 
-FOUR_BIT_PRECISIONS = ("int4", "fp4")
 # The weight formats task 'serving' accepts as a request for that format, and the precision
 # the serving planner runs each at.
 SERVING_FORMATS = {"awq": "int4", "gptq": "int4", "nvfp4": "fp4", "mxfp4": "fp4"}
-UNQUANTISED = ("fp32", "tf32", "bf16", "fp16")
+UNQUANTISED = UNQUANTISED_PRECISIONS
 
 
 @cache
