@@ -74,7 +74,7 @@ def decoder_layer_saved(
     kv = float(m.kv_heads or 1) * hd
     inter = float(m.intermediate_size or 4 * h)
     experts = float(m.active_experts or 1)
-    c, r = policy.compute, policy.residual
+    c = policy.compute
     gated = gated_mlp(m)
     norm = _norm_saved(policy) * h
     ops: dict[str, float] = {
