@@ -71,19 +71,25 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", "--workers", default="2", help="pytest-xdist workers; 0: none")
     ap.add_argument("--from", dest="saved", type=Path, help="a saved --durations=0 output")
+    ap.add_argument("--save", type=Path, help="also write pytest's output here")
     ap.add_argument("paths", nargs="*", help="test paths (default: the whole suite)")
     args = ap.parse_args()
     if args.saved:
         print(table(per_folder(args.saved.read_text(encoding="utf-8", errors="replace"))))
         return 0
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0"]
-    argv += ["--durations-min=0", "-n", args.workers, *args.paths]
+    argv += ["--durations-min=0", "-n", args.workers]
+    if args.workers != "0":  # one module's tests on one worker: its module-scoped app once
+        argv += ["--dist", "loadscope"]
+    argv += args.paths
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if args.save:
+        args.save.write_text(done.stdout + done.stderr, encoding="utf-8")
     summary = [ln for ln in done.stdout.splitlines() if re.search(r"\d+ passed|failed|error", ln)]
     print(f"`{' '.join(argv[1:])}`: exit {done.returncode}, {summary[-1:] or ['?']}")
     print(f"wall {wall:.0f} s, CPU {cpu:.0f} s\n")
