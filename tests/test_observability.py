@@ -19,7 +19,7 @@ from app.web.static_assets import static_url
 def test_large_answers_are_gzipped_small_ones_are_not(read_client: TestClient) -> None:
     big = read_client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "gzip"})
     assert big.status_code == 200 and big.headers["content-encoding"] == "gzip"
-    assert len(big.json()["items"]) > 50  # the read_client decoded it: it was real gzip
+    assert len(big.json()["items"]) > 50  # the client decoded it: it was real gzip
     small = read_client.get("/api/v1/health", headers={"Accept-Encoding": "gzip"})
     assert "content-encoding" not in small.headers
     plain = read_client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "identity"})
