@@ -24,8 +24,10 @@ run: $(STAMP)
 	$(VENV)/bin/gpu-advisor db upgrade
 	$(VENV)/bin/gpu-advisor serve --host $(HOST) --port $(PORT)
 
+# Two processes (pytest-xdist): CI has two cores; a module's tests stay together so its
+# shared app (tests/conftest.py: read_client) is built once.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadscope
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app tests benchmarks migrations

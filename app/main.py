@@ -159,16 +159,19 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     # collections that a request's many short-lived objects trigger stop traversing it (~1 ms
     # of a recommendation, ~4 ms with a 1,000-GPU catalog, measured with gc callbacks; the
     # catalog loaded before the freeze took another ~1.5 ms off the full collections there).
-    gc.collect()
-    gc.freeze()
+    freeze = app.state.settings.gc_freeze_on_start
+    if freeze:
+        gc.collect()
+        gc.freeze()
     try:
         yield
     finally:
         checker.cancel()
         app.state.health_engine.dispose()
-        # back in the collector's sight: a process that starts many apps (the test suite)
-        # must not keep the cycles of the ones it has finished with
-        gc.unfreeze()
+        # back in the collector's sight: a process that starts many apps must not keep the
+        # cycles of the ones it has finished with
+        if freeze:
+            gc.unfreeze()
 
 
 def _warm(app: FastAPI) -> None:

@@ -16,57 +16,61 @@ from app.http import observability
 from app.web.static_assets import static_url
 
 
-def test_large_answers_are_gzipped_small_ones_are_not(client: TestClient) -> None:
-    big = client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "gzip"})
+def test_large_answers_are_gzipped_small_ones_are_not(read_client: TestClient) -> None:
+    big = read_client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "gzip"})
     assert big.status_code == 200 and big.headers["content-encoding"] == "gzip"
     assert len(big.json()["items"]) > 50  # the client decoded it: it was real gzip
-    small = client.get("/api/v1/health", headers={"Accept-Encoding": "gzip"})
+    small = read_client.get("/api/v1/health", headers={"Accept-Encoding": "gzip"})
     assert "content-encoding" not in small.headers
-    plain = client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "identity"})
+    plain = read_client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in plain.headers
 
 
-def test_versioned_static_urls_are_immutable_others_revalidate(client: TestClient) -> None:
-    page = client.get("/")
+def test_versioned_static_urls_are_immutable_others_revalidate(read_client: TestClient) -> None:
+    page = read_client.get("/")
     versioned = static_url("css/app.css")
     assert re.fullmatch(r"/static/css/app\.css\?v=[0-9a-f]{12}", versioned)
     assert f'href="{versioned}"' in page.text  # the templates use the helper
     assert f'src="{static_url("js/app.js")}"' in page.text
 
-    fresh = client.get(versioned)
+    fresh = read_client.get(versioned)
     assert fresh.status_code == 200
     assert fresh.headers["cache-control"] == "public, max-age=31536000, immutable"
     for url in ("/static/css/app.css", "/static/css/app.css?v=000000000000"):
-        stale = client.get(url)
+        stale = read_client.get(url)
         assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
-    revalidated = client.get(
+    revalidated = read_client.get(
         "/static/css/app.css", headers={"If-None-Match": fresh.headers["etag"]}
     )
     assert revalidated.status_code == 304
-    assert client.get("/static/nothing-here.css").status_code == 404
+    assert read_client.get("/static/nothing-here.css").status_code == 404
 
 
-def test_request_id_is_returned_kept_when_plain_replaced_when_not(client: TestClient) -> None:
-    made = client.get("/api/v1/health").headers["x-request-id"]
+def test_request_id_is_returned_kept_when_plain_replaced_when_not(read_client: TestClient) -> None:
+    made = read_client.get("/api/v1/health").headers["x-request-id"]
     assert re.fullmatch(r"[0-9a-f]{32}", made)
     assert (
-        client.get("/api/v1/health", headers={"X-Request-ID": "abc-123.x"}).headers["x-request-id"]
+        read_client.get("/api/v1/health", headers={"X-Request-ID": "abc-123.x"}).headers[
+            "x-request-id"
+        ]
         == "abc-123.x"
     )
     for bad in ("x" * 65, "has space", "<script>"):
-        got = client.get("/api/v1/health", headers={"X-Request-ID": bad}).headers["x-request-id"]
+        got = read_client.get("/api/v1/health", headers={"X-Request-ID": bad}).headers[
+            "x-request-id"
+        ]
         assert got != bad and re.fullmatch(r"[0-9a-f]{32}", got)
     # errors carry it too
-    missing = client.get("/api/v1/gpus/no-such-gpu", headers={"X-Request-ID": "trace-404"})
+    missing = read_client.get("/api/v1/gpus/no-such-gpu", headers={"X-Request-ID": "trace-404"})
     assert missing.status_code == 404 and missing.headers["x-request-id"] == "trace-404"
 
 
 def test_access_log_is_json_with_request_id_and_bounded_path(
-    client: TestClient, caplog: pytest.LogCaptureFixture
+    read_client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     huge = "a" * 5000
     with caplog.at_level(logging.INFO, logger="gpu_advisor.access"):
-        client.get(f"/api/v1/gpus/{huge}?q={huge}", headers={"X-Request-ID": "req-1"})
+        read_client.get(f"/api/v1/gpus/{huge}?q={huge}", headers={"X-Request-ID": "req-1"})
     (record,) = [r for r in caplog.records if r.name == "gpu_advisor.access"]
     line = json.loads(observability.JsonFormatter().format(record))
     assert line["request_id"] == "req-1" and line["message"] == "request"

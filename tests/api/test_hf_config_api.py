@@ -15,12 +15,12 @@ def _config(name: str) -> dict:
     return json.loads((CONFIGS / f"{name}.json").read_text())
 
 
-def test_pasted_config_gives_total_and_active_params(client: TestClient) -> None:
+def test_pasted_config_gives_total_and_active_params(read_client: TestClient) -> None:
     body = {
         "workload": {"task": "inference", "model": {"hf_config": _config("qwen3-30b-a3b")}},
         "limit": 3,
     }
-    r = client.post("/api/v1/recommendations", json=body)
+    r = read_client.post("/api/v1/recommendations", json=body)
     assert r.status_code == 200, r.text
     model = r.json()["workload"]["model"]
     assert model["params"] == pytest.approx(30.5e9, rel=0.01)
@@ -30,18 +30,18 @@ def test_pasted_config_gives_total_and_active_params(client: TestClient) -> None
     assert r.json()["recommendations"]
 
 
-def test_explicit_fields_override_the_config(client: TestClient) -> None:
+def test_explicit_fields_override_the_config(read_client: TestClient) -> None:
     cfg = _config("llama-3.1-8b")
     body = {"workload": {"task": "inference", "model": {"hf_config": cfg, "max_context": 8192}}}
-    r = client.post("/api/v1/recommendations", json=body)
+    r = read_client.post("/api/v1/recommendations", json=body)
     assert r.status_code == 200, r.text
     assert r.json()["workload"]["model"]["max_context"] == 8192
 
 
-def test_bad_config_is_a_422_naming_the_key(client: TestClient) -> None:
+def test_bad_config_is_a_422_naming_the_key(read_client: TestClient) -> None:
     cfg = _config("llama-3.1-8b")
     cfg["num_key_value_heads"] = 64
-    r = client.post(
+    r = read_client.post(
         "/api/v1/recommendations",
         json={"workload": {"task": "inference", "model": {"hf_config": cfg}}},
     )
@@ -51,8 +51,8 @@ def test_bad_config_is_a_422_naming_the_key(client: TestClient) -> None:
     assert "config.json" in err["message"]
 
 
-def test_presets_for_current_models_carry_sources(client: TestClient) -> None:
-    listed = {w["id"]: w for w in client.get("/api/v1/workloads").json()["workloads"]}
+def test_presets_for_current_models_carry_sources(read_client: TestClient) -> None:
+    listed = {w["id"]: w for w in read_client.get("/api/v1/workloads").json()["workloads"]}
     for pid in ("llama-3.1-405b", "deepseek-v3", "gpt-oss-120b", "gemma-3-27b", "phi-4",
                 "mistral-small-3", "qwen3-235b-a22b", "llama-3.3-70b"):  # fmt: skip
         assert listed[pid]["sources"] and listed[pid]["references"], pid

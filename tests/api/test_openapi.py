@@ -14,9 +14,9 @@ ERROR_REF = "#/components/schemas/ErrorResponse"
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
-@pytest.fixture
-def spec(client: TestClient) -> dict[str, Any]:
-    r = client.get("/openapi.json")
+@pytest.fixture(scope="module")
+def spec(read_client: TestClient) -> dict[str, Any]:
+    r = read_client.get("/openapi.json")
     assert r.status_code == 200
     return r.json()
 
@@ -83,7 +83,7 @@ def test_schema_names_are_unique_and_readable(spec: dict[str, Any]) -> None:
 
 
 def test_main_requests_have_examples_that_validate(
-    client: TestClient, spec: dict[str, Any]
+    read_client: TestClient, spec: dict[str, Any]
 ) -> None:
     for path in ("/api/v1/recommendations", "/api/v1/estimate"):
         examples = spec["paths"][path]["post"]["requestBody"]["content"]["application/json"][
@@ -91,5 +91,5 @@ def test_main_requests_have_examples_that_validate(
         ]
         assert examples
         for example in examples.values():
-            r = client.post(path, json=example["value"])
+            r = read_client.post(path, json=example["value"])
             assert r.status_code == 200, (path, r.text)

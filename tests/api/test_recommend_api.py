@@ -15,21 +15,21 @@ def recommend(client: TestClient, body: dict) -> dict:
     return r.json()
 
 
-def test_workloads_list_and_detail(client: TestClient) -> None:
-    listed = client.get("/api/v1/workloads").json()
+def test_workloads_list_and_detail(read_client: TestClient) -> None:
+    listed = read_client.get("/api/v1/workloads").json()
     ids = {w["id"] for w in listed["workloads"]}
     assert listed["count"] >= 15 and {"resnet-50", "llama-3-8b", "bert-large"} <= ids
-    one = client.get("/api/v1/workloads/llama-3-8b").json()
+    one = read_client.get("/api/v1/workloads/llama-3-8b").json()
     assert one["model"]["params"] == pytest.approx(8.03e9, rel=0.01)
-    r = client.get("/api/v1/workloads/nope")
+    r = read_client.get("/api/v1/workloads/nope")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
 @pytest.mark.parametrize(
     "preset", ["resnet-50", "bert-base", "llama-3-8b", "mixtral-8x7b", "whisper-small", "yolov8m"]
 )
-def test_presets_return_ranked_explained_rows(client: TestClient, preset: str) -> None:
-    body = recommend(client, {"workload": {"preset": preset}, "limit": 5})
+def test_presets_return_ranked_explained_rows(read_client: TestClient, preset: str) -> None:
+    body = recommend(read_client, {"workload": {"preset": preset}, "limit": 5})
     rows = body["recommendations"]
     assert rows, body["excluded"][:3]
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
@@ -41,22 +41,23 @@ def test_presets_return_ranked_explained_rows(client: TestClient, preset: str) -
         assert row["uncertainty"]["low"] <= row["throughput"]["value"] <= row["uncertainty"]["high"]
     listed = {r["gpu"]["slug"] for r in rows} | {e["slug"] for e in body["excluded"]}
     assert (
-        len(body["excluded"]) + body["count"] == client.get("/api/v1/meta").json()["catalog_size"]
+        len(body["excluded"]) + body["count"]
+        == read_client.get("/api/v1/meta").json()["catalog_size"]
     )
     assert len(listed) == len(rows) + len(body["excluded"])
 
 
-def test_fastest_is_sorted_by_throughput(client: TestClient) -> None:
+def test_fastest_is_sorted_by_throughput(read_client: TestClient) -> None:
     rows = recommend(
-        client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 20}
+        read_client, {"workload": {"preset": "bert-large"}, "objective": "fastest", "limit": 20}
     )["recommendations"]
     values = [r["throughput"]["value"] for r in rows]
     assert values == sorted(values, reverse=True)
 
 
-def test_budget_excludes_with_reason(client: TestClient) -> None:
+def test_budget_excludes_with_reason(read_client: TestClient) -> None:
     body = recommend(
-        client,
+        read_client,
         {
             "workload": {"preset": "llama-3-8b"},
             "constraints": {"max_purchase_usd": 2000, "acquisition": "buy"},
@@ -70,9 +71,9 @@ def test_budget_excludes_with_reason(client: TestClient) -> None:
     assert "over_budget" in codes or "no_price" in codes
 
 
-def test_vendor_filter(client: TestClient) -> None:
+def test_vendor_filter(read_client: TestClient) -> None:
     body = recommend(
-        client,
+        read_client,
         {"workload": {"preset": "resnet-50"}, "constraints": {"vendors": ["amd"]}, "limit": 50},
     )
     assert body["recommendations"] and all(
@@ -81,9 +82,9 @@ def test_vendor_filter(client: TestClient) -> None:
     assert any(e["code"] == "filtered_out" for e in body["excluded"])
 
 
-def test_custom_model(client: TestClient) -> None:
+def test_custom_model(read_client: TestClient) -> None:
     body = recommend(
-        client,
+        read_client,
         {
             "workload": {
                 "task": "inference",
@@ -133,8 +134,8 @@ def test_custom_model(client: TestClient) -> None:
         ({}, "workload"),
     ],
 )
-def test_bad_input_is_422_naming_the_field(client: TestClient, body: dict, field: str) -> None:
-    r = client.post("/api/v1/recommendations", json=body)
+def test_bad_input_is_422_naming_the_field(read_client: TestClient, body: dict, field: str) -> None:
+    r = read_client.post("/api/v1/recommendations", json=body)
     assert r.status_code == 422, r.text
     err = r.json()["error"]
     assert err["code"] == "invalid_input"
@@ -189,17 +190,21 @@ def test_cpu_device_report_is_a_measured_baseline(client: TestClient) -> None:
     assert all(r["speedup_vs_baseline"] > 5 for r in body["recommendations"])
 
 
-def test_estimate_one_gpu(client: TestClient) -> None:
-    r = client.post("/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "l4"})
+def test_estimate_one_gpu(read_client: TestClient) -> None:
+    r = read_client.post(
+        "/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "l4"}
+    )
     assert r.status_code == 200, r.text
     result = r.json()["result"]
     assert result["gpu"]["slug"] == "l4" and result["ms_per_output_token"] > 0
-    r = client.post("/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "nope"})
+    r = read_client.post(
+        "/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "nope"}
+    )
     assert r.status_code == 404 and r.json()["error"]["details"]["field"] == "gpu"
 
 
-def test_llama_70b_needs_several_small_gpus(client: TestClient) -> None:
-    r = client.post(
+def test_llama_70b_needs_several_small_gpus(read_client: TestClient) -> None:
+    r = read_client.post(
         "/api/v1/estimate",
         json={
             "workload": {"preset": "llama-3-70b"},
@@ -212,28 +217,31 @@ def test_llama_70b_needs_several_small_gpus(client: TestClient) -> None:
     assert result["memory"]["required_gb"] * result["num_gpus"] > 140  # per GPU when sharded
 
 
-def test_every_preset_recommends_with_its_defaults(client: TestClient) -> None:
-    for preset in [w["id"] for w in client.get("/api/v1/workloads").json()["workloads"]]:
-        r = client.post(
+def test_every_preset_recommends_with_its_defaults(read_client: TestClient) -> None:
+    for preset in [w["id"] for w in read_client.get("/api/v1/workloads").json()["workloads"]]:
+        r = read_client.post(
             "/api/v1/recommendations", json={"workload": {"preset": preset}, "limit": 3}
         )
         assert r.status_code == 200, (preset, r.text)
         assert r.json()["recommendations"], preset
 
 
-def test_diffusion_memory_is_one_pass_not_the_whole_denoising_run(client: TestClient) -> None:
-    sd = recommend(client, {"workload": {"preset": "stable-diffusion-1.5"}, "limit": 1})
+def test_diffusion_memory_is_one_pass_not_the_whole_denoising_run(read_client: TestClient) -> None:
+    sd = recommend(read_client, {"workload": {"preset": "stable-diffusion-1.5"}, "limit": 1})
     # fp16 SD 1.5 inference runs in a few GB (weights 1.7 GB), not tens of GB
     assert sd["memory"]["required_gb"] < 8
     tuned = recommend(
-        client, {"workload": {"preset": "stable-diffusion-1.5", "task": "fine-tuning"}, "limit": 1}
+        read_client,
+        {"workload": {"preset": "stable-diffusion-1.5", "task": "fine-tuning"}, "limit": 1},
     )
     assert tuned["workload"]["model"]["passes_per_sample"] == 1
     assert any("one network pass" in w for w in tuned["warnings"])
 
 
-def test_what_if_reranks_one_change_at_a_time(client: TestClient) -> None:
-    body = recommend(client, {"workload": {"preset": "llama-3-8b"}, "limit": 3, "what_if": True})
+def test_what_if_reranks_one_change_at_a_time(read_client: TestClient) -> None:
+    body = recommend(
+        read_client, {"workload": {"preset": "llama-3-8b"}, "limit": 3, "what_if": True}
+    )
     changes = {v["change"]: v for v in body["what_if"]}
     assert "int4 weights instead of bf16" in changes and "batch 2 instead of 1" in changes
     int4 = changes["int4 weights instead of bf16"]
@@ -241,13 +249,13 @@ def test_what_if_reranks_one_change_at_a_time(client: TestClient) -> None:
     assert int4["required_gb"] < body["memory"]["required_gb"] / 2
     assert int4["can_run"] >= body["count"]
     assert all(v["top_slug"] for v in body["what_if"])
-    plain = recommend(client, {"workload": {"preset": "llama-3-8b"}, "limit": 3})
+    plain = recommend(read_client, {"workload": {"preset": "llama-3-8b"}, "limit": 3})
     assert plain["what_if"] is None  # opt-in: the default answer stays fast
 
 
-def test_what_if_for_fine_tuning_offers_peft_and_checkpointing(client: TestClient) -> None:
+def test_what_if_for_fine_tuning_offers_peft_and_checkpointing(read_client: TestClient) -> None:
     body = recommend(
-        client, {"workload": {"preset": "llama-3-8b", "task": "fine-tuning"}, "what_if": True}
+        read_client, {"workload": {"preset": "llama-3-8b", "task": "fine-tuning"}, "what_if": True}
     )
     changes = {v["change"]: v for v in body["what_if"]}
     assert {"LoRA instead of full fine-tuning", "QLoRA instead of full fine-tuning"} <= set(changes)
@@ -258,10 +266,10 @@ def test_what_if_for_fine_tuning_offers_peft_and_checkpointing(client: TestClien
     assert any(c.startswith("activation checkpointing") for c in changes)
 
 
-def test_a_body_that_is_not_json_names_the_body(client: TestClient) -> None:
+def test_a_body_that_is_not_json_names_the_body(read_client: TestClient) -> None:
     # FastAPI locates a JSON decode error at ("body", <char position>); the message once
     # read "0: JSON decode error" with field "0".
-    r = client.post(
+    r = read_client.post(
         "/api/v1/recommendations", content=b"not json", headers={"content-type": "application/json"}
     )
     assert r.status_code == 422

@@ -11,18 +11,20 @@ def _post(client: TestClient, workload: dict, **extra: object) -> dict:
     return r.json()
 
 
-def test_defaults_are_named_on_the_workload_and_every_row(client: TestClient) -> None:
-    train = _post(client, {"preset": "resnet-50"})
+def test_defaults_are_named_on_the_workload_and_every_row(read_client: TestClient) -> None:
+    train = _post(read_client, {"preset": "resnet-50"})
     assert train["workload"]["runtime"] == "pytorch"
-    llm = _post(client, {"preset": "llama-3-8b", "task": "inference"})
+    llm = _post(read_client, {"preset": "llama-3-8b", "task": "inference"})
     assert llm["workload"]["runtime"] == "transformers"
     for row in llm["recommendations"]:
         assert row["runtime"] == "transformers" and row["backend"]
         assert any("transformers runtime" in line for line in row["explanation"])
 
 
-def test_gguf_format_runs_on_llama_cpp_with_its_bits(client: TestClient) -> None:
-    body = _post(client, {"preset": "llama-3-8b", "task": "inference", "quantization": "q4_k_m"})
+def test_gguf_format_runs_on_llama_cpp_with_its_bits(read_client: TestClient) -> None:
+    body = _post(
+        read_client, {"preset": "llama-3-8b", "task": "inference", "quantization": "q4_k_m"}
+    )
     w = body["workload"]
     assert (w["runtime"], w["precision"], w["quantization"]) == ("llama.cpp", "int4", "q4_k_m")
     assert 4.8 <= w["weight_bits"] <= 4.9
@@ -30,15 +32,17 @@ def test_gguf_format_runs_on_llama_cpp_with_its_bits(client: TestClient) -> None
     assert all(r["memory"]["required_gb"] > gib for r in body["recommendations"])
 
 
-def test_a_graph_runtime_decodes_faster_than_eager(client: TestClient) -> None:
+def test_a_graph_runtime_decodes_faster_than_eager(read_client: TestClient) -> None:
     base = {"preset": "llama-3-8b", "task": "inference", "batch_size": 1}
-    eager = _post(client, base, objective="fastest")["recommendations"][0]
-    vllm = _post(client, {**base, "runtime": "vllm"}, objective="fastest")["recommendations"][0]
+    eager = _post(read_client, base, objective="fastest")["recommendations"][0]
+    vllm = _post(read_client, {**base, "runtime": "vllm"}, objective="fastest")["recommendations"][
+        0
+    ]
     assert vllm["throughput"]["value"] > 1.5 * eager["throughput"]["value"]
     assert vllm["memory"]["available_gb"] < eager["memory"]["available_gb"]  # 0.9 utilisation
 
 
-def test_contradictions_name_the_field(client: TestClient) -> None:
+def test_contradictions_name_the_field(read_client: TestClient) -> None:
     cases = [
         ({"preset": "resnet-50", "runtime": "vllm"}, "workload.runtime"),
         (
@@ -66,6 +70,6 @@ def test_contradictions_name_the_field(client: TestClient) -> None:
         ({"preset": "llama-3-8b", "runtime": "nope"}, "workload.runtime"),
     ]
     for workload, field in cases:
-        r = client.post("/api/v1/recommendations", json={"workload": workload})
+        r = read_client.post("/api/v1/recommendations", json={"workload": workload})
         assert r.status_code == 422, (workload, r.text)
         assert r.json()["error"]["details"]["field"] == field, (workload, r.json())

@@ -36,9 +36,9 @@ def _ask(client: TestClient, serving: dict, **extra: object) -> dict:
 
 
 def test_llama_70b_for_50_users_meets_the_targets_with_replicas_and_price(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
-    body = _ask(client, _serving(ttft_ms_target=1000, itl_ms_target=50))
+    body = _ask(read_client, _serving(ttft_ms_target=1000, itl_ms_target=50))
     rows = body["recommendations"]
     assert rows and body["serving"]["met"] is True
     for row in rows:
@@ -58,10 +58,12 @@ def test_llama_70b_for_50_users_meets_the_targets_with_replicas_and_price(
     assert body["workload"]["serving"]["concurrent_requests"] == 50
 
 
-def test_without_targets_the_70b_question_is_held_to_mlperf_defaults(client: TestClient) -> None:
+def test_without_targets_the_70b_question_is_held_to_mlperf_defaults(
+    read_client: TestClient,
+) -> None:
     # asked as a new user: no targets, no constraints, the default objective
     body = {"workload": {"preset": "llama-3-70b", "task": "serving", "serving": _serving()}}
-    r = client.post("/api/v1/recommendations", json=body)
+    r = read_client.post("/api/v1/recommendations", json=body)
     assert r.status_code == 200, r.text
     out = r.json()
     echo = out["workload"]["serving"]
@@ -85,25 +87,27 @@ def test_without_targets_the_70b_question_is_held_to_mlperf_defaults(client: Tes
 
 
 def test_a_target_set_by_the_user_is_theirs_and_a_large_one_lifts_the_limit(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
-    mine = _ask(client, _serving(itl_ms_target=40))["workload"]["serving"]
+    mine = _ask(read_client, _serving(itl_ms_target=40))["workload"]["serving"]
     assert mine["itl_ms_target"] == 40 and mine["itl_ms_target_basis"] == "yours"
     assert mine["ttft_ms_target"] == 2000 and mine["ttft_ms_target_basis"].startswith("default")
     # Apple alone cannot carry 50 users within the default TTFT (one request at a time)
     apple = {"vendors": ["apple"], "acquisition": "either", "allow_4bit": True}
-    strict = _ask(client, _serving(), constraints=apple)
+    strict = _ask(read_client, _serving(), constraints=apple)
     assert strict["recommendations"] == [] and strict["serving"]["met"] is False
     assert strict["serving"]["closest"] and strict["serving"]["relax"]
     assert "queue" in " ".join(strict["serving"]["relax"])
     # (Macs have no price in the catalog: ranked by speed)
-    lifted = _ask(client, _serving(ttft_ms_target=3.6e6), constraints=apple, objective="fastest")
+    lifted = _ask(
+        read_client, _serving(ttft_ms_target=3.6e6), constraints=apple, objective="fastest"
+    )
     assert lifted["serving"]["met"] is True and lifted["recommendations"]
     assert lifted["workload"]["serving"]["ttft_ms_target_basis"] == "yours"
 
 
-def test_targets_nothing_can_meet_say_so_and_what_to_relax(client: TestClient) -> None:
-    body = _ask(client, _serving(ttft_ms_target=20, itl_ms_target=1))
+def test_targets_nothing_can_meet_say_so_and_what_to_relax(read_client: TestClient) -> None:
+    body = _ask(read_client, _serving(ttft_ms_target=20, itl_ms_target=1))
     assert body["recommendations"] == []
     summary = body["serving"]
     assert summary["met"] is False and summary["message"].startswith("No configuration")
@@ -115,8 +119,8 @@ def test_targets_nothing_can_meet_say_so_and_what_to_relax(client: TestClient) -
     assert missed and "ITL" in missed[0]["reason"]
 
 
-def test_request_rate_instead_of_users(client: TestClient) -> None:
-    body = _ask(client, {"requests_per_s": 2, "prompt_tokens": 500, "output_tokens": 200})
+def test_request_rate_instead_of_users(read_client: TestClient) -> None:
+    body = _ask(read_client, {"requests_per_s": 2, "prompt_tokens": 500, "output_tokens": 200})
     row = body["recommendations"][0]["serving"]
     assert row["requests_per_s"] == pytest.approx(2, rel=0.01)
     assert row["output_tokens_per_s"] == pytest.approx(400, rel=0.01)
@@ -151,21 +155,21 @@ def test_request_rate_instead_of_users(client: TestClient) -> None:
     ],
 )  # fmt: skip
 def test_bad_serving_input_is_a_422_naming_the_field(
-    client: TestClient, workload: dict, field: str
+    read_client: TestClient, workload: dict, field: str
 ) -> None:
-    r = client.post("/api/v1/recommendations", json={"workload": workload})
+    r = read_client.post("/api/v1/recommendations", json={"workload": workload})
     assert r.status_code == 422, r.text
     assert r.json()["error"]["details"]["field"] == field
 
 
-def test_estimate_takes_num_gpus_as_one_replica(client: TestClient) -> None:
+def test_estimate_takes_num_gpus_as_one_replica(read_client: TestClient) -> None:
     body = {
         "workload": {"preset": "llama-3-70b", "task": "serving", "precision": "fp8",
                      "serving": _serving(ttft_ms_target=2000, itl_ms_target=60)},
         "gpu": "h100-sxm",
         "num_gpus": 2,
     }  # fmt: skip
-    r = client.post("/api/v1/estimate", json=body)
+    r = read_client.post("/api/v1/estimate", json=body)
     assert r.status_code == 200, r.text
     sv = r.json()["result"]["serving"]
     assert sv["gpus_per_replica"] == 2 and sv["weight_precision"] == "fp8"
@@ -174,7 +178,7 @@ def test_estimate_takes_num_gpus_as_one_replica(client: TestClient) -> None:
     assert [p["concurrency"] for p in points] == sorted(p["concurrency"] for p in points)
 
 
-def test_any_model_from_its_config_can_be_served(client: TestClient) -> None:
+def test_any_model_from_its_config_can_be_served(read_client: TestClient) -> None:
     cfg = json.loads((CONFIGS / "deepseek-v3.json").read_text())
     body = {
         "workload": {"task": "serving", "model": {"hf_config": cfg}, "runtime": "sglang",
@@ -182,7 +186,7 @@ def test_any_model_from_its_config_can_be_served(client: TestClient) -> None:
         "gpu": "h200-sxm",
         "num_gpus": 8,
     }  # fmt: skip
-    r = client.post("/api/v1/estimate", json=body)
+    r = read_client.post("/api/v1/estimate", json=body)
     assert r.status_code == 200, r.text
     out = r.json()
     # DeepSeek-V3 publishes fp8 weights (its config's quantization_config): kept as published
@@ -197,16 +201,16 @@ def test_any_model_from_its_config_can_be_served(client: TestClient) -> None:
     assert res["serving"]["kv_cache_gb_per_request"] == pytest.approx(per_request, rel=0.01)
 
 
-def test_more_gpus_are_suggested_only_when_replicas_would_help(client: TestClient) -> None:
+def test_more_gpus_are_suggested_only_when_replicas_would_help(read_client: TestClient) -> None:
     heavy = _ask(
-        client,
+        read_client,
         _serving(concurrent_requests=2000, ttft_ms_target=2000, itl_ms_target=60),
         constraints={"acquisition": "rent", "max_gpus": 2},
     )["serving"]
     assert heavy["met"] is False
     assert any("allow more than 2 GPUs" in t for t in heavy["relax"])
     # an ITL no single request can reach is not helped by replicas
-    floor = _ask(client, _serving(ttft_ms_target=20, itl_ms_target=1))["serving"]
+    floor = _ask(read_client, _serving(ttft_ms_target=20, itl_ms_target=1))["serving"]
     assert not any("allow more" in t for t in floor["relax"])
     assert any("raise the ITL target" in t for t in floor["relax"])
 
@@ -225,8 +229,8 @@ def _fastest(
     return r.json()
 
 
-def test_each_vendor_is_served_by_a_runtime_that_runs_there(client: TestClient) -> None:
-    out = _fastest(client, _serving(), {"allow_4bit": True})  # a 24 GB card holds 70B at int4
+def test_each_vendor_is_served_by_a_runtime_that_runs_there(read_client: TestClient) -> None:
+    out = _fastest(read_client, _serving(), {"allow_4bit": True})  # a 24 GB card holds 70B at int4
     rows = {row["gpu"]["slug"]: row for row in out["recommendations"]}
     # vLLM runs on Intel GPUs (tensor parallel; experimental there, said) and on Gaudi
     b580 = rows["arc-b580"]
@@ -239,10 +243,10 @@ def test_each_vendor_is_served_by_a_runtime_that_runs_there(client: TestClient) 
         r["serving"]["weight_precision"] != "int4" for r in amd if r["serving"]["runtime"] == "vllm"
     )
     # vLLM needs compute capability 7.0: a Pascal card falls back to llama.cpp, and says so
-    light = _fastest(client, _serving(concurrent_requests=1), preset="llama-3-8b")
+    light = _fastest(read_client, _serving(concurrent_requests=1), preset="llama-3-8b")
     assert all(r["serving"]["runtime"] == "vllm" for r in light["recommendations"][:10])
     light = _ask(
-        client, _serving(concurrent_requests=1), constraints={"vendors": ["nvidia"]},
+        read_client, _serving(concurrent_requests=1), constraints={"vendors": ["nvidia"]},
         objective="fastest", limit=100, workload={"preset": "llama-3-8b", "task": "serving",
         "serving": _serving(concurrent_requests=1)},
     )  # fmt: skip
@@ -251,9 +255,11 @@ def test_each_vendor_is_served_by_a_runtime_that_runs_there(client: TestClient) 
     assert any("served with llama.cpp instead" in w for w in pascal[0]["warnings"])
 
 
-def test_llama_cpp_split_over_gpus_is_a_layer_split_not_tensor_parallel(client: TestClient) -> None:
+def test_llama_cpp_split_over_gpus_is_a_layer_split_not_tensor_parallel(
+    read_client: TestClient,
+) -> None:
     out = _fastest(
-        client, _serving(concurrent_requests=4, ttft_ms_target=3.6e6), runtime="llama.cpp"
+        read_client, _serving(concurrent_requests=4, ttft_ms_target=3.6e6), runtime="llama.cpp"
     )
     split = [r for r in out["recommendations"] if r["serving"]["gpus_per_replica"] > 1]
     assert split

@@ -28,16 +28,16 @@ def assert_error(r, status: int, code: str, field: str | None = None) -> dict:
     return body["error"]
 
 
-def test_list_has_total_and_pages(client: TestClient) -> None:
-    whole = client.get("/api/v1/gpus?limit=500").json()
+def test_list_has_total_and_pages(read_client: TestClient) -> None:
+    whole = read_client.get("/api/v1/gpus?limit=500").json()
     assert whole["total"] == len(whole["items"]) >= 30
-    page1 = client.get("/api/v1/gpus?limit=7&offset=0").json()
-    page2 = client.get("/api/v1/gpus?limit=7&offset=7").json()
+    page1 = read_client.get("/api/v1/gpus?limit=7&offset=0").json()
+    page2 = read_client.get("/api/v1/gpus?limit=7&offset=7").json()
     assert page1["total"] == whole["total"]
     assert len(page1["items"]) == 7
     slugs = [g["slug"] for g in page1["items"] + page2["items"]]
     assert slugs == [g["slug"] for g in whole["items"][:14]]
-    beyond = client.get(f"/api/v1/gpus?offset={whole['total']}").json()
+    beyond = read_client.get(f"/api/v1/gpus?offset={whole['total']}").json()
     assert beyond["items"] == [] and beyond["total"] == whole["total"]
 
 
@@ -60,26 +60,26 @@ def test_list_has_total_and_pages(client: TestClient) -> None:
         ("q=4090", lambda g: "4090" in g["name"] or "4090" in g["slug"]),
     ],
 )
-def test_each_filter_narrows_correctly(client: TestClient, query: str, check) -> None:
-    everything = items(client, "")
-    found = items(client, query)
+def test_each_filter_narrows_correctly(read_client: TestClient, query: str, check) -> None:
+    everything = items(read_client, "")
+    found = items(read_client, query)
     assert found, f"{query} matched nothing"
     assert all(check(g) for g in found)
     # and it found every entry that qualifies, not just some
     assert {g["slug"] for g in found} == {g["slug"] for g in everything if check(g)}
 
 
-def test_feature_filter_uses_framework_rules(client: TestClient) -> None:
-    fa3 = {g["slug"] for g in items(client, "feature=flash_attention_3")}
+def test_feature_filter_uses_framework_rules(read_client: TestClient) -> None:
+    fa3 = {g["slug"] for g in items(read_client, "feature=flash_attention_3")}
     assert "h100-sxm" in fa3 and "a100-sxm4-80gb" not in fa3 and "rtx-4090" not in fa3
-    fp8 = {g["slug"] for g in items(client, "feature=fp8")}
+    fp8 = {g["slug"] for g in items(read_client, "feature=fp8")}
     assert {"h100-sxm", "rtx-4090", "mi300x"} <= fp8 and "a100-sxm4-80gb" not in fp8
-    r = client.get("/api/v1/gpus?feature=teleportation")
+    r = read_client.get("/api/v1/gpus?feature=teleportation")
     assert_error(r, 422, "invalid_input", "feature")
 
 
-def test_max_hourly_filter(client: TestClient) -> None:
-    found = items(client, "max_hourly_usd=5")
+def test_max_hourly_filter(read_client: TestClient) -> None:
+    found = items(read_client, "max_hourly_usd=5")
     assert all(g["cloud_price"]["usd_per_hour"] <= 5 for g in found)
 
 
@@ -87,8 +87,8 @@ def test_max_hourly_filter(client: TestClient) -> None:
     "field", ["memory_gb", "memory_bandwidth_gbs", "fp32_tflops", "purchase_usd"]
 )
 @pytest.mark.parametrize("descending", [False, True])
-def test_sort_numeric_fields(client: TestClient, field: str, descending: bool) -> None:
-    found = items(client, f"sort={'-' if descending else ''}{field}")
+def test_sort_numeric_fields(read_client: TestClient, field: str, descending: bool) -> None:
+    found = items(read_client, f"sort={'-' if descending else ''}{field}")
     values = [g[field] for g in found]
     known = [v for v in values if v is not None]
     assert known == sorted(known, reverse=descending)
@@ -96,14 +96,14 @@ def test_sort_numeric_fields(client: TestClient, field: str, descending: bool) -
     assert values[: len(known)] == known
 
 
-def test_get_one_with_sources(client: TestClient) -> None:
-    g = client.get("/api/v1/gpus/rtx-4090").json()
+def test_get_one_with_sources(read_client: TestClient) -> None:
+    g = read_client.get("/api/v1/gpus/rtx-4090").json()
     assert g["memory_gb"] == 24
     assert g["sources"] and all(s["url"] or s["repo"] for s in g["sources"])
 
 
-def test_compare_ratios_to_first(client: TestClient) -> None:
-    r = client.get("/api/v1/gpus/compare?slugs=rtx-4090,rtx-3090,rtx-4060-ti-16gb")
+def test_compare_ratios_to_first(read_client: TestClient) -> None:
+    r = read_client.get("/api/v1/gpus/compare?slugs=rtx-4090,rtx-3090,rtx-4060-ti-16gb")
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["baseline"] == "rtx-4090"
@@ -113,9 +113,13 @@ def test_compare_ratios_to_first(client: TestClient) -> None:
     assert second["ratios"]["memory_bandwidth_gbs"] == pytest.approx(expected, rel=1e-3)
 
 
-def test_compare_errors(client: TestClient) -> None:
-    assert_error(client.get("/api/v1/gpus/compare?slugs=rtx-4090,nope"), 404, "not_found", "slugs")
-    assert_error(client.get("/api/v1/gpus/compare?slugs=rtx-4090"), 422, "invalid_input", "slugs")
+def test_compare_errors(read_client: TestClient) -> None:
+    assert_error(
+        read_client.get("/api/v1/gpus/compare?slugs=rtx-4090,nope"), 404, "not_found", "slugs"
+    )
+    assert_error(
+        read_client.get("/api/v1/gpus/compare?slugs=rtx-4090"), 422, "invalid_input", "slugs"
+    )
 
 
 @pytest.mark.parametrize(
@@ -133,13 +137,13 @@ def test_compare_errors(client: TestClient) -> None:
     ],
 )
 def test_bad_parameters_get_422_naming_the_field(
-    client: TestClient, query: str, field: str
+    read_client: TestClient, query: str, field: str
 ) -> None:
-    assert_error(client.get(f"/api/v1/gpus?{query}"), 422, "invalid_input", field)
+    assert_error(read_client.get(f"/api/v1/gpus?{query}"), 422, "invalid_input", field)
 
 
-def test_unknown_slug_404(client: TestClient) -> None:
-    assert_error(client.get("/api/v1/gpus/no-such-gpu"), 404, "not_found")
+def test_unknown_slug_404(read_client: TestClient) -> None:
+    assert_error(read_client.get("/api/v1/gpus/no-such-gpu"), 404, "not_found")
 
 
 def test_edits_need_the_admin_token(client: TestClient, admin: dict) -> None:
@@ -215,14 +219,16 @@ def test_health_and_meta(client: TestClient) -> None:
     assert meta["version"]
 
 
-def test_openapi_docs(client: TestClient) -> None:
-    assert client.get("/docs").status_code == 200
-    spec = client.get("/openapi.json").json()
+def test_openapi_docs(read_client: TestClient) -> None:
+    assert read_client.get("/docs").status_code == 200
+    spec = read_client.get("/openapi.json").json()
     assert "/api/v1/gpus" in spec["paths"]
 
 
-def test_docs_page_uses_only_local_assets(client: TestClient) -> None:
-    html = client.get("/docs").text
+def test_docs_page_uses_only_local_assets(read_client: TestClient) -> None:
+    html = read_client.get("/docs").text
     assert "/static/vendor/swagger-ui" in html
     assert "cdn" not in html.lower() and "https://" not in html
-    assert client.get("/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js").status_code == 200
+    assert (
+        read_client.get("/static/vendor/swagger-ui-5.35.0/swagger-ui-bundle.js").status_code == 200
+    )

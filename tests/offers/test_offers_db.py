@@ -23,27 +23,27 @@ def _total(session: Session, settings: Settings, **kw: object) -> int:
     return service.list_offers(session, settings, OfferFilter(**kw), limit=1).total  # type: ignore[arg-type]
 
 
-def test_shipped_offers_cover_the_catalog_with_dates_and_sources(client: TestClient) -> None:
-    body = client.get("/api/v1/offers", params={"kind": "cloud", "limit": 500}).json()
+def test_shipped_offers_cover_the_catalog_with_dates_and_sources(read_client: TestClient) -> None:
+    body = read_client.get("/api/v1/offers", params={"kind": "cloud", "limit": 500}).json()
     assert body["total"] > 600
     items = body["items"]
     offset = 500
     while offset < body["total"]:
-        items += client.get(
+        items += read_client.get(
             "/api/v1/offers", params={"kind": "cloud", "limit": 500, "offset": offset}
         ).json()["items"]
         offset += 500
     assert len({o["gpu"] for o in items}) >= 40
     assert len({o["provider"] for o in items}) >= 8
     assert all(o["as_of"] and o["source"] for o in items)
-    purchases = client.get("/api/v1/offers", params={"kind": "purchase", "limit": 500}).json()
+    purchases = read_client.get("/api/v1/offers", params={"kind": "purchase", "limit": 500}).json()
     # new prices come from data/offers/purchase.yaml only (the catalog's street prices are used)
     assert {o["condition"] for o in purchases["items"]} == {"new", "used", "launch"}
     assert all(o["as_of"] and o["source"] and o["usd"] > 0 for o in purchases["items"])
 
 
-def test_offer_filters(client: TestClient) -> None:
-    rows = client.get(
+def test_offer_filters(read_client: TestClient) -> None:
+    rows = read_client.get(
         "/api/v1/offers",
         params={"gpu": "h100-sxm", "provider": "lambda", "min_gpus": 8, "max_usd_per_hour": 30},
     ).json()["items"]
@@ -54,25 +54,25 @@ def test_offer_filters(client: TestClient) -> None:
     )  # fmt: skip
     node = next(o for o in rows if o["instance_type"] == "gpu_8x_h100_sxm5")
     assert node["usd_per_gpu_hour"] == pytest.approx(node["usd_per_hour"] / 8, rel=1e-3)
-    bad = client.get("/api/v1/offers", params={"kind": "rental"})
+    bad = read_client.get("/api/v1/offers", params={"kind": "rental"})
     assert bad.status_code == 422 and bad.json()["error"]["details"]["field"] == "kind"
-    assert client.get("/api/v1/offers", params={"min_gpus": 0}).status_code == 422
+    assert read_client.get("/api/v1/offers", params={"min_gpus": 0}).status_code == 422
 
 
-def test_stale_offers_are_flagged_and_can_be_left_out(client: TestClient) -> None:
-    every = client.get("/api/v1/offers", params={"gpu": "rtx-3090", "limit": 500}).json()
+def test_stale_offers_are_flagged_and_can_be_left_out(read_client: TestClient) -> None:
+    every = read_client.get("/api/v1/offers", params={"gpu": "rtx-3090", "limit": 500}).json()
     assert every["stale_after_days"] == 90
     stale = [o for o in every["items"] if o["stale"]]
     assert stale, "the launch price (2020) is stale"
-    fresh = client.get(
+    fresh = read_client.get(
         "/api/v1/offers", params={"gpu": "rtx-3090", "include_stale": "false", "limit": 500}
     ).json()
     assert fresh["total"] == every["total"] - len(stale)
     assert not any(o["stale"] for o in fresh["items"])
 
 
-def test_gpu_detail_includes_its_offers(client: TestClient) -> None:
-    body = client.get("/api/v1/gpus/rtx-4090").json()
+def test_gpu_detail_includes_its_offers(read_client: TestClient) -> None:
+    body = read_client.get("/api/v1/gpus/rtx-4090").json()
     kinds = {o["kind"] for o in body["offers"]}
     assert kinds == {"cloud", "purchase"}
     assert all(o["gpu"] == "rtx-4090" for o in body["offers"])
@@ -139,10 +139,10 @@ def test_stale_cutoff_follows_settings() -> None:
     assert service.stale_cutoff(Settings(offer_stale_days=30), date(2026, 11, 30)) == "2026-10-31"
 
 
-def test_launch_spec_download(client: TestClient) -> None:
+def test_launch_spec_download(read_client: TestClient) -> None:
     import yaml
 
-    r = client.get(
+    r = read_client.get(
         "/api/v1/offers/launch-spec",
         params={"gpu": "l40s", "gpus": 2, "provider": "runpod", "upload": "http://lab:8000"},
     )
@@ -154,9 +154,11 @@ def test_launch_spec_download(client: TestClient) -> None:
     assert task["resources"]["accelerators"] == "L40S:2"
     assert task["resources"]["instance_type"] == "2x_L40S_SECURE"
     assert "--upload http://lab:8000" in task["run"]
-    bad = client.get("/api/v1/offers/launch-spec", params={"gpu": "l40s", "upload": "ftp://lab.x"})
+    bad = read_client.get(
+        "/api/v1/offers/launch-spec", params={"gpu": "l40s", "upload": "ftp://lab.x"}
+    )
     assert bad.status_code == 422 and bad.json()["error"]["details"]["field"] == "upload"
-    none = client.get(
+    none = read_client.get(
         "/api/v1/offers/launch-spec", params={"gpu": "mi250", "upload": "http://lab:8000"}
     )
     assert none.status_code == 422 and "no launchable offer" in none.json()["error"]["message"]

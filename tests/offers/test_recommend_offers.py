@@ -37,9 +37,9 @@ def _offers(client: TestClient, slug: str) -> list[dict[str, object]]:
 
 
 def test_70b_serving_rents_instances_that_exist_never_a_multiplied_price(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
-    body = _ask(client, SERVING_70B)
+    body = _ask(read_client, SERVING_70B)
     rows = body["recommendations"]
     assert isinstance(rows, list) and rows
     for row in rows:
@@ -48,7 +48,7 @@ def test_70b_serving_rents_instances_that_exist_never_a_multiplied_price(
         assert offer["gpus"] * offer["instances"] >= row["num_gpus"]
         listed = {
             (o["provider"], o["instance_type"]): o["usd_per_hour"]
-            for o in _offers(client, row["gpu"]["slug"])
+            for o in _offers(read_client, row["gpu"]["slug"])
         }
         assert listed[(offer["provider"], offer["instance_type"])] == offer["usd_per_hour"]
         assert row["cost"]["rent"]["usd_per_hour"] == pytest.approx(
@@ -61,8 +61,8 @@ def test_70b_serving_rents_instances_that_exist_never_a_multiplied_price(
         assert row["cost"]["rent"]["as_of"] and row["cost"]["rent"]["source"]
 
 
-def test_imagenet_rows_have_separate_cost_bases_and_job_costs(client: TestClient) -> None:
-    body = _ask(client, IMAGENET)
+def test_imagenet_rows_have_separate_cost_bases_and_job_costs(read_client: TestClient) -> None:
+    body = _ask(read_client, IMAGENET)
     rows = body["recommendations"]
     assert isinstance(rows, list) and rows
     both = 0
@@ -86,9 +86,11 @@ def test_imagenet_rows_have_separate_cost_bases_and_job_costs(client: TestClient
 
 
 def test_no_gpu_drops_out_of_a_non_cost_question_for_lack_of_a_price(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
-    body = _ask(client, {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 500})
+    body = _ask(
+        read_client, {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 500}
+    )
     counts = body["counts"]
     assert not [e for e in body["excluded"] if e["code"] == "no_price"]
     assert counts["ranked"] == body["count"] and counts["unpriced"] > 0
@@ -101,7 +103,7 @@ def test_no_gpu_drops_out_of_a_non_cost_question_for_lack_of_a_price(
     assert known == sorted(known, reverse=True)
     # a budget excludes them, saying why
     capped = _ask(
-        client,
+        read_client,
         {
             "workload": {"preset": "llama-3-8b", "task": "inference"},
             "constraints": {"max_hourly_usd": 50, "acquisition": "rent"},
@@ -113,18 +115,22 @@ def test_no_gpu_drops_out_of_a_non_cost_question_for_lack_of_a_price(
     assert capped["counts"]["unpriced"] == 0
 
 
-def test_provider_tier_and_spot_choices(client: TestClient) -> None:
+def test_provider_tier_and_spot_choices(read_client: TestClient) -> None:
     base = {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 50}
-    lam = _ask(client, base | {"constraints": {"acquisition": "rent", "providers": ["lambda"]}})
+    lam = _ask(
+        read_client, base | {"constraints": {"acquisition": "rent", "providers": ["lambda"]}}
+    )
     rented = [r for r in lam["recommendations"] if r["offer"] is not None]
     assert rented and all(r["offer"]["provider"] == "lambda" for r in rented)
     # GPUs lambda does not rent stay in a non-cost question, without a price
     assert any(not r["price_known"] for r in lam["recommendations"])
-    own = _ask(client, base | {"constraints": {"acquisition": "rent", "exclude_marketplace": True}})
+    own = _ask(
+        read_client, base | {"constraints": {"acquisition": "rent", "exclude_marketplace": True}}
+    )
     tiers = {r["offer"]["tier"] for r in own["recommendations"] if r["offer"]}
     assert tiers == {"on-demand"}
     spot = _ask(
-        client,
+        read_client,
         base | {"constraints": {"acquisition": "rent", "providers": ["azure"], "allow_spot": True}},
     )
     rents = [r for r in spot["recommendations"] if r["cost"]["rent"]]
@@ -134,9 +140,11 @@ def test_provider_tier_and_spot_choices(client: TestClient) -> None:
             assert r["cost"]["rent"]["usd_per_hour"] == r["offer"]["spot_usd_per_hour"]
 
 
-def test_a_two_gpu_job_on_eight_gpu_nodes_pays_the_node_and_says_so(client: TestClient) -> None:
+def test_a_two_gpu_job_on_eight_gpu_nodes_pays_the_node_and_says_so(
+    read_client: TestClient,
+) -> None:
     body = _ask(
-        client,
+        read_client,
         {
             "workload": {"preset": "llama-3-70b", "task": "inference", "batch_size": 8},
             "constraints": {"acquisition": "rent", "providers": ["nebius"]},
@@ -149,10 +157,10 @@ def test_a_two_gpu_job_on_eight_gpu_nodes_pays_the_node_and_says_so(client: Test
     assert any("Pays for" in line for line in h100["explanation"])
 
 
-def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
+def test_usage_inputs_move_the_verdict(read_client: TestClient) -> None:
     def verdict(hours: float, years: float) -> dict[str, Any]:
         body = _ask(
-            client,
+            read_client,
             {
                 "workload": {"preset": "resnet-50", "task": "training"},
                 "constraints": {"hours_per_week": hours, "years": years},
@@ -166,7 +174,7 @@ def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
     light, heavy = verdict(2, 1), verdict(168, 5)
     assert light["cheaper"] == "rent"
     assert heavy["hours"] == 168 * 52 * 5 and heavy["rent_total_usd"] > light["rent_total_usd"]
-    bad = client.post(
+    bad = read_client.post(
         "/api/v1/recommendations",
         json={"workload": {"preset": "resnet-50"}, "constraints": {"resale_fraction": 2}},
     )
@@ -175,11 +183,11 @@ def test_usage_inputs_move_the_verdict(client: TestClient) -> None:
 
 
 def test_per_dollar_bought_uses_the_users_usage_and_the_chosen_price_basis(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
     def row(constraints: dict[str, object], **extra: object) -> dict[str, Any]:
         body = _ask(
-            client,
+            read_client,
             {
                 "workload": {"preset": "resnet-50", "task": "training"},
                 "constraints": {"acquisition": "buy", **constraints},
@@ -205,7 +213,7 @@ def test_per_dollar_bought_uses_the_users_usage_and_the_chosen_price_basis(
     assert launch["cost"]["buy"]["usd"] != used["cost"]["buy"]["usd"]
     # only the cards data/offers/purchase.yaml prices new are bought at new prices; the others
     # are out, and say why
-    body = client.post(
+    body = read_client.post(
         "/api/v1/recommendations",
         json={
             "workload": {"preset": "resnet-50", "task": "training"},
@@ -218,18 +226,18 @@ def test_per_dollar_bought_uses_the_users_usage_and_the_chosen_price_basis(
     assert all(r["cost"]["buy"]["condition"] == "new" for r in body["recommendations"])
     reasons = [e["reason"] for e in body["excluded"] if e["slug"] == "rtx-4090"]
     assert reasons and "no new price known" in reasons[0]
-    bad = client.post(
+    bad = read_client.post(
         "/api/v1/recommendations",
         json={"workload": {"preset": "resnet-50"}, "constraints": {"purchase_basis": "mint"}},
     )
     assert bad.status_code == 422
 
 
-def test_balanced_speed_weight_is_settable_and_bounded(client: TestClient) -> None:
+def test_balanced_speed_weight_is_settable_and_bounded(read_client: TestClient) -> None:
     def ranked(objective: str, **extra: object) -> list[tuple[str, int]]:
         # every configuration on its own: the per-card choice differs between objectives
         body = _ask(
-            client,
+            read_client,
             {
                 "workload": {"preset": "resnet-50", "task": "training"},
                 "objective": objective,
@@ -246,7 +254,7 @@ def test_balanced_speed_weight_is_settable_and_bounded(client: TestClient) -> No
     assert ranked("balanced", speed_weight=0.0)[0] == ranked("best_value")[0]
     assert ranked("balanced", speed_weight=0.5) == ranked("balanced")  # today's default
     for bad in (-0.1, 1.5):
-        r = client.post(
+        r = read_client.post(
             "/api/v1/recommendations",
             json={"workload": {"preset": "resnet-50"}, "speed_weight": bad},
         )
@@ -254,10 +262,10 @@ def test_balanced_speed_weight_is_settable_and_bounded(client: TestClient) -> No
         assert r.json()["error"]["details"]["field"] == "speed_weight"
 
 
-def test_serving_bought_hardware_is_spread_over_the_users_usage(client: TestClient) -> None:
+def test_serving_bought_hardware_is_spread_over_the_users_usage(read_client: TestClient) -> None:
     def per_hour(hours: float, years: float) -> float:
         body = _ask(
-            client,
+            read_client,
             {
                 "workload": {
                     "preset": "llama-3-8b",
@@ -281,10 +289,10 @@ def test_serving_bought_hardware_is_spread_over_the_users_usage(client: TestClie
     assert per_hour(5, 1) > 4 * per_hour(80, 3)
 
 
-def test_serving_balanced_weight_moves_between_cost_and_latency(client: TestClient) -> None:
+def test_serving_balanced_weight_moves_between_cost_and_latency(read_client: TestClient) -> None:
     def rows(weight: float) -> list[dict[str, Any]]:
         body = _ask(
-            client,
+            read_client,
             {
                 "workload": {
                     "preset": "llama-3-8b",

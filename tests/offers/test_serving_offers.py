@@ -36,15 +36,15 @@ def _listed(client: TestClient, slug: str) -> dict[tuple[str, str], dict]:
     return {(o["provider"], o["instance_type"]): o for o in items}
 
 
-def test_70b_serving_rows_rent_instances_that_exist(client: TestClient) -> None:
-    body = _ask(client)
+def test_70b_serving_rows_rent_instances_that_exist(read_client: TestClient) -> None:
+    body = _ask(read_client)
     rows = body["recommendations"]
     assert rows and body["serving"]["met"] is True
     for row in rows:
         sv, offer, rent = row["serving"], row["offer"], row["cost"]["rent"]
         slug = row["gpu"]["slug"]
         assert offer is not None and rent is not None, slug
-        listed = _listed(client, slug)[(offer["provider"], offer["instance_type"])]
+        listed = _listed(read_client, slug)[(offer["provider"], offer["instance_type"])]
         assert listed["gpus"] == offer["gpus"] and listed["usd_per_hour"] == offer["usd_per_hour"]
         # a tensor-parallel group fits in one instance; the replicas in whole instances
         tp, replicas = sv["gpus_per_replica"], sv["replicas"]
@@ -73,9 +73,9 @@ def test_70b_serving_rows_rent_instances_that_exist(client: TestClient) -> None:
     assert top["offer"]["gpus"] >= top["serving"]["gpus_per_replica"]
 
 
-def test_rent_and_buy_apart_with_the_verdict_over_the_users_usage(client: TestClient) -> None:
+def test_rent_and_buy_apart_with_the_verdict_over_the_users_usage(read_client: TestClient) -> None:
     body = _ask(
-        client,
+        read_client,
         constraints={"acquisition": "either", "hours_per_week": 168, "years": 2},
         objective="balanced",
     )
@@ -94,8 +94,8 @@ def test_rent_and_buy_apart_with_the_verdict_over_the_users_usage(client: TestCl
         assert sv["price_basis"] == v["cheaper"]
 
 
-def test_a_node_paid_whole_is_said_or_used(client: TestClient) -> None:
-    body = _ask(client, constraints={"acquisition": "rent", "providers": ["nebius"]})
+def test_a_node_paid_whole_is_said_or_used(read_client: TestClient) -> None:
+    body = _ask(read_client, constraints={"acquisition": "rent", "providers": ["nebius"]})
     rows = body["recommendations"]
     assert rows and all(r["offer"]["provider"] == "nebius" for r in rows)
     for row in rows:
@@ -109,18 +109,18 @@ def test_a_node_paid_whole_is_said_or_used(client: TestClient) -> None:
 
 
 def test_unpriced_gpus_stay_in_a_non_cost_answer_and_a_budget_excludes_them(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
-    fast = _ask(client, objective="fastest", limit=100)
+    fast = _ask(read_client, objective="fastest", limit=100)
     assert not [e for e in fast["excluded"] if e["code"] == "no_price"]
     unpriced = [r for r in fast["recommendations"] if not r["price_known"]]
     assert unpriced and len(unpriced) == fast["counts"]["unpriced"]
     assert fast["counts"]["ranked"] == fast["count"] == len(fast["recommendations"])
     assert all(r["offer"] is None and r["serving"]["usd_per_hour"] is None for r in unpriced)
-    cheap = _ask(client, limit=100)
+    cheap = _ask(read_client, limit=100)
     no_price = {e["slug"] for e in cheap["excluded"] if e["code"] == "no_price"}
     assert {r["gpu"]["slug"] for r in unpriced} <= no_price
-    capped = _ask(client, objective="fastest", constraints={"acquisition": "rent",
+    capped = _ask(read_client, objective="fastest", constraints={"acquisition": "rent",
                                                             "max_hourly_usd": 3})  # fmt: skip
     assert capped["counts"]["unpriced"] == 0
     assert all(r["cost"]["rent"]["usd_per_hour"] <= 3 for r in capped["recommendations"])
@@ -128,8 +128,8 @@ def test_unpriced_gpus_stay_in_a_non_cost_answer_and_a_budget_excludes_them(
     assert over and all("rent $" in e["reason"] for e in over)
 
 
-def test_serving_alternatives_name_their_instance(client: TestClient) -> None:
-    body = _ask(client)
+def test_serving_alternatives_name_their_instance(read_client: TestClient) -> None:
+    body = _ask(read_client)
     alts = [a for r in body["recommendations"] for a in r["alternatives"]]
     assert alts
     for row in body["recommendations"]:
@@ -145,8 +145,8 @@ def test_serving_alternatives_name_their_instance(client: TestClient) -> None:
     assert any(a["offer"] is not None for a in alts)
 
 
-def test_training_alternatives_name_their_instance(client: TestClient) -> None:
-    r = client.post(
+def test_training_alternatives_name_their_instance(read_client: TestClient) -> None:
+    r = read_client.post(
         "/api/v1/recommendations",
         json={
             "workload": {"preset": "resnet-50", "task": "training",
@@ -168,8 +168,8 @@ def test_training_alternatives_name_their_instance(client: TestClient) -> None:
         )
 
 
-def test_estimate_of_one_gpu_names_its_offer(client: TestClient) -> None:
-    r = client.post(
+def test_estimate_of_one_gpu_names_its_offer(read_client: TestClient) -> None:
+    r = read_client.post(
         "/api/v1/estimate",
         json={"workload": {"preset": "llama-3-70b", "task": "serving", "precision": "fp8",
                            "serving": LOAD},

@@ -9,14 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.catalog.service import all_specs
-from app.config import Settings
-from app.db import make_engine, make_session_factory, session_scope
 from app.domain import evaluate as ev
-from app.offers.service import gpu_offers
 from app.recommend import schemas as s
 from app.recommend import service
-from app.shipped.rules import load_rules
 
 REQUESTS: list[dict[str, Any]] = [
     {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4}},
@@ -80,11 +75,11 @@ PRICED: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def catalog(settings: Settings) -> Any:
-    engine = make_engine(settings.database_url)
-    with session_scope(make_session_factory(engine)) as session:
-        yield all_specs(session), gpu_offers(session), load_rules(settings.data_dir)
-    engine.dispose()
+def catalog(shipped_catalog: Any) -> Any:
+    """The engine reads no database: the catalog is read once per session (conftest); each
+    test gets its own list of it."""
+    gpus, offers, rules = shipped_catalog
+    return list(gpus), offers, rules
 
 
 @pytest.mark.parametrize("body", REQUESTS, ids=lambda b: b["workload"]["preset"])

@@ -84,17 +84,19 @@ def test_manual_match_must_exist(client: TestClient) -> None:
         ),
     ],
 )
-def test_invalid_reports_are_422_and_not_stored(client: TestClient, mutate, field: str) -> None:
+def test_invalid_reports_are_422_and_not_stored(
+    read_client: TestClient, mutate, field: str
+) -> None:
     report = gpu_report()
     mutate(report)
-    r = client.post("/api/v1/device-reports", json=report)
+    r = read_client.post("/api/v1/device-reports", json=report)
     assert r.status_code == 422, r.text
     assert r.json()["error"]["details"]["field"].startswith(field)
-    assert client.get("/api/v1/device-reports").json()["total"] == 0
+    assert read_client.get("/api/v1/device-reports").json()["total"] == 0
 
 
-def test_not_json_is_422(client: TestClient) -> None:
-    r = client.post(
+def test_not_json_is_422(read_client: TestClient) -> None:
+    r = read_client.post(
         "/api/v1/device-reports", content=b"{oops", headers={"content-type": "application/json"}
     )
     assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "body"
@@ -135,8 +137,8 @@ def test_upload_token_when_configured(settings) -> None:
     app.state.engine.dispose()
 
 
-def test_unknown_report_404(client: TestClient) -> None:
-    r = client.get("/api/v1/device-reports/999")
+def test_unknown_report_404(read_client: TestClient) -> None:
+    r = read_client.get("/api/v1/device-reports/999")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 

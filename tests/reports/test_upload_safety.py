@@ -48,8 +48,10 @@ def test_concurrent_retries_store_once(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("key", ["", "x" * 201, "tab\there", "ünï".encode()])
-def test_bad_idempotency_key_is_named(client: TestClient, key: str | bytes) -> None:
-    r = client.post("/api/v1/device-reports", json=gpu_report(), headers={"Idempotency-Key": key})
+def test_bad_idempotency_key_is_named(read_client: TestClient, key: str | bytes) -> None:
+    r = read_client.post(
+        "/api/v1/device-reports", json=gpu_report(), headers={"Idempotency-Key": key}
+    )
     assert r.status_code == 422, r.text
     assert r.json()["error"]["details"]["field"] == "Idempotency-Key"
 
@@ -77,14 +79,14 @@ def test_values_a_database_cannot_hold_are_422(client: TestClient, raw: bytes, f
 
 
 @pytest.mark.parametrize("depth", [300, 5000, 200_000])
-def test_deep_nesting_is_422(client: TestClient, depth: int) -> None:
+def test_deep_nesting_is_422(read_client: TestClient, depth: int) -> None:
     report = json.dumps(gpu_report())
     nested = "[" * depth + "]" * depth
     body = report[:-1] + f', "extra": {nested}}}'
-    r = client.post("/api/v1/device-reports", content=body.encode(), headers=JSON)
+    r = read_client.post("/api/v1/device-reports", content=body.encode(), headers=JSON)
     assert r.status_code == 422, r.text[:300]
     assert r.json()["error"]["details"]["field"].startswith(("extra", "body"))
-    assert _total(client) == 0
+    assert _total(read_client) == 0
 
 
 @pytest.mark.parametrize("report_id", [2**31, 2**62, 10**30])

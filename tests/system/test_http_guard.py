@@ -15,8 +15,8 @@ QUESTION = {"workload": {"preset": "resnet-50"}}
 
 
 @pytest.mark.parametrize("path", ["/api/v1/gpus", "/api/v1/nope", "/nope", "/gpus", "/docs"])
-def test_security_headers_on_every_response(client: TestClient, path: str) -> None:
-    r = client.get(path)
+def test_security_headers_on_every_response(read_client: TestClient, path: str) -> None:
+    r = read_client.get(path)
     assert r.headers["x-content-type-options"] == "nosniff"
     assert r.headers["x-frame-options"] == "DENY"
     assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
@@ -56,8 +56,8 @@ def test_nul_in_json_body_is_422_naming_it(client: TestClient) -> None:
         ("/api/v1/estimate", b'{"gpu": "h100-sxm", "workload": {"preset": "resnet-50"}, "x": [[[['),
     ],
 )
-def test_undecodable_bodies_name_the_body(client: TestClient, url: str, body: bytes) -> None:
-    r = client.post(url, content=body, headers={"content-type": "application/json"})
+def test_undecodable_bodies_name_the_body(read_client: TestClient, url: str, body: bytes) -> None:
+    r = read_client.post(url, content=body, headers={"content-type": "application/json"})
     assert 400 <= r.status_code < 500, r.text
     assert r.json()["error"]["details"]["field"] == "body"
 
@@ -82,9 +82,9 @@ def test_body_size_limit_on_every_endpoint(settings: Settings) -> None:
     app.state.engine.dispose()
 
 
-def test_cross_site_form_cannot_start_a_run(client: TestClient) -> None:
+def test_cross_site_form_cannot_start_a_run(read_client: TestClient) -> None:
     # what <form method=post action=http://127.0.0.1:8000/api/v1/benchmark-runs> sends
-    form = client.post(
+    form = read_client.post(
         "/api/v1/benchmark-runs",
         content=b"",
         headers={"content-type": "application/x-www-form-urlencoded",
@@ -93,17 +93,17 @@ def test_cross_site_form_cannot_start_a_run(client: TestClient) -> None:
     assert form.status_code == 403
     assert form.json()["error"]["details"]["field"] == "origin"
     # the same without the browser's origin headers is still refused: forms cannot send JSON
-    bare = client.post("/api/v1/benchmark-runs", content=b"profile=quick",
+    bare = read_client.post("/api/v1/benchmark-runs", content=b"profile=quick",
                        headers={"content-type": "application/x-www-form-urlencoded"})  # fmt: skip
     assert bare.status_code == 415
     assert bare.json()["error"]["details"]["field"] == "content-type"
-    plain = client.post(
+    plain = read_client.post(
         "/api/v1/device-reports", content=b"{}", headers={"content-type": "text/plain"}
     )
     assert plain.status_code == 415
-    assert client.get("/api/v1/benchmark-runs").json() == []
+    assert read_client.get("/api/v1/benchmark-runs").json() == []
     # a same-origin page (the /device page's script) may
-    same = client.post("/api/v1/recommendations", json=QUESTION,
+    same = read_client.post("/api/v1/recommendations", json=QUESTION,
                        headers={"origin": "http://testserver", "sec-fetch-site": "same-origin"})  # fmt: skip
     assert same.status_code == 200
 

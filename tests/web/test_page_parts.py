@@ -60,8 +60,8 @@ def test_pareto_front_keeps_only_undominated_points() -> None:
     assert f"{dominated.x:.1f},{dominated.y:.1f}" not in chart.front
 
 
-def test_methodology_has_contents_and_linked_references(client: TestClient) -> None:
-    html = page(client, "/methodology/details")
+def test_methodology_has_contents_and_linked_references(read_client: TestClient) -> None:
+    html = page(read_client, "/methodology/details")
     assert 'aria-label="Contents"' in html and 'href="#1-memory-workloadpy"' in html
     assert 'id="ref-TM101"' in html and '<a href="#ref-TM101">[TM101]</a>' in html
     assert 'href="https://arxiv.org/abs/2205.05198"' in html

@@ -88,23 +88,23 @@ def field_error(html: str, name: str) -> str | None:
         "/recommendations?family=decoder&params=1.3B&layers=24&hidden_size=2048&task=training&batch_size=8&seq_len=1024&dataset_samples=100k",
     ],
 )
-def test_page_renders(client: TestClient, url: str) -> None:
-    html = page(client, url)
+def test_page_renders(read_client: TestClient, url: str) -> None:
+    html = page(read_client, url)
     assert html.startswith("<!doctype html>")
     assert '<a class="skip-link" href="#main">' in html
     assert 'id="main"' in html
 
 
-def test_pages_set_a_strict_content_security_policy(client: TestClient) -> None:
-    r = client.get("/gpus")
+def test_pages_set_a_strict_content_security_policy(read_client: TestClient) -> None:
+    r = read_client.get("/gpus")
     csp = r.headers["content-security-policy"]
     assert "default-src 'self'" in csp and "script-src 'self'" in csp
     assert "http" not in csp
 
 
-def test_pages_reference_only_local_assets(client: TestClient) -> None:
+def test_pages_reference_only_local_assets(read_client: TestClient) -> None:
     for url in ("/", "/gpus", "/gpus/h100-sxm", f"/recommendations?{QUESTION}", "/device"):
-        html = page(client, url)
+        html = page(read_client, url)
         for ref in re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="([^"]+)"', html):
             assert ref.startswith("/"), (url, ref)
         for ref in re.findall(r"<script[^>]*>", html):
@@ -112,19 +112,18 @@ def test_pages_reference_only_local_assets(client: TestClient) -> None:
             assert 'src="/static/' in ref or 'type="application/json"' in ref, ref
 
 
-def test_static_assets_are_served(client: TestClient) -> None:
+def test_static_assets_are_served(read_client: TestClient) -> None:
     for path in ("/static/css/app.css", "/static/js/app.js", "/static/favicon.svg"):
-        assert client.get(path).status_code == 200, path
+        assert read_client.get(path).status_code == 200, path
 
 
-def test_methodology_renders_docs_markdown(tmp_path: Path, database_url: str) -> None:
+def test_methodology_renders_docs_markdown(tmp_path: Path, read_settings: Settings) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "methodology.md").write_text(
         "# Methodology\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```\n", encoding="utf-8"
     )
-    settings = Settings(database_url=database_url, docs_dir=docs, data_dir=ROOT / "data")
-    app = create_app(settings)
+    app = create_app(read_settings.model_copy(update={"docs_dir": docs}))
     with TestClient(app) as c:
         html = page(c, "/methodology/details")
     app.state.engine.dispose()
@@ -132,21 +131,20 @@ def test_methodology_renders_docs_markdown(tmp_path: Path, database_url: str) ->
     assert "<table>" in html and "<code>code" in html
 
 
-def test_methodology_missing_is_a_404_page(tmp_path: Path, database_url: str) -> None:
-    settings = Settings(database_url=database_url, docs_dir=tmp_path / "none")
-    app = create_app(settings)
+def test_methodology_missing_is_a_404_page(tmp_path: Path, read_settings: Settings) -> None:
+    app = create_app(read_settings.model_copy(update={"docs_dir": tmp_path / "none"}))
     with TestClient(app) as c:
         html = page(c, "/methodology", 404)
     app.state.engine.dispose()
     assert "Not found" in html
 
 
-def test_shipped_methodology_renders_when_present(client: TestClient) -> None:
+def test_shipped_methodology_renders_when_present(read_client: TestClient) -> None:
     if not (ROOT / "docs" / "methodology.md").is_file():
         pytest.skip("docs/methodology.md not written yet")
-    guide = page(client, "/methodology")
+    guide = page(read_client, "/methodology")
     assert "How to read an answer" in guide and 'href="/methodology/details"' in guide
-    page(client, "/methodology/details")
+    page(read_client, "/methodology/details")
 
 
 # ---------------------------------------------------------------------------- errors
@@ -162,21 +160,21 @@ def test_shipped_methodology_renders_when_present(client: TestClient) -> None:
         "/gpus/h100-sxm/extra",
     ],
 )
-def test_unknown_pages_get_a_404_page(client: TestClient, url: str) -> None:
-    html = page(client, url, 404)
+def test_unknown_pages_get_a_404_page(read_client: TestClient, url: str) -> None:
+    html = page(read_client, url, 404)
     assert "<h1>Not found</h1>" in html
     assert 'href="/gpus"' in html  # a way back, inside the normal layout
 
 
-def test_compare_errors_render_the_compare_page(client: TestClient) -> None:
-    html = page(client, "/compare?slugs=h100-sxm", 422)
+def test_compare_errors_render_the_compare_page(read_client: TestClient) -> None:
+    html = page(read_client, "/compare?slugs=h100-sxm", 422)
     assert "at least two" in html and 'name="slugs"' in html
-    html = page(client, "/compare?slugs=h100-sxm,nope-gpu", 404)
+    html = page(read_client, "/compare?slugs=h100-sxm,nope-gpu", 404)
     assert "nope-gpu" in html and 'value="h100-sxm,nope-gpu"' in html
 
 
-def test_catalog_bad_filter_keeps_values_and_says_why(client: TestClient) -> None:
-    html = page(client, "/gpus?min_memory_gb=lots&vendor=nvidia&sort=bogus", 422)
+def test_catalog_bad_filter_keeps_values_and_says_why(read_client: TestClient) -> None:
+    html = page(read_client, "/gpus?min_memory_gb=lots&vendor=nvidia&sort=bogus", 422)
     assert 'value="lots"' in html
     assert "must be a number" in html
     assert "cannot sort by that" in html
@@ -184,9 +182,11 @@ def test_catalog_bad_filter_keeps_values_and_says_why(client: TestClient) -> Non
 
 
 @pytest.mark.parametrize("offset", ["1e308", "99999999999999999999999"])
-def test_catalog_huge_offset_is_a_field_error_not_a_crash(client: TestClient, offset: str) -> None:
+def test_catalog_huge_offset_is_a_field_error_not_a_crash(
+    read_client: TestClient, offset: str
+) -> None:
     # found by fuzzing: the offset reached SQLite as an integer past 64 bits (500)
-    html = page(client, f"/gpus?offset={offset}", 422)
+    html = page(read_client, f"/gpus?offset={offset}", 422)
     assert "must be at most" in html
 
 
@@ -200,11 +200,11 @@ def ranked_rows(html: str) -> list[tuple[int, str]]:
     return [(int(r), s) for r, s in re.findall(r'data-rank="(\d+)" data-slug="([^"]+)"', html)]
 
 
-def test_answer_matches_the_api(client: TestClient) -> None:
-    api = client.post("/api/v1/recommendations", json=API_REQUEST)
+def test_answer_matches_the_api(read_client: TestClient) -> None:
+    api = read_client.post("/api/v1/recommendations", json=API_REQUEST)
     assert api.status_code == 200, api.text
     body = api.json()
-    html = page(client, f"/recommendations?{QUESTION}")
+    html = page(read_client, f"/recommendations?{QUESTION}")
     expected = [(r["rank"], r["gpu"]["slug"]) for r in body["recommendations"]]
     assert ranked_rows(html) == expected
     assert expected, "the question should have answers"
@@ -221,23 +221,25 @@ def test_answer_matches_the_api(client: TestClient) -> None:
     assert '<table class="what-if" data-what-if>' not in html
     link = re.search(r'<a href="([^"]+)" data-what-if-link>', html)
     assert link is not None and "what_if=1" in link.group(1)
-    html = page(client, "/recommendations" + link.group(1).replace("&amp;", "&"))
-    what_if = client.post("/api/v1/recommendations", json={**API_REQUEST, "what_if": True}).json()
+    html = page(read_client, "/recommendations" + link.group(1).replace("&amp;", "&"))
+    what_if = read_client.post(
+        "/api/v1/recommendations", json={**API_REQUEST, "what_if": True}
+    ).json()
     assert '<table class="what-if" data-what-if>' in html
     assert ranked_rows(html) == expected
     for v in what_if["what_if"]:
         assert f'data-change="{v["change"]}"' in html
 
 
-def test_exports_carry_the_same_query(client: TestClient) -> None:
-    html = page(client, f"/recommendations?{QUESTION}")
+def test_exports_carry_the_same_query(read_client: TestClient) -> None:
+    html = page(read_client, f"/recommendations?{QUESTION}")
     assert "/recommendations.json?preset=llama-3-8b" in html
     assert "/recommendations.csv?preset=llama-3-8b" in html
-    api = client.post("/api/v1/recommendations", json=API_REQUEST).json()
-    j = client.get(f"/recommendations.json?{QUESTION}")
+    api = read_client.post("/api/v1/recommendations", json=API_REQUEST).json()
+    j = read_client.get(f"/recommendations.json?{QUESTION}")
     assert j.status_code == 200
     assert j.json()["recommendations"] == api["recommendations"]
-    c = client.get(f"/recommendations.csv?{QUESTION}")
+    c = read_client.get(f"/recommendations.csv?{QUESTION}")
     assert c.status_code == 200 and c.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(c.text)))
     assert [r["slug"] for r in rows] == [r["gpu"]["slug"] for r in api["recommendations"]]
@@ -257,9 +259,9 @@ def test_exports_carry_the_same_query(client: TestClient) -> None:
     assert any(r["offer_provider"] for r in rows)
 
 
-def test_export_with_bad_input_is_a_json_error(client: TestClient) -> None:
+def test_export_with_bad_input_is_a_json_error(read_client: TestClient) -> None:
     for ext in ("json", "csv"):
-        r = client.get(f"/recommendations.{ext}?preset=llama-3-8b&batch_size=0")
+        r = read_client.get(f"/recommendations.{ext}?preset=llama-3-8b&batch_size=0")
         assert r.status_code == 422
         assert r.json()["error"]["details"]["field"] == "batch_size"
 
@@ -273,8 +275,10 @@ def test_csv_cells_cannot_start_a_formula() -> None:
     assert _csv_cell(None) == ""
 
 
-def test_no_answer_explains_itself(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=llama-3-70b&max_hourly_usd=0.01&acquisition=rent")
+def test_no_answer_explains_itself(read_client: TestClient) -> None:
+    html = page(
+        read_client, "/recommendations?preset=llama-3-70b&max_hourly_usd=0.01&acquisition=rent"
+    )
     assert "No GPU in the catalog can run this job" in html
     assert "<table data-excluded>" in html
 
@@ -327,9 +331,9 @@ def test_catalog_text_is_escaped_everywhere(client: TestClient, admin: dict[str,
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
 
 
-def test_user_input_is_escaped_on_rerender(client: TestClient) -> None:
+def test_user_input_is_escaped_on_rerender(read_client: TestClient) -> None:
     html = page(
-        client, '/recommendations?preset=llama-3-8b&params="><script>alert(1)</script>', 422
+        read_client, '/recommendations?preset=llama-3-8b&params="><script>alert(1)</script>', 422
     )
     assert "<script>alert(1)</script>" not in html
     assert "&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -391,8 +395,8 @@ def test_chart_geometry_stays_inside_the_plot() -> None:
     assert charts.xy_chart([("a", [])], x_label="", y_label="").empty
 
 
-def test_answer_shows_each_cards_other_configurations(client: TestClient) -> None:
-    body = client.post(
+def test_answer_shows_each_cards_other_configurations(read_client: TestClient) -> None:
+    body = read_client.post(
         "/api/v1/recommendations",
         json={
             "workload": {"preset": "resnet-50"},
@@ -401,7 +405,9 @@ def test_answer_shows_each_cards_other_configurations(client: TestClient) -> Non
             "limit": 3,
         },
     ).json()
-    html = page(client, "/recommendations?preset=resnet-50&objective=fastest&max_gpus=4&limit=3")
+    html = page(
+        read_client, "/recommendations?preset=resnet-50&objective=fastest&max_gpus=4&limit=3"
+    )
     top = body["recommendations"][0]
     assert top["alternatives"]  # the engine weighed other counts of the top card
     assert html.count("<table data-alternatives>") == sum(
@@ -411,9 +417,9 @@ def test_answer_shows_each_cards_other_configurations(client: TestClient) -> Non
         assert f'data-alt-gpus="{a["num_gpus"]}"' in html
 
 
-def test_serving_answer_header_describes_the_load_not_a_batch(client: TestClient) -> None:
+def test_serving_answer_header_describes_the_load_not_a_batch(read_client: TestClient) -> None:
     html = page(
-        client,
+        read_client,
         "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
         "&prompt_tokens=1000&serving.output_tokens=300&ttft_ms_target=1000&itl_ms_target=50"
         "&acquisition=rent&objective=best_value",
@@ -428,16 +434,16 @@ def test_serving_answer_header_describes_the_load_not_a_batch(client: TestClient
     assert "split over" not in html.split('<div class="k">GPUs that can run it')[0]
 
 
-def test_serving_answer_says_which_targets_are_mlperf_defaults(client: TestClient) -> None:
+def test_serving_answer_says_which_targets_are_mlperf_defaults(read_client: TestClient) -> None:
     url = (
         "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
         "&prompt_tokens=1000&serving.output_tokens=300&acquisition=rent&objective=best_value"
     )
-    html = page(client, url)
+    html = page(read_client, url)
     line = html.split("data-serving-table")[0].rsplit('<p class="muted small">', 1)[1]
     assert "TTFT ≤ 2,000 ms (default)" in line and "ITL ≤ 200 ms (default)" in line
     assert "data-default-targets" in line and "MLPerf" in line and "p99" in line
-    mine = page(client, url + "&ttft_ms_target=1000&itl_ms_target=50")
+    mine = page(read_client, url + "&ttft_ms_target=1000&itl_ms_target=50")
     line = mine.split("data-serving-table")[0].rsplit('<p class="muted small">', 1)[1]
     assert "TTFT ≤ 1,000 ms" in line and "ITL ≤ 50 ms" in line
     assert "(default)" not in line and "data-default-targets" not in line

@@ -77,8 +77,8 @@ def test_form_and_api_reject_the_same_values(f: forms.FormField) -> None:
         assert (f.name not in form.errors) is ok is api_ok, (f.name, text, form.errors)
 
 
-def test_rendered_inputs_carry_the_schema_limits(client: TestClient) -> None:
-    html = page(client, "/")
+def test_rendered_inputs_carry_the_schema_limits(read_client: TestClient) -> None:
+    html = page(read_client, "/")
     props = _schema_props()
     for f in NUMERIC:
         m = re.search(rf'<input id="f-{re.escape(f.name)}"[^>]*>', html, re.S)
@@ -90,8 +90,8 @@ def test_rendered_inputs_carry_the_schema_limits(client: TestClient) -> None:
         assert f'data-max="{float(hi)}"' in tag, (f.name, tag)
 
 
-def test_home_has_every_field_labelled_and_explained(client: TestClient) -> None:
-    html = page(client, "/")
+def test_home_has_every_field_labelled_and_explained(read_client: TestClient) -> None:
+    html = page(read_client, "/")
     for f in forms.question_fields():
         if f.control == "checks":
             assert f'name="{f.name}"' in html, f.name
@@ -108,9 +108,9 @@ def test_home_has_every_field_labelled_and_explained(client: TestClient) -> None
 
 
 def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
-    client: TestClient,
+    read_client: TestClient,
 ) -> None:
-    html = page(client, "/")
+    html = page(read_client, "/")
     assert re.search(r'data-field="dataset_samples" data-tasks="training fine-tuning"', html)
     assert re.search(r'data-field="output_tokens" data-tasks="inference"', html)
     # serving describes its load in its own section: the one-job batch is not asked
@@ -136,13 +136,13 @@ def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
     ):
         assert words in summary.group(1), words
     assert "Power" in panel  # what stays fixed is said
-    given = page(client, "/?hours_per_week=10&purchase_basis=launch")
+    given = page(read_client, "/?hours_per_week=10&purchase_basis=launch")
     given = given[given.index("data-assumptions-summary>") :]
     assert "Hours of use per week: 10" in given and "Launch price (MSRP)" in given
 
 
-def test_preset_values_are_shown_as_people_write_them(client: TestClient) -> None:
-    html = page(client, "/?preset=llama-3-8b")
+def test_preset_values_are_shown_as_people_write_them(read_client: TestClient) -> None:
+    html = page(read_client, "/?preset=llama-3-8b")
     m = re.search(r'<input id="f-params"[^>]*\splaceholder="([^"]*)"', html, re.S)
     assert m and m.group(1) == "8.03B"
     assert "70600000000" not in html and "8030000000" not in html
@@ -197,15 +197,15 @@ def test_question_form_maps_to_the_request_and_back() -> None:
     assert forms.field_for_name("workload.batch_size") == "batch_size"
 
 
-def test_home_prefills_from_a_link(client: TestClient) -> None:
-    html = page(client, "/?preset=resnet-50&batch_size=64")
+def test_home_prefills_from_a_link(read_client: TestClient) -> None:
+    html = page(read_client, "/?preset=resnet-50&batch_size=64")
     assert re.search(r'<option value="resnet-50" selected>', html)
     assert field_value(html, "batch_size") == "64"
 
 
-def test_bad_input_rerenders_the_form_with_values_and_messages(client: TestClient) -> None:
+def test_bad_input_rerenders_the_form_with_values_and_messages(read_client: TestClient) -> None:
     url = "/recommendations?preset=llama-3-8b&batch_size=-3&params=lots&max_hourly_usd=abc&epochs=2"
-    html = page(client, url, 422)
+    html = page(read_client, url, 422)
     assert field_value(html, "batch_size") == "-3"
     assert field_value(html, "params") == "lots"
     assert field_value(html, "max_hourly_usd") == "abc"
@@ -220,43 +220,43 @@ def test_bad_input_rerenders_the_form_with_values_and_messages(client: TestClien
     assert '<a href="#f-batch_size">Batch size</a>' in html
 
 
-def test_custom_workload_needs_family_and_size(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=&task=training", 422)
+def test_custom_workload_needs_family_and_size(read_client: TestClient) -> None:
+    html = page(read_client, "/recommendations?preset=&task=training", 422)
     assert "give a preset or model family" in (field_error(html, "family") or "")
 
 
-def test_service_errors_name_fields_in_words(client: TestClient) -> None:
+def test_service_errors_name_fields_in_words(read_client: TestClient) -> None:
     url = (
         "/recommendations?preset=&task=training&family=decoder&params=1B&layers=8"
         "&hidden_size=1024&num_heads=8&num_kv_heads=16"
     )
-    html = page(client, url, 422)
+    html = page(read_client, url, 422)
     assert field_error(html, "num_kv_heads") == "key/value heads cannot exceed attention heads"
 
 
-def test_unknown_choice_and_preset_are_field_errors(client: TestClient) -> None:
-    html = page(client, "/recommendations?precision=fp3&vendors=acme", 422)
+def test_unknown_choice_and_preset_are_field_errors(read_client: TestClient) -> None:
+    html = page(read_client, "/recommendations?precision=fp3&vendors=acme", 422)
     assert "choose one of" in (field_error(html, "precision") or "")
     assert "&#39;acme&#39; is not a choice" in html
-    html = page(client, "/recommendations?preset=gpt-9", 422)
+    html = page(read_client, "/recommendations?preset=gpt-9", 422)
     assert "unknown workload preset" in (field_error(html, "preset") or "")
     assert '<option value="gpt-9" selected>' in html
 
 
-def test_schema_limits_map_back_to_fields(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=llama-3-8b&layers=5000", 422)
+def test_schema_limits_map_back_to_fields(read_client: TestClient) -> None:
+    html = page(read_client, "/recommendations?preset=llama-3-8b&layers=5000", 422)
     assert field_value(html, "layers") == "5000"
     assert field_error(html, "layers") == "must be at most 1,000"
 
 
-def test_unknown_device_report_is_a_field_error(client: TestClient) -> None:
-    html = page(client, "/recommendations?preset=llama-3-8b&device_report_id=424242", 422)
+def test_unknown_device_report_is_a_field_error(read_client: TestClient) -> None:
+    html = page(read_client, "/recommendations?preset=llama-3-8b&device_report_id=424242", 422)
     assert "424242" in html
     assert "device report" in (field_error(html, "device_report_id") or "")
 
 
-def test_compare_with_my_machine_is_always_a_select(client: TestClient) -> None:
-    html = page(client, "/")
+def test_compare_with_my_machine_is_always_a_select(read_client: TestClient) -> None:
+    html = page(read_client, "/")
     assert re.search(r'<select id="f-device_report_id" name="device_report_id"', html)
     assert "None stored yet" in html
 
