@@ -867,6 +867,75 @@ def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: b
                 )
 
 
+def print_training(data_dir: Path, measurements: Path, verbose: bool) -> None:
+    scores = evaluate(data_dir, measurements)
+    print(f"{'workload':28} {'n':>3} {'spearman':>9} {'med.ratio':>9}   bare roofline")
+    for s in scores:
+        print(
+            f"{s.model + ' ' + s.precision:28} {s.n:3d} {s.spearman:9.3f} {s.median_ratio:9.2f}"
+            f"   {s.roofline_spearman:6.3f} {s.roofline_median_ratio:7.2f}"
+        )
+        if verbose:
+            for slug, m, p in sorted(s.rows, key=lambda r: -r[1]):
+                print(f"    {slug:28} measured {m:8.0f} predicted {p:8.0f}  ×{p / m:5.2f}")
+    fits = evaluate_fit(data_dir, measurements)
+    print()
+    print("Published training runs at their batch sizes: does the engine say they fit?")
+    for model in sorted({f.model for f in fits}):
+        rows = [f for f in fits if f.model == model]
+        ok = sum(f.fits for f in rows)
+        print(f"{model:28} {ok:3d} of {len(rows):3d} fit")
+        for f in rows:
+            if verbose or not f.fits:
+                flag = "fits" if f.fits else "DOES NOT FIT"
+                print(
+                    f"    {f.slug:24} {f.precision} batch {f.batch_size:5d}: "
+                    f"{f.required_gb:6.1f} of {f.usable_gb:6.1f} GB  {flag}"
+                )
+
+
+def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:
+    if RUNTIME_FILE.exists():
+        rt = evaluate_runtime(data_dir, RUNTIME_FILE)
+        print()
+        print("Batch inference under optimised runtimes (tests/data/runtime_inference.yaml)")
+        print(
+            f"n {rt.n}  spearman {rt.spearman:.3f}  median ratio {rt.median_ratio:.2f}"
+            f"  bias (measured/predicted) {rt.bias:.2f}"
+        )
+        for preset, sub in rt.by_preset().items():
+            print(
+                f"  {preset:14} n {sub.n:3d}  spearman {sub.spearman:6.3f}"
+                f"  median ratio {sub.median_ratio:5.2f}  bias {sub.bias:5.2f}"
+            )
+        if verbose:
+            for slug, label, m, p in rt.rows:
+                print(f"    {slug:16} {label:34} measured {m:8.0f} predicted {p:8.0f}", end="")
+                print(f"  ×{p / m:5.2f}")
+    if EAGER_FILE.exists():
+        eager = evaluate_eager_decode(data_dir, EAGER_FILE)
+        print()
+        print("Eager LLM decode (tests/data/eager_decode.yaml), tokens/s; * = calibration row")
+        hf = [r for r in eager if r.runtime == "transformers"]
+        for name, sub in (
+            ("transformers, batch <= 8", [r for r in hf if r.batch_size <= 8]),
+            ("transformers, all batches", hf),
+        ):
+            sc = eager_score(sub)
+            print(
+                f"  {name:26} n {sc.n:3d}  spearman {sc.spearman:6.3f}"
+                f"  median ratio {sc.median_ratio:5.2f}  bias {sc.bias:5.2f}"
+            )
+        for r in eager:
+            if verbose or r.runtime != "transformers":
+                flag = "*" if r.calibration else " "
+                print(
+                    f"   {flag}{r.model:12} {r.runtime:12} b{r.batch_size:<3d}"
+                    f" measured {r.measured:7.1f} predicted {r.predicted:7.1f}"
+                    f"  ×{r.predicted / r.measured:5.2f}"
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data")
@@ -884,71 +953,10 @@ def main(argv: list[str] | None = None) -> int:
         "--write-bands", action="store_true", help="store the bands in data/efficiency.yaml"
     )
     args = ap.parse_args(argv)
-    scores = evaluate(args.data, args.measurements)
-    print(f"{'workload':28} {'n':>3} {'spearman':>9} {'med.ratio':>9}   bare roofline")
-    for s in scores:
-        print(
-            f"{s.model + ' ' + s.precision:28} {s.n:3d} {s.spearman:9.3f} {s.median_ratio:9.2f}"
-            f"   {s.roofline_spearman:6.3f} {s.roofline_median_ratio:7.2f}"
-        )
-        if args.verbose:
-            for slug, m, p in sorted(s.rows, key=lambda r: -r[1]):
-                print(f"    {slug:28} measured {m:8.0f} predicted {p:8.0f}  ×{p / m:5.2f}")
-    fits = evaluate_fit(args.data, args.measurements)
-    print()
-    print("Published training runs at their batch sizes: does the engine say they fit?")
-    for model in sorted({f.model for f in fits}):
-        rows = [f for f in fits if f.model == model]
-        ok = sum(f.fits for f in rows)
-        print(f"{model:28} {ok:3d} of {len(rows):3d} fit")
-        for f in rows:
-            if args.verbose or not f.fits:
-                flag = "fits" if f.fits else "DOES NOT FIT"
-                print(
-                    f"    {f.slug:24} {f.precision} batch {f.batch_size:5d}: "
-                    f"{f.required_gb:6.1f} of {f.usable_gb:6.1f} GB  {flag}"
-                )
+    print_training(args.data, args.measurements, args.verbose)
     if args.inference.exists():
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
-    if RUNTIME_FILE.exists():
-        rt = evaluate_runtime(args.data, RUNTIME_FILE)
-        print()
-        print("Batch inference under optimised runtimes (tests/data/runtime_inference.yaml)")
-        print(
-            f"n {rt.n}  spearman {rt.spearman:.3f}  median ratio {rt.median_ratio:.2f}"
-            f"  bias (measured/predicted) {rt.bias:.2f}"
-        )
-        for preset, sub in rt.by_preset().items():
-            print(
-                f"  {preset:14} n {sub.n:3d}  spearman {sub.spearman:6.3f}"
-                f"  median ratio {sub.median_ratio:5.2f}  bias {sub.bias:5.2f}"
-            )
-        if args.verbose:
-            for slug, label, m, p in rt.rows:
-                print(f"    {slug:16} {label:34} measured {m:8.0f} predicted {p:8.0f}", end="")
-                print(f"  ×{p / m:5.2f}")
-    if EAGER_FILE.exists():
-        eager = evaluate_eager_decode(args.data, EAGER_FILE)
-        print()
-        print("Eager LLM decode (tests/data/eager_decode.yaml), tokens/s; * = calibration row")
-        hf = [r for r in eager if r.runtime == "transformers"]
-        for name, sub in (
-            ("transformers, batch <= 8", [r for r in hf if r.batch_size <= 8]),
-            ("transformers, all batches", hf),
-        ):
-            sc = eager_score(sub)
-            print(
-                f"  {name:26} n {sc.n:3d}  spearman {sc.spearman:6.3f}"
-                f"  median ratio {sc.median_ratio:5.2f}  bias {sc.bias:5.2f}"
-            )
-        for r in eager:
-            if args.verbose or r.runtime != "transformers":
-                flag = "*" if r.calibration else " "
-                print(
-                    f"   {flag}{r.model:12} {r.runtime:12} b{r.batch_size:<3d}"
-                    f" measured {r.measured:7.1f} predicted {r.predicted:7.1f}"
-                    f"  ×{r.predicted / r.measured:5.2f}"
-                )
+    print_runtime_and_eager(args.data, args.verbose)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)

@@ -594,40 +594,11 @@ def _baseline(
     return out, res.perf.throughput
 
 
-def recommend(
-    request: s.RecommendationRequest,
-    gpus: list[GpuSpec],
-    rules: compat.Rules,
-    calibration: Calibration | None = None,
-    baseline: GpuSpec | None = None,
-    data_dir: Path = DATA_DIR,
-    offers: Mapping[str, costs.GpuOffers] | None = None,
-    explain_empty: bool = True,
-) -> s.RecommendationResponse:
-    """Rank every GPU in ``gpus`` for the request; list the others with the reason.
-
-    An answer with no row explains itself (``empty``: the nearest configurations that would
-    run, from the what-if variations) unless ``explain_empty`` is false, as it is for the
-    re-rankings that explanation makes.
-
-    With ``offers`` (what the service loaded from the database), costs come from concrete
-    offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
-    has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
-    Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
-    counted, not evaluated (``_bounded``)."""
-    work, warnings = _resolve(request, data_dir)
-    if request.constraints.max_hours is not None and work.dataset_samples is None:
-        warnings.append(
-            "max_hours needs dataset_samples (the job's length) to judge a deadline; ignored"
-        )
-    if work.task == "serving":
-        cons = request.constraints
-        prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
-        return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
-    cons = request.constraints
-    if cons.max_job_cost_usd is not None and work.dataset_samples is None:
-        warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
-    ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
+def _ranked(
+    request: s.RecommendationRequest, ctx: ev.Context, gpus: list[GpuSpec]
+) -> tuple[list[rank.Candidate], list[dict[str, str]], dict[int, list[rank.Candidate]], _Census]:
+    """Every card evaluated (or bounded and counted) and ranked: the ordered candidates, the
+    exclusions, each shown row's alternatives, and the census of cards counted unevaluated."""
     cands: list[rank.Candidate] = []
     excluded: list[dict[str, str]] = []  # validated at once into the answer (_EXCLUDED)
     others: dict[int, list[rank.Candidate]] = {}
@@ -669,6 +640,44 @@ def recommend(
     ordered = rank.rank(cands, request.objective, request.speed_weight)
     for c in ordered[: request.limit] if lazy else ():
         others[id(c)] = cards[id(c)].alternatives()
+    return ordered, excluded, others, census
+
+
+def recommend(
+    request: s.RecommendationRequest,
+    gpus: list[GpuSpec],
+    rules: compat.Rules,
+    calibration: Calibration | None = None,
+    baseline: GpuSpec | None = None,
+    data_dir: Path = DATA_DIR,
+    offers: Mapping[str, costs.GpuOffers] | None = None,
+    explain_empty: bool = True,
+) -> s.RecommendationResponse:
+    """Rank every GPU in ``gpus`` for the request; list the others with the reason.
+
+    An answer with no row explains itself (``empty``: the nearest configurations that would
+    run, from the what-if variations) unless ``explain_empty`` is false, as it is for the
+    re-rankings that explanation makes.
+
+    With ``offers`` (what the service loaded from the database), costs come from concrete
+    offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
+    has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
+    Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
+    counted, not evaluated (``_bounded``)."""
+    work, warnings = _resolve(request, data_dir)
+    if request.constraints.max_hours is not None and work.dataset_samples is None:
+        warnings.append(
+            "max_hours needs dataset_samples (the job's length) to judge a deadline; ignored"
+        )
+    if work.task == "serving":
+        cons = request.constraints
+        prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
+        return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
+    cons = request.constraints
+    if cons.max_job_cost_usd is not None and work.dataset_samples is None:
+        warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
+    ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
+    ordered, excluded, others, census = _ranked(request, ctx, gpus)
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
