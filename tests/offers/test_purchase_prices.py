@@ -1,0 +1,120 @@
+"""data/offers/purchase.yaml: every price is dated and sourced, reaches the offers API as it is
+written, and is what a buy question pays under ``purchase_basis: auto``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from app.offers.loader import read_seed_purchase_offers
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+DOC = yaml.safe_load((DATA / "offers" / "purchase.yaml").read_text(encoding="utf-8"))
+ROWS: list[dict[str, Any]] = DOC["prices"]
+CATALOG = {
+    g["slug"]
+    for f in (DATA / "gpus").glob("*.yaml")
+    for g in yaml.safe_load(f.read_text(encoding="utf-8"))["gpus"]
+}
+
+
+def _id(row: dict[str, Any]) -> str:
+    return f"{row['gpu']}-{row['condition']}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=_id)
+def test_every_row_names_a_catalog_card_a_condition_a_date_and_a_source(
+    row: dict[str, Any],
+) -> None:
+    assert row["gpu"] in CATALOG
+    assert row["condition"] in ("new", "used")
+    assert row["usd"] > 0
+    assert re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", row["as_of"]), row["as_of"]
+    source = DOC["sources"][row["source"]]
+    assert source["title"].strip() and source["url"].startswith("https://")
+
+
+def test_the_loader_reads_every_row_with_its_source() -> None:
+    loaded = read_seed_purchase_offers(DATA)
+    assert [(o.gpu_slug, o.condition, o.usd, o.as_of) for o in loaded] == [
+        (r["gpu"], r["condition"], float(r["usd"]), r["as_of"]) for r in ROWS
+    ]
+    for o, r in zip(loaded, ROWS, strict=True):
+        assert DOC["sources"][r["source"]]["url"][:200] in o.source
+
+
+@pytest.mark.parametrize("row", ROWS, ids=_id)
+def test_every_row_is_a_purchase_offer_of_its_card(
+    read_client: TestClient, row: dict[str, Any]
+) -> None:
+    items = read_client.get(
+        "/api/v1/offers", params={"gpu": row["gpu"], "kind": "purchase", "limit": 50}
+    ).json()["items"]
+    url = DOC["sources"][row["source"]]["url"]
+    assert any(
+        o["condition"] == row["condition"] and o["usd"] == row["usd"]
+        and o["as_of"] == row["as_of"] and url in o["source"]
+        for o in items
+    ), items  # fmt: skip
+
+
+def _buy(client: TestClient, body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    return {row["gpu"]["slug"]: row for row in r.json()["recommendations"]}
+
+
+# Cards that had no current price before these rows: the P40 and the 3060 12 GB had none, the
+# 4060 Ti 16 GB only its 2023 launch price.
+BUDGET_CARDS = ("tesla-p40", "rtx-3060-12gb", "rtx-4060-ti-16gb")
+
+
+def test_auto_basis_buys_the_budget_cards_at_their_sourced_price(read_client: TestClient) -> None:
+    rows = _buy(
+        read_client,
+        {
+            "workload": {"preset": "resnet-50", "task": "training"},
+            "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
+            "objective": "cheapest",
+            "limit": 500,
+        },
+    )
+    for slug in BUDGET_CARDS:
+        want = next(r for r in ROWS if r["gpu"] == slug)
+        buy = rows[slug]["cost"]["buy"]
+        assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
+            want["condition"], want["usd"], want["as_of"],
+        ), slug  # fmt: skip
+
+
+def test_llama_70b_at_home_for_3000_lists_two_used_3090s_and_two_p40s(
+    read_client: TestClient,
+) -> None:
+    """The question issue 23 could not answer: 70B at 4 bits on a $3,000 budget."""
+    rows = _buy(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "inference", "quantization": "q4_k_m"},
+            "constraints": {
+                "acquisition": "buy", "purchase_basis": "auto", "max_purchase_usd": 3000,
+                "allow_4bit": True,
+            },
+            "objective": "cheapest",
+            "limit": 50,
+        },
+    )  # fmt: skip
+    assert rows, "some configuration fits the budget"
+    assert all(r["cost"]["buy"]["usd"] <= 3000 for r in rows.values())
+    p40 = next(r for r in ROWS if r["gpu"] == "tesla-p40")
+    assert rows["tesla-p40"]["num_gpus"] >= 2  # 24 GB each: one card cannot hold 70B
+    assert rows["tesla-p40"]["cost"]["buy"]["condition"] == "used"
+    assert rows["tesla-p40"]["cost"]["buy"]["usd"] == pytest.approx(
+        p40["usd"] * rows["tesla-p40"]["num_gpus"]
+    )
+    pair = rows["rtx-3090"]
+    assert pair["num_gpus"] == 2 and pair["cost"]["buy"]["condition"] == "used"
