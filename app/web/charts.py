@@ -271,7 +271,8 @@ def _declutter(
                 (p.x - 8 - w, p.y + 6 + line_h, "end"),  # below left
                 (p.x - w / 2, p.y + 10 + line_h, "middle"),  # below
             ):
-                box = (x0 - 3, y1 - line_h + 2, x0 + w + 3, y1)  # a little air around it
+                # a little air around it; the drawn text box reaches ~4 units below its baseline
+                box = (x0 - 3, y1 - line_h + 2, x0 + w + 3, y1 + 5)
                 if not text or x0 < left or x0 + w > right or box[1] < top:
                     continue
                 if all(_apart(box, b) for b in placed if b != own):

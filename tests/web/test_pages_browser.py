@@ -293,7 +293,7 @@ def test_serving_answer_is_one_table_with_its_explanations(view: Page) -> None:
     rows = view.locator("tr[data-serving-row]")
     assert rows.count() >= 5
     why = view.locator("[data-serving-why]").first
-    why.locator("summary").click()
+    why.locator(":scope > summary").click()
     text = why.inner_text()
     assert "Explanation" in text and "Memory per GPU" in text
     # the top pick links to its row
