@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -22,7 +23,14 @@ from app.offers.files import OfferFileError, ParsedFile, parse_file
 from app.offers.mapping import load_mapping
 from app.offers.models import CloudOfferRow, PurchaseOfferRow
 from app.offers.repository import OfferFilter
-from app.offers.schemas import GpuWithOffers, ImportReport, OfferOut, OfferPage, SkippedOut
+from app.offers.schemas import (
+    GpuWithOffers,
+    ImportReport,
+    OfferOut,
+    OfferPage,
+    RentFromOut,
+    SkippedOut,
+)
 
 MAX_LIMIT = 500
 
@@ -112,7 +120,12 @@ def offers_for_gpu(session: Session, settings: Settings, slug: str) -> list[Offe
 
 
 def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOffers:
-    return GpuWithOffers(**gpu.model_dump(), offers=offers_for_gpu(session, settings, gpu.slug))
+    rent = rent_from_by_gpu(session).get(gpu.slug)
+    return GpuWithOffers(
+        **gpu.model_dump(),
+        offers=offers_for_gpu(session, settings, gpu.slug),
+        rent_from=RentFromOut(**asdict(rent)) if rent else None,
+    )
 
 
 # ---------------------------------------------------------------- the recommender's view

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from app.config import Settings
@@ -173,3 +174,18 @@ def test_the_prices_are_built_once_and_follow_an_offer_change(settings: Settings
             assert after.offers == first["h100-sxm"].offers + 1
     finally:
         engine.dispose()
+
+
+def test_the_api_gives_one_gpu_its_from_price(read_client: TestClient) -> None:
+    body = read_client.get("/api/v1/gpus/h100-sxm").json()
+    rent = body["rent_from"]
+    launchable = [
+        o
+        for o in body["offers"]
+        if o["kind"] == "cloud" and "(per-GPU price)" not in o["instance_type"]
+    ]
+    assert rent["offers"] == len(launchable)
+    on_demand = [o["usd_per_gpu_hour"] for o in launchable if o["tier"] != "spot"]
+    assert rent["usd_per_gpu_hour"] == pytest.approx(min(on_demand), abs=1e-4)
+    assert rent["usd_per_gpu_hour"] < body["cloud_price"]["usd_per_hour"]  # not the quote
+    assert read_client.get("/api/v1/gpus/mi300x").json()["rent_from"]["offers"] >= 1
