@@ -53,7 +53,24 @@ class ImportReport(BaseModel):
     skipped: list[SkippedOut] = []
 
 
+class RentFromOut(BaseModel):
+    """What the GPU rents from: its launchable offers only, never a quoted price."""
+
+    usd_per_gpu_hour: float | None = Field(
+        description="lowest on-demand price per GPU-hour among the launchable offers"
+    )
+    provider: str | None = Field(description="who rents at that price")
+    offers: int = Field(description="launchable offers, every tier")
+    as_of: str = Field(description="the newest date among them")
+    spot_usd_per_gpu_hour: float | None = Field(
+        None, description="lowest spot price per GPU-hour, only where it is lower"
+    )
+
+
 class GpuWithOffers(GpuOut):
     """GET /api/v1/gpus/{slug}: the catalog entry and every offer for it."""
 
     offers: list[OfferOut] = Field(default_factory=list)
+    rent_from: RentFromOut | None = Field(
+        None, description="the offers' from price; null without a launchable offer"
+    )

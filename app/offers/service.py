@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from datetime import date, timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -15,13 +16,21 @@ from app.catalog.schemas import GpuOut
 from app.config import Settings
 from app.db import Snapshots
 from app.domain.cost import CloudOffer, GpuOffers, PurchaseOffer, launch_is_stale
+from app.domain.rent_from import RentFrom, rent_from
 from app.errors import InvalidInput
 from app.offers import repository
 from app.offers.files import OfferFileError, ParsedFile, parse_file
 from app.offers.mapping import load_mapping
 from app.offers.models import CloudOfferRow, PurchaseOfferRow
 from app.offers.repository import OfferFilter
-from app.offers.schemas import GpuWithOffers, ImportReport, OfferOut, OfferPage, SkippedOut
+from app.offers.schemas import (
+    GpuWithOffers,
+    ImportReport,
+    OfferOut,
+    OfferPage,
+    RentFromOut,
+    SkippedOut,
+)
 
 MAX_LIMIT = 500
 
@@ -111,7 +120,12 @@ def offers_for_gpu(session: Session, settings: Settings, slug: str) -> list[Offe
 
 
 def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOffers:
-    return GpuWithOffers(**gpu.model_dump(), offers=offers_for_gpu(session, settings, gpu.slug))
+    rent = rent_from_by_gpu(session).get(gpu.slug)
+    return GpuWithOffers(
+        **gpu.model_dump(),
+        offers=offers_for_gpu(session, settings, gpu.slug),
+        rent_from=RentFromOut(**asdict(rent)) if rent else None,
+    )
 
 
 # ---------------------------------------------------------------- the recommender's view
@@ -288,6 +302,26 @@ def gpu_offers(session: Session, stamp: tuple[Any, ...] | None = None) -> Mappin
         repository.offers_stamp(session) if stamp is None else stamp,
         lambda: _load_gpu_offers(session),
     )
+
+
+# Every GPU's "from" price, derived from the snapshot above in one pass and kept as long
+# as it: the catalog page prices every row on each request.
+_rent_from: Snapshots[Mapping[str, RentFrom]] = Snapshots()
+
+
+def rent_from_by_gpu(
+    session: Session, stamp: tuple[Any, ...] | None = None
+) -> Mapping[str, RentFrom]:
+    """Per GPU slug: the lowest launchable on-demand price per GPU-hour, how many launchable
+    offers and the newest date among them (app/domain/rent_from.py); GPUs without a
+    launchable offer are absent. Read-only; shared between requests."""
+    stamp = repository.offers_stamp(session) if stamp is None else stamp
+
+    def load() -> Mapping[str, RentFrom]:
+        found = {slug: rent_from(o.cloud) for slug, o in gpu_offers(session, stamp).items()}
+        return MappingProxyType({slug: r for slug, r in found.items() if r is not None})
+
+    return _rent_from.get(session, stamp, load)
 
 
 OFFER_SORTS = {

@@ -30,7 +30,8 @@ CATALOG_SORTS: tuple[tuple[str, str], ...] = (
     ("-fp8_tflops", "FP8 TFLOPS, most first"),
     ("purchase_usd", "Price, cheapest first"),
     ("-purchase_usd", "Price, dearest first"),
-    ("cloud_price_usd_per_hour", "Cloud $/h, cheapest first"),
+    ("cloud_from", "Cloud price, cheapest first"),  # the offers' (app/web/catalog_pages.py)
+    ("-cloud_from", "Cloud price, dearest first"),
     ("-release_year", "Newest first"),
     ("tdp_w", "Power, lowest first"),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -12,8 +13,10 @@ from pydantic import ValidationError
 
 from app.catalog import service as catalog
 from app.catalog.repository import SORTABLE, GpuFilter
+from app.catalog.schemas import GpuOut, GpuPage
 from app.config import Settings
 from app.deps import SessionDep, SettingsDep
+from app.domain.rent_from import RentFrom
 from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
 from app.recommend import orchestrate
@@ -50,9 +53,61 @@ CATALOG_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
+# The page's sort by the offers' price (app/domain/rent_from.py), which the catalog does not
+# hold. The quoted per-GPU price the catalog's own `cloud_price_usd_per_hour` sorts by is
+# not shown on the page, so an older link sorting by it sorts by what the page shows.
+RENT_SORT = "cloud_from"
+PAGE_SORTABLE = (*SORTABLE, RENT_SORT)
+_OLD_RENT_SORT = "cloud_price_usd_per_hour"
+
+
+def _rent_price(prices: Mapping[str, RentFrom], slug: str) -> float | None:
+    p = prices.get(slug)
+    return p.usd_per_gpu_hour if p else None
+
+
+def _by_rent_price(
+    session: Any, f: GpuFilter, prices: Mapping[str, RentFrom], sort: str, offset: int
+) -> GpuPage:
+    """One page of the filtered catalog ordered by the offers' price, GPUs without a
+    launchable offer last (in the catalog's own order).
+
+    Sorted here, not in SQL: the catalog may not know offers (tests/test_architecture.py),
+    so its repository cannot order by them, and passing it an order made from offers would
+    teach it a concept it should not hold. The whole filtered list is read (the catalog is
+    ~100 GPUs; read in pages of the service's maximum should it grow) and ordered before
+    paging, so every page and the total agree with the order."""
+    items: list[GpuOut] = []
+    while True:
+        page = catalog.list_gpus(session, f, limit=catalog.MAX_LIMIT, offset=len(items))
+        items += page.items
+        if not page.items or len(items) >= page.total:
+            break
+    priced = [g for g in items if _rent_price(prices, g.slug) is not None]
+    sign = -1.0 if sort.startswith("-") else 1.0
+    priced.sort(key=lambda g: (sign * (_rent_price(prices, g.slug) or 0.0), g.slug))
+    unpriced = [g for g in items if _rent_price(prices, g.slug) is None]
+    ordered = priced + unpriced
+    return GpuPage(
+        total=len(ordered),
+        limit=PAGE_SIZE,
+        offset=offset,
+        items=ordered[offset : offset + PAGE_SIZE],
+    )
+
+
 @router.get("/gpus", response_class=HTMLResponse)
 def gpus(request: Request, session: SessionDep) -> HTMLResponse:
-    form = parse_catalog(request.query_params.multi_items(), SORTABLE)
+    form = parse_catalog(request.query_params.multi_items(), PAGE_SORTABLE)
+    if form.sort and form.sort.lstrip("-+") == _OLD_RENT_SORT:
+        form.sort = form.sort.replace(_OLD_RENT_SORT, RENT_SORT)
+        form.values["sort"] = form.sort
+    prices = offers.rent_from_by_gpu(session)
+    # The cloud-price limit is on the offers' price too: the GPUs renting at or under it.
+    within = None
+    if form.max_hourly_usd is not None:
+        cap = form.max_hourly_usd
+        within = sorted(s for s in prices if (v := _rent_price(prices, s)) is not None and v <= cap)
     f = GpuFilter(
         vendors=form.vendors,
         segments=form.segments,
@@ -60,13 +115,18 @@ def gpus(request: Request, session: SessionDep) -> HTMLResponse:
         min_memory_gb=form.min_memory_gb,
         max_memory_gb=form.max_memory_gb,
         max_price_usd=form.max_price_usd,
-        max_hourly_usd=form.max_hourly_usd,
+        slugs=within,
         q=form.q,
     )
-    page = catalog.list_gpus(session, f, sort=form.sort, limit=PAGE_SIZE, offset=form.offset)
+    if form.sort and form.sort.lstrip("-+") == RENT_SORT:
+        page = _by_rent_price(session, f, prices, form.sort, form.offset)
+    else:
+        page = catalog.list_gpus(session, f, sort=form.sort, limit=PAGE_SIZE, offset=form.offset)
     ctx = {
         "form": form,
         "page": page,
+        "prices": prices,
+        "rent_sort": RENT_SORT,
         "columns": CATALOG_COLUMNS,
         "sorts": CATALOG_SORTS,
         "vendors": VENDORS,
@@ -207,6 +267,7 @@ def gpu_detail(
         "cloud_offers": cloud_offers,
         "purchase_offers": purchase_offers,
         "offers_sort": offers_sort,
+        "rent": offers.rent_from_by_gpu(session).get(slug),
         "stale_days": settings.offer_stale_days,
     }
     return render(request, "gpu.html", ctx)
@@ -225,33 +286,44 @@ COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
     "tdp_w": ("Board power", "W", False),
     "launch_price_usd": ("Launch price", "USD", False),
     "street_price_usd": ("Street price", "USD", False),
-    "cloud_price_usd_per_hour": ("Cloud price", "USD per GPU-hour", False),
+    "cloud_price_usd_per_hour": ("Cloud from", "launchable offers", False),
     "purchase_usd": ("Price used for buying", "USD", False),
     "interconnect_gbs": ("GPU interconnect", "GB/s", True),
 }
 
 
-def _compare_value(gpu: Any, name: str) -> Any:
-    if name == "cloud_price_usd_per_hour":
-        return gpu.cloud_price.usd_per_hour if gpu.cloud_price else None
+_RENT_FIELD = "cloud_price_usd_per_hour"  # shown as the offers' price, not the quoted one
+
+
+def _compare_value(gpu: Any, name: str, prices: Mapping[str, RentFrom]) -> Any:
+    if name == _RENT_FIELD:
+        return _rent_price(prices, gpu.slug)
     if name == "street_price_usd":
         return gpu.street_price.usd if gpu.street_price else None
     return getattr(gpu, name, None)
 
 
-def _compare_rows(result: Any) -> list[tuple[str, str, bool, list[tuple[Any, float | None]]]]:
+CompareCell = tuple[Any, float | None, RentFrom | None]
+
+
+def _compare_rows(
+    result: Any, prices: Mapping[str, RentFrom]
+) -> list[tuple[str, str, bool, list[CompareCell], bool]]:
+    """(label, unit, higher is better, cells, whether the row is the offers' price)."""
     rows = []
     for name in result.fields:
         label, unit, higher = COMPARE_FIGURES.get(name, (name.replace("_", " "), "", True))
-        base = _compare_value(result.gpus[0].gpu, name)
-        cells = []
+        base = _compare_value(result.gpus[0].gpu, name, prices)
+        cells: list[CompareCell] = []
         for r in result.gpus:
-            value = _compare_value(r.gpu, name)
-            ratio = r.ratios.get(name)
+            value = _compare_value(r.gpu, name, prices)
+            # the catalog's ratio for the cloud price is of the quoted figure: recomputed
+            ratio = None if name == _RENT_FIELD else r.ratios.get(name)
             if ratio is None and value is not None and base:
                 ratio = round(value / base, 4)
-            cells.append((value, ratio))
-        rows.append((label, unit, higher, cells))
+            rent = prices.get(r.gpu.slug) if name == _RENT_FIELD else None
+            cells.append((value, ratio, rent))
+        rows.append((label, unit, higher, cells, name == _RENT_FIELD))
     return rows
 
 
@@ -294,7 +366,7 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
             status = exc.status_code
         else:
             ctx["result"] = result
-            ctx["rows"] = _compare_rows(result)
+            ctx["rows"] = _compare_rows(result, offers.rent_from_by_gpu(session))
             if preset:
                 try:
                     ctx["job"] = _compare_workload(session, settings, slugs, preset, task)

@@ -7,6 +7,7 @@ import ast
 import csv
 import io
 import re
+from collections.abc import Mapping
 from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.db import make_engine, make_session_factory, session_scope
+from app.domain.rent_from import RentFrom
 from app.main import create_app
+from app.offers.service import rent_from_by_gpu
 from app.web import charts, templating
 from tests.web.sample_report import sample_report
 
@@ -188,6 +192,100 @@ def test_catalog_huge_offset_is_a_field_error_not_a_crash(
     # found by fuzzing: the offset reached SQLite as an integer past 64 bits (500)
     html = page(read_client, f"/gpus?offset={offset}", 422)
     assert "must be at most" in html
+
+
+# ---------------------------------------------------------------------------- prices from the offers
+
+
+@pytest.fixture(scope="module")
+def rent_prices(read_settings: Settings) -> Mapping[str, RentFrom]:
+    """The offers' "from" prices (tests/offers/test_rent_from.py checks them on the rows)."""
+    engine = make_engine(read_settings.database_url)
+    with session_scope(make_session_factory(engine)) as session:
+        prices = rent_from_by_gpu(session)
+    engine.dispose()
+    return prices
+
+
+def shown_prices(html: str) -> list[tuple[str, float | None]]:
+    """(slug, the row's "from" price) for each catalog row, in order."""
+    rows = re.findall(
+        r'name="slugs" value="([^"]+)".*?<td class="num rent-from">(.*?)</td>', html, re.S
+    )
+    out = []
+    for slug, cell in rows:
+        m = re.search(r'data-rent-from="([^"]+)"', cell)
+        out.append((slug, float(m.group(1)) if m else None))
+    return out
+
+
+def test_gpu_page_rents_from_the_offers_not_the_quoted_price(
+    read_client: TestClient, rent_prices: Mapping[str, RentFrom]
+) -> None:
+    quoted = read_client.get("/api/v1/gpus/h100-sxm").json()["cloud_price"]["usd_per_hour"]
+    h100 = rent_prices["h100-sxm"]
+    assert h100.usd_per_gpu_hour is not None and h100.usd_per_gpu_hour < quoted
+    html = page(read_client, "/gpus/h100-sxm")
+    card = re.search(r"data-rent-card>(.*?)</div></div>", html, re.S)
+    assert card is not None
+    text = re.sub(r"<[^>]+>", " ", card.group(1))
+    assert f"from {templating.usd(h100.usd_per_gpu_hour)}/GPU-h" in text
+    assert f"{h100.offers} offers · as of {h100.as_of}" in text
+    assert templating.usd(quoted) not in text  # the quote is shown apart, as a quote
+
+
+def test_mi300x_shows_its_offers(
+    read_client: TestClient, rent_prices: Mapping[str, RentFrom]
+) -> None:
+    mi = rent_prices["mi300x"]
+    assert read_client.get("/api/v1/gpus/mi300x").json()["cloud_price"] is None
+    words = f"from {templating.usd(mi.usd_per_gpu_hour)}/GPU-h · {mi.offers} offer"
+    html = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page(read_client, "/gpus/mi300x")))
+    assert words in html and "no cloud price" not in html
+    compare = page(read_client, "/compare?slugs=h100-sxm,mi300x")
+    cells = re.findall(r"<td class=\"num\" data-rent-cell>(.*?)</td>", compare, re.S)
+    assert len(cells) == 2
+    h100 = rent_prices["h100-sxm"]
+    assert f'data-rent-from="{h100.usd_per_gpu_hour}"' in cells[0]
+    assert (
+        f'data-rent-from="{mi.usd_per_gpu_hour}"' in cells[1] and f"{mi.offers} offers" in cells[1]
+    )
+
+
+@pytest.mark.parametrize("sort", ["cloud_from", "-cloud_from"])
+def test_catalog_sorts_by_the_offers_price_unpriced_last(
+    read_client: TestClient, rent_prices: Mapping[str, RentFrom], sort: str
+) -> None:
+    rows: list[tuple[str, float | None]] = []
+    for offset in (0, 50, 100):
+        rows += shown_prices(page(read_client, f"/gpus?sort={sort}&offset={offset}"))
+    total = read_client.get("/api/v1/gpus?limit=500").json()["total"]
+    assert len(rows) == total and len({s for s, _ in rows}) == total
+    priced = [p for _, p in rows if p is not None]
+    assert rows[: len(priced)] == [(s, p) for s, p in rows if p is not None]  # unpriced last
+    assert priced == sorted(priced, reverse=sort.startswith("-"))
+    assert {s: p for s, p in rows if p is not None} == {
+        s: r.usd_per_gpu_hour for s, r in rent_prices.items() if r.usd_per_gpu_hour is not None
+    }
+
+
+def test_catalog_price_limit_is_on_the_offers_price(
+    read_client: TestClient, rent_prices: Mapping[str, RentFrom]
+) -> None:
+    cap = 1.5
+    html = page(read_client, f"/gpus?max_hourly_usd={cap}&sort=cloud_from")
+    rows = shown_prices(html)
+    expected = {
+        s
+        for s, r in rent_prices.items()
+        if r.usd_per_gpu_hour is not None and r.usd_per_gpu_hour <= cap
+    }
+    assert {s for s, _ in rows} == expected and "h100-sxm" in expected  # quoted $3.78
+    # an old link's sort by the quoted price sorts by the offers' price the page shows
+    old = shown_prices(
+        page(read_client, f"/gpus?max_hourly_usd={cap}&sort=cloud_price_usd_per_hour")
+    )
+    assert old == rows
 
 
 # ---------------------------------------------------------------------------- the question

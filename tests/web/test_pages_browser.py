@@ -395,6 +395,24 @@ def test_catalog_fits_at_1440_and_says_it_scrolls_on_a_phone(view: Page) -> None
     no_sideways_scroll(view)
 
 
+def test_catalog_sorts_by_the_offers_price_and_keeps_it_short_on_a_phone(view: Page) -> None:
+    view.goto("/gpus")
+    view.locator("table.catalog thead a", has_text="Cloud from").click()
+    view.wait_for_url(re.compile(r"sort=cloud_from"))
+    prices = view.locator("td.rent-from [data-rent-from]").evaluate_all(
+        "es => es.map(e => Number(e.dataset.rentFrom))"
+    )
+    assert len(prices) > 10 and prices == sorted(prices)
+    first = view.locator("td.rent-from").first
+    assert first.inner_text().startswith("from $")
+    assert view.viewport_size is not None
+    on_phone = view.viewport_size["width"] < 640
+    # "N offers · as of DATE" under the price at 1440 px; the price alone on a phone
+    assert first.locator(".hide-sm").is_hidden() == on_phone
+    assert (" offer" in first.inner_text()) != on_phone
+    no_sideways_scroll(view)
+
+
 def test_catalog_filters_fold_on_a_phone(page_phone: Page) -> None:
     pg = page_phone
     pg.goto("/gpus")
