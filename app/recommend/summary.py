@@ -69,7 +69,7 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
     if w.peft != "none":
         parts.append(w.peft)
     if w.dataset_samples and w.epochs:
-        job = f"{_fig(w.dataset_samples)} samples × {w.epochs:g} epochs"
+        job = f"{_fig(w.dataset_samples)} samples × {w.epochs:g} epoch" + "s" * (w.epochs != 1)
         basis = w.dataset_basis or ""
         if basis.startswith("assumed"):
             job += f" ({basis})"

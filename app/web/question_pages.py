@@ -310,7 +310,9 @@ def _echo(
         job.append("activation checkpointing")
     out.append(("Job", ", ".join(job)))
     if w.dataset_samples and w.task in ("training", "fine-tuning"):
-        size = f"{params_h(w.dataset_samples)} samples × {num(w.epochs)} epochs"
+        size = f"{params_h(w.dataset_samples)} samples × {num(w.epochs)} epoch" + "s" * (
+            w.epochs != 1
+        )
         basis = w.dataset_basis or "yours"
         if basis.startswith("assumed") and change_href:
             out.append(("Dataset", f"{size}, {basis}", change_href))

@@ -105,7 +105,7 @@ def test_decoder_fine_tuning_is_in_tokens_per_second_and_its_time_to_finish_unch
     for row in answer.recommendations:
         t = row.throughput
         assert t.unit == "tokens/s" and t.samples_per_s is not None
-        assert t.value == pytest.approx(t.samples_per_s * w.seq_len)
+        assert t.value == pytest.approx(t.samples_per_s * (w.seq_len or 0))
         assert row.uncertainty.low <= t.value <= row.uncertainty.high
         assert "tokens/s" in " ".join(row.explanation)
         # the hours are the engine's, from samples/s: the dataset in samples, not tokens
@@ -120,8 +120,10 @@ def test_decoder_fine_tuning_is_in_tokens_per_second_and_its_time_to_finish_unch
 
 def test_the_ranking_is_the_same_in_either_unit() -> None:
     tokens = _answer(preset="gpt-2")
-    samples = [r.throughput.samples_per_s for r in tokens.recommendations]
+    samples = [r.throughput.samples_per_s or 0.0 for r in tokens.recommendations]
     assert samples == sorted(samples, reverse=True)  # fastest first, in the engine's unit
+    shown = [r.throughput.value for r in tokens.recommendations]
+    assert shown == sorted(shown, reverse=True) and min(samples) > 0
 
 
 def test_vision_training_stays_in_samples_per_second() -> None:
@@ -137,5 +139,5 @@ def test_a_deadline_on_an_assumed_job_size_says_so() -> None:
     assert any("max_hours judged against an assumed job size" in w for w in answer.warnings)
     # the verdict's assumptions line names the job size as assumed
     assumptions = answer_summary(answer).assumptions
-    assert f"samples × 1 epochs ({answer.workload.dataset_basis})" in assumptions
+    assert f"samples × 1 epoch ({answer.workload.dataset_basis})" in assumptions
     assert "assumed: 1 M tokens" in assumptions

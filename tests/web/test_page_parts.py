@@ -154,4 +154,4 @@ def test_an_assumed_job_size_is_shown_with_a_link_to_change_it(read_client: Test
     assert verdict is not None and "assumed: 1 M tokens" in verdict.group(0)
     assert "tokens/s" in html
     mine = page(read_client, "/recommendations?preset=mistral-7b&dataset_samples=20k")
-    assert "data-change-assumption" not in mine and "20K samples × 1 epochs, yours" in mine
+    assert "data-change-assumption" not in mine and "20K samples × 1 epoch, yours" in mine
