@@ -87,8 +87,9 @@ TENSOR_RATIO: dict[tuple[str, bool], float] = {
 }
 
 
-# Language models whose training throughput is read in tokens/s, as their training runs are
-# reported (Megatron-LM, nanoGPT, MLPerf's LLM logs): samples/s × the tokens each sample carries.
+# Language models whose training throughput is shown in tokens/s: samples/s × the tokens each
+# sample carries, the unit their data budgets are counted in (Chinchilla's 20 tokens per
+# parameter, "1 M tokens of fine-tuning data"), whatever the sequence length.
 TOKEN_COUNTED_FAMILIES = frozenset({"decoder", "encoder-decoder"})
 
 
