@@ -87,6 +87,22 @@ TENSOR_RATIO: dict[tuple[str, bool], float] = {
 }
 
 
+# Language models whose training throughput is shown in tokens/s: samples/s × the tokens each
+# sample carries, the unit their data budgets are counted in (Chinchilla's 20 tokens per
+# parameter, "1 M tokens of fine-tuning data"), whatever the sequence length.
+TOKEN_COUNTED_FAMILIES = frozenset({"decoder", "encoder-decoder"})
+
+
+def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
+    """The factor from an estimate's throughput to the unit an answer shows it in, and that unit:
+    a language model's training in tokens/s (the sequence length the estimate models per
+    sample), everything else as estimated. Only the figure shown changes: ranking, bounds and
+    time to finish read the estimate's own samples/s."""
+    if work.training and unit == "samples/s" and work.model.family in TOKEN_COUNTED_FAMILIES:
+        return float(work.tokens_per_sample), "tokens/s"
+    return 1.0, unit
+
+
 def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, bool]:
     """Dense peak for ``precision`` and whether it was derived rather than published."""
     value = gpu.peak_tflops(precision)

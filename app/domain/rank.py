@@ -9,7 +9,7 @@ from app.domain import cost as costs
 from app.domain import topology
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate
+from app.domain.perf import PerfEstimate, shown_rate
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
@@ -292,11 +292,12 @@ def _fmt(x: float) -> str:
 def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> list[str]:
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
+    scale, unit = shown_rate(c.work, p.unit)
     lines = [
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
         f"{vram(c.available_gb):.0f} GB{' ' + per if per else ''}.",
-        f"Expected {_fmt(p.throughput)} {p.unit} at {c.work.precision} ({p.compute_precision} "
-        f"math), limited by {p.bottleneck}.",
+        f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
+        f"({p.compute_precision} math), limited by {p.bottleneck}.",
         f"Assumes the {p.runtime} runtime"
         + (f" on {p.backend}" if p.backend else "")
         + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")

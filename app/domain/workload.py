@@ -193,6 +193,9 @@ class WorkloadSpec:
     gradient_checkpointing: bool = False
     dataset_samples: float | None = None
     epochs: float = 1.0
+    # Where dataset_samples comes from, in words: "yours", or "assumed: …" (the preset's own
+    # dataset, or a stated default job size); None without a dataset. Read by no estimate.
+    dataset_basis: str | None = field(default=None, compare=False, hash=False)
     latency_target_ms: float | None = None
     lora_rank: int = DEFAULT_LORA_RANK
     # PyTorch leaves TF32 off for fp32 matmuls unless the user (or an NGC container through

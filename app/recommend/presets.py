@@ -1,4 +1,4 @@
-"""Workload presets (data/workloads.yaml).
+"""Workload presets and the job sizes assumed without a dataset (data/workloads.yaml).
 
 The file ships with the code and never changes at run time, so it is parsed once per
 directory and cached. The engine's rule tables (frameworks, efficiencies) are read by
@@ -35,6 +35,27 @@ class Preset:
     sources: tuple[str, ...] = ()
     notes: str | None = None
     source_refs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultDataset:
+    """The job size assumed for a kind of job when neither the request nor the preset gives a
+    dataset (data/workloads.yaml ``default_datasets``): one of ``tokens`` (samples = tokens ÷
+    seq_len), ``tokens_per_param`` (samples = that × params ÷ seq_len) or ``samples``."""
+
+    families: tuple[str, ...]
+    task: str
+    label: str
+    epochs: float = 1.0
+    tokens: float | None = None
+    tokens_per_param: float | None = None
+    samples: float | None = None
+
+    def samples_for(self, params: float, seq_len: int) -> float:
+        if self.samples is not None:
+            return self.samples
+        tokens = self.tokens if self.tokens is not None else (self.tokens_per_param or 0) * params
+        return tokens / max(1, seq_len)
 
 
 def _num(value: Any) -> Any:
@@ -81,6 +102,34 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
             source_refs={s: refs[s] for s in sources if s in refs},
         )
     return out
+
+
+@lru_cache(maxsize=8)
+def load_default_datasets(data_dir: Path = DATA_DIR) -> tuple[DefaultDataset, ...]:
+    path = data_dir / "workloads.yaml"
+    if not path.exists():
+        return ()
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = []
+    for raw in doc.get("default_datasets") or []:
+        numbers = {k: _num(raw.get(k)) for k in ("tokens", "tokens_per_param", "samples")}
+        out.append(
+            DefaultDataset(
+                families=tuple(raw["families"]),
+                task=str(raw["task"]),
+                label=str(raw["label"]),
+                epochs=float(_num(raw.get("epochs") or 1)),
+                **{k: float(v) for k, v in numbers.items() if v is not None},
+            )
+        )
+    return tuple(out)
+
+
+def default_dataset(family: str, task: str, data_dir: Path = DATA_DIR) -> DefaultDataset | None:
+    return next(
+        (d for d in load_default_datasets(data_dir) if family in d.families and d.task == task),
+        None,
+    )
 
 
 def load_operator_table(data_dir: Path, preset_id: str) -> ForwardTable | None:

@@ -9,6 +9,7 @@ from app.domain import cost as costs
 from app.domain import rank
 from app.domain.evaluate import SAVER_LABELS
 from app.domain.gpu import GpuSpec
+from app.domain.perf import shown_rate
 from app.domain.workload import WorkloadSpec
 from app.recommend import quality
 from app.recommend import schemas as s
@@ -168,7 +169,7 @@ def priced_parts(
 
 
 def _offer_parts(
-    c: rank.Candidate,
+    c: rank.Candidate, cost: costs.CostEstimate
 ) -> tuple[dict[str, object], s.RentCostOut | None, s.BuyCostOut | None]:
     pricing, p, w = c.pricing, c.perf, c.work
     if pricing is None:
@@ -181,7 +182,22 @@ def _offer_parts(
             prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
             in_m = costs.usd_per_million_tokens(hourly, prefill)
     # one job's throughput is its output tokens: the whole hour over them is the blended figure
-    return priced_parts(pricing, c.cost, (out_m, in_m), blended=out_m)
+    return priced_parts(pricing, cost, (out_m, in_m), blended=out_m)
+
+
+def shown_cost(cost: costs.CostEstimate, scale: float) -> costs.CostEstimate:
+    """The costs with work per dollar in the unit the row's throughput is shown in."""
+    if scale == 1.0:
+        return cost
+    return dataclasses.replace(
+        cost,
+        samples_per_usd_rent=None
+        if cost.samples_per_usd_rent is None
+        else cost.samples_per_usd_rent * scale,
+        samples_per_usd_buy=None
+        if cost.samples_per_usd_buy is None
+        else cost.samples_per_usd_buy * scale,
+    )
 
 
 def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[str]:
@@ -226,9 +242,13 @@ def build_row(
     alternatives: list[rank.Candidate] | None = None,
 ) -> s.Recommendation:
     alternatives = alternatives or []
-    p, cost = c.perf, c.cost
+    p = c.perf
+    # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
+    # samples/s, so the time to finish is the engine's own
+    scale, unit = shown_rate(c.work, p.unit)
+    cost = shown_cost(c.cost, scale)
     lo, hi, basis = rank.uncertainty(c)
-    extra, rent_out, buy_out = _offer_parts(c)
+    extra, rent_out, buy_out = _offer_parts(c, cost)
     return s.Recommendation(
         rank=position,
         gpu=gpu_out(c.gpu),
@@ -243,10 +263,11 @@ def build_row(
         framework_status=c.framework_status,
         memory=memory_out(c.memory, c.available_gb),
         throughput=s.ThroughputOut(
-            value=p.throughput,
-            unit=p.unit,
-            per_gpu=p.throughput / c.n,
+            value=p.throughput * scale,
+            unit=unit,
+            per_gpu=p.throughput * scale / c.n,
             compute_precision=p.compute_precision,
+            samples_per_s=p.throughput if unit != p.unit else None,
         ),
         latency_ms=p.latency_ms,
         time_to_first_token_ms=p.ttft_ms,
@@ -274,8 +295,8 @@ def build_row(
         ),
         score=c.score,
         uncertainty=s.UncertaintyOut(
-            low=p.throughput * lo,
-            high=p.throughput * hi,
+            low=p.throughput * scale * lo,
+            high=p.throughput * scale * hi,
             factor_low=lo,
             factor_high=hi,
             basis=basis,
@@ -330,14 +351,15 @@ def _fields(cost: costs.CostEstimate) -> dict[str, object]:
 
 
 def alternative_out(c: rank.Candidate) -> s.AlternativeOut:
+    scale, unit = shown_rate(c.work, c.perf.unit)
     return s.AlternativeOut(
         num_gpus=c.n,
         memory_savers=[SAVER_LABELS.get(x, x) for x in c.savers],
         micro_batch=c.micro_batch,
         accumulation_steps=c.accumulation_steps,
         required_gb=round(c.memory.total, 3),
-        throughput=c.perf.throughput,
-        unit=c.perf.unit,
+        throughput=c.perf.throughput * scale,
+        unit=unit,
         scaling_efficiency=c.perf.scaling_efficiency,
         time_to_finish_h=c.cost.time_to_finish_h,
         purchase_usd=c.cost.purchase_usd,

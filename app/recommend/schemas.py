@@ -419,7 +419,9 @@ class WorkloadIn(_In):
         gt=0,
         le=1e13,
         title="Dataset size (samples)",
-        description="Training samples per epoch, e.g. 1.28M or 15k.",
+        description="Training samples per epoch, e.g. 1.28M or 15k. Blank: the preset's "
+        "dataset, else a stated default (1 M tokens for a language model's fine-tuning), "
+        "which the answer names as assumed.",
         json_schema_extra=ui("workload", tasks=TRAINING_TASKS, kind="count"),
     )
     epochs: float | None = Field(
@@ -741,6 +743,11 @@ class ResolvedWorkload(BaseModel):
     gradient_checkpointing: bool
     dataset_samples: float | None
     epochs: float | None
+    dataset_basis: str | None = Field(
+        None,
+        description='"yours", or "assumed: …" naming the preset\'s dataset or the stated default '
+        "job size (e.g. 1 M tokens of fine-tuning data) that fills time and cost to finish",
+    )
     latency_target_ms: float | None
     allow_tf32_matmul: bool
     runtime: Runtime = "pytorch"
@@ -791,10 +798,17 @@ class RankedGpu(BaseModel):
 
 
 class ThroughputOut(BaseModel):
-    value: float
+    value: float = Field(
+        description="in ``unit``: tokens/s for a language model's training (samples/s × "
+        "seq_len), generated tokens/s for LLM inference, else samples/s"
+    )
     unit: str
     per_gpu: float
     compute_precision: str
+    samples_per_s: float | None = Field(
+        None,
+        description="the samples/s behind a tokens/s training figure (time to finish reads it)",
+    )
 
 
 class ChosenOfferOut(BaseModel):

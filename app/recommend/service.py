@@ -21,6 +21,7 @@ from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
+from app.domain.perf import shown_rate
 from app.domain.units import vram
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
@@ -581,11 +582,12 @@ def _baseline(
     if res.config.savers:
         labels = " and ".join(ev.SAVER_LABELS[x] for x in res.config.savers)
         note = f"your {baseline.name} holds this job only with {labels}; compared that way"
+    scale, unit = shown_rate(res.work or ctx.work, res.perf.unit)
     out = s.BaselineOut(
         slug=baseline.slug,
         name=baseline.name,
-        throughput=res.perf.throughput,
-        unit=res.perf.unit,
+        throughput=res.perf.throughput * scale,
+        unit=unit,
         calibrated=calibrated,
         basis="calibrated" if calibrated else "modelled",
         source=source,
@@ -665,17 +667,12 @@ def recommend(
     Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
     counted, not evaluated (``_bounded``)."""
     work, warnings = _resolve(request, data_dir)
-    if request.constraints.max_hours is not None and work.dataset_samples is None:
-        warnings.append(
-            "max_hours needs dataset_samples (the job's length) to judge a deadline; ignored"
-        )
+    warnings += _job_size_warnings(request.constraints, work)
     if work.task == "serving":
         cons = request.constraints
         prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
         return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
     cons = request.constraints
-    if cons.max_job_cost_usd is not None and work.dataset_samples is None:
-        warnings.append("max_job_cost_usd needs dataset_samples to price the job; ignored")
     ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
     ordered, excluded, others, census = _ranked(request, ctx, gpus)
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
@@ -726,6 +723,26 @@ def recommend(
     if empty:
         response.empty = whatif.empty_answer(response)
     return response
+
+
+def _job_size_warnings(cons: s.ConstraintsIn, work: WorkloadSpec) -> list[str]:
+    """What a deadline or a job budget is judged against: nothing without a dataset (ignored),
+    an assumed job size when the request gave none (said, so the limit is read with it)."""
+    out: list[str] = []
+    given = (("max_hours", cons.max_hours), ("max_job_cost_usd", cons.max_job_cost_usd))
+    # serving prices an hour of the load, never a whole job: a job budget is not read there
+    limits = [k for k, v in given if v is not None and (k == "max_hours" or work.task != "serving")]
+    if work.dataset_samples is None:
+        out += [
+            f"{k} needs dataset_samples (the job's length) to judge it; ignored" for k in limits
+        ]
+    elif limits and (work.dataset_basis or "").startswith("assumed"):
+        out.append(
+            f"{' and '.join(limits)} judged against an assumed job size "
+            f"({(work.dataset_basis or '').removeprefix('assumed: ')}); give dataset_samples "
+            "for your own"
+        )
+    return out
 
 
 def estimate(

@@ -69,7 +69,11 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
     if w.peft != "none":
         parts.append(w.peft)
     if w.dataset_samples and w.epochs:
-        parts.append(f"{_fig(w.dataset_samples)} samples × {w.epochs:g} epochs")
+        job = f"{_fig(w.dataset_samples)} samples × {w.epochs:g} epoch" + "s" * (w.epochs != 1)
+        basis = w.dataset_basis or ""
+        if basis.startswith("assumed"):
+            job += f" ({basis})"
+        parts.append(job)
     if w.runtime:
         parts.append(w.runtime)
     objective = answer.objective.replace("_", " ")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, NamedTuple, get_args
 
 from app.domain import serving as serving_model
 from app.domain.hf_config import HfConfigError, parse_hf_config
@@ -14,7 +14,7 @@ from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
 from app.recommend import schemas as s
-from app.recommend.presets import DATA_DIR, Preset, load_presets
+from app.recommend.presets import DATA_DIR, Preset, default_dataset, load_presets
 from app.shipped.rules import load_efficiency
 from app.vocab import (
     GGUF_FORMATS,
@@ -291,6 +291,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         warnings.append("latency_target_ms only applies to inference; ignored")
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
+    job = _job_size(w, preset, task, model, seq_len, data_dir)
     work = WorkloadSpec(
         task=task,
         model=model,
@@ -301,10 +302,9 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         optimizer=optimizer,
         peft=peft,
         gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model),
-        dataset_samples=w.dataset_samples
-        if w.dataset_samples is not None
-        else d.get("dataset_samples"),
-        epochs=float(w.epochs or d.get("epochs") or 1),
+        dataset_samples=job.samples,
+        epochs=job.epochs,
+        dataset_basis=job.basis,
         latency_target_ms=w.latency_target_ms if task == "inference" else None,
         lora_rank=w.lora_rank or 16,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
@@ -321,6 +321,39 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             work, seq_len=serving.prompt_tokens, output_tokens=serving.output_tokens
         )
     return work, warnings
+
+
+class _JobSize(NamedTuple):
+    samples: float | None
+    epochs: float
+    basis: str | None
+
+
+def _job_size(
+    w: s.WorkloadIn,
+    preset: Preset | None,
+    task: str,
+    model: ModelSpec,
+    seq_len: int,
+    data_dir: Path,
+) -> _JobSize:
+    """The dataset and epochs: the request's, else the preset's own, else (training only) the
+    stated default for this kind of job (data/workloads.yaml default_datasets), each named in
+    ``basis`` so the answer never passes an assumed size off as the user's."""
+    d = preset.defaults if preset is not None else {}
+    if w.dataset_samples is not None:
+        return _JobSize(w.dataset_samples, float(w.epochs or d.get("epochs") or 1), "yours")
+    if d.get("dataset_samples") is not None:
+        assert preset is not None
+        epochs = float(w.epochs or d.get("epochs") or 1)
+        return _JobSize(
+            float(d["dataset_samples"]), epochs, f"assumed: the {preset.name} preset's dataset"
+        )
+    default = default_dataset(model.family, task, data_dir) if task in TRAINING_TASKS else None
+    if default is None:
+        return _JobSize(None, float(w.epochs or d.get("epochs") or 1), None)
+    samples = default.samples_for(model.params, seq_len if model.is_transformer else 1)
+    return _JobSize(samples, float(w.epochs or default.epochs), f"assumed: {default.label}")
 
 
 def _published_precision(w: s.WorkloadIn) -> str | None:
@@ -485,6 +518,7 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         gradient_checkpointing=work.gradient_checkpointing,
         dataset_samples=work.dataset_samples,
         epochs=work.epochs if work.dataset_samples is not None else None,
+        dataset_basis=work.dataset_basis if work.dataset_samples is not None else None,
         latency_target_ms=work.latency_target_ms,
         allow_tf32_matmul=work.allow_tf32_matmul,
         runtime=work.runtime,

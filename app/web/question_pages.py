@@ -261,7 +261,12 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
         serving_charts=serving_charts(answer),
-        echo=_echo(answer, form.request, catalog.data_as_of(session)),
+        echo=_echo(
+            answer,
+            form.request,
+            catalog.data_as_of(session),
+            change_href="/?" + share + "#f-dataset_samples" if linkable else "#question",
+        ),
         share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
         config_name=config_name,
         # the usage every cost on the page assumes (the request's, defaults filled in)
@@ -271,11 +276,15 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
 
 
 def _echo(
-    answer: rs.RecommendationResponse, req: rs.RecommendationRequest | None, as_of: str | None
-) -> list[tuple[str, str]]:
-    """Every assumption behind the answer, in words, for the page's header."""
+    answer: rs.RecommendationResponse,
+    req: rs.RecommendationRequest | None,
+    as_of: str | None,
+    change_href: str | None = None,
+) -> list[tuple[str, ...]]:
+    """Every assumption behind the answer, in words, for the page's header; an assumed job size
+    carries the link (``change_href``) to the form field that replaces it."""
     w = answer.workload
-    out: list[tuple[str, str]] = [("Task", choice_label("task", w.task))]
+    out: list[tuple[str, ...]] = [("Task", choice_label("task", w.task))]
     if answer.serving is not None:
         # The planner picks weights/KV precision and batch per GPU; the job is the load.
         out.append(("Load", answer.serving.load))
@@ -295,13 +304,20 @@ def _echo(
         job.append(f"{num(w.seq_len)} tokens in")
     if w.output_tokens and w.task in ("inference", "serving"):
         job.append(f"{num(w.output_tokens)} tokens out")
-    if w.dataset_samples and w.task in ("training", "fine-tuning"):
-        job.append(f"{params_h(w.dataset_samples)} samples × {num(w.epochs)} epochs")
     if w.peft != "none":
         job.append(w.peft.upper() + (f" rank {w.lora_rank}" if w.lora_rank else ""))
     if w.gradient_checkpointing:
         job.append("activation checkpointing")
     out.append(("Job", ", ".join(job)))
+    if w.dataset_samples and w.task in ("training", "fine-tuning"):
+        size = f"{params_h(w.dataset_samples)} samples × {num(w.epochs)} epoch" + "s" * (
+            w.epochs != 1
+        )
+        basis = w.dataset_basis or "yours"
+        if basis.startswith("assumed") and change_href:
+            out.append(("Dataset", f"{size}, {basis}", change_href))
+        else:
+            out.append(("Dataset", f"{size}, {basis}"))
     if w.latency_target_ms:
         out.append(("Latency target", f"{num(w.latency_target_ms)} ms per batch"))
     out.append(("Framework", choice_label("framework", answer.framework)))

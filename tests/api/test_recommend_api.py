@@ -402,3 +402,21 @@ def test_tensorflow_rows_run_tensorflow_with_its_own_caveats(client: TestClient)
         },
     )
     assert named["workload"]["runtime"] == "tensorflow-xla"
+
+
+@pytest.mark.parametrize("preset", ["gpt-2", "mistral-7b", "whisper-small"])
+def test_a_fine_tune_without_a_dataset_fills_time_to_finish_on_every_row(
+    read_client: TestClient, preset: str
+) -> None:
+    body = recommend(read_client, {"workload": {"preset": preset}, "limit": 5})
+    w = body["workload"]
+    assert w["dataset_samples"] > 0 and w["dataset_basis"].startswith("assumed: ")
+    rows = body["recommendations"]
+    assert rows and all(r["time_to_finish_h"] for r in rows)
+    assert all(r["cost"]["rent"]["job_usd"] for r in rows if r["cost"]["rent"] is not None)
+    assert all(r["throughput"]["unit"] == "tokens/s" for r in rows)
+    mine = recommend(
+        read_client, {"workload": {"preset": preset, "dataset_samples": 5000}, "limit": 1}
+    )
+    assert mine["workload"]["dataset_basis"] == "yours"
+    assert mine["workload"]["dataset_samples"] == 5000

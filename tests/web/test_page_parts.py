@@ -5,6 +5,8 @@ the device upload form (same checks as the API)."""
 from __future__ import annotations
 
 import json
+import re
+from html import unescape as html_unescape
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -137,3 +139,19 @@ def test_serving_charts_without_a_ttft_target_draw_latency_only(client: TestClie
     made = serving_charts(_serving_answer(client, itl_ms_target=40))
     assert made and all("latency between tokens" in c for c, _, _ in made)
     assert any("ITL target (40 ms)" in n for _, _, names in made for n in names)
+
+
+def test_an_assumed_job_size_is_shown_with_a_link_to_change_it(read_client: TestClient) -> None:
+    html = page(read_client, "/recommendations?preset=mistral-7b")
+    assert "1 M tokens of fine-tuning data" in html
+    link = re.search(r'<a href="([^"]*)" data-change-assumption>change</a>', html)
+    assert link is not None
+    href = html_unescape(link.group(1))
+    assert href.startswith("/?") and "preset=mistral-7b" in href
+    assert href.endswith("#f-dataset_samples")
+    # the verdict's assumptions line says it too
+    verdict = re.search(r"data-answer-verdict.*?</section>", html, re.S)
+    assert verdict is not None and "assumed: 1 M tokens" in verdict.group(0)
+    assert "tokens/s" in html
+    mine = page(read_client, "/recommendations?preset=mistral-7b&dataset_samples=20k")
+    assert "data-change-assumption" not in mine and "20K samples × 1 epoch, yours" in mine

@@ -1,0 +1,143 @@
+"""A stated job size when the request gives none: the request's dataset wins, then the preset's
+own, then the default for the kind of job (data/workloads.yaml default_datasets), each named as
+assumed; and a language model's training shown in tokens/s with its time to finish unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.domain.evaluate import time_to_finish_h
+from app.recommend import schemas as s
+from app.recommend import service
+from app.recommend.presets import DATA_DIR, default_dataset, load_default_datasets, load_presets
+from app.recommend.summary import answer_summary
+from app.recommend.workloads import resolve_workload, resolved_out
+from app.shipped import yamlio
+from tests.domain.fixtures import A100, H100, RTX4090, RULES, T4
+
+GPUS = [A100, H100, RTX4090, T4]
+
+
+def _resolve(**kw: Any) -> Any:
+    work, _ = resolve_workload(s.WorkloadIn.model_validate(kw))
+    return work
+
+
+def test_every_default_job_size_cites_a_source_or_gives_a_reason() -> None:
+    doc = yamlio.safe_load((DATA_DIR / "workloads.yaml").read_text(encoding="utf-8"))
+    sources = doc["sources"]
+    assert doc["default_datasets"], "the table is read from workloads.yaml"
+    for raw in doc["default_datasets"]:
+        assert raw.get("reason") or raw.get("source") in sources, raw
+        sizes = [k for k in ("tokens", "tokens_per_param", "samples") if raw.get(k) is not None]
+        assert len(sizes) == 1, raw
+
+
+def test_a_fine_tuning_preset_without_a_dataset_gets_the_stated_default() -> None:
+    default = default_dataset("decoder", "fine-tuning")
+    assert default is not None and default.tokens is not None
+    work = _resolve(preset="mistral-7b")
+    assert load_presets()["mistral-7b"].defaults["dataset_samples"] is None
+    # samples = tokens ÷ sequence length: the stated tokens, whatever the sequence
+    assert work.dataset_samples * work.seq_len == pytest.approx(default.tokens)
+    assert work.epochs == default.epochs
+    assert work.dataset_basis == f"assumed: {default.label}"
+    out = resolved_out(work)
+    assert out.dataset_basis == work.dataset_basis and out.epochs == default.epochs
+    longer = _resolve(preset="mistral-7b", seq_len=4096)
+    assert longer.dataset_samples == pytest.approx(work.dataset_samples / 2)
+
+
+def test_an_inference_preset_asked_to_fine_tune_gets_it_too() -> None:
+    work = _resolve(preset="llama-3-8b", task="fine-tuning", peft="qlora")
+    assert work.dataset_basis is not None and work.dataset_basis.startswith("assumed")
+    assert _resolve(preset="llama-3-8b").dataset_samples is None  # inference: no job length
+
+
+def test_pretraining_a_decoder_assumes_chinchillas_tokens_per_parameter() -> None:
+    default = default_dataset("decoder", "training")
+    assert default is not None and default.tokens_per_param is not None
+    work = _resolve(preset="gpt-2", task="training")
+    tokens = work.dataset_samples * work.seq_len
+    assert tokens == pytest.approx(default.tokens_per_param * work.model.params)
+    assert "Chinchilla" in (work.dataset_basis or "")
+
+
+def test_speech_fine_tuning_assumes_the_stated_clips_and_epochs() -> None:
+    default = default_dataset("encoder-decoder", "fine-tuning")
+    assert default is not None and default.samples is not None
+    work = _resolve(preset="whisper-small")
+    assert (work.dataset_samples, work.epochs) == (default.samples, default.epochs)
+    assert _resolve(preset="whisper-small", epochs=2).epochs == 2  # the user's epochs win
+
+
+def test_the_users_dataset_wins_and_is_called_theirs() -> None:
+    work = _resolve(preset="mistral-7b", dataset_samples=12_000, epochs=3)
+    assert (work.dataset_samples, work.epochs, work.dataset_basis) == (12_000, 3, "yours")
+
+
+def test_a_presets_own_dataset_is_named_as_the_presets() -> None:
+    work = _resolve(preset="resnet-50")
+    assert work.dataset_samples == load_presets()["resnet-50"].defaults["dataset_samples"]
+    assert work.dataset_basis == "assumed: the ResNet-50 preset's dataset"
+
+
+def test_a_job_with_no_stated_default_keeps_no_length() -> None:
+    kinds = {(f, d.task) for d in load_default_datasets() for f in d.families}
+    assert ("diffusion", "fine-tuning") not in kinds
+    work = _resolve(preset="stable-diffusion-1.5", task="fine-tuning")
+    assert work.dataset_samples is None and work.dataset_basis is None
+
+
+def _answer(**workload: Any) -> s.RecommendationResponse:
+    req = s.RecommendationRequest.model_validate(
+        {"workload": workload, "objective": "fastest", "limit": 10}
+    )
+    return service.recommend(req, GPUS, RULES)
+
+
+def test_decoder_fine_tuning_is_in_tokens_per_second_and_its_time_to_finish_unchanged() -> None:
+    answer = _answer(preset="qwen2.5-7b")
+    w = answer.workload
+    assert answer.recommendations
+    for row in answer.recommendations:
+        t = row.throughput
+        assert t.unit == "tokens/s" and t.samples_per_s is not None
+        assert t.value == pytest.approx(t.samples_per_s * (w.seq_len or 0))
+        assert row.uncertainty.low <= t.value <= row.uncertainty.high
+        assert "tokens/s" in " ".join(row.explanation)
+        # the hours are the engine's, from samples/s: the dataset in samples, not tokens
+        work = _resolve(preset="qwen2.5-7b")
+        assert row.time_to_finish_h == pytest.approx(time_to_finish_h(work, t.samples_per_s))
+        tokens = (w.dataset_samples or 0) * (w.epochs or 1) * (w.seq_len or 0)
+        assert row.time_to_finish_h == pytest.approx(tokens / t.value / 3600)
+        if row.cost.rent is not None and row.cost.rent.samples_per_usd is not None:
+            per_hour = row.cost.rent.usd_per_hour
+            assert row.cost.rent.samples_per_usd == pytest.approx(t.value * 3600 / per_hour)
+
+
+def test_the_ranking_is_the_same_in_either_unit() -> None:
+    tokens = _answer(preset="gpt-2")
+    samples = [r.throughput.samples_per_s or 0.0 for r in tokens.recommendations]
+    assert samples == sorted(samples, reverse=True)  # fastest first, in the engine's unit
+    shown = [r.throughput.value for r in tokens.recommendations]
+    assert shown == sorted(shown, reverse=True) and min(samples) > 0
+
+
+def test_vision_training_stays_in_samples_per_second() -> None:
+    row = _answer(preset="resnet-50").recommendations[0]
+    assert row.throughput.unit == "samples/s" and row.throughput.samples_per_s is None
+
+
+def test_a_deadline_on_an_assumed_job_size_says_so() -> None:
+    req = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "mistral-7b"}, "constraints": {"max_hours": 100}, "limit": 3}
+    )
+    answer = service.recommend(req, GPUS, RULES)
+    assert any("max_hours judged against an assumed job size" in w for w in answer.warnings)
+    # the verdict's assumptions line names the job size as assumed
+    assumptions = answer_summary(answer).assumptions
+    assert f"samples × 1 epoch ({answer.workload.dataset_basis})" in assumptions
+    assert "assumed: 1 M tokens" in assumptions
