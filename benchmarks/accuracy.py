@@ -487,8 +487,9 @@ def eager_score(rows: list[EagerRow]) -> RuntimeScore:
 
 # ---------------------------------------------------------------- calibrated bands
 
-TARGET_COVERAGE = 0.80
-ALPHA = 1 - TARGET_COVERAGE
+ALPHA = 0.20  # miscoverage: bands aim at 80 %
+TARGET_COVERAGE = 1 - ALPHA
+_EPS = 1e-9  # (n+1)·α/2 lands on integers: keep float error out of ⌊⌋ and ⌈⌉
 # When even the extremes of the other GPUs miss the held-out one (few GPUs in a regime), the
 # band widens by a factor on both sides, in these steps, until held-out coverage reaches 80 %.
 MARGINS = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0)
@@ -528,8 +529,8 @@ def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> t
     n = len(xs)
     if not n:
         return 1.0, 1.0
-    j = math.floor((n + 1) * ALPHA / 2) - step
-    k = math.ceil((n + 1) * (1 - ALPHA / 2)) + step
+    j = math.floor((n + 1) * ALPHA / 2 + _EPS) - step
+    k = math.ceil((n + 1) * (1 - ALPHA / 2) - _EPS) + step
     lo = xs[max(j, 1) - 1] / margin
     hi = xs[min(k, n) - 1] * margin
     return min(1.0, lo), max(1.0, hi)
@@ -698,6 +699,7 @@ class HeldoutRow:
     predicted: float
     low: float = math.nan  # the band the engine draws: factors on predicted throughput
     high: float = math.nan
+    basis: str = ""  # what set the band, widenings included
 
     @property
     def ratio(self) -> float:
@@ -884,11 +886,11 @@ def evaluate_heldout(
             if gpu is None or inputs is None or not (math.isfinite(pred) and pred > 0):
                 skipped.setdefault(row["regime"], []).append(label)
                 continue
-            lo, hi, _ = bands.band(inputs, load_efficiency(data_dir))
+            lo, hi, basis = bands.band(inputs, load_efficiency(data_dir))
             out.append(
                 HeldoutRow(
                     row["regime"], _heldout_group(row), gpu.slug, row["metric"],
-                    float(row["value"]), pred, lo, hi,
+                    float(row["value"]), pred, lo, hi, basis,
                 )
             )  # fmt: skip
     return out, skipped
