@@ -881,7 +881,9 @@ def evaluate_heldout(
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
             pred, inputs = (
-                heldout_estimate(row, gpu, data_dir, models) if gpu is not None else (math.nan, None)
+                heldout_estimate(row, gpu, data_dir, models)
+                if gpu is not None
+                else (math.nan, None)
             )
             if gpu is None or inputs is None or not (math.isfinite(pred) and pred > 0):
                 skipped.setdefault(row["regime"], []).append(label)
@@ -996,9 +998,7 @@ def print_heldout_bands(scores: list[HeldoutBand]) -> None:
     print("Bands on the held-out set (not calibrated on): share of measurements inside the band")
     print(f"{'regime':22} {'band':7} {'n':>3} {'coverage':>9} {'med.width':>9}")
     for b in scores:
-        print(
-            f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}"
-        )
+        print(f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}")
 
 
 def print_training(data_dir: Path, measurements: Path, verbose: bool) -> None:
@@ -1114,16 +1114,16 @@ __all__ = [
     "InferenceScore",
     "RuntimeScore",
     "WorkloadScore",
-    "band_scores",
     "band_coverage",
+    "band_scores",
     "conformal_band",
-    "heldout_band_scores",
     "evaluate",
     "evaluate_eager_decode",
     "evaluate_fit",
     "evaluate_heldout",
     "evaluate_inference",
     "evaluate_runtime",
+    "heldout_band_scores",
     "heldout_scores",
     "median_ratio",
     "replace",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.domain import cost as costs
 from app.domain import bands, topology
+from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate
@@ -254,7 +254,8 @@ def band_inputs(c: Candidate) -> bands.BandInputs:
 
 
 def is_four_bit(work: WorkloadSpec) -> bool:
-    """4-bit weights or math: int4/fp4 precision or a weight format under 5 bits (GGUF Q4_K_M, AWQ, GPTQ, NVFP4)."""
+    """4-bit weights or math: int4/fp4 precision, or a weight format under 5 bits per weight
+    (GGUF Q4_K_M, AWQ, GPTQ, NVFP4)."""
     bits = work.weight_bits if work.quantization != "none" else None
     return work.precision in ("int4", "fp4") or (bits is not None and bits < 5.0)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -23,7 +24,7 @@ PLAIN = bands.BandInputs(
 
 
 def _with(**kw: object) -> bands.BandInputs:
-    return bands.BandInputs(**{**PLAIN.__dict__, **kw})  # type: ignore[arg-type]
+    return replace(PLAIN, **kw)  # type: ignore[arg-type]
 
 
 def test_a_row_inside_the_calibration_set_gets_the_calibrated_band() -> None:

@@ -78,6 +78,7 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
         row = doc_rows[regime]
         table = load_efficiency(ROOT / "data")
         base = table.band(accuracy.HELDOUT_BAND_REGIME[regime], gpus[row.slug].vendor)
+        assert base is not None, regime
         assert row.low < base[0] and row.high / row.low > base[1] / base[0], regime
         for w in want:
             assert w.reason in row.basis, (regime, w.reason)

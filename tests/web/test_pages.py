@@ -505,6 +505,8 @@ def test_each_row_draws_its_band(read_client: TestClient) -> None:
     for r, bar in zip(body["recommendations"], bars, strict=True):
         u = r["uncertainty"]
         assert f"range ×{templating.num(u['factor_low'], 2)} to" in bar
-        x, width = re.search(r'<rect x="([\d.]+)" y="3" width="([\d.]+)"', bar).groups()
+        found = re.search(r'<rect x="([\d.]+)" y="3" width="([\d.]+)"', bar)
+        assert found is not None, bar
+        x, width = found.groups()
         assert float(x) == pytest.approx(min(u["factor_low"], 3) * 40, abs=0.06)
         assert float(x) + float(width) == pytest.approx(min(u["factor_high"], 3) * 40, abs=0.11)
