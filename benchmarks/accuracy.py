@@ -38,7 +38,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import compat, perf  # noqa: E402
+from app.domain import bands, compat, perf, rank  # noqa: E402
+from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
@@ -486,11 +487,12 @@ def eager_score(rows: list[EagerRow]) -> RuntimeScore:
 
 # ---------------------------------------------------------------- calibrated bands
 
-QUANTILES = (0.10, 0.075, 0.05, 0.025, 0.0)  # tried in order: the narrowest that covers 80 %
+ALPHA = 0.20  # miscoverage: bands aim at 80 %
+TARGET_COVERAGE = 1 - ALPHA
+_EPS = 1e-9  # (n+1)·α/2 lands on integers: keep float error out of ⌊⌋ and ⌈⌉
 # When even the extremes of the other GPUs miss the held-out one (few GPUs in a regime), the
 # band widens by a factor on both sides, in these steps, until held-out coverage reaches 80 %.
 MARGINS = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0)
-TARGET_COVERAGE = 0.80
 MIN_VENDOR_ROWS = 8
 
 
@@ -504,6 +506,9 @@ class BandScore:
     coverage: float  # leave-one-GPU-out: share of held-out rows inside the band
     bias: float  # median measured ÷ predicted
     p90_ratio: float  # 90th percentile of max(p/m, m/p)
+    gpus: int = 0
+    step: int = 0  # order statistics stepped outward past the conformal ones
+    margin: float = 1.0
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -516,66 +521,104 @@ def _quantile(xs: list[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def _band(ratios: list[float], q: float, margin: float = 1.0) -> tuple[float, float]:
-    lo, hi = _quantile(ratios, q) / margin, _quantile(ratios, 1 - q) * margin
+def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> tuple[float, float]:
+    """Split-conformal band on measured ÷ predicted, equal tails in log space: the j-th smallest
+    and k-th smallest of n ratios with j = ⌊(n+1)·α/2⌋, k = ⌈(n+1)·(1−α/2)⌉ (the finite-sample
+    correction), ``step`` order statistics further out, then ``margin`` past the extremes."""
+    xs = sorted(ratios)
+    n = len(xs)
+    if not n:
+        return 1.0, 1.0
+    j = math.floor((n + 1) * ALPHA / 2 + _EPS) - step
+    k = math.ceil((n + 1) * (1 - ALPHA / 2) - _EPS) + step
+    lo = xs[max(j, 1) - 1] / margin
+    hi = xs[min(k, n) - 1] * margin
     return min(1.0, lo), max(1.0, hi)
 
 
-def _logo_coverage(rows: list[tuple[str, float]], q: float, margin: float = 1.0) -> float:
-    """Each GPU held out in turn: is its measured ÷ predicted inside the others' band?"""
+def _logo_coverage(rows: list[tuple[str, float]], step: int = 0, margin: float = 1.0) -> float:
+    """Each GPU held out in turn (its rows together): is its measured ÷ predicted inside the
+    band calibrated on the other GPUs?"""
     slugs = sorted({s for s, _ in rows})
     inside = 0
     for held in slugs:
-        lo, hi = _band([r for s, r in rows if s != held], q, margin)
+        lo, hi = conformal_band([r for s, r in rows if s != held], step, margin)
         inside += sum(lo <= r <= hi for s, r in rows if s == held)
     return inside / len(rows) if rows else math.nan
 
 
-def band_scores(data_dir: Path, measurements: Path, inference: Path) -> list[BandScore]:
-    """Per regime (train, decode, prefill) and vendor: the narrowest band (measured ÷
-    predicted quantiles) whose leave-one-GPU-out coverage reaches 80 %."""
-    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
-    regimes: dict[str, list[tuple[str, float]]] = {"train": []}
+def calibration_sets(
+    data_dir: Path, measurements: Path, inference: Path
+) -> dict[str, tuple[list[tuple[str, float]], set[str]]]:
+    """Per regime: (GPU slug, measured ÷ predicted) of the tuning sets, and their runtimes."""
+    regimes: dict[str, tuple[list[tuple[str, float]], set[str]]] = {"train": ([], {"pytorch"})}
     for score in evaluate(data_dir, measurements):
-        regimes["train"] += [(slug, m / p) for slug, m, p in score.rows]
+        regimes["train"][0].extend((slug, m / p) for slug, m, p in score.rows)
     if RUNTIME_FILE.exists():
-        regimes["infer"] = [(slug, m / p) for slug, _, m, p in evaluate_runtime(
-            data_dir, RUNTIME_FILE
-        ).rows]  # fmt: skip
+        doc = yaml.safe_load(RUNTIME_FILE.read_text(encoding="utf-8"))
+        regimes["infer"] = (
+            [(slug, m / p) for slug, _, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows],
+            {str(r["runtime"]) for r in doc["measurements"]},
+        )
     if inference.exists():
         for inf in evaluate_inference(data_dir, inference):
             if inf.backend == "all":
                 name = "decode" if inf.metric == "tg" else "prefill"
-                regimes[name] = [(slug, m / p) for slug, m, p in inf.rows]
+                regimes[name] = ([(slug, m / p) for slug, m, p in inf.rows], {"llama.cpp"})
+    return regimes
+
+
+def _fit(sub: list[tuple[str, float]]) -> tuple[int, float]:
+    """The narrowest (step, margin) whose leave-one-GPU-out coverage reaches the target."""
+    n = len(sub)
+    steps = range(0, n // 2 + 1)
+    return next(
+        ((s, m) for m in MARGINS for s in steps if _logo_coverage(sub, s, m) >= TARGET_COVERAGE),
+        (n, MARGINS[-1]),
+    )
+
+
+def band_scores(data_dir: Path, measurements: Path, inference: Path) -> list[BandScore]:
+    """Per regime (train, infer, decode, prefill) and vendor: the split-conformal band of
+    measured ÷ predicted, stepped outward until its leave-one-GPU-out coverage reaches 80 %."""
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[BandScore] = []
-    for regime, rows in regimes.items():
+    for regime, (rows, _) in calibration_sets(data_dir, measurements, inference).items():
         groups = {"all": rows}
         for vendor in sorted({gpus[s].vendor for s, _ in rows}):
             sub = [(s, r) for s, r in rows if gpus[s].vendor == vendor]
             if len(sub) >= MIN_VENDOR_ROWS and len({s for s, _ in sub}) >= 3:
                 groups[vendor] = sub
         for vendor, sub in groups.items():
-            q, margin = next(
-                (
-                    (q, m)
-                    for m in MARGINS
-                    for q in QUANTILES
-                    if _logo_coverage(sub, q, m) >= TARGET_COVERAGE
-                ),
-                (0.0, MARGINS[-1]),
-            )
-            lo, hi = _band([r for _, r in sub], q, margin)
+            step, margin = _fit(sub)
+            lo, hi = conformal_band([r for _, r in sub], step, margin)
             errs = [max(r, 1 / r) for _, r in sub]
             out.append(
                 BandScore(
-                    regime, vendor, len(sub), lo, hi, _logo_coverage(sub, q, margin),
+                    regime, vendor, len(sub), lo, hi, _logo_coverage(sub, step, margin),
                     statistics.median(r for _, r in sub), _quantile(errs, 0.9),
+                    len({s for s, _ in sub}), step, margin,
                 )
             )  # fmt: skip
     return out
 
 
-def write_bands(scores: list[BandScore], data_dir: Path) -> None:
+def band_coverage(
+    data_dir: Path, measurements: Path, inference: Path
+) -> dict[str, tuple[list[str], list[str]]]:
+    """Per regime: the runtimes and architectures the calibration sets have results for."""
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    return {
+        regime: (sorted(runtimes), sorted({gpus[s].architecture for s, _ in rows}))
+        for regime, (rows, runtimes) in calibration_sets(data_dir, measurements, inference).items()
+    }
+
+
+def write_bands(
+    scores: list[BandScore],
+    data_dir: Path,
+    covered: dict[str, tuple[list[str], list[str]]] | None = None,
+) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
     text = path.read_text(encoding="utf-8")
@@ -585,8 +628,10 @@ def write_bands(scores: list[BandScore], data_dir: Path) -> None:
         "",
         "",
         "# Calibrated throughput bands (written by `python benchmarks/accuracy.py --write-bands`):",
-        "# measured ÷ predicted quantiles, the narrowest whose leave-one-GPU-out coverage of the",
-        "# published results reaches 80 %; per vendor where a vendor has enough rows.",
+        "# split-conformal bands on measured ÷ predicted (order statistics with the finite-sample",
+        "# correction), stepped outward until leave-one-GPU-out coverage of the published results",
+        "# reaches 80 %; per vendor where a vendor has enough rows. `covered`: the runtimes and",
+        "# architectures the calibration sets measured (app/domain/bands.py widens outside them).",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -596,8 +641,14 @@ def write_bands(scores: list[BandScore], data_dir: Path) -> None:
         for b in (b for b in scores if b.regime == regime):
             lines.append(
                 f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}]"
-                f"   # n={b.n}, coverage {b.coverage:.0%}"
+                f"   # n={b.n}, {b.gpus} GPUs, coverage {b.coverage:.0%}"
             )
+    if covered:
+        lines.append("  covered:")
+        for regime, (runtimes, archs) in sorted(covered.items()):
+            lines.append(f"    {regime}:")
+            lines.append(f"      runtimes: [{', '.join(runtimes)}]")
+            lines.append(f"      architectures: [{', '.join(archs)}]")
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -646,6 +697,15 @@ class HeldoutRow:
     metric: str
     measured: float
     predicted: float
+    low: float = math.nan  # the band the engine draws: factors on predicted throughput
+    high: float = math.nan
+    basis: str = ""  # what set the band, widenings included
+
+    @property
+    def ratio(self) -> float:
+        """Measured ÷ predicted in throughput terms (a latency inverts)."""
+        r = self.measured / self.predicted
+        return 1 / r if self.metric in _LOWER_IS_BETTER else r
 
 
 @dataclass
@@ -696,6 +756,28 @@ def predict_heldout(
 ) -> float:
     """The engine's figure for ``row`` in the row's own metric, through perf.estimate. A row
     names a preset, or a ``model`` whose shape the file gives under ``models``."""
+    return heldout_estimate(row, gpu, data_dir, models)[0]
+
+
+# held-out regime -> the engine's band regime (app/domain/rank.py's _regime)
+HELDOUT_BAND_REGIME = {
+    "cnn-training": "train",
+    "tf-cnn-inference": "infer",
+    "pytorch-cnn-inference": "infer",
+    "bert-tensorrt": "infer",
+    "diffusion-eager": "infer",
+    "eager-decode": "decode",
+    "moe-decode": "decode",
+}
+
+
+def heldout_estimate(
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    data_dir: Path,
+    models: dict[str, dict[str, Any]] | None = None,
+) -> tuple[float, bands.BandInputs]:
+    """predict_heldout's figure and what decides the band the engine would draw around it."""
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -738,7 +820,22 @@ def predict_heldout(
         flash_attention=flash,
         backend=support.backend,
     )
-    metric = row["metric"]
+    inputs = bands.BandInputs(
+        regime=HELDOUT_BAND_REGIME.get(row["regime"], "infer"),
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=runtime,
+        efficiency_source=est.efficiency_source,
+        measured_on=est.measured_on,
+        moe=bool(model.experts),
+        four_bit=rank.is_four_bit(work),
+        derived_peak=derived_peak(gpu, work.precision),
+        num_gpus=est.num_gpus,
+    )
+    return _in_metric(row["metric"], est, batch), inputs
+
+
+def _in_metric(metric: str, est: perf.PerfEstimate, batch: int) -> float:
     if metric == "decode_tokens_per_s":
         return batch * 1e3 / (est.ms_per_token or math.inf)
     per_s = est.throughput  # samples/s: images, sequences, or image-steps for a denoise row
@@ -783,14 +880,19 @@ def evaluate_heldout(
         for row in doc["measurements"]:
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
-            pred = predict_heldout(row, gpu, data_dir, models) if gpu is not None else math.nan
-            if gpu is None or not (math.isfinite(pred) and pred > 0):
+            pred, inputs = (
+                heldout_estimate(row, gpu, data_dir, models)
+                if gpu is not None
+                else (math.nan, None)
+            )
+            if gpu is None or inputs is None or not (math.isfinite(pred) and pred > 0):
                 skipped.setdefault(row["regime"], []).append(label)
                 continue
+            lo, hi, basis = bands.band(inputs, load_efficiency(data_dir))
             out.append(
                 HeldoutRow(
                     row["regime"], _heldout_group(row), gpu.slug, row["metric"],
-                    float(row["value"]), pred,
+                    float(row["value"]), pred, lo, hi, basis,
                 )
             )  # fmt: skip
     return out, skipped
@@ -865,6 +967,38 @@ def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: b
                     f"    {r.slug:16} {r.group:52} measured {r.measured:9.2f}"
                     f" predicted {r.predicted:9.2f}"
                 )
+
+
+@dataclass
+class HeldoutBand:
+    regime: str
+    band_regime: str
+    n: int
+    coverage: float  # share of rows whose measured value falls inside the engine's band
+    median_width: float  # median high ÷ low
+
+
+def heldout_band_scores(rows: list[HeldoutRow]) -> list[HeldoutBand]:
+    """Per held-out regime: how often the band the engine would draw holds the measurement."""
+    out = []
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        inside = sum(r.low <= r.ratio <= r.high for r in sub)
+        out.append(
+            HeldoutBand(
+                regime, HELDOUT_BAND_REGIME.get(regime, "infer"), len(sub), inside / len(sub),
+                statistics.median(r.high / r.low for r in sub),
+            )
+        )  # fmt: skip
+    return out
+
+
+def print_heldout_bands(scores: list[HeldoutBand]) -> None:
+    print()
+    print("Bands on the held-out set (not calibrated on): share of measurements inside the band")
+    print(f"{'regime':22} {'band':7} {'n':>3} {'coverage':>9} {'med.width':>9}")
+    for b in scores:
+        print(f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}")
 
 
 def print_training(data_dir: Path, measurements: Path, verbose: bool) -> None:
@@ -961,8 +1095,9 @@ def main(argv: list[str] | None = None) -> int:
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
     print_bands(bands)
+    print_heldout_bands(heldout_band_scores(heldout_rows))
     if args.write_bands:
-        write_bands(bands, args.data)
+        write_bands(bands, args.data, band_coverage(args.data, args.measurements, args.inference))
     return 0
 
 
@@ -979,13 +1114,16 @@ __all__ = [
     "InferenceScore",
     "RuntimeScore",
     "WorkloadScore",
+    "band_coverage",
     "band_scores",
+    "conformal_band",
     "evaluate",
     "evaluate_eager_decode",
     "evaluate_fit",
     "evaluate_heldout",
     "evaluate_inference",
     "evaluate_runtime",
+    "heldout_band_scores",
     "heldout_scores",
     "median_ratio",
     "replace",

@@ -114,6 +114,8 @@ class EfficiencyTable:
     # Calibrated throughput bands: (regime, vendor or "all") -> (low, high) factors on the
     # estimate, from leave-one-GPU-out residuals against published results (benchmarks/).
     bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    # regime -> (runtimes, architectures) the calibration set has results for
+    covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     # Task 'serving': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
     # Resolved profiles and runtime values by their keys: the rows never change, and the
@@ -247,11 +249,19 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
             if not 0 < lo <= 1 <= hi:
                 raise ValueError(f"band {regime}/{vendor} must bracket 1: {pair}")
             bands[(str(regime), str(vendor))] = (lo, hi)
+    covered = {
+        str(regime): (
+            frozenset(str(r) for r in (c or {}).get("runtimes") or ()),
+            frozenset(str(a) for a in (c or {}).get("architectures") or ()),
+        )
+        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
+    }
     return EfficiencyTable(
         rows=tuple(rows),
         bits_per_weight=bits,
         default_runtime=defaults,
         bands=bands,
+        covered=covered,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
     )
 

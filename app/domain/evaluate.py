@@ -401,7 +401,7 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
                 multi_gpu=compat.has_feature(gpu, "multi_gpu", ctx.rules, backend),
                 adam8bit=_documented(gpu, "bitsandbytes_8bit_optim", ctx.rules, backend),
-                derived_peak=_derived_peak(gpu, resolved),
+                derived_peak=derived_peak(gpu, resolved),
             )
     return out
 
@@ -434,7 +434,8 @@ def _runtime_gate(
     return None, f"{runtime} on {backend} is experimental" + (f": {st.note}" if st.note else "")
 
 
-def _derived_peak(gpu: GpuSpec, precision: str) -> bool:
+def derived_peak(gpu: GpuSpec, precision: str) -> bool:
+    """The 16-bit peak this precision runs at is fp32 × the architecture's tensor ratio."""
     return precision != "fp32" and any(
         perf.peak_tflops(gpu, p)[1] and not gpu.peak_tflops(p) for p in ("fp16", "bf16", "tf32")
     )

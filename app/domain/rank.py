@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from app.domain import bands, topology
 from app.domain import cost as costs
-from app.domain import topology
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, shown_rate
@@ -15,15 +15,6 @@ from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
 
 __all__ = ["OBJECTIVES"]
-
-# Multiplicative bands on throughput. The modelled band reflects the accuracy check against
-# Lambda's published training numbers (median error ~1.15×, worst cases ~1.5×); measured
-# efficiencies narrow it; vendors with few public measurements and derived peaks widen it.
-BAND_MODELLED = (0.70, 1.40)
-BAND_FAMILY = (0.80, 1.25)
-BAND_MEASURED = (0.90, 1.10)
-BAND_SPARSE_VENDOR = (0.50, 1.60)
-BAND_MULTI_GPU = (0.85, 1.10)
 
 # Balanced = speed score^w × value score^(1−w): with w = ½ the geometric mean, so a card
 # twice as fast and a card twice the value per dollar tie. Users may move w (speed_weight).
@@ -243,42 +234,30 @@ def _regime(work: WorkloadSpec) -> str:
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
-    src = c.perf.efficiency_source
-    table = c.work.efficiency
-    calibrated = table.band(_regime(c.work), c.gpu.vendor) if table is not None else None
-    if src == "measured":
-        lo, hi, basis = (
-            *BAND_MEASURED,
-            "efficiencies measured on this GPU model"
-            + (f" (measured on {c.perf.measured_on} machines)" if c.perf.measured_on > 1 else ""),
-        )
-    elif src == "family":
-        lo, hi, basis = *BAND_FAMILY, "efficiencies measured on the same architecture family"
-    elif calibrated is not None:
-        lo, hi = calibrated
-        basis = (
-            f"modelled; band from leave-one-GPU-out residuals against published "
-            f"{_regime(c.work)} results (≈80 % coverage)"
-        )
-    else:
-        lo, hi, basis = *BAND_MODELLED, "modelled from datasheet figures and published priors"
-    validated = {"train": ("pytorch",), "decode": ("llama.cpp",), "infer": ("tensorrt",)}.get(
-        _regime(c.work), ()
+    """(low factor, high factor, basis): the calibrated band widened where the row extrapolates."""
+    return bands.band(band_inputs(c), c.work.efficiency)
+
+
+def band_inputs(c: Candidate) -> bands.BandInputs:
+    return bands.BandInputs(
+        regime=_regime(c.work),
+        vendor=c.gpu.vendor,
+        architecture=c.gpu.architecture,
+        runtime=c.work.runtime,
+        efficiency_source=c.perf.efficiency_source,
+        measured_on=c.perf.measured_on,
+        moe=bool(c.work.model.experts),
+        four_bit=is_four_bit(c.work),
+        derived_peak=c.derived_peak,
+        num_gpus=c.n,
     )
-    if calibrated is not None and src == "prior" and c.work.runtime not in validated:
-        # the band was measured for another runtime: keep at least the generic modelled spread
-        lo, hi = min(lo, BAND_MODELLED[0]), max(hi, BAND_MODELLED[1])
-        basis += f"; widened: no published {c.work.runtime} results in the validation set"
-    if c.gpu.vendor != "nvidia" and src == "prior" and calibrated is None:
-        lo, hi = BAND_SPARSE_VENDOR
-        basis += "; few published measurements for this vendor"
-    if c.derived_peak:
-        lo, hi = min(lo, BAND_SPARSE_VENDOR[0]), max(hi, BAND_SPARSE_VENDOR[1])
-        basis += "; 16-bit peak derived from fp32 and the architecture's tensor ratio"
-    if c.n > 1:
-        lo, hi = lo * BAND_MULTI_GPU[0], hi * BAND_MULTI_GPU[1]
-        basis += "; multi-GPU scaling adds spread"
-    return lo, hi, basis
+
+
+def is_four_bit(work: WorkloadSpec) -> bool:
+    """4-bit weights or math: int4/fp4 precision, or a weight format under 5 bits per weight
+    (GGUF Q4_K_M, AWQ, GPTQ, NVFP4)."""
+    bits = work.weight_bits if work.quantization != "none" else None
+    return work.precision in ("int4", "fp4") or (bits is not None and bits < 5.0)
 
 
 def _fmt(x: float) -> str:

@@ -34,3 +34,51 @@ def test_shipped_bands_are_the_computed_ones(bands) -> None:
         lo, hi = table.bands[(b.regime, b.vendor)]
         assert lo == pytest.approx(b.low, abs=0.011), (b.regime, b.vendor)
         assert hi == pytest.approx(b.high, abs=0.011), (b.regime, b.vendor)
+
+
+def test_shipped_coverage_lists_are_the_calibration_sets(accuracy) -> None:
+    table = load_efficiency(ROOT / "data")
+    for regime, (runtimes, archs) in accuracy.band_coverage(ROOT / "data", TRAIN, LLM).items():
+        assert table.covered[regime] == (frozenset(runtimes), frozenset(archs)), regime
+
+
+def test_conformal_band_uses_the_finite_sample_order_statistics(accuracy) -> None:
+    ratios = [1 + i / 100 for i in range(19)]  # n = 19: j = ⌊20·0.1⌋ = 2, k = ⌈20·0.9⌉ = 18
+    lo, hi = accuracy.conformal_band([r / 1.09 for r in ratios])
+    assert lo == pytest.approx(1.01 / 1.09) and hi == pytest.approx(1.17 / 1.09)
+    # too few rows for the correction: the extremes, then the margin past them
+    lo, hi = accuracy.conformal_band([0.9, 1.1], margin=1.2)
+    assert lo == pytest.approx(0.75) and hi == pytest.approx(1.32)
+
+
+def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate(
+    accuracy,
+) -> None:
+    """Reports, never tunes: coverage is whatever the held-out measurements say."""
+    from app.catalog.loader import read_gpu_specs
+    from app.domain import bands as domain_bands
+
+    rows, _ = accuracy.evaluate_heldout(ROOT / "data")
+    scores = {s.regime: s for s in accuracy.heldout_band_scores(rows)}
+    assert set(scores) == set(accuracy.HELDOUT_BAND_REGIME)
+    for s in scores.values():
+        assert 0.0 <= s.coverage <= 1.0 and s.median_width > 1.0
+        inside = [r for r in rows if r.regime == s.regime and r.low <= r.ratio <= r.high]
+        assert s.coverage == pytest.approx(len(inside) / s.n)
+    # the MoE, 4-bit and unmeasured-runtime rows carry their widenings
+    gpus = {g.slug: g for g in read_gpu_specs(ROOT / "data")}
+    doc_rows = {
+        r.regime: r for r in rows if r.regime in ("moe-decode", "eager-decode", "tf-cnn-inference")
+    }
+    for regime, want in (
+        ("moe-decode", [domain_bands.MOE, domain_bands.FOUR_BIT, domain_bands.UNMEASURED_RUNTIME]),
+        ("eager-decode", [domain_bands.FOUR_BIT, domain_bands.UNMEASURED_RUNTIME]),
+        ("tf-cnn-inference", [domain_bands.UNMEASURED_RUNTIME]),
+    ):
+        row = doc_rows[regime]
+        table = load_efficiency(ROOT / "data")
+        base = table.band(accuracy.HELDOUT_BAND_REGIME[regime], gpus[row.slug].vendor)
+        assert base is not None, regime
+        assert row.low < base[0] and row.high / row.low > base[1] / base[0], regime
+        for w in want:
+            assert w.reason in row.basis, (regime, w.reason)

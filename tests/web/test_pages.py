@@ -592,3 +592,19 @@ def test_an_empty_answer_page_says_why_and_what_would_run(client: TestClient) ->
     assert "No GPU in the catalog can run this job" in html
     assert "data-empty-reasons" in html and "Left out:" in html
     assert "These changes would let GPUs run it" in html and "no budget limit" in html
+
+
+def test_each_row_draws_its_band(read_client: TestClient) -> None:
+    """The Why of every row draws the API's band as a bar on a ×0–×3 scale, labelled."""
+    body = read_client.post("/api/v1/recommendations", json=API_REQUEST).json()
+    html = page(read_client, f"/recommendations?{QUESTION}")
+    bars = re.findall(r'<svg class="band-bar".*?</svg>', html, flags=re.S)
+    assert len(bars) == len(body["recommendations"])
+    for r, bar in zip(body["recommendations"], bars, strict=True):
+        u = r["uncertainty"]
+        assert f"range ×{templating.num(u['factor_low'], 2)} to" in bar
+        found = re.search(r'<rect x="([\d.]+)" y="3" width="([\d.]+)"', bar)
+        assert found is not None, bar
+        x, width = found.groups()
+        assert float(x) == pytest.approx(min(u["factor_low"], 3) * 40, abs=0.06)
+        assert float(x) + float(width) == pytest.approx(min(u["factor_high"], 3) * 40, abs=0.11)

@@ -1,0 +1,91 @@
+"""A row's band: the calibrated one for its regime, widened where the engine extrapolates."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from app.domain import bands
+from app.domain.efficiency import EfficiencyTable
+
+TABLE = EfficiencyTable(
+    bands={("decode", "all"): (0.84, 1.14), ("infer", "nvidia"): (0.79, 1.36)},
+    covered={
+        "decode": (frozenset({"llama.cpp"}), frozenset({"Hopper", "Ampere"})),
+        "infer": (frozenset({"tensorrt"}), frozenset({"Ampere"})),
+    },
+)
+PLAIN = bands.BandInputs(
+    regime="decode", vendor="nvidia", architecture="Hopper", runtime="llama.cpp",
+    efficiency_source="prior",
+)  # fmt: skip
+
+
+def _with(**kw: object) -> bands.BandInputs:
+    return replace(PLAIN, **kw)  # type: ignore[arg-type]
+
+
+def test_a_row_inside_the_calibration_set_gets_the_calibrated_band() -> None:
+    lo, hi, basis = bands.band(PLAIN, TABLE)
+    assert (lo, hi) == (0.84, 1.14)
+    assert "split-conformal" in basis and "widened" not in basis
+
+
+@pytest.mark.parametrize(
+    ("kw", "widening"),
+    [
+        ({"runtime": "vllm"}, bands.UNMEASURED_RUNTIME),
+        ({"architecture": "Blackwell"}, bands.UNMEASURED_ARCHITECTURE),
+        ({"moe": True}, bands.MOE),
+        ({"four_bit": True, "runtime": "llama.cpp"}, None),  # GGUF Q4 is what decode measured
+        ({"derived_peak": True}, bands.DERIVED_PEAK),
+        ({"num_gpus": 8}, bands.MULTI_GPU),
+    ],
+)
+def test_each_extrapolation_widens_by_its_factor_and_says_why(
+    kw: dict[str, object], widening: bands.Widening | None
+) -> None:
+    lo, hi, basis = bands.band(_with(**kw), TABLE)
+    if widening is None:
+        assert (lo, hi) == (0.84, 1.14)
+        return
+    assert lo == pytest.approx(0.84 * widening.low)
+    assert hi == pytest.approx(1.14 * widening.high)
+    assert widening.reason in basis
+
+
+def test_four_bit_outside_the_measured_runtime_widens_the_low_side() -> None:
+    lo, hi, basis = bands.band(_with(four_bit=True, runtime="transformers"), TABLE)
+    expected_lo, expected_hi = bands.combine([bands.UNMEASURED_RUNTIME, bands.FOUR_BIT])
+    assert lo == pytest.approx(0.84 * expected_lo) and hi == pytest.approx(1.14 * expected_hi)
+    assert bands.FOUR_BIT.reason in basis and bands.UNMEASURED_RUNTIME.reason in basis
+
+
+def test_widenings_combine_in_quadrature_not_as_a_product() -> None:
+    ws = [bands.MOE, bands.FOUR_BIT, bands.UNMEASURED_RUNTIME]
+    lo, hi = bands.combine(ws)
+    product = math.prod(w.low for w in ws)
+    assert product < lo < min(w.low for w in ws)
+    assert math.log(lo) == pytest.approx(-math.sqrt(sum(math.log(w.low) ** 2 for w in ws)))
+    assert hi >= max(w.high for w in ws)
+
+
+def test_every_widening_brackets_one_and_states_a_reason() -> None:
+    for w in (bands.UNMEASURED_RUNTIME, bands.UNMEASURED_ARCHITECTURE, bands.MOE,
+              bands.FOUR_BIT, bands.DERIVED_PEAK, bands.MULTI_GPU):  # fmt: skip
+        assert 0 < w.low <= 1 <= w.high and len(w.reason) > 20
+
+
+def test_measured_rows_keep_their_narrow_band_but_not_past_moe() -> None:
+    lo, hi, basis = bands.band(_with(efficiency_source="measured"), TABLE)
+    assert (lo, hi) == bands.BAND_MEASURED and "measured" in basis
+    mlo, _, mbasis = bands.band(_with(efficiency_source="measured", moe=True), TABLE)
+    assert mlo == pytest.approx(bands.BAND_MEASURED[0] * bands.MOE.low)
+    assert "mixture-of-experts" in mbasis
+
+
+def test_no_calibrated_band_falls_back_by_vendor() -> None:
+    assert bands.band(_with(regime="train"), TABLE)[:2] == bands.BAND_MODELLED
+    assert bands.band(_with(regime="train", vendor="amd"), TABLE)[:2] == bands.BAND_SPARSE_VENDOR
