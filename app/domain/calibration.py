@@ -15,7 +15,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.domain.gpu import GpuSpec
-from app.domain.kernel_profiles import GpuProfile, ProfilePoint, ProfileStore, Shape
+from app.domain.kernel_profiles import (
+    MEASURED_SOURCE,
+    GpuProfile,
+    ProfilePoint,
+    ProfileStore,
+    Shape,
+)
 
 FAMILY_WEIGHT = 0.5
 # Measured ratios outside these bounds are measurement errors (cache-resident arrays, wrong
@@ -277,7 +283,7 @@ def pool_kernel_points(
     for (slug, kc, dtype, shape), pairs in sorted(by.items()):
         value, n = _robust([v for v, _ in pairs], [w for _, w in pairs])
         if value is not None:
-            point = ProfilePoint(kc, dtype, shape, value, source="device reports", count=n)
+            point = ProfilePoint(kc, dtype, shape, value, source=MEASURED_SOURCE, count=n)
             points.setdefault(slug, []).append(point)
     return {
         slug: GpuProfile(slug=slug, points=tuple(pts), reports=reports[slug])

@@ -43,6 +43,8 @@ OTHER_TENSOR_GEN = 0.5
 OTHER_MEMORY = 0.7
 # How far a donor may be from the target before its figures stop counting at all.
 MIN_WEIGHT = 1e-4
+# The source of pooled device-report points (app.domain.calibration.pool_kernel_points).
+MEASURED_SOURCE = "device reports"
 # Kernels shorter than this show their fixed per-kernel time; longer ones hide it.
 SMALL_KERNEL_S = 50e-6
 
@@ -403,7 +405,14 @@ def gemm_efficiency(
     out = None
     if e is not None:
         own = store.profiles.get(gpu.slug)
+        points = own.points if own is not None else ()
         reports = own.reports if own is not None and basis.startswith("measured") else 0
+        if reports and not any(
+            p.source == MEASURED_SOURCE and p.kernel_class == "gemm" and _same_dtype(p.dtype, dtype)
+            for p in points
+        ):
+            # the reports measured other datapaths: this one rests on the published points
+            basis, reports = "published figures for this GPU", 0
         out = KernelBasis(e, basis, reports)
     store.memo[key] = out
     return out

@@ -87,6 +87,16 @@ def test_a_measured_profile_moves_the_estimate_toward_it_and_counts_its_machines
     ).compute["bf16"] == pytest.approx(0.40)
 
 
+def test_reports_that_measured_another_datapath_do_not_count_for_this_one(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    measured = _measured(store, "h100-sxm", 0.40, reports=2)  # bf16 points only
+    eff = perf.efficiencies(gpu, with_profiles(None, measured, gpus))
+    assert eff.gemm["bf16"].reports == 2
+    assert eff.gemm["tf32"].reports == 0
+    assert eff.gemm["tf32"].basis == "published figures for this GPU"
+
+
 def test_a_device_reports_own_matmul_figure_wins_over_the_profile(shipped) -> None:
     store, gpus = shipped
     gpu = gpus["h100-sxm"]
