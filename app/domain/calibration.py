@@ -10,11 +10,18 @@ not transfer across vendors or generations (benchmark-methodology.md §7).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.domain.gpu import GpuSpec
-from app.domain.kernel_profiles import GpuProfile, ProfilePoint, Shape
+from app.domain.kernel_profiles import (
+    MEASURED_SOURCE,
+    GpuProfile,
+    ProfilePoint,
+    ProfileStore,
+    Shape,
+)
 
 FAMILY_WEIGHT = 0.5
 # Measured ratios outside these bounds are measurement errors (cache-resident arrays, wrong
@@ -38,6 +45,11 @@ class Calibration:
     by_slug: dict[str, Efficiencies] = field(default_factory=dict)
     by_family: dict[str, Efficiencies] = field(default_factory=dict)
     source: str | None = None  # e.g. the device report id
+    # Kernel profiles (shipped, with pooled device reports merged in) and the catalog specs
+    # of the GPUs they describe (the carry-over's donors): the engine prices GEMMs from them
+    # (perf.efficiencies); built once per catalog and reports snapshot by the service.
+    profiles: ProfileStore | None = field(default=None, compare=False, repr=False)
+    profile_gpus: Mapping[str, GpuSpec] = field(default_factory=dict, compare=False, repr=False)
     # perf.efficiencies per GPU spec: the same for every request that shares this calibration
     # (the service keeps one until a report or the catalog changes).
     memo: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -202,7 +214,8 @@ def pooled_calibration(
 
 
 def merge(base: Calibration | None, own: Calibration | None) -> Calibration | None:
-    """A named device report (``own``) wins for its GPU; pooled figures fill the rest."""
+    """A named device report (``own``) wins for its GPU; pooled figures fill the rest; the
+    kernel profiles are the pooled ones."""
     if base is None:
         return own
     if own is None:
@@ -211,7 +224,21 @@ def merge(base: Calibration | None, own: Calibration | None) -> Calibration | No
         by_slug={**base.by_slug, **own.by_slug},
         by_family={**base.by_family, **own.by_family},
         source=own.source or base.source,
+        profiles=own.profiles or base.profiles,
+        profile_gpus=own.profile_gpus or base.profile_gpus,
     )
+
+
+def with_profiles(
+    calibration: Calibration | None, store: ProfileStore, gpus: Mapping[str, GpuSpec]
+) -> Calibration | None:
+    """``calibration`` with the kernel profile store attached (a bare one where there is no
+    measured efficiency yet: the shipped profiles still price GEMMs); None without profiles."""
+    if not store.profiles:
+        return calibration
+    if calibration is None:
+        return Calibration(profiles=store, profile_gpus=dict(gpus))
+    return replace(calibration, profiles=store, profile_gpus=dict(gpus), memo={})
 
 
 # ---------------------------------------------------------------- pooling kernel profiles
@@ -256,7 +283,7 @@ def pool_kernel_points(
     for (slug, kc, dtype, shape), pairs in sorted(by.items()):
         value, n = _robust([v for v, _ in pairs], [w for _, w in pairs])
         if value is not None:
-            point = ProfilePoint(kc, dtype, shape, value, source="device reports", count=n)
+            point = ProfilePoint(kc, dtype, shape, value, source=MEASURED_SOURCE, count=n)
             points.setdefault(slug, []).append(point)
     return {
         slug: GpuProfile(slug=slug, points=tuple(pts), reports=reports[slug])

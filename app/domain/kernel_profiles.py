@@ -43,6 +43,8 @@ OTHER_TENSOR_GEN = 0.5
 OTHER_MEMORY = 0.7
 # How far a donor may be from the target before its figures stop counting at all.
 MIN_WEIGHT = 1e-4
+# The source of pooled device-report points (app.domain.calibration.pool_kernel_points).
+MEASURED_SOURCE = "device reports"
 # Kernels shorter than this show their fixed per-kernel time; longer ones hide it.
 SMALL_KERNEL_S = 50e-6
 
@@ -89,6 +91,9 @@ class GpuProfile:
 @dataclass(frozen=True, slots=True)
 class ProfileStore:
     profiles: Mapping[str, GpuProfile] = field(default_factory=dict)
+    # gemm_efficiency per (GPU spec, dtype): the carry-over fits every donor's curve, so a
+    # store built once per catalog snapshot answers each GPU once
+    memo: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def without(self, slug: str) -> ProfileStore:
         return ProfileStore({s: p for s, p in self.profiles.items() if s != slug})
@@ -370,6 +375,47 @@ def profile_efficiency(
     return curve_efficiency(
         carried[0], target, kernel_class, shape, dtype
     ), f"carried over from {names}"
+
+
+#: The shape the engine reads a GPU's GEMM efficiency at: a large square GEMM, the kind of
+#: shape the vendor priors (MAMF best shapes, K ≥ 5120) stand for; app.domain.kernels applies
+#: the tile, wave and K-loop losses of smaller shapes relative to it.
+BEST_GEMM_SHAPE = {"m": 8192, "n": 8192, "k": 8192}
+
+
+@dataclass(frozen=True, slots=True)
+class KernelBasis:
+    """What one GPU's GEMM efficiency at a dtype rests on."""
+
+    efficiency: float
+    basis: str  # "measured on this GPU (N reports)", "carried over from …", "published …"
+    reports: int  # device reports behind it (0: published figures or carried over)
+
+
+def gemm_efficiency(
+    gpu: GpuSpec, store: ProfileStore, gpus: Mapping[str, GpuSpec], dtype: str
+) -> KernelBasis | None:
+    """``profile_efficiency`` of a best-shape GEMM, remembered on the store; None where
+    neither the GPU's own profile nor any donor has a GEMM point of the dtype."""
+    key = (gpu, dtype)
+    if key in store.memo:
+        hit: KernelBasis | None = store.memo[key]
+        return hit
+    e, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus, dtype=dtype)
+    out = None
+    if e is not None:
+        own = store.profiles.get(gpu.slug)
+        points = own.points if own is not None else ()
+        reports = own.reports if own is not None and basis.startswith("measured") else 0
+        if reports and not any(
+            p.source == MEASURED_SOURCE and p.kernel_class == "gemm" and _same_dtype(p.dtype, dtype)
+            for p in points
+        ):
+            # the reports measured other datapaths: this one rests on the published points
+            basis, reports = "published figures for this GPU", 0
+        out = KernelBasis(e, basis, reports)
+    store.memo[key] = out
+    return out
 
 
 # ---------------------------------------------------------------------------------- parsing

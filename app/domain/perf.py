@@ -21,6 +21,7 @@ from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
+from app.domain.kernel_profiles import KernelBasis, gemm_efficiency
 from app.domain.kernels import OpArrays, class_rates, prepare, step_time
 from app.domain.operators import (
     MEMORY,
@@ -144,6 +145,11 @@ class Efficiency:
     memory: float
     source: str  # prior | family | measured
     measured_on: int = 0  # machines behind measured figures (pooled device reports)
+    # The GPU's best-shape GEMM efficiency per tensor datapath from its kernel profile (own,
+    # or carried over from profiled GPUs), where no device report of it measured the datapath:
+    # the operator path prices GEMMs with it (``operator_efficiency``).
+    gemm: dict[str, KernelBasis] = field(default_factory=dict)
+    basis: str = ""  # what the operator path's GEMMs rest on, in words ("" = ``source``)
 
 
 # Built for every configuration a request evaluates or bounds: a plain slotted dataclass, as
@@ -170,6 +176,9 @@ class PerfEstimate:
     runtime: str = "pytorch"
     backend: str = ""
     measured_on: int = 0
+    # what the GEMMs' efficiency rests on, in words, where a kernel profile priced them
+    # ("measured on this GPU (2 reports)", "carried over from H100 SXM5, B200"); "" = prior
+    efficiency_basis: str = ""
     # how a multi-GPU training job spans its GPUs, in words (parallelism.Layout.label)
     parallelism: str = ""
 
@@ -207,15 +216,52 @@ EFFICIENCY_MEMO_SIZE = 20_000
 def _calibrated(gpu: GpuSpec, calibration: Calibration) -> Efficiency:
     comp: dict[str, float] = {}
     sources: set[str] = set()
+    gemm: dict[str, KernelBasis] = {}
+    store = calibration.profiles
     for p in MEASURED_PRECISIONS:
         comp[p], src = adjust(prior_compute_efficiency(gpu, p), gpu, calibration, "compute", p)
         sources.add(src)
+        if store is not None and src != "measured" and p in PROFILED_GEMM:
+            # a device report's own figure for the datapath wins over the kernel profile
+            kb = gemm_efficiency(gpu, store, calibration.profile_gpus, p)
+            if kb is not None:
+                gemm[p] = kb
     mem, src = adjust(MEMORY_EFFICIENCY, gpu, calibration, "memory")
     sources.add(src)
     source = next((s for s in ("measured", "family") if s in sources), "prior")
     own = calibration.by_slug.get(gpu.slug)
     count = own.count if own is not None and source == "measured" else 0
-    return Efficiency(comp, mem, source, count)
+    return Efficiency(comp, mem, source, count, gemm)
+
+
+# The tensor datapaths whose GEMMs the kernel profiles price. fp32 stays on the prior: its
+# entry is also the CUDA-core rate of the non-tensor kernels (depthwise convolutions,
+# element-wise FLOPs), which a GEMM profile does not measure.
+PROFILED_GEMM = frozenset({"tf32", "fp16", "bf16", "fp8"})
+
+
+def operator_efficiency(eff: Efficiency, key: str) -> Efficiency:
+    """``eff`` for the operator path of a job whose GEMMs run on datapath ``key``: the kernel
+    profile's GEMM efficiencies in place of the priors, and the step's provenance that of its
+    GEMM datapath. GEMMs (and the attention and convolution kernels priced as fractions of the
+    GEMM rate, kernels.class_rates) take most of a transformer step's time, so the GEMM's
+    basis is the step's: measured (device reports of this GPU: the band narrows as for any
+    measured efficiency), published figures for this GPU, carried over, or the prior."""
+    if not eff.gemm:
+        return eff
+    comp = {**eff.compute, **{p: kb.efficiency for p, kb in eff.gemm.items()}}
+    kb = eff.gemm.get(key)
+    if kb is None:
+        return replace(eff, compute=comp)
+    if kb.reports:
+        return replace(
+            eff,
+            compute=comp,
+            source="measured",
+            measured_on=max(eff.measured_on, kb.reports),
+            basis=kb.basis,
+        )
+    return replace(eff, compute=comp, basis=kb.basis)
 
 
 def _half_peak(gpu: GpuSpec, precision: str) -> tuple[float | None, str]:
@@ -718,8 +764,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
     step = host if host > st.total else st.total
+    eff = on.op_eff or on.eff
     return OneGpu(
-        on.eff, on.backend, job.wbytes, st.compute, on.mode, 0.0, st.memory, st.launch, host, step
+        eff, on.backend, job.wbytes, st.compute, on.mode, 0.0, st.memory, st.launch, host, step
     )
 
 
@@ -740,6 +787,8 @@ class _OnGpu:
     # FLOP/s per kernel class for the operator path (app.domain.kernels.CLASSES); None where a
     # datapath the job needs has no peak
     rates: tuple[float, ...] | None = None
+    # ``eff`` with the kernel profiles' GEMM efficiencies and their basis (operator_efficiency)
+    op_eff: Efficiency | None = None
 
 
 def _on_gpu(
@@ -789,18 +838,19 @@ def _build_on_gpu(
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     split, mode = compute_split(gpu, work, framework, eff, prof)
+    op_eff = operator_efficiency(eff, mode)
     op_split = (
-        compute_split(gpu, work, framework, eff, prof, per_operator=True)[0]
+        compute_split(gpu, work, framework, op_eff, prof, per_operator=True)[0]
         if has_operators(work.model)
         else None
     )
     rates = None
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
-        gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, eff, prof, mode)
+        gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, op_eff, prof, mode)
         rates = class_rates(gemm_rate, vector)
     host = host_bandwidth_gbs(gpu, calibration)
-    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates)
+    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff)
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
@@ -897,6 +947,7 @@ def estimate(
         scaling_efficiency=scale,
         compute_precision=one.mode,
         efficiency_source=one.eff.source,
+        efficiency_basis=one.eff.basis,
         latency_ms=latency,
         runtime=work.runtime,
         backend=one.backend,

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from app.bench.report import BenchReport
 from app.catalog import service as catalog
 from app.config import Settings
+from app.domain import perf
 from app.domain.calibration import Calibration, Efficiencies, merge
 from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
@@ -104,7 +105,11 @@ def warm(session: Session, settings: Settings) -> None:
     stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
     engine_rules.load_rules(settings.data_dir)
-    reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
+    calibration = reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
+    for gpu in gpus:
+        # each GPU's GEMM efficiency from the kernel profiles (the carry-over fits every
+        # donor's curve): remembered on the calibration, so the first request does not pay it
+        perf.efficiencies(gpu, calibration)
     offers.gpu_offers(session, stamps.offers)
 
 

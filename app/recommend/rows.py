@@ -52,12 +52,13 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
     g = c.gpu
     src = c.perf.efficiency_source
     on = c.perf.measured_on
+    machines = f"{on} machine" + ("s" if on != 1 else "")
     tput = {
-        "measured": f"modelled, with efficiencies measured on {on} machine"
-        + ("s" if on != 1 else "")
-        + " of this GPU model",
+        "measured": f"modelled, with efficiencies measured on {machines} of this GPU model",
         "family": "modelled, with efficiencies measured on the same architecture family",
     }.get(src, "modelled from datasheet figures and published efficiency priors")
+    if src == "prior" and c.perf.efficiency_basis:
+        tput = f"modelled from datasheet figures; GEMM efficiency {c.perf.efficiency_basis}"
     if g.street_price is not None:
         buy = f"published street price ({g.street_price.as_of})"
     elif g.launch_price_usd is not None:
@@ -79,6 +80,10 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
         "purchase_price": buy,
         "hourly_price": rent,
         "energy": "modelled from TDP" if g.tdp_w is not None else "unknown",
+        # what the GEMMs' efficiency rests on (kernel profiles), and how many machines measured
+        # this GPU model: shown as a badge on the answer page
+        **({"gemm_efficiency": c.perf.efficiency_basis} if c.perf.efficiency_basis else {}),
+        **({"measured_on": machines} if src == "measured" and on > 0 else {}),
     }
 
 

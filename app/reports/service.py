@@ -22,6 +22,7 @@ from app.domain.calibration import (
     Measurement,
     pool,
     pool_kernel_points,
+    with_profiles,
 )
 from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
@@ -255,7 +256,11 @@ def pooled_calibration(session: Session, gpus: list[GpuSpec]) -> Calibration | N
             measurements.append(Measurement(slug, backend, figures))
     backends = {g.slug: g.backends[0] for g in gpus if g.backends}
     pooled = pool(measurements, backends)
-    return pooled_calibration_of(pooled, gpus, source="pooled device reports")
+    calibration = pooled_calibration_of(pooled, gpus, source="pooled device reports")
+    # the donors of the carry-over are the profiled GPUs, whichever GPUs were asked about
+    _, shipped_gpus = shipped_profiles()
+    donors = {**shipped_gpus, **by_slug}
+    return with_profiles(calibration, kernel_profile_store(session, gpus), donors)
 
 
 # The catalog's pooled calibration per database, rebuilt when a report or the catalog changes.

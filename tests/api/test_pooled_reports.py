@@ -36,3 +36,43 @@ def test_reports_of_a_gpu_model_pool_into_its_rows(
     assert "measured on 1 machine " in one["provenance"]["throughput"]
     assert client.delete(f"/api/v1/device-reports/{ids[0]}", headers=admin).status_code == 204
     assert _h100_row(client) == before
+
+
+def test_a_reports_kernel_points_move_its_gpus_row_and_narrow_its_band(
+    client: TestClient, admin: dict[str, str]
+) -> None:
+    from tests.reports.factory import gemm_point, v2_report
+
+    def report(*points: dict) -> dict:
+        # no bf16 headline: the GEMM figure comes from the kernel points alone
+        r = v2_report(*points)
+        r["matmul"]["by_precision"].pop("bf16")
+        return r
+
+    before = _h100_row(client)
+    assert before["provenance"]["gemm_efficiency"] == "published figures for this GPU"
+    assert "measured_on" not in before["provenance"]
+
+    control = client.post("/api/v1/device-reports", json=report())
+    assert control.status_code == 201, control.text
+    without_points = _h100_row(client)
+    assert (
+        client.delete(f"/api/v1/device-reports/{control.json()['id']}", headers=admin).status_code
+        == 204
+    )
+
+    # 8192³ fp16 (the preset's precision) in 2.75 ms: 400 TFLOPS, 0.40 of the H100 SXM's 989
+    slow = gemm_point(8192, 8192, 8192, seconds=2.75e-3) | {"dtype": "fp16"}
+    r = client.post("/api/v1/device-reports", json=report(slow))
+    assert r.status_code == 201, r.text
+    after = _h100_row(client)
+    assert after["provenance"]["gemm_efficiency"] == "measured on this GPU (1 report)"
+    assert after["provenance"]["measured_on"] == "1 machine"
+    assert "measured on 1 machine " in after["provenance"]["throughput"]
+    # the same report without its GEMM points leaves the GEMMs on the published figures
+    assert after["throughput"]["value"] < without_points["throughput"]["value"]
+    assert after["uncertainty"]["factor_high"] < before["uncertainty"]["factor_high"]
+
+    page = client.get("/recommendations?preset=bert-large&objective=fastest&limit=200")
+    assert page.status_code == 200
+    assert "data-measured-on" in page.text and "measured on 1 machine" in page.text

@@ -1,0 +1,113 @@
+"""The engine prices GEMMs from kernel profiles: a GPU's own (published or measured) points,
+else carried over from profiled GPUs, else the prior; every estimate says which."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.catalog.profiles import shipped_profiles
+from app.domain import perf
+from app.domain.calibration import Calibration, Efficiencies, with_profiles
+from app.domain.kernel_profiles import (
+    BEST_GEMM_SHAPE,
+    GpuProfile,
+    ProfilePoint,
+    ProfileStore,
+    merge_profiles,
+    profile_efficiency,
+    shape_key,
+)
+from app.domain.workload import WorkloadSpec
+from tests.domain.fixtures import BERT_LARGE
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[ProfileStore, dict]:
+    return shipped_profiles()
+
+
+def _bert(precision: str = "bf16") -> WorkloadSpec:
+    return WorkloadSpec(task="training", model=BERT_LARGE, precision=precision, batch_size=16)
+
+
+def _measured(store: ProfileStore, slug: str, e: float, reports: int) -> ProfileStore:
+    point = ProfilePoint("gemm", "bf16", shape_key(BEST_GEMM_SHAPE), e, "device reports")
+    own = GpuProfile(slug, (point,), reports=reports)
+    merged = merge_profiles(store.profiles.get(slug), own)
+    assert merged is not None
+    return ProfileStore({**store.profiles, slug: merged})
+
+
+def test_a_gpu_with_a_shipped_profile_prices_its_gemms_at_the_profiles_e(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    cal = with_profiles(None, store, gpus)
+    e, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus)
+    eff = perf.operator_efficiency(perf.efficiencies(gpu, cal), "bf16")
+    assert eff.compute["bf16"] == pytest.approx(e)
+    assert basis == "published figures for this GPU"
+    est = perf.estimate(gpu, _bert(), calibration=cal)
+    assert est.efficiency_basis == basis
+    assert est.efficiency_source == "prior"  # published figures do not narrow the band
+    prior = perf.estimate(gpu, _bert())
+    assert prior.efficiency_basis == ""
+    # the GEMMs run at e instead of the prior: faster where e is above it, slower below
+    above = e is not None and e > perf.prior_compute_efficiency(gpu, "bf16")
+    assert (est.compute_s < prior.compute_s) == above
+    assert est.compute_s != pytest.approx(prior.compute_s)
+
+
+def test_a_gpu_without_a_profile_carries_over_and_names_the_donors(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["rtx-4090"]
+    assert "rtx-4090" not in store.profiles
+    cal = with_profiles(None, store, gpus)
+    est = perf.estimate(gpu, _bert(), calibration=cal)
+    assert est.efficiency_basis.startswith("carried over from ")
+    _, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus)
+    assert est.efficiency_basis == basis
+    named = [s for s in store.profiles if gpus[s].name in basis]
+    assert named  # the donors are profiled GPUs, named
+    assert est.efficiency_source == "prior"  # carried-over figures do not narrow the band
+
+
+def test_a_measured_profile_moves_the_estimate_toward_it_and_counts_its_machines(
+    shipped,
+) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    published = perf.estimate(gpu, _bert(), calibration=with_profiles(None, store, gpus))
+    slow = _measured(store, "h100-sxm", 0.40, reports=3)
+    est = perf.estimate(gpu, _bert(), calibration=with_profiles(None, slow, gpus))
+    assert est.compute_s > published.compute_s  # 0.40 of peak is below the published e
+    assert est.efficiency_source == "measured" and est.measured_on == 3
+    assert est.efficiency_basis == "measured on this GPU (3 reports)"
+    assert perf.operator_efficiency(
+        perf.efficiencies(gpu, with_profiles(None, slow, gpus)), "bf16"
+    ).compute["bf16"] == pytest.approx(0.40)
+
+
+def test_reports_that_measured_another_datapath_do_not_count_for_this_one(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    measured = _measured(store, "h100-sxm", 0.40, reports=2)  # bf16 points only
+    eff = perf.efficiencies(gpu, with_profiles(None, measured, gpus))
+    assert eff.gemm["bf16"].reports == 2
+    assert eff.gemm["tf32"].reports == 0
+    assert eff.gemm["tf32"].basis == "published figures for this GPU"
+
+
+def test_a_device_reports_own_matmul_figure_wins_over_the_profile(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    own = Calibration.from_measurement(gpu, Efficiencies(compute={"bf16": 0.5}))
+    eff = perf.efficiencies(gpu, with_profiles(own, store, gpus))
+    assert "bf16" not in eff.gemm
+    assert perf.operator_efficiency(eff, "bf16").compute["bf16"] == pytest.approx(0.5)
+
+
+def test_without_profiles_the_prior_prices_and_says_nothing_more() -> None:
+    from tests.domain.fixtures import H100
+
+    est = perf.estimate(H100, _bert(), calibration=Calibration())
+    assert est.efficiency_basis == "" and est.efficiency_source == "prior"
