@@ -403,6 +403,17 @@ def gemm_efficiency(
         return hit
     e, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus, dtype=dtype)
     out = None
+    if (
+        e is not None
+        and gpu.slug not in store.profiles
+        and not _segment_donor(gpu, store, gpus, dtype)
+    ):
+        # Carried over only within a segment: GeForce and workstation boards boost and are
+        # power-limited unlike datacenter parts, and carrying datacenter GEMM efficiencies to
+        # them made the published consumer rows worse (Lambda BERT fp16: RTX 4090 ×0.74 →
+        # ×0.71, RTX 3090 ×0.82 → ×0.76 against the prior). Without a donor of its own
+        # segment a card keeps the prior.
+        e = None
     if e is not None:
         own = store.profiles.get(gpu.slug)
         points = own.points if own is not None else ()
@@ -416,6 +427,19 @@ def gemm_efficiency(
         out = KernelBasis(e, basis, reports)
     store.memo[key] = out
     return out
+
+
+def _segment_donor(
+    gpu: GpuSpec, store: ProfileStore, gpus: Mapping[str, GpuSpec], dtype: str
+) -> bool:
+    """Whether a profiled GPU of ``gpu``'s segment has a GEMM point of ``dtype``."""
+    for slug, prof in store.profiles.items():
+        donor = gpus.get(slug)
+        if donor is None or donor.segment != gpu.segment:
+            continue
+        if any(p.kernel_class == "gemm" and _same_dtype(p.dtype, dtype) for p in prof.points):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------- parsing

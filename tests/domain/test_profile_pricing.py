@@ -59,8 +59,8 @@ def test_a_gpu_with_a_shipped_profile_prices_its_gemms_at_the_profiles_e(shipped
 
 def test_a_gpu_without_a_profile_carries_over_and_names_the_donors(shipped) -> None:
     store, gpus = shipped
-    gpu = gpus["rtx-4090"]
-    assert "rtx-4090" not in store.profiles
+    gpu = gpus["h100-pcie"]  # a datacenter card: datacenter donors carry over to it
+    assert "h100-pcie" not in store.profiles
     cal = with_profiles(None, store, gpus)
     est = perf.estimate(gpu, _bert(), calibration=cal)
     assert est.efficiency_basis.startswith("carried over from ")
@@ -111,3 +111,14 @@ def test_without_profiles_the_prior_prices_and_says_nothing_more() -> None:
 
     est = perf.estimate(H100, _bert(), calibration=Calibration())
     assert est.efficiency_basis == "" and est.efficiency_source == "prior"
+
+
+def test_a_card_without_a_donor_of_its_segment_keeps_the_prior(shipped) -> None:
+    # no GeForce GEMM sweep is shipped: datacenter efficiencies are not carried to an RTX 4090
+    store, gpus = shipped
+    gpu = gpus["rtx-4090"]
+    cal = with_profiles(None, store, gpus)
+    est = perf.estimate(gpu, _bert(), calibration=cal)
+    prior = perf.estimate(gpu, _bert())
+    assert est.throughput == pytest.approx(prior.throughput)
+    assert not est.efficiency_basis.startswith("carried over")
