@@ -99,6 +99,10 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB")
     why.append(f"runs {_speed(top)}")
     why.append(f"limited by {top.bottleneck}")
+    if top.serving is not None:
+        # a serving plan names the formats it runs: quality is never traded silently
+        sv = top.serving
+        why.insert(0, f"{sv.weight_precision} weights and {sv.kv_cache_precision} KV cache")
     sentence = f"Pick {_name(top)}: " + ", ".join(why) + "."
     if len(rows) > 1:
         second = rows[1]

@@ -27,8 +27,8 @@ def _flag(args: list[str], name: str) -> str | None:
     return args[args.index(name) + 1] if name in args else None
 
 
-def test_vllm_commands_carry_each_plans_layout(client: TestClient) -> None:
-    answer = _serving(client, preset="llama-3.3-70b", runtime="vllm")
+def test_vllm_commands_carry_each_plans_layout(read_client: TestClient) -> None:
+    answer = _serving(read_client, preset="llama-3.3-70b", runtime="vllm")
     rows = [r for r in answer["recommendations"] if r["serving"]["runtime"] == "vllm"]
     assert rows
     for row in rows:
@@ -58,7 +58,7 @@ def test_vllm_commands_carry_each_plans_layout(client: TestClient) -> None:
             assert deploy["skypilot_service"] is None
 
 
-def test_a_custom_model_gets_a_placeholder_and_says_so(client: TestClient) -> None:
+def test_a_custom_model_gets_a_placeholder_and_says_so(read_client: TestClient) -> None:
     model = {
         "family": "decoder",
         "params": 7e9,
@@ -68,7 +68,7 @@ def test_a_custom_model_gets_a_placeholder_and_says_so(client: TestClient) -> No
         "num_kv_heads": 8,
         "vocab_size": 32000,
     }
-    answer = _serving(client, model=model, runtime="vllm")
+    answer = _serving(read_client, model=model, runtime="vllm")
     deploy = answer["recommendations"][0]["serving"]["deploy"]
     assert "<your-model>" in deploy["command"]
     assert any("your-model" in n for n in deploy["notes"])

@@ -12,9 +12,9 @@ def _ask(client: TestClient, body: dict) -> dict:
     return r.json()
 
 
-def test_the_sentence_names_the_pick_its_rent_and_the_runner_up(client: TestClient) -> None:
+def test_the_sentence_names_the_pick_its_rent_and_the_runner_up(read_client: TestClient) -> None:
     answer = _ask(
-        client,
+        read_client,
         {
             "workload": {"preset": "llama-3-8b", "task": "inference"},
             "constraints": {"acquisition": "rent"},
@@ -33,9 +33,9 @@ def test_the_sentence_names_the_pick_its_rent_and_the_runner_up(client: TestClie
     assert answer["summary"]["assumptions"].startswith("Assuming inference, ")
 
 
-def test_a_buy_question_prices_the_pick_to_buy(client: TestClient) -> None:
+def test_a_buy_question_prices_the_pick_to_buy(read_client: TestClient) -> None:
     answer = _ask(
-        client, {"workload": {"preset": "resnet-50"}, "constraints": {"acquisition": "buy"}}
+        read_client, {"workload": {"preset": "resnet-50"}, "constraints": {"acquisition": "buy"}}
     )
     top = answer["recommendations"][0]
     sentence = answer["summary"]["sentence"]
@@ -46,9 +46,9 @@ def test_a_buy_question_prices_the_pick_to_buy(client: TestClient) -> None:
     )
 
 
-def test_an_empty_answer_says_so_and_what_would_change_it(client: TestClient) -> None:
+def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClient) -> None:
     answer = _ask(
-        client,
+        read_client,
         {
             "workload": {"preset": "llama-3-70b", "task": "fine-tuning"},
             "constraints": {"max_gpus": 1, "acquisition": "buy", "max_purchase_usd": 300},
@@ -61,3 +61,20 @@ def test_an_empty_answer_says_so_and_what_would_change_it(client: TestClient) ->
     helps = [v for v in answer["what_if"] or [] if v["can_run"]]
     if helps:
         assert helps[0]["change"].rstrip(".") in sentence
+
+
+def test_a_serving_verdict_names_the_formats_it_runs(read_client: TestClient) -> None:
+    answer = _ask(
+        read_client,
+        {
+            "workload": {
+                "preset": "llama-3.3-70b",
+                "task": "serving",
+                "serving": {"concurrent_requests": 20},
+            },
+            "constraints": {"acquisition": "rent"},
+        },
+    )
+    sv = answer["recommendations"][0]["serving"]
+    sentence = answer["summary"]["sentence"]
+    assert f"{sv['weight_precision']} weights and {sv['kv_cache_precision']} KV cache" in sentence
