@@ -153,9 +153,10 @@ def test_compare_with_the_previous_question(read_client: TestClient) -> None:
     was, now = CHOICES["objective"]["balanced"], CHOICES["objective"]["fastest"]
     assert re.search(rf"{label}\s+{was}\s+{now}", text), text
     assert text.count(label) == 1  # only what changed
-    b, a = api(read_client, "buy")["recommendations"][0], api(read_client, "buy", "fastest")[
-        "recommendations"
-    ][0]
+    b, a = (
+        api(read_client, "buy")["recommendations"][0],
+        api(read_client, "buy", "fastest")["recommendations"][0],
+    )
     for top in (a, b):
         assert top["gpu"]["name"] in text
     assert "Price" in text and "Throughput" in text
