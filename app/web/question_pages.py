@@ -25,6 +25,7 @@ from app.recommend import schemas as rs
 from app.reports import service as reports
 from app.web import charts
 from app.web.forms import (
+    FormField,
     QuestionForm,
     field_for_name,
     grouped_fields,
@@ -432,11 +433,15 @@ def _compare(
         before_form, _, before = _answer(request, session, settings, items=items)
     except _FormInvalid as exc:
         return Compared([], [], "the previous question no longer reads: " + _first(exc.form))
+    # the questions as the engine read them (defaults filled in), so a field the form now
+    # sets to its default is no change
+    was = before_form.request.model_dump(mode="json") if before_form.request else {}
+    now = form.request.model_dump(mode="json") if form.request else {}
     changes = []
     for f in question_fields():
-        old, new = before_form.values.get(f.name), form.values.get(f.name)
+        old, new = _at(was, f.path), _at(now, f.path)
         if old != new:
-            changes.append((f.label, _shown(f.name, old), _shown(f.name, new)))
+            changes.append((f.label, _shown(f, old), _shown(f, new)))
     rows = [
         (what, _top_fact(before, what), _top_fact(answer, what))
         for what in ("Top pick", "Throughput", "Price", "GPUs that can run it")
@@ -448,11 +453,21 @@ def _first(form: QuestionForm) -> str:
     return next(iter(form.errors.values()), "invalid")
 
 
-def _shown(name: str, value: Any) -> str:
-    """A form value as the form's choices name it; blank is the default."""
-    words = CHOICES.get(name, {})
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
+def _shown(f: FormField, value: Any) -> str:
+    """A request value as the form's choices name it; None is the engine's default."""
+    words = CHOICES.get(f.name, {})
     values = value if isinstance(value, list) else [value]
-    text = ", ".join(words.get(str(v), str(v)) for v in values if v not in (None, ""))
+    text = ", ".join(
+        words.get(str(v), str(v)) if isinstance(v, str) else f.show(v)
+        for v in values
+        if v not in (None, "")
+    )
     return text or "— (default)"
 
 
