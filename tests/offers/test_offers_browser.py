@@ -57,12 +57,12 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
             assert o["instance_type"] not in cell.inner_text()
             details = why.locator("[data-offer-details]").text_content() or ""
             assert f"{o['provider']} · {o['instance_type']}" in details
-            link = why.locator("[data-alternatives]").first
+            link = why.locator("a[data-alternatives]")
             assert link.get_attribute("href") == f"/gpus/{rec['gpu']['slug']}#offers"
         if rec["verdict"] is not None:
             line = page.locator(f"#rec-{rec['rank']} + tr details[data-explain] .verdict")
             assert line.get_attribute("data-verdict") == rec["verdict"]["cheaper"]
-            text = line.inner_text()
+            text = " ".join((line.text_content() or "").split())  # folded in "Why"
             assert "10 h/week × 2 years" in text
             assert ("Buying" if rec["verdict"]["cheaper"] == "buy" else "Renting") in text
     assert any(r["verdict"] for r in rows[:10]), "the top rows have both bases"
@@ -85,7 +85,7 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
     first_with_offer = next(r for r in rows if r["offer"] is not None)
     why = page.locator(f"#rec-{first_with_offer['rank']} + tr details[data-explain]")
     why.locator("summary").click()
-    why.locator("[data-alternatives]").first.click()
+    why.locator("a[data-alternatives]").click()
     page.wait_for_url(re.compile(r"/gpus/.+"))
     offers = page.locator("[data-offers-table] tr[data-offer-row]")
     assert offers.count() >= 1
