@@ -102,7 +102,7 @@ def test_the_score_column_is_named_for_the_objective(
     m = re.search(r"<th [^>]*data-score-head[^>]*><abbr [^>]*>([^<]+)</abbr>", head(html))
     assert m and m.group(1) == label
     rows = api(read_client, "either", objective)["recommendations"]
-    shown = [float(s) for s in re.findall(r'data-score="([^"]+)"', html)]
+    shown = [float(s) for s in re.findall(r'data-score data-value="([^"]+)"', html)]
     assert shown == [r["score"] for r in rows]
     # the order follows the score, after the rows the engine lists last
     lead = [
