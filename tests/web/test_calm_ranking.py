@@ -163,3 +163,12 @@ def test_compare_with_the_previous_question(read_client: TestClient) -> None:
     # the share link and exports stay the question alone
     share = re.search(r"data-share-url[^>]*|value=\"([^\"]+)\" data-share-url", diff)
     assert share and "prev=" not in (share.group(1) or "")
+
+
+def test_a_previous_question_that_no_longer_reads_is_said_so(read_client: TestClient) -> None:
+    query = f"{TRAINING}&acquisition=buy&" + urlencode({"prev": "preset=no-such-preset"})
+    html = answer(read_client, query + "&compare=1")
+    m = re.search(r"data-compare-error>([^<]+)<", html)
+    assert m and m.group(1).startswith("Cannot compare: the previous question no longer reads")
+    assert "data-compare-diff" not in html
+    assert "data-ranking" in html  # the answer itself stands
