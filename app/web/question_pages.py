@@ -25,6 +25,7 @@ from app.recommend import schemas as rs
 from app.reports import service as reports
 from app.web import charts
 from app.web.forms import (
+    FormField,
     QuestionForm,
     field_for_name,
     grouped_fields,
@@ -33,7 +34,7 @@ from app.web.forms import (
     parse_question,
     question_fields,
 )
-from app.web.labels import choice_label
+from app.web.labels import CHOICES, choice_label
 from app.web.serving_charts import serving_charts
 from app.web.templating import num, params_h, query_string, render, usd
 
@@ -109,7 +110,9 @@ def _device_reports(session: Any) -> list[Any]:
         return []
 
 
-def _form_context(session: Any, form: QuestionForm, presets: list[PresetView]) -> dict[str, Any]:
+def _form_context(
+    session: Any, form: QuestionForm, presets: list[PresetView], prev: str = ""
+) -> dict[str, Any]:
     hints = _preset_hints(presets)
     preset_id = str(form.values.get("preset") or "")
     current = next((p for p in presets if p.id == preset_id), None)
@@ -125,6 +128,8 @@ def _form_context(session: Any, form: QuestionForm, presets: list[PresetView]) -
         "device_reports": _device_reports(session),
         "fixed_assumptions": FIXED_ASSUMPTIONS,
         "assumptions_summary": _assumptions_summary(form),
+        # the question this one changes, carried by the form so the answer can compare them
+        "prev": prev,
     }
 
 
@@ -169,7 +174,14 @@ def index(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLR
     form = parse_question(request.query_params.multi_items(), use_defaults=True)
     # The home page shows the question; errors only appear once the user submits.
     form.errors.clear()
-    return render(request, "index.html", _form_context(session, form, presets))
+    prev = _prev_of(request.query_params.multi_items())
+    return render(request, "index.html", _form_context(session, form, presets, prev))
+
+
+def _prev_of(items: Items) -> str:
+    """The previous question's query (the ``prev`` pair the form carries), if it is a link."""
+    prev = dict(items).get("prev", "")
+    return prev if len(prev) <= SHARE_URL_LIMIT else ""
 
 
 class _FormInvalid(Exception):
@@ -202,9 +214,9 @@ def _answer(
 
 
 def _invalid_page(
-    request: Request, session: Any, settings: Settings, form: QuestionForm
+    request: Request, session: Any, settings: Settings, form: QuestionForm, prev: str = ""
 ) -> HTMLResponse:
-    ctx = _form_context(session, form, _presets(settings))
+    ctx = _form_context(session, form, _presets(settings), prev)
     return render(request, "index.html", ctx, status_code=422)
 
 
@@ -241,17 +253,19 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
     # What changes the answer re-ranks the catalog about seven times: it is computed when the
     # reader asks for it (a link on the page adds what_if=1), not for every answer.
     what_if = dict(items).get("what_if") == "1"
+    prev = _prev_of(items)
     try:
         form, presets, answer = _answer(request, session, settings, what_if=what_if, items=items)
     except _FormInvalid as exc:
-        return _invalid_page(request, session, settings, exc.form)
+        return _invalid_page(request, session, settings, exc.form, prev)
     if not answer.recommendations and not what_if:
         # Nothing can run it: what would change that is the answer, so it is always shown.
         form, presets, answer = _answer(request, session, settings, what_if=True, items=items)
     query = form.query()
-    ctx = _form_context(session, form, presets)
     share = query_string(query)
+    ctx = _form_context(session, form, presets, prev)
     linkable = len(share) <= SHARE_URL_LIMIT
+    changed = bool(prev) and prev != share  # the user changed a question: offer the comparison
     ctx.update(
         answer=answer,
         query=query,
@@ -260,6 +274,20 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
+        score_head=SCORE_HEADS.get(answer.objective, SCORE_HEADS["balanced"]),
+        # "change the question" carries this one along, so the next answer can compare them
+        change_href="/?" + (urlencode([*query, ("prev", share)]) if linkable else share),
+        prev_href="/recommendations?" + prev if changed else None,
+        compare_href=(
+            "?" + urlencode([*query, ("prev", prev), ("compare", "1")]) + "#compare"
+            if changed
+            else None
+        ),
+        compared=(
+            _compare(request, session, settings, answer, form, prev)
+            if changed and dict(items).get("compare") == "1"
+            else None
+        ),
         serving_charts=serving_charts(answer),
         echo=_echo(
             answer,
@@ -382,6 +410,99 @@ def _echo_limits(
     out.append(("Ranked by", ranked))
     out.append(("Catalog data as of", as_of or "unknown"))
     return out
+
+
+# The column that explains the order: the score each row is ranked by (rank.rank), named for
+# the objective. Scores are relative to the highest-scoring card evaluated, which need not be
+# shown: under balanced a card without a price scores on speed alone and is listed last.
+SCORE_HEADS: dict[str, tuple[str, str]] = {
+    "balanced": (
+        "Balanced score",
+        "speed^w × value^(1−w), speed and value each as a fraction of the best card's; "
+        "1 is the highest score among the cards evaluated",
+    ),
+    "fastest": ("Speed score", "throughput as a fraction of the fastest card's"),
+    "best_value": ("Value score", "work per dollar as a fraction of the best card's"),
+    "cheapest": ("Cost score", "the cheapest card's cost ÷ this card's"),
+}
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Two answers side by side: what the user changed and what the top pick became."""
+
+    changes: list[tuple[str, str, str]]  # field label, before, now
+    rows: list[tuple[str, str, str]]  # what, before, now
+    error: str | None = None
+
+
+def _compare(
+    request: Request,
+    session: Any,
+    settings: Settings,
+    answer: rs.RecommendationResponse,
+    form: QuestionForm,
+    prev: str,
+) -> Compared:
+    items = parse_qsl(prev, keep_blank_values=True)
+    try:
+        before_form, _, before = _answer(request, session, settings, items=items)
+    except _FormInvalid as exc:
+        return Compared([], [], "the previous question no longer reads: " + _first(exc.form))
+    # the questions as the engine read them (defaults filled in), so a field the form now
+    # sets to its default is no change
+    was = before_form.request.model_dump(mode="json") if before_form.request else {}
+    now = form.request.model_dump(mode="json") if form.request else {}
+    changes = []
+    for f in question_fields():
+        old, new = _at(was, f.path), _at(now, f.path)
+        if old != new:
+            changes.append((f.label, _shown(f, old), _shown(f, new)))
+    rows = [
+        (what, _top_fact(before, what), _top_fact(answer, what))
+        for what in ("Top pick", "Throughput", "Price", "GPUs that can run it")
+    ]
+    return Compared(changes, rows)
+
+
+def _first(form: QuestionForm) -> str:
+    return next(iter(form.errors.values()), "invalid")
+
+
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
+def _shown(f: FormField, value: Any) -> str:
+    """A request value as the form's choices name it; None is the engine's default."""
+    words = CHOICES.get(f.name, {})
+    values = value if isinstance(value, list) else [value]
+    text = ", ".join(
+        words.get(str(v), str(v)) if isinstance(v, str) else f.show(v)
+        for v in values
+        if v not in (None, "")
+    )
+    return text or "— (default)"
+
+
+def _top_fact(answer: rs.RecommendationResponse, what: str) -> str:
+    if what == "GPUs that can run it":
+        return str(answer.count)
+    if not answer.recommendations:
+        return "no GPU"
+    top = answer.recommendations[0]
+    if what == "Top pick":
+        return config_name(top.gpu.name, top.num_gpus)
+    if what == "Throughput":
+        return f"{num(top.throughput.value)} {top.throughput.unit}"
+    prices = []
+    if answer.acquisition in ("buy", "either") and top.cost.purchase_usd is not None:
+        prices.append(f"buy {usd(top.cost.purchase_usd)}")
+    if answer.acquisition in ("rent", "either") and top.cost.hourly_usd is not None:
+        prices.append(f"rent {usd(top.cost.hourly_usd)}/h")
+    return ", ".join(prices) or "no price known"
 
 
 def _per_dollar_label(answer: rs.RecommendationResponse) -> str:

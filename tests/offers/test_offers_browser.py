@@ -49,20 +49,25 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
     for rec in rows[:10]:
         row = page.locator(f"tr[data-slug='{rec['gpu']['slug']}']")
         cell = row.locator("[data-offer]")
+        # the cell keeps the price and the provider; the instance is in the row's "Why"
+        why = page.locator(f"#rec-{rec['rank']} + tr details[data-explain]")
         if rec["offer"] is not None:
             o = rec["offer"]
-            assert f"{o['provider']} · {o['instance_type']}" in cell.inner_text()
-            link = cell.locator("[data-alternatives]")
+            assert o["provider"] in cell.inner_text()
+            assert o["instance_type"] not in cell.inner_text()
+            details = why.locator("[data-offer-details]").text_content() or ""
+            assert f"{o['provider']} · {o['instance_type']}" in details
+            link = why.locator("a[data-alternatives]")
             assert link.get_attribute("href") == f"/gpus/{rec['gpu']['slug']}#offers"
         if rec["verdict"] is not None:
-            line = page.locator(f"#rec-{rec['rank']} + tr .verdict")
+            line = page.locator(f"#rec-{rec['rank']} + tr details[data-explain] .verdict")
             assert line.get_attribute("data-verdict") == rec["verdict"]["cheaper"]
-            text = line.inner_text()
+            text = " ".join((line.text_content() or "").split())  # folded in "Why"
             assert "10 h/week × 2 years" in text
             assert ("Buying" if rec["verdict"]["cheaper"] == "buy" else "Renting") in text
     assert any(r["verdict"] for r in rows[:10]), "the top rows have both bases"
 
-    launch = page.locator("[data-launch-spec]").first
+    launch = page.locator("details[data-explain] [data-launch-spec]").first
     href = launch.get_attribute("href") or ""
     assert href.startswith("/api/v1/offers/launch-spec?gpu=")
     spec = httpx.get(server + href, timeout=60)
@@ -71,13 +76,16 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
 
     # "Change usage" goes back to the question with the usage inputs kept
     answer_url = page.url
+    page.locator("details[data-explain]:has([data-change-usage]) > summary").first.click()
     page.locator("[data-change-usage]").first.click()
     page.wait_for_url(re.compile(r"/\?.*hours_per_week=10"))
     assert page.locator("#f-hours_per_week").input_value() == "10"
     assert page.locator("#f-years").input_value() == "2"
     page.goto(answer_url)
     first_with_offer = next(r for r in rows if r["offer"] is not None)
-    page.locator(f"tr[data-slug='{first_with_offer['gpu']['slug']}'] [data-alternatives]").click()
+    why = page.locator(f"#rec-{first_with_offer['rank']} + tr details[data-explain]")
+    why.locator("summary").click()
+    why.locator("a[data-alternatives]").click()
     page.wait_for_url(re.compile(r"/gpus/.+"))
     offers = page.locator("[data-offers-table] tr[data-offer-row]")
     assert offers.count() >= 1

@@ -222,7 +222,8 @@ def test_assumptions_panel_sets_the_hidden_defaults_and_the_header_echoes_them(
     # every bought price on the page is a launch price
     bases = pg.locator("td[data-buy] .muted").all_inner_texts()
     assert bases and all("launch price" in b for b in bases if "price" in b)
-    # "Change usage" opens the folded panel at the field
+    # "Change usage" (in a row's "Why") opens the folded panel at the field
+    pg.locator("details[data-explain]:has([data-change-usage]) > summary").first.click()
     pg.locator("[data-change-usage]").first.click()
     pg.wait_for_url(re.compile(r"/\?.*#f-hours_per_week"))
     assert pg.locator("#f-hours_per_week").is_visible()
@@ -592,8 +593,11 @@ def test_journey_buy_or_rent_for_training(journey: Page) -> None:
         )
     else:
         assert top.count() == 0
-    # and a verdict line on every row that can be both bought and rented
+    # and a verdict line in the "Why" of every row that can be both bought and rented
     verdict = pg.locator("[data-verdict]").first
+    why = pg.locator("details[data-explain]:has([data-verdict])").first
+    assert not verdict.is_visible()
+    why.locator("summary").click()
     assert verdict.is_visible()
     assert re.search(r"(Buying|Renting) is cheaper over 6,240 h of use", verdict.inner_text())
     first = pg.locator("details[data-explain]").first

@@ -1,0 +1,174 @@
+"""The ranking table on the answer page: the asked acquisition's columns only, the score it
+is ranked by, memory headroom, instance ids inside "Why", and two answers compared."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from urllib.parse import quote, urlencode
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.web.forms import question_fields
+from app.web.labels import CHOICES
+from app.web.question_pages import SCORE_HEADS
+
+TRAINING = "preset=resnet-50&task=training&dataset_samples=1281167&epochs=90"
+
+
+def answer(client: TestClient, query: str) -> str:
+    r = client.get("/recommendations?" + query)
+    assert r.status_code == 200, r.text[:500]
+    return r.text
+
+
+def ranking(html: str) -> str:
+    """The ranking table without the rows' "Why" (what the eye scans)."""
+    table = re.search(r"<table class=\"ranking\" data-ranking.*?</table>\s*</div>", html, re.S)
+    assert table, "no ranking table"
+    return re.sub(r"<details data-explain>.*?</details>", "", table.group(0), flags=re.S)
+
+
+def head(html: str) -> str:
+    m = re.search(r"<thead>.*?</thead>", ranking(html), re.S)
+    assert m
+    return m.group(0)
+
+
+def api(client: TestClient, acquisition: str, objective: str = "balanced") -> dict:
+    r = client.post(
+        "/api/v1/recommendations",
+        json={
+            "workload": {"preset": "resnet-50", "task": "training",
+                         "dataset_samples": 1281167, "epochs": 90},
+            "constraints": {"framework": "pytorch", "acquisition": acquisition},
+            "objective": objective,
+        },
+    )  # fmt: skip
+    assert r.status_code == 200, r.text[:500]
+    return r.json()
+
+
+@pytest.mark.parametrize(
+    ("acquisition", "rent", "buy"),
+    [("buy", False, True), ("rent", True, False), ("either", True, True)],
+)
+def test_columns_for_the_asked_acquisition_only(
+    read_client: TestClient, acquisition: str, rent: bool, buy: bool
+) -> None:
+    html = answer(read_client, f"{TRAINING}&acquisition={acquisition}")
+    thead, table = head(html), ranking(html)
+    assert ("data-rent-head" in thead) is rent
+    assert ("data-buy-head" in thead) is buy
+    assert ("data-offer " in table or "data-offer>" in table) is rent
+    assert ("data-buy " in table) is buy
+    # no buy-versus-rent line in the table; under 'either' it is in the rows' "Why"
+    assert "Renting is cheaper" not in table and "Buying is cheaper" not in table
+    assert "data-verdict" not in table
+    rows = api(read_client, acquisition)["recommendations"]
+    if acquisition != "either":
+        assert "data-verdict" not in html and "data-top-verdict" not in html
+    elif any(r["verdict"] for r in rows):
+        assert re.search(r"<details data-explain>(?:(?!</details>).)*data-verdict", html, re.S)
+    # every row's cells: one per header, the explain row spanning them all
+    n_head = thead.count("<th ")
+    first = re.search(r'<tr id="rec-1".*?</tr>', table, re.S)
+    assert first and first.group(0).count("<td") == n_head
+    assert f'<td colspan="{n_head}">' in table
+
+
+def test_instance_ids_only_inside_why(read_client: TestClient) -> None:
+    html = answer(read_client, f"{TRAINING}&acquisition=rent")
+    rows = api(read_client, "rent")["recommendations"]
+    offers = [r["offer"] for r in rows if r["offer"]]
+    assert offers, "the shipped offers price some rows"
+    table = ranking(html)
+    whys = "".join(re.findall(r"<details data-explain>.*?</details>", html, re.S))
+    for o in offers:
+        # the breakable filter may insert <wbr>: compare the text
+        assert o["instance_type"] not in unescape(re.sub(r"<wbr>", "", table))
+        assert o["instance_type"] in unescape(re.sub(r"<wbr>", "", whys))
+        assert o["provider"] in table  # the provider stays beside the price
+    assert "data-launch-spec" not in table and "data-offer-name" not in table
+
+
+@pytest.mark.parametrize("objective", ["balanced", "fastest", "best_value", "cheapest"])
+def test_the_score_column_is_named_for_the_objective(
+    read_client: TestClient, objective: str
+) -> None:
+    html = answer(read_client, f"{TRAINING}&acquisition=either&objective={objective}")
+    label, _ = SCORE_HEADS[objective]
+    m = re.search(r"<th [^>]*data-score-head[^>]*><abbr [^>]*>([^<]+)</abbr>", head(html))
+    assert m and m.group(1) == label
+    rows = api(read_client, "either", objective)["recommendations"]
+    shown = [float(s) for s in re.findall(r'data-score data-value="([^"]+)"', html)]
+    assert shown == [r["score"] for r in rows]
+    # the order follows the score, after the rows the engine lists last
+    lead = [
+        r["score"] for r in rows
+        if r["price_known"] and r["meets_latency_target"] is not False
+    ]  # fmt: skip
+    assert lead and lead == sorted(lead, reverse=True)
+    assert 0 < max(shown) <= 1
+
+
+def test_memory_per_gpu_shows_the_spare(read_client: TestClient) -> None:
+    html = answer(read_client, f"{TRAINING}&acquisition=buy")
+    rows = api(read_client, "buy")["recommendations"]
+    spare = re.findall(r'data-headroom="([^"]+)">([^<]+)</span>', ranking(html))
+    assert len(spare) == len(rows)
+    for (value, text), r in zip(spare, rows, strict=True):
+        assert float(value) == pytest.approx(r["memory"]["headroom_gb"])
+        # in the vendors' GB, as the capacity beside it
+        gb = r["memory"]["headroom_gb"] / 1.073741824
+        assert text.endswith(" GB spare")
+        assert float(text.split()[0].replace(",", "")) == pytest.approx(gb, rel=0.01)
+
+
+def test_compare_with_the_previous_question(read_client: TestClient) -> None:
+    before = f"{TRAINING}&acquisition=buy&objective=balanced"
+    html = answer(read_client, before)
+    # "Change the question" carries this question along
+    change = re.search(r'href="([^"]+)" data-change-question', html)
+    assert change and "prev=" in unescape(change.group(1))
+    form = read_client.get(unescape(change.group(1))).text
+    prev = re.search(r'name="prev" value="([^"]+)" data-prev-question', form)
+    assert prev
+    prev_query = unescape(prev.group(1))
+    # the same question again: nothing to compare
+    same = answer(read_client, before + "&prev=" + quote(prev_query))
+    assert "data-compare-link" not in same
+    # a changed question offers the comparison, computed when asked
+    after = f"{TRAINING}&acquisition=buy&objective=fastest"
+    changed = answer(read_client, after + "&" + urlencode({"prev": prev_query}))
+    link = re.search(r'href="([^"]+)" data-compare-link', changed)
+    assert link and "data-compare-diff" not in changed
+    diff = read_client.get("/recommendations" + unescape(link.group(1))).text
+    table = re.search(r"<table data-compare-diff>.*?</table>", diff, re.S)
+    assert table
+    text = unescape(re.sub(r"<[^>]+>", " ", table.group(0)))
+    # what changed, in the form's words: the field and both values
+    label = next(f.label for f in question_fields() if f.name == "objective")
+    was, now = CHOICES["objective"]["balanced"], CHOICES["objective"]["fastest"]
+    assert re.search(rf"{label}\s+{was}\s+{now}", text), text
+    assert text.count(label) == 1  # only what changed
+    b, a = (
+        api(read_client, "buy")["recommendations"][0],
+        api(read_client, "buy", "fastest")["recommendations"][0],
+    )
+    for top in (a, b):
+        assert top["gpu"]["name"] in text
+    assert "Price" in text and "Throughput" in text
+    # the share link and exports stay the question alone
+    share = re.search(r"data-share-url[^>]*|value=\"([^\"]+)\" data-share-url", diff)
+    assert share and "prev=" not in (share.group(1) or "")
+
+
+def test_a_previous_question_that_no_longer_reads_is_said_so(read_client: TestClient) -> None:
+    query = f"{TRAINING}&acquisition=buy&" + urlencode({"prev": "preset=no-such-preset"})
+    html = answer(read_client, query + "&compare=1")
+    m = re.search(r"data-compare-error>([^<]+)<", html)
+    assert m and m.group(1).startswith("Cannot compare: the previous question no longer reads")
+    assert "data-compare-diff" not in html
+    assert "data-ranking" in html  # the answer itself stands
