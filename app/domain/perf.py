@@ -616,11 +616,9 @@ def has_operators(m: ModelSpec) -> bool:
 # prior convolution efficiency (Lambda ResNet-50/SSD training, MLPerf ResNet-50/SDXL): no
 # measured convolution sweep backs a curve yet (issue 22's kernel profiles will), so those keep
 # the whole-model path. docs/methodology.md, "Operator tables".
-TABLE_REGIMES = frozenset({("diffusion", "pytorch", False)})
-
-
 def table_prices(work: WorkloadSpec) -> bool:
-    return (work.model.family, work.runtime, work.training) in TABLE_REGIMES
+    """Whether a shipped table prices this step: eager (PyTorch) diffusion inference only."""
+    return work.model.family == "diffusion" and work.runtime == "pytorch" and not work.training
 
 
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
