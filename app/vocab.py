@@ -116,6 +116,9 @@ FAMILY_LABELS: dict[str, str] = {
 TRANSFORMER_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
 #: Families whose compute is mostly convolutions.
 CONV_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion")
+#: Language models whose training throughput is shown in tokens/s (their data budgets are
+#: counted in tokens).
+TOKEN_COUNTED_FAMILIES: tuple[Family, ...] = ("decoder", "encoder-decoder")
 
 Optimizer = Literal["adamw", "adam8bit", "sgd"]
 OPTIMIZERS: tuple[Optimizer, ...] = get_args(Optimizer)
@@ -220,6 +223,9 @@ UNQUANTISED_PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "bf16", "fp16")
 #: Precisions a GPU page answers "the largest model that fits" for, most to least memory per
 #: weight.
 FIT_PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "int8", "int4")
+#: Datapaths whose GEMM efficiency a kernel profile may set (fp32 stays the prior: it is also
+#: the CUDA-core rate of the non-tensor kernels).
+PROFILED_GEMM_PRECISIONS: tuple[Precision, ...] = ("tf32", "fp16", "bf16", "fp8")
 
 # ---------------------------------------------------------------- the question
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from app import vocab
 from app.domain import llm_step, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
@@ -91,7 +92,7 @@ TENSOR_RATIO: dict[tuple[str, bool], float] = {
 # Language models whose training throughput is shown in tokens/s: samples/s × the tokens each
 # sample carries, the unit their data budgets are counted in (Chinchilla's 20 tokens per
 # parameter, "1 M tokens of fine-tuning data"), whatever the sequence length.
-TOKEN_COUNTED_FAMILIES = frozenset({"decoder", "encoder-decoder"})
+TOKEN_COUNTED_FAMILIES = frozenset(vocab.TOKEN_COUNTED_FAMILIES)
 
 
 def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
@@ -237,7 +238,7 @@ def _calibrated(gpu: GpuSpec, calibration: Calibration) -> Efficiency:
 # The tensor datapaths whose GEMMs the kernel profiles price. fp32 stays on the prior: its
 # entry is also the CUDA-core rate of the non-tensor kernels (depthwise convolutions,
 # element-wise FLOPs), which a GEMM profile does not measure.
-PROFILED_GEMM = frozenset({"tf32", "fp16", "bf16", "fp8"})
+PROFILED_GEMM = frozenset(vocab.PROFILED_GEMM_PRECISIONS)
 
 
 def operator_efficiency(eff: Efficiency, key: str) -> Efficiency:
