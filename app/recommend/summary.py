@@ -43,7 +43,8 @@ def _speed(row: s.Recommendation) -> str:
 
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
     for text in (*row.warnings, *answer.warnings):
-        return text.rstrip(".")
+        # one line: the caveat itself; its source stays in the row's warnings
+        return text.split(" (source:")[0].rstrip(".")
     u = row.uncertainty
     if u.factor_high / max(u.factor_low, 1e-9) > 2.0:
         return f"the estimate is loose ({_fig(u.low)}–{_fig(u.high)} {row.throughput.unit})"
