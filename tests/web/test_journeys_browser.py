@@ -39,8 +39,9 @@ def test_the_device_page_says_who_would_run_a_benchmark(screen: Page) -> None:
         assert "gpu-advisor worker" in workers.inner_text()
     for i in range(listed.count()):
         w = listed.nth(i)
-        assert w.get_attribute("data-worker-state") in ("online", "busy", "offline")
-        assert w.get_attribute("data-worker-state") in w.inner_text()
+        state = w.get_attribute("data-worker-state") or ""
+        assert state in ("online", "busy", "offline")
+        assert state in w.inner_text()
     if not workers.locator("[data-worker-state='online'], [data-worker-state='busy']").count():
         assert screen.locator("[data-no-worker]").is_visible()
     no_sideways_scroll(screen)
