@@ -44,20 +44,7 @@ from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown  # noq
 BF16 = torch.bfloat16
 
 
-class FlashAttention(torch.autograd.Function):
-    """Saves what FlashAttention/SDPA saves (q, k, v, output, log-sum-exp)."""
-
-    @staticmethod
-    def forward(ctx, q, k, v):  # type: ignore[no-untyped-def,override]
-        out = torch.empty_like(q)
-        lse = torch.empty(q.shape[:-1], dtype=torch.float32, device=q.device)
-        ctx.save_for_backward(q, k, v, out, lse)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):  # type: ignore[no-untyped-def,override]
-        q, k, v, _, _ = ctx.saved_tensors
-        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+FlashAttention = am.FlashAttention  # saves what FlashAttention/SDPA saves
 
 
 am.FlashAttention = FlashAttention  # type: ignore[misc]

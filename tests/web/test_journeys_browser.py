@@ -6,33 +6,19 @@ the grad student's fine-tuning answer has its time to finish filled and memory i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
-from tests.web.test_pages_browser import DESKTOP, PHONE, no_sideways_scroll
+from tests.web.test_pages_browser import no_sideways_scroll, view  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(params=["desktop", "phone"])
-def screen(
-    request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str
-) -> Iterator[Page]:
-    size = DESKTOP if request.param == "desktop" else PHONE
-    context = browser.new_context(base_url=server, viewport=size)
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
-
-
-def test_the_device_page_says_who_would_run_a_benchmark(screen: Page) -> None:
-    screen.goto("/device")
-    workers = screen.locator("[data-workers]")
+def test_the_device_page_says_who_would_run_a_benchmark(view: Page) -> None:
+    view.goto("/device")
+    workers = view.locator("[data-workers]")
     assert workers.is_visible()
     listed = workers.locator("[data-worker]")
     if listed.count() == 0:  # nobody would take a run: the page says how to start a worker
@@ -43,31 +29,31 @@ def test_the_device_page_says_who_would_run_a_benchmark(screen: Page) -> None:
         assert state in ("online", "busy", "offline")
         assert state in w.inner_text()
     if not workers.locator("[data-worker-state='online'], [data-worker-state='busy']").count():
-        assert screen.locator("[data-no-worker]").is_visible()
-    no_sideways_scroll(screen)
+        assert view.locator("[data-no-worker]").is_visible()
+    no_sideways_scroll(view)
 
 
-def test_a_serving_answer_has_a_deploy_block_to_copy(screen: Page) -> None:
-    screen.goto(
+def test_a_serving_answer_has_a_deploy_block_to_copy(view: Page) -> None:
+    view.goto(
         "/recommendations?preset=llama-3.3-70b&task=serving&concurrent_requests=50&acquisition=rent"
     )
-    why = screen.locator("[data-serving-why]").first
+    why = view.locator("[data-serving-why]").first
     why.locator(":scope > summary").click()
     command = why.locator("[data-deploy-command]")
     assert command.is_visible()
     text = command.inner_text()
     assert text.startswith(("vllm serve", "python -m sglang", "trtllm-serve", "llama-server"))
     assert why.get_by_role("button", name="Copy command").is_visible()
-    no_sideways_scroll(screen)
+    no_sideways_scroll(view)
 
 
-def test_fine_tuning_rows_have_a_time_to_finish_and_one_memory_unit(screen: Page) -> None:
-    screen.goto("/recommendations?preset=llama-3-8b&task=fine-tuning&peft=qlora&acquisition=buy")
-    rows = screen.locator("tr[data-rank]")
+def test_fine_tuning_rows_have_a_time_to_finish_and_one_memory_unit(view: Page) -> None:
+    view.goto("/recommendations?preset=llama-3-8b&task=fine-tuning&peft=qlora&acquisition=buy")
+    rows = view.locator("tr[data-rank]")
     assert rows.count() > 0
     for i in range(min(5, rows.count())):
         finish = rows.nth(i).locator("[data-label='Time to finish']").inner_text()
         assert finish.strip() not in ("", "—"), finish
     # a 16 GB card reads 16 GB, as its vendor labels it
-    memory = " ".join(screen.locator("[data-label='Memory per GPU']").all_inner_texts())
+    memory = " ".join(view.locator("[data-label='Memory per GPU']").all_inner_texts())
     assert "17.2 GB" not in memory and re.search(r"/ (8|10|11|12|16|20|24|32|48) GB", memory)

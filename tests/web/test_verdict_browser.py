@@ -1,16 +1,15 @@
 """The verdict first: on a desktop and on a phone the answer's one sentence is on the first
-screen, and opening a row's "Why" never makes the page scroll sideways."""
+view, and opening a row's "Why" never makes the page scroll sideways."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
-from tests.web.test_pages_browser import DESKTOP, PHONE, no_sideways_scroll
+from tests.web.test_pages_browser import PHONE, no_sideways_scroll, view  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -20,28 +19,16 @@ QUESTIONS = (
 )
 
 
-@pytest.fixture(params=["desktop", "phone"])
-def screen(
-    request: pytest.FixtureRequest, browser: Browser, watch: Any, server: str
-) -> Iterator[Page]:
-    size = DESKTOP if request.param == "desktop" else PHONE
-    context = browser.new_context(base_url=server, viewport=size)
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
-
-
 @pytest.mark.parametrize("url", QUESTIONS)
-def test_the_verdict_is_on_the_first_screen(screen: Page, url: str) -> None:
-    screen.goto(url)
-    verdict = screen.locator("[data-answer-verdict]")
+def test_the_verdict_is_on_the_first_screen(view: Page, url: str) -> None:
+    view.goto(url)
+    verdict = view.locator("[data-answer-verdict]")
     box = verdict.bounding_box()
     assert box is not None
-    height = screen.viewport_size["height"] if screen.viewport_size else 0
+    height = view.viewport_size["height"] if view.viewport_size else 0
     assert box["y"] + box["height"] <= height, (box, height)
     sentence = verdict.locator(".lead").inner_text()
-    top = screen.locator("tr[data-rank]").first.locator("td").nth(1).inner_text()
+    top = view.locator("tr[data-rank]").first.locator("td").nth(1).inner_text()
     assert sentence.startswith("Pick ")
     # the sentence names the first row's card
     assert top.split("\n")[0].split(" × ")[-1].strip()[:12] in sentence, (top, sentence)
