@@ -100,9 +100,12 @@ class ServingRuntime:
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
     int4_format: str | None = None
+    # host work per running sequence per step (request bookkeeping, sampler inputs and outputs)
+    # that the runtime's overlap of host and GPU cannot hide once it outgrows the GPU's step
+    step_overhead_per_seq_us: float = 0.0
 
 
-_SERVING_OPTIONAL = {"int4_format"}
+_SERVING_OPTIONAL = {"int4_format", "step_overhead_per_seq_us"}
 _SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"} - _SERVING_OPTIONAL
 
 
@@ -289,6 +292,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             step_overhead_ms=float(values["step_overhead_ms"]),
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
+            step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
         )
     return out
 

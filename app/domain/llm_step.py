@@ -16,7 +16,9 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   parallelism; one activation hand-off per stage boundary on a layer split;
 * eager runtimes dispatch every op from the host, which a one-token step cannot hide: the
   step takes max(GPU time, host time);
-* a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server.
+* a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server,
+  and its host work per running sequence, which the server overlaps with the GPU's step: a
+  small model at a large batch waits on the host (max(GPU time, host time) again).
 
 How one replica spans GPUs, the datapath a weight format runs on, the bandwidth and GEMM
 efficiencies and the per-kernel and per-op costs are the runtime's policy (its rows in
@@ -44,6 +46,12 @@ KERNELS_PER_LAYER = 10
 # silu_and_mul, moe_sum; TensorRT-LLM's min-latency DeepSeek-R1 path lists RouterGEMM, TopK,
 # the grouped GEMMs and finalize alike — tech blog "Pushing Latency Boundaries").
 MOE_KERNELS_PER_LAYER = 7
+# Bytes of 16-bit activations an MoE layer moves per token beyond its GEMMs' operands: each
+# token's k expert copies write and re-read the gate/up output (2I), the activation's output
+# (I) and the down projection's output (h) — vLLM fused_moe's fused_moe_kernel → silu_and_mul →
+# fused_moe_kernel → moe_sum chain: k × (2·2I + 2·I + 2·h) values. Memory-bound kernels
+# between the grouped GEMMs, so their time adds to the GEMMs'.
+MOE_ACT_BYTES = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +79,7 @@ class Replica:
     topk: int
     kv_b: float  # bytes per cached K/V value
     flops_per_token: float  # 2 × active params
+    moe_act_bytes: float  # per token: the routed copies' intermediate activations (all layers)
     bw: float  # bytes/s of one tensor-parallel group
     flops: float  # FLOP/s of the linear layers, likewise
     attn_flops: float  # FLOP/s of attention (16-bit), likewise
@@ -80,6 +89,7 @@ class Replica:
     launch_s: float  # GPU-side kernel gaps of one pass over every layer
     host_s: float  # eager host dispatch of one pass (0 under CUDA graphs)
     scheduler_s: float  # a server's fixed cost per step
+    host_per_seq_s: float  # a server's host work per running sequence, overlapped with the GPU
     microbatch_tokens: int  # a layer split's overlapping micro-batch (llama.cpp -ub)
     tp_link: topology.Link
     hop_link: topology.Link
@@ -129,18 +139,22 @@ class Replica:
         d, f = decode / u, prefill / u
         t_w = self.weights_read(d + f) / self.bw
         t_lin = (d + f) * self.flops_per_token / self.flops
+        t_moe = (d + f) * self.moe_act_bytes / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
         attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
         t_att = attn / self.attn_flops
-        work = max(t_w, t_lin) + max(t_kv, t_att) + self.launch_s
+        work = max(t_w, t_lin) + t_moe + max(t_kv, t_att) + self.launch_s
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
         gpu = work + comm
-        host = self.host_s * u
-        mem = (t_w if t_w >= t_lin else 0.0) + (t_kv if t_kv >= t_att else 0.0)
+        # a server's per-sequence host work runs beside the GPU's step (the runtime overlaps
+        # them) and bounds it only once it is the longer; a prefill's prompts count once each
+        seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
+        host = max(self.host_s * u, seqs * self.host_per_seq_s)
+        mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
         if comm > max(mem, comp) * passes:
@@ -152,7 +166,7 @@ class Replica:
             bound,
             gpu,
             (t_lin + t_att) * passes,
-            (t_w + t_kv) * passes,
+            (t_w + t_moe + t_kv) * passes,
             self.launch_s * passes,
             host,
             comm,
@@ -222,6 +236,15 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     return gpu.fp32_tflops or 0.0, "fp32"
 
 
+def moe_activation_bytes(m: ModelSpec) -> float:
+    """Per token, over all layers: the MoE layers' intermediate activation traffic (0 for a
+    dense model or an MoE without its expert FFN size)."""
+    if expert_split(m)[1] <= 0 or not m.intermediate_size or not m.hidden_size:
+        return 0.0
+    k, i, h = m.active_experts or 1, m.intermediate_size, m.hidden_size
+    return (m.layers or 1) * k * MOE_ACT_BYTES * (6.0 * i + 2.0 * h)
+
+
 def _kernels_per_layer(m: ModelSpec) -> int:
     moe = expert_split(m)[1] > 0
     return KERNELS_PER_LAYER + (MOE_KERNELS_PER_LAYER if moe else 0)
@@ -240,6 +263,7 @@ def replica(
     compute_efficiency: Mapping[str, float],
     own_bits: float | None = None,
     scheduler_s: float = 0.0,
+    host_per_seq_s: float = 0.0,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -275,6 +299,7 @@ def replica(
         topk=model.active_experts or 1,
         kv_b=formats.kv_bytes(kv),
         flops_per_token=2.0 * model.params_per_token,
+        moe_act_bytes=moe_activation_bytes(model),
         bw=gpu.memory_bandwidth_gbs * 1e9 * mem * tp,
         flops=peak * 1e12 * rate * tp,
         attn_flops=(half or peak) * 1e12 * half_rate * tp,
@@ -284,6 +309,7 @@ def replica(
         launch_s=layers * _kernels_per_layer(model) * decode.kernel_us * 1e-6,
         host_s=layers * decode.ops_per_layer * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
+        host_per_seq_s=host_per_seq_s,
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
         tp_link=topology.link(gpu, tp),
         hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),

@@ -69,3 +69,43 @@ def test_weight_formats_run_on_their_datapath():
     b200 = dataclasses.replace(H100, compute_capability="10.0", fp8_tflops=4500)
     assert llm_step.datapath(b200, "fp4", trt) == (9000, "fp4")
     assert llm_step.datapath(H100, "fp4", trt)[1] == "fp8"
+
+
+QWEN3_30B_A3B = dataclasses.replace(
+    LLAMA3_8B, params=30.5e9, active_params=3.3e9, experts=128, active_experts=8,
+    layers=48, hidden_size=2048, num_heads=32, num_kv_heads=4, intermediate_size=768,
+)  # fmt: skip
+
+
+def _moe(**kw) -> llm_step.Replica:
+    return llm_step.replica(
+        H100, QWEN3_30B_A3B, weights="bf16", kv="bf16", n=1, decode=GRAPHS, prefill=GRAPHS,
+        memory_efficiency=0.88, compute_efficiency=COMP, **kw,
+    )  # fmt: skip
+
+
+def test_a_servers_host_work_per_sequence_bounds_only_a_large_batch():
+    # 29 µs per running request per step (TensorRT-LLM's executor): hidden behind the GPU's
+    # step at a small batch, the whole step once the batch makes it the longer
+    rep = _moe(host_per_seq_s=29.4e-6)  # a small sparse model: little GPU work per token
+    bare = _moe()
+    small = rep.parts(8.0, 500.0, 0.0, 500.0)
+    assert small.seconds == pytest.approx(bare.parts(8.0, 500.0, 0.0, 500.0).seconds)
+    big = rep.parts(2048.0, 300.0, 0.0, 300.0)
+    assert big.bound == "host overhead"
+    assert big.seconds == pytest.approx(2048 * 29.4e-6)
+    assert big.seconds > bare.parts(2048.0, 300.0, 0.0, 300.0).seconds
+    # a prefill chunk's prompts count once each, not per token
+    chunk = rep.parts(0.0, 0.0, 8192.0, 2048.0)
+    assert chunk.host_s == pytest.approx(4 * 29.4e-6)
+
+
+def test_an_moe_layer_moves_its_routed_copies_activations():
+    per_token = llm_step.moe_activation_bytes(QWEN3_30B_A3B)
+    # 48 layers × 8 copies × 2 bytes × (6 × 768 + 2 × 2048) values
+    assert per_token == pytest.approx(48 * 8 * 2 * (6 * 768 + 2 * 2048))
+    assert llm_step.moe_activation_bytes(LLAMA3_8B) == 0.0  # dense: no routed copies
+    moe = _moe()
+    no_traffic = dataclasses.replace(moe, moe_act_bytes=0.0)
+    a, b = moe.parts(0.0, 0.0, 8192.0, 8192.0), no_traffic.parts(0.0, 0.0, 8192.0, 8192.0)
+    assert a.seconds - b.seconds == pytest.approx(8192 * per_token / moe.bw)
