@@ -32,7 +32,10 @@ CONV_DW = "conv_dw"  # depthwise / narrow-group convolution: no tensor-core tile
 MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, optimizer
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
-ROLES = ("norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss")
+# "bn": inference batch normalisation, an affine map an engine folds into the conv's weights.
+ROLES = (
+    "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
+)  # fmt: skip
 
 # FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
 # 2.5 × the forward FLOPs (Dao 2023, §3.1-3.2).
@@ -780,6 +783,7 @@ def table_ops(
             if training and kind == "norm":
                 op = derive(op, bytes_read=2.0 * el_in * act_b)
             elif kind == "norm":
+                # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
                 op = derive(op, role="bn")
             out.append(op)
     return out
