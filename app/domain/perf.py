@@ -769,6 +769,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         arrs = job.arrays[(fuse, on.sms)] = prepare(job.ops or (), fuse, on.sms)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
+    # an eager runtime dispatches every kernel from the host: throughput cannot beat it
+    dispatch = arrs.kernels * on.prof.host_us_per_op * 1e-6
+    host = dispatch if dispatch > host else host
     step = host if host > st.total else st.total
     eff = on.op_eff or on.eff
     return OneGpu(

@@ -102,10 +102,19 @@ def test_the_step_follows_the_gpus_sm_count() -> None:
     work = _resnet_inference(batch=1)
     with_sms = replace(A100, slug="a100-sms", sm_count=108)
     fewer = replace(A100, slug="a100-fewer-sms", sm_count=132)
-    a = perf.single_gpu(with_sms, work).step_s
-    b = perf.single_gpu(fewer, work).step_s
+    a = perf.single_gpu(with_sms, work).t_comp
+    b = perf.single_gpu(fewer, work).t_comp
     # 132 SMs at the same peak: each small layer's partial wave leaves more SMs idle
     assert b > a
+
+
+def test_eager_inference_cannot_beat_the_hosts_dispatch_rate() -> None:
+    work = _resnet_inference(batch=1)
+    one = perf.single_gpu(replace(A100, slug="a100-dispatch", sm_count=108), work)
+    kernels = sum(o.count for o in perf.forward_ops(work, True, 2.0) or [])
+    # PyTorch eager: ~10 µs of host work per dispatched op (efficiency.yaml)
+    assert one.step_s >= kernels * 10e-6 * 0.999
+    assert one.step_s > one.t_comp + one.t_act  # host-bound at batch 1 on an A100
 
 
 def test_tensorrt_folds_inference_batch_norm_into_the_convolution() -> None:
