@@ -32,7 +32,10 @@ CONV_DW = "conv_dw"  # depthwise / narrow-group convolution: no tensor-core tile
 MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, optimizer
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
-ROLES = ("norm", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss")
+# "bn": inference batch normalisation, an affine map an engine folds into the conv's weights.
+ROLES = (
+    "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
+)  # fmt: skip
 
 # FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
 # 2.5 × the forward FLOPs (Dao 2023, §3.1-3.2).
@@ -525,6 +528,11 @@ def backward_ops(
 def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     m, n, k, b = op.m, op.n, op.k, op.batch
     dgrad = derive(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
+    if op.kind == "conv" and op.in_channels > 0:
+        # dX = dY ⊛ Wᵀ as an implicit GEMM over the same positions: N = input channels per
+        # group, K = output channels × R × S; the same FLOPs as the forward (cuDNN dgrad)
+        taps = k / op.in_channels
+        dgrad = derive(dgrad, n=op.in_channels, k=n * taps, in_channels=0.0)
     if op.kind == "gemm" and m * n * k > 0:
         act_b = op.bytes_written / (b * m * n)
         w_b = max(0.0, op.bytes_read / b - m * k * act_b) / (k * n)
@@ -774,6 +782,9 @@ def table_ops(
             )
             if training and kind == "norm":
                 op = derive(op, bytes_read=2.0 * el_in * act_b)
+            elif kind == "norm":
+                # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
+                op = derive(op, role="bn")
             out.append(op)
     return out
 

@@ -553,8 +553,10 @@ class _StepJob:
     # The step as operators (forward, backward, optimizer), when the model has a shape or a
     # shipped table; None: priced whole-model as above
     ops: tuple[Op, ...] | None = None
-    # the ops as arrays, per fusion policy (a request meets one or two runtimes)
-    arrays: dict[tuple[str, ...], OpArrays] = field(default_factory=dict, compare=False)
+    # the ops as arrays, per fusion policy (a request meets one or two runtimes) and SM count
+    arrays: dict[tuple[tuple[str, ...], int | None], OpArrays] = field(
+        default_factory=dict, compare=False
+    )
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -618,8 +620,12 @@ def has_operators(m: ModelSpec) -> bool:
 # measured convolution sweep backs a curve yet (issue 22's kernel profiles will), so those keep
 # the whole-model path. docs/methodology.md, "Operator tables".
 def table_prices(work: WorkloadSpec) -> bool:
-    """Whether a shipped table prices this step: eager (PyTorch) diffusion inference only."""
-    return work.model.family == "diffusion" and work.runtime == "pytorch" and not work.training
+    """Whether a shipped table prices this step: eager (PyTorch) diffusion inference and CNN
+    inference under every runtime; CNN training stays whole-model (see above)."""
+    if work.training:
+        return False
+    family = work.model.family
+    return family == "cnn" or (family == "diffusion" and work.runtime == "pytorch")
 
 
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
@@ -757,11 +763,15 @@ def single_gpu(
 def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGpu:
     """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
     fuse = on.prof.fuse
-    arrs = job.arrays.get(fuse)
+    # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
+    arrs = job.arrays.get((fuse, on.sms))
     if arrs is None:
-        arrs = job.arrays[fuse] = prepare(job.ops or (), fuse)
+        arrs = job.arrays[(fuse, on.sms)] = prepare(job.ops or (), fuse, on.sms)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
+    # an eager runtime dispatches every kernel from the host: throughput cannot beat it
+    dispatch = arrs.kernels * on.prof.host_us_per_op * 1e-6
+    host = dispatch if dispatch > host else host
     step = host if host > st.total else st.total
     eff = on.op_eff or on.eff
     return OneGpu(
@@ -788,6 +798,7 @@ class _OnGpu:
     rates: tuple[float, ...] | None = None
     # ``eff`` with the kernel profiles' GEMM efficiencies and their basis (operator_efficiency)
     op_eff: Efficiency | None = None
+    sms: int | None = None  # the GPU's SM count (wave quantisation); None: unknown
 
 
 def _on_gpu(
@@ -849,7 +860,7 @@ def _build_on_gpu(
         gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, op_eff, prof, mode)
         rates = class_rates(gemm_rate, vector)
     host = host_bandwidth_gbs(gpu, calibration)
-    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff)
+    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count)
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
