@@ -621,11 +621,14 @@ def has_operators(m: ModelSpec) -> bool:
 # the whole-model path. docs/methodology.md, "Operator tables".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference and CNN
-    inference under every runtime; CNN training stays whole-model (see above)."""
+    inference under TensorRT, the two checked against published runs; CNN training and CNN
+    inference under other runtimes stay whole-model (see above)."""
     if work.training:
         return False
     family = work.model.family
-    return family == "cnn" or (family == "diffusion" and work.runtime == "pytorch")
+    return (family == "cnn" and work.runtime == "tensorrt") or (
+        family == "diffusion" and work.runtime == "pytorch"
+    )
 
 
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
