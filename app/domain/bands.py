@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.domain import conformal
 from app.domain.efficiency import EfficiencyTable
 
 # Fallback bands when the regime has no calibrated band (or the row is measured). The modelled
@@ -25,8 +26,11 @@ class Widening:
     reason: str
 
 
-# Stated allowances, not fitted to any table: each names an effect the engine does not model.
-# They combine in quadrature in log space (independent errors), not as a product.
+# Stated allowances, each naming an effect the engine does not model. The runtime and
+# architecture ones are fallbacks: where data/efficiency.yaml carries `bands.widenings`
+# (benchmarks/accuracy.py estimates them by leaving whole runtimes, architectures out of the
+# tuning sets), those figures replace these, under the same reason. They combine in quadrature
+# in log space (independent errors), not as a product.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
 )
@@ -70,7 +74,7 @@ class BandInputs:
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str, bool]:
-    calibrated = table.band(x.regime, x.vendor) if table is not None else None
+    calibrated = table.band(x.regime, x.vendor, x.runtime) if table is not None else None
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
         return *BAND_MEASURED, "efficiencies measured on this GPU model" + on, False
@@ -79,7 +83,7 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
     if calibrated is not None:
         basis = (
             f"modelled; split-conformal band from published {x.regime} results, "
-            "calibrated with each GPU held out (≈80 % coverage)"
+            "calibrated with each GPU and each workload held out (≈80 % coverage)"
         )
         return *calibrated, basis, True
     if x.vendor != "nvidia":
@@ -87,16 +91,32 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
     return *BAND_MODELLED, "modelled from datasheet figures and published priors", False
 
 
-def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) -> list[Widening]:
+def estimated(
+    stated: Widening, name: str, table: EfficiencyTable | None, base: tuple[float, float]
+) -> Widening:
+    """``stated``, or the factors that take ``base`` out to the band the tuning sets needed for
+    this extrapolation (same reason, so a row's basis reads alike whichever applies)."""
+    outer = table.extrapolation.get(name) if table is not None else None
+    if outer is None:
+        return stated
+    return Widening(*conformal.widening(outer, base), stated.reason)
+
+
+def widenings(
+    x: BandInputs,
+    table: EfficiencyTable | None,
+    calibrated: bool,
+    base: tuple[float, float] = (1.0, 1.0),
+) -> list[Widening]:
     """The extrapolations that apply to this row, in the order its basis names them."""
     out: list[Widening] = []
     covered = table.covered.get(x.regime) if table is not None else None
     if calibrated and covered is not None:
         runtimes, architectures = covered
         if x.runtime not in runtimes:
-            out.append(UNMEASURED_RUNTIME)
+            out.append(estimated(UNMEASURED_RUNTIME, "runtime", table, base))
         if x.architecture not in architectures:
-            out.append(UNMEASURED_ARCHITECTURE)
+            out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table, base))
     if x.moe:
         out.append(MOE)
     if x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES:
@@ -118,7 +138,7 @@ def combine(ws: list[Widening]) -> tuple[float, float]:
 def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
     """(low factor, high factor, basis) on the row's expected throughput."""
     lo, hi, basis, calibrated = _base(x, table)
-    ws = widenings(x, table, calibrated)
+    ws = widenings(x, table, calibrated, (lo, hi))
     if ws:
         wl, wh = combine(ws)
         lo, hi = lo * wl, hi * wh

@@ -1,0 +1,104 @@
+"""The band calibration procedure (app/domain/conformal.py) and how a row's band uses what it
+calibrated: a runtime's own band, and the band an unseen runtime or architecture needed."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from app.domain import bands, conformal
+from app.domain.efficiency import EfficiencyTable
+
+# Two runtimes the engine predicts well and one it is 2× off on (one row): what a new runtime
+# can look like. Hand-worked below.
+ROWS = [("A", 1.0)] * 4 + [("B", 1.0)] * 4 + [("C", 0.5)]
+
+
+def test_order_statistics_carry_the_finite_sample_correction() -> None:
+    ratios = [1 + i / 100 for i in range(19)]  # n = 19: j = ⌊20·0.1⌋ = 2, k = ⌈20·0.9⌉ = 18
+    assert conformal.conformal_band(ratios) == (1.0, pytest.approx(1.17))
+    shifted = [r / 1.09 for r in ratios]
+    assert conformal.conformal_band(shifted) == (
+        pytest.approx(1.01 / 1.09),
+        pytest.approx(1.17 / 1.09),
+    )
+    # one step out takes the next order statistic on each side; a margin goes past them
+    assert conformal.conformal_band(shifted, step=1)[0] == pytest.approx(1.0 / 1.09)
+    assert conformal.conformal_band([0.9, 1.1], margin=1.2) == (
+        pytest.approx(0.75),
+        pytest.approx(1.32),
+    )
+
+
+def test_leaving_a_unit_out_counts_rows_or_units() -> None:
+    # without C the band is [1, 1] and misses C's 0.5; without A (or B) it is [0.5, 1]
+    assert conformal.leave_one_unit_out(ROWS) == pytest.approx(8 / 9)
+    assert conformal.leave_one_unit_out(ROWS, per_unit=True) == pytest.approx(2 / 3)
+    # a single unit cannot be held out: nan, never a coverage
+    assert math.isnan(conformal.leave_one_unit_out([("A", 1.0), ("A", 0.9)]))
+
+
+def test_a_new_unit_needs_the_band_its_worst_neighbour_needed() -> None:
+    by_row = conformal.fit(ROWS)
+    assert (by_row.low, by_row.high, by_row.margin) == (0.5, 1.0, 1.0)
+    # counted per unit, C must be covered from A and B alone: only a ×2 margin reaches 0.5
+    by_unit = conformal.fit(ROWS, per_unit=True)
+    assert by_unit.margin == 2.0 and by_unit.coverage == 1.0
+    assert (by_unit.low, by_unit.high) == (pytest.approx(0.25), pytest.approx(2.0))
+    assert by_unit.units == 3 and by_unit.width == pytest.approx(8.0)
+
+
+def test_the_widening_reaches_the_envelope_and_never_narrows() -> None:
+    assert conformal.widening((0.4, 1.43), (0.8, 1.1)) == (pytest.approx(0.5), pytest.approx(1.3))
+    assert conformal.widening((0.9, 1.05), (0.8, 1.1)) == (1.0, 1.0)
+
+
+TABLE = EfficiencyTable(
+    bands={("decode", "all"): (0.84, 1.14), ("decode/llama.cpp", "all"): (0.90, 1.10)},
+    covered={"decode": (frozenset({"llama.cpp", "transformers"}), frozenset({"Hopper"}))},
+    extrapolation={"runtime": (0.40, 1.43), "architecture": (0.75, 1.22)},
+)
+ROW = bands.BandInputs(
+    regime="decode", vendor="nvidia", architecture="Hopper", runtime="llama.cpp",
+    efficiency_source="prior",
+)  # fmt: skip
+
+
+def _band(**kw: object) -> tuple[float, float, str]:
+    return bands.band(replace(ROW, **kw), TABLE)  # type: ignore[arg-type]
+
+
+def test_a_runtime_with_its_own_band_gets_it_else_the_regimes() -> None:
+    assert _band()[:2] == (0.90, 1.10)
+    assert _band(runtime="transformers")[:2] == (0.84, 1.14)
+
+
+def test_an_unseen_runtime_gets_the_band_leaving_runtimes_out_needed() -> None:
+    lo, hi, basis = _band(runtime="vllm")
+    assert (lo, hi) == (pytest.approx(0.40), pytest.approx(1.43))
+    assert bands.UNMEASURED_RUNTIME.reason in basis
+
+
+def test_an_unseen_architecture_widens_from_the_runtimes_own_band() -> None:
+    lo, hi, basis = _band(architecture="Blackwell")
+    assert (lo, hi) == (pytest.approx(0.75), pytest.approx(1.22))
+    assert bands.UNMEASURED_ARCHITECTURE.reason in basis
+    # both: the two widenings add in quadrature in log space
+    lo2, hi2, _ = _band(architecture="Blackwell", runtime="vllm")
+    w_rt = conformal.widening((0.40, 1.43), (0.84, 1.14))
+    w_ar = conformal.widening((0.75, 1.22), (0.84, 1.14))
+    ws = [bands.Widening(*w_rt, "rt"), bands.Widening(*w_ar, "arch")]
+    clo, chi = bands.combine(ws)
+    assert (lo2, hi2) == (pytest.approx(0.84 * clo), pytest.approx(1.14 * chi))
+    assert lo2 < 0.40 and hi2 > 1.43
+
+
+def test_without_estimates_the_stated_allowances_apply() -> None:
+    plain = EfficiencyTable(bands=TABLE.bands, covered=TABLE.covered)
+    lo, hi, _ = bands.band(replace(ROW, runtime="vllm"), plain)
+    assert (lo, hi) == (
+        pytest.approx(0.84 * bands.UNMEASURED_RUNTIME.low),
+        pytest.approx(1.14 * bands.UNMEASURED_RUNTIME.high),
+    )
