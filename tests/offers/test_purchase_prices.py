@@ -118,3 +118,32 @@ def test_llama_70b_at_home_for_3000_lists_two_used_3090s_and_two_p40s(
     )
     pair = rows["rtx-3090"]
     assert pair["num_gpus"] == 2 and pair["cost"]["buy"]["condition"] == "used"
+
+
+# Cards whose only price was a launch price more than three years old (A4000 2021, RTX 6000 Ada
+# 2022), or none at all (3090 Ti): 'auto' now buys them at their dated new price, never at launch.
+OLD_CARDS = ("rtx-a4000", "rtx-6000-ada", "rtx-3090-ti")
+
+
+def test_auto_basis_buys_old_cards_at_their_dated_price_not_their_launch_price(
+    read_client: TestClient,
+) -> None:
+    body = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "objective": "cheapest",
+        "limit": 500,
+    }
+    auto = _buy(read_client, {**body, "constraints": {"acquisition": "buy"}})
+    launch = _buy(
+        read_client, {**body, "constraints": {"acquisition": "buy", "purchase_basis": "launch"}}
+    )
+    for slug in OLD_CARDS:
+        want = next(r for r in ROWS if r["gpu"] == slug)
+        buy = auto[slug]["cost"]["buy"]
+        assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
+            want["condition"], want["usd"], want["as_of"],
+        ), slug  # fmt: skip
+    # their launch prices are still there, by name only
+    for slug, usd in (("rtx-a4000", 1000), ("rtx-6000-ada", 6799)):
+        assert launch[slug]["cost"]["buy"]["condition"] == "launch"
+        assert launch[slug]["cost"]["buy"]["unit_usd"] == usd
