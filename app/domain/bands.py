@@ -27,10 +27,11 @@ class Widening:
 
 
 # Stated allowances, each naming an effect the engine does not model. The runtime and
-# architecture ones are fallbacks: where data/efficiency.yaml carries `bands.widenings`
-# (benchmarks/accuracy.py estimates them by leaving whole runtimes, architectures out of the
-# tuning sets), those figures replace these, under the same reason. They combine in quadrature
-# in log space (independent errors), not as a product.
+# architecture ones are fallbacks: where data/efficiency.yaml carries `bands.extrapolation`
+# (benchmarks/accuracy.py calibrates them by holding whole runtimes, architectures out of the
+# tuning sets), a row with an unseen runtime gets that band in place of its regime's, and one
+# with an unseen architecture is widened out to that band, under the same reasons. Widenings
+# combine in quadrature in log space (independent errors), not as a product.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
 )
@@ -80,6 +81,14 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
         return *BAND_MEASURED, "efficiencies measured on this GPU model" + on, False
     if x.efficiency_source == "family":
         return *BAND_FAMILY, "efficiencies measured on the same architecture family", False
+    unseen = _unseen_runtime_band(x, table)
+    if calibrated is not None and unseen is not None:
+        # the regime's band describes the runtimes it has results for; this one it has none
+        basis = (
+            f"modelled; {UNMEASURED_RUNTIME.reason}: the split-conformal band that holding "
+            "whole runtimes out of the published results needed (≈80 % coverage)"
+        )
+        return *unseen, basis, True
     if calibrated is not None:
         basis = (
             f"modelled; split-conformal band from published {x.regime} results, "
@@ -89,6 +98,17 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
     if x.vendor != "nvidia":
         return *BAND_SPARSE_VENDOR, "modelled; few published measurements for this vendor", False
     return *BAND_MODELLED, "modelled from datasheet figures and published priors", False
+
+
+def _unseen_runtime_band(
+    x: BandInputs, table: EfficiencyTable | None
+) -> tuple[float, float] | None:
+    """The leave-one-runtime-out band, where the row's runtime is not in its regime's calibration
+    set and the table carries that band; else None."""
+    covered = table.covered.get(x.regime) if table is not None else None
+    if table is None or covered is None or x.runtime in covered[0]:
+        return None
+    return table.extrapolation.get("runtime")
 
 
 def estimated(
@@ -113,8 +133,8 @@ def widenings(
     covered = table.covered.get(x.regime) if table is not None else None
     if calibrated and covered is not None:
         runtimes, architectures = covered
-        if x.runtime not in runtimes:
-            out.append(estimated(UNMEASURED_RUNTIME, "runtime", table, base))
+        if x.runtime not in runtimes and _unseen_runtime_band(x, table) is None:
+            out.append(UNMEASURED_RUNTIME)  # no estimate shipped: the stated allowance
         if x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table, base))
     if x.moe:

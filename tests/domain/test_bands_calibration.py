@@ -85,14 +85,27 @@ def test_an_unseen_architecture_widens_from_the_runtimes_own_band() -> None:
     lo, hi, basis = _band(architecture="Blackwell")
     assert (lo, hi) == (pytest.approx(0.75), pytest.approx(1.22))
     assert bands.UNMEASURED_ARCHITECTURE.reason in basis
-    # both: the two widenings add in quadrature in log space
-    lo2, hi2, _ = _band(architecture="Blackwell", runtime="vllm")
-    w_rt = conformal.widening((0.40, 1.43), (0.84, 1.14))
-    w_ar = conformal.widening((0.75, 1.22), (0.84, 1.14))
-    ws = [bands.Widening(*w_rt, "rt"), bands.Widening(*w_ar, "arch")]
-    clo, chi = bands.combine(ws)
-    assert (lo2, hi2) == (pytest.approx(0.84 * clo), pytest.approx(1.14 * chi))
-    assert lo2 < 0.40 and hi2 > 1.43
+    # both: the runtime band replaces the regime's; the architecture's is inside it
+    lo2, hi2, basis2 = _band(architecture="Blackwell", runtime="vllm")
+    assert (lo2, hi2) == (pytest.approx(0.40), pytest.approx(1.43))
+    assert bands.UNMEASURED_RUNTIME.reason in basis2
+    # stated allowances then add in quadrature on top of it
+    lo3, hi3, _ = _band(runtime="vllm", moe=True, num_gpus=8)
+    clo, chi = bands.combine([bands.MOE, bands.MULTI_GPU])
+    assert (lo3, hi3) == (pytest.approx(0.40 * clo), pytest.approx(1.43 * chi))
+
+
+def test_the_unseen_runtime_band_replaces_even_a_wider_regime_band() -> None:
+    """The regime's band describes its runtimes (here one with a 0.30 tail); a runtime it has
+    no results for gets what holding whole runtimes out needed, not that tail."""
+    wide = EfficiencyTable(
+        bands={("decode", "all"): (0.30, 1.09)},
+        covered=TABLE.covered,
+        extrapolation=TABLE.extrapolation,
+    )
+    lo, hi, _ = bands.band(replace(ROW, runtime="vllm"), wide)
+    assert (lo, hi) == (pytest.approx(0.40), pytest.approx(1.43))
+    assert bands.band(replace(ROW, runtime="transformers"), wide)[:2] == (0.30, 1.09)
 
 
 def test_without_estimates_the_stated_allowances_apply() -> None:
