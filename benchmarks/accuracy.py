@@ -521,8 +521,9 @@ class BandScore:
     gpus: int = 0
     step: int = 0  # order statistics stepped outward past the conformal ones
     margin: float = 1.0
-    unit: str = "GPU"  # what is held out: workload or GPU
-    units: int = 0
+    unit: str = "GPU"  # what is held out: GPU, or GPU+workload (the envelope of both checks)
+    units: int = 0  # units of the weaker check
+    workloads: int = 0
 
 
 @dataclass(frozen=True)
@@ -595,6 +596,7 @@ def _band_score(regime: str, vendor: str, sub: list[CalRow]) -> BandScore:
         regime, vendor, len(sub), lo, hi, min(g.coverage for _, g in fits),
         statistics.median(r.ratio for r in sub), _quantile(errs, 0.9),
         len({r.slug for r in sub}), f.step, f.margin, "+".join(u for u, _ in fits), f.units,
+        len({r.workload for r in sub}),
     )  # fmt: skip
 
 
@@ -679,7 +681,8 @@ def write_bands(
         "# vendor where a vendor has enough rows. `covered`: the runtimes and",
         "# architectures the calibration sets measured; `extrapolation`: the band a held-out",
         "# runtime (architecture) needed, all regimes pooled, mean coverage over the held-out",
-        "# units (app/domain/bands.py widens a row out to it outside `covered`).",
+        "# units (app/domain/bands.py: a runtime outside `covered` gets that band in place of",
+        "# the regime's; an architecture outside it widens the band out to that one).",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -687,10 +690,11 @@ def write_bands(
     for regime in sorted({b.regime for b in scores}):
         lines.append(f"    {regime}:")
         for b in (b for b in scores if b.regime == regime):
+            held = "each GPU" + (", each workload" if "workload" in b.unit else "")
             lines.append(
                 f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}]"
-                f"   # n={b.n}, {b.gpus} GPUs, {b.units} {b.unit}s held out, coverage"
-                f" {b.coverage:.0%}"
+                f"   # n={b.n}, {b.gpus} GPUs, {b.workloads} workloads; {held} held out:"
+                f" coverage {b.coverage:.0%}"
             )
     if covered:
         lines.append("  covered:")
