@@ -528,9 +528,9 @@ class BandScore:
 
 @dataclass(frozen=True)
 class ExtrapolationScore:
-    """The band an extrapolation needed on the tuning sets: every regime's rows pooled, each
-    ``unit`` (a regime's runtime, or a regime's architecture) held out in turn, coverage the
-    mean over units (the question is a *new* runtime, whatever its row count)."""
+    """The band an extrapolation needs, from the tuning sets: every regime's rows pooled, a
+    unit per regime's runtime (or architecture), conformal over units (the question is a *new*
+    runtime, whatever its row count); coverage: mean over units of their rows inside."""
 
     name: str  # runtime | architecture (app/domain/bands.py's names)
     fit: conformal.Fit
@@ -554,7 +554,8 @@ def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> t
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
     """Every tuning-set result the bands calibrate on: Lambda PyTorch training; TensorRT BERT
     and MLPerf ResNet-50/SDXL batch inference; llama.cpp decode and prefill on every backend;
-    eager decode (transformers generate(), a bare PyTorch loop; the calibration row left out)."""
+    eager decode (transformers generate(), a bare PyTorch loop; the calibration row left out);
+    LLM serving (TensorRT-LLM saturation tables, vLLM load points)."""
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[CalRow] = []
 
@@ -579,7 +580,28 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
                 add("decode", e.runtime, f"{e.model} {e.runtime}", e.slug, e.measured / e.predicted)
+    for regime, runtime, workload, slug, ratio in serving_rows(data_dir):
+        add(regime, runtime, workload, slug, ratio)
     return out
+
+
+def serving_rows(data_dir: Path) -> list[tuple[str, str, str, str, float]]:
+    """LLM serving under load (tests/data/serving_*.yaml, benchmarks/serving_accuracy.py):
+    (regime "serving", runtime, workload = model × weights × tensor-parallel size, GPU, measured
+    ÷ predicted) — saturation throughput and load points alike, MoE and fp4 rows included."""
+    from benchmarks import serving_accuracy  # it imports this module's scoring: import late
+
+    files = serving_accuracy.DEFAULT_FILES
+    runtime_of = {
+        p.name: str(yaml.safe_load(p.read_text(encoding="utf-8"))["source"]["runtime"])
+        for p in files
+    }
+    return [
+        ("serving", runtime_of[r.source], f"{r.model} {r.precision} tp{r.tp}", r.gpu,
+         r.measured / r.predicted)
+        for r in serving_accuracy.predict(data_dir, files)
+        if r.predicted > 0
+    ]  # fmt: skip
 
 
 def _band_score(regime: str, vendor: str, sub: list[CalRow]) -> BandScore:
@@ -632,16 +654,15 @@ def _enough(rows: list[CalRow]) -> bool:
 def extrapolation_scores(
     data_dir: Path, measurements: Path, inference: Path
 ) -> list[ExtrapolationScore]:
-    """What extrapolating to an unseen runtime or architecture needed on the tuning sets:
-    leave-one-runtime-out and leave-one-architecture-out bands over all regimes' rows.
-    app/domain/bands.py widens a row's band out to these where the row extrapolates."""
+    """What extrapolating to an unseen runtime or architecture needs, from the tuning sets: all
+    regimes' rows, a unit per regime's runtime (architecture), the band conformal over units
+    (conformal.group_band). app/domain/bands.py gives it to a row whose runtime the regime
+    lacks, and widens out to it a row whose architecture the regime lacks."""
     rows = calibration_rows(data_dir, measurements, inference)
     return [
         ExtrapolationScore(
             name,
-            conformal.fit(
-                [(f"{r.regime} {getattr(r, name)}", r.ratio) for r in rows], per_unit=True
-            ),
+            conformal.group_band([(f"{r.regime} {getattr(r, name)}", r.ratio) for r in rows]),
         )
         for name in ("runtime", "architecture")
     ]
@@ -679,10 +700,11 @@ def write_bands(
         "# GPU held out, and (three workloads or more) with each workload held out: the envelope",
         "# of the two. Per regime, per runtime where a regime has several (decode/llama.cpp), per",
         "# vendor where a vendor has enough rows. `covered`: the runtimes and",
-        "# architectures the calibration sets measured; `extrapolation`: the band a held-out",
-        "# runtime (architecture) needed, all regimes pooled, mean coverage over the held-out",
-        "# units (app/domain/bands.py: a runtime outside `covered` gets that band in place of",
-        "# the regime's; an architecture outside it widens the band out to that one).",
+        "# architectures the calibration sets measured; `extrapolation`: the band for a runtime",
+        "# (architecture) the sets lack, conformal over units (each regime's runtimes, all",
+        "# regimes pooled: each unit's own central 80 %, their finite-sample order statistics,",
+        "# the extremes below nine units). app/domain/bands.py: a runtime outside `covered` gets",
+        "# that band in place of the regime's; an architecture outside it widens out to it.",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -707,8 +729,9 @@ def write_bands(
         for x in extrapolation:
             f = x.fit
             lines.append(
-                f"    {x.name}: [{f.low:.2f}, {f.high:.2f}]   # {f.units} {x.name}s held out,"
-                f" mean coverage {f.coverage:.0%}"
+                f"    {x.name}: [{f.low:.2f}, {f.high:.2f}]   # {f.units} {x.name}s"
+                f"{' (under nine: the extremes)' if f.units < 9 else ''}, mean coverage"
+                f" {f.coverage:.0%}"
             )
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 
@@ -728,7 +751,7 @@ def print_bands(
     for x in extrapolation or []:
         f = x.fit
         print(
-            f"unseen {x.name:13} {f.low:.2f}–{f.high:.2f}: {f.units} units held out,"
+            f"unseen {x.name:13} {f.low:.2f}–{f.high:.2f}: conformal over {f.units} units,"
             f" mean coverage {f.coverage:.0%}"
         )
 

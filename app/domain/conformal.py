@@ -3,10 +3,12 @@
 A unit is what a new request is exchangeable with: a GPU (a known workload on an unseen card), a
 workload (an unseen model, precision or shape under a known runtime), a runtime or an
 architecture (an extrapolation the calibration set never made). Rows of one unit share their
-errors, so a band is checked by holding each unit out with all its rows, rebuilding the band
-from the other units, and counting the held-out rows that fall inside (leave-one-group-out
-cross-validation of a split-conformal band). benchmarks/accuracy.py builds the rows; this
-module is the procedure, so that it can be tested on its own.
+errors, so a regime's band (fit) is checked by holding each unit out with all its rows,
+rebuilding the band from the other units, and counting the held-out rows that fall inside
+(leave-one-group-out cross-validation of a split-conformal band). The band for a unit the rows
+lack altogether — a new runtime — is conformal over units instead (group_band): each unit one
+score, so a runtime measured once weighs what one measured a hundred times weighs.
+benchmarks/accuracy.py builds the rows; this module is the procedure, tested on its own.
 """
 
 from __future__ import annotations
@@ -42,30 +44,24 @@ def conformal_band(
     return min(1.0, lo), max(1.0, hi)
 
 
-def leave_one_unit_out(
-    rows: Sequence[Row], step: int = 0, margin: float = 1.0, *, per_unit: bool = False
-) -> float:
+def leave_one_unit_out(rows: Sequence[Row], step: int = 0, margin: float = 1.0) -> float:
     """Each unit held out in turn with all its rows, the band built from the other units: the
-    share of held-out rows inside it (``per_unit``: the mean over units of each unit's share,
-    so that a unit of one row weighs what a unit of a hundred weighs)."""
+    share of all rows that fall inside the band built without their unit."""
     units = sorted({u for u, _ in rows})
     if len(units) < 2:
         return math.nan
-    shares: list[float] = []
     inside = 0
     for held in units:
         lo, hi = conformal_band([r for u, r in rows if u != held], step, margin)
-        mine = [lo <= r <= hi for u, r in rows if u == held]
-        inside += sum(mine)
-        shares.append(sum(mine) / len(mine))
-    return sum(shares) / len(shares) if per_unit else inside / len(rows)
+        inside += sum(lo <= r <= hi for u, r in rows if u == held)
+    return inside / len(rows)
 
 
 @dataclass(frozen=True)
 class Fit:
     low: float
     high: float
-    coverage: float  # leave-one-unit-out (share of held-out rows, or mean over units)
+    coverage: float  # fit: leave-one-unit-out share of rows; group_band: mean over units
     units: int
     step: int = 0  # order statistics stepped outward past the conformal ones
     margin: float = 1.0
@@ -75,7 +71,7 @@ class Fit:
         return self.high / self.low
 
 
-def fit(rows: Sequence[Row], target: float = TARGET_COVERAGE, *, per_unit: bool = False) -> Fit:
+def fit(rows: Sequence[Row], target: float = TARGET_COVERAGE) -> Fit:
     """The narrowest band (smallest margin, then fewest steps) whose leave-one-unit-out
     coverage reaches ``target``; the widest tried when none does (its coverage says so)."""
     n = len(rows)
@@ -83,12 +79,57 @@ def fit(rows: Sequence[Row], target: float = TARGET_COVERAGE, *, per_unit: bool 
     ratios = [r for _, r in rows]
     tries = [(s, m) for m in MARGINS for s in range(n // 2 + 1)]
     for s, m in tries:
-        cov = leave_one_unit_out(rows, s, m, per_unit=per_unit)
+        cov = leave_one_unit_out(rows, s, m)
         if cov >= target:
             return Fit(*conformal_band(ratios, s, m), cov, units, s, m)
     s, m = tries[-1]
-    cov = leave_one_unit_out(rows, s, m, per_unit=per_unit)
-    return Fit(*conformal_band(ratios, s, m), cov, units, s, m)
+    return Fit(*conformal_band(ratios, s, m), leave_one_unit_out(rows, s, m), units, s, m)
+
+
+def unit_edges(ratios: Sequence[float]) -> tuple[float, float]:
+    """One unit's own central 80 %: its α/2 and 1−α/2 quantiles (linear interpolation; a unit
+    of one row is that row)."""
+    xs = sorted(ratios)
+    if not xs:
+        return 1.0, 1.0
+
+    def q(p: float) -> float:
+        pos = p * (len(xs) - 1)
+        lo = math.floor(pos)
+        hi = min(lo + 1, len(xs) - 1)
+        return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+    return q(ALPHA / 2), q(1 - ALPHA / 2)
+
+
+def group_band(rows: Sequence[Row]) -> Fit:
+    """The band for a new *unit* (a runtime, an architecture the rows lack), conformal over
+    units: each unit scores its own central 80 % (unit_edges); the band's low edge is the j-th
+    smallest of the units' low edges and its high edge the k-th smallest of their high edges,
+    j = ⌊(G+1)·α/2⌋, k = ⌈(G+1)·(1−α/2)⌉ over G units. With fewer than nine units j < 1 and
+    k > G: the finite-sample quantile does not exist, and the band is the extremes of the units
+    seen — no coverage guarantee, which ``coverage`` (leave-one-unit-out, mean over units) and
+    ``units`` let a reader judge."""
+    by_unit: dict[str, list[float]] = {}
+    for u, r in rows:
+        by_unit.setdefault(u, []).append(r)
+    edges = [unit_edges(v) for v in by_unit.values()]
+    g = len(edges)
+    if not g:
+        return Fit(1.0, 1.0, math.nan, 0)
+    lows = sorted(e[0] for e in edges)
+    highs = sorted(e[1] for e in edges)
+    j = max(1, math.floor((g + 1) * ALPHA / 2 + _EPS))
+    k = min(g, math.ceil((g + 1) * (1 - ALPHA / 2) - _EPS))
+    lo, hi = min(1.0, lows[j - 1]), max(1.0, highs[k - 1])
+    return Fit(lo, hi, _unit_coverage(by_unit, lo, hi), g)
+
+
+def _unit_coverage(by_unit: dict[str, list[float]], lo: float, hi: float) -> float:
+    """Mean over units of the share of a unit's rows inside [lo, hi] (a report, not a fit: the
+    band above is not rebuilt per held-out unit)."""
+    shares = [sum(lo <= r <= hi for r in v) / len(v) for v in by_unit.values()]
+    return sum(shares) / len(shares) if shares else math.nan
 
 
 def widening(outer: tuple[float, float], base: tuple[float, float]) -> tuple[float, float]:

@@ -32,22 +32,41 @@ def test_order_statistics_carry_the_finite_sample_correction() -> None:
     )
 
 
-def test_leaving_a_unit_out_counts_rows_or_units() -> None:
+def test_leaving_a_unit_out_counts_the_held_out_rows() -> None:
     # without C the band is [1, 1] and misses C's 0.5; without A (or B) it is [0.5, 1]
     assert conformal.leave_one_unit_out(ROWS) == pytest.approx(8 / 9)
-    assert conformal.leave_one_unit_out(ROWS, per_unit=True) == pytest.approx(2 / 3)
     # a single unit cannot be held out: nan, never a coverage
     assert math.isnan(conformal.leave_one_unit_out([("A", 1.0), ("A", 0.9)]))
 
 
-def test_a_new_unit_needs_the_band_its_worst_neighbour_needed() -> None:
-    by_row = conformal.fit(ROWS)
-    assert (by_row.low, by_row.high, by_row.margin) == (0.5, 1.0, 1.0)
-    # counted per unit, C must be covered from A and B alone: only a ×2 margin reaches 0.5
-    by_unit = conformal.fit(ROWS, per_unit=True)
-    assert by_unit.margin == 2.0 and by_unit.coverage == 1.0
-    assert (by_unit.low, by_unit.high) == (pytest.approx(0.25), pytest.approx(2.0))
-    assert by_unit.units == 3 and by_unit.width == pytest.approx(8.0)
+def test_a_regime_band_steps_out_until_held_out_units_are_covered() -> None:
+    f = conformal.fit(ROWS)
+    assert (f.low, f.high, f.margin, f.units) == (0.5, 1.0, 1.0, 3)
+    # every other unit far from the held-out one: margins past the extremes
+    far = [("A", 1.0), ("B", 1.0), ("C", 1.0), ("D", 0.5)]
+    g = conformal.fit(far, target=1.0)
+    assert g.margin == 2.0 and g.low == pytest.approx(0.25) and g.coverage == 1.0
+
+
+def test_a_unit_scores_its_own_central_80_percent() -> None:
+    assert conformal.unit_edges([float(x) for x in range(1, 12)]) == (2.0, 10.0)
+    assert conformal.unit_edges([0.37]) == (0.37, 0.37)  # a unit of one row is that row
+
+
+def test_a_new_unit_gets_the_finite_sample_order_statistics_of_the_units() -> None:
+    # 19 units of one row each: j = ⌊20·0.1⌋ = 2, k = ⌈20·0.9⌉ = 18
+    rows = [(f"u{i}", 0.90 + i / 100) for i in range(19)]
+    f = conformal.group_band(rows)
+    assert (f.low, f.high, f.units) == (pytest.approx(0.91), pytest.approx(1.07), 19)
+    assert f.coverage == pytest.approx(17 / 19)  # u0 and u18 fall outside
+
+
+def test_under_nine_units_the_band_is_the_extremes_of_the_units_seen() -> None:
+    """A, B predicted well, C (one row) 2× off: the new unit may be like C, whatever the row
+    counts — per-row pooling would let A and B's eight rows outvote it."""
+    f = conformal.group_band(ROWS)
+    assert (f.low, f.high, f.units, f.coverage) == (0.5, 1.0, 3, 1.0)
+    assert conformal.group_band([*ROWS, ("D", 1.6)]).high == 1.6
 
 
 def test_the_widening_reaches_the_envelope_and_never_narrows() -> None:
