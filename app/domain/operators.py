@@ -796,9 +796,9 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
 
     Tensor-core convolution kernels read and write NHWC; given NCHW tensors (PyTorch's default
     memory format) cuDNN transforms the inputs to NHWC before the kernel and the output back
-    after it (cuDNN docs, Legacy API "Data and Filter Formats"; docs/methodology.md, Operators). Each call
-    therefore reads and writes its activation input and output once more: 2 × (input + output)
-    bytes, the weights aside (small). A training step makes three calls per convolution —
+    after it (cuDNN docs, Legacy API, "Data and Filter Formats"; methodology, Operators). Each
+    call therefore reads and writes its activation input and output once more: 2 × (input +
+    output) bytes, the weights aside (small). A training step makes three calls per convolution —
     forward, dgrad (reads dY, writes dX) and wgrad (reads X and dY) — and two for the first
     layer, whose input needs no gradient (``backward_ops``). Depthwise convolutions run on the
     CUDA cores in NCHW directly: none. Role "layout": the pricing drops these ops where the
