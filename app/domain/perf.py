@@ -615,8 +615,8 @@ def has_operators(m: ModelSpec) -> bool:
 
 # Runtimes whose CNNs run in NCHW: eager PyTorch keeps tensors in its default contiguous (NCHW)
 # memory format unless the user converts the model and inputs to channels_last, and
-# DeepLearningExamples' ConvNets default to it too (--memory-format nchw; Lambda's harness passes
-# none). TensorRT chooses its own layouts.
+# DeepLearningExamples' ConvNets default to it too (--memory-format nchw; Lambda's fork and
+# configs keep it, and its SSD has no layout option). TensorRT chooses its own layouts.
 NCHW_RUNTIMES = frozenset({"pytorch"})
 # Precisions of the CNN training the table prices: mixed precision (AMP) only. FP32/TF32 CNN
 # training scored worse per operator than whole-model on the tuning set (ResNet-50 median ratio
