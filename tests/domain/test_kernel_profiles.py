@@ -10,6 +10,7 @@ import pytest
 from app.catalog.profiles import read_profiles, shipped_profiles
 from app.domain.calibration import KernelMeasurement, pool_kernel_points
 from app.domain.kernel_profiles import (
+    MAX_ATTENTION_CEILING,
     GpuProfile,
     ProfilePoint,
     ProfileStore,
@@ -64,12 +65,15 @@ def test_reports_from_another_backend_are_not_pooled() -> None:
 
 
 def test_every_shipped_point_is_possible_and_sourced(shipped) -> None:
-    store, _ = shipped
+    store, gpus = shipped
     assert len(store.profiles) >= 10
     for slug, profile in store.profiles.items():
         assert profile.points, slug
+        # GeForce boards boost past the clock their catalog peak is quoted at (RTX 4090
+        # FlashAttention-2: 1.02 of it); past the measurement-noise bound is impossible
+        limit = MAX_ATTENTION_CEILING if gpus[slug].segment == "consumer" else 1.0
         for p in profile.points:
-            assert 0 < p.efficiency <= 1.0, (slug, p)
+            assert 0 < p.efficiency <= limit, (slug, p)
             assert p.source
 
 
