@@ -512,6 +512,32 @@ def gemm_efficiency(
     return out
 
 
+def attention_efficiency(
+    gpu: GpuSpec, store: ProfileStore, gpus: Mapping[str, GpuSpec], dtype: str = "bf16"
+) -> KernelBasis | None:
+    """The GPU's best-shape FlashAttention forward efficiency (a large non-causal one at
+    d = 128, ``attention_factor`` of an empty shape) against its 16-bit peak: from its own
+    attention points, else carried over; None where no profile has attention points.
+    Remembered on the store."""
+    key = ("attention", gpu, dtype)
+    if key in store.memo:
+        hit: KernelBasis | None = store.memo[key]
+        return hit
+    e, basis = profile_efficiency(gpu, "attention_prefill", {}, store, gpus, dtype=dtype)
+    out = None
+    if e is not None:
+        own = store.profiles.get(gpu.slug)
+        reports = own.reports if own is not None and basis.startswith("measured") else 0
+        if reports and not any(
+            p.source == MEASURED_SOURCE and p.kernel_class in ATTENTION_CLASSES
+            for p in own.points  # type: ignore[union-attr]
+        ):
+            basis, reports = "published figures for this GPU", 0
+        out = KernelBasis(e, basis, reports)
+    store.memo[key] = out
+    return out
+
+
 def _segment_donor(
     gpu: GpuSpec, store: ProfileStore, gpus: Mapping[str, GpuSpec], dtype: str
 ) -> bool:

@@ -217,14 +217,20 @@ def step_time(
     return StepTime(compute + memory + launch, compute, memory, launch)
 
 
-def class_rates(gemm_rate: float, vector_rate: float | None) -> tuple[float, ...]:
+def class_rates(
+    gemm_rate: float, vector_rate: float | None, flash_fwd: float | None = None
+) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
-    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too)."""
+    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
+    ``flash_fwd``: the attention forward's rate ÷ the GEMM rate where the GPU's kernel
+    profile gives it (own or carried-over attention points); the backward keeps the paper's
+    backward-to-forward ratio (0.50 ÷ 0.73) under it."""
     vec = vector_rate if vector_rate else gemm_rate
+    fwd = flash_fwd if flash_fwd else FLASH_FWD_FACTOR
     return (
         gemm_rate,
-        gemm_rate * FLASH_FWD_FACTOR,
-        gemm_rate * FLASH_BWD_FACTOR,
+        gemm_rate * fwd,
+        gemm_rate * fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR),
         gemm_rate,
         vec,
         vec,

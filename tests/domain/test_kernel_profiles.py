@@ -14,6 +14,7 @@ from app.domain.kernel_profiles import (
     GpuProfile,
     ProfilePoint,
     ProfileStore,
+    best_attention_op,
     features_of,
     merge_profiles,
     parse_profile,
@@ -151,3 +152,55 @@ def test_measurements_move_a_gpus_estimate_toward_them(shipped) -> None:
     near, _ = profile_efficiency(gpus["l40s"], "gemm", {"m": 8192, "n": 8192, "k": 8192},
                                  with_reports, gpus)  # fmt: skip
     assert near == pytest.approx(0.55, abs=0.02)
+
+
+# ------------------------------------------------------------------------------ attention
+
+
+def test_attention_factor_falls_with_short_loops_causal_masks_and_small_heads(shipped) -> None:
+    from app.domain.kernel_profiles import attention_factor
+
+    _, gpus = shipped
+    a100 = features_of(gpus["a100-sxm4-80gb"])
+    f = lambda **kw: attention_factor(  # noqa: E731
+        {"q_len": 2048, "kv_len": 2048, "head_dim": 128, "causal": 0} | kw, a100
+    )
+    assert f(q_len=512, kv_len=512) < f() < f(q_len=16384, kv_len=16384)
+    assert f(causal=1) < f()
+    assert f(head_dim=64) < f() < f(head_dim=256)
+    # A100's tensor cores outrun its FP32 units 16×, an RTX 4090's 2×: the softmax costs
+    # the A100 more of its peak at the same shape
+    rtx = features_of(gpus["rtx-4090"])
+    shape = {"q_len": 2048, "kv_len": 2048, "head_dim": 64, "causal": 0}
+    assert attention_factor(shape, a100) < attention_factor(shape, rtx)
+
+
+def test_attention_ceiling_is_the_best_kernels(shipped) -> None:
+    from app.domain.kernel_profiles import best_attention_op, fit_curve
+
+    store, gpus = shipped
+    h100 = store.profiles["h100-sxm"]
+    feats = features_of(gpus["h100-sxm"])
+    assert best_attention_op(h100.points, feats) == "flash-attention-3"
+    curve = fit_curve(h100.points, feats, "attention_prefill", "fp16")
+    fa3 = next(p for p in h100.points if p.op == "flash-attention-3")
+    assert curve is not None and curve.ceiling > fa3.efficiency  # the d = 128 softmax share
+
+
+def test_attention_leave_one_out_median_is_within_the_goal(shipped) -> None:
+    import statistics
+
+    store, gpus = shipped
+    errs = []
+    for slug, prof in store.profiles.items():
+        best = best_attention_op(prof.points, features_of(gpus[slug], prof.features))
+        for p in prof.points:
+            if p.kernel_class != "attention_prefill" or p.op != best:
+                continue
+            pred, basis = profile_efficiency(
+                gpus[slug], p.kernel_class, dict(p.shape), store.without(slug), gpus, dtype=p.dtype
+            )
+            assert pred is not None and basis.startswith("carried over")
+            errs.append(abs(pred - p.efficiency) / p.efficiency)
+    assert len(errs) >= 20
+    assert statistics.median(errs) <= 0.15

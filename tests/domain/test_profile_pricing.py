@@ -3,6 +3,8 @@ else carried over from profiled GPUs, else the prior; every estimate says which.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.catalog.profiles import shipped_profiles
@@ -38,8 +40,19 @@ def _measured(store: ProfileStore, slug: str, e: float, reports: int) -> Profile
     return ProfileStore({**store.profiles, slug: merged})
 
 
+def _gemm_only(store: ProfileStore) -> ProfileStore:
+    """The store without its attention points (attention is priced from them too)."""
+    return ProfileStore(
+        {
+            s: replace(p, points=tuple(q for q in p.points if q.kernel_class == "gemm"))
+            for s, p in store.profiles.items()
+        }
+    )
+
+
 def test_a_gpu_with_a_shipped_profile_prices_its_gemms_at_the_profiles_e(shipped) -> None:
     store, gpus = shipped
+    store = _gemm_only(store)
     gpu = gpus["h100-sxm"]
     cal = with_profiles(None, store, gpus)
     e, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus)
@@ -115,10 +128,49 @@ def test_without_profiles_the_prior_prices_and_says_nothing_more() -> None:
 
 def test_a_card_without_a_donor_of_its_segment_keeps_the_prior(shipped) -> None:
     # no GeForce GEMM sweep is shipped: datacenter efficiencies are not carried to an RTX 4090
+    # (its own profile holds attention points only, which price its attention kernels)
     store, gpus = shipped
+    store = _gemm_only(store)
     gpu = gpus["rtx-4090"]
     cal = with_profiles(None, store, gpus)
     est = perf.estimate(gpu, _bert(), calibration=cal)
     prior = perf.estimate(gpu, _bert())
     assert est.throughput == pytest.approx(prior.throughput)
     assert not est.efficiency_basis.startswith("carried over")
+
+
+# ------------------------------------------------------------------------------ attention
+
+
+def test_attention_is_priced_from_the_gpus_own_profile_and_says_so(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    cal = with_profiles(None, store, gpus)
+    eff = perf.efficiencies(gpu, cal)
+    assert eff.attention is not None
+    assert eff.attention.basis == "published figures for this GPU"
+    # the best kernel (FlashAttention-3, 0.75 of peak at d = 128) sets it, not FA2's 0.34
+    assert 0.6 < eff.attention.efficiency < 0.8
+    est = perf.estimate(gpu, _bert(), calibration=cal)
+    assert est.attention_basis == "published figures for this GPU"
+    assert perf.estimate(gpu, _bert()).attention_basis == ""
+
+
+def test_attention_rate_follows_the_profile_in_the_operator_path(shipped) -> None:
+    from app.domain.kernels import FLASH_FWD_FACTOR
+
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    eff = perf.operator_efficiency(perf.efficiencies(gpu, with_profiles(None, store, gpus)), "bf16")
+    factor = perf._flash_factor(eff, "bf16")
+    assert factor == pytest.approx(eff.attention.efficiency / eff.compute["bf16"])
+    assert factor != pytest.approx(FLASH_FWD_FACTOR)
+    # an fp32 job's attention keeps the prior factor: the profile measured 16-bit kernels
+    assert perf._flash_factor(eff, "fp32") is None
+
+
+def test_a_gpu_without_attention_points_carries_them_over_from_the_most_alike(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h200-sxm"]  # profiled (GEMMs), no attention points of its own
+    kb = perf.efficiencies(gpu, with_profiles(None, store, gpus)).attention
+    assert kb is not None and kb.basis.startswith("carried over from NVIDIA H100")
