@@ -38,7 +38,10 @@ def _dims(shape: dict[str, int]) -> str:
     return dims + (" causal" if shape.get("causal") else "")
 
 
-def leave_one_out(store: ProfileStore, gpus: dict, quiet: bool) -> dict[str, list[float]]:
+def leave_one_out(
+    store: ProfileStore, gpus: dict, quiet: bool, by_gpu: dict[str, list[float]] | None = None
+) -> dict[str, list[float]]:
+    """Errors per kernel class; ``by_gpu`` collects the best-kernel attention errors per GPU."""
     errors: dict[str, list[float]] = {}
     for slug, profile in sorted(store.profiles.items()):
         rest = store.without(slug)
@@ -55,6 +58,8 @@ def leave_one_out(store: ProfileStore, gpus: dict, quiet: bool) -> dict[str, lis
             errors.setdefault(p.kernel_class, []).append(err)
             if p.kernel_class == "attention_prefill" and p.op == best_op:
                 errors.setdefault(BEST, []).append(err)
+                if by_gpu is not None:
+                    by_gpu.setdefault(slug, []).append(err)
             if not quiet:
                 dims = _dims(dict(p.shape))
                 print(f"{slug:16} {p.kernel_class:18} {p.dtype:5} {dims:22} {p.op[:18]:18} "
@@ -65,7 +70,8 @@ def leave_one_out(store: ProfileStore, gpus: dict, quiet: bool) -> dict[str, lis
 
 def main(argv: list[str]) -> int:
     store, gpus = shipped_profiles()
-    errors = leave_one_out(store, gpus, "--quiet" in argv)
+    by_gpu: dict[str, list[float]] = {}
+    errors = leave_one_out(store, gpus, "--quiet" in argv, by_gpu)
     ok = True
     print()
     for kc in CLASSES:
@@ -80,6 +86,9 @@ def main(argv: list[str]) -> int:
         print(f"{kc:31} {len(errs):3} points  median error {med:6.1%}  "
               f"p90 {statistics.quantiles(errs, n=10)[-1] if len(errs) > 1 else errs[0]:6.1%}"
               f"  {verdict}")  # fmt: skip
+    print("\nattention (best kernel) per GPU left out:")
+    for slug, errs in sorted(by_gpu.items()):
+        print(f"  {slug:16} {len(errs):3} points  median error {statistics.median(errs):6.1%}")
     return 0 if ok else 1
 
 

@@ -21,8 +21,15 @@ points takes c and t_fixed from the profiled GPUs, weighted by architecture feat
 
 The roofline is always the target's own, so where a shape falls (a skinny decode GEMM on
 the bandwidth slope, a large square one under the compute roof) follows the target's ridge
-point P/B. The constants are round numbers, not fitted; benchmarks/kernel_carryover.py
-leaves each profiled GPU out in turn and reports the median error over the shipped profiles.
+point P/B.
+
+Attention prefill has its own curve (``attention_factor``): e = c · f(shape), f the softmax's
+vector time beside the matmuls (head dim against the GPU's tensor-to-vector balance), the Q/O
+tile overhead per key loop and the causal mask's diagonal blocks; c is the best kernel's
+median of e ÷ f, and donors also weigh by how alike their tensor-to-vector balance is.
+
+The constants are round numbers, not fitted; benchmarks/kernel_carryover.py leaves each
+profiled GPU out in turn and reports the median error over the shipped profiles.
 """
 
 from __future__ import annotations

@@ -59,7 +59,9 @@ NOMINAL_SMS = 108
 # FlashAttention-2 on A100: forward at up to 73 % of peak, the range's low end 50 % (Dao 2023,
 # arXiv 2307.08691, abstract and §4.1); relative to cuBLAS's 86.9 % best-shape GEMM on the same
 # part (MAMF table), 0.84 forward. Its backward runs below its forward (the paper's benchmarks);
-# the range's low end, 0.50 ÷ 0.869 = 0.58, prices it.
+# the range's low end, 0.50 ÷ 0.869 = 0.58, prices it. These are the prior: a GPU whose kernel
+# profile prices attention (own or carried-over points) uses its own forward ratio instead
+# (``class_rates``' ``flash_fwd``).
 FLASH_FWD_FACTOR = 0.73 / 0.869
 FLASH_BWD_FACTOR = 0.50 / 0.869
 # Tensor-core convolution kernels consume input channels in groups of 8 (16-bit NHWC: cuDNN pads

@@ -162,11 +162,36 @@ def test_attention_rate_follows_the_profile_in_the_operator_path(shipped) -> Non
     store, gpus = shipped
     gpu = gpus["h100-sxm"]
     eff = perf.operator_efficiency(perf.efficiencies(gpu, with_profiles(None, store, gpus)), "bf16")
+    assert eff.attention is not None
     factor = perf._flash_factor(eff, "bf16")
     assert factor == pytest.approx(eff.attention.efficiency / eff.compute["bf16"])
     assert factor != pytest.approx(FLASH_FWD_FACTOR)
     # an fp32 job's attention keeps the prior factor: the profile measured 16-bit kernels
     assert perf._flash_factor(eff, "fp32") is None
+
+
+def test_slower_attention_points_slow_the_step_and_leave_the_gemms_alone(shipped) -> None:
+    store, gpus = shipped
+
+    def halved(p: ProfilePoint) -> ProfilePoint:
+        if p.kernel_class != "attention_prefill":
+            return p
+        return replace(p, efficiency=p.efficiency / 2)
+
+    slow = ProfileStore(
+        {
+            s: replace(p, points=tuple(halved(q) for q in p.points))
+            for s, p in store.profiles.items()
+        }
+    )
+    gpu = gpus["h100-sxm"]
+    fast_est = perf.estimate(gpu, _bert(), calibration=with_profiles(None, store, gpus))
+    slow_est = perf.estimate(gpu, _bert(), calibration=with_profiles(None, slow, gpus))
+    assert slow_est.compute_s > fast_est.compute_s
+    assert slow_est.efficiency_basis == fast_est.efficiency_basis
+    slow_eff = perf.efficiencies(gpu, with_profiles(None, slow, gpus))
+    fast_eff = perf.efficiencies(gpu, with_profiles(None, store, gpus))
+    assert slow_eff.gemm == fast_eff.gemm
 
 
 def test_a_gpu_without_attention_points_carries_them_over_from_the_most_alike(shipped) -> None:
