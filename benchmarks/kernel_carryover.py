@@ -89,6 +89,12 @@ def main(argv: list[str]) -> int:
     print("\nattention (best kernel) per GPU left out:")
     for slug, errs in sorted(by_gpu.items()):
         print(f"  {slug:16} {len(errs):3} points  median error {statistics.median(errs):6.1%}")
+    # by the left-out GPU's vendor: a vendor's attention kernels are its own library, so a
+    # target is only as well predicted as its same-vendor donors resemble it
+    for vendor in sorted({gpus[s].vendor for s in by_gpu}):
+        errs = [e for s, es in by_gpu.items() if gpus[s].vendor == vendor for e in es]
+        med = statistics.median(errs)
+        print(f"  {vendor} targets {len(errs):3} points  median error {med:6.1%}")
     return 0 if ok else 1
 
 

@@ -403,6 +403,12 @@ def carried_curve(
     acc_c = acc_w = acc_f = acc_fw = 0.0
     weights: list[tuple[float, str]] = []
     for slug, (feats, profile) in donors.items():
+        if kernel_class in ATTENTION_CLASSES and feats.vendor != target.vendor:
+            # attention kernels are each vendor's own hand-written library (FlashAttention
+            # and cuDNN on CUDA, CK and Triton ports on ROCm) and reach very different
+            # shares of peak (MI300X 0.27, A100 0.6-0.73): carried across vendors, AMD
+            # targets came out 2x too high. No same-vendor donor: the prior prices it.
+            continue
         curve = fit_curve(profile.points, feats, kernel_class, dtype)
         w = similarity(target, feats, kernel_class)
         if curve is None or w < MIN_WEIGHT:

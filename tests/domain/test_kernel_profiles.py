@@ -204,3 +204,15 @@ def test_attention_leave_one_out_median_is_within_the_goal(shipped) -> None:
             errs.append(abs(pred - p.efficiency) / p.efficiency)
     assert len(errs) >= 20
     assert statistics.median(errs) <= 0.15
+
+
+def test_attention_is_carried_only_within_a_vendor(shipped) -> None:
+    # each vendor's attention kernels are its own library: an MI300X sweep says nothing
+    # about a Gaudi or an Apple GPU, and NVIDIA's FlashAttention nothing about ROCm's
+    store, gpus = shipped
+    e, basis = profile_efficiency(gpus["gaudi3"], "attention_prefill", {}, store, gpus)
+    assert e is None and basis == "prior"
+    e, basis = profile_efficiency(gpus["mi355x"], "attention_prefill", {}, store, gpus)
+    assert e is not None and "NVIDIA" not in basis and "MI300X" in basis
+    nvidia_only = store.without("mi300x").without("rx-7900-xtx")
+    assert profile_efficiency(gpus["mi355x"], "attention_prefill", {}, nvidia_only, gpus)[0] is None
