@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.gpu import GpuSpec
+from app.domain.kernels import wave_fill
 
 COMPUTE_CLASSES = frozenset({"gemm", "attention_prefill"})
 MEMORY_CLASSES = frozenset({"attention_decode", "elementwise", "normalization", "embedding"})
@@ -359,6 +360,12 @@ def attention_factor(shape: Mapping[str, int], feats: GpuFeatures) -> float:
         n = math.ceil(q / Q_BLOCK)
         factor *= n / (n + 1.0)  # n(n+1)/2 blocks computed for n²/2 of useful work
     factor *= visited / (visited + KV_BLOCK)
+    if "batch" in shape and "heads" in shape:
+        # one thread block per 128 query rows per (sequence, head), a wave of them at a time
+        # (the operator path's own rule, kernels.wave_fill): the bench's 1 × 8-head shapes
+        # leave most of a large GPU idle at short contexts
+        blocks = shape["batch"] * shape["heads"] * math.ceil(q / Q_BLOCK)
+        factor *= wave_fill(blocks, feats.sm_count)
     return factor
 
 
@@ -367,6 +374,11 @@ def _fit_attention(cands: list[ProfilePoint], feats: GpuFeatures) -> Curve:
     factor over its points, then the best kernel's (the engine prices the best library the
     GPU runs: FlashAttention-3 on Hopper, FlashAttention-2 on Ampere). Attention kernels
     at these shapes run for milliseconds: no fixed per-kernel time is read from them."""
+    measured = [p for p in cands if p.source == MEASURED_SOURCE]
+    if measured:
+        # device reports time the kernel this GPU's own stack runs (PyTorch SDPA): they
+        # replace the published libraries' figures rather than compete with them
+        cands = measured
     by_op: dict[str, list[float]] = {}
     for p in cands:
         by_op.setdefault(p.op, []).append(p.efficiency / attention_factor(dict(p.shape), feats))
@@ -376,11 +388,12 @@ def _fit_attention(cands: list[ProfilePoint], feats: GpuFeatures) -> Curve:
 
 def best_attention_op(points: tuple[ProfilePoint, ...], feats: GpuFeatures) -> str | None:
     """The op of the GPU's best attention kernel (whose ceiling ``_fit_attention`` keeps)."""
+    attn = [p for p in points if p.kernel_class in ATTENTION_CLASSES]
+    if any(p.source == MEASURED_SOURCE for p in attn):
+        attn = [p for p in attn if p.source == MEASURED_SOURCE]
     by_op: dict[str, list[float]] = {}
-    for p in points:
-        if p.kernel_class in ATTENTION_CLASSES:
-            r = p.efficiency / attention_factor(dict(p.shape), feats)
-            by_op.setdefault(p.op, []).append(r)
+    for p in attn:
+        by_op.setdefault(p.op, []).append(p.efficiency / attention_factor(dict(p.shape), feats))
     if not by_op:
         return None
     return max(by_op, key=lambda op: _median(by_op[op]))
@@ -451,9 +464,13 @@ def profile_efficiency(
     carried = carried_curve(target, kernel_class, dtype, donors)
     curve = fit_curve(own.points, target, kernel_class, dtype) if own else None
     if own is not None and curve is not None:
+        # attention: only the best kernel's own figure at the shape (another library's
+        # figure at the same shape is not what the engine prices)
+        best = best_attention_op(own.points, target) if kernel_class in ATTENTION_CLASSES else None
         exact = [
             p for p in own.points
             if p.kernel_class == kernel_class and p.dtype == dtype and p.shape == shape_key(shape)
+            and (best is None or p.op == best)
         ]  # fmt: skip
         if exact:
             e = exact[0].efficiency

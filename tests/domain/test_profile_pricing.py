@@ -199,3 +199,23 @@ def test_a_gpu_without_attention_points_carries_them_over_from_the_most_alike(sh
     gpu = gpus["h200-sxm"]  # profiled (GEMMs), no attention points of its own
     kb = perf.efficiencies(gpu, with_profiles(None, store, gpus)).attention
     assert kb is not None and kb.basis.startswith("carried over from NVIDIA H100")
+
+
+def test_measured_attention_replaces_the_published_libraries_and_says_so(shipped) -> None:
+    # the bench's SDPA shape: batch 1, 8 heads, head dim 64, causal prefill at 4096 tokens
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    shape = {"batch": 1, "heads": 8, "q_len": 4096, "kv_len": 4096, "head_dim": 64, "causal": 1}
+    point = ProfilePoint("attention_prefill", "bf16", shape_key(shape), 0.30, "device reports")
+    merged = merge_profiles(store.profiles["h100-sxm"], GpuProfile("h100-sxm", (point,), reports=2))
+    assert merged is not None
+    measured = ProfileStore({**store.profiles, "h100-sxm": merged})
+    published = perf.efficiencies(gpu, with_profiles(None, store, gpus)).attention
+    kb = perf.efficiencies(gpu, with_profiles(None, measured, gpus)).attention
+    assert published is not None and kb is not None
+    assert kb.basis == "measured on this GPU (2 reports)" and kb.reports == 2
+    # FlashAttention-3's 0.75 no longer sets the ceiling: the measured SDPA's does, read back
+    # through the shape's losses (a causal 1 × 8-head run fills few of the H100's SMs)
+    assert kb.efficiency < published.efficiency
+    e, _ = profile_efficiency(gpu, "attention_prefill", shape, measured, gpus, dtype="bf16")
+    assert e == pytest.approx(0.30)
