@@ -13,7 +13,8 @@ bandwidth B (1 for memory classes), c the best fraction of that roofline the GPU
 t_fixed the per-kernel time no shape hides (launch, prologue, a partial wave). A GPU without
 points takes c and t_fixed from the profiled GPUs, weighted by architecture features:
 
-* vendor (a different vendor's software stack is a different kernel library: × 0.1);
+* vendor (a different vendor's software stack is a different kernel library: × 0.1; for
+  attention, whose kernels are each vendor's own hand-written library, same vendor only);
 * tensor-core generation (same generation × 1, else × 0.5);
 * memory technology (HBM / GDDR / LPDDR: × 0.7 when it differs);
 * SM count and boost clock where both profiles state them (× e^(−|ln ratio|/2));
@@ -25,7 +26,8 @@ point P/B.
 
 Attention prefill has its own curve (``attention_factor``): e = c · f(shape), f the softmax's
 vector time beside the matmuls (head dim against the GPU's tensor-to-vector balance), the Q/O
-tile overhead per key loop and the causal mask's diagonal blocks; c is the best kernel's
+tile overhead per key loop, the causal mask's diagonal blocks and, where batch and heads
+are known, the wave fill of its thread blocks; c is the best kernel's
 median of e ÷ f, and donors also weigh by how alike their tensor-to-vector balance is.
 
 The constants are round numbers, not fitted; benchmarks/kernel_carryover.py leaves each
