@@ -72,8 +72,8 @@ def test_a_gpu_with_a_shipped_profile_prices_its_gemms_at_the_profiles_e(shipped
 
 def test_a_gpu_without_a_profile_carries_over_and_names_the_donors(shipped) -> None:
     store, gpus = shipped
-    gpu = gpus["h100-pcie"]  # a datacenter card: datacenter donors carry over to it
-    assert "h100-pcie" not in store.profiles
+    gpu = gpus["h100-nvl"]  # a datacenter card: datacenter donors carry over to it
+    assert "h100-nvl" not in store.profiles
     cal = with_profiles(None, store, gpus)
     est = perf.estimate(gpu, _bert(), calibration=cal)
     assert est.efficiency_basis.startswith("carried over from ")
