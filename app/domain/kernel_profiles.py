@@ -331,6 +331,12 @@ SOFTMAX_FLOPS = 8.0
 # The head dim the best-of-sweep figures (no shape given) stand for: the papers' headline
 # figures are at d = 128.
 BEST_HEAD_DIM = 128
+# FlashAttention-2/3 and cuDNN's fused attention need Ampere or later (Dao-AILab/flash-attention
+# README, "NVIDIA CUDA Support": "Ampere, Ada, or Hopper GPUs … please use FlashAttention 1.x
+# for Turing GPUs"): a Volta or Turing
+# card runs another kernel (PyTorch's memory-efficient attention), so the profiled figures are
+# not carried to it.
+PRE_FLASH_GENERATIONS = frozenset({"volta", "turing", "pre-volta"})
 # GeForce boards run above the boost clock their catalog peak is quoted at: an attention
 # ceiling may exceed 1 (RTX 4090: 1.02 of it), up to the measurement-noise bound.
 MAX_ATTENTION_CEILING = 1.15
@@ -417,6 +423,8 @@ def carried_curve(
     the architecture-similarity weights; the donors in order of weight."""
     acc_c = acc_w = acc_f = acc_fw = 0.0
     weights: list[tuple[float, str]] = []
+    if kernel_class in ATTENTION_CLASSES and target.tensor_gen in PRE_FLASH_GENERATIONS:
+        return None  # the profiled kernels do not run there: the prior prices its attention
     for slug, (feats, profile) in donors.items():
         if kernel_class in ATTENTION_CLASSES and feats.vendor != target.vendor:
             # attention kernels are each vendor's own hand-written library (FlashAttention

@@ -217,3 +217,12 @@ def test_attention_is_carried_only_within_a_vendor(shipped) -> None:
     assert e is not None and "NVIDIA" not in basis and "MI300X" in basis
     nvidia_only = store.without("mi300x").without("rx-7900-xtx")
     assert profile_efficiency(gpus["mi355x"], "attention_prefill", {}, nvidia_only, gpus)[0] is None
+
+
+def test_flashattention_figures_are_not_carried_to_cards_that_cannot_run_it(shipped) -> None:
+    # FlashAttention-2 needs Ampere or later: a V100 or T4 runs another attention kernel
+    store, gpus = shipped
+    for slug in ("v100-sxm2-32gb", "t4", "rtx-2080-ti"):
+        e, basis = profile_efficiency(gpus[slug], "attention_prefill", {}, store, gpus)
+        assert e is None and basis == "prior", slug
+    assert profile_efficiency(gpus["a10"], "attention_prefill", {}, store, gpus)[0] is not None
