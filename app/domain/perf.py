@@ -22,7 +22,7 @@ from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
-from app.domain.kernel_profiles import KernelBasis, gemm_efficiency
+from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import OpArrays, class_rates, prepare, step_time
 from app.domain.operators import (
     MEMORY,
@@ -152,6 +152,9 @@ class Efficiency:
     # the operator path prices GEMMs with it (``operator_efficiency``).
     gemm: dict[str, KernelBasis] = field(default_factory=dict)
     basis: str = ""  # what the operator path's GEMMs rest on, in words ("" = ``source``)
+    # The GPU's best-shape FlashAttention forward efficiency against its 16-bit peak from the
+    # kernel profiles (own or carried over); None: the operator path keeps the paper's factor.
+    attention: KernelBasis | None = None
 
 
 # Built for every configuration a request evaluates or bounds: a plain slotted dataclass, as
@@ -181,6 +184,8 @@ class PerfEstimate:
     # what the GEMMs' efficiency rests on, in words, where a kernel profile priced them
     # ("measured on this GPU (2 reports)", "carried over from H100 SXM5, B200"); "" = prior
     efficiency_basis: str = ""
+    # the same for the operator path's attention kernels; "" = the FlashAttention-2 prior
+    attention_basis: str = ""
     # how a multi-GPU training job spans its GPUs, in words (parallelism.Layout.label)
     parallelism: str = ""
 
@@ -233,7 +238,8 @@ def _calibrated(gpu: GpuSpec, calibration: Calibration) -> Efficiency:
     source = next((s for s in ("measured", "family") if s in sources), "prior")
     own = calibration.by_slug.get(gpu.slug)
     count = own.count if own is not None and source == "measured" else 0
-    return Efficiency(comp, mem, source, count, gemm)
+    attn = attention_efficiency(gpu, store, calibration.profile_gpus) if store else None
+    return Efficiency(comp, mem, source, count, gemm, attention=attn)
 
 
 # The tensor datapaths whose GEMMs the kernel profiles price. fp32 stays on the prior: its
@@ -895,7 +901,7 @@ def _build_on_gpu(
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, op_eff, prof, mode)
-        rates = class_rates(gemm_rate, vector)
+        rates = class_rates(gemm_rate, vector, _flash_factor(op_eff, mode))
     host = host_bandwidth_gbs(gpu, calibration)
     drop = prof.fuse if _nchw_transforms_run(gpu, be, mode) else (*prof.fuse, "layout")
     return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, drop)
@@ -917,6 +923,25 @@ def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
     except ValueError:
         return False
     return major >= 7
+
+
+def _flash_factor(eff: Efficiency, mode: str) -> float | None:
+    """The attention forward's rate ÷ the GEMM rate from the kernel profiles: both are
+    efficiencies against the same 16-bit peak, so their ratio; only for 16-bit jobs (an
+    fp32 or 8-bit job's attention keeps the prior factor)."""
+    if eff.attention is None or mode not in ("bf16", "fp16"):
+        return None
+    gemm = eff.compute.get(mode)
+    return eff.attention.efficiency / gemm if gemm else None
+
+
+def _attention_basis(one: OneGpu, work: WorkloadSpec) -> str:
+    """What the operator path's attention kernels rest on ("" where the prior factor priced
+    them: no operator list, a non-16-bit datapath, or no attention profile)."""
+    kb = one.eff.attention
+    if kb is None or one.mode not in ("bf16", "fp16") or not has_operators(work.model):
+        return ""
+    return kb.basis
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
@@ -1014,6 +1039,7 @@ def estimate(
         compute_precision=one.mode,
         efficiency_source=one.eff.source,
         efficiency_basis=one.eff.basis,
+        attention_basis=_attention_basis(one, work),
         latency_ms=latency,
         runtime=work.runtime,
         backend=one.backend,
