@@ -115,7 +115,9 @@ def _resnet_training(precision: str = "fp16", batch: int = 256) -> WorkloadSpec:
 
 def test_an_nchw_convolution_pays_a_transform_of_its_input_and_output_per_call() -> None:
     stem, inner = (table_ops(parse_table(_conv(c, 64, 56, 3)), 8)[0] for c in (3, 64))
-    dw = table_ops(parse_table({"ops": [{**_conv(64, 64, 56, 3)["ops"][0], "groups": 64}]}), 8)
+    depthwise = {"kind": "conv", "name": "dw", "c_in": 64, "c_out": 64, "groups": 64}
+    depthwise |= {"h_out": 56, "w_out": 56, "r": 3, "s": 3}
+    dw = table_ops(parse_table({"ops": [depthwise]}), 8)
     act = (8 * 64 * 56 * 56 + 8 * 64 * 56 * 56) * 2.0  # input + output, 16-bit
     first, second = nchw_transposes([stem, inner], training=True)
     # each call reads and writes the activations once more: forward, dgrad, wgrad
