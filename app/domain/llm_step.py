@@ -10,8 +10,12 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
 * attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
 * the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
   under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
-  top-k, permute, two grouped GEMMs, activation, combine besides the attention block's), each
-  reading a few MB: the gaps, not the bytes, bound it;
+  top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
+  under latent attention), each reading a few MB;
+* each kernel's floor: the GEMMs and attention take at least layers × their kernels × the
+  runtime's ``gemm_min_us`` / ``attention_min_us`` (an MoE layer's routed block
+  ``moe_block_min_us``), which replaces their bytes where larger — a large model split over 8
+  GPUs at one token is bound by its kernels, not its bytes;
 * GPU-to-GPU traffic of the replica's layout: two all-reduces per layer under tensor
   parallelism; one activation hand-off per stage boundary on a layer split;
 * eager runtimes dispatch every op from the host, which a one-token step cannot hide: the
