@@ -102,6 +102,10 @@ class Replica:
     compute_precision: str
     layers: int
     hidden: int
+    # Q·K and A·V width per layer: heads × head size (an explicit head_dim can differ from
+    # hidden ÷ heads); a decode step under latent attention attends over the latent per head
+    attn_width: float
+    attn_width_decode: float
     launch_s: float  # GPU-side kernel gaps of one pass over every layer
     gemm_floor_s: float  # the linear layers' kernels at their floor duration, one pass
     attn_floor_s: float  # the attention kernels at their floor duration, one pass
@@ -161,7 +165,11 @@ class Replica:
         t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
-        attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
+        attn = (
+            4.0
+            * self.layers
+            * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
+        )
         t_att = attn / self.attn_flops
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
@@ -268,6 +276,25 @@ def moe_activation_bytes(m: ModelSpec) -> float:
     return (m.layers or 1) * k * MOE_ACT_BYTES * (6.0 * i + 2.0 * h)
 
 
+def attention_width(m: ModelSpec, *, decode_step: bool = False) -> float:
+    """Heads × head size one layer's Q·Kᵀ and A·V run over (4 × this FLOPs per query-key
+    pair). The head size comes from the KV cache per token where the model gives it (a
+    config.json's explicit head_dim: Qwen3-30B-A3B 32 × 128 = 4096 against hidden 2048),
+    else hidden ÷ heads. Latent attention decodes with absorbed weights: every head attends
+    over the cached latent (DeepSeek-V3: 128 heads × 576 values, FlashMLA); its prefill runs
+    ordinary heads and keeps the hidden-size width (its 192/128-wide heads are not in the
+    shape: an under-count)."""
+    h = float(m.hidden_size or 1)
+    layers, heads, kv_heads = m.layers or 0, m.num_heads or 0, m.kv_heads or 0
+    per_token = (m.kv_elements_per_token or 0.0) + (m.kv_window_elements_per_token or 0.0)
+    if not (layers and heads and per_token):
+        return h
+    if m.attention == "mla":
+        return heads * per_token / layers if decode_step else h
+    head = per_token / (2.0 * layers * kv_heads) if kv_heads else 0.0
+    return heads * head if head else h
+
+
 def _is_moe(m: ModelSpec) -> bool:
     return expert_split(m)[1] > 0
 
@@ -350,6 +377,8 @@ def replica(
         compute_precision=mode,
         layers=layers,
         hidden=model.hidden_size or 1,
+        attn_width=attention_width(model),
+        attn_width_decode=attention_width(model, decode_step=True),
         launch_s=layers * _kernels_per_layer(model) * decode.kernel_us * 1e-6,
         gemm_floor_s=layers * _linear_floor_us(model, decode) * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,

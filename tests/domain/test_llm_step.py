@@ -167,3 +167,24 @@ def test_latent_attention_and_shared_experts_set_the_layers_kernels():
     assert no_shared.launch_s == pytest.approx(per * 14)  # no dense MLP beside the experts
     assert mla.gemm_floor_s - gqa.gemm_floor_s == pytest.approx(61 * 3 * 5e-6)
     assert gqa.gemm_floor_s - no_shared.gemm_floor_s == pytest.approx(61 * 2 * 5e-6)
+
+
+def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
+    # Qwen3-30B-A3B: 32 heads × 128 (its config.json's head_dim) = 4096 against hidden 2048; the
+    # KV cache per token (48 layers × 2 × 4 KV heads × 128) says the head size
+    qwen = dataclasses.replace(QWEN3_30B_A3B, kv_elements_per_token=48 * 2 * 4 * 128)
+    assert llm_step.attention_width(qwen) == 32 * 128
+    assert llm_step.attention_width(QWEN3_30B_A3B) == 2048  # no KV figure: hidden ÷ heads
+    assert llm_step.attention_width(LLAMA3_8B) == 4096
+    # latent attention decodes with absorbed weights: each of 128 heads over the 576-value latent
+    assert llm_step.attention_width(DEEPSEEK_R1, decode_step=True) == 128 * 576
+    assert llm_step.attention_width(DEEPSEEK_R1) == 7168  # its prefill: ordinary heads
+    # a decode step's attention FLOPs follow the width (compute-bound: many long sequences)
+    rep = _moe()
+    wide = llm_step.replica(
+        H100, qwen, weights="bf16", kv="bf16", n=1, decode=GRAPHS, prefill=GRAPHS,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    a, b = wide.parts(256.0, 8000.0, 0.0, 8000.0), rep.parts(256.0, 8000.0, 0.0, 8000.0)
+    attn_flops = 4 * 48 * 256 * 8000.0
+    assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)
