@@ -808,14 +808,24 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     if arrs is None:
         arrs = job.arrays[(fuse, on.sms)] = prepare(job.ops or (), fuse, on.sms)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
+    total, compute = st.total, st.compute
+    if on.power_cap_flops:
+        # a power-capped board: the step's energy — its FLOPs at the capped rate and its bytes
+        # streamed — bounds it from below; kernels that leave SMs idle (a small batch) draw
+        # less, hold their clock, and are not slowed
+        energy = (
+            arrs.flops / on.power_cap_flops + sum(c.bytes_below[-1] for c in arrs.classes) / on.bw
+        )
+        if energy > total:
+            compute, total = compute + energy - total, energy
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
     # an eager runtime dispatches every kernel from the host: throughput cannot beat it
     dispatch = arrs.kernels * on.prof.host_us_per_op * 1e-6
     host = dispatch if dispatch > host else host
-    step = host if host > st.total else st.total
+    step = host if host > total else total
     eff = on.op_eff or on.eff
     return OneGpu(
-        eff, on.backend, job.wbytes, st.compute, on.mode, 0.0, st.memory, st.launch, host, step
+        eff, on.backend, job.wbytes, compute, on.mode, 0.0, st.memory, st.launch, host, step
     )
 
 
@@ -839,6 +849,9 @@ class _OnGpu:
     # ``eff`` with the kernel profiles' GEMM efficiencies and their basis (operator_efficiency)
     op_eff: Efficiency | None = None
     sms: int | None = None  # the GPU's SM count (wave quantisation); None: unknown
+    # The average tensor FLOP rate a power-capped board sustains (``_sustained_clock`` × its
+    # boost-clock GEMM rate); None: no cap known
+    power_cap_flops: float | None = None
     # roles of the step's ops that do not run here: what the runtime fuses, and the NCHW layout
     # transforms where the convolutions do not run on tensor cores (``_nchw_transforms_run``)
     drop: tuple[str, ...] = ()
@@ -897,14 +910,18 @@ def _build_on_gpu(
         if has_operators(work.model)
         else None
     )
-    rates = None
+    rates, cap = None, None
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
-        gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, op_eff, prof, mode)
+        gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
         rates = class_rates(gemm_rate, vector, _flash_factor(op_eff, mode))
+        clock = _sustained_clock(gpu, op_eff, prof, mode)
+        cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
     drop = prof.fuse if _nchw_transforms_run(gpu, be, mode) else (*prof.fuse, "layout")
-    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, drop)
+    return _OnGpu(
+        eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop
+    )
 
 
 # Datapaths whose cuDNN convolutions run on tensor cores: 16-bit on compute capability ≥ 7.0
@@ -948,7 +965,8 @@ def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: 
     """The share of its boost clock a power-capped board holds under sustained tensor load:
     its 16-bit GEMMs reach at most TDP × the architecture's sustained TFLOPS per watt, and the
     clock it drops to slows every tensor datapath (int8, fp8, tf32) alike. 1 where the
-    architecture has no such figure or the job runs on the CUDA cores."""
+    architecture has no such figure or the job runs on the CUDA cores. The operator path
+    takes it as an energy bound on the whole step (``_operator_step``), not a slower kernel."""
     per_watt = prof.tensor_tflops_per_watt
     if not per_watt or not gpu.tdp_w or mode.startswith("fp32"):
         return 1.0
