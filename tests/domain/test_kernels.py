@@ -131,3 +131,15 @@ def test_a_weight_gradient_splits_its_long_reduction_to_fill_the_gpu() -> None:
     unsplit = kernels.wave_fill(4, None) * kernels.k_efficiency(wgrad.k)
     assert shape_efficiency(wgrad) > 10 * unsplit
     assert shape_efficiency(wgrad) <= 1.0
+
+
+def test_a_profiled_attention_ratio_replaces_the_papers_and_keeps_its_backward_share() -> None:
+    from app.domain.kernels import FLASH_BWD_FACTOR, FLASH_FWD_FACTOR
+
+    prior = class_rates(100.0, 10.0)
+    assert prior[1] == pytest.approx(100.0 * FLASH_FWD_FACTOR)
+    profiled = class_rates(100.0, 10.0, 0.5)
+    assert profiled[1] == pytest.approx(50.0)
+    # backward ÷ forward stays the paper's 0.50 ÷ 0.73
+    assert profiled[2] / profiled[1] == pytest.approx(FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
+    assert profiled[0] == prior[0] and profiled[3:] == prior[3:]
