@@ -217,14 +217,22 @@ def step_time(
     return StepTime(compute + memory + launch, compute, memory, launch)
 
 
-def class_rates(gemm_rate: float, vector_rate: float | None) -> tuple[float, ...]:
+def class_rates(
+    gemm_rate: float, vector_rate: float | None, flash_cap: float | None = None
+) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
-    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too)."""
+    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
+    ``flash_cap``: the most FLOP/s the flash-attention forward reaches on this architecture
+    (a kernel that cannot use the architecture's tensor-core instructions, e.g. FlashAttention-2
+    on Hopper); the backward keeps its ratio to the forward."""
     vec = vector_rate if vector_rate else gemm_rate
+    fwd = gemm_rate * FLASH_FWD_FACTOR
+    if flash_cap is not None and flash_cap < fwd:
+        fwd = flash_cap
     return (
         gemm_rate,
-        gemm_rate * FLASH_FWD_FACTOR,
-        gemm_rate * FLASH_BWD_FACTOR,
+        fwd,
+        fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR),
         gemm_rate,
         vec,
         vec,

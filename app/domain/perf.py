@@ -860,10 +860,24 @@ def _build_on_gpu(
     rates = None
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
-        gemm_rate = 1.0 / seconds(1.0, op_split) * _sustained_clock(gpu, op_eff, prof, mode)
-        rates = class_rates(gemm_rate, vector)
+        clock = _sustained_clock(gpu, op_eff, prof, mode)
+        gemm_rate = 1.0 / seconds(1.0, op_split) * clock
+        rates = class_rates(gemm_rate, vector, _flash_cap(gpu, prof, mode, clock))
     host = host_bandwidth_gbs(gpu, calibration)
     return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count)
+
+
+def _flash_cap(gpu: GpuSpec, prof: RuntimeProfile, mode: str, clock: float) -> float | None:
+    """FLOP/s the runtime's flash-attention forward reaches at most on this GPU: the profile's
+    share of the 16-bit dense peak (at the clock the board sustains); None where the profile
+    sets no share or the job's attention does not run in 16 bits."""
+    share = prof.flash_peak_share
+    if not share or mode not in ("bf16", "fp16"):
+        return None
+    half, key = _half_peak(gpu, mode)
+    if not half or key == "fp32":
+        return None
+    return half * 1e12 * share * clock
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
