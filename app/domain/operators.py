@@ -404,12 +404,30 @@ def loss_ops(logits: float, act_b: float, dtype: str) -> list[Op]:
     ops: list[Op] = []
     if act_b < LOSS_B:
         ops.append(
-            Op("elementwise", "loss.cast", MEMORY, 1.0, 0.0, logits * act_b, logits * LOSS_B,
-               dtype, "cast")  # fmt: skip
+            Op(
+                "elementwise",
+                "loss.cast",
+                MEMORY,
+                1.0,
+                0.0,
+                logits * act_b,
+                logits * LOSS_B,
+                dtype,
+                "cast",
+            )
         )
     ops.append(
-        Op("softmax", "loss.log_softmax", MEMORY, 1.0, 0.0, logits * LOSS_B, logits * LOSS_B,
-           dtype, "loss")  # fmt: skip
+        Op(
+            "softmax",
+            "loss.log_softmax",
+            MEMORY,
+            1.0,
+            0.0,
+            logits * LOSS_B,
+            logits * LOSS_B,
+            dtype,
+            "loss",
+        )
     )
     return ops
 
