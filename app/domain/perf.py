@@ -23,7 +23,7 @@ from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, gemm_efficiency
-from app.domain.kernels import OpArrays, class_rates, prepare, step_time
+from app.domain.kernels import FLASH_FWD_FACTOR, OpArrays, class_rates, prepare, step_time
 from app.domain.operators import (
     MEMORY,
     Op,
@@ -862,20 +862,33 @@ def _build_on_gpu(
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         gemm_rate = 1.0 / seconds(1.0, op_split) * clock
-        rates = class_rates(gemm_rate, vector, _flash_cap(gpu, prof, mode, clock))
+        rates = class_rates(gemm_rate, vector, _flash_cap(gpu, op_eff, prof, mode, clock))
     host = host_bandwidth_gbs(gpu, calibration)
     return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count)
 
 
-def _flash_cap(gpu: GpuSpec, prof: RuntimeProfile, mode: str, clock: float) -> float | None:
-    """FLOP/s the runtime's flash-attention forward reaches at most on this GPU: the profile's
-    share of the 16-bit dense peak (at the clock the board sustains); None where the profile
-    sets no share or the job's attention does not run in 16 bits."""
+def _flash_cap(
+    gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str, clock: float
+) -> float | None:
+    """FLOP/s the flash-attention forward reaches at most on this GPU. Attention runs in 16
+    bits whatever the GEMMs' datapath: FP8 training recipes keep it there (Transformer Engine's
+    recipes default to fp8_dpa=False), so an fp8 job's attention runs at the 16-bit rate, not at
+    FLASH_FWD_FACTOR × its fp8 GEMMs. The 16-bit rate is the runtime profile's share of the
+    16-bit dense peak where it sets one (FlashAttention-2 on Hopper), else the GEMM-relative
+    factor on the 16-bit GEMM rate; at the clock the board sustains. None for a 16-bit job
+    without a profile share (class_rates' own factor applies) or without a 16-bit peak."""
     share = prof.flash_peak_share
-    if not share or mode not in ("bf16", "fp16"):
+    if mode in ("bf16", "fp16"):
+        if not share:
+            return None
+        half, key = _half_peak(gpu, mode)
+    elif mode == "fp8":
+        half, key = _half_peak(gpu, "bf16")
+        if key != "fp32" and not share:
+            share = eff.compute[key] * FLASH_FWD_FACTOR
+    else:
         return None
-    half, key = _half_peak(gpu, mode)
-    if not half or key == "fp32":
+    if not half or key == "fp32" or not share:
         return None
     return half * 1e12 * share * clock
 

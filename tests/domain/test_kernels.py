@@ -131,3 +131,15 @@ def test_a_weight_gradient_splits_its_long_reduction_to_fill_the_gpu() -> None:
     unsplit = kernels.wave_fill(4, None) * kernels.k_efficiency(wgrad.k)
     assert shape_efficiency(wgrad) > 10 * unsplit
     assert shape_efficiency(wgrad) <= 1.0
+
+
+def test_a_flash_cap_slows_attention_forward_and_backward_alike() -> None:
+    free = class_rates(RATE, 60e12)
+    capped = class_rates(RATE, 60e12, flash_cap=0.35 * 989e12)
+    i_fwd, i_bwd = CLASSES.index("attn_flash"), CLASSES.index("attn_flash_bwd")
+    assert capped[i_fwd] == pytest.approx(0.35 * 989e12)
+    # the backward keeps FlashAttention-2's backward-to-forward ratio
+    assert capped[i_bwd] / capped[i_fwd] == pytest.approx(free[i_bwd] / free[i_fwd])
+    # GEMMs and the other classes do not move; a cap above the GEMM-relative rate changes nothing
+    assert capped[0] == free[0] and capped[-1] == free[-1]
+    assert class_rates(RATE, 60e12, flash_cap=10 * RATE) == free

@@ -195,3 +195,24 @@ def test_lora_adapters_cover_the_parameters_the_memory_model_counts() -> None:
     # adapters sit inside the network: their backward computes input gradients too
     back = backward_ops(ops, input_grad=True)
     assert _flops(back, kind="gemm") == pytest.approx(2 * _flops(ops, kind="gemm"))
+
+
+def test_eager_cross_entropy_casts_up_then_log_softmaxes_in_fp32() -> None:
+    t, v = 2 * 1024, 128256
+    ops = transformer_ops(LLAMA3_8B, 2, 1024, training=True)
+    cast = next(o for o in ops if o.name == "loss.cast")
+    lsm = next(o for o in ops if o.name == "loss.log_softmax")
+    assert (cast.bytes_read, cast.bytes_written) == (t * v * 2, t * v * 4)
+    assert (lsm.bytes_read, lsm.bytes_written) == (t * v * 4, t * v * 4)
+    cast_b, lsm_b = backward_ops([cast, lsm])
+    # the cast's gradient is read in fp32 and written back in bf16
+    assert (cast_b.bytes_read, cast_b.bytes_written) == (t * v * 4, t * v * 2)
+    # log_softmax reads nll's dense gradient and its output; nll wrote that gradient first
+    assert (lsm_b.bytes_read, lsm_b.bytes_written) == (2 * t * v * 4, 2 * t * v * 4)
+    # fp32 training has no cast; inference has no loss
+    wide = transformer_ops(LLAMA3_8B, 2, 1024, training=True, act_b=4.0, dtype="fp32")
+    assert not any(o.name == "loss.cast" for o in wide)
+    assert any(o.name == "loss.log_softmax" for o in wide)
+    assert not any(
+        o.name.startswith("loss") for o in transformer_ops(LLAMA3_8B, 2, 1024, training=False)
+    )

@@ -368,3 +368,31 @@ def test_a_power_capped_board_runs_its_gemms_at_tdp_times_its_sustained_tflops_p
     assert perf.estimate(A100, big.with_flags(efficiency=table)).throughput == pytest.approx(
         perf.estimate(A100, big).throughput
     )
+
+
+def test_flash_attention_2_on_hopper_trains_at_35_percent_of_the_16_bit_peak() -> None:
+    from app.domain.kernels import CLASSES, FLASH_FWD_FACTOR
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency()
+    fwd = CLASSES.index("attn_flash")
+
+    def rates(gpu: GpuSpec, precision: str = "bf16", task: str = "training") -> tuple[float, ...]:
+        work = WorkloadSpec(
+            task=task, model=LLAMA3_8B, precision=precision, batch_size=1, seq_len=4096,
+            efficiency=table,
+        )  # fmt: skip
+        on = perf._on_gpu(gpu, work, "pytorch", None, "cuda")
+        assert on.rates is not None
+        return on.rates
+
+    hopper = rates(H100)
+    assert hopper[fwd] == pytest.approx(0.35 * 989.4e12)
+    assert hopper[fwd] < 0.5 * hopper[0]  # well below its GEMMs
+    # Ampere keeps FlashAttention-2's GEMM-relative rate (73 % of peak at best)
+    ampere = rates(A100)
+    assert ampere[fwd] / ampere[0] == pytest.approx(FLASH_FWD_FACTOR)
+    # fp8 GEMMs, attention still in 16 bits: the same 16-bit flash rate, far below the fp8 GEMMs
+    fp8 = rates(H100, "fp8")
+    assert fp8[fwd] == pytest.approx(hopper[fwd])
+    assert fp8[fwd] < 0.25 * fp8[0]
