@@ -691,7 +691,7 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     lora = work.peft in ("lora", "qlora")
     ops = list(fwd)
     if work.gradient_checkpointing:
-        ops.extend(fwd)
+        ops.extend(recomputed(fwd, work.model))
     ops.extend(backward_ops(fwd, weight_grads=not lora))
     m = work.model
     if lora and m.is_transformer and m.has_shape:
@@ -718,6 +718,25 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+# Ops of a transformer that sit outside its blocks: the embedding lookup, the final norm, the LM
+# head and the loss. Activation checkpointing wraps the blocks (FSDP's apply_activation_
+# checkpointing on each decoder block in llm-foundry and torchtitan; Megatron's full recompute
+# of each transformer layer), so only the blocks' forward runs twice.
+_OUTSIDE_BLOCKS = ("embed", "lm_head")
+
+
+def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
+    """The forward ops a gradient-checkpointed backward runs again: a transformer's blocks, or
+    the whole forward of a model without blocks."""
+    if not (model.is_transformer and model.has_shape):
+        return fwd
+    return [
+        o
+        for o in fwd
+        if not (o.name in _OUTSIDE_BLOCKS or o.name.endswith(".final") or o.name.startswith("loss"))
+    ]
 
 
 def _keep(store: dict[Any, tuple[WorkloadSpec, Any]], key: Any, work: WorkloadSpec, v: Any) -> None:

@@ -396,3 +396,20 @@ def test_flash_attention_2_on_hopper_trains_at_35_percent_of_the_16_bit_peak() -
     fp8 = rates(H100, "fp8")
     assert fp8[fwd] == pytest.approx(hopper[fwd])
     assert fp8[fwd] < 0.25 * fp8[0]
+
+
+def test_checkpointing_recomputes_the_blocks_not_the_lm_head_or_the_loss() -> None:
+    def step(ckpt: bool) -> list[str]:
+        work = WorkloadSpec(
+            task="training", model=LLAMA3_8B, precision="bf16", batch_size=1, seq_len=2048,
+            gradient_checkpointing=ckpt,
+        )  # fmt: skip
+        ops = perf.step_ops(work, True, 2.0)
+        assert ops is not None
+        return [o.name for o in ops]
+
+    plain, ckpt = step(False), step(True)
+    for name in ("lm_head", "loss.log_softmax", "loss.cast", "embed", "rmsnorm.final"):
+        assert ckpt.count(name) == plain.count(name) == 1
+    for name in ("q_proj", "attention", "mlp.up", "swiglu", "rmsnorm.attn"):
+        assert ckpt.count(name) == 2 * plain.count(name) == 2
