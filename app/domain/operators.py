@@ -382,6 +382,8 @@ def transformer_ops(
         )
     ops.append(memory_op("elementwise", "residual.mlp", "residual", 2 * t * h, t * h, **kw))
     ops.append(memory_op("norm", f"{norm}.final", "norm", t * h, t * h, act_b=act_b, dtype=dtype))
+    if gated and training:
+        ops.extend(eager_llama_passes(model, t, kw))
     if decoder and model.vocab_size:
         v = float(model.vocab_size)
         ops.append(gemm("lm_head", t, v, h, act_b=act_b, w_b=w_b, dtype=dtype))
@@ -429,6 +431,49 @@ def loss_ops(logits: float, act_b: float, dtype: str) -> list[Op]:
             "loss",
         )
     )
+    return ops
+
+
+# Eager Llama-style code (Meta's reference model, torchtitan's, Hugging Face's LlamaForCausalLM)
+# writes RMSNorm as x.float() → pow(2) → mean → · rsqrt → type_as → · weight and rotary
+# embeddings as x.float() → complex multiply → type_as: bytes read and written per element
+# beyond the one pass (2 B in, 2 B out) the fused norm and rotary ops above already count.
+RMSNORM_FP32_EXTRA = (18.0, 14.0)  # reads 2+4+4+4+4+2, writes 4+4+4+2+2, less one fused pass
+ROTARY_FP32_EXTRA = (8.0, 8.0)  # reads 2+4+4, writes 4+4+2 per q/k element, less one pass
+
+
+def eager_llama_passes(model: ModelSpec, t: float, kw: dict[str, Any]) -> list[Op]:
+    """The memory-bound passes eager Llama-style training code runs beyond the fused ops of
+    ``transformer_ops``: the fp32 RMSNorm chain (both norms per layer and the final one) and
+    the fp32 complex rotary, as casts (a fusing runtime folds them into one pass); SiLU
+    before the gate product (two kernels, not one); repeat_kv's copy of K and V to every query
+    head when grouped (expand + reshape); and the copy of the attention output back to
+    (batch, seq, heads·dim) (transpose + contiguous)."""
+    h = float(model.hidden_size or 0)
+    heads = float(model.num_heads or 1)
+    kv_heads = float(model.kv_heads or heads)
+    hd = float(model.head_dim or h / heads)
+    inter = float(model.intermediate_size or 4 * h)
+    if model.experts and model.experts > 1:
+        inter *= float(model.active_experts or 1)
+    layers = float(kw["count"])
+    dtype = str(kw["dtype"])
+
+    def extra(name: str, role: str, elements: float, rw: tuple[float, float], n: float) -> Op:
+        return Op("elementwise", name, MEMORY, n, 0.0, elements * rw[0], elements * rw[1],
+                  dtype, role)  # fmt: skip
+
+    qk = t * (heads + kv_heads) * hd
+    ops = [
+        extra("rmsnorm.fp32", "cast", t * h, RMSNORM_FP32_EXTRA, 2.0 * layers),
+        extra("rmsnorm.fp32.final", "cast", t * h, RMSNORM_FP32_EXTRA, 1.0),
+        extra("rotary.fp32", "cast", qk, ROTARY_FP32_EXTRA, layers),
+        memory_op("elementwise", "swiglu.silu", "act", t * inter, t * inter, **kw),
+        memory_op("elementwise", "attention.out_copy", "copy", t * h, t * h, **kw),
+    ]
+    if kv_heads < heads:
+        kv, full = 2.0 * t * kv_heads * hd, 2.0 * t * heads * hd
+        ops.append(memory_op("elementwise", "repeat_kv", "copy", kv, full, **kw))
     return ops
 
 
