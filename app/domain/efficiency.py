@@ -51,6 +51,12 @@ class RuntimeProfile:
     memory: float = 0.88  # achieved ÷ datasheet bandwidth when streaming weights / KV cache
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
+    # Shortest time a kernel takes however little it reads (a decode step split over many
+    # GPUs, a small model): a GEMM, an attention kernel, and an MoE layer's routed block
+    # (router GEMM, top-k, permute, two grouped GEMMs, activation, combine); not the gap above
+    gemm_min_us: float = 0.0
+    attention_min_us: float = 0.0
+    moe_block_min_us: float = 0.0
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)

@@ -33,8 +33,10 @@ MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, o
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
 # "bn": inference batch normalisation, an affine map an engine folds into the conv's weights.
+# "layout": cuDNN's NCHW↔NHWC transforms around a tensor-core convolution (``nchw_transposes``).
 ROLES = (
     "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
+    "layout",
 )  # fmt: skip
 
 # FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
@@ -884,6 +886,40 @@ def table_ops(
                 # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
                 op = derive(op, role="bn")
             out.append(op)
+    return out
+
+
+def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = False) -> list[Op]:
+    """The layout transforms cuDNN adds around each tensor-core convolution of an NCHW network.
+
+    Tensor-core convolution kernels read and write NHWC; given NCHW tensors (PyTorch's default
+    memory format) cuDNN transforms the inputs to NHWC before the kernel and the output back
+    after it (cuDNN docs, Legacy API, "Data and Filter Formats"; methodology, Operators). Each
+    call therefore reads and writes its activation input and output once more: 2 × (input +
+    output) bytes, the weights aside (small). A training step makes three calls per convolution —
+    forward, dgrad (reads dY, writes dX) and wgrad (reads X and dY) — and two for the first
+    layer, whose input needs no gradient (``backward_ops``). Depthwise convolutions run on the
+    CUDA cores in NCHW directly: none. Role "layout": the pricing drops these ops where the
+    convolutions do not run on tensor cores."""
+    out: list[Op] = []
+    for i, op in enumerate(forward):
+        if op.klass != CONV:
+            continue
+        act = op.bytes_read - op.n * op.k * w_b + op.bytes_written
+        calls = (2.0 if i == 0 else 3.0) if training else 1.0
+        out.append(
+            Op(
+                "elementwise",
+                f"{op.name}.nchw",
+                MEMORY,
+                op.count * calls,
+                0.0,
+                act,
+                act,
+                op.dtype,
+                "layout",
+            )
+        )
     return out
 
 

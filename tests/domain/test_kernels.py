@@ -143,3 +143,15 @@ def test_a_flash_cap_slows_attention_forward_and_backward_alike() -> None:
     # GEMMs and the other classes do not move; a cap above the GEMM-relative rate changes nothing
     assert capped[0] == free[0] and capped[-1] == free[-1]
     assert class_rates(RATE, 60e12, flash_cap=10 * RATE) == free
+
+
+def test_a_profiled_attention_ratio_replaces_the_papers_and_keeps_its_backward_share() -> None:
+    from app.domain.kernels import FLASH_BWD_FACTOR, FLASH_FWD_FACTOR
+
+    prior = class_rates(100.0, 10.0)
+    assert prior[1] == pytest.approx(100.0 * FLASH_FWD_FACTOR)
+    profiled = class_rates(100.0, 10.0, 0.5)
+    assert profiled[1] == pytest.approx(50.0)
+    # backward ÷ forward stays the paper's 0.50 ÷ 0.73
+    assert profiled[2] / profiled[1] == pytest.approx(FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
+    assert profiled[0] == prior[0] and profiled[3:] == prior[3:]

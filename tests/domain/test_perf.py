@@ -413,3 +413,22 @@ def test_checkpointing_recomputes_the_blocks_not_the_lm_head_or_the_loss() -> No
         assert ckpt.count(name) == plain.count(name) == 1
     for name in ("q_proj", "attention", "mlp.up", "swiglu", "rmsnorm.attn"):
         assert ckpt.count(name) == 2 * plain.count(name) == 2
+
+
+def test_the_power_cap_bounds_a_steps_energy_not_its_small_kernels() -> None:
+    # the cap limits the board's average power: a small batch, whose kernels leave SMs idle and
+    # whose bytes and launches take much of the step, draws less and keeps its boost clock
+    from app.domain.efficiency import parse_table
+
+    table = parse_table({"rows": [{"architecture": "turing", "tensor_tflops_per_watt": 0.343}]})
+    small = WorkloadSpec(
+        task="inference", model=BERT_LARGE, precision="fp16", batch_size=1, seq_len=128
+    )
+    capped = perf.estimate(T4, small.with_flags(efficiency=table))
+    free = perf.estimate(T4, small)
+    assert capped.throughput == pytest.approx(free.throughput, rel=0.1)
+    # and no step beats its FLOPs at the capped rate (70 W × 0.343 = 24 TFLOPS)
+    for batch in (1, 8, 64):
+        est = perf.estimate(T4, dataclasses.replace(small, batch_size=batch, efficiency=table))
+        flops = 2 * 335e6 * 128 * batch  # ~2 × params per token; attention adds to it
+        assert batch / est.throughput >= flops / 24e12 * 0.95
