@@ -44,6 +44,11 @@ from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
+from benchmarks.llm_pretrain import (  # noqa: E402
+    evaluate_pretrain,
+    heldout_tokens_per_gpu,
+    print_pretrain,
+)
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
 INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"
@@ -552,7 +557,8 @@ def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> t
 
 
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
-    """Every tuning-set result the bands calibrate on: Lambda PyTorch training; TensorRT BERT
+    """Every tuning-set result the bands calibrate on: Lambda PyTorch training and FSDP LLM
+    pretraining (tests/data/llm_pretrain.yaml); TensorRT BERT
     and MLPerf ResNet-50/SDXL batch inference; llama.cpp decode and prefill on every backend;
     eager decode (transformers generate(), a bare PyTorch loop; the calibration row left out);
     LLM serving (TensorRT-LLM saturation tables, vLLM load points)."""
@@ -566,6 +572,8 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
     for score in evaluate(data_dir, measurements):
         for slug, m, p in score.rows:
             add("train", "pytorch", f"{score.model} {score.precision}", slug, m / p)
+    for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
+        add("train", "pytorch", f"pretrain {pr.group}", pr.slug, pr.measured / pr.predicted)
     if RUNTIME_FILE.exists():
         for slug, label, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows:
             add("infer", label.split()[1], label, slug, m / p)
@@ -860,6 +868,7 @@ HELDOUT_BAND_REGIME = {
     "diffusion-eager": "infer",
     "eager-decode": "decode",
     "moe-decode": "decode",
+    "llm-pretraining": "train",
 }
 
 
@@ -870,6 +879,8 @@ def heldout_estimate(
     models: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[float, bands.BandInputs]:
     """predict_heldout's figure and what decides the band the engine would draw around it."""
+    if row["regime"] == "llm-pretraining":
+        return _pretrain_heldout(row, gpu, data_dir, models or {})
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -925,6 +936,26 @@ def heldout_estimate(
         num_gpus=est.num_gpus,
     )
     return _in_metric(row["metric"], est, batch), inputs
+
+
+def _pretrain_heldout(
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+) -> tuple[float, bands.BandInputs]:
+    """A held-out LLM pretraining row (benchmarks/llm_pretrain.py), tokens/s per GPU."""
+    value, est = heldout_tokens_per_gpu(row, gpu, data_dir, models)
+    inputs = bands.BandInputs(
+        regime="train",
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=row["runtime"],
+        efficiency_source=est.efficiency_source,
+        measured_on=est.measured_on,
+        moe=False,
+        four_bit=False,
+        derived_peak=derived_peak(gpu, est.compute_precision),
+        num_gpus=est.num_gpus,
+    )
+    return value, inputs
 
 
 def _in_metric(metric: str, est: perf.PerfEstimate, batch: int) -> float:
@@ -1183,6 +1214,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.inference.exists():
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
+    print_pretrain(args.data, args.verbose)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)

@@ -23,7 +23,7 @@ from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
-from app.domain.kernels import OpArrays, class_rates, prepare, step_time
+from app.domain.kernels import FLASH_FWD_FACTOR, OpArrays, class_rates, prepare, step_time
 from app.domain.operators import (
     MEMORY,
     Op,
@@ -712,7 +712,7 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     lora = work.peft in ("lora", "qlora")
     ops = list(fwd)
     if work.gradient_checkpointing:
-        ops.extend(fwd)
+        ops.extend(recomputed(fwd, work.model))
     ops.extend(backward_ops(fwd, weight_grads=not lora))
     if nchw:
         w_b = _op_weight_bytes(work)
@@ -744,6 +744,25 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+# Ops of a transformer that sit outside its blocks: the embedding lookup, the final norm, the LM
+# head and the loss. Activation checkpointing wraps the blocks (FSDP's apply_activation_
+# checkpointing on each decoder block in llm-foundry and torchtitan; Megatron's full recompute
+# of each transformer layer), so only the blocks' forward runs twice.
+_OUTSIDE_BLOCKS = ("embed", "lm_head")
+
+
+def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
+    """The forward ops a gradient-checkpointed backward runs again: a transformer's blocks, or
+    the whole forward of a model without blocks."""
+    if not (model.is_transformer and model.has_shape):
+        return fwd
+    return [
+        o
+        for o in fwd
+        if not (o.name in _OUTSIDE_BLOCKS or o.name.endswith(".final") or o.name.startswith("loss"))
+    ]
 
 
 def _runs_nchw(work: WorkloadSpec) -> bool:
@@ -914,7 +933,10 @@ def _build_on_gpu(
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
-        rates = class_rates(gemm_rate, vector, _flash_factor(op_eff, mode))
+        factor = _flash_factor(op_eff, mode)
+        # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
+        fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
+        rates = class_rates(gemm_rate, vector, factor, fcap)
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
@@ -959,6 +981,32 @@ def _attention_basis(one: OneGpu, work: WorkloadSpec) -> str:
     if kb is None or one.mode not in ("bf16", "fp16") or not has_operators(work.model):
         return ""
     return kb.basis
+
+
+def _flash_cap(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float | None:
+    """FLOP/s the flash-attention forward reaches at most on this GPU. Attention runs in 16
+    bits whatever the GEMMs' datapath: FP8 training recipes keep it there (Transformer Engine's
+    recipes default to fp8_dpa=False), so an fp8 job's attention runs at the 16-bit rate, not at
+    FLASH_FWD_FACTOR × its fp8 GEMMs. The 16-bit rate is the runtime profile's share of the
+    16-bit dense peak where it sets one (FlashAttention-2 on Hopper), else the kernel profile's
+    attention efficiency, else the GEMM-relative factor on the 16-bit GEMM rate; at the boost
+    clock, as every class rate (a power cap applies to the whole step). None for a 16-bit job
+    without a profile share (class_rates' own factor applies) or without a 16-bit peak."""
+    share = prof.flash_peak_share
+    if mode in ("bf16", "fp16"):
+        if not share:
+            return None
+        half, key = _half_peak(gpu, mode)
+    elif mode == "fp8":
+        half, key = _half_peak(gpu, "bf16")
+        if key != "fp32" and not share:
+            att = eff.attention.efficiency if eff.attention is not None else None
+            share = att or eff.compute[key] * FLASH_FWD_FACTOR
+    else:
+        return None
+    if not half or key == "fp32" or not share:
+        return None
+    return half * 1e12 * share
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
