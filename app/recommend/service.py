@@ -598,9 +598,16 @@ def _baseline(
 
 def _ranked(
     request: s.RecommendationRequest, ctx: ev.Context, gpus: list[GpuSpec]
-) -> tuple[list[rank.Candidate], list[dict[str, str]], dict[int, list[rank.Candidate]], _Census]:
-    """Every card evaluated (or bounded and counted) and ranked: the ordered candidates, the
-    exclusions, each shown row's alternatives, and the census of cards counted unevaluated."""
+) -> tuple[
+    list[rank.Candidate],
+    list[rank.Candidate],
+    list[dict[str, str]],
+    dict[int, list[rank.Candidate]],
+    _Census,
+]:
+    """Every card evaluated (or bounded and counted) and ranked: the rows shown in order,
+    every candidate ranked, the exclusions, each shown row's alternatives, and the census of
+    cards counted unevaluated."""
     cands: list[rank.Candidate] = []
     excluded: list[dict[str, str]] = []  # validated at once into the answer (_EXCLUDED)
     others: dict[int, list[rank.Candidate]] = {}
@@ -639,10 +646,11 @@ def _ranked(
         per_card = rank.best_per_card(cands, request.objective)
         others = {id(chosen): alts for chosen, alts in per_card}
         cands = [chosen for chosen, _ in per_card]
-    ordered = rank.rank(cands, request.objective, request.speed_weight)
-    for c in ordered[: request.limit] if lazy else ():
+    # every candidate scored, only the rows shown put in order (a partial sort)
+    ordered = rank.rank(cands, request.objective, request.speed_weight, request.limit)
+    for c in ordered if lazy else ():
         others[id(c)] = cards[id(c)].alternatives()
-    return ordered, excluded, others, census
+    return ordered, cands, excluded, others, census
 
 
 def recommend(
@@ -674,15 +682,15 @@ def recommend(
         return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
     cons = request.constraints
     ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
-    ordered, excluded, others, census = _ranked(request, ctx, gpus)
+    ordered, ranked, excluded, others, census = _ranked(request, ctx, gpus)
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
         build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(id(c)))
-        for i, c in enumerate(ordered[: request.limit], start=1)
+        for i, c in enumerate(ordered, start=1)
     ]
     # Name only rows the answer shows, so every row this points to carries the warning.
-    shown = [c for c in ordered[: request.limit] if c.work.precision != work.precision]
+    shown = [c for c in ordered if c.work.precision != work.precision]
     if shown:
         fallbacks = sorted({c.work.precision for c in shown})
         names = ", ".join(dict.fromkeys(c.gpu.name for c in shown))
@@ -697,11 +705,11 @@ def recommend(
         objective=request.objective,
         acquisition=cons.acquisition,
         framework=cons.framework,
-        count=len(ordered) + census.ranked,
+        count=len(ranked) + census.ranked,
         counts=s.CountsOut(
-            ranked=len(ordered) + census.ranked,
+            ranked=len(ranked) + census.ranked,
             excluded=len(excluded),
-            unpriced=sum(1 for c in ordered if not rank.price_known(c)) + census.unpriced,
+            unpriced=sum(1 for c in ranked if not rank.price_known(c)) + census.unpriced,
         ),
         recommendations=rows,
         excluded=_EXCLUDED.validate_python(sorted(excluded, key=_CODE_SLUG)),
