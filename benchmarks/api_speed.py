@@ -195,15 +195,19 @@ def measure_all(clients: dict[str, Any], n: int) -> dict[str, dict[str, tuple[fl
     }
 
 
-def run_servers(urls: dict[str, str], n: int) -> dict[str, dict[str, tuple[float, float]]]:
-    """Every database behind its own server, all up at once, measured in one loop."""
+def run_servers(
+    urls: dict[str, str], n: int, settings: dict[str, dict[str, str]] | None = None
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """Every database behind its own server, all up at once, measured in one loop;
+    ``settings``: more GPU_ADVISOR_ variables for some of the servers, by name."""
     import httpx
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_ADVISOR_")}
     with ExitStack() as stack:
         clients = {}
         for name, url in urls.items():
-            base = stack.enter_context(server({**env, "GPU_ADVISOR_DATABASE_URL": url}))
+            own = {**env, **(settings or {}).get(name, {}), "GPU_ADVISOR_DATABASE_URL": url}
+            base = stack.enter_context(server(own))
             clients[name] = stack.enter_context(httpx.Client(base_url=base, timeout=60))
         return measure_all(clients, n)
 
@@ -238,6 +242,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="an empty database to use (default: fresh SQLite files)",
     )
+    ap.add_argument(
+        "--compare",
+        default=None,
+        metavar="KEY=VALUE",
+        help="also run both catalogs under this setting (e.g. GPU_ADVISOR_GC_FREEZE_ON_START="
+        "false), in the same loop, and report it beside them (fresh SQLite only)",
+    )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve is not None:
@@ -262,8 +273,14 @@ def main(argv: list[str] | None = None) -> int:
             for url in urls.values():
                 prepare_database(Settings(database_url=url))
             size = scale_catalog(urls["scaled"], args.scale)
-            both = run_servers(urls, args.requests)
-            one, scaled = both["shipped"], both["scaled"]
+            settings: dict[str, dict[str, str]] = {}
+            if args.compare:
+                key, _, value = args.compare.partition("=")
+                for name in ("shipped", "scaled"):
+                    urls[f"{name}, {args.compare}"] = urls[name]
+                    settings[f"{name}, {args.compare}"] = {key: value}
+            every = run_servers(urls, args.requests, settings)
+            one, scaled = every["shipped"], every["scaled"]
     ok &= report("shipped catalog", one, GOALS)
     # The shares are goals for the shipped catalog; with 10x the GPUs the goal is the latency
     # growth below (at most 3x), which a 20 % share there would contradict.
@@ -282,6 +299,13 @@ def main(argv: list[str] | None = None) -> int:
             ok &= met
             verdict = f"  (goal <= {SCALE_GOAL:.0f}x: {'met' if met else 'NOT met'})"
         print(f"  {label:50} {growth:5.2f}x{verdict}")
+    if args.compare and not args.database_url:
+        other, other_scaled = every[f"shipped, {args.compare}"], every[f"scaled, {args.compare}"]
+        report(f"shipped catalog, {args.compare}", other, GOALS)
+        report(f"catalog x{args.scale}, {args.compare}", other_scaled, {})
+        print(f"\nlatency growth with {args.scale}x the catalog, {args.compare}:")
+        for label in SCALED:
+            print(f"  {label:50} {other_scaled[label][1] / other[label][1]:5.2f}x")
     print(json.dumps({"goals_met": ok}))
     return 0 if ok else 1
 

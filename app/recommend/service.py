@@ -494,10 +494,8 @@ def _bounded_balanced(
     bounded = [x for x in shown if math.isfinite(x.speed)]
     top_speed = max((x.speed for x in bounded), default=0.0)
     top_value = max((x.value for x in bounded if x.value is not None), default=0.0)
-    lead = {
-        id(max(bounded, key=lambda x: x.speed, default=None)),
-        id(max(bounded, key=lambda x: x.value or 0.0, default=None)),
-    }
+    fastest = max(bounded, key=lambda x: x.speed, default=None)
+    best_value = max(bounded, key=lambda x: x.value or 0.0, default=None)
 
     def metric(x: _Shown) -> float:
         return -1.0 if x.value is None else rank.balanced(x.speed, x.value, speed_weight)
@@ -507,7 +505,7 @@ def _bounded_balanced(
     def turn(x: _Shown) -> tuple[bool, bool, float]:
         if not math.isfinite(x.speed):
             return (False, False, 0.0)
-        return (True, id(x) not in lead, -metric(x))
+        return (True, x is not fastest and x is not best_value, -metric(x))
 
     shown.sort(key=turn)
     cards: list[_Card] = []
@@ -602,7 +600,7 @@ def _ranked(
     list[rank.Candidate],
     list[rank.Candidate],
     list[dict[str, str]],
-    dict[int, list[rank.Candidate]],
+    dict[str, list[rank.Candidate]],
     _Census,
 ]:
     """Every card evaluated (or bounded and counted) and ranked: the rows shown in order,
@@ -610,12 +608,12 @@ def _ranked(
     cards counted unevaluated."""
     cands: list[rank.Candidate] = []
     excluded: list[dict[str, str]] = []  # validated at once into the answer (_EXCLUDED)
-    others: dict[int, list[rank.Candidate]] = {}
+    others: dict[str, list[rank.Candidate]] = {}  # by slug: one row per card
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
     # only the rows shown list as alternatives.
     lazy = _lazy(request)
-    cards: dict[int, _Card] = {}
+    cards: dict[str, _Card] = {}
     census = _Census()
     ordered_gpus = sorted(gpus, key=_SLUG)
     if _prunable(request, ctx):
@@ -626,7 +624,7 @@ def _ranked(
             )
             for card in found:
                 cands.append(card.chosen)
-                cards[id(card.chosen)] = card
+                cards[card.chosen.gpu.slug] = card
             ordered_gpus = []
         elif request.objective in BOUNDED_OBJECTIVES:
             cands, skipped, census = _bounded(ordered_gpus, ctx, request.limit)
@@ -639,17 +637,17 @@ def _ranked(
             excluded.append(_excluded(gpu, res))
         elif isinstance(res, _Card):
             cands.append(res.chosen)
-            cards[id(res.chosen)] = res
+            cards[gpu.slug] = res
         else:
             cands.extend(rank.Candidate.of(r) for r in res)
     if request.group_by == "gpu" and not lazy:
         per_card = rank.best_per_card(cands, request.objective)
-        others = {id(chosen): alts for chosen, alts in per_card}
+        others = {chosen.gpu.slug: alts for chosen, alts in per_card}
         cands = [chosen for chosen, _ in per_card]
     # every candidate scored, only the rows shown put in order (a partial sort)
     ordered = rank.rank(cands, request.objective, request.speed_weight, request.limit)
     for c in ordered if lazy else ():
-        others[id(c)] = cards[id(c)].alternatives()
+        others[c.gpu.slug] = cards[c.gpu.slug].alternatives()
     return ordered, cands, excluded, others, census
 
 
@@ -686,7 +684,7 @@ def recommend(
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
-        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(id(c)))
+        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
         for i, c in enumerate(ordered, start=1)
     ]
     # Name only rows the answer shows, so every row this points to carries the warning.
