@@ -184,7 +184,8 @@ def _exact_balanced(
 ) -> None:
     """numpy's exp and log may differ from the math module's in the last bit, which moves a
     score only where it lies within a rounding's reach of a half at the 6th place: those rows
-    are scored again with the scalar formula (``rank.balanced``) and its top."""
+    are scored again with the scalar formula (``balanced_py``, which is ``rank.balanced``) and
+    the top it gives."""
     y = raw / top * 1e6
     near = np.flatnonzero(np.abs(y - np.floor(y) - 0.5) < 1e-6)
     if not len(near):
