@@ -98,6 +98,7 @@ class GpuFields(BaseModel):
     form_factor: str | None = Field(default=None, max_length=80)
     slot_width: float | None = Field(default=None, ge=1, le=5)
     compute_capability: str | None = Field(default=None, max_length=20)
+    sm_count: int | None = Field(default=None, ge=1, le=1024)
     backends: list[Backend] = Field(min_length=1)
     launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
     street_price: StreetPrice | None = None
@@ -176,6 +177,7 @@ class GpuPatch(BaseModel):
     form_factor: str | None = None
     slot_width: float | None = None
     compute_capability: str | None = None
+    sm_count: int | None = None
     backends: list[Backend] | None = None
     launch_price_usd: float | None = None
     street_price: StreetPrice | None = None

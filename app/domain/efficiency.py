@@ -51,6 +51,12 @@ class RuntimeProfile:
     memory: float = 0.88  # achieved ÷ datasheet bandwidth when streaming weights / KV cache
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
+    # Shortest time a kernel takes however little it reads (a decode step split over many
+    # GPUs, a small model): a GEMM, an attention kernel, and an MoE layer's routed block
+    # (router GEMM, top-k, permute, two grouped GEMMs, activation, combine); not the gap above
+    gemm_min_us: float = 0.0
+    attention_min_us: float = 0.0
+    moe_block_min_us: float = 0.0
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
@@ -64,6 +70,11 @@ class RuntimeProfile:
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture
     tensor_tflops_per_watt: float | None = None
+    # Share of the 16-bit dense peak the runtime's flash-attention forward reaches on the
+    # architecture, where it is below the kernels module's share of the GEMM rate (FlashAttention-2
+    # on Hopper: written for Ampere's synchronous mma, it uses neither wgmma nor TMA); None: the
+    # GEMM-relative factors (kernels.FLASH_FWD_FACTOR, FLASH_BWD_FACTOR) alone
+    flash_peak_share: float | None = None
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces
@@ -100,9 +111,12 @@ class ServingRuntime:
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
     int4_format: str | None = None
+    # host work per running sequence per step (request bookkeeping, sampler inputs and outputs)
+    # that the runtime's overlap of host and GPU cannot hide once it outgrows the GPU's step
+    step_overhead_per_seq_us: float = 0.0
 
 
-_SERVING_OPTIONAL = {"int4_format"}
+_SERVING_OPTIONAL = {"int4_format", "step_overhead_per_seq_us"}
 _SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"} - _SERVING_OPTIONAL
 
 
@@ -289,6 +303,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             step_overhead_ms=float(values["step_overhead_ms"]),
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
+            step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
         )
     return out
 

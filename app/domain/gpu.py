@@ -51,6 +51,9 @@ class GpuSpec:
     launch_price_usd: float | None = None
     street_price: Price | None = None
     cloud_price: Price | None = None
+    # Streaming multiprocessors (NVIDIA), compute units (AMD), Xe-cores (Intel): the units a
+    # kernel's thread blocks spread over, one wave at a time (kernels.wave_fill)
+    sm_count: int | None = None
     # The engine's memos key on the spec itself (an edited entry is another key), several
     # times per GPU per request: its hash is computed once, from the fields that compare.
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)

@@ -13,7 +13,8 @@ bandwidth B (1 for memory classes), c the best fraction of that roofline the GPU
 t_fixed the per-kernel time no shape hides (launch, prologue, a partial wave). A GPU without
 points takes c and t_fixed from the profiled GPUs, weighted by architecture features:
 
-* vendor (a different vendor's software stack is a different kernel library: × 0.1);
+* vendor (a different vendor's software stack is a different kernel library: × 0.1; for
+  attention, whose kernels are each vendor's own hand-written library, same vendor only);
 * tensor-core generation (same generation × 1, else × 0.5);
 * memory technology (HBM / GDDR / LPDDR: × 0.7 when it differs);
 * SM count and boost clock where both profiles state them (× e^(−|ln ratio|/2));
@@ -21,8 +22,16 @@ points takes c and t_fixed from the profiled GPUs, weighted by architecture feat
 
 The roofline is always the target's own, so where a shape falls (a skinny decode GEMM on
 the bandwidth slope, a large square one under the compute roof) follows the target's ridge
-point P/B. The constants are round numbers, not fitted; benchmarks/kernel_carryover.py
-leaves each profiled GPU out in turn and reports the median error over the shipped profiles.
+point P/B.
+
+Attention prefill has its own curve (``attention_factor``): e = c · f(shape), f the softmax's
+vector time beside the matmuls (head dim against the GPU's tensor-to-vector balance), the Q/O
+tile overhead per key loop, the causal mask's diagonal blocks and, where batch and heads
+are known, the wave fill of its thread blocks; c is the best kernel's
+median of e ÷ f, and donors also weigh by how alike their tensor-to-vector balance is.
+
+The constants are round numbers, not fitted; benchmarks/kernel_carryover.py leaves each
+profiled GPU out in turn and reports the median error over the shipped profiles.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.gpu import GpuSpec
+from app.domain.kernels import wave_fill
 
 COMPUTE_CLASSES = frozenset({"gemm", "attention_prefill"})
 MEMORY_CLASSES = frozenset({"attention_decode", "elementwise", "normalization", "embedding"})
@@ -199,9 +209,14 @@ def _log_ratio(a: float | None, b: float | None) -> float:
     return abs(math.log(a / b))
 
 
-def similarity(target: GpuFeatures, donor: GpuFeatures) -> float:
-    """How much a donor's measured fractions of the roofline say about the target."""
+def similarity(target: GpuFeatures, donor: GpuFeatures, kernel_class: str = "") -> float:
+    """How much a donor's measured fractions of the roofline say about the target. For
+    attention also how alike the two SMs' tensor-to-vector balance is (``vector_balance``):
+    the softmax between the two matmuls runs on the vector units, so a GPU whose tensor
+    cores outrun them by the same factor keeps the same share of its peak."""
     w = 1.0
+    if kernel_class in ATTENTION_CLASSES:
+        w *= math.exp(-_log_ratio(vector_balance(target), vector_balance(donor)))
     if target.vendor != donor.vendor:
         w *= OTHER_VENDOR
     if target.tensor_gen != donor.tensor_gen:
@@ -249,6 +264,8 @@ def fit_curve(
     rate = _rate_peak(feats, kernel_class, dtype)
     if not cands or rate is None:
         return None
+    if kernel_class in ATTENTION_CLASSES:
+        return _fit_attention(cands, feats)
     curve = _fit(cands, feats, kernel_class, dtype, rate)
     if curve.fixed_s is None:
         # the fixed per-kernel time (launch, prologue) does not depend on the dtype: borrow
@@ -287,6 +304,8 @@ def curve_efficiency(
     curve: Curve, feats: GpuFeatures, kernel_class: str, shape: Mapping[str, int], dtype: str
 ) -> float:
     """e at ``shape`` on the GPU ``feats`` describes; an empty shape asks for the ceiling."""
+    if kernel_class in ATTENTION_CLASSES:
+        return min(MAX_ATTENTION_CEILING, curve.ceiling * attention_factor(shape, feats))
     rate = _rate_peak(feats, kernel_class, dtype)
     if not shape or rate is None:
         return curve.ceiling
@@ -294,6 +313,98 @@ def curve_efficiency(
     roof = roofline_fraction(kernel_class, shape, dtype, feats)
     seconds = (curve.fixed_s or 0.0) + work / (curve.ceiling * roof * rate)
     return min(1.0, work / (rate * seconds))
+
+
+# ---------------------------------------------------------------------------------- attention
+
+ATTENTION_CLASSES = frozenset({"attention_prefill"})
+# FlashAttention-2's forward tiles: 128 query rows per thread block, a loop over the keys in
+# blocks of 64 for head dims up to 128 on Ampere and Ada (flash-attention,
+# flash_fwd_launch_template.h). Loading the Q tile and writing the O tile move about as many
+# bytes as one K/V block, so a block's loop does useful work visited ÷ (visited + KV_BLOCK).
+Q_BLOCK = 128
+KV_BLOCK = 64
+# The online softmax between the two matmuls costs about four vector instructions per score
+# (scale-and-subtract the running max, exp2, max, running sum), 8 FLOPs of the FP32 peak
+# (an FMA counts two); the matmuls cost 4·d tensor FLOPs per score (Dao 2023, §3.1).
+SOFTMAX_FLOPS = 8.0
+# The head dim the best-of-sweep figures (no shape given) stand for: the papers' headline
+# figures are at d = 128.
+BEST_HEAD_DIM = 128
+# FlashAttention-2/3 and cuDNN's fused attention need Ampere or later (Dao-AILab/flash-attention
+# README, "NVIDIA CUDA Support": "Ampere, Ada, or Hopper GPUs … please use FlashAttention 1.x
+# for Turing GPUs"): a Volta or Turing
+# card runs another kernel (PyTorch's memory-efficient attention), so the profiled figures are
+# not carried to it.
+PRE_FLASH_GENERATIONS = frozenset({"volta", "turing", "pre-volta"})
+# GeForce boards run above the boost clock their catalog peak is quoted at: an attention
+# ceiling may exceed 1 (RTX 4090: 1.02 of it), up to the measurement-noise bound.
+MAX_ATTENTION_CEILING = 1.15
+
+
+def vector_balance(feats: GpuFeatures) -> float | None:
+    """Tensor-core 16-bit peak ÷ FP32 vector peak: how far the matmuls outrun the softmax
+    (A100 16, H100 15, RTX 4090 2, MI300X 8)."""
+    tensor, vector = _peak(feats, "bf16"), feats.peak_tflops.get("fp32")
+    return tensor / vector if tensor and vector else None
+
+
+def attention_factor(shape: Mapping[str, int], feats: GpuFeatures) -> float:
+    """The share of the GPU's attention ceiling a FlashAttention forward of ``shape`` keeps:
+    the softmax's vector time beside the matmuls' (head dim d against the GPU's
+    tensor-to-vector balance), the Q/O tile overhead per key loop, and under a causal mask
+    the diagonal blocks computed in full but half used. An empty shape is a large
+    non-causal one at d = 128 (a best-of-sweep figure)."""
+    d = shape.get("head_dim", BEST_HEAD_DIM)
+    balance = vector_balance(feats) or 0.0
+    factor = 1.0 / (1.0 + balance * SOFTMAX_FLOPS / (4.0 * d))
+    if "q_len" not in shape or "kv_len" not in shape:
+        return factor
+    q, kv = shape["q_len"], shape["kv_len"]
+    visited = float(kv)
+    if shape.get("causal"):
+        # bottom-right aligned mask: a query block visits kv − q + its own position
+        visited = max(kv - q / 2.0, float(KV_BLOCK))
+        n = math.ceil(q / Q_BLOCK)
+        factor *= n / (n + 1.0)  # n(n+1)/2 blocks computed for n²/2 of useful work
+    factor *= visited / (visited + KV_BLOCK)
+    if "batch" in shape and "heads" in shape:
+        # one thread block per 128 query rows per (sequence, head), a wave of them at a time
+        # (the operator path's own rule, kernels.wave_fill): the bench's 1 × 8-head shapes
+        # leave most of a large GPU idle at short contexts
+        blocks = shape["batch"] * shape["heads"] * math.ceil(q / Q_BLOCK)
+        factor *= wave_fill(blocks, feats.sm_count)
+    return factor
+
+
+def _fit_attention(cands: list[ProfilePoint], feats: GpuFeatures) -> Curve:
+    """The GPU's attention ceiling: per kernel (op) the median of efficiency ÷ shape
+    factor over its points, then the best kernel's (the engine prices the best library the
+    GPU runs: FlashAttention-3 on Hopper, FlashAttention-2 on Ampere). Attention kernels
+    at these shapes run for milliseconds: no fixed per-kernel time is read from them."""
+    measured = [p for p in cands if p.source == MEASURED_SOURCE]
+    if measured:
+        # device reports time the kernel this GPU's own stack runs (PyTorch SDPA): they
+        # replace the published libraries' figures rather than compete with them
+        cands = measured
+    by_op: dict[str, list[float]] = {}
+    for p in cands:
+        by_op.setdefault(p.op, []).append(p.efficiency / attention_factor(dict(p.shape), feats))
+    best = max(_median(v) for v in by_op.values())
+    return Curve(min(MAX_ATTENTION_CEILING, best), None)
+
+
+def best_attention_op(points: tuple[ProfilePoint, ...], feats: GpuFeatures) -> str | None:
+    """The op of the GPU's best attention kernel (whose ceiling ``_fit_attention`` keeps)."""
+    attn = [p for p in points if p.kernel_class in ATTENTION_CLASSES]
+    if any(p.source == MEASURED_SOURCE for p in attn):
+        attn = [p for p in attn if p.source == MEASURED_SOURCE]
+    by_op: dict[str, list[float]] = {}
+    for p in attn:
+        by_op.setdefault(p.op, []).append(p.efficiency / attention_factor(dict(p.shape), feats))
+    if not by_op:
+        return None
+    return max(by_op, key=lambda op: _median(by_op[op]))
 
 
 def _median(values: list[float]) -> float:
@@ -312,9 +423,17 @@ def carried_curve(
     the architecture-similarity weights; the donors in order of weight."""
     acc_c = acc_w = acc_f = acc_fw = 0.0
     weights: list[tuple[float, str]] = []
+    if kernel_class in ATTENTION_CLASSES and target.tensor_gen in PRE_FLASH_GENERATIONS:
+        return None  # the profiled kernels do not run there: the prior prices its attention
     for slug, (feats, profile) in donors.items():
+        if kernel_class in ATTENTION_CLASSES and feats.vendor != target.vendor:
+            # attention kernels are each vendor's own hand-written library (FlashAttention
+            # and cuDNN on CUDA, CK and Triton ports on ROCm) and reach very different
+            # shares of peak (MI300X 0.27, A100 0.6-0.73): carried across vendors, AMD
+            # targets came out 2x too high. No same-vendor donor: the prior prices it.
+            continue
         curve = fit_curve(profile.points, feats, kernel_class, dtype)
-        w = similarity(target, feats)
+        w = similarity(target, feats, kernel_class)
         if curve is None or w < MIN_WEIGHT:
             continue
         acc_c, acc_w = acc_c + w * curve.ceiling, acc_w + w
@@ -355,9 +474,13 @@ def profile_efficiency(
     carried = carried_curve(target, kernel_class, dtype, donors)
     curve = fit_curve(own.points, target, kernel_class, dtype) if own else None
     if own is not None and curve is not None:
+        # attention: only the best kernel's own figure at the shape (another library's
+        # figure at the same shape is not what the engine prices)
+        best = best_attention_op(own.points, target) if kernel_class in ATTENTION_CLASSES else None
         exact = [
             p for p in own.points
             if p.kernel_class == kernel_class and p.dtype == dtype and p.shape == shape_key(shape)
+            and (best is None or p.op == best)
         ]  # fmt: skip
         if exact:
             e = exact[0].efficiency
@@ -403,11 +526,11 @@ def gemm_efficiency(
         return hit
     e, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus, dtype=dtype)
     out = None
-    if (
-        e is not None
-        and gpu.slug not in store.profiles
-        and not _segment_donor(gpu, store, gpus, dtype)
-    ):
+    own_gemm = any(
+        p.kernel_class == "gemm" and _same_dtype(p.dtype, dtype)
+        for p in (store.profiles[gpu.slug].points if gpu.slug in store.profiles else ())
+    )
+    if e is not None and not own_gemm and not _segment_donor(gpu, store, gpus, dtype):
         # Carried over only within a segment: GeForce and workstation boards boost and are
         # power-limited unlike datacenter parts, and carrying datacenter GEMM efficiencies to
         # them made the published consumer rows worse (Lambda BERT fp16: RTX 4090 ×0.74 →
@@ -423,6 +546,32 @@ def gemm_efficiency(
             for p in points
         ):
             # the reports measured other datapaths: this one rests on the published points
+            basis, reports = "published figures for this GPU", 0
+        out = KernelBasis(e, basis, reports)
+    store.memo[key] = out
+    return out
+
+
+def attention_efficiency(
+    gpu: GpuSpec, store: ProfileStore, gpus: Mapping[str, GpuSpec], dtype: str = "bf16"
+) -> KernelBasis | None:
+    """The GPU's best-shape FlashAttention forward efficiency (a large non-causal one at
+    d = 128, ``attention_factor`` of an empty shape) against its 16-bit peak: from its own
+    attention points, else carried over; None where no profile has attention points.
+    Remembered on the store."""
+    key = ("attention", gpu, dtype)
+    if key in store.memo:
+        hit: KernelBasis | None = store.memo[key]
+        return hit
+    e, basis = profile_efficiency(gpu, "attention_prefill", {}, store, gpus, dtype=dtype)
+    out = None
+    if e is not None:
+        own = store.profiles.get(gpu.slug)
+        reports = own.reports if own is not None and basis.startswith("measured") else 0
+        if reports and not any(
+            p.source == MEASURED_SOURCE and p.kernel_class in ATTENTION_CLASSES
+            for p in own.points  # type: ignore[union-attr]
+        ):
             basis, reports = "published figures for this GPU", 0
         out = KernelBasis(e, basis, reports)
     store.memo[key] = out

@@ -59,7 +59,9 @@ NOMINAL_SMS = 108
 # FlashAttention-2 on A100: forward at up to 73 % of peak, the range's low end 50 % (Dao 2023,
 # arXiv 2307.08691, abstract and §4.1); relative to cuBLAS's 86.9 % best-shape GEMM on the same
 # part (MAMF table), 0.84 forward. Its backward runs below its forward (the paper's benchmarks);
-# the range's low end, 0.50 ÷ 0.869 = 0.58, prices it.
+# the range's low end, 0.50 ÷ 0.869 = 0.58, prices it. These are the prior: a GPU whose kernel
+# profile prices attention (own or carried-over points) uses its own forward ratio instead
+# (``class_rates``' ``flash_fwd``).
 FLASH_FWD_FACTOR = 0.73 / 0.869
 FLASH_BWD_FACTOR = 0.50 / 0.869
 # Tensor-core convolution kernels consume input channels in groups of 8 (16-bit NHWC: cuDNN pads
@@ -217,14 +219,28 @@ def step_time(
     return StepTime(compute + memory + launch, compute, memory, launch)
 
 
-def class_rates(gemm_rate: float, vector_rate: float | None) -> tuple[float, ...]:
+def class_rates(
+    gemm_rate: float,
+    vector_rate: float | None,
+    flash_fwd: float | None = None,
+    flash_cap: float | None = None,
+) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
-    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too)."""
+    non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
+    ``flash_fwd``: the attention forward's rate ÷ the GEMM rate where the GPU's kernel
+    profile gives it (own or carried-over attention points); the backward keeps the paper's
+    backward-to-forward ratio (0.50 ÷ 0.73) under it. ``flash_cap``: the most FLOP/s the
+    flash-attention forward reaches on this architecture (a kernel that cannot use the
+    architecture's tensor-core instructions, e.g. FlashAttention-2 on Hopper; the 16-bit rate
+    of an fp8 job's attention); the backward keeps its ratio to the forward."""
     vec = vector_rate if vector_rate else gemm_rate
+    fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
+    if flash_cap is not None and flash_cap < fwd:
+        fwd = flash_cap
     return (
         gemm_rate,
-        gemm_rate * FLASH_FWD_FACTOR,
-        gemm_rate * FLASH_BWD_FACTOR,
+        fwd,
+        fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR),
         gemm_rate,
         vec,
         vec,

@@ -10,13 +10,19 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
 * attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
 * the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
   under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
-  top-k, permute, two grouped GEMMs, activation, combine besides the attention block's), each
-  reading a few MB: the gaps, not the bytes, bound it;
+  top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
+  under latent attention), each reading a few MB;
+* each kernel's floor: the GEMMs and attention take at least layers × their kernels × the
+  runtime's ``gemm_min_us`` / ``attention_min_us`` (an MoE layer's routed block
+  ``moe_block_min_us``), which replaces their bytes where larger — a large model split over 8
+  GPUs at one token is bound by its kernels, not its bytes;
 * GPU-to-GPU traffic of the replica's layout: two all-reduces per layer under tensor
   parallelism; one activation hand-off per stage boundary on a layer split;
 * eager runtimes dispatch every op from the host, which a one-token step cannot hide: the
   step takes max(GPU time, host time);
-* a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server.
+* a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server,
+  and its host work per running sequence, which the server overlaps with the GPU's step: a
+  small model at a large batch waits on the host (max(GPU time, host time) again).
 
 How one replica spans GPUs, the datapath a weight format runs on, the bandwidth and GEMM
 efficiencies and the per-kernel and per-op costs are the runtime's policy (its rows in
@@ -44,6 +50,24 @@ KERNELS_PER_LAYER = 10
 # silu_and_mul, moe_sum; TensorRT-LLM's min-latency DeepSeek-R1 path lists RouterGEMM, TopK,
 # the grouped GEMMs and finalize alike — tech blog "Pushing Latency Boundaries").
 MOE_KERNELS_PER_LAYER = 7
+# Bytes of 16-bit activations an MoE layer moves per token beyond its GEMMs' operands: each
+# token's k expert copies write and re-read the gate/up output (2I), the activation's output
+# (I) and the down projection's output (h) — vLLM fused_moe's fused_moe_kernel → silu_and_mul →
+# fused_moe_kernel → moe_sum chain: k × (2·2I + 2·I + 2·h) values. Memory-bound kernels
+# between the grouped GEMMs, so their time adds to the GEMMs'.
+MOE_ACT_BYTES = 2.0
+# Of a layer's kernels, the GEMMs, each of which takes at least the runtime's ``gemm_min_us``
+# however few bytes it reads: QKV, output, the MLP's gate/up and down (a shared expert's in an
+# MoE layer). An MoE layer's routed block (router to combine) takes at least ``moe_block_min_us``.
+GEMMS_PER_LAYER = 4
+# An MoE layer without a shared expert has no dense MLP: its gate/up, activation and down
+# kernels (two of them GEMMs) are not run (Qwen3-MoE, Mixtral, gpt-oss).
+DENSE_MLP_KERNELS, DENSE_MLP_GEMMS = 3, 2
+# Multi-head latent attention decodes with absorbed weights (DeepSeek-V2/V3: SGLang
+# deepseek_v2.py forward_absorb, vLLM MLA backends): besides one fused q_a/kv_a projection and
+# the output projection it runs the query up-projection and two batched GEMMs (q_nope × W_UK,
+# the latent output × W_UV) — 3 more GEMMs — and RMSNorms on the two latents: 5 more kernels.
+MLA_KERNELS, MLA_GEMMS = 5, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +95,23 @@ class Replica:
     topk: int
     kv_b: float  # bytes per cached K/V value
     flops_per_token: float  # 2 × active params
+    moe_act_bytes: float  # per token: the routed copies' intermediate activations (all layers)
     bw: float  # bytes/s of one tensor-parallel group
     flops: float  # FLOP/s of the linear layers, likewise
     attn_flops: float  # FLOP/s of attention (16-bit), likewise
     compute_precision: str
     layers: int
     hidden: int
+    # Q·K and A·V width per layer: heads × head size (an explicit head_dim can differ from
+    # hidden ÷ heads); a decode step under latent attention attends over the latent per head
+    attn_width: float
+    attn_width_decode: float
     launch_s: float  # GPU-side kernel gaps of one pass over every layer
+    gemm_floor_s: float  # the linear layers' kernels at their floor duration, one pass
+    attn_floor_s: float  # the attention kernels at their floor duration, one pass
     host_s: float  # eager host dispatch of one pass (0 under CUDA graphs)
     scheduler_s: float  # a server's fixed cost per step
+    host_per_seq_s: float  # a server's host work per running sequence, overlapped with the GPU
     microbatch_tokens: int  # a layer split's overlapping micro-batch (llama.cpp -ub)
     tp_link: topology.Link
     hop_link: topology.Link
@@ -129,18 +161,31 @@ class Replica:
         d, f = decode / u, prefill / u
         t_w = self.weights_read(d + f) / self.bw
         t_lin = (d + f) * self.flops_per_token / self.flops
+        t_moe = (d + f) * self.moe_act_bytes / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
-        attn = 4.0 * self.layers * self.hidden * (d * context + f * prompt / 2.0)
+        attn = (
+            4.0
+            * self.layers
+            * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
+        )
         t_att = attn / self.attn_flops
-        work = max(t_w, t_lin) + max(t_kv, t_att) + self.launch_s
+        # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
+        # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
+        t_gemm = max(t_w, t_lin, self.gemm_floor_s)
+        t_attn = max(t_kv, t_att, self.attn_floor_s)
+        floors = t_gemm - max(t_w, t_lin) + t_attn - max(t_kv, t_att)
+        work = t_gemm + t_moe + t_attn + self.launch_s
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
         gpu = work + comm
-        host = self.host_s * u
-        mem = (t_w if t_w >= t_lin else 0.0) + (t_kv if t_kv >= t_att else 0.0)
+        # a server's per-sequence host work runs beside the GPU's step (the runtime overlaps
+        # them) and bounds it only once it is the longer; a prefill's prompts count once each
+        seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
+        host = max(self.host_s * u, seqs * self.host_per_seq_s)
+        mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
         if comm > max(mem, comp) * passes:
@@ -152,8 +197,8 @@ class Replica:
             bound,
             gpu,
             (t_lin + t_att) * passes,
-            (t_w + t_kv) * passes,
-            self.launch_s * passes,
+            (t_w + t_moe + t_kv) * passes,
+            (self.launch_s + floors) * passes,
             host,
             comm,
         )
@@ -222,9 +267,58 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     return gpu.fp32_tflops or 0.0, "fp32"
 
 
+def moe_activation_bytes(m: ModelSpec) -> float:
+    """Per token, over all layers: the MoE layers' intermediate activation traffic (0 for a
+    dense model or an MoE without its expert FFN size)."""
+    if expert_split(m)[1] <= 0 or not m.intermediate_size or not m.hidden_size:
+        return 0.0
+    k, i, h = m.active_experts or 1, m.intermediate_size, m.hidden_size
+    return (m.layers or 1) * k * MOE_ACT_BYTES * (6.0 * i + 2.0 * h)
+
+
+def attention_width(m: ModelSpec, *, decode_step: bool = False) -> float:
+    """Heads × head size one layer's Q·Kᵀ and A·V run over (4 × this FLOPs per query-key
+    pair). The head size comes from the KV cache per token where the model gives it (a
+    config.json's explicit head_dim: Qwen3-30B-A3B 32 × 128 = 4096 against hidden 2048),
+    else hidden ÷ heads. Latent attention decodes with absorbed weights: every head attends
+    over the cached latent (DeepSeek-V3: 128 heads × 576 values, FlashMLA); its prefill runs
+    ordinary heads and keeps the hidden-size width (its 192/128-wide heads are not in the
+    shape: an under-count)."""
+    h = float(m.hidden_size or 1)
+    layers, heads, kv_heads = m.layers or 0, m.num_heads or 0, m.kv_heads or 0
+    per_token = (m.kv_elements_per_token or 0.0) + (m.kv_window_elements_per_token or 0.0)
+    if not (layers and heads and per_token):
+        return h
+    if m.attention == "mla":
+        return heads * per_token / layers if decode_step else h
+    head = per_token / (2.0 * layers * kv_heads) if kv_heads else 0.0
+    return heads * head if head else h
+
+
+def _is_moe(m: ModelSpec) -> bool:
+    return expert_split(m)[1] > 0
+
+
+def _layer_counts(m: ModelSpec) -> tuple[int, int]:
+    """(kernels, GEMM kernels besides an MoE's routed block) one decoder layer launches."""
+    kernels, gemms = KERNELS_PER_LAYER, GEMMS_PER_LAYER
+    if _is_moe(m):
+        kernels += MOE_KERNELS_PER_LAYER
+        if m.shared_experts == 0:
+            kernels, gemms = kernels - DENSE_MLP_KERNELS, gemms - DENSE_MLP_GEMMS
+    if m.attention == "mla":
+        kernels, gemms = kernels + MLA_KERNELS, gemms + MLA_GEMMS
+    return kernels, gemms
+
+
 def _kernels_per_layer(m: ModelSpec) -> int:
-    moe = expert_split(m)[1] > 0
-    return KERNELS_PER_LAYER + (MOE_KERNELS_PER_LAYER if moe else 0)
+    return _layer_counts(m)[0]
+
+
+def _linear_floor_us(m: ModelSpec, prof: RuntimeProfile) -> float:
+    """One layer's linear kernels at their floor durations (µs)."""
+    moe = prof.moe_block_min_us if _is_moe(m) else 0.0
+    return _layer_counts(m)[1] * prof.gemm_min_us + moe
 
 
 def replica(
@@ -240,6 +334,7 @@ def replica(
     compute_efficiency: Mapping[str, float],
     own_bits: float | None = None,
     scheduler_s: float = 0.0,
+    host_per_seq_s: float = 0.0,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -275,15 +370,21 @@ def replica(
         topk=model.active_experts or 1,
         kv_b=formats.kv_bytes(kv),
         flops_per_token=2.0 * model.params_per_token,
+        moe_act_bytes=moe_activation_bytes(model),
         bw=gpu.memory_bandwidth_gbs * 1e9 * mem * tp,
         flops=peak * 1e12 * rate * tp,
         attn_flops=(half or peak) * 1e12 * half_rate * tp,
         compute_precision=mode,
         layers=layers,
         hidden=model.hidden_size or 1,
+        attn_width=attention_width(model),
+        attn_width_decode=attention_width(model, decode_step=True),
         launch_s=layers * _kernels_per_layer(model) * decode.kernel_us * 1e-6,
+        gemm_floor_s=layers * _linear_floor_us(model, decode) * 1e-6,
+        attn_floor_s=layers * decode.attention_min_us * 1e-6,
         host_s=layers * decode.ops_per_layer * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
+        host_per_seq_s=host_per_seq_s,
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
         tp_link=topology.link(gpu, tp),
         hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),

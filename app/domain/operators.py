@@ -32,7 +32,12 @@ CONV_DW = "conv_dw"  # depthwise / narrow-group convolution: no tensor-core tile
 MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, optimizer
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
-ROLES = ("norm", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss")
+# "bn": inference batch normalisation, an affine map an engine folds into the conv's weights.
+# "layout": cuDNN's NCHW↔NHWC transforms around a tensor-core convolution (``nchw_transposes``).
+ROLES = (
+    "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
+    "layout",
+)  # fmt: skip
 
 # FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
 # 2.5 × the forward FLOPs (Dao 2023, §3.1-3.2).
@@ -379,23 +384,98 @@ def transformer_ops(
         )
     ops.append(memory_op("elementwise", "residual.mlp", "residual", 2 * t * h, t * h, **kw))
     ops.append(memory_op("norm", f"{norm}.final", "norm", t * h, t * h, act_b=act_b, dtype=dtype))
+    if gated and training:
+        ops.extend(eager_llama_passes(model, t, kw))
     if decoder and model.vocab_size:
         v = float(model.vocab_size)
         ops.append(gemm("lm_head", t, v, h, act_b=act_b, w_b=w_b, dtype=dtype))
         if training:
-            # cross-entropy upcasts the logits to fp32 and writes the log-softmax
-            ops.append(
-                memory_op(
-                    "elementwise",
-                    "loss",
-                    "loss",
-                    t * v,
-                    t * v,
-                    act_b=act_b,
-                    extra_write=t * v * (4.0 - act_b),
-                    dtype=dtype,
-                )
+            ops.extend(loss_ops(t * v, act_b, dtype))
+    return ops
+
+
+LOSS_B = 4.0  # cross-entropy runs in fp32 (log_softmax and nll_loss are on autocast's fp32 list)
+
+
+def loss_ops(logits: float, act_b: float, dtype: str) -> list[Op]:
+    """Eager cross-entropy over ``logits`` elements (tokens × vocabulary), as F.cross_entropy
+    runs under autocast: the logits cast up to fp32 (skipped when they already are), then
+    log_softmax reading and writing fp32; nll_loss gathers one value per token (negligible).
+    Their backward (``backward_ops``): nll_loss writes a dense fp32 gradient of the logits'
+    shape, log_softmax reads it and its saved output and writes its input gradient, and the
+    cast's backward casts that gradient back down. With a vocabulary of 32-128 k and hidden
+    sizes of 2-8 k, these passes move 10-60× a layer's activation bytes per token."""
+    ops: list[Op] = []
+    if act_b < LOSS_B:
+        ops.append(
+            Op(
+                "elementwise",
+                "loss.cast",
+                MEMORY,
+                1.0,
+                0.0,
+                logits * act_b,
+                logits * LOSS_B,
+                dtype,
+                "cast",
             )
+        )
+    ops.append(
+        Op(
+            "softmax",
+            "loss.log_softmax",
+            MEMORY,
+            1.0,
+            0.0,
+            logits * LOSS_B,
+            logits * LOSS_B,
+            dtype,
+            "loss",
+        )
+    )
+    return ops
+
+
+# Eager Llama-style code (Meta's reference model, torchtitan's, Hugging Face's LlamaForCausalLM)
+# writes RMSNorm as x.float() → pow(2) → mean → · rsqrt → type_as → · weight and rotary
+# embeddings as x.float() → complex multiply → type_as: bytes read and written per element
+# beyond the one pass (2 B in, 2 B out) the fused norm and rotary ops above already count.
+RMSNORM_FP32_EXTRA = (18.0, 14.0)  # reads 2+4+4+4+4+2, writes 4+4+4+2+2, less one fused pass
+ROTARY_FP32_EXTRA = (8.0, 8.0)  # reads 2+4+4, writes 4+4+2 per q/k element, less one pass
+
+
+def eager_llama_passes(model: ModelSpec, t: float, kw: dict[str, Any]) -> list[Op]:
+    """The memory-bound passes eager Llama-style training code runs beyond the fused ops of
+    ``transformer_ops``: the fp32 RMSNorm chain (both norms per layer and the final one) and
+    the fp32 complex rotary, as casts (a fusing runtime folds them into one pass); SiLU
+    before the gate product (two kernels, not one); repeat_kv's copy of K and V to every query
+    head when grouped (expand + reshape); and the copy of the attention output back to
+    (batch, seq, heads·dim) (transpose + contiguous)."""
+    h = float(model.hidden_size or 0)
+    heads = float(model.num_heads or 1)
+    kv_heads = float(model.kv_heads or heads)
+    hd = float(model.head_dim or h / heads)
+    inter = float(model.intermediate_size or 4 * h)
+    if model.experts and model.experts > 1:
+        inter *= float(model.active_experts or 1)
+    layers = float(kw["count"])
+    dtype = str(kw["dtype"])
+
+    def extra(name: str, role: str, elements: float, rw: tuple[float, float], n: float) -> Op:
+        return Op("elementwise", name, MEMORY, n, 0.0, elements * rw[0], elements * rw[1],
+                  dtype, role)  # fmt: skip
+
+    qk = t * (heads + kv_heads) * hd
+    ops = [
+        extra("rmsnorm.fp32", "cast", t * h, RMSNORM_FP32_EXTRA, 2.0 * layers),
+        extra("rmsnorm.fp32.final", "cast", t * h, RMSNORM_FP32_EXTRA, 1.0),
+        extra("rotary.fp32", "cast", qk, ROTARY_FP32_EXTRA, layers),
+        memory_op("elementwise", "swiglu.silu", "act", t * inter, t * inter, **kw),
+        memory_op("elementwise", "attention.out_copy", "copy", t * h, t * h, **kw),
+    ]
+    if kv_heads < heads:
+        kv, full = 2.0 * t * kv_heads * hd, 2.0 * t * heads * hd
+        ops.append(memory_op("elementwise", "repeat_kv", "copy", kv, full, **kw))
     return ops
 
 
@@ -497,6 +577,29 @@ def backward_ops(
                     bytes_written=op.bytes_read,
                 )
             )
+        elif op.role == "cast":
+            # a cast's gradient is the output gradient cast back: read it, write the input's
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    phase="bwd",
+                    bytes_read=op.bytes_written,
+                    bytes_written=op.bytes_read,
+                )
+            )
+        elif op.role == "loss":
+            # nll_loss's backward writes a dense gradient of the log-probabilities (zeros but
+            # one value per token); log_softmax's reads it and its saved output, writes dX
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    phase="bwd",
+                    bytes_read=2.0 * op.bytes_written,
+                    bytes_written=op.bytes_read + op.bytes_written,
+                )
+            )
         elif op.role == "embed":
             # the embedding gradient scatters the output gradient into the table
             out.append(
@@ -525,6 +628,11 @@ def backward_ops(
 def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     m, n, k, b = op.m, op.n, op.k, op.batch
     dgrad = derive(op, name=f"{op.name}.dgrad", phase="bwd", m=m, n=k, k=n)
+    if op.kind == "conv" and op.in_channels > 0:
+        # dX = dY ⊛ Wᵀ as an implicit GEMM over the same positions: N = input channels per
+        # group, K = output channels × R × S; the same FLOPs as the forward (cuDNN dgrad)
+        taps = k / op.in_channels
+        dgrad = derive(dgrad, n=op.in_channels, k=n * taps, in_channels=0.0)
     if op.kind == "gemm" and m * n * k > 0:
         act_b = op.bytes_written / (b * m * n)
         w_b = max(0.0, op.bytes_read / b - m * k * act_b) / (k * n)
@@ -774,7 +882,44 @@ def table_ops(
             )
             if training and kind == "norm":
                 op = derive(op, bytes_read=2.0 * el_in * act_b)
+            elif kind == "norm":
+                # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
+                op = derive(op, role="bn")
             out.append(op)
+    return out
+
+
+def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = False) -> list[Op]:
+    """The layout transforms cuDNN adds around each tensor-core convolution of an NCHW network.
+
+    Tensor-core convolution kernels read and write NHWC; given NCHW tensors (PyTorch's default
+    memory format) cuDNN transforms the inputs to NHWC before the kernel and the output back
+    after it (cuDNN docs, Legacy API, "Data and Filter Formats"; methodology, Operators). Each
+    call therefore reads and writes its activation input and output once more: 2 × (input +
+    output) bytes, the weights aside (small). A training step makes three calls per convolution —
+    forward, dgrad (reads dY, writes dX) and wgrad (reads X and dY) — and two for the first
+    layer, whose input needs no gradient (``backward_ops``). Depthwise convolutions run on the
+    CUDA cores in NCHW directly: none. Role "layout": the pricing drops these ops where the
+    convolutions do not run on tensor cores."""
+    out: list[Op] = []
+    for i, op in enumerate(forward):
+        if op.klass != CONV:
+            continue
+        act = op.bytes_read - op.n * op.k * w_b + op.bytes_written
+        calls = (2.0 if i == 0 else 3.0) if training else 1.0
+        out.append(
+            Op(
+                "elementwise",
+                f"{op.name}.nchw",
+                MEMORY,
+                op.count * calls,
+                0.0,
+                act,
+                act,
+                op.dtype,
+                "layout",
+            )
+        )
     return out
 
 

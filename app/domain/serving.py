@@ -62,6 +62,8 @@ class RuntimeProfile:
     chunk_tokens: int  # most tokens in one step (max_num_batched_tokens / chunked prefill)
     step_overhead_s: float  # per step: scheduling, sampling, what CUDA graphs do not hide
     source: str
+    # host work per running sequence per step, overlapped with the GPU's step
+    host_per_seq_s: float = 0.0
     # several GPUs per replica: "tensor" (tensor parallel), "layers" (whole layers per GPU, a
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
     multi_gpu: str = "tensor"
@@ -107,6 +109,7 @@ def runtime_profile(
         max_batch=spec.max_batch,
         chunk_tokens=spec.chunk_tokens,
         step_overhead_s=spec.step_overhead_ms * 1e-3,
+        host_per_seq_s=spec.step_overhead_per_seq_us * 1e-6,
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
         microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
@@ -322,6 +325,7 @@ def _engine(
         compute_efficiency=comp_eff,
         own_bits=rt.bits(cfg.weight_precision),
         scheduler_s=rt.step_overhead_s,
+        host_per_seq_s=rt.host_per_seq_s,
     )
 
 

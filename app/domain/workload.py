@@ -121,6 +121,13 @@ class ModelSpec:
     # Whether the LM head shares the input embedding's matrix (config.json
     # ``tie_word_embeddings``); None: read from the parameter count (activations.py).
     tied_embeddings: bool | None = None
+    # "mla": multi-head latent attention (DeepSeek-V2/V3), whose decode runs more kernels than
+    # MHA/GQA (latent norms, a separate query up-projection, two absorbed-weight BMMs); None:
+    # heads of their own (config.json's attention kind, hf_config.py)
+    attention: str | None = None
+    # Shared experts every token runs beside the routed ones (DeepSeek: 1; Qwen3-MoE, Mixtral,
+    # gpt-oss: 0); None: not known (counted as one)
+    shared_experts: int | None = None
 
     @property
     def is_transformer(self) -> bool:

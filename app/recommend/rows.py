@@ -83,6 +83,8 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
         # what the GEMMs' efficiency rests on (kernel profiles), and how many machines measured
         # this GPU model: shown as a badge on the answer page
         **({"gemm_efficiency": c.perf.efficiency_basis} if c.perf.efficiency_basis else {}),
+        # the same for the operator path's attention kernels (16-bit jobs with operators)
+        **({"attention_efficiency": c.perf.attention_basis} if c.perf.attention_basis else {}),
         **({"measured_on": machines} if src == "measured" and on > 0 else {}),
     }
 

@@ -246,6 +246,22 @@ class ModelIn(_In):
         "QLoRA's 16-bit head and autocast's weight copies.",
         json_schema_extra=ui("shape", tasks=TRAINING_TASKS, form=False),
     )
+    attention: Literal["mla"] | None = Field(
+        default=None,
+        title="Attention kind",
+        description="'mla': multi-head latent attention (DeepSeek-V2/V3; config.json "
+        "kv_lora_rank), whose decode runs more kernels per layer; blank: heads of their own.",
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, form=False),
+    )
+    shared_experts: int | None = Field(
+        default=None,
+        ge=0,
+        le=64,
+        title="Shared experts",
+        description="Experts every token runs beside the routed ones (DeepSeek 1; Qwen3-MoE, "
+        "Mixtral, gpt-oss 0); blank: counted as one.",
+        json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, form=False),
+    )
     hf_config: dict[str, Any] | None = Field(
         default=None,
         title="Or paste its config.json",
@@ -724,6 +740,8 @@ class ModelOut(BaseModel):
     kv_window_elements_per_token: float | None = None
     sliding_window: int | None = None
     tied_embeddings: bool | None = None
+    attention: str | None = None
+    shared_experts: int | None = None
     kv_bytes_per_token_16bit: float | None = Field(
         default=None, description="KV cache bytes per token of context at 2 bytes per value"
     )

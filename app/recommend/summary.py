@@ -7,6 +7,15 @@ from app.domain.units import vram
 from app.recommend import schemas as s
 
 
+def mid_sentence(text: str) -> str:
+    """``text`` continuing a sentence: its first letter lowered unless the first word is a name
+    written with capitals inside it (ROCm, QLoRA, NVIDIA, TensorFlow stay as they are)."""
+    word = text.split(" ", 1)[0]
+    if not word or any(c.isupper() for c in word[1:]):
+        return text
+    return word[0].lower() + text[1:]
+
+
 def _fig(value: float) -> str:
     """Three significant figures, thousands separated (1,230; 45.6; 0.123)."""
     if value >= 1000:
@@ -115,5 +124,5 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         )
     caveat = _caveat(top, answer)
     if caveat:
-        sentence += f" Caveat: {caveat[0].lower() + caveat[1:]}."
+        sentence += f" Caveat: {mid_sentence(caveat)}."
     return s.AnswerSummaryOut(sentence=sentence, assumptions=_assumptions(answer))

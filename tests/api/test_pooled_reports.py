@@ -51,6 +51,8 @@ def test_a_reports_kernel_points_move_its_gpus_row_and_narrow_its_band(
 
     before = _h100_row(client)
     assert before["provenance"]["gemm_efficiency"] == "published figures for this GPU"
+    # its attention kernels rest on the FlashAttention figures shipped for the H100
+    assert before["provenance"]["attention_efficiency"] == "published figures for this GPU"
     assert "measured_on" not in before["provenance"]
 
     control = client.post("/api/v1/device-reports", json=report())

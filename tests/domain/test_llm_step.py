@@ -69,3 +69,122 @@ def test_weight_formats_run_on_their_datapath():
     b200 = dataclasses.replace(H100, compute_capability="10.0", fp8_tflops=4500)
     assert llm_step.datapath(b200, "fp4", trt) == (9000, "fp4")
     assert llm_step.datapath(H100, "fp4", trt)[1] == "fp8"
+
+
+QWEN3_30B_A3B = dataclasses.replace(
+    LLAMA3_8B, params=30.5e9, active_params=3.3e9, experts=128, active_experts=8,
+    layers=48, hidden_size=2048, num_heads=32, num_kv_heads=4, intermediate_size=768,
+)  # fmt: skip
+
+
+def _moe(**kw) -> llm_step.Replica:
+    return llm_step.replica(
+        H100, QWEN3_30B_A3B, weights="bf16", kv="bf16", n=1, decode=GRAPHS, prefill=GRAPHS,
+        memory_efficiency=0.88, compute_efficiency=COMP, **kw,
+    )  # fmt: skip
+
+
+def test_a_servers_host_work_per_sequence_bounds_only_a_large_batch():
+    # 29 µs per running request per step (TensorRT-LLM's executor): hidden behind the GPU's
+    # step at a small batch, the whole step once the batch makes it the longer
+    rep = _moe(host_per_seq_s=29.4e-6)  # a small sparse model: little GPU work per token
+    bare = _moe()
+    small = rep.parts(8.0, 500.0, 0.0, 500.0)
+    assert small.seconds == pytest.approx(bare.parts(8.0, 500.0, 0.0, 500.0).seconds)
+    big = rep.parts(2048.0, 300.0, 0.0, 300.0)
+    assert big.bound == "host overhead"
+    assert big.seconds == pytest.approx(2048 * 29.4e-6)
+    assert big.seconds > bare.parts(2048.0, 300.0, 0.0, 300.0).seconds
+    # a prefill chunk's prompts count once each, not per token
+    chunk = rep.parts(0.0, 0.0, 8192.0, 2048.0)
+    assert chunk.host_s == pytest.approx(4 * 29.4e-6)
+
+
+def test_an_moe_layer_moves_its_routed_copies_activations():
+    per_token = llm_step.moe_activation_bytes(QWEN3_30B_A3B)
+    # 48 layers × 8 copies × 2 bytes × (6 × 768 + 2 × 2048) values
+    assert per_token == pytest.approx(48 * 8 * 2 * (6 * 768 + 2 * 2048))
+    assert llm_step.moe_activation_bytes(LLAMA3_8B) == 0.0  # dense: no routed copies
+    moe = _moe()
+    no_traffic = dataclasses.replace(moe, moe_act_bytes=0.0)
+    a, b = moe.parts(0.0, 0.0, 8192.0, 8192.0), no_traffic.parts(0.0, 0.0, 8192.0, 8192.0)
+    assert a.seconds - b.seconds == pytest.approx(8192 * per_token / moe.bw)
+
+
+DEEPSEEK_R1 = dataclasses.replace(
+    LLAMA3_8B, params=671e9, active_params=37e9, experts=256, active_experts=8, layers=61,
+    hidden_size=7168, num_heads=128, num_kv_heads=1, intermediate_size=2048, vocab_size=129280,
+    kv_elements_per_token=35136, attention="mla", shared_experts=1,
+)  # fmt: skip
+FLOORS = RuntimeProfile(kernel_us=2.0, gemm_min_us=5.0, attention_min_us=5.0, moe_block_min_us=35.0)
+
+
+def _r1(model=DEEPSEEK_R1, prof=FLOORS, n=8, w="fp8") -> llm_step.Replica:
+    return llm_step.replica(
+        H100, model, weights=w, kv="bf16", n=n, decode=prof, prefill=prof,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+
+
+def test_a_tensor_parallel_decode_step_pays_two_all_reduce_latencies_per_layer():
+    rep = _replica(H100, 8, RuntimeProfile(span="tensor", kernel_us=2.0))
+    step = rep.parts(1.0, 1000.0, 0.0, 1000.0)
+    # one token's hidden state is 8 KB: the 64 all-reduces cost their latency, not their bytes
+    assert step.comm_s >= 2 * 32 * rep.tp_link.latency_s
+    assert step.comm_s == pytest.approx(2 * 32 * rep.tp_link.latency_s, rel=0.05)
+    assert _replica().parts(1.0, 1000.0, 0.0, 1000.0).comm_s == 0.0  # one GPU: none
+
+
+def test_each_kernel_has_a_floor_that_binds_where_a_gpus_share_is_tiny():
+    # DeepSeek-R1 in fp8 on 8 GPUs at one token: each GPU reads ~37 GB / 8 of active weights
+    # per step, ~26 µs a layer, but runs 7 GEMM kernels (MLA's 5, a shared expert's 2) and the
+    # routed block, each at its floor: 61 × (7 × 5 + 35) µs
+    rep = _r1()
+    floor = 61 * (7 * 5 + 35) * 1e-6
+    assert rep.gemm_floor_s == pytest.approx(floor)
+    one = rep.parts(1.0, 2000.0, 0.0, 1000.0)
+    bare = _r1(prof=GRAPHS).parts(1.0, 2000.0, 0.0, 1000.0)
+    assert one.memory_s < floor / 2  # the bytes are the smaller part
+    # the floors replace the bytes (GEMMs, attention), they do not add to them
+    assert one.seconds - bare.seconds == pytest.approx(floor + 61 * 5e-6 - bare.memory_s, rel=0.02)
+    assert one.launch_s > one.memory_s  # kernels, not bytes, bound the step
+    # a dense 8B model on one GPU reads ~0.5 GB per layer's GEMMs: the floor changes nothing
+    dense, dense_bare = _replica(prof=FLOORS), _replica()
+    t, t_bare = dense.parts(1.0, 1000.0, 0.0, 1000.0), dense_bare.parts(1.0, 1000.0, 0.0, 1000.0)
+    assert t.seconds == pytest.approx(t_bare.seconds, rel=0.02)
+    # and at many tokens an MoE reads its experts: the bytes take over from the floor
+    busy = rep.parts(256.0, 2000.0, 0.0, 1000.0)
+    assert busy.memory_s > rep.gemm_floor_s
+
+
+def test_latent_attention_and_shared_experts_set_the_layers_kernels():
+    mla = _r1()
+    gqa = _r1(dataclasses.replace(DEEPSEEK_R1, attention=None))
+    no_shared = _r1(dataclasses.replace(DEEPSEEK_R1, attention=None, shared_experts=0))
+    per = 61 * 2e-6
+    assert gqa.launch_s == pytest.approx(per * 17)  # 10 + router, top-k, permute, 2 GEMMs, ...
+    assert mla.launch_s == pytest.approx(per * 22)  # + 2 latent norms, q_b, 2 absorbed BMMs
+    assert no_shared.launch_s == pytest.approx(per * 14)  # no dense MLP beside the experts
+    assert mla.gemm_floor_s - gqa.gemm_floor_s == pytest.approx(61 * 3 * 5e-6)
+    assert gqa.gemm_floor_s - no_shared.gemm_floor_s == pytest.approx(61 * 2 * 5e-6)
+
+
+def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
+    # Qwen3-30B-A3B: 32 heads × 128 (its config.json's head_dim) = 4096 against hidden 2048; the
+    # KV cache per token (48 layers × 2 × 4 KV heads × 128) says the head size
+    qwen = dataclasses.replace(QWEN3_30B_A3B, kv_elements_per_token=48 * 2 * 4 * 128)
+    assert llm_step.attention_width(qwen) == 32 * 128
+    assert llm_step.attention_width(QWEN3_30B_A3B) == 2048  # no KV figure: hidden ÷ heads
+    assert llm_step.attention_width(LLAMA3_8B) == 4096
+    # latent attention decodes with absorbed weights: each of 128 heads over the 576-value latent
+    assert llm_step.attention_width(DEEPSEEK_R1, decode_step=True) == 128 * 576
+    assert llm_step.attention_width(DEEPSEEK_R1) == 7168  # its prefill: ordinary heads
+    # a decode step's attention FLOPs follow the width (compute-bound: many long sequences)
+    rep = _moe()
+    wide = llm_step.replica(
+        H100, qwen, weights="bf16", kv="bf16", n=1, decode=GRAPHS, prefill=GRAPHS,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    a, b = wide.parts(256.0, 8000.0, 0.0, 8000.0), rep.parts(256.0, 8000.0, 0.0, 8000.0)
+    attn_flops = 4 * 48 * 256 * 8000.0
+    assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)

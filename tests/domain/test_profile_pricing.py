@@ -3,6 +3,8 @@ else carried over from profiled GPUs, else the prior; every estimate says which.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.catalog.profiles import shipped_profiles
@@ -38,8 +40,19 @@ def _measured(store: ProfileStore, slug: str, e: float, reports: int) -> Profile
     return ProfileStore({**store.profiles, slug: merged})
 
 
+def _gemm_only(store: ProfileStore) -> ProfileStore:
+    """The store without its attention points (attention is priced from them too)."""
+    return ProfileStore(
+        {
+            s: replace(p, points=tuple(q for q in p.points if q.kernel_class == "gemm"))
+            for s, p in store.profiles.items()
+        }
+    )
+
+
 def test_a_gpu_with_a_shipped_profile_prices_its_gemms_at_the_profiles_e(shipped) -> None:
     store, gpus = shipped
+    store = _gemm_only(store)
     gpu = gpus["h100-sxm"]
     cal = with_profiles(None, store, gpus)
     e, basis = profile_efficiency(gpu, "gemm", BEST_GEMM_SHAPE, store, gpus)
@@ -59,8 +72,8 @@ def test_a_gpu_with_a_shipped_profile_prices_its_gemms_at_the_profiles_e(shipped
 
 def test_a_gpu_without_a_profile_carries_over_and_names_the_donors(shipped) -> None:
     store, gpus = shipped
-    gpu = gpus["h100-pcie"]  # a datacenter card: datacenter donors carry over to it
-    assert "h100-pcie" not in store.profiles
+    gpu = gpus["h100-nvl"]  # a datacenter card: datacenter donors carry over to it
+    assert "h100-nvl" not in store.profiles
     cal = with_profiles(None, store, gpus)
     est = perf.estimate(gpu, _bert(), calibration=cal)
     assert est.efficiency_basis.startswith("carried over from ")
@@ -115,10 +128,94 @@ def test_without_profiles_the_prior_prices_and_says_nothing_more() -> None:
 
 def test_a_card_without_a_donor_of_its_segment_keeps_the_prior(shipped) -> None:
     # no GeForce GEMM sweep is shipped: datacenter efficiencies are not carried to an RTX 4090
+    # (its own profile holds attention points only, which price its attention kernels)
     store, gpus = shipped
+    store = _gemm_only(store)
     gpu = gpus["rtx-4090"]
     cal = with_profiles(None, store, gpus)
     est = perf.estimate(gpu, _bert(), calibration=cal)
     prior = perf.estimate(gpu, _bert())
     assert est.throughput == pytest.approx(prior.throughput)
     assert not est.efficiency_basis.startswith("carried over")
+
+
+# ------------------------------------------------------------------------------ attention
+
+
+def test_attention_is_priced_from_the_gpus_own_profile_and_says_so(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    cal = with_profiles(None, store, gpus)
+    eff = perf.efficiencies(gpu, cal)
+    assert eff.attention is not None
+    assert eff.attention.basis == "published figures for this GPU"
+    # the best kernel (FlashAttention-3, 0.75 of peak at d = 128) sets it, not FA2's 0.34
+    assert 0.6 < eff.attention.efficiency < 0.8
+    est = perf.estimate(gpu, _bert(), calibration=cal)
+    assert est.attention_basis == "published figures for this GPU"
+    assert perf.estimate(gpu, _bert()).attention_basis == ""
+
+
+def test_attention_rate_follows_the_profile_in_the_operator_path(shipped) -> None:
+    from app.domain.kernels import FLASH_FWD_FACTOR
+
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    eff = perf.operator_efficiency(perf.efficiencies(gpu, with_profiles(None, store, gpus)), "bf16")
+    assert eff.attention is not None
+    factor = perf._flash_factor(eff, "bf16")
+    assert factor == pytest.approx(eff.attention.efficiency / eff.compute["bf16"])
+    assert factor != pytest.approx(FLASH_FWD_FACTOR)
+    # an fp32 job's attention keeps the prior factor: the profile measured 16-bit kernels
+    assert perf._flash_factor(eff, "fp32") is None
+
+
+def test_slower_attention_points_slow_the_step_and_leave_the_gemms_alone(shipped) -> None:
+    store, gpus = shipped
+
+    def halved(p: ProfilePoint) -> ProfilePoint:
+        if p.kernel_class != "attention_prefill":
+            return p
+        return replace(p, efficiency=p.efficiency / 2)
+
+    slow = ProfileStore(
+        {
+            s: replace(p, points=tuple(halved(q) for q in p.points))
+            for s, p in store.profiles.items()
+        }
+    )
+    gpu = gpus["h100-sxm"]
+    fast_est = perf.estimate(gpu, _bert(), calibration=with_profiles(None, store, gpus))
+    slow_est = perf.estimate(gpu, _bert(), calibration=with_profiles(None, slow, gpus))
+    assert slow_est.compute_s > fast_est.compute_s
+    assert slow_est.efficiency_basis == fast_est.efficiency_basis
+    slow_eff = perf.efficiencies(gpu, with_profiles(None, slow, gpus))
+    fast_eff = perf.efficiencies(gpu, with_profiles(None, store, gpus))
+    assert slow_eff.gemm == fast_eff.gemm
+
+
+def test_a_gpu_without_attention_points_carries_them_over_from_the_most_alike(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["h200-sxm"]  # profiled (GEMMs), no attention points of its own
+    kb = perf.efficiencies(gpu, with_profiles(None, store, gpus)).attention
+    assert kb is not None and kb.basis.startswith("carried over from NVIDIA H100")
+
+
+def test_measured_attention_replaces_the_published_libraries_and_says_so(shipped) -> None:
+    # the bench's SDPA shape: batch 1, 8 heads, head dim 64, causal prefill at 4096 tokens
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    shape = {"batch": 1, "heads": 8, "q_len": 4096, "kv_len": 4096, "head_dim": 64, "causal": 1}
+    point = ProfilePoint("attention_prefill", "bf16", shape_key(shape), 0.30, "device reports")
+    merged = merge_profiles(store.profiles["h100-sxm"], GpuProfile("h100-sxm", (point,), reports=2))
+    assert merged is not None
+    measured = ProfileStore({**store.profiles, "h100-sxm": merged})
+    published = perf.efficiencies(gpu, with_profiles(None, store, gpus)).attention
+    kb = perf.efficiencies(gpu, with_profiles(None, measured, gpus)).attention
+    assert published is not None and kb is not None
+    assert kb.basis == "measured on this GPU (2 reports)" and kb.reports == 2
+    # FlashAttention-3's 0.75 no longer sets the ceiling: the measured SDPA's does, read back
+    # through the shape's losses (a causal 1 × 8-head run fills few of the H100's SMs)
+    assert kb.efficiency < published.efficiency
+    e, _ = profile_efficiency(gpu, "attention_prefill", shape, measured, gpus, dtype="bf16")
+    assert e == pytest.approx(0.30)

@@ -135,7 +135,7 @@ def test_a_llama_cpp_layer_split_adds_memory_not_token_speed():
     v4 = run(RTX4090, LLAMA70, cfg(tp=4, w="int4"), load)
     v8 = run(RTX4090, LLAMA70, cfg(tp=8, w="int4"), load)
     assert v4.itl_ms is not None and v8.itl_ms is not None and v8.itl_ms < 0.75 * v4.itl_ms
-    assert v8.itl_ms < 0.3 * eight.itl_ms
+    assert v8.itl_ms < 1 / 3 * eight.itl_ms  # over 3x (each kernel's floor bounds TP8's gain)
 
 
 def test_llama_cpp_int4_is_gguf_q4_k_m_and_needs_no_marlin_kernels():
@@ -519,6 +519,33 @@ def test_moe_decode_for_one_user_is_bound_by_its_many_small_kernels(runtime):
     assert rep.launch_s == pytest.approx(
         61 * (llm_step.KERNELS_PER_LAYER + llm_step.MOE_KERNELS_PER_LAYER) * 2e-6
     )
+
+
+def test_moe_decode_for_a_few_users_meets_a_published_h200_run():
+    # SemiAnalysis InferenceX issue #870 (2026-03): DeepSeek-R1-0528 FP8 under SGLang v0.5.7,
+    # TP8 on one 8 x H200 node, 1k in / 1k out at concurrency 8: mean TPOT 12.8 ms (P99 14.3).
+    # Not a tuning row: nothing was fitted to it.
+    from app.domain import efficiency, perf
+
+    h200 = dataclasses.replace(
+        H100, slug="h200-sxm", name="H200 SXM", memory_gb=141, memory_bandwidth_gbs=4800,
+        interconnect="NVLink 4 (HGX H200)", interconnect_gbs=900,
+    )  # fmt: skip
+    r1 = dataclasses.replace(DEEPSEEK_R1, attention="mla", shared_experts=1)
+    eff = perf.efficiencies(h200, None)
+    rt = sv.runtime_profile(
+        TABLE, "sglang",
+        TABLE.profile(h200, "cuda", "sglang", "fp8", "decode"),
+        TABLE.profile(h200, "cuda", "sglang", "fp8", "prefill"),
+    )  # fmt: skip
+    res = sv.evaluate(
+        h200, r1, cfg(tp=8, w="fp8", kv="fp8", rt="sglang"),
+        sv.ServingLoad(1024, 1024, concurrent_requests=8), runtime=rt,
+        usable_gb=efficiency.usable_gb(h200), memory_efficiency=eff.memory,
+        compute_efficiency=perf.llm_efficiency(eff),
+    )  # fmt: skip
+    assert res.fits and res.itl_ms is not None
+    assert 12.8 / 1.25 <= res.itl_ms <= 12.8 * 1.25, res.itl_ms
 
 
 def test_the_planner_honours_exactly_n_gpus():

@@ -57,3 +57,23 @@ def test_a_config_json_says_whether_the_lm_head_is_tied() -> None:
     cfg = json.loads((configs / "llama-3.1-8b.json").read_text())
     assert model_fields_from_hf_config(cfg)["tied_embeddings"] is False
     assert model_fields_from_hf_config({**cfg, "tie_word_embeddings": True})["tied_embeddings"]
+
+
+def test_a_config_json_says_latent_attention_and_shared_experts() -> None:
+    """They set the kernels an LLM decode step runs per layer (app/domain/llm_step.py)."""
+    import json
+    from pathlib import Path
+
+    from app.recommend.workloads import model_fields_from_hf_config
+
+    configs = Path(__file__).resolve().parents[1] / "data" / "hf_configs"
+
+    def fields(name: str) -> dict[str, Any]:
+        return model_fields_from_hf_config(json.loads((configs / name).read_text()))
+
+    ds = fields("deepseek-v3.json")
+    assert ds["attention"] == "mla" and ds["shared_experts"] == 1
+    qwen = fields("qwen3-30b-a3b.json")
+    assert qwen["attention"] is None and qwen["shared_experts"] == 0  # no shared expert
+    dense = fields("llama-3.1-8b.json")
+    assert dense["attention"] is None and dense["shared_experts"] is None  # not an MoE

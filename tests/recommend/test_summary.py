@@ -3,7 +3,10 @@ runner-up, and for an empty answer what would change it."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
+
+from app.recommend.summary import mid_sentence
 
 
 def _ask(client: TestClient, body: dict) -> dict:
@@ -78,3 +81,17 @@ def test_a_serving_verdict_names_the_formats_it_runs(read_client: TestClient) ->
     sv = answer["recommendations"][0]["serving"]
     sentence = answer["summary"]["sentence"]
     assert f"{sv['weight_precision']} weights and {sv['kv_cache_precision']} KV cache" in sentence
+
+
+@pytest.mark.parametrize(
+    ("caveat", "said"),
+    [
+        ("Spot capacity can be taken back", "spot capacity can be taken back"),
+        ("ROCm PyTorch on Windows is a preview", "ROCm PyTorch on Windows is a preview"),
+        ("QLoRA's NF4 base", "QLoRA's NF4 base"),
+        ("TensorFlow on Apple runs tensorflow-metal", "TensorFlow on Apple runs tensorflow-metal"),
+        ("A", "a"),
+    ],
+)
+def test_a_caveat_continues_the_sentence_without_breaking_a_name(caveat: str, said: str) -> None:
+    assert mid_sentence(caveat) == said

@@ -172,3 +172,23 @@ def test_a_previous_question_that_no_longer_reads_is_said_so(read_client: TestCl
     assert m and m.group(1).startswith("Cannot compare: the previous question no longer reads")
     assert "data-compare-diff" not in html
     assert "data-ranking" in html  # the answer itself stands
+
+
+@pytest.mark.parametrize(
+    "query",
+    [TRAINING, "preset=llama-3.3-70b&task=serving&concurrent_requests=50"],
+    ids=["training", "serving"],
+)
+@pytest.mark.parametrize(
+    ("acquisition", "rent", "buy"),
+    [("buy", False, True), ("rent", True, False), ("either", True, True)],
+)
+def test_other_configurations_price_on_the_asked_basis(
+    read_client: TestClient, query: str, acquisition: str, rent: bool, buy: bool
+) -> None:
+    html = answer(read_client, f"{query}&acquisition={acquisition}")
+    tables = re.findall(r"<table data-alternatives>.*?</table>", html, re.S)
+    assert tables, "no row lists other configurations"
+    for t in tables:
+        assert ("Rent (offer)" in t) is rent and ("data-alt-offer" in t) is rent
+        assert (">Buy</th>" in t) is buy and ("data-alt-buy" in t) is buy
