@@ -28,9 +28,9 @@ class Widening:
 
 # Stated allowances, each naming an effect the engine does not model. The runtime and
 # architecture ones are fallbacks: where data/efficiency.yaml carries `bands.extrapolation`
-# (benchmarks/accuracy.py calibrates them by holding whole runtimes, architectures out of the
-# tuning sets), a row with an unseen runtime gets that band in place of its regime's, and one
-# with an unseen architecture is widened out to that band, under the same reasons. Widenings
+# (benchmarks/accuracy.py: conformal over the tuning sets' runtimes, architectures, each one
+# unit), a row with an unseen runtime gets that band in place of its regime's, and one with an
+# unseen architecture is widened out to that band, under the same reasons. Widenings
 # combine in quadrature in log space (independent errors), not as a product.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
@@ -62,7 +62,7 @@ _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
 class BandInputs:
     """What decides a row's band, from the row's GPU, workload and estimate."""
 
-    regime: str  # train | infer | decode
+    regime: str  # train | infer | decode | serving
     vendor: str
     architecture: str
     runtime: str
@@ -85,8 +85,8 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
     if calibrated is not None and unseen is not None:
         # the regime's band describes the runtimes it has results for; this one it has none
         basis = (
-            f"modelled; {UNMEASURED_RUNTIME.reason}: the split-conformal band that holding "
-            "whole runtimes out of the published results needed (≈80 % coverage)"
+            f"modelled; {UNMEASURED_RUNTIME.reason}: the band conformal over the runtimes "
+            "the published results cover, each runtime one unit"
         )
         return *unseen, basis, True
     if calibrated is not None:
@@ -103,8 +103,8 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
 def _unseen_runtime_band(
     x: BandInputs, table: EfficiencyTable | None
 ) -> tuple[float, float] | None:
-    """The leave-one-runtime-out band, where the row's runtime is not in its regime's calibration
-    set and the table carries that band; else None."""
+    """The band for a runtime the tuning sets lack (conformal over their runtimes), where the
+    row's runtime is not in its regime's calibration set and the table carries it; else None."""
     covered = table.covered.get(x.regime) if table is not None else None
     if table is None or covered is None or x.runtime in covered[0]:
         return None

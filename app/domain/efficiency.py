@@ -126,13 +126,13 @@ class EfficiencyTable:
     bits_per_weight: dict[str, float] = field(default_factory=dict)
     default_runtime: dict[str, str] = field(default_factory=dict)
     # Calibrated throughput bands: (regime or "regime/runtime", vendor or "all") -> (low, high)
-    # factors on the estimate, from leave-one-workload-out (or -GPU-out) residuals against
-    # published results (benchmarks/accuracy.py).
+    # factors on the estimate, split-conformal on published results with each GPU and each
+    # workload held out (benchmarks/accuracy.py).
     bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     # regime -> (runtimes, architectures) the calibration set has results for
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
-    # extrapolation ("runtime", "architecture") -> (low, high): the band the tuning sets needed
-    # when whole runtimes (architectures) were held out (app/domain/bands.py widens out to it)
+    # extrapolation ("runtime", "architecture") -> (low, high): the band for a runtime
+    # (architecture) the tuning sets lack, conformal over those they hold (app/domain/bands.py)
     extrapolation: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Task 'serving': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)

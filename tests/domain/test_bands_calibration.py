@@ -94,7 +94,7 @@ def test_a_runtime_with_its_own_band_gets_it_else_the_regimes() -> None:
     assert _band(runtime="transformers")[:2] == (0.84, 1.14)
 
 
-def test_an_unseen_runtime_gets_the_band_leaving_runtimes_out_needed() -> None:
+def test_an_unseen_runtime_gets_the_band_over_the_calibrated_runtimes() -> None:
     lo, hi, basis = _band(runtime="vllm")
     assert (lo, hi) == (pytest.approx(0.40), pytest.approx(1.43))
     assert bands.UNMEASURED_RUNTIME.reason in basis
@@ -116,7 +116,7 @@ def test_an_unseen_architecture_widens_from_the_runtimes_own_band() -> None:
 
 def test_the_unseen_runtime_band_replaces_even_a_wider_regime_band() -> None:
     """The regime's band describes its runtimes (here one with a 0.30 tail); a runtime it has
-    no results for gets what holding whole runtimes out needed, not that tail."""
+    no results for gets the band conformal over the runtimes it has, not that tail."""
     wide = EfficiencyTable(
         bands={("decode", "all"): (0.30, 1.09)},
         covered=TABLE.covered,
