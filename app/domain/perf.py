@@ -633,20 +633,52 @@ TABLE_TRAIN = frozenset({"fp16", "bf16"})
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
 # have been checked against published runs and score no worse than the whole-model path there.
 # Eager diffusion: the held-out diffusers rows went from a median ratio of 2.01 (whole-model) to
-# 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19). Eager CNN training under
-# AMP, with the NCHW layout transforms cuDNN adds around each tensor-core convolution (Lambda
+# 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19), eager PyTorch and
+# TensorFlow (± XLA) with their host dispatch per kernel (DLE ResNeXt-101 / SE-ResNeXt-101 /
+# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.08, TensorFlow 2.45 → 1.45). Eager CNN
+# training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core convolution (Lambda
 # ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower). docs/methodology.md,
 # "Operator tables".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
-    inference under TensorRT and eager CNN training under mixed precision, the regimes checked
-    against published runs; the rest stay whole-model (see above)."""
+    inference under TensorRT, eager PyTorch and TensorFlow, and eager CNN training under mixed
+    precision, the regimes checked against published runs; the rest stay whole-model."""
     family = work.model.family
     if work.training:
         return family == "cnn" and work.runtime in NCHW_RUNTIMES and work.precision in TABLE_TRAIN
-    return (family == "cnn" and work.runtime == "tensorrt") or (
+    return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
         family == "diffusion" and work.runtime == "pytorch"
     )
+
+
+# Runtimes whose CNN inference a shipped table prices (see table_prices).
+CNN_TABLE_RUNTIMES = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
+# Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch autocast,
+# TensorFlow's automatic mixed precision graph rewrite): each conv / linear weight is cast to
+# 16 bits by a kernel of its own every forward pass (TensorRT builds 16-bit weights once).
+AUTOCAST_RUNTIMES = ("pytorch", "tensorflow", "tensorflow-xla")
+
+
+def phase_regime(work: WorkloadSpec) -> str:
+    """The efficiency table's regime for the step: "train", "infer", or "infer-cnn" (CNN
+    inference, whose host dispatch cost per op data/efficiency.yaml sets apart)."""
+    if work.training:
+        return "train"
+    return "infer-cnn" if work.model.family == "cnn" else "infer"
+
+
+def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
+    """Mixed-precision inference over fp32 weights: one cast kernel per conv / linear weight
+    (reads 4 B, writes 2 B per parameter), role "cast" so a fusing runtime (XLA) folds it."""
+    if work.runtime not in AUTOCAST_RUNTIMES or work.precision not in ("fp16", "bf16"):
+        return ops
+    n = sum(o.count for o in ops if o.kind in ("conv", "gemm"))
+    if n <= 0:
+        return ops
+    p = work.model.params
+    cast = Op("elementwise", "autocast.weights", MEMORY, n, 0.0, p * 4.0 / n, p * 2.0 / n,
+              "fp32", "cast")  # fmt: skip
+    return [*ops, cast]
 
 
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
@@ -669,6 +701,8 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             if rest > 0:
                 side = (rest / 2.0) ** (1.0 / 3.0)
                 ops.append(gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype))
+        elif m.family == "cnn":
+            ops = _autocast_casts(work, ops)
         return ops
     if m.family == "vit" and m.has_shape:
         return vit_ops(
@@ -917,7 +951,7 @@ def _build_on_gpu(
 ) -> _OnGpu:
     eff = efficiencies(gpu, calibration)
     be = backend or (gpu.backends[0] if gpu.backends else "cuda")
-    prof = profile_for(gpu, work, be, "train" if work.training else "infer")
+    prof = profile_for(gpu, work, be, phase_regime(work))
     bw = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, prof)
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
     if not work.training and work.precision in prof.native:
