@@ -560,6 +560,9 @@ class _StepJob:
     # The step as operators (forward, backward, optimizer), when the model has a shape or a
     # shipped table; None: priced whole-model as above
     ops: tuple[Op, ...] | None = None
+    # launches of those ops that cuDNN makes inside another op's call (its NCHW layout
+    # transforms): kernels the framework does not dispatch from the host
+    library_kernels: float = 0.0
     # the ops as arrays, per fusion policy (a request meets one or two runtimes) and SM count
     arrays: dict[tuple[tuple[str, ...], int | None], OpArrays] = field(
         default_factory=dict, compare=False
@@ -578,7 +581,10 @@ def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJ
 def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
     job = _whole_model_job(work, flash_attention, act_b)
     ops = step_ops(work, flash_attention, act_b)
-    return job if ops is None else replace(job, ops=tuple(ops))
+    if ops is None:
+        return job
+    inside = math.fsum(o.count for o in ops if o.role == "layout")
+    return replace(job, ops=tuple(ops), library_kernels=inside)
 
 
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -872,8 +878,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         if energy > total:
             compute, total = compute + energy - total, energy
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
-    # an eager runtime dispatches every kernel from the host: throughput cannot beat it
-    dispatch = arrs.kernels * on.prof.host_us_per_op * 1e-6
+    # an eager runtime dispatches every kernel from the host: throughput cannot beat it (not
+    # the layout transforms cuDNN launches inside a convolution's call)
+    launched = arrs.kernels - (0.0 if "layout" in fuse else job.library_kernels)
+    dispatch = launched * on.prof.host_us_per_op * 1e-6
     host = dispatch if dispatch > host else host
     step = host if host > total else total
     eff = on.op_eff or on.eff
