@@ -641,10 +641,10 @@ TABLE_TRAIN = frozenset({"fp16", "bf16"})
 # Eager diffusion: the held-out diffusers rows went from a median ratio of 2.01 (whole-model) to
 # 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19), eager PyTorch and
 # TensorFlow (± XLA) with their host dispatch per kernel (DLE ResNeXt-101 / SE-ResNeXt-101 /
-# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.08, TensorFlow 2.45 → 1.45). Eager CNN
-# training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core convolution (Lambda
-# ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower). docs/methodology.md,
-# "Operator tables".
+# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). Eager CNN
+# training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core
+# convolution (Lambda ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower).
+# docs/methodology.md, "Operator tables".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
     inference under TensorRT, eager PyTorch and TensorFlow, and eager CNN training under mixed
