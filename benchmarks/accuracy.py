@@ -1151,6 +1151,48 @@ def print_training(data_dir: Path, measurements: Path, verbose: bool) -> None:
                 )
 
 
+# ---------------------------------------------------------------- DLE CNN inference (tuning set)
+
+# TensorFlow and eager-PyTorch CNN inference from NVIDIA DeepLearningExamples' READMEs for models
+# other than the held-out ResNet-50 (ResNeXt-101, SE-ResNeXt-101, EfficientNet-B0): the set the
+# TF / eager CNN inference constants were judged and calibrated on. Rows as the held-out files'.
+DLE_CNN_FILE = ROOT / "tests" / "data" / "dle_cnn_inference.yaml"
+
+
+def dle_cnn_scores(data_dir: Path, path: Path = DLE_CNN_FILE) -> list[HeldoutScore]:
+    """Per regime, then per (preset, runtime) within it: median ratio, bias, Spearman (pooled
+    and per group of three GPUs or more), scored as the held-out set is."""
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    out: list[HeldoutScore] = []
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        out.extend(heldout_scores(sub, skipped))
+        keys = dict.fromkeys(" ".join(r.group.split()[:2]) for r in sub)
+        for key in keys:
+            part = [replace(r, regime=f"  {key}") for r in sub if r.group.startswith(key + " ")]
+            out.extend(heldout_scores(part))
+    return out
+
+
+def print_dle_cnn(data_dir: Path) -> None:
+    if not DLE_CNN_FILE.exists():
+        return
+    print()
+    print("DLE CNN inference, tuning set (tests/data/dle_cnn_inference.yaml)")
+    print(
+        f"{'regime':38} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+    )
+    for s in dle_cnn_scores(data_dir):
+        g = s.group_spearman
+        gmed = statistics.median(g) if g else math.nan
+        gmin = min(g) if g else math.nan
+        print(
+            f"{s.regime:38} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
+            f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
+        )
+
+
 def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:
     if RUNTIME_FILE.exists():
         rt = evaluate_runtime(data_dir, RUNTIME_FILE)
@@ -1215,6 +1257,7 @@ def main(argv: list[str] | None = None) -> int:
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
+    print_dle_cnn(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
@@ -1244,6 +1287,7 @@ __all__ = [
     "band_scores",
     "calibration_rows",
     "conformal_band",
+    "dle_cnn_scores",
     "evaluate",
     "evaluate_eager_decode",
     "evaluate_fit",
