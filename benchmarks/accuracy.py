@@ -556,40 +556,68 @@ def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> t
     return conformal.conformal_band(ratios, step, margin)
 
 
+# (regime, runtime, workload, GPU slug, measured ÷ predicted): one tuning-set result
+_Residual = tuple[str, str, str, str, float]
+
+
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
     """Every tuning-set result the bands calibrate on: Lambda PyTorch training and FSDP LLM
-    pretraining (tests/data/llm_pretrain.yaml); TensorRT BERT
-    and MLPerf ResNet-50/SDXL batch inference; llama.cpp decode and prefill on every backend;
-    eager decode (transformers generate(), a bare PyTorch loop; the calibration row left out);
-    LLM serving (TensorRT-LLM saturation tables, vLLM load points)."""
+    pretraining (tests/data/llm_pretrain.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
+    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference; llama.cpp
+    decode and prefill on every backend; eager decode (transformers generate(), a bare PyTorch
+    loop; the calibration row left out); LLM serving (TensorRT-LLM saturation tables, vLLM
+    load points)."""
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
-    out: list[CalRow] = []
+    residuals = [
+        *_training_residuals(data_dir, measurements),
+        *_batch_inference_residuals(data_dir),
+        *_llm_inference_residuals(data_dir, inference),
+        *serving_rows(data_dir),
+    ]
+    return [
+        CalRow(regime, runtime, workload, slug, gpus[slug].vendor, gpus[slug].architecture, r)
+        for regime, runtime, workload, slug, r in residuals
+    ]
 
-    def add(regime: str, runtime: str, workload: str, slug: str, ratio: float) -> None:
-        g = gpus[slug]
-        out.append(CalRow(regime, runtime, workload, slug, g.vendor, g.architecture, ratio))
 
+def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
+    out: list[_Residual] = []
     for score in evaluate(data_dir, measurements):
         for slug, m, p in score.rows:
-            add("train", "pytorch", f"{score.model} {score.precision}", slug, m / p)
+            out.append(("train", "pytorch", f"{score.model} {score.precision}", slug, m / p))
     for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
-        add("train", "pytorch", f"pretrain {pr.group}", pr.slug, pr.measured / pr.predicted)
+        ratio = pr.measured / pr.predicted
+        out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio))
+    return out
+
+
+def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
+    out: list[_Residual] = []
+    presets = load_presets(data_dir)
     if RUNTIME_FILE.exists():
         for slug, label, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows:
-            add("infer", label.split()[1], label, slug, m / p)
+            regime = rank.band_regime_infer(presets[label.split()[0]].model.family)
+            out.append((regime, label.split()[1], label, slug, m / p))
+    if DLE_CNN_FILE.exists():  # CNN inference, eager PyTorch and TensorFlow (DeepLearningExamples)
+        for r in evaluate_heldout(data_dir, [DLE_CNN_FILE])[0]:
+            out.append(("infer-cnn", r.group.split()[1], f"dle {r.group}", r.slug, r.ratio))
+    return out
+
+
+def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]:
+    out: list[_Residual] = []
     if inference.exists():
         for inf in evaluate_inference(data_dir, inference):
             if inf.backend == "all":
                 continue
             regime = "decode" if inf.metric == "tg" else "prefill"
-            for slug, m, p in inf.rows:
-                add(regime, "llama.cpp", f"llama.cpp {inf.backend} {inf.metric}", slug, m / p)
+            label = f"llama.cpp {inf.backend} {inf.metric}"
+            out.extend((regime, "llama.cpp", label, slug, m / p) for slug, m, p in inf.rows)
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
-                add("decode", e.runtime, f"{e.model} {e.runtime}", e.slug, e.measured / e.predicted)
-    for regime, runtime, workload, slug, ratio in serving_rows(data_dir):
-        add(regime, runtime, workload, slug, ratio)
+                ratio = e.measured / e.predicted
+                out.append(("decode", e.runtime, f"{e.model} {e.runtime}", e.slug, ratio))
     return out
 
 
@@ -862,13 +890,13 @@ def predict_heldout(
 # held-out regime -> the engine's band regime (app/domain/rank.py's _regime)
 HELDOUT_BAND_REGIME = {
     "cnn-training": "train",
-    "tf-cnn-inference": "infer",
-    "pytorch-cnn-inference": "infer",
+    "tf-cnn-inference": "infer-cnn",
+    "pytorch-cnn-inference": "infer-cnn",
     "bert-tensorrt": "infer",
-    "diffusion-eager": "infer",
+    "diffusion-eager": "infer-diffusion",
     "eager-decode": "decode",
     "moe-decode": "decode",
-    "llm-pretraining": "train",
+    "llm-pretraining": "train-llm",
 }
 
 
@@ -944,7 +972,7 @@ def _pretrain_heldout(
     """A held-out LLM pretraining row (benchmarks/llm_pretrain.py), tokens/s per GPU."""
     value, est = heldout_tokens_per_gpu(row, gpu, data_dir, models)
     inputs = bands.BandInputs(
-        regime="train",
+        regime="train-llm",
         vendor=gpu.vendor,
         architecture=gpu.architecture,
         runtime=row["runtime"],

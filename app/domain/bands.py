@@ -62,7 +62,7 @@ _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
 class BandInputs:
     """What decides a row's band, from the row's GPU, workload and estimate."""
 
-    regime: str  # train | infer | decode | serving
+    regime: str  # train, train-llm, infer, infer-cnn, infer-diffusion, decode, prefill, serving
     vendor: str
     architecture: str
     runtime: str

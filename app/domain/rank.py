@@ -228,8 +228,18 @@ def advice(
 
 def _regime(work: WorkloadSpec) -> str:
     if work.training:
-        return "train"
-    return "decode" if work.is_llm_inference else "infer"
+        # decoder LMs (pretraining, fine-tuning) calibrate on their own published runs: their
+        # errors differ from the CNN and encoder runs' (benchmarks/accuracy.py)
+        return "train-llm" if work.model.family == "decoder" else "train"
+    if work.is_llm_inference:
+        return "decode"
+    return band_regime_infer(work.model.family)
+
+
+def band_regime_infer(family: str) -> str:
+    """The band regime of a one-shot inference: CNNs and diffusion pipelines calibrate on their
+    own published runs (their errors are not the transformers')."""
+    return {"cnn": "infer-cnn", "diffusion": "infer-diffusion"}.get(family, "infer")
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:

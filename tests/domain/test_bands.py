@@ -89,3 +89,11 @@ def test_measured_rows_keep_their_narrow_band_but_not_past_moe() -> None:
 def test_no_calibrated_band_falls_back_by_vendor() -> None:
     assert bands.band(_with(regime="train"), TABLE)[:2] == bands.BAND_MODELLED
     assert bands.band(_with(regime="train", vendor="amd"), TABLE)[:2] == bands.BAND_SPARSE_VENDOR
+
+
+def test_band_regimes_keep_families_whose_errors_differ_apart() -> None:
+    from app.domain.rank import band_regime_infer
+
+    assert band_regime_infer("cnn") == "infer-cnn"
+    assert band_regime_infer("diffusion") == "infer-diffusion"
+    assert band_regime_infer("encoder") == band_regime_infer("vit") == "infer"
