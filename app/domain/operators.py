@@ -695,12 +695,14 @@ def table_ops(
     w_b: float = 2.0,
     dtype: str = "bf16",
     training: bool = False,
+    eager_conv: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
     2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output. In training a
     norm is batch normalisation over the batch: one pass reads the input for the statistics,
-    a second reads it again and writes the output."""
+    a second reads it again and writes the output. ``eager_conv``: the convolutions run in eager
+    PyTorch on NCHW tensors with a bias (``eager_conv_passes``)."""
     out: list[Op] = []
     for o in table.ops:
         kind = o["kind"]
@@ -736,6 +738,9 @@ def table_ops(
                     c_in / g,
                 )
             )
+            if eager_conv:
+                x_el = batch * c_in * h_in * w_in
+                out.extend(eager_conv_passes(name, x_el, m * c_out, count, act_b, dtype))
         elif kind == "gemm":
             out.append(
                 gemm(
@@ -787,6 +792,24 @@ def table_ops(
                 op = derive(op, role="bn")
             out.append(op)
     return out
+
+
+def eager_conv_passes(
+    name: str, in_el: float, out_el: float, count: float, act_b: float, dtype: str
+) -> list[Op]:
+    """The memory passes eager PyTorch runs around one cuDNN convolution of an NCHW model with
+    a bias (diffusers' UNet and VAE: every Conv2d keeps its bias, and diffusers does not convert
+    them to channels_last). cuDNN's tensor-core kernels work in NHWC and transpose an NCHW input
+    to it and the output back (NVIDIA, Convolutional Layers User's Guide, "Tensor Layouts In
+    Memory: NCHW vs NHWC", Figure 2); ATen's cuDNN path adds the bias after the convolution as
+    its own element-wise kernel (aten/src/ATen/native/Convolution.cpp: ``output.add_`` of the
+    reshaped bias). Each pass reads and writes its tensor once."""
+    kw: dict[str, Any] = {"count": count, "act_b": act_b, "dtype": dtype}
+    return [
+        memory_op("elementwise", f"{name}:nchw_to_nhwc", "layout", in_el, in_el, **kw),
+        memory_op("elementwise", f"{name}:nhwc_to_nchw", "layout", out_el, out_el, **kw),
+        memory_op("elementwise", f"{name}:bias", "bias", out_el, out_el, **kw),
+    ]
 
 
 def total(ops: list[Op], attr: str = "flops") -> float:

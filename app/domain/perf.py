@@ -646,17 +646,29 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
     w_b = _op_weight_bytes(work)
     training = work.training
     if m.operators is not None and table_prices(work):
-        ops = table_ops(m.operators, b, act_b=act_b, w_b=w_b, dtype=dtype, training=training)
         npass = max(1, m.passes_per_sample or 1)
+        diffusion = m.family == "diffusion"
+        # classifier-free guidance: diffusers runs the UNet once per step on the conditional
+        # and unconditional latents concatenated (2 × batch), not twice on the batch
+        cfg = 2 if diffusion and npass % 2 == 0 else 1
+        ops = table_ops(
+            m.operators,
+            b * cfg,
+            act_b=act_b,
+            w_b=w_b,
+            dtype=dtype,
+            training=training,
+            eager_conv=diffusion and work.runtime == "pytorch",
+        )
         if npass > 1:
-            # a diffusion sample runs the table (one UNet pass) steps × 2 times
-            ops = [replace(o, count=o.count * npass) for o in ops]
-            # what the preset's FLOPs hold beyond those passes (the VAE decode), which has no
-            # table: priced as one well-shaped (cubic) GEMM
+            # a diffusion sample runs the table (one UNet call) once per step
+            ops = [replace(o, count=o.count * npass / cfg) for o in ops]
+            # what the preset's FLOPs hold beyond those passes: the VAE decode of the batch,
+            # from its own table (scaled to the FLOPs the preset counts for it), else one
+            # well-shaped (cubic) GEMM
             rest = (m.gflops_per_sample or 0.0) * 1e9 * b - total(ops)
             if rest > 0:
-                side = (rest / 2.0) ** (1.0 / 3.0)
-                ops.append(gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype))
+                ops.extend(_decode_ops(work, rest, act_b, w_b))
         return ops
     if m.family == "vit" and m.has_shape:
         return vit_ops(
@@ -674,6 +686,26 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             dtype=dtype,
         )
     return None
+
+
+def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> list[Op]:
+    """``flops`` of a diffusion sample's decode: the VAE decoder's table on the batch (eager:
+    its NCHW convolutions with their layout and bias passes), its counts scaled so that the
+    ops hold ``flops``; without a table one cubic GEMM of those FLOPs."""
+    m, dtype = work.model, work.precision
+    if m.decoder_operators is None:
+        side = (flops / 2.0) ** (1.0 / 3.0)
+        return [gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype)]
+    ops = table_ops(
+        m.decoder_operators,
+        float(work.batch_size),
+        act_b=act_b,
+        w_b=w_b,
+        dtype=dtype,
+        eager_conv=work.runtime == "pytorch",
+    )
+    scale = flops / total(ops)
+    return [replace(o, count=o.count * scale) for o in ops]
 
 
 def _op_weight_bytes(work: WorkloadSpec) -> float:
