@@ -636,6 +636,9 @@ class ForwardTable:
     source: str
     gflops_forward: float | None
     ops: tuple[dict[str, Any], ...]
+    # every ATen call of the pass, views included (what an eager host dispatches); None in
+    # tables generated before the generator counted them
+    aten_calls: int | None = None
 
     @property
     def gflops(self) -> float:
@@ -666,11 +669,13 @@ def parse_table(doc: dict[str, Any]) -> ForwardTable:
     if not ops:
         raise ValueError("operator table has no ops")
     g = doc.get("gflops_forward")
+    calls = doc.get("aten_calls")
     return ForwardTable(
         model=str(doc.get("model") or ""),
         source=str(doc.get("source") or ""),
         gflops_forward=float(g) if g is not None else None,
         ops=tuple(ops),
+        aten_calls=int(calls) if calls is not None else None,
     )
 
 
@@ -785,7 +790,10 @@ def table_ops(
                 act_b=act_b,
                 dtype=dtype,
             )
-            if training and kind == "norm":
+            if (training and kind == "norm") or o.get("groups"):
+                # batch norm in training, and group norm always: the statistics span whole
+                # feature maps, so one pass reads the input for them and a second normalises
+                # (ATen's group_norm_kernel.cu: RowwiseMoments, then the affine element-wise)
                 op = derive(op, bytes_read=2.0 * el_in * act_b)
             elif kind == "norm":
                 # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable

@@ -559,6 +559,8 @@ class _StepJob:
     # The step as operators (forward, backward, optimizer), when the model has a shape or a
     # shipped table; None: priced whole-model as above
     ops: tuple[Op, ...] | None = None
+    # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
+    host_calls: float | None = None
     # the ops as arrays, per fusion policy (a request meets one or two runtimes) and SM count
     arrays: dict[tuple[tuple[str, ...], int | None], OpArrays] = field(
         default_factory=dict, compare=False
@@ -577,7 +579,9 @@ def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJ
 def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
     job = _whole_model_job(work, flash_attention, act_b)
     ops = step_ops(work, flash_attention, act_b)
-    return job if ops is None else replace(job, ops=tuple(ops))
+    if ops is None:
+        return job
+    return replace(job, ops=tuple(ops), host_calls=table_host_calls(work))
 
 
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -648,9 +652,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
     if m.operators is not None and table_prices(work):
         npass = max(1, m.passes_per_sample or 1)
         diffusion = m.family == "diffusion"
-        # classifier-free guidance: diffusers runs the UNet once per step on the conditional
-        # and unconditional latents concatenated (2 × batch), not twice on the batch
-        cfg = 2 if diffusion and npass % 2 == 0 else 1
+        cfg = _guidance(m)
         ops = table_ops(
             m.operators,
             b * cfg,
@@ -667,7 +669,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             # from its own table (scaled to the FLOPs the preset counts for it), else one
             # well-shaped (cubic) GEMM
             rest = (m.gflops_per_sample or 0.0) * 1e9 * b - total(ops)
-            if rest > 0:
+            if _has_rest(rest + total(ops), total(ops)):
                 ops.extend(_decode_ops(work, rest, act_b, w_b))
         return ops
     if m.family == "vit" and m.has_shape:
@@ -686,6 +688,36 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             dtype=dtype,
         )
     return None
+
+
+def _guidance(m: ModelSpec) -> int:
+    """Latents per image in one UNet call: 2 under classifier-free guidance (a diffusion
+    preset's passes come in pairs), which diffusers runs as one call on the conditional and
+    unconditional latents concatenated (2 × batch), not as two calls on the batch."""
+    npass = m.passes_per_sample or 1
+    return 2 if m.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
+
+
+def table_host_calls(work: WorkloadSpec) -> float | None:
+    """ATen calls an eager host makes per step of a table-priced job: the table's own count
+    (views included) per network call — a diffusion sample's UNet once per step, its VAE once
+    per decode of the batch. None where a table lacks the count: the kernels stand in."""
+    m = work.model
+    if m.operators is None or m.operators.aten_calls is None or not table_prices(work):
+        return None
+    npass = max(1, m.passes_per_sample or 1)
+    calls = float(m.operators.aten_calls) * npass / _guidance(m)
+    dec = m.decoder_operators
+    unet = (m.operators.gflops_forward or m.operators.gflops) * npass
+    if npass > 1 and dec is not None and dec.aten_calls and _has_rest(m.gflops_per_sample, unet):
+        calls += dec.aten_calls  # one decode call of the batch
+    return calls
+
+
+def _has_rest(total: float | None, passes: float) -> bool:
+    """Whether a diffusion preset's FLOPs hold more than its UNet passes (a VAE decode), beyond
+    the rounding of the per-pass figure (a denoising-step workload has none)."""
+    return (total or 0.0) > passes * (1.0 + 1e-3)
 
 
 def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> list[Op]:
@@ -820,8 +852,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         if energy > total:
             compute, total = compute + energy - total, energy
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
-    # an eager runtime dispatches every kernel from the host: throughput cannot beat it
-    dispatch = arrs.kernels * on.prof.host_us_per_op * 1e-6
+    # an eager runtime dispatches every op from the host: throughput cannot beat it (the
+    # table's ATen calls where it counts them, views included; else one per kernel)
+    calls = arrs.kernels if job.host_calls is None else job.host_calls
+    dispatch = calls * on.prof.host_us_per_op * 1e-6
     host = dispatch if dispatch > host else host
     step = host if host > total else total
     eff = on.op_eff or on.eff

@@ -97,3 +97,54 @@ def test_the_vae_decode_is_priced_from_its_table_with_the_rest_of_the_flops() ->
     with_table = perf.estimate(A100, work).step_time_s
     without = perf.estimate(A100, _diffusion()).step_time_s
     assert with_table > without
+
+
+def test_a_group_norm_reads_its_input_twice_a_layer_norm_once() -> None:
+    table = parse_table(
+        {
+            "model": "toy",
+            "ops": [
+                {"kind": "norm", "name": "gn", "count": 1, "elements_in": 100,
+                 "elements_out": 100, "groups": 32},
+                {"kind": "norm", "name": "ln", "count": 1, "elements_in": 100,
+                 "elements_out": 100},
+            ],
+        }
+    )  # fmt: skip
+    gn, ln = table_ops(table, 2)
+    assert gn.bytes_read == pytest.approx(2 * ln.bytes_read)
+    assert gn.bytes_written == ln.bytes_written
+    assert gn.role == "norm"  # not foldable like an inference batch norm
+    assert ln.role == "bn"
+
+
+def test_an_eager_host_dispatches_the_tables_aten_calls_per_network_call() -> None:
+    unet = dataclasses.replace(UNET, aten_calls=1000)
+    vae = dataclasses.replace(UNET, aten_calls=100)
+    work = _diffusion(decoder=True)
+    model = dataclasses.replace(work.model, operators=unet, decoder_operators=vae)
+    work = dataclasses.replace(work, model=model)
+    # 25 UNet calls (50 passes under guidance) and one decode of the batch, whatever the batch
+    assert perf.table_host_calls(work) == pytest.approx(25 * 1000 + 100)
+    assert perf.table_host_calls(dataclasses.replace(work, batch_size=9)) == pytest.approx(25_100)
+    # a denoising-step workload (no decode in its FLOPs) makes the UNet's calls only
+    step = dataclasses.replace(
+        model, passes_per_sample=2, gflops_per_sample=2 * UNET.gflops, decoder_operators=vae
+    )
+    assert perf.table_host_calls(dataclasses.replace(work, model=step)) == 1000
+    # a table without the count: None (the kernels stand in)
+    assert perf.table_host_calls(_diffusion()) is None
+
+
+def test_the_shipped_unet_tables_count_their_host_calls() -> None:
+    from pathlib import Path
+
+    from app.recommend.presets import load_presets
+
+    presets = load_presets(Path(__file__).resolve().parents[2] / "data")
+    for key in ("stable-diffusion-1.5", "sdxl"):
+        m = presets[key].model
+        assert m.operators is not None and m.decoder_operators is not None
+        kernels = sum(float(o.get("count") or 1) for o in m.operators.ops)
+        # views and reshapes outnumber the kernels in diffusers' blocks
+        assert (m.operators.aten_calls or 0) > 1.5 * kernels
