@@ -21,7 +21,8 @@ from app.shipped.rules import DATA_DIR
 # The model fields a preset may set, and which of them are integers: read off ModelSpec so a
 # field added there is a preset field too.
 _MODEL_TYPES = get_type_hints(ModelSpec)
-_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec) if f.name != "operators")
+_TABLES = ("operators", "decoder_operators")  # read from data/operators/, never from the preset
+_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec) if f.name not in _TABLES)
 _INT_FIELDS = tuple(k for k in _MODEL_FIELDS if _MODEL_TYPES[k] in (int, int | None))
 
 
