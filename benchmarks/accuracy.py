@@ -731,7 +731,8 @@ def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
     if row["metric"] == "denoise_steps_per_s":
         per_pass = ((model.gflops_per_sample or 0.0) - vae) / max(1, model.passes_per_sample or 1)
         return replace(model, gflops_per_sample=2 * per_pass, passes_per_sample=2)
-    return diffusion_at_steps(model, int(row["steps"]), vae)
+    # a scheduler may call the UNet more often than the steps asked for (``unet_calls``)
+    return diffusion_at_steps(model, int(row.get("unet_calls") or row["steps"]), vae)
 
 
 def _heldout_decoder(shape: dict[str, Any]) -> ModelSpec:

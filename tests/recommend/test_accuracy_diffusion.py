@@ -48,3 +48,18 @@ def test_every_tuning_row_is_sourced_and_priced(accuracy) -> None:
     assert not skipped
     assert len(rows) == len(doc["measurements"])
     assert all(r.predicted > 0 for r in rows)
+
+
+def test_a_row_names_the_unet_calls_its_scheduler_makes(accuracy) -> None:
+    from app.catalog.loader import read_gpu_specs
+
+    gpu = next(g for g in read_gpu_specs(ROOT / "data") if g.slug == "a100-sxm4-40gb")
+    row = {
+        "regime": "diffusion-eager", "preset": "stable-diffusion-1.5", "gpu_slug": gpu.slug,
+        "precision": "fp16", "batch_size": 16, "steps": 30, "runtime": "pytorch",
+        "metric": "seconds_per_batch",
+    }  # fmt: skip
+    asked = accuracy.predict_heldout(row, gpu, ROOT / "data")
+    pndm = accuracy.predict_heldout({**row, "unet_calls": 31}, gpu, ROOT / "data")
+    # one more UNet call of 32 latents, the same decode: about 1/30 longer
+    assert 1.02 < pndm / asked < 1.04
