@@ -44,6 +44,7 @@ from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
+from benchmarks.llm_pretrain import heldout_tokens_per_gpu, print_pretrain  # noqa: E402
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
 INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"
@@ -769,6 +770,7 @@ HELDOUT_BAND_REGIME = {
     "diffusion-eager": "infer",
     "eager-decode": "decode",
     "moe-decode": "decode",
+    "llm-pretraining": "train",
 }
 
 
@@ -779,6 +781,8 @@ def heldout_estimate(
     models: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[float, bands.BandInputs]:
     """predict_heldout's figure and what decides the band the engine would draw around it."""
+    if row["regime"] == "llm-pretraining":
+        return _pretrain_heldout(row, gpu, data_dir, models or {})
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -834,6 +838,26 @@ def heldout_estimate(
         num_gpus=est.num_gpus,
     )
     return _in_metric(row["metric"], est, batch), inputs
+
+
+def _pretrain_heldout(
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+) -> tuple[float, bands.BandInputs]:
+    """A held-out LLM pretraining row (benchmarks/llm_pretrain.py), tokens/s per GPU."""
+    value, est = heldout_tokens_per_gpu(row, gpu, data_dir, models)
+    inputs = bands.BandInputs(
+        regime="train",
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=row["runtime"],
+        efficiency_source=est.efficiency_source,
+        measured_on=est.measured_on,
+        moe=False,
+        four_bit=False,
+        derived_peak=derived_peak(gpu, est.compute_precision),
+        num_gpus=est.num_gpus,
+    )
+    return value, inputs
 
 
 def _in_metric(metric: str, est: perf.PerfEstimate, batch: int) -> float:
@@ -1124,6 +1148,7 @@ def main(argv: list[str] | None = None) -> int:
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
+    print_pretrain(args.data, args.verbose)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)

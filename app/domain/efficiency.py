@@ -70,6 +70,11 @@ class RuntimeProfile:
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture
     tensor_tflops_per_watt: float | None = None
+    # Share of the 16-bit dense peak the runtime's flash-attention forward reaches on the
+    # architecture, where it is below the kernels module's share of the GEMM rate (FlashAttention-2
+    # on Hopper: written for Ampere's synchronous mma, it uses neither wgmma nor TMA); None: the
+    # GEMM-relative factors (kernels.FLASH_FWD_FACTOR, FLASH_BWD_FACTOR) alone
+    flash_peak_share: float | None = None
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces

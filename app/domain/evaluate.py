@@ -464,17 +464,16 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis."""
     if ctx.offers is None or config.offer is not None:
         return None
-    offers = ctx.offers.get(config.gpu.slug, _NO_OFFERS)
-    # Within the request by the offers object alone (every card without offers shares one),
-    # which the request's context keeps alive.
-    local = ("pricing", id(offers), n)
+    slug = config.gpu.slug
+    local = ("pricing", slug, n)
     pricing: costs.Pricing | None = ctx.memo.get(local)
     if pricing is not None:
         return pricing
-    # The same offers, count, policies and price basis give the same prices in every request:
-    # memoised by the offers object (the service keeps one per GPU until an offer changes),
-    # which the entry holds so its id is not reused while the entry lives.
-    key = (id(offers), n, _policy(ctx))
+    offers = ctx.offers.get(slug, _NO_OFFERS)
+    # A card's offers snapshot, count, policies and price basis give the same prices in every
+    # request: kept by card, count and policy while the card's offers are the same object (the
+    # service loads one per card until an offer changes; the entry holds it to compare).
+    key = (slug, n, _policy(ctx))
     hit = _PRICINGS.get(key)
     if hit is not None and hit[0] is offers:
         pricing = hit[1]
@@ -616,7 +615,9 @@ Step = tuple[tuple[str, ...], int | None]
 def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
     """(savers, micro-batch) steps to try, from the job as asked to every saver applied: the
     same for every card of a request with the same job and savers allowed, so built once."""
-    lkey = ("ladder", id(work), allowed)  # ``work`` is a job the request memoises (``_job``)
+    # keyed by what _build_ladder reads of the job
+    lkey: tuple[object, ...] = ("ladder", work.training, work.gradient_checkpointing)
+    lkey += (work.optimizer, work.batch_size, allowed)
     hit: list[Step] | None = ctx.memo.get(lkey)
     if hit is None:
         hit = ctx.memo[lkey] = _build_ladder(work, allowed)
@@ -1023,7 +1024,7 @@ def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = Fals
     for c in planned:
         # the configurations of one plan step share one variant (see plan)
         v = c.variant
-        k = id(v) if v is not None else (c.precision, c.runtime, c.savers, c.micro_batch)
+        k = v[1] if v is not None else (c.precision, c.runtime, c.savers, c.micro_batch)
         w = widest.get(k)
         if w is None or c.num_gpus > w.num_gpus:
             widest[k] = c

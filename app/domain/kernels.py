@@ -233,19 +233,27 @@ def step_time(
 
 
 def class_rates(
-    gemm_rate: float, vector_rate: float | None, flash_fwd: float | None = None
+    gemm_rate: float,
+    vector_rate: float | None,
+    flash_fwd: float | None = None,
+    flash_cap: float | None = None,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
     ``flash_fwd``: the attention forward's rate ÷ the GEMM rate where the GPU's kernel
     profile gives it (own or carried-over attention points); the backward keeps the paper's
-    backward-to-forward ratio (0.50 ÷ 0.73) under it."""
+    backward-to-forward ratio (0.50 ÷ 0.73) under it. ``flash_cap``: the most FLOP/s the
+    flash-attention forward reaches on this architecture (a kernel that cannot use the
+    architecture's tensor-core instructions, e.g. FlashAttention-2 on Hopper; the 16-bit rate
+    of an fp8 job's attention); the backward keeps its ratio to the forward."""
     vec = vector_rate if vector_rate else gemm_rate
-    fwd = flash_fwd if flash_fwd else FLASH_FWD_FACTOR
+    fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
+    if flash_cap is not None and flash_cap < fwd:
+        fwd = flash_cap
     return (
         gemm_rate,
-        gemm_rate * fwd,
-        gemm_rate * fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR),
+        fwd,
+        fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR),
         gemm_rate,
         vec,
         vec,

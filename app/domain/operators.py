@@ -33,8 +33,10 @@ MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, o
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
 # "bn": inference batch normalisation, an affine map an engine folds into the conv's weights.
+# "layout": cuDNN's NCHW↔NHWC transforms around a tensor-core convolution (``nchw_transposes``).
 ROLES = (
     "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
+    "layout",
 )  # fmt: skip
 
 # FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
@@ -382,23 +384,98 @@ def transformer_ops(
         )
     ops.append(memory_op("elementwise", "residual.mlp", "residual", 2 * t * h, t * h, **kw))
     ops.append(memory_op("norm", f"{norm}.final", "norm", t * h, t * h, act_b=act_b, dtype=dtype))
+    if gated and training:
+        ops.extend(eager_llama_passes(model, t, kw))
     if decoder and model.vocab_size:
         v = float(model.vocab_size)
         ops.append(gemm("lm_head", t, v, h, act_b=act_b, w_b=w_b, dtype=dtype))
         if training:
-            # cross-entropy upcasts the logits to fp32 and writes the log-softmax
-            ops.append(
-                memory_op(
-                    "elementwise",
-                    "loss",
-                    "loss",
-                    t * v,
-                    t * v,
-                    act_b=act_b,
-                    extra_write=t * v * (4.0 - act_b),
-                    dtype=dtype,
-                )
+            ops.extend(loss_ops(t * v, act_b, dtype))
+    return ops
+
+
+LOSS_B = 4.0  # cross-entropy runs in fp32 (log_softmax and nll_loss are on autocast's fp32 list)
+
+
+def loss_ops(logits: float, act_b: float, dtype: str) -> list[Op]:
+    """Eager cross-entropy over ``logits`` elements (tokens × vocabulary), as F.cross_entropy
+    runs under autocast: the logits cast up to fp32 (skipped when they already are), then
+    log_softmax reading and writing fp32; nll_loss gathers one value per token (negligible).
+    Their backward (``backward_ops``): nll_loss writes a dense fp32 gradient of the logits'
+    shape, log_softmax reads it and its saved output and writes its input gradient, and the
+    cast's backward casts that gradient back down. With a vocabulary of 32-128 k and hidden
+    sizes of 2-8 k, these passes move 10-60× a layer's activation bytes per token."""
+    ops: list[Op] = []
+    if act_b < LOSS_B:
+        ops.append(
+            Op(
+                "elementwise",
+                "loss.cast",
+                MEMORY,
+                1.0,
+                0.0,
+                logits * act_b,
+                logits * LOSS_B,
+                dtype,
+                "cast",
             )
+        )
+    ops.append(
+        Op(
+            "softmax",
+            "loss.log_softmax",
+            MEMORY,
+            1.0,
+            0.0,
+            logits * LOSS_B,
+            logits * LOSS_B,
+            dtype,
+            "loss",
+        )
+    )
+    return ops
+
+
+# Eager Llama-style code (Meta's reference model, torchtitan's, Hugging Face's LlamaForCausalLM)
+# writes RMSNorm as x.float() → pow(2) → mean → · rsqrt → type_as → · weight and rotary
+# embeddings as x.float() → complex multiply → type_as: bytes read and written per element
+# beyond the one pass (2 B in, 2 B out) the fused norm and rotary ops above already count.
+RMSNORM_FP32_EXTRA = (18.0, 14.0)  # reads 2+4+4+4+4+2, writes 4+4+4+2+2, less one fused pass
+ROTARY_FP32_EXTRA = (8.0, 8.0)  # reads 2+4+4, writes 4+4+2 per q/k element, less one pass
+
+
+def eager_llama_passes(model: ModelSpec, t: float, kw: dict[str, Any]) -> list[Op]:
+    """The memory-bound passes eager Llama-style training code runs beyond the fused ops of
+    ``transformer_ops``: the fp32 RMSNorm chain (both norms per layer and the final one) and
+    the fp32 complex rotary, as casts (a fusing runtime folds them into one pass); SiLU
+    before the gate product (two kernels, not one); repeat_kv's copy of K and V to every query
+    head when grouped (expand + reshape); and the copy of the attention output back to
+    (batch, seq, heads·dim) (transpose + contiguous)."""
+    h = float(model.hidden_size or 0)
+    heads = float(model.num_heads or 1)
+    kv_heads = float(model.kv_heads or heads)
+    hd = float(model.head_dim or h / heads)
+    inter = float(model.intermediate_size or 4 * h)
+    if model.experts and model.experts > 1:
+        inter *= float(model.active_experts or 1)
+    layers = float(kw["count"])
+    dtype = str(kw["dtype"])
+
+    def extra(name: str, role: str, elements: float, rw: tuple[float, float], n: float) -> Op:
+        return Op("elementwise", name, MEMORY, n, 0.0, elements * rw[0], elements * rw[1],
+                  dtype, role)  # fmt: skip
+
+    qk = t * (heads + kv_heads) * hd
+    ops = [
+        extra("rmsnorm.fp32", "cast", t * h, RMSNORM_FP32_EXTRA, 2.0 * layers),
+        extra("rmsnorm.fp32.final", "cast", t * h, RMSNORM_FP32_EXTRA, 1.0),
+        extra("rotary.fp32", "cast", qk, ROTARY_FP32_EXTRA, layers),
+        memory_op("elementwise", "swiglu.silu", "act", t * inter, t * inter, **kw),
+        memory_op("elementwise", "attention.out_copy", "copy", t * h, t * h, **kw),
+    ]
+    if kv_heads < heads:
+        kv, full = 2.0 * t * kv_heads * hd, 2.0 * t * heads * hd
+        ops.append(memory_op("elementwise", "repeat_kv", "copy", kv, full, **kw))
     return ops
 
 
@@ -498,6 +575,29 @@ def backward_ops(
                     flops=op.flops * FLASH_BWD_FLOPS,
                     bytes_read=op.bytes_read + 2.0 * op.bytes_written,
                     bytes_written=op.bytes_read,
+                )
+            )
+        elif op.role == "cast":
+            # a cast's gradient is the output gradient cast back: read it, write the input's
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    phase="bwd",
+                    bytes_read=op.bytes_written,
+                    bytes_written=op.bytes_read,
+                )
+            )
+        elif op.role == "loss":
+            # nll_loss's backward writes a dense gradient of the log-probabilities (zeros but
+            # one value per token); log_softmax's reads it and its saved output, writes dX
+            out.append(
+                derive(
+                    op,
+                    name=f"{op.name}.bwd",
+                    phase="bwd",
+                    bytes_read=2.0 * op.bytes_written,
+                    bytes_written=op.bytes_read + op.bytes_written,
                 )
             )
         elif op.role == "embed":
@@ -700,14 +800,14 @@ def table_ops(
     w_b: float = 2.0,
     dtype: str = "bf16",
     training: bool = False,
-    eager_conv: bool = False,
+    conv_bias: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
     2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output. In training a
     norm is batch normalisation over the batch: one pass reads the input for the statistics,
-    a second reads it again and writes the output. ``eager_conv``: the convolutions run in eager
-    PyTorch on NCHW tensors with a bias (``eager_conv_passes``)."""
+    a second reads it again and writes the output. ``conv_bias``: the convolutions carry a bias
+    that eager PyTorch adds in a pass of its own (``conv_bias_pass``)."""
     out: list[Op] = []
     for o in table.ops:
         kind = o["kind"]
@@ -743,9 +843,8 @@ def table_ops(
                     c_in / g,
                 )
             )
-            if eager_conv:
-                x_el = batch * c_in * h_in * w_in
-                out.extend(eager_conv_passes(name, x_el, m * c_out, count, act_b, dtype))
+            if conv_bias:
+                out.append(conv_bias_pass(name, m * c_out, count, act_b, dtype))
         elif kind == "gemm":
             out.append(
                 gemm(
@@ -802,22 +901,47 @@ def table_ops(
     return out
 
 
-def eager_conv_passes(
-    name: str, in_el: float, out_el: float, count: float, act_b: float, dtype: str
-) -> list[Op]:
-    """The memory passes eager PyTorch runs around one cuDNN convolution of an NCHW model with
-    a bias (diffusers' UNet and VAE: every Conv2d keeps its bias, and diffusers does not convert
-    them to channels_last). cuDNN's tensor-core kernels work in NHWC and transpose an NCHW input
-    to it and the output back (NVIDIA, Convolutional Layers User's Guide, "Tensor Layouts In
-    Memory: NCHW vs NHWC", Figure 2); ATen's cuDNN path adds the bias after the convolution as
-    its own element-wise kernel (aten/src/ATen/native/Convolution.cpp: ``output.add_`` of the
-    reshaped bias). Each pass reads and writes its tensor once."""
-    kw: dict[str, Any] = {"count": count, "act_b": act_b, "dtype": dtype}
-    return [
-        memory_op("elementwise", f"{name}:nchw_to_nhwc", "layout", in_el, in_el, **kw),
-        memory_op("elementwise", f"{name}:nhwc_to_nchw", "layout", out_el, out_el, **kw),
-        memory_op("elementwise", f"{name}:bias", "bias", out_el, out_el, **kw),
-    ]
+def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = False) -> list[Op]:
+    """The layout transforms cuDNN adds around each tensor-core convolution of an NCHW network.
+
+    Tensor-core convolution kernels read and write NHWC; given NCHW tensors (PyTorch's default
+    memory format) cuDNN transforms the inputs to NHWC before the kernel and the output back
+    after it (cuDNN docs, Legacy API, "Data and Filter Formats"; methodology, Operators). Each
+    call therefore reads and writes its activation input and output once more: 2 × (input +
+    output) bytes, the weights aside (small). A training step makes three calls per convolution —
+    forward, dgrad (reads dY, writes dX) and wgrad (reads X and dY) — and two for the first
+    layer, whose input needs no gradient (``backward_ops``). Depthwise convolutions run on the
+    CUDA cores in NCHW directly: none. Role "layout": the pricing drops these ops where the
+    convolutions do not run on tensor cores."""
+    out: list[Op] = []
+    for i, op in enumerate(forward):
+        if op.klass != CONV:
+            continue
+        act = op.bytes_read - op.n * op.k * w_b + op.bytes_written
+        calls = (2.0 if i == 0 else 3.0) if training else 1.0
+        out.append(
+            Op(
+                "elementwise",
+                f"{op.name}.nchw",
+                MEMORY,
+                op.count * calls,
+                0.0,
+                act,
+                act,
+                op.dtype,
+                "layout",
+            )
+        )
+    return out
+
+
+def conv_bias_pass(name: str, out_el: float, count: float, act_b: float, dtype: str) -> Op:
+    """The pass eager PyTorch runs after a cuDNN convolution that has a bias (diffusers' UNet
+    and VAE: every Conv2d keeps its bias): ATen's cuDNN path adds it as its own element-wise
+    kernel (aten/src/ATen/native/Convolution.cpp: ``output.add_`` of the reshaped bias), which
+    reads and writes the output once. Role "bias"."""
+    return memory_op("elementwise", f"{name}:bias", "bias", out_el, out_el,
+                     count=count, act_b=act_b, dtype=dtype)  # fmt: skip
 
 
 def total(ops: list[Op], attr: str = "flops") -> float:

@@ -23,13 +23,14 @@ from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
-from app.domain.kernels import OpArrays, class_rates, prepare, step_time
+from app.domain.kernels import FLASH_FWD_FACTOR, OpArrays, class_rates, prepare, step_time
 from app.domain.operators import (
     MEMORY,
     Op,
     backward_ops,
     gemm,
     lora_ops,
+    nchw_transposes,
     optimizer_op,
     table_ops,
     total,
@@ -622,20 +623,31 @@ def has_operators(m: ModelSpec) -> bool:
     return m.has_shape and m.family in ("decoder", "encoder", "vit")
 
 
+# Runtimes whose CNNs run in NCHW: eager PyTorch keeps tensors in its default contiguous (NCHW)
+# memory format unless the user converts the model and inputs to channels_last, and
+# DeepLearningExamples' ConvNets default to it too (--memory-format nchw; Lambda's fork and
+# configs keep it, and its SSD has no layout option). TensorRT chooses its own layouts.
+NCHW_RUNTIMES = frozenset({"pytorch"})
+# Precisions of the CNN training the table prices: mixed precision (AMP) only. FP32/TF32 CNN
+# training scored worse per operator than whole-model on the tuning set (ResNet-50 median ratio
+# 1.16 vs 1.14), so by the rule below it stays whole-model.
+TABLE_TRAIN = frozenset({"fp16", "bf16"})
+
+
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
-# have been checked against published runs. Eager diffusion: the held-out diffusers rows went
-# from a median ratio of 2.01 (whole-model) to 1.29. Convolution-heavy training and inference,
-# and UNets under fusing runtimes, over-predict the big datacenter GPUs 1.6-3.9x with the
-# prior convolution efficiency (Lambda ResNet-50/SSD training, MLPerf ResNet-50/SDXL): no
-# measured convolution sweep backs a curve yet (issue 22's kernel profiles will), so those keep
-# the whole-model path. docs/methodology.md, "Operator tables".
+# have been checked against published runs and score no worse than the whole-model path there.
+# Eager diffusion: the held-out diffusers rows went from a median ratio of 2.01 (whole-model) to
+# 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19). Eager CNN training under
+# AMP, with the NCHW layout transforms cuDNN adds around each tensor-core convolution (Lambda
+# ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower). docs/methodology.md,
+# "Operator tables".
 def table_prices(work: WorkloadSpec) -> bool:
-    """Whether a shipped table prices this step: eager (PyTorch) diffusion inference and CNN
-    inference under TensorRT, the two checked against published runs; CNN training and CNN
-    inference under other runtimes stay whole-model (see above)."""
-    if work.training:
-        return False
+    """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
+    inference under TensorRT and eager CNN training under mixed precision, the regimes checked
+    against published runs; the rest stay whole-model (see above)."""
     family = work.model.family
+    if work.training:
+        return family == "cnn" and work.runtime in NCHW_RUNTIMES and work.precision in TABLE_TRAIN
     return (family == "cnn" and work.runtime == "tensorrt") or (
         family == "diffusion" and work.runtime == "pytorch"
     )
@@ -660,7 +672,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             w_b=w_b,
             dtype=dtype,
             training=training,
-            eager_conv=diffusion and work.runtime == "pytorch",
+            conv_bias=diffusion and work.runtime == "pytorch",
         )
         if npass > 1:
             # a diffusion sample runs the table (one UNet call) once per step
@@ -722,8 +734,9 @@ def _has_rest(total: float | None, passes: float) -> bool:
 
 def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> list[Op]:
     """``flops`` of a diffusion sample's decode: the VAE decoder's table on the batch (eager:
-    its NCHW convolutions with their layout and bias passes), its counts scaled so that the
-    ops hold ``flops``; without a table one cubic GEMM of those FLOPs."""
+    its convolutions with their bias passes; ``step_ops`` adds their NCHW transforms), its
+    counts scaled so that the ops hold ``flops``; without a table one cubic GEMM of those
+    FLOPs."""
     m, dtype = work.model, work.precision
     if m.decoder_operators is None:
         side = (flops / 2.0) ** (1.0 / 3.0)
@@ -734,7 +747,7 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
         act_b=act_b,
         w_b=w_b,
         dtype=dtype,
-        eager_conv=work.runtime == "pytorch",
+        conv_bias=work.runtime == "pytorch",
     )
     scale = flops / total(ops)
     return [replace(o, count=o.count * scale) for o in ops]
@@ -756,13 +769,21 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     the optimizer update over the trainable parameters and, under mixed precision, autocast's
     weight casts."""
     fwd = forward_ops(work, flash_attention, act_b)
-    if fwd is None or not work.training:
+    if fwd is None:
         return fwd
+    nchw = _runs_nchw(work)
+    if not work.training:
+        return fwd + nchw_transposes(fwd, w_b=_op_weight_bytes(work)) if nchw else fwd
     lora = work.peft in ("lora", "qlora")
     ops = list(fwd)
     if work.gradient_checkpointing:
-        ops.extend(fwd)
+        ops.extend(recomputed(fwd, work.model))
     ops.extend(backward_ops(fwd, weight_grads=not lora))
+    if nchw:
+        w_b = _op_weight_bytes(work)
+        ops.extend(nchw_transposes(fwd, w_b=w_b, training=True))
+        if work.gradient_checkpointing:  # the recomputed forward's calls
+            ops.extend(nchw_transposes(fwd, w_b=w_b))
     m = work.model
     if lora and m.is_transformer and m.has_shape:
         adapters = lora_ops(
@@ -788,6 +809,38 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+# Ops of a transformer that sit outside its blocks: the embedding lookup, the final norm, the LM
+# head and the loss. Activation checkpointing wraps the blocks (FSDP's apply_activation_
+# checkpointing on each decoder block in llm-foundry and torchtitan; Megatron's full recompute
+# of each transformer layer), so only the blocks' forward runs twice.
+_OUTSIDE_BLOCKS = ("embed", "lm_head")
+
+
+def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
+    """The forward ops a gradient-checkpointed backward runs again: a transformer's blocks, or
+    the whole forward of a model without blocks."""
+    if not (model.is_transformer and model.has_shape):
+        return fwd
+    return [
+        o
+        for o in fwd
+        if not (o.name in _OUTSIDE_BLOCKS or o.name.endswith(".final") or o.name.startswith("loss"))
+    ]
+
+
+def _runs_nchw(work: WorkloadSpec) -> bool:
+    """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
+    table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
+    them to channels_last)."""
+    m = work.model
+    return (
+        m.family in ("cnn", "diffusion")
+        and m.operators is not None
+        and work.runtime in NCHW_RUNTIMES
+        and table_prices(work)
+    )
 
 
 def _keep(store: dict[Any, tuple[WorkloadSpec, Any]], key: Any, work: WorkloadSpec, v: Any) -> None:
@@ -835,7 +888,7 @@ def single_gpu(
 
 def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGpu:
     """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
-    fuse = on.prof.fuse
+    fuse = on.drop
     # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
     arrs = job.arrays.get((fuse, on.sms))
     if arrs is None:
@@ -887,6 +940,9 @@ class _OnGpu:
     # The average tensor FLOP rate a power-capped board sustains (``_sustained_clock`` × its
     # boost-clock GEMM rate); None: no cap known
     power_cap_flops: float | None = None
+    # roles of the step's ops that do not run here: what the runtime fuses, and the NCHW layout
+    # transforms where the convolutions do not run on tensor cores (``_nchw_transforms_run``)
+    drop: tuple[str, ...] = ()
 
 
 def _on_gpu(
@@ -946,11 +1002,35 @@ def _build_on_gpu(
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
-        rates = class_rates(gemm_rate, vector, _flash_factor(op_eff, mode))
+        factor = _flash_factor(op_eff, mode)
+        # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
+        fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
+        rates = class_rates(gemm_rate, vector, factor, fcap)
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
-    return _OnGpu(eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap)
+    drop = prof.fuse if _nchw_transforms_run(gpu, be, mode) else (*prof.fuse, "layout")
+    return _OnGpu(
+        eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop
+    )
+
+
+# Datapaths whose cuDNN convolutions run on tensor cores: 16-bit on compute capability ≥ 7.0
+# (Volta, Turing and later), TF32 on ≥ 8.0 (the mode says so only where the GPU has it).
+_TENSOR_CORE_MODES = ("fp16", "bf16", "tf32", "fp32+tf32")
+
+
+def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
+    """Whether cuDNN transforms NCHW tensors around this GPU's convolutions: only for its
+    tensor-core kernels (NHWC); FP32 CUDA-core kernels (Pascal, or Turing in FP32) read NCHW
+    directly, and other vendors' libraries are not modelled as transforming."""
+    if backend != "cuda" or gpu.vendor != "nvidia" or mode not in _TENSOR_CORE_MODES:
+        return False
+    try:
+        major = int((gpu.compute_capability or "0").split(".")[0])
+    except ValueError:
+        return False
+    return major >= 7
 
 
 def _flash_factor(eff: Efficiency, mode: str) -> float | None:
@@ -970,6 +1050,32 @@ def _attention_basis(one: OneGpu, work: WorkloadSpec) -> str:
     if kb is None or one.mode not in ("bf16", "fp16") or not has_operators(work.model):
         return ""
     return kb.basis
+
+
+def _flash_cap(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float | None:
+    """FLOP/s the flash-attention forward reaches at most on this GPU. Attention runs in 16
+    bits whatever the GEMMs' datapath: FP8 training recipes keep it there (Transformer Engine's
+    recipes default to fp8_dpa=False), so an fp8 job's attention runs at the 16-bit rate, not at
+    FLASH_FWD_FACTOR × its fp8 GEMMs. The 16-bit rate is the runtime profile's share of the
+    16-bit dense peak where it sets one (FlashAttention-2 on Hopper), else the kernel profile's
+    attention efficiency, else the GEMM-relative factor on the 16-bit GEMM rate; at the boost
+    clock, as every class rate (a power cap applies to the whole step). None for a 16-bit job
+    without a profile share (class_rates' own factor applies) or without a 16-bit peak."""
+    share = prof.flash_peak_share
+    if mode in ("bf16", "fp16"):
+        if not share:
+            return None
+        half, key = _half_peak(gpu, mode)
+    elif mode == "fp8":
+        half, key = _half_peak(gpu, "bf16")
+        if key != "fp32" and not share:
+            att = eff.attention.efficiency if eff.attention is not None else None
+            share = att or eff.compute[key] * FLASH_FWD_FACTOR
+    else:
+        return None
+    if not half or key == "fp32" or not share:
+        return None
+    return half * 1e12 * share
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from app.domain import bands, topology
+from app.domain import bands, ranking, topology
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
@@ -99,13 +98,7 @@ def metric_of(
     return 1.0 / price if price else None
 
 
-def balanced(speed: float, value: float | None, speed_weight: float) -> float:
-    """speed^w × value^(1−w); speed alone where there is no value (no price)."""
-    if value is None:
-        return speed
-    if speed <= 0 or value <= 0:
-        return 0.0
-    return math.exp(speed_weight * math.log(speed) + (1.0 - speed_weight) * math.log(value))
+balanced = ranking.balanced_py  # speed^w × value^(1−w), one card at a time (bounds, tests)
 
 
 def needs_price(objective: str) -> bool:
@@ -120,43 +113,49 @@ def price_known(c: Candidate) -> bool:
 
 
 def rank(
-    cands: list[Candidate], objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
+    cands: list[Candidate],
+    objective: str,
+    speed_weight: float = DEFAULT_SPEED_WEIGHT,
+    limit: int | None = None,
 ) -> list[Candidate]:
     """Score in (0, 1], best = 1; ties broken by slug so the order is deterministic.
-    ``speed_weight`` is the balanced objective's weight on speed (value gets the rest)."""
+    ``speed_weight`` is the balanced objective's weight on speed (value gets the rest).
+    Every candidate is scored; ``limit``: only the first ``limit`` are ordered and returned
+    (a partial sort, app.domain.ranking).
+
+    Software the rules call experimental for this job (QLoRA on ROCm/XPU, JAX on Metal) is
+    listed after every GPU where it is supported, as a latency miss is. A GPU without a price
+    cannot be scored on value: under a mixed objective it is listed after every priced one
+    rather than ranked on speed alone."""
     if not cands:
         return []
-    best_speed = max(c.perf.throughput for c in cands) or 1.0
-    values = [costs.value(c.cost, c.acquisition) for c in cands]
-    best_value = max((v for v in values if v is not None), default=None)
-    for c, v in zip(cands, values, strict=True):
-        c.speed_score = c.perf.throughput / best_speed
-        c.value_score = v / best_value if v is not None and best_value else None
-    if objective == "balanced":
-        raw = [balanced(c.speed_score, c.value_score, speed_weight) for c in cands]
-    else:
-        raw = [metric(c, objective) or 0.0 for c in cands]
-    top = max(raw) or 1.0
-    for c, r in zip(cands, raw, strict=True):
-        c.score = round(r / top, 6)
-    # Software the rules call experimental for this job (QLoRA on ROCm/XPU, JAX on Metal) is
-    # listed after every GPU where it is supported, as a latency miss is.
-    # A GPU without a price cannot be scored on value: under a mixed objective it is listed
-    # after every priced one rather than ranked on speed alone.
-    unpriced_last = objective == "balanced"
-    keys = [
-        (
-            c.meets_latency is False,
-            c.framework_status == "experimental",
-            unpriced_last and v is None,
-            -c.score,
-            c.perf.num_gpus,
-            c.gpu.slug,
-        )
-        for c, v in zip(cands, values, strict=True)
-    ]
-    order = sorted(range(len(cands)), key=keys.__getitem__)
-    return [cands[i] for i in order]
+    r = ranking.rank_columns(columns(cands), objective, speed_weight, limit, keep_unpriced=True)
+    scores = zip(r.score.tolist(), r.speed_score.tolist(), r.value_score.tolist(), strict=True)
+    for c, (score, speed, value) in zip(cands, scores, strict=True):
+        c.score = score
+        c.speed_score = speed
+        c.value_score = None if value != value else value  # NaN: no value score
+    return [cands[i] for i in r.order.tolist()]
+
+
+def columns(cands: list[Candidate]) -> ranking.Columns:
+    """The candidates' metrics as columns, one row each, in their order."""
+    values: list[float | None] = []
+    prices: list[float | None] = []
+    for c in cands:
+        acq = c.acquisition
+        values.append(costs.value(c.cost, acq))
+        price = costs.job_cost(c.cost, acq)
+        prices.append(costs.upfront(c.cost, acq) if price is None else price)
+    return ranking.columns(
+        [c.perf.throughput for c in cands],
+        values,
+        prices,
+        [c.perf.num_gpus for c in cands],
+        [c.gpu.slug for c in cands],
+        [c.meets_latency for c in cands],
+        [c.framework_status == "experimental" for c in cands],
+    )
 
 
 def best_per_card(

@@ -494,10 +494,8 @@ def _bounded_balanced(
     bounded = [x for x in shown if math.isfinite(x.speed)]
     top_speed = max((x.speed for x in bounded), default=0.0)
     top_value = max((x.value for x in bounded if x.value is not None), default=0.0)
-    lead = {
-        id(max(bounded, key=lambda x: x.speed, default=None)),
-        id(max(bounded, key=lambda x: x.value or 0.0, default=None)),
-    }
+    fastest = max(bounded, key=lambda x: x.speed, default=None)
+    best_value = max(bounded, key=lambda x: x.value or 0.0, default=None)
 
     def metric(x: _Shown) -> float:
         return -1.0 if x.value is None else rank.balanced(x.speed, x.value, speed_weight)
@@ -507,7 +505,7 @@ def _bounded_balanced(
     def turn(x: _Shown) -> tuple[bool, bool, float]:
         if not math.isfinite(x.speed):
             return (False, False, 0.0)
-        return (True, id(x) not in lead, -metric(x))
+        return (True, x is not fastest and x is not best_value, -metric(x))
 
     shown.sort(key=turn)
     cards: list[_Card] = []
@@ -598,17 +596,24 @@ def _baseline(
 
 def _ranked(
     request: s.RecommendationRequest, ctx: ev.Context, gpus: list[GpuSpec]
-) -> tuple[list[rank.Candidate], list[dict[str, str]], dict[int, list[rank.Candidate]], _Census]:
-    """Every card evaluated (or bounded and counted) and ranked: the ordered candidates, the
-    exclusions, each shown row's alternatives, and the census of cards counted unevaluated."""
+) -> tuple[
+    list[rank.Candidate],
+    list[rank.Candidate],
+    list[dict[str, str]],
+    dict[str, list[rank.Candidate]],
+    _Census,
+]:
+    """Every card evaluated (or bounded and counted) and ranked: the rows shown in order,
+    every candidate ranked, the exclusions, each shown row's alternatives, and the census of
+    cards counted unevaluated."""
     cands: list[rank.Candidate] = []
     excluded: list[dict[str, str]] = []  # validated at once into the answer (_EXCLUDED)
-    others: dict[int, list[rank.Candidate]] = {}
+    others: dict[str, list[rank.Candidate]] = {}  # by slug: one row per card
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
     # only the rows shown list as alternatives.
     lazy = _lazy(request)
-    cards: dict[int, _Card] = {}
+    cards: dict[str, _Card] = {}
     census = _Census()
     ordered_gpus = sorted(gpus, key=_SLUG)
     if _prunable(request, ctx):
@@ -619,7 +624,7 @@ def _ranked(
             )
             for card in found:
                 cands.append(card.chosen)
-                cards[id(card.chosen)] = card
+                cards[card.chosen.gpu.slug] = card
             ordered_gpus = []
         elif request.objective in BOUNDED_OBJECTIVES:
             cands, skipped, census = _bounded(ordered_gpus, ctx, request.limit)
@@ -632,17 +637,18 @@ def _ranked(
             excluded.append(_excluded(gpu, res))
         elif isinstance(res, _Card):
             cands.append(res.chosen)
-            cards[id(res.chosen)] = res
+            cards[gpu.slug] = res
         else:
             cands.extend(rank.Candidate.of(r) for r in res)
     if request.group_by == "gpu" and not lazy:
         per_card = rank.best_per_card(cands, request.objective)
-        others = {id(chosen): alts for chosen, alts in per_card}
+        others = {chosen.gpu.slug: alts for chosen, alts in per_card}
         cands = [chosen for chosen, _ in per_card]
-    ordered = rank.rank(cands, request.objective, request.speed_weight)
-    for c in ordered[: request.limit] if lazy else ():
-        others[id(c)] = cards[id(c)].alternatives()
-    return ordered, excluded, others, census
+    # every candidate scored, only the rows shown put in order (a partial sort)
+    ordered = rank.rank(cands, request.objective, request.speed_weight, request.limit)
+    for c in ordered if lazy else ():
+        others[c.gpu.slug] = cards[c.gpu.slug].alternatives()
+    return ordered, cands, excluded, others, census
 
 
 def recommend(
@@ -674,15 +680,15 @@ def recommend(
         return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
     cons = request.constraints
     ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
-    ordered, excluded, others, census = _ranked(request, ctx, gpus)
+    ordered, ranked, excluded, others, census = _ranked(request, ctx, gpus)
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
-        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(id(c)))
-        for i, c in enumerate(ordered[: request.limit], start=1)
+        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
+        for i, c in enumerate(ordered, start=1)
     ]
     # Name only rows the answer shows, so every row this points to carries the warning.
-    shown = [c for c in ordered[: request.limit] if c.work.precision != work.precision]
+    shown = [c for c in ordered if c.work.precision != work.precision]
     if shown:
         fallbacks = sorted({c.work.precision for c in shown})
         names = ", ".join(dict.fromkeys(c.gpu.name for c in shown))
@@ -697,11 +703,11 @@ def recommend(
         objective=request.objective,
         acquisition=cons.acquisition,
         framework=cons.framework,
-        count=len(ordered) + census.ranked,
+        count=len(ranked) + census.ranked,
         counts=s.CountsOut(
-            ranked=len(ordered) + census.ranked,
+            ranked=len(ranked) + census.ranked,
             excluded=len(excluded),
-            unpriced=sum(1 for c in ordered if not rank.price_known(c)) + census.unpriced,
+            unpriced=sum(1 for c in ranked if not rank.price_known(c)) + census.unpriced,
         ),
         recommendations=rows,
         excluded=_EXCLUDED.validate_python(sorted(excluded, key=_CODE_SLUG)),

@@ -12,7 +12,13 @@ from app.catalog.loader import read_gpu_specs
 from app.domain import perf
 from app.domain.gpu import GpuSpec
 from app.domain.kernels import prepare, shape_efficiency
-from app.domain.operators import CONV, backward_ops, parse_table, table_ops
+from app.domain.operators import (
+    CONV,
+    backward_ops,
+    nchw_transposes,
+    parse_table,
+    table_ops,
+)
 from app.domain.workload import WorkloadSpec
 from app.recommend.presets import load_presets
 from app.shipped.rules import load_efficiency
@@ -87,12 +93,13 @@ def _resnet_inference(runtime: str = "pytorch", batch: int = 8) -> WorkloadSpec:
     )
 
 
-def test_cnn_inference_is_priced_from_its_operator_table_and_training_is_not() -> None:
+def test_cnn_inference_is_priced_from_its_operator_table_under_tensorrt() -> None:
     work = _resnet_inference("tensorrt")
     assert work.model.operators is not None
     assert perf.table_prices(work)
     ops = perf.forward_ops(work, True, 2.0)
     assert ops is not None and sum(o.count for o in ops if o.klass == CONV) == 53
+    # TensorRT does not train; nothing else was checked for it
     training = replace(work, task="training")
     assert not perf.table_prices(training)
     assert perf.forward_ops(training, True, 2.0) is None
@@ -100,6 +107,55 @@ def test_cnn_inference_is_priced_from_its_operator_table_and_training_is_not() -
     # whole-model path
     for runtime in ("pytorch", "tensorflow", "onnxruntime"):
         assert not perf.table_prices(replace(work, runtime=runtime)), runtime
+
+
+def _resnet_training(precision: str = "fp16", batch: int = 256) -> WorkloadSpec:
+    return replace(_resnet_inference("pytorch", batch), task="training", precision=precision)
+
+
+def test_an_nchw_convolution_pays_a_transform_of_its_input_and_output_per_call() -> None:
+    stem, inner = (table_ops(parse_table(_conv(c, 64, 56, 3)), 8)[0] for c in (3, 64))
+    depthwise = {"kind": "conv", "name": "dw", "c_in": 64, "c_out": 64, "groups": 64}
+    depthwise |= {"h_out": 56, "w_out": 56, "r": 3, "s": 3}
+    dw = table_ops(parse_table({"ops": [depthwise]}), 8)
+    act = (8 * 64 * 56 * 56 + 8 * 64 * 56 * 56) * 2.0  # input + output, 16-bit
+    first, second = nchw_transposes([stem, inner], training=True)
+    # each call reads and writes the activations once more: forward, dgrad, wgrad
+    assert second.bytes_read == second.bytes_written == pytest.approx(act)
+    assert second.count == 3 and second.role == "layout"
+    assert first.count == 2  # the network's input needs no gradient: no dgrad call
+    # inference: the forward call only; depthwise convolutions read NCHW directly
+    assert [o.count for o in nchw_transposes([inner])] == [1]
+    assert nchw_transposes(dw, training=True) == []
+
+
+def test_eager_amp_cnn_training_is_priced_per_operator_with_its_nchw_transforms() -> None:
+    work = _resnet_training()
+    assert perf.table_prices(work)
+    ops = perf.step_ops(work, True, 2.0)
+    assert ops is not None
+    convs = sum(o.count for o in ops if o.klass == CONV and o.phase == "fwd")
+    assert sum(o.count for o in ops if o.role == "layout") == 3 * convs - 1
+    # fp32 training keeps the whole-model path (it scored worse on the operator path)
+    assert not perf.table_prices(_resnet_training("fp32"))
+    assert perf.step_ops(_resnet_training("fp32"), True, 2.0) is None
+
+
+def test_the_nchw_transforms_run_only_around_tensor_core_convolutions() -> None:
+    work = _resnet_training()
+    layout = sum(
+        o.count * o.bytes for o in perf.step_ops(work, True, 2.0) or [] if o.role == "layout"
+    )
+    ampere = perf.single_gpu(replace(A100, slug="a100-nchw", sm_count=108), work)
+    # the same card without tensor cores (compute capability 6.x): cuDNN reads NCHW directly
+    pascal = perf.single_gpu(
+        replace(A100, slug="a100-as-pascal", sm_count=108, compute_capability="6.0"), work
+    )
+    assert ampere.t_act > pascal.t_act
+    bandwidth = layout / (ampere.t_act - pascal.t_act)  # bytes/s the transforms stream at
+    assert 0.7 * 2039e9 < bandwidth <= 2039e9
+    rocm = perf.single_gpu(replace(A100, slug="a100-rocm", sm_count=108), work, backend="rocm")
+    assert rocm.t_act == pytest.approx(pascal.t_act)
 
 
 def test_the_step_follows_the_gpus_sm_count() -> None:

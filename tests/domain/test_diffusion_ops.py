@@ -45,19 +45,28 @@ def test_head_dims_between_the_kernels_steps_pad_to_the_next_one() -> None:
     assert attn(40) == pytest.approx(attn(64) * 0.625)
 
 
-def test_eager_nchw_convolutions_add_two_transposes_and_a_bias_pass() -> None:
+def test_an_eager_convolution_with_a_bias_adds_a_bias_pass() -> None:
     plain = table_ops(UNET, 4)
-    eager = table_ops(UNET, 4, eager_conv=True)
-    extra = [o for o in eager if o not in plain]
-    assert {o.role for o in extra} == {"layout", "bias"}
-    in_b, out_b = 4 * 320 * 64 * 64 * 2.0, 4 * 640 * 32 * 32 * 2.0
-    by = {o.name.split(":")[1]: o for o in extra}
-    assert by["nchw_to_nhwc"].bytes == pytest.approx(2 * in_b)
-    assert by["nhwc_to_nchw"].bytes == pytest.approx(2 * out_b)
-    assert by["bias"].bytes == pytest.approx(2 * out_b)
-    assert all(o.count == 2 and o.flops == 0 for o in extra)  # once per conv run
-    # GEMMs and norms gain nothing
-    assert len(eager) == len(plain) + 3
+    eager = table_ops(UNET, 4, conv_bias=True)
+    (bias,) = [o for o in eager if o not in plain]
+    assert bias.role == "bias" and bias.flops == 0
+    out_b = 4 * 640 * 32 * 32 * 2.0
+    assert bias.bytes == pytest.approx(2 * out_b)  # reads and writes the output once
+    assert bias.count == 2  # once per conv run
+
+
+def test_eager_diffusion_convolutions_pay_the_nchw_transforms() -> None:
+    work = _diffusion()
+    ops = perf.step_ops(work, True, 2.0)
+    assert ops is not None
+    (conv,) = [o for o in ops if o.kind == "conv"]
+    (layout,) = [o for o in ops if o.role == "layout"]
+    in_b, out_b = 2 * 3 * 320 * 64 * 64 * 2.0, conv.bytes_written
+    # input and output, each read and written once more, as often as the conv runs
+    assert layout.bytes == pytest.approx(2 * (in_b + out_b))
+    assert layout.count == conv.count
+    # a fusing runtime prices the table elsewhere (no table): nothing added
+    assert perf.step_ops(_diffusion(runtime="tensorrt"), True, 2.0) is None
 
 
 def _diffusion(decoder: bool = False, runtime: str = "pytorch") -> WorkloadSpec:
@@ -89,8 +98,10 @@ def test_the_vae_decode_is_priced_from_its_table_with_the_rest_of_the_flops() ->
     assert ops is not None
     assert not any(o.name == "rest" for o in ops)
     assert sum(o.count * o.flops for o in ops) == pytest.approx(3 * (50 * UNET.gflops * 1e9 + 2e12))
-    # the decoder's eager convolutions carry their layout passes too
-    assert sum(o.role == "layout" for o in ops) == 4
+    # the decoder's eager convolutions carry their bias and layout passes too
+    assert sum(o.role == "bias" for o in ops) == 2
+    steps = perf.step_ops(work, True, 2.0)
+    assert steps is not None and sum(o.role == "layout" for o in steps) == 2
     # and a decode of memory-bound passes takes longer than one cubic GEMM of its FLOPs
     from tests.domain.fixtures import A100
 

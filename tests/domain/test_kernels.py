@@ -133,6 +133,18 @@ def test_a_weight_gradient_splits_its_long_reduction_to_fill_the_gpu() -> None:
     assert shape_efficiency(wgrad) <= 1.0
 
 
+def test_a_flash_cap_slows_attention_forward_and_backward_alike() -> None:
+    free = class_rates(RATE, 60e12)
+    capped = class_rates(RATE, 60e12, flash_cap=0.35 * 989e12)
+    i_fwd, i_bwd = CLASSES.index("attn_flash"), CLASSES.index("attn_flash_bwd")
+    assert capped[i_fwd] == pytest.approx(0.35 * 989e12)
+    # the backward keeps FlashAttention-2's backward-to-forward ratio
+    assert capped[i_bwd] / capped[i_fwd] == pytest.approx(free[i_bwd] / free[i_fwd])
+    # GEMMs and the other classes do not move; a cap above the GEMM-relative rate changes nothing
+    assert capped[0] == free[0] and capped[-1] == free[-1]
+    assert class_rates(RATE, 60e12, flash_cap=10 * RATE) == free
+
+
 def test_a_profiled_attention_ratio_replaces_the_papers_and_keeps_its_backward_share() -> None:
     from app.domain.kernels import FLASH_BWD_FACTOR, FLASH_FWD_FACTOR
 

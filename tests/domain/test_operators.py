@@ -195,3 +195,51 @@ def test_lora_adapters_cover_the_parameters_the_memory_model_counts() -> None:
     # adapters sit inside the network: their backward computes input gradients too
     back = backward_ops(ops, input_grad=True)
     assert _flops(back, kind="gemm") == pytest.approx(2 * _flops(ops, kind="gemm"))
+
+
+def test_eager_cross_entropy_casts_up_then_log_softmaxes_in_fp32() -> None:
+    t, v = 2 * 1024, 128256
+    ops = transformer_ops(LLAMA3_8B, 2, 1024, training=True)
+    cast = next(o for o in ops if o.name == "loss.cast")
+    lsm = next(o for o in ops if o.name == "loss.log_softmax")
+    assert (cast.bytes_read, cast.bytes_written) == (t * v * 2, t * v * 4)
+    assert (lsm.bytes_read, lsm.bytes_written) == (t * v * 4, t * v * 4)
+    cast_b, lsm_b = backward_ops([cast, lsm])
+    # the cast's gradient is read in fp32 and written back in bf16
+    assert (cast_b.bytes_read, cast_b.bytes_written) == (t * v * 4, t * v * 2)
+    # log_softmax reads nll's dense gradient and its output; nll wrote that gradient first
+    assert (lsm_b.bytes_read, lsm_b.bytes_written) == (2 * t * v * 4, 2 * t * v * 4)
+    # fp32 training has no cast; inference has no loss
+    wide = transformer_ops(LLAMA3_8B, 2, 1024, training=True, act_b=4.0, dtype="fp32")
+    assert not any(o.name == "loss.cast" for o in wide)
+    assert any(o.name == "loss.log_softmax" for o in wide)
+    assert not any(
+        o.name.startswith("loss") for o in transformer_ops(LLAMA3_8B, 2, 1024, training=False)
+    )
+
+
+def test_eager_llama_code_runs_fp32_norm_and_rotary_chains_and_kv_copies() -> None:
+    b, s = 2, 1024
+    t, h, kv, hd, inter = b * s, 4096, 8, 128, 14336
+    ops = {o.name: o for o in transformer_ops(LLAMA3_8B, b, s, training=True)}
+    norm = ops["rmsnorm.fp32"]
+    # x.float(), pow, mean, · rsqrt, type_as, · weight: 20 B read and 16 B written per element,
+    # less the 2 + 2 of the fused norm op already counted; both norms of every layer
+    assert (norm.bytes_read, norm.bytes_written) == (18 * t * h, 14 * t * h)
+    assert norm.count == 2 * 32 and ops["rmsnorm.fp32.final"].count == 1
+    rot = ops["rotary.fp32"]
+    assert rot.bytes == pytest.approx(16 * t * (32 + kv) * hd)
+    assert ops["swiglu.silu"].bytes == pytest.approx(2 * 2 * t * inter)
+    # grouped-query: K and V copied out to all 32 query heads
+    rep = ops["repeat_kv"]
+    assert (rep.bytes_read, rep.bytes_written) == (2 * t * kv * hd * 2, 2 * t * 32 * hd * 2)
+    # a fusing runtime folds every one of them (casts, activations, copies)
+    assert {o.role for o in ops.values() if o.name in
+            ("rmsnorm.fp32", "rotary.fp32", "swiglu.silu", "repeat_kv", "attention.out_copy")} \
+        <= {"cast", "act", "copy"}  # fmt: skip
+    # not in inference (priced elsewhere), not for LayerNorm/GELU models, no copy without GQA
+    names = {o.name for o in transformer_ops(LLAMA3_8B, b, s, training=False)}
+    assert "rmsnorm.fp32" not in names
+    assert "rmsnorm.fp32" not in {o.name for o in transformer_ops(BERT_LARGE, b, 128)}
+    mha = dataclasses.replace(LLAMA3_8B, num_kv_heads=32)
+    assert "repeat_kv" not in {o.name for o in transformer_ops(mha, b, s, training=True)}

@@ -370,6 +370,51 @@ def test_a_power_capped_board_runs_its_gemms_at_tdp_times_its_sustained_tflops_p
     )
 
 
+def test_flash_attention_2_on_hopper_trains_at_35_percent_of_the_16_bit_peak() -> None:
+    from app.domain.kernels import CLASSES, FLASH_FWD_FACTOR
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency()
+    fwd = CLASSES.index("attn_flash")
+
+    def rates(gpu: GpuSpec, precision: str = "bf16", task: str = "training") -> tuple[float, ...]:
+        work = WorkloadSpec(
+            task=task, model=LLAMA3_8B, precision=precision, batch_size=1, seq_len=4096,
+            efficiency=table,
+        )  # fmt: skip
+        on = perf._on_gpu(gpu, work, "pytorch", None, "cuda")
+        assert on.rates is not None
+        return on.rates
+
+    hopper = rates(H100)
+    assert hopper[fwd] == pytest.approx(0.35 * 989.4e12)
+    assert hopper[fwd] < 0.5 * hopper[0]  # well below its GEMMs
+    # Ampere keeps FlashAttention-2's GEMM-relative rate (73 % of peak at best)
+    ampere = rates(A100)
+    assert ampere[fwd] / ampere[0] == pytest.approx(FLASH_FWD_FACTOR)
+    # fp8 GEMMs, attention still in 16 bits: the same 16-bit flash rate, far below the fp8 GEMMs
+    fp8 = rates(H100, "fp8")
+    assert fp8[fwd] == pytest.approx(hopper[fwd])
+    assert fp8[fwd] < 0.25 * fp8[0]
+
+
+def test_checkpointing_recomputes_the_blocks_not_the_lm_head_or_the_loss() -> None:
+    def step(ckpt: bool) -> list[str]:
+        work = WorkloadSpec(
+            task="training", model=LLAMA3_8B, precision="bf16", batch_size=1, seq_len=2048,
+            gradient_checkpointing=ckpt,
+        )  # fmt: skip
+        ops = perf.step_ops(work, True, 2.0)
+        assert ops is not None
+        return [o.name for o in ops]
+
+    plain, ckpt = step(False), step(True)
+    for name in ("lm_head", "loss.log_softmax", "loss.cast", "embed", "rmsnorm.final"):
+        assert ckpt.count(name) == plain.count(name) == 1
+    for name in ("q_proj", "attention", "mlp.up", "swiglu", "rmsnorm.attn"):
+        assert ckpt.count(name) == 2 * plain.count(name) == 2
+
+
 def test_the_power_cap_bounds_a_steps_energy_not_its_small_kernels() -> None:
     # the cap limits the board's average power: a small batch, whose kernels leave SMs idle and
     # whose bytes and launches take much of the step, draws less and keeps its boost clock

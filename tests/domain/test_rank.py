@@ -157,3 +157,16 @@ def test_best_value_against_a_lead_priced_another_way_says_so() -> None:
     line = next(x for x in rank.explain(other, 2, lead, "best_value") if "Ranked #2" in x)
     assert "samples per dollar rented" in line and "has no such price to compare" in line
     assert "of the best" not in line  # no score relative to cards the answer may not show
+
+
+def test_a_limit_orders_only_the_rows_shown_and_scores_every_candidate() -> None:
+    twin = replace(RTX4090, slug="a-twin", name="Twin")  # an exact tie with the RTX 4090
+    gpus = (H100, A100, RTX4090, twin, RTX3090)
+    for objective in ("fastest", "best_value", "cheapest", "balanced"):
+        full = rank.rank([_cand(g) for g in gpus], objective)
+        for k in (1, 2, 3, 5):
+            cands = [_cand(g) for g in gpus]
+            top = rank.rank(cands, objective, limit=k)
+            assert [c.gpu.slug for c in top] == [c.gpu.slug for c in full[:k]]
+            scores = {c.gpu.slug: c.score for c in full}
+            assert {c.gpu.slug: c.score for c in cands} == scores  # every one scored

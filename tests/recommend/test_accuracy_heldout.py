@@ -26,6 +26,7 @@ METRIC_NEEDS = {
     "denoise_steps_per_s": set(),
     "seconds_per_batch": {"steps"},
     "decode_tokens_per_s": {"prompt_tokens", "output_tokens", "num_gpus"},
+    "tokens_per_s_per_gpu": {"seq_len", "num_gpus", "model"},
 }
 
 
@@ -75,8 +76,9 @@ def test_every_row_is_complete_and_names_known_presets_and_gpus(accuracy) -> Non
 
 def _key(row: dict) -> tuple:
     return (
-        row.get("gpu_slug"), row.get("preset"), row.get("runtime"), row.get("precision"),
-        int(row.get("batch_size") or 0), int(row.get("seq_len") or 0),
+        row.get("gpu_slug"), row.get("preset") or row.get("model"), row.get("runtime"),
+        row.get("precision"), int(row.get("batch_size") or 0), int(row.get("seq_len") or 0),
+        int(row.get("num_gpus") or 1),
     )  # fmt: skip
 
 
@@ -96,7 +98,7 @@ def test_the_engine_prices_every_held_out_row(accuracy) -> None:
     assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
     names = {r.regime for r in rows}
     assert {"cnn-training", "tf-cnn-inference", "diffusion-eager", "bert-tensorrt",
-            "moe-decode", "eager-decode", "pytorch-cnn-inference"} <= names  # fmt: skip
+            "moe-decode", "eager-decode", "pytorch-cnn-inference", "llm-pretraining"} <= names  # fmt: skip
 
 
 def test_scores_rank_latencies_as_rates_and_ratio_symmetrically(accuracy) -> None:

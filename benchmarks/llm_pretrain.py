@@ -1,0 +1,246 @@
+"""LLM (decoder) pretraining throughput in absolute tokens/s per GPU against published runs.
+
+    python benchmarks/llm_pretrain.py [-v]      (also printed by benchmarks/accuracy.py)
+
+Rows: tests/data/llm_pretrain.yaml (llm-foundry's MPT tables on H100 and A100, torchtitan's
+FSDP2 runs on A100) and the held-out tests/data/heldout_llm_pretrain.yaml (NeMo /
+Megatron-Bridge performance summaries), which accuracy.py scores with the other held-out
+regimes. Every row is a data-parallel FSDP job: ``num_gpus`` GPUs, ``micro_batch`` sequences
+of ``seq_len`` tokens on each, priced by ``perf.estimate`` as one sharded job whose global
+batch is micro_batch × num_gpus. Printed per source table (one GPU, many shapes: does the
+engine rank the configurations?) and per group (one model, sequence length and GPU count on
+several GPUs: does it rank the GPUs?).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from app.catalog.loader import read_gpu_specs  # noqa: E402
+from app.domain import perf  # noqa: E402
+from app.domain.gpu import GpuSpec  # noqa: E402
+from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
+from app.shipped.rules import load_efficiency  # noqa: E402
+
+PRETRAIN_FILE = ROOT / "tests" / "data" / "llm_pretrain.yaml"
+
+
+def decoder(shape: dict[str, Any], params: float | None = None) -> ModelSpec:
+    """The decoder a row ran: the file's shape, at the row's own parameter count if it has one."""
+    return ModelSpec(
+        family="decoder",
+        params=float(params or shape["params"]),
+        layers=int(shape["layers"]),
+        hidden_size=int(shape["hidden_size"]),
+        num_heads=int(shape["num_heads"]),
+        num_kv_heads=shape.get("num_kv_heads"),
+        intermediate_size=shape.get("intermediate_size"),
+        vocab_size=shape.get("vocab_size"),
+    )
+
+
+def pretrain_estimate(
+    gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path
+) -> perf.PerfEstimate:
+    """perf.estimate of one row: FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU."""
+    n = int(row["num_gpus"])
+    work = WorkloadSpec(
+        task="training",
+        model=model,
+        precision=str(row.get("precision") or "bf16"),
+        batch_size=int(row["micro_batch"]) * n,
+        seq_len=int(row["seq_len"]),
+        gradient_checkpointing=row["checkpointing"] is True,
+        optimizer="adamw",
+        efficiency=load_efficiency(data_dir),
+    )
+    return perf.estimate(
+        gpu,
+        work,
+        num_gpus=n,
+        sharded=True,
+        accumulation_steps=int(row.get("grad_accum") or 1),
+        backend="cuda",
+    )
+
+
+def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
+    est = pretrain_estimate(gpu, model, row, data_dir)
+    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"])
+
+
+@dataclass
+class PretrainRow:
+    source: str
+    table: str  # source and GPU: one published table
+    group: str  # model, sequence length and GPU count: rows differ only in the GPU
+    slug: str
+    label: str
+    measured: float
+    predicted: float
+
+
+def scoreable(row: dict[str, Any]) -> bool:
+    """Rows the engine can price as run: full or no activation recomputation."""
+    return row["checkpointing"] in (True, False)
+
+
+def evaluate_pretrain(
+    data_dir: Path, path: Path = PRETRAIN_FILE
+) -> tuple[list[PretrainRow], list[str]]:
+    """Every scoreable row with its prediction, and the labels of the rows left out."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    out: list[PretrainRow] = []
+    skipped: list[str] = []
+    for row in doc["rows"]:
+        label = (
+            f"{row['model']} s{row['seq_len']} n{row['num_gpus']} mb{row['micro_batch']}"
+            f" ckpt={row['checkpointing']}"
+        )
+        gpu = gpus.get(row["gpu_slug"])
+        if gpu is None or not scoreable(row):
+            skipped.append(f"{row['gpu_slug']} {label} {row.get('note') or ''}".strip())
+            continue
+        model = decoder(doc["models"][row["model"]], row.get("params"))
+        pred = tokens_per_gpu(gpu, model, row, data_dir)
+        out.append(
+            PretrainRow(
+                source=row["source"],
+                table=f"{row['source']} {row['gpu_slug']}",
+                group=f"{row['model']} s{row['seq_len']} n{row['num_gpus']}",
+                slug=row["gpu_slug"],
+                label=label,
+                measured=float(row["tokens_per_s_per_gpu"]),
+                predicted=pred,
+            )
+        )
+    return out, skipped
+
+
+def _ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0
+        i = j + 1
+    return ranks
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    if len(a) < 3:
+        return math.nan
+    ra, rb = _ranks(a), _ranks(b)
+    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
+    va = math.sqrt(sum((x - ma) ** 2 for x in ra))
+    vb = math.sqrt(sum((y - mb) ** 2 for y in rb))
+    return cov / (va * vb) if va and vb else math.nan
+
+
+@dataclass
+class PretrainScore:
+    name: str
+    n: int
+    median_ratio: float  # median of max(p/m, m/p)
+    bias: float  # median measured ÷ predicted (> 1: the engine is too slow)
+    spearman: float
+
+
+def score(name: str, rows: list[PretrainRow]) -> PretrainScore:
+    pred = [r.predicted for r in rows]
+    meas = [r.measured for r in rows]
+    return PretrainScore(
+        name=name,
+        n=len(rows),
+        median_ratio=statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True)),
+        bias=statistics.median(m / p for p, m in zip(pred, meas, strict=True)),
+        spearman=spearman(pred, meas),
+    )
+
+
+def group_spearmans(rows: list[PretrainRow]) -> list[float]:
+    """Spearman per group of rows that differ only in the GPU, for groups of three GPUs."""
+    groups: dict[str, list[PretrainRow]] = {}
+    for r in rows:
+        groups.setdefault(r.group, []).append(r)
+    out = []
+    for sub in groups.values():
+        if len({r.slug for r in sub}) >= 3:
+            s = spearman([r.predicted for r in sub], [r.measured for r in sub])
+            if math.isfinite(s):
+                out.append(s)
+    return out
+
+
+def print_pretrain(data_dir: Path, verbose: bool, path: Path = PRETRAIN_FILE) -> None:
+    if not path.exists():
+        return
+    rows, skipped = evaluate_pretrain(data_dir, path)
+    print()
+    print(f"LLM pretraining, tokens/s per GPU ({path.relative_to(ROOT)})")
+    print(f"  {'set':34} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}")
+    tables = dict.fromkeys(r.table for r in rows)
+    for s in [score("all", rows)] + [score(t, [r for r in rows if r.table == t]) for t in tables]:
+        print(f"  {s.name:34} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}")
+    g = group_spearmans(rows)
+    if g:
+        print(
+            f"  per group (same model, seq, GPUs; 3 GPUs): {len(g)} groups,"
+            f" median spearman {statistics.median(g):.3f}, min {min(g):.3f}"
+        )
+    if skipped:
+        print(f"  not scored ({len(skipped)}): {'; '.join(skipped[:3])} ...")
+    if verbose:
+        for r in rows:
+            print(
+                f"    {r.slug:16} {r.label:40} measured {r.measured:8.0f}"
+                f" predicted {r.predicted:8.0f}  ×{r.predicted / r.measured:5.2f}"
+            )
+
+
+def heldout_tokens_per_gpu(
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+) -> tuple[float, perf.PerfEstimate]:
+    """A held-out pretraining row (regime llm-pretraining) in tokens/s per GPU, and its estimate."""
+    model = decoder(models[row["model"]], row.get("params"))
+    spec = {
+        **row,
+        "micro_batch": row["batch_size"],
+        "checkpointing": bool(row.get("checkpointing")),
+    }
+    est = pretrain_estimate(gpu, model, spec, data_dir)
+    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=ROOT / "data")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    print_pretrain(args.data, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["PretrainRow", "evaluate_pretrain", "heldout_tokens_per_gpu", "replace", "score"]
