@@ -38,13 +38,17 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import bands, compat, perf, rank  # noqa: E402
+from app.domain import bands, compat, conformal, perf, rank  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
-from benchmarks.llm_pretrain import heldout_tokens_per_gpu, print_pretrain  # noqa: E402
+from benchmarks.llm_pretrain import (  # noqa: E402
+    evaluate_pretrain,
+    heldout_tokens_per_gpu,
+    print_pretrain,
+)
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
 INFERENCE_FILE = ROOT / "tests" / "data" / "llm_inference.yaml"
@@ -488,13 +492,25 @@ def eager_score(rows: list[EagerRow]) -> RuntimeScore:
 
 # ---------------------------------------------------------------- calibrated bands
 
-ALPHA = 0.20  # miscoverage: bands aim at 80 %
-TARGET_COVERAGE = 1 - ALPHA
-_EPS = 1e-9  # (n+1)·α/2 lands on integers: keep float error out of ⌊⌋ and ⌈⌉
-# When even the extremes of the other GPUs miss the held-out one (few GPUs in a regime), the
-# band widens by a factor on both sides, in these steps, until held-out coverage reaches 80 %.
-MARGINS = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0)
+ALPHA = conformal.ALPHA
+TARGET_COVERAGE = conformal.TARGET_COVERAGE
 MIN_VENDOR_ROWS = 8
+# A band is checked leaving out whole workloads (a new request is mostly a workload the tuning
+# sets never ran) when a regime (or vendor) has this many; else leaving out whole GPUs.
+MIN_WORKLOADS = 3
+
+
+@dataclass(frozen=True)
+class CalRow:
+    """One tuning-set result as the bands see it: where it sits and measured ÷ predicted."""
+
+    regime: str  # train | infer | decode | prefill (app/domain/rank.py's regimes)
+    runtime: str
+    workload: str  # model × precision × shape × runtime: rows that differ only in the GPU
+    slug: str
+    vendor: str
+    architecture: str
+    ratio: float
 
 
 @dataclass
@@ -504,12 +520,25 @@ class BandScore:
     n: int
     low: float
     high: float
-    coverage: float  # leave-one-GPU-out: share of held-out rows inside the band
+    coverage: float  # leave-one-unit-out: mean share of a held-out unit inside the band
     bias: float  # median measured ÷ predicted
     p90_ratio: float  # 90th percentile of max(p/m, m/p)
     gpus: int = 0
     step: int = 0  # order statistics stepped outward past the conformal ones
     margin: float = 1.0
+    unit: str = "GPU"  # what is held out: GPU, or GPU+workload (the envelope of both checks)
+    units: int = 0  # units of the weaker check
+    workloads: int = 0
+
+
+@dataclass(frozen=True)
+class ExtrapolationScore:
+    """The band an extrapolation needs, from the tuning sets: every regime's rows pooled, a
+    unit per regime's runtime (or architecture), conformal over units (the question is a *new*
+    runtime, whatever its row count); coverage: mean over units of their rows inside."""
+
+    name: str  # runtime | architecture (app/domain/bands.py's names)
+    fit: conformal.Fit
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -523,102 +552,147 @@ def _quantile(xs: list[float], q: float) -> float:
 
 
 def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> tuple[float, float]:
-    """Split-conformal band on measured ÷ predicted, equal tails in log space: the j-th smallest
-    and k-th smallest of n ratios with j = ⌊(n+1)·α/2⌋, k = ⌈(n+1)·(1−α/2)⌉ (the finite-sample
-    correction), ``step`` order statistics further out, then ``margin`` past the extremes."""
-    xs = sorted(ratios)
-    n = len(xs)
-    if not n:
-        return 1.0, 1.0
-    j = math.floor((n + 1) * ALPHA / 2 + _EPS) - step
-    k = math.ceil((n + 1) * (1 - ALPHA / 2) - _EPS) + step
-    lo = xs[max(j, 1) - 1] / margin
-    hi = xs[min(k, n) - 1] * margin
-    return min(1.0, lo), max(1.0, hi)
+    """app/domain/conformal.py's band (kept here for the scripts that import it)."""
+    return conformal.conformal_band(ratios, step, margin)
 
 
-def _logo_coverage(rows: list[tuple[str, float]], step: int = 0, margin: float = 1.0) -> float:
-    """Each GPU held out in turn (its rows together): is its measured ÷ predicted inside the
-    band calibrated on the other GPUs?"""
-    slugs = sorted({s for s, _ in rows})
-    inside = 0
-    for held in slugs:
-        lo, hi = conformal_band([r for s, r in rows if s != held], step, margin)
-        inside += sum(lo <= r <= hi for s, r in rows if s == held)
-    return inside / len(rows) if rows else math.nan
+def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
+    """Every tuning-set result the bands calibrate on: Lambda PyTorch training and FSDP LLM
+    pretraining (tests/data/llm_pretrain.yaml); TensorRT BERT
+    and MLPerf ResNet-50/SDXL batch inference; llama.cpp decode and prefill on every backend;
+    eager decode (transformers generate(), a bare PyTorch loop; the calibration row left out);
+    LLM serving (TensorRT-LLM saturation tables, vLLM load points)."""
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    out: list[CalRow] = []
 
+    def add(regime: str, runtime: str, workload: str, slug: str, ratio: float) -> None:
+        g = gpus[slug]
+        out.append(CalRow(regime, runtime, workload, slug, g.vendor, g.architecture, ratio))
 
-def calibration_sets(
-    data_dir: Path, measurements: Path, inference: Path
-) -> dict[str, tuple[list[tuple[str, float]], set[str]]]:
-    """Per regime: (GPU slug, measured ÷ predicted) of the tuning sets, and their runtimes."""
-    regimes: dict[str, tuple[list[tuple[str, float]], set[str]]] = {"train": ([], {"pytorch"})}
     for score in evaluate(data_dir, measurements):
-        regimes["train"][0].extend((slug, m / p) for slug, m, p in score.rows)
+        for slug, m, p in score.rows:
+            add("train", "pytorch", f"{score.model} {score.precision}", slug, m / p)
+    for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
+        add("train", "pytorch", f"pretrain {pr.group}", pr.slug, pr.measured / pr.predicted)
     if RUNTIME_FILE.exists():
-        doc = yaml.safe_load(RUNTIME_FILE.read_text(encoding="utf-8"))
-        regimes["infer"] = (
-            [(slug, m / p) for slug, _, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows],
-            {str(r["runtime"]) for r in doc["measurements"]},
-        )
+        for slug, label, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows:
+            add("infer", label.split()[1], label, slug, m / p)
     if inference.exists():
         for inf in evaluate_inference(data_dir, inference):
             if inf.backend == "all":
-                name = "decode" if inf.metric == "tg" else "prefill"
-                regimes[name] = ([(slug, m / p) for slug, m, p in inf.rows], {"llama.cpp"})
-    return regimes
+                continue
+            regime = "decode" if inf.metric == "tg" else "prefill"
+            for slug, m, p in inf.rows:
+                add(regime, "llama.cpp", f"llama.cpp {inf.backend} {inf.metric}", slug, m / p)
+    if EAGER_FILE.exists():
+        for e in evaluate_eager_decode(data_dir, EAGER_FILE):
+            if not e.calibration:
+                add("decode", e.runtime, f"{e.model} {e.runtime}", e.slug, e.measured / e.predicted)
+    for regime, runtime, workload, slug, ratio in serving_rows(data_dir):
+        add(regime, runtime, workload, slug, ratio)
+    return out
 
 
-def _fit(sub: list[tuple[str, float]]) -> tuple[int, float]:
-    """The narrowest (step, margin) whose leave-one-GPU-out coverage reaches the target."""
-    n = len(sub)
-    steps = range(0, n // 2 + 1)
-    return next(
-        ((s, m) for m in MARGINS for s in steps if _logo_coverage(sub, s, m) >= TARGET_COVERAGE),
-        (n, MARGINS[-1]),
-    )
+def serving_rows(data_dir: Path) -> list[tuple[str, str, str, str, float]]:
+    """LLM serving under load (tests/data/serving_*.yaml, benchmarks/serving_accuracy.py):
+    (regime "serving", runtime, workload = model × weights × tensor-parallel size, GPU, measured
+    ÷ predicted) — saturation throughput and load points alike, MoE and fp4 rows included."""
+    from benchmarks import serving_accuracy  # it imports this module's scoring: import late
+
+    files = serving_accuracy.DEFAULT_FILES
+    runtime_of = {
+        p.name: str(yaml.safe_load(p.read_text(encoding="utf-8"))["source"]["runtime"])
+        for p in files
+    }
+    return [
+        ("serving", runtime_of[r.source], f"{r.model} {r.precision} tp{r.tp}", r.gpu,
+         r.measured / r.predicted)
+        for r in serving_accuracy.predict(data_dir, files)
+        if r.predicted > 0
+    ]  # fmt: skip
+
+
+def _band_score(regime: str, vendor: str, sub: list[CalRow]) -> BandScore:
+    """The band of ``sub`` that holds both for a held-out GPU and, where there are enough, for
+    a held-out workload: a request may be new in either way, so the envelope of the two."""
+    fits = [("GPU", conformal.fit([(r.slug, r.ratio) for r in sub]))]
+    if len({r.workload for r in sub}) >= MIN_WORKLOADS:
+        fits.append(("workload", conformal.fit([(r.workload, r.ratio) for r in sub])))
+    lo = min(f.low for _, f in fits)
+    hi = max(f.high for _, f in fits)
+    _, f = min(fits, key=lambda uf: uf[1].coverage)  # report the weaker of the two checks
+    errs = [max(r.ratio, 1 / r.ratio) for r in sub]
+    return BandScore(
+        regime, vendor, len(sub), lo, hi, min(g.coverage for _, g in fits),
+        statistics.median(r.ratio for r in sub), _quantile(errs, 0.9),
+        len({r.slug for r in sub}), f.step, f.margin, "+".join(u for u, _ in fits), f.units,
+        len({r.workload for r in sub}),
+    )  # fmt: skip
 
 
 def band_scores(data_dir: Path, measurements: Path, inference: Path) -> list[BandScore]:
     """Per regime (train, infer, decode, prefill) and vendor: the split-conformal band of
-    measured ÷ predicted, stepped outward until its leave-one-GPU-out coverage reaches 80 %."""
-    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    measured ÷ predicted, stepped outward until its coverage of a held-out workload (of a
+    held-out GPU where a vendor has too few workloads) reaches 80 %."""
+    rows = calibration_rows(data_dir, measurements, inference)
     out: list[BandScore] = []
-    for regime, (rows, _) in calibration_sets(data_dir, measurements, inference).items():
-        groups = {"all": rows}
-        for vendor in sorted({gpus[s].vendor for s, _ in rows}):
-            sub = [(s, r) for s, r in rows if gpus[s].vendor == vendor]
-            if len(sub) >= MIN_VENDOR_ROWS and len({s for s, _ in sub}) >= 3:
-                groups[vendor] = sub
-        for vendor, sub in groups.items():
-            step, margin = _fit(sub)
-            lo, hi = conformal_band([r for _, r in sub], step, margin)
-            errs = [max(r, 1 / r) for _, r in sub]
-            out.append(
-                BandScore(
-                    regime, vendor, len(sub), lo, hi, _logo_coverage(sub, step, margin),
-                    statistics.median(r for _, r in sub), _quantile(errs, 0.9),
-                    len({s for s, _ in sub}), step, margin,
-                )
-            )  # fmt: skip
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        groups = {regime: sub}
+        runtimes = sorted({r.runtime for r in sub})
+        for runtime in runtimes if len(runtimes) > 1 else ():
+            rs = [r for r in sub if r.runtime == runtime]
+            if _enough(rs):  # the runtime's own band ("decode/llama.cpp")
+                groups[f"{regime}/{runtime}"] = rs
+        for name, gs in groups.items():
+            out.append(_band_score(name, "all", gs))
+            for vendor in sorted({r.vendor for r in gs}):
+                vs = [r for r in gs if r.vendor == vendor]
+                if _enough(vs):
+                    out.append(_band_score(name, vendor, vs))
     return out
+
+
+def _enough(rows: list[CalRow]) -> bool:
+    """Enough rows, and enough units to hold out, for a band of their own."""
+    units = max(len({r.workload for r in rows}), len({r.slug for r in rows}))
+    return len(rows) >= MIN_VENDOR_ROWS and units >= 3
+
+
+def extrapolation_scores(
+    data_dir: Path, measurements: Path, inference: Path
+) -> list[ExtrapolationScore]:
+    """What extrapolating to an unseen runtime or architecture needs, from the tuning sets: all
+    regimes' rows, a unit per regime's runtime (architecture), the band conformal over units
+    (conformal.group_band). app/domain/bands.py gives it to a row whose runtime the regime
+    lacks, and widens out to it a row whose architecture the regime lacks."""
+    rows = calibration_rows(data_dir, measurements, inference)
+    return [
+        ExtrapolationScore(
+            name,
+            conformal.group_band([(f"{r.regime} {getattr(r, name)}", r.ratio) for r in rows]),
+        )
+        for name in ("runtime", "architecture")
+    ]
 
 
 def band_coverage(
     data_dir: Path, measurements: Path, inference: Path
 ) -> dict[str, tuple[list[str], list[str]]]:
     """Per regime: the runtimes and architectures the calibration sets have results for."""
-    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
-    return {
-        regime: (sorted(runtimes), sorted({gpus[s].architecture for s, _ in rows}))
-        for regime, (rows, runtimes) in calibration_sets(data_dir, measurements, inference).items()
-    }
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    rows = calibration_rows(data_dir, measurements, inference)
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        out[regime] = (sorted({r.runtime for r in sub}), sorted({r.architecture for r in sub}))
+    return out
 
 
 def write_bands(
     scores: list[BandScore],
     data_dir: Path,
     covered: dict[str, tuple[list[str], list[str]]] | None = None,
+    extrapolation: list[ExtrapolationScore] | None = None,
 ) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
@@ -630,9 +704,15 @@ def write_bands(
         "",
         "# Calibrated throughput bands (written by `python benchmarks/accuracy.py --write-bands`):",
         "# split-conformal bands on measured ÷ predicted (order statistics with the finite-sample",
-        "# correction), stepped outward until leave-one-GPU-out coverage of the published results",
-        "# reaches 80 %; per vendor where a vendor has enough rows. `covered`: the runtimes and",
-        "# architectures the calibration sets measured (app/domain/bands.py widens outside them).",
+        "# correction), stepped outward until the tuning sets' rows reach 80 % coverage with each",
+        "# GPU held out, and (three workloads or more) with each workload held out: the envelope",
+        "# of the two. Per regime, per runtime where a regime has several (decode/llama.cpp), per",
+        "# vendor where a vendor has enough rows. `covered`: the runtimes and",
+        "# architectures the calibration sets measured; `extrapolation`: the band for a runtime",
+        "# (architecture) the sets lack, conformal over units (each regime's runtimes, all",
+        "# regimes pooled: each unit's own central 80 %, their finite-sample order statistics,",
+        "# the extremes below nine units). app/domain/bands.py: a runtime outside `covered` gets",
+        "# that band in place of the regime's; an architecture outside it widens out to it.",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -640,9 +720,11 @@ def write_bands(
     for regime in sorted({b.regime for b in scores}):
         lines.append(f"    {regime}:")
         for b in (b for b in scores if b.regime == regime):
+            held = "each GPU" + (", each workload" if "workload" in b.unit else "")
             lines.append(
                 f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}]"
-                f"   # n={b.n}, {b.gpus} GPUs, coverage {b.coverage:.0%}"
+                f"   # n={b.n}, {b.gpus} GPUs, {b.workloads} workloads; {held} held out:"
+                f" coverage {b.coverage:.0%}"
             )
     if covered:
         lines.append("  covered:")
@@ -650,18 +732,35 @@ def write_bands(
             lines.append(f"    {regime}:")
             lines.append(f"      runtimes: [{', '.join(runtimes)}]")
             lines.append(f"      architectures: [{', '.join(archs)}]")
+    if extrapolation:
+        lines.append("  extrapolation:")
+        for x in extrapolation:
+            f = x.fit
+            lines.append(
+                f"    {x.name}: [{f.low:.2f}, {f.high:.2f}]   # {f.units} {x.name}s"
+                f"{' (under nine: the extremes)' if f.units < 9 else ''}, mean coverage"
+                f" {f.coverage:.0%}"
+            )
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 
 
-def print_bands(scores: list[BandScore]) -> None:
+def print_bands(
+    scores: list[BandScore], extrapolation: list[ExtrapolationScore] | None = None
+) -> None:
     print()
-    print("Calibrated bands, leave-one-GPU-out (measured ÷ predicted)")
-    head = f"{'regime':8} {'vendor':7} {'n':>4} {'band':>13}"
+    print("Calibrated bands, leave-one-GPU-out and leave-one-workload-out (measured ÷ predicted)")
+    head = f"{'regime':16} {'vendor':7} {'n':>4} {'held out':>16} {'band':>13}"
     print(f"{head} {'coverage':>9} {'bias':>6} {'p90 err':>8}")
     for b in scores:
         print(
-            f"{b.regime:8} {b.vendor:7} {b.n:4d} {b.low:6.2f}–{b.high:<6.2f}"
-            f" {b.coverage:9.0%} {b.bias:6.2f} {b.p90_ratio:8.2f}"
+            f"{b.regime:16} {b.vendor:7} {b.n:4d} {b.units:3d} {b.unit:12}"
+            f" {b.low:6.2f}–{b.high:<6.2f} {b.coverage:9.0%} {b.bias:6.2f} {b.p90_ratio:8.2f}"
+        )
+    for x in extrapolation or []:
+        f = x.fit
+        print(
+            f"unseen {x.name:13} {f.low:.2f}–{f.high:.2f}: conformal over {f.units} units,"
+            f" mean coverage {f.coverage:.0%}"
         )
 
 
@@ -1053,6 +1152,48 @@ def print_training(data_dir: Path, measurements: Path, verbose: bool) -> None:
                 )
 
 
+# ---------------------------------------------------------------- DLE CNN inference (tuning set)
+
+# TensorFlow and eager-PyTorch CNN inference from NVIDIA DeepLearningExamples' READMEs for models
+# other than the held-out ResNet-50 (ResNeXt-101, SE-ResNeXt-101, EfficientNet-B0): the set the
+# TF / eager CNN inference constants were judged and calibrated on. Rows as the held-out files'.
+DLE_CNN_FILE = ROOT / "tests" / "data" / "dle_cnn_inference.yaml"
+
+
+def dle_cnn_scores(data_dir: Path, path: Path = DLE_CNN_FILE) -> list[HeldoutScore]:
+    """Per regime, then per (preset, runtime) within it: median ratio, bias, Spearman (pooled
+    and per group of three GPUs or more), scored as the held-out set is."""
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    out: list[HeldoutScore] = []
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        out.extend(heldout_scores(sub, skipped))
+        keys = dict.fromkeys(" ".join(r.group.split()[:2]) for r in sub)
+        for key in keys:
+            part = [replace(r, regime=f"  {key}") for r in sub if r.group.startswith(key + " ")]
+            out.extend(heldout_scores(part))
+    return out
+
+
+def print_dle_cnn(data_dir: Path) -> None:
+    if not DLE_CNN_FILE.exists():
+        return
+    print()
+    print("DLE CNN inference, tuning set (tests/data/dle_cnn_inference.yaml)")
+    print(
+        f"{'regime':38} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+    )
+    for s in dle_cnn_scores(data_dir):
+        g = s.group_spearman
+        gmed = statistics.median(g) if g else math.nan
+        gmin = min(g) if g else math.nan
+        print(
+            f"{s.regime:38} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
+            f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
+        )
+
+
 def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:
     if RUNTIME_FILE.exists():
         rt = evaluate_runtime(data_dir, RUNTIME_FILE)
@@ -1149,13 +1290,16 @@ def main(argv: list[str] | None = None) -> int:
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
+    print_dle_cnn(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
-    print_bands(bands)
+    wide = extrapolation_scores(args.data, args.measurements, args.inference)
+    print_bands(bands, wide)
     print_heldout_bands(heldout_band_scores(heldout_rows))
     if args.write_bands:
-        write_bands(bands, args.data, band_coverage(args.data, args.measurements, args.inference))
+        covered = band_coverage(args.data, args.measurements, args.inference)
+        write_bands(bands, args.data, covered, wide)
     return 0
 
 
@@ -1174,13 +1318,16 @@ __all__ = [
     "WorkloadScore",
     "band_coverage",
     "band_scores",
+    "calibration_rows",
     "conformal_band",
+    "dle_cnn_scores",
     "evaluate",
     "evaluate_eager_decode",
     "evaluate_fit",
     "evaluate_heldout",
     "evaluate_inference",
     "evaluate_runtime",
+    "extrapolation_scores",
     "heldout_band_scores",
     "heldout_scores",
     "median_ratio",

@@ -129,6 +129,53 @@ def resnet50() -> nn.Module:
     return nn.Sequential(trunk, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(c, 1000))
 
 
+class XBottleneck(nn.Module):
+    """ResNeXt bottleneck as NVIDIA DeepLearningExamples builds it (expansion 2, the 3×3 conv
+    grouped over ``card`` groups, stride on the 3×3), optionally with a squeeze-and-excitation
+    (reduction 16) on the block's output before the residual add (SE-ResNeXt)."""
+
+    def __init__(self, cin: int, width: int, stride: int, card: int, se: bool) -> None:
+        super().__init__()
+        cout = width * 2
+        self.body = nn.Sequential(
+            conv_bn(cin, width, 1),
+            conv_bn(width, width, 3, stride, groups=card),
+            conv_bn(width, cout, 1, act=False),
+        )
+        self.down = conv_bn(cin, cout, 1, stride, act=False) if stride != 1 or cin != cout else None
+        self.se = (
+            nn.Sequential(
+                nn.AdaptiveAvgPool2d(1),
+                nn.Conv2d(cout, cout // 16, 1),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(cout // 16, cout, 1),
+                nn.Sigmoid(),
+            )
+            if se
+            else None
+        )
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        idt = x if self.down is None else self.down(x)
+        y = self.body(x)
+        if self.se is not None:
+            y = y * self.se(y)
+        return self.relu(y + idt)
+
+
+def resnext101_32x4d(se: bool = False) -> nn.Module:
+    """DLE ResNeXt101-32x4d (image_classification/models/resnet.py: widths 128/256/512/1024,
+    expansion 2, cardinality 32, layers 3/4/23/3); Xie et al. 2017, Hu et al. 2018 for SE."""
+    layers: list[nn.Module] = [conv_bn(3, 64, 7, 2), nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for i, (width, n) in enumerate(((128, 3), (256, 4), (512, 23), (1024, 3))):
+        for j in range(n):
+            layers.append(XBottleneck(cin, width, 2 if i and not j else 1, 32, se))
+            cin = width * 2
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000))
+
+
 def vgg16() -> nn.Module:
     """Simonyan & Zisserman 2015, configuration D (13 conv + 3 FC)."""
     cfg = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"]
@@ -292,6 +339,8 @@ CNNS: dict[str, tuple[Callable[[], nn.Module], int]] = {
     "ssd300": (SSD300, 300),
     "efficientnet-b0": (efficientnet_b0, 224),
     "convnext-tiny": (convnext_tiny, 224),
+    "resnext101-32x4d": (resnext101_32x4d, 224),
+    "se-resnext101-32x4d": (lambda: resnext101_32x4d(se=True), 224),
 }
 
 

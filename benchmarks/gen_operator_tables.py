@@ -374,6 +374,37 @@ def _tv(name: str) -> Callable[[], nn.Module]:
     return build
 
 
+def _resnext101_32x4d(se: bool) -> Callable[[], nn.Module]:
+    """NVIDIA DeepLearningExamples' ResNeXt101-32x4d (image_classification/models/resnet.py:
+    bottleneck widths 128/256/512/1024 × expansion 2, cardinality 32, stride on the 3x3 conv,
+    layers 3/4/23/3), which is torchvision's ResNet(Bottleneck, groups=32, width_per_group=4).
+    ``se``: the SE-ResNeXt variant, a squeeze-and-excitation (reduction 16) on each block's
+    output before the residual add (DLE's SEBottleneck), as torchvision's SqueezeExcitation."""
+
+    def build() -> nn.Module:
+        from torchvision.models.resnet import Bottleneck, ResNet
+        from torchvision.ops.misc import SqueezeExcitation
+
+        class SEBottleneck(Bottleneck):
+            def __init__(self, inplanes: int, planes: int, *a: Any, **k: Any) -> None:
+                super().__init__(inplanes, planes, *a, **k)
+                out = planes * self.expansion
+                self.se = SqueezeExcitation(out, out // 16)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                identity = x if self.downsample is None else self.downsample(x)
+                out = self.relu(self.bn1(self.conv1(x)))
+                out = self.relu(self.bn2(self.conv2(out)))
+                out = self.se(self.bn3(self.conv3(out)))
+                return self.relu(out + identity)
+
+        block = SEBottleneck if se else Bottleneck
+        with torch.device("meta"):
+            return ResNet(block, [3, 4, 23, 3], groups=32, width_per_group=4)
+
+    return build
+
+
 def _ssd300() -> nn.Module:
     from benchmarks.activation_memory import SSD300
 
@@ -461,6 +492,12 @@ class Net:
     prepare: Callable[[nn.Module], object] | None = None  # after .eval()
 
 
+DLE_RESNEXT = (
+    "torchvision {torchvision} ResNet(Bottleneck, [3, 4, 23, 3], groups=32, width_per_group=4)"
+    "{se}: NVIDIA DeepLearningExamples' ResNeXt101-32x4d architecture (https://github.com/NVIDIA/"
+    "DeepLearningExamples/blob/0c4310bf175a0ee3003e4f31a78b55644348114f/PyTorch/Classification/"
+    "ConvNets/image_classification/models/resnet.py), torch {torch}"
+)
 TV = "torchvision {torchvision} (torchvision.models.{fn}, default constructor), torch {torch}"
 NETS: dict[str, Net] = {
     "resnet-50": Net(_tv("resnet50"), _image(224), {"channels": 3, "height": 224, "width": 224},
@@ -475,6 +512,13 @@ NETS: dict[str, Net] = {
                          TV.replace("{fn}", "convnext_tiny")),
     "vit-b-16": Net(_tv("vit_b_16"), _image(224), {"channels": 3, "height": 224, "width": 224},
                     TV.replace("{fn}", "vit_b_16")),
+    "resnext101-32x4d": Net(
+        _resnext101_32x4d(se=False), _image(224), {"channels": 3, "height": 224, "width": 224},
+        DLE_RESNEXT.replace("{se}", "")),
+    "se-resnext101-32x4d": Net(
+        _resnext101_32x4d(se=True), _image(224), {"channels": 3, "height": 224, "width": 224},
+        DLE_RESNEXT.replace("{se}", " with squeeze-and-excitation (reduction 16, "
+                            "torchvision.ops.SqueezeExcitation) on each block")),
     "ssd300": Net(_ssd300, _image(300), {"channels": 3, "height": 300, "width": 300},
                   "GPU Advisor benchmarks/activation_memory.py SSD300 (NVIDIA DeepLearningExamples "
                   "PyTorch SSD300 v1.1 architecture: ResNet-50 to conv4_x with stride 1, five "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.domain import conformal
 from app.domain.efficiency import EfficiencyTable
 
 # Fallback bands when the regime has no calibrated band (or the row is measured). The modelled
@@ -25,8 +26,12 @@ class Widening:
     reason: str
 
 
-# Stated allowances, not fitted to any table: each names an effect the engine does not model.
-# They combine in quadrature in log space (independent errors), not as a product.
+# Stated allowances, each naming an effect the engine does not model. The runtime and
+# architecture ones are fallbacks: where data/efficiency.yaml carries `bands.extrapolation`
+# (benchmarks/accuracy.py: conformal over the tuning sets' runtimes, architectures, each one
+# unit), a row with an unseen runtime gets that band in place of its regime's, and one with an
+# unseen architecture is widened out to that band, under the same reasons. Widenings
+# combine in quadrature in log space (independent errors), not as a product.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
 )
@@ -57,7 +62,7 @@ _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
 class BandInputs:
     """What decides a row's band, from the row's GPU, workload and estimate."""
 
-    regime: str  # train | infer | decode
+    regime: str  # train | infer | decode | serving
     vendor: str
     architecture: str
     runtime: str
@@ -70,16 +75,24 @@ class BandInputs:
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str, bool]:
-    calibrated = table.band(x.regime, x.vendor) if table is not None else None
+    calibrated = table.band(x.regime, x.vendor, x.runtime) if table is not None else None
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
         return *BAND_MEASURED, "efficiencies measured on this GPU model" + on, False
     if x.efficiency_source == "family":
         return *BAND_FAMILY, "efficiencies measured on the same architecture family", False
+    unseen = _unseen_runtime_band(x, table)
+    if calibrated is not None and unseen is not None:
+        # the regime's band describes the runtimes it has results for; this one it has none
+        basis = (
+            f"modelled; {UNMEASURED_RUNTIME.reason}: the band conformal over the runtimes "
+            "the published results cover, each runtime one unit"
+        )
+        return *unseen, basis, True
     if calibrated is not None:
         basis = (
             f"modelled; split-conformal band from published {x.regime} results, "
-            "calibrated with each GPU held out (≈80 % coverage)"
+            "calibrated with each GPU and each workload held out (≈80 % coverage)"
         )
         return *calibrated, basis, True
     if x.vendor != "nvidia":
@@ -87,16 +100,43 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, s
     return *BAND_MODELLED, "modelled from datasheet figures and published priors", False
 
 
-def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) -> list[Widening]:
+def _unseen_runtime_band(
+    x: BandInputs, table: EfficiencyTable | None
+) -> tuple[float, float] | None:
+    """The band for a runtime the tuning sets lack (conformal over their runtimes), where the
+    row's runtime is not in its regime's calibration set and the table carries it; else None."""
+    covered = table.covered.get(x.regime) if table is not None else None
+    if table is None or covered is None or x.runtime in covered[0]:
+        return None
+    return table.extrapolation.get("runtime")
+
+
+def estimated(
+    stated: Widening, name: str, table: EfficiencyTable | None, base: tuple[float, float]
+) -> Widening:
+    """``stated``, or the factors that take ``base`` out to the band the tuning sets needed for
+    this extrapolation (same reason, so a row's basis reads alike whichever applies)."""
+    outer = table.extrapolation.get(name) if table is not None else None
+    if outer is None:
+        return stated
+    return Widening(*conformal.widening(outer, base), stated.reason)
+
+
+def widenings(
+    x: BandInputs,
+    table: EfficiencyTable | None,
+    calibrated: bool,
+    base: tuple[float, float] = (1.0, 1.0),
+) -> list[Widening]:
     """The extrapolations that apply to this row, in the order its basis names them."""
     out: list[Widening] = []
     covered = table.covered.get(x.regime) if table is not None else None
     if calibrated and covered is not None:
         runtimes, architectures = covered
-        if x.runtime not in runtimes:
-            out.append(UNMEASURED_RUNTIME)
+        if x.runtime not in runtimes and _unseen_runtime_band(x, table) is None:
+            out.append(UNMEASURED_RUNTIME)  # no estimate shipped: the stated allowance
         if x.architecture not in architectures:
-            out.append(UNMEASURED_ARCHITECTURE)
+            out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table, base))
     if x.moe:
         out.append(MOE)
     if x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES:
@@ -118,7 +158,7 @@ def combine(ws: list[Widening]) -> tuple[float, float]:
 def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
     """(low factor, high factor, basis) on the row's expected throughput."""
     lo, hi, basis, calibrated = _base(x, table)
-    ws = widenings(x, table, calibrated)
+    ws = widenings(x, table, calibrated, (lo, hi))
     if ws:
         wl, wh = combine(ws)
         lo, hi = lo * wl, hi * wh

@@ -125,11 +125,15 @@ class EfficiencyTable:
     rows: tuple[Row, ...] = ()
     bits_per_weight: dict[str, float] = field(default_factory=dict)
     default_runtime: dict[str, str] = field(default_factory=dict)
-    # Calibrated throughput bands: (regime, vendor or "all") -> (low, high) factors on the
-    # estimate, from leave-one-GPU-out residuals against published results (benchmarks/).
+    # Calibrated throughput bands: (regime or "regime/runtime", vendor or "all") -> (low, high)
+    # factors on the estimate, split-conformal on published results with each GPU and each
+    # workload held out (benchmarks/accuracy.py).
     bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     # regime -> (runtimes, architectures) the calibration set has results for
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    # extrapolation ("runtime", "architecture") -> (low, high): the band for a runtime
+    # (architecture) the tuning sets lack, conformal over those they hold (app/domain/bands.py)
+    extrapolation: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Task 'serving': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
     # Resolved profiles and runtime values by their keys: the rows never change, and the
@@ -138,8 +142,15 @@ class EfficiencyTable:
         default_factory=dict, compare=False, repr=False, hash=False
     )
 
-    def band(self, regime: str, vendor: str) -> tuple[float, float] | None:
-        return self.bands.get((regime, vendor)) or self.bands.get((regime, "all"))
+    def band(self, regime: str, vendor: str, runtime: str = "") -> tuple[float, float] | None:
+        """The runtime's own band in the regime ("decode/llama.cpp") where the tuning sets had
+        enough of it, else the regime's; the vendor's where calibrated, else all vendors'."""
+        keys = ([f"{regime}/{runtime}"] if runtime else []) + [regime]
+        for key in keys:
+            got = self.bands.get((key, vendor)) or self.bands.get((key, "all"))
+            if got is not None:
+                return got
+        return None
 
     def profile(
         self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
@@ -270,12 +281,19 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         )
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
     }
+    extrapolation: dict[str, tuple[float, float]] = {}
+    for name, pair in ((doc.get("bands") or {}).get("extrapolation") or {}).items():
+        lo, hi = float(pair[0]), float(pair[1])
+        if not 0 < lo <= 1 <= hi:
+            raise ValueError(f"extrapolation band {name} must bracket 1: {pair}")
+        extrapolation[str(name)] = (lo, hi)
     return EfficiencyTable(
         rows=tuple(rows),
         bits_per_weight=bits,
         default_runtime=defaults,
         bands=bands,
         covered=covered,
+        extrapolation=extrapolation,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
     )
 

@@ -562,6 +562,9 @@ class _StepJob:
     ops: tuple[Op, ...] | None = None
     # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
     host_calls: float | None = None
+    # launches of those ops that cuDNN makes inside another op's call (its NCHW layout
+    # transforms): kernels the framework does not dispatch from the host
+    library_kernels: float = 0.0
     # the ops as arrays, per fusion policy (a request meets one or two runtimes) and SM count
     arrays: dict[tuple[tuple[str, ...], int | None], OpArrays] = field(
         default_factory=dict, compare=False
@@ -582,7 +585,8 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     ops = step_ops(work, flash_attention, act_b)
     if ops is None:
         return job
-    return replace(job, ops=tuple(ops), host_calls=table_host_calls(work))
+    inside = math.fsum(o.count for o in ops if o.role == "layout")
+    return replace(job, ops=tuple(ops), host_calls=table_host_calls(work), library_kernels=inside)
 
 
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -637,20 +641,52 @@ TABLE_TRAIN = frozenset({"fp16", "bf16"})
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
 # have been checked against published runs and score no worse than the whole-model path there.
 # Eager diffusion: the held-out diffusers rows went from a median ratio of 2.01 (whole-model) to
-# 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19). Eager CNN training under
-# AMP, with the NCHW layout transforms cuDNN adds around each tensor-core convolution (Lambda
-# ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower). docs/methodology.md,
-# "Operator tables".
+# 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19), eager PyTorch and
+# TensorFlow (± XLA) with their host dispatch per kernel (DLE ResNeXt-101 / SE-ResNeXt-101 /
+# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). Eager CNN
+# training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core
+# convolution (Lambda ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower).
+# docs/methodology.md, "Operator tables".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
-    inference under TensorRT and eager CNN training under mixed precision, the regimes checked
-    against published runs; the rest stay whole-model (see above)."""
+    inference under TensorRT, eager PyTorch and TensorFlow, and eager CNN training under mixed
+    precision, the regimes checked against published runs; the rest stay whole-model."""
     family = work.model.family
     if work.training:
         return family == "cnn" and work.runtime in NCHW_RUNTIMES and work.precision in TABLE_TRAIN
-    return (family == "cnn" and work.runtime == "tensorrt") or (
+    return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
         family == "diffusion" and work.runtime == "pytorch"
     )
+
+
+# Runtimes whose CNN inference a shipped table prices (see table_prices).
+CNN_TABLE_RUNTIMES = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
+# Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch autocast,
+# TensorFlow's automatic mixed precision graph rewrite): each conv / linear weight is cast to
+# 16 bits by a kernel of its own every forward pass (TensorRT builds 16-bit weights once).
+AUTOCAST_RUNTIMES = ("pytorch", "tensorflow", "tensorflow-xla")
+
+
+def phase_regime(work: WorkloadSpec) -> str:
+    """The efficiency table's regime for the step: "train", "infer", or "infer-cnn" (CNN
+    inference, whose host dispatch cost per op data/efficiency.yaml sets apart)."""
+    if work.training:
+        return "train"
+    return "infer-cnn" if work.model.family == "cnn" else "infer"
+
+
+def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
+    """Mixed-precision inference over fp32 weights: one cast kernel per conv / linear weight
+    (reads 4 B, writes 2 B per parameter), role "cast" so a fusing runtime (XLA) folds it."""
+    if work.runtime not in AUTOCAST_RUNTIMES or work.precision not in ("fp16", "bf16"):
+        return ops
+    n = sum(o.count for o in ops if o.kind in ("conv", "gemm"))
+    if n <= 0:
+        return ops
+    p = work.model.params
+    cast = Op("elementwise", "autocast.weights", MEMORY, n, 0.0, p * 4.0 / n, p * 2.0 / n,
+              "fp32", "cast")  # fmt: skip
+    return [*ops, cast]
 
 
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
@@ -683,6 +719,8 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             rest = (m.gflops_per_sample or 0.0) * 1e9 * b - total(ops)
             if _has_rest(rest + total(ops), total(ops)):
                 ops.extend(_decode_ops(work, rest, act_b, w_b))
+        elif m.family == "cnn":
+            ops = _autocast_casts(work, ops)
         return ops
     if m.family == "vit" and m.has_shape:
         return vit_ops(
@@ -905,9 +943,11 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         if energy > total:
             compute, total = compute + energy - total, energy
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
-    # an eager runtime dispatches every op from the host: throughput cannot beat it (the
-    # table's ATen calls where it counts them, views included; else one per kernel)
-    calls = arrs.kernels if job.host_calls is None else job.host_calls
+    # an eager runtime dispatches every op from the host: throughput cannot beat it — the
+    # table's ATen calls where it counts them (views included; cuDNN's layout transforms run
+    # inside a convolution's call), else every kernel but those layout transforms
+    launched = arrs.kernels - (0.0 if "layout" in fuse else job.library_kernels)
+    calls = launched if job.host_calls is None else job.host_calls
     dispatch = calls * on.prof.host_us_per_op * 1e-6
     host = dispatch if dispatch > host else host
     step = host if host > total else total
@@ -986,7 +1026,7 @@ def _build_on_gpu(
 ) -> _OnGpu:
     eff = efficiencies(gpu, calibration)
     be = backend or (gpu.backends[0] if gpu.backends else "cuda")
-    prof = profile_for(gpu, work, be, "train" if work.training else "infer")
+    prof = profile_for(gpu, work, be, phase_regime(work))
     bw = gpu.memory_bandwidth_gbs * 1e9 * _memory_efficiency(eff, prof)
     act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
     if not work.training and work.precision in prof.native:

@@ -85,7 +85,9 @@ def purchase_offers_from_catalog(entries: list[GpuCreate]) -> list[PurchaseOffer
 
 
 def read_seed_purchase_offers(data_dir: Path) -> list[PurchaseOfferData]:
-    """data/offers/purchase.yaml: new and used prices of one card, each dated and sourced."""
+    """data/offers/purchase.yaml: new and used prices of one card, each dated and sourced, and
+    launch prices of a configuration the catalog's launch field cannot name (an Apple machine at
+    the catalog entry's memory): aged like any launch price (cost.launch_is_stale)."""
     path = data_dir / "offers" / "purchase.yaml"
     if not path.exists():
         return []
@@ -97,8 +99,10 @@ def read_seed_purchase_offers(data_dir: Path) -> list[PurchaseOfferData]:
     out: list[PurchaseOfferData] = []
     for item in doc.get("prices") or []:
         ref = sources.get(item.get("source"))
-        if ref is None or item.get("condition") not in ("new", "used"):
-            raise OfferFileError(f"{path}: {item}: needs a listed source and new/used condition")
+        if ref is None or item.get("condition") not in ("new", "used", "launch"):
+            raise OfferFileError(
+                f"{path}: {item}: needs a listed source and a new/used/launch condition"
+            )
         text = f"{ref['title']} ({ref['url']})"
         out.append(
             PurchaseOfferData(

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.domain import compat, efficiency, perf, rank
+from app.domain import bands, compat, efficiency, perf, rank
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -42,9 +42,6 @@ RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
     "mlx": ("mps",),
     "transformers": ("cuda", "rocm", "mps", "cpu", "xpu"),
 }
-# Validation against published saturation throughput (benchmarks/serving_accuracy.py,
-# docs/methodology.md §6.6): the band a prediction carries.
-UNCERTAINTY = (0.7, 1.3)
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
 
@@ -420,7 +417,12 @@ def _tips(row: _Row, spec: ServingSpec) -> list[str]:
 
 
 def _recommendation(
-    row: _Row, position: int, spec: ServingSpec, with_curve: bool, framework_status: str
+    row: _Row,
+    position: int,
+    spec: ServingSpec,
+    with_curve: bool,
+    framework_status: str,
+    table: efficiency.EfficiencyTable | None = None,
 ) -> s.Recommendation:
     r = row.result
     c = r.config
@@ -467,7 +469,7 @@ def _recommendation(
         if r.ttft_ms is not None
         else None
     )
-    lo, hi = UNCERTAINTY
+    lo, hi, basis = _band(row, table if table is not None else load_efficiency())
     bottleneck = r.bottleneck if r.bottleneck in ("compute", "interconnect") else "memory bandwidth"
     return s.Recommendation(
         rank=position,
@@ -508,7 +510,7 @@ def _recommendation(
             high=tput * hi,
             factor_low=lo,
             factor_high=hi,
-            basis="serving model vs published saturation throughput (docs/methodology.md §6)",
+            basis=basis,
         ),
         provenance={
             "specs": "published (catalog)",
@@ -526,6 +528,21 @@ def _recommendation(
         alternatives=[_alternative(gpu, res, p) for res, p in row.others],
         **extra,
     )
+
+
+def _band(row: _Row, table: efficiency.EfficiencyTable) -> tuple[float, float, str]:
+    """The serving regime's calibrated band (benchmarks/accuracy.py: published TensorRT-LLM
+    saturation and vLLM load points, each GPU and each model held out), widened where the row's
+    runtime or architecture is not in that set. Its MoE and fp4 rows are in the calibration,
+    so neither adds a stated allowance here."""
+    x = bands.BandInputs(
+        regime="serving",
+        vendor=row.gpu.vendor,
+        architecture=row.gpu.architecture,
+        runtime=row.runtime.name,
+        efficiency_source="prior",
+    )
+    return bands.band(x, table)
 
 
 def _cost(gpu: GpuSpec, result: sv.ServingResult, priced: _Priced) -> costs.CostEstimate:
@@ -908,7 +925,7 @@ def recommend(
         for i, r in enumerate(top)
     ]
     recs = [
-        _recommendation(r, i, spec, i <= CURVES_FOR, "supported")
+        _recommendation(r, i, spec, i <= CURVES_FOR, "supported", work.efficiency)
         for i, r in enumerate(top, start=1)
     ]
     targets = _target_words(spec)
@@ -938,7 +955,8 @@ def recommend(
             load=_load_words(spec),
             relax=_relax(outcome.closest, work.model, spec, cons.max_gpus),
             closest=[
-                _recommendation(r, i, spec, True, "supported") for i, r in enumerate(near, start=1)
+                _recommendation(r, i, spec, True, "supported", work.efficiency)
+                for i, r in enumerate(near, start=1)
             ],
         )
     mem = s.MemoryOut(
@@ -1005,7 +1023,7 @@ def estimate(
             warnings=warnings,
         )
     row = _with_curve(rows[0], work, request.constraints, rules, calibration)
-    rec = _recommendation(row, 1, work.serving, True, "supported")
+    rec = _recommendation(row, 1, work.serving, True, "supported", work.efficiency)
     return s.EstimateResponse(
         workload=resolved_out(work), gpu=gpu_out(gpu), result=rec, warnings=warnings + rec.warnings
     )

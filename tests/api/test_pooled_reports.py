@@ -14,6 +14,12 @@ def _h100_row(client: TestClient) -> dict:
     return next(row for row in r.json()["recommendations"] if row["gpu"]["slug"] == "h100-sxm")
 
 
+def _width(row: dict) -> float:
+    """A row's band as a ratio: measured efficiencies narrow it (either edge may equal the
+    modelled band's)."""
+    return row["uncertainty"]["factor_high"] / row["uncertainty"]["factor_low"]
+
+
 def test_reports_of_a_gpu_model_pool_into_its_rows(
     client: TestClient, admin: dict[str, str]
 ) -> None:
@@ -28,7 +34,7 @@ def test_reports_of_a_gpu_model_pool_into_its_rows(
     assert "measured on 2 machines" in after["provenance"]["throughput"]
     assert "measured on 2 machines" in after["uncertainty"]["basis"]
     assert after["throughput"]["value"] != before["throughput"]["value"]
-    assert after["uncertainty"]["factor_high"] < before["uncertainty"]["factor_high"]
+    assert _width(after) < _width(before)
 
     # the pooled figures are cached until a report is stored or deleted
     assert client.delete(f"/api/v1/device-reports/{ids[1]}", headers=admin).status_code == 204
@@ -73,7 +79,7 @@ def test_a_reports_kernel_points_move_its_gpus_row_and_narrow_its_band(
     assert "measured on 1 machine " in after["provenance"]["throughput"]
     # the same report without its GEMM points leaves the GEMMs on the published figures
     assert after["throughput"]["value"] < without_points["throughput"]["value"]
-    assert after["uncertainty"]["factor_high"] < before["uncertainty"]["factor_high"]
+    assert _width(after) < _width(before)
 
     page = client.get("/recommendations?preset=bert-large&objective=fastest&limit=200")
     assert page.status_code == 200

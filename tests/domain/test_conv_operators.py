@@ -103,10 +103,11 @@ def test_cnn_inference_is_priced_from_its_operator_table_under_tensorrt() -> Non
     training = replace(work, task="training")
     assert not perf.table_prices(training)
     assert perf.forward_ops(training, True, 2.0) is None
-    # only TensorRT's CNN rows were checked against published runs: other runtimes keep the
-    # whole-model path
-    for runtime in ("pytorch", "tensorflow", "onnxruntime"):
-        assert not perf.table_prices(replace(work, runtime=runtime)), runtime
+    # TensorRT, eager PyTorch and TensorFlow (with or without XLA) were checked against
+    # published runs (tests/data/dle_cnn_inference.yaml); ONNX Runtime keeps the whole-model path
+    for runtime in ("pytorch", "tensorflow", "tensorflow-xla"):
+        assert perf.table_prices(replace(work, runtime=runtime)), runtime
+    assert not perf.table_prices(replace(work, runtime="onnxruntime"))
 
 
 def _resnet_training(precision: str = "fp16", batch: int = 256) -> WorkloadSpec:

@@ -4,6 +4,8 @@ written, and is what a buy question pays under ``purchase_basis: auto``."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
+from app.domain.cost import GpuOffers, choose_purchase, launch_is_stale
 from app.offers.loader import read_seed_purchase_offers
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -32,7 +35,7 @@ def test_every_row_names_a_catalog_card_a_condition_a_date_and_a_source(
     row: dict[str, Any],
 ) -> None:
     assert row["gpu"] in CATALOG
-    assert row["condition"] in ("new", "used")
+    assert row["condition"] in ("new", "used", "launch")
     assert row["usd"] > 0
     assert re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", row["as_of"]), row["as_of"]
     source = DOC["sources"][row["source"]]
@@ -118,3 +121,48 @@ def test_llama_70b_at_home_for_3000_lists_two_used_3090s_and_two_p40s(
     )
     pair = rows["rtx-3090"]
     assert pair["num_gpus"] == 2 and pair["cost"]["buy"]["condition"] == "used"
+
+
+# Cards whose only price was a launch price more than three years old (A4000 2021, RTX 6000 Ada
+# 2022), or none at all (3090 Ti): 'auto' now buys them at their dated new price, never at launch.
+OLD_CARDS = ("rtx-a4000", "rtx-6000-ada", "rtx-3090-ti")
+
+
+def test_auto_basis_buys_old_cards_at_their_dated_price_not_their_launch_price(
+    read_client: TestClient,
+) -> None:
+    body = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "objective": "cheapest",
+        "limit": 500,
+    }
+    auto = _buy(read_client, {**body, "constraints": {"acquisition": "buy"}})
+    launch = _buy(
+        read_client, {**body, "constraints": {"acquisition": "buy", "purchase_basis": "launch"}}
+    )
+    for slug in OLD_CARDS:
+        want = next(r for r in ROWS if r["gpu"] == slug)
+        buy = auto[slug]["cost"]["buy"]
+        assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
+            want["condition"], want["usd"], want["as_of"],
+        ), slug  # fmt: skip
+    # their launch prices are still there, by name only
+    for slug, usd in (("rtx-a4000", 1000), ("rtx-6000-ada", 6799)):
+        assert launch[slug]["cost"]["buy"]["condition"] == "launch"
+        assert launch[slug]["cost"]["buy"]["unit_usd"] == usd
+
+
+def test_a_launch_row_is_aged_like_a_catalog_launch_price(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """The M4 Max entry is the 40-core-GPU, 128 GB configuration: its Mac Studio's launch price
+    (March 2025) reaches the engine as a launch offer, which 'auto' uses until it is more than
+    three years old."""
+    want = next(r for r in ROWS if r["gpu"] == "apple-m4-max")
+    offers = shipped_catalog[1]["apple-m4-max"]
+    (launch,) = [o for o in offers.purchase if o.condition == "launch"]
+    assert (launch.usd, launch.as_of) == (want["usd"], want["as_of"])
+    assert launch.stale == launch_is_stale(want["as_of"], date.today())
+    assert choose_purchase(list(offers.purchase), "auto") is (None if launch.stale else launch)
+    assert launch_is_stale(want["as_of"], date(2028, 4, 1))
+    assert not launch_is_stale(want["as_of"], date(2028, 3, 1))

@@ -226,7 +226,9 @@ def test_baseline_speedup_and_calibration() -> None:
     assert rows["rtx-4090"].speedup_vs_baseline == pytest.approx(1.0)
     assert rows["h100-sxm"].speedup_vs_baseline > 1  # type: ignore[operator]
     assert "measured" in rows["rtx-4090"].provenance["throughput"]
-    assert rows["rtx-4090"].uncertainty.factor_high < rows["h100-sxm"].uncertainty.factor_high
+    # measured efficiencies carry a narrower band than the modelled row's calibrated one
+    measured, modelled = rows["rtx-4090"].uncertainty, rows["h100-sxm"].uncertainty
+    assert measured.factor_high / measured.factor_low < modelled.factor_high / modelled.factor_low
 
 
 def test_estimate_one_gpu() -> None:
