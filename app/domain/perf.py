@@ -668,11 +668,15 @@ AUTOCAST_RUNTIMES = ("pytorch", "tensorflow", "tensorflow-xla")
 
 
 def phase_regime(work: WorkloadSpec) -> str:
-    """The efficiency table's regime for the step: "train", "infer", or "infer-cnn" (CNN
-    inference, whose host dispatch cost per op data/efficiency.yaml sets apart)."""
+    """The efficiency table's regime for the step: "train", "infer", "infer-cnn" (CNN
+    inference) or "infer-diffusion" (diffusion inference), the last two for the host dispatch
+    cost per op data/efficiency.yaml sets apart."""
     if work.training:
         return "train"
-    return "infer-cnn" if work.model.family == "cnn" else "infer"
+    family = work.model.family
+    return (
+        "infer-cnn" if family == "cnn" else "infer-diffusion" if family == "diffusion" else "infer"
+    )
 
 
 def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:

@@ -159,3 +159,33 @@ def test_the_shipped_unet_tables_count_their_host_calls() -> None:
         kernels = sum(float(o.get("count") or 1) for o in m.operators.ops)
         # views and reshapes outnumber the kernels in diffusers' blocks
         assert (m.operators.aten_calls or 0) > 1.5 * kernels
+
+
+def test_eager_diffusion_is_host_bound_at_batch_one_on_a_fast_gpu_and_gpu_bound_when_large() -> (
+    None
+):
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    gpus = {g.slug: g for g in read_gpu_specs(data)}
+    sd = load_presets(data)["stable-diffusion-1.5"].model
+    work = WorkloadSpec(task="inference", model=sd, precision="fp16", batch_size=1,
+                        runtime="pytorch", efficiency=load_efficiency(data))  # fmt: skip
+    assert perf.phase_regime(work) == "infer-diffusion"
+    a100, h100 = gpus["a100-sxm4-40gb"], gpus["h100-sxm"]
+    prof = perf.profile_for(a100, work, "cuda", "infer-diffusion")
+    assert prof.host_us_per_op > perf.profile_for(a100, work, "cuda", "infer").host_us_per_op
+    one = perf.single_gpu(a100, work)
+    calls = perf.table_host_calls(work)
+    assert calls is not None
+    # batch 1: the host's calls set the step, the same on a faster GPU
+    assert one.step_s == pytest.approx(calls * prof.host_us_per_op * 1e-6)
+    assert perf.single_gpu(h100, work).step_s == pytest.approx(one.step_s)
+    # a large batch: the GPU's work, and the faster GPU wins
+    big = dataclasses.replace(work, batch_size=32)
+    assert perf.single_gpu(a100, big).step_s > perf.single_gpu(a100, big).host
+    assert perf.single_gpu(h100, big).step_s < perf.single_gpu(a100, big).step_s
