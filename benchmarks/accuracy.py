@@ -859,7 +859,8 @@ def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
     if row["metric"] == "denoise_steps_per_s":
         per_pass = ((model.gflops_per_sample or 0.0) - vae) / max(1, model.passes_per_sample or 1)
         return replace(model, gflops_per_sample=2 * per_pass, passes_per_sample=2)
-    return diffusion_at_steps(model, int(row["steps"]), vae)
+    # a scheduler may call the UNet more often than the steps asked for (``unet_calls``)
+    return diffusion_at_steps(model, int(row.get("unet_calls") or row["steps"]), vae)
 
 
 def _heldout_decoder(shape: dict[str, Any]) -> ModelSpec:
@@ -1263,6 +1264,37 @@ def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:
                 )
 
 
+DIFFUSION_FILE = ROOT / "tests" / "data" / "diffusion_eager.yaml"
+
+
+def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
+    """Eager diffusion's tuning set, scored like the held-out regimes (its rows carry the same
+    fields): the rows the diffusion path's constants may be checked against."""
+    if not DIFFUSION_FILE.exists():
+        return
+    rows, skipped = evaluate_heldout(data_dir, [DIFFUSION_FILE])
+    print()
+    print("Eager diffusion, tuning set (tests/data/diffusion_eager.yaml)")
+    print(
+        f"{'regime':18} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+    )
+    for s in heldout_scores(rows, skipped):
+        g = s.group_spearman
+        print(
+            f"{s.regime:18} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
+            f" {len(g):6d} {statistics.median(g) if g else math.nan:10.3f}"
+            f" {min(g) if g else math.nan:8.3f}"
+        )
+        if s.skipped:
+            print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")
+    for r in rows if verbose else ():
+        print(
+            f"    {r.slug:16} {r.group:58} measured {r.measured:8.2f}"
+            f" predicted {r.predicted:8.2f}  x{1 / r.ratio:5.2f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data")
@@ -1284,6 +1316,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.inference.exists():
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
+    print_diffusion_eager(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_dle_cnn(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)

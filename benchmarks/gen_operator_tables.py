@@ -94,6 +94,9 @@ class Recorder:
     ops: list[dict[str, Any]] = field(default_factory=list)
     stack: list[str] = field(default_factory=list)
     in_attention: int = 0
+    # every ATen call the forward makes, views and reshapes included (each crosses Python and
+    # the dispatcher on the host in eager mode), an SDPA call once
+    calls: int = 0
 
     def where(self) -> str:
         return self.stack[-1] if self.stack else "model"
@@ -116,6 +119,7 @@ class _Dispatch(TorchDispatchMode):
         out = func(*args, **kwargs)
         if self.rec.in_attention:
             return out
+        self.rec.calls += 1
         name = func.overloadpacket.__name__
         if name in _SKIP or (name.endswith("_copy") and name != "copy"):
             return out
@@ -154,11 +158,16 @@ def _classify(name: str, args: tuple[Any, ...], out: Any) -> dict[str, Any] | No
     n_in = _numel(args)
     n_out = _numel(out)
     if name in _NORM:
-        return {
+        entry = {
             "kind": "norm",
             "elements_in": int(_numel(args[0])),
             "elements_out": int(_numel(first)),
         }
+        if name == "native_group_norm":
+            # (input, weight, bias, N, C, HxW, group, eps): a group norm's statistics span
+            # whole feature maps, so its kernel reads the input twice (data/README.md)
+            entry["groups"] = int(args[6])
+        return entry
     if name in _POOL:
         return {
             "kind": "pool",
@@ -193,6 +202,7 @@ def _attention_as_one_op(rec: Recorder) -> Iterator[None]:
                 "head_dim": int(q.shape[-1]),
             }
         )
+        rec.calls += 1
         rec.in_attention += 1
         try:
             return orig(q, k, *args, **kwargs)
@@ -206,8 +216,12 @@ def _attention_as_one_op(rec: Recorder) -> Iterator[None]:
         F.scaled_dot_product_attention = orig
 
 
-def trace(model: nn.Module, inputs: Callable[[], tuple[Any, dict[str, Any]]]) -> list[dict]:
-    rec = Recorder()
+def trace(
+    model: nn.Module,
+    inputs: Callable[[], tuple[Any, dict[str, Any]]],
+    rec: Recorder | None = None,
+) -> list[dict]:
+    rec = rec if rec is not None else Recorder()
     names = {m: n or "model" for n, m in model.named_modules()}
 
     def enter(mod: nn.Module, args: Any) -> None:
@@ -621,7 +635,8 @@ def generate(key: str, vae: bool = False) -> tuple[str, float, float, float]:
     model = net.build().eval()
     if net.prepare is not None:
         net.prepare(model)
-    ops = trace(model, net.inputs)
+    rec = Recorder()
+    ops = trace(model, net.inputs, rec)
     total = sum(op_flops(o) for o in ops) / 1e9
     reference = counted_gflops(model, net.inputs)
     if abs(total - reference) > 0.005 * reference:
@@ -639,6 +654,7 @@ def generate(key: str, vae: bool = False) -> tuple[str, float, float, float]:
         f"source: {_q(source)}",
         "input: {" + ", ".join(f"{k}: {x}" for k, x in net.input_doc.items()) + "}",
         f"gflops_forward: {round(total, 3)}",
+        f"aten_calls: {rec.calls}",
         "ops:",
         *(_yaml_op(o) for o in folded),
     ]

@@ -64,6 +64,11 @@ NOMINAL_SMS = 108
 # (``class_rates``' ``flash_fwd``).
 FLASH_FWD_FACTOR = 0.73 / 0.869
 FLASH_BWD_FACTOR = 0.50 / 0.869
+# FlashAttention-2 compiles its kernels for head dims in steps of 32 (hdim32, 64, 96, 128, 160,
+# 192, 224, 256: csrc/flash_attn/src/flash_fwd_hdim*.cu, and the dispatcher rounds a head dim up
+# to the next one); a head dim in between runs the next kernel up, its matmuls padded: Stable
+# Diffusion 1.5's 40-wide heads run the 64 kernel and do 40/64 of its tensor work usefully.
+HEAD_DIM_STEP = 32
 # Tensor-core convolution kernels consume input channels in groups of 8 (16-bit NHWC: cuDNN pads
 # C to a multiple of 8); a 3-channel stem fills 3/8 of each K step.
 CHANNEL_ALIGN = 8
@@ -121,7 +126,7 @@ def _shape_efficiency(
 ) -> float:
     if klass in (ATTN_FLASH, ATTN_FLASH_BWD):
         # one thread block per 128 query rows per (sequence, head); its loop runs over the keys
-        e = wave_fill(math.ceil(m / TILE_M) * batch, sms) * k_efficiency(n)
+        e = wave_fill(math.ceil(m / TILE_M) * batch, sms) * k_efficiency(n) * head_dim_fill(k)
     else:
         tiles = gemm_tiles(m, n, batch)
         e, split = 0.0, 1
@@ -132,6 +137,14 @@ def _shape_efficiency(
     if klass == CONV and 0 < in_channels < CHANNEL_ALIGN:
         e *= in_channels / CHANNEL_ALIGN
     return e
+
+
+def head_dim_fill(head_dim: float) -> float:
+    """The share of a fused attention kernel's matmul work a head dim uses: the kernel is built
+    for the next multiple of ``HEAD_DIM_STEP`` (1 at 64, 96, 128; 0.625 at 40; 0.83 at 80)."""
+    if head_dim <= 0:
+        return 1.0
+    return head_dim / (math.ceil(head_dim / HEAD_DIM_STEP) * HEAD_DIM_STEP)
 
 
 def op_time(

@@ -736,6 +736,9 @@ class ForwardTable:
     source: str
     gflops_forward: float | None
     ops: tuple[dict[str, Any], ...]
+    # every ATen call of the pass, views included (what an eager host dispatches); None in
+    # tables generated before the generator counted them
+    aten_calls: int | None = None
 
     @property
     def gflops(self) -> float:
@@ -766,11 +769,13 @@ def parse_table(doc: dict[str, Any]) -> ForwardTable:
     if not ops:
         raise ValueError("operator table has no ops")
     g = doc.get("gflops_forward")
+    calls = doc.get("aten_calls")
     return ForwardTable(
         model=str(doc.get("model") or ""),
         source=str(doc.get("source") or ""),
         gflops_forward=float(g) if g is not None else None,
         ops=tuple(ops),
+        aten_calls=int(calls) if calls is not None else None,
     )
 
 
@@ -795,12 +800,14 @@ def table_ops(
     w_b: float = 2.0,
     dtype: str = "bf16",
     training: bool = False,
+    conv_bias: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
     2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output. In training a
     norm is batch normalisation over the batch: one pass reads the input for the statistics,
-    a second reads it again and writes the output."""
+    a second reads it again and writes the output. ``conv_bias``: the convolutions carry a bias
+    that eager PyTorch adds in a pass of its own (``conv_bias_pass``)."""
     out: list[Op] = []
     for o in table.ops:
         kind = o["kind"]
@@ -836,6 +843,8 @@ def table_ops(
                     c_in / g,
                 )
             )
+            if conv_bias:
+                out.append(conv_bias_pass(name, m * c_out, count, act_b, dtype))
         elif kind == "gemm":
             out.append(
                 gemm(
@@ -880,7 +889,10 @@ def table_ops(
                 act_b=act_b,
                 dtype=dtype,
             )
-            if training and kind == "norm":
+            if (training and kind == "norm") or o.get("groups"):
+                # batch norm in training, and group norm always: the statistics span whole
+                # feature maps, so one pass reads the input for them and a second normalises
+                # (ATen's group_norm_kernel.cu: RowwiseMoments, then the affine element-wise)
                 op = derive(op, bytes_read=2.0 * el_in * act_b)
             elif kind == "norm":
                 # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
@@ -921,6 +933,15 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
             )
         )
     return out
+
+
+def conv_bias_pass(name: str, out_el: float, count: float, act_b: float, dtype: str) -> Op:
+    """The pass eager PyTorch runs after a cuDNN convolution that has a bias (diffusers' UNet
+    and VAE: every Conv2d keeps its bias): ATen's cuDNN path adds it as its own element-wise
+    kernel (aten/src/ATen/native/Convolution.cpp: ``output.add_`` of the reshaped bias), which
+    reads and writes the output once. Role "bias"."""
+    return memory_op("elementwise", f"{name}:bias", "bias", out_el, out_el,
+                     count=count, act_b=act_b, dtype=dtype)  # fmt: skip
 
 
 def total(ops: list[Op], attr: str = "flops") -> float:

@@ -560,6 +560,8 @@ class _StepJob:
     # The step as operators (forward, backward, optimizer), when the model has a shape or a
     # shipped table; None: priced whole-model as above
     ops: tuple[Op, ...] | None = None
+    # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
+    host_calls: float | None = None
     # launches of those ops that cuDNN makes inside another op's call (its NCHW layout
     # transforms): kernels the framework does not dispatch from the host
     library_kernels: float = 0.0
@@ -584,7 +586,7 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     if ops is None:
         return job
     inside = math.fsum(o.count for o in ops if o.role == "layout")
-    return replace(job, ops=tuple(ops), library_kernels=inside)
+    return replace(job, ops=tuple(ops), host_calls=table_host_calls(work), library_kernels=inside)
 
 
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -666,11 +668,15 @@ AUTOCAST_RUNTIMES = ("pytorch", "tensorflow", "tensorflow-xla")
 
 
 def phase_regime(work: WorkloadSpec) -> str:
-    """The efficiency table's regime for the step: "train", "infer", or "infer-cnn" (CNN
-    inference, whose host dispatch cost per op data/efficiency.yaml sets apart)."""
+    """The efficiency table's regime for the step: "train", "infer", "infer-cnn" (CNN
+    inference) or "infer-diffusion" (diffusion inference), the last two for the host dispatch
+    cost per op data/efficiency.yaml sets apart."""
     if work.training:
         return "train"
-    return "infer-cnn" if work.model.family == "cnn" else "infer"
+    family = work.model.family
+    return (
+        "infer-cnn" if family == "cnn" else "infer-diffusion" if family == "diffusion" else "infer"
+    )
 
 
 def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
@@ -696,17 +702,27 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
     w_b = _op_weight_bytes(work)
     training = work.training
     if m.operators is not None and table_prices(work):
-        ops = table_ops(m.operators, b, act_b=act_b, w_b=w_b, dtype=dtype, training=training)
         npass = max(1, m.passes_per_sample or 1)
+        diffusion = m.family == "diffusion"
+        cfg = _guidance(m)
+        ops = table_ops(
+            m.operators,
+            b * cfg,
+            act_b=act_b,
+            w_b=w_b,
+            dtype=dtype,
+            training=training,
+            conv_bias=diffusion and work.runtime == "pytorch",
+        )
         if npass > 1:
-            # a diffusion sample runs the table (one UNet pass) steps × 2 times
-            ops = [replace(o, count=o.count * npass) for o in ops]
-            # what the preset's FLOPs hold beyond those passes (the VAE decode), which has no
-            # table: priced as one well-shaped (cubic) GEMM
+            # a diffusion sample runs the table (one UNet call) once per step
+            ops = [replace(o, count=o.count * npass / cfg) for o in ops]
+            # what the preset's FLOPs hold beyond those passes: the VAE decode of the batch,
+            # from its own table (scaled to the FLOPs the preset counts for it), else one
+            # well-shaped (cubic) GEMM
             rest = (m.gflops_per_sample or 0.0) * 1e9 * b - total(ops)
-            if rest > 0:
-                side = (rest / 2.0) ** (1.0 / 3.0)
-                ops.append(gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype))
+            if _has_rest(rest + total(ops), total(ops)):
+                ops.extend(_decode_ops(work, rest, act_b, w_b))
         elif m.family == "cnn":
             ops = _autocast_casts(work, ops)
         return ops
@@ -726,6 +742,57 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             dtype=dtype,
         )
     return None
+
+
+def _guidance(m: ModelSpec) -> int:
+    """Latents per image in one UNet call: 2 under classifier-free guidance (a diffusion
+    preset's passes come in pairs), which diffusers runs as one call on the conditional and
+    unconditional latents concatenated (2 × batch), not as two calls on the batch."""
+    npass = m.passes_per_sample or 1
+    return 2 if m.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
+
+
+def table_host_calls(work: WorkloadSpec) -> float | None:
+    """ATen calls an eager host makes per step of a table-priced job: the table's own count
+    (views included) per network call — a diffusion sample's UNet once per step, its VAE once
+    per decode of the batch. None where a table lacks the count: the kernels stand in."""
+    m = work.model
+    if m.operators is None or m.operators.aten_calls is None or not table_prices(work):
+        return None
+    npass = max(1, m.passes_per_sample or 1)
+    calls = float(m.operators.aten_calls) * npass / _guidance(m)
+    dec = m.decoder_operators
+    unet = (m.operators.gflops_forward or m.operators.gflops) * npass
+    if npass > 1 and dec is not None and dec.aten_calls and _has_rest(m.gflops_per_sample, unet):
+        calls += dec.aten_calls  # one decode call of the batch
+    return calls
+
+
+def _has_rest(total: float | None, passes: float) -> bool:
+    """Whether a diffusion preset's FLOPs hold more than its UNet passes (a VAE decode), beyond
+    the rounding of the per-pass figure (a denoising-step workload has none)."""
+    return (total or 0.0) > passes * (1.0 + 1e-3)
+
+
+def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> list[Op]:
+    """``flops`` of a diffusion sample's decode: the VAE decoder's table on the batch (eager:
+    its convolutions with their bias passes; ``step_ops`` adds their NCHW transforms), its
+    counts scaled so that the ops hold ``flops``; without a table one cubic GEMM of those
+    FLOPs."""
+    m, dtype = work.model, work.precision
+    if m.decoder_operators is None:
+        side = (flops / 2.0) ** (1.0 / 3.0)
+        return [gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype)]
+    ops = table_ops(
+        m.decoder_operators,
+        float(work.batch_size),
+        act_b=act_b,
+        w_b=w_b,
+        dtype=dtype,
+        conv_bias=work.runtime == "pytorch",
+    )
+    scale = flops / total(ops)
+    return [replace(o, count=o.count * scale) for o in ops]
 
 
 def _op_weight_bytes(work: WorkloadSpec) -> float:
@@ -806,10 +873,12 @@ def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
 
 
 def _runs_nchw(work: WorkloadSpec) -> bool:
-    """Whether the step's convolutions see NCHW tensors: a CNN table under an NCHW runtime."""
+    """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
+    table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
+    them to channels_last)."""
     m = work.model
     return (
-        m.family == "cnn"
+        m.family in ("cnn", "diffusion")
         and m.operators is not None
         and work.runtime in NCHW_RUNTIMES
         and table_prices(work)
@@ -878,10 +947,12 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         if energy > total:
             compute, total = compute + energy - total, energy
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
-    # an eager runtime dispatches every kernel from the host: throughput cannot beat it (not
-    # the layout transforms cuDNN launches inside a convolution's call)
+    # an eager runtime dispatches every op from the host: throughput cannot beat it — the
+    # table's ATen calls where it counts them (views included; cuDNN's layout transforms run
+    # inside a convolution's call), else every kernel but those layout transforms
     launched = arrs.kernels - (0.0 if "layout" in fuse else job.library_kernels)
-    dispatch = launched * on.prof.host_us_per_op * 1e-6
+    calls = launched if job.host_calls is None else job.host_calls
+    dispatch = calls * on.prof.host_us_per_op * 1e-6
     host = dispatch if dispatch > host else host
     step = host if host > total else total
     eff = on.op_eff or on.eff

@@ -118,6 +118,11 @@ class ModelSpec:
     # One sample's forward operators, shipped for CNN/UNet presets (data/operators/); None:
     # built from the shape (transformers) or priced whole-model (app.domain.perf)
     operators: ForwardTable | None = field(default=None, compare=False, hash=False, repr=False)
+    # A diffusion preset's VAE decode of one image (data/operators/vae/), which turns the final
+    # latents into pixels once per sample; None: priced as a whole (app.domain.perf)
+    decoder_operators: ForwardTable | None = field(
+        default=None, compare=False, hash=False, repr=False
+    )
     # Whether the LM head shares the input embedding's matrix (config.json
     # ``tie_word_embeddings``); None: read from the parameter count (activations.py).
     tied_embeddings: bool | None = None

@@ -21,7 +21,8 @@ from app.shipped.rules import DATA_DIR
 # The model fields a preset may set, and which of them are integers: read off ModelSpec so a
 # field added there is a preset field too.
 _MODEL_TYPES = get_type_hints(ModelSpec)
-_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec) if f.name != "operators")
+_TABLES = ("operators", "decoder_operators")  # read from data/operators/, never from the preset
+_MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec) if f.name not in _TABLES)
 _INT_FIELDS = tuple(k for k in _MODEL_FIELDS if _MODEL_TYPES[k] in (int, int | None))
 
 
@@ -91,6 +92,9 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
         table = load_operator_table(data_dir, raw["id"])
         if table is not None:
             model = replace(model, operators=table)
+        decoder = load_operator_table(data_dir / "operators", raw["id"], "vae")
+        if decoder is not None:
+            model = replace(model, decoder_operators=decoder)
         out[raw["id"]] = Preset(
             id=raw["id"],
             name=raw.get("name", raw["id"]),
@@ -132,9 +136,12 @@ def default_dataset(family: str, task: str, data_dir: Path = DATA_DIR) -> Defaul
     )
 
 
-def load_operator_table(data_dir: Path, preset_id: str) -> ForwardTable | None:
-    """The preset's shipped forward operator table (data/operators/<id>.yaml), if any."""
-    path = data_dir / "operators" / f"{preset_id}.yaml"
+def load_operator_table(
+    data_dir: Path, preset_id: str, folder: str = "operators"
+) -> ForwardTable | None:
+    """The preset's shipped forward operator table (data/operators/<id>.yaml; a diffusion
+    preset's VAE decoder: data/operators/vae/<id>.yaml), if any."""
+    path = data_dir / folder / f"{preset_id}.yaml"
     if not path.exists():
         return None
     return parse_operator_table(yamlio.safe_load(path.read_text(encoding="utf-8")) or {})

@@ -80,7 +80,8 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
         given = w.model.model_dump(exclude={"hf_config"})
         base.update({k: v for k, v in given.items() if v is not None})
     if preset is not None and any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE):
-        base["operators"] = None  # the preset's operator table is for its own architecture
+        # the preset's operator tables are for its own architecture
+        base["operators"] = base["decoder_operators"] = None
     if not base.get("family"):
         raise InvalidInput("give a preset or model.family", field="workload.model.family")
     if not base.get("params"):

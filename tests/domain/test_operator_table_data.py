@@ -83,7 +83,10 @@ def test_every_cnn_vit_and_diffusion_preset_has_a_table() -> None:
 @pytest.mark.parametrize("path", _tables(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_table_schema_and_shapes(path: Path) -> None:
     doc = _load(path)
-    assert set(doc) == TOP_KEYS
+    # aten_calls: written by the generator since it counts host calls (older tables lack it)
+    assert TOP_KEYS <= set(doc) <= TOP_KEYS | {"aten_calls"}
+    if "aten_calls" in doc:
+        assert isinstance(doc["aten_calls"], int) and doc["aten_calls"] >= len(doc["ops"])
     assert doc["model"] == path.stem and doc["model"] in _presets()
     assert isinstance(doc["source"], str) and len(doc["source"]) > 20
     for key in ("channels", "height", "width"):
@@ -92,7 +95,11 @@ def test_table_schema_and_shapes(path: Path) -> None:
     for op in doc["ops"]:
         kind = op["kind"]
         assert kind in FIELDS, op
-        assert set(op) == COMMON | FIELDS[kind], op
+        # a group norm names its groups (its kernel reads the input twice)
+        extra = {"groups"} if kind == "norm" else set()
+        assert set(op) - extra == COMMON | FIELDS[kind], op
+        if kind == "norm" and "groups" in op:
+            assert isinstance(op["groups"], int) and op["groups"] > 0, op
         assert isinstance(op["name"], str) and op["name"]
         for key in FIELDS[kind] | {"count"}:
             assert isinstance(op[key], int) and op[key] > 0, (key, op)

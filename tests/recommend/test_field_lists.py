@@ -11,8 +11,8 @@ from app.recommend import service
 from app.recommend.presets import model_from_dict
 from tests.domain.fixtures import A100, H100, RULES
 
-# a preset's operator table comes from data/operators/, never from a request
-MODEL_SPEC_FIELDS = {f.name for f in fields(ModelSpec)} - {"operators"}
+# a preset's operator tables come from data/operators/, never from a request
+MODEL_SPEC_FIELDS = {f.name for f in fields(ModelSpec)} - {"operators", "decoder_operators"}
 INPUT_ONLY = {"hf_config"}  # a pasted config.json, read into the spec's fields
 DERIVED = {"kv_bytes_per_token_16bit"}  # echoed, computed from the spec
 

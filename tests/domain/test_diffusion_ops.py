@@ -1,0 +1,191 @@
+"""Eager diffusion inference as operators: classifier-free guidance, NCHW convolutions with a
+bias, fused attention at Stable Diffusion's head dims, and the VAE decode's own table."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.domain import perf
+from app.domain.kernels import head_dim_fill, shape_efficiency
+from app.domain.operators import attention, parse_table, table_ops
+from app.domain.workload import WorkloadSpec
+from tests.domain.fixtures import RESNET50
+
+CONV = {
+    "kind": "conv", "name": "c", "count": 2, "c_in": 320, "c_out": 640, "h_in": 64, "w_in": 64,
+    "h_out": 32, "w_out": 32, "r": 3, "s": 3, "stride": 2, "groups": 1,
+}  # fmt: skip
+UNET = parse_table(
+    {
+        "model": "toy-unet",
+        "ops": [
+            CONV,
+            {"kind": "gemm", "name": "proj", "count": 1, "m": 4096, "n": 640, "k": 640},
+            {"kind": "norm", "name": "gn", "count": 1, "elements_in": 1e6, "elements_out": 1e6},
+        ],
+    }
+)
+
+
+def test_head_dims_between_the_kernels_steps_pad_to_the_next_one() -> None:
+    assert head_dim_fill(64) == head_dim_fill(128) == head_dim_fill(160) == 1.0
+    assert head_dim_fill(40) == pytest.approx(40 / 64)
+    assert head_dim_fill(80) == pytest.approx(80 / 96)
+
+    def attn(d: int) -> float:
+        (op,) = attention(
+            "a", tokens_q=2 * 4096, q_len=4096, kv_len=4096, heads=8, head_dim=d,
+            kv_heads=8, count=1, act_b=2.0, causal=False, flash=True,
+        )  # fmt: skip
+        return shape_efficiency(op, 108)
+
+    # same grid of blocks and key loop: only the padded matmuls differ
+    assert attn(40) == pytest.approx(attn(64) * 0.625)
+
+
+def test_an_eager_convolution_with_a_bias_adds_a_bias_pass() -> None:
+    plain = table_ops(UNET, 4)
+    eager = table_ops(UNET, 4, conv_bias=True)
+    (bias,) = [o for o in eager if o not in plain]
+    assert bias.role == "bias" and bias.flops == 0
+    out_b = 4 * 640 * 32 * 32 * 2.0
+    assert bias.bytes == pytest.approx(2 * out_b)  # reads and writes the output once
+    assert bias.count == 2  # once per conv run
+
+
+def test_eager_diffusion_convolutions_pay_the_nchw_transforms() -> None:
+    work = _diffusion()
+    ops = perf.step_ops(work, True, 2.0)
+    assert ops is not None
+    (conv,) = [o for o in ops if o.kind == "conv"]
+    (layout,) = [o for o in ops if o.role == "layout"]
+    in_b, out_b = 2 * 3 * 320 * 64 * 64 * 2.0, conv.bytes_written
+    # input and output, each read and written once more, as often as the conv runs
+    assert layout.bytes == pytest.approx(2 * (in_b + out_b))
+    assert layout.count == conv.count
+    # a fusing runtime prices the table elsewhere (no table): nothing added
+    assert perf.step_ops(_diffusion(runtime="tensorrt"), True, 2.0) is None
+
+
+def _diffusion(decoder: bool = False, runtime: str = "pytorch") -> WorkloadSpec:
+    per_pass = UNET.gflops * 1e9
+    model = dataclasses.replace(
+        RESNET50, family="diffusion", operators=UNET, passes_per_sample=50,
+        gflops_per_sample=(50 * per_pass + 2e12) / 1e9,
+        decoder_operators=UNET if decoder else None,
+    )  # fmt: skip
+    return WorkloadSpec(
+        task="inference", model=model, precision="fp16", batch_size=3, runtime=runtime
+    )
+
+
+def test_guidance_runs_the_unet_once_per_step_on_twice_the_batch() -> None:
+    ops = perf.forward_ops(_diffusion(), True, 2.0)
+    assert ops is not None
+    proj = [o for o in ops if o.name == "proj"]
+    (p,) = proj
+    assert p.m == 2 * 3 * 4096  # conditional + unconditional latents in one GEMM
+    assert p.count == 25  # 50 passes = 25 steps × 2, one launch per step
+    unet = [o for o in ops if o.name != "rest"]
+    assert sum(o.count * o.flops for o in unet) == pytest.approx(3 * 50 * UNET.gflops * 1e9)
+
+
+def test_the_vae_decode_is_priced_from_its_table_with_the_rest_of_the_flops() -> None:
+    work = _diffusion(decoder=True)
+    ops = perf.forward_ops(work, True, 2.0)
+    assert ops is not None
+    assert not any(o.name == "rest" for o in ops)
+    assert sum(o.count * o.flops for o in ops) == pytest.approx(3 * (50 * UNET.gflops * 1e9 + 2e12))
+    # the decoder's eager convolutions carry their bias and layout passes too
+    assert sum(o.role == "bias" for o in ops) == 2
+    steps = perf.step_ops(work, True, 2.0)
+    assert steps is not None and sum(o.role == "layout" for o in steps) == 2
+    # and a decode of memory-bound passes takes longer than one cubic GEMM of its FLOPs
+    from tests.domain.fixtures import A100
+
+    with_table = perf.estimate(A100, work).step_time_s
+    without = perf.estimate(A100, _diffusion()).step_time_s
+    assert with_table > without
+
+
+def test_a_group_norm_reads_its_input_twice_a_layer_norm_once() -> None:
+    table = parse_table(
+        {
+            "model": "toy",
+            "ops": [
+                {"kind": "norm", "name": "gn", "count": 1, "elements_in": 100,
+                 "elements_out": 100, "groups": 32},
+                {"kind": "norm", "name": "ln", "count": 1, "elements_in": 100,
+                 "elements_out": 100},
+            ],
+        }
+    )  # fmt: skip
+    gn, ln = table_ops(table, 2)
+    assert gn.bytes_read == pytest.approx(2 * ln.bytes_read)
+    assert gn.bytes_written == ln.bytes_written
+    assert gn.role == "norm"  # not foldable like an inference batch norm
+    assert ln.role == "bn"
+
+
+def test_an_eager_host_dispatches_the_tables_aten_calls_per_network_call() -> None:
+    unet = dataclasses.replace(UNET, aten_calls=1000)
+    vae = dataclasses.replace(UNET, aten_calls=100)
+    work = _diffusion(decoder=True)
+    model = dataclasses.replace(work.model, operators=unet, decoder_operators=vae)
+    work = dataclasses.replace(work, model=model)
+    # 25 UNet calls (50 passes under guidance) and one decode of the batch, whatever the batch
+    assert perf.table_host_calls(work) == pytest.approx(25 * 1000 + 100)
+    assert perf.table_host_calls(dataclasses.replace(work, batch_size=9)) == pytest.approx(25_100)
+    # a denoising-step workload (no decode in its FLOPs) makes the UNet's calls only
+    step = dataclasses.replace(
+        model, passes_per_sample=2, gflops_per_sample=2 * UNET.gflops, decoder_operators=vae
+    )
+    assert perf.table_host_calls(dataclasses.replace(work, model=step)) == 1000
+    # a table without the count: None (the kernels stand in)
+    assert perf.table_host_calls(_diffusion()) is None
+
+
+def test_the_shipped_unet_tables_count_their_host_calls() -> None:
+    from pathlib import Path
+
+    from app.recommend.presets import load_presets
+
+    presets = load_presets(Path(__file__).resolve().parents[2] / "data")
+    for key in ("stable-diffusion-1.5", "sdxl"):
+        m = presets[key].model
+        assert m.operators is not None and m.decoder_operators is not None
+        kernels = sum(float(o.get("count") or 1) for o in m.operators.ops)
+        # views and reshapes outnumber the kernels in diffusers' blocks
+        assert (m.operators.aten_calls or 0) > 1.5 * kernels
+
+
+def test_eager_diffusion_is_host_bound_at_batch_one_on_a_fast_gpu_and_gpu_bound_when_large() -> (
+    None
+):
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    gpus = {g.slug: g for g in read_gpu_specs(data)}
+    sd = load_presets(data)["stable-diffusion-1.5"].model
+    work = WorkloadSpec(task="inference", model=sd, precision="fp16", batch_size=1,
+                        runtime="pytorch", efficiency=load_efficiency(data))  # fmt: skip
+    assert perf.phase_regime(work) == "infer-diffusion"
+    a100, h100 = gpus["a100-sxm4-40gb"], gpus["h100-sxm"]
+    prof = perf.profile_for(a100, work, "cuda", "infer-diffusion")
+    assert prof.host_us_per_op > perf.profile_for(a100, work, "cuda", "infer").host_us_per_op
+    one = perf.single_gpu(a100, work)
+    calls = perf.table_host_calls(work)
+    assert calls is not None
+    # batch 1: the host's calls set the step, the same on a faster GPU
+    assert one.step_s == pytest.approx(calls * prof.host_us_per_op * 1e-6)
+    assert perf.single_gpu(h100, work).step_s == pytest.approx(one.step_s)
+    # a large batch: the GPU's work, and the faster GPU wins
+    big = dataclasses.replace(work, batch_size=32)
+    assert perf.single_gpu(a100, big).step_s > perf.single_gpu(a100, big).host
+    assert perf.single_gpu(h100, big).step_s < perf.single_gpu(a100, big).step_s

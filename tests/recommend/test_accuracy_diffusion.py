@@ -1,0 +1,65 @@
+"""The eager diffusion tuning set (tests/data/diffusion_eager.yaml) and its section in
+benchmarks/accuracy.py: every row complete and priced, and none drawn from a held-out source
+(the held-out diffusion rows must stay independent of what the diffusion path is checked on)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+TUNING = DATA / "diffusion_eager.yaml"
+
+
+@pytest.fixture(scope="module")
+def accuracy():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import accuracy as mod
+
+    return mod
+
+
+def _doc(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_no_tuning_source_is_a_held_out_source() -> None:
+    tuning = {s["url"] for s in _doc(TUNING)["sources"].values()}
+    held = {s["url"] for p in DATA.glob("heldout_*.yaml") for s in _doc(p)["sources"].values()}
+    # the same document under another commit counts as the same source
+    strip = {u.split("/blob/")[0] + "/" + u.split("/", 7)[-1] for u in held if "/blob/" in u}
+    assert not tuning & held
+    assert not {u.split("/blob/")[0] + "/" + u.split("/", 7)[-1] for u in tuning} & strip
+
+
+def test_every_tuning_row_is_sourced_and_priced(accuracy) -> None:
+    doc = _doc(TUNING)
+    for row in doc["measurements"]:
+        assert row["source"] in doc["sources"]
+        assert row["regime"] == "diffusion-eager" and row["runtime"] == "pytorch"
+        if row["metric"] == "seconds_per_batch":
+            assert row.get("steps")
+    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [TUNING])
+    assert not skipped
+    assert len(rows) == len(doc["measurements"])
+    assert all(r.predicted > 0 for r in rows)
+
+
+def test_a_row_names_the_unet_calls_its_scheduler_makes(accuracy) -> None:
+    from app.catalog.loader import read_gpu_specs
+
+    gpu = next(g for g in read_gpu_specs(ROOT / "data") if g.slug == "a100-sxm4-40gb")
+    row = {
+        "regime": "diffusion-eager", "preset": "stable-diffusion-1.5", "gpu_slug": gpu.slug,
+        "precision": "fp16", "batch_size": 16, "steps": 30, "runtime": "pytorch",
+        "metric": "seconds_per_batch",
+    }  # fmt: skip
+    asked = accuracy.predict_heldout(row, gpu, ROOT / "data")
+    pndm = accuracy.predict_heldout({**row, "unet_calls": 31}, gpu, ROOT / "data")
+    # one more UNet call of 32 latents, the same decode: about 1/30 longer
+    assert 1.02 < pndm / asked < 1.04
