@@ -172,6 +172,15 @@ RUNTIME_LABELS: dict[str, str] = {
 TRAINING_RUNTIMES: tuple[Runtime, ...] = (
     "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax",
 )  # fmt: skip
+#: Runtimes whose CNNs run in NCHW: eager PyTorch keeps its default contiguous memory format
+#: unless the user converts to channels_last, and DeepLearningExamples' ConvNets default to it
+#: (--memory-format nchw; Lambda's fork keeps it). TensorRT chooses its own layouts.
+NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch",)
+#: Runtimes whose CNN inference a shipped operator table prices (perf.table_prices).
+CNN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
+#: Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch
+#: autocast, TensorFlow's AMP graph rewrite): a weight-cast kernel per conv / linear per pass.
+AUTOCAST_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
 #: The runtimes task 'serving' models (data/efficiency.yaml serving_runtimes).
 ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
 SERVING_RUNTIMES: tuple[ServingRuntime, ...] = get_args(ServingRuntime)
@@ -218,6 +227,9 @@ SERVING_PRECISION_ORDER: tuple[Precision, ...] = ("bf16", "fp16", "fp8", "int8",
 #: 4-bit weight precisions: used only when the user asks (constraints.allow_4bit or a named
 #: 4-bit format), each with its quality cost said (data/quality.yaml).
 FOUR_BIT_PRECISIONS: tuple[Precision, ...] = ("int4", "fp4")
+#: Mixed-precision (AMP) datapaths: the CNN training a shipped operator table prices (FP32/TF32
+#: CNN training scored worse per operator than whole-model on the tuning set, perf.table_prices).
+AMP_PRECISIONS: tuple[Precision, ...] = ("fp16", "bf16")
 #: Precisions that store a model's weights as trained: no quantisation quality cost.
 UNQUANTISED_PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "bf16", "fp16")
 #: Precisions a GPU page answers "the largest model that fits" for, most to least memory per
@@ -250,6 +262,8 @@ OBJECTIVES: tuple[Objective, ...] = get_args(Objective)
 #: Objectives whose metric never falls as the throughput rises at fixed prices
 #: (rank.metric_of), so a throughput bound bounds them.
 BOUNDED_OBJECTIVES: tuple[Objective, ...] = ("fastest", "best_value", "cheapest")
+#: Objectives that rank by cost: an unpriced row has no place in their order.
+PRICE_OBJECTIVES: tuple[Objective, ...] = ("best_value", "cheapest")
 #: Which purchase price a bought card is priced at (auto: new, else used, else launch).
 PurchaseBasis = Literal["auto", "new", "used", "launch"]
 PURCHASE_BASES: tuple[PurchaseBasis, ...] = get_args(PurchaseBasis)

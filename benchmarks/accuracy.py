@@ -563,7 +563,8 @@ _Residual = tuple[str, str, str, str, float]
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
     """Every tuning-set result the bands calibrate on: Lambda PyTorch training and FSDP LLM
     pretraining (tests/data/llm_pretrain.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
-    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference; llama.cpp
+    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, eager diffusers
+    pipelines; llama.cpp
     decode and prefill on every backend; eager decode (transformers generate(), a bare PyTorch
     loop; the calibration row left out); LLM serving (TensorRT-LLM saturation tables, vLLM
     load points)."""
@@ -601,6 +602,9 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
     if DLE_CNN_FILE.exists():  # CNN inference, eager PyTorch and TensorFlow (DeepLearningExamples)
         for r in evaluate_heldout(data_dir, [DLE_CNN_FILE])[0]:
             out.append(("infer-cnn", r.group.split()[1], f"dle {r.group}", r.slug, r.ratio))
+    if DIFFUSION_FILE.exists():  # eager diffusers pipelines (tests/data/diffusion_eager.yaml)
+        for r in evaluate_heldout(data_dir, [DIFFUSION_FILE])[0]:
+            out.append(("infer-diffusion", r.group.split()[1], r.group, r.slug, r.ratio))
     return out
 
 

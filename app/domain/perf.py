@@ -627,15 +627,12 @@ def has_operators(m: ModelSpec) -> bool:
     return m.has_shape and m.family in ("decoder", "encoder", "vit")
 
 
-# Runtimes whose CNNs run in NCHW: eager PyTorch keeps tensors in its default contiguous (NCHW)
-# memory format unless the user converts the model and inputs to channels_last, and
-# DeepLearningExamples' ConvNets default to it too (--memory-format nchw; Lambda's fork and
-# configs keep it, and its SSD has no layout option). TensorRT chooses its own layouts.
-NCHW_RUNTIMES = frozenset({"pytorch"})
-# Precisions of the CNN training the table prices: mixed precision (AMP) only. FP32/TF32 CNN
-# training scored worse per operator than whole-model on the tuning set (ResNet-50 median ratio
-# 1.16 vs 1.14), so by the rule below it stays whole-model.
-TABLE_TRAIN = frozenset({"fp16", "bf16"})
+# Runtimes whose CNNs run in NCHW (vocab.NCHW_RUNTIMES, why there). CNN training priced per
+# operator: mixed precision (AMP) only; FP32/TF32 CNN training scored worse per operator than
+# whole-model on the tuning set (ResNet-50 median ratio 1.16 vs 1.14), so by the rule below it
+# stays whole-model.
+NCHW_RUNTIMES = frozenset(vocab.NCHW_RUNTIMES)
+TABLE_TRAIN = frozenset(vocab.AMP_PRECISIONS)
 
 
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
@@ -659,12 +656,10 @@ def table_prices(work: WorkloadSpec) -> bool:
     )
 
 
-# Runtimes whose CNN inference a shipped table prices (see table_prices).
-CNN_TABLE_RUNTIMES = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
-# Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch autocast,
-# TensorFlow's automatic mixed precision graph rewrite): each conv / linear weight is cast to
-# 16 bits by a kernel of its own every forward pass (TensorRT builds 16-bit weights once).
-AUTOCAST_RUNTIMES = ("pytorch", "tensorflow", "tensorflow-xla")
+# Runtimes whose CNN inference a shipped table prices (see table_prices), and those that cast
+# each conv / linear weight to 16 bits every pass (TensorRT builds 16-bit weights once).
+CNN_TABLE_RUNTIMES = frozenset(vocab.CNN_TABLE_RUNTIMES)
+AUTOCAST_RUNTIMES = frozenset(vocab.AUTOCAST_RUNTIMES)
 
 
 def phase_regime(work: WorkloadSpec) -> str:

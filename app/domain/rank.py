@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app import vocab
 from app.domain import bands, ranking, topology
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
@@ -103,7 +104,7 @@ balanced = ranking.balanced_py  # speed^w × value^(1−w), one card at a time (
 
 def needs_price(objective: str) -> bool:
     """Objectives that rank by cost; the others rank unpriced GPUs too (price_known false)."""
-    return objective in ("best_value", "cheapest")
+    return objective in vocab.PRICE_OBJECTIVES
 
 
 def price_known(c: Candidate) -> bool:

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-PRICE_OBJECTIVES = ("best_value", "cheapest")
+from app import vocab
+
+PRICE_OBJECTIVES = frozenset(vocab.PRICE_OBJECTIVES)
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.int64]
