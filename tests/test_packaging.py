@@ -77,8 +77,9 @@ def test_wheel_carries_the_shipped_folders_and_no_torch_requirement(wheel: Path)
                 rel = path.relative_to(ROOT).as_posix()
                 assert f"app/_shipped/{rel}" in names, f"{rel} is not in the wheel"
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
-    # torch, numpy and psutil are for the benchmarks only: the [bench] extra.
-    for heavy in ("torch", "numpy", "psutil"):
+    # torch and psutil are for the benchmarks only: the [bench] extra (numpy ranks answers in
+    # the web service too, app/domain/ranking.py)
+    for heavy in ("torch", "psutil"):
         (req,) = [r for r in requires if r.split(">")[0].split("<")[0].strip() == heavy]
         assert 'extra == "bench"' in req, req
 
@@ -117,7 +118,7 @@ BLOCK_HEAVY = textwrap.dedent(
 
     class _Block(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in {"torch", "numpy", "psutil"}:
+            if name.split(".")[0] in {"torch", "psutil"}:
                 raise ImportError(f"{name} is blocked: the web service must not need it")
             return None
 
@@ -126,7 +127,7 @@ BLOCK_HEAVY = textwrap.dedent(
 )
 
 
-def test_web_service_runs_without_torch_numpy_or_psutil(tmp_path: Path) -> None:
+def test_web_service_runs_without_torch_or_psutil(tmp_path: Path) -> None:
     script = BLOCK_HEAVY + textwrap.dedent(
         f"""
         from fastapi.testclient import TestClient
@@ -145,7 +146,7 @@ def test_web_service_runs_without_torch_numpy_or_psutil(tmp_path: Path) -> None:
             assert r.status_code == 200, r.text[:300]
             r = client.get("/recommendations", params={{"preset": "llama-3-8b", "task": "inference"}})
             assert r.status_code == 200, r.text[:300]
-        heavy = sorted(m for m in sys.modules if m.split(".")[0] in {{"torch", "numpy", "psutil"}})
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in {{"torch", "psutil"}})
         assert not heavy, heavy
         print("ok")
         """
@@ -189,7 +190,7 @@ def test_lock_files_satisfy_pyproject(lock: str, extras: set[str]) -> None:
             f"{lock} pins {req.name}=={pins[name]}, outside {req.specifier}: run `make lock`"
         )
     if "bench" not in extras:
-        assert not {"torch", "numpy", "psutil"} & pins.keys(), f"{lock} is for the web image"
+        assert not {"torch", "psutil"} & pins.keys(), f"{lock} is for the web image"
     else:  # the pin pip resolves to the CPU build on disk here, and PyPI's build in images
         assert pins["torch"] == "2.13.0"
 

@@ -48,6 +48,26 @@ def memory_out(mem: object, available: float | None) -> s.MemoryOut:
     )
 
 
+def _price_provenance(c: rank.Candidate) -> tuple[str, str]:
+    """(purchase price, hourly price): what the row's own prices rest on — the offer it rents
+    and the purchase basis it buys at — not the catalog's reference prices."""
+    p = c.pricing
+    if p is None:
+        return "unknown", "unknown"
+    buy = (
+        f"{p.buy.condition} price, {p.buy.source} ({p.buy.as_of})"
+        if p.buy is not None
+        else (p.buy_reason or "unknown")
+    )
+    rent = (
+        f"{p.rent.offer.tier} offer, {p.rent.offer.provider} {p.rent.offer.instance_type} "
+        f"({p.rent.offer.as_of})"
+        if p.rent is not None
+        else (p.rent_reason or "unknown")
+    )
+    return buy, rent
+
+
 def _provenance(c: rank.Candidate) -> dict[str, str]:
     g = c.gpu
     src = c.perf.efficiency_source
@@ -59,17 +79,7 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
     }.get(src, "modelled from datasheet figures and published efficiency priors")
     if src == "prior" and c.perf.efficiency_basis:
         tput = f"modelled from datasheet figures; GEMM efficiency {c.perf.efficiency_basis}"
-    if g.street_price is not None:
-        buy = f"published street price ({g.street_price.as_of})"
-    elif g.launch_price_usd is not None:
-        buy = "published launch price"
-    else:
-        buy = "unknown"
-    rent = (
-        f"published on-demand price, {g.cloud_price.provider or 'cloud'} ({g.cloud_price.as_of})"
-        if g.cloud_price is not None
-        else "unknown"
-    )
+    buy, rent = _price_provenance(c)
     return {
         "specs": "published (catalog)",
         "peak_tflops": "derived from fp32 × the architecture's tensor ratio"

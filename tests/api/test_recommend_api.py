@@ -420,3 +420,25 @@ def test_a_fine_tune_without_a_dataset_fills_time_to_finish_on_every_row(
     )
     assert mine["workload"]["dataset_basis"] == "yours"
     assert mine["workload"]["dataset_samples"] == 5000
+
+
+def test_provenance_names_the_prices_the_row_uses(read_client: TestClient) -> None:
+    """The hourly price rests on the offer the row rents (never a quoted 'seen at' price or
+    the catalog's reference price); the purchase price on the basis it buys at."""
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "llama-3-70b", "task": "inference"},
+              "constraints": {"acquisition": "either"}},
+    )  # fmt: skip
+    assert r.status_code == 200, r.text
+    recs = r.json()["recommendations"]
+    rented = [x for x in recs if x.get("offer")]
+    assert rented
+    for x in rented:
+        prov = x["provenance"]["hourly_price"]
+        assert x["offer"]["provider"] in prov and x["offer"]["instance_type"] in prov, prov
+    bought = [x for x in recs if x["cost"].get("purchase_usd") is not None]
+    assert bought
+    for x in bought:
+        prov = x["provenance"]["purchase_price"]
+        assert prov.split()[0] in ("new", "used", "launch"), prov
