@@ -643,7 +643,9 @@ TABLE_TRAIN = frozenset(vocab.AMP_PRECISIONS)
 # EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). Eager CNN
 # training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core
 # convolution (Lambda ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower).
-# docs/methodology.md, "Operator tables".
+# TensorFlow (+ XLA) CNN training was checked and stays whole-model: on DLE's ResNeXt-101 /
+# SE-ResNeXt-101 / EfficientNet-B0 training tables the tables scored 1.60 against 1.38.
+# docs/methodology.md, "Operator tables" and "DLE CNN training".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
     inference under TensorRT, eager PyTorch and TensorFlow, and eager CNN training under mixed
