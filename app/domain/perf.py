@@ -872,12 +872,13 @@ def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
 def _runs_nchw(work: WorkloadSpec) -> bool:
     """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
     table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
-    them to channels_last)."""
+    them to channels_last), unless the workload says it runs channels-last."""
     m = work.model
     return (
         m.family in ("cnn", "diffusion")
         and m.operators is not None
         and work.runtime in NCHW_RUNTIMES
+        and not work.channels_last
         and table_prices(work)
     )
 

@@ -142,6 +142,21 @@ def test_eager_amp_cnn_training_is_priced_per_operator_with_its_nchw_transforms(
     assert perf.step_ops(_resnet_training("fp32"), True, 2.0) is None
 
 
+def test_a_channels_last_cnn_pays_no_nchw_transforms() -> None:
+    # DLE's PyTorch AMP recipes run memory_format=channels_last (configs.yml): NHWC tensors
+    # feed cuDNN's tensor-core convolutions directly, so no layout transform is charged
+    for work in (_resnet_training(), _resnet_inference("pytorch")):
+        nchw = perf.step_ops(work, True, 2.0) or []
+        nhwc = perf.step_ops(replace(work, channels_last=True), True, 2.0) or []
+        assert any(o.role == "layout" for o in nchw)
+        assert not any(o.role == "layout" for o in nhwc)
+        assert len(nhwc) == len([o for o in nchw if o.role != "layout"])
+    # and the step is faster for it on a tensor-core GPU
+    work = _resnet_training()
+    nchw_s = perf.single_gpu(A100, work).step_s
+    assert perf.single_gpu(A100, replace(work, channels_last=True)).step_s < nchw_s
+
+
 def test_tensorflow_cnn_training_keeps_the_whole_model_path() -> None:
     # checked against DLE's TF + XLA training tables (tests/data/dle_cnn_training.yaml): the
     # operator tables scored worse there (median ratio 1.60 vs 1.38), so by table_prices' rule

@@ -5,7 +5,8 @@ and their README are not in it).
 
 Measured when written: TensorFlow + XLA (whole-model path) 10 rows median ratio 1.38, bias 0.72,
 Spearman 0.939 (the operator tables scored 1.60 / 0.63, so TF training stays whole-model);
-eager PyTorch 12 rows 1.11 / 1.09 / 0.887."""
+eager PyTorch 12 rows 1.11 / 0.93 / 0.993 with the AMP rows channels-last, as DLE's configs.yml
+runs them (1.11 / 1.09 / 0.887 when the NCHW transforms were charged to them)."""
 
 from __future__ import annotations
 
@@ -75,11 +76,12 @@ def test_tensorflow_xla_cnn_training_is_sized_and_ranked(scores) -> None:
     assert s.spearman >= 0.9, s.spearman
 
 
-def test_eager_pytorch_cnn_training_is_sized(scores) -> None:
+def test_eager_pytorch_cnn_training_is_sized_and_ranked(scores) -> None:
     s = scores["pytorch"]
     assert s.n == 12
     assert s.median_ratio <= 1.2, s.median_ratio
     assert 0.85 <= s.bias <= 1.2, s.bias
+    assert s.spearman >= 0.95, s.spearman
 
 
 def test_the_rows_join_the_training_band_calibration(accuracy) -> None:
