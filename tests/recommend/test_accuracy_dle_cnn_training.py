@@ -3,8 +3,9 @@ published one-GPU training tables for ResNeXt-101 32x4d, SE-ResNeXt-101 32x4d an
 EfficientNet-B0 (the tuning set tests/data/dle_cnn_training.yaml; the held-out ResNet-50 rows
 and their README are not in it).
 
-Measured when written: TensorFlow + XLA (whole-model path) 10 rows median ratio 1.38, bias 0.72,
-Spearman 0.939 (the operator tables scored 1.60 / 0.63, so TF training stays whole-model);
+Measured when written: TensorFlow + XLA 10 rows median ratio 1.08, bias 0.92, Spearman 0.988 per
+operator with the NCHW transforms of DLE's NCHW compute format (whole-model: 1.38 / 0.72 / 0.939;
+per operator without the transforms 1.60 / 0.63);
 eager PyTorch 12 rows 1.11 / 0.93 / 0.993 with the AMP rows channels-last, as DLE's configs.yml
 runs them (1.11 / 1.09 / 0.887 when the NCHW transforms were charged to them)."""
 
@@ -69,11 +70,12 @@ def test_the_engine_prices_every_row(accuracy) -> None:
 def test_tensorflow_xla_cnn_training_is_sized_and_ranked(scores) -> None:
     s = scores["tensorflow-xla"]
     assert s.n == 10
-    # TensorFlow runs ResNeXt's grouped convolutions (and EfficientNet's host-side
-    # AutoAugment) slower than the engine prices them: unmodelled, so the engine is fast here
-    assert s.median_ratio <= 1.45, s.median_ratio
-    assert s.bias >= 0.65, s.bias
-    assert s.spearman >= 0.9, s.spearman
+    assert s.median_ratio <= 1.15, s.median_ratio
+    assert 0.85 <= s.bias <= 1.15, s.bias
+    assert s.spearman >= 0.95, s.spearman
+    # EfficientNet-B0's host-side AutoAugment is not modelled: the engine is fast there
+    effnet = [r for r in scores.values() if r.regime.strip() == "efficientnet-b0"]
+    assert effnet and effnet[0].bias < 0.6
 
 
 def test_eager_pytorch_cnn_training_is_sized_and_ranked(scores) -> None:
