@@ -174,8 +174,15 @@ TRAINING_RUNTIMES: tuple[Runtime, ...] = (
 )  # fmt: skip
 #: Runtimes whose CNNs run in NCHW: eager PyTorch keeps its default contiguous memory format
 #: unless the user converts to channels_last, and DeepLearningExamples' ConvNets default to it
-#: (--memory-format nchw; Lambda's fork keeps it). TensorRT chooses its own layouts.
-NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch",)
+#: (--memory-format nchw; Lambda's fork keeps it; DLE's own AMP configs set nhwc, which a job
+#: says with WorkloadSpec.channels_last). TensorFlow's published CNN harnesses compute in NCHW
+#: on the GPU (DLE's TF ConvNets: hidden --data_format flag, default NCHW). TensorRT chooses
+#: its own layouts.
+NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
+#: Runtimes whose CNN training a shipped operator table prices: eager PyTorch under mixed
+#: precision only (Lambda's tables), TensorFlow + XLA in every precision (DLE's tables).
+CNN_TRAIN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow-xla")
+CNN_TRAIN_TABLE_ALL_PRECISIONS: tuple[Runtime, ...] = ("tensorflow-xla",)
 #: Runtimes whose CNN inference a shipped operator table prices (perf.table_prices).
 CNN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
 #: Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch

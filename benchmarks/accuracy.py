@@ -586,6 +586,9 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
     for score in evaluate(data_dir, measurements):
         for slug, m, p in score.rows:
             out.append(("train", "pytorch", f"{score.model} {score.precision}", slug, m / p))
+    if DLE_TRAIN_FILE.exists():  # CNN training, TensorFlow ± XLA and eager PyTorch (DLE)
+        for r in evaluate_heldout(data_dir, [DLE_TRAIN_FILE])[0]:
+            out.append(("train", r.group.split()[1], f"dle {r.group}", r.slug, r.ratio))
     for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
         ratio = pr.measured / pr.predicted
         out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio))
@@ -943,6 +946,7 @@ def heldout_estimate(
         quantization=quant,
         weight_bits=table.bits_per_weight.get(quant) if quant != "none" else None,
         efficiency=table,
+        channels_last=row.get("memory_format") == "channels_last",
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
@@ -1207,16 +1211,41 @@ def dle_cnn_scores(data_dir: Path, path: Path = DLE_CNN_FILE) -> list[HeldoutSco
     return out
 
 
+DLE_TRAIN_FILE = ROOT / "tests" / "data" / "dle_cnn_training.yaml"
+
+
+def dle_train_scores(data_dir: Path, path: Path = DLE_TRAIN_FILE) -> list[HeldoutScore]:
+    """The DLE CNN training tuning set, per runtime and then per (preset, runtime): median
+    ratio, bias, Spearman (the pooled figure ranks GPUs, models and precisions together)."""
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    out: list[HeldoutScore] = []
+    for runtime in dict.fromkeys(r.group.split()[1] for r in rows):
+        sub = [replace(r, regime=runtime) for r in rows if r.group.split()[1] == runtime]
+        out.extend(heldout_scores(sub, skipped))
+        for key in dict.fromkeys(r.group.split()[0] for r in sub):
+            part = [replace(r, regime=f"  {key}") for r in sub if r.group.startswith(key + " ")]
+            out.extend(heldout_scores(part))
+    return out
+
+
 def print_dle_cnn(data_dir: Path) -> None:
     if not DLE_CNN_FILE.exists():
         return
     print()
     print("DLE CNN inference, tuning set (tests/data/dle_cnn_inference.yaml)")
+    _print_dle(dle_cnn_scores(data_dir))
+    if DLE_TRAIN_FILE.exists():
+        print()
+        print("DLE CNN training, tuning set (tests/data/dle_cnn_training.yaml), per runtime")
+        _print_dle(dle_train_scores(data_dir))
+
+
+def _print_dle(scores: list[HeldoutScore]) -> None:
     print(
         f"{'regime':38} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
         f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
     )
-    for s in dle_cnn_scores(data_dir):
+    for s in scores:
         g = s.group_spearman
         gmed = statistics.median(g) if g else math.nan
         gmin = min(g) if g else math.nan

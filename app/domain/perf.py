@@ -628,11 +628,14 @@ def has_operators(m: ModelSpec) -> bool:
 
 
 # Runtimes whose CNNs run in NCHW (vocab.NCHW_RUNTIMES, why there). CNN training priced per
-# operator: mixed precision (AMP) only; FP32/TF32 CNN training scored worse per operator than
-# whole-model on the tuning set (ResNet-50 median ratio 1.16 vs 1.14), so by the rule below it
-# stays whole-model.
+# operator (vocab.CNN_TRAIN_TABLE_RUNTIMES): eager PyTorch under mixed precision (AMP) only —
+# its FP32/TF32 training scored worse per operator than whole-model on the tuning set (ResNet-50
+# median ratio 1.16 vs 1.14), so by the rule below it stays whole-model — and TensorFlow + XLA
+# in every precision (better per operator in both on DLE's training tables).
 NCHW_RUNTIMES = frozenset(vocab.NCHW_RUNTIMES)
 TABLE_TRAIN = frozenset(vocab.AMP_PRECISIONS)
+TRAIN_TABLE_RUNTIMES = frozenset(vocab.CNN_TRAIN_TABLE_RUNTIMES)
+TRAIN_TABLE_ANY_PRECISION = frozenset(vocab.CNN_TRAIN_TABLE_ALL_PRECISIONS)
 
 
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
@@ -643,14 +646,22 @@ TABLE_TRAIN = frozenset(vocab.AMP_PRECISIONS)
 # EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). Eager CNN
 # training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core
 # convolution (Lambda ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower).
-# docs/methodology.md, "Operator tables".
+# TensorFlow + XLA CNN training in every precision, with the NCHW transforms of the TF
+# harnesses' NCHW compute format (DLE ResNeXt-101 / SE-ResNeXt-101 / EfficientNet-B0 training
+# tables: 1.38 → 1.08, Spearman 0.939 → 0.988); graph-mode TF training has no published check.
+# docs/methodology.md, "Operator tables" and "DLE CNN training".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
-    inference under TensorRT, eager PyTorch and TensorFlow, and eager CNN training under mixed
-    precision, the regimes checked against published runs; the rest stay whole-model."""
+    inference under TensorRT, eager PyTorch and TensorFlow, eager CNN training under mixed
+    precision and TensorFlow + XLA CNN training, the regimes checked against published runs;
+    the rest stay whole-model."""
     family = work.model.family
     if work.training:
-        return family == "cnn" and work.runtime in NCHW_RUNTIMES and work.precision in TABLE_TRAIN
+        return (
+            family == "cnn"
+            and work.runtime in TRAIN_TABLE_RUNTIMES
+            and (work.precision in TABLE_TRAIN or work.runtime in TRAIN_TABLE_ANY_PRECISION)
+        )
     return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
         family == "diffusion" and work.runtime == "pytorch"
     )
@@ -870,12 +881,13 @@ def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
 def _runs_nchw(work: WorkloadSpec) -> bool:
     """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
     table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
-    them to channels_last)."""
+    them to channels_last), unless the workload says it runs channels-last."""
     m = work.model
     return (
         m.family in ("cnn", "diffusion")
         and m.operators is not None
         and work.runtime in NCHW_RUNTIMES
+        and not work.channels_last
         and table_prices(work)
     )
 

@@ -226,6 +226,10 @@ class WorkloadSpec:
     # PyTorch constants. Carried with the job so every caller of the engine sees the same one.
     efficiency: EfficiencyTable | None = field(default=None, compare=False, hash=False, repr=False)
     serving: ServingSpec | None = None
+    # A CNN / UNet whose tensors are NHWC (PyTorch's memory_format=torch.channels_last, as
+    # DeepLearningExamples' AMP recipes set): cuDNN's tensor-core convolutions then need no
+    # NCHW<->NHWC transforms. Only an NCHW runtime's default depends on it (vocab.NCHW_RUNTIMES).
+    channels_last: bool = False
 
     @property
     def training(self) -> bool:

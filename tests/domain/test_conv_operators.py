@@ -142,6 +142,41 @@ def test_eager_amp_cnn_training_is_priced_per_operator_with_its_nchw_transforms(
     assert perf.step_ops(_resnet_training("fp32"), True, 2.0) is None
 
 
+def test_a_channels_last_cnn_pays_no_nchw_transforms() -> None:
+    # DLE's PyTorch AMP recipes run memory_format=channels_last (configs.yml): NHWC tensors
+    # feed cuDNN's tensor-core convolutions directly, so no layout transform is charged
+    for work in (_resnet_training(), _resnet_inference("pytorch")):
+        nchw = perf.step_ops(work, True, 2.0) or []
+        nhwc = perf.step_ops(replace(work, channels_last=True), True, 2.0) or []
+        assert any(o.role == "layout" for o in nchw)
+        assert not any(o.role == "layout" for o in nhwc)
+        assert len(nhwc) == len([o for o in nchw if o.role != "layout"])
+    # and the step is faster for it on a tensor-core GPU
+    work = _resnet_training()
+    nchw_s = perf.single_gpu(A100, work).step_s
+    assert perf.single_gpu(A100, replace(work, channels_last=True)).step_s < nchw_s
+
+
+def test_tensorflow_xla_cnn_training_is_priced_per_operator_with_nchw_transforms() -> None:
+    # checked against DLE's TF + XLA training tables (tests/data/dle_cnn_training.yaml): per
+    # operator, with the NCHW transforms of DLE's NCHW compute format, median ratio 1.08
+    # against 1.38 whole-model, in both precisions
+    for precision in ("fp16", "fp32"):
+        work = replace(_resnet_training(precision), runtime="tensorflow-xla")
+        assert perf.table_prices(work), precision
+        ops = perf.step_ops(work, True, 2.0)
+        assert ops is not None and any(o.klass == CONV and o.phase == "bwd" for o in ops)
+    amp = perf.step_ops(replace(_resnet_training(), runtime="tensorflow-xla"), True, 2.0) or []
+    convs = sum(o.count for o in amp if o.klass == CONV and o.phase == "fwd")
+    assert sum(o.count for o in amp if o.role == "layout") == 3 * convs - 1
+    # ... unless the job runs channels-last; graph-mode TensorFlow training has no published
+    # tuning rows and keeps the whole-model path
+    nhwc = replace(_resnet_training(), runtime="tensorflow-xla", channels_last=True)
+    assert not any(o.role == "layout" for o in perf.step_ops(nhwc, True, 2.0) or [])
+    for precision in ("fp16", "fp32"):
+        assert not perf.table_prices(replace(_resnet_training(precision), runtime="tensorflow"))
+
+
 def test_the_nchw_transforms_run_only_around_tensor_core_convolutions() -> None:
     work = _resnet_training()
     layout = sum(

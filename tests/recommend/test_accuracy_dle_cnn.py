@@ -3,7 +3,9 @@ published tables for ResNeXt-101 32x4d, SE-ResNeXt-101 32x4d and EfficientNet-B0
 tests/data/dle_cnn_inference.yaml; the held-out ResNet-50 rows are not in it).
 
 Measured when written (operator path with host dispatch per kernel): TensorFlow 188 rows median
-ratio 1.45, bias 0.71, Spearman 0.932; eager PyTorch 108 rows 1.14 / 1.06 / 0.987. The
+ratio 1.45, bias 0.71, Spearman 0.932, and 1.29 / 0.87 / 0.947 once its NCHW compute format's
+layout transforms were charged; eager PyTorch 108 rows 1.14 / 1.06 / 0.987, and 1.09 /
+1.01 / 0.988 once the ResNeXt AMP rows ran channels-last as DLE's configs.yml sets. The
 whole-model path scored 2.45 / 0.41 / 0.861 and 1.37 / 0.94 / 0.822. The host costs per kernel
 were read off the batch-1 rows; the floors below sit under the measured values."""
 
@@ -73,7 +75,8 @@ def test_eager_pytorch_cnn_inference_is_sized_and_ranked(scores) -> None:
 def test_tensorflow_cnn_inference_is_sized_and_ranked(scores) -> None:
     s = scores["tf-cnn-inference"]
     assert s.n == 188
-    # TensorFlow's grouped convolutions run slower than the table prices them (unmodelled)
-    assert s.median_ratio <= 1.6, s.median_ratio
-    assert s.bias >= 0.6, s.bias
-    assert s.spearman >= 0.9, s.spearman
+    # DLE's TF ConvNets compute in NCHW: cuDNN's layout transforms around each tensor-core
+    # convolution are charged (1.45 / 0.71 / 0.932 without them)
+    assert s.median_ratio <= 1.35, s.median_ratio
+    assert s.bias >= 0.8, s.bias
+    assert s.spearman >= 0.94, s.spearman
