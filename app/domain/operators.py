@@ -654,6 +654,66 @@ def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     return [dgrad, wgrad]
 
 
+def block_linears(model: ModelSpec) -> list[tuple[float, float]]:
+    """(in, out) features of each linear layer of one transformer block: q, k, v, o and the
+    MLP's (gate, up, down when gated); an MoE block's experts are left out."""
+    h = float(model.hidden_size or 0)
+    kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
+    inter = float(model.intermediate_size or 4 * h)
+    dims = [(h, h), (h, kv), (h, kv), (h, h)]
+    if not (model.experts and model.experts > 1):
+        dims += (
+            [(h, inter), (h, inter), (inter, h)] if is_gated(model) else [(h, inter), (inter, h)]
+        )
+    return dims
+
+
+@dataclass(frozen=True, slots=True)
+class Dequant:
+    """How a 4-bit base layer is expanded to 16 bits for each GEMM that reads it (QLoRA):
+    bytes read and written per weight per call, kernels per linear per call, and whether
+    the backward dequantises again (else it reuses the 16-bit copy autograd saved)."""
+
+    name: str
+    read_b: float
+    write_b: float
+    kernels: float
+    in_backward: bool
+
+
+# bitsandbytes MatMul4Bit (autograd/_functions.py): the forward runs dequantize_4bit (one
+# kernel: the packed 4-bit codes plus one fp32 absmax per 64 weights, 4.127/8 B per weight,
+# in; the 16-bit weight out) and F.linear over the 16-bit copy; it saves only the packed B,
+# so the backward dequantises it again for grad_A.
+NF4_DEQUANT = Dequant("nf4.dequantise", 4.127 / 8, 2.0, 1.0, in_backward=True)  # workload.NF4_BYTES
+# AutoGPTQ QuantLinear (qlinear_cuda_old.py, trainable=True turns its CUDA kernel off) unpacks
+# in PyTorch ops: bitwise_right_shift of the int32 words over an expanded view (0.5 B in, an
+# int32 per weight out: 4 B), .to(int8) (4 in, 1 out), bitwise_and (1, 1), minus the zeros
+# (1, 1), times the fp16 scales (1 in, 2 out): 7.5 B read and 9 B written per weight, five
+# kernels on the weight and four on the (small) packed zeros. torch.matmul then saves that
+# 16-bit weight for the backward: no third call.
+GPTQ_TORCH_DEQUANT = Dequant("gptq.dequantise", 7.5, 9.0, 9.0, in_backward=False)
+
+
+def dequant_ops(model: ModelSpec, dq: Dequant, calls: float) -> list[Op]:
+    """The dequantisation kernels of a 4-bit base's block linears: ``dq.kernels`` per linear
+    per call, ``calls`` calls (forward, recomputed forward, backward as ``dq`` says)."""
+    count = float(model.layers or 0) * calls * dq.kernels
+    return [
+        Op(
+            "elementwise",
+            dq.name,
+            MEMORY,
+            count,
+            0.0,
+            d_in * d_out * dq.read_b / dq.kernels,
+            d_in * d_out * dq.write_b / dq.kernels,
+            "bf16",
+        )
+        for d_in, d_out in block_linears(model)
+    ]
+
+
 def lora_ops(
     model: ModelSpec,
     batch: float,
@@ -667,18 +727,10 @@ def lora_ops(
     layers ``workload.lora_params`` counts): per adapter x·A (rank r) then ·B and the add into
     the frozen layer's output. Tiny in FLOPs, but three more kernels per linear layer each way,
     which eager PyTorch pays in launches. MoE experts carry none here (attention adapters only)."""
-    h = float(model.hidden_size or 0)
     layers = float(model.layers or 0)
-    kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
-    inter = float(model.intermediate_size or 4 * h)
     t = batch * seq
-    dims = [(h, h), (h, kv), (h, kv), (h, h)]
-    if not (model.experts and model.experts > 1):
-        dims += (
-            [(h, inter), (h, inter), (inter, h)] if is_gated(model) else [(h, inter), (inter, h)]
-        )
     ops: list[Op] = []
-    for d_in, d_out in dims:
+    for d_in, d_out in block_linears(model):
         kw: dict[str, Any] = {"count": layers, "act_b": act_b, "dtype": dtype}
         ops.append(gemm("lora.a", t, float(rank), d_in, **kw))
         ops.append(gemm("lora.b", t, d_out, float(rank), **kw))

@@ -25,9 +25,12 @@ from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import FLASH_FWD_FACTOR, OpArrays, class_rates, prepare, step_time
 from app.domain.operators import (
+    GPTQ_TORCH_DEQUANT,
     MEMORY,
+    NF4_DEQUANT,
     Op,
     backward_ops,
+    dequant_ops,
     gemm,
     lora_ops,
     nchw_transposes,
@@ -803,9 +806,10 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
 
 def _op_weight_bytes(work: WorkloadSpec) -> float:
     """Bytes per weight a forward GEMM reads: the stored format when serving, the 16-bit copy
-    under mixed precision, 4 in fp32, NF4 under QLoRA (dequantised by its own op)."""
-    if work.peft == "qlora":
-        return NF4_BYTES
+    under mixed precision, 4 in fp32; under QLoRA the 16-bit copy its dequantisation op wrote
+    (bitsandbytes and AutoGPTQ alike hand F.linear / torch.matmul a 16-bit weight)."""
+    if work.training and work.peft == "qlora":
+        return 2.0
     if not work.training:
         return work.weight_bytes_per_param
     return BYTES.get(work.precision, 2.0)
@@ -842,21 +846,24 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     ops.append(optimizer_op(_trainable(work), work.optimizer))
     params = work.model.params
     if work.peft == "qlora":
-        passes = 3.0 if work.gradient_checkpointing else 2.0
-        dq = Op(
-            "elementwise",
-            "nf4.dequantise",
-            MEMORY,
-            passes,
-            0.0,
-            params * NF4_BYTES,
-            params * 2.0,
-            "bf16",
-        )
-        ops.append(dq)
+        ops.extend(_qlora_dequant(work))
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _qlora_dequant(work: WorkloadSpec) -> list[Op]:
+    """QLoRA's dequantisation of the 4-bit base, per block linear and per call: bitsandbytes
+    NF4 (forward, recomputed forward, backward) or, for a GPTQ base, AutoGPTQ's PyTorch unpack
+    (forward and recomputed forward). A model without block shapes: one kernel over all its
+    weights per call."""
+    m = work.model
+    dq = GPTQ_TORCH_DEQUANT if work.quantization == "gptq" else NF4_DEQUANT
+    calls = 1.0 + (1.0 if work.gradient_checkpointing else 0.0) + (1.0 if dq.in_backward else 0.0)
+    if m.is_transformer and m.has_shape:
+        return dequant_ops(m, dq, calls)
+    p = m.params
+    return [Op("elementwise", dq.name, MEMORY, calls, 0.0, p * dq.read_b, p * dq.write_b, "bf16")]
 
 
 # Ops of a transformer that sit outside its blocks: the embedding lookup, the final norm, the LM

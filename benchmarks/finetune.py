@@ -1,0 +1,186 @@
+"""LLM fine-tuning throughput (LoRA, QLoRA, full) in tokens/s per GPU against published runs.
+
+    python benchmarks/finetune.py [-v]      (also printed by benchmarks/accuracy.py)
+
+Rows: tests/data/finetune_throughput.yaml (Qwen's README profile: HF Trainer + PEFT on one
+A100 80GB, LoRA, GPTQ Q-LoRA and full fine-tuning at six sequence lengths) and the held-out
+tests/data/heldout_finetune.yaml (NeMo's fine-tuning table), which accuracy.py scores with the
+other held-out regimes. A row is priced by ``perf.estimate`` as the job it ran: ``peft``,
+``lora_rank``, precision, gradient checkpointing, micro-batch and accumulation steps. Printed
+per method (does the engine price LoRA, QLoRA and full fine-tuning alike?) and per model (one
+model, one GPU, several sequence lengths: does it rank the shapes?).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from app.catalog.loader import read_gpu_specs  # noqa: E402
+from app.domain import perf  # noqa: E402
+from app.domain.gpu import GpuSpec  # noqa: E402
+from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
+from app.shipped.rules import load_efficiency  # noqa: E402
+from benchmarks.llm_pretrain import decoder, score, spearman  # noqa: E402
+
+FINETUNE_FILE = ROOT / "tests" / "data" / "finetune_throughput.yaml"
+SCORED_PEFT = ("lora", "qlora", "none")
+
+
+def finetune_estimate(
+    gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path
+) -> perf.PerfEstimate:
+    """perf.estimate of one fine-tuning row: ``micro_batch`` sequences per GPU per micro-step,
+    ``grad_accum`` micro-steps per optimizer step, on ``num_gpus`` GPUs (data parallel for
+    LoRA, sharded for full fine-tuning on several GPUs)."""
+    n = int(row.get("num_gpus") or 1)
+    peft = str(row["peft"])
+    work = WorkloadSpec(
+        task="fine-tuning" if peft != "none" else "training",
+        model=model,
+        precision=str(row.get("precision") or "bf16"),
+        batch_size=int(row["micro_batch"]) * n,
+        seq_len=int(row["seq_len"]),
+        gradient_checkpointing=row.get("checkpointing") is True,
+        optimizer=str(row.get("optimizer") or "adamw"),
+        peft=peft,
+        lora_rank=int(row.get("lora_rank") or 64),
+        quantization=str(row.get("base_quant") or "none"),
+        efficiency=load_efficiency(data_dir),
+    )
+    return perf.estimate(
+        gpu,
+        work,
+        num_gpus=n,
+        sharded=n > 1 and peft == "none",
+        accumulation_steps=int(row.get("grad_accum") or 1),
+        flash_attention=row.get("attention", "flash2") != "eager",
+        backend="cuda",
+    )
+
+
+def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
+    est = finetune_estimate(gpu, model, row, data_dir)
+    return est.throughput * int(row["seq_len"]) / int(row.get("num_gpus") or 1)
+
+
+@dataclass
+class FinetuneRow:
+    method: str  # peft: lora | qlora | none (full)
+    group: str  # model and method: rows differ only in the sequence length
+    slug: str
+    label: str
+    measured: float  # tokens/s per GPU
+    predicted: float
+
+
+def evaluate_finetune(
+    data_dir: Path, path: Path = FINETUNE_FILE
+) -> tuple[list[FinetuneRow], list[str]]:
+    """Every scoreable row with its prediction, and the labels of the rows left out."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    defaults = doc.get("defaults") or {}
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    out: list[FinetuneRow] = []
+    skipped: list[str] = []
+    for raw in doc["rows"]:
+        row = {**defaults, **raw}
+        label = f"{row['model']} {row['peft']} s{row['seq_len']}"
+        gpu = gpus.get(row["gpu_slug"])
+        if gpu is None or row["peft"] not in SCORED_PEFT:
+            skipped.append(f"{row['gpu_slug']} {label}")
+            continue
+        tokens_per_step = int(row["micro_batch"]) * int(row["grad_accum"]) * int(row["seq_len"])
+        measured = tokens_per_step / float(row["s_per_it"])
+        model = decoder(doc["models"][row["model"]])
+        out.append(
+            FinetuneRow(
+                method=str(row["peft"]),
+                group=f"{row['model']} {row['peft']}",
+                slug=gpu.slug,
+                label=label,
+                measured=measured,
+                predicted=tokens_per_gpu(gpu, model, row, data_dir),
+            )
+        )
+    return out, skipped
+
+
+def group_spearmans(rows: list[FinetuneRow]) -> list[float]:
+    """Spearman per model and method over its sequence lengths."""
+    groups: dict[str, list[FinetuneRow]] = {}
+    for r in rows:
+        groups.setdefault(r.group, []).append(r)
+    return [
+        spearman([r.predicted for r in sub], [r.measured for r in sub])
+        for sub in groups.values()
+        if len(sub) >= 3
+    ]
+
+
+def print_finetune(data_dir: Path, verbose: bool, path: Path = FINETUNE_FILE) -> None:
+    if not path.exists():
+        return
+    rows, skipped = evaluate_finetune(data_dir, path)
+    print()
+    print(f"LLM fine-tuning, tokens/s per GPU ({path.relative_to(ROOT)})")
+    print(f"  {'set':34} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}")
+    methods = dict.fromkeys(r.method for r in rows)
+    subsets = [("all", rows)] + [(f"peft={m}", [r for r in rows if r.method == m]) for m in methods]
+    for name, sub in subsets:
+        s = score(name, sub)  # type: ignore[arg-type]
+        print(f"  {s.name:34} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}")
+    g = group_spearmans(rows)
+    if g:
+        print(
+            f"  per model and method (6 sequence lengths): {len(g)} groups,"
+            f" median spearman {statistics.median(g):.3f}, min {min(g):.3f}"
+        )
+    if skipped:
+        print(f"  not scored ({len(skipped)}): {'; '.join(skipped[:3])} ...")
+    if verbose:
+        for r in rows:
+            print(
+                f"    {r.slug:16} {r.label:28} measured {r.measured:8.0f}"
+                f" predicted {r.predicted:8.0f}  ×{r.predicted / r.measured:5.2f}"
+            )
+
+
+def heldout_finetune_tokens_per_gpu(
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+) -> tuple[float, perf.PerfEstimate]:
+    """A held-out fine-tuning row (regime llm-finetuning) in tokens/s per GPU, and its estimate."""
+    model = decoder(models[row["model"]])
+    spec = {
+        **row,
+        "micro_batch": row["batch_size"],
+        "checkpointing": bool(row.get("checkpointing")),
+    }
+    est = finetune_estimate(gpu, model, spec, data_dir)
+    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=ROOT / "data")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    print_finetune(args.data, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["FinetuneRow", "evaluate_finetune", "heldout_finetune_tokens_per_gpu"]
