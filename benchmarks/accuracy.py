@@ -44,6 +44,11 @@ from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
+from benchmarks.finetune import (  # noqa: E402
+    evaluate_finetune,
+    heldout_finetune_tokens_per_gpu,
+    print_finetune,
+)
 from benchmarks.llm_pretrain import (  # noqa: E402
     evaluate_pretrain,
     heldout_tokens_per_gpu,
@@ -561,8 +566,9 @@ _Residual = tuple[str, str, str, str, float]
 
 
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
-    """Every tuning-set result the bands calibrate on: Lambda PyTorch training and FSDP LLM
-    pretraining (tests/data/llm_pretrain.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
+    """Every tuning-set result the bands calibrate on: Lambda PyTorch training, FSDP LLM
+    pretraining (tests/data/llm_pretrain.yaml) and one-GPU LLM fine-tuning
+    (tests/data/finetune_throughput.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
     inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, eager diffusers
     pipelines; llama.cpp
     decode and prefill on every backend; eager decode (transformers generate(), a bare PyTorch
@@ -592,6 +598,9 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
     for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
         ratio = pr.measured / pr.predicted
         out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio))
+    for fr in evaluate_finetune(data_dir)[0]:  # one-GPU LoRA / QLoRA / full fine-tuning (Qwen)
+        ratio = fr.measured / fr.predicted
+        out.append(("train-llm", "pytorch", f"finetune {fr.group}", fr.slug, ratio))
     return out
 
 
@@ -905,6 +914,7 @@ HELDOUT_BAND_REGIME = {
     "eager-decode": "decode",
     "moe-decode": "decode",
     "llm-pretraining": "train-llm",
+    "llm-finetuning": "train-llm",
 }
 
 
@@ -915,7 +925,7 @@ def heldout_estimate(
     models: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[float, bands.BandInputs]:
     """predict_heldout's figure and what decides the band the engine would draw around it."""
-    if row["regime"] == "llm-pretraining":
+    if row["regime"] in ("llm-pretraining", "llm-finetuning"):
         return _pretrain_heldout(row, gpu, data_dir, models or {})
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
@@ -978,8 +988,14 @@ def heldout_estimate(
 def _pretrain_heldout(
     row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
 ) -> tuple[float, bands.BandInputs]:
-    """A held-out LLM pretraining row (benchmarks/llm_pretrain.py), tokens/s per GPU."""
-    value, est = heldout_tokens_per_gpu(row, gpu, data_dir, models)
+    """A held-out LLM pretraining (benchmarks/llm_pretrain.py) or fine-tuning
+    (benchmarks/finetune.py) row, tokens/s per GPU."""
+    tokens = (
+        heldout_finetune_tokens_per_gpu
+        if row["regime"] == "llm-finetuning"
+        else heldout_tokens_per_gpu
+    )
+    value, est = tokens(row, gpu, data_dir, models)
     inputs = bands.BandInputs(
         regime="train-llm",
         vendor=gpu.vendor,
@@ -1351,6 +1367,7 @@ def main(argv: list[str] | None = None) -> int:
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
+    print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
