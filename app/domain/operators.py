@@ -724,9 +724,12 @@ def lora_ops(
     dtype: str = "bf16",
 ) -> list[Op]:
     """LoRA adapters on every linear layer of a transformer (q, k, v, o and the MLP's; the
-    layers ``workload.lora_params`` counts): per adapter x·A (rank r) then ·B and the add into
-    the frozen layer's output. Tiny in FLOPs, but three more kernels per linear layer each way,
-    which eager PyTorch pays in launches. MoE experts carry none here (attention adapters only)."""
+    layers ``workload.lora_params`` counts) as PEFT's lora.Linear runs them,
+    ``result + lora_B(lora_A(dropout(x))) * scaling``: x·A (rank r), ·B, the scaling multiply
+    (its own kernel over the layer's output) and the add into the frozen layer's output. Tiny
+    in FLOPs, but four more kernels per linear layer each way and two passes over its output,
+    which eager PyTorch pays in launches and bytes. (Dropout, off in PEFT's default LoraConfig,
+    is not priced.) MoE experts carry none here (attention adapters only)."""
     layers = float(model.layers or 0)
     t = batch * seq
     ops: list[Op] = []
@@ -734,8 +737,29 @@ def lora_ops(
         kw: dict[str, Any] = {"count": layers, "act_b": act_b, "dtype": dtype}
         ops.append(gemm("lora.a", t, float(rank), d_in, **kw))
         ops.append(gemm("lora.b", t, d_out, float(rank), **kw))
+        ops.append(memory_op("elementwise", "lora.scale", "residual", t * d_out, t * d_out, **kw))
         ops.append(memory_op("elementwise", "lora.add", "residual", 2 * t * d_out, t * d_out, **kw))
     return ops
+
+
+def lora_input_grad_sums(
+    model: ModelSpec, batch: float, seq: float, *, act_b: float = 2.0, dtype: str = "bf16"
+) -> list[Op]:
+    """The backward's sum of each adapted layer's two input gradients: x feeds the frozen
+    layer and the adapter, so autograd adds the frozen GEMM's dgrad and lora_A's (one kernel
+    reading both, writing the sum, per linear layer)."""
+    layers = float(model.layers or 0)
+    t = batch * seq
+    return [
+        replace(
+            memory_op(
+                "elementwise", "lora.grad_sum", "residual", 2 * t * d_in, t * d_in,
+                count=layers, act_b=act_b, dtype=dtype,
+            ),
+            phase="bwd",
+        )
+        for d_in, _ in block_linears(model)
+    ]  # fmt: skip
 
 
 # Optimizer update traffic in bytes per trainable parameter (read + write of each state):

@@ -32,6 +32,7 @@ from app.domain.operators import (
     backward_ops,
     dequant_ops,
     gemm,
+    lora_input_grad_sums,
     lora_ops,
     nchw_transposes,
     optimizer_op,
@@ -843,6 +844,7 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
         )
         ops.extend(adapters * (2 if work.gradient_checkpointing else 1))
         ops.extend(backward_ops(adapters, input_grad=True))
+        ops.extend(lora_input_grad_sums(m, work.batch_size, work.seq_len, act_b=act_b))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
     params = work.model.params
     if work.peft == "qlora":

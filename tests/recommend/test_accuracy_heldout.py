@@ -86,8 +86,8 @@ def test_held_out_rows_do_not_repeat_a_tuning_row_or_each_other() -> None:
     tuning = yaml.safe_load((DATA / "runtime_inference.yaml").read_text(encoding="utf-8"))
     seen = {_key(r) for r in tuning["measurements"]}
     assert not seen & {_key(row) for _, row in _rows()}
-    full = [(*_key(row), row["regime"], row["metric"], row.get("steps"), row.get("note"))
-            for _, row in _rows()]  # fmt: skip
+    full = [(*_key(row), row["regime"], row["metric"], row.get("steps"), row.get("peft"),
+             row.get("note")) for _, row in _rows()]  # fmt: skip
     assert len(full) == len(set(full)), "duplicate held-out rows"
 
 
@@ -98,7 +98,8 @@ def test_the_engine_prices_every_held_out_row(accuracy) -> None:
     assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
     names = {r.regime for r in rows}
     assert {"cnn-training", "tf-cnn-inference", "diffusion-eager", "bert-tensorrt",
-            "moe-decode", "eager-decode", "pytorch-cnn-inference", "llm-pretraining"} <= names  # fmt: skip
+            "moe-decode", "eager-decode", "pytorch-cnn-inference", "llm-pretraining",
+            "llm-finetuning"} <= names  # fmt: skip
 
 
 def test_scores_rank_latencies_as_rates_and_ratio_symmetrically(accuracy) -> None:

@@ -1,0 +1,128 @@
+"""Fine-tuning steps (LoRA, QLoRA) as operators: what PEFT, bitsandbytes and AutoGPTQ run per
+adapted layer, and the eager host dispatch that bounds a micro-batch of one short sequence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.catalog.loader import read_gpu_specs
+from app.domain import operators as ops_mod
+from app.domain import perf
+from app.domain.operators import lora_input_grad_sums
+from app.domain.workload import WorkloadSpec
+from app.shipped.rules import load_efficiency
+from tests.domain.fixtures import LLAMA3_8B
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+TABLE = load_efficiency(DATA)
+A100 = {g.slug: g for g in read_gpu_specs(DATA)}["a100-sxm4-80gb"]
+
+
+def _job(peft: str, seq: int, **kw: object) -> WorkloadSpec:
+    base = WorkloadSpec(
+        task="fine-tuning",
+        model=LLAMA3_8B,
+        batch_size=1,
+        seq_len=seq,
+        peft=peft,
+        lora_rank=64,
+        gradient_checkpointing=True,
+        efficiency=TABLE,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def _ops(work: WorkloadSpec) -> list[ops_mod.Op]:
+    ops = perf.step_ops(work, True, 2.0)
+    assert ops is not None
+    return ops
+
+
+def _block_weights() -> float:
+    return sum(i * o for i, o in ops_mod.block_linears(LLAMA3_8B)) * float(LLAMA3_8B.layers or 0)
+
+
+def test_block_linears_are_the_weights_lora_adapts() -> None:
+    h, kv, inter = 4096, 8 * 128, 14336
+    per_layer = 2 * h * h + 2 * h * kv + 3 * h * inter  # q, o; k, v; gate, up, down
+    assert _block_weights() == pytest.approx(per_layer * 32)
+
+
+def test_peft_scales_the_adapter_output_in_its_own_kernel() -> None:
+    t = 2048.0
+    ops = ops_mod.lora_ops(LLAMA3_8B, 1, t, 16)
+    scale = [o for o in ops if o.name == "lora.scale"]
+    outs = sum(o for _, o in ops_mod.block_linears(LLAMA3_8B))
+    # one multiply per adapted linear, reading and writing its whole output (bf16)
+    assert len(scale) == 7
+    assert sum(o.bytes_read for o in scale) == pytest.approx(2 * t * outs)
+    assert sum(o.bytes_written for o in scale) == pytest.approx(2 * t * outs)
+
+
+def test_autograd_sums_the_frozen_and_adapter_input_gradients() -> None:
+    t = 1024.0
+    sums = lora_input_grad_sums(LLAMA3_8B, 1, t)
+    ins = sum(i for i, _ in ops_mod.block_linears(LLAMA3_8B))
+    assert all(o.phase == "bwd" for o in sums)
+    assert sum(o.bytes_read for o in sums) == pytest.approx(2 * 2 * t * ins)
+    assert sum(o.bytes_written for o in sums) == pytest.approx(2 * t * ins)
+    step = _ops(_job("lora", 1024))
+    assert sum(o.count for o in step if o.name == "lora.grad_sum") == 7 * 32
+
+
+def test_frozen_base_has_no_weight_gradients() -> None:
+    lora = _ops(_job("lora", 1024))
+    full = _ops(replace(_job("none", 1024), task="training"))
+    assert not any(o.name.endswith(".wgrad") and not o.name.startswith("lora") for o in lora)
+    assert any(o.name.endswith(".wgrad") for o in full)
+
+
+def test_bitsandbytes_dequantises_each_linear_in_forward_recompute_and_backward() -> None:
+    ops = _ops(_job("qlora", 1024))
+    dq = [o for o in ops if o.name == "nf4.dequantise"]
+    w = _block_weights()
+    # one kernel per block linear per call: forward, checkpoint recompute, backward
+    assert sum(o.count for o in dq) == 7 * 32 * 3
+    assert sum(o.count * o.bytes_read for o in dq) == pytest.approx(3 * w * 4.127 / 8)
+    assert sum(o.count * o.bytes_written for o in dq) == pytest.approx(3 * w * 2.0)
+    no_ckpt = _ops(_job("qlora", 1024, gradient_checkpointing=False))
+    assert sum(o.count for o in no_ckpt if o.name == "nf4.dequantise") == 7 * 32 * 2
+
+
+def test_qlora_gemms_read_the_16_bit_copy_not_the_4_bit_codes() -> None:
+    t = 1024.0
+    q = next(o for o in _ops(_job("qlora", 1024)) if o.kind == "gemm" and o.name.startswith("q"))
+    lo = next(o for o in _ops(_job("lora", 1024)) if o.kind == "gemm" and o.name.startswith("q"))
+    assert q.bytes_read == pytest.approx(lo.bytes_read)
+    assert q.bytes_read >= q.k * q.n * 2.0 + t * q.k * 2.0 - 1.0
+
+
+def test_autogptq_unpacks_in_torch_ops_and_reuses_the_saved_weight_in_backward() -> None:
+    ops = _ops(_job("qlora", 1024, quantization="gptq"))
+    dq = [o for o in ops if o.name == "gptq.dequantise"]
+    w = _block_weights()
+    assert not any(o.name == "nf4.dequantise" for o in ops)
+    # forward and recomputed forward only; 16.5 B of elementwise traffic per weight per call
+    calls = 2
+    assert sum(o.count * (o.bytes_read + o.bytes_written) for o in dq) == pytest.approx(
+        calls * w * 16.5
+    )
+    assert sum(o.count for o in dq) == 7 * 32 * calls * 9
+
+
+def test_one_short_sequence_is_host_bound_and_a_long_one_is_not() -> None:
+    short = perf.single_gpu(A100, _job("lora", 256))
+    long = perf.single_gpu(A100, _job("lora", 8192))
+    assert short.step_s == pytest.approx(short.host)
+    assert long.step_s > 2 * long.host
+    # the host figure is per kernel: the same for both lengths
+    assert short.host == pytest.approx(long.host)
+
+
+def test_training_host_dispatch_leaves_large_batch_pretraining_gpu_bound() -> None:
+    work = replace(_job("none", 4096), task="training", batch_size=8, gradient_checkpointing=False)
+    one = perf.single_gpu(A100, work)
+    assert one.step_s > 5 * one.host
