@@ -678,11 +678,12 @@ AUTOCAST_RUNTIMES = frozenset(vocab.AUTOCAST_RUNTIMES)
 
 
 def phase_regime(work: WorkloadSpec) -> str:
-    """The efficiency table's regime for the step: "train", "infer", "infer-cnn" (CNN
-    inference) or "infer-diffusion" (diffusion inference), the last two for the host dispatch
-    cost per op data/efficiency.yaml sets apart."""
+    """The efficiency table's regime for the step: "train", "train-llm" (decoder training, as
+    rank's bands name it), "infer", "infer-cnn" (CNN inference) or "infer-diffusion"
+    (diffusion inference), the last three for the host dispatch cost per op
+    data/efficiency.yaml sets apart."""
     if work.training:
-        return "train"
+        return "train-llm" if work.model.family == "decoder" else "train"
     family = work.model.family
     return (
         "infer-cnn" if family == "cnn" else "infer-diffusion" if family == "diffusion" else "infer"

@@ -126,3 +126,11 @@ def test_training_host_dispatch_leaves_large_batch_pretraining_gpu_bound() -> No
     work = replace(_job("none", 4096), task="training", batch_size=8, gradient_checkpointing=False)
     one = perf.single_gpu(A100, work)
     assert one.step_s > 5 * one.host
+
+
+def test_decoder_training_reads_the_llm_training_rows_and_a_cnn_does_not() -> None:
+    assert perf.phase_regime(_job("lora", 256)) == "train-llm"
+    cnn = replace(_job("none", 1), model=replace(LLAMA3_8B, family="cnn"), task="training")
+    assert perf.phase_regime(cnn) == "train"
+    host = TABLE.profile(A100, "cuda", "pytorch", "bf16", "train-llm").host_us_per_op
+    assert host > 0 and TABLE.profile(A100, "cuda", "pytorch", "bf16", "train").host_us_per_op == 0
