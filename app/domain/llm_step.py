@@ -33,8 +33,11 @@ from the one format table (formats.py). Pure.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app.domain import formats, topology
 from app.domain.efficiency import EAGER, RuntimeProfile
@@ -388,4 +391,110 @@ def replica(
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
         tp_link=topology.link(gpu, tp),
         hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),
+    )
+
+
+# ---------------------------------------------------------------- many replicas at once
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Many replicas' per-step constants as arrays, one element a replica: a request's
+    configurations over the catalog stepped at once (``Columns.seconds``) where stepping each
+    replica in turn cost most of an answer over a large catalog. Built by ``columns``."""
+
+    reps: tuple[Replica, ...]
+    tp: NDArray[np.float64]
+    stages: NDArray[np.float64]
+    dense_bytes: NDArray[np.float64]
+    moe: NDArray[np.bool_]  # weights read depend on the step's tokens (routed experts)
+    flops_per_token: NDArray[np.float64]
+    moe_act_bytes: NDArray[np.float64]
+    kv_b: NDArray[np.float64]
+    bw: NDArray[np.float64]
+    flops: NDArray[np.float64]
+    attn_flops: NDArray[np.float64]
+    layers: NDArray[np.float64]
+    attn_width: NDArray[np.float64]
+    attn_width_decode: NDArray[np.float64]
+    launch_s: NDArray[np.float64]
+    gemm_floor_s: NDArray[np.float64]
+    attn_floor_s: NDArray[np.float64]
+    host_s: NDArray[np.float64]
+    scheduler_s: NDArray[np.float64]
+    host_per_seq_s: NDArray[np.float64]
+    microbatch_tokens: NDArray[np.float64]
+    linked: NDArray[np.bool_]  # more than one GPU: the step moves bytes between them
+
+    def seconds(
+        self, decode: float, context: float, prefill: float, prompt: float
+    ) -> NDArray[np.float64]:
+        """Every replica's ``Replica.parts(...).seconds``, to the last bit: the same float64
+        operations in the same order, elementwise (IEEE +, −, ×, ÷ and max are exact in
+        numpy as in Python); the terms that need Python (a routed model's weights read, the
+        KV values by context, links) are each replica's own methods."""
+        tokens = decode + prefill
+        mb = self.microbatch_tokens
+        split = (mb > 0) & (tokens > mb)
+        u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
+        d, f = decode / u, prefill / u
+        weights = self.dense_bytes.copy()
+        for i in np.flatnonzero(self.moe):
+            weights[i] = self.reps[i].weights_read(float(d[i] + f[i]))
+        t_w = weights / self.bw
+        t_lin = (d + f) * self.flops_per_token / self.flops
+        t_moe = (d + f) * self.moe_act_bytes / self.bw
+        if decode:
+            kv = np.fromiter((r.kv_at(context) for r in self.reps), np.float64, len(self.reps))
+            t_kv = d * kv * self.kv_b / self.bw
+        else:
+            t_kv = np.zeros_like(d)
+        attn = (
+            4.0
+            * self.layers
+            * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
+        )
+        t_att = attn / self.attn_flops
+        t_gemm = np.maximum(np.maximum(t_w, t_lin), self.gemm_floor_s)
+        t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
+        work = t_gemm + t_moe + t_attn + self.launch_s
+        work = work * ((u + self.stages - 1.0) / self.stages)
+        comm = np.zeros_like(work)
+        for i in np.flatnonzero(self.linked):
+            comm[i] = self.reps[i].comm(tokens)
+        gpu = work + comm
+        seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
+        host = np.maximum(self.host_s * u, seqs * self.host_per_seq_s)
+        return np.maximum(gpu, host) + self.scheduler_s
+
+
+def columns(reps: Sequence[Replica]) -> Columns:
+    """``reps`` as one ``Columns``."""
+
+    def col(name: str) -> NDArray[np.float64]:
+        return np.fromiter((getattr(r, name) for r in reps), np.float64, len(reps))
+
+    return Columns(
+        reps=tuple(reps),
+        tp=col("tp"),
+        stages=col("stages"),
+        dense_bytes=col("dense_bytes"),
+        moe=col("expert_bytes") != 0.0,
+        flops_per_token=col("flops_per_token"),
+        moe_act_bytes=col("moe_act_bytes"),
+        kv_b=col("kv_b"),
+        bw=col("bw"),
+        flops=col("flops"),
+        attn_flops=col("attn_flops"),
+        layers=col("layers"),
+        attn_width=col("attn_width"),
+        attn_width_decode=col("attn_width_decode"),
+        launch_s=col("launch_s"),
+        gemm_floor_s=col("gemm_floor_s"),
+        attn_floor_s=col("attn_floor_s"),
+        host_s=col("host_s"),
+        scheduler_s=col("scheduler_s"),
+        host_per_seq_s=col("host_per_seq_s"),
+        microbatch_tokens=col("microbatch_tokens"),
+        linked=(col("tp") > 1) | (col("stages") > 1),
     )
