@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -1015,22 +1015,58 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     return t if math.isfinite(t) and t > 0 else math.inf
 
 
+def loose_bounds(configs: Sequence[Configuration], ctx: Context) -> list[float]:
+    """``throughput_bound(c, ctx, loose=True)`` of every configuration, to the last bit: the
+    LLM inference ones stepped together as arrays (perf.llm_throughput_bounds), one call per
+    job shape, the others one by one."""
+    out = [0.0] * len(configs)
+    llm: dict[tuple[int, int, int], list[tuple[int, perf.LlmCard]]] = {}
+    for i, config in enumerate(configs):
+        g, key = _variant(config, ctx)
+        if key is None:
+            continue  # gated out: 0
+        run = _job(ctx, key)
+        if not run.is_llm_inference:
+            out[i] = throughput_bound(config, ctx, loose=True)
+            continue
+        assert g.backend is not None
+        shape = (run.batch_size, run.seq_len, max(1, run.output_tokens))
+        card = (config.gpu, run, max(1, config.num_gpus), g.backend)
+        llm.setdefault(shape, []).append((i, card))
+    for group in llm.values():
+        bounds = perf.llm_throughput_bounds([c for _, c in group], calibration=ctx.calibration)
+        for (i, _), t in zip(group, bounds, strict=True):
+            out[i] = t if math.isfinite(t) and t > 0 else math.inf
+    return out
+
+
 def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = False) -> float:
     """The largest ``throughput_bound`` over a card's planned configurations; when ``loose``,
     of each job variant only its largest count, as the loose bound grows with the count."""
     if not loose:
         return max(throughput_bound(c, ctx) for c in planned)
-    widest: dict[object, Configuration] = {}
+    return max_bound(throughput_bound(c, ctx, loose=True) for c in widest(planned))
+
+
+def widest(planned: list[Configuration]) -> list[Configuration]:
+    """Of each job variant among a card's configurations, the one with the most GPUs: the
+    loose bound grows with the count, so these bound the card (``card_bound``)."""
+    out: dict[object, Configuration] = {}
     for c in planned:
         # the configurations of one plan step share one variant (see plan)
         v = c.variant
         k = v[1] if v is not None else (c.precision, c.runtime, c.savers, c.micro_batch)
-        w = widest.get(k)
+        w = out.get(k)
         if w is None or c.num_gpus > w.num_gpus:
-            widest[k] = c
-    best = 0.0  # bounds are never negative nor NaN (0, positive, or inf)
-    for c in widest.values():
-        t = throughput_bound(c, ctx, loose=True)
+            out[k] = c
+    return list(out.values())
+
+
+def max_bound(bounds: Iterable[float]) -> float:
+    """The largest of a card's bounds, 0 for none (bounds are never negative nor NaN: 0,
+    positive, or inf)."""
+    best = 0.0
+    for t in bounds:
         if t > best:
             best = t
     return best

@@ -312,18 +312,37 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
 def _card_bound(planned: list[ev.Configuration], ctx: ev.Context, *, loose: bool) -> float:
     """An upper bound on the objective's metric over the card's configurations (``loose``:
     from the loose throughput bounds)."""
-    objective = ctx.limits.objective
-    if objective == "fastest":
+    if ctx.limits.objective == "fastest":
         return ev.card_bound(planned, ctx, loose=loose)
+    return _metric_bound(planned, [ev.throughput_bound(c, ctx, loose=loose) for c in planned], ctx)
+
+
+def _metric_bound(planned: list[ev.Configuration], bounds: list[float], ctx: ev.Context) -> float:
+    """A price objective's metric bound over the card's configurations from their throughput
+    bounds (``bounds``, one per configuration): every count, as a price grows with it, so the
+    widest need not bound."""
+    objective = ctx.limits.objective
     best = 0.0
-    for cfg in planned:  # every count: a price grows with it, so the widest need not bound
-        t = ev.throughput_bound(cfg, ctx, loose=loose)
+    for cfg, t in zip(planned, bounds, strict=True):
         if not math.isfinite(t):
             return math.inf
         if t > 0:
             cost = ev.cost_at(cfg, ctx, t)
             best = max(best, rank.metric_of(objective, t, cost, ctx.limits.acquisition) or 0.0)
     return best
+
+
+def _loose_card_bounds(plans: list[list[ev.Configuration]], ctx: ev.Context) -> list[float]:
+    """``_card_bound(p, ctx, loose=True)`` of every card, to the last bit, with every card's
+    loose throughput bounds taken at once (ev.loose_bounds: arrays for LLM inference)."""
+    fastest = ctx.limits.objective == "fastest"
+    picked = [ev.widest(p) if fastest else p for p in plans]
+    flat = ev.loose_bounds([c for p in picked for c in p], ctx)
+    out, i = [], 0
+    for p in picked:
+        bounds, i = flat[i : i + len(p)], i + len(p)
+        out.append(ev.max_bound(bounds) if fastest else _metric_bound(p, bounds, ctx))
+    return out
 
 
 @dataclass(slots=True)
@@ -397,7 +416,9 @@ def _bounded(
             if cut is not None:
                 excluded.append((gpu, cut))
                 continue
-        cards.append((_card_bound(planned, ctx, loose=True), gpu, planned, first))
+        cards.append((0.0, gpu, planned, first))
+    bounds = _loose_card_bounds([c[2] for c in cards], ctx)
+    cards = [(b, g, p, f) for b, (_, g, p, f) in zip(bounds, cards, strict=True)]
     cards.sort(key=_BOUND, reverse=True)  # stable, reversed too: the caller's order among equals
     cands: list[rank.Candidate] = []
     shown: list[float] = []  # heap: the best `limit` metrics of cards that rank ahead
@@ -453,7 +474,7 @@ class _Shown:
 def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     """The card's shown configuration found by admissions alone, or why the card is out (as
     ``_Card.first`` says: its admissions are its evaluations for every configuration that
-    fails them)."""
+    fails them). Its bounds are ``_bound_shown``'s, for every card at once."""
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
@@ -463,12 +484,19 @@ def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     if isinstance(found, ev.Exclusion):
         return found
     j, a = found
-    speed = ev.throughput_bound(a.config, ctx, loose=True)
-    priced = ev.price_known(a.config, ctx)
-    value = None
-    if priced and math.isfinite(speed):  # without a price there is no value
-        value = costs.value(ev.cost_at(a.config, ctx, speed), ctx.limits.acquisition)
-    return _Shown(planned, order, j, a, results, speed, value, priced)
+    return _Shown(planned, order, j, a, results, math.inf, None, False)
+
+
+def _bound_shown(shown: list[_Shown], ctx: ev.Context) -> None:
+    """Each card's throughput bound (the loose one, every card's stepped together as arrays:
+    ev.loose_bounds), its price, and its value bound at that throughput."""
+    speeds = ev.loose_bounds([x.admitted.config for x in shown], ctx)
+    for x, speed in zip(shown, speeds, strict=True):
+        config = x.admitted.config
+        x.speed = speed
+        x.priced = ev.price_known(config, ctx)
+        if x.priced and math.isfinite(speed):  # without a price there is no value
+            x.value = costs.value(ev.cost_at(config, ctx, speed), ctx.limits.acquisition)
 
 
 def _bounded_balanced(
@@ -491,6 +519,7 @@ def _bounded_balanced(
             excluded.append((gpu, found))
         else:
             shown.append(found)
+    _bound_shown(shown, ctx)
     bounded = [x for x in shown if math.isfinite(x.speed)]
     top_speed = max((x.speed for x in bounded), default=0.0)
     top_value = max((x.value for x in bounded if x.value is not None), default=0.0)
