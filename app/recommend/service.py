@@ -461,20 +461,37 @@ class _Shown:
     """A card's configuration a balanced answer would show (the first in ``_order`` to pass
     the checks before its roofline), with bounds on its throughput and value."""
 
-    planned: list[ev.Configuration]
+    config: ev.Configuration
+    # how it was found: its plan, the order, its place in it (the configurations before it
+    # were excluded) and its admission; None when it is one card admitted as planned
+    # (ev.first_as_planned), the card then planned only if it is evaluated
+    planned: list[ev.Configuration] | None
     order: list[int]
-    start: int  # its place in order; the configurations before it were excluded
-    admitted: ev.Admitted
+    start: int
+    admitted: ev.Admitted | None
     results: list[ev.ConfigResult | None]
-    speed: float  # bound on its throughput (inf: none finite, so it is evaluated)
-    value: float | None  # bound on its work per dollar; None: no price under the acquisition
-    priced: bool  # it has a purchase or rental price (ev.price_known)
+    speed: float = math.inf  # bound on its throughput (inf: none finite, so it is evaluated)
+    value: float | None = None  # bound on its work per dollar; None: no price
+    priced: bool = False  # it has a purchase or rental price (ev.price_known)
+
+    def walk(self, ctx: ev.Context) -> _Card | ev.Exclusion:
+        """The card evaluated up to its shown configuration (``_Card.walk``)."""
+        if self.planned is None:
+            planned = ev.plan(self.config.gpu, ctx)
+            assert not isinstance(planned, ev.Exclusion)  # first_as_planned: it plans
+            return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
+        return _Card.walk(
+            self.planned, ctx, self.results, self.order, self.start, self.admitted
+        )
 
 
 def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     """The card's shown configuration found by admissions alone, or why the card is out (as
     ``_Card.first`` says: its admissions are its evaluations for every configuration that
     fails them). Its bounds are ``_bound_shown``'s, for every card at once."""
+    first = ev.first_as_planned(gpu, ctx)
+    if first is not None:  # most cards: nothing more to plan or admit unless it is evaluated
+        return _Shown(first, None, [], 0, None, [])
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
@@ -484,15 +501,15 @@ def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     if isinstance(found, ev.Exclusion):
         return found
     j, a = found
-    return _Shown(planned, order, j, a, results, math.inf, None, False)
+    return _Shown(a.config, planned, order, j, a, results)
 
 
 def _bound_shown(shown: list[_Shown], ctx: ev.Context) -> None:
     """Each card's throughput bound (the loose one, every card's stepped together as arrays:
     ev.loose_bounds), its price, and its value bound at that throughput."""
-    speeds = ev.loose_bounds([x.admitted.config for x in shown], ctx)
+    speeds = ev.loose_bounds([x.config for x in shown], ctx)
     for x, speed in zip(shown, speeds, strict=True):
-        config = x.admitted.config
+        config = x.config
         x.speed = speed
         x.priced = ev.price_known(config, ctx)
         if x.priced and math.isfinite(speed):  # without a price there is no value
@@ -550,9 +567,9 @@ def _bounded_balanced(
                 census.ranked += 1
                 census.unpriced += not x.priced
                 continue
-        card = _Card.walk(x.planned, ctx, x.results, x.order, x.start, x.admitted)
+        card = x.walk(ctx)
         if isinstance(card, ev.Exclusion):
-            excluded.append((x.admitted.config.gpu, card))
+            excluded.append((x.config.gpu, card))
             continue
         cards.append(card)
         c = card.chosen
