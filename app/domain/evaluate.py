@@ -722,10 +722,10 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     """The configuration a balanced answer shows for ``gpu`` (``plan``'s first by count and
     savers that ``admit`` passes), found without making the others, when it is the job as
     asked on the fewest cards that hold it: on one card, where ``admit`` has nothing left to
-    check (``admitted_as_planned``), or for inference (no saver to try) on more, admitted
-    here. None when it may be another: the card is then planned in full. The checks are
-    plan's own, in its order (tests/recommend/test_fast_paths.py holds the answer to plan
-    and admit over the catalog)."""
+    check (``admitted_as_planned``), or for inference (no saver to try) on more, where it
+    has the memory per GPU left. None when it may be another: the card is then planned in
+    full. The checks are plan's and admit's own, in their order (tests/recommend/test_fast_paths.py holds the
+    answer to plan and admit over the catalog)."""
     if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
         return None
     if ctx.apply_filters and _filter(gpu, ctx.limits) is not None:
@@ -736,8 +736,8 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     assert g.backend is not None and g.precision is not None
     key: JobKey = (ctx.work.precision, g.precision, (), None, None)
     run = _job(ctx, key)
-    if run.peft == "qlora" or run.optimizer == "adam8bit":
-        return None  # a gated feature: admit checks it
+    if compat.job_features(run.peft, run.optimizer):
+        return None  # a gated feature (QLoRA, 8-bit optimiser states): admit checks it
     one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
     avail = _usable(gpu, run, g.backend)
     if one.total <= avail:
@@ -748,8 +748,11 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     n, _ = min_gpus(run, gpu, g.backend, g.flash_attention, max_n, one=one, avail=avail)
     if n is None:
         return None
-    config = Configuration(gpu, n, (), None, (g, key))
-    return config if isinstance(admit(config, ctx), Admitted) else None
+    # admit's checks at n: the filters, the gate and the job's features passed above (none
+    # to gate), no price to check; what is left is the memory per GPU on n
+    if _memory(ctx, key, run, n, g.backend, g.flash_attention).total > avail:
+        return None
+    return Configuration(gpu, n, (), None, (g, key))
 
 
 @dataclass(slots=True)
@@ -775,6 +778,8 @@ class Admitted:
 def price_known(config: Configuration, ctx: Context) -> bool:
     """Whether the configuration has a purchase or rental price, as its result would say
     (rank.price_known): its offers' verdict, else the catalog's prices."""
+    if ctx.offers is not None and config.offer is None and config.gpu.slug not in ctx.offers:
+        return False  # offers price every configuration, and this GPU has none (prices_known)
     pricing = _offer_pricing(config, max(1, config.num_gpus), ctx)
     if pricing is not None:
         return pricing.price_known

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 from numpy.typing import NDArray
@@ -424,7 +425,7 @@ class Columns:
     scheduler_s: NDArray[np.float64]
     host_per_seq_s: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
-    linked: NDArray[np.bool_]  # more than one GPU: the step moves bytes between them
+    linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
 
     def seconds(
         self, decode: float, context: float, prefill: float, prompt: float
@@ -468,33 +469,46 @@ class Columns:
         return np.maximum(gpu, host) + self.scheduler_s
 
 
+# The fields ``columns`` reads, in one C call per replica (a getattr per field and replica
+# cost more than the step arithmetic it feeds)
+_FIELDS = (
+    "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "moe_act_bytes", "kv_b",
+    "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
+    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s",
+    "microbatch_tokens",
+)  # fmt: skip
+_READ = attrgetter(*_FIELDS)
+
+
 def columns(reps: Sequence[Replica]) -> Columns:
     """``reps`` as one ``Columns``."""
-
-    def col(name: str) -> NDArray[np.float64]:
-        return np.fromiter((getattr(r, name) for r in reps), np.float64, len(reps))
-
+    table = np.array([_READ(r) for r in reps], dtype=np.float64).reshape(len(reps), len(_FIELDS))
+    c = dict(zip(_FIELDS, table.T, strict=True))
+    # a replica moves bytes between GPUs only over a link (the bound's replicas have none)
+    linked = np.fromiter(
+        (r.tp_link.kind != "none" or r.hop_link.kind != "none" for r in reps), np.bool_, len(reps)
+    )
     return Columns(
         reps=tuple(reps),
-        tp=col("tp"),
-        stages=col("stages"),
-        dense_bytes=col("dense_bytes"),
-        moe=col("expert_bytes") != 0.0,
-        flops_per_token=col("flops_per_token"),
-        moe_act_bytes=col("moe_act_bytes"),
-        kv_b=col("kv_b"),
-        bw=col("bw"),
-        flops=col("flops"),
-        attn_flops=col("attn_flops"),
-        layers=col("layers"),
-        attn_width=col("attn_width"),
-        attn_width_decode=col("attn_width_decode"),
-        launch_s=col("launch_s"),
-        gemm_floor_s=col("gemm_floor_s"),
-        attn_floor_s=col("attn_floor_s"),
-        host_s=col("host_s"),
-        scheduler_s=col("scheduler_s"),
-        host_per_seq_s=col("host_per_seq_s"),
-        microbatch_tokens=col("microbatch_tokens"),
-        linked=(col("tp") > 1) | (col("stages") > 1),
+        tp=c["tp"],
+        stages=c["stages"],
+        dense_bytes=c["dense_bytes"],
+        moe=c["expert_bytes"] != 0.0,
+        flops_per_token=c["flops_per_token"],
+        moe_act_bytes=c["moe_act_bytes"],
+        kv_b=c["kv_b"],
+        bw=c["bw"],
+        flops=c["flops"],
+        attn_flops=c["attn_flops"],
+        layers=c["layers"],
+        attn_width=c["attn_width"],
+        attn_width_decode=c["attn_width_decode"],
+        launch_s=c["launch_s"],
+        gemm_floor_s=c["gemm_floor_s"],
+        attn_floor_s=c["attn_floor_s"],
+        host_s=c["host_s"],
+        scheduler_s=c["scheduler_s"],
+        host_per_seq_s=c["host_per_seq_s"],
+        microbatch_tokens=c["microbatch_tokens"],
+        linked=linked & ((c["tp"] > 1) | (c["stages"] > 1)),
     )
