@@ -724,8 +724,8 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     asked on the fewest cards that hold it: on one card, where ``admit`` has nothing left to
     check (``admitted_as_planned``), or for inference (no saver to try) on more, where it
     has the memory per GPU left. None when it may be another: the card is then planned in
-    full. The checks are plan's and admit's own, in their order (tests/recommend/test_fast_paths.py holds the
-    answer to plan and admit over the catalog)."""
+    full. The checks are plan's and admit's own, in their order
+    (tests/recommend/test_fast_paths.py holds the answer to plan and admit over the catalog)."""
     if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
         return None
     if ctx.apply_filters and _filter(gpu, ctx.limits) is not None:

@@ -480,9 +480,7 @@ class _Shown:
             planned = ev.plan(self.config.gpu, ctx)
             assert not isinstance(planned, ev.Exclusion)  # first_as_planned: it plans
             return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
-        return _Card.walk(
-            self.planned, ctx, self.results, self.order, self.start, self.admitted
-        )
+        return _Card.walk(self.planned, ctx, self.results, self.order, self.start, self.admitted)
 
 
 def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
@@ -553,20 +551,25 @@ def _bounded_balanced(
             return (False, False, 0.0)
         return (True, x is not fastest and x is not best_value, -metric(x))
 
+    def margin() -> float:
+        # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w) of
+        # the largest bounds: keep clear of a tie (asked only for a priced card).
+        return 2e-6 * rank.balanced(max(top_speed, speed), max(top_value, value), speed_weight)
+
     shown.sort(key=turn)
     cards: list[_Card] = []
     census = _Census()
     heap: list[float] = []  # the best `limit` balanced metrics of cards that rank ahead
     speed = value = 0.0  # the best throughput and value of the cards evaluated
     for x in shown:
-        if len(heap) >= limit and x.speed <= speed:
-            # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w)
-            # of the largest bounds: keep clear of a tie.
-            scale = rank.balanced(max(top_speed, speed), max(top_value, value), speed_weight)
-            if x.value is None or (x.value <= value and metric(x) < heap[0] - 2e-6 * scale):
-                census.ranked += 1
-                census.unpriced += not x.priced
-                continue
+        if (
+            len(heap) >= limit
+            and x.speed <= speed
+            and (x.value is None or (x.value <= value and metric(x) < heap[0] - margin()))
+        ):
+            census.ranked += 1
+            census.unpriced += not x.priced
+            continue
         card = x.walk(ctx)
         if isinstance(card, ev.Exclusion):
             excluded.append((x.config.gpu, card))

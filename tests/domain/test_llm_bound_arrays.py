@@ -72,9 +72,7 @@ def test_the_array_bound_is_the_scalar_bound_for_every_catalog_gpu(
         for n in COUNTS
     ]
     got = perf.llm_throughput_bounds(cards)
-    want = [
-        perf.llm_throughput_bound(gpu, w, num_gpus=n, backend=b) for gpu, w, n, b in cards
-    ]
+    want = [perf.llm_throughput_bound(gpu, w, num_gpus=n, backend=b) for gpu, w, n, b in cards]
     assert got == want  # exact: the same numbers, inf where the scalar bound is inf
     assert any(t != float("inf") for t in got)
 
@@ -91,7 +89,11 @@ def test_the_array_step_is_the_scalar_step_with_links_and_a_server(catalog: list
             reps.append(dataclasses.replace(rep, scheduler_s=4e-3, host_per_seq_s=2e-5))
     reps = [r for r in reps if r.flops > 0 and r.attn_flops > 0]
     cols = llm_step.columns(reps)
-    for step in [(0.0, 0.0, 8192.0, 2048.0), (64.0, 1500.0, 0.0, 2048.0), (32.0, 900.0, 512.0, 256.0)]:
+    for step in [
+        (0.0, 0.0, 8192.0, 2048.0),
+        (64.0, 1500.0, 0.0, 2048.0),
+        (32.0, 900.0, 512.0, 256.0),
+    ]:
         assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in reps], step
 
 
