@@ -1061,7 +1061,8 @@ def loose_bounds(configs: Sequence[Configuration], ctx: Context) -> list[float]:
     out = [0.0] * len(configs)
     llm: dict[tuple[int, int, int], list[tuple[int, perf.LlmCard]]] = {}
     for i, config in enumerate(configs):
-        g, key = _variant(config, ctx)
+        # most configurations carry their variant (plan made them): read it here, once
+        g, key = config.variant if config.variant is not None else _variant(config, ctx)
         if key is None:
             continue  # gated out: 0
         run = _job(ctx, key)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
@@ -482,12 +483,12 @@ _READ = attrgetter(*_FIELDS)
 
 def columns(reps: Sequence[Replica]) -> Columns:
     """``reps`` as one ``Columns``."""
-    table = np.array([_READ(r) for r in reps], dtype=np.float64).reshape(len(reps), len(_FIELDS))
-    c = dict(zip(_FIELDS, table.T, strict=True))
+    flat = np.fromiter(chain.from_iterable(map(_READ, reps)), np.float64, len(reps) * len(_FIELDS))
+    c = dict(zip(_FIELDS, flat.reshape(len(reps), len(_FIELDS)).T, strict=True))
     # a replica moves bytes between GPUs only over a link (the bound's replicas have none)
-    linked = np.fromiter(
-        (r.tp_link.kind != "none" or r.hop_link.kind != "none" for r in reps), np.bool_, len(reps)
-    )
+    linked = (c["tp"] > 1) | (c["stages"] > 1)
+    for i in np.flatnonzero(linked):
+        linked[i] = reps[i].tp_link.kind != "none" or reps[i].hop_link.kind != "none"
     return Columns(
         reps=tuple(reps),
         tp=c["tp"],
@@ -510,5 +511,5 @@ def columns(reps: Sequence[Replica]) -> Columns:
         scheduler_s=c["scheduler_s"],
         host_per_seq_s=c["host_per_seq_s"],
         microbatch_tokens=c["microbatch_tokens"],
-        linked=linked & ((c["tp"] > 1) | (c["stages"] > 1)),
+        linked=linked,
     )
