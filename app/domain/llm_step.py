@@ -487,7 +487,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
     c = dict(zip(_FIELDS, flat.reshape(len(reps), len(_FIELDS)).T, strict=True))
     # a replica moves bytes between GPUs only over a link (the bound's replicas have none)
     linked = (c["tp"] > 1) | (c["stages"] > 1)
-    for i in np.flatnonzero(linked):
+    for i in np.flatnonzero(linked).tolist():
         linked[i] = reps[i].tp_link.kind != "none" or reps[i].hop_link.kind != "none"
     return Columns(
         reps=tuple(reps),
