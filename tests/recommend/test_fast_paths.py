@@ -391,3 +391,17 @@ def test_the_first_configuration_found_without_planning_is_plans_first_admitted(
         assert found > 0
     if workload["preset"] == "llama-3-70b" and found:
         assert many > 0  # inference on the fewest cards that hold it, admitted on the way
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_every_loose_bound_taken_at_once_is_the_one_taken_alone(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """ev.loose_bounds (LLM inference stepped as arrays over every configuration of the
+    catalog, the rest one by one) is throughput_bound(loose=True), to the last bit."""
+    gpus, _, ctx = _context_for(workload, catalog)
+    configs = [c for _, planned in _plans(gpus, ctx) for c in planned]
+    assert ev.loose_bounds(configs, ctx) == [
+        ev.throughput_bound(c, ctx, loose=True) for c in configs
+    ]
+    assert configs
