@@ -49,10 +49,6 @@ class Settings(BaseSettings):
     offer_stale_days: int = Field(default=90, ge=1, le=36500)
     seed_on_start: bool = True
     migrate_on_start: bool = True
-    # Start-up freezes what it loaded out of the cyclic collector's sight (app.main._lifespan);
-    # the full collection before the freeze costs ~0.1 s, which a process that builds many
-    # apps (the test suite) turns off.
-    gc_freeze_on_start: bool = True
     # Application logs go to stderr: "json" (one object per line, with the request id) or
     # "text"; and from which level.
     log_format: Literal["json", "text"] = "json"

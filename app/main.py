@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import traceback
 from collections.abc import AsyncIterator
@@ -154,28 +153,15 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
     checker = asyncio.create_task(keep_checking(app))
     _warm(app)
-    # What start-up loaded (modules, schemas, routes, templates, the catalog and offers) lives
-    # as long as the process: frozen out of the cyclic collector's sight, so the full
-    # collections that a request's many short-lived objects trigger stop traversing it (~1 ms
-    # of a recommendation, ~4 ms with a 1,000-GPU catalog, measured with gc callbacks; the
-    # catalog loaded before the freeze took another ~1.5 ms off the full collections there).
-    freeze = app.state.settings.gc_freeze_on_start
-    if freeze:
-        gc.collect()
-        gc.freeze()
     try:
         yield
     finally:
         checker.cancel()
         app.state.health_engine.dispose()
-        # back in the collector's sight: a process that starts many apps must not keep the
-        # cycles of the ones it has finished with
-        if freeze:
-            gc.unfreeze()
 
 
 def _warm(app: FastAPI) -> None:
-    """The recommendation caches, loaded before the freeze; an optimisation only, so a
+    """The recommendation caches, loaded before the first request; an optimisation only, so a
     database that cannot answer now leaves them to the first request (and the health check
     to say why)."""
     from app.recommend import orchestrate

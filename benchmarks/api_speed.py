@@ -246,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         "--compare",
         default=None,
         metavar="KEY=VALUE",
-        help="also run both catalogs under this setting (e.g. GPU_ADVISOR_GC_FREEZE_ON_START="
-        "false), in the same loop, and report it beside them (fresh SQLite only)",
+        help="also run both catalogs under this setting (e.g. GPU_ADVISOR_LOG_LEVEL="
+        "WARNING), in the same loop, and report it beside them (fresh SQLite only)",
     )
     ap.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

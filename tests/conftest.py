@@ -12,10 +12,7 @@ TEMPLATE``), so create_app finds the schema at head and the shipped data seeded.
 only read (pages, API answers): nothing they do changes what the next test sees, and the
 database code they pass through is run on both backends by the tests that write.
 ``shipped_catalog`` is the shipped catalog, offers and rules as the engine takes them, read
-once per session, for engine tests that need no app at all.
-
-Apps built here skip start-up's gc.freeze (Settings.gc_freeze_on_start): its full collection
-cost ~0.1 s per app, the largest part of building one."""
+once per session, for engine tests that need no app at all."""
 
 from __future__ import annotations
 
@@ -191,7 +188,6 @@ def _settings(database_url: str, jobs_dir: Path) -> Settings:
         admin_token=ADMIN_TOKEN,
         data_dir=ROOT / "data",
         bench_jobs_dir=jobs_dir,
-        gc_freeze_on_start=False,
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -718,6 +718,43 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     return out
 
 
+def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
+    """The configuration a balanced answer shows for ``gpu`` (``plan``'s first by count and
+    savers that ``admit`` passes), found without making the others, when it is the job as
+    asked on the fewest cards that hold it: on one card, where ``admit`` has nothing left to
+    check (``admitted_as_planned``), or for inference (no saver to try) on more, where it
+    has the memory per GPU left. None when it may be another: the card is then planned in
+    full. The checks are plan's and admit's own, in their order
+    (tests/recommend/test_fast_paths.py holds the answer to plan and admit over the catalog)."""
+    if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
+        return None
+    if ctx.apply_filters and _filter(gpu, ctx.limits) is not None:
+        return None
+    g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
+    if g.exclusion is not None:
+        return None
+    assert g.backend is not None and g.precision is not None
+    key: JobKey = (ctx.work.precision, g.precision, (), None, None)
+    run = _job(ctx, key)
+    if compat.job_features(run.peft, run.optimizer):
+        return None  # a gated feature (QLoRA, 8-bit optimiser states): admit checks it
+    one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
+    avail = _usable(gpu, run, g.backend)
+    if one.total <= avail:
+        return Configuration(gpu, 1, (), None, (g, key))
+    if run.training:
+        return None  # a saver may let fewer cards hold it
+    max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
+    n, _ = min_gpus(run, gpu, g.backend, g.flash_attention, max_n, one=one, avail=avail)
+    if n is None:
+        return None
+    # admit's checks at n: the filters, the gate and the job's features passed above (none
+    # to gate), no price to check; what is left is the memory per GPU on n
+    if _memory(ctx, key, run, n, g.backend, g.flash_attention).total > avail:
+        return None
+    return Configuration(gpu, n, (), None, (g, key))
+
+
 @dataclass(slots=True)
 class Admitted:
     """A configuration that passed every check made before its roofline: the software, the
@@ -741,6 +778,8 @@ class Admitted:
 def price_known(config: Configuration, ctx: Context) -> bool:
     """Whether the configuration has a purchase or rental price, as its result would say
     (rank.price_known): its offers' verdict, else the catalog's prices."""
+    if ctx.offers is not None and config.offer is None and config.gpu.slug not in ctx.offers:
+        return False  # offers price every configuration, and this GPU has none (prices_known)
     pricing = _offer_pricing(config, max(1, config.num_gpus), ctx)
     if pricing is not None:
         return pricing.price_known
@@ -1015,22 +1054,59 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     return t if math.isfinite(t) and t > 0 else math.inf
 
 
+def loose_bounds(configs: Sequence[Configuration], ctx: Context) -> list[float]:
+    """``throughput_bound(c, ctx, loose=True)`` of every configuration, to the last bit: the
+    LLM inference ones stepped together as arrays (perf.llm_throughput_bounds), one call per
+    job shape, the others one by one."""
+    out = [0.0] * len(configs)
+    llm: dict[tuple[int, int, int], list[tuple[int, perf.LlmCard]]] = {}
+    for i, config in enumerate(configs):
+        # most configurations carry their variant (plan made them): read it here, once
+        g, key = config.variant if config.variant is not None else _variant(config, ctx)
+        if key is None:
+            continue  # gated out: 0
+        run = _job(ctx, key)
+        if not run.is_llm_inference:
+            out[i] = throughput_bound(config, ctx, loose=True)
+            continue
+        assert g.backend is not None
+        shape = (run.batch_size, run.seq_len, max(1, run.output_tokens))
+        card = (config.gpu, run, max(1, config.num_gpus), g.backend)
+        llm.setdefault(shape, []).append((i, card))
+    for group in llm.values():
+        bounds = perf.llm_throughput_bounds([c for _, c in group], calibration=ctx.calibration)
+        for (i, _), t in zip(group, bounds, strict=True):
+            out[i] = t if math.isfinite(t) and t > 0 else math.inf
+    return out
+
+
 def card_bound(planned: list[Configuration], ctx: Context, *, loose: bool = False) -> float:
     """The largest ``throughput_bound`` over a card's planned configurations; when ``loose``,
     of each job variant only its largest count, as the loose bound grows with the count."""
     if not loose:
         return max(throughput_bound(c, ctx) for c in planned)
-    widest: dict[object, Configuration] = {}
+    return max_bound(throughput_bound(c, ctx, loose=True) for c in widest(planned))
+
+
+def widest(planned: list[Configuration]) -> list[Configuration]:
+    """Of each job variant among a card's configurations, the one with the most GPUs: the
+    loose bound grows with the count, so these bound the card (``card_bound``)."""
+    out: dict[object, Configuration] = {}
     for c in planned:
         # the configurations of one plan step share one variant (see plan)
         v = c.variant
         k = v[1] if v is not None else (c.precision, c.runtime, c.savers, c.micro_batch)
-        w = widest.get(k)
+        w = out.get(k)
         if w is None or c.num_gpus > w.num_gpus:
-            widest[k] = c
-    best = 0.0  # bounds are never negative nor NaN (0, positive, or inf)
-    for c in widest.values():
-        t = throughput_bound(c, ctx, loose=True)
+            out[k] = c
+    return list(out.values())
+
+
+def max_bound(bounds: Iterable[float]) -> float:
+    """The largest of a card's bounds, 0 for none (bounds are never negative nor NaN: 0,
+    positive, or inf)."""
+    best = 0.0
+    for t in bounds:
         if t > best:
             best = t
     return best

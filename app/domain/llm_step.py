@@ -33,8 +33,13 @@ from the one format table (formats.py). Pure.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app.domain import formats, topology
 from app.domain.efficiency import EAGER, RuntimeProfile
@@ -388,4 +393,123 @@ def replica(
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
         tp_link=topology.link(gpu, tp),
         hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),
+    )
+
+
+# ---------------------------------------------------------------- many replicas at once
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Many replicas' per-step constants as arrays, one element a replica: a request's
+    configurations over the catalog stepped at once (``Columns.seconds``) where stepping each
+    replica in turn cost most of an answer over a large catalog. Built by ``columns``."""
+
+    reps: tuple[Replica, ...]
+    tp: NDArray[np.float64]
+    stages: NDArray[np.float64]
+    dense_bytes: NDArray[np.float64]
+    moe: NDArray[np.bool_]  # weights read depend on the step's tokens (routed experts)
+    flops_per_token: NDArray[np.float64]
+    moe_act_bytes: NDArray[np.float64]
+    kv_b: NDArray[np.float64]
+    bw: NDArray[np.float64]
+    flops: NDArray[np.float64]
+    attn_flops: NDArray[np.float64]
+    layers: NDArray[np.float64]
+    attn_width: NDArray[np.float64]
+    attn_width_decode: NDArray[np.float64]
+    launch_s: NDArray[np.float64]
+    gemm_floor_s: NDArray[np.float64]
+    attn_floor_s: NDArray[np.float64]
+    host_s: NDArray[np.float64]
+    scheduler_s: NDArray[np.float64]
+    host_per_seq_s: NDArray[np.float64]
+    microbatch_tokens: NDArray[np.float64]
+    linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
+
+    def seconds(
+        self, decode: float, context: float, prefill: float, prompt: float
+    ) -> NDArray[np.float64]:
+        """Every replica's ``Replica.parts(...).seconds``, to the last bit: the same float64
+        operations in the same order, elementwise (IEEE +, −, ×, ÷ and max are exact in
+        numpy as in Python); the terms that need Python (a routed model's weights read, the
+        KV values by context, links) are each replica's own methods."""
+        tokens = decode + prefill
+        mb = self.microbatch_tokens
+        split = (mb > 0) & (tokens > mb)
+        u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
+        d, f = decode / u, prefill / u
+        weights = self.dense_bytes.copy()
+        for i in np.flatnonzero(self.moe):
+            weights[i] = self.reps[i].weights_read(float(d[i] + f[i]))
+        t_w = weights / self.bw
+        t_lin = (d + f) * self.flops_per_token / self.flops
+        t_moe = (d + f) * self.moe_act_bytes / self.bw
+        if decode:
+            kv = np.fromiter((r.kv_at(context) for r in self.reps), np.float64, len(self.reps))
+            t_kv = d * kv * self.kv_b / self.bw
+        else:
+            t_kv = np.zeros_like(d)
+        attn = (
+            4.0
+            * self.layers
+            * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
+        )
+        t_att = attn / self.attn_flops
+        t_gemm = np.maximum(np.maximum(t_w, t_lin), self.gemm_floor_s)
+        t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
+        work = t_gemm + t_moe + t_attn + self.launch_s
+        work = work * ((u + self.stages - 1.0) / self.stages)
+        comm = np.zeros_like(work)
+        for i in np.flatnonzero(self.linked):
+            comm[i] = self.reps[i].comm(tokens)
+        gpu = work + comm
+        seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
+        host = np.maximum(self.host_s * u, seqs * self.host_per_seq_s)
+        return np.maximum(gpu, host) + self.scheduler_s
+
+
+# The fields ``columns`` reads, in one C call per replica (a getattr per field and replica
+# cost more than the step arithmetic it feeds)
+_FIELDS = (
+    "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "moe_act_bytes", "kv_b",
+    "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
+    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s",
+    "microbatch_tokens",
+)  # fmt: skip
+_READ = attrgetter(*_FIELDS)
+
+
+def columns(reps: Sequence[Replica]) -> Columns:
+    """``reps`` as one ``Columns``."""
+    flat = np.fromiter(chain.from_iterable(map(_READ, reps)), np.float64, len(reps) * len(_FIELDS))
+    c = dict(zip(_FIELDS, flat.reshape(len(reps), len(_FIELDS)).T, strict=True))
+    # a replica moves bytes between GPUs only over a link (the bound's replicas have none)
+    linked = (c["tp"] > 1) | (c["stages"] > 1)
+    for i in np.flatnonzero(linked).tolist():
+        linked[i] = reps[i].tp_link.kind != "none" or reps[i].hop_link.kind != "none"
+    return Columns(
+        reps=tuple(reps),
+        tp=c["tp"],
+        stages=c["stages"],
+        dense_bytes=c["dense_bytes"],
+        moe=c["expert_bytes"] != 0.0,
+        flops_per_token=c["flops_per_token"],
+        moe_act_bytes=c["moe_act_bytes"],
+        kv_b=c["kv_b"],
+        bw=c["bw"],
+        flops=c["flops"],
+        attn_flops=c["attn_flops"],
+        layers=c["layers"],
+        attn_width=c["attn_width"],
+        attn_width_decode=c["attn_width_decode"],
+        launch_s=c["launch_s"],
+        gemm_floor_s=c["gemm_floor_s"],
+        attn_floor_s=c["attn_floor_s"],
+        host_s=c["host_s"],
+        scheduler_s=c["scheduler_s"],
+        host_per_seq_s=c["host_per_seq_s"],
+        microbatch_tokens=c["microbatch_tokens"],
+        linked=linked,
     )

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from app import vocab
 from app.domain import llm_step, parallelism, topology
@@ -1359,6 +1362,45 @@ def llm_throughput_bound(
     tpot = rep.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
     total = ttft + out * tpot
     return b * out / total if 0 < total < math.inf else math.inf
+
+
+LlmCard = tuple[GpuSpec, WorkloadSpec, int, str]  # (gpu, job, GPUs, backend)
+
+
+def llm_throughput_bounds(
+    cards: Sequence[LlmCard], *, calibration: Calibration | None = None
+) -> list[float]:
+    """``llm_throughput_bound`` of every (gpu, job, count, backend), to the last bit, with the
+    two steps of all of them taken at once as arrays (llm_step.Columns): the request's terms
+    (batch, context, tokens) broadcast over the cards' replicas. The jobs share batch, sequence
+    and output length (one request's variants); each card keeps its own replica."""
+    if not cards:
+        return []
+    work = cards[0][1]
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    if any((w.batch_size, w.seq_len, max(1, w.output_tokens)) != (b, s, out) for _, w, *_ in cards):
+        raise ValueError("the cards' jobs differ in batch, sequence or output length")
+    reps = [
+        llm_replica(gpu, w, max(1, n), efficiencies(gpu, calibration), backend, links=False)
+        for gpu, w, n, backend in cards
+    ]
+    # a replica without a peak to run a phase at is never stepped: its bound is inf, as the
+    # scalar bound says
+    runs = [i for i, r in enumerate(reps) if r.flops > 0 and r.attn_flops > 0]
+    bounds = [math.inf] * len(reps)
+    if not runs:
+        return bounds
+    cols = llm_step.columns([reps[i] for i in runs])
+    ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
+    tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
+    total = ttft + out * tpot
+    with np.errstate(divide="ignore"):
+        bound = b * out / total
+    ok = (total > 0) & (total < math.inf)
+    for i, t, good in zip(runs, bound.tolist(), ok.tolist(), strict=True):
+        if good:
+            bounds[i] = t
+    return bounds
 
 
 def _llm_inference(

@@ -100,8 +100,7 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
 
 def warm(session: Session, settings: Settings) -> None:
     """Loads into their caches what every recommendation reads (the catalog, offers, pooled
-    calibration and rules), so that start-up can freeze them out of the cyclic collector's
-    sight with the rest of what it loaded (app.main)."""
+    calibration and rules), so that the first request does not pay for them (app.main)."""
     stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
     engine_rules.load_rules(settings.data_dir)

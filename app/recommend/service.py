@@ -312,18 +312,37 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
 def _card_bound(planned: list[ev.Configuration], ctx: ev.Context, *, loose: bool) -> float:
     """An upper bound on the objective's metric over the card's configurations (``loose``:
     from the loose throughput bounds)."""
-    objective = ctx.limits.objective
-    if objective == "fastest":
+    if ctx.limits.objective == "fastest":
         return ev.card_bound(planned, ctx, loose=loose)
+    return _metric_bound(planned, [ev.throughput_bound(c, ctx, loose=loose) for c in planned], ctx)
+
+
+def _metric_bound(planned: list[ev.Configuration], bounds: list[float], ctx: ev.Context) -> float:
+    """A price objective's metric bound over the card's configurations from their throughput
+    bounds (``bounds``, one per configuration): every count, as a price grows with it, so the
+    widest need not bound."""
+    objective = ctx.limits.objective
     best = 0.0
-    for cfg in planned:  # every count: a price grows with it, so the widest need not bound
-        t = ev.throughput_bound(cfg, ctx, loose=loose)
+    for cfg, t in zip(planned, bounds, strict=True):
         if not math.isfinite(t):
             return math.inf
         if t > 0:
             cost = ev.cost_at(cfg, ctx, t)
             best = max(best, rank.metric_of(objective, t, cost, ctx.limits.acquisition) or 0.0)
     return best
+
+
+def _loose_card_bounds(plans: list[list[ev.Configuration]], ctx: ev.Context) -> list[float]:
+    """``_card_bound(p, ctx, loose=True)`` of every card, to the last bit, with every card's
+    loose throughput bounds taken at once (ev.loose_bounds: arrays for LLM inference)."""
+    fastest = ctx.limits.objective == "fastest"
+    picked = [ev.widest(p) if fastest else p for p in plans]
+    flat = ev.loose_bounds([c for p in picked for c in p], ctx)
+    out, i = [], 0
+    for p in picked:
+        bounds, i = flat[i : i + len(p)], i + len(p)
+        out.append(ev.max_bound(bounds) if fastest else _metric_bound(p, bounds, ctx))
+    return out
 
 
 @dataclass(slots=True)
@@ -397,7 +416,9 @@ def _bounded(
             if cut is not None:
                 excluded.append((gpu, cut))
                 continue
-        cards.append((_card_bound(planned, ctx, loose=True), gpu, planned, first))
+        cards.append((0.0, gpu, planned, first))
+    bounds = _loose_card_bounds([c[2] for c in cards], ctx)
+    cards = [(b, g, p, f) for b, (_, g, p, f) in zip(bounds, cards, strict=True)]
     cards.sort(key=_BOUND, reverse=True)  # stable, reversed too: the caller's order among equals
     cands: list[rank.Candidate] = []
     shown: list[float] = []  # heap: the best `limit` metrics of cards that rank ahead
@@ -440,20 +461,35 @@ class _Shown:
     """A card's configuration a balanced answer would show (the first in ``_order`` to pass
     the checks before its roofline), with bounds on its throughput and value."""
 
-    planned: list[ev.Configuration]
+    config: ev.Configuration
+    # how it was found: its plan, the order, its place in it (the configurations before it
+    # were excluded) and its admission; None when it is one card admitted as planned
+    # (ev.first_as_planned), the card then planned only if it is evaluated
+    planned: list[ev.Configuration] | None
     order: list[int]
-    start: int  # its place in order; the configurations before it were excluded
-    admitted: ev.Admitted
+    start: int
+    admitted: ev.Admitted | None
     results: list[ev.ConfigResult | None]
-    speed: float  # bound on its throughput (inf: none finite, so it is evaluated)
-    value: float | None  # bound on its work per dollar; None: no price under the acquisition
-    priced: bool  # it has a purchase or rental price (ev.price_known)
+    speed: float = math.inf  # bound on its throughput (inf: none finite, so it is evaluated)
+    value: float | None = None  # bound on its work per dollar; None: no price
+    priced: bool = False  # it has a purchase or rental price (ev.price_known)
+
+    def walk(self, ctx: ev.Context) -> _Card | ev.Exclusion:
+        """The card evaluated up to its shown configuration (``_Card.walk``)."""
+        if self.planned is None:
+            planned = ev.plan(self.config.gpu, ctx)
+            assert not isinstance(planned, ev.Exclusion)  # first_as_planned: it plans
+            return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
+        return _Card.walk(self.planned, ctx, self.results, self.order, self.start, self.admitted)
 
 
 def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     """The card's shown configuration found by admissions alone, or why the card is out (as
     ``_Card.first`` says: its admissions are its evaluations for every configuration that
-    fails them)."""
+    fails them). Its bounds are ``_bound_shown``'s, for every card at once."""
+    first = ev.first_as_planned(gpu, ctx)
+    if first is not None:  # most cards: nothing more to plan or admit unless it is evaluated
+        return _Shown(first, None, [], 0, None, [])
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
@@ -463,12 +499,19 @@ def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     if isinstance(found, ev.Exclusion):
         return found
     j, a = found
-    speed = ev.throughput_bound(a.config, ctx, loose=True)
-    priced = ev.price_known(a.config, ctx)
-    value = None
-    if priced and math.isfinite(speed):  # without a price there is no value
-        value = costs.value(ev.cost_at(a.config, ctx, speed), ctx.limits.acquisition)
-    return _Shown(planned, order, j, a, results, speed, value, priced)
+    return _Shown(a.config, planned, order, j, a, results)
+
+
+def _bound_shown(shown: list[_Shown], ctx: ev.Context) -> None:
+    """Each card's throughput bound (the loose one, every card's stepped together as arrays:
+    ev.loose_bounds), its price, and its value bound at that throughput."""
+    speeds = ev.loose_bounds([x.config for x in shown], ctx)
+    for x, speed in zip(shown, speeds, strict=True):
+        config = x.config
+        x.speed = speed
+        x.priced = ev.price_known(config, ctx)
+        if x.priced and math.isfinite(speed):  # without a price there is no value
+            x.value = costs.value(ev.cost_at(config, ctx, speed), ctx.limits.acquisition)
 
 
 def _bounded_balanced(
@@ -491,6 +534,7 @@ def _bounded_balanced(
             excluded.append((gpu, found))
         else:
             shown.append(found)
+    _bound_shown(shown, ctx)
     bounded = [x for x in shown if math.isfinite(x.speed)]
     top_speed = max((x.speed for x in bounded), default=0.0)
     top_value = max((x.value for x in bounded if x.value is not None), default=0.0)
@@ -507,23 +551,28 @@ def _bounded_balanced(
             return (False, False, 0.0)
         return (True, x is not fastest and x is not best_value, -metric(x))
 
+    def margin() -> float:
+        # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w) of
+        # the largest bounds: keep clear of a tie (asked only for a priced card).
+        return 2e-6 * rank.balanced(max(top_speed, speed), max(top_value, value), speed_weight)
+
     shown.sort(key=turn)
     cards: list[_Card] = []
     census = _Census()
     heap: list[float] = []  # the best `limit` balanced metrics of cards that rank ahead
     speed = value = 0.0  # the best throughput and value of the cards evaluated
     for x in shown:
-        if len(heap) >= limit and x.speed <= speed:
-            # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w)
-            # of the largest bounds: keep clear of a tie.
-            scale = rank.balanced(max(top_speed, speed), max(top_value, value), speed_weight)
-            if x.value is None or (x.value <= value and metric(x) < heap[0] - 2e-6 * scale):
-                census.ranked += 1
-                census.unpriced += not x.priced
-                continue
-        card = _Card.walk(x.planned, ctx, x.results, x.order, x.start, x.admitted)
+        if (
+            len(heap) >= limit
+            and x.speed <= speed
+            and (x.value is None or (x.value <= value and metric(x) < heap[0] - margin()))
+        ):
+            census.ranked += 1
+            census.unpriced += not x.priced
+            continue
+        card = x.walk(ctx)
         if isinstance(card, ev.Exclusion):
-            excluded.append((x.admitted.config.gpu, card))
+            excluded.append((x.config.gpu, card))
             continue
         cards.append(card)
         c = card.chosen

@@ -3,7 +3,6 @@ deletions of shipped GPUs that stay deleted, only web links as sources."""
 
 from __future__ import annotations
 
-import gc
 import os
 import subprocess
 import sys
@@ -104,7 +103,7 @@ def test_two_processes_upgrading_at_once_both_succeed(database_url: str) -> None
 def test_start_up_loads_the_catalog_before_the_first_request(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """So that start-up freezes it with the rest of what it loaded (app.main._lifespan)."""
+    """So that the first request finds it loaded (app.main._lifespan)."""
     from app.catalog import repository, service
 
     service._specs.clear()
@@ -121,19 +120,6 @@ def test_start_up_loads_the_catalog_before_the_first_request(
         body = {"workload": {"preset": "resnet-50"}, "limit": 1}
         assert client.post("/api/v1/recommendations", json=body).status_code == 200
         assert reads == [1]  # the first request found it loaded
-
-
-@pytest.mark.parametrize("freeze", [True, False])
-def test_start_up_freezes_what_it_loaded_only_when_told_to(
-    read_settings: Settings, freeze: bool
-) -> None:
-    """Production freezes; the test suite, which builds hundreds of apps, turns it off."""
-    gc.unfreeze()
-    app = create_app(read_settings.model_copy(update={"gc_freeze_on_start": freeze}))
-    with TestClient(app):
-        assert (gc.get_freeze_count() > 0) is freeze
-    assert gc.get_freeze_count() == 0  # back in the collector's sight once the app stops
-    app.state.engine.dispose()
 
 
 def test_start_up_without_an_answering_database_leaves_the_caches_to_the_first_request(
