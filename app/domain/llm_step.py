@@ -193,7 +193,12 @@ class Replica:
         mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
-        if comm > max(mem, comp) * passes:
+        # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
+        # step of a small or widely split model waits on its kernels' count
+        kernels = self.launch_s + floors
+        if kernels > max(mem, comp):
+            bound = "kernel launches"
+        if comm > max(mem, comp, kernels) * passes:
             bound = "interconnect"
         if host > gpu:
             bound = "host overhead"

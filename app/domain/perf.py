@@ -1432,6 +1432,7 @@ def _llm_inference(
         "compute": pre.compute_s + out * dec.compute_s,
         "memory bandwidth": pre.memory_s + out * dec.memory_s,
         "host overhead": out * host_excess,
+        "kernel launches": pre.launch_s + out * dec.launch_s,
         "interconnect": comm * n,
     }
     bottleneck = max(parts, key=lambda k: parts[k])

@@ -370,6 +370,12 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             "Decoding is bound by eager dispatch on the host, not by the GPU: a CUDA-graph "
             "runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
         )
+    if p.bottleneck == "kernel launches":
+        out.append(
+            "Each step is a few short kernels per layer and their gaps, not math or bytes: a "
+            "larger batch (more requests at once) uses the same kernels for more tokens, and "
+            "fewer GPUs per replica give each kernel more work."
+        )
     if p.bottleneck == "host transfer":
         out.append(
             "Input copies limit speed: use DataLoader(pin_memory=True, num_workers>0) and "

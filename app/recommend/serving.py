@@ -470,7 +470,11 @@ def _recommendation(
         else None
     )
     lo, hi, basis = _band(row, table if table is not None else load_efficiency())
-    bottleneck = r.bottleneck if r.bottleneck in ("compute", "interconnect") else "memory bandwidth"
+    bottleneck = (
+        r.bottleneck
+        if r.bottleneck in ("compute", "interconnect", "kernel launches", "host overhead")
+        else "memory bandwidth"
+    )
     return s.Recommendation(
         rank=position,
         gpu=gpu_out(gpu),

@@ -188,3 +188,16 @@ def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
     a, b = wide.parts(256.0, 8000.0, 0.0, 8000.0), rep.parts(256.0, 8000.0, 0.0, 8000.0)
     attn_flops = 4 * 48 * 256 * 8000.0
     assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)
+
+
+def test_a_step_of_tiny_kernels_is_bound_by_their_launches():
+    # a one-token step whose GPU share of the weights is a few MB (a small model, or one
+    # split widely): 32 layers × 10 kernels' gaps and floors outweigh the bytes
+    tiny = dataclasses.replace(_replica(), dense_bytes=4e6)
+    t = tiny.parts(1.0, 500.0, 0.0, 500.0)
+    assert t.bound == "kernel launches"
+    assert t.launch_s > t.memory_s and t.launch_s > t.compute_s
+    # the same kernels at a real share of the weights: bound by the bytes again
+    assert _replica().parts(1.0, 500.0, 0.0, 500.0).bound == "memory bandwidth"
+    # and a large batch makes the tiny kernels do real work
+    assert tiny.parts(4096.0, 500.0, 0.0, 500.0).bound != "kernel launches"
