@@ -982,7 +982,11 @@ class Recommendation(BaseModel):
     meets_latency_target: bool | None = None
     time_to_finish_h: float | None = None
     bottleneck: Literal[
-        "compute", "memory bandwidth", "host transfer", "host overhead", "kernel launches",
+        "compute",
+        "memory bandwidth",
+        "host transfer",
+        "host overhead",
+        "kernel launches",
         "interconnect",
     ]
     timing: TimingOut
