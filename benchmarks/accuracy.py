@@ -609,7 +609,7 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
     presets = load_presets(data_dir)
     if RUNTIME_FILE.exists():
         for slug, label, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows:
-            regime = rank.band_regime_infer(presets[label.split()[0]].model.family)
+            regime = perf.family_regime(presets[label.split()[0]].model.family, False)
             out.append((regime, label.split()[1], label, slug, m / p))
     if DLE_CNN_FILE.exists():  # CNN inference, eager PyTorch and TensorFlow (DeepLearningExamples)
         for r in evaluate_heldout(data_dir, [DLE_CNN_FILE])[0]:

@@ -685,12 +685,15 @@ def phase_regime(work: WorkloadSpec) -> str:
     rank's bands name it), "infer", "infer-cnn" (CNN inference) or "infer-diffusion"
     (diffusion inference), the last three for the host dispatch cost per op
     data/efficiency.yaml sets apart."""
-    if work.training:
-        return "train-llm" if work.model.family == "decoder" else "train"
-    family = work.model.family
-    return (
-        "infer-cnn" if family == "cnn" else "infer-diffusion" if family == "diffusion" else "infer"
-    )
+    return family_regime(work.model.family, work.training)
+
+
+def family_regime(family: str, training: bool) -> str:
+    """phase_regime by model family alone; the uncertainty bands use the same split (their
+    errors differ by family: benchmarks/accuracy.py calibrates each regime apart)."""
+    if training:
+        return "train-llm" if family == "decoder" else "train"
+    return {"cnn": "infer-cnn", "diffusion": "infer-diffusion"}.get(family, "infer")
 
 
 def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:

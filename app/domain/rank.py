@@ -9,7 +9,7 @@ from app.domain import bands, ranking, topology
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate, shown_rate
+from app.domain.perf import PerfEstimate, phase_regime, shown_rate
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
@@ -228,19 +228,11 @@ def advice(
 
 
 def _regime(work: WorkloadSpec) -> str:
-    if work.training:
-        # decoder LMs (pretraining, fine-tuning) calibrate on their own published runs: their
-        # errors differ from the CNN and encoder runs' (benchmarks/accuracy.py)
-        return "train-llm" if work.model.family == "decoder" else "train"
-    if work.is_llm_inference:
+    """The band regime: the efficiency regime of the step (one split by family), LLM decode
+    apart."""
+    if work.is_llm_inference and not work.training:
         return "decode"
-    return band_regime_infer(work.model.family)
-
-
-def band_regime_infer(family: str) -> str:
-    """The band regime of a one-shot inference: CNNs and diffusion pipelines calibrate on their
-    own published runs (their errors are not the transformers')."""
-    return {"cnn": "infer-cnn", "diffusion": "infer-diffusion"}.get(family, "infer")
+    return phase_regime(work)
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:

@@ -92,7 +92,10 @@ def test_no_calibrated_band_falls_back_by_vendor() -> None:
 
 
 def test_band_regimes_keep_families_whose_errors_differ_apart() -> None:
-    from app.domain.rank import band_regime_infer
+    from app.domain.perf import family_regime
+
+    def band_regime_infer(family: str) -> str:
+        return family_regime(family, False)
 
     assert band_regime_infer("cnn") == "infer-cnn"
     assert band_regime_infer("diffusion") == "infer-diffusion"
