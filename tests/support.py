@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import socket
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -31,6 +33,17 @@ def lab_card(**changes: Any) -> dict[str, Any]:
         "launch_price_usd": 1234,
         "sources": [{"id": "ds", "title": "Datasheet", "url": "https://example.org/ds"}],
     } | changes
+
+
+def load_benchmark(script: str, name: str) -> ModuleType:
+    """benchmarks/<script> (a script people run) loaded as module ``name``, so the floors the
+    tests hold are computed by the same code."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / script)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def free_port() -> int:
