@@ -50,9 +50,12 @@ from benchmarks.finetune import (  # noqa: E402
     print_finetune,
 )
 from benchmarks.llm_pretrain import (  # noqa: E402
+    decoder,
     evaluate_pretrain,
     heldout_tokens_per_gpu,
+    median_ratio,
     print_pretrain,
+    rank_correlation,
 )
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
@@ -78,31 +81,10 @@ class WorkloadScore:
     rows: list[tuple[str, float, float]]  # slug, measured, predicted
 
 
-def _ranks(values: list[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2.0 + 1
-        i = j + 1
-    return ranks
-
-
 def spearman(a: list[float], b: list[float]) -> float:
-    ra, rb = _ranks(a), _ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    va = sum((x - ma) ** 2 for x in ra) ** 0.5
-    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
-    return cov / (va * vb) if va and vb else 0.0
-
-
-def median_ratio(pred: list[float], meas: list[float]) -> float:
-    return statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True))
+    """llm_pretrain's rank correlation, 0.0 where a list has one value throughout."""
+    rho = rank_correlation(a, b)
+    return 0.0 if math.isnan(rho) else rho
 
 
 def _pick_rows(measurements: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -879,20 +861,6 @@ def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
     return diffusion_at_steps(model, int(row.get("unet_calls") or row["steps"]), vae)
 
 
-def _heldout_decoder(shape: dict[str, Any]) -> ModelSpec:
-    """A decoder that is not a preset, from the shape a held-out file gives under ``models``."""
-    return ModelSpec(
-        family="decoder",
-        params=float(shape["params"]),
-        layers=int(shape["layers"]),
-        hidden_size=int(shape["hidden_size"]),
-        num_heads=int(shape["num_heads"]),
-        num_kv_heads=shape.get("num_kv_heads"),
-        intermediate_size=shape.get("intermediate_size"),
-        vocab_size=shape.get("vocab_size"),
-    )
-
-
 def predict_heldout(
     row: dict[str, Any],
     gpu: GpuSpec,
@@ -938,7 +906,7 @@ def heldout_estimate(
         model = _heldout_model(row, preset.model)
         optimizer, preset_id = preset.defaults.get("optimizer") or "sgd", preset.id
     else:
-        model = _heldout_decoder((models or {})[row["model"]])
+        model = decoder((models or {})[row["model"]])
         optimizer, preset_id = "adamw", None
     quant = row.get("quantization") or "none"
     batch = int(row["batch_size"])
@@ -1110,21 +1078,31 @@ def heldout_scores(
     return scores
 
 
+def _print_score_header(width: int) -> None:
+    print(
+        f"{'regime':{width}} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+    )
+
+
+def _print_score(s: HeldoutScore, width: int) -> None:
+    """One HeldoutScore row under _print_score_header(width): the pooled figures, then the
+    count, median and minimum of the per-group Spearmans."""
+    g = s.group_spearman
+    gmed = statistics.median(g) if g else math.nan
+    gmin = min(g) if g else math.nan
+    print(
+        f"{s.regime:{width}} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
+        f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
+    )
+
+
 def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: bool) -> None:
     print()
     print("Held-out set (never tuned on): tests/data/heldout_*.yaml")
-    print(
-        f"{'regime':18} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
-        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
-    )
+    _print_score_header(18)
     for s in scores:
-        g = s.group_spearman
-        gmed = statistics.median(g) if g else math.nan
-        gmin = min(g) if g else math.nan
-        print(
-            f"{s.regime:18} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
-            f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
-        )
+        _print_score(s, 18)
         if s.skipped:
             print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")
         regime_rows = [r for r in rows if r.regime == s.regime]
@@ -1257,18 +1235,9 @@ def print_dle_cnn(data_dir: Path) -> None:
 
 
 def _print_dle(scores: list[HeldoutScore]) -> None:
-    print(
-        f"{'regime':38} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
-        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
-    )
+    _print_score_header(38)
     for s in scores:
-        g = s.group_spearman
-        gmed = statistics.median(g) if g else math.nan
-        gmin = min(g) if g else math.nan
-        print(
-            f"{s.regime:38} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
-            f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
-        )
+        _print_score(s, 38)
 
 
 def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:

@@ -13,8 +13,6 @@ model, one GPU, several sequence lengths: does it rank the shapes?).
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +29,14 @@ from app.domain import perf  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
-from benchmarks.llm_pretrain import decoder, score, spearman  # noqa: E402
+from benchmarks.llm_pretrain import (  # noqa: E402
+    cli,
+    decoder,
+    heldout_tokens,
+    print_scored,
+    score,
+    spearman,
+)
 
 FINETUNE_FILE = ROOT / "tests" / "data" / "finetune_throughput.yaml"
 SCORED_PEFT = ("lora", "qlora", "none")
@@ -132,55 +137,31 @@ def print_finetune(data_dir: Path, verbose: bool, path: Path = FINETUNE_FILE) ->
     if not path.exists():
         return
     rows, skipped = evaluate_finetune(data_dir, path)
-    print()
-    print(f"LLM fine-tuning, tokens/s per GPU ({path.relative_to(ROOT)})")
-    print(f"  {'set':34} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}")
     methods = dict.fromkeys(r.method for r in rows)
     subsets = [("all", rows)] + [(f"peft={m}", [r for r in rows if r.method == m]) for m in methods]
-    for name, sub in subsets:
-        s = score(name, sub)  # type: ignore[arg-type]
-        print(f"  {s.name:34} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}")
-    g = group_spearmans(rows)
-    if g:
-        print(
-            f"  per model and method (6 sequence lengths): {len(g)} groups,"
-            f" median spearman {statistics.median(g):.3f}, min {min(g):.3f}"
-        )
-    if skipped:
-        print(f"  not scored ({len(skipped)}): {'; '.join(skipped[:3])} ...")
-    if verbose:
-        for r in rows:
-            print(
-                f"    {r.slug:16} {r.label:28} measured {r.measured:8.0f}"
-                f" predicted {r.predicted:8.0f}  ×{r.predicted / r.measured:5.2f}"
-            )
+    print_scored(
+        f"LLM fine-tuning, tokens/s per GPU ({path.relative_to(ROOT)})",
+        subsets,
+        ("per model and method (6 sequence lengths)", group_spearmans(rows)),
+        skipped,
+        rows if verbose else [],
+        label_width=28,
+    )
 
 
 def heldout_finetune_tokens_per_gpu(
     row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
 ) -> tuple[float, perf.PerfEstimate]:
     """A held-out fine-tuning row (regime llm-finetuning) in tokens/s per GPU, and its estimate."""
-    model = decoder(models[row["model"]])
-    spec = {
-        **row,
-        "micro_batch": row["batch_size"],
-        "checkpointing": bool(row.get("checkpointing")),
-    }
-    est = finetune_estimate(gpu, model, spec, data_dir)
-    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
+    return heldout_tokens(row, gpu, decoder(models[row["model"]]), data_dir, finetune_estimate)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=ROOT / "data")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    args = ap.parse_args(argv)
-    print_finetune(args.data, args.verbose)
-    return 0
+    return cli(__doc__, print_finetune, argv)
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["FinetuneRow", "evaluate_finetune", "heldout_finetune_tokens_per_gpu"]
+__all__ = ["FinetuneRow", "evaluate_finetune", "heldout_finetune_tokens_per_gpu", "score"]

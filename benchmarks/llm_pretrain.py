@@ -18,6 +18,7 @@ import argparse
 import math
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -144,15 +145,25 @@ def _ranks(values: list[float]) -> list[float]:
     return ranks
 
 
-def spearman(a: list[float], b: list[float]) -> float:
-    if len(a) < 3:
-        return math.nan
+def rank_correlation(a: list[float], b: list[float]) -> float:
+    """Spearman's rho of two equal-length lists; NaN where a list has one value throughout.
+    (Ranks count from 0: a shift of every rank leaves rho as it is.)"""
     ra, rb = _ranks(a), _ranks(b)
     ma, mb = statistics.fmean(ra), statistics.fmean(rb)
     cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
     va = math.sqrt(sum((x - ma) ** 2 for x in ra))
     vb = math.sqrt(sum((y - mb) ** 2 for y in rb))
     return cov / (va * vb) if va and vb else math.nan
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    """rank_correlation, NaN below three rows (two points always rank perfectly)."""
+    return rank_correlation(a, b) if len(a) >= 3 else math.nan
+
+
+def median_ratio(pred: list[float], meas: list[float]) -> float:
+    """Median of max(p/m, m/p): how far off a typical prediction is, whichever way."""
+    return statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True))
 
 
 @dataclass
@@ -170,7 +181,7 @@ def score(name: str, rows: list[PretrainRow]) -> PretrainScore:
     return PretrainScore(
         name=name,
         n=len(rows),
-        median_ratio=statistics.median(max(p / m, m / p) for p, m in zip(pred, meas, strict=True)),
+        median_ratio=median_ratio(pred, meas),
         bias=statistics.median(m / p for p, m in zip(pred, meas, strict=True)),
         spearman=spearman(pred, meas),
     )
@@ -194,26 +205,66 @@ def print_pretrain(data_dir: Path, verbose: bool, path: Path = PRETRAIN_FILE) ->
     if not path.exists():
         return
     rows, skipped = evaluate_pretrain(data_dir, path)
-    print()
-    print(f"LLM pretraining, tokens/s per GPU ({path.relative_to(ROOT)})")
-    print(f"  {'set':34} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}")
     tables = dict.fromkeys(r.table for r in rows)
-    for s in [score("all", rows)] + [score(t, [r for r in rows if r.table == t]) for t in tables]:
+    subsets = [("all", rows)] + [(t, [r for r in rows if r.table == t]) for t in tables]
+    print_scored(
+        f"LLM pretraining, tokens/s per GPU ({path.relative_to(ROOT)})",
+        subsets,
+        ("per group (same model, seq, GPUs; 3 GPUs)", group_spearmans(rows)),
+        skipped,
+        rows if verbose else [],
+        label_width=40,
+    )
+
+
+def print_scored(
+    title: str,
+    subsets: list[tuple[str, list[Any]]],
+    groups: tuple[str, list[float]],
+    skipped: list[str],
+    listed: list[Any],
+    label_width: int,
+) -> None:
+    """One LLM training table (this script's and finetune.py's): a score per subset, the
+    per-group Spearmans (``groups``: what a group is, its rhos), the rows left out, and each of
+    ``listed`` (rows with slug, label, measured, predicted) with its ratio."""
+    print()
+    print(title)
+    print(f"  {'set':34} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}")
+    for name, sub in subsets:
+        s = score(name, sub)
         print(f"  {s.name:34} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}")
-    g = group_spearmans(rows)
+    what, g = groups
     if g:
         print(
-            f"  per group (same model, seq, GPUs; 3 GPUs): {len(g)} groups,"
+            f"  {what}: {len(g)} groups,"
             f" median spearman {statistics.median(g):.3f}, min {min(g):.3f}"
         )
     if skipped:
         print(f"  not scored ({len(skipped)}): {'; '.join(skipped[:3])} ...")
-    if verbose:
-        for r in rows:
-            print(
-                f"    {r.slug:16} {r.label:40} measured {r.measured:8.0f}"
-                f" predicted {r.predicted:8.0f}  ×{r.predicted / r.measured:5.2f}"
-            )
+    for r in listed:
+        print(
+            f"    {r.slug:16} {r.label:{label_width}} measured {r.measured:8.0f}"
+            f" predicted {r.predicted:8.0f}  ×{r.predicted / r.measured:5.2f}"
+        )
+
+
+def heldout_tokens(
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    model: ModelSpec,
+    data_dir: Path,
+    estimate: Callable[[GpuSpec, ModelSpec, dict[str, Any], Path], perf.PerfEstimate],
+) -> tuple[float, perf.PerfEstimate]:
+    """A held-out LLM training row in tokens/s per GPU, and its estimate: the held-out files
+    name the micro-batch ``batch_size`` and leave ``checkpointing`` out when it is off."""
+    spec = {
+        **row,
+        "micro_batch": row["batch_size"],
+        "checkpointing": bool(row.get("checkpointing")),
+    }
+    est = estimate(gpu, model, spec, data_dir)
+    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
 
 
 def heldout_tokens_per_gpu(
@@ -221,22 +272,21 @@ def heldout_tokens_per_gpu(
 ) -> tuple[float, perf.PerfEstimate]:
     """A held-out pretraining row (regime llm-pretraining) in tokens/s per GPU, and its estimate."""
     model = decoder(models[row["model"]], row.get("params"))
-    spec = {
-        **row,
-        "micro_batch": row["batch_size"],
-        "checkpointing": bool(row.get("checkpointing")),
-    }
-    est = pretrain_estimate(gpu, model, spec, data_dir)
-    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
+    return heldout_tokens(row, gpu, model, data_dir, pretrain_estimate)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cli(doc: str, printer: Callable[[Path, bool], None], argv: list[str] | None) -> int:
+    """The command line of this script and finetune.py: ``--data`` and ``-v``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
-    print_pretrain(args.data, args.verbose)
+    printer(args.data, args.verbose)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli(__doc__, print_pretrain, argv)
 
 
 if __name__ == "__main__":

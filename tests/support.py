@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import socket
 import subprocess
 import sys
@@ -9,9 +10,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,6 +34,33 @@ def lab_card(**changes: Any) -> dict[str, Any]:
         "launch_price_usd": 1234,
         "sources": [{"id": "ds", "title": "Datasheet", "url": "https://example.org/ds"}],
     } | changes
+
+
+def load_benchmark(script: str, name: str) -> ModuleType:
+    """benchmarks/<script> (a script people run) loaded as module ``name``, so the floors the
+    tests hold are computed by the same code."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / script)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def llm_training_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of an LLM training file (llm_pretrain.yaml, finetune_throughput.yaml), once
+    what both hold is checked: sources pinned to a GitHub commit, and every row naming a
+    source, a model shape the file gives and a catalog GPU."""
+    from app.catalog.loader import read_gpu_specs
+
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
+    for src in doc["sources"].values():
+        assert src["url"].startswith("https://github.com/") and src["commit"] in src["url"]
+    for row in doc["rows"]:
+        assert row["source"] in doc["sources"] and row["model"] in doc["models"], row
+        assert row["gpu_slug"] in slugs, row
+    return list(doc["rows"])
 
 
 def free_port() -> int:

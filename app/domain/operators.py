@@ -565,64 +565,38 @@ def backward_ops(
                 # the network's input (pixels) needs no gradient: the first layer's wgrad only
                 grads = grads[1:]
             out.extend(grads)
-        elif op.klass == ATTN_FLASH:
-            out.append(
-                derive(
-                    op,
-                    name=f"{op.name}.bwd",
-                    klass=ATTN_FLASH_BWD,
-                    phase="bwd",
-                    flops=op.flops * FLASH_BWD_FLOPS,
-                    bytes_read=op.bytes_read + 2.0 * op.bytes_written,
-                    bytes_written=op.bytes_read,
-                )
-            )
-        elif op.role == "cast":
-            # a cast's gradient is the output gradient cast back: read it, write the input's
-            out.append(
-                derive(
-                    op,
-                    name=f"{op.name}.bwd",
-                    phase="bwd",
-                    bytes_read=op.bytes_written,
-                    bytes_written=op.bytes_read,
-                )
-            )
-        elif op.role == "loss":
-            # nll_loss's backward writes a dense gradient of the log-probabilities (zeros but
-            # one value per token); log_softmax's reads it and its saved output, writes dX
-            out.append(
-                derive(
-                    op,
-                    name=f"{op.name}.bwd",
-                    phase="bwd",
-                    bytes_read=2.0 * op.bytes_written,
-                    bytes_written=op.bytes_read + op.bytes_written,
-                )
-            )
-        elif op.role == "embed":
-            # the embedding gradient scatters the output gradient into the table
-            out.append(
-                derive(
-                    op,
-                    name=f"{op.name}.bwd",
-                    phase="bwd",
-                    bytes_read=op.bytes_written,
-                    bytes_written=op.bytes_written,
-                )
-            )
         else:
-            out.append(
-                derive(
-                    op,
-                    name=f"{op.name}.bwd",
-                    phase="bwd",
-                    flops=op.flops,
-                    bytes_read=op.bytes_written + op.bytes_read,
-                    bytes_written=op.bytes_read,
-                )
-            )
+            out.append(derive(op, name=f"{op.name}.bwd", phase="bwd", **_op_backward(op)))
     return out
+
+
+def _op_backward(op: Op) -> dict[str, Any]:
+    """What a non-GEMM op's backward changes of the op: its class, FLOPs and traffic."""
+    if op.klass == ATTN_FLASH:
+        return {
+            "klass": ATTN_FLASH_BWD,
+            "flops": op.flops * FLASH_BWD_FLOPS,
+            "bytes_read": op.bytes_read + 2.0 * op.bytes_written,
+            "bytes_written": op.bytes_read,
+        }
+    if op.role == "cast":
+        # a cast's gradient is the output gradient cast back: read it, write the input's
+        return {"bytes_read": op.bytes_written, "bytes_written": op.bytes_read}
+    if op.role == "loss":
+        # nll_loss's backward writes a dense gradient of the log-probabilities (zeros but
+        # one value per token); log_softmax's reads it and its saved output, writes dX
+        return {
+            "bytes_read": 2.0 * op.bytes_written,
+            "bytes_written": op.bytes_read + op.bytes_written,
+        }
+    if op.role == "embed":
+        # the embedding gradient scatters the output gradient into the table
+        return {"bytes_read": op.bytes_written, "bytes_written": op.bytes_written}
+    return {
+        "flops": op.flops,
+        "bytes_read": op.bytes_written + op.bytes_read,
+        "bytes_written": op.bytes_read,
+    }
 
 
 def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:

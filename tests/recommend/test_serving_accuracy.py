@@ -3,26 +3,19 @@ scored by benchmarks/serving_accuracy.py; the floors below are the figures READM
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.support import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_serving_accuracy", ROOT / "benchmarks" / "serving_accuracy.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("serving_accuracy.py", "bench_serving_accuracy")
 
 
 @pytest.fixture(scope="module")
