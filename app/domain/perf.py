@@ -407,8 +407,7 @@ def split_step_s(one: OneGpu, n: int, *, sharded: bool) -> float:
     t_w = one.t_wmem / n if sharded else one.t_wmem
     t_c = one.t_comp / n
     step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead
-    host = one.host / n
-    return host if host > step else step
+    return max(step, one.host / n, one.dispatch)
 
 
 def training_comm_s(
@@ -547,10 +546,13 @@ class OneGpu:
     t_wmem: float
     t_act: float
     overhead: float
-    host: float
-    # One step on one GPU: the GPU's time or the host's copies, whichever is longer
-    # (``single_gpu`` works it out once: every bound and count of the card reads it).
+    host: float  # the input copies host → device
+    # One step on one GPU: the GPU's time, the host's copies or its dispatch, whichever is
+    # longest (``single_gpu`` works it out once: every bound and count of the card reads it).
     step_s: float
+    # An eager runtime's host dispatch of every op: each GPU's process launches all of its
+    # kernels, so unlike the copies it does not split over GPUs
+    dispatch: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -976,12 +978,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     launched = arrs.kernels - (0.0 if "layout" in fuse else job.library_kernels)
     calls = launched if job.host_calls is None else job.host_calls
     dispatch = calls * on.prof.host_us_per_op * 1e-6
-    host = dispatch if dispatch > host else host
-    step = host if host > total else total
+    step = max(total, host, dispatch)
     eff = on.op_eff or on.eff
-    return OneGpu(
-        eff, on.backend, job.wbytes, compute, on.mode, 0.0, st.memory, st.launch, host, step
-    )
+    gpu = (compute, on.mode, 0.0, st.memory, st.launch)
+    return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1221,6 +1221,7 @@ def estimate(
         "compute": one.t_comp,
         "memory bandwidth": one.t_wmem + one.t_act,
         "host transfer": one.host,
+        "host overhead": one.dispatch,
         "interconnect": comm * n,
     }
     bottleneck = max(parts, key=lambda k: parts[k])

@@ -357,7 +357,13 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             f"Train with mixed precision (torch.autocast bf16/fp16): this GPU's 16-bit tensor "
             f"peak is {half / g.fp32_tflops:.0f}× its fp32 rate and activations halve."
         )
-    if p.bottleneck == "host overhead":
+    if p.bottleneck == "host overhead" and w.training:
+        out.append(
+            "Each step waits on PyTorch dispatching its ops from the host, not on the GPU: "
+            "longer sequences or more samples per step (packing, a larger batch) give each "
+            "op more work; torch.compile fuses many of them away."
+        )
+    elif p.bottleneck == "host overhead":
         out.append(
             "Decoding is bound by eager dispatch on the host, not by the GPU: a CUDA-graph "
             "runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."

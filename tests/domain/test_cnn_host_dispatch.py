@@ -71,8 +71,8 @@ def test_a_small_batch_is_bound_by_host_dispatch_whatever_the_gpu(runtime: str) 
     fast, slow = GPUS["a100-sxm4-40gb"], GPUS["t4"]
     a, b = perf.single_gpu(fast, work), perf.single_gpu(slow, work)
     # the host term sets both steps: the same time on a fast and a slow GPU
-    assert a.step_s == pytest.approx(a.host)
-    assert b.step_s == pytest.approx(b.host)
+    assert a.step_s == pytest.approx(a.dispatch)
+    assert b.step_s == pytest.approx(b.dispatch)
     assert a.step_s == pytest.approx(b.step_s)
     # and it is kernels × the runtime's host cost per op
     prof = perf.profile_for(fast, work, "cuda", "infer-cnn")
@@ -80,14 +80,14 @@ def test_a_small_batch_is_bound_by_host_dispatch_whatever_the_gpu(runtime: str) 
     ops = perf.forward_ops(work, True, 2.0)
     assert ops is not None
     kernels = prepare(ops, prof.fuse).kernels
-    assert a.host == pytest.approx(kernels * prof.host_us_per_op * 1e-6)
+    assert a.dispatch == pytest.approx(kernels * prof.host_us_per_op * 1e-6)
 
 
 def test_a_large_batch_is_gpu_bound_and_the_faster_gpu_wins() -> None:
     work = _work("pytorch", batch=256)
     fast = perf.single_gpu(GPUS["a100-sxm4-40gb"], work)
     slow = perf.single_gpu(GPUS["t4"], work)
-    assert fast.step_s > fast.host and slow.step_s > slow.host
+    assert fast.step_s > fast.dispatch and slow.step_s > slow.dispatch
     assert slow.step_s > 3 * fast.step_s
 
 
