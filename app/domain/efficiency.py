@@ -57,6 +57,16 @@ class RuntimeProfile:
     gemm_min_us: float = 0.0
     attention_min_us: float = 0.0
     moe_block_min_us: float = 0.0
+    # The routed experts' grouped GEMMs (llm_step.routed_gemm): the kernel's token tile — the
+    # smallest power of two from ``moe_tile_min`` to ``moe_tile_max`` rows that holds an
+    # expert's typical rows; each expert's rows are padded to it — and its fixed cost per
+    # output tile (pipeline fill, epilogue) in bytes of K, against which a shallow K runs
+    # below the rate a ``moe_k_ref_bytes``-deep dense GEMM (the efficiency prior) reaches.
+    # 0: not modelled (the experts' FLOPs at the dense rate, as before)
+    moe_tile_min: int = 0
+    moe_tile_max: int = 0
+    moe_k_overhead_bytes: float = 0.0
+    moe_k_ref_bytes: float = 0.0
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)

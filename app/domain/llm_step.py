@@ -7,6 +7,10 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
 
 * linear layers: max(weights read ÷ bandwidth, 2 × active params × tokens ÷ GEMM rate); MoE
   reads only the experts the step's tokens route to, each active expert's weights in full;
+  where the runtime's profile models grouped GEMMs (``moe_tile_*``), the routed experts are
+  their own kernels, max(their weights, their FLOPs) beside the dense layers' max: each
+  touched expert's rows padded to the kernel's token tile, at the rate a GEMM of the experts'
+  shallow K reaches (``routed_gemm``);
 * attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
 * the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
   under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
@@ -73,6 +77,10 @@ DENSE_MLP_KERNELS, DENSE_MLP_GEMMS = 3, 2
 # the output projection it runs the query up-projection and two batched GEMMs (q_nope × W_UK,
 # the latent output × W_UV) — 3 more GEMMs — and RMSNorms on the two latents: 5 more kernels.
 MLA_KERNELS, MLA_GEMMS = 5, 3
+# Bytes per value of a datapath's GEMM operands: a K tile holds a fixed number of bytes
+# (TensorRT-LLM's CtaShape…x128B), so its fixed cost per output tile is counted in bytes of K
+OPERAND_BYTES = {"fp4": 0.5, "fp8": 1.0, "int8": 1.0, "tf32": 4.0, "fp32": 4.0}
+_SQRT2 = math.sqrt(2.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +128,13 @@ class Replica:
     microbatch_tokens: int  # a layer split's overlapping micro-batch (llama.cpp -ub)
     tp_link: topology.Link
     hop_link: topology.Link
+    # the routed experts' grouped GEMMs (``routed_gemm``): FLOPs per routed row (one token at
+    # one expert, all layers), the time their FLOPs take relative to the dense rate (shallow
+    # K), and the kernel's token tile range; tile_max 0: not modelled
+    routed_flops_per_row: float = 0.0
+    routed_slowdown: float = 1.0
+    tile_min: int = 0
+    tile_max: int = 0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -143,6 +158,23 @@ class Replica:
         touched = 1.0 - (1.0 - k / e) ** max(tokens, 1.0)
         return self.dense_bytes + self.expert_bytes * touched
 
+    def linear(self, tokens: float) -> tuple[float, float, float]:
+        """(weights read, linear math, the linear layers' time) of a step of ``tokens``
+        tokens, each in seconds: max(bytes, math) over the whole model, or, where the
+        grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
+        t_w = self.weights_read(tokens) / self.bw
+        t_lin = tokens * self.flops_per_token / self.flops
+        if not (self.tile_max and self.expert_bytes and self.experts):
+            return t_w, t_lin, max(t_w, t_lin)
+        tiles, tile = expert_tiles(tokens, self.topk, self.experts, self.tile_min, self.tile_max)
+        routed_rows = self.experts * tile * tiles  # padded rows, per layer
+        routed_fpt = self.topk * self.routed_flops_per_row
+        dense_w = self.dense_bytes / self.bw
+        dense_l = tokens * (self.flops_per_token - routed_fpt) / self.flops
+        routed_w = t_w - dense_w
+        routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
+        return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
+
     def comm(self, tokens: float) -> float:
         size = tokens * self.hidden * 2.0
         t = 0.0
@@ -164,8 +196,7 @@ class Replica:
         mb = self.microbatch_tokens
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
-        t_w = self.weights_read(d + f) / self.bw
-        t_lin = (d + f) * self.flops_per_token / self.flops
+        t_w, t_lin, t_mm = self.linear(d + f)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
@@ -178,9 +209,9 @@ class Replica:
         t_att = attn / self.attn_flops
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
-        t_gemm = max(t_w, t_lin, self.gemm_floor_s)
+        t_gemm = max(t_mm, self.gemm_floor_s)
         t_attn = max(t_kv, t_att, self.attn_floor_s)
-        floors = t_gemm - max(t_w, t_lin) + t_attn - max(t_kv, t_att)
+        floors = t_gemm - t_mm + t_attn - max(t_kv, t_att)
         work = t_gemm + t_moe + t_attn + self.launch_s
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
@@ -277,6 +308,66 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     return gpu.fp32_tflops or 0.0, "fp32"
 
 
+def expert_tile(rows: float, lo: int, hi: int) -> int:
+    """The grouped kernel's token tile for an expert of typically ``rows`` rows: the smallest
+    power of two from ``lo`` to ``hi`` that holds them (vLLM's tuned fused_moe tables)."""
+    tile = lo
+    while tile < rows and tile < hi:
+        tile *= 2
+    return min(tile, hi)
+
+
+def expert_tiles(tokens: float, topk: int, experts: int, lo: int, hi: int) -> tuple[float, int]:
+    """(expected token tiles of one expert's grouped GEMM, the tile's rows) at a step of
+    ``tokens`` tokens each routed to ``topk`` of ``experts`` experts, uniformly (a balanced
+    router): an expert's rows X ~ Binomial(tokens, k/E), padded to the tile T, so its tiles
+    are E[ceil(X/T)] = Σ_j≥0 P(X > jT) — P(X ≥ 1) exactly (the share of experts touched,
+    1 − (1 − k/E)^tokens), the rest by the normal approximation. An untouched expert costs
+    no tile; a touched one at least one however few its rows."""
+    p = topk / experts
+    n = max(tokens, 1.0)
+    touched = 1.0 - (1.0 - p) ** n
+    mu = n * p
+    sd = math.sqrt(n * p * (1.0 - p))
+    tile = expert_tile(mu / touched + sd, lo, hi)
+    # P(X > jT) is 1 for jT below μ − 6σ and 0 above μ + 6σ: only the few tiles between
+    # need the normal tail
+    first = max(1, math.ceil((mu - 6.0 * sd) / tile))
+    tiles = touched + (first - 1)
+    j = first
+    while j * tile < mu + 6.0 * sd:
+        tiles += 0.5 * math.erfc((j * tile + 0.5 - mu) / (sd * _SQRT2))
+        j += 1
+    return tiles, tile
+
+
+def k_depth_rate(k_bytes: float, overhead_bytes: float, ref_bytes: float) -> float:
+    """A GEMM's rate at a K of ``k_bytes`` relative to one ``ref_bytes`` deep (at most 1):
+    each output tile runs its K loop plus a fixed cost worth ``overhead_bytes`` of K (pipeline
+    fill, epilogue), so its rate goes as K / (K + overhead) (DeepGEMM's dense H800 table)."""
+    at_ref = ref_bytes / (ref_bytes + overhead_bytes)
+    return min(1.0, k_bytes / (k_bytes + overhead_bytes) / at_ref)
+
+
+def routed_slowdown(m: ModelSpec, tp: int, mode: str, prof: RuntimeProfile) -> float:
+    """Time of the routed experts' FLOPs relative to the dense GEMM rate (≥ 1): an output
+    tile's fixed cost (``moe_k_overhead_bytes`` of K) weighs on the experts' shallow K — gate
+    and up (2/3 of an expert's FLOPs) at K = hidden, down at K = expert FFN ÷ tensor-parallel
+    GPUs — against the ``moe_k_ref_bytes``-deep GEMMs the dense prior stands for (DeepGEMM's
+    H800 table). 1 where not modelled."""
+    k0, ref = prof.moe_k_overhead_bytes, prof.moe_k_ref_bytes
+    if not (k0 and ref and m.hidden_size):
+        return 1.0
+    b = OPERAND_BYTES.get(mode, 2.0)
+
+    def rate(k: float) -> float:  # of the dense rate, at K = k values
+        return k_depth_rate(k * b, k0, ref)
+
+    if not m.intermediate_size:
+        return 1.0 / rate(m.hidden_size)
+    return (2.0 / 3.0) / rate(m.hidden_size) + (1.0 / 3.0) / rate(m.intermediate_size / tp)
+
+
 def moe_activation_bytes(m: ModelSpec) -> float:
     """Per token, over all layers: the MoE layers' intermediate activation traffic (0 for a
     dense model or an MoE without its expert FFN size)."""
@@ -370,6 +461,7 @@ def replica(
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
     layers = model.layers or 1
+    grouped = bool(n_experts and experts and prefill.moe_tile_max)
     return Replica(
         model=model,
         tp=tp,
@@ -398,6 +490,10 @@ def replica(
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
         tp_link=topology.link(gpu, tp),
         hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),
+        routed_flops_per_row=2.0 * experts / n_experts if grouped else 0.0,
+        routed_slowdown=routed_slowdown(model, tp, mode, prefill) if grouped else 1.0,
+        tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
+        tile_max=prefill.moe_tile_max if grouped else 0,
     )
 
 
@@ -438,18 +534,18 @@ class Columns:
     ) -> NDArray[np.float64]:
         """Every replica's ``Replica.parts(...).seconds``, to the last bit: the same float64
         operations in the same order, elementwise (IEEE +, −, ×, ÷ and max are exact in
-        numpy as in Python); the terms that need Python (a routed model's weights read, the
+        numpy as in Python); the terms that need Python (a routed model's linear layers, the
         KV values by context, links) are each replica's own methods."""
         tokens = decode + prefill
         mb = self.microbatch_tokens
         split = (mb > 0) & (tokens > mb)
         u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
         d, f = decode / u, prefill / u
-        weights = self.dense_bytes.copy()
-        for i in np.flatnonzero(self.moe):
-            weights[i] = self.reps[i].weights_read(float(d[i] + f[i]))
-        t_w = weights / self.bw
+        t_w = self.dense_bytes / self.bw
         t_lin = (d + f) * self.flops_per_token / self.flops
+        t_mm = np.maximum(t_w, t_lin)
+        for i in np.flatnonzero(self.moe):
+            t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))[2]
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = np.fromiter((r.kv_at(context) for r in self.reps), np.float64, len(self.reps))
@@ -462,7 +558,7 @@ class Columns:
             * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
         )
         t_att = attn / self.attn_flops
-        t_gemm = np.maximum(np.maximum(t_w, t_lin), self.gemm_floor_s)
+        t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
         work = t_gemm + t_moe + t_attn + self.launch_s
         work = work * ((u + self.stages - 1.0) / self.stages)

@@ -1,0 +1,126 @@
+"""The routed experts' grouped GEMMs in the LLM step (llm_step.expert_tiles, k_depth_rate,
+routed_slowdown, Replica.linear): experts touched, token tiles, shallow K, dense unchanged."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from app.domain import llm_step
+from app.domain.efficiency import RuntimeProfile
+from tests.domain.fixtures import H100, LLAMA3_8B
+
+COMP = {p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")}
+# data/efficiency.yaml's grouped-GEMM rows (vLLM's tuned tiles, DeepGEMM's K overhead)
+GROUPED = RuntimeProfile(
+    kernel_us=2.0, moe_tile_min=16, moe_tile_max=128, moe_k_overhead_bytes=630,
+    moe_k_ref_bytes=7168,
+)  # fmt: skip
+PLAIN = RuntimeProfile(kernel_us=2.0)
+QWEN3_30B_A3B = dataclasses.replace(
+    LLAMA3_8B, params=30.5e9, active_params=3.3e9, experts=128, active_experts=8,
+    layers=48, hidden_size=2048, num_heads=32, num_kv_heads=4, intermediate_size=768,
+)  # fmt: skip
+
+
+def _rep(model=QWEN3_30B_A3B, prof=GROUPED, w="bf16", n=1) -> llm_step.Replica:
+    return llm_step.replica(
+        H100, model, weights=w, kv="bf16", n=n, decode=prof, prefill=prof,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+
+
+def _exact_tiles(n: int, p: float, tile: int) -> float:
+    """E[ceil(X / tile)] for X ~ Binomial(n, p), summed over the pmf (log space)."""
+    total = 0.0
+    for x in range(1, n + 1):
+        log_pmf = (
+            math.lgamma(n + 1) - math.lgamma(x + 1) - math.lgamma(n - x + 1)
+            + x * math.log(p) + (n - x) * math.log1p(-p)
+        )  # fmt: skip
+        total += math.exp(log_pmf) * math.ceil(x / tile)
+    return total
+
+
+def test_one_token_touches_k_experts_and_pays_one_small_tile_each():
+    tiles, tile = llm_step.expert_tiles(1.0, 8, 128, 16, 128)
+    assert tile == 16
+    assert tiles == pytest.approx(8 / 128)  # each expert: touched with probability k/E
+
+
+@pytest.mark.parametrize("tokens", [8, 64, 300, 1545, 3164, 8192])
+def test_expected_tiles_follow_the_binomial_spread_of_rows(tokens: int):
+    tiles, tile = llm_step.expert_tiles(float(tokens), 8, 128, 16, 128)
+    assert tiles == pytest.approx(_exact_tiles(tokens, 8 / 128, tile), rel=0.01)
+
+
+def test_the_tile_grows_with_the_rows_an_expert_gets_as_vllms_tuned_table_does():
+    # vLLM fused_moe E=128,N=768 (Qwen3-30B-A3B) H100 table: BLOCK_SIZE_M by tokens per step
+    for tokens, block_m in ((64, 16), (128, 16), (256, 32), (512, 64), (1536, 128), (4096, 128)):
+        assert llm_step.expert_tiles(float(tokens), 8, 128, 16, 128)[1] == block_m
+
+
+def test_padding_to_the_tile_costs_most_when_an_expert_holds_part_of_a_tile():
+    def padded(tokens: float) -> float:
+        tiles, tile = llm_step.expert_tiles(tokens, 8, 128, 16, 128)
+        return 128 * tile * tiles / (8 * tokens)  # padded rows ÷ routed rows
+
+    assert padded(1545.0) == pytest.approx(128 / 96.6, rel=0.01)  # 96.6 rows in a 128 tile
+    assert padded(24718.0) < 1.06  # ~1545 rows each: half a tile of waste in twelve
+    assert padded(1545.0) > padded(3164.0) > padded(24718.0)
+
+
+def test_a_shallow_k_runs_below_the_dense_rate_as_deepgemms_table_does():
+    # DeepGEMM README (H800, fp8, M=4096), TFLOPS at K bytes, relative to K=7168's 1304
+    for k, tflops, n in ((512, 590, 32768), (1536, 990, 24576), (2048, 1025, 7168)):
+        model = llm_step.k_depth_rate(k, 630, 7168)
+        assert model == pytest.approx(tflops / 1304, rel=0.10), n
+    assert llm_step.k_depth_rate(16384, 630, 7168) == 1.0  # deeper than the prior's: capped
+
+
+def test_fp4_experts_lose_more_to_a_shallow_k_than_fp8_and_tensor_parallel_more_still():
+    fp8 = llm_step.routed_slowdown(QWEN3_30B_A3B, 1, "fp8", GROUPED)
+    fp4 = llm_step.routed_slowdown(QWEN3_30B_A3B, 1, "fp4", GROUPED)
+    tp4 = llm_step.routed_slowdown(QWEN3_30B_A3B, 4, "fp8", GROUPED)
+    assert 1.0 < fp8 < fp4 and fp8 < tp4
+    # gate/up at K = 2048 bytes, down at 768 (fp8)
+    rate = lambda k: llm_step.k_depth_rate(k, 630, 7168)  # noqa: E731
+    assert fp8 == pytest.approx(2 / 3 / rate(2048) + 1 / 3 / rate(768))
+    assert llm_step.routed_slowdown(QWEN3_30B_A3B, 1, "fp8", PLAIN) == 1.0
+
+
+def test_a_prefill_pays_padded_rows_at_the_shallow_rate_a_decode_token_its_weights():
+    grouped, plain = _rep(), _rep(prof=PLAIN)
+    tokens = 8192.0
+    _w, lin, t = grouped.linear(tokens)
+    tiles, tile = llm_step.expert_tiles(tokens, 8, 128, 16, 128)
+    routed = 128 * tile * tiles * grouped.routed_flops_per_row * grouped.routed_slowdown
+    dense = tokens * (grouped.flops_per_token - 8 * grouped.routed_flops_per_row)
+    assert lin == pytest.approx((dense + routed) / grouped.flops)
+    assert t > max(plain.linear(tokens)[:2])  # slower than all FLOPs at the dense rate
+    # one token: the touched experts' weights bound it, grouped or not
+    assert grouped.linear(1.0)[2] == pytest.approx(plain.linear(1.0)[2])
+    assert grouped.parts(1.0, 500.0, 0.0, 500.0).seconds == pytest.approx(
+        plain.parts(1.0, 500.0, 0.0, 500.0).seconds
+    )
+
+
+def test_every_touched_experts_weights_are_read_once_whatever_its_rows():
+    rep = _rep()
+    w1, _, _ = rep.linear(1.0)
+    w64, _, _ = rep.linear(64.0)
+    touched = 1 - (1 - 8 / 128) ** 64
+    assert w64 * rep.bw == pytest.approx(rep.dense_bytes + rep.expert_bytes * touched)
+    assert w1 < w64
+
+
+def test_dense_models_are_not_touched_by_the_grouped_gemm_rows():
+    dense, dense_plain = _rep(LLAMA3_8B), _rep(LLAMA3_8B, PLAIN)
+    assert dense.tile_max == 0 and dense.routed_slowdown == 1.0
+    for tokens in (1.0, 300.0, 8192.0):
+        w, lin, t = dense.linear(tokens)
+        assert t == max(w, lin) == dense_plain.linear(tokens)[2]
+    step = dense.parts(64.0, 1000.0, 2048.0, 2048.0).seconds
+    assert step == dense_plain.parts(64.0, 1000.0, 2048.0, 2048.0).seconds
