@@ -66,6 +66,7 @@ def pretrain_estimate(
         gradient_checkpointing=row["checkpointing"] is True,
         optimizer="adamw",
         efficiency=load_efficiency(data_dir),
+        attention_kernel=str(row.get("attention_kernel") or ""),
     )
     return perf.estimate(
         gpu,
@@ -116,7 +117,10 @@ def evaluate_pretrain(
             skipped.append(f"{row['gpu_slug']} {label} {row.get('note') or ''}".strip())
             continue
         model = decoder(doc["models"][row["model"]], row.get("params"))
-        pred = tokens_per_gpu(gpu, model, row, data_dir)
+        # the source's attention kernel (llm-foundry's MPT: attn_impl triton) unless the row
+        # names its own
+        kernel = doc["sources"][row["source"]].get("attention_kernel")
+        pred = tokens_per_gpu(gpu, model, {"attention_kernel": kernel, **row}, data_dir)
         out.append(
             PretrainRow(
                 source=row["source"],

@@ -64,6 +64,16 @@ NOMINAL_SMS = 108
 # (``class_rates``' ``flash_fwd``).
 FLASH_FWD_FACTOR = 0.73 / 0.869
 FLASH_BWD_FACTOR = 0.50 / 0.869
+# Fused attention kernels other than FlashAttention-2, as (forward, backward) slowdowns against
+# it on the same GPU. "triton": FlashAttention written in Triton (the flash-attention repo's
+# flash_attn_triton.py on the pre-MLIR Triton compiler, which MosaicML's MPT runs as
+# attn_impl: triton — llm-foundry llmfoundry/models/layers/flash_attn_triton.py). The
+# FlashAttention-2 paper measured it on an A100: FlashAttention-2 is "around 1.3-1.5× faster
+# than FlashAttention in Triton in the forward pass and around 2× faster in the backward pass"
+# (Dao 2023, arXiv 2307.08691, §4.1, Figs. 5-6); 1.4 is the forward range's midpoint. The same
+# ratios stand for Hopper, where neither kernel uses wgmma or TMA (the pre-MLIR compiler
+# predates them). "" (the default): FlashAttention-2 (flash-attn 2, PyTorch SDPA's flash path).
+ATTENTION_KERNEL_SLOWDOWN: dict[str, tuple[float, float]] = {"triton": (1.4, 2.0)}
 # FlashAttention-2 compiles its kernels for head dims in steps of 32 (hdim32, 64, 96, 128, 160,
 # 192, 224, 256: csrc/flash_attn/src/flash_fwd_hdim*.cu, and the dispatcher rounds a head dim up
 # to the next one); a head dim in between runs the next kernel up, its matmuls padded: Stable
@@ -237,6 +247,7 @@ def class_rates(
     vector_rate: float | None,
     flash_fwd: float | None = None,
     flash_cap: float | None = None,
+    attention_kernel: str = "",
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -245,15 +256,19 @@ def class_rates(
     backward-to-forward ratio (0.50 ÷ 0.73) under it. ``flash_cap``: the most FLOP/s the
     flash-attention forward reaches on this architecture (a kernel that cannot use the
     architecture's tensor-core instructions, e.g. FlashAttention-2 on Hopper; the 16-bit rate
-    of an fp8 job's attention); the backward keeps its ratio to the forward."""
+    of an fp8 job's attention); the backward keeps its ratio to the forward.
+    ``attention_kernel``: a fused attention kernel other than FlashAttention-2 (a key of
+    ``ATTENTION_KERNEL_SLOWDOWN``), slower than it by that entry's forward and backward ratios."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
+    bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
+    slow_fwd, slow_bwd = ATTENTION_KERNEL_SLOWDOWN.get(attention_kernel, (1.0, 1.0))
     return (
         gemm_rate,
-        fwd,
-        fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR),
+        fwd / slow_fwd,
+        bwd / slow_bwd,
         gemm_rate,
         vec,
         vec,

@@ -1034,6 +1034,7 @@ def _on_gpu(
         work.allow_tf32_matmul,
         framework,
         id(calibration),
+        work.attention_kernel,
     )
     hit: tuple[Calibration | None, _OnGpu] | None = table._memo.get(key)
     # the entry holds its calibration, so the id is not reused while it lives
@@ -1072,7 +1073,7 @@ def _build_on_gpu(
         factor = _flash_factor(op_eff, mode)
         # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
         fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
-        rates = class_rates(gemm_rate, vector, factor, fcap)
+        rates = class_rates(gemm_rate, vector, factor, fcap, work.attention_kernel)
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)

@@ -230,6 +230,10 @@ class WorkloadSpec:
     # DeepLearningExamples' AMP recipes set): cuDNN's tensor-core convolutions then need no
     # NCHW<->NHWC transforms. Only an NCHW runtime's default depends on it (vocab.NCHW_RUNTIMES).
     channels_last: bool = False
+    # The fused attention kernel a training job runs where it is not FlashAttention-2 (a key of
+    # kernels.ATTENTION_KERNEL_SLOWDOWN: "triton", MPT's attn_impl: triton); "" = FlashAttention-2
+    # (flash-attn 2, PyTorch SDPA's flash path).
+    attention_kernel: str = ""
 
     @property
     def training(self) -> bool:

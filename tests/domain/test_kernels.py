@@ -155,3 +155,21 @@ def test_a_profiled_attention_ratio_replaces_the_papers_and_keeps_its_backward_s
     # backward ÷ forward stays the paper's 0.50 ÷ 0.73
     assert profiled[2] / profiled[1] == pytest.approx(FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     assert profiled[0] == prior[0] and profiled[3:] == prior[3:]
+
+
+def test_triton_flash_attention_runs_at_the_fa2_papers_ratios_below_flashattention_2() -> None:
+    # FlashAttention-2 paper §4.1: 1.3-1.5× faster than FlashAttention in Triton forward, ~2×
+    # backward; the GEMMs and every other class are untouched
+    index = {c: i for i, c in enumerate(CLASSES)}
+    fa2 = class_rates(RATE, 60e12)
+    tri = class_rates(RATE, 60e12, attention_kernel="triton")
+    fwd, bwd = index["attn_flash"], index["attn_flash_bwd"]
+    assert fa2[fwd] / tri[fwd] == pytest.approx(1.4)
+    assert fa2[bwd] / tri[bwd] == pytest.approx(2.0)
+    others = [i for i in range(len(CLASSES)) if i not in (fwd, bwd)]
+    assert [tri[i] for i in others] == [fa2[i] for i in others]
+    # a cap (FlashAttention-2 on Hopper) applies before the kernel's own slowdown
+    capped = class_rates(RATE, 60e12, flash_cap=300e12, attention_kernel="triton")
+    assert capped[fwd] == pytest.approx(300e12 / 1.4)
+    # an unknown kernel name is FlashAttention-2
+    assert class_rates(RATE, 60e12, attention_kernel="") == fa2

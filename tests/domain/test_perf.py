@@ -66,6 +66,21 @@ def test_training_flops_are_6pd_plus_attention() -> None:
     assert est.step_time_s > est.compute_s + adam
 
 
+def test_a_triton_attention_kernel_slows_long_sequences_most() -> None:
+    # MPT's attn_impl: triton (FlashAttention in Triton) against FlashAttention-2: only the
+    # attention kernels slow down, so the share lost grows with the sequence
+    def step(seq: int, kernel: str) -> float:
+        work = WorkloadSpec(
+            task="training", model=LLAMA3_8B, precision="bf16", seq_len=seq,
+            attention_kernel=kernel,
+        )  # fmt: skip
+        return perf.estimate(A100, work).step_time_s
+
+    short = step(1024, "triton") / step(1024, "")
+    long = step(16384, "triton") / step(16384, "")
+    assert 1.0 < short < long < 2.0
+
+
 def test_checkpointing_adds_a_forward() -> None:
     base = WorkloadSpec(task="training", model=BERT_LARGE, precision="fp16", batch_size=32)
     ckpt = base.with_flags(gradient_checkpointing=True)
