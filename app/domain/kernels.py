@@ -64,6 +64,13 @@ NOMINAL_SMS = 108
 # (``class_rates``' ``flash_fwd``).
 FLASH_FWD_FACTOR = 0.73 / 0.869
 FLASH_BWD_FACTOR = 0.50 / 0.869
+# The generation before it — FlashAttention (v1) and the CUTLASS memory-efficient kernel that
+# xformers and PyTorch's SDPA "efficient" backend run — reaches 25-40 % of the A100's peak where
+# FlashAttention-2 reaches 50-73 % ("around 2x", both from Dao 2023's abstract; PyTorch 2.2's
+# release notes: SDPA "now supports FlashAttention-2, yielding around 2x speedups compared to
+# previous versions"). A first-generation kernel runs at the top of its range over the top of
+# FlashAttention-2's: 0.40 / 0.73 of the FlashAttention-2 rate, forward and backward alike.
+FLASH1_RATIO = 0.40 / 0.73
 # FlashAttention-2 compiles its kernels for head dims in steps of 32 (hdim32, 64, 96, 128, 160,
 # 192, 224, 256: csrc/flash_attn/src/flash_fwd_hdim*.cu, and the dispatcher rounds a head dim up
 # to the next one); a head dim in between runs the next kernel up, its matmuls padded: Stable
@@ -237,6 +244,7 @@ def class_rates(
     vector_rate: float | None,
     flash_fwd: float | None = None,
     flash_cap: float | None = None,
+    flash1: bool = False,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -245,11 +253,15 @@ def class_rates(
     backward-to-forward ratio (0.50 ÷ 0.73) under it. ``flash_cap``: the most FLOP/s the
     flash-attention forward reaches on this architecture (a kernel that cannot use the
     architecture's tensor-core instructions, e.g. FlashAttention-2 on Hopper; the 16-bit rate
-    of an fp8 job's attention); the backward keeps its ratio to the forward."""
+    of an fp8 job's attention); the backward keeps its ratio to the forward. ``flash1``: the
+    fused attention is a first-generation kernel (FlashAttention v1 or the memory-efficient
+    kernel), ``FLASH1_RATIO`` of the FlashAttention-2 rate."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
+    if flash1:
+        fwd *= FLASH1_RATIO
     return (
         gemm_rate,
         fwd,

@@ -230,6 +230,11 @@ class WorkloadSpec:
     # DeepLearningExamples' AMP recipes set): cuDNN's tensor-core convolutions then need no
     # NCHW<->NHWC transforms. Only an NCHW runtime's default depends on it (vocab.NCHW_RUNTIMES).
     channels_last: bool = False
+    # The fused attention kernel generation an eager PyTorch job runs: "" = today's (PyTorch
+    # >= 2.2's SDPA: FlashAttention-2 from sm80, the memory-efficient kernel below), "flash1" = a
+    # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:
+    # FlashAttention v1 or the CUTLASS memory-efficient kernel; kernels.FLASH1_RATIO).
+    attention_kernel: str = ""
 
     @property
     def training(self) -> bool:
