@@ -155,3 +155,18 @@ def test_a_profiled_attention_ratio_replaces_the_papers_and_keeps_its_backward_s
     # backward ÷ forward stays the paper's 0.50 ÷ 0.73
     assert profiled[2] / profiled[1] == pytest.approx(FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     assert profiled[0] == prior[0] and profiled[3:] == prior[3:]
+
+
+def test_a_first_generation_fused_attention_runs_at_its_share_of_flash_attention_2() -> None:
+    # FlashAttention v1 / the memory-efficient kernel: 25-40 % of an A100's peak where
+    # FlashAttention-2 reaches 50-73 % (Dao 2023): the tops of the two ranges, 0.40 / 0.73
+    new = class_rates(RATE, 60e12)
+    old = class_rates(RATE, 60e12, flash1=True)
+    i, j = CLASSES.index("attn_flash"), CLASSES.index("attn_flash_bwd")
+    assert kernels.FLASH1_RATIO == pytest.approx(0.40 / 0.73)
+    assert old[i] == pytest.approx(new[i] * 0.40 / 0.73)
+    assert old[j] == pytest.approx(new[j] * 0.40 / 0.73)
+    # the GEMM, convolution and vector classes are the same kernels either way
+    assert [r for k, r in enumerate(old) if k not in (i, j)] == [
+        r for k, r in enumerate(new) if k not in (i, j)
+    ]
