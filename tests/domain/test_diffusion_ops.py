@@ -226,3 +226,28 @@ def test_sdpa_below_sm80_and_a_pre_flash_attention_2_stack_run_the_first_generat
     # the step is slower by the attention's share only
     new_s, old_s = perf.single_gpu(A100, work).step_s, perf.single_gpu(A100, old).step_s
     assert 1.0 < old_s / new_s < 1.0 / 0.548
+
+
+def test_eager_diffusion_attention_on_hopper_runs_at_flash_attention_2s_hopper_share() -> None:
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.domain.kernels import CLASSES
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    h100 = next(g for g in read_gpu_specs(data) if g.slug == "h100-sxm")
+    sd = load_presets(data)["stable-diffusion-1.5"].model
+    work = WorkloadSpec(task="inference", model=sd, precision="fp16", batch_size=16,
+                        runtime="pytorch", efficiency=load_efficiency(data))  # fmt: skip
+    # FlashAttention-2 reaches 35 % of an H100's 16-bit peak [FA3], not 0.84 × its GEMMs
+    assert perf.profile_for(h100, work, "cuda", "infer-diffusion").flash_peak_share == 0.35
+    on = perf._on_gpu(h100, work, "pytorch", None, "cuda")
+    assert on.rates is not None
+    fwd = on.rates[CLASSES.index("attn_flash")]
+    assert fwd == pytest.approx(0.35 * (h100.fp16_tflops or 0) * 1e12)
+    old = perf._on_gpu(h100, dataclasses.replace(work, attention_kernel="flash1"), "pytorch",
+                       None, "cuda")  # fmt: skip
+    assert old.rates is not None
+    assert old.rates[CLASSES.index("attn_flash")] == pytest.approx(fwd * 0.40 / 0.73)
