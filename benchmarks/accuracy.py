@@ -925,6 +925,7 @@ def heldout_estimate(
         weight_bits=table.bits_per_weight.get(quant) if quant != "none" else None,
         efficiency=table,
         channels_last=row.get("memory_format") == "channels_last",
+        attention_kernel=row.get("attention_kernel") or "",
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)

@@ -73,7 +73,17 @@ FLASH_BWD_FACTOR = 0.50 / 0.869
 # (Dao 2023, arXiv 2307.08691, §4.1, Figs. 5-6); 1.4 is the forward range's midpoint. The same
 # ratios stand for Hopper, where neither kernel uses wgmma or TMA (the pre-MLIR compiler
 # predates them). "" (the default): FlashAttention-2 (flash-attn 2, PyTorch SDPA's flash path).
-ATTENTION_KERNEL_SLOWDOWN: dict[str, tuple[float, float]] = {"triton": (1.4, 2.0)}
+# The generation before it — FlashAttention (v1) and the CUTLASS memory-efficient kernel that
+# xformers and PyTorch's SDPA "efficient" backend run — reaches 25-40 % of the A100's peak where
+# FlashAttention-2 reaches 50-73 % ("around 2x", both from Dao 2023's abstract; PyTorch 2.2's
+# release notes: SDPA "now supports FlashAttention-2, yielding around 2x speedups compared to
+# previous versions"). A first-generation kernel runs at the top of its range over the top of
+# FlashAttention-2's: 0.40 / 0.73 of the FlashAttention-2 rate, forward and backward alike.
+FLASH1_RATIO = 0.40 / 0.73
+ATTENTION_KERNEL_SLOWDOWN: dict[str, tuple[float, float]] = {
+    "triton": (1.4, 2.0),
+    "flash1": (1 / FLASH1_RATIO, 1 / FLASH1_RATIO),
+}
 # FlashAttention-2 compiles its kernels for head dims in steps of 32 (hdim32, 64, 96, 128, 160,
 # 192, 224, 256: csrc/flash_attn/src/flash_fwd_hdim*.cu, and the dispatcher rounds a head dim up
 # to the next one); a head dim in between runs the next kernel up, its matmuls padded: Stable
@@ -258,7 +268,9 @@ def class_rates(
     architecture's tensor-core instructions, e.g. FlashAttention-2 on Hopper; the 16-bit rate
     of an fp8 job's attention); the backward keeps its ratio to the forward.
     ``attention_kernel``: a fused attention kernel other than FlashAttention-2 (a key of
-    ``ATTENTION_KERNEL_SLOWDOWN``), slower than it by that entry's forward and backward ratios."""
+    ``ATTENTION_KERNEL_SLOWDOWN``: "triton", or "flash1" — FlashAttention v1 or the
+    memory-efficient kernel, ``FLASH1_RATIO`` of the FlashAttention-2 rate), slower than it by
+    that entry's forward and backward ratios."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:

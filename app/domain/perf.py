@@ -1033,8 +1033,8 @@ def _on_gpu(
         m.family,
         work.allow_tf32_matmul,
         framework,
-        id(calibration),
         work.attention_kernel,
+        id(calibration),
     )
     hit: tuple[Calibration | None, _OnGpu] | None = table._memo.get(key)
     # the entry holds its calibration, so the id is not reused while it lives
@@ -1073,7 +1073,7 @@ def _build_on_gpu(
         factor = _flash_factor(op_eff, mode)
         # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
         fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
-        rates = class_rates(gemm_rate, vector, factor, fcap, work.attention_kernel)
+        rates = class_rates(gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be))
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
@@ -1099,6 +1099,29 @@ def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
     except ValueError:
         return False
     return major >= 7
+
+
+# Runtimes whose fused attention is PyTorch's own SDPA (or xformers under it): the kernel
+# generation a GPU gets there is PyTorch's choice (``_attention_kernel``), not a runtime's own kernels.
+SDPA_RUNTIMES = frozenset({"pytorch", "transformers", "torch-compile"})
+
+
+def _attention_kernel(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> str:
+    """The job's fused attention kernel (a key of ``kernels.ATTENTION_KERNEL_SLOWDOWN``, or ""
+    for FlashAttention-2): the one it names, else "flash1" — a first-generation kernel
+    (FlashAttention v1 or the CUTLASS memory-efficient kernel) — for any SDPA stack on an
+    NVIDIA GPU below sm80 — PyTorch's flash backend only runs from sm80 ("Flash attention only
+    supports gpu architectures in the range [sm80, ...]", aten/.../transformers/cuda/sdp_utils.cpp),
+    so a V100 or T4 gets the memory-efficient kernel."""
+    if work.attention_kernel:
+        return work.attention_kernel
+    if work.runtime not in SDPA_RUNTIMES or backend != "cuda" or gpu.vendor != "nvidia":
+        return ""
+    try:
+        major = int((gpu.compute_capability or "0").split(".")[0])
+    except ValueError:
+        return ""
+    return "flash1" if 0 < major < 8 else ""
 
 
 def _flash_factor(eff: Efficiency, mode: str) -> float | None:

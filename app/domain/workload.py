@@ -230,9 +230,11 @@ class WorkloadSpec:
     # DeepLearningExamples' AMP recipes set): cuDNN's tensor-core convolutions then need no
     # NCHW<->NHWC transforms. Only an NCHW runtime's default depends on it (vocab.NCHW_RUNTIMES).
     channels_last: bool = False
-    # The fused attention kernel a training job runs where it is not FlashAttention-2 (a key of
-    # kernels.ATTENTION_KERNEL_SLOWDOWN: "triton", MPT's attn_impl: triton); "" = FlashAttention-2
-    # (flash-attn 2, PyTorch SDPA's flash path).
+    # The fused attention kernel a job runs where it is not FlashAttention-2 (a key of
+    # kernels.ATTENTION_KERNEL_SLOWDOWN): "triton" = MPT's attn_impl: triton; "flash1" = a
+    # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:
+    # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
+    # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
 
     @property

@@ -189,3 +189,65 @@ def test_eager_diffusion_is_host_bound_at_batch_one_on_a_fast_gpu_and_gpu_bound_
     big = dataclasses.replace(work, batch_size=32)
     assert perf.single_gpu(a100, big).step_s > perf.single_gpu(a100, big).host
     assert perf.single_gpu(h100, big).step_s < perf.single_gpu(a100, big).step_s
+
+
+def _attention_unet() -> WorkloadSpec:
+    table = parse_table(
+        {
+            "model": "toy-attention-unet",
+            "ops": [
+                CONV,
+                {"kind": "attention", "name": "attn1", "count": 1, "q_len": 4096,
+                 "kv_len": 4096, "heads": 8, "head_dim": 40},
+            ],
+        }
+    )  # fmt: skip
+    model = dataclasses.replace(
+        RESNET50, family="diffusion", operators=table, passes_per_sample=2,
+        gflops_per_sample=2 * table.gflops,
+    )  # fmt: skip
+    return WorkloadSpec(task="inference", model=model, precision="fp16", batch_size=16)
+
+
+def test_sdpa_below_sm80_and_a_pre_flash_attention_2_stack_run_the_first_generation_kernel() -> (
+    None
+):
+    from tests.domain.fixtures import A100, T4
+
+    work = _attention_unet()
+    # today's PyTorch runs FlashAttention-2 from sm80, the memory-efficient kernel below it
+    assert not perf._flash1(A100, work, "cuda")
+    assert perf._flash1(T4, work, "cuda")
+    # a PyTorch <= 2.1 / xformers <= 0.0.20 stack runs the first generation everywhere
+    old = dataclasses.replace(work, attention_kernel="flash1")
+    assert perf._flash1(A100, old, "cuda")
+    # a runtime with its own fused kernels (TensorRT) is not PyTorch's choice
+    assert not perf._flash1(T4, dataclasses.replace(work, runtime="tensorrt"), "cuda")
+    # the step is slower by the attention's share only
+    new_s, old_s = perf.single_gpu(A100, work).step_s, perf.single_gpu(A100, old).step_s
+    assert 1.0 < old_s / new_s < 1.0 / 0.548
+
+
+def test_eager_diffusion_attention_on_hopper_runs_at_flash_attention_2s_hopper_share() -> None:
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.domain.kernels import CLASSES
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    h100 = next(g for g in read_gpu_specs(data) if g.slug == "h100-sxm")
+    sd = load_presets(data)["stable-diffusion-1.5"].model
+    work = WorkloadSpec(task="inference", model=sd, precision="fp16", batch_size=16,
+                        runtime="pytorch", efficiency=load_efficiency(data))  # fmt: skip
+    # FlashAttention-2 reaches 35 % of an H100's 16-bit peak [FA3], not 0.84 × its GEMMs
+    assert perf.profile_for(h100, work, "cuda", "infer-diffusion").flash_peak_share == 0.35
+    on = perf._on_gpu(h100, work, "pytorch", None, "cuda")
+    assert on.rates is not None
+    fwd = on.rates[CLASSES.index("attn_flash")]
+    assert fwd == pytest.approx(0.35 * (h100.fp16_tflops or 0) * 1e12)
+    old = perf._on_gpu(h100, dataclasses.replace(work, attention_kernel="flash1"), "pytorch",
+                       None, "cuda")  # fmt: skip
+    assert old.rates is not None
+    assert old.rates[CLASSES.index("attn_flash")] == pytest.approx(fwd * 0.40 / 0.73)

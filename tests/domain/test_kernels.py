@@ -173,3 +173,18 @@ def test_triton_flash_attention_runs_at_the_fa2_papers_ratios_below_flashattenti
     assert capped[fwd] == pytest.approx(300e12 / 1.4)
     # an unknown kernel name is FlashAttention-2
     assert class_rates(RATE, 60e12, attention_kernel="") == fa2
+
+
+def test_a_first_generation_fused_attention_runs_at_its_share_of_flash_attention_2() -> None:
+    # FlashAttention v1 / the memory-efficient kernel: 25-40 % of an A100's peak where
+    # FlashAttention-2 reaches 50-73 % (Dao 2023): the tops of the two ranges, 0.40 / 0.73
+    new = class_rates(RATE, 60e12)
+    old = class_rates(RATE, 60e12, attention_kernel="flash1")
+    i, j = CLASSES.index("attn_flash"), CLASSES.index("attn_flash_bwd")
+    assert pytest.approx(0.40 / 0.73) == kernels.FLASH1_RATIO
+    assert old[i] == pytest.approx(new[i] * 0.40 / 0.73)
+    assert old[j] == pytest.approx(new[j] * 0.40 / 0.73)
+    # the GEMM, convolution and vector classes are the same kernels either way
+    assert [r for k, r in enumerate(old) if k not in (i, j)] == [
+        r for k, r in enumerate(new) if k not in (i, j)
+    ]
