@@ -74,7 +74,7 @@ def breakdown(row: dict[str, Any], data: Path) -> None:
     print(
         f"{gpu.slug} {row['preset']} batch {row['batch_size']}: GPU {gpu_s:.3f} s, host dispatch"
         f" {one.dispatch:.3f} s, step {one.step_s:.3f} s"
-        f" (attention {'first generation' if perf._flash1(gpu, work, backend) else 'FA2'})"
+        f" (attention {perf._attention_kernel(gpu, work, backend) or 'FA2'})"
     )
     for name, (t, f, b) in sorted(by.items(), key=lambda kv: -kv[1][0]):
         rate = f / t / 1e12 if t and f else 0.0

@@ -1102,7 +1102,7 @@ def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
 
 
 # Runtimes whose fused attention is PyTorch's own SDPA (or xformers under it): the kernel
-# generation a GPU gets there is PyTorch's choice (``_attention_kernel``), not a runtime's own kernels.
+# generation a GPU gets there is PyTorch's choice (``_attention_kernel``), not the runtime's.
 SDPA_RUNTIMES = frozenset({"pytorch", "transformers", "torch-compile"})
 
 
