@@ -21,8 +21,8 @@ BAND_SPARSE_VENDOR = (0.50, 1.60)
 
 @dataclass(frozen=True)
 class Widening:
-    low: float  # multiplies the band's low edge (≤ 1)
-    high: float  # multiplies the band's high edge (≥ 1)
+    low: float  # ≤ 1: −ln(low) adds in quadrature to the band's lower log half-width
+    high: float  # ≥ 1: ln(high) adds in quadrature to its upper log half-width
     reason: str
 
 

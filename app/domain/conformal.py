@@ -1,14 +1,17 @@
-"""Split-conformal bands on measured ÷ predicted, calibrated by leaving whole units out.
+"""Split-conformal bands on measured ÷ predicted, calibrated by leaving whole units out, and the
+widening terms an extrapolation needs.
 
 A unit is what a new request is exchangeable with: a GPU (a known workload on an unseen card), a
 workload (an unseen model, precision or shape under a known runtime), a runtime or an
 architecture (an extrapolation the calibration set never made). Rows of one unit share their
 errors, so a regime's band (fit) is checked by holding each unit out with all its rows,
 rebuilding the band from the other units, and counting the held-out rows that fall inside
-(leave-one-group-out cross-validation of a split-conformal band). The band for a unit the rows
-lack altogether — a new runtime — is conformal over units instead (group_band): each unit one
-score, so a runtime measured once weighs what one measured a hundred times weighs.
-benchmarks/accuracy.py builds the rows; this module is the procedure, tested on its own.
+(leave-one-group-out cross-validation of a split-conformal band). An extrapolation (a runtime,
+an architecture, MoE, 4-bit the band's rows lack) is a further independent log error: a Spread
+(centre, log half-widths) widens by it in quadrature about its centre, and the term is the one
+the tuning sets' own units of that kind needed when held out from their regime's band
+(calibrate_term: every unit weighing the same). benchmarks/accuracy.py builds the rows; this
+module is the procedure, tested on its own.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def leave_one_unit_out(rows: Sequence[Row], step: int = 0, margin: float = 1.0) 
 class Fit:
     low: float
     high: float
-    coverage: float  # fit: leave-one-unit-out share of rows; group_band: mean over units
+    coverage: float  # leave-one-unit-out share of rows
     units: int
     step: int = 0  # order statistics stepped outward past the conformal ones
     margin: float = 1.0
