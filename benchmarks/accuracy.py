@@ -498,6 +498,9 @@ class CalRow:
     vendor: str
     architecture: str
     ratio: float
+    moe: bool = False  # a mixture-of-experts model
+    four_bit: bool = False  # 4-bit weights outside llama.cpp's GGUF (serving fp4)
+    multi_gpu: bool = False  # run across several GPUs (FSDP pretraining, tensor parallel)
 
 
 @dataclass
@@ -520,12 +523,13 @@ class BandScore:
 
 @dataclass(frozen=True)
 class ExtrapolationScore:
-    """The band an extrapolation needs, from the tuning sets: every regime's rows pooled, a
-    unit per regime's runtime (or architecture), conformal over units (the question is a *new*
-    runtime, whatever its row count); coverage: mean over units of their rows inside."""
+    """The widening an extrapolation needs, from the tuning sets: each unit of rows (a regime's
+    runtime, a regime-runtime's architecture, an MoE or a 4-bit workload) held out, its rows
+    scored against the band the rest of its regime gives, and the term that, added in
+    quadrature, covers 80 % of them with every unit weighing the same (conformal.calibrate_term)."""
 
-    name: str  # runtime | architecture (app/domain/bands.py's names)
-    fit: conformal.Fit
+    name: str  # runtime | architecture | moe | four_bit (app/domain/bands.py's names)
+    term: conformal.Term
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -563,10 +567,28 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
         *_llm_inference_residuals(data_dir, inference),
         *serving_rows(data_dir),
     ]
+    presets = load_presets(data_dir)
     return [
-        CalRow(regime, runtime, workload, slug, gpus[slug].vendor, gpus[slug].architecture, r)
+        CalRow(
+            regime, runtime, workload, slug, gpus[slug].vendor, gpus[slug].architecture, r,
+            *_flags(regime, workload, presets),
+        )
         for regime, runtime, workload, slug, r in residuals
-    ]
+    ]  # fmt: skip
+
+
+def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, bool, bool]:
+    """(MoE, 4-bit, multi-GPU) of a tuning-set result, from its workload label: serving's
+    "model precision tpN" (serving_rows), FSDP pretraining's "pretrain ..." (8–128 GPUs)."""
+    if regime == "serving":
+        model, precision, tp = workload.split()
+        preset = presets.get(model)
+        moe = bool(preset is not None and preset.model.experts)
+        return moe, precision in _FOUR_BIT_PRECISIONS, int(tp.removeprefix("tp")) > 1
+    return False, False, workload.startswith("pretrain ")
+
+
+_FOUR_BIT_PRECISIONS = {"fp4", "nvfp4", "int4", "awq", "gptq"}
 
 
 def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
@@ -685,27 +707,73 @@ def _enough(rows: list[CalRow]) -> bool:
     return len(rows) >= MIN_VENDOR_ROWS and units >= 3
 
 
+def _spread(rows: list[CalRow]) -> conformal.Spread:
+    """The split-conformal band of ``rows`` (its finite-sample order statistics, not stepped
+    outward: stepping needs units to hold out, which a remainder of one or two GPUs lacks and
+    then widens by ×3), about their median."""
+    ratios = [r.ratio for r in rows]
+    return conformal.Spread.of(*conformal.conformal_band(ratios), statistics.median(ratios))
+
+
+def _held(unit: str, rows: list[CalRow], rest: list[CalRow]) -> conformal.Held:
+    return conformal.Held(unit, _spread(rest), tuple(r.ratio for r in rows))
+
+
+def extrapolation_units(rows: list[CalRow]) -> dict[str, list[conformal.Held]]:
+    """Per widening, the tuning-set rows that would have needed it, unit by unit, each with the
+    band the engine would have given it without its unit:
+    runtime — each runtime of a regime with several, against the regime's other runtimes;
+    architecture — each architecture of a regime-runtime with several, against the others;
+    moe — each MoE workload, against its regime's dense rows;
+    four_bit — each dense 4-bit workload, against its regime's rows of neither kind."""
+    out: dict[str, list[conformal.Held]] = {"runtime": [], "architecture": []}
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        runtimes = sorted({r.runtime for r in sub})
+        for rt in runtimes if len(runtimes) > 1 else ():
+            rest = [r for r in sub if r.runtime != rt]
+            if _enough(rest):
+                held = [r for r in sub if r.runtime == rt]
+                out["runtime"].append(_held(f"{regime} {rt}", held, rest))
+        for rt in runtimes:
+            rs = [r for r in sub if r.runtime == rt]
+            for arch in sorted({r.architecture for r in rs}):
+                rest = [r for r in rs if r.architecture != arch]
+                if _enough(rest):
+                    held = [r for r in rs if r.architecture == arch]
+                    out["architecture"].append(_held(f"{regime} {rt} {arch}", held, rest))
+    for name, of in (("moe", lambda r: r.moe), ("four_bit", lambda r: r.four_bit and not r.moe)):
+        out[name] = []
+        for regime in dict.fromkeys(r.regime for r in rows if of(r)):
+            sub = [r for r in rows if r.regime == regime]
+            rest = [r for r in sub if not (r.moe or (name == "four_bit" and r.four_bit))]
+            if not _enough(rest):
+                continue
+            for w in dict.fromkeys(r.workload for r in sub if of(r)):
+                held = [r for r in sub if r.workload == w]
+                out[name].append(_held(f"{regime} {w}", held, rest))
+    return out
+
+
 def extrapolation_scores(
     data_dir: Path, measurements: Path, inference: Path
 ) -> list[ExtrapolationScore]:
-    """What extrapolating to an unseen runtime or architecture needs, from the tuning sets: all
-    regimes' rows, a unit per regime's runtime (architecture), the band conformal over units
-    (conformal.group_band). app/domain/bands.py gives it to a row whose runtime the regime
-    lacks, and widens out to it a row whose architecture the regime lacks."""
-    rows = calibration_rows(data_dir, measurements, inference)
+    """The widening each extrapolation needed on the tuning sets (extrapolation_units,
+    conformal.calibrate_term); app/domain/bands.py adds it in quadrature to a row that
+    extrapolates that way. A widening without units is left out (its stated allowance holds)."""
+    units = extrapolation_units(calibration_rows(data_dir, measurements, inference))
     return [
-        ExtrapolationScore(
-            name,
-            conformal.group_band([(f"{r.regime} {getattr(r, name)}", r.ratio) for r in rows]),
-        )
-        for name in ("runtime", "architecture")
+        ExtrapolationScore(name, conformal.calibrate_term(held))
+        for name, held in units.items()
+        if held
     ]
 
 
 def band_coverage(
     data_dir: Path, measurements: Path, inference: Path
 ) -> dict[str, tuple[list[str], list[str]]]:
-    """Per regime: the runtimes and architectures the calibration sets have results for."""
+    """Per regime: the runtimes and architectures the calibration sets have results for (and
+    ``multi_gpu_regimes``: the regimes among them with multi-GPU results)."""
     out: dict[str, tuple[list[str], list[str]]] = {}
     rows = calibration_rows(data_dir, measurements, inference)
     for regime in dict.fromkeys(r.regime for r in rows):
@@ -714,11 +782,18 @@ def band_coverage(
     return out
 
 
+def multi_gpu_regimes(data_dir: Path, measurements: Path, inference: Path) -> list[str]:
+    """The regimes whose calibration set holds multi-GPU results."""
+    rows = calibration_rows(data_dir, measurements, inference)
+    return sorted({r.regime for r in rows if r.multi_gpu})
+
+
 def write_bands(
     scores: list[BandScore],
     data_dir: Path,
     covered: dict[str, tuple[list[str], list[str]]] | None = None,
     extrapolation: list[ExtrapolationScore] | None = None,
+    multi_gpu: list[str] | None = None,
 ) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
@@ -733,12 +808,13 @@ def write_bands(
         "# correction), stepped outward until the tuning sets' rows reach 80 % coverage with each",
         "# GPU held out, and (three workloads or more) with each workload held out: the envelope",
         "# of the two. Per regime, per runtime where a regime has several (decode/llama.cpp), per",
-        "# vendor where a vendor has enough rows. `covered`: the runtimes and",
-        "# architectures the calibration sets measured; `extrapolation`: the band for a runtime",
-        "# (architecture) the sets lack, conformal over units (each regime's runtimes, all",
-        "# regimes pooled: each unit's own central 80 %, their finite-sample order statistics,",
-        "# the extremes below nine units). app/domain/bands.py: a runtime outside `covered` gets",
-        "# that band in place of the regime's; an architecture outside it widens out to it.",
+        "# vendor where a vendor has enough rows: [low, high, centre], the centre the rows' median",
+        "# (the regime's bias). `covered`: the runtimes and architectures the calibration sets",
+        "# measured (multi_gpu: they hold multi-GPU runs). `extrapolation`: the term a row that",
+        "# extrapolates that way gets, added in quadrature in log space about the centre: what",
+        "# the tuning sets' rows needed when their unit (a regime's runtime, a regime-runtime's",
+        "# architecture, an MoE or 4-bit workload) was held out from the band, 80 % with every",
+        "# unit weighing the same (accuracy.py extrapolation_units; app/domain/bands.py).",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -748,7 +824,7 @@ def write_bands(
         for b in (b for b in scores if b.regime == regime):
             held = "each GPU" + (", each workload" if "workload" in b.unit else "")
             lines.append(
-                f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}]"
+                f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}, {b.bias:.2f}]"
                 f"   # n={b.n}, {b.gpus} GPUs, {b.workloads} workloads; {held} held out:"
                 f" coverage {b.coverage:.0%}"
             )
@@ -758,16 +834,21 @@ def write_bands(
             lines.append(f"    {regime}:")
             lines.append(f"      runtimes: [{', '.join(runtimes)}]")
             lines.append(f"      architectures: [{', '.join(archs)}]")
+            if regime in (multi_gpu or ()):
+                lines.append("      multi_gpu: true")
     if extrapolation:
         lines.append("  extrapolation:")
         for x in extrapolation:
-            f = x.fit
+            t = x.term
             lines.append(
-                f"    {x.name}: [{f.low:.2f}, {f.high:.2f}]   # {f.units} {x.name}s"
-                f"{' (under nine: the extremes)' if f.units < 9 else ''}, mean coverage"
-                f" {f.coverage:.0%}"
+                f"    {x.name}: [{t.low:.2f}, {t.high:.2f}]   # {t.units} units, {t.rows} rows;"
+                f" coverage {t.coverage:.0%}, nested leave-one-unit-out {_pct(t.cv_coverage)}"
             )
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.0%}"
 
 
 def print_bands(
@@ -783,10 +864,11 @@ def print_bands(
             f" {b.low:6.2f}–{b.high:<6.2f} {b.coverage:9.0%} {b.bias:6.2f} {b.p90_ratio:8.2f}"
         )
     for x in extrapolation or []:
-        f = x.fit
+        t = x.term
         print(
-            f"unseen {x.name:13} {f.low:.2f}–{f.high:.2f}: conformal over {f.units} units,"
-            f" mean coverage {f.coverage:.0%}"
+            f"widening {x.name:12} ×{t.low:.2f} / ×{t.high:.2f} in quadrature: {t.units} units,"
+            f" {t.rows} rows; coverage {_pct(t.coverage)}, nested leave-one-unit-out"
+            f" {_pct(t.cv_coverage)}"
         )
 
 
@@ -1347,7 +1429,8 @@ def main(argv: list[str] | None = None) -> int:
     print_heldout_bands(heldout_band_scores(heldout_rows))
     if args.write_bands:
         covered = band_coverage(args.data, args.measurements, args.inference)
-        write_bands(bands, args.data, covered, wide)
+        multi = multi_gpu_regimes(args.data, args.measurements, args.inference)
+        write_bands(bands, args.data, covered, wide, multi)
     return 0
 
 
@@ -1376,9 +1459,11 @@ __all__ = [
     "evaluate_inference",
     "evaluate_runtime",
     "extrapolation_scores",
+    "extrapolation_units",
     "heldout_band_scores",
     "heldout_scores",
     "median_ratio",
+    "multi_gpu_regimes",
     "replace",
     "spearman",
 ]

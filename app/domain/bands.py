@@ -21,17 +21,18 @@ BAND_SPARSE_VENDOR = (0.50, 1.60)
 
 @dataclass(frozen=True)
 class Widening:
-    low: float  # multiplies the band's low edge (≤ 1)
-    high: float  # multiplies the band's high edge (≥ 1)
+    low: float  # ≤ 1: −ln(low) adds in quadrature to the band's lower log half-width
+    high: float  # ≥ 1: ln(high) adds in quadrature to its upper log half-width
     reason: str
 
 
-# Stated allowances, each naming an effect the engine does not model. The runtime and
-# architecture ones are fallbacks: where data/efficiency.yaml carries `bands.extrapolation`
-# (benchmarks/accuracy.py: conformal over the tuning sets' runtimes, architectures, each one
-# unit), a row with an unseen runtime gets that band in place of its regime's, and one with an
-# unseen architecture is widened out to that band, under the same reasons. Widenings
-# combine in quadrature in log space (independent errors), not as a product.
+# Each widening names an effect the calibration set did not measure for this row. Where
+# data/efficiency.yaml carries `bands.extrapolation` (benchmarks/accuracy.py: the term rows
+# held out that way needed, leave-one-unit-out over the tuning sets) the runtime, architecture,
+# MoE and 4-bit widenings take that term under the same reason; the factors below are the
+# fallbacks without it. A row's band is its regime's, about the regime's centre (median
+# measured ÷ predicted), with every widening added in quadrature in log space (independent
+# errors): conformal.Spread.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
 )
@@ -74,93 +75,73 @@ class BandInputs:
     num_gpus: int = 1
 
 
-def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str, bool]:
+def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, float, str, bool]:
+    """(low, high, centre, basis, calibrated): the row's band before any widening."""
     calibrated = table.band(x.regime, x.vendor, x.runtime) if table is not None else None
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
-        return *BAND_MEASURED, "efficiencies measured on this GPU model" + on, False
+        return *BAND_MEASURED, 1.0, "efficiencies measured on this GPU model" + on, False
     if x.efficiency_source == "family":
-        return *BAND_FAMILY, "efficiencies measured on the same architecture family", False
-    unseen = _unseen_runtime_band(x, table)
-    if calibrated is not None and unseen is not None:
-        # the regime's band describes the runtimes it has results for; this one it has none
-        basis = (
-            f"modelled; {UNMEASURED_RUNTIME.reason}: the band conformal over the runtimes "
-            "the published results cover, each runtime one unit"
-        )
-        return *unseen, basis, True
-    if calibrated is not None:
+        basis = "efficiencies measured on the same architecture family"
+        return *BAND_FAMILY, 1.0, basis, False
+    if calibrated is not None and table is not None:
+        centre = table.centre(x.regime, x.vendor, x.runtime)
         basis = (
             f"modelled; split-conformal band from published {x.regime} results, "
-            "calibrated with each GPU and each workload held out (≈80 % coverage)"
+            f"calibrated with each GPU and each workload held out (≈80 % coverage), centred on "
+            f"their median measured ÷ predicted ({centre:.2f})"
         )
-        return *calibrated, basis, True
+        return *calibrated, centre, basis, True
     if x.vendor != "nvidia":
-        return *BAND_SPARSE_VENDOR, "modelled; few published measurements for this vendor", False
-    return *BAND_MODELLED, "modelled from datasheet figures and published priors", False
+        basis = "modelled; few published measurements for this vendor"
+        return *BAND_SPARSE_VENDOR, 1.0, basis, False
+    return *BAND_MODELLED, 1.0, "modelled from datasheet figures and published priors", False
 
 
-def _unseen_runtime_band(
-    x: BandInputs, table: EfficiencyTable | None
-) -> tuple[float, float] | None:
-    """The band for a runtime the tuning sets lack (conformal over their runtimes), where the
-    row's runtime is not in its regime's calibration set and the table carries it; else None."""
-    covered = table.covered.get(x.regime) if table is not None else None
-    if table is None or covered is None or x.runtime in covered[0]:
-        return None
-    return table.extrapolation.get("runtime")
+def estimated(stated: Widening, name: str, table: EfficiencyTable | None) -> Widening:
+    """The term the tuning sets needed for this extrapolation (benchmarks/accuracy.py), else
+    ``stated``; the same reason either way, so a row's basis reads alike."""
+    term = table.extrapolation.get(name) if table is not None else None
+    return stated if term is None else Widening(*term, stated.reason)
 
 
-def estimated(
-    stated: Widening, name: str, table: EfficiencyTable | None, base: tuple[float, float]
-) -> Widening:
-    """``stated``, or the factors that take ``base`` out to the band the tuning sets needed for
-    this extrapolation (same reason, so a row's basis reads alike whichever applies)."""
-    outer = table.extrapolation.get(name) if table is not None else None
-    if outer is None:
-        return stated
-    return Widening(*conformal.widening(outer, base), stated.reason)
-
-
-def widenings(
-    x: BandInputs,
-    table: EfficiencyTable | None,
-    calibrated: bool,
-    base: tuple[float, float] = (1.0, 1.0),
-) -> list[Widening]:
-    """The extrapolations that apply to this row, in the order its basis names them."""
+def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) -> list[Widening]:
+    """The extrapolations that apply to this row, in the order its basis names them: only
+    what the row's regime's calibration set lacks."""
     out: list[Widening] = []
     covered = table.covered.get(x.regime) if table is not None else None
     if calibrated and covered is not None:
         runtimes, architectures = covered
-        if x.runtime not in runtimes and _unseen_runtime_band(x, table) is None:
-            out.append(UNMEASURED_RUNTIME)  # no estimate shipped: the stated allowance
+        if x.runtime not in runtimes:
+            out.append(estimated(UNMEASURED_RUNTIME, "runtime", table))
         if x.architecture not in architectures:
-            out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table, base))
+            out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
     if x.moe:
-        out.append(MOE)
+        out.append(estimated(MOE, "moe", table))
     if x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES:
-        out.append(FOUR_BIT)
+        out.append(estimated(FOUR_BIT, "four_bit", table))
     if x.derived_peak:
         out.append(DERIVED_PEAK)
-    if x.num_gpus > 1:
+    multi_measured = table is not None and calibrated and x.regime in table.multi_gpu
+    if x.num_gpus > 1 and not multi_measured:
         out.append(MULTI_GPU)
     return out
 
 
 def combine(ws: list[Widening]) -> tuple[float, float]:
-    """Independent extrapolation errors add in quadrature in log space."""
-    lo = math.exp(-math.sqrt(sum(math.log(w.low) ** 2 for w in ws)))
-    hi = math.exp(math.sqrt(sum(math.log(w.high) ** 2 for w in ws)))
-    return lo, hi
+    """Independent extrapolation errors add in quadrature in log space (about a band of width
+    one: conformal.Spread adds them to the row's own band the same way)."""
+    spread = conformal.Spread(1.0, 0.0, 0.0).widened([(w.low, w.high) for w in ws])
+    return math.exp(-spread.down), math.exp(spread.up)
 
 
 def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
-    """(low factor, high factor, basis) on the row's expected throughput."""
-    lo, hi, basis, calibrated = _base(x, table)
-    ws = widenings(x, table, calibrated, (lo, hi))
+    """(low factor, high factor, basis) on the row's expected throughput: the base band about
+    its centre, each widening added in quadrature in log space, bracketing 1."""
+    lo, hi, centre, basis, calibrated = _base(x, table)
+    ws = widenings(x, table, calibrated)
     if ws:
-        wl, wh = combine(ws)
-        lo, hi = lo * wl, hi * wh
-        basis += "; widened: " + "; ".join(w.reason for w in ws)
+        spread = conformal.Spread.of(lo, hi, centre)
+        lo, hi = spread.widened([(w.low, w.high) for w in ws]).band()
+        basis += "; widened (in quadrature): " + "; ".join(w.reason for w in ws)
     return lo, hi, basis

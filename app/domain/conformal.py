@@ -1,14 +1,17 @@
-"""Split-conformal bands on measured ÷ predicted, calibrated by leaving whole units out.
+"""Split-conformal bands on measured ÷ predicted, calibrated by leaving whole units out, and the
+widening terms an extrapolation needs.
 
 A unit is what a new request is exchangeable with: a GPU (a known workload on an unseen card), a
 workload (an unseen model, precision or shape under a known runtime), a runtime or an
 architecture (an extrapolation the calibration set never made). Rows of one unit share their
 errors, so a regime's band (fit) is checked by holding each unit out with all its rows,
 rebuilding the band from the other units, and counting the held-out rows that fall inside
-(leave-one-group-out cross-validation of a split-conformal band). The band for a unit the rows
-lack altogether — a new runtime — is conformal over units instead (group_band): each unit one
-score, so a runtime measured once weighs what one measured a hundred times weighs.
-benchmarks/accuracy.py builds the rows; this module is the procedure, tested on its own.
+(leave-one-group-out cross-validation of a split-conformal band). An extrapolation (a runtime,
+an architecture, MoE, 4-bit the band's rows lack) is a further independent log error: a Spread
+(centre, log half-widths) widens by it in quadrature about its centre, and the term is the one
+the tuning sets' own units of that kind needed when held out from their regime's band
+(calibrate_term: every unit weighing the same). benchmarks/accuracy.py builds the rows; this
+module is the procedure, tested on its own.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def leave_one_unit_out(rows: Sequence[Row], step: int = 0, margin: float = 1.0) 
 class Fit:
     low: float
     high: float
-    coverage: float  # fit: leave-one-unit-out share of rows; group_band: mean over units
+    coverage: float  # leave-one-unit-out share of rows
     units: int
     step: int = 0  # order statistics stepped outward past the conformal ones
     margin: float = 1.0
@@ -102,37 +105,109 @@ def unit_edges(ratios: Sequence[float]) -> tuple[float, float]:
     return q(ALPHA / 2), q(1 - ALPHA / 2)
 
 
-def group_band(rows: Sequence[Row]) -> Fit:
-    """The band for a new *unit* (a runtime, an architecture the rows lack), conformal over
-    units: each unit scores its own central 80 % (unit_edges); the band's low edge is the j-th
-    smallest of the units' low edges and its high edge the k-th smallest of their high edges,
-    j = ⌊(G+1)·α/2⌋, k = ⌈(G+1)·(1−α/2)⌉ over G units. With fewer than nine units j < 1 and
-    k > G: the finite-sample quantile does not exist, and the band is the extremes of the units
-    seen — no coverage guarantee, which ``coverage`` (leave-one-unit-out, mean over units) and
-    ``units`` let a reader judge."""
-    by_unit: dict[str, list[float]] = {}
-    for u, r in rows:
-        by_unit.setdefault(u, []).append(r)
-    edges = [unit_edges(v) for v in by_unit.values()]
-    g = len(edges)
-    if not g:
-        return Fit(1.0, 1.0, math.nan, 0)
-    lows = sorted(e[0] for e in edges)
-    highs = sorted(e[1] for e in edges)
-    j = max(1, math.floor((g + 1) * ALPHA / 2 + _EPS))
-    k = min(g, math.ceil((g + 1) * (1 - ALPHA / 2) - _EPS))
-    lo, hi = min(1.0, lows[j - 1]), max(1.0, highs[k - 1])
-    return Fit(lo, hi, _unit_coverage(by_unit, lo, hi), g)
+@dataclass(frozen=True)
+class Spread:
+    """A band in log space about its centre: ``centre`` a ratio (measured ÷ predicted, the
+    regime's median: its bias), ``down`` and ``up`` natural-log half-widths (≥ 0). Independent
+    log-error sources add in quadrature: widening by terms (l, h) gives √(down² + Σl²) and
+    √(up² + Σh²) about the same centre, so the band stays where the regime's bias puts it."""
+
+    centre: float
+    down: float
+    up: float
+
+    @classmethod
+    def of(cls, low: float, high: float, centre: float = 1.0) -> Spread:
+        c = min(max(centre, low), high)  # a centre outside its band would make a side negative
+        return cls(c, math.log(c / low), math.log(high / c))
+
+    def widened(self, terms: Sequence[tuple[float, float]]) -> Spread:
+        """``terms``: (low, high) factors (low ≤ 1 ≤ high), each an independent source."""
+        down = math.sqrt(self.down**2 + sum(math.log(lo) ** 2 for lo, _ in terms))
+        up = math.sqrt(self.up**2 + sum(math.log(hi) ** 2 for _, hi in terms))
+        return Spread(self.centre, down, up)
+
+    def band(self) -> tuple[float, float]:
+        """The factors on the estimate, bracketing 1 (a band never excludes the estimate)."""
+        lo = self.centre * math.exp(-self.down)
+        hi = self.centre * math.exp(self.up)
+        return min(1.0, lo), max(1.0, hi)
 
 
-def _unit_coverage(by_unit: dict[str, list[float]], lo: float, hi: float) -> float:
-    """Mean over units of the share of a unit's rows inside [lo, hi] (a report, not a fit: the
-    band above is not rebuilt per held-out unit)."""
-    shares = [sum(lo <= r <= hi for r in v) / len(v) for v in by_unit.values()]
-    return sum(shares) / len(shares) if shares else math.nan
+def needed(spread: Spread, ratio: float) -> tuple[float, float]:
+    """The log term (down, up) that, added in quadrature, just takes ``spread`` out to
+    ``ratio``: 0 on a side the ratio is already inside."""
+    e = math.log(ratio / spread.centre)
+    down = math.sqrt(e * e - spread.down**2) if e < -spread.down else 0.0
+    up = math.sqrt(e * e - spread.up**2) if e > spread.up else 0.0
+    return down, up
 
 
-def widening(outer: tuple[float, float], base: tuple[float, float]) -> tuple[float, float]:
-    """The factors that take ``base`` (a row's calibrated band) out to the envelope of itself
-    and ``outer`` (the band an extrapolation needed): never narrowing."""
-    return min(1.0, outer[0] / base[0]), max(1.0, outer[1] / base[1])
+@dataclass(frozen=True)
+class Held:
+    """One unit of extrapolated rows (a regime's runtime, architecture, MoE or 4-bit workload)
+    and the band the engine would have given them had the tuning sets lacked the unit."""
+
+    unit: str
+    base: Spread
+    ratios: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Term:
+    """A calibrated widening: ``low``/``high`` factors added in quadrature; ``coverage`` the
+    mean over units of their rows inside base ⊕ term; ``cv_coverage`` the same with the term
+    refitted on the other units for each unit (nested leave-one-unit-out, NaN under two)."""
+
+    low: float
+    high: float
+    coverage: float
+    cv_coverage: float
+    units: int
+    rows: int
+
+
+def _weighted_upper(values: Sequence[tuple[float, float]], tail: float) -> float:
+    """The smallest value v with at most ``tail`` of the weight strictly above it."""
+    total = 0.0
+    for v, w in sorted(values, reverse=True):
+        total += w
+        if total > tail + _EPS:
+            return v
+    return 0.0
+
+
+def term_for(held: Sequence[Held]) -> tuple[float, float]:
+    """Equal tails over units: every unit weighs the same (its rows share the weight), and each
+    side's term is the smallest that leaves at most α/2 of that weight outside it."""
+    downs: list[tuple[float, float]] = []
+    ups: list[tuple[float, float]] = []
+    for h in held:
+        w = 1.0 / (len(held) * len(h.ratios))
+        for r in h.ratios:
+            d, u = needed(h.base, r)
+            downs.append((d, w))
+            ups.append((u, w))
+    d = _weighted_upper(downs, ALPHA / 2)
+    u = _weighted_upper(ups, ALPHA / 2)
+    return math.exp(-d), math.exp(u)
+
+
+def _unit_share(h: Held, term: tuple[float, float]) -> float:
+    lo, hi = h.base.widened([term]).band()
+    return sum(lo * (1 - _EPS) <= r <= hi * (1 + _EPS) for r in h.ratios) / len(h.ratios)
+
+
+def calibrate_term(held: Sequence[Held]) -> Term:
+    """The quadrature term the extrapolated units needed (term_for), with its in-sample and
+    nested leave-one-unit-out coverage (mean over units)."""
+    held = [h for h in held if h.ratios]
+    if not held:
+        return Term(1.0, 1.0, math.nan, math.nan, 0, 0)
+    term = term_for(held)
+    cov = sum(_unit_share(h, term) for h in held) / len(held)
+    cv = math.nan
+    if len(held) >= 2:
+        shares = [_unit_share(h, term_for([o for o in held if o is not h])) for h in held]
+        cv = sum(shares) / len(shares)
+    return Term(*term, cov, cv, len(held), sum(len(h.ratios) for h in held))

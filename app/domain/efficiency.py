@@ -139,10 +139,16 @@ class EfficiencyTable:
     # factors on the estimate, split-conformal on published results with each GPU and each
     # workload held out (benchmarks/accuracy.py).
     bands: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    # the same keys -> the band's centre: the median measured ÷ predicted (the regime's bias),
+    # about which app/domain/bands.py widens a row that extrapolates
+    centres: dict[tuple[str, str], float] = field(default_factory=dict)
     # regime -> (runtimes, architectures) the calibration set has results for
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
-    # extrapolation ("runtime", "architecture") -> (low, high): the band for a runtime
-    # (architecture) the tuning sets lack, conformal over those they hold (app/domain/bands.py)
+    # regimes whose calibration set holds multi-GPU results (no multi-GPU widening there)
+    multi_gpu: frozenset[str] = frozenset()
+    # extrapolation ("runtime", "architecture", "moe", "four_bit") -> (low, high): the term,
+    # added in quadrature in log space, that rows the tuning sets held out that way needed
+    # (benchmarks/accuracy.py, leave-one-unit-out; app/domain/bands.py)
     extrapolation: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Task 'serving': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
@@ -155,11 +161,20 @@ class EfficiencyTable:
     def band(self, regime: str, vendor: str, runtime: str = "") -> tuple[float, float] | None:
         """The runtime's own band in the regime ("decode/llama.cpp") where the tuning sets had
         enough of it, else the regime's; the vendor's where calibrated, else all vendors'."""
+        key = self._band_key(regime, vendor, runtime)
+        return self.bands[key] if key is not None else None
+
+    def centre(self, regime: str, vendor: str, runtime: str = "") -> float:
+        """The centre (median measured ÷ predicted) of the band ``band`` gives; 1 without."""
+        key = self._band_key(regime, vendor, runtime)
+        return self.centres.get(key, 1.0) if key is not None else 1.0
+
+    def _band_key(self, regime: str, vendor: str, runtime: str) -> tuple[str, str] | None:
         keys = ([f"{regime}/{runtime}"] if runtime else []) + [regime]
         for key in keys:
-            got = self.bands.get((key, vendor)) or self.bands.get((key, "all"))
-            if got is not None:
-                return got
+            for v in (vendor, "all"):
+                if (key, v) in self.bands:
+                    return key, v
         return None
 
     def profile(
@@ -278,12 +293,15 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
     }
     defaults = {str(k): str(v) for k, v in (doc.get("default_runtime") or {}).items()}
     bands: dict[tuple[str, str], tuple[float, float]] = {}
+    centres: dict[tuple[str, str], float] = {}
     for regime, by_vendor in ((doc.get("bands") or {}).get("regimes") or {}).items():
         for vendor, pair in (by_vendor or {}).items():
             lo, hi = float(pair[0]), float(pair[1])
             if not 0 < lo <= 1 <= hi:
                 raise ValueError(f"band {regime}/{vendor} must bracket 1: {pair}")
             bands[(str(regime), str(vendor))] = (lo, hi)
+            if len(pair) > 2:  # [low, high, centre]
+                centres[(str(regime), str(vendor))] = float(pair[2])
     covered = {
         str(regime): (
             frozenset(str(r) for r in (c or {}).get("runtimes") or ()),
@@ -291,18 +309,25 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         )
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
     }
+    multi_gpu = frozenset(
+        str(regime)
+        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
+        if (c or {}).get("multi_gpu")
+    )
     extrapolation: dict[str, tuple[float, float]] = {}
     for name, pair in ((doc.get("bands") or {}).get("extrapolation") or {}).items():
         lo, hi = float(pair[0]), float(pair[1])
         if not 0 < lo <= 1 <= hi:
-            raise ValueError(f"extrapolation band {name} must bracket 1: {pair}")
+            raise ValueError(f"extrapolation term {name} must bracket 1: {pair}")
         extrapolation[str(name)] = (lo, hi)
     return EfficiencyTable(
         rows=tuple(rows),
         bits_per_weight=bits,
         default_runtime=defaults,
         bands=bands,
+        centres=centres,
         covered=covered,
+        multi_gpu=multi_gpu,
         extrapolation=extrapolation,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
     )

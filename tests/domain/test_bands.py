@@ -27,6 +27,12 @@ def _with(**kw: object) -> bands.BandInputs:
     return replace(PLAIN, **kw)  # type: ignore[arg-type]
 
 
+def _quad(edge: float, *factors: float) -> float:
+    """A band edge (centre 1) with each factor added in quadrature in log space."""
+    s = math.sqrt(sum(math.log(f) ** 2 for f in (edge, *factors)))
+    return math.exp(s if edge >= 1 else -s)
+
+
 def test_a_row_inside_the_calibration_set_gets_the_calibrated_band() -> None:
     lo, hi, basis = bands.band(PLAIN, TABLE)
     assert (lo, hi) == (0.84, 1.14)
@@ -51,15 +57,18 @@ def test_each_extrapolation_widens_by_its_factor_and_says_why(
     if widening is None:
         assert (lo, hi) == (0.84, 1.14)
         return
-    assert lo == pytest.approx(0.84 * widening.low)
-    assert hi == pytest.approx(1.14 * widening.high)
+    # in quadrature with the row's own band, not multiplied onto its edges
+    assert lo == pytest.approx(_quad(0.84, widening.low))
+    assert hi == pytest.approx(_quad(1.14, widening.high))
+    assert 0.84 * widening.low <= lo <= 0.84 and 1.14 <= hi <= 1.14 * widening.high
     assert widening.reason in basis
 
 
 def test_four_bit_outside_the_measured_runtime_widens_the_low_side() -> None:
     lo, hi, basis = bands.band(_with(four_bit=True, runtime="transformers"), TABLE)
-    expected_lo, expected_hi = bands.combine([bands.UNMEASURED_RUNTIME, bands.FOUR_BIT])
-    assert lo == pytest.approx(0.84 * expected_lo) and hi == pytest.approx(1.14 * expected_hi)
+    run, four = bands.UNMEASURED_RUNTIME, bands.FOUR_BIT
+    assert lo == pytest.approx(_quad(0.84, run.low, four.low))
+    assert hi == pytest.approx(_quad(1.14, run.high, four.high))
     assert bands.FOUR_BIT.reason in basis and bands.UNMEASURED_RUNTIME.reason in basis
 
 
@@ -82,7 +91,7 @@ def test_measured_rows_keep_their_narrow_band_but_not_past_moe() -> None:
     lo, hi, basis = bands.band(_with(efficiency_source="measured"), TABLE)
     assert (lo, hi) == bands.BAND_MEASURED and "measured" in basis
     mlo, _, mbasis = bands.band(_with(efficiency_source="measured", moe=True), TABLE)
-    assert mlo == pytest.approx(bands.BAND_MEASURED[0] * bands.MOE.low)
+    assert mlo == pytest.approx(_quad(bands.BAND_MEASURED[0], bands.MOE.low))
     assert "mixture-of-experts" in mbasis
 
 

@@ -1,5 +1,6 @@
 """The band calibration procedure (app/domain/conformal.py) and how a row's band uses what it
-calibrated: a runtime's own band, and the band an unseen runtime or architecture needed."""
+calibrated: a runtime's own band about its centre, and the quadrature terms the tuning sets'
+held-out runtimes, architectures, MoE and 4-bit workloads needed."""
 
 from __future__ import annotations
 
@@ -48,36 +49,69 @@ def test_a_regime_band_steps_out_until_held_out_units_are_covered() -> None:
     assert g.margin == 2.0 and g.low == pytest.approx(0.25) and g.coverage == 1.0
 
 
-def test_a_unit_scores_its_own_central_80_percent() -> None:
-    assert conformal.unit_edges([float(x) for x in range(1, 12)]) == (2.0, 10.0)
-    assert conformal.unit_edges([0.37]) == (0.37, 0.37)  # a unit of one row is that row
+def test_independent_log_errors_add_in_quadrature_about_the_centre() -> None:
+    base = conformal.Spread.of(0.6, 1.0, 0.8)  # a regime running at 0.8 of the engine
+    assert (base.down, base.up) == (
+        pytest.approx(math.log(0.8 / 0.6)),
+        pytest.approx(math.log(1.25)),
+    )
+    wide = base.widened([(0.5, 1.2), (0.9, 1.0)])
+    assert wide.centre == 0.8  # widening never moves the band off the regime's bias
+    assert wide.down == pytest.approx(math.hypot(base.down, math.log(0.5), math.log(0.9)))
+    assert wide.up == pytest.approx(math.hypot(base.up, math.log(1.2)))
+    lo, hi = wide.band()
+    # narrower than multiplying the edges (worst cases stacked), wider than the base
+    assert 0.6 * 0.5 * 0.9 < lo < 0.6 and 1.0 < hi < 1.0 * 1.2
+    # no term: the band it came from
+    assert base.widened([]).band() == (pytest.approx(0.6), pytest.approx(1.0))
 
 
-def test_a_new_unit_gets_the_finite_sample_order_statistics_of_the_units() -> None:
-    # 19 units of one row each: j = ⌊20·0.1⌋ = 2, k = ⌈20·0.9⌉ = 18
-    rows = [(f"u{i}", 0.90 + i / 100) for i in range(19)]
-    f = conformal.group_band(rows)
-    assert (f.low, f.high, f.units) == (pytest.approx(0.91), pytest.approx(1.07), 19)
-    assert f.coverage == pytest.approx(17 / 19)  # u0 and u18 fall outside
+def test_a_widened_band_still_brackets_the_estimate() -> None:
+    lo, hi = conformal.Spread.of(0.5, 0.7, 0.6).band()
+    assert (lo, hi) == (pytest.approx(0.5), 1.0)
 
 
-def test_under_nine_units_the_band_is_the_extremes_of_the_units_seen() -> None:
-    """A, B predicted well, C (one row) 2× off: the new unit may be like C, whatever the row
-    counts — per-row pooling would let A and B's eight rows outvote it."""
-    f = conformal.group_band(ROWS)
-    assert (f.low, f.high, f.units, f.coverage) == (0.5, 1.0, 3, 1.0)
-    assert conformal.group_band([*ROWS, ("D", 1.6)]).high == 1.6
+def test_needed_is_the_quadrature_term_that_just_reaches_a_ratio() -> None:
+    base = conformal.Spread.of(0.8, 1.25, 1.0)
+    assert conformal.needed(base, 1.1) == (0.0, 0.0)  # inside
+    d, u = conformal.needed(base, 0.4)
+    assert u == 0.0 and math.hypot(base.down, d) == pytest.approx(math.log(1 / 0.4))
+    lo, _ = base.widened([(math.exp(-d), 1.0)]).band()
+    assert lo == pytest.approx(0.4)
 
 
-def test_the_widening_reaches_the_envelope_and_never_narrows() -> None:
-    assert conformal.widening((0.4, 1.43), (0.8, 1.1)) == (pytest.approx(0.5), pytest.approx(1.3))
-    assert conformal.widening((0.9, 1.05), (0.8, 1.1)) == (1.0, 1.0)
+def _held(unit: str, ratios: list[float]) -> conformal.Held:
+    return conformal.Held(unit, conformal.Spread.of(0.9, 1.1, 1.0), tuple(ratios))
+
+
+def test_a_term_covers_80_percent_of_synthetic_extrapolated_units() -> None:
+    """Ten units, each a runtime 1.0…0.1 away in log space from a ±10 % band: the term leaves
+    one unit's rows out on the low side (α/2 = 10 % of the weight), none on the high side."""
+    held = [_held(f"u{i}", [math.exp(-0.1 * i)] * (i + 1)) for i in range(1, 11)]
+    t = conformal.calibrate_term(held)
+    # the unit at e^-0.9 is the one the 90 % quantile over units reaches, whatever row counts
+    assert math.hypot(math.log(0.9), math.log(t.low)) == pytest.approx(0.9)
+    assert t.high == 1.0 and t.units == 10 and t.rows == sum(range(2, 12))
+    assert t.coverage == pytest.approx(0.9)
+    # refitted without each unit, the farthest is missed and so is the one whose term it was
+    assert 0.75 <= t.cv_coverage <= t.coverage
+
+
+def test_units_weigh_alike_whatever_their_row_counts() -> None:
+    """A runtime measured once weighs what one measured a hundred times weighs."""
+    many = [_held("A", [1.0] * 100), _held("B", [1.0] * 100), _held("C", [0.5])]
+    t = conformal.calibrate_term(many)
+    assert t.low < 0.6  # C is a third of the weight: past the 10 % tail
+    assert math.isnan(conformal.calibrate_term([many[0]]).cv_coverage)
+    assert conformal.calibrate_term([]).units == 0
 
 
 TABLE = EfficiencyTable(
     bands={("decode", "all"): (0.84, 1.14), ("decode/llama.cpp", "all"): (0.90, 1.10)},
+    centres={("decode", "all"): 0.95},
     covered={"decode": (frozenset({"llama.cpp", "transformers"}), frozenset({"Hopper"}))},
-    extrapolation={"runtime": (0.40, 1.43), "architecture": (0.75, 1.22)},
+    multi_gpu=frozenset({"serving"}),
+    extrapolation={"runtime": (0.40, 1.43), "architecture": (0.75, 1.22), "moe": (0.6, 1.0)},
 )
 ROW = bands.BandInputs(
     regime="decode", vendor="nvidia", architecture="Hopper", runtime="llama.cpp",
@@ -89,48 +123,52 @@ def _band(**kw: object) -> tuple[float, float, str]:
     return bands.band(replace(ROW, **kw), TABLE)  # type: ignore[arg-type]
 
 
+def _spread(lo: float, hi: float, c: float, *terms: tuple[float, float]) -> tuple[float, float]:
+    return conformal.Spread.of(lo, hi, c).widened(list(terms)).band()
+
+
 def test_a_runtime_with_its_own_band_gets_it_else_the_regimes() -> None:
-    assert _band()[:2] == (0.90, 1.10)
-    assert _band(runtime="transformers")[:2] == (0.84, 1.14)
+    assert _band()[:2] == (pytest.approx(0.90), pytest.approx(1.10))
+    assert _band(runtime="transformers")[:2] == (pytest.approx(0.84), pytest.approx(1.14))
+    assert TABLE.centre("decode", "nvidia", "transformers") == 0.95
+    assert TABLE.centre("decode", "nvidia", "llama.cpp") == 1.0  # none stored: 1
 
 
-def test_an_unseen_runtime_gets_the_band_over_the_calibrated_runtimes() -> None:
+def test_an_unseen_runtime_widens_the_regimes_band_about_its_centre() -> None:
     lo, hi, basis = _band(runtime="vllm")
-    assert (lo, hi) == (pytest.approx(0.40), pytest.approx(1.43))
-    assert bands.UNMEASURED_RUNTIME.reason in basis
+    assert (lo, hi) == pytest.approx(_spread(0.84, 1.14, 0.95, (0.40, 1.43)))
+    assert bands.UNMEASURED_RUNTIME.reason in basis and "0.95" in basis
+    # the band is not replaced by, nor stacked onto, the worst case: in between
+    assert 0.84 * 0.40 < lo < 0.84 and 1.14 < hi < 1.14 * 1.43
 
 
-def test_an_unseen_architecture_widens_from_the_runtimes_own_band() -> None:
-    lo, hi, basis = _band(architecture="Blackwell")
-    assert (lo, hi) == (pytest.approx(0.75), pytest.approx(1.22))
-    assert bands.UNMEASURED_ARCHITECTURE.reason in basis
-    # both: the runtime band replaces the regime's; the architecture's is inside it
-    lo2, hi2, basis2 = _band(architecture="Blackwell", runtime="vllm")
-    assert (lo2, hi2) == (pytest.approx(0.40), pytest.approx(1.43))
-    assert bands.UNMEASURED_RUNTIME.reason in basis2
-    # stated allowances then add in quadrature on top of it
-    lo3, hi3, _ = _band(runtime="vllm", moe=True, num_gpus=8)
-    clo, chi = bands.combine([bands.MOE, bands.MULTI_GPU])
-    assert (lo3, hi3) == (pytest.approx(0.40 * clo), pytest.approx(1.43 * chi))
-
-
-def test_the_unseen_runtime_band_replaces_even_a_wider_regime_band() -> None:
-    """The regime's band describes its runtimes (here one with a 0.30 tail); a runtime it has
-    no results for gets the band conformal over the runtimes it has, not that tail."""
-    wide = EfficiencyTable(
-        bands={("decode", "all"): (0.30, 1.09)},
-        covered=TABLE.covered,
-        extrapolation=TABLE.extrapolation,
+def test_widenings_apply_only_where_the_row_extrapolates() -> None:
+    assert "widened" not in _band()[2]  # runtime and architecture calibrated, one GPU
+    lo, hi, basis = _band(architecture="Blackwell", runtime="vllm", moe=True)
+    assert (lo, hi) == pytest.approx(
+        _spread(0.84, 1.14, 0.95, (0.40, 1.43), (0.75, 1.22), (0.6, 1.0))
     )
-    lo, hi, _ = bands.band(replace(ROW, runtime="vllm"), wide)
-    assert (lo, hi) == (pytest.approx(0.40), pytest.approx(1.43))
-    assert bands.band(replace(ROW, runtime="transformers"), wide)[:2] == (0.30, 1.09)
+    for w in (bands.UNMEASURED_RUNTIME, bands.UNMEASURED_ARCHITECTURE, bands.MOE):
+        assert w.reason in basis
+    # a stated allowance where the table calibrated none (4-bit here)
+    lo4, _, _ = _band(four_bit=True, runtime="transformers")
+    assert lo4 == pytest.approx(_spread(0.84, 1.14, 0.95, (bands.FOUR_BIT.low, 1.0))[0])
+
+
+def test_multi_gpu_widens_only_regimes_whose_calibration_set_has_none() -> None:
+    assert bands.MULTI_GPU.reason in _band(num_gpus=8)[2]
+    serving = EfficiencyTable(
+        bands={("serving", "all"): (0.6, 1.15)},
+        covered={"serving": (frozenset({"vllm"}), frozenset({"Hopper"}))},
+        multi_gpu=frozenset({"serving"}),
+    )
+    x = replace(ROW, regime="serving", runtime="vllm", num_gpus=8)
+    lo, hi, basis = bands.band(x, serving)
+    assert (lo, hi) == (pytest.approx(0.6), pytest.approx(1.15)) and "widened" not in basis
 
 
 def test_without_estimates_the_stated_allowances_apply() -> None:
     plain = EfficiencyTable(bands=TABLE.bands, covered=TABLE.covered)
     lo, hi, _ = bands.band(replace(ROW, runtime="vllm"), plain)
-    assert (lo, hi) == (
-        pytest.approx(0.84 * bands.UNMEASURED_RUNTIME.low),
-        pytest.approx(1.14 * bands.UNMEASURED_RUNTIME.high),
-    )
+    run = bands.UNMEASURED_RUNTIME
+    assert (lo, hi) == pytest.approx(_spread(0.84, 1.14, 1.0, (run.low, run.high)))

@@ -38,12 +38,17 @@ def test_shipped_bands_are_the_computed_ones(bands) -> None:
         lo, hi = table.bands[(b.regime, b.vendor)]
         assert lo == pytest.approx(b.low, abs=0.011), (b.regime, b.vendor)
         assert hi == pytest.approx(b.high, abs=0.011), (b.regime, b.vendor)
+        # centred on the regime's bias: widenings spread about it, not about the estimate
+        assert table.centres[(b.regime, b.vendor)] == pytest.approx(b.bias, abs=0.006)
 
 
 def test_shipped_coverage_lists_are_the_calibration_sets(accuracy) -> None:
     table = load_efficiency(ROOT / "data")
     for regime, (runtimes, archs) in accuracy.band_coverage(ROOT / "data", TRAIN, LLM).items():
         assert table.covered[regime] == (frozenset(runtimes), frozenset(archs)), regime
+    # FSDP pretraining and tensor-parallel serving: no multi-GPU widening there
+    multi = accuracy.multi_gpu_regimes(ROOT / "data", TRAIN, LLM)
+    assert table.multi_gpu == frozenset(multi) == {"train-llm", "serving"}
 
 
 def test_conformal_band_uses_the_finite_sample_order_statistics(accuracy) -> None:
@@ -98,14 +103,27 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
     assert domain_bands.UNMEASURED_RUNTIME.reason not in xla.basis
 
 
-def test_shipped_extrapolation_bands_are_the_computed_ones(accuracy) -> None:
-    """Leave-one-runtime-out and leave-one-architecture-out over the tuning sets, as shipped."""
+def test_shipped_extrapolation_terms_are_the_computed_ones(accuracy) -> None:
+    """Each extrapolation's term from the tuning sets' rows held out that way, as shipped; the
+    runtime and architecture terms rest on enough units to cross-validate."""
     table = load_efficiency(ROOT / "data")
-    scores = accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM)
-    assert {x.name for x in scores} == {"runtime", "architecture"}
-    for x in scores:
-        assert x.fit.coverage >= 0.8 and x.fit.units >= 3, x.name
-        lo, hi = table.extrapolation[x.name]
-        assert lo == pytest.approx(x.fit.low, abs=0.011) and hi == pytest.approx(
-            x.fit.high, abs=0.011
-        )
+    scores = {x.name: x.term for x in accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM)}
+    assert {"runtime", "architecture", "moe", "four_bit"} <= set(scores)
+    for name, t in scores.items():
+        assert t.coverage >= 0.8 and t.units >= 1, name
+        lo, hi = table.extrapolation[name]
+        assert lo == pytest.approx(t.low, abs=0.006) and hi == pytest.approx(t.high, abs=0.006)
+    for name in ("runtime", "architecture"):
+        assert scores[name].units >= 10 and scores[name].cv_coverage >= 0.75, name
+
+
+def test_extrapolation_units_hold_out_what_the_widening_names(accuracy) -> None:
+    rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
+    units = accuracy.extrapolation_units(rows)
+    # a runtime unit is held out of its own regime: decode's transformers rows against the rest
+    (tf,) = [h for h in units["runtime"] if h.unit == "decode transformers"]
+    assert len(tf.ratios) == sum(1 for r in rows if [r.regime, r.runtime] == tf.unit.split())
+    assert all(len(h.unit.split()) == 2 for h in units["runtime"])
+    # MoE and 4-bit units come from the serving tables (the only tuning rows of either)
+    assert {h.unit.split()[0] for h in [*units["moe"], *units["four_bit"]]} == {"serving"}
+    assert all("a3b" in h.unit for h in units["moe"])
