@@ -13,8 +13,16 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.domain.cost import GpuOffers, choose_purchase, launch_is_stale
+from app.domain.cost import (
+    GpuOffers,
+    RentalPolicy,
+    Usage,
+    choose_purchase,
+    launch_is_stale,
+    price_configuration,
+)
 from app.offers.loader import read_seed_purchase_offers
+from tests.support import load_benchmark
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DOC = yaml.safe_load((DATA / "offers" / "purchase.yaml").read_text(encoding="utf-8"))
@@ -166,3 +174,106 @@ def test_a_launch_row_is_aged_like_a_catalog_launch_price(
     assert choose_purchase(list(offers.purchase), "auto") is (None if launch.stale else launch)
     assert launch_is_stale(want["as_of"], date(2028, 4, 1))
     assert not launch_is_stale(want["as_of"], date(2028, 3, 1))
+
+
+# Cards priced in the session of 2026-12-02: a dated new price where the only one was a launch
+# price more than three years old (Quadro RTX 6000, RTX 2080) or there was none; the Mac mini
+# M4 32 GB's launch price (October 2024), current until it is three years old.
+PRICED_2026_12 = (
+    "quadro-rtx-5000",
+    "quadro-rtx-6000",
+    "rtx-2080",
+    "tesla-p100-pcie-16gb",
+    "v100-sxm2-32gb",
+    "a40",
+    "a100-pcie-40gb",
+    "apple-m4",
+)
+
+
+@pytest.mark.parametrize("slug", PRICED_2026_12)
+def test_each_new_price_has_a_pinned_source_a_date_and_a_condition(slug: str) -> None:
+    (row,) = [r for r in ROWS if r["gpu"] == slug]
+    source = DOC["sources"][row["source"]]
+    assert row["condition"] in ("new", "launch")
+    assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", row["as_of"]), row["as_of"]
+    # a repository file at a commit, never a moving branch
+    assert re.search(r"github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/", source["url"]), source["url"]
+    # the title names the figure it quotes, so a reader can check it against the file
+    usd = float(row["usd"])
+    assert f"${usd:,.2f}" in source["title"] or f"${usd:,.0f}" in source["title"], source
+
+
+def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
+    read_client: TestClient,
+) -> None:
+    rows = _buy(
+        read_client,
+        {
+            "workload": {"preset": "resnet-50", "task": "training"},
+            "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
+            "objective": "cheapest",
+            "limit": 500,
+        },
+    )
+    for slug in PRICED_2026_12:
+        want = next(r for r in ROWS if r["gpu"] == slug)
+        if want["condition"] == "launch" and launch_is_stale(want["as_of"], date.today()):
+            assert slug not in rows, slug  # aged out: no current price
+            continue
+        buy = rows[slug]["cost"]["buy"]
+        assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
+            want["condition"], want["usd"], want["as_of"],
+        ), slug  # fmt: skip
+
+
+def _stale_launch_cards(offers: Mapping[str, GpuOffers]) -> list[str]:
+    today = date.today()
+    return sorted(
+        slug
+        for slug, o in offers.items()
+        if any(p.condition == "launch" and launch_is_stale(p.as_of, today) for p in o.purchase)
+    )
+
+
+def test_no_launch_price_more_than_three_years_old_is_ever_what_auto_pays(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """Every card of the shipped catalog, not a chosen few: a launch price more than three
+    years old is flagged stale where offers are read, and 'auto' never pays it; a card with
+    nothing else has no current price and says so."""
+    offers = shipped_catalog[1]
+    old = _stale_launch_cards(offers)
+    assert {"rtx-2080-ti", "rtx-2070", "rtx-3090", "rtx-a4000"} <= set(old)
+    no_price = []
+    for slug in old:
+        purchase = list(offers[slug].purchase)
+        for p in purchase:
+            if p.condition == "launch":
+                assert p.stale == launch_is_stale(p.as_of, date.today()), (slug, p)
+        chosen = choose_purchase(purchase, "auto")
+        assert chosen is None or not chosen.stale, (slug, chosen)
+        if chosen is None:
+            no_price.append(slug)
+            pricing = price_configuration(offers[slug], 1, RentalPolicy(), Usage())
+            assert pricing.buy is None and pricing.buy_reason is not None
+            assert pricing.buy_reason.startswith("no current price"), (slug, pricing.buy_reason)
+        # asked for by name, the launch price is still there
+        assert choose_purchase(purchase, "launch") is not None
+    assert "rtx-2080-ti" in no_price and "rtx-2080" not in no_price
+
+
+def test_the_coverage_script_agrees_with_what_the_engine_pays(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """benchmarks/purchase_coverage.py (the list of which cards have a current price) reads
+    the data files itself; it must pick what the engine picks from the seeded offers."""
+    bench = load_benchmark("purchase_coverage.py", "bench_purchase_coverage")
+    offers = shipped_catalog[1]
+    rows = bench.coverage(date.today(), (*bench.SEGMENTS, "datacenter"))
+    assert len(rows) > 60
+    for slug, _segment, _offers, pick in rows:
+        engine = choose_purchase(list(offers[slug].purchase), "auto") if slug in offers else None
+        got = None if pick is None else (pick.condition, pick.usd, pick.as_of)
+        want = None if engine is None else (engine.condition, engine.usd, engine.as_of)
+        assert got == want, slug
