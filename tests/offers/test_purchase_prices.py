@@ -176,26 +176,38 @@ def test_a_launch_row_is_aged_like_a_catalog_launch_price(
     assert not launch_is_stale(want["as_of"], date(2028, 3, 1))
 
 
-# Cards priced in the session of 2026-12-02: a dated new price where the only one was a launch
-# price more than three years old (Quadro RTX 6000, RTX 2080) or there was none; the Mac mini
-# M4 32 GB's launch price (October 2024), current until it is three years old.
+# Prices added in the session of 2026-12-02, by card and condition: a dated new price where the
+# only one was a launch price more than three years old (Quadro RTX 6000, RTX 2080) or there was
+# none; GPU Poet best deals (used) for the RTX 4070 Super, L40S and A40; the Mac mini M4 32 GB's
+# launch price (October 2024), current until it is three years old.
 PRICED_2026_12 = (
-    "quadro-rtx-5000",
-    "quadro-rtx-6000",
-    "rtx-2080",
-    "tesla-p100-pcie-16gb",
-    "v100-sxm2-32gb",
-    "a40",
-    "a100-pcie-40gb",
-    "apple-m4",
+    ("quadro-rtx-5000", "new"),
+    ("quadro-rtx-6000", "new"),
+    ("rtx-2080", "new"),
+    ("tesla-p100-pcie-16gb", "new"),
+    ("v100-sxm2-32gb", "new"),
+    ("a40", "new"),
+    ("a40", "used"),
+    ("a100-pcie-40gb", "new"),
+    ("rtx-4070-super", "used"),
+    ("l40s", "used"),
+    ("apple-m4", "launch"),
 )
+# what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
+AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
 
 
-@pytest.mark.parametrize("slug", PRICED_2026_12)
-def test_each_new_price_has_a_pinned_source_a_date_and_a_condition(slug: str) -> None:
-    (row,) = [r for r in ROWS if r["gpu"] == slug]
+def _row(slug: str, condition: str) -> dict[str, Any]:
+    (row,) = [r for r in ROWS if r["gpu"] == slug and r["condition"] == condition]
+    return row
+
+
+@pytest.mark.parametrize(("slug", "condition"), PRICED_2026_12, ids="-".join)
+def test_each_new_price_has_a_pinned_source_a_date_and_a_condition(
+    slug: str, condition: str
+) -> None:
+    row = _row(slug, condition)
     source = DOC["sources"][row["source"]]
-    assert row["condition"] in ("new", "launch")
     assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", row["as_of"]), row["as_of"]
     # a repository file at a commit, never a moving branch
     assert re.search(r"github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/", source["url"]), source["url"]
@@ -216,9 +228,10 @@ def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
             "limit": 500,
         },
     )
-    for slug in PRICED_2026_12:
-        want = next(r for r in ROWS if r["gpu"] == slug)
-        if want["condition"] == "launch" and launch_is_stale(want["as_of"], date.today()):
+    assert AUTO_PAYS["a40"] == "new"
+    for slug, condition in AUTO_PAYS.items():
+        want = _row(slug, condition)
+        if condition == "launch" and launch_is_stale(want["as_of"], date.today()):
             assert slug not in rows, slug  # aged out: no current price
             continue
         buy = rows[slug]["cost"]["buy"]
