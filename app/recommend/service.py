@@ -545,11 +545,12 @@ def _bounded_balanced(
         return -1.0 if x.value is None else rank.balanced(x.speed, x.value, speed_weight)
 
     # Unbounded cards first (evaluated anyway, they set the scales), then the fastest and the
-    # best-value bounds, then by the balanced bound; stable: the caller's order among equals.
-    def turn(x: _Shown) -> tuple[bool, bool, float]:
+    # best-value bounds, then by the balanced bound (cards without a price last, the fastest
+    # of them first); stable: the caller's order among equals.
+    def turn(x: _Shown) -> tuple[bool, bool, float, float]:
         if not math.isfinite(x.speed):
-            return (False, False, 0.0)
-        return (True, x is not fastest and x is not best_value, -metric(x))
+            return (False, False, 0.0, 0.0)
+        return (True, x is not fastest and x is not best_value, -metric(x), -x.speed)
 
     def margin() -> float:
         # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w) of
@@ -561,11 +562,19 @@ def _bounded_balanced(
     census = _Census()
     heap: list[float] = []  # the best `limit` balanced metrics of cards that rank ahead
     speed = value = 0.0  # the best throughput and value of the cards evaluated
+    # A card without a price scores its speed alone (ranking.balanced), and every score is
+    # divided by the top one, so such a card is counted only when one evaluated without a
+    # price is at least as fast: then it cannot be the top score.
+    unpriced_speed = 0.0
     for x in shown:
         if (
             len(heap) >= limit
             and x.speed <= speed
-            and (x.value is None or (x.value <= value and metric(x) < heap[0] - margin()))
+            and (
+                x.speed <= unpriced_speed
+                if x.value is None
+                else (x.value <= value and metric(x) < heap[0] - margin())
+            )
         ):
             census.ranked += 1
             census.unpriced += not x.priced
@@ -579,6 +588,7 @@ def _bounded_balanced(
         speed = max(speed, c.perf.throughput)
         v = costs.value(c.cost, c.acquisition)
         if v is None:
+            unpriced_speed = max(unpriced_speed, c.perf.throughput)
             continue
         value = max(value, v)
         if c.meets_latency is not False and c.framework_status != "experimental":

@@ -13,8 +13,16 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.domain.cost import GpuOffers, choose_purchase, launch_is_stale
+from app.domain.cost import (
+    GpuOffers,
+    RentalPolicy,
+    Usage,
+    choose_purchase,
+    launch_is_stale,
+    price_configuration,
+)
 from app.offers.loader import read_seed_purchase_offers
+from tests.support import load_benchmark
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 DOC = yaml.safe_load((DATA / "offers" / "purchase.yaml").read_text(encoding="utf-8"))
@@ -166,3 +174,119 @@ def test_a_launch_row_is_aged_like_a_catalog_launch_price(
     assert choose_purchase(list(offers.purchase), "auto") is (None if launch.stale else launch)
     assert launch_is_stale(want["as_of"], date(2028, 4, 1))
     assert not launch_is_stale(want["as_of"], date(2028, 3, 1))
+
+
+# Prices added in the session of 2026-12-02, by card and condition: a dated new price where the
+# only one was a launch price more than three years old (Quadro RTX 6000, RTX 2080) or there was
+# none; GPU Poet best deals (used) for the RTX 4070 Super, L40S and A40; the Mac mini M4 32 GB's
+# launch price (October 2024), current until it is three years old.
+PRICED_2026_12 = (
+    ("quadro-rtx-5000", "new"),
+    ("quadro-rtx-6000", "new"),
+    ("rtx-2080", "new"),
+    ("tesla-p100-pcie-16gb", "new"),
+    ("v100-sxm2-32gb", "new"),
+    ("a40", "new"),
+    ("a40", "used"),
+    ("a100-pcie-40gb", "new"),
+    ("rtx-4070-super", "used"),
+    ("l40s", "used"),
+    ("apple-m4", "launch"),
+)
+# what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
+AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
+
+
+def _row(slug: str, condition: str) -> dict[str, Any]:
+    (row,) = [r for r in ROWS if r["gpu"] == slug and r["condition"] == condition]
+    return row
+
+
+@pytest.mark.parametrize(("slug", "condition"), PRICED_2026_12, ids="-".join)
+def test_each_new_price_has_a_pinned_source_a_date_and_a_condition(
+    slug: str, condition: str
+) -> None:
+    row = _row(slug, condition)
+    source = DOC["sources"][row["source"]]
+    assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", row["as_of"]), row["as_of"]
+    # a repository file at a commit, never a moving branch
+    assert re.search(r"github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/", source["url"]), source["url"]
+    # the title names the figure it quotes, so a reader can check it against the file
+    usd = float(row["usd"])
+    assert f"${usd:,.2f}" in source["title"] or f"${usd:,.0f}" in source["title"], source
+
+
+def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
+    read_client: TestClient,
+) -> None:
+    rows = _buy(
+        read_client,
+        {
+            "workload": {"preset": "resnet-50", "task": "training"},
+            "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
+            "objective": "cheapest",
+            "limit": 500,
+        },
+    )
+    assert AUTO_PAYS["a40"] == "new"
+    for slug, condition in AUTO_PAYS.items():
+        want = _row(slug, condition)
+        if condition == "launch" and launch_is_stale(want["as_of"], date.today()):
+            assert slug not in rows, slug  # aged out: no current price
+            continue
+        buy = rows[slug]["cost"]["buy"]
+        assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
+            want["condition"], want["usd"], want["as_of"],
+        ), slug  # fmt: skip
+
+
+def _stale_launch_cards(offers: Mapping[str, GpuOffers]) -> list[str]:
+    today = date.today()
+    return sorted(
+        slug
+        for slug, o in offers.items()
+        if any(p.condition == "launch" and launch_is_stale(p.as_of, today) for p in o.purchase)
+    )
+
+
+def test_no_launch_price_more_than_three_years_old_is_ever_what_auto_pays(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """Every card of the shipped catalog, not a chosen few: a launch price more than three
+    years old is flagged stale where offers are read, and 'auto' never pays it; a card with
+    nothing else has no current price and says so."""
+    offers = shipped_catalog[1]
+    old = _stale_launch_cards(offers)
+    assert {"rtx-2080-ti", "rtx-2070", "rtx-3090", "rtx-a4000"} <= set(old)
+    no_price = []
+    for slug in old:
+        purchase = list(offers[slug].purchase)
+        for p in purchase:
+            if p.condition == "launch":
+                assert p.stale == launch_is_stale(p.as_of, date.today()), (slug, p)
+        chosen = choose_purchase(purchase, "auto")
+        assert chosen is None or not chosen.stale, (slug, chosen)
+        if chosen is None:
+            no_price.append(slug)
+            pricing = price_configuration(offers[slug], 1, RentalPolicy(), Usage())
+            assert pricing.buy is None and pricing.buy_reason is not None
+            assert pricing.buy_reason.startswith("no current price"), (slug, pricing.buy_reason)
+        # asked for by name, the launch price is still there
+        assert choose_purchase(purchase, "launch") is not None
+    assert "rtx-2080-ti" in no_price and "rtx-2080" not in no_price
+
+
+def test_the_coverage_script_agrees_with_what_the_engine_pays(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """benchmarks/purchase_coverage.py (the list of which cards have a current price) reads
+    the data files itself; it must pick what the engine picks from the seeded offers."""
+    bench = load_benchmark("purchase_coverage.py", "bench_purchase_coverage")
+    offers = shipped_catalog[1]
+    rows = bench.coverage(date.today(), (*bench.SEGMENTS, "datacenter"))
+    assert len(rows) > 60
+    for slug, _segment, _offers, pick in rows:
+        engine = choose_purchase(list(offers[slug].purchase), "auto") if slug in offers else None
+        got = None if pick is None else (pick.condition, pick.usd, pick.as_of)
+        want = None if engine is None else (engine.condition, engine.usd, engine.as_of)
+        assert got == want, slug

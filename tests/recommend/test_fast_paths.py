@@ -405,3 +405,26 @@ def test_every_loose_bound_taken_at_once_is_the_one_taken_alone(
         ev.throughput_bound(c, ctx, loose=True) for c in configs
     ]
     assert configs
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("body", FASTEST[8:9] + FASTEST[:1], ids=lambda b: b["workload"]["preset"])
+def test_balanced_answers_as_the_full_evaluation_whichever_cards_have_no_price(
+    body: dict[str, Any], seed: int, catalog: Any
+) -> None:
+    """A card without a price scores its speed alone and every score is divided by the top
+    one: counting such a card unevaluated would change every score when it is the fastest.
+    The shipped offers with a third of the cards' prices dropped at random."""
+    import random
+
+    gpus, offers, rules = catalog
+    rng = random.Random(seed)
+    dropped = {g.slug for g in gpus if rng.random() < 1 / 3}
+    some = {k: v for k, v in offers.items() if k not in dropped}
+    req = s.RecommendationRequest.model_validate({**body, "objective": "balanced"})
+    assert service._lazy(req)
+    fast = service.recommend(req, gpus, rules, offers=some).model_dump()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(service, "_prunable", lambda _r, _c: False)
+        reference = service.recommend(req, gpus, rules, offers=some).model_dump()
+    assert fast == reference
