@@ -28,13 +28,14 @@ from app.domain.operators import (
     ATTN_FLASH,
     ATTN_FLASH_BWD,
     CONV,
+    CONV_3X3,
     CONV_DW,
     GEMM,
     MEMORY,
     Op,
 )
 
-CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY)
+CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY, CONV_3X3)
 CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 # cuBLAS/CUTLASS 16-bit kernels on Ampere/Hopper tile the output in 128×128 (also 128×256 and
@@ -134,7 +135,7 @@ def _shape_efficiency(
             e = max(e, wave_fill(tiles * split, sms) * k_efficiency(k / split))
             split *= 2
         e *= tile_fill(m, n)
-    if klass == CONV and 0 < in_channels < CHANNEL_ALIGN:
+    if klass in (CONV, CONV_3X3) and 0 < in_channels < CHANNEL_ALIGN:
         e *= in_channels / CHANNEL_ALIGN
     return e
 
@@ -237,6 +238,7 @@ def class_rates(
     vector_rate: float | None,
     flash_fwd: float | None = None,
     flash_cap: float | None = None,
+    winograd: float | None = None,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -245,11 +247,16 @@ def class_rates(
     backward-to-forward ratio (0.50 ÷ 0.73) under it. ``flash_cap``: the most FLOP/s the
     flash-attention forward reaches on this architecture (a kernel that cannot use the
     architecture's tensor-core instructions, e.g. FlashAttention-2 on Hopper; the 16-bit rate
-    of an fp8 job's attention); the backward keeps its ratio to the forward."""
+    of an fp8 job's attention); the backward keeps its ratio to the forward. ``winograd``: where
+    the runtime autotunes its cuDNN convolutions, the multiplies a Winograd algorithm saves on a
+    3×3 stride-1 convolution, which runs on the CUDA cores: that class runs at the faster of the
+    implicit GEMM (``gemm_rate``) and the Winograd kernel (``winograd`` × the CUDA-core rate),
+    the one cuDNN's autotuner would time fastest."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
+    conv3 = max(gemm_rate, winograd * vector_rate) if winograd and vector_rate else gemm_rate
     return (
         gemm_rate,
         fwd,
@@ -257,4 +264,5 @@ def class_rates(
         gemm_rate,
         vec,
         vec,
+        conv3,
     )
