@@ -647,15 +647,10 @@ def has_operators(m: ModelSpec) -> bool:
     return m.has_shape and m.family in ("decoder", "encoder", "vit")
 
 
-# Runtimes whose CNNs run in NCHW (vocab.NCHW_RUNTIMES, why there). CNN training priced per
-# operator (vocab.CNN_TRAIN_TABLE_RUNTIMES): eager PyTorch under mixed precision (AMP) only —
-# its FP32/TF32 training scored worse per operator than whole-model on the tuning set (ResNet-50
-# median ratio 1.16 vs 1.14), so by the rule below it stays whole-model — and TensorFlow + XLA
-# in every precision (better per operator in both on DLE's training tables).
+# Runtimes whose CNNs run in NCHW (vocab.NCHW_RUNTIMES, why there) and whose CNN training a
+# shipped table prices in every precision (vocab.CNN_TRAIN_TABLE_RUNTIMES).
 NCHW_RUNTIMES = frozenset(vocab.NCHW_RUNTIMES)
-TABLE_TRAIN = frozenset(vocab.AMP_PRECISIONS)
 TRAIN_TABLE_RUNTIMES = frozenset(vocab.CNN_TRAIN_TABLE_RUNTIMES)
-TRAIN_TABLE_ANY_PRECISION = frozenset(vocab.CNN_TRAIN_TABLE_ALL_PRECISIONS)
 
 
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
@@ -663,25 +658,24 @@ TRAIN_TABLE_ANY_PRECISION = frozenset(vocab.CNN_TRAIN_TABLE_ALL_PRECISIONS)
 # Eager diffusion: the held-out diffusers rows went from a median ratio of 2.01 (whole-model) to
 # 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19), eager PyTorch and
 # TensorFlow (± XLA) with their host dispatch per kernel (DLE ResNeXt-101 / SE-ResNeXt-101 /
-# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). Eager CNN
-# training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core
-# convolution (Lambda ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower).
-# TensorFlow + XLA CNN training in every precision, with the NCHW transforms of the TF
-# harnesses' NCHW compute format (DLE ResNeXt-101 / SE-ResNeXt-101 / EfficientNet-B0 training
-# tables: 1.38 → 1.08, Spearman 0.939 → 0.988); graph-mode TF training has no published check.
-# docs/methodology.md, "Operator tables" and "DLE CNN training".
+# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). CNN training
+# under eager PyTorch, TensorFlow graph mode and TensorFlow + XLA, in every precision, with the
+# NCHW layout transforms cuDNN adds around each tensor-core convolution, the bias passes of
+# convolutions no norm follows, and — where the runtime autotunes cuDNN (TensorFlow; PyTorch
+# training under cudnn.benchmark) — Winograd for 3×3 stride-1 convolutions where the CUDA
+# cores run it faster than the GEMM path: Lambda's PyTorch tables (ResNet-50 fp16 1.19 → 1.13,
+# FP32/TF32 1.14 → 1.09; SSD fp16 1.33 → 1.16, FP32 1.13 → 1.09), DLE's TF + XLA tables
+# (1.38 → 1.08) and Lambda's tf_cnn_benchmarks tables (TF graph mode 1.38 → 1.17; VGG16 FP32
+# 2.33 → 1.06). docs/methodology.md, "Operator tables", "DLE CNN training" and "TensorFlow
+# graph-mode CNN training".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
-    inference under TensorRT, eager PyTorch and TensorFlow, eager CNN training under mixed
-    precision and TensorFlow + XLA CNN training, the regimes checked against published runs;
-    the rest stay whole-model."""
+    inference under TensorRT, eager PyTorch and TensorFlow, CNN training under eager PyTorch
+    and TensorFlow (± XLA), the regimes checked against published runs; the rest stay
+    whole-model."""
     family = work.model.family
     if work.training:
-        return (
-            family == "cnn"
-            and work.runtime in TRAIN_TABLE_RUNTIMES
-            and (work.precision in TABLE_TRAIN or work.runtime in TRAIN_TABLE_ANY_PRECISION)
-        )
+        return family == "cnn" and work.runtime in TRAIN_TABLE_RUNTIMES
     return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
         family == "diffusion" and work.runtime == "pytorch"
     )
