@@ -987,7 +987,8 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     # an eager runtime dispatches every op from the host: throughput cannot beat it — the
     # table's ATen calls where it counts them (views included; cuDNN's layout transforms run
     # inside a convolution's call), else every kernel but those layout transforms
-    inside = math.fsum(n for r, n in zip(LAYOUT_ROLES, job.library_kernels) if r not in fuse)
+    kept = zip(LAYOUT_ROLES, job.library_kernels, strict=True)
+    inside = math.fsum(n for r, n in kept if r not in fuse)
     launched = arrs.kernels - inside
     calls = launched if job.host_calls is None else job.host_calls
     dispatch = calls * on.prof.host_us_per_op * 1e-6

@@ -13,7 +13,6 @@ from app.domain import perf
 from app.domain.gpu import GpuSpec
 from app.domain.kernels import prepare, shape_efficiency
 from app.domain.operators import (
-    CONV,
     CONV_3X3,
     CONVS,
     LAYOUT_ROLES,
