@@ -690,7 +690,7 @@ AUTOCAST_RUNTIMES = frozenset(vocab.AUTOCAST_RUNTIMES)
 # only: the CNN inference regimes' host dispatch per kernel (data/efficiency.yaml infer-cnn)
 # was derived from the tables' kernel counts without these passes
 # (scored with them, DLE's PyTorch inference set went 1.09 → 1.11; not re-derived)
-BIAS_PASS_RUNTIMES = frozenset(("pytorch", "tensorflow"))
+BIAS_PASS_RUNTIMES = frozenset(vocab.BIAS_PASS_RUNTIMES)
 
 
 def phase_regime(work: WorkloadSpec) -> str:
@@ -1103,7 +1103,7 @@ def _build_on_gpu(
 
 
 _CONV, _CONV3 = CLASS_INDEX[CONV], CLASS_INDEX[CONV_3X3]
-_HALF_MODES = ("fp16", "bf16")
+_HALF_MODES = frozenset(vocab.AMP_PRECISIONS)  # the 16-bit datapaths
 
 # Datapaths whose cuDNN convolutions run on tensor cores: 16-bit on compute capability ≥ 7.0
 # (Volta, Turing and later), TF32 on ≥ 8.0 (the mode says so only where the GPU has it).
