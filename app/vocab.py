@@ -179,10 +179,13 @@ TRAINING_RUNTIMES: tuple[Runtime, ...] = (
 #: on the GPU (DLE's TF ConvNets: hidden --data_format flag, default NCHW). TensorRT chooses
 #: its own layouts.
 NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
-#: Runtimes whose CNN training a shipped operator table prices: eager PyTorch under mixed
-#: precision only (Lambda's tables), TensorFlow + XLA in every precision (DLE's tables).
-CNN_TRAIN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow-xla")
-CNN_TRAIN_TABLE_ALL_PRECISIONS: tuple[Runtime, ...] = ("tensorflow-xla",)
+#: Runtimes whose CNN training a shipped operator table prices, in every precision: eager
+#: PyTorch (Lambda's and DLE's tables), TensorFlow graph mode (Lambda's tf_cnn_benchmarks
+#: tables) and TensorFlow + XLA (DLE's tables).
+CNN_TRAIN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
+#: Runtimes that add a convolution's bias in an element-wise pass of its own (no epilogue
+#: fusion): eager PyTorch and TensorFlow graph mode (operators.conv_bias_pass).
+BIAS_PASS_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow")
 #: Runtimes whose CNN inference a shipped operator table prices (perf.table_prices).
 CNN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
 #: Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch

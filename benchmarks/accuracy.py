@@ -599,6 +599,9 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
     if DLE_TRAIN_FILE.exists():  # CNN training, TensorFlow ± XLA and eager PyTorch (DLE)
         for r in evaluate_heldout(data_dir, [DLE_TRAIN_FILE])[0]:
             out.append(("train", r.group.split()[1], f"dle {r.group}", r.slug, r.ratio))
+    if TF_TRAIN_FILE.exists():  # CNN training, TensorFlow graph mode (Lambda tf_cnn_benchmarks)
+        for r in evaluate_heldout(data_dir, [TF_TRAIN_FILE])[0]:
+            out.append(("train", "tensorflow", f"lambda-tf {r.group}", r.slug, r.ratio))
     for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
         ratio = pr.measured / pr.predicted
         out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio))
@@ -1305,6 +1308,35 @@ def dle_train_scores(data_dir: Path, path: Path = DLE_TRAIN_FILE) -> list[Heldou
     return out
 
 
+# TensorFlow graph-mode (no XLA) CNN training: Lambda's tf_cnn_benchmarks tables, ResNet-50 and
+# VGG16 in FP32/TF32 and fp16 (not the held-out file's harness rows: its RTX 2080 Ti is left out).
+TF_TRAIN_FILE = ROOT / "tests" / "data" / "tf_cnn_training.yaml"
+
+
+def tf_train_scores(data_dir: Path, path: Path = TF_TRAIN_FILE) -> list[HeldoutScore]:
+    """The TensorFlow graph-mode CNN training tuning set: all rows, then per (preset,
+    precision): median ratio, bias, Spearman (pooled: GPUs, models and precisions together)."""
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    out = heldout_scores([replace(r, regime="tensorflow") for r in rows], skipped)
+    for key in dict.fromkeys(_preset_precision(r) for r in rows):
+        part = [replace(r, regime=f"  {key}") for r in rows if _preset_precision(r) == key]
+        out.extend(heldout_scores(part))
+    return out
+
+
+def _preset_precision(r: HeldoutRow) -> str:
+    words = r.group.split()  # preset, runtime, precision, batch, ...
+    return f"{words[0]} {words[2]}"
+
+
+def print_tf_train(data_dir: Path) -> None:
+    if not TF_TRAIN_FILE.exists():
+        return
+    print()
+    print("TensorFlow graph-mode CNN training, tuning set (tests/data/tf_cnn_training.yaml)")
+    _print_dle(tf_train_scores(data_dir))
+
+
 def print_dle_cnn(data_dir: Path) -> None:
     if not DLE_CNN_FILE.exists():
         return
@@ -1421,6 +1453,7 @@ def main(argv: list[str] | None = None) -> int:
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)
+    print_tf_train(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)

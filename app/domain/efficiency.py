@@ -85,6 +85,13 @@ class RuntimeProfile:
     # on Hopper: written for Ampere's synchronous mma, it uses neither wgmma nor TMA); None: the
     # GEMM-relative factors (kernels.FLASH_FWD_FACTOR, FLASH_BWD_FACTOR) alone
     flash_peak_share: float | None = None
+    # Where the runtime autotunes its cuDNN convolutions (times every algorithm, keeps the
+    # fastest): the multiply saving of the Winograd algorithm it can pick for a 3×3 stride-1
+    # convolution on the CUDA cores; None: no autotuning, implicit GEMM only
+    winograd_3x3: float | None = None
+    # The runtime rewrites a 16-bit CNN graph to NHWC on tensor-core GPUs (TensorFlow's grappler
+    # layout optimizer): its convolutions see NHWC tensors, cuDNN adds no layout transforms
+    nhwc_16bit: bool = False
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces

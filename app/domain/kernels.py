@@ -28,13 +28,14 @@ from app.domain.operators import (
     ATTN_FLASH,
     ATTN_FLASH_BWD,
     CONV,
+    CONV_3X3,
     CONV_DW,
     GEMM,
     MEMORY,
     Op,
 )
 
-CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY)
+CLASSES = (GEMM, ATTN_FLASH, ATTN_FLASH_BWD, CONV, CONV_DW, MEMORY, CONV_3X3)
 CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 
 # cuBLAS/CUTLASS 16-bit kernels on Ampere/Hopper tile the output in 128×128 (also 128×256 and
@@ -154,7 +155,7 @@ def _shape_efficiency(
             e = max(e, wave_fill(tiles * split, sms) * k_efficiency(k / split))
             split *= 2
         e *= tile_fill(m, n)
-    if klass == CONV and 0 < in_channels < CHANNEL_ALIGN:
+    if klass in (CONV, CONV_3X3) and 0 < in_channels < CHANNEL_ALIGN:
         e *= in_channels / CHANNEL_ALIGN
     return e
 
@@ -258,6 +259,7 @@ def class_rates(
     flash_fwd: float | None = None,
     flash_cap: float | None = None,
     attention_kernel: str = "",
+    winograd: float | None = None,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -270,13 +272,18 @@ def class_rates(
     ``attention_kernel``: a fused attention kernel other than FlashAttention-2 (a key of
     ``ATTENTION_KERNEL_SLOWDOWN``: "triton", or "flash1" — FlashAttention v1 or the
     memory-efficient kernel, ``FLASH1_RATIO`` of the FlashAttention-2 rate), slower than it by
-    that entry's forward and backward ratios."""
+    that entry's forward and backward ratios.
+    ``winograd``: where the runtime autotunes its cuDNN convolutions, the multiplies a Winograd
+    algorithm saves on a 3×3 stride-1 convolution, which runs on the CUDA cores: that class runs at the faster of the
+    implicit GEMM (``gemm_rate``) and the Winograd kernel (``winograd`` × the CUDA-core rate),
+    the one cuDNN's autotuner would time fastest."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
     bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     slow_fwd, slow_bwd = ATTENTION_KERNEL_SLOWDOWN.get(attention_kernel, (1.0, 1.0))
+    conv3 = max(gemm_rate, winograd * vector_rate) if winograd and vector_rate else gemm_rate
     return (
         gemm_rate,
         fwd / slow_fwd,
@@ -284,4 +291,5 @@ def class_rates(
         gemm_rate,
         vec,
         vec,
+        conv3,
     )

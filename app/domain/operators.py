@@ -29,15 +29,22 @@ ATTN_FLASH = "attn_flash"
 ATTN_FLASH_BWD = "attn_flash_bwd"
 CONV = "conv"  # dense convolution as an implicit GEMM (cuDNN)
 CONV_DW = "conv_dw"  # depthwise / narrow-group convolution: no tensor-core tile to fill
+# dense 3×3 stride-1 convolution: an implicit GEMM, or Winograd where the runtime's cuDNN
+# autotuner finds that faster (``kernels.class_rates``, ``winograd``)
+CONV_3X3 = "conv_3x3"
+CONVS = (CONV, CONV_3X3)
 MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, optimizer
 
 # Roles of memory-bound ops, the unit a runtime's fusion policy names (efficiency.yaml `fuse`).
 # "bn": inference batch normalisation, an affine map an engine folds into the conv's weights.
-# "layout": cuDNN's NCHW↔NHWC transforms around a tensor-core convolution (``nchw_transposes``).
+# "layout": cuDNN's NCHW↔NHWC transforms around a tensor-core convolution (``nchw_transposes``);
+# "layout_3x3" those around a 3×3 stride-1 one, which a Winograd algorithm on the CUDA cores
+# reads in NCHW directly (no transforms where the autotuner picks it).
 ROLES = (
     "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
-    "layout",
+    "layout", "layout_3x3",
 )  # fmt: skip
+LAYOUT_ROLES = ("layout", "layout_3x3")
 
 # FlashAttention-2's backward runs five matmuls to the forward's two, recomputing the scores:
 # 2.5 × the forward FLOPs (Dao 2023, §3.1-3.2).
@@ -559,7 +566,7 @@ def backward_ops(
     and needs no gradient unless ``input_grad`` (ops inside the network, e.g. LoRA adapters)."""
     out: list[Op] = []
     for i, op in enumerate(forward):
-        if op.klass in (GEMM, CONV, CONV_DW):
+        if op.klass in (GEMM, CONV, CONV_3X3, CONV_DW):
             grads = _gemm_backward(op, weight_grads)
             if i == 0 and len(grads) == 2 and not input_grad:
                 # the network's input (pixels) needs no gradient: the first layer's wgrad only
@@ -589,6 +596,10 @@ def _op_backward(op: Op) -> dict[str, Any]:
             "bytes_read": 2.0 * op.bytes_written,
             "bytes_written": op.bytes_read + op.bytes_written,
         }
+    if op.role == "bias":
+        # the bias gradient sums the output gradient over the batch and positions (TensorFlow's
+        # BiasAddGrad, ATen's sum of grad_output); the input's gradient is the output's as is
+        return {"bytes_read": op.bytes_written, "bytes_written": 0.0}
     if op.role == "embed":
         # the embedding gradient scatters the output gradient into the table
         return {"bytes_read": op.bytes_written, "bytes_written": op.bytes_written}
@@ -851,15 +862,19 @@ def table_ops(
     dtype: str = "bf16",
     training: bool = False,
     conv_bias: bool = False,
+    unnormed_bias: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
     2·N·K·(C/g)·R·S·P·Q (methodology §3.2), bytes its input, weights and output. In training a
     norm is batch normalisation over the batch: one pass reads the input for the statistics,
     a second reads it again and writes the output. ``conv_bias``: the convolutions carry a bias
-    that eager PyTorch adds in a pass of its own (``conv_bias_pass``)."""
+    that eager PyTorch adds in a pass of its own (``conv_bias_pass``). ``unnormed_bias``: only
+    the convolutions whose output no norm follows carry one (torchvision builds a conv that
+    feeds a batch norm without a bias, VGG's with one; tf_cnn_benchmarks' convnet builder adds
+    biases where it adds no batch norm), added in a pass of its own likewise."""
     out: list[Op] = []
-    for o in table.ops:
+    for i, o in enumerate(table.ops):
         kind = o["kind"]
         name = str(o.get("name") or kind)
         count = float(o.get("count") or 1)
@@ -873,7 +888,10 @@ def table_ops(
             m = batch * h_out * w_out
             k = c_in / g * r * s
             flops = 2.0 * m * c_out * k
+            stride = float(o.get("stride") or 1)
             klass = CONV_DW if c_in / g <= NARROW_GROUP and g > 1 else CONV
+            if klass == CONV and _winograd_shape(r, s, stride, g, c_in):
+                klass = CONV_3X3
             out.append(
                 Op(
                     "conv",
@@ -893,7 +911,8 @@ def table_ops(
                     c_in / g,
                 )
             )
-            if conv_bias:
+            following = table.ops[i + 1]["kind"] if i + 1 < len(table.ops) else None
+            if conv_bias or (unnormed_bias and following != "norm"):
                 out.append(conv_bias_pass(name, m * c_out, count, act_b, dtype))
         elif kind == "gemm":
             out.append(
@@ -951,6 +970,13 @@ def table_ops(
     return out
 
 
+def _winograd_shape(r: float, s: float, stride: float, groups: float, c_in: float) -> bool:
+    """A convolution cuDNN can run as Winograd F(2×2, 3×3): 3×3 filters at stride 1, dense
+    (one group), past the stem (whose 3 input channels leave the transform nothing to save;
+    Gray & Köster exclude VGG's first layer from their Winograd benchmarks for that reason)."""
+    return r == 3 and s == 3 and stride == 1 and groups == 1 and c_in > NARROW_GROUP
+
+
 def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = False) -> list[Op]:
     """The layout transforms cuDNN adds around each tensor-core convolution of an NCHW network.
 
@@ -965,7 +991,7 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
     convolutions do not run on tensor cores."""
     out: list[Op] = []
     for i, op in enumerate(forward):
-        if op.klass != CONV:
+        if op.klass not in CONVS:
             continue
         act = op.bytes_read - op.n * op.k * w_b + op.bytes_written
         calls = (2.0 if i == 0 else 3.0) if training else 1.0
@@ -979,7 +1005,7 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
                 act,
                 act,
                 op.dtype,
-                "layout",
+                "layout_3x3" if op.klass == CONV_3X3 else "layout",
             )
         )
     return out
@@ -989,7 +1015,9 @@ def conv_bias_pass(name: str, out_el: float, count: float, act_b: float, dtype: 
     """The pass eager PyTorch runs after a cuDNN convolution that has a bias (diffusers' UNet
     and VAE: every Conv2d keeps its bias): ATen's cuDNN path adds it as its own element-wise
     kernel (aten/src/ATen/native/Convolution.cpp: ``output.add_`` of the reshaped bias), which
-    reads and writes the output once. Role "bias"."""
+    reads and writes the output once; TensorFlow graph mode runs its BiasAdd op the same way
+    (grappler's remapper fuses Conv2D + BiasAdd only where the sum is not needed by a gradient).
+    Role "bias"."""
     return memory_op("elementwise", f"{name}:bias", "bias", out_el, out_el,
                      count=count, act_b=act_b, dtype=dtype)  # fmt: skip
 

@@ -26,9 +26,19 @@ from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, remember
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
-from app.domain.kernels import FLASH_FWD_FACTOR, OpArrays, class_rates, prepare, step_time
+from app.domain.kernels import (
+    CLASS_INDEX,
+    FLASH_FWD_FACTOR,
+    OpArrays,
+    class_rates,
+    prepare,
+    step_time,
+)
 from app.domain.operators import (
+    CONV,
+    CONV_3X3,
     GPTQ_TORCH_DEQUANT,
+    LAYOUT_ROLES,
     MEMORY,
     NF4_DEQUANT,
     Op,
@@ -572,8 +582,9 @@ class _StepJob:
     # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
     host_calls: float | None = None
     # launches of those ops that cuDNN makes inside another op's call (its NCHW layout
-    # transforms): kernels the framework does not dispatch from the host
-    library_kernels: float = 0.0
+    # transforms), per role of operators.LAYOUT_ROLES: kernels the framework does not dispatch
+    # from the host
+    library_kernels: tuple[float, ...] = (0.0, 0.0)
     # the ops as arrays, per fusion policy (a request meets one or two runtimes) and SM count
     arrays: dict[tuple[tuple[str, ...], int | None], OpArrays] = field(
         default_factory=dict, compare=False
@@ -594,7 +605,7 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     ops = step_ops(work, flash_attention, act_b)
     if ops is None:
         return job
-    inside = math.fsum(o.count for o in ops if o.role == "layout")
+    inside = tuple(math.fsum(o.count for o in ops if o.role == r) for r in LAYOUT_ROLES)
     return replace(job, ops=tuple(ops), host_calls=table_host_calls(work), library_kernels=inside)
 
 
@@ -636,15 +647,10 @@ def has_operators(m: ModelSpec) -> bool:
     return m.has_shape and m.family in ("decoder", "encoder", "vit")
 
 
-# Runtimes whose CNNs run in NCHW (vocab.NCHW_RUNTIMES, why there). CNN training priced per
-# operator (vocab.CNN_TRAIN_TABLE_RUNTIMES): eager PyTorch under mixed precision (AMP) only —
-# its FP32/TF32 training scored worse per operator than whole-model on the tuning set (ResNet-50
-# median ratio 1.16 vs 1.14), so by the rule below it stays whole-model — and TensorFlow + XLA
-# in every precision (better per operator in both on DLE's training tables).
+# Runtimes whose CNNs run in NCHW (vocab.NCHW_RUNTIMES, why there) and whose CNN training a
+# shipped table prices in every precision (vocab.CNN_TRAIN_TABLE_RUNTIMES).
 NCHW_RUNTIMES = frozenset(vocab.NCHW_RUNTIMES)
-TABLE_TRAIN = frozenset(vocab.AMP_PRECISIONS)
 TRAIN_TABLE_RUNTIMES = frozenset(vocab.CNN_TRAIN_TABLE_RUNTIMES)
-TRAIN_TABLE_ANY_PRECISION = frozenset(vocab.CNN_TRAIN_TABLE_ALL_PRECISIONS)
 
 
 # Where a shipped (traced) operator table prices the step: only the regimes whose kernel curves
@@ -652,25 +658,24 @@ TRAIN_TABLE_ANY_PRECISION = frozenset(vocab.CNN_TRAIN_TABLE_ALL_PRECISIONS)
 # Eager diffusion: the held-out diffusers rows went from a median ratio of 2.01 (whole-model) to
 # 1.29. CNN inference under TensorRT (MLPerf ResNet-50: 1.28 → 1.19), eager PyTorch and
 # TensorFlow (± XLA) with their host dispatch per kernel (DLE ResNeXt-101 / SE-ResNeXt-101 /
-# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). Eager CNN
-# training under AMP, with the NCHW layout transforms cuDNN adds around each tensor-core
-# convolution (Lambda ResNet-50 fp16 1.19 → 1.13, SSD fp16 1.33 → 1.21, Spearman no lower).
-# TensorFlow + XLA CNN training in every precision, with the NCHW transforms of the TF
-# harnesses' NCHW compute format (DLE ResNeXt-101 / SE-ResNeXt-101 / EfficientNet-B0 training
-# tables: 1.38 → 1.08, Spearman 0.939 → 0.988); graph-mode TF training has no published check.
-# docs/methodology.md, "Operator tables" and "DLE CNN training".
+# EfficientNet-B0 tuning set: PyTorch 1.37 → 1.14, TensorFlow 2.45 → 1.45). CNN training
+# under eager PyTorch, TensorFlow graph mode and TensorFlow + XLA, in every precision, with the
+# NCHW layout transforms cuDNN adds around each tensor-core convolution, the bias passes of
+# convolutions no norm follows, and — where the runtime autotunes cuDNN (TensorFlow; PyTorch
+# training under cudnn.benchmark) — Winograd for 3×3 stride-1 convolutions where the CUDA
+# cores run it faster than the GEMM path: Lambda's PyTorch tables (ResNet-50 fp16 1.19 → 1.13,
+# FP32/TF32 1.14 → 1.09; SSD fp16 1.33 → 1.16, FP32 1.13 → 1.09), DLE's TF + XLA tables
+# (1.38 → 1.08) and Lambda's tf_cnn_benchmarks tables (TF graph mode 1.38 → 1.17; VGG16 FP32
+# 2.33 → 1.06). docs/methodology.md, "Operator tables", "DLE CNN training" and "TensorFlow
+# graph-mode CNN training".
 def table_prices(work: WorkloadSpec) -> bool:
     """Whether a shipped table prices this step: eager (PyTorch) diffusion inference, CNN
-    inference under TensorRT, eager PyTorch and TensorFlow, eager CNN training under mixed
-    precision and TensorFlow + XLA CNN training, the regimes checked against published runs;
-    the rest stay whole-model."""
+    inference under TensorRT, eager PyTorch and TensorFlow, CNN training under eager PyTorch
+    and TensorFlow (± XLA), the regimes checked against published runs; the rest stay
+    whole-model."""
     family = work.model.family
     if work.training:
-        return (
-            family == "cnn"
-            and work.runtime in TRAIN_TABLE_RUNTIMES
-            and (work.precision in TABLE_TRAIN or work.runtime in TRAIN_TABLE_ANY_PRECISION)
-        )
+        return family == "cnn" and work.runtime in TRAIN_TABLE_RUNTIMES
     return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
         family == "diffusion" and work.runtime == "pytorch"
     )
@@ -680,6 +685,12 @@ def table_prices(work: WorkloadSpec) -> bool:
 # each conv / linear weight to 16 bits every pass (TensorRT builds 16-bit weights once).
 CNN_TABLE_RUNTIMES = frozenset(vocab.CNN_TABLE_RUNTIMES)
 AUTOCAST_RUNTIMES = frozenset(vocab.AUTOCAST_RUNTIMES)
+# Runtimes that add a convolution's bias in an element-wise pass of its own (no epilogue
+# fusion): eager PyTorch and TensorFlow graph mode (operators.conv_bias_pass). CNN training
+# only: the CNN inference regimes' host dispatch per kernel (data/efficiency.yaml infer-cnn)
+# was derived from the tables' kernel counts without these passes
+# (scored with them, DLE's PyTorch inference set went 1.09 → 1.11; not re-derived)
+BIAS_PASS_RUNTIMES = frozenset(vocab.BIAS_PASS_RUNTIMES)
 
 
 def phase_regime(work: WorkloadSpec) -> str:
@@ -732,6 +743,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             dtype=dtype,
             training=training,
             conv_bias=diffusion and work.runtime == "pytorch",
+            unnormed_bias=training and m.family == "cnn" and work.runtime in BIAS_PASS_RUNTIMES,
         )
         if npass > 1:
             # a diffusion sample runs the table (one UNet call) once per step
@@ -975,7 +987,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     # an eager runtime dispatches every op from the host: throughput cannot beat it — the
     # table's ATen calls where it counts them (views included; cuDNN's layout transforms run
     # inside a convolution's call), else every kernel but those layout transforms
-    launched = arrs.kernels - (0.0 if "layout" in fuse else job.library_kernels)
+    kept = zip(LAYOUT_ROLES, job.library_kernels, strict=True)
+    inside = math.fsum(n for r, n in kept if r not in fuse)
+    launched = arrs.kernels - inside
     calls = launched if job.host_calls is None else job.host_calls
     dispatch = calls * on.prof.host_us_per_op * 1e-6
     step = max(total, host, dispatch)
@@ -1073,15 +1087,26 @@ def _build_on_gpu(
         factor = _flash_factor(op_eff, mode)
         # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
         fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
-        rates = class_rates(gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be))
+        rates = class_rates(
+            gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be), prof.winograd_3x3
+        )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
-    drop = prof.fuse if _nchw_transforms_run(gpu, be, mode) else (*prof.fuse, "layout")
+    drop: tuple[str, ...] = prof.fuse
+    if not _nchw_transforms_run(gpu, be, mode) or (prof.nhwc_16bit and mode in _HALF_MODES):
+        drop = (*drop, *LAYOUT_ROLES)
+    elif rates is not None and rates[_CONV3] > rates[_CONV]:
+        # the autotuner runs the 3×3 convolutions as Winograd on the CUDA cores, which read
+        # NCHW directly: no transforms around those
+        drop = (*drop, "layout_3x3")
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop
     )
 
+
+_CONV, _CONV3 = CLASS_INDEX[CONV], CLASS_INDEX[CONV_3X3]
+_HALF_MODES = frozenset(vocab.AMP_PRECISIONS)  # the 16-bit datapaths
 
 # Datapaths whose cuDNN convolutions run on tensor cores: 16-bit on compute capability ≥ 7.0
 # (Volta, Turing and later), TF32 on ≥ 8.0 (the mode says so only where the GPU has it).

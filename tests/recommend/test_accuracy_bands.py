@@ -76,21 +76,11 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
         assert s.coverage == pytest.approx(len(inside) / s.n)
     # the MoE, 4-bit and unmeasured-runtime rows carry their widenings
     gpus = {g.slug: g for g in read_gpu_specs(ROOT / "data")}
-    # (TensorFlow graph-mode CNN training: tensorflow-xla training is calibrated since
-    # tests/data/dle_cnn_training.yaml, graph mode is not)
-    doc_rows = {
-        r.regime: r
-        for r in rows
-        if r.regime in ("moe-decode", "eager-decode")
-        or (r.regime == "cnn-training" and r.group.split()[1] == "tensorflow")
-    }
+    doc_rows = {r.regime: r for r in rows if r.regime in ("moe-decode", "eager-decode")}
     for regime, want in (
         ("moe-decode", [domain_bands.MOE, domain_bands.FOUR_BIT, domain_bands.UNMEASURED_RUNTIME]),
         # transformers generate() is in the decode calibration set (tests/data/eager_decode.yaml)
         ("eager-decode", [domain_bands.FOUR_BIT]),
-        # TensorFlow CNN inference is calibrated (tests/data/dle_cnn_inference.yaml); its
-        # graph-mode training is not
-        ("cnn-training", [domain_bands.UNMEASURED_RUNTIME]),
     ):
         row = doc_rows[regime]
         table = load_efficiency(ROOT / "data")
@@ -101,6 +91,15 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
             assert w.reason in row.basis, (regime, w.reason)
     xla = next(r for r in rows if r.regime == "cnn-training" and "tensorflow-xla" in r.group)
     assert domain_bands.UNMEASURED_RUNTIME.reason not in xla.basis
+    # TensorFlow CNN training is calibrated in both modes: + XLA since
+    # tests/data/dle_cnn_training.yaml, graph mode since tests/data/tf_cnn_training.yaml
+    graph = [r for r in rows if r.regime == "cnn-training" and r.group.split()[1] == "tensorflow"]
+    table = load_efficiency(ROOT / "data")
+    assert graph
+    for r in graph:
+        assert domain_bands.UNMEASURED_RUNTIME.reason not in r.basis
+        band = table.band("train", gpus[r.slug].vendor, "tensorflow")
+        assert band is not None and r.low == pytest.approx(band[0])
 
 
 def test_shipped_extrapolation_terms_are_the_computed_ones(accuracy) -> None:
