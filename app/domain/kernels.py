@@ -274,9 +274,9 @@ def class_rates(
     memory-efficient kernel, ``FLASH1_RATIO`` of the FlashAttention-2 rate), slower than it by
     that entry's forward and backward ratios.
     ``winograd``: where the runtime autotunes its cuDNN convolutions, the multiplies a Winograd
-    algorithm saves on a 3×3 stride-1 convolution, which runs on the CUDA cores: that class runs at the faster of the
-    implicit GEMM (``gemm_rate``) and the Winograd kernel (``winograd`` × the CUDA-core rate),
-    the one cuDNN's autotuner would time fastest."""
+    algorithm saves on a 3×3 stride-1 convolution, which runs on the CUDA cores: that class runs
+    at the faster of the implicit GEMM (``gemm_rate``) and the Winograd kernel (``winograd`` × the
+    CUDA-core rate), the one cuDNN's autotuner would time fastest."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
