@@ -401,8 +401,14 @@ def _solve(
             bound,
         )
 
+    # The step's token budget (max_num_batched_tokens / max_num_tokens) bounds the decoding
+    # batch too: in a steady state each step also carries the prompt tokens of the requests
+    # that replace finished ones, b × p ÷ o, so at most chunk × o ÷ (p + o) sequences decode
+    # while the budget keeps up with their prompts; requests beyond wait for it (in TTFT)
+    slots = max(1.0, min(float(cap), chunk * o / (p + o)))
+
     def at(batch: float, rate: float) -> tuple[float, float, float, float, str]:
-        b = max(1.0, min(batch, cap))
+        b = max(1.0, min(batch, slots))
         prefill_per_step = b * p / o
         itl, bound = eng.step(b, ctx, prefill_per_step, float(p))
         # the prompt itself: chunks that share steps with the running decodes
@@ -422,7 +428,7 @@ def _solve(
         for _ in range(60):
             itl, ttft, _p95, _t, _b = at(n, load_rate)
             n_new = load_rate * (ttft + (o - 1) * itl)
-            if n_new > cap * 1.0001 or load_rate * t_prefill_alone >= 0.99:
+            if n_new > slots * 1.0001 or load_rate * t_prefill_alone >= 0.99:
                 return None
             if abs(n_new - n) < 1e-3 * max(1.0, n):
                 n = n_new
@@ -431,7 +437,7 @@ def _solve(
         rate = load_rate
     else:
         n = max(1.0, load_n or 1.0)
-        running = min(n, cap)
+        running = min(n, slots)
         rate = 0.0
         for _ in range(60):
             itl, ttft, _p95, _t, _b = at(running, rate)
@@ -442,8 +448,8 @@ def _solve(
             rate = 0.5 * (rate + new)
     itl, ttft, ttft_p95, t_chunk, bound = at(n, rate)
     queue = 0.0
-    if load_n is not None and load_n > cap and rate > 0:
-        queue = (load_n - cap) / rate  # clients beyond the batch cap wait for a slot
+    if load_n is not None and load_n > slots and rate > 0:
+        queue = (load_n - slots) / rate  # clients beyond the running slots wait for one
     # a step that carries a prompt chunk is slower; it is the p95 ITL once ≥5 % of steps do
     chunks_per_s = rate * max(1, math.ceil(p / max(chunk - n, chunk / 4.0)))
     itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
@@ -454,7 +460,7 @@ def _solve(
         ttft + queue,
         ttft_p95 + 3.0 * queue,
         rate,
-        min(n, cap),
+        min(n, slots),
         share,
         bound,
     )

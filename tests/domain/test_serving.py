@@ -563,3 +563,25 @@ def test_the_planner_honours_exactly_n_gpus():
         H100, LLAMA8, load, sv.ServingTargets(), _options(H100, exact_gpus=2, single_device=True)
     )
     assert one.best is None and one.reason and "one device" in one.reason
+
+
+def test_the_step_token_budget_bounds_the_decoding_batch():
+    # Each steady step carries b decodes plus the b × p ÷ o prompt tokens of the requests that
+    # replace finished ones; a runtime's max_num_batched_tokens / max_num_tokens holds that sum,
+    # so at most budget × o ÷ (p + o) sequences decode at once (the rest wait, in TTFT).
+    p, o = 2048, 128
+    model, gpu = LLAMA8, H100
+    wide = dataclasses.replace(profile("tensorrt-llm"), chunk_tokens=1 << 20)
+    tight = dataclasses.replace(wide, chunk_tokens=8192)
+    c = cfg(w="fp8", kv="fp8", rt="tensorrt-llm")
+    eng = sv._engine(gpu, model, c, wide, 0.88, sv.DEFAULT_COMPUTE)
+    free = sv._solve(eng, wide, 4096.0, None, p, o, 512)
+    held = sv._solve(eng, tight, 4096.0, None, p, o, 512)
+    assert free is not None and held is not None
+    assert free.batch == 512  # the batch cap alone: 512 × 17 = 8,704 tokens a step
+    assert held.batch == pytest.approx(8192 * o / (p + o))  # 482 sequences, 8,192 tokens
+    assert held.itl < free.itl  # a step of fewer tokens
+    assert held.ttft > free.ttft  # requests wait for the budget
+    # a budget the batch never reaches changes nothing, to the bit
+    loose = dataclasses.replace(wide, chunk_tokens=512 * (p + o) // o)
+    assert sv._solve(eng, loose, 4096.0, None, p, o, 512) == free
