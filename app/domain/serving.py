@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.domain import efficiency, formats, llm_step
@@ -68,6 +68,9 @@ class RuntimeProfile:
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
     multi_gpu: str = "tensor"
     microbatch_tokens: int = 0
+    # the scheduler limits the runtime picks on a large GPU: (least GiB, GPU names excepted,
+    # max_batch, chunk_tokens); None: the two above on every GPU (``on``)
+    large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
     # a runtime with its own 4-bit format (llama.cpp: GGUF Q4_K_M): its name and stored bits
     # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
@@ -76,6 +79,17 @@ class RuntimeProfile:
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
     prefill: efficiency.RuntimeProfile = efficiency.EAGER
+
+    def on(self, gpu: GpuSpec) -> RuntimeProfile:
+        """The profile with the scheduler limits the runtime picks on ``gpu`` (vLLM sizes its
+        default max_num_seqs and max_num_batched_tokens by the device's memory)."""
+        if self.large_gpu is None:
+            return self
+        min_gib, excepted, batch, chunk = self.large_gpu
+        name = f"{gpu.name} {gpu.slug}".lower()
+        if gpu.memory_gb < min_gib or any(x in name for x in excepted):
+            return self
+        return replace(self, max_batch=batch, chunk_tokens=chunk, large_gpu=None)
 
     def bits(self, precision: str) -> float | None:
         """Stored bits per weight where the runtime's format differs from WEIGHT_BITS."""
@@ -113,6 +127,7 @@ def runtime_profile(
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
         microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
+        large_gpu=spec.large_gpu,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
         decode=decode if decode is not None else efficiency.EAGER,
@@ -486,7 +501,7 @@ def evaluate(
     ``saturation=False`` skips the throughput at saturation (``max_output_tokens_per_s`` 0)
     unless the load needs it: the planner compares configurations at the asked load only.
     """
-    rt = runtime
+    rt = runtime.on(gpu)
     if rt.name != cfg.runtime:
         raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
