@@ -1,5 +1,6 @@
 """The routed experts' grouped GEMMs in the LLM step (llm_step.expert_tiles, k_depth_rate,
-routed_slowdown, Replica.linear): experts touched, token tiles, shallow K, dense unchanged."""
+routed_slowdown, Replica.linear): experts touched, token tiles, shallow K; and the same K-depth
+rule for the dense GEMMs (dense_slowdown)."""
 
 from __future__ import annotations
 
