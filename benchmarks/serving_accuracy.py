@@ -13,6 +13,8 @@ Hopper fp8, Blackwell fp4, mixture-of-experts).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import statistics
 import sys
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
+from app.domain import formats  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
 from app.domain.efficiency import usable_gb  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
@@ -72,6 +75,45 @@ def _group(model: Any, precision: str) -> str:
     return "dense fp4 (Blackwell)" if precision == "fp4" else "dense fp8 (Hopper)"
 
 
+# trtllm-bench's bytes per stored weight by quantisation (tensorrt_llm/bench/build/tuning.py
+# BYTES_PER_ELEM: no quantisation 2, FP8 1, NVFP4 0.5)
+_BENCH_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5}
+GIB = 1024.0**3
+
+
+def trtllm_bench_settings(
+    gpu: Any, model: Any, tp: int, precision: str, kv_precision: str, isl: int, osl: int
+) -> tuple[int, int]:
+    """(max_batch_size, max_num_tokens) ``trtllm-bench throughput`` runs a dataset with when
+    neither is given, as for NVIDIA's performance overview (its commands pass neither):
+    tensorrt_llm/bench/build/tuning.py calc_engine_setting/finetune_setting — the requests
+    whose K/V of isl + osl tokens fit in kv_cache_free_gpu_mem_fraction (0.90, the CLI
+    default) of total memory less the weights, at most 4096, rounded up; tokens per step
+    that batch × (1 + isl ÷ osl) (its decodes plus the prompts that replace them), at most
+    32768, rounded up; without chunked prefill (the overview enables none) at least the
+    longest prompt plus the batch (tensorrt_llm/bench/benchmark/utils/general.py)."""
+    per_token = (model.kv_values(1.0) or 0.0) * formats.kv_bytes(kv_precision)
+    kv_heads = model.kv_heads or 1
+    per_token *= max(tp, kv_heads) / kv_heads  # each GPU holds at least one KV head
+    weights = model.params * _BENCH_BYTES.get(precision, 2.0) / GIB
+    cache = (gpu.memory_gb * tp - weights) * 0.90
+    raw_bs = min(cache / (per_token / GIB * (isl + osl)), 4096.0)
+    raw_token = min(raw_bs * (1.0 + isl / osl), 32768.0)
+    if raw_bs < 256:
+        max_bs = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        max_bs = 128 * math.ceil(raw_bs / 128)
+    else:
+        max_bs = 256 * math.ceil(raw_bs / 256)
+    if raw_token < 4096:
+        max_token = max(2048, 256 * math.ceil(raw_token / 256))
+    elif raw_token < 8192:
+        max_token = 512 * math.ceil(raw_token / 512)
+    else:
+        max_token = 1024 * math.ceil(raw_token / 1024)
+    return max_bs, max(max_token, isl + max_bs)
+
+
 def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
@@ -96,12 +138,20 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
             # the published tables are NVIDIA GPUs under CUDA
             decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
             prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
+            runtime = sv.runtime_profile(table, cfg.runtime, decode, prefill)
+            if meta.get("settings") == "trtllm-bench":
+                # the run's scheduler limits are the benchmark's, not the runtime's defaults
+                bs, tokens = trtllm_bench_settings(
+                    gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision,
+                    int(raw["isl"]), int(raw["osl"]),
+                )  # fmt: skip
+                runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
             res = sv.evaluate(
                 gpu,
                 model,
                 cfg,
                 load,
-                runtime=sv.runtime_profile(table, cfg.runtime, decode, prefill),
+                runtime=runtime,
                 usable_gb=usable_gb(gpu),  # the one GiB rule every task uses
                 memory_efficiency=mem_eff,
                 compute_efficiency=comp,

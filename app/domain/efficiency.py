@@ -59,14 +59,14 @@ class RuntimeProfile:
     moe_block_min_us: float = 0.0
     # The routed experts' grouped GEMMs (llm_step.routed_gemm): the kernel's token tile — the
     # smallest power of two from ``moe_tile_min`` to ``moe_tile_max`` rows that holds an
-    # expert's typical rows; each expert's rows are padded to it — and its fixed cost per
-    # output tile (pipeline fill, epilogue) in bytes of K, against which a shallow K runs
-    # below the rate a ``moe_k_ref_bytes``-deep dense GEMM (the efficiency prior) reaches.
-    # 0: not modelled (the experts' FLOPs at the dense rate, as before)
+    # expert's typical rows; each expert's rows are padded to it. And every LLM-step GEMM's
+    # fixed cost per output tile (pipeline fill, epilogue) in bytes of K, against which a
+    # shallow K runs below the rate a ``gemm_k_ref_bytes``-deep dense GEMM (the efficiency
+    # prior) reaches (llm_step.routed_slowdown, dense_slowdown). 0: not modelled
     moe_tile_min: int = 0
     moe_tile_max: int = 0
-    moe_k_overhead_bytes: float = 0.0
-    moe_k_ref_bytes: float = 0.0
+    gemm_k_overhead_bytes: float = 0.0
+    gemm_k_ref_bytes: float = 0.0
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
@@ -131,9 +131,13 @@ class ServingRuntime:
     # host work per running sequence per step (request bookkeeping, sampler inputs and outputs)
     # that the runtime's overlap of host and GPU cannot hide once it outgrows the GPU's step
     step_overhead_per_seq_us: float = 0.0
+    # Scheduler limits the runtime picks on large GPUs (vLLM: at least 70 GiB, A100 excepted):
+    # (least GiB, GPU names excepted, max_batch, chunk_tokens); None: max_batch and chunk_tokens
+    # on every GPU
+    large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
 
 
-_SERVING_OPTIONAL = {"int4_format", "step_overhead_per_seq_us"}
+_SERVING_OPTIONAL = {"int4_format", "step_overhead_per_seq_us", "large_gpu"}
 _SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"} - _SERVING_OPTIONAL
 
 
@@ -340,6 +344,20 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
     )
 
 
+def _large_gpu(name: str, raw: Any) -> tuple[float, tuple[str, ...], int, int] | None:
+    if raw is None:
+        return None
+    want = {"min_gib", "except", "max_batch", "chunk_tokens"}
+    if not isinstance(raw, dict) or set(raw) != want:
+        raise ValueError(f"serving runtime {name!r}: large_gpu needs exactly {sorted(want)}")
+    return (
+        float(raw["min_gib"]),
+        tuple(str(x).lower() for x in raw["except"] or ()),
+        int(raw["max_batch"]),
+        int(raw["chunk_tokens"]),
+    )
+
+
 def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
     """Every field is required (a serving runtime has no GPU-specific refinements to fall back
     on); unknown fields are an error, as in rows."""
@@ -364,6 +382,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
             step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
+            large_gpu=_large_gpu(name, values.get("large_gpu")),
         )
     return out
 

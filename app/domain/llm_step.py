@@ -133,6 +133,9 @@ class Replica:
     # K), and the kernel's token tile range; tile_max 0: not modelled
     routed_flops_per_row: float = 0.0
     routed_slowdown: float = 1.0
+    # the time of the other (dense) GEMMs' FLOPs relative to the prior's rate: the same K-depth
+    # rule at their own K (``dense_slowdown``); 1 where not modelled or every K is deep enough
+    dense_slowdown: float = 1.0
     tile_min: int = 0
     tile_max: int = 0
     # KV values per sequence by mean context: a load is solved at one context, over and over
@@ -163,14 +166,14 @@ class Replica:
         tokens, each in seconds: max(bytes, math) over the whole model, or, where the
         grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
         t_w = self.weights_read(tokens) / self.bw
-        t_lin = tokens * self.flops_per_token / self.flops
+        t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops
         if not (self.tile_max and self.expert_bytes and self.experts):
             return t_w, t_lin, max(t_w, t_lin)
         tiles, tile = expert_tiles(tokens, self.topk, self.experts, self.tile_min, self.tile_max)
         routed_rows = self.experts * tile * tiles  # padded rows, per layer
         routed_fpt = self.topk * self.routed_flops_per_row
         dense_w = self.dense_bytes / self.bw
-        dense_l = tokens * (self.flops_per_token - routed_fpt) / self.flops
+        dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
         routed_w = t_w - dense_w
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
         return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
@@ -351,11 +354,11 @@ def k_depth_rate(k_bytes: float, overhead_bytes: float, ref_bytes: float) -> flo
 
 def routed_slowdown(m: ModelSpec, tp: int, mode: str, prof: RuntimeProfile) -> float:
     """Time of the routed experts' FLOPs relative to the dense GEMM rate (≥ 1): an output
-    tile's fixed cost (``moe_k_overhead_bytes`` of K) weighs on the experts' shallow K — gate
+    tile's fixed cost (``gemm_k_overhead_bytes`` of K) weighs on the experts' shallow K — gate
     and up (2/3 of an expert's FLOPs) at K = hidden, down at K = expert FFN ÷ tensor-parallel
-    GPUs — against the ``moe_k_ref_bytes``-deep GEMMs the dense prior stands for (DeepGEMM's
+    GPUs — against the ``gemm_k_ref_bytes``-deep GEMMs the dense prior stands for (DeepGEMM's
     H800 table). 1 where not modelled."""
-    k0, ref = prof.moe_k_overhead_bytes, prof.moe_k_ref_bytes
+    k0, ref = prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes
     if not (k0 and ref and m.hidden_size):
         return 1.0
     b = OPERAND_BYTES.get(mode, 2.0)
@@ -366,6 +369,41 @@ def routed_slowdown(m: ModelSpec, tp: int, mode: str, prof: RuntimeProfile) -> f
     if not m.intermediate_size:
         return 1.0 / rate(m.hidden_size)
     return (2.0 / 3.0) / rate(m.hidden_size) + (1.0 / 3.0) / rate(m.intermediate_size / tp)
+
+
+def dense_slowdown(m: ModelSpec, tp: int, mode: str, prof: RuntimeProfile) -> float:
+    """Time of the FLOPs of the GEMMs every token runs (all but the routed experts) relative to
+    the dense GEMM rate (≥ 1): the routed experts' K-depth rule (``k_depth_rate``, DeepGEMM's
+    dense table) at each GEMM's own K, weighted by its FLOPs — QKV and an MLP's gate/up at
+    K = hidden, the attention output at K = heads × head size ÷ tensor-parallel GPUs, the MLP's
+    down at K = FFN ÷ tensor-parallel GPUs, the rest of a token's dense FLOPs (shared experts,
+    router, LM head) at K = hidden. 1 where not modelled; deep GEMMs (a 70B model's 8192-wide
+    K in fp8) keep the prior; fp4 halves K's bytes, so the same shapes run shallower."""
+    k0, ref = prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes
+    h, layers = float(m.hidden_size or 0), float(m.layers or 0)
+    routed = expert_split(m)[1]
+    e, k = m.experts or 0, m.active_experts or 0
+    dense = m.params_per_token - (routed * k / e if routed and e else 0.0)
+    if not (k0 and ref and h and layers and dense > 0):
+        return 1.0
+    b = OPERAND_BYTES.get(mode, 2.0)
+
+    def cost(depth: float) -> float:  # time per FLOP against the prior's, at K = depth values
+        return 1.0 / k_depth_rate(depth * b, k0, ref)
+
+    width = attention_width(m)
+    kv_width = (m.kv_heads or m.num_heads or 0) * (width / m.num_heads if m.num_heads else 0.0)
+    qkv, out = h * (width + 2.0 * kv_width), width * h
+    mlp = 0.0 if _is_moe(m) or not m.intermediate_size else 3.0 * h * m.intermediate_size
+    shaped = layers * (qkv + out + mlp)
+    if shaped > dense:  # a shape that does not add up to the model's parameters: keep the prior
+        return 1.0
+    t = layers * (qkv * cost(h) + out * cost(width / tp))
+    if mlp:
+        inter = float(m.intermediate_size or 0)
+        t += layers * h * inter * (2.0 * cost(h) + cost(inter / tp))
+    t += (dense - shaped) * cost(h)
+    return t / dense
 
 
 def moe_activation_bytes(m: ModelSpec) -> float:
@@ -492,6 +530,7 @@ def replica(
         hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),
         routed_flops_per_row=2.0 * experts / n_experts if grouped else 0.0,
         routed_slowdown=routed_slowdown(model, tp, mode, prefill) if grouped else 1.0,
+        dense_slowdown=dense_slowdown(model, tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
     )
@@ -512,6 +551,7 @@ class Columns:
     dense_bytes: NDArray[np.float64]
     moe: NDArray[np.bool_]  # weights read depend on the step's tokens (routed experts)
     flops_per_token: NDArray[np.float64]
+    dense_slowdown: NDArray[np.float64]
     moe_act_bytes: NDArray[np.float64]
     kv_b: NDArray[np.float64]
     bw: NDArray[np.float64]
@@ -542,7 +582,7 @@ class Columns:
         u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
         d, f = decode / u, prefill / u
         t_w = self.dense_bytes / self.bw
-        t_lin = (d + f) * self.flops_per_token / self.flops
+        t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
         t_mm = np.maximum(t_w, t_lin)
         for i in np.flatnonzero(self.moe):
             t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))[2]
@@ -574,7 +614,8 @@ class Columns:
 # The fields ``columns`` reads, in one C call per replica (a getattr per field and replica
 # cost more than the step arithmetic it feeds)
 _FIELDS = (
-    "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "moe_act_bytes", "kv_b",
+    "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "dense_slowdown",
+    "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s",
     "microbatch_tokens",
@@ -597,6 +638,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         dense_bytes=c["dense_bytes"],
         moe=c["expert_bytes"] != 0.0,
         flops_per_token=c["flops_per_token"],
+        dense_slowdown=c["dense_slowdown"],
         moe_act_bytes=c["moe_act_bytes"],
         kv_b=c["kv_b"],
         bw=c["bw"],

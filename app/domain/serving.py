@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.domain import efficiency, formats, llm_step
@@ -68,6 +68,9 @@ class RuntimeProfile:
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
     multi_gpu: str = "tensor"
     microbatch_tokens: int = 0
+    # the scheduler limits the runtime picks on a large GPU: (least GiB, GPU names excepted,
+    # max_batch, chunk_tokens); None: the two above on every GPU (``on``)
+    large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
     # a runtime with its own 4-bit format (llama.cpp: GGUF Q4_K_M): its name and stored bits
     # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
@@ -76,6 +79,17 @@ class RuntimeProfile:
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
     prefill: efficiency.RuntimeProfile = efficiency.EAGER
+
+    def on(self, gpu: GpuSpec) -> RuntimeProfile:
+        """The profile with the scheduler limits the runtime picks on ``gpu`` (vLLM sizes its
+        default max_num_seqs and max_num_batched_tokens by the device's memory)."""
+        if self.large_gpu is None:
+            return self
+        min_gib, excepted, batch, chunk = self.large_gpu
+        name = f"{gpu.name} {gpu.slug}".lower()
+        if gpu.memory_gb < min_gib or any(x in name for x in excepted):
+            return self
+        return replace(self, max_batch=batch, chunk_tokens=chunk, large_gpu=None)
 
     def bits(self, precision: str) -> float | None:
         """Stored bits per weight where the runtime's format differs from WEIGHT_BITS."""
@@ -113,6 +127,7 @@ def runtime_profile(
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
         microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
+        large_gpu=spec.large_gpu,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
         decode=decode if decode is not None else efficiency.EAGER,
@@ -401,8 +416,14 @@ def _solve(
             bound,
         )
 
+    # The step's token budget (max_num_batched_tokens / max_num_tokens) bounds the decoding
+    # batch too: in a steady state each step also carries the prompt tokens of the requests
+    # that replace finished ones, b × p ÷ o, so at most chunk × o ÷ (p + o) sequences decode
+    # while the budget keeps up with their prompts; requests beyond wait for it (in TTFT)
+    slots = max(1.0, min(float(cap), chunk * o / (p + o)))
+
     def at(batch: float, rate: float) -> tuple[float, float, float, float, str]:
-        b = max(1.0, min(batch, cap))
+        b = max(1.0, min(batch, slots))
         prefill_per_step = b * p / o
         itl, bound = eng.step(b, ctx, prefill_per_step, float(p))
         # the prompt itself: chunks that share steps with the running decodes
@@ -422,7 +443,7 @@ def _solve(
         for _ in range(60):
             itl, ttft, _p95, _t, _b = at(n, load_rate)
             n_new = load_rate * (ttft + (o - 1) * itl)
-            if n_new > cap * 1.0001 or load_rate * t_prefill_alone >= 0.99:
+            if n_new > slots * 1.0001 or load_rate * t_prefill_alone >= 0.99:
                 return None
             if abs(n_new - n) < 1e-3 * max(1.0, n):
                 n = n_new
@@ -431,7 +452,7 @@ def _solve(
         rate = load_rate
     else:
         n = max(1.0, load_n or 1.0)
-        running = min(n, cap)
+        running = min(n, slots)
         rate = 0.0
         for _ in range(60):
             itl, ttft, _p95, _t, _b = at(running, rate)
@@ -442,8 +463,8 @@ def _solve(
             rate = 0.5 * (rate + new)
     itl, ttft, ttft_p95, t_chunk, bound = at(n, rate)
     queue = 0.0
-    if load_n is not None and load_n > cap and rate > 0:
-        queue = (load_n - cap) / rate  # clients beyond the batch cap wait for a slot
+    if load_n is not None and load_n > slots and rate > 0:
+        queue = (load_n - slots) / rate  # clients beyond the running slots wait for one
     # a step that carries a prompt chunk is slower; it is the p95 ITL once ≥5 % of steps do
     chunks_per_s = rate * max(1, math.ceil(p / max(chunk - n, chunk / 4.0)))
     itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
@@ -454,7 +475,7 @@ def _solve(
         ttft + queue,
         ttft_p95 + 3.0 * queue,
         rate,
-        min(n, cap),
+        min(n, slots),
         share,
         bound,
     )
@@ -480,7 +501,7 @@ def evaluate(
     ``saturation=False`` skips the throughput at saturation (``max_output_tokens_per_s`` 0)
     unless the load needs it: the planner compares configurations at the asked load only.
     """
-    rt = runtime
+    rt = runtime.on(gpu)
     if rt.name != cfg.runtime:
         raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb

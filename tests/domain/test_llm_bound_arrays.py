@@ -51,6 +51,9 @@ JOBS = {
     "llama-3-70b llama.cpp q4_k_m": lambda: _job(
         "llama-3-70b", runtime="llama.cpp", precision="int4", weight_bits=4.84, seq_len=512
     ),
+    "llama-3-8b tensorrt-llm fp4 prompt": lambda: _job(
+        "llama-3-8b", runtime="tensorrt-llm", precision="fp4", batch_size=16
+    ),
     "mixtral vllm int4 batch 32": lambda: _job(
         "mixtral-8x7b", runtime="vllm", precision="int4", batch_size=32
     ),

@@ -1,5 +1,6 @@
 """The routed experts' grouped GEMMs in the LLM step (llm_step.expert_tiles, k_depth_rate,
-routed_slowdown, Replica.linear): experts touched, token tiles, shallow K, dense unchanged."""
+routed_slowdown, Replica.linear): experts touched, token tiles, shallow K; and the same K-depth
+rule for the dense GEMMs (dense_slowdown)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from tests.domain.fixtures import H100, LLAMA3_8B
 COMP = {p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")}
 # data/efficiency.yaml's grouped-GEMM rows (vLLM's tuned tiles, DeepGEMM's K overhead)
 GROUPED = RuntimeProfile(
-    kernel_us=2.0, moe_tile_min=16, moe_tile_max=128, moe_k_overhead_bytes=630,
-    moe_k_ref_bytes=7168,
+    kernel_us=2.0, moe_tile_min=16, moe_tile_max=128, gemm_k_overhead_bytes=630,
+    gemm_k_ref_bytes=7168,
 )  # fmt: skip
 PLAIN = RuntimeProfile(kernel_us=2.0)
 QWEN3_30B_A3B = dataclasses.replace(
@@ -98,6 +99,7 @@ def test_a_prefill_pays_padded_rows_at_the_shallow_rate_a_decode_token_its_weigh
     tiles, tile = llm_step.expert_tiles(tokens, 8, 128, 16, 128)
     routed = 128 * tile * tiles * grouped.routed_flops_per_row * grouped.routed_slowdown
     dense = tokens * (grouped.flops_per_token - 8 * grouped.routed_flops_per_row)
+    dense *= grouped.dense_slowdown  # attention projections at K = 2048 bf16: the same rule
     assert lin == pytest.approx((dense + routed) / grouped.flops)
     assert t > max(plain.linear(tokens)[:2])  # slower than all FLOPs at the dense rate
     # one token: the touched experts' weights bound it, grouped or not
@@ -124,3 +126,37 @@ def test_dense_models_are_not_touched_by_the_grouped_gemm_rows():
         assert t == max(w, lin) == dense_plain.linear(tokens)[2]
     step = dense.parts(64.0, 1000.0, 2048.0, 2048.0).seconds
     assert step == dense_plain.parts(64.0, 1000.0, 2048.0, 2048.0).seconds
+
+
+def test_dense_gemms_pay_the_same_short_k_rule_at_their_own_k():
+    # one rule for every GEMM (DeepGEMM's dense table; CUTLASS 3.6 runs its short-K shapes at
+    # the same rate, README speedup 1.0x): QKV and gate/up at K = hidden, the attention output
+    # at K = heads × head size ÷ TP, down at K = FFN ÷ TP, the rest of a token's FLOPs at hidden
+    m = LLAMA3_8B
+    h, inter, layers = 4096.0, 14336.0, 32.0
+    rate = lambda k: llm_step.k_depth_rate(k, 630, 7168)  # noqa: E731
+    qkv, out, mlp = h * (4096 + 2 * 1024), 4096 * h, 3 * h * inter
+    dense = m.params_per_token
+    rest = dense - layers * (qkv + out + mlp)
+    want = (
+        layers * (qkv / rate(h) + out / rate(4096) + h * inter * (2 / rate(h) + 1 / rate(inter)))
+        + rest / rate(h)
+    ) / dense
+    assert llm_step.dense_slowdown(m, 1, "fp8", GROUPED) == pytest.approx(want)
+    assert 1.0 < want < 1.06  # 4 KiB of K: ~6 % below the prior on most of the FLOPs
+    # bf16's K of 8 KiB is as deep as the prior's: untouched; fp4 halves the bytes of K, and
+    # tensor parallelism shortens the output and down projections' K
+    assert llm_step.dense_slowdown(m, 1, "bf16", GROUPED) == 1.0
+    assert llm_step.dense_slowdown(m, 1, "fp4", GROUPED) > want
+    assert llm_step.dense_slowdown(m, 8, "fp8", GROUPED) > want
+    assert llm_step.dense_slowdown(m, 1, "fp8", PLAIN) == 1.0  # not modelled: the prior
+
+
+def test_a_dense_step_runs_its_flops_at_the_short_k_rate():
+    fp8, plain = _rep(LLAMA3_8B, w="fp8"), _rep(LLAMA3_8B, PLAIN, w="fp8")
+    assert fp8.dense_slowdown == llm_step.dense_slowdown(LLAMA3_8B, 1, "fp8", GROUPED)
+    tokens = 8192.0
+    _w, lin, t = fp8.linear(tokens)
+    assert lin == tokens * fp8.flops_per_token * fp8.dense_slowdown / fp8.flops
+    assert t == pytest.approx(plain.linear(tokens)[2] * fp8.dense_slowdown)  # compute-bound
+    assert fp8.linear(1.0)[2] == plain.linear(1.0)[2]  # one token: its weights bound it

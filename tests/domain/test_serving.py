@@ -398,7 +398,8 @@ def test_one_gib_rule_and_one_usable_memory_function_for_every_task():
     assert ev.usable_gb(H100) == efficiency.usable_gb(H100)
     # Llama 3.3 70B in fp8 for four users on one H100 under vLLM: inference counts 0.9 of the
     # GiB (gpu_memory_utilization); the serving plan takes the same share of the same GiB and
-    # keeps room for the four requests' KV cache
+    # keeps room for the requests' KV cache (three once the profiling pass holds logits for
+    # vLLM's 1,024-sequence default on an 80 GiB GPU)
     rt = profile("vllm")
     _weights, _act, _fw, pool = sv.memory_plan(
         H100, LLAMA70, cfg(w="fp8"), rt, efficiency.usable_gb(H100)
@@ -409,7 +410,7 @@ def test_one_gib_rule_and_one_usable_memory_function_for_every_task():
         H100, LLAMA70, cfg(w="fp8"), sv.ServingLoad(1000, 300, concurrent_requests=4),
         runtime=rt, usable_gb=efficiency.usable_gb(H100),
     )  # fmt: skip
-    assert res.fits and res.max_concurrency >= 4
+    assert res.fits and res.max_concurrency >= 3
 
 
 def test_one_weight_format_table_sizes_weights_for_inference_and_serving():
@@ -563,3 +564,39 @@ def test_the_planner_honours_exactly_n_gpus():
         H100, LLAMA8, load, sv.ServingTargets(), _options(H100, exact_gpus=2, single_device=True)
     )
     assert one.best is None and one.reason and "one device" in one.reason
+
+
+def test_the_step_token_budget_bounds_the_decoding_batch():
+    # Each steady step carries b decodes plus the b × p ÷ o prompt tokens of the requests that
+    # replace finished ones; a runtime's max_num_batched_tokens / max_num_tokens holds that sum,
+    # so at most budget × o ÷ (p + o) sequences decode at once (the rest wait, in TTFT).
+    p, o = 2048, 128
+    model, gpu = LLAMA8, H100
+    wide = dataclasses.replace(profile("tensorrt-llm"), chunk_tokens=1 << 20)
+    tight = dataclasses.replace(wide, chunk_tokens=8192)
+    c = cfg(w="fp8", kv="fp8", rt="tensorrt-llm")
+    eng = sv._engine(gpu, model, c, wide, 0.88, sv.DEFAULT_COMPUTE)
+    free = sv._solve(eng, wide, 4096.0, None, p, o, 512)
+    held = sv._solve(eng, tight, 4096.0, None, p, o, 512)
+    assert free is not None and held is not None
+    assert free.batch == 512  # the batch cap alone: 512 × 17 = 8,704 tokens a step
+    assert held.batch == pytest.approx(8192 * o / (p + o))  # 482 sequences, 8,192 tokens
+    assert held.itl < free.itl  # a step of fewer tokens
+    assert held.ttft > free.ttft  # requests wait for the budget
+    # a budget the batch never reaches changes nothing, to the bit
+    loose = dataclasses.replace(wide, chunk_tokens=512 * (p + o) // o)
+    assert sv._solve(eng, loose, 4096.0, None, p, o, 512) == free
+
+
+def test_vllm_sizes_its_batch_limits_by_the_gpus_memory():
+    # vLLM's OpenAI server defaults: 1,024 sequences and 8,192 tokens a step on a GPU of at
+    # least 70 GiB (not an A100), else 256 and 2,048 (vllm/engine/arg_utils.py)
+    rt = profile("vllm")
+    assert (rt.max_batch, rt.chunk_tokens) == (256, 2048)
+    big = rt.on(H100)
+    assert (big.max_batch, big.chunk_tokens) == (1024, 8192)
+    assert rt.on(A100) is rt and rt.on(RTX4090) is rt
+    assert profile("tensorrt-llm").on(H100) == profile("tensorrt-llm")  # one limit everywhere
+    load = sv.ServingLoad(128, 128, concurrent_requests=4096)
+    res = run(H100, LLAMA8, cfg(), load)  # evaluate picks the GPU's limits
+    assert res.max_concurrency > 256
