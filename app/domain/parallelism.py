@@ -21,7 +21,8 @@ Communication that runs beside compute is hidden behind the compute it can run b
 backward pass; FSDP/HSDP: forward prefetch and backward), except a tail that cannot be (DDP: the
 last bucket; FSDP: the first layer's gather and the last layer's reduce-scatter); the compute
 it hides behind runs ``INTERFERENCE`` slower while the collective runs (``overlapped_s``).
-Without PCIe peer-to-peer, NCCL copies every transfer through host memory and nothing is hidden (Lambda's 2× RTX 4090 BERT-large, 1.49×, is what no overlap predicts).
+Without PCIe peer-to-peer, NCCL copies every transfer through host memory and nothing is hidden
+(Lambda's 2× RTX 4090 BERT-large, 1.49×, is what no overlap predicts).
 """
 
 from __future__ import annotations
