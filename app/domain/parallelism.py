@@ -17,11 +17,12 @@ The layouts people run (formulas and sources in docs/methodology.md §"Multi-nod
   sharded data parallel across nodes: four activation all-reduces per layer per micro-step on
   the node's link, not overlapped; the weight shards are gathered across nodes as in FSDP.
 
-Communication that runs beside compute is hidden up to ``OVERLAP`` of the compute it can run
-beside (DDP: the backward pass; FSDP/HSDP: forward prefetch and backward), except a tail that
-cannot be (DDP: the last bucket; FSDP: the first layer's gather and the last layer's
-reduce-scatter). Without PCIe peer-to-peer, NCCL copies every transfer through host memory and
-nothing is hidden (Lambda's 2× RTX 4090 BERT-large, 1.49×, is what no overlap predicts).
+Communication that runs beside compute is hidden behind the compute it can run beside (DDP: the
+backward pass; FSDP/HSDP: forward prefetch and backward), except a tail that cannot be (DDP: the
+last bucket; FSDP: the first layer's gather and the last layer's reduce-scatter); the compute
+it hides behind runs ``INTERFERENCE`` slower while the collective runs (``overlapped_s``).
+Without PCIe peer-to-peer, NCCL copies every transfer through host memory and nothing is hidden
+(Lambda's 2× RTX 4090 BERT-large, 1.49×, is what no overlap predicts).
 """
 
 from __future__ import annotations
@@ -31,10 +32,16 @@ from dataclasses import dataclass
 from app.domain import topology
 from app.domain.gpu import GpuSpec
 
-# Share of the compute a collective can run beside: NCCL kernels take SMs and memory bandwidth
-# from the compute they overlap (NCCL runs on up to 16–32 channels, each a thread block), so
-# the window is less than the whole pass. Our assumption, not a fit; methodology says so.
-OVERLAP = 0.8
+# Compute-communication interference: compute that runs beside an NCCL collective is slower than
+# alone. NCCL runs one thread block per channel, each holding an SM it shares with no compute
+# kernel (up to 16 SMs on a DGX with 8 NICs: NCCL maintainer, github.com/NVIDIA/nccl/issues/689),
+# and every byte it moves is written to and read back from HBM (2–3× the link rate, the same
+# maintainer, nccl issue #1428). Measured: Lee et al. 2025, "Characterizing Compute-Communication
+# Overlap in GPU-Accelerated Distributed Deep Learning: Performance and Power Implications"
+# (arXiv:2507.03114, GPT and Llama training on 4× A100, H100, MI250, MI210): compute overlapped
+# with communication runs 18.9 % slower on average than alone (at most 40 %). The average, for
+# every GPU and layout: the paper's per-GPU split is not in the material at hand.
+INTERFERENCE = 0.189
 DDP_BUCKET_BYTES = 25 * 1024 * 1024  # torch DistributedDataParallel bucket_cap_mb=25 (default)
 # Megatron-LM tensor parallelism: two all-reduces per layer in forward (attention, MLP) and two
 # in backward (Shoeybi et al. 2019, §3); a recomputed forward adds two more.
@@ -64,10 +71,22 @@ class Layout:
     network_s: float = 0.0  # of comm_s, the time the node's NICs are busy (0: one node)
 
 
+def overlapped_s(comm: float, window: float) -> float:
+    """What ``comm`` seconds of collectives add to ``window`` seconds of compute they run beside:
+    while they run, the compute goes at 1/(1 + INTERFERENCE) of its rate, so a collective that
+    ends inside the (slowed) window costs comm × INTERFERENCE/(1 + INTERFERENCE), and one that
+    outlasts it costs what it outlasts the unslowed window by (the two meet at
+    comm = window × (1 + INTERFERENCE))."""
+    if comm <= 0.0:
+        return 0.0
+    return max(comm - window, comm * INTERFERENCE / (1.0 + INTERFERENCE))
+
+
 def _exposed(comm: float, window: float, tail: float, hides: bool) -> float:
     if not hides:
         return comm
-    return min(comm, max(0.0, comm - OVERLAP * window) + tail)
+    tail = min(comm, tail)
+    return min(comm, tail + overlapped_s(comm - tail, window))
 
 
 def ddp(gpu: GpuSpec, n: int, job: Job) -> Layout:
@@ -101,8 +120,9 @@ def hsdp(gpu: GpuSpec, n: int, group: int, job: Job) -> Layout:
     # the cross-node all-reduce of each gradient shard follows its reduce-scatter in the last
     # micro-step's backward, in whatever of that window the in-group collectives leave free
     if _hides(gpu, n):
-        free = max(0.0, OVERLAP * job.compute_s - inside.comm_s)
-        late = min(across, max(0.0, across - free) + across / max(1, job.layers))
+        free = max(0.0, job.compute_s - inside.comm_s)
+        last = across / max(1, job.layers)
+        late = min(across, last + overlapped_s(across - last, free))
     else:
         late = across
     comm = inside.comm_s + across / steps
