@@ -154,13 +154,16 @@ def columns(cands: list[Candidate]) -> ranking.Columns:
     speeds: list[float] = []
     values: list[float | None] = []
     prices: list[float | None] = []
+    firsts: list[float] = []  # serving: the first token's latency, the tie-break of a speed
     for c in cands:
         if c.serving is not None:
             speed, value, price = serving_columns(c.serving)
             speeds.append(speed)
             values.append(value)
             prices.append(price)
+            firsts.append(c.serving.result.ttft_ms or 0.0)
             continue
+        firsts.append(0.0)
         speeds.append(c.perf.throughput)
         acq = c.acquisition
         values.append(costs.value(c.cost, acq))
@@ -174,6 +177,7 @@ def columns(cands: list[Candidate]) -> ranking.Columns:
         [c.gpu.slug for c in cands],
         [c.meets_latency for c in cands],
         [c.framework_status == "experimental" for c in cands],
+        firsts if any(firsts) else None,
     )
 
 
@@ -181,8 +185,9 @@ def serving_columns(s: Served) -> tuple[float, float | None, float | None]:
     """A serving shape's (speed, value, price) as the objectives read them. Its work is an
     hour of the asked load, which every shape that meets the targets carries: the price is
     that hour's (the basis the acquisition allows), the value its inverse (hours of the load
-    per dollar), the speed the inverse of the inter-token latency at the load
-    (serving_step.Served.speed)."""
+    per dollar), the speed the tokens per second each request sees, 1 ÷ the inter-token
+    latency (serving_step.Served.speed); among equal scores the first token's latency decides
+    (``columns``)."""
     hour = s.hourly
     return s.speed, (1.0 / hour if hour else None), hour
 

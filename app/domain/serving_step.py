@@ -100,13 +100,12 @@ class Served:
     @property
     def speed(self) -> float:
         """What 'fastest' ranks a serving shape by, and the speed 'balanced' mixes with the
-        value (larger is better): 1 ÷ the inter-token latency at the load (every shape ranked
-        carries the same load within the targets), the first token spread over the replicas'
-        requests as a tie-break between cards of one bandwidth (ITL + TTFT ÷ (1000 ×
-        replicas), in ms). Balanced at weight w orders as that latency^w × ($/h)^(1−w)."""
-        r = self.result
-        itl = r.itl_ms or 1e9
-        return 1e3 / (itl + (r.ttft_ms or 0.0) / max(1, r.config.replicas * 1000))
+        value (larger is better): the tokens per second each request sees, 1 ÷ the
+        inter-token latency at the load (every shape ranked carries the same load within the
+        targets); balanced at weight w orders as ITL^w × ($/h)^(1−w). Between equal scores
+        the first token decides (rank.columns)."""
+        itl = self.result.itl_ms
+        return 1e3 / itl if itl else 0.0
 
     @property
     def hourly(self) -> float | None:

@@ -199,12 +199,9 @@ def _price_cut(ctx: ev.Context) -> bool:
     return ctx.apply_filters and ctx.limits.needs_price
 
 
-def _lazy(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
-    """Whether each card's configuration can be found without evaluating its others (a
-    serving card has one, its evaluation the planner's search)."""
-    return (
-        request.group_by == "gpu" and request.objective == "balanced" and ctx.work.task != "serving"
-    )
+def _lazy(request: s.RecommendationRequest) -> bool:
+    """Whether each card's configuration can be found without evaluating its others."""
+    return request.group_by == "gpu" and request.objective == "balanced"
 
 
 def _order(planned: list[ev.Configuration]) -> list[int]:
@@ -676,7 +673,8 @@ def _ranked(
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
     # only the rows shown list as alternatives.
-    lazy = _lazy(request, ctx)
+    # (a serving card has one configuration, whose evaluation is the planner's search)
+    lazy = _lazy(request) and ctx.work.task != "serving"
     cards: dict[str, _Card] = {}
     census = _Census()
     ordered_gpus = sorted(gpus, key=_SLUG)
