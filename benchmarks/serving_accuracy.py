@@ -31,8 +31,8 @@ from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import formats  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
 from app.domain.efficiency import usable_gb  # noqa: E402
+from app.domain.serving_step import efficiencies_for  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
-from app.recommend.serving import efficiencies_for  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 from benchmarks.accuracy import median_ratio, spearman  # noqa: E402  (one scoring for every set)
 

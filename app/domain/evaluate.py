@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from app.domain import compat, efficiency, perf
+from app.domain import compat, efficiency, perf, serving_step
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
@@ -138,6 +138,8 @@ class Context:
     rental: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
     usage: costs.Usage = field(default_factory=costs.Usage)
     purchase_basis: str = "auto"  # vocab.PURCHASE_BASES
+    # Task 'serving': what the request pins beyond the workload (serving_step.Ask)
+    serving: serving_step.Ask = field(default_factory=lambda: serving_step.Ask())
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -184,6 +186,8 @@ class ConfigResult:
     meets_latency: bool | None = None
     accumulation_steps: int = 1
     pricing: costs.Pricing | None = None  # the offers that price it, when offers are loaded
+    # task 'serving': the shape the serving planner found (also on a "misses_targets" result)
+    serving: serving_step.Served | None = None
 
     @property
     def ok(self) -> bool:
@@ -339,7 +343,7 @@ def _no_price(acq: str, rent_reason: str | None, buy_reason: str | None) -> Excl
 _NO_PRICE: dict[tuple[str, str | None, str | None], Exclusion] = {}
 
 
-def _filter(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
+def filtered_out(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
     if limits.vendors and gpu.vendor not in limits.vendors:
         return Exclusion("filtered_out", f"vendor {gpu.vendor} not in {', '.join(limits.vendors)}")
     if limits.segments and gpu.segment not in limits.segments:
@@ -647,10 +651,14 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     """The configurations of ``gpu`` worth evaluating, or why none can run the job.
 
     Every power-of-two count from the fewest cards that hold the job up to ``max_gpus``; a
-    memory saver is tried only where it lets fewer cards hold the job than without it.
+    memory saver is tried only where it lets fewer cards hold the job than without it. A
+    serving job has one configuration per card, whose shapes its evaluation searches
+    (app/domain/serving_step.py).
     """
+    if ctx.work.task == "serving":
+        return serving_step.plan(gpu, ctx)
     if ctx.apply_filters:
-        excl = _filter(gpu, ctx.limits)
+        excl = filtered_out(gpu, ctx.limits)
         if excl is not None:
             return excl
     g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
@@ -728,7 +736,9 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     (tests/recommend/test_fast_paths.py holds the answer to plan and admit over the catalog)."""
     if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
         return None
-    if ctx.apply_filters and _filter(gpu, ctx.limits) is not None:
+    if ctx.work.task == "serving":
+        return None
+    if ctx.apply_filters and filtered_out(gpu, ctx.limits) is not None:
         return None
     g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
     if g.exclusion is not None:
@@ -848,10 +858,13 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
 
 def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     """The checks before the roofline: the configuration's result when one of them excludes
-    it, else what the roofline and the costs need."""
+    it, else what the roofline and the costs need. A serving configuration is evaluated whole
+    here (serving_step.evaluate: its planner is its roofline)."""
+    if ctx.work.task == "serving":
+        return serving_step.evaluate(config, ctx)
     gpu, n = config.gpu, max(1, config.num_gpus)
     if ctx.apply_filters:
-        excl = _filter(gpu, ctx.limits)
+        excl = filtered_out(gpu, ctx.limits)
         if excl is not None:
             return ConfigResult(config, excl)
     g, key = _variant(config, ctx)

@@ -10,6 +10,7 @@ from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, phase_regime, shown_rate
+from app.domain.serving_step import Served
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES
@@ -41,6 +42,7 @@ class Candidate:
     micro_batch: int | None = None
     accumulation_steps: int = 1
     pricing: costs.Pricing | None = None  # the offers chosen, when priced from offers
+    serving: Served | None = None  # task 'serving': the shape, its runtime and prices
 
     @property
     def n(self) -> int:
@@ -70,6 +72,7 @@ class Candidate:
             r.config.micro_batch if r.accumulation_steps > 1 else None,
             r.accumulation_steps,
             r.pricing,
+            r.serving,
         )
 
 
@@ -77,6 +80,13 @@ def metric(
     c: Candidate, objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
 ) -> float | None:
     """Larger is better for every objective."""
+    if c.serving is not None:
+        speed, value, _ = serving_columns(c.serving)
+        if objective == "fastest":
+            return speed
+        if objective == "balanced":
+            return balanced(speed, value, speed_weight)
+        return value  # an hour of the load per dollar: 'best_value' and 'cheapest' alike
     if objective != "balanced":
         return metric_of(objective, c.perf.throughput, c.cost, c.acquisition)
     v = costs.value(c.cost, c.acquisition)
@@ -141,22 +151,45 @@ def rank(
 
 def columns(cands: list[Candidate]) -> ranking.Columns:
     """The candidates' metrics as columns, one row each, in their order."""
+    speeds: list[float] = []
     values: list[float | None] = []
     prices: list[float | None] = []
+    firsts: list[float] = []  # serving: the first token's latency, the tie-break of a speed
     for c in cands:
+        if c.serving is not None:
+            speed, value, price = serving_columns(c.serving)
+            speeds.append(speed)
+            values.append(value)
+            prices.append(price)
+            firsts.append(c.serving.result.ttft_ms or 0.0)
+            continue
+        firsts.append(0.0)
+        speeds.append(c.perf.throughput)
         acq = c.acquisition
         values.append(costs.value(c.cost, acq))
         price = costs.job_cost(c.cost, acq)
         prices.append(costs.upfront(c.cost, acq) if price is None else price)
     return ranking.columns(
-        [c.perf.throughput for c in cands],
+        speeds,
         values,
         prices,
         [c.perf.num_gpus for c in cands],
         [c.gpu.slug for c in cands],
         [c.meets_latency for c in cands],
         [c.framework_status == "experimental" for c in cands],
+        firsts if any(firsts) else None,
     )
+
+
+def serving_columns(s: Served) -> tuple[float, float | None, float | None]:
+    """A serving shape's (speed, value, price) as the objectives read them. Its work is an
+    hour of the asked load, which every shape that meets the targets carries: the price is
+    that hour's (the basis the acquisition allows), the value its inverse (hours of the load
+    per dollar), the speed the tokens per second each request sees, 1 ÷ the inter-token
+    latency (serving_step.Served.speed); among equal scores the first token's latency decides
+    (``columns``)."""
+    hour = s.hourly
+    return s.speed, (1.0 / hour if hour else None), hour
 
 
 def best_per_card(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +37,9 @@ class Columns:
     card: Ints  # the row's GPU by its place in slug order: the last tie-break
     misses_latency: Bools  # listed after every row that meets the latency target
     experimental: Bools  # software the rules call experimental: listed after supported rows
+    # Among rows of one score, lower first, before the fewest GPUs (task 'serving': the first
+    # token's latency, between cards whose tokens come as fast); None: no such key
+    tiebreak: Floats | None = None
 
     def __len__(self) -> int:
         return len(self.throughput)
@@ -58,6 +62,7 @@ def columns(
     slugs: list[str],
     meets_latency: list[bool | None] | None = None,
     experimental: list[bool] | Bools | None = None,
+    tiebreak: list[float] | Floats | None = None,
 ) -> Columns:
     """Columns from per-row lists (None: no price; ``meets_latency`` False: the target was
     missed, None: no target); slugs become their place in slug order."""
@@ -80,6 +85,7 @@ def columns(
             if experimental is None
             else np.asarray(experimental, dtype=np.bool_)
         ),
+        tiebreak=None if tiebreak is None else np.asarray(tiebreak, dtype=np.float64),
     )
 
 
@@ -162,7 +168,10 @@ def rank_columns(
         primary = behind[rows] * 2.0 - score[rows]
         kth = primary[np.argpartition(primary, k - 1)[k - 1]]
         rows = rows[primary <= kth]
-    keys = (cols.card[rows], cols.num_gpus[rows], -score[rows], behind[rows])
+    keys: tuple[NDArray[Any], ...] = (cols.card[rows], cols.num_gpus[rows])
+    if cols.tiebreak is not None:
+        keys += (cols.tiebreak[rows],)
+    keys += (-score[rows], behind[rows])
     order = rows[np.lexsort(keys)]  # stable: equal keys keep the caller's order
     if k is not None:
         order = order[:k]

@@ -4,7 +4,7 @@ quantised row is known to cost in quality, with its source (data/quality.yaml).
 By default a model keeps its published weights: bf16/fp16, or fp8 on a card that runs fp8
 natively when the model publishes fp8 weights (its preset's precision). 4-bit formats (int4,
 fp4, GGUF Q4, AWQ/GPTQ) only when the user asks: ``workload.quantization`` names one, or
-``constraints.allow_4bit``.
+``constraints.allow_4bit`` (the serving planner's choice: serving_step.serving_weights).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.recommend.presets import DATA_DIR
 from app.shipped import yamlio
-from app.vocab import FOUR_BIT_PRECISIONS, UNQUANTISED_PRECISIONS
+from app.vocab import UNQUANTISED_PRECISIONS
 
 # The weight formats task 'serving' accepts as a request for that format, and the precision
 # the serving planner runs each at.
@@ -47,17 +47,3 @@ def cost_note(
         return None
     name = quantization if quantization not in (None, "none") else precision
     return f"quality: {name} weights — {hit[0]} (source: {hit[1]})"
-
-
-def serving_weights(
-    half: str, published: str, fp8_native: bool, allow_4bit: bool
-) -> tuple[str, ...]:
-    """The weight precisions the serving planner may choose from when the request pins none:
-    the published weights (``half``, and fp8 where the model publishes fp8 and the card runs it
-    natively), 4-bit formats only when allowed."""
-    out: tuple[str, ...] = (half,)
-    if published == "fp8" and fp8_native:
-        out += ("fp8",)
-    if allow_4bit:
-        out += FOUR_BIT_PRECISIONS
-    return out

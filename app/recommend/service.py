@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from app.domain import compat, rank
+from app.domain import compat, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
@@ -99,6 +99,9 @@ def _context(
         rental=rental_policy(cons),
         usage=cons.usage(),
         purchase_basis=cons.purchase_basis,
+        serving=serving_step.Ask(
+            serving_plan.asked_precision(request.workload), bool(cons.allow_4bit)
+        ),
     )
 
 
@@ -127,11 +130,13 @@ def _evaluated(
     ctx: ev.Context,
     planned: list[ev.Configuration] | ev.Exclusion | None = None,
     admitted: ev.Admitted | ev.ConfigResult | None = None,
+    missed: list[ev.ConfigResult] | None = None,
 ) -> list[ev.ConfigResult] | ev.Exclusion:
     """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
     them), evaluated once; the runnable ones, or why none runs (the reason of the
     configuration with the fewest cards). ``admitted``: the fewest cards' admission, when the
-    caller has it."""
+    caller has it. ``missed``: where to put the configurations that run but miss the serving
+    targets (an answer with no row shows the closest)."""
     if planned is None:
         planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
@@ -144,6 +149,8 @@ def _evaluated(
     if priced_out is not None:
         return priced_out
     results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
+    if missed is not None:
+        missed += [r for r in results if not r.ok and r.serving is not None]
     ok = [r for r in results if r.ok]
     if ok:
         return ok
@@ -299,9 +306,11 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     """Whether cards that cannot reach the rows shown may go unranked in detail: under an
     objective a throughput bound bounds (balanced too: speed and value both grow with the
     throughput), one row per card, when nothing after the roofline can exclude a
-    configuration that passed its checks before it (a job-cost budget or a deadline can)."""
+    configuration that passed its checks before it (a job-cost budget or a deadline can).
+    A serving card has no throughput bound: its planner searches its shapes by price."""
     return (
-        request.group_by == "gpu"
+        ctx.work.task != "serving"
+        and request.group_by == "gpu"
         and (request.objective in BOUNDED_OBJECTIVES or request.objective == "balanced")
         and ctx.apply_filters
         and ctx.limits.max_job_cost_usd is None
@@ -654,7 +663,10 @@ def _baseline(
 
 
 def _ranked(
-    request: s.RecommendationRequest, ctx: ev.Context, gpus: list[GpuSpec]
+    request: s.RecommendationRequest,
+    ctx: ev.Context,
+    gpus: list[GpuSpec],
+    missed: list[ev.ConfigResult] | None = None,
 ) -> tuple[
     list[rank.Candidate],
     list[rank.Candidate],
@@ -664,14 +676,15 @@ def _ranked(
 ]:
     """Every card evaluated (or bounded and counted) and ranked: the rows shown in order,
     every candidate ranked, the exclusions, each shown row's alternatives, and the census of
-    cards counted unevaluated."""
+    cards counted unevaluated (``missed``: see ``_evaluated``)."""
     cands: list[rank.Candidate] = []
     excluded: list[dict[str, str]] = []  # validated at once into the answer (_EXCLUDED)
     others: dict[str, list[rank.Candidate]] = {}  # by slug: one row per card
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
     # only the rows shown list as alternatives.
-    lazy = _lazy(request)
+    # (a serving card has one configuration, whose evaluation is the planner's search)
+    lazy = _lazy(request) and ctx.work.task != "serving"
     cards: dict[str, _Card] = {}
     census = _Census()
     ordered_gpus = sorted(gpus, key=_SLUG)
@@ -691,7 +704,7 @@ def _ranked(
         excluded = [_excluded(g, x) for g, x in skipped]
     for gpu in ordered_gpus:
         res: list[ev.ConfigResult] | ev.Exclusion | _Card
-        res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx)
+        res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx, missed=missed)
         if isinstance(res, ev.Exclusion):
             excluded.append(_excluded(gpu, res))
         elif isinstance(res, _Card):
@@ -733,13 +746,21 @@ def recommend(
     counted, not evaluated (``_bounded``)."""
     work, warnings = _resolve(request, data_dir)
     warnings += _job_size_warnings(request.constraints, work)
-    if work.task == "serving":
-        cons = request.constraints
-        prices = serving_plan.Prices(offers, rental_policy(cons), cons.usage(), cons.purchase_basis)
-        return serving_plan.recommend(request, work, warnings, gpus, rules, calibration, prices)
     cons = request.constraints
     ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
-    ordered, ranked, excluded, others, census = _ranked(request, ctx, gpus)
+    missed: list[ev.ConfigResult] = []
+    ordered, ranked, excluded, others, census = _ranked(request, ctx, gpus, missed)
+    if work.task == "serving":
+        # the same pipeline's answer, in serving's words (rows, curves, the closest misses)
+        return serving_plan.answer(
+            request,
+            ctx,
+            warnings,
+            ordered,
+            ranked,
+            _EXCLUDED.validate_python(sorted(excluded, key=_CODE_SLUG)),
+            missed,
+        )
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
@@ -820,14 +841,6 @@ def estimate(
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
     work, warnings = _resolve(request, data_dir)
-    if work.task == "serving":
-        prices = serving_plan.Prices(
-            None if offers is None else {gpu.slug: offers},
-            rental_policy(request.constraints),
-            request.constraints.usage(),
-            request.constraints.purchase_basis,
-        )
-        return serving_plan.estimate(request, work, warnings, gpu, rules, calibration, prices)
     ctx = _context(
         work,
         request,
@@ -837,6 +850,10 @@ def estimate(
         apply_filters=False,
         offers=None if offers is None else {gpu.slug: offers},
     )
+    if work.task == "serving":
+        # num_gpus: the GPUs of one replica (a tensor-parallel group), replicas as the load needs
+        ask = dataclasses.replace(ctx.serving, group=request.num_gpus)
+        return serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
     if request.num_gpus is not None:
         ctx = dataclasses.replace(
             ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=request.num_gpus)

@@ -1,24 +1,25 @@
-"""Task 'serving': plan every GPU with the pure serving model and shape the response.
+"""Task 'serving': the one pipeline's answer in serving's words.
 
-The engine arithmetic lives in app/domain/serving.py; this module picks what to try on each
-GPU (runtime, precisions, GPU counts), applies the request's filters and budgets, orders the
-rows by the objective and says plainly when no configuration meets the targets.
+The service ranks serving as every task (service._ranked: evaluate.plan and evaluate.admit
+hand a serving job to app/domain/serving_step.py, whose evaluation is the continuous-batching
+planner of app/domain/serving.py; the same filters, pricing, budget and rank.rank). This module
+only formats what comes back: each row's shape, latency, capacity, cost, curve, explanation and
+tips, and, when no card meets the targets, the closest misses and what to relax.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from app.domain import bands, compat, efficiency, perf, rank
+from app.domain import bands, efficiency, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
-from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
+from app.domain.serving_step import Served
 from app.domain.units import vram
-from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
+from app.domain.workload import ModelSpec, ServingSpec
 from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend.rows import (
@@ -30,95 +31,43 @@ from app.recommend.rows import (
 )
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import SINGLE_DEVICE_SEGMENTS
 
-# Where each runtime runs.
-RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
-    # Intel GPUs: source vllm-xpu (data/efficiency.yaml); Gaudi: vllm-gaudi (frameworks.yaml)
-    "vllm": ("cuda", "rocm", "xpu", "hpu"),
-    "sglang": ("cuda", "rocm"),
-    "tensorrt-llm": ("cuda",),
-    "llama.cpp": ("cuda", "rocm", "mps", "cpu", "xpu"),
-    "mlx": ("mps",),
-    "transformers": ("cuda", "rocm", "mps", "cpu", "xpu"),
-}
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
 
 @dataclass(frozen=True)
-class _Priced:
-    """One serving configuration's prices: both bases apart, and the hour the request ranks
-    by (``basis`` says which; None when unpriced on every basis the request accepts)."""
-
-    pricing: costs.Pricing
-    placed: costs.ReplicaChoice | None
-    rent_usd_per_hour: float | None
-    buy_usd_per_hour: float | None  # owning: purchase less resale over the usage, plus energy
-    energy_usd_per_hour: float | None
-    usd_per_hour: float | None
-    basis: str | None  # rent | buy
-
-
-@dataclass(frozen=True)
-class _Pricer:
-    """Prices serving configurations of one GPU from its offers, as the request constrains
-    them (providers, tiers, spot; the usage a purchase is spread over; rent, buy or either)."""
-
-    gpu: GpuSpec
-    offers: costs.GpuOffers
-    policy: costs.RentalPolicy
-    usage: costs.Usage
-    acquisition: str
-    purchase_basis: str = "auto"
-    memo: dict[tuple[int, int], _Priced] = field(default_factory=dict, compare=False)
-
-    def energy(self, n: int) -> float | None:
-        if self.gpu.tdp_w is None:
-            return None
-        return self.gpu.tdp_w * n / 1000.0 * self.usage.electricity_usd_per_kwh
-
-    def __call__(self, tp: int, replicas: int) -> _Priced:
-        hit = self.memo.get((tp, replicas))
-        if hit is not None:
-            return hit
-        pricing, placed = costs.price_replicas(
-            self.offers, tp, replicas, self.policy, self.usage, self.purchase_basis
-        )
-        n = tp * replicas
-        energy = self.energy(n)
-        rent = pricing.rent.usd_per_hour if pricing.rent is not None else None
-        owned = pricing.purchase_usd
-        buy = costs.owned_usd_per_hour(owned, energy, self.usage) if owned is not None else None
-        options = []
-        if self.acquisition in ("rent", "either") and rent is not None:
-            options.append((rent, "rent"))
-        if self.acquisition in ("buy", "either") and buy is not None:
-            options.append((buy, "buy"))
-        hourly, basis = min(options) if options else (None, None)
-        out = _Priced(pricing, placed, rent, buy, energy, hourly, basis)
-        self.memo[tp, replicas] = out
-        return out
-
-    def hourly(self, tp: int, replicas: int) -> float | None:
-        return self(tp, replicas).usd_per_hour
-
-
-@dataclass
 class _Row:
+    """One card's serving shape as the answer words it: what the serving evaluation found
+    (``served``) and the score the ranking gave it (None: a near miss, not ranked)."""
+
     gpu: GpuSpec
-    result: sv.ServingResult
-    runtime: sv.RuntimeProfile
-    priced: _Priced
-    meets: bool
-    misses: list[str]
-    metric: float
-    warnings: list[str]
-    others: list[tuple[sv.ServingResult, _Priced]] = field(default_factory=list)
-    acquisition: str = "either"
+    served: Served
+    score: float | None = None
+    warnings: tuple[str, ...] = ()  # the answer's own (a quantised format's quality cost)
+
+    @property
+    def result(self) -> sv.ServingResult:
+        return self.served.result
+
+    @property
+    def runtime(self) -> sv.RuntimeProfile:
+        return self.served.runtime
+
+    @property
+    def priced(self) -> serving_step.Price:
+        return self.served.price
+
+    @property
+    def meets(self) -> bool:
+        return self.served.meets
+
+    @property
+    def misses(self) -> list[str]:
+        return list(self.served.misses)
 
     @property
     def usd_per_hour(self) -> float | None:
-        return self.priced.usd_per_hour
+        return self.served.price.usd_per_hour
 
 
 def _usable_gb(gpu: GpuSpec) -> float:
@@ -126,21 +75,6 @@ def _usable_gb(gpu: GpuSpec) -> float:
     wired at ~3/4); the serving runtime's own share (gpu_memory_utilization) is applied by the
     serving model's memory plan, not here."""
     return efficiency.usable_gb(gpu)
-
-
-def load_of(spec: ServingSpec) -> sv.ServingLoad:
-    extra = (spec.prompt_tokens_spread or 0) + (spec.output_tokens_spread or 0)
-    return sv.ServingLoad(
-        prompt_tokens=spec.prompt_tokens,
-        output_tokens=spec.output_tokens,
-        concurrent_requests=spec.concurrent_requests,
-        requests_per_s=spec.requests_per_s,
-        kv_extra_tokens=extra,
-    )
-
-
-def targets_of(spec: ServingSpec) -> sv.ServingTargets:
-    return sv.ServingTargets(spec.ttft_ms_target, spec.itl_ms_target, spec.target_percentile)
 
 
 def _load_words(spec: ServingSpec) -> str:
@@ -180,80 +114,6 @@ def asked_precision(w: s.WorkloadIn) -> str | None:
     return quality.SERVING_FORMATS.get(w.quantization or "none")
 
 
-def _options(
-    gpu: GpuSpec,
-    work: WorkloadSpec,
-    explicit_precision: str | None,
-    runtime: sv.RuntimeProfile,
-    backend: str,
-    rules: compat.Rules,
-    calibration: Calibration | None,
-    max_gpus: int,
-    tp: int | None,
-    pricer: _Pricer | None = None,
-    *,
-    exact_gpus: int | None = None,
-    allow_4bit: bool = False,
-) -> sv.PlanOptions:
-    half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
-    if explicit_precision is not None:
-        weights: tuple[str, ...] = (
-            half
-            if explicit_precision in ("bf16", "fp16") and explicit_precision != half
-            else explicit_precision,
-        )
-    else:
-        weights = quality.serving_weights(
-            half, work.precision, compat.precision_supported(gpu, "fp8", rules, backend), allow_4bit
-        )
-    assert work.serving is not None
-    kv_asked = work.serving.kv_cache_precision
-    kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half, "fp8")
-    if kv_asked in ("bf16", "fp16") and kv_asked != half:
-        kvs = (half,)
-    mem_eff, comp = efficiencies_for(gpu, calibration)
-    single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
-    # weight formats the runtime's kernels lack here (`<runtime>-weights:<precision>` rules)
-    barred = []
-    for wp in weights:
-        st = compat.feature_status(gpu, f"{runtime.name}-weights:{wp}", rules, backend)
-        if st is not None and st.status == "unsupported":
-            barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
-    return sv.PlanOptions(
-        runtime=runtime,
-        weight_precisions=weights,
-        kv_precisions=kvs,
-        max_gpus=max_gpus,
-        usable_gb=_usable_gb(gpu),
-        memory_efficiency=mem_eff,
-        compute_efficiency=comp,
-        single_device=single,
-        tp_sizes=(tp,) if tp is not None else None,
-        exact_gpus=exact_gpus,
-        price=pricer.hourly if pricer is not None else None,
-        barred_weights=tuple(barred),
-    )
-
-
-def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -> sv.RuntimeProfile:
-    """The serving runtime from the one efficiency table (data/efficiency.yaml), with the
-    decode and prefill rows it has on this GPU (the ones LLM inference reads)."""
-    table = work.efficiency if work.efficiency is not None else load_efficiency()
-    decode = table.profile(gpu, backend, name, work.precision, "decode")
-    prefill = table.profile(gpu, backend, name, work.precision, "prefill")
-    return sv.runtime_profile(table, name, decode, prefill)
-
-
-def efficiencies_for(
-    gpu: GpuSpec, calibration: Calibration | None
-) -> tuple[float, dict[str, float]]:
-    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the engine's
-    GEMM priors (or a device report's measurements) × MODEL_UTILISATION (perf.llm_efficiency,
-    as LLM inference reads them)."""
-    eff = perf.efficiencies(gpu, calibration)
-    return eff.memory, perf.llm_efficiency(eff)
-
-
 def _per_million(
     result: sv.ServingResult, usd_per_hour: float | None
 ) -> tuple[float | None, float | None]:
@@ -265,23 +125,6 @@ def _per_million(
     out = usd_per_hour * (1.0 - share) / (result.output_tokens_per_s * 3600.0) * 1e6
     inp = usd_per_hour * share / (result.input_tokens_per_s * 3600.0) * 1e6
     return out, inp
-
-
-def _metric(row: _Row, objective: str, speed_weight: float = rank.DEFAULT_SPEED_WEIGHT) -> float:
-    """Smaller is better. Balanced: ITL^w × ($/h)^(1−w), the ranking's speed weight w
-    (½ orders as $/h × ITL)."""
-    r = row.result
-    itl = r.itl_ms or 1e9
-    if objective == "fastest":
-        return itl + (r.ttft_ms or 0.0) / max(1, r.config.replicas * 1000)
-    # unpriced rows (ranked only under objectives that do not need a price) come after every
-    # priced one, fastest first
-    cost = row.usd_per_hour if row.usd_per_hour is not None else 1e12
-    if objective == "balanced":
-        if row.usd_per_hour is None:
-            return 1e12 * (1.0 + itl)
-        return itl**speed_weight * cost ** (1.0 - speed_weight)
-    return cost
 
 
 def _weight_format(precision: str, rt: sv.RuntimeProfile) -> str:
@@ -454,7 +297,7 @@ def _recommendation(
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
     priced = row.priced
-    cost = _cost(gpu, r, priced)
+    cost = serving_step.cost_of(gpu, r, priced)
     rent_h = priced.rent_usd_per_hour
     extra, rent_out, buy_out = priced_parts(
         priced.pricing,
@@ -508,7 +351,7 @@ def _recommendation(
         cost=s.CostOut(
             **dataclasses.asdict(cost) | {"job_cost_usd": None, "rent": rent_out, "buy": buy_out}
         ),
-        score=row.metric,
+        score=row.score if row.score is not None else 0.0,
         uncertainty=s.UncertaintyOut(
             low=tput * lo,
             high=tput * hi,
@@ -525,11 +368,12 @@ def _recommendation(
         },
         explanation=_explain(row, spec),
         tips=_tips(row, spec),
-        warnings=list(row.warnings)
+        warnings=list(row.served.warnings)
+        + list(row.warnings)
         + list(r.notes)
         + [w for w in (spot_warning(row.priced.pricing, False),) if w],
         serving=_serving_out(row, with_curve),
-        alternatives=[_alternative(gpu, res, p) for res, p in row.others],
+        alternatives=[_alternative(gpu, res, p) for res, p in row.served.others],
         **extra,
     )
 
@@ -549,19 +393,7 @@ def _band(row: _Row, table: efficiency.EfficiencyTable) -> tuple[float, float, s
     return bands.band(x, table)
 
 
-def _cost(gpu: GpuSpec, result: sv.ServingResult, priced: _Priced) -> costs.CostEstimate:
-    """The configuration's CostEstimate from its offers (per hour: a service has no job)."""
-    return costs.estimate_cost(
-        gpu,
-        result.total_gpus,
-        result.output_tokens_per_s or 0.0,
-        None,
-        priced.pricing.usage.electricity_usd_per_kwh,
-        pricing=priced.pricing,
-    )
-
-
-def _price_words(priced: _Priced) -> str:
+def _price_words(priced: serving_step.Price) -> str:
     rent = priced.pricing.rent
     if priced.basis == "rent" and rent is not None:
         o = rent.offer
@@ -575,7 +407,9 @@ def _price_words(priced: _Priced) -> str:
     return "unknown"
 
 
-def _alternative(gpu: GpuSpec, res: sv.ServingResult, priced: _Priced) -> s.AlternativeOut:
+def _alternative(
+    gpu: GpuSpec, res: sv.ServingResult, priced: serving_step.Price
+) -> s.AlternativeOut:
     """Another shape of the same GPU that meets the targets, with the instance it rents."""
     c = res.config
     rent = priced.pricing.rent
@@ -596,250 +430,6 @@ def _alternative(gpu: GpuSpec, res: sv.ServingResult, priced: _Priced) -> s.Alte
         else None,
         price_known=priced.pricing.price_known,
     )
-
-
-@dataclass
-class _Outcome:
-    rows: list[_Row]
-    closest: list[_Row]
-    excluded: list[s.Excluded]
-
-
-@dataclass(frozen=True)
-class Prices:
-    """What prices a serving answer: every GPU's offers (None: none loaded, every GPU
-    unpriced), the offers the user accepts and the usage a purchase is spread over."""
-
-    offers: Mapping[str, costs.GpuOffers] | None = None
-    policy: costs.RentalPolicy = field(default_factory=costs.RentalPolicy)
-    usage: costs.Usage = field(default_factory=costs.Usage)
-    purchase_basis: str = "auto"
-
-    def pricer(self, gpu: GpuSpec, acquisition: str) -> _Pricer:
-        mine = (self.offers or {}).get(gpu.slug, costs.GpuOffers())
-        return _Pricer(gpu, mine, self.policy, self.usage, acquisition, self.purchase_basis)
-
-
-def _narrowed(priced: _Priced, acquisition: str) -> _Priced:
-    """The ranking hour once a budget leaves only one way to acquire."""
-    if acquisition == "rent":
-        return dataclasses.replace(
-            priced,
-            usd_per_hour=priced.rent_usd_per_hour,
-            basis="rent" if priced.rent_usd_per_hour is not None else None,
-        )
-    if acquisition == "buy":
-        return dataclasses.replace(
-            priced,
-            usd_per_hour=priced.buy_usd_per_hour,
-            basis="buy" if priced.buy_usd_per_hour is not None else None,
-        )
-    return priced
-
-
-def _limits(cons: s.ConstraintsIn, objective: str) -> ev.Limits:
-    return ev.Limits(
-        objective=objective,
-        acquisition=cons.acquisition,
-        max_purchase_usd=cons.max_purchase_usd,
-        max_hourly_usd=cons.max_hourly_usd,
-        electricity_usd_per_kwh=cons.electricity_usd_per_kwh,
-    )
-
-
-def _plan_all(
-    gpus: list[GpuSpec],
-    work: WorkloadSpec,
-    request_precision: str | None,
-    cons: s.ConstraintsIn,
-    objective: str,
-    rules: compat.Rules,
-    calibration: Calibration | None,
-    apply_filters: bool = True,
-    tp: int | None = None,
-    prices: Prices = Prices(),
-    speed_weight: float = rank.DEFAULT_SPEED_WEIGHT,
-    weight_format: str | None = None,
-) -> _Outcome:
-    assert work.serving is not None
-    spec = work.serving
-    load, targets = load_of(spec), targets_of(spec)
-    rows: list[_Row] = []
-    closest: list[_Row] = []
-    excluded: list[s.Excluded] = []
-    limits = _limits(cons, objective)
-
-    def out(gpu: GpuSpec, code: str, reason: str) -> None:
-        excluded.append(s.Excluded(slug=gpu.slug, name=gpu.name, code=code, reason=reason))
-
-    for gpu in sorted(gpus, key=lambda g: g.slug):
-        if apply_filters:
-            if cons.vendors and gpu.vendor not in cons.vendors:
-                out(gpu, "filtered_out", f"vendor {gpu.vendor} not in {', '.join(cons.vendors)}")
-                continue
-            if cons.segments and gpu.segment not in cons.segments:
-                out(gpu, "filtered_out", f"segment {gpu.segment} not in {', '.join(cons.segments)}")
-                continue
-        support = compat.framework_support(gpu, "pytorch", rules)
-        if not support.ok or support.backend is None:
-            out(gpu, "framework_unsupported", support.reason or "no PyTorch support")
-            continue
-        backend = support.backend
-        runtime, caveat = _runtime_for(gpu, backend, work, rules)
-        if caveat is not None and runtime is None:
-            out(gpu, "runtime_unsupported", caveat)
-            continue
-        assert runtime is not None
-        profile = runtime_profile(work, gpu, backend, runtime)
-        pricer = prices.pricer(gpu, cons.acquisition)
-        opts = _options(
-            gpu,
-            work,
-            request_precision,
-            profile,
-            backend,
-            rules,
-            calibration,
-            cons.max_gpus,
-            tp,
-            pricer,
-            exact_gpus=cons.num_gpus if apply_filters else None,
-            allow_4bit=bool(cons.allow_4bit),
-        )
-        plan = sv.plan(gpu, work.model, load, targets, opts)
-        res = plan.best or plan.closest
-        if res is None:
-            out(
-                gpu,
-                "does_not_fit"
-                if plan.reason and "fp" not in plan.reason[:4]
-                else "precision_unsupported",
-                plan.reason or "cannot serve this model",
-            )
-            continue
-        priced = pricer(res.config.gpus_per_replica, res.config.replicas)
-        warnings = [f"not tried: {x}" for x in plan.skipped] if request_precision else []
-        if caveat is not None:
-            warnings.append(caveat)
-        said = quality.cost_note(res.config.weight_precision, weight_format)
-        if said is not None:
-            warnings.append(said)
-        row = _Row(
-            gpu,
-            res,
-            profile,
-            priced,
-            plan.best is not None,
-            list(plan.misses),
-            0.0,
-            warnings,
-            [(o, pricer(o.config.gpus_per_replica, o.config.replicas)) for o in plan.others],
-            cons.acquisition,
-        )
-        if plan.best is None:
-            row.metric = _metric(row, objective, speed_weight)
-            what = "; ".join(plan.misses) or "cannot carry the load"
-            c = res.config
-            shape = f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
-            out(
-                gpu,
-                "misses_targets",
-                f"best within {cons.max_gpus} GPUs ({shape}): {what}",
-            )
-            closest.append(row)
-            continue
-        # budgets and cost objectives on the configuration's own offers (evaluate.budget, as
-        # for training and inference): rent = its instances per hour, buy = its cards
-        acq, excl = ev.budget(
-            _cost(gpu, res, priced),
-            limits,
-            priced.pricing.rent_reason,
-            priced.pricing.buy_reason,
-        )
-        if apply_filters and excl is not None:
-            out(gpu, excl.code, excl.reason)
-            continue
-        if acq is not None and acq != cons.acquisition:
-            row.priced = _narrowed(priced, acq)
-            row.acquisition = acq
-        row.metric = _metric(row, objective, speed_weight)
-        rows.append(row)
-    rows.sort(key=lambda r: (r.metric, r.gpu.slug))
-    closest.sort(key=lambda r: (sv._miss_size(r.result, targets), r.result.total_gpus))
-    return _Outcome(rows, closest, excluded)
-
-
-def _runtime_for(
-    gpu: GpuSpec, backend: str, work: WorkloadSpec, rules: compat.Rules
-) -> tuple[str | None, str | None]:
-    """(the runtime that serves this GPU, a caveat); (None, why) when none does. The request's
-    runtime, else the backend's default; the `runtime:<name>` rules (data/frameworks.yaml) say
-    where each runs: a default the GPU's architecture lacks (vLLM below compute capability 7.0
-    or on a Radeon outside its gfx list) falls back to llama.cpp, which builds for every
-    backend; an experimental one is kept with the caveat."""
-    runtime = work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, "llama.cpp")
-    if backend not in RUNTIME_BACKENDS[runtime]:
-        return None, f"{runtime} does not run on {backend}"
-    st = compat.feature_status(gpu, f"runtime:{runtime}", rules, backend)
-    if st is None or st.status == "supported":
-        return runtime, None
-    why = f"{runtime} on {gpu.name} ({backend}) is {st.status}" + (
-        f": {st.note}" if st.note else ""
-    )
-    if st.status == "experimental":
-        return runtime, why
-    if gpu.compute_capability is None:
-        return runtime, None  # an unlisted architecture (B100's) is no evidence it lacks one
-    if work.runtime_given or runtime == "llama.cpp":
-        return None, why
-    fallback = "llama.cpp"
-    st = compat.feature_status(gpu, f"runtime:{fallback}", rules, backend)
-    if backend not in RUNTIME_BACKENDS[fallback] or (st is not None and st.status != "supported"):
-        return None, why
-    return fallback, f"{why}; served with {fallback} instead"
-
-
-def _with_curve(
-    row: _Row,
-    work: WorkloadSpec,
-    cons: s.ConstraintsIn,
-    rules: compat.Rules,
-    calibration: Calibration | None,
-) -> _Row:
-    assert work.serving is not None
-    mem_eff, comp = efficiencies_for(row.gpu, calibration)
-    res = sv.evaluate(
-        row.gpu,
-        work.model,
-        row.result.config,
-        load_of(work.serving),
-        runtime=row.runtime,
-        usable_gb=_usable_gb(row.gpu),
-        memory_efficiency=mem_eff,
-        compute_efficiency=comp,
-        with_curve=True,
-    )
-    return dataclasses.replace(row, result=res)
-
-
-def _one_request_meets(row: _Row, model: ModelSpec, spec: ServingSpec) -> bool:
-    """Would more replicas help: does one request per replica meet the targets?"""
-    c = row.result.config
-    light = dataclasses.replace(
-        load_of(spec), concurrent_requests=float(c.replicas), requests_per_s=None
-    )
-    mem_eff, comp = efficiencies_for(row.gpu, None)
-    res = sv.evaluate(
-        row.gpu,
-        model,
-        c,
-        light,
-        runtime=row.runtime,
-        usable_gb=_usable_gb(row.gpu),
-        memory_efficiency=mem_eff,
-        compute_efficiency=comp,
-    )
-    return sv.meets(res, targets_of(spec))[0]
 
 
 # A first token later than this is a queue, not a latency target worth suggesting.
@@ -884,7 +474,9 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
                 f"{ttft:,.0f} ms (the fastest: {best.gpu.name}), or shorten prompts"
             )
     if any(
-        r.result.total_gpus >= max_gpus and _one_request_meets(r, model, spec) for r in closest[:3]
+        r.result.total_gpus >= max_gpus
+        and serving_step.one_request_meets(r.gpu, r.served, spec, model)
+        for r in closest[:3]
     ):
         tips.append(f"allow more than {max_gpus} GPUs (constraints.max_gpus) for more replicas")
     if spec.concurrent_requests is not None:
@@ -897,37 +489,42 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
     return tips
 
 
-def recommend(
+def _row(c: rank.Candidate, weight_format: str | None) -> _Row:
+    """A ranked candidate's row, with the quality cost of a quantised format said."""
+    assert c.serving is not None
+    said = quality.cost_note(c.serving.result.config.weight_precision, weight_format)
+    return _Row(c.gpu, c.serving, c.score, (said,) if said is not None else ())
+
+
+def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
+    """A card's near miss (a "misses_targets" result) as a row of the closest."""
+    assert r.serving is not None
+    said = quality.cost_note(r.serving.result.config.weight_precision, weight_format)
+    return _Row(r.gpu, r.serving, None, (said,) if said is not None else ())
+
+
+def _curved(row: _Row, ctx: ev.Context) -> _Row:
+    return dataclasses.replace(row, served=serving_step.with_curve(row.gpu, row.served, ctx))
+
+
+def answer(
     request: s.RecommendationRequest,
-    work: WorkloadSpec,
+    ctx: ev.Context,
     warnings: list[str],
-    gpus: list[GpuSpec],
-    rules: compat.Rules,
-    calibration: Calibration | None = None,
-    prices: Prices = Prices(),
+    ordered: list[rank.Candidate],
+    ranked: list[rank.Candidate],
+    excluded: list[s.Excluded],
+    missed: list[ev.ConfigResult],
 ) -> s.RecommendationResponse:
-    """Rank GPUs by the cheapest configuration that serves the load within the targets, each
-    priced from its offers (``prices``)."""
+    """The ranked serving candidates (``ordered``: the rows shown, of ``ranked``), the cards
+    left out and the near misses (``missed``) as a serving answer."""
+    work = ctx.work
     assert work.serving is not None
     spec = work.serving
     cons = request.constraints
-    outcome = _plan_all(
-        gpus,
-        work,
-        asked_precision(request.workload),
-        cons,
-        request.objective,
-        rules,
-        calibration,
-        prices=prices,
-        speed_weight=request.speed_weight,
-        weight_format=request.workload.quantization,
-    )
-    top = outcome.rows[: request.limit]
-    top = [
-        _with_curve(r, work, cons, rules, calibration) if i < CURVES_FOR else r
-        for i, r in enumerate(top)
-    ]
+    fmt = request.workload.quantization
+    top = [_row(c, fmt) for c in ordered]
+    top = [_curved(r, ctx) if i < CURVES_FOR else r for i, r in enumerate(top)]
     recs = [
         _recommendation(r, i, spec, i <= CURVES_FOR, "supported", work.efficiency)
         for i, r in enumerate(top, start=1)
@@ -935,14 +532,16 @@ def recommend(
     targets = _target_words(spec)
     if recs:
         lead = top[0].result.config
+        n = len(ranked)
         message = (
-            f"{len(outcome.rows)} GPU type{'s' if len(outcome.rows) != 1 else ''} carry "
+            f"{n} GPU type{'s' if n != 1 else ''} carry "
             f"{_load_words(spec)} within {targets}; the top pick is {top[0].gpu.name}, "
             f"{lead.replicas} × {lead.gpus_per_replica} GPU."
         )
         summary = s.ServingSummaryOut(met=True, message=message, load=_load_words(spec))
     else:
-        near = [_with_curve(r, work, cons, rules, calibration) for r in outcome.closest[:3]]
+        closest = [_near(r, fmt) for r in serving_step.closest_first(missed, spec)]
+        near = [_curved(r, ctx) for r in closest[:3]]
         why = (
             f"closest: {near[0].gpu.name} {near[0].result.config.replicas}×"
             f"{near[0].result.config.gpus_per_replica} ({'; '.join(near[0].misses)})"
@@ -957,18 +556,19 @@ def recommend(
             met=False,
             message=message,
             load=_load_words(spec),
-            relax=_relax(outcome.closest, work.model, spec, cons.max_gpus),
+            relax=_relax(closest, work.model, spec, cons.max_gpus),
             closest=[
                 _recommendation(r, i, spec, True, "supported", work.efficiency)
                 for i, r in enumerate(near, start=1)
             ],
         )
+    bf16 = round(sv.weight_bytes(work.model, "bf16") / 1e9, 3)
     mem = s.MemoryOut(
-        required_gb=round(sv.weight_bytes(work.model, "bf16") / 1e9, 3),
+        required_gb=bf16,
         available_gb=None,
         headroom_gb=None,
         num_gpus=1,
-        breakdown={"weights": round(sv.weight_bytes(work.model, "bf16") / 1e9, 3)},
+        breakdown={"weights": bf16},
         notes=["bf16 weights of the whole model; each row shows its own per-GPU split"],
     )
     return s.RecommendationResponse(
@@ -977,57 +577,48 @@ def recommend(
         objective=request.objective,
         acquisition=cons.acquisition,
         framework=cons.framework,
-        count=len(outcome.rows),
+        count=len(ranked),
         counts=s.CountsOut(
-            ranked=len(outcome.rows),
-            excluded=len(outcome.excluded),
-            unpriced=sum(1 for r in outcome.rows if not r.priced.pricing.price_known),
+            ranked=len(ranked),
+            excluded=len(excluded),
+            unpriced=sum(1 for c in ranked if not rank.price_known(c)),
         ),
         recommendations=recs,
-        excluded=sorted(outcome.excluded, key=lambda e: (e.code, e.slug)),
+        excluded=excluded,
         baseline=None,
         warnings=warnings,
         serving=summary,
     )
 
 
-def estimate(
-    request: s.EstimateRequest,
-    work: WorkloadSpec,
-    warnings: list[str],
-    gpu: GpuSpec,
-    rules: compat.Rules,
-    calibration: Calibration | None = None,
-    prices: Prices = Prices(),
+def estimated(
+    request: s.EstimateRequest, ctx: ev.Context, warnings: list[str], gpu: GpuSpec
 ) -> s.EstimateResponse:
-    """One GPU: the cheapest configuration with ``num_gpus`` GPUs per replica (any when
-    unset); budgets and filters do not apply."""
+    """One GPU through the same plan and evaluate steps: its cheapest shape (with
+    ``ctx.serving.group`` GPUs per replica when the request fixes it), or its closest miss;
+    budgets and filters do not apply."""
+    work = ctx.work
     assert work.serving is not None
-    outcome = _plan_all(
-        [gpu],
-        work,
-        asked_precision(request.workload),
-        request.constraints,
-        "cheapest",
-        rules,
-        calibration,
-        apply_filters=False,
-        tp=request.num_gpus,
-        prices=prices,
-        weight_format=request.workload.quantization,
-    )
-    rows = outcome.rows or outcome.closest
-    if not rows:
-        excl = outcome.excluded[0] if outcome.excluded else None
+    planned = ev.plan(gpu, ctx)
+    found = planned if isinstance(planned, ev.Exclusion) else ev.evaluate(planned[0], ctx)
+    if isinstance(found, ev.ConfigResult) and found.serving is not None:
+        # one card's row scores 1, as every task's estimate (rank.rank of one candidate)
+        row = dataclasses.replace(
+            _curved(_near(found, request.workload.quantization), ctx), score=1.0
+        )
+        rec = _recommendation(row, 1, work.serving, True, "supported", work.efficiency)
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=gpu_out(gpu),
-            result=None,
-            excluded=excl,
-            warnings=warnings,
+            result=rec,
+            warnings=warnings + rec.warnings,
         )
-    row = _with_curve(rows[0], work, request.constraints, rules, calibration)
-    rec = _recommendation(row, 1, work.serving, True, "supported", work.efficiency)
+    why = found if isinstance(found, ev.Exclusion) else found.exclusion
+    assert why is not None
     return s.EstimateResponse(
-        workload=resolved_out(work), gpu=gpu_out(gpu), result=rec, warnings=warnings + rec.warnings
+        workload=resolved_out(work),
+        gpu=gpu_out(gpu),
+        result=None,
+        excluded=s.Excluded(slug=gpu.slug, name=gpu.name, code=why.code, reason=why.reason),
+        warnings=warnings,
     )

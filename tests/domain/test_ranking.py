@@ -108,6 +108,20 @@ def test_exact_ties_keep_the_callers_order_then_break_by_gpus_and_slug() -> None
         assert out == [3, 1, 2, 4, 0][:k]
 
 
+def test_a_tiebreak_column_orders_equal_scores_before_the_gpu_count() -> None:
+    # serving: between cards whose tokens come as fast, the sooner first token first
+    cols = ranking.columns(
+        throughput=[2.0, 2.0, 2.0, 1.0],
+        value=[1.0] * 4,
+        price=[10.0] * 4,
+        num_gpus=[1, 2, 1, 1],
+        slugs=["a", "b", "c", "d"],
+        tiebreak=[300.0, 200.0, 250.0, 0.0],
+    )
+    for k in (None, 1, 2, 3):
+        assert ranking.rank_columns(cols, "fastest", k=k).order.tolist() == [1, 2, 0, 3][:k]
+
+
 @pytest.mark.parametrize("objective", ["best_value", "cheapest"])
 def test_unknown_prices_are_not_ranked_under_a_price_objective(objective: str) -> None:
     cols = ranking.columns(

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from app.domain.serving_step import serving_weights
 from app.recommend import quality
 
 
 def test_by_default_only_the_published_weights_are_planned() -> None:
-    assert quality.serving_weights("bf16", "bf16", True, False) == ("bf16",)
+    assert serving_weights("bf16", "bf16", True, False) == ("bf16",)
     # fp8 only where the model publishes fp8 weights and the card runs fp8 natively
-    assert quality.serving_weights("bf16", "fp8", True, False) == ("bf16", "fp8")
-    assert quality.serving_weights("fp16", "fp8", False, False) == ("fp16",)
-    assert quality.serving_weights("bf16", "bf16", True, True) == ("bf16", "int4", "fp4")
+    assert serving_weights("bf16", "fp8", True, False) == ("bf16", "fp8")
+    assert serving_weights("fp16", "fp8", False, False) == ("fp16",)
+    assert serving_weights("bf16", "bf16", True, True) == ("bf16", "int4", "fp4")
 
 
 def test_every_quantised_format_names_its_cost_and_source() -> None:

@@ -1,0 +1,114 @@
+"""Task 'serving' runs the one pipeline every task runs: evaluate.plan and evaluate.evaluate
+(the serving planner is its evaluate step), the same filters and software gate, the same
+pricing and budget, the same rank.rank."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.domain import cost as costs
+from app.domain import evaluate as ev
+from app.domain import rank
+from app.domain.workload import ServingSpec, WorkloadSpec
+from app.shipped.rules import load_efficiency
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RULES, llm_inference
+
+TABLE = load_efficiency()
+LOAD = ServingSpec(1000, 300, concurrent_requests=8, ttft_ms_target=2000.0, itl_ms_target=200.0)
+
+
+def _serving(**limits: object) -> ev.Context:
+    work = WorkloadSpec(
+        task="serving", model=LLAMA3_8B, runtime="vllm", efficiency=TABLE, serving=LOAD
+    )
+    return ev.Context(work=work, rules=RULES, limits=ev.Limits(**limits))  # type: ignore[arg-type]
+
+
+def _inference(**limits: object) -> ev.Context:
+    return ev.Context(work=llm_inference(), rules=RULES, limits=ev.Limits(**limits))  # type: ignore[arg-type]
+
+
+def _run(gpu, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
+    planned = ev.plan(gpu, ctx)
+    if isinstance(planned, ev.Exclusion):
+        return planned
+    (config,) = planned  # one configuration per card: its evaluation searches the shapes
+    return ev.evaluate(config, ctx)
+
+
+NODE = costs.CloudOffer("lab", "h100x2", 2, 6.0, None, "on-demand", "2026-11-01", "test")
+OFFERS = {
+    "h100-sxm": costs.GpuOffers(
+        (dataclasses.replace(NODE, instance_type="h100x1", gpus=1, usd_per_hour=3.0), NODE), ()
+    ),
+    "a100-sxm4-80gb": costs.GpuOffers(
+        (dataclasses.replace(NODE, instance_type="a100x1", gpus=1, usd_per_hour=1.5),), ()
+    ),
+}
+
+
+def test_a_serving_card_is_planned_and_evaluated_by_the_engine_entry_points() -> None:
+    r = _run(H100, _serving())
+    assert isinstance(r, ev.ConfigResult) and r.ok and r.serving is not None
+    # the shape the planner found is the configuration's GPU count, its rate the estimate's
+    assert r.num_gpus == r.serving.result.total_gpus
+    assert r.perf is not None and r.perf.throughput == r.serving.result.output_tokens_per_s
+    assert rank.Candidate.of(r).serving is r.serving
+
+
+@pytest.mark.parametrize(
+    ("limits", "framework", "gpu", "code"),
+    [
+        ({"vendors": ("amd",)}, "pytorch", H100, "filtered_out"),
+        ({"segments": ("consumer",)}, "pytorch", H100, "filtered_out"),
+        # the request's framework gates serving as it gates inference (it was ignored)
+        ({}, "jax", MI300X, "framework_unsupported"),
+    ],
+)
+def test_serving_is_filtered_and_gated_as_inference_is(
+    limits: dict[str, object], framework: str, gpu, code: str
+) -> None:
+    serve = dataclasses.replace(_serving(**limits), framework=framework)
+    infer = dataclasses.replace(_inference(**limits), framework=framework)
+    out, ref = _run(gpu, serve), ev.plan(gpu, infer)
+    assert isinstance(out, ev.Exclusion) and isinstance(ref, ev.Exclusion)
+    assert (out.code, out.reason) == (ref.code, ref.reason) and out.code == code
+
+
+def test_the_same_shape_costs_what_inference_pays_for_it_and_budgets_judge_it_alike() -> None:
+    serve = dataclasses.replace(_serving(exact_gpus=2), offers=OFFERS)
+    r = _run(H100, serve)
+    assert isinstance(r, ev.ConfigResult) and r.ok and r.serving is not None
+    assert r.num_gpus == 2 and r.pricing is not None and r.pricing.rent is not None
+    same = ev.evaluate(ev.Configuration(H100, 2), dataclasses.replace(_inference(), offers=OFFERS))
+    assert same.pricing is not None and same.pricing.rent is not None
+    assert r.pricing.rent.offer == same.pricing.rent.offer
+    assert r.pricing.rent.usd_per_hour == same.pricing.rent.usd_per_hour
+    # a budget under that hour excludes the card with evaluate.budget's own words
+    tight = dataclasses.replace(
+        _serving(exact_gpus=2, max_hourly_usd=5.0, acquisition="rent"), offers=OFFERS
+    )
+    out = _run(H100, tight)
+    assert isinstance(out, ev.ConfigResult) and out.exclusion is not None
+    assert out.exclusion.code == "over_budget" and "$6.00 > $5.00" in out.exclusion.reason
+
+
+def test_serving_candidates_are_ranked_by_rank_rank_with_the_objectives_of_every_task() -> None:
+    ctx = dataclasses.replace(_serving(acquisition="rent"), offers=OFFERS)
+    found = [_run(g, ctx) for g in (H100, A100)]
+    cands = [rank.Candidate.of(r) for r in found if isinstance(r, ev.ConfigResult) and r.ok]
+    assert len(cands) == 2
+    hours = {c.gpu.slug: c.serving.hourly for c in cands if c.serving is not None}
+    speeds = {c.gpu.slug: c.serving.speed for c in cands if c.serving is not None}
+    cheapest = rank.rank(list(cands), "cheapest")
+    assert [c.gpu.slug for c in cheapest] == sorted(hours, key=lambda s: hours[s])
+    assert cheapest[0].score == 1.0 and 0 < cheapest[1].score < 1  # best = 1, as every task
+    fastest = rank.rank(list(cands), "fastest")
+    assert [c.gpu.slug for c in fastest] == sorted(speeds, key=lambda s: -speeds[s])
+    # balanced: speed^w × value^(1−w), the value an hour of the load per dollar
+    w = 0.3
+    mix = {s: speeds[s] ** w * (1 / hours[s]) ** (1 - w) for s in hours}  # type: ignore[operator]
+    balanced = rank.rank(list(cands), "balanced", w)
+    assert [c.gpu.slug for c in balanced] == sorted(mix, key=lambda s: -mix[s])
