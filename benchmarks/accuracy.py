@@ -845,7 +845,7 @@ class HeldoutScore:
     skipped: list[str]
 
 
-_LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch"}
+_LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch", "ttft_ms"}
 
 
 def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
@@ -883,6 +883,14 @@ HELDOUT_BAND_REGIME = {
     "moe-decode": "decode",
     "llm-pretraining": "train-llm",
     "llm-finetuning": "train-llm",
+    # optimised LLM decode / prefill per runtime (issue 21): llama.cpp on one GPU and split
+    # over several, TensorRT-LLM static batches and first-token latency
+    "llamacpp-decode": "decode",
+    "llamacpp-prefill": "prefill",
+    "llamacpp-split-decode": "decode",
+    "llamacpp-split-prefill": "prefill",
+    "trtllm-static-batch": "decode",
+    "trtllm-first-token": "prefill",
 }
 
 
@@ -936,7 +944,8 @@ def heldout_estimate(
         framework=framework,
         num_gpus=int(row.get("num_gpus") or 1),
         flash_attention=flash,
-        backend=support.backend,
+        # a row may name the backend it ran on (llama.cpp's Metal, not PyTorch's MPS)
+        backend=row.get("backend") or support.backend,
     )
     inputs = bands.BandInputs(
         regime=HELDOUT_BAND_REGIME.get(row["regime"], "infer"),
@@ -950,7 +959,7 @@ def heldout_estimate(
         derived_peak=derived_peak(gpu, work.precision),
         num_gpus=est.num_gpus,
     )
-    return _in_metric(row["metric"], est, batch), inputs
+    return _in_metric(row["metric"], est, batch, work.seq_len), inputs
 
 
 def _pretrain_heldout(
@@ -979,9 +988,15 @@ def _pretrain_heldout(
     return value, inputs
 
 
-def _in_metric(metric: str, est: perf.PerfEstimate, batch: int) -> float:
+def _in_metric(metric: str, est: perf.PerfEstimate, batch: int, seq_len: int = 1) -> float:
     if metric == "decode_tokens_per_s":
         return batch * 1e3 / (est.ms_per_token or math.inf)
+    if metric == "prompt_tokens_per_s":  # llama-bench ppN: the prompt ÷ time to first token
+        return batch * seq_len * 1e3 / (est.ttft_ms or math.inf)
+    if metric == "ttft_ms":
+        return est.ttft_ms or math.inf
+    if metric == "output_tokens_per_s_per_gpu":  # the whole request: prefill + every step
+        return est.throughput / max(1, est.num_gpus)
     per_s = est.throughput  # samples/s: images, sequences, or image-steps for a denoise row
     if metric == "samples_per_s":
         return per_s
