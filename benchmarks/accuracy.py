@@ -891,6 +891,8 @@ HELDOUT_BAND_REGIME = {
     "llamacpp-split-prefill": "prefill",
     "trtllm-static-batch": "decode",
     "trtllm-first-token": "prefill",
+    # serving at saturation (issue 21): TensorRT-LLM v0.17's in-flight-batching tables
+    "serving-trtllm": "serving",
 }
 
 
@@ -903,6 +905,8 @@ def heldout_estimate(
     """predict_heldout's figure and what decides the band the engine would draw around it."""
     if row["regime"] in ("llm-pretraining", "llm-finetuning"):
         return _pretrain_heldout(row, gpu, data_dir, models or {})
+    if row["regime"].startswith("serving"):
+        return _serving_heldout(row, gpu, data_dir)
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -988,6 +992,43 @@ def _pretrain_heldout(
     return value, inputs
 
 
+def _serving_heldout(
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path
+) -> tuple[float, bands.BandInputs]:
+    """A held-out serving row through the serving validation's own path
+    (benchmarks/serving_accuracy.py, app/domain/serving.py): output tokens/s of one replica of
+    ``num_gpus`` tensor-parallel GPUs, at saturation (``load: saturation``) or with
+    ``concurrency`` requests in flight."""
+    from app.domain import serving as sv
+    from benchmarks import serving_accuracy  # it imports this module's scoring: import late
+
+    model = load_presets(data_dir)[row["preset"]].model
+    cfg = sv.ServingConfig(
+        gpus_per_replica=int(row.get("num_gpus") or 1),
+        replicas=1,
+        weight_precision=row["precision"],
+        kv_precision=row["kv_cache_precision"],
+        runtime=row["runtime"],
+    )
+    conc = row.get("concurrency")
+    res = serving_accuracy.evaluate_one(
+        gpu, model, cfg, int(row["prompt_tokens"]), int(row["output_tokens"]), conc,
+        load_efficiency(data_dir),
+    )  # fmt: skip
+    if row["metric"] != "output_tokens_per_s":
+        raise ValueError(f"held-out serving metric {row['metric']!r} is not scored")
+    value = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s
+    # the band the serving answer draws (app/recommend/serving.py): the regime's, on priors
+    inputs = bands.BandInputs(
+        regime="serving",
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=row["runtime"],
+        efficiency_source="prior",
+    )
+    return float(value or math.nan), inputs
+
+
 def _in_metric(metric: str, est: perf.PerfEstimate, batch: int, seq_len: int = 1) -> float:
     if metric == "decode_tokens_per_s":
         return batch * 1e3 / (est.ms_per_token or math.inf)
@@ -1021,8 +1062,12 @@ def _heldout_group(row: dict[str, Any]) -> str:
         "steps",
         "metric",
         "source",
+        "span",  # how one replica spans GPUs (llama.cpp layer split x4): one group per count
+        "num_gpus" if row.get("load") else "",  # a serving row: tensor-parallel size,
+        "prompt_tokens" if row.get("load") else "",  # prompt and output lengths
+        "output_tokens" if row.get("load") else "",
     )
-    return " ".join(str(row[k]) for k in keys if row.get(k) is not None)
+    return " ".join(str(row[k]) for k in keys if k and row.get(k) is not None)
 
 
 def evaluate_heldout(

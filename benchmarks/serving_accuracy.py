@@ -27,7 +27,9 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
-from app.domain.efficiency import usable_gb  # noqa: E402
+from app.domain.efficiency import EfficiencyTable, usable_gb  # noqa: E402
+from app.domain.gpu import GpuSpec  # noqa: E402
+from app.domain.workload import ModelSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.recommend.serving import efficiencies_for  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
@@ -72,6 +74,35 @@ def _group(model: Any, precision: str) -> str:
     return "dense fp4 (Blackwell)" if precision == "fp4" else "dense fp8 (Hopper)"
 
 
+def evaluate_one(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: sv.ServingConfig,
+    isl: int,
+    osl: int,
+    concurrency: int | None,
+    table: EfficiencyTable,
+) -> sv.ServingResult:
+    """One published serving configuration through app/domain/serving.py, the runtime's
+    defaults and the engine's priors (the held-out serving rows of benchmarks/accuracy.py are
+    priced here too)."""
+    mem_eff, comp = efficiencies_for(gpu, None)
+    load = sv.ServingLoad(isl, osl, concurrent_requests=concurrency or 1)
+    # the published tables are NVIDIA GPUs under CUDA
+    decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
+    prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
+    return sv.evaluate(
+        gpu,
+        model,
+        cfg,
+        load,
+        runtime=sv.runtime_profile(table, cfg.runtime, decode, prefill),
+        usable_gb=usable_gb(gpu),  # the one GiB rule every task uses
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp,
+    )
+
+
 def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
@@ -90,22 +121,8 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                 kv_precision=raw.get("kv_cache_precision", meta["kv_cache_precision"]),
                 runtime=raw.get("runtime", meta["runtime"]),
             )
-            mem_eff, comp = efficiencies_for(gpu, None)
             conc = raw.get("concurrency")
-            load = sv.ServingLoad(int(raw["isl"]), int(raw["osl"]), concurrent_requests=conc or 1)
-            # the published tables are NVIDIA GPUs under CUDA
-            decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
-            prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
-            res = sv.evaluate(
-                gpu,
-                model,
-                cfg,
-                load,
-                runtime=sv.runtime_profile(table, cfg.runtime, decode, prefill),
-                usable_gb=usable_gb(gpu),  # the one GiB rule every task uses
-                memory_efficiency=mem_eff,
-                compute_efficiency=comp,
-            )
+            res = evaluate_one(gpu, model, cfg, int(raw["isl"]), int(raw["osl"]), conc, table)
             rows.append(
                 Row(
                     source=path.name,
