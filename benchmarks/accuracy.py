@@ -1063,9 +1063,9 @@ def _heldout_group(row: dict[str, Any]) -> str:
         "metric",
         "source",
         "span",  # how one replica spans GPUs (llama.cpp layer split x4): one group per count
-        "num_gpus" if row.get("load") else "",  # a serving row: tensor-parallel size,
-        "prompt_tokens" if row.get("load") else "",  # prompt and output lengths
-        "output_tokens" if row.get("load") else "",
+        "num_gpus" if row.get("load") else "",  # a serving row: its tensor-parallel size
+        "prompt_tokens",  # an LLM request's prompt and output lengths
+        "output_tokens",
     )
     return " ".join(str(row[k]) for k in keys if k and row.get(k) is not None)
 
