@@ -32,8 +32,13 @@ METRIC_NEEDS = {
     "ttft_ms": {"seq_len", "num_gpus"},
     "output_tokens_per_s_per_gpu": {"prompt_tokens", "output_tokens", "num_gpus"},
     # serving: one replica of num_gpus (tensor parallel) at saturation or a concurrency
-    "output_tokens_per_s": {"prompt_tokens", "output_tokens", "num_gpus", "kv_cache_precision",
-                            "load"},  # fmt: skip
+    "output_tokens_per_s": {
+        "prompt_tokens",
+        "output_tokens",
+        "num_gpus",
+        "kv_cache_precision",
+        "load",
+    },
 }
 
 
@@ -131,7 +136,9 @@ def _urls(node: object) -> set[str]:
 def test_no_held_out_source_is_a_tuning_source() -> None:
     """A held-out file's sources appear in no tuning file (tests/data/*.yaml without the
     heldout_ prefix) and in no shipped data file's sources."""
-    held = {s["url"] for p in FILES for s in yaml.safe_load(p.read_text("utf-8"))["sources"].values()}
+    held = {
+        s["url"] for p in FILES for s in yaml.safe_load(p.read_text("utf-8"))["sources"].values()
+    }
     tuning = set()
     for p in [*DATA.glob("*.yaml"), *(ROOT / "data").glob("*.yaml")]:
         if not p.name.startswith("heldout_"):
