@@ -1160,9 +1160,9 @@ def _print_score(s: HeldoutScore, width: int) -> None:
 def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: bool) -> None:
     print()
     print("Held-out set (never tuned on): tests/data/heldout_*.yaml")
-    _print_score_header(18)
+    _print_score_header(22)
     for s in scores:
-        _print_score(s, 18)
+        _print_score(s, 22)
         if s.skipped:
             print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")
         regime_rows = [r for r in rows if r.regime == s.regime]
@@ -1172,7 +1172,7 @@ def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: b
                 [replace(r, regime=model) for r in regime_rows if r.group.split()[0] == model]
             )
             print(
-                f"  {model:16} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
+                f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
                 f" {sub.spearman:9.3f}"
             )
         if verbose:
