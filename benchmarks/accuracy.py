@@ -930,7 +930,7 @@ class HeldoutScore:
     skipped: list[str]
 
 
-_LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch"}
+_LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch", "ttft_ms"}
 
 
 def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
@@ -968,6 +968,16 @@ HELDOUT_BAND_REGIME = {
     "moe-decode": "decode",
     "llm-pretraining": "train-llm",
     "llm-finetuning": "train-llm",
+    # optimised LLM decode / prefill per runtime (issue 21): llama.cpp on one GPU and split
+    # over several, TensorRT-LLM static batches and first-token latency
+    "llamacpp-decode": "decode",
+    "llamacpp-prefill": "prefill",
+    "llamacpp-split-decode": "decode",
+    "llamacpp-split-prefill": "prefill",
+    "trtllm-static-batch": "decode",
+    "trtllm-first-token": "prefill",
+    # serving at saturation (issue 21): TensorRT-LLM v0.17's in-flight-batching tables
+    "serving-trtllm": "serving",
 }
 
 
@@ -980,6 +990,8 @@ def heldout_estimate(
     """predict_heldout's figure and what decides the band the engine would draw around it."""
     if row["regime"] in ("llm-pretraining", "llm-finetuning"):
         return _pretrain_heldout(row, gpu, data_dir, models or {})
+    if row["regime"].startswith("serving"):
+        return _serving_heldout(row, gpu, data_dir)
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -1022,7 +1034,8 @@ def heldout_estimate(
         framework=framework,
         num_gpus=int(row.get("num_gpus") or 1),
         flash_attention=flash,
-        backend=support.backend,
+        # a row may name the backend it ran on (llama.cpp's Metal, not PyTorch's MPS)
+        backend=row.get("backend") or support.backend,
     )
     inputs = bands.BandInputs(
         regime=HELDOUT_BAND_REGIME.get(row["regime"], "infer"),
@@ -1036,7 +1049,7 @@ def heldout_estimate(
         derived_peak=derived_peak(gpu, work.precision),
         num_gpus=est.num_gpus,
     )
-    return _in_metric(row["metric"], est, batch), inputs
+    return _in_metric(row["metric"], est, batch, work.seq_len), inputs
 
 
 def _pretrain_heldout(
@@ -1065,9 +1078,52 @@ def _pretrain_heldout(
     return value, inputs
 
 
-def _in_metric(metric: str, est: perf.PerfEstimate, batch: int) -> float:
+def _serving_heldout(
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path
+) -> tuple[float, bands.BandInputs]:
+    """A held-out serving row through the serving validation's own path
+    (benchmarks/serving_accuracy.py, app/domain/serving.py): output tokens/s of one replica of
+    ``num_gpus`` tensor-parallel GPUs, at saturation (``load: saturation``) or with
+    ``concurrency`` requests in flight."""
+    from app.domain import serving as sv
+    from benchmarks import serving_accuracy  # it imports this module's scoring: import late
+
+    model = load_presets(data_dir)[row["preset"]].model
+    cfg = sv.ServingConfig(
+        gpus_per_replica=int(row.get("num_gpus") or 1),
+        replicas=1,
+        weight_precision=row["precision"],
+        kv_precision=row["kv_cache_precision"],
+        runtime=row["runtime"],
+    )
+    conc = row.get("concurrency")
+    res = serving_accuracy.evaluate_one(
+        gpu, model, cfg, int(row["prompt_tokens"]), int(row["output_tokens"]), conc,
+        load_efficiency(data_dir),
+    )  # fmt: skip
+    if row["metric"] != "output_tokens_per_s":
+        raise ValueError(f"held-out serving metric {row['metric']!r} is not scored")
+    value = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s
+    # the band the serving answer draws (app/recommend/serving.py): the regime's, on priors
+    inputs = bands.BandInputs(
+        regime="serving",
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=row["runtime"],
+        efficiency_source="prior",
+    )
+    return float(value or math.nan), inputs
+
+
+def _in_metric(metric: str, est: perf.PerfEstimate, batch: int, seq_len: int = 1) -> float:
     if metric == "decode_tokens_per_s":
         return batch * 1e3 / (est.ms_per_token or math.inf)
+    if metric == "prompt_tokens_per_s":  # llama-bench ppN: the prompt ÷ time to first token
+        return batch * seq_len * 1e3 / (est.ttft_ms or math.inf)
+    if metric == "ttft_ms":
+        return est.ttft_ms or math.inf
+    if metric == "output_tokens_per_s_per_gpu":  # the whole request: prefill + every step
+        return est.throughput / max(1, est.num_gpus)
     per_s = est.throughput  # samples/s: images, sequences, or image-steps for a denoise row
     if metric == "samples_per_s":
         return per_s
@@ -1092,8 +1148,12 @@ def _heldout_group(row: dict[str, Any]) -> str:
         "steps",
         "metric",
         "source",
+        "span",  # how one replica spans GPUs (llama.cpp layer split x4): one group per count
+        "num_gpus" if row.get("load") else "",  # a serving row: its tensor-parallel size
+        "prompt_tokens",  # an LLM request's prompt and output lengths
+        "output_tokens",
     )
-    return " ".join(str(row[k]) for k in keys if row.get(k) is not None)
+    return " ".join(str(row[k]) for k in keys if k and row.get(k) is not None)
 
 
 def evaluate_heldout(
@@ -1186,9 +1246,9 @@ def _print_score(s: HeldoutScore, width: int) -> None:
 def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: bool) -> None:
     print()
     print("Held-out set (never tuned on): tests/data/heldout_*.yaml")
-    _print_score_header(18)
+    _print_score_header(22)
     for s in scores:
-        _print_score(s, 18)
+        _print_score(s, 22)
         if s.skipped:
             print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")
         regime_rows = [r for r in rows if r.regime == s.regime]
@@ -1198,7 +1258,7 @@ def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: b
                 [replace(r, regime=model) for r in regime_rows if r.group.split()[0] == model]
             )
             print(
-                f"  {model:16} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
+                f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
                 f" {sub.spearman:9.3f}"
             )
         if verbose:

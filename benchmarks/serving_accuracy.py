@@ -30,8 +30,10 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import formats  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
-from app.domain.efficiency import usable_gb  # noqa: E402
+from app.domain.efficiency import EfficiencyTable, usable_gb  # noqa: E402
+from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.serving_step import efficiencies_for  # noqa: E402
+from app.domain.workload import ModelSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 from benchmarks.accuracy import median_ratio, spearman  # noqa: E402  (one scoring for every set)
@@ -114,6 +116,43 @@ def trtllm_bench_settings(
     return max_bs, max(max_token, isl + max_bs)
 
 
+def evaluate_one(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: sv.ServingConfig,
+    isl: int,
+    osl: int,
+    concurrency: int | None,
+    table: EfficiencyTable,
+    settings: str | None = None,
+) -> sv.ServingResult:
+    """One published serving configuration through app/domain/serving.py, the runtime's
+    defaults and the engine's priors (the held-out serving rows of benchmarks/accuracy.py are
+    priced here too). ``settings: trtllm-bench``: the run's scheduler limits are the
+    benchmark's own (``trtllm_bench_settings``), not the runtime's defaults."""
+    mem_eff, comp = efficiencies_for(gpu, None)
+    load = sv.ServingLoad(isl, osl, concurrent_requests=concurrency or 1)
+    # the published tables are NVIDIA GPUs under CUDA
+    decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
+    prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
+    runtime = sv.runtime_profile(table, cfg.runtime, decode, prefill)
+    if settings == "trtllm-bench":
+        bs, tokens = trtllm_bench_settings(
+            gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl
+        )
+        runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
+    return sv.evaluate(
+        gpu,
+        model,
+        cfg,
+        load,
+        runtime=runtime,
+        usable_gb=usable_gb(gpu),  # the one GiB rule every task uses
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp,
+    )
+
+
 def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
@@ -132,30 +171,11 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                 kv_precision=raw.get("kv_cache_precision", meta["kv_cache_precision"]),
                 runtime=raw.get("runtime", meta["runtime"]),
             )
-            mem_eff, comp = efficiencies_for(gpu, None)
             conc = raw.get("concurrency")
-            load = sv.ServingLoad(int(raw["isl"]), int(raw["osl"]), concurrent_requests=conc or 1)
-            # the published tables are NVIDIA GPUs under CUDA
-            decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
-            prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
-            runtime = sv.runtime_profile(table, cfg.runtime, decode, prefill)
-            if meta.get("settings") == "trtllm-bench":
-                # the run's scheduler limits are the benchmark's, not the runtime's defaults
-                bs, tokens = trtllm_bench_settings(
-                    gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision,
-                    int(raw["isl"]), int(raw["osl"]),
-                )  # fmt: skip
-                runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
-            res = sv.evaluate(
-                gpu,
-                model,
-                cfg,
-                load,
-                runtime=runtime,
-                usable_gb=usable_gb(gpu),  # the one GiB rule every task uses
-                memory_efficiency=mem_eff,
-                compute_efficiency=comp,
-            )
+            res = evaluate_one(
+                gpu, model, cfg, int(raw["isl"]), int(raw["osl"]), conc, table,
+                meta.get("settings"),
+            )  # fmt: skip
             rows.append(
                 Row(
                     source=path.name,

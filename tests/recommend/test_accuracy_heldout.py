@@ -18,8 +18,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 FILES = sorted(DATA.glob("heldout_*.yaml"))
-REQUIRED = {"regime", "source", "gpu_name", "gpu_slug", "precision", "batch_size", "runtime",
-            "metric", "value", "unit"}  # fmt: skip
+REQUIRED = {"regime", "source", "gpu_name", "gpu_slug", "precision", "runtime", "metric",
+            "value", "unit"}  # fmt: skip
 METRIC_NEEDS = {
     "samples_per_s": set(),
     "latency_ms": {"seq_len"},
@@ -27,6 +27,18 @@ METRIC_NEEDS = {
     "seconds_per_batch": {"steps"},
     "decode_tokens_per_s": {"prompt_tokens", "output_tokens", "num_gpus"},
     "tokens_per_s_per_gpu": {"seq_len", "num_gpus", "model"},
+    # llama-bench ppN, TensorRT-LLM's first-token latency and static-batch throughput
+    "prompt_tokens_per_s": {"seq_len", "num_gpus"},
+    "ttft_ms": {"seq_len", "num_gpus"},
+    "output_tokens_per_s_per_gpu": {"prompt_tokens", "output_tokens", "num_gpus"},
+    # serving: one replica of num_gpus (tensor parallel) at saturation or a concurrency
+    "output_tokens_per_s": {
+        "prompt_tokens",
+        "output_tokens",
+        "num_gpus",
+        "kv_cache_precision",
+        "load",
+    },
 }
 
 
@@ -71,7 +83,12 @@ def test_every_row_is_complete_and_names_known_presets_and_gpus(accuracy) -> Non
         assert row["gpu_slug"] is None or row["gpu_slug"] in slugs, row
         assert row["metric"] in METRIC_NEEDS, row
         assert METRIC_NEEDS[row["metric"]] <= set(row), row
-        assert row["value"] > 0 and row["batch_size"] >= 1, row
+        assert row["value"] > 0, row
+        # a batch, or (serving) the load: saturation or a number of requests in flight
+        if row["regime"].startswith("serving"):
+            assert row["load"] == "saturation" or row.get("concurrency", 0) >= 1, row
+        else:
+            assert row["batch_size"] >= 1, row
 
 
 def _key(row: dict) -> tuple:
@@ -87,19 +104,100 @@ def test_held_out_rows_do_not_repeat_a_tuning_row_or_each_other() -> None:
     seen = {_key(r) for r in tuning["measurements"]}
     assert not seen & {_key(row) for _, row in _rows()}
     full = [(*_key(row), row["regime"], row["metric"], row.get("steps"), row.get("peft"),
-             row.get("note")) for _, row in _rows()]  # fmt: skip
+             row.get("note"), row["gpu_name"], row.get("quantization"), row.get("prompt_tokens"),
+             row.get("output_tokens")) for _, row in _rows()]  # fmt: skip
     assert len(full) == len(set(full)), "duplicate held-out rows"
 
 
 def test_the_engine_prices_every_held_out_row(accuracy) -> None:
+    """Every row on a catalog GPU is priced; only the rows whose GPU the catalog lacks
+    (gpu_slug null: GH200, the binned 7-core M1) are left out, and they are listed."""
     rows, skipped = accuracy.evaluate_heldout(ROOT / "data", FILES)
-    assert not skipped
-    assert len(rows) == len(_rows())
+    unmapped = [row for _, row in _rows() if row["gpu_slug"] is None]
+    assert sum(len(v) for v in skipped.values()) == len(unmapped)
+    assert len(rows) == len(_rows()) - len(unmapped)
     assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
     names = {r.regime for r in rows}
     assert {"cnn-training", "tf-cnn-inference", "diffusion-eager", "bert-tensorrt",
             "moe-decode", "eager-decode", "pytorch-cnn-inference", "llm-pretraining",
-            "llm-finetuning"} <= names  # fmt: skip
+            "llm-finetuning", "llamacpp-decode", "llamacpp-prefill", "llamacpp-split-decode",
+            "llamacpp-split-prefill", "trtllm-static-batch", "trtllm-first-token",
+            "serving-trtllm"} <= names  # fmt: skip
+
+
+def _urls(node: object) -> set[str]:
+    if isinstance(node, dict):
+        return {u for k, v in node.items() for u in (_urls(v) | ({v} if k == "url" else set()))}
+    if isinstance(node, list):
+        return {u for v in node for u in _urls(v)}
+    return set()
+
+
+def test_no_held_out_source_is_a_tuning_source() -> None:
+    """A held-out file's sources appear in no tuning file (tests/data/*.yaml without the
+    heldout_ prefix) and in no shipped data file's sources."""
+    held = {
+        s["url"] for p in FILES for s in yaml.safe_load(p.read_text("utf-8"))["sources"].values()
+    }
+    tuning = set()
+    for p in [*DATA.glob("*.yaml"), *(ROOT / "data").glob("*.yaml")]:
+        if not p.name.startswith("heldout_"):
+            tuning |= _urls(yaml.safe_load(p.read_text("utf-8")))
+    assert not held & tuning
+
+
+def test_held_out_serving_rows_are_not_tuning_configurations() -> None:
+    """The v0.17 TensorRT-LLM rows leave out every configuration the serving tuning files
+    hold (Llama 3.3 70B is Llama 3.1 70B's shape), whatever the release."""
+    same = {"llama-3.3-70b": "llama-3.1-70b"}
+    tuned = {
+        (same.get(r["model"], r["model"]), r["gpu"], r["tp"], r["precision"], r["isl"], r["osl"])
+        for p in DATA.glob("serving_*.yaml")
+        for r in yaml.safe_load(p.read_text("utf-8"))["rows"]
+    }
+    serving = [row for _, row in _rows() if row["regime"].startswith("serving")]
+    assert serving
+    for row in serving:
+        key = (row["preset"], row["gpu_slug"], row["num_gpus"], row["precision"],
+               row["prompt_tokens"], row["output_tokens"])  # fmt: skip
+        assert key not in tuned, row
+
+
+def test_new_metrics_read_the_estimate_as_published(accuracy) -> None:
+    """prompt_tokens_per_s = prompt ÷ time to first token; ttft_ms = the first token's
+    latency (a latency: lower is better); output_tokens_per_s_per_gpu = the whole request's
+    tokens/s (prefill and every step) ÷ GPUs."""
+    from app.domain.perf import PerfEstimate
+
+    est = PerfEstimate(
+        throughput=1200.0, unit="tokens/s", step_time_s=1.0, bottleneck="compute", compute_s=1.0,
+        memory_s=0.0, overhead_s=0.0, host_s=0.0, comm_s=0.0, num_gpus=4,
+        scaling_efficiency=1.0, compute_precision="fp16", efficiency_source="prior",
+        ttft_ms=50.0, ms_per_token=10.0,
+    )  # fmt: skip
+    assert accuracy._in_metric("prompt_tokens_per_s", est, 2, 512) == pytest.approx(2 * 512 / 0.05)
+    assert accuracy._in_metric("ttft_ms", est, 1) == pytest.approx(50.0)
+    assert accuracy._in_metric("output_tokens_per_s_per_gpu", est, 8) == pytest.approx(300.0)
+    assert "ttft_ms" in accuracy._LOWER_IS_BETTER
+
+
+def test_the_new_sets_score_per_regime(accuracy) -> None:
+    """Scoring runs on the issue-21 sets: llama.cpp (one GPU and layer split kept apart by
+    their span), TensorRT-LLM static batches and first tokens, serving at saturation."""
+    new = [DATA / n for n in ("heldout_llamacpp_llama3.yaml", "heldout_trtllm_v06.yaml",
+                              "heldout_serving_trtllm_v017.yaml")]  # fmt: skip
+    rows, _ = accuracy.evaluate_heldout(ROOT / "data", new)
+    scores = {s.regime: s for s in accuracy.heldout_scores(rows)}
+    assert set(scores) == {"llamacpp-decode", "llamacpp-prefill", "llamacpp-split-decode",
+                           "llamacpp-split-prefill", "trtllm-static-batch",
+                           "trtllm-first-token", "serving-trtllm"}  # fmt: skip
+    for s in scores.values():
+        assert s.n >= 10 and math.isfinite(s.median_ratio) and s.median_ratio >= 1.0
+    # a group is one workload: a split group holds one GPU count, so no GPU twice
+    for r in rows:
+        group = [x for x in rows if x.regime == r.regime and x.group == r.group]
+        assert len({x.slug for x in group}) == len(group), r.group
+    assert scores["serving-trtllm"].group_spearman  # groups of three GPUs or more
 
 
 def test_scores_rank_latencies_as_rates_and_ratio_symmetrically(accuracy) -> None:
