@@ -101,19 +101,16 @@ def trtllm_bench_settings(
     cache = (gpu.memory_gb * tp - weights) * 0.90
     raw_bs = min(cache / (per_token / GIB * (isl + osl)), 4096.0)
     raw_token = min(raw_bs * (1.0 + isl / osl), 32768.0)
-    if raw_bs < 256:
-        max_bs = max(64, 32 * math.ceil(raw_bs / 32))
-    elif raw_bs < 1024:
-        max_bs = 128 * math.ceil(raw_bs / 128)
-    else:
-        max_bs = 256 * math.ceil(raw_bs / 256)
-    if raw_token < 4096:
-        max_token = max(2048, 256 * math.ceil(raw_token / 256))
-    elif raw_token < 8192:
-        max_token = 512 * math.ceil(raw_token / 512)
-    else:
-        max_token = 1024 * math.ceil(raw_token / 1024)
+    max_bs = _round_up(raw_bs, floor=64, steps=((256, 32), (1024, 128)), last=256)
+    max_token = _round_up(raw_token, floor=2048, steps=((4096, 256), (8192, 512)), last=1024)
     return max_bs, max(max_token, isl + max_bs)
+
+
+def _round_up(x: float, floor: int, steps: tuple[tuple[int, int], ...], last: int) -> int:
+    """trtllm-bench's rounding: up to the step of the first range ``x`` falls below (the
+    last step beyond them), never under ``floor``."""
+    step = next((s for bound, s in steps if x < bound), last)
+    return max(floor, step * math.ceil(x / step))
 
 
 def evaluate_one(

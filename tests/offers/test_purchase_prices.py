@@ -74,6 +74,15 @@ def test_every_row_is_a_purchase_offer_of_its_card(
     ), items  # fmt: skip
 
 
+# every card's cheapest way to buy ResNet-50 training under purchase_basis auto
+AUTO_BUY_RESNET = {
+    "workload": {"preset": "resnet-50", "task": "training"},
+    "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
+    "objective": "cheapest",
+    "limit": 500,
+}
+
+
 def _buy(client: TestClient, body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     r = client.post("/api/v1/recommendations", json=body)
     assert r.status_code == 200, r.text
@@ -86,15 +95,7 @@ BUDGET_CARDS = ("tesla-p40", "rtx-3060-12gb", "rtx-4060-ti-16gb")
 
 
 def test_auto_basis_buys_the_budget_cards_at_their_sourced_price(read_client: TestClient) -> None:
-    rows = _buy(
-        read_client,
-        {
-            "workload": {"preset": "resnet-50", "task": "training"},
-            "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
-            "objective": "cheapest",
-            "limit": 500,
-        },
-    )
+    rows = _buy(read_client, AUTO_BUY_RESNET)
     for slug in BUDGET_CARDS:
         want = next(r for r in ROWS if r["gpu"] == slug)
         buy = rows[slug]["cost"]["buy"]
@@ -219,15 +220,7 @@ def test_each_new_price_has_a_pinned_source_a_date_and_a_condition(
 def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
     read_client: TestClient,
 ) -> None:
-    rows = _buy(
-        read_client,
-        {
-            "workload": {"preset": "resnet-50", "task": "training"},
-            "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
-            "objective": "cheapest",
-            "limit": 500,
-        },
-    )
+    rows = _buy(read_client, AUTO_BUY_RESNET)
     assert AUTO_PAYS["a40"] == "new"
     for slug, condition in AUTO_PAYS.items():
         want = _row(slug, condition)
