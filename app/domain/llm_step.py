@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import formats, topology
-from app.domain.efficiency import EAGER, RuntimeProfile
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
 
@@ -489,7 +489,7 @@ def replica(
     peak, mode = datapath(gpu, weights, prefill)
     if prefill.compute_basis and prefill.compute:
         basis = prefill.compute_basis
-        peak = (gpu.fp32_tflops if basis == "fp32" else gpu.peak_tflops(basis)) or 0.0
+        peak = basis_tflops(gpu, basis, prefill) or 0.0
         mode, rate = basis, prefill.compute
     else:
         rate = compute_efficiency.get(mode, 0.5) * prefill.compute_scale
