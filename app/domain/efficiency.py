@@ -76,6 +76,10 @@ class RuntimeProfile:
     # "fused": the runtime brings its own fused attention kernel (TensorRT's fused MHA) on every
     # GPU it runs on; "": the framework's (flash where the GPU supports it, else math)
     attention: str = ""
+    # The runtime's 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS path for F16 weights:
+    # CUBLAS_COMPUTE_16F): on GeForce parts, whose FP32-accumulate tensor rate (the catalog's
+    # fp16) is half the FP16-accumulate one, they run at the full rate (llm_step.replica)
+    fp16_accumulate: bool = False
     # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture

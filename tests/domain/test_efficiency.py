@@ -207,3 +207,12 @@ def test_llamacpp_prefill_on_cuda_uses_the_sm_basis() -> None:
     assert a100 is not None and r3090 is not None
     # SMs × boost clock: A100 108 × 1.41 GHz, 3090 82 × 1.695 GHz
     assert a100 / r3090 == pytest.approx((108 * 1.41) / (82 * 1.695), rel=0.02)
+
+
+def test_llamacpp_f16_prompts_take_cublas_not_mmq() -> None:
+    """F16 GGUF weights are not MMQ: the shipped row sends them to cuBLAS with FP16
+    accumulation (no SM basis); quantised ones (int4, int8) keep the MMQ basis."""
+    f16 = TABLE.profile(RTX4090, "cuda", "llama.cpp", "fp16", "prefill")
+    assert f16.compute_basis is None and f16.fp16_accumulate
+    q8 = TABLE.profile(RTX4090, "cuda", "llama.cpp", "int8", "prefill")
+    assert q8.compute_basis == "sm" and not q8.fp16_accumulate
