@@ -76,6 +76,10 @@ class RuntimeProfile:
     # "fused": the runtime brings its own fused attention kernel (TensorRT's fused MHA) on every
     # GPU it runs on; "": the framework's (flash where the GPU supports it, else math)
     attention: str = ""
+    # The runtime's 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS path for F16 weights:
+    # CUBLAS_COMPUTE_16F): on GeForce parts, whose FP32-accumulate tensor rate (the catalog's
+    # fp16) is half the FP16-accumulate one, they run at the full rate (llm_step.replica)
+    fp16_accumulate: bool = False
     # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture
@@ -207,6 +211,50 @@ class EfficiencyTable:
 
 
 _FIELDS = {f.name for f in fields(RuntimeProfile)} - {"runtime", "regime", "sources"}
+
+
+# 32-bit floating-point FMA lanes per SM by compute capability (CUDA C++ Programming Guide,
+# "Throughput of Native Arithmetic Instructions", results per clock cycle per multiprocessor):
+# 64 on Volta, Turing and GA100, 128 on GA10x, Ada, Hopper and Blackwell. Only the parts whose
+# llama.cpp prompt path is the int8-MMA MMQ kernel (Turing and later) are listed.
+FP32_LANES_PER_SM = {
+    "7.5": 64,
+    "8.0": 64,
+    "8.6": 128,
+    "8.7": 128,
+    "8.9": 128,
+    "9.0": 128,
+    "10.0": 128,
+    "10.3": 128,
+    "12.0": 128,
+    "12.1": 128,
+}
+
+
+def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | None:
+    """The rate a ``compute_basis`` names, in TFLOPS, before the profile's ``compute`` factor.
+
+    ``sm``: the SM's own issue rate, SMs × sustained clock, counted in units of a 128-lane SM's
+    FP32 FMA rate — the catalog's FP32 peak × 128 ÷ the part's FP32 lanes per SM. A kernel bound
+    by per-SM instruction issue and shared-memory traffic rather than by the tensor or FP32
+    peak (llama.cpp's MMQ) runs at the same rate per SM-clock on a GA100 (64 FP32 lanes) as on
+    a GA102 (128); the FP32 peak alone would halve the GA100. On a power-capped board
+    (``tensor_tflops_per_watt``) the clock is the one it holds under tensor load: TDP × that
+    figure ÷ its 16-bit tensor peak, at most 1. Parts without a listed compute capability take
+    the FP32 peak. Any other basis: that datapath's dense peak."""
+    if basis == "fp32" or basis == "sm":
+        fp32 = gpu.fp32_tflops
+        if basis == "fp32" or not fp32:
+            return fp32
+        lanes = FP32_LANES_PER_SM.get(gpu.compute_capability or "")
+        if lanes is None:
+            return fp32
+        clock = 1.0
+        half = gpu.peak_tflops("fp16")
+        if profile.tensor_tflops_per_watt and gpu.tdp_w and half:
+            clock = min(1.0, gpu.tdp_w * profile.tensor_tflops_per_watt / half)
+        return fp32 * 128 / lanes * clock
+    return gpu.peak_tflops(basis)
 
 
 def memory_class(gpu: GpuSpec) -> str:

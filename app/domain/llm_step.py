@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import formats, topology
-from app.domain.efficiency import EAGER, RuntimeProfile
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
 
@@ -283,6 +283,22 @@ def native_fp4(gpu: GpuSpec) -> bool:
     return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
 
 
+# NVIDIA GeForce generations whose tensor cores run FP16 with FP32 accumulate at half the
+# FP16-accumulate rate (Turing, GA10x, AD10x, GB20x whitepapers; data/gpus/nvidia-geforce.yaml's
+# header): the catalog's fp16 figure is the FP32-accumulate one
+HALF_RATE_FP32_ACCUMULATE = ("7.5", "8.6", "8.9", "12.0")
+
+
+def fp16_accumulate_gain(gpu: GpuSpec) -> float:
+    """How much faster a GEMM accumulating in FP16 runs than the catalog's fp16 peak (which is
+    the FP32-accumulate rate): 2 on GeForce parts, 1 on workstation and datacenter parts, whose
+    FP32 accumulate already runs at full rate."""
+    consumer = gpu.segment in ("consumer", "laptop")
+    if gpu.vendor == "nvidia" and consumer and gpu.compute_capability in HALF_RATE_FP32_ACCUMULATE:
+        return 2.0
+    return 1.0
+
+
 def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tuple[float, str]:
     """(dense TFLOPS, datapath) the linear layers of a ``precision`` checkpoint run at under
     the runtime: fp8 on fp8 tensor cores where the GPU has them; int8 and fp4 on their own
@@ -489,10 +505,12 @@ def replica(
     peak, mode = datapath(gpu, weights, prefill)
     if prefill.compute_basis and prefill.compute:
         basis = prefill.compute_basis
-        peak = (gpu.fp32_tflops if basis == "fp32" else gpu.peak_tflops(basis)) or 0.0
+        peak = basis_tflops(gpu, basis, prefill) or 0.0
         mode, rate = basis, prefill.compute
     else:
         rate = compute_efficiency.get(mode, 0.5) * prefill.compute_scale
+        if prefill.fp16_accumulate and mode == "fp16":
+            peak *= fp16_accumulate_gain(gpu)
     # attention runs in the 16-bit type the activations are kept in
     act16 = "bf16" if weights in ("bf16", "fp8", "fp4") else "fp16"
     half, half_mode = datapath(gpu, act16, prefill)

@@ -23,7 +23,7 @@ from app import vocab
 from app.domain import llm_step, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
-from app.domain.efficiency import EAGER, RuntimeProfile, remember
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, remember
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import (
@@ -350,7 +350,11 @@ def compute_split(
     u = 1.0 if per_operator else MODEL_UTILISATION * profile.compute_scale
     if profile.compute_basis and profile.compute:
         basis = profile.compute_basis
-        peak = gpu.fp32_tflops if basis == "fp32" else peak_tflops(gpu, basis)[0]
+        peak = (
+            basis_tflops(gpu, basis, profile)
+            if basis in ("fp32", "sm")
+            else peak_tflops(gpu, basis)[0]
+        )
         if peak:
             return ((1.0, peak * 1e12 * profile.compute),), basis
     if p in profile.native and p in ("int8", "fp8"):

@@ -167,3 +167,52 @@ def test_eager_decode_of_an_8b_model_on_an_h200_is_host_launch_bound() -> None:
         graph = perf.estimate(h200, dataclasses.replace(work, runtime=runtime))
         assert graph.bottleneck == "memory bandwidth"
         assert graph.ms_per_token is not None and graph.ms_per_token < 0.5 * eager.ms_per_token
+
+
+# ---------------------------------------------------------------- llama.cpp MMQ prompt basis
+
+
+def test_sm_basis_counts_sms_times_clock_not_fp32_lanes() -> None:
+    """MMQ is bound per SM-clock: an A100 (GA100, 64 FP32 lanes per SM) gets twice its FP32
+    peak, a 4090 (AD102, 128 lanes) its FP32 peak; parts outside the lane table keep FP32."""
+    prof = efficiency.RuntimeProfile()
+    assert efficiency.basis_tflops(A100, "sm", prof) == pytest.approx(2 * 19.5)
+    assert efficiency.basis_tflops(RTX4090, "sm", prof) == pytest.approx(82.6)
+    assert efficiency.basis_tflops(A100, "fp32", prof) == pytest.approx(19.5)
+    from tests.domain.fixtures import GTX1080TI
+
+    assert efficiency.basis_tflops(GTX1080TI, "sm", prof) == pytest.approx(11.3)
+
+
+def test_sm_basis_takes_the_power_capped_clock() -> None:
+    """A board that cannot hold its boost clock under tensor load (TDP × sustained TFLOPS per
+    watt below its 16-bit peak) runs its SMs at that share of the clock."""
+    from tests.domain.fixtures import T4
+
+    capped = efficiency.RuntimeProfile(tensor_tflops_per_watt=0.343)
+    share = 70 * 0.343 / 65
+    assert efficiency.basis_tflops(T4, "sm", capped) == pytest.approx(8.1 * 2 * share)
+
+
+def test_llamacpp_prefill_on_cuda_uses_the_sm_basis() -> None:
+    """The shipped llama.cpp CUDA prompt row prices MMQ per SM-clock, so an A100's prompt
+    rate is not half a 3090's-per-SM as the FP32 peak would have it (issue 21)."""
+    prof = TABLE.profile(A100, "cuda", "llama.cpp", "int4", "prefill")
+    assert prof.compute_basis == "sm"
+    from tests.domain.fixtures import RTX3090
+
+    p3090 = TABLE.profile(RTX3090, "cuda", "llama.cpp", "int4", "prefill")
+    a100 = efficiency.basis_tflops(A100, "sm", prof)
+    r3090 = efficiency.basis_tflops(RTX3090, "sm", p3090)
+    assert a100 is not None and r3090 is not None
+    # SMs × boost clock: A100 108 × 1.41 GHz, 3090 82 × 1.695 GHz
+    assert a100 / r3090 == pytest.approx((108 * 1.41) / (82 * 1.695), rel=0.02)
+
+
+def test_llamacpp_f16_prompts_take_cublas_not_mmq() -> None:
+    """F16 GGUF weights are not MMQ: the shipped row sends them to cuBLAS with FP16
+    accumulation (no SM basis); quantised ones (int4, int8) keep the MMQ basis."""
+    f16 = TABLE.profile(RTX4090, "cuda", "llama.cpp", "fp16", "prefill")
+    assert f16.compute_basis is None and f16.fp16_accumulate
+    q8 = TABLE.profile(RTX4090, "cuda", "llama.cpp", "int8", "prefill")
+    assert q8.compute_basis == "sm" and not q8.fp16_accumulate

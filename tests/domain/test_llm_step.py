@@ -201,3 +201,33 @@ def test_a_step_of_tiny_kernels_is_bound_by_their_launches():
     assert _replica().parts(1.0, 500.0, 0.0, 500.0).bound == "memory bandwidth"
     # and a large batch makes the tiny kernels do real work
     assert tiny.parts(4096.0, 500.0, 0.0, 500.0).bound != "kernel launches"
+
+
+# ---------------------------------------------------------------- llama.cpp prompt datapaths
+
+
+def test_llamacpp_mmq_prompt_runs_per_sm_clock_so_a_ga100_is_not_halved():
+    """Quantised prompts run llama.cpp's MMQ, bound per SM-clock: an A100 (108 SMs at 1.41 GHz,
+    64 FP32 lanes per SM) is priced at SMs × clock, not at its FP32 peak (which halves it)."""
+    mmq = RuntimeProfile(compute_basis="sm", compute=1.9)
+    a100 = _replica(A100, prefill=mmq, weights="int4")
+    r4090 = _replica(RTX4090, prefill=mmq, weights="int4")
+    assert a100.flops == pytest.approx(2 * 19.5e12 * 1.9)
+    assert r4090.flops == pytest.approx(82.6e12 * 1.9)
+    fp32 = _replica(A100, prefill=RuntimeProfile(compute_basis="fp32", compute=1.9), weights="int4")
+    assert a100.flops == pytest.approx(2 * fp32.flops)
+
+
+def test_fp16_accumulate_doubles_geforce_but_not_datacenter_gemms():
+    """llama.cpp's F16 weights go through cuBLAS with CUBLAS_COMPUTE_16F: a GeForce part (whose
+    catalog fp16 is its half-rate FP32-accumulate figure) runs them at twice that; an A100 runs
+    both accumulations at one rate."""
+    acc16 = RuntimeProfile(fp16_accumulate=True)
+    plain = RuntimeProfile()
+    g16 = _replica(RTX4090, prefill=acc16, weights="fp16")
+    g32 = _replica(RTX4090, prefill=plain, weights="fp16")
+    assert g16.flops == pytest.approx(2 * g32.flops)
+    assert g16.attn_flops == pytest.approx(g32.attn_flops)  # KQ runs at F32 precision
+    d16 = _replica(A100, prefill=acc16, weights="fp16")
+    d32 = _replica(A100, prefill=plain, weights="fp16")
+    assert d16.flops == pytest.approx(d32.flops)
