@@ -179,6 +179,9 @@ TRAINING_RUNTIMES: tuple[Runtime, ...] = (
 #: on the GPU (DLE's TF ConvNets: hidden --data_format flag, default NCHW). TensorRT chooses
 #: its own layouts.
 NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
+#: Runtimes whose fused attention is PyTorch's own SDPA (or xformers under it): the kernel
+#: generation a GPU gets there is PyTorch's choice (perf._attention_kernel), not the runtime's.
+SDPA_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch-compile")
 #: Runtimes whose CNN training a shipped operator table prices, in every precision: eager
 #: PyTorch (Lambda's and DLE's tables), TensorFlow graph mode (Lambda's tf_cnn_benchmarks
 #: tables) and TensorFlow + XLA (DLE's tables).

@@ -1130,11 +1130,6 @@ def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
     return major >= 7
 
 
-# Runtimes whose fused attention is PyTorch's own SDPA (or xformers under it): the kernel
-# generation a GPU gets there is PyTorch's choice (``_attention_kernel``), not the runtime's.
-SDPA_RUNTIMES = frozenset({"pytorch", "transformers", "torch-compile"})
-
-
 def _attention_kernel(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> str:
     """The job's fused attention kernel (a key of ``kernels.ATTENTION_KERNEL_SLOWDOWN``, or ""
     for FlashAttention-2): the one it names, else "flash1" — a first-generation kernel
@@ -1144,7 +1139,7 @@ def _attention_kernel(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> str:
     so a V100 or T4 gets the memory-efficient kernel."""
     if work.attention_kernel:
         return work.attention_kernel
-    if work.runtime not in SDPA_RUNTIMES or backend != "cuda" or gpu.vendor != "nvidia":
+    if work.runtime not in vocab.SDPA_RUNTIMES or backend != "cuda" or gpu.vendor != "nvidia":
         return ""
     try:
         major = int((gpu.compute_capability or "0").split(".")[0])
