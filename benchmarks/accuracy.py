@@ -661,9 +661,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
             regime = "decode" if inf.metric == "tg" else "prefill"
             label = f"llama.cpp {inf.backend} {inf.metric}"
             source = board.get(inf.backend, f"llama.cpp {inf.backend}")
-            out.extend(
-                (regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows
-            )
+            out.extend((regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows)
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:

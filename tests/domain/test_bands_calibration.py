@@ -177,7 +177,9 @@ def test_without_estimates_the_stated_allowances_apply() -> None:
 # ------------------------------------------------------------------ a new source
 
 
-def _source(name: str, ratios: list[float], base: tuple[float, float] = (0.9, 1.1)) -> conformal.Held:
+def _source(
+    name: str, ratios: list[float], base: tuple[float, float] = (0.9, 1.1)
+) -> conformal.Held:
     return conformal.Held(name, conformal.Spread.of(*base), tuple(ratios))
 
 

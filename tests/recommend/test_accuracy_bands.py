@@ -158,9 +158,7 @@ def test_shipped_new_source_term_is_the_computed_one(new_source) -> None:
 def test_source_units_hold_out_whole_sources_of_their_regime(accuracy) -> None:
     rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
     assert all(r.source for r in rows)
-    units = accuracy.source_units(
-        rows, accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM)
-    )
+    units = accuracy.source_units(rows, accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM))
     by = {h.unit: h for h in units}
     # llama.cpp's scoreboards are sources of decode and of prefill alike
     for regime in ("decode", "prefill"):
