@@ -158,7 +158,8 @@ def test_shipped_new_source_term_is_the_computed_one(new_source) -> None:
 def test_source_units_hold_out_whole_sources_of_their_regime(accuracy) -> None:
     rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
     assert all(r.source for r in rows)
-    units = accuracy.source_units(rows, accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM))
+    wide = accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM)
+    units = accuracy.source_units(rows, wide)
     by = {h.unit: h for h in units}
     # llama.cpp's scoreboards are sources of decode and of prefill alike
     for regime in ("decode", "prefill"):
@@ -169,10 +170,9 @@ def test_source_units_hold_out_whole_sources_of_their_regime(accuracy) -> None:
     # a rest to hold them out against
     assert "serving serving_trtllm" not in by and "serving serving_vllm_rtx4090" in by
     # a source the rest of its regime lacks the runtime of is scored with the runtime widening
-    (eager,) = [h for h in units if h.unit == "decode pytorch-gpt-fast-blog"]
+    eager = by["decode pytorch-gpt-fast-blog"]
     table_wo = accuracy._table_of(
-        [r for r in rows if r.regime == "decode" and r.source != "pytorch-gpt-fast-blog"],
-        accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM),
+        [r for r in rows if r.regime == "decode" and r.source != "pytorch-gpt-fast-blog"], wide
     )
     assert "pytorch" not in table_wo.covered["decode"][0]
     base = table_wo.band("decode", "nvidia", "pytorch")
