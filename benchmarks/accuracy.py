@@ -39,12 +39,14 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import bands, compat, conformal, perf, rank  # noqa: E402
+from app.domain.efficiency import EfficiencyTable  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
 from benchmarks.finetune import (  # noqa: E402
+    FINETUNE_FILE,
     evaluate_finetune,
     heldout_finetune_tokens_per_gpu,
     print_finetune,
@@ -338,6 +340,7 @@ class RuntimeScore:
     median_ratio: float
     bias: float  # median measured ÷ predicted
     rows: list[tuple[str, str, float, float]]  # slug, label, measured, predicted
+    sources: list[str] = field(default_factory=list)  # each row's `source` (evaluate_runtime)
 
     def by_preset(self) -> dict[str, RuntimeScore]:
         """The same scores over each preset's rows (labels start with the preset id)."""
@@ -384,10 +387,12 @@ def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
     rules = load_rules(data_dir)
     table = load_efficiency(data_dir)
     rows: list[tuple[str, str, float, float]] = []
+    sources: list[str] = []
     for row in doc["measurements"]:
         gpu = gpus.get(row.get("gpu_slug") or "")
         if gpu is None:
             continue
+        sources.append(str(row.get("source") or measurements_file.stem))
         model = presets[row["preset"]].model
         if row.get("steps") and model.family == "diffusion":
             model = diffusion_at_steps(model, int(row["steps"]), VAE_DECODE_GFLOPS[row["preset"]])
@@ -405,7 +410,7 @@ def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
         est = perf.estimate(gpu, work, flash_attention=flash, backend=support.backend)
         label = f"{row['preset']} {row['runtime']} {row['precision']} s{work.seq_len}"
         rows.append((gpu.slug, label, float(row["samples_per_s"]), est.throughput))
-    return _runtime_score(rows)
+    return replace(_runtime_score(rows), sources=sources)
 
 
 # ---------------------------------------------------------------- eager LLM decode
@@ -501,6 +506,7 @@ class CalRow:
     moe: bool = False  # a mixture-of-experts model
     four_bit: bool = False  # 4-bit weights outside llama.cpp's GGUF (serving fp4)
     multi_gpu: bool = False  # run across several GPUs (FSDP pretraining, tensor parallel)
+    source: str = ""  # the published source (one harness, host, software version): _Residual
 
 
 @dataclass
@@ -547,8 +553,10 @@ def conformal_band(ratios: list[float], step: int = 0, margin: float = 1.0) -> t
     return conformal.conformal_band(ratios, step, margin)
 
 
-# (regime, runtime, workload, GPU slug, measured ÷ predicted): one tuning-set result
-_Residual = tuple[str, str, str, str, float]
+# (regime, runtime, workload, GPU slug, measured ÷ predicted, source): one tuning-set result;
+# the source is the row's `source` key in its tuning file (one published table, harness,
+# software version, host), the file's own name where the file is one source
+_Residual = tuple[str, str, str, str, float, str]
 
 
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
@@ -571,9 +579,9 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
     return [
         CalRow(
             regime, runtime, workload, slug, gpus[slug].vendor, gpus[slug].architecture, r,
-            *_flags(regime, workload, presets),
+            *_flags(regime, workload, presets), source,
         )
-        for regime, runtime, workload, slug, r in residuals
+        for regime, runtime, workload, slug, r, source in residuals
     ]  # fmt: skip
 
 
@@ -595,59 +603,79 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
     out: list[_Residual] = []
     for score in evaluate(data_dir, measurements):
         for slug, m, p in score.rows:
-            out.append(("train", "pytorch", f"{score.model} {score.precision}", slug, m / p))
+            workload = f"{score.model} {score.precision}"
+            out.append(("train", "pytorch", workload, slug, m / p, measurements.stem))
     if DLE_TRAIN_FILE.exists():  # CNN training, TensorFlow ± XLA and eager PyTorch (DLE)
         for r in evaluate_heldout(data_dir, [DLE_TRAIN_FILE])[0]:
-            out.append(("train", r.group.split()[1], f"dle {r.group}", r.slug, r.ratio))
+            rt = r.group.split()[1]
+            out.append(("train", rt, f"dle {r.group}", r.slug, r.ratio, r.source))
     if TF_TRAIN_FILE.exists():  # CNN training, TensorFlow graph mode (Lambda tf_cnn_benchmarks)
         for r in evaluate_heldout(data_dir, [TF_TRAIN_FILE])[0]:
-            out.append(("train", "tensorflow", f"lambda-tf {r.group}", r.slug, r.ratio))
+            out.append(("train", "tensorflow", f"lambda-tf {r.group}", r.slug, r.ratio, r.source))
     for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
         ratio = pr.measured / pr.predicted
-        out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio))
+        out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio, pr.source))
+    finetune_source = _file_source(FINETUNE_FILE, "rows")
     for fr in evaluate_finetune(data_dir)[0]:  # one-GPU LoRA / QLoRA / full fine-tuning (Qwen)
         ratio = fr.measured / fr.predicted
-        out.append(("train-llm", "pytorch", f"finetune {fr.group}", fr.slug, ratio))
+        workload = f"finetune {fr.group}"
+        out.append(("train-llm", "pytorch", workload, fr.slug, ratio, finetune_source))
     return out
+
+
+def _file_source(path: Path, key: str = "measurements") -> str:
+    """A one-source file's source: its rows' one `source` key, else the file's name."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    names = {str(r.get("source")) for r in doc.get(key) or () if r.get("source")}
+    return names.pop() if len(names) == 1 else path.stem
 
 
 def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
     out: list[_Residual] = []
     presets = load_presets(data_dir)
     if RUNTIME_FILE.exists():
-        for slug, label, m, p in evaluate_runtime(data_dir, RUNTIME_FILE).rows:
+        score = evaluate_runtime(data_dir, RUNTIME_FILE)
+        for (slug, label, m, p), source in zip(score.rows, score.sources, strict=True):
             regime = perf.family_regime(presets[label.split()[0]].model.family, False)
-            out.append((regime, label.split()[1], label, slug, m / p))
+            out.append((regime, label.split()[1], label, slug, m / p, source))
     if DLE_CNN_FILE.exists():  # CNN inference, eager PyTorch and TensorFlow (DeepLearningExamples)
         for r in evaluate_heldout(data_dir, [DLE_CNN_FILE])[0]:
-            out.append(("infer-cnn", r.group.split()[1], f"dle {r.group}", r.slug, r.ratio))
+            rt = r.group.split()[1]
+            out.append(("infer-cnn", rt, f"dle {r.group}", r.slug, r.ratio, r.source))
     if DIFFUSION_FILE.exists():  # eager diffusers pipelines (tests/data/diffusion_eager.yaml)
         for r in evaluate_heldout(data_dir, [DIFFUSION_FILE])[0]:
-            out.append(("infer-diffusion", r.group.split()[1], r.group, r.slug, r.ratio))
+            rt = r.group.split()[1]
+            out.append(("infer-diffusion", rt, r.group, r.slug, r.ratio, r.source))
     return out
 
 
 def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]:
     out: list[_Residual] = []
     if inference.exists():
+        # one scoreboard per backend (llm_inference.yaml `sources`: each names its backend)
+        doc = yaml.safe_load(inference.read_text(encoding="utf-8"))
+        board = {str(v.get("backend")): str(k) for k, v in (doc.get("sources") or {}).items()}
         for inf in evaluate_inference(data_dir, inference):
             if inf.backend == "all":
                 continue
             regime = "decode" if inf.metric == "tg" else "prefill"
             label = f"llama.cpp {inf.backend} {inf.metric}"
-            out.extend((regime, "llama.cpp", label, slug, m / p) for slug, m, p in inf.rows)
+            source = board.get(inf.backend, f"llama.cpp {inf.backend}")
+            out.extend((regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows)
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
                 ratio = e.measured / e.predicted
-                out.append(("decode", e.runtime, f"{e.model} {e.runtime}", e.slug, ratio))
+                workload = f"{e.model} {e.runtime}"
+                out.append(("decode", e.runtime, workload, e.slug, ratio, e.source))
     return out
 
 
-def serving_rows(data_dir: Path) -> list[tuple[str, str, str, str, float]]:
+def serving_rows(data_dir: Path) -> list[_Residual]:
     """LLM serving under load (tests/data/serving_*.yaml, benchmarks/serving_accuracy.py):
     (regime "serving", runtime, workload = model × weights × tensor-parallel size, GPU, measured
-    ÷ predicted) — saturation throughput and load points alike, MoE and fp4 rows included."""
+    ÷ predicted, source = the file) — saturation throughput and load points alike, MoE and fp4
+    rows included."""
     from benchmarks import serving_accuracy  # it imports this module's scoring: import late
 
     files = serving_accuracy.DEFAULT_FILES
@@ -657,7 +685,7 @@ def serving_rows(data_dir: Path) -> list[tuple[str, str, str, str, float]]:
     }
     return [
         ("serving", runtime_of[r.source], f"{r.model} {r.precision} tp{r.tp}", r.gpu,
-         r.measured / r.predicted)
+         r.measured / r.predicted, Path(r.source).stem)
         for r in serving_accuracy.predict(data_dir, files)
         if r.predicted > 0
     ]  # fmt: skip
@@ -685,7 +713,11 @@ def band_scores(data_dir: Path, measurements: Path, inference: Path) -> list[Ban
     """Per regime (train, infer, decode, prefill) and vendor: the split-conformal band of
     measured ÷ predicted, stepped outward until its coverage of a held-out workload (of a
     held-out GPU where a vendor has too few workloads) reaches 80 %."""
-    rows = calibration_rows(data_dir, measurements, inference)
+    return bands_of(calibration_rows(data_dir, measurements, inference))
+
+
+def bands_of(rows: list[CalRow]) -> list[BandScore]:
+    """band_scores over these calibration rows."""
     out: list[BandScore] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
@@ -772,6 +804,98 @@ def extrapolation_scores(
     ]
 
 
+@dataclass(frozen=True)
+class SourceScore:
+    """The term a new source needs, from the tuning sets' own sources held out (source_units,
+    conformal.source_term): per regime where it has enough sources, else ``regime`` "all" (the
+    units of every regime pooled)."""
+
+    regime: str
+    term: conformal.SourceTerm
+    sources: int  # distinct sources behind the units
+
+
+def _table_of(rows: list[CalRow], extrapolation: list[ExtrapolationScore]) -> EfficiencyTable:
+    """The bands part of data/efficiency.yaml as --write-bands would write it from ``rows``
+    (no new-source term: that is what is being calibrated)."""
+    scores = bands_of(rows)
+    by_regime = {
+        regime: (
+            frozenset(r.runtime for r in rows if r.regime == regime),
+            frozenset(r.architecture for r in rows if r.regime == regime),
+        )
+        for regime in {r.regime for r in rows}
+    }
+    return EfficiencyTable(
+        bands={(b.regime, b.vendor): (b.low, b.high) for b in scores},
+        centres={(b.regime, b.vendor): b.bias for b in scores},
+        covered=by_regime,
+        multi_gpu=frozenset(r.regime for r in rows if r.multi_gpu),
+        extrapolation={x.name: (x.term.low, x.term.high) for x in extrapolation},
+    )
+
+
+def _inputs(r: CalRow) -> bands.BandInputs:
+    return bands.BandInputs(
+        regime=r.regime, vendor=r.vendor, architecture=r.architecture, runtime=r.runtime,
+        efficiency_source="prior", moe=r.moe, four_bit=r.four_bit,
+        num_gpus=2 if r.multi_gpu else 1,
+    )  # fmt: skip
+
+
+def source_units(
+    rows: list[CalRow], extrapolation: list[ExtrapolationScore]
+) -> list[conformal.Held]:
+    """Each (regime, source) of a regime with several sources, held out with all its rows:
+    every row scored against the band the engine would draw for it had the tuning sets lacked
+    that source — the regime's (runtime's, vendor's) band rebuilt from the other sources, about
+    their median, with the widenings the row then needs (an uncovered runtime or architecture,
+    MoE, 4-bit: the shipped extrapolation terms). Skipped where the rest is too thin for a band
+    (_enough), as for the extrapolation units."""
+    out: list[conformal.Held] = []
+    for regime in dict.fromkeys(r.regime for r in rows):
+        sub = [r for r in rows if r.regime == regime]
+        for source in dict.fromkeys(r.source for r in sub):
+            rest = [r for r in sub if r.source != source]
+            if not _enough(rest):
+                continue
+            table = _table_of(rest, extrapolation)
+            held = [r for r in sub if r.source == source]
+            bases = tuple(bands.spread(_inputs(r), table) for r in held)
+            ratios = tuple(r.ratio for r in held)
+            out.append(conformal.Held(f"{regime} {source}", bases[0], ratios, bases))
+    return out
+
+
+def source_scores(
+    data_dir: Path,
+    measurements: Path,
+    inference: Path,
+    extrapolation: list[ExtrapolationScore] | None = None,
+) -> list[SourceScore]:
+    """The new-source term (source_units, conformal.source_term): each regime's own where its
+    units reach the finite-sample rank (⌈(G+1)·0.9⌉ ≤ G, nine units or more), and the pooled
+    term over every regime's units ("all") that every other regime takes."""
+    rows = calibration_rows(data_dir, measurements, inference)
+    if extrapolation is None:
+        extrapolation = extrapolation_scores(data_dir, measurements, inference)
+    units = source_units(rows, extrapolation)
+    out: list[SourceScore] = []
+
+    def n_sources(us: list[conformal.Held]) -> int:
+        return len({u.unit.split(" ", 1)[1] for u in us})
+
+    pooled = conformal.source_term(units)
+    if pooled is not None:
+        out.append(SourceScore("all", pooled, n_sources(units)))
+    for regime in dict.fromkeys(u.unit.split()[0] for u in units):
+        mine = [u for u in units if u.unit.split()[0] == regime]
+        term = conformal.source_term(mine)
+        if term is not None:
+            out.append(SourceScore(regime, term, n_sources(mine)))
+    return out
+
+
 def band_coverage(
     data_dir: Path, measurements: Path, inference: Path
 ) -> dict[str, tuple[list[str], list[str]]]:
@@ -797,6 +921,7 @@ def write_bands(
     covered: dict[str, tuple[list[str], list[str]]] | None = None,
     extrapolation: list[ExtrapolationScore] | None = None,
     multi_gpu: list[str] | None = None,
+    new_source: list[SourceScore] | None = None,
 ) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
@@ -818,6 +943,12 @@ def write_bands(
         "# the tuning sets' rows needed when their unit (a regime's runtime, a regime-runtime's",
         "# architecture, an MoE or 4-bit workload) was held out from the band, 80 % with every",
         "# unit weighing the same (accuracy.py extrapolation_units; app/domain/bands.py).",
+        "# `new_source`: the term every row gets, added the same way (every answer is for a",
+        "# source the tuning sets never measured): each (regime, source) of the tuning sets held",
+        "# out of its regime, the term that takes its central 80 % inside the band the rest gives;",
+        "# over units the ⌈(G+1)·0.9⌉-th smallest per side (split-conformal over G units): per",
+        "# regime with nine sources or more, else `all`, every regime's units pooled",
+        "# (accuracy.py source_units; conformal.source_term).",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -847,6 +978,15 @@ def write_bands(
                 f"    {x.name}: [{t.low:.2f}, {t.high:.2f}]   # {t.units} units, {t.rows} rows;"
                 f" coverage {t.coverage:.0%}, nested leave-one-unit-out {_pct(t.cv_coverage)}"
             )
+    if new_source:
+        lines.append("  new_source:")
+        for x in new_source:
+            t = x.term
+            lines.append(
+                f"    {x.regime}: [{t.low:.2f}, {t.high:.2f}]   # {t.units} units ({x.sources}"
+                f" sources), rank {t.rank}; sources met {t.met:.0%} (nested {_pct(t.cv_met)}),"
+                f" rows {t.coverage:.0%} (nested {_pct(t.cv_coverage)})"
+            )
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -855,7 +995,9 @@ def _pct(x: float) -> str:
 
 
 def print_bands(
-    scores: list[BandScore], extrapolation: list[ExtrapolationScore] | None = None
+    scores: list[BandScore],
+    extrapolation: list[ExtrapolationScore] | None = None,
+    new_source: list[SourceScore] | None = None,
 ) -> None:
     print()
     print("Calibrated bands, leave-one-GPU-out and leave-one-workload-out (measured ÷ predicted)")
@@ -872,6 +1014,14 @@ def print_bands(
             f"widening {x.name:12} ×{t.low:.2f} / ×{t.high:.2f} in quadrature: {t.units} units,"
             f" {t.rows} rows; coverage {_pct(t.coverage)}, nested leave-one-unit-out"
             f" {_pct(t.cv_coverage)}"
+        )
+    for x in new_source or []:
+        t = x.term
+        print(
+            f"new source {x.regime:10} ×{t.low:.2f} / ×{t.high:.2f} in quadrature: {t.units}"
+            f" units ({x.sources} sources), rank {t.rank}; sources whose central 80 % is inside"
+            f" {t.met:.0%} (nested {_pct(t.cv_met)}); rows inside {t.coverage:.0%} (nested"
+            f" {_pct(t.cv_coverage)})"
         )
 
 
@@ -911,6 +1061,7 @@ class HeldoutRow:
     low: float = math.nan  # the band the engine draws: factors on predicted throughput
     high: float = math.nan
     basis: str = ""  # what set the band, widenings included
+    source: str = ""  # the row's `source` (else its file's name): one harness, host, version
 
     @property
     def ratio(self) -> float:
@@ -1183,6 +1334,7 @@ def evaluate_heldout(
                 HeldoutRow(
                     row["regime"], _heldout_group(row), gpu.slug, row["metric"],
                     float(row["value"]), pred, lo, hi, basis,
+                    str(row.get("source") or path.stem),
                 )
             )  # fmt: skip
     return out, skipped
@@ -1518,12 +1670,13 @@ def main(argv: list[str] | None = None) -> int:
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
     wide = extrapolation_scores(args.data, args.measurements, args.inference)
-    print_bands(bands, wide)
+    fresh = source_scores(args.data, args.measurements, args.inference, wide)
+    print_bands(bands, wide, fresh)
     print_heldout_bands(heldout_band_scores(heldout_rows))
     if args.write_bands:
         covered = band_coverage(args.data, args.measurements, args.inference)
         multi = multi_gpu_regimes(args.data, args.measurements, args.inference)
-        write_bands(bands, args.data, covered, wide, multi)
+        write_bands(bands, args.data, covered, wide, multi, fresh)
     return 0
 
 

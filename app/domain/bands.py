@@ -54,6 +54,15 @@ DERIVED_PEAK = Widening(
     0.70, 1.15, "16-bit peak derived from fp32 and the architecture's tensor ratio"
 )
 MULTI_GPU = Widening(0.85, 1.10, "multi-GPU scaling adds spread")
+# Every answer is for a source the calibration set never measured (another harness, software
+# version, host or measurement method than the published tables): the term the tuning sets'
+# own sources needed when each was held out of its regime (benchmarks/accuracy.py
+# source_units, conformal.source_term), from data/efficiency.yaml `bands.new_source`; no
+# stated fallback (without the calibrated term the row keeps the band it had).
+NEW_SOURCE_REASON = (
+    "a new source: results from another harness, software version or host spread further "
+    "than the calibration set's own (each published source held out)"
+)
 
 # 4-bit runs the calibration set measured: llama.cpp GGUF Q4_0 (tests/data/llm_inference.yaml)
 _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
@@ -125,6 +134,9 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
     multi_measured = table is not None and calibrated and x.regime in table.multi_gpu
     if x.num_gpus > 1 and not multi_measured:
         out.append(MULTI_GPU)
+    source = table.source_term(x.regime) if table is not None else None
+    if source is not None:
+        out.append(Widening(*source, NEW_SOURCE_REASON))
     return out
 
 
@@ -135,13 +147,22 @@ def combine(ws: list[Widening]) -> tuple[float, float]:
     return math.exp(-spread.down), math.exp(spread.up)
 
 
+def spread(x: BandInputs, table: EfficiencyTable | None) -> conformal.Spread:
+    """The row's band in log space about its centre, every widening in (what a held-out unit
+    is scored against when calibrating a further term: benchmarks/accuracy.py)."""
+    lo, hi, centre, _, calibrated = _base(x, table)
+    return conformal.Spread.of(lo, hi, centre).widened(
+        [(w.low, w.high) for w in widenings(x, table, calibrated)]
+    )
+
+
 def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
     """(low factor, high factor, basis) on the row's expected throughput: the base band about
     its centre, each widening added in quadrature in log space, bracketing 1."""
     lo, hi, centre, basis, calibrated = _base(x, table)
     ws = widenings(x, table, calibrated)
-    if ws:
-        spread = conformal.Spread.of(lo, hi, centre)
-        lo, hi = spread.widened([(w.low, w.high) for w in ws]).band()
+    if ws:  # without, the base band as it stands (no round trip through logs)
+        s = conformal.Spread.of(lo, hi, centre)
+        lo, hi = s.widened([(w.low, w.high) for w in ws]).band()
         basis += "; widened (in quadrature): " + "; ".join(w.reason for w in ws)
     return lo, hi, basis

@@ -92,17 +92,18 @@ def fit(rows: Sequence[Row], target: float = TARGET_COVERAGE) -> Fit:
 def unit_edges(ratios: Sequence[float]) -> tuple[float, float]:
     """One unit's own central 80 %: its α/2 and 1−α/2 quantiles (linear interpolation; a unit
     of one row is that row)."""
-    xs = sorted(ratios)
-    if not xs:
+    if not ratios:
         return 1.0, 1.0
+    return _quantile(ratios, ALPHA / 2), _quantile(ratios, 1 - ALPHA / 2)
 
-    def q(p: float) -> float:
-        pos = p * (len(xs) - 1)
-        lo = math.floor(pos)
-        hi = min(lo + 1, len(xs) - 1)
-        return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
-    return q(ALPHA / 2), q(1 - ALPHA / 2)
+def _quantile(values: Sequence[float], p: float) -> float:
+    """The p-quantile of ``values`` by linear interpolation between order statistics."""
+    xs = sorted(values)
+    pos = p * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,13 @@ class Held:
     unit: str
     base: Spread
     ratios: tuple[float, ...]
+    # per-row bases where the unit's rows would get different bands (a held-out source: each
+    # row its regime's, runtime's or vendor's band and its own widenings); empty: ``base``
+    bases: tuple[Spread, ...] = ()
+
+    def pairs(self) -> list[tuple[Spread, float]]:
+        """(the band a row would have got, its ratio) for every row of the unit."""
+        return list(zip(self.bases or (self.base,) * len(self.ratios), self.ratios, strict=True))
 
 
 @dataclass(frozen=True)
@@ -184,8 +192,8 @@ def term_for(held: Sequence[Held]) -> tuple[float, float]:
     ups: list[tuple[float, float]] = []
     for h in held:
         w = 1.0 / (len(held) * len(h.ratios))
-        for r in h.ratios:
-            d, u = needed(h.base, r)
+        for base, r in h.pairs():
+            d, u = needed(base, r)
             downs.append((d, w))
             ups.append((u, w))
     d = _weighted_upper(downs, ALPHA / 2)
@@ -194,8 +202,11 @@ def term_for(held: Sequence[Held]) -> tuple[float, float]:
 
 
 def _unit_share(h: Held, term: tuple[float, float]) -> float:
-    lo, hi = h.base.widened([term]).band()
-    return sum(lo * (1 - _EPS) <= r <= hi * (1 + _EPS) for r in h.ratios) / len(h.ratios)
+    inside = 0
+    for base, r in h.pairs():
+        lo, hi = base.widened([term]).band()
+        inside += lo * (1 - _EPS) <= r <= hi * (1 + _EPS)
+    return inside / len(h.ratios)
 
 
 def calibrate_term(held: Sequence[Held]) -> Term:
@@ -211,3 +222,81 @@ def calibrate_term(held: Sequence[Held]) -> Term:
         shares = [_unit_share(h, term_for([o for o in held if o is not h])) for h in held]
         cv = sum(shares) / len(shares)
     return Term(*term, cov, cv, len(held), sum(len(h.ratios) for h in held))
+
+
+# ------------------------------------------------------------------ a new source
+# Every answer is for a source the tuning sets never measured (another harness, software
+# version, host or measurement method), and the regime bands above are calibrated leaving out
+# GPUs and workloads *within* sources, so between-source spread is not in them. A unit here is
+# a (regime, source) pair held out of its regime; what it needs is the term that takes its own
+# central 80 % inside the band the rest of its regime gives (unit_need). Over units the term is
+# split-conformal: a new source is one more exchangeable unit, so with G units the
+# k = ⌈(G+1)(1−α/2)⌉-th smallest need on each side holds a new source's need with probability
+# ≥ 1−α/2 per side, ≥ 1−α on both: with probability ≥ 80 % a new source sees ≥ 80 % of its
+# results inside. Under G = (1−α/2)/(α/2) = 9 units no order statistic reaches that level
+# (k > G): source_term says so (None) and the caller pools regimes.
+
+
+def unit_need(h: Held) -> tuple[float, float]:
+    """The log term (down, up) that takes the unit's central 80 % inside its base: on each
+    side the 1−α/2 quantile of its rows' needs (linear interpolation, as unit_edges takes a
+    unit's central 80 %; a unit of one row needs what that row needs)."""
+    needs = [needed(base, r) for base, r in h.pairs()]
+    return (
+        _quantile([d for d, _ in needs], 1 - ALPHA / 2),
+        _quantile([u for _, u in needs], 1 - ALPHA / 2),
+    )
+
+
+def unit_rank(units: int, level: float = 1 - ALPHA / 2) -> int | None:
+    """k = ⌈(G+1)·level⌉ (the finite-sample conformal rank over G units), None when k > G."""
+    k = math.ceil((units + 1) * level - _EPS)
+    return k if k <= units else None
+
+
+@dataclass(frozen=True)
+class SourceTerm:
+    """The term a new source needs (``low``/``high`` factors in quadrature); ``met`` the share
+    of units whose central 80 % it covers in-sample, ``cv_met`` the same with the term rebuilt
+    from the other units for each (nested leave-one-unit-out, at the other units' own rank,
+    their largest need where they are too few); ``coverage`` and ``cv_coverage`` the mean
+    share of a unit's rows inside, likewise."""
+
+    low: float
+    high: float
+    units: int
+    rank: int
+    met: float
+    cv_met: float
+    coverage: float
+    cv_coverage: float
+
+
+def _order_term(needs: Sequence[tuple[float, float]], k: int) -> tuple[float, float]:
+    downs = sorted(d for d, _ in needs)
+    ups = sorted(u for _, u in needs)
+    return math.exp(-downs[k - 1]), math.exp(ups[k - 1])
+
+
+def _met(h: Held, term: tuple[float, float]) -> bool:
+    d, u = unit_need(h)
+    return d <= -math.log(term[0]) + _EPS and u <= math.log(term[1]) + _EPS
+
+
+def source_term(held: Sequence[Held], level: float = 1 - ALPHA / 2) -> SourceTerm | None:
+    """The split-conformal term over units (unit_need per unit, the ⌈(G+1)·level⌉-th smallest
+    per side); None when there are too few units for that rank."""
+    held = [h for h in held if h.ratios]
+    k = unit_rank(len(held), level)
+    if k is None:
+        return None
+    term = _order_term([unit_need(h) for h in held], k)
+    met = sum(_met(h, term) for h in held) / len(held)
+    cov = sum(_unit_share(h, term) for h in held) / len(held)
+    cv_terms = []
+    for h in held:
+        others = [unit_need(o) for o in held if o is not h]
+        cv_terms.append(_order_term(others, unit_rank(len(others), level) or len(others)))
+    cv_met = sum(_met(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
+    cv_cov = sum(_unit_share(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
+    return SourceTerm(*term, len(held), k, met, cv_met, cov, cv_cov)

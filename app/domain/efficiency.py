@@ -165,7 +165,11 @@ class EfficiencyTable:
     # added in quadrature in log space, that rows the tuning sets held out that way needed
     # (benchmarks/accuracy.py, leave-one-unit-out; app/domain/bands.py)
     extrapolation: dict[str, tuple[float, float]] = field(default_factory=dict)
-    # Task 'serving': each serving runtime's defaults, by runtime name.
+    # regime, or "all" (regimes pooled) -> (low, high): the term a source the tuning sets never
+    # measured needed, added in quadrature to every row (benchmarks/accuracy.py,
+    # leave-one-source-out; app/domain/bands.py)
+    new_source: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # Task 'serving'': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
     # Resolved profiles and runtime values by their keys: the rows never change, and the
     # engine asks the same few questions for every configuration of every request.
@@ -191,6 +195,10 @@ class EfficiencyTable:
                 if (key, v) in self.bands:
                     return key, v
         return None
+
+    def source_term(self, regime: str) -> tuple[float, float] | None:
+        """The regime's own new-source term where it had enough sources, else the pooled one."""
+        return self.new_source.get(regime) or self.new_source.get("all")
 
     def profile(
         self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
@@ -379,6 +387,12 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         if not 0 < lo <= 1 <= hi:
             raise ValueError(f"extrapolation term {name} must bracket 1: {pair}")
         extrapolation[str(name)] = (lo, hi)
+    new_source: dict[str, tuple[float, float]] = {}
+    for name, pair in ((doc.get("bands") or {}).get("new_source") or {}).items():
+        lo, hi = float(pair[0]), float(pair[1])
+        if not 0 < lo <= 1 <= hi:
+            raise ValueError(f"new-source term {name} must bracket 1: {pair}")
+        new_source[str(name)] = (lo, hi)
     return EfficiencyTable(
         rows=tuple(rows),
         bits_per_weight=bits,
@@ -388,6 +402,7 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         covered=covered,
         multi_gpu=multi_gpu,
         extrapolation=extrapolation,
+        new_source=new_source,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
     )
 

@@ -172,3 +172,81 @@ def test_without_estimates_the_stated_allowances_apply() -> None:
     lo, hi, _ = bands.band(replace(ROW, runtime="vllm"), plain)
     run = bands.UNMEASURED_RUNTIME
     assert (lo, hi) == pytest.approx(_spread(0.84, 1.14, 1.0, (run.low, run.high)))
+
+
+# ------------------------------------------------------------------ a new source
+
+
+def _source(
+    name: str, ratios: list[float], base: tuple[float, float] = (0.9, 1.1)
+) -> conformal.Held:
+    return conformal.Held(name, conformal.Spread.of(*base), tuple(ratios))
+
+
+def test_a_source_needs_what_takes_its_central_80_percent_inside() -> None:
+    """One row far out of eleven is past the source's 90 % quantile (interpolated): no need;
+    a source all of whose rows sit at 0.5 needs the term that reaches 0.5 from a ±10 % band."""
+    one_out = _source("s", [1.0] * 10 + [0.2])
+    d, u = conformal.unit_need(one_out)
+    assert d == pytest.approx(0.0) and u == 0.0
+    low = _source("t", [0.5] * 3)
+    d, u = conformal.unit_need(low)
+    assert math.hypot(math.log(0.9), d) == pytest.approx(-math.log(0.5)) and u == 0.0
+
+
+def test_each_row_of_a_source_is_scored_against_its_own_band() -> None:
+    """Rows of one source may fall under different bands (a runtime's own, a vendor's)."""
+    wide = conformal.Spread.of(0.4, 2.5)
+    h = conformal.Held("s", conformal.Spread.of(0.9, 1.1), (0.5, 0.5), (wide, wide))
+    assert conformal.unit_need(h) == (0.0, 0.0)
+
+
+def test_the_conformal_rank_over_sources_carries_the_finite_sample_correction() -> None:
+    # k = ⌈(G+1)·0.9⌉: nine units reach the largest, fewer reach no order statistic at all
+    assert conformal.unit_rank(9) == 9 and conformal.unit_rank(8) is None
+    assert conformal.unit_rank(19) == 18 and conformal.unit_rank(37) == 35
+    assert conformal.source_term([_source(f"u{i}", [0.5]) for i in range(8)]) is None
+
+
+def test_a_source_term_is_the_kth_smallest_need_per_side() -> None:
+    """Nineteen sources: eighteen sitting at e^(-0.05·i) below a ±10 % band, one above. k = 18:
+    on the low side the 18th smallest need (the high source needs nothing there, so source
+    16's), on the high side zero (one source of nineteen needs anything there)."""
+    held = [_source(f"u{i}", [math.exp(-0.05 * i)] * 3) for i in range(18)]
+    held.append(_source("up", [3.0]))
+    t = conformal.source_term(held)
+    assert t is not None and t.units == 19 and t.rank == 18
+    assert math.hypot(math.log(0.9), math.log(t.low)) == pytest.approx(0.05 * 16)
+    assert t.high == 1.0
+    # met: all but source 17 and the high one, rows alike (each source's rows sit together)
+    assert t.met == pytest.approx(17 / 19) and t.coverage == pytest.approx(17 / 19)
+    # refitted without each: k = ⌈19·0.9⌉ = 18 of 18, the others' largest need, which misses
+    # source 17 (the largest is then 16's) and the high one, and meets the rest
+    assert t.cv_met == pytest.approx(17 / 19)
+
+
+def test_a_new_source_widens_every_row_in_quadrature_and_says_so() -> None:
+    table = replace(TABLE, new_source={"all": (0.8, 1.3), "prefill": (0.7, 1.5)})
+    lo, hi, basis = bands.band(ROW, table)
+    assert (lo, hi) == pytest.approx(_spread(0.90, 1.10, 1.0, (0.8, 1.3)))
+    assert bands.NEW_SOURCE_REASON in basis
+    # measured rows too: the user's run is a new source for the measurement as well
+    mlo, mhi, _ = bands.band(replace(ROW, efficiency_source="measured"), table)
+    assert (mlo, mhi) == pytest.approx(_spread(*bands.BAND_MEASURED, 1.0, (0.8, 1.3)))
+    # a regime with its own term takes it; the pooled one is for the rest
+    assert table.source_term("prefill") == (0.7, 1.5)
+    assert table.source_term("decode") == (0.8, 1.3)
+    # spread() is the same band in log space (what a held-out source is scored against)
+    s = bands.spread(ROW, table)
+    assert s.band() == pytest.approx((lo, hi))
+    # without the term nothing changes
+    assert bands.band(ROW, TABLE)[:2] == (0.90, 1.10)
+
+
+def test_the_new_source_term_is_read_and_checked_from_the_yaml() -> None:
+    from app.domain.efficiency import parse_table
+
+    t = parse_table({"bands": {"new_source": {"all": [0.81, 1.32]}}})
+    assert t.new_source == {"all": (0.81, 1.32)} and t.source_term("train") == (0.81, 1.32)
+    with pytest.raises(ValueError, match="new-source"):
+        parse_table({"bands": {"new_source": {"all": [1.1, 1.3]}}})

@@ -3,10 +3,12 @@ published results, per regime; the band an unseen runtime or architecture needed
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
+from app.domain import conformal
 from app.shipped.rules import load_efficiency
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +101,12 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
     for r in graph:
         assert domain_bands.UNMEASURED_RUNTIME.reason not in r.basis
         band = table.band("train", gpus[r.slug].vendor, "tensorflow")
-        assert band is not None and r.low == pytest.approx(band[0])
+        centre = table.centre("train", gpus[r.slug].vendor, "tensorflow")
+        term = table.source_term("train")
+        assert band is not None and term is not None
+        # its regime's band, widened only for the new source every answer is
+        want = conformal.Spread.of(*band, centre).widened([term]).band()
+        assert r.low == pytest.approx(want[0]) and r.high == pytest.approx(want[1])
 
 
 def test_shipped_extrapolation_terms_are_the_computed_ones(accuracy) -> None:
@@ -126,3 +133,48 @@ def test_extrapolation_units_hold_out_what_the_widening_names(accuracy) -> None:
     # MoE and 4-bit units come from the serving tables (the only tuning rows of either)
     assert {h.unit.split()[0] for h in [*units["moe"], *units["four_bit"]]} == {"serving"}
     assert all("a3b" in h.unit for h in units["moe"])
+
+
+@pytest.fixture(scope="module")
+def new_source(accuracy):
+    return accuracy.source_scores(ROOT / "data", TRAIN, LLM)
+
+
+def test_shipped_new_source_term_is_the_computed_one(new_source) -> None:
+    """data/efficiency.yaml's `bands.new_source` is what --write-bands computes: the pooled
+    term (no regime has the nine sources its own rank needs) and any regime's own."""
+    table = load_efficiency(ROOT / "data")
+    assert {x.regime for x in new_source} == set(table.new_source)
+    assert "all" in table.new_source
+    for x in new_source:
+        lo, hi = table.new_source[x.regime]
+        assert lo == pytest.approx(x.term.low, abs=0.006), x.regime
+        assert hi == pytest.approx(x.term.high, abs=0.006), x.regime
+        assert x.term.rank == math.ceil((x.term.units + 1) * 0.9 - 1e-9) <= x.term.units
+        # in-sample the term covers ≥ 80 % of the sources' central 80 %
+        assert x.term.met >= 0.8 and x.term.coverage >= 0.8, x.regime
+
+
+def test_source_units_hold_out_whole_sources_of_their_regime(accuracy) -> None:
+    rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
+    assert all(r.source for r in rows)
+    wide = accuracy.extrapolation_scores(ROOT / "data", TRAIN, LLM)
+    units = accuracy.source_units(rows, wide)
+    by = {h.unit: h for h in units}
+    # llama.cpp's scoreboards are sources of decode and of prefill alike
+    for regime in ("decode", "prefill"):
+        h = by[f"{regime} rocm_scoreboard"]
+        want = [r.ratio for r in rows if r.regime == regime and r.source == "rocm_scoreboard"]
+        assert list(h.ratios) == want and len(h.bases) == len(want)
+    # serving's TensorRT-LLM tables are the whole of its band but for five vLLM rows: too thin
+    # a rest to hold them out against
+    assert "serving serving_trtllm" not in by and "serving serving_vllm_rtx4090" in by
+    # a source the rest of its regime lacks the runtime of is scored with the runtime widening
+    eager = by["decode pytorch-gpt-fast-blog"]
+    table_wo = accuracy._table_of(
+        [r for r in rows if r.regime == "decode" and r.source != "pytorch-gpt-fast-blog"], wide
+    )
+    assert "pytorch" not in table_wo.covered["decode"][0]
+    base = table_wo.band("decode", "nvidia", "pytorch")
+    assert base is not None
+    assert eager.bases[0].band()[0] < base[0]
