@@ -135,8 +135,8 @@ def _evaluated(
     """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
     them), evaluated once; the runnable ones, or why none runs (the reason of the
     configuration with the fewest cards). ``admitted``: the fewest cards' admission, when the
-    caller has it. ``missed``: where to put the configurations that run but miss the serving
-    targets (an answer with no row shows the closest)."""
+    caller has it. ``missed``: where to put a serving card's closest miss when none of its
+    shapes meets the targets (an answer with no row shows the closest)."""
     if planned is None:
         planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
@@ -149,11 +149,14 @@ def _evaluated(
     if priced_out is not None:
         return priced_out
     results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
-    if missed is not None:
-        missed += [r for r in results if not r.ok and r.serving is not None]
     ok = [r for r in results if r.ok]
     if ok:
         return ok
+    if ctx.work.task == "serving":
+        why, near = serving_step.card_exclusion(results, ctx)
+        if missed is not None and near is not None:
+            missed.append(near)
+        return why
     reason = min(results, key=lambda r: r.num_gpus).exclusion
     assert reason is not None
     return reason
@@ -307,7 +310,7 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     objective a throughput bound bounds (balanced too: speed and value both grow with the
     throughput), one row per card, when nothing after the roofline can exclude a
     configuration that passed its checks before it (a job-cost budget or a deadline can).
-    A serving card has no throughput bound: its planner searches its shapes by price."""
+    A serving shape has no throughput bound (its speed is the continuous-batching solve's)."""
     return (
         ctx.work.task != "serving"
         and request.group_by == "gpu"
@@ -682,8 +685,8 @@ def _ranked(
     others: dict[str, list[rank.Candidate]] = {}  # by slug: one row per card
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
-    # only the rows shown list as alternatives.
-    # (a serving card has one configuration, whose evaluation is the planner's search)
+    # only the rows shown list as alternatives. (A serving card's balanced pick breaks ties in
+    # its count by price and speed, rank.serving_pick: every shape is evaluated.)
     lazy = _lazy(request) and ctx.work.task != "serving"
     cards: dict[str, _Card] = {}
     census = _Census()
@@ -760,6 +763,7 @@ def recommend(
             ranked,
             _EXCLUDED.validate_python(sorted(excluded, key=_CODE_SLUG)),
             missed,
+            others,
         )
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)

@@ -10,7 +10,7 @@ import pytest
 
 from app.domain import cost as costs
 from app.domain import evaluate as ev
-from app.domain import rank
+from app.domain import rank, serving_step
 from app.domain.workload import ServingSpec, WorkloadSpec
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RULES, llm_inference
@@ -30,12 +30,26 @@ def _inference(**limits: object) -> ev.Context:
     return ev.Context(work=llm_inference(), rules=RULES, limits=ev.Limits(**limits))  # type: ignore[arg-type]
 
 
-def _run(gpu, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
+def _results(gpu, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Exclusion:
+    """Every shape of the card evaluated (plan → evaluate), as the service does."""
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
-    (config,) = planned  # one configuration per card: its evaluation searches the shapes
-    return ev.evaluate(config, ctx)
+    return [ev.evaluate(c, ctx) for c in planned]
+
+
+def _run(gpu, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
+    """The card's shape rank.best_per_card picks under the context's objective, else the
+    card's exclusion (its closest miss's result when the targets are why)."""
+    results = _results(gpu, ctx)
+    if isinstance(results, ev.Exclusion):
+        return results
+    ok = [r for r in results if r.ok]
+    if not ok:
+        why, near = serving_step.card_exclusion(results, ctx)
+        return near if near is not None else ev.ConfigResult(results[0].config, why)
+    ((chosen, _),) = rank.best_per_card([rank.Candidate.of(r) for r in ok], ctx.limits.objective)
+    return next(r for r in ok if r.serving is chosen.serving)
 
 
 NODE = costs.CloudOffer("lab", "h100x2", 2, 6.0, None, "on-demand", "2026-11-01", "test")
