@@ -252,11 +252,12 @@ def _tips(row: _Row, spec: ServingSpec) -> list[str]:
         and c.replicas == 1
         and r.max_concurrency > 4 * (spec.concurrent_requests or 0)
     ):
-        # the planner tried the smaller groups: they missed the targets or cost more
+        # the smaller groups missed the targets, cost more, or (fastest) decode slower
         tips.append(
             f"The cache holds far more requests than the load: the {c.gpus_per_replica}-GPU "
-            "group is there for the latency targets (or the instance's price), not for memory; "
-            "the alternatives show the other group sizes and what they cost."
+            "group is there for the latency targets, the objective (fastest takes the lowest "
+            "ITL) or the instance's price, not for memory; the alternatives show the other "
+            "shapes and what they cost."
         )
     return tips
 
