@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.domain import compat, efficiency, perf
@@ -483,6 +484,68 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         pricing=priced.pricing,
         serving=served,
     )
+
+
+def evaluate_card(
+    planned: list[ev.Configuration],
+    ctx: ev.Context,
+    *,
+    every: bool = True,
+    known: Mapping[int, ev.ConfigResult] | None = None,
+) -> list[ev.ConfigResult]:
+    """A card's planned shapes evaluated: every one (``every``: each is an answer's row under
+    ``group_by: config``), or those an objective can pick for the card's row
+    (rank.serving_pick). ``known``: results the caller has, by index into ``planned``.
+
+    For one group size and formats, more replicas cost no less per hour (instances are whole)
+    and decode no slower (each carries less of the load). So cheapest and balanced pick the
+    fewest replicas that meet the targets, or, at the same price, more; fastest the most the
+    budget allows. The replica counts in between, dearer than the first that meets and below
+    the most, are picked by no objective: skipped (they are only alternatives). A group none
+    of whose counts meets the targets is evaluated whole (the card's closest miss is among
+    them)."""
+    known = known or {}
+    if every:
+        return [known.get(i) or evaluate(c, ctx) for i, c in enumerate(planned)]
+    groups: dict[tuple[object, ...], list[int]] = {}
+    hours: list[Price] = []
+    for i, c in enumerate(planned):
+        assert c.shape is not None
+        sh = c.shape
+        groups.setdefault((sh.gpus_per_replica, sh.weight_precision, sh.kv_precision), []).append(i)
+        hours.append(price(c.gpu, sh.gpus_per_replica, sh.replicas, ctx))
+    out: list[ev.ConfigResult | None] = [None] * len(planned)
+    for idxs in groups.values():
+        top = _most_within_budget(idxs, [hours[i] for i in idxs], ctx)
+        base: float | None = None
+        met = False
+        for i in idxs:
+            priced = hours[i]
+            if met and (base is None or priced.usd_per_hour != base) and i != top:
+                continue  # dearer than the fewest that meet (unpriced: no price to tie)
+            r = out[i] = known.get(i) or evaluate(planned[i], ctx)
+            if met:
+                continue
+            if r.exclusion is not None and r.exclusion.code in _PRICE_CODES:
+                break  # it met the targets; every larger count costs no less
+            if r.ok:
+                met, base = True, priced.usd_per_hour
+    return [r for r in out if r is not None]
+
+
+def _most_within_budget(idxs: list[int], hours: list[Price], ctx: ev.Context) -> int:
+    """The most replicas of a group whose price alone passes the request's budget (the last
+    count when none does or no budget is set): the fastest the budget allows."""
+    if not (ctx.apply_filters and ctx.limits.needs_price):
+        return idxs[-1]
+    for i, p in zip(reversed(idxs), reversed(hours), strict=True):
+        reasons = (p.pricing.rent_reason, p.pricing.buy_reason) if p.pricing else (None, None)
+        if (
+            ev.budget(ev.PriceOnly(p.purchase_usd, p.rent_usd_per_hour), ctx.limits, *reasons)[1]
+            is None
+        ):
+            return i
+    return idxs[-1]
 
 
 def card_exclusion(

@@ -131,12 +131,14 @@ def _evaluated(
     planned: list[ev.Configuration] | ev.Exclusion | None = None,
     admitted: ev.Admitted | ev.ConfigResult | None = None,
     missed: list[ev.ConfigResult] | None = None,
+    every: bool = True,
 ) -> list[ev.ConfigResult] | ev.Exclusion:
     """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
     them), evaluated once; the runnable ones, or why none runs (the reason of the
     configuration with the fewest cards). ``admitted``: the fewest cards' admission, when the
     caller has it. ``missed``: where to put a serving card's closest miss when none of its
-    shapes meets the targets (an answer with no row shows the closest)."""
+    shapes meets the targets (an answer with no row shows the closest). Serving shapes no
+    objective can pick are skipped unless ``every`` (serving_step.evaluate_card)."""
     if planned is None:
         planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
@@ -148,7 +150,11 @@ def _evaluated(
     priced_out = _priced_out(first, ctx)
     if priced_out is not None:
         return priced_out
-    results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
+    if ctx.work.task == "serving":
+        known = {planned.index(fewest): first}
+        results = serving_step.evaluate_card(planned, ctx, every=every, known=known)
+    else:
+        results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
     ok = [r for r in results if r.ok]
     if ok:
         return ok
@@ -707,7 +713,11 @@ def _ranked(
         excluded = [_excluded(g, x) for g, x in skipped]
     for gpu in ordered_gpus:
         res: list[ev.ConfigResult] | ev.Exclusion | _Card
-        res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx, missed=missed)
+        res = (
+            _Card.first(gpu, ctx)
+            if lazy
+            else _evaluated(gpu, ctx, missed=missed, every=request.group_by != "gpu")
+        )
         if isinstance(res, ev.Exclusion):
             excluded.append(_excluded(gpu, res))
         elif isinstance(res, _Card):

@@ -241,3 +241,29 @@ def test_without_offers_serving_is_priced_from_the_catalog_as_every_task() -> No
         assert same.cost is not None and c.cost.hourly_usd == same.cost.hourly_usd
     ((chosen, _),) = rank.best_per_card(cands, "cheapest")
     assert chosen.n == 1  # the cheapest is no longer "fewest GPUs, unpriced"
+
+
+@pytest.mark.parametrize("objective", ["fastest", "cheapest", "best_value", "balanced"])
+@pytest.mark.parametrize(
+    "limits",
+    [{}, {"acquisition": "rent"}, {"acquisition": "rent", "max_hourly_usd": 10.0}],
+    ids=["catalog", "offers", "budget"],
+)
+def test_skipping_the_shapes_no_objective_picks_keeps_every_cards_pick(
+    objective: str, limits: dict[str, object]
+) -> None:
+    ctx = _serving(objective=objective, max_gpus=16, **limits)
+    if limits:
+        ctx = dataclasses.replace(ctx, offers=OFFERS)
+    planned = _shapes(H100, ctx)
+    full = serving_step.evaluate_card(planned, ctx, every=True)
+    some = serving_step.evaluate_card(planned, ctx, every=False)
+    assert len(some) < len(full) == len(planned)
+
+    def pick(results: list[ev.ConfigResult]) -> object:
+        cands = [rank.Candidate.of(r) for r in results if r.ok]
+        ((chosen, _),) = rank.best_per_card(cands, objective)
+        assert chosen.serving is not None
+        return chosen.serving.result.config
+
+    assert pick(some) == pick(full)
