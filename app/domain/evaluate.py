@@ -23,6 +23,7 @@ from app.domain import compat, efficiency, perf, serving_step
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
+from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import SINGLE_DEVICE_SEGMENTS
@@ -81,6 +82,9 @@ class Configuration:
     precision: str | None = None  # None: the workload's precision
     runtime: str | None = None  # None: the workload's / framework's default runtime
     offer: Offer | None = None
+    # task 'serving': the shape (GPUs per replica × replicas, weight and KV formats) that
+    # serving_step.plan made, ``num_gpus`` GPUs in all
+    shape: ServingConfig | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -652,8 +656,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
 
     Every power-of-two count from the fewest cards that hold the job up to ``max_gpus``; a
     memory saver is tried only where it lets fewer cards hold the job than without it. A
-    serving job has one configuration per card, whose shapes its evaluation searches
-    (app/domain/serving_step.py).
+    serving job's configurations are the card's serving shapes (app/domain/serving_step.py).
     """
     if ctx.work.task == "serving":
         return serving_step.plan(gpu, ctx)
@@ -858,8 +861,8 @@ def evaluate(config: Configuration, ctx: Context) -> ConfigResult:
 
 def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     """The checks before the roofline: the configuration's result when one of them excludes
-    it, else what the roofline and the costs need. A serving configuration is evaluated whole
-    here (serving_step.evaluate: its planner is its roofline)."""
+    it, else what the roofline and the costs need. A serving shape is evaluated whole here
+    (serving_step.evaluate: the continuous-batching solve is its roofline)."""
     if ctx.work.task == "serving":
         return serving_step.evaluate(config, ctx)
     gpu, n = config.gpu, max(1, config.num_gpus)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app import vocab
@@ -200,13 +202,20 @@ def best_per_card(
     Fastest takes the count that finishes soonest (scale-out pays when it speeds the job up);
     best value and cheapest take the count their own metric prefers, which penalises cards
     that do not pay for themselves; balanced keeps the fewest cards that hold the job (every
-    extra card is shown as an alternative, one click away).
+    extra card is shown as an alternative, one click away). A serving card's configurations
+    are its shapes that meet the targets, picked the same way (``serving_pick``).
     """
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
         groups.setdefault(c.gpu.slug, []).append(c)
     out: list[tuple[Candidate, list[Candidate]]] = []
     for group in groups.values():
+        if group[0].serving is not None:
+            key = serving_pick(objective)
+            chosen = min(group, key=key)
+            rest = sorted((c for c in group if c is not chosen), key=serving_pick("balanced"))
+            out.append((chosen, rest))
+            continue
         if objective == "balanced":
             chosen = min(group, key=lambda c: (c.n, len(c.savers)))
         else:
@@ -214,6 +223,43 @@ def best_per_card(
         others = sorted((c for c in group if c is not chosen), key=lambda c: (c.n, c.savers))
         out.append((chosen, others))
     return out
+
+
+def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
+    """The order a serving card's shapes are picked in (the first is shown, the rest are its
+    alternatives; every one meets the targets and carries the same load). Fastest: the lowest
+    inter-token latency (the speed it ranks by), then the first token, then the price;
+    cheapest and best value: the lowest price per hour (a priced shape before an unpriced
+    one), then the fastest; balanced, as every task: the fewest GPUs, then the cheapest, then
+    the fastest. Fewer GPUs, then plan order (higher-precision weights and KV first) break
+    what ties remain."""
+
+    def numbers(c: Candidate) -> tuple[float, float, float, float]:
+        assert c.serving is not None
+        hour = c.serving.hourly
+        r = c.serving.result
+        return (
+            math.inf if hour is None else hour,
+            r.itl_ms if r.itl_ms is not None else math.inf,
+            r.ttft_ms if r.ttft_ms is not None else math.inf,
+            float(c.n),
+        )
+
+    def fastest(c: Candidate) -> tuple[float, ...]:
+        hour, itl, ttft, n = numbers(c)
+        return (itl, ttft, hour, n)
+
+    def cheapest(c: Candidate) -> tuple[float, ...]:
+        hour, itl, _, n = numbers(c)
+        return (hour, itl, n)
+
+    def fewest(c: Candidate) -> tuple[float, ...]:
+        hour, itl, _, n = numbers(c)
+        return (n, hour, itl)
+
+    if objective == "fastest":
+        return fastest
+    return fewest if objective == "balanced" else cheapest
 
 
 def advice(

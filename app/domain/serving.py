@@ -481,6 +481,45 @@ def _solve(
     )
 
 
+def _capacity(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: ServingConfig,
+    rt: RuntimeProfile,
+    usable: float,
+    load: ServingLoad,
+) -> tuple[float, float, float, float, float, int]:
+    """One replica's memory per GPU (weights, activations, framework, KV pool, in GB), the KV
+    bytes of one request, and the most requests it runs at once (the runtime's maximum batch
+    or what the pool holds)."""
+    p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
+    weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
+    kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
+    cap_kv = int(pool * GB * cfg.gpus_per_replica // kv_req) if pool > 0 else 0
+    return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv)
+
+
+def unfit(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: ServingConfig,
+    load: ServingLoad,
+    runtime: RuntimeProfile,
+    usable_gb: float | None = None,
+) -> str | None:
+    """Why a replica of ``cfg`` cannot hold one request's KV cache beside its weights (None
+    when it can): ``evaluate``'s memory check alone, the same for every replica count."""
+    rt = runtime.on(gpu)
+    usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
+    weights, _, _, _, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
+    if cap >= 1:
+        return None
+    return (
+        f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; no room for "
+        f"one request's KV cache ({vram(kv_req / GB):.2f} GB)"
+    )
+
+
 def evaluate(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -506,11 +545,7 @@ def evaluate(
         raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
-    weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
-    kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
-    tp = cfg.gpus_per_replica
-    cap_kv = int(pool * GB * tp // kv_req) if pool > 0 else 0
-    cap = min(rt.max_batch, cap_kv)
+    weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
     eng = _engine(gpu, model, cfg, rt, memory_efficiency, comp)
     base: dict[str, Any] = dict(
@@ -696,7 +731,7 @@ def _miss_size(result: ServingResult, targets: ServingTargets) -> float:
     return max(ratios)
 
 
-def _formats(gpu: GpuSpec, options: PlanOptions) -> tuple[list[str], list[str], list[str]]:
+def usable_formats(gpu: GpuSpec, options: PlanOptions) -> tuple[list[str], list[str], list[str]]:
     """(weight formats, KV formats) the GPU and runtime can serve, and each weight format
     skipped with why."""
     skipped: list[str] = []
@@ -712,7 +747,7 @@ def _formats(gpu: GpuSpec, options: PlanOptions) -> tuple[list[str], list[str], 
     return weights, kvs, skipped
 
 
-def _shapes(options: PlanOptions) -> list[tuple[int, range]]:
+def shapes(options: PlanOptions) -> list[tuple[int, range]]:
     """(GPUs per replica, the replica counts to try) the options allow: every tensor-parallel
     size up to the most GPUs, or exactly ``exact_gpus`` in all (the request's "exactly N
     GPUs", honoured as for every other task)."""
@@ -810,12 +845,12 @@ def plan(
     configuration before an unpriced one), then the fastest — at one price (instances paid
     whole) the plan takes the replicas or tensor-parallel group that use what is paid for —;
     unpriced: the fewest GPUs, then the fastest; last the higher precision."""
-    weights, kvs, skipped = _formats(gpu, options)
+    weights, kvs, skipped = usable_formats(gpu, options)
     if not weights or not kvs:
         why = "; ".join(skipped) or "no KV cache precision is supported"
         return Plan(None, None, (), why, skipped=tuple(skipped))
-    shapes = _shapes(options)
-    if not shapes:
+    sizes = shapes(options)
+    if not sizes:
         n = options.exact_gpus
         why = (
             f"{gpu.name} runs as one device; {n} GPUs were asked for"
@@ -825,7 +860,7 @@ def plan(
         )
         return Plan(None, None, (), why, skipped=tuple(skipped))
     search = _Search(gpu, model, load, targets, options)
-    for tp, counts in shapes:
+    for tp, counts in sizes:
         for wp in weights:
             for kv in kvs:
                 search.replicas(tp, wp, kv, counts)

@@ -2,15 +2,18 @@
 
 ``evaluate.plan`` and ``evaluate.admit`` hand a serving job here, so serving runs the one
 pipeline every task runs (plan → evaluate → price → rank): the same filters (vendors,
-segments) and framework gate, its configurations priced from the request's offers by the
-same pricing (costs.price_replicas: one replica of N GPUs is priced as inference's N GPUs),
-judged by the same budget (evaluate.budget), and ranked by the same ``rank.rank``.
+segments) and framework gate; each card's serving shapes planned as configurations (GPUs per
+replica × replicas × weight and KV formats, its GPU count replicas × GPUs per replica, within
+``max_gpus`` or exactly ``num_gpus``); each priced by the same pricing (the request's offers:
+costs.price_replicas, one replica of N GPUs priced as inference's N GPUs; else the catalog's
+per-GPU prices), judged by the same budget (evaluate.budget), and ranked by the same
+``rank.rank`` after ``rank.best_per_card`` picks each card's shape by the objective.
 
 What is serving's own: the runtime that serves each GPU, and the evaluation itself — the
-continuous-batching planner (app/domain/serving.py) searching GPUs per replica, replicas and
-weight/KV formats for the cheapest shape that carries the load within the targets. A card
-whose best shape misses the targets is excluded ("misses_targets") with that shape attached,
-which an answer with no row shows as the closest.
+continuous-batching solve (app/domain/serving.py) of one shape at the load, judged against the
+latency targets. A shape that misses them is excluded ("misses_targets") with what it reached
+attached; a card none of whose shapes meets them is shown, in an answer with no row, by its
+closest (``card_exclusion``).
 
 Pure: no I/O; the caller resolves the workload (with its efficiency table).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.domain import compat, efficiency, perf
@@ -62,13 +66,15 @@ class Price:
     """One serving configuration's prices: both bases apart, and the hour the request ranks
     by (``basis`` says which; None when unpriced on every basis the request accepts)."""
 
-    pricing: costs.Pricing
+    pricing: costs.Pricing | None  # the offers chosen; None: the catalog's prices
     placed: costs.ReplicaChoice | None
     rent_usd_per_hour: float | None
     buy_usd_per_hour: float | None  # owning: purchase less resale over the usage, plus energy
     energy_usd_per_hour: float | None
     usd_per_hour: float | None
     basis: str | None  # rent | buy
+    usage: costs.Usage  # the usage a purchase is spread over
+    purchase_usd: float | None  # every card the shape uses
 
     def narrowed(self, acquisition: str) -> Price:
         """The ranking hour once a budget leaves only one way to acquire."""
@@ -85,16 +91,15 @@ class Price:
 
 @dataclass(frozen=True, slots=True)
 class Served:
-    """What the serving evaluation found on one card: the shape it is ranked (or, missing
-    the targets, shown) with, its runtime and prices, and the cheapest shape at each other
-    tensor-parallel size (the row's alternatives)."""
+    """What the serving evaluation found for one shape of a card: the shape at the load, its
+    runtime and prices, and whether it meets the targets (missing them, it is shown only as a
+    card's closest)."""
 
     result: sv.ServingResult
     runtime: sv.RuntimeProfile
     price: Price
     meets: bool
     misses: tuple[str, ...]
-    others: tuple[tuple[sv.ServingResult, Price], ...]
     warnings: tuple[str, ...]
 
     @property
@@ -226,39 +231,117 @@ def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
 
 
 def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion:
-    """The card's one serving configuration (its runtime on the card; the planner searches
-    its shapes when it is evaluated), or why the card cannot serve: the request's filters and
-    software gate, as every task's ``evaluate.plan`` applies them."""
+    """The card's serving shapes, one configuration each (GPUs per replica × replicas ×
+    weight format × KV format, its GPU count replicas × GPUs per replica), or why the card
+    cannot serve: the request's filters and software gate, as every task's ``evaluate.plan``
+    applies them, then the shapes the runtime and the card allow within ``max_gpus`` (exactly
+    ``num_gpus`` when the request fixes it) whose replica holds one request beside its weights.
+    Replicas beyond the concurrent requests would sit idle: they are not planned."""
     if ctx.apply_filters:
         excl = ev.filtered_out(gpu, ctx.limits)
         if excl is not None:
             return excl
+    card = _card(gpu, ctx)
+    if isinstance(card, ev.Exclusion):
+        return card
+    weights, kvs, skipped = sv.usable_formats(gpu, card.options)
+    if not weights or not kvs:
+        return _unserved("; ".join(skipped) or "no KV cache precision is supported")
+    sizes = sv.shapes(card.options)
+    if not sizes:
+        n = card.options.exact_gpus
+        return _unserved(
+            f"{gpu.name} runs as one device; {n} GPUs were asked for"
+            if card.options.single_device
+            else f"no configuration of {card.profile.name} spans exactly {n} GPUs "
+            f"(at most {card.options.max_gpus})"
+        )
+    assert ctx.work.serving is not None
+    load = load_of(ctx.work.serving)
+    most = math.ceil(load.concurrent_requests) if load.concurrent_requests else None
+    out: list[ev.Configuration] = []
+    unfit: str | None = None
+    for tp, counts in sizes:
+        for wp in weights:
+            for kv in kvs:
+                one = sv.ServingConfig(tp, 1, wp, kv, card.profile.name)
+                why = sv.unfit(gpu, ctx.work.model, one, load, card.profile, card.options.usable_gb)
+                if why is not None:
+                    unfit = unfit or why
+                    continue
+                out += [
+                    ev.Configuration(
+                        gpu,
+                        tp * r,
+                        precision=wp,
+                        runtime=card.profile.name,
+                        shape=dataclasses.replace(one, replicas=r),
+                    )
+                    for r in counts
+                    if most is None or r <= max(most, counts.start)
+                ]
+    if not out:
+        return _unserved(unfit or "does not fit")
+    return out
+
+
+def _unserved(reason: str) -> ev.Exclusion:
+    """Why no shape of a card runs: a weight or KV format the card lacks, else memory."""
+    code = "precision_unsupported" if "fp" in reason[:4] else "does_not_fit"
+    return ev.Exclusion(code, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class _CardParts:
+    """What every serving shape of one card shares: its software, the runtime's profile on
+    it and the planner's options (formats, efficiencies, usable memory)."""
+
+    software: _Software
+    profile: sv.RuntimeProfile
+    options: sv.PlanOptions
+    skipped: tuple[str, ...]
+
+
+def _card(gpu: GpuSpec, ctx: ev.Context) -> _CardParts | ev.Exclusion:
+    key = ("serving card", gpu.slug)
+    hit: _CardParts | ev.Exclusion | None = ctx.memo.get(key)
+    if hit is not None:
+        return hit
     sw = _software(gpu, ctx)
+    out: _CardParts | ev.Exclusion
     if isinstance(sw, ev.Exclusion):
-        return sw
-    return [ev.Configuration(gpu, ctx.limits.exact_gpus or 1, runtime=sw.runtime)]
+        out = sw
+    else:
+        profile = runtime_profile(ctx.work, gpu, sw.backend, sw.runtime)
+        options = _options(gpu, ctx, profile, sw.backend)
+        out = _CardParts(sw, profile, options, tuple(sv.usable_formats(gpu, options)[2]))
+    ctx.memo[key] = out
+    return out
 
 
 def price(gpu: GpuSpec, group: int, replicas: int, ctx: ev.Context) -> Price:
-    """``replicas`` × ``group`` GPUs priced from the request's offers (every GPU unpriced when
-    none are loaded), as the request accepts them (providers, tiers, spot; the usage a purchase
-    is spread over), and the hour it ranks by under the request's acquisition."""
+    """``replicas`` × ``group`` GPUs priced from the request's offers, as the request accepts
+    them (providers, tiers, spot; the usage a purchase is spread over), or, with no offers
+    loaded, from the catalog's per-GPU prices × N as every task is (evaluate._costs); and the
+    hour it ranks by under the request's acquisition."""
     key = ("serving price", gpu.slug, group, replicas)
     hit: Price | None = ctx.memo.get(key)
     if hit is not None:
         return hit
-    offers = (ctx.offers or {}).get(gpu.slug, _NO_OFFERS)
-    pricing, placed = costs.price_replicas(
-        offers, group, replicas, ctx.rental, ctx.usage, ctx.purchase_basis
-    )
     n = group * replicas
+    pricing: costs.Pricing | None = None
+    placed: costs.ReplicaChoice | None = None
+    if ctx.offers is not None:
+        offers = ctx.offers.get(gpu.slug, _NO_OFFERS)
+        pricing, placed = costs.price_replicas(
+            offers, group, replicas, ctx.rental, ctx.usage, ctx.purchase_basis
+        )
+    owned, rent = costs.prices(gpu, n, pricing)
     energy = (
         gpu.tdp_w * n / 1000.0 * ctx.usage.electricity_usd_per_kwh
         if gpu.tdp_w is not None
         else None
     )
-    rent = pricing.rent.usd_per_hour if pricing.rent is not None else None
-    owned = pricing.purchase_usd
     buy = costs.owned_usd_per_hour(owned, energy, ctx.usage) if owned is not None else None
     acquisition = ctx.limits.acquisition
     options = []
@@ -267,7 +350,7 @@ def price(gpu: GpuSpec, group: int, replicas: int, ctx: ev.Context) -> Price:
     if acquisition in ("buy", "either") and buy is not None:
         options.append((buy, "buy"))
     hourly, basis = min(options) if options else (None, None)
-    out = Price(pricing, placed, rent, buy, energy, hourly, basis)
+    out = Price(pricing, placed, rent, buy, energy, hourly, basis, ctx.usage, owned)
     ctx.memo[key] = out
     return out
 
@@ -276,14 +359,16 @@ _NO_OFFERS = costs.GpuOffers()
 
 
 def cost_of(gpu: GpuSpec, result: sv.ServingResult, priced: Price) -> costs.CostEstimate:
-    """The configuration's CostEstimate from its offers (per hour: a service has no job)."""
+    """The configuration's CostEstimate from its offers, else the catalog (per hour: a
+    service has no job)."""
     return costs.estimate_cost(
         gpu,
         result.total_gpus,
         result.output_tokens_per_s or 0.0,
         None,
-        priced.pricing.usage.electricity_usd_per_kwh,
+        priced.usage.electricity_usd_per_kwh,
         pricing=priced.pricing,
+        usage=priced.usage,
     )
 
 
@@ -317,10 +402,6 @@ def _options(
         st = compat.feature_status(gpu, f"{runtime.name}-weights:{wp}", rules, backend)
         if st is not None and st.status == "unsupported":
             barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
-
-    def hourly(group: int, replicas: int) -> float | None:
-        return price(gpu, group, replicas, ctx).usd_per_hour
-
     return sv.PlanOptions(
         runtime=runtime,
         weight_precisions=weights,
@@ -332,75 +413,167 @@ def _options(
         single_device=single,
         tp_sizes=(ask.group,) if ask.group is not None else None,
         exact_gpus=ctx.limits.exact_gpus if ctx.apply_filters else None,
-        price=hourly,
         barred_weights=tuple(barred),
     )
 
 
+def shape_words(c: sv.ServingConfig) -> str:
+    return f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
+
+
 def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
-    """The serving planner as the evaluate step: the cheapest shape of the card that carries
-    the load within the targets, priced, judged by the request's budget; the closest miss,
-    excluded as "misses_targets", when no shape meets the targets."""
-    gpu, work = config.gpu, ctx.work
+    """One serving shape as the evaluate step: the continuous-batching solve at the load,
+    judged against the targets — a shape that misses them is excluded as "misses_targets" with
+    what it reached attached (``card_exclusion`` picks a card's closest, which an answer with
+    no row shows whatever its price) —, then priced and judged by the request's budget."""
+    gpu, work, shape = config.gpu, ctx.work, config.shape
     assert work.serving is not None
-    sw = _software(gpu, ctx)
-    if isinstance(sw, ev.Exclusion):
-        return ev.ConfigResult(config, sw)
-    profile = runtime_profile(work, gpu, sw.backend, sw.runtime)
-    targets = targets_of(work.serving)
-    found = sv.plan(
-        gpu, work.model, load_of(work.serving), targets, _options(gpu, ctx, profile, sw.backend)
+    if shape is None:
+        raise ValueError("a serving configuration needs its shape (serving_step.plan sets it)")
+    card = _card(gpu, ctx)
+    if isinstance(card, ev.Exclusion):
+        return ev.ConfigResult(config, card)
+    backend, o = card.software.backend, card.options
+    priced = price(gpu, shape.gpus_per_replica, shape.replicas, ctx)
+    reasons = (
+        (priced.pricing.rent_reason, priced.pricing.buy_reason)
+        if priced.pricing is not None
+        else (None, None)
     )
-    res = found.best or found.closest
-    if res is None:
-        reason = found.reason or "cannot serve this model"
-        code = (
-            "does_not_fit"
-            if found.reason and "fp" not in found.reason[:4]
-            else "precision_unsupported"
+    res = sv.evaluate(
+        gpu,
+        work.model,
+        shape,
+        load_of(work.serving),
+        runtime=card.profile,
+        usable_gb=o.usable_gb,
+        memory_efficiency=o.memory_efficiency,
+        compute_efficiency=o.compute_efficiency,
+        saturation=False,
+    )
+    if not res.fits:
+        return ev.ConfigResult(
+            config, ev.Exclusion("does_not_fit", res.reason or ""), backend=backend
         )
-        return ev.ConfigResult(config, ev.Exclusion(code, reason), backend=sw.backend)
-    c = res.config
-    priced = price(gpu, c.gpus_per_replica, c.replicas, ctx)
-    warnings = [f"not tried: {x}" for x in found.skipped] if ctx.serving.precision else []
-    if sw.caveat is not None:
-        warnings.append(sw.caveat)
-    others = tuple(
-        (o, price(gpu, o.config.gpus_per_replica, o.config.replicas, ctx)) for o in found.others
-    )
-    served = Served(
-        res, profile, priced, found.best is not None, found.misses, others, tuple(warnings)
-    )
-    shaped = dataclasses.replace(config, num_gpus=res.total_gpus, runtime=sw.runtime)
+    ok, misses = sv.meets(res, targets_of(work.serving))
+    warnings = [f"not tried: {x}" for x in card.skipped] if ctx.serving.precision else []
+    if card.software.caveat is not None:
+        warnings.append(card.software.caveat)
+    served = Served(res, card.profile, priced, ok, tuple(misses), tuple(warnings))
     cost = cost_of(gpu, res, priced)
-    if found.best is None:
-        what = "; ".join(found.misses) or "cannot carry the load"
-        shape = f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
-        miss = ev.Exclusion(
-            "misses_targets", f"best within {ctx.limits.max_gpus} GPUs ({shape}): {what}"
-        )
-        return ev.ConfigResult(shaped, miss, backend=sw.backend, cost=cost, serving=served)
-    # budgets and cost objectives on the configuration's own offers, as for every task: rent =
-    # its instances per hour, buy = its cards
-    acq, excl = ev.budget(cost, ctx.limits, priced.pricing.rent_reason, priced.pricing.buy_reason)
+    if not ok:
+        what = "; ".join(misses) or "cannot carry the load"
+        miss = ev.Exclusion("misses_targets", f"{shape_words(shape)}: {what}")
+        return ev.ConfigResult(config, miss, backend=backend, cost=cost, serving=served)
+    acq, excl = ev.budget(cost, ctx.limits, *reasons)
     if ctx.apply_filters and excl is not None:
-        return ev.ConfigResult(shaped, excl, backend=sw.backend)
+        return ev.ConfigResult(config, excl, backend=backend)
     if acq is not None and acq != ctx.limits.acquisition:
         served = dataclasses.replace(served, price=priced.narrowed(acq))
     return ev.ConfigResult(
-        shaped,
+        config,
         None,
         work=work,
-        backend=sw.backend,
+        backend=backend,
         memory=_memory(res),
-        available_gb=efficiency.usable_gb(gpu),
-        perf=_perf(res, profile, sw.backend),
+        available_gb=o.usable_gb,
+        perf=_perf(res, card.profile, backend),
         cost=cost,
         acquisition=acq or ctx.limits.acquisition,
         warnings=tuple(warnings),
         pricing=priced.pricing,
         serving=served,
     )
+
+
+def evaluate_card(
+    planned: list[ev.Configuration],
+    ctx: ev.Context,
+    *,
+    every: bool = True,
+    known: Mapping[int, ev.ConfigResult] | None = None,
+) -> list[ev.ConfigResult]:
+    """A card's planned shapes evaluated: every one (``every``: each is an answer's row under
+    ``group_by: config``), or those an objective can pick for the card's row
+    (rank.serving_pick). ``known``: results the caller has, by index into ``planned``.
+
+    For one group size and formats, more replicas cost no less per hour (instances are whole)
+    and decode no slower (each carries less of the load). So cheapest and balanced pick the
+    fewest replicas that meet the targets, or, at the same price, more; fastest the most the
+    budget allows. The replica counts in between, dearer than the first that meets and below
+    the most, are picked by no objective: skipped (they are only alternatives). A group none
+    of whose counts meets the targets is evaluated whole (the card's closest miss is among
+    them)."""
+    known = known or {}
+    if every:
+        return [known.get(i) or evaluate(c, ctx) for i, c in enumerate(planned)]
+    groups: dict[tuple[object, ...], list[int]] = {}
+    hours: list[Price] = []
+    for i, c in enumerate(planned):
+        assert c.shape is not None
+        sh = c.shape
+        groups.setdefault((sh.gpus_per_replica, sh.weight_precision, sh.kv_precision), []).append(i)
+        hours.append(price(c.gpu, sh.gpus_per_replica, sh.replicas, ctx))
+    out: list[ev.ConfigResult | None] = [None] * len(planned)
+    for idxs in groups.values():
+        top = _most_within_budget(idxs, [hours[i] for i in idxs], ctx)
+        base: float | None = None
+        met = False
+        for i in idxs:
+            priced = hours[i]
+            if met and (base is None or priced.usd_per_hour != base) and i != top:
+                continue  # dearer than the fewest that meet (unpriced: no price to tie)
+            r = out[i] = known.get(i) or evaluate(planned[i], ctx)
+            if met:
+                continue
+            if r.exclusion is not None and r.exclusion.code in _PRICE_CODES:
+                break  # it met the targets; every larger count costs no less
+            if r.ok:
+                met, base = True, priced.usd_per_hour
+    return [r for r in out if r is not None]
+
+
+def _most_within_budget(idxs: list[int], hours: list[Price], ctx: ev.Context) -> int:
+    """The most replicas of a group whose price alone passes the request's budget (the last
+    count when none does or no budget is set): the fastest the budget allows."""
+    if not (ctx.apply_filters and ctx.limits.needs_price):
+        return idxs[-1]
+    for i, p in zip(reversed(idxs), reversed(hours), strict=True):
+        reasons = (p.pricing.rent_reason, p.pricing.buy_reason) if p.pricing else (None, None)
+        if (
+            ev.budget(ev.PriceOnly(p.purchase_usd, p.rent_usd_per_hour), ctx.limits, *reasons)[1]
+            is None
+        ):
+            return i
+    return idxs[-1]
+
+
+def card_exclusion(
+    results: list[ev.ConfigResult], ctx: ev.Context
+) -> tuple[ev.Exclusion, ev.ConfigResult | None]:
+    """Why no shape of a card serves the load, and, when it is the targets, the card's
+    closest miss (an answer with no row shows it). A price that rules out a shape that meets
+    the targets is the reason (the fewest GPUs' first, as every task says it); else
+    the closest miss, the nearest the targets (the worst ratio to one), fewer GPUs first, then
+    plan order; else the fewest GPUs' reason."""
+    priced_out = [r for r in results if r.exclusion and r.exclusion.code in _PRICE_CODES]
+    missed = [r for r in results if r.serving is not None and not r.ok]
+    if missed and not priced_out:
+        assert ctx.work.serving is not None
+        near = closest_first(missed, ctx.work.serving)[0]
+        assert near.serving is not None
+        c = near.serving.result.config
+        what = "; ".join(near.serving.misses) or "cannot carry the load"
+        why = ev.Exclusion(
+            "misses_targets", f"best within {ctx.limits.max_gpus} GPUs ({shape_words(c)}): {what}"
+        )
+        return why, dataclasses.replace(near, exclusion=why)
+    first = min(priced_out or results, key=lambda r: r.num_gpus).exclusion
+    assert first is not None
+    return first, None
+
+
+_PRICE_CODES = ("over_budget", "no_price")
 
 
 def _memory(r: sv.ServingResult) -> MemoryBreakdown:
@@ -451,8 +624,9 @@ def closest_first(missed: list[ev.ConfigResult], spec: ServingSpec) -> list[ev.C
     return sorted((r for r in missed if r.serving is not None), key=key)
 
 
-def with_curve(gpu: GpuSpec, served: Served, ctx: ev.Context) -> Served:
-    """The same shape evaluated again with its throughput-latency curve (the rows shown)."""
+def with_curve(gpu: GpuSpec, served: Served, ctx: ev.Context, curve: bool = True) -> Served:
+    """The same shape evaluated again with its throughput at saturation and (``curve``) its
+    throughput-latency curve, for the rows shown (the ranking compares shapes at the load)."""
     assert ctx.work.serving is not None
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)
     res = sv.evaluate(
@@ -464,7 +638,7 @@ def with_curve(gpu: GpuSpec, served: Served, ctx: ev.Context) -> Served:
         usable_gb=efficiency.usable_gb(gpu),
         memory_efficiency=mem_eff,
         compute_efficiency=comp,
-        with_curve=True,
+        with_curve=curve,
     )
     return dataclasses.replace(served, result=res)
 

@@ -940,6 +940,9 @@ class AlternativeOut(BaseModel):
     replicas: int | None = Field(None, description="serving: replicas of gpus_per_replica GPUs")
     gpus_per_replica: int | None = None
     precision: str | None = Field(None, description="serving: weight precision")
+    kv_cache_precision: str | None = Field(None, description="serving: KV cache precision")
+    itl_ms: float | None = Field(None, description="serving: inter-token latency at the load")
+    ttft_ms: float | None = Field(None, description="serving: time to first token at the load")
     memory_savers: list[str] = []
     micro_batch: int | None = None
     accumulation_steps: int = 1

@@ -131,12 +131,14 @@ def _evaluated(
     planned: list[ev.Configuration] | ev.Exclusion | None = None,
     admitted: ev.Admitted | ev.ConfigResult | None = None,
     missed: list[ev.ConfigResult] | None = None,
+    every: bool = True,
 ) -> list[ev.ConfigResult] | ev.Exclusion:
     """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
     them), evaluated once; the runnable ones, or why none runs (the reason of the
     configuration with the fewest cards). ``admitted``: the fewest cards' admission, when the
-    caller has it. ``missed``: where to put the configurations that run but miss the serving
-    targets (an answer with no row shows the closest)."""
+    caller has it. ``missed``: where to put a serving card's closest miss when none of its
+    shapes meets the targets (an answer with no row shows the closest). Serving shapes no
+    objective can pick are skipped unless ``every`` (serving_step.evaluate_card)."""
     if planned is None:
         planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
@@ -148,12 +150,19 @@ def _evaluated(
     priced_out = _priced_out(first, ctx)
     if priced_out is not None:
         return priced_out
-    results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
-    if missed is not None:
-        missed += [r for r in results if not r.ok and r.serving is not None]
+    if ctx.work.task == "serving":
+        known = {planned.index(fewest): first}
+        results = serving_step.evaluate_card(planned, ctx, every=every, known=known)
+    else:
+        results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
     ok = [r for r in results if r.ok]
     if ok:
         return ok
+    if ctx.work.task == "serving":
+        why, near = serving_step.card_exclusion(results, ctx)
+        if missed is not None and near is not None:
+            missed.append(near)
+        return why
     reason = min(results, key=lambda r: r.num_gpus).exclusion
     assert reason is not None
     return reason
@@ -307,7 +316,7 @@ def _prunable(request: s.RecommendationRequest, ctx: ev.Context) -> bool:
     objective a throughput bound bounds (balanced too: speed and value both grow with the
     throughput), one row per card, when nothing after the roofline can exclude a
     configuration that passed its checks before it (a job-cost budget or a deadline can).
-    A serving card has no throughput bound: its planner searches its shapes by price."""
+    A serving shape has no throughput bound (its speed is the continuous-batching solve's)."""
     return (
         ctx.work.task != "serving"
         and request.group_by == "gpu"
@@ -682,8 +691,8 @@ def _ranked(
     others: dict[str, list[rank.Candidate]] = {}  # by slug: one row per card
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
-    # only the rows shown list as alternatives.
-    # (a serving card has one configuration, whose evaluation is the planner's search)
+    # only the rows shown list as alternatives. (A serving card's balanced pick breaks ties in
+    # its count by price and speed, rank.serving_pick: every shape is evaluated.)
     lazy = _lazy(request) and ctx.work.task != "serving"
     cards: dict[str, _Card] = {}
     census = _Census()
@@ -704,7 +713,11 @@ def _ranked(
         excluded = [_excluded(g, x) for g, x in skipped]
     for gpu in ordered_gpus:
         res: list[ev.ConfigResult] | ev.Exclusion | _Card
-        res = _Card.first(gpu, ctx) if lazy else _evaluated(gpu, ctx, missed=missed)
+        res = (
+            _Card.first(gpu, ctx)
+            if lazy
+            else _evaluated(gpu, ctx, missed=missed, every=request.group_by != "gpu")
+        )
         if isinstance(res, ev.Exclusion):
             excluded.append(_excluded(gpu, res))
         elif isinstance(res, _Card):
@@ -760,6 +773,7 @@ def recommend(
             ranked,
             _EXCLUDED.validate_python(sorted(excluded, key=_CODE_SLUG)),
             missed,
+            others,
         )
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)

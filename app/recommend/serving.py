@@ -44,6 +44,8 @@ class _Row:
     served: Served
     score: float | None = None
     warnings: tuple[str, ...] = ()  # the answer's own (a quantised format's quality cost)
+    # the card's other shapes that meet the targets (rank.best_per_card's alternatives)
+    others: tuple[Served, ...] = ()
 
     @property
     def result(self) -> sv.ServingResult:
@@ -210,9 +212,9 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     out_m, in_m = _per_million(r, row.usd_per_hour)
     if out_m is not None and in_m is not None:
         basis = (
-            "renting the offer below"
+            ("renting the offer below" if row.priced.pricing is not None else "renting")
             if row.priced.basis == "rent"
-            else f"owning the cards over {row.priced.pricing.usage.hours:,.0f} h of use"
+            else f"owning the cards over {row.priced.usage.hours:,.0f} h of use"
         )
         whole = costs.usd_per_million_tokens(row.usd_per_hour, r.output_tokens_per_s)
         lines.append(
@@ -250,11 +252,12 @@ def _tips(row: _Row, spec: ServingSpec) -> list[str]:
         and c.replicas == 1
         and r.max_concurrency > 4 * (spec.concurrent_requests or 0)
     ):
-        # the planner tried the smaller groups: they missed the targets or cost more
+        # the smaller groups missed the targets, cost more, or (fastest) decode slower
         tips.append(
             f"The cache holds far more requests than the load: the {c.gpus_per_replica}-GPU "
-            "group is there for the latency targets (or the instance's price), not for memory; "
-            "the alternatives show the other group sizes and what they cost."
+            "group is there for the latency targets, the objective (fastest takes the lowest "
+            "ITL) or the instance's price, not for memory; the alternatives show the other "
+            "shapes and what they cost."
         )
     return tips
 
@@ -299,13 +302,16 @@ def _recommendation(
     priced = row.priced
     cost = serving_step.cost_of(gpu, r, priced)
     rent_h = priced.rent_usd_per_hour
-    extra, rent_out, buy_out = priced_parts(
-        priced.pricing,
-        cost,
-        _per_million(r, rent_h),
-        priced.placed.note if priced.placed is not None else None,
-        blended=costs.usd_per_million_tokens(rent_h, r.output_tokens_per_s),
-    )
+    extra: dict[str, object] = {"price_known": cost.purchase_usd is not None or rent_h is not None}
+    rent_out = buy_out = None
+    if priced.pricing is not None:  # the offers chosen (None: the catalog's prices)
+        extra, rent_out, buy_out = priced_parts(
+            priced.pricing,
+            cost,
+            _per_million(r, rent_h),
+            priced.placed.note if priced.placed is not None else None,
+            blended=costs.usd_per_million_tokens(rent_h, r.output_tokens_per_s),
+        )
     itl_s = (r.itl_ms or 0.0) / 1e3
     latency = (
         (r.ttft_ms or 0.0) + (spec.output_tokens - 1) * (r.itl_ms or 0.0)
@@ -373,7 +379,7 @@ def _recommendation(
         + list(r.notes)
         + [w for w in (spot_warning(row.priced.pricing, False),) if w],
         serving=_serving_out(row, with_curve),
-        alternatives=[_alternative(gpu, res, p) for res, p in row.served.others],
+        alternatives=[_alternative(gpu, o.result, o.price) for o in row.others],
         **extra,
     )
 
@@ -394,6 +400,8 @@ def _band(row: _Row, table: efficiency.EfficiencyTable) -> tuple[float, float, s
 
 
 def _price_words(priced: serving_step.Price) -> str:
+    if priced.pricing is None:
+        return "catalog" if priced.basis is not None else "unknown"
     rent = priced.pricing.rent
     if priced.basis == "rent" and rent is not None:
         o = rent.offer
@@ -412,23 +420,26 @@ def _alternative(
 ) -> s.AlternativeOut:
     """Another shape of the same GPU that meets the targets, with the instance it rents."""
     c = res.config
-    rent = priced.pricing.rent
+    rent = priced.pricing.rent if priced.pricing is not None else None
     per_gpu = res.weights_gb_per_gpu + res.activations_gb_per_gpu + res.framework_gb_per_gpu
     return s.AlternativeOut(
         num_gpus=res.total_gpus,
         replicas=c.replicas,
         gpus_per_replica=c.gpus_per_replica,
         precision=c.weight_precision,
+        kv_cache_precision=c.kv_precision,
+        itl_ms=res.itl_ms,
+        ttft_ms=res.ttft_ms,
         required_gb=round(per_gpu + res.kv_pool_gb_per_gpu, 3),
         throughput=res.output_tokens_per_s or 0.0,
         unit="output tokens/s",
         scaling_efficiency=1.0,
-        purchase_usd=priced.pricing.purchase_usd,
+        purchase_usd=priced.purchase_usd,
         hourly_usd=priced.rent_usd_per_hour,
         offer=chosen_offer_out(rent, priced.placed.note if priced.placed else None)
         if rent is not None
         else None,
-        price_known=priced.pricing.price_known,
+        price_known=priced.purchase_usd is not None or priced.rent_usd_per_hour is not None,
     )
 
 
@@ -489,11 +500,13 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
     return tips
 
 
-def _row(c: rank.Candidate, weight_format: str | None) -> _Row:
-    """A ranked candidate's row, with the quality cost of a quantised format said."""
+def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candidate]) -> _Row:
+    """A ranked candidate's row, with the quality cost of a quantised format said and the
+    card's other shapes (``others``: rank.best_per_card's) as its alternatives."""
     assert c.serving is not None
     said = quality.cost_note(c.serving.result.config.weight_precision, weight_format)
-    return _Row(c.gpu, c.serving, c.score, (said,) if said is not None else ())
+    alts = tuple(o.serving for o in others if o.serving is not None)
+    return _Row(c.gpu, c.serving, c.score, (said,) if said is not None else (), alts)
 
 
 def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
@@ -503,8 +516,10 @@ def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
     return _Row(r.gpu, r.serving, None, (said,) if said is not None else ())
 
 
-def _curved(row: _Row, ctx: ev.Context) -> _Row:
-    return dataclasses.replace(row, served=serving_step.with_curve(row.gpu, row.served, ctx))
+def _curved(row: _Row, ctx: ev.Context, curve: bool = True) -> _Row:
+    """The row's shape at saturation too, with its curve when ``curve``."""
+    served = serving_step.with_curve(row.gpu, row.served, ctx, curve)
+    return dataclasses.replace(row, served=served)
 
 
 def answer(
@@ -515,16 +530,19 @@ def answer(
     ranked: list[rank.Candidate],
     excluded: list[s.Excluded],
     missed: list[ev.ConfigResult],
+    others: dict[str, list[rank.Candidate]] | None = None,
 ) -> s.RecommendationResponse:
-    """The ranked serving candidates (``ordered``: the rows shown, of ``ranked``), the cards
-    left out and the near misses (``missed``) as a serving answer."""
+    """The ranked serving candidates (``ordered``: the rows shown, of ``ranked``; ``others``:
+    each shown card's other shapes, by slug, when one row is shown per card), the cards left
+    out and the cards' near misses (``missed``) as a serving answer."""
     work = ctx.work
     assert work.serving is not None
     spec = work.serving
     cons = request.constraints
     fmt = request.workload.quantization
-    top = [_row(c, fmt) for c in ordered]
-    top = [_curved(r, ctx) if i < CURVES_FOR else r for i, r in enumerate(top)]
+    alts = others or {}
+    top = [_row(c, fmt, alts.get(c.gpu.slug, [])) for c in ordered]
+    top = [_curved(r, ctx, i < CURVES_FOR) for i, r in enumerate(top)]
     recs = [
         _recommendation(r, i, spec, i <= CURVES_FOR, "supported", work.efficiency)
         for i, r in enumerate(top, start=1)
@@ -595,17 +613,30 @@ def estimated(
     request: s.EstimateRequest, ctx: ev.Context, warnings: list[str], gpu: GpuSpec
 ) -> s.EstimateResponse:
     """One GPU through the same plan and evaluate steps: its cheapest shape (with
-    ``ctx.serving.group`` GPUs per replica when the request fixes it), or its closest miss;
-    budgets and filters do not apply."""
+    ``ctx.serving.group`` GPUs per replica when the request fixes it; rank.best_per_card picks
+    it, its other shapes the alternatives), or its closest miss; budgets and filters do not
+    apply."""
     work = ctx.work
     assert work.serving is not None
     planned = ev.plan(gpu, ctx)
-    found = planned if isinstance(planned, ev.Exclusion) else ev.evaluate(planned[0], ctx)
-    if isinstance(found, ev.ConfigResult) and found.serving is not None:
+    found: ev.Exclusion | None = None
+    row: _Row | None = None
+    fmt = request.workload.quantization
+    if isinstance(planned, ev.Exclusion):
+        found = planned
+    else:
+        results = [ev.evaluate(c, ctx) for c in planned]
+        cands = [rank.Candidate.of(r) for r in results if r.ok]
+        if cands:
+            ((chosen, others),) = rank.best_per_card(cands, "cheapest")
+            row = _row(chosen, fmt, others)
+        else:
+            found, near = serving_step.card_exclusion(results, ctx)
+            if near is not None:
+                row = _near(near, fmt)
+    if row is not None:
         # one card's row scores 1, as every task's estimate (rank.rank of one candidate)
-        row = dataclasses.replace(
-            _curved(_near(found, request.workload.quantization), ctx), score=1.0
-        )
+        row = dataclasses.replace(_curved(row, ctx), score=1.0)
         rec = _recommendation(row, 1, work.serving, True, "supported", work.efficiency)
         return s.EstimateResponse(
             workload=resolved_out(work),
@@ -613,7 +644,7 @@ def estimated(
             result=rec,
             warnings=warnings + rec.warnings,
         )
-    why = found if isinstance(found, ev.Exclusion) else found.exclusion
+    why = found
     assert why is not None
     return s.EstimateResponse(
         workload=resolved_out(work),

@@ -10,7 +10,7 @@ import pytest
 
 from app.domain import cost as costs
 from app.domain import evaluate as ev
-from app.domain import rank
+from app.domain import rank, serving_step
 from app.domain.workload import ServingSpec, WorkloadSpec
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RULES, llm_inference
@@ -30,12 +30,26 @@ def _inference(**limits: object) -> ev.Context:
     return ev.Context(work=llm_inference(), rules=RULES, limits=ev.Limits(**limits))  # type: ignore[arg-type]
 
 
-def _run(gpu, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
+def _results(gpu, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Exclusion:
+    """Every shape of the card evaluated (plan → evaluate), as the service does."""
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
-    (config,) = planned  # one configuration per card: its evaluation searches the shapes
-    return ev.evaluate(config, ctx)
+    return [ev.evaluate(c, ctx) for c in planned]
+
+
+def _run(gpu, ctx: ev.Context) -> ev.ConfigResult | ev.Exclusion:
+    """The card's shape rank.best_per_card picks under the context's objective, else the
+    card's exclusion (its closest miss's result when the targets are why)."""
+    results = _results(gpu, ctx)
+    if isinstance(results, ev.Exclusion):
+        return results
+    ok = [r for r in results if r.ok]
+    if not ok:
+        why, near = serving_step.card_exclusion(results, ctx)
+        return near if near is not None else ev.ConfigResult(results[0].config, why)
+    ((chosen, _),) = rank.best_per_card([rank.Candidate.of(r) for r in ok], ctx.limits.objective)
+    return next(r for r in ok if r.serving is chosen.serving)
 
 
 NODE = costs.CloudOffer("lab", "h100x2", 2, 6.0, None, "on-demand", "2026-11-01", "test")
@@ -112,3 +126,144 @@ def test_serving_candidates_are_ranked_by_rank_rank_with_the_objectives_of_every
     mix = {s: speeds[s] ** w * (1 / hours[s]) ** (1 - w) for s in hours}  # type: ignore[operator]
     balanced = rank.rank(list(cands), "balanced", w)
     assert [c.gpu.slug for c in balanced] == sorted(mix, key=lambda s: -mix[s])
+
+
+# ---------------------------------------------------------------- shapes as configurations
+
+
+def _shapes(gpu, ctx: ev.Context) -> list[ev.Configuration]:
+    planned = ev.plan(gpu, ctx)
+    assert not isinstance(planned, ev.Exclusion)
+    return planned
+
+
+def test_each_serving_shape_is_a_configuration_of_its_gpu_count() -> None:
+    planned = _shapes(H100, _serving())
+    shapes = [c.shape for c in planned]
+    assert all(s is not None for s in shapes) and len(set(shapes)) == len(shapes) > 1
+    for c in planned:
+        assert c.shape is not None
+        assert c.num_gpus == c.shape.replicas * c.shape.gpus_per_replica <= 8
+        assert c.precision == c.shape.weight_precision and c.runtime == c.shape.runtime == "vllm"
+        assert c.shape.replicas <= LOAD.concurrent_requests  # an idle replica is not planned
+    # every GPUs-per-replica size the runtime spans, both KV formats, more replicas than one
+    assert {c.shape.gpus_per_replica for c in planned if c.shape} == {1, 2, 4, 8}
+    assert {c.shape.kv_precision for c in planned if c.shape} == {"bf16", "fp8"}
+    assert max(c.shape.replicas for c in planned if c.shape) == 8
+
+
+def test_num_gpus_and_max_gpus_are_honoured_by_plan_as_for_every_task() -> None:
+    exact = _shapes(H100, _serving(exact_gpus=2))
+    assert {c.num_gpus for c in exact} == {2}
+    assert {(c.shape.replicas, c.shape.gpus_per_replica) for c in exact if c.shape} == {
+        (2, 1),
+        (1, 2),
+    }
+    assert {c.num_gpus for c in _shapes(H100, _serving(max_gpus=2))} == {1, 2}
+    # inference plans the same counts under the same limits
+    infer = ev.plan(H100, _inference(exact_gpus=2))
+    assert not isinstance(infer, ev.Exclusion) and {c.num_gpus for c in infer} == {2}
+
+
+def _meeting(gpu, ctx: ev.Context) -> list[rank.Candidate]:
+    results = _results(gpu, ctx)
+    assert not isinstance(results, ev.Exclusion)
+    return [rank.Candidate.of(r) for r in results if r.ok]
+
+
+def _itl(c: rank.Candidate) -> float:
+    assert c.serving is not None and c.serving.result.itl_ms is not None
+    return c.serving.result.itl_ms
+
+
+def _hour(c: rank.Candidate) -> float:
+    """$/h of the shape (inf unpriced: a TP group of 4 or 8 fits none of OFFERS' instances)."""
+    assert c.serving is not None
+    return c.serving.hourly if c.serving.hourly is not None else float("inf")
+
+
+def test_best_per_card_picks_each_cards_shape_by_the_objective() -> None:
+    ctx = dataclasses.replace(_serving(acquisition="rent"), offers=OFFERS)
+    cands = _meeting(H100, ctx)
+    assert len(cands) > 4 and all(c.serving is not None and c.serving.meets for c in cands)
+    picks = {}
+    for objective in ("fastest", "cheapest", "best_value", "balanced"):
+        ((chosen, others),) = rank.best_per_card(list(cands), objective)
+        # the others are the card's alternatives: every other shape that meets the targets
+        assert len(others) == len(cands) - 1 and chosen not in others
+        picks[objective] = chosen
+    # fastest: the lowest inter-token latency that meets the targets (it used to be the
+    # cheapest shape whatever the objective)
+    assert _itl(picks["fastest"]) == min(_itl(c) for c in cands)
+    assert picks["fastest"].n > 1
+    # cheapest and best value: the lowest $/h; balanced, as every task: the fewest GPUs
+    assert _hour(picks["cheapest"]) == min(_hour(c) for c in cands)
+    assert picks["best_value"] is picks["cheapest"]
+    assert picks["balanced"].n == min(c.n for c in cands) == 1
+    assert _itl(picks["fastest"]) < _itl(picks["cheapest"])
+
+
+def test_a_shape_that_misses_the_targets_is_not_a_candidate_and_the_card_shows_its_closest() -> (
+    None
+):
+    ctx = _serving()
+    itls = sorted(_itl(c) for c in _meeting(H100, ctx))
+    target = itls[len(itls) // 2]  # half the shapes are within it
+    tight = dataclasses.replace(LOAD, itl_ms_target=target)
+    ctx = dataclasses.replace(ctx, work=dataclasses.replace(ctx.work, serving=tight), memo={})
+    results = _results(H100, ctx)
+    assert not isinstance(results, ev.Exclusion)
+    ok = [rank.Candidate.of(r) for r in results if r.ok]
+    missed = [r for r in results if not r.ok]
+    assert missed and all(r.exclusion and r.exclusion.code == "misses_targets" for r in missed)
+    assert ok and all(_itl(c) <= target for c in ok)
+    # with a target no shape meets, the card's reason is its closest miss
+    none = dataclasses.replace(LOAD, itl_ms_target=1.0)
+    ctx = dataclasses.replace(ctx, work=dataclasses.replace(ctx.work, serving=none), memo={})
+    results = _results(H100, ctx)
+    assert not isinstance(results, ev.Exclusion) and not any(r.ok for r in results)
+    why, near = serving_step.card_exclusion(results, ctx)
+    assert why.code == "misses_targets" and why.reason.startswith("best within 8 GPUs (")
+    assert near is not None and near.serving is not None and near.exclusion == why
+    fastest = min(r.serving.result.itl_ms or 1e9 for r in results if r.serving)
+    assert near.serving.result.itl_ms == fastest  # the ITL target alone: the nearest is fastest
+
+
+def test_without_offers_serving_is_priced_from_the_catalog_as_every_task() -> None:
+    ctx = _serving(acquisition="rent")
+    assert ctx.offers is None and H100.hourly_usd is not None
+    cands = _meeting(H100, ctx)
+    assert cands and all(rank.price_known(c) for c in cands)
+    for c in cands:
+        # per-GPU catalog price × N, as inference's evaluate prices N GPUs
+        assert _hour(c) == pytest.approx(H100.hourly_usd * c.n)
+        same = ev.evaluate(ev.Configuration(H100, c.n), _inference())
+        assert same.cost is not None and c.cost.hourly_usd == same.cost.hourly_usd
+    ((chosen, _),) = rank.best_per_card(cands, "cheapest")
+    assert chosen.n == 1  # the cheapest is no longer "fewest GPUs, unpriced"
+
+
+@pytest.mark.parametrize("objective", ["fastest", "cheapest", "best_value", "balanced"])
+@pytest.mark.parametrize(
+    "limits",
+    [{}, {"acquisition": "rent"}, {"acquisition": "rent", "max_hourly_usd": 10.0}],
+    ids=["catalog", "offers", "budget"],
+)
+def test_skipping_the_shapes_no_objective_picks_keeps_every_cards_pick(
+    objective: str, limits: dict[str, object]
+) -> None:
+    ctx = _serving(objective=objective, max_gpus=16, **limits)
+    if limits:
+        ctx = dataclasses.replace(ctx, offers=OFFERS)
+    planned = _shapes(H100, ctx)
+    full = serving_step.evaluate_card(planned, ctx, every=True)
+    some = serving_step.evaluate_card(planned, ctx, every=False)
+    assert len(some) < len(full) == len(planned)
+
+    def pick(results: list[ev.ConfigResult]) -> object:
+        cands = [rank.Candidate.of(r) for r in results if r.ok]
+        ((chosen, _),) = rank.best_per_card(cands, objective)
+        assert chosen.serving is not None
+        return chosen.serving.result.config
+
+    assert pick(some) == pick(full)

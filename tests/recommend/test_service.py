@@ -480,6 +480,73 @@ def test_serving_without_a_runtime_picks_mlx_on_apple() -> None:
     assert rows and all(x.serving.runtime == "mlx" for x in rows if x.serving)
 
 
+_SERVE_8B = {
+    "preset": "llama-3-8b",
+    "task": "serving",
+    "serving": {"concurrent_requests": 8, "prompt_tokens": 1000, "output_tokens": 300},
+}
+
+
+def test_serving_shapes_are_rows_under_group_by_config_and_alternatives_by_card() -> None:
+    by_config = service.recommend(
+        _req(workload=_SERVE_8B, objective="fastest", group_by="config", limit=500), [H100], RULES
+    )
+    shapes = {
+        (
+            x.serving.replicas,
+            x.serving.gpus_per_replica,
+            x.serving.weight_precision,
+            x.serving.kv_cache_precision,
+        )
+        for x in by_config.recommendations
+        if x.serving is not None
+    }
+    # each shape of the one card is its own row, none with alternatives
+    assert len(shapes) == len(by_config.recommendations) > 4
+    assert {n for _, n, _, _ in shapes} == {1, 2, 4, 8}
+    assert all(not x.alternatives for x in by_config.recommendations)
+    by_card = service.recommend(_req(workload=_SERVE_8B, objective="fastest"), [H100], RULES)
+    (row,) = by_card.recommendations
+    # the card's row is the fastest shape, its alternatives the card's other shapes an
+    # objective can pick (serving_step.evaluate_card), each with its KV format and latency
+    alts = {
+        (a.replicas, a.gpus_per_replica, a.precision, a.kv_cache_precision)
+        for a in row.alternatives
+    }
+    assert len(alts) == len(row.alternatives) > 4 and alts < shapes
+    assert all(a.kv_cache_precision and a.itl_ms for a in row.alternatives)
+    assert all((row.ms_per_output_token or 0) <= (a.itl_ms or 0) for a in row.alternatives)
+    first = by_config.recommendations[0].serving
+    assert first is not None and row.serving is not None
+    assert (first.replicas, first.gpus_per_replica, first.kv_cache_precision) == (
+        row.serving.replicas,
+        row.serving.gpus_per_replica,
+        row.serving.kv_cache_precision,
+    )
+
+
+def test_serving_picks_each_cards_shape_by_the_objective() -> None:
+    def top(objective: str) -> s.Recommendation:
+        r = service.recommend(_req(workload=_SERVE_8B, objective=objective), [H100], RULES)
+        return r.recommendations[0]
+
+    fastest, cheapest, balanced = top("fastest"), top("cheapest"), top("balanced")
+    # fastest now takes the lowest ITL (more GPUs), no longer the cheapest shape
+    assert fastest.num_gpus > cheapest.num_gpus == balanced.num_gpus == 1
+    assert (fastest.ms_per_output_token or 0) < (cheapest.ms_per_output_token or 0)
+    # no offers loaded: catalog prices, as every task (serving was unpriced here)
+    assert cheapest.cost.hourly_usd == H100.hourly_usd
+
+
+def test_serving_honours_num_gpus() -> None:
+    cons = {"num_gpus": 2}
+    r = service.recommend(
+        _req(workload=_SERVE_8B, objective="fastest", constraints=cons), [H100], RULES
+    )
+    (row,) = r.recommendations
+    assert row.num_gpus == 2 and all(a.num_gpus == 2 for a in row.alternatives)
+
+
 def test_when_nothing_runs_the_job_lifting_a_limit_is_a_what_if() -> None:
     r = _run(
         workload={"preset": "llama-3-70b", "task": "inference"},
