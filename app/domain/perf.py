@@ -44,6 +44,7 @@ from app.domain.operators import (
     Op,
     backward_ops,
     dequant_ops,
+    fp8_cast_ops,
     gemm,
     lora_input_grad_sums,
     lora_ops,
@@ -866,6 +867,8 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
         ops.extend(adapters * (2 if work.gradient_checkpointing else 1))
         ops.extend(backward_ops(adapters, input_grad=True))
         ops.extend(lora_input_grad_sums(m, work.batch_size, work.seq_len, act_b=act_b))
+    if _fp8_casts(work):
+        ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len)))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
     params = work.model.params
     if work.peft == "qlora":
@@ -873,6 +876,19 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _fp8_casts(work: WorkloadSpec) -> bool:
+    """Whether the step runs Transformer Engine's FP8 cast-transpose passes: an fp8 decoder or
+    encoder trained under a runtime whose rows say so (data/efficiency.yaml: megatron)."""
+    m = work.model
+    return (
+        work.precision == "fp8"
+        and work.efficiency is not None
+        and m.family in ("decoder", "encoder")
+        and m.has_shape
+        and bool(work.efficiency.runtime_value(work.runtime, "fp8_cast_transpose"))
+    )
 
 
 def _qlora_dequant(work: WorkloadSpec) -> list[Op]:
@@ -1128,7 +1144,7 @@ def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
 
 # Runtimes whose fused attention is PyTorch's own SDPA (or xformers under it): the kernel
 # generation a GPU gets there is PyTorch's choice (``_attention_kernel``), not the runtime's.
-SDPA_RUNTIMES = frozenset({"pytorch", "transformers", "torch-compile"})
+SDPA_RUNTIMES = frozenset(vocab.SDPA_RUNTIMES)
 
 
 def _attention_kernel(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> str:
