@@ -178,6 +178,10 @@ TRAINING_RUNTIMES: tuple[Runtime, ...] = (
 #: priced as a training stack (data/efficiency.yaml's megatron rows); its inference path
 #: (Megatron-Core's static and dynamic engines) has no rows and is refused with a 422.
 TRAINING_ONLY_RUNTIMES: tuple[Runtime, ...] = ("megatron",)
+#: Runtimes that train transformers only (Megatron-Core builds GPT, BERT, T5 and ViT models, not
+#: CNNs or UNets), and the families they take.
+TRANSFORMER_ONLY_RUNTIMES: tuple[Runtime, ...] = ("megatron",)
+TRANSFORMER_RUNTIME_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder", "vit")
 #: Runtimes whose fused attention is PyTorch's own SDPA: the kernel generation a GPU gets there
 #: is PyTorch's choice (perf._attention_kernel). Megatron's is Transformer Engine's own
 #: (cuDNN fused attention or FlashAttention-2/3), not SDPA's.

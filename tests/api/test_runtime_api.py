@@ -91,3 +91,8 @@ def test_megatron_trains_on_nvidia_and_is_refused_for_inference(read_client: Tes
     err = r.json()["error"]
     assert err["details"]["field"] == "workload.runtime"
     assert "training runtime" in err["message"]
+    cnn = read_client.post(
+        "/api/v1/recommendations", json={"workload": {"preset": "resnet-50", "runtime": "megatron"}}
+    )
+    assert cnn.status_code == 422, cnn.text
+    assert cnn.json()["error"]["details"]["field"] == "workload.runtime"
