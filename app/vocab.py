@@ -168,7 +168,7 @@ RUNTIME_LABELS: dict[str, str] = {
     "tensorrt-llm": "TensorRT-LLM",
     "llama.cpp": "llama.cpp",
     "mlx": "MLX",
-    "megatron": "Megatron-LM / NeMo (Transformer Engine)",
+    "megatron": "Megatron-LM / NeMo (TE)",
 }
 #: Runtimes a training or fine-tuning job runs on; the others are inference runtimes.
 TRAINING_RUNTIMES: tuple[Runtime, ...] = (
