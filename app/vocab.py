@@ -151,6 +151,7 @@ Runtime = Literal[
     "tensorrt-llm",
     "llama.cpp",
     "mlx",
+    "megatron",
 ]
 RUNTIMES: tuple[Runtime, ...] = get_args(Runtime)
 RUNTIME_LABELS: dict[str, str] = {
@@ -167,11 +168,24 @@ RUNTIME_LABELS: dict[str, str] = {
     "tensorrt-llm": "TensorRT-LLM",
     "llama.cpp": "llama.cpp",
     "mlx": "MLX",
+    "megatron": "Megatron-LM / NeMo (TE)",
 }
 #: Runtimes a training or fine-tuning job runs on; the others are inference runtimes.
 TRAINING_RUNTIMES: tuple[Runtime, ...] = (
-    "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax",
+    "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax", "megatron",
 )  # fmt: skip
+#: Runtimes that only train: Megatron-LM / NeMo / Megatron-Bridge on Transformer Engine is
+#: priced as a training stack (data/efficiency.yaml's megatron rows); its inference path
+#: (Megatron-Core's static and dynamic engines) has no rows and is refused with a 422.
+TRAINING_ONLY_RUNTIMES: tuple[Runtime, ...] = ("megatron",)
+#: Runtimes that train transformers only (Megatron-Core builds GPT, BERT, T5 and ViT models, not
+#: CNNs or UNets), and the families they take.
+TRANSFORMER_ONLY_RUNTIMES: tuple[Runtime, ...] = ("megatron",)
+TRANSFORMER_RUNTIME_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder", "vit")
+#: Runtimes whose fused attention is PyTorch's own SDPA: the kernel generation a GPU gets there
+#: is PyTorch's choice (perf._attention_kernel). Megatron's is Transformer Engine's own
+#: (cuDNN fused attention or FlashAttention-2/3), not SDPA's.
+SDPA_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch-compile")
 #: Runtimes whose CNNs run in NCHW: eager PyTorch keeps its default contiguous memory format
 #: unless the user converts to channels_last, and DeepLearningExamples' ConvNets default to it
 #: (--memory-format nchw; Lambda's fork keeps it; DLE's own AMP configs set nhwc, which a job
@@ -179,9 +193,6 @@ TRAINING_RUNTIMES: tuple[Runtime, ...] = (
 #: on the GPU (DLE's TF ConvNets: hidden --data_format flag, default NCHW). TensorRT chooses
 #: its own layouts.
 NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
-#: Runtimes whose fused attention is PyTorch's own SDPA (or xformers under it): the kernel
-#: generation a GPU gets there is PyTorch's choice (perf._attention_kernel), not the runtime's.
-SDPA_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch-compile")
 #: Runtimes whose CNN training a shipped operator table prices, in every precision: eager
 #: PyTorch (Lambda's and DLE's tables), TensorFlow graph mode (Lambda's tf_cnn_benchmarks
 #: tables) and TensorFlow + XLA (DLE's tables).

@@ -62,6 +62,8 @@ def finetune_estimate(
         lora_rank=int(row.get("lora_rank") or 64),
         quantization=str(row.get("base_quant") or "none"),
         efficiency=load_efficiency(data_dir),
+        # the runtime the row ran (tuning rows name none: eager PyTorch)
+        runtime=str(row.get("runtime") or "pytorch"),
     )
     return perf.estimate(
         gpu,

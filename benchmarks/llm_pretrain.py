@@ -67,6 +67,8 @@ def pretrain_estimate(
         optimizer="adamw",
         efficiency=load_efficiency(data_dir),
         attention_kernel=str(row.get("attention_kernel") or ""),
+        # the runtime the row ran (tuning rows name none: eager PyTorch)
+        runtime=str(row.get("runtime") or "pytorch"),
     )
     return perf.estimate(
         gpu,

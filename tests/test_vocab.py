@@ -57,6 +57,10 @@ def test_subsets_stay_inside_their_set() -> None:
     assert set(vocab.ONE_JOB_TASKS) <= set(vocab.TASKS)
     assert set(vocab.CONV_FAMILIES) <= set(vocab.FAMILIES)
     assert set(vocab.TRAINING_RUNTIMES) <= set(vocab.RUNTIMES)
+    assert set(vocab.TRAINING_ONLY_RUNTIMES) <= set(vocab.TRAINING_RUNTIMES)
+    assert set(vocab.SDPA_RUNTIMES) <= set(vocab.RUNTIMES)
+    assert set(vocab.TRANSFORMER_ONLY_RUNTIMES) <= set(vocab.TRAINING_RUNTIMES)
+    assert set(vocab.TRANSFORMER_RUNTIME_FAMILIES) <= set(vocab.FAMILIES)
     assert set(vocab.SERVING_RUNTIMES) <= set(vocab.RUNTIMES)
     assert set(vocab.GGUF_FORMATS) <= set(vocab.QUANTIZATIONS)
     assert set(vocab.QUANTIZATION_PRECISION) == set(vocab.QUANTIZATIONS) - {"none"}

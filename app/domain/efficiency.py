@@ -96,6 +96,10 @@ class RuntimeProfile:
     # The runtime rewrites a 16-bit CNN graph to NHWC on tensor-core GPUs (TensorFlow's grappler
     # layout optimizer): its convolutions see NHWC tensors, cuDNN adds no layout transforms
     nhwc_16bit: bool = False
+    # Transformer Engine's FP8 training: the cast-transpose kernels its FP8 GEMMs need
+    # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
+    # with no cast passes priced (the eager rows' simplification)
+    fp8_cast_transpose: bool = False
     usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces

@@ -40,9 +40,14 @@ MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, o
 # "layout": cuDNN's NCHW↔NHWC transforms around a tensor-core convolution (``nchw_transposes``);
 # "layout_3x3" those around a 3×3 stride-1 one, which a Winograd algorithm on the CUDA cores
 # reads in NCHW directly (no transforms where the autotuner picks it).
+# "split": an element-wise op that eager code runs as two kernels and a fused kernel as one
+# (SiLU before the gate product): a runtime with its own fused kernel (Megatron's bias-SwiGLU)
+# drops the extra one and keeps the fused op, whose role is "act".
+# "fp8": Transformer Engine's FP8 cast(-transpose) passes (``fp8_cast_ops``): no runtime fuses
+# them away.
 ROLES = (
     "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
-    "layout", "layout_3x3",
+    "layout", "layout_3x3", "split", "fp8",
 )  # fmt: skip
 LAYOUT_ROLES = ("layout", "layout_3x3")
 
@@ -477,13 +482,52 @@ def eager_llama_passes(model: ModelSpec, t: float, kw: dict[str, Any]) -> list[O
         extra("rmsnorm.fp32", "cast", t * h, RMSNORM_FP32_EXTRA, 2.0 * layers),
         extra("rmsnorm.fp32.final", "cast", t * h, RMSNORM_FP32_EXTRA, 1.0),
         extra("rotary.fp32", "cast", qk, ROTARY_FP32_EXTRA, layers),
-        memory_op("elementwise", "swiglu.silu", "act", t * inter, t * inter, **kw),
+        memory_op("elementwise", "swiglu.silu", "split", t * inter, t * inter, **kw),
         memory_op("elementwise", "attention.out_copy", "copy", t * h, t * h, **kw),
     ]
     if kv_heads < heads:
         kv, full = 2.0 * t * kv_heads * hd, 2.0 * t * heads * hd
         ops.append(memory_op("elementwise", "repeat_kv", "copy", kv, full, **kw))
     return ops
+
+
+# Transformer Engine's FP8 GEMMs on Hopper take both operands in FP8, the wgrad/dgrad ones
+# transposed: a tensor that no fused kernel already writes in FP8 is cast and transposed by
+# one cast-transpose kernel (reads 2 B, writes the FP8 copy and its FP8 transpose, 1 + 1 B per
+# element). Fused already: the norm's output (LayerNormLinear / LayerNormMLP write the GEMM
+# input in FP8) and the activation's (the SwiGLU kernel writes FC2's input in FP8), whose ops
+# keep their bytes. Left: the attention output (the output projection's input) in the forward;
+# in the backward the output gradient of each of the four GEMMs (QKV, projection, FC1, FC2),
+# which dgrad and wgrad both read; and the weights, cast once per step (FP8 weight caching
+# across micro-batches). Delayed scaling (Megatron's default --fp8-recipe) takes each scale
+# from the amax history: one fused amax/scale update per step, no pass over the tensors.
+FP8_CAST_TRANSPOSE_B = (2.0, 2.0)  # bytes read, written per element
+
+
+def fp8_cast_ops(model: ModelSpec, t: float, dtype: str = "fp8") -> list[Op]:
+    """The FP8 cast-transpose passes Transformer Engine adds to a transformer's training step
+    over ``t`` tokens (see FP8_CAST_TRANSPOSE_B): per layer, the attention output in the
+    forward and the four GEMMs' output gradients in the backward; the weights once per step."""
+    h = float(model.hidden_size or 0)
+    heads = float(model.num_heads or 1)
+    kv_heads = float(model.kv_heads or heads)
+    hd = float(model.head_dim or h / heads)
+    inter = float(model.intermediate_size or 4 * h)
+    width = 2.0 * inter if is_gated(model) else inter
+    layers = float(model.layers or 0)
+    r, w = FP8_CAST_TRANSPOSE_B
+
+    def cast(name: str, elements: float, count: float, phase: str) -> Op:
+        return Op("elementwise", name, MEMORY, count, 0.0, elements * r, elements * w, dtype,
+                  "fp8", phase)  # fmt: skip
+
+    # the four GEMMs' output gradients per layer: QKV, projection, FC1 (gate and up), FC2
+    grads = t * ((heads + 2.0 * kv_heads) * hd + h + width + h)
+    return [
+        cast("fp8.cast_transpose.attn_out", t * heads * hd, layers, "fwd"),
+        cast("fp8.cast_transpose.grad_out", grads / 4.0, 4.0 * layers, "bwd"),
+        cast("fp8.cast_transpose.weights", model.params, 1.0, "opt"),
+    ]
 
 
 def _mlp(

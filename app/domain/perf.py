@@ -44,6 +44,7 @@ from app.domain.operators import (
     Op,
     backward_ops,
     dequant_ops,
+    fp8_cast_ops,
     gemm,
     lora_input_grad_sums,
     lora_ops,
@@ -870,6 +871,8 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
         ops.extend(adapters * (2 if work.gradient_checkpointing else 1))
         ops.extend(backward_ops(adapters, input_grad=True))
         ops.extend(lora_input_grad_sums(m, work.batch_size, work.seq_len, act_b=act_b))
+    if _fp8_casts(work):
+        ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len)))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
     params = work.model.params
     if work.peft == "qlora":
@@ -877,6 +880,19 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _fp8_casts(work: WorkloadSpec) -> bool:
+    """Whether the step runs Transformer Engine's FP8 cast-transpose passes: an fp8 decoder or
+    encoder trained under a runtime whose rows say so (data/efficiency.yaml: megatron)."""
+    m = work.model
+    return (
+        work.precision == "fp8"
+        and work.efficiency is not None
+        and m.family in ("decoder", "encoder")
+        and m.has_shape
+        and bool(work.efficiency.runtime_value(work.runtime, "fp8_cast_transpose"))
+    )
 
 
 def _qlora_dequant(work: WorkloadSpec) -> list[Op]:

@@ -22,8 +22,12 @@ from app.vocab import (
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
     QUANTIZATION_PRECISION,
+    RUNTIMES,
+    TRAINING_ONLY_RUNTIMES,
     TRAINING_RUNTIMES,
     TRAINING_TASKS,
+    TRANSFORMER_ONLY_RUNTIMES,
+    TRANSFORMER_RUNTIME_FAMILIES,
 )
 
 # ---------------------------------------------------------------- presets
@@ -408,6 +412,18 @@ def _runtime(
     if not inference and runtime not in TRAINING_RUNTIMES:
         raise InvalidInput(
             f"{runtime} is an inference runtime; training runs on " + ", ".join(TRAINING_RUNTIMES),
+            field="workload.runtime",
+        )
+    if inference and runtime in TRAINING_ONLY_RUNTIMES:
+        raise InvalidInput(
+            f"{runtime} is priced as a training runtime only; inference runs on "
+            + ", ".join(r for r in RUNTIMES if r not in TRAINING_ONLY_RUNTIMES),
+            field="workload.runtime",
+        )
+    if runtime in TRANSFORMER_ONLY_RUNTIMES and model.family not in TRANSFORMER_RUNTIME_FAMILIES:
+        raise InvalidInput(
+            f"{runtime} trains transformers ({', '.join(TRANSFORMER_RUNTIME_FAMILIES)}),"
+            f" not a {model.family} model",
             field="workload.runtime",
         )
     if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):

@@ -73,3 +73,26 @@ def test_contradictions_name_the_field(read_client: TestClient) -> None:
         r = read_client.post("/api/v1/recommendations", json={"workload": workload})
         assert r.status_code == 422, (workload, r.text)
         assert r.json()["error"]["details"]["field"] == field, (workload, r.json())
+
+
+def test_megatron_trains_on_nvidia_and_is_refused_for_inference(read_client: TestClient) -> None:
+    body = _post(
+        read_client,
+        {"preset": "llama-3-8b", "task": "training", "precision": "bf16", "runtime": "megatron"},
+    )
+    assert body["workload"]["runtime"] == "megatron"
+    rows = body["recommendations"]
+    assert rows and all(r["runtime"] == "megatron" for r in rows)
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "llama-3-8b", "task": "inference", "runtime": "megatron"}},
+    )
+    assert r.status_code == 422, r.text
+    err = r.json()["error"]
+    assert err["details"]["field"] == "workload.runtime"
+    assert "training runtime" in err["message"]
+    cnn = read_client.post(
+        "/api/v1/recommendations", json={"workload": {"preset": "resnet-50", "runtime": "megatron"}}
+    )
+    assert cnn.status_code == 422, cnn.text
+    assert cnn.json()["error"]["details"]["field"] == "workload.runtime"
