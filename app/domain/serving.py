@@ -538,7 +538,7 @@ def evaluate(
     ``memory_efficiency`` and ``compute_efficiency`` are the engine's achieved-vs-peak priors
     for bandwidth and whole-model matmuls on this GPU (perf.py); the runtime scales them.
     ``saturation=False`` skips the throughput at saturation (``max_output_tokens_per_s`` 0)
-    unless the load needs it: the planner compares configurations at the asked load only.
+    unless the load needs it: serving_step compares configurations at the asked load only.
     """
     rt = runtime.on(gpu)
     if rt.name != cfg.runtime:
