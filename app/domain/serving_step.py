@@ -119,6 +119,84 @@ class Served:
         return self.price.usd_per_hour
 
 
+# GPUs per replica the tensor-parallel runtimes are planned at: heads split evenly; 8 is one
+# NVLink/NVSwitch node
+TP_SIZES = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What every serving shape of one card is planned and solved with (``_options`` builds
+    it from the request): the runtime, the formats to try, the GPU counts allowed, and the
+    memory and efficiencies the solve reads."""
+
+    runtime: sv.RuntimeProfile
+    weight_precisions: tuple[str, ...]
+    kv_precisions: tuple[str, ...]
+    max_gpus: int
+    usable_gb: float
+    memory_efficiency: float
+    compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
+    single_device: bool = False
+    tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
+    exact_gpus: int | None = None  # the request's "exactly N GPUs" (constraints.num_gpus)
+    # weight formats the runtime lacks on this GPU's backend, with why (the compat rules)
+    barred_weights: tuple[tuple[str, str], ...] = ()
+
+
+def usable_formats(gpu: GpuSpec, options: Options) -> tuple[list[str], list[str], list[str]]:
+    """(weight formats, KV formats) the GPU and runtime can serve, and each weight format
+    skipped with why."""
+    skipped: list[str] = []
+    weights = []
+    barred = dict(options.barred_weights)
+    for wp in options.weight_precisions:
+        why = barred.get(wp) or sv.supports_weights(gpu, wp, options.runtime)
+        if why:
+            skipped.append(f"{wp}: {why}")
+        else:
+            weights.append(wp)
+    kvs = [kv for kv in options.kv_precisions if sv.supports_kv(gpu, kv) is None]
+    return weights, kvs, skipped
+
+
+def shapes(options: Options) -> list[tuple[int, range]]:
+    """(GPUs per replica, the replica counts to try) the options allow: every tensor-parallel
+    size up to the most GPUs (one GPU for a runtime that spans none, or a card that runs as
+    one device), or exactly ``exact_gpus`` in all (the request's "exactly N GPUs", honoured as
+    for every other task)."""
+    one_gpu = options.single_device or options.runtime.multi_gpu == "none"
+    tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
+    if options.tp_sizes is not None:
+        tps = list(options.tp_sizes)
+    exact = options.exact_gpus
+    if exact is not None and options.single_device and exact > 1:
+        return []  # one device: no count but 1
+    if exact is not None:
+        if exact > options.max_gpus:
+            return []
+        return [(tp, range(exact // tp, exact // tp + 1)) for tp in tps if exact % tp == 0]
+    if options.single_device:
+        return [(tp, range(1, 2)) for tp in tps]
+    return [(tp, range(1, max(1, options.max_gpus // tp) + 1)) for tp in tps]
+
+
+def miss_size(result: sv.ServingResult, targets: sv.ServingTargets) -> float:
+    """How far outside the targets, as the worst ratio (1 = on target; inf: it cannot carry
+    the load)."""
+    if result.ttft_ms is None or result.itl_ms is None:
+        return math.inf
+    p95 = targets.percentile == "p95"
+    ratios = [1.0]
+    ttft = result.ttft_p95_ms if p95 else result.ttft_ms
+    itl = result.itl_p95_ms if p95 else result.itl_ms
+    if targets.ttft_ms and ttft is not None:
+        ratios.append(ttft / targets.ttft_ms)
+    if targets.itl_ms and itl is not None:
+        ratios.append(itl / targets.itl_ms)
+    return max(ratios)
+
+
 def load_of(spec: ServingSpec) -> sv.ServingLoad:
     extra = (spec.prompt_tokens_spread or 0) + (spec.output_tokens_spread or 0)
     return sv.ServingLoad(
@@ -244,10 +322,10 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     card = _card(gpu, ctx)
     if isinstance(card, ev.Exclusion):
         return card
-    weights, kvs, skipped = sv.usable_formats(gpu, card.options)
+    weights, kvs, skipped = usable_formats(gpu, card.options)
     if not weights or not kvs:
         return _unserved("; ".join(skipped) or "no KV cache precision is supported")
-    sizes = sv.shapes(card.options)
+    sizes = shapes(card.options)
     if not sizes:
         n = card.options.exact_gpus
         return _unserved(
@@ -298,7 +376,7 @@ class _CardParts:
 
     software: _Software
     profile: sv.RuntimeProfile
-    options: sv.PlanOptions
+    options: Options
     skipped: tuple[str, ...]
 
 
@@ -314,7 +392,7 @@ def _card(gpu: GpuSpec, ctx: ev.Context) -> _CardParts | ev.Exclusion:
     else:
         profile = runtime_profile(ctx.work, gpu, sw.backend, sw.runtime)
         options = _options(gpu, ctx, profile, sw.backend)
-        out = _CardParts(sw, profile, options, tuple(sv.usable_formats(gpu, options)[2]))
+        out = _CardParts(sw, profile, options, tuple(usable_formats(gpu, options)[2]))
     ctx.memo[key] = out
     return out
 
@@ -372,9 +450,7 @@ def cost_of(gpu: GpuSpec, result: sv.ServingResult, priced: Price) -> costs.Cost
     )
 
 
-def _options(
-    gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend: str
-) -> sv.PlanOptions:
+def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend: str) -> Options:
     work, ask, rules = ctx.work, ctx.serving, ctx.rules
     half = "bf16" if compat.precision_supported(gpu, "bf16", rules, backend) else "fp16"
     pinned = ask.precision
@@ -402,7 +478,7 @@ def _options(
         st = compat.feature_status(gpu, f"{runtime.name}-weights:{wp}", rules, backend)
         if st is not None and st.status == "unsupported":
             barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
-    return sv.PlanOptions(
+    return Options(
         runtime=runtime,
         weight_precisions=weights,
         kv_precisions=kvs,
@@ -619,7 +695,7 @@ def closest_first(missed: list[ev.ConfigResult], spec: ServingSpec) -> list[ev.C
 
     def key(r: ev.ConfigResult) -> tuple[float, int]:
         assert r.serving is not None
-        return sv._miss_size(r.serving.result, targets), r.serving.result.total_gpus
+        return miss_size(r.serving.result, targets), r.serving.result.total_gpus
 
     return sorted((r for r in missed if r.serving is not None), key=key)
 

@@ -1,10 +1,11 @@
 """Task 'serving': the one pipeline's answer in serving's words.
 
 The service ranks serving as every task (service._ranked: evaluate.plan and evaluate.admit
-hand a serving job to app/domain/serving_step.py, whose evaluation is the continuous-batching
-planner of app/domain/serving.py; the same filters, pricing, budget and rank.rank). This module
-only formats what comes back: each row's shape, latency, capacity, cost, curve, explanation and
-tips, and, when no card meets the targets, the closest misses and what to relax.
+hand a serving job to app/domain/serving_step.py, which plans each card's shapes and solves
+each with the continuous-batching model of app/domain/serving.py; the same filters, pricing,
+budget and rank.rank). This module only formats what comes back: each row's shape, latency,
+capacity, cost, curve, explanation and tips, and, when no card meets the targets, the closest
+misses and what to relax.
 """
 
 from __future__ import annotations

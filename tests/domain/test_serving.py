@@ -1,4 +1,5 @@
-"""The continuous-batching serving model and the planner, on hand-built GPUs."""
+"""The continuous-batching serving model, and the planner (the one pipeline: serving_step's
+plan and evaluate, rank.best_per_card, card_exclusion), on hand-built GPUs."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from typing import get_args
 
 import pytest
 
-from app.domain import llm_step
+from app.domain import cost as costs
+from app.domain import evaluate as ev
+from app.domain import llm_step, rank, serving_step
 from app.domain import serving as sv
-from app.domain.workload import ModelSpec
+from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import A100, H100, RTX4090
+from tests.domain.fixtures import A100, H100, RTX4090, RULES
 
 LLAMA70 = ModelSpec(
     family="decoder", params=70.6e9, layers=80, hidden_size=8192, num_heads=64, num_kv_heads=8,
@@ -170,10 +173,11 @@ def test_the_planner_tries_only_the_multi_gpu_shapes_a_runtime_has():
     assert profile("llama.cpp").microbatch_tokens == 512
     assert profile("vllm").multi_gpu == "tensor"
     assert profile("mlx").multi_gpu == "none"
-    load = sv.ServingLoad(1000, 300, concurrent_requests=8)
-    opts = _options(H100, runtime=profile("mlx", H100))
-    res = sv.plan(H100, LLAMA70, load, sv.ServingTargets(), opts)
-    assert res.best is not None and res.best.config.gpus_per_replica == 1 and not res.others
+    # the shapes serving_step.plan makes configurations of: MLX spans no GPUs, on any card
+    mlx = _card_options(H100, runtime=profile("mlx", H100))
+    assert serving_step.shapes(mlx) == [(1, range(1, 9))]
+    vllm = _card_options(H100, runtime=profile("vllm", H100))
+    assert [tp for tp, _ in serving_step.shapes(vllm)] == [1, 2, 4, 8]
 
 
 def test_replicas_share_the_load():
@@ -220,38 +224,108 @@ def test_fp4_and_fp8_need_the_hardware():
     assert (peak, mode) == (9000, "fp4")
 
 
-def _options(gpu, **kw) -> sv.PlanOptions:
+def _card_options(gpu, **kw) -> serving_step.Options:
     base = dict(
         runtime=profile("vllm", gpu), weight_precisions=("bf16", "fp8", "int4", "fp4"),
         kv_precisions=("bf16", "fp8"), max_gpus=8, usable_gb=gpu.memory_gb,
         memory_efficiency=0.88, compute_efficiency={"bf16": 0.56, "fp8": 0.51, "fp4": 0.51},
     )  # fmt: skip
     base.update(kw)
-    return sv.PlanOptions(**base)
+    return serving_step.Options(**base)
+
+
+# ---------------------------------------------------------------- the planner: the pipeline
+# Each card's shapes are planned (serving_step.plan via evaluate.plan), solved and judged
+# against the targets (evaluate.evaluate), and one picked per card by the objective
+# (rank.best_per_card); a card with none that meets shows its closest (card_exclusion).
+
+
+def _context(
+    model, ttft=None, itl=None, *, users=50.0, prompt=1000, output=300, runtime="vllm",
+    precision="fp8", allow_4bit=True, offers=None, **limits,
+) -> ev.Context:  # fmt: skip
+    """A serving request: ``model`` (publishing ``precision`` weights) for ``users`` at once;
+    the weight formats of the old planner's tests (bf16, fp8, int4, fp4) unless pinned."""
+    spec = ServingSpec(
+        prompt, output, concurrent_requests=users, ttft_ms_target=ttft, itl_ms_target=itl
+    )
+    work = WorkloadSpec(
+        task="serving", model=model, precision=precision, runtime=runtime,
+        runtime_given=runtime != "vllm", efficiency=TABLE, serving=spec,
+    )  # fmt: skip
+    return ev.Context(
+        work=work, rules=RULES, limits=ev.Limits(**limits), offers=offers,
+        serving=serving_step.Ask(allow_4bit=allow_4bit),
+    )  # fmt: skip
+
+
+def _solved(gpu, ctx: ev.Context) -> list[ev.ConfigResult] | ev.Exclusion:
+    """Every shape of the card planned and evaluated, or why the card has none."""
+    planned = ev.plan(gpu, ctx)
+    if isinstance(planned, ev.Exclusion):
+        return planned
+    return [ev.evaluate(c, ctx) for c in planned]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pick:
+    """What the pipeline answers for one card: the shape its objective picks and the card's
+    other shapes that meet the targets, or (none meets) the closest miss and why."""
+
+    best: sv.ServingResult | None
+    others: tuple[sv.ServingResult, ...] = ()
+    closest: sv.ServingResult | None = None
+    misses: tuple[str, ...] = ()
+    reason: str | None = None
+    code: str | None = None
+
+
+def _pick(gpu, ctx: ev.Context) -> _Pick:
+    results = _solved(gpu, ctx)
+    if isinstance(results, ev.Exclusion):
+        return _Pick(None, reason=results.reason, code=results.code)
+    ok = [rank.Candidate.of(r) for r in results if r.ok]
+    if ok:
+        ((chosen, others),) = rank.best_per_card(ok, ctx.limits.objective)
+        assert chosen.serving is not None and all(o.serving for o in others)
+        return _Pick(chosen.serving.result, tuple(o.serving.result for o in others))  # type: ignore[union-attr]
+    why, near = serving_step.card_exclusion(results, ctx)
+    if near is None or near.serving is None:
+        return _Pick(None, reason=why.reason, code=why.code)
+    s = near.serving
+    return _Pick(None, closest=s.result, misses=s.misses, reason=why.reason, code=why.code)
 
 
 def test_planner_picks_the_fewest_gpus_that_meet_the_targets():
-    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
-    loose = sv.plan(H100, LLAMA70, load, sv.ServingTargets(2000, 100), _options(H100))
-    tight = sv.plan(H100, LLAMA70, load, sv.ServingTargets(500, 25), _options(H100))
+    loose = _pick(H100, _context(LLAMA70, 2000, 100))
+    tight = _pick(H100, _context(LLAMA70, 500, 25))
     assert loose.best is not None and tight.best is not None
     assert loose.best.total_gpus <= tight.best.total_gpus
     assert tight.best.ttft_ms is not None and tight.best.ttft_ms <= 500
     assert tight.best.itl_ms is not None and tight.best.itl_ms <= 25
-    assert "fp4" in " ".join(loose.skipped)  # Hopper has no fp4 tensor cores
+    # balanced (the default objective) takes the fewest GPUs among the shapes that meet
+    assert all(o.total_gpus >= tight.best.total_gpus for o in tight.others)
+    # Hopper has no fp4 tensor cores: no fp4 shape is planned; pinned, the card says why
+    planned = ev.plan(H100, _context(LLAMA70, 2000, 100))
+    assert not isinstance(planned, ev.Exclusion)
+    assert {c.precision for c in planned} == {"bf16", "fp8", "int4"}
+    fp4 = dataclasses.replace(_context(LLAMA70), serving=serving_step.Ask(precision="fp4"))
+    out = ev.plan(H100, fp4)
+    assert isinstance(out, ev.Exclusion) and out.code == "precision_unsupported"
+    assert "fp4" in out.reason and "Blackwell" in out.reason
 
 
 def test_planner_returns_the_closest_miss_and_why_when_nothing_meets():
-    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
-    res = sv.plan(A100, LLAMA70, load, sv.ServingTargets(50, 2), _options(A100))
-    assert res.best is None and res.closest is not None
+    res = _pick(A100, _context(LLAMA70, 50, 2))
+    assert res.best is None and res.closest is not None and res.code == "misses_targets"
     assert any("ITL" in m for m in res.misses)
+    assert res.reason is not None and "ITL" in res.reason
 
 
 def test_planner_explains_a_model_no_count_can_hold():
-    res = sv.plan(RTX4090, LLAMA70, sv.ServingLoad(100, 100, concurrent_requests=1),
-                  sv.ServingTargets(), _options(RTX4090, max_gpus=1))  # fmt: skip
+    res = _pick(RTX4090, _context(LLAMA70, precision="bf16", allow_4bit=False, max_gpus=1))
     assert res.best is None and res.closest is None and "weights take" in (res.reason or "")
+    assert res.code == "does_not_fit"
 
 
 def test_p95_targets_are_stricter_than_p50():
@@ -281,68 +355,64 @@ def test_blank_targets_default_to_mlperf_llama2_70b_server_and_say_so():
 def test_a_configuration_that_only_eventually_answers_does_not_meet_the_default_targets():
     # llama-server's 4 slots and 50 users: the rest wait minutes for a slot. Without targets
     # that "meets" the load; with the defaults it is the closest miss, on TTFT.
-    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
-    opts = _options(RTX4090, runtime=profile("llama.cpp", RTX4090), max_gpus=1)
-    none = sv.plan(RTX4090, LLAMA8, load, sv.ServingTargets(), opts)
+    d = sv.with_defaults(sv.ServingTargets())
+    cpp = dict(runtime="llama.cpp", precision="bf16", allow_4bit=False, max_gpus=1)
+    none = _pick(RTX4090, _context(LLAMA8, **cpp))
     assert none.best is not None and none.best.ttft_ms is not None
     assert none.best.ttft_ms > 10 * sv.DEFAULT_TTFT_MS
-    default = sv.plan(RTX4090, LLAMA8, load, sv.with_defaults(sv.ServingTargets()), opts)
+    default = _pick(RTX4090, _context(LLAMA8, d.ttft_ms, d.itl_ms, **cpp))
     assert default.best is None and default.closest is not None
     assert any(m.startswith("TTFT") for m in default.misses)
     # vLLM batches all 50 on the same card within the defaults
-    served = sv.plan(RTX4090, LLAMA8, load, sv.with_defaults(sv.ServingTargets()),
-                     _options(RTX4090, max_gpus=1))  # fmt: skip
-    assert (
-        served.best is not None and sv.meets(served.best, sv.with_defaults(sv.ServingTargets()))[0]
-    )
+    served = _pick(RTX4090, _context(LLAMA8, d.ttft_ms, d.itl_ms, precision="bf16", max_gpus=1))
+    assert served.best is not None and sv.meets(served.best, d)[0]
 
 
 # ---------------------------------------------------------------- the planner with prices
 
 
-def _node_prices(node_gpus: int, usd: float):
-    """Whole ``node_gpus``-GPU instances at ``usd`` each; a group larger than one is unpriced."""
-
-    def price(tp: int, r: int) -> float | None:
-        if tp > node_gpus:
-            return None
-        return -(-r // (node_gpus // tp)) * usd
-
-    return price
+def _offers(*nodes: tuple[int, float]) -> dict[str, costs.GpuOffers]:
+    """H100 instances of ``gpus`` GPUs at ``usd`` an hour each, on demand."""
+    return {
+        H100.slug: costs.GpuOffers(
+            tuple(
+                costs.CloudOffer("lab", f"h100x{n}", n, usd, None, "on-demand", "2026-11-01", "t")
+                for n, usd in nodes
+            ),
+            (),
+        )
+    }
 
 
 def test_planner_takes_the_cheapest_priced_shape_not_the_fewest_gpus():
-    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
-    targets = sv.ServingTargets(2000, 100)
-
     # single GPUs cost a fortune, 4-GPU nodes are cheap: the plan rents the node
-    def price(tp: int, r: int) -> float | None:
-        return {1: 100.0 * r, 2: 100.0 * r, 4: 5.0 * r}.get(tp)
-
-    res = sv.plan(H100, LLAMA70, load, targets, _options(H100, price=price))
-    assert res.best is not None and res.best.config.gpus_per_replica == 4
-    unpriced = sv.plan(H100, LLAMA70, load, targets, _options(H100))
-    assert unpriced.best is not None and unpriced.best.total_gpus < 4
-    # a shape no instance holds (8) loses to any priced one
-    only_small = sv.plan(H100, LLAMA70, load, targets, _options(H100, price=_node_prices(4, 9.0)))
-    assert only_small.best is not None and only_small.best.config.gpus_per_replica <= 4
+    pricey = _offers((1, 100.0), (4, 20.0))
+    cheap = _pick(H100, _context(LLAMA70, 2000, 100, offers=pricey, objective="cheapest",
+                                 acquisition="rent"))  # fmt: skip
+    fewest = _pick(H100, _context(LLAMA70, 2000, 100))
+    assert cheap.best is not None and fewest.best is not None
+    # the pick fills one 4-GPU node ($20/h; 1 GPU costs $100/h), not the fewest GPUs
+    assert fewest.best.total_gpus < 4 == cheap.best.total_gpus
+    # a shape no instance holds (8 GPUs in one group) is not priced: it is never the pick
+    assert cheap.best.config.gpus_per_replica <= 4
 
 
 def test_a_node_paid_whole_is_used_whole_and_other_sizes_are_alternatives():
-    load = sv.ServingLoad(1000, 300, concurrent_requests=50)
-    targets = sv.ServingTargets(2000, 100)
-    res = sv.plan(H100, LLAMA70, load, targets, _options(H100, price=_node_prices(8, 24.0)))
+    node = _offers((8, 24.0))
+    ctx = _context(LLAMA70, 2000, 100, offers=node, objective="cheapest", acquisition="rent")
+    res = _pick(H100, ctx)
     assert res.best is not None
-    # every shape costs one node: the plan takes the fastest use of its eight GPUs
+    # every shape costs one node: the pick is the fastest use of its eight GPUs
     assert res.best.total_gpus == 8
-    fewest = sv.plan(H100, LLAMA70, load, targets, _options(H100))
+    fewest = _pick(H100, _context(LLAMA70, 2000, 100))
     assert fewest.best is not None and fewest.best.total_gpus < 8
     assert res.best.itl_ms is not None and fewest.best.itl_ms is not None
     assert res.best.itl_ms < fewest.best.itl_ms
-    # the cheapest shape at every other tensor-parallel size, each meeting the targets
+    # the card's other shapes that meet the targets are its alternatives, at other
+    # tensor-parallel sizes too
     sizes = {o.config.gpus_per_replica for o in res.others}
-    assert res.best.config.gpus_per_replica not in sizes and len(sizes) == len(res.others) >= 1
-    assert all(sv.meets(o, targets)[0] for o in res.others)
+    assert len(sizes) > 1 and res.best.config not in {o.config for o in res.others}
+    assert all(sv.meets(o, sv.ServingTargets(2000, 100))[0] for o in res.others)
 
 
 # ---------------------------------------------------------------- runtimes from the one table
@@ -551,18 +621,17 @@ def test_moe_decode_for_a_few_users_meets_a_published_h200_run():
 
 def test_the_planner_honours_exactly_n_gpus():
     # constraints.num_gpus means "exactly N GPUs" for serving as for every other task
-    load = sv.ServingLoad(1000, 300, concurrent_requests=8)
     for n in (1, 2, 4, 8):
-        res = sv.plan(H100, LLAMA8, load, sv.ServingTargets(), _options(H100, exact_gpus=n))
+        res = _pick(H100, _context(LLAMA8, users=8, exact_gpus=n))
         shapes = [r.config for r in (res.best, *res.others) if r is not None]
         assert shapes and all(c.gpus_per_replica * c.replicas == n for c in shapes), n
     # a model that needs more than N GPUs' memory: nothing fits, said so
-    bf16 = _options(H100, exact_gpus=1, weight_precisions=("bf16",))
-    res = sv.plan(H100, LLAMA70, load, sv.ServingTargets(), bf16)
-    assert res.best is None and res.closest is None and res.reason
-    one = sv.plan(
-        H100, LLAMA8, load, sv.ServingTargets(), _options(H100, exact_gpus=2, single_device=True)
-    )
+    bf16 = _context(LLAMA70, users=8, precision="bf16", allow_4bit=False, exact_gpus=1)
+    res = _pick(H100, bf16)
+    assert res.best is None and res.closest is None and res.reason and res.code == "does_not_fit"
+    # a card that runs as one device (a laptop GPU) has no count but 1
+    laptop = dataclasses.replace(H100, slug="h100-laptop", segment="laptop")
+    one = _pick(laptop, _context(LLAMA8, users=8, exact_gpus=2))
     assert one.best is None and one.reason and "one device" in one.reason
 
 
