@@ -62,6 +62,13 @@ class GpuSpec:
         default=None, init=False, repr=False, compare=False
     )
 
+    # Terms the engine derives from the spec alone under a runtime and format (perf's LLM
+    # card terms, llm_step.CardTerms), kept with the spec: a catalog snapshot builds its specs
+    # once, so these are per-GPU terms once per snapshot (an edited entry is a new spec)
+    _derived: dict[tuple[object, ...], object] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
     def __hash__(self) -> int:
         h = self._hash
         if h is None:
@@ -93,6 +100,15 @@ class GpuSpec:
             )
             object.__setattr__(self, "_profile_keys", keys)
         return keys
+
+    @property
+    def derived(self) -> dict[tuple[object, ...], object]:
+        """The spec's own store of derived terms (see ``_derived``)."""
+        store = self._derived
+        if store is None:
+            store = {}
+            object.__setattr__(self, "_derived", store)
+        return store
 
     @property
     def purchase_usd(self) -> float | None:

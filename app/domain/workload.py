@@ -236,6 +236,12 @@ class WorkloadSpec:
     # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
     # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
+    # The job's GPU-independent LLM step terms (perf.llm_job: llm_step.ReplicaJob), worked out
+    # once per spec on first use; a spec is one request's job variant, so they live as long as
+    # the request does
+    llm_terms: object | None = field(
+        default=None, init=False, compare=False, hash=False, repr=False
+    )
 
     @property
     def training(self) -> bool:
