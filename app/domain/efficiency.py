@@ -166,10 +166,6 @@ class EfficiencyTable:
     # Every profile by the values the rows name, and each runtime's GPU-independent values:
     # built from the rows with the table (see ProfileTable)
     profiles: ProfileTable = field(init=False, compare=False, repr=False, hash=False)
-    # what perf still remembers (LLM replicas, a GPU's single-step inputs)
-    _memo: dict[tuple[Any, ...], Any] = field(
-        default_factory=dict, compare=False, repr=False, hash=False
-    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", ProfileTable(self.rows))
@@ -336,15 +332,6 @@ class ProfileTable:
                     hit.update(row.values)
             self._runtime_values[runtime] = hit
         return hit
-
-
-MEMO_SIZE = 50_000  # entries per table: a catalog of thousands × a few runtimes and phases
-
-
-def remember(table: EfficiencyTable, key: tuple[Any, ...], value: Any) -> None:
-    if len(table._memo) >= MEMO_SIZE:
-        table._memo.clear()
-    table._memo[key] = value
 
 
 def parse_table(doc: dict[str, Any]) -> EfficiencyTable:

@@ -14,7 +14,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from app import vocab
 from app.domain import llm_step, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
-from app.domain.efficiency import EAGER, RuntimeProfile, remember
+from app.domain.efficiency import EAGER, RuntimeProfile
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import (
@@ -593,11 +592,13 @@ class _StepJob:
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
-    hit = _STEP_JOBS.get((id(work), flash_attention, act_b))
-    if hit is not None and hit[0] is work:
-        return hit[1]
+    """Kept on the job's spec (``WorkloadSpec.derived``): every GPU of the request reads it."""
+    key = ("step", flash_attention, act_b)
+    hit = work.derived.get(key)
+    if isinstance(hit, _StepJob):
+        return hit
     job = _build_step_job(work, flash_attention, act_b)
-    _keep(_STEP_JOBS, (id(work), flash_attention, act_b), work, job)
+    work.derived[key] = job
     return job
 
 
@@ -923,19 +924,6 @@ def _runs_nchw(work: WorkloadSpec) -> bool:
     )
 
 
-def _keep(store: dict[Any, tuple[WorkloadSpec, Any]], key: Any, work: WorkloadSpec, v: Any) -> None:
-    """Remembers ``v`` for ``work`` under a key holding its id (a request builds each job
-    variant once and keeps it; hashing the spec costs more). The entry holds the job, so the id
-    is not reused while it lives; bounded."""
-    if len(store) >= _JOBS_SIZE:
-        store.clear()
-    store[key] = (work, v)
-
-
-_JOBS_SIZE = 4096
-_STEP_JOBS: dict[tuple[int, bool, float], tuple[WorkloadSpec, _StepJob]] = {}
-
-
 def single_gpu(
     gpu: GpuSpec,
     work: WorkloadSpec,
@@ -1002,8 +990,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
 @dataclass(frozen=True, slots=True)
 class _OnGpu:
     """What ``single_gpu`` reads of a GPU for a job's precision, runtime, regime and framework
-    under one calibration: the same for every job and batch with them, so remembered with the
-    runtime profiles (``_on_gpu``) rather than worked out for every card of every request."""
+    under one calibration: the same for every job and batch with them, so kept with the GPU's
+    spec (``_on_gpu``, ``GpuSpec.derived``) rather than worked out for every card of every
+    request."""
 
     eff: Efficiency
     backend: str
@@ -1034,13 +1023,12 @@ def _on_gpu(
     calibration: Calibration | None,
     backend: str | None,
 ) -> _OnGpu:
-    table = work.efficiency
-    if table is None:
-        return _build_on_gpu(gpu, work, framework, calibration, backend)
+    # the GPU's own store (GpuSpec.derived): the same for every request with this backend,
+    # runtime, precision, phase, family and kernels, checked against the table and the
+    # calibration it came from
     m = work.model
     key = (
         "on_gpu",
-        gpu,
         backend,
         work.runtime,
         work.precision,
@@ -1049,14 +1037,14 @@ def _on_gpu(
         work.allow_tf32_matmul,
         framework,
         work.attention_kernel,
-        id(calibration),
     )
-    hit: tuple[Calibration | None, _OnGpu] | None = table._memo.get(key)
-    # the entry holds its calibration, so the id is not reused while it lives
-    if hit is not None and hit[0] is calibration:
-        return hit[1]
+    table = work.efficiency
+    hit = gpu.derived.get(key)
+    if isinstance(hit, tuple) and hit[0] is table and hit[1] is calibration:
+        kept: _OnGpu = hit[2]
+        return kept
     out = _build_on_gpu(gpu, work, framework, calibration, backend)
-    remember(table, key, (calibration, out))
+    gpu.derived[key] = (table, calibration, out)
     return out
 
 
@@ -1346,14 +1334,14 @@ def llm_efficiency(eff: Efficiency) -> dict[str, float]:
 def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
     """The job's GPU-independent replica terms (llm_step.replica_job), worked out once per
     job spec: a request builds each job variant once and asks for it on every card and count;
-    the spec carries it (``WorkloadSpec.llm_terms``), so it lives as long as the request's job."""
-    hit = work.llm_terms
-    if hit is None:
+    the spec carries it (``WorkloadSpec.derived``), so it lives as long as the request's
+    job."""
+    hit = work.derived.get(("llm",))
+    if not isinstance(hit, llm_step.ReplicaJob):
         hit = llm_step.replica_job(
             work.model, weights=work.precision, kv=_llm_kv(work), own_bits=work.weight_bits
         )
-        object.__setattr__(work, "llm_terms", hit)
-    assert isinstance(hit, llm_step.ReplicaJob)
+        work.derived[("llm",)] = hit
     return hit
 
 
