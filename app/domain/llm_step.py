@@ -95,7 +95,10 @@ class StepTime:
     comm_s: float
 
 
-@dataclass(frozen=True, slots=True)
+# Built for every LLM configuration a request estimates: a plain slotted dataclass, as a
+# frozen one costs several times as much to build (object.__setattr__ per field). Nothing
+# changes a replica once built.
+@dataclass(slots=True)
 class Replica:
     """One replica's per-step constants (built by ``replica``)."""
 
@@ -484,6 +487,11 @@ class ReplicaJob:
     moe: bool
     slowdowns: dict[tuple[object, ...], float] = field(default_factory=dict, repr=False)
     kv_memo: dict[float, float] = field(default_factory=dict, repr=False)
+    # the caller's per-card results for this job (perf: a card's one-GPU time), for the
+    # request's life
+    per_card: dict[tuple[object, ...], tuple[object, float]] = field(
+        default_factory=dict, repr=False
+    )
 
     def kv_at(self, context: float) -> float:
         hit = self.kv_memo.get(context)

@@ -1515,12 +1515,7 @@ def _llm_inference(
     ttft, tpot = pre.seconds, dec.seconds
     total = ttft + out * tpot
     comm = pre.comm_s + out * dec.comm_s
-    if n > 1:
-        one = llm_replica(gpu, work, 1, eff, backend)
-        t1 = one.parts(0.0, 0.0, float(b * s), float(s)).seconds
-        single = t1 + out * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
-    else:
-        single = total
+    single = _llm_single(gpu, work, eff, backend) if n > 1 else total
     host_excess = max(0.0, dec.host_s - dec.gpu_s)
     parts = {
         "compute": pre.compute_s + out * dec.compute_s,
@@ -1551,6 +1546,22 @@ def _llm_inference(
         backend=backend,
         measured_on=eff.measured_on,
     )
+
+
+def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:
+    """The job's time on one of the card's GPUs: the same for each of the card's counts, so
+    worked out once per request (kept with the job's terms, ``llm_job``)."""
+    store = llm_job(work).per_card
+    key = ("single", gpu, backend)
+    hit = store.get(key)
+    if hit is not None and hit[0] is eff:
+        return hit[1]
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    one = llm_replica(gpu, work, 1, eff, backend)
+    t1 = one.parts(0.0, 0.0, float(b * s), float(s)).seconds
+    single = t1 + out * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
+    store[key] = (eff, single)
+    return single
 
 
 def _no_llm_figures(
