@@ -61,10 +61,10 @@ class GpuSpec:
     _profile_keys: tuple[str, str, str, str] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-
-    # Terms the engine derives from the spec alone under a runtime and format (perf's LLM
-    # card terms, llm_step.CardTerms), kept with the spec: a catalog snapshot builds its specs
-    # once, so these are per-GPU terms once per snapshot (an edited entry is a new spec)
+    # Terms the engine derives from the spec under a runtime and format (perf's LLM card terms,
+    # llm_step.CardTerms, and a single-GPU step's inputs, perf._on_gpu), each with the table
+    # and calibration it came from: a catalog snapshot builds its specs once, so these are
+    # per-GPU terms once per snapshot (an edited entry is a new spec, with none)
     _derived: dict[tuple[object, ...], object] | None = field(
         default=None, init=False, repr=False, compare=False
     )
