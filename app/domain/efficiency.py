@@ -175,11 +175,12 @@ class EfficiencyTable:
     new_source: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Task 'serving'': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
-    # Resolved profiles and runtime values by their keys: the rows never change, and the
-    # engine asks the same few questions for every configuration of every request.
-    _memo: dict[tuple[Any, ...], Any] = field(
-        default_factory=dict, compare=False, repr=False, hash=False
-    )
+    # Every profile by the values the rows name, and each runtime's GPU-independent values:
+    # built from the rows with the table (see ProfileTable)
+    profiles: ProfileTable = field(init=False, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "profiles", ProfileTable(self.rows))
 
     def band(self, regime: str, vendor: str, runtime: str = "") -> tuple[float, float] | None:
         """The runtime's own band in the regime ("decode/llama.cpp") where the tuning sets had
@@ -207,19 +208,11 @@ class EfficiencyTable:
     def profile(
         self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
     ) -> RuntimeProfile:
-        return resolve(self, gpu, backend, runtime, precision, regime)
+        return self.profiles.get(gpu, backend, runtime, precision, regime)
 
     def runtime_value(self, runtime: str, name: str) -> Any:
         """A field set by the runtime's GPU-independent rows (e.g. its context size)."""
-        key = ("runtime_value", runtime, name)
-        if key in self._memo:
-            return self._memo[key]
-        value = None
-        for row in self.rows:
-            if set(row.match) <= {"runtime"} and _matches(row, {"runtime": runtime}):
-                value = row.values.get(name, value)
-        self._memo[key] = value
-        return value
+        return self.profiles.runtime_values(runtime).get(name)
 
 
 _FIELDS = {f.name for f in fields(RuntimeProfile)} - {"runtime", "regime", "sources"}
@@ -271,12 +264,7 @@ def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | N
 
 def memory_class(gpu: GpuSpec) -> str:
     """hbm | gddr | lpddr (unified SoC memory) from the catalog's memory type."""
-    kind = (gpu.memory_type or "").lower()
-    if "hbm" in kind:
-        return "hbm"
-    if "lpddr" in kind or "unified" in kind or gpu.vendor == "apple" or gpu.segment == "soc":
-        return "lpddr"
-    return "gddr"
+    return gpu.memory_kind
 
 
 def _keys(gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str) -> dict[str, str]:
@@ -303,21 +291,15 @@ def _matches(row: Row, keys: dict[str, str]) -> bool:
 def resolve(
     table: EfficiencyTable, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
 ) -> RuntimeProfile:
-    # First by the (frozen, hashable) GpuSpec itself: building the match keys costs more than
-    # the lookup, and the engine asks for every GPU of every request. Bounded like the rules'
-    # memo (an edited catalog leaves stale entries behind).
-    by_gpu = ("gpu", gpu, backend, runtime, precision, regime)
-    hit: RuntimeProfile | None = table._memo.get(by_gpu)
-    if hit is not None:
-        return hit
-    keys = _keys(gpu, backend, runtime, precision, regime)
-    memo_key = ("profile", *keys.values())
-    cached: RuntimeProfile | None = table._memo.get(memo_key)
-    if cached is not None:
-        remember(table, by_gpu, cached)
-        return cached
+    """The profile worked out afresh from the rows (``ProfileTable.get`` looks it up)."""
+    return _resolve(table.rows, _keys(gpu, backend, runtime, precision, regime), runtime, regime)
+
+
+def _resolve(
+    rows: tuple[Row, ...], keys: dict[str, str], runtime: str, regime: str
+) -> RuntimeProfile:
     chosen: dict[str, tuple[int, int, Any, str | None]] = {}
-    for i, row in enumerate(table.rows):
+    for i, row in enumerate(rows):
         if not _matches(row, keys):
             continue
         spec = len(row.match)
@@ -330,19 +312,86 @@ def resolve(
         if name in values:
             values[name] = tuple(values[name] or ())
     sources = tuple(sorted({v[3] for v in chosen.values() if v[3]}))
-    profile = RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
-    remember(table, memo_key, profile)
-    remember(table, by_gpu, profile)
-    return profile
+    return RuntimeProfile(runtime=runtime, regime=regime, sources=sources, **values)
 
 
-MEMO_SIZE = 50_000  # entries per table: a catalog of thousands × a few runtimes and phases
+# Stands for every value no row names: such a value matches exactly the rows that do not name
+# its key, like every other one
+_UNNAMED = "\x00"
+_GPU_KEYS = ("vendor", "architecture", "memory_kind", "compute_capability")
+_LOOKUP_KEYS = (*_GPU_KEYS, "backend", "runtime", "precision", "regime")
 
 
-def remember(table: EfficiencyTable, key: tuple[Any, ...], value: Any) -> None:
-    if len(table._memo) >= MEMO_SIZE:
-        table._memo.clear()
-    table._memo[key] = value
+class ProfileTable:
+    """Every runtime profile the rows can resolve to, by the values the rows name.
+
+    The rows name few values (two vendors, a few architectures, memory kinds, backends,
+    runtimes and regimes; no compute capability or precision yet), so a lookup projects
+    (GPU, backend, runtime, precision, regime) onto them — a value no row names becomes
+    ``_UNNAMED`` — and reads one profile per projected tuple. A GPU's part (vendor,
+    architecture, memory kind, compute capability: the shipped 107 cards make ~30 tuples) is
+    worked out once per spec (``GpuSpec.profile_keys``), and each pair of a GPU part and a
+    request's (backend, runtime, precision, regime) is projected once. A profile is resolved
+    from the rows the first time its tuple is asked for: the table holds at most one profile
+    per tuple the rows can tell apart, a number the rows fix whatever the catalog or the
+    requests. ``tests/domain/test_profile_table.py`` holds every lookup equal to ``resolve``
+    (the rows read afresh)."""
+
+    __slots__ = ("_by_part", "_named", "_profiles", "_rows", "_runtime_values")
+
+    def __init__(self, rows: tuple[Row, ...]) -> None:
+        self._rows = rows
+        named: dict[str, set[str]] = {k: set() for k in MATCH_KEYS}
+        for row in rows:
+            for k, want in row.match.items():
+                named[k].update(w.strip().lower() for w in want.split("|"))
+        self._named = {k: frozenset(v) for k, v in named.items()}
+        self._profiles: dict[tuple[str, ...], RuntimeProfile] = {}
+        self._by_part: dict[tuple[str, ...], dict[tuple[str, ...], RuntimeProfile]] = {}
+        self._runtime_values: dict[str, dict[str, Any]] = {}
+
+    def _project(self, key: str, value: str) -> str:
+        value = value.lower()
+        return value if value in self._named[key] else _UNNAMED
+
+    def get(
+        self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
+    ) -> RuntimeProfile:
+        # by the GPU's values and the request's as given (a handful of each), each pair
+        # projected once onto the rows' values
+        part = gpu.profile_keys
+        by_request = self._by_part.get(part)
+        if by_request is None:
+            by_request = self._by_part[part] = {}
+        asked = (backend, runtime, precision, regime)
+        hit = by_request.get(asked)
+        if hit is None:
+            hit = by_request[asked] = self._projected(part, asked)
+        return hit
+
+    def _projected(
+        self, part: tuple[str, str, str, str], asked: tuple[str, str, str, str]
+    ) -> RuntimeProfile:
+        values = (*part, *asked)
+        key = tuple(self._project(k, v) for k, v in zip(_LOOKUP_KEYS, values, strict=True))
+        runtime, regime = asked[1], asked[3]
+        key += (runtime, regime)  # a profile names the runtime and regime it was asked for
+        hit = self._profiles.get(key)
+        if hit is None:
+            keys = dict(zip(_LOOKUP_KEYS, key[: len(_LOOKUP_KEYS)], strict=True))
+            hit = self._profiles[key] = _resolve(self._rows, keys, runtime, regime)
+        return hit
+
+    def runtime_values(self, runtime: str) -> dict[str, Any]:
+        """The fields the runtime's GPU-independent rows set (the later row wins)."""
+        hit = self._runtime_values.get(runtime)
+        if hit is None:
+            hit = {}
+            for row in self._rows:
+                if set(row.match) <= {"runtime"} and _matches(row, {"runtime": runtime}):
+                    hit.update(row.values)
+            self._runtime_values[runtime] = hit
+        return hit
 
 
 def parse_table(doc: dict[str, Any]) -> EfficiencyTable:

@@ -603,20 +603,6 @@ def _llm_estimate(
     return hit
 
 
-def _usable(gpu: GpuSpec, run: WorkloadSpec, backend: str) -> float:
-    """``usable_gb``, remembered with the runtime profiles it reads: the same for every request
-    with this GPU, backend, runtime, precision and regime."""
-    table = run.efficiency
-    if table is None:
-        return usable_gb(gpu, run, backend)
-    ukey = ("usable", gpu, backend, run.runtime, run.precision, run.training)
-    hit: float | None = table._memo.get(ukey)
-    if hit is None:
-        hit = usable_gb(gpu, run, backend)
-        efficiency.remember(table, ukey, hit)
-    return hit
-
-
 Step = tuple[tuple[str, ...], int | None]
 
 
@@ -691,7 +677,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             g.flash_attention,
             exact or max_n,
             one=_memory(ctx, key, job, 1, g.backend, g.flash_attention),
-            avail=_usable(gpu, job, g.backend),
+            avail=usable_gb(gpu, job, g.backend),
         )
         total1 = size if total1 is None else total1
         if n is None or (fewest is not None and n >= fewest):
@@ -752,7 +738,7 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     if compat.job_features(run.peft, run.optimizer):
         return None  # a gated feature (QLoRA, 8-bit optimiser states): admit checks it
     one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
-    avail = _usable(gpu, run, g.backend)
+    avail = usable_gb(gpu, run, g.backend)
     if one.total <= avail:
         return Configuration(gpu, 1, (), None, (g, key))
     if run.training:
@@ -886,7 +872,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    avail = _usable(gpu, run, g.backend)
+    avail = usable_gb(gpu, run, g.backend)
     mem = _memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
@@ -1064,7 +1050,7 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if loose:
         # sharded: the smallest per-GPU step either layout can take
         return run.batch_size / perf.split_step_s(one, n, sharded=True)
-    sharded, steps, need = _split(ctx, key, run, g, n, _usable(gpu, run, g.backend))
+    sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, g.backend))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
     t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf

@@ -57,6 +57,17 @@ class GpuSpec:
     # The engine's memos key on the spec itself (an edited entry is another key), several
     # times per GPU per request: its hash is computed once, from the fields that compare.
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    # What the efficiency table's rows match a GPU on (``profile_keys``), worked out once
+    _profile_keys: tuple[str, str, str, str] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    # Terms the engine derives from the spec under a runtime and format (perf's LLM card terms,
+    # llm_step.CardTerms, and a single-GPU step's inputs, perf._on_gpu), each with the table
+    # and calibration it came from: a catalog snapshot builds its specs once, so these are
+    # per-GPU terms once per snapshot (an edited entry is a new spec, with none)
+    _derived: dict[tuple[object, ...], object] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __hash__(self) -> int:
         h = self._hash
@@ -64,6 +75,40 @@ class GpuSpec:
             h = hash(tuple(getattr(self, f) for f in _COMPARED))
             object.__setattr__(self, "_hash", h)
         return h
+
+    @property
+    def memory_kind(self) -> str:
+        """hbm | gddr | lpddr (unified SoC memory) from the catalog's memory type."""
+        kind = (self.memory_type or "").lower()
+        if "hbm" in kind:
+            return "hbm"
+        if "lpddr" in kind or "unified" in kind or self.vendor == "apple" or self.segment == "soc":
+            return "lpddr"
+        return "gddr"
+
+    @property
+    def profile_keys(self) -> tuple[str, str, str, str]:
+        """(vendor, architecture, memory kind, compute capability), lower case: the GPU's part
+        of an efficiency-table lookup (app.domain.efficiency.ProfileTable), once per spec."""
+        keys = self._profile_keys
+        if keys is None:
+            keys = (
+                self.vendor.lower(),
+                self.architecture.lower(),
+                self.memory_kind,
+                (self.compute_capability or "").lower(),
+            )
+            object.__setattr__(self, "_profile_keys", keys)
+        return keys
+
+    @property
+    def derived(self) -> dict[tuple[object, ...], object]:
+        """The spec's own store of derived terms (see ``_derived``)."""
+        store = self._derived
+        if store is None:
+            store = {}
+            object.__setattr__(self, "_derived", store)
+        return store
 
     @property
     def purchase_usd(self) -> float | None:

@@ -37,7 +37,7 @@ from the one format table (formats.py). Pure.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
@@ -95,7 +95,10 @@ class StepTime:
     comm_s: float
 
 
-@dataclass(frozen=True, slots=True)
+# Built for every LLM configuration a request estimates: a plain slotted dataclass, as a
+# frozen one costs several times as much to build (object.__setattr__ per field). Nothing
+# changes a replica once built.
+@dataclass(slots=True)
 class Replica:
     """One replica's per-step constants (built by ``replica``)."""
 
@@ -476,32 +479,112 @@ def _linear_floor_us(m: ModelSpec, prof: RuntimeProfile) -> float:
     return _layer_counts(m)[1] * prof.gemm_min_us + moe
 
 
-def replica(
-    gpu: GpuSpec,
-    model: ModelSpec,
-    *,
-    weights: str,
-    kv: str,
-    n: int,
-    decode: RuntimeProfile,
-    prefill: RuntimeProfile,
-    memory_efficiency: float,
-    compute_efficiency: Mapping[str, float],
-    own_bits: float | None = None,
-    scheduler_s: float = 0.0,
-    host_per_seq_s: float = 0.0,
-) -> Replica:
-    """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
-    profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
-    kernels (the prior, or a device report's); ``compute_efficiency``: whole-model GEMM
-    efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
-    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight."""
-    tp, stages = span(decode, n)
+@dataclass(slots=True)
+class ReplicaJob:
+    """The GPU-independent terms of ``replica`` for one model in one weight and KV format: the
+    same for every card and count of a request, so worked out once per job (perf keeps it on
+    the job's spec). ``replica`` and ``card_columns`` read it; its K-depth slowdowns are kept
+    by (tensor-parallel degree, datapath, the profile's K constants), a few per request."""
+
+    model: ModelSpec
+    dense: float  # parameters every token reads (all of them for a dense model)
+    experts: float  # all routed experts' parameters
+    n_experts: int
+    wb: float  # bytes per weight
+    kv_b: float
+    flops_per_token: float
+    moe_act_bytes: float
+    layers: int
+    hidden: int
+    attn_width: float
+    attn_width_decode: float
+    kernels: int  # per layer
+    gemms: int  # per layer, besides an MoE's routed block
+    moe: bool
+    slowdowns: dict[tuple[object, ...], float] = field(default_factory=dict, repr=False)
+    kv_memo: dict[float, float] = field(default_factory=dict, repr=False)
+    # the caller's per-card results for this job (perf: a card's one-GPU time), for the
+    # request's life
+    per_card: dict[tuple[object, ...], tuple[object, float]] = field(
+        default_factory=dict, repr=False
+    )
+
+    def kv_at(self, context: float) -> float:
+        hit = self.kv_memo.get(context)
+        if hit is None:
+            values = self.model.kv_values(context)
+            if values is None:
+                raise ValueError("the model needs layers and hidden_size (or a config.json)")
+            hit = self.kv_memo[context] = values
+        return hit
+
+    def dense_slowdown(self, tp: int, mode: str, prof: RuntimeProfile) -> float:
+        key = ("dense", tp, mode, prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes)
+        hit = self.slowdowns.get(key)
+        if hit is None:
+            hit = self.slowdowns[key] = dense_slowdown(self.model, tp, mode, prof)
+        return hit
+
+    def routed_slowdown(self, tp: int, mode: str, prof: RuntimeProfile) -> float:
+        key = ("routed", tp, mode, prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes)
+        hit = self.slowdowns.get(key)
+        if hit is None:
+            hit = self.slowdowns[key] = routed_slowdown(self.model, tp, mode, prof)
+        return hit
+
+
+def replica_job(
+    model: ModelSpec, *, weights: str, kv: str, own_bits: float | None = None
+) -> ReplicaJob:
+    """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats."""
     dense, experts = expert_split(model)
     n_experts = model.experts or 1
     if not experts and model.params_per_token < model.params:
         dense, experts, n_experts = 0.0, model.params, 0  # routed, expert count unknown
-    wb = formats.weight_bytes(model, weights, own_bits) / model.params
+    kernels, gemms = _layer_counts(model)
+    return ReplicaJob(
+        model=model,
+        dense=dense,
+        experts=experts,
+        n_experts=n_experts,
+        wb=formats.weight_bytes(model, weights, own_bits) / model.params,
+        kv_b=formats.kv_bytes(kv),
+        flops_per_token=2.0 * model.params_per_token,
+        moe_act_bytes=moe_activation_bytes(model),
+        layers=model.layers or 1,
+        hidden=model.hidden_size or 1,
+        attn_width=attention_width(model),
+        attn_width_decode=attention_width(model, decode_step=True),
+        kernels=kernels,
+        gemms=gemms,
+        moe=_is_moe(model),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CardTerms:
+    """What a replica reads of one GPU under a runtime for a weight format, whatever the model
+    and the count: the linear layers' datapath and rates, the bandwidth, and the runtime's
+    decode and prefill profiles on it (``card_terms``)."""
+
+    bw: float  # bytes/s of one GPU: datasheet × the runtime's share
+    flops: float  # FLOP/s of the linear layers on one GPU
+    attn_flops: float
+    mode: str  # the linear layers' datapath
+    decode: RuntimeProfile
+    prefill: RuntimeProfile
+
+
+def card_terms(
+    gpu: GpuSpec,
+    *,
+    weights: str,
+    decode: RuntimeProfile,
+    prefill: RuntimeProfile,
+    memory_efficiency: float,
+    compute_efficiency: Mapping[str, float],
+) -> CardTerms:
+    """One GPU's part of ``replica`` (before the count multiplies it)."""
     peak, mode = datapath(gpu, weights, prefill)
     if prefill.compute_basis and prefill.compute:
         basis = prefill.compute_basis
@@ -516,39 +599,93 @@ def replica(
     half, half_mode = datapath(gpu, act16, prefill)
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
-    layers = model.layers or 1
+    return CardTerms(
+        bw=gpu.memory_bandwidth_gbs * 1e9 * mem,
+        flops=peak * 1e12 * rate,
+        attn_flops=(half or peak) * 1e12 * half_rate,
+        mode=mode,
+        decode=decode,
+        prefill=prefill,
+    )
+
+
+def replica(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    *,
+    weights: str,
+    kv: str,
+    n: int,
+    decode: RuntimeProfile,
+    prefill: RuntimeProfile,
+    memory_efficiency: float,
+    compute_efficiency: Mapping[str, float],
+    own_bits: float | None = None,
+    scheduler_s: float = 0.0,
+    host_per_seq_s: float = 0.0,
+    job: ReplicaJob | None = None,
+    card: CardTerms | None = None,
+    links: bool = True,
+) -> Replica:
+    """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
+    profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
+    kernels (the prior, or a device report's); ``compute_efficiency``: whole-model GEMM
+    efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
+    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight. ``job`` and
+    ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
+    arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time."""
+    tp, stages = span(decode, n)
+    if job is None:
+        job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
+    if card is None:
+        card = card_terms(
+            gpu,
+            weights=weights,
+            decode=decode,
+            prefill=prefill,
+            memory_efficiency=memory_efficiency,
+            compute_efficiency=compute_efficiency,
+        )
+    experts, n_experts, mode = job.experts, job.n_experts, card.mode
+    layers = job.layers
+    moe_floor = decode.moe_block_min_us if job.moe else 0.0
     grouped = bool(n_experts and experts and prefill.moe_tile_max)
+    if links:
+        tp_link = topology.link(gpu, tp)
+        hop_link = topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1)
+    else:
+        tp_link = hop_link = topology.link(gpu, 1)
     return Replica(
         model=model,
         tp=tp,
         stages=stages,
-        dense_bytes=dense * wb,
-        expert_bytes=experts * wb,
+        dense_bytes=job.dense * job.wb,
+        expert_bytes=experts * job.wb,
         experts=n_experts,
         topk=model.active_experts or 1,
-        kv_b=formats.kv_bytes(kv),
-        flops_per_token=2.0 * model.params_per_token,
-        moe_act_bytes=moe_activation_bytes(model),
-        bw=gpu.memory_bandwidth_gbs * 1e9 * mem * tp,
-        flops=peak * 1e12 * rate * tp,
-        attn_flops=(half or peak) * 1e12 * half_rate * tp,
+        kv_b=job.kv_b,
+        flops_per_token=job.flops_per_token,
+        moe_act_bytes=job.moe_act_bytes,
+        bw=card.bw * tp,
+        flops=card.flops * tp,
+        attn_flops=card.attn_flops * tp,
         compute_precision=mode,
         layers=layers,
-        hidden=model.hidden_size or 1,
-        attn_width=attention_width(model),
-        attn_width_decode=attention_width(model, decode_step=True),
-        launch_s=layers * _kernels_per_layer(model) * decode.kernel_us * 1e-6,
-        gemm_floor_s=layers * _linear_floor_us(model, decode) * 1e-6,
+        hidden=job.hidden,
+        attn_width=job.attn_width,
+        attn_width_decode=job.attn_width_decode,
+        launch_s=layers * job.kernels * decode.kernel_us * 1e-6,
+        gemm_floor_s=layers * (job.gemms * decode.gemm_min_us + moe_floor) * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,
         host_s=layers * decode.ops_per_layer * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
         host_per_seq_s=host_per_seq_s,
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
-        tp_link=topology.link(gpu, tp),
-        hop_link=topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1),
+        tp_link=tp_link,
+        hop_link=hop_link,
         routed_flops_per_row=2.0 * experts / n_experts if grouped else 0.0,
-        routed_slowdown=routed_slowdown(model, tp, mode, prefill) if grouped else 1.0,
-        dense_slowdown=dense_slowdown(model, tp, mode, prefill),
+        routed_slowdown=job.routed_slowdown(tp, mode, prefill) if grouped else 1.0,
+        dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
     )
@@ -586,6 +723,8 @@ class Columns:
     host_per_seq_s: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
+    # every row's K+V values per sequence at a mean context
+    kv_values: Callable[[float], NDArray[np.float64]]
 
     def seconds(
         self, decode: float, context: float, prefill: float, prompt: float
@@ -606,7 +745,7 @@ class Columns:
             t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))[2]
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
-            kv = np.fromiter((r.kv_at(context) for r in self.reps), np.float64, len(self.reps))
+            kv = self.kv_values(context)
             t_kv = d * kv * self.kv_b / self.bw
         else:
             t_kv = np.zeros_like(d)
@@ -673,4 +812,74 @@ def columns(reps: Sequence[Replica]) -> Columns:
         host_per_seq_s=c["host_per_seq_s"],
         microbatch_tokens=c["microbatch_tokens"],
         linked=linked,
+        kv_values=lambda context: np.fromiter(
+            (r.kv_at(context) for r in reps), np.float64, len(reps)
+        ),
+    )
+
+
+def dense_columns(
+    job: ReplicaJob, cards: Sequence[CardTerms], card: NDArray[np.intp], n: NDArray[np.float64]
+) -> Columns:
+    """``columns`` of the replicas ``replica(..., job=job, card=cards[c], links=False)`` on
+    ``n`` GPUs for each row's card ``c`` (a model without routed experts), built from the
+    cards' terms and the counts as arrays instead of replica by replica: the same values,
+    since every term is the same product in the same order (a count multiplies a card's
+    rate last). No row moves bytes between GPUs."""
+    if job.experts:
+        raise ValueError("dense_columns: a model with routed experts steps replica by replica")
+    per_card = np.array(
+        [
+            (
+                t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
+                t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
+                t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_min_us,
+            )
+            for t in cards
+        ],
+        np.float64,
+    ).reshape(len(cards), 11)[card]  # fmt: skip
+    tensor = per_card[:, 7] != 0.0
+    one = n <= 1
+    # span(): tensor parallel inside a server, stages beyond it; a layer split is n stages
+    tp = np.where(tensor & ~one, np.minimum(n, float(topology.NODE_GPUS)), 1.0)
+    stages = np.where(one, 1.0, np.where(tensor, np.maximum(1.0, np.floor(n / tp)), n))
+    rows = len(n)
+    slow = np.ones(rows)
+    k_rule = np.array(
+        [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards]
+    )
+    for i in np.flatnonzero(k_rule[card]).tolist():
+        t = cards[int(card[i])]
+        slow[i] = job.dense_slowdown(int(tp[i]), t.mode, t.prefill)
+    full = np.full
+    kv = job.kv_at
+    # replica()'s per-pass costs, the same products in the same order
+    layers = float(job.layers)
+    moe_floor = per_card[:, 10] if job.moe else 0.0
+    return Columns(
+        reps=(),
+        tp=tp,
+        stages=stages,
+        dense_bytes=full(rows, job.dense * job.wb),
+        moe=np.zeros(rows, bool),
+        flops_per_token=full(rows, job.flops_per_token),
+        dense_slowdown=slow,
+        moe_act_bytes=full(rows, job.moe_act_bytes),
+        kv_b=full(rows, job.kv_b),
+        bw=per_card[:, 0] * tp,
+        flops=per_card[:, 1] * tp,
+        attn_flops=per_card[:, 2] * tp,
+        layers=full(rows, float(job.layers)),
+        attn_width=full(rows, job.attn_width),
+        attn_width_decode=full(rows, job.attn_width_decode),
+        launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
+        gemm_floor_s=layers * (job.gemms * per_card[:, 4] + moe_floor) * 1e-6,
+        attn_floor_s=layers * per_card[:, 5] * 1e-6,
+        host_s=layers * per_card[:, 6] * per_card[:, 9] * 1e-6,
+        scheduler_s=np.zeros(rows),
+        host_per_seq_s=np.zeros(rows),
+        microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
+        linked=np.zeros(rows, bool),
+        kv_values=lambda context: full(rows, kv(context)),
     )

@@ -10,12 +10,10 @@ reason for its value, in docs/methodology.md.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -23,7 +21,7 @@ from app import vocab
 from app.domain import llm_step, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, remember
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import (
@@ -173,6 +171,8 @@ class Efficiency:
     # The GPU's best-shape FlashAttention forward efficiency against its 16-bit peak from the
     # kernel profiles (own or carried over); None: the operator path keeps the paper's factor.
     attention: KernelBasis | None = None
+    # ``llm_efficiency`` of these figures, worked out on first use (the same for every job)
+    llm: dict[str, float] | None = field(default=None, init=False, compare=False, repr=False)
 
 
 # Built for every configuration a request evaluates or bounds: a plain slotted dataclass, as
@@ -597,11 +597,13 @@ class _StepJob:
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
-    hit = _STEP_JOBS.get((id(work), flash_attention, act_b))
-    if hit is not None and hit[0] is work:
-        return hit[1]
+    """Kept on the job's spec (``WorkloadSpec.derived``): every GPU of the request reads it."""
+    key = ("step", flash_attention, act_b)
+    hit = work.derived.get(key)
+    if isinstance(hit, _StepJob):
+        return hit
     job = _build_step_job(work, flash_attention, act_b)
-    _keep(_STEP_JOBS, (id(work), flash_attention, act_b), work, job)
+    work.derived[key] = job
     return job
 
 
@@ -942,19 +944,6 @@ def _runs_nchw(work: WorkloadSpec) -> bool:
     )
 
 
-def _keep(store: dict[Any, tuple[WorkloadSpec, Any]], key: Any, work: WorkloadSpec, v: Any) -> None:
-    """Remembers ``v`` for ``work`` under a key holding its id (a request builds each job
-    variant once and keeps it; hashing the spec costs more). The entry holds the job, so the id
-    is not reused while it lives; bounded."""
-    if len(store) >= _JOBS_SIZE:
-        store.clear()
-    store[key] = (work, v)
-
-
-_JOBS_SIZE = 4096
-_STEP_JOBS: dict[tuple[int, bool, float], tuple[WorkloadSpec, _StepJob]] = {}
-
-
 def single_gpu(
     gpu: GpuSpec,
     work: WorkloadSpec,
@@ -1021,8 +1010,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
 @dataclass(frozen=True, slots=True)
 class _OnGpu:
     """What ``single_gpu`` reads of a GPU for a job's precision, runtime, regime and framework
-    under one calibration: the same for every job and batch with them, so remembered with the
-    runtime profiles (``_on_gpu``) rather than worked out for every card of every request."""
+    under one calibration: the same for every job and batch with them, so kept with the GPU's
+    spec (``_on_gpu``, ``GpuSpec.derived``) rather than worked out for every card of every
+    request."""
 
     eff: Efficiency
     backend: str
@@ -1053,13 +1043,12 @@ def _on_gpu(
     calibration: Calibration | None,
     backend: str | None,
 ) -> _OnGpu:
-    table = work.efficiency
-    if table is None:
-        return _build_on_gpu(gpu, work, framework, calibration, backend)
+    # the GPU's own store (GpuSpec.derived): the same for every request with this backend,
+    # runtime, precision, phase, family and kernels, checked against the table and the
+    # calibration it came from
     m = work.model
     key = (
         "on_gpu",
-        gpu,
         backend,
         work.runtime,
         work.precision,
@@ -1068,14 +1057,14 @@ def _on_gpu(
         work.allow_tf32_matmul,
         framework,
         work.attention_kernel,
-        id(calibration),
     )
-    hit: tuple[Calibration | None, _OnGpu] | None = table._memo.get(key)
-    # the entry holds its calibration, so the id is not reused while it lives
-    if hit is not None and hit[0] is calibration:
-        return hit[1]
+    table = work.efficiency
+    hit = gpu.derived.get(key)
+    if isinstance(hit, tuple) and hit[0] is table and hit[1] is calibration:
+        kept: _OnGpu = hit[2]
+        return kept
     out = _build_on_gpu(gpu, work, framework, calibration, backend)
-    remember(table, key, (calibration, out))
+    gpu.derived[key] = (table, calibration, out)
     return out
 
 
@@ -1348,10 +1337,55 @@ def comm_s(
 def llm_efficiency(eff: Efficiency) -> dict[str, float]:
     """Whole-model GEMM efficiency by datapath for the LLM step: the GEMM priors (or a device
     report's) × MODEL_UTILISATION; int8 and fp4 kernels reach the share fp8 ones do."""
+    if eff.llm is not None:
+        return eff.llm
     comp = {p: v * MODEL_UTILISATION for p, v in eff.compute.items()}
     comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
     comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
+    object.__setattr__(eff, "llm", comp)
     return comp
+
+
+def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
+    """The job's GPU-independent replica terms (llm_step.replica_job), worked out once per
+    job spec: a request builds each job variant once and asks for it on every card and count;
+    the spec carries it (``WorkloadSpec.derived``), so it lives as long as the request's
+    job."""
+    hit = work.derived.get(("llm",))
+    if not isinstance(hit, llm_step.ReplicaJob):
+        hit = llm_step.replica_job(
+            work.model, weights=work.precision, kv=_llm_kv(work), own_bits=work.weight_bits
+        )
+        work.derived[("llm",)] = hit
+    return hit
+
+
+def _llm_kv(work: WorkloadSpec) -> str:
+    return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
+
+
+def _llm_card(
+    gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str
+) -> llm_step.CardTerms:
+    """The GPU's terms for the job's runtime and weight format (llm_step.card_terms): the
+    same for every model, count and request, so kept with the spec (``GpuSpec.derived``),
+    checked against the efficiency table and the efficiencies they came from."""
+    table = work.efficiency
+    key = ("llm", backend, work.runtime, work.precision)
+    hit = gpu.derived.get(key)
+    if isinstance(hit, tuple) and hit[0] is table and hit[1] is eff:
+        terms: llm_step.CardTerms = hit[2]
+        return terms
+    terms = llm_step.card_terms(
+        gpu,
+        weights=work.precision,
+        decode=profile_for(gpu, work, backend, "decode"),
+        prefill=profile_for(gpu, work, backend, "prefill"),
+        memory_efficiency=eff.memory,
+        compute_efficiency=llm_efficiency(eff),
+    )
+    gpu.derived[key] = (table, eff, terms)
+    return terms
 
 
 def llm_replica(
@@ -1365,47 +1399,25 @@ def llm_replica(
 ) -> llm_step.Replica:
     """The LLM inference job as one replica of the one LLM step function (llm_step): its
     weight format, a 16-bit KV cache (fp32 for fp32 jobs), the runtime's profiles on this GPU
-    and no serving scheduler. ``links=False``: no GPU-to-GPU time (an upper bound).
-
-    Remembered with the runtime profiles (as ``_on_gpu``): a request asks for the same replica
-    for its bound, its estimate and its alternatives, on every card and count."""
-    table = work.efficiency
-    if table is None:
-        return _build_llm_replica(gpu, work, n, eff, backend, links)
-    key = (
-        "llm_replica", gpu, backend, work.runtime, work.precision, work.weight_bits, work.model,
-        n, links, id(eff),
-    )  # fmt: skip
-    hit: tuple[Efficiency, llm_step.Replica] | None = table._memo.get(key)
-    # the entry holds its efficiencies, so the id is not reused while it lives
-    if hit is not None and hit[0] is eff:
-        return hit[1]
-    rep = _build_llm_replica(gpu, work, n, eff, backend, links)
-    remember(table, key, (eff, rep))
-    return rep
-
-
-def _build_llm_replica(
-    gpu: GpuSpec, work: WorkloadSpec, n: int, eff: Efficiency, backend: str, links: bool
-) -> llm_step.Replica:
-    pre = profile_for(gpu, work, backend, "prefill")
-    dec = profile_for(gpu, work, backend, "decode")
-    rep = llm_step.replica(
+    and no serving scheduler. ``links=False``: no GPU-to-GPU time (an upper bound). The job's
+    terms and each card's are worked out once per request (``llm_job``, ``_llm_card``); the
+    replica itself is a few products."""
+    card = _llm_card(gpu, work, eff, backend)
+    return llm_step.replica(
         gpu,
         work.model,
         weights=work.precision,
-        kv="fp32" if work.precision in ("fp32", "tf32") else "bf16",
+        kv=_llm_kv(work),
         n=n,
-        decode=dec,
-        prefill=pre,
+        decode=card.decode,
+        prefill=card.prefill,
         memory_efficiency=eff.memory,
         compute_efficiency=llm_efficiency(eff),
         own_bits=work.weight_bits,
+        job=llm_job(work),
+        card=card,
+        links=links,
     )
-    if not links:
-        none = topology.link(gpu, 1)
-        rep = dataclasses.replace(rep, tp_link=none, hop_link=none)
-    return rep
 
 
 def llm_throughput_bound(
@@ -1440,34 +1452,63 @@ def llm_throughput_bounds(
 ) -> list[float]:
     """``llm_throughput_bound`` of every (gpu, job, count, backend), to the last bit, with the
     two steps of all of them taken at once as arrays (llm_step.Columns): the request's terms
-    (batch, context, tokens) broadcast over the cards' replicas. The jobs share batch, sequence
-    and output length (one request's variants); each card keeps its own replica."""
+    (batch, context, tokens) broadcast over the cards' terms. The jobs share batch, sequence
+    and output length (one request's variants). A dense model's rows are built as arrays from
+    each card's terms and the counts (``llm_step.dense_columns``); a routed one's replica by
+    replica."""
     if not cards:
         return []
     work = cards[0][1]
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     if any((w.batch_size, w.seq_len, max(1, w.output_tokens)) != (b, s, out) for _, w, *_ in cards):
         raise ValueError("the cards' jobs differ in batch, sequence or output length")
-    reps = [
-        llm_replica(gpu, w, max(1, n), efficiencies(gpu, calibration), backend, links=False)
-        for gpu, w, n, backend in cards
-    ]
-    # a replica without a peak to run a phase at is never stepped: its bound is inf, as the
-    # scalar bound says
-    runs = [i for i, r in enumerate(reps) if r.flops > 0 and r.attn_flops > 0]
-    bounds = [math.inf] * len(reps)
-    if not runs:
-        return bounds
-    cols = llm_step.columns([reps[i] for i in runs])
-    ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
-    tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
-    total = ttft + out * tpot
-    with np.errstate(divide="ignore"):
-        bound = b * out / total
-    ok = (total > 0) & (total < math.inf)
-    for i, t, good in zip(runs, bound.tolist(), ok.tolist(), strict=True):
-        if good:
-            bounds[i] = t
+    bounds = [math.inf] * len(cards)
+    # the rows of each job variant (a request has one or a few)
+    jobs: list[tuple[WorkloadSpec, list[int]]] = []
+    for i, (_, w, _, _) in enumerate(cards):
+        group = next((rows for x, rows in reversed(jobs) if x is w), None)
+        if group is None:
+            jobs.append((w, [i]))
+        else:
+            group.append(i)
+    for w, rows in jobs:
+        job = llm_job(w)
+        if job.experts:
+            reps = [
+                llm_replica(g, w, max(1, n), efficiencies(g, calibration), be, links=False)
+                for g, _, n, be in (cards[i] for i in rows)
+            ]
+            stepped = [k for k, r in enumerate(reps) if r.flops > 0 and r.attn_flops > 0]
+            if not stepped:
+                continue
+            cols = llm_step.columns([reps[k] for k in stepped])
+            index = [rows[k] for k in stepped]
+        else:
+            slot: dict[tuple[GpuSpec, str], int] = {}
+            terms: list[llm_step.CardTerms] = []
+            card = np.empty(len(rows), np.intp)
+            n = np.empty(len(rows), np.float64)
+            for k, i in enumerate(rows):
+                g, _, count, be = cards[i]
+                c = slot.get((g, be))
+                if c is None:
+                    c = slot[(g, be)] = len(terms)
+                    terms.append(_llm_card(g, w, efficiencies(g, calibration), be))
+                card[k] = c
+                n[k] = max(1, count)
+            cols = llm_step.dense_columns(job, terms, card, n)
+            index = rows
+        # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
+        runs = (cols.flops > 0) & (cols.attn_flops > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
+            tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
+            total = ttft + out * tpot
+            bound = b * out / total
+        ok = runs & (total > 0) & (total < math.inf)
+        for i, t, good in zip(index, bound.tolist(), ok.tolist(), strict=True):
+            if good:
+                bounds[i] = t
     return bounds
 
 
@@ -1489,12 +1530,7 @@ def _llm_inference(
     ttft, tpot = pre.seconds, dec.seconds
     total = ttft + out * tpot
     comm = pre.comm_s + out * dec.comm_s
-    if n > 1:
-        one = llm_replica(gpu, work, 1, eff, backend)
-        t1 = one.parts(0.0, 0.0, float(b * s), float(s)).seconds
-        single = t1 + out * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
-    else:
-        single = total
+    single = _llm_single(gpu, work, eff, backend) if n > 1 else total
     host_excess = max(0.0, dec.host_s - dec.gpu_s)
     parts = {
         "compute": pre.compute_s + out * dec.compute_s,
@@ -1525,6 +1561,22 @@ def _llm_inference(
         backend=backend,
         measured_on=eff.measured_on,
     )
+
+
+def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:
+    """The job's time on one of the card's GPUs: the same for each of the card's counts, so
+    worked out once per request (kept with the job's terms, ``llm_job``)."""
+    store = llm_job(work).per_card
+    key = ("single", gpu, backend)
+    hit = store.get(key)
+    if hit is not None and hit[0] is eff:
+        return hit[1]
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    one = llm_replica(gpu, work, 1, eff, backend)
+    t1 = one.parts(0.0, 0.0, float(b * s), float(s)).seconds
+    single = t1 + out * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
+    store[key] = (eff, single)
+    return single
 
 
 def _no_llm_figures(

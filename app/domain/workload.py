@@ -236,6 +236,21 @@ class WorkloadSpec:
     # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
     # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
+    # Terms the engine derives from the job alone (perf.llm_job's llm_step.ReplicaJob, the
+    # single-GPU step's GPU-independent part), worked out once per spec on first use: a spec
+    # is one request's job variant, so they live as long as the request does
+    _derived: dict[tuple[object, ...], object] | None = field(
+        default=None, init=False, compare=False, hash=False, repr=False
+    )
+
+    @property
+    def derived(self) -> dict[tuple[object, ...], object]:
+        """The spec's own store of derived terms (see ``_derived``)."""
+        store = self._derived
+        if store is None:
+            store = {}
+            object.__setattr__(self, "_derived", store)
+        return store
 
     @property
     def training(self) -> bool:

@@ -105,3 +105,54 @@ def test_the_array_bound_refuses_jobs_of_different_shapes(catalog: list[GpuSpec]
     b = dataclasses.replace(a, batch_size=8)
     with pytest.raises(ValueError, match="differ"):
         perf.llm_throughput_bounds([(catalog[0], a, 1, "cuda"), (catalog[0], b, 1, "cuda")])
+
+
+@pytest.mark.parametrize("job", JOBS, ids=str)
+def test_replicas_from_kept_terms_equal_replicas_built_afresh(
+    catalog: list[GpuSpec], job: str
+) -> None:
+    """perf keeps a job's GPU-independent terms on its spec and a GPU's card terms on the GPU's
+    spec (llm_step.ReplicaJob, CardTerms); a replica from them is the one built from nothing."""
+    work = JOBS[job]()
+    for gpu in catalog:
+        backend = (_default_backends(gpu)[:1] or ("cpu",))[0]
+        eff = perf.efficiencies(gpu, None)
+        for n in COUNTS:
+            for links in (True, False):
+                kept = perf.llm_replica(gpu, work, n, eff, backend, links=links)
+                fresh = llm_step.replica(
+                    gpu,
+                    work.model,
+                    weights=work.precision,
+                    kv="bf16",
+                    n=n,
+                    decode=perf.profile_for(gpu, work, backend, "decode"),
+                    prefill=perf.profile_for(gpu, work, backend, "prefill"),
+                    memory_efficiency=eff.memory,
+                    compute_efficiency=perf.llm_efficiency(eff),
+                    own_bits=work.weight_bits,
+                    links=links,
+                )
+                assert kept == fresh
+
+
+def test_a_gpus_kept_terms_follow_a_new_efficiency_table(catalog: list[GpuSpec]) -> None:
+    gpu = next(g for g in catalog if g.slug.startswith("h100"))
+    work = JOBS["llama-3-8b pytorch bf16"]()
+    before = perf.llm_throughput_bound(gpu, work, backend="cuda")
+    table = work.efficiency
+    assert table is not None
+    slower = dataclasses.replace(
+        table,
+        rows=(
+            *table.rows,
+            dataclasses.replace(
+                table.rows[0], match={"runtime": "pytorch"}, values={"memory": 0.3}
+            ),
+        ),
+    )
+    after = perf.llm_throughput_bound(
+        gpu, dataclasses.replace(work, efficiency=slower), backend="cuda"
+    )
+    assert after < before
+    assert perf.llm_throughput_bound(gpu, work, backend="cuda") == before
