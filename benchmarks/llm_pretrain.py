@@ -69,7 +69,7 @@ def pretrain_estimate(
         attention_kernel=str(row.get("attention_kernel") or ""),
         # the runtime the row ran (tuning rows name none: eager PyTorch)
         runtime=str(row.get("runtime") or "pytorch"),
-        megatron=_megatron_layout(row),
+        megatron=megatron_layout(row),
     )
     return perf.estimate(
         gpu,
@@ -81,7 +81,7 @@ def pretrain_estimate(
     )
 
 
-def _megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
+def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
     """A Megatron row's own layout as its source table states it (TP, PP, CP, VP, FSDP; the
     table's GA column is the micro-batches per pipeline); None for every other row."""
     if row.get("runtime") != "megatron" or not row.get("layout"):
@@ -309,4 +309,11 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["PretrainRow", "evaluate_pretrain", "heldout_tokens_per_gpu", "replace", "score"]
+__all__ = [
+    "PretrainRow",
+    "evaluate_pretrain",
+    "heldout_tokens_per_gpu",
+    "megatron_layout",
+    "replace",
+    "score",
+]

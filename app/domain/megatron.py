@@ -25,8 +25,8 @@ Megatron micro-batches of ``mb`` sequences through every one of its stages.
 * distributed optimizer (ZeRO-1) — Megatron-LM docs (distrib_optimizer): gradients are
   reduce-scattered and the updated parameters all-gathered across the data-parallel (× CP)
   group once per optimizer step: the bytes of one all-reduce of the GPU's gradient shard plus
-  an all-gather of its 16-bit weights; exposed unless --overlap-grad-reduce /
-  --overlap-param-gather (both off by default in Megatron-LM).
+  an all-gather of its trainable parameters (in the gradients' dtype); exposed unless
+  --overlap-grad-reduce / --overlap-param-gather (both off by default in Megatron-LM).
 
 Rank order: Megatron's default ``tp-cp-ep-dp-pp`` (tensor innermost, pipeline outermost), so a
 group's GPUs are ``stride`` ranks apart and share a node while the group's span fits one.
@@ -179,8 +179,9 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
     # k/m of it per engine micro-step
     group = dp * lay.cp
     grads = job.grad_bytes / (lay.tp * lay.pp)
-    weights = job.weight_bytes / (lay.tp * lay.pp)
-    moved = topology.ring_allreduce_bytes(group, grads) + topology.allgather_bytes(group, weights)
+    # the updated parameters come back in the gradients' dtype: only trainable ones (LoRA:
+    # the adapters; the frozen base is never gathered)
+    moved = topology.ring_allreduce_bytes(group, grads) + topology.allgather_bytes(group, grads)
     span = lay.tp * group
     if group <= 1:
         dp_s = 0.0
