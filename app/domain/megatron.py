@@ -194,7 +194,7 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
     dp_x = overlapped_s(dp_s, window * job.backward_share) if lay.overlap_dp else dp_s
     comm = tp_s + cp_s + p2p_s + dp_s
     exposed = bubble + tp_x + cp_x + p2p_x + dp_x
-    label = (
-        f"Megatron {lay.label} × DP{dp} (pipeline bubble {bubble_fraction(lay.pp, lay.vp, m):.0%})"
-    )
+    label = f"Megatron {lay.label} × DP{dp}, distributed optimizer"
+    if lay.pp > 1:
+        label += f" (pipeline bubble {bubble_fraction(lay.pp, lay.vp, m):.0%})"
     return Layout("megatron", label, comm, exposed)
