@@ -3,11 +3,14 @@ pipeline p2p bytes, the distributed optimizer's share, and the default layout.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from app.domain import megatron, topology
+from app.domain import megatron, perf, topology
 from app.domain.parallelism import Job
-from tests.domain.fixtures import A100, H100
+from app.domain.workload import WorkloadSpec
+from tests.domain.fixtures import A100, H100, LLAMA3_8B
 
 MB, S, H, L = 1, 8192, 8192, 80
 ACT = MB * S * H * 2.0  # one micro-batch's [s, mb, h] bf16 activation
@@ -100,3 +103,18 @@ def test_pipeline_p2p_crosses_nodes_when_a_stage_fills_one() -> None:
     tp = topology.comm_seconds(topology.link(A100, 8), megatron.tp_bytes(lay, job), 64 * L // 8 * 8)
     p2p = topology.comm_seconds(net, megatron.p2p_bytes(lay, job), 64 * 2)
     assert priced.comm_s == pytest.approx(tp + p2p)
+
+
+def test_a_megatron_job_is_priced_on_its_stated_layout_else_its_default() -> None:
+    work = WorkloadSpec(
+        task="training", model=LLAMA3_8B, batch_size=64, seq_len=4096, runtime="megatron"
+    )
+    stated = replace(work, megatron=megatron.MegatronLayout(tp=2, pp=2, microbatches=8))
+    lay = perf.training_layout(A100, stated, 64, sharded=True, compute_s=1.0)
+    assert lay.name == "megatron" and "TP2 PP2" in lay.label
+    # no layout: memory for 8 GPUs -> TP8 in a node, no pipeline
+    lay = perf.training_layout(A100, work, 64, sharded=True, compute_s=1.0, shard_min=8)
+    assert "TP8 PP1" in lay.label
+    # eager PyTorch keeps the engine's chooser
+    eager = replace(work, runtime="pytorch")
+    assert perf.training_layout(A100, eager, 64, sharded=True, compute_s=1.0).name != "megatron"
