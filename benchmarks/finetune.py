@@ -33,6 +33,7 @@ from benchmarks.llm_pretrain import (  # noqa: E402
     cli,
     decoder,
     heldout_tokens,
+    megatron_layout,
     print_scored,
     score,
     spearman,
@@ -64,6 +65,8 @@ def finetune_estimate(
         efficiency=load_efficiency(data_dir),
         # the runtime the row ran (tuning rows name none: eager PyTorch)
         runtime=str(row.get("runtime") or "pytorch"),
+        # a Megatron row's own layout (NeMo's table states TP and PP); None for the rest
+        megatron=megatron_layout(row),
     )
     return perf.estimate(
         gpu,

@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import perf  # noqa: E402
+from app.domain import megatron, perf  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
@@ -69,6 +69,7 @@ def pretrain_estimate(
         attention_kernel=str(row.get("attention_kernel") or ""),
         # the runtime the row ran (tuning rows name none: eager PyTorch)
         runtime=str(row.get("runtime") or "pytorch"),
+        megatron=megatron_layout(row),
     )
     return perf.estimate(
         gpu,
@@ -78,6 +79,15 @@ def pretrain_estimate(
         accumulation_steps=int(row.get("grad_accum") or 1),
         backend="cuda",
     )
+
+
+def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
+    """A Megatron row's own layout as its source table states it (TP, PP, CP, VP, FSDP; the
+    table's GA column is the micro-batches per pipeline); None for every other row."""
+    if row.get("runtime") != "megatron" or not row.get("layout"):
+        return None
+    lay = megatron.parse(str(row["layout"]))
+    return replace(lay, microbatches=int(row.get("grad_accum") or 1))
 
 
 def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
@@ -299,4 +309,11 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["PretrainRow", "evaluate_pretrain", "heldout_tokens_per_gpu", "replace", "score"]
+__all__ = [
+    "PretrainRow",
+    "evaluate_pretrain",
+    "heldout_tokens_per_gpu",
+    "megatron_layout",
+    "replace",
+    "score",
+]

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from app import vocab
-from app.domain import llm_step, parallelism, topology
+from app.domain import llm_step, megatron, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
@@ -481,13 +481,20 @@ def training_layout(
         act_bytes_per_layer=act,
         recompute=work.gradient_checkpointing,
     )
+    tp_ok = bool(m.is_transformer and m.has_shape)
+    if work.runtime == "megatron" and n > 1:
+        # Megatron's own layout: the job's, else its default for the memory the job needs
+        need = (n if shard_min is None else shard_min) if sharded else 1
+        lay = work.megatron or megatron.default_layout(n, need, tp_ok)
+        kv = 2.0 * (m.kv_heads or 1) * (m.head_dim or 0) / m.hidden_size if m.hidden_size else 0.0
+        return megatron.price(gpu, n, job, lay, kv)
     return parallelism.choose(
         gpu,
         n,
         job,
         sharded=sharded,
         shard_min=shard_min,
-        tp_ok=bool(m.is_transformer and m.has_shape),
+        tp_ok=tp_ok,
     )
 
 

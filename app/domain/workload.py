@@ -25,6 +25,7 @@ from app.domain.activations import (
     logits_bytes,
 )
 from app.domain.formats import bytes_per_weight
+from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
 from app.vocab import (
     BYTES_PER_ELEMENT,
@@ -236,6 +237,10 @@ class WorkloadSpec:
     # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
     # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
+    # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
+    # the job states it (benchmarks: the held-out recipes); None under runtime megatron:
+    # megatron.default_layout. Read only when runtime is megatron (not an API field yet).
+    megatron: MegatronLayout | None = None
     # Terms the engine derives from the job alone (perf.llm_job's llm_step.ReplicaJob, the
     # single-GPU step's GPU-independent part), worked out once per spec on first use: a spec
     # is one request's job variant, so they live as long as the request does
