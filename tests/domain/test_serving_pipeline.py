@@ -114,8 +114,11 @@ def test_serving_candidates_are_ranked_by_rank_rank_with_the_objectives_of_every
     found = [_run(g, ctx) for g in (H100, A100)]
     cands = [rank.Candidate.of(r) for r in found if isinstance(r, ev.ConfigResult) and r.ok]
     assert len(cands) == 2
-    hours = {c.gpu.slug: c.serving.hourly for c in cands if c.serving is not None}
-    speeds = {c.gpu.slug: c.serving.speed for c in cands if c.serving is not None}
+    hours: dict[str, float] = {}
+    speeds: dict[str, float] = {}
+    for c in cands:
+        assert c.serving is not None and c.serving.hourly is not None
+        hours[c.gpu.slug], speeds[c.gpu.slug] = c.serving.hourly, c.serving.speed
     cheapest = rank.rank(list(cands), "cheapest")
     assert [c.gpu.slug for c in cheapest] == sorted(hours, key=lambda s: hours[s])
     assert cheapest[0].score == 1.0 and 0 < cheapest[1].score < 1  # best = 1, as every task
@@ -123,7 +126,7 @@ def test_serving_candidates_are_ranked_by_rank_rank_with_the_objectives_of_every
     assert [c.gpu.slug for c in fastest] == sorted(speeds, key=lambda s: -speeds[s])
     # balanced: speed^w × value^(1−w), the value an hour of the load per dollar
     w = 0.3
-    mix = {s: speeds[s] ** w * (1 / hours[s]) ** (1 - w) for s in hours}  # type: ignore[operator]
+    mix = {s: speeds[s] ** w * (1 / hours[s]) ** (1 - w) for s in hours}
     balanced = rank.rank(list(cands), "balanced", w)
     assert [c.gpu.slug for c in balanced] == sorted(mix, key=lambda s: -mix[s])
 
@@ -145,7 +148,8 @@ def test_each_serving_shape_is_a_configuration_of_its_gpu_count() -> None:
         assert c.shape is not None
         assert c.num_gpus == c.shape.replicas * c.shape.gpus_per_replica <= 8
         assert c.precision == c.shape.weight_precision and c.runtime == c.shape.runtime == "vllm"
-        assert c.shape.replicas <= LOAD.concurrent_requests  # an idle replica is not planned
+        # an idle replica is not planned
+        assert c.shape.replicas <= (LOAD.concurrent_requests or 0)
     # every GPUs-per-replica size the runtime spans, both KV formats, more replicas than one
     assert {c.shape.gpus_per_replica for c in planned if c.shape} == {1, 2, 4, 8}
     assert {c.shape.kv_precision for c in planned if c.shape} == {"bf16", "fp8"}

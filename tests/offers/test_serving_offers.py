@@ -133,9 +133,13 @@ def test_serving_alternatives_name_their_instance(read_client: TestClient) -> No
     alts = [a for r in body["recommendations"] for a in r["alternatives"]]
     assert alts
     for row in body["recommendations"]:
-        shape = (row["serving"]["replicas"], row["serving"]["gpus_per_replica"])
+        sv = row["serving"]
+        # a shape is its layout and its formats: an alternative differs in one of them
+        shape = (sv["replicas"], sv["gpus_per_replica"], sv["weight_precision"],
+                 sv["kv_cache_precision"])  # fmt: skip
         for a in row["alternatives"]:
-            assert (a["replicas"], a["gpus_per_replica"]) != shape
+            alt = (a["replicas"], a["gpus_per_replica"], a["precision"], a["kv_cache_precision"])
+            assert alt != shape
             assert a["num_gpus"] == a["replicas"] * a["gpus_per_replica"]
             if a["offer"] is not None:
                 assert a["gpus_per_replica"] <= a["offer"]["gpus"]

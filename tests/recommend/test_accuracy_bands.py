@@ -105,8 +105,8 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
         term = table.source_term("train")
         assert band is not None and term is not None
         # its regime's band, widened only for the new source every answer is
-        want = conformal.Spread.of(*band, centre).widened([term]).band()
-        assert r.low == pytest.approx(want[0]) and r.high == pytest.approx(want[1])
+        spread = conformal.Spread.of(*band, centre).widened([term]).band()
+        assert r.low == pytest.approx(spread[0]) and r.high == pytest.approx(spread[1])
 
 
 def test_shipped_extrapolation_terms_are_the_computed_ones(accuracy) -> None:
