@@ -321,7 +321,7 @@ def test_the_m3_ultra_launch_price_reaches_the_engine_until_it_is_three_years_ol
     assert launch_is_stale(want["as_of"], date(2028, 4, 1))
 
 
-LLAMA_70B_BUY = {
+LLAMA_70B_BUY: dict[str, Any] = {
     "workload": {"preset": "llama-3-70b", "task": "inference", "quantization": "q4_k_m"},
     "constraints": {
         "acquisition": "buy", "purchase_basis": "auto", "max_purchase_usd": 10000,
@@ -372,5 +372,5 @@ def test_given_a_compute_figure_the_m3_ultra_is_bought_whole_at_its_launch_price
     tight = {
         **LLAMA_70B_BUY,
         "constraints": {**LLAMA_70B_BUY["constraints"], "max_purchase_usd": 9000},
-    }  # type: ignore[dict-item]
+    }
     assert "apple-m3-ultra" not in _buy(client, tight)
