@@ -283,3 +283,94 @@ def test_the_coverage_script_agrees_with_what_the_engine_pays(
         got = None if pick is None else (pick.condition, pick.usd, pick.as_of)
         want = None if engine is None else (engine.condition, engine.usd, engine.as_of)
         assert got == want, slug
+
+
+# Apple machines: a launch row priced at the catalog entry's own configuration (GPU cores and
+# unified memory, as the entry's name states them), with the source naming both.
+APPLE_ROWS = [r for r in ROWS if r["gpu"].startswith("apple-")]
+APPLE_NAMES = {
+    g["slug"]: g["name"]
+    for g in yaml.safe_load((DATA / "gpus" / "apple.yaml").read_text(encoding="utf-8"))["gpus"]
+}
+
+
+@pytest.mark.parametrize("row", APPLE_ROWS, ids=_id)
+def test_an_apple_price_is_the_catalog_configuration_dated_and_pinned(row: dict[str, Any]) -> None:
+    cores, gb = re.fullmatch(r".*\((\d+)-core GPU, (\d+)GB\)", APPLE_NAMES[row["gpu"]]).groups()  # type: ignore[union-attr]
+    title = DOC["sources"][row["source"]]["title"]
+    url = DOC["sources"][row["source"]]["url"]
+    assert row["condition"] == "launch"  # Apple's price for that configuration, at its date
+    assert re.fullmatch(r"\d{4}-\d{2}", row["as_of"]), row["as_of"]
+    assert re.search(r"github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/", url), url
+    assert f"{cores}-core GPU" in title and f"{gb} GB unified memory" in title, title
+    assert f"${float(row['usd']):,.0f}" in title, title
+
+
+def test_the_m3_ultra_launch_price_reaches_the_engine_until_it_is_three_years_old(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """The Mac Studio M3 Ultra 80-core GPU / 512 GB: $9,499 in March 2025, current for 'auto'
+    until March 2028."""
+    want = _row("apple-m3-ultra", "launch")
+    assert (want["usd"], want["as_of"]) == (9499, "2025-03")
+    (launch,) = [
+        o for o in shipped_catalog[1]["apple-m3-ultra"].purchase if o.condition == "launch"
+    ]
+    assert (launch.usd, launch.as_of) == (9499, "2025-03")
+    assert not launch_is_stale(want["as_of"], date(2028, 3, 1))
+    assert launch_is_stale(want["as_of"], date(2028, 4, 1))
+
+
+LLAMA_70B_BUY: dict[str, Any] = {
+    "workload": {"preset": "llama-3-70b", "task": "inference", "quantization": "q4_k_m"},
+    "constraints": {
+        "acquisition": "buy", "purchase_basis": "auto", "max_purchase_usd": 10000,
+        "allow_4bit": True,
+    },
+    "objective": "cheapest",
+    "limit": 100,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("slug", "usd"), [("apple-m4-max", 3499), ("apple-m3-ultra", 9499)])
+def test_a_70b_buy_question_names_a_priced_mac_or_says_only_figures_are_missing(
+    read_client: TestClient, slug: str, usd: int
+) -> None:
+    """Both machines hold Llama 3 70B at 4 bits in one box (128 / 512 GB) and cost less than the
+    $10,000 budget. The engine ranks a Mac at its launch price once the catalog has a compute
+    figure for it; until then (M4 Max 40-core and M3 Ultra 80-core: no citable FP32 figure) the
+    only reason it gives is the missing figure (the next test shows that the price and the
+    memory then qualify)."""
+    r = read_client.post("/api/v1/recommendations", json=LLAMA_70B_BUY)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    rows = {row["gpu"]["slug"]: row for row in body["recommendations"]}
+    if slug in rows:
+        buy = rows[slug]["cost"]["buy"]
+        assert rows[slug]["num_gpus"] == 1
+        assert (buy["condition"], buy["unit_usd"], buy["usd"]) == ("launch", usd, usd)
+    else:
+        (excluded,) = [e for e in body["excluded"] if e["slug"] == slug]
+        assert excluded["code"] == "no_figures", excluded
+
+
+def test_given_a_compute_figure_the_m3_ultra_is_bought_whole_at_its_launch_price(
+    client: TestClient, admin: dict[str, str]
+) -> None:
+    """What the engine does with the M3 Ultra's price and memory once it can model the chip: the
+    FP32 figure PATCHed here is a probe (the M2 Ultra's published 27.2 TFLOPS), not catalog
+    data; the price and the 512 GB are the shipped ones. One box holds 70B at 4 bits, bought at
+    $9,499 under a $10,000 budget and left out under $9,000."""
+    r = client.patch("/api/v1/gpus/apple-m3-ultra", json={"fp32_tflops": 27.2}, headers=admin)
+    assert r.status_code == 200, r.text
+    rows = _buy(client, LLAMA_70B_BUY)
+    buy = rows["apple-m3-ultra"]["cost"]["buy"]
+    assert rows["apple-m3-ultra"]["num_gpus"] == 1
+    assert (buy["condition"], buy["unit_usd"], buy["usd"], buy["as_of"]) == (
+        "launch", 9499, 9499, "2025-03",
+    )  # fmt: skip
+    tight = {
+        **LLAMA_70B_BUY,
+        "constraints": {**LLAMA_70B_BUY["constraints"], "max_purchase_usd": 9000},
+    }
+    assert "apple-m3-ultra" not in _buy(client, tight)
