@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+from app.domain.derived import store_of
 from app.vocab import PEAK_FIELDS, Precision, Segment, Vendor
 
 __all__ = ["GpuSpec", "Precision", "Price", "Segment", "Vendor"]
@@ -104,11 +105,7 @@ class GpuSpec:
     @property
     def derived(self) -> dict[tuple[object, ...], object]:
         """The spec's own store of derived terms (see ``_derived``)."""
-        store = self._derived
-        if store is None:
-            store = {}
-            object.__setattr__(self, "_derived", store)
-        return store
+        return store_of(self)
 
     @property
     def purchase_usd(self) -> float | None:

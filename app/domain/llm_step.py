@@ -98,6 +98,18 @@ class StepTime:
 # Built for every LLM configuration a request estimates: a plain slotted dataclass, as a
 # frozen one costs several times as much to build (object.__setattr__ per field). Nothing
 # changes a replica once built.
+def _kv_values(model: ModelSpec, memo: dict[float, float], context: float) -> float:
+    """KV values per sequence at a mean context, kept in ``memo``: a load is solved at one
+    context, over and over."""
+    hit = memo.get(context)
+    if hit is None:
+        values = model.kv_values(context)
+        if values is None:
+            raise ValueError("the model needs layers and hidden_size (or a config.json)")
+        hit = memo[context] = values
+    return hit
+
+
 @dataclass(slots=True)
 class Replica:
     """One replica's per-step constants (built by ``replica``)."""
@@ -145,13 +157,7 @@ class Replica:
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
     def kv_at(self, context: float) -> float:
-        hit = self.kv_memo.get(context)
-        if hit is None:
-            values = self.model.kv_values(context)
-            if values is None:
-                raise ValueError("the model needs layers and hidden_size (or a config.json)")
-            hit = self.kv_memo[context] = values
-        return hit
+        return _kv_values(self.model, self.kv_memo, context)
 
     def weights_read(self, tokens: float) -> float:
         if not self.expert_bytes:
@@ -510,13 +516,7 @@ class ReplicaJob:
     )
 
     def kv_at(self, context: float) -> float:
-        hit = self.kv_memo.get(context)
-        if hit is None:
-            values = self.model.kv_values(context)
-            if values is None:
-                raise ValueError("the model needs layers and hidden_size (or a config.json)")
-            hit = self.kv_memo[context] = values
-        return hit
+        return _kv_values(self.model, self.kv_memo, context)
 
     def dense_slowdown(self, tp: int, mode: str, prof: RuntimeProfile) -> float:
         key = ("dense", tp, mode, prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes)

@@ -24,6 +24,7 @@ from app.domain.activations import (
     head_saved,
     logits_bytes,
 )
+from app.domain.derived import store_of
 from app.domain.formats import bytes_per_weight
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
@@ -251,11 +252,7 @@ class WorkloadSpec:
     @property
     def derived(self) -> dict[tuple[object, ...], object]:
         """The spec's own store of derived terms (see ``_derived``)."""
-        store = self._derived
-        if store is None:
-            store = {}
-            object.__setattr__(self, "_derived", store)
-        return store
+        return store_of(self)
 
     @property
     def training(self) -> bool:
