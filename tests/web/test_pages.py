@@ -608,3 +608,24 @@ def test_each_row_draws_its_band(read_client: TestClient) -> None:
         x, width = found.groups()
         assert float(x) == pytest.approx(min(u["factor_low"], 3) * 40, abs=0.06)
         assert float(x) + float(width) == pytest.approx(min(u["factor_high"], 3) * 40, abs=0.11)
+
+
+def test_serving_page_lists_six_other_shapes_and_counts_the_rest(read_client: TestClient) -> None:
+    # the page-weight budget (tests/web/test_pages_browser.py): a card can meet the targets in
+    # a dozen shapes; the page lists six per card and says how many more the JSON export has
+    html = page(
+        read_client,
+        "/recommendations?preset=llama-3-8b&task=serving&requests_per_s=5&prompt_tokens=1000"
+        "&serving.output_tokens=300&ttft_ms_target=1000&itl_ms_target=50",
+    )
+    blocks = re.findall(r"<table data-alternatives>(.*?)</table>(.*?)</details>", html, re.S)
+    assert blocks
+    counted = 0
+    for table, after in blocks:
+        shown = table.count("data-alt-gpus=")
+        assert 1 <= shown <= 6
+        more = re.search(r"data-alt-more>(\d+) more shapes", after)
+        if more:
+            assert shown == 6 and int(more.group(1)) > 0
+            counted += 1
+    assert counted, "no card here has more than six other shapes: pick a request where one does"
