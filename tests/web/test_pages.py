@@ -610,9 +610,9 @@ def test_each_row_draws_its_band(read_client: TestClient) -> None:
         assert float(x) + float(width) == pytest.approx(min(u["factor_high"], 3) * 40, abs=0.11)
 
 
-def test_serving_page_lists_six_other_shapes_and_counts_the_rest(read_client: TestClient) -> None:
+def test_serving_page_lists_four_other_shapes_and_counts_the_rest(read_client: TestClient) -> None:
     # the page-weight budget (tests/web/test_pages_browser.py): a card can meet the targets in
-    # a dozen shapes; the page lists six per card and says how many more the JSON export has
+    # a dozen shapes; the page lists four per card and says how many more the JSON export has
     html = page(
         read_client,
         "/recommendations?preset=llama-3-8b&task=serving&requests_per_s=5&prompt_tokens=1000"
@@ -623,9 +623,9 @@ def test_serving_page_lists_six_other_shapes_and_counts_the_rest(read_client: Te
     counted = 0
     for table, after in blocks:
         shown = table.count("data-alt-gpus=")
-        assert 1 <= shown <= 6
+        assert 1 <= shown <= 4
         more = re.search(r"data-alt-more>(\d+) more shapes", after)
         if more:
-            assert shown == 6 and int(more.group(1)) > 0
+            assert shown == 4 and int(more.group(1)) > 0
             counted += 1
-    assert counted, "no card here has more than six other shapes: pick a request where one does"
+    assert counted, "no card here has more than four other shapes: pick a request where one does"
