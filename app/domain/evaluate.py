@@ -641,7 +641,8 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     """The configurations of ``gpu`` worth evaluating, or why none can run the job.
 
     Every power-of-two count from the fewest cards that hold the job up to ``max_gpus``; a
-    memory saver is tried only where it lets fewer cards hold the job than without it. A
+    memory saver is tried only where it lets fewer cards hold the job than without it; under a
+    stated Megatron layout only the counts its TP×PP×CP divides (``_whole_replicas``). A
     serving job's configurations are the card's serving shapes (app/domain/serving_step.py).
     """
     if ctx.work.task == "serving":

@@ -123,6 +123,14 @@ def test_a_stated_layout_keeps_only_the_counts_it_divides(read_client: TestClien
     )
     rows = body["recommendations"]
     assert rows and all(r["num_gpus"] % 4 == 0 for r in rows), [r["num_gpus"] for r in rows]
+    # 16 GPUs per replica, at most 8 GPUs: every card excluded, saying why
+    body = _post(
+        read_client,
+        {**_MEGATRON, "megatron_layout": {"tensor_parallel": 8, "pipeline_parallel": 2}},
+    )
+    assert not body["recommendations"]
+    layout = [e for e in body["excluded"] if "Megatron layout" in e["reason"]]
+    assert layout and all(e["code"] == "filtered_out" for e in layout), body["excluded"][:3]
 
 
 def test_bad_megatron_layouts_name_their_field(read_client: TestClient) -> None:
