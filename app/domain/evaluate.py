@@ -641,7 +641,8 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     """The configurations of ``gpu`` worth evaluating, or why none can run the job.
 
     Every power-of-two count from the fewest cards that hold the job up to ``max_gpus``; a
-    memory saver is tried only where it lets fewer cards hold the job than without it. A
+    memory saver is tried only where it lets fewer cards hold the job than without it; under a
+    stated Megatron layout only the counts its TP×PP×CP divides (``_whole_replicas``). A
     serving job's configurations are the card's serving shapes (app/domain/serving_step.py).
     """
     if ctx.work.task == "serving":
@@ -705,14 +706,36 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         fewest = n
         if n == 1:
             break
-    if not out:
-        where = "one GPU" if max_n == 1 else f"{exact or max_n} GPUs"
-        return Exclusion(
-            "does_not_fit",
-            f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
-            f"{vram(usable_gb(gpu, run, g.backend)):.0f} GB usable even when sharded",
-        )
-    return out
+    return _whole_replicas(out, ctx) if out else _too_big(gpu, ctx, run, g.backend, total1, max_n)
+
+
+def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuration] | Exclusion:
+    """A stated Megatron layout runs replicas of TP×PP×CP GPUs: only the counts it divides
+    (the API refuses a num_gpus it does not divide, app/recommend/service.py)."""
+    lay = getattr(ctx.work, "megatron", None)
+    if lay is None or getattr(ctx.work, "runtime", None) != "megatron":
+        return out
+    mp = lay.model_parallel
+    kept = [c for c in out if c.num_gpus % mp == 0]
+    if kept:
+        return kept
+    counts = ", ".join(str(c) for c in sorted({c.num_gpus for c in out}))
+    return Exclusion(
+        "filtered_out",
+        f"the stated Megatron layout ({lay.label}: {mp} GPUs per replica) divides none of "
+        f"the GPU counts that hold the job here ({counts})",
+    )
+
+
+def _too_big(
+    gpu: GpuSpec, ctx: Context, run: WorkloadSpec, backend: str, total1: float | None, max_n: int
+) -> Exclusion:
+    where = "one GPU" if max_n == 1 else f"{ctx.limits.exact_gpus or max_n} GPUs"
+    return Exclusion(
+        "does_not_fit",
+        f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
+        f"{vram(usable_gb(gpu, run, backend)):.0f} GB usable even when sharded",
+    )
 
 
 def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
@@ -725,6 +748,8 @@ def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
     (tests/recommend/test_fast_paths.py holds the answer to plan and admit over the catalog)."""
     if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
         return None
+    if getattr(ctx.work, "megatron", None) is not None:
+        return None  # a stated layout keeps only some counts: plan decides which
     if ctx.work.task == "serving":
         return None
     if ctx.apply_filters and filtered_out(gpu, ctx.limits) is not None:

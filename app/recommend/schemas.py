@@ -359,6 +359,40 @@ class ServingIn(_In):
     )
 
 
+class MegatronLayoutIn(_In):
+    """How a Megatron (runtime ``megatron``) training replica spans its GPUs, as the user runs
+    it (app/domain/megatron.py ``MegatronLayout``). Blank: Megatron's usual layout for the
+    memory the job needs (tensor parallel in a node, pipeline stages only beyond 8). API only:
+    not on the HTML form."""
+
+    tensor_parallel: int = Field(default=1, ge=1, le=64, description="Tensor-parallel size (TP).")
+    pipeline_parallel: int = Field(
+        default=1, ge=1, le=64, description="Pipeline-parallel stages (PP)."
+    )
+    virtual_stages: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Virtual stages per pipeline rank (VP, interleaved 1F1B); more than 1 "
+        "only with pipeline_parallel > 1.",
+    )
+    context_parallel: int = Field(default=1, ge=1, le=64, description="Context-parallel size (CP).")
+    microbatches: int | None = Field(
+        default=None,
+        ge=1,
+        le=1 << 20,
+        description="Micro-batches per pipeline per optimizer step (global batch ÷ (micro "
+        "batch × data-parallel size)). Blank: the job's gradient-accumulation steps.",
+    )
+    tp_comm_overlap: bool = Field(
+        default=False, description="Megatron's --tp-comm-overlap (off by default)."
+    )
+    overlap_grad_reduce: bool = Field(
+        default=False,
+        description="Megatron's --overlap-grad-reduce / --overlap-param-gather (off by default).",
+    )
+
+
 class WorkloadIn(_In):
     preset: str | None = Field(
         default=None,
@@ -481,6 +515,12 @@ class WorkloadIn(_In):
     )
     serving: ServingIn | None = Field(
         default=None, description="The load and latency targets of task 'serving'."
+    )
+    megatron_layout: MegatronLayoutIn | None = Field(
+        default=None,
+        description="Runtime 'megatron' only: the job's tensor/pipeline/virtual/context "
+        "parallel layout. TP×PP×CP must divide constraints.num_gpus; without num_gpus, GPU "
+        "counts it does not divide are excluded with a reason.",
     )
 
 

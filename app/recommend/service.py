@@ -59,9 +59,29 @@ def _resolve(
     work, warnings = resolve_workload(request.workload, data_dir)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
     if own is None or request.workload.runtime is not None or work.task == "serving":
+        _check_layout_count(work, request)
         return work, warnings
     w = request.workload.model_copy(update={"runtime": own})
     return resolve_workload(w, data_dir)
+
+
+def _check_layout_count(
+    work: WorkloadSpec, request: s.RecommendationRequest | s.EstimateRequest
+) -> None:
+    """A stated Megatron layout's TP×PP×CP GPUs make one replica: the GPU count asked for
+    must be a whole number of replicas. Without one, the planner keeps only the counts it
+    divides (app/domain/evaluate.py plan)."""
+    lay = work.megatron
+    asked = request.constraints.num_gpus
+    if isinstance(request, s.EstimateRequest) and request.num_gpus is not None:
+        asked = request.num_gpus
+    if lay is None or asked is None or asked % lay.model_parallel == 0:
+        return
+    raise InvalidInput(
+        f"TP×PP×CP = {lay.tp}×{lay.pp}×{lay.cp} = {lay.model_parallel} GPUs per replica "
+        f"does not divide the {asked} GPUs asked for",
+        field="workload.megatron_layout",
+    )
 
 
 def _context(

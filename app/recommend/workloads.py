@@ -10,6 +10,7 @@ from typing import Any, NamedTuple, get_args
 
 from app.domain import serving as serving_model
 from app.domain.hf_config import HfConfigError, parse_hf_config
+from app.domain.megatron import MegatronLayout
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
@@ -322,12 +323,41 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         weight_bits=bits,
         efficiency=load_efficiency(data_dir),
         serving=serving,
+        megatron=_megatron_layout(w, runtime),
     )
     if serving is not None:
         work = dataclasses.replace(
             work, seq_len=serving.prompt_tokens, output_tokens=serving.output_tokens
         )
     return work, warnings
+
+
+def _megatron_layout(w: s.WorkloadIn, runtime: str) -> MegatronLayout | None:
+    """The user's Megatron layout (runtime 'megatron' only; a virtual pipeline needs a
+    pipeline). Whether TP×PP×CP divides the GPU count is the service's check (it knows
+    constraints.num_gpus) and the planner's (app/domain/evaluate.py plan)."""
+    lay = w.megatron_layout
+    if lay is None:
+        return None
+    if runtime != "megatron":
+        raise InvalidInput(
+            f"a Megatron layout applies to runtime 'megatron' only (this job runs {runtime})",
+            field="workload.megatron_layout",
+        )
+    if lay.virtual_stages > 1 and lay.pipeline_parallel <= 1:
+        raise InvalidInput(
+            "virtual stages interleave a pipeline: set pipeline_parallel > 1 or virtual_stages 1",
+            field="workload.megatron_layout.virtual_stages",
+        )
+    return MegatronLayout(
+        tp=lay.tensor_parallel,
+        pp=lay.pipeline_parallel,
+        vp=lay.virtual_stages,
+        cp=lay.context_parallel,
+        microbatches=lay.microbatches or 0,
+        tp_comm_overlap=lay.tp_comm_overlap,
+        overlap_dp=lay.overlap_grad_reduce,
+    )
 
 
 class _JobSize(NamedTuple):

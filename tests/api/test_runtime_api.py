@@ -96,3 +96,68 @@ def test_megatron_trains_on_nvidia_and_is_refused_for_inference(read_client: Tes
     )
     assert cnn.status_code == 422, cnn.text
     assert cnn.json()["error"]["details"]["field"] == "workload.runtime"
+
+
+_MEGATRON = {"preset": "llama-3-8b", "task": "training", "precision": "bf16", "runtime": "megatron"}
+_LAYOUT = {"tensor_parallel": 2, "pipeline_parallel": 2, "virtual_stages": 2, "microbatches": 8}
+
+
+def test_a_stated_megatron_layout_is_priced_and_named(read_client: TestClient) -> None:
+    body = _post(
+        read_client,
+        {**_MEGATRON, "megatron_layout": _LAYOUT},
+        constraints={"num_gpus": 8, "vendors": ["nvidia"]},
+    )
+    rows = body["recommendations"]
+    assert rows and all(r["num_gpus"] == 8 for r in rows)
+    text = " ".join(rows[0]["explanation"])
+    assert "Megatron TP2 PP2 VP2 CP1 × DP2" in text, text
+
+
+def test_a_stated_layout_keeps_only_the_counts_it_divides(read_client: TestClient) -> None:
+    body = _post(
+        read_client,
+        {**_MEGATRON, "megatron_layout": {"tensor_parallel": 4}},
+        group_by="config",
+        limit=50,
+    )
+    rows = body["recommendations"]
+    assert rows and all(r["num_gpus"] % 4 == 0 for r in rows), [r["num_gpus"] for r in rows]
+    # 16 GPUs per replica, at most 8 GPUs: every card excluded, saying why
+    body = _post(
+        read_client,
+        {**_MEGATRON, "megatron_layout": {"tensor_parallel": 8, "pipeline_parallel": 2}},
+    )
+    assert not body["recommendations"]
+    layout = [e for e in body["excluded"] if "Megatron layout" in e["reason"]]
+    assert layout and all(e["code"] == "filtered_out" for e in layout), body["excluded"][:3]
+
+
+def test_bad_megatron_layouts_name_their_field(read_client: TestClient) -> None:
+    cases: list[tuple[dict, dict, str]] = [
+        ({"pipeline_parallel": 0}, {}, "workload.megatron_layout.pipeline_parallel"),
+        ({"tensor_parallel": -2}, {}, "workload.megatron_layout.tensor_parallel"),
+        ({"context_parallel": 1.5}, {}, "workload.megatron_layout.context_parallel"),
+        ({"microbatches": 0}, {}, "workload.megatron_layout.microbatches"),
+        ({"virtual_stages": 2}, {}, "workload.megatron_layout.virtual_stages"),
+        (
+            {"tensor_parallel": 4, "pipeline_parallel": 2},
+            {"num_gpus": 4},
+            "workload.megatron_layout",
+        ),
+        ({"tensor_parallel": 3}, {"num_gpus": 8}, "workload.megatron_layout"),
+        ({"expert_parallel": 2}, {}, "workload.megatron_layout.expert_parallel"),
+    ]
+    for layout, cons, field in cases:
+        r = read_client.post(
+            "/api/v1/recommendations",
+            json={"workload": {**_MEGATRON, "megatron_layout": layout}, "constraints": cons},
+        )
+        assert r.status_code == 422, (layout, r.text)
+        assert r.json()["error"]["details"]["field"] == field, (layout, r.json())
+    # a layout without runtime megatron (eager PyTorch by default)
+    eager = {**_MEGATRON, "runtime": None, "megatron_layout": {"tensor_parallel": 2}}
+    r = read_client.post("/api/v1/recommendations", json={"workload": eager})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["details"]["field"] == "workload.megatron_layout"
+    assert "megatron" in r.json()["error"]["message"]
