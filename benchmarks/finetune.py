@@ -34,7 +34,7 @@ from benchmarks.llm_pretrain import (  # noqa: E402
     decoder,
     heldout_tokens,
     megatron_layout,
-    print_scored,
+    print_split,
     score,
     spearman,
 )
@@ -142,14 +142,13 @@ def print_finetune(data_dir: Path, verbose: bool, path: Path = FINETUNE_FILE) ->
     if not path.exists():
         return
     rows, skipped = evaluate_finetune(data_dir, path)
-    methods = dict.fromkeys(r.method for r in rows)
-    subsets = [("all", rows)] + [(f"peft={m}", [r for r in rows if r.method == m]) for m in methods]
-    print_scored(
+    print_split(
         f"LLM fine-tuning, tokens/s per GPU ({path.relative_to(ROOT)})",
-        subsets,
+        rows,
+        lambda r: f"peft={r.method}",
         ("per model and method (6 sequence lengths)", group_spearmans(rows)),
         skipped,
-        rows if verbose else [],
+        verbose,
         label_width=28,
     )
 

@@ -221,16 +221,30 @@ def print_pretrain(data_dir: Path, verbose: bool, path: Path = PRETRAIN_FILE) ->
     if not path.exists():
         return
     rows, skipped = evaluate_pretrain(data_dir, path)
-    tables = dict.fromkeys(r.table for r in rows)
-    subsets = [("all", rows)] + [(t, [r for r in rows if r.table == t]) for t in tables]
-    print_scored(
+    print_split(
         f"LLM pretraining, tokens/s per GPU ({path.relative_to(ROOT)})",
-        subsets,
+        rows,
+        lambda r: r.table,
         ("per group (same model, seq, GPUs; 3 GPUs)", group_spearmans(rows)),
         skipped,
-        rows if verbose else [],
+        verbose,
         label_width=40,
     )
+
+
+def print_split(
+    title: str,
+    rows: list[Any],
+    subset: Callable[[Any], str],
+    groups: tuple[str, list[float]],
+    skipped: list[str],
+    verbose: bool,
+    label_width: int,
+) -> None:
+    """``print_scored`` over all rows, then each subset ``subset`` names, in first-seen order."""
+    names = dict.fromkeys(subset(r) for r in rows)
+    subsets = [("all", rows)] + [(n, [r for r in rows if subset(r) == n]) for n in names]
+    print_scored(title, subsets, groups, skipped, rows if verbose else [], label_width)
 
 
 def print_scored(

@@ -123,3 +123,24 @@ def two_workers_sessions(settings: Any) -> Iterator[tuple[Any, Any]]:
     finally:
         for e in engines:
             e.dispose()
+
+
+def assert_scored(
+    s: Any, n: int, median: float, bias: tuple[float, float], spearman: float
+) -> None:
+    """A scored regime (benchmarks/accuracy.py's score): its row count, median ratio error at
+    most ``median``, bias (measured ÷ predicted) within ``bias`` and Spearman at least
+    ``spearman``."""
+    assert s.n == n
+    assert s.median_ratio <= median, s.median_ratio
+    assert bias[0] <= s.bias <= bias[1], s.bias
+    assert s.spearman >= spearman, s.spearman
+
+
+def assert_prices_every_row(accuracy: ModuleType, data_dir: Path, path: Path, n: int) -> None:
+    """The engine gives each of ``path``'s ``n`` rows a finite, positive prediction."""
+    import math
+
+    rows, skipped = accuracy.evaluate_heldout(data_dir, [path])
+    assert not skipped and len(rows) == n
+    assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)

@@ -514,6 +514,11 @@ def unfit(
     weights, _, _, _, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     if cap >= 1:
         return None
+    return _no_room(weights, usable, kv_req)
+
+
+def _no_room(weights: float, usable: float, kv_req: float) -> str:
+    """Why the weights leave no room for one request's KV cache, in the vendors' GB."""
     return (
         f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; no room for "
         f"one request's KV cache ({vram(kv_req / GB):.2f} GB)"
@@ -559,8 +564,7 @@ def evaluate(
     )
     if cap < 1 or eng.flops <= 0:
         why = (
-            f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; no room for "
-            f"one request's KV cache ({vram(kv_req / GB):.2f} GB)"
+            _no_room(weights, usable, kv_req)
             if eng.flops > 0
             else "no compute figures for this GPU"
         )

@@ -11,11 +11,12 @@ were read off the batch-1 rows; the floors below sit under the measured values."
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.support import assert_prices_every_row, assert_scored
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "tests" / "data" / "dle_cnn_inference.yaml"
@@ -59,17 +60,11 @@ def test_no_row_is_a_held_out_row() -> None:
 
 
 def test_the_engine_prices_every_row(accuracy) -> None:
-    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [FILE])
-    assert not skipped and len(rows) == len(_rows())
-    assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
+    assert_prices_every_row(accuracy, ROOT / "data", FILE, len(_rows()))
 
 
 def test_eager_pytorch_cnn_inference_is_sized_and_ranked(scores) -> None:
-    s = scores["pytorch-cnn-inference"]
-    assert s.n == 108
-    assert s.median_ratio <= 1.25, s.median_ratio
-    assert 0.85 <= s.bias <= 1.2, s.bias
-    assert s.spearman >= 0.95, s.spearman
+    assert_scored(scores["pytorch-cnn-inference"], 108, 1.25, (0.85, 1.2), 0.95)
 
 
 def test_tensorflow_cnn_inference_is_sized_and_ranked(scores) -> None:

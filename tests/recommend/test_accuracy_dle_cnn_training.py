@@ -11,11 +11,12 @@ runs them (1.11 / 1.09 / 0.887 when the NCHW transforms were charged to them).""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.support import assert_prices_every_row, assert_scored
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "tests" / "data" / "dle_cnn_training.yaml"
@@ -62,28 +63,18 @@ def test_no_row_or_source_is_held_out() -> None:
 
 
 def test_the_engine_prices_every_row(accuracy) -> None:
-    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [FILE])
-    assert not skipped and len(rows) == len(_doc()["measurements"])
-    assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
+    assert_prices_every_row(accuracy, ROOT / "data", FILE, len(_doc()["measurements"]))
 
 
 def test_tensorflow_xla_cnn_training_is_sized_and_ranked(scores) -> None:
-    s = scores["tensorflow-xla"]
-    assert s.n == 10
-    assert s.median_ratio <= 1.15, s.median_ratio
-    assert 0.85 <= s.bias <= 1.15, s.bias
-    assert s.spearman >= 0.95, s.spearman
+    assert_scored(scores["tensorflow-xla"], 10, 1.15, (0.85, 1.15), 0.95)
     # EfficientNet-B0's host-side AutoAugment is not modelled: the engine is fast there
     effnet = [r for r in scores.values() if r.regime.strip() == "efficientnet-b0"]
     assert effnet and effnet[0].bias < 0.6
 
 
 def test_eager_pytorch_cnn_training_is_sized_and_ranked(scores) -> None:
-    s = scores["pytorch"]
-    assert s.n == 12
-    assert s.median_ratio <= 1.2, s.median_ratio
-    assert 0.85 <= s.bias <= 1.2, s.bias
-    assert s.spearman >= 0.95, s.spearman
+    assert_scored(scores["pytorch"], 12, 1.2, (0.85, 1.2), 0.95)
 
 
 def test_the_rows_join_the_training_band_calibration(accuracy) -> None:
