@@ -19,10 +19,11 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from app.domain import compat, efficiency, perf, serving_step
+from app.domain import compat, efficiency, megatron, perf, serving_step
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
+from app.domain.megatron import MegatronLayout
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
@@ -668,9 +669,13 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     out: list[Configuration] = []
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
+    # under a stated Megatron layout a replica of TP×PP×CP GPUs shares each sample
+    lay = _stated_layout(ctx) if run.training else None
+    per = lay.model_parallel if lay is not None else 1
     for savers, micro in _ladder(ctx, run, allowed):
         key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
         job = _job(ctx, key)
+        avail = usable_gb(gpu, job, g.backend)
         n, size = min_gpus(
             job,
             gpu,
@@ -678,13 +683,15 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             g.flash_attention,
             exact or max_n,
             one=_memory(ctx, key, job, 1, g.backend, g.flash_attention),
-            avail=usable_gb(gpu, job, g.backend),
+            avail=avail,
         )
+        if lay is not None:
+            n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, avail)
         total1 = size if total1 is None else total1
         if n is None or (fewest is not None and n >= fewest):
             continue
-        if micro is not None and n > micro:
-            continue  # every GPU needs at least one sample of each micro-batch
+        if micro is not None and n > micro * per:
+            continue  # every GPU (replica) needs at least one sample of each micro-batch
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
@@ -701,12 +708,60 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             # per card, and keywords cost twice as much
             Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
-            if n <= k <= top and (k == n or replicas or k <= batch)
+            if n <= k <= top and (k == n or replicas or k <= batch * per)
         ]
         fewest = n
         if n == 1:
             break
+    if not out and lay is not None:
+        return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
     return _whole_replicas(out, ctx) if out else _too_big(gpu, ctx, run, g.backend, total1, max_n)
+
+
+def _stated_layout(ctx: Context) -> MegatronLayout | None:
+    """The request's own Megatron layout where the memory model reads it (runtime megatron;
+    Megatron-FSDP is priced as the engine's sharded job)."""
+    lay = getattr(ctx.work, "megatron", None)
+    if lay is None or getattr(ctx.work, "runtime", None) != "megatron" or lay.fsdp:
+        return None
+    return lay
+
+
+def _fewest_replicas(
+    ctx: Context, key: JobKey, job: WorkloadSpec, g: Gate, top: int, per: int, avail: float
+) -> int | None:
+    """The fewest GPUs (a count of COUNTS, whole replicas of ``per``) whose memory per GPU
+    holds ``job`` under its stated Megatron layout (workload._megatron_memory)."""
+    assert g.backend is not None
+    for c in COUNTS:
+        if c > top:
+            break
+        if c % per == 0 and _memory(ctx, key, job, c, g.backend, g.flash_attention).total <= avail:
+            return c
+    return None
+
+
+def _too_big_layout(
+    gpu: GpuSpec, ctx: Context, run: WorkloadSpec, g: Gate, lay: MegatronLayout, top: int
+) -> Exclusion:
+    """Why no count holds the job under its stated layout: its memory per GPU on the most
+    GPUs allowed that make whole replicas (or that none do)."""
+    assert g.backend is not None
+    counts = [c for c in COUNTS if c <= top and c % lay.model_parallel == 0]
+    if not counts:
+        return Exclusion(
+            "filtered_out",
+            f"the stated Megatron layout ({lay.label}: {lay.model_parallel} GPUs per replica) "
+            f"needs more GPUs than the {top} allowed here",
+        )
+    c = counts[-1]
+    key: JobKey = (ctx.work.precision, run.precision, (), None, None)
+    need = _memory(ctx, key, run, c, g.backend, g.flash_attention).total
+    return Exclusion(
+        "does_not_fit",
+        f"needs {vram(need):.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
+        f"saver makes it fit); has {vram(usable_gb(gpu, run, g.backend)):.0f} GB usable",
+    )
 
 
 def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuration] | Exclusion:
@@ -996,6 +1051,11 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             shard_min=need,
         )
     )
+    warnings = a.warnings
+    lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
+    idle = megatron.underfilled(lay, n, ctx.work.batch_size) if lay is not None else None
+    if idle is not None:
+        warnings += (idle,)
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(
             config,
@@ -1029,7 +1089,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         perf=est,
         cost=cost,
         acquisition=acq or ctx.limits.acquisition,
-        warnings=a.warnings,
+        warnings=warnings,
         derived_peak=g.derived_peak,
         meets_latency=meets,
         accumulation_steps=steps,

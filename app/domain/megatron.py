@@ -36,18 +36,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.domain import topology
+from app.domain.activations import embedding_params, gated_mlp
 from app.domain.gpu import GpuSpec
 from app.domain.parallelism import Job, Layout, fsdp, overlapped_s
+
+if TYPE_CHECKING:
+    from app.domain.workload import ModelSpec
 
 
 @dataclass(frozen=True, slots=True)
 class MegatronLayout:
     """How one Megatron replica spans GPUs, as a recipe states it. ``microbatches``: per
-    pipeline per optimizer step (global batch ÷ (micro batch × data-parallel size)); 0: the
-    job's accumulation steps. ``fsdp``: the data-parallel dimension is Megatron-FSDP (ZeRO-3),
-    priced as the engine's FSDP layout (tp = pp = cp = 1 only)."""
+    pipeline per optimizer step (global batch ÷ (micro batch × data-parallel size)); 0: worked
+    out by Megatron's own rule from the job's batch (``microbatches``). ``fsdp``: the
+    data-parallel dimension is Megatron-FSDP (ZeRO-3), priced as the engine's FSDP layout
+    (tp = pp = cp = 1 only)."""
 
     tp: int = 1
     pp: int = 1
@@ -105,6 +111,50 @@ def _group_s(gpu: GpuSpec, span: int, moved: float, calls: float) -> float:
     return topology.comm_seconds(topology.link(gpu, span), moved, round(calls))
 
 
+def micro_batch_size(n: int, batch: float) -> int:
+    """Megatron's ``--micro-batch-size`` for an engine micro-step of ``batch`` sequences on
+    ``n`` GPUs: the engine's per-GPU share of it (each of a replica's ``k`` Megatron
+    micro-batches per engine micro-step, as ``price`` counts them), whole, at least one."""
+    return max(1, int(batch / max(1, n) + 1e-9))
+
+
+def microbatches(lay: MegatronLayout, n: int, job: Job) -> int:
+    """Micro-batches per pipeline per optimizer step: the layout's own, else Megatron's rule
+    (megatron/core/num_microbatches_calculator.py: global batch ÷ (micro-batch size ×
+    data-parallel size)), the global batch being the engine's micro-step batch × its
+    accumulation steps. Where the job states no batch, ``k`` per engine micro-step × the
+    accumulation steps (the same rule when each GPU's share is whole)."""
+    if lay.microbatches:
+        return lay.microbatches
+    acc = max(1, job.accumulation_steps)
+    if job.batch <= 0:
+        return lay.model_parallel * acc
+    dp = max(1, n // lay.model_parallel)
+    mb = micro_batch_size(n, job.batch)
+    return max(1, int(job.batch * acc / (mb * dp) + 1e-9))
+
+
+def underfilled(lay: MegatronLayout, n: int, global_batch: float) -> str | None:
+    """Why the pipeline cannot be kept full, in words, or None: with fewer micro-batches per
+    pipeline per step than stages even at one sequence each (global batch ÷ data-parallel
+    size < ``pp``), 1F1B leaves each stage idle (p − 1)/m of its compute (Narayanan et al.
+    2021 §2.2) and no choice of micro-batch helps."""
+    if lay.fsdp or lay.pp <= 1:
+        return None
+    dp = max(1, n // lay.model_parallel)
+    most = int(global_batch / dp + 1e-9) if not lay.microbatches else lay.microbatches
+    if most >= lay.pp:
+        return None
+    m = max(1, most)
+    return (
+        f"pipeline underfilled: a global batch of {global_batch:g} over {dp} data-parallel "
+        f"replica(s) makes at most {m} micro-batch(es) per step for {lay.pp} pipeline stages, "
+        f"so the pipeline bubble adds {bubble_fraction(lay.pp, lay.vp, m):.0%} to the compute "
+        f"(priced); a global batch of {lay.pp * dp} or more gives every stage work "
+        f"(bubble (p − 1)/m, Narayanan et al. 2021)"
+    )
+
+
 def bubble_fraction(pp: int, vp: int, m: int) -> float:
     """Narayanan et al. 2021: pipeline bubble ÷ ideal compute = (p − 1) / (v · m)."""
     return 0.0 if pp <= 1 else (pp - 1) / (max(1, vp) * max(1, m))
@@ -151,7 +201,7 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
         return Layout("megatron", f"Megatron-FSDP over {n} GPUs", f.comm_s, f.exposed_s)
     mp = lay.model_parallel
     dp = max(1, n // mp)
-    m = lay.microbatches or job.accumulation_steps
+    m = microbatches(lay, n, job)
     k = mp  # Megatron micro-batches each GPU runs per engine micro-step
     window = job.compute_s
     bubble = window * bubble_fraction(lay.pp, lay.vp, m)
@@ -198,3 +248,77 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
     if lay.pp > 1:
         label += f" (pipeline bubble {bubble_fraction(lay.pp, lay.vp, m):.0%})"
     return Layout("megatron", label, comm, exposed)
+
+
+# ---------------------------------------------------------------- memory per GPU
+#
+# Megatron-LM's own estimate, megatron/training/theoretical_memory_usage.py (NVIDIA/Megatron-LM,
+# commit 00caa53): the most loaded GPU is on the first pipeline stage.
+
+
+def shard_params(model: ModelSpec, lay: MegatronLayout) -> float:
+    """Parameters on the most loaded GPU (``compute_weight_and_optimizer_memory``): the
+    blocks' 1/pp plus the input embedding, split over TP; the untied output layer too when
+    one stage holds the whole model."""
+    embed, head = embedding_params(model)
+    blocks = model.params - embed - head
+    shard = blocks / lay.pp + embed + (head if lay.pp == 1 else 0.0)
+    return shard / lay.tp
+
+
+def state_bytes(
+    model: ModelSpec, lay: MegatronLayout, n: int, *, wide: bool, optimizer_bytes: float
+) -> tuple[float, float, float, float]:
+    """(weights, gradients, master weights, optimizer states) in bytes on one GPU of ``n``:
+    Megatron's 6 + 12/d bytes per parameter of the shard with the distributed optimizer — the
+    16-bit weight (2) and its fp32 main gradient (4) on every GPU, the fp32 master copy (4) and
+    Adam's two moments (``optimizer_bytes``, 8) sharded over the data-parallel group, which
+    spans the CP ranks too (the distributed optimizer's group is data × context parallel). An
+    fp32 job keeps fp32 weights and no master copy."""
+    shard = shard_params(model, lay)
+    group = max(1, n // lay.model_parallel) * lay.cp
+    weights = shard * (4.0 if wide else 2.0)
+    master = 0.0 if wide else shard * 4.0 / group
+    return weights, shard * 4.0, master, shard * optimizer_bytes / group
+
+
+def activation_bytes(
+    model: ModelSpec,
+    lay: MegatronLayout,
+    *,
+    micro_batch: int,
+    seq: int,
+    wide: bool,
+    recompute: bool,
+    flash_attention: bool,
+) -> tuple[float, float]:
+    """(activations, logits) in bytes on a first-stage GPU (``compute_activation_memory``,
+    Korthikanti et al. 2022 Table 2, tensor + sequence parallel): per layer and micro-batch
+    s·b·h·(18 + 4·ffn/h) bytes split over TP, ``L`` layers' worth in flight on the first stage
+    (1F1B: ``pp`` micro-batches of L/pp layers; interleaved × (1 + (p − 1)/(p·v))), the
+    embedding's input (8·s·b per micro-batch) and dropout mask (s·b·h), and with one stage
+    the output layer's input and the loss, 4·s·b·h·(1 + V/h). Beyond Megatron's formula:
+    context parallel splits the sequence ``cp`` ways; a gated MLP (SwiGLU) saves its two
+    first-linear outputs, 6·ffn/h where GeLU's one saves 4·ffn/h (the same paper's per-tensor
+    count); without a fused attention kernel the 5·a·s/h score bytes; full recompute keeps each
+    layer's input, 2·s·b·h, split over TP as it lies in the sequence-parallel region, plus one
+    layer recomputed at a time; fp32 jobs double every 16-bit tensor."""
+    s = seq / lay.cp
+    b = float(micro_batch)
+    h = float(model.hidden_size or 0)
+    ffn = float(model.intermediate_size or 4 * h)
+    a = float(model.num_heads or 1)
+    layers = float(model.layers or 0)
+    sbh = s * b * h
+    per_layer = sbh * (18.0 + (6.0 if gated_mlp(model) else 4.0) * ffn / h)
+    if not flash_attention:
+        per_layer += sbh * 5.0 * a * s / h
+    stored = 2.0 * sbh if recompute else per_layer
+    acts = stored * layers + 8.0 * s * b * lay.pp + sbh * lay.pp
+    if lay.vp > 1:
+        acts *= 1.0 + (lay.pp - 1) / (lay.pp * lay.vp)
+    if recompute:
+        acts += per_layer
+    logits = 4.0 * sbh * (1.0 + float(model.vocab_size or 0) / h) if lay.pp == 1 else 0.0
+    scale = 2.0 if wide else 1.0  # Megatron's loss is fp32 already
+    return acts * scale / lay.tp, logits / lay.tp

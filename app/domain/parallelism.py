@@ -60,6 +60,7 @@ class Job:
     accumulation_steps: int = 1
     act_bytes_per_layer: float = 0.0  # one layer's activations per micro-step (TP traffic)
     recompute: bool = False
+    batch: float = 0.0  # sequences per micro-step over all N GPUs (0: not stated)
 
 
 @dataclass(frozen=True, slots=True)

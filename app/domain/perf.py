@@ -480,12 +480,11 @@ def training_layout(
         accumulation_steps=max(1, accumulation_steps),
         act_bytes_per_layer=act,
         recompute=work.gradient_checkpointing,
+        batch=float(work.batch_size),
     )
     tp_ok = bool(m.is_transformer and m.has_shape)
-    if work.runtime == "megatron" and n > 1:
-        # Megatron's own layout: the job's, else its default for the memory the job needs
-        need = (n if shard_min is None else shard_min) if sharded else 1
-        lay = work.megatron or megatron.default_layout(n, need, tp_ok)
+    lay = megatron_layout(work, n, sharded=sharded, shard_min=shard_min)
+    if lay is not None:
         kv = 2.0 * (m.kv_heads or 1) * (m.head_dim or 0) / m.hidden_size if m.hidden_size else 0.0
         return megatron.price(gpu, n, job, lay, kv)
     return parallelism.choose(
@@ -496,6 +495,19 @@ def training_layout(
         shard_min=shard_min,
         tp_ok=tp_ok,
     )
+
+
+def megatron_layout(
+    work: WorkloadSpec, n: int, *, sharded: bool, shard_min: int | None = None
+) -> megatron.MegatronLayout | None:
+    """The Megatron layout a training job runs on ``n`` GPUs (runtime megatron only): the
+    job's own, else Megatron's default for the memory the job needs (``shard_min``: the fewest
+    GPUs that hold it; ``None``: all ``n``)."""
+    if work.runtime != "megatron" or n <= 1:
+        return None
+    m = work.model
+    need = (n if shard_min is None else shard_min) if sharded else 1
+    return work.megatron or megatron.default_layout(n, need, bool(m.is_transformer and m.has_shape))
 
 
 def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> float:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.domain.efficiency import EfficiencyTable
 
+from app.domain import megatron
 from app.domain.activations import (
     AUTOCAST,
     FP32,
@@ -501,6 +502,17 @@ def _training_memory(
     (gradients and the optimizer's temporaries), on top of parameters and optimizer state."""
     m = work.model
     p = work.precision
+    lay = work.megatron
+    if (
+        lay is not None
+        and work.runtime == "megatron"
+        and not lay.fsdp
+        and work.peft == "none"
+        and m.family == "decoder"
+        and m.has_shape
+        and n % lay.model_parallel == 0
+    ):
+        return _megatron_memory(work, lay, n, framework, flash_attention, notes)
     acts, logits = saved_activations(work, work.batch_size, flash_attention=flash_attention)
     opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
     embed, head = embedding_params(m)
@@ -559,6 +571,52 @@ def _training_memory(
         activations=acts / n / GB,
         logits=logits / n / GB,
         workspace=slack / n / GB,
+        framework=framework,
+        num_gpus=n,
+        notes=tuple(notes),
+    )
+
+
+def _megatron_memory(
+    work: WorkloadSpec,
+    lay: MegatronLayout,
+    n: int,
+    framework: float,
+    flash_attention: bool,
+    notes: list[str],
+) -> MemoryBreakdown:
+    """A Megatron job's memory on one GPU of ``n`` under its stated layout (megatron.py:
+    Megatron-LM's theoretical_memory_usage.py): the model states split over TP × PP, the
+    master weights and optimizer states over the data-parallel × CP group, the activations of
+    the first pipeline stage for a micro-batch of the engine's per-GPU share."""
+    wide = work.precision in ("fp32", "tf32")
+    weights, grads, master, opt = megatron.state_bytes(
+        work.model, lay, n, wide=wide, optimizer_bytes=OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    )
+    mb = megatron.micro_batch_size(n, work.batch_size)
+    acts, logits = megatron.activation_bytes(
+        work.model,
+        lay,
+        micro_batch=mb,
+        seq=work.seq_len,
+        wide=wide,
+        recompute=work.gradient_checkpointing,
+        flash_attention=flash_attention,
+    )
+    dp = n // lay.model_parallel
+    notes.append(
+        f"Megatron {lay.label} × DP{dp}: weights and fp32 gradients split {lay.tp * lay.pp} "
+        f"ways, master weights and optimizer states {dp * lay.cp} ways (distributed "
+        f"optimizer); activations of the first pipeline stage at micro-batch {mb}"
+    )
+    return MemoryBreakdown(
+        weights=weights / GB,
+        gradients=grads / GB,
+        optimizer=opt / GB,
+        master_weights=master / GB,
+        activations=acts / GB,
+        logits=logits / GB,
+        workspace=(acts + logits) * TRAINING_FRAGMENTATION / GB,
         framework=framework,
         num_gpus=n,
         notes=tuple(notes),

@@ -118,3 +118,46 @@ def test_a_megatron_job_is_priced_on_its_stated_layout_else_its_default() -> Non
     # eager PyTorch keeps the engine's chooser
     eager = replace(work, runtime="pytorch")
     assert perf.training_layout(A100, eager, 64, sharded=True, compute_s=1.0).name != "megatron"
+
+
+def test_default_microbatches_follow_megatrons_rule_not_the_accumulation_steps() -> None:
+    # megatron/core/num_microbatches_calculator.py: m = global batch / (micro-batch x DP).
+    # 256 sequences per engine micro-step on 32 GPUs (8 per GPU: micro-batch 8), TP8 PP4 ->
+    # DP 1, one accumulation step: m = 256 / (8 x 1) = 32, not the job's 1 accumulation step
+    lay = megatron.MegatronLayout(tp=8, pp=4)
+    job = _job(accumulation_steps=1, batch=256.0, act_bytes_per_layer=0.0)
+    assert megatron.microbatches(lay, 32, job) == 32
+    priced = megatron.price(H100, 32, job, lay)
+    assert priced.exposed_s - priced.comm_s == pytest.approx(10.0 * 3 / 32)
+    assert "pipeline bubble 9%" in priced.label
+    # DP 2 with one sequence per GPU and 4 accumulation steps: 64 x 4 / (1 x 2) = 128
+    assert megatron.microbatches(lay, 64, _job(accumulation_steps=4, batch=64.0)) == 128
+    # fewer sequences than GPUs: micro-batch 1, m = 8 / (1 x 1)
+    assert megatron.microbatches(lay, 32, _job(accumulation_steps=1, batch=8.0)) == 8
+    # a stated count wins
+    stated = megatron.MegatronLayout(tp=8, pp=4, microbatches=12)
+    assert megatron.microbatches(stated, 32, _job(batch=256.0)) == 12
+
+
+def test_a_stated_pipeline_without_microbatches_is_not_a_full_bubble() -> None:
+    # issue #21: TP2 PP4 on 8 GPUs, 64 sequences per step, no accumulation -> micro-batch 8,
+    # DP 1, m = 64 / 8 = 8: bubble 3/8 (it read (p - 1)/1 = 300 % from the accumulation steps)
+    work = WorkloadSpec(
+        task="training",
+        model=LLAMA3_8B,
+        batch_size=64,
+        seq_len=4096,
+        runtime="megatron",
+        megatron=megatron.MegatronLayout(tp=2, pp=4),
+    )
+    lay = perf.training_layout(H100, work, 8, sharded=True, compute_s=1.0)
+    assert f"pipeline bubble {3 / 8:.0%}" in lay.label, lay.label
+
+
+def test_an_underfilled_pipeline_is_said_in_words() -> None:
+    lay = megatron.MegatronLayout(tp=8, pp=4)
+    why = megatron.underfilled(lay, 32, 2)
+    assert why is not None and "at most 2 micro-batch" in why and "150%" in why
+    assert megatron.underfilled(lay, 32, 4) is None
+    assert megatron.underfilled(lay, 64, 4) is not None  # DP 2: two micro-batches each
+    assert megatron.underfilled(megatron.MegatronLayout(tp=8), 8, 1) is None
