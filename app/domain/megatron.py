@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.domain import topology
-from app.domain.activations import embedding_params, gated_mlp
+from app.domain.activations import embedding_params
 from app.domain.gpu import GpuSpec
+from app.domain.operators import is_gated
 from app.domain.parallelism import Job, Layout, fsdp, overlapped_s
 
 if TYPE_CHECKING:
@@ -298,11 +299,12 @@ def activation_bytes(
     (1F1B: ``pp`` micro-batches of L/pp layers; interleaved × (1 + (p − 1)/(p·v))), the
     embedding's input (8·s·b per micro-batch) and dropout mask (s·b·h), and with one stage
     the output layer's input and the loss, 4·s·b·h·(1 + V/h). Beyond Megatron's formula:
-    context parallel splits the sequence ``cp`` ways; a gated MLP (SwiGLU) saves its two
-    first-linear outputs, 6·ffn/h where GeLU's one saves 4·ffn/h (the same paper's per-tensor
-    count); without a fused attention kernel the 5·a·s/h score bytes; full recompute keeps each
-    layer's input, 2·s·b·h, split over TP as it lies in the sequence-parallel region, plus one
-    layer recomputed at a time; fp32 jobs double every 16-bit tensor."""
+    context parallel splits the sequence ``cp`` ways; a gated MLP (SwiGLU, operators.is_gated)
+    saves its two first-linear outputs, 6·ffn/h where GeLU's one saves 4·ffn/h (the same
+    paper's per-tensor count); without a fused attention kernel the 5·a·s/h score bytes; full
+    recompute keeps each layer's input, 2·s·b·h (the paper's Table 2), ÷ t because under
+    sequence parallelism the stream between layers is split along s (its §4.2.2, Fig. 5), plus
+    one layer recomputed at a time; fp32 jobs double every 16-bit tensor."""
     s = seq / lay.cp
     b = float(micro_batch)
     h = float(model.hidden_size or 0)
@@ -310,7 +312,7 @@ def activation_bytes(
     a = float(model.num_heads or 1)
     layers = float(model.layers or 0)
     sbh = s * b * h
-    per_layer = sbh * (18.0 + (6.0 if gated_mlp(model) else 4.0) * ffn / h)
+    per_layer = sbh * (18.0 + (6.0 if is_gated(model) else 4.0) * ffn / h)
     if not flash_attention:
         per_layer += sbh * 5.0 * a * s / h
     stored = 2.0 * sbh if recompute else per_layer

@@ -117,3 +117,29 @@ def test_llama3_70b_tp8_pp4_fits_32_gpus_of_80_gb_where_data_parallel_does_not()
     assert on32(MegatronLayout(tp=8, pp=4)) < 80.0
     # pure data parallel with the distributed optimizer: 6 bytes per parameter on every GPU
     assert on32(MegatronLayout()) > 6 * 70.6e9 / GB
+
+
+def test_a_gelu_mlp_keeps_korthikantis_4_ffn_over_h() -> None:
+    # a GPT block (q, k, v, o; up and down of h x F; tied embedding): Megatron's own
+    # 18 + 4·F/h, 34 at F = 4h (Korthikanti et al. 2022, eq. 1)
+    gpt = ModelSpec(
+        family="decoder",
+        params=float(L * (4 * H * H + 2 * H * F) + EMBED),
+        layers=L,
+        hidden_size=H,
+        num_heads=4,
+        num_kv_heads=4,
+        intermediate_size=F,
+        vocab_size=V,
+    )
+    work = WorkloadSpec(
+        task="training",
+        model=gpt,
+        batch_size=8,
+        seq_len=S,
+        runtime="megatron",
+        megatron=MegatronLayout(tp=2, pp=2),
+    )
+    sbh = S * 1 * H
+    want = (sbh * 34 * L + 8 * S * 2 + sbh * 2) / 2
+    assert memory_breakdown(work, num_gpus=8).activations * GB == pytest.approx(want)
