@@ -52,6 +52,7 @@ from benchmarks.finetune import (  # noqa: E402
     print_finetune,
 )
 from benchmarks.llm_pretrain import (  # noqa: E402
+    MEGATRON_PRETRAIN_FILE,
     decoder,
     evaluate_pretrain,
     heldout_tokens_per_gpu,
@@ -561,7 +562,8 @@ _Residual = tuple[str, str, str, str, float, str]
 
 def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> list[CalRow]:
     """Every tuning-set result the bands calibrate on: Lambda PyTorch training, FSDP LLM
-    pretraining (tests/data/llm_pretrain.yaml) and one-GPU LLM fine-tuning
+    pretraining (tests/data/llm_pretrain.yaml), Megatron-LM's own GPT pretraining
+    (tests/data/megatron_pretrain.yaml, runtime megatron) and one-GPU LLM fine-tuning
     (tests/data/finetune_throughput.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
     inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, eager diffusers
     pipelines; llama.cpp
@@ -615,6 +617,10 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
     for pr in evaluate_pretrain(data_dir)[0]:  # FSDP LLM pretraining (llm-foundry, torchtitan)
         ratio = pr.measured / pr.predicted
         out.append(("train-llm", "pytorch", f"pretrain {pr.group}", pr.slug, ratio, pr.source))
+    # Megatron-LM's own GPT runs (Korthikanti et al. 2022): the `megatron` runtime's rows
+    for pr in evaluate_pretrain(data_dir, MEGATRON_PRETRAIN_FILE)[0]:
+        ratio = pr.measured / pr.predicted
+        out.append(("train-llm", "megatron", f"pretrain {pr.group}", pr.slug, ratio, pr.source))
     finetune_source = _file_source(FINETUNE_FILE, "rows")
     for fr in evaluate_finetune(data_dir)[0]:  # one-GPU LoRA / QLoRA / full fine-tuning (Qwen)
         ratio = fr.measured / fr.predicted

@@ -36,6 +36,8 @@ from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 
 PRETRAIN_FILE = ROOT / "tests" / "data" / "llm_pretrain.yaml"
+# Megatron-LM's own GPT runs (Korthikanti et al. 2022): the `megatron` runtime's tuning set
+MEGATRON_PRETRAIN_FILE = ROOT / "tests" / "data" / "megatron_pretrain.yaml"
 
 
 def decoder(shape: dict[str, Any], params: float | None = None) -> ModelSpec:
@@ -55,13 +57,21 @@ def decoder(shape: dict[str, Any], params: float | None = None) -> ModelSpec:
 def pretrain_estimate(
     gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path
 ) -> perf.PerfEstimate:
-    """perf.estimate of one row: FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU."""
+    """perf.estimate of one row: FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU;
+    a row that states its ``global_batch`` (Megatron's tuning rows) runs it in ``grad_accum``
+    engine micro-steps."""
     n = int(row["num_gpus"])
+    steps = int(row.get("grad_accum") or 1)
+    batch = (
+        int(row["global_batch"]) // steps
+        if row.get("global_batch")
+        else int(row["micro_batch"]) * n
+    )
     work = WorkloadSpec(
         task="training",
         model=model,
         precision=str(row.get("precision") or "bf16"),
-        batch_size=int(row["micro_batch"]) * n,
+        batch_size=batch,
         seq_len=int(row["seq_len"]),
         gradient_checkpointing=row["checkpointing"] is True,
         optimizer="adamw",
@@ -83,11 +93,12 @@ def pretrain_estimate(
 
 def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
     """A Megatron row's own layout as its source table states it (TP, PP, CP, VP, FSDP; the
-    table's GA column is the micro-batches per pipeline); None for every other row."""
+    micro-batches per pipeline: the row's ``microbatches``, else the held-out table's GA
+    column); None for every other row."""
     if row.get("runtime") != "megatron" or not row.get("layout"):
         return None
     lay = megatron.parse(str(row["layout"]))
-    return replace(lay, microbatches=int(row.get("grad_accum") or 1))
+    return replace(lay, microbatches=int(row.get("microbatches") or row.get("grad_accum") or 1))
 
 
 def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
@@ -217,7 +228,13 @@ def group_spearmans(rows: list[PretrainRow]) -> list[float]:
     return out
 
 
-def print_pretrain(data_dir: Path, verbose: bool, path: Path = PRETRAIN_FILE) -> None:
+def print_pretrain(data_dir: Path, verbose: bool) -> None:
+    """The FSDP tuning table, then Megatron-LM's own runs (the `megatron` runtime's)."""
+    for path in (PRETRAIN_FILE, MEGATRON_PRETRAIN_FILE):
+        print_pretrain_file(data_dir, verbose, path)
+
+
+def print_pretrain_file(data_dir: Path, verbose: bool, path: Path) -> None:
     if not path.exists():
         return
     rows, skipped = evaluate_pretrain(data_dir, path)
@@ -324,6 +341,7 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "MEGATRON_PRETRAIN_FILE",
     "PretrainRow",
     "evaluate_pretrain",
     "heldout_tokens_per_gpu",
