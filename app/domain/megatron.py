@@ -147,12 +147,18 @@ def underfilled(lay: MegatronLayout, n: int, global_batch: float) -> str | None:
     if most >= lay.pp:
         return None
     m = max(1, most)
+    bubble = bubble_fraction(lay.pp, lay.vp, m)
+    if lay.microbatches:
+        return (
+            f"pipeline underfilled: the stated {m} micro-batch(es) per step are fewer than the "
+            f"{lay.pp} pipeline stages, so the pipeline bubble adds {bubble:.0%} to the compute "
+            f"(priced; bubble (p − 1)/m, Narayanan et al. 2021)"
+        )
     return (
         f"pipeline underfilled: a global batch of {global_batch:g} over {dp} data-parallel "
         f"replica(s) makes at most {m} micro-batch(es) per step for {lay.pp} pipeline stages, "
-        f"so the pipeline bubble adds {bubble_fraction(lay.pp, lay.vp, m):.0%} to the compute "
-        f"(priced); a global batch of {lay.pp * dp} or more gives every stage work "
-        f"(bubble (p − 1)/m, Narayanan et al. 2021)"
+        f"so the pipeline bubble adds {bubble:.0%} to the compute (priced); a global batch of "
+        f"{lay.pp * dp} or more gives every stage work (bubble (p − 1)/m, Narayanan et al. 2021)"
     )
 
 

@@ -161,3 +161,5 @@ def test_an_underfilled_pipeline_is_said_in_words() -> None:
     assert megatron.underfilled(lay, 32, 4) is None
     assert megatron.underfilled(lay, 64, 4) is not None  # DP 2: two micro-batches each
     assert megatron.underfilled(megatron.MegatronLayout(tp=8), 8, 1) is None
+    stated = megatron.underfilled(megatron.MegatronLayout(pp=4, microbatches=2), 4, 256)
+    assert stated is not None and "stated 2 micro-batch" in stated
