@@ -690,8 +690,8 @@ def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> 
     if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
         raise ValueError(f"{path.name}: rows not priced: {skipped}")
     return [
-        (HELDOUT_BAND_REGIME[r.regime], "tensorrt-llm", f"trtllm {r.group} tp{src.get('num_gpus') or 1}",
-         r.slug, r.ratio, r.source)
+        (HELDOUT_BAND_REGIME[r.regime], "tensorrt-llm",
+         f"trtllm {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
         for r, src in zip(rows, doc["measurements"], strict=True)
     ]  # fmt: skip
 

@@ -61,7 +61,7 @@ def test_the_fp8_kv_cache_sizes_the_mha_model(accuracy) -> None:
     # 2026-12-02: Llama 2 7B (32 KV heads) static batches at median ratio 1.43, bias 1.43 with
     # the KV cache read at 16 bits, 1.05 / 0.99 at the FP8 the runs used; the bound leaves
     # room for rounding, not for the 16-bit cache to come back
-    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [TUNING])
+    rows, _ = accuracy.evaluate_heldout(ROOT / "data", [TUNING])
     mha = [r for r in rows if r.regime == "trtllm-static-batch" and "llama-2-7b" in r.group]
     (score,) = accuracy.heldout_scores(mha)
     assert score.median_ratio <= 1.15
