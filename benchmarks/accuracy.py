@@ -593,6 +593,8 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
         preset = presets.get(model)
         moe = bool(preset is not None and preset.model.experts)
         return moe, precision in _FOUR_BIT_PRECISIONS, int(tp.removeprefix("tp")) > 1
+    if workload.startswith("trtllm "):  # trtllm_static_residuals: "... tpN"
+        return False, False, not workload.endswith(" tp1")
     return False, False, workload.startswith("pretrain ")
 
 
@@ -662,6 +664,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
             label = f"llama.cpp {inf.backend} {inf.metric}"
             source = board.get(inf.backend, f"llama.cpp {inf.backend}")
             out.extend((regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows)
+    out.extend(trtllm_static_residuals(data_dir))
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
@@ -669,6 +672,54 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
                 workload = f"{e.model} {e.runtime}"
                 out.append(("decode", e.runtime, workload, e.slug, ratio, e.source))
     return out
+
+
+TRTLLM_STATIC_FILE = ROOT / "tests" / "data" / "trtllm_static.yaml"
+
+
+def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> list[_Residual]:
+    """TensorRT-LLM's static batches (gptSessionBenchmark) and first-token latency at batch 1
+    (tests/data/trtllm_static.yaml, scored as the held-out TensorRT-LLM rows are): regime
+    decode (a static batch's throughput is mostly its generation steps) and prefill (first
+    token), as HELDOUT_BAND_REGIME maps the held-out rows; the workload label ends in the
+    tensor-parallel size ("... tp2"), which _flags reads as multi-GPU."""
+    if not path.exists():
+        return []
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
+        raise ValueError(f"{path.name}: rows not priced: {skipped}")
+    return [
+        (HELDOUT_BAND_REGIME[r.regime], "tensorrt-llm",
+         f"trtllm {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
+        for r, src in zip(rows, doc["measurements"], strict=True)
+    ]  # fmt: skip
+
+
+def print_trtllm_static(data_dir: Path, verbose: bool, path: Path = TRTLLM_STATIC_FILE) -> None:
+    """TensorRT-LLM static batches and first-token latency, tuning set (its rows carry the
+    held-out fields; tests/data/heldout_trtllm_v06.yaml is the same document's older release)."""
+    if not path.exists():
+        return
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    print()
+    print(f"TensorRT-LLM static batches and first token, tuning set (tests/data/{path.name})")
+    _print_score_header(22)
+    for s in heldout_scores(rows, skipped):
+        _print_score(s, 22)
+        for model in dict.fromkeys(r.group.split()[0] for r in rows if r.regime == s.regime):
+            (sub,) = heldout_scores(
+                [r for r in rows if r.regime == s.regime and r.group.split()[0] == model]
+            )
+            print(
+                f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
+                f" {sub.spearman:9.3f}"
+            )
+    for r in rows if verbose else ():
+        print(
+            f"    {r.slug:16} {r.group:58} measured {r.measured:9.1f}"
+            f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
+        )
 
 
 def serving_rows(data_dir: Path) -> list[_Residual]:
@@ -1174,6 +1225,7 @@ def heldout_estimate(
         efficiency=table,
         channels_last=row.get("memory_format") == "channels_last",
         attention_kernel=row.get("attention_kernel") or "",
+        kv_cache_precision=row.get("kv_cache_precision") or "",
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
@@ -1662,6 +1714,7 @@ def main(argv: list[str] | None = None) -> int:
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
+    print_trtllm_static(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)

@@ -1368,6 +1368,10 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
 
 
 def _llm_kv(work: WorkloadSpec) -> str:
+    """The KV cache's format: the job's own (``kv_cache_precision``), else 16-bit (fp32 for
+    an fp32 job)."""
+    if work.kv_cache_precision:
+        return work.kv_cache_precision
     return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
 
 

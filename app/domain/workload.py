@@ -238,6 +238,11 @@ class WorkloadSpec:
     # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
     # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
+    # The KV cache's stored format for LLM inference where the job states one (a key of
+    # formats.WEIGHT_FORMATS with a KV size: "fp8" = TensorRT-LLM's --fp8_kv_cache /
+    # kv_cache_quant_algo FP8); "" = the 16-bit cache (fp32 for an fp32 job: perf._llm_kv).
+    # Not an API field: benchmarks set it from a published run's settings.
+    kv_cache_precision: str = ""
     # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
     # the job states it (benchmarks: the held-out recipes); None under runtime megatron:
     # megatron.default_layout. Read only when runtime is megatron (not an API field yet).

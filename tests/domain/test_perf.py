@@ -38,6 +38,23 @@ def test_decode_is_bandwidth_bound_and_reads_weights_per_token() -> None:
     assert est.throughput == pytest.approx(256 / (est.latency_ms / 1e3))  # type: ignore[operator]
 
 
+def test_a_stated_fp8_kv_cache_is_read_at_one_byte_per_value() -> None:
+    # TensorRT-LLM's published static batches run an FP8 KV cache (--fp8_kv_cache,
+    # kv_cache_quant_algo FP8): the decode step reads it at 1 byte per value, not the 16-bit
+    # default's 2 (tests/data/trtllm_static.yaml); the weights' bytes are unchanged.
+    base = llm_inference(output_tokens=256, batch_size=16)
+    fp8 = dataclasses.replace(base, kv_cache_precision="fp8")
+    assert perf._llm_kv(base) == "bf16" and perf._llm_kv(fp8) == "fp8"
+    t16 = perf.estimate(H100, base).ms_per_token
+    t8 = perf.estimate(H100, fp8).ms_per_token
+    assert t16 is not None and t8 is not None
+    weights = 8.03e9 * 2
+    kv16 = 2 * 32 * 8 * 128 * (2048 + 128) * 2 * 16  # 16 sequences at the mean context
+    bw = 3350e9 * perf.MEMORY_EFFICIENCY
+    assert t16 - t8 == pytest.approx(kv16 / 2 / bw * 1e3, rel=0.02)
+    assert t8 > weights / bw * 1e3
+
+
 def test_prefill_is_compute_bound() -> None:
     work = llm_inference(seq_len=8000, output_tokens=1)
     est = perf.estimate(A100, work)
