@@ -45,7 +45,7 @@ from operator import attrgetter
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import formats, topology
+from app.domain import formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
@@ -328,7 +328,9 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     # formats (GPTQ/AWQ, GGUF) dequantise to fp16 — half bf16's rate on some parts (MI100)
     order = ("bf16", "fp16") if precision in ("bf16", "fp8", "fp4") else ("fp16", "bf16")
     for p in order:
-        value = gpu.peak_tflops(p)
+        # the catalog's figure, else the one derived from FP32 by generation (peaks): the same
+        # 16-bit peak the operator path prices (RTX 4000/5000 Ada publish no tensor figure)
+        value = peaks.peak_tflops(gpu, p)[0]
         if value:
             if gpu.fp32_tflops and value < gpu.fp32_tflops:
                 return gpu.fp32_tflops, "fp32"

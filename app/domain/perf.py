@@ -24,6 +24,7 @@ from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
+from app.domain.peaks import peak_tflops
 from app.domain.kernels import (
     CLASS_INDEX,
     FLASH_FWD_FACTOR,
@@ -85,27 +86,6 @@ DEFAULT_TRAIN_KERNELS = 600  # a ResNet-50 step, when the layer count is unknown
 # Optimizer update traffic in bytes per trainable parameter (read + write of each state).
 OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
 
-# Dense 16-bit tensor throughput (FP32 accumulate) ÷ non-tensor fp32, per NVIDIA generation and
-# segment, read off the vendor whitepapers for parts that publish both (V100 125/15.7; RTX 2080 Ti
-# 53.8/13.4; T4 65/8.1; RTX 3090 71/35.6; A10 125/31.2; A100 312/19.5; RTX 4090 165.2/82.6;
-# L40S 362/91.6; RTX 5090 209.5/104.8; RTX PRO 6000 Blackwell 503.8/125.95). Used only when the
-# catalog lacks the 16-bit figure; tests/catalog/test_derived_peaks.py cross-checks it against
-# every published pair.
-TENSOR_RATIO: dict[tuple[str, bool], float] = {
-    ("7.0", True): 8.0,
-    ("7.0", False): 8.0,
-    ("7.5", True): 4.0,
-    ("7.5", False): 8.0,
-    ("8.0", False): 16.0,
-    ("8.6", True): 2.0,
-    ("8.6", False): 4.0,
-    ("8.9", True): 2.0,
-    ("8.9", False): 4.0,
-    ("12.0", True): 2.0,
-    ("12.0", False): 4.0,
-}
-
-
 # Language models whose training throughput is shown in tokens/s: samples/s × the tokens each
 # sample carries, the unit their data budgets are counted in (Chinchilla's 20 tokens per
 # parameter, "1 M tokens of fine-tuning data"), whatever the sequence length.
@@ -120,26 +100,6 @@ def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
     if work.training and unit == "samples/s" and work.model.family in TOKEN_COUNTED_FAMILIES:
         return float(work.tokens_per_sample), "tokens/s"
     return 1.0, unit
-
-
-def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, bool]:
-    """Dense peak for ``precision`` and whether it was derived rather than published."""
-    value = gpu.peak_tflops(precision)
-    if value:
-        return value, False
-    if gpu.vendor != "nvidia" or not gpu.fp32_tflops or precision not in ("fp16", "bf16", "tf32"):
-        return None, False
-    cc = gpu.compute_capability or ""
-    ratio = TENSOR_RATIO.get((cc, gpu.segment in ("consumer", "laptop")))
-    if ratio is None:
-        return None, False
-    if precision == "bf16" and cc in ("7.0", "7.5"):
-        return None, False
-    if precision == "tf32":
-        if cc in ("7.0", "7.5"):
-            return None, False
-        ratio /= 2.0
-    return gpu.fp32_tflops * ratio, True
 
 
 def prior_compute_efficiency(gpu: GpuSpec, precision: str) -> float:

@@ -231,3 +231,16 @@ def test_fp16_accumulate_doubles_geforce_but_not_datacenter_gemms():
     d16 = _replica(A100, prefill=acc16, weights="fp16")
     d32 = _replica(A100, prefill=plain, weights="fp16")
     assert d16.flops == pytest.approx(d32.flops)
+
+
+def test_a_part_without_a_published_tensor_figure_runs_on_the_derived_16bit_peak():
+    """RTX 4000/5000 Ada publish no dense tensor figure (the catalog leaves fp16 null): the LLM
+    step runs 16-bit and weight-only GEMMs on the 16-bit peak derived from FP32 by generation
+    (peaks.TENSOR_RATIO, as the operator path does), not on the FP32 CUDA cores."""
+    rtx5000 = dataclasses.replace(
+        RTX4090, segment="workstation", fp32_tflops=65.28, fp16_tflops=None, bf16_tflops=None
+    )
+    assert llm_step.datapath(rtx5000, "fp16") == (pytest.approx(65.28 * 4), "fp16")
+    assert llm_step.datapath(rtx5000, "int4")[1] == "fp16"
+    # a published figure is kept as it is
+    assert llm_step.datapath(RTX4090, "fp16") == (165.2, "fp16")
