@@ -1338,7 +1338,7 @@ def _llm_card(
     same for every model, count and request, so kept with the spec (``GpuSpec.derived``),
     checked against the efficiency table and the efficiencies they came from."""
     table = work.efficiency
-    key = ("llm", backend, work.runtime, work.precision)
+    key = ("llm", backend, work.runtime, work.precision, work.prompt_gemm)
     hit = gpu.derived.get(key)
     if isinstance(hit, tuple) and hit[0] is table and hit[1] is eff:
         terms: llm_step.CardTerms = hit[2]
@@ -1347,12 +1347,24 @@ def _llm_card(
         gpu,
         weights=work.precision,
         decode=profile_for(gpu, work, backend, "decode"),
-        prefill=profile_for(gpu, work, backend, "prefill"),
+        prefill=_prefill_profile(gpu, work, backend),
         memory_efficiency=eff.memory,
         compute_efficiency=llm_efficiency(eff),
     )
     gpu.derived[key] = (table, eff, terms)
     return terms
+
+
+def _prefill_profile(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> RuntimeProfile:
+    """The runtime's prompt profile; a quantised model on llama.cpp's cuBLAS prompt path
+    (``WorkloadSpec.prompt_gemm`` "cublas", CUDA) takes the F16 weights' profile (FP16 cuBLAS,
+    its dequantise pass: data/efficiency.yaml) instead of MMQ's."""
+    if work.prompt_gemm not in ("", "cublas"):
+        raise ValueError(f"unknown prompt GEMM path {work.prompt_gemm!r}")
+    quantised = work.weight_bits is not None and work.precision in ("int4", "int8")
+    if work.prompt_gemm == "cublas" and quantised and backend == "cuda":
+        return profile_for(gpu, work.with_precision("fp16"), backend, "prefill")
+    return profile_for(gpu, work, backend, "prefill")
 
 
 def llm_replica(
