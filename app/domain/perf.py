@@ -1347,7 +1347,7 @@ def _llm_card(
         gpu,
         weights=work.precision,
         decode=profile_for(gpu, work, backend, "decode"),
-        prefill=_prefill_profile(gpu, work, backend),
+        prefill=prefill_profile(gpu, work, backend),
         memory_efficiency=eff.memory,
         compute_efficiency=llm_efficiency(eff),
     )
@@ -1355,7 +1355,7 @@ def _llm_card(
     return terms
 
 
-def _prefill_profile(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> RuntimeProfile:
+def prefill_profile(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> RuntimeProfile:
     """The runtime's prompt profile; a quantised model on llama.cpp's cuBLAS prompt path
     (``WorkloadSpec.prompt_gemm`` "cublas", CUDA) takes the F16 weights' profile (FP16 cuBLAS,
     its dequantise pass: data/efficiency.yaml) instead of MMQ's."""
