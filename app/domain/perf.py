@@ -24,7 +24,6 @@ from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
-from app.domain.peaks import peak_tflops
 from app.domain.kernels import (
     CLASS_INDEX,
     FLASH_FWD_FACTOR,
@@ -55,6 +54,7 @@ from app.domain.operators import (
     vit_ops,
     weight_cast_op,
 )
+from app.domain.peaks import peak_tflops
 from app.domain.workload import (
     BYTES,
     NF4_BYTES,

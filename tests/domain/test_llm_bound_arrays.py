@@ -52,7 +52,11 @@ JOBS = {
         "llama-3-70b", runtime="llama.cpp", precision="int4", weight_bits=4.84, seq_len=512
     ),
     "llama-3-70b llama.cpp q4_k_m cublas prompt": lambda: _job(
-        "llama-3-70b", runtime="llama.cpp", precision="int4", weight_bits=4.84, seq_len=512,
+        "llama-3-70b",
+        runtime="llama.cpp",
+        precision="int4",
+        weight_bits=4.84,
+        seq_len=512,
         prompt_gemm="cublas",
     ),
     "llama-3-8b tensorrt-llm fp4 prompt": lambda: _job(
