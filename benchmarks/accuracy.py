@@ -1226,6 +1226,8 @@ def heldout_estimate(
         channels_last=row.get("memory_format") == "channels_last",
         attention_kernel=row.get("attention_kernel") or "",
         kv_cache_precision=row.get("kv_cache_precision") or "",
+        # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
+        prompt_gemm=row.get("prompt_gemm") or "",
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)

@@ -80,6 +80,11 @@ class RuntimeProfile:
     # CUBLAS_COMPUTE_16F): on GeForce parts, whose FP32-accumulate tensor rate (the catalog's
     # fp16) is half the FP16-accumulate one, they run at the full rate (llm_step.replica)
     fp16_accumulate: bool = False
+    # A quantised model's GEMMs on this profile first dequantise each weight matrix to FP16 (a
+    # pass that reads the stored weights and writes 2 bytes per weight) in every pass of more
+    # than this many tokens: llama.cpp's cuBLAS path (builds before PR #8075, June 2024, and
+    # GGML_CUDA_FORCE_CUBLAS builds: MMQ_MAX_BATCH_SIZE 32); 0: never (llm_step.Replica)
+    dequantize_min_tokens: int = 0
     # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture

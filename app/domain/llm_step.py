@@ -45,7 +45,7 @@ from operator import attrgetter
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import formats, topology
+from app.domain import formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
@@ -153,6 +153,11 @@ class Replica:
     dense_slowdown: float = 1.0
     tile_min: int = 0
     tile_max: int = 0
+    # a quantised model dequantised to FP16 before each GEMM (a cuBLAS prompt path): seconds of
+    # that pass over the weights, paid by every pass of more than ``dequant_min_tokens`` tokens
+    # (``RuntimeProfile.dequantize_min_tokens``); 0: no such pass
+    dequant_s: float = 0.0
+    dequant_min_tokens: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -224,7 +229,8 @@ class Replica:
         t_gemm = max(t_mm, self.gemm_floor_s)
         t_attn = max(t_kv, t_att, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - max(t_kv, t_att)
-        work = t_gemm + t_moe + t_attn + self.launch_s
+        t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
+        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
@@ -233,7 +239,7 @@ class Replica:
         # them) and bounds it only once it is the longer; a prefill's prompts count once each
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         host = max(self.host_s * u, seqs * self.host_per_seq_s)
-        mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
+        mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
@@ -250,7 +256,7 @@ class Replica:
             bound,
             gpu,
             (t_lin + t_att) * passes,
-            (t_w + t_moe + t_kv) * passes,
+            (t_w + t_deq + t_moe + t_kv) * passes,
             (self.launch_s + floors) * passes,
             host,
             comm,
@@ -328,7 +334,9 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     # formats (GPTQ/AWQ, GGUF) dequantise to fp16 — half bf16's rate on some parts (MI100)
     order = ("bf16", "fp16") if precision in ("bf16", "fp8", "fp4") else ("fp16", "bf16")
     for p in order:
-        value = gpu.peak_tflops(p)
+        # the catalog's figure, else the one derived from FP32 by generation (peaks): the same
+        # 16-bit peak the operator path prices (RTX 4000/5000 Ada publish no tensor figure)
+        value = peaks.peak_tflops(gpu, p)[0]
         if value:
             if gpu.fp32_tflops and value < gpu.fp32_tflops:
                 return gpu.fp32_tflops, "fp32"
@@ -688,7 +696,19 @@ def replica(
         dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
+        dequant_s=dequant_seconds(job, prefill, card.bw * tp),
+        dequant_min_tokens=float(prefill.dequantize_min_tokens),
     )
+
+
+def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
+    """Seconds of one pass that dequantises a quantised model's weights to FP16 before its
+    GEMMs (``RuntimeProfile.dequantize_min_tokens``): the stored weights read and 2 bytes per
+    weight written, at the replica's bandwidth ``bw``; 0 for a 16-bit model or a profile
+    without such a pass."""
+    if not prefill.dequantize_min_tokens or job.wb >= 2.0:
+        return 0.0
+    return (job.dense + job.experts) * (job.wb + 2.0) / bw
 
 
 # ---------------------------------------------------------------- many replicas at once
@@ -722,6 +742,8 @@ class Columns:
     scheduler_s: NDArray[np.float64]
     host_per_seq_s: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
+    dequant_s: NDArray[np.float64]
+    dequant_min_tokens: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -757,7 +779,8 @@ class Columns:
         t_att = attn / self.attn_flops
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
-        work = t_gemm + t_moe + t_attn + self.launch_s
+        t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
+        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
         work = work * ((u + self.stages - 1.0) / self.stages)
         comm = np.zeros_like(work)
         for i in np.flatnonzero(self.linked):
@@ -775,7 +798,7 @@ _FIELDS = (
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s",
-    "microbatch_tokens",
+    "microbatch_tokens", "dequant_s", "dequant_min_tokens",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -811,11 +834,25 @@ def columns(reps: Sequence[Replica]) -> Columns:
         scheduler_s=c["scheduler_s"],
         host_per_seq_s=c["host_per_seq_s"],
         microbatch_tokens=c["microbatch_tokens"],
+        dequant_s=c["dequant_s"],
+        dequant_min_tokens=c["dequant_min_tokens"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
         ),
     )
+
+
+def _dequant_column(
+    job: ReplicaJob, cards: Sequence[CardTerms], card: NDArray[np.intp], tp: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``dequant_seconds`` of each row (0 where no card dequantises)."""
+    out = np.zeros(len(card))
+    if not any(t.prefill.dequantize_min_tokens for t in cards):
+        return out
+    for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True)):
+        out[i] = dequant_seconds(job, cards[c].prefill, cards[c].bw * t)
+    return out
 
 
 def dense_columns(
@@ -880,6 +917,10 @@ def dense_columns(
         scheduler_s=np.zeros(rows),
         host_per_seq_s=np.zeros(rows),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
+        dequant_s=_dequant_column(job, cards, card, tp),
+        dequant_min_tokens=np.array(
+            [float(t.prefill.dequantize_min_tokens) for t in cards], np.float64
+        ).reshape(len(cards))[card],
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

@@ -51,6 +51,14 @@ JOBS = {
     "llama-3-70b llama.cpp q4_k_m": lambda: _job(
         "llama-3-70b", runtime="llama.cpp", precision="int4", weight_bits=4.84, seq_len=512
     ),
+    "llama-3-70b llama.cpp q4_k_m cublas prompt": lambda: _job(
+        "llama-3-70b",
+        runtime="llama.cpp",
+        precision="int4",
+        weight_bits=4.84,
+        seq_len=512,
+        prompt_gemm="cublas",
+    ),
     "llama-3-8b tensorrt-llm fp4 prompt": lambda: _job(
         "llama-3-8b", runtime="tensorrt-llm", precision="fp4", batch_size=16
     ),
@@ -127,7 +135,7 @@ def test_replicas_from_kept_terms_equal_replicas_built_afresh(
                     kv="bf16",
                     n=n,
                     decode=perf.profile_for(gpu, work, backend, "decode"),
-                    prefill=perf.profile_for(gpu, work, backend, "prefill"),
+                    prefill=perf.prefill_profile(gpu, work, backend),
                     memory_efficiency=eff.memory,
                     compute_efficiency=perf.llm_efficiency(eff),
                     own_bits=work.weight_bits,
