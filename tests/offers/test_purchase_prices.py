@@ -193,6 +193,8 @@ PRICED_2026_12 = (
     ("rtx-4070-super", "used"),
     ("l40s", "used"),
     ("apple-m4", "launch"),
+    # NVIDIA's own store price of August 2026 (the card had no price at all before)
+    ("rtx-pro-6000-blackwell", "new"),
 )
 # what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
 AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
