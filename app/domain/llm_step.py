@@ -26,7 +26,10 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   step takes max(GPU time, host time);
 * a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server,
   and its host work per running sequence, which the server overlaps with the GPU's step: a
-  small model at a large batch waits on the host (max(GPU time, host time) again).
+  small model at a large batch waits on the host (max(GPU time, host time) again). A runtime
+  that replays CUDA graphs only for steps without prompt tokens (TensorRT-LLM's PyTorch
+  backend) dispatches a step that carries a prompt eagerly, from the same host thread:
+  ``mixed_host_s`` more host time, weighted by the chance that the step carries one.
 
 How one replica spans GPUs, the datapath a weight format runs on, the bandwidth and GEMM
 efficiencies and the per-kernel and per-op costs are the runtime's policy (its rows in
@@ -153,6 +156,9 @@ class Replica:
     dense_slowdown: float = 1.0
     tile_min: int = 0
     tile_max: int = 0
+    # a server that replays CUDA graphs only for decode-only steps: the eager host dispatch of
+    # one pass, paid by a step that carries prompt tokens (``mixed_share``); 0: none
+    mixed_host_s: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -232,7 +238,10 @@ class Replica:
         # a server's per-sequence host work runs beside the GPU's step (the runtime overlaps
         # them) and bounds it only once it is the longer; a prefill's prompts count once each
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
-        host = max(self.host_s * u, seqs * self.host_per_seq_s)
+        host = max(
+            self.host_s * u,
+            seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
+        )
         mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
@@ -284,6 +293,16 @@ def expert_split(m: ModelSpec) -> tuple[float, float]:
         return m.params, 0.0
     experts = (m.params - m.active_params) * e / (e - k)
     return m.params - experts, experts
+
+
+def mixed_share(prefill: float, prompt: float) -> float:
+    """The share of a server's steps that carry prompt tokens when the average step carries
+    ``prefill`` tokens of prompts ``prompt`` long: prompts arrive as requests finish, about
+    independently, so a step's new prompts are Poisson with mean prefill ÷ prompt and it
+    carries one with probability 1 − e^(−mean) (1 once several arrive per step)."""
+    if not (prefill > 0.0 and prompt > 0.0):
+        return 0.0
+    return -math.expm1(-prefill / prompt)
 
 
 def native_fp4(gpu: GpuSpec) -> bool:
@@ -623,6 +642,7 @@ def replica(
     own_bits: float | None = None,
     scheduler_s: float = 0.0,
     host_per_seq_s: float = 0.0,
+    mixed_host_us_per_kernel: float = 0.0,
     job: ReplicaJob | None = None,
     card: CardTerms | None = None,
     links: bool = True,
@@ -633,7 +653,9 @@ def replica(
     efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
     ``own_bits``: a runtime's own weight format (GGUF) in bits per weight. ``job`` and
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
-    arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time."""
+    arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
+    ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
+    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
@@ -688,6 +710,7 @@ def replica(
         dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
+        mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
     )
 
 
@@ -721,6 +744,7 @@ class Columns:
     host_s: NDArray[np.float64]
     scheduler_s: NDArray[np.float64]
     host_per_seq_s: NDArray[np.float64]
+    mixed_host_s: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
@@ -764,7 +788,10 @@ class Columns:
             comm[i] = self.reps[i].comm(tokens)
         gpu = work + comm
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
-        host = np.maximum(self.host_s * u, seqs * self.host_per_seq_s)
+        host = np.maximum(
+            self.host_s * u,
+            seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
+        )
         return np.maximum(gpu, host) + self.scheduler_s
 
 
@@ -774,7 +801,7 @@ _FIELDS = (
     "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "dense_slowdown",
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
-    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s",
+    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "microbatch_tokens",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
@@ -810,6 +837,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         host_s=c["host_s"],
         scheduler_s=c["scheduler_s"],
         host_per_seq_s=c["host_per_seq_s"],
+        mixed_host_s=c["mixed_host_s"],
         microbatch_tokens=c["microbatch_tokens"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
@@ -879,6 +907,7 @@ def dense_columns(
         host_s=layers * per_card[:, 6] * per_card[:, 9] * 1e-6,
         scheduler_s=np.zeros(rows),
         host_per_seq_s=np.zeros(rows),
+        mixed_host_s=np.zeros(rows),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
