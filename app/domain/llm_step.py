@@ -204,9 +204,18 @@ class Replica:
             t += (self.stages - 1) * topology.comm_seconds(self.hop_link, size)
         return t
 
-    def parts(self, decode: float, context: float, prefill: float, prompt: float) -> StepTime:
+    def parts(
+        self,
+        decode: float,
+        context: float,
+        prefill: float,
+        prompt: float,
+        with_prompt: bool = False,
+    ) -> StepTime:
         """One step: ``decode`` sequences at mean ``context``, ``prefill`` prompt tokens from
-        prompts of length ``prompt``."""
+        prompts of length ``prompt``. ``with_prompt``: the step is known to carry a prompt (a
+        chunk, a prefill); otherwise it is a server's average step, which carries one with
+        probability ``mixed_share``."""
         tokens = decode + prefill
         # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
         # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
@@ -238,10 +247,8 @@ class Replica:
         # a server's per-sequence host work runs beside the GPU's step (the runtime overlaps
         # them) and bounds it only once it is the longer; a prefill's prompts count once each
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
-        host = max(
-            self.host_s * u,
-            seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
-        )
+        mixed = 1.0 if with_prompt and prefill else mixed_share(prefill, prompt)
+        host = max(self.host_s * u, seqs * self.host_per_seq_s + mixed * self.mixed_host_s)
         mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
@@ -266,10 +273,15 @@ class Replica:
         )
 
     def step(
-        self, decode: float, context: float, prefill: float, prompt: float
+        self,
+        decode: float,
+        context: float,
+        prefill: float,
+        prompt: float,
+        with_prompt: bool = False,
     ) -> tuple[float, str]:
         """(seconds, what bounds it) of ``parts``."""
-        p = self.parts(decode, context, prefill, prompt)
+        p = self.parts(decode, context, prefill, prompt, with_prompt)
         return p.seconds, p.bound
 
 

@@ -395,7 +395,7 @@ def _solve(
     ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity."""
     ctx = p + o / 2.0
     chunk = rt.chunk_tokens
-    t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p))
+    t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p), with_prompt=True)
     if not rt.continuous_batching:
         # one request at a time: prefill, then o − 1 decode steps at batch 1
         itl, bound = eng.step(1.0, ctx, 0.0, float(p))
@@ -435,7 +435,7 @@ def _solve(
         room = max(chunk - b, chunk / 4.0)
         n_chunks = max(1, math.ceil(p / room))
         piece = p / n_chunks
-        t_chunk, _ = eng.step(b, ctx, piece, float(p))
+        t_chunk, _ = eng.step(b, ctx, piece, float(p), with_prompt=True)
         own = n_chunks * t_chunk
         rho = min(0.99, rate * t_prefill_alone)
         wait = rho / (2.0 * (1.0 - rho)) * own

@@ -118,6 +118,10 @@ def test_a_step_that_carries_a_prompt_is_dispatched_eagerly_where_graphs_are_dec
     assert t.host_s == pytest.approx((2048 + 2) * 29.4e-6 + share * rep.mixed_host_s)
     assert t.bound == "host overhead" and t.seconds == pytest.approx(t.host_s)
     assert t.seconds > plain.parts(*mixed).seconds
+    # a chunk or a prefill is known to carry its prompt: the whole dispatch, whatever its size
+    chunk = rep.parts(2048.0, 300.0, 150.0, 300.0, with_prompt=True)
+    assert chunk.host_s == pytest.approx((2048 + 1) * 29.4e-6 + rep.mixed_host_s)
+    assert rep.parts(*decode_only, with_prompt=True).host_s == plain.parts(*decode_only).host_s
     assert llm_step.mixed_share(0.0, 1000.0) == 0.0
     assert llm_step.mixed_share(50_000.0, 100.0) == pytest.approx(1.0)  # every step has one
 
