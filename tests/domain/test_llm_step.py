@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -98,6 +99,31 @@ def test_a_servers_host_work_per_sequence_bounds_only_a_large_batch():
     # a prefill chunk's prompts count once each, not per token
     chunk = rep.parts(0.0, 0.0, 8192.0, 2048.0)
     assert chunk.host_s == pytest.approx(4 * 29.4e-6)
+
+
+def test_a_step_that_carries_a_prompt_is_dispatched_eagerly_where_graphs_are_decode_only():
+    # TensorRT-LLM's PyTorch backend replays CUDA graphs for decode-only steps alone: a step
+    # with a prompt pays each kernel's eager dispatch (10 µs) on the executor's one host thread,
+    # after the per-request work, weighted by the chance the step carries a prompt
+    rep = _moe(host_per_seq_s=29.4e-6, mixed_host_us_per_kernel=10.0)
+    kernels = 48 * llm_step._kernels_per_layer(QWEN3_30B_A3B)  # the step's own kernel count
+    assert rep.mixed_host_s == pytest.approx(kernels * 10e-6)
+    plain = _moe(host_per_seq_s=29.4e-6)
+    decode_only = (2048.0, 300.0, 0.0, 300.0)
+    assert rep.parts(*decode_only).seconds == plain.parts(*decode_only).seconds
+    mixed = (2048.0, 300.0, 450.0, 300.0)  # 1.5 prompts per step on average
+    share = 1.0 - math.exp(-1.5)
+    assert llm_step.mixed_share(450.0, 300.0) == pytest.approx(share)
+    t = rep.parts(*mixed)
+    assert t.host_s == pytest.approx((2048 + 2) * 29.4e-6 + share * rep.mixed_host_s)
+    assert t.bound == "host overhead" and t.seconds == pytest.approx(t.host_s)
+    assert t.seconds > plain.parts(*mixed).seconds
+    # a chunk or a prefill is known to carry its prompt: the whole dispatch, whatever its size
+    chunk = rep.parts(2048.0, 300.0, 150.0, 300.0, with_prompt=True)
+    assert chunk.host_s == pytest.approx((2048 + 1) * 29.4e-6 + rep.mixed_host_s)
+    assert rep.parts(*decode_only, with_prompt=True).host_s == plain.parts(*decode_only).host_s
+    assert llm_step.mixed_share(0.0, 1000.0) == 0.0
+    assert llm_step.mixed_share(50_000.0, 100.0) == pytest.approx(1.0)  # every step has one
 
 
 def test_an_moe_layer_moves_its_routed_copies_activations():
