@@ -755,7 +755,9 @@ def _held(
     unit: str, rows: list[CalRow], rest: list[CalRow], source: tuple[float, float] | None
 ) -> conformal.Held:
     base = _spread(rest)
-    return conformal.Held(unit, base.widened([source] if source else []), tuple(r.ratio for r in rows))
+    return conformal.Held(
+        unit, base.widened([source] if source else []), tuple(r.ratio for r in rows)
+    )
 
 
 def extrapolation_units(

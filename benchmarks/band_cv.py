@@ -37,9 +37,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.domain import bands, conformal  # noqa: E402
-from app.domain.efficiency import EfficiencyTable  # noqa: E402
-from benchmarks import accuracy as acc  # noqa: E402
+from app.domain import bands, conformal
+from app.domain.efficiency import EfficiencyTable
+from benchmarks import accuracy as acc
 
 Pair = tuple[float, float]
 TermFn = Callable[[Sequence[conformal.Held]], Pair]
@@ -89,9 +89,7 @@ def _source_pair(held: list[conformal.Held]) -> Pair | None:
     return None if s is None else (s.low, s.high)
 
 
-def _old_source_units(
-    rows: list[acc.CalRow], extrap: dict[str, Pair]
-) -> list[conformal.Held]:
+def _old_source_units(rows: list[acc.CalRow], extrap: dict[str, Pair]) -> list[conformal.Held]:
     """The source units before: every row, scored with the extrapolation terms it needs."""
     out: list[conformal.Held] = []
     for regime in dict.fromkeys(r.regime for r in rows):
@@ -116,7 +114,9 @@ def _table(rows: list[acc.CalRow], extrap: dict[str, Pair], source: Pair | None)
     )  # fmt: skip
 
 
-def _widened(units: dict[str, list[conformal.Held]], source: Pair | None) -> dict[str, list[conformal.Held]]:
+def _widened(
+    units: dict[str, list[conformal.Held]], source: Pair | None
+) -> dict[str, list[conformal.Held]]:
     if source is None:
         return units
     return {
@@ -125,7 +125,9 @@ def _widened(units: dict[str, list[conformal.Held]], source: Pair | None) -> dic
     }
 
 
-def _terms(units: dict[str, list[conformal.Held]], v: Variant, skip: object = None) -> dict[str, Pair]:
+def _terms(
+    units: dict[str, list[conformal.Held]], v: Variant, skip: object = None
+) -> dict[str, Pair]:
     """Each kind's term from its units (``skip`` left out), pooled where the variant pools."""
     out: dict[str, Pair] = {}
     for name, held in units.items():
@@ -138,7 +140,9 @@ def _terms(units: dict[str, list[conformal.Held]], v: Variant, skip: object = No
     return out
 
 
-def fit(rows: list[acc.CalRow], v: Variant) -> tuple[dict[str, list[conformal.Held]], dict[str, Pair], Pair | None]:
+def fit(
+    rows: list[acc.CalRow], v: Variant
+) -> tuple[dict[str, list[conformal.Held]], dict[str, Pair], Pair | None]:
     """(extrapolation units as scored, terms, new-source term) of ``rows`` under ``v``."""
     units = acc.extrapolation_units(rows)  # bare bases
     if v.nested:
@@ -207,9 +211,12 @@ def _line(res: list[Scored]) -> str:
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    rows = acc.calibration_rows(acc.ROOT / "data", acc.ROOT / "tests/data/lambda_pytorch_train.yaml",
-                                acc.INFERENCE_FILE)  # fmt: skip
-    print("1. nested leave-one-unit-out over extrapolation units (whole band: base ⊕ new source ⊕ term)")
+    train = acc.ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
+    rows = acc.calibration_rows(acc.ROOT / "data", train, acc.INFERENCE_FILE)
+    print(
+        "1. nested leave-one-unit-out over extrapolation units"
+        " (whole band: base ⊕ new source ⊕ term)"
+    )
     for v in VARIANTS:
         cv = term_cv(rows, v)
         _, terms, source = fit(rows, v)

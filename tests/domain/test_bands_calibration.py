@@ -109,7 +109,9 @@ def test_a_term_widens_both_sides_whichever_side_its_units_fell() -> None:
     t = conformal.calibrate_term(low_only)
     assert t.high == pytest.approx(1 / t.low) and t.high > 1.5
     lo, hi = conformal.Spread.of(0.9, 1.1).widened([(t.low, t.high)]).band()
-    assert lo == pytest.approx(0.5) and hi == pytest.approx(math.exp(math.hypot(math.log(1.1), math.log(t.high))))
+    assert lo == pytest.approx(0.5) and hi == pytest.approx(
+        math.exp(math.hypot(math.log(1.1), math.log(t.high)))
+    )
 
 
 def test_units_weigh_alike_whatever_their_row_counts() -> None:
@@ -168,6 +170,27 @@ def test_widenings_apply_only_where_the_row_extrapolates() -> None:
     # a stated allowance where the table calibrated none (4-bit here)
     lo4, _, _ = _band(four_bit=True, runtime="transformers")
     assert lo4 == pytest.approx(_spread(0.84, 1.14, 0.95, (bands.FOUR_BIT.low, 1.0))[0])
+
+
+def test_an_moe_row_in_4_bit_is_widened_once() -> None:
+    """The tuning sets' MoE workload is itself 4-bit and the two terms are pooled from the same
+    workloads: a 4-bit MoE row takes the larger term once, naming both reasons."""
+    table = replace(TABLE, extrapolation={"moe": (0.75, 1.33), "four_bit": (0.8, 1.25)})
+    lo, hi, basis = bands.band(replace(ROW, runtime="transformers", moe=True, four_bit=True), table)
+    assert (lo, hi) == pytest.approx(_spread(0.84, 1.14, 0.95, (0.75, 1.33)))
+    assert bands.MOE.reason in basis and bands.FOUR_BIT.reason in basis
+    # either alone: its own term
+    lo4, hi4, _ = bands.band(replace(ROW, runtime="transformers", four_bit=True), table)
+    assert (lo4, hi4) == pytest.approx(_spread(0.84, 1.14, 0.95, (0.8, 1.25)))
+
+
+def test_a_calibrated_term_of_one_widens_nothing_and_is_not_named() -> None:
+    """Held-out architectures needed nothing beyond the new-source term: ×1, no reason shown."""
+    table = replace(TABLE, extrapolation={"architecture": (1.0, 1.0)})
+    basis = _band(architecture="Blackwell")[2]
+    lo1, hi1, basis1 = bands.band(replace(ROW, architecture="Blackwell"), table)
+    assert bands.UNMEASURED_ARCHITECTURE.reason in basis
+    assert (lo1, hi1) == (pytest.approx(0.90), pytest.approx(1.10)) and "widened" not in basis1
 
 
 def test_multi_gpu_widens_only_regimes_whose_calibration_set_has_none() -> None:
