@@ -537,6 +537,7 @@ class ExtrapolationScore:
 
     name: str  # runtime | architecture | moe | four_bit (app/domain/bands.py's names)
     term: conformal.Term
+    pooled: tuple[str, ...] = ()  # the widenings whose units it pools (too few of its own)
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -595,6 +596,8 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
         preset = presets.get(model)
         moe = bool(preset is not None and preset.model.experts)
         return moe, precision in _FOUR_BIT_PRECISIONS, int(tp.removeprefix("tp")) > 1
+    if workload.startswith("trtllm "):  # trtllm_static_residuals: "... tpN"
+        return False, False, not workload.endswith(" tp1")
     return False, False, workload.startswith("pretrain ")
 
 
@@ -668,6 +671,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
             label = f"llama.cpp {inf.backend} {inf.metric}"
             source = board.get(inf.backend, f"llama.cpp {inf.backend}")
             out.extend((regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows)
+    out.extend(trtllm_static_residuals(data_dir))
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
@@ -675,6 +679,54 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
                 workload = f"{e.model} {e.runtime}"
                 out.append(("decode", e.runtime, workload, e.slug, ratio, e.source))
     return out
+
+
+TRTLLM_STATIC_FILE = ROOT / "tests" / "data" / "trtllm_static.yaml"
+
+
+def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> list[_Residual]:
+    """TensorRT-LLM's static batches (gptSessionBenchmark) and first-token latency at batch 1
+    (tests/data/trtllm_static.yaml, scored as the held-out TensorRT-LLM rows are): regime
+    decode (a static batch's throughput is mostly its generation steps) and prefill (first
+    token), as HELDOUT_BAND_REGIME maps the held-out rows; the workload label ends in the
+    tensor-parallel size ("... tp2"), which _flags reads as multi-GPU."""
+    if not path.exists():
+        return []
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
+        raise ValueError(f"{path.name}: rows not priced: {skipped}")
+    return [
+        (HELDOUT_BAND_REGIME[r.regime], "tensorrt-llm",
+         f"trtllm {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
+        for r, src in zip(rows, doc["measurements"], strict=True)
+    ]  # fmt: skip
+
+
+def print_trtllm_static(data_dir: Path, verbose: bool, path: Path = TRTLLM_STATIC_FILE) -> None:
+    """TensorRT-LLM static batches and first-token latency, tuning set (its rows carry the
+    held-out fields; tests/data/heldout_trtllm_v06.yaml is the same document's older release)."""
+    if not path.exists():
+        return
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    print()
+    print(f"TensorRT-LLM static batches and first token, tuning set (tests/data/{path.name})")
+    _print_score_header(22)
+    for s in heldout_scores(rows, skipped):
+        _print_score(s, 22)
+        for model in dict.fromkeys(r.group.split()[0] for r in rows if r.regime == s.regime):
+            (sub,) = heldout_scores(
+                [r for r in rows if r.regime == s.regime and r.group.split()[0] == model]
+            )
+            print(
+                f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
+                f" {sub.spearman:9.3f}"
+            )
+    for r in rows if verbose else ():
+        print(
+            f"    {r.slug:16} {r.group:58} measured {r.measured:9.1f}"
+            f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
+        )
 
 
 def serving_rows(data_dir: Path) -> list[_Residual]:
@@ -756,17 +808,32 @@ def _spread(rows: list[CalRow]) -> conformal.Spread:
     return conformal.Spread.of(*conformal.conformal_band(ratios), statistics.median(ratios))
 
 
-def _held(unit: str, rows: list[CalRow], rest: list[CalRow]) -> conformal.Held:
-    return conformal.Held(unit, _spread(rest), tuple(r.ratio for r in rows))
+def _held(
+    unit: str, rows: list[CalRow], rest: list[CalRow], source: tuple[float, float] | None
+) -> conformal.Held:
+    base = _spread(rest)
+    return conformal.Held(
+        unit, base.widened([source] if source else []), tuple(r.ratio for r in rows)
+    )
 
 
-def extrapolation_units(rows: list[CalRow]) -> dict[str, list[conformal.Held]]:
+def extrapolation_units(
+    rows: list[CalRow], new_source: list[SourceScore] | None = None
+) -> dict[str, list[conformal.Held]]:
     """Per widening, the tuning-set rows that would have needed it, unit by unit, each with the
-    band the engine would have given it without its unit:
+    band the engine would have given it without its unit — the rest's band widened by the
+    new-source term (``new_source``: every row carries it, and a held-out runtime or
+    architecture comes from another source than the rest too, so the term is what the
+    extrapolation adds beyond a new source):
     runtime — each runtime of a regime with several, against the regime's other runtimes;
     architecture — each architecture of a regime-runtime with several, against the others;
     moe — each MoE workload, against its regime's dense rows;
     four_bit — each dense 4-bit workload, against its regime's rows of neither kind."""
+    terms = {x.regime: (x.term.low, x.term.high) for x in new_source or ()}
+
+    def src(regime: str) -> tuple[float, float] | None:
+        return terms.get(regime) or terms.get("all")
+
     out: dict[str, list[conformal.Held]] = {"runtime": [], "architecture": []}
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
@@ -775,14 +842,15 @@ def extrapolation_units(rows: list[CalRow]) -> dict[str, list[conformal.Held]]:
             rest = [r for r in sub if r.runtime != rt]
             if _enough(rest):
                 held = [r for r in sub if r.runtime == rt]
-                out["runtime"].append(_held(f"{regime} {rt}", held, rest))
+                out["runtime"].append(_held(f"{regime} {rt}", held, rest, src(regime)))
         for rt in runtimes:
             rs = [r for r in sub if r.runtime == rt]
             for arch in sorted({r.architecture for r in rs}):
                 rest = [r for r in rs if r.architecture != arch]
                 if _enough(rest):
                     held = [r for r in rs if r.architecture == arch]
-                    out["architecture"].append(_held(f"{regime} {rt} {arch}", held, rest))
+                    unit = f"{regime} {rt} {arch}"
+                    out["architecture"].append(_held(unit, held, rest, src(regime)))
     for name, of in (("moe", lambda r: r.moe), ("four_bit", lambda r: r.four_bit and not r.moe)):
         out[name] = []
         for regime in dict.fromkeys(r.regime for r in rows if of(r)):
@@ -792,22 +860,48 @@ def extrapolation_units(rows: list[CalRow]) -> dict[str, list[conformal.Held]]:
                 continue
             for w in dict.fromkeys(r.workload for r in sub if of(r)):
                 held = [r for r in sub if r.workload == w]
-                out[name].append(_held(f"{regime} {w}", held, rest))
+                out[name].append(_held(f"{regime} {w}", held, rest, src(regime)))
     return out
 
 
+# A term resting on fewer units than this is not its own: one or two workloads can neither be
+# cross-validated (nested leave-one-unit-out refits on the others) nor say how far the next one
+# strays. Such a widening takes the term of its pool, the extrapolations of the same nature
+# (MoE and 4-bit weights: a workload format the regime's set lacks, both from the serving
+# tables, the MoE workload itself 4-bit).
+MIN_TERM_UNITS = 3
+_POOLS = {"moe": ("moe", "four_bit"), "four_bit": ("moe", "four_bit")}
+
+
 def extrapolation_scores(
-    data_dir: Path, measurements: Path, inference: Path
+    data_dir: Path,
+    measurements: Path,
+    inference: Path,
+    new_source: list[SourceScore] | None = None,
 ) -> list[ExtrapolationScore]:
-    """The widening each extrapolation needed on the tuning sets (extrapolation_units,
-    conformal.calibrate_term); app/domain/bands.py adds it in quadrature to a row that
-    extrapolates that way. A widening without units is left out (its stated allowance holds)."""
-    units = extrapolation_units(calibration_rows(data_dir, measurements, inference))
-    return [
-        ExtrapolationScore(name, conformal.calibrate_term(held))
-        for name, held in units.items()
-        if held
-    ]
+    """The widening each extrapolation needed on the tuning sets beyond the new-source term
+    (extrapolation_units, conformal.calibrate_term); app/domain/bands.py adds it in quadrature
+    to a row that extrapolates that way. A widening without units is left out (its stated
+    allowance holds); one with fewer than MIN_TERM_UNITS takes its pool's term."""
+    if new_source is None:
+        new_source = source_scores(data_dir, measurements, inference)
+    rows = calibration_rows(data_dir, measurements, inference)
+    return extrapolation_terms(extrapolation_units(rows, new_source))
+
+
+def extrapolation_terms(units: dict[str, list[conformal.Held]]) -> list[ExtrapolationScore]:
+    """calibrate_term per widening, a thin one (under MIN_TERM_UNITS units) pooled."""
+    out: list[ExtrapolationScore] = []
+    for name, held in units.items():
+        if not held:
+            continue
+        pool = _POOLS.get(name, (name,))
+        if len(held) < MIN_TERM_UNITS and len(pool) > 1:
+            pooled = [h for k in pool for h in units.get(k, [])]
+            out.append(ExtrapolationScore(name, conformal.calibrate_term(pooled), pool))
+        else:
+            out.append(ExtrapolationScore(name, conformal.calibrate_term(held)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -849,15 +943,22 @@ def _inputs(r: CalRow) -> bands.BandInputs:
     )  # fmt: skip
 
 
-def source_units(
-    rows: list[CalRow], extrapolation: list[ExtrapolationScore]
-) -> list[conformal.Held]:
+def _extrapolates(r: CalRow, table: EfficiencyTable) -> bool:
+    """Whether the band ``table`` draws for ``r`` carries any widening (a runtime or
+    architecture it lacks, MoE, 4-bit, more GPUs than it measured)."""
+    calibrated = table.band(r.regime, r.vendor, r.runtime) is not None
+    return bool(bands.widenings(_inputs(r), table, calibrated))
+
+
+def source_units(rows: list[CalRow]) -> list[conformal.Held]:
     """Each (regime, source) of a regime with several sources, held out with all its rows:
     every row scored against the band the engine would draw for it had the tuning sets lacked
     that source — the regime's (runtime's, vendor's) band rebuilt from the other sources, about
-    their median, with the widenings the row then needs (an uncovered runtime or architecture,
-    MoE, 4-bit: the shipped extrapolation terms). Skipped where the rest is too thin for a band
-    (_enough), as for the extrapolation units."""
+    their median. Only rows that band draws without a widening: a row that also extrapolates (a
+    runtime or architecture the rest lacks, MoE, 4-bit) is the extrapolation terms' to cover,
+    and those are calibrated on top of this one (extrapolation_units), so neither counts the
+    other's error. Skipped where the rest is too thin for a band (_enough), as for the
+    extrapolation units."""
     out: list[conformal.Held] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
@@ -865,27 +966,23 @@ def source_units(
             rest = [r for r in sub if r.source != source]
             if not _enough(rest):
                 continue
-            table = _table_of(rest, extrapolation)
-            held = [r for r in sub if r.source == source]
+            table = _table_of(rest, [])
+            held = [r for r in sub if r.source == source and not _extrapolates(r, table)]
+            if not held:
+                continue
             bases = tuple(bands.spread(_inputs(r), table) for r in held)
             ratios = tuple(r.ratio for r in held)
             out.append(conformal.Held(f"{regime} {source}", bases[0], ratios, bases))
     return out
 
 
-def source_scores(
-    data_dir: Path,
-    measurements: Path,
-    inference: Path,
-    extrapolation: list[ExtrapolationScore] | None = None,
-) -> list[SourceScore]:
+def source_scores(data_dir: Path, measurements: Path, inference: Path) -> list[SourceScore]:
     """The new-source term (source_units, conformal.source_term): each regime's own where its
     units reach the finite-sample rank (⌈(G+1)·0.9⌉ ≤ G, nine units or more), and the pooled
-    term over every regime's units ("all") that every other regime takes."""
+    term over every regime's units ("all") that every other regime takes. Calibrated first:
+    the extrapolation terms are what a row needs beyond it (extrapolation_scores)."""
     rows = calibration_rows(data_dir, measurements, inference)
-    if extrapolation is None:
-        extrapolation = extrapolation_scores(data_dir, measurements, inference)
-    units = source_units(rows, extrapolation)
+    units = source_units(rows)
     out: list[SourceScore] = []
 
     def n_sources(us: list[conformal.Held]) -> int:
@@ -944,17 +1041,18 @@ def write_bands(
         "# of the two. Per regime, per runtime where a regime has several (decode/llama.cpp), per",
         "# vendor where a vendor has enough rows: [low, high, centre], the centre the rows' median",
         "# (the regime's bias). `covered`: the runtimes and architectures the calibration sets",
-        "# measured (multi_gpu: they hold multi-GPU runs). `extrapolation`: the term a row that",
-        "# extrapolates that way gets, added in quadrature in log space about the centre: what",
-        "# the tuning sets' rows needed when their unit (a regime's runtime, a regime-runtime's",
-        "# architecture, an MoE or 4-bit workload) was held out from the band, 80 % with every",
-        "# unit weighing the same (accuracy.py extrapolation_units; app/domain/bands.py).",
-        "# `new_source`: the term every row gets, added the same way (every answer is for a",
-        "# source the tuning sets never measured): each (regime, source) of the tuning sets held",
-        "# out of its regime, the term that takes its central 80 % inside the band the rest gives;",
-        "# over units the ⌈(G+1)·0.9⌉-th smallest per side (split-conformal over G units): per",
-        "# regime with nine sources or more, else `all`, every regime's units pooled",
-        "# (accuracy.py source_units; conformal.source_term).",
+        "# measured (multi_gpu: they hold multi-GPU runs). `new_source`: the term every row gets,",
+        "# added in quadrature in log space about the centre (every answer is for a source the",
+        "# tuning sets never measured): each (regime, source) of the tuning sets held out of its",
+        "# regime (its rows that need no other widening), the term that takes its central 80 %",
+        "# inside the band the rest gives; over units the ⌈(G+1)·0.9⌉-th smallest per side",
+        "# (split-conformal over G units): per regime with nine sources or more, else `all`,",
+        "# every regime's units pooled (accuracy.py source_units; conformal.source_term).",
+        "# `extrapolation`: the term a row that extrapolates that way gets on top, one half-width",
+        "# for both sides: what the tuning sets' rows needed beyond the new-source term when their",
+        "# unit (a regime's runtime, a regime-runtime's architecture, an MoE or 4-bit workload)",
+        "# was held out, 80 % with every unit weighing the same; under three units, the pool's",
+        "# (accuracy.py extrapolation_units; app/domain/bands.py).",
         "bands:",
         "  source: benchmarks/accuracy.py",
         "  regimes:",
@@ -980,9 +1078,11 @@ def write_bands(
         lines.append("  extrapolation:")
         for x in extrapolation:
             t = x.term
+            pooled = f" (pooled: {' + '.join(x.pooled)})" if x.pooled else ""
             lines.append(
-                f"    {x.name}: [{t.low:.2f}, {t.high:.2f}]   # {t.units} units, {t.rows} rows;"
-                f" coverage {t.coverage:.0%}, nested leave-one-unit-out {_pct(t.cv_coverage)}"
+                f"    {x.name}: [{t.low:.2f}, {t.high:.2f}]   # {t.units} units{pooled},"
+                f" {t.rows} rows; coverage {t.coverage:.0%}, nested leave-one-unit-out"
+                f" {_pct(t.cv_coverage)}"
             )
     if new_source:
         lines.append("  new_source:")
@@ -1014,13 +1114,6 @@ def print_bands(
             f"{b.regime:16} {b.vendor:7} {b.n:4d} {b.units:3d} {b.unit:12}"
             f" {b.low:6.2f}–{b.high:<6.2f} {b.coverage:9.0%} {b.bias:6.2f} {b.p90_ratio:8.2f}"
         )
-    for x in extrapolation or []:
-        t = x.term
-        print(
-            f"widening {x.name:12} ×{t.low:.2f} / ×{t.high:.2f} in quadrature: {t.units} units,"
-            f" {t.rows} rows; coverage {_pct(t.coverage)}, nested leave-one-unit-out"
-            f" {_pct(t.cv_coverage)}"
-        )
     for x in new_source or []:
         t = x.term
         print(
@@ -1028,6 +1121,14 @@ def print_bands(
             f" units ({x.sources} sources), rank {t.rank}; sources whose central 80 % is inside"
             f" {t.met:.0%} (nested {_pct(t.cv_met)}); rows inside {t.coverage:.0%} (nested"
             f" {_pct(t.cv_coverage)})"
+        )
+    for x in extrapolation or []:
+        t = x.term
+        pooled = f" (pooled: {' + '.join(x.pooled)})" if x.pooled else ""
+        print(
+            f"widening {x.name:12} ×{t.low:.2f} / ×{t.high:.2f} in quadrature beyond a new source:"
+            f" {t.units} units{pooled}, {t.rows} rows; coverage {_pct(t.coverage)}, nested"
+            f" leave-one-unit-out {_pct(t.cv_coverage)}"
         )
 
 
@@ -1180,6 +1281,9 @@ def heldout_estimate(
         efficiency=table,
         channels_last=row.get("memory_format") == "channels_last",
         attention_kernel=row.get("attention_kernel") or "",
+        kv_cache_precision=row.get("kv_cache_precision") or "",
+        # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
+        prompt_gemm=row.get("prompt_gemm") or "",
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
@@ -1668,6 +1772,7 @@ def main(argv: list[str] | None = None) -> int:
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
+    print_trtllm_static(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)
@@ -1675,8 +1780,8 @@ def main(argv: list[str] | None = None) -> int:
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
-    wide = extrapolation_scores(args.data, args.measurements, args.inference)
-    fresh = source_scores(args.data, args.measurements, args.inference, wide)
+    fresh = source_scores(args.data, args.measurements, args.inference)
+    wide = extrapolation_scores(args.data, args.measurements, args.inference, fresh)
     print_bands(bands, wide, fresh)
     print_heldout_bands(heldout_band_scores(heldout_rows))
     if args.write_bands:

@@ -29,10 +29,11 @@ class Widening:
 # Each widening names an effect the calibration set did not measure for this row. Where
 # data/efficiency.yaml carries `bands.extrapolation` (benchmarks/accuracy.py: the term rows
 # held out that way needed, leave-one-unit-out over the tuning sets) the runtime, architecture,
-# MoE and 4-bit widenings take that term under the same reason; the factors below are the
-# fallbacks without it. A row's band is its regime's, about the regime's centre (median
-# measured ÷ predicted), with every widening added in quadrature in log space (independent
-# errors): conformal.Spread.
+# MoE and 4-bit widenings take that term under the same reason (one half-width for both
+# sides, what the held-out units needed beyond the new-source term every row carries); the
+# factors below are the fallbacks without it. A row's band is its regime's, about the regime's
+# centre (median measured ÷ predicted), with every widening added in quadrature in log space
+# (independent errors): conformal.Spread.
 UNMEASURED_RUNTIME = Widening(
     0.80, 1.25, "no published results for this runtime in the calibration set"
 )
@@ -125,9 +126,17 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
             out.append(estimated(UNMEASURED_RUNTIME, "runtime", table))
         if x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
-    if x.moe:
+    four_bit = x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES
+    if x.moe and four_bit:
+        # one term, the larger: the tuning sets' MoE workload is itself 4-bit (serving's
+        # Qwen3-30B-A3B fp4), so its term already holds the 4-bit error, and the two terms
+        # are pooled from the same three workloads (benchmarks/accuracy.py MIN_TERM_UNITS)
+        moe, fb = estimated(MOE, "moe", table), estimated(FOUR_BIT, "four_bit", table)
+        low, high = min(moe.low, fb.low), max(moe.high, fb.high)
+        out.append(Widening(low, high, f"{MOE.reason}; {FOUR_BIT.reason}"))
+    elif x.moe:
         out.append(estimated(MOE, "moe", table))
-    if x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES:
+    elif four_bit:
         out.append(estimated(FOUR_BIT, "four_bit", table))
     if x.derived_peak:
         out.append(DERIVED_PEAK)
@@ -137,7 +146,9 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
     source = table.source_term(x.regime) if table is not None else None
     if source is not None:
         out.append(Widening(*source, NEW_SOURCE_REASON))
-    return out
+    # a calibrated term of ×1 (the tuning sets' held-out architectures needed nothing beyond
+    # a new source) widens nothing and is not named
+    return [w for w in out if (w.low, w.high) != (1.0, 1.0)]
 
 
 def combine(ws: list[Widening]) -> tuple[float, float]:

@@ -10,8 +10,11 @@ rebuilding the band from the other units, and counting the held-out rows that fa
 an architecture, MoE, 4-bit the band's rows lack) is a further independent log error: a Spread
 (centre, log half-widths) widens by it in quadrature about its centre, and the term is the one
 the tuning sets' own units of that kind needed when held out from their regime's band
-(calibrate_term: every unit weighing the same). benchmarks/accuracy.py builds the rows; this
-module is the procedure, tested on its own.
+(calibrate_term: every unit weighing the same, one half-width for both sides). The units are
+scored against their base band already widened by the new-source term (every row carries it,
+and a held-out runtime is a new source too), so a term is what the extrapolation adds beyond a
+new source, not the two counted twice. benchmarks/accuracy.py builds the rows; this module is
+the procedure, tested on its own.
 """
 
 from __future__ import annotations
@@ -186,19 +189,21 @@ def _weighted_upper(values: Sequence[tuple[float, float]], tail: float) -> float
 
 
 def term_for(held: Sequence[Held]) -> tuple[float, float]:
-    """Equal tails over units: every unit weighs the same (its rows share the weight), and each
-    side's term is the smallest that leaves at most α/2 of that weight outside it."""
-    downs: list[tuple[float, float]] = []
-    ups: list[tuple[float, float]] = []
+    """One log half-width for both sides: every unit weighs the same (its rows share the
+    weight), and the term is the smallest that leaves at most α of that weight outside.
+
+    Symmetric because the direction of an extrapolation's error is not known in advance: of
+    the tuning sets' runtimes held out, some run below the rest's band and some above, and a
+    new one may go either way; a one-sided term (each side's own 90th percentile) would draw
+    the next runtime's band on the side the last few happened to fall. A row lies outside on
+    at most one side, so it needs max(down, up) (``needed``), and a term t covers it exactly
+    when that is ≤ t: the weighted 1−α quantile of those needs covers 1−α of the weight."""
+    needs: list[tuple[float, float]] = []
     for h in held:
         w = 1.0 / (len(held) * len(h.ratios))
-        for base, r in h.pairs():
-            d, u = needed(base, r)
-            downs.append((d, w))
-            ups.append((u, w))
-    d = _weighted_upper(downs, ALPHA / 2)
-    u = _weighted_upper(ups, ALPHA / 2)
-    return math.exp(-d), math.exp(u)
+        needs.extend((max(needed(base, r)), w) for base, r in h.pairs())
+    t = _weighted_upper(needs, ALPHA)
+    return math.exp(-t), math.exp(t)
 
 
 def _unit_share(h: Held, term: tuple[float, float]) -> float:

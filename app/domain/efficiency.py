@@ -80,6 +80,11 @@ class RuntimeProfile:
     # CUBLAS_COMPUTE_16F): on GeForce parts, whose FP32-accumulate tensor rate (the catalog's
     # fp16) is half the FP16-accumulate one, they run at the full rate (llm_step.replica)
     fp16_accumulate: bool = False
+    # A quantised model's GEMMs on this profile first dequantise each weight matrix to FP16 (a
+    # pass that reads the stored weights and writes 2 bytes per weight) in every pass of more
+    # than this many tokens: llama.cpp's cuBLAS path (builds before PR #8075, June 2024, and
+    # GGML_CUDA_FORCE_CUBLAS builds: MMQ_MAX_BATCH_SIZE 32); 0: never (llm_step.Replica)
+    dequantize_min_tokens: int = 0
     # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture
@@ -139,13 +144,21 @@ class ServingRuntime:
     # host work per running sequence per step (request bookkeeping, sampler inputs and outputs)
     # that the runtime's overlap of host and GPU cannot hide once it outgrows the GPU's step
     step_overhead_per_seq_us: float = 0.0
+    # host dispatch per kernel of a step that carries prompt tokens, where the runtime replays
+    # CUDA graphs for decode-only steps alone (the same host thread dispatches it eagerly)
+    mixed_step_host_us_per_kernel: float = 0.0
     # Scheduler limits the runtime picks on large GPUs (vLLM: at least 70 GiB, A100 excepted):
     # (least GiB, GPU names excepted, max_batch, chunk_tokens); None: max_batch and chunk_tokens
     # on every GPU
     large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
 
 
-_SERVING_OPTIONAL = {"int4_format", "step_overhead_per_seq_us", "large_gpu"}
+_SERVING_OPTIONAL = {
+    "int4_format",
+    "step_overhead_per_seq_us",
+    "mixed_step_host_us_per_kernel",
+    "large_gpu",
+}
 _SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"} - _SERVING_OPTIONAL
 
 
@@ -498,6 +511,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
             step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
+            mixed_step_host_us_per_kernel=float(values.get("mixed_step_host_us_per_kernel") or 0.0),
             large_gpu=_large_gpu(name, values.get("large_gpu")),
         )
     return out

@@ -26,7 +26,10 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   step takes max(GPU time, host time);
 * a serving scheduler's fixed cost per step (scheduling, sampling), zero outside a server,
   and its host work per running sequence, which the server overlaps with the GPU's step: a
-  small model at a large batch waits on the host (max(GPU time, host time) again).
+  small model at a large batch waits on the host (max(GPU time, host time) again). A runtime
+  that replays CUDA graphs only for steps without prompt tokens (TensorRT-LLM's PyTorch
+  backend) dispatches a step that carries a prompt eagerly, from the same host thread:
+  ``mixed_host_s`` more host time, weighted by the chance that the step carries one.
 
 How one replica spans GPUs, the datapath a weight format runs on, the bandwidth and GEMM
 efficiencies and the per-kernel and per-op costs are the runtime's policy (its rows in
@@ -45,7 +48,7 @@ from operator import attrgetter
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import formats, topology
+from app.domain import formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
@@ -153,6 +156,14 @@ class Replica:
     dense_slowdown: float = 1.0
     tile_min: int = 0
     tile_max: int = 0
+    # a quantised model dequantised to FP16 before each GEMM (a cuBLAS prompt path): seconds of
+    # that pass over the weights, paid by every pass of more than ``dequant_min_tokens`` tokens
+    # (``RuntimeProfile.dequantize_min_tokens``); 0: no such pass
+    dequant_s: float = 0.0
+    dequant_min_tokens: float = 0.0
+    # a server that replays CUDA graphs only for decode-only steps: the eager host dispatch of
+    # one pass, paid by a step that carries prompt tokens (``mixed_share``); 0: none
+    mixed_host_s: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -198,9 +209,18 @@ class Replica:
             t += (self.stages - 1) * topology.comm_seconds(self.hop_link, size)
         return t
 
-    def parts(self, decode: float, context: float, prefill: float, prompt: float) -> StepTime:
+    def parts(
+        self,
+        decode: float,
+        context: float,
+        prefill: float,
+        prompt: float,
+        with_prompt: bool = False,
+    ) -> StepTime:
         """One step: ``decode`` sequences at mean ``context``, ``prefill`` prompt tokens from
-        prompts of length ``prompt``."""
+        prompts of length ``prompt``. ``with_prompt``: the step is known to carry a prompt (a
+        chunk, a prefill); otherwise it is a server's average step, which carries one with
+        probability ``mixed_share``."""
         tokens = decode + prefill
         # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
         # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
@@ -224,7 +244,8 @@ class Replica:
         t_gemm = max(t_mm, self.gemm_floor_s)
         t_attn = max(t_kv, t_att, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - max(t_kv, t_att)
-        work = t_gemm + t_moe + t_attn + self.launch_s
+        t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
+        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
@@ -232,8 +253,9 @@ class Replica:
         # a server's per-sequence host work runs beside the GPU's step (the runtime overlaps
         # them) and bounds it only once it is the longer; a prefill's prompts count once each
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
-        host = max(self.host_s * u, seqs * self.host_per_seq_s)
-        mem = (t_w if t_w >= t_lin else 0.0) + t_moe + (t_kv if t_kv >= t_att else 0.0)
+        mixed = 1.0 if with_prompt and prefill else mixed_share(prefill, prompt)
+        host = max(self.host_s * u, seqs * self.host_per_seq_s + mixed * self.mixed_host_s)
+        mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if t_kv >= t_att else 0.0)
         comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
@@ -250,17 +272,22 @@ class Replica:
             bound,
             gpu,
             (t_lin + t_att) * passes,
-            (t_w + t_moe + t_kv) * passes,
+            (t_w + t_deq + t_moe + t_kv) * passes,
             (self.launch_s + floors) * passes,
             host,
             comm,
         )
 
     def step(
-        self, decode: float, context: float, prefill: float, prompt: float
+        self,
+        decode: float,
+        context: float,
+        prefill: float,
+        prompt: float,
+        with_prompt: bool = False,
     ) -> tuple[float, str]:
         """(seconds, what bounds it) of ``parts``."""
-        p = self.parts(decode, context, prefill, prompt)
+        p = self.parts(decode, context, prefill, prompt, with_prompt)
         return p.seconds, p.bound
 
 
@@ -284,6 +311,16 @@ def expert_split(m: ModelSpec) -> tuple[float, float]:
         return m.params, 0.0
     experts = (m.params - m.active_params) * e / (e - k)
     return m.params - experts, experts
+
+
+def mixed_share(prefill: float, prompt: float) -> float:
+    """The share of a server's steps that carry prompt tokens when the average step carries
+    ``prefill`` tokens of prompts ``prompt`` long: prompts arrive as requests finish, about
+    independently, so a step's new prompts are Poisson with mean prefill ÷ prompt and it
+    carries one with probability 1 − e^(−mean) (1 once several arrive per step)."""
+    if not (prefill > 0.0 and prompt > 0.0):
+        return 0.0
+    return -math.expm1(-prefill / prompt)
 
 
 def native_fp4(gpu: GpuSpec) -> bool:
@@ -328,7 +365,9 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     # formats (GPTQ/AWQ, GGUF) dequantise to fp16 — half bf16's rate on some parts (MI100)
     order = ("bf16", "fp16") if precision in ("bf16", "fp8", "fp4") else ("fp16", "bf16")
     for p in order:
-        value = gpu.peak_tflops(p)
+        # the catalog's figure, else the one derived from FP32 by generation (peaks): the same
+        # 16-bit peak the operator path prices (RTX 4000/5000 Ada publish no tensor figure)
+        value = peaks.peak_tflops(gpu, p)[0]
         if value:
             if gpu.fp32_tflops and value < gpu.fp32_tflops:
                 return gpu.fp32_tflops, "fp32"
@@ -623,6 +662,7 @@ def replica(
     own_bits: float | None = None,
     scheduler_s: float = 0.0,
     host_per_seq_s: float = 0.0,
+    mixed_host_us_per_kernel: float = 0.0,
     job: ReplicaJob | None = None,
     card: CardTerms | None = None,
     links: bool = True,
@@ -633,7 +673,9 @@ def replica(
     efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
     ``own_bits``: a runtime's own weight format (GGUF) in bits per weight. ``job`` and
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
-    arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time."""
+    arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
+    ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
+    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
@@ -688,7 +730,20 @@ def replica(
         dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
+        dequant_s=dequant_seconds(job, prefill, card.bw * tp),
+        dequant_min_tokens=float(prefill.dequantize_min_tokens),
+        mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
     )
+
+
+def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
+    """Seconds of one pass that dequantises a quantised model's weights to FP16 before its
+    GEMMs (``RuntimeProfile.dequantize_min_tokens``): the stored weights read and 2 bytes per
+    weight written, at the replica's bandwidth ``bw``; 0 for a 16-bit model or a profile
+    without such a pass."""
+    if not prefill.dequantize_min_tokens or job.wb >= 2.0:
+        return 0.0
+    return (job.dense + job.experts) * (job.wb + 2.0) / bw
 
 
 # ---------------------------------------------------------------- many replicas at once
@@ -721,7 +776,10 @@ class Columns:
     host_s: NDArray[np.float64]
     scheduler_s: NDArray[np.float64]
     host_per_seq_s: NDArray[np.float64]
+    mixed_host_s: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
+    dequant_s: NDArray[np.float64]
+    dequant_min_tokens: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -757,14 +815,18 @@ class Columns:
         t_att = attn / self.attn_flops
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
-        work = t_gemm + t_moe + t_attn + self.launch_s
+        t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
+        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
         work = work * ((u + self.stages - 1.0) / self.stages)
         comm = np.zeros_like(work)
         for i in np.flatnonzero(self.linked):
             comm[i] = self.reps[i].comm(tokens)
         gpu = work + comm
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
-        host = np.maximum(self.host_s * u, seqs * self.host_per_seq_s)
+        host = np.maximum(
+            self.host_s * u,
+            seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
+        )
         return np.maximum(gpu, host) + self.scheduler_s
 
 
@@ -774,8 +836,8 @@ _FIELDS = (
     "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "dense_slowdown",
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
-    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s",
-    "microbatch_tokens",
+    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
+    "microbatch_tokens", "dequant_s", "dequant_min_tokens",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -810,12 +872,27 @@ def columns(reps: Sequence[Replica]) -> Columns:
         host_s=c["host_s"],
         scheduler_s=c["scheduler_s"],
         host_per_seq_s=c["host_per_seq_s"],
+        mixed_host_s=c["mixed_host_s"],
         microbatch_tokens=c["microbatch_tokens"],
+        dequant_s=c["dequant_s"],
+        dequant_min_tokens=c["dequant_min_tokens"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
         ),
     )
+
+
+def _dequant_column(
+    job: ReplicaJob, cards: Sequence[CardTerms], card: NDArray[np.intp], tp: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``dequant_seconds`` of each row (0 where no card dequantises)."""
+    out = np.zeros(len(card))
+    if not any(t.prefill.dequantize_min_tokens for t in cards):
+        return out
+    for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True)):
+        out[i] = dequant_seconds(job, cards[c].prefill, cards[c].bw * t)
+    return out
 
 
 def dense_columns(
@@ -879,7 +956,12 @@ def dense_columns(
         host_s=layers * per_card[:, 6] * per_card[:, 9] * 1e-6,
         scheduler_s=np.zeros(rows),
         host_per_seq_s=np.zeros(rows),
+        mixed_host_s=np.zeros(rows),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
+        dequant_s=_dequant_column(job, cards, card, tp),
+        dequant_min_tokens=np.array(
+            [float(t.prefill.dequantize_min_tokens) for t in cards], np.float64
+        ).reshape(len(cards))[card],
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

@@ -54,6 +54,7 @@ from app.domain.operators import (
     vit_ops,
     weight_cast_op,
 )
+from app.domain.peaks import peak_tflops
 from app.domain.workload import (
     BYTES,
     NF4_BYTES,
@@ -85,27 +86,6 @@ DEFAULT_TRAIN_KERNELS = 600  # a ResNet-50 step, when the layer count is unknown
 # Optimizer update traffic in bytes per trainable parameter (read + write of each state).
 OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
 
-# Dense 16-bit tensor throughput (FP32 accumulate) ÷ non-tensor fp32, per NVIDIA generation and
-# segment, read off the vendor whitepapers for parts that publish both (V100 125/15.7; RTX 2080 Ti
-# 53.8/13.4; T4 65/8.1; RTX 3090 71/35.6; A10 125/31.2; A100 312/19.5; RTX 4090 165.2/82.6;
-# L40S 362/91.6; RTX 5090 209.5/104.8; RTX PRO 6000 Blackwell 503.8/125.95). Used only when the
-# catalog lacks the 16-bit figure; tests/catalog/test_derived_peaks.py cross-checks it against
-# every published pair.
-TENSOR_RATIO: dict[tuple[str, bool], float] = {
-    ("7.0", True): 8.0,
-    ("7.0", False): 8.0,
-    ("7.5", True): 4.0,
-    ("7.5", False): 8.0,
-    ("8.0", False): 16.0,
-    ("8.6", True): 2.0,
-    ("8.6", False): 4.0,
-    ("8.9", True): 2.0,
-    ("8.9", False): 4.0,
-    ("12.0", True): 2.0,
-    ("12.0", False): 4.0,
-}
-
-
 # Language models whose training throughput is shown in tokens/s: samples/s × the tokens each
 # sample carries, the unit their data budgets are counted in (Chinchilla's 20 tokens per
 # parameter, "1 M tokens of fine-tuning data"), whatever the sequence length.
@@ -120,26 +100,6 @@ def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
     if work.training and unit == "samples/s" and work.model.family in TOKEN_COUNTED_FAMILIES:
         return float(work.tokens_per_sample), "tokens/s"
     return 1.0, unit
-
-
-def peak_tflops(gpu: GpuSpec, precision: str) -> tuple[float | None, bool]:
-    """Dense peak for ``precision`` and whether it was derived rather than published."""
-    value = gpu.peak_tflops(precision)
-    if value:
-        return value, False
-    if gpu.vendor != "nvidia" or not gpu.fp32_tflops or precision not in ("fp16", "bf16", "tf32"):
-        return None, False
-    cc = gpu.compute_capability or ""
-    ratio = TENSOR_RATIO.get((cc, gpu.segment in ("consumer", "laptop")))
-    if ratio is None:
-        return None, False
-    if precision == "bf16" and cc in ("7.0", "7.5"):
-        return None, False
-    if precision == "tf32":
-        if cc in ("7.0", "7.5"):
-            return None, False
-        ratio /= 2.0
-    return gpu.fp32_tflops * ratio, True
 
 
 def prior_compute_efficiency(gpu: GpuSpec, precision: str) -> float:
@@ -1380,6 +1340,10 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
 
 
 def _llm_kv(work: WorkloadSpec) -> str:
+    """The KV cache's format: the job's own (``kv_cache_precision``), else 16-bit (fp32 for
+    an fp32 job)."""
+    if work.kv_cache_precision:
+        return work.kv_cache_precision
     return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
 
 
@@ -1390,7 +1354,7 @@ def _llm_card(
     same for every model, count and request, so kept with the spec (``GpuSpec.derived``),
     checked against the efficiency table and the efficiencies they came from."""
     table = work.efficiency
-    key = ("llm", backend, work.runtime, work.precision)
+    key = ("llm", backend, work.runtime, work.precision, work.prompt_gemm)
     hit = gpu.derived.get(key)
     if isinstance(hit, tuple) and hit[0] is table and hit[1] is eff:
         terms: llm_step.CardTerms = hit[2]
@@ -1399,12 +1363,24 @@ def _llm_card(
         gpu,
         weights=work.precision,
         decode=profile_for(gpu, work, backend, "decode"),
-        prefill=profile_for(gpu, work, backend, "prefill"),
+        prefill=prefill_profile(gpu, work, backend),
         memory_efficiency=eff.memory,
         compute_efficiency=llm_efficiency(eff),
     )
     gpu.derived[key] = (table, eff, terms)
     return terms
+
+
+def prefill_profile(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> RuntimeProfile:
+    """The runtime's prompt profile; a quantised model on llama.cpp's cuBLAS prompt path
+    (``WorkloadSpec.prompt_gemm`` "cublas", CUDA) takes the F16 weights' profile (FP16 cuBLAS,
+    its dequantise pass: data/efficiency.yaml) instead of MMQ's."""
+    if work.prompt_gemm not in ("", "cublas"):
+        raise ValueError(f"unknown prompt GEMM path {work.prompt_gemm!r}")
+    quantised = work.weight_bits is not None and work.precision in ("int4", "int8")
+    if work.prompt_gemm == "cublas" and quantised and backend == "cuda":
+        return profile_for(gpu, work.with_precision("fp16"), backend, "prefill")
+    return profile_for(gpu, work, backend, "prefill")
 
 
 def llm_replica(

@@ -64,6 +64,9 @@ class RuntimeProfile:
     source: str
     # host work per running sequence per step, overlapped with the GPU's step
     host_per_seq_s: float = 0.0
+    # eager host dispatch per kernel of a step that carries prompt tokens (CUDA graphs for
+    # decode-only steps alone), on the same host thread as the per-sequence work
+    mixed_host_us_per_kernel: float = 0.0
     # several GPUs per replica: "tensor" (tensor parallel), "layers" (whole layers per GPU, a
     # token through them in turn) or "none"; and the micro-batch a layer split overlaps
     multi_gpu: str = "tensor"
@@ -124,6 +127,7 @@ def runtime_profile(
         chunk_tokens=spec.chunk_tokens,
         step_overhead_s=spec.step_overhead_ms * 1e-3,
         host_per_seq_s=spec.step_overhead_per_seq_us * 1e-6,
+        mixed_host_us_per_kernel=spec.mixed_step_host_us_per_kernel,
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
         microbatch_tokens=decode.microbatch_tokens if decode is not None else 0,
@@ -341,6 +345,7 @@ def _engine(
         own_bits=rt.bits(cfg.weight_precision),
         scheduler_s=rt.step_overhead_s,
         host_per_seq_s=rt.host_per_seq_s,
+        mixed_host_us_per_kernel=rt.mixed_host_us_per_kernel,
     )
 
 
@@ -390,7 +395,7 @@ def _solve(
     ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity."""
     ctx = p + o / 2.0
     chunk = rt.chunk_tokens
-    t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p))
+    t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p), with_prompt=True)
     if not rt.continuous_batching:
         # one request at a time: prefill, then o − 1 decode steps at batch 1
         itl, bound = eng.step(1.0, ctx, 0.0, float(p))
@@ -430,7 +435,7 @@ def _solve(
         room = max(chunk - b, chunk / 4.0)
         n_chunks = max(1, math.ceil(p / room))
         piece = p / n_chunks
-        t_chunk, _ = eng.step(b, ctx, piece, float(p))
+        t_chunk, _ = eng.step(b, ctx, piece, float(p), with_prompt=True)
         own = n_chunks * t_chunk
         rho = min(0.99, rate * t_prefill_alone)
         wait = rho / (2.0 * (1.0 - rho)) * own

@@ -239,6 +239,17 @@ class WorkloadSpec:
     # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
     # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
+    # The KV cache's stored format for LLM inference where the job states one (a key of
+    # formats.WEIGHT_FORMATS with a KV size: "fp8" = TensorRT-LLM's --fp8_kv_cache /
+    # kv_cache_quant_algo FP8); "" = the 16-bit cache (fp32 for an fp32 job: perf._llm_kv).
+    # Not an API field: benchmarks set it from a published run's settings.
+    kv_cache_precision: str = ""
+    # How llama.cpp multiplies a quantised model's prompt (passes of more than 32 tokens) on
+    # CUDA: "" = today's default (MMQ on Turing and later, since PR #8075 of June 2024);
+    # "cublas" = dequantise each weight matrix to FP16, then FP16 cuBLAS, as builds before that
+    # PR did on Volta and later (CUDA_USE_TENSOR_CORES) and GGML_CUDA_FORCE_CUBLAS builds do.
+    # Read by the LLM step (perf._llm_card); not an API field (benchmarks: a row's build)
+    prompt_gemm: str = ""
     # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
     # the job states it (benchmarks: the held-out recipes); None under runtime megatron:
     # megatron.default_layout. Read only when runtime is megatron (not an API field yet).

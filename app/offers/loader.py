@@ -74,14 +74,28 @@ def purchase_offers_from_catalog(entries: list[GpuCreate]) -> list[PurchaseOffer
                         e.slug, "used", e.street_price.usd, e.street_price.as_of, source
                     )
                 )
-        launch_source = _source_text(e, e.field_sources.get("launch_price_usd"))
+        launch_id = e.field_sources.get("launch_price_usd")
+        launch_source = _source_text(e, launch_id)
         if e.launch_price_usd is not None and e.release_year and launch_source:
             out.append(
                 PurchaseOfferData(
-                    e.slug, "launch", e.launch_price_usd, str(e.release_year), launch_source
+                    e.slug, "launch", e.launch_price_usd, _launch_date(e, launch_id), launch_source
                 )
             )
     return out
+
+
+def _launch_date(entry: GpuCreate, source_id: str | None) -> str:
+    """When a catalog launch price was set: its source's date where that falls in or before the
+    release year (the announcement that stated the price: an RTX 4060 priced in May 2023 is
+    more than three years old in June 2026, not only in 2027), else the bare release year. A
+    source written after the release year (a later article quoting the old price) says nothing
+    of the launch month, so it never makes the price look newer."""
+    year = str(entry.release_year)
+    ref = next((s for s in entry.sources if s.id == source_id), None)
+    if ref is not None and ref.date and ref.date[:4] <= year:
+        return ref.date
+    return year
 
 
 def read_seed_purchase_offers(data_dir: Path) -> list[PurchaseOfferData]:

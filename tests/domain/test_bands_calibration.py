@@ -85,23 +85,40 @@ def _held(unit: str, ratios: list[float]) -> conformal.Held:
 
 
 def test_a_term_covers_80_percent_of_synthetic_extrapolated_units() -> None:
-    """Ten units, each a runtime 1.0…0.1 away in log space from a ±10 % band: the term leaves
-    one unit's rows out on the low side (α/2 = 10 % of the weight), none on the high side."""
-    held = [_held(f"u{i}", [math.exp(-0.1 * i)] * (i + 1)) for i in range(1, 11)]
+    """Ten units, each a runtime 0.1…1.0 away in log space from a ±10 % band, odd ones below and
+    even ones above: one half-width for both sides, the smallest that leaves at most α = 20 %
+    of the weight out — the two farthest units, whichever side they lie on."""
+    held = [
+        _held(f"u{i}", [math.exp(0.1 * i if i % 2 == 0 else -0.1 * i)] * (i + 1))
+        for i in range(1, 11)
+    ]
     t = conformal.calibrate_term(held)
-    # the unit at e^-0.9 is the one the 90 % quantile over units reaches, whatever row counts
-    assert math.hypot(math.log(0.9), math.log(t.low)) == pytest.approx(0.9)
-    assert t.high == 1.0 and t.units == 10 and t.rows == sum(range(2, 12))
-    assert t.coverage == pytest.approx(0.9)
-    # refitted without each unit, the farthest is missed and so is the one whose term it was
-    assert 0.75 <= t.cv_coverage <= t.coverage
+    # unit 8 (above) is the farthest the term reaches, whatever the row counts
+    assert math.hypot(math.log(1.1), math.log(t.high)) == pytest.approx(0.8)
+    assert t.low == pytest.approx(1 / t.high)  # the same half-width below
+    assert t.units == 10 and t.rows == sum(range(2, 12))
+    assert t.coverage == pytest.approx(0.8)
+    # refitted without each unit: units 9 and 10 are missed, every other one is reached
+    assert t.cv_coverage == pytest.approx(0.8)
+
+
+def test_a_term_widens_both_sides_whichever_side_its_units_fell() -> None:
+    """A one-sided term would draw the next runtime's band on the side the last few fell; the
+    direction of a new runtime's error is not known, so the term is the same on both sides."""
+    low_only = [_held(f"u{i}", [0.5]) for i in range(5)]
+    t = conformal.calibrate_term(low_only)
+    assert t.high == pytest.approx(1 / t.low) and t.high > 1.5
+    lo, hi = conformal.Spread.of(0.9, 1.1).widened([(t.low, t.high)]).band()
+    assert lo == pytest.approx(0.5) and hi == pytest.approx(
+        math.exp(math.hypot(math.log(1.1), math.log(t.high)))
+    )
 
 
 def test_units_weigh_alike_whatever_their_row_counts() -> None:
     """A runtime measured once weighs what one measured a hundred times weighs."""
     many = [_held("A", [1.0] * 100), _held("B", [1.0] * 100), _held("C", [0.5])]
     t = conformal.calibrate_term(many)
-    assert t.low < 0.6  # C is a third of the weight: past the 10 % tail
+    assert t.low < 0.6 and t.high > 1.6  # C is a third of the weight: past the 20 % tail
     assert math.isnan(conformal.calibrate_term([many[0]]).cv_coverage)
     assert conformal.calibrate_term([]).units == 0
 
@@ -153,6 +170,27 @@ def test_widenings_apply_only_where_the_row_extrapolates() -> None:
     # a stated allowance where the table calibrated none (4-bit here)
     lo4, _, _ = _band(four_bit=True, runtime="transformers")
     assert lo4 == pytest.approx(_spread(0.84, 1.14, 0.95, (bands.FOUR_BIT.low, 1.0))[0])
+
+
+def test_an_moe_row_in_4_bit_is_widened_once() -> None:
+    """The tuning sets' MoE workload is itself 4-bit and the two terms are pooled from the same
+    workloads: a 4-bit MoE row takes the larger term once, naming both reasons."""
+    table = replace(TABLE, extrapolation={"moe": (0.75, 1.33), "four_bit": (0.8, 1.25)})
+    lo, hi, basis = bands.band(replace(ROW, runtime="transformers", moe=True, four_bit=True), table)
+    assert (lo, hi) == pytest.approx(_spread(0.84, 1.14, 0.95, (0.75, 1.33)))
+    assert bands.MOE.reason in basis and bands.FOUR_BIT.reason in basis
+    # either alone: its own term
+    lo4, hi4, _ = bands.band(replace(ROW, runtime="transformers", four_bit=True), table)
+    assert (lo4, hi4) == pytest.approx(_spread(0.84, 1.14, 0.95, (0.8, 1.25)))
+
+
+def test_a_calibrated_term_of_one_widens_nothing_and_is_not_named() -> None:
+    """Held-out architectures needed nothing beyond the new-source term: ×1, no reason shown."""
+    table = replace(TABLE, extrapolation={"architecture": (1.0, 1.0)})
+    basis = _band(architecture="Blackwell")[2]
+    lo1, hi1, basis1 = bands.band(replace(ROW, architecture="Blackwell"), table)
+    assert bands.UNMEASURED_ARCHITECTURE.reason in basis
+    assert (lo1, hi1) == (pytest.approx(0.90), pytest.approx(1.10)) and "widened" not in basis1
 
 
 def test_multi_gpu_widens_only_regimes_whose_calibration_set_has_none() -> None:

@@ -51,6 +51,14 @@ JOBS = {
     "llama-3-70b llama.cpp q4_k_m": lambda: _job(
         "llama-3-70b", runtime="llama.cpp", precision="int4", weight_bits=4.84, seq_len=512
     ),
+    "llama-3-70b llama.cpp q4_k_m cublas prompt": lambda: _job(
+        "llama-3-70b",
+        runtime="llama.cpp",
+        precision="int4",
+        weight_bits=4.84,
+        seq_len=512,
+        prompt_gemm="cublas",
+    ),
     "llama-3-8b tensorrt-llm fp4 prompt": lambda: _job(
         "llama-3-8b", runtime="tensorrt-llm", precision="fp4", batch_size=16
     ),
@@ -82,14 +90,19 @@ def test_the_array_bound_is_the_scalar_bound_for_every_catalog_gpu(
 
 def test_the_array_step_is_the_scalar_step_with_links_and_a_server(catalog: list[GpuSpec]) -> None:
     """``Columns.seconds`` against ``Replica.parts`` on replicas the bound never builds:
-    links between the GPUs, a server's fixed and per-sequence costs, mixed steps."""
+    links between the GPUs, a server's fixed and per-sequence costs, mixed steps and their
+    eager dispatch."""
     work = _job("mixtral-8x7b", runtime="vllm")
     reps = []
     for gpu in catalog[::3]:
         eff = perf.efficiencies(gpu, None)
         for n in COUNTS:
             rep = perf.llm_replica(gpu, work, n, eff, "cuda")
-            reps.append(dataclasses.replace(rep, scheduler_s=4e-3, host_per_seq_s=2e-5))
+            reps.append(
+                dataclasses.replace(
+                    rep, scheduler_s=4e-3, host_per_seq_s=2e-5, mixed_host_s=3e-3 * (n % 2)
+                )
+            )
     reps = [r for r in reps if r.flops > 0 and r.attn_flops > 0]
     cols = llm_step.columns(reps)
     for step in [
@@ -127,7 +140,7 @@ def test_replicas_from_kept_terms_equal_replicas_built_afresh(
                     kv="bf16",
                     n=n,
                     decode=perf.profile_for(gpu, work, backend, "decode"),
-                    prefill=perf.profile_for(gpu, work, backend, "prefill"),
+                    prefill=perf.prefill_profile(gpu, work, backend),
                     memory_efficiency=eff.memory,
                     compute_efficiency=perf.llm_efficiency(eff),
                     own_bits=work.weight_bits,

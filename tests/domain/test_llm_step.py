@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -98,6 +99,31 @@ def test_a_servers_host_work_per_sequence_bounds_only_a_large_batch():
     # a prefill chunk's prompts count once each, not per token
     chunk = rep.parts(0.0, 0.0, 8192.0, 2048.0)
     assert chunk.host_s == pytest.approx(4 * 29.4e-6)
+
+
+def test_a_step_that_carries_a_prompt_is_dispatched_eagerly_where_graphs_are_decode_only():
+    # TensorRT-LLM's PyTorch backend replays CUDA graphs for decode-only steps alone: a step
+    # with a prompt pays each kernel's eager dispatch (10 µs) on the executor's one host thread,
+    # after the per-request work, weighted by the chance the step carries a prompt
+    rep = _moe(host_per_seq_s=29.4e-6, mixed_host_us_per_kernel=10.0)
+    kernels = 48 * llm_step._kernels_per_layer(QWEN3_30B_A3B)  # the step's own kernel count
+    assert rep.mixed_host_s == pytest.approx(kernels * 10e-6)
+    plain = _moe(host_per_seq_s=29.4e-6)
+    decode_only = (2048.0, 300.0, 0.0, 300.0)
+    assert rep.parts(*decode_only).seconds == plain.parts(*decode_only).seconds
+    mixed = (2048.0, 300.0, 450.0, 300.0)  # 1.5 prompts per step on average
+    share = 1.0 - math.exp(-1.5)
+    assert llm_step.mixed_share(450.0, 300.0) == pytest.approx(share)
+    t = rep.parts(*mixed)
+    assert t.host_s == pytest.approx((2048 + 2) * 29.4e-6 + share * rep.mixed_host_s)
+    assert t.bound == "host overhead" and t.seconds == pytest.approx(t.host_s)
+    assert t.seconds > plain.parts(*mixed).seconds
+    # a chunk or a prefill is known to carry its prompt: the whole dispatch, whatever its size
+    chunk = rep.parts(2048.0, 300.0, 150.0, 300.0, with_prompt=True)
+    assert chunk.host_s == pytest.approx((2048 + 1) * 29.4e-6 + rep.mixed_host_s)
+    assert rep.parts(*decode_only, with_prompt=True).host_s == plain.parts(*decode_only).host_s
+    assert llm_step.mixed_share(0.0, 1000.0) == 0.0
+    assert llm_step.mixed_share(50_000.0, 100.0) == pytest.approx(1.0)  # every step has one
 
 
 def test_an_moe_layer_moves_its_routed_copies_activations():
@@ -231,3 +257,40 @@ def test_fp16_accumulate_doubles_geforce_but_not_datacenter_gemms():
     d16 = _replica(A100, prefill=acc16, weights="fp16")
     d32 = _replica(A100, prefill=plain, weights="fp16")
     assert d16.flops == pytest.approx(d32.flops)
+
+
+def test_a_part_without_a_published_tensor_figure_runs_on_the_derived_16bit_peak():
+    """RTX 4000/5000 Ada publish no dense tensor figure (the catalog leaves fp16 null): the LLM
+    step runs 16-bit and weight-only GEMMs on the 16-bit peak derived from FP32 by generation
+    (peaks.TENSOR_RATIO, as the operator path does), not on the FP32 CUDA cores."""
+    rtx5000 = dataclasses.replace(
+        RTX4090, segment="workstation", fp32_tflops=65.28, fp16_tflops=None, bf16_tflops=None
+    )
+    assert llm_step.datapath(rtx5000, "fp16") == (pytest.approx(65.28 * 4), "fp16")
+    assert llm_step.datapath(rtx5000, "int4")[1] == "fp16"
+    # a published figure is kept as it is
+    assert llm_step.datapath(RTX4090, "fp16") == (165.2, "fp16")
+
+
+def test_a_cublas_prompt_path_dequantises_the_weights_in_each_pass_of_more_than_32_tokens():
+    """llama.cpp before PR #8075 (and GGML_CUDA_FORCE_CUBLAS builds) converts each quantised
+    weight matrix to FP16 before an FP16 cuBLAS GEMM in every pass of more than 32 tokens: a
+    pass over the weights that reads the stored bytes and writes 2 per weight. A decode step
+    (MMVQ) and a 16-bit model pay nothing."""
+    cublas = RuntimeProfile(dequantize_min_tokens=32)
+    q4 = _replica(RTX4090, prefill=cublas, weights="int4", own_bits=4.84)
+    plain = _replica(RTX4090, weights="int4", own_bits=4.84)
+    want = LLAMA3_8B.params * (4.84 / 8 + 2.0) / q4.bw
+    assert q4.dequant_s == pytest.approx(want)
+    prompt = (0.0, 0.0, 512.0, 512.0)
+    assert q4.parts(*prompt).seconds == pytest.approx(plain.parts(*prompt).seconds + want)
+    assert q4.parts(*prompt).memory_s > plain.parts(*prompt).memory_s
+    # 32 tokens or fewer run MMQ, one token MMVQ: no dequantise pass
+    for step in ((1.0, 100.0, 0.0, 1.0), (0.0, 0.0, 32.0, 32.0)):
+        assert q4.parts(*step).seconds == plain.parts(*step).seconds
+    f16 = _replica(RTX4090, prefill=cublas, weights="fp16")
+    assert f16.dequant_s == 0.0
+    # the arrays step as the replica does
+    cols = llm_step.columns([q4, plain])
+    for step in (prompt, (0.0, 0.0, 32.0, 32.0), (4.0, 300.0, 0.0, 1.0)):
+        assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in (q4, plain)]

@@ -38,6 +38,23 @@ def test_decode_is_bandwidth_bound_and_reads_weights_per_token() -> None:
     assert est.throughput == pytest.approx(256 / (est.latency_ms / 1e3))  # type: ignore[operator]
 
 
+def test_a_stated_fp8_kv_cache_is_read_at_one_byte_per_value() -> None:
+    # TensorRT-LLM's published static batches run an FP8 KV cache (--fp8_kv_cache,
+    # kv_cache_quant_algo FP8): the decode step reads it at 1 byte per value, not the 16-bit
+    # default's 2 (tests/data/trtllm_static.yaml); the weights' bytes are unchanged.
+    base = llm_inference(output_tokens=256, batch_size=16)
+    fp8 = dataclasses.replace(base, kv_cache_precision="fp8")
+    assert perf._llm_kv(base) == "bf16" and perf._llm_kv(fp8) == "fp8"
+    t16 = perf.estimate(H100, base).ms_per_token
+    t8 = perf.estimate(H100, fp8).ms_per_token
+    assert t16 is not None and t8 is not None
+    weights = 8.03e9 * 2
+    kv16 = 2 * 32 * 8 * 128 * (2048 + 128) * 2 * 16  # 16 sequences at the mean context
+    bw = 3350e9 * perf.MEMORY_EFFICIENCY
+    assert t16 - t8 == pytest.approx(kv16 / 2 / bw * 1e3, rel=0.02)
+    assert t8 > weights / bw * 1e3
+
+
 def test_prefill_is_compute_bound() -> None:
     work = llm_inference(seq_len=8000, output_tokens=1)
     est = perf.estimate(A100, work)
@@ -451,3 +468,28 @@ def test_the_power_cap_bounds_a_steps_energy_not_its_small_kernels() -> None:
         est = perf.estimate(T4, dataclasses.replace(small, batch_size=batch, efficiency=table))
         flops = 2 * 335e6 * 128 * batch  # ~2 × params per token; attention adds to it
         assert batch / est.throughput >= flops / 24e12 * 0.95
+
+
+def test_a_llamacpp_build_on_the_cublas_prompt_path_prices_q4_prompts_as_fp16_gemms() -> None:
+    """llama.cpp before PR #8075 (June 2024) multiplied a quantised model's prompt with FP16
+    cuBLAS after dequantising the weights (WorkloadSpec.prompt_gemm "cublas"): the prompt runs
+    on the 16-bit tensor peak (FP16-accumulate: twice the catalog figure on GeForce) plus a
+    dequantise pass, not on today's MMQ; decode (MMVQ) is the same either way, and an F16
+    model has nothing to dequantise."""
+    work = _gguf_70b(seq_len=512)
+    old = dataclasses.replace(work, prompt_gemm="cublas")
+    mmq = perf.estimate(A100, work, backend="cuda")
+    cublas = perf.estimate(A100, old, backend="cuda")
+    assert cublas.ms_per_token == mmq.ms_per_token
+    assert mmq.ttft_ms is not None and cublas.ttft_ms is not None
+    eff = perf.efficiencies(A100, None)
+    rep = perf.llm_replica(A100, old, 1, eff, "cuda")
+    assert rep.compute_precision == "fp16"
+    assert rep.dequant_s == pytest.approx(70.6e9 * (4.84 / 8 + 2.0) / rep.bw, rel=0.02)
+    # on an A100 FP16 tensor cores outrun MMQ (SM-bound: 108 SMs x 1.41 GHz) by far more than
+    # the dequantise pass costs
+    assert cublas.ttft_ms < mmq.ttft_ms
+    f16 = dataclasses.replace(old, precision="fp16", weight_bits=None)
+    assert perf.llm_replica(A100, f16, 1, eff, "cuda").dequant_s == 0.0
+    with pytest.raises(ValueError, match="prompt GEMM"):
+        perf.estimate(A100, dataclasses.replace(work, prompt_gemm="mmq2"), backend="cuda")

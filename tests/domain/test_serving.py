@@ -447,6 +447,22 @@ def test_eager_host_dispatch_is_the_figure_inference_uses():
     assert graphs.host_s == 0.0  # CUDA graphs: no host dispatch
 
 
+def test_tensorrt_llm_dispatches_steps_with_prompts_eagerly():
+    # its PyTorch backend replays CUDA graphs for decode-only steps alone (scheduler.py
+    # can_run_cuda_graph): a step with a prompt pays the eager figure per kernel; vLLM's
+    # piecewise graphs cover mixed steps, so it pays none
+    from app.domain import llm_step
+
+    assert TABLE.serving["tensorrt-llm"].mixed_step_host_us_per_kernel == 10.0
+    assert TABLE.serving["vllm"].mixed_step_host_us_per_kernel == 0.0
+    trt = sv._engine(H100, LLAMA8, cfg(rt="tensorrt-llm"), profile("tensorrt-llm"), 0.88,
+                     sv.DEFAULT_COMPUTE)  # fmt: skip
+    kernels = llm_step._kernels_per_layer(LLAMA8)
+    assert trt.mixed_host_s == pytest.approx(32 * kernels * 10e-6)
+    vllm = sv._engine(H100, LLAMA8, cfg(), profile("vllm"), 0.88, sv.DEFAULT_COMPUTE)
+    assert vllm.mixed_host_s == 0.0
+
+
 def test_a_serving_runtime_missing_a_field_is_rejected():
     from app.domain.efficiency import parse_table
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
+from app.catalog.loader import read_catalog
 from app.domain.cost import (
     GpuOffers,
     RentalPolicy,
@@ -21,7 +22,7 @@ from app.domain.cost import (
     launch_is_stale,
     price_configuration,
 )
-from app.offers.loader import read_seed_purchase_offers
+from app.offers.loader import purchase_offers_from_catalog, read_seed_purchase_offers
 from tests.support import load_benchmark
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -193,6 +194,10 @@ PRICED_2026_12 = (
     ("rtx-4070-super", "used"),
     ("l40s", "used"),
     ("apple-m4", "launch"),
+    # NVIDIA's own store price of August 2026 (the card had no price at all before)
+    ("rtx-pro-6000-blackwell", "new"),
+    # GPU Poet's May 2026 best deal: the 2023 launch price is more than three years old
+    ("rtx-4060", "used"),
 )
 # what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
 AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
@@ -374,3 +379,23 @@ def test_given_a_compute_figure_the_m3_ultra_is_bought_whole_at_its_launch_price
         "constraints": {**LLAMA_70B_BUY["constraints"], "max_purchase_usd": 9000},
     }
     assert "apple-m3-ultra" not in _buy(client, tight)
+
+
+def test_a_catalog_launch_price_is_dated_by_its_announcement_not_the_year_end() -> None:
+    """A catalog launch price is dated by its source where that source is from the release year
+    or before (the announcement that stated the price); a later article quoting an old price
+    keeps the bare release year. Dated by the year alone, the RTX 4060's May 2023 price would
+    count as current until 2027, past the three years 'auto' allows."""
+    launch = {
+        o.gpu_slug: o.as_of
+        for o in purchase_offers_from_catalog(read_catalog(DATA))
+        if o.condition == "launch"
+    }
+    assert launch["rtx-4060"] == "2023-05-18"  # PCGamesN, the day NVIDIA announced the price
+    assert launch_is_stale(launch["rtx-4060"], date(2026, 12, 2))
+    assert not launch_is_stale(launch["rtx-4060"], date(2026, 5, 1))
+    # The Verge's December 2024 article on the B580 quotes the A750's 2022 price: still 2022
+    assert launch["arc-a750"] == "2022"
+    # a 2025 announcement stays current for three years
+    assert launch["rtx-5090"] == "2025-01"
+    assert not launch_is_stale(launch["rtx-5090"], date(2026, 12, 2))
