@@ -59,7 +59,9 @@ def test_eager_cnn_inference_autotunes_its_convolutions_as_the_harness_does() ->
 
 def test_resnet50_fp32_inference_runs_its_3x3_layers_as_winograd_on_a_v100() -> None:
     v100 = GPUS["v100-sxm2-16gb"]
-    on = perf._build_on_gpu(v100, _inference("resnet-50", "fp32", 256, TABLE), "pytorch", None, None)
+    on = perf._build_on_gpu(
+        v100, _inference("resnet-50", "fp32", 256, TABLE), "pytorch", None, None
+    )
     assert on.rates is not None
     assert on.rates[CLASS_INDEX[CONV_3X3]] > 2.0 * on.rates[CLASS_INDEX[CONV]]
     # its 13 dense 3×3 stride-1 layers hold ~37 % of the FLOPs: the compute-bound batch speeds up
@@ -82,3 +84,20 @@ def test_grouped_3x3_layers_and_16bit_tensor_cores_keep_the_implicit_gemm() -> N
     assert _rate("resnet-50", "v100-sxm2-16gb", "fp16", 256, TABLE) == _rate(
         "resnet-50", "v100-sxm2-16gb", "fp16", 256, UNTUNED
     )
+
+
+def test_only_cuda_core_datapaths_drop_the_tensor_core_channel_padding() -> None:
+    assert perf._cuda_core_convs(GPUS["v100-sxm2-16gb"], "cuda", "fp32")
+    assert perf._cuda_core_convs(GPUS["t4"], "cuda", "fp32")
+    assert perf._cuda_core_convs(GPUS["gtx-1080-ti"], "cuda", "fp16")  # Pascal: no tensor cores
+    assert not perf._cuda_core_convs(GPUS["v100-sxm2-16gb"], "cuda", "fp16")
+    assert not perf._cuda_core_convs(GPUS["a100-sxm4-80gb"], "cuda", "tf32")
+    assert not perf._cuda_core_convs(GPUS["t4"], "cuda", "int8")
+    v100 = GPUS["v100-sxm2-16gb"]
+    fp32 = perf._build_on_gpu(
+        v100, _inference("resnet-50", "fp32", 64, TABLE), "pytorch", None, None
+    )
+    fp16 = perf._build_on_gpu(
+        v100, _inference("resnet-50", "fp16", 64, TABLE), "pytorch", None, None
+    )
+    assert not fp32.tensor_conv and fp16.tensor_conv
