@@ -67,6 +67,10 @@ class RuntimeProfile:
     moe_tile_max: int = 0
     gemm_k_overhead_bytes: float = 0.0
     gemm_k_ref_bytes: float = 0.0
+    # Share of the fp8 GEMMs' efficiency (achieved ÷ their own peak) that the fp4 (NVFP4) GEMMs
+    # reach on the GPU, beyond what their halved K bytes already cost (above): B200's fp4
+    # kernels run well short of twice its fp8 ones at decode-sized M (llm_step.card_terms)
+    fp4_gemm_share: float = 1.0
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)

@@ -91,7 +91,9 @@ ATTENTION_KERNEL_SLOWDOWN: dict[str, tuple[float, float]] = {
 # Diffusion 1.5's 40-wide heads run the 64 kernel and do 40/64 of its tensor work usefully.
 HEAD_DIM_STEP = 32
 # Tensor-core convolution kernels consume input channels in groups of 8 (16-bit NHWC: cuDNN pads
-# C to a multiple of 8); a 3-channel stem fills 3/8 of each K step.
+# C to a multiple of 8); a 3-channel stem fills 3/8 of each K step. A convolution on the CUDA
+# cores (FP32 before Ampere: cuDNN's NCHW FP32 kernels, no MMA fragment to fill) reads its C as
+# it is: ``tensor_cores=False`` prices it without the padding.
 CHANNEL_ALIGN = 8
 
 
@@ -132,18 +134,27 @@ def k_efficiency(k: float) -> float:
 MAX_SPLIT_K = 64
 
 
-def shape_efficiency(op: Op, sms: int | None = None) -> float:
+def shape_efficiency(op: Op, sms: int | None = None, tensor_cores: bool = True) -> float:
     """e(shape) for one op: the wave fill of its output tiles times its main loop's share of
-    each tile's time, at the best split of K; for a convolution also the share of each
-    tensor-core K step its input channels fill."""
+    each tile's time, at the best split of K; for a convolution on tensor cores also the share
+    of each tensor-core K step its input channels fill."""
     if op.klass in (MEMORY, CONV_DW):
         return 1.0  # direct CUDA-core kernels: no tensor-core tile to fill
-    return _shape_efficiency(op.klass, op.m, op.n, op.k, op.batch, op.in_channels, sms)
+    return _shape_efficiency(
+        op.klass, op.m, op.n, op.k, op.batch, op.in_channels, sms, tensor_cores
+    )
 
 
 @lru_cache(maxsize=1 << 16)  # a pure function of the shape: job variants repeat their shapes
 def _shape_efficiency(
-    klass: str, m: float, n: float, k: float, batch: float, in_channels: float, sms: int | None
+    klass: str,
+    m: float,
+    n: float,
+    k: float,
+    batch: float,
+    in_channels: float,
+    sms: int | None,
+    tensor_cores: bool = True,
 ) -> float:
     if klass in (ATTN_FLASH, ATTN_FLASH_BWD):
         # one thread block per 128 query rows per (sequence, head); its loop runs over the keys
@@ -155,7 +166,7 @@ def _shape_efficiency(
             e = max(e, wave_fill(tiles * split, sms) * k_efficiency(k / split))
             split *= 2
         e *= tile_fill(m, n)
-    if klass in (CONV, CONV_3X3) and 0 < in_channels < CHANNEL_ALIGN:
+    if tensor_cores and klass in (CONV, CONV_3X3) and 0 < in_channels < CHANNEL_ALIGN:
         e *= in_channels / CHANNEL_ALIGN
     return e
 
@@ -199,14 +210,20 @@ class OpArrays:
     flops: float  # Σ count × FLOPs (for reporting)
 
 
-def prepare(ops: Iterable[Op], fuse: Iterable[str] = (), sms: int | None = None) -> OpArrays:
+def prepare(
+    ops: Iterable[Op],
+    fuse: Iterable[str] = (),
+    sms: int | None = None,
+    tensor_cores: bool = True,
+) -> OpArrays:
     """Columns for ``step_time``. Ops whose role is in ``fuse`` run inside a neighbouring
-    kernel's epilogue or a fused chain (TensorRT, Inductor): no bytes of their own, no launch."""
+    kernel's epilogue or a fused chain (TensorRT, Inductor): no bytes of their own, no launch.
+    ``tensor_cores``: whether the convolutions run on tensor cores (``shape_efficiency``)."""
     fused = set(fuse)
     kept = [o for o in ops if not (o.role and o.role in fused)]
     by_class: dict[int, list[tuple[float, float, float]]] = {}
     for o in kept:
-        work = o.flops / shape_efficiency(o, sms) if o.flops else 0.0
+        work = o.flops / shape_efficiency(o, sms, tensor_cores) if o.flops else 0.0
         by = o.bytes
         intensity = work / by if by > 0 else math.inf
         by_class.setdefault(CLASS_INDEX[o.klass], []).append(

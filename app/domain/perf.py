@@ -569,8 +569,9 @@ class _StepJob:
     # transforms), per role of operators.LAYOUT_ROLES: kernels the framework does not dispatch
     # from the host
     library_kernels: tuple[float, ...] = (0.0, 0.0)
-    # the ops as arrays, per fusion policy (a request meets one or two runtimes) and SM count
-    arrays: dict[tuple[tuple[str, ...], int | None], OpArrays] = field(
+    # the ops as arrays, per fusion policy (a request meets one or two runtimes), SM count and
+    # whether the convolutions run on tensor cores
+    arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
         default_factory=dict, compare=False
     )
 
@@ -957,9 +958,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
     fuse = on.drop
     # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
-    arrs = job.arrays.get((fuse, on.sms))
+    key = (fuse, on.sms, on.tensor_conv)
+    arrs = job.arrays.get(key)
     if arrs is None:
-        arrs = job.arrays[(fuse, on.sms)] = prepare(job.ops or (), fuse, on.sms)
+        arrs = job.arrays[key] = prepare(job.ops or (), fuse, on.sms, on.tensor_conv)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     total, compute = st.total, st.compute
     if on.power_cap_flops:
@@ -1013,6 +1015,9 @@ class _OnGpu:
     # roles of the step's ops that do not run here: what the runtime fuses, and the NCHW layout
     # transforms where the convolutions do not run on tensor cores (``_nchw_transforms_run``)
     drop: tuple[str, ...] = ()
+    # False where the convolutions run on the CUDA cores (``_cuda_core_convs``): no tensor-core
+    # K step for a narrow input to pad (kernels.CHANNEL_ALIGN)
+    tensor_conv: bool = True
 
 
 def _on_gpu(
@@ -1088,9 +1093,11 @@ def _build_on_gpu(
         # the autotuner runs the 3×3 convolutions as Winograd on the CUDA cores, which read
         # NCHW directly: no transforms around those
         drop = (*drop, "layout_3x3")
+    tensor_conv = not _cuda_core_convs(gpu, be, mode)
     return _OnGpu(
-        eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop
-    )
+        eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
+        tensor_conv,
+    )  # fmt: skip
 
 
 _CONV, _CONV3 = CLASS_INDEX[CONV], CLASS_INDEX[CONV_3X3]
@@ -1112,6 +1119,19 @@ def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
     except ValueError:
         return False
     return major >= 7
+
+
+def _cuda_core_convs(gpu: GpuSpec, backend: str, mode: str) -> bool:
+    """Whether cuDNN runs this GPU's convolutions on the CUDA cores: an NVIDIA GPU on the plain
+    FP32 datapath (FP32 before Ampere, or with TF32 math off), or any datapath before Volta (no
+    tensor cores). Other vendors' libraries, and 8-bit modes, keep the tensor-core padding."""
+    if backend != "cuda" or gpu.vendor != "nvidia":
+        return False
+    try:
+        major = int((gpu.compute_capability or "0").split(".")[0])
+    except ValueError:
+        return False
+    return mode == "fp32" or 0 < major < 7
 
 
 def _attention_kernel(gpu: GpuSpec, work: WorkloadSpec, backend: str) -> str:

@@ -79,9 +79,10 @@ def test_the_runtimes_say_where_they_autotune_and_rewrite_layouts() -> None:
     assert tf_train.winograd_3x3 == 2.25 and tf_train.nhwc_16bit
     # TF CNN inference keeps its transforms (its tuning set scored worse without them)
     assert not TABLE.profile(v100, "cuda", "tensorflow", "fp16", "infer-cnn").nhwc_16bit
-    # eager PyTorch autotunes in training (cudnn.benchmark in the harnesses), not inference
+    # eager PyTorch autotunes where its harnesses set cudnn.benchmark: CNN training, and CNN
+    # inference in DLE's harness (tests/domain/test_eager_cnn_inference_policy.py)
     assert TABLE.profile(v100, "cuda", "pytorch", "fp32", "train").winograd_3x3 == 2.25
-    assert TABLE.profile(v100, "cuda", "pytorch", "fp32", "infer-cnn").winograd_3x3 is None
+    assert TABLE.profile(v100, "cuda", "pytorch", "fp32", "infer-cnn").winograd_3x3 == 2.25
     # XLA's convolution picker is not modelled as choosing Winograd
     assert TABLE.profile(v100, "cuda", "tensorflow-xla", "fp32", "train").winograd_3x3 is None
 

@@ -87,6 +87,20 @@ def test_a_three_channel_stem_fills_three_eighths_of_each_tensor_core_k_step() -
     assert ratio == pytest.approx(3 / 8 * k_ratio)
 
 
+def test_a_cuda_core_convolution_pads_no_input_channels() -> None:
+    # FP32 on a V100 or T4 runs cuDNN's CUDA-core kernels: no MMA K step for 3 channels to fill
+    _, _, stem, stem8 = table_ops(parse_table(DW_TABLE), 64)
+    k_ratio = kernels.k_efficiency(stem.k) / kernels.k_efficiency(stem8.k)
+    ratio = shape_efficiency(stem, tensor_cores=False) / shape_efficiency(stem8, tensor_cores=False)
+    assert ratio == pytest.approx(k_ratio)
+    assert shape_efficiency(stem, tensor_cores=False) > 2.5 * shape_efficiency(stem)
+    # and the step's columns price it so
+    assert prepare([stem], tensor_cores=False).flops == prepare([stem]).flops
+    slow = step_time(prepare([stem]), class_rates(RATE, RATE), BW, 0.0).compute
+    fast = step_time(prepare([stem], tensor_cores=False), class_rates(RATE, RATE), BW, 0.0).compute
+    assert slow / fast == pytest.approx(8 / 3)
+
+
 def test_vectorised_step_is_the_sum_of_its_operators() -> None:
     ops = transformer_ops(BERT_LARGE, 8, 384, flash=False)
     launch = 4e-6

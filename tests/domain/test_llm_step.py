@@ -72,6 +72,43 @@ def test_weight_formats_run_on_their_datapath():
     assert llm_step.datapath(H100, "fp4", trt)[1] == "fp8"
 
 
+def test_fp4_gemms_reach_the_profiles_share_of_the_fp8_efficiency():
+    # card_terms: fp4 runs on twice the fp8 peak at fp4_gemm_share of the fp8 GEMM efficiency
+    # (B200's NVFP4 kernels reach ~0.6 of twice its FP8 rate at decode-sized M); other
+    # datapaths, and a profile without the share, are untouched
+    b200 = dataclasses.replace(H100, compute_capability="10.0", fp8_tflops=4500)
+    plain = RuntimeProfile(native=("fp8", "int8", "fp4"))
+    sm100 = dataclasses.replace(plain, fp4_gemm_share=0.7)
+
+    def terms(weights, prof):
+        return llm_step.card_terms(
+            b200, weights=weights, decode=prof, prefill=prof, memory_efficiency=0.88,
+            compute_efficiency=COMP,
+        )  # fmt: skip
+
+    assert terms("fp4", plain).flops == pytest.approx(9000e12 * 0.56)
+    assert terms("fp4", sm100).flops == pytest.approx(9000e12 * 0.56 * 0.7)
+    assert terms("fp8", sm100).flops == pytest.approx(terms("fp8", plain).flops)
+    assert terms("fp4", sm100).bw == terms("fp4", plain).bw  # bytes are not slowed
+
+
+def test_the_sm100_row_sets_the_fp4_share_on_b200_alone():
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    table = load_efficiency(data)
+    gpus = {g.slug: g for g in read_gpu_specs(data)}
+    share = {
+        slug: table.profile(gpus[slug], "cuda", "tensorrt-llm", "bf16", "prefill").fp4_gemm_share
+        for slug in ("b200", "gb200", "rtx-5090", "h100-sxm")
+    }
+    assert share["b200"] == share["gb200"] == pytest.approx(0.70)
+    assert share["rtx-5090"] == share["h100-sxm"] == 1.0
+
+
 QWEN3_30B_A3B = dataclasses.replace(
     LLAMA3_8B, params=30.5e9, active_params=3.3e9, experts=128, active_experts=8,
     layers=48, hidden_size=2048, num_heads=32, num_kv_heads=4, intermediate_size=768,

@@ -50,7 +50,8 @@ def test_shipped_coverage_lists_are_the_calibration_sets(accuracy) -> None:
         assert table.covered[regime] == (frozenset(runtimes), frozenset(archs)), regime
     # FSDP pretraining and tensor-parallel serving: no multi-GPU widening there
     multi = accuracy.multi_gpu_regimes(ROOT / "data", TRAIN, LLM)
-    assert table.multi_gpu == frozenset(multi) == {"train-llm", "serving"}
+    # TensorRT-LLM's static-batch tuning rows run tensor parallel (decode and first token)
+    assert table.multi_gpu == frozenset(multi) == {"train-llm", "serving", "decode", "prefill"}
 
 
 def test_conformal_band_uses_the_finite_sample_order_statistics(accuracy) -> None:
@@ -80,7 +81,8 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
     gpus = {g.slug: g for g in read_gpu_specs(ROOT / "data")}
     doc_rows = {r.regime: r for r in rows if r.regime in ("moe-decode", "eager-decode")}
     for regime, want in (
-        ("moe-decode", [domain_bands.MOE, domain_bands.FOUR_BIT, domain_bands.UNMEASURED_RUNTIME]),
+        # TensorRT-LLM decode is calibrated since tests/data/trtllm_static.yaml: no runtime term
+        ("moe-decode", [domain_bands.MOE, domain_bands.FOUR_BIT]),
         # transformers generate() is in the decode calibration set (tests/data/eager_decode.yaml)
         ("eager-decode", [domain_bands.FOUR_BIT]),
     ):
@@ -91,6 +93,7 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
         assert row.low < base[0] and row.high / row.low > base[1] / base[0], regime
         for w in want:
             assert w.reason in row.basis, (regime, w.reason)
+        assert domain_bands.UNMEASURED_RUNTIME.reason not in row.basis, regime
     xla = next(r for r in rows if r.regime == "cnn-training" and "tensorflow-xla" in r.group)
     assert domain_bands.UNMEASURED_RUNTIME.reason not in xla.basis
     # TensorFlow CNN training is calibrated in both modes: + XLA since
