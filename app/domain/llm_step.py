@@ -818,17 +818,20 @@ def columns(reps: Sequence[Replica]) -> Columns:
     )
 
 
-def dense_columns(
-    job: ReplicaJob, cards: Sequence[CardTerms], card: NDArray[np.intp], n: NDArray[np.float64]
-) -> Columns:
-    """``columns`` of the replicas ``replica(..., job=job, card=cards[c], links=False)`` on
-    ``n`` GPUs for each row's card ``c`` (a model without routed experts), built from the
-    cards' terms and the counts as arrays instead of replica by replica: the same values,
-    since every term is the same product in the same order (a count multiplies a card's
-    rate last). No row moves bytes between GPUs."""
-    if job.experts:
-        raise ValueError("dense_columns: a model with routed experts steps replica by replica")
-    per_card = np.array(
+@dataclass(frozen=True, slots=True)
+class CardRows:
+    """Cards' terms as one array, a row per card (``card_rows``): what ``dense_columns`` reads
+    of each card, built once per catalog snapshot where a caller keeps it (app/domain/fleet.py)
+    rather than card by card in every request."""
+
+    terms: tuple[CardTerms, ...]
+    values: NDArray[np.float64]  # (cards, 11): the terms card_rows reads, in its order
+    k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
+
+
+def card_rows(cards: Sequence[CardTerms]) -> CardRows:
+    """``cards`` as one ``CardRows``."""
+    values = np.array(
         [
             (
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
@@ -838,7 +841,25 @@ def dense_columns(
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 11)[card]  # fmt: skip
+    ).reshape(len(cards), 11)  # fmt: skip
+    k_rule = np.array(
+        [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
+        bool,
+    )
+    return CardRows(tuple(cards), values, k_rule)
+
+
+def dense_columns(
+    job: ReplicaJob, cards: CardRows, card: NDArray[np.intp], n: NDArray[np.float64]
+) -> Columns:
+    """``columns`` of the replicas ``replica(..., job=job, card=cards.terms[c], links=False)``
+    on ``n`` GPUs for each row's card ``c`` (a model without routed experts), built from the
+    cards' terms and the counts as arrays instead of replica by replica: the same values,
+    since every term is the same product in the same order (a count multiplies a card's
+    rate last). No row moves bytes between GPUs."""
+    if job.experts:
+        raise ValueError("dense_columns: a model with routed experts steps replica by replica")
+    per_card = cards.values[card]
     tensor = per_card[:, 7] != 0.0
     one = n <= 1
     # span(): tensor parallel inside a server, stages beyond it; a layer split is n stages
@@ -846,11 +867,8 @@ def dense_columns(
     stages = np.where(one, 1.0, np.where(tensor, np.maximum(1.0, np.floor(n / tp)), n))
     rows = len(n)
     slow = np.ones(rows)
-    k_rule = np.array(
-        [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards]
-    )
-    for i in np.flatnonzero(k_rule[card]).tolist():
-        t = cards[int(card[i])]
+    for i in np.flatnonzero(cards.k_rule[card]).tolist():
+        t = cards.terms[int(card[i])]
         slow[i] = job.dense_slowdown(int(tp[i]), t.mode, t.prefill)
     full = np.full
     kv = job.kv_at

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from pathlib import Path
 
+import numpy as np
 from pydantic import TypeAdapter
 
-from app.domain import compat, rank, serving_step
+from app.domain import compat, fleet, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
@@ -521,13 +522,11 @@ class _Shown:
         return _Card.walk(self.planned, ctx, self.results, self.order, self.start, self.admitted)
 
 
-def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
-    """The card's shown configuration found by admissions alone, or why the card is out (as
-    ``_Card.first`` says: its admissions are its evaluations for every configuration that
-    fails them). Its bounds are ``_bound_shown``'s, for every card at once."""
-    first = ev.first_as_planned(gpu, ctx)
-    if first is not None:  # most cards: nothing more to plan or admit unless it is evaluated
-        return _Shown(first, None, [], 0, None, [])
+def _planned(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
+    """The shown configuration of a card the catalog's columns did not find as planned
+    (fleet.first_counts), found by planning it and admitting its configurations in turn, or
+    why the card is out (as ``_Card.first`` says: its admissions are its evaluations for every
+    configuration that fails them)."""
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
@@ -540,16 +539,50 @@ def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     return _Shown(a.config, planned, order, j, a, results)
 
 
-def _bound_shown(shown: list[_Shown], ctx: ev.Context) -> None:
-    """Each card's throughput bound (the loose one, every card's stepped together as arrays:
-    ev.loose_bounds), its price, and its value bound at that throughput."""
-    speeds = ev.loose_bounds([x.config for x in shown], ctx)
-    for x, speed in zip(shown, speeds, strict=True):
-        config = x.config
+def _every_shown(
+    gpus: list[GpuSpec], ctx: ev.Context
+) -> tuple[list[_Shown], list[tuple[GpuSpec, ev.Exclusion]]]:
+    """Every card's shown configuration with its bounds, or why the card is out. Most cards
+    run the job as asked on the fewest cards that hold it: those are found, and their
+    throughput bounded, over the catalog's columns at once (app/domain/fleet.py); the others
+    are planned one by one. Then each card's price, and its value bound at its speed bound,
+    the values as arrays (costs.values)."""
+    snap = fleet.snapshot(gpus, ctx)
+    count = fleet.first_counts(snap, ctx)
+    firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
+    speeds = None if count is None else fleet.loose_bounds(snap, ctx, count)
+    shown: list[_Shown] = []
+    excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
+    for i, (gpu, first) in enumerate(zip(gpus, firsts, strict=True)):
+        if first is None:
+            found = _planned(gpu, ctx)
+            if isinstance(found, ev.Exclusion):
+                excluded.append((gpu, found))
+                continue
+        else:  # planned only if it is evaluated
+            found = _Shown(first, None, [], 0, None, [])
+            if speeds is not None:
+                found.speed = float(speeds[i])
+        shown.append(found)
+    rest = [x for x in shown if x.planned is not None or speeds is None]
+    for x, speed in zip(rest, ev.loose_bounds([x.config for x in rest], ctx), strict=True):
         x.speed = speed
-        x.priced = ev.price_known(config, ctx)
-        if x.priced and math.isfinite(speed):  # without a price there is no value
-            x.value = costs.value(ev.cost_at(config, ctx, speed), ctx.limits.acquisition)
+    _bound_values(shown, ctx)
+    return shown, excluded
+
+
+def _bound_values(shown: list[_Shown], ctx: ev.Context) -> None:
+    """Each card's price, and its value bound at its throughput bound."""
+    valued: list[_Shown] = []
+    for x in shown:
+        x.priced = ev.price_known(x.config, ctx)
+        if x.priced and math.isfinite(x.speed):  # without a price there is no value
+            valued.append(x)
+    speeds = np.array([x.speed for x in valued], np.float64)
+    rates = [ev.priced_rates(x.config, ctx) for x in valued]
+    values = costs.values(speeds, rates, ctx.limits.acquisition).tolist()
+    for x, v in zip(valued, values, strict=True):
+        x.value = None if math.isnan(v) else v
 
 
 def _bounded_balanced(
@@ -564,15 +597,7 @@ def _bounded_balanced(
     the rows shown. A configuration that passes its checks before the roofline and has a finite
     bound runs (see ``_census``), so the one counted is the one it would be ranked with. The
     answer is the one evaluating every card gives (tests/recommend/test_fast_paths.py)."""
-    shown: list[_Shown] = []
-    excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
-    for gpu in gpus:
-        found = _shown(gpu, ctx)
-        if isinstance(found, ev.Exclusion):
-            excluded.append((gpu, found))
-        else:
-            shown.append(found)
-    _bound_shown(shown, ctx)
+    shown, excluded = _every_shown(gpus, ctx)
     bounded = [x for x in shown if math.isfinite(x.speed)]
     top_speed = max((x.speed for x in bounded), default=0.0)
     top_value = max((x.value for x in bounded if x.value is not None), default=0.0)

@@ -1,0 +1,192 @@
+"""A catalog's cards as columns (issue 21): the configuration a balanced answer shows for
+every card, found as ``evaluate.first_as_planned`` finds it, and its loose throughput bound
+(``evaluate.loose_bounds``), for the whole catalog at once.
+
+The per-card terms are worked out once per catalog snapshot and software (``snapshot``: each
+card's software gate, usable memory, whether it runs as one device, and for LLM inference its
+step terms as one array, llm_step.CardRows); a request then adds its GPU-independent terms
+(the job's memory per variant and count, its step shape) and compares and steps whole columns.
+The answers are ``first_as_planned``'s and ``loose_bounds``' to the last bit
+(tests/domain/test_fleet.py; tests/recommend/test_fast_paths.py holds the balanced answer
+to the full evaluation)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from app.domain import compat, llm_step, perf
+from app.domain import evaluate as ev
+from app.domain.gpu import GpuSpec
+
+Variant = tuple[str, str, bool]  # (precision the job runs at, backend, attention kernels)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One catalog snapshot's per-card terms under one software key (framework, precision
+    asked, runtime, model family, training or not; the rules, calibration and efficiency
+    table): the same for every request that shares them."""
+
+    gpus: tuple[GpuSpec, ...]
+    refs: tuple[object, ...]  # the key's objects, held so that their ids stay theirs
+    gates: tuple[ev.Gate, ...]
+    variants: tuple[Variant, ...]
+    variant: NDArray[np.intp]  # each card's index in ``variants``; -1: its gate excludes it
+    members: tuple[NDArray[np.intp], ...]  # each variant's cards
+    place: NDArray[np.intp]  # each card's place among its variant's members
+    avail: NDArray[np.float64]  # usable GB under the job's runtime (0 where gated out)
+    single: NDArray[np.bool_]  # runs as one device (plan's max_n = 1)
+    vendors: NDArray[np.str_]
+    segments: NDArray[np.str_]
+    # each variant's LLM step terms (llm_step.card_rows of its members), made on first use
+    rows: dict[int, llm_step.CardRows] = field(default_factory=dict)
+
+
+_SNAPSHOTS: dict[tuple[object, ...], Snapshot] = {}
+_SNAPSHOTS_SIZE = 32  # catalog snapshots × the software keys in use
+
+
+def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
+    """The cards' terms for the request's software, kept while the same spec objects (a
+    catalog snapshot: the service builds its specs once per snapshot) are asked about."""
+    work = ctx.work
+    runtime = getattr(work, "runtime", None)
+    refs = (ctx.rules, ctx.calibration, work.efficiency)
+    key = (
+        tuple(map(id, gpus)),
+        tuple(map(id, refs)),
+        ctx.framework,
+        work.precision,
+        runtime,
+        work.model.family,
+        work.training,
+    )
+    hit = _SNAPSHOTS.get(key)  # it holds the specs and refs: their ids are still theirs
+    if hit is not None:
+        return hit
+    gates: list[ev.Gate] = []
+    variants: dict[Variant, int] = {}
+    variant, avail, single = [], [], []
+    for gpu in gpus:
+        g = ev.gate(gpu, work.precision, runtime, ctx)
+        gates.append(g)
+        if g.exclusion is not None:
+            variant.append(-1)
+            avail.append(0.0)
+            single.append(True)
+            continue
+        assert g.backend is not None and g.precision is not None
+        variant.append(variants.setdefault((g.precision, g.backend, g.flash_attention), len(variants)))
+        run = ev.job_variant(ctx, (work.precision, g.precision, (), None, None))
+        avail.append(ev.usable_gb(gpu, run, g.backend))
+        single.append(g.multi_gpu is False or ev.max_devices(gpu, g.backend, 2) == 1)
+    which = np.array(variant, np.intp)
+    members = tuple(np.flatnonzero(which == k) for k in range(len(variants)))
+    place = np.zeros(len(gpus), np.intp)
+    for m in members:
+        place[m] = np.arange(len(m))
+    snap = Snapshot(
+        gpus=tuple(gpus),
+        refs=refs,
+        gates=tuple(gates),
+        variants=tuple(variants),
+        variant=which,
+        members=members,
+        place=place,
+        avail=np.array(avail, np.float64),
+        single=np.array(single, bool),
+        vendors=np.array([g.vendor for g in gpus], str),
+        segments=np.array([g.segment for g in gpus], str),
+    )
+    if len(_SNAPSHOTS) >= _SNAPSHOTS_SIZE:
+        _SNAPSHOTS.clear()
+    _SNAPSHOTS[key] = snap
+    return snap
+
+
+def _key(ctx: ev.Context, v: Variant) -> ev.JobKey:
+    return (ctx.work.precision, v[0], (), None, None)
+
+
+def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
+    """Each card's count in ``ev.first_as_planned``'s configuration, 0 where it answers None;
+    None where it answers None for every card (a price to check, an exact count, a stated
+    layout, serving). Its checks, in its order, over whole columns: the filters, the gate,
+    the job's gated features, the job's memory on one card against each card's usable memory,
+    and for inference the fewest cards that hold it."""
+    lim, work = ctx.limits, ctx.work
+    if lim.exact_gpus is not None or (ctx.apply_filters and lim.needs_price):
+        return None
+    if getattr(work, "megatron", None) is not None or work.task == "serving":
+        return None
+    count = np.zeros(len(snap.gpus), np.int64)
+    ok = snap.variant >= 0
+    if ctx.apply_filters and lim.vendors:
+        ok &= np.isin(snap.vendors, lim.vendors)
+    if ctx.apply_filters and lim.segments:
+        ok &= np.isin(snap.segments, lim.segments)
+    for k, v in enumerate(snap.variants):
+        key = _key(ctx, v)
+        run = ev.job_variant(ctx, key)
+        if compat.job_features(run.peft, run.optimizer):
+            continue  # a gated feature: admit checks it
+        cards = snap.members[k][ok[snap.members[k]]]
+        one = ev.variant_memory(ctx, key, run, 1, v[1], v[2])
+        fits = one.total <= snap.avail[cards]
+        count[cards[fits]] = 1
+        if run.training:
+            continue  # a saver may let fewer cards hold it
+        for i in cards[~fits].tolist():
+            avail = float(snap.avail[i])
+            max_n = 1 if snap.single[i] else lim.max_gpus
+            n, _ = ev.min_gpus(run, snap.gpus[i], v[1], v[2], max_n, one=one, avail=avail)
+            if n is not None and ev.variant_memory(ctx, key, run, n, v[1], v[2]).total <= avail:
+                count[i] = n
+    return count
+
+
+def configurations(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
+) -> list[ev.Configuration | None]:
+    """``ev.first_as_planned`` of every card, from its count (``first_counts``)."""
+    out: list[ev.Configuration | None] = [None] * len(snap.gpus)
+    for i, n in zip(np.flatnonzero(count).tolist(), count[count > 0].tolist(), strict=True):
+        g = snap.gates[i]
+        out[i] = ev.Configuration(snap.gpus[i], n, (), None, (g, _key(ctx, snap.variants[snap.variant[i]])))
+    return out
+
+
+def loose_bounds(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
+) -> NDArray[np.float64] | None:
+    """``ev.loose_bounds`` of every card's configuration from ``first_counts`` (the rows with
+    count 0 are not read), stepped from the snapshot's card rows; None unless the job is LLM
+    inference of a model without routed experts (the caller then asks ``ev.loose_bounds``)."""
+    out = np.full(len(snap.gpus), math.inf)
+    for k, v in enumerate(snap.variants):
+        cards = snap.members[k][count[snap.members[k]] > 0]
+        if not len(cards):
+            continue
+        run = ev.job_variant(ctx, _key(ctx, v))
+        if not run.is_llm_inference:
+            return None
+        job = perf.llm_job(run)
+        if job.experts:
+            return None
+        rows = snap.rows.get(k)
+        if rows is None:
+            rows = snap.rows[k] = llm_step.card_rows(
+                [
+                    perf.llm_card(g, run, perf.efficiencies(g, ctx.calibration), v[1])
+                    for g in (snap.gpus[i] for i in snap.members[k].tolist())
+                ]
+            )
+        n = count[cards].astype(np.float64)
+        t = perf.stepped_bounds(llm_step.dense_columns(job, rows, snap.place[cards], n), run)
+        out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
+    return out
