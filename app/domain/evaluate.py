@@ -738,47 +738,6 @@ def _too_big(
     )
 
 
-def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
-    """The configuration a balanced answer shows for ``gpu`` (``plan``'s first by count and
-    savers that ``admit`` passes), found without making the others, when it is the job as
-    asked on the fewest cards that hold it: on one card, where ``admit`` has nothing left to
-    check (``admitted_as_planned``), or for inference (no saver to try) on more, where it
-    has the memory per GPU left. None when it may be another: the card is then planned in
-    full. The checks are plan's and admit's own, in their order
-    (tests/recommend/test_fast_paths.py holds the answer to plan and admit over the catalog)."""
-    if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
-        return None
-    if getattr(ctx.work, "megatron", None) is not None:
-        return None  # a stated layout keeps only some counts: plan decides which
-    if ctx.work.task == "serving":
-        return None
-    if ctx.apply_filters and filtered_out(gpu, ctx.limits) is not None:
-        return None
-    g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
-    if g.exclusion is not None:
-        return None
-    assert g.backend is not None and g.precision is not None
-    key: JobKey = (ctx.work.precision, g.precision, (), None, None)
-    run = job_variant(ctx, key)
-    if compat.job_features(run.peft, run.optimizer):
-        return None  # a gated feature (QLoRA, 8-bit optimiser states): admit checks it
-    one = variant_memory(ctx, key, run, 1, g.backend, g.flash_attention)
-    avail = usable_gb(gpu, run, g.backend)
-    if one.total <= avail:
-        return Configuration(gpu, 1, (), None, (g, key))
-    if run.training:
-        return None  # a saver may let fewer cards hold it
-    max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
-    n, _ = min_gpus(run, gpu, g.backend, g.flash_attention, max_n, one=one, avail=avail)
-    if n is None:
-        return None
-    # admit's checks at n: the filters, the gate and the job's features passed above (none
-    # to gate), no price to check; what is left is the memory per GPU on n
-    if variant_memory(ctx, key, run, n, g.backend, g.flash_attention).total > avail:
-        return None
-    return Configuration(gpu, n, (), None, (g, key))
-
-
 @dataclass(slots=True)
 class Admitted:
     """A configuration that passed every check made before its roofline: the software, the

@@ -1,14 +1,15 @@
-"""A catalog's cards as columns (issue 21): the configuration a balanced answer shows for
-every card, found as ``evaluate.first_as_planned`` finds it, and its loose throughput bound
-(``evaluate.loose_bounds``), for the whole catalog at once.
+"""A catalog's cards as columns (issue 21): for every card at once, the configuration a
+balanced answer shows where it is the job as asked on the fewest cards that hold it
+(``first_counts``: found with plan's and admit's own checks, without making the card's other
+configurations), and that configuration's loose throughput bound (``loose_bounds``, as
+``evaluate.loose_bounds`` bounds it).
 
 The per-card terms are worked out once per catalog snapshot and software (``snapshot``: each
 card's software gate, usable memory, whether it runs as one device, and for LLM inference its
 step terms as one array, llm_step.CardRows); a request then adds its GPU-independent terms
 (the job's memory per variant and count, its step shape) and compares and steps whole columns.
-The answers are ``first_as_planned``'s and ``loose_bounds``' to the last bit
-(tests/domain/test_fleet.py; tests/recommend/test_fast_paths.py holds the balanced answer
-to the full evaluation)."""
+tests/recommend/test_fast_paths.py holds the configurations to plan's first admitted, the bounds
+to ``evaluate.loose_bounds`` to the last bit, and the balanced answer to the full evaluation."""
 
 from __future__ import annotations
 
@@ -81,7 +82,8 @@ def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
             single.append(True)
             continue
         assert g.backend is not None and g.precision is not None
-        variant.append(variants.setdefault((g.precision, g.backend, g.flash_attention), len(variants)))
+        v = (g.precision, g.backend, g.flash_attention)
+        variant.append(variants.setdefault(v, len(variants)))
         run = ev.job_variant(ctx, (work.precision, g.precision, (), None, None))
         avail.append(ev.usable_gb(gpu, run, g.backend))
         single.append(g.multi_gpu is False or ev.max_devices(gpu, g.backend, 2) == 1)
@@ -114,11 +116,15 @@ def _key(ctx: ev.Context, v: Variant) -> ev.JobKey:
 
 
 def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
-    """Each card's count in ``ev.first_as_planned``'s configuration, 0 where it answers None;
-    None where it answers None for every card (a price to check, an exact count, a stated
-    layout, serving). Its checks, in its order, over whole columns: the filters, the gate,
-    the job's gated features, the job's memory on one card against each card's usable memory,
-    and for inference the fewest cards that hold it."""
+    """Each card's count where its shown configuration is the job as asked on the fewest
+    cards that hold it, 0 where that may be another configuration (the card is then planned
+    in full); None where it may be another for every card (a price to check, an exact count,
+    a stated layout, serving). That is the case on one card, where admit has nothing left to
+    check (``ev.admitted_as_planned``), and for inference (no saver to try) on more, where it
+    has the memory per GPU left. Plan's and admit's checks, in their order, over whole
+    columns: the filters, the gate, the job's gated features (QLoRA, 8-bit optimiser states:
+    admit checks them), the job's memory on one card against each card's usable memory, then
+    for inference the fewest cards that hold it and the memory per GPU on them."""
     lim, work = ctx.limits, ctx.work
     if lim.exact_gpus is not None or (ctx.apply_filters and lim.needs_price):
         return None
@@ -153,11 +159,13 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
 def configurations(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
 ) -> list[ev.Configuration | None]:
-    """``ev.first_as_planned`` of every card, from its count (``first_counts``)."""
+    """Each card's configuration from its count (``first_counts``), None where it is 0: as
+    plan makes it (its gate and job variant with it)."""
     out: list[ev.Configuration | None] = [None] * len(snap.gpus)
+    keys = [_key(ctx, v) for v in snap.variants]
     for i, n in zip(np.flatnonzero(count).tolist(), count[count > 0].tolist(), strict=True):
-        g = snap.gates[i]
-        out[i] = ev.Configuration(snap.gpus[i], n, (), None, (g, _key(ctx, snap.variants[snap.variant[i]])))
+        variant = (snap.gates[i], keys[snap.variant[i]])
+        out[i] = ev.Configuration(snap.gpus[i], n, (), None, variant)
     return out
 
 

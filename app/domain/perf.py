@@ -1372,9 +1372,7 @@ def _llm_kv(work: WorkloadSpec) -> str:
     return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
 
 
-def llm_card(
-    gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str
-) -> llm_step.CardTerms:
+def llm_card(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> llm_step.CardTerms:
     """The GPU's terms for the job's runtime and weight format (llm_step.card_terms): the
     same for every model, count and request, so kept with the spec (``GpuSpec.derived``),
     checked against the efficiency table and the efficiencies they came from."""

@@ -502,8 +502,8 @@ class _Shown:
 
     config: ev.Configuration
     # how it was found: its plan, the order, its place in it (the configurations before it
-    # were excluded) and its admission; None when it is one card admitted as planned
-    # (ev.first_as_planned), the card then planned only if it is evaluated
+    # were excluded) and its admission; None when the catalog's columns found it as planned
+    # (fleet.first_counts), the card then planned only if it is evaluated
     planned: list[ev.Configuration] | None
     order: list[int]
     start: int
@@ -517,7 +517,7 @@ class _Shown:
         """The card evaluated up to its shown configuration (``_Card.walk``)."""
         if self.planned is None:
             planned = ev.plan(self.config.gpu, ctx)
-            assert not isinstance(planned, ev.Exclusion)  # first_as_planned: it plans
+            assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
             return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
         return _Card.walk(self.planned, ctx, self.results, self.order, self.start, self.admitted)
 
