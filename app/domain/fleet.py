@@ -147,13 +147,28 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
         count[cards[fits]] = 1
         if run.training:
             continue  # a saver may let fewer cards hold it
-        for i in cards[~fits].tolist():
-            avail = float(snap.avail[i])
-            max_n = 1 if snap.single[i] else lim.max_gpus
-            n, _ = ev.min_gpus(run, snap.gpus[i], v[1], v[2], max_n, one=one, avail=avail)
-            if n is not None and ev.variant_memory(ctx, key, run, n, v[1], v[2]).total <= avail:
-                count[i] = n
+        more = cards[~fits]
+        n = _fewest(one.total, one.framework, snap.avail[more])
+        n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
+        for m in np.unique(n[n > 0]).tolist():
+            on = more[n == m]
+            held = ev.variant_memory(ctx, key, run, m, v[1], v[2]).total <= snap.avail[on]
+            count[on[held]] = m
     return count
+
+
+def _fewest(total: float, framework: float, avail: NDArray[np.float64]) -> NDArray[np.int64]:
+    """``ev.min_gpus`` of a job that does not fit on one card, for each card's usable memory:
+    the fewest GPUs, a power of two, whose shares of the shardable memory fit beside the
+    framework's own on each (0: none, the framework alone fills a card)."""
+    room = avail - framework
+    with np.errstate(divide="ignore"):
+        k = np.ceil((total - framework) / np.where(room > 0, room, 1.0))
+    # the smallest power of two >= k, exactly: k = m × 2^e with 0.5 <= m < 1
+    m, e = np.frexp(k)
+    n = np.where(m == 0.5, e - 1, e)
+    shifted = np.left_shift(np.int64(1), np.minimum(n, 62).astype(np.int64))
+    return np.where((room > 0) & np.isfinite(k), shifted, 0)
 
 
 def configurations(
