@@ -39,13 +39,30 @@ class Snapshot:
     variants: tuple[Variant, ...]
     variant: NDArray[np.intp]  # each card's index in ``variants``; -1: its gate excludes it
     members: tuple[NDArray[np.intp], ...]  # each variant's cards
-    place: NDArray[np.intp]  # each card's place among its variant's members
+    place: NDArray[np.intp]  # each card's row in ``card_rows`` (-1: gated out)
     avail: NDArray[np.float64]  # usable GB under the job's runtime (0 where gated out)
     single: NDArray[np.bool_]  # runs as one device (plan's max_n = 1)
     vendors: NDArray[np.str_]
     segments: NDArray[np.str_]
-    # each variant's LLM step terms (llm_step.card_rows of its members), made on first use
-    rows: dict[int, llm_step.CardRows] = field(default_factory=dict)
+    # the gated-in cards' LLM step terms (``card_rows``), made on first use
+    rows: list[llm_step.CardRows] = field(default_factory=list)
+
+    def runs_at(self, precision: str) -> NDArray[np.bool_]:
+        """The cards whose gate runs the job at ``precision``."""
+        which = [k for k, v in enumerate(self.variants) if v[0] == precision]
+        return np.isin(self.variant, which)
+
+    def card_rows(self, ctx: ev.Context) -> llm_step.CardRows:
+        """Each gated-in card's LLM step terms under its gate's precision and backend
+        (perf.llm_card), in ``place`` order: made once per snapshot."""
+        if not self.rows:
+            terms = []
+            for i in np.flatnonzero(self.variant >= 0).tolist():
+                gpu, v = self.gpus[i], self.variants[self.variant[i]]
+                run = ev.job_variant(ctx, _key(ctx, v))
+                terms.append(perf.llm_card(gpu, run, perf.efficiencies(gpu, ctx.calibration), v[1]))
+            self.rows.append(llm_step.card_rows(terms))
+        return self.rows[0]
 
 
 _SNAPSHOTS: dict[tuple[object, ...], Snapshot] = {}
@@ -89,9 +106,8 @@ def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
         single.append(g.multi_gpu is False or ev.max_devices(gpu, g.backend, 2) == 1)
     which = np.array(variant, np.intp)
     members = tuple(np.flatnonzero(which == k) for k in range(len(variants)))
-    place = np.zeros(len(gpus), np.intp)
-    for m in members:
-        place[m] = np.arange(len(m))
+    place = np.cumsum(which >= 0) - 1
+    place[which < 0] = -1
     snap = Snapshot(
         gpus=tuple(gpus),
         refs=refs,
@@ -188,27 +204,23 @@ def loose_bounds(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
 ) -> NDArray[np.float64] | None:
     """``ev.loose_bounds`` of every card's configuration from ``first_counts`` (the rows with
-    count 0 are not read), stepped from the snapshot's card rows; None unless the job is LLM
-    inference of a model without routed experts (the caller then asks ``ev.loose_bounds``)."""
+    count 0 are not read), stepped from the snapshot's card rows, one step per precision the
+    job runs at (its GPU-independent terms); None unless the job is LLM inference of a model
+    without routed experts (the caller then asks ``ev.loose_bounds``)."""
     out = np.full(len(snap.gpus), math.inf)
-    for k, v in enumerate(snap.variants):
-        cards = snap.members[k][count[snap.members[k]] > 0]
+    found = count > 0
+    precisions = {v[0]: _key(ctx, v) for v in snap.variants}
+    for precision, key in precisions.items():
+        cards = np.flatnonzero(found & snap.runs_at(precision))
         if not len(cards):
             continue
-        run = ev.job_variant(ctx, _key(ctx, v))
+        run = ev.job_variant(ctx, key)
         if not run.is_llm_inference:
             return None
         job = perf.llm_job(run)
         if job.experts:
             return None
-        rows = snap.rows.get(k)
-        if rows is None:
-            rows = snap.rows[k] = llm_step.card_rows(
-                [
-                    perf.llm_card(g, run, perf.efficiencies(g, ctx.calibration), v[1])
-                    for g in (snap.gpus[i] for i in snap.members[k].tolist())
-                ]
-            )
+        rows = snap.card_rows(ctx)
         n = count[cards].astype(np.float64)
         t = perf.stepped_bounds(llm_step.dense_columns(job, rows, snap.place[cards], n), run)
         out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
