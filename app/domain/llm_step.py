@@ -867,9 +867,14 @@ def dense_columns(
     stages = np.where(one, 1.0, np.where(tensor, np.maximum(1.0, np.floor(n / tp)), n))
     rows = len(n)
     slow = np.ones(rows)
+    seen: dict[tuple[int, str, int], float] = {}  # a few (split, datapath, runtime) per call
     for i in np.flatnonzero(cards.k_rule[card]).tolist():
         t = cards.terms[int(card[i])]
-        slow[i] = job.dense_slowdown(int(tp[i]), t.mode, t.prefill)
+        key = (int(tp[i]), t.mode, id(t.prefill))
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = job.dense_slowdown(key[0], t.mode, t.prefill)
+        slow[i] = got
     full = np.full
     kv = job.kv_at
     # replica()'s per-pass costs, the same products in the same order
