@@ -38,7 +38,6 @@ class Snapshot:
     gates: tuple[ev.Gate, ...]
     variants: tuple[Variant, ...]
     variant: NDArray[np.intp]  # each card's index in ``variants``; -1: its gate excludes it
-    members: tuple[NDArray[np.intp], ...]  # each variant's cards
     place: NDArray[np.intp]  # each card's row in ``card_rows`` (-1: gated out)
     avail: NDArray[np.float64]  # usable GB under the job's runtime (0 where gated out)
     single: NDArray[np.bool_]  # runs as one device (plan's max_n = 1)
@@ -105,7 +104,6 @@ def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
         avail.append(ev.usable_gb(gpu, run, g.backend))
         single.append(g.multi_gpu is False or ev.max_devices(gpu, g.backend, 2) == 1)
     which = np.array(variant, np.intp)
-    members = tuple(np.flatnonzero(which == k) for k in range(len(variants)))
     place = np.cumsum(which >= 0) - 1
     place[which < 0] = -1
     snap = Snapshot(
@@ -114,7 +112,6 @@ def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
         gates=tuple(gates),
         variants=tuple(variants),
         variant=which,
-        members=members,
         place=place,
         avail=np.array(avail, np.float64),
         single=np.array(single, bool),
@@ -152,29 +149,41 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
         ok &= np.isin(snap.vendors, lim.vendors)
     if ctx.apply_filters and lim.segments:
         ok &= np.isin(snap.segments, lim.segments)
-    for k, v in enumerate(snap.variants):
-        key = _key(ctx, v)
-        run = ev.job_variant(ctx, key)
-        if compat.job_features(run.peft, run.optimizer):
-            continue  # a gated feature: admit checks it
-        cards = snap.members[k][ok[snap.members[k]]]
-        one = ev.variant_memory(ctx, key, run, 1, v[1], v[2])
-        fits = one.total <= snap.avail[cards]
-        count[cards[fits]] = 1
-        if run.training:
-            continue  # a saver may let fewer cards hold it
-        more = cards[~fits]
-        n = _fewest(one.total, one.framework, snap.avail[more])
-        n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
-        for m in np.unique(n[n > 0]).tolist():
-            on = more[n == m]
-            held = ev.variant_memory(ctx, key, run, m, v[1], v[2]).total <= snap.avail[on]
-            count[on[held]] = m
+    # the variants' GPU-independent terms, each card reading its own variant's (the extra row
+    # is the gated-out cards' -1: never ok)
+    keys = [_key(ctx, v) for v in snap.variants]
+    runs = [ev.job_variant(ctx, key) for key in keys]
+    # a gated feature (admit checks it) or training (a saver may let fewer cards hold it)
+    featured = [bool(compat.job_features(r.peft, r.optimizer)) for r in runs]
+    ones = [
+        None if f else ev.variant_memory(ctx, key, r, 1, v[1], v[2])
+        for f, key, r, v in zip(featured, keys, runs, snap.variants, strict=True)
+    ]
+    ok &= ~np.array([*featured, True])[snap.variant]
+    total = np.array([math.nan if o is None else o.total for o in ones] + [math.nan])
+    fits = ok & (total[snap.variant] <= snap.avail)
+    count[fits] = 1
+    training = np.array([r.training for r in runs] + [True])
+    more = np.flatnonzero(ok & ~fits & ~training[snap.variant])
+    if not len(more):
+        return count
+    framework = np.array([math.nan if o is None else o.framework for o in ones] + [math.nan])
+    which = snap.variant[more]
+    n = _fewest(total[which], framework[which], snap.avail[more])
+    n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
+    for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
+        on = more[(which == k) & (n == m)]
+        v = snap.variants[k]
+        held = ev.variant_memory(ctx, keys[k], runs[k], m, v[1], v[2]).total <= snap.avail[on]
+        count[on[held]] = m
     return count
 
 
-def _fewest(total: float, framework: float, avail: NDArray[np.float64]) -> NDArray[np.int64]:
-    """``ev.min_gpus`` of a job that does not fit on one card, for each card's usable memory:
+def _fewest(
+    total: NDArray[np.float64], framework: NDArray[np.float64], avail: NDArray[np.float64]
+) -> NDArray[np.int64]:
+    """``ev.min_gpus`` of jobs that do not fit on one card (each card's job's size on one and
+    the framework's share of it), for each card's usable memory:
     the fewest GPUs, a power of two, whose shares of the shardable memory fit beside the
     framework's own on each (0: none, the framework alone fills a card)."""
     room = avail - framework

@@ -31,5 +31,5 @@ def test_the_fewest_cards_are_min_gpus_for_every_card() -> None:
             continue
         one: Any = SimpleNamespace(total=total, framework=fw)
         want, _ = ev.min_gpus(None, None, "cuda", False, 1 << 40, one=one, avail=avail)  # type: ignore[arg-type]
-        got = int(fleet._fewest(total, fw, np.array([avail]))[0])
+        got = int(fleet._fewest(np.array([total]), np.array([fw]), np.array([avail]))[0])
         assert got == (want or 0), (total, fw, avail)
