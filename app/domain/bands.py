@@ -146,9 +146,16 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
     source = table.source_term(x.regime) if table is not None else None
     if source is not None:
         out.append(Widening(*source, NEW_SOURCE_REASON))
-    # a calibrated term of ×1 (the tuning sets' held-out architectures needed nothing beyond
-    # a new source) widens nothing and is not named
-    return [w for w in out if (w.low, w.high) != (1.0, 1.0)]
+    return out
+
+
+# A calibrated term of ×1: the tuning sets' units of that kind needed nothing beyond the
+# new-source term. The row still extrapolates, so its basis says so, without a widening.
+NIL_TERM_NOTE = "extrapolates, but the tuning sets' cases needed no widening beyond a new source's"
+
+
+def _nil(w: Widening) -> bool:
+    return (w.low, w.high) == (1.0, 1.0)
 
 
 def combine(ws: list[Widening]) -> tuple[float, float]:
@@ -171,9 +178,13 @@ def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, st
     """(low factor, high factor, basis) on the row's expected throughput: the base band about
     its centre, each widening added in quadrature in log space, bracketing 1."""
     lo, hi, centre, basis, calibrated = _base(x, table)
-    ws = widenings(x, table, calibrated)
+    every = widenings(x, table, calibrated)
+    ws = [w for w in every if not _nil(w)]
     if ws:  # without, the base band as it stands (no round trip through logs)
         s = conformal.Spread.of(lo, hi, centre)
         lo, hi = s.widened([(w.low, w.high) for w in ws]).band()
         basis += "; widened (in quadrature): " + "; ".join(w.reason for w in ws)
+    nil = [w.reason for w in every if _nil(w)]
+    if nil:
+        basis += f"; {NIL_TERM_NOTE}: " + "; ".join(nil)
     return lo, hi, basis

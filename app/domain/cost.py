@@ -5,8 +5,12 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app.domain.gpu import GpuSpec
 from app.vocab import HOST_TIERS
@@ -53,19 +57,9 @@ def estimate_cost(
     rented instance per hour and N cards at the named purchase basis. A bought card's price
     is spread over the usage's hours (``pricing.usage``, else ``usage``, else the default
     40 h a week for 3 years): the same horizon as the buy-versus-rent verdict."""
-    n = max(1, num_gpus)
-    kwh_price = (
-        DEFAULT_ELECTRICITY_USD_PER_KWH
-        if electricity_usd_per_kwh is None
-        else electricity_usd_per_kwh
+    purchase, hourly, power, energy_h, horizon = rates(
+        gpu, num_gpus, electricity_usd_per_kwh, pricing, usage
     )
-    purchase, hourly = prices(gpu, n, pricing)
-    horizon = (pricing.usage if pricing is not None else usage or Usage()).hours
-    # GPUs run near their board power under sustained training; inference sits lower, so TDP
-    # is an upper bound the explanation calls so.
-    power = gpu.tdp_w * n if gpu.tdp_w is not None else None
-    energy_h = power / 1000.0 * kwh_price if power is not None else None
-
     rent_finish = energy_finish = buy_finish = None
     if time_to_finish_h is not None:
         if hourly is not None:
@@ -115,6 +109,52 @@ def estimate_cost(
         purchase_basis=basis,
         horizon_hours=horizon,
     )
+
+
+Rates = tuple[float | None, float | None, float | None, float | None, float]
+
+
+def rates(
+    gpu: GpuSpec,
+    num_gpus: int,
+    electricity_usd_per_kwh: float | None = None,
+    pricing: Pricing | None = None,
+    usage: Usage | None = None,
+) -> Rates:
+    """(purchase, per hour, power in W, energy per hour, horizon in hours) of ``num_gpus``
+    cards, as ``estimate_cost`` prices them."""
+    n = max(1, num_gpus)
+    kwh_price = (
+        DEFAULT_ELECTRICITY_USD_PER_KWH
+        if electricity_usd_per_kwh is None
+        else electricity_usd_per_kwh
+    )
+    purchase, hourly = prices(gpu, n, pricing)
+    horizon = (pricing.usage if pricing is not None else usage or Usage()).hours
+    # GPUs run near their board power under sustained training; inference sits lower, so TDP
+    # is an upper bound the explanation calls so.
+    power = gpu.tdp_w * n if gpu.tdp_w is not None else None
+    energy_h = power / 1000.0 * kwh_price if power is not None else None
+    return purchase, hourly, power, energy_h, horizon
+
+
+def values(
+    throughput: NDArray[np.float64], terms: Sequence[Rates], acquisition: str
+) -> NDArray[np.float64]:
+    """``value(estimate_cost(...), acquisition)`` of each row at its throughput and ``rates``,
+    to the last bit (the same float64 operations in the same order, elementwise); NaN where
+    the value is None."""
+    got = np.array([(p, h, e, z) for p, h, _, e, z in terms], np.float64).reshape(len(terms), 4)
+    purchase, hourly, energy_h, horizon = got.T  # None is NaN
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rent = np.where(hourly != 0, throughput * 3600.0 / hourly, np.nan)  # NaN stays NaN
+        owned = purchase + np.where(np.isnan(energy_h), 0.0, energy_h) * horizon
+        buy = np.where(purchase != 0, throughput * 3600.0 * horizon / owned, np.nan)
+    if acquisition == "buy":
+        return buy
+    if acquisition == "rent":
+        return rent
+    return np.where(np.isnan(rent) | (~np.isnan(buy) & (rent < buy)), buy, rent)
 
 
 def prices(

@@ -539,7 +539,7 @@ def _with_savers(work: WorkloadSpec, savers: tuple[str, ...], micro: int | None)
 JobKey = tuple[str, str, tuple[str, ...], int | None, str | None]
 
 
-def _job(ctx: Context, key: JobKey) -> WorkloadSpec:
+def job_variant(ctx: Context, key: JobKey) -> WorkloadSpec:
     """The request's job as one variant runs it, built once per request."""
     hit: WorkloadSpec | None = ctx.memo.get(key)
     if hit is None:
@@ -553,10 +553,10 @@ def _job(ctx: Context, key: JobKey) -> WorkloadSpec:
     return hit
 
 
-def _memory(
+def variant_memory(
     ctx: Context, key: JobKey, run: WorkloadSpec, n: int, backend: str, flash: bool
 ) -> MemoryBreakdown:
-    """``run``'s memory per GPU on ``n`` (``run`` is ``_job(ctx, key)``), once per request:
+    """``run``'s memory per GPU on ``n`` (``run`` is ``job_variant(ctx, key)``), once per request:
     it depends on the job, the count, the backend and the attention kernels, not the GPU."""
     mkey = ("memory", key, n, backend, flash)
     hit: MemoryBreakdown | None = ctx.memo.get(mkey)
@@ -656,7 +656,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     if g.exclusion is not None:
         return g.exclusion
     assert g.backend is not None and g.precision is not None
-    run = _job(ctx, (ctx.work.precision, g.precision, (), None, None))
+    run = job_variant(ctx, (ctx.work.precision, g.precision, (), None, None))
     max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
     allowed = ctx.savers_allowed
     if not g.adam8bit:
@@ -674,7 +674,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     per = lay.model_parallel if lay is not None else 1
     for savers, micro in _ladder(ctx, run, allowed):
         key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
-        job = _job(ctx, key)
+        job = job_variant(ctx, key)
         avail = usable_gb(gpu, job, g.backend)
         n, size = min_gpus(
             job,
@@ -682,7 +682,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             g.backend,
             g.flash_attention,
             exact or max_n,
-            one=_memory(ctx, key, job, 1, g.backend, g.flash_attention),
+            one=variant_memory(ctx, key, job, 1, g.backend, g.flash_attention),
             avail=avail,
         )
         if lay is not None:
@@ -736,7 +736,9 @@ def _fewest_replicas(
     for c in COUNTS:
         if c > top:
             break
-        if c % per == 0 and _memory(ctx, key, job, c, g.backend, g.flash_attention).total <= avail:
+        if c % per:
+            continue
+        if variant_memory(ctx, key, job, c, g.backend, g.flash_attention).total <= avail:
             return c
     return None
 
@@ -756,7 +758,7 @@ def _too_big_layout(
         )
     c = counts[-1]
     key: JobKey = (ctx.work.precision, run.precision, (), None, None)
-    need = _memory(ctx, key, run, c, g.backend, g.flash_attention).total
+    need = variant_memory(ctx, key, run, c, g.backend, g.flash_attention).total
     return Exclusion(
         "does_not_fit",
         f"needs {vram(need):.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
@@ -791,47 +793,6 @@ def _too_big(
         f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
         f"{vram(usable_gb(gpu, run, backend)):.0f} GB usable even when sharded",
     )
-
-
-def first_as_planned(gpu: GpuSpec, ctx: Context) -> Configuration | None:
-    """The configuration a balanced answer shows for ``gpu`` (``plan``'s first by count and
-    savers that ``admit`` passes), found without making the others, when it is the job as
-    asked on the fewest cards that hold it: on one card, where ``admit`` has nothing left to
-    check (``admitted_as_planned``), or for inference (no saver to try) on more, where it
-    has the memory per GPU left. None when it may be another: the card is then planned in
-    full. The checks are plan's and admit's own, in their order
-    (tests/recommend/test_fast_paths.py holds the answer to plan and admit over the catalog)."""
-    if ctx.limits.exact_gpus is not None or (ctx.apply_filters and ctx.limits.needs_price):
-        return None
-    if getattr(ctx.work, "megatron", None) is not None:
-        return None  # a stated layout keeps only some counts: plan decides which
-    if ctx.work.task == "serving":
-        return None
-    if ctx.apply_filters and filtered_out(gpu, ctx.limits) is not None:
-        return None
-    g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
-    if g.exclusion is not None:
-        return None
-    assert g.backend is not None and g.precision is not None
-    key: JobKey = (ctx.work.precision, g.precision, (), None, None)
-    run = _job(ctx, key)
-    if compat.job_features(run.peft, run.optimizer):
-        return None  # a gated feature (QLoRA, 8-bit optimiser states): admit checks it
-    one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
-    avail = usable_gb(gpu, run, g.backend)
-    if one.total <= avail:
-        return Configuration(gpu, 1, (), None, (g, key))
-    if run.training:
-        return None  # a saver may let fewer cards hold it
-    max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
-    n, _ = min_gpus(run, gpu, g.backend, g.flash_attention, max_n, one=one, avail=avail)
-    if n is None:
-        return None
-    # admit's checks at n: the filters, the gate and the job's features passed above (none
-    # to gate), no price to check; what is left is the memory per GPU on n
-    if _memory(ctx, key, run, n, g.backend, g.flash_attention).total > avail:
-        return None
-    return Configuration(gpu, n, (), None, (g, key))
 
 
 @dataclass(slots=True)
@@ -892,7 +853,7 @@ def only_price_left(config: Configuration, ctx: Context) -> bool:
     v = config.variant
     if v is None or config.num_gpus != 1:
         return False
-    run = _job(ctx, v[1])
+    run = job_variant(ctx, v[1])
     return run.peft != "qlora" and run.optimizer != "adam8bit"
 
 
@@ -940,7 +901,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     if key is None:
         return ConfigResult(config, g.exclusion, backend=g.backend)
     assert g.backend is not None
-    run = _job(ctx, key)
+    run = job_variant(ctx, key)
     why, caveats = compat.job_support(
         gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
     )
@@ -953,7 +914,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             "FSDP, Answer.AI 2024): less common than one card",
         )
     avail = usable_gb(gpu, run, g.backend)
-    mem = _memory(ctx, key, run, n, g.backend, g.flash_attention)
+    mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
             config,
@@ -1005,7 +966,7 @@ def _split(
     between a shard group the rest of the ``n`` replicate. Returns (sharded, steps, group)."""
     assert g.backend is not None
     steps = math.ceil(ctx.work.batch_size / run.batch_size)
-    one = _memory(ctx, key, run, 1, g.backend, g.flash_attention)
+    one = variant_memory(ctx, key, run, 1, g.backend, g.flash_attention)
     if n <= 1 or one.total <= avail:
         return False, steps, 1
     if not run.training:
@@ -1112,7 +1073,7 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if key is None:
         return 0.0
     assert g.backend is not None
-    run = _job(ctx, key)
+    run = job_variant(ctx, key)
     gpu, n = config.gpu, max(1, config.num_gpus)
     if run.is_llm_inference:
         t = (
@@ -1152,7 +1113,7 @@ def loose_bounds(configs: Sequence[Configuration], ctx: Context) -> list[float]:
         g, key = config.variant if config.variant is not None else _variant(config, ctx)
         if key is None:
             continue  # gated out: 0
-        run = _job(ctx, key)
+        run = job_variant(ctx, key)
         if not run.is_llm_inference:
             out[i] = throughput_bound(config, ctx, loose=True)
             continue
@@ -1204,9 +1165,22 @@ def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.Cos
     ``evaluate`` would use, the job's hours at that speed."""
     n = max(1, config.num_gpus)
     _, key = _variant(config, ctx)
-    run = ctx.work if key is None else _job(ctx, key)
+    run = ctx.work if key is None else job_variant(ctx, key)
     return _costs(
         ctx, run, n, throughput, _priced(config.gpu, config.offer), _offer_pricing(config, n, ctx)
+    )
+
+
+def priced_rates(config: Configuration, ctx: Context) -> costs.Rates:
+    """The rates (costs.rates) ``cost_at`` prices the configuration at, whatever its
+    throughput: with ``costs.values``, its value at many throughputs at once."""
+    n = max(1, config.num_gpus)
+    return costs.rates(
+        _priced(config.gpu, config.offer),
+        n,
+        ctx.limits.electricity_usd_per_kwh,
+        _offer_pricing(config, n, ctx),
+        ctx.usage,
     )
 
 

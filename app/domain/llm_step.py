@@ -886,29 +886,20 @@ def columns(reps: Sequence[Replica]) -> Columns:
     )
 
 
-def _dequant_column(
-    job: ReplicaJob, cards: Sequence[CardTerms], card: NDArray[np.intp], tp: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """``dequant_seconds`` of each row (0 where no card dequantises)."""
-    out = np.zeros(len(card))
-    if not any(t.prefill.dequantize_min_tokens for t in cards):
-        return out
-    for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True)):
-        out[i] = dequant_seconds(job, cards[c].prefill, cards[c].bw * t)
-    return out
+@dataclass(frozen=True, slots=True)
+class CardRows:
+    """Cards' terms as one array, a row per card (``card_rows``): what ``dense_columns`` reads
+    of each card, built once per catalog snapshot where a caller keeps it (app/domain/fleet.py)
+    rather than card by card in every request."""
+
+    terms: tuple[CardTerms, ...]
+    values: NDArray[np.float64]  # (cards, 11): the terms card_rows reads, in its order
+    k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
 
 
-def dense_columns(
-    job: ReplicaJob, cards: Sequence[CardTerms], card: NDArray[np.intp], n: NDArray[np.float64]
-) -> Columns:
-    """``columns`` of the replicas ``replica(..., job=job, card=cards[c], links=False)`` on
-    ``n`` GPUs for each row's card ``c`` (a model without routed experts), built from the
-    cards' terms and the counts as arrays instead of replica by replica: the same values,
-    since every term is the same product in the same order (a count multiplies a card's
-    rate last). No row moves bytes between GPUs."""
-    if job.experts:
-        raise ValueError("dense_columns: a model with routed experts steps replica by replica")
-    per_card = np.array(
+def card_rows(cards: Sequence[CardTerms]) -> CardRows:
+    """``cards`` as one ``CardRows``."""
+    values = np.array(
         [
             (
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
@@ -918,7 +909,37 @@ def dense_columns(
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 11)[card]  # fmt: skip
+    ).reshape(len(cards), 11)  # fmt: skip
+    k_rule = np.array(
+        [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
+        bool,
+    )
+    return CardRows(tuple(cards), values, k_rule)
+
+
+def _dequant_column(
+    job: ReplicaJob, cards: CardRows, card: NDArray[np.intp], tp: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``dequant_seconds`` of each row (0 where no card dequantises)."""
+    out = np.zeros(len(card))
+    if not any(t.prefill.dequantize_min_tokens for t in cards.terms):
+        return out
+    for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True)):
+        out[i] = dequant_seconds(job, cards.terms[c].prefill, cards.terms[c].bw * t)
+    return out
+
+
+def dense_columns(
+    job: ReplicaJob, cards: CardRows, card: NDArray[np.intp], n: NDArray[np.float64]
+) -> Columns:
+    """``columns`` of the replicas ``replica(..., job=job, card=cards.terms[c], links=False)``
+    on ``n`` GPUs for each row's card ``c`` (a model without routed experts), built from the
+    cards' terms and the counts as arrays instead of replica by replica: the same values,
+    since every term is the same product in the same order (a count multiplies a card's
+    rate last). No row moves bytes between GPUs."""
+    if job.experts:
+        raise ValueError("dense_columns: a model with routed experts steps replica by replica")
+    per_card = cards.values[card]
     tensor = per_card[:, 7] != 0.0
     one = n <= 1
     # span(): tensor parallel inside a server, stages beyond it; a layer split is n stages
@@ -926,12 +947,14 @@ def dense_columns(
     stages = np.where(one, 1.0, np.where(tensor, np.maximum(1.0, np.floor(n / tp)), n))
     rows = len(n)
     slow = np.ones(rows)
-    k_rule = np.array(
-        [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards]
-    )
-    for i in np.flatnonzero(k_rule[card]).tolist():
-        t = cards[int(card[i])]
-        slow[i] = job.dense_slowdown(int(tp[i]), t.mode, t.prefill)
+    seen: dict[tuple[int, str, int], float] = {}  # a few (split, datapath, runtime) per call
+    for i in np.flatnonzero(cards.k_rule[card]).tolist():
+        t = cards.terms[int(card[i])]
+        key = (int(tp[i]), t.mode, id(t.prefill))
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = job.dense_slowdown(key[0], t.mode, t.prefill)
+        slow[i] = got
     full = np.full
     kv = job.kv_at
     # replica()'s per-pass costs, the same products in the same order
@@ -963,8 +986,8 @@ def dense_columns(
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=np.array(
-            [float(t.prefill.dequantize_min_tokens) for t in cards], np.float64
-        ).reshape(len(cards))[card],
+            [float(t.prefill.dequantize_min_tokens) for t in cards.terms], np.float64
+        ).reshape(len(cards.terms))[card],
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import NDArray
 
 from app import vocab
 from app.domain import llm_step, megatron, parallelism, topology
@@ -1367,9 +1368,7 @@ def _llm_kv(work: WorkloadSpec) -> str:
     return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
 
 
-def _llm_card(
-    gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str
-) -> llm_step.CardTerms:
+def llm_card(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> llm_step.CardTerms:
     """The GPU's terms for the job's runtime and weight format (llm_step.card_terms): the
     same for every model, count and request, so kept with the spec (``GpuSpec.derived``),
     checked against the efficiency table and the efficiencies they came from."""
@@ -1415,9 +1414,9 @@ def llm_replica(
     """The LLM inference job as one replica of the one LLM step function (llm_step): its
     weight format, a 16-bit KV cache (fp32 for fp32 jobs), the runtime's profiles on this GPU
     and no serving scheduler. ``links=False``: no GPU-to-GPU time (an upper bound). The job's
-    terms and each card's are worked out once per request (``llm_job``, ``_llm_card``); the
+    terms and each card's are worked out once per request (``llm_job``, ``llm_card``); the
     replica itself is a few products."""
-    card = _llm_card(gpu, work, eff, backend)
+    card = llm_card(gpu, work, eff, backend)
     return llm_step.replica(
         gpu,
         work.model,
@@ -1508,23 +1507,30 @@ def llm_throughput_bounds(
                 c = slot.get((g, be))
                 if c is None:
                     c = slot[(g, be)] = len(terms)
-                    terms.append(_llm_card(g, w, efficiencies(g, calibration), be))
+                    terms.append(llm_card(g, w, efficiencies(g, calibration), be))
                 card[k] = c
                 n[k] = max(1, count)
-            cols = llm_step.dense_columns(job, terms, card, n)
+            cols = llm_step.dense_columns(job, llm_step.card_rows(terms), card, n)
             index = rows
-        # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
-        runs = (cols.flops > 0) & (cols.attn_flops > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
-            tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
-            total = ttft + out * tpot
-            bound = b * out / total
-        ok = runs & (total > 0) & (total < math.inf)
-        for i, t, good in zip(index, bound.tolist(), ok.tolist(), strict=True):
-            if good:
-                bounds[i] = t
+        for i, t in zip(index, stepped_bounds(cols, w).tolist(), strict=True):
+            bounds[i] = t
     return bounds
+
+
+def stepped_bounds(cols: llm_step.Columns, work: WorkloadSpec) -> NDArray[np.float64]:
+    """``llm_throughput_bound`` of every row of ``cols`` (the replicas without links) for the
+    job's batch, sequence and output length: ``inf`` where a row has no peak to run a phase
+    at or no finite positive time."""
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
+    runs = (cols.flops > 0) & (cols.attn_flops > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
+        tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
+        total = ttft + out * tpot
+        bound = b * out / total
+    ok = runs & (total > 0) & (total < math.inf)
+    return np.where(ok, bound, math.inf)
 
 
 def _llm_inference(

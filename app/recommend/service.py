@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
 from pydantic import TypeAdapter
 
-from app.domain import compat, rank, serving_step
+from app.domain import compat, fleet, rank, ranking, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
@@ -495,39 +497,23 @@ def _bounded(
 
 
 @dataclass(slots=True)
-class _Shown:
-    """A card's configuration a balanced answer would show (the first in ``_order`` to pass
-    the checks before its roofline), with bounds on its throughput and value."""
+class _Planned:
+    """How a card's shown configuration was found by planning it: its plan, the order, the
+    place in it of the shown configuration (those before it were excluded), its admission
+    and the results so far (``_Card.walk`` goes on from there)."""
 
-    config: ev.Configuration
-    # how it was found: its plan, the order, its place in it (the configurations before it
-    # were excluded) and its admission; None when it is one card admitted as planned
-    # (ev.first_as_planned), the card then planned only if it is evaluated
-    planned: list[ev.Configuration] | None
+    planned: list[ev.Configuration]
     order: list[int]
     start: int
-    admitted: ev.Admitted | None
+    admitted: ev.Admitted
     results: list[ev.ConfigResult | None]
-    speed: float = math.inf  # bound on its throughput (inf: none finite, so it is evaluated)
-    value: float | None = None  # bound on its work per dollar; None: no price
-    priced: bool = False  # it has a purchase or rental price (ev.price_known)
-
-    def walk(self, ctx: ev.Context) -> _Card | ev.Exclusion:
-        """The card evaluated up to its shown configuration (``_Card.walk``)."""
-        if self.planned is None:
-            planned = ev.plan(self.config.gpu, ctx)
-            assert not isinstance(planned, ev.Exclusion)  # first_as_planned: it plans
-            return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
-        return _Card.walk(self.planned, ctx, self.results, self.order, self.start, self.admitted)
 
 
-def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
-    """The card's shown configuration found by admissions alone, or why the card is out (as
-    ``_Card.first`` says: its admissions are its evaluations for every configuration that
-    fails them). Its bounds are ``_bound_shown``'s, for every card at once."""
-    first = ev.first_as_planned(gpu, ctx)
-    if first is not None:  # most cards: nothing more to plan or admit unless it is evaluated
-        return _Shown(first, None, [], 0, None, [])
+def _planned(gpu: GpuSpec, ctx: ev.Context) -> _Planned | ev.Exclusion:
+    """The shown configuration of a card the catalog's columns did not find as planned
+    (fleet.first_counts), found by planning it and admitting its configurations in turn, or
+    why the card is out (as ``_Card.first`` says: its admissions are its evaluations for every
+    configuration that fails them)."""
     planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
@@ -537,19 +523,70 @@ def _shown(gpu: GpuSpec, ctx: ev.Context) -> _Shown | ev.Exclusion:
     if isinstance(found, ev.Exclusion):
         return found
     j, a = found
-    return _Shown(a.config, planned, order, j, a, results)
+    return _Planned(planned, order, j, a, results)
 
 
-def _bound_shown(shown: list[_Shown], ctx: ev.Context) -> None:
-    """Each card's throughput bound (the loose one, every card's stepped together as arrays:
-    ev.loose_bounds), its price, and its value bound at that throughput."""
-    speeds = ev.loose_bounds([x.config for x in shown], ctx)
-    for x, speed in zip(shown, speeds, strict=True):
-        config = x.config
-        x.speed = speed
-        x.priced = ev.price_known(config, ctx)
-        if x.priced and math.isfinite(speed):  # without a price there is no value
-            x.value = costs.value(ev.cost_at(config, ctx, speed), ctx.limits.acquisition)
+@dataclass(slots=True)
+class _Shown:
+    """Every card a balanced answer ranks, as columns: the configuration it would show (the
+    first in ``_order`` to pass the checks before its roofline), with bounds on its throughput
+    and value (arrays, a row per card)."""
+
+    configs: list[ev.Configuration]
+    found: dict[int, _Planned]  # the rows found by planning the card (the others: as planned)
+    speed: NDArray[np.float64]  # bound on its throughput (inf: none finite, so it is evaluated)
+    value: NDArray[np.float64]  # bound on its work per dollar; NaN: no price, no value
+    priced: NDArray[np.bool_]  # it has a purchase or rental price (ev.price_known)
+
+    def walk(self, i: int, ctx: ev.Context) -> _Card | ev.Exclusion:
+        """Row ``i``'s card evaluated up to its shown configuration (``_Card.walk``); a card
+        found as planned is planned only now."""
+        p = self.found.get(i)
+        if p is None:
+            planned = ev.plan(self.configs[i].gpu, ctx)
+            assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
+            return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
+        return _Card.walk(p.planned, ctx, p.results, p.order, p.start, p.admitted)
+
+
+def _every_shown(
+    gpus: list[GpuSpec], ctx: ev.Context
+) -> tuple[_Shown, list[tuple[GpuSpec, ev.Exclusion]]]:
+    """Every card's shown configuration with its bounds, or why the card is out. Most cards
+    run the job as asked on the fewest cards that hold it: those are found, and their
+    throughput bounded, over the catalog's columns at once (app/domain/fleet.py); the others
+    are planned one by one. Then each card's price, and its value bound at its speed bound
+    (costs.values)."""
+    snap = fleet.snapshot(gpus, ctx)
+    count = fleet.first_counts(snap, ctx)
+    firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
+    bounds = None if count is None else fleet.loose_bounds(snap, ctx, count)
+    configs: list[ev.Configuration] = []
+    found: dict[int, _Planned] = {}
+    kept: list[int] = []  # the rows of `gpus` that run
+    excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
+    for i, (gpu, first) in enumerate(zip(gpus, firsts, strict=True)):
+        if first is None:
+            p = _planned(gpu, ctx)
+            if isinstance(p, ev.Exclusion):
+                excluded.append((gpu, p))
+                continue
+            found[len(configs)] = p
+            first = p.admitted.config
+        configs.append(first)
+        kept.append(i)
+    if bounds is None:
+        speed = np.array(ev.loose_bounds(configs, ctx), np.float64)
+    else:
+        speed = bounds[kept]
+        rows = list(found)
+        speed[rows] = ev.loose_bounds([configs[i] for i in rows], ctx)
+    priced = np.array([ev.price_known(c, ctx) for c in configs], bool)
+    value = np.full(len(configs), np.nan)
+    valued = np.flatnonzero(priced & np.isfinite(speed))  # without a price there is no value
+    rates = [ev.priced_rates(configs[i], ctx) for i in valued.tolist()]
+    value[valued] = costs.values(speed[valued], rates, ctx.limits.acquisition)
+    return _Shown(configs, found, speed, value, priced), excluded
 
 
 def _bounded_balanced(
@@ -562,40 +599,42 @@ def _bounded_balanced(
     and ``limit`` evaluated cards that rank ahead on every other key (meet any latency target,
     supported software, priced) score above its bound: then it changes neither the scales nor
     the rows shown. A configuration that passes its checks before the roofline and has a finite
-    bound runs (see ``_census``), so the one counted is the one it would be ranked with. The
-    answer is the one evaluating every card gives (tests/recommend/test_fast_paths.py)."""
-    shown: list[_Shown] = []
-    excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
-    for gpu in gpus:
-        found = _shown(gpu, ctx)
-        if isinstance(found, ev.Exclusion):
-            excluded.append((gpu, found))
-        else:
-            shown.append(found)
-    _bound_shown(shown, ctx)
-    bounded = [x for x in shown if math.isfinite(x.speed)]
-    top_speed = max((x.speed for x in bounded), default=0.0)
-    top_value = max((x.value for x in bounded if x.value is not None), default=0.0)
-    fastest = max(bounded, key=lambda x: x.speed, default=None)
-    best_value = max(bounded, key=lambda x: x.value or 0.0, default=None)
+    bound runs (see ``_census``), so the one counted is the one it would be ranked with.
 
-    def metric(x: _Shown) -> float:
-        return -1.0 if x.value is None else rank.balanced(x.speed, x.value, speed_weight)
-
+    The cards are put in turn by their bounds as arrays, and between two evaluations every
+    card up to the next that may change the answer is counted at once (the state the test
+    reads changes only when a card is evaluated). The answer is the one evaluating every card
+    gives (tests/recommend/test_fast_paths.py)."""
+    shown, excluded = _every_shown(gpus, ctx)
+    speeds, values = shown.speed, shown.value
+    bounded = np.isfinite(speeds)
+    top_speed = float(speeds[bounded].max(initial=0.0))
+    top_value = float(np.nanmax(values[bounded], initial=0.0))  # NaN where no value
+    # the bound on each card's balanced metric (ranking.balanced: NaN value, speed alone),
+    # -1 without a value; a few ulps from rank.balanced's scalar, well inside `margin`
+    metric = np.where(np.isnan(values), -1.0, ranking.balanced(speeds, values, speed_weight))
     # Unbounded cards first (evaluated anyway, they set the scales), then the fastest and the
     # best-value bounds, then by the balanced bound (cards without a price last, the fastest
     # of them first); stable: the caller's order among equals.
-    def turn(x: _Shown) -> tuple[bool, bool, float, float]:
-        if not math.isfinite(x.speed):
-            return (False, False, 0.0, 0.0)
-        return (True, x is not fastest and x is not best_value, -metric(x), -x.speed)
+    special = np.zeros(len(speeds), bool)
+    if bounded.any():
+        rows = np.flatnonzero(bounded)
+        special[rows[np.argmax(speeds[rows])]] = True
+        special[rows[np.argmax(np.nan_to_num(values[rows], nan=0.0))]] = True
+    order = np.lexsort(
+        (
+            np.where(bounded, -speeds, 0.0),
+            np.where(bounded, -metric, 0.0),
+            bounded & ~special,
+            bounded,
+        )
+    ).tolist()
 
     def margin() -> float:
         # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w) of
         # the largest bounds: keep clear of a tie (asked only for a priced card).
         return 2e-6 * rank.balanced(max(top_speed, speed), max(top_value, value), speed_weight)
 
-    shown.sort(key=turn)
     cards: list[_Card] = []
     census = _Census()
     heap: list[float] = []  # the best `limit` balanced metrics of cards that rank ahead
@@ -604,33 +643,39 @@ def _bounded_balanced(
     # divided by the top one, so such a card is counted only when one evaluated without a
     # price is at least as fast: then it cannot be the top score.
     unpriced_speed = 0.0
-    for x in shown:
-        if (
-            len(heap) >= limit
-            and x.speed <= speed
-            and (
-                x.speed <= unpriced_speed
-                if x.value is None
-                else (x.value <= value and metric(x) < heap[0] - margin())
-            )
-        ):
-            census.ranked += 1
-            census.unpriced += not x.priced
-            continue
-        card = x.walk(ctx)
+    at = 0
+    while at < len(order):
+        if len(heap) >= limit:
+            rest = order[at:]
+            s, v = speeds[rest], values[rest]
+            with np.errstate(invalid="ignore"):
+                cut = (s <= speed) & np.where(
+                    np.isnan(v),
+                    s <= unpriced_speed,
+                    (v <= value) & (metric[rest] < heap[0] - margin()),
+                )
+            n = len(rest) if cut.all() else int(np.argmin(cut))  # the counted run from `at`
+            census.ranked += n
+            census.unpriced += int(np.count_nonzero(~shown.priced[rest[:n]]))
+            at += n
+            if at == len(order):
+                break
+        i = order[at]
+        at += 1
+        card = shown.walk(i, ctx)
         if isinstance(card, ev.Exclusion):
-            excluded.append((x.config.gpu, card))
+            excluded.append((shown.configs[i].gpu, card))
             continue
         cards.append(card)
         c = card.chosen
         speed = max(speed, c.perf.throughput)
-        v = costs.value(c.cost, c.acquisition)
-        if v is None:
+        got = costs.value(c.cost, c.acquisition)
+        if got is None:
             unpriced_speed = max(unpriced_speed, c.perf.throughput)
             continue
-        value = max(value, v)
+        value = max(value, got)
         if c.meets_latency is not False and c.framework_status != "experimental":
-            heapq.heappush(heap, rank.balanced(c.perf.throughput, v, speed_weight))
+            heapq.heappush(heap, rank.balanced(c.perf.throughput, got, speed_weight))
             if len(heap) > limit:
                 heapq.heappop(heap)
     return cards, excluded, census

@@ -184,13 +184,15 @@ def test_an_moe_row_in_4_bit_is_widened_once() -> None:
     assert (lo4, hi4) == pytest.approx(_spread(0.84, 1.14, 0.95, (0.8, 1.25)))
 
 
-def test_a_calibrated_term_of_one_widens_nothing_and_is_not_named() -> None:
-    """Held-out architectures needed nothing beyond the new-source term: ×1, no reason shown."""
+def test_a_calibrated_term_of_one_widens_nothing_but_is_named() -> None:
+    """Held-out architectures needed nothing beyond the new-source term: ×1, yet the row
+    still extrapolates, and its basis says so."""
     table = replace(TABLE, extrapolation={"architecture": (1.0, 1.0)})
     basis = _band(architecture="Blackwell")[2]
     lo1, hi1, basis1 = bands.band(replace(ROW, architecture="Blackwell"), table)
     assert bands.UNMEASURED_ARCHITECTURE.reason in basis
     assert (lo1, hi1) == (pytest.approx(0.90), pytest.approx(1.10)) and "widened" not in basis1
+    assert f"{bands.NIL_TERM_NOTE}: {bands.UNMEASURED_ARCHITECTURE.reason}" in basis1
 
 
 def test_multi_gpu_widens_only_regimes_whose_calibration_set_has_none() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.domain import cost
+from app.domain.gpu import Price
 from tests.domain.fixtures import A100, RTX4090, T4
 
 
@@ -72,3 +73,33 @@ def test_offers_pricing_carries_the_usage_horizon() -> None:
     assert c.horizon_hours == 2080 and c.purchase_usd == 1600
     energy = 0.45 * cost.DEFAULT_ELECTRICITY_USD_PER_KWH
     assert c.samples_per_usd_buy == pytest.approx(100 * 3600 * 2080 / (1600 + energy * 2080))
+
+
+@pytest.mark.parametrize("acquisition", ["either", "rent", "buy"])
+def test_values_as_columns_are_each_rows_value(acquisition: str) -> None:
+    """cost.values (a balanced answer's value bounds over the catalog at once) is
+    value(estimate_cost(...)) row by row, to the last bit, with prices missing or zero."""
+    import dataclasses
+    import random
+
+    import numpy as np
+
+    rng = random.Random(1)
+    terms, speeds, want = [], [], []
+    for _ in range(400):
+        gpu = dataclasses.replace(
+            rng.choice([A100, RTX4090, T4]),
+            launch_price_usd=rng.choice([None, 0, rng.uniform(100, 40000)]),
+            street_price=None,
+            cloud_price=rng.choice([None, Price(0.0, "2024-01-01", "x"), A100.cloud_price]),
+            tdp_w=rng.choice([None, 300.0]),
+        )
+        n, t = rng.choice([1, 2, 8]), rng.uniform(0.1, 5000.0)
+        kwh = rng.choice([None, 0.0, 0.3])
+        est = cost.estimate_cost(gpu, n, t, None, kwh)
+        terms.append(cost.rates(gpu, n, kwh))
+        speeds.append(t)
+        want.append(cost.value(est, acquisition))
+    got = cost.values(np.array(speeds), terms, acquisition).tolist()
+    assert [None if np.isnan(v) else v for v in got] == want
+    assert any(w is None for w in want) and any(w is not None for w in want)

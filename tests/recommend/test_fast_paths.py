@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.domain import evaluate as ev
+from app.domain import fleet, perf
 from app.recommend import schemas as s
 from app.recommend import service
 
@@ -259,8 +260,9 @@ def _context_for(
     gpus, offers, rules = catalog
     workload = dict(workload)
     cons: dict[str, Any] = {"max_gpus": workload.pop("max_gpus", 8)}
-    if "num_gpus" in workload:
-        cons["num_gpus"] = workload.pop("num_gpus")
+    for key in ("num_gpus", "vendors"):
+        if key in workload:
+            cons[key] = workload.pop(key)
     req = s.RecommendationRequest.model_validate(
         {"workload": workload, "objective": objective, "constraints": cons}
     )
@@ -320,6 +322,7 @@ ADMISSIONS = [
     {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "qlora"},  # a gated feature
     {"preset": "gpt2-xl", "task": "training", "batch_size": 256},  # savers: 8-bit AdamW
     {"preset": "resnet-50", "num_gpus": 1},
+    {"preset": "llama-3-8b", "task": "inference", "vendors": ["nvidia"]},  # a filter
 ]
 
 
@@ -363,13 +366,15 @@ def test_a_configuration_admitted_as_planned_is_admitted(
 def test_the_first_configuration_found_without_planning_is_plans_first_admitted(
     workload: dict[str, Any], objective: str, catalog: Any
 ) -> None:
-    """A balanced answer takes each card's shown configuration from ev.first_as_planned
-    where it answers: it must be plan's first configuration by (count, savers) that admit
-    passes, with the same software gate and job variant."""
+    """A balanced answer takes the shown configuration of most cards from the catalog's
+    columns (fleet.first_counts) without planning them: it must be plan's first configuration
+    by (count, savers) that admit passes, with the same software gate and job variant."""
     gpus, work, ctx = _context_for(workload, catalog, objective)
+    snap = fleet.snapshot(gpus, ctx)
+    count = fleet.first_counts(snap, ctx)
+    firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
     found = many = 0
-    for gpu in gpus:
-        got = ev.first_as_planned(gpu, ctx)
+    for gpu, got in zip(gpus, firsts, strict=True):
         if got is None:
             continue
         found += 1
@@ -391,6 +396,49 @@ def test_the_first_configuration_found_without_planning_is_plans_first_admitted(
         assert found > 0
     if workload["preset"] == "llama-3-70b" and found:
         assert many > 0  # inference on the fewest cards that hold it, admitted on the way
+    if "vendors" in workload and found:
+        assert found < len(gpus) - 10  # the filter left cards out
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_the_columns_bound_each_card_as_loose_bounds(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """fleet.loose_bounds (every card's shown configuration stepped from the snapshot's card
+    rows) is ev.loose_bounds of the same configurations, to the last bit, for LLM inference
+    of a model without routed experts; None for the other jobs (where a card was found)."""
+    gpus, work, ctx = _context_for(workload, catalog, "balanced")
+    snap = fleet.snapshot(gpus, ctx)
+    count = fleet.first_counts(snap, ctx)
+    assert count is not None
+    configs = fleet.configurations(snap, ctx, count)
+    got = fleet.loose_bounds(snap, ctx, count)
+    dense = work.is_llm_inference and not perf.llm_job(work).experts
+    assert (got is not None) == dense or not count.any()  # no card found: nothing to step
+    if got is not None and count.any():
+        rows = [i for i, c in enumerate(configs) if c is not None]
+        want = ev.loose_bounds([c for c in configs if c is not None], ctx)
+        assert got[rows].tolist() == want
+        again = fleet.loose_bounds(snap, ctx, count)  # from the snapshot's rows, kept
+        assert again is not None and again.tolist() == got.tolist()
+        assert len(rows) > 10
+
+
+def test_a_snapshot_is_kept_for_the_same_specs_only(catalog: Any) -> None:
+    """The per-card terms are kept while the same spec objects are asked about under the same
+    software; an edited spec (a new object) is another snapshot."""
+    import dataclasses
+
+    gpus, _, ctx = _context_for({"preset": "llama-3-8b", "task": "inference"}, catalog)
+    snap = fleet.snapshot(gpus, ctx)
+    assert fleet.snapshot(list(gpus), ctx) is snap
+    edited = [dataclasses.replace(gpus[0], memory_gb=gpus[0].memory_gb * 2), *gpus[1:]]
+    other = fleet.snapshot(edited, ctx)
+    assert other is not snap and other.avail[0] > snap.avail[0]
+    _, _, fp32 = _context_for(
+        {"preset": "llama-3-8b", "task": "inference", "precision": "fp32"}, catalog
+    )
+    assert fleet.snapshot(gpus, fp32) is not snap
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])

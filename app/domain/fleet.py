@@ -1,0 +1,236 @@
+"""A catalog's cards as columns (issue 21): for every card at once, the configuration a
+balanced answer shows where it is the job as asked on the fewest cards that hold it
+(``first_counts``: found with plan's and admit's own checks, without making the card's other
+configurations), and that configuration's loose throughput bound (``loose_bounds``, as
+``evaluate.loose_bounds`` bounds it).
+
+The per-card terms are worked out once per catalog snapshot and software (``snapshot``: each
+card's software gate, usable memory, whether it runs as one device, and for LLM inference its
+step terms as one array, llm_step.CardRows); a request then adds its GPU-independent terms
+(the job's memory per variant and count, its step shape) and compares and steps whole columns.
+tests/recommend/test_fast_paths.py holds the configurations to plan's first admitted, the bounds
+to ``evaluate.loose_bounds`` to the last bit, and the balanced answer to the full evaluation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from app.domain import compat, llm_step, perf
+from app.domain import evaluate as ev
+from app.domain.gpu import GpuSpec
+
+Variant = tuple[str, str, bool]  # (precision the job runs at, backend, attention kernels)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One catalog snapshot's per-card terms under one software key (framework, precision
+    asked, runtime, model family, training or not; the rules, calibration and efficiency
+    table): the same for every request that shares them."""
+
+    gpus: tuple[GpuSpec, ...]
+    refs: tuple[object, ...]  # the key's objects, held so that their ids stay theirs
+    gates: tuple[ev.Gate, ...]
+    variants: tuple[Variant, ...]
+    variant: NDArray[np.intp]  # each card's index in ``variants``; -1: its gate excludes it
+    place: NDArray[np.intp]  # each card's row in ``card_rows`` (-1: gated out)
+    avail: NDArray[np.float64]  # usable GB under the job's runtime (0 where gated out)
+    single: NDArray[np.bool_]  # runs as one device (plan's max_n = 1)
+    vendors: NDArray[np.str_]
+    segments: NDArray[np.str_]
+    # the gated-in cards' LLM step terms (``card_rows``), made on first use
+    rows: list[llm_step.CardRows] = field(default_factory=list)
+
+    def runs_at(self, precision: str) -> NDArray[np.bool_]:
+        """The cards whose gate runs the job at ``precision``."""
+        which = [k for k, v in enumerate(self.variants) if v[0] == precision]
+        return np.isin(self.variant, which)
+
+    def card_rows(self, ctx: ev.Context) -> llm_step.CardRows:
+        """Each gated-in card's LLM step terms under its gate's precision and backend
+        (perf.llm_card), in ``place`` order: made once per snapshot."""
+        if not self.rows:
+            terms = []
+            for i in np.flatnonzero(self.variant >= 0).tolist():
+                gpu, v = self.gpus[i], self.variants[self.variant[i]]
+                run = ev.job_variant(ctx, _key(ctx, v))
+                terms.append(perf.llm_card(gpu, run, perf.efficiencies(gpu, ctx.calibration), v[1]))
+            self.rows.append(llm_step.card_rows(terms))
+        return self.rows[0]
+
+
+_SNAPSHOTS: dict[tuple[object, ...], Snapshot] = {}
+_SNAPSHOTS_SIZE = 32  # catalog snapshots × the software keys in use
+
+
+def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
+    """The cards' terms for the request's software, kept while the same spec objects (a
+    catalog snapshot: the service builds its specs once per snapshot) are asked about."""
+    work = ctx.work
+    runtime = getattr(work, "runtime", None)
+    refs = (ctx.rules, ctx.calibration, work.efficiency)
+    key = (
+        tuple(map(id, gpus)),
+        tuple(map(id, refs)),
+        ctx.framework,
+        work.precision,
+        runtime,
+        work.model.family,
+        work.training,
+    )
+    hit = _SNAPSHOTS.get(key)  # it holds the specs and refs: their ids are still theirs
+    if hit is not None:
+        return hit
+    gates: list[ev.Gate] = []
+    variants: dict[Variant, int] = {}
+    variant, avail, single = [], [], []
+    for gpu in gpus:
+        g = ev.gate(gpu, work.precision, runtime, ctx)
+        gates.append(g)
+        if g.exclusion is not None:
+            variant.append(-1)
+            avail.append(0.0)
+            single.append(True)
+            continue
+        assert g.backend is not None and g.precision is not None
+        v = (g.precision, g.backend, g.flash_attention)
+        variant.append(variants.setdefault(v, len(variants)))
+        run = ev.job_variant(ctx, (work.precision, g.precision, (), None, None))
+        avail.append(ev.usable_gb(gpu, run, g.backend))
+        single.append(g.multi_gpu is False or ev.max_devices(gpu, g.backend, 2) == 1)
+    which = np.array(variant, np.intp)
+    place = np.cumsum(which >= 0) - 1
+    place[which < 0] = -1
+    snap = Snapshot(
+        gpus=tuple(gpus),
+        refs=refs,
+        gates=tuple(gates),
+        variants=tuple(variants),
+        variant=which,
+        place=place,
+        avail=np.array(avail, np.float64),
+        single=np.array(single, bool),
+        vendors=np.array([g.vendor for g in gpus], str),
+        segments=np.array([g.segment for g in gpus], str),
+    )
+    if len(_SNAPSHOTS) >= _SNAPSHOTS_SIZE:
+        _SNAPSHOTS.clear()
+    _SNAPSHOTS[key] = snap
+    return snap
+
+
+def _key(ctx: ev.Context, v: Variant) -> ev.JobKey:
+    return (ctx.work.precision, v[0], (), None, None)
+
+
+def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
+    """Each card's count where its shown configuration is the job as asked on the fewest
+    cards that hold it, 0 where that may be another configuration (the card is then planned
+    in full); None where it may be another for every card (a price to check, an exact count,
+    a stated layout, serving). That is the case on one card, where admit has nothing left to
+    check (``ev.admitted_as_planned``), and for inference (no saver to try) on more, where it
+    has the memory per GPU left. Plan's and admit's checks, in their order, over whole
+    columns: the filters, the gate, the job's gated features (QLoRA, 8-bit optimiser states:
+    admit checks them), the job's memory on one card against each card's usable memory, then
+    for inference the fewest cards that hold it and the memory per GPU on them."""
+    lim, work = ctx.limits, ctx.work
+    if lim.exact_gpus is not None or (ctx.apply_filters and lim.needs_price):
+        return None
+    if getattr(work, "megatron", None) is not None or work.task == "serving":
+        return None
+    count = np.zeros(len(snap.gpus), np.int64)
+    ok = snap.variant >= 0
+    if ctx.apply_filters and lim.vendors:
+        ok &= np.isin(snap.vendors, lim.vendors)
+    if ctx.apply_filters and lim.segments:
+        ok &= np.isin(snap.segments, lim.segments)
+    # the variants' GPU-independent terms, each card reading its own variant's (the extra row
+    # is the gated-out cards' -1: never ok)
+    keys = [_key(ctx, v) for v in snap.variants]
+    runs = [ev.job_variant(ctx, key) for key in keys]
+    # a gated feature (admit checks it) or training (a saver may let fewer cards hold it)
+    featured = [bool(compat.job_features(r.peft, r.optimizer)) for r in runs]
+    ones = [
+        None if f else ev.variant_memory(ctx, key, r, 1, v[1], v[2])
+        for f, key, r, v in zip(featured, keys, runs, snap.variants, strict=True)
+    ]
+    ok &= ~np.array([*featured, True])[snap.variant]
+    total = np.array([math.nan if o is None else o.total for o in ones] + [math.nan])
+    fits = ok & (total[snap.variant] <= snap.avail)
+    count[fits] = 1
+    training = np.array([r.training for r in runs] + [True])
+    more = np.flatnonzero(ok & ~fits & ~training[snap.variant])
+    if not len(more):
+        return count
+    framework = np.array([math.nan if o is None else o.framework for o in ones] + [math.nan])
+    which = snap.variant[more]
+    n = _fewest(total[which], framework[which], snap.avail[more])
+    n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
+    for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
+        on = more[(which == k) & (n == m)]
+        v = snap.variants[k]
+        held = ev.variant_memory(ctx, keys[k], runs[k], m, v[1], v[2]).total <= snap.avail[on]
+        count[on[held]] = m
+    return count
+
+
+def _fewest(
+    total: NDArray[np.float64], framework: NDArray[np.float64], avail: NDArray[np.float64]
+) -> NDArray[np.int64]:
+    """``ev.min_gpus`` of jobs that do not fit on one card (each card's job's size on one and
+    the framework's share of it), for each card's usable memory:
+    the fewest GPUs, a power of two, whose shares of the shardable memory fit beside the
+    framework's own on each (0: none, the framework alone fills a card)."""
+    room = avail - framework
+    with np.errstate(divide="ignore"):
+        k = np.ceil((total - framework) / np.where(room > 0, room, 1.0))
+    # the smallest power of two >= k, exactly: k = m × 2^e with 0.5 <= m < 1
+    m, e = np.frexp(k)
+    n = np.where(m == 0.5, e - 1, e)
+    shifted = np.left_shift(np.int64(1), np.minimum(n, 62).astype(np.int64))
+    return np.where((room > 0) & np.isfinite(k), shifted, 0)
+
+
+def configurations(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
+) -> list[ev.Configuration | None]:
+    """Each card's configuration from its count (``first_counts``), None where it is 0: as
+    plan makes it (its gate and job variant with it)."""
+    out: list[ev.Configuration | None] = [None] * len(snap.gpus)
+    keys = [_key(ctx, v) for v in snap.variants]
+    for i, n in zip(np.flatnonzero(count).tolist(), count[count > 0].tolist(), strict=True):
+        variant = (snap.gates[i], keys[snap.variant[i]])
+        out[i] = ev.Configuration(snap.gpus[i], n, (), None, variant)
+    return out
+
+
+def loose_bounds(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
+) -> NDArray[np.float64] | None:
+    """``ev.loose_bounds`` of every card's configuration from ``first_counts`` (the rows with
+    count 0 are not read), stepped from the snapshot's card rows, one step per precision the
+    job runs at (its GPU-independent terms); None unless the job is LLM inference of a model
+    without routed experts (the caller then asks ``ev.loose_bounds``)."""
+    out = np.full(len(snap.gpus), math.inf)
+    found = count > 0
+    precisions = {v[0]: _key(ctx, v) for v in snap.variants}
+    for precision, key in precisions.items():
+        cards = np.flatnonzero(found & snap.runs_at(precision))
+        if not len(cards):
+            continue
+        run = ev.job_variant(ctx, key)
+        if not run.is_llm_inference:
+            return None
+        job = perf.llm_job(run)
+        if job.experts:
+            return None
+        rows = snap.card_rows(ctx)
+        n = count[cards].astype(np.float64)
+        t = perf.stepped_bounds(llm_step.dense_columns(job, rows, snap.place[cards], n), run)
+        out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
+    return out
