@@ -105,6 +105,11 @@ class RuntimeProfile:
     # The runtime rewrites a 16-bit CNN graph to NHWC on tensor-core GPUs (TensorFlow's grappler
     # layout optimizer): its convolutions see NHWC tensors, cuDNN adds no layout transforms
     nhwc_16bit: bool = False
+    # The harness copies each batch's input to the GPU inside the timed step, before the step's
+    # first kernel can run, and does not overlap it with compute (a synchronous session.run whose
+    # input comes from a host-side tf.data pipeline): step = copy + max(GPU, host dispatch)
+    # rather than max(copy, GPU, dispatch) (a DataLoader prefetching pinned batches)
+    serial_input_copy: bool = False
     # Transformer Engine's FP8 training: the cast-transpose kernels its FP8 GEMMs need
     # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
     # with no cast passes priced (the eager rows' simplification)

@@ -983,7 +983,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     launched = arrs.kernels - inside
     calls = launched if job.host_calls is None else job.host_calls
     dispatch = calls * on.prof.host_us_per_op * 1e-6
-    step = max(total, host, dispatch)
+    # a harness that copies the batch in before the step's kernels can start (serial_input_copy)
+    # adds the copy; else it overlaps with the previous step's compute
+    step = max(total, dispatch) + host if on.prof.serial_input_copy else max(total, host, dispatch)
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
     return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch)

@@ -70,10 +70,11 @@ def test_a_small_batch_is_bound_by_host_dispatch_whatever_the_gpu(runtime: str) 
     work = _work(runtime)
     fast, slow = GPUS["a100-sxm4-40gb"], GPUS["t4"]
     a, b = perf.single_gpu(fast, work), perf.single_gpu(slow, work)
-    # the host term sets both steps: the same time on a fast and a slow GPU
-    assert a.step_s == pytest.approx(a.dispatch)
-    assert b.step_s == pytest.approx(b.dispatch)
-    assert a.step_s == pytest.approx(b.step_s)
+    # the host term sets both steps (TensorFlow's harness adds the batch's input copy, which
+    # at one image is ~1 % of it): the same time on a fast and a slow GPU
+    assert a.step_s == pytest.approx(a.dispatch, rel=0.01)
+    assert b.step_s == pytest.approx(b.dispatch, rel=0.01)
+    assert a.step_s == pytest.approx(b.step_s, rel=0.01)
     # and it is kernels × the runtime's host cost per op
     prof = perf.profile_for(fast, work, "cuda", "infer-cnn")
     assert prof.host_us_per_op > 0
@@ -97,3 +98,23 @@ def test_eager_transformer_inference_keeps_the_modern_dispatch_cost() -> None:
     cnn = perf.profile_for(gpu, _work("pytorch"), "cuda", "infer-cnn").host_us_per_op
     other = perf.profile_for(gpu, vit, "cuda", perf.phase_regime(vit)).host_us_per_op
     assert other < cnn
+
+
+def test_tensorflow_inference_copies_the_batch_in_before_its_kernels_run() -> None:
+    """DLE's TF ConvNets harness times a synchronous session.run whose synthetic batch comes
+    from a host tf.data pipeline: the pinned H2D copy of the fp32 images precedes the
+    convolutions (step = copy + GPU); a PyTorch DataLoader overlaps it (max of the two)."""
+    gpu = GPUS["v100-sxm2-16gb"]  # PCIe Gen3 x16: 15.75 GB/s × 0.80 pinned
+    copy_s = 128 * 3 * 224 * 224 * 4.0 / (15.75 * 0.80 * 1e9)
+    tf = perf.single_gpu(gpu, _work("tensorflow", batch=128))
+    assert perf.profile_for(gpu, _work("tensorflow"), "cuda", "infer-cnn").serial_input_copy
+    assert tf.host == pytest.approx(copy_s)
+    assert tf.step_s == pytest.approx(max(tf.t_comp + tf.t_act + tf.overhead, tf.dispatch) + copy_s)
+    xla = perf.single_gpu(gpu, _work("tensorflow-xla", batch=128))
+    assert xla.step_s > max(xla.t_comp + xla.t_act + xla.overhead, xla.dispatch)
+    # eager PyTorch (DataLoader, pinned prefetch) overlaps the copy with the previous step
+    pt = perf.single_gpu(gpu, _work("pytorch", batch=128))
+    assert pt.step_s == pytest.approx(max(pt.t_comp + pt.t_act + pt.overhead, pt.host, pt.dispatch))
+    # training keeps the overlap (its harnesses prefetch to the device)
+    train = replace(_work("tensorflow", batch=128), task="training", optimizer="sgd")
+    assert not perf.profile_for(gpu, train, "cuda", "train").serial_input_copy
