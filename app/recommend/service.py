@@ -105,7 +105,9 @@ def _context(
         electricity_usd_per_kwh=cons.electricity_usd_per_kwh,
         vendors=tuple(cons.vendors) if cons.vendors else None,
         segments=tuple(cons.segments) if cons.segments else None,
-        max_gpus=cons.max_gpus,
+        # "exactly N" names the count, so it is not held to "most GPUs" (the form always sends
+        # that field, at its default of 8, beside an exact count of 16)
+        max_gpus=max(cons.max_gpus, cons.num_gpus or 0),
         exact_gpus=cons.num_gpus,
         max_hours=cons.max_hours,
     )
@@ -934,9 +936,9 @@ def estimate(
         ask = dataclasses.replace(ctx.serving, group=request.num_gpus)
         return serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
     if request.num_gpus is not None:
-        ctx = dataclasses.replace(
-            ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=request.num_gpus)
-        )
+        n = request.num_gpus
+        limits = dataclasses.replace(ctx.limits, exact_gpus=n, max_gpus=max(ctx.limits.max_gpus, n))
+        ctx = dataclasses.replace(ctx, limits=limits)
     found = _evaluated(gpu, ctx)
     # one card's estimate: the fewest cards that hold the job (savers before more cards)
     res = (

@@ -434,6 +434,25 @@ def test_exactly_n_gpus() -> None:
     assert "apple-m2-max" in {e.slug for e in r.excluded}
 
 
+def test_exactly_n_gpus_beyond_most_gpus_is_the_count_asked() -> None:
+    """Exactly 16 with "most GPUs" left at its default of 8 ranks 16-GPU configurations; it
+    once excluded every card as "runs as one device; 16 GPUs were asked for"."""
+    cons = {"num_gpus": 16}
+    r = _run(workload={"preset": "llama-3-70b"}, constraints=cons, objective="fastest")
+    assert r.recommendations and {x.num_gpus for x in r.recommendations} == {16}
+    one_device = [e for e in r.excluded if "runs as one device" in e.reason]
+    assert {e.slug for e in one_device} <= {"apple-m2-max"}
+    # one card's estimate likewise
+    est = service.estimate(
+        s.EstimateRequest.model_validate(
+            {"workload": {"preset": "llama-3-70b"}, "gpu": "h100-sxm", "num_gpus": 16}
+        ),
+        H100,
+        RULES,
+    )
+    assert est.result is not None and est.result.num_gpus == 16
+
+
 def test_a_saver_replaces_cards_only_where_it_lets_fewer_hold_the_job() -> None:
     w = {"preset": "mistral-7b", "task": "fine-tuning", "peft": "none", "seq_len": 1024}
     req = _req(workload={**w, "batch_size": 8}, objective="best_value", limit=50)
