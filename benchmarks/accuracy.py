@@ -594,8 +594,10 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
         preset = presets.get(model)
         moe = bool(preset is not None and preset.model.experts)
         return moe, precision in _FOUR_BIT_PRECISIONS, int(tp.removeprefix("tp")) > 1
-    if workload.startswith("trtllm "):  # trtllm_static_residuals: "... tpN"
-        return False, False, not workload.endswith(" tp1")
+    if workload.startswith("trtllm "):  # trtllm_static_residuals: "trtllm <preset|model> ... tpN"
+        preset = presets.get(workload.split()[1])
+        moe = bool(preset is not None and preset.model.experts)
+        return moe, False, not workload.endswith(" tp1")
     return False, False, workload.startswith("pretrain ")
 
 
