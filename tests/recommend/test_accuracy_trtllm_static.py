@@ -67,7 +67,9 @@ def test_the_mixtral_rows_and_only_they_are_moe_units(accuracy) -> None:
     flags = [accuracy._flags(r[0], r[2], presets) for r in res]
     mixtral = [r for r in _doc(TUNING)["measurements"] if r.get("preset") == "mixtral-8x7b"]
     assert sum(f[0] for f in flags) == len(mixtral) == 24
-    assert all(f[0] == r[2].startswith("trtllm mixtral-8x7b ") for r, f in zip(res, flags))
+    assert all(
+        f[0] == r[2].startswith("trtllm mixtral-8x7b ") for r, f in zip(res, flags, strict=True)
+    )
     # neither 4-bit nor single-GPU: FP8/FP16 weights on 2 or 4 GPUs
     assert not any(f[1] for f in flags)
     assert all(f[2] for f in flags if f[0])
