@@ -714,7 +714,7 @@ def gptfast_residuals(data_dir: Path, path: Path = GPTFAST_FILE) -> list[_Residu
     if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
         raise ValueError(f"{path.name}: rows not priced: {skipped}")
     return [
-        (HELDOUT_BAND_REGIME[r.regime], "torch-compile",
+        (BAND_REGIME[r.regime], "torch-compile",
          f"gptfast {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
         for r, src in zip(rows, doc["measurements"], strict=True)
     ]  # fmt: skip
@@ -1278,11 +1278,11 @@ HELDOUT_BAND_REGIME = {
     "llamacpp-split-prefill": "prefill",
     "trtllm-static-batch": "decode",
     "trtllm-first-token": "prefill",
-    # batch-1 decode under torch.compile (gpt-fast), a tuning set
-    "compiled-decode": "decode",
     # serving at saturation (issue 21): TensorRT-LLM v0.17's in-flight-batching tables
     "serving-trtllm": "serving",
 }
+# the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile
+BAND_REGIME = {**HELDOUT_BAND_REGIME, "compiled-decode": "decode"}
 
 
 def heldout_estimate(
@@ -1345,7 +1345,7 @@ def heldout_estimate(
         backend=row.get("backend") or support.backend,
     )
     inputs = bands.BandInputs(
-        regime=HELDOUT_BAND_REGIME.get(row["regime"], "infer"),
+        regime=BAND_REGIME.get(row["regime"], "infer"),
         vendor=gpu.vendor,
         architecture=gpu.architecture,
         runtime=runtime,
