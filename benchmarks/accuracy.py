@@ -596,8 +596,10 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
         preset = presets.get(model)
         moe = bool(preset is not None and preset.model.experts)
         return moe, precision in _FOUR_BIT_PRECISIONS, int(tp.removeprefix("tp")) > 1
-    if workload.startswith("trtllm "):  # trtllm_static_residuals: "... tpN"
-        return False, False, not workload.endswith(" tp1")
+    if workload.startswith(("trtllm ", "gptfast ")):  # "<set> <preset|model> ... tpN"
+        preset = presets.get(workload.split()[1])
+        moe = bool(preset is not None and preset.model.experts)
+        return moe, False, not workload.endswith(" tp1")
     return False, False, workload.startswith("pretrain ")
 
 
@@ -672,6 +674,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
             source = board.get(inf.backend, f"llama.cpp {inf.backend}")
             out.extend((regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows)
     out.extend(trtllm_static_residuals(data_dir))
+    out.extend(gptfast_residuals(data_dir))
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
@@ -701,6 +704,46 @@ def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> 
          f"trtllm {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
         for r, src in zip(rows, doc["measurements"], strict=True)
     ]  # fmt: skip
+
+
+GPTFAST_FILE = ROOT / "tests" / "data" / "gptfast_decode.yaml"
+
+
+def gptfast_residuals(data_dir: Path, path: Path = GPTFAST_FILE) -> list[_Residual]:
+    """gpt-fast's batch-1 decode under torch.compile (tests/data/gptfast_decode.yaml: dense
+    Llama 2 and Mixtral 8x7B on 1-8 A100s, scored as the held-out rows are): regime decode,
+    runtime torch-compile; the workload label ends in the GPU count ("... tp8", _flags)."""
+    if not path.exists():
+        return []
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
+        raise ValueError(f"{path.name}: rows not priced: {skipped}")
+    return [
+        (BAND_REGIME[r.regime], "torch-compile",
+         f"gptfast {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
+        for r, src in zip(rows, doc["measurements"], strict=True)
+    ]  # fmt: skip
+
+
+def print_gptfast(data_dir: Path, verbose: bool, path: Path = GPTFAST_FILE) -> None:
+    """gpt-fast batch-1 decode, tuning set: per model, and every row with --verbose."""
+    if not path.exists():
+        return
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    print()
+    print(f"gpt-fast batch-1 decode (torch.compile, A100), tuning set (tests/data/{path.name})")
+    _print_score_header(22)
+    for s in heldout_scores(rows, skipped):
+        _print_score(s, 22)
+        for model in dict.fromkeys(r.group.split()[0] for r in rows):
+            (sub,) = heldout_scores([r for r in rows if r.group.split()[0] == model])
+            print(f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}")
+    for r in rows if verbose else ():
+        print(
+            f"    {r.slug:16} {r.group:58} measured {r.measured:9.1f}"
+            f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
+        )
 
 
 def print_trtllm_static(data_dir: Path, verbose: bool, path: Path = TRTLLM_STATIC_FILE) -> None:
@@ -751,9 +794,16 @@ def serving_rows(data_dir: Path) -> list[_Residual]:
 
 def _band_score(regime: str, vendor: str, sub: list[CalRow]) -> BandScore:
     """The band of ``sub`` that holds both for a held-out GPU and, where there are enough, for
-    a held-out workload: a request may be new in either way, so the envelope of the two."""
-    fits = [("GPU", conformal.fit([(r.slug, r.ratio) for r in sub]))]
-    if len({r.workload for r in sub}) >= MIN_WORKLOADS:
+    a held-out workload: a request may be new in either way, so the envelope of the two. Rows
+    of one GPU (gpt-fast's A100s) have no GPU to hold out against the rest: their workloads
+    alone, where there are enough (a one-unit fit finds no coverage and widens to its last
+    step)."""
+    fits = []
+    one_gpu = len({r.slug for r in sub}) < 2
+    many_workloads = len({r.workload for r in sub}) >= MIN_WORKLOADS
+    if not (one_gpu and many_workloads):
+        fits.append(("GPU", conformal.fit([(r.slug, r.ratio) for r in sub])))
+    if many_workloads:
         fits.append(("workload", conformal.fit([(r.workload, r.ratio) for r in sub])))
     lo = min(f.low for _, f in fits)
     hi = max(f.high for _, f in fits)
@@ -1060,7 +1110,7 @@ def write_bands(
     for regime in sorted({b.regime for b in scores}):
         lines.append(f"    {regime}:")
         for b in (b for b in scores if b.regime == regime):
-            held = "each GPU" + (", each workload" if "workload" in b.unit else "")
+            held = ", ".join(f"each {u}" for u in b.unit.split("+"))
             lines.append(
                 f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}, {b.bias:.2f}]"
                 f"   # n={b.n}, {b.gpus} GPUs, {b.workloads} workloads; {held} held out:"
@@ -1237,6 +1287,8 @@ HELDOUT_BAND_REGIME = {
     # serving at saturation (issue 21): TensorRT-LLM v0.17's in-flight-batching tables
     "serving-trtllm": "serving",
 }
+# the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile
+BAND_REGIME = {**HELDOUT_BAND_REGIME, "compiled-decode": "decode"}
 
 
 def heldout_estimate(
@@ -1299,7 +1351,7 @@ def heldout_estimate(
         backend=row.get("backend") or support.backend,
     )
     inputs = bands.BandInputs(
-        regime=HELDOUT_BAND_REGIME.get(row["regime"], "infer"),
+        regime=BAND_REGIME.get(row["regime"], "infer"),
         vendor=gpu.vendor,
         architecture=gpu.architecture,
         runtime=runtime,
@@ -1773,6 +1825,7 @@ def main(argv: list[str] | None = None) -> int:
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
     print_trtllm_static(args.data, args.verbose)
+    print_gptfast(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)

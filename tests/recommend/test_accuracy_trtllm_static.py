@@ -21,7 +21,7 @@ def _doc(path: Path) -> dict:
 
 def _key(row: dict) -> tuple:
     return (
-        row["regime"], row["model"], row["gpu_slug"], row["num_gpus"], row["precision"],
+        row["regime"], row.get("model") or row["preset"], row["gpu_slug"], row["num_gpus"], row["precision"],
         row["batch_size"], row["prompt_tokens"], row["output_tokens"], row["value"],
     )  # fmt: skip
 
@@ -34,7 +34,9 @@ def test_every_row_is_sourced_and_another_release_than_the_held_out_one() -> Non
     )
     for row in doc["measurements"]:
         assert row["source"] in doc["sources"] and row["version"] == "0.9.0"
-        assert row["model"] in doc["models"] and row["runtime"] == "tensorrt-llm"
+        # a dense model by its shape under models:, Mixtral by the engine's MoE preset
+        assert (row.get("model") in doc["models"]) != (row.get("preset") == "mixtral-8x7b")
+        assert row["runtime"] == "tensorrt-llm"
         # the FP8 tables ran an FP8 KV cache (kv_cache_quant_algo FP8), the A100 one FP16
         assert (row.get("kv_cache_precision") == "fp8") == (row["precision"] == "fp8")
     assert not {_key(r) for r in doc["measurements"]} & {_key(r) for r in held["measurements"]}
@@ -55,6 +57,22 @@ def test_the_rows_calibrate_decode_and_prefill_as_tensorrt_llm(accuracy) -> None
     flags = {r[2]: accuracy._flags(r[0], r[2], {})[2] for r in res}
     assert any(flags.values()) and not all(flags.values())
     assert all(v == (not w.endswith(" tp1")) for w, v in flags.items())
+
+
+def test_the_mixtral_rows_and_only_they_are_moe_units(accuracy) -> None:
+    # 2026-12-02: _flags read every "trtllm ..." workload as dense, so the Mixtral rows would
+    # have calibrated the dense decode/prefill bands and left the MoE term to serving alone
+    res = accuracy.trtllm_static_residuals(ROOT / "data")
+    presets = accuracy.load_presets(ROOT / "data")
+    flags = [accuracy._flags(r[0], r[2], presets) for r in res]
+    mixtral = [r for r in _doc(TUNING)["measurements"] if r.get("preset") == "mixtral-8x7b"]
+    assert sum(f[0] for f in flags) == len(mixtral) == 24
+    assert all(
+        f[0] == r[2].startswith("trtllm mixtral-8x7b ") for r, f in zip(res, flags, strict=True)
+    )
+    # neither 4-bit nor single-GPU: FP8/FP16 weights on 2 or 4 GPUs
+    assert not any(f[1] for f in flags)
+    assert all(f[2] for f in flags if f[0])
 
 
 def test_the_fp8_kv_cache_sizes_the_mha_model(accuracy) -> None:
