@@ -908,10 +908,21 @@ def extrapolation_units(
             rest = [r for r in sub if not (r.moe or (name == "four_bit" and r.four_bit))]
             if not _enough(rest):
                 continue
-            for w in dict.fromkeys(r.workload for r in sub if of(r)):
-                held = [r for r in sub if r.workload == w]
-                out[name].append(_held(f"{regime} {w}", held, rest, src(regime)))
+            for m in dict.fromkeys(_model_unit(regime, r.workload) for r in sub if of(r)):
+                held = [r for r in sub if _model_unit(regime, r.workload) == m]
+                out[name].append(_held(f"{regime} {m}", held, rest, src(regime)))
     return out
+
+
+def _model_unit(regime: str, workload: str) -> str:
+    """The unit an MoE or 4-bit result is held out with: its model within its set, not each
+    of the model's settings (a table's 20 Mixtral settings are one workload the engine has
+    seen, not 20; its settings would otherwise outvote every other model in the term)."""
+    if regime == "serving":  # "model precision tpN"
+        return workload.split()[0]
+    if workload.startswith(("trtllm ", "gptfast ")):  # "<set> <preset|model> ... tpN"
+        return " ".join(workload.split()[:2])
+    return workload
 
 
 # A term resting on fewer units than this is not its own: one or two workloads can neither be
