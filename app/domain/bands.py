@@ -61,8 +61,8 @@ MULTI_GPU = Widening(0.85, 1.10, "multi-GPU scaling adds spread")
 # source_units, conformal.source_term), from data/efficiency.yaml `bands.new_source`; no
 # stated fallback (without the calibrated term the row keeps the band it had).
 NEW_SOURCE_REASON = (
-    "a new source: results from another harness, software version or host spread further "
-    "than the calibration set's own (each published source held out)"
+    "a new source: other harnesses, software versions and hosts spread further than the "
+    "calibration set's own (each published source held out)"
 )
 
 # 4-bit runs the calibration set measured: llama.cpp GGUF Q4_0 (tests/data/llm_inference.yaml)
@@ -97,9 +97,9 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, f
     if calibrated is not None and table is not None:
         centre = table.centre(x.regime, x.vendor, x.runtime)
         basis = (
-            f"modelled; split-conformal band from published {x.regime} results, "
-            f"calibrated with each GPU and each workload held out (≈80 % coverage), centred on "
-            f"their median measured ÷ predicted ({centre:.2f})"
+            f"modelled; ≈80 % band from published {x.regime} results (split-conformal, each "
+            f"GPU and workload held out), centred on their median measured ÷ predicted "
+            f"({centre:.2f})"
         )
         return *calibrated, centre, basis, True
     if x.vendor != "nvidia":

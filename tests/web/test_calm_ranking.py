@@ -192,3 +192,20 @@ def test_other_configurations_price_on_the_asked_basis(
     for t in tables:
         assert ("Rent (offer)" in t) is rent and ("data-alt-offer" in t) is rent
         assert (">Buy</th>" in t) is buy and ("data-alt-buy" in t) is buy
+
+
+def test_a_band_basis_is_written_out_once_and_later_rows_point_back(
+    read_client: TestClient,
+) -> None:
+    """Each row's band basis is the API's; a row whose basis an earlier row already spelt out
+    says which row, so ten rows do not repeat the same paragraph."""
+    html = answer(read_client, f"{TRAINING}&acquisition=either")
+    rows = api(read_client, "either")["recommendations"]
+    said = [unescape(b) for b in re.findall(r"<span data-band-basis>(.*?)</span>", html, re.S)]
+    pointers = [int(k) for k in re.findall(r'data-band-basis-as="(\d+)"', html)]
+    assert len(said) + len(pointers) == len(rows) and pointers
+    first: dict[str, int] = {}
+    for r in rows:
+        first.setdefault(r["uncertainty"]["basis"], r["rank"])
+    assert said == list(first)  # every distinct basis once, in rank order
+    assert set(pointers) <= set(first.values())
