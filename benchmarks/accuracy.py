@@ -1465,6 +1465,7 @@ def _heldout_group(row: dict[str, Any]) -> str:
         "preset",
         "model",
         "quantization",
+        "peft",  # a fine-tuning row's method: LoRA, QLoRA and full runs are other workloads
         "runtime",
         "precision",
         "batch_size",

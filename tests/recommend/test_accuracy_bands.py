@@ -79,7 +79,12 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
         assert s.coverage == pytest.approx(len(inside) / s.n)
     # the MoE, 4-bit and unmeasured-runtime rows carry their widenings
     gpus = {g.slug: g for g in read_gpu_specs(ROOT / "data")}
-    doc_rows = {r.regime: r for r in rows if r.regime in ("moe-decode", "eager-decode")}
+    # the DeepSeek-R1 (TensorRT-LLM, FP4) and LLaMA-65B (GPTQ) rows: MoE and 4-bit both apply
+    doc_rows = {
+        r.regime: r
+        for r in rows
+        if r.source in ("trtllm-blog1-dsr1-b200", "optimum-benchmark-llama65b")
+    }
     for regime, want in (
         # TensorRT-LLM decode is calibrated since tests/data/trtllm_static.yaml: no runtime term
         ("moe-decode", [domain_bands.MOE, domain_bands.FOUR_BIT]),

@@ -225,3 +225,27 @@ def test_groups_need_three_gpus(accuracy) -> None:
     (score,) = accuracy.heldout_scores(rows)
     assert score.group_spearman == []
     assert score.n == 3
+
+
+def test_a_fine_tuning_group_is_one_method(accuracy) -> None:
+    """LoRA, QLoRA and full fine-tuning of one model at one batch are different jobs: the
+    group (one workload across GPUs) keeps them apart, so no group holds a GPU twice."""
+    base = {"model": "llama2-7b", "runtime": "pytorch", "precision": "fp16", "batch_size": 1,
+            "seq_len": 256, "metric": "tokens_per_s_per_gpu", "source": "s"}  # fmt: skip
+    groups = {accuracy._heldout_group({**base, "peft": p}) for p in ("none", "lora", "qlora")}
+    assert len(groups) == 3
+    rows, _ = accuracy.evaluate_heldout(ROOT / "data", [DATA / "heldout_finetune.yaml"])
+    for r in rows:
+        group = [x for x in rows if x.group == r.group]
+        assert len({x.slug for x in group}) == len(group), r.group
+
+
+def test_the_enlarged_small_regimes_are_priced(accuracy) -> None:
+    """The 2026-12-02 additions to the once-tiny regimes (eager decode, fine-tuning, MoE
+    decode, CNN training) are all priced, none left out."""
+    files = [DATA / n for n in ("heldout_eager_decode.yaml", "heldout_finetune.yaml",
+                                "heldout_moe_decode.yaml", "heldout_cnn_training.yaml")]  # fmt: skip
+    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", files)
+    assert not skipped
+    n = {s.regime: s.n for s in accuracy.heldout_scores(rows)}
+    assert n == {"eager-decode": 19, "llm-finetuning": 32, "moe-decode": 5, "cnn-training": 13}
