@@ -693,6 +693,14 @@ def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> 
     decode (a static batch's throughput is mostly its generation steps) and prefill (first
     token), as HELDOUT_BAND_REGIME maps the held-out rows; the workload label ends in the
     tensor-parallel size ("... tp2"), which _flags reads as multi-GPU."""
+    return _table_residuals(data_dir, path, HELDOUT_BAND_REGIME, "tensorrt-llm", "trtllm")
+
+
+def _table_residuals(
+    data_dir: Path, path: Path, regimes: dict[str, str], runtime: str, label: str
+) -> list[_Residual]:
+    """A tuning file written as the held-out files are, as calibration residuals: each row's
+    band regime (``regimes``), the runtime, and a workload label "<label> <group> tpN"."""
     if not path.exists():
         return []
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -700,8 +708,8 @@ def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> 
     if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
         raise ValueError(f"{path.name}: rows not priced: {skipped}")
     return [
-        (HELDOUT_BAND_REGIME[r.regime], "tensorrt-llm",
-         f"trtllm {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
+        (regimes[r.regime], runtime,
+         f"{label} {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
         for r, src in zip(rows, doc["measurements"], strict=True)
     ]  # fmt: skip
 
@@ -713,17 +721,7 @@ def gptfast_residuals(data_dir: Path, path: Path = GPTFAST_FILE) -> list[_Residu
     """gpt-fast's batch-1 decode under torch.compile (tests/data/gptfast_decode.yaml: dense
     Llama 2 and Mixtral 8x7B on 1-8 A100s, scored as the held-out rows are): regime decode,
     runtime torch-compile; the workload label ends in the GPU count ("... tp8", _flags)."""
-    if not path.exists():
-        return []
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    rows, skipped = evaluate_heldout(data_dir, [path])
-    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
-        raise ValueError(f"{path.name}: rows not priced: {skipped}")
-    return [
-        (BAND_REGIME[r.regime], "torch-compile",
-         f"gptfast {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
-        for r, src in zip(rows, doc["measurements"], strict=True)
-    ]  # fmt: skip
+    return _table_residuals(data_dir, path, BAND_REGIME, "torch-compile", "gptfast")
 
 
 def print_gptfast(data_dir: Path, verbose: bool, path: Path = GPTFAST_FILE) -> None:
