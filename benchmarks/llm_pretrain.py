@@ -74,6 +74,8 @@ def pretrain_estimate(
         batch_size=batch,
         seq_len=int(row["seq_len"]),
         gradient_checkpointing=row["checkpointing"] is True,
+        # Megatron's "selective" is its attention-core recomputation (Korthikanti et al. 2022)
+        selective_recompute=_megatron_selective(row),
         optimizer="adamw",
         efficiency=load_efficiency(data_dir),
         attention_kernel=str(row.get("attention_kernel") or ""),
@@ -117,9 +119,17 @@ class PretrainRow:
     predicted: float
 
 
+def _megatron_selective(row: dict[str, Any]) -> bool:
+    """A Megatron row under selective recomputation (``--recompute-granularity selective``:
+    the attention core only). torchtitan's "selective" (every other layer, or its op policy) is
+    another thing the engine does not price."""
+    return row.get("runtime") == "megatron" and row["checkpointing"] == "selective"
+
+
 def scoreable(row: dict[str, Any]) -> bool:
-    """Rows the engine can price as run: full or no activation recomputation."""
-    return row["checkpointing"] in (True, False)
+    """Rows the engine can price as run: full or no activation recomputation, or Megatron's
+    selective recomputation of the attention core."""
+    return row["checkpointing"] in (True, False) or _megatron_selective(row)
 
 
 def evaluate_pretrain(

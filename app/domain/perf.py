@@ -28,6 +28,7 @@ from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_e
 from app.domain.kernels import (
     CLASS_INDEX,
     FLASH_FWD_FACTOR,
+    MEGATRON_SOFTMAX,
     OpArrays,
     class_rates,
     prepare,
@@ -759,6 +760,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             flash=flash_attention,
             training=training,
             dtype=dtype,
+            megatron_softmax=work.attention_kernel == MEGATRON_SOFTMAX,
         )
     return None
 
@@ -840,6 +842,8 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     ops = list(fwd)
     if work.gradient_checkpointing:
         ops.extend(recomputed(fwd, work.model))
+    elif work.selective_recompute:
+        ops.extend(attention_core(fwd))
     ops.extend(backward_ops(fwd, weight_grads=not lora))
     if nchw:
         w_b = _op_weight_bytes(work)
@@ -908,6 +912,19 @@ def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
         o
         for o in fwd
         if not (o.name in _OUTSIDE_BLOCKS or o.name.endswith(".final") or o.name.startswith("loss"))
+    ]
+
+
+def attention_core(fwd: list[Op]) -> list[Op]:
+    """The forward ops Megatron's selective activation recomputation (``--recompute-granularity
+    selective``, Korthikanti et al. 2022 §5) runs again in backward: the attention core only —
+    QKᵀ, softmax, softmax dropout and attention over V (the unfused path's ``attention.qk`` …
+    ``attention.av``), or the fused kernel that does all four; not the layout copies around
+    them, not the projections."""
+    return [
+        o
+        for o in fwd
+        if o.name == "attention" or (o.name.startswith("attention.") and o.role != "copy")
     ]
 
 

@@ -206,6 +206,11 @@ class WorkloadSpec:
     optimizer: str = "adamw"
     peft: str = "none"
     gradient_checkpointing: bool = False
+    # Megatron's selective activation recomputation (--recompute-granularity selective,
+    # Korthikanti et al. 2022 §5): only the attention core runs again in backward (perf.
+    # attention_core); ignored under full recompute (gradient_checkpointing). Not an API field:
+    # benchmarks set it from a published run's settings.
+    selective_recompute: bool = False
     dataset_samples: float | None = None
     epochs: float = 1.0
     # Where dataset_samples comes from, in words: "yours", or "assumed: …" (the preset's own
@@ -236,7 +241,8 @@ class WorkloadSpec:
     # The fused attention kernel a job runs where it is not FlashAttention-2 (a key of
     # kernels.ATTENTION_KERNEL_SLOWDOWN): "triton" = MPT's attn_impl: triton; "flash1" = a
     # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:
-    # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
+    # FlashAttention v1 or the CUTLASS memory-efficient kernel); "megatron-softmax" = no fused
+    # kernel, Megatron-LM's 2022 attention (kernels.MEGATRON_SOFTMAX); "" = today's (FlashAttention-2,
     # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
     attention_kernel: str = ""
     # The KV cache's stored format for LLM inference where the job states one (a key of
