@@ -96,11 +96,15 @@ def pretrain_estimate(
 def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
     """A Megatron row's own layout as its source table states it (TP, PP, CP, VP, FSDP; the
     micro-batches per pipeline: the row's ``microbatches``, else the held-out table's GA
-    column); None for every other row."""
+    column; ``sequence_parallel: false`` where the run had none); None for every other row."""
     if row.get("runtime") != "megatron" or not row.get("layout"):
         return None
     lay = megatron.parse(str(row["layout"]))
-    return replace(lay, microbatches=int(row.get("microbatches") or row.get("grad_accum") or 1))
+    return replace(
+        lay,
+        microbatches=int(row.get("microbatches") or row.get("grad_accum") or 1),
+        sequence_parallel=bool(row.get("sequence_parallel", True)),
+    )
 
 
 def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:

@@ -835,6 +835,7 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     fwd = forward_ops(work, flash_attention, act_b)
     if fwd is None:
         return fwd
+    fwd = _replicated_without_sp(work, fwd)
     nchw = _runs_nchw(work)
     if not work.training:
         return fwd + nchw_transposes(fwd, w_b=_op_weight_bytes(work)) if nchw else fwd
@@ -867,6 +868,23 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _replicated_without_sp(work: WorkloadSpec, fwd: list[Op]) -> list[Op]:
+    """A Megatron job whose stated layout runs tensor parallel without sequence parallelism:
+    every TP rank runs the layer norms and residual adds on the whole activation
+    (megatron.REPLICATED_ROLES), so, the step being the batch's work shared by its GPUs, those
+    ops move ``tp`` times their bytes (their backward too, derived from them)."""
+    lay = work.megatron
+    if work.runtime != "megatron" or lay is None or lay.sequence_parallel or lay.tp <= 1:
+        return fwd
+    tp = float(lay.tp)
+    return [
+        replace(o, bytes_read=o.bytes_read * tp, bytes_written=o.bytes_written * tp)
+        if o.role in megatron.REPLICATED_ROLES
+        else o
+        for o in fwd
+    ]
 
 
 def _fp8_casts(work: WorkloadSpec) -> bool:
