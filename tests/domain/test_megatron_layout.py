@@ -43,15 +43,19 @@ def test_bubble_adds_its_fraction_of_the_compute() -> None:
 
 
 def test_tp_sp_bytes_are_four_allreduces_of_the_activation_per_layer() -> None:
-    lay = megatron.MegatronLayout(tp=4, pp=8)
+    lay = megatron.MegatronLayout(tp=4, pp=8, sequence_parallel=False)
     # k = tp·pp micro-batches per engine micro-step, L/pp layers each
     k = 4 * 8
     want = k * (L / 8) * 4 * 2 * 3 / 4 * ACT
     assert megatron.tp_bytes(lay, _job()) == pytest.approx(want)
     assert megatron.tp_bytes(lay, _job(recompute=True)) == pytest.approx(want * 6 / 4)
     # context parallel halves each TP collective's sequence
-    cp = megatron.MegatronLayout(tp=4, pp=8, cp=2)
+    cp = megatron.MegatronLayout(tp=4, pp=8, cp=2, sequence_parallel=False)
     assert megatron.tp_bytes(cp, _job()) == pytest.approx(want * 2 / 2)
+    # sequence parallel (the default) adds the backward's two re-gathers per layer
+    regather = k * (L / 8) * 2 * 3 / 4 * ACT
+    sp = megatron.MegatronLayout(tp=4, pp=8)
+    assert megatron.tp_bytes(sp, _job()) == pytest.approx(want + regather)
 
 
 def test_cp_bytes_gather_kv_forward_and_scatter_grads_backward() -> None:
@@ -100,7 +104,9 @@ def test_pipeline_p2p_crosses_nodes_when_a_stage_fills_one() -> None:
     net = topology.link(A100, 16)
     assert net.kind == "network"
     priced = megatron.price(A100, 64, job, lay)
-    tp = topology.comm_seconds(topology.link(A100, 8), megatron.tp_bytes(lay, job), 64 * L // 8 * 8)
+    tp = topology.comm_seconds(
+        topology.link(A100, 8), megatron.tp_bytes(lay, job), 64 * L // 8 * (8 + 2)
+    )
     p2p = topology.comm_seconds(net, megatron.p2p_bytes(lay, job), 64 * 2)
     assert priced.comm_s == pytest.approx(tp + p2p)
 
