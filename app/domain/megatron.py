@@ -7,7 +7,7 @@ Megatron micro-batches of ``mb`` sequences through every one of its stages.
 * pipeline bubble — Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on
   GPU Clusters Using Megatron-LM", SC'21, §2.2): with ``m`` micro-batches per pipeline per
   optimizer step and ``v`` virtual stages (interleaved 1F1B), the bubble is (p−1)/(v·m) of the
-  ideal compute time;
+  ideal time of the micro-batches on a stage (their compute and exposed TP/CP collectives);
 * pipeline p2p — each micro-batch crosses every stage boundary once forward (activation) and
   once backward (its gradient), ``v`` times per device under interleaving (the interleaved
   schedule's extra communication, same paper §2.2.2); the message is one micro-batch's
@@ -248,7 +248,6 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
     m = microbatches(lay, n, job)
     k = mp  # Megatron micro-batches each GPU runs per engine micro-step
     window = job.compute_s
-    bubble = window * bubble_fraction(lay.pp, lay.vp, m)
     # tensor parallel: ranks 0..tp-1 (innermost)
     tp_s = _group_s(gpu, lay.tp, tp_bytes(lay, job), tp_calls(lay, job)) if lay.tp > 1 else 0.0
     tp_x = overlapped_s(tp_s, window) if lay.tp_comm_overlap else tp_s
@@ -260,6 +259,10 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
         else 0.0
     )
     cp_x = overlapped_s(cp_s, window)
+    # the bubble: (p − 1) idle slots of a micro-batch's time on a stage, which holds the stage's
+    # own exposed TP and CP collectives as well as its compute (Narayanan et al. 2021 §2.2.1:
+    # t_pb = (p − 1)·(t_f + t_b), the forward and backward times of one micro-batch)
+    bubble = (window + tp_x + cp_x) * bubble_fraction(lay.pp, lay.vp, m)
     # pipeline p2p: neighbours tp·cp·dp ranks apart
     stride = lay.tp * lay.cp * dp
     p2p_s = (
