@@ -104,6 +104,7 @@ def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
         lay,
         microbatches=int(row.get("microbatches") or row.get("grad_accum") or 1),
         sequence_parallel=bool(row.get("sequence_parallel", True)),
+        micro_batch=int(row.get("micro_batch") or 0),
     )
 
 

@@ -70,6 +70,9 @@ class MegatronLayout:
     # --sequence-parallel: on in Megatron-Core's recipes with TP; off, each TP rank runs the
     # layer norms and (bias-)dropout-residual adds on the whole [s, b, h] (``REPLICATED_ROLES``)
     sequence_parallel: bool = True
+    # --micro-batch-size where the recipe states it: the step's GEMMs are then priced at the
+    # shapes one GPU runs (operators.megatron_shard); 0: the batch's GEMMs whole
+    micro_batch: int = 0
 
     @property
     def model_parallel(self) -> int:

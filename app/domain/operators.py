@@ -321,6 +321,49 @@ def _megatron_core_attention(
     return ops
 
 
+# Megatron's tensor-parallel linears (Shoeybi et al. 2019, §3): column-parallel ones split their
+# outputs over the TP ranks, row-parallel ones their inputs (the reduction).
+COLUMN_PARALLEL = ("q_proj", "kv_proj", "mlp.up", "lm_head")
+ROW_PARALLEL = ("o_proj", "mlp.down")
+
+
+def megatron_shapes(ops: list[Op], batch: float, micro_batch: float, tp: int) -> list[Op]:
+    """A transformer step over ``batch`` sequences (forward, recompute, backward) with its GEMMs'
+    shapes made those one Megatron GPU runs: each Megatron micro-batch of ``micro_batch``
+    sequences on its own (the token dimension × micro_batch / batch), the linears split over
+    ``tp`` ranks (``COLUMN_PARALLEL``: the output features; ``ROW_PARALLEL``: the input
+    features — in the forward, the dgrad and the wgrad alike) and attention batched over the
+    micro-batch's sequences and tp-th of the heads. Only ``m``, ``n``, ``k`` and ``batch``
+    change, which only the wave and tile fill read (kernels.shape_efficiency): each op's FLOPs,
+    bytes and launches stay the step's."""
+    if micro_batch <= 0 or micro_batch > batch or tp < 1:
+        return ops
+    f = micro_batch / batch
+    out: list[Op] = []
+    for o in ops:
+        base, _, part = o.name.partition(".")
+        if o.name.startswith("mlp."):
+            base, _, part = o.name[4:].partition(".")
+            base = "mlp." + base
+        col, row = base in COLUMN_PARALLEL, base in ROW_PARALLEL
+        if o.kind == "gemm" and o.batch == 1.0 and (col or row):
+            # (tokens, out, in) forward; dgrad (tokens, in, out); wgrad (in, out, tokens)
+            dims = {"": ("m", "n", "k"), "dgrad": ("m", "k", "n"), "wgrad": ("k", "n", "m")}
+            if part not in dims:
+                out.append(o)
+                continue
+            tok, out_f, in_f = dims[part]
+            shape = {"m": o.m, "n": o.n, "k": o.k}
+            shape[tok] *= f
+            shape[out_f if col else in_f] /= tp
+            out.append(derive(o, **shape))
+        elif o.kind in ("gemm", "attention") and base == "attention":
+            out.append(derive(o, batch=o.batch * f / tp))
+        else:
+            out.append(o)
+    return out
+
+
 def is_gated(model: ModelSpec) -> bool:
     """Whether the MLP is gated (SwiGLU: gate, up, down) or plain (GELU: up, down), read off the
     parameter count: the shape that accounts for ``params`` better wins. Llama/Mistral/Qwen

@@ -48,6 +48,7 @@ from app.domain.operators import (
     gemm,
     lora_input_grad_sums,
     lora_ops,
+    megatron_shapes,
     nchw_transposes,
     optimizer_op,
     table_ops,
@@ -751,7 +752,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             m, b, act_b=act_b, w_b=w_b, flash=flash_attention, training=training, dtype=dtype
         )
     if m.family in ("decoder", "encoder") and m.has_shape:
-        return transformer_ops(
+        ops = transformer_ops(
             m,
             b,
             float(work.seq_len),
@@ -762,6 +763,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             dtype=dtype,
             megatron_softmax=work.attention_kernel == MEGATRON_SOFTMAX,
         )
+        return ops
     return None
 
 
@@ -862,12 +864,31 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     if _fp8_casts(work):
         ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len)))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
+    ops = _megatron_gpu_shapes(work, ops)
     params = work.model.params
     if work.peft == "qlora":
         ops.extend(_qlora_dequant(work))
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _megatron_gpu_shapes(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
+    """A Megatron job whose stated layout gives its micro-batch: the step's GEMMs priced at the
+    shapes one GPU runs (operators.megatron_shapes). Context-parallel, FSDP and MoE layouts,
+    and jobs without a stated micro-batch, keep the batch's shapes."""
+    lay, m = work.megatron, work.model
+    if (
+        work.runtime != "megatron"
+        or lay is None
+        or not lay.micro_batch
+        or lay.cp > 1
+        or lay.fsdp
+        or (m.experts and m.experts > 1)
+        or m.family not in ("decoder", "encoder")
+    ):
+        return ops
+    return megatron_shapes(ops, float(work.batch_size), float(lay.micro_batch), lay.tp)
 
 
 def _replicated_without_sp(work: WorkloadSpec, fwd: list[Op]) -> list[Op]:

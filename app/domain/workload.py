@@ -242,8 +242,9 @@ class WorkloadSpec:
     # kernels.ATTENTION_KERNEL_SLOWDOWN): "triton" = MPT's attn_impl: triton; "flash1" = a
     # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:
     # FlashAttention v1 or the CUTLASS memory-efficient kernel); "megatron-softmax" = no fused
-    # kernel, Megatron-LM's 2022 attention (kernels.MEGATRON_SOFTMAX); "" = today's (FlashAttention-2,
-    # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
+    # kernel, Megatron-LM's 2022 attention (kernels.MEGATRON_SOFTMAX); "" = today's
+    # (FlashAttention-2, or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel:
+    # perf._attention_kernel).
     attention_kernel: str = ""
     # The KV cache's stored format for LLM inference where the job states one (a key of
     # formats.WEIGHT_FORMATS with a KV size: "fp8" = TensorRT-LLM's --fp8_kv_cache /
