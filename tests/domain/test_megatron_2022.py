@@ -151,3 +151,32 @@ def test_sequence_parallel_backward_regathers_the_column_parallel_inputs() -> No
     # all-reduces are one call each; under SP an all-gather and a reduce-scatter, plus re-gathers
     assert megatron.tp_calls(nosp, _job(True)) == pytest.approx(k * 48 * 6)
     assert megatron.tp_calls(sp, _job()) == pytest.approx(k * 48 * (8 + 2))
+
+
+def test_megatron_shapes_are_one_gpus_micro_batch_and_tp_shard() -> None:
+    from app.domain.operators import megatron_shapes
+
+    work = _work(batch_size=64, megatron=megatron.MegatronLayout(tp=8))
+    whole = perf.step_ops(work, True, 2.0) or []
+    shaped = {o.name: o for o in megatron_shapes(whole, 64.0, 1.0, 8)}
+    t, h, ffn = 64 * 2048.0, 6144.0, 24576.0
+    # column-parallel: output features / tp; row-parallel: input features / tp; tokens / 64
+    assert (shaped["mlp.up"].m, shaped["mlp.up"].n, shaped["mlp.up"].k) == (t / 64, ffn / 8, h)
+    assert (shaped["mlp.down"].m, shaped["mlp.down"].n, shaped["mlp.down"].k) == (
+        t / 64,
+        h,
+        ffn / 8,
+    )
+    up_d, up_w = shaped["mlp.up.dgrad"], shaped["mlp.up.wgrad"]
+    assert (up_d.m, up_d.n, up_d.k) == (t / 64, h, ffn / 8)
+    assert (up_w.m, up_w.n, up_w.k) == (h, ffn / 8, t / 64)
+    # attention: one sequence's 64 / 8 heads per launch
+    assert shaped["attention.qk"].batch == pytest.approx(64 / 8)
+    # FLOPs, bytes and launches are the step's
+    by = {o.name: o for o in whole}
+    for name, o in shaped.items():
+        assert (o.flops, o.bytes, o.count) == (by[name].flops, by[name].bytes, by[name].count)
+    # the job's own path: only with a stated micro-batch
+    mb = _work(batch_size=64, megatron=megatron.MegatronLayout(tp=8, micro_batch=1))
+    assert {o.name: o.m for o in perf.step_ops(mb, True, 2.0) or []}["q_proj"] == 2048.0
+    assert {o.name: o.m for o in whole}["q_proj"] == t

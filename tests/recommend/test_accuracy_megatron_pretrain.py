@@ -61,9 +61,10 @@ def test_selective_recompute_speedup_matches_table_5(scored) -> None:
 
 def test_megatron_pretraining_floors(scored) -> None:
     """At the set's addition (2026-12-02): median ratio 1.26, bias 0.79 over the 4 full-recompute
-    rows. After Megatron 2022's unfused attention, selective recompute, and TP without / with
-    sequence parallelism (2026-12-02, all 9 rows): 1.15, bias 0.87, rank order 1.0."""
+    rows. After Megatron 2022's unfused attention, selective recompute, TP without / with
+    sequence parallelism, and one GPU's GEMM shapes (2026-12-02, all 9 rows): 1.08, bias 0.92,
+    rank order 1.0."""
     rows, _ = scored
     s = llm_pretrain.score("all", rows)
-    assert s.median_ratio <= 1.2 and s.spearman >= 0.99
-    assert 0.8 <= s.bias <= 1.0
+    assert s.median_ratio <= 1.15 and s.spearman >= 0.99
+    assert 0.85 <= s.bias <= 1.0
