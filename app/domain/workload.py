@@ -27,6 +27,7 @@ from app.domain.activations import (
 )
 from app.domain.derived import store_of
 from app.domain.formats import bytes_per_weight
+from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
 from app.vocab import (
@@ -611,7 +612,10 @@ def _megatron_memory(
     weights, grads, master, opt = megatron.state_bytes(
         work.model, lay, n, wide=wide, optimizer_bytes=OPTIMIZER_BYTES.get(work.optimizer, 8.0)
     )
-    mb = megatron.micro_batch_size(n, work.batch_size)
+    mb = lay.micro_batch or megatron.micro_batch_size(n, work.batch_size)
+    # the score matrices are saved unless a fused kernel never writes them (Megatron-LM's 2022
+    # attention does) or selective recomputation drops them (Korthikanti et al. 2022 §5)
+    fused = flash_attention and work.attention_kernel != MEGATRON_SOFTMAX
     acts, logits = megatron.activation_bytes(
         work.model,
         lay,
@@ -619,7 +623,7 @@ def _megatron_memory(
         seq=work.seq_len,
         wide=wide,
         recompute=work.gradient_checkpointing,
-        flash_attention=flash_attention,
+        flash_attention=fused or work.selective_recompute,
     )
     dp = n // lay.model_parallel
     notes.append(

@@ -180,3 +180,21 @@ def test_megatron_shapes_are_one_gpus_micro_batch_and_tp_shard() -> None:
     mb = _work(batch_size=64, megatron=megatron.MegatronLayout(tp=8, micro_batch=1))
     assert {o.name: o.m for o in perf.step_ops(mb, True, 2.0) or []}["q_proj"] == 2048.0
     assert {o.name: o.m for o in whole}["q_proj"] == t
+
+
+def test_megatron_memory_saves_scores_unless_fused_or_selectively_recomputed() -> None:
+    from app.domain.workload import memory_breakdown
+
+    lay = megatron.MegatronLayout(tp=8, micro_batch=4)
+    te = _work(attention_kernel="", megatron=lay)
+    old = _work(megatron=lay)
+    sel = _work(megatron=lay, selective_recompute=True)
+    acts = {
+        k: memory_breakdown(w, num_gpus=8, flash_attention=True).activations
+        for k, w in (("te", te), ("old", old), ("sel", sel))
+    }
+    # Korthikanti et al. 2022 Table 2: 5·a·s/h more per s·b·h per layer with the scores saved
+    sbh = 2048 * 4 * 6144
+    extra = 48 * sbh * 5 * 64 * 2048 / 6144 / 8 / 1e9
+    assert acts["old"] - acts["te"] == pytest.approx(extra, rel=1e-6)
+    assert acts["sel"] == pytest.approx(acts["te"])
