@@ -74,6 +74,8 @@ def pretrain_estimate(
         batch_size=batch,
         seq_len=int(row["seq_len"]),
         gradient_checkpointing=row["checkpointing"] is True,
+        # Megatron's "selective" is its attention-core recomputation (Korthikanti et al. 2022)
+        selective_recompute=_megatron_selective(row),
         optimizer="adamw",
         efficiency=load_efficiency(data_dir),
         attention_kernel=str(row.get("attention_kernel") or ""),
@@ -94,11 +96,16 @@ def pretrain_estimate(
 def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
     """A Megatron row's own layout as its source table states it (TP, PP, CP, VP, FSDP; the
     micro-batches per pipeline: the row's ``microbatches``, else the held-out table's GA
-    column); None for every other row."""
+    column; ``sequence_parallel: false`` where the run had none); None for every other row."""
     if row.get("runtime") != "megatron" or not row.get("layout"):
         return None
     lay = megatron.parse(str(row["layout"]))
-    return replace(lay, microbatches=int(row.get("microbatches") or row.get("grad_accum") or 1))
+    return replace(
+        lay,
+        microbatches=int(row.get("microbatches") or row.get("grad_accum") or 1),
+        sequence_parallel=bool(row.get("sequence_parallel", True)),
+        micro_batch=int(row.get("micro_batch") or 0),
+    )
 
 
 def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
@@ -117,9 +124,17 @@ class PretrainRow:
     predicted: float
 
 
+def _megatron_selective(row: dict[str, Any]) -> bool:
+    """A Megatron row under selective recomputation (``--recompute-granularity selective``:
+    the attention core only). torchtitan's "selective" (every other layer, or its op policy) is
+    another thing the engine does not price."""
+    return row.get("runtime") == "megatron" and row["checkpointing"] == "selective"
+
+
 def scoreable(row: dict[str, Any]) -> bool:
-    """Rows the engine can price as run: full or no activation recomputation."""
-    return row["checkpointing"] in (True, False)
+    """Rows the engine can price as run: full or no activation recomputation, or Megatron's
+    selective recomputation of the attention core."""
+    return row["checkpointing"] in (True, False) or _megatron_selective(row)
 
 
 def evaluate_pretrain(

@@ -81,6 +81,11 @@ FLASH_BWD_FACTOR = 0.50 / 0.869
 # previous versions"). A first-generation kernel runs at the top of its range over the top of
 # FlashAttention-2's: 0.40 / 0.73 of the FlashAttention-2 rate, forward and backward alike.
 FLASH1_RATIO = 0.40 / 0.73
+# "megatron-softmax": no fused attention kernel at all — Megatron-LM before Transformer Engine
+# and FlashAttention (its 2022 releases, Korthikanti et al. 2022's runs): two batched GEMMs around
+# the whole score matrix, Megatron's fused scale-mask-softmax and a dropout pass over it
+# (operators.attention's ``fused_softmax`` path); priced as those ops, so no slowdown entry.
+MEGATRON_SOFTMAX = "megatron-softmax"
 ATTENTION_KERNEL_SLOWDOWN: dict[str, tuple[float, float]] = {
     "triton": (1.4, 2.0),
     "flash1": (1 / FLASH1_RATIO, 1 / FLASH1_RATIO),

@@ -7,7 +7,7 @@ Megatron micro-batches of ``mb`` sequences through every one of its stages.
 * pipeline bubble — Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on
   GPU Clusters Using Megatron-LM", SC'21, §2.2): with ``m`` micro-batches per pipeline per
   optimizer step and ``v`` virtual stages (interleaved 1F1B), the bubble is (p−1)/(v·m) of the
-  ideal compute time;
+  ideal time of the micro-batches on a stage (their compute and exposed TP/CP collectives);
 * pipeline p2p — each micro-batch crosses every stage boundary once forward (activation) and
   once backward (its gradient), ``v`` times per device under interleaving (the interleaved
   schedule's extra communication, same paper §2.2.2); the message is one micro-batch's
@@ -16,7 +16,10 @@ Megatron micro-batches of ``mb`` sequences through every one of its stages.
 * tensor + sequence parallel — Korthikanti et al. 2022 ("Reducing Activation Recomputation in
   Large Transformer Models", §4.2.2): sequence parallelism turns each of tensor parallelism's
   all-reduces into an all-gather plus a reduce-scatter of the same total bytes; four per layer
-  per micro-batch (two forward, two backward; recompute adds two). On the critical path unless
+  per micro-batch (two forward, two backward; recompute adds two), and two all-gathers in
+  backward re-gathering the inputs of the column-parallel linears for their weight gradients
+  (off without sequence parallelism, where the layer norms and residual adds run whole on
+  every TP rank instead: ``REPLICATED_ROLES``). On the critical path unless
   ``--tp-comm-overlap`` (off by default in Megatron-LM), then priced with
   parallelism.overlapped_s;
 * context parallel — Megatron-LM docs (context_parallel): each CP rank all-gathers the K/V of
@@ -64,6 +67,12 @@ class MegatronLayout:
     tp_comm_overlap: bool = False
     overlap_dp: bool = False
     fsdp: bool = False
+    # --sequence-parallel: on in Megatron-Core's recipes with TP; off, each TP rank runs the
+    # layer norms and (bias-)dropout-residual adds on the whole [s, b, h] (``REPLICATED_ROLES``)
+    sequence_parallel: bool = True
+    # --micro-batch-size where the recipe states it: the step's GEMMs are then priced at the
+    # shapes one GPU runs (operators.megatron_shard); 0: the batch's GEMMs whole
+    micro_batch: int = 0
 
     @property
     def model_parallel(self) -> int:
@@ -74,6 +83,13 @@ class MegatronLayout:
         if self.fsdp:
             return "Megatron-FSDP"
         return f"TP{self.tp} PP{self.pp} VP{self.vp} CP{self.cp}"
+
+
+# Without sequence parallelism the ops outside the tensor-parallel GEMMs — the layer norms and the
+# dropout + residual adds (bias-dropout-add) — run whole on every TP rank (Korthikanti et al.
+# 2022 §4.2.2: "these operations are replicated across the tensor parallel group"; sequence
+# parallelism splits them along s). Their roles in the step's operators (operators.ROLES).
+REPLICATED_ROLES = ("norm", "residual")
 
 
 def parse(text: str) -> MegatronLayout:
@@ -167,15 +183,39 @@ def bubble_fraction(pp: int, vp: int, m: int) -> float:
     return 0.0 if pp <= 1 else (pp - 1) / (max(1, vp) * max(1, m))
 
 
+# Sequence parallelism's backward all-gathers each column-parallel linear's input again for its
+# weight gradient (the forward keeps only this rank's s/t slice): two all-gathers of the
+# [s, b, h] activation per layer (QKV, MLP up) beyond the all-reduce-equivalents (Megatron-LM
+# megatron/core/tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication.
+# backward; Transformer Engine's Linear likewise). Launched async beside the dgrad GEMM, but
+# priced like every TP collective (exposed unless --tp-comm-overlap): Korthikanti et al. 2022,
+# Table 4 (22B, per layer) has SP save 0.5 ms of the forward (the replicated norms and adds)
+# and only 0.1 ms of the backward, where the same ops save more: the re-gathers eat it.
+SP_BACKWARD_ALLGATHERS = 2
+
+
 def tp_bytes(lay: MegatronLayout, job: Job) -> float:
     """Bytes one GPU sends per engine micro-step in TP(+SP) collectives: ``k`` micro-batches ×
-    L/pp layers × (4, recompute 6) all-reduce-equivalents of the [s/cp, mb, h] activation."""
+    L/pp layers × (4, recompute 6) all-reduce-equivalents of the [s/cp, mb, h] activation, and
+    under sequence parallelism the backward's ``SP_BACKWARD_ALLGATHERS`` all-gathers of it."""
     if lay.tp <= 1:
         return 0.0
     per_layer = 4 + (2 if job.recompute else 0)
     k = lay.model_parallel
     act = job.act_bytes_per_layer / lay.cp
-    return k * job.layers / lay.pp * per_layer * topology.ring_allreduce_bytes(lay.tp, act)
+    moved = per_layer * topology.ring_allreduce_bytes(lay.tp, act)
+    if lay.sequence_parallel:
+        moved += SP_BACKWARD_ALLGATHERS * topology.allgather_bytes(lay.tp, act)
+    return k * job.layers / lay.pp * moved
+
+
+def tp_calls(lay: MegatronLayout, job: Job) -> float:
+    """TP collectives one GPU launches per engine micro-step: under sequence parallelism two
+    (all-gather + reduce-scatter) per all-reduce-equivalent plus the backward's re-gathers,
+    else one all-reduce each."""
+    per_layer = 4 + (2 if job.recompute else 0)
+    calls = per_layer * 2 + SP_BACKWARD_ALLGATHERS if lay.sequence_parallel else per_layer
+    return lay.model_parallel * job.layers / lay.pp * calls
 
 
 def cp_bytes(lay: MegatronLayout, job: Job, kv_ratio: float) -> float:
@@ -211,10 +251,8 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
     m = microbatches(lay, n, job)
     k = mp  # Megatron micro-batches each GPU runs per engine micro-step
     window = job.compute_s
-    bubble = window * bubble_fraction(lay.pp, lay.vp, m)
-    # tensor parallel: ranks 0..tp-1 (innermost); two calls (AG + RS) per all-reduce under SP
-    calls_tp = k * job.layers / lay.pp * (4 + (2 if job.recompute else 0)) * 2
-    tp_s = _group_s(gpu, lay.tp, tp_bytes(lay, job), calls_tp) if lay.tp > 1 else 0.0
+    # tensor parallel: ranks 0..tp-1 (innermost)
+    tp_s = _group_s(gpu, lay.tp, tp_bytes(lay, job), tp_calls(lay, job)) if lay.tp > 1 else 0.0
     tp_x = overlapped_s(tp_s, window) if lay.tp_comm_overlap else tp_s
     # context parallel: tp ranks apart, the group spans tp·cp ranks
     calls_cp = k * job.layers / lay.pp * 2
@@ -224,6 +262,10 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
         else 0.0
     )
     cp_x = overlapped_s(cp_s, window)
+    # the bubble: (p − 1) idle slots of a micro-batch's time on a stage, which holds the stage's
+    # own exposed TP and CP collectives as well as its compute (Narayanan et al. 2021 §2.2.1:
+    # t_pb = (p − 1)·(t_f + t_b), the forward and backward times of one micro-batch)
+    bubble = (window + tp_x + cp_x) * bubble_fraction(lay.pp, lay.vp, m)
     # pipeline p2p: neighbours tp·cp·dp ranks apart
     stride = lay.tp * lay.cp * dp
     p2p_s = (

@@ -179,6 +179,7 @@ def attention(
     dtype: str = "bf16",
     dropout: bool = False,
     softmax_b: float | None = None,
+    fused_softmax: bool = False,
 ) -> list[Op]:
     """Scaled dot-product attention for ``tokens_q`` query tokens in sequences of ``q_len``.
 
@@ -187,7 +188,13 @@ def attention(
     apply the probability dropout inside. The math path is what eager PyTorch runs for
     ``softmax(QKᵀ/√d + mask) · V`` (DeepLearningExamples' and Hugging Face's BERT): copies of
     the permuted heads, two batched GEMMs, and a chain of element-wise passes over the score
-    matrix (scale, mask, softmax, dropout, and a cast back when the softmax ran in fp32)."""
+    matrix (scale, mask, softmax, dropout, and a cast back when the softmax ran in fp32).
+    ``fused_softmax``: Megatron-LM's attention before Transformer Engine (``CoreAttention``,
+    megatron/model/transformer.py): ``baddbmm`` on strided views of the [s, b, np, hn] heads (no
+    copy in), the whole score matrix, Megatron's fused scale-mask-softmax kernel (one pass,
+    16-bit in and out), the attention-probability dropout as a kernel of its own (role "",
+    which no runtime's fusion removes; ``dropout``), ``bmm`` with V and the context permuted
+    back to [s, b, h] (a copy)."""
     seqs = tokens_q / max(q_len, 1.0)
     frac = 0.5 if causal and q_len == kv_len else 1.0
     core = 4.0 * q_len * kv_len * head_dim * heads * seqs * frac
@@ -217,6 +224,8 @@ def attention(
     b = seqs * heads
     sb = softmax_b or act_b
     kw: dict[str, Any] = {"count": count, "act_b": act_b, "dtype": dtype}
+    if fused_softmax:
+        return _megatron_core_attention(name, q_len, kv_len, head_dim, b, q_el, dropout, kw)
     ops = [
         # bmm needs the heads contiguous: permuted Q, K, V are copied first
         memory_op("elementwise", f"{name}.heads_copy", "copy", q_el + kv_el, q_el + kv_el, **kw),
@@ -279,6 +288,82 @@ def attention(
     return ops
 
 
+def _megatron_core_attention(
+    name: str,
+    q_len: float,
+    kv_len: float,
+    head_dim: float,
+    b: float,
+    q_el: float,
+    dropout: bool,
+    kw: dict[str, Any],
+) -> list[Op]:
+    """``attention``'s ``fused_softmax`` path: Megatron-LM's ``CoreAttention`` (2022)."""
+    scores = b * q_len * kv_len
+    ops = [
+        gemm(f"{name}.qk", q_len, kv_len, head_dim, batch=b, **kw),
+        memory_op("softmax", f"{name}.softmax", "softmax", scores, scores, **kw),
+    ]
+    if dropout:
+        ops.append(
+            memory_op(
+                "elementwise",
+                f"{name}.dropout",
+                "",
+                scores,
+                scores,
+                extra_write=scores * DROPOUT_MASK_BYTES,
+                **kw,
+            )
+        )
+    ops.append(gemm(f"{name}.av", q_len, head_dim, kv_len, batch=b, **kw))
+    ops.append(memory_op("elementwise", f"{name}.context_copy", "copy", q_el, q_el, **kw))
+    return ops
+
+
+# Megatron's tensor-parallel linears (Shoeybi et al. 2019, §3): column-parallel ones split their
+# outputs over the TP ranks, row-parallel ones their inputs (the reduction).
+COLUMN_PARALLEL = ("q_proj", "kv_proj", "mlp.up", "lm_head")
+ROW_PARALLEL = ("o_proj", "mlp.down")
+
+
+def megatron_shapes(ops: list[Op], batch: float, micro_batch: float, tp: int) -> list[Op]:
+    """A transformer step over ``batch`` sequences (forward, recompute, backward) with its GEMMs'
+    shapes made those one Megatron GPU runs: each Megatron micro-batch of ``micro_batch``
+    sequences on its own (the token dimension × micro_batch / batch), the linears split over
+    ``tp`` ranks (``COLUMN_PARALLEL``: the output features; ``ROW_PARALLEL``: the input
+    features — in the forward, the dgrad and the wgrad alike) and attention batched over the
+    micro-batch's sequences and tp-th of the heads. Only ``m``, ``n``, ``k`` and ``batch``
+    change, which only the wave and tile fill read (kernels.shape_efficiency): each op's FLOPs,
+    bytes and launches stay the step's."""
+    if micro_batch <= 0 or micro_batch > batch or tp < 1:
+        return ops
+    f = micro_batch / batch
+    out: list[Op] = []
+    for o in ops:
+        base, _, part = o.name.partition(".")
+        if o.name.startswith("mlp."):
+            base, _, part = o.name[4:].partition(".")
+            base = "mlp." + base
+        col, row = base in COLUMN_PARALLEL, base in ROW_PARALLEL
+        if o.kind == "gemm" and o.batch == 1.0 and (col or row):
+            # (tokens, out, in) forward; dgrad (tokens, in, out); wgrad (in, out, tokens)
+            dims = {"": ("m", "n", "k"), "dgrad": ("m", "k", "n"), "wgrad": ("k", "n", "m")}
+            if part not in dims:
+                out.append(o)
+                continue
+            tok, out_f, in_f = dims[part]
+            shape = {"m": o.m, "n": o.n, "k": o.k}
+            shape[tok] *= f
+            shape[out_f if col else in_f] /= tp
+            out.append(derive(o, **shape))
+        elif o.kind in ("gemm", "attention") and base == "attention":
+            out.append(derive(o, batch=o.batch * f / tp))
+        else:
+            out.append(o)
+    return out
+
+
 def is_gated(model: ModelSpec) -> bool:
     """Whether the MLP is gated (SwiGLU: gate, up, down) or plain (GELU: up, down), read off the
     parameter count: the shape that accounts for ``params`` better wins. Llama/Mistral/Qwen
@@ -312,6 +397,7 @@ def transformer_ops(
     flash: bool = True,
     training: bool = True,
     dtype: str = "bf16",
+    megatron_softmax: bool = False,
 ) -> list[Op]:
     """One forward pass of a transformer over ``batch`` sequences of ``seq`` tokens.
 
@@ -320,7 +406,11 @@ def transformer_ops(
     experts' GEMMs over the tokens routed to them), residual; dropout after attention and MLP
     when training an encoder (BERT's hidden and attention dropout). Then the final norm and, for
     decoders, the LM head, logits and cross-entropy; embeddings at the start. Decoders are
-    causal. ``w_b``: stored bytes per weight (a quantised format when serving)."""
+    causal. ``w_b``: stored bytes per weight (a quantised format when serving).
+    ``megatron_softmax``: attention as Megatron-LM ran it before Transformer Engine (``attention``'s
+    ``fused_softmax`` path, ``flash`` ignored), with its attention-probability dropout when
+    training (Megatron-LM's ``--attention-dropout`` defaults to 0.1, megatron/arguments.py); the
+    hidden dropouts stay out (fused into bias-dropout-add)."""
     if not model.has_shape:
         raise ValueError("transformer_ops needs layers and hidden_size")
     layers = float(model.layers or 0)
@@ -360,10 +450,11 @@ def transformer_ops(
             count=L,
             act_b=act_b,
             causal=decoder,
-            flash=flash,
+            flash=flash and not megatron_softmax,
             dtype=dtype,
-            dropout=dropout,
+            dropout=dropout or (training and megatron_softmax),
             softmax_b=softmax_b,
+            fused_softmax=megatron_softmax,
         )
     )
     ops.append(gemm("o_proj", t, h, heads * hd, w_b=w_b, **kw))

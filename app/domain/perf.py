@@ -28,6 +28,7 @@ from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_e
 from app.domain.kernels import (
     CLASS_INDEX,
     FLASH_FWD_FACTOR,
+    MEGATRON_SOFTMAX,
     OpArrays,
     class_rates,
     prepare,
@@ -47,6 +48,7 @@ from app.domain.operators import (
     gemm,
     lora_input_grad_sums,
     lora_ops,
+    megatron_shapes,
     nchw_transposes,
     optimizer_op,
     table_ops,
@@ -750,7 +752,7 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             m, b, act_b=act_b, w_b=w_b, flash=flash_attention, training=training, dtype=dtype
         )
     if m.family in ("decoder", "encoder") and m.has_shape:
-        return transformer_ops(
+        ops = transformer_ops(
             m,
             b,
             float(work.seq_len),
@@ -759,7 +761,9 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             flash=flash_attention,
             training=training,
             dtype=dtype,
+            megatron_softmax=work.attention_kernel == MEGATRON_SOFTMAX,
         )
+        return ops
     return None
 
 
@@ -833,6 +837,7 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     fwd = forward_ops(work, flash_attention, act_b)
     if fwd is None:
         return fwd
+    fwd = _replicated_without_sp(work, fwd)
     nchw = _runs_nchw(work)
     if not work.training:
         return fwd + nchw_transposes(fwd, w_b=_op_weight_bytes(work)) if nchw else fwd
@@ -840,6 +845,8 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     ops = list(fwd)
     if work.gradient_checkpointing:
         ops.extend(recomputed(fwd, work.model))
+    elif work.selective_recompute:
+        ops.extend(attention_core(fwd))
     ops.extend(backward_ops(fwd, weight_grads=not lora))
     if nchw:
         w_b = _op_weight_bytes(work)
@@ -857,12 +864,48 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     if _fp8_casts(work):
         ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len)))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
+    ops = _megatron_gpu_shapes(work, ops)
     params = work.model.params
     if work.peft == "qlora":
         ops.extend(_qlora_dequant(work))
     elif work.precision not in ("fp32", "tf32") and not lora:
         ops.append(weight_cast_op(params))
     return ops
+
+
+def _megatron_gpu_shapes(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
+    """A Megatron job whose stated layout gives its micro-batch: the step's GEMMs priced at the
+    shapes one GPU runs (operators.megatron_shapes). Context-parallel, FSDP and MoE layouts,
+    and jobs without a stated micro-batch, keep the batch's shapes."""
+    lay, m = work.megatron, work.model
+    if (
+        work.runtime != "megatron"
+        or lay is None
+        or not lay.micro_batch
+        or lay.cp > 1
+        or lay.fsdp
+        or (m.experts and m.experts > 1)
+        or m.family not in ("decoder", "encoder")
+    ):
+        return ops
+    return megatron_shapes(ops, float(work.batch_size), float(lay.micro_batch), lay.tp)
+
+
+def _replicated_without_sp(work: WorkloadSpec, fwd: list[Op]) -> list[Op]:
+    """A Megatron job whose stated layout runs tensor parallel without sequence parallelism:
+    every TP rank runs the layer norms and residual adds on the whole activation
+    (megatron.REPLICATED_ROLES), so, the step being the batch's work shared by its GPUs, those
+    ops move ``tp`` times their bytes (their backward too, derived from them)."""
+    lay = work.megatron
+    if work.runtime != "megatron" or lay is None or lay.sequence_parallel or lay.tp <= 1:
+        return fwd
+    tp = float(lay.tp)
+    return [
+        replace(o, bytes_read=o.bytes_read * tp, bytes_written=o.bytes_written * tp)
+        if o.role in megatron.REPLICATED_ROLES
+        else o
+        for o in fwd
+    ]
 
 
 def _fp8_casts(work: WorkloadSpec) -> bool:
@@ -908,6 +951,19 @@ def recomputed(fwd: list[Op], model: ModelSpec) -> list[Op]:
         o
         for o in fwd
         if not (o.name in _OUTSIDE_BLOCKS or o.name.endswith(".final") or o.name.startswith("loss"))
+    ]
+
+
+def attention_core(fwd: list[Op]) -> list[Op]:
+    """The forward ops Megatron's selective activation recomputation (``--recompute-granularity
+    selective``, Korthikanti et al. 2022 §5) runs again in backward: the attention core only —
+    QKᵀ, softmax, softmax dropout and attention over V (the unfused path's ``attention.qk`` …
+    ``attention.av``), or the fused kernel that does all four; not the layout copies around
+    them, not the projections."""
+    return [
+        o
+        for o in fwd
+        if o.name == "attention" or (o.name.startswith("attention.") and o.role != "copy")
     ]
 
 

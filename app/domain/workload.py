@@ -27,6 +27,7 @@ from app.domain.activations import (
 )
 from app.domain.derived import store_of
 from app.domain.formats import bytes_per_weight
+from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
 from app.vocab import (
@@ -206,6 +207,11 @@ class WorkloadSpec:
     optimizer: str = "adamw"
     peft: str = "none"
     gradient_checkpointing: bool = False
+    # Megatron's selective activation recomputation (--recompute-granularity selective,
+    # Korthikanti et al. 2022 §5): only the attention core runs again in backward (perf.
+    # attention_core); ignored under full recompute (gradient_checkpointing). Not an API field:
+    # benchmarks set it from a published run's settings.
+    selective_recompute: bool = False
     dataset_samples: float | None = None
     epochs: float = 1.0
     # Where dataset_samples comes from, in words: "yours", or "assumed: …" (the preset's own
@@ -236,8 +242,10 @@ class WorkloadSpec:
     # The fused attention kernel a job runs where it is not FlashAttention-2 (a key of
     # kernels.ATTENTION_KERNEL_SLOWDOWN): "triton" = MPT's attn_impl: triton; "flash1" = a
     # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:
-    # FlashAttention v1 or the CUTLASS memory-efficient kernel); "" = today's (FlashAttention-2,
-    # or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel: perf._attention_kernel).
+    # FlashAttention v1 or the CUTLASS memory-efficient kernel); "megatron-softmax" = no fused
+    # kernel, Megatron-LM's 2022 attention (kernels.MEGATRON_SOFTMAX); "" = today's
+    # (FlashAttention-2, or for PyTorch SDPA >= 2.2 below sm80 the memory-efficient kernel:
+    # perf._attention_kernel).
     attention_kernel: str = ""
     # The KV cache's stored format for LLM inference where the job states one (a key of
     # formats.WEIGHT_FORMATS with a KV size: "fp8" = TensorRT-LLM's --fp8_kv_cache /
@@ -604,7 +612,10 @@ def _megatron_memory(
     weights, grads, master, opt = megatron.state_bytes(
         work.model, lay, n, wide=wide, optimizer_bytes=OPTIMIZER_BYTES.get(work.optimizer, 8.0)
     )
-    mb = megatron.micro_batch_size(n, work.batch_size)
+    mb = lay.micro_batch or megatron.micro_batch_size(n, work.batch_size)
+    # the score matrices are saved unless a fused kernel never writes them (Megatron-LM's 2022
+    # attention does) or selective recomputation drops them (Korthikanti et al. 2022 §5)
+    fused = flash_attention and work.attention_kernel != MEGATRON_SOFTMAX
     acts, logits = megatron.activation_bytes(
         work.model,
         lay,
@@ -612,7 +623,7 @@ def _megatron_memory(
         seq=work.seq_len,
         wide=wide,
         recompute=work.gradient_checkpointing,
-        flash_attention=flash_attention,
+        flash_attention=fused or work.selective_recompute,
     )
     dp = n // lay.model_parallel
     notes.append(

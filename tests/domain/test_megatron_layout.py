@@ -42,16 +42,32 @@ def test_bubble_adds_its_fraction_of_the_compute() -> None:
     assert priced.exposed_s - priced.comm_s == pytest.approx(10.0 * 7 / 64)
 
 
+def test_bubble_holds_the_stages_exposed_tp_collectives_too() -> None:
+    # Narayanan et al. 2021: t_pb = (p - 1)(t_f + t_b), a micro-batch's whole time on a stage
+    lay = megatron.MegatronLayout(tp=8, pp=8, microbatches=64)
+    job = _job(grad_bytes=0.0, weight_bytes=0.0)
+    priced = megatron.price(H100, 64, job, lay)
+    tp = topology.comm_seconds(
+        topology.link(H100, 8), megatron.tp_bytes(lay, job), round(megatron.tp_calls(lay, job))
+    )
+    bubble = priced.exposed_s - priced.comm_s
+    assert bubble == pytest.approx((10.0 + tp) * 7 / 64)
+
+
 def test_tp_sp_bytes_are_four_allreduces_of_the_activation_per_layer() -> None:
-    lay = megatron.MegatronLayout(tp=4, pp=8)
+    lay = megatron.MegatronLayout(tp=4, pp=8, sequence_parallel=False)
     # k = tp·pp micro-batches per engine micro-step, L/pp layers each
     k = 4 * 8
     want = k * (L / 8) * 4 * 2 * 3 / 4 * ACT
     assert megatron.tp_bytes(lay, _job()) == pytest.approx(want)
     assert megatron.tp_bytes(lay, _job(recompute=True)) == pytest.approx(want * 6 / 4)
     # context parallel halves each TP collective's sequence
-    cp = megatron.MegatronLayout(tp=4, pp=8, cp=2)
+    cp = megatron.MegatronLayout(tp=4, pp=8, cp=2, sequence_parallel=False)
     assert megatron.tp_bytes(cp, _job()) == pytest.approx(want * 2 / 2)
+    # sequence parallel (the default) adds the backward's two re-gathers per layer
+    regather = k * (L / 8) * 2 * 3 / 4 * ACT
+    sp = megatron.MegatronLayout(tp=4, pp=8)
+    assert megatron.tp_bytes(sp, _job()) == pytest.approx(want + regather)
 
 
 def test_cp_bytes_gather_kv_forward_and_scatter_grads_backward() -> None:
@@ -100,7 +116,9 @@ def test_pipeline_p2p_crosses_nodes_when_a_stage_fills_one() -> None:
     net = topology.link(A100, 16)
     assert net.kind == "network"
     priced = megatron.price(A100, 64, job, lay)
-    tp = topology.comm_seconds(topology.link(A100, 8), megatron.tp_bytes(lay, job), 64 * L // 8 * 8)
+    tp = topology.comm_seconds(
+        topology.link(A100, 8), megatron.tp_bytes(lay, job), 64 * L // 8 * (8 + 2)
+    )
     p2p = topology.comm_seconds(net, megatron.p2p_bytes(lay, job), 64 * 2)
     assert priced.comm_s == pytest.approx(tp + p2p)
 
@@ -128,7 +146,9 @@ def test_default_microbatches_follow_megatrons_rule_not_the_accumulation_steps()
     job = _job(accumulation_steps=1, batch=256.0, act_bytes_per_layer=0.0)
     assert megatron.microbatches(lay, 32, job) == 32
     priced = megatron.price(H100, 32, job, lay)
-    assert priced.exposed_s - priced.comm_s == pytest.approx(10.0 * 3 / 32)
+    # no activation bytes: the TP collectives' latency only, in the bubble's slots too
+    tp = topology.comm_seconds(topology.link(H100, 8), 0.0, round(megatron.tp_calls(lay, job)))
+    assert priced.exposed_s - priced.comm_s == pytest.approx((10.0 + tp) * 3 / 32)
     assert "pipeline bubble 9%" in priced.label
     # DP 2 with one sequence per GPU and 4 accumulation steps: 64 x 4 / (1 x 2) = 128
     assert megatron.microbatches(lay, 64, _job(accumulation_steps=4, batch=64.0)) == 128

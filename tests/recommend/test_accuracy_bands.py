@@ -63,6 +63,20 @@ def test_conformal_band_uses_the_finite_sample_order_statistics(accuracy) -> Non
     assert lo == pytest.approx(0.75) and hi == pytest.approx(1.32)
 
 
+def test_a_runtime_measured_on_one_gpu_is_checked_by_its_workloads(accuracy) -> None:
+    # Megatron-LM's own runs (one GPU model, four GPT sizes): no GPU to hold out, so the
+    # band's coverage is its held-out workloads', not NaN
+    rows = [
+        accuracy.CalRow("train-llm", "megatron", f"gpt-{w}", "a100", "nvidia", "ampere", r)
+        for w, r in zip(
+            "ABCDABCDA", (0.9, 0.95, 0.92, 0.93, 0.91, 0.96, 0.9, 0.94, 0.92), strict=True
+        )
+    ]
+    band = accuracy.bands_of(rows)[0]
+    assert math.isfinite(band.coverage) and band.coverage >= 0.8
+    assert band.low <= 0.9 and band.high >= 0.96 and band.high < 1.5
+
+
 def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate(
     accuracy,
 ) -> None:
