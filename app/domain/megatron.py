@@ -188,9 +188,7 @@ def bubble_fraction(pp: int, vp: int, m: int) -> float:
 # [s, b, h] activation per layer (QKV, MLP up) beyond the all-reduce-equivalents (Megatron-LM
 # megatron/core/tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication.
 # backward; Transformer Engine's Linear likewise). Launched async beside the dgrad GEMM, but
-# priced like every TP collective (exposed unless --tp-comm-overlap): Korthikanti et al. 2022,
-# Table 4 (22B, per layer) has SP save 0.5 ms of the forward (the replicated norms and adds)
-# and only 0.1 ms of the backward, where the same ops save more: the re-gathers eat it.
+# priced like every TP collective (exposed unless --tp-comm-overlap).
 SP_BACKWARD_ALLGATHERS = 2
 
 
