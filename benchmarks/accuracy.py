@@ -600,6 +600,11 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
         preset = presets.get(workload.split()[1])
         moe = bool(preset is not None and preset.model.experts)
         return moe, False, not workload.endswith(" tp1")
+    if workload.startswith("llamacpp-moe "):  # "llamacpp-moe <preset> <precision> tpN"
+        _, model, precision, tp = workload.split()
+        preset = presets.get(model)
+        moe = bool(preset is not None and preset.model.experts)
+        return moe, precision in _FOUR_BIT_PRECISIONS, tp != "tp1"
     return False, False, workload.startswith("pretrain ")
 
 
@@ -675,6 +680,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
             out.extend((regime, "llama.cpp", label, slug, m / p, source) for slug, m, p in inf.rows)
     out.extend(trtllm_static_residuals(data_dir))
     out.extend(gptfast_residuals(data_dir))
+    out.extend(llamacpp_moe_residuals(data_dir))
     if EAGER_FILE.exists():
         for e in evaluate_eager_decode(data_dir, EAGER_FILE):
             if not e.calibration:
@@ -722,6 +728,47 @@ def gptfast_residuals(data_dir: Path, path: Path = GPTFAST_FILE) -> list[_Residu
     Llama 2 and Mixtral 8x7B on 1-8 A100s, scored as the held-out rows are): regime decode,
     runtime torch-compile; the workload label ends in the GPU count ("... tp8", _flags)."""
     return _table_residuals(data_dir, path, BAND_REGIME, "torch-compile", "gptfast")
+
+
+LLAMACPP_MOE_FILE = ROOT / "tests" / "data" / "llamacpp_moe_decode.yaml"
+
+
+def llamacpp_moe_residuals(data_dir: Path, path: Path = LLAMACPP_MOE_FILE) -> list[_Residual]:
+    """llama.cpp batch-1 decode of MoE models (tests/data/llamacpp_moe_decode.yaml, llama-bench
+    tg128 from llama.cpp pull requests, scored as the held-out rows are): regime decode,
+    runtime llama.cpp; the label "llamacpp-moe <preset> <precision> tpN" (_flags: MoE units)."""
+    if not path.exists():
+        return []
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
+        raise ValueError(f"{path.name}: rows not priced: {skipped}")
+    return [
+        (BAND_REGIME[r.regime], "llama.cpp",
+         f"llamacpp-moe {src['preset']} {src['precision']} tp{src.get('num_gpus') or 1}",
+         r.slug, r.ratio, r.source)
+        for r, src in zip(rows, doc["measurements"], strict=True)
+    ]  # fmt: skip
+
+
+def print_llamacpp_moe(data_dir: Path, verbose: bool, path: Path = LLAMACPP_MOE_FILE) -> None:
+    """llama.cpp MoE batch-1 decode, tuning set: per model, and every row with --verbose."""
+    if not path.exists():
+        return
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    print()
+    print(f"llama.cpp MoE batch-1 decode (llama-bench tg128), tuning set (tests/data/{path.name})")
+    _print_score_header(22)
+    for s in heldout_scores(rows, skipped):
+        _print_score(s, 22)
+        for model in dict.fromkeys(r.group.split()[0] for r in rows):
+            (sub,) = heldout_scores([r for r in rows if r.group.split()[0] == model])
+            print(f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}")
+    for r in rows if verbose else ():
+        print(
+            f"    {r.slug:22} {r.group:58} measured {r.measured:9.1f}"
+            f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
+        )
 
 
 def print_gptfast(data_dir: Path, verbose: bool, path: Path = GPTFAST_FILE) -> None:
@@ -1836,6 +1883,7 @@ def main(argv: list[str] | None = None) -> int:
     print_diffusion_eager(args.data, args.verbose)
     print_trtllm_static(args.data, args.verbose)
     print_gptfast(args.data, args.verbose)
+    print_llamacpp_moe(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)

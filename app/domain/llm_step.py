@@ -396,7 +396,9 @@ def expert_tiles(tokens: float, topk: int, experts: int, lo: int, hi: int) -> tu
     touched = 1.0 - (1.0 - p) ** n
     mu = n * p
     sd = math.sqrt(n * p * (1.0 - p))
-    tile = expert_tile(mu / touched + sd, lo, hi)
+    # a touched expert's typical rows, at most the step's tokens (a token picks k distinct
+    # experts: at one token every touched expert has exactly one row)
+    tile = expert_tile(min(mu / touched + sd, n), lo, hi)
     # P(X > jT) is 1 for jT below μ − 6σ and 0 above μ + 6σ: only the few tiles between
     # need the normal tail
     first = max(1, math.ceil((mu - 6.0 * sd) / tile))

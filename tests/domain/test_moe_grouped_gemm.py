@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import pytest
 
@@ -160,3 +161,38 @@ def test_a_dense_step_runs_its_flops_at_the_short_k_rate():
     assert lin == tokens * fp8.flops_per_token * fp8.dense_slowdown / fp8.flops
     assert t == pytest.approx(plain.linear(tokens)[2] * fp8.dense_slowdown)  # compute-bound
     assert fp8.linear(1.0)[2] == plain.linear(1.0)[2]  # one token: its weights bound it
+
+
+# llama.cpp's mul_mat_id at a few tokens: one matrix-vector product per selected expert
+# (ggml_cuda_mul_mat_id -> mul_mat_vec_q with ids; Metal kernel_mul_mv_id_*), no token tile
+GEMV_PER_EXPERT = dataclasses.replace(GROUPED, moe_tile_min=1)
+
+
+def test_one_token_on_gemv_experts_computes_only_its_own_k_rows():
+    tiles, tile = llm_step.expert_tiles(1.0, 8, 128, 1, 128)
+    assert tile == 1 and tiles == pytest.approx(8 / 128)
+    gemv, grouped = _rep(prof=GEMV_PER_EXPERT), _rep()
+    _w, lin, _t = gemv.linear(1.0)
+    routed = 8 * gemv.routed_flops_per_row * gemv.routed_slowdown  # k rows, one token
+    dense = (gemv.flops_per_token - 8 * gemv.routed_flops_per_row) * gemv.dense_slowdown
+    assert lin == pytest.approx((dense + routed) / gemv.flops)
+    # the 16-row tile computes 16 rows per touched expert: 16x the routed math
+    routed_16 = grouped.linear(1.0)[1] * grouped.flops - dense
+    assert routed_16 == pytest.approx(16 * routed)
+    # the weights read are the same k experts either way
+    assert gemv.linear(1.0)[0] == grouped.linear(1.0)[0]
+
+
+def test_shipped_llamacpp_profile_runs_experts_without_a_token_tile_other_runtimes_keep_it():
+    from app.catalog.loader import read_gpu_specs
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    table = load_efficiency(data)
+    gpus = {g.slug: g for g in read_gpu_specs(data)}
+    for slug, backend in (("apple-m2-max", "metal"), ("rtx-4090", "cuda")):
+        for regime in ("decode", "prefill"):
+            llama = table.profile(gpus[slug], backend, "llama.cpp", "int4", regime)
+            assert llama.moe_tile_min == 1 and llama.moe_tile_max == 128
+    vllm = table.profile(gpus["h100-sxm"], "cuda", "vllm", "bf16", "prefill")
+    assert vllm.moe_tile_min == 16

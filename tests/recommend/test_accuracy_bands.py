@@ -148,9 +148,10 @@ def test_shipped_extrapolation_terms_are_the_computed_ones(accuracy) -> None:
         assert scores[name].units >= 10 and scores[name].cv_coverage >= 0.75, name
         assert not wide[name].pooled
     # MoE rests on its own workloads, one unit per model and set (serving's Qwen3-30B-A3B,
-    # TensorRT-LLM v0.9's Mixtral in decode and first token, gpt-fast's Mixtral), not one per
-    # setting; the two dense 4-bit ones are too few: they take the pooled term
-    assert not wide["moe"].pooled and scores["moe"].units == 4
+    # TensorRT-LLM v0.9's Mixtral in decode and first token, gpt-fast's Mixtral, llama.cpp's
+    # Qwen3-30B-A3B and gpt-oss-20b at batch 1), not one per setting; the two dense 4-bit ones
+    # are too few: they take the pooled term
+    assert not wide["moe"].pooled and scores["moe"].units == 6
     assert wide["four_bit"].pooled == ("moe", "four_bit")
     assert scores["four_bit"].units == scores["moe"].units + 2
 
@@ -178,12 +179,15 @@ def test_extrapolation_units_hold_out_what_the_widening_names(accuracy) -> None:
     assert len(tf.ratios) == sum(1 for r in rows if [r.regime, r.runtime] == tf.unit.split())
     assert all(len(h.unit.split()) == 2 for h in units["runtime"])
     # 4-bit units come from the serving tables; MoE ones from serving (Qwen3-30B-A3B), decode
-    # (Mixtral: TensorRT-LLM v0.9 static batches, gpt-fast at batch 1) and prefill (Mixtral,
-    # TensorRT-LLM v0.9 first token)
+    # (Mixtral: TensorRT-LLM v0.9 static batches, gpt-fast at batch 1; llama.cpp's Qwen3-30B-A3B
+    # and gpt-oss-20b at batch 1) and prefill (Mixtral, TensorRT-LLM v0.9 first token)
     assert {h.unit.split()[0] for h in units["four_bit"]} == {"serving"}
     assert {h.unit.split()[0] for h in units["moe"]} == {"serving", "decode", "prefill"}
-    assert all("a3b" in h.unit or "mixtral-8x7b" in h.unit for h in units["moe"])
+    assert all(
+        "a3b" in h.unit or "mixtral-8x7b" in h.unit or "gpt-oss-20b" in h.unit for h in units["moe"]
+    )
     assert any(h.unit.startswith("decode gptfast mixtral-8x7b") for h in units["moe"])
+    assert any(h.unit.startswith("decode llamacpp-moe gpt-oss-20b") for h in units["moe"])
 
 
 @pytest.fixture(scope="module")
