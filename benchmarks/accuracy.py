@@ -870,7 +870,12 @@ def band_scores(data_dir: Path, measurements: Path, inference: Path) -> list[Ban
 
 
 def bands_of(rows: list[CalRow]) -> list[BandScore]:
-    """band_scores over these calibration rows."""
+    """band_scores over these calibration rows: the dense rows in standard formats only. An
+    MoE or a 4-bit (outside llama.cpp) result is the MoE or 4-bit extrapolation term's unit,
+    scored against its regime's rows of neither kind (extrapolation_units); in the base band
+    too it would count twice, and a regime's few MoE workloads held out one by one beside a
+    many-GPU dense one (Apple decode: one dense and two MoE) would spread it to its extremes."""
+    rows = [r for r in rows if not (r.moe or r.four_bit)]
     out: list[BandScore] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
