@@ -51,8 +51,8 @@ class Snapshot:
 
     def runs_at(self, precision: str) -> NDArray[np.bool_]:
         """The cards whose gate runs the job at ``precision``."""
-        which = [k for k, v in enumerate(self.variants) if v[0] == precision]
-        return np.isin(self.variant, which)
+        # a lookup per card (the extra row: the gated-out cards' -1), not np.isin's sort
+        return np.array([v[0] == precision for v in self.variants] + [False])[self.variant]
 
     def card_rows(self, ctx: ev.Context) -> llm_step.CardRows:
         """Each gated-in card's LLM step terms under its gate's precision and backend
