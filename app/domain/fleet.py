@@ -4,9 +4,10 @@ balanced answer shows where it is the job as asked on the fewest cards that hold
 configurations), and that configuration's loose throughput bound (``loose_bounds``, as
 ``evaluate.loose_bounds`` bounds it).
 
-The per-card terms are worked out once per catalog snapshot and software (``snapshot``: each
-card's software gate, usable memory, whether it runs as one device, and for LLM inference its
-step terms as one array, llm_step.CardRows); a request then adds its GPU-independent terms
+The per-card terms are worked out once per catalog snapshot and software (``snapshot``, kept
+in the ``Catalog`` that whoever keeps the catalog snapshot passes down: each card's software
+gate, usable memory, whether it runs as one device, and for LLM inference its step terms as
+one array, llm_step.CardRows); a request then adds its GPU-independent terms
 (the job's memory per variant and count, its step shape) and compares and steps whole columns.
 tests/recommend/test_fast_paths.py holds the configurations to plan's first admitted, the bounds
 to ``evaluate.loose_bounds`` to the last bit, and the balanced answer to the full evaluation."""
@@ -22,6 +23,8 @@ from numpy.typing import NDArray
 
 from app.domain import compat, llm_step, perf
 from app.domain import evaluate as ev
+from app.domain.calibration import Calibration
+from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 
 Variant = tuple[str, str, bool]  # (precision the job runs at, backend, attention kernels)
@@ -29,12 +32,12 @@ Variant = tuple[str, str, bool]  # (precision the job runs at, backend, attentio
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """One catalog snapshot's per-card terms under one software key (framework, precision
-    asked, runtime, model family, training or not; the rules, calibration and efficiency
-    table): the same for every request that shares them."""
+    """One catalog's per-card terms under one software setting (``software``: framework,
+    precision asked, runtime, model family, training or not, prompt GEMM path, weight format)
+    and the efficiency table: the same for every request that shares them."""
 
     gpus: tuple[GpuSpec, ...]
-    refs: tuple[object, ...]  # the key's objects, held so that their ids stay theirs
+    efficiency: EfficiencyTable | None  # the job's (WorkloadSpec.efficiency) they were made with
     gates: tuple[ev.Gate, ...]
     variants: tuple[Variant, ...]
     variant: NDArray[np.intp]  # each card's index in ``variants``; -1: its gate excludes it
@@ -48,8 +51,8 @@ class Snapshot:
 
     def runs_at(self, precision: str) -> NDArray[np.bool_]:
         """The cards whose gate runs the job at ``precision``."""
-        which = [k for k, v in enumerate(self.variants) if v[0] == precision]
-        return np.isin(self.variant, which)
+        # a lookup per card (the extra row: the gated-out cards' -1), not np.isin's sort
+        return np.array([v[0] == precision for v in self.variants] + [False])[self.variant]
 
     def card_rows(self, ctx: ev.Context) -> llm_step.CardRows:
         """Each gated-in card's LLM step terms under its gate's precision and backend
@@ -64,28 +67,61 @@ class Snapshot:
         return self.rows[0]
 
 
-_SNAPSHOTS: dict[tuple[object, ...], Snapshot] = {}
-_SNAPSHOTS_SIZE = 32  # catalog snapshots × the software keys in use
+Software = tuple[object, ...]
 
 
-def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
-    """The cards' terms for the request's software, kept while the same spec objects (a
-    catalog snapshot: the service builds its specs once per snapshot) are asked about."""
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """A catalog snapshot's cards (in the order the service ranks them: by slug) with the rules
+    and calibration they are estimated under, and each software setting's per-card terms
+    (``snapshot``), made on first use and kept here. Whoever keeps the catalog snapshot keeps
+    this with it (app/recommend/orchestrate.py: per catalog, reports and data stamp) and passes
+    it down; a caller that keeps none makes one per request. Shared between requests and
+    threads: the terms only ever are added (two threads may make the same one; either is it)."""
+
+    gpus: tuple[GpuSpec, ...]
+    rules: compat.Rules
+    calibration: Calibration | None
+    snapshots: dict[Software, Snapshot] = field(default_factory=dict, compare=False, repr=False)
+
+    def serves(
+        self, gpus: Sequence[GpuSpec], rules: compat.Rules, calibration: Calibration | None
+    ) -> bool:
+        """Made for these cards (in this order), rules and calibration, compared by value (the
+        same objects compare at once)."""
+        return self.gpus == tuple(gpus) and self.rules == rules and self.calibration == calibration
+
+
+SNAPSHOTS_PER_CATALOG = 64  # software settings kept per catalog (a handful are in use)
+
+
+def software(ctx: ev.Context) -> Software:
+    """What a snapshot's terms depend on besides the catalog, the rules and the calibration:
+    the gate's inputs (framework, precision asked, runtime, model family), the memory the
+    runtime keeps back (training or not) and the LLM card terms' (prompt GEMM path, weight
+    format)."""
     work = ctx.work
-    runtime = getattr(work, "runtime", None)
-    refs = (ctx.rules, ctx.calibration, work.efficiency)
-    key = (
-        tuple(map(id, gpus)),
-        tuple(map(id, refs)),
+    return (
         ctx.framework,
         work.precision,
-        runtime,
+        getattr(work, "runtime", None),
         work.model.family,
         work.training,
+        work.prompt_gemm,
+        work.weight_bits,
     )
-    hit = _SNAPSHOTS.get(key)  # it holds the specs and refs: their ids are still theirs
-    if hit is not None:
+
+
+def snapshot(catalog: Catalog, ctx: ev.Context) -> Snapshot:
+    """The catalog's per-card terms for the request's software, made once per catalog
+    (``ctx`` is a request on ``catalog``'s cards, rules and calibration)."""
+    key = software(ctx)
+    work = ctx.work
+    hit = catalog.snapshots.get(key)
+    if hit is not None and hit.efficiency == work.efficiency:
         return hit
+    runtime = getattr(work, "runtime", None)
+    gpus = catalog.gpus
     gates: list[ev.Gate] = []
     variants: dict[Variant, int] = {}
     variant, avail, single = [], [], []
@@ -107,8 +143,8 @@ def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
     place = np.cumsum(which >= 0) - 1
     place[which < 0] = -1
     snap = Snapshot(
-        gpus=tuple(gpus),
-        refs=refs,
+        gpus=gpus,
+        efficiency=work.efficiency,
         gates=tuple(gates),
         variants=tuple(variants),
         variant=which,
@@ -118,9 +154,9 @@ def snapshot(gpus: Sequence[GpuSpec], ctx: ev.Context) -> Snapshot:
         vendors=np.array([g.vendor for g in gpus], str),
         segments=np.array([g.segment for g in gpus], str),
     )
-    if len(_SNAPSHOTS) >= _SNAPSHOTS_SIZE:
-        _SNAPSHOTS.clear()
-    _SNAPSHOTS[key] = snap
+    if len(catalog.snapshots) >= SNAPSHOTS_PER_CATALOG:
+        catalog.snapshots.clear()
+    catalog.snapshots[key] = snap
     return snap
 
 

@@ -897,6 +897,12 @@ class CardRows:
     terms: tuple[CardTerms, ...]
     values: NDArray[np.float64]  # (cards, 11): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
+    # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
+    # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
+    rule: NDArray[np.intp]
+    rules: tuple[tuple[str, RuntimeProfile], ...]
+    dequant_min_tokens: NDArray[np.float64]  # the prefill's dequantize_min_tokens
+    dequantises: bool  # some card's prefill dequantises (dequant_seconds)
 
 
 def card_rows(cards: Sequence[CardTerms]) -> CardRows:
@@ -916,7 +922,25 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
     )
-    return CardRows(tuple(cards), values, k_rule)
+    groups: dict[tuple[str, float, float], int] = {}
+    rules: list[tuple[str, RuntimeProfile]] = []
+    rule = np.full(len(cards), -1, np.intp)
+    for i in np.flatnonzero(k_rule).tolist():
+        t = cards[i]
+        key = (t.mode, t.prefill.gemm_k_overhead_bytes, t.prefill.gemm_k_ref_bytes)
+        if key not in groups:
+            groups[key] = len(rules)
+            rules.append((t.mode, t.prefill))
+        rule[i] = groups[key]
+    return CardRows(
+        tuple(cards),
+        values,
+        k_rule,
+        rule,
+        tuple(rules),
+        np.array([float(t.prefill.dequantize_min_tokens) for t in cards], np.float64),
+        any(t.prefill.dequantize_min_tokens for t in cards),
+    )
 
 
 def _dequant_column(
@@ -924,7 +948,7 @@ def _dequant_column(
 ) -> NDArray[np.float64]:
     """``dequant_seconds`` of each row (0 where no card dequantises)."""
     out = np.zeros(len(card))
-    if not any(t.prefill.dequantize_min_tokens for t in cards.terms):
+    if not cards.dequantises:
         return out
     for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True)):
         out[i] = dequant_seconds(job, cards.terms[c].prefill, cards.terms[c].bw * t)
@@ -949,14 +973,16 @@ def dense_columns(
     stages = np.where(one, 1.0, np.where(tensor, np.maximum(1.0, np.floor(n / tp)), n))
     rows = len(n)
     slow = np.ones(rows)
-    seen: dict[tuple[int, str, int], float] = {}  # a few (split, datapath, runtime) per call
-    for i in np.flatnonzero(cards.k_rule[card]).tolist():
-        t = cards.terms[int(card[i])]
-        key = (int(tp[i]), t.mode, id(t.prefill))
-        got = seen.get(key)
-        if got is None:
-            got = seen[key] = job.dense_slowdown(key[0], t.mode, t.prefill)
-        slow[i] = got
+    ruled = np.flatnonzero(cards.k_rule[card])
+    if len(ruled):
+        # one dense_slowdown per distinct (K-depth rule, tensor-parallel GPUs) of the rows
+        # (tp is a whole number of GPUs, at most NODE_GPUS)
+        width = topology.NODE_GPUS + 1
+        pairs, inverse = np.unique(
+            cards.rule[card[ruled]] * width + tp[ruled].astype(np.intp), return_inverse=True
+        )
+        got = [job.dense_slowdown(p % width, *cards.rules[p // width]) for p in pairs.tolist()]
+        slow[ruled] = np.array(got, np.float64)[inverse.reshape(-1)]
     full = np.full
     kv = job.kv_at
     # replica()'s per-pass costs, the same products in the same order
@@ -987,9 +1013,7 @@ def dense_columns(
         mixed_host_s=np.zeros(rows),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
-        dequant_min_tokens=np.array(
-            [float(t.prefill.dequantize_min_tokens) for t in cards.terms], np.float64
-        ).reshape(len(cards.terms))[card],
+        dequant_min_tokens=cards.dequant_min_tokens[card],
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

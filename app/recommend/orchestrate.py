@@ -10,7 +10,8 @@ from sqlalchemy.orm import Session
 from app.bench.report import BenchReport
 from app.catalog import service as catalog
 from app.config import Settings
-from app.domain import perf
+from app.db import Snapshots
+from app.domain import fleet, perf
 from app.domain.calibration import Calibration, Efficiencies, merge
 from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
@@ -98,6 +99,33 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
     return _Device(Calibration(by_slug={own.slug: ones}, source=source), own, [note], tips)
 
 
+# The catalog's per-card terms (fleet.Catalog) per database, kept with the catalog snapshot
+# and the pooled calibration they were made from: rebuilt when the catalog, a report or the
+# data directory (the rules, the efficiency table) changes.
+_catalogs: Snapshots[fleet.Catalog] = Snapshots()
+
+
+def fleet_catalog(
+    session: Session,
+    settings: Settings,
+    stamps: repository.Stamps,
+    gpus: list[GpuSpec],
+    pooled: Calibration | None,
+) -> fleet.Catalog:
+    """The per-card terms of ``gpus`` (the catalog as of ``stamps``) under the shipped rules
+    and the pooled calibration ``pooled`` (as of ``stamps`` too), from the cache while none of
+    them changed."""
+    return _catalogs.get(
+        session,
+        (stamps.catalog, stamps.reports, str(settings.data_dir)),
+        lambda: fleet.Catalog(
+            tuple(sorted(gpus, key=lambda g: g.slug)),
+            engine_rules.load_rules(settings.data_dir),
+            pooled,
+        ),
+    )
+
+
 def warm(session: Session, settings: Settings) -> None:
     """Loads into their caches what every recommendation reads (the catalog, offers, pooled
     calibration and rules), so that the first request does not pay for them (app.main)."""
@@ -129,6 +157,11 @@ def recommend_for(
     # for its own GPU
     pooled = reports.catalog_calibration(session, gpus, (stamps.catalog, stamps.reports))
     calibration = merge(pooled, device.calibration)
+    # the catalog's per-card terms, kept with it; a named report's calibration is this
+    # request's own, so its terms are worked out for it alone
+    kept = None
+    if device.calibration is None:
+        kept = fleet_catalog(session, settings, stamps, gpus, pooled)
     response = service.recommend(
         request,
         gpus,
@@ -137,6 +170,7 @@ def recommend_for(
         device.baseline,
         data_dir=settings.data_dir,
         offers=offers.gpu_offers(session, stamps.offers),
+        catalog=kept,
     )
     response.warnings.extend(device.notes)
     if response.baseline is not None:

@@ -552,14 +552,15 @@ class _Shown:
 
 
 def _every_shown(
-    gpus: list[GpuSpec], ctx: ev.Context
+    catalog: fleet.Catalog, ctx: ev.Context
 ) -> tuple[_Shown, list[tuple[GpuSpec, ev.Exclusion]]]:
     """Every card's shown configuration with its bounds, or why the card is out. Most cards
     run the job as asked on the fewest cards that hold it: those are found, and their
     throughput bounded, over the catalog's columns at once (app/domain/fleet.py); the others
     are planned one by one. Then each card's price, and its value bound at its speed bound
     (costs.values)."""
-    snap = fleet.snapshot(gpus, ctx)
+    gpus = catalog.gpus
+    snap = fleet.snapshot(catalog, ctx)
     count = fleet.first_counts(snap, ctx)
     firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
     bounds = None if count is None else fleet.loose_bounds(snap, ctx, count)
@@ -592,7 +593,7 @@ def _every_shown(
 
 
 def _bounded_balanced(
-    gpus: list[GpuSpec], ctx: ev.Context, limit: int, speed_weight: float
+    catalog: fleet.Catalog, ctx: ev.Context, limit: int, speed_weight: float
 ) -> tuple[list[_Card], list[tuple[GpuSpec, ev.Exclusion]], _Census]:
     """A balanced answer's cards evaluated only where they can change it. A balanced score is
     speed^w × value^(1−w) over the best speed and the best value of every card ranked, and
@@ -607,7 +608,7 @@ def _bounded_balanced(
     card up to the next that may change the answer is counted at once (the state the test
     reads changes only when a card is evaluated). The answer is the one evaluating every card
     gives (tests/recommend/test_fast_paths.py)."""
-    shown, excluded = _every_shown(gpus, ctx)
+    shown, excluded = _every_shown(catalog, ctx)
     speeds, values = shown.speed, shown.value
     bounded = np.isfinite(speeds)
     top_speed = float(speeds[bounded].max(initial=0.0))
@@ -741,7 +742,7 @@ def _baseline(
 def _ranked(
     request: s.RecommendationRequest,
     ctx: ev.Context,
-    gpus: list[GpuSpec],
+    catalog: fleet.Catalog,
     missed: list[ev.ConfigResult] | None = None,
 ) -> tuple[
     list[rank.Candidate],
@@ -763,12 +764,12 @@ def _ranked(
     lazy = _lazy(request) and ctx.work.task != "serving"
     cards: dict[str, _Card] = {}
     census = _Census()
-    ordered_gpus = sorted(gpus, key=_SLUG)
+    ordered_gpus = list(catalog.gpus)  # by slug
     if _prunable(request, ctx):
         skipped: list[tuple[GpuSpec, ev.Exclusion]] = []
         if lazy:
             found, skipped, census = _bounded_balanced(
-                ordered_gpus, ctx, request.limit, request.speed_weight
+                catalog, ctx, request.limit, request.speed_weight
             )
             for card in found:
                 cands.append(card.chosen)
@@ -812,6 +813,7 @@ def recommend(
     data_dir: Path = DATA_DIR,
     offers: Mapping[str, costs.GpuOffers] | None = None,
     explain_empty: bool = True,
+    catalog: fleet.Catalog | None = None,
 ) -> s.RecommendationResponse:
     """Rank every GPU in ``gpus`` for the request; list the others with the reason.
 
@@ -823,13 +825,20 @@ def recommend(
     offers: the cheapest suitable instance to rent, a named purchase basis; a GPU with none
     has no price. Without, the catalog's per-GPU prices are used (tests of the engine).
     Under 'fastest', 'best_value' and 'cheapest', cards that cannot reach the rows shown are
-    counted, not evaluated (``_bounded``)."""
+    counted, not evaluated (``_bounded``).
+
+    ``catalog``: the per-card terms its keeper holds for these GPUs, rules and calibration
+    (fleet.Catalog, made for them in slug order); without it, or made for others, they are
+    worked out for this request."""
     work, warnings = _resolve(request, data_dir)
     warnings += _job_size_warnings(request.constraints, work)
     cons = request.constraints
     ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
     missed: list[ev.ConfigResult] = []
-    ordered, ranked, excluded, others, census = _ranked(request, ctx, gpus, missed)
+    by_slug = sorted(gpus, key=_SLUG)
+    if catalog is None or not catalog.serves(by_slug, rules, calibration):
+        catalog = fleet.Catalog(tuple(by_slug), rules, calibration)
+    ordered, ranked, excluded, others, census = _ranked(request, ctx, catalog, missed)
     if work.task == "serving":
         # the same pipeline's answer, in serving's words (rows, curves, the closest misses)
         return serving_plan.answer(
@@ -880,7 +889,7 @@ def recommend(
     )
 
     def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
-        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False)
+        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog)
 
     if cons.max_hours is not None and work.dataset_samples is not None:
         response.deadline = deadline.summary(request, response, work, rerank)

@@ -370,7 +370,7 @@ def test_the_first_configuration_found_without_planning_is_plans_first_admitted(
     columns (fleet.first_counts) without planning them: it must be plan's first configuration
     by (count, savers) that admit passes, with the same software gate and job variant."""
     gpus, work, ctx = _context_for(workload, catalog, objective)
-    snap = fleet.snapshot(gpus, ctx)
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
     count = fleet.first_counts(snap, ctx)
     firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
     found = many = 0
@@ -408,7 +408,7 @@ def test_the_columns_bound_each_card_as_loose_bounds(
     rows) is ev.loose_bounds of the same configurations, to the last bit, for LLM inference
     of a model without routed experts; None for the other jobs (where a card was found)."""
     gpus, work, ctx = _context_for(workload, catalog, "balanced")
-    snap = fleet.snapshot(gpus, ctx)
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
     count = fleet.first_counts(snap, ctx)
     assert count is not None
     configs = fleet.configurations(snap, ctx, count)
@@ -424,21 +424,54 @@ def test_the_columns_bound_each_card_as_loose_bounds(
         assert len(rows) > 10
 
 
-def test_a_snapshot_is_kept_for_the_same_specs_only(catalog: Any) -> None:
-    """The per-card terms are kept while the same spec objects are asked about under the same
-    software; an edited spec (a new object) is another snapshot."""
+def _fleet(gpus: list[Any], ctx: Any) -> fleet.Catalog:
+    return fleet.Catalog(tuple(gpus), ctx.rules, ctx.calibration)
+
+
+def test_a_catalogs_terms_are_kept_per_software_setting(catalog: Any) -> None:
+    """The per-card terms are made once per catalog (fleet.Catalog) and software setting,
+    found by the setting's value: another request with the same software gets the same
+    snapshot; another precision, or another catalog (an edited spec), its own."""
     import dataclasses
 
     gpus, _, ctx = _context_for({"preset": "llama-3-8b", "task": "inference"}, catalog)
-    snap = fleet.snapshot(gpus, ctx)
-    assert fleet.snapshot(list(gpus), ctx) is snap
-    edited = [dataclasses.replace(gpus[0], memory_gb=gpus[0].memory_gb * 2), *gpus[1:]]
-    other = fleet.snapshot(edited, ctx)
-    assert other is not snap and other.avail[0] > snap.avail[0]
+    kept = _fleet(gpus, ctx)
+    snap = fleet.snapshot(kept, ctx)
+    _, _, again = _context_for(
+        {"preset": "llama-3-8b", "task": "inference", "batch_size": 7}, catalog
+    )
+    assert again is not ctx and again.work is not ctx.work
+    assert fleet.snapshot(kept, again) is snap
     _, _, fp32 = _context_for(
         {"preset": "llama-3-8b", "task": "inference", "precision": "fp32"}, catalog
     )
-    assert fleet.snapshot(gpus, fp32) is not snap
+    assert fleet.snapshot(kept, fp32) is not snap
+    assert fleet.snapshot(kept, ctx) is snap  # both kept
+    edited = [dataclasses.replace(gpus[0], memory_gb=gpus[0].memory_gb * 2), *gpus[1:]]
+    assert kept.serves(list(gpus), ctx.rules, None)
+    assert not kept.serves(edited, ctx.rules, None)
+    other = fleet.snapshot(_fleet(edited, ctx), ctx)
+    assert other is not snap and other.avail[0] > snap.avail[0]
+
+
+def test_the_service_uses_a_kept_catalog_only_for_its_own_cards(catalog: Any) -> None:
+    """service.recommend works from the fleet.Catalog it is given where it was made for the
+    request's cards, rules and calibration (the same answer as without one), and from its own
+    where it was made for others (an edited catalog)."""
+    import dataclasses
+
+    gpus, offers, rules = catalog
+    req = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "llama-3-8b", "task": "inference"}}
+    )
+    plain = service.recommend(req, gpus, rules, offers=offers).model_dump()
+    kept = fleet.Catalog(tuple(sorted(gpus, key=lambda g: g.slug)), rules, None)
+    assert service.recommend(req, gpus, rules, offers=offers, catalog=kept).model_dump() == plain
+    assert len(kept.snapshots) == 1  # made and kept there
+    edited = [dataclasses.replace(g, memory_gb=g.memory_gb * 4) for g in kept.gpus]
+    stale = fleet.Catalog(tuple(edited), rules, None)
+    again = service.recommend(req, gpus, rules, offers=offers, catalog=stale).model_dump()
+    assert again == plain and not stale.snapshots
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
