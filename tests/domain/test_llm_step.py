@@ -340,7 +340,9 @@ def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_ste
     cat = _replica(prof=RuntimeProfile(kernel_us=2.0, kv_traffic=3.0))
     plain = _replica()
     a, b = plain.parts(64.0, 4000.0, 0.0, 4000.0), cat.parts(64.0, 4000.0, 0.0, 4000.0)
-    cache = 64.0 * LLAMA3_8B.kv_values(4000.0) * 2.0 / plain.bw
+    values = LLAMA3_8B.kv_values(4000.0)
+    assert values is not None
+    cache = 64.0 * values * 2.0 / plain.bw
     assert b.memory_s - a.memory_s == pytest.approx(2.0 * cache)
     # a prefill has no cache to regrow
     assert cat.parts(0.0, 0.0, 512.0, 512.0).seconds == plain.parts(0.0, 0.0, 512.0, 512.0).seconds
