@@ -73,6 +73,11 @@ class RuntimeProfile:
     fp4_gemm_share: float = 1.0
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
+    # Bytes of KV cache a decode step moves per byte of cache it attends over: 1 where the cache
+    # is preallocated (or paged) and written in place; Hugging Face generate()'s cache grows by
+    # torch.cat each step (legacy tuple cache, DynamicCache.update), which reads the whole old
+    # K and V and writes them again one token longer before attention reads them: 3
+    kv_traffic: float = 1.0
     native: tuple[str, ...] = ()  # low precisions run on their own tensor peak (int8, fp8)
     # Roles of memory-bound operators the runtime folds into a neighbouring kernel (GEMM
     # epilogues, fused norm/activation chains): app.domain.operators.ROLES

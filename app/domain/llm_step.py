@@ -124,7 +124,9 @@ class Replica:
     expert_bytes: float  # all routed experts' weights
     experts: int
     topk: int
-    kv_b: float  # bytes per cached K/V value
+    # bytes a decode step moves per cached K/V value: the format's bytes × the runtime's
+    # kv_traffic (a cache regrown by torch.cat each step is read and written besides)
+    kv_b: float
     flops_per_token: float  # 2 × active params
     moe_act_bytes: float  # per token: the routed copies' intermediate activations (all layers)
     bw: float  # bytes/s of one tensor-parallel group
@@ -710,7 +712,7 @@ def replica(
         expert_bytes=experts * job.wb,
         experts=n_experts,
         topk=model.active_experts or 1,
-        kv_b=job.kv_b,
+        kv_b=job.kv_b * decode.kv_traffic,
         flops_per_token=job.flops_per_token,
         moe_act_bytes=job.moe_act_bytes,
         bw=card.bw * tp,
@@ -895,7 +897,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 11): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 12): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -913,11 +915,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_min_us,
+                t.decode.kv_traffic,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 11)  # fmt: skip
+    ).reshape(len(cards), 12)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -997,7 +1000,7 @@ def dense_columns(
         flops_per_token=full(rows, job.flops_per_token),
         dense_slowdown=slow,
         moe_act_bytes=full(rows, job.moe_act_bytes),
-        kv_b=full(rows, job.kv_b),
+        kv_b=job.kv_b * per_card[:, 11],
         bw=per_card[:, 0] * tp,
         flops=per_card[:, 1] * tp,
         attn_flops=per_card[:, 2] * tp,

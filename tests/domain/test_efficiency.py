@@ -216,3 +216,14 @@ def test_llamacpp_f16_prompts_take_cublas_not_mmq() -> None:
     assert f16.compute_basis is None and f16.fp16_accumulate
     q8 = TABLE.profile(RTX4090, "cuda", "llama.cpp", "int8", "prefill")
     assert q8.compute_basis == "sm" and not q8.fp16_accumulate
+
+
+def test_only_transformers_decode_regrows_its_kv_cache() -> None:
+    """The transformers decode row prices the torch.cat cache (3 × its bytes per step); a
+    server's preallocated or paged cache and a bare eager loop keep 1."""
+
+    def kv(runtime: str, regime: str = "decode") -> float:
+        return efficiency.resolve(TABLE, HBM_H100, "cuda", runtime, "fp16", regime).kv_traffic
+
+    assert kv("transformers") == 3.0
+    assert kv("vllm") == kv("pytorch") == kv("transformers", "infer") == 1.0

@@ -331,3 +331,18 @@ def test_a_cublas_prompt_path_dequantises_the_weights_in_each_pass_of_more_than_
     cols = llm_step.columns([q4, plain])
     for step in (prompt, (0.0, 0.0, 32.0, 32.0), (4.0, 300.0, 0.0, 1.0)):
         assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in (q4, plain)]
+
+
+def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_step():
+    """generate()'s KV cache (transformers' legacy tuple cache, DynamicCache.update) grows by
+    torch.cat every step: the whole old K and V read, a copy one token longer written, then
+    attention reads it (kv_traffic 3); a preallocated cache is read once."""
+    cat = _replica(prof=RuntimeProfile(kernel_us=2.0, kv_traffic=3.0))
+    plain = _replica()
+    a, b = plain.parts(64.0, 4000.0, 0.0, 4000.0), cat.parts(64.0, 4000.0, 0.0, 4000.0)
+    values = LLAMA3_8B.kv_values(4000.0)
+    assert values is not None
+    cache = 64.0 * values * 2.0 / plain.bw
+    assert b.memory_s - a.memory_s == pytest.approx(2.0 * cache)
+    # a prefill has no cache to regrow
+    assert cat.parts(0.0, 0.0, 512.0, 512.0).seconds == plain.parts(0.0, 0.0, 512.0, 512.0).seconds
