@@ -284,7 +284,7 @@ def _load_gpu_offers(session: Session) -> OfferBook:
     return OfferBook(
         {
             slug: GpuOffers(tuple(cloud.get(slug, ())), tuple(purchase.get(slug, ())))
-            for slug in set(cloud) | set(purchase)
+            for slug in sorted(set(cloud) | set(purchase))
         }
     )
 
