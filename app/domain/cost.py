@@ -465,8 +465,9 @@ class OfferBook(Mapping[str, GpuOffers]):
 
     __slots__ = ("_offers", "_tables")
 
-    # policies kept per snapshot: a request names one; a user's usage figures make new ones
-    TABLES = 256
+    # Policies kept per snapshot (all dropped past it): a request names one, and most
+    # requests the form's defaults; each table holds up to (cards × counts) prices.
+    TABLES = 32
 
     def __init__(self, offers: Mapping[str, GpuOffers]) -> None:
         self._offers = dict(offers)
