@@ -3,7 +3,7 @@ worker or another (two engines on one database stand for two workers)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -95,7 +95,7 @@ def test_the_table_matches_the_offer_rows(sessions: tuple[Session, Session]) -> 
         assert per_gpu == sorted(per_gpu)
 
 
-def _h100_pricing(session: Session, settings: Settings, constraints: dict[str, object]) -> Any:
+def _h100_pricing(session: Session, settings: Settings, constraints: Mapping[str, object]) -> Any:
     """One request's context over the offers snapshot as of now, and H100's pricing at 1 GPU."""
     req = s.RecommendationRequest.model_validate(
         {"workload": {"preset": "llama-3-8b", "task": "inference"}, "constraints": constraints}
@@ -111,7 +111,7 @@ def test_prices_are_kept_with_their_offers_snapshot(
     sessions: tuple[Session, Session], settings: Settings
 ) -> None:
     one, other = sessions
-    rent = {"acquisition": "rent"}
+    rent: dict[str, object] = {"acquisition": "rent"}
     first_ctx, first = _h100_pricing(one, settings, rent)
     assert isinstance(first_ctx.offers, OfferBook)
     # another request with an equal policy (a new object) reads the snapshot's priced table
