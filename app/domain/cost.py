@@ -482,6 +482,13 @@ class OfferBook(Mapping[str, GpuOffers]):
     def __len__(self) -> int:
         return len(self._offers)
 
+    # the engine asks these per configuration: the dict's own, not Mapping's __getitem__ tries
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._offers
+
+    def get(self, slug: str, default: GpuOffers | None = None) -> GpuOffers | None:  # type: ignore[override]
+        return self._offers.get(slug, default)
+
     def prices(
         self, policy: RentalPolicy, usage: Usage, purchase_basis: str
     ) -> dict[tuple[str, int], Pricing]:
