@@ -5,7 +5,7 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -455,6 +455,52 @@ class Pricing:
         if self.rent is None or self.purchase_usd is None:
             return None
         return verdict(self.purchase_usd, energy_usd_per_hour, self.rent.usd_per_hour, self.usage)
+
+
+class OfferBook(Mapping[str, GpuOffers]):
+    """Every GPU's offers as of one snapshot (read-only, shared between requests), with the
+    prices worked out from them: per rental policy, usage and purchase basis (by value), one
+    table of ``(slug, count) -> Pricing``. Made with the snapshot and dropped with it, so a
+    changed offer is priced afresh and an unchanged one once per policy."""
+
+    __slots__ = ("_offers", "_tables")
+
+    # Policies kept per snapshot (all dropped past it): a request names one, and most
+    # requests the form's defaults; each table holds up to (cards × counts) prices.
+    TABLES = 32
+
+    def __init__(self, offers: Mapping[str, GpuOffers]) -> None:
+        self._offers = dict(offers)
+        self._tables: dict[tuple[RentalPolicy, Usage, str], dict[tuple[str, int], Pricing]] = {}
+
+    def __getitem__(self, slug: str) -> GpuOffers:
+        return self._offers[slug]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._offers)
+
+    def __len__(self) -> int:
+        return len(self._offers)
+
+    # the engine asks these per configuration: the dict's own, not Mapping's __getitem__ tries
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._offers
+
+    def get(self, slug: str, default: GpuOffers | None = None) -> GpuOffers | None:  # type: ignore[override]
+        return self._offers.get(slug, default)
+
+    def prices(
+        self, policy: RentalPolicy, usage: Usage, purchase_basis: str
+    ) -> dict[tuple[str, int], Pricing]:
+        """The table of prices under one policy, filled as configurations are priced
+        (evaluate._offer_pricing): the same dict for every request with this policy."""
+        key = (policy, usage, purchase_basis)
+        table = self._tables.get(key)
+        if table is None:
+            if len(self._tables) >= self.TABLES:
+                self._tables.clear()  # a request holding a table keeps its own dict
+            table = self._tables.setdefault(key, {})
+        return table
 
 
 def price_configuration(

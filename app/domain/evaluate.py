@@ -12,7 +12,6 @@ once for each of them.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -471,53 +470,29 @@ def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:
 def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing | None:
     """With offers loaded (and no explicit offer in the configuration): the cheapest accepted
     instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis."""
-    if ctx.offers is None or config.offer is not None:
+    offers = ctx.offers
+    if offers is None or config.offer is not None:
         return None
-    slug = config.gpu.slug
-    local = ("pricing", slug, n)
-    pricing: costs.Pricing | None = ctx.memo.get(local)
-    if pricing is not None:
-        return pricing
-    offers = ctx.offers.get(slug, _NO_OFFERS)
-    # A card's offers snapshot, count, policies and price basis give the same prices in every
-    # request: kept by card, count and policy while the card's offers are the same object (the
-    # service loads one per card until an offer changes; the entry holds it to compare).
-    key = (slug, n, _policy(ctx))
-    hit = _PRICINGS.get(key)
-    if hit is not None and hit[0] is offers:
-        pricing = hit[1]
-    else:
-        pricing = costs.price_configuration(offers, n, ctx.rental, ctx.usage, ctx.purchase_basis)
-        if len(_PRICINGS) >= _PRICINGS_SIZE:
-            _PRICINGS.clear()
-        _PRICINGS[key] = (offers, pricing)
-    ctx.memo[local] = pricing
+    table: dict[tuple[str, int], costs.Pricing] | None = ctx.memo.get(_PRICES)
+    if table is None:
+        # an offers snapshot (costs.OfferBook) keeps one table per rental policy, usage and
+        # purchase basis for every request that asks with them; plain offers: this request's
+        table = ctx.memo[_PRICES] = (
+            offers.prices(ctx.rental, ctx.usage, ctx.purchase_basis)
+            if isinstance(offers, costs.OfferBook)
+            else {}
+        )
+    key = (config.gpu.slug, n)
+    pricing = table.get(key)
+    if pricing is None:
+        pricing = table[key] = costs.price_configuration(
+            offers.get(key[0], _NO_OFFERS), n, ctx.rental, ctx.usage, ctx.purchase_basis
+        )
     return pricing
 
 
-def _policy(ctx: Context) -> int:
-    """The request's rental policy, usage and purchase basis as a small number, once per
-    request: hashing the policies themselves cost more than the pricing lookup they key."""
-    hit: int | None = ctx.memo.get(_POLICY)
-    if hit is None:
-        whole = (ctx.rental, ctx.usage, ctx.purchase_basis)
-        hit = _POLICIES.get(whole)
-        if hit is None:
-            if len(_POLICIES) >= _PRICINGS_SIZE:
-                _POLICIES.clear()
-            # never reused, so a request holding a number from before a clear cannot read
-            # another policy's prices
-            hit = _POLICIES[whole] = next(_POLICY_NUMBERS)
-        ctx.memo[_POLICY] = hit
-    return hit
-
-
-_POLICY = ("policy",)
-_POLICIES: dict[tuple[object, ...], int] = {}
-_POLICY_NUMBERS = itertools.count()
+_PRICES = ("prices",)
 _NO_OFFERS = costs.GpuOffers()
-_PRICINGS: dict[tuple[object, ...], tuple[costs.GpuOffers, costs.Pricing]] = {}
-_PRICINGS_SIZE = 20_000  # GPUs × counts × the few rental policies in use
 
 
 # ---------------------------------------------------------------- the evaluation

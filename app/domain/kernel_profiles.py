@@ -420,12 +420,14 @@ def carried_curve(
     donors: Mapping[str, tuple[GpuFeatures, GpuProfile]],
 ) -> tuple[Curve, tuple[str, ...]] | None:
     """The target's curve from the donors' curves: ceilings and fixed times averaged with
-    the architecture-similarity weights; the donors in order of weight."""
+    the architecture-similarity weights; the donors in order of weight. The sums run over
+    the donors in slug order, so the same donors give the same bits whatever order the
+    mapping holds them in (a store built from a set differed by hash seed)."""
     acc_c = acc_w = acc_f = acc_fw = 0.0
     weights: list[tuple[float, str]] = []
     if kernel_class in ATTENTION_CLASSES and target.tensor_gen in PRE_FLASH_GENERATIONS:
         return None  # the profiled kernels do not run there: the prior prices its attention
-    for slug, (feats, profile) in donors.items():
+    for slug, (feats, profile) in sorted(donors.items()):
         if kernel_class in ATTENTION_CLASSES and feats.vendor != target.vendor:
             # attention kernels are each vendor's own hand-written library (FlashAttention
             # and cuDNN on CUDA, CK and Triton ports on ROCm) and reach very different

@@ -15,7 +15,7 @@ from app.catalog import repository as catalog_repository
 from app.catalog.schemas import GpuOut
 from app.config import Settings
 from app.db import Snapshots
-from app.domain.cost import CloudOffer, GpuOffers, PurchaseOffer, launch_is_stale
+from app.domain.cost import CloudOffer, GpuOffers, OfferBook, PurchaseOffer, launch_is_stale
 from app.domain.rent_from import RentFrom, rent_from
 from app.errors import InvalidInput
 from app.offers import repository
@@ -279,24 +279,26 @@ def launch_spec(
         raise InvalidInput(str(exc), field="instance_type") from exc
 
 
-def _load_gpu_offers(session: Session) -> Mapping[str, GpuOffers]:
+def _load_gpu_offers(session: Session) -> OfferBook:
     cloud, purchase = cloud_offers_by_gpu(session), purchase_offers_by_gpu(session)
-    return MappingProxyType(
+    return OfferBook(
         {
             slug: GpuOffers(tuple(cloud.get(slug, ())), tuple(purchase.get(slug, ())))
-            for slug in set(cloud) | set(purchase)
+            for slug in sorted(set(cloud) | set(purchase))
         }
     )
 
 
 # Every GPU's offers per database, rebuilt only when an offer changes (see app.db.Snapshots):
 # loading ~750 offers per recommendation cost as much as ranking them.
-_gpu_offers: Snapshots[Mapping[str, GpuOffers]] = Snapshots()
+# The snapshot owns the prices worked out from it (cost.OfferBook), so they go with it.
+_gpu_offers: Snapshots[OfferBook] = Snapshots()
 
 
-def gpu_offers(session: Session, stamp: tuple[Any, ...] | None = None) -> Mapping[str, GpuOffers]:
-    """Every GPU's cloud and purchase offers (read-only; shared between requests);
-    ``stamp``: the offers' stamp when the caller read it with others in one query."""
+def gpu_offers(session: Session, stamp: tuple[Any, ...] | None = None) -> OfferBook:
+    """Every GPU's cloud and purchase offers (read-only; shared between requests) and their
+    prices per rental policy; ``stamp``: the offers' stamp when the caller read it with
+    others in one query."""
     return _gpu_offers.get(
         session,
         repository.offers_stamp(session) if stamp is None else stamp,

@@ -302,7 +302,7 @@ def kernel_profile_store(session: Session, gpus: list[GpuSpec]) -> ProfileStore:
     pooled = pool_kernel_points(kernel_measurements(session), backends, SCHEMA_VERSION)
     shipped, _ = shipped_profiles()
     merged = {}
-    for slug in set(shipped.profiles) | set(pooled):
+    for slug in sorted(set(shipped.profiles) | set(pooled)):  # a defined order
         profile = merge_profiles(shipped.profiles.get(slug), pooled.get(slug))
         if profile is not None:
             merged[slug] = profile

@@ -206,7 +206,7 @@ def test_time_to_finish_counts_generated_tokens_for_llm_inference() -> None:
     assert res.cost.time_to_finish_h == pytest.approx(hours)
 
 
-def test_offer_prices_are_memoised_across_requests_per_offers_object(
+def test_offer_prices_are_kept_across_requests_by_their_offers_snapshot(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from app.domain import cost as costs
@@ -220,7 +220,7 @@ def test_offer_prices_are_memoised_across_requests_per_offers_object(
 
     monkeypatch.setattr(costs, "price_configuration", counted)
     node = costs.CloudOffer("lab", "x8", 8, 16.0, None, "on-demand", "2026-11-01", "test")
-    offers = {"h100-sxm": costs.GpuOffers((node,), ())}
+    offers = costs.OfferBook({"h100-sxm": costs.GpuOffers((node,), ())})
     for _request in range(2):
         ctx = dataclasses.replace(_ctx(objective="fastest"), offers=offers, memo={})
         res = ev.evaluate(ev.Configuration(H100, 2), ctx)
@@ -228,7 +228,7 @@ def test_offer_prices_are_memoised_across_requests_per_offers_object(
         assert res.pricing.rent.usd_per_hour == 16.0
     assert calls == [2]
     # new offers (the service reloads them after an edit) are priced afresh
-    cheaper = {"h100-sxm": costs.GpuOffers((replace(node, usd_per_hour=8.0),), ())}
+    cheaper = costs.OfferBook({"h100-sxm": costs.GpuOffers((replace(node, usd_per_hour=8.0),), ())})
     ctx = dataclasses.replace(_ctx(objective="fastest"), offers=cheaper, memo={})
     res = ev.evaluate(ev.Configuration(H100, 2), ctx)
     assert res.pricing is not None and res.pricing.rent is not None
@@ -237,6 +237,13 @@ def test_offer_prices_are_memoised_across_requests_per_offers_object(
     ctx = dataclasses.replace(ctx, rental=costs.RentalPolicy(tiers=("on-demand",)), memo={})
     ev.evaluate(ev.Configuration(H100, 2), ctx)
     assert calls == [2, 2, 2]
+    # plain offers (no snapshot to keep them with) are priced once per request
+    plain = dict(cheaper)
+    for _request in range(2):
+        ctx = dataclasses.replace(_ctx(objective="fastest"), offers=plain, memo={})
+        ev.evaluate(ev.Configuration(H100, 2), ctx)
+        ev.evaluate(ev.Configuration(H100, 2), ctx)
+    assert calls == [2, 2, 2, 2, 2]
 
 
 def test_a_deadline_excludes_a_configuration_that_takes_longer() -> None:

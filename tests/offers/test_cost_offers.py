@@ -7,6 +7,7 @@ import pytest
 from app.domain.cost import (
     CloudOffer,
     GpuOffers,
+    OfferBook,
     PurchaseOffer,
     RentalPolicy,
     Usage,
@@ -220,3 +221,15 @@ def test_auto_never_prices_a_card_at_a_launch_price_more_than_three_years_old() 
     assert "no current price" in pricing.buy_reason and "2018" in pricing.buy_reason
     used = PurchaseOffer(350.0, "used", "2026-09", "market")
     assert choose_purchase([old, used], "auto") is used
+
+
+def test_an_offer_book_keeps_one_price_table_per_policy_by_value() -> None:
+    book = OfferBook({"h100-sxm": GpuOffers()})
+    one = book.prices(RentalPolicy(providers=("lambda",)), Usage(), "auto")
+    assert book.prices(RentalPolicy(providers=("lambda",)), Usage(), "auto") is one
+    assert book.prices(RentalPolicy(), Usage(), "auto") is not one
+    assert book.prices(RentalPolicy(providers=("lambda",)), Usage(), "new") is not one
+    assert dict(book) == {"h100-sxm": GpuOffers()} and len(book) == 1
+    for hours in range(OfferBook.TABLES):  # bounded: past TABLES policies, start afresh
+        book.prices(RentalPolicy(), Usage(hours_per_week=float(hours)), "auto")
+    assert book.prices(RentalPolicy(providers=("lambda",)), Usage(), "auto") is not one

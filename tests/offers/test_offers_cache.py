@@ -3,15 +3,22 @@ worker or another (two engines on one database stand for two workers)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.catalog import service as catalog
 from app.config import Settings
+from app.domain import evaluate as ev
+from app.domain.cost import OfferBook
 from app.offers import repository, service
 from app.offers.models import CloudOfferRow, PurchaseOfferRow
+from app.recommend import schemas as s
+from app.recommend import service as recommend
+from app.shipped.rules import load_rules
 from tests.support import two_workers_sessions
 
 
@@ -86,3 +93,56 @@ def test_the_table_matches_the_offer_rows(sessions: tuple[Session, Session]) -> 
     for offers in table.values():
         per_gpu = [o.usd_per_gpu_hour for o in offers.cloud]
         assert per_gpu == sorted(per_gpu)
+
+
+def _h100_pricing(session: Session, settings: Settings, constraints: Mapping[str, object]) -> Any:
+    """One request's context over the offers snapshot as of now, and H100's pricing at 1 GPU."""
+    req = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "llama-3-8b", "task": "inference"}, "constraints": constraints}
+    )
+    work, _ = recommend.resolve_workload(req.workload)
+    rules = load_rules(settings.data_dir)
+    ctx = recommend._context(work, req, "balanced", rules, None, offers=service.gpu_offers(session))
+    h100 = catalog.get_spec(session, "h100-sxm", field="gpu")
+    return ctx, ev._offer_pricing(ev.Configuration(h100, 1), 1, ctx)
+
+
+def test_prices_are_kept_with_their_offers_snapshot(
+    sessions: tuple[Session, Session], settings: Settings
+) -> None:
+    one, other = sessions
+    rent: dict[str, object] = {"acquisition": "rent"}
+    first_ctx, first = _h100_pricing(one, settings, rent)
+    assert isinstance(first_ctx.offers, OfferBook)
+    # another request with an equal policy (a new object) reads the snapshot's priced table
+    again_ctx, again = _h100_pricing(one, settings, rent)
+    assert again_ctx.offers is first_ctx.offers and again_ctx.rental is not first_ctx.rental
+    assert again is first
+    # another policy has a table of its own
+    _, lambda_only = _h100_pricing(one, settings, rent | {"providers": ["lambda"]})
+    assert lambda_only is not first and lambda_only.rent.offer.provider == "lambda"
+
+    # a changed offer is a new snapshot (new stamp), priced afresh
+    cheapest = first.rent.offer.usd_per_hour
+    repository.add_cloud(
+        other,
+        {
+            "gpu_slug": "h100-sxm",
+            "provider": "labcloud",
+            "instance_type": "lab-1x",
+            "accelerator": "H100-SXM",  # a provider's catalog row, so rentable
+            "gpus": 1,
+            "usd_per_hour": cheapest / 2,
+            "spot_usd_per_hour": None,
+            "tier": "on-demand",
+            "regions": 1,
+            "as_of": "2026-11-30",
+            "source": "test",
+        },
+    )
+    other.commit()
+    changed_ctx, changed = _h100_pricing(one, settings, rent)
+    assert changed_ctx.offers is not first_ctx.offers
+    assert changed is not first
+    assert changed.rent.offer.provider == "labcloud"
+    assert changed.rent.usd_per_hour == pytest.approx(cheapest / 2)
