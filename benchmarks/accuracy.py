@@ -27,6 +27,7 @@ import argparse
 import math
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -703,10 +704,16 @@ def trtllm_static_residuals(data_dir: Path, path: Path = TRTLLM_STATIC_FILE) -> 
 
 
 def _table_residuals(
-    data_dir: Path, path: Path, regimes: dict[str, str], runtime: str, label: str
+    data_dir: Path,
+    path: Path,
+    regimes: dict[str, str],
+    runtime: str,
+    label: str,
+    group: Callable[[HeldoutRow, dict[str, Any]], str] = lambda r, _: r.group,
 ) -> list[_Residual]:
     """A tuning file written as the held-out files are, as calibration residuals: each row's
-    band regime (``regimes``), the runtime, and a workload label "<label> <group> tpN"."""
+    band regime (``regimes``), the runtime, and a workload label "<label> <group> tpN" (``group``
+    of the scored row and its file row: the row's held-out group unless said)."""
     if not path.exists():
         return []
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -715,7 +722,7 @@ def _table_residuals(
         raise ValueError(f"{path.name}: rows not priced: {skipped}")
     return [
         (regimes[r.regime], runtime,
-         f"{label} {r.group} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
+         f"{label} {group(r, src)} tp{src.get('num_gpus') or 1}", r.slug, r.ratio, r.source)
         for r, src in zip(rows, doc["measurements"], strict=True)
     ]  # fmt: skip
 
@@ -737,68 +744,41 @@ def llamacpp_moe_residuals(data_dir: Path, path: Path = LLAMACPP_MOE_FILE) -> li
     """llama.cpp batch-1 decode of MoE models (tests/data/llamacpp_moe_decode.yaml, llama-bench
     tg128 from llama.cpp pull requests, scored as the held-out rows are): regime decode,
     runtime llama.cpp; the label "llamacpp-moe <preset> <precision> tpN" (_flags: MoE units)."""
-    if not path.exists():
-        return []
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    rows, skipped = evaluate_heldout(data_dir, [path])
-    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
-        raise ValueError(f"{path.name}: rows not priced: {skipped}")
-    return [
-        (BAND_REGIME[r.regime], "llama.cpp",
-         f"llamacpp-moe {src['preset']} {src['precision']} tp{src.get('num_gpus') or 1}",
-         r.slug, r.ratio, r.source)
-        for r, src in zip(rows, doc["measurements"], strict=True)
-    ]  # fmt: skip
+    return _table_residuals(
+        data_dir, path, BAND_REGIME, "llama.cpp", "llamacpp-moe",
+        lambda _, src: f"{src['preset']} {src['precision']}",
+    )  # fmt: skip
 
 
 def print_llamacpp_moe(data_dir: Path, verbose: bool, path: Path = LLAMACPP_MOE_FILE) -> None:
     """llama.cpp MoE batch-1 decode, tuning set: per model, and every row with --verbose."""
-    if not path.exists():
-        return
-    rows, skipped = evaluate_heldout(data_dir, [path])
-    print()
-    print(f"llama.cpp MoE batch-1 decode (llama-bench tg128), tuning set (tests/data/{path.name})")
-    _print_score_header(22)
-    for s in heldout_scores(rows, skipped):
-        _print_score(s, 22)
-        for model in dict.fromkeys(r.group.split()[0] for r in rows):
-            (sub,) = heldout_scores([r for r in rows if r.group.split()[0] == model])
-            print(f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}")
-    for r in rows if verbose else ():
-        print(
-            f"    {r.slug:22} {r.group:58} measured {r.measured:9.1f}"
-            f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
-        )
+    title = f"llama.cpp MoE batch-1 decode (llama-bench tg128), tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=22, spearman=False)
 
 
 def print_gptfast(data_dir: Path, verbose: bool, path: Path = GPTFAST_FILE) -> None:
     """gpt-fast batch-1 decode, tuning set: per model, and every row with --verbose."""
-    if not path.exists():
-        return
-    rows, skipped = evaluate_heldout(data_dir, [path])
-    print()
-    print(f"gpt-fast batch-1 decode (torch.compile, A100), tuning set (tests/data/{path.name})")
-    _print_score_header(22)
-    for s in heldout_scores(rows, skipped):
-        _print_score(s, 22)
-        for model in dict.fromkeys(r.group.split()[0] for r in rows):
-            (sub,) = heldout_scores([r for r in rows if r.group.split()[0] == model])
-            print(f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}")
-    for r in rows if verbose else ():
-        print(
-            f"    {r.slug:16} {r.group:58} measured {r.measured:9.1f}"
-            f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
-        )
+    title = f"gpt-fast batch-1 decode (torch.compile, A100), tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
 
 
 def print_trtllm_static(data_dir: Path, verbose: bool, path: Path = TRTLLM_STATIC_FILE) -> None:
     """TensorRT-LLM static batches and first-token latency, tuning set (its rows carry the
     held-out fields; tests/data/heldout_trtllm_v06.yaml is the same document's older release)."""
+    title = f"TensorRT-LLM static batches and first token, tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=True)
+
+
+def _print_tuning_file(
+    data_dir: Path, path: Path, title: str, verbose: bool, slug_width: int, spearman: bool
+) -> None:
+    """A tuning file written as the held-out files are, scored as they are: per regime, then
+    per model within it, and every row with --verbose."""
     if not path.exists():
         return
     rows, skipped = evaluate_heldout(data_dir, [path])
     print()
-    print(f"TensorRT-LLM static batches and first token, tuning set (tests/data/{path.name})")
+    print(title)
     _print_score_header(22)
     for s in heldout_scores(rows, skipped):
         _print_score(s, 22)
@@ -806,13 +786,11 @@ def print_trtllm_static(data_dir: Path, verbose: bool, path: Path = TRTLLM_STATI
             (sub,) = heldout_scores(
                 [r for r in rows if r.regime == s.regime and r.group.split()[0] == model]
             )
-            print(
-                f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}"
-                f" {sub.spearman:9.3f}"
-            )
+            rank = f" {sub.spearman:9.3f}" if spearman else ""
+            print(f"  {model:20} {sub.n:3d} {sub.median_ratio:9.2f} {sub.bias:6.2f}{rank}")
     for r in rows if verbose else ():
         print(
-            f"    {r.slug:16} {r.group:58} measured {r.measured:9.1f}"
+            f"    {r.slug:{slug_width}} {r.group:58} measured {r.measured:9.1f}"
             f" predicted {r.predicted:9.1f}  m/p {r.ratio:5.2f}"
         )
 

@@ -144,3 +144,16 @@ def assert_prices_every_row(accuracy: ModuleType, data_dir: Path, path: Path, n:
     rows, skipped = accuracy.evaluate_heldout(data_dir, [path])
     assert not skipped and len(rows) == n
     assert all(math.isfinite(r.predicted) and r.predicted > 0 for r in rows)
+
+
+def held_out_source_urls(data: Path) -> set[str]:
+    """Every source URL the held-out files (``data``/heldout_*.yaml) cite: a tuning file must
+    share none of them."""
+    import yaml
+
+    return {
+        src["url"]
+        for p in data.glob("heldout_*.yaml")
+        for src in (yaml.safe_load(p.read_text(encoding="utf-8")).get("sources") or {}).values()
+        if isinstance(src, dict) and "url" in src
+    }

@@ -117,6 +117,10 @@ class Limits:
             or self.max_job_cost_usd is not None
         )
         object.__setattr__(self, "needs_price", needs)
+        # "exactly N" names the count, so it is not held to "most GPUs" (the form always sends
+        # that field, at its default of 8, beside an exact count of 16)
+        if self.exact_gpus is not None and self.exact_gpus > self.max_gpus:
+            object.__setattr__(self, "max_gpus", self.exact_gpus)
 
 
 @dataclass(frozen=True)

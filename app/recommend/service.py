@@ -105,9 +105,7 @@ def _context(
         electricity_usd_per_kwh=cons.electricity_usd_per_kwh,
         vendors=tuple(cons.vendors) if cons.vendors else None,
         segments=tuple(cons.segments) if cons.segments else None,
-        # "exactly N" names the count, so it is not held to "most GPUs" (the form always sends
-        # that field, at its default of 8, beside an exact count of 16)
-        max_gpus=max(cons.max_gpus, cons.num_gpus or 0),
+        max_gpus=cons.max_gpus,
         exact_gpus=cons.num_gpus,
         max_hours=cons.max_hours,
     )
@@ -945,9 +943,9 @@ def estimate(
         ask = dataclasses.replace(ctx.serving, group=request.num_gpus)
         return serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
     if request.num_gpus is not None:
-        n = request.num_gpus
-        limits = dataclasses.replace(ctx.limits, exact_gpus=n, max_gpus=max(ctx.limits.max_gpus, n))
-        ctx = dataclasses.replace(ctx, limits=limits)
+        ctx = dataclasses.replace(
+            ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=request.num_gpus)
+        )
     found = _evaluated(gpu, ctx)
     # one card's estimate: the fewest cards that hold the job (savers before more cards)
     res = (

@@ -297,3 +297,10 @@ def test_a_framework_rules_caveat_reaches_the_row_and_only_its_frameworks() -> N
     assert not any("PyTorch" in w for w in warnings("tensorflow"))
     assert "ROCm PyTorch on Windows is a preview" in warnings("pytorch")
     assert "AMD's own TF build" not in warnings("pytorch")
+
+
+def test_exactly_n_gpus_lifts_most_gpus() -> None:
+    """ "Exactly 16" beside "most GPUs" at its default of 8 asks for 16; below it, nothing moves."""
+    assert ev.Limits(max_gpus=8, exact_gpus=16).max_gpus == 16
+    assert ev.Limits(max_gpus=8, exact_gpus=4).max_gpus == 8
+    assert ev.Limits(max_gpus=8).max_gpus == 8

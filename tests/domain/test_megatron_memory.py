@@ -3,6 +3,8 @@ megatron/training/theoretical_memory_usage.py), worked by hand for a small decod
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.domain.megatron import MegatronLayout
@@ -122,16 +124,7 @@ def test_llama3_70b_tp8_pp4_fits_32_gpus_of_80_gb_where_data_parallel_does_not()
 def test_a_gelu_mlp_keeps_korthikantis_4_ffn_over_h() -> None:
     # a GPT block (q, k, v, o; up and down of h x F; tied embedding): Megatron's own
     # 18 + 4·F/h, 34 at F = 4h (Korthikanti et al. 2022, eq. 1)
-    gpt = ModelSpec(
-        family="decoder",
-        params=float(L * (4 * H * H + 2 * H * F) + EMBED),
-        layers=L,
-        hidden_size=H,
-        num_heads=4,
-        num_kv_heads=4,
-        intermediate_size=F,
-        vocab_size=V,
-    )
+    gpt = replace(SMALL, params=float(L * (4 * H * H + 2 * H * F) + EMBED), tied_embeddings=None)
     work = WorkloadSpec(
         task="training",
         model=gpt,

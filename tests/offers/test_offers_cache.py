@@ -28,6 +28,23 @@ def sessions(settings: Settings) -> Iterator[tuple[Session, Session]]:
         yield pair
 
 
+def _lab_h100(usd_per_hour: float, accelerator: str | None) -> dict[str, Any]:
+    """One on-demand H100 offer of a test provider at ``usd_per_hour``."""
+    return {
+        "gpu_slug": "h100-sxm",
+        "provider": "labcloud",
+        "instance_type": "lab-1x",
+        "accelerator": accelerator,
+        "gpus": 1,
+        "usd_per_hour": usd_per_hour,
+        "spot_usd_per_hour": None,
+        "tier": "on-demand",
+        "regions": 1,
+        "as_of": "2026-11-30",
+        "source": "test",
+    }
+
+
 def _cheapest_h100_hour(offers: object) -> float:
     from app.domain.cost import GpuOffers
 
@@ -49,22 +66,7 @@ def test_offer_edits_by_another_worker_are_seen(sessions: tuple[Session, Session
     before = service.gpu_offers(one)
     cheapest = _cheapest_h100_hour(before["h100-sxm"])
 
-    row = repository.add_cloud(
-        other,
-        {
-            "gpu_slug": "h100-sxm",
-            "provider": "labcloud",
-            "instance_type": "lab-1x",
-            "accelerator": None,
-            "gpus": 1,
-            "usd_per_hour": cheapest / 2,
-            "spot_usd_per_hour": None,
-            "tier": "on-demand",
-            "regions": 1,
-            "as_of": "2026-11-30",
-            "source": "test",
-        },
-    )
+    row = repository.add_cloud(other, _lab_h100(cheapest / 2, accelerator=None))
     other.commit()
     added = service.gpu_offers(one)
     assert _cheapest_h100_hour(added["h100-sxm"]) == pytest.approx(cheapest / 2)
@@ -124,22 +126,8 @@ def test_prices_are_kept_with_their_offers_snapshot(
 
     # a changed offer is a new snapshot (new stamp), priced afresh
     cheapest = first.rent.offer.usd_per_hour
-    repository.add_cloud(
-        other,
-        {
-            "gpu_slug": "h100-sxm",
-            "provider": "labcloud",
-            "instance_type": "lab-1x",
-            "accelerator": "H100-SXM",  # a provider's catalog row, so rentable
-            "gpus": 1,
-            "usd_per_hour": cheapest / 2,
-            "spot_usd_per_hour": None,
-            "tier": "on-demand",
-            "regions": 1,
-            "as_of": "2026-11-30",
-            "source": "test",
-        },
-    )
+    # a provider's catalog row (an accelerator named), so rentable
+    repository.add_cloud(other, _lab_h100(cheapest / 2, accelerator="H100-SXM"))
     other.commit()
     changed_ctx, changed = _h100_pricing(one, settings, rent)
     assert changed_ctx.offers is not first_ctx.offers

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import yaml
 
+from tests.support import held_out_source_urls
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 TUNING = DATA / "gptfast_decode.yaml"
@@ -20,13 +22,7 @@ def _doc(path: Path) -> dict:
 
 def test_every_row_is_sourced_and_none_is_held_out() -> None:
     doc = _doc(TUNING)
-    held_urls = {
-        s["url"]
-        for p in DATA.glob("heldout_*.yaml")
-        for s in (_doc(p).get("sources") or {}).values()
-        if isinstance(s, dict) and "url" in s
-    }
-    assert not {s["url"] for s in doc["sources"].values()} & held_urls
+    assert not {s["url"] for s in doc["sources"].values()} & held_out_source_urls(DATA)
     for row in doc["measurements"]:
         assert row["source"] in doc["sources"] and row["runtime"] == "torch-compile"
         assert (row.get("model") in doc["models"]) != (row.get("preset") == "mixtral-8x7b")
