@@ -57,6 +57,11 @@ FLASH_BWD_FLOPS = 2.5
 DROPOUT_MASK_BYTES = 1.0  # PyTorch keeps dropout masks as bool tensors (1 byte per element)
 
 
+# The phase of a diffusion pipeline's VAE decode ops: run once after the denoising loop, bound
+# by their own GPU time or host dispatch (perf.phased_step)
+DECODE_PHASE = "decode"
+
+
 # Plain, not frozen: a step builds hundreds per job variant, and a frozen dataclass costs several
 # times as much to build (object.__setattr__ per field). Nothing changes an op once built.
 @dataclass(slots=True)
@@ -75,7 +80,7 @@ class Op:
     bytes_written: float
     dtype: str = "bf16"
     role: str = ""  # for memory-bound ops: which fusion removes it ("" = never fused)
-    phase: str = "fwd"  # fwd | bwd | opt
+    phase: str = "fwd"  # fwd | bwd | opt | decode (DECODE_PHASE)
     m: float = 0.0
     n: float = 0.0
     k: float = 0.0
@@ -1141,6 +1146,7 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
                 act,
                 op.dtype,
                 "layout_3x3" if op.klass == CONV_3X3 else "layout",
+                phase=op.phase,  # a decode's transforms run in the decode phase
             )
         )
     return out

@@ -37,6 +37,7 @@ from app.domain.kernels import (
 from app.domain.operators import (
     CONV,
     CONV_3X3,
+    DECODE_PHASE,
     GPTQ_TORCH_DEQUANT,
     LAYOUT_ROLES,
     MEMORY,
@@ -385,7 +386,27 @@ def split_step_s(one: OneGpu, n: int, *, sharded: bool) -> float:
     t_w = one.t_wmem / n if sharded else one.t_wmem
     t_c = one.t_comp / n
     step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead
+    if one.decode_s or one.decode_dispatch:
+        # the decode's launches do not split either; its FLOPs and bytes do (approximately:
+        # its share of the GPU time without the launches)
+        dec = one.decode_s / n
+        loop_dispatch = one.dispatch - one.decode_dispatch
+        step = phased_step(step - dec, loop_dispatch, dec, one.decode_dispatch)
+        return max(step, one.host / n)
     return max(step, one.host / n, one.dispatch)
+
+
+def phased_step(gpu: float, dispatch: float, decode_gpu: float, decode_dispatch: float) -> float:
+    """An eager pipeline of two phases run one after the other — a diffusion sample's
+    denoising loop, then its VAE decode — each bound by its own GPU time or its host
+    dispatch: max(loop GPU, loop host) + max(decode GPU, decode host). ``gpu`` and
+    ``dispatch`` are the loop's; the decode's come apart. The host cannot dispatch the decode
+    before the loop's last call, and the loop's idle GPU (a host-bound loop) does not run the
+    decode's kernels ahead: so, unlike one max over the whole pipeline, a host-bound loop still
+    pays the decode's GPU time."""
+    loop = gpu if gpu > dispatch else dispatch
+    dec = decode_gpu if decode_gpu > decode_dispatch else decode_dispatch
+    return loop + dec
 
 
 def training_comm_s(
@@ -550,6 +571,12 @@ class OneGpu:
     # An eager runtime's host dispatch of every op: each GPU's process launches all of its
     # kernels, so unlike the copies it does not split over GPUs
     dispatch: float = 0.0
+    # A diffusion pipeline's decode phase (the VAE after the denoising loop): its GPU time
+    # (inside the step's GPU time) and its host dispatch (inside ``dispatch``). The loop and
+    # the decode are bound apart: step = max(loop GPU, loop host) + max(decode GPU, decode
+    # host) (``phased_step``); 0 where the step is one phase
+    decode_s: float = 0.0
+    decode_dispatch: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -568,6 +595,10 @@ class _StepJob:
     ops: tuple[Op, ...] | None = None
     # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
     host_calls: float | None = None
+    # of those, the calls of a diffusion pipeline's decode phase (its ops carry phase
+    # "decode": operators.DECODE_PHASE); 0 where the step has no such phase
+    decode_calls: float = 0.0
+    decode: bool = False  # whether any op carries phase "decode"
     # launches of those ops that cuDNN makes inside another op's call (its NCHW layout
     # transforms), per role of operators.LAYOUT_ROLES: kernels the framework does not dispatch
     # from the host
@@ -575,6 +606,10 @@ class _StepJob:
     # the ops as arrays, per fusion policy (a request meets one or two runtimes), SM count and
     # whether the convolutions run on tensor cores
     arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
+        default_factory=dict, compare=False
+    )
+    # the decode phase's ops alone, keyed alike
+    decode_arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
         default_factory=dict, compare=False
     )
 
@@ -596,7 +631,14 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     if ops is None:
         return job
     inside = tuple(math.fsum(o.count for o in ops if o.role == r) for r in LAYOUT_ROLES)
-    return replace(job, ops=tuple(ops), host_calls=table_host_calls(work), library_kernels=inside)
+    return replace(
+        job,
+        ops=tuple(ops),
+        host_calls=table_host_calls(work),
+        library_kernels=inside,
+        decode_calls=decode_host_calls(work),
+        decode=any(o.phase == DECODE_PHASE for o in ops),
+    )
 
 
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -791,6 +833,18 @@ def table_host_calls(work: WorkloadSpec) -> float | None:
     return calls
 
 
+def decode_host_calls(work: WorkloadSpec) -> float:
+    """The part of ``table_host_calls`` the decode phase makes (the VAE decoder's ATen calls,
+    once per batch); 0 where the step has no decode or its table no count."""
+    m = work.model
+    dec = m.decoder_operators
+    if m.operators is None or dec is None or not dec.aten_calls or not table_prices(work):
+        return 0.0
+    npass = max(1, m.passes_per_sample or 1)
+    unet = (m.operators.gflops_forward or m.operators.gflops) * npass
+    return float(dec.aten_calls) if npass > 1 and _has_rest(m.gflops_per_sample, unet) else 0.0
+
+
 def _has_rest(total: float | None, passes: float) -> bool:
     """Whether a diffusion preset's FLOPs hold more than its UNet passes (a VAE decode), beyond
     the rounding of the per-pass figure (a denoising-step workload has none)."""
@@ -805,7 +859,8 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
     m, dtype = work.model, work.precision
     if m.decoder_operators is None:
         side = (flops / 2.0) ** (1.0 / 3.0)
-        return [gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype)]
+        rest = gemm("rest", side, side, side, act_b=act_b, w_b=w_b, dtype=dtype)
+        return [replace(rest, phase=DECODE_PHASE)]
     ops = table_ops(
         m.decoder_operators,
         float(work.batch_size),
@@ -815,7 +870,7 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
         conv_bias=work.runtime == "pytorch",
     )
     scale = flops / total(ops)
-    return [replace(o, count=o.count * scale) for o in ops]
+    return [replace(o, count=o.count * scale, phase=DECODE_PHASE) for o in ops]
 
 
 def _op_weight_bytes(work: WorkloadSpec) -> float:
@@ -1042,9 +1097,22 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     # a harness that copies the batch in before the step's kernels can start (serial_input_copy)
     # adds the copy; else it overlaps with the previous step's compute
     step = max(total, dispatch) + host if on.prof.serial_input_copy else max(total, host, dispatch)
+    dec_gpu = dec_disp = 0.0
+    if job.decode:
+        # a diffusion pipeline: the denoising loop, then the VAE decode, each bound apart
+        darrs = job.decode_arrays.get(key)
+        if darrs is None:
+            dec_ops = [o for o in job.ops or () if o.phase == DECODE_PHASE]
+            darrs = job.decode_arrays[key] = prepare(dec_ops, fuse, on.sms, on.tensor_conv)
+        raw = step_time(darrs, rates, on.bw, on.prof.kernel_us * 1e-6).total
+        # the step's energy bound (a power-capped board) stretches the decode alike
+        dec_gpu = raw * total / st.total if st.total > 0 else raw
+        dec_disp = job.decode_calls * on.prof.host_us_per_op * 1e-6
+        step = phased_step(total - dec_gpu, dispatch - dec_disp, dec_gpu, dec_disp)
+        step = max(step, host)
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
-    return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch)
+    return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp)
 
 
 @dataclass(frozen=True, slots=True)

@@ -182,9 +182,18 @@ def test_eager_diffusion_is_host_bound_at_batch_one_on_a_fast_gpu_and_gpu_bound_
     one = perf.single_gpu(a100, work)
     calls = perf.table_host_calls(work)
     assert calls is not None
-    # batch 1: the host's calls set the step, the same on a faster GPU
-    assert one.step_s == pytest.approx(calls * prof.host_us_per_op * 1e-6)
-    assert perf.single_gpu(h100, work).step_s == pytest.approx(one.step_s)
+    us = prof.host_us_per_op * 1e-6
+    dec_calls = perf.decode_host_calls(work)
+    assert dec_calls == sd.decoder_operators.aten_calls > 0  # type: ignore[union-attr]
+    # batch 1: the host's calls set the denoising loop, the same on a faster GPU; the VAE
+    # decode after it is bound by its GPU time (few calls, 512² convolutions), which a faster
+    # GPU shortens
+    loop_host = (calls - dec_calls) * us
+    assert one.decode_s > dec_calls * us
+    assert one.step_s == pytest.approx(loop_host + one.decode_s)
+    fast = perf.single_gpu(h100, work)
+    assert fast.step_s == pytest.approx(loop_host + fast.decode_s)
+    assert fast.decode_s < one.decode_s and fast.step_s < one.step_s
     # a large batch: the GPU's work, and the faster GPU wins
     big = dataclasses.replace(work, batch_size=32)
     assert perf.single_gpu(a100, big).step_s > perf.single_gpu(a100, big).host
@@ -251,3 +260,45 @@ def test_eager_diffusion_attention_on_hopper_runs_at_flash_attention_2s_hopper_s
                        None, "cuda")  # fmt: skip
     assert old.rates is not None
     assert old.rates[CLASSES.index("attn_flash")] == pytest.approx(fwd * 0.40 / 0.73)
+
+
+def test_a_pipeline_of_two_phases_binds_each_apart() -> None:
+    # loop host-bound (2 s of dispatch over 1 s of GPU), decode GPU-bound (0.3 s over 0.01 s)
+    assert perf.phased_step(1.0, 2.0, 0.3, 0.01) == pytest.approx(2.3)
+    # one max over the whole pipeline would say 2.01: the loop's idle GPU cannot run the decode
+    assert perf.phased_step(1.0, 2.0, 0.3, 0.01) > max(1.0 + 0.3, 2.0 + 0.01)
+    # both GPU-bound: the plain sum of the GPU times
+    assert perf.phased_step(3.0, 2.0, 0.3, 0.01) == pytest.approx(3.3)
+    # both host-bound: the plain sum of the dispatches
+    assert perf.phased_step(1.0, 2.0, 0.01, 0.3) == pytest.approx(2.3)
+
+
+def test_the_vae_decode_ops_and_their_layout_transforms_run_in_the_decode_phase() -> None:
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.domain.operators import DECODE_PHASE
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    sd = load_presets(data)["stable-diffusion-1.5"].model
+    work = WorkloadSpec(task="inference", model=sd, precision="fp16", batch_size=1,
+                        runtime="pytorch", efficiency=load_efficiency(data))  # fmt: skip
+    ops = perf.step_ops(work, True, 2.0)
+    assert ops is not None
+    dec = [o for o in ops if o.phase == DECODE_PHASE]
+    assert dec and all(o.name.startswith("vae.") for o in dec)
+    assert all(o.phase == DECODE_PHASE for o in ops if o.name.startswith("vae."))
+    assert any(o.name.endswith(".nchw") for o in dec)  # cuDNN's transforms follow their conv
+    # a denoising-step workload (no VAE FLOPs) has no decode phase
+    per_step = dataclasses.replace(sd, gflops_per_sample=sd.operators.gflops * 2)  # type: ignore[union-attr]
+    step = dataclasses.replace(work, model=per_step)
+    assert perf.decode_host_calls(step) == 0.0
+    assert not any(o.phase == DECODE_PHASE for o in perf.step_ops(step, True, 2.0) or ())
+    # two GPUs splitting a host-bound batch: each still dispatches the whole loop
+    a100 = {g.slug: g for g in read_gpu_specs(data)}["a100-sxm4-40gb"]
+    one = perf.single_gpu(a100, work)
+    assert perf.split_step_s(one, 1, sharded=False) == one.step_s
+    two = perf.split_step_s(one, 2, sharded=False)
+    assert two == pytest.approx(one.dispatch - one.decode_dispatch + one.decode_s / 2)
