@@ -6,7 +6,8 @@ operator of the step with app.domain.kernels.op_time — the same rates, bandwid
 and SM count the estimate uses — and sums the time, FLOPs and bytes per class: convolutions,
 GEMMs (linear layers), self- and cross-attention, group and layer norms, the convolutions'
 bias passes, cuDNN's NCHW transforms, the other element-wise ops, and the VAE decode's ops
-apart. The step itself is max(GPU, host dispatch): the host line says which binds.
+apart. The step is the denoising loop's max(GPU, host dispatch) plus the VAE decode's (the
+two phases are bound apart, perf.phased_step): the phase line says which binds.
 
     python benchmarks/diffusion_breakdown.py [a100-sxm4-40gb:64 rtx-4090:1 ...]
 
@@ -76,6 +77,13 @@ def breakdown(row: dict[str, Any], data: Path) -> None:
         f" {one.dispatch:.3f} s, step {one.step_s:.3f} s"
         f" (attention {perf._attention_kernel(gpu, work, backend) or 'FA2'})"
     )
+    if one.decode_s or one.decode_dispatch:
+        # the loop and the VAE decode are bound apart (perf.phased_step)
+        loop_gpu, loop_host = gpu_s - one.decode_s, one.dispatch - one.decode_dispatch
+        print(
+            f"  denoising loop: GPU {loop_gpu:.3f} s, host {loop_host:.3f} s;"
+            f" VAE decode: GPU {one.decode_s:.3f} s, host {one.decode_dispatch:.3f} s"
+        )
     for name, (t, f, b) in sorted(by.items(), key=lambda kv: -kv[1][0]):
         rate = f / t / 1e12 if t and f else 0.0
         print(
