@@ -77,9 +77,16 @@ def test_the_breakdown_script_prices_the_step_it_splits(capsys) -> None:
     mod = load_benchmark("diffusion_breakdown.py", "diffusion_breakdown")
     assert mod.main(["a100-sxm4-40gb:16"]) == 0
     out = capsys.readouterr().out
-    head, *lines = out.strip().splitlines()
+    head, phases, *lines = out.strip().splitlines()
     gpu_s = float(head.split("GPU ")[1].split(" s")[0])
+    # the loop's and the decode's GPU times (bound apart) add up to the step's GPU time
+    loop_s, dec_s = (float(p.split("GPU ")[1].split(" s")[0]) for p in phases.split(";"))
+    assert phases.startswith("  denoising loop:") and loop_s + dec_s == pytest.approx(
+        gpu_s, rel=1e-3
+    )
     parts = {ln.split()[0]: float(ln.split()[1]) for ln in lines}
+    vae = sum(t for k, t in parts.items() if k.startswith("vae:"))
+    assert vae / 1e3 == pytest.approx(dec_s, rel=1e-3)
     assert {"conv", "gemm", "attn-self", "attn-cross", "groupnorm", "vae:conv"} <= set(parts)
     assert sum(parts.values()) / 1e3 == pytest.approx(gpu_s, rel=1e-3)
 
@@ -92,3 +99,6 @@ def test_the_tuning_set_holds_its_score(accuracy) -> None:
     assert score.median_ratio <= 1.30
     assert 0.78 <= score.bias <= 1.25
     assert score.spearman >= 0.97
+    # the loop and the VAE decode bound apart (2026-12-02): host-bound batch-1 GPUs no longer
+    # tie (Lambda batch 1 0.67 -> 0.90, alexeigor 0.95 -> 1.00)
+    assert min(score.group_spearman) >= 0.79
