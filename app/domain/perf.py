@@ -73,9 +73,10 @@ MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (method
 # datasheet bandwidth than one Max die does of its own: the same GPU copy kernel
 # (dram_bandwidth.swift, storageModePrivate → Private) reaches 600–670 GB/s of an M3 Ultra's
 # 819 (0.73–0.82, midpoint 0.775) and 340–380 GB/s of an M1 Max's 400 (0.85–0.95, midpoint
-# 0.90): 0.775 ÷ 0.90 = 0.86 (neobundy/CWK-Deep-Dive-Into-AI-Reboot guides/01-Hardware.md,
-# "Two Swift Micro-Benches, One Ceiling", measured 2025; one machine of each, a developer's
-# notebook, not a vendor figure). A hardware share: every runtime's streaming term takes it.
+# 0.90): 0.775 ÷ 0.90 = 0.86 (github.com/neobundy/CWK-Deep-Dive-Into-AI-Reboot, file
+# guides/04-Introduction.md at commit 79472ee2, "Two Swift Micro-Benches, One Ceiling", 2025;
+# one machine of each, a developer's notes, not a vendor figure). A hardware share: every
+# runtime's streaming term takes it.
 APPLE_MULTI_DIE_STREAM_SHARE = 0.86
 PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
 PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
