@@ -7,10 +7,13 @@ must treat ``None`` as *unknown*, never as zero.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 
 from app.domain.derived import store_of
 from app.vocab import PEAK_FIELDS, Precision, Segment, Vendor
+
+_DIES = re.compile(r"\((\d+)\s*dies\)", re.IGNORECASE)
 
 __all__ = ["GpuSpec", "Precision", "Price", "Segment", "Vendor"]
 
@@ -86,6 +89,13 @@ class GpuSpec:
         if "lpddr" in kind or "unified" in kind or self.vendor == "apple" or self.segment == "soc":
             return "lpddr"
         return "gddr"
+
+    @property
+    def dies(self) -> int:
+        """GPU dies that work as this one device, from the catalog's interconnect text ("... (2
+        dies)": Apple's Ultra parts, two Max dies joined by UltraFusion); 1 where it names none."""
+        m = _DIES.search(self.interconnect or "")
+        return int(m.group(1)) if m else 1
 
     @property
     def profile_keys(self) -> tuple[str, str, str, str]:

@@ -70,6 +70,15 @@ from app.domain.workload import (
 from app.vocab import MEASURED_PRECISIONS
 
 MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (methodology §5.2, §7)
+# An Apple Ultra (two Max dies over UltraFusion, GpuSpec.dies) streams a lower share of its
+# datasheet bandwidth than one Max die does of its own: the same GPU copy kernel
+# (dram_bandwidth.swift, storageModePrivate → Private) reaches 600–670 GB/s of an M3 Ultra's
+# 819 (0.73–0.82, midpoint 0.775) and 340–380 GB/s of an M1 Max's 400 (0.85–0.95, midpoint
+# 0.90): 0.775 ÷ 0.90 = 0.86 (github.com/neobundy/CWK-Deep-Dive-Into-AI-Reboot, file
+# guides/04-Introduction.md at commit 79472ee2, "Two Swift Micro-Benches, One Ceiling", 2025;
+# one machine of each, a developer's notes, not a vendor figure). A hardware share: every
+# runtime's streaming term takes it.
+APPLE_MULTI_DIE_STREAM_SHARE = 0.86
 PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
 PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
 # Whole-model matmul/conv kernels reach this share of the best-shape GEMM efficiency: layer
@@ -172,8 +181,16 @@ class PerfEstimate:
     parallelism: str = ""
 
 
+def prior_memory_efficiency(gpu: GpuSpec) -> float:
+    """Achieved ÷ datasheet bandwidth when streaming with a good kernel: MEMORY_EFFICIENCY, less
+    on a multi-die Apple part (APPLE_MULTI_DIE_STREAM_SHARE)."""
+    if gpu.vendor == "apple" and gpu.dies > 1:
+        return MEMORY_EFFICIENCY * APPLE_MULTI_DIE_STREAM_SHARE
+    return MEMORY_EFFICIENCY
+
+
 @lru_cache(maxsize=256)
-def _prior_efficiencies(vendor: str, segment: str) -> Efficiency:
+def _prior_efficiencies(vendor: str, segment: str, memory: float = MEMORY_EFFICIENCY) -> Efficiency:
     probe = GpuSpec(
         slug="",
         name="",
@@ -184,12 +201,12 @@ def _prior_efficiencies(vendor: str, segment: str) -> Efficiency:
         memory_bandwidth_gbs=1,
     )
     comp: dict[str, float] = {p: prior_compute_efficiency(probe, p) for p in MEASURED_PRECISIONS}
-    return Efficiency(comp, MEMORY_EFFICIENCY, "prior")
+    return Efficiency(comp, memory, "prior")
 
 
 def efficiencies(gpu: GpuSpec, calibration: Calibration | None) -> Efficiency:
     if calibration is None:
-        return _prior_efficiencies(gpu.vendor, gpu.segment)
+        return _prior_efficiencies(gpu.vendor, gpu.segment, prior_memory_efficiency(gpu))
     hit: Efficiency | None = calibration.memo.get(gpu)
     if hit is None:
         hit = _calibrated(gpu, calibration)
@@ -215,7 +232,7 @@ def _calibrated(gpu: GpuSpec, calibration: Calibration) -> Efficiency:
             kb = gemm_efficiency(gpu, store, calibration.profile_gpus, p)
             if kb is not None:
                 gemm[p] = kb
-    mem, src = adjust(MEMORY_EFFICIENCY, gpu, calibration, "memory")
+    mem, src = adjust(prior_memory_efficiency(gpu), gpu, calibration, "memory")
     sources.add(src)
     source = next((s for s in ("measured", "family") if s in sources), "prior")
     own = calibration.by_slug.get(gpu.slug)

@@ -1,0 +1,71 @@
+"""Multi-die Apple parts (Ultra: two Max dies over UltraFusion) stream a lower share of their
+datasheet bandwidth than one die does (perf.APPLE_MULTI_DIE_STREAM_SHARE, issue #21)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.catalog.loader import read_gpu_specs
+from app.domain import perf
+from app.domain.gpu import GpuSpec
+from tests.domain.fixtures import H100, llm_inference
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+MAX = GpuSpec(
+    slug="apple-max",
+    name="Apple M2 Max",
+    vendor="apple",
+    architecture="M2",
+    segment="soc",
+    memory_gb=96,
+    memory_bandwidth_gbs=400,
+    fp32_tflops=13.6,
+    backends=("mps",),
+)
+ULTRA = replace(
+    MAX,
+    slug="apple-ultra",
+    name="Apple M2 Ultra",
+    memory_bandwidth_gbs=800,
+    fp32_tflops=27.2,
+    interconnect="UltraFusion die-to-die (2 dies)",
+)
+
+
+def test_dies_read_from_the_interconnect_text() -> None:
+    assert MAX.dies == 1
+    assert ULTRA.dies == 2
+    assert replace(MAX, interconnect="UltraFusion").dies == 1  # no count named: one
+
+
+def test_the_catalog_ultras_are_two_dies_and_the_max_parts_one() -> None:
+    gpus = {g.slug: g for g in read_gpu_specs(DATA)}
+    for slug in ("apple-m1-ultra", "apple-m2-ultra", "apple-m3-ultra"):
+        assert gpus[slug].dies == 2, slug
+    for slug in ("apple-m1-max", "apple-m2-max", "apple-m3-max", "apple-m4-max"):
+        assert gpus[slug].dies == 1, slug
+
+
+def test_prior_memory_share_is_lower_on_a_multi_die_apple_part_only() -> None:
+    assert perf.efficiencies(MAX, None).memory == pytest.approx(perf.MEMORY_EFFICIENCY)
+    assert perf.efficiencies(ULTRA, None).memory == pytest.approx(
+        perf.MEMORY_EFFICIENCY * perf.APPLE_MULTI_DIE_STREAM_SHARE
+    )
+    # the share is Apple's measurement: another vendor's text naming dies keeps the prior
+    two_die_nvidia = replace(H100, interconnect="NVLink (2 dies)")
+    assert perf.efficiencies(two_die_nvidia, None).memory == pytest.approx(perf.MEMORY_EFFICIENCY)
+
+
+def test_ultra_decode_is_slower_than_one_die_of_the_same_bandwidth() -> None:
+    """Decode is bandwidth bound: the two-die part takes longer per token than a one-die part
+    of the same datasheet bandwidth would, and no longer than the stream share accounts for."""
+    work = llm_inference(output_tokens=128)
+    one_die = perf.estimate(replace(ULTRA, interconnect=None), work)
+    two_dies = perf.estimate(ULTRA, work)
+    assert one_die.ms_per_token is not None and two_dies.ms_per_token is not None
+    slower = two_dies.ms_per_token / one_die.ms_per_token
+    assert 1.0 < slower <= 1 / perf.APPLE_MULTI_DIE_STREAM_SHARE + 1e-9
