@@ -677,6 +677,7 @@ def replica(
     job: ReplicaJob | None = None,
     card: CardTerms | None = None,
     links: bool = True,
+    session_context: bool = True,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -686,7 +687,10 @@ def replica(
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
     arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
     ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
-    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none."""
+    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none.
+    ``session_context``: a pass without decodes pays the prefill profile's
+    ``context_layer_us`` (a static session's context phase, TensorRT-LLM's gptSession); False
+    for a server's executor, whose prompt steps the serving runtime prices itself."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
@@ -744,7 +748,7 @@ def replica(
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
-        context_s=layers * prefill.context_layer_us * 1e-6,
+        context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
     )
 
 
