@@ -94,6 +94,11 @@ class RuntimeProfile:
     # than this many tokens: llama.cpp's cuBLAS path (builds before PR #8075, June 2024, and
     # GGML_CUDA_FORCE_CUBLAS builds: MMQ_MAX_BATCH_SIZE 32); 0: never (llm_step.Replica)
     dequantize_min_tokens: int = 0
+    # Time per decoder layer that a context pass (prompt tokens, no decodes) takes beyond its
+    # math, bytes, kernel gaps and links, serially with them: TensorRT-LLM's context phase
+    # (gptSession's executeContext, never a CUDA graph). An effective figure set from the
+    # tuning rows it was measured on (data/efficiency.yaml); 0: none (llm_step.Replica)
+    context_layer_us: float = 0.0
     # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture

@@ -166,6 +166,9 @@ class Replica:
     # a server that replays CUDA graphs only for decode-only steps: the eager host dispatch of
     # one pass, paid by a step that carries prompt tokens (``mixed_share``); 0: none
     mixed_host_s: float = 0.0
+    # a context pass's fixed time beyond its math and bytes (``RuntimeProfile.context_layer_us``
+    # × layers), paid by a step that carries prompt tokens and no decodes; 0: none
+    context_s: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -247,7 +250,8 @@ class Replica:
         t_attn = max(t_kv, t_att, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - max(t_kv, t_att)
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
-        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
+        t_ctx = self.context_s if f and not d else 0.0
+        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
@@ -262,7 +266,7 @@ class Replica:
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
         # step of a small or widely split model waits on its kernels' count
-        kernels = self.launch_s + floors
+        kernels = self.launch_s + floors + t_ctx
         if kernels > max(mem, comp):
             bound = "kernel launches"
         if comm > max(mem, comp, kernels) * passes:
@@ -275,7 +279,7 @@ class Replica:
             gpu,
             (t_lin + t_att) * passes,
             (t_w + t_deq + t_moe + t_kv) * passes,
-            (self.launch_s + floors) * passes,
+            (self.launch_s + floors + t_ctx) * passes,
             host,
             comm,
         )
@@ -673,6 +677,7 @@ def replica(
     job: ReplicaJob | None = None,
     card: CardTerms | None = None,
     links: bool = True,
+    session_context: bool = True,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -682,7 +687,10 @@ def replica(
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
     arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
     ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
-    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none."""
+    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none.
+    ``session_context``: a pass without decodes pays the prefill profile's
+    ``context_layer_us`` (a static session's context phase, TensorRT-LLM's gptSession); False
+    for a server's executor, whose prompt steps the serving runtime prices itself."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
@@ -740,6 +748,7 @@ def replica(
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
+        context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
     )
 
 
@@ -787,6 +796,7 @@ class Columns:
     microbatch_tokens: NDArray[np.float64]
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
+    context_s: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -823,7 +833,8 @@ class Columns:
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
-        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
+        t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
+        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
         work = work * ((u + self.stages - 1.0) / self.stages)
         comm = np.zeros_like(work)
         for i in np.flatnonzero(self.linked):
@@ -844,7 +855,7 @@ _FIELDS = (
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
-    "microbatch_tokens", "dequant_s", "dequant_min_tokens",
+    "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -883,6 +894,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         microbatch_tokens=c["microbatch_tokens"],
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
+        context_s=c["context_s"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -905,6 +917,7 @@ class CardRows:
     rules: tuple[tuple[str, RuntimeProfile], ...]
     dequant_min_tokens: NDArray[np.float64]  # the prefill's dequantize_min_tokens
     dequantises: bool  # some card's prefill dequantises (dequant_seconds)
+    context_layer_us: NDArray[np.float64]  # the prefill's context_layer_us
 
 
 def card_rows(cards: Sequence[CardTerms]) -> CardRows:
@@ -943,6 +956,7 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
         tuple(rules),
         np.array([float(t.prefill.dequantize_min_tokens) for t in cards], np.float64),
         any(t.prefill.dequantize_min_tokens for t in cards),
+        np.array([t.prefill.context_layer_us for t in cards], np.float64),
     )
 
 
@@ -1017,6 +1031,7 @@ def dense_columns(
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],
+        context_s=layers * cards.context_layer_us[card] * 1e-6,
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

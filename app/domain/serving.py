@@ -346,6 +346,9 @@ def _engine(
         scheduler_s=rt.step_overhead_s,
         host_per_seq_s=rt.host_per_seq_s,
         mixed_host_us_per_kernel=rt.mixed_host_us_per_kernel,
+        # a server's executor, not a static session: its prompt steps are priced by the
+        # serving runtime (mixed_host_us_per_kernel), not by the session's context_layer_us
+        session_context=False,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 
 from app.domain import llm_step
@@ -346,3 +347,56 @@ def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_ste
     assert b.memory_s - a.memory_s == pytest.approx(2.0 * cache)
     # a prefill has no cache to regrow
     assert cat.parts(0.0, 0.0, 512.0, 512.0).seconds == plain.parts(0.0, 0.0, 512.0, 512.0).seconds
+
+
+def test_a_session_context_pass_pays_its_fixed_time_per_layer_and_a_decode_step_does_not():
+    """TensorRT-LLM's static session runs its context phase as a plain TensorRT enqueue, never a
+    CUDA graph (gptSession.cpp): the prefill profile's ``context_layer_us`` × layers is paid by
+    a pass of prompt tokens without decodes, serially with its math and bytes. A decode step, a
+    mixed step and a server's executor (``session_context=False``) pay none of it."""
+    ctx = RuntimeProfile(kernel_us=2.0, context_layer_us=100.0)
+    rep = _replica(prefill=ctx)
+    plain = _replica()
+    assert rep.context_s == pytest.approx(32 * 100e-6)
+    prompt = (0.0, 0.0, 128.0, 128.0)
+    a, b = rep.parts(*prompt), plain.parts(*prompt)
+    assert a.seconds == pytest.approx(b.seconds + 32 * 100e-6)
+    assert a.launch_s == pytest.approx(b.launch_s + 32 * 100e-6)  # an overhead, not math
+    assert (a.compute_s, a.memory_s) == (b.compute_s, b.memory_s)
+    for step in ((1.0, 500.0, 0.0, 500.0), (8.0, 500.0, 256.0, 512.0)):
+        assert rep.parts(*step).seconds == plain.parts(*step).seconds
+    # it is the prefill profile's: the decode profile's figure is not read
+    assert _replica(decode=ctx).context_s == 0.0
+    assert _replica(prefill=ctx, session_context=False).context_s == 0.0
+    # the arrays step as the replica does, and a card's terms build the same column
+    cols = llm_step.columns([rep, plain])
+    for step in (prompt, (1.0, 500.0, 0.0, 500.0), (8.0, 500.0, 256.0, 512.0)):
+        assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in (rep, plain)]
+    job = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16")
+    card = llm_step.card_terms(
+        H100, weights="bf16", decode=GRAPHS, prefill=ctx, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    dense = llm_step.dense_columns(
+        job, llm_step.card_rows([card]), np.zeros(1, np.intp), np.ones(1)
+    )
+    assert dense.context_s.tolist() == [rep.context_s]
+    assert dense.seconds(*prompt).tolist() == [rep.parts(*prompt).seconds]
+
+
+def test_the_tensorrt_llm_prefill_row_sets_the_context_pass_time_and_decode_keeps_none():
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    table = load_efficiency(data)
+    gpus = {g.slug: g for g in read_gpu_specs(data)}
+    for slug in ("h100-sxm", "a100-sxm4-80gb", "l40s"):
+        prof = table.profile(gpus[slug], "cuda", "tensorrt-llm", "fp8", "prefill")
+        assert prof.context_layer_us == pytest.approx(100.0)
+        decode = table.profile(gpus[slug], "cuda", "tensorrt-llm", "fp8", "decode")
+        assert decode.context_layer_us == 0.0
+        vllm = table.profile(gpus[slug], "cuda", "vllm", "fp8", "prefill")
+        assert vllm.context_layer_us == 0.0
