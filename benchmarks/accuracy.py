@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import bands, compat, conformal, perf, rank  # noqa: E402
+from app.domain import bands, compat, conformal, llm_step, perf, rank  # noqa: E402
 from app.domain.efficiency import EfficiencyTable  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
@@ -455,6 +455,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             vocab_size=shape.get("vocab_size"),
         )
         b = int(row["batch_size"])
+        stack = {**doc["sources"].get(row["source"], {}), **row}
         work = WorkloadSpec(
             task="inference",
             model=model,
@@ -464,6 +465,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             output_tokens=int(row.get("new_tokens") or 128),
             runtime=row["runtime"],
             efficiency=table,
+            **stack_fields(stack),
         )
         est = perf.estimate(gpu, work, backend="cuda")
         out.append(
@@ -474,6 +476,20 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             )
         )  # fmt: skip
     return out
+
+
+def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """The WorkloadSpec fields a published run's stated stack sets (a row's, or its source's
+    ``torch_version``, ``transformers_version``, ``attn_implementation``): PyTorch's release
+    (its 16-bit torch.cat) and whether transformers' attention materialises grouped-query K/V
+    (llm_step.transformers_repeats_kv). None stated: today's stack."""
+    torch_version = str(row.get("torch_version") or "")
+    hf = str(row.get("transformers_version") or "")
+    impl = str(row.get("attn_implementation") or "")
+    return {
+        "torch_version": torch_version,
+        "kv_repeat": llm_step.transformers_repeats_kv(hf, impl, torch_version),
+    }
 
 
 def eager_score(rows: list[EagerRow]) -> RuntimeScore:
