@@ -777,6 +777,8 @@ def replica(
     job: ReplicaJob | None = None,
     card: CardTerms | None = None,
     links: bool = True,
+    torch_version: str = "",
+    kv_repeat: bool = False,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -786,10 +788,18 @@ def replica(
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
     arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
     ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
-    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none."""
+    carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none.
+    ``torch_version``, ``kv_repeat``: the job's stack where no ``job`` is given (replica_job)."""
     tp, stages = span(decode, n)
     if job is None:
-        job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
+        job = replica_job(
+            model,
+            weights=weights,
+            kv=kv,
+            own_bits=own_bits,
+            torch_version=torch_version,
+            kv_repeat=kv_repeat,
+        )
     if card is None:
         card = card_terms(
             gpu,
