@@ -109,6 +109,15 @@ UNVECTORISED_CAT_RATE = 0.5
 # op-equivalents each at the transformers decode row's per-op cost, on top of that row's 81
 # (counted on Llama 2, whose repeat_kv returns at n_rep == 1 before any op).
 REPEAT_KV_HOST_OPS = 8
+# A quantised linear's Python wrapper dispatches more than nn.Linear's one F.linear: AutoGPTQ's
+# exllama (and exllamav2) QuantLinear.forward views the input flat, allocates the output
+# (torch.empty), calls the kernel and views the output back (qlinear_exllama.py ext_q4_matmul);
+# AutoAWQ's WQLinear_GEMM.forward enters and leaves torch.no_grad, reshapes the input, calls
+# the kernel and reshapes back (awq/modules/linear/gemm.py): ~3 more op-equivalents each, on
+# the seven linears of a dense decoder layer (q, k, v, o, gate, up, down), at the eager row's
+# per-op cost. Only where the runtime dispatches from the host (transformers, a bare loop).
+QUANT_LINEAR_HOST_OPS = {"gptq": 3.0, "awq": 3.0}
+LINEARS_PER_LAYER = 7
 SDPA_DEFAULT_FROM = (4, 36)
 SDPA_GQA_FROM = (4, 54)
 SDPA_GQA_TORCH_FROM = (2, 5)
@@ -620,6 +629,9 @@ class ReplicaJob:
     # materialises each step (``transformers_repeats_kv``; 1: none)
     cat_rate: float = 1.0
     repeat_groups: int = 1
+    # eager ops per layer the job's stack adds to the runtime's own (``host_ops``): repeat_kv's,
+    # a quantised linear's Python wrapper
+    extra_host_ops: float = 0.0
     slowdowns: dict[tuple[object, ...], float] = field(default_factory=dict, repr=False)
     kv_memo: dict[float, float] = field(default_factory=dict, repr=False)
     # the caller's per-card results for this job (perf: a card's one-GPU time), for the
@@ -647,11 +659,12 @@ class ReplicaJob:
 
     def host_ops(self, runtime: T) -> T:
         """Eager ops per layer a decode step dispatches: the runtime's ``ops_per_layer``, plus
-        ``REPEAT_KV_HOST_OPS`` where the attention materialises grouped-query K/V (0 stays 0:
-        a runtime without host dispatch). A float, or each card's figure as an array."""
-        if self.repeat_groups <= 1:
+        the job's ``extra_host_ops`` (``REPEAT_KV_HOST_OPS`` where the attention materialises
+        grouped-query K/V, ``QUANT_LINEAR_HOST_OPS`` per linear of a GPTQ / AWQ model); 0 stays
+        0 (a runtime without host dispatch). A float, or each card's figure as an array."""
+        if not self.extra_host_ops:
             return runtime
-        return runtime + REPEAT_KV_HOST_OPS * (runtime > 0)
+        return runtime + self.extra_host_ops * (runtime > 0)
 
     def dense_slowdown(self, tp: int, mode: str, prof: RuntimeProfile) -> float:
         key = ("dense", tp, mode, prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes)
@@ -676,12 +689,17 @@ def replica_job(
     own_bits: float | None = None,
     torch_version: str = "",
     kv_repeat: bool = False,
+    quantization: str = "",
 ) -> ReplicaJob:
     """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats.
     ``torch_version``: the PyTorch release the job runs ("" = a current one: ``cat_rate``);
-    ``kv_repeat``: its attention materialises grouped-query K/V each step (``kv_traffic``)."""
+    ``kv_repeat``: its attention materialises grouped-query K/V each step (``kv_traffic``);
+    ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``)."""
     heads, kv_heads = model.num_heads or 0, model.kv_heads or 0
     groups = heads // kv_heads if kv_repeat and kv_heads and heads > kv_heads else 1
+    extra = (REPEAT_KV_HOST_OPS if groups > 1 else 0.0) + LINEARS_PER_LAYER * (
+        QUANT_LINEAR_HOST_OPS.get(quantization, 0.0)
+    )
     dense, experts = expert_split(model)
     n_experts = model.experts or 1
     if not experts and model.params_per_token < model.params:
@@ -705,6 +723,7 @@ def replica_job(
         moe=_is_moe(model),
         cat_rate=cat_rate(torch_version, formats.kv_bytes(kv)),
         repeat_groups=groups,
+        extra_host_ops=extra,
     )
 
 
@@ -779,6 +798,7 @@ def replica(
     links: bool = True,
     torch_version: str = "",
     kv_repeat: bool = False,
+    quantization: str = "",
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -789,7 +809,8 @@ def replica(
     arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
     ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
     carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none.
-    ``torch_version``, ``kv_repeat``: the job's stack where no ``job`` is given (replica_job)."""
+    ``torch_version``, ``kv_repeat``, ``quantization``: the job's stack where no ``job`` is
+    given (replica_job)."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(
@@ -799,6 +820,7 @@ def replica(
             own_bits=own_bits,
             torch_version=torch_version,
             kv_repeat=kv_repeat,
+            quantization=quantization,
         )
     if card is None:
         card = card_terms(

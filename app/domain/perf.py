@@ -1418,6 +1418,7 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
             own_bits=work.weight_bits,
             torch_version=work.torch_version,
             kv_repeat=work.kv_repeat,
+            quantization=work.quantization,
         )
         work.derived[("llm",)] = hit
     return hit

@@ -416,3 +416,21 @@ def test_repeat_kv_copies_a_grouped_cache_for_every_query_head_and_dispatches_mo
 )
 def test_which_transformers_stacks_repeat_kv(transformers, attn, torch, repeats):
     assert llm_step.transformers_repeats_kv(transformers, attn, torch) is repeats
+
+
+def test_a_gptq_or_awq_linear_dispatches_more_host_ops_than_nn_linear():
+    """AutoGPTQ's exllama QuantLinear (view, empty, kernel, view) and AutoAWQ's WQLinear_GEMM
+    (no_grad, reshape, kernel, reshape) each dispatch ~3 more ops than nn.Linear's F.linear, on
+    the seven linears of a layer: an eager decode step's host time grows by 21 ops per layer;
+    a runtime without host dispatch (CUDA graphs) is unchanged."""
+    prof = RuntimeProfile(kernel_us=4.0, ops_per_layer=81.0, host_us_per_op=10.0)
+    plain = _replica(prof=prof)
+    for fmt in ("gptq", "awq"):
+        job = llm_step.replica_job(LLAMA3_8B, weights="int4", kv="bf16", quantization=fmt)
+        assert job.extra_host_ops == 21.0
+        assert _replica(prof=prof, weights="int4", job=job).host_s == pytest.approx(
+            plain.host_s * (81 + 21) / 81
+        )
+        assert _replica(weights="int4", job=job).host_s == 0.0
+    nf4 = llm_step.replica_job(LLAMA3_8B, weights="int4", kv="bf16", quantization="nf4")
+    assert nf4.extra_host_ops == 0.0  # bitsandbytes' wrapper is not counted
