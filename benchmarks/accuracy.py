@@ -455,7 +455,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             vocab_size=shape.get("vocab_size"),
         )
         b = int(row["batch_size"])
-        stack = {**doc["sources"].get(row["source"], {}), **row}
+        stack = {**source_stack(doc, row), **row}
         work = WorkloadSpec(
             task="inference",
             model=model,
@@ -476,6 +476,16 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             )
         )  # fmt: skip
     return out
+
+
+STACK_KEYS = ("torch_version", "transformers_version", "attn_implementation")
+
+
+def source_stack(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The software stack a row's source states (``STACK_KEYS`` under ``sources``), which
+    the row's own fields override."""
+    source = (doc.get("sources") or {}).get(row.get("source") or "") or {}
+    return {k: source[k] for k in STACK_KEYS if k in source}
 
 
 def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
@@ -1391,6 +1401,7 @@ def heldout_estimate(
         kv_cache_precision=row.get("kv_cache_precision") or "",
         # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
         prompt_gemm=row.get("prompt_gemm") or "",
+        **stack_fields(row),
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
@@ -1537,6 +1548,7 @@ def evaluate_heldout(
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         models = doc.get("models") or {}
         for row in doc["measurements"]:
+            row = {**source_stack(doc, row), **row}
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
             pred, inputs = (
