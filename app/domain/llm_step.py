@@ -94,6 +94,7 @@ _SQRT2 = math.sqrt(2.0)
 # 1.327 ms for the same cat in fp32, twice the bytes (20,000 rows: 2.668 vs 2.745 ms), i.e.
 # 0.51 of the fp32 cat's bytes per second. The fp32 (vectorised) cat is taken at the streaming
 # bandwidth the engine prices everything at (an assumption: the PR states no bandwidth).
+# https://github.com/pytorch/pytorch/pull/150233, https://github.com/pytorch/pytorch/pull/102815
 CAT_16BIT_VECTORISED = (2, 8)
 UNVECTORISED_CAT_RATE = 0.5
 # transformers' attention implementations and when they materialise grouped-query K/V
@@ -104,6 +105,8 @@ UNVECTORISED_CAT_RATE = 0.5
 # torch >= 2.5 and no mask is given (use_gqa_in_sdpa), as an unpadded decode step has none
 # (masking_utils._ignore_causal_mask_sdpa: query length 1, no padding); flash-attention-2 reads
 # the grouped heads itself. Before v4.36 the default implementation was eager.
+# https://github.com/huggingface/transformers/blob/v4.35.2/src/transformers/models/llama/modeling_llama.py
+# https://github.com/huggingface/transformers/pull/39412 (integrations/sdpa_attention.py)
 # Its host cost: repeat_kv runs twice per layer (K, V), each a Python call, an unsqueeze
 # (x[:, :, None]), an expand and a reshape that cannot view and copies (clone): ~4
 # op-equivalents each at the transformers decode row's per-op cost, on top of that row's 81
@@ -116,6 +119,8 @@ REPEAT_KV_HOST_OPS = 8
 # the kernel and reshapes back (awq/modules/linear/gemm.py): ~3 more op-equivalents each, on
 # the seven linears of a dense decoder layer (q, k, v, o, gate, up, down), at the eager row's
 # per-op cost. Only where the runtime dispatches from the host (transformers, a bare loop).
+# https://github.com/AutoGPTQ/AutoGPTQ/blob/main/auto_gptq/nn_modules/qlinear/qlinear_exllama.py
+# https://github.com/casper-hansen/AutoAWQ/blob/main/awq/modules/linear/gemm.py
 QUANT_LINEAR_HOST_OPS = {"gptq": 3.0, "awq": 3.0}
 LINEARS_PER_LAYER = 7
 SDPA_DEFAULT_FROM = (4, 36)
