@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import bands, compat, conformal, perf, rank  # noqa: E402
+from app.domain import bands, compat, conformal, llm_step, perf, rank  # noqa: E402
 from app.domain.efficiency import EfficiencyTable  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
@@ -455,6 +455,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             vocab_size=shape.get("vocab_size"),
         )
         b = int(row["batch_size"])
+        stack = {**source_stack(doc, row), **row}
         work = WorkloadSpec(
             task="inference",
             model=model,
@@ -464,6 +465,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             output_tokens=int(row.get("new_tokens") or 128),
             runtime=row["runtime"],
             efficiency=table,
+            **stack_fields(stack),
         )
         est = perf.estimate(gpu, work, backend="cuda")
         out.append(
@@ -474,6 +476,30 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
             )
         )  # fmt: skip
     return out
+
+
+STACK_KEYS = ("torch_version", "transformers_version", "attn_implementation")
+
+
+def source_stack(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The software stack a row's source states (``STACK_KEYS`` under ``sources``), which
+    the row's own fields override."""
+    source = (doc.get("sources") or {}).get(row.get("source") or "") or {}
+    return {k: source[k] for k in STACK_KEYS if k in source}
+
+
+def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """The WorkloadSpec fields a published run's stated stack sets (a row's, or its source's
+    ``torch_version``, ``transformers_version``, ``attn_implementation``): PyTorch's release
+    (its 16-bit torch.cat) and whether transformers' attention materialises grouped-query K/V
+    (llm_step.transformers_repeats_kv). None stated: today's stack."""
+    torch_version = str(row.get("torch_version") or "")
+    hf = str(row.get("transformers_version") or "")
+    impl = str(row.get("attn_implementation") or "")
+    return {
+        "torch_version": torch_version,
+        "kv_repeat": llm_step.transformers_repeats_kv(hf, impl, torch_version),
+    }
 
 
 def eager_score(rows: list[EagerRow]) -> RuntimeScore:
@@ -1375,6 +1401,7 @@ def heldout_estimate(
         kv_cache_precision=row.get("kv_cache_precision") or "",
         # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
         prompt_gemm=row.get("prompt_gemm") or "",
+        **stack_fields(row),
     )
     support = compat.framework_support(gpu, framework, rules)
     precision, _ = compat.resolve_precision(gpu, requested, rules, support.backend, model.family)
@@ -1521,6 +1548,7 @@ def evaluate_heldout(
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         models = doc.get("models") or {}
         for row in doc["measurements"]:
+            row = {**source_stack(doc, row), **row}
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
             pred, inputs = (

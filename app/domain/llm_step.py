@@ -40,10 +40,12 @@ from the one format table (formats.py). Pure.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -84,6 +86,83 @@ MLA_KERNELS, MLA_GEMMS = 5, 3
 # (TensorRT-LLM's CtaShape…x128B), so its fixed cost per output tile is counted in bytes of K
 OPERAND_BYTES = {"fp4": 0.5, "fp8": 1.0, "int8": 1.0, "tf32": 4.0, "fp32": 4.0}
 _SQRT2 = math.sqrt(2.0)
+# PyTorch's CUDA torch.cat reads 16-bit inputs with vector loads only since pytorch PR #150233
+# ("8 bytes aligned vector loads for bf16 and fp16 dtypes in torch.cat", 2025-03-28; fp32 and
+# fp64 had them from PR #102815, June 2023): taken as from release 2.8, the first cut after it.
+# Before, a 16-bit cat moves elements at the 32-bit cat's rate, half its bytes per second: the
+# PR's own "before" table times a bf16 cat of 10,000 × (30108 + 624 + 772) at 1.304 ms against
+# 1.327 ms for the same cat in fp32, twice the bytes (20,000 rows: 2.668 vs 2.745 ms), i.e.
+# 0.51 of the fp32 cat's bytes per second. The fp32 (vectorised) cat is taken at the streaming
+# bandwidth the engine prices everything at (an assumption: the PR states no bandwidth).
+# https://github.com/pytorch/pytorch/pull/150233, https://github.com/pytorch/pytorch/pull/102815
+CAT_16BIT_VECTORISED = (2, 8)
+UNVECTORISED_CAT_RATE = 0.5
+# transformers' attention implementations and when they materialise grouped-query K/V
+# (repeat_kv: expand + reshape, a copy of the cache for every query head of a group) before
+# attending: eager attention always (models/llama/modeling_llama.py LlamaAttention.forward,
+# v4.31 onwards; integrations/sdpa_attention.py's eager twin); SDPA, the default from v4.36,
+# until transformers PR #39412 (merged 2025-07, v4.54) passes enable_gqa=True instead where
+# torch >= 2.5 and no mask is given (use_gqa_in_sdpa), as an unpadded decode step has none
+# (masking_utils._ignore_causal_mask_sdpa: query length 1, no padding); flash-attention-2 reads
+# the grouped heads itself. Before v4.36 the default implementation was eager.
+# https://github.com/huggingface/transformers/blob/v4.35.2/src/transformers/models/llama/modeling_llama.py
+# https://github.com/huggingface/transformers/pull/39412 (integrations/sdpa_attention.py)
+# Its host cost: repeat_kv runs twice per layer (K, V), each a Python call, an unsqueeze
+# (x[:, :, None]), an expand and a reshape that cannot view and copies (clone): ~4
+# op-equivalents each at the transformers decode row's per-op cost, on top of that row's 81
+# (counted on Llama 2, whose repeat_kv returns at n_rep == 1 before any op).
+REPEAT_KV_HOST_OPS = 8
+# A quantised linear's Python wrapper dispatches more than nn.Linear's one F.linear: AutoGPTQ's
+# exllama (and exllamav2) QuantLinear.forward views the input flat, allocates the output
+# (torch.empty), calls the kernel and views the output back (qlinear_exllama.py ext_q4_matmul);
+# AutoAWQ's WQLinear_GEMM.forward enters and leaves torch.no_grad, reshapes the input, calls
+# the kernel and reshapes back (awq/modules/linear/gemm.py): ~3 more op-equivalents each, on
+# the seven linears of a dense decoder layer (q, k, v, o, gate, up, down), at the eager row's
+# per-op cost. Only where the runtime dispatches from the host (transformers, a bare loop).
+# https://github.com/AutoGPTQ/AutoGPTQ/blob/main/auto_gptq/nn_modules/qlinear/qlinear_exllama.py
+# https://github.com/casper-hansen/AutoAWQ/blob/main/awq/modules/linear/gemm.py
+QUANT_LINEAR_HOST_OPS = {"gptq": 3.0, "awq": 3.0}
+LINEARS_PER_LAYER = 7
+SDPA_DEFAULT_FROM = (4, 36)
+SDPA_GQA_FROM = (4, 54)
+SDPA_GQA_TORCH_FROM = (2, 5)
+T = TypeVar("T", float, NDArray[np.float64])
+
+
+def _release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a version string ("2.1.0+cu118", "4.35.0.dev0"); None if none."""
+    m = re.match(r"\s*(\d+)\.(\d+)", version or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def cat_rate(torch_version: str, kv_bytes: float) -> float:
+    """The bytes per second of the job's torch.cat of its KV cache relative to a vectorised
+    cat: ``UNVECTORISED_CAT_RATE`` for a 16-bit cache under a PyTorch release before 2.8
+    (``CAT_16BIT_VECTORISED``), else 1 (a current or unstated release; 32-bit caches)."""
+    release = _release(torch_version)
+    if release is None or kv_bytes != 2.0 or release >= CAT_16BIT_VECTORISED:
+        return 1.0
+    return UNVECTORISED_CAT_RATE
+
+
+def transformers_repeats_kv(
+    transformers_version: str, attn_implementation: str = "", torch_version: str = ""
+) -> bool:
+    """Whether transformers' decode attention materialises grouped-query K/V (repeat_kv) on
+    this stack: eager attention always; SDPA (the default from v4.36) before v4.54 or under a
+    PyTorch before 2.5; flash-attention-2 never. An unstated transformers release is a
+    current one (SDPA with enable_gqa: no copy)."""
+    release = _release(transformers_version)
+    if release is None:
+        return attn_implementation == "eager"
+    impl = attn_implementation or ("sdpa" if release >= SDPA_DEFAULT_FROM else "eager")
+    if impl == "eager":
+        return True
+    if impl != "sdpa":
+        return False
+    torch_release = _release(torch_version)
+    old_torch = torch_release is not None and torch_release < SDPA_GQA_TORCH_FROM
+    return release < SDPA_GQA_FROM or old_torch
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,6 +633,14 @@ class ReplicaJob:
     kernels: int  # per layer
     gemms: int  # per layer, besides an MoE's routed block
     moe: bool
+    # how a torch.cat-regrown cache moves on the job's stack (``kv_traffic``): the rate of its
+    # cat relative to a vectorised one (``cat_rate``), and the GQA groups its attention
+    # materialises each step (``transformers_repeats_kv``; 1: none)
+    cat_rate: float = 1.0
+    repeat_groups: int = 1
+    # eager ops per layer the job's stack adds to the runtime's own (``host_ops``): repeat_kv's,
+    # a quantised linear's Python wrapper
+    extra_host_ops: float = 0.0
     slowdowns: dict[tuple[object, ...], float] = field(default_factory=dict, repr=False)
     kv_memo: dict[float, float] = field(default_factory=dict, repr=False)
     # the caller's per-card results for this job (perf: a card's one-GPU time), for the
@@ -564,6 +651,29 @@ class ReplicaJob:
 
     def kv_at(self, context: float) -> float:
         return _kv_values(self.model, self.kv_memo, context)
+
+    def kv_traffic(self, runtime: T) -> T:
+        """Bytes a decode step moves per byte of KV cache it attends over, from the runtime's
+        own ``kv_traffic`` (3 where generate() regrows the cache by torch.cat: the cat reads
+        and writes it, attention reads it; 1 for a preallocated or paged cache): the cat's
+        share at ``cat_rate`` (an older PyTorch's 16-bit cat at half the bytes per second
+        costs as 4 ×), plus, where the attention materialises grouped-query K/V for all g
+        query heads of a group (transformers' repeat_kv), the copy's read of the cache and
+        its g-fold write, and attention reading the g-fold copy instead of the cache:
+        1 + g + g − 1 = 2g more. A float, or each card's figure as an array."""
+        if self.cat_rate == 1.0 and self.repeat_groups <= 1:
+            return runtime
+        extra = 2.0 * self.repeat_groups if self.repeat_groups > 1 else 0.0
+        return 1.0 + (runtime - 1.0) / self.cat_rate + extra
+
+    def host_ops(self, runtime: T) -> T:
+        """Eager ops per layer a decode step dispatches: the runtime's ``ops_per_layer``, plus
+        the job's ``extra_host_ops`` (``REPEAT_KV_HOST_OPS`` where the attention materialises
+        grouped-query K/V, ``QUANT_LINEAR_HOST_OPS`` per linear of a GPTQ / AWQ model); 0 stays
+        0 (a runtime without host dispatch). A float, or each card's figure as an array."""
+        if not self.extra_host_ops:
+            return runtime
+        return runtime + self.extra_host_ops * (runtime > 0)
 
     def dense_slowdown(self, tp: int, mode: str, prof: RuntimeProfile) -> float:
         key = ("dense", tp, mode, prof.gemm_k_overhead_bytes, prof.gemm_k_ref_bytes)
@@ -581,9 +691,24 @@ class ReplicaJob:
 
 
 def replica_job(
-    model: ModelSpec, *, weights: str, kv: str, own_bits: float | None = None
+    model: ModelSpec,
+    *,
+    weights: str,
+    kv: str,
+    own_bits: float | None = None,
+    torch_version: str = "",
+    kv_repeat: bool = False,
+    quantization: str = "",
 ) -> ReplicaJob:
-    """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats."""
+    """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats.
+    ``torch_version``: the PyTorch release the job runs ("" = a current one: ``cat_rate``);
+    ``kv_repeat``: its attention materialises grouped-query K/V each step (``kv_traffic``);
+    ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``)."""
+    heads, kv_heads = model.num_heads or 0, model.kv_heads or 0
+    groups = heads // kv_heads if kv_repeat and kv_heads and heads > kv_heads else 1
+    extra = (REPEAT_KV_HOST_OPS if groups > 1 else 0.0) + LINEARS_PER_LAYER * (
+        QUANT_LINEAR_HOST_OPS.get(quantization, 0.0)
+    )
     dense, experts = expert_split(model)
     n_experts = model.experts or 1
     if not experts and model.params_per_token < model.params:
@@ -605,6 +730,9 @@ def replica_job(
         kernels=kernels,
         gemms=gemms,
         moe=_is_moe(model),
+        cat_rate=cat_rate(torch_version, formats.kv_bytes(kv)),
+        repeat_groups=groups,
+        extra_host_ops=extra,
     )
 
 
@@ -678,6 +806,9 @@ def replica(
     card: CardTerms | None = None,
     links: bool = True,
     session_context: bool = True,
+    torch_version: str = "",
+    kv_repeat: bool = False,
+    quantization: str = "",
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -690,10 +821,20 @@ def replica(
     carries prompt tokens (CUDA graphs replayed for decode-only steps alone); 0: none.
     ``session_context``: a pass without decodes pays the prefill profile's
     ``context_layer_us`` (a static session's context phase, TensorRT-LLM's gptSession); False
-    for a server's executor, whose prompt steps the serving runtime prices itself."""
+    for a server's executor, whose prompt steps the serving runtime prices itself.
+    ``torch_version``, ``kv_repeat``, ``quantization``: the job's stack where no ``job`` is
+    given (replica_job)."""
     tp, stages = span(decode, n)
     if job is None:
-        job = replica_job(model, weights=weights, kv=kv, own_bits=own_bits)
+        job = replica_job(
+            model,
+            weights=weights,
+            kv=kv,
+            own_bits=own_bits,
+            torch_version=torch_version,
+            kv_repeat=kv_repeat,
+            quantization=quantization,
+        )
     if card is None:
         card = card_terms(
             gpu,
@@ -720,7 +861,7 @@ def replica(
         expert_bytes=experts * job.wb,
         experts=n_experts,
         topk=model.active_experts or 1,
-        kv_b=job.kv_b * decode.kv_traffic,
+        kv_b=job.kv_b * job.kv_traffic(decode.kv_traffic),
         flops_per_token=job.flops_per_token,
         moe_act_bytes=job.moe_act_bytes,
         bw=card.bw * tp,
@@ -734,7 +875,7 @@ def replica(
         launch_s=layers * job.kernels * decode.kernel_us * 1e-6,
         gemm_floor_s=layers * (job.gemms * decode.gemm_min_us + moe_floor) * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,
-        host_s=layers * decode.ops_per_layer * decode.host_us_per_op * 1e-6,
+        host_s=layers * job.host_ops(decode.ops_per_layer) * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
         host_per_seq_s=host_per_seq_s,
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
@@ -1014,7 +1155,7 @@ def dense_columns(
         flops_per_token=full(rows, job.flops_per_token),
         dense_slowdown=slow,
         moe_act_bytes=full(rows, job.moe_act_bytes),
-        kv_b=job.kv_b * per_card[:, 11],
+        kv_b=job.kv_b * job.kv_traffic(per_card[:, 11]),
         bw=per_card[:, 0] * tp,
         flops=per_card[:, 1] * tp,
         attn_flops=per_card[:, 2] * tp,
@@ -1024,7 +1165,7 @@ def dense_columns(
         launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
         gemm_floor_s=layers * (job.gemms * per_card[:, 4] + moe_floor) * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,
-        host_s=layers * per_card[:, 6] * per_card[:, 9] * 1e-6,
+        host_s=layers * job.host_ops(per_card[:, 6]) * per_card[:, 9] * 1e-6,
         scheduler_s=np.zeros(rows),
         host_per_seq_s=np.zeros(rows),
         mixed_host_s=np.zeros(rows),

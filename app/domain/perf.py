@@ -1497,7 +1497,13 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
     hit = work.derived.get(("llm",))
     if not isinstance(hit, llm_step.ReplicaJob):
         hit = llm_step.replica_job(
-            work.model, weights=work.precision, kv=_llm_kv(work), own_bits=work.weight_bits
+            work.model,
+            weights=work.precision,
+            kv=_llm_kv(work),
+            own_bits=work.weight_bits,
+            torch_version=work.torch_version,
+            kv_repeat=work.kv_repeat,
+            quantization=work.quantization,
         )
         work.derived[("llm",)] = hit
     return hit

@@ -258,6 +258,16 @@ class WorkloadSpec:
     # PR did on Volta and later (CUDA_USE_TENSOR_CORES) and GGML_CUDA_FORCE_CUBLAS builds do.
     # Read by the LLM step (perf._llm_card); not an API field (benchmarks: a row's build)
     prompt_gemm: str = ""
+    # The PyTorch release the job runs ("2.1", "2.1.1+cu118"; "" = a current one). Read by LLM
+    # decode where the runtime regrows its KV cache by torch.cat (kv_traffic > 1): a release
+    # before 2.8 copies a 16-bit cache without vector loads, at half the bytes per second
+    # (llm_step.cat_rate). Not an API field: benchmarks set it from a published run's stack.
+    torch_version: str = ""
+    # The attention materialises grouped-query K/V for every query head each decode step
+    # (transformers' repeat_kv: eager attention in every release, SDPA before v4.54 or with a
+    # mask; llm_step.transformers_repeats_kv): a GQA model moves 2 × groups more cache bytes.
+    # Not an API field: benchmarks set it from a published run's stack.
+    kv_repeat: bool = False
     # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
     # the job states it (benchmarks: the held-out recipes); None under runtime megatron:
     # megatron.default_layout. Read only when runtime is megatron (not an API field yet).

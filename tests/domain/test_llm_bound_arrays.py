@@ -47,6 +47,19 @@ JOBS = {
     "llama-3-8b transformers batch 1": lambda: _job(
         "llama-3-8b", runtime="transformers", batch_size=1
     ),
+    # generate() on an old stack: PyTorch 2.1's 16-bit cat, eager attention's repeat_kv (GQA)
+    "llama-3-8b transformers batch 32 torch 2.1 repeat_kv": lambda: _job(
+        "llama-3-8b", runtime="transformers", batch_size=32, torch_version="2.1.1", kv_repeat=True
+    ),
+    "llama-3-8b transformers gptq torch 2.1 repeat_kv": lambda: _job(
+        "llama-3-8b",
+        runtime="transformers",
+        precision="int4",
+        quantization="gptq",
+        weight_bits=load_efficiency(DATA).bits_per_weight["gptq"],
+        torch_version="2.1.0",
+        kv_repeat=True,
+    ),
     "llama-3-70b vllm fp8": lambda: _job("llama-3-70b", runtime="vllm", precision="fp8"),
     "llama-3-70b llama.cpp q4_k_m": lambda: _job(
         "llama-3-70b", runtime="llama.cpp", precision="int4", weight_bits=4.84, seq_len=512
@@ -145,6 +158,9 @@ def test_replicas_from_kept_terms_equal_replicas_built_afresh(
                     compute_efficiency=perf.llm_efficiency(eff),
                     own_bits=work.weight_bits,
                     links=links,
+                    torch_version=work.torch_version,
+                    kv_repeat=work.kv_repeat,
+                    quantization=work.quantization,
                 )
                 assert kept == fresh
 

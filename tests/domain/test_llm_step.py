@@ -400,3 +400,91 @@ def test_the_tensorrt_llm_prefill_row_sets_the_context_pass_time_and_decode_keep
         assert decode.context_layer_us == 0.0
         vllm = table.profile(gpus[slug], "cuda", "vllm", "fp8", "prefill")
         assert vllm.context_layer_us == 0.0
+
+
+def test_an_old_pytorchs_16_bit_cat_moves_the_regrown_cache_at_half_the_rate():
+    """PyTorch before 2.8 copies a 16-bit tensor in torch.cat without vector loads, at half the
+    bytes per second of a vectorised cat (pytorch PR #150233's before table): the cat's read and
+    write of generate()'s cache cost as 4 ×, attention's read 1 ×: 5 × the cache where a
+    current release moves 3 ×. A 32-bit cache and an unstated release keep the vectorised cat."""
+    assert llm_step.cat_rate("2.1.1", 2.0) == 0.5
+    assert llm_step.cat_rate("2.1.0+cu118", 2.0) == 0.5
+    assert llm_step.cat_rate("2.7", 2.0) == 0.5
+    assert llm_step.cat_rate("2.8.0", 2.0) == 1.0
+    assert llm_step.cat_rate("", 2.0) == 1.0
+    assert llm_step.cat_rate("2.1.1", 4.0) == 1.0
+    prof = RuntimeProfile(kernel_us=2.0, kv_traffic=3.0)
+    old = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16", torch_version="2.1.1")
+    new = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16")
+    plain = _replica()
+    a = plain.parts(64.0, 4000.0, 0.0, 4000.0)
+    b = _replica(prof=prof, job=old).parts(64.0, 4000.0, 0.0, 4000.0)
+    c = _replica(prof=prof, job=new).parts(64.0, 4000.0, 0.0, 4000.0)
+    values = LLAMA3_8B.kv_values(4000.0)
+    assert values is not None
+    cache = 64.0 * values * 2.0 / plain.bw
+    assert b.memory_s - a.memory_s == pytest.approx(4.0 * cache)
+    assert c.memory_s - a.memory_s == pytest.approx(2.0 * cache)
+    # a preallocated cache has no cat to slow down
+    assert _replica(job=old).parts(64.0, 4000.0, 0.0, 4000.0).memory_s == a.memory_s
+
+
+def test_repeat_kv_copies_a_grouped_cache_for_every_query_head_and_dispatches_more_ops():
+    """transformers' repeat_kv expands grouped-query K/V to all g query heads of a group each
+    step: it reads the cache, writes g copies, and attention reads those instead of the cache
+    (2g more cache bytes; Llama 3 8B: 32 heads over 8 KV heads, g = 4), and it is ~8 more
+    eager ops per layer. A model with as many KV heads as heads repeats nothing."""
+    prof = RuntimeProfile(kernel_us=4.0, kv_traffic=3.0, ops_per_layer=81.0, host_us_per_op=10.0)
+    job = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16", kv_repeat=True)
+    assert job.repeat_groups == 4
+    rep, plain = _replica(prof=prof, job=job), _replica(prof=prof)
+    a, b = plain.parts(64.0, 4000.0, 0.0, 4000.0), rep.parts(64.0, 4000.0, 0.0, 4000.0)
+    values = LLAMA3_8B.kv_values(4000.0)
+    assert values is not None
+    cache = 64.0 * values * 2.0 / plain.bw
+    assert b.memory_s - a.memory_s == pytest.approx(8.0 * cache)
+    assert rep.host_s == pytest.approx(plain.host_s * (81 + llm_step.REPEAT_KV_HOST_OPS) / 81)
+    # both old-stack terms at once: 1 + 2 / 0.5 + 2 × 4 = 13 × the cache
+    both = llm_step.replica_job(
+        LLAMA3_8B, weights="bf16", kv="bf16", kv_repeat=True, torch_version="2.1"
+    )
+    assert both.kv_traffic(3.0) == 13.0 and both.kv_traffic(1.0) == 9.0
+    mha = dataclasses.replace(LLAMA3_8B, num_kv_heads=LLAMA3_8B.num_heads)
+    assert llm_step.replica_job(mha, weights="bf16", kv="bf16", kv_repeat=True).repeat_groups == 1
+    # a runtime without host dispatch gains no host ops
+    assert _replica(job=job).host_s == 0.0
+
+
+@pytest.mark.parametrize(
+    ("transformers", "attn", "torch", "repeats"),
+    [
+        ("4.35.2", "eager", "2.1.1", True),
+        ("4.35.0.dev0", "", "2.1.0", True),  # eager was the default before v4.36
+        ("4.40.0", "", "2.3.0", True),  # SDPA, the default from v4.36, repeated until v4.54
+        ("4.55.0", "", "2.6.0", False),  # SDPA with enable_gqa (PR #39412)
+        ("4.55.0", "sdpa", "2.4.1", True),  # enable_gqa needs torch >= 2.5
+        ("4.55.0", "eager", "", True),
+        ("4.40.0", "flash_attention_2", "2.3.0", False),
+        ("", "", "", False),  # an unstated stack is a current one
+    ],
+)
+def test_which_transformers_stacks_repeat_kv(transformers, attn, torch, repeats):
+    assert llm_step.transformers_repeats_kv(transformers, attn, torch) is repeats
+
+
+def test_a_gptq_or_awq_linear_dispatches_more_host_ops_than_nn_linear():
+    """AutoGPTQ's exllama QuantLinear (view, empty, kernel, view) and AutoAWQ's WQLinear_GEMM
+    (no_grad, reshape, kernel, reshape) each dispatch ~3 more ops than nn.Linear's F.linear, on
+    the seven linears of a layer: an eager decode step's host time grows by 21 ops per layer;
+    a runtime without host dispatch (CUDA graphs) is unchanged."""
+    prof = RuntimeProfile(kernel_us=4.0, ops_per_layer=81.0, host_us_per_op=10.0)
+    plain = _replica(prof=prof)
+    for fmt in ("gptq", "awq"):
+        job = llm_step.replica_job(LLAMA3_8B, weights="int4", kv="bf16", quantization=fmt)
+        assert job.extra_host_ops == 21.0
+        assert _replica(prof=prof, weights="int4", job=job).host_s == pytest.approx(
+            plain.host_s * (81 + 21) / 81
+        )
+        assert _replica(weights="int4", job=job).host_s == 0.0
+    nf4 = llm_step.replica_job(LLAMA3_8B, weights="int4", kv="bf16", quantization="nf4")
+    assert nf4.extra_host_ops == 0.0  # bitsandbytes' wrapper is not counted
