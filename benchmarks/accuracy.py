@@ -841,16 +841,21 @@ def serving_rows(data_dir: Path) -> list[_Residual]:
     ]  # fmt: skip
 
 
-def _band_score(regime: str, vendor: str, sub: list[CalRow]) -> BandScore:
+def _band_score(regime: str, vendor: str, sub: list[CalRow], min_units: int = 0) -> BandScore:
     """The band of ``sub`` that holds both for a held-out GPU and, where there are enough, for
     a held-out workload: a request may be new in either way, so the envelope of the two. Rows
     of one GPU (gpt-fast's A100s) have no GPU to hold out against the rest: their workloads
     alone, where there are enough (a one-unit fit finds no coverage and widens to its last
-    step)."""
+    step). ``min_units``: a check only where it has that many units, else the one with more
+    (benchmarks/band_cv.py weighs that alternative; 0, the shipped rule, keeps both)."""
     fits = []
-    one_gpu = len({r.slug for r in sub}) < 2
-    many_workloads = len({r.workload for r in sub}) >= MIN_WORKLOADS
-    if not (one_gpu and many_workloads):
+    gpus, workloads = len({r.slug for r in sub}), len({r.workload for r in sub})
+    one_gpu = gpus < 2
+    many_workloads = workloads >= MIN_WORKLOADS
+    use_gpu = not (one_gpu and many_workloads)
+    if use_gpu and many_workloads and min(gpus, workloads) < min_units:
+        use_gpu, many_workloads = gpus >= workloads, workloads > gpus
+    if use_gpu:
         fits.append(("GPU", conformal.fit([(r.slug, r.ratio) for r in sub])))
     if many_workloads:
         fits.append(("workload", conformal.fit([(r.workload, r.ratio) for r in sub])))

@@ -14,6 +14,20 @@ Two checks per variant, both on the calibration rows of benchmarks/accuracy.py:
    (what a held-out file is), the bands, terms and new-source term refitted on the rest, the
    source's rows scored against the band bands.band draws: per (regime, source) unit.
 
+3. What widens each band (issue 23, second pass): per band class its rows' plain 80 %, each
+   leave-one-unit-out check alone (and the steps it took past the conformal ranks), the shipped
+   envelope, and that with the new-source term.
+4. Alternatives to the shipped base band and new-source term (ALTERNATIVES), each scored by
+   check 2 and by holding out each GPU of a band with fewer than nine GPUs (gpu_cv):
+     checks≥9  a leave-one-unit-out check only where it has nine units (conformal.unit_rank),
+               else the check with more units (three GPUs no longer set TensorFlow's band)
+     per-kind  the new-source term per regime kind (LLM: train-llm, decode, prefill, serving;
+               batch: the rest), each over its own source units
+     joint     one new-source half-width for both sides at the 80 % rank over each unit's
+               larger need, where the shipped term takes each side's 90 % rank
+   None is shipped: each met fewer (regime, source) units at 80 % and ≤ ×2.5 than the shipped
+   rule (docs/methodology.md, "Calibrated bands").
+
 Variants (issue 23):
   before     each term one-sided (its own 90th percentile of needs per side), calibrated
              against the rest's bare band; the new-source term calibrated on top of them
@@ -28,12 +42,14 @@ Variants (issue 23):
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -89,6 +105,52 @@ def _source_pair(held: list[conformal.Held]) -> Pair | None:
     return None if s is None else (s.low, s.high)
 
 
+Sources = dict[str, Pair]  # regime, or "all", -> the new-source term (EfficiencyTable.new_source)
+SourceFn = Callable[[list[conformal.Held]], Sources]
+
+
+def pooled_source(held: list[conformal.Held]) -> Sources:
+    """The shipped rule: one term over every regime's source units (a regime's own needs nine)."""
+    pair = _source_pair(held)
+    return {"all": pair} if pair else {}
+
+
+def _regime(h: conformal.Held) -> str:
+    return h.unit.split()[0]
+
+
+# Regime kinds for the per-kind alternative: LLM token work against batch (CNN, BERT, diffusion)
+LLM_REGIMES = frozenset({"train-llm", "decode", "prefill", "serving"})
+
+
+def per_kind_source(held: list[conformal.Held]) -> Sources:
+    """Alternative: one term per regime kind (LLM, batch), each over its own source units (the
+    pooled term where a kind has too few for the rank)."""
+    out = pooled_source(held)
+    for kind in (True, False):
+        pair = _source_pair([h for h in held if (_regime(h) in LLM_REGIMES) == kind])
+        for regime in dict.fromkeys(_regime(h) for h in held):
+            if pair and (regime in LLM_REGIMES) == kind:
+                out[regime] = pair
+    return out
+
+
+def joint_source(held: list[conformal.Held]) -> Sources:
+    """Alternative: one half-width for both sides, each unit's larger need, at the 80 % rank
+    ⌈(G+1)·0.8⌉ (exact for both sides at once, where the shipped per-side 90 % rank is the
+    union bound)."""
+    held = [h for h in held if h.ratios]
+    k = conformal.unit_rank(len(held), conformal.TARGET_COVERAGE)
+    if k is None:
+        return {}
+    t = sorted(max(conformal.unit_need(h)) for h in held)[k - 1]
+    return {"all": (math.exp(-t), math.exp(t))}
+
+
+def _of(sources: Sources, regime: str) -> Pair | None:
+    return sources.get(regime) or sources.get("all")
+
+
 def _old_source_units(rows: list[acc.CalRow], extrap: dict[str, Pair]) -> list[conformal.Held]:
     """The source units before: every row, scored with the extrapolation terms it needs."""
     out: list[conformal.Held] = []
@@ -98,7 +160,7 @@ def _old_source_units(rows: list[acc.CalRow], extrap: dict[str, Pair]) -> list[c
             rest = [r for r in sub if r.source != source]
             if not acc._enough(rest):
                 continue
-            table = _table(rest, extrap, None)
+            table = _table(rest, extrap, {})
             held = [r for r in sub if r.source == source]
             bases = tuple(bands.spread(acc._inputs(r), table) for r in held)
             ratios = tuple(r.ratio for r in held)
@@ -106,23 +168,22 @@ def _old_source_units(rows: list[acc.CalRow], extrap: dict[str, Pair]) -> list[c
     return out
 
 
-def _table(rows: list[acc.CalRow], extrap: dict[str, Pair], source: Pair | None) -> EfficiencyTable:
+def _table(rows: list[acc.CalRow], extrap: dict[str, Pair], sources: Sources) -> EfficiencyTable:
     t = acc._table_of(rows, [])
     return EfficiencyTable(
         bands=t.bands, centres=t.centres, covered=t.covered, multi_gpu=t.multi_gpu,
-        extrapolation=extrap, new_source={"all": source} if source else {},
+        extrapolation=extrap, new_source=dict(sources),
     )  # fmt: skip
 
 
 def _widened(
-    units: dict[str, list[conformal.Held]], source: Pair | None
+    units: dict[str, list[conformal.Held]], sources: Sources
 ) -> dict[str, list[conformal.Held]]:
-    if source is None:
-        return units
-    return {
-        k: [conformal.Held(h.unit, h.base.widened([source]), h.ratios) for h in v]
-        for k, v in units.items()
-    }
+    def one(h: conformal.Held) -> conformal.Held:
+        pair = _of(sources, _regime(h))
+        return conformal.Held(h.unit, h.base.widened([pair]), h.ratios) if pair else h
+
+    return {k: [one(h) for h in v] for k, v in units.items()}
 
 
 def _terms(
@@ -141,16 +202,16 @@ def _terms(
 
 
 def fit(
-    rows: list[acc.CalRow], v: Variant
-) -> tuple[dict[str, list[conformal.Held]], dict[str, Pair], Pair | None]:
-    """(extrapolation units as scored, terms, new-source term) of ``rows`` under ``v``."""
+    rows: list[acc.CalRow], v: Variant, source_fn: SourceFn = pooled_source
+) -> tuple[dict[str, list[conformal.Held]], dict[str, Pair], Sources]:
+    """(extrapolation units as scored, terms, new-source terms) of ``rows`` under ``v``."""
     units = acc.extrapolation_units(rows)  # bare bases
     if v.nested:
-        source = _source_pair(acc.source_units(rows))
-        units = _widened(units, source)
-        return units, _terms(units, v), source
+        sources = source_fn(acc.source_units(rows))
+        units = _widened(units, sources)
+        return units, _terms(units, v), sources
     terms = _terms(units, v)
-    return units, terms, _source_pair(_old_source_units(rows, terms))
+    return units, terms, source_fn(_old_source_units(rows, terms))
 
 
 Scored = tuple[str, int, float, float]  # unit, rows, share inside, median width
@@ -165,19 +226,22 @@ def _score(h: conformal.Held, terms: list[Pair]) -> Scored:
 def term_cv(rows: list[acc.CalRow], v: Variant) -> dict[str, list[Scored]]:
     """Check 1: each extrapolation unit against base ⊕ new source ⊕ the term refitted without
     it. The new-source term is the full-data one (it rests on other units: sources)."""
-    units, _, source = fit(rows, v)
+    units, _, sources = fit(rows, v)
     out: dict[str, list[Scored]] = {}
     for name, held in units.items():
         res = []
         for h in held:
             term = _terms(units, v, skip=h).get(name)
+            source = _of(sources, _regime(h))
             extra = [source] if source and not v.nested else []  # nested: in the base already
             res.append(_score(h, [t for t in (term, *extra) if t]))
         out[name] = res
     return out
 
 
-def source_cv(rows: list[acc.CalRow], v: Variant) -> list[Scored]:
+def source_cv(
+    rows: list[acc.CalRow], v: Variant, source_fn: SourceFn = pooled_source
+) -> list[Scored]:
     """Check 2: each source held out of every regime, everything refitted on the rest."""
     out: list[Scored] = []
     for s in dict.fromkeys(r.source for r in rows):
@@ -187,8 +251,8 @@ def source_cv(rows: list[acc.CalRow], v: Variant) -> list[Scored]:
                    if acc._enough([r for r in rest if r.regime == g])]  # fmt: skip
         if not regimes:
             continue
-        _, terms, source = fit(rest, v)
-        table = _table(rest, terms, source)
+        _, terms, sources = fit(rest, v, source_fn)
+        table = _table(rest, terms, sources)
         for g in regimes:
             inside, widths = 0, []
             mine = [r for r in held if r.regime == g]
@@ -209,6 +273,139 @@ def _line(res: list[Scored]) -> str:
             f" width ×{width:.2f}")  # fmt: skip
 
 
+# ------------------------------------------------- issue 23, second pass: what widens a band
+
+Check = tuple[float, float, int]  # low, high, order statistics stepped outward
+
+
+def class_rows(rows: list[acc.CalRow], key: str, vendor: str) -> list[acc.CalRow]:
+    """The rows behind one band of ``acc.bands_of``: "regime" or "regime/runtime", a vendor or
+    "all" (dense, standard-format rows only, as bands_of fits them)."""
+    regime, _, runtime = key.partition("/")
+    return [
+        r for r in rows
+        if r.regime == regime and not (r.moe or r.four_bit)
+        and (not runtime or r.runtime == runtime) and vendor in ("all", r.vendor)
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Parts:
+    """One band class taken apart: its rows' plain split-conformal 80 % (no unit held out),
+    each leave-one-unit-out check alone, the shipped envelope, and that with the new-source
+    term in quadrature about the centre (what a row with no other widening gets)."""
+
+    key: str
+    vendor: str
+    rows: int
+    gpus: int
+    workloads: int
+    plain: tuple[float, float]
+    gpu: Check | None
+    workload: Check | None
+    shipped: tuple[float, float]
+    with_source: tuple[float, float]
+
+
+def parts(rows: list[acc.CalRow]) -> list[Parts]:
+    sources = pooled_source(acc.source_units(rows))
+    out = []
+    for b in acc.bands_of(rows):
+        sub = class_rows(rows, b.regime, b.vendor)
+        ratios = [r.ratio for r in sub]
+        checks: dict[str, Check | None] = {"GPU": None, "workload": None}
+        for unit, of in (("GPU", lambda r: r.slug), ("workload", lambda r: r.workload)):
+            if unit in b.unit.split("+"):
+                f = conformal.fit([(of(r), r.ratio) for r in sub])
+                checks[unit] = (f.low, f.high, f.step)
+        spread = conformal.Spread.of(b.low, b.high, b.bias)
+        source = _of(sources, b.regime.split("/")[0])
+        out.append(Parts(
+            b.regime, b.vendor, b.n, b.gpus, b.workloads, conformal.conformal_band(ratios),
+            checks["GPU"], checks["workload"], (b.low, b.high),
+            spread.widened([source] if source else []).band(),
+        ))  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A base-band or new-source rule weighed against the shipped one (issue 23, second pass)."""
+
+    name: str
+    min_check_units: int  # acc._band_score's min_units: 0 keeps both checks (shipped)
+    source: SourceFn
+
+
+ALTERNATIVES = (
+    Alternative("shipped", 0, pooled_source),
+    # a leave-one-unit-out check with G units cannot hold a new unit at 80 % under G = 9
+    # (conformal.unit_rank): below that, only the check with more units
+    Alternative("checks≥9", 9, pooled_source),
+    Alternative("per-kind", 0, per_kind_source),
+    Alternative("joint", 0, joint_source),
+)
+
+
+def gpu_cv(
+    rows: list[acc.CalRow], v: Variant, source_fn: SourceFn, slugs: Sequence[str]
+) -> list[Scored]:
+    """Each GPU in ``slugs`` held out of every regime, everything refitted on the rest: per
+    (regime, GPU), its rows against the band bands.band draws (a card the tuning sets lack)."""
+    out: list[Scored] = []
+    for slug in slugs:
+        rest = [r for r in rows if r.slug != slug]
+        held = [r for r in rows if r.slug == slug]
+        regimes = [g for g in dict.fromkeys(r.regime for r in held)
+                   if acc._enough([r for r in rest if r.regime == g])]  # fmt: skip
+        if not regimes:
+            continue
+        _, terms, sources = fit(rest, v, source_fn)
+        table = _table(rest, terms, sources)
+        for g in regimes:
+            mine = [r for r in held if r.regime == g]
+            inside, widths = 0, []
+            for r in mine:
+                lo, hi, _ = bands.band(acc._inputs(r), table)
+                inside += lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
+                widths.append(hi / lo)
+            out.append((f"{g} {slug}", len(mine), inside / len(mine), statistics.median(widths)))
+    return out
+
+
+def few_gpu_slugs(rows: list[acc.CalRow]) -> list[str]:
+    """The GPUs of band classes with fewer than nine GPUs: where checks≥9 changes a band."""
+    slugs: dict[str, None] = {}
+    for b in acc.bands_of(rows):
+        if b.gpus < 9:
+            slugs.update(dict.fromkeys(r.slug for r in class_rows(rows, b.regime, b.vendor)))
+    return list(slugs)
+
+
+def by_regime(res: list[Scored]) -> dict[str, list[Scored]]:
+    out: dict[str, list[Scored]] = {}
+    for s in res:
+        out.setdefault(s[0].split()[0], []).append(s)
+    return out
+
+
+def weigh(
+    rows: list[acc.CalRow], alt: Alternative, slugs: Sequence[str]
+) -> dict[str, list[Scored]]:
+    """Checks 2 (sources held out) and 3 (GPUs held out) under ``alt``."""
+    v = next(v for v in VARIANTS if v.name == "chosen")
+    score = functools.partial(acc._band_score, min_units=alt.min_check_units)
+    with mock.patch.object(acc, "_band_score", score):
+        return {
+            "source": source_cv(rows, v, alt.source),
+            "GPU": gpu_cv(rows, v, alt.source, slugs),
+        }
+
+
+def _w(pair: tuple[float, float] | Check | None) -> str:
+    return "" if pair is None else f"×{pair[1] / pair[0]:.2f}"
+
+
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
     train = acc.ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
@@ -219,9 +416,10 @@ def main(argv: list[str]) -> int:
     )
     for v in VARIANTS:
         cv = term_cv(rows, v)
-        _, terms, source = fit(rows, v)
+        _, terms, sources = fit(rows, v)
         print(f"  {v.name:10} " + " | ".join(f"{k} {_line(r)}" for k, r in cv.items() if r))
         shown = ", ".join(f"{k} ×{lo:.2f}/×{hi:.2f}" for k, (lo, hi) in terms.items())
+        source = sources.get("all")
         src = f"×{source[0]:.2f}/×{source[1]:.2f}" if source else "none"
         print(f"  {'':10} terms on all units: {shown}; new source {src}")
         if verbose:
@@ -235,6 +433,29 @@ def main(argv: list[str]) -> int:
         if verbose:
             for unit, n, c, w in res:
                 print(f"      {unit:48} n={n:4d} inside {c:4.0%} width ×{w:.2f}")
+    print("3. what widens each band (widths: high ÷ low; steps past the conformal ranks)")
+    print(f"  {'band':26} {'vendor':7} {'rows':>4} {'GPUs':>4} {'wl':>3} {'plain':>6}"
+          f" {'GPU out':>11} {'wl out':>11} {'shipped':>7} {'⊕ source':>8}")  # fmt: skip
+    for p in parts(rows):
+        gs = f"{_w(p.gpu)} +{p.gpu[2]}" if p.gpu else ""
+        ws = f"{_w(p.workload)} +{p.workload[2]}" if p.workload else ""
+        print(f"  {p.key:26} {p.vendor:7} {p.rows:4d} {p.gpus:4d} {p.workloads:3d}"
+              f" {_w(p.plain):>6} {gs:>11} {ws:>11} {_w(p.shipped):>7}"
+              f" {_w(p.with_source):>8}")  # fmt: skip
+    slugs = few_gpu_slugs(rows)
+    print(f"4. alternatives: sources held out (2.), and each GPU of a band with < 9 GPUs held out"
+          f" of everything ({len(slugs)} GPUs); per regime: units, mean share inside, units ≥ 80 %,"
+          f" median width")  # fmt: skip
+    for alt in ALTERNATIVES:
+        for check, res in weigh(rows, alt, slugs).items():
+            print(f"  {alt.name:9} {check:6} {_line(res)}")
+            for g, sub in by_regime(res).items():
+                covs = [c for _, _, c, _ in sub]
+                print(
+                    f"      {g:16} {len(sub):3d} {statistics.mean(covs):5.0%}"
+                    f" {sum(c >= conformal.TARGET_COVERAGE for c in covs):3d}"
+                    f" ×{statistics.median(w for *_, w in sub):.2f}"
+                )
     return 0
 
 
