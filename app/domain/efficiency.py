@@ -303,25 +303,15 @@ def sustained_clock(gpu: GpuSpec, profile: RuntimeProfile, sm_peak: float) -> fl
     prompt load, at most 1: TDP × ``tensor_tflops_per_watt`` ÷ its 16-bit tensor peak (Turing)
     or TDP × ``sm_tflops_per_watt`` ÷ ``sm_peak`` (its ``sm``-basis peak, SMs × boost clock);
     the lower where both are set, 1 where neither is (or the catalog lacks the TDP)."""
-    clock = sm_clock(gpu, profile, sm_peak)
+    clock = 1.0
+    if not gpu.tdp_w:
+        return clock
     half = gpu.peak_tflops("fp16")
-    if profile.tensor_tflops_per_watt and half and gpu.tdp_w:
+    if profile.tensor_tflops_per_watt and half:
         clock = min(clock, gpu.tdp_w * profile.tensor_tflops_per_watt / half)
+    if profile.sm_tflops_per_watt and sm_peak:
+        clock = min(clock, gpu.tdp_w * profile.sm_tflops_per_watt / sm_peak)
     return clock
-
-
-def sm_clock(gpu: GpuSpec, profile: RuntimeProfile, peak: float | None = None) -> float:
-    """The share of its boost clock a board holds under sustained compute load by the
-    architecture's ``sm_tflops_per_watt`` alone: TDP × that ÷ its ``sm`` peak (``peak``, default
-    ``sm_peak``), at most 1; 1 without the figure or the TDP. A property of the board, so
-    every runtime's compute-bound kernels take it (GEMMs, convolutions, attention)."""
-    per_watt = profile.sm_tflops_per_watt
-    if not per_watt or not gpu.tdp_w:
-        return 1.0
-    peak = sm_peak(gpu) if peak is None else peak
-    if not peak:
-        return 1.0
-    return min(1.0, gpu.tdp_w * per_watt / peak)
 
 
 def memory_class(gpu: GpuSpec) -> str:

@@ -49,7 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import formats, peaks, topology
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_peak, sustained_clock
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
 
@@ -645,10 +645,10 @@ def card_terms(
     # attention runs in the 16-bit type the activations are kept in
     act16 = "bf16" if weights in ("bf16", "fp8", "fp4") else "fp16"
     half, half_mode = datapath(gpu, act16, prefill)
-    clock = sm_clock(gpu, prefill)
-    if clock < 1.0:
-        # a power-capped board holds only part of its boost clock under sustained compute
-        # load, whatever the runtime and datapath (the ``sm`` basis takes it in basis_tflops)
+    if prefill.sm_tflops_per_watt:
+        # a power-capped board holds only part of its boost clock under the runtime's prompt
+        # load, whatever the datapath (the ``sm`` basis takes it in basis_tflops)
+        clock = sustained_clock(gpu, prefill, sm_peak(gpu))
         half = (half or 0.0) * clock
         if not on_basis:
             peak *= clock

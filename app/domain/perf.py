@@ -22,7 +22,7 @@ from app import vocab
 from app.domain import llm_step, megatron, parallelism, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
 from app.domain.kernels import (
@@ -310,25 +310,6 @@ def compute_split(
     mode that runs: the same for every job and batch with them. ``per_operator``: the rates a
     well-shaped GEMM reaches (peak × prior), for the operator path, whose shapes carry what
     the whole-model utilisation and the runtime's compute scale stand for."""
-    parts, mode = _boost_split(gpu, work, framework, eff, profile, per_operator=per_operator)
-    # a power-capped board (the architecture's sm_tflops_per_watt) runs every datapath at the
-    # clock it sustains; the ``sm`` basis has taken it already (basis_tflops)
-    clock = 1.0 if mode == "sm" else sm_clock(gpu, profile)
-    if parts is None or clock >= 1.0:
-        return parts, mode
-    return tuple((share, rate * clock) for share, rate in parts), mode
-
-
-def _boost_split(
-    gpu: GpuSpec,
-    work: WorkloadSpec,
-    framework: str,
-    eff: Efficiency,
-    profile: RuntimeProfile,
-    *,
-    per_operator: bool,
-) -> tuple[Split, str]:
-    """``compute_split`` at the boost clock."""
     p = work.precision
     u = 1.0 if per_operator else MODEL_UTILISATION * profile.compute_scale
     if profile.compute_basis and profile.compute:
@@ -1153,15 +1134,11 @@ def _build_on_gpu(
     )
     rates, cap = None, None
     if op_split is not None:
-        # the clock a power-capped board sustains (sm_tflops_per_watt) slows every compute
-        # class alike: op_split's GEMM rate has it, the vector and attention rates take it here
-        held = sm_clock(gpu, prof)
-        vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] * held if gpu.fp32_tflops else None
-        gemm_rate = 1.0 / seconds(1.0, op_split)  # at the clock the board sustains
+        vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
+        gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
         factor = _flash_factor(op_eff, mode)
         # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
         fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
-        fcap = fcap * held if fcap is not None else None
         rates = class_rates(
             gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be), prof.winograd_3x3
         )
