@@ -629,9 +629,8 @@ def card_terms(
 ) -> CardTerms:
     """One GPU's part of ``replica`` (before the count multiplies it)."""
     peak, mode = datapath(gpu, weights, prefill)
-    on_basis = False
-    if prefill.compute_basis and prefill.compute:
-        on_basis = True
+    on_basis = bool(prefill.compute_basis and prefill.compute)
+    if on_basis:
         basis = prefill.compute_basis
         peak = basis_tflops(gpu, basis, prefill) or 0.0
         mode, rate = basis, prefill.compute
@@ -649,7 +648,7 @@ def card_terms(
         # a power-capped board holds only part of its boost clock under the runtime's prompt
         # load, whatever the datapath (the ``sm`` basis takes it in basis_tflops)
         clock = sustained_clock(gpu, prefill, sm_peak(gpu))
-        half = (half or 0.0) * clock
+        half *= clock
         if not on_basis:
             peak *= clock
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
