@@ -98,11 +98,6 @@ class RuntimeProfile:
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture
     tensor_tflops_per_watt: float | None = None
-    # The same bound on the ``sm`` compute basis (basis_tflops): the SM-clock rate, in units
-    # of the basis (TFLOPS of a 128-lane SM's FP32 FMA rate), a board of the architecture
-    # sustains per board watt under the runtime's prompt kernels; a board whose TDP × this
-    # is below its basis peak holds that share of its boost clock. None: not known
-    sm_tflops_per_watt: float | None = None
     # Share of the 16-bit dense peak the runtime's flash-attention forward reaches on the
     # architecture, where it is below the kernels module's share of the GEMM rate (FlashAttention-2
     # on Hopper: written for Ampere's synchronous mma, it uses neither wgmma nor TMA); None: the
@@ -283,35 +278,15 @@ def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | N
         fp32 = gpu.fp32_tflops
         if basis == "fp32" or not fp32:
             return fp32
-        if FP32_LANES_PER_SM.get(gpu.compute_capability or "") is None:
+        lanes = FP32_LANES_PER_SM.get(gpu.compute_capability or "")
+        if lanes is None:
             return fp32
-        peak = sm_peak(gpu)
-        return peak * sustained_clock(gpu, profile, peak)
+        clock = 1.0
+        half = gpu.peak_tflops("fp16")
+        if profile.tensor_tflops_per_watt and gpu.tdp_w and half:
+            clock = min(1.0, gpu.tdp_w * profile.tensor_tflops_per_watt / half)
+        return fp32 * 128 / lanes * clock
     return gpu.peak_tflops(basis)
-
-
-def sm_peak(gpu: GpuSpec) -> float:
-    """The ``sm`` basis at the boost clock: the FP32 peak × 128 ÷ the part's FP32 lanes per SM
-    (the FP32 peak where the lanes are not listed; 0 without an FP32 figure)."""
-    fp32 = gpu.fp32_tflops or 0.0
-    lanes = FP32_LANES_PER_SM.get(gpu.compute_capability or "")
-    return fp32 * 128 / lanes if lanes else fp32
-
-
-def sustained_clock(gpu: GpuSpec, profile: RuntimeProfile, sm_peak: float) -> float:
-    """The share of its boost clock a power-capped board holds under the profile's sustained
-    prompt load, at most 1: TDP × ``tensor_tflops_per_watt`` ÷ its 16-bit tensor peak (Turing)
-    or TDP × ``sm_tflops_per_watt`` ÷ ``sm_peak`` (its ``sm``-basis peak, SMs × boost clock);
-    the lower where both are set, 1 where neither is (or the catalog lacks the TDP)."""
-    clock = 1.0
-    if not gpu.tdp_w:
-        return clock
-    half = gpu.peak_tflops("fp16")
-    if profile.tensor_tflops_per_watt and half:
-        clock = min(clock, gpu.tdp_w * profile.tensor_tflops_per_watt / half)
-    if profile.sm_tflops_per_watt and sm_peak:
-        clock = min(clock, gpu.tdp_w * profile.sm_tflops_per_watt / sm_peak)
-    return clock
 
 
 def memory_class(gpu: GpuSpec) -> str:

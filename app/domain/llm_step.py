@@ -49,7 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import formats, peaks, topology
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_peak, sustained_clock
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
 
@@ -629,8 +629,7 @@ def card_terms(
 ) -> CardTerms:
     """One GPU's part of ``replica`` (before the count multiplies it)."""
     peak, mode = datapath(gpu, weights, prefill)
-    on_basis = bool(prefill.compute_basis and prefill.compute)
-    if on_basis:
+    if prefill.compute_basis and prefill.compute:
         basis = prefill.compute_basis
         peak = basis_tflops(gpu, basis, prefill) or 0.0
         mode, rate = basis, prefill.compute
@@ -644,13 +643,6 @@ def card_terms(
     # attention runs in the 16-bit type the activations are kept in
     act16 = "bf16" if weights in ("bf16", "fp8", "fp4") else "fp16"
     half, half_mode = datapath(gpu, act16, prefill)
-    if prefill.sm_tflops_per_watt:
-        # a power-capped board holds only part of its boost clock under the runtime's prompt
-        # load, whatever the datapath (the ``sm`` basis takes it in basis_tflops)
-        clock = sustained_clock(gpu, prefill, sm_peak(gpu))
-        half *= clock
-        if not on_basis:
-            peak *= clock
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
     return CardTerms(

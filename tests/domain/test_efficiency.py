@@ -194,46 +194,6 @@ def test_sm_basis_takes_the_power_capped_clock() -> None:
     assert efficiency.basis_tflops(T4, "sm", capped) == pytest.approx(8.1 * 2 * share)
 
 
-def test_sm_basis_takes_the_clock_a_board_sustains_per_watt() -> None:
-    """``sm_tflops_per_watt``: a board whose TDP × that figure is below its ``sm`` peak (SMs ×
-    boost clock) holds only that share of its clock; one with the watts to spare keeps it."""
-    prof = efficiency.RuntimeProfile(sm_tflops_per_watt=0.20)
-    # a 300 W AD102 workstation card with 142 SMs (91.1 on the basis) against the 450 W 4090
-    pro = dataclasses.replace(RTX4090, slug="ada-300w", fp32_tflops=91.1, tdp_w=300)
-    assert efficiency.sustained_clock(pro, prof, 91.1) == pytest.approx(300 * 0.20 / 91.1)
-    assert efficiency.basis_tflops(pro, "sm", prof) == pytest.approx(300 * 0.20)
-    assert efficiency.sustained_clock(RTX4090, prof, 82.6) == 1.0
-    assert efficiency.basis_tflops(RTX4090, "sm", prof) == pytest.approx(82.6)
-    # no figure, or no TDP in the catalog: the boost clock
-    assert efficiency.sustained_clock(pro, efficiency.RuntimeProfile(), 91.1) == 1.0
-    no_tdp = dataclasses.replace(pro, tdp_w=None)
-    assert efficiency.sustained_clock(no_tdp, prof, 91.1) == 1.0
-    # the GA100's basis counts its 64-lane SMs twice: a 300 W A100 PCIe at 0.10 per watt
-    assert efficiency.sm_peak(A100) == pytest.approx(39.0)
-    a100_pcie = dataclasses.replace(A100, tdp_w=300)
-    amp = efficiency.RuntimeProfile(sm_tflops_per_watt=0.10)
-    assert efficiency.basis_tflops(a100_pcie, "sm", amp) == pytest.approx(30.0)
-
-
-def test_llamacpp_prompt_rows_cap_power_limited_ampere_and_ada_boards() -> None:
-    """The shipped llama.cpp CUDA prompt rows carry the per-watt figure for Ampere and Ada on
-    MMQ and on the cuBLAS path alike, not for decode, other runtimes or other architectures."""
-    from tests.domain.fixtures import RTX3090
-
-    for gpu, k in ((RTX3090, 0.10), (A100, 0.10), (RTX4090, 0.20)):
-        for precision in ("int4", "fp16"):
-            prof = TABLE.profile(gpu, "cuda", "llama.cpp", precision, "prefill")
-            assert prof.sm_tflops_per_watt == k
-    assert TABLE.profile(RTX4090, "cuda", "llama.cpp", "int4", "decode").sm_tflops_per_watt is None
-    assert TABLE.profile(RTX4090, "cuda", "vllm", "fp16", "prefill").sm_tflops_per_watt is None
-    assert TABLE.profile(H100, "cuda", "llama.cpp", "int4", "prefill").sm_tflops_per_watt is None
-    # a 450 W 4090 keeps its clock; a 300 W, 142-SM card of the same die does not
-    prof = TABLE.profile(RTX4090, "cuda", "llama.cpp", "int4", "prefill")
-    pro = dataclasses.replace(RTX4090, slug="ada-300w", fp32_tflops=91.1, tdp_w=300)
-    assert efficiency.basis_tflops(RTX4090, "sm", prof) == pytest.approx(82.6)
-    assert efficiency.basis_tflops(pro, "sm", prof) < efficiency.basis_tflops(RTX4090, "sm", prof)
-
-
 def test_llamacpp_prefill_on_cuda_uses_the_sm_basis() -> None:
     """The shipped llama.cpp CUDA prompt row prices MMQ per SM-clock, so an A100's prompt
     rate is not half a 3090's-per-SM as the FP32 peak would have it (issue 21)."""

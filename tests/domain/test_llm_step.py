@@ -346,25 +346,3 @@ def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_ste
     assert b.memory_s - a.memory_s == pytest.approx(2.0 * cache)
     # a prefill has no cache to regrow
     assert cat.parts(0.0, 0.0, 512.0, 512.0).seconds == plain.parts(0.0, 0.0, 512.0, 512.0).seconds
-
-
-def test_a_power_capped_board_runs_its_fp16_prompt_gemms_at_its_sustained_clock():
-    """A prompt profile with ``sm_tflops_per_watt`` (llama.cpp's cuBLAS path on Ampere/Ada)
-    slows the linear layers' and attention's 16-bit rates by the clock share the board holds
-    (efficiency.sustained_clock); a board with the watts to spare is unchanged."""
-    capped = RuntimeProfile(sm_tflops_per_watt=0.10)
-    a100_pcie = dataclasses.replace(A100, slug="a100-pcie", tdp_w=300)
-
-    def terms(gpu, prof):
-        return llm_step.card_terms(
-            gpu, weights="fp16", decode=GRAPHS, prefill=prof, memory_efficiency=0.88,
-            compute_efficiency=COMP,
-        )  # fmt: skip
-
-    share = 300 * 0.10 / (19.5 * 2)
-    free, held = terms(a100_pcie, GRAPHS), terms(a100_pcie, capped)
-    assert held.flops == pytest.approx(free.flops * share)
-    assert held.attn_flops == pytest.approx(free.attn_flops * share)
-    assert held.bw == free.bw  # the clock, not the memory
-    # the 400 W SXM part sustains its boost clock under the same figure
-    assert terms(A100, capped).flops == pytest.approx(terms(A100, GRAPHS).flops)
