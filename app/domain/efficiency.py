@@ -71,6 +71,11 @@ class RuntimeProfile:
     # reach on the GPU, beyond what their halved K bytes already cost (above): B200's fp4
     # kernels run well short of twice its fp8 ones at decode-sized M (llm_step.card_terms)
     fp4_gemm_share: float = 1.0
+    # A step that carries prompt tokens beside decoding sequences runs its attention as two
+    # kernels in turn, the prompts' (context FMHA, compute-bound) then the decodes' (generation
+    # kernel, bound by the KV cache it reads): their times add (TensorRT-LLM's attention op,
+    # thop/attentionOp.cpp). False: one kernel over the mixed batch, max(KV bytes, FLOPs)
+    split_attention: bool = False
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     # Bytes of KV cache a decode step moves per byte of cache it attends over: 1 where the cache

@@ -158,6 +158,9 @@ class Replica:
     dense_slowdown: float = 1.0
     tile_min: int = 0
     tile_max: int = 0
+    # 1: a step's prompt and decode attention are two kernels in turn, their times add
+    # (``RuntimeProfile.split_attention``); 0: one kernel over the mixed batch
+    split_attention: float = 0.0
     # a quantised model dequantised to FP16 before each GEMM (a cuBLAS prompt path): seconds of
     # that pass over the weights, paid by every pass of more than ``dequant_min_tokens`` tokens
     # (``RuntimeProfile.dequantize_min_tokens``); 0: no such pass
@@ -241,11 +244,23 @@ class Replica:
             * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
         )
         t_att = attn / self.attn_flops
+        if self.split_attention and d and f:
+            # the prompts' attention kernel, then the decodes' (bound by the KV cache it reads
+            # or by its own FLOPs): one after the other
+            att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
+            att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
+            t_a = max(t_kv, att_d) + att_p
+            kv_bound = t_kv >= att_d
+            att_comp = att_p + (0.0 if kv_bound else att_d)
+        else:
+            t_a = max(t_kv, t_att)
+            kv_bound = t_kv >= t_att
+            att_comp = 0.0 if kv_bound else t_att
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
         t_gemm = max(t_mm, self.gemm_floor_s)
-        t_attn = max(t_kv, t_att, self.attn_floor_s)
-        floors = t_gemm - t_mm + t_attn - max(t_kv, t_att)
+        t_attn = max(t_a, self.attn_floor_s)
+        floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
         work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
@@ -257,8 +272,8 @@ class Replica:
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         mixed = 1.0 if with_prompt and prefill else mixed_share(prefill, prompt)
         host = max(self.host_s * u, seqs * self.host_per_seq_s + mixed * self.mixed_host_s)
-        mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if t_kv >= t_att else 0.0)
-        comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
+        mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if kv_bound else 0.0)
+        comp = (t_lin if t_lin > t_w else 0.0) + att_comp
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
         # step of a small or widely split model waits on its kernels' count
@@ -737,6 +752,7 @@ def replica(
         dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
+        split_attention=1.0 if decode.split_attention else 0.0,
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
@@ -787,6 +803,7 @@ class Columns:
     microbatch_tokens: NDArray[np.float64]
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
+    split_attention: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -820,8 +837,13 @@ class Columns:
             * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
         )
         t_att = attn / self.attn_flops
+        t_a = np.maximum(t_kv, t_att)
+        if decode and prefill and self.split_attention.any():
+            att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
+            att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
+            t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
-        t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
+        t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         work = t_gemm + t_deq + t_moe + t_attn + self.launch_s
         work = work * ((u + self.stages - 1.0) / self.stages)
@@ -844,7 +866,7 @@ _FIELDS = (
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
-    "microbatch_tokens", "dequant_s", "dequant_min_tokens",
+    "microbatch_tokens", "dequant_s", "dequant_min_tokens", "split_attention",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -883,6 +905,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         microbatch_tokens=c["microbatch_tokens"],
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
+        split_attention=c["split_attention"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -897,7 +920,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 12): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 13): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -915,12 +938,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_min_us,
-                t.decode.kv_traffic,
+                t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 12)  # fmt: skip
+    ).reshape(len(cards), 13)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1017,6 +1040,7 @@ def dense_columns(
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],
+        split_attention=per_card[:, 12],
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

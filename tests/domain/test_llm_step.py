@@ -163,6 +163,43 @@ def test_a_step_that_carries_a_prompt_is_dispatched_eagerly_where_graphs_are_dec
     assert llm_step.mixed_share(50_000.0, 100.0) == pytest.approx(1.0)  # every step has one
 
 
+def test_prompt_and_decode_attention_add_where_the_runtime_runs_them_as_two_kernels():
+    # TensorRT-LLM's attention op runs the context requests' kernel, then the generation
+    # requests' (thop/attentionOp.cpp): a mixed step pays max(KV read, decode FLOPs) + the
+    # prompts' FLOPs, where one kernel over the batch would pay max(KV read, all FLOPs)
+    two = RuntimeProfile(kernel_us=2.0, split_attention=True)
+    split = llm_step.replica(
+        H100, QWEN3_30B_A3B, weights="bf16", kv="bf16", n=1, decode=two, prefill=GRAPHS,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    one = _moe()
+    assert split.split_attention == 1.0 and one.split_attention == 0.0
+    d, ctx, f, p = 512.0, 4000.0, 1024.0, 2000.0
+    kv = d * split.kv_at(ctx) * split.kv_b / split.bw
+    att_d = 4.0 * split.layers * split.attn_width_decode * d * ctx / split.attn_flops
+    att_p = 4.0 * split.layers * split.attn_width * f * p / 2.0 / split.attn_flops
+    assert kv > att_d + att_p  # a decode batch whose KV read outlasts all its attention FLOPs
+    extra = split.parts(d, ctx, f, p).gpu_s - one.parts(d, ctx, f, p).gpu_s
+    assert extra == pytest.approx(att_p)  # one kernel hid the prompts' FLOPs under the KV read
+    # a step of decodes alone, or of a prompt alone, is one kernel either way
+    for step in [(d, ctx, 0.0, p), (0.0, 0.0, f, p)]:
+        assert split.parts(*step).seconds == one.parts(*step).seconds
+    # the prompts' attention is compute, not bytes: the step's split between them
+    mixed = split.parts(d, ctx, f, p)
+    assert mixed.compute_s == pytest.approx(one.parts(d, ctx, f, p).compute_s)
+
+
+def test_the_tensorrt_llm_rows_run_prompt_and_decode_attention_as_two_kernels():
+    from pathlib import Path
+
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency(Path(__file__).resolve().parents[2] / "data")
+    for regime in ("decode", "prefill"):
+        assert table.profile(H100, "cuda", "tensorrt-llm", "bf16", regime).split_attention
+        assert not table.profile(H100, "cuda", "vllm", "bf16", regime).split_attention
+
+
 def test_an_moe_layer_moves_its_routed_copies_activations():
     per_token = llm_step.moe_activation_bytes(QWEN3_30B_A3B)
     # 48 layers × 8 copies × 2 bytes × (6 × 768 + 2 × 2048) values
