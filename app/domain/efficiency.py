@@ -52,11 +52,13 @@ class RuntimeProfile:
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
     # Shortest time a kernel takes however little it reads (a decode step split over many
-    # GPUs, a small model): a GEMM, an attention kernel, and an MoE layer's routed block
-    # (router GEMM, top-k, permute, two grouped GEMMs, activation, combine); not the gap above
+    # GPUs, a small model): a GEMM and an attention kernel; not the gap above
     gemm_min_us: float = 0.0
     attention_min_us: float = 0.0
-    moe_block_min_us: float = 0.0
+    # An MoE layer's routed block besides its grouped GEMMs' bytes and FLOPs — routing, top-k,
+    # activation quantisation, permute, activation, finalize — a fixed time per layer added to
+    # them (as the kernel gaps are), whatever the step's tokens
+    moe_block_us: float = 0.0
     # The routed experts' grouped GEMMs (llm_step.routed_gemm): the kernel's token tile — the
     # smallest power of two from ``moe_tile_min`` to ``moe_tile_max`` rows that holds an
     # expert's typical rows; each expert's rows are padded to it. And every LLM-step GEMM's

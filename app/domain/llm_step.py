@@ -17,9 +17,10 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
   under latent attention), each reading a few MB;
 * each kernel's floor: the GEMMs and attention take at least layers × their kernels × the
-  runtime's ``gemm_min_us`` / ``attention_min_us`` (an MoE layer's routed block
-  ``moe_block_min_us``), which replaces their bytes where larger — a large model split over 8
-  GPUs at one token is bound by its kernels, not its bytes;
+  runtime's ``gemm_min_us`` / ``attention_min_us``, which replaces their bytes where larger — a
+  large model split over 8 GPUs at one token is bound by its kernels, not its bytes; an MoE
+  layer's routed block adds ``moe_block_us`` of small kernels (routing, quantisation, permute,
+  finalize) to its experts' bytes or FLOPs, at any token count;
 * GPU-to-GPU traffic of the replica's layout: two all-reduces per layer under tensor
   parallelism; one activation hand-off per stage boundary on a layer split;
 * eager runtimes dispatch every op from the host, which a one-token step cannot hide: the
@@ -70,7 +71,7 @@ MOE_KERNELS_PER_LAYER = 7
 MOE_ACT_BYTES = 2.0
 # Of a layer's kernels, the GEMMs, each of which takes at least the runtime's ``gemm_min_us``
 # however few bytes it reads: QKV, output, the MLP's gate/up and down (a shared expert's in an
-# MoE layer). An MoE layer's routed block (router to combine) takes at least ``moe_block_min_us``.
+# MoE layer). An MoE layer's routed block adds ``moe_block_us`` (its small kernels) to the step.
 GEMMS_PER_LAYER = 4
 # An MoE layer without a shared expert has no dense MLP: its gate/up, activation and down
 # kernels (two of them GEMMs) are not run (Qwen3-MoE, Mixtral, gpt-oss).
@@ -537,12 +538,6 @@ def _kernels_per_layer(m: ModelSpec) -> int:
     return _layer_counts(m)[0]
 
 
-def _linear_floor_us(m: ModelSpec, prof: RuntimeProfile) -> float:
-    """One layer's linear kernels at their floor durations (µs)."""
-    moe = prof.moe_block_min_us if _is_moe(m) else 0.0
-    return _layer_counts(m)[1] * prof.gemm_min_us + moe
-
-
 @dataclass(slots=True)
 class ReplicaJob:
     """The GPU-independent terms of ``replica`` for one model in one weight and KV format: the
@@ -712,7 +707,6 @@ def replica(
         )
     experts, n_experts, mode = job.experts, job.n_experts, card.mode
     layers = job.layers
-    moe_floor = decode.moe_block_min_us if job.moe else 0.0
     grouped = bool(n_experts and experts and prefill.moe_tile_max)
     if links:
         tp_link = topology.link(gpu, tp)
@@ -738,8 +732,10 @@ def replica(
         hidden=job.hidden,
         attn_width=job.attn_width,
         attn_width_decode=job.attn_width_decode,
-        launch_s=layers * job.kernels * decode.kernel_us * 1e-6,
-        gemm_floor_s=layers * (job.gemms * decode.gemm_min_us + moe_floor) * 1e-6,
+        # the kernels' gaps, and an MoE layer's routed block's small kernels beside them
+        launch_s=layers * job.kernels * decode.kernel_us * 1e-6
+        + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
+        gemm_floor_s=layers * job.gemms * decode.gemm_min_us * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,
         host_s=layers * decode.ops_per_layer * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
@@ -937,7 +933,7 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
             (
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
-                t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_min_us,
+                t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0,
             )
             for t in cards
@@ -1013,7 +1009,6 @@ def dense_columns(
     kv = job.kv_at
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)
-    moe_floor = per_card[:, 10] if job.moe else 0.0
     return Columns(
         reps=(),
         tp=tp,
@@ -1031,7 +1026,7 @@ def dense_columns(
         attn_width=full(rows, job.attn_width),
         attn_width_decode=full(rows, job.attn_width_decode),
         launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
-        gemm_floor_s=layers * (job.gemms * per_card[:, 4] + moe_floor) * 1e-6,
+        gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,
         host_s=layers * per_card[:, 6] * per_card[:, 9] * 1e-6,
         scheduler_s=np.zeros(rows),
