@@ -52,11 +52,13 @@ class RuntimeProfile:
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
     # Shortest time a kernel takes however little it reads (a decode step split over many
-    # GPUs, a small model): a GEMM, an attention kernel, and an MoE layer's routed block
-    # (router GEMM, top-k, permute, two grouped GEMMs, activation, combine); not the gap above
+    # GPUs, a small model): a GEMM and an attention kernel; not the gap above
     gemm_min_us: float = 0.0
     attention_min_us: float = 0.0
-    moe_block_min_us: float = 0.0
+    # An MoE layer's routed block besides its grouped GEMMs' bytes and FLOPs — routing, top-k,
+    # activation quantisation, permute, activation, finalize — a fixed time per layer added to
+    # them (as the kernel gaps are), whatever the step's tokens
+    moe_block_us: float = 0.0
     # The routed experts' grouped GEMMs (llm_step.routed_gemm): the kernel's token tile — the
     # smallest power of two from ``moe_tile_min`` to ``moe_tile_max`` rows that holds an
     # expert's typical rows; each expert's rows are padded to it. And every LLM-step GEMM's
@@ -71,6 +73,11 @@ class RuntimeProfile:
     # reach on the GPU, beyond what their halved K bytes already cost (above): B200's fp4
     # kernels run well short of twice its fp8 ones at decode-sized M (llm_step.card_terms)
     fp4_gemm_share: float = 1.0
+    # A step that carries prompt tokens beside decoding sequences runs its attention as two
+    # kernels in turn, the prompts' (context FMHA, compute-bound) then the decodes' (generation
+    # kernel, bound by the KV cache it reads): their times add (TensorRT-LLM's attention op,
+    # thop/attentionOp.cpp). False: one kernel over the mixed batch, max(KV bytes, FLOPs)
+    split_attention: bool = False
     host_us_per_op: float = 0.0  # host dispatch per op when the host cannot run ahead (eager)
     ops_per_layer: float = 0.0  # eager ops per transformer layer per decode step
     # Bytes of KV cache a decode step moves per byte of cache it attends over: 1 where the cache

@@ -17,9 +17,10 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
   under latent attention), each reading a few MB;
 * each kernel's floor: the GEMMs and attention take at least layers × their kernels × the
-  runtime's ``gemm_min_us`` / ``attention_min_us`` (an MoE layer's routed block
-  ``moe_block_min_us``), which replaces their bytes where larger — a large model split over 8
-  GPUs at one token is bound by its kernels, not its bytes;
+  runtime's ``gemm_min_us`` / ``attention_min_us``, which replaces their bytes where larger — a
+  large model split over 8 GPUs at one token is bound by its kernels, not its bytes; an MoE
+  layer's routed block adds ``moe_block_us`` of small kernels (routing, quantisation, permute,
+  finalize) to its experts' bytes or FLOPs, at any token count;
 * GPU-to-GPU traffic of the replica's layout: two all-reduces per layer under tensor
   parallelism; one activation hand-off per stage boundary on a layer split;
 * eager runtimes dispatch every op from the host, which a one-token step cannot hide: the
@@ -72,7 +73,7 @@ MOE_KERNELS_PER_LAYER = 7
 MOE_ACT_BYTES = 2.0
 # Of a layer's kernels, the GEMMs, each of which takes at least the runtime's ``gemm_min_us``
 # however few bytes it reads: QKV, output, the MLP's gate/up and down (a shared expert's in an
-# MoE layer). An MoE layer's routed block (router to combine) takes at least ``moe_block_min_us``.
+# MoE layer). An MoE layer's routed block adds ``moe_block_us`` (its small kernels) to the step.
 GEMMS_PER_LAYER = 4
 # An MoE layer without a shared expert has no dense MLP: its gate/up, activation and down
 # kernels (two of them GEMMs) are not run (Qwen3-MoE, Mixtral, gpt-oss).
@@ -237,6 +238,9 @@ class Replica:
     dense_slowdown: float = 1.0
     tile_min: int = 0
     tile_max: int = 0
+    # 1: a step's prompt and decode attention are two kernels in turn, their times add
+    # (``RuntimeProfile.split_attention``); 0: one kernel over the mixed batch
+    split_attention: float = 0.0
     # a quantised model dequantised to FP16 before each GEMM (a cuBLAS prompt path): seconds of
     # that pass over the weights, paid by every pass of more than ``dequant_min_tokens`` tokens
     # (``RuntimeProfile.dequantize_min_tokens``); 0: no such pass
@@ -323,11 +327,23 @@ class Replica:
             * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
         )
         t_att = attn / self.attn_flops
+        if self.split_attention and d and f:
+            # the prompts' attention kernel, then the decodes' (bound by the KV cache it reads
+            # or by its own FLOPs): one after the other
+            att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
+            att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
+            t_a = max(t_kv, att_d) + att_p
+            kv_bound = t_kv >= att_d
+            att_comp = att_p + (0.0 if kv_bound else att_d)
+        else:
+            t_a = max(t_kv, t_att)
+            kv_bound = t_kv >= t_att
+            att_comp = 0.0 if kv_bound else t_att
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
         t_gemm = max(t_mm, self.gemm_floor_s)
-        t_attn = max(t_kv, t_att, self.attn_floor_s)
-        floors = t_gemm - t_mm + t_attn - max(t_kv, t_att)
+        t_attn = max(t_a, self.attn_floor_s)
+        floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
         t_ctx = self.context_s if f and not d else 0.0
         work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
@@ -340,8 +356,8 @@ class Replica:
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         mixed = 1.0 if with_prompt and prefill else mixed_share(prefill, prompt)
         host = max(self.host_s * u, seqs * self.host_per_seq_s + mixed * self.mixed_host_s)
-        mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if t_kv >= t_att else 0.0)
-        comp = (t_lin if t_lin > t_w else 0.0) + (t_att if t_att > t_kv else 0.0)
+        mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if kv_bound else 0.0)
+        comp = (t_lin if t_lin > t_w else 0.0) + att_comp
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
         # step of a small or widely split model waits on its kernels' count
@@ -605,12 +621,6 @@ def _kernels_per_layer(m: ModelSpec) -> int:
     return _layer_counts(m)[0]
 
 
-def _linear_floor_us(m: ModelSpec, prof: RuntimeProfile) -> float:
-    """One layer's linear kernels at their floor durations (µs)."""
-    moe = prof.moe_block_min_us if _is_moe(m) else 0.0
-    return _layer_counts(m)[1] * prof.gemm_min_us + moe
-
-
 @dataclass(slots=True)
 class ReplicaJob:
     """The GPU-independent terms of ``replica`` for one model in one weight and KV format: the
@@ -846,7 +856,6 @@ def replica(
         )
     experts, n_experts, mode = job.experts, job.n_experts, card.mode
     layers = job.layers
-    moe_floor = decode.moe_block_min_us if job.moe else 0.0
     grouped = bool(n_experts and experts and prefill.moe_tile_max)
     if links:
         tp_link = topology.link(gpu, tp)
@@ -872,8 +881,10 @@ def replica(
         hidden=job.hidden,
         attn_width=job.attn_width,
         attn_width_decode=job.attn_width_decode,
-        launch_s=layers * job.kernels * decode.kernel_us * 1e-6,
-        gemm_floor_s=layers * (job.gemms * decode.gemm_min_us + moe_floor) * 1e-6,
+        # the kernels' gaps, and an MoE layer's routed block's small kernels beside them
+        launch_s=layers * job.kernels * decode.kernel_us * 1e-6
+        + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
+        gemm_floor_s=layers * job.gemms * decode.gemm_min_us * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,
         host_s=layers * job.host_ops(decode.ops_per_layer) * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
@@ -886,6 +897,7 @@ def replica(
         dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
+        split_attention=1.0 if decode.split_attention else 0.0,
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
@@ -938,6 +950,7 @@ class Columns:
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
     context_s: NDArray[np.float64]
+    split_attention: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -971,8 +984,13 @@ class Columns:
             * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
         )
         t_att = attn / self.attn_flops
+        t_a = np.maximum(t_kv, t_att)
+        if decode and prefill and self.split_attention.any():
+            att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
+            att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
+            t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
-        t_attn = np.maximum(np.maximum(t_kv, t_att), self.attn_floor_s)
+        t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
         work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
@@ -996,7 +1014,7 @@ _FIELDS = (
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
-    "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s",
+    "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s", "split_attention",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1036,6 +1054,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
         context_s=c["context_s"],
+        split_attention=c["split_attention"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -1050,7 +1069,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 12): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 13): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -1068,13 +1087,13 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
             (
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
-                t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_min_us,
-                t.decode.kv_traffic,
+                t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
+                t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 12)  # fmt: skip
+    ).reshape(len(cards), 13)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1145,7 +1164,6 @@ def dense_columns(
     kv = job.kv_at
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)
-    moe_floor = per_card[:, 10] if job.moe else 0.0
     return Columns(
         reps=(),
         tp=tp,
@@ -1163,7 +1181,7 @@ def dense_columns(
         attn_width=full(rows, job.attn_width),
         attn_width_decode=full(rows, job.attn_width_decode),
         launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
-        gemm_floor_s=layers * (job.gemms * per_card[:, 4] + moe_floor) * 1e-6,
+        gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,
         host_s=layers * job.host_ops(per_card[:, 6]) * per_card[:, 9] * 1e-6,
         scheduler_s=np.zeros(rows),
@@ -1173,6 +1191,7 @@ def dense_columns(
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],
         context_s=layers * cards.context_layer_us[card] * 1e-6,
+        split_attention=per_card[:, 12],
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

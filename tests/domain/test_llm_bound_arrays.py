@@ -104,7 +104,7 @@ def test_the_array_bound_is_the_scalar_bound_for_every_catalog_gpu(
 def test_the_array_step_is_the_scalar_step_with_links_and_a_server(catalog: list[GpuSpec]) -> None:
     """``Columns.seconds`` against ``Replica.parts`` on replicas the bound never builds:
     links between the GPUs, a server's fixed and per-sequence costs, mixed steps and their
-    eager dispatch."""
+    eager dispatch, prompt and decode attention as two kernels in turn (every other count)."""
     work = _job("mixtral-8x7b", runtime="vllm")
     reps = []
     for gpu in catalog[::3]:
@@ -113,7 +113,11 @@ def test_the_array_step_is_the_scalar_step_with_links_and_a_server(catalog: list
             rep = perf.llm_replica(gpu, work, n, eff, "cuda")
             reps.append(
                 dataclasses.replace(
-                    rep, scheduler_s=4e-3, host_per_seq_s=2e-5, mixed_host_s=3e-3 * (n % 2)
+                    rep,
+                    scheduler_s=4e-3,
+                    host_per_seq_s=2e-5,
+                    mixed_host_s=3e-3 * (n % 2),
+                    split_attention=float(n in (2, 8)),
                 )
             )
     reps = [r for r in reps if r.flops > 0 and r.attn_flops > 0]

@@ -164,6 +164,43 @@ def test_a_step_that_carries_a_prompt_is_dispatched_eagerly_where_graphs_are_dec
     assert llm_step.mixed_share(50_000.0, 100.0) == pytest.approx(1.0)  # every step has one
 
 
+def test_prompt_and_decode_attention_add_where_the_runtime_runs_them_as_two_kernels():
+    # TensorRT-LLM's attention op runs the context requests' kernel, then the generation
+    # requests' (thop/attentionOp.cpp): a mixed step pays max(KV read, decode FLOPs) + the
+    # prompts' FLOPs, where one kernel over the batch would pay max(KV read, all FLOPs)
+    two = RuntimeProfile(kernel_us=2.0, split_attention=True)
+    split = llm_step.replica(
+        H100, QWEN3_30B_A3B, weights="bf16", kv="bf16", n=1, decode=two, prefill=GRAPHS,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    one = _moe()
+    assert split.split_attention == 1.0 and one.split_attention == 0.0
+    d, ctx, f, p = 512.0, 4000.0, 1024.0, 2000.0
+    kv = d * split.kv_at(ctx) * split.kv_b / split.bw
+    att_d = 4.0 * split.layers * split.attn_width_decode * d * ctx / split.attn_flops
+    att_p = 4.0 * split.layers * split.attn_width * f * p / 2.0 / split.attn_flops
+    assert kv > att_d + att_p  # a decode batch whose KV read outlasts all its attention FLOPs
+    extra = split.parts(d, ctx, f, p).gpu_s - one.parts(d, ctx, f, p).gpu_s
+    assert extra == pytest.approx(att_p)  # one kernel hid the prompts' FLOPs under the KV read
+    # a step of decodes alone, or of a prompt alone, is one kernel either way
+    for step in [(d, ctx, 0.0, p), (0.0, 0.0, f, p)]:
+        assert split.parts(*step).seconds == one.parts(*step).seconds
+    # the prompts' attention is compute, not bytes: the step's split between them
+    mixed = split.parts(d, ctx, f, p)
+    assert mixed.compute_s == pytest.approx(one.parts(d, ctx, f, p).compute_s)
+
+
+def test_the_tensorrt_llm_rows_run_prompt_and_decode_attention_as_two_kernels():
+    from pathlib import Path
+
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency(Path(__file__).resolve().parents[2] / "data")
+    for regime in ("decode", "prefill"):
+        assert table.profile(H100, "cuda", "tensorrt-llm", "bf16", regime).split_attention
+        assert not table.profile(H100, "cuda", "vllm", "bf16", regime).split_attention
+
+
 def test_an_moe_layer_moves_its_routed_copies_activations():
     per_token = llm_step.moe_activation_bytes(QWEN3_30B_A3B)
     # 48 layers × 8 copies × 2 bytes × (6 × 768 + 2 × 2048) values
@@ -180,7 +217,7 @@ DEEPSEEK_R1 = dataclasses.replace(
     hidden_size=7168, num_heads=128, num_kv_heads=1, intermediate_size=2048, vocab_size=129280,
     kv_elements_per_token=35136, attention="mla", shared_experts=1,
 )  # fmt: skip
-FLOORS = RuntimeProfile(kernel_us=2.0, gemm_min_us=5.0, attention_min_us=5.0, moe_block_min_us=35.0)
+FLOORS = RuntimeProfile(kernel_us=2.0, gemm_min_us=5.0, attention_min_us=5.0, moe_block_us=21.0)
 
 
 def _r1(model=DEEPSEEK_R1, prof=FLOORS, n=8, w="fp8") -> llm_step.Replica:
@@ -201,16 +238,20 @@ def test_a_tensor_parallel_decode_step_pays_two_all_reduce_latencies_per_layer()
 
 def test_each_kernel_has_a_floor_that_binds_where_a_gpus_share_is_tiny():
     # DeepSeek-R1 in fp8 on 8 GPUs at one token: each GPU reads ~37 GB / 8 of active weights
-    # per step, ~26 µs a layer, but runs 7 GEMM kernels (MLA's 5, a shared expert's 2) and the
-    # routed block, each at its floor: 61 × (7 × 5 + 35) µs
+    # per step, ~26 µs a layer, but runs 7 GEMM kernels (MLA's 5, a shared expert's 2), each at
+    # its floor: 61 × 7 × 5 µs; the routed block's small kernels add 21 µs a layer besides
     rep = _r1()
-    floor = 61 * (7 * 5 + 35) * 1e-6
+    floor = 61 * 7 * 5 * 1e-6
+    block = 61 * 21e-6
     assert rep.gemm_floor_s == pytest.approx(floor)
     one = rep.parts(1.0, 2000.0, 0.0, 1000.0)
     bare = _r1(prof=GRAPHS).parts(1.0, 2000.0, 0.0, 1000.0)
-    assert one.memory_s < floor / 2  # the bytes are the smaller part
-    # the floors replace the bytes (GEMMs, attention), they do not add to them
-    assert one.seconds - bare.seconds == pytest.approx(floor + 61 * 5e-6 - bare.memory_s, rel=0.02)
+    assert one.memory_s < floor  # the bytes are the smaller part
+    # the floors replace the bytes (GEMMs, attention), they do not add to them; the routed
+    # block's kernels do
+    assert one.seconds - bare.seconds == pytest.approx(
+        floor + 61 * 5e-6 - bare.memory_s + block, rel=0.02
+    )
     assert one.launch_s > one.memory_s  # kernels, not bytes, bound the step
     # a dense 8B model on one GPU reads ~0.5 GB per layer's GEMMs: the floor changes nothing
     dense, dense_bare = _replica(prof=FLOORS), _replica()
@@ -226,9 +267,10 @@ def test_latent_attention_and_shared_experts_set_the_layers_kernels():
     gqa = _r1(dataclasses.replace(DEEPSEEK_R1, attention=None))
     no_shared = _r1(dataclasses.replace(DEEPSEEK_R1, attention=None, shared_experts=0))
     per = 61 * 2e-6
-    assert gqa.launch_s == pytest.approx(per * 17)  # 10 + router, top-k, permute, 2 GEMMs, ...
-    assert mla.launch_s == pytest.approx(per * 22)  # + 2 latent norms, q_b, 2 absorbed BMMs
-    assert no_shared.launch_s == pytest.approx(per * 14)  # no dense MLP beside the experts
+    block = 61 * 21e-6  # the routed block's small kernels, beside the gaps (moe_block_us)
+    assert gqa.launch_s == pytest.approx(per * 17 + block)  # 10 + router, top-k, permute, ...
+    assert mla.launch_s == pytest.approx(per * 22 + block)  # + 2 latent norms, q_b, 2 BMMs
+    assert no_shared.launch_s == pytest.approx(per * 14 + block)  # no dense MLP beside them
     assert mla.gemm_floor_s - gqa.gemm_floor_s == pytest.approx(61 * 3 * 5e-6)
     assert gqa.gemm_floor_s - no_shared.gemm_floor_s == pytest.approx(61 * 2 * 5e-6)
 
@@ -488,3 +530,48 @@ def test_a_gptq_or_awq_linear_dispatches_more_host_ops_than_nn_linear():
         assert _replica(weights="int4", job=job).host_s == 0.0
     nf4 = llm_step.replica_job(LLAMA3_8B, weights="int4", kv="bf16", quantization="nf4")
     assert nf4.extra_host_ops == 0.0  # bitsandbytes' wrapper is not counted
+
+
+# FlashInfer pull request #5301, TRTLLM NVFP4 column on a B200 (ms by tokens): TensorRT-LLM's
+# NVFP4 MoE kernels on DeepSeek-V3 shapes, 32 local experts of 256 (an EP8 shard), top-8
+B200_NVFP4_MOE_MS = {
+    1: 0.036337, 2: 0.047984, 4: 0.061505, 8: 0.074912, 16: 0.086352, 32: 0.116641,
+    64: 0.150450, 128: 0.155905, 256: 0.165025, 512: 0.176593,
+}  # fmt: skip
+
+
+def test_an_moe_blocks_small_kernels_add_to_its_experts_bytes_at_every_token_count():
+    # One MoE layer shaped as the sweep's shard: 32 experts of hidden 7168 × FFN 2048, each hit
+    # by a token with probability 8/256 = 1/32 (top-1 of 32). The block is the touched experts'
+    # NVFP4 bytes at the replica's bandwidth, plus its small kernels (moe_block_us) and the
+    # gaps of its 7 kernels — not max(bytes, a floor), which fell 1.2-1.4x short from 32 tokens
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.domain.workload import ModelSpec
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    b200 = next(g for g in read_gpu_specs(data) if g.slug == "b200")
+    table = load_efficiency(data)
+    dec = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "decode")
+    pre = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "prefill")
+    expert, router = 3 * 7168 * 2048, 7168 * 256
+    shard = ModelSpec(
+        family="decoder", params=32 * expert + router, active_params=expert + router,
+        experts=32, active_experts=1, shared_experts=0, layers=1, hidden_size=7168,
+        num_heads=128, num_kv_heads=128, intermediate_size=2048, vocab_size=0,
+        kv_elements_per_token=1,
+    )  # fmt: skip
+    rep = llm_step.replica(
+        b200, shard, weights="fp4", kv="fp8", n=1, decode=dec, prefill=pre,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    fixed = (dec.moe_block_us + llm_step.MOE_KERNELS_PER_LAYER * dec.kernel_us) * 1e-6
+    for tokens, ms in B200_NVFP4_MOE_MS.items():
+        routed = rep.linear(float(tokens))[2] - rep.dense_bytes / rep.bw
+        block = routed + tokens * rep.moe_act_bytes / rep.bw + fixed
+        assert block == pytest.approx(ms * 1e-3, rel=0.25 if tokens < 16 else 0.05), tokens
+    # the block's small kernels are charged per layer whatever the tokens, beside the gaps of
+    # the layer's 14 kernels (no dense MLP beside the experts)
+    assert rep.launch_s == pytest.approx((14 * dec.kernel_us + dec.moe_block_us) * 1e-6)

@@ -60,7 +60,12 @@ def test_moe_decode_at_one_token_misses_as_the_dense_models_do(accuracy) -> None
         (s,) = accuracy.heldout_scores([r for r in rows if r.group.split()[0] == model])
         bias[model] = s.bias
     dense = (bias["llama-2-7b"] + bias["llama-2-70b"]) / 2
-    assert abs(bias["mixtral-8x7b"] / dense - 1) < 0.1
+    # later the same day: the routed block's small kernels (data/efficiency.yaml moe_block_us,
+    # sourced from FlashInfer PR #5301's B200 sweep of TensorRT-LLM's MoE kernels) add 32 × 21
+    # µs to each Mixtral token: its bias moved from 0.82 to 0.92, towards 1, while the dense
+    # models stay at 0.84 — the gap (~11 %) is that sourced term's, and no more than it
+    assert abs(bias["mixtral-8x7b"] / dense - 1) < 0.15
+    assert abs(bias["mixtral-8x7b"] - 1) < abs(dense - 1)
 
 
 def test_rows_of_one_gpu_are_banded_by_their_workloads(accuracy) -> None:
