@@ -478,7 +478,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
     return out
 
 
-STACK_KEYS = ("torch_version", "transformers_version", "attn_implementation")
+STACK_KEYS = ("torch_version", "transformers_version", "attn_implementation", "xqa")
 
 
 def source_stack(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
@@ -490,15 +490,18 @@ def source_stack(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
 
 def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
     """The WorkloadSpec fields a published run's stated stack sets (a row's, or its source's
-    ``torch_version``, ``transformers_version``, ``attn_implementation``): PyTorch's release
-    (its 16-bit torch.cat) and whether transformers' attention materialises grouped-query K/V
-    (llm_step.transformers_repeats_kv). None stated: today's stack."""
+    ``torch_version``, ``transformers_version``, ``attn_implementation``, ``xqa``): PyTorch's
+    release (its 16-bit torch.cat), whether transformers' attention materialises grouped-query
+    K/V (llm_step.transformers_repeats_kv), and whether a TensorRT-LLM run's decode attention is
+    the masked MHA kernel (``xqa: false`` stated: WorkloadSpec.mmha). None stated: today's
+    stack."""
     torch_version = str(row.get("torch_version") or "")
     hf = str(row.get("transformers_version") or "")
     impl = str(row.get("attn_implementation") or "")
     return {
         "torch_version": torch_version,
         "kv_repeat": llm_step.transformers_repeats_kv(hf, impl, torch_version),
+        "mmha": row.get("runtime") == "tensorrt-llm" and row.get("xqa") is False,
     }
 
 

@@ -252,6 +252,10 @@ class Replica:
     # a context pass's fixed time beyond its math and bytes (``RuntimeProfile.context_layer_us``
     # × layers), paid by a step that carries prompt tokens and no decodes; 0: none
     context_s: float = 0.0
+    # how much longer a decode step's attention math takes than at ``attn_flops``: the job's
+    # decode attention on the CUDA cores (``CardTerms.mmha_slowdown``, a ``ReplicaJob.mmha``
+    # job); 1: at the 16-bit tensor rate, as every other kernel's
+    decode_attn_slowdown: float = 1.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -321,10 +325,14 @@ class Replica:
         t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
+        # (a decode's share at its kernel's own rate: ``decode_attn_slowdown``)
         attn = (
             4.0
             * self.layers
-            * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
+            * (
+                self.attn_width_decode * d * context * self.decode_attn_slowdown
+                + self.attn_width * f * prompt / 2.0
+            )
         )
         t_att = attn / self.attn_flops
         if self.split_attention and d and f:
@@ -648,6 +656,9 @@ class ReplicaJob:
     # materialises each step (``transformers_repeats_kv``; 1: none)
     cat_rate: float = 1.0
     repeat_groups: int = 1
+    # the decode attention runs TensorRT-LLM's masked MHA kernel on the CUDA cores
+    # (WorkloadSpec.mmha): its math at the card's ``mmha_slowdown``
+    mmha: bool = False
     # eager ops per layer the job's stack adds to the runtime's own (``host_ops``): repeat_kv's,
     # a quantised linear's Python wrapper
     extra_host_ops: float = 0.0
@@ -709,11 +720,13 @@ def replica_job(
     torch_version: str = "",
     kv_repeat: bool = False,
     quantization: str = "",
+    mmha: bool = False,
 ) -> ReplicaJob:
     """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats.
     ``torch_version``: the PyTorch release the job runs ("" = a current one: ``cat_rate``);
     ``kv_repeat``: its attention materialises grouped-query K/V each step (``kv_traffic``);
-    ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``)."""
+    ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``); ``mmha``: its
+    decode attention runs TensorRT-LLM's masked MHA kernel (``CardTerms.mmha_slowdown``)."""
     heads, kv_heads = model.num_heads or 0, model.kv_heads or 0
     groups = heads // kv_heads if kv_repeat and kv_heads and heads > kv_heads else 1
     extra = (REPEAT_KV_HOST_OPS if groups > 1 else 0.0) + LINEARS_PER_LAYER * (
@@ -743,6 +756,7 @@ def replica_job(
         cat_rate=cat_rate(torch_version, formats.kv_bytes(kv)),
         repeat_groups=groups,
         extra_host_ops=extra,
+        mmha=mmha,
     )
 
 
@@ -758,6 +772,23 @@ class CardTerms:
     mode: str  # the linear layers' datapath
     decode: RuntimeProfile
     prefill: RuntimeProfile
+    # attn_flops ÷ the rate of a decode attention kernel on the CUDA cores (the FP32 peak × the
+    # decode profile's ``mmha_fp32_share``): what a ``ReplicaJob.mmha`` job's decode attention
+    # math takes relative to attn_flops; 1 where the profile or the catalog gives no such rate
+    mmha_slowdown: float = 1.0
+
+
+def mmha_slowdown(gpu: GpuSpec, decode: RuntimeProfile, attn_flops: float) -> float:
+    """How much longer a decode step's attention math takes on ``gpu`` in TensorRT-LLM's masked
+    MHA kernel than at ``attn_flops`` (FLOP/s, the 16-bit tensor rate): that kernel runs one
+    thread block per query head and sequence (decoderMaskedMultiheadAttentionTemplate.h:
+    ``hi = blockIdx.x``, K/V head ``hi / qhead_per_kv``) and does its dot products on the CUDA
+    cores (XQA, the grouped-query kernel that replaces it, is the one "using tensor cores"),
+    so its rate is the FP32 peak × ``decode.mmha_fp32_share``; 1 where either is unknown."""
+    share = decode.mmha_fp32_share
+    if not (share and gpu.fp32_tflops and attn_flops > 0):
+        return 1.0
+    return attn_flops / (gpu.fp32_tflops * 1e12 * share)
 
 
 def card_terms(
@@ -787,13 +818,15 @@ def card_terms(
     half, half_mode = datapath(gpu, act16, prefill)
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
+    attn_flops = (half or peak) * 1e12 * half_rate
     return CardTerms(
         bw=gpu.memory_bandwidth_gbs * 1e9 * mem,
         flops=peak * 1e12 * rate,
-        attn_flops=(half or peak) * 1e12 * half_rate,
+        attn_flops=attn_flops,
         mode=mode,
         decode=decode,
         prefill=prefill,
+        mmha_slowdown=mmha_slowdown(gpu, decode, attn_flops),
     )
 
 
@@ -819,6 +852,7 @@ def replica(
     torch_version: str = "",
     kv_repeat: bool = False,
     quantization: str = "",
+    mmha: bool = False,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -832,8 +866,8 @@ def replica(
     ``session_context``: a pass without decodes pays the prefill profile's
     ``context_layer_us`` (a static session's context phase, TensorRT-LLM's gptSession); False
     for a server's executor, whose prompt steps the serving runtime prices itself.
-    ``torch_version``, ``kv_repeat``, ``quantization``: the job's stack where no ``job`` is
-    given (replica_job)."""
+    ``torch_version``, ``kv_repeat``, ``quantization``, ``mmha``: the job's stack where no
+    ``job`` is given (replica_job)."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(
@@ -844,6 +878,7 @@ def replica(
             torch_version=torch_version,
             kv_repeat=kv_repeat,
             quantization=quantization,
+            mmha=mmha,
         )
     if card is None:
         card = card_terms(
@@ -902,6 +937,7 @@ def replica(
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
+        decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
     )
 
 
@@ -951,6 +987,7 @@ class Columns:
     dequant_min_tokens: NDArray[np.float64]
     context_s: NDArray[np.float64]
     split_attention: NDArray[np.float64]
+    decode_attn_slowdown: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -981,7 +1018,10 @@ class Columns:
         attn = (
             4.0
             * self.layers
-            * (self.attn_width_decode * d * context + self.attn_width * f * prompt / 2.0)
+            * (
+                self.attn_width_decode * d * context * self.decode_attn_slowdown
+                + self.attn_width * f * prompt / 2.0
+            )
         )
         t_att = attn / self.attn_flops
         t_a = np.maximum(t_kv, t_att)
@@ -1015,6 +1055,7 @@ _FIELDS = (
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s", "split_attention",
+    "decode_attn_slowdown",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1055,6 +1096,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         dequant_min_tokens=c["dequant_min_tokens"],
         context_s=c["context_s"],
         split_attention=c["split_attention"],
+        decode_attn_slowdown=c["decode_attn_slowdown"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -1088,12 +1130,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.bw, t.flops, t.attn_flops, t.decode.kernel_us, t.decode.gemm_min_us,
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
-                t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0,
+                t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 13)  # fmt: skip
+    ).reshape(len(cards), 14)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1192,6 +1234,7 @@ def dense_columns(
         dequant_min_tokens=cards.dequant_min_tokens[card],
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
+        decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
         linked=np.zeros(rows, bool),
         kv_values=lambda context: full(rows, kv(context)),
     )

@@ -1504,6 +1504,7 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
             torch_version=work.torch_version,
             kv_repeat=work.kv_repeat,
             quantization=work.quantization,
+            mmha=work.mmha,
         )
         work.derived[("llm",)] = hit
     return hit

@@ -268,6 +268,12 @@ class WorkloadSpec:
     # mask; llm_step.transformers_repeats_kv): a GQA model moves 2 × groups more cache bytes.
     # Not an API field: benchmarks set it from a published run's stack.
     kv_repeat: bool = False
+    # The decode attention runs TensorRT-LLM's masked multi-head attention kernel (a run with
+    # XQA off: v0.9.0's default, TRTLLM_ENABLE_XQA unset): one thread block per query head and
+    # sequence doing Q·K and A·V on the CUDA cores, so a grouped-query model's decode attention
+    # costs its full per-query-head math at the decode profile's ``mmha_fp32_share`` of the FP32
+    # peak (llm_step.card_terms). Not an API field: benchmarks set it from a published run's stack.
+    mmha: bool = False
     # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
     # the job states it (benchmarks: the held-out recipes); None under runtime megatron:
     # megatron.default_layout. Read only when runtime is megatron (not an API field yet).

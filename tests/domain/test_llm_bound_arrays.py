@@ -75,6 +75,14 @@ JOBS = {
     "llama-3-8b tensorrt-llm fp4 prompt": lambda: _job(
         "llama-3-8b", runtime="tensorrt-llm", precision="fp4", batch_size=16
     ),
+    # TensorRT-LLM v0.9's masked MHA decode attention (XQA off) on the CUDA cores: GQA, dense
+    # and routed
+    "llama-3-8b tensorrt-llm fp8 masked mha": lambda: _job(
+        "llama-3-8b", runtime="tensorrt-llm", precision="fp8", batch_size=64, mmha=True
+    ),
+    "mixtral tensorrt-llm fp8 masked mha": lambda: _job(
+        "mixtral-8x7b", runtime="tensorrt-llm", precision="fp8", batch_size=64, mmha=True
+    ),
     "mixtral vllm int4 batch 32": lambda: _job(
         "mixtral-8x7b", runtime="vllm", precision="int4", batch_size=32
     ),
@@ -165,6 +173,7 @@ def test_replicas_from_kept_terms_equal_replicas_built_afresh(
                     torch_version=work.torch_version,
                     kv_repeat=work.kv_repeat,
                     quantization=work.quantization,
+                    mmha=work.mmha,
                 )
                 assert kept == fresh
 

@@ -471,6 +471,39 @@ def test_an_old_pytorchs_16_bit_cat_moves_the_regrown_cache_at_half_the_rate():
     assert _replica(job=old).parts(64.0, 4000.0, 0.0, 4000.0).memory_s == a.memory_s
 
 
+def test_the_masked_mha_kernel_does_decode_attention_math_on_the_cuda_cores():
+    """TensorRT-LLM's masked MHA kernel (a run without XQA) runs one thread block per query
+    head and sequence on the CUDA cores: a decode step's Q·K and A·V FLOPs (4 × layers × heads ×
+    head size × context per sequence; Llama 3 8B: 32 × 4096) take the FP32 peak × the decode
+    profile's mmha_fp32_share, not the 16-bit tensor rate, and bound the attention when longer
+    than its KV bytes. A prompt pass keeps the tensor rate; a job without the kernel, a profile
+    without the share or a GPU without an FP32 figure are unchanged."""
+    prof = RuntimeProfile(kernel_us=2.0, mmha_fp32_share=0.1)
+    card = llm_step.card_terms(
+        H100, weights="bf16", decode=prof, prefill=prof, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    assert card.mmha_slowdown == pytest.approx(card.attn_flops / (67e12 * 0.1))
+    job = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16", mmha=True)
+    assert job.mmha
+    rep, plain = _replica(prof=prof, job=job), _replica(prof=prof)
+    assert rep.decode_attn_slowdown == card.mmha_slowdown and plain.decode_attn_slowdown == 1.0
+    a, b = plain.parts(64.0, 4000.0, 0.0, 4000.0), rep.parts(64.0, 4000.0, 0.0, 4000.0)
+    math_s = 4.0 * 32 * 4096 * 64.0 * 4000.0 / (67e12 * 0.1)
+    tensor_s = 4.0 * 32 * 4096 * 64.0 * 4000.0 / plain.attn_flops
+    assert b.compute_s - a.compute_s == pytest.approx(math_s - tensor_s)
+    # 6.7 TFLOP/s of CUDA-core math outlasts the step's KV bytes (8 KV heads, 16-bit)
+    values = LLAMA3_8B.kv_values(4000.0)
+    assert values is not None and math_s > 64.0 * values * 2.0 / rep.bw
+    assert b.seconds - a.seconds == pytest.approx(math_s - 64.0 * values * 2.0 / rep.bw)
+    # a prompt pass (context FMHA on the tensor cores) is the same
+    assert rep.parts(0.0, 0.0, 8192.0, 2048.0) == plain.parts(0.0, 0.0, 8192.0, 2048.0)
+    # no share in the profile, or no FP32 figure in the catalog: the tensor rate
+    assert _replica(job=job).decode_attn_slowdown == 1.0
+    no_fp32 = dataclasses.replace(H100, fp32_tflops=None)
+    assert _replica(gpu=no_fp32, prof=prof, job=job).decode_attn_slowdown == 1.0
+
+
 def test_repeat_kv_copies_a_grouped_cache_for_every_query_head_and_dispatches_more_ops():
     """transformers' repeat_kv expands grouped-query K/V to all g query heads of a group each
     step: it reads the cache, writes g copies, and attention reads those instead of the cache
