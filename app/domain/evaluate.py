@@ -1074,12 +1074,10 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
         return math.inf
     if loose:
         # sharded: the smallest per-GPU step either layout can take
-        # and with none of the optimizer update (any accumulation runs it less often)
-        return run.batch_size / perf.split_step_s(one, n, sharded=True, accumulation_steps=math.inf)
+        return run.batch_size / perf.split_step_s(one, n, sharded=True)
     sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, g.backend))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
-    step = perf.split_step_s(one, n, sharded=sharded, accumulation_steps=steps)
-    t = run.batch_size / (step + comm)
+    t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 
 

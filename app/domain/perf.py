@@ -96,8 +96,6 @@ LAUNCH_S = 4e-6  # CUDA/HIP kernel launch, exposed when kernels are short
 KERNELS_PER_LAYER_TRAIN = 60
 KERNELS_PER_LAYER_DECODE = 10
 DEFAULT_TRAIN_KERNELS = 600  # a ResNet-50 step, when the layer count is unknown
-# The phase of the optimizer update's op (operators.optimizer_op): once per optimizer step.
-OPT_PHASE = "opt"
 # Optimizer update traffic in bytes per trainable parameter (read + write of each state).
 OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
 
@@ -394,27 +392,17 @@ def _trainable(work: WorkloadSpec) -> float:
     return work.model.params
 
 
-def split_step_s(one: OneGpu, n: int, *, sharded: bool, accumulation_steps: float = 1.0) -> float:
+def split_step_s(one: OneGpu, n: int, *, sharded: bool) -> float:
     """One GPU's part of ``one``'s step when ``n`` GPUs split its batch: the single-GPU step
     at 1/n of the samples. The FLOPs, the activation traffic and the input copies split ``n``
     ways; the kernel launches do not (every GPU runs every kernel, on fewer samples), nor, for
     replicas, the weight and optimizer traffic (each replica reads all its weights every pass
-    and updates all of them; a sharded job updates only its shard).
-
-    ``accumulation_steps``: micro-steps per optimizer step. ``one`` prices a micro-step with
-    the optimizer update in it; the update runs once per optimizer step (PyTorch's gradient
-    accumulation: ``optimizer.step()`` after the last micro-step's backward; HF Trainer and
-    DeepSpeed step only at the accumulation boundary), so each micro-step carries 1/steps of
-    it. ``math.inf``: none of it (an upper bound on the throughput of any accumulation)."""
-    saved = optimizer_saving_s(one, n, accumulation_steps)
+    and updates all of them; a sharded job updates only its shard)."""
     if n <= 1:
-        if saved <= 0.0:
-            return one.step_s
-        # the GPU's part gets shorter; the host's copies and dispatch do not
-        return max(one.step_s - saved, one.host, one.dispatch)
+        return one.step_s
     t_w = one.t_wmem / n if sharded else one.t_wmem
     t_c = one.t_comp / n
-    step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead - saved
+    step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead
     if one.decode_s or one.decode_dispatch:
         # the decode's launches do not split either; its FLOPs and bytes do (approximately:
         # its share of the GPU time without the launches)
@@ -423,15 +411,6 @@ def split_step_s(one: OneGpu, n: int, *, sharded: bool, accumulation_steps: floa
         step = phased_step(step - dec, loop_dispatch, dec, one.decode_dispatch)
         return max(step, one.host / n)
     return max(step, one.host / n, one.dispatch)
-
-
-def optimizer_saving_s(one: OneGpu, n: int, accumulation_steps: float) -> float:
-    """Seconds of one GPU's micro-step (of ``n``) that the optimizer update does not take
-    when it runs once every ``accumulation_steps`` micro-steps: (1 − 1/steps) of its time,
-    split ``n`` ways as the step's memory traffic is (``split_step_s``)."""
-    if one.optimizer_s <= 0.0 or accumulation_steps <= 1.0:
-        return 0.0
-    return one.optimizer_s * (1.0 - 1.0 / accumulation_steps) / max(1, n)
 
 
 def phased_step(gpu: float, dispatch: float, decode_gpu: float, decode_dispatch: float) -> float:
@@ -615,10 +594,6 @@ class OneGpu:
     # host) (``phased_step``); 0 where the step is one phase
     decode_s: float = 0.0
     decode_dispatch: float = 0.0
-    # The GPU seconds of the optimizer update inside the step (its states streamed once): a job
-    # of several gradient-accumulation micro-steps runs it once per optimizer step, not once per
-    # micro-step (``split_step_s``); 0 for inference
-    optimizer_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -1154,11 +1129,7 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         step = max(step, host)
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
-    # the optimizer update's streaming time (a memory-bound multi-tensor kernel, its bytes at
-    # the runtime's bandwidth, as step_time prices it), stretched as the step's energy bound is
-    opt_s = math.fsum(o.bytes * o.count for o in job.ops or () if o.phase == OPT_PHASE) / on.bw
-    opt_s *= total / st.total if st.total > 0 else 1.0
-    return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp, opt_s)
+    return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1424,10 +1395,9 @@ def estimate(
         )
     b = work.batch_size
     n = max(1, num_gpus)
+    single = one.step_s
     layout = ""
-    steps = accumulation_steps if work.training else 1
-    single = split_step_s(one, 1, sharded=False, accumulation_steps=steps)
-    per_gpu = split_step_s(one, n, sharded=bool(sharded), accumulation_steps=steps)
+    per_gpu = split_step_s(one, n, sharded=bool(sharded))
     if work.training:
         lay = training_layout(
             gpu,
@@ -1497,7 +1467,7 @@ def comm_s(
             n,
             sharded=sharded,
             accumulation_steps=accumulation_steps,
-            compute_s=split_step_s(one, n, sharded=sharded, accumulation_steps=accumulation_steps),
+            compute_s=split_step_s(one, n, sharded=sharded),
             shard_min=shard_min,
         )
     if sharded and n > 1:

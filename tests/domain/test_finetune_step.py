@@ -146,33 +146,3 @@ def test_decoder_training_reads_the_llm_training_rows_and_a_cnn_does_not() -> No
     assert perf.phase_regime(cnn) == "train"
     host = TABLE.profile(A100, "cuda", "pytorch", "bf16", "train-llm").host_us_per_op
     assert host > 0 and TABLE.profile(A100, "cuda", "pytorch", "bf16", "train").host_us_per_op == 0
-
-
-def test_optimizer_update_runs_once_per_optimizer_step_not_per_micro_step() -> None:
-    """Full fine-tuning, GPU-bound: 8 micro-steps per optimizer step carry 1/8 of the update
-    each, so a micro-step is 7/8 of the update's streaming time shorter than with none."""
-    work = _job("none", 4096, task="training")
-    one = perf.single_gpu(A100, work, backend="cuda")
-    params = work.model.params
-    # AdamW streams 28 B per trainable parameter (operators.OPTIMIZER_TRAFFIC)
-    assert one.optimizer_s == pytest.approx(params * 28.0 / _stream_bw(work), rel=1e-6)
-    whole = perf.split_step_s(one, 1, sharded=False)
-    eight = perf.split_step_s(one, 1, sharded=False, accumulation_steps=8)
-    assert whole == one.step_s
-    assert whole - eight == pytest.approx(one.optimizer_s * 7 / 8, rel=1e-9)
-    one_step = perf.estimate(A100, work, accumulation_steps=1, backend="cuda")
-    acc = perf.estimate(A100, work, accumulation_steps=8, backend="cuda")
-    assert acc.step_time_s == pytest.approx(eight, rel=1e-9)
-    assert acc.throughput > one_step.throughput
-
-
-def test_host_bound_micro_steps_keep_their_dispatch_when_the_update_is_spread() -> None:
-    work = _job("lora", 256)
-    one = perf.single_gpu(A100, work, backend="cuda")
-    assert one.step_s == pytest.approx(one.dispatch)
-    assert perf.split_step_s(one, 1, sharded=False, accumulation_steps=8) == one.dispatch
-
-
-def _stream_bw(work: WorkloadSpec) -> float:
-    on = perf._on_gpu(A100, work, "pytorch", None, "cuda")
-    return on.bw
