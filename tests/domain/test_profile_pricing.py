@@ -10,6 +10,7 @@ import pytest
 from app.catalog.profiles import shipped_profiles
 from app.domain import perf
 from app.domain.calibration import Calibration, Efficiencies, with_profiles
+from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import (
     BEST_GEMM_SHAPE,
     GpuProfile,
@@ -234,7 +235,7 @@ def _llm_train(runtime: str) -> WorkloadSpec:
     )  # fmt: skip
 
 
-def _attention_fwd_tflops(gpu, work: WorkloadSpec, cal) -> float:  # type: ignore[no-untyped-def]
+def _attention_fwd_tflops(gpu: GpuSpec, work: WorkloadSpec, cal: Calibration | None) -> float:
     from app.domain.kernels import CLASS_INDEX
 
     on = perf._on_gpu(gpu, work, "pytorch", cal, "cuda")
