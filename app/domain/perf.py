@@ -1222,8 +1222,14 @@ def _build_on_gpu(
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
         factor = _flash_factor(op_eff, mode)
-        # a profiled attention rate is what the GPU's kernel reached: no prior cap under it
-        fcap = None if factor else _flash_cap(gpu, op_eff, prof, mode)
+        # A profiled attention rate is what the GPU's best kernel reached (the H100 profile's
+        # is FlashAttention-3's 740 TFLOPS): no prior cap under it, but the runtime's own
+        # kernel caps it where the runtime row states one (flash_peak_share: PyTorch's SDPA and
+        # flash-attn 2 run FlashAttention-2 on Hopper, 35 % of peak, not FlashAttention-3)
+        fcap = _flash_cap(gpu, op_eff, prof, mode)
+        if factor and fcap is not None and fcap < gemm_rate * factor:
+            # the runtime's kernel prices attention, not the profiled one: say so
+            op_eff, factor = replace(op_eff, attention=None), None
         rates = class_rates(
             gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be), prof.winograd_3x3
         )

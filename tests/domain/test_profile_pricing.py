@@ -10,6 +10,7 @@ import pytest
 from app.catalog.profiles import shipped_profiles
 from app.domain import perf
 from app.domain.calibration import Calibration, Efficiencies, with_profiles
+from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import (
     BEST_GEMM_SHAPE,
     GpuProfile,
@@ -219,3 +220,60 @@ def test_measured_attention_replaces_the_published_libraries_and_says_so(shipped
     assert kb.efficiency < published.efficiency
     e, _ = profile_efficiency(gpu, "attention_prefill", shape, measured, gpus, dtype="bf16")
     assert e == pytest.approx(0.30)
+
+
+def _llm_train(runtime: str) -> WorkloadSpec:
+    from pathlib import Path
+
+    from app.shipped.rules import load_efficiency
+    from tests.domain.fixtures import LLAMA3_8B
+
+    table = load_efficiency(Path(__file__).resolve().parents[2] / "data")
+    return WorkloadSpec(
+        task="training", model=LLAMA3_8B, batch_size=8, seq_len=2048, efficiency=table,
+        runtime=runtime,
+    )  # fmt: skip
+
+
+def _attention_fwd_tflops(gpu: GpuSpec, work: WorkloadSpec, cal: Calibration | None) -> float:
+    from app.domain.kernels import CLASS_INDEX
+
+    on = perf._on_gpu(gpu, work, "pytorch", cal, "cuda")
+    assert on.rates is not None
+    return on.rates[CLASS_INDEX["attn_flash"]] / 1e12
+
+
+def test_the_runtimes_own_attention_kernel_caps_the_profiles_best_one(shipped) -> None:
+    """The H100 profile's attention ceiling is FlashAttention-3's (0.75 of peak); PyTorch's
+    SDPA runs FlashAttention-2 there (the runtime row's 35 % of the 16-bit peak): a PyTorch
+    training job is priced at FA2's rate and says its attention rests on no profile, while a
+    runtime that runs Hopper-native attention (Megatron / Transformer Engine) keeps FA3's."""
+    store, gpus = shipped
+    gpu = gpus["h100-sxm"]
+    cal = with_profiles(None, store, gpus)
+    eff = perf.efficiencies(gpu, cal)
+    assert eff.attention is not None and eff.attention.efficiency > 0.6
+    eager = _llm_train("pytorch")
+    assert _attention_fwd_tflops(gpu, eager, cal) == pytest.approx(0.35 * gpu.bf16_tflops)
+    # the same as without any profile: the runtime's kernel, not the GPU's best, prices it
+    assert _attention_fwd_tflops(gpu, eager, cal) == pytest.approx(
+        _attention_fwd_tflops(gpu, eager, None)
+    )
+    assert perf.estimate(gpu, eager, calibration=cal).attention_basis == ""
+    te = _llm_train("megatron")
+    assert _attention_fwd_tflops(gpu, te, cal) == pytest.approx(
+        eff.attention.efficiency * gpu.bf16_tflops
+    )
+
+
+def test_without_a_runtime_kernel_share_the_profiled_attention_rate_stands(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["a100-sxm4-80gb"]  # Ampere: FlashAttention-2 is the native kernel, no cap
+    cal = with_profiles(None, store, gpus)
+    eff = perf.efficiencies(gpu, cal)
+    assert eff.attention is not None
+    work = _llm_train("pytorch")
+    assert _attention_fwd_tflops(gpu, work, cal) == pytest.approx(
+        eff.attention.efficiency * gpu.bf16_tflops
+    )
+    assert perf.estimate(gpu, work, calibration=cal).attention_basis == eff.attention.basis
