@@ -170,5 +170,15 @@ def catalog_size(session: Session) -> int:
     return repository.count(session)
 
 
-def data_as_of(session: Session) -> str | None:
-    return repository.latest_price_date(session)
+# The newest price date in the catalog per database, kept while the catalog is unchanged.
+_as_of: Snapshots[str | None] = Snapshots()
+
+
+def data_as_of(session: Session, stamp: tuple[Any, ...] | None = None) -> str | None:
+    """The newest price date of the catalog (``stamp``: the catalog's stamp when the caller
+    read it with others in one query)."""
+    return _as_of.get(
+        session,
+        repository.catalog_stamp(session) if stamp is None else stamp,
+        lambda: repository.latest_price_date(session),
+    )

@@ -141,11 +141,16 @@ def warm(session: Session, settings: Settings) -> None:
 
 
 def recommend_for(
-    session: Session, settings: Settings, request: s.RecommendationRequest
+    session: Session,
+    settings: Settings,
+    request: s.RecommendationRequest,
+    stamps: repository.Stamps | None = None,
 ) -> s.RecommendationResponse:
     # The catalog, offers and pooled calibration come from caches that one stamp query per
-    # request validates (each was a query of its own: a fifth of the request).
-    stamps = repository.input_stamps(session)
+    # request validates (each was a query of its own: a fifth of the request); ``stamps``:
+    # the stamps when the caller read them for its own caches too.
+    if stamps is None:
+        stamps = repository.input_stamps(session)
     gpus = catalog.all_specs(session, stamps.catalog)
     rules = engine_rules.load_rules(settings.data_dir)
     device = (

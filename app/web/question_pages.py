@@ -15,13 +15,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from app.catalog import service as catalog
 from app.config import Settings
-from app.deps import SessionDep, SettingsDep
+from app.deps import SessionDep, SettingsDep, request_session
 from app.domain import cost as costs
 from app.domain import rank
 from app.domain.units import GIB_PER_GB
 from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
+from app.recommend.repository import Stamps, input_stamps
 from app.reports import service as reports
 from app.web import charts
 from app.web.forms import (
@@ -113,6 +114,7 @@ def _device_reports(session: Any) -> list[Any]:
 def _form_context(
     session: Any, form: QuestionForm, presets: list[PresetView], prev: str = ""
 ) -> dict[str, Any]:
+    """What the question form (templates/_question.html) shows."""
     hints = _preset_hints(presets)
     preset_id = str(form.values.get("preset") or "")
     current = next((p for p in presets if p.id == preset_id), None)
@@ -199,6 +201,7 @@ def _answer(
     *,
     what_if: bool = False,
     items: Items | None = None,
+    stamps: Stamps | None = None,
 ) -> tuple[QuestionForm, list[PresetView], rs.RecommendationResponse]:
     presets = _presets(settings)
     pairs = request.query_params.multi_items() if items is None else items
@@ -206,7 +209,7 @@ def _answer(
     if form.request is None:
         raise _FormInvalid(form)
     try:
-        answer = orchestrate.recommend_for(session, settings, form.request)
+        answer = orchestrate.recommend_for(session, settings, form.request, stamps)
     except (InvalidInput, NotFound) as exc:
         form.add_error(field_for_name(exc.field) or "_form", humanize(exc.message))
         raise _FormInvalid(form) from exc
@@ -221,8 +224,11 @@ def _invalid_page(
 
 
 @router.get("/recommendations", response_class=HTMLResponse)
-def recommendations(request: Request, session: SessionDep, settings: SettingsDep) -> Response:
-    return _answer_page(request, session, settings, request.query_params.multi_items())
+def recommendations(request: Request) -> Response:
+    # the session opened here, in the page's own thread (app.deps.request_session)
+    with request_session(request) as session:
+        settings: Settings = request.app.state.settings
+        return _answer_page(request, session, settings, request.query_params.multi_items())
 
 
 # A question longer than this (a pasted config.json) is answered from the POSTed form
@@ -254,19 +260,26 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
     # reader asks for it (a link on the page adds what_if=1), not for every answer.
     what_if = dict(items).get("what_if") == "1"
     prev = _prev_of(items)
+    # read once, for the answer's caches and the catalog's date
+    stamps = input_stamps(session)
     try:
-        form, presets, answer = _answer(request, session, settings, what_if=what_if, items=items)
+        form, presets, answer = _answer(
+            request, session, settings, what_if=what_if, items=items, stamps=stamps
+        )
     except _FormInvalid as exc:
         return _invalid_page(request, session, settings, exc.form, prev)
     if not answer.recommendations and not what_if:
         # Nothing can run it: what would change that is the answer, so it is always shown.
-        form, presets, answer = _answer(request, session, settings, what_if=True, items=items)
+        form, presets, answer = _answer(
+            request, session, settings, what_if=True, items=items, stamps=stamps
+        )
     query = form.query()
     share = query_string(query)
-    ctx = _form_context(session, form, presets, prev)
     linkable = len(share) <= SHARE_URL_LIMIT
     changed = bool(prev) and prev != share  # the user changed a question: offer the comparison
-    ctx.update(
+    # The answer page has no form (its "change the question" links to the one on /): none of
+    # the form's context (_form_context: the stored reports it offers, its hints) is read here.
+    ctx = dict(
         answer=answer,
         query=query,
         what_if_href="?" + urlencode([*query, ("what_if", "1")]) + "#what-if" if linkable else None,
@@ -284,7 +297,7 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
             else None
         ),
         compared=(
-            _compare(request, session, settings, answer, form, prev)
+            _compare(request, session, settings, answer, form, prev, stamps)
             if changed and dict(items).get("compare") == "1"
             else None
         ),
@@ -292,7 +305,7 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         echo=_echo(
             answer,
             form.request,
-            catalog.data_as_of(session),
+            catalog.data_as_of(session, stamps.catalog),
             change_href="/?" + share + "#f-dataset_samples" if linkable else "#question",
         ),
         share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
@@ -443,10 +456,11 @@ def _compare(
     answer: rs.RecommendationResponse,
     form: QuestionForm,
     prev: str,
+    stamps: Stamps | None = None,
 ) -> Compared:
     items = parse_qsl(prev, keep_blank_values=True)
     try:
-        before_form, _, before = _answer(request, session, settings, items=items)
+        before_form, _, before = _answer(request, session, settings, items=items, stamps=stamps)
     except _FormInvalid as exc:
         return Compared([], [], "the previous question no longer reads: " + _first(exc.form))
     # the questions as the engine read them (defaults filled in), so a field the form now

@@ -103,6 +103,12 @@ def test_pages_drop_template_indentation_but_not_preformatted_text() -> None:
     out = squeeze(html)
     assert "<ul>\n<li>a</li>\n</ul>" in out  # a newline stays where one was: same rendering
     assert "<pre>  x\n    y</pre>" in out and '<textarea>\n  {\n    "a": 1}</textarea>' in out
+    # a page without either (most pages) in one pass; the tags in any case
+    assert squeeze("<ul>\n\t <li>a</li>\n  </ul>\n") == "<ul>\n<li>a</li>\n</ul>\n"
+    assert (
+        squeeze("<div>\n  <PRE>  x\n    y</PRE>\n  </div>")
+        == "<div>\n<PRE>  x\n    y</PRE>\n</div>"
+    )
 
 
 def _serving_answer(client: TestClient, **targets: float) -> Any:

@@ -407,6 +407,20 @@ def test_device_pages_with_a_stored_report(client: TestClient) -> None:
     assert "Use pinned memory &lt;b&gt;for&lt;/b&gt; the data loader." in ans
 
 
+def test_answer_page_shows_the_catalog_date_after_a_price_edit(
+    client: TestClient, admin: dict[str, str]
+) -> None:
+    # The catalog's newest price date is kept with the catalog's stamp (catalog.data_as_of),
+    # read with the answer's: a price edit shows on the next page.
+    url = "/recommendations?preset=resnet-50"
+    as_of = re.search(r"<dt>Catalog data as of</dt><dd>([^<]*)</dd>", page(client, url))
+    assert as_of is not None and "2000-01-01" < as_of.group(1) < "2099-01-01"
+    price = {"usd_per_hour": 1.5, "as_of": "2099-01-01", "source": "cloud-renting-a-gpu-2026-09"}
+    r = client.patch("/api/v1/gpus/rtx-4090", json={"cloud_price": price}, headers=admin)
+    assert r.status_code == 200, r.text
+    assert "<dt>Catalog data as of</dt><dd>2099-01-01</dd>" in page(client, url)
+
+
 # ---------------------------------------------------------------------------- escaping
 
 
