@@ -1929,7 +1929,9 @@ class PathScore:
     app_bias: float
 
 
-def _path_score(name: str, bench: list[tuple[float, float]], app: list[tuple[float, float]]):
+def _path_score(
+    name: str, bench: list[tuple[float, float]], app: list[tuple[float, float]]
+) -> PathScore:
     """(measured, predicted) pairs of the same rows on both paths."""
     if len(bench) != len(app):
         raise ValueError(f"{name}: {len(bench)} rows on the priors, {len(app)} as the app")

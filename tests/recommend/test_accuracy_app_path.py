@@ -5,6 +5,7 @@ the service attaches while no device report is stored carries the shipped kernel
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -13,7 +14,6 @@ from app.catalog.loader import read_gpu_specs
 from app.domain import perf
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
-from benchmarks import accuracy as acc
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 PROFILED = "a100-sxm4-80gb"  # data/profiles/a100-sxm4-80gb.yaml: its own GEMM and attention points
@@ -24,9 +24,9 @@ CARRIED = "h100-nvl"  # no profile of its own, but profiled datacenter NVIDIA do
 
 
 @pytest.fixture(scope="module")
-def cal() -> Calibration:
-    out = acc.app_calibration(DATA)
-    assert out is not None
+def cal(accuracy: ModuleType) -> Calibration:
+    out = accuracy.app_calibration(DATA)
+    assert isinstance(out, Calibration)
     return out
 
 
@@ -96,13 +96,13 @@ MODELS = {
 
 
 def test_both_paths_agree_on_an_unprofiled_gpu_and_differ_on_a_profiled_one(
-    cal: Calibration, gpus: dict[str, GpuSpec]
+    accuracy: ModuleType, cal: Calibration, gpus: dict[str, GpuSpec]
 ) -> None:
     def both(slug: str) -> tuple[float, float]:
         row = _finetune_row(slug)
-        bench = acc.heldout_estimate(row, gpus[slug], DATA, MODELS)[0]
-        app = acc.heldout_estimate(row, gpus[slug], DATA, MODELS, cal)[0]
-        return bench, app
+        bench = accuracy.heldout_estimate(row, gpus[slug], DATA, MODELS)[0]
+        app = accuracy.heldout_estimate(row, gpus[slug], DATA, MODELS, cal)[0]
+        return float(bench), float(app)
 
     bench, app = both(UNPROFILED)
     assert bench > 0 and app == bench
