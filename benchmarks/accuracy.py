@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import bands, compat, conformal, llm_step, perf, rank  # noqa: E402
+from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.efficiency import EfficiencyTable  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
@@ -122,14 +123,18 @@ def workload_for(row: dict[str, Any], meta: dict[str, Any], data_dir: Path) -> W
     )
 
 
-def predict(gpu: GpuSpec, work: WorkloadSpec, data_dir: Path) -> float:
+def predict(
+    gpu: GpuSpec, work: WorkloadSpec, data_dir: Path, calibration: Calibration | None = None
+) -> float:
     rules = load_rules(data_dir)
     support = compat.framework_support(gpu, "pytorch", rules)
     precision, _ = compat.resolve_precision(gpu, work.precision, rules, support.backend)
     work = work.with_precision(precision or "fp32")
     flash = bool(compat.has_feature(gpu, "flash_attention_2", rules, support.backend))
     flash = flash and not HARNESS_MATH_ATTENTION
-    return perf.estimate(gpu, work, framework="pytorch", flash_attention=flash).throughput
+    return perf.estimate(
+        gpu, work, framework="pytorch", flash_attention=flash, calibration=calibration
+    ).throughput
 
 
 def bare_roofline(gpu: GpuSpec, work: WorkloadSpec) -> float:
@@ -141,7 +146,9 @@ def bare_roofline(gpu: GpuSpec, work: WorkloadSpec) -> float:
     return 1.0 / max(t_c, t_m)
 
 
-def evaluate(data_dir: Path, measurements_file: Path) -> list[WorkloadScore]:
+def evaluate(
+    data_dir: Path, measurements_file: Path, calibration: Calibration | None = None
+) -> list[WorkloadScore]:
     doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     metas: dict[str, Any] = doc.get("workloads") or {}
@@ -153,7 +160,12 @@ def evaluate(data_dir: Path, measurements_file: Path) -> list[WorkloadScore]:
         work = workload_for(row, metas.get(model, {}), data_dir)
         measured = float(row["samples_per_sec"])
         groups.setdefault((model, precision), []).append(
-            (slug, measured, predict(gpu, work, data_dir), bare_roofline(gpu, work))
+            (
+                slug,
+                measured,
+                predict(gpu, work, data_dir, calibration),
+                bare_roofline(gpu, work),
+            )
         )
     scores = []
     for (model, precision), rows in sorted(groups.items()):
@@ -1369,12 +1381,15 @@ def heldout_estimate(
     gpu: GpuSpec,
     data_dir: Path,
     models: dict[str, dict[str, Any]] | None = None,
+    calibration: Calibration | None = None,
 ) -> tuple[float, bands.BandInputs]:
-    """predict_heldout's figure and what decides the band the engine would draw around it."""
+    """predict_heldout's figure and what decides the band the engine would draw around it;
+    ``calibration``: what the engine prices with (None: the priors; app_calibration: the
+    shipped kernel profiles, as the service answers)."""
     if row["regime"] in ("llm-pretraining", "llm-finetuning"):
-        return _pretrain_heldout(row, gpu, data_dir, models or {})
+        return _pretrain_heldout(row, gpu, data_dir, models or {}, calibration)
     if row["regime"].startswith("serving"):
-        return _serving_heldout(row, gpu, data_dir)
+        return _serving_heldout(row, gpu, data_dir, calibration)
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -1423,6 +1438,7 @@ def heldout_estimate(
         flash_attention=flash,
         # a row may name the backend it ran on (llama.cpp's Metal, not PyTorch's MPS)
         backend=row.get("backend") or support.backend,
+        calibration=calibration,
     )
     inputs = bands.BandInputs(
         regime=BAND_REGIME.get(row["regime"], "infer"),
@@ -1440,7 +1456,11 @@ def heldout_estimate(
 
 
 def _pretrain_heldout(
-    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    data_dir: Path,
+    models: dict[str, dict[str, Any]],
+    calibration: Calibration | None = None,
 ) -> tuple[float, bands.BandInputs]:
     """A held-out LLM pretraining (benchmarks/llm_pretrain.py) or fine-tuning
     (benchmarks/finetune.py) row, tokens/s per GPU."""
@@ -1449,7 +1469,7 @@ def _pretrain_heldout(
         if row["regime"] == "llm-finetuning"
         else heldout_tokens_per_gpu
     )
-    value, est = tokens(row, gpu, data_dir, models)
+    value, est = tokens(row, gpu, data_dir, models, calibration)
     inputs = bands.BandInputs(
         regime="train-llm",
         vendor=gpu.vendor,
@@ -1466,7 +1486,7 @@ def _pretrain_heldout(
 
 
 def _serving_heldout(
-    row: dict[str, Any], gpu: GpuSpec, data_dir: Path
+    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, calibration: Calibration | None = None
 ) -> tuple[float, bands.BandInputs]:
     """A held-out serving row through the serving validation's own path
     (benchmarks/serving_accuracy.py, app/domain/serving.py): output tokens/s of one replica of
@@ -1486,7 +1506,7 @@ def _serving_heldout(
     conc = row.get("concurrency")
     res = serving_accuracy.evaluate_one(
         gpu, model, cfg, int(row["prompt_tokens"]), int(row["output_tokens"]), conc,
-        load_efficiency(data_dir),
+        load_efficiency(data_dir), calibration=calibration,
     )  # fmt: skip
     if row["metric"] != "output_tokens_per_s":
         raise ValueError(f"held-out serving metric {row['metric']!r} is not scored")
@@ -1545,10 +1565,10 @@ def _heldout_group(row: dict[str, Any]) -> str:
 
 
 def evaluate_heldout(
-    data_dir: Path, files: list[Path] | None = None
+    data_dir: Path, files: list[Path] | None = None, calibration: Calibration | None = None
 ) -> tuple[list[HeldoutRow], dict[str, list[str]]]:
     """Every held-out row the catalog can price, and per regime the rows it could not (a GPU
-    missing from the catalog, or no finite estimate)."""
+    missing from the catalog, or no finite estimate); ``calibration``: heldout_estimate's."""
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[HeldoutRow] = []
     skipped: dict[str, list[str]] = {}
@@ -1560,7 +1580,7 @@ def evaluate_heldout(
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
             pred, inputs = (
-                heldout_estimate(row, gpu, data_dir, models)
+                heldout_estimate(row, gpu, data_dir, models, calibration)
                 if gpu is not None
                 else (math.nan, None)
             )
@@ -1633,9 +1653,14 @@ def _print_score(s: HeldoutScore, width: int) -> None:
     )
 
 
-def print_heldout(scores: list[HeldoutScore], rows: list[HeldoutRow], verbose: bool) -> None:
+def print_heldout(
+    scores: list[HeldoutScore],
+    rows: list[HeldoutRow],
+    verbose: bool,
+    title: str = "Held-out set (never tuned on): tests/data/heldout_*.yaml",
+) -> None:
     print()
-    print("Held-out set (never tuned on): tests/data/heldout_*.yaml")
+    print(title)
     _print_score_header(22)
     for s in scores:
         _print_score(s, 22)
@@ -1878,6 +1903,126 @@ def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
         )
 
 
+# ------------------------------------------------------------- as the app answers (issue 21)
+
+
+def app_calibration(data_dir: Path) -> Calibration | None:
+    """The calibration the service attaches to every request while no device report is
+    stored: the shipped kernel profiles (data/profiles/) over the whole catalog, the
+    carry-over's donors with them, built by the app's own function
+    (app.reports.service.calibration_of_reports, which pooled_calibration calls with the
+    stored reports). The sections above score on the priors (calibration None)."""
+    from app.reports.service import calibration_of_reports  # the app's, not a copy
+
+    return calibration_of_reports([], [], read_gpu_specs(data_dir))
+
+
+@dataclass(frozen=True)
+class PathScore:
+    """One tuning set scored on the priors (benchmark path) and as the app answers."""
+
+    name: str
+    n: int
+    median_ratio: float  # benchmark path
+    bias: float
+    app_median_ratio: float  # app path
+    app_bias: float
+
+
+def _path_score(
+    name: str, bench: list[tuple[float, float]], app: list[tuple[float, float]]
+) -> PathScore:
+    """(measured, predicted) pairs of the same rows on both paths."""
+    if len(bench) != len(app):
+        raise ValueError(f"{name}: {len(bench)} rows on the priors, {len(app)} as the app")
+
+    def score(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+        meas, pred = [m for m, _ in pairs], [p for _, p in pairs]
+        return median_ratio(pred, meas), statistics.median(m / p for m, p in pairs)
+
+    (mr, b), (amr, ab) = score(bench), score(app)
+    return PathScore(name, len(bench), mr, b, amr, ab)
+
+
+def app_path_tuning(
+    data_dir: Path, measurements: Path, calibration: Calibration | None
+) -> list[PathScore]:
+    """The main tuning sets on both paths, in throughput terms (a latency row inverted)."""
+
+    def rate(r: HeldoutRow) -> tuple[float, float]:
+        return (
+            (r.measured, r.predicted)
+            if r.metric not in _LOWER_IS_BETTER
+            else (1 / r.measured, 1 / r.predicted)
+        )
+
+    out: list[PathScore] = []
+    train = [[(m, p) for s in evaluate(data_dir, measurements, c) for _, m, p in s.rows]
+             for c in (None, calibration)]  # fmt: skip
+    out.append(_path_score(f"train {measurements.stem}", *train))
+    llm = (
+        ("train-llm FSDP pretraining", lambda c: evaluate_pretrain(data_dir, calibration=c)[0]),
+        (
+            "train-llm Megatron",
+            lambda c: evaluate_pretrain(data_dir, MEGATRON_PRETRAIN_FILE, c)[0],
+        ),
+        ("train-llm fine-tuning", lambda c: evaluate_finetune(data_dir, calibration=c)[0]),
+    )
+    for name, run in llm:
+        both = [[(r.measured, r.predicted) for r in run(c)] for c in (None, calibration)]
+        out.append(_path_score(name, *both))
+    files = (
+        DLE_TRAIN_FILE, TF_TRAIN_FILE, DLE_CNN_FILE, DIFFUSION_FILE, TRTLLM_STATIC_FILE,
+        GPTFAST_FILE, LLAMACPP_MOE_FILE,
+    )  # fmt: skip
+    for path in (f for f in files if f.exists()):
+        runs = [evaluate_heldout(data_dir, [path], c)[0] for c in (None, calibration)]
+        for regime in dict.fromkeys(r.regime for r in runs[0]):
+            both = [[rate(r) for r in rows if r.regime == regime] for rows in runs]
+            out.append(_path_score(f"{regime} {path.stem}", *both))
+    return out
+
+
+def print_app_path(
+    data_dir: Path,
+    measurements: Path,
+    heldout_rows: list[HeldoutRow],
+    heldout_skipped: dict[str, list[str]],
+    verbose: bool,
+) -> None:
+    """The held-out set and the main tuning sets as the app answers them: the shipped kernel
+    profiles attached (app_calibration) where the sections above score on the priors."""
+    calibration = app_calibration(data_dir)
+    rows, skipped = evaluate_heldout(data_dir, calibration=calibration)
+    print_heldout(
+        heldout_scores(rows, skipped),
+        rows,
+        verbose,
+        "Held-out set, as the app answers (shipped kernel profiles attached)",
+    )
+    print()
+    print("Held-out set, benchmark path (priors) -> app path (shipped kernel profiles)")
+    print(f"{'regime':22} {'n':>3} {'med.ratio':>15} {'bias':>13}")
+    bench = {s.regime: s for s in heldout_scores(heldout_rows, heldout_skipped)}
+    for s in heldout_scores(rows, skipped):
+        b = bench[s.regime]
+        moved = " *" if abs(s.median_ratio - b.median_ratio) > 0.02 else ""
+        print(
+            f"{s.regime:22} {s.n:3d} {b.median_ratio:6.2f} -> {s.median_ratio:5.2f}"
+            f" {b.bias:5.2f} -> {s.bias:4.2f}{moved}"
+        )
+    print()
+    print("Tuning sets, benchmark path (priors) -> app path (shipped kernel profiles)")
+    print(f"{'set':44} {'n':>3} {'med.ratio':>15} {'bias':>13}")
+    for t in app_path_tuning(data_dir, measurements, calibration):
+        moved = " *" if abs(t.app_median_ratio - t.median_ratio) > 0.02 else ""
+        print(
+            f"{t.name:44} {t.n:3d} {t.median_ratio:6.2f} -> {t.app_median_ratio:5.2f}"
+            f" {t.bias:5.2f} -> {t.app_bias:4.2f}{moved}"
+        )
+    print("  * median ratio moves by more than 0.02")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "data")
@@ -1894,6 +2039,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--write-bands", action="store_true", help="store the bands in data/efficiency.yaml"
     )
+    ap.add_argument(
+        "--priors-only",
+        action="store_true",
+        help="skip the sections scored as the app answers (shipped kernel profiles attached)",
+    )
     args = ap.parse_args(argv)
     print_training(args.data, args.measurements, args.verbose)
     if args.inference.exists():
@@ -1909,6 +2059,8 @@ def main(argv: list[str] | None = None) -> int:
     print_tf_train(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
+    if not args.priors_only:
+        print_app_path(args.data, args.measurements, heldout_rows, heldout_skipped, args.verbose)
     bands = band_scores(args.data, args.measurements, args.inference)
     fresh = source_scores(args.data, args.measurements, args.inference)
     wide = extrapolation_scores(args.data, args.measurements, args.inference, fresh)
@@ -1935,8 +2087,11 @@ __all__ = [
     "HeldoutRow",
     "HeldoutScore",
     "InferenceScore",
+    "PathScore",
     "RuntimeScore",
     "WorkloadScore",
+    "app_calibration",
+    "app_path_tuning",
     "band_coverage",
     "band_scores",
     "calibration_rows",

@@ -26,6 +26,7 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import perf  # noqa: E402
+from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
@@ -44,7 +45,11 @@ SCORED_PEFT = ("lora", "qlora", "none")
 
 
 def finetune_estimate(
-    gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path
+    gpu: GpuSpec,
+    model: ModelSpec,
+    row: dict[str, Any],
+    data_dir: Path,
+    calibration: Calibration | None = None,
 ) -> perf.PerfEstimate:
     """perf.estimate of one fine-tuning row: ``micro_batch`` sequences per GPU per micro-step,
     ``grad_accum`` micro-steps per optimizer step, on ``num_gpus`` GPUs (data parallel for
@@ -76,11 +81,18 @@ def finetune_estimate(
         accumulation_steps=int(row.get("grad_accum") or 1),
         flash_attention=row.get("attention", "flash2") != "eager",
         backend="cuda",
+        calibration=calibration,
     )
 
 
-def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
-    est = finetune_estimate(gpu, model, row, data_dir)
+def tokens_per_gpu(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    row: dict[str, Any],
+    data_dir: Path,
+    calibration: Calibration | None = None,
+) -> float:
+    est = finetune_estimate(gpu, model, row, data_dir, calibration)
     return est.throughput * int(row["seq_len"]) / int(row.get("num_gpus") or 1)
 
 
@@ -95,9 +107,10 @@ class FinetuneRow:
 
 
 def evaluate_finetune(
-    data_dir: Path, path: Path = FINETUNE_FILE
+    data_dir: Path, path: Path = FINETUNE_FILE, calibration: Calibration | None = None
 ) -> tuple[list[FinetuneRow], list[str]]:
-    """Every scoreable row with its prediction, and the labels of the rows left out."""
+    """Every scoreable row with its prediction, and the labels of the rows left out;
+    ``calibration``: what the engine prices with (None: the priors)."""
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     defaults = doc.get("defaults") or {}
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
@@ -120,7 +133,7 @@ def evaluate_finetune(
                 slug=gpu.slug,
                 label=label,
                 measured=measured,
-                predicted=tokens_per_gpu(gpu, model, row, data_dir),
+                predicted=tokens_per_gpu(gpu, model, row, data_dir, calibration),
             )
         )
     return out, skipped
@@ -154,10 +167,15 @@ def print_finetune(data_dir: Path, verbose: bool, path: Path = FINETUNE_FILE) ->
 
 
 def heldout_finetune_tokens_per_gpu(
-    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    data_dir: Path,
+    models: dict[str, dict[str, Any]],
+    calibration: Calibration | None = None,
 ) -> tuple[float, perf.PerfEstimate]:
     """A held-out fine-tuning row (regime llm-finetuning) in tokens/s per GPU, and its estimate."""
-    return heldout_tokens(row, gpu, decoder(models[row["model"]]), data_dir, finetune_estimate)
+    model = decoder(models[row["model"]])
+    return heldout_tokens(row, gpu, model, data_dir, finetune_estimate, calibration)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,7 @@ if str(ROOT) not in sys.path:
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import megatron, perf  # noqa: E402
+from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
@@ -55,7 +56,11 @@ def decoder(shape: dict[str, Any], params: float | None = None) -> ModelSpec:
 
 
 def pretrain_estimate(
-    gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path
+    gpu: GpuSpec,
+    model: ModelSpec,
+    row: dict[str, Any],
+    data_dir: Path,
+    calibration: Calibration | None = None,
 ) -> perf.PerfEstimate:
     """perf.estimate of one row: FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU;
     a row that states its ``global_batch`` (Megatron's tuning rows) runs it in ``grad_accum``
@@ -90,6 +95,7 @@ def pretrain_estimate(
         sharded=True,
         accumulation_steps=int(row.get("grad_accum") or 1),
         backend="cuda",
+        calibration=calibration,
     )
 
 
@@ -108,8 +114,14 @@ def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
     )
 
 
-def tokens_per_gpu(gpu: GpuSpec, model: ModelSpec, row: dict[str, Any], data_dir: Path) -> float:
-    est = pretrain_estimate(gpu, model, row, data_dir)
+def tokens_per_gpu(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    row: dict[str, Any],
+    data_dir: Path,
+    calibration: Calibration | None = None,
+) -> float:
+    est = pretrain_estimate(gpu, model, row, data_dir, calibration)
     return est.throughput * int(row["seq_len"]) / int(row["num_gpus"])
 
 
@@ -138,9 +150,10 @@ def scoreable(row: dict[str, Any]) -> bool:
 
 
 def evaluate_pretrain(
-    data_dir: Path, path: Path = PRETRAIN_FILE
+    data_dir: Path, path: Path = PRETRAIN_FILE, calibration: Calibration | None = None
 ) -> tuple[list[PretrainRow], list[str]]:
-    """Every scoreable row with its prediction, and the labels of the rows left out."""
+    """Every scoreable row with its prediction, and the labels of the rows left out;
+    ``calibration``: what the engine prices with (None: the priors)."""
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[PretrainRow] = []
@@ -158,7 +171,9 @@ def evaluate_pretrain(
         # the source's attention kernel (llm-foundry's MPT: attn_impl triton) unless the row
         # names its own
         kernel = doc["sources"][row["source"]].get("attention_kernel")
-        pred = tokens_per_gpu(gpu, model, {"attention_kernel": kernel, **row}, data_dir)
+        pred = tokens_per_gpu(
+            gpu, model, {"attention_kernel": kernel, **row}, data_dir, calibration
+        )
         out.append(
             PretrainRow(
                 source=row["source"],
@@ -316,7 +331,10 @@ def heldout_tokens(
     gpu: GpuSpec,
     model: ModelSpec,
     data_dir: Path,
-    estimate: Callable[[GpuSpec, ModelSpec, dict[str, Any], Path], perf.PerfEstimate],
+    estimate: Callable[
+        [GpuSpec, ModelSpec, dict[str, Any], Path, Calibration | None], perf.PerfEstimate
+    ],
+    calibration: Calibration | None = None,
 ) -> tuple[float, perf.PerfEstimate]:
     """A held-out LLM training row in tokens/s per GPU, and its estimate: the held-out files
     name the micro-batch ``batch_size`` and leave ``checkpointing`` out when it is off."""
@@ -325,16 +343,20 @@ def heldout_tokens(
         "micro_batch": row["batch_size"],
         "checkpointing": bool(row.get("checkpointing")),
     }
-    est = estimate(gpu, model, spec, data_dir)
+    est = estimate(gpu, model, spec, data_dir, calibration)
     return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
 
 
 def heldout_tokens_per_gpu(
-    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, models: dict[str, dict[str, Any]]
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    data_dir: Path,
+    models: dict[str, dict[str, Any]],
+    calibration: Calibration | None = None,
 ) -> tuple[float, perf.PerfEstimate]:
     """A held-out pretraining row (regime llm-pretraining) in tokens/s per GPU, and its estimate."""
     model = decoder(models[row["model"]], row.get("params"))
-    return heldout_tokens(row, gpu, model, data_dir, pretrain_estimate)
+    return heldout_tokens(row, gpu, model, data_dir, pretrain_estimate, calibration)
 
 
 def cli(doc: str, printer: Callable[[Path, bool], None], argv: list[str] | None) -> int:

@@ -30,6 +30,7 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import formats  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
+from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.efficiency import EfficiencyTable, usable_gb  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.serving_step import efficiencies_for  # noqa: E402
@@ -122,12 +123,13 @@ def evaluate_one(
     concurrency: int | None,
     table: EfficiencyTable,
     settings: str | None = None,
+    calibration: Calibration | None = None,
 ) -> sv.ServingResult:
     """One published serving configuration through app/domain/serving.py, the runtime's
     defaults and the engine's priors (the held-out serving rows of benchmarks/accuracy.py are
     priced here too). ``settings: trtllm-bench``: the run's scheduler limits are the
     benchmark's own (``trtllm_bench_settings``), not the runtime's defaults."""
-    mem_eff, comp = efficiencies_for(gpu, None)
+    mem_eff, comp = efficiencies_for(gpu, calibration)  # None: the priors
     load = sv.ServingLoad(isl, osl, concurrent_requests=concurrency or 1)
     # the published tables are NVIDIA GPUs under CUDA
     decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")

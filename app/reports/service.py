@@ -254,13 +254,25 @@ def pooled_calibration(session: Session, gpus: list[GpuSpec]) -> Calibration | N
         figures = {k: v / peaks[k] for k, v in headline.items() if peaks.get(k) and v}
         if figures:
             measurements.append(Measurement(slug, backend, figures))
+    return calibration_of_reports(measurements, kernel_measurements(session), gpus)
+
+
+def calibration_of_reports(
+    measurements: list[Measurement], kernels: list[KernelMeasurement], gpus: list[GpuSpec]
+) -> Calibration | None:
+    """The calibration the engine answers ``gpus`` with, from stored reports' headline
+    figures and kernel points: pooled measured efficiencies, and the shipped kernel profiles
+    with the pooled kernel points merged in. With no report stored (``[]``, ``[]``) it is the
+    shipped profiles alone: what a fresh service attaches (benchmarks/accuracy.py scores
+    the held-out set with it too)."""
+    by_slug = {g.slug: g for g in gpus}
     backends = {g.slug: g.backends[0] for g in gpus if g.backends}
     pooled = pool(measurements, backends)
     calibration = pooled_calibration_of(pooled, gpus, source="pooled device reports")
     # the donors of the carry-over are the profiled GPUs, whichever GPUs were asked about
     _, shipped_gpus = shipped_profiles()
     donors = {**shipped_gpus, **by_slug}
-    return with_profiles(calibration, kernel_profile_store(session, gpus), donors)
+    return with_profiles(calibration, profile_store(kernels, gpus), donors)
 
 
 # The catalog's pooled calibration per database, rebuilt when a report or the catalog changes.
@@ -298,8 +310,13 @@ def kernel_profile_store(session: Session, gpus: list[GpuSpec]) -> ProfileStore:
     """The shipped kernel profiles with every stored report pooled in per GPU model
     (app.domain.calibration.pool_kernel_points); measured points replace published ones of
     the same shape. The engine reads it through kernel_profiles.profile_efficiency."""
+    return profile_store(kernel_measurements(session), gpus)
+
+
+def profile_store(kernels: list[KernelMeasurement], gpus: list[GpuSpec]) -> ProfileStore:
+    """kernel_profile_store from these reports' kernel points (none: the shipped profiles)."""
     backends = {g.slug: g.backends[0] for g in gpus if g.backends}
-    pooled = pool_kernel_points(kernel_measurements(session), backends, SCHEMA_VERSION)
+    pooled = pool_kernel_points(kernels, backends, SCHEMA_VERSION)
     shipped, _ = shipped_profiles()
     merged = {}
     for slug in sorted(set(shipped.profiles) | set(pooled)):  # a defined order
