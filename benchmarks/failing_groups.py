@@ -11,7 +11,7 @@ classes each failing group:
   Spearman punishes as hard as a real inversion;
 * structural -- at least one mis-ordered pair is further apart than that.
 
-It also prints the tie-aware Spearman (:func:`tie_aware_spearman`): measured values within
+It also prints the tie-aware Spearman (accuracy.tie_aware_spearman): measured values within
 ``--tie`` of each other count as one rank class, whose order the prediction may choose.
 
 Held-out files (tests/data/heldout_*.yaml) are never read here: causes are looked for on the
@@ -54,29 +54,6 @@ class Point:
 
 
 Groups = dict[str, list[Point]]
-
-
-def tie_classes(measured: list[float], tie: float) -> list[int]:
-    """A class index per value: sorted ascending, a value joins the current class while it is
-    within ``tie`` (relative) of the class's smallest value, else it opens the next class."""
-    order = sorted(range(len(measured)), key=lambda i: measured[i])
-    out = [0] * len(measured)
-    cls, base = -1, -math.inf
-    for i in order:
-        if not (measured[i] <= base * (1 + tie)):
-            cls, base = cls + 1, measured[i]
-        out[i] = cls
-    return out
-
-
-def tie_aware_spearman(pred: list[float], meas: list[float], tie: float) -> float:
-    """Spearman with swaps inside measurement ties forgiven: measured values within ``tie`` of
-    each other (:func:`tie_classes`) form one class, ordered within it as predicted; the
-    plain Spearman of the predictions against that order. Equals the plain one when no two
-    measured values are that close; never below it."""
-    cls = tie_classes(meas, tie)
-    keyed = [(c, p) for c, p in zip(cls, pred, strict=True)]
-    return acc.spearman(pred, [float(sorted(keyed).index(k)) for k in keyed])
 
 
 def swapped_pairs(points: list[Point]) -> list[tuple[Point, Point]]:
@@ -222,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         for key, pts in scored.items():
             pred, meas = [p.predicted for p in pts], [p.measured for p in pts]
             rho = acc.spearman(pred, meas)
-            aware = tie_aware_spearman(pred, meas, args.tie)
+            aware = acc.tie_aware_spearman(pred, meas, args.tie)
             plain_all.append(rho)
             aware_all.append(aware)
             failing = rho < args.threshold - 1e-9  # a Spearman of exactly the bar passes
@@ -255,3 +232,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def gpu_bias(sets: dict[str, Groups]) -> dict[str, dict[str, list[float]]]:
+    """Per GPU and set: each row's m/p over its group's geometric-mean m/p (groups of two GPUs
+    or more) -- how far the engine rates a GPU off relative to the others it is ranked with.
+    A GPU consistently below 1 is over-rated against its peers; above 1, under-rated."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for name, groups in sets.items():
+        for pts in groups.values():
+            if len({p.gpu for p in pts}) < 2:
+                continue
+            gm = math.exp(sum(math.log(p.ratio) for p in pts) / len(pts))
+            for p in pts:
+                out.setdefault(p.gpu, {}).setdefault(name, []).append(p.ratio / gm)
+    return out
