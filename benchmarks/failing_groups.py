@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 from dataclasses import dataclass
 from itertools import combinations
@@ -172,23 +173,51 @@ def tuning_sets() -> dict[str, Groups]:
     }
 
 
+def gpu_bias(sets: dict[str, Groups]) -> dict[str, dict[str, list[float]]]:
+    """Per GPU and set: each row's m/p over its group's geometric-mean m/p (groups of two GPUs
+    or more) -- how far the engine rates a GPU off relative to the others it is ranked with.
+    A GPU consistently below 1 is over-rated against its peers; above 1, under-rated."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for name, groups in sets.items():
+        for pts in groups.values():
+            if len({p.gpu for p in pts}) < 2:
+                continue
+            gm = math.exp(sum(math.log(p.ratio) for p in pts) / len(pts))
+            for p in pts:
+                out.setdefault(p.gpu, {}).setdefault(name, []).append(p.ratio / gm)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threshold", type=float, default=0.9)
     ap.add_argument("--tie", type=float, default=0.05, help="relative measured gap of a tie")
     ap.add_argument("--all", action="store_true", help="list every scored group's rows")
+    ap.add_argument("--by-gpu", action="store_true", help="each GPU's m/p against its peers")
     args = ap.parse_args(argv)
     summary = []
-    for name, groups in tuning_sets().items():
+    sets = tuning_sets()
+    if args.by_gpu:
+        print("median m/p over its group's geometric mean (< 1: rated above its peers), per set")
+        for gpu, per in sorted(gpu_bias(sets).items()):
+            cells = "  ".join(
+                f"{k.split()[0]} {statistics.median(v):.2f} (n{len(v)})" for k, v in per.items()
+            )
+            print(f"  {gpu:26} {cells}")
+    for name, groups in sets.items():
         scored = {k: v for k, v in groups.items() if len({p.gpu for p in v}) >= 3}
         print(f"\n== {name}: {len(scored)} groups of >= 3")
         pairs = {k: v for k, v in groups.items() if len({p.gpu for p in v}) == 2}
         if pairs:
             wrong = [(k, v) for k, v in pairs.items() if swapped_pairs(v)]
-            print(f"   {len(pairs)} groups of two GPUs: {len(wrong)} ordered the wrong way round")
+            kinds = [classify(v, args.tie)[0] for _, v in wrong]
+            print(
+                f"   {len(pairs)} groups of two GPUs: {len(wrong)} ordered the wrong way round"
+                f" ({kinds.count('tie')} within the tie)"
+            )
             for key, pts in wrong:
-                a, b = pts
-                print(f"  {key}: measured gap {_gap(a.measured, b.measured):.1%}")
+                kind, gap = classify(pts, args.tie)
+                print(f"  {key}: [{kind}, measured gap {gap:.1%}]")
                 for p in pts:
                     print(
                         f"      {p.gpu:28} measured {p.measured:11.2f}"
@@ -210,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                 n_fail += 1
                 n_tie += kind == "tie"
                 n_flat += kind == "engine-tie"
-            tag = f"{kind}, widest swapped gap {worst:.1%}" if failing else "ok"
+            tag = f"{kind}, widest gap {worst:.1%}" if failing else "ok"
             print(f"  {key}: spearman {rho:.3f}  tie-aware {aware:.3f}  [{tag}]")
             for p in sorted(pts, key=lambda p: -p.measured):
                 print(
@@ -232,18 +261,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def gpu_bias(sets: dict[str, Groups]) -> dict[str, dict[str, list[float]]]:
-    """Per GPU and set: each row's m/p over its group's geometric-mean m/p (groups of two GPUs
-    or more) -- how far the engine rates a GPU off relative to the others it is ranked with.
-    A GPU consistently below 1 is over-rated against its peers; above 1, under-rated."""
-    out: dict[str, dict[str, list[float]]] = {}
-    for name, groups in sets.items():
-        for pts in groups.values():
-            if len({p.gpu for p in pts}) < 2:
-                continue
-            gm = math.exp(sum(math.log(p.ratio) for p in pts) / len(pts))
-            for p in pts:
-                out.setdefault(p.gpu, {}).setdefault(name, []).append(p.ratio / gm)
-    return out
