@@ -54,12 +54,15 @@ from benchmarks.finetune import (  # noqa: E402
 )
 from benchmarks.llm_pretrain import (  # noqa: E402
     MEGATRON_PRETRAIN_FILE,
+    TIE_TOLERANCE,
     decoder,
     evaluate_pretrain,
     heldout_tokens_per_gpu,
     median_ratio,
     print_pretrain,
     rank_correlation,
+    tie_aware_spearman,
+    tie_classes,  # noqa: F401  (re-exported: accuracy.tie_classes)
 )
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
@@ -87,36 +90,11 @@ class WorkloadScore:
 
 def spearman(a: list[float], b: list[float]) -> float:
     """llm_pretrain's rank correlation, 0.0 where a list has one value throughout."""
-    rho = rank_correlation(a, b)
+    return _zero_nan(rank_correlation(a, b))
+
+
+def _zero_nan(rho: float) -> float:
     return 0.0 if math.isnan(rho) else rho
-
-
-# Tie-aware per-group Spearman (issue #21): measured values this close (relative) count as one
-# rank, so a swap between them is not scored as an error. 3 % is set a priori (issue #21's
-# example), not fitted to rows; no source used here fixes the run-to-run noise of these tables.
-TIE_TOLERANCE = 0.03
-
-
-def tie_classes(measured: list[float], tie: float = TIE_TOLERANCE) -> list[int]:
-    """A class index per value: sorted ascending, a value joins the current class while it is
-    within ``tie`` (relative) of the class's smallest value, else it opens the next class."""
-    out = [0] * len(measured)
-    cls, base = -1, -math.inf
-    for i in sorted(range(len(measured)), key=lambda i: measured[i]):
-        if not measured[i] <= base * (1 + tie):
-            cls, base = cls + 1, measured[i]
-        out[i] = cls
-    return out
-
-
-def tie_aware_spearman(pred: list[float], meas: list[float], tie: float = TIE_TOLERANCE) -> float:
-    """Spearman with swaps inside measurement ties forgiven: measured values within ``tie`` of
-    each other (:func:`tie_classes`) form one class, ordered inside it as predicted; the plain
-    Spearman of the predictions against that order. Equals the plain one when no two measured
-    values are that close, and is never below it."""
-    keyed = list(zip(tie_classes(meas, tie), pred, strict=True))
-    order = sorted(keyed)
-    return spearman(pred, [float(order.index(k)) for k in keyed])
 
 
 def _pick_rows(measurements: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -1627,7 +1605,8 @@ def heldout_scores(
         scored = [idx for idx in groups.values() if len({sub[i].slug for i in idx}) >= 3]
         per_group = [spearman([pred[i] for i in idx], [meas[i] for i in idx]) for idx in scored]
         tied = [
-            tie_aware_spearman([pred[i] for i in idx], [meas[i] for i in idx]) for idx in scored
+            _zero_nan(tie_aware_spearman([pred[i] for i in idx], [meas[i] for i in idx]))
+            for idx in scored
         ]
         scores.append(
             HeldoutScore(
@@ -1647,7 +1626,7 @@ def heldout_scores(
 def _print_score_header(width: int) -> None:
     print(
         f"{'regime':{width}} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
-        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8} {'min.tie3%':>9}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8} {f'min.tie{TIE_TOLERANCE:.0%}':>9}"
     )
 
 
@@ -1892,14 +1871,14 @@ def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
     print("Eager diffusion, tuning set (tests/data/diffusion_eager.yaml)")
     print(
         f"{'regime':18} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
-        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8} {f'min.tie{TIE_TOLERANCE:.0%}':>9}"
     )
     for s in heldout_scores(rows, skipped):
-        g = s.group_spearman
+        g, tied = s.group_spearman, s.group_spearman_tied
         print(
             f"{s.regime:18} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
             f" {len(g):6d} {statistics.median(g) if g else math.nan:10.3f}"
-            f" {min(g) if g else math.nan:8.3f}"
+            f" {min(g) if g else math.nan:8.3f} {min(tied) if tied else math.nan:9.3f}"
         )
         if s.skipped:
             print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")

@@ -54,3 +54,14 @@ def test_classify_tie_engine_tie_structural(fg) -> None:
     assert fg.classify(flat, 0.05) == ("engine-tie", pytest.approx(0.5))
     swap = [P("a", 100.0, 11.0), P("b", 120.0, 10.0), P("c", 200.0, 20.0)]
     assert fg.classify(swap, 0.05) == ("structural", pytest.approx(0.2))
+
+
+def test_pretrain_groups_forgive_a_tie_only_when_asked() -> None:
+    from benchmarks import llm_pretrain
+
+    Row = llm_pretrain.PretrainRow
+    # a and b measured 1 % apart, the engine swaps them; c far above
+    rows = [Row("s", "t", "g", slug, "", m, p)
+            for slug, m, p in (("a", 100.0, 11.0), ("b", 101.0, 10.0), ("c", 300.0, 30.0))]  # fmt: skip
+    assert llm_pretrain.group_spearmans(rows) == [pytest.approx(0.5)]
+    assert llm_pretrain.group_spearmans(rows, 0.03) == [pytest.approx(1.0)]
