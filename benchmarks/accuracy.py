@@ -55,12 +55,15 @@ from benchmarks.finetune import (  # noqa: E402
 )
 from benchmarks.llm_pretrain import (  # noqa: E402
     MEGATRON_PRETRAIN_FILE,
+    TIE_TOLERANCE,
     decoder,
     evaluate_pretrain,
     heldout_tokens_per_gpu,
     median_ratio,
     print_pretrain,
     rank_correlation,
+    tie_aware_spearman,
+    tie_classes,  # noqa: F401  (re-exported: accuracy.tie_classes)
 )
 
 DATASET_ORDER = {"v2": 0, "v1": 1, "v0": 2}
@@ -88,7 +91,10 @@ class WorkloadScore:
 
 def spearman(a: list[float], b: list[float]) -> float:
     """llm_pretrain's rank correlation, 0.0 where a list has one value throughout."""
-    rho = rank_correlation(a, b)
+    return _zero_nan(rank_correlation(a, b))
+
+
+def _zero_nan(rho: float) -> float:
     return 0.0 if math.isnan(rho) else rho
 
 
@@ -1321,6 +1327,7 @@ class HeldoutScore:
     spearman: float  # all rows of the regime pooled
     group_spearman: list[float]  # per group with at least three GPUs
     skipped: list[str]
+    group_spearman_tied: list[float] = field(default_factory=list)  # tie_aware_spearman
 
 
 _LOWER_IS_BETTER = {"latency_ms", "seconds_per_batch", "ttft_ms"}
@@ -1615,10 +1622,11 @@ def heldout_scores(
         groups: dict[str, list[int]] = {}
         for i, r in enumerate(sub):
             groups.setdefault(r.group, []).append(i)
-        per_group = [
-            spearman([pred[i] for i in idx], [meas[i] for i in idx])
-            for idx in groups.values()
-            if len({sub[i].slug for i in idx}) >= 3
+        scored = [idx for idx in groups.values() if len({sub[i].slug for i in idx}) >= 3]
+        per_group = [spearman([pred[i] for i in idx], [meas[i] for i in idx]) for idx in scored]
+        tied = [
+            _zero_nan(tie_aware_spearman([pred[i] for i in idx], [meas[i] for i in idx]))
+            for idx in scored
         ]
         scores.append(
             HeldoutScore(
@@ -1629,6 +1637,7 @@ def heldout_scores(
                 spearman=spearman(pred, meas) if len(sub) > 2 else math.nan,
                 group_spearman=[g for g in per_group if math.isfinite(g)],
                 skipped=sorted((skipped or {}).get(regime, [])),
+                group_spearman_tied=[g for g in tied if math.isfinite(g)],
             )
         )
     return scores
@@ -1637,19 +1646,21 @@ def heldout_scores(
 def _print_score_header(width: int) -> None:
     print(
         f"{'regime':{width}} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
-        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8} {f'min.tie{TIE_TOLERANCE:.0%}':>9}"
     )
 
 
 def _print_score(s: HeldoutScore, width: int) -> None:
     """One HeldoutScore row under _print_score_header(width): the pooled figures, then the
-    count, median and minimum of the per-group Spearmans."""
+    count, median and minimum of the per-group Spearmans, and the minimum of the tie-aware
+    ones (measured values within TIE_TOLERANCE count as one rank; beside, not instead)."""
     g = s.group_spearman
     gmed = statistics.median(g) if g else math.nan
     gmin = min(g) if g else math.nan
+    tmin = min(s.group_spearman_tied) if s.group_spearman_tied else math.nan
     print(
         f"{s.regime:{width}} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
-        f" {len(g):6d} {gmed:10.3f} {gmin:8.3f}"
+        f" {len(g):6d} {gmed:10.3f} {gmin:8.3f} {tmin:9.3f}"
     )
 
 
@@ -1885,14 +1896,14 @@ def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
     print("Eager diffusion, tuning set (tests/data/diffusion_eager.yaml)")
     print(
         f"{'regime':18} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
-        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8}"
+        f" {'groups':>6} {'grp.median':>10} {'grp.min':>8} {f'min.tie{TIE_TOLERANCE:.0%}':>9}"
     )
     for s in heldout_scores(rows, skipped):
-        g = s.group_spearman
+        g, tied = s.group_spearman, s.group_spearman_tied
         print(
             f"{s.regime:18} {s.n:3d} {s.median_ratio:9.2f} {s.bias:6.2f} {s.spearman:9.3f}"
             f" {len(g):6d} {statistics.median(g) if g else math.nan:10.3f}"
-            f" {min(g) if g else math.nan:8.3f}"
+            f" {min(g) if g else math.nan:8.3f} {min(tied) if tied else math.nan:9.3f}"
         )
         if s.skipped:
             print(f"    not scored ({len(s.skipped)}): {', '.join(s.skipped[:4])}")

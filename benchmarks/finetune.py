@@ -31,6 +31,7 @@ from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 from benchmarks.llm_pretrain import (  # noqa: E402
+    TIE_TOLERANCE,
     cli,
     decoder,
     heldout_tokens,
@@ -38,6 +39,7 @@ from benchmarks.llm_pretrain import (  # noqa: E402
     print_split,
     score,
     spearman,
+    tie_aware_spearman,
 )
 
 FINETUNE_FILE = ROOT / "tests" / "data" / "finetune_throughput.yaml"
@@ -139,15 +141,17 @@ def evaluate_finetune(
     return out, skipped
 
 
-def group_spearmans(rows: list[FinetuneRow]) -> list[float]:
-    """Spearman per model and method over its sequence lengths."""
+def group_spearmans(rows: list[FinetuneRow], tie: float | None = None) -> list[float]:
+    """Spearman per model and method over its sequence lengths; with ``tie``, the tie-aware
+    one (llm_pretrain.tie_aware_spearman)."""
     groups: dict[str, list[FinetuneRow]] = {}
     for r in rows:
         groups.setdefault(r.group, []).append(r)
     return [
-        spearman([r.predicted for r in sub], [r.measured for r in sub])
+        spearman(pred, meas) if tie is None else tie_aware_spearman(pred, meas, tie)
         for sub in groups.values()
         if len(sub) >= 3
+        for pred, meas in [([r.predicted for r in sub], [r.measured for r in sub])]
     ]
 
 
@@ -163,6 +167,7 @@ def print_finetune(data_dir: Path, verbose: bool, path: Path = FINETUNE_FILE) ->
         skipped,
         verbose,
         label_width=28,
+        tied=group_spearmans(rows, TIE_TOLERANCE),
     )
 
 

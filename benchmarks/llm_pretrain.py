@@ -213,6 +213,34 @@ def rank_correlation(a: list[float], b: list[float]) -> float:
     return cov / (va * vb) if va and vb else math.nan
 
 
+# Tie-aware per-group Spearman (issue #21): measured values this close (relative) count as one
+# rank, so a swap between them is not scored as an error. 3 % is set a priori (issue #21's
+# example), not fitted to rows; no source used here fixes the run-to-run noise of these tables.
+TIE_TOLERANCE = 0.03
+
+
+def tie_classes(measured: list[float], tie: float = TIE_TOLERANCE) -> list[int]:
+    """A class index per value: sorted ascending, a value joins the current class while it is
+    within ``tie`` (relative) of the class's smallest value, else it opens the next class."""
+    out = [0] * len(measured)
+    cls, base = -1, -math.inf
+    for i in sorted(range(len(measured)), key=lambda i: measured[i]):
+        if not measured[i] <= base * (1 + tie):
+            cls, base = cls + 1, measured[i]
+        out[i] = cls
+    return out
+
+
+def tie_aware_spearman(pred: list[float], meas: list[float], tie: float = TIE_TOLERANCE) -> float:
+    """Spearman with swaps inside measurement ties forgiven: measured values within ``tie`` of
+    each other (:func:`tie_classes`) form one class, ordered inside it as predicted; the plain
+    Spearman of the predictions against that order. Equals the plain one when no two measured
+    values are that close, and is never below it (NaN where a list has one value throughout)."""
+    keyed = list(zip(tie_classes(meas, tie), pred, strict=True))
+    order = sorted(keyed)
+    return rank_correlation(pred, [float(order.index(k)) for k in keyed])
+
+
 def spearman(a: list[float], b: list[float]) -> float:
     """rank_correlation, NaN below three rows (two points always rank perfectly)."""
     return rank_correlation(a, b) if len(a) >= 3 else math.nan
@@ -244,15 +272,17 @@ def score(name: str, rows: list[PretrainRow]) -> PretrainScore:
     )
 
 
-def group_spearmans(rows: list[PretrainRow]) -> list[float]:
-    """Spearman per group of rows that differ only in the GPU, for groups of three GPUs."""
+def group_spearmans(rows: list[PretrainRow], tie: float | None = None) -> list[float]:
+    """Spearman per group of rows that differ only in the GPU, for groups of three GPUs; with
+    ``tie``, the tie-aware one (:func:`tie_aware_spearman`)."""
     groups: dict[str, list[PretrainRow]] = {}
     for r in rows:
         groups.setdefault(r.group, []).append(r)
     out = []
     for sub in groups.values():
         if len({r.slug for r in sub}) >= 3:
-            s = spearman([r.predicted for r in sub], [r.measured for r in sub])
+            pred, meas = [r.predicted for r in sub], [r.measured for r in sub]
+            s = spearman(pred, meas) if tie is None else tie_aware_spearman(pred, meas, tie)
             if math.isfinite(s):
                 out.append(s)
     return out
@@ -276,6 +306,7 @@ def print_pretrain_file(data_dir: Path, verbose: bool, path: Path) -> None:
         skipped,
         verbose,
         label_width=40,
+        tied=group_spearmans(rows, TIE_TOLERANCE),
     )
 
 
@@ -287,11 +318,12 @@ def print_split(
     skipped: list[str],
     verbose: bool,
     label_width: int,
+    tied: list[float] | None = None,
 ) -> None:
     """``print_scored`` over all rows, then each subset ``subset`` names, in first-seen order."""
     names = dict.fromkeys(subset(r) for r in rows)
     subsets = [("all", rows)] + [(n, [r for r in rows if subset(r) == n]) for n in names]
-    print_scored(title, subsets, groups, skipped, rows if verbose else [], label_width)
+    print_scored(title, subsets, groups, skipped, rows if verbose else [], label_width, tied)
 
 
 def print_scored(
@@ -301,10 +333,12 @@ def print_scored(
     skipped: list[str],
     listed: list[Any],
     label_width: int,
+    tied: list[float] | None = None,
 ) -> None:
     """One LLM training table (this script's and finetune.py's): a score per subset, the
-    per-group Spearmans (``groups``: what a group is, its rhos), the rows left out, and each of
-    ``listed`` (rows with slug, label, measured, predicted) with its ratio."""
+    per-group Spearmans (``groups``: what a group is, its rhos; ``tied``: the tie-aware ones,
+    whose minimum is printed beside), the rows left out, and each of ``listed`` (rows with
+    slug, label, measured, predicted) with its ratio."""
     print()
     print(title)
     print(f"  {'set':34} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}")
@@ -316,6 +350,7 @@ def print_scored(
         print(
             f"  {what}: {len(g)} groups,"
             f" median spearman {statistics.median(g):.3f}, min {min(g):.3f}"
+            + (f" (tie-aware at {TIE_TOLERANCE:.0%}: min {min(tied):.3f})" if tied else "")
         )
     if skipped:
         print(f"  not scored ({len(skipped)}): {'; '.join(skipped[:3])} ...")
