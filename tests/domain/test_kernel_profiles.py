@@ -10,12 +10,14 @@ import pytest
 from app.catalog.profiles import read_profiles, shipped_profiles
 from app.domain.calibration import KernelMeasurement, pool_kernel_points
 from app.domain.kernel_profiles import (
+    BEST_GEMM_SHAPE,
     MAX_ATTENTION_CEILING,
     GpuProfile,
     ProfilePoint,
     ProfileStore,
     best_attention_op,
     features_of,
+    gemm_efficiency,
     merge_profiles,
     parse_profile,
     profile_efficiency,
@@ -154,6 +156,65 @@ def test_measurements_move_a_gpus_estimate_toward_them(shipped) -> None:
     near, _ = profile_efficiency(gpus["l40s"], "gemm", {"m": 8192, "n": 8192, "k": 8192},
                                  with_reports, gpus)  # fmt: skip
     assert near == pytest.approx(0.55, abs=0.02)
+
+
+def _a100_with(points: tuple[ProfilePoint, ...], shipped) -> ProfileStore:
+    store, _ = shipped
+    return ProfileStore({**store.profiles, "a100-sxm4-80gb": GpuProfile("a100-sxm4-80gb", points)})
+
+
+def test_a_figure_at_the_asked_shape_wins_over_a_best_of_search_ceiling(shipped) -> None:
+    """A best-of-search maximum at one shape (the curve's ceiling) does not overrule a figure
+    measured at the shape asked for; other shapes stay on the curve (issue #21)."""
+    _, gpus = shipped
+    best = ProfilePoint("gemm", "bf16", shape_key({"m": 1024, "n": 10240, "k": 5120}), 0.87, "s")
+    at_big = ProfilePoint("gemm", "bf16", shape_key(BIG), 0.82, "s")
+    store = _a100_with((best, at_big), shipped)
+    e, _ = profile_efficiency(gpus["a100-sxm4-80gb"], "gemm", BIG, store, gpus)
+    assert e == pytest.approx(0.82)
+    other, _ = profile_efficiency(gpus["a100-sxm4-80gb"], "gemm", SQUARE, store, gpus)
+    assert other is not None and other > 0.84  # the curve: its ceiling is the best point
+
+
+@pytest.mark.parametrize("job", ["bf16", "fp16"])
+def test_a_16_bit_gemm_figure_counts_for_both_16_bit_dtypes(shipped, job) -> None:
+    """fp16 and bf16 GEMMs share the peak and the kernels: a 16-bit figure whose source does
+    not say which prices both; where both were measured, the job's own dtype wins."""
+    _, gpus = shipped
+    best = ProfilePoint("gemm", "bf16", shape_key({"m": 1024, "n": 10240, "k": 5120}), 0.87, "s")
+    fp16 = ProfilePoint("gemm", "fp16", shape_key(BIG), 0.82, "s")
+    store = _a100_with((best, fp16), shipped)
+    e, _ = profile_efficiency(gpus["a100-sxm4-80gb"], "gemm", BIG, store, gpus, dtype=job)
+    assert e == pytest.approx(0.82)
+    both = _a100_with(
+        (best, fp16, ProfilePoint("gemm", "bf16", shape_key(BIG), 0.80, "s")), shipped
+    )
+    e, _ = profile_efficiency(gpus["a100-sxm4-80gb"], "gemm", BIG, both, gpus, dtype=job)
+    assert e == pytest.approx(0.82 if job == "fp16" else 0.80)
+
+
+def test_attention_does_not_take_the_other_16_bit_dtypes_best_of_sweep_figure(shipped) -> None:
+    """The exact-shape rule's dtype latitude is for GEMMs: an fp16 attention figure without a
+    shape (a paper's best) does not become a bf16 job's attention e; the ceiling prices it."""
+    store, gpus = shipped
+    paper = next(
+        p for p in store.profiles["a100-sxm4-80gb"].points
+        if p.kernel_class == "attention_prefill" and not p.shape
+    )  # fmt: skip
+    e, _ = profile_efficiency(gpus["a100-sxm4-80gb"], "attention_prefill", {}, store, gpus)
+    assert paper.dtype == "fp16" and e is not None and e < paper.efficiency - 0.05
+
+
+def test_the_a100_gemm_rate_the_engine_reads_is_the_one_measured_at_its_shape(shipped) -> None:
+    """The engine reads a GPU's GEMM e at 8192³ (BEST_GEMM_SHAPE): on the A100 SXM4 80GB that
+    is cuBLAS's 257 TFLOPS on random inputs (thonking.ai), not the MAMF search's 271.2 at
+    1024×10240×5120, for bf16 and fp16 jobs alike."""
+    store, gpus = shipped
+    gpu = gpus["a100-sxm4-80gb"]
+    for dtype in ("bf16", "fp16"):
+        kb = gemm_efficiency(gpu, ProfileStore(store.profiles), gpus, dtype)
+        assert kb is not None and kb.efficiency == pytest.approx(257.0 / 312.0, abs=1e-3)
+    assert BEST_GEMM_SHAPE == BIG
 
 
 # ------------------------------------------------------------------------------ attention
