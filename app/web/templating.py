@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -206,6 +206,16 @@ def breakable(value: Any) -> Markup:
     return Markup(text)
 
 
+def by_reason(excluded: Sequence[Any]) -> list[tuple[str, str, list[Any]]]:
+    """The excluded GPUs grouped by (code, reason), in the order each reason first appears:
+    a serving answer leaves dozens of cards out for the same words ("cannot carry the load"),
+    and one row per reason lists them without repeating the sentence."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for e in excluded:
+        groups.setdefault((e.code, e.reason), []).append(e)
+    return [(code, reason, items) for (code, reason), items in groups.items()]
+
+
 def make_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     env = templates.env
@@ -232,6 +242,7 @@ def make_templates() -> Jinja2Templates:
         short_name=short_name,
         use_hours=use_hours,
         breakable=breakable,
+        by_reason=by_reason,
         choice=lambda value, field: choice_label(field, value),
     )
     env.globals.update(

@@ -11,8 +11,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.recommend.schemas import Excluded
 from app.web import charts
-from app.web.templating import breakable, flops
+from app.web.templating import breakable, by_reason, flops
 from tests.web.sample_report import sample_report
 from tests.web.test_pages import page
 
@@ -22,6 +23,23 @@ def test_flops_are_said_in_the_unit_that_fits() -> None:
     assert flops(702.4) == "702 TFLOPS"
     assert flops(1979) == "1.98 PFLOPS"
     assert flops(None) == "—"
+
+
+def test_excluded_gpus_are_listed_once_per_reason_in_the_order_reasons_first_appear() -> None:
+    load = "best within 8 GPUs (1×1, bf16): cannot carry the load"
+    rows = [
+        Excluded(slug="a2", name="A2", code="misses_targets", reason=load),
+        Excluded(slug="m1", name="M1", code="does_not_fit", reason="weights take 15 GB of 8 GB"),
+        Excluded(slug="a16", name="A16", code="misses_targets", reason=load),
+        Excluded(slug="t4", name="T4", code="does_not_fit", reason="weights take 15 GB of 8 GB"),
+        Excluded(slug="p4", name="P4", code="does_not_fit", reason=load),
+    ]
+    grouped = by_reason(rows)
+    assert [(code, reason, [e.slug for e in items]) for code, reason, items in grouped] == [
+        ("misses_targets", load, ["a2", "a16"]),
+        ("does_not_fit", "weights take 15 GB of 8 GB", ["m1", "t4"]),
+        ("does_not_fit", load, ["p4"]),  # the same words under another code stay apart
+    ]
 
 
 def test_instance_names_wrap_between_their_parts_and_stay_escaped() -> None:

@@ -379,6 +379,26 @@ def test_no_answer_explains_itself(read_client: TestClient) -> None:
     )
     assert "No GPU in the catalog can run this job" in html
     assert "<table data-excluded>" in html
+    # one row per (code, reason): no reason is written twice, every excluded GPU still named
+    table = html[
+        html.index("<table data-excluded>") : html.index(
+            "</table>", html.index("<table data-excluded>")
+        )
+    ]
+    rows = re.findall(
+        r'<tr><td>(.*?)</td><td><span class="badge[^"]*">(.*?)</span></td><td>(.*?)</td></tr>',
+        table,
+    )
+    assert len({(code, reason) for _, code, reason in rows}) == len(rows)
+    body = read_client.post(
+        "/api/v1/recommendations",
+        json={
+            "workload": {"preset": "llama-3-70b"},
+            "constraints": {"max_hourly_usd": 0.01, "acquisition": "rent"},
+        },
+    ).json()
+    assert sum(cell.count("<a href=") for cell, _, _ in rows) == len(body["excluded"])
+    assert len(rows) < len(body["excluded"])
 
 
 # ---------------------------------------------------------------------------- device reports
