@@ -1382,6 +1382,16 @@ HELDOUT_BAND_REGIME = {
 # the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile
 BAND_REGIME = {**HELDOUT_BAND_REGIME, "compiled-decode": "decode"}
 
+# Figures an answer shows without a band: a recommendation row draws its one band
+# (rank.uncertainty) on its throughput, an LLM inference row's being the decode rate, and
+# gives its time to first token bare. The held-out prompt-processing and first-token rows
+# therefore have no band as the app answers (their `prefill` band is calibrated, not drawn).
+APP_UNBANDED_METRICS = frozenset({"prompt_tokens_per_s", "ttft_ms"})
+
+# (low factor, high factor, basis) on a row's throughput, as app/domain/bands.py gives it
+Band = tuple[float, float, str]
+APP_NO_BAND = "no band: the answer shows this figure without one"
+
 
 def heldout_estimate(
     row: dict[str, Any],
@@ -1389,8 +1399,11 @@ def heldout_estimate(
     data_dir: Path,
     models: dict[str, dict[str, Any]] | None = None,
     calibration: Calibration | None = None,
-) -> tuple[float, bands.BandInputs]:
-    """predict_heldout's figure and what decides the band the engine would draw around it;
+) -> tuple[float, bands.BandInputs, Band | None]:
+    """predict_heldout's figure, what decides the band the engine would draw around it (the
+    benchmark's: the regime the row measured), and the band the app attaches to the row that
+    prices the same job (rank.row_band, the service's row band, or the serving answer's;
+    None where the answer shows the row's figure without one: APP_UNBANDED_METRICS);
     ``calibration``: what the engine prices with (None: the priors; app_calibration: the
     shipped kernel profiles, as the service answers)."""
     if row["regime"] in ("llm-pretraining", "llm-finetuning"):
@@ -1459,7 +1472,23 @@ def heldout_estimate(
         derived_peak=derived_peak(gpu, work.precision),
         num_gpus=est.num_gpus,
     )
-    return _in_metric(row["metric"], est, batch, work.seq_len), inputs
+    return (
+        _in_metric(row["metric"], est, batch, work.seq_len),
+        inputs,
+        _app_band(row, gpu, work, est),
+    )
+
+
+def _app_band(
+    row: dict[str, Any], gpu: GpuSpec, work: WorkloadSpec, est: perf.PerfEstimate
+) -> Band | None:
+    """The band the service's row for ``work`` on ``gpu``, priced as ``est``, carries
+    (rank.row_band: what rank.uncertainty gives a Candidate), or None where the answer draws
+    none on the row's metric. Its derived peak is the service's: the job's own precision
+    (evaluate.ConfigResult.derived_peak)."""
+    if row["metric"] in APP_UNBANDED_METRICS:
+        return None
+    return rank.row_band(gpu, work, est, derived_peak(gpu, work.precision))
 
 
 def _pretrain_heldout(
@@ -1468,7 +1497,7 @@ def _pretrain_heldout(
     data_dir: Path,
     models: dict[str, dict[str, Any]],
     calibration: Calibration | None = None,
-) -> tuple[float, bands.BandInputs]:
+) -> tuple[float, bands.BandInputs, Band | None]:
     """A held-out LLM pretraining (benchmarks/llm_pretrain.py) or fine-tuning
     (benchmarks/finetune.py) row, tokens/s per GPU."""
     tokens = (
@@ -1476,7 +1505,7 @@ def _pretrain_heldout(
         if row["regime"] == "llm-finetuning"
         else heldout_tokens_per_gpu
     )
-    value, est = tokens(row, gpu, data_dir, models, calibration)
+    value, est, work = tokens(row, gpu, data_dir, models, calibration)
     inputs = bands.BandInputs(
         regime="train-llm",
         vendor=gpu.vendor,
@@ -1489,20 +1518,22 @@ def _pretrain_heldout(
         derived_peak=derived_peak(gpu, est.compute_precision),
         num_gpus=est.num_gpus,
     )
-    return value, inputs
+    return value, inputs, _app_band(row, gpu, work, est)
 
 
 def _serving_heldout(
     row: dict[str, Any], gpu: GpuSpec, data_dir: Path, calibration: Calibration | None = None
-) -> tuple[float, bands.BandInputs]:
+) -> tuple[float, bands.BandInputs, Band | None]:
     """A held-out serving row through the serving validation's own path
     (benchmarks/serving_accuracy.py, app/domain/serving.py): output tokens/s of one replica of
     ``num_gpus`` tensor-parallel GPUs, at saturation (``load: saturation``) or with
     ``concurrency`` requests in flight."""
     from app.domain import serving as sv
+    from app.recommend.serving import serving_band
     from benchmarks import serving_accuracy  # it imports this module's scoring: import late
 
     model = load_presets(data_dir)[row["preset"]].model
+    table = load_efficiency(data_dir)
     cfg = sv.ServingConfig(
         gpus_per_replica=int(row.get("num_gpus") or 1),
         replicas=1,
@@ -1513,7 +1544,7 @@ def _serving_heldout(
     conc = row.get("concurrency")
     res = serving_accuracy.evaluate_one(
         gpu, model, cfg, int(row["prompt_tokens"]), int(row["output_tokens"]), conc,
-        load_efficiency(data_dir), calibration=calibration,
+        table, calibration=calibration,
     )  # fmt: skip
     if row["metric"] != "output_tokens_per_s":
         raise ValueError(f"held-out serving metric {row['metric']!r} is not scored")
@@ -1526,7 +1557,7 @@ def _serving_heldout(
         runtime=row["runtime"],
         efficiency_source="prior",
     )
-    return float(value or math.nan), inputs
+    return float(value or math.nan), inputs, serving_band(gpu, row["runtime"], table)
 
 
 def _in_metric(metric: str, est: perf.PerfEstimate, batch: int, seq_len: int = 1) -> float:
@@ -1572,10 +1603,15 @@ def _heldout_group(row: dict[str, Any]) -> str:
 
 
 def evaluate_heldout(
-    data_dir: Path, files: list[Path] | None = None, calibration: Calibration | None = None
+    data_dir: Path,
+    files: list[Path] | None = None,
+    calibration: Calibration | None = None,
+    app_bands: bool = False,
 ) -> tuple[list[HeldoutRow], dict[str, list[str]]]:
     """Every held-out row the catalog can price, and per regime the rows it could not (a GPU
-    missing from the catalog, or no finite estimate); ``calibration``: heldout_estimate's."""
+    missing from the catalog, or no finite estimate); ``calibration``: heldout_estimate's.
+    A row's band is the benchmark's (its measured regime's), or with ``app_bands`` the one the
+    app attaches (heldout_estimate; NaN with the basis saying so where it draws none)."""
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[HeldoutRow] = []
     skipped: dict[str, list[str]] = {}
@@ -1586,15 +1622,20 @@ def evaluate_heldout(
             row = {**source_stack(doc, row), **row}
             gpu = gpus.get(row.get("gpu_slug") or "")
             label = f"{row.get('gpu_slug') or row['gpu_name']} {_heldout_group(row)}"
-            pred, inputs = (
+            pred, inputs, app = (
                 heldout_estimate(row, gpu, data_dir, models, calibration)
                 if gpu is not None
-                else (math.nan, None)
+                else (math.nan, None, None)
             )
             if gpu is None or inputs is None or not (math.isfinite(pred) and pred > 0):
                 skipped.setdefault(row["regime"], []).append(label)
                 continue
-            lo, hi, basis = bands.band(inputs, load_efficiency(data_dir))
+            if not app_bands:
+                lo, hi, basis = bands.band(inputs, load_efficiency(data_dir))
+            elif app is not None:
+                lo, hi, basis = app
+            else:
+                lo, hi, basis = math.nan, math.nan, APP_NO_BAND
             out.append(
                 HeldoutRow(
                     row["regime"], _heldout_group(row), gpu.slug, row["metric"],
@@ -1699,21 +1740,38 @@ def print_heldout(
 class HeldoutBand:
     regime: str
     band_regime: str
-    n: int
-    coverage: float  # share of rows whose measured value falls inside the engine's band
+    n: int  # rows with a band drawn
+    coverage: float  # share of those whose measured value falls inside the engine's band
     median_width: float  # median high ÷ low
+    unbanded: int = 0  # rows shown without a band (app path: APP_UNBANDED_METRICS)
+
+    @property
+    def meets_goal(self) -> bool:
+        """The bands' goal (methodology §5, "Calibrated bands"): 80 % of the held-out
+        measurements inside at a median width of ×2.5 or less."""
+        return (
+            self.n > 0 and self.coverage >= TARGET_COVERAGE and self.median_width <= BAND_GOAL_WIDTH
+        )
+
+
+# The width the held-out bands aim to stay within (methodology §5: 80 % at median width ≤ ×2.5)
+BAND_GOAL_WIDTH = 2.5
 
 
 def heldout_band_scores(rows: list[HeldoutRow]) -> list[HeldoutBand]:
-    """Per held-out regime: how often the band the engine would draw holds the measurement."""
+    """Per held-out regime: how often the band the engine would draw holds the measurement,
+    over the rows that have one (a row without a band, NaN, is counted apart)."""
     out = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
-        inside = sum(r.low <= r.ratio <= r.high for r in sub)
+        drawn = [r for r in sub if math.isfinite(r.low) and math.isfinite(r.high)]
+        inside = sum(r.low <= r.ratio <= r.high for r in drawn)
         out.append(
             HeldoutBand(
-                regime, HELDOUT_BAND_REGIME.get(regime, "infer"), len(sub), inside / len(sub),
-                statistics.median(r.high / r.low for r in sub),
+                regime, HELDOUT_BAND_REGIME.get(regime, "infer"), len(drawn),
+                inside / len(drawn) if drawn else math.nan,
+                statistics.median(r.high / r.low for r in drawn) if drawn else math.nan,
+                len(sub) - len(drawn),
             )
         )  # fmt: skip
     return out
@@ -1725,6 +1783,38 @@ def print_heldout_bands(scores: list[HeldoutBand]) -> None:
     print(f"{'regime':22} {'band':7} {'n':>3} {'coverage':>9} {'med.width':>9}")
     for b in scores:
         print(f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}")
+
+
+def print_heldout_bands_both(bench: list[HeldoutBand], app: list[HeldoutBand]) -> None:
+    """The held-out bands on the benchmark path (priors, each row's measured regime's band)
+    beside the ones the app attaches to the same rows, priced as it answers
+    (evaluate_heldout with app_calibration and app_bands); ``+``: 80 % at ≤ ×2.5."""
+    by = {b.regime: b for b in app}
+    print()
+    print(
+        "Bands on the held-out set, benchmark path (priors) -> as the app answers (the band "
+        "a row carries)"
+    )
+    print(f"{'regime':22} {'n':>3} {'coverage':>13} {'med.width':>15} {'goal':>5}")
+    for b in bench:
+        a = by[b.regime]
+        goal = f"{'+' if b.meets_goal else '-'}{'+' if a.meets_goal else '-'}"
+        if a.n == 0:
+            print(
+                f"{b.regime:22} {b.n:3d} {b.coverage:5.0%} ->   — ×{b.median_width:5.2f} ->    —"
+                f" {goal:>5}  (no band drawn on {a.unbanded} rows)"
+            )
+            continue
+        print(
+            f"{b.regime:22} {b.n:3d} {b.coverage:5.0%} -> {a.coverage:4.0%}"
+            f" ×{b.median_width:5.2f} -> ×{a.median_width:4.2f} {goal:>5}"
+        )
+    met = [sum(x.meets_goal for x in xs) for xs in (bench, app)]
+    print(
+        f"  goal (80 % inside at median width ≤ ×{BAND_GOAL_WIDTH}): met in {met[0]} of"
+        f" {len(bench)} regimes (priors), {met[1]} of {len(app)} (app; a regime without a"
+        " band drawn does not meet it)"
+    )
 
 
 def print_training(data_dir: Path, measurements: Path, verbose: bool) -> None:
@@ -2000,11 +2090,12 @@ def print_app_path(
     heldout_rows: list[HeldoutRow],
     heldout_skipped: dict[str, list[str]],
     verbose: bool,
-) -> None:
+) -> list[HeldoutRow]:
     """The held-out set and the main tuning sets as the app answers them: the shipped kernel
-    profiles attached (app_calibration) where the sections above score on the priors."""
+    profiles attached (app_calibration) where the sections above score on the priors. Returns
+    the held-out rows as the app answers, each with the band the app attaches to it."""
     calibration = app_calibration(data_dir)
-    rows, skipped = evaluate_heldout(data_dir, calibration=calibration)
+    rows, skipped = evaluate_heldout(data_dir, calibration=calibration, app_bands=True)
     print_heldout(
         heldout_scores(rows, skipped),
         rows,
@@ -2032,6 +2123,7 @@ def print_app_path(
             f" {t.bias:5.2f} -> {t.app_bias:4.2f}{moved}"
         )
     print("  * median ratio moves by more than 0.02")
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -2070,8 +2162,13 @@ def main(argv: list[str] | None = None) -> int:
     print_tf_train(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
-    if not args.priors_only:
-        print_app_path(args.data, args.measurements, heldout_rows, heldout_skipped, args.verbose)
+    app_rows = (
+        []
+        if args.priors_only
+        else print_app_path(
+            args.data, args.measurements, heldout_rows, heldout_skipped, args.verbose
+        )
+    )
     bands = band_scores(args.data, args.measurements, args.inference)
     fresh = source_scores(args.data, args.measurements, args.inference)
     wide = extrapolation_scores(args.data, args.measurements, args.inference, fresh)
@@ -2083,7 +2180,12 @@ def main(argv: list[str] | None = None) -> int:
         # the held-out rows' bands as the rewritten file draws them (not the ones read at start)
         load_efficiency.cache_clear()
         heldout_rows, _ = evaluate_heldout(args.data)
+        if app_rows:
+            cal = app_calibration(args.data)
+            app_rows, _ = evaluate_heldout(args.data, calibration=cal, app_bands=True)
     print_heldout_bands(heldout_band_scores(heldout_rows))
+    if app_rows:
+        print_heldout_bands_both(heldout_band_scores(heldout_rows), heldout_band_scores(app_rows))
     return 0
 
 
@@ -2120,6 +2222,7 @@ __all__ = [
     "heldout_scores",
     "median_ratio",
     "multi_gpu_regimes",
+    "print_heldout_bands_both",
     "replace",
     "spearman",
 ]

@@ -56,6 +56,17 @@ def finetune_estimate(
     """perf.estimate of one fine-tuning row: ``micro_batch`` sequences per GPU per micro-step,
     ``grad_accum`` micro-steps per optimizer step, on ``num_gpus`` GPUs (data parallel for
     LoRA, sharded for full fine-tuning on several GPUs)."""
+    return finetune_job(gpu, model, row, data_dir, calibration)[1]
+
+
+def finetune_job(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    row: dict[str, Any],
+    data_dir: Path,
+    calibration: Calibration | None = None,
+) -> tuple[WorkloadSpec, perf.PerfEstimate]:
+    """finetune_estimate and the job it priced (what a row's band is drawn from)."""
     n = int(row.get("num_gpus") or 1)
     peft = str(row["peft"])
     work = WorkloadSpec(
@@ -75,7 +86,7 @@ def finetune_estimate(
         # a Megatron row's own layout (NeMo's table states TP and PP); None for the rest
         megatron=megatron_layout(row),
     )
-    return perf.estimate(
+    return work, perf.estimate(
         gpu,
         work,
         num_gpus=n,
@@ -177,10 +188,11 @@ def heldout_finetune_tokens_per_gpu(
     data_dir: Path,
     models: dict[str, dict[str, Any]],
     calibration: Calibration | None = None,
-) -> tuple[float, perf.PerfEstimate]:
-    """A held-out fine-tuning row (regime llm-finetuning) in tokens/s per GPU, and its estimate."""
+) -> tuple[float, perf.PerfEstimate, WorkloadSpec]:
+    """A held-out fine-tuning row (regime llm-finetuning) in tokens/s per GPU, its estimate and
+    job."""
     model = decoder(models[row["model"]])
-    return heldout_tokens(row, gpu, model, data_dir, finetune_estimate, calibration)
+    return heldout_tokens(row, gpu, model, data_dir, finetune_job, calibration)
 
 
 def main(argv: list[str] | None = None) -> int:

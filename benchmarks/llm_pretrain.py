@@ -65,6 +65,17 @@ def pretrain_estimate(
     """perf.estimate of one row: FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU;
     a row that states its ``global_batch`` (Megatron's tuning rows) runs it in ``grad_accum``
     engine micro-steps."""
+    return pretrain_job(gpu, model, row, data_dir, calibration)[1]
+
+
+def pretrain_job(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    row: dict[str, Any],
+    data_dir: Path,
+    calibration: Calibration | None = None,
+) -> tuple[WorkloadSpec, perf.PerfEstimate]:
+    """pretrain_estimate and the job it priced (what a row's band is drawn from)."""
     n = int(row["num_gpus"])
     steps = int(row.get("grad_accum") or 1)
     batch = (
@@ -88,7 +99,7 @@ def pretrain_estimate(
         runtime=str(row.get("runtime") or "pytorch"),
         megatron=megatron_layout(row),
     )
-    return perf.estimate(
+    return work, perf.estimate(
         gpu,
         work,
         num_gpus=n,
@@ -366,20 +377,22 @@ def heldout_tokens(
     gpu: GpuSpec,
     model: ModelSpec,
     data_dir: Path,
-    estimate: Callable[
-        [GpuSpec, ModelSpec, dict[str, Any], Path, Calibration | None], perf.PerfEstimate
+    job: Callable[
+        [GpuSpec, ModelSpec, dict[str, Any], Path, Calibration | None],
+        tuple[WorkloadSpec, perf.PerfEstimate],
     ],
     calibration: Calibration | None = None,
-) -> tuple[float, perf.PerfEstimate]:
-    """A held-out LLM training row in tokens/s per GPU, and its estimate: the held-out files
-    name the micro-batch ``batch_size`` and leave ``checkpointing`` out when it is off."""
+) -> tuple[float, perf.PerfEstimate, WorkloadSpec]:
+    """A held-out LLM training row in tokens/s per GPU, its estimate and the job it priced
+    (``job``: pretrain_job or finetune.finetune_job): the held-out files name the micro-batch
+    ``batch_size`` and leave ``checkpointing`` out when it is off."""
     spec = {
         **row,
         "micro_batch": row["batch_size"],
         "checkpointing": bool(row.get("checkpointing")),
     }
-    est = estimate(gpu, model, spec, data_dir, calibration)
-    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est
+    work, est = job(gpu, model, spec, data_dir, calibration)
+    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est, work
 
 
 def heldout_tokens_per_gpu(
@@ -388,10 +401,11 @@ def heldout_tokens_per_gpu(
     data_dir: Path,
     models: dict[str, dict[str, Any]],
     calibration: Calibration | None = None,
-) -> tuple[float, perf.PerfEstimate]:
-    """A held-out pretraining row (regime llm-pretraining) in tokens/s per GPU, and its estimate."""
+) -> tuple[float, perf.PerfEstimate, WorkloadSpec]:
+    """A held-out pretraining row (regime llm-pretraining) in tokens/s per GPU, its estimate
+    and job."""
     model = decoder(models[row["model"]], row.get("params"))
-    return heldout_tokens(row, gpu, model, data_dir, pretrain_estimate, calibration)
+    return heldout_tokens(row, gpu, model, data_dir, pretrain_job, calibration)
 
 
 def cli(doc: str, printer: Callable[[Path, bool], None], argv: list[str] | None) -> int:
@@ -418,6 +432,7 @@ __all__ = [
     "evaluate_pretrain",
     "heldout_tokens_per_gpu",
     "megatron_layout",
+    "pretrain_job",
     "replace",
     "score",
 ]

@@ -316,21 +316,36 @@ def _regime(work: WorkloadSpec) -> str:
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
     """(low factor, high factor, basis): the calibrated band widened where the row extrapolates."""
-    return bands.band(band_inputs(c), c.work.efficiency)
+    return row_band(c.gpu, c.work, c.perf, c.derived_peak)
+
+
+def row_band(
+    gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate, derived_peak: bool
+) -> tuple[float, float, str]:
+    """uncertainty of the row that prices ``work`` on ``gpu`` as ``est``: the band a
+    recommendation row draws on its throughput (benchmarks/accuracy.py scores the held-out
+    set's bands as the app answers through it)."""
+    return bands.band(row_band_inputs(gpu, work, est, derived_peak), work.efficiency)
 
 
 def band_inputs(c: Candidate) -> bands.BandInputs:
+    return row_band_inputs(c.gpu, c.work, c.perf, c.derived_peak)
+
+
+def row_band_inputs(
+    gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate, derived_peak: bool
+) -> bands.BandInputs:
     return bands.BandInputs(
-        regime=_regime(c.work),
-        vendor=c.gpu.vendor,
-        architecture=c.gpu.architecture,
-        runtime=c.work.runtime,
-        efficiency_source=c.perf.efficiency_source,
-        measured_on=c.perf.measured_on,
-        moe=bool(c.work.model.experts),
-        four_bit=is_four_bit(c.work),
-        derived_peak=c.derived_peak,
-        num_gpus=c.n,
+        regime=_regime(work),
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=work.runtime,
+        efficiency_source=est.efficiency_source,
+        measured_on=est.measured_on,
+        moe=bool(work.model.experts),
+        four_bit=is_four_bit(work),
+        derived_peak=derived_peak,
+        num_gpus=est.num_gpus,  # Candidate.n
     )
 
 

@@ -386,15 +386,22 @@ def _recommendation(
 
 
 def _band(row: _Row, table: efficiency.EfficiencyTable) -> tuple[float, float, str]:
+    return serving_band(row.gpu, row.runtime.name, table)
+
+
+def serving_band(
+    gpu: GpuSpec, runtime: str, table: efficiency.EfficiencyTable
+) -> tuple[float, float, str]:
     """The serving regime's calibrated band (benchmarks/accuracy.py: published TensorRT-LLM
     saturation and vLLM load points, each GPU and each model held out), widened where the row's
     runtime or architecture is not in that set. Its MoE and fp4 rows are in the calibration,
-    so neither adds a stated allowance here."""
+    so neither adds a stated allowance here. benchmarks/accuracy.py scores the held-out serving
+    rows' bands as the app answers through it."""
     x = bands.BandInputs(
         regime="serving",
-        vendor=row.gpu.vendor,
-        architecture=row.gpu.architecture,
-        runtime=row.runtime.name,
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=runtime,
         efficiency_source="prior",
     )
     return bands.band(x, table)
