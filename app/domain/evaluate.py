@@ -1037,6 +1037,26 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     )
 
 
+def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]:
+    """``finish`` of each admitted configuration, to the last bit, with the LLM inference
+    estimates they read stepped together as arrays first (perf.llm_estimates) and kept where
+    ``_llm_estimate`` finds them."""
+    todo: dict[tuple[object, ...], perf.LlmCard] = {}
+    for a in admitted:
+        run, g = a.run, a.gate
+        if not run.is_llm_inference:
+            continue
+        assert g.backend is not None
+        gpu, n = a.config.gpu, max(1, a.config.num_gpus)
+        lkey = ("llm", gpu.slug, a.key, n)
+        if lkey not in ctx.memo:
+            todo[lkey] = (gpu, run, n, g.backend)
+    if len(todo) > 1:
+        found = perf.llm_estimates(list(todo.values()), calibration=ctx.calibration)
+        ctx.memo.update(zip(todo, found, strict=True))
+    return [finish(a, ctx) for a in admitted]
+
+
 def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False) -> float:
     """An upper bound on the throughput ``evaluate`` finds for the configuration: the
     throughput itself, from the parts of the estimate a request shares between counts (the
