@@ -1075,8 +1075,8 @@ class Columns:
         passes = (u + self.stages - 1.0) / self.stages
         work = work * passes
         comm = np.zeros_like(work)
-        for i in np.flatnonzero(self.linked).tolist():
-            comm[i] = self.comm_of(i, tokens)
+        for k in np.flatnonzero(self.linked).tolist():
+            comm[k] = self.comm_of(k, tokens)
         gpu = work + comm
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         host = np.maximum(
