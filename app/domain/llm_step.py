@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -291,15 +291,9 @@ class Replica:
         return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
 
     def comm(self, tokens: float) -> float:
-        size = tokens * self.hidden * 2.0
-        t = 0.0
-        if self.tp > 1:
-            n_ar = 2 * self.layers
-            moved = topology.ring_allreduce_bytes(self.tp, size) * n_ar
-            t += topology.comm_seconds(self.tp_link, moved, collectives=n_ar)
-        if self.stages > 1:
-            t += (self.stages - 1) * topology.comm_seconds(self.hop_link, size)
-        return t
+        return step_comm(
+            tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link
+        )
 
     def parts(
         self,
@@ -398,6 +392,29 @@ class Replica:
         """(seconds, what bounds it) of ``parts``."""
         p = self.parts(decode, context, prefill, prompt, with_prompt)
         return p.seconds, p.bound
+
+
+def step_comm(
+    tokens: float,
+    hidden: int,
+    layers: int,
+    tp: int,
+    stages: int,
+    tp_link: topology.Link,
+    hop_link: topology.Link,
+) -> float:
+    """GPU-to-GPU seconds of a step of ``tokens`` tokens on a replica spanning ``tp`` × ``stages``
+    GPUs (``Replica.comm``): two all-reduces of the activations per layer under tensor
+    parallelism, one hand-off per stage boundary on a layer split."""
+    size = tokens * hidden * 2.0
+    t = 0.0
+    if tp > 1:
+        n_ar = 2 * layers
+        moved = topology.ring_allreduce_bytes(tp, size) * n_ar
+        t += topology.comm_seconds(tp_link, moved, collectives=n_ar)
+    if stages > 1:
+        t += (stages - 1) * topology.comm_seconds(hop_link, size)
+    return t
 
 
 def span(prof: RuntimeProfile, n: int) -> tuple[int, int]:
@@ -991,6 +1008,8 @@ class Columns:
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
+    # a linked row's GPU-to-GPU seconds for a step of so many tokens (``Replica.comm``)
+    comm_of: Callable[[int, float], float]
 
     def seconds(
         self, decode: float, context: float, prefill: float, prompt: float
@@ -999,6 +1018,25 @@ class Columns:
         operations in the same order, elementwise (IEEE +, −, ×, ÷ and max are exact in
         numpy as in Python); the terms that need Python (a routed model's linear layers, the
         KV values by context, links) are each replica's own methods."""
+        return self._step(decode, context, prefill, prompt).seconds
+
+    def parts(self, decode: float, context: float, prefill: float, prompt: float) -> StepColumns:
+        """Every replica's ``Replica.parts(...)`` (a step that is a server's average one), to
+        the last bit as ``seconds``, but what bounds it: its times as columns."""
+        t = self._step(decode, context, prefill, prompt)
+        floors = t.t_gemm - t.t_mm + t.t_attn - t.t_a
+        return StepColumns(
+            seconds=t.seconds,
+            gpu_s=t.gpu,
+            compute_s=(t.t_lin + t.t_att) * t.passes,
+            memory_s=(t.t_w + t.t_deq + t.t_moe + t.t_kv) * t.passes,
+            launch_s=(self.launch_s + floors + t.t_ctx) * t.passes,
+            host_s=t.host,
+            comm_s=t.comm,
+        )
+
+    def _step(self, decode: float, context: float, prefill: float, prompt: float) -> _Terms:
+        """``Replica.parts``'s terms, elementwise."""
         tokens = decode + prefill
         mb = self.microbatch_tokens
         split = (mb > 0) & (tokens > mb)
@@ -1008,7 +1046,7 @@ class Columns:
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
         t_mm = np.maximum(t_w, t_lin)
         for i in np.flatnonzero(self.moe):
-            t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))[2]
+            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = self.kv_values(context)
@@ -1034,17 +1072,56 @@ class Columns:
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
         work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
-        work = work * ((u + self.stages - 1.0) / self.stages)
+        passes = (u + self.stages - 1.0) / self.stages
+        work = work * passes
         comm = np.zeros_like(work)
-        for i in np.flatnonzero(self.linked):
-            comm[i] = self.reps[i].comm(tokens)
+        for k in np.flatnonzero(self.linked).tolist():
+            comm[k] = self.comm_of(k, tokens)
         gpu = work + comm
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         host = np.maximum(
             self.host_s * u,
             seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
         )
-        return np.maximum(gpu, host) + self.scheduler_s
+        seconds = np.maximum(gpu, host) + self.scheduler_s
+        return _Terms(
+            t_w, t_lin, t_mm, t_moe, t_kv, t_att, t_a, t_gemm, t_attn, t_deq, t_ctx, passes,
+            comm, gpu, host, seconds,
+        )  # fmt: skip
+
+
+class _Terms(NamedTuple):
+    """A step's terms over many replicas (``Columns._step``), named as ``Replica.parts``
+    names them."""
+
+    t_w: NDArray[np.float64]
+    t_lin: NDArray[np.float64]
+    t_mm: NDArray[np.float64]
+    t_moe: NDArray[np.float64]
+    t_kv: NDArray[np.float64]
+    t_att: NDArray[np.float64]
+    t_a: NDArray[np.float64]
+    t_gemm: NDArray[np.float64]
+    t_attn: NDArray[np.float64]
+    t_deq: NDArray[np.float64]
+    t_ctx: NDArray[np.float64]
+    passes: NDArray[np.float64]
+    comm: NDArray[np.float64]
+    gpu: NDArray[np.float64]
+    host: NDArray[np.float64]
+    seconds: NDArray[np.float64]
+
+
+class StepColumns(NamedTuple):
+    """``StepTime`` of many replicas as columns (``Columns.parts``), without what bounds it."""
+
+    seconds: NDArray[np.float64]
+    gpu_s: NDArray[np.float64]
+    compute_s: NDArray[np.float64]
+    memory_s: NDArray[np.float64]
+    launch_s: NDArray[np.float64]
+    host_s: NDArray[np.float64]
+    comm_s: NDArray[np.float64]
 
 
 # The fields ``columns`` reads, in one C call per replica (a getattr per field and replica
@@ -1101,6 +1178,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
         ),
+        comm_of=lambda i, tokens: reps[i].comm(tokens),
     )
 
 
@@ -1175,13 +1253,18 @@ def _dequant_column(
 
 
 def dense_columns(
-    job: ReplicaJob, cards: CardRows, card: NDArray[np.intp], n: NDArray[np.float64]
+    job: ReplicaJob,
+    cards: CardRows,
+    card: NDArray[np.intp],
+    n: NDArray[np.float64],
+    gpus: Sequence[GpuSpec] | None = None,
 ) -> Columns:
     """``columns`` of the replicas ``replica(..., job=job, card=cards.terms[c], links=False)``
     on ``n`` GPUs for each row's card ``c`` (a model without routed experts), built from the
     cards' terms and the counts as arrays instead of replica by replica: the same values,
     since every term is the same product in the same order (a count multiplies a card's
-    rate last). No row moves bytes between GPUs."""
+    rate last). No row moves bytes between GPUs, unless ``gpus`` names each row's GPU: then
+    the replicas are ``replica(..., links=True)``'s, joined by that GPU's links."""
     if job.experts:
         raise ValueError("dense_columns: a model with routed experts steps replica by replica")
     per_card = cards.values[card]
@@ -1204,6 +1287,23 @@ def dense_columns(
         slow[ruled] = np.array(got, np.float64)[inverse.reshape(-1)]
     full = np.full
     kv = job.kv_at
+    linked = np.zeros(rows, bool)
+    links: dict[int, tuple[int, int, topology.Link, topology.Link]] = {}
+    if gpus is not None:
+        # replica()'s links: the tensor-parallel group's, and the hop between stages
+        linked = (tp > 1) | (stages > 1)
+        for i in np.flatnonzero(linked).tolist():
+            g, t, st = gpus[i], int(tp[i]), int(stages[i])
+            hop = topology.link(g, int(n[i])) if st > 1 else topology.link(g, 1)
+            tp_link = topology.link(g, t)
+            links[i] = (t, st, tp_link, hop)
+            linked[i] = tp_link.kind != "none" or hop.kind != "none"
+    hidden, n_layers = job.hidden, job.layers
+
+    def comm_of(i: int, tokens: float) -> float:
+        t, st, tp_link, hop = links[i]
+        return step_comm(tokens, hidden, n_layers, t, st, tp_link, hop)
+
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)
     return Columns(
@@ -1235,6 +1335,7 @@ def dense_columns(
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
         decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
-        linked=np.zeros(rows, bool),
+        linked=linked,
         kv_values=lambda context: full(rows, kv(context)),
+        comm_of=comm_of,
     )

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -1426,7 +1427,7 @@ def estimate(
         "host overhead": one.dispatch,
         "interconnect": comm * n,
     }
-    bottleneck = max(parts, key=lambda k: parts[k])
+    bottleneck = max(parts, key=parts.__getitem__)
     throughput = b / step
     latency = None if work.training else step * 1e3
     return PerfEstimate(
@@ -1704,10 +1705,59 @@ def _llm_inference(
         return _no_llm_figures(work, n, rep, eff, backend)
     pre = rep.parts(0.0, 0.0, float(b * s), float(s))
     dec = rep.parts(float(b), s + out / 2.0, 0.0, float(s))
+    single = _llm_single(gpu, work, eff, backend) if n > 1 else None
+    return _llm_perf(work, n, pre, dec, single, rep.compute_precision, eff, backend)
+
+
+class _Step(Protocol):
+    """What ``_llm_perf`` reads of a step (llm_step.StepTime, or a row of StepColumns)."""
+
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def gpu_s(self) -> float: ...
+    @property
+    def compute_s(self) -> float: ...
+    @property
+    def memory_s(self) -> float: ...
+    @property
+    def launch_s(self) -> float: ...
+    @property
+    def host_s(self) -> float: ...
+    @property
+    def comm_s(self) -> float: ...
+
+
+class _Row(NamedTuple):
+    """One row of llm_step.StepColumns."""
+
+    seconds: float
+    gpu_s: float
+    compute_s: float
+    memory_s: float
+    launch_s: float
+    host_s: float
+    comm_s: float
+
+
+def _llm_perf(
+    work: WorkloadSpec,
+    n: int,
+    pre: _Step,
+    dec: _Step,
+    single: float | None,
+    mode: str,
+    eff: Efficiency,
+    backend: str,
+) -> PerfEstimate:
+    """The estimate of the job's prompt step ``pre`` and its ``output_tokens`` decode steps
+    ``dec`` on ``n`` GPUs; ``single``: the job's time on one of them (None when ``n`` is 1)."""
+    b, out = work.batch_size, max(1, work.output_tokens)
     ttft, tpot = pre.seconds, dec.seconds
     total = ttft + out * tpot
     comm = pre.comm_s + out * dec.comm_s
-    single = _llm_single(gpu, work, eff, backend) if n > 1 else total
+    if single is None:
+        single = total
     host_excess = max(0.0, dec.host_s - dec.gpu_s)
     parts = {
         "compute": pre.compute_s + out * dec.compute_s,
@@ -1716,7 +1766,7 @@ def _llm_inference(
         "kernel launches": pre.launch_s + out * dec.launch_s,
         "interconnect": comm * n,
     }
-    bottleneck = max(parts, key=lambda k: parts[k])
+    bottleneck = max(parts, key=parts.__getitem__)
     return PerfEstimate(
         throughput=b * out / total,
         unit="tokens/s",
@@ -1729,7 +1779,7 @@ def _llm_inference(
         comm_s=comm,
         num_gpus=n,
         scaling_efficiency=single / total / n,
-        compute_precision=rep.compute_precision,
+        compute_precision=mode,
         efficiency_source=eff.source,
         latency_ms=total * 1e3,
         ttft_ms=ttft * 1e3,
@@ -1738,6 +1788,115 @@ def _llm_inference(
         backend=backend,
         measured_on=eff.measured_on,
     )
+
+
+def llm_estimates(
+    cards: Sequence[LlmCard], *, calibration: Calibration | None = None
+) -> list[PerfEstimate]:
+    """``estimate`` of every (gpu, LLM inference job, count, backend), to the last bit, with
+    the prompt and decode steps of all of them taken at once as arrays (llm_step.Columns,
+    ``Columns.parts``): a dense model's rows built from each card's terms and the counts
+    (``llm_step.dense_columns``, with the links between the GPUs), a routed one's replica by
+    replica. The one-GPU time a count's scaling efficiency divides by is stepped with them
+    where the job has not kept it yet (``_llm_single``). A card without the peak a phase runs
+    at is estimated alone (no figures)."""
+    jobs: list[tuple[WorkloadSpec, list[int]]] = []  # each job's rows (a request has a few)
+    for i, (_, w, _, _) in enumerate(cards):
+        group = next((rows for x, rows in reversed(jobs) if x is w), None)
+        if group is None:
+            jobs.append((w, [i]))
+        else:
+            group.append(i)
+    out: list[PerfEstimate | None] = [None] * len(cards)
+    for w, rows in jobs:
+        for i, e in zip(
+            rows, _job_estimates(w, [cards[i] for i in rows], calibration), strict=True
+        ):
+            out[i] = e
+    return [e for e in out if e is not None]
+
+
+def _job_estimates(
+    w: WorkloadSpec, cards: list[LlmCard], calibration: Calibration | None
+) -> list[PerfEstimate]:
+    """``llm_estimates`` of one job's rows."""
+    job = llm_job(w)
+    store = job.per_card
+    # each card's terms once, then each row's card and count
+    slot: dict[tuple[GpuSpec, str], int] = {}
+    terms: list[llm_step.CardTerms] = []
+    effs: list[Efficiency] = []
+    keys: list[tuple[GpuSpec, str]] = []
+    card: list[int] = []
+    count: list[int] = []
+    for g, _, n, be in cards:
+        c = slot.get((g, be))
+        if c is None:
+            c = slot[(g, be)] = len(terms)
+            e = efficiencies(g, calibration)
+            terms.append(llm_card(g, w, e, be))
+            effs.append(e)
+            keys.append((g, be))
+        card.append(c)
+        count.append(max(1, n))
+    # a one-GPU row for each card whose one-GPU time a row needs and the job lacks
+    singles = {c: k for k, (c, n) in enumerate(zip(card, count, strict=True)) if n == 1}
+    for c, n in zip(card[:], count[:], strict=True):
+        if n > 1 and c not in singles:
+            hit = store.get(("single", *keys[c]))
+            if hit is None or hit[0] is not effs[c]:
+                singles[c] = len(card)
+                card.append(c)
+                count.append(1)
+    runs = [t.flops > 0 and t.attn_flops > 0 for t in terms]
+    stepped = [k for k, c in enumerate(card) if runs[c]]
+    at = {k: j for j, k in enumerate(stepped)}  # a stepped row's place in the columns
+    pre: list[_Row] = []
+    dec: list[_Row] = []
+    b, s, n_out = w.batch_size, w.seq_len, max(1, w.output_tokens)
+    if stepped:
+        on = [card[k] for k in stepped]
+        counts = [count[k] for k in stepped]
+        if job.experts:
+            reps = [
+                llm_replica(keys[c][0], w, n, effs[c], keys[c][1])
+                for c, n in zip(on, counts, strict=True)
+            ]
+            cols = llm_step.columns(reps)
+        else:
+            cols = llm_step.dense_columns(
+                job,
+                llm_step.card_rows(terms),
+                np.array(on, np.intp),
+                np.array(counts, np.float64),
+                gpus=[keys[c][0] for c in on],
+            )
+        pre = _rows(cols.parts(0.0, 0.0, float(b * s), float(s)))
+        dec = _rows(cols.parts(float(b), s + n_out / 2.0, 0.0, float(s)))
+        for c, k in singles.items():  # the job's one-GPU times, kept as _llm_single keeps them
+            if runs[c] and count[k] == 1:
+                j = at[k]
+                store[("single", *keys[c])] = (effs[c], pre[j].seconds + n_out * dec[j].seconds)
+    out = []
+    one: dict[int, float] = {}  # each card's one-GPU time (``_llm_single``), once
+    for k in range(len(cards)):
+        c, n = card[k], count[k]
+        (g, be), e = keys[c], effs[c]
+        if not runs[c]:
+            out.append(_llm_inference(g, w, "pytorch", n, e, be))
+            continue
+        single = None
+        if n > 1:
+            single = one.get(c)
+            if single is None:
+                single = one[c] = _llm_single(g, w, e, be)
+        j = at[k]
+        out.append(_llm_perf(w, n, pre[j], dec[j], single, terms[c].mode, e, be))
+    return out
+
+
+def _rows(step: llm_step.StepColumns) -> list[_Row]:
+    return [_Row(*r) for r in zip(*(c.tolist() for c in step), strict=True)]
 
 
 def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:

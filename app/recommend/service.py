@@ -290,7 +290,8 @@ class _Card:
             admitted, j = None, j + 1
 
     def alternatives(self) -> list[rank.Candidate]:
-        """The card's other runnable configurations, as rank.best_per_card lists them."""
+        """The card's other runnable configurations, as rank.best_per_card lists them (those
+        not evaluated yet, one by one: ``_evaluate_rest`` evaluates several cards' at once)."""
         alts = []
         for i, cfg in enumerate(self.planned):
             if i == self.index:
@@ -301,6 +302,27 @@ class _Card:
             if r.ok:
                 alts.append(rank.Candidate.of(r))
         return sorted(alts, key=lambda c: (c.n, c.savers))
+
+
+def _evaluate_rest(cards: list[_Card], ctx: ev.Context) -> None:
+    """Every configuration of ``cards`` not evaluated yet (what their alternatives list),
+    evaluated as ``ev.evaluate`` does, to the last bit: each admitted in turn, then the admitted
+    ones finished together (ev.finish_all: their LLM inference steps taken at once)."""
+    slots: list[tuple[list[ev.ConfigResult | None], int]] = []
+    admitted: list[ev.Admitted] = []
+    for card in cards:
+        results = card.results
+        for i, cfg in enumerate(card.planned):
+            if i == card.index or results[i] is not None:
+                continue
+            a = ev.admit(cfg, ctx)
+            if isinstance(a, ev.Admitted):
+                slots.append((results, i))
+                admitted.append(a)
+            else:
+                results[i] = a
+    for (results, i), r in zip(slots, ev.finish_all(admitted, ctx), strict=True):
+        results[i] = r
 
 
 def _admitted(
@@ -797,6 +819,8 @@ def _ranked(
         cands = [chosen for chosen, _ in per_card]
     # every candidate scored, only the rows shown put in order (a partial sort)
     ordered = rank.rank(cands, request.objective, request.speed_weight, request.limit)
+    if lazy:
+        _evaluate_rest([cards[c.gpu.slug] for c in ordered], ctx)
     for c in ordered if lazy else ():
         others[c.gpu.slug] = cards[c.gpu.slug].alternatives()
     return ordered, cands, excluded, others, census

@@ -109,6 +109,32 @@ def test_the_array_bound_is_the_scalar_bound_for_every_catalog_gpu(
     assert any(t != float("inf") for t in got)
 
 
+@pytest.mark.parametrize("job", JOBS, ids=str)
+def test_the_array_estimates_are_the_scalar_estimates_for_every_catalog_gpu(
+    catalog: list[GpuSpec], job: str
+) -> None:
+    """perf.llm_estimates (the steps as columns, with the links between the GPUs, and the
+    one-GPU times the scaling efficiencies divide by) against perf.estimate one by one: every
+    field, to the last bit, on one node and over two; again once the job keeps its one-GPU
+    times, and for two jobs in one call."""
+    work, other = JOBS[job](), dataclasses.replace(JOBS[job](), batch_size=3, output_tokens=40)
+    cards = [
+        (gpu, w, n, backend)
+        for gpu in catalog
+        for backend in _default_backends(gpu)[:1] or ("cpu",)
+        for n in (*COUNTS, 16)
+        for w in (work, other)
+    ]
+    fresh = {
+        id(work): JOBS[job](),
+        id(other): dataclasses.replace(JOBS[job](), batch_size=3, output_tokens=40),
+    }
+    want = [perf.estimate(g, fresh[id(w)], num_gpus=n, backend=b) for g, w, n, b in cards]
+    assert perf.llm_estimates(cards) == want
+    assert perf.llm_estimates(cards[::-1]) == want[::-1]  # the one-GPU times kept
+    assert any(e.comm_s > 0 for e in want) and any(e.throughput > 0 for e in want)
+
+
 def test_the_array_step_is_the_scalar_step_with_links_and_a_server(catalog: list[GpuSpec]) -> None:
     """``Columns.seconds`` against ``Replica.parts`` on replicas the bound never builds:
     links between the GPUs, a server's fixed and per-sequence costs, mixed steps and their

@@ -509,3 +509,23 @@ def test_balanced_answers_as_the_full_evaluation_whichever_cards_have_no_price(
         m.setattr(service, "_prunable", lambda _r, _c: False)
         reference = service.recommend(req, gpus, rules, offers=some).model_dump()
     assert fast == reference
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_configurations_finished_together_are_those_finished_one_by_one(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """ev.finish_all (LLM inference estimates stepped together as arrays first) is ev.finish
+    of each admitted configuration, to the last bit: every configuration of the catalog, and
+    a handful below the batch size (finished one by one), each on a fresh context."""
+    gpus, _, ctx = _context_for(workload, catalog)
+    _, _, alone = _context_for(workload, catalog)
+    configs = [c for _, planned in _plans(gpus, ctx) for c in planned]
+    admitted = [a for a in (ev.admit(c, ctx) for c in configs) if isinstance(a, ev.Admitted)]
+    together = ev.finish_all(admitted, ctx)
+    assert together == [ev.evaluate(a.config, alone) for a in admitted]
+    few = admitted[:3]
+    _, _, fresh = _context_for(workload, catalog)
+    assert ev.finish_all(few, fresh) == together[:3]
+    assert len(admitted) >= ev.BATCH_ESTIMATES
+    assert any(r.ok for r in together)
