@@ -1405,7 +1405,9 @@ def heldout_estimate(
 ) -> tuple[float, bands.BandInputs, Band | None]:
     """predict_heldout's figure, what decides the band the engine would draw around it (the
     benchmark's: the regime the row measured), and the band the app attaches to the row that
-    prices the same job (rank.row_band, the service's row band, or the serving answer's;
+    prices the same job (rank.row_band, the service's row band; rank.first_token_band for a
+    prompt-rate or first-token row, the band its time to first token shows inverted; or the
+    serving answer's;
     None where the answer shows the row's figure without one: APP_UNBANDED_METRICS);
     ``calibration``: what the engine prices with (None: the priors; app_calibration: the
     shipped kernel profiles, as the service answers)."""
