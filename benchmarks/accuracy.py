@@ -1382,11 +1382,14 @@ HELDOUT_BAND_REGIME = {
 # the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile
 BAND_REGIME = {**HELDOUT_BAND_REGIME, "compiled-decode": "decode"}
 
-# Figures an answer shows without a band: a recommendation row draws its one band
-# (rank.uncertainty) on its throughput, an LLM inference row's being the decode rate, and
-# gives its time to first token bare. The held-out prompt-processing and first-token rows
-# therefore have no band as the app answers (their `prefill` band is calibrated, not drawn).
-APP_UNBANDED_METRICS = frozenset({"prompt_tokens_per_s", "ttft_ms"})
+# Figures an answer shows without a band: none now. A recommendation row draws its band
+# (rank.uncertainty) on its throughput, an LLM inference row's being the decode rate, and a
+# second one on its time to first token (rank.first_token_band: the calibrated `prefill` band
+# on the prompt rate, inverted by bands.time_band), which the held-out prompt-rate and
+# first-token rows are scored against (in throughput terms, a latency inverted: the same band).
+APP_UNBANDED_METRICS: frozenset[str] = frozenset()
+# the held-out metrics of an LLM inference row's prompt pass: the app's first-token band
+APP_FIRST_TOKEN_METRICS = frozenset({"prompt_tokens_per_s", "ttft_ms"})
 
 # (low factor, high factor, basis) on a row's throughput, as app/domain/bands.py gives it
 Band = tuple[float, float, str]
@@ -1402,7 +1405,9 @@ def heldout_estimate(
 ) -> tuple[float, bands.BandInputs, Band | None]:
     """predict_heldout's figure, what decides the band the engine would draw around it (the
     benchmark's: the regime the row measured), and the band the app attaches to the row that
-    prices the same job (rank.row_band, the service's row band, or the serving answer's;
+    prices the same job (rank.row_band, the service's row band; rank.first_token_band for a
+    prompt-rate or first-token row, the band its time to first token shows inverted; or the
+    serving answer's;
     None where the answer shows the row's figure without one: APP_UNBANDED_METRICS);
     ``calibration``: what the engine prices with (None: the priors; app_calibration: the
     shipped kernel profiles, as the service answers)."""
@@ -1488,6 +1493,8 @@ def _app_band(
     (evaluate.ConfigResult.derived_peak)."""
     if row["metric"] in APP_UNBANDED_METRICS:
         return None
+    if row["metric"] in APP_FIRST_TOKEN_METRICS:
+        return rank.first_token_band(gpu, work, est, derived_peak(gpu, work.precision))
     return rank.row_band(gpu, work, est, derived_peak(gpu, work.precision))
 
 

@@ -188,3 +188,11 @@ def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, st
     if nil:
         basis += f"; {NIL_TERM_NOTE}: " + "; ".join(nil)
     return lo, hi, basis
+
+
+def time_band(predicted: float, lo: float, hi: float) -> tuple[float, float]:
+    """The band on a time from the band lo–hi on the rate it is the inverse of (a time to first
+    token: prompt tokens ÷ the prefill rate). The rate band holds measured ÷ predicted rate in
+    lo–hi; a measured time is predicted × predicted rate ÷ measured rate, so it lies in
+    predicted ÷ hi – predicted ÷ lo (the rate's high end is the time's low end)."""
+    return predicted / hi, predicted / lo

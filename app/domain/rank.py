@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app import vocab
 from app.domain import bands, ranking, topology
@@ -326,6 +326,27 @@ def row_band(
     recommendation row draws on its throughput (benchmarks/accuracy.py scores the held-out
     set's bands as the app answers through it)."""
     return bands.band(row_band_inputs(gpu, work, est, derived_peak), work.efficiency)
+
+
+def first_token_uncertainty(c: Candidate) -> tuple[float, float, str] | None:
+    """The band on the prefill rate behind an LLM inference row's time to first token (None
+    for any other row): bands.time_band turns it into the row's band on that time."""
+    return first_token_band(c.gpu, c.work, c.perf, c.derived_peak)
+
+
+def first_token_band(
+    gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate, derived_peak: bool
+) -> tuple[float, float, str] | None:
+    """(low factor, high factor, basis) on the prefill rate (prompt tokens ÷ time to first
+    token) of the row that prices the LLM inference ``work`` on ``gpu`` as ``est``: row_band's
+    inputs and widenings in the calibrated ``prefill`` regime. Factors on the rate, as every
+    band's: the time's band is bands.time_band (benchmarks/accuracy.py scores the held-out
+    prompt-rate and first-token rows against it, a latency inverted). None where the row has
+    no time to first token."""
+    if _regime(work) != "decode" or est.ttft_ms is None:
+        return None
+    x = replace(row_band_inputs(gpu, work, est, derived_peak), regime="prefill")
+    return bands.band(x, work.efficiency)
 
 
 def band_inputs(c: Candidate) -> bands.BandInputs:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from app.domain import bands, rank
 from app.domain import cost as costs
-from app.domain import rank
 from app.domain.evaluate import SAVER_LABELS
 from app.domain.gpu import GpuSpec
 from app.domain.perf import shown_rate
@@ -317,6 +317,7 @@ def build_row(
             factor_low=lo,
             factor_high=hi,
             basis=basis,
+            time_to_first_token_ms=time_band_out(p.ttft_ms, rank.first_token_uncertainty(c)),
         ),
         provenance=_provenance(c),
         explanation=rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
@@ -328,6 +329,18 @@ def build_row(
         **extra,
         alternatives=[alternative_out(a) for a in alternatives],
     )
+
+
+def time_band_out(
+    predicted_ms: float | None, rate_band: tuple[float, float, str] | None
+) -> s.TimeBandOut | None:
+    """The band on a row's time (its time to first token) from the band on the rate it is
+    the inverse of (bands.time_band: a rate's ×lo–×hi is the time's ÷hi–÷lo)."""
+    if predicted_ms is None or rate_band is None:
+        return None
+    lo, hi, basis = rate_band
+    low, high = bands.time_band(predicted_ms, lo, hi)
+    return s.TimeBandOut(low=low, high=high, factor_low=1.0 / hi, factor_high=1.0 / lo, basis=basis)
 
 
 def spot_warning(pricing: costs.Pricing | None, training: bool) -> str | None:

@@ -954,12 +954,31 @@ class CostOut(BaseModel):
     samples_per_usd_buy: float | None
 
 
+class TimeBandOut(BaseModel):
+    """The likely range of a time the row shows, from the band on the rate it is the inverse
+    of: a rate band ×a–×b gives the time ÷b to ÷a (app/domain/bands.py time_band)."""
+
+    low: float = Field(description="ms: the estimate ÷ the rate band's high factor")
+    high: float = Field(description="ms: the estimate ÷ the rate band's low factor")
+    factor_low: float = Field(description="low ÷ the estimate (1 ÷ the rate's high factor)")
+    factor_high: float = Field(description="high ÷ the estimate (1 ÷ the rate's low factor)")
+    basis: str = Field(description="what set the rate band, widenings included")
+
+
 class UncertaintyOut(BaseModel):
+    """The likely range of the row's throughput (low–high in its unit; factors on the
+    estimate), and of its time to first token where it has one."""
+
     low: float
     high: float
     factor_low: float
     factor_high: float
     basis: str
+    time_to_first_token_ms: TimeBandOut | None = Field(
+        default=None,
+        description="LLM inference and serving rows: the band on time_to_first_token_ms, from "
+        "the calibrated prefill band (the prompt rate's) inverted",
+    )
 
 
 class TimingOut(BaseModel):

@@ -29,6 +29,7 @@ from app.recommend.rows import (
     offer_lines,
     priced_parts,
     spot_warning,
+    time_band_out,
 )
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
@@ -319,7 +320,8 @@ def _recommendation(
         if r.ttft_ms is not None
         else None
     )
-    lo, hi, basis = _band(row, table if table is not None else load_efficiency())
+    table_ = table if table is not None else load_efficiency()
+    lo, hi, basis = _band(row, table_)
     bottleneck = (
         r.bottleneck
         if r.bottleneck in ("compute", "interconnect", "kernel launches", "host overhead")
@@ -365,6 +367,9 @@ def _recommendation(
             factor_low=lo,
             factor_high=hi,
             basis=basis,
+            time_to_first_token_ms=time_band_out(
+                r.ttft_ms, serving_first_token_band(gpu, row.runtime.name, table_)
+            ),
         ),
         provenance={
             "specs": "published (catalog)",
@@ -397,14 +402,35 @@ def serving_band(
     runtime or architecture is not in that set. Its MoE and fp4 rows are in the calibration,
     so neither adds a stated allowance here. benchmarks/accuracy.py scores the held-out serving
     rows' bands as the app answers through it."""
-    x = bands.BandInputs(
-        regime="serving",
+    return bands.band(_serving_inputs(gpu, runtime, "serving"), table)
+
+
+# A serving row's time to first token is its prompt pass plus the wait behind other requests
+# at that load (app/domain/serving.py); the prefill band was calibrated on prompt passes alone
+SERVING_TTFT_NOTE = (
+    "the prompt pass's band: the wait behind other requests' prompts at this load is "
+    "modelled, not calibrated"
+)
+
+
+def serving_first_token_band(
+    gpu: GpuSpec, runtime: str, table: efficiency.EfficiencyTable
+) -> tuple[float, float, str]:
+    """The band on a serving row's prefill rate, whose inverse is its time to first token
+    (rows.time_band_out): serving_band's inputs in the calibrated ``prefill`` regime (published
+    llama.cpp prompt rates and TensorRT-LLM first-token latencies), the same widenings."""
+    lo, hi, basis = bands.band(_serving_inputs(gpu, runtime, "prefill"), table)
+    return lo, hi, f"{basis}; {SERVING_TTFT_NOTE}"
+
+
+def _serving_inputs(gpu: GpuSpec, runtime: str, regime: str) -> bands.BandInputs:
+    return bands.BandInputs(
+        regime=regime,
         vendor=gpu.vendor,
         architecture=gpu.architecture,
         runtime=runtime,
         efficiency_source="prior",
     )
-    return bands.band(x, table)
 
 
 def _price_words(priced: serving_step.Price) -> str:

@@ -109,3 +109,14 @@ def test_band_regimes_keep_families_whose_errors_differ_apart() -> None:
     assert band_regime_infer("cnn") == "infer-cnn"
     assert band_regime_infer("diffusion") == "infer-diffusion"
     assert band_regime_infer("encoder") == band_regime_infer("vit") == "infer"
+
+
+def test_a_time_band_is_the_inverted_rate_band() -> None:
+    """A time is the inverse of a rate: the rate band ×0.8–×1.25 puts a predicted 200 ms
+    between 200 ÷ 1.25 and 200 ÷ 0.8, and a measured time lies inside exactly when the
+    measured rate lies inside the rate band."""
+    low, high = bands.time_band(200.0, 0.8, 1.25)
+    assert (low, high) == pytest.approx((160.0, 250.0))
+    for measured_ms in (150.0, 160.5, 249.0, 260.0):
+        rate_ratio = 200.0 / measured_ms  # measured ÷ predicted rate
+        assert (low <= measured_ms <= high) == (0.8 <= rate_ratio <= 1.25)

@@ -170,3 +170,25 @@ def test_a_limit_orders_only_the_rows_shown_and_scores_every_candidate() -> None
             assert [c.gpu.slug for c in top] == [c.gpu.slug for c in full[:k]]
             scores = {c.gpu.slug: c.score for c in full}
             assert {c.gpu.slug: c.score for c in cands} == scores  # every one scored
+
+
+def test_an_llm_rows_first_token_band_is_its_row_band_in_the_prefill_regime() -> None:
+    """The time to first token takes the calibrated prefill band, through the row's own
+    inputs (its widenings too), not the decode band its throughput carries."""
+    from app.domain import bands
+    from app.domain.efficiency import EfficiencyTable
+
+    table = EfficiencyTable(
+        bands={("decode", "all"): (0.9, 1.1), ("prefill", "all"): (0.6, 1.7)},
+        covered={"prefill": (frozenset({"pytorch"}), frozenset({"Ampere"}))},
+    )
+    c = _cand(H100, llm_inference(efficiency=table))
+    got = rank.first_token_uncertainty(c)
+    assert got is not None
+    want = bands.band(replace(rank.band_inputs(c), regime="prefill"), table)
+    assert got == want
+    assert bands.UNMEASURED_ARCHITECTURE.reason in got[2]  # Hopper: outside prefill's set
+    assert got[:2] != rank.uncertainty(c)[:2]
+    assert got[0] < 0.6 and got[1] > 1.7  # widened about the calibrated prefill band
+    train = _cand(H100, llm_inference(task="training", efficiency=table))
+    assert rank.first_token_uncertainty(train) is None

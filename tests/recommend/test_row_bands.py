@@ -3,6 +3,8 @@ extrapolates beyond its calibration sets."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.domain import bands
 from app.recommend import schemas as s
 from app.recommend import service
@@ -38,3 +40,50 @@ def test_gguf_on_llama_cpp_is_what_decode_measured() -> None:
     for r in rows:
         assert bands.FOUR_BIT.reason not in r.uncertainty.basis
         assert bands.UNMEASURED_RUNTIME.reason not in r.uncertainty.basis
+
+
+def test_llm_rows_band_their_time_to_first_token_with_the_prefill_band() -> None:
+    """Each LLM inference row carries a band on its time to first token: the prefill band
+    (calibrated, shipped data) inverted, so its factors are 1 ÷ the rate's; other rows none."""
+    rows = _rows(preset="llama-3-8b")
+    assert rows
+    for r in rows:
+        t, tb = r.time_to_first_token_ms, r.uncertainty.time_to_first_token_ms
+        assert t is not None and tb is not None
+        assert tb.low == pytest.approx(t * tb.factor_low) and tb.high == pytest.approx(
+            t * tb.factor_high
+        )
+        assert tb.factor_low < 1 < tb.factor_high
+        assert "published prefill results" in tb.basis
+        assert "published decode results" in r.uncertainty.basis
+    req = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "resnet-50", "task": "inference"}, "objective": "fastest"}
+    )
+    for r in service.recommend(req, GPUS, RULES).recommendations:
+        assert r.uncertainty.time_to_first_token_ms is None
+
+
+def test_serving_rows_band_their_time_to_first_token_with_the_prefill_band() -> None:
+    """A serving row's first-token band is serving_band's inputs in the prefill regime,
+    inverted, and says its load wait is not calibrated."""
+    from app.recommend.serving import SERVING_TTFT_NOTE, serving_first_token_band
+
+    rows = _rows_of(
+        {"preset": "llama-3-8b", "task": "serving", "serving": {"concurrent_requests": 8}}
+    )
+    assert rows
+    table = load_efficiency(shipped_path("data"))
+    for r in rows:
+        tb, t = r.uncertainty.time_to_first_token_ms, r.time_to_first_token_ms
+        assert tb is not None and t is not None
+        lo, hi, basis = serving_first_token_band(
+            next(g for g in GPUS if g.slug == r.gpu.slug), r.runtime, table
+        )
+        assert (tb.low, tb.high) == pytest.approx(bands.time_band(t, lo, hi))
+        assert tb.basis == basis and basis.endswith(SERVING_TTFT_NOTE)
+        assert "published prefill results" in basis
+
+
+def _rows_of(workload: dict[str, object]) -> list[s.Recommendation]:
+    req = s.RecommendationRequest.model_validate({"workload": workload, "objective": "fastest"})
+    return service.recommend(req, GPUS, RULES).recommendations

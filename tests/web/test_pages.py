@@ -663,3 +663,23 @@ def test_serving_page_lists_four_other_shapes_and_counts_the_rest(read_client: T
             assert shown == 4 and int(more.group(1)) > 0
             counted += 1
     assert counted, "no card here has more than four other shapes: pick a request where one does"
+
+
+def test_llm_rows_show_the_likely_time_to_first_token(read_client: TestClient) -> None:
+    """Beside each time to first token the pages write the API row's band on it."""
+    body = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "llama-3-8b", "task": "inference"}, "objective": "fastest"},
+    ).json()
+    html = page(read_client, "/recommendations?preset=llama-3-8b&task=inference&objective=fastest")
+    shown = re.findall(r"<span data-ttft-band>\(likely ([^)]*) ms\)</span>", html)
+    want = [r["uncertainty"]["time_to_first_token_ms"] for r in body["recommendations"]]
+    assert want and all(w is not None for w in want)
+    assert shown == [f"{templating.num(w['low'])}–{templating.num(w['high'])}" for w in want]
+    serving = "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
+    html = page(read_client, serving)
+    cells = re.findall(r"data-ttft>([^<]*) ms<br><span [^>]*data-ttft-band>likely ([^<]*)<", html)
+    assert cells
+    for t, band in cells:
+        low, high = (float(x.replace(",", "")) for x in band.split("–"))
+        assert low < float(t.replace(",", "")) < high
