@@ -10,22 +10,11 @@ import pytest
 
 from app.catalog.loader import read_gpu_specs
 from app.domain import perf
-from app.domain.gpu import GpuSpec
-from tests.domain.fixtures import H100, llm_inference
+from tests.domain.fixtures import H100, M2, llm_inference
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
-MAX = GpuSpec(
-    slug="apple-max",
-    name="Apple M2 Max",
-    vendor="apple",
-    architecture="M2",
-    segment="soc",
-    memory_gb=96,
-    memory_bandwidth_gbs=400,
-    fp32_tflops=13.6,
-    backends=("mps",),
-)
+MAX = replace(M2, slug="apple-max")
 ULTRA = replace(
     MAX,
     slug="apple-ultra",
