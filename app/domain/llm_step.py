@@ -256,6 +256,11 @@ class Replica:
     # decode attention on the CUDA cores (``CardTerms.mmha_slowdown``, a ``ReplicaJob.mmha``
     # job); 1: at the 16-bit tensor rate, as every other kernel's
     decode_attn_slowdown: float = 1.0
+    # how many times over the replica's GPUs read the KV cache a decode step attends over, as
+    # a share of one copy: 1 where tensor parallelism splits it by KV head; the tensor-parallel
+    # degree under latent attention, whose one latent per token every GPU holds and reads whole
+    # (``kv_copies``)
+    kv_copies: float = 1.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -277,10 +282,19 @@ class Replica:
         """(weights read, linear math, the linear layers' time) of a step of ``tokens``
         tokens, each in seconds: max(bytes, math) over the whole model, or, where the
         grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
+        t_w, t_lin, dense, routed = self.linear_parts(tokens)
+        return t_w, t_lin, dense + routed
+
+    def linear_parts(self, tokens: float) -> tuple[float, float, float, float]:
+        """``linear``'s (weights read, linear math) and its time in two parts: the dense
+        GEMMs' (all of it where the routed experts' grouped GEMMs are not modelled) and the
+        routed experts' grouped GEMMs' (0.0 there). The GEMM floors bound the first alone
+        (``parts``): the routed grouped GEMMs are other kernels, run beside the small dense
+        ones, not a reason the dense ones take less than their floor."""
         t_w = self.weights_read(tokens) / self.bw
         t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops
         if not (self.tile_max and self.expert_bytes and self.experts):
-            return t_w, t_lin, max(t_w, t_lin)
+            return t_w, t_lin, max(t_w, t_lin), 0.0
         tiles, tile = expert_tiles(tokens, self.topk, self.experts, self.tile_min, self.tile_max)
         routed_rows = self.experts * tile * tiles  # padded rows, per layer
         routed_fpt = self.topk * self.routed_flops_per_row
@@ -288,7 +302,7 @@ class Replica:
         dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
         routed_w = t_w - dense_w
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
-        return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
+        return t_w, dense_l + routed_l, max(dense_w, dense_l), max(routed_w, routed_l)
 
     def comm(self, tokens: float) -> float:
         return step_comm(
@@ -314,9 +328,10 @@ class Replica:
         mb = self.microbatch_tokens
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
-        t_w, t_lin, t_mm = self.linear(d + f)
+        t_w, t_lin, t_dense, t_routed = self.linear_parts(d + f)
+        t_mm = t_dense + t_routed
         t_moe = (d + f) * self.moe_act_bytes / self.bw
-        t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
+        t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
         # (a decode's share at its kernel's own rate: ``decode_attn_slowdown``)
@@ -343,7 +358,7 @@ class Replica:
             att_comp = 0.0 if kv_bound else t_att
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
-        t_gemm = max(t_mm, self.gemm_floor_s)
+        t_gemm = max(t_dense, self.gemm_floor_s) + t_routed
         t_attn = max(t_a, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
@@ -955,7 +970,19 @@ def replica(
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
+        kv_copies=kv_copies(model, tp),
     )
+
+
+def kv_copies(model: ModelSpec, tp: int) -> float:
+    """Copies of the KV cache a tensor-parallel group of ``tp`` GPUs holds and reads each
+    decode step: one, split by KV head, for ordinary attention; ``tp`` under latent attention
+    (DeepSeek's MLA), whose cache is one latent per token shared by every head, so a GPU that
+    holds a slice of the heads holds and reads all of it — SGLang's data-parallel-attention
+    guide: with tensor parallelism an MLA model (one KV head) gets a "duplicated KV cache
+    across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html); vLLM and
+    TensorRT-LLM shard MLA attention by head alike."""
+    return float(tp) if model.attention == "mla" and tp > 1 else 1.0
 
 
 def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
@@ -1005,6 +1032,7 @@ class Columns:
     context_s: NDArray[np.float64]
     split_attention: NDArray[np.float64]
     decode_attn_slowdown: NDArray[np.float64]
+    kv_copies: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -1044,13 +1072,17 @@ class Columns:
         d, f = decode / u, prefill / u
         t_w = self.dense_bytes / self.bw
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
-        t_mm = np.maximum(t_w, t_lin)
+        t_dense = np.maximum(t_w, t_lin)
+        t_routed = np.zeros_like(t_dense)
         for i in np.flatnonzero(self.moe):
-            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))
+            t_w[i], t_lin[i], t_dense[i], t_routed[i] = self.reps[i].linear_parts(
+                float(d[i] + f[i])
+            )
+        t_mm = t_dense + t_routed
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = self.kv_values(context)
-            t_kv = d * kv * self.kv_b / self.bw
+            t_kv = d * kv * self.kv_b * self.kv_copies / self.bw
         else:
             t_kv = np.zeros_like(d)
         attn = (
@@ -1067,7 +1099,7 @@ class Columns:
             att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
             att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
-        t_gemm = np.maximum(t_mm, self.gemm_floor_s)
+        t_gemm = np.maximum(t_dense, self.gemm_floor_s) + t_routed
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
@@ -1132,7 +1164,7 @@ _FIELDS = (
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s", "split_attention",
-    "decode_attn_slowdown",
+    "decode_attn_slowdown", "kv_copies",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1174,6 +1206,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         context_s=c["context_s"],
         split_attention=c["split_attention"],
         decode_attn_slowdown=c["decode_attn_slowdown"],
+        kv_copies=c["kv_copies"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -1335,6 +1368,7 @@ def dense_columns(
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
         decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
+        kv_copies=tp if job.model.attention == "mla" else full(rows, 1.0),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),
         comm_of=comm_of,
