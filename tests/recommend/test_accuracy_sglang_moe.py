@@ -1,0 +1,18 @@
+"""The SGLang MoE decode tuning set (tests/data/sglang_moe_decode.yaml: DeepSeek-R1 NVFP4 on
+4 x B200, InferenceX issue #863's profiled step) and its place in benchmarks/accuracy.py: priced
+through the held-out path, within 20 % of the measured step and no longer too fast by more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TUNING = ROOT / "tests" / "data" / "sglang_moe_decode.yaml"
+
+
+def test_the_tuning_row_is_priced_through_the_held_out_path(accuracy) -> None:
+    assert accuracy.SGLANG_MOE_FILE == TUNING
+    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [TUNING])
+    assert not any(skipped.values()) and len(rows) == 1
+    # measured ÷ predicted: 1.26 before the dense GEMM floors and MLA's replicated cache
+    assert 1.0 < rows[0].measured / rows[0].predicted < 1.2
