@@ -282,19 +282,10 @@ class Replica:
         """(weights read, linear math, the linear layers' time) of a step of ``tokens``
         tokens, each in seconds: max(bytes, math) over the whole model, or, where the
         grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
-        t_w, t_lin, dense, routed = self.linear_parts(tokens)
-        return t_w, t_lin, dense + routed
-
-    def linear_parts(self, tokens: float) -> tuple[float, float, float, float]:
-        """``linear``'s (weights read, linear math) and its time in two parts: the dense
-        GEMMs' (all of it where the routed experts' grouped GEMMs are not modelled) and the
-        routed experts' grouped GEMMs' (0.0 there). The GEMM floors bound the first alone
-        (``parts``): the routed grouped GEMMs are other kernels, run beside the small dense
-        ones, not a reason the dense ones take less than their floor."""
         t_w = self.weights_read(tokens) / self.bw
         t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops
         if not (self.tile_max and self.expert_bytes and self.experts):
-            return t_w, t_lin, max(t_w, t_lin), 0.0
+            return t_w, t_lin, max(t_w, t_lin)
         tiles, tile = expert_tiles(tokens, self.topk, self.experts, self.tile_min, self.tile_max)
         routed_rows = self.experts * tile * tiles  # padded rows, per layer
         routed_fpt = self.topk * self.routed_flops_per_row
@@ -302,7 +293,7 @@ class Replica:
         dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
         routed_w = t_w - dense_w
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
-        return t_w, dense_l + routed_l, max(dense_w, dense_l), max(routed_w, routed_l)
+        return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
 
     def comm(self, tokens: float) -> float:
         return step_comm(
@@ -328,8 +319,7 @@ class Replica:
         mb = self.microbatch_tokens
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
-        t_w, t_lin, t_dense, t_routed = self.linear_parts(d + f)
-        t_mm = t_dense + t_routed
+        t_w, t_lin, t_mm = self.linear(d + f)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
@@ -358,7 +348,7 @@ class Replica:
             att_comp = 0.0 if kv_bound else t_att
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
-        t_gemm = max(t_dense, self.gemm_floor_s) + t_routed
+        t_gemm = max(t_mm, self.gemm_floor_s)
         t_attn = max(t_a, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
@@ -980,8 +970,9 @@ def kv_copies(model: ModelSpec, tp: int) -> float:
     (DeepSeek's MLA), whose cache is one latent per token shared by every head, so a GPU that
     holds a slice of the heads holds and reads all of it — SGLang's data-parallel-attention
     guide: with tensor parallelism an MLA model (one KV head) gets a "duplicated KV cache
-    across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html); vLLM and
-    TensorRT-LLM shard MLA attention by head alike."""
+    across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html). Taken for
+    every tensor-parallel runtime (data-parallel attention, which keeps one copy, is not
+    modelled)."""
     return float(tp) if model.attention == "mla" and tp > 1 else 1.0
 
 
@@ -1072,13 +1063,9 @@ class Columns:
         d, f = decode / u, prefill / u
         t_w = self.dense_bytes / self.bw
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
-        t_dense = np.maximum(t_w, t_lin)
-        t_routed = np.zeros_like(t_dense)
+        t_mm = np.maximum(t_w, t_lin)
         for i in np.flatnonzero(self.moe):
-            t_w[i], t_lin[i], t_dense[i], t_routed[i] = self.reps[i].linear_parts(
-                float(d[i] + f[i])
-            )
-        t_mm = t_dense + t_routed
+            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = self.kv_values(context)
@@ -1099,7 +1086,7 @@ class Columns:
             att_d = 4.0 * self.layers * (self.attn_width_decode * d * context) / self.attn_flops
             att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
-        t_gemm = np.maximum(t_dense, self.gemm_floor_s) + t_routed
+        t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)

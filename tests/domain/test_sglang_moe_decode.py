@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 from app.domain import llm_step
-from app.domain.efficiency import RuntimeProfile
-from tests.domain.fixtures import H100, LLAMA3_8B
+from tests.domain.fixtures import LLAMA3_8B
 from tests.support import held_out_source_urls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,31 +83,6 @@ def test_mla_reads_its_latent_cache_whole_on_every_tensor_parallel_gpu() -> None
     assert got - split.parts(seqs, ctx, 0.0, 1024.0).memory_s == pytest.approx(3.0 * kv_split)
 
 
-def test_dense_gemm_floors_add_beside_the_routed_experts() -> None:
-    # 64 tokens of DeepSeek-R1 over 4 GPUs: the routed experts stream ~13 ms of weights, the
-    # dense GEMMs' own bytes (~0.4 ms) sit under their 7 x 61 floors; the profile runs those
-    # 424 small GEMMs (3.0 ms) on top of the experts' grouped GEMMs, not hidden under them
-    rep, ctx, seqs = _deepseek_b200()
-    _w, _l, dense, routed = rep.linear_parts(seqs)
-    assert routed > rep.gemm_floor_s > dense
-    no_floor = dataclasses.replace(rep, gemm_floor_s=0.0)
-    added = (
-        rep.parts(seqs, ctx, 0.0, 1024.0).seconds - no_floor.parts(seqs, ctx, 0.0, 1024.0).seconds
-    )
-    assert added == pytest.approx(rep.gemm_floor_s - dense)
-    # a dense model keeps max(bytes, floor) over its whole linear time
-    plain = llm_step.replica(
-        H100, LLAMA3_8B, weights="bf16", kv="bf16", n=8, decode=RuntimeProfile(kernel_us=2.0,
-        gemm_min_us=50.0), prefill=RuntimeProfile(), memory_efficiency=0.88,
-        compute_efficiency={"bf16": 0.56},
-    )  # fmt: skip
-    w, lin, t_dense, t_routed = plain.linear_parts(1.0)
-    assert t_routed == 0.0 and plain.gemm_floor_s > t_dense
-    lo = dataclasses.replace(plain, gemm_floor_s=0.0)
-    gap = plain.parts(1.0, 100.0, 0.0, 100.0).seconds - lo.parts(1.0, 100.0, 0.0, 100.0).seconds
-    assert gap == pytest.approx(plain.gemm_floor_s - max(w, lin))
-
-
 def test_the_array_step_matches_the_replica_to_the_last_bit() -> None:
     rep, ctx, seqs = _deepseek_b200()
     cols = llm_step.columns([rep, rep])
@@ -118,24 +92,26 @@ def test_the_array_step_matches_the_replica_to_the_last_bit() -> None:
 
 
 def test_the_engines_step_against_the_profile_class_by_class() -> None:
+    # What the engine's step is made of against the profiled one (tests/data: kernel_classes).
+    # These ratios document where it stands; only MLA's replicated cache was changed on them.
     rep, ctx, seqs = _deepseek_b200()
-    doc = _doc()
-    prof = {k: v["total_ms"] * MS for k, v in doc["kernel_classes"].items()}
-    _w, _l, dense, routed = rep.linear_parts(seqs)
+    prof = {k: v["total_ms"] * MS for k, v in _doc()["kernel_classes"].items()}
+    _w, _l, t_mm = rep.linear(seqs)
+    dense_w = rep.dense_bytes / rep.bw
+    routed = t_mm - dense_w
     t_kv = seqs * rep.kv_at(ctx) * rep.kv_b * rep.kv_copies / rep.bw
     t_att = 4.0 * rep.layers * rep.attn_width_decode * seqs * ctx / rep.attn_flops
-    attention = max(t_kv, t_att, rep.attn_floor_s)
-    # the small dense GEMMs: their floors, 0.7 of the profile's 424 kernels (5 µs a floor
-    # against their 7.1 µs average)
-    assert 0.6 < max(dense, rep.gemm_floor_s) / prof["dense_gemms"] < 1.0
-    # MLA decode attention: the whole latent cache per GPU, half the measured 18.9 µs kernel
-    # (the kernel's fixed latency at this shape is not modelled)
-    assert 0.4 < attention / prof["mla_decode_attention"] < 1.0
     # the routed experts: uniform routing touches ~87 % of each GPU's 64 experts, more weight
-    # than the profile's grouped GEMMs streamed (7.6 ms): the engine over-prices this class
-    assert 1.3 < routed / prof["routed_expert_gemms"] < 2.0
+    # than the profile's grouped GEMMs streamed (7.6 ms): over-priced ~1.7x
+    assert 1.5 < routed / prof["routed_expert_gemms"] < 2.0
+    # the 424 small dense GEMMs (3.0 ms): their floors (7 x 61 x 5 µs) sit under the routed
+    # experts' bytes in max(bytes, floors), so the step charges them nothing beyond their bytes
+    assert max(t_mm, rep.gemm_floor_s) == t_mm and dense_w < 0.2 * prof["dense_gemms"]
+    # MLA decode attention: the whole latent cache on each GPU (9.3 µs a layer), half the
+    # measured 18.9 µs kernel
+    assert t_kv > t_att and 0.4 < t_kv / prof["mla_decode_attention"] < 0.6
     # the per-layer all-reduces: ~12 µs each against the fused kernel's 21.5 µs
     assert 0.4 < rep.comm(seqs) / prof["per_layer_allreduce"] < 0.7
-    # the whole step: within 15 % below the profiled wall time (was 21 % below)
+    # the whole step: ~20 % below the profiled wall time (24.5 ms)
     step = rep.parts(seqs, ctx, 0.0, 1024.0).seconds
-    assert 0.85 < step / prof["wall"] < 1.0
+    assert 0.75 < step / prof["wall"] < 0.85
