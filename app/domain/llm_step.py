@@ -12,6 +12,7 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   touched expert's rows padded to the kernel's token tile, at the rate a GEMM of the experts'
   shallow K reaches (``routed_gemm``);
 * attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
+  under latent attention every tensor-parallel GPU reads the whole latent cache (``kv_copies``);
 * the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
   under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
   top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
