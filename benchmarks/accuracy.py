@@ -803,6 +803,16 @@ def print_llamacpp_moe(data_dir: Path, verbose: bool, path: Path = LLAMACPP_MOE_
     _print_tuning_file(data_dir, path, title, verbose, slug_width=22, spearman=False)
 
 
+SGLANG_MOE_FILE = ROOT / "tests" / "data" / "sglang_moe_decode.yaml"
+
+
+def print_sglang_moe(data_dir: Path, verbose: bool, path: Path = SGLANG_MOE_FILE) -> None:
+    """SGLang MoE decode at 64 sequences (DeepSeek-R1 NVFP4, 4 x B200, InferenceX issue #863's
+    profiled step), tuning set: scored as the held-out rows are, not in the band calibration."""
+    title = f"SGLang MoE decode (profiled step), tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
+
+
 def print_gptfast(data_dir: Path, verbose: bool, path: Path = GPTFAST_FILE) -> None:
     """gpt-fast batch-1 decode, tuning set: per model, and every row with --verbose."""
     title = f"gpt-fast batch-1 decode (torch.compile, A100), tuning set (tests/data/{path.name})"
@@ -2163,6 +2173,7 @@ def main(argv: list[str] | None = None) -> int:
     print_trtllm_static(args.data, args.verbose)
     print_gptfast(args.data, args.verbose)
     print_llamacpp_moe(args.data, args.verbose)
+    print_sglang_moe(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)

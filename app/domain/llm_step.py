@@ -12,6 +12,7 @@ continuous batching mixes them). Its time, term by term (docs/methodology.md §6
   touched expert's rows padded to the kernel's token tile, at the rate a GEMM of the experts'
   shallow K reaches (``routed_gemm``);
 * attention: max(KV cache read ÷ bandwidth, 4·L·h FLOPs per (query, key) pair ÷ 16-bit rate);
+  under latent attention every tensor-parallel GPU reads the whole latent cache (``kv_copies``);
 * the kernels' GPU-side gaps: layers × kernels per layer × the runtime's gap per kernel (2 µs
   under CUDA graphs, 4 µs eager). A one-token MoE step runs ~17 kernels per layer (router GEMM,
   top-k, permute, two grouped GEMMs, activation, combine besides the attention block's; 5 more
@@ -256,6 +257,11 @@ class Replica:
     # decode attention on the CUDA cores (``CardTerms.mmha_slowdown``, a ``ReplicaJob.mmha``
     # job); 1: at the 16-bit tensor rate, as every other kernel's
     decode_attn_slowdown: float = 1.0
+    # how many times over the replica's GPUs read the KV cache a decode step attends over, as
+    # a share of one copy: 1 where tensor parallelism splits it by KV head; the tensor-parallel
+    # degree under latent attention, whose one latent per token every GPU holds and reads whole
+    # (``kv_copies``)
+    kv_copies: float = 1.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -316,7 +322,7 @@ class Replica:
         d, f = decode / u, prefill / u
         t_w, t_lin, t_mm = self.linear(d + f)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
-        t_kv = d * self.kv_at(context) * self.kv_b / self.bw if d else 0.0
+        t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
         # (a decode's share at its kernel's own rate: ``decode_attn_slowdown``)
@@ -955,7 +961,20 @@ def replica(
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
+        kv_copies=kv_copies(model, tp),
     )
+
+
+def kv_copies(model: ModelSpec, tp: int) -> float:
+    """Copies of the KV cache a tensor-parallel group of ``tp`` GPUs holds and reads each
+    decode step: one, split by KV head, for ordinary attention; ``tp`` under latent attention
+    (DeepSeek's MLA), whose cache is one latent per token shared by every head, so a GPU that
+    holds a slice of the heads holds and reads all of it — SGLang's data-parallel-attention
+    guide: with tensor parallelism an MLA model (one KV head) gets a "duplicated KV cache
+    across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html). Taken for
+    every tensor-parallel runtime (data-parallel attention, which keeps one copy, is not
+    modelled)."""
+    return float(tp) if model.attention == "mla" and tp > 1 else 1.0
 
 
 def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
@@ -1005,6 +1024,7 @@ class Columns:
     context_s: NDArray[np.float64]
     split_attention: NDArray[np.float64]
     decode_attn_slowdown: NDArray[np.float64]
+    kv_copies: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -1050,7 +1070,7 @@ class Columns:
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = self.kv_values(context)
-            t_kv = d * kv * self.kv_b / self.bw
+            t_kv = d * kv * self.kv_b * self.kv_copies / self.bw
         else:
             t_kv = np.zeros_like(d)
         attn = (
@@ -1132,7 +1152,7 @@ _FIELDS = (
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s", "split_attention",
-    "decode_attn_slowdown",
+    "decode_attn_slowdown", "kv_copies",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1174,6 +1194,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         context_s=c["context_s"],
         split_attention=c["split_attention"],
         decode_attn_slowdown=c["decode_attn_slowdown"],
+        kv_copies=c["kv_copies"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -1335,6 +1356,7 @@ def dense_columns(
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
         decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
+        kv_copies=tp if job.model.attention == "mla" else full(rows, 1.0),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),
         comm_of=comm_of,

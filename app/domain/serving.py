@@ -503,7 +503,10 @@ def _capacity(
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
     kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
-    cap_kv = int(pool * GB * cfg.gpus_per_replica // kv_req) if pool > 0 else 0
+    # a latent-attention model under tensor parallelism holds its whole cache on every GPU of
+    # the group (llm_step.kv_copies): the pools of the group hold that many copies, not one
+    copies = llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0])
+    cap_kv = int(pool * GB * cfg.gpus_per_replica / copies // kv_req) if pool > 0 else 0
     return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv)
 
 
