@@ -190,6 +190,25 @@ def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, st
     return lo, hi, basis
 
 
+class Memo:
+    """One answer's bands by their inputs: every row of a request reads the same table, and
+    many rows share their inputs (the same vendor, architecture, source and card count), so
+    each band is worked out once per answer. Made per request and dropped with it; a band of
+    another table is worked out afresh."""
+
+    def __init__(self, table: EfficiencyTable | None) -> None:
+        self.table = table
+        self._seen: dict[BandInputs, tuple[float, float, str]] = {}
+
+    def band(self, x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
+        if table is not self.table:
+            return band(x, table)
+        got = self._seen.get(x)
+        if got is None:
+            got = self._seen[x] = band(x, table)
+        return got
+
+
 def time_band(predicted: float, lo: float, hi: float) -> tuple[float, float]:
     """The band on a time from the band lo–hi on the rate it is the inverse of (a time to first
     token: prompt tokens ÷ the prefill rate). The rate band holds measured ÷ predicted rate in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from app import vocab
 from app.domain import bands, ranking, topology
@@ -314,28 +314,40 @@ def _regime(work: WorkloadSpec) -> str:
     return phase_regime(work)
 
 
-def uncertainty(c: Candidate) -> tuple[float, float, str]:
-    """(low factor, high factor, basis): the calibrated band widened where the row extrapolates."""
-    return row_band(c.gpu, c.work, c.perf, c.derived_peak)
+def uncertainty(c: Candidate, memo: bands.Memo | None = None) -> tuple[float, float, str]:
+    """(low factor, high factor, basis): the calibrated band widened where the row extrapolates
+    (``memo``: the answer's bands worked out so far)."""
+    return row_band(c.gpu, c.work, c.perf, c.derived_peak, memo)
 
 
 def row_band(
-    gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate, derived_peak: bool
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    est: PerfEstimate,
+    derived_peak: bool,
+    memo: bands.Memo | None = None,
 ) -> tuple[float, float, str]:
     """uncertainty of the row that prices ``work`` on ``gpu`` as ``est``: the band a
     recommendation row draws on its throughput (benchmarks/accuracy.py scores the held-out
     set's bands as the app answers through it)."""
-    return bands.band(row_band_inputs(gpu, work, est, derived_peak), work.efficiency)
+    x = row_band_inputs(gpu, work, est, derived_peak)
+    return bands.band(x, work.efficiency) if memo is None else memo.band(x, work.efficiency)
 
 
-def first_token_uncertainty(c: Candidate) -> tuple[float, float, str] | None:
+def first_token_uncertainty(
+    c: Candidate, memo: bands.Memo | None = None
+) -> tuple[float, float, str] | None:
     """The band on the prefill rate behind an LLM inference row's time to first token (None
     for any other row): bands.time_band turns it into the row's band on that time."""
-    return first_token_band(c.gpu, c.work, c.perf, c.derived_peak)
+    return first_token_band(c.gpu, c.work, c.perf, c.derived_peak, memo)
 
 
 def first_token_band(
-    gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate, derived_peak: bool
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    est: PerfEstimate,
+    derived_peak: bool,
+    memo: bands.Memo | None = None,
 ) -> tuple[float, float, str] | None:
     """(low factor, high factor, basis) on the prefill rate (prompt tokens ÷ time to first
     token) of the row that prices the LLM inference ``work`` on ``gpu`` as ``est``: row_band's
@@ -345,8 +357,8 @@ def first_token_band(
     no time to first token."""
     if _regime(work) != "decode" or est.ttft_ms is None:
         return None
-    x = replace(row_band_inputs(gpu, work, est, derived_peak), regime="prefill")
-    return bands.band(x, work.efficiency)
+    x = row_band_inputs(gpu, work, est, derived_peak, "prefill")
+    return bands.band(x, work.efficiency) if memo is None else memo.band(x, work.efficiency)
 
 
 def band_inputs(c: Candidate) -> bands.BandInputs:
@@ -354,10 +366,15 @@ def band_inputs(c: Candidate) -> bands.BandInputs:
 
 
 def row_band_inputs(
-    gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate, derived_peak: bool
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    est: PerfEstimate,
+    derived_peak: bool,
+    regime: str | None = None,
 ) -> bands.BandInputs:
+    """``regime``: the band's regime where it is not the row's own (the prefill band)."""
     return bands.BandInputs(
-        regime=_regime(work),
+        regime=_regime(work) if regime is None else regime,
         vendor=gpu.vendor,
         architecture=gpu.architecture,
         runtime=work.runtime,

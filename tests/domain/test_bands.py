@@ -120,3 +120,15 @@ def test_a_time_band_is_the_inverted_rate_band() -> None:
     for measured_ms in (150.0, 160.5, 249.0, 260.0):
         rate_ratio = 200.0 / measured_ms  # measured ÷ predicted rate
         assert (low <= measured_ms <= high) == (0.8 <= rate_ratio <= 1.25)
+
+
+def test_an_answers_memo_gives_each_inputs_band_once_and_never_another_tables() -> None:
+    memo = bands.Memo(TABLE)
+    for x in (PLAIN, _with(num_gpus=8), _with(vendor="amd"), PLAIN):
+        assert memo.band(x, TABLE) == bands.band(x, TABLE)
+    # equal inputs are looked up, not worked out again (the same tuple comes back)
+    assert memo.band(_with(), TABLE) is memo.band(PLAIN, TABLE)
+    # a row read against another table gets that table's band, not the memo's
+    other = EfficiencyTable(bands={("decode", "all"): (0.5, 2.0)})
+    assert memo.band(PLAIN, other)[:2] == (0.5, 2.0)
+    assert memo.band(PLAIN, TABLE)[:2] == (0.84, 1.14)
