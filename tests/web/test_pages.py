@@ -678,7 +678,9 @@ def test_llm_rows_show_the_likely_time_to_first_token(read_client: TestClient) -
     assert shown == [f"{templating.num(w['low'])}–{templating.num(w['high'])}" for w in want]
     serving = "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
     html = page(read_client, serving)
-    cells = re.findall(r"data-ttft>([^<]*) ms</span><br><span [^>]*data-ttft-band>likely ([^<]*)<", html)
+    cells = re.findall(
+        r"data-ttft>([^<]*) ms</span><br><span [^>]*data-ttft-band>likely ([^<]*)<", html
+    )
     assert cells
     for t, band in cells:
         low, high = (float(x.replace(",", "")) for x in band.split("–"))
