@@ -46,8 +46,9 @@ import functools
 import math
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from unittest import mock
 
@@ -243,10 +244,22 @@ def source_cv(
     rows: list[acc.CalRow], v: Variant, source_fn: SourceFn = pooled_source
 ) -> list[Scored]:
     """Check 2: each source held out of every regime, everything refitted on the rest."""
+    return _held_out_cv(rows, v, source_fn, attrgetter("source"), [r.source for r in rows])
+
+
+def _held_out_cv(
+    rows: list[acc.CalRow],
+    v: Variant,
+    source_fn: SourceFn,
+    unit: Callable[[acc.CalRow], str],
+    units: Iterable[str],
+) -> list[Scored]:
+    """Each unit (``unit(row)`` in ``units``) held out of every regime, everything refitted on
+    the rest: per (regime, unit), its rows against the band bands.band draws."""
     out: list[Scored] = []
-    for s in dict.fromkeys(r.source for r in rows):
-        rest = [r for r in rows if r.source != s]
-        held = [r for r in rows if r.source == s]
+    for u in dict.fromkeys(units):
+        rest = [r for r in rows if unit(r) != u]
+        held = [r for r in rows if unit(r) == u]
         regimes = [g for g in dict.fromkeys(r.regime for r in held)
                    if acc._enough([r for r in rest if r.regime == g])]  # fmt: skip
         if not regimes:
@@ -254,13 +267,13 @@ def source_cv(
         _, terms, sources = fit(rest, v, source_fn)
         table = _table(rest, terms, sources)
         for g in regimes:
-            inside, widths = 0, []
             mine = [r for r in held if r.regime == g]
+            inside, widths = 0, []
             for r in mine:
                 lo, hi, _ = bands.band(acc._inputs(r), table)
                 inside += lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
                 widths.append(hi / lo)
-            out.append((f"{g} {s}", len(mine), inside / len(mine), statistics.median(widths)))
+            out.append((f"{g} {u}", len(mine), inside / len(mine), statistics.median(widths)))
     return out
 
 
@@ -352,25 +365,7 @@ def gpu_cv(
 ) -> list[Scored]:
     """Each GPU in ``slugs`` held out of every regime, everything refitted on the rest: per
     (regime, GPU), its rows against the band bands.band draws (a card the tuning sets lack)."""
-    out: list[Scored] = []
-    for slug in slugs:
-        rest = [r for r in rows if r.slug != slug]
-        held = [r for r in rows if r.slug == slug]
-        regimes = [g for g in dict.fromkeys(r.regime for r in held)
-                   if acc._enough([r for r in rest if r.regime == g])]  # fmt: skip
-        if not regimes:
-            continue
-        _, terms, sources = fit(rest, v, source_fn)
-        table = _table(rest, terms, sources)
-        for g in regimes:
-            mine = [r for r in held if r.regime == g]
-            inside, widths = 0, []
-            for r in mine:
-                lo, hi, _ = bands.band(acc._inputs(r), table)
-                inside += lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
-                widths.append(hi / lo)
-            out.append((f"{g} {slug}", len(mine), inside / len(mine), statistics.median(widths)))
-    return out
+    return _held_out_cv(rows, v, source_fn, attrgetter("slug"), slugs)
 
 
 def few_gpu_slugs(rows: list[acc.CalRow]) -> list[str]:

@@ -46,19 +46,6 @@ FINETUNE_FILE = ROOT / "tests" / "data" / "finetune_throughput.yaml"
 SCORED_PEFT = ("lora", "qlora", "none")
 
 
-def finetune_estimate(
-    gpu: GpuSpec,
-    model: ModelSpec,
-    row: dict[str, Any],
-    data_dir: Path,
-    calibration: Calibration | None = None,
-) -> perf.PerfEstimate:
-    """perf.estimate of one fine-tuning row: ``micro_batch`` sequences per GPU per micro-step,
-    ``grad_accum`` micro-steps per optimizer step, on ``num_gpus`` GPUs (data parallel for
-    LoRA, sharded for full fine-tuning on several GPUs)."""
-    return finetune_job(gpu, model, row, data_dir, calibration)[1]
-
-
 def finetune_job(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -66,7 +53,10 @@ def finetune_job(
     data_dir: Path,
     calibration: Calibration | None = None,
 ) -> tuple[WorkloadSpec, perf.PerfEstimate]:
-    """finetune_estimate and the job it priced (what a row's band is drawn from)."""
+    """perf.estimate of one fine-tuning row and the job it priced (a row's band is drawn from
+    the job): ``micro_batch`` sequences per GPU per micro-step, ``grad_accum`` micro-steps per
+    optimizer step, on ``num_gpus`` GPUs (data parallel for LoRA, sharded for full fine-tuning
+    on several GPUs)."""
     n = int(row.get("num_gpus") or 1)
     peft = str(row["peft"])
     work = WorkloadSpec(
@@ -105,7 +95,7 @@ def tokens_per_gpu(
     data_dir: Path,
     calibration: Calibration | None = None,
 ) -> float:
-    est = finetune_estimate(gpu, model, row, data_dir, calibration)
+    est = finetune_job(gpu, model, row, data_dir, calibration)[1]
     return est.throughput * int(row["seq_len"]) / int(row.get("num_gpus") or 1)
 
 

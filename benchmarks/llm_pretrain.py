@@ -55,19 +55,6 @@ def decoder(shape: dict[str, Any], params: float | None = None) -> ModelSpec:
     )
 
 
-def pretrain_estimate(
-    gpu: GpuSpec,
-    model: ModelSpec,
-    row: dict[str, Any],
-    data_dir: Path,
-    calibration: Calibration | None = None,
-) -> perf.PerfEstimate:
-    """perf.estimate of one row: FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU;
-    a row that states its ``global_batch`` (Megatron's tuning rows) runs it in ``grad_accum``
-    engine micro-steps."""
-    return pretrain_job(gpu, model, row, data_dir, calibration)[1]
-
-
 def pretrain_job(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -75,7 +62,9 @@ def pretrain_job(
     data_dir: Path,
     calibration: Calibration | None = None,
 ) -> tuple[WorkloadSpec, perf.PerfEstimate]:
-    """pretrain_estimate and the job it priced (what a row's band is drawn from)."""
+    """perf.estimate of one row and the job it priced (a row's band is drawn from the job):
+    FSDP over ``num_gpus``, ``micro_batch`` sequences per GPU; a row that states its
+    ``global_batch`` (Megatron's tuning rows) runs it in ``grad_accum`` engine micro-steps."""
     n = int(row["num_gpus"])
     steps = int(row.get("grad_accum") or 1)
     batch = (
@@ -132,7 +121,7 @@ def tokens_per_gpu(
     data_dir: Path,
     calibration: Calibration | None = None,
 ) -> float:
-    est = pretrain_estimate(gpu, model, row, data_dir, calibration)
+    est = pretrain_job(gpu, model, row, data_dir, calibration)[1]
     return est.throughput * int(row["seq_len"]) / int(row["num_gpus"])
 
 
