@@ -477,6 +477,23 @@ def fp16_accumulate_gain(gpu: GpuSpec) -> float:
     return 1.0
 
 
+def sustained_clock(gpu: GpuSpec, prof: RuntimeProfile) -> float:
+    """The share of its boost clock a power-capped board holds under a prompt pass's tensor
+    load: its 16-bit tensor math runs at most TDP × the profile's ``tensor_tflops_per_watt``
+    (an architecture's sustained TFLOPS per board watt, data/efficiency.yaml), against the
+    16-bit tensor peak the runtime's GEMMs run at (FP16-accumulate's where the profile
+    accumulates in FP16: ``fp16_accumulate_gain``). 1 without such a figure, TDP or peak."""
+    per_watt = prof.tensor_tflops_per_watt
+    if not per_watt or not gpu.tdp_w:
+        return 1.0
+    full, mode = datapath(gpu, "fp16")
+    if not full or mode == "fp32":
+        return 1.0
+    if prof.fp16_accumulate:
+        full *= fp16_accumulate_gain(gpu)
+    return min(1.0, gpu.tdp_w * per_watt / full)
+
+
 def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tuple[float, str]:
     """(dense TFLOPS, datapath) the linear layers of a ``precision`` checkpoint run at under
     the runtime: fp8 on fp8 tensor cores where the GPU has them; int8 and fp4 on their own
@@ -836,9 +853,15 @@ def card_terms(
         if mode == "fp4":
             # fp4 GEMMs reach less of their doubled peak than fp8 ones do of theirs (B200)
             rate *= prefill.fp4_gemm_share
+        # a power-capped board holds a lower clock under tensor load: every tensor datapath
+        # slows alike (the ``sm`` basis takes it in basis_tflops)
+        if mode != "fp32":
+            peak *= sustained_clock(gpu, prefill)
     # attention runs in the 16-bit type the activations are kept in
     act16 = "bf16" if weights in ("bf16", "fp8", "fp4") else "fp16"
     half, half_mode = datapath(gpu, act16, prefill)
+    if half_mode != "fp32":
+        half *= sustained_clock(gpu, prefill)
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
     attn_flops = (half or peak) * 1e12 * half_rate
