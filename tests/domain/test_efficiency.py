@@ -218,6 +218,27 @@ def test_llamacpp_f16_prompts_take_cublas_not_mmq() -> None:
     assert q8.compute_basis == "sm" and not q8.fp16_accumulate
 
 
+def test_llamacpp_cublas_prompts_on_ada_and_hopper_take_a_sustained_tflops_per_watt() -> None:
+    """The shipped llama.cpp FP16 (cuBLAS) prompt rows carry Ada's and Hopper's sustained
+    16-bit tensor TFLOPS per board watt (torch GEMM reports: L4, L40S; H100 PCIe); MMQ's
+    quantised row and other runtimes do not."""
+    from tests.domain.fixtures import RTX3090
+
+    ada = TABLE.profile(RTX4090, "cuda", "llama.cpp", "fp16", "prefill")
+    hopper = TABLE.profile(HBM_H100, "cuda", "llama.cpp", "fp16", "prefill")
+    assert ada.tensor_tflops_per_watt == pytest.approx(0.74)
+    assert hopper.tensor_tflops_per_watt == pytest.approx(1.28)
+    assert (
+        TABLE.profile(RTX3090, "cuda", "llama.cpp", "fp16", "prefill").tensor_tflops_per_watt
+        is None
+    )
+    assert (
+        TABLE.profile(RTX4090, "cuda", "llama.cpp", "int4", "prefill").tensor_tflops_per_watt
+        is None
+    )
+    assert TABLE.profile(HBM_H100, "cuda", "vllm", "fp16", "prefill").tensor_tflops_per_watt is None
+
+
 def test_only_transformers_decode_regrows_its_kv_cache() -> None:
     """The transformers decode row prices the torch.cat cache (3 × its bytes per step); a
     server's preallocated or paged cache and a bare eager loop keep 1."""

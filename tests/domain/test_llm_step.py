@@ -376,6 +376,37 @@ def test_a_cublas_prompt_path_dequantises_the_weights_in_each_pass_of_more_than_
         assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in (q4, plain)]
 
 
+def test_a_power_capped_board_runs_its_cublas_prompt_gemms_at_the_clock_its_tdp_holds():
+    """A prompt pass on the 16-bit tensor path keeps every SM busy: a board whose TDP × its
+    architecture's sustained TFLOPS per watt is below the tensor peak its GEMMs run at holds
+    that share of its boost clock, which slows its GEMMs and its attention alike. A GeForce
+    4090 (450 W, 330 FP16-accumulate TFLOPS) stays under the Ada figure; a 300 W AD102 board
+    (RTX 6000 Ada: 364) drops to 300 × 0.74 ÷ 364; the FP32 CUDA-core path is untouched."""
+    ada = RuntimeProfile(fp16_accumulate=True, tensor_tflops_per_watt=0.74)
+    plain = RuntimeProfile(fp16_accumulate=True)
+    rtx6000 = dataclasses.replace(
+        RTX4090, segment="workstation", tdp_w=300.0, fp16_tflops=364.0, bf16_tflops=364.0
+    )
+    share = 300 * 0.74 / 364
+    assert llm_step.sustained_clock(rtx6000, ada) == pytest.approx(share)
+    capped = _replica(rtx6000, prefill=ada, weights="fp16")
+    free = _replica(rtx6000, prefill=plain, weights="fp16")
+    assert capped.flops == pytest.approx(share * free.flops)
+    assert capped.attn_flops == pytest.approx(share * free.attn_flops)
+    prompt = (0.0, 0.0, 512.0, 512.0)
+    assert capped.parts(*prompt).seconds > free.parts(*prompt).seconds
+    # the 4090 holds its clock: 450 W × 0.74 = 333 ≥ 2 × 165.2
+    assert llm_step.sustained_clock(RTX4090, ada) == 1.0
+    g = _replica(RTX4090, prefill=ada, weights="fp16")
+    assert g.flops == pytest.approx(_replica(RTX4090, prefill=plain, weights="fp16").flops)
+    # without FP16 accumulation the 4090's GEMMs run at its 165 FP32-accumulate peak: no cap
+    assert llm_step.sustained_clock(RTX4090, RuntimeProfile(tensor_tflops_per_watt=0.74)) == 1.0
+    # the MMQ basis takes the clock in basis_tflops, not twice
+    mmq = RuntimeProfile(compute_basis="sm", compute=1.9, tensor_tflops_per_watt=0.74)
+    q4 = _replica(rtx6000, prefill=mmq, weights="int4")
+    assert q4.flops == pytest.approx(82.6e12 * 1.9 * min(1.0, 300 * 0.74 / 364))
+
+
 def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_step():
     """generate()'s KV cache (transformers' legacy tuple cache, DynamicCache.update) grows by
     torch.cat every step: the whole old K and V read, a copy one token longer written, then
