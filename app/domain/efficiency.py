@@ -148,6 +148,9 @@ class RuntimeProfile:
     # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
     # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
     microbatch_tokens: int = 0
+    # "layers": bytes per hidden-state value handed from one GPU to the next at a stage
+    # boundary (llama.cpp's residual stream is F32: ggml_mul_mat's result is GGML_TYPE_F32)
+    handoff_bytes: float = 2.0
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()
 

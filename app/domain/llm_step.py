@@ -262,6 +262,9 @@ class Replica:
     # degree under latent attention, whose one latent per token every GPU holds and reads whole
     # (``kv_copies``)
     kv_copies: float = 1.0
+    # bytes per hidden value a layer split hands to the next stage
+    # (``RuntimeProfile.handoff_bytes``)
+    handoff_bytes: float = 2.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -298,8 +301,9 @@ class Replica:
 
     def comm(self, tokens: float) -> float:
         return step_comm(
-            tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link
-        )
+            tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link,
+            self.handoff_bytes,
+        )  # fmt: skip
 
     def parts(
         self,
@@ -408,10 +412,12 @@ def step_comm(
     stages: int,
     tp_link: topology.Link,
     hop_link: topology.Link,
+    handoff_bytes: float = 2.0,
 ) -> float:
     """GPU-to-GPU seconds of a step of ``tokens`` tokens on a replica spanning ``tp`` × ``stages``
-    GPUs (``Replica.comm``): two all-reduces of the activations per layer under tensor
-    parallelism, one hand-off per stage boundary on a layer split."""
+    GPUs (``Replica.comm``): two all-reduces of the 16-bit activations per layer under tensor
+    parallelism, one hand-off per stage boundary on a layer split (``handoff_bytes`` per
+    hidden value: 4 for llama.cpp's F32 residual stream)."""
     size = tokens * hidden * 2.0
     t = 0.0
     if tp > 1:
@@ -419,7 +425,7 @@ def step_comm(
         moved = topology.ring_allreduce_bytes(tp, size) * n_ar
         t += topology.comm_seconds(tp_link, moved, collectives=n_ar)
     if stages > 1:
-        t += (stages - 1) * topology.comm_seconds(hop_link, size)
+        t += (stages - 1) * topology.comm_seconds(hop_link, tokens * hidden * handoff_bytes)
     return t
 
 
@@ -985,6 +991,7 @@ def replica(
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
         kv_copies=kv_copies(model, tp),
+        handoff_bytes=decode.handoff_bytes,
     )
 
 
@@ -1346,7 +1353,8 @@ def dense_columns(
 
     def comm_of(i: int, tokens: float) -> float:
         t, st, tp_link, hop = links[i]
-        return step_comm(tokens, hidden, n_layers, t, st, tp_link, hop)
+        handoff = cards.terms[int(card[i])].decode.handoff_bytes
+        return step_comm(tokens, hidden, n_layers, t, st, tp_link, hop, handoff)
 
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)

@@ -407,6 +407,37 @@ def test_a_power_capped_board_runs_its_cublas_prompt_gemms_at_the_clock_its_tdp_
     assert q4.flops == pytest.approx(82.6e12 * 1.9 * min(1.0, 300 * 0.74 / 364))
 
 
+def test_a_layer_split_hands_each_boundary_the_hidden_state_in_the_runtimes_bytes():
+    """A layer split of S GPUs hands the step's hidden state across S − 1 boundaries; llama.cpp's
+    residual stream is F32 (ggml_mul_mat's result type), 4 bytes per value where the default
+    is a 16-bit hand-off. A pp512 prompt is one -ub 512 micro-batch: the GPUs run it in turn,
+    one card's whole-model time plus those hand-offs."""
+    split = RuntimeProfile(kernel_us=2.0, span="layers", microbatch_tokens=512)
+    f32 = dataclasses.replace(split, handoff_bytes=4.0)
+    r16 = _replica(RTX4090, n=4, prof=split)
+    r32 = _replica(RTX4090, n=4, prof=f32)
+    assert r32.handoff_bytes == 4.0 and r16.handoff_bytes == 2.0
+    hop = r16.hop_link
+    want = 3 * (512 * LLAMA3_8B.hidden_size * 4.0 / (hop.gbs * 1e9) + hop.latency_s)
+    assert r32.comm(512.0) == pytest.approx(want)
+    assert r32.comm(512.0) > r16.comm(512.0)
+    one = _replica(RTX4090, prof=f32)
+    prompt = (0.0, 0.0, 512.0, 512.0)
+    assert r32.parts(*prompt).seconds == pytest.approx(one.parts(*prompt).seconds + want)
+    # the array path hands off the same bytes
+    from app.domain import llm_step as ls
+
+    job = ls.replica_job(LLAMA3_8B, weights="bf16", kv="bf16")
+    card = ls.card_terms(
+        RTX4090, weights="bf16", decode=f32, prefill=f32, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    cols = ls.dense_columns(
+        job, ls.card_rows([card]), np.array([0]), np.array([4.0]), gpus=[RTX4090]
+    )
+    assert cols.comm_of(0, 512.0) == pytest.approx(r32.comm(512.0))
+
+
 def test_a_cache_regrown_by_torch_cat_moves_three_times_its_bytes_per_decode_step():
     """generate()'s KV cache (transformers' legacy tuple cache, DynamicCache.update) grows by
     torch.cat every step: the whole old K and V read, a copy one token longer written, then
