@@ -198,6 +198,17 @@ PRICED_2026_12 = (
     ("rtx-pro-6000-blackwell", "new"),
     # GPU Poet's May 2026 best deal: the 2023 launch price is more than three years old
     ("rtx-4060", "used"),
+    # the lowest used eBay listing the compute-value project recorded on 2026-08-11 (none of
+    # these had a current price before: no price, or a launch price more than three years old)
+    ("titan-rtx", "used"),
+    ("quadro-rtx-8000", "used"),
+    ("rtx-a5500", "used"),
+    ("radeon-pro-w7900", "used"),
+    ("rtx-3070-ti", "used"),
+    ("rtx-4060-ti-8gb", "used"),
+    ("mi100", "used"),
+    ("mi210", "used"),
+    ("a100-pcie-80gb", "used"),
 )
 # what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
 AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
