@@ -106,13 +106,14 @@ class RuntimeProfile:
     # (gptSession's executeContext, never a CUDA graph). An effective figure set from the
     # tuning rows it was measured on (data/efficiency.yaml); 0: none (llm_step.Replica)
     context_layer_us: float = 0.0
-    # Share of the GPU's FP32 (CUDA-core) peak at which a decode attention kernel that does its
+    # Share of the GPU's per-SM-clock issue rate (``basis_tflops`` basis ``sm``: SMs × clock in
+    # units of a 128-lane SM's FP32 FMA rate) at which a decode attention kernel that does its
     # Q·K and A·V math on the CUDA cores, one thread block per query head (TensorRT-LLM's
     # masked MHA kernel, which a run without XQA uses for grouped-query models), reaches: its
     # math time is the decode attention's FLOPs at this rate, never shorter than its KV bytes.
     # An effective figure set from the tuning rows (data/efficiency.yaml); read only for a job
     # that runs that kernel (WorkloadSpec.mmha); 0: not modelled (llm_step.card_terms)
-    mmha_fp32_share: float = 0.0
+    mmha_sm_share: float = 0.0
     # Sustained 16-bit tensor TFLOPS per board watt on a power-capped part (an architecture's
     # energy per tensor FLOP): a GEMM cannot run faster than TDP × this, whatever the boost
     # clock's peak says (operator path); None: not known for the architecture

@@ -818,8 +818,8 @@ class CardTerms:
     mode: str  # the linear layers' datapath
     decode: RuntimeProfile
     prefill: RuntimeProfile
-    # attn_flops ÷ the rate of a decode attention kernel on the CUDA cores (the FP32 peak × the
-    # decode profile's ``mmha_fp32_share``): what a ``ReplicaJob.mmha`` job's decode attention
+    # attn_flops ÷ the rate of a decode attention kernel on the CUDA cores (SMs × clock × the
+    # decode profile's ``mmha_sm_share``): what a ``ReplicaJob.mmha`` job's decode attention
     # math takes relative to attn_flops; 1 where the profile or the catalog gives no such rate
     mmha_slowdown: float = 1.0
 
@@ -830,11 +830,15 @@ def mmha_slowdown(gpu: GpuSpec, decode: RuntimeProfile, attn_flops: float) -> fl
     thread block per query head and sequence (decoderMaskedMultiheadAttentionTemplate.h:
     ``hi = blockIdx.x``, K/V head ``hi / qhead_per_kv``) and does its dot products on the CUDA
     cores (XQA, the grouped-query kernel that replaces it, is the one "using tensor cores"),
-    so its rate is the FP32 peak × ``decode.mmha_fp32_share``; 1 where either is unknown."""
-    share = decode.mmha_fp32_share
-    if not (share and gpu.fp32_tflops and attn_flops > 0):
+    converting every 16-bit or FP8 operand to float before its FP32 FMA. A mix of conversions,
+    address arithmetic and FMAs is bound by the SM's issue rate, not by its FP32 lanes, so its
+    rate is SMs × clock (``basis_tflops`` basis ``sm``: the FP32 peak × 128 ÷ FP32 lanes per SM,
+    twice the FP32 peak on a GA100) × ``decode.mmha_sm_share``; 1 where either is unknown."""
+    share = decode.mmha_sm_share
+    rate = basis_tflops(gpu, "sm", decode) if share else None
+    if not (share and rate and attn_flops > 0):
         return 1.0
-    return attn_flops / (gpu.fp32_tflops * 1e12 * share)
+    return attn_flops / (rate * 1e12 * share)
 
 
 def card_terms(

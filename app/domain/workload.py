@@ -271,8 +271,9 @@ class WorkloadSpec:
     # The decode attention runs TensorRT-LLM's masked multi-head attention kernel (a run with
     # XQA off: v0.9.0's default, TRTLLM_ENABLE_XQA unset): one thread block per query head and
     # sequence doing Q·K and A·V on the CUDA cores, so a grouped-query model's decode attention
-    # costs its full per-query-head math at the decode profile's ``mmha_fp32_share`` of the FP32
-    # peak (llm_step.card_terms). Not an API field: benchmarks set it from a published run's stack.
+    # costs its full per-query-head math at the decode profile's ``mmha_sm_share`` of the SM's
+    # issue rate (llm_step.mmha_slowdown). Not an API field: benchmarks set it from a published
+    # run's stack.
     mmha: bool = False
     # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
     # the job states it (benchmarks: the held-out recipes); None under runtime megatron:

@@ -536,11 +536,12 @@ def test_an_old_pytorchs_16_bit_cat_moves_the_regrown_cache_at_half_the_rate():
 def test_the_masked_mha_kernel_does_decode_attention_math_on_the_cuda_cores():
     """TensorRT-LLM's masked MHA kernel (a run without XQA) runs one thread block per query
     head and sequence on the CUDA cores: a decode step's Q·K and A·V FLOPs (4 × layers × heads ×
-    head size × context per sequence; Llama 3 8B: 32 × 4096) take the FP32 peak × the decode
-    profile's mmha_fp32_share, not the 16-bit tensor rate, and bound the attention when longer
-    than its KV bytes. A prompt pass keeps the tensor rate; a job without the kernel, a profile
-    without the share or a GPU without an FP32 figure are unchanged."""
-    prof = RuntimeProfile(kernel_us=2.0, mmha_fp32_share=0.1)
+    head size × context per sequence; Llama 3 8B: 32 × 4096) take the SM's issue rate (SMs ×
+    clock: the FP32 peak on a 128-lane Hopper SM) × the decode profile's mmha_sm_share, not the
+    16-bit tensor rate, and bound the attention when longer than its KV bytes. A prompt pass
+    keeps the tensor rate; a job without the kernel, a profile without the share or a GPU
+    without an FP32 figure are unchanged."""
+    prof = RuntimeProfile(kernel_us=2.0, mmha_sm_share=0.1)
     card = llm_step.card_terms(
         H100, weights="bf16", decode=prof, prefill=prof, memory_efficiency=0.88,
         compute_efficiency=COMP,
@@ -564,6 +565,27 @@ def test_the_masked_mha_kernel_does_decode_attention_math_on_the_cuda_cores():
     assert _replica(job=job).decode_attn_slowdown == 1.0
     no_fp32 = dataclasses.replace(H100, fp32_tflops=None)
     assert _replica(gpu=no_fp32, prof=prof, job=job).decode_attn_slowdown == 1.0
+
+
+def test_the_masked_mha_kernel_runs_at_the_sm_issue_rate_not_the_fp32_lanes():
+    """The masked MHA kernel converts each 16-bit or FP8 operand to float before its FMA, a
+    mix bound by the SM's instruction issue, not its FP32 lanes: a GA100 SM (64 FP32 lanes,
+    CUDA C++ Programming Guide) runs it at the rate per SM-clock a 128-lane GH100 SM does, so
+    the A100's rate is twice its FP32 peak × the share (19.5 × 2 × 0.1 TFLOP/s), not 19.5 ×
+    0.1 (which left its Mistral 7B static batches 1.4-1.6x faster than the engine)."""
+    prof = RuntimeProfile(kernel_us=2.0, mmha_sm_share=0.1)
+    card = llm_step.card_terms(
+        A100, weights="fp16", decode=prof, prefill=prof, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    assert card.mmha_slowdown == pytest.approx(card.attn_flops / (19.5e12 * 2 * 0.1))
+    # a part with no listed compute capability keeps its FP32 peak
+    plain = dataclasses.replace(A100, compute_capability=None)
+    card = llm_step.card_terms(
+        plain, weights="fp16", decode=prof, prefill=prof, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    assert card.mmha_slowdown == pytest.approx(card.attn_flops / (19.5e12 * 0.1))
 
 
 def test_repeat_kv_copies_a_grouped_cache_for_every_query_head_and_dispatches_more_ops():
