@@ -134,6 +134,16 @@ class RuntimeProfile:
     # input comes from a host-side tf.data pipeline): step = copy + max(GPU, host dispatch)
     # rather than max(copy, GPU, dispatch) (a DataLoader prefetching pinned batches)
     serial_input_copy: bool = False
+    # The host issues the step's kernels one by one, in the network's order, into one GPU
+    # stream (a graph executor or an eager loop with no CUDA graph): the GPU can run behind the
+    # host but not ahead of it, so the step ends at kernels.fifo_finish of the per-kernel host
+    # and GPU times, not max(Σ GPU, Σ host) — where early (high-resolution) layers are
+    # GPU-heavy and late ones host-heavy the two do not fully overlap
+    queued_dispatch: bool = False
+    # host_us_per_op is the figure of a PCIe Gen3-era host (DGX-1: Xeon E5-2698 v4; the T4
+    # servers); on a GPU whose host link is PCIe Gen4 or later the host is of that later era
+    # (DGX A100: EPYC 7742) and dispatches each op in this share of that time
+    gen4_host_scale: float = 1.0
     # Transformer Engine's FP8 training: the cast-transpose kernels its FP8 GEMMs need
     # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
     # with no cast passes priced (the eager rows' simplification)

@@ -275,6 +275,41 @@ def step_time(
     return StepTime(compute + memory + launch, compute, memory, launch)
 
 
+def issue_order(ops: Iterable[Op], first_roles: Iterable[str] = ()) -> list[tuple[Op, ...]]:
+    """The step's kernels in the order a framework issues them, as runs of ops: a shipped
+    table lists a network's ops in forward order, a repeated block (ResNeXt-101's 22
+    ``layer3.[1-22]`` bottlenecks) as consecutive ops of one count, which run block after
+    block; so each run of consecutive ops of one count is repeated that many times, in turn.
+    Ops whose role is in ``first_roles`` (the weight casts an AMP graph rewrite adds: their
+    inputs, the variables, are ready when the step starts) come first, one run each."""
+    firsts = set(first_roles)
+    kept = list(ops)
+    out: list[tuple[Op, ...]] = [(o,) * max(1, round(o.count)) for o in kept if o.role in firsts]
+    rest = [o for o in kept if o.role not in firsts]
+    i = 0
+    while i < len(rest):
+        j = i + 1
+        while j < len(rest) and rest[j].count == rest[i].count:
+            j += 1
+        out.append(tuple(rest[i:j]) * max(1, round(rest[i].count)))
+        i = j
+    return out
+
+
+def fifo_finish(kernels: Iterable[tuple[float, float]]) -> float:
+    """When the last of a step's kernels ends, given each kernel's (host seconds to issue it,
+    GPU seconds to run it) in issue order: the host issues kernels one after another into one
+    stream; a kernel starts when it is issued and the one before it has ended. With H_k the
+    moment kernel k is issued, the step ends at max over k of H_k + the GPU time of kernels k
+    onwards — at least max(Σ host, Σ GPU), and more where the GPU-heavy kernels come early and
+    the host-heavy ones late (the GPU's lead over the host cannot be banked for later)."""
+    issued = ended = 0.0
+    for host_s, gpu_s in kernels:
+        issued += host_s
+        ended = (ended if ended > issued else issued) + gpu_s
+    return ended
+
+
 def class_rates(
     gemm_rate: float,
     vector_rate: float | None,
