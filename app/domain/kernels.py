@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from app.domain.operators import (
@@ -275,17 +275,30 @@ def step_time(
     return StepTime(compute + memory + launch, compute, memory, launch)
 
 
-def issue_order(ops: Iterable[Op], first_roles: Iterable[str] = ()) -> list[tuple[Op, ...]]:
+def issue_order(
+    ops: Iterable[Op], first_roles: Iterable[str] = (), inside_roles: Iterable[str] = ()
+) -> list[tuple[Op, ...]]:
     """The step's kernels in the order a framework issues them, as runs of ops: a shipped
     table lists a network's ops in forward order, a repeated block (ResNeXt-101's 22
     ``layer3.[1-22]`` bottlenecks) as consecutive ops of one count, which run block after
     block; so each run of consecutive ops of one count is repeated that many times, in turn.
     Ops whose role is in ``first_roles`` (the weight casts an AMP graph rewrite adds: their
-    inputs, the variables, are ready when the step starts) come first, one run each."""
-    firsts = set(first_roles)
+    inputs, the variables, are ready when the step starts) come first, one run each; ops whose
+    role is in ``inside_roles`` (cuDNN's NCHW layout transforms, listed after the table, named
+    ``<conv>.nchw``) run right after the op they are named after."""
+    firsts, inside = set(first_roles), set(inside_roles)
     kept = list(ops)
     out: list[tuple[Op, ...]] = [(o,) * max(1, round(o.count)) for o in kept if o.role in firsts]
-    rest = [o for o in kept if o.role not in firsts]
+    attached: dict[str, list[Op]] = {}
+    for o in kept:
+        if o.role in inside:
+            attached.setdefault(o.name.rsplit(".", 1)[0], []).append(o)
+    rest: list[Op] = []
+    for o in kept:
+        if o.role not in firsts and o.role not in inside:
+            rest.append(o)
+            rest.extend(replace(a, count=o.count) for a in attached.pop(o.name, ()))
+    rest.extend(a for group in attached.values() for a in group)  # no op of that name
     i = 0
     while i < len(rest):
         j = i + 1

@@ -1097,7 +1097,8 @@ def _queued_step(
     issues (cuDNN's NCHW layout transforms run inside a convolution's call: no host time of
     their own). Weight casts (role "cast") are issued first."""
     drop = set(on.drop)
-    runs = issue_order((o for o in job.ops or () if not (o.role and o.role in drop)), ("cast",))
+    kept = (o for o in job.ops or () if not (o.role and o.role in drop))
+    runs = issue_order(kept, ("cast",), LAYOUT_ROLES)
     issuing = sum(1 for run in runs for o in run if o.role not in LAYOUT_ROLES)
     per_call = dispatch / issuing if issuing else 0.0
     launch = on.prof.kernel_us * 1e-6
