@@ -135,10 +135,10 @@ class RuntimeProfile:
     # rather than max(copy, GPU, dispatch) (a DataLoader prefetching pinned batches)
     serial_input_copy: bool = False
     # The host issues the step's kernels one by one, in the network's order, into one GPU
-    # stream (a graph executor or an eager loop with no CUDA graph): the GPU can run behind the
-    # host but not ahead of it, so the step ends at kernels.fifo_finish of the per-kernel host
-    # and GPU times, not max(Σ GPU, Σ host) — where early (high-resolution) layers are
-    # GPU-heavy and late ones host-heavy the two do not fully overlap
+    # stream (TensorFlow's executor): a kernel cannot start before it is issued, so the step
+    # ends at kernels.fifo_finish of the per-kernel host and GPU times, not max(Σ GPU, Σ host)
+    # — the GPU idles while the host issues kernels that do little on it (AMP's weight casts,
+    # issued first) and the last kernels' GPU time is not hidden
     queued_dispatch: bool = False
     # host_us_per_op is the figure of a PCIe Gen3-era host (DGX-1: Xeon E5-2698 v4; the T4
     # servers); on a GPU whose host link is PCIe Gen4 or later the host is of that later era

@@ -314,8 +314,8 @@ def fifo_finish(kernels: Iterable[tuple[float, float]]) -> float:
     GPU seconds to run it) in issue order: the host issues kernels one after another into one
     stream; a kernel starts when it is issued and the one before it has ended. With H_k the
     moment kernel k is issued, the step ends at max over k of H_k + the GPU time of kernels k
-    onwards — at least max(Σ host, Σ GPU), and more where the GPU-heavy kernels come early and
-    the host-heavy ones late (the GPU's lead over the host cannot be banked for later)."""
+    onwards — at least max(Σ host, Σ GPU), and more where host-heavy kernels come before the
+    GPU-heavy ones (the GPU idles until they are issued) and after the last issue (its tail)."""
     issued = ended = 0.0
     for host_s, gpu_s in kernels:
         issued += host_s

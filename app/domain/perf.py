@@ -1145,8 +1145,8 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     dispatch = calls * on.host_us * 1e-6
     busy = max(total, dispatch)
     if on.prof.queued_dispatch and dispatch > 0.0 and not job.decode and st.total > 0.0:
-        # kernels issued in order into one stream: the GPU's lead over the host on the early
-        # layers cannot be spent on the late ones (the energy bound stretches each kernel alike)
+        # kernels issued in order into one stream: none starts before the host issues it (the
+        # energy bound stretches each kernel alike)
         busy = _queued_step(on, job, rates, dispatch, total / st.total)
     # a harness that copies the batch in before the step's kernels can start (serial_input_copy)
     # adds the copy; else it overlaps with the previous step's compute
