@@ -140,10 +140,6 @@ class RuntimeProfile:
     # — the GPU idles while the host issues kernels that do little on it (AMP's weight casts,
     # issued first) and the last kernels' GPU time is not hidden
     queued_dispatch: bool = False
-    # host_us_per_op is the figure of a PCIe Gen3-era host (DGX-1: Xeon E5-2698 v4; the T4
-    # servers); on a GPU whose host link is PCIe Gen4 or later the host is of that later era
-    # (DGX A100: EPYC 7742) and dispatches each op in this share of that time
-    gen4_host_scale: float = 1.0
     # Transformer Engine's FP8 training: the cast-transpose kernels its FP8 GEMMs need
     # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
     # with no cast passes priced (the eager rows' simplification)

@@ -1199,8 +1199,7 @@ class _OnGpu:
     # False where the convolutions run on the CUDA cores (``_cuda_core_convs``): no tensor-core
     # K step for a narrow input to pad (kernels.CHANNEL_ALIGN)
     tensor_conv: bool = True
-    # host µs per dispatched op on this GPU's host (RuntimeProfile.host_us_per_op, scaled by
-    # gen4_host_scale where the GPU's host link is PCIe Gen4 or later)
+    # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
 
 
@@ -1284,7 +1283,7 @@ def _build_on_gpu(
         # NCHW directly: no transforms around those
         drop = (*drop, "layout_3x3")
     tensor_conv = not _cuda_core_convs(gpu, be, mode)
-    host_us = prof.host_us_per_op * (prof.gen4_host_scale if (gpu.pcie_gen or 4) >= 4 else 1.0)
+    host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
         tensor_conv, host_us,
