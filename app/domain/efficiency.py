@@ -135,6 +135,12 @@ class RuntimeProfile:
     # input comes from a host-side tf.data pipeline): step = copy + max(GPU, host dispatch)
     # rather than max(copy, GPU, dispatch) (a DataLoader prefetching pinned batches)
     serial_input_copy: bool = False
+    # The host issues the step's kernels one by one, in the network's order, into one GPU
+    # stream (TensorFlow's executor): a kernel cannot start before it is issued, so the step
+    # ends at kernels.fifo_finish of the per-kernel host and GPU times, not max(Σ GPU, Σ host)
+    # — the GPU idles while the host issues kernels that do little on it (AMP's weight casts,
+    # issued first) and the last kernels' GPU time is not hidden
+    queued_dispatch: bool = False
     # Transformer Engine's FP8 training: the cast-transpose kernels its FP8 GEMMs need
     # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
     # with no cast passes priced (the eager rows' simplification)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from app.domain.operators import (
@@ -273,6 +273,54 @@ def step_time(
         memory += col.bytes_below[j] / bandwidth
     launch = arrs.kernels * launch_s
     return StepTime(compute + memory + launch, compute, memory, launch)
+
+
+def issue_order(
+    ops: Iterable[Op], first_roles: Iterable[str] = (), inside_roles: Iterable[str] = ()
+) -> list[tuple[Op, ...]]:
+    """The step's kernels in the order a framework issues them, as runs of ops: a shipped
+    table lists a network's ops in forward order, a repeated block (ResNeXt-101's 22
+    ``layer3.[1-22]`` bottlenecks) as consecutive ops of one count, which run block after
+    block; so each run of consecutive ops of one count is repeated that many times, in turn.
+    Ops whose role is in ``first_roles`` (the weight casts an AMP graph rewrite adds: their
+    inputs, the variables, are ready when the step starts) come first, one run each; ops whose
+    role is in ``inside_roles`` (cuDNN's NCHW layout transforms, listed after the table, named
+    ``<conv>.nchw``) run right after the op they are named after."""
+    firsts, inside = set(first_roles), set(inside_roles)
+    kept = list(ops)
+    out: list[tuple[Op, ...]] = [(o,) * max(1, round(o.count)) for o in kept if o.role in firsts]
+    attached: dict[str, list[Op]] = {}
+    for o in kept:
+        if o.role in inside:
+            attached.setdefault(o.name.rsplit(".", 1)[0], []).append(o)
+    rest: list[Op] = []
+    for o in kept:
+        if o.role not in firsts and o.role not in inside:
+            rest.append(o)
+            rest.extend(replace(a, count=o.count) for a in attached.pop(o.name, ()))
+    rest.extend(a for group in attached.values() for a in group)  # no op of that name
+    i = 0
+    while i < len(rest):
+        j = i + 1
+        while j < len(rest) and rest[j].count == rest[i].count:
+            j += 1
+        out.append(tuple(rest[i:j]) * max(1, round(rest[i].count)))
+        i = j
+    return out
+
+
+def fifo_finish(kernels: Iterable[tuple[float, float]]) -> float:
+    """When the last of a step's kernels ends, given each kernel's (host seconds to issue it,
+    GPU seconds to run it) in issue order: the host issues kernels one after another into one
+    stream; a kernel starts when it is issued and the one before it has ended. With H_k the
+    moment kernel k is issued, the step ends at max over k of H_k + the GPU time of kernels k
+    onwards — at least max(Σ host, Σ GPU), and more where host-heavy kernels come before the
+    GPU-heavy ones (the GPU idles until they are issued) and after the last issue (its tail)."""
+    issued = ended = 0.0
+    for host_s, gpu_s in kernels:
+        issued += host_s
+        ended = (ended if ended > issued else issued) + gpu_s
+    return ended
 
 
 def class_rates(

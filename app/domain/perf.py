@@ -32,7 +32,10 @@ from app.domain.kernels import (
     MEGATRON_SOFTMAX,
     OpArrays,
     class_rates,
+    fifo_finish,
+    issue_order,
     prepare,
+    shape_efficiency,
     step_time,
 )
 from app.domain.operators import (
@@ -1084,6 +1087,34 @@ def single_gpu(
     )
 
 
+def _queued_step(
+    on: _OnGpu, job: _StepJob, rates: tuple[float, ...], dispatch: float, stretch: float
+) -> float:
+    """The step's busy time when the host issues its kernels in order into one stream
+    (``RuntimeProfile.queued_dispatch``): kernels.fifo_finish over the kernels the GPU runs —
+    each op's roofline time as ``step_time`` prices it, × ``stretch`` (a power-capped board's
+    energy bound spread over them) — with ``dispatch`` shared evenly over the kernels the host
+    issues (cuDNN's NCHW layout transforms run inside a convolution's call: no host time of
+    their own). Weight casts (role "cast") are issued first."""
+    drop = set(on.drop)
+    kept = (o for o in job.ops or () if not (o.role and o.role in drop))
+    runs = issue_order(kept, ("cast",), LAYOUT_ROLES)
+    issuing = sum(1 for run in runs for o in run if o.role not in LAYOUT_ROLES)
+    per_call = dispatch / issuing if issuing else 0.0
+    launch = on.prof.kernel_us * 1e-6
+    timed: dict[int, tuple[float, float]] = {}
+
+    def kernel(o: Op) -> tuple[float, float]:
+        hit = timed.get(id(o))
+        if hit is None:
+            work = o.flops / shape_efficiency(o, on.sms, on.tensor_conv) if o.flops else 0.0
+            gpu_s = max(work / rates[CLASS_INDEX[o.klass]], o.bytes / on.bw) + launch
+            hit = timed[id(o)] = (0.0 if o.role in LAYOUT_ROLES else per_call, gpu_s * stretch)
+        return hit
+
+    return fifo_finish(kernel(o) for run in runs for o in run)
+
+
 def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGpu:
     """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
     fuse = on.drop
@@ -1111,10 +1142,15 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     inside = math.fsum(n for r, n in kept if r not in fuse)
     launched = arrs.kernels - inside
     calls = launched if job.host_calls is None else job.host_calls
-    dispatch = calls * on.prof.host_us_per_op * 1e-6
+    dispatch = calls * on.host_us * 1e-6
+    busy = max(total, dispatch)
+    if on.prof.queued_dispatch and dispatch > 0.0 and not job.decode and st.total > 0.0:
+        # kernels issued in order into one stream: none starts before the host issues it (the
+        # energy bound stretches each kernel alike)
+        busy = _queued_step(on, job, rates, dispatch, total / st.total)
     # a harness that copies the batch in before the step's kernels can start (serial_input_copy)
     # adds the copy; else it overlaps with the previous step's compute
-    step = max(total, dispatch) + host if on.prof.serial_input_copy else max(total, host, dispatch)
+    step = busy + host if on.prof.serial_input_copy else max(busy, host)
     dec_gpu = dec_disp = 0.0
     if job.decode:
         # a diffusion pipeline: the denoising loop, then the VAE decode, each bound apart
@@ -1125,7 +1161,7 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         raw = step_time(darrs, rates, on.bw, on.prof.kernel_us * 1e-6).total
         # the step's energy bound (a power-capped board) stretches the decode alike
         dec_gpu = raw * total / st.total if st.total > 0 else raw
-        dec_disp = job.decode_calls * on.prof.host_us_per_op * 1e-6
+        dec_disp = job.decode_calls * on.host_us * 1e-6
         step = phased_step(total - dec_gpu, dispatch - dec_disp, dec_gpu, dec_disp)
         step = max(step, host)
     eff = on.op_eff or on.eff
@@ -1163,6 +1199,8 @@ class _OnGpu:
     # False where the convolutions run on the CUDA cores (``_cuda_core_convs``): no tensor-core
     # K step for a narrow input to pad (kernels.CHANNEL_ALIGN)
     tensor_conv: bool = True
+    # host µs per dispatched op (RuntimeProfile.host_us_per_op)
+    host_us: float = 0.0
 
 
 def _on_gpu(
@@ -1245,9 +1283,10 @@ def _build_on_gpu(
         # NCHW directly: no transforms around those
         drop = (*drop, "layout_3x3")
     tensor_conv = not _cuda_core_convs(gpu, be, mode)
+    host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv,
+        tensor_conv, host_us,
     )  # fmt: skip
 
 
