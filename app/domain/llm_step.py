@@ -84,6 +84,14 @@ DENSE_MLP_KERNELS, DENSE_MLP_GEMMS = 3, 2
 # the output projection it runs the query up-projection and two batched GEMMs (q_nope × W_UK,
 # the latent output × W_UV) — 3 more GEMMs — and RMSNorms on the two latents: 5 more kernels.
 MLA_KERNELS, MLA_GEMMS = 5, 3
+# An MLA decode kernel runs a sequence's query heads (× its query tokens) as the rows of one
+# tile of 64 against the shared latent: FlashMLA's decode kernel "targets ... settings where
+# the number of q heads × the number of q tokens per request ≥ 64" (README, 2025-04-22 update)
+# and its packed sparse path takes H in {64, 128}. A GPU holding fewer heads (DeepSeek-V3's
+# 128 split 4 or 8 ways: 32 or 16) pads the tile to 64 rows, so its QKᵀ and AV math is that
+# of 64 heads while its bytes (the latent) are unchanged (``mla_head_padding``).
+# https://github.com/deepseek-ai/FlashMLA/blob/066b5ba6f63d9d0840eac008fe58a1f70acfac78/README.md
+MLA_HEAD_TILE = 64
 # Bytes per value of a datapath's GEMM operands: a K tile holds a fixed number of bytes
 # (TensorRT-LLM's CtaShape…x128B), so its fixed cost per output tile is counted in bytes of K
 OPERAND_BYTES = {"fp4": 0.5, "fp8": 1.0, "int8": 1.0, "tf32": 4.0, "fp32": 4.0}
@@ -938,7 +946,7 @@ def replica(
         layers=layers,
         hidden=job.hidden,
         attn_width=job.attn_width,
-        attn_width_decode=job.attn_width_decode,
+        attn_width_decode=job.attn_width_decode * mla_head_padding(model, tp),
         # the kernels' gaps, and an MoE layer's routed block's small kernels beside them
         launch_s=layers * job.kernels * decode.kernel_us * 1e-6
         + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
@@ -963,6 +971,18 @@ def replica(
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
         kv_copies=kv_copies(model, tp),
     )
+
+
+def mla_head_padding(model: ModelSpec, tp: float) -> float:
+    """How many times over a decode step's attention math runs on a tensor-parallel group of
+    ``tp`` GPUs against its heads' own: under latent attention each GPU's share of the query
+    heads is padded to ``MLA_HEAD_TILE`` rows (one query token per sequence), so 128 heads
+    over 8 GPUs compute as 8 × 64 = 512; 1 for ordinary attention or where every GPU holds a
+    full tile or more."""
+    heads = model.num_heads or 0
+    if model.attention != "mla" or not heads:
+        return 1.0
+    return max(1.0, MLA_HEAD_TILE * tp / heads)
 
 
 def kv_copies(model: ModelSpec, tp: int) -> float:
@@ -1342,7 +1362,10 @@ def dense_columns(
         attn_flops=per_card[:, 2] * tp,
         layers=full(rows, float(job.layers)),
         attn_width=full(rows, job.attn_width),
-        attn_width_decode=full(rows, job.attn_width_decode),
+        attn_width_decode=job.attn_width_decode
+        * np.maximum(1.0, MLA_HEAD_TILE * tp / (job.model.num_heads or 1))
+        if job.model.attention == "mla" and job.model.num_heads
+        else full(rows, job.attn_width_decode),
         launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
         gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,

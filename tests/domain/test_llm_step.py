@@ -296,6 +296,49 @@ def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
     assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)
 
 
+def test_an_mla_decode_pads_each_gpus_query_heads_to_the_kernels_64_row_tile():
+    # FlashMLA runs a sequence's query heads as the rows of a 64-row tile against the shared
+    # latent: DeepSeek-R1's 128 heads over 8 GPUs are 16 a GPU, computed as 64 (4x the math);
+    # over 2 GPUs 64 each, a full tile; ordinary attention is split by head, unpadded
+    pad = llm_step.mla_head_padding
+    assert [pad(DEEPSEEK_R1, tp) for tp in (1, 2, 4, 8)] == [1.0, 1.0, 2.0, 4.0]
+    assert pad(dataclasses.replace(DEEPSEEK_R1, attention=None), 8) == 1.0
+    assert pad(LLAMA3_8B, 8) == 1.0
+    # the step's decode attention math grows by it; its bytes (the latent cache) do not
+    rep = _r1()
+    assert rep.attn_width_decode == 4.0 * llm_step.attention_width(DEEPSEEK_R1, decode_step=True)
+    unpadded = dataclasses.replace(rep, attn_width_decode=rep.attn_width_decode / 4.0)
+    step = (64.0, 8000.0, 0.0, 1000.0)  # many long sequences: the math outweighs the latent
+    a, b = rep.parts(*step), unpadded.parts(*step)
+    assert a.memory_s == b.memory_s
+    math = 4.0 * 61 * 128 * 576 * 64 * 8000.0 / rep.attn_flops
+    assert a.compute_s - b.compute_s == pytest.approx(3.0 * math)
+    # at one sequence the latent's bytes (or the kernel's floor) still bound it: no change
+    assert (
+        rep.parts(1.0, 2000.0, 0.0, 1000.0).seconds
+        == unpadded.parts(1.0, 2000.0, 0.0, 1000.0).seconds
+    )
+    # a dense MLA model's card columns pad as its replica does, to the last bit
+    dense_mla = dataclasses.replace(
+        DEEPSEEK_R1, experts=None, active_experts=None, active_params=None, params=20e9
+    )
+    job = llm_step.replica_job(dense_mla, weights="bf16", kv="bf16")
+    card = llm_step.card_terms(
+        H100, weights="bf16", decode=FLOORS, prefill=FLOORS, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    cols = llm_step.dense_columns(
+        job, llm_step.card_rows([card]), np.zeros(2, np.intp), np.array([1.0, 8.0])
+    )
+    for n, col in ((1, 0), (8, 1)):
+        one = llm_step.replica(
+            H100, dense_mla, weights="bf16", kv="bf16", n=n, decode=FLOORS, prefill=FLOORS,
+            memory_efficiency=0.88, compute_efficiency=COMP, job=job, card=card, links=False,
+        )  # fmt: skip
+        assert cols.attn_width_decode[col] == one.attn_width_decode
+        assert cols.seconds(*step)[col] == one.parts(*step).seconds
+
+
 def test_a_step_of_tiny_kernels_is_bound_by_their_launches():
     # a one-token step whose GPU share of the weights is a few MB (a small model, or one
     # split widely): 32 layers × 10 kernels' gaps and floors outweigh the bytes

@@ -107,9 +107,11 @@ def test_the_engines_step_against_the_profile_class_by_class() -> None:
     # the 424 small dense GEMMs (3.0 ms): their floors (7 x 61 x 5 µs) sit under the routed
     # experts' bytes in max(bytes, floors), so the step charges them nothing beyond their bytes
     assert max(t_mm, rep.gemm_floor_s) == t_mm and dense_w < 0.2 * prof["dense_gemms"]
-    # MLA decode attention: the whole latent cache on each GPU (9.3 µs a layer), half the
-    # measured 18.9 µs kernel
-    assert t_kv > t_att and 0.4 < t_kv / prof["mla_decode_attention"] < 0.6
+    # MLA decode attention: the whole latent cache on each GPU (9.3 µs a layer), and each
+    # GPU's 32 heads padded to the kernel's 64-row tile, whose math (12.8 µs a layer) now
+    # bounds it: ~0.7 of the measured 18.9 µs kernel (half before the padding)
+    assert 0.4 < t_kv / prof["mla_decode_attention"] < 0.6
+    assert t_att > t_kv and 0.6 < t_att / prof["mla_decode_attention"] < 0.75
     # the per-layer all-reduces: ~12 µs each against the fused kernel's 21.5 µs
     assert 0.4 < rep.comm(seqs) / prof["per_layer_allreduce"] < 0.7
     # the whole step: ~20 % below the profiled wall time (24.5 ms)
