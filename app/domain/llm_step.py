@@ -304,6 +304,25 @@ class Replica:
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
         return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
 
+    def linear_step(
+        self, decode: float, prefill: float, prompt: float, with_prompt: bool = False
+    ) -> tuple[float, float, float]:
+        """``linear`` of a step of ``decode`` sequences and ``prefill`` prompt tokens. A
+        server's average step (not ``with_prompt``) of an MoE is the mix of the steps it
+        stands for: prompts arrive whole (Poisson, ``mixed_share``), so a share q of steps
+        carries prefill ÷ q prompt tokens and the rest none, and the experts a step touches
+        (1 − (1 − k/E)^T, concave in T) are priced per kind of step, not at the mean
+        tokens — a few decodes plus a sliver of prompt would otherwise touch as many experts
+        as twice the decodes, every step. A dense model's weights do not depend on the
+        tokens: unchanged (as is a step known to carry a prompt)."""
+        tokens = decode + prefill
+        q = mixed_share(prefill, prompt) if self.expert_bytes else 0.0
+        if with_prompt or not decode or not 0.0 < q < 1.0:
+            return self.linear(tokens)
+        plain, mixed = self.linear(decode), self.linear(decode + prefill / q)
+        w, lin, mm = ((1.0 - q) * a + q * b for a, b in zip(plain, mixed, strict=True))
+        return w, lin, mm
+
     def comm(self, tokens: float) -> float:
         return step_comm(
             tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link
@@ -328,7 +347,7 @@ class Replica:
         mb = self.microbatch_tokens
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
-        t_w, t_lin, t_mm = self.linear(d + f)
+        t_w, t_lin, t_mm = self.linear_step(d, f, prompt, with_prompt)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
@@ -1086,7 +1105,7 @@ class Columns:
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
         t_mm = np.maximum(t_w, t_lin)
         for i in np.flatnonzero(self.moe):
-            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))
+            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear_step(float(d[i]), float(f[i]), prompt)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = self.kv_values(context)

@@ -296,6 +296,34 @@ def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
     assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)
 
 
+def test_a_servers_average_moe_step_prices_the_experts_of_each_kind_of_step():
+    # 8 decodes and, on average, 8 prompt tokens of 1024-token prompts: one step in ~128
+    # carries a whole prompt, the rest none. The experts touched are concave in the tokens, so
+    # the mean step's 16 tokens (40 % of DeepSeek's experts) over-count the mix of 8-token steps
+    # (22 %) and rare prompt steps (~100 %): 23 % on average
+    rep = _r1()
+    d, f, p = 8.0, 8.0, 1024.0
+    q = llm_step.mixed_share(f, p)
+    plain, mixed = rep.linear(d), rep.linear(d + f / q)
+    want = [(1 - q) * a + q * b for a, b in zip(plain, mixed, strict=True)]
+    assert rep.linear_step(d, f, p) == pytest.approx(want)
+    share = rep.expert_bytes / rep.bw
+    assert rep.linear(d + f)[0] - rep.dense_bytes / rep.bw == pytest.approx(
+        share * (1 - (1 - 8 / 256) ** 16)
+    )
+    assert rep.linear_step(d, f, p)[0] < 0.65 * rep.linear(d + f)[0]
+    # the step pays it; a step known to carry a prompt, a prefill alone and a dense model not
+    avg, mean_tokens = rep.parts(d, 2000.0, f, p), rep.linear(d + f)
+    assert avg.memory_s < dataclasses.replace(rep).parts(d, 2000.0, f, p, with_prompt=True).memory_s
+    assert rep.linear_step(d, f, p, with_prompt=True) == mean_tokens
+    assert rep.linear_step(0.0, 512.0, p) == rep.linear(512.0)
+    dense = _replica()
+    assert dense.linear_step(d, f, p) == dense.linear(d + f)
+    # the array step does the same, to the last bit
+    cols = llm_step.columns([rep])
+    assert cols.seconds(d, 2000.0, f, p).tolist() == [avg.seconds]
+
+
 def test_an_mla_decode_pads_each_gpus_query_heads_to_the_kernels_64_row_tile():
     # FlashMLA runs a sequence's query heads as the rows of a 64-row tile against the shared
     # latent: DeepSeek-R1's 128 heads over 8 GPUs are 16 a GPU, computed as 64 (4x the math);
