@@ -323,6 +323,31 @@ class Replica:
         w, lin, mm = ((1.0 - q) * a + q * b for a, b in zip(plain, mixed, strict=True))
         return w, lin, mm
 
+    def gemm_time(
+        self, t_mm: float, decode: float, prefill: float, prompt: float, with_prompt: bool = False
+    ) -> float:
+        """The linear layers' time with their kernels' floors, from ``linear_step``'s ``t_mm``:
+        max(t_mm, the GEMM floors) where one max covers them; where the routed experts are
+        their own grouped kernels, the dense GEMMs' floors stand beside the routed experts'
+        time, not under it — kernels of one stream run one after another, so the small dense
+        GEMMs (attention projections, a shared expert) of a 64-token DeepSeek step take their
+        ~7 µs each however many experts' bytes the grouped GEMMs stream (InferenceX #863's
+        B200 profile: 424 of them, 3.0 ms, besides 7.6 ms of routed GEMMs)."""
+        floor = self.gemm_floor_s
+        if not (self.tile_max and self.expert_bytes and self.experts):
+            return max(t_mm, floor)
+        dense = self._dense_mm(decode + prefill)
+        q = mixed_share(prefill, prompt)
+        if not with_prompt and decode and 0.0 < q < 1.0:
+            dense = (1.0 - q) * self._dense_mm(decode) + q * self._dense_mm(decode + prefill / q)
+        return max(t_mm, floor, t_mm - dense + floor)
+
+    def _dense_mm(self, tokens: float) -> float:
+        """max(bytes, FLOPs) of the GEMMs every token runs (all but the routed experts)."""
+        routed_fpt = self.topk * self.routed_flops_per_row
+        dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
+        return max(self.dense_bytes / self.bw, dense_l)
+
     def comm(self, tokens: float) -> float:
         return step_comm(
             tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link
@@ -376,7 +401,7 @@ class Replica:
             att_comp = 0.0 if kv_bound else t_att
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
-        t_gemm = max(t_mm, self.gemm_floor_s)
+        t_gemm = self.gemm_time(t_mm, d, f, prompt, with_prompt)
         t_attn = max(t_a, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
@@ -1127,6 +1152,8 @@ class Columns:
             att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
+        for i in np.flatnonzero(self.moe):
+            t_gemm[i] = self.reps[i].gemm_time(float(t_mm[i]), float(d[i]), float(f[i]), prompt)
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)

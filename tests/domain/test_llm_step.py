@@ -296,6 +296,32 @@ def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
     assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)
 
 
+def test_the_dense_gemms_floors_stand_beside_the_routed_experts_grouped_gemms():
+    # DeepSeek-R1 fp8 on 8 GPUs at 64 tokens: the routed experts' grouped GEMMs stream ~1.7 GB
+    # a layer; the 7 small dense GEMMs a layer (each ~1 MB a GPU) take their 5 µs floors
+    # one after the other with them, not hidden under their bytes
+    grouped = dataclasses.replace(FLOORS, moe_tile_min=16, moe_tile_max=128)
+    rep = _r1(prof=grouped)
+    tokens = 64.0
+    _w, _l, t_mm = rep.linear(tokens)
+    dense = max(rep.dense_bytes / rep.bw, rep._dense_mm(tokens))
+    assert dense < rep.gemm_floor_s < t_mm  # the floors used to vanish under max(t_mm, floors)
+    assert rep.gemm_time(t_mm, tokens, 0.0, 1000.0) == pytest.approx(
+        t_mm - dense + rep.gemm_floor_s
+    )
+    step = rep.parts(tokens, 2000.0, 0.0, 1000.0)
+    # the step reports them as kernel time (its floors), beside the gaps
+    assert step.launch_s >= rep.launch_s + rep.gemm_floor_s - dense - 1e-12
+    # without grouped kernels one max covers them all, as before
+    flat = _r1()
+    _w, _l, flat_mm = flat.linear(tokens)
+    assert flat.gemm_time(flat_mm, tokens, 0.0, 1000.0) == max(flat_mm, flat.gemm_floor_s)
+    # the array step matches the replica to the last bit
+    cols = llm_step.columns([rep, flat])
+    got = cols.seconds(tokens, 2000.0, 8.0, 1000.0).tolist()
+    assert got == [r.parts(tokens, 2000.0, 8.0, 1000.0).seconds for r in (rep, flat)]
+
+
 def test_a_servers_average_moe_step_prices_the_experts_of_each_kind_of_step():
     # 8 decodes and, on average, 8 prompt tokens of 1024-token prompts: one step in ~128
     # carries a whole prompt, the rest none. The experts touched are concave in the tokens, so
