@@ -84,6 +84,14 @@ DENSE_MLP_KERNELS, DENSE_MLP_GEMMS = 3, 2
 # the output projection it runs the query up-projection and two batched GEMMs (q_nope × W_UK,
 # the latent output × W_UV) — 3 more GEMMs — and RMSNorms on the two latents: 5 more kernels.
 MLA_KERNELS, MLA_GEMMS = 5, 3
+# An MLA decode kernel runs a sequence's query heads (× its query tokens) as the rows of one
+# tile of 64 against the shared latent: FlashMLA's decode kernel "targets ... settings where
+# the number of q heads × the number of q tokens per request ≥ 64" (README, 2025-04-22 update)
+# and its packed sparse path takes H in {64, 128}. A GPU holding fewer heads (DeepSeek-V3's
+# 128 split 4 or 8 ways: 32 or 16) pads the tile to 64 rows, so its QKᵀ and AV math is that
+# of 64 heads while its bytes (the latent) are unchanged (``mla_head_padding``).
+# https://github.com/deepseek-ai/FlashMLA/blob/066b5ba6f63d9d0840eac008fe58a1f70acfac78/README.md
+MLA_HEAD_TILE = 64
 # Bytes per value of a datapath's GEMM operands: a K tile holds a fixed number of bytes
 # (TensorRT-LLM's CtaShape…x128B), so its fixed cost per output tile is counted in bytes of K
 OPERAND_BYTES = {"fp4": 0.5, "fp8": 1.0, "int8": 1.0, "tf32": 4.0, "fp32": 4.0}
@@ -299,6 +307,50 @@ class Replica:
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
         return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
 
+    def linear_step(
+        self, decode: float, prefill: float, prompt: float, with_prompt: bool = False
+    ) -> tuple[float, float, float]:
+        """``linear`` of a step of ``decode`` sequences and ``prefill`` prompt tokens. A
+        server's average step (not ``with_prompt``) of an MoE is the mix of the steps it
+        stands for: prompts arrive whole (Poisson, ``mixed_share``), so a share q of steps
+        carries prefill ÷ q prompt tokens and the rest none, and the experts a step touches
+        (1 − (1 − k/E)^T, concave in T) are priced per kind of step, not at the mean
+        tokens — a few decodes plus a sliver of prompt would otherwise touch as many experts
+        as twice the decodes, every step. A dense model's weights do not depend on the
+        tokens: unchanged (as is a step known to carry a prompt)."""
+        tokens = decode + prefill
+        q = mixed_share(prefill, prompt) if self.expert_bytes else 0.0
+        if with_prompt or not decode or not 0.0 < q < 1.0:
+            return self.linear(tokens)
+        plain, mixed = self.linear(decode), self.linear(decode + prefill / q)
+        w, lin, mm = ((1.0 - q) * a + q * b for a, b in zip(plain, mixed, strict=True))
+        return w, lin, mm
+
+    def gemm_time(
+        self, t_mm: float, decode: float, prefill: float, prompt: float, with_prompt: bool = False
+    ) -> float:
+        """The linear layers' time with their kernels' floors, from ``linear_step``'s ``t_mm``:
+        max(t_mm, the GEMM floors) where one max covers them; where the routed experts are
+        their own grouped kernels, the dense GEMMs' floors stand beside the routed experts'
+        time, not under it — kernels of one stream run one after another, so the small dense
+        GEMMs (attention projections, a shared expert) of a 64-token DeepSeek step take their
+        ~7 µs each however many experts' bytes the grouped GEMMs stream (InferenceX #863's
+        B200 profile: 424 of them, 3.0 ms, besides 7.6 ms of routed GEMMs)."""
+        floor = self.gemm_floor_s
+        if not (self.tile_max and self.expert_bytes and self.experts):
+            return max(t_mm, floor)
+        dense = self._dense_mm(decode + prefill)
+        q = mixed_share(prefill, prompt)
+        if not with_prompt and decode and 0.0 < q < 1.0:
+            dense = (1.0 - q) * self._dense_mm(decode) + q * self._dense_mm(decode + prefill / q)
+        return max(t_mm, floor, t_mm - dense + floor)
+
+    def _dense_mm(self, tokens: float) -> float:
+        """max(bytes, FLOPs) of the GEMMs every token runs (all but the routed experts)."""
+        routed_fpt = self.topk * self.routed_flops_per_row
+        dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
+        return max(self.dense_bytes / self.bw, dense_l)
+
     def comm(self, tokens: float) -> float:
         return step_comm(
             tokens, self.hidden, self.layers, self.tp, self.stages, self.tp_link, self.hop_link,
@@ -324,7 +376,7 @@ class Replica:
         mb = self.microbatch_tokens
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
-        t_w, t_lin, t_mm = self.linear(d + f)
+        t_w, t_lin, t_mm = self.linear_step(d, f, prompt, with_prompt)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
@@ -353,7 +405,7 @@ class Replica:
             att_comp = 0.0 if kv_bound else t_att
         # every kernel takes at least its floor duration: a step whose per-GPU bytes are tiny
         # (one token of a large MoE over 8 GPUs) is bound by its kernels' count, not its bytes
-        t_gemm = max(t_mm, self.gemm_floor_s)
+        t_gemm = self.gemm_time(t_mm, d, f, prompt, with_prompt)
         t_attn = max(t_a, self.attn_floor_s)
         floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
@@ -971,7 +1023,7 @@ def replica(
         layers=layers,
         hidden=job.hidden,
         attn_width=job.attn_width,
-        attn_width_decode=job.attn_width_decode,
+        attn_width_decode=job.attn_width_decode * mla_head_padding(model, tp),
         # the kernels' gaps, and an MoE layer's routed block's small kernels beside them
         launch_s=layers * job.kernels * decode.kernel_us * 1e-6
         + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
@@ -997,6 +1049,18 @@ def replica(
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
     )
+
+
+def mla_head_padding(model: ModelSpec, tp: float) -> float:
+    """How many times over a decode step's attention math runs on a tensor-parallel group of
+    ``tp`` GPUs against its heads' own: under latent attention each GPU's share of the query
+    heads is padded to ``MLA_HEAD_TILE`` rows (one query token per sequence), so 128 heads
+    over 8 GPUs compute as 8 × 64 = 512; 1 for ordinary attention or where every GPU holds a
+    full tile or more."""
+    heads = model.num_heads or 0
+    if model.attention != "mla" or not heads:
+        return 1.0
+    return max(1.0, MLA_HEAD_TILE * tp / heads)
 
 
 def kv_copies(model: ModelSpec, tp: int) -> float:
@@ -1100,7 +1164,7 @@ class Columns:
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
         t_mm = np.maximum(t_w, t_lin)
         for i in np.flatnonzero(self.moe):
-            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear(float(d[i] + f[i]))
+            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear_step(float(d[i]), float(f[i]), prompt)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
             kv = self.kv_values(context)
@@ -1122,6 +1186,8 @@ class Columns:
             att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
+        for i in np.flatnonzero(self.moe):
+            t_gemm[i] = self.reps[i].gemm_time(float(t_mm[i]), float(d[i]), float(f[i]), prompt)
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
@@ -1377,7 +1443,10 @@ def dense_columns(
         attn_flops=per_card[:, 2] * tp,
         layers=full(rows, float(job.layers)),
         attn_width=full(rows, job.attn_width),
-        attn_width_decode=full(rows, job.attn_width_decode),
+        attn_width_decode=job.attn_width_decode
+        * np.maximum(1.0, MLA_HEAD_TILE * tp / (job.model.num_heads or 1))
+        if job.model.attention == "mla" and job.model.num_heads
+        else full(rows, job.attn_width_decode),
         launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
         gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,

@@ -296,6 +296,103 @@ def test_attention_runs_over_heads_times_head_size_not_the_hidden_size():
     assert a.compute_s - b.compute_s == pytest.approx(attn_flops * (4096 - 2048) / rep.attn_flops)
 
 
+def test_the_dense_gemms_floors_stand_beside_the_routed_experts_grouped_gemms():
+    # DeepSeek-R1 fp8 on 8 GPUs at 64 tokens: the routed experts' grouped GEMMs stream ~1.7 GB
+    # a layer; the 7 small dense GEMMs a layer (each ~1 MB a GPU) take their 5 µs floors
+    # one after the other with them, not hidden under their bytes
+    grouped = dataclasses.replace(FLOORS, moe_tile_min=16, moe_tile_max=128)
+    rep = _r1(prof=grouped)
+    tokens = 64.0
+    _w, _l, t_mm = rep.linear(tokens)
+    dense = max(rep.dense_bytes / rep.bw, rep._dense_mm(tokens))
+    assert dense < rep.gemm_floor_s < t_mm  # the floors used to vanish under max(t_mm, floors)
+    assert rep.gemm_time(t_mm, tokens, 0.0, 1000.0) == pytest.approx(
+        t_mm - dense + rep.gemm_floor_s
+    )
+    step = rep.parts(tokens, 2000.0, 0.0, 1000.0)
+    # the step reports them as kernel time (its floors), beside the gaps
+    assert step.launch_s >= rep.launch_s + rep.gemm_floor_s - dense - 1e-12
+    # without grouped kernels one max covers them all, as before
+    flat = _r1()
+    _w, _l, flat_mm = flat.linear(tokens)
+    assert flat.gemm_time(flat_mm, tokens, 0.0, 1000.0) == max(flat_mm, flat.gemm_floor_s)
+    # the array step matches the replica to the last bit
+    cols = llm_step.columns([rep, flat])
+    got = cols.seconds(tokens, 2000.0, 8.0, 1000.0).tolist()
+    assert got == [r.parts(tokens, 2000.0, 8.0, 1000.0).seconds for r in (rep, flat)]
+
+
+def test_a_servers_average_moe_step_prices_the_experts_of_each_kind_of_step():
+    # 8 decodes and, on average, 8 prompt tokens of 1024-token prompts: one step in ~128
+    # carries a whole prompt, the rest none. The experts touched are concave in the tokens, so
+    # the mean step's 16 tokens (40 % of DeepSeek's experts) over-count the mix of 8-token steps
+    # (22 %) and rare prompt steps (~100 %): 23 % on average
+    rep = _r1()
+    d, f, p = 8.0, 8.0, 1024.0
+    q = llm_step.mixed_share(f, p)
+    plain, mixed = rep.linear(d), rep.linear(d + f / q)
+    want = [(1 - q) * a + q * b for a, b in zip(plain, mixed, strict=True)]
+    assert rep.linear_step(d, f, p) == pytest.approx(want)
+    share = rep.expert_bytes / rep.bw
+    assert rep.linear(d + f)[0] - rep.dense_bytes / rep.bw == pytest.approx(
+        share * (1 - (1 - 8 / 256) ** 16)
+    )
+    assert rep.linear_step(d, f, p)[0] < 0.65 * rep.linear(d + f)[0]
+    # the step pays it; a step known to carry a prompt, a prefill alone and a dense model not
+    avg, mean_tokens = rep.parts(d, 2000.0, f, p), rep.linear(d + f)
+    assert avg.memory_s < dataclasses.replace(rep).parts(d, 2000.0, f, p, with_prompt=True).memory_s
+    assert rep.linear_step(d, f, p, with_prompt=True) == mean_tokens
+    assert rep.linear_step(0.0, 512.0, p) == rep.linear(512.0)
+    dense = _replica()
+    assert dense.linear_step(d, f, p) == dense.linear(d + f)
+    # the array step does the same, to the last bit
+    cols = llm_step.columns([rep])
+    assert cols.seconds(d, 2000.0, f, p).tolist() == [avg.seconds]
+
+
+def test_an_mla_decode_pads_each_gpus_query_heads_to_the_kernels_64_row_tile():
+    # FlashMLA runs a sequence's query heads as the rows of a 64-row tile against the shared
+    # latent: DeepSeek-R1's 128 heads over 8 GPUs are 16 a GPU, computed as 64 (4x the math);
+    # over 2 GPUs 64 each, a full tile; ordinary attention is split by head, unpadded
+    pad = llm_step.mla_head_padding
+    assert [pad(DEEPSEEK_R1, tp) for tp in (1, 2, 4, 8)] == [1.0, 1.0, 2.0, 4.0]
+    assert pad(dataclasses.replace(DEEPSEEK_R1, attention=None), 8) == 1.0
+    assert pad(LLAMA3_8B, 8) == 1.0
+    # the step's decode attention math grows by it; its bytes (the latent cache) do not
+    rep = _r1()
+    assert rep.attn_width_decode == 4.0 * llm_step.attention_width(DEEPSEEK_R1, decode_step=True)
+    unpadded = dataclasses.replace(rep, attn_width_decode=rep.attn_width_decode / 4.0)
+    step = (64.0, 8000.0, 0.0, 1000.0)  # many long sequences: the math outweighs the latent
+    a, b = rep.parts(*step), unpadded.parts(*step)
+    assert a.memory_s == b.memory_s
+    math = 4.0 * 61 * 128 * 576 * 64 * 8000.0 / rep.attn_flops
+    assert a.compute_s - b.compute_s == pytest.approx(3.0 * math)
+    # at one sequence the latent's bytes (or the kernel's floor) still bound it: no change
+    assert (
+        rep.parts(1.0, 2000.0, 0.0, 1000.0).seconds
+        == unpadded.parts(1.0, 2000.0, 0.0, 1000.0).seconds
+    )
+    # a dense MLA model's card columns pad as its replica does, to the last bit
+    dense_mla = dataclasses.replace(
+        DEEPSEEK_R1, experts=None, active_experts=None, active_params=None, params=20e9
+    )
+    job = llm_step.replica_job(dense_mla, weights="bf16", kv="bf16")
+    card = llm_step.card_terms(
+        H100, weights="bf16", decode=FLOORS, prefill=FLOORS, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    cols = llm_step.dense_columns(
+        job, llm_step.card_rows([card]), np.zeros(2, np.intp), np.array([1.0, 8.0])
+    )
+    for n, col in ((1, 0), (8, 1)):
+        one = llm_step.replica(
+            H100, dense_mla, weights="bf16", kv="bf16", n=n, decode=FLOORS, prefill=FLOORS,
+            memory_efficiency=0.88, compute_efficiency=COMP, job=job, card=card, links=False,
+        )  # fmt: skip
+        assert cols.attn_width_decode[col] == one.attn_width_decode
+        assert cols.seconds(*step)[col] == one.parts(*step).seconds
+
+
 def test_a_step_of_tiny_kernels_is_bound_by_their_launches():
     # a one-token step whose GPU share of the weights is a few MB (a small model, or one
     # split widely): 32 layers × 10 kernels' gaps and floors outweigh the bytes

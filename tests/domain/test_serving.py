@@ -613,7 +613,10 @@ def test_moe_decode_for_one_user_is_bound_by_its_many_small_kernels(runtime):
 def test_moe_decode_for_a_few_users_meets_a_published_h200_run():
     # SemiAnalysis InferenceX issue #870 (2026-03): DeepSeek-R1-0528 FP8 under SGLang v0.5.7,
     # TP8 on one 8 x H200 node, 1k in / 1k out at concurrency 8: mean TPOT 12.8 ms (P99 14.3).
-    # Not a tuning row: nothing was fitted to it.
+    # Not a tuning row: nothing was fitted to it. The engine gave 15.3 ms while a server's
+    # average MoE step was priced at its mean tokens; 11.7 ms once priced as the mix of decode
+    # and prompt steps (llm_step.Replica.linear_step), 13.2 ms with the dense GEMMs' floors
+    # beside the routed grouped GEMMs (Replica.gemm_time)
     from app.domain import efficiency, perf
 
     h200 = dataclasses.replace(
