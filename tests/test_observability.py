@@ -3,6 +3,7 @@ on every answer and in the JSON access log, and Prometheus metrics by route temp
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import re
@@ -24,6 +25,25 @@ def test_large_answers_are_gzipped_small_ones_are_not(read_client: TestClient) -
     assert "content-encoding" not in small.headers
     plain = read_client.get("/api/v1/gpus?limit=500", headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in plain.headers
+
+
+def _wire_and_body(client: TestClient, url: str) -> tuple[bytes, bytes]:
+    with client.stream("GET", url, headers={"Accept-Encoding": "gzip"}) as r:
+        assert r.headers["content-encoding"] == "gzip"
+        wire = b"".join(r.iter_raw())
+    return wire, gzip.decompress(wire)
+
+
+def test_api_json_is_gzipped_for_speed_pages_for_size(read_client: TestClient) -> None:
+    """API answers take gzip level 1 (CPU is the one-worker server's request rate), pages
+    level 5 (their over-the-wire budget): each wire body is as long as its level makes it."""
+    wire, body = _wire_and_body(read_client, "/api/v1/gpus?limit=500")
+    fast, small = len(gzip.compress(body, 1)), len(gzip.compress(body, 5))
+    assert small < 0.95 * fast  # the two levels are told apart on this body
+    assert abs(len(wire) - fast) < 64
+    wire, body = _wire_and_body(read_client, "/gpus")
+    assert abs(len(wire) - len(gzip.compress(body, 5))) < 64
+    assert len(gzip.compress(body, 5)) < 0.95 * len(gzip.compress(body, 1))
 
 
 def test_versioned_static_urls_are_immutable_others_revalidate(read_client: TestClient) -> None:
