@@ -132,7 +132,8 @@ def report(scored: list[Scored]) -> str:
     inside = sum(s.within for s in held)
     worst = max((abs(s.error) for s in held), default=0.0)
     lines.append(
-        f"modelled rows within {TOLERANCE:.0%}: {inside} of {len(held)}; largest held error {worst:.1%}"
+        f"modelled rows within {TOLERANCE:.0%}: {inside} of {len(held)};"
+        f" largest held error {worst:.1%}"
     )
     return "\n".join(lines)
 
