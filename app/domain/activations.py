@@ -94,52 +94,6 @@ def decoder_layer_saved(
     return ops
 
 
-# A fused dropout (CUDA) saves a 1-byte mask per element (``native_dropout``'s bool mask).
-DROPOUT_MASK_BYTES = 1.0
-# Softmax and LayerNorm run in fp32 under autocast (ATen's autocast fp32 op list,
-# ``AT_FORALL_FP32`` in ATen/autocast_mode.h: softmax, layer_norm), so what they save is fp32.
-FP32_OP_BYTES = 4.0
-
-
-def encoder_layer_saved(
-    m: ModelSpec, policy: Policy, *, seq: float, flash_attention: bool
-) -> dict[str, float]:
-    """Bytes per token one BERT-style encoder layer saves for backward, per operator.
-
-    The Hugging Face ``BertLayer`` layout (post-LayerNorm, GELU MLP, dropout after the
-    attention probabilities and after both output projections): the linears save their inputs
-    (under autocast each its own 16-bit cast of the fp32 LayerNorm output, so q, k and v keep
-    three), the two score matmuls their operands, softmax its output (fp32 under autocast and
-    in fp32), dropout a 1-byte mask, GELU its input and the next linear its output, each
-    LayerNorm its input (the fp32 residual sum). Fused attention keeps the output and an fp32
-    log-sum-exp per head in place of the score matrices. Counted with saved-tensor hooks on
-    the layer (docs/methodology.md §1): fp32 66·h + 9·a·s, fp16 autocast 42·h + 7·a·s.
-    """
-    h = float(m.hidden_size or 0)
-    heads = float(m.num_heads or 1)
-    hd = m.head_dim or 0.0
-    kv = float(m.kv_heads or 1) * hd
-    inter = float(m.intermediate_size or 4 * h)
-    c = policy.compute
-    ops: dict[str, float] = {
-        "q/k/v input": (3.0 if policy.recast else 1.0) * c * h,
-        "q, k, v": c * (h + 2.0 * kv),
-        "attention output": c * h,
-    }
-    if flash_attention:
-        ops["log-sum-exp"] = 4.0 * heads
-    else:
-        softmax = FP32_OP_BYTES if (policy.recast or c == 4.0) else c
-        ops["scores: softmax, dropout mask, probabilities"] = (
-            (softmax + DROPOUT_MASK_BYTES + c) * heads * seq
-        )
-    ops["dropout masks"] = 2.0 * DROPOUT_MASK_BYTES * h
-    ops["layer norm inputs"] = 2.0 * policy.residual * h
-    ops["mlp input"] = c * h
-    ops["mlp intermediates"] = 2.0 * c * inter
-    return ops
-
-
 def _norm_saved(policy: Policy) -> float:
     """RMSNorm's bytes per hidden unit: the fp32 view of its input, and the normalised tensor
     at the stream's width where the norm's weight trains (``weight * h.to(dtype)``)."""

@@ -22,7 +22,6 @@ from app.domain.activations import (
     Policy,
     decoder_layer_saved,
     embedding_params,
-    encoder_layer_saved,
     head_saved,
     logits_bytes,
 )
@@ -505,20 +504,9 @@ def saved_activations(
     the start of backward. With full recompute (Hugging Face checkpoints each decoder layer)
     the layer inputs stay, plus the larger of the loss over the logits (first in backward) and
     one recomputed layer (after the logits are freed); the logits count either way.
-    Encoders with a shape and no measured coefficient sum ``encoder_layer_saved`` (without
-    checkpointing); other models keep ``activation_bytes``.
+    Other models keep ``activation_bytes``.
     """
     m = work.model
-    if (
-        m.family == "encoder"
-        and m.has_shape
-        and m.activation_coeff is None
-        and not work.gradient_checkpointing
-    ):
-        per = encoder_layer_saved(
-            m, training_policy(work), seq=work.seq_len, flash_attention=flash_attention
-        )
-        return float(m.layers or 0) * sum(per.values()) * float(work.seq_len) * batch, 0.0
     if not (m.family == "decoder" and m.has_shape):
         act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
         return activation_bytes(work, batch, flash_attention=flash_attention, act_bytes=act_b), 0.0

@@ -11,11 +11,9 @@ import yaml
 
 from app.domain.activations import (
     AUTOCAST,
-    FP32,
     PURE16,
     decoder_layer_saved,
     embedding_params,
-    encoder_layer_saved,
     logits_bytes,
 )
 from app.domain.workload import (
@@ -160,42 +158,3 @@ def test_logits_need_a_vocabulary() -> None:
     no_vocab = dataclasses.replace(LLAMA3_8B, vocab_size=None)
     assert logits_bytes(no_vocab, 2048, AUTOCAST) == 0.0
     assert logits_bytes(LLAMA3_8B, 2048, AUTOCAST) > 0.0
-
-
-BERT_LARGE = ModelSpec(
-    family="encoder",
-    params=335e6,
-    layers=24,
-    hidden_size=1024,
-    num_heads=16,
-    num_kv_heads=16,
-    intermediate_size=4096,
-    vocab_size=30522,
-)
-
-
-def test_eager_bert_layer_saves_what_autocast_keeps_in_fp32() -> None:
-    """Saved-tensor hooks on a Hugging Face BertLayer (eager attention, CUDA's 1-byte dropout
-    masks) count 42·h + 7·a·s bytes per token under fp16 autocast (softmax and LayerNorm in
-    fp32, a 16-bit cast per linear) and 66·h + 9·a·s in fp32; Korthikanti et al.'s all-16-bit
-    34·h + 5·a·s is 24 % short of the autocast count at s = 512."""
-    h, a, s = 1024, 16, 512
-    amp = sum(encoder_layer_saved(BERT_LARGE, AUTOCAST, seq=s, flash_attention=False).values())
-    assert amp == pytest.approx(42 * h + 7 * a * s)
-    fp32 = sum(encoder_layer_saved(BERT_LARGE, FP32, seq=s, flash_attention=False).values())
-    assert fp32 == pytest.approx(66 * h + 9 * a * s)
-    # fused attention keeps the output and a log-sum-exp per head, never the scores
-    fused = sum(encoder_layer_saved(BERT_LARGE, AUTOCAST, seq=s, flash_attention=True).values())
-    assert fused == pytest.approx(42 * h + 4 * a)
-
-
-def test_encoder_training_memory_sums_the_layer_table() -> None:
-    work = WorkloadSpec(
-        task="training", model=BERT_LARGE, precision="fp16", batch_size=4, seq_len=512
-    )
-    acts, logits = saved_activations(work, 4, flash_attention=False)
-    per = sum(encoder_layer_saved(BERT_LARGE, AUTOCAST, seq=512, flash_attention=False).values())
-    assert acts == pytest.approx(24 * per * 512 * 4) and logits == 0.0
-    # a measured coefficient, or checkpointing, keeps the coefficient model
-    ckpt = dataclasses.replace(work, gradient_checkpointing=True)
-    assert saved_activations(ckpt, 4, flash_attention=False)[0] < acts / 10
