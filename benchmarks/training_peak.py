@@ -21,6 +21,10 @@ decoder layer in ``torch.utils.checkpoint`` (non-reentrant). AdamW runs foreach 
 CUDA default).
 
     python benchmarks/training_peak.py [TEXT]     # TEXT: only the jobs whose name holds it
+    python benchmarks/training_peak.py --published  # only the published peaks (no simulation)
+
+After the simulated jobs it prints every published peak of tests/data/training_peak_memory.yaml
+against the engine (benchmarks/peak_memory.py).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import activation_memory as am  # noqa: E402
+import peak_memory  # noqa: E402
 
 from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown  # noqa: E402
 
@@ -238,7 +243,11 @@ JOBS = [
 
 
 def main(argv: list[str] | None = None) -> int:
-    only = " ".join(argv if argv is not None else sys.argv[1:])
+    args = list(argv if argv is not None else sys.argv[1:])
+    if "--published" in args:
+        print(peak_memory.report(peak_memory.evaluate()))
+        return 0
+    only = " ".join(args)
     torch.set_num_threads(1)
     print(f"{'job':40} {'simulated':>9} {'engine':>7} {'ratio':>6}   total  published")
     worst = 0.0
@@ -257,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         line = f"{job.name:40} {sim:8.2f}G {tensors:6.2f}G {ratio:6.3f}  {total:6.2f}G  {pub}"
         print(line, flush=True)
     print(f"largest engine/simulated error: {worst:.1%}")
+    print()
+    print(peak_memory.report(peak_memory.evaluate()))
     return 0
 
 

@@ -1,0 +1,47 @@
+"""Training and fine-tuning peak memory against published runs
+(tests/data/training_peak_memory.yaml), scored by benchmarks/peak_memory.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import peak_memory
+
+
+@pytest.fixture(scope="module")
+def scored() -> list[peak_memory.Scored]:
+    return peak_memory.evaluate()
+
+
+def test_every_row_is_sourced_and_has_a_unit_and_counter() -> None:
+    import yaml
+
+    data = yaml.safe_load(peak_memory.FILE.read_text())
+    for row in peak_memory.load_rows():
+        assert row["source"] in data["sources"], row
+        assert row["unit"] in peak_memory.UNIT_BYTES, row
+        assert row["counter"] in ("nvml", "unknown"), row
+        assert row["measured_gb"] > 0, row
+
+
+def test_flash_attention_rows_within_10_percent(scored: list[peak_memory.Scored]) -> None:
+    """Qwen 1.8B/7B/14B LoRA, LLaMA-Factory's Llama-2-7B QLoRA (1K–32K tokens) and the 1.7B
+    H200 run: every modelled row whose attention is fused is within 10 %."""
+    rows = [s for s in scored if s.modelled and "bert" not in s.label]
+    assert len(rows) == 25
+    out = [(s.label, f"{s.error:+.1%}") for s in rows if not s.within]
+    assert not out, out
+
+
+@pytest.mark.xfail(strict=True, reason="eager BERT-large on a V100: 18-34 % under (methodology §1)")
+def test_eager_bert_rows_within_10_percent(scored: list[peak_memory.Scored]) -> None:
+    rows = [s for s in scored if s.modelled and "bert" in s.label]
+    assert len(rows) == 3
+    assert all(s.within for s in rows), [(s.label, f"{s.error:+.1%}") for s in rows]
+
+
+def test_an_nvml_row_is_held_to_the_total_not_the_tensors() -> None:
+    s = peak_memory.Scored("x", 10.0, 10.5, 8.0, "nvml", True)
+    assert s.error == pytest.approx(0.05)
+    u = peak_memory.Scored("x", 10.0, 11.5, 10.3, "unknown", True)
+    assert u.error == pytest.approx(0.03) and u.within
