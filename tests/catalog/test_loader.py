@@ -45,9 +45,7 @@ def test_good_file_loads(tmp_path: Path) -> None:
     assert entries[0].sources[0].url == "https://example.org/ds.pdf"
 
 
-def test_cooling_is_read_through_to_the_row_and_the_spec(
-    tmp_path: Path, database_url: str
-) -> None:
+def test_cooling_is_read_through_to_the_row_and_the_spec(tmp_path: Path, database_url: str) -> None:
     """The catalog's cooling field (how the card is sold) reaches the row and the GpuSpec;
     absent, it stays None (unknown), never a default."""
     from app.catalog import repository
