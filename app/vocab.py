@@ -347,6 +347,11 @@ SEGMENT_LABELS: dict[str, str] = {
 SINGLE_DEVICE_SEGMENTS: tuple[Segment, ...] = ("soc", "laptop")
 
 #: Software backends a GPU entry in the catalog may list.
+#: How a card is cooled as sold: ``passive`` (a heat sink without fans: the server chassis must
+#: force air through it), ``active`` (its own fans), ``liquid`` (a cold plate on a loop).
+Cooling = Literal["passive", "active", "liquid"]
+COOLINGS: tuple[Cooling, ...] = get_args(Cooling)
+
 Backend = Literal["cuda", "rocm", "mps", "xpu", "hpu", "directml", "vulkan", "metal", "cpu"]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
 #: Backends PyTorch can run the benchmark runner on (what a device report names).

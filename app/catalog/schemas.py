@@ -8,9 +8,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from app.vocab import Backend, Segment, Vendor
+from app.vocab import Backend, Cooling, Segment, Vendor
 
-__all__ = ["Backend", "Segment", "Vendor"]
+__all__ = ["Backend", "Cooling", "Segment", "Vendor"]
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,79}$"
 _DATE_RE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
@@ -99,6 +99,11 @@ class GpuFields(BaseModel):
     slot_width: float | None = Field(default=None, ge=1, le=5)
     compute_capability: str | None = Field(default=None, max_length=20)
     sm_count: int | None = Field(default=None, ge=1, le=1024)
+    cooling: Cooling | None = Field(
+        default=None,
+        description="How the card is cooled as sold: passive (no fans; needs a server "
+        "chassis's forced airflow), active (its own fans) or liquid; null when unsourced",
+    )
     backends: list[Backend] = Field(min_length=1)
     launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
     street_price: StreetPrice | None = None
@@ -178,6 +183,7 @@ class GpuPatch(BaseModel):
     slot_width: float | None = None
     compute_capability: str | None = None
     sm_count: int | None = None
+    cooling: Cooling | None = None
     backends: list[Backend] | None = None
     launch_price_usd: float | None = None
     street_price: StreetPrice | None = None

@@ -322,3 +322,22 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
         return 1.0
     # convolution share of the FLOPs per family
     return {"cnn": 1.0, "diffusion": 0.6}.get(family, 0.0)
+
+
+def cooling_caveat(gpu: GpuSpec, buys: bool, rents: bool = False) -> str | None:
+    """What a row that buys ``gpu`` must say about cooling it: a passively cooled card (a heat
+    sink without fans, as PCIe datacenter cards are sold; the catalog's ``cooling`` field, from
+    the vendor's product brief) needs a server chassis that forces air through it, and overheats
+    in a desktop case. Nothing for a row that only rents (the provider's server cools it) or for
+    a card the catalog does not know to be passive."""
+    if not buys or gpu.cooling != "passive":
+        return None
+    if rents:
+        return (
+            f"{gpu.name} is passively cooled: bought, it needs a server chassis with forced "
+            "airflow (not a desktop case); rented, the provider's server cools it"
+        )
+    return (
+        f"{gpu.name} is passively cooled: it needs a server chassis with forced airflow "
+        "(not a desktop case)"
+    )

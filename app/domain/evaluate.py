@@ -328,6 +328,14 @@ def budget(
     return None, _no_price(acq, rent_reason, buy_reason)
 
 
+def acquisition_modes(c: costs.CostEstimate, acquisition: str) -> tuple[bool, bool]:
+    """(buys, rents): whether a row under ``acquisition`` offers buying the cards (a purchase
+    price) and renting them (an hourly price)."""
+    buys = acquisition in ("buy", "either") and c.purchase_usd is not None
+    rents = acquisition in ("rent", "either") and c.hourly_usd is not None
+    return buys, rents
+
+
 def _no_price(acq: str, rent_reason: str | None, buy_reason: str | None) -> Exclusion:
     """The same few reasons for every card without a price: built once each."""
     key = (acq, rent_reason, buy_reason)
@@ -1015,6 +1023,10 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         return ConfigResult(
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
         )
+    acquired = acq or ctx.limits.acquisition
+    cool = compat.cooling_caveat(gpu, *acquisition_modes(cost, acquired))
+    if cool is not None:
+        warnings += (cool,)
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms
@@ -1028,7 +1040,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         available_gb=avail,
         perf=est,
         cost=cost,
-        acquisition=acq or ctx.limits.acquisition,
+        acquisition=acquired,
         warnings=warnings,
         derived_peak=g.derived_peak,
         meets_latency=meets,

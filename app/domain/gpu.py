@@ -58,6 +58,9 @@ class GpuSpec:
     # Streaming multiprocessors (NVIDIA), compute units (AMD), Xe-cores (Intel): the units a
     # kernel's thread blocks spread over, one wave at a time (kernels.wave_fill)
     sm_count: int | None = None
+    # How the card is cooled as sold (app.vocab.Cooling): "passive" cards need a server
+    # chassis's forced airflow; None when the catalog has no source
+    cooling: str | None = None
     # The engine's memos key on the spec itself (an edited entry is another key), several
     # times per GPU per request: its hash is computed once, from the fields that compare.
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)

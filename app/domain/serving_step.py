@@ -546,6 +546,9 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         return ev.ConfigResult(config, excl, backend=backend)
     if acq is not None and acq != ctx.limits.acquisition:
         served = dataclasses.replace(served, price=priced.narrowed(acq))
+    cool = compat.cooling_caveat(gpu, *ev.acquisition_modes(cost, acq or ctx.limits.acquisition))
+    if cool is not None:
+        warnings.append(cool)
     return ev.ConfigResult(
         config,
         None,

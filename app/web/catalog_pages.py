@@ -159,6 +159,7 @@ SPEC_ROWS: tuple[tuple[str, str, str], ...] = (
     ("interconnect_gbs", "Interconnect bandwidth", "GB/s"),
     ("form_factor", "Form factor", ""),
     ("slot_width", "Slot width", "slots"),
+    ("cooling", "Cooling", ""),
     ("compute_capability", "Compute capability / target", ""),
     ("launch_price_usd", "Launch price", "USD"),
 )

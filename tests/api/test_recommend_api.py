@@ -442,3 +442,28 @@ def test_provenance_names_the_prices_the_row_uses(read_client: TestClient) -> No
     for x in bought:
         prov = x["provenance"]["purchase_price"]
         assert prov.split()[0] in ("new", "used", "launch"), prov
+
+
+def test_a_bought_passive_card_warns_about_cooling_a_rented_one_does_not(
+    read_client: TestClient,
+) -> None:
+    """The open question ranks a used MI100 (a passively cooled server card) to buy: its row
+    says it needs a server chassis; renting a passive A100 PCIe (the provider's server cools
+    it) says nothing about cooling."""
+    work = {"preset": "llama-3-8b", "task": "inference", "batch_size": 4}
+    want = (
+        "AMD Instinct MI100 32GB is passively cooled: it needs a server chassis with forced "
+        "airflow (not a desktop case)"
+    )
+    assert read_client.get("/api/v1/gpus/mi100").json()["cooling"] == "passive"
+    rows = recommend(read_client, {"workload": work, "limit": 100})["recommendations"]
+    mi100 = next(r for r in rows if r["gpu"]["slug"] == "mi100")
+    assert mi100["cost"]["buy"] is not None and mi100["cost"]["rent"] is None
+    assert want in mi100["warnings"]
+    rented = recommend(
+        read_client, {"workload": work, "constraints": {"acquisition": "rent"}, "limit": 100}
+    )["recommendations"]
+    a100 = next(r for r in rented if r["gpu"]["slug"] == "a100-pcie-80gb")
+    assert a100["cost"]["rent"] is not None
+    assert read_client.get("/api/v1/gpus/a100-pcie-80gb").json()["cooling"] == "passive"
+    assert not [w for w in a100["warnings"] if "passively cooled" in w]

@@ -45,6 +45,27 @@ def test_good_file_loads(tmp_path: Path) -> None:
     assert entries[0].sources[0].url == "https://example.org/ds.pdf"
 
 
+def test_cooling_is_read_through_to_the_row_and_the_spec(tmp_path: Path, database_url: str) -> None:
+    """The catalog's cooling field (how the card is sold) reaches the row and the GpuSpec;
+    absent, it stays None (unknown), never a default."""
+    from app.catalog import repository
+    from app.catalog.mapping import out_from_row, spec_from_row
+
+    passive = {**GOOD, "cooling": "passive", "field_sources": {"cooling": "ds"}}
+    entries = read_catalog(write(tmp_path, [passive, {**GOOD, "slug": "other", "name": "O"}]))
+    assert [e.cooling for e in entries] == ["passive", None]
+    factory, engine = _session(database_url)
+    with session_scope(factory) as s:
+        seed(s, tmp_path)
+        row = repository.get_by_slug(s, "test-gpu")
+        assert row is not None and row.cooling == "passive"
+        assert spec_from_row(row).cooling == "passive"
+        assert out_from_row(row).cooling == "passive"
+        other = repository.get_by_slug(s, "other")
+        assert other is not None and spec_from_row(other).cooling is None
+    engine.dispose()
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -58,6 +79,7 @@ def test_good_file_loads(tmp_path: Path) -> None:
         ({"backends": []}, "backends"),
         ({"release_year": 1990}, "release_year"),
         ({"unknown_field": 1}, "unknown_field"),
+        ({"cooling": "fanless"}, "cooling"),
         (
             {"street_price": {"usd": 1599, "as_of": "last week", "source": "ds"}},
             "street_price.as_of",

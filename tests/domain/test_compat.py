@@ -186,3 +186,22 @@ def test_every_feature_rule_cites_a_known_source() -> None:
         assert rule.get("status", "supported") in ("supported", "experimental", "unsupported")
         if rule.get("status") in ("experimental", "unsupported"):
             assert rule.get("notes"), rule  # the caveat or reason is named
+
+
+def test_cooling_caveat_only_for_a_passive_card_that_is_bought() -> None:
+    from dataclasses import replace
+
+    passive = replace(A100, name="MI100 32GB", cooling="passive")
+    want = (
+        "MI100 32GB is passively cooled: it needs a server chassis with forced airflow "
+        "(not a desktop case)"
+    )
+    assert compat.cooling_caveat(passive, buys=True) == want
+    # bought or rented: the caveat says which case it is about
+    both = compat.cooling_caveat(passive, buys=True, rents=True)
+    assert both is not None and "bought" in both and "provider's server" in both
+    # a rent-only row: the provider's server cools it
+    assert compat.cooling_caveat(passive, buys=False, rents=True) is None
+    # active, liquid or unknown cooling: nothing to say
+    for cooling in ("active", "liquid", None):
+        assert compat.cooling_caveat(replace(A100, cooling=cooling), buys=True) is None

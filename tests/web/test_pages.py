@@ -685,3 +685,9 @@ def test_llm_rows_show_the_likely_time_to_first_token(read_client: TestClient) -
     for t, band in cells:
         low, high = (float(x.replace(",", "")) for x in band.split("–"))
         assert low < float(t.replace(",", "")) < high
+
+
+def test_gpu_page_lists_cooling_with_its_source(read_client: TestClient) -> None:
+    raw = page(read_client, "/gpus/mi100")
+    row = raw[raw.index('<th scope="row">Cooling</th>') :].split("</tr>")[0]
+    assert "passive" in row and "instinct.docs.amd.com" in row
