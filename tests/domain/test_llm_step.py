@@ -116,6 +116,20 @@ QWEN3_30B_A3B = dataclasses.replace(
 )  # fmt: skip
 
 
+def _one_card_columns(gpu, model, prof, counts, gpus=None):
+    """The array path's columns for one card (bf16 weights and KV) at each GPU count."""
+    job = llm_step.replica_job(model, weights="bf16", kv="bf16")
+    card = llm_step.card_terms(
+        gpu, weights="bf16", decode=prof, prefill=prof, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
+    rows = np.zeros(len(counts), np.intp)
+    cols = llm_step.dense_columns(
+        job, llm_step.card_rows([card]), rows, np.array(counts, float), gpus=gpus
+    )
+    return job, card, cols
+
+
 def _moe(**kw) -> llm_step.Replica:
     return llm_step.replica(
         H100, QWEN3_30B_A3B, weights="bf16", kv="bf16", n=1, decode=GRAPHS, prefill=GRAPHS,
@@ -376,14 +390,7 @@ def test_an_mla_decode_pads_each_gpus_query_heads_to_the_kernels_64_row_tile():
     dense_mla = dataclasses.replace(
         DEEPSEEK_R1, experts=None, active_experts=None, active_params=None, params=20e9
     )
-    job = llm_step.replica_job(dense_mla, weights="bf16", kv="bf16")
-    card = llm_step.card_terms(
-        H100, weights="bf16", decode=FLOORS, prefill=FLOORS, memory_efficiency=0.88,
-        compute_efficiency=COMP,
-    )  # fmt: skip
-    cols = llm_step.dense_columns(
-        job, llm_step.card_rows([card]), np.zeros(2, np.intp), np.array([1.0, 8.0])
-    )
+    job, card, cols = _one_card_columns(H100, dense_mla, FLOORS, [1.0, 8.0])
     for n, col in ((1, 0), (8, 1)):
         one = llm_step.replica(
             H100, dense_mla, weights="bf16", kv="bf16", n=n, decode=FLOORS, prefill=FLOORS,
@@ -522,16 +529,7 @@ def test_a_layer_split_hands_each_boundary_the_hidden_state_in_the_runtimes_byte
     prompt = (0.0, 0.0, 512.0, 512.0)
     assert r32.parts(*prompt).seconds == pytest.approx(one.parts(*prompt).seconds + want)
     # the array path hands off the same bytes
-    from app.domain import llm_step as ls
-
-    job = ls.replica_job(LLAMA3_8B, weights="bf16", kv="bf16")
-    card = ls.card_terms(
-        RTX4090, weights="bf16", decode=f32, prefill=f32, memory_efficiency=0.88,
-        compute_efficiency=COMP,
-    )  # fmt: skip
-    cols = ls.dense_columns(
-        job, ls.card_rows([card]), np.array([0]), np.array([4.0]), gpus=[RTX4090]
-    )
+    _, _, cols = _one_card_columns(RTX4090, LLAMA3_8B, f32, [4.0], gpus=[RTX4090])
     assert cols.comm_of(0, 512.0) == pytest.approx(r32.comm(512.0))
 
 
