@@ -1399,13 +1399,11 @@ def dense_columns(
     ruled = np.flatnonzero(cards.k_rule[card])
     if len(ruled):
         # one dense_slowdown per distinct (K-depth rule, tensor-parallel GPUs) of the rows
-        # (tp is a whole number of GPUs, at most NODE_GPUS)
+        # (tp is a whole number of GPUs, at most NODE_GPUS); a dict, not np.unique's sort
         width = topology.NODE_GPUS + 1
-        pairs, inverse = np.unique(
-            cards.rule[card[ruled]] * width + tp[ruled].astype(np.intp), return_inverse=True
-        )
-        got = [job.dense_slowdown(p % width, *cards.rules[p // width]) for p in pairs.tolist()]
-        slow[ruled] = np.array(got, np.float64)[inverse.reshape(-1)]
+        pairs = (cards.rule[card[ruled]] * width + tp[ruled].astype(np.intp)).tolist()
+        got = {p: job.dense_slowdown(p % width, *cards.rules[p // width]) for p in set(pairs)}
+        slow[ruled] = [got[p] for p in pairs]
     full = np.full
     kv = job.kv_at
     linked = np.zeros(rows, bool)
