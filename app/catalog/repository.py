@@ -131,11 +131,12 @@ def rows_for_specs(session: Session) -> list[GpuRow]:
 def stamp_columns() -> list[Any]:
     """Changes whenever a row is added, changed or deleted, in cheap aggregates: an insert
     raises max(id) and max(updated_at), an update raises max(updated_at) (the ORM sets it),
-    a delete lowers the count. Seen from every worker, because it is read from the database.
+    a delete lowers the count (count(*): SQLite counts a table's rows from its b-tree, where
+    count(id) reads every row). Seen from every worker, because it is read from the database.
     Scalar subqueries, so a caller can read several features' stamps in one query."""
     return [
-        select(f(c)).scalar_subquery()
-        for f, c in ((func.count, GpuRow.id), (func.max, GpuRow.id), (func.max, GpuRow.updated_at))
+        select(func.count()).select_from(GpuRow).scalar_subquery(),
+        *(select(func.max(c)).scalar_subquery() for c in (GpuRow.id, GpuRow.updated_at)),
     ]
 
 

@@ -1158,12 +1158,16 @@ class Columns:
         tokens = decode + prefill
         mb = self.microbatch_tokens
         split = (mb > 0) & (tokens > mb)
-        u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
+        if split.any():
+            u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
+        else:  # no row splits its tokens into micro-batches (most: one stage)
+            u = np.ones(len(mb))
         d, f = decode / u, prefill / u
         t_w = self.dense_bytes / self.bw
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
         t_mm = np.maximum(t_w, t_lin)
-        for i in np.flatnonzero(self.moe):
+        routed = np.flatnonzero(self.moe).tolist()
+        for i in routed:
             t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear_step(float(d[i]), float(f[i]), prompt)
         t_moe = (d + f) * self.moe_act_bytes / self.bw
         if decode:
@@ -1186,7 +1190,7 @@ class Columns:
             att_p = 4.0 * self.layers * (self.attn_width * f * prompt / 2.0) / self.attn_flops
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
-        for i in np.flatnonzero(self.moe):
+        for i in routed:
             t_gemm[i] = self.reps[i].gemm_time(float(t_mm[i]), float(d[i]), float(f[i]), prompt)
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
@@ -1399,13 +1403,11 @@ def dense_columns(
     ruled = np.flatnonzero(cards.k_rule[card])
     if len(ruled):
         # one dense_slowdown per distinct (K-depth rule, tensor-parallel GPUs) of the rows
-        # (tp is a whole number of GPUs, at most NODE_GPUS)
+        # (tp is a whole number of GPUs, at most NODE_GPUS); a dict, not np.unique's sort
         width = topology.NODE_GPUS + 1
-        pairs, inverse = np.unique(
-            cards.rule[card[ruled]] * width + tp[ruled].astype(np.intp), return_inverse=True
-        )
-        got = [job.dense_slowdown(p % width, *cards.rules[p // width]) for p in pairs.tolist()]
-        slow[ruled] = np.array(got, np.float64)[inverse.reshape(-1)]
+        pairs = (cards.rule[card[ruled]] * width + tp[ruled].astype(np.intp)).tolist()
+        got = {p: job.dense_slowdown(p % width, *cards.rules[p // width]) for p in set(pairs)}
+        slow[ruled] = [got[p] for p in pairs]
     full = np.full
     kv = job.kv_at
     linked = np.zeros(rows, bool)

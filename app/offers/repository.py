@@ -99,9 +99,12 @@ def stamp_columns() -> list[Any]:
     """Changes whenever an offer is added, changed or deleted (see the catalog's
     stamp_columns), over both tables."""
     return [
-        select(f(c)).scalar_subquery()
+        column
         for table in (CloudOfferRow, PurchaseOfferRow)
-        for f, c in ((func.count, table.id), (func.max, table.id), (func.max, table.updated_at))
+        for column in (
+            select(func.count()).select_from(table).scalar_subquery(),
+            *(select(func.max(c)).scalar_subquery() for c in (table.id, table.updated_at)),
+        )
     ]
 
 

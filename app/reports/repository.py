@@ -86,12 +86,11 @@ def stamp_columns() -> list[Any]:
     the newest id and the newest time (a deleted newest id reused by SQLite comes back with
     a later time)."""
     return [
-        select(f(c)).scalar_subquery()
-        for f, c in (
-            (func.count, DeviceReportRow.id),
-            (func.max, DeviceReportRow.id),
-            (func.max, DeviceReportRow.created_at),
-        )
+        select(func.count()).select_from(DeviceReportRow).scalar_subquery(),
+        *(
+            select(func.max(c)).scalar_subquery()
+            for c in (DeviceReportRow.id, DeviceReportRow.created_at)
+        ),
     ]
 
 
