@@ -522,7 +522,9 @@ def test_a_layer_split_hands_each_boundary_the_hidden_state_in_the_runtimes_byte
     r32 = _replica(RTX4090, n=4, prof=f32)
     assert r32.handoff_bytes == 4.0 and r16.handoff_bytes == 2.0
     hop = r16.hop_link
-    want = 3 * (512 * LLAMA3_8B.hidden_size * 4.0 / (hop.gbs * 1e9) + hop.latency_s)
+    hidden = LLAMA3_8B.hidden_size
+    assert hidden is not None
+    want = 3 * (512 * hidden * 4.0 / (hop.gbs * 1e9) + hop.latency_s)
     assert r32.comm(512.0) == pytest.approx(want)
     assert r32.comm(512.0) > r16.comm(512.0)
     one = _replica(RTX4090, prof=f32)
