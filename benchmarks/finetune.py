@@ -40,6 +40,7 @@ from benchmarks.llm_pretrain import (  # noqa: E402
     score,
     spearman,
     tie_aware_spearman,
+    tokens_per_gpu,
 )
 
 FINETUNE_FILE = ROOT / "tests" / "data" / "finetune_throughput.yaml"
@@ -88,17 +89,6 @@ def finetune_job(
     )
 
 
-def tokens_per_gpu(
-    gpu: GpuSpec,
-    model: ModelSpec,
-    row: dict[str, Any],
-    data_dir: Path,
-    calibration: Calibration | None = None,
-) -> float:
-    est = finetune_job(gpu, model, row, data_dir, calibration)[1]
-    return est.throughput * int(row["seq_len"]) / int(row.get("num_gpus") or 1)
-
-
 @dataclass
 class FinetuneRow:
     method: str  # peft: lora | qlora | none (full)
@@ -136,7 +126,7 @@ def evaluate_finetune(
                 slug=gpu.slug,
                 label=label,
                 measured=measured,
-                predicted=tokens_per_gpu(gpu, model, row, data_dir, calibration),
+                predicted=tokens_per_gpu(gpu, model, row, data_dir, calibration, finetune_job),
             )
         )
     return out, skipped

@@ -114,15 +114,28 @@ def megatron_layout(row: dict[str, Any]) -> megatron.MegatronLayout | None:
     )
 
 
+JobFn = Callable[
+    [GpuSpec, ModelSpec, dict[str, Any], Path, Calibration | None],
+    tuple[WorkloadSpec, perf.PerfEstimate],
+]
+
+
+def per_gpu(est: perf.PerfEstimate, row: dict[str, Any]) -> float:
+    """An estimate's sequences/s as tokens/s per GPU of the row's ``num_gpus`` (default 1)."""
+    return est.throughput * int(row["seq_len"]) / int(row.get("num_gpus") or 1)
+
+
 def tokens_per_gpu(
     gpu: GpuSpec,
     model: ModelSpec,
     row: dict[str, Any],
     data_dir: Path,
     calibration: Calibration | None = None,
+    job: JobFn = pretrain_job,
 ) -> float:
-    est = pretrain_job(gpu, model, row, data_dir, calibration)[1]
-    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"])
+    """A training row's estimate in tokens/s per GPU (``job``: pretrain_job or
+    finetune.finetune_job)."""
+    return per_gpu(job(gpu, model, row, data_dir, calibration)[1], row)
 
 
 @dataclass
@@ -366,10 +379,7 @@ def heldout_tokens(
     gpu: GpuSpec,
     model: ModelSpec,
     data_dir: Path,
-    job: Callable[
-        [GpuSpec, ModelSpec, dict[str, Any], Path, Calibration | None],
-        tuple[WorkloadSpec, perf.PerfEstimate],
-    ],
+    job: JobFn,
     calibration: Calibration | None = None,
 ) -> tuple[float, perf.PerfEstimate, WorkloadSpec]:
     """A held-out LLM training row in tokens/s per GPU, its estimate and the job it priced
@@ -381,7 +391,7 @@ def heldout_tokens(
         "checkpointing": bool(row.get("checkpointing")),
     }
     work, est = job(gpu, model, spec, data_dir, calibration)
-    return est.throughput * int(row["seq_len"]) / int(row["num_gpus"]), est, work
+    return per_gpu(est, row), est, work
 
 
 def heldout_tokens_per_gpu(
@@ -417,6 +427,7 @@ if __name__ == "__main__":
 
 __all__ = [
     "MEGATRON_PRETRAIN_FILE",
+    "JobFn",
     "PretrainRow",
     "evaluate_pretrain",
     "heldout_tokens_per_gpu",
