@@ -209,6 +209,9 @@ PRICED_2026_12 = (
     ("mi100", "used"),
     ("mi210", "used"),
     ("a100-pcie-80gb", "used"),
+    # the same project's homelab catalog (2026-08-13): a used-market reference price of the Mac
+    # Studio M2 Ultra 76-core GPU / 192 GB, the catalog entry's configuration (no price before)
+    ("apple-m2-ultra", "used"),
 )
 # what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
 AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
@@ -301,8 +304,9 @@ def test_the_coverage_script_agrees_with_what_the_engine_pays(
         assert got == want, slug
 
 
-# Apple machines: a launch row priced at the catalog entry's own configuration (GPU cores and
-# unified memory, as the entry's name states them), with the source naming both.
+# Apple machines: a row priced at the catalog entry's own configuration (GPU cores and unified
+# memory, as the entry's name states them), with the source naming both: Apple's launch price of
+# that configuration (dated by its month), or a dated used price of it.
 APPLE_ROWS = [r for r in ROWS if r["gpu"].startswith("apple-")]
 APPLE_NAMES = {
     g["slug"]: g["name"]
@@ -315,8 +319,9 @@ def test_an_apple_price_is_the_catalog_configuration_dated_and_pinned(row: dict[
     cores, gb = re.fullmatch(r".*\((\d+)-core GPU, (\d+)GB\)", APPLE_NAMES[row["gpu"]]).groups()  # type: ignore[union-attr]
     title = DOC["sources"][row["source"]]["title"]
     url = DOC["sources"][row["source"]]["url"]
-    assert row["condition"] == "launch"  # Apple's price for that configuration, at its date
-    assert re.fullmatch(r"\d{4}-\d{2}", row["as_of"]), row["as_of"]
+    assert row["condition"] in ("launch", "used"), row
+    date_form = r"\d{4}-\d{2}" if row["condition"] == "launch" else r"\d{4}-\d{2}(-\d{2})?"
+    assert re.fullmatch(date_form, row["as_of"]), row["as_of"]
     assert re.search(r"github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/", url), url
     assert f"{cores}-core GPU" in title and f"{gb} GB unified memory" in title, title
     assert f"${float(row['usd']):,.0f}" in title, title
@@ -368,6 +373,20 @@ def test_a_70b_buy_question_names_a_priced_mac_or_says_only_figures_are_missing(
     else:
         (excluded,) = [e for e in body["excluded"] if e["slug"] == slug]
         assert excluded["code"] == "no_figures", excluded
+
+
+def test_a_70b_buy_question_buys_the_m2_ultra_whole_at_its_dated_used_price(
+    read_client: TestClient,
+) -> None:
+    """The Mac Studio M2 Ultra 76-core GPU / 192 GB has Apple's FP32 figure in the catalog and,
+    since issue #23, a used price of that configuration (2026-08-13): one box holds Llama 3 70B
+    at 4 bits and is bought whole at $4,899, the dated used price, under a $10,000 budget."""
+    rows = _buy(read_client, LLAMA_70B_BUY)
+    buy = rows["apple-m2-ultra"]["cost"]["buy"]
+    assert rows["apple-m2-ultra"]["num_gpus"] == 1
+    assert (buy["condition"], buy["unit_usd"], buy["usd"], buy["as_of"]) == (
+        "used", 4899, 4899, "2026-08-13",
+    )  # fmt: skip
 
 
 def test_given_a_compute_figure_the_m3_ultra_is_bought_whole_at_its_launch_price(
