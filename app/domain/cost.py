@@ -291,13 +291,22 @@ class OfferChoice:
 
     @property
     def note(self) -> str | None:
-        if self.gpus_paid == self.gpus_used:
-            return None
         shape = f"{self.instances}× " if self.instances > 1 else ""
+        # several instances work as one job only over the fabric the estimate assumes
+        # (topology.network); a provider's plain instances may lack it
+        cluster = (
+            f"; rents {shape}{self.offer.instance_type} side by side: book them as one "
+            "cluster on the provider's fast network (InfiniBand / EFA / RoCE), as the "
+            "estimate assumes"
+            if self.instances > 1
+            else ""
+        )
+        if self.gpus_paid == self.gpus_used:
+            return cluster[2:] or None
         return (
             f"pays for {shape}{self.offer.gpus}-GPU {self.offer.instance_type} "
             f"({self.gpus_paid} GPUs) to use {self.gpus_used}: {self.offer.provider} rents no "
-            "smaller shape of this GPU"
+            f"smaller shape of this GPU{cluster}"
         )
 
 
@@ -321,11 +330,15 @@ def _hourly_rate(offer: CloudOffer, policy: RentalPolicy) -> tuple[float, bool]:
 
 
 def choose_offer(
-    offers: list[CloudOffer], gpus_needed: int, policy: RentalPolicy = RentalPolicy()
+    offers: list[CloudOffer],
+    gpus_needed: int,
+    policy: RentalPolicy = RentalPolicy(),
+    node_gpus: int = 1,
 ) -> OfferChoice | None:
     """The cheapest accepted way to get ``gpus_needed`` GPUs on instance shapes that exist:
-    one instance with at least that many GPUs (paying for all of them), or whole instances
-    side by side when the policy allows several nodes. ``None`` when nothing fits."""
+    one instance with at least that many GPUs (paying for all of them), or — when the policy
+    allows several nodes — whole instances side by side, each holding at least ``node_gpus``
+    (the server the estimate's multi-node communication assumes). ``None`` when nothing fits."""
     n = max(1, gpus_needed)
     best: tuple[tuple[float, int, str, str], OfferChoice] | None = None
     for offer in offers:
@@ -333,7 +346,7 @@ def choose_offer(
             continue
         if offer.gpus >= n:
             instances = 1
-        elif policy.multi_node:
+        elif policy.multi_node and offer.gpus >= node_gpus:
             instances = -(-n // offer.gpus)
         else:
             continue
@@ -509,15 +522,18 @@ def price_configuration(
     policy: RentalPolicy,
     usage: Usage,
     purchase_basis: str = "auto",
+    node_gpus: int = 1,
 ) -> Pricing:
     n = max(1, num_gpus)
-    rent = choose_offer(list(offers.cloud), n, policy)
+    rent = choose_offer(list(offers.cloud), n, policy, node_gpus)
     reason = None
     if rent is None:
         reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
         if offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
+            if policy.multi_node and biggest < node_gpus:
+                reason += f", and no {node_gpus}-GPU server to run several side by side"
     buy, buy_reason = _purchase(offers, purchase_basis)
     return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from app.domain import compat, efficiency, megatron, perf, serving_step
+from app.domain import compat, efficiency, megatron, perf, serving_step, topology
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
@@ -498,7 +498,12 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     pricing = table.get(key)
     if pricing is None:
         pricing = table[key] = costs.price_configuration(
-            offers.get(key[0], _NO_OFFERS), n, ctx.rental, ctx.usage, ctx.purchase_basis
+            offers.get(key[0], _NO_OFFERS),
+            n,
+            ctx.rental,
+            ctx.usage,
+            ctx.purchase_basis,
+            topology.node_size(config.gpu),
         )
     return pricing
 

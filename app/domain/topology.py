@@ -235,15 +235,16 @@ def replicas_allreduce_s(gpu: GpuSpec, m: int, nbytes: float, calls: int = 1) ->
 
 def nodes(gpu: GpuSpec, n: int) -> int:
     """How many servers ``n`` GPUs of this model span (an NVL72 rack counts as one)."""
-    return math.ceil(n / _node_size(gpu))
+    return math.ceil(n / node_size(gpu))
 
 
-def _node_size(gpu: GpuSpec) -> int:
+def node_size(gpu: GpuSpec) -> int:
+    """GPUs in one server (or NVLink rack) of this model, as the multi-node terms assume."""
     return max(NODE_GPUS, fabric(gpu).domain)
 
 
 def _ring_s(gpu: GpuSpec, n: int, moved: float, calls: int) -> float:
-    per = _node_size(gpu)
+    per = node_size(gpu)
     if n <= per:
         return comm_seconds(link(gpu, n), moved, calls)
     inside = link(gpu, per)

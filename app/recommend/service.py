@@ -118,7 +118,7 @@ def _context(
         apply_filters=apply_filters,
         savers_allowed=_savers_allowed(request.workload),
         offers=offers,
-        rental=rental_policy(cons),
+        rental=rental_policy(cons, work.training),
         usage=cons.usage(),
         purchase_basis=cons.purchase_basis,
         serving=serving_step.Ask(
@@ -127,12 +127,17 @@ def _context(
     )
 
 
-def rental_policy(cons: s.ConstraintsIn) -> costs.RentalPolicy:
+def rental_policy(cons: s.ConstraintsIn, training: bool = False) -> costs.RentalPolicy:
+    """The offers the user accepts; a training job may rent whole servers side by side (its
+    estimate prices the communication across them), an inference or serving replica not."""
     tiers: tuple[str, ...] = tuple(cons.tiers) if cons.tiers else costs.ALL_TIERS
     if cons.exclude_marketplace:
         tiers = costs.ON_DEMAND_TIERS
     return costs.RentalPolicy(
-        providers=tuple(cons.providers or ()), tiers=tiers, allow_spot=bool(cons.allow_spot)
+        providers=tuple(cons.providers or ()),
+        tiers=tiers,
+        allow_spot=bool(cons.allow_spot),
+        multi_node=training,
     )
 
 

@@ -68,6 +68,19 @@ def test_several_nodes_only_when_allowed() -> None:
     assert choice.usd_per_hour == pytest.approx(2 * 23.92)
 
 
+def test_several_nodes_are_whole_servers_booked_as_one_cluster() -> None:
+    # the estimate's multi-node terms assume 8-GPU servers: sixteen 1-GPU instances are not that
+    many = RentalPolicy(multi_node=True)
+    assert choose_offer([ONE, MARKET2], 16, many, node_gpus=8) is None
+    choice = choose_offer([ONE, MARKET2, NODE8], 16, many, node_gpus=8)
+    assert choice is not None and choice.offer is NODE8 and choice.instances == 2
+    assert choice.note is not None and "one cluster" in choice.note
+    assert "pays for" not in choice.note  # every GPU paid for is used
+    priced = price_configuration(GpuOffers(cloud=(ONE,)), 16, many, Usage(), node_gpus=8)
+    assert priced.rent is None
+    assert priced.rent_reason is not None and "no 8-GPU server" in priced.rent_reason
+
+
 def test_purchase_basis_prefers_new_then_market_then_launch() -> None:
     launch = PurchaseOffer(1599, "launch", "2022", "launch")
     used = PurchaseOffer(1800, "used", "2026-09", "poet")

@@ -157,6 +157,36 @@ def test_a_two_gpu_job_on_eight_gpu_nodes_pays_the_node_and_says_so(
     assert any("Pays for" in line for line in h100["explanation"])
 
 
+def test_training_past_one_server_rents_whole_servers_side_by_side(
+    read_client: TestClient,
+) -> None:
+    """Sixteen GPUs exist in no one instance: a training job (whose estimate prices the
+    communication between servers) rents two 8-GPU servers; an inference replica rents none."""
+
+    def ask(task: str) -> dict[str, Any]:
+        body = _ask(
+            read_client,
+            {
+                "workload": {"preset": "llama-3-8b", "task": task},
+                "constraints": {"acquisition": "rent", "num_gpus": 16, "max_gpus": 16},
+                "objective": "fastest",
+                "group_by": "config",
+                "limit": 200,
+            },
+        )
+        return next(r for r in body["recommendations"] if r["gpu"]["slug"] == "h100-sxm")
+
+    train = ask("training")
+    assert train["num_gpus"] == 16 and train["price_known"]
+    offer = train["offer"]
+    assert offer["gpus"] >= 8 and offer["gpus"] * offer["instances"] >= 16
+    assert offer["instances"] >= 2 and "one cluster" in offer["note"]
+    assert train["cost"]["rent"]["usd_per_hour"] == pytest.approx(
+        offer["usd_per_hour"] * offer["instances"]
+    )
+    assert ask("inference")["offer"] is None
+
+
 def test_usage_inputs_move_the_verdict(read_client: TestClient) -> None:
     def verdict(hours: float, years: float) -> dict[str, Any]:
         body = _ask(
