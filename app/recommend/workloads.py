@@ -257,7 +257,17 @@ def _lengths(
     out_tokens = int(w.output_tokens or d.get("output_tokens") or 128)
     if transformer and model.max_context and model.family == "decoder":
         ctx = seq_len + (out_tokens if inference else 0)
+        if inference and ctx > model.max_context:
+            # a trained model attends no further than its context: refused, as serving does
+            raise InvalidInput(
+                f"prompt + output = {ctx} tokens exceeds the model's context of "
+                f"{model.max_context}",
+                field="workload.seq_len"
+                if seq_len >= model.max_context
+                else "workload.output_tokens",
+            )
         if ctx > model.max_context:
+            # training may stretch a model's context (a new model, RoPE scaling): estimated
             warnings.append(
                 f"context {ctx} exceeds the model's max_context {model.max_context}; "
                 "estimated anyway"

@@ -300,9 +300,26 @@ def test_bad_input_is_a_validation_error(body: dict[str, Any]) -> None:
         s.RecommendationRequest.model_validate(body)
 
 
-def test_context_beyond_max_context_warns() -> None:
-    r = _run(workload={"preset": "llama-3-8b", "seq_len": 100_000}, objective="fastest")
+def test_training_beyond_max_context_warns() -> None:
+    r = _run(
+        workload={"preset": "llama-3-8b", "task": "training", "seq_len": 100_000},
+        objective="fastest",
+    )
     assert any("max_context" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize(
+    ("lengths", "field"),
+    [({"seq_len": 100_000}, "workload.seq_len"), ({"seq_len": 8000, "output_tokens": 500},
+     "workload.output_tokens")],
+)  # fmt: skip
+def test_inference_past_the_models_context_is_refused_as_serving_is(
+    lengths: dict[str, int], field: str
+) -> None:
+    # Llama 3 8B attends over 8,192 tokens; inference and serving give the same answer
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={"preset": "llama-3-8b", "task": "inference", **lengths})
+    assert err.value.field == field and "8192" in str(err.value)
 
 
 def test_nothing_crashes_on_edge_catalog() -> None:
