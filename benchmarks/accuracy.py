@@ -1367,6 +1367,11 @@ def predict_heldout(
     return heldout_estimate(row, gpu, data_dir, models)[0]
 
 
+# a held-out regime whose rows mix model families: the band regime is each row's family's
+FAMILY_BAND = "family"
+# held-out regimes that time a training step (the rest time inference)
+TRAINING_REGIMES = frozenset({"cnn-training", "timm-train"})
+
 # held-out regime -> the engine's band regime (app/domain/rank.py's _regime)
 HELDOUT_BAND_REGIME = {
     "cnn-training": "train",
@@ -1388,6 +1393,11 @@ HELDOUT_BAND_REGIME = {
     "trtllm-first-token": "prefill",
     # serving at saturation (issue 21): TensorRT-LLM v0.17's in-flight-batching tables
     "serving-trtllm": "serving",
+    # the 2026-12 spot-check (timm's benchmark CSVs): CNNs and a ViT side by side, so each
+    # row takes the band of its model's family, as the app's row does (perf.family_regime)
+    "timm-infer-eager": FAMILY_BAND,
+    "timm-infer-compile": FAMILY_BAND,
+    "timm-train": FAMILY_BAND,
 }
 # the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile
 BAND_REGIME = {**HELDOUT_BAND_REGIME, "compiled-decode": "decode"}
@@ -1430,11 +1440,14 @@ def heldout_estimate(
     runtime = row["runtime"]
     framework = "tensorflow" if runtime in _TENSORFLOW else "pytorch"
     requested = _HELDOUT_PRECISION.get(row["precision"], row["precision"])
-    training = row["regime"] == "cnn-training"
+    training = row["regime"] in TRAINING_REGIMES
     if row.get("preset"):
         preset = load_presets(data_dir)[row["preset"]]
         model = _heldout_model(row, preset.model)
-        optimizer, preset_id = preset.defaults.get("optimizer") or "sgd", preset.id
+        # a row may state the optimizer its harness ran (timm's benchmark.py: SGD for every
+        # model); else the preset's
+        optimizer = row.get("optimizer") or preset.defaults.get("optimizer") or "sgd"
+        preset_id = preset.id
     else:
         model = decoder((models or {})[row["model"]])
         optimizer, preset_id = "adamw", None
@@ -1475,8 +1488,11 @@ def heldout_estimate(
         backend=row.get("backend") or support.backend,
         calibration=calibration,
     )
+    band_regime = BAND_REGIME.get(row["regime"], "infer")
+    if band_regime == FAMILY_BAND:
+        band_regime = perf.family_regime(model.family, training)
     inputs = bands.BandInputs(
-        regime=BAND_REGIME.get(row["regime"], "infer"),
+        regime=band_regime,
         vendor=gpu.vendor,
         architecture=gpu.architecture,
         runtime=runtime,
