@@ -122,7 +122,8 @@ def test_the_engine_prices_every_held_out_row(accuracy) -> None:
             "moe-decode", "eager-decode", "pytorch-cnn-inference", "llm-pretraining",
             "llm-finetuning", "llamacpp-decode", "llamacpp-prefill", "llamacpp-split-decode",
             "llamacpp-split-prefill", "trtllm-static-batch", "trtllm-first-token",
-            "serving-trtllm"} <= names  # fmt: skip
+            "serving-trtllm", "timm-infer-eager", "timm-infer-compile",
+            "timm-train"} <= names  # fmt: skip
 
 
 def _urls(node: object) -> set[str]:
