@@ -23,15 +23,31 @@ UNQUANTISED = UNQUANTISED_PRECISIONS
 
 
 @cache
-def _table(data_dir: Path) -> dict[str, tuple[str, str]]:
-    """format → (cost, 'title (url)')."""
+def _table(data_dir: Path, section: str = "formats") -> dict[str, tuple[str, str]]:
+    """format (or KV cache precision, section "kv_cache") → (cost, 'title (url)')."""
     doc = yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
     sources = doc.get("sources") or {}
     out: dict[str, tuple[str, str]] = {}
-    for key, item in (doc.get("formats") or {}).items():
+    for key, item in (doc.get(section) or {}).items():
         ref = sources[item["source"]]
         out[str(key)] = (str(item["cost"]), f"{ref['title']} ({ref['url']})")
     return out
+
+
+def kv_note(kv_precision: str, data_dir: Path = DATA_DIR) -> str | None:
+    """What a KV cache below 16 bits is known to cost, with its source; None at 16 bits."""
+    hit = _table(data_dir, "kv_cache").get(kv_precision)
+    if hit is None:
+        return None
+    return f"quality: {kv_precision} KV cache — {hit[0]} (source: {hit[1]})"
+
+
+def notes(
+    precision: str, kv_precision: str | None, quantization: str | None = None
+) -> tuple[str, ...]:
+    """A serving row's quality notes: its weights', then its KV cache's."""
+    said = (cost_note(precision, quantization), kv_note(kv_precision) if kv_precision else None)
+    return tuple(n for n in said if n is not None)
 
 
 def cost_note(

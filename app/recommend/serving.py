@@ -538,16 +538,18 @@ def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candida
     """A ranked candidate's row, with the quality cost of a quantised format said and the
     card's other shapes (``others``: rank.best_per_card's) as its alternatives."""
     assert c.serving is not None
-    said = quality.cost_note(c.serving.result.config.weight_precision, weight_format)
+    conf = c.serving.result.config
+    said = quality.notes(conf.weight_precision, conf.kv_precision, weight_format)
     alts = tuple(o.serving for o in others if o.serving is not None)
-    return _Row(c.gpu, c.serving, c.score, (said,) if said is not None else (), alts)
+    return _Row(c.gpu, c.serving, c.score, said, alts)
 
 
 def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
     """A card's near miss (a "misses_targets" result) as a row of the closest."""
     assert r.serving is not None
-    said = quality.cost_note(r.serving.result.config.weight_precision, weight_format)
-    return _Row(r.gpu, r.serving, None, (said,) if said is not None else ())
+    conf = r.serving.result.config
+    said = quality.notes(conf.weight_precision, conf.kv_precision, weight_format)
+    return _Row(r.gpu, r.serving, None, said)
 
 
 def _curved(row: _Row, ctx: ev.Context, curve: bool = True) -> _Row:

@@ -312,8 +312,13 @@ def test_serving_keeps_published_weights_unless_4bit_is_asked(client: TestClient
     assert plain["recommendations"]
     assert _weights(plain) <= {"bf16", "fp16"}  # Llama 3 70B publishes bf16 weights
     assert not any(
-        w.startswith("quality:") for r in plain["recommendations"] for w in r["warnings"]
+        w.startswith("quality:") and "weights" in w
+        for r in plain["recommendations"]
+        for w in r["warnings"]
     )
+    for r in plain["recommendations"]:  # an fp8 KV cache is a quality trade said apart
+        said = any(w.startswith("quality: fp8 KV cache") for w in r["warnings"])
+        assert said == (r["serving"]["kv_cache_precision"] == "fp8"), r["gpu"]["slug"]
     none = _ask(client, _serving(), workload={
         "preset": "llama-3-70b", "task": "serving", "serving": _serving(), "quantization": "none"
     })  # fmt: skip

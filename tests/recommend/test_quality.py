@@ -26,6 +26,15 @@ def test_every_quantised_format_names_its_cost_and_source() -> None:
     assert "0.18" in (quality.cost_note("int4", "q4_k_m") or "")
 
 
+def test_an_fp8_kv_cache_names_its_cost_and_source_and_16_bit_none() -> None:
+    note = quality.kv_note("fp8")
+    assert note is not None and note.startswith("quality: fp8 KV cache") and "vllm" in note
+    assert quality.kv_note("bf16") is None and quality.kv_note("fp16") is None
+    assert quality.notes("bf16", "bf16") == ()
+    both = quality.notes("fp8", "fp8")
+    assert len(both) == 2 and "weights" in both[0] and "KV cache" in both[1]
+
+
 def test_a_spot_rental_warns_of_interruptions_and_training_of_restarts() -> None:
     from app.domain.cost import CloudOffer, GpuOffers, RentalPolicy, Usage, price_configuration
     from app.recommend.rows import spot_warning
