@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     log_format: Literal["json", "text"] = "json"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
-    # --- limits (README "Limits"); 0 turns a rate limit off
+    # --- limits (README "Configuration", "Under load and attack"); 0 turns a rate limit off
     # Requests admitted at once per web process; the connection pool is sized from it.
     # Python runs one thread at a time (GIL): past a few threads, more only add contention.
     max_concurrent_requests: int = Field(default=8, ge=1, le=256)

@@ -1,11 +1,11 @@
 """Engine, session factory and the session scope that commits at the edge.
 
-Sizing (see README "Concurrency"): a web process admits at most ``max_concurrent_requests``
-requests past the gate in ``app/http/guard.py``; each holds at most one pooled connection,
-and the pool has that many plus ``_SPARE_CONNECTIONS`` for the health check and background
-threads. So a request never waits for a connection while holding a thread that another
-request needs to finish (the deadlock the issue measured at ~64 concurrent requests), and
-the threadpool (40 threads) is always larger than the gate.
+Sizing (see README "Under load and attack"): a web process admits at most
+``max_concurrent_requests`` requests past the gate in ``app/http/guard.py``; each holds at most
+one pooled connection, and the pool has that many plus ``_SPARE_CONNECTIONS`` for the health
+check and background threads. So a request never waits for a connection while holding a thread
+that another request needs to finish (the deadlock the issue measured at ~64 concurrent
+requests), and the threadpool (40 threads) is always larger than the gate.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Per-client token buckets, in process.
 
 Each web process keeps its own buckets, so with N workers a client gets up to N times the
-configured rate (the load balancer spreads it); README "Limits" says so. Buckets of clients
-idle long enough to be full again are dropped, so memory stays bounded by active clients.
+configured rate (the load balancer spreads it); README "Under load and attack" says so.
+Buckets of clients idle long enough to be full again are dropped, so memory stays bounded by
+active clients.
 """
 
 from __future__ import annotations
