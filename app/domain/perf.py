@@ -1250,6 +1250,12 @@ def _build_on_gpu(
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     split, mode = compute_split(gpu, work, framework, eff, prof)
+    if split is not None and work.training:
+        # the whole-model rate is the best-shape rate × its utilisation: the same share of it
+        best = compute_split(gpu, work, framework, eff, prof, per_operator=True)[0]
+        held = _sustained_share(gpu, work, mode, best)
+        if held < 1.0:
+            split = tuple((share, rate * held) for share, rate in split)
     op_eff = operator_efficiency(eff, mode)
     op_split = (
         compute_split(gpu, work, framework, op_eff, prof, per_operator=True)[0]
@@ -1270,7 +1276,13 @@ def _build_on_gpu(
             # the runtime's kernel prices attention, not the profiled one: say so
             op_eff, factor = replace(op_eff, attention=None), None
         rates = class_rates(
-            gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be), prof.winograd_3x3
+            gemm_rate,
+            vector,
+            factor,
+            fcap,
+            _attention_kernel(gpu, work, be),
+            prof.winograd_3x3,
+            _sustained_share(gpu, work, mode, op_split),
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
@@ -1385,6 +1397,23 @@ def _flash_cap(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -
     if not half or key == "fp32" or not share:
         return None
     return half * 1e12 * share
+
+
+def _sustained_share(gpu: GpuSpec, work: WorkloadSpec, mode: str, split: Split) -> float:
+    """The share of its best-shape GEMM rate (``split``: peak × prior, at the boost clock) a
+    GPU's GEMMs hold in a training step: min(1, the TFLOPS a large GEMM on the job's datapath
+    sustains over a long run at the board's power limit ÷ that rate), where the efficiency
+    table has a measurement for this GPU and datapath (``sustained_gemm_tflops``; H100 SXM:
+    Hugging Face's gpu-fryer, 60 s of 8192³ cuBLASLt GEMMs). A training run keeps the GPU at
+    its power limit for minutes to weeks; the prior (MAMF's best shape, 100 iterations) is a
+    burst a short kernel can catch at the boost clock, so inference, short bursts between host
+    work, keeps it: 1 there, and 1 for a mixed fp32 + TF32 split (no single datapath)."""
+    if not work.training or work.efficiency is None or split is None or len(split) != 1:
+        return 1.0
+    held = work.efficiency.sustained_gemm_tflops(gpu.slug, mode)
+    if not held:
+        return 1.0
+    return min(1.0, held * 1e12 / split[0][1])
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
