@@ -233,7 +233,7 @@ class EfficiencyTable:
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
     # GPU slug -> datapath (SUSTAINED_DTYPES) -> TFLOPS a large dense GEMM holds over a long
     # run at the board's power limit (the ``sustained_gemm_tflops`` section): training steps
-    # price their GEMMs at no more than it (perf._sustained_share)
+    # price their GEMMs at no more than it (perf._sustained_shares)
     sustained_gemm: dict[str, dict[str, float]] = field(default_factory=dict)
     # Every profile by the values the rows name, and each runtime's GPU-independent values:
     # built from the rows with the table (see ProfileTable)

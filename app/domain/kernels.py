@@ -349,7 +349,7 @@ def class_rates(
     at the faster of the implicit GEMM (``gemm_rate``) and the Winograd kernel (``winograd`` × the
     CUDA-core rate), the one cuDNN's autotuner would time fastest.
     ``sustained``: the share of ``gemm_rate`` the GPU's GEMMs hold over a long run at its power
-    limit (a training step: perf._sustained_share; 1 elsewhere). It slows the tensor-core GEMM
+    limit (a training step: perf._sustained_shares; 1 elsewhere). It slows the tensor-core GEMM
     and convolution classes, the kernels the sustained figure measured; the attention kernels
     keep their rates (on Hopper FlashAttention-2 and the Triton kernel run at a third of peak
     or less, a load the figure did not measure)."""

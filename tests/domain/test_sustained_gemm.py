@@ -121,3 +121,16 @@ def test_the_cached_gpu_terms_keep_training_and_inference_apart() -> None:
     inf = _rates(gpu, _work("inference", WITH))
     train = _rates(gpu, _work("training", WITH))
     assert train[_GEMM] < inf[_GEMM]
+
+
+def test_a_mixed_fp32_job_holds_only_its_tf32_share() -> None:
+    # PyTorch's default fp32: convolutions on TF32 tensor cores, matmuls on the CUDA cores
+    # (compute_split's "fp32+tf32": the TF32 part first); the figure is a TF32 GEMM's
+    table = parse_table({"sustained_gemm_tflops": {"h100-sxm": {"tf32": 300, "source": "t"}}})
+    work = _work("training", table, precision="fp32")
+    tf32, fp32 = 0.8 * 494.7e12, 0.9 * 67e12
+    shares = perf._sustained_shares(H100, work, "fp32+tf32", ((0.6, tf32), (0.4, fp32)))
+    assert shares == pytest.approx((300e12 / tf32, 1.0))
+    assert perf._sustained_shares(H100, work, "fp32", ((1.0, fp32),)) is None
+    inference = _work("inference", table, precision="fp32")
+    assert perf._sustained_shares(H100, inference, "tf32", ((1.0, tf32),)) is None
