@@ -231,6 +231,10 @@ class EfficiencyTable:
     new_source: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Task 'serving'': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
+    # GPU slug -> datapath (SUSTAINED_DTYPES) -> TFLOPS a large dense GEMM holds over a long
+    # run at the board's power limit (the ``sustained_gemm_tflops`` section): training steps
+    # price their GEMMs at no more than it (perf._sustained_shares)
+    sustained_gemm: dict[str, dict[str, float]] = field(default_factory=dict)
     # Every profile by the values the rows name, and each runtime's GPU-independent values:
     # built from the rows with the table (see ProfileTable)
     profiles: ProfileTable = field(init=False, compare=False, repr=False, hash=False)
@@ -269,6 +273,11 @@ class EfficiencyTable:
     def runtime_value(self, runtime: str, name: str) -> Any:
         """A field set by the runtime's GPU-independent rows (e.g. its context size)."""
         return self.profiles.runtime_values(runtime).get(name)
+
+    def sustained_gemm_tflops(self, slug: str, dtype: str) -> float | None:
+        """The TFLOPS a dense GEMM on ``dtype``'s datapath holds on this GPU over a long run,
+        where the table has a measurement of it; None otherwise."""
+        return self.sustained_gemm.get(slug, {}).get(dtype)
 
 
 _FIELDS = {f.name for f in fields(RuntimeProfile)} - {"runtime", "regime", "sources"}
@@ -513,7 +522,29 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         extrapolation=extrapolation,
         new_source=new_source,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
+        sustained_gemm=_sustained_gemm(doc.get("sustained_gemm_tflops") or {}),
     )
+
+
+# The datapaths a sustained GEMM figure may be given for (the job modes perf prices GEMMs at)
+SUSTAINED_DTYPES = frozenset({"bf16", "fp16", "tf32", "fp8"})
+
+
+def _sustained_gemm(raw: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Every entry names its source; a datapath outside SUSTAINED_DTYPES is an error."""
+    out: dict[str, dict[str, float]] = {}
+    for slug, values in raw.items():
+        values = dict(values or {})
+        if not values.get("source"):
+            raise ValueError(f"sustained_gemm_tflops {slug!r}: no source")
+        rates = {k: v for k, v in values.items() if k not in ("source", "note")}
+        unknown = set(rates) - SUSTAINED_DTYPES
+        if unknown:
+            raise ValueError(f"sustained_gemm_tflops {slug!r}: unknown datapaths {sorted(unknown)}")
+        if any(float(v) <= 0 for v in rates.values()):
+            raise ValueError(f"sustained_gemm_tflops {slug!r}: rates must be positive")
+        out[str(slug)] = {str(k): float(v) for k, v in rates.items()}
+    return out
 
 
 def _large_gpu(name: str, raw: Any) -> tuple[float, tuple[str, ...], int, int] | None:

@@ -1250,6 +1250,10 @@ def _build_on_gpu(
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     split, mode = compute_split(gpu, work, framework, eff, prof)
+    if split is not None and work.training:
+        # the whole-model rate is the best-shape rate × its utilisation: the same share of it
+        best = compute_split(gpu, work, framework, eff, prof, per_operator=True)[0]
+        split = _held(split, _sustained_shares(gpu, work, mode, best))
     op_eff = operator_efficiency(eff, mode)
     op_split = (
         compute_split(gpu, work, framework, op_eff, prof, per_operator=True)[0]
@@ -1260,6 +1264,10 @@ def _build_on_gpu(
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
+        # a training step's GEMMs at what the board holds over a long run (class_rates: the
+        # GEMM and convolution classes only)
+        held = _held(op_split, _sustained_shares(gpu, work, mode, op_split))
+        held_rate = 1.0 / seconds(1.0, held)
         factor = _flash_factor(op_eff, mode)
         # A profiled attention rate is what the GPU's best kernel reached (the H100 profile's
         # is FlashAttention-3's 740 TFLOPS): no prior cap under it, but the runtime's own
@@ -1270,7 +1278,13 @@ def _build_on_gpu(
             # the runtime's kernel prices attention, not the profiled one: say so
             op_eff, factor = replace(op_eff, attention=None), None
         rates = class_rates(
-            gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be), prof.winograd_3x3
+            gemm_rate,
+            vector,
+            factor,
+            fcap,
+            _attention_kernel(gpu, work, be),
+            prof.winograd_3x3,
+            held_rate / gemm_rate,
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
@@ -1385,6 +1399,39 @@ def _flash_cap(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -
     if not half or key == "fp32" or not share:
         return None
     return half * 1e12 * share
+
+
+def _sustained_shares(
+    gpu: GpuSpec, work: WorkloadSpec, mode: str, best: Split
+) -> tuple[float, ...] | None:
+    """Per part of ``best`` (``compute_split``'s best-shape rates, peak × prior at the boost
+    clock), the share of it a training step's GEMMs hold: min(1, the TFLOPS a large GEMM on
+    that part's datapath sustains over a long run at the board's power limit ÷ the rate),
+    where the efficiency table has a measurement for this GPU and datapath
+    (``sustained_gemm_tflops``; H100 SXM: Hugging Face's gpu-fryer, 60 s of 8192³ cuBLASLt
+    GEMMs), else 1. A training run keeps the GPU at its power limit for minutes to weeks; the
+    prior (MAMF's best shape, 100 iterations) is a burst a short kernel catches at the boost
+    clock, so inference, short bursts between host work, keeps it. None where nothing is
+    held below the prior."""
+    if not work.training or work.efficiency is None or best is None:
+        return None
+    # compute_split's parts: the TF32 share before the FP32 one in a mixed fp32 job
+    paths = ("tf32", "fp32") if mode == "fp32+tf32" else (mode,)
+    if len(paths) != len(best):
+        return None
+    table = work.efficiency
+    shares = []
+    for path, (_, rate) in zip(paths, best, strict=True):
+        held = table.sustained_gemm_tflops(gpu.slug, path)
+        shares.append(min(1.0, held * 1e12 / rate) if held else 1.0)
+    return tuple(shares) if min(shares) < 1.0 else None
+
+
+def _held(split: Split, shares: tuple[float, ...] | None) -> Split:
+    """``split`` with each part's rate × its sustained share (``_sustained_shares``)."""
+    if split is None or shares is None:
+        return split
+    return tuple((f, rate * h) for (f, rate), h in zip(split, shares, strict=True))
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
