@@ -214,12 +214,15 @@ class ConfigResult:
 
 
 def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, backend: str = "cuda") -> float:
-    """The vendor's GiB less what the OS (unified memory) or the job's runtime (vLLM's
-    gpu_memory_utilization) keeps back; see app.domain.efficiency."""
-    prof = None
-    if work is not None:
-        prof = perf.profile_for(gpu, work, backend, "train" if work.training else "infer")
-    return efficiency.usable_gb(gpu, prof)
+    """The vendor's GiB less what the OS (unified memory) keeps back, times the share an
+    inference runtime claims of the device (vLLM's gpu_memory_utilization): the serving
+    plan's rule (efficiency.usable_gb, efficiency.device_share). ``backend``: kept for the
+    callers; the rule does not depend on it."""
+    del backend
+    share = 1.0
+    if work is not None and not work.training:
+        share = efficiency.device_share(work.efficiency, work.runtime)
+    return efficiency.usable_gb(gpu, share)
 
 
 def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:

@@ -815,6 +815,7 @@ def replica_job(
     weights: str,
     kv: str,
     own_bits: float | None = None,
+    format_bits: float | None = None,
     torch_version: str = "",
     kv_repeat: bool = False,
     quantization: str = "",
@@ -840,7 +841,7 @@ def replica_job(
         dense=dense,
         experts=experts,
         n_experts=n_experts,
-        wb=formats.weight_bytes(model, weights, own_bits) / model.params,
+        wb=formats.weight_bytes(model, weights, own_bits, format_bits=format_bits) / model.params,
         kv_b=formats.kv_bytes(kv),
         flops_per_token=2.0 * model.params_per_token,
         moe_act_bytes=moe_activation_bytes(model),
@@ -950,6 +951,7 @@ def replica(
     memory_efficiency: float,
     compute_efficiency: Mapping[str, float],
     own_bits: float | None = None,
+    format_bits: float | None = None,
     scheduler_s: float = 0.0,
     host_per_seq_s: float = 0.0,
     mixed_host_us_per_kernel: float = 0.0,
@@ -966,7 +968,8 @@ def replica(
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
     kernels (the prior, or a device report's); ``compute_efficiency``: whole-model GEMM
     efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
-    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight. ``job`` and
+    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight over the whole file;
+    ``format_bits``: a named format's bits per quantised weight (formats.weight_bytes). ``job`` and
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
     arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
     ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
@@ -983,6 +986,7 @@ def replica(
             weights=weights,
             kv=kv,
             own_bits=own_bits,
+            format_bits=format_bits,
             torch_version=torch_version,
             kv_repeat=kv_repeat,
             quantization=quantization,
