@@ -340,9 +340,7 @@ class WorkloadSpec:
     def weight_bytes(self) -> float:
         """Stored weights of an inference or serving job: formats.weight_bytes, the one rule
         both tasks read (16-bit embeddings and head under a quantised format)."""
-        return weight_bytes(
-            self.model, self.precision, self.own_bits, format_bits=self.format_bits
-        )
+        return weight_bytes(self.model, self.precision, self.own_bits, format_bits=self.format_bits)
 
     @property
     def weight_bytes_per_param(self) -> float:
@@ -515,7 +513,6 @@ def memory_breakdown(
     parallelism for activations. The framework context is per process and does not shrink.
     """
     n = max(1, num_gpus)
-    m = work.model
     p = work.precision
     notes: list[str] = []
     ctx = None
@@ -531,8 +528,11 @@ def memory_breakdown(
         # its KV pool needs beyond the cache itself, counted as workspace
         reserve = allocator_slack(weights, share, of_free) + kv_claim(kv, share, of_free) - kv
         workspace = reserve + _inference_workspace(work, act_b)
-        if p in ("int8", "int4"):
-            notes.append(f"weights quantised to {p}; activations and KV cache kept in 16-bit")
+        if p in ("int8", "int4", "fp4"):
+            notes.append(
+                f"weights quantised to {p}; embeddings, LM head, activations and KV cache "
+                "kept in 16-bit"
+            )
         return MemoryBreakdown(
             weights=weights / n / GB,
             kv_cache=kv / n / GB,

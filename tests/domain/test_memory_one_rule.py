@@ -78,11 +78,11 @@ def test_llama_70b_fp8_for_four_users_fits_one_h100_in_both_paths() -> None:
     work = _job("fp8")
     inf = memory_breakdown(work)
     assert inf.total <= ev.usable_gb(H100, work)
-    _rt_, _w, _a, _f, pool, kv_gb = _serving("fp8")
+    _, _, act, _, pool, kv_gb = _serving("fp8")
     assert kv_gb <= pool
     # and both say so with the same headroom for the cache, bar the activations each keeps
     assert (ev.usable_gb(H100, work) - inf.total) == pytest.approx(
-        pool - kv_gb, abs=abs(inf.workspace - _a) + 1e-9
+        pool - kv_gb, abs=abs(inf.workspace - act) + 1e-9
     )
 
 
@@ -127,10 +127,10 @@ def test_one_reservation_rule() -> None:
     vllm = memory_breakdown(_job("bf16"))
     slack = INFERENCE_FRAGMENTATION * eager.weights
     assert eager.workspace - vllm.workspace == pytest.approx(slack)
-    rt, w, act, _fw, _pool, _kv = _serving("bf16", runtime="transformers")
+    rt, w, act, _, _, _ = _serving("bf16", runtime="transformers")
     claimed = dataclasses.replace(rt, memory_utilization=0.9)  # the same runtime, claiming
     cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "transformers")
-    _w, act2, _f, _p = sv.memory_plan(H100, LLAMA70, cfg, claimed, efficiency.usable_gb(H100))
+    _, act2, _, _ = sv.memory_plan(H100, LLAMA70, cfg, claimed, efficiency.usable_gb(H100))
     assert act - act2 == pytest.approx(INFERENCE_FRAGMENTATION * w)
     # inference and serving read the same share for the same runtime
     for runtime in ("vllm", "sglang"):

@@ -511,7 +511,9 @@ def test_one_weight_format_table_sizes_weights_for_inference_and_serving():
         assert sv.WEIGHT_BITS[p] == formats.bits(p)
         assert BYTES[p] == formats.bits(p) / 8  # the inference memory model's bytes
         work = WorkloadSpec(task="inference", model=LLAMA8, precision=p)
-        assert work.weight_bytes_per_param == formats.bits(p) / 8
+        # one weight rule: quantised formats keep the embeddings and head in 16-bit
+        assert work.weight_bytes == sv.weight_bytes(LLAMA8, p)
+        assert work.weight_bytes_per_param == sv.weight_bytes(LLAMA8, p) / LLAMA8.params
     assert sv.KV_BYTES == {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 
 
