@@ -78,14 +78,16 @@ def kv_bytes(precision: str) -> float:
 
 
 def sixteen_bit_params(m: ModelSpec) -> float:
-    """Parameters a quantised checkpoint keeps in 16-bit: the input embedding and the LM head,
-    one matrix where the model says they are tied (``ModelSpec.tied_embeddings``, from a
-    config.json), else two (activations.py's parameter-count guess misreads MoE and MLA
-    models such as DeepSeek-V3 as tied, so it is not used here)."""
+    """Parameters a quantised checkpoint keeps in 16-bit: the input embedding and a decoder's
+    LM head, one matrix where the model says they are tied (``ModelSpec.tied_embeddings``,
+    from a config.json), else two (activations.py's parameter-count guess misreads MoE and
+    MLA models such as DeepSeek-V3 as tied, so it is not used here). An encoder's inference
+    has no vocabulary head: its embedding table alone."""
     if not m.vocab_size or not m.hidden_size:
         return 0.0
     table = float(m.vocab_size) * float(m.hidden_size)
-    return min(table * (1.0 if m.tied_embeddings else 2.0), m.params * 0.5)
+    tables = 2.0 if m.family == "decoder" and not m.tied_embeddings else 1.0
+    return min(table * tables, m.params * 0.5)
 
 
 def weight_bytes(

@@ -99,9 +99,12 @@ def test_quantised_formats_keep_embeddings_and_head_in_16_bit_in_both_paths() ->
     gguf = _job("int4", runtime="llama.cpp", quant="q4_k_m")
     assert gguf.own_bits == TABLE.bits_per_weight["q4_k_m"] and gguf.format_bits is None
     assert gguf.weight_bytes == pytest.approx(LLAMA70.params * gguf.own_bits / 8)
-    # a tied model stores its one vocabulary matrix once
+    # a tied model stores its one vocabulary matrix once; an encoder has no vocabulary head
     tied = dataclasses.replace(LLAMA70, tied_embeddings=True)
     assert formats.sixteen_bit_params(tied) == VOCAB / 2
+    bert = ModelSpec(family="encoder", params=110e6, layers=12, hidden_size=768, vocab_size=30522)
+    table = 30522 * 768
+    assert formats.weight_bytes(bert, "int8") == pytest.approx((110e6 - table) * 1 + table * 2)
 
 
 def test_nvfp4_is_fp4_at_4_5_bits_in_both_paths() -> None:
