@@ -323,18 +323,18 @@ class WorkloadSpec:
 
     @property
     def own_bits(self) -> float | None:
-        """A GGUF format's bits per weight: a mean over the whole file (llama-quantize counts
-        every tensor, the embeddings and output included); None for other formats."""
-        return self.weight_bits if self.quantization in GGUF_FORMATS else None
+        """Bits per weight taken as a mean over the whole file: a GGUF format's (llama-quantize
+        counts every tensor, the embeddings and output included), or bits given with no format
+        named (a benchmark's stated figure); None otherwise."""
+        whole_file = self.quantization in GGUF_FORMATS or self.quantization == "none"
+        return self.weight_bits if whole_file else None
 
     @property
     def format_bits(self) -> float | None:
         """A named format's bits per quantised weight (AWQ/GPTQ, NVFP4, MXFP4, NF4), scales
         included; its checkpoint keeps the embeddings and LM head in 16-bit. None: the
-        precision's own row, or a GGUF format (``own_bits``)."""
-        if self.quantization in GGUF_FORMATS:
-            return None
-        return self.weight_bits
+        precision's own row, or a whole-file mean (``own_bits``)."""
+        return None if self.own_bits is not None else self.weight_bits
 
     @property
     def weight_bytes(self) -> float:
