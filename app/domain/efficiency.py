@@ -193,9 +193,14 @@ class ServingRuntime:
     # (least GiB, GPU names excepted, max_batch, chunk_tokens); None: max_batch and chunk_tokens
     # on every GPU
     large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
+    # FP4 checkpoints (NVFP4/MXFP4) run where the GPU has no FP4 tensor cores, weight-only:
+    # dequantised to 16-bit inside the GEMM (vLLM's Marlin FP4 kernels), from this compute
+    # capability; None: only on FP4 tensor cores
+    fp4_weight_only_min_cc: str | None = None
 
 
 _SERVING_OPTIONAL = {
+    "fp4_weight_only_min_cc",
     "int4_format",
     "step_overhead_per_seq_us",
     "mixed_step_host_us_per_kernel",
@@ -555,6 +560,11 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
             mixed_step_host_us_per_kernel=float(values.get("mixed_step_host_us_per_kernel") or 0.0),
             large_gpu=_large_gpu(name, values.get("large_gpu")),
+            fp4_weight_only_min_cc=(
+                str(values["fp4_weight_only_min_cc"])
+                if values.get("fp4_weight_only_min_cc")
+                else None
+            ),
         )
     return out
 
@@ -595,6 +605,14 @@ def device_share(table: EfficiencyTable | None, runtime: str) -> float:
     a share of the device, 1 where it is a share of free memory (``kv_pool_gb``)."""
     share, of_free = runtime_share(table, runtime)
     return 1.0 if of_free else share
+
+
+def fp4_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str | None:
+    """The compute capability from which ``runtime`` runs FP4 weights without FP4 tensor
+    cores (weight-only, 16-bit math), from its ``serving_runtimes`` row; None: it does not.
+    Inference and serving read it (llm_step.fp4_weight_only)."""
+    spec = table.serving.get(runtime) if table is not None else None
+    return spec.fp4_weight_only_min_cc if spec is not None else None
 
 
 def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:

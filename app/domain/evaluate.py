@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from app.domain import compat, efficiency, megatron, perf, serving_step
+from app.domain import compat, efficiency, llm_step, megatron, perf, serving_step
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
@@ -393,9 +393,21 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
         )
     else:
         backend = support.backend
-        resolved, warn = compat.resolve_precision(
-            gpu, precision, ctx.rules, backend, family=ctx.work.model.family
-        )
+        fp4_min = efficiency.fp4_weight_only_min_cc(ctx.work.efficiency, runtime or "")
+        resolved: str | None
+        warn: str | None
+        if precision == "fp4" and llm_step.fp4_weight_only(gpu, fp4_min):
+            # the checkpoint's FP4 weights stay FP4 (serving's rule too): dequantised to
+            # 16-bit in the runtime's weight-only kernels, not re-quantised to fp8
+            resolved = "fp4"
+            warn = (
+                f"{gpu.name} has no FP4 tensor cores: {runtime}'s weight-only FP4 kernels "
+                "(16-bit math)"
+            )
+        else:
+            resolved, warn = compat.resolve_precision(
+                gpu, precision, ctx.rules, backend, family=ctx.work.model.family
+            )
         if resolved is None:
             out = Gate(
                 Exclusion("precision_unsupported", f"{precision} is not supported on {gpu.name}"),

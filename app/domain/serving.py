@@ -78,6 +78,9 @@ class RuntimeProfile:
     # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
     int4_bits: float | None = None
+    # FP4 weights without FP4 tensor cores, weight-only, from this compute capability (vLLM's
+    # Marlin FP4; efficiency.fp4_weight_only_min_cc); None: FP4 tensor cores only
+    fp4_weight_only_min_cc: str | None = None
     # the runtime's context and workspaces (GiB) where its efficiency rows give one (vLLM,
     # SGLang); None: the backend's (workload.context_gb, as LLM inference reads it)
     context_gib: float | None = None
@@ -138,6 +141,7 @@ def runtime_profile(
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
         context_gib=table.runtime_value(name, "context_gib"),
+        fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -306,7 +310,13 @@ def supports_weights(
     major = int(cc.split(".")[0]) if cc[:1].isdigit() else 0
     if precision == "fp8" and not gpu.fp8_tflops:
         return "no fp8 tensor cores"
-    if precision == "fp4" and not native_fp4(gpu):
+    fp4_min = runtime.fp4_weight_only_min_cc if runtime is not None else None
+    if precision == "fp4" and not native_fp4(gpu) and not llm_step.fp4_weight_only(gpu, fp4_min):
+        if fp4_min is not None:
+            return (
+                f"fp4 (NVFP4/MXFP4) needs Blackwell tensor cores, or compute capability "
+                f"{fp4_min}+ for {runtime.name if runtime else 'the runtime'}'s weight-only kernels"
+            )
         return "fp4 (NVFP4/MXFP4) needs Blackwell tensor cores"
     own_int4 = runtime is not None and runtime.int4_bits is not None
     if precision == "int4" and gpu.vendor == "nvidia" and major < 8 and not own_int4:

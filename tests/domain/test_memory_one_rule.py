@@ -171,3 +171,27 @@ def test_unified_memory_is_counted_once_by_serving() -> None:
     )
     assert pool == pytest.approx(efficiency.usable_gb(M2) - weights - act - fw)
     assert efficiency.usable_gb(M2) == pytest.approx(M2.memory_gb * 2**30 / 1e9 * 0.75)
+
+
+def test_fp4_weights_run_weight_only_where_the_runtime_has_such_kernels() -> None:
+    """vLLM runs NVFP4/MXFP4 checkpoints without FP4 tensor cores through its Marlin FP4
+    kernels (compute capability 7.5+, 16-bit activations): serving's format check and the
+    LLM step read the same rule; runtimes without such kernels need Blackwell."""
+    from app.domain import llm_step
+    from tests.domain.fixtures import A100, MI300X, T4
+
+    vllm_min = efficiency.fp4_weight_only_min_cc(TABLE, "vllm")
+    assert vllm_min == "7.5"
+    assert efficiency.fp4_weight_only_min_cc(TABLE, "tensorrt-llm") is None
+    for gpu in (H100, A100, T4):
+        assert llm_step.fp4_weight_only(gpu, vllm_min)
+        assert sv.supports_weights(gpu, "fp4", _rt("vllm")) is None
+        assert sv.supports_weights(gpu, "fp4", _rt("tensorrt-llm")) is not None
+    volta = dataclasses.replace(H100, compute_capability="7.0")
+    blackwell = dataclasses.replace(H100, compute_capability="10.0")
+    assert not llm_step.fp4_weight_only(volta, vllm_min)
+    assert not llm_step.fp4_weight_only(blackwell, vllm_min)  # native FP4 there
+    assert not llm_step.fp4_weight_only(MI300X, vllm_min)
+    # weight-only: the GEMMs run at the 16-bit peak, not fp8's
+    prof = TABLE.profile(H100, "cuda", "vllm", "fp4", "decode")
+    assert llm_step.datapath(H100, "fp4", prof)[1] == "bf16"

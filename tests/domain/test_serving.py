@@ -305,11 +305,18 @@ def test_planner_picks_the_fewest_gpus_that_meet_the_targets():
     assert tight.best.itl_ms is not None and tight.best.itl_ms <= 25
     # balanced (the default objective) takes the fewest GPUs among the shapes that meet
     assert all(o.total_gpus >= tight.best.total_gpus for o in tight.others)
-    # Hopper has no fp4 tensor cores: no fp4 shape is planned; pinned, the card says why
+    # Hopper has no fp4 tensor cores: vLLM runs fp4 weight-only (Marlin FP4), a runtime
+    # without such kernels plans none; pinned, the card says why
     planned = ev.plan(H100, _context(LLAMA70, 2000, 100))
     assert not isinstance(planned, ev.Exclusion)
+    assert {c.precision for c in planned} == {"bf16", "fp8", "int4", "fp4"}
+    trt = _context(LLAMA70, 2000, 100, runtime="tensorrt-llm")
+    planned = ev.plan(H100, trt)
+    assert not isinstance(planned, ev.Exclusion)
     assert {c.precision for c in planned} == {"bf16", "fp8", "int4"}
-    fp4 = dataclasses.replace(_context(LLAMA70), serving=serving_step.Ask(precision="fp4"))
+    fp4 = dataclasses.replace(
+        _context(LLAMA70, runtime="tensorrt-llm"), serving=serving_step.Ask(precision="fp4")
+    )
     out = ev.plan(H100, fp4)
     assert isinstance(out, ev.Exclusion) and out.code == "precision_unsupported"
     assert "fp4" in out.reason and "Blackwell" in out.reason
