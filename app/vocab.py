@@ -236,9 +236,10 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     "q4_0": "int4",
     "q4_k_m": "int4",
     "q8_0": "int8",
-    # 4-bit floating-point formats: 4-bit weights, 16-bit math unless the runtime has FP4 kernels
-    "mxfp4": "int4",
-    "nvfp4": "int4",
+    # 4-bit floating-point formats (E2M1 values with a block scale): fp4, as serving has them;
+    # 16-bit math where the GPU or runtime has no FP4 kernels (llm_step.datapath)
+    "mxfp4": "fp4",
+    "nvfp4": "fp4",
 }
 #: llama.cpp's formats (GGUF): a model in one runs on llama.cpp.
 GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")

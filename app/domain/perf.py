@@ -1593,7 +1593,8 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
             work.model,
             weights=work.precision,
             kv=_llm_kv(work),
-            own_bits=work.weight_bits,
+            own_bits=work.own_bits,
+            format_bits=work.format_bits,
             torch_version=work.torch_version,
             kv_repeat=work.kv_repeat,
             quantization=work.quantization,
@@ -1604,11 +1605,8 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
 
 
 def _llm_kv(work: WorkloadSpec) -> str:
-    """The KV cache's format: the job's own (``kv_cache_precision``), else 16-bit (fp32 for
-    an fp32 job)."""
-    if work.kv_cache_precision:
-        return work.kv_cache_precision
-    return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
+    """The KV cache's format (``WorkloadSpec.kv_format``, which the memory breakdown reads)."""
+    return work.kv_format
 
 
 def llm_card(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> llm_step.CardTerms:
@@ -1670,7 +1668,8 @@ def llm_replica(
         prefill=card.prefill,
         memory_efficiency=eff.memory,
         compute_efficiency=llm_efficiency(eff),
-        own_bits=work.weight_bits,
+        own_bits=work.own_bits,
+        format_bits=work.format_bits,
         job=llm_job(work),
         card=card,
         links=links,
