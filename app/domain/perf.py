@@ -729,14 +729,19 @@ def table_prices(work: WorkloadSpec) -> bool:
     family = work.model.family
     if work.training:
         return family == "cnn" and work.runtime in TRAIN_TABLE_RUNTIMES
-    return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
-        family == "diffusion" and work.runtime == "pytorch"
-    )
+    if family == "cnn":
+        return work.runtime in CNN_TABLE_RUNTIMES
+    if family != "diffusion" or work.runtime not in DIFFUSION_TABLE_RUNTIMES:
+        return False
+    # a compiled 8-bit UNet stays whole-model (vocab.DIFFUSION_TABLE_PRECISIONS: why there)
+    return work.runtime == "pytorch" or work.precision in DIFFUSION_TABLE_PRECISIONS
 
 
 # Runtimes whose CNN inference a shipped table prices (see table_prices), and those that cast
 # each conv / linear weight to 16 bits every pass (TensorRT builds 16-bit weights once).
 CNN_TABLE_RUNTIMES = frozenset(vocab.CNN_TABLE_RUNTIMES)
+DIFFUSION_TABLE_RUNTIMES = frozenset(vocab.DIFFUSION_TABLE_RUNTIMES)
+DIFFUSION_TABLE_PRECISIONS = frozenset(vocab.DIFFUSION_TABLE_PRECISIONS)
 AUTOCAST_RUNTIMES = frozenset(vocab.AUTOCAST_RUNTIMES)
 # Runtimes that add a convolution's bias in an element-wise pass of its own (no epilogue
 # fusion): eager PyTorch and TensorFlow graph mode (operators.conv_bias_pass). CNN training
