@@ -192,7 +192,11 @@ SDPA_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch-compile"
 #: says with WorkloadSpec.channels_last). TensorFlow's published CNN harnesses compute in NCHW
 #: on the GPU (DLE's TF ConvNets: hidden --data_format flag, default NCHW). TensorRT chooses
 #: its own layouts.
-NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
+#: ONNX Runtime's CUDA execution provider keeps NCHW too (OrtCUDAProviderOptionsV2.prefer_nhwc
+#: = 0 by default). torch.compile is not here: Inductor's layout optimisation
+#: (torch._inductor.config.layout_optimization, on by default on CUDA) runs a convolutional
+#: graph's convolutions channels-last (GraphLowering.decide_layout_opt).
+NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla", "onnxruntime")
 #: Runtimes whose CNN training a shipped operator table prices, in every precision: eager
 #: PyTorch (Lambda's and DLE's tables), TensorFlow graph mode (Lambda's tf_cnn_benchmarks
 #: tables) and TensorFlow + XLA (DLE's tables).
@@ -200,8 +204,22 @@ CNN_TRAIN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tenso
 #: Runtimes that add a convolution's bias in an element-wise pass of its own (no epilogue
 #: fusion): eager PyTorch and TensorFlow graph mode (operators.conv_bias_pass).
 BIAS_PASS_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow")
-#: Runtimes whose CNN inference a shipped operator table prices (perf.table_prices).
-CNN_TABLE_RUNTIMES: tuple[Runtime, ...] = ("tensorrt", "pytorch", "tensorflow", "tensorflow-xla")
+#: Runtimes whose CNN inference a shipped operator table prices (perf.table_prices): the eager
+#: ones with their host dispatch, and the compiling ones (TensorRT, torch.compile, ONNX Runtime)
+#: as the same table under their fusion and launch policy (data/efficiency.yaml runtime rows).
+CNN_TABLE_RUNTIMES: tuple[Runtime, ...] = (
+    "tensorrt", "pytorch", "tensorflow", "tensorflow-xla", "torch-compile", "onnxruntime"
+)  # fmt: skip
+#: Runtimes whose diffusion inference a shipped operator table prices (perf.table_prices):
+#: eager diffusers and the runtimes diffusion pipelines are compiled for (torch.compile of the
+#: UNet, ONNX Runtime's and TensorRT's exported UNet / VAE), each under its own policy. The
+#: compiled ones at 16 and 32 bits only (DIFFUSION_TABLE_PRECISIONS): their 8-bit UNets
+#: (MLPerf's INT8 / FP8 TensorRT engines) stay whole-model, docs/methodology.md "Compiled
+#: runtimes on the operator tables" says why.
+DIFFUSION_TABLE_RUNTIMES: tuple[Runtime, ...] = (
+    "pytorch", "torch-compile", "onnxruntime", "tensorrt"
+)  # fmt: skip
+DIFFUSION_TABLE_PRECISIONS: tuple[Precision, ...] = ("fp32", "tf32", "bf16", "fp16")
 #: Runtimes that run a 16-bit CNN inference as mixed precision over fp32 weights (PyTorch
 #: autocast, TensorFlow's AMP graph rewrite): a weight-cast kernel per conv / linear per pass.
 AUTOCAST_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla")
@@ -236,9 +254,10 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     "q4_0": "int4",
     "q4_k_m": "int4",
     "q8_0": "int8",
-    # 4-bit floating-point formats: 4-bit weights, 16-bit math unless the runtime has FP4 kernels
-    "mxfp4": "int4",
-    "nvfp4": "int4",
+    # 4-bit floating-point formats (E2M1 values with a block scale): fp4, as serving has them;
+    # 16-bit math where the GPU or runtime has no FP4 kernels (llm_step.datapath)
+    "mxfp4": "fp4",
+    "nvfp4": "fp4",
 }
 #: llama.cpp's formats (GGUF): a model in one runs on llama.cpp.
 GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")

@@ -10,6 +10,11 @@ apart. The step is the denoising loop's max(GPU, host dispatch) plus the VAE dec
 two phases are bound apart, perf.phased_step): the phase line says which binds.
 
     python benchmarks/diffusion_breakdown.py [a100-sxm4-40gb:64 rtx-4090:1 ...]
+    python benchmarks/diffusion_breakdown.py h100-sxm:1:tensorrt:fp16:sdxl
+
+A GPU:batch may add :runtime[:precision[:preset]] to price another runtime's policy over the
+same table (the row's runtime drives perf.single_gpu; the third argument of perf._on_gpu is
+the framework, not the runtime).
 
 Used for docs/methodology.md §5, "Eager diffusion" (where the predicted step's time goes).
 """
@@ -124,7 +129,8 @@ def _work(row: dict[str, Any], gpu: Any, data: Path) -> tuple[Any, str]:
 def main(argv: list[str]) -> int:
     rows = yaml.safe_load(TUNING.read_text(encoding="utf-8"))["measurements"]
     for ask in argv or ["a100-sxm4-40gb:64", "rtx-4090:1"]:
-        slug, batch = ask.split(":")
+        slug, batch, *rest = ask.split(":")
+        overrides = dict(zip(("runtime", "precision", "preset"), rest, strict=False))
         row = next(
             (
                 r
@@ -138,7 +144,12 @@ def main(argv: list[str]) -> int:
         if row is None:  # a GPU or batch the set lacks: Lambda's A100 row, re-pointed
             base = next(r for r in rows if r["gpu_slug"] == "a100-sxm4-40gb")
             row = {**base, "gpu_slug": slug, "batch_size": int(batch)}
-        breakdown(row, ROOT / "data")
+        if overrides.get("preset", row["preset"]) != row["preset"]:
+            # another preset: a whole pipeline at the preset's default 25 steps, on the
+            # stack the runtime implies (none of the tuning row's stack fields carried over)
+            row = {"gpu_slug": slug, "batch_size": int(batch), "runtime": "pytorch",
+                   "precision": "fp16", "metric": "seconds_per_batch", "steps": 25}  # fmt: skip
+        breakdown({**row, **overrides}, ROOT / "data")
     return 0
 
 

@@ -145,7 +145,6 @@ class RuntimeProfile:
     # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
     # with no cast passes priced (the eager rows' simplification)
     fp8_cast_transpose: bool = False
-    usable_fraction: float = 1.0  # share of device memory the runtime allows the job
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces
     # per layer), "layers" (llama.cpp --split-mode layer, Accelerate device_map: each GPU holds
@@ -194,9 +193,14 @@ class ServingRuntime:
     # (least GiB, GPU names excepted, max_batch, chunk_tokens); None: max_batch and chunk_tokens
     # on every GPU
     large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
+    # FP4 checkpoints (NVFP4/MXFP4) run where the GPU has no FP4 tensor cores, weight-only:
+    # dequantised to 16-bit inside the GEMM (vLLM's Marlin FP4 kernels), from this compute
+    # capability; None: only on FP4 tensor cores
+    fp4_weight_only_min_cc: str | None = None
 
 
 _SERVING_OPTIONAL = {
+    "fp4_weight_only_min_cc",
     "int4_format",
     "step_overhead_per_seq_us",
     "mixed_step_host_us_per_kernel",
@@ -231,6 +235,10 @@ class EfficiencyTable:
     new_source: dict[str, tuple[float, float]] = field(default_factory=dict)
     # Task 'serving'': each serving runtime's defaults, by runtime name.
     serving: dict[str, ServingRuntime] = field(default_factory=dict)
+    # GPU slug -> datapath (SUSTAINED_DTYPES) -> TFLOPS a large dense GEMM holds over a long
+    # run at the board's power limit (the ``sustained_gemm_tflops`` section): training steps
+    # price their GEMMs at no more than it (perf._sustained_shares)
+    sustained_gemm: dict[str, dict[str, float]] = field(default_factory=dict)
     # Every profile by the values the rows name, and each runtime's GPU-independent values:
     # built from the rows with the table (see ProfileTable)
     profiles: ProfileTable = field(init=False, compare=False, repr=False, hash=False)
@@ -269,6 +277,11 @@ class EfficiencyTable:
     def runtime_value(self, runtime: str, name: str) -> Any:
         """A field set by the runtime's GPU-independent rows (e.g. its context size)."""
         return self.profiles.runtime_values(runtime).get(name)
+
+    def sustained_gemm_tflops(self, slug: str, dtype: str) -> float | None:
+        """The TFLOPS a dense GEMM on ``dtype``'s datapath holds on this GPU over a long run,
+        where the table has a measurement of it; None otherwise."""
+        return self.sustained_gemm.get(slug, {}).get(dtype)
 
 
 _FIELDS = {f.name for f in fields(RuntimeProfile)} - {"runtime", "regime", "sources"}
@@ -513,7 +526,29 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         extrapolation=extrapolation,
         new_source=new_source,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),
+        sustained_gemm=_sustained_gemm(doc.get("sustained_gemm_tflops") or {}),
     )
+
+
+# The datapaths a sustained GEMM figure may be given for (the job modes perf prices GEMMs at)
+SUSTAINED_DTYPES = frozenset({"bf16", "fp16", "tf32", "fp8"})
+
+
+def _sustained_gemm(raw: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Every entry names its source; a datapath outside SUSTAINED_DTYPES is an error."""
+    out: dict[str, dict[str, float]] = {}
+    for slug, values in raw.items():
+        values = dict(values or {})
+        if not values.get("source"):
+            raise ValueError(f"sustained_gemm_tflops {slug!r}: no source")
+        rates = {k: v for k, v in values.items() if k not in ("source", "note")}
+        unknown = set(rates) - SUSTAINED_DTYPES
+        if unknown:
+            raise ValueError(f"sustained_gemm_tflops {slug!r}: unknown datapaths {sorted(unknown)}")
+        if any(float(v) <= 0 for v in rates.values()):
+            raise ValueError(f"sustained_gemm_tflops {slug!r}: rates must be positive")
+        out[str(slug)] = {str(k): float(v) for k, v in rates.items()}
+    return out
 
 
 def _large_gpu(name: str, raw: Any) -> tuple[float, tuple[str, ...], int, int] | None:
@@ -556,6 +591,11 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
             mixed_step_host_us_per_kernel=float(values.get("mixed_step_host_us_per_kernel") or 0.0),
             large_gpu=_large_gpu(name, values.get("large_gpu")),
+            fp4_weight_only_min_cc=(
+                str(values["fp4_weight_only_min_cc"])
+                if values.get("fp4_weight_only_min_cc")
+                else None
+            ),
         )
     return out
 
@@ -570,14 +610,49 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
 UNIFIED_MEMORY_USABLE = 0.75
 
 
-def usable_gb(gpu: GpuSpec, profile: RuntimeProfile | None = None) -> float:
-    """Device memory a job may use, in 10^9 bytes: the vendor's GiB, less what the OS (unified
-    memory) or the runtime (vLLM's gpu_memory_utilization) keeps back."""
+def usable_gb(gpu: GpuSpec, share: float = 1.0) -> float:
+    """Device memory a job may use, in 10^9 bytes: the vendor's GiB, less what the OS keeps
+    back (unified memory), times the ``share`` a runtime claims up front (vLLM's
+    gpu_memory_utilization: ``runtime_share``). Inference and serving both read it."""
     unified = gpu.vendor == "apple" or gpu.segment == "soc"
-    share = UNIFIED_MEMORY_USABLE if unified else 1.0
-    if profile is not None:
-        share *= profile.usable_fraction
-    return gpu.memory_gb * GIB_PER_GB * share
+    return gpu.memory_gb * GIB_PER_GB * (UNIFIED_MEMORY_USABLE if unified else 1.0) * share
+
+
+def runtime_share(table: EfficiencyTable | None, runtime: str) -> tuple[float, bool]:
+    """(share, of_free): the memory a runtime claims up front, from its ``serving_runtimes``
+    row, the one datum inference and serving read. ``of_free``: a share of what is free after
+    the weights and activations (TensorRT-LLM's free_gpu_memory_fraction), which only sizes
+    the KV cache; otherwise a share of the device (vLLM gpu_memory_utilization, SGLang
+    mem_fraction_static) that weights, activations and KV cache all live in. (1.0, False):
+    a runtime that allocates as it goes (eager PyTorch, llama.cpp, MLX) or none listed."""
+    spec = table.serving.get(runtime) if table is not None else None
+    if spec is None:
+        return 1.0, False
+    return spec.memory_utilization, spec.of_free
+
+
+def device_share(table: EfficiencyTable | None, runtime: str) -> float:
+    """The share of the device ``usable_gb`` applies for the runtime: its claim where that is
+    a share of the device, 1 where it is a share of free memory (``kv_pool_gb``)."""
+    share, of_free = runtime_share(table, runtime)
+    return 1.0 if of_free else share
+
+
+def fp4_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str | None:
+    """The compute capability from which ``runtime`` runs FP4 weights without FP4 tensor
+    cores (weight-only, 16-bit math), from its ``serving_runtimes`` row; None: it does not.
+    Inference and serving read it (llm_step.fp4_weight_only)."""
+    spec = table.serving.get(runtime) if table is not None else None
+    return spec.fp4_weight_only_min_cc if spec is not None else None
+
+
+def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:
+    """The KV cache a runtime allocates once ``fixed`` GB (weights, activations, context,
+    allocator slack) is placed on a GPU of ``usable`` GB (``usable_gb`` at share 1): a share
+    of the device less ``fixed``, or (``of_free``) a share of what ``fixed`` leaves."""
+    if of_free:
+        return share * (usable - fixed)
+    return usable * share - fixed
 
 
 EAGER = RuntimeProfile()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from app.domain import compat, efficiency, megatron, perf, serving_step, topology
+from app.domain import compat, efficiency, llm_step, megatron, perf, serving_step, topology
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
@@ -214,12 +214,15 @@ class ConfigResult:
 
 
 def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, backend: str = "cuda") -> float:
-    """The vendor's GiB less what the OS (unified memory) or the job's runtime (vLLM's
-    gpu_memory_utilization) keeps back; see app.domain.efficiency."""
-    prof = None
-    if work is not None:
-        prof = perf.profile_for(gpu, work, backend, "train" if work.training else "infer")
-    return efficiency.usable_gb(gpu, prof)
+    """The vendor's GiB less what the OS (unified memory) keeps back, times the share an
+    inference runtime claims of the device (vLLM's gpu_memory_utilization): the serving
+    plan's rule (efficiency.usable_gb, efficiency.device_share). ``backend``: kept for the
+    callers; the rule does not depend on it."""
+    del backend
+    share = 1.0
+    if work is not None and not work.training:
+        share = efficiency.device_share(work.efficiency, work.runtime)
+    return efficiency.usable_gb(gpu, share)
 
 
 def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:
@@ -390,9 +393,21 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
         )
     else:
         backend = support.backend
-        resolved, warn = compat.resolve_precision(
-            gpu, precision, ctx.rules, backend, family=ctx.work.model.family
-        )
+        fp4_min = efficiency.fp4_weight_only_min_cc(ctx.work.efficiency, runtime or "")
+        resolved: str | None
+        warn: str | None
+        if precision == "fp4" and llm_step.fp4_weight_only(gpu, fp4_min):
+            # the checkpoint's FP4 weights stay FP4 (serving's rule too): dequantised to
+            # 16-bit in the runtime's weight-only kernels, not re-quantised to fp8
+            resolved = "fp4"
+            warn = (
+                f"{gpu.name} has no FP4 tensor cores: {runtime}'s weight-only FP4 kernels "
+                "(16-bit math)"
+            )
+        else:
+            resolved, warn = compat.resolve_precision(
+                gpu, precision, ctx.rules, backend, family=ctx.work.model.family
+            )
         if resolved is None:
             out = Gate(
                 Exclusion("precision_unsupported", f"{precision} is not supported on {gpu.name}"),

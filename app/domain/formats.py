@@ -77,20 +77,39 @@ def kv_bytes(precision: str) -> float:
     return kv
 
 
-def embedding_params(m: ModelSpec) -> float:
-    """Input embedding + output head parameters (kept 16-bit by quantised checkpoints)."""
+def sixteen_bit_params(m: ModelSpec) -> float:
+    """Parameters a quantised checkpoint keeps in 16-bit: the input embedding and a decoder's
+    LM head, one matrix where the model says they are tied (``ModelSpec.tied_embeddings``,
+    from a config.json), else two (activations.py's parameter-count guess misreads MoE and
+    MLA models such as DeepSeek-V3 as tied, so it is not used here). An encoder's inference
+    has no vocabulary head: its embedding table alone."""
     if not m.vocab_size or not m.hidden_size:
         return 0.0
-    return 2.0 * m.vocab_size * m.hidden_size
+    table = float(m.vocab_size) * float(m.hidden_size)
+    tables = 2.0 if m.family == "decoder" and not m.tied_embeddings else 1.0
+    return min(table * tables, m.params * 0.5)
 
 
-def weight_bytes(m: ModelSpec, precision: str, own_bits: float | None = None) -> float:
-    """Stored weights at ``precision``; ``own_bits``: a runtime's own format (GGUF), a mean
-    over the whole file, embeddings included."""
+def weight_bytes(
+    m: ModelSpec,
+    precision: str,
+    own_bits: float | None = None,
+    *,
+    format_bits: float | None = None,
+) -> float:
+    """Stored weights of ``m`` at ``precision``: the ONE weight-memory rule, which inference
+    (workload memory, perf) and serving both call.
+
+    ``format_bits``: a named format's bits per quantised weight, scales included (AWQ/GPTQ
+    4.16, NVFP4 4.5, MXFP4 4.25; data/efficiency.yaml ``quantization``) where it differs from
+    the precision's row. ``own_bits``: a runtime's own format given as a mean over the whole
+    file, embeddings included (llama.cpp's GGUF, llama-quantize's bits per weight). Otherwise
+    every format below 16 bits keeps the embeddings and LM head in 16-bit (``sixteen_bit_params``).
+    """
     if own_bits is not None:
         return m.params * own_bits / 8
-    b = bits(precision)
+    b = format_bits if format_bits is not None else bits(precision)
     if b >= 16:
         return m.params * b / 8
-    emb = min(embedding_params(m), m.params * 0.5)
+    emb = sixteen_bit_params(m)
     return (m.params - emb) * b / 8 + emb * 2.0

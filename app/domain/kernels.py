@@ -330,6 +330,7 @@ def class_rates(
     flash_cap: float | None = None,
     attention_kernel: str = "",
     winograd: float | None = None,
+    sustained: float = 1.0,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -346,19 +347,25 @@ def class_rates(
     ``winograd``: where the runtime autotunes its cuDNN convolutions, the multiplies a Winograd
     algorithm saves on a 3×3 stride-1 convolution, which runs on the CUDA cores: that class runs
     at the faster of the implicit GEMM (``gemm_rate``) and the Winograd kernel (``winograd`` × the
-    CUDA-core rate), the one cuDNN's autotuner would time fastest."""
+    CUDA-core rate), the one cuDNN's autotuner would time fastest.
+    ``sustained``: the share of ``gemm_rate`` the GPU's GEMMs hold over a long run at its power
+    limit (a training step: perf._sustained_shares; 1 elsewhere). It slows the tensor-core GEMM
+    and convolution classes, the kernels the sustained figure measured; the attention kernels
+    keep their rates (on Hopper FlashAttention-2 and the Triton kernel run at a third of peak
+    or less, a load the figure did not measure)."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
     bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     slow_fwd, slow_bwd = ATTENTION_KERNEL_SLOWDOWN.get(attention_kernel, (1.0, 1.0))
-    conv3 = max(gemm_rate, winograd * vector_rate) if winograd and vector_rate else gemm_rate
+    tensor = gemm_rate * sustained
+    conv3 = max(tensor, winograd * vector_rate) if winograd and vector_rate else tensor
     return (
-        gemm_rate,
+        tensor,
         fwd / slow_fwd,
         bwd / slow_bwd,
-        gemm_rate,
+        tensor,
         vec,
         vec,
         conv3,

@@ -519,6 +519,24 @@ def native_fp4(gpu: GpuSpec) -> bool:
     return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
 
 
+def fp4_weight_only(gpu: GpuSpec, min_cc: str | None) -> bool:
+    """FP4 weights run on a GPU without FP4 tensor cores under a runtime whose weight-only
+    FP4 kernels need compute capability ``min_cc`` (efficiency.fp4_weight_only_min_cc; vLLM's
+    Marlin FP4: 16-bit activations, the 4-bit weights dequantised in the GEMM). The one rule
+    inference's gate and serving's format check share."""
+    if min_cc is None or native_fp4(gpu) or gpu.vendor != "nvidia":
+        return False
+    return _cc(gpu.compute_capability) >= _cc(min_cc)
+
+
+def _cc(cc: str | None) -> tuple[int, int]:
+    parts = (cc or "").split(".")
+    try:
+        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return 0, 0
+
+
 # NVIDIA GeForce generations whose tensor cores run FP16 with FP32 accumulate at half the
 # FP16-accumulate rate (Turing, GA10x, AD10x, GB20x whitepapers; data/gpus/nvidia-geforce.yaml's
 # header): the catalog's fp16 figure is the FP32-accumulate one
@@ -561,14 +579,15 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     if precision == "fp4" and "fp4" in prof.native and native_fp4(gpu) and gpu.fp8_tflops:
         # Blackwell doubles the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS)
         return 2.0 * gpu.fp8_tflops, "fp4"
-    if precision in ("fp8", "fp4") and gpu.fp8_tflops:
+    if precision == "fp8" and gpu.fp8_tflops:
         return gpu.fp8_tflops, "fp8"
     if precision == "int8" and "int8" in prof.native and gpu.int8_tops:
         return gpu.int8_tops, "int8"
     if precision in ("fp32", "tf32"):
         tf32 = gpu.peak_tflops("tf32") if precision == "tf32" else None
         return (tf32, "tf32") if tf32 else (gpu.fp32_tflops or 0.0, "fp32")
-    # bf16 checkpoints (and fp8/fp4 ones falling back) compute in bf16; fp16 and weight-only
+    # bf16 checkpoints (and fp8 ones falling back, and fp4 ones without FP4 kernels: vLLM's
+    # Marlin FP4 takes 16-bit activations only) compute in bf16; fp16 and weight-only
     # formats (GPTQ/AWQ, GGUF) dequantise to fp16 — half bf16's rate on some parts (MI100)
     order = ("bf16", "fp16") if precision in ("bf16", "fp8", "fp4") else ("fp16", "bf16")
     for p in order:
@@ -815,6 +834,7 @@ def replica_job(
     weights: str,
     kv: str,
     own_bits: float | None = None,
+    format_bits: float | None = None,
     torch_version: str = "",
     kv_repeat: bool = False,
     quantization: str = "",
@@ -840,7 +860,7 @@ def replica_job(
         dense=dense,
         experts=experts,
         n_experts=n_experts,
-        wb=formats.weight_bytes(model, weights, own_bits) / model.params,
+        wb=formats.weight_bytes(model, weights, own_bits, format_bits=format_bits) / model.params,
         kv_b=formats.kv_bytes(kv),
         flops_per_token=2.0 * model.params_per_token,
         moe_act_bytes=moe_activation_bytes(model),
@@ -950,6 +970,7 @@ def replica(
     memory_efficiency: float,
     compute_efficiency: Mapping[str, float],
     own_bits: float | None = None,
+    format_bits: float | None = None,
     scheduler_s: float = 0.0,
     host_per_seq_s: float = 0.0,
     mixed_host_us_per_kernel: float = 0.0,
@@ -966,7 +987,8 @@ def replica(
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
     kernels (the prior, or a device report's); ``compute_efficiency``: whole-model GEMM
     efficiency by datapath (GEMM prior × model utilisation). The runtime's profile scales both.
-    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight. ``job`` and
+    ``own_bits``: a runtime's own weight format (GGUF) in bits per weight over the whole file;
+    ``format_bits``: a named format's bits per quantised weight (formats.weight_bytes). ``job`` and
     ``card``: the GPU-independent and the GPU's terms, where the caller has them (the same
     arguments' ``replica_job`` and ``card_terms``). ``links=False``: no GPU-to-GPU time.
     ``mixed_host_us_per_kernel``: a server's eager host dispatch per kernel of a step that
@@ -983,6 +1005,7 @@ def replica(
             weights=weights,
             kv=kv,
             own_bits=own_bits,
+            format_bits=format_bits,
             torch_version=torch_version,
             kv_repeat=kv_repeat,
             quantization=quantization,

@@ -729,14 +729,19 @@ def table_prices(work: WorkloadSpec) -> bool:
     family = work.model.family
     if work.training:
         return family == "cnn" and work.runtime in TRAIN_TABLE_RUNTIMES
-    return (family == "cnn" and work.runtime in CNN_TABLE_RUNTIMES) or (
-        family == "diffusion" and work.runtime == "pytorch"
-    )
+    if family == "cnn":
+        return work.runtime in CNN_TABLE_RUNTIMES
+    if family != "diffusion" or work.runtime not in DIFFUSION_TABLE_RUNTIMES:
+        return False
+    # a compiled 8-bit UNet stays whole-model (vocab.DIFFUSION_TABLE_PRECISIONS: why there)
+    return work.runtime == "pytorch" or work.precision in DIFFUSION_TABLE_PRECISIONS
 
 
 # Runtimes whose CNN inference a shipped table prices (see table_prices), and those that cast
 # each conv / linear weight to 16 bits every pass (TensorRT builds 16-bit weights once).
 CNN_TABLE_RUNTIMES = frozenset(vocab.CNN_TABLE_RUNTIMES)
+DIFFUSION_TABLE_RUNTIMES = frozenset(vocab.DIFFUSION_TABLE_RUNTIMES)
+DIFFUSION_TABLE_PRECISIONS = frozenset(vocab.DIFFUSION_TABLE_PRECISIONS)
 AUTOCAST_RUNTIMES = frozenset(vocab.AUTOCAST_RUNTIMES)
 # Runtimes that add a convolution's bias in an element-wise pass of its own (no epilogue
 # fusion): eager PyTorch and TensorFlow graph mode (operators.conv_bias_pass). CNN training
@@ -1250,6 +1255,10 @@ def _build_on_gpu(
     if not work.training and work.precision in prof.native:
         act_b = 1.0  # int8/fp8 engines keep activations in 8 bits between layers
     split, mode = compute_split(gpu, work, framework, eff, prof)
+    if split is not None and work.training:
+        # the whole-model rate is the best-shape rate × its utilisation: the same share of it
+        best = compute_split(gpu, work, framework, eff, prof, per_operator=True)[0]
+        split = _held(split, _sustained_shares(gpu, work, mode, best))
     op_eff = operator_efficiency(eff, mode)
     op_split = (
         compute_split(gpu, work, framework, op_eff, prof, per_operator=True)[0]
@@ -1260,6 +1269,10 @@ def _build_on_gpu(
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
+        # a training step's GEMMs at what the board holds over a long run (class_rates: the
+        # GEMM and convolution classes only)
+        held = _held(op_split, _sustained_shares(gpu, work, mode, op_split))
+        held_rate = 1.0 / seconds(1.0, held)
         factor = _flash_factor(op_eff, mode)
         # A profiled attention rate is what the GPU's best kernel reached (the H100 profile's
         # is FlashAttention-3's 740 TFLOPS): no prior cap under it, but the runtime's own
@@ -1270,7 +1283,13 @@ def _build_on_gpu(
             # the runtime's kernel prices attention, not the profiled one: say so
             op_eff, factor = replace(op_eff, attention=None), None
         rates = class_rates(
-            gemm_rate, vector, factor, fcap, _attention_kernel(gpu, work, be), prof.winograd_3x3
+            gemm_rate,
+            vector,
+            factor,
+            fcap,
+            _attention_kernel(gpu, work, be),
+            prof.winograd_3x3,
+            held_rate / gemm_rate,
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
@@ -1385,6 +1404,39 @@ def _flash_cap(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -
     if not half or key == "fp32" or not share:
         return None
     return half * 1e12 * share
+
+
+def _sustained_shares(
+    gpu: GpuSpec, work: WorkloadSpec, mode: str, best: Split
+) -> tuple[float, ...] | None:
+    """Per part of ``best`` (``compute_split``'s best-shape rates, peak × prior at the boost
+    clock), the share of it a training step's GEMMs hold: min(1, the TFLOPS a large GEMM on
+    that part's datapath sustains over a long run at the board's power limit ÷ the rate),
+    where the efficiency table has a measurement for this GPU and datapath
+    (``sustained_gemm_tflops``; H100 SXM: Hugging Face's gpu-fryer, 60 s of 8192³ cuBLASLt
+    GEMMs), else 1. A training run keeps the GPU at its power limit for minutes to weeks; the
+    prior (MAMF's best shape, 100 iterations) is a burst a short kernel catches at the boost
+    clock, so inference, short bursts between host work, keeps it. None where nothing is
+    held below the prior."""
+    if not work.training or work.efficiency is None or best is None:
+        return None
+    # compute_split's parts: the TF32 share before the FP32 one in a mixed fp32 job
+    paths = ("tf32", "fp32") if mode == "fp32+tf32" else (mode,)
+    if len(paths) != len(best):
+        return None
+    table = work.efficiency
+    shares = []
+    for path, (_, rate) in zip(paths, best, strict=True):
+        held = table.sustained_gemm_tflops(gpu.slug, path)
+        shares.append(min(1.0, held * 1e12 / rate) if held else 1.0)
+    return tuple(shares) if min(shares) < 1.0 else None
+
+
+def _held(split: Split, shares: tuple[float, ...] | None) -> Split:
+    """``split`` with each part's rate × its sustained share (``_sustained_shares``)."""
+    if split is None or shares is None:
+        return split
+    return tuple((f, rate * h) for (f, rate), h in zip(split, shares, strict=True))
 
 
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
@@ -1546,7 +1598,8 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
             work.model,
             weights=work.precision,
             kv=_llm_kv(work),
-            own_bits=work.weight_bits,
+            own_bits=work.own_bits,
+            format_bits=work.format_bits,
             torch_version=work.torch_version,
             kv_repeat=work.kv_repeat,
             quantization=work.quantization,
@@ -1557,11 +1610,8 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
 
 
 def _llm_kv(work: WorkloadSpec) -> str:
-    """The KV cache's format: the job's own (``kv_cache_precision``), else 16-bit (fp32 for
-    an fp32 job)."""
-    if work.kv_cache_precision:
-        return work.kv_cache_precision
-    return "fp32" if work.precision in ("fp32", "tf32") else "bf16"
+    """The KV cache's format (``WorkloadSpec.kv_format``, which the memory breakdown reads)."""
+    return work.kv_format
 
 
 def llm_card(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> llm_step.CardTerms:
@@ -1623,7 +1673,8 @@ def llm_replica(
         prefill=card.prefill,
         memory_efficiency=eff.memory,
         compute_efficiency=llm_efficiency(eff),
-        own_bits=work.weight_bits,
+        own_bits=work.own_bits,
+        format_bits=work.format_bits,
         job=llm_job(work),
         card=card,
         links=links,

@@ -30,7 +30,7 @@ from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.units import vram
-from app.domain.workload import ModelSpec
+from app.domain.workload import ModelSpec, allocator_slack, context_gb
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
 
 GB = 1e9
@@ -78,6 +78,12 @@ class RuntimeProfile:
     # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
     int4_bits: float | None = None
+    # FP4 weights without FP4 tensor cores, weight-only, from this compute capability (vLLM's
+    # Marlin FP4; efficiency.fp4_weight_only_min_cc); None: FP4 tensor cores only
+    fp4_weight_only_min_cc: str | None = None
+    # the runtime's context and workspaces (GiB) where its efficiency rows give one (vLLM,
+    # SGLang); None: the backend's (workload.context_gb, as LLM inference reads it)
+    context_gib: float | None = None
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
@@ -134,6 +140,8 @@ def runtime_profile(
         large_gpu=spec.large_gpu,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
+        context_gib=table.runtime_value(name, "context_gib"),
+        fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -155,7 +163,6 @@ DEFAULT_RUNTIME = {
 DEFAULT_COMPUTE: dict[str, float] = {
     p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 }
-FRAMEWORK_GB = 1.0  # CUDA context + NCCL + CUDA-graph pools, per GPU, outside the KV pool
 
 
 # ---------------------------------------------------------------- inputs and outputs
@@ -262,12 +269,9 @@ class ServingResult:
 # ---------------------------------------------------------------- model arithmetic
 
 
-embedding_params = formats.embedding_params
-
-
 def weight_bytes(m: ModelSpec, precision: str, bits: float | None = None) -> float:
-    """Stored weights at ``precision`` (``bits`` per weight where a runtime's own format
-    differs from the format table)."""
+    """Stored weights at ``precision`` (``bits``: a runtime's own format, a whole-file mean):
+    formats.weight_bytes, the rule inference reads too."""
     return formats.weight_bytes(m, precision, bits)
 
 
@@ -306,7 +310,13 @@ def supports_weights(
     major = int(cc.split(".")[0]) if cc[:1].isdigit() else 0
     if precision == "fp8" and not gpu.fp8_tflops:
         return "no fp8 tensor cores"
-    if precision == "fp4" and not native_fp4(gpu):
+    fp4_min = runtime.fp4_weight_only_min_cc if runtime is not None else None
+    if precision == "fp4" and not native_fp4(gpu) and not llm_step.fp4_weight_only(gpu, fp4_min):
+        if fp4_min is not None:
+            return (
+                f"fp4 (NVFP4/MXFP4) needs Blackwell tensor cores, or compute capability "
+                f"{fp4_min}+ for {runtime.name if runtime else 'the runtime'}'s weight-only kernels"
+            )
         return "fp4 (NVFP4/MXFP4) needs Blackwell tensor cores"
     own_int4 = runtime is not None and runtime.int4_bits is not None
     if precision == "int4" and gpu.vendor == "nvidia" and major < 8 and not own_int4:
@@ -355,7 +365,11 @@ def _engine(
 def memory_plan(
     gpu: GpuSpec, model: ModelSpec, cfg: ServingConfig, rt: RuntimeProfile, usable_gb: float
 ) -> tuple[float, float, float, float]:
-    """Per GPU, in GB: weights, activations, framework, KV pool (may be negative)."""
+    """Per GPU, in GB: weights, activations (with the allocator slack of a runtime that
+    claims nothing up front), framework, KV pool (may be negative). ``usable_gb``: the GPU's
+    usable memory at share 1 (efficiency.usable_gb); the runtime's claim applies here
+    (efficiency.kv_pool_gb). Weights, slack and context are the rules LLM inference's memory
+    breakdown reads (formats.weight_bytes, workload.allocator_slack, workload.context_gb)."""
     tp = cfg.gpus_per_replica
     weights = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / tp / GB
     h = float(model.hidden_size or 0)
@@ -365,12 +379,20 @@ def memory_plan(
     split = tp if rt.multi_gpu == "tensor" else 1
     act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / split) * 2.0
     act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / split
-    act_gb = act / GB
-    if rt.of_free:
-        pool = rt.memory_utilization * (usable_gb - weights - act_gb - FRAMEWORK_GB)
-    else:
-        pool = usable_gb * rt.memory_utilization - weights - act_gb - FRAMEWORK_GB
-    return weights, act_gb, FRAMEWORK_GB, pool
+    act_gb = (act + allocator_slack(weights * GB, rt.memory_utilization, rt.of_free)) / GB
+    fw = context_gb(_backend(gpu), rt.context_gib)
+    pool = efficiency.kv_pool_gb(
+        usable_gb, weights + act_gb + fw, rt.memory_utilization, rt.of_free
+    )
+    return weights, act_gb, fw, pool
+
+
+def _backend(gpu: GpuSpec) -> str:
+    """The backend whose context a serving replica pays (CUDA or ROCm where the GPU has it)."""
+    for b in ("cuda", "rocm"):
+        if b in gpu.backends:
+            return b
+    return gpu.backends[0] if gpu.backends else "default"
 
 
 @dataclass(frozen=True, slots=True)

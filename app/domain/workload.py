@@ -26,13 +26,14 @@ from app.domain.activations import (
     logits_bytes,
 )
 from app.domain.derived import store_of
-from app.domain.formats import bytes_per_weight
+from app.domain.efficiency import runtime_share
+from app.domain.formats import bytes_per_weight, kv_bytes, weight_bytes
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
 from app.vocab import (
     BYTES_PER_ELEMENT,
-    KV_BYTES_PER_ELEMENT,
+    GGUF_FORMATS,
     TRAINING_TASKS,
     TRANSFORMER_FAMILIES,
     Family,
@@ -79,7 +80,10 @@ TRAINING_FRAGMENTATION = 0.05
 
 # Inference runtime workspace beyond weights and KV cache: allocator fragmentation and
 # temporary buffers (Transformer Math 101 quotes ~20 % all told; half of that is covered by the
-# per-layer intermediate estimate below).
+# per-layer intermediate estimate below). Only for a runtime that allocates as it goes (eager
+# PyTorch, llama.cpp, MLX): one that claims its memory up front (vLLM, SGLang, TensorRT-LLM)
+# measures its peak in a profiling pass and keeps the rest of its claim back, so a slack on
+# top would count the reserve twice (``allocator_slack``).
 INFERENCE_FRAGMENTATION = 0.05
 
 # The CUDA/ROCm context plus cuBLAS/cuDNN workspaces (0.3–2 GiB measured widely).
@@ -309,10 +313,41 @@ class WorkloadSpec:
         return replace(self, precision=precision)
 
     @property
+    def kv_format(self) -> str:
+        """The KV cache's stored format for an inference job: its own
+        (``kv_cache_precision``), else 16-bit (fp32 for an fp32 job). Read by the memory
+        breakdown and the LLM step alike."""
+        if self.kv_cache_precision:
+            return self.kv_cache_precision
+        return "fp32" if self.precision in ("fp32", "tf32") else "bf16"
+
+    @property
+    def own_bits(self) -> float | None:
+        """Bits per weight taken as a mean over the whole file: a GGUF format's (llama-quantize
+        counts every tensor, the embeddings and output included), or bits given with no format
+        named (a benchmark's stated figure); None otherwise."""
+        whole_file = self.quantization in GGUF_FORMATS or self.quantization == "none"
+        return self.weight_bits if whole_file else None
+
+    @property
+    def format_bits(self) -> float | None:
+        """A named format's bits per quantised weight (AWQ/GPTQ, NVFP4, MXFP4, NF4), scales
+        included; its checkpoint keeps the embeddings and LM head in 16-bit. None: the
+        precision's own row, or a whole-file mean (``own_bits``)."""
+        return None if self.own_bits is not None else self.weight_bits
+
+    @property
+    def weight_bytes(self) -> float:
+        """Stored weights of an inference or serving job: formats.weight_bytes, the one rule
+        both tasks read (16-bit embeddings and head under a quantised format)."""
+        return weight_bytes(self.model, self.precision, self.own_bits, format_bits=self.format_bits)
+
+    @property
     def weight_bytes_per_param(self) -> float:
-        """Stored bytes per weight: the quantisation format's bits when one is named."""
-        if self.weight_bits is not None and not self.training:
-            return self.weight_bits / 8.0
+        """Stored bytes per weight: the mean of ``weight_bytes`` for inference; the
+        precision's bytes for training."""
+        if not self.training:
+            return self.weight_bytes / self.model.params if self.model.params else 0.0
         return BYTES.get(self.precision, 2.0)
 
     def with_flags(self, **changes: object) -> WorkloadSpec:
@@ -440,8 +475,28 @@ def kv_cache_bytes(work: WorkloadSpec, kv_bytes: float) -> float:
     return (m.kv_values(context) or 0.0) * kv_bytes * work.batch_size
 
 
-def _context_gb(backend: str) -> float:
+def context_gb(backend: str, context_gib: float | None = None) -> float:
+    """The runtime's context and workspaces per GPU, in GB: its own figure where the
+    efficiency table gives one (``context_gib``), else the backend's. Inference and serving
+    both read it."""
+    if context_gib is not None:
+        return float(context_gib) * GIB / GB
     return CONTEXT_GB.get(backend, CONTEXT_GB["default"])
+
+
+def allocator_slack(weights: float, share: float, of_free: bool) -> float:
+    """Allocator slack beside the weights (bytes in, bytes out) under a runtime claiming
+    ``share`` of memory (efficiency.runtime_share): INFERENCE_FRAGMENTATION of the weights
+    where it claims nothing up front, none where it does. Inference and serving both read it."""
+    return INFERENCE_FRAGMENTATION * weights if share >= 1.0 and not of_free else 0.0
+
+
+def kv_claim(kv: float, share: float, of_free: bool) -> float:
+    """What a KV cache of ``kv`` bytes takes of a GPU's usable memory: itself, or under a
+    runtime whose KV pool is a share of the memory left free (TensorRT-LLM's
+    free_gpu_memory_fraction) kv ÷ share, the free memory that pool needs
+    (efficiency.kv_pool_gb)."""
+    return kv / share if of_free and share > 0 else kv
 
 
 def memory_breakdown(
@@ -458,23 +513,26 @@ def memory_breakdown(
     parallelism for activations. The framework context is per process and does not shrink.
     """
     n = max(1, num_gpus)
-    m = work.model
     p = work.precision
     notes: list[str] = []
-    framework = _context_gb(backend)
+    ctx = None
     if work.efficiency is not None:
         ctx = work.efficiency.runtime_value(work.runtime, "context_gib")
-        if ctx is not None:
-            framework = float(ctx) * GIB / GB
+    framework = context_gb(backend, ctx)
     if not work.training:
-        w_bytes = work.weight_bytes_per_param
-        weights = m.params * w_bytes
-        kv_b = KV_BYTES_PER_ELEMENT[p]
-        kv = kv_cache_bytes(work, kv_b)
+        weights = work.weight_bytes
+        kv = kv_cache_bytes(work, kv_bytes(work.kv_format))
         act_b = 4.0 if p == "fp32" else 2.0
-        workspace = INFERENCE_FRAGMENTATION * weights + _inference_workspace(work, act_b)
-        if p in ("int8", "int4"):
-            notes.append(f"weights quantised to {p}; activations and KV cache kept in 16-bit")
+        share, of_free = runtime_share(work.efficiency, work.runtime)
+        # the runtime's reservation (efficiency.runtime_share): its slack, or the free memory
+        # its KV pool needs beyond the cache itself, counted as workspace
+        reserve = allocator_slack(weights, share, of_free) + kv_claim(kv, share, of_free) - kv
+        workspace = reserve + _inference_workspace(work, act_b)
+        if p in ("int8", "int4", "fp4"):
+            notes.append(
+                f"weights quantised to {p}; embeddings, LM head, activations and KV cache "
+                "kept in 16-bit"
+            )
         return MemoryBreakdown(
             weights=weights / n / GB,
             kv_cache=kv / n / GB,

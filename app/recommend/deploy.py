@@ -21,13 +21,20 @@ import shlex
 
 import yaml
 
+from app.domain import efficiency
 from app.offers.launch import TaskDumper
 from app.recommend import schemas as s
+from app.shipped.rules import load_efficiency
 
 PORT = 8000
-# The share of memory the runtimes are told they may take: the serving plan assumes the same
-# (vLLM's default gpu_memory_utilization).
-MEMORY_FRACTION = 0.9
+
+
+def memory_fraction(runtime: str) -> float:
+    """The share of memory the runtime is told it may take: the one the serving plan and LLM
+    inference assume (data/efficiency.yaml ``serving_runtimes``, efficiency.runtime_share):
+    vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static 0.88, TensorRT-LLM's
+    free_gpu_memory_fraction 0.9."""
+    return efficiency.runtime_share(load_efficiency(), runtime)[0]
 
 
 class _Dumper(yaml.SafeDumper):
@@ -66,7 +73,7 @@ def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[
     if pp > 1:
         args += ["--pipeline-parallel-size", str(pp)]
     args += ["--max-model-len", str(context), "--max-num-seqs", str(_per_replica(sv))]
-    args += ["--gpu-memory-utilization", str(MEMORY_FRACTION)]
+    args += ["--gpu-memory-utilization", str(memory_fraction("vllm"))]
     if _fp8_kv(sv):
         args += ["--kv-cache-dtype", "fp8"]
     quant, _ = _quantization(sv)
@@ -81,7 +88,7 @@ def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> lis
         args += ["--pp-size", str(pp)]
     args += ["--context-length", str(context)]
     args += ["--max-running-requests", str(_per_replica(sv))]
-    args += ["--mem-fraction-static", str(MEMORY_FRACTION)]
+    args += ["--mem-fraction-static", str(memory_fraction("sglang"))]
     if _fp8_kv(sv):
         args += ["--kv-cache-dtype", "fp8_e4m3"]
     quant, _ = _quantization(sv)
@@ -93,7 +100,7 @@ def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> lis
 def _trtllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
     args = ["trtllm-serve", model, "--tp_size", str(tp), "--pp_size", str(pp)]
     args += ["--max_batch_size", str(_per_replica(sv)), "--max_seq_len", str(context)]
-    args += ["--kv_cache_free_gpu_memory_fraction", str(MEMORY_FRACTION)]
+    args += ["--kv_cache_free_gpu_memory_fraction", str(memory_fraction("tensorrt-llm"))]
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 

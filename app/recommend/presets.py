@@ -59,6 +59,64 @@ class DefaultDataset:
         return tokens / max(1, seq_len)
 
 
+@dataclass(frozen=True, slots=True)
+class DefaultBatch:
+    """The global batch assumed for a kind of job when neither the request nor a preset made
+    for that task gives one (data/workloads.yaml ``default_batches``): ``sequences``, or tokens
+    per step by model size (``tokens_by_params``: (up to params, tokens), the last open)."""
+
+    families: tuple[str, ...]
+    task: str
+    source: str
+    label: str
+    sequences: int | None = None
+    tokens_by_params: tuple[tuple[float | None, float], ...] = ()
+
+    def sequences_for(self, params: float, seq_len: int) -> tuple[int, float | None]:
+        """(sequences per step, the tokens per step they stand for, None for a fixed count)."""
+        if self.sequences is not None:
+            return self.sequences, None
+        tokens = next(t for cap, t in self.tokens_by_params if cap is None or params <= cap)
+        return max(1, round(tokens / max(1, seq_len))), tokens
+
+
+@lru_cache(maxsize=8)
+def load_default_batches(data_dir: Path = DATA_DIR) -> tuple[DefaultBatch, ...]:
+    path = data_dir / "workloads.yaml"
+    if not path.exists():
+        return ()
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = []
+    for raw in doc.get("default_batches") or []:
+        steps = tuple(
+            (None if cap is None else float(_num(cap)), float(_num(tok)))
+            for cap, tok in raw.get("tokens_by_params") or ()
+        )
+        if not steps and raw.get("sequences") is None:
+            raise ValueError(f"default_batches {raw}: give sequences or tokens_by_params")
+        if steps and steps[-1][0] is not None:
+            raise ValueError(f"default_batches {raw}: the last tokens_by_params row is open")
+        seqs = raw.get("sequences")
+        out.append(
+            DefaultBatch(
+                families=tuple(raw["families"]),
+                task=str(raw["task"]),
+                source=str(raw["source"]),
+                label=str(raw["label"]),
+                sequences=int(seqs) if seqs is not None else None,
+                tokens_by_params=steps,
+            )
+        )
+    return tuple(out)
+
+
+def default_batch(family: str, task: str, data_dir: Path = DATA_DIR) -> DefaultBatch | None:
+    return next(
+        (b for b in load_default_batches(data_dir) if family in b.families and b.task == task),
+        None,
+    )
+
+
 def _num(value: Any) -> Any:
     # YAML reads 8.03e9 as a string (no dot before the exponent in YAML 1.1 rules)
     if isinstance(value, str):

@@ -25,7 +25,7 @@ from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.perf import shown_rate
 from app.domain.units import vram
-from app.domain.workload import WorkloadSpec, memory_breakdown
+from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
 from app.recommend import deadline, whatif
 from app.recommend import schemas as s
@@ -125,6 +125,21 @@ def _context(
             serving_plan.asked_precision(request.workload), bool(cons.allow_4bit)
         ),
     )
+
+
+def _headline_memory(work: WorkloadSpec) -> MemoryBreakdown:
+    """The least memory the job needs on one GPU: a training batch can always run as
+    gradient-accumulation steps of one sample (the engine's micro-batch saver), so it is
+    counted at micro-batch 1 — an assumed 1,024-sequence batch is never held at once, and
+    what-if variants compare on the same footing. Each row shows its own micro-batch."""
+    if not work.training or work.batch_size <= 1:
+        return memory_breakdown(work)
+    mem = memory_breakdown(dataclasses.replace(work, batch_size=1))
+    note = (
+        f"the least the job needs: micro-batch 1, the batch of {work.batch_size:,} as "
+        f"{work.batch_size:,} gradient-accumulation steps (each row gives its own micro-batch)"
+    )
+    return dataclasses.replace(mem, notes=(note, *mem.notes))
 
 
 def rental_policy(cons: s.ConstraintsIn, training: bool = False) -> costs.RentalPolicy:
@@ -896,7 +911,7 @@ def recommend(
             f"{work.precision} cannot run on {names}: estimated at {', '.join(fallbacks)} "
             "(see those rows' warnings)"
         )
-    top_mem = memory_breakdown(work)
+    top_mem = _headline_memory(work)
     response = s.RecommendationResponse(
         workload=resolved_out(work),
         memory=memory_out(top_mem, None),

@@ -74,11 +74,12 @@ class _Row:
         return self.served.price.usd_per_hour
 
 
-def _usable_gb(gpu: GpuSpec) -> float:
+def _usable_gb(gpu: GpuSpec, row: _Row) -> float:
     """The one usable-memory rule (efficiency.usable_gb: vendors' GB are GiB, unified memory
-    wired at ~3/4); the serving runtime's own share (gpu_memory_utilization) is applied by the
-    serving model's memory plan, not here."""
-    return efficiency.usable_gb(gpu)
+    wired at ~3/4) at the share the row's runtime claims of the device (its
+    gpu_memory_utilization), the figure an inference row on the same runtime shows."""
+    rt = row.runtime
+    return efficiency.usable_gb(gpu, 1.0 if rt.of_free else rt.memory_utilization)
 
 
 def _load_words(spec: ServingSpec) -> str:
@@ -287,7 +288,7 @@ def _recommendation(
         required_gb=round(
             r.weights_gb_per_gpu + r.activations_gb_per_gpu + r.framework_gb_per_gpu + kv_used, 3
         ),
-        available_gb=_usable_gb(gpu),
+        available_gb=_usable_gb(gpu, row),
         headroom_gb=None,
         num_gpus=c.gpus_per_replica,
         breakdown={

@@ -15,7 +15,13 @@ from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
 from app.recommend import schemas as s
-from app.recommend.presets import DATA_DIR, Preset, default_dataset, load_presets
+from app.recommend.presets import (
+    DATA_DIR,
+    Preset,
+    default_batch,
+    default_dataset,
+    load_presets,
+)
 from app.shipped.rules import load_efficiency
 from app.vocab import (
     GGUF_FORMATS,
@@ -314,7 +320,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         task=task,
         model=model,
         precision=precision,
-        batch_size=int(w.batch_size or d.get("batch_size") or 1),
+        batch_size=_batch_size(w, d, task, model, seq_len, warnings, data_dir),
         seq_len=seq_len,
         output_tokens=out_tokens,
         optimizer=optimizer,
@@ -374,6 +380,36 @@ class _JobSize(NamedTuple):
     samples: float | None
     epochs: float
     basis: str | None
+
+
+def _batch_size(
+    w: s.WorkloadIn,
+    d: dict[str, Any],
+    task: str,
+    model: ModelSpec,
+    seq_len: int,
+    warnings: list[str],
+    data_dir: Path,
+) -> int:
+    """The request's batch, else the preset's where it was made for this task, else (language
+    models' training and fine-tuning) the stated default global batch, named in ``warnings`` so
+    an assumed batch is never passed off as the user's; else the preset's, else 1."""
+    if w.batch_size is not None:
+        return int(w.batch_size)
+    own = d.get("batch_size")
+    if own is not None and d.get("task", task) == task:
+        return int(own)
+    default = default_batch(model.family, task, data_dir) if task in TRAINING_TASKS else None
+    if default is None:
+        return int(own or 1)
+    sequences, tokens = default.sequences_for(model.params, seq_len)
+    per_step = f" ({tokens:,.0f} tokens per step)" if tokens is not None else ""
+    warnings.append(
+        f"batch_size not given: assumed {sequences:,} sequences per optimizer step{per_step}, "
+        f"{default.label}; run as micro-batches that fit (gradient accumulation). Set "
+        "batch_size for your own"
+    )
+    return sequences
 
 
 def _job_size(

@@ -88,8 +88,8 @@ def test_bits_per_weight_of_each_format() -> None:
 def test_capacity_is_the_vendors_gib() -> None:
     # "80 GB" of HBM3 is 80 GiB = 85.9e9 bytes; vLLM keeps 10 % back
     assert efficiency.usable_gb(H100) == pytest.approx(85.9, abs=0.05)
-    vllm = TABLE.profile(H100, "cuda", "vllm", "bf16", "decode")
-    assert efficiency.usable_gb(H100, vllm) == pytest.approx(0.9 * 85.9, abs=0.05)
+    share = efficiency.device_share(TABLE, "vllm")  # gpu_memory_utilization
+    assert efficiency.usable_gb(H100, share) == pytest.approx(0.9 * 85.9, abs=0.05)
 
 
 def test_qlora_65b_fits_one_48gb_card() -> None:

@@ -305,11 +305,18 @@ def test_planner_picks_the_fewest_gpus_that_meet_the_targets():
     assert tight.best.itl_ms is not None and tight.best.itl_ms <= 25
     # balanced (the default objective) takes the fewest GPUs among the shapes that meet
     assert all(o.total_gpus >= tight.best.total_gpus for o in tight.others)
-    # Hopper has no fp4 tensor cores: no fp4 shape is planned; pinned, the card says why
+    # Hopper has no fp4 tensor cores: vLLM runs fp4 weight-only (Marlin FP4), a runtime
+    # without such kernels plans none; pinned, the card says why
     planned = ev.plan(H100, _context(LLAMA70, 2000, 100))
     assert not isinstance(planned, ev.Exclusion)
+    assert {c.precision for c in planned} == {"bf16", "fp8", "int4", "fp4"}
+    trt = _context(LLAMA70, 2000, 100, runtime="tensorrt-llm")
+    planned = ev.plan(H100, trt)
+    assert not isinstance(planned, ev.Exclusion)
     assert {c.precision for c in planned} == {"bf16", "fp8", "int4"}
-    fp4 = dataclasses.replace(_context(LLAMA70), serving=serving_step.Ask(precision="fp4"))
+    fp4 = dataclasses.replace(
+        _context(LLAMA70, runtime="tensorrt-llm"), serving=serving_step.Ask(precision="fp4")
+    )
     out = ev.plan(H100, fp4)
     assert isinstance(out, ev.Exclusion) and out.code == "precision_unsupported"
     assert "fp4" in out.reason and "Blackwell" in out.reason
@@ -511,7 +518,9 @@ def test_one_weight_format_table_sizes_weights_for_inference_and_serving():
         assert sv.WEIGHT_BITS[p] == formats.bits(p)
         assert BYTES[p] == formats.bits(p) / 8  # the inference memory model's bytes
         work = WorkloadSpec(task="inference", model=LLAMA8, precision=p)
-        assert work.weight_bytes_per_param == formats.bits(p) / 8
+        # one weight rule: quantised formats keep the embeddings and head in 16-bit
+        assert work.weight_bytes == sv.weight_bytes(LLAMA8, p)
+        assert work.weight_bytes_per_param == sv.weight_bytes(LLAMA8, p) / LLAMA8.params
     assert sv.KV_BYTES == {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 
 

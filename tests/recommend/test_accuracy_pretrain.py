@@ -36,16 +36,17 @@ def test_only_selective_checkpointing_rows_go_unscored(scored) -> None:
 def test_pretraining_floors(scored) -> None:
     """Median ratio error and rank order over all rows and on the H100 table (1.70 before
     FlashAttention-2's Hopper rate and the eager cross-entropy were priced; 1.45 before MPT's
-    Triton attention kernel was, 1.23 after). The H100 table's rank order fell from 0.997 to
-    0.988 with the Triton kernel: its attention-bound long-sequence rows now run slightly slow
-    (×0.90–0.97) while its GEMM-bound short ones keep the unexplained Hopper GEMM gap (×1.2–1.35),
-    so the floor is 0.98 there."""
+    Triton attention kernel was, 1.23 after, 1.16 once training GEMMs ran at the H100's
+    sustained rate, data/efficiency.yaml sustained_gemm_tflops). The H100 table's rank order
+    fell from 0.997 to 0.988 with the Triton kernel: its attention-bound long-sequence rows run
+    slightly slow (×0.89–0.97) while its GEMM-bound short ones keep part of the Hopper gap
+    (×1.1–1.3), so the floor is 0.98 there."""
     rows, _ = scored
     overall = llm_pretrain.score("all", rows)
     assert overall.spearman >= 0.99
     assert overall.median_ratio <= 1.15
     h100 = llm_pretrain.score("h100", [r for r in rows if r.slug == "h100-sxm"])
-    assert h100.median_ratio <= 1.3 and h100.spearman >= 0.98
+    assert h100.median_ratio <= 1.2 and h100.spearman >= 0.98
     # the engine still runs faster than measured: a bias the tests keep in view
     assert 0.85 <= overall.bias <= 1.0
 

@@ -141,3 +141,50 @@ def test_a_deadline_on_an_assumed_job_size_says_so() -> None:
     assumptions = answer_summary(answer).assumptions
     assert f"samples × 1 epoch ({answer.workload.dataset_basis})" in assumptions
     assert "assumed: 1 M tokens" in assumptions
+
+
+def _resolve_warned(**kw: Any) -> tuple[Any, list[str]]:
+    return resolve_workload(s.WorkloadIn.model_validate(kw))
+
+
+def test_a_chat_models_inference_batch_is_not_its_training_batch() -> None:
+    # Llama 3 8B's preset batch (1) is an inference batch: training it assumes GPT-3's 2M
+    # tokens per step at 6.7B-13B parameters, 1,024 sequences of 2,048, and says so
+    work, warned = _resolve_warned(preset="llama-3-8b", task="training")
+    assert work.batch_size == 1024
+    assert any("batch_size not given" in w and "2,097,152 tokens" in w for w in warned)
+    # the step holds the tokens, whatever the sequence length
+    assert _resolve(preset="llama-3-8b", task="training", seq_len=4096).batch_size == 512
+    assert _resolve(preset="llama-3-8b", task="fine-tuning").batch_size == 128
+    # the request's own batch, and a preset's batch for the task asked, always win
+    mine, quiet = _resolve_warned(preset="llama-3-8b", task="training", batch_size=8)
+    assert mine.batch_size == 8 and not any("batch_size" in w for w in quiet)
+    assert _resolve(preset="llama-3-8b").batch_size == 1  # inference: the preset's own
+    assert _resolve(preset="gpt-2").batch_size == 8  # its fine-tuning preset batch
+    assert _resolve(preset="resnet-50", task="inference").batch_size == 256  # not a decoder
+
+
+def test_default_batches_step_with_model_size_as_gpt3_did() -> None:
+    from app.recommend.presets import default_batch
+
+    b = default_batch("decoder", "training")
+    assert b is not None
+    tokens = [b.sequences_for(p, 2048)[1] for p in (125e6, 760e6, 1.3e9, 2.7e9, 13e9, 175e9)]
+    assert tokens == [524288, 524288, 1048576, 1048576, 2097152, 3145728]
+    assert default_batch("cnn", "training") is None
+
+
+def test_sixteen_gpus_training_an_8b_model_are_compute_bound_not_starved() -> None:
+    # one sequence per step split over 16 GPUs left each a sixteenth of it, "limited by
+    # interconnect" at ~1,200 tokens/s per B200; the assumed global batch keeps them busy
+    req = s.RecommendationRequest.model_validate(
+        {
+            "workload": {"preset": "llama-3-8b", "task": "training"},
+            "constraints": {"num_gpus": 16, "max_gpus": 16},
+            "objective": "fastest",
+        }
+    )
+    rows = service.recommend(req, GPUS, RULES).recommendations
+    assert rows
+    for r in rows:
+        assert r.bottleneck != "interconnect", (r.gpu.slug, r.bottleneck)

@@ -93,3 +93,17 @@ def test_a_loopback_upload_url_is_called_out() -> None:
     assert "WARNING" in text and "cannot reach" in text
     public = task_yaml(_offer(), "h100-sxm", "https://advisor.example.org/")
     assert "WARNING" not in public
+
+
+def test_the_launch_commands_claim_the_share_the_plan_assumed() -> None:
+    """Issue #21: one reservation datum: the memory share a command passes is the one the
+    serving plan and LLM inference sized the job with (data/efficiency.yaml serving_runtimes)."""
+    from app.domain import efficiency
+    from app.recommend import deploy
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency()
+    for runtime in ("vllm", "sglang", "tensorrt-llm"):
+        assert deploy.memory_fraction(runtime) == table.serving[runtime].memory_utilization
+        assert deploy.memory_fraction(runtime) == efficiency.runtime_share(table, runtime)[0]
+    assert deploy.memory_fraction("sglang") == 0.88

@@ -1,0 +1,197 @@
+"""Issue #21: the same job's memory from the inference path (workload.memory_breakdown,
+evaluate.usable_gb) and from the serving path (serving.memory_plan) — one weight rule per
+format, one reservation rule, one usable-memory function."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.domain import efficiency, formats
+from app.domain import evaluate as ev
+from app.domain import serving as sv
+from app.domain.workload import (
+    INFERENCE_FRAGMENTATION,
+    ModelSpec,
+    WorkloadSpec,
+    allocator_slack,
+    memory_breakdown,
+)
+from app.shipped.rules import load_efficiency
+from app.vocab import QUANTIZATION_PRECISION
+from tests.domain.fixtures import H100, M2
+
+TABLE = load_efficiency()
+LLAMA70 = ModelSpec(
+    family="decoder", params=70.6e9, layers=80, hidden_size=8192, num_heads=64, num_kv_heads=8,
+    intermediate_size=28672, vocab_size=128256, max_context=131072,
+)  # fmt: skip
+VOCAB = 2 * 128256 * 8192  # input embedding + untied LM head
+USERS, PROMPT, OUTPUT = 4, 1000, 300
+
+
+def _job(precision: str, runtime: str = "vllm", quant: str = "none", **kw: object) -> WorkloadSpec:
+    bits = TABLE.bits_per_weight.get(quant) if quant != "none" else None
+    return WorkloadSpec(
+        task="inference", model=LLAMA70, precision=precision, batch_size=USERS,
+        seq_len=PROMPT, output_tokens=OUTPUT, runtime=runtime, quantization=quant,
+        weight_bits=bits, efficiency=TABLE, **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _rt(name: str) -> sv.RuntimeProfile:
+    return sv.runtime_profile(TABLE, name, TABLE.profile(H100, "cuda", name, "bf16", "decode"))
+
+
+def _serving(precision: str, runtime: str = "vllm", kv: str = "bf16", gpu=H100):
+    """Serving's per-GPU plan for one replica on one GPU, and its KV cache for the job's users."""
+    rt = _rt(runtime)
+    weights, act, fw, pool = sv.memory_plan(
+        gpu, LLAMA70, sv.ServingConfig(1, 1, precision, kv, runtime), rt, efficiency.usable_gb(gpu)
+    )
+    kv_gb = USERS * sv.kv_values(LLAMA70, PROMPT + OUTPUT) * sv.KV_BYTES[kv] / 1e9
+    return rt, weights, act, fw, pool, kv_gb
+
+
+@pytest.mark.parametrize(
+    ("precision", "quant"), [("bf16", "none"), ("fp8", "none"), ("int4", "awq"), ("fp4", "nvfp4")]
+)
+def test_the_same_job_has_the_same_weights_kv_and_usable_memory_in_both_paths(
+    precision: str, quant: str
+) -> None:
+    inf = memory_breakdown(_job(precision, quant=quant))
+    rt, weights, _act, fw, pool, kv_gb = _serving(precision)
+    assert inf.weights == pytest.approx(weights, rel=1e-9)
+    assert inf.kv_cache == pytest.approx(kv_gb, rel=1e-9)
+    assert inf.framework == pytest.approx(fw, rel=1e-9)
+    # usable memory: vLLM's gpu_memory_utilization of the GiB, in both
+    usable = ev.usable_gb(H100, _job(precision, quant=quant))
+    assert usable == pytest.approx(0.9 * 80 * 2**30 / 1e9)
+    assert usable == pytest.approx(efficiency.usable_gb(H100, rt.memory_utilization))
+    # serving's KV pool is that budget less what it places beside the cache
+    assert pool == pytest.approx(usable - weights - _act - fw)
+
+
+def test_llama_70b_fp8_for_four_users_fits_one_h100_in_both_paths() -> None:
+    """The job issue #21 found refused as serving and fitting as inference."""
+    work = _job("fp8")
+    inf = memory_breakdown(work)
+    assert inf.total <= ev.usable_gb(H100, work)
+    _, _, act, _, pool, kv_gb = _serving("fp8")
+    assert kv_gb <= pool
+    # and both say so with the same headroom for the cache, bar the activations each keeps
+    assert (ev.usable_gb(H100, work) - inf.total) == pytest.approx(
+        pool - kv_gb, abs=abs(inf.workspace - act) + 1e-9
+    )
+
+
+def test_quantised_formats_keep_embeddings_and_head_in_16_bit_in_both_paths() -> None:
+    for precision, quant in (("fp8", "none"), ("int4", "awq"), ("int4", "gptq"), ("fp4", "nvfp4")):
+        work = _job(precision, quant=quant)
+        bits = work.format_bits if work.format_bits is not None else formats.bits(precision)
+        expected = (LLAMA70.params - VOCAB) * bits / 8 + VOCAB * 2.0
+        assert work.weight_bytes == pytest.approx(expected)
+        assert sv.weight_bytes(LLAMA70, precision) == pytest.approx(expected, rel=1e-9)
+    # 70.6e9 fp8 parameters are 72.7 GB stored, not 70.6 (the audit's two figures)
+    assert _job("fp8").weight_bytes / 1e9 == pytest.approx(72.70, abs=0.01)
+    # a GGUF file's bits are a mean over every tensor: no 16-bit vocabulary on top
+    gguf = _job("int4", runtime="llama.cpp", quant="q4_k_m")
+    assert gguf.own_bits == TABLE.bits_per_weight["q4_k_m"] and gguf.format_bits is None
+    assert gguf.weight_bytes == pytest.approx(LLAMA70.params * gguf.own_bits / 8)
+    # a tied model stores its one vocabulary matrix once; an encoder has no vocabulary head
+    tied = dataclasses.replace(LLAMA70, tied_embeddings=True)
+    assert formats.sixteen_bit_params(tied) == VOCAB / 2
+    bert = ModelSpec(family="encoder", params=110e6, layers=12, hidden_size=768, vocab_size=30522)
+    table = 30522 * 768
+    assert formats.weight_bytes(bert, "int8") == pytest.approx((110e6 - table) * 1 + table * 2)
+
+
+def test_nvfp4_is_fp4_at_4_5_bits_in_both_paths() -> None:
+    assert QUANTIZATION_PRECISION["nvfp4"] == "fp4" == QUANTIZATION_PRECISION["mxfp4"]
+    # NVFP4: E2M1 values plus one E4M3 scale per 16 = 4.5 bits; the format row and the table
+    assert formats.bits("fp4") == 4.5 == TABLE.bits_per_weight["nvfp4"]
+    assert sv.WEIGHT_BITS["fp4"] == formats.bits("fp4")
+    # AWQ/GPTQ g128: 4 + 16/128 + 4/128, the same figure in the table and the format row
+    assert TABLE.bits_per_weight["awq"] == TABLE.bits_per_weight["gptq"] == formats.bits("int4")
+
+
+def test_one_reservation_rule() -> None:
+    # a runtime that claims memory up front (vLLM, SGLang, TensorRT-LLM) gets no allocator
+    # slack on top in either path; one that allocates as it goes gets the same slack in both
+    for runtime in ("vllm", "sglang", "tensorrt-llm"):
+        share, of_free = efficiency.runtime_share(TABLE, runtime)
+        assert share < 1.0
+        assert allocator_slack(1e9, share, of_free) == 0.0
+    for runtime in ("transformers", "llama.cpp", "mlx"):
+        assert efficiency.runtime_share(TABLE, runtime) == (1.0, False)
+    assert allocator_slack(1e9, 1.0, False) == pytest.approx(INFERENCE_FRAGMENTATION * 1e9)
+    eager = memory_breakdown(_job("bf16", runtime="transformers"))
+    vllm = memory_breakdown(_job("bf16"))
+    slack = INFERENCE_FRAGMENTATION * eager.weights
+    assert eager.workspace - vllm.workspace == pytest.approx(slack)
+    rt, w, act, _, _, _ = _serving("bf16", runtime="transformers")
+    claimed = dataclasses.replace(rt, memory_utilization=0.9)  # the same runtime, claiming
+    cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "transformers")
+    _, act2, _, _ = sv.memory_plan(H100, LLAMA70, cfg, claimed, efficiency.usable_gb(H100))
+    assert act - act2 == pytest.approx(INFERENCE_FRAGMENTATION * w)
+    # inference and serving read the same share for the same runtime
+    for runtime in ("vllm", "sglang"):
+        job = _job("bf16", runtime=runtime)
+        assert ev.usable_gb(H100, job) == pytest.approx(
+            efficiency.usable_gb(H100, _rt(runtime).memory_utilization)
+        )
+
+
+def test_a_share_of_free_memory_fits_the_same_cache_in_both_paths() -> None:
+    """TensorRT-LLM's KV pool is free_gpu_memory_fraction of what weights and activations leave:
+    the inference breakdown counts the free memory that pool needs, so a cache fits it exactly
+    when it fits serving's pool."""
+    work = _job("fp8", runtime="tensorrt-llm")
+    inf = memory_breakdown(work)
+    usable = ev.usable_gb(H100, work)
+    assert usable == pytest.approx(efficiency.usable_gb(H100))
+    rt, weights, act, fw, pool, kv_gb = _serving("fp8", runtime="tensorrt-llm")
+    assert rt.of_free
+    fixed_inf = inf.total - inf.kv_cache / rt.memory_utilization
+    assert pool == pytest.approx(rt.memory_utilization * (usable - weights - act - fw))
+    # the inference total is at most usable exactly when its cache fits a pool of its own fixed
+    # memory: fixed + kv / share <= usable  <=>  kv <= share * (usable - fixed)
+    assert inf.total == pytest.approx(fixed_inf + kv_gb / rt.memory_utilization)
+
+
+def test_unified_memory_is_counted_once_by_serving() -> None:
+    """macOS wires ~3/4 of unified memory for the GPU: usable_gb applies it; MLX's serving
+    plan does not apply it again."""
+    share, of_free = efficiency.runtime_share(TABLE, "mlx")
+    assert (share, of_free) == (1.0, False)
+    rt = sv.runtime_profile(TABLE, "mlx")
+    weights, act, fw, pool = sv.memory_plan(
+        M2, LLAMA70, sv.ServingConfig(1, 1, "int4", "bf16", "mlx"), rt, efficiency.usable_gb(M2)
+    )
+    assert pool == pytest.approx(efficiency.usable_gb(M2) - weights - act - fw)
+    assert efficiency.usable_gb(M2) == pytest.approx(M2.memory_gb * 2**30 / 1e9 * 0.75)
+
+
+def test_fp4_weights_run_weight_only_where_the_runtime_has_such_kernels() -> None:
+    """vLLM runs NVFP4/MXFP4 checkpoints without FP4 tensor cores through its Marlin FP4
+    kernels (compute capability 7.5+, 16-bit activations): serving's format check and the
+    LLM step read the same rule; runtimes without such kernels need Blackwell."""
+    from app.domain import llm_step
+    from tests.domain.fixtures import A100, MI300X, T4
+
+    vllm_min = efficiency.fp4_weight_only_min_cc(TABLE, "vllm")
+    assert vllm_min == "7.5"
+    assert efficiency.fp4_weight_only_min_cc(TABLE, "tensorrt-llm") is None
+    for gpu in (H100, A100, T4):
+        assert llm_step.fp4_weight_only(gpu, vllm_min)
+        assert sv.supports_weights(gpu, "fp4", _rt("vllm")) is None
+        assert sv.supports_weights(gpu, "fp4", _rt("tensorrt-llm")) is not None
+    volta = dataclasses.replace(H100, compute_capability="7.0")
+    blackwell = dataclasses.replace(H100, compute_capability="10.0")
+    assert not llm_step.fp4_weight_only(volta, vllm_min)
+    assert not llm_step.fp4_weight_only(blackwell, vllm_min)  # native FP4 there
+    assert not llm_step.fp4_weight_only(MI300X, vllm_min)
+    # weight-only: the GEMMs run at the 16-bit peak, not fp8's
+    prof = TABLE.profile(H100, "cuda", "vllm", "fp4", "decode")
+    assert llm_step.datapath(H100, "fp4", prof)[1] == "bf16"
