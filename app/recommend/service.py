@@ -60,6 +60,8 @@ def _resolve(
     'serving' has its own runtimes)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
+    if work.task == "serving":
+        warnings += serving_plan.ask_warnings(request.workload, request.constraints)
     if own is None or request.workload.runtime is not None or work.task == "serving":
         _check_layout_count(work, request)
         return work, warnings
@@ -124,7 +126,8 @@ def _context(
         usage=cons.usage(),
         purchase_basis=cons.purchase_basis,
         serving=serving_step.Ask(
-            serving_plan.asked_precision(request.workload), bool(cons.allow_4bit)
+            serving_plan.asked_precision(request.workload),
+            serving_plan.allows_4bit(request.workload, cons),
         ),
     )
 
