@@ -1976,7 +1976,7 @@ def _job_estimates(
             if single is None:
                 single = one[c] = _llm_single(g, w, e, be)
         j = at[k]
-        out.append(_llm_perf(w, n, pre[j], dec[j], single, terms[c].mode, e, be))
+        out.append(_llm_perf(w, n, pre[j], dec[j], single, terms[c].math or terms[c].mode, e, be))
     return out
 
 
