@@ -48,6 +48,9 @@ class RuntimeProfile:
     # are bound by another datapath (llama.cpp's quantised prompt kernels by CUDA-core work).
     compute_basis: str | None = None
     compute: float | None = None
+    # The arithmetic such a kernel does, as an answer names it ("int8 math"): a basis is a
+    # rate (``sm``: the SM's issue rate), not a datapath
+    compute_math: str | None = None
     memory: float = 0.88  # achieved ÷ datasheet bandwidth when streaming weights / KV cache
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
