@@ -22,7 +22,7 @@ from typing import Any
 
 from app.domain.gpu import GpuSpec
 from app.domain.units import GIB_PER_GB
-from app.vocab import MULTI_GPU_MODES
+from app.vocab import MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS
 
 MATCH_KEYS = (
     "runtime",
@@ -534,7 +534,7 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
 
 
 # The datapaths a sustained GEMM figure may be given for (the job modes perf prices GEMMs at)
-SUSTAINED_DTYPES = frozenset({"bf16", "fp16", "tf32", "fp8"})
+SUSTAINED_DTYPES = frozenset(SUSTAINED_GEMM_PRECISIONS)
 
 
 def _sustained_gemm(raw: dict[str, Any]) -> dict[str, dict[str, float]]:
