@@ -83,6 +83,9 @@ PEAK_FIELDS: dict[str, str] = {
 #: and measured by the benchmark runner (in the runner's order).
 MeasuredPrecision = Literal["fp32", "tf32", "fp16", "bf16", "fp8"]
 MEASURED_PRECISIONS: tuple[MeasuredPrecision, ...] = get_args(MeasuredPrecision)
+#: Tensor-core datapaths a sustained (power-limited) GEMM rate may be given for
+#: (data/efficiency.yaml sustained_gemm_tflops; fp32 runs on the CUDA cores).
+SUSTAINED_GEMM_PRECISIONS: tuple[MeasuredPrecision, ...] = ("bf16", "fp16", "tf32", "fp8")
 
 
 # ---------------------------------------------------------------- the job
@@ -259,6 +262,9 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
     "mxfp4": "fp4",
     "nvfp4": "fp4",
 }
+#: Precisions the engine models only as a named weight format's (NVFP4/MXFP4 weights run as
+#: fp4, app.domain.formats), not yet when asked bare (PrecisionRow.modelled).
+FORMAT_ONLY_PRECISIONS: tuple[Precision, ...] = ("fp4",)
 #: llama.cpp's formats (GGUF): a model in one runs on llama.cpp.
 GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")
 

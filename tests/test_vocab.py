@@ -64,7 +64,10 @@ def test_subsets_stay_inside_their_set() -> None:
     assert set(vocab.SERVING_RUNTIMES) <= set(vocab.RUNTIMES)
     assert set(vocab.GGUF_FORMATS) <= set(vocab.QUANTIZATIONS)
     assert set(vocab.QUANTIZATION_PRECISION) == set(vocab.QUANTIZATIONS) - {"none"}
-    assert set(vocab.QUANTIZATION_PRECISION.values()) <= set(vocab.MODELLED_PRECISIONS)
+    modelled = set(vocab.MODELLED_PRECISIONS) | set(vocab.FORMAT_ONLY_PRECISIONS)
+    assert set(vocab.QUANTIZATION_PRECISION.values()) <= modelled
+    assert not set(vocab.FORMAT_ONLY_PRECISIONS) & set(vocab.MODELLED_PRECISIONS)
+    assert set(vocab.SUSTAINED_GEMM_PRECISIONS) <= set(vocab.MEASURED_PRECISIONS)
     assert set(vocab.BOUNDED_OBJECTIVES) <= set(vocab.OBJECTIVES)
     assert set(vocab.CONDITIONS) <= set(vocab.PURCHASE_BASES)
     assert set(vocab.HOST_TIERS) <= set(vocab.TIERS)

@@ -22,7 +22,7 @@ from typing import Any
 
 from app.domain.gpu import GpuSpec
 from app.domain.units import GIB_PER_GB
-from app.vocab import MULTI_GPU_MODES
+from app.vocab import MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS
 
 MATCH_KEYS = (
     "runtime",
@@ -48,6 +48,9 @@ class RuntimeProfile:
     # are bound by another datapath (llama.cpp's quantised prompt kernels by CUDA-core work).
     compute_basis: str | None = None
     compute: float | None = None
+    # The arithmetic such a kernel does, as an answer names it ("int8 math"): a basis is a
+    # rate (``sm``: the SM's issue rate), not a datapath
+    compute_math: str | None = None
     memory: float = 0.88  # achieved ÷ datasheet bandwidth when streaming weights / KV cache
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
@@ -531,7 +534,7 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
 
 
 # The datapaths a sustained GEMM figure may be given for (the job modes perf prices GEMMs at)
-SUSTAINED_DTYPES = frozenset({"bf16", "fp16", "tf32", "fp8"})
+SUSTAINED_DTYPES = frozenset(SUSTAINED_GEMM_PRECISIONS)
 
 
 def _sustained_gemm(raw: dict[str, Any]) -> dict[str, dict[str, float]]:

@@ -104,6 +104,9 @@ class Limits:
     # The deadline: a configuration whose job takes longer is excluded (jobs of unknown
     # length are not judged on it).
     max_hours: float | None = None
+    # Only rows with a price, whatever the objective: a re-rank whose top row is named as
+    # something to buy or rent (what would meet a deadline) must name one that can be.
+    priced_only: bool = False
 
     # Cost objectives and budgets need a price; under the others a GPU without one is still
     # ranked (price_known false). Worked out once: read for every configuration.
@@ -111,7 +114,8 @@ class Limits:
 
     def __post_init__(self) -> None:
         needs = (
-            self.objective in ("best_value", "cheapest")
+            self.priced_only
+            or self.objective in ("best_value", "cheapest")
             or self.max_purchase_usd is not None
             or self.max_hourly_usd is not None
             or self.max_job_cost_usd is not None

@@ -17,6 +17,7 @@ tokens.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,21 @@ CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "gemma3_text": {"vocab_size": 262208, "sliding_window_pattern": 6,
                     "max_position_embeddings": 131072},
 }  # fmt: skip
+# The largest value read for each kind of key: the bounds the request puts on the same field
+# typed in (app/recommend/schemas.py takes them from here), so a pasted config.json is held to
+# what a person may type. Beyond them a config is a typo or a hostile input, not a model: its
+# sums would overflow floats or walk millions of layers.
+MAX_LAYERS = 1000
+MAX_HIDDEN = 200_000  # widths and per-head or latent dimensions
+MAX_HEADS = 1024
+MAX_FFN = 1_000_000
+MAX_VOCAB = 10_000_000
+MAX_EXPERTS = 4096
+MAX_SHARED_EXPERTS = 64
+# max_position_embeddings caps the context asked for; published configs reach 10,485,760
+# (Llama 4 Scout), so the bound sits well beyond that rather than at the longest context
+# the engine prices.
+MAX_POSITIONS = 1 << 27
 ENCODERS = frozenset({"bert", "roberta", "deberta", "deberta-v2", "distilbert", "electra"})
 ENCODER_DECODERS = frozenset({"t5", "mt5", "bart", "mbart", "whisper", "pegasus", "marian"})
 
@@ -86,19 +102,22 @@ class HfModel:
         return per * bytes_per_value
 
 
-def _int(cfg: dict[str, Any], *names: str, default: int | None = None) -> int | None:
+def _int(cfg: dict[str, Any], *names: str, most: int, default: int | None = None) -> int | None:
     for name in names:
         value = cfg.get(name)
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise HfConfigError(f"{name} must be a non-negative number", field=name)
+        # JSON as Python reads it also carries Infinity and NaN
+        if (isinstance(value, float) and not math.isfinite(value)) or value > most:
+            raise HfConfigError(f"{name} must be at most {most:,}", field=name)
         return int(value)
     return default
 
 
-def _need(cfg: dict[str, Any], *names: str) -> int:
-    value = _int(cfg, *names)
+def _need(cfg: dict[str, Any], *names: str, most: int) -> int:
+    value = _int(cfg, *names, most=most)
     if value is None or value <= 0:
         raise HfConfigError(f"config.json has no {' / '.join(names)}", field=names[0])
     return value
@@ -122,7 +141,7 @@ def _layer_kinds(cfg: dict[str, Any], layers: int) -> list[bool]:
     kinds = cfg.get("layer_types")
     if isinstance(kinds, list) and len(kinds) == layers:
         return [k == "sliding_attention" for k in kinds]
-    pattern = _int(cfg, "sliding_window_pattern")
+    pattern = _int(cfg, "sliding_window_pattern", most=MAX_LAYERS)
     if pattern:  # Gemma 3: every pattern-th layer is global
         return [(i + 1) % pattern != 0 for i in range(layers)]
     if cfg.get("model_type") == "gemma2":  # alternates local / global
@@ -171,10 +190,10 @@ class _Shape:
 
 def _shape(cfg: dict[str, Any]) -> _Shape:
     """Widths, depth, heads and vocabulary, under any of their names."""
-    h = _need(cfg, "hidden_size", "n_embd", "d_model")
-    n_layers = _need(cfg, "num_hidden_layers", "n_layer", "num_layers")
-    heads = _need(cfg, "num_attention_heads", "n_head")
-    kv_heads = _int(cfg, "num_key_value_heads", "n_head_kv", "num_kv_heads")
+    h = _need(cfg, "hidden_size", "n_embd", "d_model", most=MAX_HIDDEN)
+    n_layers = _need(cfg, "num_hidden_layers", "n_layer", "num_layers", most=MAX_LAYERS)
+    heads = _need(cfg, "num_attention_heads", "n_head", most=MAX_HEADS)
+    kv_heads = _int(cfg, "num_key_value_heads", "n_head_kv", "num_kv_heads", most=MAX_HEADS)
     if kv_heads is None:
         kv_heads = 1 if cfg.get("multi_query") else heads
     if kv_heads <= 0 or kv_heads > heads:
@@ -186,10 +205,12 @@ def _shape(cfg: dict[str, Any]) -> _Shape:
         layers=n_layers,
         heads=heads,
         kv_heads=kv_heads,
-        head_dim=_int(cfg, "head_dim") or h // heads,
-        intermediate=_int(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * h,
-        vocab=_need(cfg, "vocab_size"),
-        max_context=_int(cfg, "max_position_embeddings", "n_positions", "seq_length"),
+        head_dim=_int(cfg, "head_dim", most=MAX_HIDDEN) or h // heads,
+        intermediate=_int(cfg, "intermediate_size", "n_inner", "ffn_dim", most=MAX_FFN) or 4 * h,
+        vocab=_need(cfg, "vocab_size", most=MAX_VOCAB),
+        max_context=_int(
+            cfg, "max_position_embeddings", "n_positions", "seq_length", most=MAX_POSITIONS
+        ),
     )
 
 
@@ -231,7 +252,7 @@ class _Attention:
 def _attention(cfg: dict[str, Any], mt: str, shape: _Shape) -> _Attention:
     attn_bias = bool(cfg.get("attention_bias")) or bool(cfg.get("bias"))
     qkv_bias = attn_bias or mt in ("qwen2", "qwen2_moe")
-    kv_lora = _int(cfg, "kv_lora_rank")
+    kv_lora = _int(cfg, "kv_lora_rank", most=MAX_HIDDEN)
     if kv_lora:
         return _latent_attention(cfg, shape, kv_lora)
     return _head_attention(mt, shape, qkv_bias=qkv_bias, attn_bias=attn_bias)
@@ -240,10 +261,10 @@ def _attention(cfg: dict[str, Any], mt: str, shape: _Shape) -> _Attention:
 def _latent_attention(cfg: dict[str, Any], shape: _Shape, kv_lora: int) -> _Attention:
     """Multi-head latent attention (DeepSeek-V2/V3): one shared latent per token."""
     h, heads = shape.hidden, shape.heads
-    rope = _need(cfg, "qk_rope_head_dim")
-    nope = _need(cfg, "qk_nope_head_dim")
-    v_dim = _int(cfg, "v_head_dim") or nope
-    q_lora = _int(cfg, "q_lora_rank")
+    rope = _need(cfg, "qk_rope_head_dim", most=MAX_HIDDEN)
+    nope = _need(cfg, "qk_nope_head_dim", most=MAX_HIDDEN)
+    v_dim = _int(cfg, "v_head_dim", most=MAX_HIDDEN) or nope
+    q_lora = _int(cfg, "q_lora_rank", most=MAX_HIDDEN)
     q_dim = heads * (nope + rope)
     q = (h * q_lora + q_lora + q_lora * q_dim) if q_lora else h * q_dim
     kv = h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v_dim)
@@ -287,8 +308,8 @@ class _Experts:
 
 def _experts(cfg: dict[str, Any], mt: str, shape: _Shape, mlp: _Mlp) -> _Experts | None:
     """The mixture of experts, or None for a dense model."""
-    routed = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts")
-    topk = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
+    routed = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", most=MAX_EXPERTS)
+    topk = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk", most=MAX_EXPERTS)
     if not (routed and routed > 1 and topk):
         return None
     if topk > routed:
@@ -296,9 +317,9 @@ def _experts(cfg: dict[str, Any], mt: str, shape: _Shape, mlp: _Mlp) -> _Experts
             "num_experts_per_tok exceeds the number of experts", "num_experts_per_tok"
         )
     h = shape.hidden
-    e_inter = _int(cfg, "moe_intermediate_size") or shape.intermediate
-    n_shared = _int(cfg, "n_shared_experts")
-    shared_inter = _int(cfg, "shared_expert_intermediate_size")
+    e_inter = _int(cfg, "moe_intermediate_size", most=MAX_FFN) or shape.intermediate
+    n_shared = _int(cfg, "n_shared_experts", most=MAX_SHARED_EXPERTS)
+    shared_inter = _int(cfg, "shared_expert_intermediate_size", most=MAX_FFN)
     shared_p, shared_n = 0, None
     if n_shared:
         shared_p, shared_n = mlp.params(e_inter * n_shared), n_shared
@@ -317,8 +338,8 @@ def _experts(cfg: dict[str, Any], mt: str, shape: _Shape, mlp: _Mlp) -> _Experts
 
 
 def _moe_layers(cfg: dict[str, Any], mt: str, n_layers: int) -> frozenset[int]:
-    first_dense = _int(cfg, "first_k_dense_replace", default=0) or 0
-    freq = _int(cfg, "moe_layer_freq", "decoder_sparse_step", default=1) or 1
+    first_dense = _int(cfg, "first_k_dense_replace", most=MAX_LAYERS, default=0) or 0
+    freq = _int(cfg, "moe_layer_freq", "decoder_sparse_step", most=MAX_LAYERS, default=1) or 1
     only_mlp = set(cfg.get("mlp_only_layers") or [])
     if mt in ("qwen2_moe", "qwen3_moe"):  # sparse when (i + 1) % step == 0
         return frozenset(i for i in range(n_layers) if (i + 1) % freq == 0 and i not in only_mlp)
@@ -395,6 +416,6 @@ def parse_hf_config(raw: dict[str, Any]) -> HfModel:
         attention=attn.kind,
         kv_elements_per_token=float(attn.kv_per_layer * (shape.layers - n_slide)),
         kv_window_elements_per_token=float(attn.kv_per_layer * n_slide),
-        sliding_window=_int(cfg, "sliding_window") if n_slide else None,
+        sliding_window=_int(cfg, "sliding_window", most=MAX_POSITIONS) if n_slide else None,
         tied_embeddings=tied,
     )

@@ -890,6 +890,9 @@ class CardTerms:
     mode: str  # the linear layers' datapath
     decode: RuntimeProfile
     prefill: RuntimeProfile
+    # the arithmetic an answer names ("int8 math"): the mode, or where the mode is a rate
+    # basis, the math its kernel does (llama.cpp's MMQ: q8_1 activations × int8 weights)
+    math: str = ""
     # attn_flops ÷ the rate of a decode attention kernel on the CUDA cores (SMs × clock × the
     # decode profile's ``mmha_sm_share``): what a ``ReplicaJob.mmha`` job's decode attention
     # math takes relative to attn_flops; 1 where the profile or the catalog gives no such rate
@@ -924,10 +927,12 @@ def card_terms(
 ) -> CardTerms:
     """One GPU's part of ``replica`` (before the count multiplies it)."""
     peak, mode = datapath(gpu, weights, prefill)
+    math_shown = mode
     if prefill.compute_basis and prefill.compute:
         basis = prefill.compute_basis
         peak = basis_tflops(gpu, basis, prefill) or 0.0
         mode, rate = basis, prefill.compute
+        math_shown = prefill.compute_math or basis
     else:
         rate = compute_efficiency.get(mode, 0.5) * prefill.compute_scale
         if prefill.fp16_accumulate and mode == "fp16":
@@ -954,6 +959,7 @@ def card_terms(
         mode=mode,
         decode=decode,
         prefill=prefill,
+        math=math_shown,
         mmha_slowdown=mmha_slowdown(gpu, decode, attn_flops),
     )
 
@@ -1042,7 +1048,7 @@ def replica(
         bw=card.bw * tp,
         flops=card.flops * tp,
         attn_flops=card.attn_flops * tp,
-        compute_precision=mode,
+        compute_precision=card.math or mode,
         layers=layers,
         hidden=job.hidden,
         attn_width=job.attn_width,

@@ -2,7 +2,9 @@
 nothing does, what would (more GPUs, a faster card, a shorter job).
 
 Each suggestion is a re-rank of the catalog with one thing changed (app/recommend/whatif.py's
-mechanism, ``limit=1``), so what it names is what the engine would answer, not a guess.
+mechanism, ``limit=1``), so what it names is what the engine would answer, not a guess. The
+ranker it is given ranks only options with a price (a card with none cannot be bought or rented
+to meet the deadline), so "the fastest option" is the fastest one can act on.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def summary(
         return s.DeadlineOut(
             max_hours=limit,
             met=False,
-            message="nothing runs the job within the other limits, with or without the deadline",
+            message="nothing with a price runs the job within the other limits, with or "
+            "without the deadline",
             left_out=left_out,
         )
     took = fastest.time_to_finish_h
@@ -97,8 +100,8 @@ def summary(
             f"samples ({fits / samples:.0%}) in {hours(limit)}"
         )
     message = (
-        f"nothing finishes within {hours(limit)}: the fastest option within the other limits, "
-        f"{_row(fastest)}, takes {hours(took)} ({took / limit:.1f}× the deadline)"
+        f"nothing finishes within {hours(limit)}: the fastest priced option within the other "
+        f"limits, {_row(fastest)}, takes {hours(took)} ({took / limit:.1f}× the deadline)"
     )
     return s.DeadlineOut(
         max_hours=limit,

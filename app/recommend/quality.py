@@ -4,7 +4,9 @@ quantised row is known to cost in quality, with its source (data/quality.yaml).
 By default a model keeps its published weights: bf16/fp16, or fp8 on a card that runs fp8
 natively when the model publishes fp8 weights (its preset's precision). 4-bit formats (int4,
 fp4, GGUF Q4, AWQ/GPTQ) only when the user asks: ``workload.quantization`` names one, or
-``constraints.allow_4bit`` (the serving planner's choice: serving_step.serving_weights).
+``constraints.allow_4bit`` (the serving planner's choice: serving_step.serving_weights) while
+the weight format is left blank; weight format 'none' keeps unquantised weights even then
+(app/recommend/serving.py allows_4bit).
 """
 
 from __future__ import annotations

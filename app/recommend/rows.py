@@ -269,6 +269,10 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         b = pricing.buy
         basis = {"new": "new street", "used": "used/market", "launch": "launch"}[b.condition]
         lines.append(f"Buy: {pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, {b.as_of}).")
+    elif pricing.buy_reason:
+        # as for renting: a card with purchase prices of another kind (or only a stale launch
+        # price under 'auto') says why none is used, not nothing
+        lines.append(f"No purchase: {pricing.buy_reason}.")
     if not pricing.price_known:
         lines.append("No price known: ranked on what it can do, not on cost.")
     return lines

@@ -8,6 +8,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
+from app.domain.hf_config import (
+    MAX_EXPERTS,
+    MAX_FFN,
+    MAX_HEADS,
+    MAX_HIDDEN,
+    MAX_LAYERS,
+    MAX_SHARED_EXPERTS,
+    MAX_VOCAB,
+)
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
 from app.vocab import (
     INFERENCE_TASKS,
@@ -95,7 +104,7 @@ class ModelIn(_In):
     layers: int | None = Field(
         default=None,
         ge=1,
-        le=1000,
+        le=MAX_LAYERS,
         title="Layers",
         description="Transformer blocks (or network depth).",
         json_schema_extra=ui("shape"),
@@ -103,7 +112,7 @@ class ModelIn(_In):
     hidden_size: int | None = Field(
         default=None,
         ge=1,
-        le=200_000,
+        le=MAX_HIDDEN,
         title="Hidden size",
         description="Model width (d_model).",
         json_schema_extra=ui("shape"),
@@ -111,7 +120,7 @@ class ModelIn(_In):
     num_heads: int | None = Field(
         default=None,
         ge=1,
-        le=1024,
+        le=MAX_HEADS,
         title="Attention heads",
         description="Query heads per layer.",
         json_schema_extra=ui("shape"),
@@ -119,7 +128,7 @@ class ModelIn(_In):
     num_kv_heads: int | None = Field(
         default=None,
         ge=1,
-        le=1024,
+        le=MAX_HEADS,
         title="Key/value heads",
         description="Fewer than the attention heads with grouped-query attention.",
         json_schema_extra=ui("shape"),
@@ -127,7 +136,7 @@ class ModelIn(_In):
     intermediate_size: int | None = Field(
         default=None,
         ge=1,
-        le=1_000_000,
+        le=MAX_FFN,
         title="Feed-forward width",
         description="Inner size of each feed-forward block.",
         json_schema_extra=ui("shape"),
@@ -135,7 +144,7 @@ class ModelIn(_In):
     vocab_size: int | None = Field(
         default=None,
         ge=1,
-        le=10_000_000,
+        le=MAX_VOCAB,
         title="Vocabulary size",
         description="Tokens in the vocabulary (embedding and output layer).",
         json_schema_extra=ui("shape", kind="count"),
@@ -167,7 +176,7 @@ class ModelIn(_In):
     experts: int | None = Field(
         default=None,
         ge=1,
-        le=4096,
+        le=MAX_EXPERTS,
         title="Experts",
         description="Mixture-of-experts models: experts per layer.",
         json_schema_extra=ui("shape"),
@@ -175,7 +184,7 @@ class ModelIn(_In):
     active_experts: int | None = Field(
         default=None,
         ge=1,
-        le=4096,
+        le=MAX_EXPERTS,
         title="Active experts",
         description="Experts each token is routed to.",
         json_schema_extra=ui("shape"),
@@ -256,7 +265,7 @@ class ModelIn(_In):
     shared_experts: int | None = Field(
         default=None,
         ge=0,
-        le=64,
+        le=MAX_SHARED_EXPERTS,
         title="Shared experts",
         description="Experts every token runs beside the routed ones (DeepSeek 1; Qwen3-MoE, "
         "Mixtral, gpt-oss 0); blank: counted as one.",

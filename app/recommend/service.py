@@ -60,6 +60,8 @@ def _resolve(
     'serving' has its own runtimes)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
+    if work.task == "serving":
+        warnings += serving_plan.ask_warnings(request.workload, request.constraints)
     if own is None or request.workload.runtime is not None or work.task == "serving":
         _check_layout_count(work, request)
         return work, warnings
@@ -94,6 +96,7 @@ def _context(
     calibration: Calibration | None,
     apply_filters: bool = True,
     offers: Mapping[str, costs.GpuOffers] | None = None,
+    priced_only: bool = False,
 ) -> ev.Context:
     cons = request.constraints
     limits = ev.Limits(
@@ -108,6 +111,7 @@ def _context(
         max_gpus=cons.max_gpus,
         exact_gpus=cons.num_gpus,
         max_hours=cons.max_hours,
+        priced_only=priced_only,
     )
     return ev.Context(
         work=work,
@@ -122,7 +126,8 @@ def _context(
         usage=cons.usage(),
         purchase_basis=cons.purchase_basis,
         serving=serving_step.Ask(
-            serving_plan.asked_precision(request.workload), bool(cons.allow_4bit)
+            serving_plan.asked_precision(request.workload),
+            serving_plan.allows_4bit(request.workload, cons),
         ),
     )
 
@@ -856,6 +861,7 @@ def recommend(
     offers: Mapping[str, costs.GpuOffers] | None = None,
     explain_empty: bool = True,
     catalog: fleet.Catalog | None = None,
+    priced_only: bool = False,
 ) -> s.RecommendationResponse:
     """Rank every GPU in ``gpus`` for the request; list the others with the reason.
 
@@ -871,11 +877,16 @@ def recommend(
 
     ``catalog``: the per-card terms its keeper holds for these GPUs, rules and calibration
     (fleet.Catalog, made for them in slug order); without it, or made for others, they are
-    worked out for this request."""
+    worked out for this request.
+
+    ``priced_only``: cards without a price for the request's acquisition are left out, as a
+    budget leaves them out (the deadline's re-ranks, which name an option to act on)."""
     work, warnings = _resolve(request, data_dir)
     warnings += _job_size_warnings(request.constraints, work)
     cons = request.constraints
-    ctx = _context(work, request, request.objective, rules, calibration, offers=offers)
+    ctx = _context(
+        work, request, request.objective, rules, calibration, offers=offers, priced_only=priced_only
+    )
     missed: list[ev.ConfigResult] = []
     by_slug = sorted(gpus, key=_SLUG)
     if catalog is None or not catalog.serves(by_slug, rules, calibration):
@@ -936,8 +947,14 @@ def recommend(
     def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
         return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog)
 
+    def priced(r: s.RecommendationRequest) -> s.RecommendationResponse:
+        return recommend(
+            r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog, True
+        )
+
     if cons.max_hours is not None and work.dataset_samples is not None:
-        response.deadline = deadline.summary(request, response, work, rerank)
+        # what it names is an option to buy or rent: never one without a price
+        response.deadline = deadline.summary(request, response, work, priced)
     empty = not response.recommendations and explain_empty
     if request.what_if or empty:
         response.what_if = whatif.what_if(request, response, work, rerank)

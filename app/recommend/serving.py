@@ -119,6 +119,23 @@ def asked_precision(w: s.WorkloadIn) -> str | None:
     return quality.SERVING_FORMATS.get(w.quantization or "none")
 
 
+def allows_4bit(w: s.WorkloadIn, cons: s.ConstraintsIn) -> bool:
+    """Whether the planner may pick 4-bit weights: constraints.allow_4bit, unless the workload
+    names unquantised weights (weight format 'none', the form's "None"). The named format is
+    the narrower ask, as a named 4-bit format pins that format (``asked_precision``)."""
+    return bool(cons.allow_4bit) and w.quantization != "none"
+
+
+def ask_warnings(w: s.WorkloadIn, cons: s.ConstraintsIn) -> list[str]:
+    """What the request asked that the plan does not follow, said."""
+    if cons.allow_4bit and not allows_4bit(w, cons):
+        return [
+            "constraints.allow_4bit not applied: weight format 'none' asks for the model's "
+            "unquantised weights"
+        ]
+    return []
+
+
 def _per_million(
     result: sv.ServingResult, usd_per_hour: float | None
 ) -> tuple[float | None, float | None]:

@@ -51,6 +51,22 @@ def test_bad_config_is_a_422_naming_the_key(read_client: TestClient) -> None:
     assert "config.json" in err["message"]
 
 
+@pytest.mark.parametrize(
+    ("key", "value"), [("hidden_size", 10**12), ("hidden_size", 1e300), ("num_hidden_layers", 5000)]
+)
+def test_absurd_config_is_a_422_naming_the_key(
+    read_client: TestClient, key: str, value: float
+) -> None:
+    cfg = _config("llama-3.1-8b")
+    cfg[key] = value
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"task": "inference", "model": {"hf_config": cfg}}},
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["details"]["field"] == f"workload.model.hf_config.{key}"
+
+
 def test_presets_for_current_models_carry_sources(read_client: TestClient) -> None:
     listed = {w["id"]: w for w in read_client.get("/api/v1/workloads").json()["workloads"]}
     for pid in ("llama-3.1-405b", "deepseek-v3", "gpt-oss-120b", "gemma-3-27b", "phi-4",

@@ -133,6 +133,20 @@ def test_eager_decode_is_host_bound_and_slower_than_a_graph_loop() -> None:
     assert hf.runtime == "transformers" and hf.backend == "cuda"
 
 
+def test_eager_decode_of_an_8b_model_on_an_a100_is_host_launch_bound_too() -> None:
+    """The A100's 8B eager step is host-bound as the H100's is (14.4 ms of host dispatch
+    against ~10 ms of GPU work a token): the row names the host, as its time does, not the
+    bandwidth its GPU work waits on hidden under the host."""
+    a100 = dataclasses.replace(A100, memory_type="HBM2e")
+    work = dataclasses.replace(_decode("pytorch"), model=LLAMA3_8B, seq_len=512)
+    eager = perf.estimate(a100, work)
+    assert eager.ms_per_token is not None
+    assert LLAMA3_8B.layers is not None
+    host_ms = 45 * 10e-3 * LLAMA3_8B.layers  # the decode row: 45 ops a layer at 10 µs each
+    assert eager.ms_per_token == pytest.approx(host_ms, rel=1e-6)  # the step is the host's
+    assert eager.bottleneck == "host overhead"
+
+
 def test_tensorrt_int8_beats_eager_16_bit_inference() -> None:
     base = WorkloadSpec(
         task="inference", model=RESNET50, precision="fp16", batch_size=256, efficiency=TABLE

@@ -102,6 +102,36 @@ def test_bad_configs_name_the_key(change: dict, field: str):
     assert err.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("hidden_size", 10**12),
+        ("hidden_size", 1e300),  # a float whose products overflow
+        ("hidden_size", float("inf")),
+        ("hidden_size", float("nan")),
+        ("num_hidden_layers", 1001),
+        ("num_hidden_layers", 10**9),  # would walk a billion layers
+        ("vocab_size", 10**15),
+        ("intermediate_size", 10**13),
+        ("num_attention_heads", 10**9),
+        ("max_position_embeddings", 10**12),
+        ("num_local_experts", 10**6),
+    ],
+)
+def test_absurd_sizes_are_refused_naming_the_key(field: str, value: float):
+    cfg = load("mixtral-8x7b")
+    cfg[field] = value
+    with pytest.raises(HfConfigError) as err:
+        parse_hf_config(cfg)
+    assert err.value.field == field
+
+
+def test_the_largest_published_context_is_read():
+    cfg = load("llama-3.1-8b")
+    cfg["max_position_embeddings"] = 10_485_760  # Llama 4 Scout's config.json
+    assert parse_hf_config(cfg).max_context == 10_485_760
+
+
 def test_diffusers_config_is_refused_with_a_hint():
     with pytest.raises(HfConfigError, match="diffusers"):
         parse_hf_config({"_class_name": "FluxTransformer2DModel", "num_layers": 19})

@@ -429,6 +429,21 @@ def test_llamacpp_mmq_prompt_runs_per_sm_clock_so_a_ga100_is_not_halved():
     assert a100.flops == pytest.approx(2 * fp32.flops)
 
 
+def test_llamacpp_mmq_prompts_name_their_int8_math_not_the_rate_basis():
+    """MMQ's rate is per SM-clock (basis ``sm``), but its arithmetic is int8 MMA on q8_1
+    activations: the shipped row says so, and the replica names that, for int4 and int8 GGUF."""
+    from pathlib import Path
+
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency(Path(__file__).resolve().parents[2] / "data")
+    for weights in ("int4", "int8"):
+        prof = table.profile(RTX4090, "cuda", "llama.cpp", weights, "prefill")
+        assert prof.compute_basis == "sm"
+        rep = _replica(RTX4090, prefill=prof, weights=weights)
+        assert rep.compute_precision == "int8", weights
+
+
 def test_fp16_accumulate_doubles_geforce_but_not_datacenter_gemms():
     """llama.cpp's F16 weights go through cuBLAS with CUBLAS_COMPUTE_16F: a GeForce part (whose
     catalog fp16 is its half-rate FP32-accumulate figure) runs them at twice that; an A100 runs

@@ -236,6 +236,20 @@ def test_auto_never_prices_a_card_at_a_launch_price_more_than_three_years_old() 
     assert choose_purchase([old, used], "auto") is used
 
 
+def test_a_row_says_why_it_has_no_purchase_price() -> None:
+    """A card whose only price is a stale launch price: 'auto' buys nothing, and the row's
+    offer lines say why, as they say why nothing is rented."""
+    from app.recommend.rows import offer_lines
+
+    old = PurchaseOffer(999.0, "launch", "2018-08-20", "launch", stale=True)
+    pricing = price_configuration(GpuOffers(purchase=(old,)), 1, RentalPolicy(), Usage(), "auto")
+    said = [line for line in offer_lines(pricing) if line.startswith("No purchase:")]
+    assert said == [f"No purchase: {pricing.buy_reason}."]
+    assert said[0].startswith("No purchase: no current price") and "2018-08-20" in said[0]
+    bought = price_configuration(GpuOffers(purchase=(old,)), 1, RentalPolicy(), Usage(), "launch")
+    assert not any(line.startswith("No purchase") for line in offer_lines(bought))
+
+
 def test_an_offer_book_keeps_one_price_table_per_policy_by_value() -> None:
     book = OfferBook({"h100-sxm": GpuOffers()})
     one = book.prices(RentalPolicy(providers=("lambda",)), Usage(), "auto")

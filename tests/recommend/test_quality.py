@@ -48,3 +48,26 @@ def test_a_spot_rental_warns_of_interruptions_and_training_of_restarts() -> None
     serving = spot_warning(spot, training=False)
     assert serving is not None and "checkpoint" not in serving
     assert spot_warning(plain, training=True) is None and spot_warning(None, True) is None
+
+
+def test_weight_format_none_keeps_unquantised_weights_under_allow_4bit() -> None:
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from tests.domain.fixtures import A100, H100, RTX4090, RULES
+
+    def answer(**workload: object) -> s.RecommendationResponse:
+        request = s.RecommendationRequest.model_validate(
+            {
+                "workload": {"preset": "llama-3.1-70b", "task": "serving", **workload,
+                             "serving": {"concurrent_requests": 64}},
+                "constraints": {"allow_4bit": True},
+                "limit": 20,
+            }
+        )  # fmt: skip
+        return service.recommend(request, [A100, H100, RTX4090], RULES)
+
+    blank, none = answer(), answer(quantization="none")
+    assert {r.precision for r in blank.recommendations} & {"int4", "fp4"}  # the planner's pick
+    assert none.recommendations
+    assert not {r.precision for r in none.recommendations} & {"int4", "fp4"}
+    assert any("allow_4bit not applied" in w for w in none.warnings)

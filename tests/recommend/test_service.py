@@ -659,3 +659,15 @@ def test_an_nvfp4_checkpoint_is_fp4_in_inference_and_serving_on_a_hopper_gpu() -
     assert row.memory.breakdown["weights"] == pytest.approx(
         served[0].memory.breakdown["weights"], abs=1e-3
     )
+
+
+def test_a_missed_deadline_names_the_fastest_option_with_a_price() -> None:
+    job = {"preset": "resnet-50"}
+    free = _run(workload=job, objective="fastest", constraints={"max_gpus": 1}, limit=500)
+    assert not free.recommendations[0].price_known  # the fixtures' MI300X: fastest, no price
+    first_priced = next(x for x in free.recommendations if x.price_known)
+    r = _run(workload=job, constraints={"max_hours": 0.01, "max_gpus": 1})
+    assert r.deadline is not None and r.deadline.met is False
+    assert r.deadline.fastest == first_priced.gpu.name
+    assert r.deadline.fastest_hours == pytest.approx(first_priced.time_to_finish_h)
+    assert first_priced.gpu.name in r.deadline.message

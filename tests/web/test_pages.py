@@ -617,6 +617,22 @@ def test_serving_pages_show_the_blended_price_per_token_first(client: TestClient
     assert "whole hour ÷ output tokens" in html
 
 
+def test_llm_inference_pages_show_the_blended_price_per_token_first(
+    read_client: TestClient,
+) -> None:
+    query = "preset=llama-3.1-8b&task=inference&limit=5&acquisition=rent"
+    html = page(read_client, "/recommendations?" + query)
+    head = html.find("data-usd-blended-head")
+    assert head != -1 and head < html.find("data-rent-head")  # before the offer's own cells
+    body = {"workload": {"preset": "llama-3.1-8b", "task": "inference"}, "limit": 5}
+    body["constraints"] = {"acquisition": "rent"}
+    rows = read_client.post("/api/v1/recommendations", json=body).json()["recommendations"]
+    priced = [r["usd_per_million_output_tokens_blended"] for r in rows]
+    assert any(v is not None for v in priced)
+    cells = re.findall(r'data-usd-blended data-value="([^"]*)">([^<]*)<', html)
+    assert [c[1] for c in cells] == [templating.usd(v, True) for v in priced]
+
+
 def test_an_empty_answer_page_says_why_and_what_would_run(client: TestClient) -> None:
     html = page(
         client,
