@@ -1396,6 +1396,8 @@ HELDOUT_BAND_REGIME = {
     "trtllm-first-token": "prefill",
     # serving at saturation (issue 21): TensorRT-LLM v0.17's in-flight-batching tables
     "serving-trtllm": "serving",
+    # vLLM on ROCm (AMD's MI300X tables, issue 23): the same regime on another vendor's stack
+    "serving-vllm-rocm": "serving",
     # the 2026-12 spot-check (timm's benchmark CSVs): CNNs and a ViT side by side, so each
     # row takes the band of its model's family, as the app's row does (perf.family_regime)
     "timm-infer-eager": FAMILY_BAND,

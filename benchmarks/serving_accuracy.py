@@ -114,6 +114,12 @@ def _round_up(x: float, floor: int, steps: tuple[tuple[int, int], ...], last: in
     return max(floor, step * math.ceil(x / step))
 
 
+def _backend(gpu: GpuSpec) -> str:
+    """The stack a published table ran on: CUDA on NVIDIA GPUs, else the GPU's own first
+    backend (ROCm on an Instinct part), as the app's serving path takes the job's backend."""
+    return "cuda" if "cuda" in gpu.backends else (gpu.backends[0] if gpu.backends else "cuda")
+
+
 def evaluate_one(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -131,9 +137,9 @@ def evaluate_one(
     benchmark's own (``trtllm_bench_settings``), not the runtime's defaults."""
     mem_eff, comp = efficiencies_for(gpu, calibration)  # None: the priors
     load = sv.ServingLoad(isl, osl, concurrent_requests=concurrency or 1)
-    # the published tables are NVIDIA GPUs under CUDA
-    decode = table.profile(gpu, "cuda", cfg.runtime, "bf16", "decode")
-    prefill = table.profile(gpu, "cuda", cfg.runtime, "bf16", "prefill")
+    backend = _backend(gpu)
+    decode = table.profile(gpu, backend, cfg.runtime, "bf16", "decode")
+    prefill = table.profile(gpu, backend, cfg.runtime, "bf16", "prefill")
     runtime = sv.runtime_profile(table, cfg.runtime, decode, prefill)
     if settings == "trtllm-bench":
         bs, tokens = trtllm_bench_settings(

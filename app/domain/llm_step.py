@@ -474,8 +474,13 @@ def step_comm(
     t = 0.0
     if tp > 1:
         n_ar = 2 * layers
-        moved = topology.ring_allreduce_bytes(tp, size) * n_ar
-        t += topology.comm_seconds(tp_link, moved, collectives=n_ar)
+        # a fabric with a published all-reduce curve at this GPU count: its time by size
+        measured = topology.measured_allreduce_s(tp_link, tp, size)
+        if measured is not None:
+            t += n_ar * measured
+        else:
+            moved = topology.ring_allreduce_bytes(tp, size) * n_ar
+            t += topology.comm_seconds(tp_link, moved, collectives=n_ar)
     if stages > 1:
         t += (stages - 1) * topology.comm_seconds(hop_link, tokens * hidden * handoff_bytes)
     return t

@@ -21,6 +21,7 @@ docs/methodology.md §"Multi-GPU scaling"):
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -81,6 +82,59 @@ class Link:
     gbs: float  # effective per-direction GB/s for collectives
     latency_s: float
     label: str
+    # a measured all-reduce curve of this group, (payload bytes, seconds) by size, and the
+    # GPU count it was measured on (``measured_allreduce_s``); () where none was published
+    allreduce_curve: tuple[tuple[float, float], ...] = ()
+    curve_ranks: int = 0
+
+
+# One all-reduce on an 8 × MI300X node (xGMI: seven 64 GB/s links per GPU, a fully connected
+# mesh), by payload size: rccl-tests all_reduce_perf -b 8 -e 16G -f 2 -g 1 -G 1 (one process
+# per GPU, graph mode, float sum, out-of-place time), RCCL 2.22.3, ROCm 6.3 — AMD ROCm blog
+# "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X" (2025-03-02;
+# github.com/ROCm/rocm-blogs blogs/software-tools-optimization/mi300x-rccl-xgmi/README.md at
+# c263176657bb16a54a709b3fe75144f603433a1a). The generic rule (80 % of the per-direction link,
+# 358 GB/s, + 10 µs a call) is NCCL's on NVLink; the measured curve is slower at every size an
+# LLM step moves: CRC and protocol overhead leave 45-48 of each link's 64 GB/s (bus bandwidth
+# capped at 310-330 GB/s even for GiB payloads), and a 1-64 MiB payload — a tensor-parallel
+# layer's activations at a serving batch — reaches only 95-275 GB/s of bus bandwidth (16 MiB:
+# 149 µs where the generic rule gives 92). Payload bytes -> µs.
+RCCL_MI300X_X8_ALLREDUCE_US: tuple[tuple[float, float], ...] = (
+    (8, 16.38), (16, 15.75), (32, 6.32), (64, 6.00), (128, 6.53), (256, 6.77), (512, 7.44),
+    (1024, 7.47), (2048, 7.46), (4096, 7.61), (8192, 7.64), (16384, 8.71), (32768, 9.05),
+    (65536, 9.14), (131072, 9.51), (262144, 10.26), (524288, 14.26), (1048576, 19.40),
+    (2097152, 35.03), (4194304, 51.83), (8388608, 83.74), (16777216, 149.1),
+    (33554432, 243.4), (67108864, 427.9), (134217728, 795.3), (268435456, 1534.4),
+    (536870912, 3024.0), (1073741824, 5961.9), (2147483648, 11880.0), (4294967296, 23658.0),
+    (8589934592, 47244.0), (17179869184, 94182.0),
+)  # fmt: skip
+
+
+def _measured_curve(gpu: GpuSpec, f: Fabric) -> tuple[tuple[float, float], ...]:
+    """The published all-reduce curve of this GPU's fabric: an 8-GPU CDNA 3 Infinity Fabric
+    node with the MI300X's link set (7 × 128 GB/s bidirectional, the catalog's 896), else ()."""
+    mi300x_links = gpu.architecture == "CDNA 3" and gpu.interconnect_gbs == 896
+    if f.kind == "infinity-fabric" and f.domain == NODE_GPUS and mi300x_links:
+        return tuple((b, us * 1e-6) for b, us in RCCL_MI300X_X8_ALLREDUCE_US)
+    return ()
+
+
+def measured_allreduce_s(lk: Link, n: int, nbytes: float) -> float | None:
+    """Seconds of one all-reduce of ``nbytes`` (the payload each GPU holds) over ``n`` GPUs
+    where the link carries a curve measured on that many: log-log interpolation between the
+    measured sizes, the smallest size's time below them, the largest size's bus bandwidth
+    beyond them. None where there is no such curve (``comm_seconds`` prices it)."""
+    curve = lk.allreduce_curve
+    if not curve or n != lk.curve_ranks or nbytes <= 0:
+        return None
+    if nbytes <= curve[0][0]:
+        return curve[0][1]
+    if nbytes >= curve[-1][0]:
+        return curve[-1][1] * nbytes / curve[-1][0]
+    i = bisect.bisect_left([b for b, _ in curve], nbytes)
+    (b0, t0), (b1, t1) = curve[i - 1], curve[i]
+    w = math.log(nbytes / b0) / math.log(b1 / b0)
+    return math.exp(math.log(t0) + w * math.log(t1 / t0))
 
 
 def _bridge_size(text: str) -> int | None:
@@ -127,7 +181,11 @@ def link(gpu: GpuSpec, n: int) -> Link:
     if n <= 1:
         return Link("none", float("inf"), 0.0, "one GPU")
     if n <= f.domain and f.link_gbs:
-        return Link("fast", f.link_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["fast"], f.label)
+        curve = _measured_curve(gpu, f)
+        return Link(
+            "fast", f.link_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["fast"], f.label,
+            curve, NODE_GPUS if curve else 0,
+        )  # fmt: skip
     if n <= NODE_GPUS:
         if f.p2p:
             return Link(

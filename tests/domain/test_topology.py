@@ -127,3 +127,36 @@ def test_tensor_parallel_decoding_pays_two_allreduces_per_layer_per_token() -> N
     # the same model over PCIe without peer-to-peer pays far more per token than over NVLink
     nv = perf.estimate(H100_SXM, work, num_gpus=2).comm_s
     assert perf.estimate(RTX4090, work, num_gpus=2).comm_s > 3 * nv
+
+
+def test_eight_mi300x_price_an_all_reduce_by_amds_measured_rccl_curve() -> None:
+    """8 x MI300X (the catalog's 7 x 128 GB/s Infinity Fabric) carry AMD's rccl-tests curve:
+    a measured size returns its measured time, sizes between interpolate log-log, sizes past
+    the table keep its last bus bandwidth; other GPU counts and other GPUs keep the rule."""
+    mi = replace(MI300X, interconnect_gbs=896)
+    lk = topology.link(mi, 8)
+    assert topology.measured_allreduce_s(lk, 8, 16 * 2**20) == pytest.approx(149.1e-6)
+    between = topology.measured_allreduce_s(lk, 8, 24 * 2**20)
+    assert between is not None and 149.1e-6 < between < 243.4e-6
+    past = topology.measured_allreduce_s(lk, 8, 32 * 2**30)
+    assert past == pytest.approx(2 * 94182e-6)
+    # a 16 MiB payload (a 70B layer's activations at ~1,000 tokens) is slower than the
+    # NCCL/NVLink rule would price it on the same links (92 µs)
+    rule = topology.comm_seconds(lk, topology.ring_allreduce_bytes(8, 16 * 2**20))
+    assert 1.5 * rule < 149.1e-6
+    assert topology.measured_allreduce_s(topology.link(mi, 4), 4, 16 * 2**20) is None
+    assert topology.measured_allreduce_s(topology.link(H100, 8), 8, 16 * 2**20) is None
+    assert topology.link(MI300X, 8).allreduce_curve == ()  # no link set stated: no curve
+
+
+def test_tensor_parallel_steps_on_eight_mi300x_pay_the_measured_all_reduces() -> None:
+    from app.domain import llm_step
+    from tests.domain.fixtures import LLAMA3_8B
+
+    mi = replace(MI300X, interconnect_gbs=896)
+    lk = topology.link(mi, 8)
+    layers, h = LLAMA3_8B.layers or 0, LLAMA3_8B.hidden_size or 0
+    for tokens in (1.0, 256.0, 4096.0):
+        t = llm_step.step_comm(tokens, h, layers, 8, 1, lk, lk)
+        one = topology.measured_allreduce_s(lk, 8, tokens * h * 2.0)
+        assert one is not None and t == pytest.approx(2 * layers * one)

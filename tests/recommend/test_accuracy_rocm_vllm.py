@@ -1,0 +1,48 @@
+"""The held-out ROCm vLLM serving set (tests/data/heldout_rocm_vllm.yaml): AMD's published
+8 x MI300X vLLM 0.10.2 throughput table, scored on its own.
+
+The set is never tuned on. The thresholds below are what the engine achieves on it now, kept
+so that a change that makes it worse fails; they are NOT the project's goal. The goal for a
+held-out regime is a median ratio error of 1.25 or less: this set misses it (1.42 on
+2026-12-03, every row over-predicted, 1.21-1.58x). What is and is not explained is written up
+in docs/methodology.md ("Held-out: vLLM on MI300X (ROCm)"): the all-reduces are priced by
+AMD's measured RCCL curve; FP8 GEMMs at AMD's max-achievable rate (0.49 of peak against the
+prior's 0.55) and vLLM's per-step host work at thousands of sequences are not.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = ROOT / "tests" / "data" / "heldout_rocm_vllm.yaml"
+
+
+def test_the_rocm_vllm_set_is_priced_and_scored_on_its_own(accuracy) -> None:
+    rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [FILE])
+    assert not skipped and len(rows) == 8
+    assert {r.slug for r in rows} == {"mi300x"}
+    assert {r.regime for r in rows} == {"serving-vllm-rocm"}
+    assert accuracy.HELDOUT_BAND_REGIME["serving-vllm-rocm"] == "serving"
+    (score,) = accuracy.heldout_scores(rows, skipped)
+    # what it achieves now (median ratio 1.42, bias 0.71, Spearman 0.98): the 1.25 goal is
+    # missed; before the measured RCCL curve it was 1.64, bias 0.61
+    assert score.median_ratio <= 1.45
+    assert 0.66 <= score.bias <= 0.76
+    assert score.spearman >= 0.95
+    # over-predicted on every row: a one-sided miss, not noise around the measurement
+    assert all(r.predicted > r.measured for r in rows)
+
+
+def test_the_larger_model_is_ranked_slower_on_every_workload(accuracy) -> None:
+    """Within each ISL/OSL the 405B row is the slower, as published. (Per model the engine
+    orders the four workloads as published but for 70B's 128/4096 and 500/2000, measured
+    within 0.6 % of each other, 11,313 vs 11,377 tokens/s, which it has 17,288 vs 15,990.)"""
+    rows, _ = accuracy.evaluate_heldout(ROOT / "data", [FILE])
+    by = {(r.group.split()[0], tuple(r.group.split()[-2:])): r for r in rows}
+    for (model, shape), r in by.items():
+        if model == "llama-3.1-405b":
+            small = by[("llama-3.1-70b", shape)]
+            assert r.predicted < small.predicted and r.measured < small.measured
+    assert all(math.isfinite(r.predicted) for r in rows)
