@@ -563,7 +563,7 @@ def test_serving_answer_header_describes_the_load_not_a_batch(read_client: TestC
     # The top pick names the serving shape (replicas × GPUs per replica), not a GPU total.
     top = html.split('<div class="k">Top pick</div>')[1].split("</a>")[0]
     assert re.search(r"\d+ × \d+ NVIDIA", top), top
-    assert "split over" not in html.split('<div class="k">GPUs that can run it')[0]
+    assert "the top pick: " not in html.split('<div class="k">GPUs that can run it')[0]
 
 
 def test_serving_answer_says_which_targets_are_mlperf_defaults(read_client: TestClient) -> None:
@@ -707,3 +707,19 @@ def test_gpu_page_lists_cooling_with_its_source(read_client: TestClient) -> None
     raw = page(read_client, "/gpus/mi100")
     row = raw[raw.index('<th scope="row">Cooling</th>') :].split("</tr>")[0]
     assert "passive" in row and "instinct.docs.amd.com" in row
+
+
+def test_training_headline_memory_is_the_least_and_names_the_top_picks_share(
+    read_client: TestClient,
+) -> None:
+    # an assumed 1,024-sequence batch is counted at micro-batch 1; the top pick's own share
+    # follows it, named as the top pick's
+    html = page(
+        read_client,
+        "/recommendations?preset=llama-3-8b&task=training&num_gpus=16&max_gpus=16"
+        "&acquisition=rent&objective=fastest",
+    )
+    card = html.split('<div class="k">Memory needed')[1].split('<div class="card">')[0]
+    assert "the least: micro-batch 1, the batch of 1,024 as accumulation steps" in card
+    assert "the top pick: 16 GPUs," in card
+    assert "batch_size not given: assumed 1,024 sequences" in html
