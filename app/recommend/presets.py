@@ -80,14 +80,19 @@ class DefaultBatch:
         return max(1, round(tokens / max(1, seq_len))), tokens
 
 
-@lru_cache(maxsize=8)
-def load_default_batches(data_dir: Path = DATA_DIR) -> tuple[DefaultBatch, ...]:
+def _workloads_section(data_dir: Path, key: str) -> list[dict[str, Any]]:
+    """One top-level list of data/workloads.yaml (empty where the file or the list is)."""
     path = data_dir / "workloads.yaml"
     if not path.exists():
-        return ()
+        return []
     doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
+    return list(doc.get(key) or [])
+
+
+@lru_cache(maxsize=8)
+def load_default_batches(data_dir: Path = DATA_DIR) -> tuple[DefaultBatch, ...]:
     out = []
-    for raw in doc.get("default_batches") or []:
+    for raw in _workloads_section(data_dir, "default_batches"):
         steps = tuple(
             (None if cap is None else float(_num(cap)), float(_num(tok)))
             for cap, tok in raw.get("tokens_by_params") or ()
@@ -168,12 +173,8 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
 
 @lru_cache(maxsize=8)
 def load_default_datasets(data_dir: Path = DATA_DIR) -> tuple[DefaultDataset, ...]:
-    path = data_dir / "workloads.yaml"
-    if not path.exists():
-        return ()
-    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
     out = []
-    for raw in doc.get("default_datasets") or []:
+    for raw in _workloads_section(data_dir, "default_datasets"):
         numbers = {k: _num(raw.get(k)) for k in ("tokens", "tokens_per_param", "samples")}
         out.append(
             DefaultDataset(

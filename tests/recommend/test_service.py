@@ -602,10 +602,11 @@ def test_when_nothing_runs_the_job_lifting_a_limit_is_a_what_if() -> None:
     assert not any("budget" in w.change for w in r.what_if)
 
 
-def test_the_same_job_fits_as_inference_and_as_serving_with_the_same_memory() -> None:
-    """Issue #21: Llama 3.3 70B in fp8 for four users on one H100 under vLLM was refused as
-    serving and fitted as inference; both now size weights, KV cache and usable memory alike."""
-    base = {"preset": "llama-3.3-70b", "precision": "fp8", "runtime": "vllm"}
+def _four_users_on_one_h100(
+    base: dict[str, Any],
+) -> tuple[s.RecommendationResponse, s.RecommendationResponse]:
+    """The same job asked as inference (batch 4, 1,000 + 300 tokens) and as serving (four
+    users, no latency target) on one H100."""
     one = {"max_gpus": 1}
     inf = service.recommend(
         _req(
@@ -621,6 +622,14 @@ def test_the_same_job_fits_as_inference_and_as_serving_with_the_same_memory() ->
     srv = service.recommend(
         _req(workload={**base, "task": "serving", "serving": load}, constraints=one), [H100], RULES
     )
+    return inf, srv
+
+
+def test_the_same_job_fits_as_inference_and_as_serving_with_the_same_memory() -> None:
+    """Issue #21: Llama 3.3 70B in fp8 for four users on one H100 under vLLM was refused as
+    serving and fitted as inference; both now size weights, KV cache and usable memory alike."""
+    base = {"preset": "llama-3.3-70b", "precision": "fp8", "runtime": "vllm"}
+    inf, srv = _four_users_on_one_h100(base)
     assert len(inf.recommendations) == 1 and inf.recommendations[0].memory is not None
     served = [x for x in srv.recommendations if x.serving is not None]
     assert served and served[0].memory is not None
@@ -635,21 +644,7 @@ def test_an_nvfp4_checkpoint_is_fp4_in_inference_and_serving_on_a_hopper_gpu() -
     """Issue #21: NVFP4 was int4 in inference and refused by serving before Blackwell; vLLM
     runs it weight-only (Marlin FP4), so both paths run it as fp4, at the same 4.5 bits."""
     base = {"preset": "llama-3.3-70b", "quantization": "nvfp4", "runtime": "vllm"}
-    one = {"max_gpus": 1}
-    inf = service.recommend(
-        _req(
-            workload={**base, "task": "inference", "batch_size": 4, "seq_len": 1000,
-                      "output_tokens": 300},
-            constraints=one,
-        ),
-        [H100],
-        RULES,
-    )  # fmt: skip
-    load = {"concurrent_requests": 4, "prompt_tokens": 1000, "output_tokens": 300,
-            "ttft_ms_target": s.MAX_TARGET_MS, "itl_ms_target": s.MAX_TARGET_MS}  # fmt: skip
-    srv = service.recommend(
-        _req(workload={**base, "task": "serving", "serving": load}, constraints=one), [H100], RULES
-    )
+    inf, srv = _four_users_on_one_h100(base)
     assert inf.workload.precision == "fp4"
     row = inf.recommendations[0]
     assert row.memory is not None and any("weight-only FP4" in w for w in row.warnings)
