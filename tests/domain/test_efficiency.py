@@ -263,7 +263,7 @@ def test_llamacpp_cublas_prompts_on_ga100_take_its_sustained_tflops_per_watt() -
 
     prof = TABLE.profile(A100, "cuda", "llama.cpp", "fp16", "prefill")
     per_watt = prof.tensor_tflops_per_watt
-    assert per_watt is not None and 0.0 < per_watt
+    assert per_watt is not None and per_watt > 0.0
     pcie = dataclasses.replace(A100, slug="a100-pcie-80gb", form_factor="PCIe", tdp_w=300)
     assert llm_step.sustained_clock(pcie, prof) == pytest.approx(300 * per_watt / 312)
     assert llm_step.sustained_clock(pcie, prof) < 1.0
@@ -271,9 +271,13 @@ def test_llamacpp_cublas_prompts_on_ga100_take_its_sustained_tflops_per_watt() -
     assert 400 * per_watt >= 312
     assert llm_step.sustained_clock(A100, prof) == 1.0
     ga102 = dataclasses.replace(RTX3090, segment="datacenter", tdp_w=300)
-    assert TABLE.profile(ga102, "cuda", "llama.cpp", "fp16", "prefill").tensor_tflops_per_watt is None
+    assert (
+        TABLE.profile(ga102, "cuda", "llama.cpp", "fp16", "prefill").tensor_tflops_per_watt is None
+    )
     # MMQ (quantised weights on a current build) keeps its own profile
-    assert TABLE.profile(A100, "cuda", "llama.cpp", "int4", "prefill").tensor_tflops_per_watt is None
+    assert (
+        TABLE.profile(A100, "cuda", "llama.cpp", "int4", "prefill").tensor_tflops_per_watt is None
+    )
 
 
 def test_only_transformers_decode_regrows_its_kv_cache() -> None:
