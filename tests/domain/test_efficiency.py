@@ -253,6 +253,33 @@ def test_llamacpp_cublas_prompts_on_ada_and_hopper_take_a_sustained_tflops_per_w
     assert TABLE.profile(HBM_H100, "cuda", "vllm", "fp16", "prefill").tensor_tflops_per_watt is None
 
 
+def test_llamacpp_cublas_prompts_on_ga100_take_its_sustained_tflops_per_watt() -> None:
+    """The GA100 die (compute capability 8.0) carries its own sustained FP16 TFLOPS per board
+    watt on llama.cpp's cuBLAS prompt path (torch GEMM report: the 250 W A100 PCIe 40GB), so a
+    300 W A100 PCIe holds TDP × that ÷ 312 of its clock, the 400 W SXM part its full clock;
+    the GA10x dies (8.6: RTX 3090, A40) are other silicon and take no figure from it."""
+    from app.domain import llm_step
+    from tests.domain.fixtures import RTX3090
+
+    prof = TABLE.profile(A100, "cuda", "llama.cpp", "fp16", "prefill")
+    per_watt = prof.tensor_tflops_per_watt
+    assert per_watt is not None and per_watt > 0.0
+    pcie = dataclasses.replace(A100, slug="a100-pcie-80gb", form_factor="PCIe", tdp_w=300)
+    assert llm_step.sustained_clock(pcie, prof) == pytest.approx(300 * per_watt / 312)
+    assert llm_step.sustained_clock(pcie, prof) < 1.0
+    # 400 W × the figure is above the SXM part's 312 TFLOPS peak: no cap
+    assert 400 * per_watt >= 312
+    assert llm_step.sustained_clock(A100, prof) == 1.0
+    ga102 = dataclasses.replace(RTX3090, segment="datacenter", tdp_w=300)
+    assert (
+        TABLE.profile(ga102, "cuda", "llama.cpp", "fp16", "prefill").tensor_tflops_per_watt is None
+    )
+    # MMQ (quantised weights on a current build) keeps its own profile
+    assert (
+        TABLE.profile(A100, "cuda", "llama.cpp", "int4", "prefill").tensor_tflops_per_watt is None
+    )
+
+
 def test_only_transformers_decode_regrows_its_kv_cache() -> None:
     """The transformers decode row prices the torch.cat cache (3 × its bytes per step); a
     server's preallocated or paged cache and a bare eager loop keep 1."""
