@@ -648,3 +648,17 @@ def test_journey_faster_than_my_machine(journey: Page, report_id: int) -> None:
     speedup = pg.locator("tr[data-rank='1'] td[data-label='Speedup vs yours']")
     assert re.search(r"\d×", speedup.inner_text())
     assert speedup.is_visible()
+
+
+def test_the_open_question_ranking_fits_1440_px(browser: Browser, server: str) -> None:
+    """The default question (LLM inference, buy or rent) shows $ per 1M output and both
+    cost columns; tokens per dollar, which would say the rented figure twice, is left out
+    so the table fits the screen."""
+    context = browser.new_context(base_url=server, viewport=DESKTOP)
+    pg = context.new_page()
+    pg.goto("/recommendations?preset=llama-3-8b&task=inference&batch_size=8&acquisition=either")
+    heads = [t.strip().lower() for t in pg.locator("table.ranking thead th").all_inner_texts()]
+    assert "$ per 1m output" in heads and not any(h.startswith("tokens per $") for h in heads)
+    wrap = pg.locator("[data-scroll-wrap]").first
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")
+    context.close()
