@@ -200,10 +200,14 @@ class ServingRuntime:
     # dequantised to 16-bit inside the GEMM (vLLM's Marlin FP4 kernels), from this compute
     # capability; None: only on FP4 tensor cores
     fp4_weight_only_min_cc: str | None = None
+    # bytes per logit (max_num_seqs rows × vocabulary) its startup profiling pass measures as
+    # peak activation memory and reserves per GPU (vLLM); None: no such pass (``profiling_peak_gb``)
+    profile_bytes_per_logit: float | None = None
 
 
 _SERVING_OPTIONAL = {
     "fp4_weight_only_min_cc",
+    "profile_bytes_per_logit",
     "int4_format",
     "step_overhead_per_seq_us",
     "mixed_step_host_us_per_kernel",
@@ -599,6 +603,11 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
                 if values.get("fp4_weight_only_min_cc")
                 else None
             ),
+            profile_bytes_per_logit=(
+                float(values["profile_bytes_per_logit"])
+                if values.get("profile_bytes_per_logit") is not None
+                else None
+            ),
         )
     return out
 
@@ -647,6 +656,51 @@ def fp4_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str |
     Inference and serving read it (llm_step.fp4_weight_only)."""
     spec = table.serving.get(runtime) if table is not None else None
     return spec.fp4_weight_only_min_cc if spec is not None else None
+
+
+def large_gpu_applies(
+    large_gpu: tuple[float, tuple[str, ...], int, int] | None, gpu: GpuSpec
+) -> bool:
+    """Whether a runtime's large-GPU scheduler limits (``ServingRuntime.large_gpu``) hold on
+    ``gpu``: at least their GiB and not a GPU they except (vLLM: 70 GiB, A100 excepted)."""
+    if large_gpu is None:
+        return False
+    min_gib, excepted, _, _ = large_gpu
+    name = f"{gpu.name} {gpu.slug}".lower()
+    return gpu.memory_gb >= min_gib and not any(x in name for x in excepted)
+
+
+def default_max_seqs(spec: ServingRuntime, gpu: GpuSpec) -> int:
+    """The runtime's default most running sequences on ``gpu`` (vLLM's max_num_seqs: 1024 on
+    a large GPU, else 256; vllm-batch-defaults)."""
+    if spec.large_gpu is not None and large_gpu_applies(spec.large_gpu, gpu):
+        return spec.large_gpu[2]
+    return spec.max_batch
+
+
+def profiling_peak_gb(per_logit: float | None, rows: int, vocab: int | None) -> float:
+    """Per GPU, in GB: the activation memory a runtime's startup profiling pass reserves
+    before it sizes the KV cache; 0 for a runtime without one (``per_logit`` None). vLLM V1's
+    ``profile_run`` runs one step of max_num_batched_tokens through the layers, then the
+    sampler over max_num_seqs rows of logits, and ``determine_available_memory`` keeps that
+    peak out of the KV cache. The measured peak follows the sampler, not the layers:
+    ``per_logit`` bytes (``ServingRuntime.profile_bytes_per_logit``) × ``rows`` (the default
+    max_num_seqs on the GPU) × vocabulary, the same at TP 1 and 2 (the sampler's logits are
+    whole on every GPU). The one rule inference (``runtime_profiling_peak_gb``, read by
+    evaluate.usable_gb) and serving (serving.memory_plan) read."""
+    if per_logit is None or not vocab:
+        return 0.0
+    return per_logit * rows * vocab / 1e9
+
+
+def runtime_profiling_peak_gb(
+    table: EfficiencyTable | None, runtime: str, gpu: GpuSpec, vocab: int | None
+) -> float:
+    """``profiling_peak_gb`` for ``runtime`` on ``gpu`` at its default max_num_seqs there."""
+    spec = table.serving.get(runtime) if table is not None else None
+    if spec is None:
+        return 0.0
+    return profiling_peak_gb(spec.profile_bytes_per_logit, default_max_seqs(spec, gpu), vocab)
 
 
 def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:

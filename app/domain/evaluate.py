@@ -220,13 +220,21 @@ class ConfigResult:
 def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, backend: str = "cuda") -> float:
     """The vendor's GiB less what the OS (unified memory) keeps back, times the share an
     inference runtime claims of the device (vLLM's gpu_memory_utilization): the serving
-    plan's rule (efficiency.usable_gb, efficiency.device_share). ``backend``: kept for the
-    callers; the rule does not depend on it."""
+    plan's rule (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the peak a
+    runtime's startup profiling pass reserves on this GPU (efficiency.profiling_peak_gb:
+    vLLM's sampler over its default max_num_seqs, GPU-dependent, whole on every tensor-
+    parallel GPU, so it is taken here where the GPU is known, as serving.memory_plan takes it);
+    the step's own activations live inside it (workload.memory_breakdown leaves them out).
+    ``backend``: kept for the callers; the rule does not depend on it."""
     del backend
     share = 1.0
+    peak = 0.0
     if work is not None and not work.training:
         share = efficiency.device_share(work.efficiency, work.runtime)
-    return efficiency.usable_gb(gpu, share)
+        peak = efficiency.runtime_profiling_peak_gb(
+            work.efficiency, work.runtime, gpu, work.model.vocab_size
+        )
+    return efficiency.usable_gb(gpu, share) - peak
 
 
 def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:

@@ -84,6 +84,9 @@ class RuntimeProfile:
     # the runtime's context and workspaces (GiB) where its efficiency rows give one (vLLM,
     # SGLang); None: the backend's (workload.context_gb, as LLM inference reads it)
     context_gib: float | None = None
+    # bytes per logit its startup profiling pass reserves (efficiency.profiling_peak_gb);
+    # None: no profiling pass
+    profile_bytes_per_logit: float | None = None
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
@@ -92,12 +95,9 @@ class RuntimeProfile:
     def on(self, gpu: GpuSpec) -> RuntimeProfile:
         """The profile with the scheduler limits the runtime picks on ``gpu`` (vLLM sizes its
         default max_num_seqs and max_num_batched_tokens by the device's memory)."""
-        if self.large_gpu is None:
+        if self.large_gpu is None or not efficiency.large_gpu_applies(self.large_gpu, gpu):
             return self
-        min_gib, excepted, batch, chunk = self.large_gpu
-        name = f"{gpu.name} {gpu.slug}".lower()
-        if gpu.memory_gb < min_gib or any(x in name for x in excepted):
-            return self
+        _, _, batch, chunk = self.large_gpu
         return replace(self, max_batch=batch, chunk_tokens=chunk, large_gpu=None)
 
     def bits(self, precision: str) -> float | None:
@@ -142,6 +142,7 @@ def runtime_profile(
         int4_bits=int4_bits,
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
+        profile_bytes_per_logit=spec.profile_bytes_per_logit,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -379,6 +380,13 @@ def memory_plan(
     split = tp if rt.multi_gpu == "tensor" else 1
     act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / split) * 2.0
     act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / split
+    if rt.profile_bytes_per_logit is not None:
+        # a runtime that profiles (vLLM) reserves its profiling pass's peak instead, the
+        # largest step's activations inside it, whole on each GPU; its rows are the default
+        # max_num_seqs on this GPU (``on``), the rows inference reads too
+        rows = rt.on(gpu).max_batch
+        act = efficiency.profiling_peak_gb(rt.profile_bytes_per_logit, rows, model.vocab_size)
+        act *= GB
     act_gb = (act + allocator_slack(weights * GB, rt.memory_utilization, rt.of_free)) / GB
     fw = context_gb(_backend(gpu), rt.context_gib)
     pool = efficiency.kv_pool_gb(

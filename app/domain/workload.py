@@ -499,6 +499,16 @@ def kv_claim(kv: float, share: float, of_free: bool) -> float:
     return kv / share if of_free and share > 0 else kv
 
 
+def profiles(work: WorkloadSpec) -> bool:
+    """Whether the job's runtime reserves a startup profiling pass's peak (vLLM: efficiency.
+    profiling_peak_gb, which evaluate.usable_gb takes per GPU). That pass runs the largest step
+    (max_num_batched_tokens, chunked prefill) and sampler the runtime will run, so the job's
+    own step activations live inside it and the breakdown does not count them again."""
+    table = work.efficiency
+    spec = table.serving.get(work.runtime) if table is not None else None
+    return spec is not None and spec.profile_bytes_per_logit is not None
+
+
 def memory_breakdown(
     work: WorkloadSpec,
     *,
@@ -527,7 +537,9 @@ def memory_breakdown(
         # the runtime's reservation (efficiency.runtime_share): its slack, or the free memory
         # its KV pool needs beyond the cache itself, counted as workspace
         reserve = allocator_slack(weights, share, of_free) + kv_claim(kv, share, of_free) - kv
-        workspace = reserve + _inference_workspace(work, act_b)
+        workspace = reserve
+        if not profiles(work):
+            workspace += _inference_workspace(work, act_b)
         if p in ("int8", "int4", "fp4"):
             notes.append(
                 f"weights quantised to {p}; embeddings, LM head, activations and KV cache "

@@ -65,25 +65,97 @@ def test_the_same_job_has_the_same_weights_kv_and_usable_memory_in_both_paths(
     assert inf.weights == pytest.approx(weights, rel=1e-9)
     assert inf.kv_cache == pytest.approx(kv_gb, rel=1e-9)
     assert inf.framework == pytest.approx(fw, rel=1e-9)
-    # usable memory: vLLM's gpu_memory_utilization of the GiB, in both
+    # usable memory: vLLM's gpu_memory_utilization of the GiB less its profiling peak, in both
     usable = ev.usable_gb(H100, _job(precision, quant=quant))
-    assert usable == pytest.approx(0.9 * 80 * 2**30 / 1e9)
-    assert usable == pytest.approx(efficiency.usable_gb(H100, rt.memory_utilization))
+    peak = efficiency.profiling_peak_gb(38.9, 1024, LLAMA70.vocab_size)
+    assert usable == pytest.approx(0.9 * 80 * 2**30 / 1e9 - peak)
+    assert usable == pytest.approx(efficiency.usable_gb(H100, rt.memory_utilization) - _act)
     # serving's KV pool is that budget less what it places beside the cache
-    assert pool == pytest.approx(usable - weights - _act - fw)
+    assert pool == pytest.approx(efficiency.usable_gb(H100, 0.9) - weights - _act - fw)
+    # so a cache fits one path exactly when it fits the other: inference's total less its KV
+    # cache is serving's weights and context (the step's activations live inside the peak)
+    assert inf.total - inf.kv_cache == pytest.approx(weights + fw)
+    assert usable - (inf.total - inf.kv_cache) == pytest.approx(pool)
 
 
-def test_llama_70b_fp8_for_four_users_fits_one_h100_in_both_paths() -> None:
-    """The job issue #21 found refused as serving and fitting as inference."""
+def test_the_profiling_peak_is_bytes_per_logit_times_default_rows_times_vocab() -> None:
+    """vLLM's startup profiling pass: the sampler over max_num_seqs rows of logits, 38.9 B per
+    logit (llm-d's H100 logs), max_num_seqs 1024 on a GPU of 70 GiB and more but the A100,
+    256 elsewhere (vLLM get_batch_defaults); runtimes without such a pass reserve nothing."""
+    from tests.domain.fixtures import A100, RTX4090
+
+    assert TABLE.serving["vllm"].profile_bytes_per_logit == 38.9
+    assert efficiency.profiling_peak_gb(38.9, 1024, 128256) == pytest.approx(
+        38.9 * 1024 * 128256 / 1e9
+    )
+    assert efficiency.profiling_peak_gb(None, 1024, 128256) == 0.0
+    assert efficiency.profiling_peak_gb(38.9, 1024, None) == 0.0
+    spec = TABLE.serving["vllm"]
+    assert efficiency.default_max_seqs(spec, H100) == 1024
+    for gpu in (A100, RTX4090):
+        assert efficiency.default_max_seqs(spec, gpu) == 256
+    h100 = efficiency.runtime_profiling_peak_gb(TABLE, "vllm", H100, 128256)
+    # the log's 4.84 GiB for Llama 3.3 70B (and 4.76 for Llama 3.1 8B, the same vocabulary)
+    assert h100 * 1e9 / 2**30 == pytest.approx(4.84, rel=0.02)
+    assert efficiency.runtime_profiling_peak_gb(TABLE, "vllm", A100, 128256) == pytest.approx(
+        h100 / 4
+    )
+    for runtime in ("sglang", "tensorrt-llm", "llama.cpp", "transformers", "mlx"):
+        assert efficiency.runtime_profiling_peak_gb(TABLE, runtime, H100, 128256) == 0.0
+
+
+@pytest.mark.parametrize("gpu_name", ["H100", "A100"])
+def test_both_paths_reserve_the_same_profiling_peak(gpu_name: str) -> None:
+    from tests.domain import fixtures
+
+    gpu = getattr(fixtures, gpu_name)
+    work = _job("fp8")
+    peak = efficiency.runtime_profiling_peak_gb(TABLE, "vllm", gpu, LLAMA70.vocab_size)
+    assert peak > 0
+    assert ev.usable_gb(gpu, work) == pytest.approx(efficiency.usable_gb(gpu, 0.9) - peak)
+    _, _, act, _, _, _ = _serving("fp8", gpu=gpu)
+    assert act == pytest.approx(peak)
+    # whole on every tensor-parallel GPU (4.84 GiB at TP 1 and TP 2 in the log)
+    rt = _rt("vllm")
+    cfg = sv.ServingConfig(2, 1, "fp8", "bf16", "vllm")
+    _, act2, _, _ = sv.memory_plan(gpu, LLAMA70, cfg, rt, efficiency.usable_gb(gpu))
+    assert act2 == pytest.approx(peak)
+
+
+def test_llama_70b_fp8_on_one_h100_has_no_kv_cache_at_vllm_defaults_in_both_paths() -> None:
+    """vLLM's own startup log (llm-d, H100, defaults): weights 67.72 GiB + peak activations
+    4.84 + non-torch 0.14 exceed the 71.26 GiB it may claim ('No available memory for the
+    cache blocks', KV -1.44 GiB). Both paths now refuse it; before they said it fits."""
     work = _job("fp8")
     inf = memory_breakdown(work)
-    assert inf.total <= ev.usable_gb(H100, work)
-    _, _, act, _, pool, kv_gb = _serving("fp8")
-    assert kv_gb <= pool
-    # and both say so with the same headroom for the cache, bar the activations each keeps
-    assert (ev.usable_gb(H100, work) - inf.total) == pytest.approx(
-        pool - kv_gb, abs=abs(inf.workspace - act) + 1e-9
+    assert inf.total > ev.usable_gb(H100, work)
+    _, weights, act, fw, pool, kv_gb = _serving("fp8")
+    assert pool < 0 < kv_gb
+    # the engine's shortfall against the log's (-1.44 GiB against 71.26 GiB of 79.18)
+    assert pool * 1e9 / 2**30 == pytest.approx(-1.44, abs=1.0)
+    # on two GPUs it fits, as in the log (32 GiB of KV cache per GPU)
+    tp2 = sv.memory_plan(
+        H100, LLAMA70, sv.ServingConfig(2, 1, "fp8", "bf16", "vllm"), _rt("vllm"),
+        efficiency.usable_gb(H100),
+    )  # fmt: skip
+    assert tp2[3] * 1e9 / 2**30 == pytest.approx(32.0, rel=0.15)
+    n, _ = ev.min_gpus(work, H100, "cuda", True, 8)
+    assert n == 2
+
+
+def test_a_smaller_model_still_fits_one_h100_at_vllm_defaults() -> None:
+    llama8 = ModelSpec(
+        family="decoder", params=8.03e9, layers=32, hidden_size=4096, num_heads=32,
+        num_kv_heads=8, intermediate_size=14336, vocab_size=128256, max_context=131072,
+    )  # fmt: skip
+    work = dataclasses.replace(_job("bf16"), model=llama8)
+    assert memory_breakdown(work).total <= ev.usable_gb(H100, work)
+    rt = _rt("vllm")
+    _, _, _, pool = sv.memory_plan(
+        H100, llama8, sv.ServingConfig(1, 1, "bf16", "bf16", "vllm"), rt, efficiency.usable_gb(H100)
     )
+    # the log: 51.38 GiB of KV cache for Llama 3.1 8B on one H100
+    assert pool * 1e9 / 2**30 == pytest.approx(51.38, rel=0.05)
 
 
 def test_quantised_formats_keep_embeddings_and_head_in_16_bit_in_both_paths() -> None:
@@ -127,19 +199,21 @@ def test_one_reservation_rule() -> None:
         assert efficiency.runtime_share(TABLE, runtime) == (1.0, False)
     assert allocator_slack(1e9, 1.0, False) == pytest.approx(INFERENCE_FRAGMENTATION * 1e9)
     eager = memory_breakdown(_job("bf16", runtime="transformers"))
-    vllm = memory_breakdown(_job("bf16"))
+    sglang = memory_breakdown(_job("bf16", runtime="sglang"))
     slack = INFERENCE_FRAGMENTATION * eager.weights
-    assert eager.workspace - vllm.workspace == pytest.approx(slack)
+    assert eager.workspace - sglang.workspace == pytest.approx(slack)
     rt, w, act, _, _, _ = _serving("bf16", runtime="transformers")
     claimed = dataclasses.replace(rt, memory_utilization=0.9)  # the same runtime, claiming
     cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "transformers")
     _, act2, _, _ = sv.memory_plan(H100, LLAMA70, cfg, claimed, efficiency.usable_gb(H100))
     assert act - act2 == pytest.approx(INFERENCE_FRAGMENTATION * w)
-    # inference and serving read the same share for the same runtime
+    # inference and serving read the same share for the same runtime (vLLM less its
+    # profiling peak, test_both_paths_reserve_the_same_profiling_peak)
     for runtime in ("vllm", "sglang"):
         job = _job("bf16", runtime=runtime)
+        peak = efficiency.runtime_profiling_peak_gb(TABLE, runtime, H100, LLAMA70.vocab_size)
         assert ev.usable_gb(H100, job) == pytest.approx(
-            efficiency.usable_gb(H100, _rt(runtime).memory_utilization)
+            efficiency.usable_gb(H100, _rt(runtime).memory_utilization) - peak
         )
 
 
