@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from app.domain.gpu import GpuSpec
-from app.domain.units import GIB_PER_GB
+from app.domain.units import GIB_PER_GB, vram
 from app.vocab import MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS
 
 MATCH_KEYS = (
@@ -691,6 +691,29 @@ def profiling_peak_gb(per_logit: float | None, rows: int, vocab: int | None) -> 
     if per_logit is None or not vocab:
         return 0.0
     return per_logit * rows * vocab / 1e9
+
+
+def seqs_for_room(per_logit: float | None, vocab: int | None, room_gb: float) -> int:
+    """The most sampler rows (max_num_seqs) whose profiling peak fits ``room_gb`` (0: none)."""
+    if per_logit is None or not vocab or room_gb <= 0:
+        return 0
+    return int(room_gb * 1e9 // (per_logit * vocab))
+
+
+def fewer_seqs_hint(
+    per_logit: float | None, vocab: int | None, default_rows: int, room_gb: float, least: int = 1
+) -> str:
+    """What would fit when a profiling runtime's peak is what leaves no room: the max_num_seqs
+    (vLLM serve's --max-num-seqs) whose peak fits ``room_gb``, the memory left once everything
+    else is placed; "" when none from ``least`` below the default does."""
+    rows = min(seqs_for_room(per_logit, vocab, room_gb), default_rows - 1)
+    if rows < max(1, least):
+        return ""
+    peak = profiling_peak_gb(per_logit, default_rows, vocab)
+    return (
+        f"; vLLM's startup profiling keeps {vram(peak):.1f} GB for its sampler over max_num_seqs "
+        f"{default_rows}: --max-num-seqs {rows} (at most {rows} running requests) leaves room"
+    )
 
 
 def runtime_profiling_peak_gb(

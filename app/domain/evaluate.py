@@ -807,10 +807,25 @@ def _too_big(
     gpu: GpuSpec, ctx: Context, run: WorkloadSpec, backend: str, total1: float | None, max_n: int
 ) -> Exclusion:
     where = "one GPU" if max_n == 1 else f"{ctx.limits.exact_gpus or max_n} GPUs"
+    usable = usable_gb(gpu, run, backend)
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
-        f"{vram(usable_gb(gpu, run, backend)):.0f} GB usable even when sharded",
+        f"{vram(usable):.0f} GB usable even when sharded{_fewer_seqs(gpu, run, usable, total1)}",
+    )
+
+
+def _fewer_seqs(gpu: GpuSpec, run: WorkloadSpec, usable: float, total1: float | None) -> str:
+    """Where a profiling runtime's peak (vLLM's sampler over its default max_num_seqs) is what
+    keeps the job off one GPU: the --max-num-seqs, no fewer than the job's batch, that fits."""
+    spec = run.efficiency.serving.get(run.runtime) if run.efficiency is not None else None
+    if spec is None or run.training or total1 is None:
+        return ""
+    vocab = run.model.vocab_size
+    peak = efficiency.runtime_profiling_peak_gb(run.efficiency, run.runtime, gpu, vocab)
+    rows = efficiency.default_max_seqs(spec, gpu)
+    return efficiency.fewer_seqs_hint(
+        spec.profile_bytes_per_logit, vocab, rows, usable + peak - total1, least=run.batch_size
     )
 
 

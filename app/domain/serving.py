@@ -552,17 +552,33 @@ def unfit(
     when it can): ``evaluate``'s memory check alone, the same for every replica count."""
     rt = runtime.on(gpu)
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
-    weights, _, _, _, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
+    weights, act, _, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     if cap >= 1:
         return None
-    return _no_room(weights, usable, kv_req)
+    return _no_room(weights, usable, kv_req, rt, model, act, pool)
 
 
-def _no_room(weights: float, usable: float, kv_req: float) -> str:
-    """Why the weights leave no room for one request's KV cache, in the vendors' GB."""
+def _no_room(
+    weights: float,
+    usable: float,
+    kv_req: float,
+    rt: RuntimeProfile,
+    model: ModelSpec,
+    act: float,
+    pool: float,
+) -> str:
+    """Why the weights leave no room for one request's KV cache, in the vendors' GB, and the
+    smaller max_num_seqs that would where a profiling runtime's peak (``act``) is the cause."""
+    hint = ""
+    if rt.profile_bytes_per_logit is not None:
+        # the memory the peak may take: what it takes now, plus the pool, less one request
+        room = act + pool - kv_req / GB
+        hint = efficiency.fewer_seqs_hint(
+            rt.profile_bytes_per_logit, model.vocab_size, rt.max_batch, room
+        )
     return (
         f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; no room for "
-        f"one request's KV cache ({vram(kv_req / GB):.2f} GB)"
+        f"one request's KV cache ({vram(kv_req / GB):.2f} GB){hint}"
     )
 
 
@@ -605,7 +621,7 @@ def evaluate(
     )
     if cap < 1 or eng.flops <= 0:
         why = (
-            _no_room(weights, usable, kv_req)
+            _no_room(weights, usable, kv_req, rt, model, act, pool)
             if eng.flops > 0
             else "no compute figures for this GPU"
         )

@@ -269,3 +269,28 @@ def test_fp4_weights_run_weight_only_where_the_runtime_has_such_kernels() -> Non
     # weight-only: the GEMMs run at the 16-bit peak, not fp8's
     prof = TABLE.profile(H100, "cuda", "vllm", "fp4", "decode")
     assert llm_step.datapath(H100, "fp4", prof)[1] == "bf16"
+
+
+def test_a_job_the_profiling_peak_keeps_off_one_gpu_names_the_max_num_seqs_that_fits() -> None:
+    """The answer says what would fit: vLLM serve's --max-num-seqs, whose peak leaves room."""
+    from app.domain.units import vram
+
+    room = 2.0  # GB for the peak once weights, context and the cache are placed
+    rows = efficiency.seqs_for_room(38.9, 128256, room)
+    assert efficiency.profiling_peak_gb(38.9, rows, 128256) <= room
+    assert efficiency.profiling_peak_gb(38.9, rows + 1, 128256) > room
+    hint = efficiency.fewer_seqs_hint(38.9, 128256, 1024, room)
+    assert f"--max-num-seqs {rows}" in hint
+    assert f"{vram(efficiency.profiling_peak_gb(38.9, 1024, 128256)):.1f} GB" in hint
+    # none where even one row does not fit, or fewer than the job's own batch would
+    assert efficiency.fewer_seqs_hint(38.9, 128256, 1024, 1e-6) == ""
+    assert efficiency.fewer_seqs_hint(38.9, 128256, 1024, room, least=rows + 1) == ""
+    # serving's refusal of Llama 3.3 70B fp8 on one H100 names it
+    cfg = sv.ServingConfig(1, 1, "fp8", "bf16", "vllm")
+    load = sv.ServingLoad(concurrent_requests=USERS, prompt_tokens=PROMPT, output_tokens=OUTPUT)
+    why = sv.unfit(H100, LLAMA70, cfg, load, _rt("vllm"))
+    assert why is not None and "--max-num-seqs" in why
+    # and with the suggested rows the KV pool holds that request
+    n = int(why.split("--max-num-seqs ")[1].split()[0])
+    rt = dataclasses.replace(_rt("vllm"), max_batch=n, large_gpu=None)
+    assert sv.unfit(H100, LLAMA70, cfg, load, rt) is None
