@@ -131,6 +131,10 @@ def test_llama_70b_fp8_on_one_h100_has_no_kv_cache_at_vllm_defaults_in_both_path
     assert inf.total > ev.usable_gb(H100, work)
     _, weights, act, fw, pool, kv_gb = _serving("fp8")
     assert pool < 0 < kv_gb
+    # the log's terms, in GiB: weights 67.72, peak activations 4.84, non-torch 0.14
+    gib = 1e9 / 2**30
+    assert (weights * gib, act * gib) == pytest.approx((67.72, 4.84), rel=0.02)
+    assert fw * gib < 0.55
     # the engine's shortfall against the log's (-1.44 GiB against 71.26 GiB of 79.18)
     assert pool * 1e9 / 2**30 == pytest.approx(-1.44, abs=1.0)
     # on two GPUs it fits, as in the log (32 GiB of KV cache per GPU)

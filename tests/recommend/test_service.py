@@ -660,6 +660,7 @@ def test_the_same_job_is_refused_on_one_h100_by_both_paths_at_vllm_defaults() ->
     assert a.breakdown["weights"] == pytest.approx(b.breakdown["weights"], abs=1e-3)
     assert a.breakdown["framework"] == pytest.approx(b.breakdown["framework"], abs=1e-3)
     # inference's usable memory is serving's less the profiling peak serving places beside it
+    assert a.available_gb is not None and b.available_gb is not None
     assert a.available_gb == pytest.approx(b.available_gb - b.breakdown["workspace"], abs=1e-3)
     assert b.available_gb == pytest.approx(0.9 * 80 * 2**30 / 1e9)
 
