@@ -240,9 +240,9 @@ def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -
 def efficiencies_for(
     gpu: GpuSpec, calibration: Calibration | None
 ) -> tuple[float, dict[str, float]]:
-    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the engine's
-    GEMM priors (or a device report's measurements) × MODEL_UTILISATION (perf.llm_efficiency,
-    as LLM inference reads them)."""
+    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the GPU's
+    best-shape GEMM efficiency (a device report's measurements, else its kernel profile, else
+    the vendor prior) × MODEL_UTILISATION (perf.llm_efficiency, as LLM inference reads them)."""
     eff = perf.efficiencies(gpu, calibration)
     return eff.memory, perf.llm_efficiency(eff)
 
