@@ -1590,6 +1590,14 @@ def llm_efficiency(eff: Efficiency) -> dict[str, float]:
     return comp
 
 
+def llm_basis(eff: Efficiency, precision: str) -> str:
+    """What the LLM step's GEMMs on datapath ``precision`` rest on, in words, where a kernel
+    profile priced them ("" = the prior, or a device report's own figure): the basis of the
+    entry ``llm_efficiency`` reads for it (int8 and fp4 read fp8's)."""
+    kb = eff.gemm.get("fp8" if precision in ("int8", "fp4") else precision)
+    return kb.basis if kb is not None else ""
+
+
 def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
     """The job's GPU-independent replica terms (llm_step.replica_job), worked out once per
     job spec: a request builds each job variant once and asks for it on every card and count;
@@ -1887,6 +1895,7 @@ def _llm_perf(
         runtime=work.runtime,
         backend=backend,
         measured_on=eff.measured_on,
+        efficiency_basis=llm_basis(eff, mode),
     )
 
 

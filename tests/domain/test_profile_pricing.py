@@ -178,6 +178,22 @@ def test_the_llm_step_follows_a_measured_profile_and_a_device_reports_figure(shi
     assert perf.llm_efficiency(eff)["bf16"] == pytest.approx(0.5 * perf.MODEL_UTILISATION)
 
 
+def test_an_llm_estimate_names_what_its_gemms_rest_on(shipped) -> None:
+    from tests.domain.fixtures import llm_inference
+
+    store, gpus = shipped
+    gpu = gpus["mi300x"]
+    cal = with_profiles(None, store, gpus)
+    eff = perf.efficiencies(gpu, cal)
+    for precision in ("bf16", "fp8"):
+        est = perf.estimate(gpu, llm_inference(precision=precision), calibration=cal)
+        assert est.efficiency_basis == eff.gemm[precision].basis
+        assert perf.estimate(gpu, llm_inference(precision=precision)).efficiency_basis == ""
+    # int8 and fp4 GEMMs read fp8's figure, and its basis
+    assert perf.llm_basis(eff, "int8") == perf.llm_basis(eff, "fp4") == eff.gemm["fp8"].basis
+    assert perf.llm_basis(eff, "fp32") == ""
+
+
 # ------------------------------------------------------------------------------ attention
 
 
