@@ -1576,15 +1576,26 @@ def comm_s(
 
 
 def llm_efficiency(eff: Efficiency) -> dict[str, float]:
-    """Whole-model GEMM efficiency by datapath for the LLM step: the GEMM priors (or a device
-    report's) × MODEL_UTILISATION; int8 and fp4 kernels reach the share fp8 ones do."""
+    """Whole-model GEMM efficiency by datapath for the LLM step: the GPU's best-shape GEMM
+    efficiency × MODEL_UTILISATION, on the operator path's basis (``operator_efficiency``): a
+    device report's figure, else the GPU's kernel profile (own or carried over), else the
+    vendor prior; int8 and fp4 kernels reach the share fp8 ones do."""
     if eff.llm is not None:
         return eff.llm
-    comp = {p: v * MODEL_UTILISATION for p, v in eff.compute.items()}
+    best = {**eff.compute, **{p: kb.efficiency for p, kb in eff.gemm.items()}}
+    comp = {p: v * MODEL_UTILISATION for p, v in best.items()}
     comp["fp4"] = comp.get("fp8", comp.get("bf16", 0.5))
     comp["int8"] = comp.get("fp8", comp.get("bf16", 0.5))
     object.__setattr__(eff, "llm", comp)
     return comp
+
+
+def llm_basis(eff: Efficiency, precision: str) -> str:
+    """What the LLM step's GEMMs on datapath ``precision`` rest on, in words, where a kernel
+    profile priced them ("" = the prior, or a device report's own figure): the basis of the
+    entry ``llm_efficiency`` reads for it (int8 and fp4 read fp8's)."""
+    kb = eff.gemm.get("fp8" if precision in ("int8", "fp4") else precision)
+    return kb.basis if kb is not None else ""
 
 
 def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
@@ -1884,6 +1895,7 @@ def _llm_perf(
         runtime=work.runtime,
         backend=backend,
         measured_on=eff.measured_on,
+        efficiency_basis=llm_basis(eff, mode),
     )
 
 

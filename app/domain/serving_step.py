@@ -101,6 +101,9 @@ class Served:
     meets: bool
     misses: tuple[str, ...]
     warnings: tuple[str, ...]
+    # what the shape's GEMM efficiency rests on, in words, where a kernel profile priced it
+    # ("" = the prior; ``perf.llm_basis``)
+    gemm_basis: str = ""
 
     @property
     def speed(self) -> float:
@@ -240,9 +243,9 @@ def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -
 def efficiencies_for(
     gpu: GpuSpec, calibration: Calibration | None
 ) -> tuple[float, dict[str, float]]:
-    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the engine's
-    GEMM priors (or a device report's measurements) × MODEL_UTILISATION (perf.llm_efficiency,
-    as LLM inference reads them)."""
+    """Achieved-vs-peak bandwidth, and whole-model matmul efficiency by datapath: the GPU's
+    best-shape GEMM efficiency (a device report's measurements, else its kernel profile, else
+    the vendor prior) × MODEL_UTILISATION (perf.llm_efficiency, as LLM inference reads them)."""
     eff = perf.efficiencies(gpu, calibration)
     return eff.memory, perf.llm_efficiency(eff)
 
@@ -535,7 +538,8 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
     warnings = [f"not tried: {x}" for x in card.skipped] if ctx.serving.precision else []
     if card.software.caveat is not None:
         warnings.append(card.software.caveat)
-    served = Served(res, card.profile, priced, ok, tuple(misses), tuple(warnings))
+    basis = perf.llm_basis(perf.efficiencies(gpu, ctx.calibration), res.compute_precision)
+    served = Served(res, card.profile, priced, ok, tuple(misses), tuple(warnings), basis)
     cost = cost_of(gpu, res, priced)
     if not ok:
         what = "; ".join(misses) or "cannot carry the load"
@@ -556,7 +560,7 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         backend=backend,
         memory=_memory(res),
         available_gb=o.usable_gb,
-        perf=_perf(res, card.profile, backend),
+        perf=_perf(res, card.profile, backend, basis),
         cost=cost,
         acquisition=acq or ctx.limits.acquisition,
         warnings=tuple(warnings),
@@ -666,9 +670,12 @@ def _memory(r: sv.ServingResult) -> MemoryBreakdown:
     )
 
 
-def _perf(r: sv.ServingResult, rt: sv.RuntimeProfile, backend: str) -> perf.PerfEstimate:
+def _perf(
+    r: sv.ServingResult, rt: sv.RuntimeProfile, backend: str, basis: str = ""
+) -> perf.PerfEstimate:
     """The shape at the load as the ranking reads an estimate: output tokens per second over
-    every GPU of every replica, one step an inter-token latency."""
+    every GPU of every replica, one step an inter-token latency; ``basis``: what its GEMM
+    efficiency rests on (``perf.llm_basis``)."""
     itl = r.itl_ms or math.inf
     return perf.PerfEstimate(
         throughput=r.output_tokens_per_s or 0.0,
@@ -684,6 +691,7 @@ def _perf(r: sv.ServingResult, rt: sv.RuntimeProfile, backend: str) -> perf.Perf
         scaling_efficiency=1.0,
         compute_precision=r.compute_precision,
         efficiency_source="prior",
+        efficiency_basis=basis,
         ttft_ms=r.ttft_ms,
         ms_per_token=r.itl_ms,
         runtime=rt.name,

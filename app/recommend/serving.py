@@ -392,9 +392,15 @@ def _recommendation(
         provenance={
             "specs": "published (catalog)",
             "throughput": "modelled: continuous batching on datasheet bandwidth and compute "
-            "with published efficiency priors",
+            + (
+                f"; GEMM efficiency {row.served.gemm_basis}"
+                if row.served.gemm_basis
+                else "with published efficiency priors"
+            ),
             "memory": "modelled",
             "hourly_price": _price_words(priced),
+            # what the GEMMs' efficiency rests on (kernel profiles), as inference rows say
+            **({"gemm_efficiency": row.served.gemm_basis} if row.served.gemm_basis else {}),
         },
         explanation=_explain(row, spec),
         tips=_tips(row, spec),

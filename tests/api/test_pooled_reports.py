@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.reports.factory import gpu_report
@@ -85,3 +86,24 @@ def test_a_reports_kernel_points_move_its_gpus_row_and_narrow_its_band(
     page = client.get("/recommendations?preset=bert-large&objective=fastest&limit=200")
     assert page.status_code == 200
     assert "data-measured-on" in page.text and "measured on 1 machine" in page.text
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        {"preset": "llama-3-8b"},
+        {"preset": "llama-3-8b", "task": "serving", "serving": {"concurrent_requests": 8}},
+    ],
+)
+def test_an_llm_rows_gemm_efficiency_names_the_kernel_profile(
+    client: TestClient, workload: dict
+) -> None:
+    # LLM inference and serving price their GEMMs from the GPU's kernel profile (as training
+    # does), so the row says so rather than "published efficiency priors"
+    body = {"workload": workload, "objective": "fastest", "limit": 500}
+    r = client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    rows = {row["gpu"]["slug"]: row for row in r.json()["recommendations"]}
+    row = rows["h100-sxm"]
+    assert row["provenance"]["gemm_efficiency"] == "published figures for this GPU"
+    assert "GEMM efficiency published figures for this GPU" in row["provenance"]["throughput"]

@@ -140,6 +140,60 @@ def test_a_card_without_a_donor_of_its_segment_keeps_the_prior(shipped) -> None:
     assert not est.efficiency_basis.startswith("carried over")
 
 
+# ------------------------------------------------------------------------------ LLM step
+
+
+def test_the_llm_step_reads_the_profiles_gemm_efficiency_not_the_vendor_prior(shipped) -> None:
+    # MI300X: its profile has bf16 and fp8 GEMM points (AMD's MAF figures, the MAMF table);
+    # the LLM step's GEMMs rest on them as the operator path's do, not on AMD's 0.55 prior
+    store, gpus = shipped
+    gpu = gpus["mi300x"]
+    eff = perf.efficiencies(gpu, with_profiles(None, store, gpus))
+    llm = perf.llm_efficiency(eff)
+    for p in ("bf16", "fp8"):
+        assert eff.gemm[p].basis == "published figures for this GPU"
+        assert llm[p] == pytest.approx(eff.gemm[p].efficiency * perf.MODEL_UTILISATION)
+        assert llm[p] == pytest.approx(
+            perf.operator_efficiency(eff, p).compute[p] * perf.MODEL_UTILISATION
+        )
+    # int8 and fp4 kernels reach the share fp8 ones do
+    assert llm["int8"] == llm["fp4"] == llm["fp8"]
+    # without profiles: the vendor prior, as before
+    prior = perf.llm_efficiency(perf.efficiencies(gpu, None))
+    assert prior["fp8"] == pytest.approx(
+        perf.prior_compute_efficiency(gpu, "fp8") * perf.MODEL_UTILISATION
+    )
+    assert llm["fp8"] != pytest.approx(prior["fp8"])
+
+
+def test_the_llm_step_follows_a_measured_profile_and_a_device_reports_figure(shipped) -> None:
+    store, gpus = shipped
+    gpu = gpus["mi300x"]
+    slow = _measured(store, "mi300x", 0.40, reports=2)
+    llm = perf.llm_efficiency(perf.efficiencies(gpu, with_profiles(None, slow, gpus)))
+    assert llm["bf16"] == pytest.approx(0.40 * perf.MODEL_UTILISATION)
+    # a device report's own matmul figure wins over the profile, here as on the operator path
+    own = Calibration.from_measurement(gpu, Efficiencies(compute={"bf16": 0.5}))
+    eff = perf.efficiencies(gpu, with_profiles(own, store, gpus))
+    assert perf.llm_efficiency(eff)["bf16"] == pytest.approx(0.5 * perf.MODEL_UTILISATION)
+
+
+def test_an_llm_estimate_names_what_its_gemms_rest_on(shipped) -> None:
+    from tests.domain.fixtures import llm_inference
+
+    store, gpus = shipped
+    gpu = gpus["mi300x"]
+    cal = with_profiles(None, store, gpus)
+    eff = perf.efficiencies(gpu, cal)
+    for precision in ("bf16", "fp8"):
+        est = perf.estimate(gpu, llm_inference(precision=precision), calibration=cal)
+        assert est.efficiency_basis == eff.gemm[precision].basis
+        assert perf.estimate(gpu, llm_inference(precision=precision)).efficiency_basis == ""
+    # int8 and fp4 GEMMs read fp8's figure, and its basis
+    assert perf.llm_basis(eff, "int8") == perf.llm_basis(eff, "fp4") == eff.gemm["fp8"].basis
+    assert perf.llm_basis(eff, "fp32") == ""
+
+
 # ------------------------------------------------------------------------------ attention
 
 
