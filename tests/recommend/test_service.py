@@ -602,12 +602,12 @@ def test_when_nothing_runs_the_job_lifting_a_limit_is_a_what_if() -> None:
     assert not any("budget" in w.change for w in r.what_if)
 
 
-def _four_users_on_one_h100(
-    base: dict[str, Any],
+def _four_users_on_h100s(
+    base: dict[str, Any], gpus: int = 1
 ) -> tuple[s.RecommendationResponse, s.RecommendationResponse]:
     """The same job asked as inference (batch 4, 1,000 + 300 tokens) and as serving (four
-    users, no latency target) on one H100."""
-    one = {"max_gpus": 1}
+    users, no latency target) on up to ``gpus`` H100s."""
+    one = {"max_gpus": gpus}
     inf = service.recommend(
         _req(
             workload={**base, "task": "inference", "batch_size": 4, "seq_len": 1000,
@@ -631,28 +631,14 @@ def test_the_same_job_is_refused_on_one_h100_by_both_paths_at_vllm_defaults() ->
     with vLLM's startup profiling peak (its sampler over max_num_seqs 1024) both refuse it, as
     vLLM's own log does (llm-d: KV cache -1.44 GiB), naming the --max-num-seqs that fits."""
     base = {"preset": "llama-3.3-70b", "precision": "fp8", "runtime": "vllm"}
-    inf, srv = _four_users_on_one_h100(base)
+    inf, srv = _four_users_on_h100s(base)
     assert not inf.recommendations
     assert not [x for x in srv.recommendations if x.serving is not None]
     for r in (inf, srv):
         why = next(e.reason for e in r.excluded if e.slug == "h100-sxm")
         assert "--max-num-seqs" in why
     # on two GPUs both fit, with the same weights and context per GPU (the log: TP 2 fits)
-    two = {"max_gpus": 2}
-    inf2 = service.recommend(
-        _req(
-            workload={**base, "task": "inference", "batch_size": 4, "seq_len": 1000,
-                      "output_tokens": 300},
-            constraints=two,
-        ),
-        [H100],
-        RULES,
-    )  # fmt: skip
-    load = {"concurrent_requests": 4, "prompt_tokens": 1000, "output_tokens": 300,
-            "ttft_ms_target": s.MAX_TARGET_MS, "itl_ms_target": s.MAX_TARGET_MS}  # fmt: skip
-    srv2 = service.recommend(
-        _req(workload={**base, "task": "serving", "serving": load}, constraints=two), [H100], RULES
-    )
+    inf2, srv2 = _four_users_on_h100s(base, gpus=2)
     assert inf2.recommendations and inf2.recommendations[0].memory is not None
     served = [x for x in srv2.recommendations if x.serving is not None]
     assert served and served[0].memory is not None
@@ -669,7 +655,7 @@ def test_an_nvfp4_checkpoint_is_fp4_in_inference_and_serving_on_a_hopper_gpu() -
     """Issue #21: NVFP4 was int4 in inference and refused by serving before Blackwell; vLLM
     runs it weight-only (Marlin FP4), so both paths run it as fp4, at the same 4.5 bits."""
     base = {"preset": "llama-3.3-70b", "quantization": "nvfp4", "runtime": "vllm"}
-    inf, srv = _four_users_on_one_h100(base)
+    inf, srv = _four_users_on_h100s(base)
     assert inf.workload.precision == "fp4"
     row = inf.recommendations[0]
     assert row.memory is not None and any("weight-only FP4" in w for w in row.warnings)
