@@ -89,7 +89,7 @@ def parse_cc(cc: str | None) -> tuple[int, int] | None:
         return None
 
 
-def _cc_at_least(gpu: GpuSpec, minimum: str | None) -> bool:
+def cc_at_least(gpu: GpuSpec, minimum: str | None) -> bool:
     if minimum is None:
         return True
     have, need = parse_cc(gpu.compute_capability), parse_cc(minimum)
@@ -108,7 +108,7 @@ def _matches_hw(
     if gpu.vendor == "nvidia" and min_cc is not None:
         if unknown_ok and parse_cc(gpu.compute_capability) is None:
             return True  # a framework rule about old parts says nothing about an unlisted new one
-        return _cc_at_least(gpu, min_cc)
+        return cc_at_least(gpu, min_cc)
     if gfx is not None:
         return gpu.compute_capability in gfx
     return True

@@ -630,6 +630,11 @@ def usable_gb(gpu: GpuSpec, share: float = 1.0) -> float:
     return gpu.memory_gb * GIB_PER_GB * (UNIFIED_MEMORY_USABLE if unified else 1.0) * share
 
 
+def serving_spec(table: EfficiencyTable | None, runtime: str) -> ServingRuntime | None:
+    """The runtime's ``serving_runtimes`` row, where the table has one."""
+    return table.serving.get(runtime) if table is not None else None
+
+
 def runtime_share(table: EfficiencyTable | None, runtime: str) -> tuple[float, bool]:
     """(share, of_free): the memory a runtime claims up front, from its ``serving_runtimes``
     row, the one datum inference and serving read. ``of_free``: a share of what is free after
@@ -637,16 +642,20 @@ def runtime_share(table: EfficiencyTable | None, runtime: str) -> tuple[float, b
     the KV cache; otherwise a share of the device (vLLM gpu_memory_utilization, SGLang
     mem_fraction_static) that weights, activations and KV cache all live in. (1.0, False):
     a runtime that allocates as it goes (eager PyTorch, llama.cpp, MLX) or none listed."""
-    spec = table.serving.get(runtime) if table is not None else None
+    spec = serving_spec(table, runtime)
     if spec is None:
         return 1.0, False
     return spec.memory_utilization, spec.of_free
 
 
 def device_share(table: EfficiencyTable | None, runtime: str) -> float:
-    """The share of the device ``usable_gb`` applies for the runtime: its claim where that is
-    a share of the device, 1 where it is a share of free memory (``kv_pool_gb``)."""
-    share, of_free = runtime_share(table, runtime)
+    """The share of the device ``usable_gb`` applies for the runtime (``claim_on_device``)."""
+    return claim_on_device(*runtime_share(table, runtime))
+
+
+def claim_on_device(share: float, of_free: bool) -> float:
+    """A runtime's claim as a share of the device: itself, or 1 where it is a share of the
+    memory left free (its KV pool, ``kv_pool_gb``)."""
     return 1.0 if of_free else share
 
 
@@ -654,7 +663,7 @@ def fp4_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str |
     """The compute capability from which ``runtime`` runs FP4 weights without FP4 tensor
     cores (weight-only, 16-bit math), from its ``serving_runtimes`` row; None: it does not.
     Inference and serving read it (llm_step.fp4_weight_only)."""
-    spec = table.serving.get(runtime) if table is not None else None
+    spec = serving_spec(table, runtime)
     return spec.fp4_weight_only_min_cc if spec is not None else None
 
 
@@ -720,7 +729,7 @@ def runtime_profiling_peak_gb(
     table: EfficiencyTable | None, runtime: str, gpu: GpuSpec, vocab: int | None
 ) -> float:
     """``profiling_peak_gb`` for ``runtime`` on ``gpu`` at its default max_num_seqs there."""
-    spec = table.serving.get(runtime) if table is not None else None
+    spec = serving_spec(table, runtime)
     if spec is None:
         return 0.0
     return profiling_peak_gb(spec.profile_bytes_per_logit, default_max_seqs(spec, gpu), vocab)

@@ -217,16 +217,14 @@ class ConfigResult:
 # ---------------------------------------------------------------- pieces
 
 
-def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, backend: str = "cuda") -> float:
+def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None) -> float:
     """The vendor's GiB less what the OS (unified memory) keeps back, times the share an
     inference runtime claims of the device (vLLM's gpu_memory_utilization): the serving
     plan's rule (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the peak a
     runtime's startup profiling pass reserves on this GPU (efficiency.profiling_peak_gb:
     vLLM's sampler over its default max_num_seqs, GPU-dependent, whole on every tensor-
     parallel GPU, so it is taken here where the GPU is known, as serving.memory_plan takes it);
-    the step's own activations live inside it (workload.memory_breakdown leaves them out).
-    ``backend``: kept for the callers; the rule does not depend on it."""
-    del backend
+    the step's own activations live inside it (workload.memory_breakdown leaves them out)."""
     share = 1.0
     peak = 0.0
     if work is not None and not work.training:
@@ -255,7 +253,7 @@ def min_gpus(
     """The fewest GPUs (a power of two, ≤ ``max_n``) that hold the job, and its size on one
     (``one`` and ``avail``: that size and the usable memory, when the caller has them)."""
     if avail is None:
-        avail = usable_gb(gpu, work, backend)
+        avail = usable_gb(gpu, work)
     if one is None:
         one = memory_breakdown(work, num_gpus=1, backend=backend, flash_attention=flash)
     if one.total <= avail:
@@ -694,7 +692,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     for savers, micro in _ladder(ctx, run, allowed):
         key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
         job = job_variant(ctx, key)
-        avail = usable_gb(gpu, job, g.backend)
+        avail = usable_gb(gpu, job)
         n, size = min_gpus(
             job,
             gpu,
@@ -734,7 +732,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             break
     if not out and lay is not None:
         return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
-    return _whole_replicas(out, ctx) if out else _too_big(gpu, ctx, run, g.backend, total1, max_n)
+    return _whole_replicas(out, ctx) if out else _too_big(gpu, ctx, run, total1, max_n)
 
 
 def _stated_layout(ctx: Context) -> MegatronLayout | None:
@@ -781,7 +779,7 @@ def _too_big_layout(
     return Exclusion(
         "does_not_fit",
         f"needs {vram(need):.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
-        f"saver makes it fit); has {vram(usable_gb(gpu, run, g.backend)):.0f} GB usable",
+        f"saver makes it fit); has {vram(usable_gb(gpu, run)):.0f} GB usable",
     )
 
 
@@ -804,10 +802,10 @@ def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuratio
 
 
 def _too_big(
-    gpu: GpuSpec, ctx: Context, run: WorkloadSpec, backend: str, total1: float | None, max_n: int
+    gpu: GpuSpec, ctx: Context, run: WorkloadSpec, total1: float | None, max_n: int
 ) -> Exclusion:
     where = "one GPU" if max_n == 1 else f"{ctx.limits.exact_gpus or max_n} GPUs"
-    usable = usable_gb(gpu, run, backend)
+    usable = usable_gb(gpu, run)
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
@@ -818,7 +816,7 @@ def _too_big(
 def _fewer_seqs(gpu: GpuSpec, run: WorkloadSpec, usable: float, total1: float | None) -> str:
     """Where a profiling runtime's peak (vLLM's sampler over its default max_num_seqs) is what
     keeps the job off one GPU: the --max-num-seqs, no fewer than the job's batch, that fits."""
-    spec = run.efficiency.serving.get(run.runtime) if run.efficiency is not None else None
+    spec = efficiency.serving_spec(run.efficiency, run.runtime)
     if spec is None or run.training or total1 is None:
         return ""
     vocab = run.model.vocab_size
@@ -947,7 +945,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    avail = usable_gb(gpu, run, g.backend)
+    avail = usable_gb(gpu, run)
     mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
@@ -1162,7 +1160,7 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if loose:
         # sharded: the smallest per-GPU step either layout can take
         return run.batch_size / perf.split_step_s(one, n, sharded=True)
-    sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, g.backend))
+    sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
     t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf

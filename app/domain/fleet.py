@@ -137,7 +137,7 @@ def snapshot(catalog: Catalog, ctx: ev.Context) -> Snapshot:
         v = (g.precision, g.backend, g.flash_attention)
         variant.append(variants.setdefault(v, len(variants)))
         run = ev.job_variant(ctx, (work.precision, g.precision, (), None, None))
-        avail.append(ev.usable_gb(gpu, run, g.backend))
+        avail.append(ev.usable_gb(gpu, run))
         single.append(g.multi_gpu is False or ev.max_devices(gpu, g.backend, 2) == 1)
     which = np.array(variant, np.intp)
     place = np.cumsum(which >= 0) - 1

@@ -52,7 +52,7 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import formats, peaks, topology
+from app.domain import compat, formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
@@ -531,15 +531,7 @@ def fp4_weight_only(gpu: GpuSpec, min_cc: str | None) -> bool:
     inference's gate and serving's format check share."""
     if min_cc is None or native_fp4(gpu) or gpu.vendor != "nvidia":
         return False
-    return _cc(gpu.compute_capability) >= _cc(min_cc)
-
-
-def _cc(cc: str | None) -> tuple[int, int]:
-    parts = (cc or "").split(".")
-    try:
-        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
-    except ValueError:
-        return 0, 0
+    return compat.cc_at_least(gpu, min_cc)
 
 
 # NVIDIA GeForce generations whose tensor cores run FP16 with FP32 accumulate at half the

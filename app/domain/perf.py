@@ -1608,7 +1608,7 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
         hit = llm_step.replica_job(
             work.model,
             weights=work.precision,
-            kv=_llm_kv(work),
+            kv=work.kv_format,
             own_bits=work.own_bits,
             format_bits=work.format_bits,
             torch_version=work.torch_version,
@@ -1618,11 +1618,6 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
         )
         work.derived[("llm",)] = hit
     return hit
-
-
-def _llm_kv(work: WorkloadSpec) -> str:
-    """The KV cache's format (``WorkloadSpec.kv_format``, which the memory breakdown reads)."""
-    return work.kv_format
 
 
 def llm_card(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> llm_step.CardTerms:
@@ -1678,7 +1673,7 @@ def llm_replica(
         gpu,
         work.model,
         weights=work.precision,
-        kv=_llm_kv(work),
+        kv=work.kv_format,
         n=n,
         decode=card.decode,
         prefill=card.prefill,

@@ -26,7 +26,7 @@ from app.domain.activations import (
     logits_bytes,
 )
 from app.domain.derived import store_of
-from app.domain.efficiency import runtime_share
+from app.domain.efficiency import runtime_share, serving_spec
 from app.domain.formats import bytes_per_weight, kv_bytes, weight_bytes
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
@@ -253,7 +253,7 @@ class WorkloadSpec:
     attention_kernel: str = ""
     # The KV cache's stored format for LLM inference where the job states one (a key of
     # formats.WEIGHT_FORMATS with a KV size: "fp8" = TensorRT-LLM's --fp8_kv_cache /
-    # kv_cache_quant_algo FP8); "" = the 16-bit cache (fp32 for an fp32 job: perf._llm_kv).
+    # kv_cache_quant_algo FP8); "" = the 16-bit cache (fp32 for an fp32 job: ``kv_format``).
     # Not an API field: benchmarks set it from a published run's settings.
     kv_cache_precision: str = ""
     # How llama.cpp multiplies a quantised model's prompt (passes of more than 32 tokens) on
@@ -504,8 +504,7 @@ def profiles(work: WorkloadSpec) -> bool:
     profiling_peak_gb, which evaluate.usable_gb takes per GPU). That pass runs the largest step
     (max_num_batched_tokens, chunked prefill) and sampler the runtime will run, so the job's
     own step activations live inside it and the breakdown does not count them again."""
-    table = work.efficiency
-    spec = table.serving.get(work.runtime) if table is not None else None
+    spec = serving_spec(work.efficiency, work.runtime)
     return spec is not None and spec.profile_bytes_per_logit is not None
 
 

@@ -79,7 +79,7 @@ def _usable_gb(gpu: GpuSpec, row: _Row) -> float:
     wired at ~3/4) at the share the row's runtime claims of the device (its
     gpu_memory_utilization), the figure an inference row on the same runtime shows."""
     rt = row.runtime
-    return efficiency.usable_gb(gpu, 1.0 if rt.of_free else rt.memory_utilization)
+    return efficiency.usable_gb(gpu, efficiency.claim_on_device(rt.memory_utilization, rt.of_free))
 
 
 def _load_words(spec: ServingSpec) -> str:
@@ -562,18 +562,20 @@ def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candida
     """A ranked candidate's row, with the quality cost of a quantised format said and the
     card's other shapes (``others``: rank.best_per_card's) as its alternatives."""
     assert c.serving is not None
-    conf = c.serving.result.config
-    said = quality.notes(conf.weight_precision, conf.kv_precision, weight_format)
     alts = tuple(o.serving for o in others if o.serving is not None)
-    return _Row(c.gpu, c.serving, c.score, said, alts)
+    return _Row(c.gpu, c.serving, c.score, _said(c.serving, weight_format), alts)
 
 
 def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
     """A card's near miss (a "misses_targets" result) as a row of the closest."""
     assert r.serving is not None
-    conf = r.serving.result.config
-    said = quality.notes(conf.weight_precision, conf.kv_precision, weight_format)
-    return _Row(r.gpu, r.serving, None, said)
+    return _Row(r.gpu, r.serving, None, _said(r.serving, weight_format))
+
+
+def _said(served: Served, weight_format: str | None) -> tuple[str, ...]:
+    """The quality costs a shape's weight and KV formats are known to carry."""
+    conf = served.result.config
+    return quality.notes(conf.weight_precision, conf.kv_precision, weight_format)
 
 
 def _curved(row: _Row, ctx: ev.Context, curve: bool = True) -> _Row:

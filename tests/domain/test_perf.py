@@ -44,7 +44,7 @@ def test_a_stated_fp8_kv_cache_is_read_at_one_byte_per_value() -> None:
     # default's 2 (tests/data/trtllm_static.yaml); the weights' bytes are unchanged.
     base = llm_inference(output_tokens=256, batch_size=16)
     fp8 = dataclasses.replace(base, kv_cache_precision="fp8")
-    assert perf._llm_kv(base) == "bf16" and perf._llm_kv(fp8) == "fp8"
+    assert base.kv_format == "bf16" and fp8.kv_format == "fp8"
     t16 = perf.estimate(H100, base).ms_per_token
     t8 = perf.estimate(H100, fp8).ms_per_token
     assert t16 is not None and t8 is not None

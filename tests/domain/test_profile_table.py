@@ -59,19 +59,16 @@ def test_usable_memory_equals_the_rule_worked_out_afresh(
     table: EfficiencyTable, catalog: list[GpuSpec]
 ) -> None:
     for gpu in catalog:
-        for backend in sorted(set(gpu.backends) | {"cuda"}):
-            for runtime in _runtimes(table):
-                for task in ("training", "inference"):
-                    # the serving runtime's share of the device (vLLM gpu_memory_utilization)
-                    # for inference on it; a share of free memory, training or none: 1
-                    spec = table.serving.get(runtime)
-                    share = 1.0
-                    if task == "inference" and spec is not None and not spec.of_free:
-                        share = spec.memory_utilization
-                    work = dataclasses.replace(_job(table), runtime=runtime, task=task)
-                    assert evaluate.usable_gb(gpu, work, backend) == efficiency.usable_gb(
-                        gpu, share
-                    )
+        for runtime in _runtimes(table):
+            for task in ("training", "inference"):
+                # the serving runtime's share of the device (vLLM gpu_memory_utilization)
+                # for inference on it; a share of free memory, training or none: 1
+                spec = table.serving.get(runtime)
+                share = 1.0
+                if task == "inference" and spec is not None and not spec.of_free:
+                    share = spec.memory_utilization
+                work = dataclasses.replace(_job(table), runtime=runtime, task=task)
+                assert evaluate.usable_gb(gpu, work) == efficiency.usable_gb(gpu, share)
 
 
 def _job(table: EfficiencyTable) -> WorkloadSpec:
