@@ -804,7 +804,8 @@ def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuratio
 def _too_big(
     gpu: GpuSpec, ctx: Context, run: WorkloadSpec, total1: float | None, max_n: int
 ) -> Exclusion:
-    where = "one GPU" if max_n == 1 else f"{ctx.limits.exact_gpus or max_n} GPUs"
+    n = ctx.limits.exact_gpus or max_n
+    where = "one GPU" if n == 1 else f"{n} GPUs"
     usable = usable_gb(gpu, run)
     return Exclusion(
         "does_not_fit",

@@ -677,3 +677,14 @@ def test_a_missed_deadline_names_the_fastest_option_with_a_price() -> None:
     assert r.deadline.fastest == first_priced.gpu.name
     assert r.deadline.fastest_hours == pytest.approx(first_priced.time_to_finish_h)
     assert first_priced.gpu.name in r.deadline.message
+
+
+def test_a_job_too_big_for_exactly_one_gpu_says_one_gpu() -> None:
+    # constraints.num_gpus 1 under the default max_gpus once read "does not fit in 1 GPUs"
+    r = service.recommend(
+        _req(workload={"preset": "llama-3-70b", "task": "inference"}, constraints={"num_gpus": 1}),
+        [RTX4090],
+        RULES,
+    )
+    why = next(e.reason for e in r.excluded if e.slug == RTX4090.slug)
+    assert "does not fit in one GPU of" in why and "1 GPUs" not in why
