@@ -176,7 +176,26 @@ def spread(x: BandInputs, table: EfficiencyTable | None) -> conformal.Spread:
 
 def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
     """(low factor, high factor, basis) on the row's expected throughput: the base band about
-    its centre, each widening added in quadrature in log space, bracketing 1."""
+    its centre, each widening added in quadrature in log space, bracketing 1. Worked out once
+    per table and inputs (rows of every answer share a few hundred of them), kept with the
+    table."""
+    if table is None:
+        return _band(x, None)
+    key = ("band", x)
+    got: tuple[float, float, str] | None = table.derived.get(key)
+    if got is None:
+        if len(table.derived) >= DERIVED_LIMIT:
+            table.derived.clear()
+        got = table.derived[key] = _band(x, table)
+    return got
+
+
+# Bands kept per table before it starts afresh: far above the inputs a catalog's answers use
+# (its cards' vendors, architectures, runtimes and counts), so that odd requests cannot grow it.
+DERIVED_LIMIT = 8192
+
+
+def _band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
     lo, hi, centre, basis, calibrated = _base(x, table)
     every = widenings(x, table, calibrated)
     ws = [w for w in every if not _nil(w)]
@@ -188,25 +207,6 @@ def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, st
     if nil:
         basis += f"; {NIL_TERM_NOTE}: " + "; ".join(nil)
     return lo, hi, basis
-
-
-class Memo:
-    """One answer's bands by their inputs: every row of a request reads the same table, and
-    many rows share their inputs (the same vendor, architecture, source and card count), so
-    each band is worked out once per answer. Made per request and dropped with it; a band of
-    another table is worked out afresh."""
-
-    def __init__(self, table: EfficiencyTable | None) -> None:
-        self.table = table
-        self._seen: dict[BandInputs, tuple[float, float, str]] = {}
-
-    def band(self, x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
-        if table is not self.table:
-            return band(x, table)
-        got = self._seen.get(x)
-        if got is None:
-            got = self._seen[x] = band(x, table)
-        return got
 
 
 def time_band(predicted: float, lo: float, hi: float) -> tuple[float, float]:

@@ -249,9 +249,13 @@ class EfficiencyTable:
     # Every profile by the values the rows name, and each runtime's GPU-independent values:
     # built from the rows with the table (see ProfileTable)
     profiles: ProfileTable = field(init=False, compare=False, repr=False, hash=False)
+    # Values worked out from the table alone, kept with it (app/domain/bands.py: a row's band
+    # by its inputs): the table is frozen, so they hold as long as it does.
+    derived: dict[object, Any] = field(init=False, compare=False, repr=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", ProfileTable(self.rows))
+        object.__setattr__(self, "derived", {})
 
     def band(self, regime: str, vendor: str, runtime: str = "") -> tuple[float, float] | None:
         """The runtime's own band in the regime ("decode/llama.cpp") where the tuning sets had

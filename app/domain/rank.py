@@ -314,10 +314,10 @@ def _regime(work: WorkloadSpec) -> str:
     return phase_regime(work)
 
 
-def uncertainty(c: Candidate, memo: bands.Memo | None = None) -> tuple[float, float, str]:
-    """(low factor, high factor, basis): the calibrated band widened where the row extrapolates
-    (``memo``: the answer's bands worked out so far)."""
-    return row_band(c.gpu, c.work, c.perf, c.derived_peak, memo)
+def uncertainty(c: Candidate) -> tuple[float, float, str]:
+    """(low factor, high factor, basis): the calibrated band widened where the row
+    extrapolates."""
+    return row_band(c.gpu, c.work, c.perf, c.derived_peak)
 
 
 def row_band(
@@ -325,21 +325,17 @@ def row_band(
     work: WorkloadSpec,
     est: PerfEstimate,
     derived_peak: bool,
-    memo: bands.Memo | None = None,
 ) -> tuple[float, float, str]:
     """uncertainty of the row that prices ``work`` on ``gpu`` as ``est``: the band a
     recommendation row draws on its throughput (benchmarks/accuracy.py scores the held-out
     set's bands as the app answers through it)."""
-    x = row_band_inputs(gpu, work, est, derived_peak)
-    return bands.band(x, work.efficiency) if memo is None else memo.band(x, work.efficiency)
+    return bands.band(row_band_inputs(gpu, work, est, derived_peak), work.efficiency)
 
 
-def first_token_uncertainty(
-    c: Candidate, memo: bands.Memo | None = None
-) -> tuple[float, float, str] | None:
+def first_token_uncertainty(c: Candidate) -> tuple[float, float, str] | None:
     """The band on the prefill rate behind an LLM inference row's time to first token (None
     for any other row): bands.time_band turns it into the row's band on that time."""
-    return first_token_band(c.gpu, c.work, c.perf, c.derived_peak, memo)
+    return first_token_band(c.gpu, c.work, c.perf, c.derived_peak)
 
 
 def first_token_band(
@@ -347,7 +343,6 @@ def first_token_band(
     work: WorkloadSpec,
     est: PerfEstimate,
     derived_peak: bool,
-    memo: bands.Memo | None = None,
 ) -> tuple[float, float, str] | None:
     """(low factor, high factor, basis) on the prefill rate (prompt tokens ÷ time to first
     token) of the row that prices the LLM inference ``work`` on ``gpu`` as ``est``: row_band's
@@ -358,7 +353,7 @@ def first_token_band(
     if _regime(work) != "decode" or est.ttft_ms is None:
         return None
     x = row_band_inputs(gpu, work, est, derived_peak, "prefill")
-    return bands.band(x, work.efficiency) if memo is None else memo.band(x, work.efficiency)
+    return bands.band(x, work.efficiency)
 
 
 def band_inputs(c: Candidate) -> bands.BandInputs:

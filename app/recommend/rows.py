@@ -286,16 +286,15 @@ def build_row(
     requested: WorkloadSpec,
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
-    band_memo: bands.Memo | None = None,
 ) -> s.Recommendation:
-    """One row of the answer; ``band_memo``: the answer's bands so far (rows share many)."""
+    """One row of the answer."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
     # samples/s, so the time to finish is the engine's own
     scale, unit = shown_rate(c.work, p.unit)
     cost = shown_cost(c.cost, scale)
-    lo, hi, basis = rank.uncertainty(c, band_memo)
+    lo, hi, basis = rank.uncertainty(c)
     extra, rent_out, buy_out = _offer_parts(c, cost)
     return s.Recommendation.model_validate(
         {
@@ -348,7 +347,7 @@ def build_row(
                 "factor_high": hi,
                 "basis": basis,
                 "time_to_first_token_ms": time_band_fields(
-                    p.ttft_ms, rank.first_token_uncertainty(c, band_memo)
+                    p.ttft_ms, rank.first_token_uncertainty(c)
                 ),
             },
             "provenance": _provenance(c),

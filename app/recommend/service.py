@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import TypeAdapter
 
-from app.domain import bands, compat, fleet, rank, ranking, serving_step
+from app.domain import compat, fleet, rank, ranking, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
@@ -906,11 +906,8 @@ def recommend(
         )
     base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
     base_out, base_tput = _baseline(baseline, base_ctx)
-    band_memo = bands.Memo(work.efficiency)
     rows = [
-        build_row(
-            c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug), band_memo
-        )
+        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
         for i, c in enumerate(ordered, start=1)
     ]
     # Name only rows the answer shows, so every row this points to carries the warning.

@@ -122,13 +122,18 @@ def test_a_time_band_is_the_inverted_rate_band() -> None:
         assert (low <= measured_ms <= high) == (0.8 <= rate_ratio <= 1.25)
 
 
-def test_an_answers_memo_gives_each_inputs_band_once_and_never_another_tables() -> None:
-    memo = bands.Memo(TABLE)
-    for x in (PLAIN, _with(num_gpus=8), _with(vendor="amd"), PLAIN):
-        assert memo.band(x, TABLE) == bands.band(x, TABLE)
+def test_a_tables_bands_are_worked_out_once_and_never_read_from_another_table() -> None:
+    table = EfficiencyTable(bands={("decode", "all"): (0.84, 1.14)})
+    fresh = [bands._band(x, table) for x in (PLAIN, _with(num_gpus=8), _with(vendor="amd"))]
+    got = [bands.band(x, table) for x in (PLAIN, _with(num_gpus=8), _with(vendor="amd"))]
+    assert got == fresh
     # equal inputs are looked up, not worked out again (the same tuple comes back)
-    assert memo.band(_with(), TABLE) is memo.band(PLAIN, TABLE)
-    # a row read against another table gets that table's band, not the memo's
+    assert bands.band(_with(), table) is bands.band(PLAIN, table)
+    # another table (equal or not) keeps its own: a row read against it gets its band
     other = EfficiencyTable(bands={("decode", "all"): (0.5, 2.0)})
-    assert memo.band(PLAIN, other)[:2] == (0.5, 2.0)
-    assert memo.band(PLAIN, TABLE)[:2] == (0.84, 1.14)
+    assert bands.band(PLAIN, other)[:2] == (0.5, 2.0)
+    assert bands.band(PLAIN, table)[:2] == (0.84, 1.14)
+    # the cache is bounded: past the limit it starts afresh
+    for k in range(bands.DERIVED_LIMIT + 5):
+        bands.band(_with(num_gpus=k + 1), table)
+    assert len(table.derived) <= bands.DERIVED_LIMIT
