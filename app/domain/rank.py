@@ -517,7 +517,8 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             f"Activations take {vram(m.activations):.1f} GB; activation checkpointing cuts them "
             "to a fraction for ~33 % more compute."
         )
-    if w.training and w.peft == "none" and w.model.params >= 1e9:
+    # LoRA adapts a trained model: pretraining from scratch has no such way out
+    if w.task == "fine-tuning" and w.peft == "none" and w.model.params >= 1e9:
         out.append(
             "Full fine-tuning keeps ~16 bytes per parameter; LoRA or QLoRA needs a fraction "
             "of that memory."

@@ -91,9 +91,21 @@ def hours(value: Any) -> str:
         return f"{num(h * 60, 2)} min"
     if h < 48:
         return f"{num(h, 3)} h"
-    if h < 24 * 90:
-        return f"{num(h / 24, 3)} days"
+    if h < 24 * 365:
+        return f"{num(h / 24, 3)} days"  # "90.2 days", not "0.247 years"
     return f"{num(h / 24 / 365, 3)} years"
+
+
+def compact(value: Any) -> str:
+    """A large count read at a glance: 15,145,036 as 15.1M (three significant figures, as
+    every figure of a ranking); below a million as ``num`` writes it."""
+    if not _is_number(value):
+        return DASH
+    v = float(value)
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
+        if abs(v) >= scale:
+            return f"{num(v / scale, 3)}{suffix}"
+    return num(v)
 
 
 def pct(value: Any, digits: int = 0) -> str:
@@ -227,6 +239,7 @@ def make_templates() -> Jinja2Templates:
     env.lstrip_blocks = True
     env.filters.update(
         num=num,
+        compact=compact,
         usd=usd,
         hours=hours,
         pct=pct,

@@ -66,6 +66,9 @@ def test_tips_follow_the_job() -> None:
     full = WorkloadSpec(task="fine-tuning", model=LLAMA2_7B, precision="fp32", seq_len=512)
     t = " ".join(rank.tips(_cand(H100, full, n=4), full))
     assert "mixed precision" in t and "LoRA" in t
+    # pretraining from scratch is not told to fine-tune adapters instead
+    scratch = replace(full, task="training")
+    assert "LoRA" not in " ".join(rank.tips(_cand(H100, scratch, n=4), scratch))
 
 
 def test_uncertainty_is_wider_when_modelled_than_measured() -> None:

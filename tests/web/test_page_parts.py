@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.recommend.schemas import Excluded
 from app.web import charts
-from app.web.templating import breakable, by_reason, flops
+from app.web.templating import breakable, by_reason, compact, flops, hours
 from tests.web.sample_report import sample_report
 from tests.web.test_pages import page
 
@@ -179,3 +179,16 @@ def test_an_assumed_job_size_is_shown_with_a_link_to_change_it(read_client: Test
     assert "tokens/s" in html
     mine = page(read_client, "/recommendations?preset=mistral-7b&dataset_samples=20k")
     assert "data-change-assumption" not in mine and "20K samples × 1 epoch, yours" in mine
+
+
+def test_long_jobs_read_in_days_until_a_year_and_large_counts_compactly() -> None:
+    # 2,164 h was "0.247 years" in a ranking's time-to-finish column
+    assert hours(2164.0) == "90.2 days"
+    assert hours(24 * 364.0) == "364 days"
+    assert hours(24 * 365 * 1.5) == "1.5 years"
+    assert hours(30.0) == "30 h"
+    # a per-dollar figure of 15,145,036 widened its column past a 1440 px table
+    assert compact(15_145_036) == "15.1M"
+    assert compact(2.5e9) == "2.5B"
+    assert compact(999_999) == "999,999"
+    assert compact(None) == "—"

@@ -662,3 +662,28 @@ def test_the_open_question_ranking_fits_1440_px(browser: Browser, server: str) -
     wrap = pg.locator("[data-scroll-wrap]").first
     assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")
     context.close()
+
+
+def test_llm_training_ranking_and_its_opened_rows_fit_1440_px(
+    browser: Browser, server: str
+) -> None:
+    """LLM training's ranking (a per-dollar figure in the millions, a time in days) fits the
+    screen, and a row's opened "Why" panel keeps each part in its own box: the other
+    configurations' table once ran over its neighbours, and the cost table over the tips."""
+    context = browser.new_context(base_url=server, viewport=DESKTOP)
+    pg = context.new_page()
+    pg.goto("/recommendations?preset=llama-3-8b&task=training")
+    wrap = pg.locator("[data-scroll-wrap]").first
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")
+    assert "days" in pg.locator("table.ranking tbody tr[data-rank]").first.inner_text()
+    pg.evaluate(
+        "() => document.querySelectorAll('details[data-explain]').forEach(d => d.open = true)"
+    )
+    spilled = pg.evaluate(
+        """() => [...document.querySelectorAll('.explain > section')]
+            .filter(s => s.scrollWidth > s.clientWidth + 1)
+            .map(s => s.querySelector('h3').innerText)"""
+    )
+    assert spilled == []
+    assert pg.locator("[data-alternatives]").first.is_visible()
+    context.close()
