@@ -211,6 +211,8 @@ def score(rows: list[Row]) -> list[Score]:
         groups.setdefault(r.group, []).append(r)
     out = []
     for name, rs in groups.items():
+        if not rs:  # a file of load points alone has no saturation row
+            continue
         pred = [r.predicted / r.tp for r in rs]  # per GPU, so TP sizes compare
         meas = [r.measured / r.tp for r in rs]
         out.append(
