@@ -852,6 +852,16 @@ def _print_tuning_file(
         )
 
 
+# Serving tuning files scored (benchmarks/serving_accuracy.py) but kept out of the band
+# calibration: vLLM's static batches on 8x MI300X (two sources) are over-predicted 1.1-2.0x by a
+# cause no adopted term prices yet (methodology §6.6, "vLLM on MI300X, a tuning set");
+# calibrated in, AMD's own table alone would set a `serving/vllm` band of 0.53-1.02 (centred
+# 0.70, 32 of its 37 rows AMD's) that every vLLM serving answer draws, NVIDIA's included.
+SERVING_BAND_HELD_BACK = frozenset(
+    {"serving_rocm_vllm_latency.yaml", "serving_rocm_vllm_oci_latency.yaml"}
+)
+
+
 def serving_rows(data_dir: Path) -> list[_Residual]:
     """LLM serving under load (tests/data/serving_*.yaml, benchmarks/serving_accuracy.py):
     (regime "serving", runtime, workload = model × weights × tensor-parallel size, GPU, measured
@@ -859,7 +869,7 @@ def serving_rows(data_dir: Path) -> list[_Residual]:
     rows included."""
     from benchmarks import serving_accuracy  # it imports this module's scoring: import late
 
-    files = serving_accuracy.DEFAULT_FILES
+    files = [p for p in serving_accuracy.DEFAULT_FILES if p.name not in SERVING_BAND_HELD_BACK]
     runtime_of = {
         p.name: str(yaml.safe_load(p.read_text(encoding="utf-8"))["source"]["runtime"])
         for p in files

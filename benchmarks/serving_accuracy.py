@@ -114,6 +114,13 @@ def _round_up(x: float, floor: int, steps: tuple[tuple[int, int], ...], last: in
     return max(floor, step * math.ceil(x / step))
 
 
+def _load_group(runtime: str, backend: str) -> str:
+    """A load point's group: one per runtime and stack (vLLM's CUDA sweep and its ROCm static
+    batches are different measurements of different software)."""
+    stack = runtime if backend == "cuda" else f"{runtime}, {backend}"
+    return f"load points ({stack})"
+
+
 def _backend(gpu: GpuSpec) -> str:
     """The stack a published table ran on: CUDA on NVIDIA GPUs, else the GPU's own first
     backend (ROCm on an Instinct part), as the app's serving path takes the job's backend."""
@@ -194,7 +201,7 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                     predicted=(res.output_tokens_per_s or 0.0)
                     if conc
                     else res.max_output_tokens_per_s,
-                    group=f"load points ({cfg.runtime})"
+                    group=_load_group(cfg.runtime, _backend(gpu))
                     if conc
                     else _group(model, cfg.weight_precision),
                     concurrency=int(conc) if conc else None,
@@ -211,6 +218,8 @@ def score(rows: list[Row]) -> list[Score]:
         groups.setdefault(r.group, []).append(r)
     out = []
     for name, rs in groups.items():
+        if not rs:  # a file of load points alone has no saturation row
+            continue
         pred = [r.predicted / r.tp for r in rs]  # per GPU, so TP sizes compare
         meas = [r.measured / r.tp for r in rs]
         out.append(

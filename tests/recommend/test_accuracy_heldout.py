@@ -148,19 +148,23 @@ def test_no_held_out_source_is_a_tuning_source() -> None:
 
 
 def test_held_out_serving_rows_are_not_tuning_configurations() -> None:
-    """The v0.17 TensorRT-LLM rows leave out every configuration the serving tuning files
-    hold (Llama 3.3 70B is Llama 3.1 70B's shape), whatever the release."""
+    """The held-out serving rows leave out every configuration the serving tuning files
+    hold at the same load (Llama 3.3 70B is Llama 3.1 70B's shape), whatever the release. The
+    load is part of the configuration: AMD's static batches of 1-128 requests
+    (serving_rocm_vllm_latency.yaml) share model, GPUs and shapes with the held-out saturation
+    rows of heldout_rocm_vllm.yaml (500-3200 prompts queued), a different measurement."""
     same = {"llama-3.3-70b": "llama-3.1-70b"}
     tuned = {
-        (same.get(r["model"], r["model"]), r["gpu"], r["tp"], r["precision"], r["isl"], r["osl"])
+        (same.get(r["model"], r["model"]), r["gpu"], r["tp"], r["precision"], r["isl"], r["osl"],
+         r.get("concurrency"))
         for p in DATA.glob("serving_*.yaml")
         for r in yaml.safe_load(p.read_text("utf-8"))["rows"]
-    }
+    }  # fmt: skip
     serving = [row for _, row in _rows() if row["regime"].startswith("serving")]
     assert serving
     for row in serving:
         key = (row["preset"], row["gpu_slug"], row["num_gpus"], row["precision"],
-               row["prompt_tokens"], row["output_tokens"])  # fmt: skip
+               row["prompt_tokens"], row["output_tokens"], row.get("concurrency"))  # fmt: skip
         assert key not in tuned, row
 
 
