@@ -614,7 +614,8 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
     pretraining (tests/data/llm_pretrain.yaml), Megatron-LM's own GPT pretraining
     (tests/data/megatron_pretrain.yaml, runtime megatron) and one-GPU LLM fine-tuning
     (tests/data/finetune_throughput.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
-    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, eager diffusers
+    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, Hugging Face's
+    torch.compile guide (ResNet-50 and ViT-B/16, compiled and eager), eager diffusers
     pipelines; llama.cpp
     decode and prefill on every backend; eager decode (transformers generate(), a bare PyTorch
     loop; the calibration row left out); LLM serving (TensorRT-LLM saturation tables, vLLM
@@ -706,6 +707,7 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
         for r in evaluate_heldout(data_dir, [DLE_CNN_FILE])[0]:
             rt = r.group.split()[1]
             out.append(("infer-cnn", rt, f"dle {r.group}", r.slug, r.ratio, r.source))
+    out.extend(hf_vision_residuals(data_dir))  # torch.compile and eager, ResNet-50 and ViT-B/16
     if DIFFUSION_FILE.exists():  # eager diffusers pipelines (tests/data/diffusion_eager.yaml)
         for r in evaluate_heldout(data_dir, [DIFFUSION_FILE])[0]:
             rt = r.group.split()[1]
@@ -1414,8 +1416,13 @@ HELDOUT_BAND_REGIME = {
     "timm-infer-compile": FAMILY_BAND,
     "timm-train": FAMILY_BAND,
 }
-# the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile
-BAND_REGIME = {**HELDOUT_BAND_REGIME, "compiled-decode": "decode"}
+# the regimes of tuning sets alone (no held-out row): batch-1 decode under torch.compile, and
+# Hugging Face's torch.compile guide (a CNN and a ViT, each row its family's band)
+BAND_REGIME = {
+    **HELDOUT_BAND_REGIME,
+    "compiled-decode": "decode",
+    "hf-vision-inference": FAMILY_BAND,
+}
 
 # Figures an answer shows without a band: none now. A recommendation row draws its band
 # (rank.uncertainty) on its throughput, an LLM inference row's being the decode rate, and a
@@ -1996,6 +2003,63 @@ def dle_cnn_scores(data_dir: Path, path: Path = DLE_CNN_FILE) -> list[HeldoutSco
     return out
 
 
+# Vision inference with and without torch.compile (default mode, torch 2.0.1, fp32, batch 1 /
+# 4 / 16 on A100, V100, T4) from Hugging Face's Transformers guide: the first tuning rows of the
+# torch-compile runtime on a CNN (issue 23), and eager rows of the same harness beside them.
+HF_VISION_FILE = ROOT / "tests" / "data" / "hf_compile_vision.yaml"
+
+
+def hf_vision_residuals(data_dir: Path, path: Path = HF_VISION_FILE) -> list[_Residual]:
+    """The guide's rows as calibration residuals: each row's band regime its model's family's
+    (perf.family_regime: ResNet-50 infer-cnn, ViT-B/16 infer), its runtime the row's
+    (torch-compile or pytorch), the workload "hf <preset> <runtime> <precision> <batch> ..."."""
+    if not path.exists():
+        return []
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
+        raise ValueError(f"{path.name}: rows not priced: {skipped}")
+    presets = load_presets(data_dir)
+    out: list[_Residual] = []
+    for r in rows:
+        preset, runtime = r.group.split()[:2]
+        regime = perf.family_regime(presets[preset].model.family, False)
+        out.append((regime, runtime, f"hf {r.group}", r.slug, r.ratio, r.source))
+    return out
+
+
+def hf_vision_scores(data_dir: Path, path: Path = HF_VISION_FILE) -> list[HeldoutScore]:
+    """Per runtime (torch-compile, pytorch), then per (preset, runtime) within it: median
+    ratio, bias, Spearman pooled and per group (one model, runtime and batch across the three
+    GPUs), scored as the held-out set is."""
+    rows, skipped = evaluate_heldout(data_dir, [path])
+    out: list[HeldoutScore] = []
+    for runtime in dict.fromkeys(r.group.split()[1] for r in rows):
+        sub = [replace(r, regime=runtime) for r in rows if r.group.split()[1] == runtime]
+        out.extend(heldout_scores(sub, skipped))
+        for key in dict.fromkeys(" ".join(r.group.split()[:2]) for r in sub):
+            part = [replace(r, regime=f"  {key}") for r in sub if r.group.startswith(key + " ")]
+            out.extend(heldout_scores(part))
+    return out
+
+
+def print_hf_vision(data_dir: Path, verbose: bool, path: Path = HF_VISION_FILE) -> None:
+    """The guide's rows, tuning set: per runtime and per model, every row with --verbose."""
+    if not path.exists():
+        return
+    print()
+    print(
+        "HF torch.compile vision inference (default mode, fp32; A100, V100, T4), tuning set"
+        f" (tests/data/{path.name})"
+    )
+    _print_dle(hf_vision_scores(data_dir, path))
+    rows, _ = evaluate_heldout(data_dir, [path]) if verbose else ([], {})
+    for r in rows:
+        print(
+            f"    {r.slug:16} {r.group:50} measured {r.measured:8.3f} ms"
+            f" predicted {r.predicted:8.3f} ms  m/p {r.ratio:5.2f}"
+        )
+
+
 DLE_TRAIN_FILE = ROOT / "tests" / "data" / "dle_cnn_training.yaml"
 
 
@@ -2289,6 +2353,7 @@ def main(argv: list[str] | None = None) -> int:
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)
+    print_hf_vision(args.data, args.verbose)
     print_tf_train(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)
     print_heldout(heldout_scores(heldout_rows, heldout_skipped), heldout_rows, args.verbose)
@@ -2351,6 +2416,8 @@ __all__ = [
     "extrapolation_units",
     "heldout_band_scores",
     "heldout_scores",
+    "hf_vision_residuals",
+    "hf_vision_scores",
     "median_ratio",
     "multi_gpu_regimes",
     "print_heldout_bands_both",
