@@ -14,8 +14,8 @@ from app.domain import serving as sv
 from app.domain.workload import (
     INFERENCE_FRAGMENTATION,
     ModelSpec,
-    _inference_workspace,
     WorkloadSpec,
+    _inference_workspace,
     allocator_slack,
     memory_breakdown,
 )
@@ -421,7 +421,7 @@ def test_inference_and_serving_leave_the_same_room_for_the_cache(runtime: str, t
     inf = memory_breakdown(job, num_gpus=tp)
     usable = ev.usable_gb(H100, job, tp)
     cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", runtime)
-    w, act, fw, pool = sv.memory_plan(H100, LLAMA70, cfg, _rt(runtime), efficiency.usable_gb(H100))
+    w, _act, fw, pool = sv.memory_plan(H100, LLAMA70, cfg, _rt(runtime), efficiency.usable_gb(H100))
     assert inf.weights == pytest.approx(w) and inf.framework == pytest.approx(fw)
     share, of_free = efficiency.runtime_share(TABLE, runtime, tp)
     cache_need = inf.kv_cache / share if of_free else inf.kv_cache
