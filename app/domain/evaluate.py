@@ -278,11 +278,6 @@ def min_gpus(
         return None, one.total
     # tensor parallelism splits heads evenly, so real deployments use powers of two
     n = 1 << max(0, math.ceil(math.log2(math.ceil(shardable / room))))
-    if not work.training:
-        # an inference runtime's claim can shrink as its replica widens (SGLang's
-        # mem_fraction_static by tp size): the next power of two where it still fits
-        while n <= max_n and one.framework + shardable / n > usable_gb(gpu, work, n):
-            n *= 2
     return (n if n <= max_n else None), one.total
 
 
