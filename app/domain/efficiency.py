@@ -203,11 +203,22 @@ class ServingRuntime:
     # bytes per logit (max_num_seqs rows × vocabulary) its startup profiling pass measures as
     # peak activation memory and reserves per GPU (vLLM); None: no such pass (``profiling_peak_gb``)
     profile_bytes_per_logit: float | None = None
+    # the share of the device claimed (``memory_utilization``) at larger tensor-parallel sizes:
+    # ((least GPUs per replica, share), ...) ascending (SGLang's mem_fraction_static by tp_size);
+    # () = ``memory_utilization`` at every size (``claimed_share``)
+    memory_utilization_by_tp: tuple[tuple[int, float], ...] = ()
+    # where the activations the runtime reserves at startup live (``startup_activations_gb``):
+    # "outside_claim" (SGLang: in the 1 - mem_fraction_static the claim leaves), "warmup_forward"
+    # (TensorRT-LLM: one forward of max_num_tokens measured before its KV pool is sized); None:
+    # vLLM's profiling peak where ``profile_bytes_per_logit`` is set, else no startup rule
+    startup_activations: str | None = None
 
 
 _SERVING_OPTIONAL = {
     "fp4_weight_only_min_cc",
     "profile_bytes_per_logit",
+    "memory_utilization_by_tp",
+    "startup_activations",
     "int4_format",
     "step_overhead_per_seq_us",
     "mixed_step_host_us_per_kernel",
@@ -612,8 +623,28 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
                 if values.get("profile_bytes_per_logit") is not None
                 else None
             ),
+            memory_utilization_by_tp=tuple(
+                sorted(
+                    (int(k), float(v))
+                    for k, v in (values.get("memory_utilization_by_tp") or {}).items()
+                )
+            ),
+            startup_activations=_startup_activations(name, values.get("startup_activations")),
         )
     return out
+
+
+STARTUP_ACTIVATIONS = ("outside_claim", "warmup_forward")
+
+
+def _startup_activations(name: str, raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if raw not in STARTUP_ACTIVATIONS:
+        raise ValueError(
+            f"serving runtime {name!r}: startup_activations {raw!r} not in {STARTUP_ACTIVATIONS}"
+        )
+    return str(raw)
 
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),
@@ -639,22 +670,33 @@ def serving_spec(table: EfficiencyTable | None, runtime: str) -> ServingRuntime 
     return table.serving.get(runtime) if table is not None else None
 
 
-def runtime_share(table: EfficiencyTable | None, runtime: str) -> tuple[float, bool]:
+def runtime_share(table: EfficiencyTable | None, runtime: str, tp: int = 1) -> tuple[float, bool]:
     """(share, of_free): the memory a runtime claims up front, from its ``serving_runtimes``
-    row, the one datum inference and serving read. ``of_free``: a share of what is free after
-    the weights and activations (TensorRT-LLM's free_gpu_memory_fraction), which only sizes
-    the KV cache; otherwise a share of the device (vLLM gpu_memory_utilization, SGLang
-    mem_fraction_static) that weights, activations and KV cache all live in. (1.0, False):
-    a runtime that allocates as it goes (eager PyTorch, llama.cpp, MLX) or none listed."""
+    row, the one datum inference and serving read, at ``tp`` GPUs per replica
+    (``claimed_share``). ``of_free``: a share of what is free after the weights and activations
+    (TensorRT-LLM's free_gpu_memory_fraction), which only sizes the KV cache; otherwise a share
+    of the device (vLLM gpu_memory_utilization, SGLang mem_fraction_static) that weights and KV
+    cache live in. (1.0, False): a runtime that allocates as it goes (eager PyTorch, llama.cpp,
+    MLX) or none listed."""
     spec = serving_spec(table, runtime)
     if spec is None:
         return 1.0, False
-    return spec.memory_utilization, spec.of_free
+    return claimed_share(spec.memory_utilization, spec.memory_utilization_by_tp, tp), spec.of_free
 
 
-def device_share(table: EfficiencyTable | None, runtime: str) -> float:
+def claimed_share(share: float, by_tp: tuple[tuple[int, float], ...], tp: int) -> float:
+    """The share a runtime claims at ``tp`` GPUs per replica: the last ``by_tp`` entry whose
+    least size ``tp`` reaches, else ``share`` (SGLang 0.4's mem_fraction_static: 0.88 at tp 1,
+    0.87 from 2, 0.85 from 4, 0.81 from 8, 0.79 from 16)."""
+    for least, s in by_tp:
+        if tp >= least:
+            share = s
+    return share
+
+
+def device_share(table: EfficiencyTable | None, runtime: str, tp: int = 1) -> float:
     """The share of the device ``usable_gb`` applies for the runtime (``claim_on_device``)."""
-    return claim_on_device(*runtime_share(table, runtime))
+    return claim_on_device(*runtime_share(table, runtime, tp))
 
 
 def claim_on_device(share: float, of_free: bool) -> float:
@@ -737,6 +779,94 @@ def runtime_profiling_peak_gb(
     if spec is None:
         return 0.0
     return profiling_peak_gb(spec.profile_bytes_per_logit, default_max_seqs(spec, gpu), vocab)
+
+
+def has_startup_rule(spec: ServingRuntime | None) -> bool:
+    """Whether the runtime sizes its KV pool at startup around activations it reserves by a
+    rule of its own (``startup_activations_gb``): vLLM, SGLang, TensorRT-LLM."""
+    return spec is not None and (
+        spec.profile_bytes_per_logit is not None or spec.startup_activations is not None
+    )
+
+
+def warmup_forward_gb(tokens: int, hidden: float, intermediate: float, tp: int) -> float:
+    """Per GPU, in GB: the 16-bit activations of one forward over ``tokens`` tokens — hidden
+    states, QKV and attention output (4 × hidden, whole on each GPU) and the MLP's gate/up
+    intermediates (2 × intermediate, split over ``tp`` tensor-parallel GPUs)."""
+    return tokens * (4.0 * hidden + 2.0 * intermediate / max(1, tp)) * 2.0 / 1e9
+
+
+def startup_activations_gb(
+    *,
+    per_logit: float | None,
+    rows: int,
+    mode: str | None,
+    tokens: int,
+    vocab: int | None,
+    hidden: float,
+    intermediate: float,
+    tp: int = 1,
+) -> float | None:
+    """Per GPU, in GB: the activation memory a runtime keeps out of its KV pool when it sizes
+    that pool at startup; the one rule LLM inference (``runtime_startup_activations_gb``, read
+    by evaluate.usable_gb) and serving (serving.memory_plan) read. None: the runtime has no
+    such rule (it allocates as it goes; the caller keeps its own estimate).
+
+    * vLLM (``per_logit`` set): its profiling pass's peak, the sampler over ``rows``
+      (max_num_seqs) of logits (``profiling_peak_gb``), whole on every tensor-parallel GPU.
+    * SGLang (``mode`` "outside_claim"): none. ``model_runner.profile_max_num_token`` makes
+      the KV pool mem_fraction_static × the memory free before the weights load, less the
+      weights; the chunked-prefill activations, CUDA graph buffers and sampler live in the
+      remainder (server_args: "the fraction of the memory used for static allocation (model
+      weights and KV cache memory pool)"), whose share ``claimed_share`` sets by tp size.
+    * TensorRT-LLM ("warmup_forward"): the PyTorch backend's KvCacheCreator runs dummy context
+      requests of max_num_tokens (``tokens``) in all, each asking one output token, and sizes
+      the pool as free_gpu_memory_fraction of the device less that pass's peak (weights,
+      activations, non-torch memory): one forward of ``tokens`` (``warmup_forward_gb``); its
+      logits are those requests' last tokens alone, a handful of rows.
+    """
+    if per_logit is not None:
+        return profiling_peak_gb(per_logit, rows, vocab)
+    if mode == "outside_claim":
+        return 0.0
+    if mode == "warmup_forward":
+        return warmup_forward_gb(tokens, hidden, intermediate, tp)
+    return None
+
+
+def runtime_startup_activations_gb(
+    table: EfficiencyTable | None,
+    runtime: str,
+    gpu: GpuSpec,
+    *,
+    vocab: int | None,
+    hidden: float,
+    intermediate: float,
+    tp: int = 1,
+) -> float | None:
+    """``startup_activations_gb`` for ``runtime`` at its defaults on ``gpu`` (max_num_seqs,
+    max_num_tokens), ``tp`` GPUs per replica; None where it has no startup rule."""
+    spec = serving_spec(table, runtime)
+    if spec is None:
+        return None
+    return startup_activations_gb(
+        per_logit=spec.profile_bytes_per_logit,
+        rows=default_max_seqs(spec, gpu),
+        mode=spec.startup_activations,
+        tokens=default_max_tokens(spec, gpu),
+        vocab=vocab,
+        hidden=hidden,
+        intermediate=intermediate,
+        tp=tp,
+    )
+
+
+def default_max_tokens(spec: ServingRuntime, gpu: GpuSpec) -> int:
+    """The runtime's default most tokens in one step on ``gpu`` (max_num_batched_tokens,
+    max_num_tokens, chunked_prefill_size)."""
+    if spec.large_gpu is not None and large_gpu_applies(spec.large_gpu, gpu):
+        return spec.large_gpu[3]
+    return spec.chunk_tokens
 
 
 def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:

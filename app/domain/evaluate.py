@@ -217,22 +217,36 @@ class ConfigResult:
 # ---------------------------------------------------------------- pieces
 
 
-def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None) -> float:
+def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1) -> float:
     """The vendor's GiB less what the OS (unified memory) keeps back, times the share an
-    inference runtime claims of the device (vLLM's gpu_memory_utilization): the serving
-    plan's rule (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the peak a
-    runtime's startup profiling pass reserves on this GPU (efficiency.profiling_peak_gb:
-    vLLM's sampler over its default max_num_seqs, GPU-dependent, whole on every tensor-
-    parallel GPU, so it is taken here where the GPU is known, as serving.memory_plan takes it);
-    the step's own activations live inside it (workload.memory_breakdown leaves them out)."""
+    inference runtime claims of the device at ``num_gpus`` tensor-parallel GPUs (vLLM's
+    gpu_memory_utilization, SGLang's mem_fraction_static by tp size): the serving plan's rule
+    (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the activations the
+    runtime reserves when it sizes its KV pool at startup (efficiency.startup_activations_gb:
+    vLLM's sampler over its default max_num_seqs on this GPU, TensorRT-LLM's warm-up forward
+    of max_num_tokens, none inside SGLang's claim), taken here where the GPU is known, as
+    serving.memory_plan takes it; the step's own activations live inside it
+    (workload.memory_breakdown leaves them out)."""
     share = 1.0
-    peak = 0.0
+    reserve = 0.0
     if work is not None and not work.training:
-        share = efficiency.device_share(work.efficiency, work.runtime)
-        peak = efficiency.runtime_profiling_peak_gb(
-            work.efficiency, work.runtime, gpu, work.model.vocab_size
+        n = max(1, num_gpus)
+        share = efficiency.device_share(work.efficiency, work.runtime, n)
+        m = work.model
+        h = float(m.hidden_size or 0)
+        reserve = (
+            efficiency.runtime_startup_activations_gb(
+                work.efficiency,
+                work.runtime,
+                gpu,
+                vocab=m.vocab_size,
+                hidden=h,
+                intermediate=float(m.intermediate_size or 4 * h),
+                tp=n,
+            )
+            or 0.0
         )
-    return efficiency.usable_gb(gpu, share) - peak
+    return efficiency.usable_gb(gpu, share) - reserve
 
 
 def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:
@@ -946,7 +960,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    avail = usable_gb(gpu, run)
+    avail = usable_gb(gpu, run, n)
     mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
@@ -1161,7 +1175,7 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if loose:
         # sharded: the smallest per-GPU step either layout can take
         return run.batch_size / perf.split_step_s(one, n, sharded=True)
-    sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run))
+    sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, n))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
     t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf

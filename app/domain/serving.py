@@ -87,6 +87,10 @@ class RuntimeProfile:
     # bytes per logit its startup profiling pass reserves (efficiency.profiling_peak_gb);
     # None: no profiling pass
     profile_bytes_per_logit: float | None = None
+    # the claim at larger tensor-parallel sizes (SGLang; efficiency.claimed_share) and where
+    # its startup activations live (efficiency.startup_activations_gb)
+    memory_utilization_by_tp: tuple[tuple[int, float], ...] = ()
+    startup_activations: str | None = None
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
@@ -143,6 +147,8 @@ def runtime_profile(
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         profile_bytes_per_logit=spec.profile_bytes_per_logit,
+        memory_utilization_by_tp=spec.memory_utilization_by_tp,
+        startup_activations=spec.startup_activations,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -368,30 +374,41 @@ def memory_plan(
 ) -> tuple[float, float, float, float]:
     """Per GPU, in GB: weights, activations (with the allocator slack of a runtime that
     claims nothing up front), framework, KV pool (may be negative). ``usable_gb``: the GPU's
-    usable memory at share 1 (efficiency.usable_gb); the runtime's claim applies here
-    (efficiency.kv_pool_gb). Weights, slack and context are the rules LLM inference's memory
-    breakdown reads (formats.weight_bytes, workload.allocator_slack, workload.context_gb)."""
+    usable memory at share 1 (efficiency.usable_gb); the runtime's claim at this replica's
+    tensor-parallel size applies here (efficiency.claimed_share, efficiency.kv_pool_gb).
+    Weights, slack, context and the activations a runtime reserves at startup are the rules
+    LLM inference's memory reads (formats.weight_bytes, workload.allocator_slack,
+    workload.context_gb, efficiency.startup_activations_gb)."""
     tp = cfg.gpus_per_replica
     weights = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / tp / GB
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
-    # the profiling pass of one full chunk: hidden states, QKV and MLP intermediates (16-bit),
-    # and fp32 logits of the sampled rows; a layer split computes them whole on each GPU
+    # a layer split computes the intermediates whole on each GPU
     split = tp if rt.multi_gpu == "tensor" else 1
-    act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / split) * 2.0
-    act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / split
-    if rt.profile_bytes_per_logit is not None:
-        # a runtime that profiles (vLLM) reserves its profiling pass's peak instead, the
-        # largest step's activations inside it, whole on each GPU; its rows are the default
-        # max_num_seqs on this GPU (``on``), the rows inference reads too
-        rows = rt.on(gpu).max_batch
-        act = efficiency.profiling_peak_gb(rt.profile_bytes_per_logit, rows, model.vocab_size)
-        act *= GB
-    act_gb = (act + allocator_slack(weights * GB, rt.memory_utilization, rt.of_free)) / GB
-    fw = context_gb(_backend(gpu), rt.context_gib)
-    pool = efficiency.kv_pool_gb(
-        usable_gb, weights + act_gb + fw, rt.memory_utilization, rt.of_free
+    on = rt.on(gpu)
+    # the runtime's own startup rule (vLLM's profiling peak over its default max_num_seqs on
+    # this GPU, SGLang's nothing inside its claim, TensorRT-LLM's warm-up forward of
+    # max_num_tokens), the one LLM inference reads too
+    act_gb = efficiency.startup_activations_gb(
+        per_logit=rt.profile_bytes_per_logit,
+        rows=on.max_batch,
+        mode=rt.startup_activations,
+        tokens=on.chunk_tokens,
+        vocab=model.vocab_size,
+        hidden=h,
+        intermediate=inter,
+        tp=split,
     )
+    if act_gb is None:
+        # a runtime that allocates as it goes: one full chunk's hidden states, QKV and MLP
+        # intermediates (16-bit) and fp32 logits of the sampled rows
+        act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / split) * 2.0
+        act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / split
+        act_gb = act / GB
+    share = efficiency.claimed_share(rt.memory_utilization, rt.memory_utilization_by_tp, tp)
+    act_gb += allocator_slack(weights * GB, share, rt.of_free) / GB
+    fw = context_gb(_backend(gpu), rt.context_gib)
+    pool = efficiency.kv_pool_gb(usable_gb, weights + act_gb + fw, share, rt.of_free)
     return weights, act_gb, fw, pool
 
 

@@ -26,7 +26,7 @@ from app.domain.activations import (
     logits_bytes,
 )
 from app.domain.derived import store_of
-from app.domain.efficiency import runtime_share, serving_spec
+from app.domain.efficiency import has_startup_rule, runtime_share, serving_spec
 from app.domain.formats import bytes_per_weight, kv_bytes, weight_bytes
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
@@ -500,12 +500,13 @@ def kv_claim(kv: float, share: float, of_free: bool) -> float:
 
 
 def profiles(work: WorkloadSpec) -> bool:
-    """Whether the job's runtime reserves a startup profiling pass's peak (vLLM: efficiency.
-    profiling_peak_gb, which evaluate.usable_gb takes per GPU). That pass runs the largest step
-    (max_num_batched_tokens, chunked prefill) and sampler the runtime will run, so the job's
-    own step activations live inside it and the breakdown does not count them again."""
-    spec = serving_spec(work.efficiency, work.runtime)
-    return spec is not None and spec.profile_bytes_per_logit is not None
+    """Whether the job's runtime sizes its KV pool at startup around activations it reserves
+    by its own rule (efficiency.startup_activations_gb, which evaluate.usable_gb takes per
+    GPU: vLLM's profiling peak, TensorRT-LLM's warm-up forward of max_num_tokens, SGLang's
+    share left outside mem_fraction_static). That reserve covers the largest step the runtime
+    will run (chunked prefill bounds it), so the job's own step activations live inside it and
+    the breakdown does not count them again."""
+    return has_startup_rule(serving_spec(work.efficiency, work.runtime))
 
 
 def memory_breakdown(
@@ -532,7 +533,7 @@ def memory_breakdown(
         weights = work.weight_bytes
         kv = kv_cache_bytes(work, kv_bytes(work.kv_format))
         act_b = 4.0 if p == "fp32" else 2.0
-        share, of_free = runtime_share(work.efficiency, work.runtime)
+        share, of_free = runtime_share(work.efficiency, work.runtime, n)
         # the runtime's reservation (efficiency.runtime_share): its slack, or the free memory
         # its KV pool needs beyond the cache itself, counted as workspace
         reserve = allocator_slack(weights, share, of_free) + kv_claim(kv, share, of_free) - kv

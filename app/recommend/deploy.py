@@ -29,12 +29,13 @@ from app.shipped.rules import load_efficiency
 PORT = 8000
 
 
-def memory_fraction(runtime: str) -> float:
-    """The share of memory the runtime is told it may take: the one the serving plan and LLM
-    inference assume (data/efficiency.yaml ``serving_runtimes``, efficiency.runtime_share):
-    vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static 0.88, TensorRT-LLM's
-    free_gpu_memory_fraction 0.9."""
-    return efficiency.runtime_share(load_efficiency(), runtime)[0]
+def memory_fraction(runtime: str, tp: int = 1) -> float:
+    """The share of memory the runtime is told it may take at ``tp`` tensor-parallel GPUs: the
+    one the serving plan and LLM inference assume (data/efficiency.yaml ``serving_runtimes``,
+    efficiency.runtime_share): vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static
+    0.88 at tp 1 (0.87, 0.85, 0.81, 0.79 from tp 2, 4, 8, 16: its own default),
+    TensorRT-LLM's free_gpu_memory_fraction 0.9."""
+    return efficiency.runtime_share(load_efficiency(), runtime, tp)[0]
 
 
 class _Dumper(yaml.SafeDumper):
@@ -88,7 +89,7 @@ def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> lis
         args += ["--pp-size", str(pp)]
     args += ["--context-length", str(context)]
     args += ["--max-running-requests", str(_per_replica(sv))]
-    args += ["--mem-fraction-static", str(memory_fraction("sglang"))]
+    args += ["--mem-fraction-static", str(memory_fraction("sglang", tp))]
     if _fp8_kv(sv):
         args += ["--kv-cache-dtype", "fp8_e4m3"]
     quant, _ = _quantization(sv)

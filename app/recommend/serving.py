@@ -74,12 +74,14 @@ class _Row:
         return self.served.price.usd_per_hour
 
 
-def _usable_gb(gpu: GpuSpec, row: _Row) -> float:
+def _usable_gb(gpu: GpuSpec, row: _Row, tp: int = 1) -> float:
     """The one usable-memory rule (efficiency.usable_gb: vendors' GB are GiB, unified memory
-    wired at ~3/4) at the share the row's runtime claims of the device (its
-    gpu_memory_utilization), the figure an inference row on the same runtime shows."""
+    wired at ~3/4) at the share the row's runtime claims of the device at ``tp`` GPUs per
+    replica (its gpu_memory_utilization, SGLang's mem_fraction_static by tp size), the figure
+    an inference row on the same runtime shows."""
     rt = row.runtime
-    return efficiency.usable_gb(gpu, efficiency.claim_on_device(rt.memory_utilization, rt.of_free))
+    share = efficiency.claimed_share(rt.memory_utilization, rt.memory_utilization_by_tp, tp)
+    return efficiency.usable_gb(gpu, efficiency.claim_on_device(share, rt.of_free))
 
 
 def _load_words(spec: ServingSpec) -> str:
@@ -305,7 +307,7 @@ def _recommendation(
         required_gb=round(
             r.weights_gb_per_gpu + r.activations_gb_per_gpu + r.framework_gb_per_gpu + kv_used, 3
         ),
-        available_gb=_usable_gb(gpu, row),
+        available_gb=_usable_gb(gpu, row, c.gpus_per_replica),
         headroom_gb=None,
         num_gpus=c.gpus_per_replica,
         breakdown={

@@ -15,6 +15,7 @@ from app.domain.workload import (
     INFERENCE_FRAGMENTATION,
     ModelSpec,
     WorkloadSpec,
+    _inference_workspace,
     allocator_slack,
     memory_breakdown,
 )
@@ -205,7 +206,10 @@ def test_one_reservation_rule() -> None:
     eager = memory_breakdown(_job("bf16", runtime="transformers"))
     sglang = memory_breakdown(_job("bf16", runtime="sglang"))
     slack = INFERENCE_FRAGMENTATION * eager.weights
-    assert eager.workspace - sglang.workspace == pytest.approx(slack)
+    # SGLang's step activations live outside its claim (startup_activations_gb), eager's in
+    # the breakdown: the two differ by the slack and those activations
+    step = _inference_workspace(_job("bf16", runtime="transformers"), 2.0) / 1e9
+    assert eager.workspace - sglang.workspace == pytest.approx(slack + step)
     rt, w, act, _, _, _ = _serving("bf16", runtime="transformers")
     claimed = dataclasses.replace(rt, memory_utilization=0.9)  # the same runtime, claiming
     cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "transformers")
@@ -216,6 +220,8 @@ def test_one_reservation_rule() -> None:
     for runtime in ("vllm", "sglang"):
         job = _job("bf16", runtime=runtime)
         peak = efficiency.runtime_profiling_peak_gb(TABLE, runtime, H100, LLAMA70.vocab_size)
+        if runtime == "sglang":
+            assert peak == 0.0
         assert ev.usable_gb(H100, job) == pytest.approx(
             efficiency.usable_gb(H100, _rt(runtime).memory_utilization) - peak
         )
@@ -228,14 +234,18 @@ def test_a_share_of_free_memory_fits_the_same_cache_in_both_paths() -> None:
     work = _job("fp8", runtime="tensorrt-llm")
     inf = memory_breakdown(work)
     usable = ev.usable_gb(H100, work)
-    assert usable == pytest.approx(efficiency.usable_gb(H100))
     rt, weights, act, fw, pool, kv_gb = _serving("fp8", runtime="tensorrt-llm")
+    # the warm-up forward's activations are kept out of usable memory in inference, out of
+    # the pool's free memory in serving: the same figure
+    assert usable == pytest.approx(efficiency.usable_gb(H100) - act)
+    usable += act  # serving's pool reads usable memory at share 1 and places act beside it
     assert rt.of_free
     fixed_inf = inf.total - inf.kv_cache / rt.memory_utilization
     assert pool == pytest.approx(rt.memory_utilization * (usable - weights - act - fw))
     # the inference total is at most usable exactly when its cache fits a pool of its own fixed
     # memory: fixed + kv / share <= usable  <=>  kv <= share * (usable - fixed)
     assert inf.total == pytest.approx(fixed_inf + kv_gb / rt.memory_utilization)
+    assert fixed_inf == pytest.approx(weights + fw)
 
 
 def test_unified_memory_is_counted_once_by_serving() -> None:
@@ -298,3 +308,122 @@ def test_a_job_the_profiling_peak_keeps_off_one_gpu_names_the_max_num_seqs_that_
     n = int(why.split("--max-num-seqs ")[1].split()[0])
     rt = dataclasses.replace(_rt("vllm"), max_batch=n, large_gpu=None)
     assert sv.unfit(H100, LLAMA70, cfg, load, rt) is None
+
+
+# ---------------------------------------------------------------- SGLang and TensorRT-LLM at startup
+
+LLAMA8 = ModelSpec(
+    family="decoder", params=8.03e9, layers=32, hidden_size=4096, num_heads=32,
+    num_kv_heads=8, intermediate_size=14336, vocab_size=128256, max_context=131072,
+)  # fmt: skip
+GIB = 2**30 / 1e9  # GB per GiB
+
+
+def test_sglang_claims_its_own_share_by_tensor_parallel_size() -> None:
+    """SGLang 0.4's mem_fraction_static: 0.88 at tp 1, 0.87 from 2, 0.85 from 4, 0.81 from 8,
+    0.79 from 16 (server_args.py; the v0.4.3.post4 logs show 0.88 at tp 1, 0.85 at tp 4). Both
+    paths and the deploy command read the one datum."""
+    from app.recommend import deploy
+
+    want = {1: 0.88, 2: 0.87, 3: 0.87, 4: 0.85, 8: 0.81, 16: 0.79}
+    for tp, share in want.items():
+        assert efficiency.runtime_share(TABLE, "sglang", tp) == (share, False)
+        assert deploy.memory_fraction("sglang", tp) == share
+    for runtime in ("vllm", "tensorrt-llm"):
+        assert efficiency.runtime_share(TABLE, runtime, 8) == efficiency.runtime_share(
+            TABLE, runtime
+        )
+    for tp in (1, 2, 4, 8):
+        job = _job("fp8", runtime="sglang")
+        assert ev.usable_gb(H100, job, tp) == pytest.approx(efficiency.usable_gb(H100, want[tp]))
+        cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", "sglang")
+        w, act, fw, pool = sv.memory_plan(
+            H100, LLAMA70, cfg, _rt("sglang"), efficiency.usable_gb(H100)
+        )
+        assert pool == pytest.approx(efficiency.usable_gb(H100, want[tp]) - w - act - fw)
+
+
+def test_sglang_keeps_its_activations_outside_its_claim_in_both_paths() -> None:
+    """SGLang's KV pool is mem_fraction_static x the free memory less the weights
+    (model_runner.profile_max_num_token): chunked prefill, CUDA graphs and the sampler use the
+    remainder, so neither path takes activations out of the pool (serving took one 8,192-token
+    chunk's intermediates and 1,024 rows of fp32 logits, 1.26 GB for Llama 3.1 8B)."""
+    cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "sglang")
+    _, act, _, _ = sv.memory_plan(H100, LLAMA8, cfg, _rt("sglang"), efficiency.usable_gb(H100))
+    assert act == 0.0
+    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=LLAMA8)
+    assert ev.usable_gb(H100, job) == pytest.approx(efficiency.usable_gb(H100, 0.88))
+    inf = memory_breakdown(job)
+    assert inf.workspace == 0.0
+
+
+def test_sglang_kv_pool_rule_reproduces_its_startup_logs() -> None:
+    """The rule on each log's own figures (GiB, SGLang's 'GB'): mem_fraction_static x the
+    memory free before the weights load, less the weights, is the K + V it allocates.
+    Llama 3.1 8B, tp 1, 80 GB GPU (SGLang docs): 0.88 x 78.81 - 15.09 = 54.26 = 27.13 x 2,
+    444,500 tokens of 128 KiB. QwQ-32B, tp 4, L4 (llms-in-clouds): 0.85 x 21.63 - 15.54 =
+    2.84 = 1.42 x 2, 46,611 tokens of 64 KiB (64 layers, 8 KV heads / 4 GPUs, head 128)."""
+    share = efficiency.claimed_share(0.88, TABLE.serving["sglang"].memory_utilization_by_tp, 1)
+    kv = efficiency.kv_pool_gb(78.81, 15.09, share, False)
+    assert kv == pytest.approx(27.13 * 2, abs=0.02)
+    assert kv * 2**30 / (32 * 8 * 128 * 2 * 2) == pytest.approx(444_500, rel=1e-3)
+    share4 = efficiency.claimed_share(0.88, TABLE.serving["sglang"].memory_utilization_by_tp, 4)
+    kv4 = efficiency.kv_pool_gb(21.63, 15.54, share4, False)
+    assert kv4 == pytest.approx(1.42 * 2, abs=0.02)
+    assert kv4 * 2**30 / (64 * 2 * 128 * 2 * 2) == pytest.approx(46_611, rel=5e-3)
+
+
+def test_sglang_llama_8b_on_one_h100_holds_the_kv_tokens_its_log_reports() -> None:
+    """SGLang's docs log Llama 3.1 8B at its defaults on an 80 GB GPU: max_total_num_tokens
+    444,500. The engine's KV pool (80 GiB, not the 78.81 free at start; weights 16.06 GB against
+    the log's 15.09 GiB; a 0.5 GiB context) holds within 2 % of it, in serving and inference."""
+    cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "sglang")
+    _, _, _, pool = sv.memory_plan(H100, LLAMA8, cfg, _rt("sglang"), efficiency.usable_gb(H100))
+    per_token = sv.kv_values(LLAMA8, 1) * sv.KV_BYTES["bf16"] / 1e9
+    assert pool / per_token == pytest.approx(444_500, rel=0.02)
+    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=LLAMA8)
+    inf = memory_breakdown(job)
+    assert ev.usable_gb(H100, job) - (inf.total - inf.kv_cache) == pytest.approx(pool)
+
+
+def test_trtllm_reserves_one_warm_up_forward_of_max_num_tokens_in_both_paths() -> None:
+    """TensorRT-LLM's PyTorch backend sizes its KV pool after dummy context requests of
+    max_num_tokens (8,192) in all, one output token each (KvCacheCreator): the activations of
+    one 8,192-token forward, not 2,048 rows of fp32 logits beside it (0.99 GB for Llama 3.3
+    70B's vocabulary at TP 1, which serving used to add); and inference reserves the same
+    figure, not the job's own batch's intermediates."""
+    for tp in (1, 2, 4):
+        want = efficiency.warmup_forward_gb(8192, 8192.0, 28672.0, tp)
+        assert want == pytest.approx(8192 * (4 * 8192 + 2 * 28672 / tp) * 2 / 1e9)
+        cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", "tensorrt-llm")
+        rt = _rt("tensorrt-llm")
+        _, act, _, _ = sv.memory_plan(H100, LLAMA70, cfg, rt, efficiency.usable_gb(H100))
+        assert act == pytest.approx(want)
+        job = _job("fp8", runtime="tensorrt-llm")
+        assert ev.usable_gb(H100, job, tp) == pytest.approx(efficiency.usable_gb(H100) - want)
+        assert efficiency.runtime_startup_activations_gb(
+            TABLE, "tensorrt-llm", H100, vocab=LLAMA70.vocab_size, hidden=8192.0,
+            intermediate=28672.0, tp=tp,
+        ) == pytest.approx(want)  # fmt: skip
+    # the breakdown leaves the job's own step activations to that reserve
+    assert memory_breakdown(_job("fp8", runtime="tensorrt-llm")).workspace == pytest.approx(
+        memory_breakdown(_job("fp8", runtime="tensorrt-llm")).kv_cache * (1 / 0.9 - 1)
+    )
+
+
+@pytest.mark.parametrize("runtime", ["vllm", "sglang", "tensorrt-llm"])
+@pytest.mark.parametrize("tp", [1, 2, 4])
+def test_inference_and_serving_leave_the_same_room_for_the_cache(runtime: str, tp: int) -> None:
+    """The same job sized by both paths: inference's usable memory at tp GPUs less its fixed
+    per-GPU memory is serving's KV pool (a share of free memory: the pool it needs), so a cache
+    fits one exactly when it fits the other, for every runtime that sizes its pool at startup."""
+    job = _job("fp8", runtime=runtime)
+    inf = memory_breakdown(job, num_gpus=tp)
+    usable = ev.usable_gb(H100, job, tp)
+    cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", runtime)
+    w, _act, fw, pool = sv.memory_plan(H100, LLAMA70, cfg, _rt(runtime), efficiency.usable_gb(H100))
+    assert inf.weights == pytest.approx(w) and inf.framework == pytest.approx(fw)
+    share, of_free = efficiency.runtime_share(TABLE, runtime, tp)
+    cache_need = inf.kv_cache / share if of_free else inf.kv_cache
+    room = usable - (inf.total - cache_need)
+    assert (room * share if of_free else room) == pytest.approx(pool)
