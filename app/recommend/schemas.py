@@ -1272,6 +1272,8 @@ class NearestOut(BaseModel):
     top_name: str | None
     num_gpus: int | None
     can_run: int = Field(description="catalog GPUs that run the changed job")
+    purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
+    hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
 
 
 class EmptyAnswerOut(BaseModel):
@@ -1312,6 +1314,8 @@ class WhatIfOut(BaseModel):
     required_gb: float = Field(description="memory needed on one GPU, before sharding")
     can_run: int = Field(description="how many catalog GPUs can run the changed job")
     same_top: bool
+    purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
+    hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
 
 
 class EstimateResponse(BaseModel):

@@ -73,12 +73,21 @@ def _relaxed(c: s.ConstraintsIn) -> list[tuple[str, dict[str, Any]]]:
         out.append(("any vendor", {"vendors": None}))
     if c.segments:
         out.append(("any kind of card", {"segments": None}))
-    budget = ("max_purchase_usd", "max_hourly_usd", "max_job_cost_usd")
-    if any(getattr(c, k) is not None for k in budget):
-        out.append(("no budget limit", dict.fromkeys(budget)))
     if c.max_hours is not None:
         out.append(("no deadline", {"max_hours": None}))
-    return [(label, {"constraints": change}) for label, change in out]
+    relaxed: list[tuple[str, dict[str, Any]]] = [
+        (label, {"constraints": change}) for label, change in out
+    ]
+    budget = ("max_purchase_usd", "max_hourly_usd", "max_job_cost_usd")
+    if any(getattr(c, k) is not None for k in budget):
+        # whoever set a budget asks what the least money buys, not the best pick without one
+        relaxed.append(
+            (BUDGET_LIFTED, {"constraints": dict.fromkeys(budget), "objective": "cheapest"})
+        )
+    return relaxed
+
+
+BUDGET_LIFTED = "no budget limit (the cheapest first)"
 
 
 def changed_request(
@@ -117,9 +126,21 @@ def what_if(
                 required_gb=changed.memory.required_gb,
                 can_run=changed.count,
                 same_top=(first.gpu.slug if first else None) == top,
+                purchase_usd=first.cost.purchase_usd if first else None,
+                hourly_usd=first.cost.hourly_usd if first else None,
             )
         )
     return out
+
+
+def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
+    """' ($1,600 to buy)': what the configuration costs the way the question acquires it."""
+    parts = []
+    if acquisition in ("buy", "either") and v.purchase_usd is not None:
+        parts.append(f"${v.purchase_usd:,.0f} to buy")
+    if acquisition in ("rent", "either") and v.hourly_usd is not None:
+        parts.append(f"${v.hourly_usd:,.2f}/h to rent")
+    return f" ({' or '.join(parts)})" if parts else ""
 
 
 def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
@@ -136,6 +157,8 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
             top_name=v.top_name,
             num_gpus=v.num_gpus,
             can_run=v.can_run,
+            purchase_usd=v.purchase_usd,
+            hourly_usd=v.hourly_usd,
         )
         for v in helps
     ]
@@ -144,11 +167,12 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     ))  # fmt: skip
     message = "No GPU in the catalog can run this job within these limits"
     message += f" ({common})." if common else "."
+    acquisition = answer.acquisition
     if nearest:
         first = nearest[0]
         count = f"{first.num_gpus} × " if first.num_gpus and first.num_gpus > 1 else ""
         message += f" Nearest: {first.change} lets {first.can_run} GPU(s) run it, best {count}"
-        message += f"{first.top_name}."
+        message += f"{first.top_name}{price_note(first, acquisition)}."
     else:
         message += (
             " No single change tried lets one run it; the excluded list says why each is out."

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from app.recommend import whatif
 from tests.reports.factory import gpu_report
 
 
@@ -360,7 +361,23 @@ def test_an_empty_answer_explains_itself_with_the_nearest_configurations(
     helps = {v["change"]: v for v in body["what_if"] if v["can_run"]}
     for n in empty["nearest"]:
         assert helps[n["change"]]["top_slug"] == n["top_slug"] and n["can_run"] > 0
-    assert "no budget limit" in empty["relax"]
+    # with the budget lifted, the cheapest configuration that runs it, and what it costs
+    assert whatif.BUDGET_LIFTED in empty["relax"]
+    lifted = next(n for n in empty["nearest"] if n["change"] == whatif.BUDGET_LIFTED)
+    assert lifted["purchase_usd"] is not None and lifted["purchase_usd"] > 300
+    cheapest = recommend(
+        client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"acquisition": "buy"},
+            "objective": "cheapest",
+            "limit": 1,
+        },
+    )["recommendations"][0]
+    assert lifted["top_slug"] == cheapest["gpu"]["slug"]
+    assert lifted["purchase_usd"] == cheapest["cost"]["purchase_usd"]
+    if empty["nearest"][0]["change"] == whatif.BUDGET_LIFTED:
+        assert f"${lifted['purchase_usd']:,.0f} to buy" in empty["message"]
     # an answer with rows carries no such explanation, and no what-if unless asked
     full = recommend(client, {"workload": {"preset": "resnet-50"}, "limit": 3})
     assert full["empty"] is None and full["what_if"] is None

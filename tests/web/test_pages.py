@@ -642,6 +642,9 @@ def test_an_empty_answer_page_says_why_and_what_would_run(client: TestClient) ->
     assert "No GPU in the catalog can run this job" in html
     assert "data-empty-reasons" in html and "Left out:" in html
     assert "These changes would let GPUs run it" in html and "no budget limit" in html
+    # the budget lifted names the cheapest configuration with what it costs to buy
+    item = re.search(r"<li>no budget limit \(the cheapest first\):[^<]*</li>", html)
+    assert item is not None and re.search(r"\(\$[\d,]+ to buy\)", item.group(0)), html
 
 
 def test_each_row_draws_its_band(read_client: TestClient) -> None:
