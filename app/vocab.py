@@ -189,6 +189,10 @@ TRANSFORMER_RUNTIME_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encod
 #: is PyTorch's choice (perf._attention_kernel). Megatron's is Transformer Engine's own
 #: (cuDNN fused attention or FlashAttention-2/3), not SDPA's.
 SDPA_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch-compile")
+#: Runtimes that are PyTorch programs a user runs on their own machine (Windows included):
+#: ROCm PyTorch's Windows caveat and PyTorch's memory tools are theirs, not llama.cpp's, MLX's
+#: or a Linux serving engine's.
+TORCH_PROGRAM_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch-compile")
 #: Runtimes whose CNNs run in NCHW: eager PyTorch keeps its default contiguous memory format
 #: unless the user converts to channels_last, and DeepLearningExamples' ConvNets default to it
 #: (--memory-format nchw; Lambda's fork keeps it; DLE's own AMP configs set nhwc, which a job

@@ -15,7 +15,7 @@ from app.domain.perf import PerfEstimate, phase_regime, shown_rate
 from app.domain.serving_step import Served
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
-from app.vocab import OBJECTIVES
+from app.vocab import OBJECTIVES, TORCH_PROGRAM_RUNTIMES
 
 __all__ = ["OBJECTIVES"]
 
@@ -508,11 +508,10 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
         )
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
-        out.append(
-            f"Only {vram(free):.1f} GB headroom: watch torch.cuda.max_memory_allocated() and leave "
-            "room for fragmentation, or lower the batch size."
-        )
-    if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total:
+        out.append(f"Only {vram(free):.1f} GB headroom: {_headroom_advice(p.runtime)}")
+    # checkpointing buys memory with ~a third more compute: worth it only where memory is short
+    tight = m.total > 0.75 * c.available_gb
+    if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
         out.append(
             f"Activations take {vram(m.activations):.1f} GB; activation checkpointing cuts them "
             "to a fraction for ~33 % more compute."
@@ -536,19 +535,49 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             )
     elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64:
         out.append("Fixed per-step overheads are large here: a larger batch uses the GPU better.")
-    slow = c.n > 1 and topology.link(g, c.n).kind in ("pcie-p2p", "pcie-host", "network")
-    if slow and (w.model.family != "cnn" or p.scaling_efficiency < 0.85):
-        f = topology.fabric(g)
-        beyond = f" beyond its {f.label}" if f.domain > 1 else ""
-        out.append(
-            f"{c.n}× {g.name} talk over {topology.link(g, c.n).label}{beyond}: "
-            f"{p.scaling_efficiency:.0%} scaling (Lambda: 2× RTX 4090 gave 1.49× on "
-            "BERT-large); fewer cards or an NVLink/NVSwitch part scale better."
-        )
+    spread = _multi_card_tip(c)
+    if spread is not None:
+        out.append(spread)
     if requested.precision != w.precision:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
     out.extend(_physical_tips(c))
     return out
+
+
+def _multi_card_tip(c: Candidate) -> str | None:
+    """What spreading the job over the row's cards buys, where it buys little."""
+    w, g, p = c.work, c.gpu, c.perf
+    if c.n > 1 and p.runtime == "llama.cpp":
+        return (
+            f"llama.cpp splits the layers over the {c.n} cards (--split-mode layer): a token "
+            "passes through them one after another, so more cards add memory, not decode speed."
+        )
+    slow = c.n > 1 and topology.link(g, c.n).kind in ("pcie-p2p", "pcie-host", "network")
+    if not slow or (w.model.family == "cnn" and p.scaling_efficiency >= 0.85):
+        return None
+    f = topology.fabric(g)
+    beyond = f" beyond its {f.label}" if f.domain > 1 else ""
+    measured = " (Lambda: 2× RTX 4090 gave 1.49× on BERT-large)" if w.training else ""
+    return (
+        f"{c.n}× {g.name} talk over {topology.link(g, c.n).label}{beyond}: "
+        f"{p.scaling_efficiency:.0%} scaling{measured}; fewer cards or an NVLink/NVSwitch "
+        "part scale better."
+    )
+
+
+def _headroom_advice(runtime: str) -> str:
+    """What to watch and what to give up when a job barely fits, in the runtime's own terms."""
+    if runtime == "llama.cpp":
+        return (
+            "a longer context (-c) or a larger batch (-ub) grows the KV cache and compute "
+            "buffers; offloading fewer layers (-ngl) frees room at a cost in speed."
+        )
+    if runtime in TORCH_PROGRAM_RUNTIMES or runtime == "megatron":
+        return (
+            "watch torch.cuda.max_memory_allocated() and leave room for fragmentation, or "
+            "lower the batch size."
+        )
+    return "leave room for the runtime's own buffers and fragmentation, or lower the batch size."
 
 
 # Desktop ATX boards space x16 slots about two slots apart and power supplies top out near

@@ -287,8 +287,9 @@ def test_a_framework_rules_caveat_reaches_the_row_and_only_its_frameworks() -> N
     )  # fmt: skip
     work = replace(llm_inference(), precision="fp16")
 
-    def warnings(framework: str) -> tuple[str, ...]:
-        ctx = ev.Context(work=work, rules=rules, framework=framework)
+    def warnings(framework: str, runtime: str | None = None) -> tuple[str, ...]:
+        job = work if runtime is None else replace(work, runtime=runtime)
+        ctx = ev.Context(work=job, rules=rules, framework=framework)
         res = ev.evaluate(ev.Configuration(MI300X, 1), ctx)
         assert res.ok, res.exclusion
         return res.warnings
@@ -297,6 +298,8 @@ def test_a_framework_rules_caveat_reaches_the_row_and_only_its_frameworks() -> N
     assert not any("PyTorch" in w for w in warnings("tensorflow"))
     assert "ROCm PyTorch on Windows is a preview" in warnings("pytorch")
     assert "AMD's own TF build" not in warnings("pytorch")
+    # llama.cpp is not a PyTorch program: ROCm PyTorch's Windows preview is not its caveat
+    assert not any("PyTorch" in w for w in warnings("pytorch", "llama.cpp"))
 
 
 def test_exactly_n_gpus_lifts_most_gpus() -> None:

@@ -10,7 +10,15 @@ import pytest
 from app.domain import cost, perf, rank
 from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import WorkloadSpec, memory_breakdown
-from tests.domain.fixtures import A100, H100, LLAMA2_7B, RTX3090, RTX4090, llm_inference
+from tests.domain.fixtures import (
+    A100,
+    H100,
+    LLAMA2_7B,
+    RESNET50,
+    RTX3090,
+    RTX4090,
+    llm_inference,
+)
 
 
 def _cand(gpu: GpuSpec, work: WorkloadSpec | None = None, n: int = 1) -> rank.Candidate:
@@ -195,3 +203,32 @@ def test_an_llm_rows_first_token_band_is_its_row_band_in_the_prefill_regime() ->
     assert got[0] < 0.6 and got[1] > 1.7  # widened about the calibrated prefill band
     train = _cand(H100, llm_inference(task="training", efficiency=table))
     assert rank.first_token_uncertainty(train) is None
+
+
+def test_multi_card_and_headroom_tips_speak_the_rows_runtime() -> None:
+    """A llama.cpp row over several cards is told its layer split adds memory, not decode
+    speed, and its headroom tip names llama.cpp's own knobs; neither quotes PyTorch's memory
+    tools nor a training benchmark's scaling."""
+    gguf = llm_inference(runtime="llama.cpp", precision="int4")
+    c = _cand(RTX3090, gguf, n=2)
+    c.available_gb = c.memory.total * 1.05  # a tight fit
+    tips = " ".join(rank.tips(c, gguf))
+    assert "--split-mode layer" in tips and "not decode speed" in tips
+    assert "-ngl" in tips and "torch.cuda" not in tips and "Lambda" not in tips
+    # the same shape under eager PyTorch keeps PyTorch's advice
+    eager = llm_inference()
+    e = _cand(RTX3090, eager, n=2)
+    e.available_gb = e.memory.total * 1.05
+    assert "torch.cuda.max_memory_allocated()" in " ".join(rank.tips(e, eager))
+
+
+def test_checkpointing_is_suggested_only_where_memory_is_short() -> None:
+    """Activation checkpointing costs about a third more compute: a ResNet-50 with most of
+    its card free is not told to take it; the same job filling the card is."""
+    job = WorkloadSpec(task="training", model=RESNET50, precision="fp16", batch_size=256)
+    c = _cand(RTX4090, job)
+    assert c.memory.activations > 0.4 * c.memory.total
+    c.available_gb = c.memory.total * 4
+    assert not any("checkpointing" in t for t in rank.tips(c, job))
+    c.available_gb = c.memory.total * 1.1
+    assert any("checkpointing" in t for t in rank.tips(c, job))
