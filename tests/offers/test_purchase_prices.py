@@ -222,7 +222,13 @@ def _row(slug: str, condition: str) -> dict[str, Any]:
     return row
 
 
-@pytest.mark.parametrize(("slug", "condition"), PRICED_2026_12, ids="-".join)
+# Used prices of cards that already had a dated new price (issue #23 names both cards): the
+# lowest listing of each in the compute-value eBay snapshot of 2026-08-11. 'auto' still pays the
+# new price; purchase_basis 'used' pays these.
+USED_BESIDE_NEW = (("rtx-3090-ti", "used"), ("rtx-4060-ti-16gb", "used"))
+
+
+@pytest.mark.parametrize(("slug", "condition"), PRICED_2026_12 + USED_BESIDE_NEW, ids="-".join)
 def test_each_new_price_has_a_pinned_source_a_date_and_a_condition(
     slug: str, condition: str
 ) -> None:
@@ -249,6 +255,26 @@ def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
         buy = rows[slug]["cost"]["buy"]
         assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
             want["condition"], want["usd"], want["as_of"],
+        ), slug  # fmt: skip
+
+
+def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_new(
+    read_client: TestClient,
+) -> None:
+    auto = _buy(read_client, AUTO_BUY_RESNET)
+    used_body = {
+        **AUTO_BUY_RESNET,
+        "constraints": {**AUTO_BUY_RESNET["constraints"], "purchase_basis": "used"},
+    }
+    used = _buy(read_client, used_body)
+    for slug, condition in USED_BESIDE_NEW:
+        new, listing = _row(slug, "new"), _row(slug, condition)
+        got_auto, got_used = auto[slug]["cost"]["buy"], used[slug]["cost"]["buy"]
+        assert (got_auto["condition"], got_auto["unit_usd"], got_auto["as_of"]) == (
+            "new", new["usd"], new["as_of"],
+        ), slug  # fmt: skip
+        assert (got_used["condition"], got_used["unit_usd"], got_used["as_of"]) == (
+            "used", listing["usd"], "2026-08-11",
         ), slug  # fmt: skip
 
 
