@@ -76,9 +76,10 @@ def test_every_row_is_a_purchase_offer_of_its_card(
 
 
 # every card's cheapest way to buy ResNet-50 training under purchase_basis auto
+AUTO_BUY_CONSTRAINTS = {"acquisition": "buy", "purchase_basis": "auto"}
 AUTO_BUY_RESNET = {
     "workload": {"preset": "resnet-50", "task": "training"},
-    "constraints": {"acquisition": "buy", "purchase_basis": "auto"},
+    "constraints": AUTO_BUY_CONSTRAINTS,
     "objective": "cheapest",
     "limit": 500,
 }
@@ -264,7 +265,7 @@ def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_new(
     auto = _buy(read_client, AUTO_BUY_RESNET)
     used_body = {
         **AUTO_BUY_RESNET,
-        "constraints": {**AUTO_BUY_RESNET["constraints"], "purchase_basis": "used"},
+        "constraints": {**AUTO_BUY_CONSTRAINTS, "purchase_basis": "used"},
     }
     used = _buy(read_client, used_body)
     for slug, condition in USED_BESIDE_NEW:

@@ -327,6 +327,13 @@ def test_answer_matches_the_api(read_client: TestClient) -> None:
     assert ranked_rows(html) == expected
     for v in what_if["what_if"]:
         assert f'data-change="{v["change"]}"' in html
+        # each change's top pick with what it costs, as the API says
+        row = re.search(rf'data-change="{re.escape(v["change"])}">(.*?)</tr>', html)
+        assert row is not None
+        # a rented question prices the pick by the hour, never by its purchase
+        assert "to buy" not in row.group(1)
+        if v["hourly_usd"] is not None:
+            assert f"{templating.usd(v['hourly_usd'], True)}/h" in row.group(1)
 
 
 def test_exports_carry_the_same_query(read_client: TestClient) -> None:
