@@ -19,6 +19,7 @@ from rich.table import Table
 from app.config import Settings
 from app.errors import AppError, field_path
 from app.recommend.schemas import RecommendationRequest
+from app.recommend.whatif import price_note
 from app.vocab import choices as choices_text
 
 
@@ -310,8 +311,9 @@ def render(response: Any, console: Console) -> None:
             pick = w.top_name or "nothing can run it"
             count = f" ×{w.num_gpus}" if w.num_gpus and w.num_gpus > 1 else ""
             speed = f", {_fmt(w.throughput)} {w.unit}" if w.throughput is not None else ""
+            price = price_note(w, response.acquisition)
             console.print(
-                f"  • {w.change}: {pick}{count}{speed}; needs {w.required_gb:.1f} GB, "
+                f"  • {w.change}: {pick}{count}{speed}{price}; needs {w.required_gb:.1f} GB, "
                 f"{w.can_run} GPUs can run it"
             )
     for warning in response.warnings:

@@ -144,8 +144,12 @@ def test_recommend_reads_a_request_file_and_options_change_it(
     assert body["workload"]["batch_size"] == 4 and len(body["recommendations"]) == 2
     assert {r["gpu"]["vendor"] for r in body["recommendations"]} == {"amd"}
     assert body["what_if"]
-    table = run_cli("recommend", "--request", str(path), "--what-if", env=env)
+    table = run_cli("recommend", "--request", str(path), "--batch-size", "4", "--what-if", env=env)
     assert table.returncode == 0 and "What changes the answer" in table.stdout
+    # each change's top pick says what it costs the way the question acquires (either: both)
+    priced = [w for w in body["what_if"] if w["purchase_usd"] is not None]
+    words = " ".join(table.stdout.split())  # as read, whatever the terminal's wrapping
+    assert priced and f"${priced[0]['purchase_usd']:,.0f} to buy" in words
     missing = run_cli("recommend", "--request", str(tmp_path / "nope.json"), env=env)
     assert missing.returncode == 2 and "--request" in missing.stderr + missing.stdout
 
