@@ -659,9 +659,11 @@ class ConstraintsIn(_In):
         description="Use an interruptible (spot) price where it is cheaper.",
         json_schema_extra=ui("budget", assumed="No"),
     )
+    # Floors a person could mean (an hour a week, a week of keeping the card): below them a
+    # card's price spread over its hours of use overflows into infinite value, not an answer.
     hours_per_week: float = Field(
         default=40,
-        gt=0,
+        ge=1,
         le=168,
         title="Hours of use per week",
         description="How much you would use the GPUs. With the years, the hours a bought "
@@ -670,7 +672,7 @@ class ConstraintsIn(_In):
     )
     years: float = Field(
         default=3,
-        gt=0,
+        ge=0.02,
         le=10,
         title="Years of use",
         description="How long you would keep bought cards.",

@@ -133,6 +133,15 @@ def test_custom_model(read_client: TestClient) -> None:
         ({"workload": {"preset": "bert-base"}, "device_report_id": "abc"}, "device_report_id"),
         ({"workload": {"task": "training"}}, "workload.model.family"),
         ({}, "workload"),
+        # a horizon of no time at all spread a card's price into infinite value (fuzzing found)
+        (
+            {"workload": {"preset": "llama-3-8b"}, "constraints": {"years": 5e-324}},
+            "constraints.years",
+        ),
+        (
+            {"workload": {"preset": "llama-3-8b"}, "constraints": {"hours_per_week": 1e-300}},
+            "constraints.hours_per_week",
+        ),
     ],
 )
 def test_bad_input_is_422_naming_the_field(read_client: TestClient, body: dict, field: str) -> None:
