@@ -205,3 +205,11 @@ def test_cooling_caveat_only_for_a_passive_card_that_is_bought() -> None:
     # active, liquid or unknown cooling: nothing to say
     for cooling in ("active", "liquid", None):
         assert compat.cooling_caveat(replace(A100, cooling=cooling), buys=True) is None
+
+
+def test_mi100_runs_bf16_at_its_own_rate_not_fp16() -> None:
+    """gfx908 has bf16 matrix instructions (ROCm's MI100 page: 92.3 TFLOPS, half its fp16
+    rate): a bf16 job there runs bf16, not an fp16 stand-in with a 'no bf16' warning."""
+    mi100 = _catalog("mi100")
+    assert compat.resolve_precision(mi100, "bf16", _shipped(), "rocm") == ("bf16", None)
+    assert mi100.peak_tflops("bf16") == pytest.approx(mi100.peak_tflops("fp16") / 2)
