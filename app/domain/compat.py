@@ -266,6 +266,10 @@ def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str
         # weight-only quantisation: kernels dequantise to 16-bit, so any 16-bit-capable GPU works
         return precision_supported(gpu, "fp16", rules, backend)
     rule = has_feature(gpu, precision, rules, backend)
+    if rule is False and gpu.vendor == "nvidia" and parse_cc(gpu.compute_capability) is None:
+        # a rule keyed on compute capability says nothing of a part no source gives one for
+        # (B100): its datasheet's peak at the precision says it has the tensor cores for it
+        return gpu.peak_tflops(precision) is not None
     if rule is not None:
         return rule
     if precision == "fp16":

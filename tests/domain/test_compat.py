@@ -212,4 +212,16 @@ def test_mi100_runs_bf16_at_its_own_rate_not_fp16() -> None:
     rate): a bf16 job there runs bf16, not an fp16 stand-in with a 'no bf16' warning."""
     mi100 = _catalog("mi100")
     assert compat.resolve_precision(mi100, "bf16", _shipped(), "rocm") == ("bf16", None)
-    assert mi100.peak_tflops("bf16") == pytest.approx(mi100.peak_tflops("fp16") / 2)
+    fp16 = mi100.peak_tflops("fp16")
+    assert fp16 is not None and mi100.peak_tflops("bf16") == pytest.approx(fp16 / 2)
+
+
+def test_a_part_without_a_listed_compute_capability_runs_what_its_datasheet_lists() -> None:
+    """NVIDIA's compute-capability page does not list the B100, so the catalog leaves it
+    empty; its datasheet's bf16 and fp8 peaks still say it runs them (it was estimated at
+    fp16 with 'no bf16 support'). A listed older part keeps its rule."""
+    b100 = _catalog("b100")
+    assert b100.compute_capability is None
+    for precision in ("bf16", "fp8"):
+        assert compat.resolve_precision(b100, precision, _shipped(), "cuda") == (precision, None)
+    assert compat.resolve_precision(_catalog("t4"), "bf16", _shipped(), "cuda")[0] == "fp16"
