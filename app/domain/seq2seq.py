@@ -113,7 +113,7 @@ def halves(work: WorkloadSpec) -> tuple[WorkloadSpec, WorkloadSpec]:
     ``beams`` sequences, ``output_tokens`` steps."""
     hit = work.derived.get(("seq2seq",))
     if isinstance(hit, tuple):
-        return hit  # type: ignore[return-value]
+        return hit
     m = work.model
     enc = replace(work, model=encoder_model(m), seq_len=encoder_tokens(work), output_tokens=0)
     dec = replace(
