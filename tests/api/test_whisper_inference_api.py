@@ -1,0 +1,22 @@
+"""Whisper large-v3 inference over HTTP: each row prices a 30-second window as the encoder's
+pass plus the decoder's output_tokens steps (app/domain/seq2seq.py), not one forward pass."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+
+def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient) -> None:
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "whisper-large-v3", "task": "inference"}, "limit": 5},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    rows = body["recommendations"]
+    assert rows
+    for row in rows:
+        # 128 decoder steps of an eager loop: hundreds of ms at least (one forward was ~44 ms)
+        assert row["throughput"]["unit"] == "samples/s"
+        assert row["latency_ms"] > 500, row["gpu"]
+        assert row["memory"]["breakdown"]["kv_cache"] > 0.25
