@@ -598,6 +598,10 @@ class OneGpu:
     # host) (``phased_step``); 0 where the step is one phase
     decode_s: float = 0.0
     decode_dispatch: float = 0.0
+    # An encoder-decoder's inference (``_seq2seq_step``): one decoder step, and the time to
+    # its first token (the encoder's pass and one step), in seconds; 0 for any other job
+    token_s: float = 0.0
+    first_token_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -1174,6 +1178,8 @@ def _seq2seq_step(
         enc.host,
         enc.step_s + out * dec.seconds,
         enc.dispatch + (out * dec.host_s if host_bound else 0.0),
+        token_s=dec.seconds,
+        first_token_s=enc.step_s + dec.seconds,
     )
 
 
@@ -1606,6 +1612,9 @@ def estimate(
     bottleneck = max(parts, key=parts.__getitem__)
     throughput = b / step
     latency = None if work.training else step * 1e3
+    # an encoder-decoder's window (its latency) and its decoder's pace per output token
+    ttft = one.first_token_s * 1e3 if one.token_s else None
+    per_token = one.token_s * 1e3 if one.token_s else None
     return PerfEstimate(
         throughput=throughput,
         unit="samples/s",
@@ -1623,6 +1632,8 @@ def estimate(
         efficiency_basis=one.eff.basis,
         attention_basis=_attention_basis(one, work),
         latency_ms=latency,
+        ttft_ms=ttft,
+        ms_per_token=per_token,
         runtime=work.runtime,
         backend=one.backend,
         measured_on=one.eff.measured_on,

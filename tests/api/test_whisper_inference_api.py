@@ -13,6 +13,7 @@ def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient)
     )
     assert r.status_code == 200, r.text
     body = r.json()
+    assert body["workload"]["output_tokens"] == 128  # the preset's, priced as decoder steps
     rows = body["recommendations"]
     assert rows
     for row in rows:
@@ -20,3 +21,4 @@ def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient)
         assert row["throughput"]["unit"] == "samples/s"
         assert row["latency_ms"] > 500, row["gpu"]
         assert row["memory"]["breakdown"]["kv_cache"] > 0.25
+        assert 0 < row["ms_per_output_token"] < row["latency_ms"] / 100

@@ -77,6 +77,9 @@ def test_whisper_inference_includes_output_tokens_eager_decoder_steps():
     assert est.latency_ms == pytest.approx(est.step_time_s * 1e3)
     assert est.unit == "samples/s" and est.throughput == pytest.approx(1 / est.step_time_s)
     assert est.bottleneck == "host overhead"
+    # the row reads the decoder's pace per token and the time to its first token
+    assert est.ms_per_token is not None and est.ms_per_token >= host_step * 1e3
+    assert est.ttft_ms == pytest.approx((enc.step_s + est.ms_per_token / 1e3) * 1e3)
     fewer = perf.estimate(A100, _whisper(output_tokens=32), backend="cuda")
     assert est.step_time_s - fewer.step_time_s == pytest.approx(96 * host_step, rel=0.05)
 
