@@ -1121,7 +1121,8 @@ def _seq2seq_step(
     weights and the self-attention cache at the mean context read per step, the runtime's
     kernel gaps and, for an eager loop, its host dispatch per layer (CUDA graphs where the
     runtime replays them) — plus each step's cross-attention: the encoder's cached K/V read
-    (or its math, whichever is longer) and its kernels. A step takes max(GPU, host)."""
+    (or its math, whichever is longer) and its kernels, and under beam search the caches'
+    reordering (seq2seq.BEAM_REORDER). A step takes max(GPU, host)."""
     enc_work, dec_work = seq2seq.halves(work)
     enc = single_gpu(
         gpu,
@@ -1155,15 +1156,25 @@ def _seq2seq_step(
             * 1e-6
         )
         t_cross = max(cross_bytes / rep.bw, cross_math, cross_floor) + cross_kernels
-        gpu_s = dec.gpu_s + t_cross
-        step = max(gpu_s, dec.host_s) + rep.scheduler_s
+        # beam search: the caches follow the beams kept after every step (seq2seq.BEAM_REORDER)
+        reorder_bytes, reorder_host = 0.0, 0.0
+        if work.beams > 1:
+            cross_too, calls = seq2seq.beam_reorder(work.runtime)
+            self_bytes = seqs * (m.kv_values(1.0 + out / 2.0) or 0.0)
+            self_bytes *= formats.kv_bytes(work.kv_format)
+            reorder_bytes = 2.0 * (self_bytes + (cross_bytes if cross_too else 0.0))
+            reorder_host = layers * calls * prof.host_us_per_op * 1e-6
+        gpu_s = dec.gpu_s + t_cross + reorder_bytes / rep.bw
+        host_s = dec.host_s + reorder_host
+        step = max(gpu_s, host_s) + rep.scheduler_s
         dec = replace(
             dec,
             seconds=step,
             gpu_s=gpu_s,
             compute_s=dec.compute_s + cross_math,
-            memory_s=dec.memory_s + cross_bytes / rep.bw,
+            memory_s=dec.memory_s + (cross_bytes + reorder_bytes) / rep.bw,
             launch_s=dec.launch_s + cross_kernels,
+            host_s=host_s,
         )
     host_bound = dec.host_s > dec.gpu_s
     return OneGpu(

@@ -35,6 +35,32 @@ CROSS_ATTENTION_KERNELS = 4
 CROSS_ATTENTION_GEMMS = 2
 
 
+# Beam search reorders each sequence's caches after every step to follow the beams kept: a
+# gather that reads and writes every reordered cache (bytes: 2 × the cache) and dispatches its
+# calls from the host. Which caches, and the calls per decoder layer, are the runtime's:
+# * transformers (``EncoderDecoderCache.reorder_cache``, cache_utils.py, v4.42+): the self- and
+#   the cross-attention caches, each ``DynamicCache.reorder_cache`` running per layer
+#   ``key.index_select(0, beam_idx.to(device))`` and the same for the value: 4 calls a cache,
+#   8 a layer;
+# * a bare eager loop (openai/whisper's ``PyTorchInference.rearrange_kv_cache``): the
+#   self-attention key and value tensors of each layer (its current releases index only the
+#   ``kv_modules`` of self-attention; the 2022–23 releases indexed every cached tensor), each
+#   ``tensor[source_indices].detach()``: 4 calls a layer.
+# https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/cache_utils.py
+# https://github.com/openai/whisper/blob/main/whisper/decoding.py
+BEAM_REORDER: dict[str, tuple[bool, float]] = {  # runtime: (cross cache too, calls a layer)
+    "transformers": (True, 8.0),
+    "pytorch": (False, 4.0),
+}
+
+
+def beam_reorder(runtime: str) -> tuple[bool, float]:
+    """(whether the cross-attention cache is reordered too, host calls per decoder layer) of
+    a beam-search step under ``runtime``; a runtime without a row reorders the self-attention
+    cache alone and dispatches nothing from the host for it (a compiled or graphed loop)."""
+    return BEAM_REORDER.get(runtime, (False, 0.0))
+
+
 def is_seq2seq_inference(work: WorkloadSpec) -> bool:
     """Whether the job is an encoder-decoder's inference with a known shape."""
     m = work.model

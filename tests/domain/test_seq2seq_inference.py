@@ -121,3 +121,14 @@ def test_beam_search_runs_batch_times_beams_decoder_sequences():
     one = perf.estimate(A100, _whisper(runtime="torch-compile"), backend="cuda")
     five = perf.estimate(A100, _whisper(runtime="torch-compile", beams=5), backend="cuda")
     assert five.step_time_s > one.step_time_s
+
+
+def test_beam_search_reorders_the_caches_each_step_as_the_runtime_does():
+    """transformers' EncoderDecoderCache.reorder_cache gathers both caches every step (8 host
+    calls a layer); a bare loop (openai/whisper) the self-attention cache alone (4)."""
+    for runtime, calls in (("transformers", 8.0), ("pytorch", 4.0)):
+        prof = TABLE.profile(A100, "cuda", runtime, "fp16", "decode")
+        one = perf.estimate(A100, _whisper(runtime=runtime), backend="cuda")
+        five = perf.estimate(A100, _whisper(runtime=runtime, beams=5), backend="cuda")
+        extra = 32 * calls * prof.host_us_per_op * 1e-6  # host-bound at 5 beams too
+        assert five.ms_per_token - one.ms_per_token == pytest.approx(extra * 1e3, rel=0.02)
