@@ -9,11 +9,19 @@ from fastapi.testclient import TestClient
 def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient) -> None:
     r = read_client.post(
         "/api/v1/recommendations",
-        json={"workload": {"preset": "whisper-large-v3", "task": "inference"}, "limit": 5},
+        json={
+            "workload": {"preset": "whisper-large-v3", "task": "inference"},
+            "limit": 5,
+            "what_if": True,
+        },
     )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["workload"]["output_tokens"] == 128  # the preset's, priced as decoder steps
+    assumed = body["summary"]["assumptions"]
+    assert "30-second audio windows" in assumed and "128 tokens out" in assumed
+    assert "sequence" not in assumed
+    assert not any("sequence" in v["change"] for v in body["what_if"] or [])
     rows = body["recommendations"]
     assert rows
     for row in rows:
