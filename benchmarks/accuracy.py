@@ -2166,6 +2166,87 @@ def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:
                 )
 
 
+WHISPER_FILE = ROOT / "tests" / "data" / "whisper_inference.yaml"
+
+
+@dataclass
+class WhisperRow:
+    source: str
+    slug: str
+    runtime: str
+    implementation: str
+    tokens_basis: str  # "" where the source states the tokens, else the assumption's key
+    measured_s: float  # the published wall time for the whole audio
+    predicted_s: float
+
+
+def evaluate_whisper(data_dir: Path, measurements_file: Path) -> list[WhisperRow]:
+    """Whisper transcription (tests/data/whisper_inference.yaml): the engine's time per
+    30-second window (the encoder's pass plus ``tokens_per_window`` decoder steps of batch ×
+    beams sequences) × the windows of the published audio."""
+    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
+    table = load_efficiency(data_dir)
+    out: list[WhisperRow] = []
+    for row in doc["measurements"]:
+        gpu = gpus.get(row.get("gpu_slug") or "")
+        if gpu is None:
+            continue
+        shape = dict(doc["models"][row["model"]])
+        shape.pop("note", None)
+        model = ModelSpec(family="encoder-decoder", **{**shape, "params": float(shape["params"])})
+        b = int(row["batch_size"])
+        work = WorkloadSpec(
+            task="inference",
+            model=model,
+            precision=row["precision"],
+            batch_size=b,
+            output_tokens=int(row["tokens_per_window"]),
+            beams=int(row.get("beam_size") or 1),
+            runtime=row["runtime"],
+            efficiency=table,
+        )
+        est = perf.estimate(gpu, work, backend="cuda")
+        windows = float(row["windows"])
+        out.append(
+            WhisperRow(
+                row["source"], gpu.slug, row["runtime"], str(row.get("implementation") or ""),
+                str(row.get("tokens_basis") or ""), float(row["measured_s"]),
+                windows / b * est.step_time_s,
+            )
+        )  # fmt: skip
+    return out
+
+
+def print_whisper(verbose: bool) -> None:
+    """Whisper inference's tuning set: measured ÷ predicted wall time per audio, its median
+    ratio error and bias (the rows' token counts may be assumptions: flagged)."""
+    if not WHISPER_FILE.exists():
+        return
+    rows = evaluate_whisper(ROOT / "data", WHISPER_FILE)
+    if not rows:
+        return
+    meas = [r.measured_s for r in rows]
+    pred = [r.predicted_s for r in rows]
+    bias = statistics.median(m / p for m, p in zip(meas, pred, strict=True))
+    print()
+    print(
+        "Whisper inference (tests/data/whisper_inference.yaml), seconds per audio;"
+        " a = tokens assumed"
+    )
+    print(
+        f"  n {len(rows):3d}  median ratio {median_ratio(pred, meas):5.2f}"
+        f"  bias (measured/predicted) {bias:5.2f}"
+    )
+    for r in rows:
+        flag = "a" if r.tokens_basis else " "
+        print(
+            f"   {flag}{r.slug:14} {r.runtime:12} {r.implementation:28}"
+            f" measured {r.measured_s:6.0f} predicted {r.predicted_s:6.0f}"
+            f"  ×{r.predicted_s / r.measured_s:5.2f}"
+        )
+
+
 DIFFUSION_FILE = ROOT / "tests" / "data" / "diffusion_eager.yaml"
 
 
@@ -2346,6 +2427,7 @@ def main(argv: list[str] | None = None) -> int:
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
+    print_whisper(args.verbose)
     print_trtllm_static(args.data, args.verbose)
     print_gptfast(args.data, args.verbose)
     print_llamacpp_moe(args.data, args.verbose)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app import vocab
-from app.domain import llm_step, megatron, parallelism, topology
+from app.domain import formats, llm_step, megatron, parallelism, seq2seq, topology
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
@@ -598,6 +598,10 @@ class OneGpu:
     # host) (``phased_step``); 0 where the step is one phase
     decode_s: float = 0.0
     decode_dispatch: float = 0.0
+    # An encoder-decoder's inference (``_seq2seq_step``): one decoder step, and the time to
+    # its first token (the encoder's pass and one step), in seconds; 0 for any other job
+    token_s: float = 0.0
+    first_token_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -831,6 +835,14 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             dtype=dtype,
             megatron_softmax=work.attention_kernel == MEGATRON_SOFTMAX,
         )
+        if m.cross_kv_layers:
+            # an encoder-decoder's encoder pass: the decoder's cross-attention K and V
+            # projections run once over its output (app.domain.seq2seq)
+            h = float(m.hidden_size or 0)
+            t = b * float(work.seq_len)
+            kv = 2.0 * float(m.kv_heads or 1) * float(m.head_dim or 0)
+            cross = gemm("cross_kv_proj", t, kv, h, act_b=act_b, w_b=w_b, dtype=dtype)
+            ops.append(replace(cross, count=float(m.cross_kv_layers)))
         return ops
     return None
 
@@ -1071,6 +1083,8 @@ def single_gpu(
     flash_attention: bool = True,
     backend: str | None = None,
 ) -> OneGpu:
+    if seq2seq.is_seq2seq_inference(work):
+        return _seq2seq_step(gpu, work, framework, calibration, flash_attention, backend)
     on = _on_gpu(gpu, work, framework, calibration, backend)
     flash_attention = flash_attention or on.prof.attention == "fused"
     job = _step_job(work, flash_attention, on.act_b)
@@ -1089,6 +1103,94 @@ def single_gpu(
     # positional, in field order: one per card and job variant
     return OneGpu(
         on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step
+    )
+
+
+def _seq2seq_step(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    framework: str,
+    calibration: Calibration | None,
+    flash_attention: bool,
+    backend: str | None,
+) -> OneGpu:
+    """An encoder-decoder's inference of one batch (app.domain.seq2seq): the encoder's pass
+    over its positions on the operator path, as an encoder's batch inference is priced (its
+    eager host dispatch per op included), with the decoder's cross-attention K/V projections;
+    then ``output_tokens`` decoder steps from the one LLM step function (llm_step) — the
+    weights and the self-attention cache at the mean context read per step, the runtime's
+    kernel gaps and, for an eager loop, its host dispatch per layer (CUDA graphs where the
+    runtime replays them) — plus each step's cross-attention: the encoder's cached K/V read
+    (or its math, whichever is longer) and its kernels, and under beam search the caches'
+    reordering (seq2seq.BEAM_REORDER). A step takes max(GPU, host)."""
+    enc_work, dec_work = seq2seq.halves(work)
+    enc = single_gpu(
+        gpu,
+        enc_work,
+        framework=framework,
+        calibration=calibration,
+        flash_attention=flash_attention,
+        backend=backend,
+    )
+    eff = efficiencies(gpu, calibration)
+    be = backend or (gpu.backends[0] if gpu.backends else "cuda")
+    rep = llm_replica(gpu, dec_work, 1, eff, be)
+    out = max(1, work.output_tokens)
+    seqs = float(dec_work.batch_size)
+    if rep.flops <= 0 or rep.attn_flops <= 0:
+        step = math.inf
+        dec = llm_step.StepTime(math.inf, "compute", math.inf, math.inf, 0.0, 0.0, 0.0, 0.0)
+    else:
+        dec = rep.parts(seqs, 1.0 + out / 2.0, 0.0, 0.0)
+        m = work.model
+        enc_len = float(seq2seq.encoder_tokens(work))
+        cross_bytes = seqs * seq2seq.cross_kv_values(m, enc_len) * formats.kv_bytes(work.kv_format)
+        width = float((m.num_heads or 1) * (m.head_dim or 0))
+        cross_math = 4.0 * float(m.layers or 0) * width * seqs * enc_len / rep.attn_flops
+        prof = llm_card(gpu, dec_work, eff, be).decode
+        layers = float(m.layers or 0)
+        cross_kernels = layers * seq2seq.CROSS_ATTENTION_KERNELS * prof.kernel_us * 1e-6
+        cross_floor = (
+            layers
+            * (seq2seq.CROSS_ATTENTION_GEMMS * prof.gemm_min_us + prof.attention_min_us)
+            * 1e-6
+        )
+        t_cross = max(cross_bytes / rep.bw, cross_math, cross_floor) + cross_kernels
+        # beam search: the caches follow the beams kept after every step (seq2seq.BEAM_REORDER)
+        reorder_bytes, reorder_host = 0.0, 0.0
+        if work.beams > 1:
+            cross_too, calls = seq2seq.beam_reorder(work.runtime)
+            self_bytes = seqs * (m.kv_values(1.0 + out / 2.0) or 0.0)
+            self_bytes *= formats.kv_bytes(work.kv_format)
+            reorder_bytes = 2.0 * (self_bytes + (cross_bytes if cross_too else 0.0))
+            reorder_host = layers * calls * prof.host_us_per_op * 1e-6
+        gpu_s = dec.gpu_s + t_cross + reorder_bytes / rep.bw
+        host_s = dec.host_s + reorder_host
+        step = max(gpu_s, host_s) + rep.scheduler_s
+        dec = replace(
+            dec,
+            seconds=step,
+            gpu_s=gpu_s,
+            compute_s=dec.compute_s + cross_math,
+            memory_s=dec.memory_s + (cross_bytes + reorder_bytes) / rep.bw,
+            launch_s=dec.launch_s + cross_kernels,
+            host_s=host_s,
+        )
+    host_bound = dec.host_s > dec.gpu_s
+    return OneGpu(
+        enc.eff,
+        enc.backend,
+        _weight_bytes(work),
+        enc.t_comp + out * dec.compute_s,
+        enc.mode,
+        enc.t_wmem + out * dec.memory_s,
+        enc.t_act,
+        enc.overhead + out * dec.launch_s,
+        enc.host,
+        enc.step_s + out * dec.seconds,
+        enc.dispatch + (out * dec.host_s if host_bound else 0.0),
+        token_s=dec.seconds,
+        first_token_s=enc.step_s + dec.seconds,
     )
 
 
@@ -1521,6 +1623,9 @@ def estimate(
     bottleneck = max(parts, key=parts.__getitem__)
     throughput = b / step
     latency = None if work.training else step * 1e3
+    # an encoder-decoder's window (its latency) and its decoder's pace per output token
+    ttft = one.first_token_s * 1e3 if one.token_s else None
+    per_token = one.token_s * 1e3 if one.token_s else None
     return PerfEstimate(
         throughput=throughput,
         unit="samples/s",
@@ -1538,6 +1643,8 @@ def estimate(
         efficiency_basis=one.eff.basis,
         attention_basis=_attention_basis(one, work),
         latency_ms=latency,
+        ttft_ms=ttft,
+        ms_per_token=per_token,
         runtime=work.runtime,
         backend=one.backend,
         measured_on=one.eff.measured_on,

@@ -141,6 +141,10 @@ class ModelSpec:
     # Shared experts every token runs beside the routed ones (DeepSeek: 1; Qwen3-MoE, Mixtral,
     # gpt-oss: 0); None: not known (counted as one)
     shared_experts: int | None = None
+    # An encoder-decoder's encoder half (app.domain.seq2seq.encoder_model): the decoder's
+    # cross-attention K/V projections of this many layers run once over the encoder's output,
+    # priced with its pass (perf.forward_ops); None: a model of its own
+    cross_kv_layers: int | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -279,6 +283,11 @@ class WorkloadSpec:
     # issue rate (llm_step.mmha_slowdown). Not an API field: benchmarks set it from a published
     # run's stack.
     mmha: bool = False
+    # Beams an encoder-decoder's generate() keeps per input (beam search: num_beams): each
+    # decoder step runs batch × beams sequences, each with its own self- and cross-attention
+    # cache (app.domain.seq2seq). Not an API field: benchmarks set it from a published run's
+    # settings (faster-whisper's benchmark: beam_size 5).
+    beams: int = 1
     # A Megatron training job's own layout (TP, PP, VP, CP, micro-batches per pipeline) where
     # the job states it (benchmarks: the held-out recipes); None under runtime megatron:
     # megatron.default_layout. Read only when runtime is megatron (not an API field yet).
@@ -467,8 +476,17 @@ def activation_bytes(
 
 
 def kv_cache_bytes(work: WorkloadSpec, kv_bytes: float) -> float:
-    """2 · L · kv_heads · head_dim · context · batch · bytes (grouped-query aware)."""
+    """2 · L · kv_heads · head_dim · context · batch · bytes (grouped-query aware). An
+    encoder-decoder's: the decoder's self-attention cache over its output tokens plus the
+    cross-attention cache over the encoder's positions, per sequence of batch × beams
+    (app.domain.seq2seq)."""
     m = work.model
+    if m.family == "encoder-decoder" and m.has_shape and not work.training:
+        from app.domain.seq2seq import cross_kv_values, encoder_tokens
+
+        seqs = work.batch_size * max(1, work.beams)
+        self_kv = m.kv_values(work.output_tokens + 1) or 0.0
+        return (self_kv + cross_kv_values(m, encoder_tokens(work))) * kv_bytes * seqs
     if m.family != "decoder" or not m.has_shape:
         return 0.0
     context = work.seq_len + work.output_tokens
@@ -740,6 +758,14 @@ def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
         h = float(m.hidden_size or 0)
         inter = float(m.intermediate_size or 4 * h)
         s = work.seq_len
+        if m.family == "encoder-decoder":
+            # the largest pass is the encoder's, over its own positions (Whisper: 1,500);
+            # each decoder step's logits are one token's
+            from app.domain.seq2seq import encoder_tokens
+
+            s = encoder_tokens(work)
+            per_layer = s * b * (2 * h + 2 * inter) * act_b
+            return per_layer + b * max(1, work.beams) * (m.vocab_size or 0) * 4.0
         per_layer = s * b * (2 * h + 2 * inter) * act_b
         logits = b * (m.vocab_size or 0) * 4.0 * (1 if m.family == "decoder" else s)
         return per_layer + logits

@@ -74,7 +74,15 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
         objective = answer.objective.replace("_", " ")
         return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
     parts = [w.task, w.precision, f"batch {w.batch_size}"]
-    if w.seq_len:
+    if w.task == "inference" and w.model.family == "encoder-decoder":
+        # what the estimate prices (app.domain.seq2seq): the encoder's input, the tokens out
+        if w.model.input_size:
+            parts.append(f"{w.model.input_size:g}-second audio windows")
+        elif w.seq_len:
+            parts.append(f"input {w.seq_len:,} tokens")
+        if w.output_tokens:
+            parts.append(f"{w.output_tokens:,} tokens out")
+    elif w.seq_len:
         parts.append(f"sequence {w.seq_len:,}")
     if w.peft != "none":
         parts.append(w.peft)

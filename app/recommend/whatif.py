@@ -28,7 +28,12 @@ def variations(
     if b > 1:
         out.append((f"batch {b // 2} instead of {b}", {"workload": {"batch_size": b // 2}}))
     transformer = work.model.is_transformer
-    if transformer and work.seq_len > 1:
+    # an encoder-decoder's inference over audio windows runs its encoder over the window's
+    # frames, not seq_len (app.domain.seq2seq.encoder_tokens): no sequence to vary
+    windowed = (work.task == "inference" and work.model.family == "encoder-decoder") and bool(
+        work.model.input_size
+    )
+    if transformer and work.seq_len > 1 and not windowed:
         out.append(
             (f"sequence {work.seq_len * 2} instead of {work.seq_len}",
              {"workload": {"seq_len": work.seq_len * 2}})

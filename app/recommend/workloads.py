@@ -596,6 +596,14 @@ def _serving_spec(
     )
 
 
+def _generates(work: WorkloadSpec) -> bool:
+    """Whether the estimate prices ``output_tokens`` generated tokens: LLM inference, and an
+    encoder-decoder's inference (its decoder steps, app.domain.seq2seq)."""
+    return work.is_llm_inference or (
+        work.task == "inference" and work.model.family == "encoder-decoder"
+    )
+
+
 def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
     m = work.model
     inference = work.task in ("inference", "serving")
@@ -606,7 +614,7 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         precision=work.precision,
         batch_size=work.batch_size,
         seq_len=work.seq_len if m.is_transformer else None,
-        output_tokens=work.output_tokens if work.is_llm_inference else None,
+        output_tokens=work.output_tokens if _generates(work) else None,
         optimizer=None if inference else work.optimizer,
         peft=work.peft,
         lora_rank=work.lora_rank if work.peft != "none" else None,

@@ -1,0 +1,32 @@
+"""Whisper large-v3 inference over HTTP: each row prices a 30-second window as the encoder's
+pass plus the decoder's output_tokens steps (app/domain/seq2seq.py), not one forward pass."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+
+def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient) -> None:
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={
+            "workload": {"preset": "whisper-large-v3", "task": "inference"},
+            "limit": 5,
+            "what_if": True,
+        },
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["workload"]["output_tokens"] == 128  # the preset's, priced as decoder steps
+    assumed = body["summary"]["assumptions"]
+    assert "30-second audio windows" in assumed and "128 tokens out" in assumed
+    assert "sequence" not in assumed
+    assert not any("sequence" in v["change"] for v in body["what_if"] or [])
+    rows = body["recommendations"]
+    assert rows
+    for row in rows:
+        # 128 decoder steps of an eager loop: hundreds of ms at least (one forward was ~44 ms)
+        assert row["throughput"]["unit"] == "samples/s"
+        assert row["latency_ms"] > 500, row["gpu"]
+        assert row["memory"]["breakdown"]["kv_cache"] > 0.25
+        assert 0 < row["ms_per_output_token"] < row["latency_ms"] / 100
