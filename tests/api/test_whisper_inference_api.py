@@ -30,3 +30,11 @@ def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient)
         assert row["latency_ms"] > 500, row["gpu"]
         assert row["memory"]["breakdown"]["kv_cache"] > 0.25
         assert 0 < row["ms_per_output_token"] < row["latency_ms"] / 100
+        # the known miss beyond the band is said on the row, not only in the README
+        assert any("Encoder-decoder generation" in w for w in row["warnings"])
+    # a decoder-only model's rows carry no such warning
+    llm = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 2},
+    ).json()
+    assert not any("Encoder-decoder" in w for r in llm["recommendations"] for w in r["warnings"])
