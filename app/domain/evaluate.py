@@ -872,13 +872,22 @@ class Admitted:
 def price_known(config: Configuration, ctx: Context) -> bool:
     """Whether the configuration has a purchase or rental price, as its result would say
     (rank.price_known): its offers' verdict, else the catalog's prices."""
+    return _price_basis(config, ctx) is not None
+
+
+def _price_basis(
+    config: Configuration, ctx: Context
+) -> tuple[GpuSpec, costs.Pricing | None] | None:
+    """The prices the configuration is costed at (its card's or its offer's per-GPU prices,
+    and the offers chosen for it), None where it has no purchase or rental price."""
     if ctx.offers is not None and config.offer is None and config.gpu.slug not in ctx.offers:
-        return False  # offers price every configuration, and this GPU has none (prices_known)
+        return None  # offers price every configuration, and this GPU has none (prices_known)
     pricing = _offer_pricing(config, max(1, config.num_gpus), ctx)
+    priced = _priced(config.gpu, config.offer)
     if pricing is not None:
-        return pricing.price_known
-    purchase, hourly = costs.prices(_priced(config.gpu, config.offer), config.num_gpus)
-    return purchase is not None or hourly is not None
+        return (priced, pricing) if pricing.price_known else None
+    purchase, hourly = costs.prices(priced, config.num_gpus)
+    return (priced, None) if purchase is not None or hourly is not None else None
 
 
 _OFFER = attrgetter("offer")
@@ -1257,17 +1266,16 @@ def cost_at(config: Configuration, ctx: Context, throughput: float) -> costs.Cos
     )
 
 
-def priced_rates(config: Configuration, ctx: Context) -> costs.Rates:
+def price_terms(config: Configuration, ctx: Context) -> costs.Rates | None:
     """The rates (costs.rates) ``cost_at`` prices the configuration at, whatever its
-    throughput: with ``costs.values``, its value at many throughputs at once."""
+    throughput, None where it has no price (``price_known``): with ``costs.values``, its
+    value at many throughputs at once."""
+    basis = _price_basis(config, ctx)
+    if basis is None:
+        return None
+    priced, pricing = basis
     n = max(1, config.num_gpus)
-    return costs.rates(
-        _priced(config.gpu, config.offer),
-        n,
-        ctx.limits.electricity_usd_per_kwh,
-        _offer_pricing(config, n, ctx),
-        ctx.usage,
-    )
+    return costs.rates(priced, n, ctx.limits.electricity_usd_per_kwh, pricing, ctx.usage)
 
 
 def _costs(

@@ -629,10 +629,11 @@ def _every_shown(
         speed = bounds[kept]
         rows = list(found)
         speed[rows] = ev.loose_bounds([configs[i] for i in rows], ctx)
-    priced = np.array([ev.price_known(c, ctx) for c in configs], bool)
+    terms = [ev.price_terms(c, ctx) for c in configs]
+    priced = np.array([t is not None for t in terms], bool)
     value = np.full(len(configs), np.nan)
     valued = np.flatnonzero(priced & np.isfinite(speed))  # without a price there is no value
-    rates = [ev.priced_rates(configs[i], ctx) for i in valued.tolist()]
+    rates = [t for i in valued.tolist() if (t := terms[i]) is not None]
     value[valued] = costs.values(speed[valued], rates, ctx.limits.acquisition)
     return _Shown(configs, found, speed, value, priced), excluded
 
