@@ -66,6 +66,32 @@ def test_cooling_is_read_through_to_the_row_and_the_spec(tmp_path: Path, databas
     engine.dispose()
 
 
+def test_visible_memory_is_read_through_to_the_row_and_the_spec(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The memory CUDA reports (visible_memory_mib, cited) reaches the row and the GpuSpec, and
+    so efficiency.usable_gb; absent, it stays None and the engine keeps the vendor's GiB."""
+    from app.catalog import repository
+    from app.catalog.mapping import out_from_row, spec_from_row
+    from app.domain import efficiency
+
+    seen = {**GOOD, "visible_memory_mib": 15094, "field_sources": {"visible_memory_mib": "ds"}}
+    entries = read_catalog(write(tmp_path, [seen, {**GOOD, "slug": "other", "name": "O"}]))
+    assert [e.visible_memory_mib for e in entries] == [15094, None]
+    factory, engine = _session(database_url)
+    with session_scope(factory) as s:
+        seed(s, tmp_path)
+        row = repository.get_by_slug(s, "test-gpu")
+        assert row is not None and row.visible_memory_mib == 15094
+        spec = spec_from_row(row)
+        assert spec.visible_memory_mib == 15094
+        assert efficiency.usable_gb(spec) == pytest.approx(15094 * 2**20 / 1e9)
+        assert out_from_row(row).visible_memory_mib == 15094
+        other = repository.get_by_slug(s, "other")
+        assert other is not None and spec_from_row(other).visible_memory_mib is None
+    engine.dispose()
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
