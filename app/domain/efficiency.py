@@ -649,14 +649,15 @@ def _startup_activations(name: str, raw: Any) -> str | None:
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),
 # a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. A process does not see all of it:
-# CUDA reports as total what is left after the driver's own reserve (GSP firmware, page tables)
-# and, on GDDR parts with ECC on (the datacenter default), after the ECC carve-out, so a "16 GB"
-# T4 shows 14.74 GiB and an "80 GB" H100 79.11 GiB (PyTorch's "total capacity", which is
-# cudaMemGetInfo's total; the catalog's ``visible_memory_mib``, sources in data/gpus). Where the
-# catalog has that figure the rule starts from it, else from the vendor's GiB. The engine counts
-# in 10^9 bytes, and this is the ONE usable-memory rule: training, inference and serving all read
-# ``usable_gb`` (serving then applies its runtime's own share in its memory plan). vLLM's
-# gpu_memory_utilization and SGLang's mem_fraction_static are shares of this same CUDA total.
+# CUDA reports as total what is left after the driver's own reserve (the GSP firmware's
+# carve-out among it) and, on GDDR parts with ECC on (the datacenter default), after the ECC
+# check bits, so a "16 GB" T4 shows 14.74 GiB and an "80 GB" H100 79.11 GiB (PyTorch's "total
+# capacity", which is cudaMemGetInfo's total; the catalog's ``visible_memory_mib``, sources in
+# data/gpus; nvidia-smi's larger "total" counts the reserve). Where the catalog has that figure
+# the rule starts from it, else from the vendor's GiB. The engine counts in 10^9 bytes, and this
+# is the ONE usable-memory rule: training, inference and serving all read ``usable_gb`` (serving
+# then applies its runtime's own share in its memory plan). vLLM's gpu_memory_utilization and
+# SGLang's mem_fraction_static are shares of this same CUDA total.
 # macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
 UNIFIED_MEMORY_USABLE = 0.75
 BYTES_PER_MIB = float(1 << 20)
