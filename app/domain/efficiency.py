@@ -656,8 +656,8 @@ def _startup_activations(name: str, raw: Any) -> str | None:
 # data/gpus; nvidia-smi's larger "total" counts the reserve). Where the catalog has that figure
 # the rule starts from it, else from the vendor's GiB. The engine counts in 10^9 bytes, and this
 # is the ONE usable-memory rule: training, inference and serving all read ``usable_gb`` (serving
-# then applies its runtime's own share in its memory plan). vLLM's gpu_memory_utilization and
-# SGLang's mem_fraction_static are shares of this same CUDA total.
+# then applies its runtime's own share in its memory plan). vLLM's gpu_memory_utilization is a
+# share of this same CUDA total, SGLang's mem_fraction_static of the memory free within it.
 # macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
 UNIFIED_MEMORY_USABLE = 0.75
 BYTES_PER_MIB = float(1 << 20)
