@@ -132,6 +132,13 @@ class GpuFields(BaseModel):
                 and value < 0.45 * self.fp32_tflops
             ):
                 raise ValueError(f"{name} ({value}) is implausibly below fp32_tflops")
+        # CUDA reports what is left of the DRAM after ECC and the driver's reserve: never more
+        # than the card's GiB (a figure above it is a unit slip or another card's)
+        if self.visible_memory_mib is not None and self.visible_memory_mib > self.memory_gb * 1024:
+            raise ValueError(
+                f"visible_memory_mib ({self.visible_memory_mib}) exceeds memory_gb "
+                f"({self.memory_gb} GiB = {self.memory_gb * 1024:.0f} MiB)"
+            )
         if self.backends and len(set(self.backends)) != len(self.backends):
             raise ValueError("backends: duplicates")
         unknown = set(self.field_sources) - set(GpuFields.model_fields)

@@ -106,6 +106,7 @@ def test_visible_memory_is_read_through_to_the_row_and_the_spec(
         ({"release_year": 1990}, "release_year"),
         ({"unknown_field": 1}, "unknown_field"),
         ({"cooling": "fanless"}, "cooling"),
+        ({"visible_memory_mib": 22}, "visible_memory_mib"),  # GiB typed as MiB
         (
             {"street_price": {"usd": 1599, "as_of": "last week", "source": "ds"}},
             "street_price.as_of",
@@ -119,6 +120,14 @@ def test_bad_field_is_named(tmp_path: Path, change: dict, field: str) -> None:
     assert "x.yaml" in message
     assert f"'{change.get('slug', 'test-gpu')}'" in message
     assert f"field '{field}" in message
+
+
+def test_visible_memory_above_the_cards_gib_is_rejected(tmp_path: Path) -> None:
+    """CUDA reports what is left of the DRAM: more than the card's GiB is another card's figure
+    or a unit slip (a 24 GB card has 24,576 MiB)."""
+    with pytest.raises(CatalogDataError, match="visible_memory_mib"):
+        read_catalog(write(tmp_path, [{**GOOD, "visible_memory_mib": 24_577}]))
+    assert read_catalog(write(tmp_path, [{**GOOD, "visible_memory_mib": 24_576}]))
 
 
 def test_missing_sources_rejected(tmp_path: Path) -> None:
