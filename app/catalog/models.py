@@ -44,6 +44,7 @@ class GpuRow(Base):
     compute_capability: Mapped[str | None] = mapped_column(String(20))
     sm_count: Mapped[int | None] = mapped_column(Integer)
     cooling: Mapped[str | None] = mapped_column(String(10))
+    visible_memory_mib: Mapped[int | None] = mapped_column(Integer)
     # Stored as ",cuda,rocm," so a backend filter is a portable LIKE on SQLite and PostgreSQL.
     backends: Mapped[str] = mapped_column(String(200))
     launch_price_usd: Mapped[float | None] = mapped_column(Float)

@@ -104,6 +104,15 @@ class GpuFields(BaseModel):
         description="How the card is cooled as sold: passive (no fans; needs a server "
         "chassis's forced airflow), active (its own fans) or liquid; null when unsourced",
     )
+    visible_memory_mib: int | None = Field(
+        default=None,
+        ge=256,
+        le=1_048_576,
+        description="Device memory the CUDA driver reports as the total a process can use "
+        "(torch.cuda.mem_get_info's total, PyTorch's 'total capacity'), in MiB, in the card's "
+        "default mode (ECC on for datacenter GDDR parts); below the vendor's GiB by what ECC "
+        "and the driver keep back; null when unsourced (the engine then keeps the vendor GiB)",
+    )
     backends: list[Backend] = Field(min_length=1)
     launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
     street_price: StreetPrice | None = None
@@ -123,6 +132,13 @@ class GpuFields(BaseModel):
                 and value < 0.45 * self.fp32_tflops
             ):
                 raise ValueError(f"{name} ({value}) is implausibly below fp32_tflops")
+        # CUDA reports what is left of the DRAM after ECC and the driver's reserve: never more
+        # than the card's GiB (a figure above it is a unit slip or another card's)
+        if self.visible_memory_mib is not None and self.visible_memory_mib > self.memory_gb * 1024:
+            raise ValueError(
+                f"visible_memory_mib ({self.visible_memory_mib}) exceeds memory_gb "
+                f"({self.memory_gb} GiB = {self.memory_gb * 1024:.0f} MiB)"
+            )
         if self.backends and len(set(self.backends)) != len(self.backends):
             raise ValueError("backends: duplicates")
         unknown = set(self.field_sources) - set(GpuFields.model_fields)
@@ -184,6 +200,7 @@ class GpuPatch(BaseModel):
     compute_capability: str | None = None
     sm_count: int | None = None
     cooling: Cooling | None = None
+    visible_memory_mib: int | None = None
     backends: list[Backend] | None = None
     launch_price_usd: float | None = None
     street_price: StreetPrice | None = None

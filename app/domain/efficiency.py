@@ -648,21 +648,36 @@ def _startup_activations(name: str, raw: Any) -> str | None:
 
 
 # Vendors size HBM and GDDR in binary units: an "80 GB" H100 holds 80 GiB (85.9 × 10^9 bytes),
-# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. nvidia-smi reports an "H100 80GB
-# HBM3" as 81,559 MiB total (80 GiB = 81,920 MiB, less what the driver reserves; the same figure
-# in every published nvidia-smi listing of the part), i.e. 85.5 × 10^9 bytes, not 80. The engine
-# counts in 10^9 bytes, and this is the ONE usable-memory rule: training, inference and serving
-# all read ``usable_gb`` (serving then applies its runtime's own share in its memory plan).
+# a "24 GB" RTX 4090 24 GiB; Apple's unified memory likewise. A process does not see all of it:
+# CUDA reports as total what is left after the driver's own reserve (the GSP firmware's
+# carve-out among it) and, on GDDR parts with ECC on (the datacenter default), after the ECC
+# check bits, so a "16 GB" T4 shows 14.74 GiB and an "80 GB" H100 79.11 GiB (PyTorch's "total
+# capacity", which is cudaMemGetInfo's total; the catalog's ``visible_memory_mib``, sources in
+# data/gpus; nvidia-smi's larger "total" counts the reserve). Where the catalog has that figure
+# the rule starts from it, else from the vendor's GiB. The engine counts in 10^9 bytes, and this
+# is the ONE usable-memory rule: training, inference and serving all read ``usable_gb`` (serving
+# then applies its runtime's own share in its memory plan). vLLM's gpu_memory_utilization is a
+# share of this same CUDA total, SGLang's mem_fraction_static of the memory free within it.
 # macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
 UNIFIED_MEMORY_USABLE = 0.75
+BYTES_PER_MIB = float(1 << 20)
+
+
+def device_memory_gb(gpu: GpuSpec) -> float:
+    """The device memory a process can address, in 10^9 bytes: what CUDA reports as total
+    (``visible_memory_mib``) where the catalog has it, else the vendor's figure as GiB."""
+    if gpu.visible_memory_mib is not None:
+        return gpu.visible_memory_mib * BYTES_PER_MIB / 1e9
+    return gpu.memory_gb * GIB_PER_GB
 
 
 def usable_gb(gpu: GpuSpec, share: float = 1.0) -> float:
-    """Device memory a job may use, in 10^9 bytes: the vendor's GiB, less what the OS keeps
-    back (unified memory), times the ``share`` a runtime claims up front (vLLM's
-    gpu_memory_utilization: ``runtime_share``). Inference and serving both read it."""
+    """Device memory a job may use, in 10^9 bytes: the memory CUDA reports (else the vendor's
+    GiB, ``device_memory_gb``), less what the OS keeps back (unified memory), times the
+    ``share`` a runtime claims up front (vLLM's gpu_memory_utilization: ``runtime_share``).
+    Inference and serving both read it."""
     unified = gpu.vendor == "apple" or gpu.segment == "soc"
-    return gpu.memory_gb * GIB_PER_GB * (UNIFIED_MEMORY_USABLE if unified else 1.0) * share
+    return device_memory_gb(gpu) * (UNIFIED_MEMORY_USABLE if unified else 1.0) * share
 
 
 def serving_spec(table: EfficiencyTable | None, runtime: str) -> ServingRuntime | None:

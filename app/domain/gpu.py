@@ -61,6 +61,10 @@ class GpuSpec:
     # How the card is cooled as sold (app.vocab.Cooling): "passive" cards need a server
     # chassis's forced airflow; None when the catalog has no source
     cooling: str | None = None
+    # Device memory CUDA reports as the total a process can use, MiB (the catalog's
+    # visible_memory_mib): less than memory_gb GiB where ECC and the driver keep some back;
+    # None when the catalog has no source (efficiency.usable_gb then keeps the vendor GiB)
+    visible_memory_mib: int | None = None
     # The engine's memos key on the spec itself (an edited entry is another key), several
     # times per GPU per request: its hash is computed once, from the fields that compare.
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)

@@ -145,6 +145,7 @@ SPEC_ROWS: tuple[tuple[str, str, str], ...] = (
     ("release_year", "Released", ""),
     ("memory_gb", "Memory", "GB"),
     ("memory_type", "Memory type", ""),
+    ("visible_memory_mib", "Memory CUDA reports (default mode)", "MiB"),
     ("memory_bandwidth_gbs", "Memory bandwidth", "GB/s"),
     ("fp32_tflops", "FP32", "TFLOPS"),
     ("tf32_tflops", "TF32 (dense tensor)", "TFLOPS"),

@@ -66,6 +66,32 @@ def test_cooling_is_read_through_to_the_row_and_the_spec(tmp_path: Path, databas
     engine.dispose()
 
 
+def test_visible_memory_is_read_through_to_the_row_and_the_spec(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The memory CUDA reports (visible_memory_mib, cited) reaches the row and the GpuSpec, and
+    so efficiency.usable_gb; absent, it stays None and the engine keeps the vendor's GiB."""
+    from app.catalog import repository
+    from app.catalog.mapping import out_from_row, spec_from_row
+    from app.domain import efficiency
+
+    seen = {**GOOD, "visible_memory_mib": 15094, "field_sources": {"visible_memory_mib": "ds"}}
+    entries = read_catalog(write(tmp_path, [seen, {**GOOD, "slug": "other", "name": "O"}]))
+    assert [e.visible_memory_mib for e in entries] == [15094, None]
+    factory, engine = _session(database_url)
+    with session_scope(factory) as s:
+        seed(s, tmp_path)
+        row = repository.get_by_slug(s, "test-gpu")
+        assert row is not None and row.visible_memory_mib == 15094
+        spec = spec_from_row(row)
+        assert spec.visible_memory_mib == 15094
+        assert efficiency.usable_gb(spec) == pytest.approx(15094 * 2**20 / 1e9)
+        assert out_from_row(row).visible_memory_mib == 15094
+        other = repository.get_by_slug(s, "other")
+        assert other is not None and spec_from_row(other).visible_memory_mib is None
+    engine.dispose()
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -80,6 +106,7 @@ def test_cooling_is_read_through_to_the_row_and_the_spec(tmp_path: Path, databas
         ({"release_year": 1990}, "release_year"),
         ({"unknown_field": 1}, "unknown_field"),
         ({"cooling": "fanless"}, "cooling"),
+        ({"visible_memory_mib": 22}, "visible_memory_mib"),  # GiB typed as MiB
         (
             {"street_price": {"usd": 1599, "as_of": "last week", "source": "ds"}},
             "street_price.as_of",
@@ -93,6 +120,14 @@ def test_bad_field_is_named(tmp_path: Path, change: dict, field: str) -> None:
     assert "x.yaml" in message
     assert f"'{change.get('slug', 'test-gpu')}'" in message
     assert f"field '{field}" in message
+
+
+def test_visible_memory_above_the_cards_gib_is_rejected(tmp_path: Path) -> None:
+    """CUDA reports what is left of the DRAM: more than the card's GiB is another card's figure
+    or a unit slip (a 24 GB card has 24,576 MiB)."""
+    with pytest.raises(CatalogDataError, match="visible_memory_mib"):
+        read_catalog(write(tmp_path, [{**GOOD, "visible_memory_mib": 24_577}]))
+    assert read_catalog(write(tmp_path, [{**GOOD, "visible_memory_mib": 24_576}]))
 
 
 def test_missing_sources_rejected(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from app.domain import efficiency, formats
 from app.domain import evaluate as ev
 from app.domain import serving as sv
+from app.domain.gpu import GpuSpec
 from app.domain.workload import (
     INFERENCE_FRAGMENTATION,
     ModelSpec,
@@ -21,9 +22,18 @@ from app.domain.workload import (
 )
 from app.shipped.rules import load_efficiency
 from app.vocab import QUANTIZATION_PRECISION
-from tests.domain.fixtures import H100, M2
+from tests.domain.fixtures import H100, LLAMA2_7B, M2, T4
 
 TABLE = load_efficiency()
+# What CUDA reports as total on each (data/gpus/nvidia-datacenter.yaml, visible_memory_mib):
+# PyTorch's "total capacity" on a T4 (14.74 GiB), an L4 (22.03 GiB) and an H100 (79.11 GiB)
+MIB = 2**20 / 1e9
+T4_SEEN = dataclasses.replace(T4, visible_memory_mib=15094)
+L4_SEEN = dataclasses.replace(
+    T4, slug="l4", name="L4", architecture="Ada Lovelace", memory_gb=24,
+    compute_capability="8.9", visible_memory_mib=22559,
+)  # fmt: skip
+H100_SEEN = dataclasses.replace(H100, visible_memory_mib=81009)
 LLAMA70 = ModelSpec(
     family="decoder", params=70.6e9, layers=80, hidden_size=8192, num_heads=64, num_kv_heads=8,
     intermediate_size=28672, vocab_size=128256, max_context=131072,
@@ -411,19 +421,75 @@ def test_trtllm_reserves_one_warm_up_forward_of_max_num_tokens_in_both_paths() -
     )
 
 
+@pytest.mark.parametrize("gpu", [H100, H100_SEEN, L4_SEEN], ids=["h100", "h100-seen", "l4-seen"])
 @pytest.mark.parametrize("runtime", ["vllm", "sglang", "tensorrt-llm"])
 @pytest.mark.parametrize("tp", [1, 2, 4])
-def test_inference_and_serving_leave_the_same_room_for_the_cache(runtime: str, tp: int) -> None:
+def test_inference_and_serving_leave_the_same_room_for_the_cache(
+    runtime: str, tp: int, gpu: GpuSpec
+) -> None:
     """The same job sized by both paths: inference's usable memory at tp GPUs less its fixed
     per-GPU memory is serving's KV pool (a share of free memory: the pool it needs), so a cache
-    fits one exactly when it fits the other, for every runtime that sizes its pool at startup."""
+    fits one exactly when it fits the other, for every runtime that sizes its pool at startup,
+    from the vendor's GiB or from the memory CUDA reports (visible_memory_mib) alike."""
     job = _job("fp8", runtime=runtime)
     inf = memory_breakdown(job, num_gpus=tp)
-    usable = ev.usable_gb(H100, job, tp)
+    usable = ev.usable_gb(gpu, job, tp)
     cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", runtime)
-    w, _act, fw, pool = sv.memory_plan(H100, LLAMA70, cfg, _rt(runtime), efficiency.usable_gb(H100))
+    w, _act, fw, pool = sv.memory_plan(gpu, LLAMA70, cfg, _rt(runtime), efficiency.usable_gb(gpu))
     assert inf.weights == pytest.approx(w) and inf.framework == pytest.approx(fw)
     share, of_free = efficiency.runtime_share(TABLE, runtime, tp)
     cache_need = inf.kv_cache / share if of_free else inf.kv_cache
     room = usable - (inf.total - cache_need)
     assert (room * share if of_free else room) == pytest.approx(pool)
+
+
+def test_usable_memory_starts_from_what_cuda_reports_where_the_catalog_has_it() -> None:
+    """efficiency.usable_gb, the one usable-memory rule: the memory CUDA reports as total
+    (visible_memory_mib) where known, else the vendor's GiB; the runtime's share applies to
+    either (vLLM's gpu_memory_utilization is a share of CUDA's total)."""
+    assert efficiency.usable_gb(T4) == pytest.approx(16 * 2**30 / 1e9)
+    assert efficiency.usable_gb(T4_SEEN) == pytest.approx(15094 * MIB)
+    assert efficiency.usable_gb(L4_SEEN, 0.9) == pytest.approx(0.9 * 22559 * MIB)
+    assert efficiency.usable_gb(H100_SEEN) == pytest.approx(81009 * MIB)
+    assert efficiency.usable_gb(H100_SEEN) < efficiency.usable_gb(H100)
+
+
+def test_a_job_that_fits_a_t4_by_the_vendor_gib_but_not_by_what_cuda_reports_is_refused() -> None:
+    """Llama 2 7B in fp16 under eager Transformers needs about 16.5 GB for 2 users: within a
+    T4's 16 GiB (17.18 GB) but not within the 14.74 GiB CUDA reports (15.83 GB), so one T4
+    no longer holds it."""
+    job = WorkloadSpec(
+        task="inference", model=LLAMA2_7B, precision="fp16", batch_size=2, seq_len=1000,
+        output_tokens=200, runtime="transformers", efficiency=TABLE,
+    )  # fmt: skip
+    need = memory_breakdown(job).total
+    assert efficiency.usable_gb(T4_SEEN) < need < efficiency.usable_gb(T4)
+    assert ev.min_gpus(job, T4, "cuda", False, 1)[0] == 1
+    assert ev.min_gpus(job, T4_SEEN, "cuda", False, 1)[0] is None
+    assert ev.min_gpus(job, T4_SEEN, "cuda", False, 8)[0] == 2
+
+
+QWQ32 = ModelSpec(
+    family="decoder", params=32.76e9, layers=64, hidden_size=5120, num_heads=40, num_kv_heads=8,
+    intermediate_size=27648, vocab_size=152064, max_context=131072,
+)  # fmt: skip
+
+
+def test_serving_kv_pool_on_an_l4_starts_from_what_cuda_reports() -> None:
+    """SGLang on 4 x L4, QwQ-32B bf16 at its defaults (didier-durand/llms-in-clouds
+    docs/sglang.md @ 3e1df42): K + V 2.84 GiB (3.05 GB). From the vendor's 24 GiB the engine's
+    pool was 4.99 GB (+64 %); from the 22.03 GiB CUDA reports it is 3.19 GB (+5 %): the pool is
+    smaller by SGLang's share of the difference, and inference leaves the same room."""
+    cfg = sv.ServingConfig(4, 1, "bf16", "bf16", "sglang")
+    rt = _rt("sglang")
+    l4 = dataclasses.replace(L4_SEEN, visible_memory_mib=None)
+    *_, pool_gib = sv.memory_plan(l4, QWQ32, cfg, rt, efficiency.usable_gb(l4))
+    *_, pool = sv.memory_plan(L4_SEEN, QWQ32, cfg, rt, efficiency.usable_gb(L4_SEEN))
+    share = efficiency.claimed_share(0.88, TABLE.serving["sglang"].memory_utilization_by_tp, 4)
+    assert pool_gib - pool == pytest.approx(share * (24 * 1024 - 22559) * MIB)
+    log = 2.84 * 2**30 / 1e9
+    assert pool == pytest.approx(log, rel=0.08)
+    assert pool_gib > 1.5 * log
+    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=QWQ32)
+    inf = memory_breakdown(job, num_gpus=4)
+    assert ev.usable_gb(L4_SEEN, job, 4) - (inf.total - inf.kv_cache) == pytest.approx(pool)

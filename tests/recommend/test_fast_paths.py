@@ -447,7 +447,9 @@ def test_a_catalogs_terms_are_kept_per_software_setting(catalog: Any) -> None:
     )
     assert fleet.snapshot(kept, fp32) is not snap
     assert fleet.snapshot(kept, ctx) is snap  # both kept
-    edited = [dataclasses.replace(gpus[0], memory_gb=gpus[0].memory_gb * 2), *gpus[1:]]
+    # (the memory CUDA reports, where the catalog has it, is what usable memory starts from)
+    bigger = dataclasses.replace(gpus[0], memory_gb=gpus[0].memory_gb * 2, visible_memory_mib=None)
+    edited = [bigger, *gpus[1:]]
     assert kept.serves(list(gpus), ctx.rules, None)
     assert not kept.serves(edited, ctx.rules, None)
     other = fleet.snapshot(_fleet(edited, ctx), ctx)

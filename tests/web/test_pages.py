@@ -719,6 +719,13 @@ def test_gpu_page_lists_cooling_with_its_source(read_client: TestClient) -> None
     assert "passive" in row and "instinct.docs.amd.com" in row
 
 
+def test_gpu_page_lists_the_memory_cuda_reports_with_its_source(read_client: TestClient) -> None:
+    raw = page(read_client, "/gpus/l4")
+    row = raw[raw.index('<th scope="row">Memory CUDA reports (default mode)</th>') :]
+    row = row.split("</tr>")[0]
+    assert "22,559" in row and "github.com/ArcInstitute/evo2/issues/190" in row
+
+
 def test_training_headline_memory_is_the_least_and_names_the_top_picks_share(
     read_client: TestClient,
 ) -> None:
