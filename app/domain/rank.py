@@ -523,7 +523,8 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             "of that memory."
         )
     if w.is_llm_inference:
-        if w.precision in ("bf16", "fp16", "fp32"):
+        # not where the weights are 4-bit already and only the math runs wider
+        if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
             out.append(
                 "4-bit weight quantisation (AWQ/GPTQ/GGUF Q4) shrinks weights ~3.5× and "
                 "speeds up bandwidth-bound decoding nearly as much."

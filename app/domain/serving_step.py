@@ -219,11 +219,14 @@ def serving_weights(
     half: str, published: str, fp8_native: bool, allow_4bit: bool
 ) -> tuple[str, ...]:
     """The weight precisions the serving planner may choose from when the request pins none:
-    the published weights (``half``, and fp8 where the model publishes fp8 and the card runs it
-    natively), 4-bit formats only when allowed."""
+    the published weights (``half``, fp8 where the model publishes fp8 and the card runs it
+    natively, fp4 where the model is published in a 4-bit float format, gpt-oss's MXFP4, which
+    a runtime without FP4 kernels reads as weight-only), 4-bit formats only when allowed."""
     out: tuple[str, ...] = (half,)
     if published == "fp8" and fp8_native:
         out += ("fp8",)
+    if published == "fp4":
+        out += ("fp4",)
     if allow_4bit:
         out += FOUR_BIT_PRECISIONS
     return out

@@ -239,6 +239,10 @@ class WorkloadSpec:
     runtime_given: bool = False
     quantization: str = "none"
     weight_bits: float | None = None
+    # The weight format the model was published in where it is a quantised one (gpt-oss:
+    # MXFP4 experts): run as released when a question names no other, with no quality cost
+    # said against its own checkpoint (app/recommend/quality.py).
+    released_format: str | None = None
     # The runtime efficiency table the estimate reads (data/efficiency.yaml); None: eager
     # PyTorch constants. Carried with the job so every caller of the engine sees the same one.
     efficiency: EfficiencyTable | None = field(default=None, compare=False, hash=False, repr=False)

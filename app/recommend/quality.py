@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app.recommend.presets import DATA_DIR
 from app.shipped import yamlio
-from app.vocab import UNQUANTISED_PRECISIONS
+from app.vocab import QUANTIZATION_PRECISION, UNQUANTISED_PRECISIONS
 
 # The weight formats task 'serving' accepts as a request for that format, and the precision
 # the serving planner runs each at.
@@ -45,20 +45,34 @@ def kv_note(kv_precision: str, data_dir: Path = DATA_DIR) -> str | None:
 
 
 def notes(
-    precision: str, kv_precision: str | None, quantization: str | None = None
+    precision: str,
+    kv_precision: str | None,
+    quantization: str | None = None,
+    released: str | None = None,
 ) -> tuple[str, ...]:
     """A serving row's quality notes: its weights', then its KV cache's."""
-    said = (cost_note(precision, quantization), kv_note(kv_precision) if kv_precision else None)
+    weights = cost_note(precision, quantization, released=released)
+    said = (weights, kv_note(kv_precision) if kv_precision else None)
     return tuple(n for n in said if n is not None)
 
 
 def cost_note(
-    precision: str, quantization: str | None = None, data_dir: Path = DATA_DIR
+    precision: str,
+    quantization: str | None = None,
+    data_dir: Path = DATA_DIR,
+    released: str | None = None,
 ) -> str | None:
     """What running weights at ``precision`` (in the named ``quantization`` format, when one is
-    named) is known to cost, with its source; None for unquantised weights."""
+    named) is known to cost, with its source; None for unquantised weights. The format the
+    model was ``released`` in costs nothing against its own checkpoint: said as such."""
     if precision in UNQUANTISED and quantization in (None, "none"):
         return None
+    # the release's format, named or left blank where its precision is the one running
+    as_released = quantization == released or (
+        quantization in (None, "none") and QUANTIZATION_PRECISION.get(released or "") == precision
+    )
+    if released is not None and as_released:
+        return f"quality: {released} weights as the model was released (its own checkpoint)"
     table = _table(data_dir)
     hit = table.get(quantization or "") or table.get(precision)
     if hit is None:

@@ -412,7 +412,9 @@ def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:
     if requested.task == "fine-tuning" and requested.peft == "qlora":
         note = quality.cost_note("int4", "nf4")
     elif requested.task == "inference":
-        note = quality.cost_note(run.precision, requested.quantization)
+        note = quality.cost_note(
+            run.precision, requested.quantization, released=requested.released_format
+        )
     else:
         note = None
     return [note] if note else []

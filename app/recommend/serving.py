@@ -33,6 +33,7 @@ from app.recommend.rows import (
 )
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
+from app.vocab import QUANTIZATION_PRECISION
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -565,19 +566,22 @@ def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candida
     card's other shapes (``others``: rank.best_per_card's) as its alternatives."""
     assert c.serving is not None
     alts = tuple(o.serving for o in others if o.serving is not None)
-    return _Row(c.gpu, c.serving, c.score, _said(c.serving, weight_format), alts)
+    said = _said(c.serving, weight_format, c.work.released_format)
+    return _Row(c.gpu, c.serving, c.score, said, alts)
 
 
 def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
     """A card's near miss (a "misses_targets" result) as a row of the closest."""
     assert r.serving is not None
-    return _Row(r.gpu, r.serving, None, _said(r.serving, weight_format))
+    released = r.work.released_format if r.work is not None else None
+    return _Row(r.gpu, r.serving, None, _said(r.serving, weight_format, released))
 
 
-def _said(served: Served, weight_format: str | None) -> tuple[str, ...]:
-    """The quality costs a shape's weight and KV formats are known to carry."""
+def _said(served: Served, weight_format: str | None, released: str | None) -> tuple[str, ...]:
+    """The quality costs a shape's weight and KV formats are known to carry (none said against
+    the format the model was ``released`` in)."""
     conf = served.result.config
-    return quality.notes(conf.weight_precision, conf.kv_precision, weight_format)
+    return quality.notes(conf.weight_precision, conf.kv_precision, weight_format, released)
 
 
 def _curved(row: _Row, ctx: ev.Context, curve: bool = True) -> _Row:
@@ -644,14 +648,18 @@ def answer(
                 for i, r in enumerate(near, start=1)
             ],
         )
-    bf16 = round(sv.weight_bytes(work.model, "bf16") / 1e9, 3)
+    # the published weights: 16-bit, or the quantised format the model was released in
+    released = work.released_format
+    as_released = released is not None and QUANTIZATION_PRECISION.get(released) == work.precision
+    held, label = (work.precision, released) if as_released else ("bf16", "bf16")
+    weights_gb = round(sv.weight_bytes(work.model, held) / 1e9, 3)
     mem = s.MemoryOut(
-        required_gb=bf16,
+        required_gb=weights_gb,
         available_gb=None,
         headroom_gb=None,
         num_gpus=1,
-        breakdown={"weights": bf16},
-        notes=["bf16 weights of the whole model; each row shows its own per-GPU split"],
+        breakdown={"weights": weights_gb},
+        notes=[f"{label} weights of the whole model; each row shows its own per-GPU split"],
     )
     return s.RecommendationResponse(
         workload=resolved_out(work),

@@ -309,6 +309,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     peft = _peft(w, d, task, inference)
     if not inference:
         model = _one_pass_per_sample(model, warnings)
+    released = d.get("released_format")
+    w = _as_released(w, released, task)
     precision = _precision(w, d, task, peft, warnings)
     seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
     if w.latency_target_ms is not None and not inference:
@@ -337,6 +339,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         runtime_given=w.runtime is not None,
         quantization=quantization,
         weight_bits=bits,
+        released_format=released,
         efficiency=load_efficiency(data_dir),
         serving=serving,
         megatron=_megatron_layout(w, runtime),
@@ -437,6 +440,21 @@ def _job_size(
         return _JobSize(None, float(w.epochs or d.get("epochs") or 1), None)
     samples = default.samples_for(model.params, seq_len if model.is_transformer else 1)
     return _JobSize(samples, float(w.epochs or default.epochs), f"assumed: {default.label}")
+
+
+def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.WorkloadIn:
+    """A model published in a quantised format (its preset's ``released_format``: gpt-oss's
+    MXFP4) is served and run as released when the question names neither a precision nor a
+    weight format (issue 23: keep the published weights): inference names the format, serving
+    takes its precision as the published one the planner may keep (serving_step.serving_weights).
+    Training starts from 16-bit weights, as its recipes upcast them."""
+    if released is None or w.precision is not None or w.quantization is not None:
+        return w
+    if task == "inference":
+        return w.model_copy(update={"quantization": released})
+    if task == "serving":
+        return w.model_copy(update={"precision": QUANTIZATION_PRECISION[released]})
+    return w
 
 
 def _published_precision(w: s.WorkloadIn) -> str | None:
