@@ -11,8 +11,11 @@ from app.recommend import service
 from app.recommend.presets import model_from_dict
 from tests.domain.fixtures import A100, H100, RULES
 
-# a preset's operator tables come from data/operators/, never from a request
-MODEL_SPEC_FIELDS = {f.name for f in fields(ModelSpec)} - {"operators", "decoder_operators"}
+# a preset's operator tables come from data/operators/, never from a request; an encoder's
+# cross-attention K/V layers are set by the engine when it splits an encoder-decoder
+# (app/domain/seq2seq.py), never by a request either
+ENGINE_ONLY = {"operators", "decoder_operators", "cross_kv_layers"}
+MODEL_SPEC_FIELDS = {f.name for f in fields(ModelSpec)} - ENGINE_ONLY
 INPUT_ONLY = {"hf_config"}  # a pasted config.json, read into the spec's fields
 DERIVED = {"kv_bytes_per_token_16bit"}  # echoed, computed from the spec
 
