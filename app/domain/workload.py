@@ -661,10 +661,13 @@ def _training_memory(
         else:
             base = m.params * (2.0 if p == "fp8" else BYTES[p])
         adapters = lora_params(m, work.lora_rank)
-        # adapters train in fp32: weights + grads + optimizer state
+        # adapters train in fp32 (PEFT upcasts them): weights + grads, and the optimizer's
+        # state apart, as the QLoRA paper breaks it down: its paged AdamW keeps that state in
+        # unified memory, which the driver evicts to the host when the GPU runs out
         return MemoryBreakdown(
             weights=base / n / GB,
-            adapters=adapters * (4.0 + 4.0 + opt_b) / n / GB,
+            adapters=adapters * (4.0 + 4.0) / n / GB,
+            optimizer=adapters * opt_b / n / GB,
             activations=acts / n / GB,
             logits=logits / n / GB,
             workspace=slack / n / GB,

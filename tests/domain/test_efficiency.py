@@ -92,8 +92,14 @@ def test_capacity_is_the_vendors_gib() -> None:
     assert efficiency.usable_gb(H100, share) == pytest.approx(0.9 * 85.9, abs=0.05)
 
 
-def test_qlora_65b_fits_one_48gb_card() -> None:
-    """Dettmers et al. (2023) fine-tuned LLaMA-65B with QLoRA on a single 48 GB GPU."""
+def test_qlora_65b_fits_one_48gb_card_as_the_paper_ran_it() -> None:
+    """Dettmers et al. (2023) fine-tuned LLaMA-65B with QLoRA "on a single 48GB GPU", and say
+    why: "paged optimizers are critical to do 33B/65B QLoRA tuning on a single 24/48GB GPU"
+    (their AdamW state lives in unified memory the driver evicts to the host). At the paper's
+    own settings (artidoro/qlora scripts/finetune_guanaco_65b.sh: batch 4, 16 + 512 tokens,
+    r 64 on every linear, NF4 with double quantisation, bf16, checkpointing, paged 32-bit
+    AdamW) the job fits an L40S's CUDA total with the optimizer state paged out, and not a
+    48 GB card with it resident."""
     llama65 = ModelSpec(
         family="decoder",
         params=65.2e9,
@@ -108,14 +114,18 @@ def test_qlora_65b_fits_one_48gb_card() -> None:
         model=llama65,
         precision="bf16",
         peft="qlora",
-        batch_size=1,
-        seq_len=512,
+        batch_size=4,
+        seq_len=16 + 512,
         gradient_checkpointing=True,
         lora_rank=64,
         efficiency=TABLE,
     )
-    card = dataclasses.replace(RTX4090, memory_gb=48)
-    assert memory_breakdown(work).total < efficiency.usable_gb(card)
+    mem = memory_breakdown(work)
+    # AdamW's m and v, fp32, for the ~0.8 B adapter parameters: the part paging evicts
+    assert mem.optimizer == pytest.approx(0.7995e9 * 8 / 1e9, rel=0.01)
+    l40s = dataclasses.replace(RTX4090, memory_gb=48, visible_memory_mib=45599)
+    assert mem.total - mem.optimizer < efficiency.usable_gb(l40s)
+    assert mem.total > efficiency.usable_gb(dataclasses.replace(RTX4090, memory_gb=48))
 
 
 def test_eager_decode_is_host_bound_and_slower_than_a_graph_loop() -> None:
