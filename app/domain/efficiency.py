@@ -740,12 +740,23 @@ def large_gpu_applies(
     return gpu.memory_gb >= min_gib and not any(x in name for x in excepted)
 
 
+def scheduler_limits(
+    max_batch: int,
+    chunk_tokens: int,
+    large_gpu: tuple[float, tuple[str, ...], int, int] | None,
+    gpu: GpuSpec,
+) -> tuple[int, int]:
+    """(most running sequences, most tokens in one step) a runtime picks by default on
+    ``gpu``: its large-GPU limits where they hold (``large_gpu_applies``), else its own."""
+    if large_gpu is not None and large_gpu_applies(large_gpu, gpu):
+        return large_gpu[2], large_gpu[3]
+    return max_batch, chunk_tokens
+
+
 def default_max_seqs(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most running sequences on ``gpu`` (vLLM's max_num_seqs: 1024 on
     a large GPU, else 256; vllm-batch-defaults)."""
-    if spec.large_gpu is not None and large_gpu_applies(spec.large_gpu, gpu):
-        return spec.large_gpu[2]
-    return spec.max_batch
+    return scheduler_limits(spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu)[0]
 
 
 def profiling_peak_gb(per_logit: float | None, rows: int, vocab: int | None) -> float:
@@ -879,9 +890,7 @@ def runtime_startup_activations_gb(
 def default_max_tokens(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most tokens in one step on ``gpu`` (max_num_batched_tokens,
     max_num_tokens, chunked_prefill_size)."""
-    if spec.large_gpu is not None and large_gpu_applies(spec.large_gpu, gpu):
-        return spec.large_gpu[3]
-    return spec.chunk_tokens
+    return scheduler_limits(spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu)[1]
 
 
 def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:

@@ -218,7 +218,8 @@ class ConfigResult:
 
 
 def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1) -> float:
-    """The vendor's GiB less what the OS (unified memory) keeps back, times the share an
+    """The device's memory (what CUDA reports, else the vendor's GiB: efficiency.usable_gb)
+    less what the OS (unified memory) keeps back, times the share an
     inference runtime claims of the device at ``num_gpus`` tensor-parallel GPUs (vLLM's
     gpu_memory_utilization, SGLang's mem_fraction_static by tp size): the serving plan's rule
     (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the activations the
@@ -842,8 +843,8 @@ def _fewer_seqs(gpu: GpuSpec, run: WorkloadSpec, usable: float, total1: float | 
     if spec is None or run.training or total1 is None:
         return ""
     vocab = run.model.vocab_size
-    peak = efficiency.runtime_profiling_peak_gb(run.efficiency, run.runtime, gpu, vocab)
     rows = efficiency.default_max_seqs(spec, gpu)
+    peak = efficiency.profiling_peak_gb(spec.profile_bytes_per_logit, rows, vocab)
     return efficiency.fewer_seqs_hint(
         spec.profile_bytes_per_logit, vocab, rows, usable + peak - total1, least=run.batch_size
     )
