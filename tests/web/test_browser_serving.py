@@ -211,3 +211,28 @@ def test_blank_targets_show_and_apply_the_mlperf_defaults(page: Page) -> None:
         r = rows.nth(i)
         assert _ms(r.locator("[data-ttft]").inner_text()) <= 2000
         assert _ms(r.locator("[data-itl]").inner_text()) <= 200
+
+
+# a dense answer (70B for 50 users) and an MoE one whose rows rent 8-GPU instances
+WIDE_ANSWERS = [ANSWER, "/recommendations?preset=deepseek-r1&task=serving&concurrent_requests=8"]
+
+
+@pytest.mark.parametrize("url", WIDE_ANSWERS)
+def test_serving_table_fits_1440_without_sideways_scroll(
+    browser: Browser, watch: Watch, server: str, url: str
+) -> None:
+    # thirteen columns once ran 40–140 px past a 1440 px window: the TTFT band and the
+    # offer's name would not wrap
+    context = browser.new_context(base_url=server, viewport={"width": 1440, "height": 900})
+    pg = watch.attach(context.new_page())
+    pg.set_default_timeout(60_000)
+    pg.goto(url)
+    wrap = pg.locator("div.table-wrap:has(> table[data-serving-table])")
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), "the table scrolls sideways"
+    # the band still reads under the TTFT, and the peak rate under the rate at load
+    first = pg.locator("tr[data-serving-row]").first
+    assert re.search(r"likely [\d,.]+–[\d,.]+", first.locator("[data-ttft-band]").inner_text())
+    assert re.match(
+        r"max [\d,.]+", first.locator("td[data-label='Output tokens/s'] .small").inner_text()
+    )
+    context.close()
