@@ -716,3 +716,16 @@ def test_excluded_reasons_wrap_on_a_phone(browser: Browser, server: str) -> None
     wrap = pg.locator("div.table-wrap:has(> table[data-excluded])")
     assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), "the reasons scroll sideways"
     context.close()
+
+
+def test_five_gpus_compare_at_1440_without_sideways_scroll(browser: Browser, server: str) -> None:
+    # an interconnect's name and a GPU's offers line held their columns unbroken: five GPUs
+    # ran 250 px past a 1440 px window
+    context = browser.new_context(base_url=server, viewport=DESKTOP)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.goto("/compare?slugs=rtx-4090,a100-sxm4-80gb,h100-sxm,mi300x,apple-m3-ultra")
+    for wrap in pg.locator("div.table-wrap").all():
+        assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), "a table scrolls sideways"
+    assert "Infinity Fabric" in pg.locator("td.wraps", has_text="Infinity Fabric").inner_text()
+    context.close()
