@@ -510,9 +510,10 @@ def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
     """The WorkloadSpec fields a published run's stated stack sets (a row's, or its source's
     ``torch_version``, ``transformers_version``, ``attn_implementation``, ``xqa``): PyTorch's
     release (its 16-bit torch.cat), whether transformers' attention materialises grouped-query
-    K/V (llm_step.transformers_repeats_kv), and whether a TensorRT-LLM run's decode attention is
-    the masked MHA kernel (``xqa: false`` stated: WorkloadSpec.mmha). None stated: today's
-    stack."""
+    K/V (llm_step.transformers_repeats_kv), whether a TensorRT-LLM run's decode attention is
+    the masked MHA kernel (``xqa: false`` stated: WorkloadSpec.mmha), and whether its MoE
+    experts multiply at the 16-bit rate (an FP8 run of a release before 0.10:
+    ``trtllm_experts_16bit``). None stated: today's stack."""
     torch_version = str(row.get("torch_version") or "")
     hf = str(row.get("transformers_version") or "")
     impl = str(row.get("attn_implementation") or "")
@@ -520,7 +521,24 @@ def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
         "torch_version": torch_version,
         "kv_repeat": llm_step.transformers_repeats_kv(hf, impl, torch_version),
         "mmha": row.get("runtime") == "tensorrt-llm" and row.get("xqa") is False,
+        "experts_16bit": trtllm_experts_16bit(row),
     }
+
+
+# TensorRT-LLM's first release whose notes list "Added FP8 quantization support for Mixtral"
+# (v0.10.0, https://github.com/NVIDIA/TensorRT-LLM/releases/tag/v0.10.0); issue #1229 reports
+# v0.9.0's FP8 export of Mixtral failing (2024-04-16)
+TRTLLM_FP8_MOE_FROM = (0, 10)
+
+
+def trtllm_experts_16bit(row: dict[str, Any]) -> bool:
+    """Whether a published TensorRT-LLM run's routed experts multiply at the 16-bit rate
+    (WorkloadSpec.experts_16bit): an FP8 run of a release before ``TRTLLM_FP8_MOE_FROM``, whose
+    MoE layers had no FP8 GEMM; a run that states no release is a current one (False)."""
+    if row.get("runtime") != "tensorrt-llm" or row.get("precision") != "fp8":
+        return False
+    release = llm_step._release(str(row.get("version") or ""))
+    return release is not None and release < TRTLLM_FP8_MOE_FROM
 
 
 def eager_score(rows: list[EagerRow]) -> RuntimeScore:

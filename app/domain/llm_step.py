@@ -773,6 +773,10 @@ class ReplicaJob:
     # the decode attention runs TensorRT-LLM's masked MHA kernel on the CUDA cores
     # (WorkloadSpec.mmha): its math at the card's ``mmha_slowdown``
     mmha: bool = False
+    # the routed experts multiply at the card's 16-bit tensor rate, their weights read in the
+    # job's 8-bit format (WorkloadSpec.experts_16bit: a weight-only FP8 MoE): their FLOPs take
+    # ``expert_math_slowdown`` of the card's rate on its own datapath
+    experts_16bit: bool = False
     # eager ops per layer the job's stack adds to the runtime's own (``host_ops``): repeat_kv's,
     # a quantised linear's Python wrapper
     extra_host_ops: float = 0.0
@@ -836,12 +840,14 @@ def replica_job(
     kv_repeat: bool = False,
     quantization: str = "",
     mmha: bool = False,
+    experts_16bit: bool = False,
 ) -> ReplicaJob:
     """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats.
     ``torch_version``: the PyTorch release the job runs ("" = a current one: ``cat_rate``);
     ``kv_repeat``: its attention materialises grouped-query K/V each step (``kv_traffic``);
     ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``); ``mmha``: its
-    decode attention runs TensorRT-LLM's masked MHA kernel (``CardTerms.mmha_slowdown``)."""
+    decode attention runs TensorRT-LLM's masked MHA kernel (``CardTerms.mmha_slowdown``);
+    ``experts_16bit``: its routed experts multiply at the 16-bit rate (``expert_math_slowdown``)."""
     heads, kv_heads = model.num_heads or 0, model.kv_heads or 0
     groups = heads // kv_heads if kv_repeat and kv_heads and heads > kv_heads else 1
     extra = (REPEAT_KV_HOST_OPS if groups > 1 else 0.0) + LINEARS_PER_LAYER * (
@@ -872,6 +878,7 @@ def replica_job(
         repeat_groups=groups,
         extra_host_ops=extra,
         mmha=mmha,
+        experts_16bit=experts_16bit,
     )
 
 
@@ -985,6 +992,7 @@ def replica(
     kv_repeat: bool = False,
     quantization: str = "",
     mmha: bool = False,
+    experts_16bit: bool = False,
 ) -> Replica:
     """One replica of ``model`` on ``n`` × ``gpu`` under a runtime (its decode and prefill
     profiles). ``memory_efficiency``: the GPU's achieved ÷ datasheet bandwidth under eager
@@ -999,8 +1007,8 @@ def replica(
     ``session_context``: a pass without decodes pays the prefill profile's
     ``context_layer_us`` (a static session's context phase, TensorRT-LLM's gptSession); False
     for a server's executor, whose prompt steps the serving runtime prices itself.
-    ``torch_version``, ``kv_repeat``, ``quantization``, ``mmha``: the job's stack where no
-    ``job`` is given (replica_job)."""
+    ``torch_version``, ``kv_repeat``, ``quantization``, ``mmha``, ``experts_16bit``: the job's
+    stack where no ``job`` is given (replica_job)."""
     tp, stages = span(decode, n)
     if job is None:
         job = replica_job(
@@ -1013,6 +1021,7 @@ def replica(
             kv_repeat=kv_repeat,
             quantization=quantization,
             mmha=mmha,
+            experts_16bit=experts_16bit,
         )
     if card is None:
         card = card_terms(
@@ -1062,7 +1071,9 @@ def replica(
         tp_link=tp_link,
         hop_link=hop_link,
         routed_flops_per_row=2.0 * experts / n_experts if grouped else 0.0,
-        routed_slowdown=job.routed_slowdown(tp, mode, prefill) if grouped else 1.0,
+        routed_slowdown=job.routed_slowdown(tp, mode, prefill) * expert_math_slowdown(job, card)
+        if grouped
+        else 1.0,
         dense_slowdown=job.dense_slowdown(tp, mode, prefill),
         tile_min=max(1, prefill.moe_tile_min) if grouped else 0,
         tile_max=prefill.moe_tile_max if grouped else 0,
@@ -1075,6 +1086,19 @@ def replica(
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
     )
+
+
+def expert_math_slowdown(job: ReplicaJob, card: CardTerms) -> float:
+    """How much longer the routed experts' GEMM math takes than at the card's rate on the
+    weights' own datapath (``card.flops``): a job whose experts multiply at the 16-bit rate
+    though stored in an 8-bit format (``ReplicaJob.experts_16bit``: a weight-only FP8 MoE, the
+    weights dequantised in the GEMM's main loop and multiplied as FP16, so the FP8 tensor peak
+    is never used) runs them at the card's 16-bit tensor rate, the one its attention runs at
+    (``card.attn_flops``): twice as long on Hopper and Ada, whose FP8 peak is twice their
+    16-bit one. 1 otherwise, and where the weights' datapath is no faster than 16-bit."""
+    if not (job.experts_16bit and card.attn_flops > 0.0):
+        return 1.0
+    return max(1.0, card.flops / card.attn_flops)
 
 
 def mla_head_padding(model: ModelSpec, tp: float) -> float:

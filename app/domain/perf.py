@@ -1722,6 +1722,7 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
             kv_repeat=work.kv_repeat,
             quantization=work.quantization,
             mmha=work.mmha,
+            experts_16bit=work.experts_16bit,
         )
         work.derived[("llm",)] = hit
     return hit

@@ -287,6 +287,12 @@ class WorkloadSpec:
     # issue rate (llm_step.mmha_slowdown). Not an API field: benchmarks set it from a published
     # run's stack.
     mmha: bool = False
+    # The routed experts' GEMMs multiply at the GPU's 16-bit tensor rate though their weights
+    # are stored in the job's 8-bit format (a weight-only FP8 MoE: FP8 experts read, FP16
+    # activations multiplied): TensorRT-LLM before 0.10, whose 0.10.0 release notes are the
+    # first to list "FP8 quantization support for Mixtral" (llm_step.ReplicaJob.experts_16bit).
+    # Not an API field: benchmarks set it from a published run's stack.
+    experts_16bit: bool = False
     # Beams an encoder-decoder's generate() keeps per input (beam search: num_beams): each
     # decoder step runs batch × beams sequences, each with its own self- and cross-attention
     # cache (app.domain.seq2seq). Not an API field: benchmarks set it from a published run's

@@ -196,3 +196,47 @@ def test_shipped_llamacpp_profile_runs_experts_without_a_token_tile_other_runtim
             assert llama.moe_tile_min == 1 and llama.moe_tile_max == 128
     vllm = table.profile(gpus["h100-sxm"], "cuda", "vllm", "bf16", "prefill")
     assert vllm.moe_tile_min == 16
+
+
+# A weight-only FP8 MoE (WorkloadSpec.experts_16bit: TensorRT-LLM before 0.10, whose 0.10.0
+# release notes first list FP8 quantization for Mixtral): the experts' weights are read as FP8,
+# their GEMMs multiply at the card's 16-bit rate
+def _fp8_rep(model=QWEN3_30B_A3B, experts_16bit: bool = False) -> llm_step.Replica:
+    return llm_step.replica(
+        H100, model, weights="fp8", kv="bf16", n=1, decode=GROUPED, prefill=GROUPED,
+        memory_efficiency=0.88, compute_efficiency=COMP, experts_16bit=experts_16bit,
+    )  # fmt: skip
+
+
+def test_weight_only_fp8_experts_multiply_at_the_16bit_rate_and_read_fp8_bytes():
+    fp8, w16 = _fp8_rep(), _fp8_rep(experts_16bit=True)
+    # at the card's 16-bit tensor rate (its attention's): the H100's FP8 peak is twice its
+    # 16-bit one (the same efficiency here), so about twice the routed time
+    ratio = fp8.flops / fp8.attn_flops
+    assert w16.routed_slowdown == pytest.approx(ratio * fp8.routed_slowdown)
+    assert ratio == pytest.approx(2.0, rel=0.01)
+    assert w16.dense_slowdown == fp8.dense_slowdown  # attention projections, router: FP8
+    assert (w16.dense_bytes, w16.expert_bytes) == (fp8.dense_bytes, fp8.expert_bytes)
+    tokens = 8192.0  # a prompt chunk: the experts' math bounds it
+    w_fp8, lin_fp8, _ = fp8.linear(tokens)
+    w_16, lin_16, t_16 = w16.linear(tokens)
+    assert w_16 == w_fp8  # the bytes are the FP8 weights either way
+    tiles, tile = llm_step.expert_tiles(tokens, 8, 128, 16, 128)
+    routed = 128 * tile * tiles * fp8.routed_flops_per_row * fp8.routed_slowdown / fp8.flops
+    assert lin_16 - lin_fp8 == pytest.approx((ratio - 1.0) * routed)  # the routed math, again
+    assert t_16 > fp8.linear(tokens)[2]
+    # one token reads its experts' bytes, far longer than their math: unchanged
+    assert w16.linear(1.0)[2] == pytest.approx(fp8.linear(1.0)[2])
+
+
+def test_the_16bit_expert_rule_leaves_16bit_and_dense_jobs_alone():
+    bf16 = _rep(w="bf16")
+    bf16_flag = llm_step.replica(
+        H100, QWEN3_30B_A3B, weights="bf16", kv="bf16", n=1, decode=GROUPED, prefill=GROUPED,
+        memory_efficiency=0.88, compute_efficiency=COMP, experts_16bit=True,
+    )  # fmt: skip
+    assert bf16_flag.routed_slowdown == bf16.routed_slowdown  # already at the 16-bit rate
+    dense, dense_flag = _fp8_rep(LLAMA3_8B), _fp8_rep(LLAMA3_8B, experts_16bit=True)
+    assert dense_flag.parts(64.0, 1000.0, 2048.0, 2048.0) == dense.parts(
+        64.0, 1000.0, 2048.0, 2048.0
+    )
