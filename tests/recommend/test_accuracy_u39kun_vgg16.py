@@ -3,7 +3,7 @@ u39kun/deep-learning-benchmark's README (the tuning set tests/data/u39kun_vgg16_
 issue 21: the first eager CNN inference rows on consumer cards).
 
 Measured when added (2026-12-03): 6 rows, median ratio 1.11, bias 1.09 (the engine slightly
-slow), Spearman 1.000; 1.16 / 1.13 before the model.half() rows stopped paying autocast's
+slow), Spearman 1.000; 1.14 / 1.14 before the model.half() rows stopped paying autocast's
 per-pass weight casts (WorkloadSpec.half_weights), which the harness never runs."""
 
 from __future__ import annotations
