@@ -632,7 +632,8 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
     pretraining (tests/data/llm_pretrain.yaml), Megatron-LM's own GPT pretraining
     (tests/data/megatron_pretrain.yaml, runtime megatron) and one-GPU LLM fine-tuning
     (tests/data/finetune_throughput.yaml); TensorRT BERT and MLPerf ResNet-50/SDXL batch
-    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, Hugging Face's
+    inference, DeepLearningExamples' eager PyTorch and TensorFlow CNN inference, eager PyTorch
+    VGG16 on GeForce cards (u39kun/deep-learning-benchmark), Hugging Face's
     torch.compile guide (ResNet-50 and ViT-B/16, compiled and eager), eager diffusers
     pipelines; llama.cpp
     decode and prefill on every backend; eager decode (transformers generate(), a bare PyTorch
@@ -726,6 +727,10 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
             rt = r.group.split()[1]
             out.append(("infer-cnn", rt, f"dle {r.group}", r.slug, r.ratio, r.source))
     out.extend(hf_vision_residuals(data_dir))  # torch.compile and eager, ResNet-50 and ViT-B/16
+    if GEFORCE_CNN_FILE.exists():  # eager PyTorch VGG16 on GeForce cards and a V100 (u39kun)
+        for r in evaluate_heldout(data_dir, [GEFORCE_CNN_FILE])[0]:
+            rt = r.group.split()[1]
+            out.append(("infer-cnn", rt, f"u39kun {r.group}", r.slug, r.ratio, r.source))
     if DIFFUSION_FILE.exists():  # eager diffusers pipelines (tests/data/diffusion_eager.yaml)
         for r in evaluate_heldout(data_dir, [DIFFUSION_FILE])[0]:
             rt = r.group.split()[1]
@@ -1508,6 +1513,8 @@ def heldout_estimate(
         weight_bits=table.bits_per_weight.get(quant) if quant != "none" else None,
         efficiency=table,
         channels_last=row.get("memory_format") == "channels_last",
+        # model.half(): 16-bit weights, no autocast cast per pass (WorkloadSpec.half_weights)
+        half_weights=bool(row.get("half_weights")),
         attention_kernel=row.get("attention_kernel") or "",
         kv_cache_precision=row.get("kv_cache_precision") or "",
         # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
@@ -2136,6 +2143,30 @@ def print_dle_cnn(data_dir: Path) -> None:
         _print_dle(dle_train_scores(data_dir))
 
 
+# Eager PyTorch VGG16 inference (batch 16, fp32 and model.half()) on a GTX 1080 Ti, an RTX 2080
+# Ti and a V100 from u39kun/deep-learning-benchmark's README (issue 21): the first tuning rows of
+# eager CNN inference on consumer cards. Scored as the DLE set is.
+GEFORCE_CNN_FILE = ROOT / "tests" / "data" / "u39kun_vgg16_inference.yaml"
+
+
+def print_geforce_cnn(data_dir: Path, verbose: bool, path: Path = GEFORCE_CNN_FILE) -> None:
+    """The u39kun rows, tuning set: per regime and per model, every row with --verbose."""
+    if not path.exists():
+        return
+    print()
+    print(
+        "Eager PyTorch CNN inference on GeForce and V100 (u39kun), tuning set"
+        f" (tests/data/{path.name})"
+    )
+    _print_dle(dle_cnn_scores(data_dir, path))
+    rows, _ = evaluate_heldout(data_dir, [path]) if verbose else ([], {})
+    for r in rows:
+        print(
+            f"    {r.slug:16} {r.group:50} measured {r.measured:8.3f} ms"
+            f" predicted {r.predicted:8.3f} ms  m/p {r.ratio:5.2f}"
+        )
+
+
 def _print_dle(scores: list[HeldoutScore]) -> None:
     _print_score_header(38)
     for s in scores:
@@ -2453,6 +2484,7 @@ def main(argv: list[str] | None = None) -> int:
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)
     print_dle_cnn(args.data)
+    print_geforce_cnn(args.data, args.verbose)
     print_hf_vision(args.data, args.verbose)
     print_tf_train(args.data)
     heldout_rows, heldout_skipped = evaluate_heldout(args.data)

@@ -773,8 +773,13 @@ def family_regime(family: str, training: bool) -> str:
 
 def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
     """Mixed-precision inference over fp32 weights: one cast kernel per conv / linear weight
-    (reads 4 B, writes 2 B per parameter), role "cast" so a fusing runtime (XLA) folds it."""
-    if work.runtime not in AUTOCAST_RUNTIMES or work.precision not in ("fp16", "bf16"):
+    (reads 4 B, writes 2 B per parameter), role "cast" so a fusing runtime (XLA) folds it.
+    None where the weights are 16-bit already (``WorkloadSpec.half_weights``: model.half())."""
+    if (
+        work.runtime not in AUTOCAST_RUNTIMES
+        or work.precision not in ("fp16", "bf16")
+        or work.half_weights
+    ):
         return ops
     n = sum(o.count for o in ops if o.kind in ("conv", "gemm"))
     if n <= 0:

@@ -251,6 +251,11 @@ class WorkloadSpec:
     # DeepLearningExamples' AMP recipes set): cuDNN's tensor-core convolutions then need no
     # NCHW<->NHWC transforms. Only an NCHW runtime's default depends on it (vocab.NCHW_RUNTIMES).
     channels_last: bool = False
+    # A 16-bit CNN whose weights are themselves 16-bit (PyTorch's model.half(), as benchmark
+    # scripts that predate autocast run it): no per-pass cast of each conv / linear weight, which
+    # autocast over fp32 weights makes (perf._autocast_casts). Not an API field: benchmarks set
+    # it from a published run's harness (a row's ``half_weights``).
+    half_weights: bool = False
     # The fused attention kernel a job runs where it is not FlashAttention-2 (a key of
     # kernels.ATTENTION_KERNEL_SLOWDOWN): "triton" = MPT's attn_impl: triton; "flash1" = a
     # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:

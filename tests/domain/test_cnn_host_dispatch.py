@@ -65,6 +65,30 @@ def test_mixed_precision_casts_every_conv_and_linear_weight_once_per_pass() -> N
     assert fused == prepare([o for o in xla if o.role != "cast"], ("act", "residual")).kernels
 
 
+def test_16_bit_weights_cast_nothing_per_pass_and_dispatch_fewer_kernels() -> None:
+    # model.half() (u39kun/deep-learning-benchmark's harness): the weights are 16-bit already,
+    # so autocast's per-pass cast of each conv / linear weight does not run
+    amp = _work("pytorch", batch=16)
+    half = replace(amp, half_weights=True)
+    ops_amp = perf.forward_ops(amp, True, 2.0)
+    ops_half = perf.forward_ops(half, True, 2.0)
+    assert ops_amp is not None and ops_half is not None
+    assert [o for o in ops_amp if o.role == "cast"]
+    assert not [o for o in ops_half if o.role == "cast"]
+    assert [o for o in ops_amp if o.role != "cast"] == ops_half
+    gpu = GPUS["rtx-2080-ti"]
+    t_amp = perf.single_gpu(gpu, amp)
+    t_half = perf.single_gpu(gpu, half)
+    # the 105 casts' bytes (4 + 2 B per parameter) and their dispatch are saved
+    assert t_half.step_s < t_amp.step_s
+    assert t_half.dispatch < t_amp.dispatch
+    # an fp32 job is untouched by the flag
+    fp32 = _work("pytorch", "fp32", batch=16)
+    assert perf.single_gpu(gpu, replace(fp32, half_weights=True)).step_s == pytest.approx(
+        perf.single_gpu(gpu, fp32).step_s
+    )
+
+
 @pytest.mark.parametrize("runtime", ["pytorch", "tensorflow", "tensorflow-xla"])
 def test_a_small_batch_is_bound_by_host_dispatch_whatever_the_gpu(runtime: str) -> None:
     work = _work(runtime)
