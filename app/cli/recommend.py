@@ -228,8 +228,10 @@ def render_serving(response: Any, console: Console) -> None:
         console.print(f"  • {tip}")
     rows = response.recommendations or summary.closest
     table = Table(show_lines=False)
+    # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
+    # output tokens it produces) first; the split by phase after it, as the pages show them
     for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
-                "max tok/s", "$/1M out", "$/1M in", "$/h", "targets"):  # fmt: skip
+                "max tok/s", "$/1M out", "split out/in", "$/h", "targets"):  # fmt: skip
         table.add_column(col, justify="left" if col in ("GPU", "weights/KV") else "right")
     for r in rows:
         sv = r.serving
@@ -242,12 +244,19 @@ def render_serving(response: Any, console: Console) -> None:
             _fmt(sv.itl_ms, 1),
             _fmt(sv.output_tokens_per_s, 0),
             _fmt(sv.max_output_tokens_per_s, 0),
-            _fmt(sv.usd_per_million_output_tokens, 2),
-            _fmt(sv.usd_per_million_input_tokens, 2),
+            _fmt(sv.usd_per_million_output_tokens_blended, 2),
+            "/".join(
+                _fmt(x, 2)
+                for x in (sv.usd_per_million_output_tokens, sv.usd_per_million_input_tokens)
+            ),
             _fmt(sv.usd_per_hour, 2),
             "met" if sv.meets_slo else "missed",
         )
     console.print(table)
+    console.print(
+        "$/1M out: the whole hour ÷ the output tokens it produces; split: the hour's decode "
+        "share ÷ output tokens / its prefill share ÷ prompt tokens"
+    )
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,11 @@ def test_serving_plan_as_a_table(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "replicas × GPUs" in done.stdout and "$/1M out" in done.stdout
     assert "GPU types carry" in done.stdout and "ITL ≤ 50 ms" in done.stdout
+    # $/1M out is the whole hour ÷ the output tokens it produces (what API price lists are
+    # compared with), not the decode share of the hour, which the split column shows
+    row = next(line for line in done.stdout.splitlines() if re.match(r"│ 1 │", line))
+    cells = [c.strip() for c in row.strip("│").split("│")]
+    out_tps, blended, split, per_hour = (cells[6], cells[8], cells[9], cells[10])
+    tokens_per_hour = float(out_tps.replace(",", "")) * 3600
+    assert float(blended) == pytest.approx(float(per_hour) / tokens_per_hour * 1e6, rel=0.02)
+    assert float(split.split("/")[0]) < float(blended)
