@@ -273,12 +273,17 @@ def render(response: Any, console: Console) -> None:
     table = Table(show_lines=False)
     if response.baseline is not None:
         table.add_column("vs yours", justify="right")
+    # LLM inference: $ per 1M output tokens, the whole hour ÷ the tokens it produces
+    per_token = any(
+        r.usd_per_million_output_tokens_blended is not None for r in response.recommendations
+    )
     for col in (
         "#",
         "GPU",
         "N",
         "memory GB",
         "throughput",
+        *(["$/1M out"] if per_token else []),
         "bottleneck",
         "$/h (all)",
         "buy $ (all)",
@@ -298,6 +303,7 @@ def render(response: Any, console: Console) -> None:
             str(r.num_gpus),
             f"{r.memory.required_gb:.1f}/{r.memory.available_gb:.0f}",
             f"{_fmt(r.throughput.value)} {r.throughput.unit}",
+            *([_fmt(r.usd_per_million_output_tokens_blended, 2)] if per_token else []),
             r.bottleneck,
             _fmt(cost.hourly_usd, 2),
             _fmt(cost.purchase_usd, 0),

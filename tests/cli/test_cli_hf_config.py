@@ -62,3 +62,20 @@ def test_serving_plan_as_a_table(tmp_path: Path) -> None:
     tokens_per_hour = float(out_tps.replace(",", "")) * 3600
     assert float(blended) == pytest.approx(float(per_hour) / tokens_per_hour * 1e6, rel=0.02)
     assert float(split.split("/")[0]) < float(blended)
+
+
+def test_llm_inference_table_prices_a_million_output_tokens(tmp_path: Path) -> None:
+    done = _run(
+        tmp_path, "--preset", "llama-3-8b", "--task", "inference", "--batch-size", "4",
+        "--acquisition", "rent", "--limit", "3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = next(line for line in lines if "throughput" in line)
+    names = [c.strip() for c in head.strip("┃").split("┃")]
+    row = next(line for line in lines if re.match(r"│ 1 │", line))
+    cells = dict(zip(names, [c.strip() for c in row.strip("│").split("│")], strict=True))
+    # the whole hour ÷ the output tokens it produces: $/h over tokens/s × 3600, per million
+    tokens_per_s = float(cells["throughput"].split()[0].replace(",", ""))
+    expected = float(cells["$/h (all)"]) / (tokens_per_s * 3600) * 1e6
+    assert float(cells["$/1M out"]) == pytest.approx(expected, rel=0.02)
