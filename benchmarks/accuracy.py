@@ -731,8 +731,10 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
         for r in evaluate_heldout(data_dir, [GEFORCE_CNN_FILE])[0]:
             rt = r.group.split()[1]
             out.append(("infer-cnn", rt, f"u39kun {r.group}", r.slug, r.ratio, r.source))
-    if DIFFUSION_FILE.exists():  # eager diffusers pipelines (tests/data/diffusion_eager.yaml)
-        for r in evaluate_heldout(data_dir, [DIFFUSION_FILE])[0]:
+    # eager diffusers pipelines (diffusion_eager.yaml); torch.compile and TensorRT
+    # (diffusion_compiled.yaml)
+    for path in (p for p in (DIFFUSION_FILE, DIFFUSION_COMPILED_FILE) if p.exists()):
+        for r in evaluate_heldout(data_dir, [path])[0]:
             rt = r.group.split()[1]
             out.append(("infer-diffusion", rt, r.group, r.slug, r.ratio, r.source))
     return out
@@ -2297,16 +2299,30 @@ def print_whisper(verbose: bool) -> None:
 
 
 DIFFUSION_FILE = ROOT / "tests" / "data" / "diffusion_eager.yaml"
+# diffusers under torch.compile and Stable Diffusion under TensorRT at 16 bits (issue 21)
+DIFFUSION_COMPILED_FILE = ROOT / "tests" / "data" / "diffusion_compiled.yaml"
 
 
 def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
     """Eager diffusion's tuning set, scored like the held-out regimes (its rows carry the same
     fields): the rows the diffusion path's constants may be checked against."""
-    if not DIFFUSION_FILE.exists():
+    print_diffusion_tuning(data_dir, verbose, DIFFUSION_FILE, "Eager diffusion")
+
+
+def print_diffusion_compiled(data_dir: Path, verbose: bool) -> None:
+    """Compiled diffusion's tuning set (torch.compile, TensorRT), scored the same way: the rows
+    the compiled diffusion policy may be checked against (never the held-out compiled file)."""
+    print_diffusion_tuning(data_dir, verbose, DIFFUSION_COMPILED_FILE, "Compiled diffusion")
+
+
+def print_diffusion_tuning(data_dir: Path, verbose: bool, path: Path, title: str) -> None:
+    """A diffusion tuning set in the held-out row format: median ratio, bias, Spearman pooled
+    and per group (one workload across GPUs)."""
+    if not path.exists():
         return
-    rows, skipped = evaluate_heldout(data_dir, [DIFFUSION_FILE])
+    rows, skipped = evaluate_heldout(data_dir, [path])
     print()
-    print("Eager diffusion, tuning set (tests/data/diffusion_eager.yaml)")
+    print(f"{title}, tuning set (tests/data/{path.name})")
     print(
         f"{'regime':18} {'n':>3} {'med.ratio':>9} {'bias':>6} {'spearman':>9}"
         f" {'groups':>6} {'grp.median':>10} {'grp.min':>8} {f'min.tie{TIE_TOLERANCE:.0%}':>9}"
@@ -2396,8 +2412,8 @@ def app_path_tuning(
         both = [[(r.measured, r.predicted) for r in run(c)] for c in (None, calibration)]
         out.append(_path_score(name, *both))
     files = (
-        DLE_TRAIN_FILE, TF_TRAIN_FILE, DLE_CNN_FILE, DIFFUSION_FILE, TRTLLM_STATIC_FILE,
-        GPTFAST_FILE, LLAMACPP_MOE_FILE,
+        DLE_TRAIN_FILE, TF_TRAIN_FILE, DLE_CNN_FILE, DIFFUSION_FILE, DIFFUSION_COMPILED_FILE,
+        TRTLLM_STATIC_FILE, GPTFAST_FILE, LLAMACPP_MOE_FILE,
     )  # fmt: skip
     for path in (f for f in files if f.exists()):
         runs = [evaluate_heldout(data_dir, [path], c)[0] for c in (None, calibration)]
@@ -2476,6 +2492,7 @@ def main(argv: list[str] | None = None) -> int:
         print_inference(evaluate_inference(args.data, args.inference), args.verbose)
     print_runtime_and_eager(args.data, args.verbose)
     print_diffusion_eager(args.data, args.verbose)
+    print_diffusion_compiled(args.data, args.verbose)
     print_whisper(args.verbose)
     print_trtllm_static(args.data, args.verbose)
     print_gptfast(args.data, args.verbose)

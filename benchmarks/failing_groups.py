@@ -167,6 +167,7 @@ def tuning_sets() -> dict[str, Groups]:
         "llm_inference (llama.cpp)": llm_inference(),
         # other tuning files scored per group the same way
         "diffusion_eager": heldout_style(acc.DIFFUSION_FILE),
+        "diffusion_compiled": heldout_style(acc.DIFFUSION_COMPILED_FILE),
         "trtllm_static": heldout_style(acc.TRTLLM_STATIC_FILE),
         "dle_cnn_training": heldout_style(acc.DLE_TRAIN_FILE),
         "tf_cnn_training": heldout_style(acc.TF_TRAIN_FILE),

@@ -126,6 +126,13 @@ class RuntimeProfile:
     # on Hopper: written for Ampere's synchronous mma, it uses neither wgmma nor TMA); None: the
     # GEMM-relative factors (kernels.FLASH_FWD_FACTOR, FLASH_BWD_FACTOR) alone
     flash_peak_share: float | None = None
+    # Share of the GEMM rate the runtime's 16-bit tensor-core convolutions issue at on the
+    # architecture, where their kernels cannot reach its full tensor rate: implicit-GEMM
+    # convolutions written for Ampere's synchronous mma (the 2023 stacks: cuDNN 8, TensorRT
+    # 8.6 / 9; CUTLASS's first wgmma convolutions came with 3.5, 2024) on Hopper, whose SM
+    # doubles Ampere's MMA rate per clock only through wgmma: 0.5. None: the GEMM rate
+    # (kernels.class_rates' conv_share)
+    conv_peak_share: float | None = None
     # Where the runtime autotunes its cuDNN convolutions (times every algorithm, keeps the
     # fastest): the multiply saving of the Winograd algorithm it can pick for a 3×3 stride-1
     # convolution on the CUDA cores; None: no autotuning, implicit GEMM only

@@ -331,6 +331,7 @@ def class_rates(
     attention_kernel: str = "",
     winograd: float | None = None,
     sustained: float = 1.0,
+    conv_share: float = 1.0,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -352,7 +353,11 @@ def class_rates(
     limit (a training step: perf._sustained_shares; 1 elsewhere). It slows the tensor-core GEMM
     and convolution classes, the kernels the sustained figure measured; the attention kernels
     keep their rates (on Hopper FlashAttention-2 and the Triton kernel run at a third of peak
-    or less, a load the figure did not measure)."""
+    or less, a load the figure did not measure).
+    ``conv_share``: the tensor-core convolutions' rate ÷ the GEMM rate where the runtime's
+    convolution kernels cannot issue at the architecture's full tensor rate (implicit-GEMM
+    convolutions built on Ampere's synchronous mma, run on Hopper, whose dense peak needs
+    wgmma: half of it); 1 elsewhere. The Winograd path (CUDA cores) keeps its rate."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
@@ -360,12 +365,13 @@ def class_rates(
     bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     slow_fwd, slow_bwd = ATTENTION_KERNEL_SLOWDOWN.get(attention_kernel, (1.0, 1.0))
     tensor = gemm_rate * sustained
-    conv3 = max(tensor, winograd * vector_rate) if winograd and vector_rate else tensor
+    conv = tensor * conv_share
+    conv3 = max(conv, winograd * vector_rate) if winograd and vector_rate else conv
     return (
         tensor,
         fwd / slow_fwd,
         bwd / slow_bwd,
-        tensor,
+        conv,
         vec,
         vec,
         conv3,

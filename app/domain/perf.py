@@ -1397,6 +1397,7 @@ def _build_on_gpu(
             _attention_kernel(gpu, work, be),
             prof.winograd_3x3,
             held_rate / gemm_rate,
+            _conv_share(prof, mode),
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
@@ -1422,6 +1423,14 @@ _HALF_MODES = frozenset(vocab.AMP_PRECISIONS)  # the 16-bit datapaths
 # Datapaths whose cuDNN convolutions run on tensor cores: 16-bit on compute capability ≥ 7.0
 # (Volta, Turing and later), TF32 on ≥ 8.0 (the mode says so only where the GPU has it).
 _TENSOR_CORE_MODES = ("fp16", "bf16", "tf32", "fp32+tf32")
+
+
+def _conv_share(prof: RuntimeProfile, mode: str) -> float:
+    """The tensor-core convolutions' rate ÷ the GEMM rate (kernels.class_rates' conv_share):
+    the runtime row's ``conv_peak_share`` for a 16-bit job where it sets one (Ampere-built
+    implicit-GEMM convolutions on Hopper: half its dense peak), else 1."""
+    share = prof.conv_peak_share
+    return share if share and mode in _HALF_MODES else 1.0
 
 
 def _nchw_transforms_run(gpu: GpuSpec, backend: str, mode: str) -> bool:
