@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -255,9 +256,11 @@ def _held_out_cv(
     source_fn: SourceFn,
     unit: Callable[[acc.CalRow], str],
     units: Iterable[str],
+    per_runtime: dict[str, list[tuple[bool, float]]] | None = None,
 ) -> list[Scored]:
     """Each unit (``unit(row)`` in ``units``) held out of every regime, everything refitted on
-    the rest: per (regime, unit), its rows against the band bands.band draws."""
+    the rest: per (regime, unit), its rows against the band bands.band draws (and, into
+    ``per_runtime`` where given, each row's (inside, width) under "regime runtime")."""
     out: list[Scored] = []
     for u in dict.fromkeys(units):
         rest = [r for r in rows if unit(r) != u]
@@ -273,8 +276,11 @@ def _held_out_cv(
             inside, widths = 0, []
             for r in mine:
                 lo, hi, _ = bands.band(acc._inputs(r), table)
-                inside += lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
+                ok = lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
+                inside += ok
                 widths.append(hi / lo)
+                if per_runtime is not None:
+                    per_runtime.setdefault(f"{g} {r.runtime}", []).append((ok, hi / lo))
             out.append((f"{g} {u}", len(mine), inside / len(mine), statistics.median(widths)))
     return out
 
@@ -560,25 +566,37 @@ def _margins_only(
     return trimmed_fit(rows, target, margins_only=True)
 
 
-def third_pass(rows: list[acc.CalRow], rule: str) -> dict[str, list[Scored]]:
+PerRuntime = dict[str, list[tuple[bool, float]]]
+
+
+def third_pass(
+    rows: list[acc.CalRow], rule: str, per_runtime: dict[str, PerRuntime] | None = None
+) -> dict[str, list[Scored]]:
     """Each GPU, then each source, held out of everything (every regime), refitted under
-    ``rule``: per (regime, unit), its rows against the band bands.band draws."""
+    ``rule``: per (regime, unit), its rows against the band bands.band draws; per check, each
+    row's (inside, width) by "regime runtime" into ``per_runtime`` where given."""
     v = next(v for v in VARIANTS if v.name == "chosen")
     slugs = [r.slug for r in rows]
     source_fn = selected_source if rule == "own term if nested-better" else own_at_rank_source
-    patches = {
+    patching: dict[str, list[Any]] = {
         "own term if nested-better": [],
         "shipped": [],
         "runtime-gpus≥4": [mock.patch.object(acc, "RUNTIME_BAND_MIN_GPUS", 4)],
         "trimmed": [mock.patch.object(conformal, "fit", trimmed_fit)],
         "trimmed margins": [mock.patch.object(conformal, "fit", _margins_only)],
-    }[rule]
+    }
+    patches = patching[rule]
     with contextlib.ExitStack() as stack:
         for p in patches:
             stack.enter_context(p)
+        if per_runtime is None:
+            per_runtime = {}
+        by_slug, by_source = per_runtime.setdefault("GPU", {}), per_runtime.setdefault("source", {})
         return {
-            "GPU": gpu_cv(rows, v, source_fn, slugs),
-            "source": source_cv(rows, v, source_fn),
+            "GPU": _held_out_cv(rows, v, source_fn, attrgetter("slug"), slugs, by_slug),
+            "source": _held_out_cv(
+                rows, v, source_fn, attrgetter("source"), [r.source for r in rows], by_source
+            ),
         }
 
 
@@ -643,8 +661,8 @@ def main_third(verbose: bool, only: Sequence[str] = ()) -> int:
     rows = acc.calibration_rows(acc.ROOT / "data", train, acc.INFERENCE_FILE)
     print("5a. a regime's own new-source term against the pooled one (nested leave-one-unit-out:"
           " its units whose central 80 % the term rebuilt without them covers)")  # fmt: skip
-    for regime, g, own, pooled in source_term_choice(rows):
-        print(f"  {regime:16} {g:3d} units: own {own:4.0%}, pooled {pooled:4.0%}")
+    for regime, count, own, pooled in source_term_choice(rows):
+        print(f"  {regime:16} {count:3d} units: own {own:4.0%}, pooled {pooled:4.0%}")
     print("5b. a vendor its regime's set lacks: each vendor held out (the term, nested)")
     held = vendor_units(rows, amd_serving_rows())
     for h in held:
@@ -661,7 +679,8 @@ def main_third(verbose: bool, only: Sequence[str] = ()) -> int:
     )
     print("5c. rules held out by GPU (every GPU) and by source, everything refitted")
     for rule in [r for r in THIRD_PASS if not only or r in only]:
-        for check, res in third_pass(rows, rule).items():
+        per_runtime: dict[str, PerRuntime] = {}
+        for check, res in third_pass(rows, rule, per_runtime).items():
             print(f"  {rule:15} {check:6} {_line(res)}")
             if verbose:
                 for g, sub in by_regime(res).items():
@@ -669,6 +688,10 @@ def main_third(verbose: bool, only: Sequence[str] = ()) -> int:
                     print(f"      {g:16} {len(sub):3d} {statistics.mean(covs):5.0%}"
                           f" {sum(c >= conformal.TARGET_COVERAGE for c in covs):3d}"
                           f" ×{statistics.median(w for *_, w in sub):.2f}")  # fmt: skip
+                for key, got in sorted(per_runtime[check].items()) if check == "GPU" else ():
+                    share = sum(ok for ok, _ in got) / len(got)
+                    width = statistics.median(w for _, w in got)
+                    print(f"        rows {key:30} n={len(got):4d} inside {share:4.0%} ×{width:.2f}")
     return 0
 
 
