@@ -28,6 +28,12 @@ Two checks per variant, both on the calibration rows of benchmarks/accuracy.py:
    None is shipped: each met fewer (regime, source) units at 80 % and ≤ ×2.5 than the shipped
    rule (docs/methodology.md, "Calibrated bands").
 
+5. (``--third [-v] [rule ...]``, issue 23's third pass) the candidates for the regimes still
+   missing: a regime's own new-source term against the pooled one (nested), a vendor term from
+   cross-vendor units (AMD's vLLM serving tuning rows among them), and the rules THIRD_PASS
+   names, each with every GPU and every source held out of everything and refitted. None is
+   shipped (docs/methodology.md, "Calibrated bands", "Third pass").
+
 Variants (issue 23):
   before     each term one-sided (its own 90th percentile of needs per side), calibrated
              against the rest's bare band; the new-source term calibrated on top of them
