@@ -28,6 +28,12 @@ Two checks per variant, both on the calibration rows of benchmarks/accuracy.py:
    None is shipped: each met fewer (regime, source) units at 80 % and ≤ ×2.5 than the shipped
    rule (docs/methodology.md, "Calibrated bands").
 
+5. (``--third [-v] [rule ...]``, issue 23's third pass) the candidates for the regimes still
+   missing: a regime's own new-source term against the pooled one (nested), a vendor term from
+   cross-vendor units (AMD's vLLM serving tuning rows among them), and the rules THIRD_PASS
+   names, each with every GPU and every source held out of everything and refitted. None is
+   shipped (docs/methodology.md, "Calibrated bands", "Third pass").
+
 Variants (issue 23):
   before     each term one-sided (its own 90th percentile of needs per side), calibrated
              against the rest's bare band; the new-source term calibrated on top of them
@@ -42,6 +48,8 @@ Variants (issue 23):
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import functools
 import math
 import statistics
@@ -50,6 +58,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -253,9 +262,11 @@ def _held_out_cv(
     source_fn: SourceFn,
     unit: Callable[[acc.CalRow], str],
     units: Iterable[str],
+    per_runtime: dict[str, list[tuple[bool, float]]] | None = None,
 ) -> list[Scored]:
     """Each unit (``unit(row)`` in ``units``) held out of every regime, everything refitted on
-    the rest: per (regime, unit), its rows against the band bands.band draws."""
+    the rest: per (regime, unit), its rows against the band bands.band draws (and, into
+    ``per_runtime`` where given, each row's (inside, width) under "regime runtime")."""
     out: list[Scored] = []
     for u in dict.fromkeys(units):
         rest = [r for r in rows if unit(r) != u]
@@ -271,8 +282,11 @@ def _held_out_cv(
             inside, widths = 0, []
             for r in mine:
                 lo, hi, _ = bands.band(acc._inputs(r), table)
-                inside += lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
+                ok = lo * (1 - 1e-9) <= r.ratio <= hi * (1 + 1e-9)
+                inside += ok
                 widths.append(hi / lo)
+                if per_runtime is not None:
+                    per_runtime.setdefault(f"{g} {r.runtime}", []).append((ok, hi / lo))
             out.append((f"{g} {u}", len(mine), inside / len(mine), statistics.median(widths)))
     return out
 
@@ -401,8 +415,201 @@ def _w(pair: tuple[float, float] | Check | None) -> str:
     return "" if pair is None else f"×{pair[1] / pair[0]:.2f}"
 
 
+# ------------------------------------------ issue 23, third pass: where the misses' width lies
+
+
+def trimmed_fit(
+    rows: Sequence[conformal.Row],
+    target: float = conformal.TARGET_COVERAGE,
+    margins_only: bool = False,
+) -> conformal.Fit:
+    """Alternative (d): the shipped fit, then each side pulled in on its own (fewer order
+    statistics stepped, or a smaller margin past the extreme, on that side only) while the
+    leave-one-unit-out coverage stays at the target: never wider than the shipped band on
+    either side, narrower on a side its held-out units never crossed. The narrowest such
+    band (log width), ties to fewer steps."""
+    sym = _SHIPPED_FIT(rows, target)
+    units = sorted({u for u, _ in rows})
+    if len(units) < 2:
+        return sym
+    n = len(rows)
+    ratios = sorted(r for _, r in rows)
+    held = {u: sorted(r for v, r in rows if v == u) for u in units}
+    rests = {u: sorted(r for v, r in rows if v != u) for u in units}
+
+    def band(xs: Sequence[float], s_lo: int, s_hi: int, m_lo: float, m_hi: float) -> Pair:
+        m = len(xs)
+        j = math.floor((m + 1) * conformal.ALPHA / 2 + 1e-9) - s_lo
+        k = math.ceil((m + 1) * (1 - conformal.ALPHA / 2) - 1e-9) + s_hi
+        return min(1.0, xs[max(j, 1) - 1] / m_lo), max(1.0, xs[min(k, m) - 1] * m_hi)
+
+    def cov(s_lo: int, s_hi: int, m_lo: float, m_hi: float) -> float:
+        inside = 0
+        for u in units:
+            lo, hi = band(rests[u], s_lo, s_hi, m_lo, m_hi)
+            inside += bisect.bisect_right(held[u], hi) - bisect.bisect_left(held[u], lo)
+        return inside / n
+
+    tries: list[tuple[int, int, float, float]] = []
+    if sym.margin == 1.0 and margins_only:
+        return sym
+    if sym.margin == 1.0:
+        s_hi = sym.step
+        for s_lo in range(sym.step + 1):  # the frontier: fewest upper steps for each lower
+            while s_hi > 0 and cov(s_lo, s_hi - 1, 1.0, 1.0) >= target - 1e-9:
+                s_hi -= 1
+            tries.append((s_lo, s_hi, 1.0, 1.0))
+    else:
+        ms = [m for m in conformal.MARGINS if m <= sym.margin]
+        tries = [(sym.step, sym.step, a, b) for a in ms for b in ms]
+    ok = [t for t in tries if cov(*t) >= target - 1e-9]
+    if not ok:
+        return sym
+    best = min(ok, key=lambda t: (round(math.log((lambda b: b[1] / b[0])(band(ratios, *t))), 12),
+                                  t[0] + t[1]))  # fmt: skip
+    return conformal.Fit(*band(ratios, *best), cov(*best), len(units), sym.step, sym.margin)
+
+
+_SHIPPED_FIT = conformal.fit
+
+
+def vendor_units(rows: list[acc.CalRow], amd_serving: list[acc.CalRow]) -> list[conformal.Held]:
+    """Alternative (c)'s units: each vendor of a regime-runtime with several (llama.cpp decode
+    and prefill: AMD, Apple, Intel, NVIDIA), held out against the other vendors' band ⊕ new
+    source; and AMD's vLLM serving tuning rows (held back from the bands) against the serving
+    band. What a row on a vendor its regime's set lacks would need."""
+    source = _of(pooled_source(acc.source_units(rows)), "all")
+    dense = [r for r in rows if not (r.moe or r.four_bit)]
+    out = []
+    for regime in ("decode", "prefill"):
+        sub = [r for r in dense if r.regime == regime and r.runtime == "llama.cpp"]
+        for vendor in sorted({r.vendor for r in sub}):
+            rest = [r for r in sub if r.vendor != vendor]
+            held = [r for r in sub if r.vendor == vendor]
+            out.append(acc._held(f"{regime} llama.cpp {vendor}", held, rest, source))
+    if amd_serving:
+        rest = [r for r in dense if r.regime == "serving"]
+        out.append(acc._held("serving vllm amd", amd_serving, rest, source))
+    return out
+
+
+def amd_serving_rows() -> list[acc.CalRow]:
+    """AMD's vLLM serving tuning rows (accuracy.SERVING_BAND_HELD_BACK) as calibration rows."""
+    from benchmarks import serving_accuracy
+
+    files = [p for p in serving_accuracy.DEFAULT_FILES if p.name in acc.SERVING_BAND_HELD_BACK]
+    return [
+        acc.CalRow("serving", "vllm", f"{r.model} {r.precision} tp{r.tp}", r.gpu, "amd",
+                   "CDNA 3", r.measured / r.predicted, multi_gpu=r.tp > 1,
+                   source=Path(r.source).stem)
+        for r in serving_accuracy.predict(acc.ROOT / "data", files) if r.predicted > 0
+    ]  # fmt: skip
+
+
+def source_term_choice(rows: list[acc.CalRow]) -> list[tuple[str, int, float, float]]:
+    """Per regime with a new-source term of its own: (regime, units, its nested
+    leave-one-unit-out share of sources met, the pooled term's on the same units)."""
+    units = acc.source_units(rows)
+    out = []
+    for regime in dict.fromkeys(_regime(h) for h in units):
+        mine = [h for h in units if _regime(h) == regime]
+        term = conformal.source_term(mine)
+        if term is not None:
+            out.append((regime, len(mine), term.cv_met, pooled_cv_met(mine, units)))
+    return out
+
+
+def own_at_rank_source(held: list[conformal.Held]) -> Sources:
+    """The shipped rule (accuracy.source_scores): a regime's own new-source term wherever its
+    units reach the rank (nine or more), else the pooled one. (pooled_source, which checks 1-4
+    use, leaves the regime's own out: no regime had nine sources when they were written.)"""
+    out = pooled_source(held)
+    for regime in dict.fromkeys(_regime(h) for h in held):
+        pair = _source_pair([h for h in held if _regime(h) == regime])
+        if pair:
+            out[regime] = pair
+    return out
+
+
+def pooled_cv_met(held: Sequence[conformal.Held], pool: Sequence[conformal.Held]) -> float:
+    """The share of ``held`` units (one regime's sources) whose central 80 % the term from
+    ``pool`` (every regime's, ``held`` among them) covers when that term is rebuilt without
+    the unit (nested leave-one-unit-out, at the rest's own rank): SourceTerm.cv_met for the
+    pooled term, so a regime's own term and the pooled one are weighed on the same units."""
+    held = [h for h in held if h.ratios]
+    pool = [h for h in pool if h.ratios]
+    if not held:
+        return math.nan
+    met = 0
+    for h in held:
+        others = [conformal.unit_need(o) for o in pool if o is not h]
+        k = conformal.unit_rank(len(others)) or len(others)
+        met += conformal._met(h, conformal._order_term(others, k))
+    return met / len(held)
+
+
+def selected_source(held: list[conformal.Held]) -> Sources:
+    """Alternative (e), not shipped: a regime's own term only where, nested, it meets more of
+    its held-out sources than the pooled term does (a tie to the pooled term, more units)."""
+    out = pooled_source(held)
+    for regime in dict.fromkeys(_regime(h) for h in held):
+        mine = [h for h in held if _regime(h) == regime]
+        term = conformal.source_term(mine)
+        if term is not None and term.cv_met > pooled_cv_met(mine, held) + 1e-9:
+            out[regime] = (term.low, term.high)
+    return out
+
+
+THIRD_PASS = (
+    "shipped", "own term if nested-better", "runtime-gpus≥4", "trimmed", "trimmed margins"
+)  # fmt: skip
+
+
+def _margins_only(
+    rows: Sequence[conformal.Row], target: float = conformal.TARGET_COVERAGE
+) -> conformal.Fit:
+    """Alternative (d'): trimmed_fit on the margin side only (steps as shipped)."""
+    return trimmed_fit(rows, target, margins_only=True)
+
+
+PerRuntime = dict[str, list[tuple[bool, float]]]
+
+
+def third_pass(
+    rows: list[acc.CalRow], rule: str, per_runtime: dict[str, PerRuntime] | None = None
+) -> dict[str, list[Scored]]:
+    """Each GPU, then each source, held out of everything (every regime), refitted under
+    ``rule``: per (regime, unit), its rows against the band bands.band draws; per check, each
+    row's (inside, width) by "regime runtime" into ``per_runtime`` where given."""
+    v = next(v for v in VARIANTS if v.name == "chosen")
+    slugs = [r.slug for r in rows]
+    source_fn = selected_source if rule == "own term if nested-better" else own_at_rank_source
+    patching: dict[str, list[Any]] = {
+        "own term if nested-better": [],
+        "shipped": [],
+        "runtime-gpus≥4": [mock.patch.object(acc, "RUNTIME_BAND_MIN_GPUS", 4)],
+        "trimmed": [mock.patch.object(conformal, "fit", trimmed_fit)],
+        "trimmed margins": [mock.patch.object(conformal, "fit", _margins_only)],
+    }
+    patches = patching[rule]
+    with contextlib.ExitStack() as stack:
+        for p in patches:
+            stack.enter_context(p)
+        if per_runtime is None:
+            per_runtime = {}
+        by_slug, by_source = per_runtime.setdefault("GPU", {}), per_runtime.setdefault("source", {})
+        return {
+            "GPU": _held_out_cv(rows, v, source_fn, attrgetter("slug"), slugs, by_slug),
+            "source": _held_out_cv(
+                rows, v, source_fn, attrgetter("source"), [r.source for r in rows], by_source
+            ),
+        }
+
+
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
+    if "--third" in argv:
+        return main_third(verbose, [a for a in argv if not a.startswith("-")])
     train = acc.ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
     rows = acc.calibration_rows(acc.ROOT / "data", train, acc.INFERENCE_FILE)
     print(
@@ -451,6 +658,46 @@ def main(argv: list[str]) -> int:
                     f" {sum(c >= conformal.TARGET_COVERAGE for c in covs):3d}"
                     f" ×{statistics.median(w for *_, w in sub):.2f}"
                 )
+    return 0
+
+
+def main_third(verbose: bool, only: Sequence[str] = ()) -> int:
+    """Issue 23, third pass (docs/methodology.md, "Calibrated bands"): the candidates weighed."""
+    train = acc.ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
+    rows = acc.calibration_rows(acc.ROOT / "data", train, acc.INFERENCE_FILE)
+    print("5a. a regime's own new-source term against the pooled one (nested leave-one-unit-out:"
+          " its units whose central 80 % the term rebuilt without them covers)")  # fmt: skip
+    for regime, count, own, pooled in source_term_choice(rows):
+        print(f"  {regime:16} {count:3d} units: own {own:4.0%}, pooled {pooled:4.0%}")
+    print("5b. a vendor its regime's set lacks: each vendor held out (the term, nested)")
+    held = vendor_units(rows, amd_serving_rows())
+    for h in held:
+        lo, hi = h.base.band()
+        inside = sum(lo <= r <= hi for r in h.ratios) / len(h.ratios)
+        need = math.exp(max(conformal.unit_need(h)))
+        print(
+            f"  {h.unit:28} n={len(h.ratios):3d} inside base ⊕ new source {inside:4.0%},"
+            f" its central 80 % needs ×{need:.2f}"
+        )
+    t = conformal.calibrate_term(held)
+    print(
+        f"  term ×{t.low:.2f}/×{t.high:.2f}: in-sample {t.coverage:.0%}, nested {t.cv_coverage:.0%}"
+    )
+    print("5c. rules held out by GPU (every GPU) and by source, everything refitted")
+    for rule in [r for r in THIRD_PASS if not only or r in only]:
+        per_runtime: dict[str, PerRuntime] = {}
+        for check, res in third_pass(rows, rule, per_runtime).items():
+            print(f"  {rule:15} {check:6} {_line(res)}")
+            if verbose:
+                for g, sub in by_regime(res).items():
+                    covs = [c for _, _, c, _ in sub]
+                    print(f"      {g:16} {len(sub):3d} {statistics.mean(covs):5.0%}"
+                          f" {sum(c >= conformal.TARGET_COVERAGE for c in covs):3d}"
+                          f" ×{statistics.median(w for *_, w in sub):.2f}")  # fmt: skip
+                for key, got in sorted(per_runtime[check].items()) if check == "GPU" else ():
+                    share = sum(ok for ok, _ in got) / len(got)
+                    width = statistics.median(w for _, w in got)
+                    print(f"        rows {key:30} n={len(got):4d} inside {share:4.0%} ×{width:.2f}")
     return 0
 
 

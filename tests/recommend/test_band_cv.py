@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
+from unittest import mock
 
 import pytest
 
@@ -89,3 +90,61 @@ def test_class_rows_are_the_rows_a_band_is_fitted_on(band_cv) -> None:
     assert band_cv.class_rows(rows, "decode", "all") == rows[:3]
     assert band_cv.class_rows(rows, "decode/llama.cpp", "nvidia") == rows[:1]
     assert band_cv.class_rows(rows, "decode/tensorrt-llm", "all") == rows[2:3]
+
+
+# ------------------------------------------------ issue 23, third pass: the candidates weighed
+
+
+def _sources(regime: str, ratios: list[float]) -> list[conformal.Held]:
+    return [
+        conformal.Held(f"{regime} s{i}", conformal.Spread.of(0.9, 1.1), (r,))
+        for i, r in enumerate(ratios)
+    ]
+
+
+def test_pooled_terms_nested_check_on_one_regimes_sources(band_cv) -> None:
+    """Nine one-row "a" sources below a ±10 % band, needs rising; 27 "b" sources inside it.
+    Each "a" source against the pooled term rebuilt without it (35 others, rank ⌈36·0.9⌉ = 33:
+    the 6th smallest of the other eight "a" needs): sources 0–5 met, 6–8 not. Its own term
+    rebuilt without each (eight others, under the rank: their largest) misses only source 8."""
+    rest = _sources("b", [1.0] * 27)
+    spread = _sources("a", [math.exp(-(0.3 + 0.05 * i)) for i in range(9)])
+    assert band_cv.pooled_cv_met(spread, spread + rest) == pytest.approx(6 / 9)
+    own = conformal.source_term(spread)
+    assert own is not None and own.rank == 9 and own.cv_met == pytest.approx(8 / 9)
+    assert band_cv.selected_source(spread + rest)["a"] == (own.low, own.high)
+    # alike needs: both terms meet every "a" source, a tie, and the pooled term stands
+    alike = _sources("a", [math.exp(-0.3)] * 9)
+    assert band_cv.pooled_cv_met(alike, alike + rest) == 1.0
+    assert "a" not in band_cv.selected_source(alike + rest)
+    assert "a" in band_cv.own_at_rank_source(alike + rest)  # the shipped rule keeps it
+    assert math.isnan(band_cv.pooled_cv_met([], rest))
+
+
+def test_trimmed_fit_pulls_in_only_the_side_no_held_out_unit_crossed(band_cv) -> None:
+    """Three GPUs, three workloads each: one GPU runs 1.5× above the other two (the V100 in
+    Hugging Face's compile guide). Held out, it needs the margin on the high side; the shipped
+    fit puts the same margin on the low side as well, which the trimmed fit takes back."""
+    level = {"a100": 0.95, "t4": 0.9, "v100": 1.45}
+    rows = [(slug, lv * (1 + w / 50)) for slug, lv in level.items() for w in range(3)]
+    shipped = conformal.fit(rows)
+    trimmed = band_cv.trimmed_fit(rows)
+    assert shipped.margin > 1.0
+    assert trimmed.high == pytest.approx(shipped.high)
+    assert shipped.low < trimmed.low <= min(r for _, r in rows)
+    assert trimmed.coverage >= conformal.TARGET_COVERAGE
+    # margins only: the same here (the shipped fit needed a margin, not steps)
+    assert band_cv._margins_only(rows) == trimmed
+
+
+def test_runtime_band_min_gpus_drops_a_thin_runtime_to_its_regime(band_cv) -> None:
+    rows = _rows(band_cv) + [
+        band_cv.acc.CalRow("infer-cnn", "pytorch", f"p{w}", slug, "nvidia", "x", 1.0 + w / 100)
+        for slug in ("a100", "v100", "t4", "l4")
+        for w in range(5)
+    ]
+    shipped = {b.regime for b in band_cv.acc.bands_of(rows)}
+    assert {"infer-cnn/tensorflow", "infer-cnn/pytorch"} <= shipped
+    with mock.patch.object(band_cv.acc, "RUNTIME_BAND_MIN_GPUS", 4):
+        four = {b.regime for b in band_cv.acc.bands_of(rows)}
+    assert "infer-cnn/tensorflow" not in four and "infer-cnn/pytorch" in four
