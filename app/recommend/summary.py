@@ -104,7 +104,13 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         fixes = [v for v in (answer.what_if or []) if v.can_run]
         sentence = "No GPU in the catalog can run this job within these limits"
         if fixes:
-            sentence += f"; {fixes[0].change.rstrip('.')} would let {fixes[0].can_run} run it"
+            # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16
+            # GPUs"): named after a colon, it reads whole whatever its grammar
+            n = fixes[0].can_run
+            sentence += (
+                f"; {n} GPU{'s' if n != 1 else ''} could with one change: "
+                f"{fixes[0].change.rstrip('.')}"
+            )
         return s.AnswerSummaryOut(sentence=sentence + ".", assumptions=_assumptions(answer))
     top = rows[0]
     why = []
