@@ -689,43 +689,34 @@ def test_llm_training_ranking_and_its_opened_rows_fit_1440_px(
     context.close()
 
 
-def test_gpu_offers_fit_1440_with_their_sources(browser: Browser, server: str) -> None:
+def test_gpu_offers_fit_1440_with_their_sources(page_desktop: Page) -> None:
     # a source (a catalog path at a commit) is one unbroken string: its column ran to 790 px
     # and the offers table 380 px past a 1440 px window
-    context = browser.new_context(base_url=server, viewport=DESKTOP)
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg = page_desktop
     pg.goto("/gpus/rtx-4090")
     wrap = pg.locator("div.table-wrap:has(> table[data-offers-table])")
     assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), "the offers scroll sideways"
     sources = pg.locator("table[data-offers-table] tbody td.src").all_inner_texts()
     assert any("skypilot-org/skypilot-catalog" in s for s in sources)  # whole, wrapped
-    context.close()
 
 
-def test_excluded_reasons_wrap_on_a_phone(browser: Browser, server: str) -> None:
+def test_excluded_reasons_wrap_on_a_phone(page_phone: Page) -> None:
     # a card left out for want of a bookable offer names the page its quoted price came from:
     # the unbroken address once ran that table to 1,060 px on a 390 px phone
-    context = browser.new_context(base_url=server, viewport=PHONE)
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg = page_phone
     pg.goto("/recommendations?preset=resnet-50&task=training&objective=cheapest&acquisition=rent")
     pg.locator("details:has(table[data-excluded]) > summary").click()
     reasons = pg.locator("table[data-excluded] td.src").all_inner_texts()
     assert any("https://" in r for r in reasons)
     wrap = pg.locator("div.table-wrap:has(> table[data-excluded])")
     assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), "the reasons scroll sideways"
-    context.close()
 
 
-def test_five_gpus_compare_at_1440_without_sideways_scroll(browser: Browser, server: str) -> None:
+def test_five_gpus_compare_at_1440_without_sideways_scroll(page_desktop: Page) -> None:
     # an interconnect's name and a GPU's offers line held their columns unbroken: five GPUs
     # ran 250 px past a 1440 px window
-    context = browser.new_context(base_url=server, viewport=DESKTOP)
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
+    pg = page_desktop
     pg.goto("/compare?slugs=rtx-4090,a100-sxm4-80gb,h100-sxm,mi300x,apple-m3-ultra")
     for wrap in pg.locator("div.table-wrap").all():
         assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), "a table scrolls sideways"
     assert "Infinity Fabric" in pg.locator("td.wraps", has_text="Infinity Fabric").inner_text()
-    context.close()
