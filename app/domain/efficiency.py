@@ -54,6 +54,13 @@ class RuntimeProfile:
     memory: float = 0.88  # achieved ÷ datasheet bandwidth when streaming weights / KV cache
     traffic: float = 1.0  # element-wise activation traffic relative to eager PyTorch
     kernel_us: float = 4.0  # GPU-side launch gap per kernel
+    # A runtime that captures and replays a CUDA graph only for steps (micro-batches) of at
+    # most this many tokens launches every kernel of a longer step from the host, one by one:
+    # such a step's GPU-side gap per kernel is ``eager_kernel_us`` instead of ``kernel_us``
+    # (llama.cpp's CUDA backend: graphs for one-token steps alone, ggml-cuda.cu). 0: the same
+    # launch policy at every step size
+    graph_max_tokens: int = 0
+    eager_kernel_us: float = 0.0
     # Shortest time a kernel takes however little it reads (a decode step split over many
     # GPUs, a small model): a GEMM and an attention kernel; not the gap above
     gemm_min_us: float = 0.0

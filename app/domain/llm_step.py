@@ -258,6 +258,12 @@ class Replica:
     # a server that replays CUDA graphs only for decode-only steps: the eager host dispatch of
     # one pass, paid by a step that carries prompt tokens (``mixed_share``); 0: none
     mixed_host_s: float = 0.0
+    # a runtime that replays CUDA graphs only for passes of at most ``graph_max_tokens`` tokens
+    # (``RuntimeProfile.graph_max_tokens``; llama.cpp's CUDA backend: 1): the longer kernel gaps
+    # of one eager pass over every layer beyond ``launch_s``, paid by a pass of more tokens;
+    # 0: one launch policy at every step size
+    eager_launch_s: float = 0.0
+    graph_max_tokens: float = 0.0
     # a context pass's fixed time beyond its math and bytes (``RuntimeProfile.context_layer_us``
     # × layers), paid by a step that carries prompt tokens and no decodes; 0: none
     context_s: float = 0.0
@@ -410,7 +416,10 @@ class Replica:
         floors = t_gemm - t_mm + t_attn - t_a
         t_deq = self.dequant_s if d + f > self.dequant_min_tokens else 0.0
         t_ctx = self.context_s if f and not d else 0.0
-        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
+        # a pass longer than the runtime's CUDA graphs cover launches its kernels eagerly
+        eager = self.graph_max_tokens and d + f > self.graph_max_tokens
+        launch = self.launch_s + (self.eager_launch_s if eager else 0.0)
+        work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
@@ -425,7 +434,7 @@ class Replica:
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
         # step of a small or widely split model waits on its kernels' count
-        kernels = self.launch_s + floors + t_ctx
+        kernels = launch + floors + t_ctx
         if kernels > max(mem, comp):
             bound = "kernel launches"
         if comm > max(mem, comp, kernels) * passes:
@@ -438,7 +447,7 @@ class Replica:
             gpu,
             (t_lin + t_att) * passes,
             (t_w + t_deq + t_moe + t_kv) * passes,
-            (self.launch_s + floors + t_ctx) * passes,
+            (launch + floors + t_ctx) * passes,
             host,
             comm,
         )
@@ -1081,6 +1090,8 @@ def replica(
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
+        eager_launch_s=eager_launch_seconds(layers, job.kernels, decode),
+        graph_max_tokens=float(decode.graph_max_tokens),
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
         kv_copies=kv_copies(model, tp),
@@ -1125,6 +1136,16 @@ def kv_copies(model: ModelSpec, tp: int) -> float:
     return float(tp) if model.attention == "mla" and tp > 1 else 1.0
 
 
+def eager_launch_seconds(layers: float, kernels: float, decode: RuntimeProfile) -> float:
+    """The kernel gaps one pass over every layer adds when it runs eagerly on a runtime that
+    replays CUDA graphs only for passes of at most ``decode.graph_max_tokens`` tokens:
+    layers × kernels × (``eager_kernel_us`` − ``kernel_us``); 0 where the runtime has one
+    launch policy at every step size."""
+    if not decode.graph_max_tokens:
+        return 0.0
+    return layers * kernels * max(0.0, decode.eager_kernel_us - decode.kernel_us) * 1e-6
+
+
 def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
     """Seconds of one pass that dequantises a quantised model's weights to FP16 before its
     GEMMs (``RuntimeProfile.dequantize_min_tokens``): the stored weights read and 2 bytes per
@@ -1166,6 +1187,8 @@ class Columns:
     scheduler_s: NDArray[np.float64]
     host_per_seq_s: NDArray[np.float64]
     mixed_host_s: NDArray[np.float64]
+    eager_launch_s: NDArray[np.float64]
+    graph_max_tokens: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
@@ -1198,7 +1221,7 @@ class Columns:
             gpu_s=t.gpu,
             compute_s=(t.t_lin + t.t_att) * t.passes,
             memory_s=(t.t_w + t.t_deq + t.t_moe + t.t_kv) * t.passes,
-            launch_s=(self.launch_s + floors + t.t_ctx) * t.passes,
+            launch_s=(t.launch + floors + t.t_ctx) * t.passes,
             host_s=t.host,
             comm_s=t.comm,
         )
@@ -1245,7 +1268,9 @@ class Columns:
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
-        work = t_gemm + t_deq + t_moe + t_attn + self.launch_s + t_ctx
+        gmt = self.graph_max_tokens
+        launch = self.launch_s + np.where((gmt > 0.0) & (d + f > gmt), self.eager_launch_s, 0.0)
+        work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
         passes = (u + self.stages - 1.0) / self.stages
         work = work * passes
         comm = np.zeros_like(work)
@@ -1260,7 +1285,7 @@ class Columns:
         seconds = np.maximum(gpu, host) + self.scheduler_s
         return _Terms(
             t_w, t_lin, t_mm, t_moe, t_kv, t_att, t_a, t_gemm, t_attn, t_deq, t_ctx, passes,
-            comm, gpu, host, seconds,
+            comm, gpu, host, seconds, launch,
         )  # fmt: skip
 
 
@@ -1284,6 +1309,7 @@ class _Terms(NamedTuple):
     gpu: NDArray[np.float64]
     host: NDArray[np.float64]
     seconds: NDArray[np.float64]
+    launch: NDArray[np.float64]  # the kernel gaps of one pass (eager where graphs do not cover it)
 
 
 class StepColumns(NamedTuple):
@@ -1305,8 +1331,8 @@ _FIELDS = (
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
-    "microbatch_tokens", "dequant_s", "dequant_min_tokens", "context_s", "split_attention",
-    "decode_attn_slowdown", "kv_copies",
+    "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
+    "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1342,6 +1368,8 @@ def columns(reps: Sequence[Replica]) -> Columns:
         scheduler_s=c["scheduler_s"],
         host_per_seq_s=c["host_per_seq_s"],
         mixed_host_s=c["mixed_host_s"],
+        eager_launch_s=c["eager_launch_s"],
+        graph_max_tokens=c["graph_max_tokens"],
         microbatch_tokens=c["microbatch_tokens"],
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
@@ -1364,7 +1392,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 13): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 16): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -1384,11 +1412,15 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
+                float(t.decode.graph_max_tokens),
+                max(0.0, t.decode.eager_kernel_us - t.decode.kernel_us)
+                if t.decode.graph_max_tokens
+                else 0.0,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 14)  # fmt: skip
+    ).reshape(len(cards), 16)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1506,6 +1538,8 @@ def dense_columns(
         scheduler_s=np.zeros(rows),
         host_per_seq_s=np.zeros(rows),
         mixed_host_s=np.zeros(rows),
+        eager_launch_s=layers * job.kernels * per_card[:, 15] * 1e-6,
+        graph_max_tokens=per_card[:, 14],
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],

@@ -805,3 +805,31 @@ def test_an_moe_blocks_small_kernels_add_to_its_experts_bytes_at_every_token_cou
     # the block's small kernels are charged per layer whatever the tokens, beside the gaps of
     # the layer's 14 kernels (no dense MLP beside the experts)
     assert rep.launch_s == pytest.approx((14 * dec.kernel_us + dec.moe_block_us) * 1e-6)
+
+
+def test_a_pass_longer_than_the_runtimes_cuda_graphs_pays_each_kernels_eager_gap():
+    # llama.cpp's CUDA backend replays a CUDA graph for one-token passes alone (ggml-cuda.cu:
+    # graphs off when an ADD's second operand has more than one row): a 2-token step launches
+    # its kernels eagerly, each gap eager_kernel_us instead of kernel_us; a 1-token step does not
+    lcpp = RuntimeProfile(kernel_us=4.0, graph_max_tokens=1, eager_kernel_us=6.0)
+    plain = RuntimeProfile(kernel_us=4.0)
+    rep, base = _replica(RTX4090, prof=lcpp), _replica(RTX4090, prof=plain)
+    kernels = 32 * llm_step.KERNELS_PER_LAYER
+    assert rep.eager_launch_s == pytest.approx(kernels * 2e-6)
+    one, two = rep.parts(1.0, 500.0, 0.0, 500.0), rep.parts(2.0, 500.0, 0.0, 500.0)
+    assert one.seconds == base.parts(1.0, 500.0, 0.0, 500.0).seconds
+    assert one.launch_s == pytest.approx(kernels * 4e-6)
+    assert two.launch_s == pytest.approx(kernels * 6e-6)
+    two_base = base.parts(2.0, 500.0, 0.0, 500.0)
+    assert two.seconds == pytest.approx(two_base.seconds + kernels * 2e-6)
+    # a prompt pass pays it too, once per pass (u micro-batches)
+    pp = rep.parts(0.0, 0.0, 512.0, 512.0, with_prompt=True)
+    pp_base = base.parts(0.0, 0.0, 512.0, 512.0, with_prompt=True)
+    assert pp.seconds == pytest.approx(pp_base.seconds + kernels * 2e-6)
+    # the column path prices every replica as the replica does, to the last bit
+    cols = llm_step.columns([rep, base])
+    for step in ((1.0, 500.0, 0.0, 500.0), (2.0, 500.0, 0.0, 500.0), (0.0, 0.0, 512.0, 512.0)):
+        got = cols.seconds(*step)
+        assert got[0] == rep.parts(*step).seconds and got[1] == base.parts(*step).seconds
+    # no graph policy: the eager gap is never paid
+    assert base.eager_launch_s == 0.0
