@@ -2081,12 +2081,18 @@ def print_hf_vision(data_dir: Path, verbose: bool, path: Path = HF_VISION_FILE) 
     """The guide's rows, tuning set: per runtime and per model, every row with --verbose."""
     if not path.exists():
         return
+    title = "HF torch.compile vision inference (default mode, fp32; A100, V100, T4), tuning set"
+    _print_latency_set(title, hf_vision_scores(data_dir, path), data_dir, path, verbose)
+
+
+def _print_latency_set(
+    title: str, scores: list[HeldoutScore], data_dir: Path, path: Path, verbose: bool
+) -> None:
+    """A latency tuning set's section: its scores per runtime and model, every row with
+    --verbose."""
     print()
-    print(
-        "HF torch.compile vision inference (default mode, fp32; A100, V100, T4), tuning set"
-        f" (tests/data/{path.name})"
-    )
-    _print_dle(hf_vision_scores(data_dir, path))
+    print(f"{title} (tests/data/{path.name})")
+    _print_dle(scores)
     rows, _ = evaluate_heldout(data_dir, [path]) if verbose else ([], {})
     for r in rows:
         print(
@@ -2163,18 +2169,8 @@ def print_geforce_cnn(data_dir: Path, verbose: bool, path: Path = GEFORCE_CNN_FI
     """The u39kun rows, tuning set: per regime and per model, every row with --verbose."""
     if not path.exists():
         return
-    print()
-    print(
-        "Eager PyTorch CNN inference on GeForce and V100 (u39kun), tuning set"
-        f" (tests/data/{path.name})"
-    )
-    _print_dle(dle_cnn_scores(data_dir, path))
-    rows, _ = evaluate_heldout(data_dir, [path]) if verbose else ([], {})
-    for r in rows:
-        print(
-            f"    {r.slug:16} {r.group:50} measured {r.measured:8.3f} ms"
-            f" predicted {r.predicted:8.3f} ms  m/p {r.ratio:5.2f}"
-        )
+    title = "Eager PyTorch CNN inference on GeForce and V100 (u39kun), tuning set"
+    _print_latency_set(title, dle_cnn_scores(data_dir, path), data_dir, path, verbose)
 
 
 def _print_dle(scores: list[HeldoutScore]) -> None:
