@@ -506,6 +506,11 @@ def source_stack(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     return {k: source[k] for k in STACK_KEYS if k in source}
 
 
+# torch.compile modes that capture and replay CUDA graphs (PyTorch's torch.compile tutorial);
+# "default" launches every kernel from the host (WorkloadSpec.cuda_graphs)
+CUDA_GRAPH_COMPILE_MODES = ("reduce-overhead", "max-autotune")
+
+
 def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
     """The WorkloadSpec fields a published run's stated stack sets (a row's, or its source's
     ``torch_version``, ``transformers_version``, ``attn_implementation``, ``xqa``): PyTorch's
@@ -1526,6 +1531,8 @@ def heldout_estimate(
         # model.half(): 16-bit weights, no autocast cast per pass (WorkloadSpec.half_weights)
         half_weights=bool(row.get("half_weights")),
         attention_kernel=row.get("attention_kernel") or "",
+        # torch.compile's stated mode: reduce-overhead / max-autotune replay CUDA graphs
+        cuda_graphs=row.get("compile_mode") in CUDA_GRAPH_COMPILE_MODES,
         kv_cache_precision=row.get("kv_cache_precision") or "",
         # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
         prompt_gemm=row.get("prompt_gemm") or "",

@@ -628,6 +628,8 @@ class _StepJob:
     # transforms), per role of operators.LAYOUT_ROLES: kernels the framework does not dispatch
     # from the host
     library_kernels: tuple[float, ...] = (0.0, 0.0)
+    # the same for the decode phase's ops alone
+    decode_library_kernels: tuple[float, ...] = (0.0, 0.0)
     # the ops as arrays, per fusion policy (a request meets one or two runtimes), SM count and
     # whether the convolutions run on tensor cores
     arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
@@ -656,13 +658,18 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     if ops is None:
         return job
     inside = tuple(math.fsum(o.count for o in ops if o.role == r) for r in LAYOUT_ROLES)
+    dec = [o for o in ops if o.phase == DECODE_PHASE]
+    dec_inside = tuple(math.fsum(o.count for o in dec if o.role == r) for r in LAYOUT_ROLES)
+    # a compiled runtime that replays CUDA graphs launches nothing from the host per kernel
+    graphs = work.cuda_graphs
     return replace(
         job,
         ops=tuple(ops),
-        host_calls=table_host_calls(work),
+        host_calls=0.0 if graphs else table_host_calls(work),
         library_kernels=inside,
-        decode_calls=decode_host_calls(work),
-        decode=any(o.phase == DECODE_PHASE for o in ops),
+        decode_calls=0.0 if graphs else decode_host_calls(work),
+        decode=bool(dec),
+        decode_library_kernels=dec_inside,
     )
 
 
@@ -860,6 +867,12 @@ def _guidance(m: ModelSpec) -> int:
     return 2 if m.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
 
 
+# Runtimes whose host makes a table's ATen calls one by one (eager diffusers). A compiled one
+# (torch.compile's default mode: Inductor's wrapper launches each fused kernel from Python) is
+# charged per kernel it launches instead, as for CNN / ViT batch inference.
+EAGER_CALL_RUNTIMES = frozenset({"pytorch"})
+
+
 def table_host_calls(work: WorkloadSpec) -> float | None:
     """ATen calls an eager host makes per step of a table-priced job: the table's own count
     (views included) per network call — a diffusion sample's UNet once per step, its VAE once
@@ -867,6 +880,8 @@ def table_host_calls(work: WorkloadSpec) -> float | None:
     m = work.model
     if m.operators is None or m.operators.aten_calls is None or not table_prices(work):
         return None
+    if work.runtime not in EAGER_CALL_RUNTIMES:
+        return None  # a compiled runtime (torch.compile's Inductor) launches its kernels
     npass = max(1, m.passes_per_sample or 1)
     calls = float(m.operators.aten_calls) * npass / _guidance(m)
     dec = m.decoder_operators
@@ -883,6 +898,8 @@ def decode_host_calls(work: WorkloadSpec) -> float:
     dec = m.decoder_operators
     if m.operators is None or dec is None or not dec.aten_calls or not table_prices(work):
         return 0.0
+    if work.runtime not in EAGER_CALL_RUNTIMES:
+        return 0.0  # its kernels stand in (_operator_step)
     npass = max(1, m.passes_per_sample or 1)
     unet = (m.operators.gflops_forward or m.operators.gflops) * npass
     return float(dec.aten_calls) if npass > 1 and _has_rest(m.gflops_per_sample, unet) else 0.0
@@ -1273,7 +1290,12 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         raw = step_time(darrs, rates, on.bw, on.prof.kernel_us * 1e-6).total
         # the step's energy bound (a power-capped board) stretches the decode alike
         dec_gpu = raw * total / st.total if st.total > 0 else raw
-        dec_disp = job.decode_calls * on.host_us * 1e-6
+        dec_calls = job.decode_calls
+        if job.host_calls is None:
+            # the decode phase's own launches: its kernels but cuDNN's layout transforms
+            kept = zip(LAYOUT_ROLES, job.decode_library_kernels, strict=True)
+            dec_calls = darrs.kernels - math.fsum(n for r, n in kept if r not in fuse)
+        dec_disp = dec_calls * on.host_us * 1e-6
         step = phased_step(total - dec_gpu, dispatch - dec_disp, dec_gpu, dec_disp)
         step = max(step, host)
     eff = on.op_eff or on.eff

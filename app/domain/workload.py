@@ -285,6 +285,12 @@ class WorkloadSpec:
     # mask; llm_step.transformers_repeats_kv): a GQA model moves 2 × groups more cache bytes.
     # Not an API field: benchmarks set it from a published run's stack.
     kv_repeat: bool = False
+    # The compiled runtime replays CUDA graphs (torch.compile modes "reduce-overhead" and
+    # "max-autotune"): no host launch per kernel. False: torch.compile's default mode, whose
+    # Inductor wrapper launches every kernel from Python (data/efficiency.yaml, torch-compile
+    # host_us_per_op). Read by the operator path (perf._build_step_job); not an API field:
+    # benchmarks set it from a published run's stated compile mode.
+    cuda_graphs: bool = False
     # The decode attention runs TensorRT-LLM's masked multi-head attention kernel (a run with
     # XQA off: v0.9.0's default, TRTLLM_ENABLE_XQA unset): one thread block per query head and
     # sequence doing Q·K and A·V on the CUDA cores, so a grouped-query model's decode attention

@@ -305,3 +305,44 @@ def test_the_vae_decode_ops_and_their_layout_transforms_run_in_the_decode_phase(
     assert perf.split_step_s(one, 1, sharded=False) == one.step_s
     two = perf.split_step_s(one, 2, sharded=False)
     assert two == pytest.approx(one.dispatch - one.decode_dispatch + one.decode_s / 2)
+
+
+def test_compiled_diffusion_in_default_mode_pays_a_host_launch_per_kernel() -> None:
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.recommend.presets import load_presets
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    h100 = {g.slug: g for g in read_gpu_specs(data)}["h100-sxm"]
+    sd = load_presets(data)["stable-diffusion-1.5"].model
+    table = load_efficiency(data)
+    eager = WorkloadSpec(task="inference", model=sd, precision="fp16", batch_size=1,
+                         runtime="pytorch", efficiency=table)  # fmt: skip
+    compiled = dataclasses.replace(eager, runtime="torch-compile")
+    graphs = dataclasses.replace(compiled, cuda_graphs=True)
+    # torch.compile's default mode: the same per-kernel host figure as CNN / ViT inference
+    prof = perf.profile_for(h100, compiled, "cuda", "infer-diffusion")
+    infer = perf.profile_for(h100, compiled, "cuda", "infer-cnn")
+    assert prof.host_us_per_op == infer.host_us_per_op > 0
+    # charged per kernel Inductor launches, not per eager ATen call
+    assert perf.table_host_calls(compiled) is None
+    assert perf.decode_host_calls(compiled) == 0.0
+    eager_calls = perf.table_host_calls(eager)
+    assert eager_calls is not None
+    one = perf.single_gpu(h100, compiled)
+    us = prof.host_us_per_op * 1e-6
+    kernels = one.dispatch / us
+    assert 0 < kernels < eager_calls  # fused: fewer launches than eager calls
+    assert 0 < one.decode_dispatch < one.dispatch
+    # batch 1 on an H100: the host's launches bind the denoising loop
+    assert one.step_s == pytest.approx(one.dispatch - one.decode_dispatch + one.decode_s)
+    # a CUDA-graph mode (reduce-overhead, max-autotune) launches nothing from the host: GPU-bound
+    g = perf.single_gpu(h100, graphs)
+    assert g.dispatch == 0.0 and g.decode_dispatch == 0.0
+    assert g.step_s < one.step_s
+    # eager diffusers keeps its ATen calls at its own figure
+    e = perf.single_gpu(h100, eager)
+    eager_us = perf.profile_for(h100, eager, "cuda", "infer-diffusion").host_us_per_op * 1e-6
+    assert e.dispatch == pytest.approx(eager_calls * eager_us)
