@@ -1136,14 +1136,18 @@ def kv_copies(model: ModelSpec, tp: int) -> float:
     return float(tp) if model.attention == "mla" and tp > 1 else 1.0
 
 
-def eager_launch_seconds(layers: float, kernels: float, decode: RuntimeProfile) -> float:
-    """The kernel gaps one pass over every layer adds when it runs eagerly on a runtime that
-    replays CUDA graphs only for passes of at most ``decode.graph_max_tokens`` tokens:
-    layers × kernels × (``eager_kernel_us`` − ``kernel_us``); 0 where the runtime has one
-    launch policy at every step size."""
+def eager_gap_us(decode: RuntimeProfile) -> float:
+    """What each kernel's gap grows by when a pass runs eagerly on a runtime that replays CUDA
+    graphs only for passes of at most ``decode.graph_max_tokens`` tokens: ``eager_kernel_us``
+    − ``kernel_us``; 0 where the runtime has one launch policy at every step size."""
     if not decode.graph_max_tokens:
         return 0.0
-    return layers * kernels * max(0.0, decode.eager_kernel_us - decode.kernel_us) * 1e-6
+    return max(0.0, decode.eager_kernel_us - decode.kernel_us)
+
+
+def eager_launch_seconds(layers: float, kernels: float, decode: RuntimeProfile) -> float:
+    """The kernel gaps one eager pass over every layer adds (``eager_gap_us`` a kernel)."""
+    return layers * kernels * eager_gap_us(decode) * 1e-6
 
 
 def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
@@ -1268,8 +1272,10 @@ class Columns:
         t_attn = np.maximum(t_a, self.attn_floor_s)
         t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
         t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
+        launch = self.launch_s
         gmt = self.graph_max_tokens
-        launch = self.launch_s + np.where((gmt > 0.0) & (d + f > gmt), self.eager_launch_s, 0.0)
+        if gmt.any():  # a row whose runtime replays CUDA graphs only for short passes
+            launch = launch + np.where((gmt > 0.0) & (d + f > gmt), self.eager_launch_s, 0.0)
         work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
         passes = (u + self.stages - 1.0) / self.stages
         work = work * passes
@@ -1412,10 +1418,7 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.attention_min_us, t.decode.ops_per_layer, t.decode.span == "tensor",
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
-                float(t.decode.graph_max_tokens),
-                max(0.0, t.decode.eager_kernel_us - t.decode.kernel_us)
-                if t.decode.graph_max_tokens
-                else 0.0,
+                float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
             )
             for t in cards
         ],

@@ -14,16 +14,6 @@ DATA = ROOT / "tests" / "data"
 TUNING = DATA / "diffusion_eager.yaml"
 
 
-@pytest.fixture(scope="module")
-def accuracy():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import accuracy as mod
-
-    return mod
-
-
 def _doc(path: Path) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 

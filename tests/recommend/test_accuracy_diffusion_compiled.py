@@ -7,22 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 TUNING = DATA / "diffusion_compiled.yaml"
-
-
-@pytest.fixture(scope="module")
-def accuracy():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import accuracy as mod
-
-    return mod
 
 
 def _doc(path: Path) -> dict:
