@@ -341,6 +341,41 @@ FP32_LANES_PER_SM = {
 }
 
 
+# Dense 16-bit tensor-core FLOP per SM per clock at the die's own full rate (FP16 accumulate),
+# by compute capability: 8 Turing tensor cores × 64 FMA, 4 GA10x / AD10x / GB20x ones × 128
+# (1024), 4 GA100 ones × 256 (2048; h100-mma-rate-forum in data/efficiency.yaml). GeForce
+# parts (and the L40's datasheet) list half of it, their FP32-accumulate rate, a product limit
+# on the same silicon; workstation datasheets list it (RTX 6000 Ada: 142 SMs × 2.505 GHz ×
+# 1024 = 364 TFLOPS). Hopper is left out: its per-watt figure is wgmma's, which MMQ's mma.sync
+# does not run.
+DENSE16_FLOP_PER_SM_CLOCK = {"7.5": 1024, "8.0": 2048, "8.6": 1024, "8.9": 1024, "12.0": 1024}
+
+
+def die_tensor16_tflops(gpu: GpuSpec) -> float | None:
+    """The die's dense 16-bit tensor peak at its full rate: SMs × boost clock × the per-SM
+    rate above (the ``sm`` basis, FP32 peak × 128 ÷ lanes per SM, is SMs × clock × 256 FLOP),
+    whatever accumulate mode the datasheet's figure is for; None outside the tables."""
+    lanes = FP32_LANES_PER_SM.get(gpu.compute_capability or "")
+    per_sm = DENSE16_FLOP_PER_SM_CLOCK.get(gpu.compute_capability or "")
+    if not (gpu.fp32_tflops and lanes and per_sm):
+        return None
+    return gpu.fp32_tflops * 128 / lanes * per_sm / 256
+
+
+def sm_clock_share(gpu: GpuSpec, profile: RuntimeProfile) -> float:
+    """The share of its boost clock a power-capped board holds under a kernel that keeps every
+    SM busy per SM-clock, not per datasheet datapath (llama.cpp's MMQ): min(1, TDP × the
+    profile's ``tensor_tflops_per_watt`` ÷ the die's full-rate 16-bit tensor peak). The board
+    draws for its SMs whatever accumulate mode its datasheet quotes, so two boards of one die
+    and one TDP hold the same SM-clocks (L40 and RTX 6000 Ada; A40 and RTX A6000). Outside
+    the die table, the catalog's fp16 peak stands in. 1 without a figure or TDP."""
+    per_watt = profile.tensor_tflops_per_watt
+    full = die_tensor16_tflops(gpu) or gpu.peak_tflops("fp16")
+    if not (per_watt and gpu.tdp_w and full):
+        return 1.0
+    return min(1.0, gpu.tdp_w * per_watt / full)
+
+
 def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | None:
     """The rate a ``compute_basis`` names, in TFLOPS, before the profile's ``compute`` factor.
 
@@ -349,9 +384,9 @@ def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | N
     by per-SM instruction issue and shared-memory traffic rather than by the tensor or FP32
     peak (llama.cpp's MMQ) runs at the same rate per SM-clock on a GA100 (64 FP32 lanes) as on
     a GA102 (128); the FP32 peak alone would halve the GA100. On a power-capped board
-    (``tensor_tflops_per_watt``) the clock is the one it holds under tensor load: TDP × that
-    figure ÷ its 16-bit tensor peak, at most 1. Parts without a listed compute capability take
-    the FP32 peak. Any other basis: that datapath's dense peak."""
+    (``tensor_tflops_per_watt``) the clock is the one it holds under that load
+    (``sm_clock_share``). Parts without a listed compute capability take the FP32 peak. Any
+    other basis: that datapath's dense peak."""
     if basis == "fp32" or basis == "sm":
         fp32 = gpu.fp32_tflops
         if basis == "fp32" or not fp32:
@@ -359,11 +394,7 @@ def basis_tflops(gpu: GpuSpec, basis: str, profile: RuntimeProfile) -> float | N
         lanes = FP32_LANES_PER_SM.get(gpu.compute_capability or "")
         if lanes is None:
             return fp32
-        clock = 1.0
-        half = gpu.peak_tflops("fp16")
-        if profile.tensor_tflops_per_watt and gpu.tdp_w and half:
-            clock = min(1.0, gpu.tdp_w * profile.tensor_tflops_per_watt / half)
-        return fp32 * 128 / lanes * clock
+        return fp32 * 128 / lanes * sm_clock_share(gpu, profile)
     return gpu.peak_tflops(basis)
 
 

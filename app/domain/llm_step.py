@@ -53,7 +53,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import compat, formats, peaks, topology
-from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
+from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec
 
@@ -568,6 +568,9 @@ def sustained_clock(gpu: GpuSpec, prof: RuntimeProfile) -> float:
     per_watt = prof.tensor_tflops_per_watt
     if not per_watt or not gpu.tdp_w:
         return 1.0
+    if prof.compute_basis == "sm":
+        # the MMQ path: one clock for its GEMMs (basis_tflops) and its attention alike
+        return sm_clock_share(gpu, prof)
     full, mode = datapath(gpu, "fp16")
     if not full or mode == "fp32":
         return 1.0

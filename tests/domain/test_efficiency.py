@@ -214,8 +214,35 @@ def test_sm_basis_takes_the_power_capped_clock() -> None:
     from tests.domain.fixtures import T4
 
     capped = efficiency.RuntimeProfile(tensor_tflops_per_watt=0.343)
-    share = 70 * 0.343 / 65
+    # the die's full 16-bit rate: 8.1 × 2 (SMs × clock × 256 FLOP) × 1024 ÷ 256 ≈ its 65
+    share = 70 * 0.343 / (8.1 * 2 * 4)
     assert efficiency.basis_tflops(T4, "sm", capped) == pytest.approx(8.1 * 2 * share)
+
+
+def test_the_sm_clock_share_reads_the_die_not_the_datasheets_accumulate_mode() -> None:
+    """Two boards of one die at one TDP hold the same SM-clocks under MMQ, whatever their
+    datasheets quote: the L40 lists its FP32-accumulate 181 TFLOPS (half rate), the RTX 6000
+    Ada its full-rate 364, both 142 SMs × ~2.5 GHz × 1024 FLOP at 300 W. A GeForce 4090
+    (450 W, 128 SMs) holds its clock."""
+    ada = efficiency.RuntimeProfile(tensor_tflops_per_watt=0.74)
+    rtx6000 = dataclasses.replace(
+        RTX4090, segment="workstation", tdp_w=300, fp32_tflops=91.1, fp16_tflops=364.0
+    )
+    l40 = dataclasses.replace(
+        RTX4090, segment="datacenter", tdp_w=300, fp32_tflops=90.5, fp16_tflops=181.05
+    )
+    assert efficiency.die_tensor16_tflops(rtx6000) == pytest.approx(364.4)
+    assert efficiency.die_tensor16_tflops(l40) == pytest.approx(362.0)
+    assert efficiency.sm_clock_share(l40, ada) == pytest.approx(300 * 0.74 / 362.0)
+    assert efficiency.sm_clock_share(rtx6000, ada) == pytest.approx(300 * 0.74 / 364.4)
+    capped_l40 = efficiency.basis_tflops(l40, "sm", ada)
+    capped_6000 = efficiency.basis_tflops(rtx6000, "sm", ada)
+    assert capped_l40 == pytest.approx(capped_6000) == pytest.approx(300 * 0.74 / 4)
+    assert efficiency.sm_clock_share(RTX4090, ada) == 1.0
+    # GA100: 2048 FLOP per SM-clock, 4 × the 64-lane SM's 2 × FP32 rate
+    assert efficiency.die_tensor16_tflops(A100) == pytest.approx(19.5 * 2 * 8)
+    # Hopper is outside the die table (its per-watt figure is wgmma's): no cap from it
+    assert efficiency.die_tensor16_tflops(H100) is None
 
 
 def test_llamacpp_prefill_on_cuda_uses_the_sm_basis() -> None:
@@ -243,31 +270,61 @@ def test_llamacpp_f16_prompts_take_cublas_not_mmq() -> None:
 
 
 def test_llamacpp_cublas_prompts_on_ada_and_hopper_take_a_sustained_tflops_per_watt() -> None:
-    """The shipped llama.cpp FP16 (cuBLAS) prompt rows carry Ada's and Hopper's sustained
-    16-bit tensor TFLOPS per board watt (torch GEMM reports: L4, L40S; H100 PCIe); MMQ's
-    quantised row and other runtimes do not."""
+    """The shipped llama.cpp FP16 (cuBLAS) prompt rows carry Ada's, GA102's and Hopper's
+    sustained 16-bit tensor TFLOPS per board watt (torch GEMM reports: L4, L40S; RTX A6000;
+    H100 PCIe); MMQ's quantised rows carry Ada's and GA102's but not Hopper's (its figure is
+    wgmma's); other runtimes none."""
     from tests.domain.fixtures import RTX3090
 
     ada = TABLE.profile(RTX4090, "cuda", "llama.cpp", "fp16", "prefill")
     hopper = TABLE.profile(HBM_H100, "cuda", "llama.cpp", "fp16", "prefill")
     assert ada.tensor_tflops_per_watt == pytest.approx(0.74)
     assert hopper.tensor_tflops_per_watt == pytest.approx(1.28)
-    assert (
-        TABLE.profile(RTX3090, "cuda", "llama.cpp", "fp16", "prefill").tensor_tflops_per_watt
-        is None
-    )
-    assert (
-        TABLE.profile(RTX4090, "cuda", "llama.cpp", "int4", "prefill").tensor_tflops_per_watt
-        is None
-    )
+    for precision in ("fp16", "int4", "int8"):
+        ga102 = TABLE.profile(RTX3090, "cuda", "llama.cpp", precision, "prefill")
+        assert ga102.tensor_tflops_per_watt == pytest.approx(0.40)
+    for precision in ("int4", "int8"):
+        mmq = TABLE.profile(RTX4090, "cuda", "llama.cpp", precision, "prefill")
+        assert mmq.compute_basis == "sm"
+        assert mmq.tensor_tflops_per_watt == pytest.approx(0.74)
+        h = TABLE.profile(HBM_H100, "cuda", "llama.cpp", precision, "prefill")
+        assert h.tensor_tflops_per_watt is None
     assert TABLE.profile(HBM_H100, "cuda", "vllm", "fp16", "prefill").tensor_tflops_per_watt is None
+    assert TABLE.profile(RTX3090, "cuda", "vllm", "fp16", "prefill").tensor_tflops_per_watt is None
+    # decode does not take it
+    assert (
+        TABLE.profile(RTX3090, "cuda", "llama.cpp", "int4", "decode").tensor_tflops_per_watt is None
+    )
+
+
+def test_llamacpp_mmq_prompts_on_300w_ga102_and_ad102_boards_hold_the_clock_their_tdp_feeds():
+    """llama.cpp's MMQ prompt kernel keeps every SM busy, so a 300 W workstation or datacenter
+    board of a GeForce die runs it at the clock its TDP holds (the shipped per-watt rows): an
+    RTX A6000 and an A40 (GA102, 84 SMs) at the same rate as each other, below a 350 W RTX
+    3090's per-SM-clock rate; a GeForce 4090 keeps its boost clock."""
+    from tests.domain.fixtures import RTX3090
+
+    a6000 = dataclasses.replace(
+        RTX3090, slug="rtx-a6000", segment="workstation", tdp_w=300, fp32_tflops=38.7
+    )
+    a40 = dataclasses.replace(
+        RTX3090, slug="a40", segment="datacenter", tdp_w=300, fp32_tflops=37.4
+    )
+    rates: dict[str, float] = {}
+    for gpu in (a6000, a40, RTX3090, RTX4090):
+        prof = TABLE.profile(gpu, "cuda", "llama.cpp", "int4", "prefill")
+        rates[gpu.slug] = efficiency.basis_tflops(gpu, "sm", prof) or 0.0
+    assert rates["rtx-a6000"] == pytest.approx(rates["a40"])
+    assert rates["rtx-a6000"] == pytest.approx(300 * 0.40 / 4)
+    assert rates["rtx-a6000"] / 38.7 < rates["rtx-3090"] / 35.6
+    assert rates["rtx-4090"] == pytest.approx(82.6)
 
 
 def test_llamacpp_cublas_prompts_on_ga100_take_its_sustained_tflops_per_watt() -> None:
     """The GA100 die (compute capability 8.0) carries its own sustained FP16 TFLOPS per board
     watt on llama.cpp's cuBLAS prompt path (torch GEMM report: the 250 W A100 PCIe 40GB), so a
     300 W A100 PCIe holds TDP × that ÷ 312 of its clock, the 400 W SXM part its full clock;
-    the GA10x dies (8.6: RTX 3090, A40) are other silicon and take no figure from it."""
+    the GA10x dies (8.6: RTX 3090, A40) are other silicon with their own figure."""
     from app.domain import llm_step
     from tests.domain.fixtures import RTX3090
 
@@ -280,14 +337,17 @@ def test_llamacpp_cublas_prompts_on_ga100_take_its_sustained_tflops_per_watt() -
     # 400 W × the figure is above the SXM part's 312 TFLOPS peak: no cap
     assert 400 * per_watt >= 312
     assert llm_step.sustained_clock(A100, prof) == 1.0
+    # the GA10x dies (8.6) are other silicon: their own figure (RTX A6000), not GA100's
     ga102 = dataclasses.replace(RTX3090, segment="datacenter", tdp_w=300)
-    assert (
-        TABLE.profile(ga102, "cuda", "llama.cpp", "fp16", "prefill").tensor_tflops_per_watt is None
-    )
-    # MMQ (quantised weights on a current build) keeps its own profile
-    assert (
-        TABLE.profile(A100, "cuda", "llama.cpp", "int4", "prefill").tensor_tflops_per_watt is None
-    )
+    ga102_prof = TABLE.profile(ga102, "cuda", "llama.cpp", "fp16", "prefill")
+    assert ga102_prof.tensor_tflops_per_watt == pytest.approx(0.40)
+    # MMQ (quantised weights on a current build) takes it too, against the die's 2048 FLOP
+    # per SM-clock: the 165 W A30 (56 SMs × 1.44 GHz) holds 165 × 0.82 ÷ 165
+    mmq = TABLE.profile(A100, "cuda", "llama.cpp", "int4", "prefill")
+    assert mmq.tensor_tflops_per_watt == pytest.approx(per_watt)
+    a30 = dataclasses.replace(A100, slug="a30", tdp_w=165, fp32_tflops=10.3)
+    share = 165 * per_watt / (10.3 * 2 * 8)
+    assert efficiency.basis_tflops(a30, "sm", mmq) == pytest.approx(10.3 * 2 * share)
 
 
 def test_only_transformers_decode_regrows_its_kv_cache() -> None:

@@ -521,10 +521,17 @@ def test_a_power_capped_board_runs_its_cublas_prompt_gemms_at_the_clock_its_tdp_
     assert g.flops == pytest.approx(_replica(RTX4090, prefill=plain, weights="fp16").flops)
     # without FP16 accumulation the 4090's GEMMs run at its 165 FP32-accumulate peak: no cap
     assert llm_step.sustained_clock(RTX4090, RuntimeProfile(tensor_tflops_per_watt=0.74)) == 1.0
-    # the MMQ basis takes the clock in basis_tflops, not twice
+    # the MMQ basis takes the clock in basis_tflops, not twice, against the die's full 16-bit
+    # rate (this fixture's SMs × clock: 82.6 × 4), and its attention takes the same clock
     mmq = RuntimeProfile(compute_basis="sm", compute=1.9, tensor_tflops_per_watt=0.74)
     q4 = _replica(rtx6000, prefill=mmq, weights="int4")
-    assert q4.flops == pytest.approx(82.6e12 * 1.9 * min(1.0, 300 * 0.74 / 364))
+    sm_share = min(1.0, 300 * 0.74 / (82.6 * 4))
+    assert q4.flops == pytest.approx(82.6e12 * 1.9 * sm_share)
+    assert llm_step.sustained_clock(rtx6000, mmq) == pytest.approx(sm_share)
+    q4_free = _replica(
+        rtx6000, prefill=RuntimeProfile(compute_basis="sm", compute=1.9), weights="int4"
+    )
+    assert q4.attn_flops == pytest.approx(sm_share * q4_free.attn_flops)
 
 
 def test_a_layer_split_hands_each_boundary_the_hidden_state_in_the_runtimes_bytes():
