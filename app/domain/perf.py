@@ -1047,7 +1047,8 @@ def _qlora_dequant(work: WorkloadSpec) -> list[Op]:
     if m.is_transformer and m.has_shape:
         return dequant_ops(m, dq, calls)
     p = m.params
-    return [Op("elementwise", dq.name, MEMORY, calls, 0.0, p * dq.read_b, p * dq.write_b, "bf16")]
+    read, written = p * dq.read_b / dq.bandwidth_share, p * dq.write_b / dq.bandwidth_share
+    return [Op("elementwise", dq.name, MEMORY, calls, 0.0, read, written, "bf16")]
 
 
 # Ops of a transformer that sit outside its blocks: the embedding lookup, the final norm, the LM

@@ -105,12 +105,38 @@ def test_autogptq_unpacks_in_torch_ops_and_reuses_the_saved_weight_in_backward()
     dq = [o for o in ops if o.name == "gptq.dequantise"]
     w = _block_weights()
     assert not any(o.name == "nf4.dequantise" for o in ops)
-    # forward and recomputed forward only; 16.5 B of elementwise traffic per weight per call
+    # forward and recomputed forward only; 16.5 B of elementwise traffic per weight per call,
+    # charged at half the bandwidth the other memory-bound ops reach (ms-swift's timings)
     calls = 2
+    share = ops_mod.GPTQ_UNPACK_BANDWIDTH_SHARE
+    assert share == pytest.approx(0.5)
     assert sum(o.count * (o.bytes_read + o.bytes_written) for o in dq) == pytest.approx(
-        calls * w * 16.5
+        calls * w * 16.5 / share
     )
     assert sum(o.count for o in dq) == 7 * 32 * calls * 9
+
+
+def test_a_dequantisation_below_the_achieved_bandwidth_is_charged_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The unpack's kernels stream at a share of the bandwidth: its ops carry the bytes the
+    roofline must charge for the time they take, so the step grows by the missing share."""
+    full = replace(ops_mod.GPTQ_TORCH_DEQUANT, bandwidth_share=1.0)
+    half = ops_mod.GPTQ_TORCH_DEQUANT
+    at_full = ops_mod.dequant_ops(LLAMA3_8B, full, 2.0)
+    at_half = ops_mod.dequant_ops(LLAMA3_8B, half, 2.0)
+    assert sum(o.count * o.bytes for o in at_half) == pytest.approx(
+        sum(o.count * o.bytes for o in at_full) / half.bandwidth_share
+    )
+    assert sum(o.count for o in at_half) == sum(o.count for o in at_full)
+    # a GPU-bound GPTQ step grows by the unpack's bytes time for each halving of the share
+    steps = []
+    for share in (1.0, 0.5, 0.25):
+        monkeypatch.setattr(perf, "GPTQ_TORCH_DEQUANT", replace(half, bandwidth_share=share))
+        job = _job("qlora", 4096, quantization="gptq", precision="fp16")  # a fresh spec
+        steps.append(perf.single_gpu(A100, job).step_s)
+    assert steps[0] < steps[1] < steps[2]
+    assert steps[2] - steps[1] == pytest.approx(2.0 * (steps[1] - steps[0]), rel=1e-6)
 
 
 def test_one_short_sequence_is_host_bound_and_a_long_one_is_not() -> None:

@@ -51,7 +51,12 @@ def test_finetuning_floors(scored) -> None:
     for method in ("lora", "qlora"):
         sub = finetune.score(method, [r for r in rows if r.method == method])
         assert sub.median_ratio <= 1.25 and sub.spearman >= 0.95, method
-    # full fine-tuning under DeepSpeed ZeRO-2 is still priced too fast at short sequences
+    # AutoGPTQ's unpack at half the achieved bandwidth (ms-swift's bf16 vs GPTQ timings): the
+    # 7B-72B Q-LoRA rows were 1.2-1.7x fast at short sequences before (median 1.22, bias 0.89)
+    qlora = finetune.score("qlora", [r for r in rows if r.method == "qlora"])
+    assert qlora.median_ratio <= 1.1 and 0.9 <= qlora.bias <= 1.1
+    # full fine-tuning under DeepSpeed (ZeRO-2 or -3) is still priced too fast at short sequences:
+    # its host floor has no sourced price (docs/methodology.md, "LLM fine-tuning check")
     full = finetune.score("none", [r for r in rows if r.method == "none"])
     assert full.bias < 0.8
     assert 0.8 <= overall.bias <= 1.05
