@@ -631,12 +631,12 @@ class _StepJob:
     # the same for the decode phase's ops alone
     decode_library_kernels: tuple[float, ...] = (0.0, 0.0)
     # the ops as arrays, per fusion policy (a request meets one or two runtimes), SM count and
-    # whether the convolutions run on tensor cores
-    arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
+    # whether the convolutions run on tensor cores, and the GPU's tensor-to-vector balance
+    arrays: dict[tuple[tuple[str, ...], int | None, bool, float | None], OpArrays] = field(
         default_factory=dict, compare=False
     )
     # the decode phase's ops alone, keyed alike
-    decode_arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
+    decode_arrays: dict[tuple[tuple[str, ...], int | None, bool, float | None], OpArrays] = field(
         default_factory=dict, compare=False
     )
 
@@ -1236,7 +1236,8 @@ def _queued_step(
     def kernel(o: Op) -> tuple[float, float]:
         hit = timed.get(id(o))
         if hit is None:
-            work = o.flops / shape_efficiency(o, on.sms, on.tensor_conv) if o.flops else 0.0
+            e = shape_efficiency(o, on.sms, on.tensor_conv, on.balance)
+            work = o.flops / e if o.flops else 0.0
             gpu_s = max(work / rates[CLASS_INDEX[o.klass]], o.bytes / on.bw) + launch
             hit = timed[id(o)] = (0.0 if o.role in LAYOUT_ROLES else per_call, gpu_s * stretch)
         return hit
@@ -1248,10 +1249,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
     fuse = on.drop
     # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
-    key = (fuse, on.sms, on.tensor_conv)
+    key = (fuse, on.sms, on.tensor_conv, on.balance)
     arrs = job.arrays.get(key)
     if arrs is None:
-        arrs = job.arrays[key] = prepare(job.ops or (), fuse, on.sms, on.tensor_conv)
+        arrs = job.arrays[key] = prepare(job.ops or (), fuse, on.sms, on.tensor_conv, on.balance)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     total, compute = st.total, st.compute
     if on.power_cap_flops:
@@ -1286,7 +1287,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         darrs = job.decode_arrays.get(key)
         if darrs is None:
             dec_ops = [o for o in job.ops or () if o.phase == DECODE_PHASE]
-            darrs = job.decode_arrays[key] = prepare(dec_ops, fuse, on.sms, on.tensor_conv)
+            darrs = job.decode_arrays[key] = prepare(
+                dec_ops, fuse, on.sms, on.tensor_conv, on.balance
+            )
         raw = step_time(darrs, rates, on.bw, on.prof.kernel_us * 1e-6).total
         # the step's energy bound (a power-capped board) stretches the decode alike
         dec_gpu = raw * total / st.total if st.total > 0 else raw
@@ -1335,6 +1338,9 @@ class _OnGpu:
     tensor_conv: bool = True
     # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
+    # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
+    # (kernels.softmax_fill); None where either peak is missing
+    balance: float | None = None
 
 
 def _on_gpu(
@@ -1435,8 +1441,24 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us,
+        tensor_conv, host_us, _softmax_balance(gpu, mode),
     )  # fmt: skip
+
+
+def _softmax_balance(gpu: GpuSpec, mode: str) -> float | None:
+    """The attention matmuls' peak ÷ the FP32 vector peak the softmax runs at
+    (kernels.softmax_fill): the 16-bit tensor peak for a 16-bit job and for an 8-bit one (its
+    attention stays in 16 bits, ``_flash_cap``), the TF32 peak for a TF32 one; None for an FP32
+    job, whose attention matmuls run on the CUDA cores beside its softmax."""
+    if not gpu.fp32_tflops:
+        return None
+    if mode in _HALF_MODES or mode.startswith(("fp8", "int8", "int4")):
+        peak, _ = _half_peak(gpu, "fp16")
+    elif mode == "tf32":
+        peak, _ = peak_tflops(gpu, "tf32")
+    else:
+        return None
+    return peak / gpu.fp32_tflops if peak else None
 
 
 _CONV, _CONV3 = CLASS_INDEX[CONV], CLASS_INDEX[CONV_3X3]
