@@ -369,6 +369,7 @@ def class_rates(
     winograd: float | None = None,
     sustained: float = 1.0,
     conv_share: float = 1.0,
+    accumulate: float = 1.0,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -394,14 +395,18 @@ def class_rates(
     ``conv_share``: the tensor-core convolutions' rate ÷ the GEMM rate where the runtime's
     convolution kernels cannot issue at the architecture's full tensor rate (implicit-GEMM
     convolutions built on Ampere's synchronous mma, run on Hopper, whose dense peak needs
-    wgmma: half of it); 1 elsewhere. The Winograd path (CUDA cores) keeps its rate."""
+    wgmma: half of it); 1 elsewhere. The Winograd path (CUDA cores) keeps its rate.
+    ``accumulate``: how much faster the runtime's GEMMs and tensor-core convolutions run than
+    ``gemm_rate`` because they accumulate in FP16 (2 on GeForce parts, whose FP32-accumulate
+    rate is half the FP16-accumulate one: llm_step.fp16_accumulate_gain); the attention kernels
+    keep their rates (no source says how TensorRT's fused MHA accumulates)."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
     bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     slow_fwd, slow_bwd = ATTENTION_KERNEL_SLOWDOWN.get(attention_kernel, (1.0, 1.0))
-    tensor = gemm_rate * sustained
+    tensor = gemm_rate * sustained * accumulate
     conv = tensor * conv_share
     conv3 = max(conv, winograd * vector_rate) if winograd and vector_rate else conv
     return (

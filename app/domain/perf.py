@@ -1426,6 +1426,8 @@ def _build_on_gpu(
             prof.winograd_3x3,
             held_rate / gemm_rate,
             _conv_share(prof, mode),
+            # TensorRT's FP16 tactics accumulate in FP16 where that is faster (GeForce)
+            llm_step.fp16_accumulate_gain(gpu) if prof.fp16_accumulate and mode == "fp16" else 1.0,
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
