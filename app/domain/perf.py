@@ -1085,14 +1085,41 @@ def attention_core(fwd: list[Op]) -> list[Op]:
 def _runs_nchw(work: WorkloadSpec) -> bool:
     """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
     table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
-    them to channels_last), unless the workload says it runs channels-last."""
+    them to channels_last), or under a torch.compile whose Inductor leaves them NCHW
+    (``_inductor_keeps_nchw``), unless the workload says it runs channels-last."""
     m = work.model
     return (
         m.family in ("cnn", "diffusion")
         and m.operators is not None
-        and work.runtime in NCHW_RUNTIMES
+        and (work.runtime in NCHW_RUNTIMES or _inductor_keeps_nchw(work))
         and not work.channels_last
         and table_prices(work)
+    )
+
+
+# PyTorch releases from which Inductor runs an NCHW model's convolutions channels-last
+# (GraphLowering.decide_layout_opt): CNN tables from 2.1, whose layout optimisation (PyTorch PR
+# #99773, mid-2023) skips a graph with any 3×3 convolution of at least twice as many input as
+# output channels ("is_in_out_channel": pytorch_unet among the models it names), which every
+# Stable Diffusion UNet has (its up blocks' 2560 → 1280); diffusion UNets from 2.2, whose
+# inference heuristic weighs each convolution class's measured channels-last speed-up instead
+# (PR #114600, 2023-11: "The motivating model here was SDXL which now hits channels last and
+# improves 10%").
+INDUCTOR_CHANNELS_LAST = {"cnn": (2, 1), "diffusion": (2, 2)}
+
+
+def _inductor_keeps_nchw(work: WorkloadSpec) -> bool:
+    """A torch.compile job under a stated PyTorch release (``WorkloadSpec.torch_version``;
+    unstated: a current one) older than ``INDUCTOR_CHANNELS_LAST`` for its family: Inductor
+    lowers its convolutions to cuDNN in the model's own NCHW layout, so cuDNN transforms
+    around each tensor-core convolution as under eager PyTorch."""
+    first = INDUCTOR_CHANNELS_LAST.get(work.model.family)
+    release = llm_step._release(work.torch_version)
+    return (
+        work.runtime == "torch-compile"
+        and first is not None
+        and release is not None
+        and (release < first)
     )
 
 

@@ -376,3 +376,29 @@ def test_the_softmax_balance_is_the_attention_datapath_over_the_fp32_peak() -> N
     assert rtx < a100 / 4
     # an FP32 job's attention matmuls run on the CUDA cores beside its softmax
     assert perf._softmax_balance(A100, "fp32") is None
+
+
+@pytest.mark.parametrize(
+    ("torch_version", "family", "nchw"),
+    [
+        ("2.0.1", "diffusion", True),  # no layout optimisation before 2.1
+        ("2.1.0", "diffusion", True),  # 2.1 skips a UNet (in > out-channel 3×3 convolutions)
+        ("2.2.0", "diffusion", False),  # 2.2's inference heuristic converts it
+        ("", "diffusion", False),  # unstated: a current release
+        ("2.0.1", "cnn", True),
+        ("2.1.0", "cnn", False),
+    ],
+)
+def test_inductor_leaves_an_nchw_model_nchw_before_its_layout_optimisation(
+    torch_version: str, family: str, nchw: bool
+) -> None:
+    work = dataclasses.replace(_diffusion(runtime="torch-compile"), torch_version=torch_version)
+    work = dataclasses.replace(work, model=dataclasses.replace(work.model, family=family))
+    assert perf._inductor_keeps_nchw(work) is nchw
+    if family == "diffusion":
+        ops = perf.step_ops(work, True, 2.0)
+        assert ops is not None
+        assert bool([o for o in ops if o.role == "layout"]) is nchw
+        # the user's channels_last conversion needs no layout optimisation
+        cl = perf.step_ops(dataclasses.replace(work, channels_last=True), True, 2.0)
+        assert cl is not None and not [o for o in cl if o.role == "layout"]
