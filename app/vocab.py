@@ -202,7 +202,9 @@ TORCH_PROGRAM_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "transformers", "torch
 #: ONNX Runtime's CUDA execution provider keeps NCHW too (OrtCUDAProviderOptionsV2.prefer_nhwc
 #: = 0 by default). torch.compile is not here: Inductor's layout optimisation
 #: (torch._inductor.config.layout_optimization, on by default on CUDA) runs a convolutional
-#: graph's convolutions channels-last (GraphLowering.decide_layout_opt).
+#: graph's convolutions channels-last (GraphLowering.decide_layout_opt) — from PyTorch 2.1 for
+#: CNNs, 2.2 for diffusion UNets; a job under an older stated release runs NCHW
+#: (perf._inductor_keeps_nchw).
 NCHW_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-xla", "onnxruntime")
 #: Runtimes whose CNN training a shipped operator table prices, in every precision: eager
 #: PyTorch (Lambda's and DLE's tables), TensorFlow graph mode (Lambda's tf_cnn_benchmarks

@@ -72,7 +72,7 @@ def breakdown(row: dict[str, Any], data: Path) -> None:
         if op.role and op.role in on.drop:
             continue
         c = by[op_class(op)]
-        c[0] += kernels.op_time(op, rates, on.bw, launch, on.sms) * op.count
+        c[0] += kernels.op_time(op, rates, on.bw, launch, on.sms, on.balance) * op.count
         c[1] += op.flops * op.count
         c[2] += op.bytes * op.count
     gpu_s = sum(v[0] for v in by.values())

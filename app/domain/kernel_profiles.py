@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.domain.gpu import GpuSpec
-from app.domain.kernels import wave_fill
+from app.domain.kernels import BEST_HEAD_DIM, SOFTMAX_FLOPS, wave_fill
 
 COMPUTE_CLASSES = frozenset({"gemm", "attention_prefill"})
 MEMORY_CLASSES = frozenset({"attention_decode", "elementwise", "normalization", "embedding"})
@@ -324,13 +324,9 @@ ATTENTION_CLASSES = frozenset({"attention_prefill"})
 # bytes as one K/V block, so a block's loop does useful work visited ÷ (visited + KV_BLOCK).
 Q_BLOCK = 128
 KV_BLOCK = 64
-# The online softmax between the two matmuls costs about four vector instructions per score
-# (scale-and-subtract the running max, exp2, max, running sum), 8 FLOPs of the FP32 peak
-# (an FMA counts two); the matmuls cost 4·d tensor FLOPs per score (Dao 2023, §3.1).
-SOFTMAX_FLOPS = 8.0
-# The head dim the best-of-sweep figures (no shape given) stand for: the papers' headline
-# figures are at d = 128.
-BEST_HEAD_DIM = 128
+# The online softmax's FLOPs per score and the head dim the best-of-sweep figures (no shape
+# given) stand for: kernels.SOFTMAX_FLOPS, kernels.BEST_HEAD_DIM (the operator path prices the
+# same share, kernels.softmax_fill).
 # FlashAttention-2/3 and cuDNN's fused attention need Ampere or later (Dao-AILab/flash-attention
 # README, "NVIDIA CUDA Support": "Ampere, Ada, or Hopper GPUs … please use FlashAttention 1.x
 # for Turing GPUs"): a Volta or Turing

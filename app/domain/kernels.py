@@ -95,6 +95,13 @@ ATTENTION_KERNEL_SLOWDOWN: dict[str, tuple[float, float]] = {
 # to the next one); a head dim in between runs the next kernel up, its matmuls padded: Stable
 # Diffusion 1.5's 40-wide heads run the 64 kernel and do 40/64 of its tensor work usefully.
 HEAD_DIM_STEP = 32
+# The online softmax between a fused attention kernel's two matmuls costs about four vector
+# instructions per score (scale-and-subtract the running max, exp2, max, running sum), 8 FLOPs of
+# the FP32 peak (an FMA counts two), where the matmuls cost 4·d tensor FLOPs per score (Dao 2023,
+# arXiv 2307.08691, §3.1). The attention rates (FLASH_FWD_FACTOR, a profile's best-shape
+# figure) are the papers' headline figures, at d = 128 (``softmax_fill``).
+SOFTMAX_FLOPS = 8.0
+BEST_HEAD_DIM = 128
 # Tensor-core convolution kernels consume input channels in groups of 8 (16-bit NHWC: cuDNN pads
 # C to a multiple of 8); a 3-channel stem fills 3/8 of each K step. A convolution on the CUDA
 # cores (FP32 before Ampere: cuDNN's NCHW FP32 kernels, no MMA fragment to fill) reads its C as
@@ -139,14 +146,18 @@ def k_efficiency(k: float) -> float:
 MAX_SPLIT_K = 64
 
 
-def shape_efficiency(op: Op, sms: int | None = None, tensor_cores: bool = True) -> float:
+def shape_efficiency(
+    op: Op, sms: int | None = None, tensor_cores: bool = True, balance: float | None = None
+) -> float:
     """e(shape) for one op: the wave fill of its output tiles times its main loop's share of
     each tile's time, at the best split of K; for a convolution on tensor cores also the share
-    of each tensor-core K step its input channels fill."""
+    of each tensor-core K step its input channels fill; for an attention forward the softmax's
+    share at its head dim against the headline's (``softmax_fill``; ``balance`` the GPU's
+    16-bit tensor peak ÷ its FP32 peak, None: not priced)."""
     if op.klass in (MEMORY, CONV_DW):
         return 1.0  # direct CUDA-core kernels: no tensor-core tile to fill
     return _shape_efficiency(
-        op.klass, op.m, op.n, op.k, op.batch, op.in_channels, sms, tensor_cores
+        op.klass, op.m, op.n, op.k, op.batch, op.in_channels, sms, tensor_cores, balance
     )
 
 
@@ -160,10 +171,13 @@ def _shape_efficiency(
     in_channels: float,
     sms: int | None,
     tensor_cores: bool = True,
+    balance: float | None = None,
 ) -> float:
     if klass in (ATTN_FLASH, ATTN_FLASH_BWD):
         # one thread block per 128 query rows per (sequence, head); its loop runs over the keys
         e = wave_fill(math.ceil(m / TILE_M) * batch, sms) * k_efficiency(n) * head_dim_fill(k)
+        if klass == ATTN_FLASH:
+            e *= softmax_fill(k, balance)
     else:
         tiles = gemm_tiles(m, n, batch)
         e, split = 0.0, 1
@@ -184,12 +198,33 @@ def head_dim_fill(head_dim: float) -> float:
     return head_dim / (math.ceil(head_dim / HEAD_DIM_STEP) * HEAD_DIM_STEP)
 
 
+def softmax_fill(head_dim: float, balance: float | None) -> float:
+    """A fused attention forward's rate at ``head_dim`` ÷ its rate at the headline d = 128, from
+    the softmax's vector time beside the matmuls' tensor time: per score 4·d′ tensor FLOPs (d′
+    the kernel's padded head dim, ``head_dim_fill``) and SOFTMAX_FLOPS on the CUDA cores, the
+    vector work ``balance`` (16-bit tensor peak ÷ FP32 peak) times slower per FLOP. The share
+    kernel_profiles.attention_factor fits profiled ceilings with. A 64-wide kernel on an A100
+    (balance 16) keeps 0.83 of the d = 128 rate, on an RTX 4090 (balance 2) 0.97; 1 where the
+    balance is unknown."""
+    if not balance or head_dim <= 0:
+        return 1.0
+    padded = math.ceil(head_dim / HEAD_DIM_STEP) * HEAD_DIM_STEP
+    vector = balance * SOFTMAX_FLOPS / 4.0
+    return (1.0 + vector / BEST_HEAD_DIM) / (1.0 + vector / padded)
+
+
 def op_time(
-    op: Op, rates: dict[str, float], bandwidth: float, launch_s: float, sms: int | None = None
+    op: Op,
+    rates: dict[str, float],
+    bandwidth: float,
+    launch_s: float,
+    sms: int | None = None,
+    balance: float | None = None,
 ) -> float:
     """Seconds for one run of ``op``: ``rates`` are FLOP/s per kernel class before the shape
     efficiency, ``bandwidth`` achieved bytes/s."""
-    compute = op.flops / (rates[op.klass] * shape_efficiency(op, sms)) if op.flops else 0.0
+    e = shape_efficiency(op, sms, balance=balance)
+    compute = op.flops / (rates[op.klass] * e) if op.flops else 0.0
     return max(compute, op.bytes / bandwidth) + launch_s
 
 
@@ -220,15 +255,17 @@ def prepare(
     fuse: Iterable[str] = (),
     sms: int | None = None,
     tensor_cores: bool = True,
+    balance: float | None = None,
 ) -> OpArrays:
     """Columns for ``step_time``. Ops whose role is in ``fuse`` run inside a neighbouring
     kernel's epilogue or a fused chain (TensorRT, Inductor): no bytes of their own, no launch.
-    ``tensor_cores``: whether the convolutions run on tensor cores (``shape_efficiency``)."""
+    ``tensor_cores``: whether the convolutions run on tensor cores; ``balance``: the GPU's
+    tensor-to-vector balance for the attention softmax (``shape_efficiency``)."""
     fused = set(fuse)
     kept = [o for o in ops if not (o.role and o.role in fused)]
     by_class: dict[int, list[tuple[float, float, float]]] = {}
     for o in kept:
-        work = o.flops / shape_efficiency(o, sms, tensor_cores) if o.flops else 0.0
+        work = o.flops / shape_efficiency(o, sms, tensor_cores, balance) if o.flops else 0.0
         by = o.bytes
         intensity = work / by if by > 0 else math.inf
         by_class.setdefault(CLASS_INDEX[o.klass], []).append(
@@ -332,6 +369,7 @@ def class_rates(
     winograd: float | None = None,
     sustained: float = 1.0,
     conv_share: float = 1.0,
+    accumulate: float = 1.0,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -357,14 +395,18 @@ def class_rates(
     ``conv_share``: the tensor-core convolutions' rate ÷ the GEMM rate where the runtime's
     convolution kernels cannot issue at the architecture's full tensor rate (implicit-GEMM
     convolutions built on Ampere's synchronous mma, run on Hopper, whose dense peak needs
-    wgmma: half of it); 1 elsewhere. The Winograd path (CUDA cores) keeps its rate."""
+    wgmma: half of it); 1 elsewhere. The Winograd path (CUDA cores) keeps its rate.
+    ``accumulate``: how much faster the runtime's GEMMs and tensor-core convolutions run than
+    ``gemm_rate`` because they accumulate in FP16 (2 on GeForce parts, whose FP32-accumulate
+    rate is half the FP16-accumulate one: llm_step.fp16_accumulate_gain); the attention kernels
+    keep their rates (no source says how TensorRT's fused MHA accumulates)."""
     vec = vector_rate if vector_rate else gemm_rate
     fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
     bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)
     slow_fwd, slow_bwd = ATTENTION_KERNEL_SLOWDOWN.get(attention_kernel, (1.0, 1.0))
-    tensor = gemm_rate * sustained
+    tensor = gemm_rate * sustained * accumulate
     conv = tensor * conv_share
     conv3 = max(conv, winograd * vector_rate) if winograd and vector_rate else conv
     return (

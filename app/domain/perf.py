@@ -631,12 +631,12 @@ class _StepJob:
     # the same for the decode phase's ops alone
     decode_library_kernels: tuple[float, ...] = (0.0, 0.0)
     # the ops as arrays, per fusion policy (a request meets one or two runtimes), SM count and
-    # whether the convolutions run on tensor cores
-    arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
+    # whether the convolutions run on tensor cores, and the GPU's tensor-to-vector balance
+    arrays: dict[tuple[tuple[str, ...], int | None, bool, float | None], OpArrays] = field(
         default_factory=dict, compare=False
     )
     # the decode phase's ops alone, keyed alike
-    decode_arrays: dict[tuple[tuple[str, ...], int | None, bool], OpArrays] = field(
+    decode_arrays: dict[tuple[tuple[str, ...], int | None, bool, float | None], OpArrays] = field(
         default_factory=dict, compare=False
     )
 
@@ -1086,14 +1086,41 @@ def attention_core(fwd: list[Op]) -> list[Op]:
 def _runs_nchw(work: WorkloadSpec) -> bool:
     """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
     table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
-    them to channels_last), unless the workload says it runs channels-last."""
+    them to channels_last), or under a torch.compile whose Inductor leaves them NCHW
+    (``_inductor_keeps_nchw``), unless the workload says it runs channels-last."""
     m = work.model
     return (
         m.family in ("cnn", "diffusion")
         and m.operators is not None
-        and work.runtime in NCHW_RUNTIMES
+        and (work.runtime in NCHW_RUNTIMES or _inductor_keeps_nchw(work))
         and not work.channels_last
         and table_prices(work)
+    )
+
+
+# PyTorch releases from which Inductor runs an NCHW model's convolutions channels-last
+# (GraphLowering.decide_layout_opt): CNN tables from 2.1, whose layout optimisation (PyTorch PR
+# #99773, mid-2023) skips a graph with any 3×3 convolution of at least twice as many input as
+# output channels ("is_in_out_channel": pytorch_unet among the models it names), which every
+# Stable Diffusion UNet has (its up blocks' 2560 → 1280); diffusion UNets from 2.2, whose
+# inference heuristic weighs each convolution class's measured channels-last speed-up instead
+# (PR #114600, 2023-11: "The motivating model here was SDXL which now hits channels last and
+# improves 10%").
+INDUCTOR_CHANNELS_LAST = {"cnn": (2, 1), "diffusion": (2, 2)}
+
+
+def _inductor_keeps_nchw(work: WorkloadSpec) -> bool:
+    """A torch.compile job under a stated PyTorch release (``WorkloadSpec.torch_version``;
+    unstated: a current one) older than ``INDUCTOR_CHANNELS_LAST`` for its family: Inductor
+    lowers its convolutions to cuDNN in the model's own NCHW layout, so cuDNN transforms
+    around each tensor-core convolution as under eager PyTorch."""
+    first = INDUCTOR_CHANNELS_LAST.get(work.model.family)
+    release = llm_step._release(work.torch_version)
+    return (
+        work.runtime == "torch-compile"
+        and first is not None
+        and release is not None
+        and (release < first)
     )
 
 
@@ -1237,7 +1264,8 @@ def _queued_step(
     def kernel(o: Op) -> tuple[float, float]:
         hit = timed.get(id(o))
         if hit is None:
-            work = o.flops / shape_efficiency(o, on.sms, on.tensor_conv) if o.flops else 0.0
+            e = shape_efficiency(o, on.sms, on.tensor_conv, on.balance)
+            work = o.flops / e if o.flops else 0.0
             gpu_s = max(work / rates[CLASS_INDEX[o.klass]], o.bytes / on.bw) + launch
             hit = timed[id(o)] = (0.0 if o.role in LAYOUT_ROLES else per_call, gpu_s * stretch)
         return hit
@@ -1249,10 +1277,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
     fuse = on.drop
     # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
-    key = (fuse, on.sms, on.tensor_conv)
+    key = (fuse, on.sms, on.tensor_conv, on.balance)
     arrs = job.arrays.get(key)
     if arrs is None:
-        arrs = job.arrays[key] = prepare(job.ops or (), fuse, on.sms, on.tensor_conv)
+        arrs = job.arrays[key] = prepare(job.ops or (), fuse, on.sms, on.tensor_conv, on.balance)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     total, compute = st.total, st.compute
     if on.power_cap_flops:
@@ -1287,7 +1315,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         darrs = job.decode_arrays.get(key)
         if darrs is None:
             dec_ops = [o for o in job.ops or () if o.phase == DECODE_PHASE]
-            darrs = job.decode_arrays[key] = prepare(dec_ops, fuse, on.sms, on.tensor_conv)
+            darrs = job.decode_arrays[key] = prepare(
+                dec_ops, fuse, on.sms, on.tensor_conv, on.balance
+            )
         raw = step_time(darrs, rates, on.bw, on.prof.kernel_us * 1e-6).total
         # the step's energy bound (a power-capped board) stretches the decode alike
         dec_gpu = raw * total / st.total if st.total > 0 else raw
@@ -1336,6 +1366,9 @@ class _OnGpu:
     tensor_conv: bool = True
     # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
+    # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
+    # (kernels.softmax_fill); None where either peak is missing
+    balance: float | None = None
 
 
 def _on_gpu(
@@ -1421,6 +1454,8 @@ def _build_on_gpu(
             prof.winograd_3x3,
             held_rate / gemm_rate,
             _conv_share(prof, mode),
+            # TensorRT's FP16 tactics accumulate in FP16 where that is faster (GeForce)
+            llm_step.fp16_accumulate_gain(gpu) if prof.fp16_accumulate and mode == "fp16" else 1.0,
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
@@ -1436,8 +1471,24 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us,
+        tensor_conv, host_us, _softmax_balance(gpu, mode),
     )  # fmt: skip
+
+
+def _softmax_balance(gpu: GpuSpec, mode: str) -> float | None:
+    """The attention matmuls' peak ÷ the FP32 vector peak the softmax runs at
+    (kernels.softmax_fill): the 16-bit tensor peak for a 16-bit job and for an 8-bit one (its
+    attention stays in 16 bits, ``_flash_cap``), the TF32 peak for a TF32 one; None for an FP32
+    job, whose attention matmuls run on the CUDA cores beside its softmax."""
+    if not gpu.fp32_tflops:
+        return None
+    if mode in _HALF_MODES or mode.startswith(("fp8", "int8", "int4")):
+        peak, _ = _half_peak(gpu, "fp16")
+    elif mode == "tf32":
+        peak, _ = peak_tflops(gpu, "tf32")
+    else:
+        return None
+    return peak / gpu.fp32_tflops if peak else None
 
 
 _CONV, _CONV3 = CLASS_INDEX[CONV], CLASS_INDEX[CONV_3X3]

@@ -140,3 +140,30 @@ def test_compiled_batch_inference_pays_host_launches_decode_replays_a_graph() ->
     assert decode.host_us_per_op == 0.0
     for regime in ("infer", "infer-cnn"):
         assert TABLE.profile(a100, "cuda", "torch-compile", "fp32", regime).host_us_per_op == 38.0
+
+
+def test_tensorrt_fp16_convolutions_and_gemms_accumulate_in_fp16_on_geforce_only() -> None:
+    # tensorrt-fp16-accumulate: FP16 tactics accumulate in FP16, twice the catalog's
+    # FP32-accumulate rate on a GeForce part, the same rate on a datacenter one
+    from app.domain.kernels import ATTN_FLASH, GEMM
+
+    def rates(slug: str, runtime: str, precision: str = "fp16") -> tuple[float, ...]:
+        work = _job("stable-diffusion-1.5", runtime, precision)
+        on = perf._on_gpu(GPUS[slug], work, "pytorch", None, "cuda")
+        assert on.rates is not None
+        return on.rates
+
+    for klass in (GEMM, CONV):
+        i = CLASS_INDEX[klass]
+        assert rates("rtx-4090", "tensorrt")[i] == pytest.approx(
+            2 * rates("rtx-4090", "pytorch")[i]
+        )
+        assert rates("a100-sxm4-80gb", "tensorrt")[i] == pytest.approx(
+            rates("a100-sxm4-80gb", "pytorch")[i]
+        )
+        # bf16 has no FP16-accumulate path
+        assert rates("rtx-4090", "tensorrt", "bf16")[i] == pytest.approx(
+            rates("rtx-4090", "pytorch", "bf16")[i]
+        )
+    a = CLASS_INDEX[ATTN_FLASH]
+    assert rates("rtx-4090", "tensorrt")[a] <= rates("rtx-4090", "pytorch")[a]

@@ -11,7 +11,7 @@ from app.domain import perf
 from app.domain.kernels import head_dim_fill, shape_efficiency
 from app.domain.operators import attention, parse_table, table_ops
 from app.domain.workload import WorkloadSpec
-from tests.domain.fixtures import RESNET50
+from tests.domain.fixtures import A100, RESNET50, RTX4090
 
 CONV = {
     "kind": "conv", "name": "c", "count": 2, "c_in": 320, "c_out": 640, "h_in": 64, "w_in": 64,
@@ -346,3 +346,59 @@ def test_compiled_diffusion_in_default_mode_pays_a_host_launch_per_kernel() -> N
     e = perf.single_gpu(h100, eager)
     eager_us = perf.profile_for(h100, eager, "cuda", "infer-diffusion").host_us_per_op * 1e-6
     assert e.dispatch == pytest.approx(eager_calls * eager_us)
+
+
+def test_the_softmax_slows_a_narrow_head_where_the_tensor_cores_outrun_the_vector_units() -> None:
+    from app.domain.kernels import softmax_fill
+
+    # 64-wide kernel: per score 256 tensor FLOPs beside 8 FP32 ones that run `balance` × slower
+    a100, rtx = 16.0, 2.0
+    assert softmax_fill(128, a100) == 1.0
+    assert softmax_fill(40, a100) == pytest.approx((1 + 32 / 128) / (1 + 32 / 64))  # 0.83
+    assert softmax_fill(40, rtx) == pytest.approx((1 + 4 / 128) / (1 + 4 / 64))  # 0.97
+    assert softmax_fill(40, None) == 1.0
+
+    def attn(d: int, balance: float | None) -> float:
+        (op,) = attention(
+            "a", tokens_q=2 * 4096, q_len=4096, kv_len=4096, heads=8, head_dim=d,
+            kv_heads=8, count=1, act_b=2.0, causal=False, flash=True,
+        )  # fmt: skip
+        return shape_efficiency(op, 108, balance=balance)
+
+    assert attn(40, a100) == pytest.approx(attn(40, None) * softmax_fill(40, a100))
+    assert attn(40, a100) < attn(40, rtx) < attn(40, None)
+
+
+def test_the_softmax_balance_is_the_attention_datapath_over_the_fp32_peak() -> None:
+    a100, rtx = perf._softmax_balance(A100, "fp16"), perf._softmax_balance(RTX4090, "bf16")
+    assert a100 is not None and rtx is not None
+    assert a100 == pytest.approx((A100.peak_tflops("fp16") or 0) / (A100.fp32_tflops or 1))
+    assert rtx < a100 / 4
+    # an FP32 job's attention matmuls run on the CUDA cores beside its softmax
+    assert perf._softmax_balance(A100, "fp32") is None
+
+
+@pytest.mark.parametrize(
+    ("torch_version", "family", "nchw"),
+    [
+        ("2.0.1", "diffusion", True),  # no layout optimisation before 2.1
+        ("2.1.0", "diffusion", True),  # 2.1 skips a UNet (in > out-channel 3×3 convolutions)
+        ("2.2.0", "diffusion", False),  # 2.2's inference heuristic converts it
+        ("", "diffusion", False),  # unstated: a current release
+        ("2.0.1", "cnn", True),
+        ("2.1.0", "cnn", False),
+    ],
+)
+def test_inductor_leaves_an_nchw_model_nchw_before_its_layout_optimisation(
+    torch_version: str, family: str, nchw: bool
+) -> None:
+    work = dataclasses.replace(_diffusion(runtime="torch-compile"), torch_version=torch_version)
+    work = dataclasses.replace(work, model=dataclasses.replace(work.model, family=family))
+    assert perf._inductor_keeps_nchw(work) is nchw
+    if family == "diffusion":
+        ops = perf.step_ops(work, True, 2.0)
+        assert ops is not None
+        assert bool([o for o in ops if o.role == "layout"]) is nchw
+        # the user's channels_last conversion needs no layout optimisation
+        cl = perf.step_ops(dataclasses.replace(work, channels_last=True), True, 2.0)
+        assert cl is not None and not [o for o in cl if o.role == "layout"]
