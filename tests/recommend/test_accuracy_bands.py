@@ -91,6 +91,10 @@ def test_held_out_bands_are_scored_per_regime_and_widened_where_they_extrapolate
         assert 0.0 <= s.coverage <= 1.0 and s.median_width > 1.0
         inside = [r for r in rows if r.regime == s.regime and r.low <= r.ratio <= r.high]
         assert s.coverage == pytest.approx(len(inside) / s.n)
+    # pooled row by row: every row with a band, counted once
+    k, n = accuracy.pooled_coverage(list(scores.values()))
+    assert n == sum(1 for r in rows if math.isfinite(r.low) and math.isfinite(r.high))
+    assert k == sum(1 for r in rows if r.low <= r.ratio <= r.high)
     # the MoE, 4-bit and unmeasured-runtime rows carry their widenings
     gpus = {g.slug: g for g in read_gpu_specs(ROOT / "data")}
     # the DeepSeek-R1 (TensorRT-LLM, FP4) and LLaMA-65B (GPTQ) rows: MoE and 4-bit both apply
