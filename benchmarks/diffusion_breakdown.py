@@ -72,7 +72,8 @@ def breakdown(row: dict[str, Any], data: Path) -> None:
         if op.role and op.role in on.drop:
             continue
         c = by[op_class(op)]
-        c[0] += kernels.op_time(op, rates, on.bw, launch, on.sms, on.balance) * op.count
+        one = kernels.op_time(op, rates, on.bw, launch, on.sms, on.balance, on.tensor_conv)
+        c[0] += one * op.count
         c[1] += op.flops * op.count
         c[2] += op.bytes * op.count
     gpu_s = sum(v[0] for v in by.values())

@@ -220,10 +220,12 @@ def op_time(
     launch_s: float,
     sms: int | None = None,
     balance: float | None = None,
+    tensor_cores: bool = True,
 ) -> float:
     """Seconds for one run of ``op``: ``rates`` are FLOP/s per kernel class before the shape
-    efficiency, ``bandwidth`` achieved bytes/s."""
-    e = shape_efficiency(op, sms, balance=balance)
+    efficiency, ``bandwidth`` achieved bytes/s; ``tensor_cores`` as ``prepare`` takes it (a
+    convolution on CUDA cores pads no narrow input to a tensor-core K step)."""
+    e = shape_efficiency(op, sms, tensor_cores, balance)
     compute = op.flops / (rates[op.klass] * e) if op.flops else 0.0
     return max(compute, op.bytes / bandwidth) + launch_s
 

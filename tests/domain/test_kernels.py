@@ -99,6 +99,10 @@ def test_a_cuda_core_convolution_pads_no_input_channels() -> None:
     slow = step_time(prepare([stem]), class_rates(RATE, RATE), BW, 0.0).compute
     fast = step_time(prepare([stem], tensor_cores=False), class_rates(RATE, RATE), BW, 0.0).compute
     assert slow / fast == pytest.approx(8 / 3)
+    # and one op's time, as per-operator breakdowns read it, says the same
+    flat = dict(zip(CLASSES, class_rates(RATE, RATE), strict=True))
+    by_op = op_time(stem, flat, BW, 0.0, tensor_cores=False)
+    assert by_op == pytest.approx(max(fast, stem.bytes / BW))
 
 
 def test_vectorised_step_is_the_sum_of_its_operators() -> None:
