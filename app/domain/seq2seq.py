@@ -97,7 +97,8 @@ def search_calls(runtime: str, seqs: float, beams: int) -> float:
       ``bool`` (18), none per sequence.
 
     Other runtimes: 0 (transformers' generate() is priced by its decode row's 81 op-equivalents;
-    its Whisper timestamp processor and beam scorer are not counted here)."""
+    its WhisperTimeStampLogitsProcessor ports the same per-sequence rules but runs only where
+    generate() predicts timestamps, and its beam scorer changed across releases: not counted)."""
     if runtime != "pytorch":
         return 0.0
     filters = 6.0 + 14.0 * seqs
