@@ -1215,8 +1215,17 @@ def _seq2seq_step(
             reorder_bytes = 2.0 * (self_bytes + (cross_bytes if cross_too else 0.0))
             reorder_host = layers * calls * prof.host_us_per_op * 1e-6
         gpu_s = dec.gpu_s + t_cross + reorder_bytes / rep.bw
-        host_s = dec.host_s + reorder_host
-        step = max(gpu_s, host_s) + rep.scheduler_s
+        # the loop's own layer calls where counted (openai/whisper's, seq2seq.LAYER_CALLS) in
+        # place of the profile's bare-loop ops per layer
+        counted = seq2seq.layer_calls(work.runtime)
+        fwd_host = dec.host_s
+        if counted is not None and fwd_host > 0:
+            fwd_host += layers * (counted - prof.ops_per_layer) * prof.host_us_per_op * 1e-6
+        fwd_host += reorder_host
+        # the search's Python after the step's device sync: the GPU idles through it
+        post = seq2seq.search_calls(work.runtime, seqs, work.beams) * prof.host_us_per_op * 1e-6
+        host_s = fwd_host + post
+        step = max(gpu_s, fwd_host) + post + rep.scheduler_s
         dec = replace(
             dec,
             seconds=step,

@@ -54,6 +54,59 @@ BEAM_REORDER: dict[str, tuple[bool, float]] = {  # runtime: (cross cache too, ca
 }
 
 
+# Host calls per decoder layer and step of openai/whisper's own loop (runtime ``pytorch``), in
+# place of the decode profile's bare-loop ``ops_per_layer`` (45, a hand-written Llama loop):
+# its ``ResidualAttentionBlock`` is nn.Module code, each torch call and each module call counted
+# once (whisper/model.py, e.g. fdf63e51, the SDPA-era file): the block (1); three LayerNorms,
+# each module + ``x.float()`` + ``layer_norm`` + ``.type`` (12); self-attention: the module (1),
+# query / out Linears, each module + ``weight.to`` + ``bias.to`` + ``F.linear`` (8), key (no
+# bias) and value Linears under the kv-cache forward hook, + ``torch.cat`` + ``.detach`` (5 +
+# 6), three ``view``/``permute`` pairs, SDPA, ``permute``/``flatten`` (9); cross-attention: the
+# module, query, out and the same attention without K/V projections (18); the MLP: Sequential,
+# two Linears, GELU module + call (11); three residual adds (3) — 74. By the same rule
+# transformers' ``LlamaDecoderLayer`` makes ~68 torch calls + 14 module calls = 82, against the
+# 81 op-equivalents its generate() row is priced at (data/efficiency.yaml, transformers decode):
+# the rule reproduces the one measured eager figure, at the profile's own µs per op.
+LAYER_CALLS: dict[str, float] = {"pytorch": 74.0}
+
+
+def layer_calls(runtime: str) -> float | None:
+    """Host calls per decoder layer and step of ``runtime``'s encoder-decoder loop where they
+    are counted (openai/whisper's for ``pytorch``); None: the decode profile's ops_per_layer."""
+    return LAYER_CALLS.get(runtime)
+
+
+def search_calls(runtime: str, seqs: float, beams: int) -> float:
+    """Host calls openai/whisper's loop (runtime ``pytorch``) makes per decoder step outside the
+    model, counted from whisper/decoding.py (as stored at c09a7ae; ``transcribe()`` runs with
+    timestamps, so ApplyTimestampRules is on). They run after a device sync — the timestamp
+    rules' ``tokens[k].tolist()`` waits for the step's forward — so the GPU idles through them:
+    the step is max(GPU, dispatch) + these, not a max. ``seqs`` = batch × beams sequences.
+
+    * the logit filters, every step: ``tokens[:, -1:]``, ``logits[:, -1]``, SuppressTokens'
+      index fill, the no-timestamps fill, ``log_softmax(logits.float())`` (6); per sequence the
+      pairing and monotonic rules (``tokens[k, b:]``, ``.tolist()``, ``.ge``, the mask index,
+      ``numel``, ``[-1]``, ``+ 1``, the slice fill: 8) and the timestamp-probability rule (two
+      slices, ``logsumexp``, ``max``, ``>``, its ``bool``: 6) — 14;
+    * beam search (``BeamSearchDecoder.update``): ``log_softmax(logits.float())`` and
+      ``torch.tensor(next_tokens)`` (3); per sequence ``tokens[idx]``, ``.tolist()``,
+      ``logprobs[idx]``, ``topk(beams + 1)``, iterating its two results (6), per candidate
+      ``sum_logprobs[idx]``, ``+``, ``.item()``, ``token.item()`` (4 × (beams + 1)) and the
+      kept score's write (1);
+    * greedy (``GreedyDecoder.update``): ~17 vectorised calls and the ``completed`` check's
+      ``bool`` (18), none per sequence.
+
+    Other runtimes: 0 (transformers' generate() is priced by its decode row's 81 op-equivalents;
+    its WhisperTimeStampLogitsProcessor ports the same per-sequence rules but runs only where
+    generate() predicts timestamps, and its beam scorer changed across releases: not counted)."""
+    if runtime != "pytorch":
+        return 0.0
+    filters = 6.0 + 14.0 * seqs
+    if beams > 1:
+        return filters + 3.0 + seqs * (7.0 + 4.0 * (beams + 1))
+    return filters + 18.0
+
+
 def beam_reorder(runtime: str) -> tuple[bool, float]:
     """(whether the cross-attention cache is reordered too, host calls per decoder layer) of
     a beam-search step under ``runtime``; a runtime without a row reorders the self-attention

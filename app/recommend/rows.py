@@ -424,7 +424,7 @@ def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:
 # "What is known not to hold"): its band is calibrated on other regimes.
 SEQ2SEQ_GAP = (
     "Encoder-decoder generation (Whisper, T5) is new to the engine: on faster-whisper's "
-    "published Whisper runs it is 1.3–6× too fast (their transcripts' token counts assumed), "
+    "published Whisper runs it is 1.3–3.4× too fast (their transcripts' token counts assumed), "
     "beyond this row's band; read its speed as an upper bound."
 )
 

@@ -12,7 +12,7 @@ import pytest
 from app.domain import perf, seq2seq
 from app.domain.workload import ModelSpec, WorkloadSpec, memory_breakdown
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import A100
+from tests.domain.fixtures import A100, T4
 
 TABLE = load_efficiency(Path(__file__).resolve().parents[2] / "data")
 
@@ -63,15 +63,17 @@ def test_the_halves_split_the_parameters():
 
 
 def test_whisper_inference_includes_output_tokens_eager_decoder_steps():
-    """Eager PyTorch: each decoder step's host dispatch (the decode profile's ops per layer ×
-    its µs per op × 32 layers) is paid output_tokens times after the encoder's pass; one
-    forward pass over 448 tokens (the former price, ~40 ms) is far below it."""
+    """Eager PyTorch: each decoder step's host dispatch (openai/whisper's counted calls per
+    layer, seq2seq.LAYER_CALLS, and its search's, × the decode profile's µs per op) is paid
+    output_tokens times after the encoder's pass; one forward pass over 448 tokens (the former
+    price, ~40 ms) is far below it."""
     work = _whisper()
     est = perf.estimate(A100, work, backend="cuda")
     enc_work, _ = seq2seq.halves(work)
     enc = perf.single_gpu(A100, enc_work, backend="cuda")
     prof = TABLE.profile(A100, "cuda", "pytorch", "fp16", "decode")
-    host_step = 32 * prof.ops_per_layer * prof.host_us_per_op * 1e-6
+    calls = 32 * seq2seq.LAYER_CALLS["pytorch"] + seq2seq.search_calls("pytorch", 1, 1)
+    host_step = calls * prof.host_us_per_op * 1e-6
     assert host_step > 0
     assert est.step_time_s >= enc.step_s + 128 * host_step
     assert est.latency_ms == pytest.approx(est.step_time_s * 1e3)
@@ -125,11 +127,46 @@ def test_beam_search_runs_batch_times_beams_decoder_sequences():
 
 def test_beam_search_reorders_the_caches_each_step_as_the_runtime_does():
     """transformers' EncoderDecoderCache.reorder_cache gathers both caches every step (8 host
-    calls a layer); a bare loop (openai/whisper) the self-attention cache alone (4)."""
-    for runtime, calls in (("transformers", 8.0), ("pytorch", 4.0)):
+    calls a layer); a bare loop (openai/whisper) the self-attention cache alone (4), and its
+    search's Python grows from greedy's 38 calls to beam search's 234 (seq2seq.search_calls)."""
+    for runtime, calls, search in (("transformers", 8.0, 0.0), ("pytorch", 4.0, 234.0 - 38.0)):
         prof = TABLE.profile(A100, "cuda", runtime, "fp16", "decode")
         one = perf.estimate(A100, _whisper(runtime=runtime), backend="cuda")
         five = perf.estimate(A100, _whisper(runtime=runtime, beams=5), backend="cuda")
-        extra = 32 * calls * prof.host_us_per_op * 1e-6  # host-bound at 5 beams too
+        # host-bound at 5 beams too
+        extra = (32 * calls + search) * prof.host_us_per_op * 1e-6
         assert five.ms_per_token is not None and one.ms_per_token is not None
         assert five.ms_per_token - one.ms_per_token == pytest.approx(extra * 1e3, rel=0.02)
+
+
+def test_openai_whispers_search_python_is_counted_per_sequence():
+    """whisper/decoding.py per step: the logit filters (6 + 14 a sequence) and beam search
+    (3 + (7 + 4 × (beams + 1)) a sequence) or greedy (18); other runtimes count none."""
+    assert seq2seq.search_calls("pytorch", 5, 5) == 6 + 14 * 5 + 3 + 5 * (7 + 4 * 6)  # 234
+    assert seq2seq.search_calls("pytorch", 1, 1) == 6 + 14 + 18
+    assert seq2seq.search_calls("pytorch", 10, 5) == 2 * 234 - 6 - 3
+    assert seq2seq.search_calls("transformers", 5, 5) == 0.0
+
+
+def test_openai_whispers_layer_dispatches_its_counted_calls():
+    """A host-bound greedy step of the bare loop (pytorch: openai/whisper) = 32 layers × its
+    block's 74 counted calls + the search's 38, at the decode profile's µs per op."""
+    prof = TABLE.profile(A100, "cuda", "pytorch", "fp16", "decode")
+    est = perf.estimate(A100, _whisper(), backend="cuda")
+    want = (32 * seq2seq.LAYER_CALLS["pytorch"] + 38) * prof.host_us_per_op * 1e-3
+    assert est.ms_per_token == pytest.approx(want, rel=0.01)
+
+
+def test_the_search_runs_after_the_gpu_not_beside_it(monkeypatch: pytest.MonkeyPatch):
+    """On a GPU-bound step the search's calls add to the GPU's time in full (its .tolist()
+    waits for the forward), where a max(GPU, host) would hide them: 64 windows × 5 beams on a
+    T4, whose GPU binds the forward."""
+    big = _whisper(batch_size=64, beams=5)
+    prof = TABLE.profile(T4, "cuda", "pytorch", "fp16", "decode")
+    fwd_host = 32 * (seq2seq.LAYER_CALLS["pytorch"] + 4.0) * prof.host_us_per_op * 1e-6
+    post = seq2seq.search_calls("pytorch", 320, 5) * prof.host_us_per_op * 1e-6
+    with_search = perf.single_gpu(T4, big, backend="cuda").token_s
+    monkeypatch.setattr(seq2seq, "search_calls", lambda *_: 0.0)
+    without = perf.single_gpu(T4, big, backend="cuda").token_s
+    assert without > fwd_host + post  # the GPU binds the forward
+    assert with_search - without == pytest.approx(post, rel=1e-6)
