@@ -1160,7 +1160,12 @@ def source_units(rows: list[CalRow]) -> list[conformal.Held]:
     and those are calibrated on top of this one (extrapolation_units), so neither counts the
     other's error. Skipped where the rest is too thin for a band (_enough), as for the
     extrapolation units."""
-    out: list[conformal.Held] = []
+    return [held for held, _ in source_unit_rows(rows)]
+
+
+def source_unit_rows(rows: list[CalRow]) -> list[tuple[conformal.Held, list[CalRow]]]:
+    """source_units with the tuning rows behind each unit (in the order of its ratios)."""
+    out: list[tuple[conformal.Held, list[CalRow]]] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
         for source in dict.fromkeys(r.source for r in sub):
@@ -1173,7 +1178,43 @@ def source_units(rows: list[CalRow]) -> list[conformal.Held]:
                 continue
             bases = tuple(bands.spread(_inputs(r), table) for r in held)
             ratios = tuple(r.ratio for r in held)
-            out.append(conformal.Held(f"{regime} {source}", bases[0], ratios, bases))
+            out.append((conformal.Held(f"{regime} {source}", bases[0], ratios, bases), held))
+    return out
+
+
+FIRST_SCORED_FILE = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
+
+
+def first_scored_units(
+    rows: list[CalRow], path: Path = FIRST_SCORED_FILE
+) -> list[conformal.Held]:
+    """The source units as they were when each source was first scored (prequentially: before
+    any constant was read against it; tests/data/first_scored_ratios.yaml, from git history):
+    each stored row takes the band today's unit row of the same workload and GPU draws (the
+    rest of its regime, today's engine) and keeps its first-scored ratio. A stored row today's
+    unit no longer holds (it extrapolates now, or left the file) is dropped; a unit with no
+    stored record is left out."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    stored = {(u["regime"], u["source"]): u["rows"] for u in doc["units"]}
+    out: list[conformal.Held] = []
+    for held, crs in source_unit_rows(rows):
+        regime, source = held.unit.split(" ", 1)
+        if (regime, source) not in stored:
+            continue
+        pool = list(zip(crs, held.pairs(), strict=True))
+        bases: list[conformal.Spread] = []
+        ratios: list[float] = []
+        for workload, slug, ratio in stored[(regime, source)]:
+            i = next(
+                (i for i, (r, _) in enumerate(pool) if (r.workload, r.slug) == (workload, slug)),
+                None,
+            )
+            if i is None:
+                continue
+            bases.append(pool.pop(i)[1][0])
+            ratios.append(float(ratio))
+        if ratios:
+            out.append(conformal.Held(held.unit, bases[0], tuple(ratios), tuple(bases)))
     return out
 
 
