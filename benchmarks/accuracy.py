@@ -1185,9 +1185,7 @@ def source_unit_rows(rows: list[CalRow]) -> list[tuple[conformal.Held, list[CalR
 FIRST_SCORED_FILE = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
 
 
-def first_scored_units(
-    rows: list[CalRow], path: Path = FIRST_SCORED_FILE
-) -> list[conformal.Held]:
+def first_scored_units(rows: list[CalRow], path: Path = FIRST_SCORED_FILE) -> list[conformal.Held]:
     """The source units as they were when each source was first scored (prequentially: before
     any constant was read against it; tests/data/first_scored_ratios.yaml, from git history):
     each stored row takes the band today's unit row of the same workload and GPU draws (the
@@ -1218,13 +1216,27 @@ def first_scored_units(
     return out
 
 
-def source_scores(data_dir: Path, measurements: Path, inference: Path) -> list[SourceScore]:
+def source_scores(
+    data_dir: Path,
+    measurements: Path,
+    inference: Path,
+    first_scored: Path | None = FIRST_SCORED_FILE,
+) -> list[SourceScore]:
     """The new-source term (source_units, conformal.source_term): each regime's own where its
     units reach the finite-sample rank (⌈(G+1)·0.9⌉ ≤ G, nine units or more), and the pooled
     term over every regime's units ("all") that every other regime takes. Calibrated first:
-    the extrapolation terms are what a row needs beyond it (extrapolation_scores)."""
+    the extrapolation terms are what a row needs beyond it (extrapolation_scores).
+
+    Each unit is taken as first scored (``first_scored``: first_scored_units) where the record
+    holds it, today's residuals otherwise: today's are in-sample for every constant read
+    against that source since, and the term sized on them covered the first-scored sources'
+    central 80 % in 19 of 41 (nested; docs/methodology.md §5, "Calibrated bands").
+    ``first_scored=None``: today's residuals only (the rule before 3 Dec 2026)."""
     rows = calibration_rows(data_dir, measurements, inference)
     units = source_units(rows)
+    if first_scored is not None:
+        first = {u.unit: u for u in first_scored_units(rows, first_scored)}
+        units = [first.get(u.unit, u) for u in units]
     out: list[SourceScore] = []
 
     def n_sources(us: list[conformal.Held]) -> int:
