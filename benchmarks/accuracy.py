@@ -1185,17 +1185,21 @@ def source_unit_rows(rows: list[CalRow]) -> list[tuple[conformal.Held, list[CalR
 FIRST_SCORED_FILE = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
 
 
-def first_scored_units(rows: list[CalRow], path: Path = FIRST_SCORED_FILE) -> list[conformal.Held]:
+def first_scored_units(
+    rows: list[CalRow],
+    path: Path = FIRST_SCORED_FILE,
+    today: list[tuple[conformal.Held, list[CalRow]]] | None = None,
+) -> list[conformal.Held]:
     """The source units as they were when each source was first scored (prequentially: before
     any constant was read against it; tests/data/first_scored_ratios.yaml, from git history):
     each stored row takes the band today's unit row of the same workload and GPU draws (the
     rest of its regime, today's engine) and keeps its first-scored ratio. A stored row today's
     unit no longer holds (it extrapolates now, or left the file) is dropped; a unit with no
-    stored record is left out."""
+    stored record is left out. ``today``: source_unit_rows(rows), where already computed."""
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     stored = {(u["regime"], u["source"]): u["rows"] for u in doc["units"]}
     out: list[conformal.Held] = []
-    for held, crs in source_unit_rows(rows):
+    for held, crs in source_unit_rows(rows) if today is None else today:
         regime, source = held.unit.split(" ", 1)
         if (regime, source) not in stored:
             continue
@@ -1216,6 +1220,20 @@ def first_scored_units(rows: list[CalRow], path: Path = FIRST_SCORED_FILE) -> li
     return out
 
 
+def new_source_units(
+    rows: list[CalRow], first_scored: Path | None = FIRST_SCORED_FILE
+) -> list[conformal.Held]:
+    """The units the new-source term is sized on: each (regime, source) unit as first scored
+    where ``first_scored`` records it (first_scored_units), today's residuals otherwise (a
+    source without a record; ``first_scored=None``: every unit, the rule before 3 Dec 2026)."""
+    today = source_unit_rows(rows)
+    units = [held for held, _ in today]
+    if first_scored is None:
+        return units
+    first = {u.unit: u for u in first_scored_units(rows, first_scored, today)}
+    return [first.get(u.unit, u) for u in units]
+
+
 def source_scores(
     data_dir: Path,
     measurements: Path,
@@ -1233,10 +1251,7 @@ def source_scores(
     central 80 % in 19 of 41 (nested; docs/methodology.md §5, "Calibrated bands").
     ``first_scored=None``: today's residuals only (the rule before 3 Dec 2026)."""
     rows = calibration_rows(data_dir, measurements, inference)
-    units = source_units(rows)
-    if first_scored is not None:
-        first = {u.unit: u for u in first_scored_units(rows, first_scored)}
-        units = [first.get(u.unit, u) for u in units]
+    units = new_source_units(rows, first_scored)
     out: list[SourceScore] = []
 
     def n_sources(us: list[conformal.Held]) -> int:
