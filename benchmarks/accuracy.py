@@ -1160,7 +1160,12 @@ def source_units(rows: list[CalRow]) -> list[conformal.Held]:
     and those are calibrated on top of this one (extrapolation_units), so neither counts the
     other's error. Skipped where the rest is too thin for a band (_enough), as for the
     extrapolation units."""
-    out: list[conformal.Held] = []
+    return [held for held, _ in source_unit_rows(rows)]
+
+
+def source_unit_rows(rows: list[CalRow]) -> list[tuple[conformal.Held, list[CalRow]]]:
+    """source_units with the tuning rows behind each unit (in the order of its ratios)."""
+    out: list[tuple[conformal.Held, list[CalRow]]] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
         for source in dict.fromkeys(r.source for r in sub):
@@ -1173,17 +1178,80 @@ def source_units(rows: list[CalRow]) -> list[conformal.Held]:
                 continue
             bases = tuple(bands.spread(_inputs(r), table) for r in held)
             ratios = tuple(r.ratio for r in held)
-            out.append(conformal.Held(f"{regime} {source}", bases[0], ratios, bases))
+            out.append((conformal.Held(f"{regime} {source}", bases[0], ratios, bases), held))
     return out
 
 
-def source_scores(data_dir: Path, measurements: Path, inference: Path) -> list[SourceScore]:
+FIRST_SCORED_FILE = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
+
+
+def first_scored_units(
+    rows: list[CalRow],
+    path: Path = FIRST_SCORED_FILE,
+    today: list[tuple[conformal.Held, list[CalRow]]] | None = None,
+) -> list[conformal.Held]:
+    """The source units as they were when each source was first scored (prequentially: before
+    any constant was read against it; tests/data/first_scored_ratios.yaml, from git history):
+    each stored row takes the band today's unit row of the same workload and GPU draws (the
+    rest of its regime, today's engine) and keeps its first-scored ratio. A stored row today's
+    unit no longer holds (it extrapolates now, or left the file) is dropped; a unit with no
+    stored record is left out. ``today``: source_unit_rows(rows), where already computed."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    stored = {(u["regime"], u["source"]): u["rows"] for u in doc["units"]}
+    out: list[conformal.Held] = []
+    for held, crs in source_unit_rows(rows) if today is None else today:
+        regime, source = held.unit.split(" ", 1)
+        if (regime, source) not in stored:
+            continue
+        pool = list(zip(crs, held.pairs(), strict=True))
+        bases: list[conformal.Spread] = []
+        ratios: list[float] = []
+        for workload, slug, ratio in stored[(regime, source)]:
+            i = next(
+                (i for i, (r, _) in enumerate(pool) if (r.workload, r.slug) == (workload, slug)),
+                None,
+            )
+            if i is None:
+                continue
+            bases.append(pool.pop(i)[1][0])
+            ratios.append(float(ratio))
+        if ratios:
+            out.append(conformal.Held(held.unit, bases[0], tuple(ratios), tuple(bases)))
+    return out
+
+
+def new_source_units(
+    rows: list[CalRow], first_scored: Path | None = FIRST_SCORED_FILE
+) -> list[conformal.Held]:
+    """The units the new-source term is sized on: each (regime, source) unit as first scored
+    where ``first_scored`` records it (first_scored_units), today's residuals otherwise (a
+    source without a record; ``first_scored=None``: every unit, the rule before 3 Dec 2026)."""
+    today = source_unit_rows(rows)
+    units = [held for held, _ in today]
+    if first_scored is None:
+        return units
+    first = {u.unit: u for u in first_scored_units(rows, first_scored, today)}
+    return [first.get(u.unit, u) for u in units]
+
+
+def source_scores(
+    data_dir: Path,
+    measurements: Path,
+    inference: Path,
+    first_scored: Path | None = FIRST_SCORED_FILE,
+) -> list[SourceScore]:
     """The new-source term (source_units, conformal.source_term): each regime's own where its
     units reach the finite-sample rank (⌈(G+1)·0.9⌉ ≤ G, nine units or more), and the pooled
     term over every regime's units ("all") that every other regime takes. Calibrated first:
-    the extrapolation terms are what a row needs beyond it (extrapolation_scores)."""
+    the extrapolation terms are what a row needs beyond it (extrapolation_scores).
+
+    Each unit is taken as first scored (``first_scored``: first_scored_units) where the record
+    holds it, today's residuals otherwise: today's are in-sample for every constant read
+    against that source since, and the term sized on them covered the first-scored sources'
+    central 80 % in 19 of 41 (nested; docs/methodology.md §5, "Calibrated bands").
+    ``first_scored=None``: today's residuals only (the rule before 3 Dec 2026)."""
     rows = calibration_rows(data_dir, measurements, inference)
-    units = source_units(rows)
+    units = new_source_units(rows, first_scored)
     out: list[SourceScore] = []
 
     def n_sources(us: list[conformal.Held]) -> int:

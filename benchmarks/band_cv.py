@@ -12,7 +12,9 @@ Two checks per variant, both on the calibration rows of benchmarks/accuracy.py:
    mean coverage over units, units with ≥ 80 % of their rows inside, median band width.
 2. Leave-one-source-out over the whole pipeline: each tuning source held out of every regime
    (what a held-out file is), the bands, terms and new-source term refitted on the rest, the
-   source's rows scored against the band bands.band draws: per (regime, source) unit.
+   source's rows scored against the band bands.band draws: per (regime, source) unit. The
+   new-source term is refitted as shipped: on the rest's sources as first scored
+   (accuracy.new_source_units; since 3 Dec 2026), the held-out source's rows scored as today.
 
 3. What widens each band (issue 23, second pass): per band class its rows' plain 80 %, each
    leave-one-unit-out check alone (and the steps it took past the conformal ranks), the shipped
@@ -217,7 +219,7 @@ def fit(
     """(extrapolation units as scored, terms, new-source terms) of ``rows`` under ``v``."""
     units = acc.extrapolation_units(rows)  # bare bases
     if v.nested:
-        sources = source_fn(acc.source_units(rows))
+        sources = source_fn(acc.new_source_units(rows))
         units = _widened(units, sources)
         return units, _terms(units, v), sources
     terms = _terms(units, v)
@@ -335,7 +337,7 @@ class Parts:
 
 
 def parts(rows: list[acc.CalRow]) -> list[Parts]:
-    sources = pooled_source(acc.source_units(rows))
+    sources = pooled_source(acc.new_source_units(rows))
     out = []
     for b in acc.bands_of(rows):
         sub = class_rows(rows, b.regime, b.vendor)
@@ -478,7 +480,7 @@ def vendor_units(rows: list[acc.CalRow], amd_serving: list[acc.CalRow]) -> list[
     and prefill: AMD, Apple, Intel, NVIDIA), held out against the other vendors' band ⊕ new
     source; and AMD's vLLM serving tuning rows (held back from the bands) against the serving
     band. What a row on a vendor its regime's set lacks would need."""
-    source = _of(pooled_source(acc.source_units(rows)), "all")
+    source = _of(pooled_source(acc.new_source_units(rows)), "all")
     dense = [r for r in rows if not (r.moe or r.four_bit)]
     out = []
     for regime in ("decode", "prefill"):
@@ -509,7 +511,7 @@ def amd_serving_rows() -> list[acc.CalRow]:
 def source_term_choice(rows: list[acc.CalRow]) -> list[tuple[str, int, float, float]]:
     """Per regime with a new-source term of its own: (regime, units, its nested
     leave-one-unit-out share of sources met, the pooled term's on the same units)."""
-    units = acc.source_units(rows)
+    units = acc.new_source_units(rows)
     out = []
     for regime in dict.fromkeys(_regime(h) for h in units):
         mine = [h for h in units if _regime(h) == regime]

@@ -217,6 +217,51 @@ def test_shipped_new_source_term_is_the_computed_one(new_source) -> None:
         assert x.term.met >= 0.8 and x.term.coverage >= 0.8, x.regime
 
 
+FIRST = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
+
+
+def test_new_source_term_is_sized_on_the_sources_as_first_scored(accuracy, new_source) -> None:
+    """The shipped pooled term is the split-conformal term over the tuning sources as first
+    scored (tests/data/first_scored_ratios.yaml), not over today's residuals, which the
+    constants were read against: on those the term would be narrower, and it covers fewer than
+    half of the first-scored sources' central 80 %."""
+    rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
+    first = accuracy.first_scored_units(rows, FIRST)
+    today = accuracy.source_units(rows)
+    assert {h.unit for h in first} == {h.unit for h in today}  # every unit has its record
+    term = conformal.source_term(first)
+    assert term is not None
+    shipped = load_efficiency(ROOT / "data").new_source["all"]
+    assert shipped == pytest.approx((term.low, term.high), abs=0.006)
+    assert {x.regime: x for x in new_source}["all"].term == term
+    old = conformal.source_term(today)
+    assert old is not None and old.low > term.low and old.high < term.high
+    old_met = sum(conformal._met(h, (old.low, old.high)) for h in first) / len(first)
+    assert old_met < 0.6
+
+
+def test_first_scored_units_keep_todays_bands_and_the_stored_ratios(accuracy, tmp_path) -> None:
+    """A stored row takes the band today's unit row of the same workload and GPU draws, and its
+    first-scored ratio; a stored row today's unit lacks is dropped, a unit with no record left
+    out."""
+    rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
+    held, crs = next(
+        (h, c) for h, c in accuracy.source_unit_rows(rows) if h.unit == "train lambda-tf-fp16"
+    )
+    r0, r1 = crs[0], crs[1]
+    path = tmp_path / "first.yaml"
+    path.write_text(
+        "units:\n  - regime: train\n    source: lambda-tf-fp16\n    rows:\n"
+        f"      - ['{r1.workload}', {r1.slug}, 0.5]\n"
+        f"      - ['{r0.workload}', {r0.slug}, 2.0]\n"
+        "      - ['no such workload', a100-sxm4-80gb, 9.0]\n",
+        encoding="utf-8",
+    )
+    (unit,) = accuracy.first_scored_units(rows, path)
+    assert unit.unit == held.unit and unit.ratios == (0.5, 2.0)
+    assert unit.bases == (held.bases[1], held.bases[0])
+
+
 def test_source_units_hold_out_whole_sources_of_their_regime(accuracy) -> None:
     rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
     assert all(r.source for r in rows)
