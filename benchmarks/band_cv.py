@@ -13,8 +13,8 @@ Two checks per variant, both on the calibration rows of benchmarks/accuracy.py:
 2. Leave-one-source-out over the whole pipeline: each tuning source held out of every regime
    (what a held-out file is), the bands, terms and new-source term refitted on the rest, the
    source's rows scored against the band bands.band draws: per (regime, source) unit. The
-   new-source term is refitted as shipped: on the rest's sources as first scored
-   (accuracy.new_source_units; since 3 Dec 2026), the held-out source's rows scored as today.
+   new-source term is refitted as shipped: on the rest's sources' residuals today
+   (accuracy.new_source_units), the held-out source's rows scored as today.
 
 3. What widens each band (issue 23, second pass): per band class its rows' plain 80 %, each
    leave-one-unit-out check alone (and the steps it took past the conformal ranks), the shipped
@@ -546,7 +546,7 @@ def pooled_cv_met(held: Sequence[conformal.Held], pool: Sequence[conformal.Held]
     for h in held:
         others = [conformal.unit_need(o) for o in pool if o is not h]
         k = conformal.unit_rank(len(others)) or len(others)
-        met += conformal._met(h, conformal._order_term(others, k))
+        met += conformal.source_met(h, conformal._order_term(others, k))
     return met / len(held)
 
 

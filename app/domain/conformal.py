@@ -283,7 +283,8 @@ def _order_term(needs: Sequence[tuple[float, float]], k: int) -> tuple[float, fl
     return math.exp(-downs[k - 1]), math.exp(ups[k - 1])
 
 
-def _met(h: Held, term: tuple[float, float]) -> bool:
+def source_met(h: Held, term: tuple[float, float]) -> bool:
+    """Whether a term (low, high) holds the unit's central 80 % (``unit_need``)."""
     d, u = unit_need(h)
     return d <= -math.log(term[0]) + _EPS and u <= math.log(term[1]) + _EPS
 
@@ -296,12 +297,12 @@ def source_term(held: Sequence[Held], level: float = 1 - ALPHA / 2) -> SourceTer
     if k is None:
         return None
     term = _order_term([unit_need(h) for h in held], k)
-    met = sum(_met(h, term) for h in held) / len(held)
+    met = sum(source_met(h, term) for h in held) / len(held)
     cov = sum(_unit_share(h, term) for h in held) / len(held)
     cv_terms = []
     for h in held:
         others = [unit_need(o) for o in held if o is not h]
         cv_terms.append(_order_term(others, unit_rank(len(others), level) or len(others)))
-    cv_met = sum(_met(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
+    cv_met = sum(source_met(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
     cv_cov = sum(_unit_share(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
     return SourceTerm(*term, len(held), k, met, cv_met, cov, cv_cov)
