@@ -1154,6 +1154,14 @@ def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]
     return [finish(a, ctx) for a in admitted]
 
 
+def keep_estimate(ctx: Context, config: Configuration, est: perf.PerfEstimate) -> None:
+    """``est``, the LLM inference estimate of ``config`` made elsewhere to the last bit (from
+    the columns of app/domain/fleet.py), kept where ``_llm_estimate`` finds it."""
+    _, key = _variant(config, ctx)
+    assert key is not None
+    ctx.memo.setdefault(("llm", config.gpu.slug, key, max(1, config.num_gpus)), est)
+
+
 def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False) -> float:
     """An upper bound on the throughput ``evaluate`` finds for the configuration: the
     throughput itself, from the parts of the estimate a request shares between counts (the

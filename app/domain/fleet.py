@@ -246,6 +246,19 @@ def configurations(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Stepped:
+    """What ``stepped`` took: every card's loose bound (``loose_bounds``), and the prompt
+    and decode steps of the cards it stepped (``row``: each card's row in them, -1 where none),
+    from which a one-GPU configuration's estimate is made without stepping it again
+    (``one_gpu_estimate``)."""
+
+    bounds: NDArray[np.float64]
+    steps: list[tuple[llm_step.StepColumns, llm_step.StepColumns]]  # one (prompt, decode) a set
+    step: NDArray[np.intp]  # each card's set in ``steps`` (-1: not stepped)
+    row: NDArray[np.intp]  # its row in that set
+
+
 def loose_bounds(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
 ) -> NDArray[np.float64] | None:
@@ -253,6 +266,12 @@ def loose_bounds(
     count 0 are not read), stepped from the snapshot's card rows, one step per precision the
     job runs at (its GPU-independent terms); None unless the job is LLM inference of a model
     without routed experts (the caller then asks ``ev.loose_bounds``)."""
+    done = stepped(snap, ctx, count)
+    return None if done is None else done.bounds
+
+
+def stepped(snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]) -> Stepped | None:
+    """``loose_bounds``, with the steps taken for them (``Stepped``)."""
     out = np.full(len(snap.gpus), math.inf)
     found = count > 0
     precisions = {v[0]: _key(ctx, v) for v in snap.variants}
@@ -276,13 +295,42 @@ def loose_bounds(
             sets.append((job, run, on))
         else:
             same[2][:] |= on
-    for job, run, on in sets:
+    steps = []
+    step = np.full(len(snap.gpus), -1, np.intp)
+    row = np.full(len(snap.gpus), -1, np.intp)
+    for k, (job, run, on) in enumerate(sets):
         cards = np.flatnonzero(on)
         rows = snap.card_rows(ctx)
         n = count[cards].astype(np.float64)
-        t = perf.stepped_bounds(llm_step.dense_columns(job, rows, snap.place[cards], n), run)
+        cols = llm_step.dense_columns(job, rows, snap.place[cards], n)
+        t, pre, dec = perf.stepped_parts(cols, run)
         out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
-    return out
+        steps.append((pre, dec))
+        step[cards] = k
+        row[cards] = np.arange(len(cards))
+    return Stepped(out, steps, step, row)
+
+
+def one_gpu_estimate(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64], done: Stepped, i: int
+) -> perf.PerfEstimate | None:
+    """The estimate ``evaluate`` makes of card ``i``'s configuration from ``first_counts``
+    where it is one GPU, from the steps its bound took (one GPU has no links: the same
+    replica); None where it is more or was not stepped, or where its bound is not finite (a
+    card without a peak to run a phase at: the estimate says so, not the steps)."""
+    if count[i] != 1 or done.step[i] < 0 or not math.isfinite(done.bounds[i]):
+        return None
+    gpu, v = snap.gpus[i], snap.variants[snap.variant[i]]
+    pre, dec = done.steps[done.step[i]]
+    return perf.llm_one_gpu_estimate(
+        ev.job_variant(ctx, _key(ctx, v)),
+        pre,
+        dec,
+        int(done.row[i]),
+        snap.card_rows(ctx).terms[snap.place[i]],
+        perf.efficiencies(gpu, ctx.calibration),
+        v[1],
+    )
 
 
 def _shape(run: WorkloadSpec) -> tuple[int, int, int]:

@@ -1971,11 +1971,35 @@ def stepped_bounds(cols: llm_step.Columns, work: WorkloadSpec) -> NDArray[np.flo
     job's batch, sequence and output length: ``inf`` where a row has no peak to run a phase
     at or no finite positive time."""
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
-    # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
-    runs = (cols.flops > 0) & (cols.attn_flops > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
         tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
+    return _bounds(cols, work, ttft, tpot)
+
+
+def stepped_parts(
+    cols: llm_step.Columns, work: WorkloadSpec
+) -> tuple[NDArray[np.float64], llm_step.StepColumns, llm_step.StepColumns]:
+    """``stepped_bounds`` with the prompt and decode steps it took (``Columns.parts``, whose
+    seconds are ``Columns.seconds``), for a caller that makes estimates of some rows from
+    them (``llm_one_gpu_estimate``)."""
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pre = cols.parts(0.0, 0.0, float(b * s), float(s))
+        dec = cols.parts(float(b), s + out / 2.0, 0.0, float(s))
+    return _bounds(cols, work, pre.seconds, dec.seconds), pre, dec
+
+
+def _bounds(
+    cols: llm_step.Columns,
+    work: WorkloadSpec,
+    ttft: NDArray[np.float64],
+    tpot: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    b, out = work.batch_size, max(1, work.output_tokens)
+    # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
+    runs = (cols.flops > 0) & (cols.attn_flops > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
         total = ttft + out * tpot
         bound = b * out / total
     ok = runs & (total > 0) & (total < math.inf)
@@ -2197,6 +2221,23 @@ def _job_estimates(
 
 def _rows(step: llm_step.StepColumns) -> list[_Row]:
     return [_Row(*r) for r in zip(*(c.tolist() for c in step), strict=True)]
+
+
+def llm_one_gpu_estimate(
+    work: WorkloadSpec,
+    prompt: llm_step.StepColumns,
+    decode: llm_step.StepColumns,
+    row: int,
+    card: llm_step.CardTerms,
+    eff: Efficiency,
+    backend: str,
+) -> PerfEstimate:
+    """``estimate`` of the job on one of the card's GPUs from row ``row`` of its prompt and
+    decode steps stepped as columns elsewhere (app/domain/fleet.py, with the bounds): one GPU
+    has no links, so the row is the replica ``estimate`` steps, to the last bit, as in
+    ``llm_estimates``."""
+    pre, dec = (_Row(*(float(c[row]) for c in step)) for step in (prompt, decode))
+    return _llm_perf(work, 1, pre, dec, None, card.math or card.mode, eff, backend)
 
 
 def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:
