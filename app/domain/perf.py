@@ -2168,6 +2168,7 @@ def _job_estimates(
     effs: list[Efficiency] = []
     keys: list[tuple[GpuSpec, str]] = []
     works: list[WorkloadSpec] = []  # each card's own job (its precision's)
+    stores: list[dict[tuple[object, ...], tuple[object, float]]] = []  # its job's per_card
     distinct: list[WorkloadSpec] = []  # the set's jobs (a card's terms are its job's)
     card: list[int] = []
     count: list[int] = []
@@ -2184,6 +2185,7 @@ def _job_estimates(
             effs.append(e)
             keys.append((g, be))
             works.append(w)
+            stores.append(llm_job(w).per_card)
         card.append(c)
         count.append(max(1, n))
     w = works[0]  # the batch, sequence and output length: the same for every row
@@ -2191,7 +2193,7 @@ def _job_estimates(
     singles = {c: k for k, (c, n) in enumerate(zip(card, count, strict=True)) if n == 1}
     for c, n in zip(card[:], count[:], strict=True):
         if n > 1 and c not in singles:
-            hit = llm_job(works[c]).per_card.get(("single", *keys[c]))
+            hit = stores[c].get(("single", *keys[c]))
             if hit is None or hit[0] is not effs[c]:
                 singles[c] = len(card)
                 card.append(c)
@@ -2224,8 +2226,8 @@ def _job_estimates(
         for c, k in singles.items():  # the jobs' one-GPU times, kept as _llm_single keeps them
             if runs[c] and count[k] == 1:
                 j = at[k]
-                store = llm_job(works[c]).per_card
-                store[("single", *keys[c])] = (effs[c], pre[j].seconds + n_out * dec[j].seconds)
+                one_gpu = pre[j].seconds + n_out * dec[j].seconds
+                stores[c][("single", *keys[c])] = (effs[c], one_gpu)
     out = []
     one: dict[int, float] = {}  # each card's one-GPU time (``_llm_single``), once
     for k in range(len(cards)):
