@@ -259,6 +259,26 @@ class Stepped:
     row: NDArray[np.intp]  # its row in that set
 
 
+def plan(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64], i: int
+) -> list[ev.Configuration] | None:
+    """``ev.plan`` of card ``i`` where ``first_counts`` found its count and the job is
+    inference: one step of plan's ladder (no saver to try), so every count of COUNTS from the
+    fewest cards that hold it up to the most the card may span (``single``: one; else the
+    request's max_gpus), with the card's gate and job variant. None where it is not found or
+    the job trains (plan tries savers: the caller plans it)."""
+    n = int(count[i])
+    if n <= 0:
+        return None
+    v = snap.variants[snap.variant[i]]
+    key = _key(ctx, v)
+    if ev.job_variant(ctx, key).training:
+        return None
+    top = 1 if snap.single[i] else ctx.limits.max_gpus
+    gpu, variant = snap.gpus[i], (snap.gates[i], key)
+    return [ev.Configuration(gpu, k, (), None, variant) for k in ev.COUNTS if n <= k <= top]
+
+
 def loose_bounds(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
 ) -> NDArray[np.float64] | None:

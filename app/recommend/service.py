@@ -587,17 +587,20 @@ class _Shown:
     # the estimate of row i's configuration from the steps its bound took, where they make it
     # (fleet.one_gpu_estimate), else None
     estimate: Callable[[int], PerfEstimate | None]
+    # row i's plan from the catalog's columns where they make it (fleet.plan), else None
+    plan: Callable[[int], list[ev.Configuration] | None]
 
     def walk(self, i: int, ctx: ev.Context) -> _Card | ev.Exclusion:
         """Row ``i``'s card evaluated up to its shown configuration (``_Card.walk``); a card
-        found as planned is planned only now, and its estimate on one GPU is made from the
-        steps its bound took rather than stepped again."""
+        found as planned is planned only now (from the columns where they say its plan), and
+        its estimate on one GPU is made from the steps its bound took rather than stepped
+        again."""
         p = self.found.get(i)
         if p is None:
             est = self.estimate(i)
             if est is not None:
                 ev.keep_estimate(ctx, self.configs[i], est)
-            planned = ev.plan(self.configs[i].gpu, ctx)
+            planned = self.plan(i) or ev.plan(self.configs[i].gpu, ctx)
             assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
             return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
         return _Card.walk(p.planned, ctx, p.results, p.order, p.start, p.admitted)
@@ -649,7 +652,10 @@ def _every_shown(
             return None
         return fleet.one_gpu_estimate(snap, ctx, count, done, kept[i])
 
-    return _Shown(configs, found, speed, value, priced, estimate), excluded
+    def plan(i: int) -> list[ev.Configuration] | None:
+        return None if count is None or i in found else fleet.plan(snap, ctx, count, kept[i])
+
+    return _Shown(configs, found, speed, value, priced, estimate, plan), excluded
 
 
 def _bounded_balanced(

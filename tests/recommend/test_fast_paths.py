@@ -454,6 +454,29 @@ def test_an_estimate_from_the_bounds_steps_is_the_one_evaluate_makes(
     assert made or not (count == 1).any()
 
 
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_a_plan_from_the_columns_is_plans_own(workload: dict[str, Any], catalog: Any) -> None:
+    """fleet.plan (a card's configurations from its count in fleet.first_counts) is ev.plan of
+    the card, configuration by configuration with the same gate and job variant, for every
+    card it plans; None for the others (not found, or a job that trains)."""
+    gpus, work, ctx = _context_for(workload, catalog, "balanced")
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
+    count = fleet.first_counts(snap, ctx)
+    assert count is not None
+    made = 0
+    for i, gpu in enumerate(snap.gpus):
+        got = fleet.plan(snap, ctx, count, i)
+        if got is None:
+            assert count[i] == 0 or work.training
+            continue
+        want = ev.plan(gpu, ctx)
+        assert not isinstance(want, ev.Exclusion)
+        assert got == want
+        assert [c.variant for c in got] == [c.variant for c in want]
+        made += 1
+    assert made or work.training or not count.any()
+
+
 def _fleet(gpus: list[Any], ctx: Any) -> fleet.Catalog:
     return fleet.Catalog(tuple(gpus), ctx.rules, ctx.calibration)
 
