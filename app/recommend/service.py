@@ -925,8 +925,11 @@ def recommend(
             missed,
             others,
         )
-    base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
-    base_out, base_tput = _baseline(baseline, base_ctx)
+    base_out: s.BaselineOut | None = None
+    base_tput: float | None = None
+    if baseline is not None:  # its context only where there is one
+        base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
+        base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
         build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
         for i, c in enumerate(ordered, start=1)
