@@ -754,7 +754,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             break
     if not out and lay is not None:
         return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
-    return _whole_replicas(out, ctx) if out else _too_big(gpu, ctx, run, total1, max_n)
+    return _whole_replicas(out, ctx) if out else too_big(gpu, ctx, run, total1, max_n)
 
 
 def _stated_layout(ctx: Context) -> MegatronLayout | None:
@@ -823,9 +823,10 @@ def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuratio
     )
 
 
-def _too_big(
+def too_big(
     gpu: GpuSpec, ctx: Context, run: WorkloadSpec, total1: float | None, max_n: int
 ) -> Exclusion:
+    """Why no count of ``gpu`` up to ``max_n`` holds the job (``total1``: its size on one)."""
     n = ctx.limits.exact_gpus or max_n
     where = "one GPU" if n == 1 else f"{n} GPUs"
     usable = usable_gb(gpu, run)

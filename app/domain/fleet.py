@@ -279,6 +279,30 @@ def plan(
     return [ev.Configuration(gpu, k, (), None, variant) for k in ev.COUNTS if n <= k <= top]
 
 
+def one_device_misfit(snap: Snapshot, ctx: ev.Context, i: int) -> ev.Exclusion | None:
+    """``ev.plan``'s exclusion of card ``i`` where it runs as one device (``single``) and the
+    job, inference of no stated count or layout, does not fit on one: plan's one ladder step
+    finds no count (its most is one), and says so (``ev.too_big``); the card's gate and
+    usable memory are the snapshot's. None otherwise (the caller plans the card)."""
+    lim, work = ctx.limits, ctx.work
+    if snap.variant[i] < 0 or not snap.single[i] or lim.exact_gpus is not None:
+        return None
+    if work.task == "serving" or getattr(work, "megatron", None) is not None:
+        return None
+    gpu = snap.gpus[i]
+    if ctx.apply_filters and ev.filtered_out(gpu, lim) is not None:
+        return None
+    v = snap.variants[snap.variant[i]]
+    key = _key(ctx, v)
+    run = ev.job_variant(ctx, key)
+    if run.training:
+        return None
+    total = ev.variant_memory(ctx, key, run, 1, v[1], v[2]).total
+    if total <= snap.avail[i]:
+        return None
+    return ev.too_big(gpu, ctx, run, total, 1)
+
+
 def loose_bounds(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
 ) -> NDArray[np.float64] | None:

@@ -626,7 +626,10 @@ def _every_shown(
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
     for i, (gpu, first) in enumerate(zip(gpus, firsts, strict=True)):
         if first is None:
-            p = _planned(gpu, ctx)
+            # a card that runs as one device and cannot hold the job: out, as plan says, without
+            # planning it (most laptops and Macs for an 8B model)
+            misfit = fleet.one_device_misfit(snap, ctx, i) if count is not None else None
+            p = misfit if misfit is not None else _planned(gpu, ctx)
             if isinstance(p, ev.Exclusion):
                 excluded.append((gpu, p))
                 continue

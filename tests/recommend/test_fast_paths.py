@@ -477,6 +477,23 @@ def test_a_plan_from_the_columns_is_plans_own(workload: dict[str, Any], catalog:
     assert made or work.training or not count.any()
 
 
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_a_one_device_card_that_cannot_hold_the_job_is_out_as_plan_says(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """fleet.one_device_misfit is ev.plan's exclusion of the card, reason and all, for every
+    card it excludes; it excludes none that plans (laptops and Macs that hold the job)."""
+    gpus, work, ctx = _context_for(workload, catalog, "balanced")
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
+    out = 0
+    for i, gpu in enumerate(snap.gpus):
+        got = fleet.one_device_misfit(snap, ctx, i)
+        if got is not None:
+            assert got == ev.plan(gpu, ctx), gpu.slug
+            out += 1
+    assert out or work.training or work.model.params < 3e9
+
+
 def _fleet(gpus: list[Any], ctx: Any) -> fleet.Catalog:
     return fleet.Catalog(tuple(gpus), ctx.rules, ctx.calibration)
 
