@@ -754,7 +754,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             break
     if not out and lay is not None:
         return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
-    return _whole_replicas(out, ctx) if out else _too_big(gpu, ctx, run, total1, max_n)
+    return _whole_replicas(out, ctx) if out else too_big(gpu, ctx, run, total1, max_n)
 
 
 def _stated_layout(ctx: Context) -> MegatronLayout | None:
@@ -823,9 +823,10 @@ def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuratio
     )
 
 
-def _too_big(
+def too_big(
     gpu: GpuSpec, ctx: Context, run: WorkloadSpec, total1: float | None, max_n: int
 ) -> Exclusion:
+    """Why no count of ``gpu`` up to ``max_n`` holds the job (``total1``: its size on one)."""
     n = ctx.limits.exact_gpus or max_n
     where = "one GPU" if n == 1 else f"{n} GPUs"
     usable = usable_gb(gpu, run)
@@ -1152,6 +1153,14 @@ def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]
         found = perf.llm_estimates(list(todo.values()), calibration=ctx.calibration)
         ctx.memo.update(zip(todo, found, strict=True))
     return [finish(a, ctx) for a in admitted]
+
+
+def keep_estimate(ctx: Context, config: Configuration, est: perf.PerfEstimate) -> None:
+    """``est``, the LLM inference estimate of ``config`` made elsewhere to the last bit (from
+    the columns of app/domain/fleet.py), kept where ``_llm_estimate`` finds it."""
+    _, key = _variant(config, ctx)
+    assert key is not None
+    ctx.memo.setdefault(("llm", config.gpu.slug, key, max(1, config.num_gpus)), est)
 
 
 def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False) -> float:

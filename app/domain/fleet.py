@@ -26,6 +26,7 @@ from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
+from app.domain.workload import WorkloadSpec
 
 Variant = tuple[str, str, bool]  # (precision the job runs at, backend, attention kernels)
 
@@ -245,6 +246,63 @@ def configurations(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Stepped:
+    """What ``stepped`` took: every card's loose bound (``loose_bounds``), and the prompt
+    and decode steps of the cards it stepped (``row``: each card's row in them, -1 where none),
+    from which a one-GPU configuration's estimate is made without stepping it again
+    (``one_gpu_estimate``)."""
+
+    bounds: NDArray[np.float64]
+    steps: list[tuple[llm_step.StepColumns, llm_step.StepColumns]]  # one (prompt, decode) a set
+    step: NDArray[np.intp]  # each card's set in ``steps`` (-1: not stepped)
+    row: NDArray[np.intp]  # its row in that set
+
+
+def plan(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64], i: int
+) -> list[ev.Configuration] | None:
+    """``ev.plan`` of card ``i`` where ``first_counts`` found its count and the job is
+    inference: one step of plan's ladder (no saver to try), so every count of COUNTS from the
+    fewest cards that hold it up to the most the card may span (``single``: one; else the
+    request's max_gpus), with the card's gate and job variant. None where it is not found or
+    the job trains (plan tries savers: the caller plans it)."""
+    n = int(count[i])
+    if n <= 0:
+        return None
+    v = snap.variants[snap.variant[i]]
+    key = _key(ctx, v)
+    if ev.job_variant(ctx, key).training:
+        return None
+    top = 1 if snap.single[i] else ctx.limits.max_gpus
+    gpu, variant = snap.gpus[i], (snap.gates[i], key)
+    return [ev.Configuration(gpu, k, (), None, variant) for k in ev.COUNTS if n <= k <= top]
+
+
+def one_device_misfit(snap: Snapshot, ctx: ev.Context, i: int) -> ev.Exclusion | None:
+    """``ev.plan``'s exclusion of card ``i`` where it runs as one device (``single``) and the
+    job, inference of no stated count or layout, does not fit on one: plan's one ladder step
+    finds no count (its most is one), and says so (``ev.too_big``); the card's gate and
+    usable memory are the snapshot's. None otherwise (the caller plans the card)."""
+    lim, work = ctx.limits, ctx.work
+    if snap.variant[i] < 0 or not snap.single[i] or lim.exact_gpus is not None:
+        return None
+    if work.task == "serving" or getattr(work, "megatron", None) is not None:
+        return None
+    gpu = snap.gpus[i]
+    if ctx.apply_filters and ev.filtered_out(gpu, lim) is not None:
+        return None
+    v = snap.variants[snap.variant[i]]
+    key = _key(ctx, v)
+    run = ev.job_variant(ctx, key)
+    if run.training:
+        return None
+    total = ev.variant_memory(ctx, key, run, 1, v[1], v[2]).total
+    if total <= snap.avail[i]:
+        return None
+    return ev.too_big(gpu, ctx, run, total, 1)
+
+
 def loose_bounds(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
 ) -> NDArray[np.float64] | None:
@@ -252,12 +310,23 @@ def loose_bounds(
     count 0 are not read), stepped from the snapshot's card rows, one step per precision the
     job runs at (its GPU-independent terms); None unless the job is LLM inference of a model
     without routed experts (the caller then asks ``ev.loose_bounds``)."""
+    done = stepped(snap, ctx, count)
+    return None if done is None else done.bounds
+
+
+def stepped(snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]) -> Stepped | None:
+    """``loose_bounds``, with the steps taken for them (``Stepped``)."""
     out = np.full(len(snap.gpus), math.inf)
     found = count > 0
     precisions = {v[0]: _key(ctx, v) for v in snap.variants}
+    # The precisions whose jobs have the same GPU-independent terms (a model's BF16 and FP16
+    # weights: two bytes each) and step shape are stepped as one set of columns: the columns
+    # read nothing else of the job, and a set costs about the same whatever its rows (some
+    # 60 whole-column operations for ~20 or ~90 cards alike).
+    sets: list[tuple[llm_step.ReplicaJob, WorkloadSpec, NDArray[np.bool_]]] = []
     for precision, key in precisions.items():
-        cards = np.flatnonzero(found & snap.runs_at(precision))
-        if not len(cards):
+        on = found & snap.runs_at(precision)
+        if not on.any():
             continue
         run = ev.job_variant(ctx, key)
         if not run.is_llm_inference:
@@ -265,8 +334,49 @@ def loose_bounds(
         job = perf.llm_job(run)
         if job.experts:
             return None
+        same = next((x for x in sets if x[0] == job and _shape(x[1]) == _shape(run)), None)
+        if same is None:
+            sets.append((job, run, on))
+        else:
+            same[2][:] |= on
+    steps = []
+    step = np.full(len(snap.gpus), -1, np.intp)
+    row = np.full(len(snap.gpus), -1, np.intp)
+    for k, (job, run, on) in enumerate(sets):
+        cards = np.flatnonzero(on)
         rows = snap.card_rows(ctx)
         n = count[cards].astype(np.float64)
-        t = perf.stepped_bounds(llm_step.dense_columns(job, rows, snap.place[cards], n), run)
+        cols = llm_step.dense_columns(job, rows, snap.place[cards], n)
+        t, pre, dec = perf.stepped_parts(cols, run)
         out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
-    return out
+        steps.append((pre, dec))
+        step[cards] = k
+        row[cards] = np.arange(len(cards))
+    return Stepped(out, steps, step, row)
+
+
+def one_gpu_estimate(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64], done: Stepped, i: int
+) -> perf.PerfEstimate | None:
+    """The estimate ``evaluate`` makes of card ``i``'s configuration from ``first_counts``
+    where it is one GPU, from the steps its bound took (one GPU has no links: the same
+    replica); None where it is more or was not stepped, or where its bound is not finite (a
+    card without a peak to run a phase at: the estimate says so, not the steps)."""
+    if count[i] != 1 or done.step[i] < 0 or not math.isfinite(done.bounds[i]):
+        return None
+    gpu, v = snap.gpus[i], snap.variants[snap.variant[i]]
+    pre, dec = done.steps[done.step[i]]
+    return perf.llm_one_gpu_estimate(
+        ev.job_variant(ctx, _key(ctx, v)),
+        pre,
+        dec,
+        int(done.row[i]),
+        snap.card_rows(ctx).terms[snap.place[i]],
+        perf.efficiencies(gpu, ctx.calibration),
+        v[1],
+    )
+
+
+def _shape(run: WorkloadSpec) -> tuple[int, int, int]:
+    """What ``perf.stepped_bounds`` reads of the job besides its replica terms."""
+    return run.batch_size, run.seq_len, run.output_tokens

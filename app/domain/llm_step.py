@@ -792,12 +792,16 @@ class ReplicaJob:
     # eager ops per layer the job's stack adds to the runtime's own (``host_ops``): repeat_kv's,
     # a quantised linear's Python wrapper
     extra_host_ops: float = 0.0
-    slowdowns: dict[tuple[object, ...], float] = field(default_factory=dict, repr=False)
-    kv_memo: dict[float, float] = field(default_factory=dict, repr=False)
+    # what is kept as it is worked out: two jobs with the same terms above compare equal
+    # (``==``: the same replica terms, e.g. a model's BF16 and FP16 weights), whatever each kept
+    slowdowns: dict[tuple[object, ...], float] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    kv_memo: dict[float, float] = field(default_factory=dict, repr=False, compare=False)
     # the caller's per-card results for this job (perf: a card's one-GPU time), for the
     # request's life
     per_card: dict[tuple[object, ...], tuple[object, float]] = field(
-        default_factory=dict, repr=False
+        default_factory=dict, repr=False, compare=False
     )
 
     def kv_at(self, context: float) -> float:

@@ -1980,11 +1980,35 @@ def stepped_bounds(cols: llm_step.Columns, work: WorkloadSpec) -> NDArray[np.flo
     job's batch, sequence and output length: ``inf`` where a row has no peak to run a phase
     at or no finite positive time."""
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
-    # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
-    runs = (cols.flops > 0) & (cols.attn_flops > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
         tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
+    return _bounds(cols, work, ttft, tpot)
+
+
+def stepped_parts(
+    cols: llm_step.Columns, work: WorkloadSpec
+) -> tuple[NDArray[np.float64], llm_step.StepColumns, llm_step.StepColumns]:
+    """``stepped_bounds`` with the prompt and decode steps it took (``Columns.parts``, whose
+    seconds are ``Columns.seconds``), for a caller that makes estimates of some rows from
+    them (``llm_one_gpu_estimate``)."""
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pre = cols.parts(0.0, 0.0, float(b * s), float(s))
+        dec = cols.parts(float(b), s + out / 2.0, 0.0, float(s))
+    return _bounds(cols, work, pre.seconds, dec.seconds), pre, dec
+
+
+def _bounds(
+    cols: llm_step.Columns,
+    work: WorkloadSpec,
+    ttft: NDArray[np.float64],
+    tpot: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    b, out = work.batch_size, max(1, work.output_tokens)
+    # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
+    runs = (cols.flops > 0) & (cols.attn_flops > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
         total = ttft + out * tpot
         bound = b * out / total
     ok = runs & (total > 0) & (total < math.inf)
@@ -2109,50 +2133,76 @@ def llm_estimates(
     replica. The one-GPU time a count's scaling efficiency divides by is stepped with them
     where the job has not kept it yet (``_llm_single``). A card without the peak a phase runs
     at is estimated alone (no figures)."""
-    jobs: list[tuple[WorkloadSpec, list[int]]] = []  # each job's rows (a request has a few)
+    # The rows in sets stepped together: the jobs (a request has a few: one per precision a
+    # card runs at) whose replica terms and step shape are the same (a model's BF16 and FP16
+    # weights) share one, as a set of columns costs about the same whatever its rows.
+    sets: list[tuple[llm_step.ReplicaJob, WorkloadSpec, list[int]]] = []
+    last: tuple[WorkloadSpec, list[int]] | None = None
     for i, (_, w, _, _) in enumerate(cards):
-        group = next((rows for x, rows in reversed(jobs) if x is w), None)
+        if last is not None and last[0] is w:  # most rows: the previous row's job
+            last[1].append(i)
+            continue
+        job = llm_job(w)
+        group = next((rows for j, x, rows in sets if x is w or _same_step(j, x, job, w)), None)
         if group is None:
-            jobs.append((w, [i]))
-        else:
-            group.append(i)
+            group = []
+            sets.append((job, w, group))
+        group.append(i)
+        last = (w, group)
     out: list[PerfEstimate | None] = [None] * len(cards)
-    for w, rows in jobs:
+    for job, _, rows in sets:
         for i, e in zip(
-            rows, _job_estimates(w, [cards[i] for i in rows], calibration), strict=True
+            rows, _job_estimates(job, [cards[i] for i in rows], calibration), strict=True
         ):
             out[i] = e
     return [e for e in out if e is not None]
 
 
+def _same_step(
+    job: llm_step.ReplicaJob, w: WorkloadSpec, other: llm_step.ReplicaJob, v: WorkloadSpec
+) -> bool:
+    """Whether two jobs' rows step as one set of columns: the same replica terms, batch,
+    sequence and output length (what the columns and the steps read of the job)."""
+    shape = (w.batch_size, w.seq_len, w.output_tokens)
+    return shape == (v.batch_size, v.seq_len, v.output_tokens) and job == other
+
+
 def _job_estimates(
-    w: WorkloadSpec, cards: list[LlmCard], calibration: Calibration | None
+    job: llm_step.ReplicaJob, cards: list[LlmCard], calibration: Calibration | None
 ) -> list[PerfEstimate]:
-    """``llm_estimates`` of one job's rows."""
-    job = llm_job(w)
-    store = job.per_card
+    """``llm_estimates`` of one set's rows (``job``: their jobs' replica terms, the same)."""
     # each card's terms once, then each row's card and count
-    slot: dict[tuple[GpuSpec, str], int] = {}
+    slot: dict[tuple[GpuSpec, str, int], int] = {}
     terms: list[llm_step.CardTerms] = []
     effs: list[Efficiency] = []
     keys: list[tuple[GpuSpec, str]] = []
+    works: list[WorkloadSpec] = []  # each card's own job (its precision's)
+    stores: list[dict[tuple[object, ...], tuple[object, float]]] = []  # its job's per_card
+    distinct: list[WorkloadSpec] = []  # the set's jobs (a card's terms are its job's)
     card: list[int] = []
     count: list[int] = []
-    for g, _, n, be in cards:
-        c = slot.get((g, be))
+    for g, w, n, be in cards:
+        at_w = next((k for k, x in enumerate(distinct) if x is w), None)
+        if at_w is None:
+            at_w = len(distinct)
+            distinct.append(w)
+        c = slot.get((g, be, at_w))
         if c is None:
-            c = slot[(g, be)] = len(terms)
+            c = slot[(g, be, at_w)] = len(terms)
             e = efficiencies(g, calibration)
             terms.append(llm_card(g, w, e, be))
             effs.append(e)
             keys.append((g, be))
+            works.append(w)
+            stores.append(llm_job(w).per_card)
         card.append(c)
         count.append(max(1, n))
-    # a one-GPU row for each card whose one-GPU time a row needs and the job lacks
+    w = works[0]  # the batch, sequence and output length: the same for every row
+    # a one-GPU row for each card whose one-GPU time a row needs and its job lacks
     singles = {c: k for k, (c, n) in enumerate(zip(card, count, strict=True)) if n == 1}
     for c, n in zip(card[:], count[:], strict=True):
         if n > 1 and c not in singles:
-            hit = store.get(("single", *keys[c]))
+            hit = stores[c].get(("single", *keys[c]))
             if hit is None or hit[0] is not effs[c]:
                 singles[c] = len(card)
                 card.append(c)
@@ -2168,7 +2218,7 @@ def _job_estimates(
         counts = [count[k] for k in stepped]
         if job.experts:
             reps = [
-                llm_replica(keys[c][0], w, n, effs[c], keys[c][1])
+                llm_replica(keys[c][0], works[c], n, effs[c], keys[c][1])
                 for c, n in zip(on, counts, strict=True)
             ]
             cols = llm_step.columns(reps)
@@ -2182,30 +2232,49 @@ def _job_estimates(
             )
         pre = _rows(cols.parts(0.0, 0.0, float(b * s), float(s)))
         dec = _rows(cols.parts(float(b), s + n_out / 2.0, 0.0, float(s)))
-        for c, k in singles.items():  # the job's one-GPU times, kept as _llm_single keeps them
+        for c, k in singles.items():  # the jobs' one-GPU times, kept as _llm_single keeps them
             if runs[c] and count[k] == 1:
                 j = at[k]
-                store[("single", *keys[c])] = (effs[c], pre[j].seconds + n_out * dec[j].seconds)
+                one_gpu = pre[j].seconds + n_out * dec[j].seconds
+                stores[c][("single", *keys[c])] = (effs[c], one_gpu)
     out = []
     one: dict[int, float] = {}  # each card's one-GPU time (``_llm_single``), once
     for k in range(len(cards)):
         c, n = card[k], count[k]
-        (g, be), e = keys[c], effs[c]
+        (g, be), e, run = keys[c], effs[c], works[c]
         if not runs[c]:
-            out.append(_llm_inference(g, w, "pytorch", n, e, be))
+            out.append(_llm_inference(g, run, "pytorch", n, e, be))
             continue
         single = None
         if n > 1:
             single = one.get(c)
             if single is None:
-                single = one[c] = _llm_single(g, w, e, be)
+                single = one[c] = _llm_single(g, run, e, be)
         j = at[k]
-        out.append(_llm_perf(w, n, pre[j], dec[j], single, terms[c].math or terms[c].mode, e, be))
+        mode = terms[c].math or terms[c].mode
+        out.append(_llm_perf(run, n, pre[j], dec[j], single, mode, e, be))
     return out
 
 
 def _rows(step: llm_step.StepColumns) -> list[_Row]:
     return [_Row(*r) for r in zip(*(c.tolist() for c in step), strict=True)]
+
+
+def llm_one_gpu_estimate(
+    work: WorkloadSpec,
+    prompt: llm_step.StepColumns,
+    decode: llm_step.StepColumns,
+    row: int,
+    card: llm_step.CardTerms,
+    eff: Efficiency,
+    backend: str,
+) -> PerfEstimate:
+    """``estimate`` of the job on one of the card's GPUs from row ``row`` of its prompt and
+    decode steps stepped as columns elsewhere (app/domain/fleet.py, with the bounds): one GPU
+    has no links, so the row is the replica ``estimate`` steps, to the last bit, as in
+    ``llm_estimates``."""
+    pre, dec = (_Row(*(float(c[row]) for c in step)) for step in (prompt, decode))
+    return _llm_perf(work, 1, pre, dec, None, card.math or card.mode, eff, backend)
 
 
 def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -23,7 +23,7 @@ from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
-from app.domain.perf import shown_rate
+from app.domain.perf import PerfEstimate, shown_rate
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput, NotFound
@@ -584,13 +584,23 @@ class _Shown:
     speed: NDArray[np.float64]  # bound on its throughput (inf: none finite, so it is evaluated)
     value: NDArray[np.float64]  # bound on its work per dollar; NaN: no price, no value
     priced: NDArray[np.bool_]  # it has a purchase or rental price (ev.price_known)
+    # the estimate of row i's configuration from the steps its bound took, where they make it
+    # (fleet.one_gpu_estimate), else None
+    estimate: Callable[[int], PerfEstimate | None]
+    # row i's plan from the catalog's columns where they make it (fleet.plan), else None
+    plan: Callable[[int], list[ev.Configuration] | None]
 
     def walk(self, i: int, ctx: ev.Context) -> _Card | ev.Exclusion:
         """Row ``i``'s card evaluated up to its shown configuration (``_Card.walk``); a card
-        found as planned is planned only now."""
+        found as planned is planned only now (from the columns where they say its plan), and
+        its estimate on one GPU is made from the steps its bound took rather than stepped
+        again."""
         p = self.found.get(i)
         if p is None:
-            planned = ev.plan(self.configs[i].gpu, ctx)
+            est = self.estimate(i)
+            if est is not None:
+                ev.keep_estimate(ctx, self.configs[i], est)
+            planned = self.plan(i) or ev.plan(self.configs[i].gpu, ctx)
             assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
             return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
         return _Card.walk(p.planned, ctx, p.results, p.order, p.start, p.admitted)
@@ -608,14 +618,18 @@ def _every_shown(
     snap = fleet.snapshot(catalog, ctx)
     count = fleet.first_counts(snap, ctx)
     firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
-    bounds = None if count is None else fleet.loose_bounds(snap, ctx, count)
+    done = None if count is None else fleet.stepped(snap, ctx, count)
+    bounds = None if done is None else done.bounds
     configs: list[ev.Configuration] = []
     found: dict[int, _Planned] = {}
     kept: list[int] = []  # the rows of `gpus` that run
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
     for i, (gpu, first) in enumerate(zip(gpus, firsts, strict=True)):
         if first is None:
-            p = _planned(gpu, ctx)
+            # a card that runs as one device and cannot hold the job: out, as plan says, without
+            # planning it (most laptops and Macs for an 8B model)
+            misfit = fleet.one_device_misfit(snap, ctx, i) if count is not None else None
+            p = misfit if misfit is not None else _planned(gpu, ctx)
             if isinstance(p, ev.Exclusion):
                 excluded.append((gpu, p))
                 continue
@@ -635,7 +649,16 @@ def _every_shown(
     valued = np.flatnonzero(priced & np.isfinite(speed))  # without a price there is no value
     rates = [t for i in valued.tolist() if (t := terms[i]) is not None]
     value[valued] = costs.values(speed[valued], rates, ctx.limits.acquisition)
-    return _Shown(configs, found, speed, value, priced), excluded
+
+    def estimate(i: int) -> PerfEstimate | None:
+        if done is None or count is None or i in found:
+            return None
+        return fleet.one_gpu_estimate(snap, ctx, count, done, kept[i])
+
+    def plan(i: int) -> list[ev.Configuration] | None:
+        return None if count is None or i in found else fleet.plan(snap, ctx, count, kept[i])
+
+    return _Shown(configs, found, speed, value, priced, estimate, plan), excluded
 
 
 def _bounded_balanced(
@@ -905,8 +928,11 @@ def recommend(
             missed,
             others,
         )
-    base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
-    base_out, base_tput = _baseline(baseline, base_ctx)
+    base_out: s.BaselineOut | None = None
+    base_tput: float | None = None
+    if baseline is not None:  # its context only where there is one
+        base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
+        base_out, base_tput = _baseline(baseline, base_ctx)
     rows = [
         build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
         for i, c in enumerate(ordered, start=1)

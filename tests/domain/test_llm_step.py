@@ -840,3 +840,17 @@ def test_a_pass_longer_than_the_runtimes_cuda_graphs_pays_each_kernels_eager_gap
         assert got[0] == rep.parts(*step).seconds and got[1] == base.parts(*step).seconds
     # no graph policy: the eager gap is never paid
     assert base.eager_launch_s == 0.0
+
+
+def test_jobs_with_the_same_terms_compare_equal_whatever_each_kept() -> None:
+    """``ReplicaJob ==`` is what fleet.loose_bounds steps precisions together by: BF16 and FP16
+    weights (two bytes each) have the same replica terms, and what a job kept as it was worked
+    out (its slowdowns, KV values, per-card results) does not tell them apart; 8-bit weights
+    do differ."""
+    bf16 = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16")
+    fp16 = llm_step.replica_job(LLAMA3_8B, weights="fp16", kv="fp16")
+    assert bf16 == fp16
+    bf16.kv_at(1000.0)
+    bf16.per_card[("single",)] = (None, 1.0)
+    assert bf16 == fp16
+    assert llm_step.replica_job(LLAMA3_8B, weights="int8", kv="bf16") != bf16

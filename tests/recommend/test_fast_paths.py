@@ -4,6 +4,7 @@ and offers, for workloads where counts, memory savers and prices differ per card
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -422,6 +423,75 @@ def test_the_columns_bound_each_card_as_loose_bounds(
         again = fleet.loose_bounds(snap, ctx, count)  # from the snapshot's rows, kept
         assert again is not None and again.tolist() == got.tolist()
         assert len(rows) > 10
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_an_estimate_from_the_bounds_steps_is_the_one_evaluate_makes(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """fleet.one_gpu_estimate (a one-GPU configuration's estimate from the steps its loose
+    bound took) is the estimate evaluating it makes, to the last bit, for every card it
+    makes one of; None for the others (more GPUs, or a job the columns do not step)."""
+    gpus, _, ctx = _context_for(workload, catalog, "balanced")
+    _, _, alone = _context_for(workload, catalog, "balanced")
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
+    count = fleet.first_counts(snap, ctx)
+    assert count is not None
+    done = fleet.stepped(snap, ctx, count)
+    if done is None:
+        return
+    configs = fleet.configurations(snap, ctx, count)
+    made = 0
+    for i, config in enumerate(configs):
+        got = fleet.one_gpu_estimate(snap, ctx, count, done, i)
+        if got is None:
+            assert config is None or config.num_gpus > 1 or not done.bounds[i] < math.inf
+            continue
+        assert config is not None
+        want = ev.evaluate(config, alone).perf
+        assert got == want, config.gpu.slug
+        made += 1
+    assert made or not (count == 1).any()
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_a_plan_from_the_columns_is_plans_own(workload: dict[str, Any], catalog: Any) -> None:
+    """fleet.plan (a card's configurations from its count in fleet.first_counts) is ev.plan of
+    the card, configuration by configuration with the same gate and job variant, for every
+    card it plans; None for the others (not found, or a job that trains)."""
+    gpus, work, ctx = _context_for(workload, catalog, "balanced")
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
+    count = fleet.first_counts(snap, ctx)
+    assert count is not None
+    made = 0
+    for i, gpu in enumerate(snap.gpus):
+        got = fleet.plan(snap, ctx, count, i)
+        if got is None:
+            assert count[i] == 0 or work.training
+            continue
+        want = ev.plan(gpu, ctx)
+        assert not isinstance(want, ev.Exclusion)
+        assert got == want
+        assert [c.variant for c in got] == [c.variant for c in want]
+        made += 1
+    assert made or work.training or not count.any()
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+def test_a_one_device_card_that_cannot_hold_the_job_is_out_as_plan_says(
+    workload: dict[str, Any], catalog: Any
+) -> None:
+    """fleet.one_device_misfit is ev.plan's exclusion of the card, reason and all, for every
+    card it excludes; it excludes none that plans (laptops and Macs that hold the job)."""
+    gpus, work, ctx = _context_for(workload, catalog, "balanced")
+    snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
+    out = 0
+    for i, gpu in enumerate(snap.gpus):
+        got = fleet.one_device_misfit(snap, ctx, i)
+        if got is not None:
+            assert got == ev.plan(gpu, ctx), gpu.slug
+            out += 1
+    assert out or work.training or work.model.params < 3e9
 
 
 def _fleet(gpus: list[Any], ctx: Any) -> fleet.Catalog:
