@@ -1975,14 +1975,24 @@ def llm_throughput_bounds(
     return bounds
 
 
+Phase = tuple[float, float, float, float]  # a step's (decodes, context, prompt tokens, prompt)
+
+
+def _phases(work: WorkloadSpec) -> tuple[Phase, Phase]:
+    """The job's two steps as the LLM step functions take them: its prompt as one prefill of
+    batch × sequence tokens, and a decode of the batch at the mean context."""
+    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    return (0.0, 0.0, float(b * s), float(s)), (float(b), s + out / 2.0, 0.0, float(s))
+
+
 def stepped_bounds(cols: llm_step.Columns, work: WorkloadSpec) -> NDArray[np.float64]:
     """``llm_throughput_bound`` of every row of ``cols`` (the replicas without links) for the
     job's batch, sequence and output length: ``inf`` where a row has no peak to run a phase
     at or no finite positive time."""
-    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    prefill, decode = _phases(work)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ttft = cols.seconds(0.0, 0.0, float(b * s), float(s))
-        tpot = cols.seconds(float(b), s + out / 2.0, 0.0, float(s))
+        ttft = cols.seconds(*prefill)
+        tpot = cols.seconds(*decode)
     return _bounds(cols, work, ttft, tpot)
 
 
@@ -1992,10 +2002,10 @@ def stepped_parts(
     """``stepped_bounds`` with the prompt and decode steps it took (``Columns.parts``, whose
     seconds are ``Columns.seconds``), for a caller that makes estimates of some rows from
     them (``llm_one_gpu_estimate``)."""
-    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
+    prefill, decode = _phases(work)
     with np.errstate(divide="ignore", invalid="ignore"):
-        pre = cols.parts(0.0, 0.0, float(b * s), float(s))
-        dec = cols.parts(float(b), s + out / 2.0, 0.0, float(s))
+        pre = cols.parts(*prefill)
+        dec = cols.parts(*decode)
     return _bounds(cols, work, pre.seconds, dec.seconds), pre, dec
 
 
@@ -2023,13 +2033,13 @@ def _llm_inference(
     too: prefill compute-bound, decode reading the weights and the KV cache once per token; an
     eager loop (Hugging Face ``generate``) host-bound, a CUDA-graph runtime not; the replica
     spread over the GPUs as the runtime's ``span`` says (tensor parallel, layer split)."""
-    b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     n = max(1, n_req)
     rep = llm_replica(gpu, work, n, eff, backend)
     if rep.flops <= 0 or rep.attn_flops <= 0:
         return _no_llm_figures(work, n, rep, eff, backend)
-    pre = rep.parts(0.0, 0.0, float(b * s), float(s))
-    dec = rep.parts(float(b), s + out / 2.0, 0.0, float(s))
+    prefill, decode = _phases(work)
+    pre = rep.parts(*prefill)
+    dec = rep.parts(*decode)
     single = _llm_single(gpu, work, eff, backend) if n > 1 else None
     return _llm_perf(work, n, pre, dec, single, rep.compute_precision, eff, backend)
 

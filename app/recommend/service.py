@@ -650,13 +650,14 @@ def _every_shown(
     rates = [t for i in valued.tolist() if (t := terms[i]) is not None]
     value[valued] = costs.values(speed[valued], rates, ctx.limits.acquisition)
 
+    # asked only of rows found as planned (``_Shown.walk``), which the columns found
     def estimate(i: int) -> PerfEstimate | None:
-        if done is None or count is None or i in found:
+        if done is None or count is None:
             return None
         return fleet.one_gpu_estimate(snap, ctx, count, done, kept[i])
 
     def plan(i: int) -> list[ev.Configuration] | None:
-        return None if count is None or i in found else fleet.plan(snap, ctx, count, kept[i])
+        return None if count is None else fleet.plan(snap, ctx, count, kept[i])
 
     return _Shown(configs, found, speed, value, priced, estimate, plan), excluded
 
