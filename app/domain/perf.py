@@ -83,7 +83,7 @@ MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (method
 # one machine of each, a developer's notes, not a vendor figure). A hardware share: every
 # runtime's streaming term takes it.
 APPLE_MULTI_DIE_STREAM_SHARE = 0.86
-# AMD's multi-XCD Instinct parts (CDNA 3/4: eight compute dies over I/O dies and eight HBM
+# AMD's multi-XCD Instinct parts (CDNA 3/4: six or eight compute dies over I/O dies and HBM
 # stacks) stream a lower share of their datasheet bandwidth than a one-die CDNA 2 device does:
 # AMD's own HBM-bandwidth check in rocprofiler-compute (ROCm/rocm-systems,
 # projects/rocprofiler-compute/tests/test_metric_validation.py at 117d870, metric 4.1.9 of
@@ -92,7 +92,7 @@ APPLE_MULTI_DIE_STREAM_SHARE = 0.86
 # 1,389.17 on an MI200 GCD (0.848 of 1,638): 0.870, 0.843 and 0.839 of the one-die share with
 # the same test, median 0.84. The MI300X then streams at 0.88 × 0.84 = 0.739 of its
 # datasheet, its own measured 0.738. Not fitted to any table: a hardware share that every
-# runtime's streaming term takes (methodology §7, issue #21).
+# runtime's streaming term takes (methodology §2 constants, §6.6; issue #21).
 AMD_MULTI_XCD_STREAM_SHARE = 0.84
 AMD_MULTI_XCD_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
 PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
