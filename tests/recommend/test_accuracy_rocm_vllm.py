@@ -65,6 +65,7 @@ def test_as_the_app_answers_the_fp8_gemms_run_at_the_profiles_rate(accuracy) -> 
         assert a.predicted < p.predicted
     (score,) = accuracy.heldout_scores(app, skipped)
     (first,) = accuracy.heldout_scores(prior, prior_skipped)
-    # what it achieves now (1.34 against the priors path's 1.42)
+    # what it achieves now (1.31 against the priors path's 1.38; 1.34 and 1.42 before the
+    # multi-XCD stream share)
     assert score.median_ratio < first.median_ratio
-    assert score.median_ratio <= 1.37
+    assert score.median_ratio <= 1.34
