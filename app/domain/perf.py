@@ -83,6 +83,18 @@ MEMORY_EFFICIENCY = 0.88  # HBM/GDDR achieved ÷ spec with a good kernel (method
 # one machine of each, a developer's notes, not a vendor figure). A hardware share: every
 # runtime's streaming term takes it.
 APPLE_MULTI_DIE_STREAM_SHARE = 0.86
+# AMD's multi-XCD Instinct parts (CDNA 3/4: six or eight compute dies over I/O dies and HBM
+# stacks) stream a lower share of their datasheet bandwidth than a one-die CDNA 2 device does:
+# AMD's own HBM-bandwidth check in rocprofiler-compute (ROCm/rocm-systems,
+# projects/rocprofiler-compute/tests/test_metric_validation.py at 117d870, metric 4.1.9 of
+# the vcopy roofline run, ±5 %) expects 3,910.62 GB/s on an MI300X (0.738 of 5,300),
+# 4,287.31 on an MI325X (0.715 of 6,000) and 5,690.42 on an MI350 (0.711 of 8,000), against
+# 1,389.17 on an MI200 GCD (0.848 of 1,638): 0.870, 0.843 and 0.839 of the one-die share with
+# the same test, median 0.84. The MI300X then streams at 0.88 × 0.84 = 0.739 of its
+# datasheet, its own measured 0.738. Not fitted to any table: a hardware share that every
+# runtime's streaming term takes (methodology §2 constants, §6.6; issue #21).
+AMD_MULTI_XCD_STREAM_SHARE = 0.84
+AMD_MULTI_XCD_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
 PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
 PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
 # Whole-model matmul/conv kernels reach this share of the best-shape GEMM efficiency: layer
@@ -187,9 +199,12 @@ class PerfEstimate:
 
 def prior_memory_efficiency(gpu: GpuSpec) -> float:
     """Achieved ÷ datasheet bandwidth when streaming with a good kernel: MEMORY_EFFICIENCY, less
-    on a multi-die Apple part (APPLE_MULTI_DIE_STREAM_SHARE)."""
+    on a multi-die Apple part (APPLE_MULTI_DIE_STREAM_SHARE) and on AMD's multi-XCD Instinct
+    parts (AMD_MULTI_XCD_STREAM_SHARE)."""
     if gpu.vendor == "apple" and gpu.dies > 1:
         return MEMORY_EFFICIENCY * APPLE_MULTI_DIE_STREAM_SHARE
+    if gpu.vendor == "amd" and gpu.architecture in AMD_MULTI_XCD_ARCHITECTURES:
+        return MEMORY_EFFICIENCY * AMD_MULTI_XCD_STREAM_SHARE
     return MEMORY_EFFICIENCY
 
 

@@ -58,3 +58,30 @@ def test_ultra_decode_is_slower_than_one_die_of_the_same_bandwidth() -> None:
     assert one_die.ms_per_token is not None and two_dies.ms_per_token is not None
     slower = two_dies.ms_per_token / one_die.ms_per_token
     assert 1.0 < slower <= 1 / perf.APPLE_MULTI_DIE_STREAM_SHARE + 1e-9
+
+
+def test_amd_multi_xcd_parts_stream_a_lower_share_than_a_one_die_cdna2_device() -> None:
+    """CDNA 3/4 Instinct parts (eight XCDs over I/O dies) take AMD's measured multi-XCD share
+    (perf.AMD_MULTI_XCD_STREAM_SHARE, issue #21); a CDNA 2 part and other vendors keep the
+    prior."""
+    gpus = {g.slug: g for g in read_gpu_specs(DATA)}
+    shared = perf.MEMORY_EFFICIENCY * perf.AMD_MULTI_XCD_STREAM_SHARE
+    for slug in ("mi300x", "mi325x", "mi355x"):
+        assert perf.efficiencies(gpus[slug], None).memory == pytest.approx(shared), slug
+    for slug in ("mi210", "mi250x", "h100-sxm"):
+        assert perf.efficiencies(gpus[slug], None).memory == pytest.approx(
+            perf.MEMORY_EFFICIENCY
+        ), slug
+    # AMD's own check puts an MI300X at 3,910.62 of 5,300 GB/s: the share lands on it
+    assert shared == pytest.approx(3910.62 / 5300, abs=0.01)
+
+
+def test_mi300x_decode_is_slower_than_a_one_die_part_of_the_same_bandwidth() -> None:
+    gpus = {g.slug: g for g in read_gpu_specs(DATA)}
+    mi300x = gpus["mi300x"]
+    work = llm_inference(output_tokens=128)
+    one_die = perf.estimate(replace(mi300x, architecture="CDNA 2"), work)
+    xcds = perf.estimate(mi300x, work)
+    assert one_die.ms_per_token is not None and xcds.ms_per_token is not None
+    slower = xcds.ms_per_token / one_die.ms_per_token
+    assert 1.0 < slower <= 1 / perf.AMD_MULTI_XCD_STREAM_SHARE + 1e-9
