@@ -1249,11 +1249,16 @@ def source_scores(
     was known to have, so their first-scored errors overstate a source nobody chose for one
     (docs/methodology.md §5, "Calibrated bands", "A new source, as first scored")."""
     rows = calibration_rows(data_dir, measurements, inference)
-    units = new_source_units(rows, first_scored)
+    return source_terms(new_source_units(rows, first_scored))
+
+
+def source_terms(units: list[conformal.Held]) -> list[SourceScore]:
+    """conformal.source_term over every unit ("all"), and over each regime's units where they
+    reach the rank; a unit is named "<regime> <source> ..." (its regime, then its source)."""
     out: list[SourceScore] = []
 
     def n_sources(us: list[conformal.Held]) -> int:
-        return len({u.unit.split(" ", 1)[1] for u in us})
+        return len({u.unit.split()[1] for u in us})
 
     pooled = conformal.source_term(units)
     if pooled is not None:
@@ -1266,16 +1271,18 @@ def source_scores(
     return out
 
 
-def print_first_scored(data_dir: Path, measurements: Path, inference: Path) -> None:
+def print_first_scored(
+    data_dir: Path, measurements: Path, inference: Path, shipped: list[SourceScore]
+) -> None:
     """The new-source term the sources would give as first scored (not shipped: see
-    source_scores), and how many first-scored sources the shipped term holds."""
+    source_scores), and how many first-scored sources the shipped pooled term holds."""
     rows = calibration_rows(data_dir, measurements, inference)
     first = first_scored_units(rows)
     term = conformal.source_term(first)
-    shipped = conformal.source_term(source_units(rows))
-    if term is None or shipped is None:
+    pooled = next((x.term for x in shipped if x.regime == "all"), None)
+    if term is None or pooled is None:
         return
-    held = sum(conformal.source_met(h, (shipped.low, shipped.high)) for h in first)
+    held = sum(conformal.source_met(h, (pooled.low, pooled.high)) for h in first)
     print(
         f"new source as first scored (a bound, not shipped) ×{term.low:.2f} / ×{term.high:.2f}:"
         f" {term.units} units; the shipped term holds {held} of {len(first)} of them as first"
@@ -1328,12 +1335,15 @@ def write_bands(
         "# measured (multi_gpu: they hold multi-GPU runs). `new_source`: the term every row gets,",
         "# added in quadrature in log space about the centre (every answer is for a source the",
         "# tuning sets never measured): each (regime, source) of the tuning sets held out of its",
-        "# regime (its rows that need no other widening), the term that takes its central 80 %",
-        "# inside the band the rest gives; over units the ⌈(G+1)·0.9⌉-th smallest per side",
-        "# (split-conformal over G units): per regime with nine sources or more, else `all`,",
-        "# every regime's units pooled (accuracy.py source_units; conformal.source_term).",
+        "# regime (its rows that need no other widening), and each (held-out regime, source) of",
+        "# the held-out sets but the spot-check (every row against the band drawn for it without",
+        "# this term), the term that takes its central 80 % inside; over units the",
+        "# ⌈(G+1)·0.9⌉-th smallest per side (split-conformal over G units): per regime with nine",
+        "# units or more, else `all`, every regime's units pooled (accuracy.py source_units,",
+        "# band_crossfit.py; conformal.source_term).",
         "# `extrapolation`: the term a row that extrapolates that way gets on top, one half-width",
-        "# for both sides: what the tuning sets' rows needed beyond the new-source term when their",
+        "# for both sides: what the tuning sets' rows needed beyond the tuning units' new-source",
+        "# term when their",
         "# unit (a regime's runtime, a regime-runtime's architecture, an MoE or 4-bit workload)",
         "# was held out, 80 % with every unit weighing the same; under three units, the pool's",
         "# (accuracy.py extrapolation_units; app/domain/bands.py).",
@@ -1388,7 +1398,11 @@ def print_bands(
     scores: list[BandScore],
     extrapolation: list[ExtrapolationScore] | None = None,
     new_source: list[SourceScore] | None = None,
+    tuning_source: list[SourceScore] | None = None,
 ) -> None:
+    """The bands and terms; ``new_source`` the shipped new-source term (tuning and held-out
+    units: band_crossfit.source_scores), ``tuning_source`` the tuning units' alone, which the
+    extrapolation terms are sized behind."""
     print()
     print("Calibrated bands, leave-one-GPU-out and leave-one-workload-out (measured ÷ predicted)")
     head = f"{'regime':16} {'vendor':7} {'n':>4} {'held out':>16} {'band':>13}"
@@ -1397,6 +1411,12 @@ def print_bands(
         print(
             f"{b.regime:16} {b.vendor:7} {b.n:4d} {b.units:3d} {b.unit:12}"
             f" {b.low:6.2f}–{b.high:<6.2f} {b.coverage:9.0%} {b.bias:6.2f} {b.p90_ratio:8.2f}"
+        )
+    for x in tuning_source or []:
+        t = x.term
+        print(
+            f"new source, tuning units alone (extrapolation terms sized behind it) {x.regime}"
+            f" ×{t.low:.2f} / ×{t.high:.2f}: {t.units} units, rank {t.rank}"
         )
     for x in new_source or []:
         t = x.term
@@ -1453,6 +1473,8 @@ class HeldoutRow:
     high: float = math.nan
     basis: str = ""  # what set the band, widenings included
     source: str = ""  # the row's `source` (else its file's name): one harness, host, version
+    inputs: bands.BandInputs | None = None  # what decides the band (benchmark path)
+    file: str = ""  # the held-out file's stem: one publication
 
     @property
     def ratio(self) -> float:
@@ -1820,7 +1842,7 @@ def evaluate_heldout(
                 HeldoutRow(
                     row["regime"], _heldout_group(row), gpu.slug, row["metric"],
                     float(row["value"]), pred, lo, hi, basis,
-                    str(row.get("source") or path.stem),
+                    str(row.get("source") or path.stem), inputs, path.stem,
                 )
             )  # fmt: skip
     return out, skipped
@@ -1967,7 +1989,10 @@ def pooled_coverage(scores: list[HeldoutBand]) -> tuple[int, int]:
 
 def print_heldout_bands(scores: list[HeldoutBand]) -> None:
     print()
-    print("Bands on the held-out set (not calibrated on): share of measurements inside the band")
+    print(
+        "Bands on the held-out set: share of measurements inside the band (in sample for the"
+        " new-source term, which these rows help size: the cross-fitted figure is below)"
+    )
     print(f"{'regime':22} {'band':7} {'n':>3} {'coverage':>9} {'med.width':>9}")
     for b in scores:
         print(f"{b.regime:22} {b.band_regime:7} {b.n:3d} {b.coverage:9.0%} ×{b.median_width:8.2f}")
@@ -1981,7 +2006,7 @@ def print_heldout_bands_both(bench: list[HeldoutBand], app: list[HeldoutBand]) -
     print()
     print(
         "Bands on the held-out set, benchmark path (priors) -> as the app answers (the band "
-        "a row carries)"
+        "a row carries; in sample for the new-source term: cross-fitted below)"
     )
     print(f"{'regime':22} {'n':>3} {'coverage':>13} {'med.width':>15} {'goal':>5}")
     for b in bench:
@@ -2625,24 +2650,37 @@ def main(argv: list[str] | None = None) -> int:
             args.data, args.measurements, heldout_rows, heldout_skipped, args.verbose
         )
     )
+    # lazily: band_crossfit imports this module
+    from benchmarks.band_crossfit import print_crossfit
+    from benchmarks.band_crossfit import source_scores as shipped_source_scores
+
     bands = band_scores(args.data, args.measurements, args.inference)
+    # the tuning units' term: the extrapolation terms are what a unit needs beyond it
     fresh = source_scores(args.data, args.measurements, args.inference)
     wide = extrapolation_scores(args.data, args.measurements, args.inference, fresh)
-    print_bands(bands, wide, fresh)
-    print_first_scored(args.data, args.measurements, args.inference)
     if args.write_bands:
         covered = band_coverage(args.data, args.measurements, args.inference)
         multi = multi_gpu_regimes(args.data, args.measurements, args.inference)
+        # twice: the shipped new-source term sizes the held-out rows' need against the bands
+        # and terms just computed (with no new-source term: its value here does not matter)
         write_bands(bands, args.data, covered, wide, multi, fresh)
+        load_efficiency.cache_clear()
+        shipped = shipped_source_scores(args.data, args.measurements, args.inference)
+        write_bands(bands, args.data, covered, wide, multi, shipped)
         # the held-out rows' bands as the rewritten file draws them (not the ones read at start)
         load_efficiency.cache_clear()
         heldout_rows, _ = evaluate_heldout(args.data)
         if app_rows:
             cal = app_calibration(args.data)
             app_rows, _ = evaluate_heldout(args.data, calibration=cal, app_bands=True)
+    else:
+        shipped = shipped_source_scores(args.data, args.measurements, args.inference)
+    print_bands(bands, wide, shipped, fresh)
+    print_first_scored(args.data, args.measurements, args.inference, shipped)
     print_heldout_bands(heldout_band_scores(heldout_rows))
     if app_rows:
         print_heldout_bands_both(heldout_band_scores(heldout_rows), heldout_band_scores(app_rows))
+    print_crossfit(args.data, args.measurements, args.inference)
     return 0
 
 

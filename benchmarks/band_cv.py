@@ -13,8 +13,10 @@ Two checks per variant, both on the calibration rows of benchmarks/accuracy.py:
 2. Leave-one-source-out over the whole pipeline: each tuning source held out of every regime
    (what a held-out file is), the bands, terms and new-source term refitted on the rest, the
    source's rows scored against the band bands.band draws: per (regime, source) unit. The
-   new-source term is refitted as shipped: on the rest's sources' residuals today
-   (accuracy.new_source_units), the held-out source's rows scored as today.
+   new-source term is refitted on the rest's tuning sources' residuals today
+   (accuracy.new_source_units), the held-out source's rows scored as today. (Since issue 23's
+   held-out calibration the shipped term adds the held-out sets' units: band_crossfit.py,
+   which scores that rule cross-fitted; these checks stay on the tuning sets.)
 
 3. What widens each band (issue 23, second pass): per band class its rows' plain 80 %, each
    leave-one-unit-out check alone (and the steps it took past the conformal ranks), the shipped

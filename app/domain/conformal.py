@@ -20,8 +20,9 @@ the procedure, tested on its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 ALPHA = 0.20  # miscoverage: bands aim at 80 %
 TARGET_COVERAGE = 1 - ALPHA
@@ -306,3 +307,24 @@ def source_term(held: Sequence[Held], level: float = 1 - ALPHA / 2) -> SourceTer
     cv_met = sum(source_met(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
     cv_cov = sum(_unit_share(h, t) for h, t in zip(held, cv_terms, strict=True)) / len(held)
     return SourceTerm(*term, len(held), k, met, cv_met, cov, cv_cov)
+
+
+# ------------------------------------------------------------------ cross-fitting
+T = TypeVar("T")
+
+# A term sized on units and scored on the same units is scored in sample. Cross-fitted, the
+# units fall in groups (a group: what shares its errors, e.g. one publication's files), and each
+# group is scored against the term built from the other groups alone (and ``extra`` units that
+# are never scored), so no unit is scored by a term calibrated on it.
+
+
+def cross_fitted(
+    groups: Mapping[str, Sequence[Held]],
+    rule: Callable[[list[Held]], T],
+    extra: Sequence[Held] = (),
+) -> dict[str, T]:
+    """Per group, what ``rule`` builds from ``extra`` and every other group's units."""
+    return {
+        g: rule([*extra, *(h for other, hs in groups.items() if other != g for h in hs)])
+        for g in groups
+    }

@@ -290,3 +290,37 @@ def test_the_new_source_term_is_read_and_checked_from_the_yaml() -> None:
     assert t.new_source == {"all": (0.81, 1.32)} and t.source_term("train") == (0.81, 1.32)
     with pytest.raises(ValueError, match="new-source"):
         parse_table({"bands": {"new_source": {"all": [1.1, 1.3]}}})
+
+
+def test_a_cross_fitted_group_is_scored_by_a_term_built_without_it() -> None:
+    """Three groups of sources (benchmarks/band_crossfit.py: one publication's files each):
+    each group gets the term built from ``extra`` and the other groups alone. Hand-worked with
+    the rank rule: nine sources at the band (no need) in ``extra``, one far-low source in group
+    A, one far-high in B, one at the band in C. Without A, ten units with one high need:
+    k = ⌈11·0.9⌉ = 10 of 10, the high one's need above, none below; likewise without B the low
+    need below; without C both (eleven units, k = 11: the largest need per side)."""
+    extra = [_source(f"t{i}", [1.0] * 3) for i in range(9)]
+    groups = {
+        "A": [_source("low", [0.5])],
+        "B": [_source("high", [2.0])],
+        "C": [_source("c", [1.0])],
+    }
+
+    def rule(held: list[conformal.Held]) -> tuple[float, float]:
+        t = conformal.source_term(held)
+        assert t is not None
+        return t.low, t.high
+
+    terms = conformal.cross_fitted(groups, rule, extra)
+    # the quadrature terms that take 0.9–1.1 out to 0.5 and to 2.0
+    down = math.sqrt(math.log(2.0) ** 2 - math.log(0.9) ** 2)
+    up = math.sqrt(math.log(2.0) ** 2 - math.log(1.1) ** 2)
+    assert terms["A"] == pytest.approx((1.0, math.exp(up)))
+    assert terms["B"] == pytest.approx((math.exp(-down), 1.0))
+    assert terms["C"] == pytest.approx((math.exp(-down), math.exp(up)))
+    # A's far-low source lies outside the band its own term would not have drawn
+    low = conformal.Spread.of(0.9, 1.1).widened([terms["A"]]).band()
+    assert not low[0] <= 0.5
+    # the rule sees every unit but the group's own, extra first, in order
+    seen = conformal.cross_fitted(groups, lambda held: [h.unit for h in held], extra[:1])
+    assert seen == {"A": ["t0", "high", "c"], "B": ["t0", "low", "c"], "C": ["t0", "low", "high"]}

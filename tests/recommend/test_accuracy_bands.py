@@ -10,6 +10,7 @@ import pytest
 
 from app.domain import conformal
 from app.shipped.rules import load_efficiency
+from tests.support import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
@@ -199,43 +200,55 @@ def test_extrapolation_units_hold_out_what_the_widening_names(accuracy) -> None:
 
 @pytest.fixture(scope="module")
 def new_source(accuracy):
+    """The tuning units' term alone: what the extrapolation terms are sized behind."""
     return accuracy.source_scores(ROOT / "data", TRAIN, LLM)
 
 
-def test_shipped_new_source_term_is_the_computed_one(new_source) -> None:
+@pytest.fixture(scope="module")
+def shipped_source() -> list:
+    """The shipped term: the tuning and the held-out units (benchmarks/band_crossfit.py)."""
+    return load_benchmark("band_crossfit.py", "bench_band_crossfit").source_scores(
+        ROOT / "data", TRAIN, LLM
+    )
+
+
+def test_shipped_new_source_term_is_the_computed_one(shipped_source, new_source) -> None:
     """data/efficiency.yaml's `bands.new_source` is what --write-bands computes: the pooled
-    term (no regime has the nine sources its own rank needs) and any regime's own."""
+    term over the tuning and held-out (regime, source) units, and each regime's own where its
+    units reach the rank."""
     table = load_efficiency(ROOT / "data")
-    assert {x.regime for x in new_source} == set(table.new_source)
+    assert {x.regime for x in shipped_source} == set(table.new_source)
     assert "all" in table.new_source
-    for x in new_source:
+    for x in shipped_source:
         lo, hi = table.new_source[x.regime]
         assert lo == pytest.approx(x.term.low, abs=0.006), x.regime
         assert hi == pytest.approx(x.term.high, abs=0.006), x.regime
         assert x.term.rank == math.ceil((x.term.units + 1) * 0.9 - 1e-9) <= x.term.units
         # in-sample the term covers ≥ 80 % of the sources' central 80 %
         assert x.term.met >= 0.8 and x.term.coverage >= 0.8, x.regime
+    # the held-out sets' units are in the pool, beside every tuning unit
+    shipped = {x.regime: x.term for x in shipped_source}["all"]
+    tuning = {x.regime: x.term for x in new_source}["all"]
+    assert shipped.units > tuning.units
+    for x in new_source:  # the tuning units' own term holds its rank as before
+        assert x.term.rank == math.ceil((x.term.units + 1) * 0.9 - 1e-9) <= x.term.units
 
 
 FIRST = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
 
 
-def test_the_first_scored_term_is_a_wider_bound_beside_the_shipped_one(
-    accuracy, new_source
-) -> None:
-    """The shipped pooled term is sized on today's residuals; the one the tuning sources give as
-    first scored (tests/data/first_scored_ratios.yaml) is wider, and the shipped term holds
+def test_the_first_scored_term_is_a_wider_bound_beside_the_tuning_one(accuracy, new_source) -> None:
+    """The tuning units' pooled term is sized on today's residuals; the one they give as
+    first scored (tests/data/first_scored_ratios.yaml) is wider, and the tuning term holds
     fewer than 60 % of those first-scored sources' central 80 % (the bound printed beside it,
-    not shipped: methodology §5, "A new source, as first scored")."""
+    not shipped: methodology §5, "A new source, as first scored"; the shipped term adds the
+    held-out sets' units: test_shipped_new_source_term_is_the_computed_one)."""
     rows = accuracy.calibration_rows(ROOT / "data", TRAIN, LLM)
     first = accuracy.first_scored_units(rows, FIRST)
     today = accuracy.source_units(rows)
     assert {h.unit for h in first} == {h.unit for h in today}  # every unit has its record
-    shipped = conformal.source_term(today)
+    shipped = conformal.source_term(today)  # the tuning units' term (no held-out unit)
     assert shipped is not None
-    assert load_efficiency(ROOT / "data").new_source["all"] == pytest.approx(
-        (shipped.low, shipped.high), abs=0.006
-    )
     assert {x.regime: x for x in new_source}["all"].term == shipped
     wide = conformal.source_term(first)
     assert wide is not None and wide.low < shipped.low and wide.high > shipped.high
