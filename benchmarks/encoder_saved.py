@@ -40,6 +40,31 @@ class Drop(torch.autograd.Function):
         return g * mask
 
 
+class SoftmaxSavingInput(torch.autograd.Function):
+    """Softmax as PyTorch autograd kept it before 1.11: the input saved beside the output
+    (``_softmax_backward_data`` took ``self`` for its dtype; pytorch/pytorch issue #49600,
+    fixed by PR #66018, October 2021, first released in 1.11)."""
+
+    @staticmethod
+    def forward(ctx, x):  # type: ignore[no-untyped-def,override]
+        y = torch.softmax(x, -1)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):  # type: ignore[no-untyped-def,override]
+        _, y = ctx.saved_tensors
+        return torch._softmax_backward_data(g, y, -1, y.dtype)
+
+
+# the PyTorch release the layer runs: before 1.11 softmax saves its input too
+SOFTMAX_SAVES_INPUT = False
+
+
+def _softmax(x: torch.Tensor) -> torch.Tensor:
+    return SoftmaxSavingInput.apply(x) if SOFTMAX_SAVES_INPUT else torch.softmax(x, -1)
+
+
 def _lin(x: torch.Tensor, layer: nn.Linear, amp: bool) -> torch.Tensor:
     if amp:
         return nn.functional.linear(x.to(F16), layer.weight.to(F16), layer.bias.to(F16))
@@ -61,7 +86,7 @@ class Layer(nn.Module):
 
         q, k, v = (heads(_lin(x, lin, amp)) for lin in (self.q, self.k, self.v))
         scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(H // A) + mask
-        probs = Drop.apply(torch.softmax(scores.float() if amp else scores, -1))
+        probs = Drop.apply(_softmax(scores.float() if amp else scores))
         ctx = torch.matmul(probs.to(F16) if amp else probs, v)
         ctx = ctx.permute(0, 2, 1, 3).contiguous().view(b, s, H)
         a = Drop.apply(_lin(ctx, self.o, amp))

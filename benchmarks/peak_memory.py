@@ -86,6 +86,7 @@ def workload(row: dict[str, Any]) -> WorkloadSpec:
         peft=row["peft"],
         lora_rank=int(row["lora_rank"]),
         gradient_checkpointing=bool(row["checkpointing"]),
+        torch_version=str(row.get("torch_version") or ""),
     )
 
 

@@ -9,6 +9,7 @@ and ``tests/domain/test_memory.py`` holds the two together.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,11 +46,38 @@ class Policy:
     compute: float
     recast: bool
     frozen_base: bool = False
+    softmax: float = 4.0  # bytes softmax computes in: autocast runs it in fp32 (its fp32 list)
 
 
 AUTOCAST = Policy("autocast", residual=4.0, compute=2.0, recast=True)  # fp32 params, bf16 math
-PURE16 = Policy("16-bit", residual=2.0, compute=2.0, recast=False, frozen_base=True)  # LoRA
+PURE16 = Policy("16-bit", residual=2.0, compute=2.0, recast=False, frozen_base=True, softmax=2.0)
 FP32 = Policy("fp32", residual=4.0, compute=4.0, recast=False)
+
+# What older PyTorch releases keep that today's do not (a job's ``WorkloadSpec.torch_version``;
+# an unstated release is a current one). Before 1.11 autograd saves softmax's input beside its
+# output, because ``_softmax_backward_data`` took the input for its dtype (pytorch/pytorch issue
+# #49600; PR #66018 of October 2021 saves the dtype instead, first released in 1.11). Before 2.0
+# ``zero_grad()`` fills the gradients with zeros rather than freeing them (``set_to_none=True``
+# became the default of ``Module.zero_grad`` and ``Optimizer.zero_grad`` in PyTorch 2.0), so the
+# gradients stay allocated through the next forward.
+SOFTMAX_DROPS_INPUT_FROM = (1, 11)
+ZERO_GRAD_FREES_FROM = (2, 0)
+
+
+def torch_release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a release string ("1.10.1+cu113"); None where none is stated."""
+    m = re.match(r"\s*(\d+)\.(\d+)", version or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def softmax_saves_input(torch_version: str) -> bool:
+    release = torch_release(torch_version)
+    return release is not None and release < SOFTMAX_DROPS_INPUT_FROM
+
+
+def zero_grad_keeps_gradients(torch_version: str) -> bool:
+    release = torch_release(torch_version)
+    return release is not None and release < ZERO_GRAD_FREES_FROM
 
 
 def gated_mlp(m: ModelSpec) -> bool:
@@ -58,7 +86,12 @@ def gated_mlp(m: ModelSpec) -> bool:
 
 
 def decoder_layer_saved(
-    m: ModelSpec, policy: Policy, *, seq: float, flash_attention: bool
+    m: ModelSpec,
+    policy: Policy,
+    *,
+    seq: float,
+    flash_attention: bool,
+    softmax_input: bool = False,
 ) -> dict[str, float]:
     """Bytes per token one decoder layer saves for backward, per operator.
 
@@ -66,7 +99,8 @@ def decoder_layer_saved(
     normalised tensor (``weight * h.to(dtype)``); rotary embedding saves nothing per token but
     its output; fused attention (FlashAttention / SDPA) saves q, k, v, the output and an fp32
     log-sum-exp per head; SwiGLU saves the gate output, its SiLU, the up output and their
-    product (the down projection's input).
+    product (the down projection's input). ``softmax_input``: eager attention under a PyTorch
+    release that also saves the scores softmax reads (``softmax_saves_input``).
     """
     h = float(m.hidden_size or 0)
     heads = float(m.num_heads or 1)
@@ -87,6 +121,8 @@ def decoder_layer_saved(
         ops["log-sum-exp"] = 4.0 * heads
     else:
         ops["scores and softmax"] = UNFUSED_SCORE_BYTES * heads * seq * c / 2.0
+        if softmax_input:  # PyTorch < 1.11 (softmax_saves_input)
+            ops["softmax input"] = policy.softmax * heads * seq
     ops["mlp norm"] = norm
     mlp_inputs = (2.0 if gated else 1.0) if policy.recast else 1.0
     ops["mlp input"] = mlp_inputs * c * h * (experts if policy.recast else 1.0)

@@ -24,6 +24,8 @@ from app.domain.activations import (
     embedding_params,
     head_saved,
     logits_bytes,
+    softmax_saves_input,
+    zero_grad_keeps_gradients,
 )
 from app.domain.derived import store_of
 from app.domain.efficiency import has_startup_rule, runtime_share, serving_spec
@@ -617,18 +619,29 @@ def saved_activations(
     Other models keep ``activation_bytes``.
     """
     m = work.model
+    pol = training_policy(work)
+    # eager attention under PyTorch < 1.11 also keeps the scores softmax read
+    old_softmax = not flash_attention and softmax_saves_input(work.torch_version)
     if not (m.family == "decoder" and m.has_shape):
         act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
-        return activation_bytes(work, batch, flash_attention=flash_attention, act_bytes=act_b), 0.0
-    pol = training_policy(work)
+        acts = activation_bytes(work, batch, flash_attention=flash_attention, act_bytes=act_b)
+        attends = (m.is_transformer or m.family == "vit") and m.has_shape
+        if old_softmax and attends and not work.gradient_checkpointing:
+            s = float(work.tokens_per_sample)
+            acts += pol.softmax * (m.num_heads or 1) * s * s * batch * (m.layers or 0)
+        return acts, 0.0
     tokens = float(work.seq_len) * batch
     h = float(m.hidden_size or 0)
     per_layer = sum(
-        decoder_layer_saved(m, pol, seq=work.seq_len, flash_attention=flash_attention).values()
+        decoder_layer_saved(
+            m, pol, seq=work.seq_len, flash_attention=flash_attention, softmax_input=old_softmax
+        ).values()
     )
     if m.activation_coeff is not None and pol is AUTOCAST:
         # the preset's measured figure (benchmarks/activation_memory.py) for the same policy
         scores = 0.0 if flash_attention else UNFUSED_SCORE_BYTES * (m.num_heads or 1) * work.seq_len
+        if old_softmax:
+            scores += pol.softmax * (m.num_heads or 1) * work.seq_len
         per_layer = m.activation_coeff * h + scores
     head = head_saved(m, pol) * tokens
     logits = logits_bytes(m, tokens, pol)
@@ -703,14 +716,19 @@ def _training_memory(
         master = params * 4.0
         weights = casts = 2.0 * (params - embed) if head else 2.0 * params
     grads = params * 4.0
-    step_extra = grads + params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
+    step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
     backward_start = casts + acts + logits
-    # Gradients (set to None between steps) are allocated during backward as activations and
-    # weight copies are freed: they count only where the optimizer step outgrows the start of
-    # backward.
-    peak_grads = max(0.0, step_extra - backward_start)
-    if peak_grads < step_extra:
-        notes.append("gradients fill the memory activations free during backward")
+    if zero_grad_keeps_gradients(work.torch_version):
+        # zero-filled, not freed, between steps: alive at the start of backward too
+        peak_grads = grads + max(0.0, step_temp - backward_start)
+        notes.append("gradients stay allocated between steps (zero_grad() before PyTorch 2.0)")
+    else:
+        # Gradients (set to None between steps) are allocated during backward as activations
+        # and weight copies are freed: they count only where the optimizer step outgrows the
+        # start of backward.
+        peak_grads = max(0.0, grads + step_temp - backward_start)
+        if peak_grads < grads + step_temp:
+            notes.append("gradients fill the memory activations free during backward")
     return MemoryBreakdown(
         weights=weights / n / GB,
         gradients=peak_grads / n / GB,

@@ -23,7 +23,7 @@ from app.domain.workload import (
     memory_breakdown,
     saved_activations,
 )
-from tests.domain.fixtures import LLAMA2_7B, LLAMA3_8B
+from tests.domain.fixtures import BERT_LARGE, LLAMA2_7B, LLAMA3_8B
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,3 +158,47 @@ def test_logits_need_a_vocabulary() -> None:
     no_vocab = dataclasses.replace(LLAMA3_8B, vocab_size=None)
     assert logits_bytes(no_vocab, 2048, AUTOCAST) == 0.0
     assert logits_bytes(LLAMA3_8B, 2048, AUTOCAST) > 0.0
+
+
+def _bert_step(torch_version: str = "", **kw: object) -> WorkloadSpec:
+    """The Transformers model-training-anatomy job: BERT-large, 4 × 512, AdamW, eager."""
+    base: dict[str, object] = dict(
+        task="training", model=BERT_LARGE, precision="fp32", batch_size=4, seq_len=512
+    )
+    return WorkloadSpec(**{**base, **kw}, torch_version=torch_version)  # type: ignore[arg-type]
+
+
+def test_softmax_saves_its_input_before_pytorch_1_11() -> None:
+    """PyTorch < 1.11 keeps the scores softmax read (fp32 under fp32 and autocast, whose fp32
+    list runs softmax; 16-bit in a half model), eager attention only."""
+    tokens, a, s, layers = 4 * 512, 16, 512, 24
+    for precision, width in (("fp32", 4.0), ("fp16", 4.0)):
+        work = _bert_step(precision=precision)
+        new, _ = saved_activations(work, 4, flash_attention=False)
+        old, _ = saved_activations(
+            dataclasses.replace(work, torch_version="1.10.1+cu113"), 4, flash_attention=False
+        )
+        assert old - new == pytest.approx(width * a * s * tokens * layers)
+        fused, _ = saved_activations(
+            dataclasses.replace(work, torch_version="1.10"), 4, flash_attention=True
+        )
+        assert fused == saved_activations(work, 4, flash_attention=True)[0]
+    today = saved_activations(_bert_step(), 4, flash_attention=False)[0]
+    assert saved_activations(_bert_step("1.11"), 4, flash_attention=False)[0] == today
+    eager = decoder_layer_saved(
+        LLAMA3_8B, PURE16, seq=2048, flash_attention=False, softmax_input=True
+    )
+    assert eager["softmax input"] == 2.0 * 32 * 2048  # a half model's softmax is 16-bit
+
+
+def test_zero_filled_gradients_count_at_the_start_of_backward_before_pytorch_2() -> None:
+    """Before 2.0 zero_grad() zero-fills the gradients, which then stay through the forward;
+    from 2.0 they are freed and refilled during backward, into the activations' room."""
+    grads = 4.0 * BERT_LARGE.params / 1e9
+    for version, expected in (("", 0.0), ("2.1", 0.0), ("1.13.1", grads), ("1.10", grads)):
+        mem = memory_breakdown(_bert_step(version), flash_attention=True)
+        assert mem.gradients == pytest.approx(expected), version
+    # a tiny step, whose peak is the optimizer's: the gradients once, with foreach's sqrt(v)
+    for version in ("", "1.10"):
+        small = memory_breakdown(_bert_step(version, batch_size=1, seq_len=8))
+        assert small.tensors == pytest.approx(BERT_LARGE.params * 20 / 1e9, rel=0.01)

@@ -33,10 +33,22 @@ def test_flash_attention_rows_within_10_percent(scored: list[peak_memory.Scored]
     assert not out, out
 
 
-@pytest.mark.xfail(strict=True, reason="eager BERT-large on a V100: 18-34 % under (methodology §1)")
-def test_eager_bert_rows_within_10_percent(scored: list[peak_memory.Scored]) -> None:
-    rows = [s for s in scored if s.modelled and "bert" in s.label]
-    assert len(rows) == 3
+def test_eager_bert_fp32_rows_within_10_percent(scored: list[peak_memory.Scored]) -> None:
+    """Transformers' BERT-large fp32 runs (AdamW, 8-bit Adam) under PyTorch 1.10, whose
+    zero_grad() keeps the gradients and whose softmax saves its input (methodology §1)."""
+    rows = [s for s in scored if s.modelled and "bert" in s.label and "fp32" in s.label]
+    assert len(rows) == 2
+    assert all(s.within for s in rows), [(s.label, f"{s.error:+.1%}") for s in rows]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="fp16 AMP BERT-large: 14 % under; encoders are counted all-16-bit (K22), autocast "
+    "saves 42·h + 7·a·s (methodology §1)",
+)
+def test_eager_bert_fp16_row_within_10_percent(scored: list[peak_memory.Scored]) -> None:
+    rows = [s for s in scored if s.modelled and "bert" in s.label and "fp16" in s.label]
+    assert len(rows) == 1
     assert all(s.within for s in rows), [(s.label, f"{s.error:+.1%}") for s in rows]
 
 
