@@ -26,6 +26,8 @@ from app.shipped.rules import load_efficiency
 from app.vocab import (
     GGUF_FORMATS,
     INFERENCE_TASKS,
+    LANGUAGE_MODEL_FAMILIES,
+    LLM_RUNTIMES,
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
     QUANTIZATION_PRECISION,
@@ -519,6 +521,14 @@ def _runtime(
             f"{runtime} trains transformers ({', '.join(TRANSFORMER_RUNTIME_FAMILIES)}),"
             f" not a {model.family} model",
             field="workload.runtime",
+        )
+    if model.family not in LANGUAGE_MODEL_FAMILIES and (quant != "none" or runtime in LLM_RUNTIMES):
+        named = "quantization" if quant != "none" else "runtime"
+        what = f"weight format {quant}" if quant != "none" else runtime
+        raise InvalidInput(
+            f"{what} is for language models ({', '.join(LANGUAGE_MODEL_FAMILIES)}),"
+            f" not a {model.family} model",
+            field=f"workload.{named}",
         )
     if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):
         raise InvalidInput(

@@ -71,3 +71,17 @@ def test_weight_format_none_keeps_unquantised_weights_under_allow_4bit() -> None
     assert none.recommendations
     assert not {r.precision for r in none.recommendations} & {"int4", "fp4"}
     assert any("allow_4bit not applied" in w for w in none.warnings)
+
+
+def test_allow_4bit_outside_serving_is_said_not_silently_dropped() -> None:
+    from app.recommend import schemas as s
+    from app.recommend.serving import ask_warnings
+
+    cons = s.ConstraintsIn.model_validate({"allow_4bit": True})
+    w = s.WorkloadIn.model_validate({"preset": "llama-3-70b", "task": "inference"})
+    (said,) = ask_warnings(w, cons, "inference")
+    assert "applies to serving" in said and "workload.quantization" in said
+    (trained,) = ask_warnings(w, cons, "fine-tuning")
+    assert "applies to serving" in trained and "workload.quantization" not in trained
+    assert ask_warnings(w, s.ConstraintsIn(), "inference") == []
+    assert ask_warnings(w, cons, "serving") == []  # the planner follows it there
