@@ -703,6 +703,21 @@ def test_a_training_job_too_big_names_the_least_it_needs() -> None:
     assert 0.95 * least <= float(needs.group(1)) <= least
 
 
+def test_a_missed_inference_deadline_offers_copies_side_by_side() -> None:
+    # more GPUs split one model's layers (no faster for a model one card holds), so a batch
+    # inference job past its deadline once heard only "a shorter job"
+    job = {"preset": "llama-3-8b", "task": "inference", "dataset_samples": 100_000}
+    r = _run(workload=job, constraints={"max_hours": 2})
+    assert r.deadline is not None and r.deadline.met is False
+    assert r.deadline.fastest_hours is not None
+    copies = next(w for w in r.deadline.would if w.startswith("copies side by side"))
+    n = -(-r.deadline.fastest_hours // 2)
+    assert f"{n:.0f} × ({r.deadline.fastest})" in copies
+    trained = _run(workload={"preset": "resnet-50"}, constraints={"max_hours": 0.01})
+    assert trained.deadline is not None
+    assert not any(w.startswith("copies") for w in trained.deadline.would)
+
+
 def test_a_job_too_big_for_exactly_one_gpu_says_one_gpu() -> None:
     # constraints.num_gpus 1 under the default max_gpus once read "does not fit in 1 GPUs"
     r = service.recommend(
