@@ -37,6 +37,7 @@ from app.vocab import (
     TRAINING_TASKS,
     TRANSFORMER_ONLY_RUNTIMES,
     TRANSFORMER_RUNTIME_FAMILIES,
+    UNQUANTISED_PRECISIONS,
 )
 
 # ---------------------------------------------------------------- presets
@@ -232,7 +233,23 @@ def _precision(
     w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, warnings: list[str]
 ) -> str:
     published = _published_precision(w) if task in ("inference", "serving") else None
-    precision = str(w.precision or d.get("precision") or published or "bf16")
+    given = d.get("precision")
+    if (
+        w.precision is None
+        and task in TRAINING_TASKS
+        and d.get("task") in INFERENCE_TASKS
+        and given not in (None, *UNQUANTISED_PRECISIONS)
+    ):
+        # An inference preset's fp8 is the checkpoint it serves (Meta's FP8 Llama 3.1 405B,
+        # DeepSeek's FP8 release); fine-tuning recipes start from 16-bit weights, converted
+        # with DeepSeek-V3's own inference/fp8_cast_bf16.py where only FP8 is published
+        # (github.com/deepseek-ai/DeepSeek-V3 README, section 6, "How to Run Locally").
+        warnings.append(
+            f"the preset's {given} is its published inference checkpoint; {task} assumed in "
+            f"bf16 (set precision {given} for {given} mixed-precision training)"
+        )
+        given = "bf16"
+    precision = str(w.precision or given or published or "bf16")
     if precision == "fp4" and task != "serving":
         raise InvalidInput(
             "fp4 weights (NVFP4/MXFP4) are modelled for task 'serving' only",

@@ -38,3 +38,18 @@ def test_language_models_still_run_on_llm_runtimes_and_formats() -> None:
     assert _resolve(preset="whisper-large-v3", runtime="vllm") == "vllm"
     # a CNN keeps its own runtimes
     assert _resolve(preset="resnet-50", runtime="tensorrt") == "tensorrt"
+
+
+def test_training_an_fp8_inference_preset_starts_from_bf16_and_says_so() -> None:
+    def resolved(**workload: object) -> tuple[str, list[str]]:
+        spec, warnings = resolve_workload(
+            s.WorkloadIn.model_validate({"preset": "llama-3.1-405b", **workload})
+        )
+        return spec.precision, warnings
+
+    assert resolved(task="inference")[0] == "fp8"  # the checkpoint it serves
+    precision, warnings = resolved(task="fine-tuning", peft="lora")
+    assert precision == "bf16"
+    assert any("published inference checkpoint" in w for w in warnings)
+    assert resolved(task="fine-tuning", peft="lora", precision="fp8")[0] == "fp8"  # asked
+    assert resolved(task="training")[0] == "bf16"
