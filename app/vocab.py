@@ -185,6 +185,16 @@ TRAINING_ONLY_RUNTIMES: tuple[Runtime, ...] = ("megatron",)
 #: CNNs or UNets), and the families they take.
 TRANSFORMER_ONLY_RUNTIMES: tuple[Runtime, ...] = ("megatron",)
 TRANSFORMER_RUNTIME_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder", "vit")
+#: Runtimes built for language models: vLLM, SGLang, TensorRT-LLM and llama.cpp list decoder LLMs,
+#: encoder-decoders (Whisper, T5) and BERT-style embedding models among their supported models,
+#: and no CNN, ViT classifier, diffusion UNet or MLP (docs.vllm.ai/en/latest/models/
+#: supported_models.html; docs.sglang.ai/supported_models; nvidia.github.io/TensorRT-LLM/reference/
+#: support-matrix.html; github.com/ggml-org/llama.cpp README "Models"). The same families are the
+#: only ones a quantised weight format (GPTQ, AWQ, NF4, GGUF, MXFP4, NVFP4) is modelled for: their
+#: kernels replace the Linear layers of a transformer, and the quality costs named per format
+#: (data/quality.yaml) were measured on language models.
+LLM_RUNTIMES: tuple[Runtime, ...] = ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
+LANGUAGE_MODEL_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
 #: Runtimes whose fused attention is PyTorch's own SDPA: the kernel generation a GPU gets there
 #: is PyTorch's choice (perf._attention_kernel). Megatron's is Transformer Engine's own
 #: (cuDNN fused attention or FlashAttention-2/3), not SDPA's.

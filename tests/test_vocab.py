@@ -61,6 +61,8 @@ def test_subsets_stay_inside_their_set() -> None:
     assert set(vocab.SDPA_RUNTIMES) <= set(vocab.RUNTIMES)
     assert set(vocab.TRANSFORMER_ONLY_RUNTIMES) <= set(vocab.TRAINING_RUNTIMES)
     assert set(vocab.TRANSFORMER_RUNTIME_FAMILIES) <= set(vocab.FAMILIES)
+    assert set(vocab.LLM_RUNTIMES) <= set(vocab.RUNTIMES) - set(vocab.TRAINING_RUNTIMES)
+    assert set(vocab.LANGUAGE_MODEL_FAMILIES) <= set(vocab.FAMILIES)
     assert set(vocab.SERVING_RUNTIMES) <= set(vocab.RUNTIMES)
     assert set(vocab.GGUF_FORMATS) <= set(vocab.QUANTIZATIONS)
     assert set(vocab.QUANTIZATION_PRECISION) == set(vocab.QUANTIZATIONS) - {"none"}

@@ -311,6 +311,14 @@ def render(response: Any, console: Console) -> None:
             f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}",
         )
     console.print(table)
+    # the answer's own words on a deadline and on an empty table, as the page shows them
+    if response.deadline is not None:
+        console.print(f"[bold]Finish within {_fmt(response.deadline.max_hours)} h:[/bold] "
+                      + response.deadline.message)  # fmt: skip
+        for line in response.deadline.would:
+            console.print(f"  • {line}")
+    if response.empty is not None:
+        console.print(f"[bold]No row:[/bold] {response.empty.message}")
     if response.recommendations:
         top = response.recommendations[0]
         console.print(f"[bold]Why {top.gpu.name}:[/bold] " + " ".join(top.explanation))

@@ -6,7 +6,7 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -377,6 +377,26 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
     return min(
         offers, key=lambda o: (_CONDITION_ORDER.get(o.condition, 9), _neg_date(o.as_of), o.usd)
     )
+
+
+@dataclass(frozen=True, slots=True)
+class BuyPrice:
+    """What a card costs to buy as purchase basis "auto" prices it (``choose_purchase``), or,
+    with no such price, the launch price too old to stand for one: the figure a page shows
+    is the one a recommendation would use."""
+
+    offer: PurchaseOffer | None
+    stale_launch: PurchaseOffer | None = None
+
+
+def buy_price(offers: Iterable[PurchaseOffer]) -> BuyPrice | None:
+    """``BuyPrice`` of a card's purchase offers (None without any)."""
+    listed = list(offers)
+    if not listed:
+        return None
+    chosen = choose_purchase(listed)
+    stale = None if chosen is not None else next((o for o in listed if o.stale), None)
+    return BuyPrice(chosen, stale)
 
 
 def _neg_date(as_of: str) -> tuple[int, ...]:

@@ -293,10 +293,15 @@ def deadline(hours: float | None, limits: Limits) -> Exclusion | None:
 
 
 def hours_text(h: float) -> str:
-    """A duration as people say it: 45 min, 29.0 h, 46.2 days."""
+    """A duration as people say it: 40 s, 45 min, 29.0 h, 46.2 days (a deadline under a
+    minute once read "0 min")."""
     if h >= 48:
         return f"{h / 24:,.1f} days"
-    return f"{h:,.1f} h" if h >= 1 else f"{h * 60:,.0f} min"
+    if h >= 1:
+        return f"{h:,.1f} h"
+    if h * 60 >= 1:
+        return f"{h * 60:,.0f} min"
+    return f"{h * 3600:,.0f} s" if h * 3600 >= 1 else f"{h * 3600:.2g} s"
 
 
 def time_to_finish_h(work: WorkloadSpec, throughput: float) -> float | None:
@@ -726,7 +731,8 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         )
         if lay is not None:
             n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, avail)
-        total1 = size if total1 is None else total1
+        # the least any step needs: the job's own figure once every saver is applied
+        total1 = size if total1 is None else min(total1, size)
         if n is None or (fewest is not None and n >= fewest):
             continue
         if micro is not None and n > micro * per:

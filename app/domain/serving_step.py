@@ -351,7 +351,10 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
                 one = sv.ServingConfig(tp, 1, wp, kv, card.profile.name)
                 why = sv.unfit(gpu, ctx.work.model, one, load, card.profile, card.options.usable_gb)
                 if why is not None:
-                    unfit = unfit or why
+                    # the last shape tried is the closest miss (the most GPUs per replica, the
+                    # fewest bits): the first, one GPU at 16 bits, once stood for them all
+                    per = f"{tp} GPU{'s' if tp > 1 else ''} per replica"
+                    unfit = f"{why} (closest shape tried: {per}, {wp} weights)"
                     continue
                 out += [
                     ev.Configuration(

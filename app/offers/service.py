@@ -15,7 +15,15 @@ from app.catalog import repository as catalog_repository
 from app.catalog.schemas import GpuOut
 from app.config import Settings
 from app.db import Snapshots
-from app.domain.cost import CloudOffer, GpuOffers, OfferBook, PurchaseOffer, launch_is_stale
+from app.domain.cost import (
+    BuyPrice,
+    CloudOffer,
+    GpuOffers,
+    OfferBook,
+    PurchaseOffer,
+    launch_is_stale,
+)
+from app.domain.cost import buy_price as cost_buy_price
 from app.domain.rent_from import RentFrom, rent_from
 from app.errors import InvalidInput
 from app.offers import repository
@@ -324,6 +332,13 @@ def rent_from_by_gpu(
         return MappingProxyType({slug: r for slug, r in found.items() if r is not None})
 
     return _rent_from.get(session, stamp, load)
+
+
+def buy_price(session: Session, slug: str) -> BuyPrice | None:
+    """What ``slug`` costs to buy as a recommendation prices it (purchase basis "auto": never a
+    launch price more than three years old), for the GPU page; None without a purchase offer."""
+    offers = gpu_offers(session).get(slug)
+    return cost_buy_price(offers.purchase) if offers is not None else None
 
 
 OFFER_SORTS = {

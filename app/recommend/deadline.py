@@ -9,6 +9,7 @@ to meet the deadline), so "the fastest option" is the fastest one can act on.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from app.domain.evaluate import COUNTS
@@ -91,6 +92,16 @@ def summary(
                 f"a faster card: {_row(faster)} takes {hours(took_faster)} "
                 f"without the limits on {named}"
             )
+    # Copies side by side: one-job inference shares nothing between samples, so copies of the
+    # fastest option on disjoint shares of the dataset divide its time (the engine's extra GPUs
+    # split one model's layers instead, which does not speed up a model one card holds).
+    if work.task == "inference":
+        copies = math.ceil(took / limit)
+        would.append(
+            f"copies side by side: {copies} × ({_row(fastest)}), each on 1/{copies} of the "
+            f"samples, take {hours(took / copies)} (renting: the same cost, spread over more "
+            "instances)"
+        )
     # A shorter job: the share of the dataset the fastest option gets through in time.
     samples = (work.dataset_samples or 0) * (work.epochs or 1.0)
     if samples > 0:

@@ -60,13 +60,13 @@ def _resolve(
     'serving' has its own runtimes)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
-    if work.task == "serving":
-        warnings += serving_plan.ask_warnings(request.workload, request.constraints)
+    asked = serving_plan.ask_warnings(request.workload, request.constraints, work.task)
     if own is None or request.workload.runtime is not None or work.task == "serving":
         _check_layout_count(work, request)
-        return work, warnings
+        return work, warnings + asked
     w = request.workload.model_copy(update={"runtime": own})
-    return resolve_workload(w, data_dir)
+    work, warnings = resolve_workload(w, data_dir)
+    return work, warnings + asked
 
 
 def _check_layout_count(

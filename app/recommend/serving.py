@@ -129,8 +129,19 @@ def allows_4bit(w: s.WorkloadIn, cons: s.ConstraintsIn) -> bool:
     return bool(cons.allow_4bit) and w.quantization != "none"
 
 
-def ask_warnings(w: s.WorkloadIn, cons: s.ConstraintsIn) -> list[str]:
-    """What the request asked that the plan does not follow, said."""
+def ask_warnings(w: s.WorkloadIn, cons: s.ConstraintsIn, task: str = "serving") -> list[str]:
+    """What the request asked that the plan does not follow, said. Only the serving planner
+    picks a weight format; one job's format is the one its workload names."""
+    if cons.allow_4bit and task != "serving":
+        return [
+            "constraints.allow_4bit applies to serving, where the planner picks the weight "
+            f"format; this {task} job keeps the format it names"
+            + (
+                " (name a 4-bit one in workload.quantization, such as awq, gptq or q4_k_m)"
+                if task == "inference"
+                else ""
+            )
+        ]
     if cons.allow_4bit and not allows_4bit(w, cons):
         return [
             "constraints.allow_4bit not applied: weight format 'none' asks for the model's "

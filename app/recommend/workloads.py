@@ -26,6 +26,8 @@ from app.shipped.rules import load_efficiency
 from app.vocab import (
     GGUF_FORMATS,
     INFERENCE_TASKS,
+    LANGUAGE_MODEL_FAMILIES,
+    LLM_RUNTIMES,
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
     QUANTIZATION_PRECISION,
@@ -35,6 +37,7 @@ from app.vocab import (
     TRAINING_TASKS,
     TRANSFORMER_ONLY_RUNTIMES,
     TRANSFORMER_RUNTIME_FAMILIES,
+    UNQUANTISED_PRECISIONS,
 )
 
 # ---------------------------------------------------------------- presets
@@ -230,7 +233,23 @@ def _precision(
     w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, warnings: list[str]
 ) -> str:
     published = _published_precision(w) if task in ("inference", "serving") else None
-    precision = str(w.precision or d.get("precision") or published or "bf16")
+    given = d.get("precision")
+    if (
+        w.precision is None
+        and task in TRAINING_TASKS
+        and d.get("task") in INFERENCE_TASKS
+        and given not in (None, *UNQUANTISED_PRECISIONS)
+    ):
+        # An inference preset's fp8 is the checkpoint it serves (Meta's FP8 Llama 3.1 405B,
+        # DeepSeek's FP8 release); fine-tuning recipes start from 16-bit weights, converted
+        # with DeepSeek-V3's own inference/fp8_cast_bf16.py where only FP8 is published
+        # (github.com/deepseek-ai/DeepSeek-V3 README, section 6, "How to Run Locally").
+        warnings.append(
+            f"the preset's {given} is its published inference checkpoint; {task} assumed in "
+            f"bf16 (set precision {given} for {given} mixed-precision training)"
+        )
+        given = "bf16"
+    precision = str(w.precision or given or published or "bf16")
     if precision == "fp4" and task != "serving":
         raise InvalidInput(
             "fp4 weights (NVFP4/MXFP4) are modelled for task 'serving' only",
@@ -519,6 +538,14 @@ def _runtime(
             f"{runtime} trains transformers ({', '.join(TRANSFORMER_RUNTIME_FAMILIES)}),"
             f" not a {model.family} model",
             field="workload.runtime",
+        )
+    if model.family not in LANGUAGE_MODEL_FAMILIES and (quant != "none" or runtime in LLM_RUNTIMES):
+        named = "quantization" if quant != "none" else "runtime"
+        what = f"weight format {quant}" if quant != "none" else runtime
+        raise InvalidInput(
+            f"{what} is for language models ({', '.join(LANGUAGE_MODEL_FAMILIES)}),"
+            f" not a {model.family} model",
+            field=f"workload.{named}",
         )
     if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):
         raise InvalidInput(

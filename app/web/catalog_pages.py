@@ -270,6 +270,7 @@ def gpu_detail(
         "purchase_offers": purchase_offers,
         "offers_sort": offers_sort,
         "rent": offers.rent_from_by_gpu(session).get(slug),
+        "buy": offers.buy_price(session, slug),
         "stale_days": settings.offer_stale_days,
     }
     return render(request, "gpu.html", ctx)

@@ -89,3 +89,24 @@ def test_options_change_a_request_file(tmp_path: Path) -> None:
     }
     assert body["constraints"] == {"max_gpus": 4} and body["limit"] == 3
     assert base["constraints"] == {"max_gpus": 2}  # the file's dict is not modified
+
+
+def test_the_table_says_a_missed_deadline_and_an_empty_answer() -> None:
+    # the CLI once printed an empty table and the what-ifs, not the answer's own words
+    from rich.console import Console
+
+    from app.cli.recommend import render
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from tests.domain.fixtures import A100, H100, RULES
+
+    request = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "resnet-50"}, "constraints": {"max_hours": 0.001}}
+    )
+    response = service.recommend(request, [A100, H100], RULES)
+    assert response.deadline is not None and response.empty is not None
+    console = Console(record=True, width=2000)
+    render(response, console)
+    text = console.export_text()
+    assert response.deadline.message in text and response.empty.message in text
+    assert all(line in text for line in response.deadline.would)

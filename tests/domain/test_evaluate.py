@@ -307,3 +307,13 @@ def test_exactly_n_gpus_lifts_most_gpus() -> None:
     assert ev.Limits(max_gpus=8, exact_gpus=16).max_gpus == 16
     assert ev.Limits(max_gpus=8, exact_gpus=4).max_gpus == 8
     assert ev.Limits(max_gpus=8).max_gpus == 8
+
+
+def test_a_duration_under_a_minute_is_said_in_seconds() -> None:
+    from app.domain.evaluate import hours_text
+
+    assert hours_text(30 / 3600) == "30 s"  # once "0 min"
+    assert hours_text(1e-6) == "0.0036 s"
+    assert hours_text(0.75) == "45 min"
+    assert hours_text(29.0) == "29.0 h"
+    assert hours_text(24 * 46.2) == "46.2 days"

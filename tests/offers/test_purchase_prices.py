@@ -456,3 +456,34 @@ def test_a_catalog_launch_price_is_dated_by_its_announcement_not_the_year_end() 
     # a 2025 announcement stays current for three years
     assert launch["rtx-5090"] == "2025-01"
     assert not launch_is_stale(launch["rtx-5090"], date(2026, 12, 2))
+
+
+def test_buy_price_is_what_auto_pays_or_says_why_there_is_none() -> None:
+    from app.domain.cost import PurchaseOffer, buy_price
+
+    launch = PurchaseOffer(999.0, "launch", "2018-08-20", "launch note", stale=True)
+    used = PurchaseOffer(1207.0, "used", "2026-09", "market report")
+    only_old = buy_price([launch])
+    assert only_old is not None and only_old.offer is None and only_old.stale_launch == launch
+    both = buy_price([launch, used])
+    assert both is not None and both.offer == used and both.stale_launch is None
+    assert buy_price([]) is None
+
+
+def test_the_gpu_page_prices_a_card_as_auto_buys_it(read_client: TestClient) -> None:
+    # the page once read "Price $999 to buy" for a 2080 Ti: its 2018 launch price
+    def card(slug: str) -> str:
+        html = read_client.get(f"/gpus/{slug}").text
+        found = re.search(r"data-buy-card>(.*?)</div></div>", html, re.S)
+        assert found is not None
+        return " ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split())
+
+    old = card("rtx-2080-ti")
+    assert "no current price" in old and "more than 3 years old" in old
+    assert old.split("Price")[1].split()[0] == "—"
+    used = [
+        o
+        for o in read_client.get("/api/v1/offers?gpu=rtx-3090&kind=purchase").json()["items"]
+        if o["condition"] == "used"
+    ]
+    assert used and f"${used[0]['usd']:,.0f}" in card("rtx-3090")

@@ -71,3 +71,37 @@ def test_weight_format_none_keeps_unquantised_weights_under_allow_4bit() -> None
     assert none.recommendations
     assert not {r.precision for r in none.recommendations} & {"int4", "fp4"}
     assert any("allow_4bit not applied" in w for w in none.warnings)
+
+
+def test_allow_4bit_outside_serving_is_said_not_silently_dropped() -> None:
+    from app.recommend import schemas as s
+    from app.recommend.serving import ask_warnings
+
+    cons = s.ConstraintsIn.model_validate({"allow_4bit": True})
+    w = s.WorkloadIn.model_validate({"preset": "llama-3-70b", "task": "inference"})
+    (said,) = ask_warnings(w, cons, "inference")
+    assert "applies to serving" in said and "workload.quantization" in said
+    (trained,) = ask_warnings(w, cons, "fine-tuning")
+    assert "applies to serving" in trained and "workload.quantization" not in trained
+    assert ask_warnings(w, s.ConstraintsIn(), "inference") == []
+    assert ask_warnings(w, cons, "serving") == []  # the planner follows it there
+
+
+def test_a_serving_card_too_small_names_its_closest_miss() -> None:
+    # DeepSeek-R1 (published in FP8) on H100s: the reason once quoted one GPU at bf16
+    # ("weights take 1,250 GB of 79 GB"), not the 8-GPU fp8 replica that comes closest
+    import re
+
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from tests.domain.fixtures import H100, RULES
+
+    request = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "deepseek-r1", "task": "serving",
+                      "serving": {"concurrent_requests": 4}}}
+    )  # fmt: skip
+    r = service.recommend(request, [H100], RULES)
+    why = next(e.reason for e in r.excluded if e.slug == H100.slug)
+    assert "closest shape tried: 8 GPUs per replica, fp8 weights" in why, why
+    taken = re.search(r"weights take ([\d.]+) GB", why)
+    assert taken is not None and float(taken.group(1)) < 100  # 671 B fp8 over 8, not 1,250

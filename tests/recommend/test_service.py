@@ -679,6 +679,45 @@ def test_a_missed_deadline_names_the_fastest_option_with_a_price() -> None:
     assert first_priced.gpu.name in r.deadline.message
 
 
+def test_a_training_job_too_big_names_the_least_it_needs() -> None:
+    # the reason once quoted the first rung of the memory-saver ladder (the whole batch at
+    # once, no checkpointing: 845 GB for a 70B QLoRA) while the answer's own figure is the
+    # least, every saver applied (micro-batch 1: about 48 GB)
+    import re
+
+    from app.domain.units import vram
+
+    r = service.recommend(
+        _req(
+            workload={"preset": "llama-3-70b", "task": "fine-tuning", "peft": "qlora"},
+            constraints={"max_gpus": 1},
+        ),
+        [RTX4090],
+        RULES,
+    )
+    why = next(e.reason for e in r.excluded if e.slug == RTX4090.slug)
+    needs = re.search(r"needs ([\d.]+) GB on one GPU", why)
+    assert needs is not None, why
+    # the ladder's last rung may add the 8-bit optimizer the headline leaves out: a little less
+    least = vram(r.memory.required_gb)
+    assert 0.95 * least <= float(needs.group(1)) <= least
+
+
+def test_a_missed_inference_deadline_offers_copies_side_by_side() -> None:
+    # more GPUs split one model's layers (no faster for a model one card holds), so a batch
+    # inference job past its deadline once heard only "a shorter job"
+    job = {"preset": "llama-3-8b", "task": "inference", "dataset_samples": 100_000}
+    r = _run(workload=job, constraints={"max_hours": 2})
+    assert r.deadline is not None and r.deadline.met is False
+    assert r.deadline.fastest_hours is not None
+    copies = next(w for w in r.deadline.would if w.startswith("copies side by side"))
+    n = -(-r.deadline.fastest_hours // 2)
+    assert f"{n:.0f} × ({r.deadline.fastest})" in copies
+    trained = _run(workload={"preset": "resnet-50"}, constraints={"max_hours": 0.01})
+    assert trained.deadline is not None
+    assert not any(w.startswith("copies") for w in trained.deadline.would)
+
+
 def test_a_job_too_big_for_exactly_one_gpu_says_one_gpu() -> None:
     # constraints.num_gpus 1 under the default max_gpus once read "does not fit in 1 GPUs"
     r = service.recommend(
