@@ -25,7 +25,7 @@ from app.domain.gpu import GpuSpec, Price
 from app.domain.megatron import MegatronLayout
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
-from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
+from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
 from app.vocab import SINGLE_DEVICE_SEGMENTS, TORCH_PROGRAM_RUNTIMES
 
 COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
@@ -605,8 +605,24 @@ def variant_memory(
     mkey = ("memory", key, n, backend, flash)
     hit: MemoryBreakdown | None = ctx.memo.get(mkey)
     if hit is None:
-        hit = memory_breakdown(run, num_gpus=n, backend=backend, flash_attention=flash)
-        ctx.memo[mkey] = hit
+        hit = ctx.memo[mkey] = (
+            memory_breakdown(run, num_gpus=n, backend=backend, flash_attention=flash)
+            if run.training
+            else on_backend(_inference_memory(ctx, key, run, n, backend), run, backend)
+        )
+    return hit
+
+
+def _inference_memory(
+    ctx: Context, key: JobKey, run: WorkloadSpec, n: int, backend: str
+) -> MemoryBreakdown:
+    """An inference job's memory per GPU on ``n``, once per request for every backend and
+    attention kernel (workload.on_backend puts in each backend's context): a request's
+    cards run it on up to seven of them."""
+    jkey = ("inference memory", key, n)
+    hit: MemoryBreakdown | None = ctx.memo.get(jkey)
+    if hit is None:
+        hit = ctx.memo[jkey] = memory_breakdown(run, num_gpus=n, backend=backend)
     return hit
 
 

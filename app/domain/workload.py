@@ -550,6 +550,35 @@ def profiles(work: WorkloadSpec) -> bool:
     return has_startup_rule(serving_spec(work.efficiency, work.runtime))
 
 
+def framework_gb(work: WorkloadSpec, backend: str) -> float:
+    """The job's runtime context and workspaces per GPU on ``backend`` (``context_gb``)."""
+    own = None
+    if work.efficiency is not None:
+        own = work.efficiency.runtime_value(work.runtime, "context_gib")
+    return context_gb(backend, own)
+
+
+def on_backend(mem: MemoryBreakdown, work: WorkloadSpec, backend: str) -> MemoryBreakdown:
+    """``memory_breakdown(work, ...)`` of an inference job on ``backend``, from ``mem``, its
+    breakdown at the same count on another backend: the framework's context is the only part
+    of an inference job's memory that depends on the backend (and none on the attention
+    kernels), so the other parts and their sum in ``total`` are the same to the last bit;
+    an inference breakdown has no training parts."""
+    framework = framework_gb(work, backend)
+    if framework == mem.framework:
+        return mem
+    # the parts an inference breakdown has, by name (dataclasses.replace took as long as the
+    # breakdown itself)
+    return MemoryBreakdown(
+        weights=mem.weights,
+        kv_cache=mem.kv_cache,
+        workspace=mem.workspace,
+        framework=framework,
+        num_gpus=mem.num_gpus,
+        notes=mem.notes,
+    )
+
+
 def memory_breakdown(
     work: WorkloadSpec,
     *,
@@ -566,10 +595,7 @@ def memory_breakdown(
     n = max(1, num_gpus)
     p = work.precision
     notes: list[str] = []
-    ctx = None
-    if work.efficiency is not None:
-        ctx = work.efficiency.runtime_value(work.runtime, "context_gib")
-    framework = context_gb(backend, ctx)
+    framework = framework_gb(work, backend)
     if not work.training:
         weights = work.weight_bytes
         kv = kv_cache_bytes(work, kv_bytes(work.kv_format))

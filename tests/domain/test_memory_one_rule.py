@@ -19,6 +19,7 @@ from app.domain.workload import (
     _inference_workspace,
     allocator_slack,
     memory_breakdown,
+    on_backend,
 )
 from app.shipped.rules import load_efficiency
 from app.vocab import QUANTIZATION_PRECISION
@@ -493,3 +494,28 @@ def test_serving_kv_pool_on_an_l4_starts_from_what_cuda_reports() -> None:
     job = dataclasses.replace(_job("bf16", runtime="sglang"), model=QWQ32)
     inf = memory_breakdown(job, num_gpus=4)
     assert ev.usable_gb(L4_SEEN, job, 4) - (inf.total - inf.kv_cache) == pytest.approx(pool)
+
+
+@pytest.mark.parametrize(
+    ("precision", "runtime", "quant"),
+    [("bf16", "pytorch", "none"), ("fp8", "vllm", "none"), ("int4", "llama.cpp", "q4_k_m")],
+)
+@pytest.mark.parametrize("num_gpus", [1, 2, 8])
+def test_an_inference_jobs_memory_on_another_backend_differs_only_in_its_context(
+    precision: str, runtime: str, quant: str, num_gpus: int
+) -> None:
+    """workload.on_backend (a request works an inference job's memory out once per count,
+    then puts in each backend's context): every part, and the total to the last bit, as
+    memory_breakdown gives them on that backend with either attention kernel."""
+    job = _job(precision, runtime, quant)
+    backends = ("cuda", "rocm", "mps", "xpu", "hpu")
+    for made_on in backends:
+        mem = memory_breakdown(job, num_gpus=num_gpus, backend=made_on)
+        for backend in backends:
+            for flash in (True, False):
+                want = memory_breakdown(
+                    job, num_gpus=num_gpus, backend=backend, flash_attention=flash
+                )
+                got = on_backend(mem, job, backend)
+                assert got == want and got.total == want.total
+                assert (got is mem) == (backend == made_on or want.framework == mem.framework)
