@@ -99,15 +99,19 @@ SNAPSHOTS_PER_CATALOG = 64  # software settings kept per catalog (a handful are 
 def software(ctx: ev.Context) -> Software:
     """What a snapshot's terms depend on besides the catalog, the rules and the calibration:
     the gate's inputs (framework, precision asked, runtime, model family), the memory the
-    runtime keeps back (training or not) and the LLM card terms' (prompt GEMM path, weight
-    format)."""
+    runtime keeps back (training or not, and for inference the model's vocabulary and widths,
+    which size a serving runtime's startup activations: ev.usable_gb) and the LLM card terms'
+    (prompt GEMM path, weight format)."""
     work = ctx.work
+    m = work.model
+    widths = None if work.training else (m.vocab_size, m.hidden_size, m.intermediate_size)
     return (
         ctx.framework,
         work.precision,
         getattr(work, "runtime", None),
-        work.model.family,
+        m.family,
         work.training,
+        widths,
         work.prompt_gemm,
         work.weight_bits,
     )

@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from app.domain import evaluate as ev
@@ -601,3 +602,19 @@ def test_configurations_finished_together_are_those_finished_one_by_one(
     assert ev.finish_all(few, fresh) == together[:3]
     assert len(admitted) >= ev.BATCH_ESTIMATES
     assert any(r.ok for r in together)
+
+
+def test_a_kept_snapshots_usable_memory_is_the_requests_models(catalog: Any) -> None:
+    """Usable memory under a serving runtime keeps back the activations it sizes its KV pool
+    with at startup, which grow with the model's vocabulary and widths (vLLM's sampler over
+    its default batch): a snapshot kept from one model must not lend its usable memory to
+    another model under the same runtime (found by the speed pass, 2026-12-03)."""
+    base = {"task": "inference", "runtime": "vllm"}
+    gpus, _, first = _context_for({"preset": "mistral-7b", **base}, catalog)
+    kept = _fleet(gpus, first)
+    fleet.snapshot(kept, first)
+    _, _, other = _context_for({"preset": "llama-3-8b", **base}, catalog)
+    assert other.work.model.vocab_size != first.work.model.vocab_size
+    reused = fleet.snapshot(kept, other)
+    fresh = fleet.snapshot(_fleet(gpus, other), other)
+    assert np.array_equal(reused.avail, fresh.avail)
