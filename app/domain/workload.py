@@ -613,7 +613,8 @@ def autocast_encoder(work: WorkloadSpec) -> bool:
     (activations.encoder_layer_saved): not a half-precision model (``half_weights``: apex AMP
     O2, as NVIDIA DeepLearningExamples' BERT scripts run it), not checkpointed, not a preset
     with its own measured coefficient. torch.autocast is what a 16-bit PyTorch job runs
-    unless it says otherwise (PyTorch's AMP recipe; apex.amp is deprecated in its favour)."""
+    unless it says otherwise: apex.amp is deprecated in favour of it (NVIDIA/apex issues #818,
+    #1214) and Transformers' Trainer runs ``--fp16`` through it."""
     m = work.model
     return (
         m.family == "encoder"
@@ -635,7 +636,8 @@ def saved_activations(
     the start of backward. With full recompute (Hugging Face checkpoints each decoder layer)
     the layer inputs stay, plus the larger of the loss over the logits (first in backward) and
     one recomputed layer (after the logits are freed); the logits count either way.
-    Other models keep ``activation_bytes``.
+    16-bit encoders under autocast count ``encoder_layer_saved`` per layer
+    (``autocast_encoder``); other models keep ``activation_bytes``.
     """
     m = work.model
     pol = training_policy(work)
