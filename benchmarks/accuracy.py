@@ -126,6 +126,8 @@ def workload_for(row: dict[str, Any], meta: dict[str, Any], data_dir: Path) -> W
         preset=preset.id,
         runtime="pytorch",
         efficiency=load_efficiency(data_dir),
+        # a harness that trains a half-precision model (apex AMP O2), not torch.autocast
+        half_weights=bool(meta.get("half_weights")),
     )
 
 

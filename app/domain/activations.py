@@ -130,6 +130,54 @@ def decoder_layer_saved(
     return ops
 
 
+# CUDA's fused dropout saves a 1-byte bool mask per element (K22 counts it as 1 byte too).
+DROPOUT_MASK_BYTES = 1.0
+
+
+def encoder_layer_saved(
+    m: ModelSpec,
+    policy: Policy,
+    *,
+    seq: float,
+    flash_attention: bool,
+    softmax_input: bool = False,
+) -> dict[str, float]:
+    """Bytes per token one BERT-style encoder layer saves for backward, per operator.
+
+    Korthikanti et al. 2022's derivation (post-LayerNorm, GELU MLP, dropout on the
+    probabilities and after both output projections) with each tensor at the width the policy
+    holds it in. Under autocast (``AUTOCAST``) LayerNorm and softmax run in fp32 (both are on
+    autocast's fp32 op list: ``AT_FORALL_FP32`` in ATen's ``autocast_mode.h``), so the residual
+    stream, the norms' saved inputs and the probabilities are fp32, every linear saves its own
+    16-bit cast of its fp32 input (q, k and v one each) and the attention-times-value matmul a
+    16-bit cast of the dropped-out probabilities: 42·h + 7·a·s, which saved-tensor hooks count
+    on Transformers' 2022 ``BertLayer`` (``benchmarks/encoder_saved.py``). A model held in
+    16-bit throughout (apex AMP O2, ``model.half()``: ``PURE16``) gives K22's 34·h + 5·a·s.
+    """
+    h = float(m.hidden_size or 0)
+    heads = float(m.num_heads or 1)
+    inter = float(m.intermediate_size or 4 * h)
+    c = policy.compute
+    mask = DROPOUT_MASK_BYTES
+    ops: dict[str, float] = {
+        "q/k/v input": (3.0 if policy.recast else 1.0) * c * h,
+        "q, k, v": 3.0 * c * h,
+        "attention output": c * h,
+        "dropout masks": 2.0 * mask * h,
+        "layer norm inputs": 2.0 * policy.residual * h,
+        "mlp input": c * h,
+        "mlp intermediates": 2.0 * c * inter,
+    }
+    if flash_attention:
+        ops["log-sum-exp"] = 4.0 * heads
+    else:
+        # the probabilities at softmax's width, their dropout mask, the matmul's input
+        ops["scores and softmax"] = (policy.softmax + mask + c) * heads * seq
+        if softmax_input:  # PyTorch < 1.11 (softmax_saves_input)
+            ops["softmax input"] = policy.softmax * heads * seq
+    return ops
+
+
 def _norm_saved(policy: Policy) -> float:
     """RMSNorm's bytes per hidden unit: the fp32 view of its input, and the normalised tensor
     at the stream's width where the norm's weight trains (``weight * h.to(dtype)``)."""

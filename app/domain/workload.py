@@ -22,6 +22,7 @@ from app.domain.activations import (
     Policy,
     decoder_layer_saved,
     embedding_params,
+    encoder_layer_saved,
     head_saved,
     logits_bytes,
     softmax_saves_input,
@@ -633,6 +634,25 @@ def training_policy(work: WorkloadSpec) -> Policy:
     return PURE16 if lora else AUTOCAST
 
 
+def autocast_encoder(work: WorkloadSpec) -> bool:
+    """A 16-bit encoder trained under torch.autocast over fp32 weights, layer by layer
+    (activations.encoder_layer_saved): not a half-precision model (``half_weights``: apex AMP
+    O2, as NVIDIA DeepLearningExamples' BERT scripts run it), not checkpointed, not a preset
+    with its own measured coefficient. torch.autocast is what a 16-bit PyTorch job runs
+    unless it says otherwise: apex.amp is deprecated in favour of it (NVIDIA/apex issues #818,
+    #1214) and Transformers' Trainer runs ``--fp16`` through it."""
+    m = work.model
+    return (
+        m.family == "encoder"
+        and m.has_shape
+        and m.activation_coeff is None
+        and work.precision in ("fp16", "bf16")
+        and training_policy(work) is AUTOCAST
+        and not work.half_weights
+        and not work.gradient_checkpointing
+    )
+
+
 def saved_activations(
     work: WorkloadSpec, batch: float, *, flash_attention: bool
 ) -> tuple[float, float]:
@@ -642,12 +662,21 @@ def saved_activations(
     the start of backward. With full recompute (Hugging Face checkpoints each decoder layer)
     the layer inputs stay, plus the larger of the loss over the logits (first in backward) and
     one recomputed layer (after the logits are freed); the logits count either way.
-    Other models keep ``activation_bytes``.
+    16-bit encoders under autocast count ``encoder_layer_saved`` per layer
+    (``autocast_encoder``); other models keep ``activation_bytes``.
     """
     m = work.model
     pol = training_policy(work)
     # eager attention under PyTorch < 1.11 also keeps the scores softmax read
     old_softmax = not flash_attention and softmax_saves_input(work.torch_version)
+    if autocast_encoder(work):
+        s = float(work.tokens_per_sample)
+        per_token = sum(
+            encoder_layer_saved(
+                m, pol, seq=s, flash_attention=flash_attention, softmax_input=old_softmax
+            ).values()
+        )
+        return float(m.layers or 0) * per_token * s * batch, 0.0
     if not (m.family == "decoder" and m.has_shape):
         act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
         acts = activation_bytes(work, batch, flash_attention=flash_attention, act_bytes=act_b)

@@ -41,12 +41,9 @@ def test_eager_bert_fp32_rows_within_10_percent(scored: list[peak_memory.Scored]
     assert all(s.within for s in rows), [(s.label, f"{s.error:+.1%}") for s in rows]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fp16 AMP BERT-large: 14 % under; encoders are counted all-16-bit (K22), autocast "
-    "saves 42·h + 7·a·s (methodology §1)",
-)
 def test_eager_bert_fp16_row_within_10_percent(scored: list[peak_memory.Scored]) -> None:
+    """Transformers' fp16 AMP run: torch.autocast keeps LayerNorm and softmax in fp32, so the
+    encoder layer saves 42·h + 7·a·s, not K22's all-16-bit 34·h + 5·a·s (methodology §1)."""
     rows = [s for s in scored if s.modelled and "bert" in s.label and "fp16" in s.label]
     assert len(rows) == 1
     assert all(s.within for s in rows), [(s.label, f"{s.error:+.1%}") for s in rows]
