@@ -32,8 +32,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -46,6 +44,7 @@ from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
+from app.shipped import yamlio  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
 from benchmarks.finetune import (  # noqa: E402
     FINETUNE_FILE,
@@ -157,7 +156,7 @@ def bare_roofline(gpu: GpuSpec, work: WorkloadSpec) -> float:
 def evaluate(
     data_dir: Path, measurements_file: Path, calibration: Calibration | None = None
 ) -> list[WorkloadScore]:
-    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     metas: dict[str, Any] = doc.get("workloads") or {}
     groups: dict[tuple[str, str], list[tuple[str, float, float, float]]] = {}
@@ -214,7 +213,7 @@ def evaluate_fit(data_dir: Path, measurements_file: Path) -> list[FitRow]:
     from app.domain.efficiency import usable_gb
     from app.domain.workload import memory_breakdown
 
-    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     metas: dict[str, Any] = doc.get("workloads") or {}
     rules = load_rules(data_dir)
@@ -305,7 +304,7 @@ def evaluate_inference(data_dir: Path, measurements_file: Path) -> list[Inferenc
     Rows the engine cannot model (no compute figure in the catalog, so every time is
     infinite) are left out and listed in the returned scores' ``skipped``.
     """
-    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     meta: dict[str, Any] = doc["workload"]
     groups: dict[tuple[str, str], list[tuple[str, float, float]]] = {}
@@ -403,7 +402,7 @@ def diffusion_at_steps(model: ModelSpec, steps: int, vae_gflops: float) -> Model
 def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
     """Batch inference under optimised runtimes (TensorRT INT8/FP16, ...) against published
     results: the engine at the row's runtime, precision, batch and sequence length."""
-    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
     rules = load_rules(data_dir)
@@ -455,7 +454,7 @@ class EagerRow:
 def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[EagerRow]:
     """Decode tokens/s under eager runtimes (Hugging Face generate, a bare eager loop): the
     engine's ms per output token at the row's batch, prompt and generation length."""
-    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     table = load_efficiency(data_dir)
     out: list[EagerRow] = []
@@ -716,7 +715,7 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
 
 def _file_source(path: Path, key: str = "measurements") -> str:
     """A one-source file's source: its rows' one `source` key, else the file's name."""
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     names = {str(r.get("source")) for r in doc.get(key) or () if r.get("source")}
     return names.pop() if len(names) == 1 else path.stem
 
@@ -751,7 +750,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
     out: list[_Residual] = []
     if inference.exists():
         # one scoreboard per backend (llm_inference.yaml `sources`: each names its backend)
-        doc = yaml.safe_load(inference.read_text(encoding="utf-8"))
+        doc = yamlio.safe_load(inference.read_text(encoding="utf-8"))
         board = {str(v.get("backend")): str(k) for k, v in (doc.get("sources") or {}).items()}
         for inf in evaluate_inference(data_dir, inference):
             if inf.backend == "all":
@@ -797,7 +796,7 @@ def _table_residuals(
     of the scored row and its file row: the row's held-out group unless said)."""
     if not path.exists():
         return []
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     rows, skipped = evaluate_heldout(data_dir, [path])
     if any(skipped.values()):  # every row of a tuning file must price: no silent gaps
         raise ValueError(f"{path.name}: rows not priced: {skipped}")
@@ -905,7 +904,7 @@ def serving_rows(data_dir: Path) -> list[_Residual]:
 
     files = [p for p in serving_accuracy.DEFAULT_FILES if p.name not in SERVING_BAND_HELD_BACK]
     runtime_of = {
-        p.name: str(yaml.safe_load(p.read_text(encoding="utf-8"))["source"]["runtime"])
+        p.name: str(yamlio.safe_load(p.read_text(encoding="utf-8"))["source"]["runtime"])
         for p in files
     }
     return [
@@ -1198,7 +1197,7 @@ def first_scored_units(
     rest of its regime, today's engine) and keeps its first-scored ratio. A stored row today's
     unit no longer holds (it extrapolates now, or left the file) is dropped; a unit with no
     stored record is left out. ``today``: source_unit_rows(rows), where already computed."""
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     stored = {(u["regime"], u["source"]): u["rows"] for u in doc["units"]}
     out: list[conformal.Held] = []
     for held, crs in source_unit_rows(rows) if today is None else today:
@@ -1820,7 +1819,7 @@ def evaluate_heldout(
     out: list[HeldoutRow] = []
     skipped: dict[str, list[str]] = {}
     for path in files if files is not None else sorted(HELDOUT_DIR.glob(HELDOUT_GLOB)):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
         models = doc.get("models") or {}
         for row in doc["measurements"]:
             row = {**source_stack(doc, row), **row}
@@ -2373,7 +2372,7 @@ def evaluate_whisper(data_dir: Path, measurements_file: Path) -> list[WhisperRow
     """Whisper transcription (tests/data/whisper_inference.yaml): the engine's time per
     30-second window (the encoder's pass plus ``tokens_per_window`` decoder steps of batch ×
     beams sequences) × the windows of the published audio."""
-    doc = yaml.safe_load(measurements_file.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(measurements_file.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     table = load_efficiency(data_dir)
     out: list[WhisperRow] = []

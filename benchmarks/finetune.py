@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -29,6 +27,7 @@ from app.domain import perf  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
+from app.shipped import yamlio  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 from benchmarks.llm_pretrain import (  # noqa: E402
     TIE_TOLERANCE,
@@ -104,7 +103,7 @@ def evaluate_finetune(
 ) -> tuple[list[FinetuneRow], list[str]]:
     """Every scoreable row with its prediction, and the labels of the rows left out;
     ``calibration``: what the engine prices with (None: the priors)."""
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     defaults = doc.get("defaults") or {}
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[FinetuneRow] = []

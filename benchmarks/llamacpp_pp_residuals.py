@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import efficiency, perf  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
+from app.shipped import yamlio  # noqa: E402
 from benchmarks import accuracy as acc  # noqa: E402
 
 UNCAPPED = 0.97  # headroom from which the engine's cap (min(1, ·)) leaves the clock at ~boost
@@ -70,7 +71,7 @@ def rows(data_dir: Path = ROOT / "data") -> list[Row]:
         if s.backend == "cuda" and s.metric == "pp"
         for r in s.rows
     ]
-    meta = acc.yaml.safe_load(acc.INFERENCE_FILE.read_text(encoding="utf-8"))["workload"]
+    meta = yamlio.safe_load(acc.INFERENCE_FILE.read_text(encoding="utf-8"))["workload"]
     work = acc.inference_workload(meta, "pp", data_dir)
     out = []
     for slug, measured, predicted in doc_rows:

@@ -23,8 +23,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -34,6 +32,7 @@ from app.domain import megatron, perf  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
+from app.shipped import yamlio  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 
 PRETRAIN_FILE = ROOT / "tests" / "data" / "llm_pretrain.yaml"
@@ -167,7 +166,7 @@ def evaluate_pretrain(
 ) -> tuple[list[PretrainRow], list[str]]:
     """Every scoreable row with its prediction, and the labels of the rows left out;
     ``calibration``: what the engine prices with (None: the priors)."""
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     out: list[PretrainRow] = []
     skipped: list[str] = []

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -36,6 +34,7 @@ from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.serving_step import efficiencies_for  # noqa: E402
 from app.domain.workload import ModelSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
+from app.shipped import yamlio  # noqa: E402
 from app.shipped.rules import load_efficiency  # noqa: E402
 from benchmarks.accuracy import median_ratio, spearman  # noqa: E402  (one scoring for every set)
 
@@ -171,7 +170,7 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     table = load_efficiency(data_dir)
     rows: list[Row] = []
     for path in files:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
         meta = doc["source"]
         for raw in doc["rows"]:
             gpu = gpus[raw["gpu"]]

@@ -14,7 +14,8 @@ from types import ModuleType
 from typing import Any
 
 import httpx
-import yaml
+
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,7 +54,7 @@ def llm_training_rows(path: Path) -> list[dict[str, Any]]:
     source, a model shape the file gives and a catalog GPU."""
     from app.catalog.loader import read_gpu_specs
 
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
     slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
     for src in doc["sources"].values():
         assert src["url"].startswith("https://github.com/") and src["commit"] in src["url"]
@@ -149,11 +150,10 @@ def assert_prices_every_row(accuracy: ModuleType, data_dir: Path, path: Path, n:
 def held_out_source_urls(data: Path) -> set[str]:
     """Every source URL the held-out files (``data``/heldout_*.yaml) cite: a tuning file must
     share none of them."""
-    import yaml
 
     return {
         src["url"]
         for p in data.glob("heldout_*.yaml")
-        for src in (yaml.safe_load(p.read_text(encoding="utf-8")).get("sources") or {}).values()
+        for src in (yamlio.safe_load(p.read_text(encoding="utf-8")).get("sources") or {}).values()
         if isinstance(src, dict) and "url" in src
     }

@@ -175,11 +175,10 @@ def test_serving_runtimes_per_backend(slug: str, backend: str, runtime: str, sta
 
 
 def test_every_feature_rule_cites_a_known_source() -> None:
-    import yaml
-
     from app.recommend.presets import DATA_DIR
+    from app.shipped import yamlio
 
-    doc = yaml.safe_load((DATA_DIR / "frameworks.yaml").read_text(encoding="utf-8"))
+    doc = yamlio.safe_load((DATA_DIR / "frameworks.yaml").read_text(encoding="utf-8"))
     sources = set(doc["sources"])
     for rule in doc["features"] + doc["frameworks"]:
         assert rule.get("source") in sources, rule

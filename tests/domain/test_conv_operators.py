@@ -6,7 +6,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import yaml
 
 from app.catalog.loader import read_gpu_specs
 from app.domain import perf
@@ -23,6 +22,7 @@ from app.domain.operators import (
 )
 from app.domain.workload import WorkloadSpec
 from app.recommend.presets import load_presets
+from app.shipped import yamlio
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100
 
@@ -232,7 +232,7 @@ def test_tensorrt_folds_inference_batch_norm_into_the_convolution() -> None:
 def test_resnet50_training_lands_near_lambdas_published_figure() -> None:
     """Sanity check against one published run of the tuning set: Lambda's RTX A6000,
     ResNet-50 AMP training (tests/data/lambda_pytorch_train.yaml)."""
-    doc = yaml.safe_load((ROOT / "tests/data/lambda_pytorch_train.yaml").read_text())
+    doc = yamlio.safe_load((ROOT / "tests/data/lambda_pytorch_train.yaml").read_text())
     row = next(
         r
         for r in doc["measurements"]

@@ -7,7 +7,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-import yaml
 
 from app.domain.activations import (
     AUTOCAST,
@@ -23,6 +22,7 @@ from app.domain.workload import (
     memory_breakdown,
     saved_activations,
 )
+from app.shipped import yamlio
 from tests.domain.fixtures import BERT_LARGE, LLAMA2_7B, LLAMA3_8B
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +96,7 @@ def test_qlora_llama2_7b_within_10_percent_of_llama_factory(seq: int, measured_g
 
 
 def _decoder_presets() -> list[dict]:
-    doc = yaml.safe_load((ROOT / "data" / "workloads.yaml").read_text(encoding="utf-8"))
+    doc = yamlio.safe_load((ROOT / "data" / "workloads.yaml").read_text(encoding="utf-8"))
     return [
         w
         for w in doc["workloads"]

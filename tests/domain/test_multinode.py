@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from app.catalog.loader import read_gpu_specs
 from app.domain import parallelism, perf, topology
 from app.domain.workload import ModelSpec, WorkloadSpec
+from app.shipped import yamlio
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, LLAMA3_8B, RESNET50, RTX4090
 
@@ -145,7 +145,7 @@ def _catalog() -> dict[str, Any]:
 
 
 def _series() -> list[dict[str, Any]]:
-    doc = yaml.safe_load(ROWS.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(ROWS.read_text(encoding="utf-8"))
     out = []
     for s in doc["series"]:
         assert s["source"] in doc["sources"]

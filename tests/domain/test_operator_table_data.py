@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "data" / "operators"
@@ -46,7 +47,7 @@ VAE_TABLES = TABLES / "vae"
 
 @functools.cache
 def _presets() -> dict[str, dict[str, Any]]:
-    doc = yaml.safe_load((ROOT / "data" / "workloads.yaml").read_text(encoding="utf-8"))
+    doc = yamlio.safe_load((ROOT / "data" / "workloads.yaml").read_text(encoding="utf-8"))
     return {p["id"]: p for p in doc["workloads"]}
 
 
@@ -68,7 +69,7 @@ def op_gflops(op: dict[str, Any]) -> float:
 
 @functools.cache
 def _load(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
 
 
 def test_every_cnn_vit_and_diffusion_preset_has_a_table() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from app.domain import llm_step
+from app.shipped import yamlio
 from tests.domain.fixtures import LLAMA3_8B
 from tests.support import held_out_source_urls
 
@@ -24,7 +24,7 @@ MS = 1e-3
 
 
 def _doc() -> dict:
-    return yaml.safe_load(TUNING.read_text(encoding="utf-8"))
+    return yamlio.safe_load(TUNING.read_text(encoding="utf-8"))
 
 
 @cache

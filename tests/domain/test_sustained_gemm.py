@@ -8,12 +8,12 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-import yaml
 
 from app.domain import perf
 from app.domain.efficiency import EfficiencyTable, parse_table
 from app.domain.kernels import ATTN_FLASH, ATTN_FLASH_BWD, CLASS_INDEX, CONV, GEMM, class_rates
 from app.domain.workload import WorkloadSpec
+from app.shipped import yamlio
 from tests.domain.fixtures import A100, BERT_LARGE, H100, RESNET50
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -105,11 +105,11 @@ def test_parsing_needs_a_source_and_a_known_datapath() -> None:
 
 
 def test_every_shipped_figure_cites_a_listed_source_and_a_catalog_gpu() -> None:
-    doc = yaml.safe_load((DATA / "efficiency.yaml").read_text(encoding="utf-8"))
+    doc = yamlio.safe_load((DATA / "efficiency.yaml").read_text(encoding="utf-8"))
     slugs = {
         g["slug"]
         for f in (DATA / "gpus").glob("*.yaml")
-        for g in yaml.safe_load(f.read_text(encoding="utf-8"))["gpus"]
+        for g in yamlio.safe_load(f.read_text(encoding="utf-8"))["gpus"]
     }
     for slug, entry in doc["sustained_gemm_tflops"].items():
         assert entry["source"] in doc["sources"], slug

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -15,7 +16,7 @@ TUNING = DATA / "diffusion_eager.yaml"
 
 
 def _doc(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
 
 
 def test_no_tuning_source_is_a_held_out_source() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -15,7 +15,7 @@ TUNING = DATA / "diffusion_compiled.yaml"
 
 
 def _doc(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
 
 
 def _document(url: str) -> str:

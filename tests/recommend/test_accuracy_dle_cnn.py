@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from app.shipped import yamlio
 from tests.support import assert_prices_every_row, assert_scored
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ HELDOUT = sorted((ROOT / "tests" / "data").glob("heldout_*.yaml"))
 
 
 def _rows() -> list[dict]:
-    return list(yaml.safe_load(FILE.read_text(encoding="utf-8"))["measurements"])
+    return list(yamlio.safe_load(FILE.read_text(encoding="utf-8"))["measurements"])
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_rows_are_sourced_and_name_known_presets_and_gpus() -> None:
     from app.catalog.loader import read_gpu_specs
     from app.recommend.presets import load_presets
 
-    doc = yaml.safe_load(FILE.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(FILE.read_text(encoding="utf-8"))
     presets = load_presets(ROOT / "data")
     slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
     for name, src in doc["sources"].items():
@@ -53,7 +53,7 @@ def test_no_row_is_a_held_out_row() -> None:
     def key(r: dict) -> tuple:
         return (r["preset"], r["gpu_slug"], r["runtime"], r["precision"], r.get("batch_size"))
 
-    held = {key(r) for f in HELDOUT for r in yaml.safe_load(f.read_text())["measurements"]
+    held = {key(r) for f in HELDOUT for r in yamlio.safe_load(f.read_text())["measurements"]
             if r.get("preset")}  # fmt: skip
     assert not held & {key(r) for r in _rows()}
     assert not {r["preset"] for r in _rows()} & {"resnet-50"}

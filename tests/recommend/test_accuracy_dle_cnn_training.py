@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from app.shipped import yamlio
 from tests.support import assert_prices_every_row, assert_scored
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ HELDOUT = sorted((ROOT / "tests" / "data").glob("heldout_*.yaml"))
 
 
 def _doc() -> dict:
-    return yaml.safe_load(FILE.read_text(encoding="utf-8"))
+    return yamlio.safe_load(FILE.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_no_row_or_source_is_held_out() -> None:
     def key(r: dict) -> tuple:
         return (r["preset"], r["gpu_slug"], r["runtime"], r["precision"], r.get("batch_size"))
 
-    held = [yaml.safe_load(f.read_text(encoding="utf-8")) for f in HELDOUT]
+    held = [yamlio.safe_load(f.read_text(encoding="utf-8")) for f in HELDOUT]
     held_rows = {key(r) for d in held for r in d["measurements"] if r.get("preset")}
     held_urls = {s["url"] for d in held for s in (d.get("sources") or {}).values()}
     doc = _doc()

@@ -20,7 +20,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import yaml
+
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "eager_decode.yaml"
@@ -55,7 +56,7 @@ def test_eager_generate_is_host_bound_against_cuda_graphs(accuracy: ModuleType) 
     from app.domain.workload import ModelSpec, WorkloadSpec
     from app.shipped.rules import load_efficiency
 
-    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(DATA.read_text(encoding="utf-8"))
     shape = doc["models"]["llama-2-7b"]
     model = ModelSpec(
         family="decoder",
@@ -82,7 +83,7 @@ def test_eager_generate_is_host_bound_against_cuda_graphs(accuracy: ModuleType) 
 
 
 def test_rows_are_sourced_and_one_is_the_calibration() -> None:
-    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(DATA.read_text(encoding="utf-8"))
     rows = doc["measurements"]
     assert sum(bool(r.get("calibration")) for r in rows) == 1
     for r in rows:

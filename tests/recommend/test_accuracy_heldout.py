@@ -9,11 +9,13 @@ documented. The figures themselves are printed by ``python benchmarks/accuracy.p
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
 import pytest
-import yaml
+
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -42,16 +44,19 @@ METRIC_NEEDS = {
 }
 
 
+# Read once per session: the tests only read them, and ask for a file's models row by row
+@functools.cache
 def _rows() -> list[tuple[str, dict]]:
     out = []
     for path in FILES:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
         out += [(path.name, row) for row in doc["measurements"]]
     return out
 
 
+@functools.cache
 def _models(name: str) -> dict:
-    return yaml.safe_load((DATA / name).read_text(encoding="utf-8")).get("models") or {}
+    return yamlio.safe_load((DATA / name).read_text(encoding="utf-8")).get("models") or {}
 
 
 def test_held_out_files_carry_the_warning_and_their_sources() -> None:
@@ -59,7 +64,7 @@ def test_held_out_files_carry_the_warning_and_their_sources() -> None:
     for path in FILES:
         text = path.read_text(encoding="utf-8")
         assert text.startswith("# HELD-OUT VALIDATION SET — never tuned on.")
-        doc = yaml.safe_load(text)
+        doc = yamlio.safe_load(text)
         for key, src in doc["sources"].items():
             assert src["url"].startswith("https://") and src["title"] and src["date"], key
         for row in doc["measurements"]:
@@ -100,7 +105,7 @@ def _key(row: dict) -> tuple:
 
 
 def test_held_out_rows_do_not_repeat_a_tuning_row_or_each_other() -> None:
-    tuning = yaml.safe_load((DATA / "runtime_inference.yaml").read_text(encoding="utf-8"))
+    tuning = yamlio.safe_load((DATA / "runtime_inference.yaml").read_text(encoding="utf-8"))
     seen = {_key(r) for r in tuning["measurements"]}
     assert not seen & {_key(row) for _, row in _rows()}
     full = [(*_key(row), row["regime"], row["metric"], row.get("steps"), row.get("peft"),
@@ -138,12 +143,12 @@ def test_no_held_out_source_is_a_tuning_source() -> None:
     """A held-out file's sources appear in no tuning file (tests/data/*.yaml without the
     heldout_ prefix) and in no shipped data file's sources."""
     held = {
-        s["url"] for p in FILES for s in yaml.safe_load(p.read_text("utf-8"))["sources"].values()
+        s["url"] for p in FILES for s in yamlio.safe_load(p.read_text("utf-8"))["sources"].values()
     }
     tuning = set()
     for p in [*DATA.glob("*.yaml"), *(ROOT / "data").glob("*.yaml")]:
         if not p.name.startswith("heldout_"):
-            tuning |= _urls(yaml.safe_load(p.read_text("utf-8")))
+            tuning |= _urls(yamlio.safe_load(p.read_text("utf-8")))
     assert not held & tuning
 
 
@@ -158,7 +163,7 @@ def test_held_out_serving_rows_are_not_tuning_configurations() -> None:
         (same.get(r["model"], r["model"]), r["gpu"], r["tp"], r["precision"], r["isl"], r["osl"],
          r.get("concurrency"))
         for p in DATA.glob("serving_*.yaml")
-        for r in yaml.safe_load(p.read_text("utf-8"))["rows"]
+        for r in yamlio.safe_load(p.read_text("utf-8"))["rows"]
     }  # fmt: skip
     serving = [row for _, row in _rows() if row["regime"].startswith("serving")]
     assert serving

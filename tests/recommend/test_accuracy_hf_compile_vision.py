@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
+from app.shipped import yamlio
 from tests.support import held_out_source_urls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +17,7 @@ TUNING = DATA / "hf_compile_vision.yaml"
 
 
 def _doc() -> dict:
-    return yaml.safe_load(TUNING.read_text(encoding="utf-8"))
+    return yamlio.safe_load(TUNING.read_text(encoding="utf-8"))
 
 
 def test_rows_follow_the_stated_rule_and_none_is_held_out() -> None:

@@ -76,9 +76,9 @@ def test_predictions_are_finite_and_positive(scores) -> None:
 
 
 def test_dataset_rows_are_well_formed() -> None:
-    import yaml
+    from app.shipped import yamlio
 
-    doc = yaml.safe_load(MEASUREMENTS.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(MEASUREMENTS.read_text(encoding="utf-8"))
     sources = doc["sources"]
     assert doc["workload"]["quantisation"] == "Q4_0"
     for row in doc["measurements"]:
@@ -90,11 +90,10 @@ def test_dataset_rows_are_well_formed() -> None:
 
 
 def test_mapped_slugs_exist_in_catalog() -> None:
-    import yaml
-
     from app.catalog.loader import read_gpu_specs
+    from app.shipped import yamlio
 
     slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
-    doc = yaml.safe_load(MEASUREMENTS.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(MEASUREMENTS.read_text(encoding="utf-8"))
     missing = {r["gpu_slug"] for r in doc["measurements"] if r["gpu_slug"]} - slugs
     assert not missing, sorted(missing)

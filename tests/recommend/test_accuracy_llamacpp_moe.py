@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
+from app.shipped import yamlio
 from tests.support import held_out_source_urls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +16,7 @@ TUNING = DATA / "llamacpp_moe_decode.yaml"
 
 
 def _doc(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
 
 
 def test_every_row_is_sourced_and_none_is_held_out() -> None:

@@ -8,9 +8,9 @@ import math
 from pathlib import Path
 
 import pytest
-import yaml
 
 from app.catalog.loader import read_gpu_specs
+from app.shipped import yamlio
 from benchmarks import llm_pretrain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ def scored() -> tuple[list[llm_pretrain.PretrainRow], list[str]]:
 
 
 def test_rows_state_their_layout_and_their_tokens_follow_from_the_iteration_time() -> None:
-    doc = yaml.safe_load(FILE.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(FILE.read_text(encoding="utf-8"))
     slugs = {g.slug for g in read_gpu_specs(ROOT / "data")}
     assert doc["sources"]["korthikanti-2022"]["url"] == "https://arxiv.org/abs/2205.05198"
     for row in doc["rows"]:

@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 import yaml
 
+from app.shipped import yamlio
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "heldout_spotcheck_2026_12.yaml"
 TIMM_PRESET = {
@@ -45,7 +47,7 @@ CSV_MODE = {
 
 
 def _doc() -> dict[str, Any]:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    return yamlio.safe_load(DATA.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

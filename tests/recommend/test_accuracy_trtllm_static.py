@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -16,7 +16,7 @@ HELDOUT = DATA / "heldout_trtllm_v06.yaml"
 
 
 def _doc(path: Path) -> dict:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlio.safe_load(path.read_text(encoding="utf-8"))
 
 
 def _key(row: dict) -> tuple:
@@ -159,7 +159,7 @@ def test_an_fp8_run_before_0_10_multiplies_its_moe_experts_at_the_16bit_rate(acc
     assert not w16(runtime="tensorrt-llm", precision="fp8")
     assert not w16(runtime="tensorrt-llm", precision="fp16", version="0.9.0")
     assert not w16(runtime="vllm", precision="fp8", version="0.9.0")
-    doc = yaml.safe_load(TUNING.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(TUNING.read_text(encoding="utf-8"))
     mixtral_fp8 = [
         r
         for r in doc["measurements"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from app.shipped import yamlio
 from tests.support import assert_prices_every_row, assert_scored, held_out_source_urls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ FILE = ROOT / "tests" / "data" / "u39kun_vgg16_inference.yaml"
 
 
 def _doc() -> dict:
-    return yaml.safe_load(FILE.read_text(encoding="utf-8"))
+    return yamlio.safe_load(FILE.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

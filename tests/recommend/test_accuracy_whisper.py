@@ -20,16 +20,15 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-import yaml
-
 from app.recommend.rows import SEQ2SEQ_GAP
+from app.shipped import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "whisper_inference.yaml"
 
 
 def test_every_row_is_sourced_and_states_its_setup() -> None:
-    doc = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    doc = yamlio.safe_load(DATA.read_text(encoding="utf-8"))
     for row in doc["measurements"]:
         assert row["source"] in doc["sources"] and doc["sources"][row["source"]]["url"]
         for key in ("gpu_name", "runtime", "precision", "batch_size", "beam_size", "audio_s"):

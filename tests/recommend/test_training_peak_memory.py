@@ -14,9 +14,9 @@ def scored() -> list[peak_memory.Scored]:
 
 
 def test_every_row_is_sourced_and_has_a_unit_and_counter() -> None:
-    import yaml
+    from app.shipped import yamlio
 
-    data = yaml.safe_load(peak_memory.FILE.read_text())
+    data = yamlio.safe_load(peak_memory.FILE.read_text())
     for row in peak_memory.load_rows():
         assert row["source"] in data["sources"], row
         assert row["unit"] in peak_memory.UNIT_BYTES, row
