@@ -345,6 +345,7 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     most = math.ceil(load.concurrent_requests) if load.concurrent_requests else None
     out: list[ev.Configuration] = []
     unfit: str | None = None
+    first: tuple[int, str] | None = None
     for tp, counts in sizes:
         for wp in weights:
             for kv in kvs:
@@ -352,9 +353,15 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
                 why = sv.unfit(gpu, ctx.work.model, one, load, card.profile, card.options.usable_gb)
                 if why is not None:
                     # the last shape tried is the closest miss (the most GPUs per replica, the
-                    # fewest bits): the first, one GPU at 16 bits, once stood for them all
+                    # fewest bits): the first, one GPU at 16 bits, once stood for them all;
+                    # where it had the first's GPUs and weights, the reason alone says it
+                    first = first or (tp, wp)
                     per = f"{tp} GPU{'s' if tp > 1 else ''} per replica"
-                    unfit = f"{why} (closest shape tried: {per}, {wp} weights)"
+                    unfit = (
+                        why
+                        if (tp, wp) == first
+                        else f"{why} (closest shape tried: {per}, {wp} weights)"
+                    )
                     continue
                 out += [
                     ev.Configuration(

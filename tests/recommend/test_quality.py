@@ -105,3 +105,19 @@ def test_a_serving_card_too_small_names_its_closest_miss() -> None:
     assert "closest shape tried: 8 GPUs per replica, fp8 weights" in why, why
     taken = re.search(r"weights take ([\d.]+) GB", why)
     assert taken is not None and float(taken.group(1)) < 100  # 671 B fp8 over 8, not 1,250
+
+
+def test_a_serving_card_with_one_shape_gives_the_reason_alone() -> None:
+    # a one-device card tries one GPU per replica at the published weights: "closest shape
+    # tried" would name the shape the reason already describes (page weight, issue 23 audit)
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from tests.domain.fixtures import M2, RULES
+
+    request = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "llama-3-70b", "task": "serving",
+                      "serving": {"concurrent_requests": 4}}}
+    )  # fmt: skip
+    r = service.recommend(request, [M2], RULES)
+    why = next(e.reason for e in r.excluded if e.slug == M2.slug)
+    assert "weights take" in why and "closest shape tried" not in why, why
