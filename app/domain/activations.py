@@ -80,6 +80,12 @@ def zero_grad_keeps_gradients(torch_version: str) -> bool:
     return release is not None and release < ZERO_GRAD_FREES_FROM
 
 
+def softmax_input_bytes(policy: Policy, heads: float, seq: float) -> float:
+    """Bytes per token per layer the scores softmax read take where the release keeps them
+    (``softmax_saves_input``): one per head per key, at softmax's width."""
+    return policy.softmax * heads * seq
+
+
 def gated_mlp(m: ModelSpec) -> bool:
     """Decoders are read as SwiGLU (gate, up, down), as ``workload.lora_params`` does."""
     return m.family == "decoder"
@@ -122,7 +128,7 @@ def decoder_layer_saved(
     else:
         ops["scores and softmax"] = UNFUSED_SCORE_BYTES * heads * seq * c / 2.0
         if softmax_input:  # PyTorch < 1.11 (softmax_saves_input)
-            ops["softmax input"] = policy.softmax * heads * seq
+            ops["softmax input"] = softmax_input_bytes(policy, heads, seq)
     ops["mlp norm"] = norm
     mlp_inputs = (2.0 if gated else 1.0) if policy.recast else 1.0
     ops["mlp input"] = mlp_inputs * c * h * (experts if policy.recast else 1.0)
@@ -174,7 +180,7 @@ def encoder_layer_saved(
         # the probabilities at softmax's width, their dropout mask, the matmul's input
         ops["scores and softmax"] = (policy.softmax + mask + c) * heads * seq
         if softmax_input:  # PyTorch < 1.11 (softmax_saves_input)
-            ops["softmax input"] = policy.softmax * heads * seq
+            ops["softmax input"] = softmax_input_bytes(policy, heads, seq)
     return ops
 
 

@@ -25,6 +25,7 @@ from app.domain.activations import (
     encoder_layer_saved,
     head_saved,
     logits_bytes,
+    softmax_input_bytes,
     softmax_saves_input,
     zero_grad_keeps_gradients,
 )
@@ -683,7 +684,7 @@ def saved_activations(
         attends = (m.is_transformer or m.family == "vit") and m.has_shape
         if old_softmax and attends and not work.gradient_checkpointing:
             s = float(work.tokens_per_sample)
-            acts += pol.softmax * (m.num_heads or 1) * s * s * batch * (m.layers or 0)
+            acts += softmax_input_bytes(pol, m.num_heads or 1, s) * s * batch * (m.layers or 0)
         return acts, 0.0
     tokens = float(work.seq_len) * batch
     h = float(m.hidden_size or 0)
@@ -696,7 +697,7 @@ def saved_activations(
         # the preset's measured figure (benchmarks/activation_memory.py) for the same policy
         scores = 0.0 if flash_attention else UNFUSED_SCORE_BYTES * (m.num_heads or 1) * work.seq_len
         if old_softmax:
-            scores += pol.softmax * (m.num_heads or 1) * work.seq_len
+            scores += softmax_input_bytes(pol, m.num_heads or 1, work.seq_len)
         per_layer = m.activation_coeff * h + scores
     head = head_saved(m, pol) * tokens
     logits = logits_bytes(m, tokens, pol)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.domain.gpu import GpuSpec
 from app.domain.serving_step import serving_weights
 from app.recommend import quality
 
@@ -87,21 +88,28 @@ def test_allow_4bit_outside_serving_is_said_not_silently_dropped() -> None:
     assert ask_warnings(w, cons, "serving") == []  # the planner follows it there
 
 
+def _serving_exclusion(preset: str, gpu: GpuSpec) -> str:
+    """Why ``gpu`` cannot serve ``preset`` to four users, as the answer says."""
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from tests.domain.fixtures import RULES
+
+    request = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": preset, "task": "serving",
+                      "serving": {"concurrent_requests": 4}}}
+    )  # fmt: skip
+    r = service.recommend(request, [gpu], RULES)
+    return next(e.reason for e in r.excluded if e.slug == gpu.slug)
+
+
 def test_a_serving_card_too_small_names_its_closest_miss() -> None:
     # DeepSeek-R1 (published in FP8) on H100s: the reason once quoted one GPU at bf16
     # ("weights take 1,250 GB of 79 GB"), not the 8-GPU fp8 replica that comes closest
     import re
 
-    from app.recommend import schemas as s
-    from app.recommend import service
-    from tests.domain.fixtures import H100, RULES
+    from tests.domain.fixtures import H100
 
-    request = s.RecommendationRequest.model_validate(
-        {"workload": {"preset": "deepseek-r1", "task": "serving",
-                      "serving": {"concurrent_requests": 4}}}
-    )  # fmt: skip
-    r = service.recommend(request, [H100], RULES)
-    why = next(e.reason for e in r.excluded if e.slug == H100.slug)
+    why = _serving_exclusion("deepseek-r1", H100)
     assert "closest shape tried: 8 GPUs per replica, fp8 weights" in why, why
     taken = re.search(r"weights take ([\d.]+) GB", why)
     assert taken is not None and float(taken.group(1)) < 100  # 671 B fp8 over 8, not 1,250
@@ -110,14 +118,7 @@ def test_a_serving_card_too_small_names_its_closest_miss() -> None:
 def test_a_serving_card_with_one_shape_gives_the_reason_alone() -> None:
     # a one-device card tries one GPU per replica at the published weights: "closest shape
     # tried" would name the shape the reason already describes (page weight, issue 23 audit)
-    from app.recommend import schemas as s
-    from app.recommend import service
-    from tests.domain.fixtures import M2, RULES
+    from tests.domain.fixtures import M2
 
-    request = s.RecommendationRequest.model_validate(
-        {"workload": {"preset": "llama-3-70b", "task": "serving",
-                      "serving": {"concurrent_requests": 4}}}
-    )  # fmt: skip
-    r = service.recommend(request, [M2], RULES)
-    why = next(e.reason for e in r.excluded if e.slug == M2.slug)
+    why = _serving_exclusion("llama-3-70b", M2)
     assert "weights take" in why and "closest shape tried" not in why, why
