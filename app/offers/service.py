@@ -341,6 +341,13 @@ def buy_price(session: Session, slug: str) -> BuyPrice | None:
     return cost_buy_price(offers.purchase) if offers is not None else None
 
 
+def buy_prices_by_gpu(session: Session) -> dict[str, BuyPrice]:
+    """``buy_price`` of every GPU with a purchase offer, for the catalog page's price column
+    (the figure a recommendation would pay, not the catalog's street-else-launch field)."""
+    found = {slug: cost_buy_price(o.purchase) for slug, o in gpu_offers(session).items()}
+    return {slug: b for slug, b in found.items() if b is not None}
+
+
 OFFER_SORTS = {
     "usd_per_gpu_hour": lambda o: (o.usd_per_gpu_hour is None, o.usd_per_gpu_hour or 0.0),
     "usd_per_hour": lambda o: (o.usd_per_hour is None, o.usd_per_hour or 0.0),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -16,6 +17,7 @@ from app.catalog.repository import SORTABLE, GpuFilter
 from app.catalog.schemas import GpuOut, GpuPage
 from app.config import Settings
 from app.deps import SessionDep, SettingsDep
+from app.domain.cost import BuyPrice
 from app.domain.rent_from import RentFrom
 from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
@@ -49,7 +51,7 @@ CATALOG_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     ("fp16_tflops", "FP16 TFLOPS", "fp16_tflops"),
     ("fp8_tflops", "FP8 TFLOPS", "fp8_tflops"),
     ("tdp_w", "Power W", "tdp_w"),
-    ("purchase_usd", "Price USD", "purchase_usd"),
+    ("purchase_usd", "Buy USD", "purchase_usd"),  # BUY_SORT: the buy price
 )
 
 
@@ -57,6 +59,11 @@ CATALOG_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
 # hold. The quoted per-GPU price the catalog's own `cloud_price_usd_per_hour` sorts by is
 # not shown on the page, so an older link sorting by it sorts by what the page shows.
 RENT_SORT = "cloud_from"
+# The price column shows (and sorts and limits by) what a recommendation pays to buy one
+# (app/domain/cost.buy_price: new, else used, a launch price only within three years of
+# launch), not the catalog's street-else-launch `purchase_usd`, which would show a 2018
+# card at its 2018 list price; the sort keeps that field's name so older links still work.
+BUY_SORT = "purchase_usd"
 PAGE_SORTABLE = (*SORTABLE, RENT_SORT)
 _OLD_RENT_SORT = "cloud_price_usd_per_hour"
 
@@ -66,11 +73,16 @@ def _rent_price(prices: Mapping[str, RentFrom], slug: str) -> float | None:
     return p.usd_per_gpu_hour if p else None
 
 
-def _by_rent_price(
-    session: Any, f: GpuFilter, prices: Mapping[str, RentFrom], sort: str, offset: int
+def _buy_price(buys: Mapping[str, BuyPrice], slug: str) -> float | None:
+    b = buys.get(slug)
+    return b.offer.usd if b is not None and b.offer is not None else None
+
+
+def _by_price(
+    session: Any, f: GpuFilter, price: Callable[[str], float | None], sort: str, offset: int
 ) -> GpuPage:
-    """One page of the filtered catalog ordered by the offers' price, GPUs without a
-    launchable offer last (in the catalog's own order).
+    """One page of the filtered catalog ordered by an offer price (``price`` of a slug), GPUs
+    without one last (in the catalog's own order).
 
     Sorted here, not in SQL: the catalog may not know offers (tests/test_architecture.py),
     so its repository cannot order by them, and passing it an order made from offers would
@@ -83,10 +95,10 @@ def _by_rent_price(
         items += page.items
         if not page.items or len(items) >= page.total:
             break
-    priced = [g for g in items if _rent_price(prices, g.slug) is not None]
+    priced = [g for g in items if price(g.slug) is not None]
     sign = -1.0 if sort.startswith("-") else 1.0
-    priced.sort(key=lambda g: (sign * (_rent_price(prices, g.slug) or 0.0), g.slug))
-    unpriced = [g for g in items if _rent_price(prices, g.slug) is None]
+    priced.sort(key=lambda g: (sign * (price(g.slug) or 0.0), g.slug))
+    unpriced = [g for g in items if price(g.slug) is None]
     ordered = priced + unpriced
     return GpuPage(
         total=len(ordered),
@@ -96,6 +108,10 @@ def _by_rent_price(
     )
 
 
+def _within(price: Callable[[str], float | None], slugs: Iterable[str], cap: float) -> set[str]:
+    return {s for s in slugs if (v := price(s)) is not None and v <= cap}
+
+
 @router.get("/gpus", response_class=HTMLResponse)
 def gpus(request: Request, session: SessionDep) -> HTMLResponse:
     form = parse_catalog(request.query_params.multi_items(), PAGE_SORTABLE)
@@ -103,29 +119,36 @@ def gpus(request: Request, session: SessionDep) -> HTMLResponse:
         form.sort = form.sort.replace(_OLD_RENT_SORT, RENT_SORT)
         form.values["sort"] = form.sort
     prices = offers.rent_from_by_gpu(session)
-    # The cloud-price limit is on the offers' price too: the GPUs renting at or under it.
-    within = None
+    buys = offers.buy_prices_by_gpu(session)
+    rent = functools.partial(_rent_price, prices)
+    buy = functools.partial(_buy_price, buys)
+    # The price limits are on the prices the page shows (the offers'): the cloud price on the
+    # launchable offers, the buy price on what a recommendation pays (purchase basis "auto").
+    within: set[str] | None = None
     if form.max_hourly_usd is not None:
-        cap = form.max_hourly_usd
-        within = sorted(s for s in prices if (v := _rent_price(prices, s)) is not None and v <= cap)
+        within = _within(rent, prices, form.max_hourly_usd)
+    if form.max_price_usd is not None:
+        cheap = _within(buy, buys, form.max_price_usd)
+        within = cheap if within is None else within & cheap
     f = GpuFilter(
         vendors=form.vendors,
         segments=form.segments,
         precisions=form.precisions,
         min_memory_gb=form.min_memory_gb,
         max_memory_gb=form.max_memory_gb,
-        max_price_usd=form.max_price_usd,
-        slugs=within,
+        slugs=sorted(within) if within is not None else None,
         q=form.q,
     )
-    if form.sort and form.sort.lstrip("-+") == RENT_SORT:
-        page = _by_rent_price(session, f, prices, form.sort, form.offset)
+    key = form.sort.lstrip("-+") if form.sort else None
+    if form.sort and key in (RENT_SORT, BUY_SORT):
+        page = _by_price(session, f, rent if key == RENT_SORT else buy, form.sort, form.offset)
     else:
         page = catalog.list_gpus(session, f, sort=form.sort, limit=PAGE_SIZE, offset=form.offset)
     ctx = {
         "form": form,
         "page": page,
         "prices": prices,
+        "buys": buys,
         "rent_sort": RENT_SORT,
         "columns": CATALOG_COLUMNS,
         "sorts": CATALOG_SORTS,

@@ -17,9 +17,10 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.db import make_engine, make_session_factory, session_scope
+from app.domain.cost import BuyPrice
 from app.domain.rent_from import RentFrom
 from app.main import create_app
-from app.offers.service import rent_from_by_gpu
+from app.offers.service import buy_prices_by_gpu, rent_from_by_gpu
 from app.web import charts, templating
 from tests.web.sample_report import sample_report
 
@@ -286,6 +287,72 @@ def test_catalog_price_limit_is_on_the_offers_price(
         page(read_client, f"/gpus?max_hourly_usd={cap}&sort=cloud_price_usd_per_hour")
     )
     assert old == rows
+
+
+_BUY_CELL = re.compile(
+    r'name="slugs" value="([^"]+)".*?<td class="num">((?:(?!</td>).)*)</td>\s*'
+    r'<td class="num rent-from">',
+    re.S,
+)
+
+
+def buy_cells(html: str) -> list[tuple[str, str]]:
+    """(slug, its row's buy-price cell as HTML) for each catalog row, in order."""
+    return _BUY_CELL.findall(html)
+
+
+def shown_buy(html: str) -> dict[str, str]:
+    """slug → the text of its catalog row's buy-price cell."""
+    return {s: " ".join(re.sub(r"<[^>]+>", " ", c).split()) for s, c in buy_cells(html)}
+
+
+@pytest.fixture(scope="module")
+def buy_prices(read_settings: Settings) -> Mapping[str, BuyPrice]:
+    engine = make_engine(read_settings.database_url)
+    with session_scope(make_session_factory(engine)) as session:
+        buys = buy_prices_by_gpu(session)
+    engine.dispose()
+    return buys
+
+
+def test_catalog_price_column_is_what_a_recommendation_pays(
+    read_client: TestClient, buy_prices: Mapping[str, BuyPrice]
+) -> None:
+    html = page(read_client, "/gpus?sort=purchase_usd&offset=0")
+    cells = shown_buy(html)
+    rows = re.findall(r'name="slugs" value="([^"]+)"', html)
+    assert list(cells) == rows  # every row has its buy cell
+    # a card sold years ago: its launch price is not shown as a price (issue #23)
+    old = page(read_client, "/gpus?q=2080+ti")
+    b = buy_prices["rtx-2080-ti"]
+    assert b.offer is None and b.stale_launch is not None
+    assert shown_buy(old)["rtx-2080-ti"] == "no current price"
+    assert templating.usd(b.stale_launch.usd) not in shown_buy(old)["rtx-2080-ti"]
+    # a priced card shows the price, condition and date the recommendation would use
+    b = buy_prices["rtx-3090"]
+    assert b.offer is not None
+    want = f"{templating.usd(b.offer.usd)} {b.offer.condition} · {b.offer.as_of}"
+    assert shown_buy(page(read_client, "/gpus?q=rtx+3090"))["rtx-3090"] == want
+
+
+@pytest.mark.parametrize("sort", ["purchase_usd", "-purchase_usd"])
+def test_catalog_sorts_and_limits_by_the_buy_price(
+    read_client: TestClient, buy_prices: Mapping[str, BuyPrice], sort: str
+) -> None:
+    seen: list[tuple[str, float | None]] = []
+    for offset in (0, 50, 100):
+        for slug, cell in buy_cells(page(read_client, f"/gpus?sort={sort}&offset={offset}")):
+            m = re.search(r'data-buy="([^"]+)"', cell)
+            seen.append((slug, float(m.group(1)) if m else None))
+    priced = [p for _, p in seen if p is not None]
+    assert seen[: len(priced)] == [(s, p) for s, p in seen if p is not None]  # unpriced last
+    assert priced == sorted(priced, reverse=sort.startswith("-"))
+    paid = {s: b.offer.usd for s, b in buy_prices.items() if b.offer is not None}
+    assert {s: p for s, p in seen if p is not None} == paid
+    cap = 1000.0
+    limited = shown_buy(page(read_client, f"/gpus?max_price_usd={cap:g}"))
+    assert set(limited) == {s for s, usd in paid.items() if usd <= cap}
+    assert "rtx-2080-ti" not in limited  # its $999 launch price is no price today
 
 
 # ---------------------------------------------------------------------------- the question
