@@ -139,6 +139,17 @@ PEFT_LABELS: dict[str, str] = {
     "qlora": "QLoRA (4-bit base)",
 }
 
+#: Task 'inference' on more GPUs than one replica of the model needs: one replica spread over
+#: all of them (the runtime's span: tensor parallel or a layer split; the latency of one
+#: stream), or copies of the fewest GPUs that hold it side by side, each on its share of the
+#: samples (a batch of independent work: throughput × copies, nothing crosses between them).
+ExtraGpus = Literal["one_replica", "copies"]
+EXTRA_GPUS: tuple[ExtraGpus, ...] = get_args(ExtraGpus)
+EXTRA_GPUS_LABELS: dict[str, str] = {
+    "one_replica": "One replica over all of them (lowest latency)",
+    "copies": "Copies side by side, each on its share (most throughput)",
+}
+
 #: How the model is run. Efficiencies and overheads are keyed by runtime (owned by `serving`).
 Runtime = Literal[
     "pytorch",

@@ -24,6 +24,7 @@ TABLES = [
     (vocab.FAMILIES, vocab.FAMILY_LABELS),
     (vocab.OPTIMIZERS, vocab.OPTIMIZER_LABELS),
     (vocab.PEFTS, vocab.PEFT_LABELS),
+    (vocab.EXTRA_GPUS, vocab.EXTRA_GPUS_LABELS),
     (vocab.RUNTIMES, vocab.RUNTIME_LABELS),
     (vocab.QUANTIZATIONS, vocab.QUANTIZATION_LABELS),
     (vocab.FRAMEWORKS, vocab.FRAMEWORK_LABELS),

@@ -85,6 +85,10 @@ class Configuration:
     # task 'serving': the shape (GPUs per replica × replicas, weight and KV formats) that
     # serving_step.plan made, ``num_gpus`` GPUs in all
     shape: ServingConfig | None = None
+    # LLM inference asked as copies (Context.copies): ``num_gpus`` GPUs as this many copies of
+    # num_gpus ÷ copies GPUs side by side, each on its share of the batch (``copies_of``);
+    # 1: one replica over them all
+    copies: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,10 @@ class Context:
     purchase_basis: str = "auto"  # vocab.PURCHASE_BASES
     # Task 'serving': what the request pins beyond the workload (serving_step.Ask)
     serving: serving_step.Ask = field(default_factory=lambda: serving_step.Ask())
+    # workload.extra_gpus 'copies': LLM inference runs a count beyond the fewest GPUs that hold
+    # it as copies side by side (``copies_of``); False: one replica over them all (the runtime's
+    # span), the default
+    copies: bool = False
     memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -598,7 +606,7 @@ def job_variant(ctx: Context, key: JobKey) -> WorkloadSpec:
 
 
 def variant_memory(
-    ctx: Context, key: JobKey, run: WorkloadSpec, n: int, backend: str, flash: bool
+    ctx: Context, key: tuple[object, ...], run: WorkloadSpec, n: int, backend: str, flash: bool
 ) -> MemoryBreakdown:
     """``run``'s memory per GPU on ``n`` (``run`` is ``job_variant(ctx, key)``), once per request:
     it depends on the job, the count, the backend and the attention kernels, not the GPU."""
@@ -614,7 +622,7 @@ def variant_memory(
 
 
 def _inference_memory(
-    ctx: Context, key: JobKey, run: WorkloadSpec, n: int, backend: str
+    ctx: Context, key: tuple[object, ...], run: WorkloadSpec, n: int, backend: str
 ) -> MemoryBreakdown:
     """An inference job's memory per GPU on ``n``, once per request for every backend and
     attention kernel (workload.on_backend puts in each backend's context): a request's
@@ -645,10 +653,13 @@ def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate
 
 
 def _llm_estimate(
-    ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate, n: int
+    ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate, n: int, copies: int = 1
 ) -> perf.PerfEstimate:
     """An LLM inference job's estimate on ``n`` × ``gpu``, once per request (a bound reads it,
-    and evaluating the configuration reads the same)."""
+    and evaluating the configuration reads the same); as ``copies`` copies side by side when
+    more than one."""
+    if copies > 1:
+        return _copies_estimate(ctx, gpu, key, run, g, n, copies)
     lkey = ("llm", gpu.slug, key, n)
     hit: perf.PerfEstimate | None = ctx.memo.get(lkey)
     if hit is None:
@@ -661,6 +672,32 @@ def _llm_estimate(
             backend=g.backend,
         )
         ctx.memo[lkey] = hit
+    return hit
+
+
+def _copies_estimate(
+    ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate, n: int, copies: int
+) -> perf.PerfEstimate:
+    """``copies`` copies of the job side by side on ``n`` × ``gpu``: one copy's estimate (its
+    share of the batch on n ÷ copies GPUs, the runtime's span) times the copies
+    (perf.as_copies), once per request."""
+    ckey_est = ("llm copies", gpu.slug, key, n, copies)
+    hit: perf.PerfEstimate | None = ctx.memo.get(ckey_est)
+    if hit is None:
+        assert g.backend is not None
+        _, cjob = copy_job(ctx, key, run, copies)
+        per = n // copies
+        one = perf.estimate(
+            gpu,
+            cjob,
+            framework=ctx.framework,
+            num_gpus=per,
+            calibration=ctx.calibration,
+            backend=g.backend,
+        )
+        single = _llm_estimate(ctx, gpu, key, run, g, 1).step_time_s
+        span = perf.profile_for(gpu, cjob, g.backend, "decode").span
+        hit = ctx.memo[ckey_est] = perf.as_copies(one, copies, run.batch_size, single, span)
     return hit
 
 
@@ -776,7 +813,52 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             break
     if not out and lay is not None:
         return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
+    _as_copies(out, ctx, run)
     return _whole_replicas(out, ctx) if out else too_big(gpu, ctx, run, total1, max_n)
+
+
+def _as_copies(out: list[Configuration], ctx: Context, run: WorkloadSpec) -> None:
+    """Lay out each planned configuration as copies (``copies_of``) where one-job LLM inference
+    is asked as copies (workload.extra_gpus)."""
+    if not ctx.copies or not run.is_llm_inference:
+        return
+    for c in out:
+        assert c.variant is not None  # plan made it
+        c.copies = copies_of(ctx, c.gpu, c.variant, c.num_gpus)
+
+
+def copies_of(ctx: Context, gpu: GpuSpec, variant: tuple[Gate, JobKey], n: int) -> int:
+    """How many copies of the job ``n`` GPUs run side by side under workload.extra_gpus
+    'copies': the most whose GPUs each (n ÷ copies of them) hold a copy's share of the batch
+    (``copy_job``), no more than the batch has samples (a copy without one would idle); 1 (one
+    replica over all ``n``) where no more fit. Copies divide ``n``: of a power-of-two count,
+    powers of two."""
+    g, key = variant
+    assert g.backend is not None
+    run = job_variant(ctx, key)
+    for c in range(min(n, run.batch_size), 1, -1):
+        if n % c:
+            continue
+        ckey, cjob = copy_job(ctx, key, run, c)
+        per = n // c
+        mem = variant_memory(ctx, ckey, cjob, per, g.backend, g.flash_attention)
+        if mem.total <= usable_gb(gpu, cjob, per):
+            return c
+    return 1
+
+
+def copy_job(
+    ctx: Context, key: JobKey, run: WorkloadSpec, copies: int
+) -> tuple[tuple[object, ...], WorkloadSpec]:
+    """(memo key, job) of one of ``copies`` copies of ``run`` (``job_variant(ctx, key)``): its
+    share of the batch, ⌈batch ÷ copies⌉ (the last copy may run fewer), built once per
+    request."""
+    b = math.ceil(run.batch_size / copies)
+    ckey: tuple[object, ...] = ("copy", key, b)
+    hit: WorkloadSpec | None = ctx.memo.get(ckey)
+    if hit is None:
+        hit = ctx.memo[ckey] = replace(run, batch_size=b)
+    return ckey, hit
 
 
 def _stated_layout(ctx: Context) -> MegatronLayout | None:
@@ -1000,8 +1082,15 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    avail = usable_gb(gpu, run, n)
-    mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
+    if config.copies > 1:
+        # each GPU holds its copy's share: a replica of n ÷ copies GPUs at its share of the batch
+        per = n // config.copies
+        ckey, cjob = copy_job(ctx, key, run, config.copies)
+        avail = usable_gb(gpu, cjob, per)
+        mem = variant_memory(ctx, ckey, cjob, per, g.backend, g.flash_attention)
+    else:
+        avail = usable_gb(gpu, run, n)
+        mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
     if mem.total > avail:
         return ConfigResult(
             config,
@@ -1083,7 +1172,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     assert g.backend is not None
     sharded, steps, need = _split(ctx, a.key, run, g, n, avail)
     est = (
-        _llm_estimate(ctx, gpu, a.key, run, g, n)
+        _llm_estimate(ctx, gpu, a.key, run, g, n, config.copies)
         if run.is_llm_inference
         else perf.estimate(
             gpu,
@@ -1168,6 +1257,8 @@ def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]
             continue
         assert g.backend is not None
         gpu, n = a.config.gpu, max(1, a.config.num_gpus)
+        if a.config.copies > 1:
+            continue  # estimated one by one (``_copies_estimate``): asked only as copies
         lkey = ("llm", gpu.slug, a.key, n)
         if lkey not in ctx.memo:
             todo[lkey] = (gpu, run, n, g.backend)
@@ -1203,18 +1294,20 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     run = job_variant(ctx, key)
     gpu, n = config.gpu, max(1, config.num_gpus)
     if run.is_llm_inference:
-        t = (
-            perf.llm_throughput_bound(
+        if loose:
+            # copies: one copy's bound (its share of the batch on n ÷ copies GPUs) × the batch
+            # over that share, as perf.as_copies scales the estimate
+            cjob, per, scale = _copy_terms(ctx, key, run, config)
+            t = scale * perf.llm_throughput_bound(
                 gpu,
-                run,
+                cjob,
                 framework=ctx.framework,
-                num_gpus=n,
+                num_gpus=per,
                 calibration=ctx.calibration,
                 backend=g.backend,
             )
-            if loose
-            else _llm_estimate(ctx, gpu, key, run, g, n).throughput
-        )
+        else:
+            t = _llm_estimate(ctx, gpu, key, run, g, n, config.copies).throughput
         return t if math.isfinite(t) and t > 0 else math.inf
     one = _one_gpu(ctx, gpu, key, run, g)
     single = one.step_s
@@ -1229,11 +1322,24 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     return t if math.isfinite(t) and t > 0 else math.inf
 
 
+def _copy_terms(
+    ctx: Context, key: JobKey, run: WorkloadSpec, config: Configuration
+) -> tuple[WorkloadSpec, int, float]:
+    """(the job one copy runs, its GPUs, the batch over its share): ``run`` on all the
+    configuration's GPUs at a factor 1 where it is one replica."""
+    n = max(1, config.num_gpus)
+    if config.copies <= 1:
+        return run, n, 1.0
+    _, one = copy_job(ctx, key, run, config.copies)
+    return one, n // config.copies, run.batch_size / one.batch_size
+
+
 def loose_bounds(configs: Sequence[Configuration], ctx: Context) -> list[float]:
     """``throughput_bound(c, ctx, loose=True)`` of every configuration, to the last bit: the
     LLM inference ones stepped together as arrays (perf.llm_throughput_bounds), one call per
     job shape, the others one by one."""
     out = [0.0] * len(configs)
+    scale = [1.0] * len(configs)
     llm: dict[tuple[int, int, int], list[tuple[int, perf.LlmCard]]] = {}
     for i, config in enumerate(configs):
         # most configurations carry their variant (plan made them): read it here, once
@@ -1245,12 +1351,16 @@ def loose_bounds(configs: Sequence[Configuration], ctx: Context) -> list[float]:
             out[i] = throughput_bound(config, ctx, loose=True)
             continue
         assert g.backend is not None
+        n = max(1, config.num_gpus)
+        if config.copies > 1:  # one copy's bound, scaled as throughput_bound scales it
+            run, n, scale[i] = _copy_terms(ctx, key, run, config)
         shape = (run.batch_size, run.seq_len, max(1, run.output_tokens))
-        card = (config.gpu, run, max(1, config.num_gpus), g.backend)
+        card = (config.gpu, run, n, g.backend)
         llm.setdefault(shape, []).append((i, card))
     for group in llm.values():
         bounds = perf.llm_throughput_bounds([c for _, c in group], calibration=ctx.calibration)
         for (i, _), t in zip(group, bounds, strict=True):
+            t *= scale[i]
             out[i] = t if math.isfinite(t) and t > 0 else math.inf
     return out
 
@@ -1267,6 +1377,8 @@ def widest(planned: list[Configuration]) -> list[Configuration]:
     """Of each job variant among a card's configurations, the one with the most GPUs: the
     loose bound grows with the count, so these bound the card (``card_bound``)."""
     out: dict[object, Configuration] = {}
+    if any(c.copies > 1 for c in planned):
+        return planned  # copies: a share of the batch per copy, not shown to grow with the count
     for c in planned:
         # the configurations of one plan step share one variant (see plan)
         v = c.variant

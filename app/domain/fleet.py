@@ -184,6 +184,8 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
         return None
     if getattr(work, "megatron", None) is not None or work.task == "serving":
         return None
+    if ctx.copies:
+        return None  # copies: plan lays out each count (ev.copies_of)
     count = np.zeros(len(snap.gpus), np.int64)
     ok = snap.variant >= 0
     if ctx.apply_filters and lim.vendors:

@@ -193,8 +193,11 @@ class PerfEstimate:
     efficiency_basis: str = ""
     # the same for the operator path's attention kernels; "" = the FlashAttention-2 prior
     attention_basis: str = ""
-    # how a multi-GPU training job spans its GPUs, in words (parallelism.Layout.label)
+    # how a multi-GPU training job spans its GPUs, in words (parallelism.Layout.label); for LLM
+    # inference asked as copies, the copies and what each runs (``as_copies``)
     parallelism: str = ""
+    # LLM inference asked as copies: copies side by side, num_gpus ÷ copies GPUs each
+    copies: int = 1
 
 
 def prior_memory_efficiency(gpu: GpuSpec) -> float:
@@ -1792,6 +1795,33 @@ def comm_s(
         lk = topology.link(gpu, n)
         return topology.comm_seconds(lk, topology.allgather_bytes(n, one.wbytes))
     return 0.0  # independent replicas
+
+
+def as_copies(
+    one: PerfEstimate, copies: int, batch: int, single_s: float, span: str
+) -> PerfEstimate:
+    """``copies`` copies of a job side by side, each ``one`` (its estimate: a share of the
+    ``batch`` on num_gpus GPUs; ``span``: how the runtime spreads that replica, efficiency
+    row's ``span``): they share no step and no link, so the batch is done when a copy has done
+    its share (``one``'s step, latency, first token and token pace), and the throughput is the
+    batch over that time, copies × one copy's throughput where the batch divides evenly.
+    ``single_s``: the whole batch's time on one GPU, for the scaling efficiency."""
+    n = one.num_gpus * copies
+    share = math.ceil(batch / copies)
+    per = one.num_gpus
+    how = "" if per == 1 else (" (tensor parallel)" if span == "tensor" else " (layer split)")
+    label = (
+        f"{copies} copies × {per} GPU{'s' if per > 1 else ''}{how}, each on 1/{copies} of the "
+        f"samples at batch {share}"
+    )
+    return replace(
+        one,
+        throughput=one.throughput * batch / share,
+        num_gpus=n,
+        scaling_efficiency=single_s / one.step_time_s / n,
+        parallelism=label,
+        copies=copies,
+    )
 
 
 def llm_efficiency(eff: Efficiency) -> dict[str, float]:

@@ -378,7 +378,8 @@ def row_band_inputs(
         moe=bool(work.model.experts),
         four_bit=is_four_bit(work),
         derived_peak=derived_peak,
-        num_gpus=est.num_gpus,  # Candidate.n
+        # Candidate.n; of copies side by side, one copy's: nothing crosses between them
+        num_gpus=est.num_gpus // est.copies,
     )
 
 
@@ -411,7 +412,15 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")
         + ".",
     ]
-    if c.n > 1:
+    if p.copies > 1:
+        each = c.n // p.copies
+        lk = topology.link(g, min(each, topology.NODE_GPUS))
+        linked = "" if each == 1 else f", each copy's GPUs linked by {lk.label}"
+        lines.append(
+            f"Runs as {p.parallelism}{linked}; nothing crosses between copies: "
+            f"{p.scaling_efficiency:.0%} scaling efficiency."
+        )
+    elif c.n > 1:
         lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
         how = f" as {p.parallelism}" if p.parallelism else ""
         nodes = topology.nodes(g, c.n)
@@ -548,6 +557,8 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
 def _multi_card_tip(c: Candidate) -> str | None:
     """What spreading the job over the row's cards buys, where it buys little."""
     w, g, p = c.work, c.gpu, c.perf
+    if p.copies > 1:
+        return None  # copies side by side share no link
     if c.n > 1 and p.runtime == "llama.cpp":
         return (
             f"llama.cpp splits the layers over the {c.n} cards (--split-mode layer): a token "

@@ -95,7 +95,9 @@ def summary(
     # Copies side by side: one-job inference shares nothing between samples, so copies of the
     # fastest option on disjoint shares of the dataset divide its time (the engine's extra GPUs
     # split one model's layers instead, which does not speed up a model one card holds).
-    if work.task == "inference":
+    # Not where the request already runs its extra GPUs as copies (workload.extra_gpus): the
+    # fastest option is copies already, and more of them is "more GPUs" above.
+    if work.task == "inference" and request.workload.extra_gpus != "copies":
         copies = math.ceil(took / limit)
         would.append(
             f"copies side by side: {copies} × ({_row(fastest)}), each on 1/{copies} of the "

@@ -24,6 +24,7 @@ from app.vocab import (
     TRAINING_TASKS,
     Acquisition,
     Condition,
+    ExtraGpus,
     Family,
     Framework,
     MultiGpu,
@@ -498,6 +499,19 @@ class WorkloadIn(_In):
         title="Latency target (ms)",
         description="The slowest acceptable time for one whole batch of requests.",
         json_schema_extra=ui("workload", tasks=("inference",)),
+    )
+    extra_gpus: ExtraGpus | None = Field(
+        default=None,
+        title="Extra GPUs run as",
+        description="Inference on more GPUs than one copy of the model needs. Blank or "
+        "'one_replica': one replica over all of them, as the runtime spreads it (tensor "
+        "parallel or a layer split): the latency of one stream. 'copies': copies of the "
+        "fewest GPUs that hold one, side by side, each on its share of the batch and the "
+        "samples: more throughput for a batch of independent work (offline generation, "
+        "embeddings). The batch size stays the whole batch: to run each of c copies at b, ask "
+        "b × c. Changes LLM inference only (other models already run extra GPUs as copies); "
+        "422 for other tasks.",
+        json_schema_extra=ui("workload", tasks=("inference",), assumed="One replica"),
     )
     allow_tf32_matmul: bool | None = Field(
         default=None,

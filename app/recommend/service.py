@@ -129,6 +129,7 @@ def _context(
             serving_plan.asked_precision(request.workload),
             serving_plan.allows_4bit(request.workload, cons),
         ),
+        copies=request.workload.extra_gpus == "copies",
     )
 
 

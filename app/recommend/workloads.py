@@ -204,6 +204,25 @@ def _check_inference_fields(w: s.WorkloadIn) -> None:
         )
 
 
+def _extra_gpus(w: s.WorkloadIn, task: str, model: ModelSpec, warnings: list[str]) -> None:
+    """extra_gpus is a one-job inference choice: training and fine-tuning spread their extra
+    GPUs as data parallel already, serving plans its replicas itself."""
+    if w.extra_gpus is None:
+        return
+    if task != "inference":
+        raise InvalidInput(
+            f"extra_gpus applies to task 'inference' only, not '{task}'"
+            + (" (serving plans its own replicas)" if task == "serving" else ""),
+            field="workload.extra_gpus",
+        )
+    if w.extra_gpus == "copies" and model.family != "decoder":
+        warnings.append(
+            "extra_gpus 'copies' changes nothing here: inference of a model other than a "
+            "decoder LLM already runs each extra GPU as a copy on its share of the batch (a "
+            "model one GPU cannot hold is sharded over all of them)"
+        )
+
+
 def _peft(w: s.WorkloadIn, d: dict[str, Any], task: str, inference: bool) -> str:
     peft = "none" if inference else str(w.peft or d.get("peft") or "none")
     if task == "training" and peft != "none":
@@ -321,6 +340,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     model = _merge_model(w, preset)
     _check_model(model)
     task = _task(w, d)
+    _extra_gpus(w, task, model, warnings)
     serving = _serving_spec(w, model, task, warnings)
     inference = task in INFERENCE_TASKS
     if inference:

@@ -15,6 +15,7 @@ CHOICES: dict[str, dict[str, str]] = {
     "precision": vocab.PRECISION_LABELS,
     "optimizer": vocab.OPTIMIZER_LABELS,
     "peft": vocab.PEFT_LABELS,
+    "extra_gpus": vocab.EXTRA_GPUS_LABELS,
     "runtime": {
         **vocab.RUNTIME_LABELS,
         "torch-compile": "torch.compile (CUDA graphs)",

@@ -132,6 +132,19 @@ def test_custom_model(read_client: TestClient) -> None:
         ({"workload": {"preset": "bert-base"}, "device_report_id": 12345}, "device_report_id"),
         ({"workload": {"preset": "bert-base"}, "device_report_id": "abc"}, "device_report_id"),
         ({"workload": {"task": "training"}}, "workload.model.family"),
+        (
+            {"workload": {"preset": "resnet-50", "task": "training", "extra_gpus": "copies"}},
+            "workload.extra_gpus",
+        ),
+        (
+            {"workload": {"preset": "llama-3-8b", "task": "fine-tuning", "extra_gpus": "copies"}},
+            "workload.extra_gpus",
+        ),
+        (
+            {"workload": {"preset": "llama-3-8b", "task": "serving", "extra_gpus": "copies"}},
+            "workload.extra_gpus",
+        ),
+        ({"workload": {"preset": "llama-3-8b", "extra_gpus": "clones"}}, "workload.extra_gpus"),
         ({}, "workload"),
         # a horizon of no time at all spread a card's price into infinite value (fuzzing found)
         (
@@ -493,3 +506,22 @@ def test_a_bought_passive_card_warns_about_cooling_a_rented_one_does_not(
     assert a100["cost"]["rent"] is not None
     assert read_client.get("/api/v1/gpus/a100-pcie-80gb").json()["cooling"] == "passive"
     assert not [w for w in a100["warnings"] if "passively cooled" in w]
+
+
+def test_inference_asked_as_copies_runs_extra_gpus_side_by_side(read_client: TestClient) -> None:
+    job = {"preset": "llama-3-8b", "task": "inference", "batch_size": 32}
+    body = {"workload": job, "objective": "fastest", "constraints": {"num_gpus": 8}}
+    plain = recommend(read_client, body)["recommendations"][0]
+    copies = recommend(read_client, body | {"workload": job | {"extra_gpus": "copies"}})
+    row = next(r for r in copies["recommendations"] if r["gpu"]["slug"] == plain["gpu"]["slug"])
+    assert row["num_gpus"] == 8
+    said = next(x for x in row["explanation"] if x.startswith("Runs as "))
+    assert "copies × " in said and "batch" in said
+    assert not any(x.startswith("Split over") for x in row["explanation"])
+    # a copy holds the model whole: its memory per GPU, not an eighth of it
+    assert row["memory"]["required_gb"] > plain["memory"]["required_gb"]
+    # 'one_replica' is the default, said out loud
+    same = recommend(read_client, body | {"workload": job | {"extra_gpus": "one_replica"}})
+    assert same["recommendations"][0] == plain
+    schema = read_client.get("/openapi.json").json()["components"]["schemas"]["WorkloadIn"]
+    assert "copies" in schema["properties"]["extra_gpus"]["description"]

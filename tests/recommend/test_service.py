@@ -716,6 +716,10 @@ def test_a_missed_inference_deadline_offers_copies_side_by_side() -> None:
     trained = _run(workload={"preset": "resnet-50"}, constraints={"max_hours": 0.01})
     assert trained.deadline is not None
     assert not any(w.startswith("copies") for w in trained.deadline.would)
+    # a request that already runs its extra GPUs as copies is not told to run copies
+    asked = _run(workload=job | {"extra_gpus": "copies"}, constraints={"max_hours": 2})
+    assert asked.deadline is not None and asked.deadline.met is False
+    assert not any(w.startswith("copies") for w in asked.deadline.would)
 
 
 def test_a_job_too_big_for_exactly_one_gpu_says_one_gpu() -> None:
