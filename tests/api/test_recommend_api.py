@@ -525,3 +525,17 @@ def test_inference_asked_as_copies_runs_extra_gpus_side_by_side(read_client: Tes
     assert same["recommendations"][0] == plain
     schema = read_client.get("/openapi.json").json()["components"]["schemas"]["WorkloadIn"]
     assert "copies" in schema["properties"]["extra_gpus"]["description"]
+
+
+def test_an_estimate_asked_as_copies_lays_out_its_gpus_as_copies(read_client: TestClient) -> None:
+    job = {"preset": "llama-3-8b", "task": "inference", "batch_size": 32}
+    body = {"gpu": "h100-sxm", "num_gpus": 8}
+    r = read_client.post(
+        "/api/v1/estimate", json=body | {"workload": job | {"extra_gpus": "copies"}}
+    )
+    assert r.status_code == 200, r.text
+    row = r.json()["result"]
+    assert row["num_gpus"] == 8
+    assert any(x.startswith("Runs as 8 copies × 1 GPU") for x in row["explanation"])
+    r = read_client.post("/api/v1/estimate", json=body | {"workload": job})
+    assert not any(x.startswith("Runs as") for x in r.json()["result"]["explanation"])
