@@ -83,12 +83,14 @@ def metric(
 ) -> float | None:
     """Larger is better for every objective."""
     if c.serving is not None:
-        speed, value, _ = serving_columns(c.serving)
+        speed, value, hour = serving_columns(c.serving)
         if objective == "fastest":
             return speed
         if objective == "balanced":
             return balanced(speed, value, speed_weight)
-        return value  # an hour of the load per dollar: 'best_value' and 'cheapest' alike
+        if objective == "best_value":
+            return value  # output tokens per dollar
+        return 1.0 / hour if hour else None  # cheapest: an hour of the load per dollar
     if objective != "balanced":
         return metric_of(objective, c.perf.throughput, c.cost, c.acquisition)
     v = costs.value(c.cost, c.acquisition)
@@ -184,14 +186,16 @@ def columns(cands: list[Candidate]) -> ranking.Columns:
 
 
 def serving_columns(s: Served) -> tuple[float, float | None, float | None]:
-    """A serving shape's (speed, value, price) as the objectives read them. Its work is an
-    hour of the asked load, which every shape that meets the targets carries: the price is
-    that hour's (the basis the acquisition allows), the value its inverse (hours of the load
-    per dollar), the speed the tokens per second each request sees, 1 ÷ the inter-token
-    latency (serving_step.Served.speed); among equal scores the first token's latency decides
-    (``columns``)."""
-    hour = s.hourly
-    return s.speed, (1.0 / hour if hour else None), hour
+    """A serving shape's (speed, value, price) as the objectives read them. Every shape that
+    meets the targets carries the asked load for an hour: the price is that hour's (the basis
+    the acquisition allows; 'cheapest' takes the least money that carries the load), the
+    value the output tokens it produces per dollar (serving_step.Served.value, the inverse of
+    the row's blended $/M output tokens: under a concurrency load a faster shape produces
+    more in the same hour), the speed the tokens per second each request sees, 1 ÷ the
+    inter-token latency (serving_step.Served.speed); among equal scores the first token's
+    latency decides (``columns``). Under a rate load every shape produces the same tokens, so
+    the value orders as 1 ÷ $/h, as it did before 2026-12-03."""
+    return s.speed, s.value, s.hourly
 
 
 def best_per_card(
@@ -229,36 +233,47 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
     """The order a serving card's shapes are picked in (the first is shown, the rest are its
     alternatives; every one meets the targets and carries the same load). Fastest: the lowest
     inter-token latency (the speed it ranks by), then the first token, then the price;
-    cheapest and best value: the lowest price per hour (a priced shape before an unpriced
-    one), then the fastest; balanced, as every task: the fewest GPUs, then the cheapest, then
-    the fastest. Fewer GPUs, then plan order (higher-precision weights and KV first) break
-    what ties remain."""
+    cheapest: the lowest price per hour (a priced shape before an unpriced one), then the
+    fastest; best value: the most output tokens per dollar (the value it ranks by; a priced
+    shape before an unpriced one), then the lowest price per hour, then the fastest;
+    balanced, as every task: the fewest GPUs, then the best value, then the fastest. Fewer
+    GPUs, then plan order (higher-precision weights and KV first) break what ties remain.
+    Under a rate load every shape produces the same tokens, so best value picks as cheapest
+    and balanced as (fewest GPUs, cheapest, fastest), the picks before 2026-12-03."""
 
-    def numbers(c: Candidate) -> tuple[float, float, float, float]:
+    def numbers(c: Candidate) -> tuple[float, float, float, float, float]:
         assert c.serving is not None
         hour = c.serving.hourly
+        value = c.serving.value
         r = c.serving.result
         return (
             math.inf if hour is None else hour,
+            -value if value is not None else math.inf,  # lower first: the most per dollar
             r.itl_ms if r.itl_ms is not None else math.inf,
             r.ttft_ms if r.ttft_ms is not None else math.inf,
             float(c.n),
         )
 
     def fastest(c: Candidate) -> tuple[float, ...]:
-        hour, itl, ttft, n = numbers(c)
+        hour, _, itl, ttft, n = numbers(c)
         return (itl, ttft, hour, n)
 
     def cheapest(c: Candidate) -> tuple[float, ...]:
-        hour, itl, _, n = numbers(c)
+        hour, _, itl, _, n = numbers(c)
         return (hour, itl, n)
 
+    def best_value(c: Candidate) -> tuple[float, ...]:
+        hour, less, itl, _, n = numbers(c)
+        return (less, hour, itl, n)
+
     def fewest(c: Candidate) -> tuple[float, ...]:
-        hour, itl, _, n = numbers(c)
-        return (n, hour, itl)
+        _, less, itl, _, n = numbers(c)
+        return (n, less, itl)
 
     if objective == "fastest":
         return fastest
+    if objective == "best_value":
+        return best_value
     return fewest if objective == "balanced" else cheapest
 
 
