@@ -83,14 +83,12 @@ def metric(
 ) -> float | None:
     """Larger is better for every objective."""
     if c.serving is not None:
-        speed, value, hour = serving_columns(c.serving)
+        speed, value, _ = serving_columns(c.serving, objective)
         if objective == "fastest":
             return speed
         if objective == "balanced":
             return balanced(speed, value, speed_weight)
-        if objective == "best_value":
-            return value  # output tokens per dollar
-        return 1.0 / hour if hour else None  # cheapest: an hour of the load per dollar
+        return value  # best value: output tokens per dollar; cheapest: hours of the load
     if objective != "balanced":
         return metric_of(objective, c.perf.throughput, c.cost, c.acquisition)
     v = costs.value(c.cost, c.acquisition)
@@ -144,7 +142,9 @@ def rank(
     rather than ranked on speed alone."""
     if not cands:
         return []
-    r = ranking.rank_columns(columns(cands), objective, speed_weight, limit, keep_unpriced=True)
+    r = ranking.rank_columns(
+        columns(cands, objective), objective, speed_weight, limit, keep_unpriced=True
+    )
     scores = zip(r.score.tolist(), r.speed_score.tolist(), r.value_score.tolist(), strict=True)
     for c, (score, speed, value) in zip(cands, scores, strict=True):
         c.score = score
@@ -153,15 +153,16 @@ def rank(
     return [cands[i] for i in r.order.tolist()]
 
 
-def columns(cands: list[Candidate]) -> ranking.Columns:
-    """The candidates' metrics as columns, one row each, in their order."""
+def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Columns:
+    """The candidates' metrics as columns, one row each, in their order (a serving row's
+    value depends on the objective: ``serving_columns``)."""
     speeds: list[float] = []
     values: list[float | None] = []
     prices: list[float | None] = []
     firsts: list[float] = []  # serving: the first token's latency, the tie-break of a speed
     for c in cands:
         if c.serving is not None:
-            speed, value, price = serving_columns(c.serving)
+            speed, value, price = serving_columns(c.serving, objective)
             speeds.append(speed)
             values.append(value)
             prices.append(price)
@@ -185,17 +186,24 @@ def columns(cands: list[Candidate]) -> ranking.Columns:
     )
 
 
-def serving_columns(s: Served) -> tuple[float, float | None, float | None]:
+def serving_columns(
+    s: Served, objective: str = "best_value"
+) -> tuple[float, float | None, float | None]:
     """A serving shape's (speed, value, price) as the objectives read them. Every shape that
     meets the targets carries the asked load for an hour: the price is that hour's (the basis
-    the acquisition allows; 'cheapest' takes the least money that carries the load), the
-    value the output tokens it produces per dollar (serving_step.Served.value, the inverse of
-    the row's blended $/M output tokens: under a concurrency load a faster shape produces
-    more in the same hour), the speed the tokens per second each request sees, 1 ÷ the
-    inter-token latency (serving_step.Served.speed); among equal scores the first token's
-    latency decides (``columns``). Under a rate load every shape produces the same tokens, so
-    the value orders as 1 ÷ $/h, as it did before 2026-12-03."""
-    return s.speed, s.value, s.hourly
+    the acquisition allows), the speed the tokens per second each request sees, 1 ÷ the
+    inter-token latency (serving_step.Served.speed). The value is what the objective weighs
+    against money: 'best_value' the output tokens per dollar (serving_step.Served.value, the
+    inverse of the row's blended $/M output tokens: under a concurrency load a faster shape
+    produces more in the same hour; under a rate load every shape produces the same tokens,
+    so it orders as 1 ÷ $/h); 'cheapest' and 'balanced' the hours of the load per dollar,
+    1 ÷ $/h — balanced mixes that with the speed, which the tokens per dollar would count a
+    second time (under a concurrency load they grow with it), so ITL^w × ($/h)^(1−w) as
+    before 2026-12-03. Among equal scores the first token's latency decides (``columns``)."""
+    hour = s.hourly
+    if objective == "best_value":
+        return s.speed, s.value, hour
+    return s.speed, (1.0 / hour if hour else None), hour
 
 
 def best_per_card(
@@ -236,10 +244,10 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
     cheapest: the lowest price per hour (a priced shape before an unpriced one), then the
     fastest; best value: the most output tokens per dollar (the value it ranks by; a priced
     shape before an unpriced one), then the lowest price per hour, then the fastest;
-    balanced, as every task: the fewest GPUs, then the best value, then the fastest. Fewer
+    balanced, as every task: the fewest GPUs, then the cheapest, then the fastest. Fewer
     GPUs, then plan order (higher-precision weights and KV first) break what ties remain.
-    Under a rate load every shape produces the same tokens, so best value picks as cheapest
-    and balanced as (fewest GPUs, cheapest, fastest), the picks before 2026-12-03."""
+    Under a rate load every shape produces the same tokens, so best value picks as cheapest,
+    the pick before 2026-12-03."""
 
     def numbers(c: Candidate) -> tuple[float, float, float, float, float]:
         assert c.serving is not None
@@ -267,8 +275,8 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
         return (less, hour, itl, n)
 
     def fewest(c: Candidate) -> tuple[float, ...]:
-        _, less, itl, _, n = numbers(c)
-        return (n, less, itl)
+        hour, _, itl, _, n = numbers(c)
+        return (n, hour, itl)
 
     if objective == "fastest":
         return fastest

@@ -115,8 +115,8 @@ class Served:
         """What 'fastest' ranks a serving shape by, and the speed 'balanced' mixes with the
         value (larger is better): the tokens per second each request sees, 1 ÷ the
         inter-token latency at the load (every shape ranked carries the same load within the
-        targets); balanced at weight w orders as (1/ITL)^w × value^(1−w). Between equal
-        scores the first token decides (rank.columns)."""
+        targets); balanced at weight w orders as ITL^w × ($/h)^(1−w) (rank.serving_columns).
+        Between equal scores the first token decides (rank.columns)."""
         itl = self.result.itl_ms
         return 1e3 / itl if itl else 0.0
 
@@ -137,10 +137,10 @@ class Served:
 
     @property
     def value(self) -> float | None:
-        """What 'best_value' ranks by and 'balanced' mixes with the speed: output tokens per
-        dollar, the hour's output tokens ÷ its cost (the inverse of the row's
-        ``usd_per_million_output_tokens_blended``, ÷ 10⁶), on the basis the hour is priced
-        (renting, or owning: purchase less resale over the hours of use, plus energy). Under
+        """What 'best_value' ranks by: output tokens per dollar, the hour's output tokens ÷
+        its cost (the inverse of the row's ``usd_per_million_output_tokens_blended``, ÷ 10⁶),
+        on the basis the hour is priced (renting, or owning: purchase less resale over the
+        hours of use, plus energy). Under
         a concurrency load a faster shape produces more tokens in the same hour, so the value
         and the $/h can disagree; under a rate load every shape that meets the targets
         produces the same tokens, so the value orders as 1 ÷ $/h. None: unpriced, or no

@@ -1,7 +1,7 @@
 """Serving's value is output tokens per dollar (issue #23): 'best_value' ranks serving rows by
 the inverse of their blended $ per million output tokens, across cards (rank.rank) and for a
-card's own shape (rank.serving_pick); 'cheapest' keeps the lowest $/h; 'balanced' mixes the
-same value with the speed. Under a rate load every shape produces the same tokens, so the
+card's own shape (rank.serving_pick); 'cheapest' keeps the lowest $/h; 'balanced' keeps
+ITL^w × ($/h)^(1−w) (tokens per dollar would count the speed twice). Under a rate load every shape produces the same tokens, so the
 value orders as 1 ÷ $/h: the order before the change."""
 
 from __future__ import annotations
@@ -85,20 +85,23 @@ def test_best_value_ranks_serving_by_tokens_per_dollar_cheapest_by_the_hour() ->
     assert rank.metric(slow, "cheapest") == pytest.approx(1 / 2.0)
 
 
-def test_balanced_mixes_the_speed_with_the_same_value() -> None:
-    # At w = ½ the old mix, ITL^½ × ($/h)^½, put the $2 card first (√(50 × ½) = 5 against
-    # √(55.6 × ⅓) = 4.3); with the value in tokens per dollar the $3 card leads.
+def test_balanced_counts_the_speed_once() -> None:
+    # Under a concurrency load the tokens per dollar grow with the speed, so balanced mixes
+    # the speed with the hour's price, ITL^w × ($/h)^(1−w), not with the tokens per dollar:
+    # at w = ½ the $2 card leads (√(50 × ½) = 5 against √(55.6 × ⅓) = 4.3), where
+    # best value, 1.8 M against 2.4 M tokens per dollar, puts the $3 card first.
     slow = _shape("users", H100, 2.0, 1000.0, 20.0)
     fast = _shape("users", A100, 3.0, 2000.0, 18.0)
     for w in (0.3, 0.5, 0.8):
         mix = {
-            c.gpu.slug: (1e3 / itl) ** w * (tps * 3600 / hour) ** (1 - w)
-            for c, hour, tps, itl in ((slow, 2.0, 1000.0, 20.0), (fast, 3.0, 2000.0, 18.0))
+            c.gpu.slug: (1e3 / itl) ** w * (1 / hour) ** (1 - w)
+            for c, hour, itl in ((slow, 2.0, 20.0), (fast, 3.0, 18.0))
         }
         got = rank.rank([slow, fast], "balanced", w)
         assert _slugs(got) == sorted(mix, key=lambda s: -mix[s])
         assert rank.metric(fast, "balanced", w) == pytest.approx(mix[A100.slug])
-    assert _slugs(rank.rank([slow, fast], "balanced")) == [A100.slug, H100.slug]
+    assert _slugs(rank.rank([slow, fast], "balanced")) == [H100.slug, A100.slug]
+    assert _slugs(rank.rank([slow, fast], "best_value")) == [A100.slug, H100.slug]
 
 
 @pytest.mark.parametrize("objective", ["best_value", "balanced"])
@@ -135,7 +138,7 @@ def test_each_cards_shape_is_picked_by_tokens_per_dollar_under_best_value() -> N
     picks = {o: min(shapes, key=rank.serving_pick(o)) for o in rank.OBJECTIVES}
     assert picks["cheapest"] is one  # the least money that carries the load
     assert picks["best_value"] is two  # the most output tokens per dollar
-    assert picks["balanced"] is one_fast  # the fewest GPUs, then the best value
+    assert picks["balanced"] is one  # the fewest GPUs, then the cheapest
     assert picks["fastest"] is two
     ((chosen, rest),) = rank.best_per_card(list(shapes), "best_value")
     assert chosen is two and set(map(id, rest)) == {id(one), id(one_fast)}
