@@ -580,6 +580,7 @@ class CalRow:
     four_bit: bool = False  # 4-bit weights outside llama.cpp's GGUF (serving fp4)
     multi_gpu: bool = False  # run across several GPUs (FSDP pretraining, tensor parallel)
     source: str = ""  # the published source (one harness, host, software version): _Residual
+    kind: str = ""  # the workload kind banded apart in its regime (bands.FINE_TUNING), else ""
 
 
 @dataclass
@@ -656,7 +657,7 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
     return [
         CalRow(
             regime, runtime, workload, slug, gpus[slug].vendor, gpus[slug].architecture, r,
-            *_flags(regime, workload, presets), source,
+            *_flags(regime, workload, presets), source, _kind(workload),
         )
         for regime, runtime, workload, slug, r, source in residuals
     ]  # fmt: skip
@@ -683,6 +684,13 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
 
 
 _FOUR_BIT_PRECISIONS = {"fp4", "nvfp4", "int4", "awq", "gptq"}
+
+
+def _kind(workload: str) -> str:
+    """The workload kind a tuning-set result is banded under apart from its regime's other
+    rows: the one-GPU fine-tuning rows ("finetune ...", _training_residuals) are
+    bands.FINE_TUNING; every other row has none."""
+    return bands.FINE_TUNING if workload.startswith("finetune ") else ""
 
 
 def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
@@ -962,7 +970,16 @@ def bands_of(rows: list[CalRow]) -> list[BandScore]:
     out: list[BandScore] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
-        groups = {regime: sub}
+        groups: dict[str, list[CalRow]] = {}
+        # a workload kind with enough rows of its own (train-llm's fine-tuning) is banded
+        # apart, and the regime's other bands are fitted without it: pooled, the kind's rows
+        # would count in both, and the regime's many rows of the other kind set its band
+        for kind in sorted({r.kind for r in sub if r.kind}):
+            ks = [r for r in sub if r.kind == kind]
+            if _enough(ks):
+                groups[f"{regime}/{kind}"] = ks
+                sub = [r for r in sub if r.kind != kind]
+        groups = {regime: sub, **groups}
         runtimes = sorted({r.runtime for r in sub})
         for runtime in runtimes if len(runtimes) > 1 else ():
             rs = [r for r in sub if r.runtime == runtime]
@@ -1141,14 +1158,14 @@ def _inputs(r: CalRow) -> bands.BandInputs:
     return bands.BandInputs(
         regime=r.regime, vendor=r.vendor, architecture=r.architecture, runtime=r.runtime,
         efficiency_source="prior", moe=r.moe, four_bit=r.four_bit,
-        num_gpus=2 if r.multi_gpu else 1,
+        num_gpus=2 if r.multi_gpu else 1, kind=r.kind,
     )  # fmt: skip
 
 
 def _extrapolates(r: CalRow, table: EfficiencyTable) -> bool:
     """Whether the band ``table`` draws for ``r`` carries any widening (a runtime or
     architecture it lacks, MoE, 4-bit, more GPUs than it measured)."""
-    calibrated = table.band(r.regime, r.vendor, r.runtime) is not None
+    calibrated = table.band(r.regime, r.vendor, r.runtime, r.kind) is not None
     return bool(bands.widenings(_inputs(r), table, calibrated))
 
 
@@ -1720,6 +1737,8 @@ def _pretrain_heldout(
         four_bit=False,
         derived_peak=derived_peak(gpu, est.compute_precision),
         num_gpus=est.num_gpus,
+        # a fine-tuning row's band is the fine-tuning kind's, as the app's row (rank)
+        kind=bands.FINE_TUNING if row["regime"] == "llm-finetuning" else "",
     )
     return value, inputs, _app_band(row, gpu, work, est)
 

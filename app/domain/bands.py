@@ -67,6 +67,13 @@ NEW_SOURCE_REASON = (
     "calibration set's own (each published source held out, held-out sets included)"
 )
 
+# A fine-tuning job's band kind (rank.row_band_inputs, benchmarks/accuracy.py): the train-llm
+# regime's fine-tuning rows (one-GPU HF Trainer + PEFT: frozen base weights, LoRA adapters, a
+# GPTQ base's dequantisation, DeepSpeed ZeRO for full fine-tuning) run other kernels and host
+# work than its FSDP / Megatron pretraining rows, so they have a band of their own
+# (docs/methodology.md, "Calibrated bands")
+FINE_TUNING = "fine-tuning"
+
 # 4-bit runs the calibration set measured: llama.cpp GGUF Q4_0 (tests/data/llm_inference.yaml)
 _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
 
@@ -85,11 +92,14 @@ class BandInputs:
     four_bit: bool = False
     derived_peak: bool = False
     num_gpus: int = 1
+    # the workload kind where the tuning sets band it apart from its regime's other rows
+    # (FINE_TUNING: a fine-tuning job, LoRA, QLoRA or full), else ""
+    kind: str = ""
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, float, str, bool]:
     """(low, high, centre, basis, calibrated): the row's band before any widening."""
-    calibrated = table.band(x.regime, x.vendor, x.runtime) if table is not None else None
+    calibrated = table.band(x.regime, x.vendor, x.runtime, x.kind) if table is not None else None
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
         return *BAND_MEASURED, 1.0, "efficiencies measured on this GPU model" + on, False
@@ -97,9 +107,10 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, f
         basis = "efficiencies measured on the same architecture family"
         return *BAND_FAMILY, 1.0, basis, False
     if calibrated is not None and table is not None:
-        centre = table.centre(x.regime, x.vendor, x.runtime)
+        centre = table.centre(x.regime, x.vendor, x.runtime, x.kind)
+        kind = f" {x.kind}" if table.band_of_kind(x.regime, x.kind) else ""
         basis = (
-            f"modelled; ≈80 % band from published {x.regime} results (split-conformal, each "
+            f"modelled; ≈80 % band from published {x.regime}{kind} results (split-conformal, each "
             f"GPU and workload held out), centred on their median measured ÷ predicted "
             f"({centre:.2f})"
         )

@@ -282,24 +282,37 @@ class EfficiencyTable:
         object.__setattr__(self, "profiles", ProfileTable(self.rows))
         object.__setattr__(self, "derived", {})
 
-    def band(self, regime: str, vendor: str, runtime: str = "") -> tuple[float, float] | None:
-        """The runtime's own band in the regime ("decode/llama.cpp") where the tuning sets had
-        enough of it, else the regime's; the vendor's where calibrated, else all vendors'."""
-        key = self._band_key(regime, vendor, runtime)
+    def band(
+        self, regime: str, vendor: str, runtime: str = "", kind: str = ""
+    ) -> tuple[float, float] | None:
+        """The workload kind's own band in the regime ("train-llm/fine-tuning") where the
+        tuning sets had enough of it, else the runtime's ("decode/llama.cpp"), else the
+        regime's; the vendor's where calibrated, else all vendors'."""
+        key = self._band_key(regime, vendor, runtime, kind)
         return self.bands[key] if key is not None else None
 
-    def centre(self, regime: str, vendor: str, runtime: str = "") -> float:
+    def centre(self, regime: str, vendor: str, runtime: str = "", kind: str = "") -> float:
         """The centre (median measured ÷ predicted) of the band ``band`` gives; 1 without."""
-        key = self._band_key(regime, vendor, runtime)
+        key = self._band_key(regime, vendor, runtime, kind)
         return self.centres.get(key, 1.0) if key is not None else 1.0
 
-    def _band_key(self, regime: str, vendor: str, runtime: str) -> tuple[str, str] | None:
-        keys = ([f"{regime}/{runtime}"] if runtime else []) + [regime]
+    def _band_key(
+        self, regime: str, vendor: str, runtime: str, kind: str = ""
+    ) -> tuple[str, str] | None:
+        keys = (
+            ([f"{regime}/{kind}"] if kind else [])
+            + ([f"{regime}/{runtime}"] if runtime else [])
+            + [regime]
+        )
         for key in keys:
             for v in (vendor, "all"):
                 if (key, v) in self.bands:
                     return key, v
         return None
+
+    def band_of_kind(self, regime: str, kind: str) -> bool:
+        """Whether the tuning sets gave the workload kind a band of its own in the regime."""
+        return bool(kind) and any(k == f"{regime}/{kind}" for k, _ in self.bands)
 
     def source_term(self, regime: str) -> tuple[float, float] | None:
         """The regime's own new-source term where it had enough sources, else the pooled one."""

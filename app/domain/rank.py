@@ -379,6 +379,8 @@ def row_band_inputs(
         four_bit=is_four_bit(work),
         derived_peak=derived_peak,
         num_gpus=est.num_gpus,  # Candidate.n
+        # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
+        kind=bands.FINE_TUNING if work.task == "fine-tuning" else "",
     )
 
 
