@@ -55,6 +55,17 @@ DERIVED_PEAK = Widening(
     0.70, 1.15, "16-bit peak derived from fp32 and the architecture's tensor ratio"
 )
 MULTI_GPU = Widening(0.85, 1.10, "multi-GPU scaling adds spread")
+# The regime's multi-GPU results spanned their GPUs otherwise (tensor parallel): a layer split
+# (llama.cpp --split-mode layer, Accelerate's device_map) hands each token from GPU to GPU and
+# overlaps a prompt's micro-batches, which no tuning row measured. Calibrated as `span`
+# (benchmarks/accuracy.py extrapolation_units: each multi-GPU LLM inference workload held out
+# against its regime's one-GPU rows); MULTI_GPU's stated factors the fallback.
+MULTI_GPU_SPAN = Widening(
+    MULTI_GPU.low,
+    MULTI_GPU.high,
+    "GPUs spanned as a layer split (whole layers per GPU, in turn): the calibration set's "
+    "multi-GPU runs split every layer (tensor parallel)",
+)
 # Every answer is for a source the calibration set never measured (another harness, software
 # version, host or measurement method than the published tables): the term the tuning sets'
 # own sources needed when each was held out of its regime, and the held-out sets' sources
@@ -95,6 +106,9 @@ class BandInputs:
     # the workload kind where the tuning sets band it apart from its regime's other rows
     # (FINE_TUNING: a fine-tuning job, LoRA, QLoRA or full), else ""
     kind: str = ""
+    # how one LLM inference replica spans its GPUs (the runtime's ``span``: tensor, layers);
+    # "" on one GPU and for every other row (a training job's layout is its regime's own)
+    span: str = ""
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, float, str, bool]:
@@ -156,6 +170,10 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
     multi_measured = table is not None and calibrated and x.regime in table.multi_gpu
     if x.num_gpus > 1 and not multi_measured:
         out.append(MULTI_GPU)
+    elif x.num_gpus > 1 and table is not None and x.span:
+        spans = table.multi_gpu_spans.get(x.regime)
+        if spans is not None and x.span not in spans:
+            out.append(estimated(MULTI_GPU_SPAN, "span", table))
     source = table.source_term(x.regime) if table is not None else None
     if source is not None:
         out.append(Widening(*source, NEW_SOURCE_REASON))

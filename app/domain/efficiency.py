@@ -257,6 +257,10 @@ class EfficiencyTable:
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     # regimes whose calibration set holds multi-GPU results (no multi-GPU widening there)
     multi_gpu: frozenset[str] = frozenset()
+    # regime -> how its multi-GPU LLM inference results spanned their GPUs (the runtimes'
+    # ``span``: tensor, layers); a row spanning its GPUs another way is widened
+    # (app/domain/bands.py). A regime of ``multi_gpu`` absent here: any span counts as measured
+    multi_gpu_spans: dict[str, frozenset[str]] = field(default_factory=dict)
     # extrapolation ("runtime", "architecture", "moe", "four_bit") -> (low, high): the term,
     # added in quadrature in log space, that rows the tuning sets held out that way needed
     # (benchmarks/accuracy.py, leave-one-unit-out; app/domain/bands.py)
@@ -583,6 +587,12 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
         if (c or {}).get("multi_gpu")
     )
+    # `multi_gpu_spans: [tensor]`: the spans its multi-GPU inference results ran
+    multi_gpu_spans = {
+        str(regime): frozenset(str(x) for x in (c or {})["multi_gpu_spans"])
+        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
+        if (c or {}).get("multi_gpu_spans")
+    }
     extrapolation: dict[str, tuple[float, float]] = {}
     for name, pair in ((doc.get("bands") or {}).get("extrapolation") or {}).items():
         lo, hi = float(pair[0]), float(pair[1])
@@ -603,6 +613,7 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         centres=centres,
         covered=covered,
         multi_gpu=multi_gpu,
+        multi_gpu_spans=multi_gpu_spans,
         extrapolation=extrapolation,
         new_source=new_source,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),

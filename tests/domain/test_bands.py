@@ -160,3 +160,28 @@ def test_a_workload_kind_with_its_own_band_takes_it_before_its_runtime_and_regim
     assert bands.band(replace(ft, runtime="megatron"), table)[:2] == (0.68, 1.28)
     assert not table.band_of_kind("train-llm", "")
     assert table.band(x.regime, "nvidia", "megatron", "") == (0.80, 1.07)
+
+
+def test_a_span_the_regimes_multi_gpu_runs_lack_is_an_extrapolation() -> None:
+    # decode's multi-GPU runs are tensor parallel: a layer split is widened by the `span`
+    # term (its stated fallback without one), a tensor-parallel or one-GPU row is not
+    table = EfficiencyTable(
+        bands=TABLE.bands,
+        covered=TABLE.covered,
+        multi_gpu=frozenset({"decode"}),
+        multi_gpu_spans={"decode": frozenset({"tensor"})},
+    )
+    split = _with(num_gpus=2, span="layers")
+    lo, hi, basis = bands.band(split, table)
+    assert bands.MULTI_GPU_SPAN.reason in basis
+    assert (lo, hi) == pytest.approx((_quad(0.84, 0.85), _quad(1.14, 1.10)))
+    for x in (_with(num_gpus=2, span="tensor"), _with(span="layers"), _with(num_gpus=2)):
+        assert bands.band(x, table)[:2] == (0.84, 1.14)
+    # calibrated: the term the tuning sets' multi-GPU workloads needed (x1 names it, no wider)
+    nil = replace(table, extrapolation={"span": (1.0, 1.0)})
+    lo, hi, basis = bands.band(split, nil)
+    assert (lo, hi) == (0.84, 1.14) and bands.NIL_TERM_NOTE in basis
+    assert bands.MULTI_GPU_SPAN.reason in basis
+    # a regime whose multi-GPU spans are not recorded counts every span as measured
+    legacy = replace(table, multi_gpu_spans={})
+    assert bands.band(split, legacy)[:2] == (0.84, 1.14)

@@ -54,6 +54,12 @@ def test_shipped_coverage_lists_are_the_calibration_sets(accuracy) -> None:
     multi = accuracy.multi_gpu_regimes(ROOT / "data", TRAIN, LLM)
     # TensorRT-LLM's static-batch tuning rows run tensor parallel (decode and first token)
     assert table.multi_gpu == frozenset(multi) == {"train-llm", "serving", "decode", "prefill"}
+    # and those LLM inference runs split every layer: no tuning row runs a layer split
+    spans = accuracy.multi_gpu_spans(accuracy.calibration_rows(ROOT / "data", TRAIN, LLM))
+    assert table.multi_gpu_spans == spans
+    assert spans == {r: frozenset({"tensor"}) for r in ("serving", "decode", "prefill")}
+    # the `span` term: each multi-GPU workload held out against its regime's one-GPU rows
+    assert "span" in table.extrapolation
 
 
 def test_conformal_band_uses_the_finite_sample_order_statistics(accuracy) -> None:
