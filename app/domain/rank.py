@@ -11,7 +11,7 @@ from app.domain import bands, ranking, topology
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate, phase_regime, shown_rate
+from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
 from app.domain.serving_step import Served
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
@@ -402,7 +402,18 @@ def row_band_inputs(
         four_bit=is_four_bit(work),
         derived_peak=derived_peak,
         num_gpus=est.num_gpus,  # Candidate.n
+        # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
+        kind=bands.FINE_TUNING if work.task == "fine-tuning" else "",
+        span=replica_span(gpu, work, est),
     )
+
+
+def replica_span(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> str:
+    """How one replica of an LLM inference row spans its GPUs: its runtime's ``span``
+    (data/efficiency.yaml: tensor, layers); "" on one GPU and for any other row."""
+    if est.num_gpus <= 1 or not work.is_llm_inference:
+        return ""
+    return profile_for(gpu, work, est.backend, "decode").span
 
 
 def is_four_bit(work: WorkloadSpec) -> bool:
