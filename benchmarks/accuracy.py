@@ -580,6 +580,8 @@ class CalRow:
     four_bit: bool = False  # 4-bit weights outside llama.cpp's GGUF (serving fp4)
     multi_gpu: bool = False  # run across several GPUs (FSDP pretraining, tensor parallel)
     source: str = ""  # the published source (one harness, host, software version): _Residual
+    kind: str = ""  # the workload kind banded apart in its regime (bands.FINE_TUNING), else ""
+    span: str = ""  # a multi-GPU LLM inference row's span (tensor, layers): _span
 
 
 @dataclass
@@ -653,13 +655,33 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
         *serving_rows(data_dir),
     ]
     presets = load_presets(data_dir)
-    return [
-        CalRow(
-            regime, runtime, workload, slug, gpus[slug].vendor, gpus[slug].architecture, r,
-            *_flags(regime, workload, presets), source,
-        )
-        for regime, runtime, workload, slug, r, source in residuals
-    ]  # fmt: skip
+    table = load_efficiency(data_dir)
+    out = []
+    for regime, runtime, workload, slug, r, source in residuals:
+        gpu = gpus[slug]
+        moe, four_bit, multi = _flags(regime, workload, presets)
+        span = _span(table, gpu, runtime) if multi and regime in LLM_INFERENCE_REGIMES else ""
+        out.append(
+            CalRow(
+                regime, runtime, workload, slug, gpu.vendor, gpu.architecture, r, moe,
+                four_bit, multi, source, _kind(workload), span,
+            )
+        )  # fmt: skip
+    return out
+
+
+# the band regimes whose multi-GPU rows span their GPUs as their runtime's ``span`` says (a
+# training job's layout is its own: FSDP, Megatron's)
+LLM_INFERENCE_REGIMES = frozenset({"decode", "prefill", "serving"})
+_BACKEND = {"nvidia": "cuda", "amd": "rocm", "apple": "metal"}
+
+
+def _span(table: EfficiencyTable, gpu: GpuSpec, runtime: str) -> str:
+    """How a multi-GPU LLM inference result spanned its GPUs: its runtime's ``span``
+    (data/efficiency.yaml, keyed by runtime alone), as rank.replica_span reads it for the app's
+    row."""
+    backend = _BACKEND.get(gpu.vendor, "vulkan")
+    return table.profile(gpu, backend, runtime, "fp16", "decode").span
 
 
 def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, bool, bool]:
@@ -683,6 +705,13 @@ def _flags(regime: str, workload: str, presets: dict[str, Any]) -> tuple[bool, b
 
 
 _FOUR_BIT_PRECISIONS = {"fp4", "nvfp4", "int4", "awq", "gptq"}
+
+
+def _kind(workload: str) -> str:
+    """The workload kind a tuning-set result is banded under apart from its regime's other
+    rows: the one-GPU fine-tuning rows ("finetune ...", _training_residuals) are
+    bands.FINE_TUNING; every other row has none."""
+    return bands.FINE_TUNING if workload.startswith("finetune ") else ""
 
 
 def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
@@ -962,7 +991,16 @@ def bands_of(rows: list[CalRow]) -> list[BandScore]:
     out: list[BandScore] = []
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
-        groups = {regime: sub}
+        groups: dict[str, list[CalRow]] = {}
+        # a workload kind with enough rows of its own (train-llm's fine-tuning) is banded
+        # apart, and the regime's other bands are fitted without it: pooled, the kind's rows
+        # would count in both, and the regime's many rows of the other kind set its band
+        for kind in sorted({r.kind for r in sub if r.kind}):
+            ks = [r for r in sub if r.kind == kind]
+            if _enough(ks):
+                groups[f"{regime}/{kind}"] = ks
+                sub = [r for r in sub if r.kind != kind]
+        groups = {regime: sub, **groups}
         runtimes = sorted({r.runtime for r in sub})
         for runtime in runtimes if len(runtimes) > 1 else ():
             rs = [r for r in sub if r.runtime == runtime]
@@ -1019,7 +1057,10 @@ def extrapolation_units(
     runtime — each runtime of a regime with several, against the regime's other runtimes;
     architecture — each architecture of a regime-runtime with several, against the others;
     moe — each MoE workload, against its regime's dense rows;
-    four_bit — each dense 4-bit workload, against its regime's rows of neither kind."""
+    four_bit — each dense 4-bit workload, against its regime's rows of neither kind;
+    span — each multi-GPU LLM inference workload (dense, standard format), against its
+    regime's one-GPU rows of neither kind: rows that lack every way of spanning GPUs, as a
+    regime whose multi-GPU rows are tensor parallel lacks a layer split (bands.MULTI_GPU_SPAN)."""
     terms = {x.regime: (x.term.low, x.term.high) for x in new_source or ()}
 
     def src(regime: str) -> tuple[float, float] | None:
@@ -1052,6 +1093,19 @@ def extrapolation_units(
             for m in dict.fromkeys(_model_unit(regime, r.workload) for r in sub if of(r)):
                 held = [r for r in sub if _model_unit(regime, r.workload) == m]
                 out[name].append(_held(f"{regime} {m}", held, rest, src(regime)))
+    out["span"] = []
+    spanned = [r for r in rows if r.multi_gpu and r.span and not (r.moe or r.four_bit)]
+    for regime in dict.fromkeys(r.regime for r in spanned):
+        rest = [r for r in rows if r.regime == regime and not (r.multi_gpu or r.moe or r.four_bit)]
+        if not _enough(rest):
+            continue
+        for m in dict.fromkeys(
+            _model_unit(regime, r.workload) for r in spanned if r.regime == regime
+        ):
+            held = [
+                r for r in spanned if r.regime == regime and _model_unit(regime, r.workload) == m
+            ]
+            out["span"].append(_held(f"{regime} {m}", held, rest, src(regime)))
     return out
 
 
@@ -1133,6 +1187,7 @@ def _table_of(rows: list[CalRow], extrapolation: list[ExtrapolationScore]) -> Ef
         centres={(b.regime, b.vendor): b.bias for b in scores},
         covered=by_regime,
         multi_gpu=frozenset(r.regime for r in rows if r.multi_gpu),
+        multi_gpu_spans=multi_gpu_spans(rows),
         extrapolation={x.name: (x.term.low, x.term.high) for x in extrapolation},
     )
 
@@ -1141,14 +1196,14 @@ def _inputs(r: CalRow) -> bands.BandInputs:
     return bands.BandInputs(
         regime=r.regime, vendor=r.vendor, architecture=r.architecture, runtime=r.runtime,
         efficiency_source="prior", moe=r.moe, four_bit=r.four_bit,
-        num_gpus=2 if r.multi_gpu else 1,
+        num_gpus=2 if r.multi_gpu else 1, kind=r.kind, span=r.span,
     )  # fmt: skip
 
 
 def _extrapolates(r: CalRow, table: EfficiencyTable) -> bool:
     """Whether the band ``table`` draws for ``r`` carries any widening (a runtime or
     architecture it lacks, MoE, 4-bit, more GPUs than it measured)."""
-    calibrated = table.band(r.regime, r.vendor, r.runtime) is not None
+    calibrated = table.band(r.regime, r.vendor, r.runtime, r.kind) is not None
     return bool(bands.widenings(_inputs(r), table, calibrated))
 
 
@@ -1304,6 +1359,15 @@ def band_coverage(
     return out
 
 
+def multi_gpu_spans(rows: list[CalRow]) -> dict[str, frozenset[str]]:
+    """Per regime with multi-GPU LLM inference results: the spans they ran (tensor, layers)."""
+    out: dict[str, set[str]] = {}
+    for r in rows:
+        if r.multi_gpu and r.span:
+            out.setdefault(r.regime, set()).add(r.span)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def multi_gpu_regimes(data_dir: Path, measurements: Path, inference: Path) -> list[str]:
     """The regimes whose calibration set holds multi-GPU results."""
     rows = calibration_rows(data_dir, measurements, inference)
@@ -1317,6 +1381,7 @@ def write_bands(
     extrapolation: list[ExtrapolationScore] | None = None,
     multi_gpu: list[str] | None = None,
     new_source: list[SourceScore] | None = None,
+    spans: dict[str, frozenset[str]] | None = None,
 ) -> None:
     """Replace the ``bands:`` section of data/efficiency.yaml with these figures."""
     path = data_dir / "efficiency.yaml"
@@ -1330,10 +1395,13 @@ def write_bands(
         "# split-conformal bands on measured ÷ predicted (order statistics with the finite-sample",
         "# correction), stepped outward until the tuning sets' rows reach 80 % coverage with each",
         "# GPU held out, and (three workloads or more) with each workload held out: the envelope",
-        "# of the two. Per regime, per runtime where a regime has several (decode/llama.cpp), per",
-        "# vendor where a vendor has enough rows: [low, high, centre], the centre the rows' median",
-        "# (the regime's bias). `covered`: the runtimes and architectures the calibration sets",
-        "# measured (multi_gpu: they hold multi-GPU runs). `new_source`: the term every row gets,",
+        "# of the two. Per regime, per workload kind where it has enough rows (train-llm/",
+        "# fine-tuning: then the regime's other bands are fitted without them), per runtime where",
+        "# a regime has several (decode/llama.cpp), per vendor where a vendor has enough rows:",
+        "# [low, high, centre], the centre the rows' median (the regime's bias). `covered`: the",
+        "# runtimes and architectures the calibration sets measured (multi_gpu: they hold",
+        "# multi-GPU runs; multi_gpu_spans: how those LLM inference runs spanned their GPUs, the",
+        "# runtimes' `span`). `new_source`: the term every row gets,",
         "# added in quadrature in log space about the centre (every answer is for a source the",
         "# tuning sets never measured): each (regime, source) of the tuning sets held out of its",
         "# regime (its rows that need no other widening), and each (held-out regime, source) of",
@@ -1369,6 +1437,8 @@ def write_bands(
             lines.append(f"      architectures: [{', '.join(archs)}]")
             if regime in (multi_gpu or ()):
                 lines.append("      multi_gpu: true")
+            if (spans or {}).get(regime):
+                lines.append(f"      multi_gpu_spans: [{', '.join(sorted(spans[regime]))}]")
     if extrapolation:
         lines.append("  extrapolation:")
         for x in extrapolation:
@@ -1672,6 +1742,7 @@ def heldout_estimate(
         four_bit=rank.is_four_bit(work),
         derived_peak=derived_peak(gpu, work.precision),
         num_gpus=est.num_gpus,
+        span=rank.replica_span(gpu, work, est),
     )
     return (
         _in_metric(row["metric"], est, batch, work.seq_len),
@@ -1720,6 +1791,8 @@ def _pretrain_heldout(
         four_bit=False,
         derived_peak=derived_peak(gpu, est.compute_precision),
         num_gpus=est.num_gpus,
+        # a fine-tuning row's band is the fine-tuning kind's, as the app's row (rank)
+        kind=bands.FINE_TUNING if row["regime"] == "llm-finetuning" else "",
     )
     return value, inputs, _app_band(row, gpu, work, est)
 
@@ -2662,12 +2735,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_bands:
         covered = band_coverage(args.data, args.measurements, args.inference)
         multi = multi_gpu_regimes(args.data, args.measurements, args.inference)
+        spans = multi_gpu_spans(calibration_rows(args.data, args.measurements, args.inference))
         # twice: the shipped new-source term sizes the held-out rows' need against the bands
         # and terms just computed (with no new-source term: its value here does not matter)
-        write_bands(bands, args.data, covered, wide, multi, fresh)
+        write_bands(bands, args.data, covered, wide, multi, fresh, spans)
         load_efficiency.cache_clear()
         shipped = shipped_source_scores(args.data, args.measurements, args.inference)
-        write_bands(bands, args.data, covered, wide, multi, shipped)
+        write_bands(bands, args.data, covered, wide, multi, shipped, spans)
         # the held-out rows' bands as the rewritten file draws them (not the ones read at start)
         load_efficiency.cache_clear()
         heldout_rows, _ = evaluate_heldout(args.data)

@@ -186,6 +186,7 @@ def _table(rows: list[acc.CalRow], extrap: dict[str, Pair], sources: Sources) ->
     t = acc._table_of(rows, [])
     return EfficiencyTable(
         bands=t.bands, centres=t.centres, covered=t.covered, multi_gpu=t.multi_gpu,
+        multi_gpu_spans=t.multi_gpu_spans,
         extrapolation=extrap, new_source=dict(sources),
     )  # fmt: skip
 

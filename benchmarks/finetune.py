@@ -60,7 +60,9 @@ def finetune_job(
     n = int(row.get("num_gpus") or 1)
     peft = str(row["peft"])
     work = WorkloadSpec(
-        task="fine-tuning" if peft != "none" else "training",
+        # the app's task for every method (full fine-tuning included): the engine prices it as
+        # training, and the row's band is the fine-tuning kind's (rank.row_band_inputs)
+        task="fine-tuning",
         model=model,
         precision=str(row.get("precision") or "bf16"),
         batch_size=int(row["micro_batch"]) * n,

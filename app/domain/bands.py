@@ -55,6 +55,17 @@ DERIVED_PEAK = Widening(
     0.70, 1.15, "16-bit peak derived from fp32 and the architecture's tensor ratio"
 )
 MULTI_GPU = Widening(0.85, 1.10, "multi-GPU scaling adds spread")
+# The regime's multi-GPU results spanned their GPUs otherwise (tensor parallel): a layer split
+# (llama.cpp --split-mode layer, Accelerate's device_map) hands each token from GPU to GPU and
+# overlaps a prompt's micro-batches, which no tuning row measured. Calibrated as `span`
+# (benchmarks/accuracy.py extrapolation_units: each multi-GPU LLM inference workload held out
+# against its regime's one-GPU rows); MULTI_GPU's stated factors the fallback.
+MULTI_GPU_SPAN = Widening(
+    MULTI_GPU.low,
+    MULTI_GPU.high,
+    "GPUs spanned as a layer split (whole layers per GPU, in turn): the calibration set's "
+    "multi-GPU runs split every layer (tensor parallel)",
+)
 # Every answer is for a source the calibration set never measured (another harness, software
 # version, host or measurement method than the published tables): the term the tuning sets'
 # own sources needed when each was held out of its regime, and the held-out sets' sources
@@ -66,6 +77,13 @@ NEW_SOURCE_REASON = (
     "a new source: other harnesses, software versions and hosts spread further than the "
     "calibration set's own (each published source held out, held-out sets included)"
 )
+
+# A fine-tuning job's band kind (rank.row_band_inputs, benchmarks/accuracy.py): the train-llm
+# regime's fine-tuning rows (one-GPU HF Trainer + PEFT: frozen base weights, LoRA adapters, a
+# GPTQ base's dequantisation, DeepSpeed ZeRO for full fine-tuning) run other kernels and host
+# work than its FSDP / Megatron pretraining rows, so they have a band of their own
+# (docs/methodology.md, "Calibrated bands")
+FINE_TUNING = "fine-tuning"
 
 # 4-bit runs the calibration set measured: llama.cpp GGUF Q4_0 (tests/data/llm_inference.yaml)
 _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
@@ -85,11 +103,17 @@ class BandInputs:
     four_bit: bool = False
     derived_peak: bool = False
     num_gpus: int = 1
+    # the workload kind where the tuning sets band it apart from its regime's other rows
+    # (FINE_TUNING: a fine-tuning job, LoRA, QLoRA or full), else ""
+    kind: str = ""
+    # how one LLM inference replica spans its GPUs (the runtime's ``span``: tensor, layers);
+    # "" on one GPU and for every other row (a training job's layout is its regime's own)
+    span: str = ""
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, float, str, bool]:
     """(low, high, centre, basis, calibrated): the row's band before any widening."""
-    calibrated = table.band(x.regime, x.vendor, x.runtime) if table is not None else None
+    calibrated = table.band(x.regime, x.vendor, x.runtime, x.kind) if table is not None else None
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
         return *BAND_MEASURED, 1.0, "efficiencies measured on this GPU model" + on, False
@@ -97,9 +121,10 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, f
         basis = "efficiencies measured on the same architecture family"
         return *BAND_FAMILY, 1.0, basis, False
     if calibrated is not None and table is not None:
-        centre = table.centre(x.regime, x.vendor, x.runtime)
+        centre = table.centre(x.regime, x.vendor, x.runtime, x.kind)
+        kind = f" {x.kind}" if table.band_of_kind(x.regime, x.kind) else ""
         basis = (
-            f"modelled; ≈80 % band from published {x.regime} results (split-conformal, each "
+            f"modelled; ≈80 % band from published {x.regime}{kind} results (split-conformal, each "
             f"GPU and workload held out), centred on their median measured ÷ predicted "
             f"({centre:.2f})"
         )
@@ -145,6 +170,10 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
     multi_measured = table is not None and calibrated and x.regime in table.multi_gpu
     if x.num_gpus > 1 and not multi_measured:
         out.append(MULTI_GPU)
+    elif x.num_gpus > 1 and table is not None and x.span:
+        spans = table.multi_gpu_spans.get(x.regime)
+        if spans is not None and x.span not in spans:
+            out.append(estimated(MULTI_GPU_SPAN, "span", table))
     source = table.source_term(x.regime) if table is not None else None
     if source is not None:
         out.append(Widening(*source, NEW_SOURCE_REASON))

@@ -257,6 +257,10 @@ class EfficiencyTable:
     covered: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     # regimes whose calibration set holds multi-GPU results (no multi-GPU widening there)
     multi_gpu: frozenset[str] = frozenset()
+    # regime -> how its multi-GPU LLM inference results spanned their GPUs (the runtimes'
+    # ``span``: tensor, layers); a row spanning its GPUs another way is widened
+    # (app/domain/bands.py). A regime of ``multi_gpu`` absent here: any span counts as measured
+    multi_gpu_spans: dict[str, frozenset[str]] = field(default_factory=dict)
     # extrapolation ("runtime", "architecture", "moe", "four_bit") -> (low, high): the term,
     # added in quadrature in log space, that rows the tuning sets held out that way needed
     # (benchmarks/accuracy.py, leave-one-unit-out; app/domain/bands.py)
@@ -282,24 +286,37 @@ class EfficiencyTable:
         object.__setattr__(self, "profiles", ProfileTable(self.rows))
         object.__setattr__(self, "derived", {})
 
-    def band(self, regime: str, vendor: str, runtime: str = "") -> tuple[float, float] | None:
-        """The runtime's own band in the regime ("decode/llama.cpp") where the tuning sets had
-        enough of it, else the regime's; the vendor's where calibrated, else all vendors'."""
-        key = self._band_key(regime, vendor, runtime)
+    def band(
+        self, regime: str, vendor: str, runtime: str = "", kind: str = ""
+    ) -> tuple[float, float] | None:
+        """The workload kind's own band in the regime ("train-llm/fine-tuning") where the
+        tuning sets had enough of it, else the runtime's ("decode/llama.cpp"), else the
+        regime's; the vendor's where calibrated, else all vendors'."""
+        key = self._band_key(regime, vendor, runtime, kind)
         return self.bands[key] if key is not None else None
 
-    def centre(self, regime: str, vendor: str, runtime: str = "") -> float:
+    def centre(self, regime: str, vendor: str, runtime: str = "", kind: str = "") -> float:
         """The centre (median measured ÷ predicted) of the band ``band`` gives; 1 without."""
-        key = self._band_key(regime, vendor, runtime)
+        key = self._band_key(regime, vendor, runtime, kind)
         return self.centres.get(key, 1.0) if key is not None else 1.0
 
-    def _band_key(self, regime: str, vendor: str, runtime: str) -> tuple[str, str] | None:
-        keys = ([f"{regime}/{runtime}"] if runtime else []) + [regime]
+    def _band_key(
+        self, regime: str, vendor: str, runtime: str, kind: str = ""
+    ) -> tuple[str, str] | None:
+        keys = (
+            ([f"{regime}/{kind}"] if kind else [])
+            + ([f"{regime}/{runtime}"] if runtime else [])
+            + [regime]
+        )
         for key in keys:
             for v in (vendor, "all"):
                 if (key, v) in self.bands:
                     return key, v
         return None
+
+    def band_of_kind(self, regime: str, kind: str) -> bool:
+        """Whether the tuning sets gave the workload kind a band of its own in the regime."""
+        return bool(kind) and any(k == f"{regime}/{kind}" for k, _ in self.bands)
 
     def source_term(self, regime: str) -> tuple[float, float] | None:
         """The regime's own new-source term where it had enough sources, else the pooled one."""
@@ -570,6 +587,12 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
         if (c or {}).get("multi_gpu")
     )
+    # `multi_gpu_spans: [tensor]`: the spans its multi-GPU inference results ran
+    multi_gpu_spans = {
+        str(regime): frozenset(str(x) for x in (c or {})["multi_gpu_spans"])
+        for regime, c in ((doc.get("bands") or {}).get("covered") or {}).items()
+        if (c or {}).get("multi_gpu_spans")
+    }
     extrapolation: dict[str, tuple[float, float]] = {}
     for name, pair in ((doc.get("bands") or {}).get("extrapolation") or {}).items():
         lo, hi = float(pair[0]), float(pair[1])
@@ -590,6 +613,7 @@ def parse_table(doc: dict[str, Any]) -> EfficiencyTable:
         centres=centres,
         covered=covered,
         multi_gpu=multi_gpu,
+        multi_gpu_spans=multi_gpu_spans,
         extrapolation=extrapolation,
         new_source=new_source,
         serving=_serving_runtimes(doc.get("serving_runtimes") or {}),

@@ -255,6 +255,9 @@ class Replica:
     # (``RuntimeProfile.dequantize_min_tokens``); 0: no such pass
     dequant_s: float = 0.0
     dequant_min_tokens: float = 0.0
+    # in such a pass the GEMM then reads the FP16 copy, not the stored weights: its weight
+    # bytes × this (2 bytes ÷ the stored bytes per weight, ``dequant_read_scale``); 1: none
+    dequant_read_scale: float = 1.0
     # a server that replays CUDA graphs only for decode-only steps: the eager host dispatch of
     # one pass, paid by a step that carries prompt tokens (``mixed_share``); 0: none
     mixed_host_s: float = 0.0
@@ -301,6 +304,10 @@ class Replica:
         tokens, each in seconds: max(bytes, math) over the whole model, or, where the
         grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
         t_w = self.weights_read(tokens) / self.bw
+        # a pass that dequantises first multiplies the FP16 copy: 2 bytes a weight read
+        fp16 = self.dequant_s > 0.0 and tokens > self.dequant_min_tokens
+        if fp16:
+            t_w = t_w * self.dequant_read_scale
         t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops
         if not (self.tile_max and self.expert_bytes and self.experts):
             return t_w, t_lin, max(t_w, t_lin)
@@ -308,6 +315,8 @@ class Replica:
         routed_rows = self.experts * tile * tiles  # padded rows, per layer
         routed_fpt = self.topk * self.routed_flops_per_row
         dense_w = self.dense_bytes / self.bw
+        if fp16:
+            dense_w = dense_w * self.dequant_read_scale
         dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
         routed_w = t_w - dense_w
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
@@ -1096,6 +1105,7 @@ def replica(
         split_attention=1.0 if decode.split_attention else 0.0,
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
+        dequant_read_scale=dequant_read_scale(job, prefill),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
         eager_launch_s=eager_launch_seconds(layers, job.kernels, decode),
         graph_max_tokens=float(decode.graph_max_tokens),
@@ -1167,6 +1177,16 @@ def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> floa
     return (job.dense + job.experts) * (job.wb + 2.0) / bw
 
 
+def dequant_read_scale(job: ReplicaJob, prefill: RuntimeProfile) -> float:
+    """How many times the stored weights' bytes the GEMMs of a dequantising pass read
+    (``dequant_seconds``): they multiply the FP16 copy the pass wrote (llama.cpp's
+    ``ggml_cuda_op_mul_mat_cublas`` hands cuBLAS the ``to_fp16_cuda`` buffer), 2 bytes a
+    weight; 1 where there is no such pass."""
+    if not prefill.dequantize_min_tokens or job.wb >= 2.0:
+        return 1.0
+    return 2.0 / job.wb
+
+
 # ---------------------------------------------------------------- many replicas at once
 
 
@@ -1203,6 +1223,7 @@ class Columns:
     microbatch_tokens: NDArray[np.float64]
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
+    dequant_read_scale: NDArray[np.float64]
     context_s: NDArray[np.float64]
     split_attention: NDArray[np.float64]
     decode_attn_slowdown: NDArray[np.float64]
@@ -1248,6 +1269,9 @@ class Columns:
             u = np.ones(len(mb))
         d, f = decode / u, prefill / u
         t_w = self.dense_bytes / self.bw
+        deq = (self.dequant_s != 0.0) & (d + f > self.dequant_min_tokens)
+        if deq.any():  # a pass that dequantises reads the FP16 copy (``Replica.linear``)
+            t_w = np.where(deq, t_w * self.dequant_read_scale, t_w)
         t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
         t_mm = np.maximum(t_w, t_lin)
         routed = np.flatnonzero(self.moe).tolist()
@@ -1345,7 +1369,7 @@ _FIELDS = (
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
-    "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
+    "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1386,6 +1410,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         microbatch_tokens=c["microbatch_tokens"],
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
+        dequant_read_scale=c["dequant_read_scale"],
         context_s=c["context_s"],
         split_attention=c["split_attention"],
         decode_attn_slowdown=c["decode_attn_slowdown"],
@@ -1467,6 +1492,16 @@ def _dequant_column(
     for i, (c, t) in enumerate(zip(card.tolist(), tp.tolist(), strict=True)):
         out[i] = dequant_seconds(job, cards.terms[c].prefill, cards.terms[c].bw * t)
     return out
+
+
+def _dequant_scale_column(
+    job: ReplicaJob, cards: CardRows, card: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """``dequant_read_scale`` of each row (1 where no card dequantises)."""
+    if not cards.dequantises:
+        return np.ones(len(card))
+    scale = [dequant_read_scale(job, t.prefill) for t in cards.terms]
+    return np.array([scale[c] for c in card.tolist()], np.float64)
 
 
 def dense_columns(
@@ -1553,6 +1588,7 @@ def dense_columns(
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],
+        dequant_read_scale=_dequant_scale_column(job, cards, card),
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
         decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),

@@ -11,7 +11,7 @@ from app.domain import bands, ranking, topology
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate, phase_regime, shown_rate
+from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
 from app.domain.serving_step import Served
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
@@ -83,12 +83,12 @@ def metric(
 ) -> float | None:
     """Larger is better for every objective."""
     if c.serving is not None:
-        speed, value, _ = serving_columns(c.serving)
+        speed, value, _ = serving_columns(c.serving, objective)
         if objective == "fastest":
             return speed
         if objective == "balanced":
             return balanced(speed, value, speed_weight)
-        return value  # an hour of the load per dollar: 'best_value' and 'cheapest' alike
+        return value  # best value: output tokens per dollar; cheapest: hours of the load
     if objective != "balanced":
         return metric_of(objective, c.perf.throughput, c.cost, c.acquisition)
     v = costs.value(c.cost, c.acquisition)
@@ -142,7 +142,9 @@ def rank(
     rather than ranked on speed alone."""
     if not cands:
         return []
-    r = ranking.rank_columns(columns(cands), objective, speed_weight, limit, keep_unpriced=True)
+    r = ranking.rank_columns(
+        columns(cands, objective), objective, speed_weight, limit, keep_unpriced=True
+    )
     scores = zip(r.score.tolist(), r.speed_score.tolist(), r.value_score.tolist(), strict=True)
     for c, (score, speed, value) in zip(cands, scores, strict=True):
         c.score = score
@@ -151,15 +153,16 @@ def rank(
     return [cands[i] for i in r.order.tolist()]
 
 
-def columns(cands: list[Candidate]) -> ranking.Columns:
-    """The candidates' metrics as columns, one row each, in their order."""
+def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Columns:
+    """The candidates' metrics as columns, one row each, in their order (a serving row's
+    value depends on the objective: ``serving_columns``)."""
     speeds: list[float] = []
     values: list[float | None] = []
     prices: list[float | None] = []
     firsts: list[float] = []  # serving: the first token's latency, the tie-break of a speed
     for c in cands:
         if c.serving is not None:
-            speed, value, price = serving_columns(c.serving)
+            speed, value, price = serving_columns(c.serving, objective)
             speeds.append(speed)
             values.append(value)
             prices.append(price)
@@ -183,14 +186,23 @@ def columns(cands: list[Candidate]) -> ranking.Columns:
     )
 
 
-def serving_columns(s: Served) -> tuple[float, float | None, float | None]:
-    """A serving shape's (speed, value, price) as the objectives read them. Its work is an
-    hour of the asked load, which every shape that meets the targets carries: the price is
-    that hour's (the basis the acquisition allows), the value its inverse (hours of the load
-    per dollar), the speed the tokens per second each request sees, 1 ÷ the inter-token
-    latency (serving_step.Served.speed); among equal scores the first token's latency decides
-    (``columns``)."""
+def serving_columns(
+    s: Served, objective: str = "best_value"
+) -> tuple[float, float | None, float | None]:
+    """A serving shape's (speed, value, price) as the objectives read them. Every shape that
+    meets the targets carries the asked load for an hour: the price is that hour's (the basis
+    the acquisition allows), the speed the tokens per second each request sees, 1 ÷ the
+    inter-token latency (serving_step.Served.speed). The value is what the objective weighs
+    against money: 'best_value' the output tokens per dollar (serving_step.Served.value, the
+    inverse of the row's blended $/M output tokens: under a concurrency load a faster shape
+    produces more in the same hour; under a rate load every shape produces the same tokens,
+    so it orders as 1 ÷ $/h); 'cheapest' and 'balanced' the hours of the load per dollar,
+    1 ÷ $/h — balanced mixes that with the speed, which the tokens per dollar would count a
+    second time (under a concurrency load they grow with it), so ITL^w × ($/h)^(1−w) as
+    before 2026-12-03. Among equal scores the first token's latency decides (``columns``)."""
     hour = s.hourly
+    if objective == "best_value":
+        return s.speed, s.value, hour
     return s.speed, (1.0 / hour if hour else None), hour
 
 
@@ -229,36 +241,47 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
     """The order a serving card's shapes are picked in (the first is shown, the rest are its
     alternatives; every one meets the targets and carries the same load). Fastest: the lowest
     inter-token latency (the speed it ranks by), then the first token, then the price;
-    cheapest and best value: the lowest price per hour (a priced shape before an unpriced
-    one), then the fastest; balanced, as every task: the fewest GPUs, then the cheapest, then
-    the fastest. Fewer GPUs, then plan order (higher-precision weights and KV first) break
-    what ties remain."""
+    cheapest: the lowest price per hour (a priced shape before an unpriced one), then the
+    fastest; best value: the most output tokens per dollar (the value it ranks by; a priced
+    shape before an unpriced one), then the lowest price per hour, then the fastest;
+    balanced, as every task: the fewest GPUs, then the cheapest, then the fastest. Fewer
+    GPUs, then plan order (higher-precision weights and KV first) break what ties remain.
+    Under a rate load every shape produces the same tokens, so best value picks as cheapest,
+    the pick before 2026-12-03."""
 
-    def numbers(c: Candidate) -> tuple[float, float, float, float]:
+    def numbers(c: Candidate) -> tuple[float, float, float, float, float]:
         assert c.serving is not None
         hour = c.serving.hourly
+        value = c.serving.value
         r = c.serving.result
         return (
             math.inf if hour is None else hour,
+            -value if value is not None else math.inf,  # lower first: the most per dollar
             r.itl_ms if r.itl_ms is not None else math.inf,
             r.ttft_ms if r.ttft_ms is not None else math.inf,
             float(c.n),
         )
 
     def fastest(c: Candidate) -> tuple[float, ...]:
-        hour, itl, ttft, n = numbers(c)
+        hour, _, itl, ttft, n = numbers(c)
         return (itl, ttft, hour, n)
 
     def cheapest(c: Candidate) -> tuple[float, ...]:
-        hour, itl, _, n = numbers(c)
+        hour, _, itl, _, n = numbers(c)
         return (hour, itl, n)
 
+    def best_value(c: Candidate) -> tuple[float, ...]:
+        hour, less, itl, _, n = numbers(c)
+        return (less, hour, itl, n)
+
     def fewest(c: Candidate) -> tuple[float, ...]:
-        hour, itl, _, n = numbers(c)
+        hour, _, itl, _, n = numbers(c)
         return (n, hour, itl)
 
     if objective == "fastest":
         return fastest
+    if objective == "best_value":
+        return best_value
     return fewest if objective == "balanced" else cheapest
 
 
@@ -380,7 +403,19 @@ def row_band_inputs(
         derived_peak=derived_peak,
         # Candidate.n; of copies side by side, one copy's: nothing crosses between them
         num_gpus=est.num_gpus // est.copies,
+        # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
+        kind=bands.FINE_TUNING if work.task == "fine-tuning" else "",
+        span=replica_span(gpu, work, est),
     )
+
+
+def replica_span(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> str:
+    """How one replica of an LLM inference row spans its GPUs: its runtime's ``span``
+    (data/efficiency.yaml: tensor, layers); "" on one GPU (a copy of one, under copies) and
+    for any other row."""
+    if est.num_gpus // est.copies <= 1 or not work.is_llm_inference:
+        return ""
+    return profile_for(gpu, work, est.backend, "decode").span
 
 
 def is_four_bit(work: WorkloadSpec) -> bool:

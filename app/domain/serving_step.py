@@ -104,22 +104,51 @@ class Served:
     # what the shape's GEMM efficiency rests on, in words, where a kernel profile priced it
     # ("" = the prior; ``perf.llm_basis``)
     gemm_basis: str = ""
+    # A rate load's output tokens per second (requests/s × output tokens): what every shape
+    # that carries it produces, the same float for each (the solve's own figure, rate ÷
+    # replicas × replicas, may differ in the last bit and would break ties at one price by
+    # rounding noise). None under a concurrency load, where each shape's own rate counts.
+    load_output_tokens_per_s: float | None = None
 
     @property
     def speed(self) -> float:
         """What 'fastest' ranks a serving shape by, and the speed 'balanced' mixes with the
         value (larger is better): the tokens per second each request sees, 1 ÷ the
         inter-token latency at the load (every shape ranked carries the same load within the
-        targets); balanced at weight w orders as ITL^w × ($/h)^(1−w). Between equal scores
-        the first token decides (rank.columns)."""
+        targets); balanced at weight w orders as ITL^w × ($/h)^(1−w) (rank.serving_columns).
+        Between equal scores the first token decides (rank.columns)."""
         itl = self.result.itl_ms
         return 1e3 / itl if itl else 0.0
 
     @property
     def hourly(self) -> float | None:
-        """An hour of the load (a service has no job): what 'cheapest' ranks by; its inverse
-        is the value, hours of the load per dollar."""
+        """An hour of the load (a service has no job): what 'cheapest' ranks by, the least
+        money that carries the load."""
         return self.price.usd_per_hour
+
+    @property
+    def output_tokens_per_s(self) -> float | None:
+        """The output tokens per second the shape produces at the load (all replicas; None:
+        it cannot carry the load)."""
+        own = self.result.output_tokens_per_s
+        if own is None or self.load_output_tokens_per_s is None:
+            return own
+        return self.load_output_tokens_per_s
+
+    @property
+    def value(self) -> float | None:
+        """What 'best_value' ranks by: output tokens per dollar, the hour's output tokens ÷
+        its cost (the inverse of the row's ``usd_per_million_output_tokens_blended``, ÷ 10⁶),
+        on the basis the hour is priced (renting, or owning: purchase less resale over the
+        hours of use, plus energy). Under
+        a concurrency load a faster shape produces more tokens in the same hour, so the value
+        and the $/h can disagree; under a rate load every shape that meets the targets
+        produces the same tokens, so the value orders as 1 ÷ $/h. None: unpriced, or no
+        tokens (the load is not carried)."""
+        hour, rate = self.hourly, self.output_tokens_per_s
+        if not hour or not rate or rate <= 0:
+            return None
+        return rate * 3600.0 / hour
 
 
 # GPUs per replica the tensor-parallel runtimes are planned at: heads split evenly; 8 is one
@@ -552,7 +581,13 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
     if card.software.caveat is not None:
         warnings.append(card.software.caveat)
     basis = perf.llm_basis(perf.efficiencies(gpu, ctx.calibration), res.compute_precision)
-    served = Served(res, card.profile, priced, ok, tuple(misses), tuple(warnings), basis)
+    spec = work.serving
+    asked = (
+        spec.requests_per_s * max(1, spec.output_tokens)
+        if spec.requests_per_s is not None
+        else None
+    )
+    served = Served(res, card.profile, priced, ok, tuple(misses), tuple(warnings), basis, asked)
     cost = cost_of(gpu, res, priced)
     if not ok:
         what = "; ".join(misses) or "cannot carry the load"
@@ -596,13 +631,23 @@ def evaluate_card(
     For one group size and formats, more replicas cost no less per hour (instances are whole)
     and decode no slower (each carries less of the load). So cheapest and balanced pick the
     fewest replicas that meet the targets, or, at the same price, more; fastest the most the
-    budget allows. The replica counts in between, dearer than the first that meets and below
-    the most, are picked by no objective: skipped (they are only alternatives). A group none
-    of whose counts meets the targets is evaluated whole (the card's closest miss is among
-    them)."""
+    budget allows. Best value (output tokens per dollar) also solves the dearer counts that
+    cost less per replica than the fewest that meet: a replica's output rate does not grow as
+    its share of the load shrinks (fewer requests batched per step; a rate load's tokens are
+    the load's), so r replicas produce at most r ÷ r₀ times what r₀ do, and only a lower
+    price per replica (a larger instance cheaper per GPU) can buy more tokens per dollar (under
+    a concurrency load: a rate load's tokens are the same at every count). The
+    replica counts in between, picked by no objective, are skipped (they are only
+    alternatives). A group none of whose counts meets the targets is evaluated whole (the
+    card's closest miss is among them)."""
     known = known or {}
     if every:
         return [known.get(i) or evaluate(c, ctx) for i, c in enumerate(planned)]
+    # a rate load's tokens are the same for every count: its best value is its cheapest
+    serving = ctx.work.serving
+    by_value = ctx.limits.objective == "best_value" and (
+        serving is None or serving.requests_per_s is None
+    )
     groups: dict[tuple[object, ...], list[int]] = {}
     hours: list[Price] = []
     for i, c in enumerate(planned):
@@ -614,10 +659,19 @@ def evaluate_card(
     for idxs in groups.values():
         top = _most_within_budget(idxs, [hours[i] for i in idxs], ctx)
         base: float | None = None
+        per_replica = math.inf  # the fewest that meet: $/h per replica
         met = False
         for i in idxs:
             priced = hours[i]
-            if met and (base is None or priced.usd_per_hour != base) and i != top:
+            hour = priced.usd_per_hour
+            if (
+                met
+                and (base is None or hour != base)
+                and i != top
+                and not (
+                    by_value and hour is not None and hour / _replicas(planned[i]) < per_replica
+                )
+            ):
                 continue  # dearer than the fewest that meet (unpriced: no price to tie)
             r = out[i] = known.get(i) or evaluate(planned[i], ctx)
             if met:
@@ -625,8 +679,15 @@ def evaluate_card(
             if r.exclusion is not None and r.exclusion.code in _PRICE_CODES:
                 break  # it met the targets; every larger count costs no less
             if r.ok:
-                met, base = True, priced.usd_per_hour
+                met, base = True, hour
+                if hour is not None:
+                    per_replica = hour / _replicas(planned[i])
     return [r for r in out if r is not None]
+
+
+def _replicas(c: ev.Configuration) -> int:
+    assert c.shape is not None
+    return c.shape.replicas
 
 
 def _most_within_budget(idxs: list[int], hours: list[Price], ctx: ev.Context) -> int:

@@ -50,12 +50,34 @@ def test_llama_70b_for_50_users_meets_the_targets_with_replicas_and_price(
         assert sv["usd_per_million_output_tokens"] > 0 and sv["usd_per_million_input_tokens"] > 0
         assert sv["max_output_tokens_per_s"] >= sv["output_tokens_per_s"] * 0.99
         assert sv["max_concurrency"] >= 1
-    hourly = [r["serving"]["usd_per_hour"] for r in rows]
-    assert hourly == sorted(hourly)  # best value at a fixed load = the cheapest hour
+    # best value: the most output tokens per dollar, so the blended $ per million output
+    # tokens never falls down the rows (under 50 users a faster shape produces more tokens in
+    # the same hour, so the $/h alone would not order them: issue #23)
+    per_m = [r["serving"]["usd_per_million_output_tokens_blended"] for r in rows]
+    assert per_m == sorted(per_m)
     assert rows[0]["serving"]["curve"], "the top rows carry a throughput-latency curve"
     codes = {e["code"] for e in body["excluded"]}
     assert "misses_targets" in codes or "does_not_fit" in codes
     assert body["workload"]["serving"]["concurrent_requests"] == 50
+
+
+def test_best_value_orders_serving_by_dollars_per_million_tokens_cheapest_by_the_hour(
+    read_client: TestClient,
+) -> None:
+    """Issue #23: under a concurrency load a faster configuration produces more tokens in the
+    same hour, so best value (output tokens per dollar) and cheapest ($/h) order the rows
+    differently; each follows its own column."""
+    value = _ask(read_client, _serving())["recommendations"]
+    cheap = _ask(read_client, _serving(), objective="cheapest")["recommendations"]
+    per_m = [r["serving"]["usd_per_million_output_tokens_blended"] for r in value]
+    hourly = [r["serving"]["usd_per_hour"] for r in cheap]
+    assert len(per_m) == len(hourly) == 10
+    assert per_m == sorted(per_m)
+    assert hourly == sorted(hourly)
+    # the two disagree here: the $/h order is not the $/M order
+    assert [r["gpu"]["slug"] for r in value] != [r["gpu"]["slug"] for r in cheap]
+    cheap_per_m = [r["serving"]["usd_per_million_output_tokens_blended"] for r in cheap]
+    assert cheap_per_m != sorted(cheap_per_m)
 
 
 def test_without_targets_the_70b_question_is_held_to_mlperf_defaults(

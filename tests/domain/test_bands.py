@@ -137,3 +137,51 @@ def test_a_tables_bands_are_worked_out_once_and_never_read_from_another_table() 
     for k in range(bands.DERIVED_LIMIT + 5):
         bands.band(_with(num_gpus=k + 1), table)
     assert len(table.derived) <= bands.DERIVED_LIMIT
+
+
+def test_a_workload_kind_with_its_own_band_takes_it_before_its_runtime_and_regime() -> None:
+    # train-llm's fine-tuning rows are banded apart from its pretraining rows
+    table = EfficiencyTable(
+        bands={
+            ("train-llm", "all"): (0.80, 1.07),
+            ("train-llm/pytorch", "all"): (0.79, 1.07),
+            ("train-llm/fine-tuning", "all"): (0.68, 1.28),
+        },
+        centres={("train-llm/fine-tuning", "all"): 0.97},
+    )
+    x = bands.BandInputs("train-llm", "nvidia", "Ampere", "pytorch", "prior")
+    ft = replace(x, kind=bands.FINE_TUNING)
+    assert bands.band(x, table)[:2] == (0.79, 1.07)  # pretraining: the runtime's band
+    lo, hi, basis = bands.band(ft, table)
+    assert (lo, hi) == (0.68, 1.28)
+    assert "published train-llm fine-tuning results" in basis and "(0.97)" in basis
+    # a kind with no band of its own in the regime falls back to the runtime's, then the regime's
+    assert bands.band(replace(ft, regime="train"), table)[:2] == bands.BAND_MODELLED
+    assert bands.band(replace(ft, runtime="megatron"), table)[:2] == (0.68, 1.28)
+    assert not table.band_of_kind("train-llm", "")
+    assert table.band(x.regime, "nvidia", "megatron", "") == (0.80, 1.07)
+
+
+def test_a_span_the_regimes_multi_gpu_runs_lack_is_an_extrapolation() -> None:
+    # decode's multi-GPU runs are tensor parallel: a layer split is widened by the `span`
+    # term (its stated fallback without one), a tensor-parallel or one-GPU row is not
+    table = EfficiencyTable(
+        bands=TABLE.bands,
+        covered=TABLE.covered,
+        multi_gpu=frozenset({"decode"}),
+        multi_gpu_spans={"decode": frozenset({"tensor"})},
+    )
+    split = _with(num_gpus=2, span="layers")
+    lo, hi, basis = bands.band(split, table)
+    assert bands.MULTI_GPU_SPAN.reason in basis
+    assert (lo, hi) == pytest.approx((_quad(0.84, 0.85), _quad(1.14, 1.10)))
+    for x in (_with(num_gpus=2, span="tensor"), _with(span="layers"), _with(num_gpus=2)):
+        assert bands.band(x, table)[:2] == (0.84, 1.14)
+    # calibrated: the term the tuning sets' multi-GPU workloads needed (x1 names it, no wider)
+    nil = replace(table, extrapolation={"span": (1.0, 1.0)})
+    lo, hi, basis = bands.band(split, nil)
+    assert (lo, hi) == (0.84, 1.14) and bands.NIL_TERM_NOTE in basis
+    assert bands.MULTI_GPU_SPAN.reason in basis
+    # a regime whose multi-GPU spans are not recorded counts every span as measured
+    legacy = replace(table, multi_gpu_spans={})
+    assert bands.band(split, legacy)[:2] == (0.84, 1.14)

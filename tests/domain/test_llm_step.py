@@ -496,6 +496,35 @@ def test_a_cublas_prompt_path_dequantises_the_weights_in_each_pass_of_more_than_
         assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in (q4, plain)]
 
 
+def test_a_dequantising_pass_multiplies_the_fp16_copy_and_reads_its_2_bytes_a_weight():
+    """The cuBLAS prompt path hands cuBLAS the FP16 buffer ``to_fp16_cuda`` wrote, so a pass
+    of more than 32 tokens reads 2 bytes a weight in its GEMMs besides the dequantise pass
+    (stored bytes read, 2 written); a pass of 32 or fewer (MMQ) reads the stored bytes. The
+    read shows where the GEMMs are memory-bound (a short prompt), not at 512 tokens."""
+    cublas = RuntimeProfile(dequantize_min_tokens=32)
+    q4 = _replica(RTX4090, prefill=cublas, weights="int4", own_bits=4.84)
+    plain = _replica(RTX4090, weights="int4", own_bits=4.84)
+    stored = LLAMA3_8B.params * 4.84 / 8 / q4.bw
+    fp16 = LLAMA3_8B.params * 2.0 / q4.bw
+    assert q4.dequant_read_scale == pytest.approx(2.0 / (4.84 / 8))
+    assert q4.linear(33.0)[0] == pytest.approx(fp16)
+    assert q4.linear(32.0)[0] == pytest.approx(stored) == plain.linear(32.0)[0]
+    # 40 tokens on a 4090: the GEMMs' FLOPs take less time than the FP16 copy's read, so
+    # the pass costs the dequantise pass plus that read where the stored bytes' path costs
+    # max(its read, the FLOPs)
+    short = (0.0, 0.0, 40.0, 40.0)
+    t_lin = q4.linear(40.0)[1]
+    assert t_lin < fp16
+    assert q4.parts(*short).seconds - plain.parts(*short).seconds == pytest.approx(
+        q4.dequant_s + fp16 - max(stored, t_lin), rel=1e-9
+    )
+    # a 16-bit model reads what it stores
+    assert _replica(RTX4090, prefill=cublas, weights="fp16").dequant_read_scale == 1.0
+    cols = llm_step.columns([q4, plain])
+    for step in (short, (0.0, 0.0, 32.0, 32.0)):
+        assert cols.seconds(*step).tolist() == [r.parts(*step).seconds for r in (q4, plain)]
+
+
 def test_a_power_capped_board_runs_its_cublas_prompt_gemms_at_the_clock_its_tdp_holds():
     """A prompt pass on the 16-bit tensor path keeps every SM busy: a board whose TDP × its
     architecture's sustained TFLOPS per watt is below the tensor peak its GEMMs run at holds

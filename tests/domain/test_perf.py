@@ -493,3 +493,32 @@ def test_a_llamacpp_build_on_the_cublas_prompt_path_prices_q4_prompts_as_fp16_ge
     assert perf.llm_replica(A100, f16, 1, eff, "cuda").dequant_s == 0.0
     with pytest.raises(ValueError, match="prompt GEMM"):
         perf.estimate(A100, dataclasses.replace(work, prompt_gemm="mmq2"), backend="cuda")
+
+
+def test_a_pre_mmq_default_build_runs_an_a100_pp512_on_its_fp16_tensor_cores() -> None:
+    """An A100 SXM's dense FP16 tensor cores do 2048 FLOP per SM-clock (312 TFLOPS at 108 SMs ×
+    1.41 GHz), MMQ the profile's 1.9 × 256 (the `sm` basis: a 128-lane SM's FP32 rate; the
+    400 W board holds its clock under either): a build before PR #8075 runs the 70B pp512's
+    GEMMs 2048 × the engine's 16-bit GEMM efficiency ÷ (1.9 × 256) times faster than today's
+    MMQ, and its prompt takes that gain less the dequantise pass. Nothing fitted: the
+    efficiency is the prior every 16-bit GEMM takes."""
+    work = _gguf_70b(seq_len=512)
+    old = dataclasses.replace(work, prompt_gemm="cublas")
+    eff = perf.efficiencies(A100, None)
+    mmq_rep = perf.llm_replica(A100, work, 1, eff, "cuda")
+    fp16_rep = perf.llm_replica(A100, old, 1, eff, "cuda")
+    assert work.efficiency is not None
+    mmq_prof = work.efficiency.profile(A100, "cuda", "llama.cpp", "int4", "prefill")
+    assert mmq_prof.compute_basis == "sm" and mmq_prof.compute is not None
+    ratio = 2048 * perf.llm_efficiency(eff)["fp16"] / (mmq_prof.compute * 256)
+    assert 2.0 < ratio < 3.0  # the A100s' 2.5-3x under-prediction on the May-2024 rows
+    assert fp16_rep.flops / mmq_rep.flops == pytest.approx(ratio)
+    t_mmq, t_fp16 = mmq_rep.linear(512.0)[1], fp16_rep.linear(512.0)[1]
+    assert t_mmq / t_fp16 == pytest.approx(ratio)
+    mmq = perf.estimate(A100, work, backend="cuda")
+    cublas = perf.estimate(A100, old, backend="cuda")
+    assert mmq.ttft_ms is not None and cublas.ttft_ms is not None
+    # at 512 tokens both are compute-bound: the FP16 copy's read hides under the GEMMs
+    assert fp16_rep.linear(512.0)[0] < t_fp16
+    want = mmq.ttft_ms - (t_mmq - t_fp16 - fp16_rep.dequant_s) * 1e3
+    assert cublas.ttft_ms == pytest.approx(want, rel=1e-6)

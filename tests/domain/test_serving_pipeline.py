@@ -124,9 +124,10 @@ def test_serving_candidates_are_ranked_by_rank_rank_with_the_objectives_of_every
     assert cheapest[0].score == 1.0 and 0 < cheapest[1].score < 1  # best = 1, as every task
     fastest = rank.rank(list(cands), "fastest")
     assert [c.gpu.slug for c in fastest] == sorted(speeds, key=lambda s: -speeds[s])
-    # balanced: speed^w × value^(1−w), the value an hour of the load per dollar
+    # balanced: speed^w × value^(1−w), the value output tokens per dollar (issue #23)
     w = 0.3
-    mix = {s: speeds[s] ** w * (1 / hours[s]) ** (1 - w) for s in hours}
+    tokens = {c.gpu.slug: c.serving.result.output_tokens_per_s or 0.0 for c in cands if c.serving}
+    mix = {s: speeds[s] ** w * (tokens[s] * 3600 / hours[s]) ** (1 - w) for s in hours}
     balanced = rank.rank(list(cands), "balanced", w)
     assert [c.gpu.slug for c in balanced] == sorted(mix, key=lambda s: -mix[s])
 
@@ -200,9 +201,12 @@ def test_best_per_card_picks_each_cards_shape_by_the_objective() -> None:
     # cheapest shape whatever the objective)
     assert _itl(picks["fastest"]) == min(_itl(c) for c in cands)
     assert picks["fastest"].n > 1
-    # cheapest and best value: the lowest $/h; balanced, as every task: the fewest GPUs
+    # cheapest: the lowest $/h; best value: the most output tokens per dollar (issue #23);
+    # balanced, as every task: the fewest GPUs
     assert _hour(picks["cheapest"]) == min(_hour(c) for c in cands)
-    assert picks["best_value"] is picks["cheapest"]
+    values = [c.serving.value for c in cands if c.serving and c.serving.value is not None]
+    assert picks["best_value"].serving is not None
+    assert picks["best_value"].serving.value == max(values)
     assert picks["balanced"].n == min(c.n for c in cands) == 1
     assert _itl(picks["fastest"]) < _itl(picks["cheapest"])
 

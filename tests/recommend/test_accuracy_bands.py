@@ -4,6 +4,7 @@ published results, per regime; the band an unseen runtime or architecture needed
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,12 @@ def test_shipped_coverage_lists_are_the_calibration_sets(accuracy) -> None:
     multi = accuracy.multi_gpu_regimes(ROOT / "data", TRAIN, LLM)
     # TensorRT-LLM's static-batch tuning rows run tensor parallel (decode and first token)
     assert table.multi_gpu == frozenset(multi) == {"train-llm", "serving", "decode", "prefill"}
+    # and those LLM inference runs split every layer: no tuning row runs a layer split
+    spans = accuracy.multi_gpu_spans(accuracy.calibration_rows(ROOT / "data", TRAIN, LLM))
+    assert table.multi_gpu_spans == spans
+    assert spans == {r: frozenset({"tensor"}) for r in ("serving", "decode", "prefill")}
+    # the `span` term: each multi-GPU workload held out against its regime's one-GPU rows
+    assert "span" in table.extrapolation
 
 
 def test_conformal_band_uses_the_finite_sample_order_statistics(accuracy) -> None:
@@ -320,3 +327,54 @@ def test_amd_vllm_static_batches_stay_out_of_the_serving_band(accuracy) -> None:
     # their unexplained 1.1-2.0x would otherwise set the band of every vLLM serving answer
     rows = accuracy.serving_rows(ROOT / "data")
     assert rows and {r[-1] for r in rows} == {"serving_trtllm", "serving_vllm_rtx4090"}
+
+
+def test_a_workload_kind_with_enough_rows_is_banded_apart_from_its_regime(accuracy) -> None:
+    # the regime's band is fitted without the kind's rows, the kind's on them alone
+    pre = [
+        accuracy.CalRow("train-llm", "pytorch", f"pretrain m{i % 4}", f"g{i % 3}", "nvidia",
+                        "Ampere", 0.9 + 0.01 * (i % 5))
+        for i in range(24)
+    ]  # fmt: skip
+    ft = [
+        accuracy.CalRow("train-llm", "pytorch", f"finetune q{i % 4}", "a100", "nvidia",
+                        "Ampere", 0.5 + 0.05 * i, kind="fine-tuning")
+        for i in range(12)
+    ]  # fmt: skip
+    scores = {(b.regime, b.vendor): b for b in accuracy.bands_of(pre + ft)}
+    assert scores[("train-llm", "all")].n == len(pre)
+    assert scores[("train-llm/fine-tuning", "all")].n == len(ft)
+    assert scores[("train-llm", "all")].low >= 0.85  # the kind's spread stays out of it
+    assert scores[("train-llm/fine-tuning", "all")].low <= 0.6
+    # too few rows of a kind for a band of their own: pooled with the regime as before
+    few = {(b.regime, b.vendor): b for b in accuracy.bands_of(pre + ft[:4])}
+    assert ("train-llm/fine-tuning", "all") not in few
+    assert few[("train-llm", "all")].n == len(pre) + 4
+
+
+def test_the_fine_tuning_rows_are_of_the_fine_tuning_kind(accuracy) -> None:
+    # the tuning rows (benchmarks/finetune.py) and the app's fine-tuning job key the same band
+    from app.domain import bands as domain_bands
+    from app.domain import rank
+    from app.shipped.rules import load_efficiency
+    from benchmarks.finetune import finetune_job
+
+    assert accuracy._kind("finetune qwen-7b lora") == domain_bands.FINE_TUNING
+    assert accuracy._kind("pretrain mpt-7b s2048") == ""
+    assert ("train-llm/fine-tuning", "all") in load_efficiency(ROOT / "data").bands
+    from app.catalog.loader import read_gpu_specs
+    from benchmarks.llm_pretrain import decoder
+
+    gpu = next(g for g in read_gpu_specs(ROOT / "data") if g.slug == "a100-sxm4-80gb")
+    model = decoder({"family": "decoder", "params": 1.8e9, "layers": 24, "hidden_size": 2048,
+                     "num_heads": 16, "num_kv_heads": 16, "intermediate_size": 5504,
+                     "vocab_size": 151936})  # fmt: skip
+    for peft in ("lora", "qlora", "none"):
+        row = {"peft": peft, "micro_batch": 1, "seq_len": 512, "checkpointing": True}
+        if peft == "qlora":
+            row |= {"base_quant": "gptq", "precision": "fp16"}
+        work, est = finetune_job(gpu, model, row, ROOT / "data")
+        x = rank.row_band_inputs(gpu, work, est, False)
+        assert (x.regime, x.kind) == ("train-llm", domain_bands.FINE_TUNING)
+    pretrain = replace(work, task="training", peft="none", quantization="none")
+    assert rank.row_band_inputs(gpu, pretrain, est, False).kind == ""

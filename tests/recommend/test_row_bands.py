@@ -87,3 +87,31 @@ def test_serving_rows_band_their_time_to_first_token_with_the_prefill_band() -> 
 def _rows_of(workload: dict[str, object]) -> list[s.Recommendation]:
     req = s.RecommendationRequest.model_validate({"workload": workload, "objective": "fastest"})
     return service.recommend(req, GPUS, RULES).recommendations
+
+
+def test_a_layer_split_names_its_extrapolation_and_tensor_parallel_does_not() -> None:
+    # llama.cpp splits a 70B model's layers over two RTX 4090s; the decode and prefill sets'
+    # multi-GPU runs are tensor parallel (data/efficiency.yaml multi_gpu_spans), so the split
+    # is an extrapolation the row's basis names (its term, calibrated, may be x1)
+    split = _rows(preset="llama-3-70b", quantization="q4_0", runtime="llama.cpp")
+    assert any(r.num_gpus > 1 for r in split)
+    for r in split:
+        named = bands.MULTI_GPU_SPAN.reason in r.uncertainty.basis
+        assert named == (r.num_gpus > 1)
+        ttft = r.uncertainty.time_to_first_token_ms
+        assert ttft is not None and (bands.MULTI_GPU_SPAN.reason in ttft.basis) == (r.num_gpus > 1)
+    tensor = _rows(preset="llama-3-70b", runtime="vllm")
+    assert any(r.num_gpus > 1 for r in tensor)
+    assert all(bands.MULTI_GPU_SPAN.reason not in r.uncertainty.basis for r in tensor)
+
+
+def test_fine_tuning_rows_take_the_fine_tuning_band() -> None:
+    for peft in ("lora", "none"):
+        req = s.RecommendationRequest.model_validate(
+            {"workload": {"task": "fine-tuning", "preset": "llama-3-8b", "peft": peft},
+             "objective": "fastest"}
+        )  # fmt: skip
+        rows = service.recommend(req, GPUS, RULES).recommendations
+        assert rows
+        for r in rows:
+            assert "published train-llm fine-tuning results" in r.uncertainty.basis
