@@ -32,6 +32,16 @@ REQUESTS: list[dict[str, Any]] = [
         "constraints": {"acquisition": "buy", "max_purchase_usd": 40000},
         "limit": 500,
     },
+    # extra GPUs as copies: planned card by card (no columns), each count laid out as copies
+    {
+        "workload": {
+            "preset": "llama-3-70b",
+            "task": "inference",
+            "batch_size": 16,
+            "extra_gpus": "copies",
+        },
+        "limit": 40,
+    },
 ]
 
 
@@ -147,6 +157,16 @@ FASTEST: list[dict[str, Any]] = [
         "limit": 3,
     },
     {"workload": {"preset": "qwen2.5-72b", "task": "inference"}, "limit": 10},
+    # extra GPUs as copies: a copy's share of the batch, bounded copy by copy
+    {
+        "workload": {
+            "preset": "llama-3-8b",
+            "task": "inference",
+            "batch_size": 24,
+            "extra_gpus": "copies",
+        },
+        "limit": 5,
+    },
 ]
 
 
@@ -252,6 +272,18 @@ WORKLOADS = [
     # an eager loop, whose decode steps are bound by host dispatch
     {"preset": "llama-3-8b", "task": "inference", "runtime": "pytorch", "max_gpus": 8},
 ]
+# Extra GPUs as copies (workload.extra_gpus): their bounds, copy by copy
+COPIES = [
+    {"preset": "llama-3-70b", "task": "inference", "batch_size": 16, "extra_gpus": "copies"},
+    {"preset": "llama-3-8b", "task": "inference", "batch_size": 6, "extra_gpus": "copies"},
+    {
+        "preset": "llama-3-8b",
+        "task": "inference",
+        "batch_size": 64,
+        "runtime": "vllm",
+        "extra_gpus": "copies",
+    },
+]
 
 
 def _context_for(
@@ -280,7 +312,7 @@ def _plans(gpus: list[Any], ctx: Any) -> Iterator[tuple[Any, list[Any]]]:
             yield gpu, planned
 
 
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+@pytest.mark.parametrize("workload", [*WORKLOADS, *COPIES], ids=lambda w: w["preset"])
 def test_a_card_bound_is_above_every_count_of_the_card(
     workload: dict[str, Any], catalog: Any
 ) -> None:
@@ -297,7 +329,7 @@ def test_a_card_bound_is_above_every_count_of_the_card(
     assert checked > 10
 
 
-@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w["preset"])
+@pytest.mark.parametrize("workload", [*WORKLOADS, *COPIES], ids=lambda w: w["preset"])
 def test_the_throughput_bound_is_never_exceeded(workload: dict[str, Any], catalog: Any) -> None:
     gpus, work, ctx = _context_for(workload, catalog)
     checked = many = 0
