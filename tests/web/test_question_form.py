@@ -270,3 +270,19 @@ def test_finish_within_is_a_form_field_that_reaches_the_answer(client: TestClien
     assert "a shorter job" in html
     bad = page(client, "/recommendations?preset=resnet-50&max_hours=-2", 422)
     assert field_value(bad, "max_hours") == "-2" and field_error(bad, "max_hours") is not None
+
+
+def test_extra_gpus_is_an_inference_field_that_reaches_the_answer(read_client: TestClient) -> None:
+    home = page(read_client, "/")
+    assert re.search(r'data-field="extra_gpus" data-tasks="inference"', home)
+    assert '<option value="copies" >' in home and "Extra GPUs run as" in home
+    html = page(
+        read_client,
+        "/recommendations?preset=llama-3-8b&task=inference&batch_size=32&num_gpus=8"
+        "&extra_gpus=copies&objective=fastest",
+    )
+    assert "8 copies × 1 GPU" in html
+    bad = page(
+        read_client, "/recommendations?preset=resnet-50&task=training&extra_gpus=copies", 422
+    )
+    assert "inference" in (field_error(bad, "extra_gpus") or "")
