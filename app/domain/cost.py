@@ -5,8 +5,7 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 
@@ -140,15 +139,13 @@ def rates(
 
 
 def values(
-    throughput: NDArray[np.float64], terms: Sequence[Rates], acquisition: str
+    throughput: NDArray[np.float64], terms: NDArray[np.float64], acquisition: str
 ) -> NDArray[np.float64]:
-    """``value(estimate_cost(...), acquisition)`` of each row at its throughput and ``rates``,
-    to the last bit (the same float64 operations in the same order, elementwise); NaN where
-    the value is None."""
-    # None is NaN (as np.array reads it, which converts None twice as slowly)
-    flat = (math.nan if x is None else x for p, h, _, e, z in terms for x in (p, h, e, z))
-    got = np.fromiter(flat, np.float64, 4 * len(terms)).reshape(len(terms), 4)
-    purchase, hourly, energy_h, horizon = got.T
+    """``value(estimate_cost(...), acquisition)`` of each row at its throughput and ``terms``
+    (a row each: purchase, per hour, energy per hour and horizon as ``rates`` gives them, NaN
+    for None), to the last bit (the same float64 operations in the same order, elementwise);
+    NaN where the value is None."""
+    purchase, hourly, energy_h, horizon = terms.T
     with np.errstate(divide="ignore", invalid="ignore"):
         rent = np.where(hourly != 0, throughput * 3600.0 / hourly, np.nan)  # NaN stays NaN
         owned = purchase + np.where(np.isnan(energy_h), 0.0, energy_h) * horizon

@@ -944,11 +944,13 @@ def runtime_startup_activations_gb(
     spec = serving_spec(table, runtime)
     if spec is None:
         return None
+    # both defaults at once (default_max_seqs, default_max_tokens): read for every configuration
+    seqs, tokens = scheduler_limits(spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu)
     return startup_activations_gb(
         per_logit=spec.profile_bytes_per_logit,
-        rows=default_max_seqs(spec, gpu),
+        rows=seqs,
         mode=spec.startup_activations,
-        tokens=default_max_tokens(spec, gpu),
+        tokens=tokens,
         vocab=vocab,
         hidden=hidden,
         intermediate=intermediate,

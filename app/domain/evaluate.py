@@ -545,15 +545,7 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
     offers = ctx.offers
     if offers is None or config.offer is not None:
         return None
-    table: dict[tuple[str, int], costs.Pricing] | None = ctx.memo.get(_PRICES)
-    if table is None:
-        # an offers snapshot (costs.OfferBook) keeps one table per rental policy, usage and
-        # purchase basis for every request that asks with them; plain offers: this request's
-        table = ctx.memo[_PRICES] = (
-            offers.prices(ctx.rental, ctx.usage, ctx.purchase_basis)
-            if isinstance(offers, costs.OfferBook)
-            else {}
-        )
+    table = _price_table(ctx, offers)
     key = (config.gpu.slug, n)
     pricing = table.get(key)
     if pricing is None:
@@ -566,6 +558,22 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
             topology.node_size(config.gpu),
         )
     return pricing
+
+
+def _price_table(
+    ctx: Context, offers: Mapping[str, costs.GpuOffers]
+) -> dict[tuple[str, int], costs.Pricing]:
+    """The request's prices by (slug, count), filled as configurations are priced."""
+    table: dict[tuple[str, int], costs.Pricing] | None = ctx.memo.get(_PRICES)
+    if table is None:
+        # an offers snapshot (costs.OfferBook) keeps one table per rental policy, usage and
+        # purchase basis for every request that asks with them; plain offers: this request's
+        table = ctx.memo[_PRICES] = (
+            offers.prices(ctx.rental, ctx.usage, ctx.purchase_basis)
+            if isinstance(offers, costs.OfferBook)
+            else {}
+        )
+    return table
 
 
 _PRICES = ("prices",)
@@ -1420,6 +1428,58 @@ def price_terms(config: Configuration, ctx: Context) -> costs.Rates | None:
     priced, pricing = basis
     n = max(1, config.num_gpus)
     return costs.rates(priced, n, ctx.limits.electricity_usd_per_kwh, pricing, ctx.usage)
+
+
+def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[bool], list[float]]:
+    """``price_terms`` of every configuration in one pass: whether it has a price, and its
+    rates (purchase, per hour, energy per hour, horizon) flattened four to a configuration,
+    NaN for None and in all four places where it has no price (costs.values reads them as
+    rows), to the last bit. A configuration the loaded offers price (no offer of its own, as
+    the catalog's columns make them) reads its entry of the request's table of prices here,
+    as _price_basis and costs.rates read it; any other is ``price_terms``'s. (A call per
+    configuration, a dozen calls deep, was ~0.2 ms of the open question's ~100 cards.)"""
+    nan = math.nan
+    unpriced = (nan, nan, nan, nan)
+    offers = ctx.offers
+    table = _price_table(ctx, offers) if offers is not None else {}
+    kwh = ctx.limits.electricity_usd_per_kwh
+    kwh_price = costs.DEFAULT_ELECTRICITY_USD_PER_KWH if kwh is None else kwh
+    known: list[bool] = []
+    flat: list[float] = []
+    for c in configs:
+        if offers is None or c.offer is not None:
+            terms = price_terms(c, ctx)
+            known.append(terms is not None)
+            if terms is None:
+                flat += unpriced
+                continue
+            purchase, hourly, _, energy_h, horizon = terms
+            flat += (
+                nan if purchase is None else purchase,
+                nan if hourly is None else hourly,
+                nan if energy_h is None else energy_h,
+                horizon,
+            )
+            continue
+        gpu, n = c.gpu, max(1, c.num_gpus)
+        pricing = None
+        if gpu.slug in offers:  # else no price (_price_basis)
+            pricing = table.get((gpu.slug, n))
+            if pricing is None:
+                pricing = _offer_pricing(c, n, ctx)
+        if pricing is None or not pricing.price_known:
+            known.append(False)
+            flat += unpriced
+            continue
+        purchase, rent, tdp = pricing.purchase_usd, pricing.rent, gpu.tdp_w
+        known.append(True)
+        flat += (
+            nan if purchase is None else purchase,
+            nan if rent is None else rent.usd_per_hour,
+            nan if tdp is None else tdp * n / 1000.0 * kwh_price,
+            pricing.usage.hours,
+        )
+    return known, flat
 
 
 def _costs(

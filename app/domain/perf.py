@@ -2328,7 +2328,8 @@ def llm_one_gpu_estimate(
     decode steps stepped as columns elsewhere (app/domain/fleet.py, with the bounds): one GPU
     has no links, so the row is the replica ``estimate`` steps, to the last bit, as in
     ``llm_estimates``."""
-    pre, dec = (_Row(*(float(c[row]) for c in step)) for step in (prompt, decode))
+    # item(): the float itself, where float(c[row]) makes a numpy scalar first
+    pre, dec = (_Row(*[c.item(row) for c in step]) for step in (prompt, decode))
     return _llm_perf(work, 1, pre, dec, None, card.math or card.mode, eff, backend)
 
 

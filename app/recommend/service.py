@@ -644,12 +644,12 @@ def _every_shown(
         speed = bounds[kept]
         rows = list(found)
         speed[rows] = ev.loose_bounds([configs[i] for i in rows], ctx)
-    terms = [ev.price_terms(c, ctx) for c in configs]
-    priced = np.array([t is not None for t in terms], bool)
+    known, flat = ev.price_columns(configs, ctx)
+    priced = np.array(known, bool)
+    rates = np.array(flat, np.float64).reshape(len(configs), 4)
     value = np.full(len(configs), np.nan)
     valued = np.flatnonzero(priced & np.isfinite(speed))  # without a price there is no value
-    rates = [t for i in valued.tolist() if (t := terms[i]) is not None]
-    value[valued] = costs.values(speed[valued], rates, ctx.limits.acquisition)
+    value[valued] = costs.values(speed[valued], rates[valued], ctx.limits.acquisition)
 
     # asked only of rows found as planned (``_Shown.walk``), which the columns found
     def estimate(i: int) -> PerfEstimate | None:

@@ -100,6 +100,7 @@ def test_values_as_columns_are_each_rows_value(acquisition: str) -> None:
         terms.append(cost.rates(gpu, n, kwh))
         speeds.append(t)
         want.append(cost.value(est, acquisition))
-    got = cost.values(np.array(speeds), terms, acquisition).tolist()
+    rows = [[np.nan if x is None else x for x in (p, h, e, z)] for p, h, _, e, z in terms]
+    got = cost.values(np.array(speeds), np.array(rows, np.float64), acquisition).tolist()
     assert [None if np.isnan(v) else v for v in got] == want
     assert any(w is None for w in want) and any(w is not None for w in want)

@@ -650,3 +650,36 @@ def test_a_kept_snapshots_usable_memory_is_the_requests_models(catalog: Any) -> 
     reused = fleet.snapshot(kept, other)
     fresh = fleet.snapshot(_fleet(gpus, other), other)
     assert np.array_equal(reused.avail, fresh.avail)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_prices_taken_in_one_pass_are_each_configurations_price_terms(
+    seed: int, catalog: Any
+) -> None:
+    """ev.price_columns (a balanced answer's prices of the catalog's cards at once) is
+    ev.price_terms of each configuration, to the last bit: every planned configuration of the
+    catalog under the shipped offers with some cards' offers dropped, on a fresh context (its
+    table of prices filled by the pass itself), and under the catalog's own prices."""
+    import random
+
+    gpus, offers, rules = catalog
+    rng = random.Random(seed)
+    some = {k: v for k, v in offers.items() if rng.random() < 2 / 3}
+    for priced in (some, None):
+        req = s.RecommendationRequest.model_validate({"workload": {"preset": "llama-3-8b"}})
+        work, _ = service.resolve_workload(req.workload)
+        ctx = service._context(work, req, "balanced", rules, None, offers=priced)
+        configs = [c for _, planned in _plans(gpus, ctx) for c in planned]
+        fresh = service._context(work, req, "balanced", rules, None, offers=priced)
+        known, flat = ev.price_columns(configs, fresh)
+        want = [ev.price_terms(c, ctx) for c in configs]
+        assert known == [t is not None for t in want]
+        rows = [flat[4 * i : 4 * i + 4] for i in range(len(configs))]
+        for got, t in zip(rows, want, strict=True):
+            if t is None:
+                assert all(math.isnan(x) for x in got)
+            else:
+                purchase, hourly, _, energy, horizon = t
+                expect = [purchase, hourly, energy, horizon]
+                assert [None if math.isnan(x) else x for x in got] == expect
+        assert any(known) and (priced is None or not all(known))

@@ -1,0 +1,102 @@
+"""Machine instructions per open-question request, counted by valgrind: the same on a busy
+machine as on a quiet one (to ~0.5 %), where CPU time on a shared 2-core box moves by 20 %.
+
+    PYTHONHASHSEED=0 PYTHONPATH=. python benchmarks/request_instructions.py [--requests 8]
+        [--endpoint]
+
+Runs itself under ``valgrind --tool=callgrind`` with instrumentation off (the app's start and
+a warm-up run at a few times native speed), switches it on for ``--requests`` open-question
+requests (api_speed.py's OPEN_BODY, the batch size cycling) and off again with
+``callgrind_control``, and prints the instructions counted per request (every thread: the
+TestClient's, the app's and its worker's). ``--endpoint``: the route's own work only
+(request_cpu.py's ``_endpoint``: the request model, the engine, the answer's JSON). The app's
+background readiness check (every second; a run under valgrind is ~50× slower, so it would
+land inside the window) runs once at start only. Needs valgrind (``apt-get install valgrind``);
+about 2-3 minutes on the development machine. Compare two trees by running it in each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _ctl(flag: str) -> None:
+    subprocess.run(
+        ["callgrind_control", "-i", flag, str(os.getpid())], check=True, capture_output=True
+    )
+
+
+def child(requests: int, endpoint: bool) -> None:
+    """Under valgrind: the counted requests."""
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    import app.system.health as health
+    from app.config import Settings
+    from app.main import create_app
+    from benchmarks.api_speed import OPEN_BODY, _body
+    from benchmarks.request_cpu import _endpoint
+
+    every_second = health.keep_checking
+
+    async def once(app: object, every_s: float = 1e9) -> None:
+        await every_second(app, every_s)
+
+    health.keep_checking = once  # type: ignore[assignment]
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(Settings(database_url=f"sqlite:///{tmp}/ir.db"))
+        logging.disable(logging.INFO)
+        with TestClient(app) as client:
+
+            def run(n: int) -> None:
+                if endpoint:
+                    _endpoint(app, n)
+                    return
+                for i in range(n):
+                    client.post("/api/v1/recommendations", json=_body(OPEN_BODY, i))
+
+            run(16)  # warm-up: first-call imports, the catalog's terms
+            _ctl("on")
+            run(requests)
+            _ctl("off")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=8)
+    ap.add_argument("--endpoint", action="store_true", help="the route's own work only")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        child(args.requests, args.endpoint)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [
+            "valgrind", "--tool=callgrind", "--instr-atstart=no",
+            f"--callgrind-out-file={tmp}/callgrind.out",
+            sys.executable, __file__, "--child", "--requests", str(args.requests),
+        ] + (["--endpoint"] if args.endpoint else [])  # fmt: skip
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        print(done.stderr[-2000:])
+        return 1
+    total = int(found.group(1).replace(",", ""))
+    what = "endpoint's own work" if args.endpoint else "whole request (TestClient)"
+    print(f"{total / args.requests / 1e6:.2f} M instructions per open-question request ({what})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
