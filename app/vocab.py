@@ -141,13 +141,14 @@ PEFT_LABELS: dict[str, str] = {
 
 #: Task 'inference' on more GPUs than one replica of the model needs: one replica spread over
 #: all of them (the runtime's span: tensor parallel or a layer split; the latency of one
-#: stream), or copies of the fewest GPUs that hold it side by side, each on its share of the
-#: samples (a batch of independent work: throughput × copies, nothing crosses between them).
+#: stream), or, for a batch of independent work, copies side by side, each on its share of
+#: the samples (nothing crosses between them), where they get through the batch faster than
+#: one replica (evaluate.copies_of).
 ExtraGpus = Literal["one_replica", "copies"]
 EXTRA_GPUS: tuple[ExtraGpus, ...] = get_args(ExtraGpus)
 EXTRA_GPUS_LABELS: dict[str, str] = {
-    "one_replica": "One replica over all of them (lowest latency)",
-    "copies": "Copies side by side, each on its share (most throughput)",
+    "one_replica": "One replica (one stream)",
+    "copies": "Copies where faster (batch work)",
 }
 
 #: How the model is run. Efficiencies and overheads are keyed by runtime (owned by `serving`).

@@ -836,23 +836,31 @@ def _as_copies(out: list[Configuration], ctx: Context, run: WorkloadSpec) -> Non
 
 
 def copies_of(ctx: Context, gpu: GpuSpec, variant: tuple[Gate, JobKey], n: int) -> int:
-    """How many copies of the job ``n`` GPUs run side by side under workload.extra_gpus
-    'copies': the most whose GPUs each (n ÷ copies of them) hold a copy's share of the batch
-    (``copy_job``), no more than the batch has samples (a copy without one would idle); 1 (one
-    replica over all ``n``) where no more fit. Copies divide ``n``: of a power-of-two count,
-    powers of two."""
+    """How ``n`` GPUs run the job under workload.extra_gpus 'copies': the layout that gets
+    through the batch fastest among one replica over all ``n`` (1) and each count of copies
+    side by side whose GPUs (n ÷ copies of them) hold a copy's share of the batch
+    (``copy_job``), no more copies than the batch has samples (a copy without one would idle).
+    Copies read every weight once per copy per step, so at small batches one tensor-parallel
+    replica over NVLink can beat them (vLLM, Llama 3 8B at batch 32 on 8 × H100 SXM: 7,401
+    against 3,907 tokens/s), while a host-bound or compute-bound replica gains from them: the
+    samples being independent says copies may run, not that they are faster. Copies divide
+    ``n``: of a power-of-two count, powers of two; ties go to fewer copies."""
     g, key = variant
     assert g.backend is not None
     run = job_variant(ctx, key)
-    for c in range(min(n, run.batch_size), 1, -1):
+    best, fastest = 1, _llm_estimate(ctx, gpu, key, run, g, n).throughput
+    for c in range(2, min(n, run.batch_size) + 1):
         if n % c:
             continue
         ckey, cjob = copy_job(ctx, key, run, c)
         per = n // c
         mem = variant_memory(ctx, ckey, cjob, per, g.backend, g.flash_attention)
-        if mem.total <= usable_gb(gpu, cjob, per):
-            return c
-    return 1
+        if mem.total > usable_gb(gpu, cjob, per):
+            continue
+        t = _llm_estimate(ctx, gpu, key, run, g, n, c).throughput
+        if t > fastest:
+            best, fastest = c, t
+    return best
 
 
 def copy_job(

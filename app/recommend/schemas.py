@@ -505,11 +505,11 @@ class WorkloadIn(_In):
         title="Extra GPUs run as",
         description="Inference on more GPUs than one copy of the model needs. Blank or "
         "'one_replica': one replica over all of them, as the runtime spreads it (tensor "
-        "parallel or a layer split): the latency of one stream. 'copies': copies of the "
-        "fewest GPUs that hold one, side by side, each on its share of the batch and the "
-        "samples: more throughput for a batch of independent work (offline generation, "
-        "embeddings). The batch size stays the whole batch: to run each of c copies at b, ask "
-        "b × c. Changes LLM inference only (other models already run extra GPUs as copies); "
+        "parallel or a layer split): the latency of one stream. 'copies': the samples are a "
+        "batch of independent work (offline generation, embeddings), so extra GPUs may run "
+        "copies side by side, each on its share of the batch, wherever that gets through the "
+        "batch faster than one replica (the row names the layout it took). The batch size "
+        "stays the whole batch: to run each of c copies at b, ask b × c. Changes LLM inference only (other models already run extra GPUs as copies); "
         "422 for other tasks.",
         json_schema_extra=ui("workload", tasks=("inference",), assumed="One replica"),
     )
