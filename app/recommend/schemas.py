@@ -509,8 +509,8 @@ class WorkloadIn(_In):
         "batch of independent work (offline generation, embeddings), so extra GPUs may run "
         "copies side by side, each on its share of the batch, wherever that gets through the "
         "batch faster than one replica (the row names the layout it took). The batch size "
-        "stays the whole batch: to run each of c copies at b, ask b × c. Changes LLM inference only (other models already run extra GPUs as copies); "
-        "422 for other tasks.",
+        "stays the whole batch: to run each of c copies at b, ask b × c. Changes LLM "
+        "inference only (other models already run extra GPUs as copies); 422 for other tasks.",
         json_schema_extra=ui("workload", tasks=("inference",), assumed="One replica"),
     )
     allow_tf32_matmul: bool | None = Field(
