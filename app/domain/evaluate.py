@@ -671,16 +671,22 @@ def _llm_estimate(
     lkey = ("llm", gpu.slug, key, n)
     hit: perf.PerfEstimate | None = ctx.memo.get(lkey)
     if hit is None:
-        hit = perf.estimate(
-            gpu,
-            run,
-            framework=ctx.framework,
-            num_gpus=n,
-            calibration=ctx.calibration,
-            backend=g.backend,
-        )
-        ctx.memo[lkey] = hit
+        hit = ctx.memo[lkey] = _replica_estimate(ctx, gpu, run, g, n)
     return hit
+
+
+def _replica_estimate(
+    ctx: Context, gpu: GpuSpec, run: WorkloadSpec, g: Gate, n: int
+) -> perf.PerfEstimate:
+    """``run`` as one replica over ``n`` × ``gpu``, spread as the runtime spreads it."""
+    return perf.estimate(
+        gpu,
+        run,
+        framework=ctx.framework,
+        num_gpus=n,
+        calibration=ctx.calibration,
+        backend=g.backend,
+    )
 
 
 def _copies_estimate(
@@ -694,15 +700,7 @@ def _copies_estimate(
     if hit is None:
         assert g.backend is not None
         _, cjob = copy_job(ctx, key, run, copies)
-        per = n // copies
-        one = perf.estimate(
-            gpu,
-            cjob,
-            framework=ctx.framework,
-            num_gpus=per,
-            calibration=ctx.calibration,
-            backend=g.backend,
-        )
+        one = _replica_estimate(ctx, gpu, cjob, g, n // copies)
         single = _llm_estimate(ctx, gpu, key, run, g, 1).step_time_s
         span = perf.profile_for(gpu, cjob, g.backend, "decode").span
         hit = ctx.memo[ckey_est] = perf.as_copies(one, copies, run.batch_size, single, span)

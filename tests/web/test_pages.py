@@ -7,10 +7,10 @@ import ast
 import csv
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from html import unescape as html_unescape
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -23,6 +23,8 @@ from app.main import create_app
 from app.offers.service import buy_prices_by_gpu, rent_from_by_gpu
 from app.web import charts, templating
 from tests.web.sample_report import sample_report
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[2]
 XSS = "<script>alert('x')</script> Evil Card"
@@ -198,14 +200,19 @@ def test_catalog_huge_offset_is_a_field_error_not_a_crash(
 # ---------------------------------------------------------------------------- prices from the offers
 
 
+def _read_offers(settings: Settings, read: Callable[[Any], T]) -> T:
+    """``read(session)`` on the read-only test database, in a session of its own."""
+    engine = make_engine(settings.database_url)
+    with session_scope(make_session_factory(engine)) as session:
+        got = read(session)
+    engine.dispose()
+    return got
+
+
 @pytest.fixture(scope="module")
 def rent_prices(read_settings: Settings) -> Mapping[str, RentFrom]:
     """The offers' "from" prices (tests/offers/test_rent_from.py checks them on the rows)."""
-    engine = make_engine(read_settings.database_url)
-    with session_scope(make_session_factory(engine)) as session:
-        prices = rent_from_by_gpu(session)
-    engine.dispose()
-    return prices
+    return _read_offers(read_settings, rent_from_by_gpu)
 
 
 def shown_prices(html: str) -> list[tuple[str, float | None]]:
@@ -308,11 +315,8 @@ def shown_buy(html: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def buy_prices(read_settings: Settings) -> Mapping[str, BuyPrice]:
-    engine = make_engine(read_settings.database_url)
-    with session_scope(make_session_factory(engine)) as session:
-        buys = buy_prices_by_gpu(session)
-    engine.dispose()
-    return buys
+    """What a recommendation pays to buy each card (cost.buy_price over its offers)."""
+    return _read_offers(read_settings, buy_prices_by_gpu)
 
 
 def test_catalog_price_column_is_what_a_recommendation_pays(
