@@ -831,7 +831,7 @@ def _ranked(
     # A balanced answer shows each card with the fewest cards (then savers) that run the job
     # (rank.best_per_card): that configuration is found without evaluating the others, which
     # only the rows shown list as alternatives. (A serving card's balanced pick breaks ties in
-    # its count by value and speed, rank.serving_pick: every shape is evaluated.)
+    # its count by price and speed, rank.serving_pick: every shape is evaluated.)
     lazy = _lazy(request) and ctx.work.task != "serving"
     cards: dict[str, _Card] = {}
     census = _Census()
