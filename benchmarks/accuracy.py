@@ -1825,15 +1825,11 @@ def _serving_heldout(
     if row["metric"] != "output_tokens_per_s":
         raise ValueError(f"held-out serving metric {row['metric']!r} is not scored")
     value = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s
-    # the band the serving answer draws (app/recommend/serving.py): the regime's, on priors
-    inputs = bands.BandInputs(
-        regime="serving",
-        vendor=gpu.vendor,
-        architecture=gpu.architecture,
-        runtime=row["runtime"],
-        efficiency_source="prior",
-    )
-    return float(value or math.nan), inputs, serving_band(gpu, row["runtime"], table)
+    # the band the serving answer draws (app/recommend/serving.py): the regime's, on priors,
+    # keyed by the replica's GPUs and its runtime's span (rank.serving_band_inputs)
+    runtime = serving_accuracy.runtime_of(gpu, cfg.runtime, table)
+    inputs = rank.serving_band_inputs(gpu, cfg, runtime)
+    return float(value or math.nan), inputs, serving_band(gpu, cfg, runtime, table)
 
 
 def _in_metric(metric: str, est: perf.PerfEstimate, batch: int, seq_len: int = 1) -> float:

@@ -126,6 +126,14 @@ def _backend(gpu: GpuSpec) -> str:
     return "cuda" if "cuda" in gpu.backends else (gpu.backends[0] if gpu.backends else "cuda")
 
 
+def runtime_of(gpu: GpuSpec, name: str, table: EfficiencyTable) -> sv.RuntimeProfile:
+    """The serving runtime's defaults on ``gpu``'s stack (its decode row's span among them)."""
+    backend = _backend(gpu)
+    decode = table.profile(gpu, backend, name, "bf16", "decode")
+    prefill = table.profile(gpu, backend, name, "bf16", "prefill")
+    return sv.runtime_profile(table, name, decode, prefill)
+
+
 def evaluate_one(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -143,10 +151,7 @@ def evaluate_one(
     benchmark's own (``trtllm_bench_settings``), not the runtime's defaults."""
     mem_eff, comp = efficiencies_for(gpu, calibration)  # None: the priors
     load = sv.ServingLoad(isl, osl, concurrent_requests=concurrency or 1)
-    backend = _backend(gpu)
-    decode = table.profile(gpu, backend, cfg.runtime, "bf16", "decode")
-    prefill = table.profile(gpu, backend, cfg.runtime, "bf16", "prefill")
-    runtime = sv.runtime_profile(table, cfg.runtime, decode, prefill)
+    runtime = runtime_of(gpu, cfg.runtime, table)
     if settings == "trtllm-bench":
         bs, tokens = trtllm_bench_settings(
             gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl

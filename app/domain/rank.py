@@ -12,6 +12,7 @@ from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
+from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
@@ -406,6 +407,25 @@ def row_band_inputs(
         # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
         kind=bands.FINE_TUNING if work.task == "fine-tuning" else "",
         span=replica_span(gpu, work, est),
+    )
+
+
+def serving_band_inputs(
+    gpu: GpuSpec, config: ServingConfig, runtime: RuntimeProfile, regime: str = "serving"
+) -> bands.BandInputs:
+    """A serving shape's band inputs, keyed as an LLM inference row's (row_band_inputs): on
+    the runtime's priors, one replica's GPUs and how the runtime spans them (``multi_gpu``,
+    its decode row's ``span``: a llama.cpp layer split is widened where the regime's
+    multi-GPU rows are all tensor parallel); ``regime`` "prefill" for its first-token band."""
+    n = max(1, config.gpus_per_replica)
+    return bands.BandInputs(
+        regime=regime,
+        vendor=gpu.vendor,
+        architecture=gpu.architecture,
+        runtime=runtime.name,
+        efficiency_source="prior",
+        num_gpus=n,
+        span=runtime.multi_gpu if n > 1 else "",
     )
 
 

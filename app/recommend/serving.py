@@ -400,7 +400,7 @@ def _recommendation(
             factor_high=hi,
             basis=basis,
             time_to_first_token_ms=time_band_out(
-                r.ttft_ms, serving_first_token_band(gpu, row.runtime.name, table_)
+                r.ttft_ms, serving_first_token_band(gpu, r.config, row.runtime, table_)
             ),
         ),
         provenance={
@@ -429,18 +429,22 @@ def _recommendation(
 
 
 def _band(row: _Row, table: efficiency.EfficiencyTable) -> tuple[float, float, str]:
-    return serving_band(row.gpu, row.runtime.name, table)
+    return serving_band(row.gpu, row.result.config, row.runtime, table)
 
 
 def serving_band(
-    gpu: GpuSpec, runtime: str, table: efficiency.EfficiencyTable
+    gpu: GpuSpec,
+    config: sv.ServingConfig,
+    runtime: sv.RuntimeProfile,
+    table: efficiency.EfficiencyTable,
 ) -> tuple[float, float, str]:
     """The serving regime's calibrated band (benchmarks/accuracy.py: published TensorRT-LLM
     saturation and vLLM load points, each GPU and each model held out), widened where the row's
-    runtime or architecture is not in that set. Its MoE and fp4 rows are in the calibration,
-    so neither adds a stated allowance here. benchmarks/accuracy.py scores the held-out serving
-    rows' bands as the app answers through it."""
-    return bands.band(_serving_inputs(gpu, runtime, "serving"), table)
+    runtime or architecture is not in that set, or its replica spans GPUs in a way those rows
+    did not (rank.serving_band_inputs: a llama.cpp layer split). Its MoE and fp4 rows are in
+    the calibration, so neither adds a stated allowance here. benchmarks/accuracy.py scores the
+    held-out serving rows' bands as the app answers through it."""
+    return bands.band(rank.serving_band_inputs(gpu, config, runtime), table)
 
 
 # A serving row's time to first token is its prompt pass plus the wait behind other requests
@@ -452,23 +456,17 @@ SERVING_TTFT_NOTE = (
 
 
 def serving_first_token_band(
-    gpu: GpuSpec, runtime: str, table: efficiency.EfficiencyTable
+    gpu: GpuSpec,
+    config: sv.ServingConfig,
+    runtime: sv.RuntimeProfile,
+    table: efficiency.EfficiencyTable,
 ) -> tuple[float, float, str]:
     """The band on a serving row's prefill rate, whose inverse is its time to first token
     (rows.time_band_out): serving_band's inputs in the calibrated ``prefill`` regime (published
     llama.cpp prompt rates and TensorRT-LLM first-token latencies), the same widenings."""
-    lo, hi, basis = bands.band(_serving_inputs(gpu, runtime, "prefill"), table)
+    x = rank.serving_band_inputs(gpu, config, runtime, "prefill")
+    lo, hi, basis = bands.band(x, table)
     return lo, hi, f"{basis}; {SERVING_TTFT_NOTE}"
-
-
-def _serving_inputs(gpu: GpuSpec, runtime: str, regime: str) -> bands.BandInputs:
-    return bands.BandInputs(
-        regime=regime,
-        vendor=gpu.vendor,
-        architecture=gpu.architecture,
-        runtime=runtime,
-        efficiency_source="prior",
-    )
 
 
 def _price_words(priced: serving_step.Price) -> str:

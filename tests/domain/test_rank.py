@@ -7,9 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from app.domain import cost, perf, rank
+from app.domain import bands, cost, perf, rank
+from app.domain import serving as sv
 from app.domain.gpu import GpuSpec, Price
 from app.domain.workload import WorkloadSpec, memory_breakdown
+from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import (
     A100,
     H100,
@@ -232,3 +234,22 @@ def test_checkpointing_is_suggested_only_where_memory_is_short() -> None:
     assert not any("checkpointing" in t for t in rank.tips(c, job))
     c.available_gb = c.memory.total * 1.1
     assert any("checkpointing" in t for t in rank.tips(c, job))
+
+
+def test_a_serving_replica_keys_its_band_as_an_llm_inference_row() -> None:
+    """A serving shape's band names a layer split as an LLM inference row's does: one replica
+    of two GPUs under llama.cpp (the serving and prefill regimes' multi-GPU rows are tensor
+    parallel, data/efficiency.yaml multi_gpu_spans), not vLLM's tensor-parallel replica nor
+    replicas of one GPU each (replicas share nothing)."""
+    table = load_efficiency()
+
+    def basis(runtime: str, per_replica: int, regime: str) -> str:
+        decode = table.profile(H100, "cuda", runtime, "bf16", "decode")
+        rt = sv.runtime_profile(table, runtime, decode)
+        cfg = sv.ServingConfig(per_replica, 2, "bf16", "bf16", runtime)
+        return bands.band(rank.serving_band_inputs(H100, cfg, rt, regime), table)[2]
+
+    for regime in ("serving", "prefill"):
+        assert bands.MULTI_GPU_SPAN.reason in basis("llama.cpp", 2, regime)
+        assert bands.MULTI_GPU_SPAN.reason not in basis("vllm", 2, regime)
+        assert bands.MULTI_GPU_SPAN.reason not in basis("llama.cpp", 1, regime)

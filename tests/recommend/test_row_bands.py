@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.domain import bands
+from app.domain import serving as sv
+from app.domain.gpu import GpuSpec
 from app.recommend import schemas as s
 from app.recommend import service
 from app.shipped.paths import shipped_path
@@ -76,12 +78,23 @@ def test_serving_rows_band_their_time_to_first_token_with_the_prefill_band() -> 
     for r in rows:
         tb, t = r.uncertainty.time_to_first_token_ms, r.time_to_first_token_ms
         assert tb is not None and t is not None
-        lo, hi, basis = serving_first_token_band(
-            next(g for g in GPUS if g.slug == r.gpu.slug), r.runtime, table
-        )
+        gpu = next(g for g in GPUS if g.slug == r.gpu.slug)
+        lo, hi, basis = serving_first_token_band(gpu, *_shape(r, gpu), table)
         assert (tb.low, tb.high) == pytest.approx(bands.time_band(t, lo, hi))
         assert tb.basis == basis and basis.endswith(SERVING_TTFT_NOTE)
         assert "published prefill results" in basis
+
+
+def _shape(r: s.Recommendation, gpu: GpuSpec) -> tuple[sv.ServingConfig, sv.RuntimeProfile]:
+    """A serving row's shape and runtime as the band reads them."""
+    o = r.serving
+    assert o is not None
+    table = load_efficiency(shipped_path("data"))
+    decode = table.profile(gpu, "cuda", o.runtime, "bf16", "decode")
+    cfg = sv.ServingConfig(
+        o.gpus_per_replica, o.replicas, o.weight_precision, o.kv_cache_precision, o.runtime
+    )
+    return cfg, sv.runtime_profile(table, o.runtime, decode)
 
 
 def _rows_of(workload: dict[str, object]) -> list[s.Recommendation]:
@@ -115,3 +128,17 @@ def test_fine_tuning_rows_take_the_fine_tuning_band() -> None:
         assert rows
         for r in rows:
             assert "published train-llm fine-tuning results" in r.uncertainty.basis
+
+
+def test_a_layer_split_serving_replica_names_its_extrapolation() -> None:
+    # the answer wires each shape's replica into both its bands (rank.serving_band_inputs)
+    rows = _rows_of(
+        {"preset": "llama-3-70b", "task": "serving", "runtime": "llama.cpp",
+         "serving": {"concurrent_requests": 4}}
+    )  # fmt: skip
+    assert any(r.serving is not None and r.serving.gpus_per_replica > 1 for r in rows)
+    for r in rows:
+        assert r.serving is not None and r.uncertainty.time_to_first_token_ms is not None
+        split = r.serving.gpus_per_replica > 1 and r.serving.multi_gpu == "layers"
+        assert (bands.MULTI_GPU_SPAN.reason in r.uncertainty.basis) == split
+        assert (bands.MULTI_GPU_SPAN.reason in r.uncertainty.time_to_first_token_ms.basis) == split
