@@ -341,11 +341,32 @@ def buy_price(session: Session, slug: str) -> BuyPrice | None:
     return cost_buy_price(offers.purchase) if offers is not None else None
 
 
-def buy_prices_by_gpu(session: Session) -> dict[str, BuyPrice]:
+# Every GPU's buy price as a recommendation pays it, kept with the offers' snapshot as the
+# "from" prices are: the catalog page shows one on every row.
+_buy_prices: Snapshots[Mapping[str, BuyPrice]] = Snapshots()
+
+
+def buy_prices_by_gpu(
+    session: Session, stamp: tuple[Any, ...] | None = None
+) -> Mapping[str, BuyPrice]:
     """``buy_price`` of every GPU with a purchase offer, for the catalog page's price column
-    (the figure a recommendation would pay, not the catalog's street-else-launch field)."""
-    found = {slug: cost_buy_price(o.purchase) for slug, o in gpu_offers(session).items()}
-    return {slug: b for slug, b in found.items() if b is not None}
+    (the figure a recommendation would pay, not the catalog's street-else-launch field).
+    Read-only; shared between requests."""
+    stamp = repository.offers_stamp(session) if stamp is None else stamp
+
+    def load() -> Mapping[str, BuyPrice]:
+        found = {slug: cost_buy_price(o.purchase) for slug, o in gpu_offers(session, stamp).items()}
+        return MappingProxyType({slug: b for slug, b in found.items() if b is not None})
+
+    return _buy_prices.get(session, stamp, load)
+
+
+def catalog_prices(session: Session) -> tuple[Mapping[str, RentFrom], Mapping[str, BuyPrice]]:
+    """The catalog page's two price columns, per GPU slug: the "from" rent price
+    (``rent_from_by_gpu``) and the buy price (``buy_prices_by_gpu``), on one read of the
+    offers' stamp."""
+    stamp = repository.offers_stamp(session)
+    return rent_from_by_gpu(session, stamp), buy_prices_by_gpu(session, stamp)
 
 
 OFFER_SORTS = {

@@ -118,8 +118,7 @@ def gpus(request: Request, session: SessionDep) -> HTMLResponse:
     if form.sort and form.sort.lstrip("-+") == _OLD_RENT_SORT:
         form.sort = form.sort.replace(_OLD_RENT_SORT, RENT_SORT)
         form.values["sort"] = form.sort
-    prices = offers.rent_from_by_gpu(session)
-    buys = offers.buy_prices_by_gpu(session)
+    prices, buys = offers.catalog_prices(session)
     rent = functools.partial(_rent_price, prices)
     buy = functools.partial(_buy_price, buys)
     # The price limits are on the prices the page shows (the offers'): the cloud price on the

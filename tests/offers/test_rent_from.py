@@ -189,3 +189,33 @@ def test_the_api_gives_one_gpu_its_from_price(read_client: TestClient) -> None:
     assert rent["usd_per_gpu_hour"] == pytest.approx(min(on_demand), abs=1e-4)
     assert rent["usd_per_gpu_hour"] < body["cloud_price"]["usd_per_hour"]  # not the quote
     assert read_client.get("/api/v1/gpus/mi300x").json()["rent_from"]["offers"] >= 1
+
+
+def test_the_buy_prices_are_built_once_and_follow_a_purchase_offer(settings: Settings) -> None:
+    engine = make_engine(settings.database_url)
+    try:
+        with session_scope(make_session_factory(engine)) as s:
+            rent, buys = service.catalog_prices(s)
+            assert service.buy_prices_by_gpu(s) is buys  # kept with the offers' snapshot
+            assert service.rent_from_by_gpu(s) is rent
+            old = buys["rtx-2080-ti"]
+            assert old.offer is None and old.stale_launch is not None  # no current price
+            # a used price comes in: the 2080 Ti now has one, what a recommendation pays
+            repository.add_purchase(
+                s,
+                {
+                    "gpu_slug": "rtx-2080-ti",
+                    "condition": "used",
+                    "usd": 350.0,
+                    "as_of": "2026-12-01",
+                    "source": "test",
+                    "origin": "import",
+                },
+            )
+            repository.flush(s)
+            now = service.buy_prices_by_gpu(s)["rtx-2080-ti"]
+            assert now.offer is not None
+            assert (now.offer.usd, now.offer.condition) == (350.0, "used")
+            assert now == service.buy_price(s, "rtx-2080-ti")
+    finally:
+        engine.dispose()

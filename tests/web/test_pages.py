@@ -260,6 +260,14 @@ def test_mi300x_shows_its_offers(
     )
 
 
+def assert_priced_in_order_unpriced_last(rows: list[tuple[str, float | None]], sort: str) -> None:
+    """Catalog rows (slug, shown price) sorted by ``sort`` (a leading "-": dearest first), the
+    rows without a price after every priced one."""
+    priced = [p for _, p in rows if p is not None]
+    assert rows[: len(priced)] == [(s, p) for s, p in rows if p is not None]  # unpriced last
+    assert priced == sorted(priced, reverse=sort.startswith("-"))
+
+
 @pytest.mark.parametrize("sort", ["cloud_from", "-cloud_from"])
 def test_catalog_sorts_by_the_offers_price_unpriced_last(
     read_client: TestClient, rent_prices: Mapping[str, RentFrom], sort: str
@@ -269,9 +277,7 @@ def test_catalog_sorts_by_the_offers_price_unpriced_last(
         rows += shown_prices(page(read_client, f"/gpus?sort={sort}&offset={offset}"))
     total = read_client.get("/api/v1/gpus?limit=500").json()["total"]
     assert len(rows) == total and len({s for s, _ in rows}) == total
-    priced = [p for _, p in rows if p is not None]
-    assert rows[: len(priced)] == [(s, p) for s, p in rows if p is not None]  # unpriced last
-    assert priced == sorted(priced, reverse=sort.startswith("-"))
+    assert_priced_in_order_unpriced_last(rows, sort)
     assert {s: p for s, p in rows if p is not None} == {
         s: r.usd_per_gpu_hour for s, r in rent_prices.items() if r.usd_per_gpu_hour is not None
     }
@@ -348,9 +354,7 @@ def test_catalog_sorts_and_limits_by_the_buy_price(
         for slug, cell in buy_cells(page(read_client, f"/gpus?sort={sort}&offset={offset}")):
             m = re.search(r'data-buy="([^"]+)"', cell)
             seen.append((slug, float(m.group(1)) if m else None))
-    priced = [p for _, p in seen if p is not None]
-    assert seen[: len(priced)] == [(s, p) for s, p in seen if p is not None]  # unpriced last
-    assert priced == sorted(priced, reverse=sort.startswith("-"))
+    assert_priced_in_order_unpriced_last(seen, sort)
     paid = {s: b.offer.usd for s, b in buy_prices.items() if b.offer is not None}
     assert {s: p for s, p in seen if p is not None} == paid
     cap = 1000.0
