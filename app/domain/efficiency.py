@@ -61,6 +61,11 @@ class RuntimeProfile:
     # launch policy at every step size
     graph_max_tokens: int = 0
     eager_kernel_us: float = 0.0
+    # A runtime that captures its CUDA graphs piecewise (vLLM V1 before 0.11: every layer's
+    # attention runs eagerly between the graph pieces) pays this much more per decoder layer
+    # and pass than a whole-forward graph: the pieces' launches and the eager attention
+    # kernels' gaps (llm_step.Replica.launch_s). 0: one graph for the whole forward, or eager
+    graph_split_us: float = 0.0
     # Shortest time a kernel takes however little it reads (a decode step split over many
     # GPUs, a small model): a GEMM and an attention kernel; not the gap above
     gemm_min_us: float = 0.0

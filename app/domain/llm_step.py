@@ -1085,7 +1085,8 @@ def replica(
         attn_width=job.attn_width,
         attn_width_decode=job.attn_width_decode * mla_head_padding(model, tp),
         # the kernels' gaps, and an MoE layer's routed block's small kernels beside them
-        launch_s=layers * job.kernels * decode.kernel_us * 1e-6
+        # (and a piecewise-graph runtime's cost per layer of its graph splits)
+        launch_s=layers * (job.kernels * decode.kernel_us + decode.graph_split_us) * 1e-6
         + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
         gemm_floor_s=layers * job.gemms * decode.gemm_min_us * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,
@@ -1451,11 +1452,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
                 float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
+                t.decode.graph_split_us,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 16)  # fmt: skip
+    ).reshape(len(cards), 17)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1576,7 +1578,7 @@ def dense_columns(
         * np.maximum(1.0, MLA_HEAD_TILE * tp / (job.model.num_heads or 1))
         if job.model.attention == "mla" and job.model.num_heads
         else full(rows, job.attn_width_decode),
-        launch_s=layers * job.kernels * per_card[:, 3] * 1e-6,
+        launch_s=layers * (job.kernels * per_card[:, 3] + per_card[:, 16]) * 1e-6,
         gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,
         host_s=layers * job.host_ops(per_card[:, 6]) * per_card[:, 9] * 1e-6,

@@ -10,7 +10,7 @@ import pytest
 
 from app.domain import llm_step
 from app.domain.efficiency import RuntimeProfile
-from tests.domain.fixtures import A100, H100, LLAMA3_8B, RTX4090
+from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RTX4090
 
 GRAPHS = RuntimeProfile(kernel_us=2.0)
 COMP = {p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")}
@@ -883,3 +883,39 @@ def test_jobs_with_the_same_terms_compare_equal_whatever_each_kept() -> None:
     bf16.per_card[("single",)] = (None, 1.0)
     assert bf16 == fp16
     assert llm_step.replica_job(LLAMA3_8B, weights="int8", kv="bf16") != bf16
+
+
+def test_piecewise_cuda_graphs_cost_each_layer_of_every_pass_its_graph_split():
+    # vLLM V1 before 0.11 captures its CUDA graphs piecewise: each layer's attention runs
+    # eagerly between graph pieces, a fixed time per layer and pass that one whole-forward
+    # graph does not pay (graph_split_us); the step's math and bytes are unchanged
+    piecewise = RuntimeProfile(kernel_us=2.0, graph_split_us=13.0)
+    rep, whole = _replica(prof=piecewise), _replica(prof=GRAPHS)
+    per_pass = 32 * 13e-6  # Llama 3 8B's 32 layers
+    for step in ((1.0, 1000.0, 0.0, 1000.0), (64.0, 1000.0, 0.0, 1000.0)):
+        a, b = rep.parts(*step), whole.parts(*step)
+        assert a.seconds == pytest.approx(b.seconds + per_pass)
+        assert (a.memory_s, a.compute_s) == (b.memory_s, b.compute_s)
+    # a prompt pass pays it too
+    pp, pp_whole = (r.parts(0.0, 0.0, 512.0, 512.0, with_prompt=True) for r in (rep, whole))
+    assert pp.seconds == pytest.approx(pp_whole.seconds + per_pass)
+    # the array path prices it as the replica does
+    _, _, cols = _one_card_columns(H100, LLAMA3_8B, piecewise, [1])
+    assert cols.launch_s[0] == pytest.approx(rep.launch_s)
+    assert llm_step.columns([rep]).seconds(1.0, 1000.0, 0.0, 1000.0)[0] == pytest.approx(
+        rep.parts(1.0, 1000.0, 0.0, 1000.0).seconds
+    )
+
+
+def test_the_shipped_vllm_rows_capture_piecewise_and_sglang_rows_whole():
+    from pathlib import Path
+
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency(Path(__file__).resolve().parents[2] / "data")
+    for regime in ("decode", "prefill"):
+        # the mechanism is vLLM's, on either vendor's stack
+        for gpu, backend in ((H100, "cuda"), (MI300X, "rocm")):
+            assert table.profile(gpu, backend, "vllm", "bf16", regime).graph_split_us > 0.0
+            assert table.profile(gpu, backend, "sglang", "bf16", regime).graph_split_us == 0.0
+        assert table.profile(H100, "cuda", "tensorrt-llm", "bf16", regime).graph_split_us == 0.0

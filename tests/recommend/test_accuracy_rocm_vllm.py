@@ -5,7 +5,8 @@ The set is never tuned on. The thresholds below are what the engine achieves on 
 so that a change that makes it worse fails; they are NOT the project's goal. The goal for a
 held-out regime is a median ratio error of 1.25 or less: this set misses it (1.42 on
 2026-12-03, every row over-predicted, 1.21-1.58x; 1.38 once the MI300X streams at AMD's
-measured multi-XCD share, perf.AMD_MULTI_XCD_STREAM_SHARE). What is and is not explained is written up
+measured multi-XCD share, perf.AMD_MULTI_XCD_STREAM_SHARE; 1.36 with vLLM's piecewise CUDA
+graphs' split per layer, graph_split_us). What is and is not explained is written up
 in docs/methodology.md ("Held-out: vLLM on MI300X (ROCm)"): the all-reduces are priced by
 AMD's measured RCCL curve; FP8 GEMMs at AMD's max-achievable rate (0.49 of peak against the
 prior's 0.55) only as the app answers (the MI300X's kernel profile, which the LLM step reads
@@ -29,11 +30,11 @@ def test_the_rocm_vllm_set_is_priced_and_scored_on_its_own(accuracy) -> None:
     assert {r.regime for r in rows} == {"serving-vllm-rocm"}
     assert accuracy.HELDOUT_BAND_REGIME["serving-vllm-rocm"] == "serving"
     (score,) = accuracy.heldout_scores(rows, skipped)
-    # what it achieves now (median ratio 1.38, bias 0.72, Spearman 0.98): the 1.25 goal is
+    # what it achieves now (median ratio 1.36, bias 0.73, Spearman 0.98): the 1.25 goal is
     # missed; before the measured RCCL curve it was 1.64, bias 0.61, before the multi-XCD
-    # stream share 1.42, bias 0.71
-    assert score.median_ratio <= 1.41
-    assert 0.66 <= score.bias <= 0.76
+    # stream share 1.42, bias 0.71, before vLLM's piecewise graph split 1.38, bias 0.72
+    assert score.median_ratio <= 1.39
+    assert 0.66 <= score.bias <= 0.77
     assert score.spearman >= 0.95
     # over-predicted on every row: a one-sided miss, not noise around the measurement
     assert all(r.predicted > r.measured for r in rows)
@@ -65,7 +66,7 @@ def test_as_the_app_answers_the_fp8_gemms_run_at_the_profiles_rate(accuracy) -> 
         assert a.predicted < p.predicted
     (score,) = accuracy.heldout_scores(app, skipped)
     (first,) = accuracy.heldout_scores(prior, prior_skipped)
-    # what it achieves now (1.31 against the priors path's 1.38; 1.34 and 1.42 before the
-    # multi-XCD stream share)
+    # what it achieves now (1.29 against the priors path's 1.36; 1.34 and 1.42 before the
+    # multi-XCD stream share, 1.31 and 1.38 before vLLM's piecewise graph split)
     assert score.median_ratio < first.median_ratio
-    assert score.median_ratio <= 1.34
+    assert score.median_ratio <= 1.32

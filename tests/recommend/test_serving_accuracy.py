@@ -66,6 +66,7 @@ def test_rocm_vllm_static_batches_gap_is_held_where_it_is(scores: dict) -> None:
     # vLLM's static batches on 8x MI300X (tuning set: AMD's vLLM 0.10.0 table, 32 rows, and
     # OCI's 2024 405B table, 9): ordered, but every row over-predicted 1.0-1.8x (methodology
     # §6.6, "vLLM on MI300X, a tuning set"; 1.46 before the multi-XCD stream share and the
-    # table's 16-bit KV cache, 1.35 after); this floor stops the gap growing unnoticed
+    # table's 16-bit KV cache, 1.35 after, 1.23 with vLLM's piecewise CUDA graphs' split per
+    # layer); this floor stops the gap growing unnoticed
     s = scores["load points (vllm, rocm)"]
-    assert s.n == 41 and s.spearman >= 0.98 and s.median_ratio <= 1.40
+    assert s.n == 41 and s.spearman >= 0.98 and s.median_ratio <= 1.27
