@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
 from app.catalog.loader import read_gpu_specs  # noqa: E402
 from app.domain import bands, compat, conformal, llm_step, perf, rank  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
-from app.domain.efficiency import EfficiencyTable, gpu_band_key  # noqa: E402
+from app.domain.efficiency import EfficiencyTable  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
 from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
@@ -1014,29 +1014,7 @@ def bands_of(rows: list[CalRow]) -> list[BandScore]:
                 vs = [r for r in gs if r.vendor == vendor]
                 if _enough(vs):
                     out.append(_band_score(name, vendor, vs))
-            # Mondrian by GPU under one runtime: a GPU the class measured often enough has its
-            # own band (a request names its GPU and runtime), checked with each of its
-            # workloads held out; the class's band, checked with each GPU held out, stays for
-            # every other GPU. Only in a class of one runtime: a GPU's errors differ by stack
-            # (the T4 runs TensorFlow 20.06 at half of eager PyTorch 21.03's speed)
-            one_runtime = len({r.runtime for r in gs}) == 1
-            slugs = sorted({r.slug for r in gs})
-            for slug in slugs if one_runtime and len(slugs) > 1 else ():
-                ss = [r for r in gs if r.slug == slug]
-                if _gpu_class(ss):
-                    out.append(_band_score(name, gpu_band_key(slug), ss))
     return out
-
-
-# Mondrian classes (docs/methodology.md §5, "Calibrated bands"): a GPU's rows within a band
-# class get a band of their own where they are enough that the finite-sample ranks fall inside
-# them (conformal.min_class_rows: 19 rows) and hold MIN_WORKLOADS workloads to hold out
-GPU_CLASS_MIN_ROWS = conformal.min_class_rows()
-
-
-def _gpu_class(rows: list[CalRow]) -> bool:
-    """Whether one GPU's rows of a band class are enough for a band of their own."""
-    return len(rows) >= GPU_CLASS_MIN_ROWS and len({r.workload for r in rows}) >= MIN_WORKLOADS
 
 
 # A runtime's own band whatever its GPU count (with _enough rows and units): benchmarks/band_cv.py
@@ -1218,14 +1196,14 @@ def _inputs(r: CalRow) -> bands.BandInputs:
     return bands.BandInputs(
         regime=r.regime, vendor=r.vendor, architecture=r.architecture, runtime=r.runtime,
         efficiency_source="prior", moe=r.moe, four_bit=r.four_bit,
-        num_gpus=2 if r.multi_gpu else 1, kind=r.kind, span=r.span, gpu=r.slug,
+        num_gpus=2 if r.multi_gpu else 1, kind=r.kind, span=r.span,
     )  # fmt: skip
 
 
 def _extrapolates(r: CalRow, table: EfficiencyTable) -> bool:
     """Whether the band ``table`` draws for ``r`` carries any widening (a runtime or
     architecture it lacks, MoE, 4-bit, more GPUs than it measured)."""
-    calibrated = table.band(r.regime, r.vendor, r.runtime, r.kind, r.slug) is not None
+    calibrated = table.band(r.regime, r.vendor, r.runtime, r.kind) is not None
     return bool(bands.widenings(_inputs(r), table, calibrated))
 
 
@@ -1447,7 +1425,7 @@ def write_bands(
         for b in (b for b in scores if b.regime == regime):
             held = ", ".join(f"each {u}" for u in b.unit.split("+"))
             lines.append(
-                f"      {_yaml_key(b.vendor)}: [{b.low:.2f}, {b.high:.2f}, {b.bias:.2f}]"
+                f"      {b.vendor}: [{b.low:.2f}, {b.high:.2f}, {b.bias:.2f}]"
                 f"   # n={b.n}, {b.gpus} GPUs, {b.workloads} workloads; {held} held out:"
                 f" coverage {b.coverage:.0%}"
             )
@@ -1481,11 +1459,6 @@ def write_bands(
                 f" rows {t.coverage:.0%} (nested {_pct(t.cv_coverage)})"
             )
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
-
-
-def _yaml_key(key: str) -> str:
-    """A band's class key as written: quoted where it holds a colon (a GPU's own, "gpu:t4")."""
-    return f'"{key}"' if ":" in key else key
 
 
 def _pct(x: float) -> str:
@@ -1770,7 +1743,6 @@ def heldout_estimate(
         derived_peak=derived_peak(gpu, work.precision),
         num_gpus=est.num_gpus,
         span=rank.replica_span(gpu, work, est),
-        gpu=gpu.slug,
     )
     return (
         _in_metric(row["metric"], est, batch, work.seq_len),
@@ -1821,7 +1793,6 @@ def _pretrain_heldout(
         num_gpus=est.num_gpus,
         # a fine-tuning row's band is the fine-tuning kind's, as the app's row (rank)
         kind=bands.FINE_TUNING if row["regime"] == "llm-finetuning" else "",
-        gpu=gpu.slug,
     )
     return value, inputs, _app_band(row, gpu, work, est)
 

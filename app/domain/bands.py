@@ -109,16 +109,11 @@ class BandInputs:
     # how one LLM inference replica spans its GPUs (the runtime's ``span``: tensor, layers);
     # "" on one GPU and for every other row (a training job's layout is its regime's own)
     span: str = ""
-    # the GPU's catalog slug: its own band where the tuning sets measured enough of it in the
-    # row's band class (EfficiencyTable.band, a Mondrian class); "" for none
-    gpu: str = ""
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, float, str, bool]:
     """(low, high, centre, basis, calibrated): the row's band before any widening."""
-    calibrated = (
-        table.band(x.regime, x.vendor, x.runtime, x.kind, x.gpu) if table is not None else None
-    )
+    calibrated = table.band(x.regime, x.vendor, x.runtime, x.kind) if table is not None else None
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
         return *BAND_MEASURED, 1.0, "efficiencies measured on this GPU model" + on, False
@@ -126,15 +121,12 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, f
         basis = "efficiencies measured on the same architecture family"
         return *BAND_FAMILY, 1.0, basis, False
     if calibrated is not None and table is not None:
-        centre = table.centre(x.regime, x.vendor, x.runtime, x.kind, x.gpu)
+        centre = table.centre(x.regime, x.vendor, x.runtime, x.kind)
         kind = f" {x.kind}" if table.band_of_kind(x.regime, x.kind) else ""
-        if table.band_of_gpu(x.regime, x.vendor, x.runtime, x.kind, x.gpu):
-            held = f"on this GPU ({x.gpu}; split-conformal, each workload held out)"
-        else:
-            held = "(split-conformal, each GPU and workload held out)"
         basis = (
-            f"modelled; ≈80 % band from published {x.regime}{kind} results {held}, centred on "
-            f"their median measured ÷ predicted ({centre:.2f})"
+            f"modelled; ≈80 % band from published {x.regime}{kind} results (split-conformal, each "
+            f"GPU and workload held out), centred on their median measured ÷ predicted "
+            f"({centre:.2f})"
         )
         return *calibrated, centre, basis, True
     if x.vendor != "nvidia":

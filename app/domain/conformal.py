@@ -51,20 +51,6 @@ def conformal_band(
     return min(1.0, lo), max(1.0, hi)
 
 
-def min_class_rows(alpha: float = ALPHA) -> int:
-    """The fewest rows a Mondrian class (one GPU's rows within a band class) needs for a band of
-    its own: the least n whose finite-sample ranks j = ⌊(n+1)·α/2⌋ and k = ⌈(n+1)·(1−α/2)⌉
-    both fall inside its rows (j ≥ 2, k ≤ n − 1: 19 at α = 0.2), so that no single row — one
-    odd setting, one odd run — sets either edge of the class's band."""
-    n = 2
-    while not (
-        math.floor((n + 1) * alpha / 2 + _EPS) >= 2
-        and math.ceil((n + 1) * (1 - alpha / 2) - _EPS) <= n - 1
-    ):
-        n += 1
-    return n
-
-
 def leave_one_unit_out(rows: Sequence[Row], step: int = 0, margin: float = 1.0) -> float:
     """Each unit held out in turn with all its rows, the band built from the other units: the
     share of all rows that fall inside the band built without their unit."""

@@ -241,12 +241,6 @@ _SERVING_OPTIONAL = {
 _SERVING_FIELDS = {f.name for f in fields(ServingRuntime)} - {"sources"} - _SERVING_OPTIONAL
 
 
-def gpu_band_key(slug: str) -> str:
-    """The key of a GPU's own band under its band class in ``EfficiencyTable.bands`` (beside
-    the vendors' and "all"): "gpu:<slug>"."""
-    return f"gpu:{slug}"
-
-
 @dataclass(frozen=True, slots=True)
 class EfficiencyTable:
     rows: tuple[Row, ...] = ()
@@ -293,41 +287,29 @@ class EfficiencyTable:
         object.__setattr__(self, "derived", {})
 
     def band(
-        self, regime: str, vendor: str, runtime: str = "", kind: str = "", gpu: str = ""
+        self, regime: str, vendor: str, runtime: str = "", kind: str = ""
     ) -> tuple[float, float] | None:
         """The workload kind's own band in the regime ("train-llm/fine-tuning") where the
         tuning sets had enough of it, else the runtime's ("decode/llama.cpp"), else the
-        regime's; within it the GPU's own (``gpu``, its slug) where the tuning sets measured
-        enough of that GPU there (a Mondrian class: ``gpu_band_key``), else the vendor's where
-        calibrated, else all vendors'."""
-        key = self._band_key(regime, vendor, runtime, kind, gpu)
+        regime's; the vendor's where calibrated, else all vendors'."""
+        key = self._band_key(regime, vendor, runtime, kind)
         return self.bands[key] if key is not None else None
 
-    def centre(
-        self, regime: str, vendor: str, runtime: str = "", kind: str = "", gpu: str = ""
-    ) -> float:
+    def centre(self, regime: str, vendor: str, runtime: str = "", kind: str = "") -> float:
         """The centre (median measured ÷ predicted) of the band ``band`` gives; 1 without."""
-        key = self._band_key(regime, vendor, runtime, kind, gpu)
+        key = self._band_key(regime, vendor, runtime, kind)
         return self.centres.get(key, 1.0) if key is not None else 1.0
 
-    def band_of_gpu(
-        self, regime: str, vendor: str, runtime: str = "", kind: str = "", gpu: str = ""
-    ) -> bool:
-        """Whether ``band`` gives the GPU's own band (its Mondrian class)."""
-        key = self._band_key(regime, vendor, runtime, kind, gpu)
-        return bool(gpu) and key is not None and key[1] == gpu_band_key(gpu)
-
     def _band_key(
-        self, regime: str, vendor: str, runtime: str, kind: str = "", gpu: str = ""
+        self, regime: str, vendor: str, runtime: str, kind: str = ""
     ) -> tuple[str, str] | None:
         keys = (
             ([f"{regime}/{kind}"] if kind else [])
             + ([f"{regime}/{runtime}"] if runtime else [])
             + [regime]
         )
-        classes = ([gpu_band_key(gpu)] if gpu else []) + [vendor, "all"]
         for key in keys:
-            for v in classes:
+            for v in (vendor, "all"):
                 if (key, v) in self.bands:
                     return key, v
         return None

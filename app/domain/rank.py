@@ -407,7 +407,6 @@ def row_band_inputs(
         # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
         kind=bands.FINE_TUNING if work.task == "fine-tuning" else "",
         span=replica_span(gpu, work, est),
-        gpu=gpu.slug,
     )
 
 
@@ -427,7 +426,6 @@ def serving_band_inputs(
         efficiency_source="prior",
         num_gpus=n,
         span=runtime.multi_gpu if n > 1 else "",
-        gpu=gpu.slug,
     )
 
 
