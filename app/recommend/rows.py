@@ -293,6 +293,21 @@ def build_row(
     alternatives: list[rank.Candidate] | None = None,
 ) -> s.Recommendation:
     """One row of the answer."""
+    return s.Recommendation.model_validate(
+        row_fields(c, position, leader, objective, requested, baseline_tput, alternatives)
+    )
+
+
+def row_fields(
+    c: rank.Candidate,
+    position: int,
+    leader: rank.Candidate,
+    objective: str,
+    requested: WorkloadSpec,
+    baseline_tput: float | None,
+    alternatives: list[rank.Candidate] | None = None,
+) -> Fields:
+    """One row of the answer, as the fields its model validates."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
@@ -301,72 +316,68 @@ def build_row(
     cost = shown_cost(c.cost, scale)
     lo, hi, basis = rank.uncertainty(c)
     extra, rent_out, buy_out = _offer_parts(c, cost)
-    return s.Recommendation.model_validate(
-        {
-            "rank": position,
-            "gpu": gpu_fields(c.gpu),
-            "num_gpus": c.n,
-            "memory_savers": [SAVER_LABELS.get(x, x) for x in c.savers],
-            "micro_batch": c.micro_batch,
-            "accumulation_steps": c.accumulation_steps,
-            "fits": True,
-            "precision": c.work.precision,
-            "runtime": p.runtime,
-            "backend": p.backend or None,
-            "framework_status": c.framework_status,
-            "memory": memory_fields(c.memory, c.available_gb),
-            "throughput": {
-                "value": p.throughput * scale,
-                "unit": unit,
-                "per_gpu": p.throughput * scale / c.n,
-                "compute_precision": p.compute_precision,
-                "samples_per_s": p.throughput if unit != p.unit else None,
-            },
-            "latency_ms": p.latency_ms,
-            "time_to_first_token_ms": p.ttft_ms,
-            "ms_per_output_token": p.ms_per_token,
-            "meets_latency_target": c.meets_latency,
-            "time_to_finish_h": cost.time_to_finish_h,
-            "bottleneck": p.bottleneck,
-            "timing": {
-                "step_time_s": p.step_time_s,
-                "compute_s": p.compute_s,
-                "memory_s": p.memory_s,
-                "overhead_s": p.overhead_s,
-                "host_transfer_s": p.host_s,
-                "interconnect_s": p.comm_s,
-                "scaling_efficiency": p.scaling_efficiency,
-            },
-            # CostOut is CostEstimate's fields plus the cost of the chosen way to acquire.
-            "cost": _fields(cost)
-            | {
-                "job_cost_usd": costs.job_cost(cost, c.acquisition),
-                "rent": rent_out,
-                "buy": buy_out,
-            },
-            "score": c.score,
-            "uncertainty": {
-                "low": p.throughput * scale * lo,
-                "high": p.throughput * scale * hi,
-                "factor_low": lo,
-                "factor_high": hi,
-                "basis": basis,
-                "time_to_first_token_ms": time_band_fields(
-                    p.ttft_ms, rank.first_token_uncertainty(c)
-                ),
-            },
-            "provenance": _provenance(c),
-            "explanation": rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
-            "tips": rank.tips(c, requested),
-            "warnings": list(c.warnings)
-            + _quality(c.work, requested)
-            + _known_gap(requested)
-            + [w for w in (spot_warning(c.pricing, requested.training),) if w],
-            "speedup_vs_baseline": (p.throughput / baseline_tput) if baseline_tput else None,
-            **extra,
-            "alternatives": [_alternative_fields(a) for a in alternatives],
-        }
-    )
+    return {
+        "rank": position,
+        "gpu": gpu_fields(c.gpu),
+        "num_gpus": c.n,
+        "memory_savers": [SAVER_LABELS.get(x, x) for x in c.savers],
+        "micro_batch": c.micro_batch,
+        "accumulation_steps": c.accumulation_steps,
+        "fits": True,
+        "precision": c.work.precision,
+        "runtime": p.runtime,
+        "backend": p.backend or None,
+        "framework_status": c.framework_status,
+        "memory": memory_fields(c.memory, c.available_gb),
+        "throughput": {
+            "value": p.throughput * scale,
+            "unit": unit,
+            "per_gpu": p.throughput * scale / c.n,
+            "compute_precision": p.compute_precision,
+            "samples_per_s": p.throughput if unit != p.unit else None,
+        },
+        "latency_ms": p.latency_ms,
+        "time_to_first_token_ms": p.ttft_ms,
+        "ms_per_output_token": p.ms_per_token,
+        "meets_latency_target": c.meets_latency,
+        "time_to_finish_h": cost.time_to_finish_h,
+        "bottleneck": p.bottleneck,
+        "timing": {
+            "step_time_s": p.step_time_s,
+            "compute_s": p.compute_s,
+            "memory_s": p.memory_s,
+            "overhead_s": p.overhead_s,
+            "host_transfer_s": p.host_s,
+            "interconnect_s": p.comm_s,
+            "scaling_efficiency": p.scaling_efficiency,
+        },
+        # CostOut is CostEstimate's fields plus the cost of the chosen way to acquire.
+        "cost": _fields(cost)
+        | {
+            "job_cost_usd": costs.job_cost(cost, c.acquisition),
+            "rent": rent_out,
+            "buy": buy_out,
+        },
+        "score": c.score,
+        "uncertainty": {
+            "low": p.throughput * scale * lo,
+            "high": p.throughput * scale * hi,
+            "factor_low": lo,
+            "factor_high": hi,
+            "basis": basis,
+            "time_to_first_token_ms": time_band_fields(p.ttft_ms, rank.first_token_uncertainty(c)),
+        },
+        "provenance": _provenance(c),
+        "explanation": rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
+        "tips": rank.tips(c, requested),
+        "warnings": list(c.warnings)
+        + _quality(c.work, requested)
+        + _known_gap(requested)
+        + [w for w in (spot_warning(c.pricing, requested.training),) if w],
+        "speedup_vs_baseline": (p.throughput / baseline_tput) if baseline_tput else None,
+        **extra,
+        "alternatives": [_alternative_fields(a) for a in alternatives],
+    }
 
 
 def time_band_out(

@@ -31,7 +31,7 @@ from app.recommend import deadline, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
-from app.recommend.rows import build_row, gpu_out, memory_out
+from app.recommend.rows import build_row, gpu_out, memory_out, row_fields
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
 from app.vocab import BOUNDED_OBJECTIVES
 
@@ -230,6 +230,7 @@ _CODE_SLUG = itemgetter("code", "slug")
 # An answer lists every card it leaves out (~1,000 at 10x the catalog): validated in one call
 # rather than one model each, which took twice as long.
 _EXCLUDED = TypeAdapter(list[s.Excluded])
+_ROWS = TypeAdapter(list[s.Recommendation])
 
 
 def _excluded(gpu: GpuSpec, x: ev.Exclusion) -> dict[str, str]:
@@ -935,10 +936,12 @@ def recommend(
     if baseline is not None:  # its context only where there is one
         base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
         base_out, base_tput = _baseline(baseline, base_ctx)
-    rows = [
-        build_row(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
-        for i, c in enumerate(ordered, start=1)
-    ]
+    rows = _ROWS.validate_python(
+        [
+            row_fields(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
+            for i, c in enumerate(ordered, start=1)
+        ]
+    )
     # Name only rows the answer shows, so every row this points to carries the warning.
     shown = [c for c in ordered if c.work.precision != work.precision]
     if shown:
