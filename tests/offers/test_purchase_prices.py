@@ -213,6 +213,9 @@ PRICED_2026_12 = (
     # the same project's homelab catalog (2026-08-13): a used-market reference price of the Mac
     # Studio M2 Ultra 76-core GPU / 192 GB, the catalog entry's configuration (no price before)
     ("apple-m2-ultra", "used"),
+    # 2026-12-03: Apple Certified Refurbished, the Mac mini M4 Pro 20-core GPU / 64 GB at $1,869
+    # (2026-02-17), the catalog entry's configuration (no price before)
+    ("apple-m4-pro", "used"),
 )
 # what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
 AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
@@ -414,6 +417,23 @@ def test_a_70b_buy_question_buys_the_m2_ultra_whole_at_its_dated_used_price(
     assert (buy["condition"], buy["unit_usd"], buy["usd"], buy["as_of"]) == (
         "used", 4899, 4899, "2026-08-13",
     )  # fmt: skip
+
+
+def test_the_m4_pro_20_core_is_priced_at_its_dated_refurbished_price(
+    shipped_catalog: tuple[list[Any], Mapping[str, GpuOffers], Any],
+) -> None:
+    """The catalog's apple-m4-pro (14-core CPU, 20-core GPU, 64 GB) had no price. Apple's
+    refurbished store sold that Mac mini at $1,869 (last seen 2026-02-17): a refurbished machine
+    is not new, so it is the entry's one used offer, its source saying refurbished, and the
+    price 'auto' pays; there is no new or launch price to ask for by name."""
+    purchase = list(shipped_catalog[1]["apple-m4-pro"].purchase)
+    (offer,) = purchase
+    assert (offer.condition, offer.usd, offer.as_of) == ("used", 1869, "2026-02-17")
+    assert "Apple Certified Refurbished" in offer.source, offer.source
+    assert "20-core GPU, 64 GB unified memory" in offer.source, offer.source
+    assert choose_purchase(purchase, "auto") is offer
+    assert choose_purchase(purchase, "new") is None
+    assert choose_purchase(purchase, "launch") is None
 
 
 def test_given_a_compute_figure_the_m3_ultra_is_bought_whole_at_its_launch_price(
