@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 from operator import attrgetter
 
-from app.domain import bands, rank
+from app.domain import bands, rank, spot
 from app.domain import cost as costs
-from app.domain.evaluate import SAVER_LABELS
+from app.domain.evaluate import SAVER_LABELS, hours_text
 from app.domain.gpu import GpuSpec
 from app.domain.perf import shown_rate
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
@@ -316,6 +316,15 @@ def row_fields(
     cost = shown_cost(c.cost, scale)
     lo, hi, basis = rank.uncertainty(c)
     extra, rent_out, buy_out = _offer_parts(c, cost)
+    # training at a spot price: what checkpoints and restarts mean, worked out for those rows
+    rent = c.pricing.rent if c.pricing is not None else None
+    sp = (
+        spot.spot_training(rent, c.work, cost.time_to_finish_h)
+        if rent is not None and rent.spot and requested.training
+        else None
+    )
+    if sp is not None and rent_out is not None:
+        rent_out["interruption"] = _spot_fields(sp)
     return {
         "rank": position,
         "gpu": gpu_fields(c.gpu),
@@ -373,7 +382,7 @@ def row_fields(
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
         + _known_gap(requested)
-        + [w for w in (spot_warning(c.pricing, requested.training),) if w],
+        + [w for w in (spot_warning(c.pricing, requested.training, sp),) if w],
         "speedup_vs_baseline": (p.throughput / baseline_tput) if baseline_tput else None,
         **extra,
         "alternatives": [_alternative_fields(a) for a in alternatives],
@@ -405,21 +414,58 @@ def time_band_fields(
     }
 
 
-def spot_warning(pricing: costs.Pricing | None, training: bool) -> str | None:
+def spot_warning(
+    pricing: costs.Pricing | None, training: bool, sp: spot.SpotTraining | None = None
+) -> str | None:
     """What renting at a spot price means, when the row does: the provider can take the
-    instances back at short notice, which a training job pays for in checkpoints and restarts."""
+    instances back at short notice, which a training job pays for in checkpoints and restarts
+    (``sp``: their figures that need no interruption rate)."""
     if pricing is None or pricing.rent is None or not pricing.rent.spot:
         return None
     head = (
         "spot price: the provider can reclaim these instances at short notice (AWS gives a "
-        "two-minute warning, Google Cloud 30 seconds)"
+        "two-minute warning, Google Cloud and Azure 30 seconds)"
     )
-    if training:
-        return (
-            f"{head}; training must checkpoint and resume, losing the work since the last "
-            "checkpoint plus the restart time, which the time and cost here do not include"
+    if not training:
+        return f"{head}; requests in flight are lost and the server restarts elsewhere"
+    lost = (
+        "training must checkpoint and resume, losing the work since the last checkpoint plus "
+        "the time to get an instance and read the state back"
+    )
+    if sp is None:
+        return f"{head}; {lost}, which the time and cost here do not include"
+    return f"{head}; {lost}. {_spot_numbers(sp, pricing.rent.offer.provider)}"
+
+
+def _spot_numbers(sp: spot.SpotTraining, provider: str) -> str:
+    said = (
+        f"A checkpoint holds {sp.checkpoint_gb:,.3g} GB (fp32 weights and optimizer state of "
+        f"the trained parameters). No published interruption rate for {provider} spot GPUs "
+        "is known, so the time and cost here leave checkpoints and restarts out"
+    )
+    f, extra = sp.break_even_overhead, sp.break_even_extra_h
+    if f is not None and sp.on_demand_usd_per_hour is not None:
+        share = f"{f:,.1f}× the run's own time" if f >= 1 else f"{f:.0%} to the run's time"
+        said += (
+            f"; spot stays cheaper than these instances on demand "
+            f"(${sp.on_demand_usd_per_hour:,.2f}/h) unless they add more than {share}"
+            + (f" ({hours_text(extra)} on this run)" if extra is not None else "")
         )
-    return f"{head}; requests in flight are lost and the server restarts elsewhere"
+    return (
+        f"{said}. Checkpointing every √(2·C·M), C the time to write one and M the mean time "
+        "between interruptions, keeps the waste near √(2C/M) plus the restart time over M "
+        "(Young 1974, Daly 2006)."
+    )
+
+
+def _spot_fields(sp: spot.SpotTraining) -> Fields:
+    return {
+        "checkpoint_gb": sp.checkpoint_gb,
+        "on_demand_usd_per_hour": sp.on_demand_usd_per_hour,
+        "break_even_overhead": sp.break_even_overhead,
+        "break_even_extra_h": sp.break_even_extra_h,
+        "overhead_included": False,
+    }
 
 
 def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:

@@ -927,10 +927,39 @@ class SeenPriceOut(BaseModel):
     text: str = Field(description="seen at $x (source, date)")
 
 
+class SpotTrainingOut(BaseModel):
+    """What checkpoints and restarts mean for a training job rented at a spot price. No
+    published interruption rate exists for the shipped spot offers, so the row's time and
+    cost leave them out (``overhead_included``) and give what needs no rate
+    (docs/methodology.md, "Spot rentals")."""
+
+    checkpoint_gb: float = Field(
+        description="training state one checkpoint holds: the fp32 copy of the trainable "
+        "parameters and the optimizer's state, all GPUs together"
+    )
+    on_demand_usd_per_hour: float | None = Field(
+        None, description="the same instances on demand, every instance"
+    )
+    break_even_overhead: float | None = Field(
+        None,
+        description="extra run time from checkpoints and restarts, a fraction of the job's "
+        "time, at which spot costs what on-demand does",
+    )
+    break_even_extra_h: float | None = Field(
+        None, description="that fraction of this job's time to finish, hours"
+    )
+    overhead_included: bool = Field(
+        False, description="whether time_to_finish_h and job_usd include the overhead"
+    )
+
+
 class RentCostOut(BaseModel):
     basis: Literal["rent"] = "rent"
     usd_per_hour: float = Field(description="what the job pays per hour, every instance")
     spot: bool = False
+    interruption: SpotTrainingOut | None = Field(
+        None, description="training at a spot price: checkpoint size and break-even overhead"
+    )
     job_usd: float | None = Field(None, description="renting for the time to finish the job")
     samples_per_usd: float | None = None
     as_of: str

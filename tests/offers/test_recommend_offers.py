@@ -410,6 +410,70 @@ def test_spot_rows_say_they_can_be_interrupted_and_what_training_pays(client: Te
         assert said and "reclaim" in said[0] and "checkpoint" in said[0]
     on_demand = [r for r in rows if r["cost"]["rent"] and not r["cost"]["rent"]["spot"]]
     assert all(not any(w.startswith("spot price") for w in r["warnings"]) for r in on_demand)
+    assert all(r["cost"]["rent"]["interruption"] is None for r in on_demand)
+
+
+def test_spot_training_rows_give_the_checkpoint_and_the_overhead_spot_can_afford(
+    read_client: TestClient,
+) -> None:
+    """No published interruption rate for the shipped spot offers: the time and cost stay
+    the engine's, and the row gives what needs none — the state a checkpoint writes and the
+    extra time at which spot stops being the cheaper rental."""
+    ask = {
+        "workload": {
+            "preset": "llama-3-8b", "task": "fine-tuning", "peft": "none",
+            "dataset_samples": 20000, "seq_len": 1024,
+        },
+        "constraints": {"acquisition": "rent", "allow_spot": True},
+        "objective": "cheapest",
+        "limit": 50,
+    }  # fmt: skip
+    body = _ask(read_client, ask)
+    spot = [r for r in body["recommendations"] if r["cost"]["rent"] and r["cost"]["rent"]["spot"]]
+    assert spot, "some offers have a cheaper spot price"
+    for r in spot:
+        sp, rent = r["cost"]["rent"]["interruption"], r["cost"]["rent"]
+        # the row's own fp32 master weights and optimizer state, summed over its GPUs: 12
+        # bytes a parameter under AdamW, 6 under the 8-bit Adam a memory saver picks
+        parts = r["memory"]["breakdown"]
+        held = (parts["master_weights"] + parts["optimizer"]) * r["num_gpus"]
+        assert sp["checkpoint_gb"] == pytest.approx(held, rel=1e-3)
+        per_param = 6 if "8-bit Adam" in " ".join(r["memory_savers"]) else 12
+        assert sp["checkpoint_gb"] == pytest.approx(8.03e9 * per_param / 1e9, rel=0.01)
+        assert sp["overhead_included"] is False
+        od = r["offer"]["usd_per_hour"] * r["offer"]["instances"]
+        assert sp["on_demand_usd_per_hour"] == pytest.approx(od)
+        assert sp["break_even_overhead"] == pytest.approx(od / rent["usd_per_hour"] - 1)
+        assert sp["break_even_extra_h"] == pytest.approx(
+            sp["break_even_overhead"] * r["time_to_finish_h"]
+        )
+        # spot's job cost stays the spot price over the engine's time: nothing invented
+        assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * r["time_to_finish_h"])
+        said = next(w for w in r["warnings"] if w.startswith("spot price"))
+        assert f"{sp['checkpoint_gb']:,.3g} GB" in said and "No published interruption" in said
+        assert "Young 1974" in said
+    # LoRA saves its adapters only: a far smaller checkpoint
+    lora = _ask(read_client, {**ask, "workload": {**ask["workload"], "peft": "lora"}})
+    small = [
+        r["cost"]["rent"]["interruption"]["checkpoint_gb"]
+        for r in lora["recommendations"]
+        if r["cost"]["rent"] and r["cost"]["rent"]["spot"]
+    ]
+    assert small and max(small) < 96.0 / 20
+    # serving at a spot price has no checkpoint to speak of
+    serve = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference"},
+            "constraints": {"acquisition": "rent", "allow_spot": True},
+            "limit": 50,
+        },
+    )
+    assert all(
+        r["cost"]["rent"]["interruption"] is None
+        for r in serve["recommendations"]
+        if r["cost"]["rent"]
+    )
 
 
 def test_new_and_used_prices_of_one_card_are_both_offered_and_dated(client: TestClient) -> None:

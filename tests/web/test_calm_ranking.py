@@ -209,3 +209,28 @@ def test_a_band_basis_is_written_out_once_and_later_rows_point_back(
         first.setdefault(r["uncertainty"]["basis"], r["rank"])
     assert said == list(first)  # every distinct basis once, in rank order
     assert set(pointers) <= set(first.values())
+
+
+def test_a_spot_training_row_shows_its_checkpoint_and_break_even(read_client: TestClient) -> None:
+    """The figures the API gives a spot training row (cost.rent.interruption) read in its
+    "Why", and an on-demand row has none."""
+    query = f"{TRAINING}&acquisition=rent&allow_spot=true&objective=cheapest"
+    rows = read_client.post(
+        "/api/v1/recommendations",
+        json={
+            "workload": {"preset": "resnet-50", "task": "training",
+                         "dataset_samples": 1281167, "epochs": 90},
+            "constraints": {"acquisition": "rent", "allow_spot": True},
+            "objective": "cheapest",
+        },
+    ).json()["recommendations"]  # fmt: skip
+    spot = [r for r in rows if r["cost"]["rent"] and r["cost"]["rent"]["interruption"]]
+    assert spot, "a spot price is the cheaper for some rows"
+    html = unescape(answer(read_client, query))
+    said = re.findall(r"<li data-spot-interruption>(.*?)</li>", html, re.S)
+    assert len(said) == len(spot)
+    first = spot[0]["cost"]["rent"]["interruption"]
+    # ResNet-50's 25.56 M parameters × (4 fp32 + 4 momentum) bytes: the preset trains with SGD
+    assert first["checkpoint_gb"] == pytest.approx(25557032 * 8 / 1e9, rel=1e-3)
+    assert "204 MB of training state" in said[0] and "no published interruption rate" in said[0]
+    assert f"{first['break_even_overhead'] * 100:.0f}%" in said[0]
