@@ -86,6 +86,11 @@ def break_even_overhead(spot_usd_per_hour: float, on_demand_usd_per_hour: float)
     return on_demand_usd_per_hour / spot_usd_per_hour - 1.0
 
 
+# A storage cap in MBps is read as MiB/s, the larger of its two readings: a time at the cap is
+# a lower bound either way (data/offers/checkpoint-storage.yaml).
+MBPS_BYTES = float(1 << 20)
+
+
 @dataclass(frozen=True, slots=True)
 class SpotTraining:
     """What a training row rented at a spot price can say without an interruption rate."""
@@ -94,19 +99,36 @@ class SpotTraining:
     on_demand_usd_per_hour: float | None  # the same instances on demand, every instance
     break_even_overhead: float | None  # break_even_overhead() of the rental
     break_even_extra_h: float | None  # that fraction of the job's time to finish
+    # the instance type's documented cap on persistent-disk throughput (MBps), and one
+    # checkpoint's write (or read-back) time at that cap over every instance: a lower bound
+    disk_mbps: float | None = None
+    write_h_min: float | None = None
 
 
-def spot_training(choice: OfferChoice, work: WorkloadSpec, hours: float | None) -> SpotTraining:
-    """``choice`` rented at its spot price (``choice.spot``) for ``hours`` of training."""
+def spot_training(
+    choice: OfferChoice, work: WorkloadSpec, hours: float | None, disk_mbps: float | None = None
+) -> SpotTraining:
+    """``choice`` rented at its spot price (``choice.spot``) for ``hours`` of training;
+    ``disk_mbps`` the instance type's persistent-disk cap where one is sourced."""
     o = choice.offer
     # an offer sold only as spot has no on-demand price of its own to break even with
     on_demand = o.usd_per_hour * choice.instances if o.tier != "spot" else None
     f = None if on_demand is None else break_even_overhead(choice.usd_per_hour, on_demand)
+    state = checkpoint_gb(work)
+    # the state is sharded over the GPUs (the memory model's layout): every instance writes
+    # its share at once
+    write = (
+        None
+        if disk_mbps is None or disk_mbps <= 0.0
+        else state * GB / (disk_mbps * MBPS_BYTES * choice.instances) / 3600.0
+    )
     return SpotTraining(
-        checkpoint_gb=checkpoint_gb(work),
+        checkpoint_gb=state,
         on_demand_usd_per_hour=on_demand if f is not None else None,
         break_even_overhead=f,
         break_even_extra_h=None if f is None or hours is None else f * hours,
+        disk_mbps=disk_mbps if write is not None else None,
+        write_h_min=write,
     )
 
 

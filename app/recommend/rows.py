@@ -20,7 +20,7 @@ from app.domain.evaluate import SAVER_LABELS, hours_text
 from app.domain.gpu import GpuSpec
 from app.domain.perf import shown_rate
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
-from app.recommend import quality
+from app.recommend import checkpoints, quality
 from app.recommend import schemas as s
 
 # ---------------------------------------------------------------- response rows
@@ -318,13 +318,14 @@ def row_fields(
     extra, rent_out, buy_out = _offer_parts(c, cost)
     # training at a spot price: what checkpoints and restarts mean, worked out for those rows
     rent = c.pricing.rent if c.pricing is not None else None
-    sp = (
-        spot.spot_training(rent, c.work, cost.time_to_finish_h)
-        if rent is not None and rent.spot and requested.training
-        else None
-    )
+    sp, disk = None, None
+    if rent is not None and rent.spot and requested.training:
+        disk = checkpoints.disk_mbps(rent.offer.provider, rent.offer.instance_type)
+        sp = spot.spot_training(
+            rent, c.work, cost.time_to_finish_h, disk[0] if disk is not None else None
+        )
     if sp is not None and rent_out is not None:
-        rent_out["interruption"] = _spot_fields(sp)
+        rent_out["interruption"] = _spot_fields(sp, disk[1] if disk is not None else None)
     return {
         "rank": position,
         "gpu": gpu_fields(c.gpu),
@@ -451,6 +452,19 @@ def _spot_numbers(sp: spot.SpotTraining, provider: str) -> str:
             f"(${sp.on_demand_usd_per_hour:,.2f}/h) unless they add more than {share}"
             + (f" ({hours_text(extra)} on this run)" if extra is not None else "")
         )
+    if sp.write_h_min is not None and sp.disk_mbps is not None:
+        said += (
+            f". Written to attached managed disks, one takes at least "
+            f"{hours_text(sp.write_h_min)} at this instance type's documented {sp.disk_mbps:,.0f}"
+            " MBps cap on disk throughput (a disk's own cap can be lower), and reading it back "
+            "after an interruption as long again, on top of the work lost since the last "
+            "checkpoint and the wait for a new instance"
+        )
+    else:
+        said += (
+            ". No storage throughput is sourced for this instance type, so the time to write "
+            "and read it back is not given"
+        )
     return (
         f"{said}. Checkpointing every √(2·C·M), C the time to write one and M the mean time "
         "between interruptions, keeps the waste near √(2C/M) plus the restart time over M "
@@ -458,12 +472,15 @@ def _spot_numbers(sp: spot.SpotTraining, provider: str) -> str:
     )
 
 
-def _spot_fields(sp: spot.SpotTraining) -> Fields:
+def _spot_fields(sp: spot.SpotTraining, disk_source: str | None) -> Fields:
     return {
         "checkpoint_gb": sp.checkpoint_gb,
         "on_demand_usd_per_hour": sp.on_demand_usd_per_hour,
         "break_even_overhead": sp.break_even_overhead,
         "break_even_extra_h": sp.break_even_extra_h,
+        "disk_mbps": sp.disk_mbps,
+        "checkpoint_write_h_min": sp.write_h_min,
+        "disk_source": disk_source if sp.write_h_min is not None else None,
         "overhead_included": False,
     }
 

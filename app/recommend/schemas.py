@@ -948,6 +948,17 @@ class SpotTrainingOut(BaseModel):
     break_even_extra_h: float | None = Field(
         None, description="that fraction of this job's time to finish, hours"
     )
+    disk_mbps: float | None = Field(
+        None,
+        description="the instance type's documented cap on persistent (managed) disk "
+        "throughput, MBps; none where no figure is sourced",
+    )
+    checkpoint_write_h_min: float | None = Field(
+        None,
+        description="one checkpoint written (or read back after an interruption) at that cap "
+        "over every instance, hours: a lower bound, a disk's own cap can be lower",
+    )
+    disk_source: str | None = Field(None, description="where disk_mbps comes from")
     overhead_included: bool = Field(
         False, description="whether time_to_finish_h and job_usd include the overhead"
     )

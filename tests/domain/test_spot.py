@@ -102,3 +102,16 @@ def test_spot_training_row_figures() -> None:
     only = spot.spot_training(_choice("spot", None), work, 10.0)
     assert only.on_demand_usd_per_hour is None and only.break_even_overhead is None
     assert only.checkpoint_gb == pytest.approx(sp.checkpoint_gb)
+
+
+def test_a_documented_disk_cap_gives_a_lower_bound_on_the_write_time() -> None:
+    work = _train()  # 96.4 GB of state
+    one = spot.spot_training(_choice("on-demand", 0.40403), work, 10.0, disk_mbps=1000.0)
+    assert one.disk_mbps == 1000.0
+    # MBps read as MiB/s: 96.36e9 B / (1000 × 2^20 B/s) = 91.9 s
+    assert one.write_h_min == pytest.approx(LLAMA3_8B.params * 12 / (1000 * 2**20) / 3600)
+    # two instances write their halves of the sharded state at once
+    two = spot.spot_training(_choice("on-demand", 0.40403, 2), work, 10.0, disk_mbps=1000.0)
+    assert two.write_h_min == pytest.approx(one.write_h_min / 2)
+    none = spot.spot_training(_choice("on-demand", 0.40403), work, 10.0)
+    assert none.write_h_min is None and none.disk_mbps is None

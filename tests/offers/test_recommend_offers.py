@@ -452,6 +452,16 @@ def test_spot_training_rows_give_the_checkpoint_and_the_overhead_spot_can_afford
         said = next(w for w in r["warnings"] if w.startswith("spot price"))
         assert f"{sp['checkpoint_gb']:,.3g} GB" in said and "No published interruption" in said
         assert "Young 1974" in said
+        # a write time only where the instance type documents its disk throughput
+        if sp["disk_mbps"] is not None:
+            instances = r["offer"]["instances"]
+            seconds = sp["checkpoint_gb"] * 1e9 / (sp["disk_mbps"] * 2**20 * instances)
+            assert sp["checkpoint_write_h_min"] == pytest.approx(seconds / 3600)
+            assert "checkpoint-storage" not in sp["disk_source"]  # the page itself
+            assert "learn" in sp["disk_source"].lower() and "at least" in said
+        else:
+            assert sp["checkpoint_write_h_min"] is None and "No storage throughput" in said
+    assert any(r["cost"]["rent"]["interruption"]["disk_mbps"] for r in spot)
     # LoRA saves its adapters only: a far smaller checkpoint
     lora = _ask(read_client, {**ask, "workload": {**ask["workload"], "peft": "lora"}})
     small = [
