@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.profile:
                 from pyinstrument import Profiler
 
-                profiler = Profiler(interval=0.0002)
+                profiler = Profiler(interval=0.001)
                 profiler.start()
                 _endpoint(app, args.requests)
                 profiler.stop()

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 
 from app.domain.cost import OfferChoice
+from app.domain.evaluate import hours_text
 from app.domain.workload import GB, OPTIMIZER_BYTES, WorkloadSpec, lora_params
 
 # fp32: the optimizer steps an fp32 copy of every trainable parameter, whatever the compute
@@ -136,3 +137,9 @@ def _positive(**values: float) -> None:
     for name, v in values.items():
         if not v > 0.0:
             raise ValueError(f"{name} must be > 0")
+
+
+def break_even_text(f: float, extra_h: float | None) -> str:
+    """The break-even overhead as the row's warning and its page both say it."""
+    share = f"{f:,.1f}× the run's own time" if f >= 1 else f"{f:.0%} to the run's time"
+    return share + (f" ({hours_text(extra_h)} on this run)" if extra_h is not None else "")

@@ -446,11 +446,10 @@ def _spot_numbers(sp: spot.SpotTraining, provider: str) -> str:
     )
     f, extra = sp.break_even_overhead, sp.break_even_extra_h
     if f is not None and sp.on_demand_usd_per_hour is not None:
-        share = f"{f:,.1f}× the run's own time" if f >= 1 else f"{f:.0%} to the run's time"
         said += (
             f"; spot stays cheaper than these instances on demand "
-            f"(${sp.on_demand_usd_per_hour:,.2f}/h) unless they add more than {share}"
-            + (f" ({hours_text(extra)} on this run)" if extra is not None else "")
+            f"(${sp.on_demand_usd_per_hour:,.2f}/h) unless they add more than "
+            f"{spot.break_even_text(f, extra)}"
         )
     if sp.write_h_min is not None and sp.disk_mbps is not None:
         said += (

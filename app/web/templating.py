@@ -19,6 +19,8 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 
 from app import __version__
+from app.domain.evaluate import hours_text
+from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
 from app.shipped.paths import shipped_path
 from app.web.labels import choice_label, short_name
@@ -257,6 +259,8 @@ def make_templates() -> Jinja2Templates:
         breakable=breakable,
         by_reason=by_reason,
         choice=lambda value, field: choice_label(field, value),
+        break_even=break_even_text,
+        said_hours=hours_text,
     )
     env.globals.update(
         url_with=url_with, version=__version__, qs=query_string, static_url=static_url

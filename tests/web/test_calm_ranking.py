@@ -233,4 +233,14 @@ def test_a_spot_training_row_shows_its_checkpoint_and_break_even(read_client: Te
     # ResNet-50's 25.56 M parameters × (4 fp32 + 4 momentum) bytes: the preset trains with SGD
     assert first["checkpoint_gb"] == pytest.approx(25557032 * 8 / 1e9, rel=1e-3)
     assert "204 MB of training state" in said[0] and "no published interruption rate" in said[0]
-    assert f"{first['break_even_overhead'] * 100:.0f}%" in said[0]
+    # the page's figure is the one the row's warning gives, in the same words
+    margin = re.search(r"unless they add more than (.*?)[.;]", said[0])
+    assert margin is not None
+    warned = [w for w in spot[0]["warnings"] if w.startswith("spot price")]
+    assert len(warned) == 1 and f"unless they add more than {margin.group(1)}" in warned[0]
+    # the offer line names the spot price as spot, beside the same instances on demand
+    offered = re.findall(r"<li data-offer-name>(.*?)</li>", html, re.S)
+    at_spot = [o for o in offered if "<span data-rent-tier>spot</span>" in o]
+    assert len(at_spot) == len(spot)
+    assert f"(on demand ${first['on_demand_usd_per_hour']:,.2f}/h)" in at_spot[0]
+    assert all("on-demand" not in o for o in at_spot)
