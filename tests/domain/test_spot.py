@@ -112,6 +112,7 @@ def test_a_documented_disk_cap_gives_a_lower_bound_on_the_write_time() -> None:
     assert one.write_h_min == pytest.approx(LLAMA3_8B.params * 12 / (1000 * 2**20) / 3600)
     # two instances write their halves of the sharded state at once
     two = spot.spot_training(_choice("on-demand", 0.40403, 2), work, 10.0, disk_mbps=1000.0)
+    assert one.write_h_min is not None
     assert two.write_h_min == pytest.approx(one.write_h_min / 2)
     none = spot.spot_training(_choice("on-demand", 0.40403), work, 10.0)
     assert none.write_h_min is None and none.disk_mbps is None

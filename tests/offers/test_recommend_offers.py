@@ -419,7 +419,7 @@ def test_spot_training_rows_give_the_checkpoint_and_the_overhead_spot_can_afford
     """No published interruption rate for the shipped spot offers: the time and cost stay
     the engine's, and the row gives what needs none — the state a checkpoint writes and the
     extra time at which spot stops being the cheaper rental."""
-    ask = {
+    ask: dict[str, Any] = {
         "workload": {
             "preset": "llama-3-8b", "task": "fine-tuning", "peft": "none",
             "dataset_samples": 20000, "seq_len": 1024,
