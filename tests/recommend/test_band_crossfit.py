@@ -75,8 +75,9 @@ def test_each_fold_is_scored_by_a_term_built_without_it(crossfit) -> None:
 def test_the_spot_check_set_calibrates_nothing(crossfit) -> None:
     files = crossfit.calibrating_files()
     assert crossfit.acc.SPOTCHECK_FILE not in files
-    # nor, until the bands are next written, the vLLM/SGLang NVIDIA set (scored, not a unit)
-    assert crossfit.acc.VLLM_NVIDIA_FILE not in files and crossfit.acc.VLLM_NVIDIA_FILE.exists()
+    # nor, until the bands are next written, the vLLM/SGLang NVIDIA sets (scored, not units)
+    for path in (crossfit.acc.VLLM_NVIDIA_FILE, crossfit.acc.VLLM_NVIDIA_MOE_FILE):
+        assert path not in files and path.exists()
     every = sorted(crossfit.acc.HELDOUT_DIR.glob(crossfit.acc.HELDOUT_GLOB))
     assert set(files) == set(every) - set(crossfit.acc.NOT_CALIBRATING) and len(files) >= 10
 
