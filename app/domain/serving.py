@@ -476,21 +476,34 @@ def _solve(
     # that replace finished ones, b × p ÷ o, so at most chunk × o ÷ (p + o) sequences decode
     # while the budget keeps up with their prompts; requests beyond wait for it (in TTFT)
     slots = max(1.0, min(float(cap), chunk * o / (p + o)))
+    users = max(1.0, load_n or 1.0)
+    foreign = 1.0 if load_rate is not None else (users - 1.0) / users
 
     def at(batch: float, rate: float) -> tuple[float, float, float, float, str]:
         b = max(1.0, min(batch, slots))
-        prefill_per_step = b * p / o
+        # A request shares its steps with the others running, never with its own successor:
+        # in a closed loop the next prompt is sent when this answer ends, and a replacement
+        # takes the slot its request frees. So its decode steps carry the prompt tokens that
+        # replace the other b − 1 (b × p ÷ o in all, less its own share), and its prompt's
+        # chunks run beside the other b − 1 decodes. One user: decode steps alone, as LLM
+        # inference prices them, and the prompt alone.
+        others = b - 1.0
+        prefill_per_step = others * p / o
         itl, bound = eng.step(b, ctx, prefill_per_step, float(p))
-        # the prompt itself: chunks that share steps with the running decodes
-        room = max(chunk - b, chunk / 4.0)
+        # the prompt itself: chunks that share steps with the others' decodes
+        room = max(chunk - others, chunk / 4.0)
         n_chunks = max(1, math.ceil(p / room))
         piece = p / n_chunks
-        t_chunk, _ = eng.step(b, ctx, piece, float(p), with_prompt=True)
+        t_chunk, _ = eng.step(others, ctx, piece, float(p), with_prompt=True)
         own = n_chunks * t_chunk
-        rho = min(0.99, rate * t_prefill_alone)
+        # the prompts it can find ahead of its own: any request's in an open loop (arrivals
+        # independent of it), the other users' in a closed loop (one user never waits)
+        rho = min(0.99, rate * foreign * t_prefill_alone)
         wait = rho / (2.0 * (1.0 - rho)) * own
         ttft = own + wait + itl / 2.0
-        return itl, ttft, ttft + 2.0 * wait, t_chunk, bound
+        # a decode step that also carries another request's prompt chunk (its ITL p95)
+        t_mixed = eng.step(b, ctx, piece, float(p), with_prompt=True)[0] if others else itl
+        return itl, ttft, ttft + 2.0 * wait, t_mixed, bound
 
     if load_rate is not None:
         # open loop: find the concurrency Little's law implies
@@ -520,8 +533,11 @@ def _solve(
     queue = 0.0
     if load_n is not None and load_n > slots and rate > 0:
         queue = (load_n - slots) / rate  # clients beyond the running slots wait for one
-    # a step that carries a prompt chunk is slower; it is the p95 ITL once ≥5 % of steps do
-    chunks_per_s = rate * max(1, math.ceil(p / max(chunk - n, chunk / 4.0)))
+    # a step that carries another request's prompt chunk is slower; it is the p95 ITL once
+    # ≥5 % of a request's decode steps do (the others' prompts: none for one user)
+    others = max(0.0, min(n, slots) - 1.0)
+    chunks_per_s = rate * others / max(1.0, min(n, slots))
+    chunks_per_s *= max(1, math.ceil(p / max(chunk - others, chunk / 4.0)))
     itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
     share = min(1.0, rate * t_prefill_alone)
     return _Point(
