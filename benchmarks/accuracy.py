@@ -1438,7 +1438,7 @@ def write_bands(
             if regime in (multi_gpu or ()):
                 lines.append("      multi_gpu: true")
             if (spans or {}).get(regime):
-                lines.append(f"      multi_gpu_spans: [{', '.join(sorted(spans[regime]))}]")
+                lines.append(f"      multi_gpu_spans: [{', '.join(sorted((spans or {})[regime]))}]")
     if extrapolation:
         lines.append("  extrapolation:")
         for x in extrapolation:
@@ -1451,12 +1451,12 @@ def write_bands(
             )
     if new_source:
         lines.append("  new_source:")
-        for x in new_source:
-            t = x.term
+        for src in new_source:
+            st = src.term
             lines.append(
-                f"    {x.regime}: [{t.low:.2f}, {t.high:.2f}]   # {t.units} units ({x.sources}"
-                f" sources), rank {t.rank}; sources met {t.met:.0%} (nested {_pct(t.cv_met)}),"
-                f" rows {t.coverage:.0%} (nested {_pct(t.cv_coverage)})"
+                f"    {src.regime}: [{st.low:.2f}, {st.high:.2f}]   # {st.units} units"
+                f" ({src.sources} sources), rank {st.rank}; sources met {st.met:.0%} (nested"
+                f" {_pct(st.cv_met)}), rows {st.coverage:.0%} (nested {_pct(st.cv_coverage)})"
             )
     path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
 
@@ -1497,13 +1497,13 @@ def print_bands(
             f" {t.met:.0%} (nested {_pct(t.cv_met)}); rows inside {t.coverage:.0%} (nested"
             f" {_pct(t.cv_coverage)})"
         )
-    for x in extrapolation or []:
-        t = x.term
-        pooled = f" (pooled: {' + '.join(x.pooled)})" if x.pooled else ""
+    for w in extrapolation or []:
+        wt = w.term
+        pooled = f" (pooled: {' + '.join(w.pooled)})" if w.pooled else ""
         print(
-            f"widening {x.name:12} ×{t.low:.2f} / ×{t.high:.2f} in quadrature beyond a new source:"
-            f" {t.units} units{pooled}, {t.rows} rows; coverage {_pct(t.coverage)}, nested"
-            f" leave-one-unit-out {_pct(t.cv_coverage)}"
+            f"widening {w.name:12} ×{wt.low:.2f} / ×{wt.high:.2f} in quadrature beyond a new"
+            f" source: {wt.units} units{pooled}, {wt.rows} rows; coverage {_pct(wt.coverage)},"
+            f" nested leave-one-unit-out {_pct(wt.cv_coverage)}"
         )
 
 
@@ -2414,11 +2414,11 @@ def print_runtime_and_eager(data_dir: Path, verbose: bool) -> None:
         print()
         print("Eager LLM decode (tests/data/eager_decode.yaml), tokens/s; * = calibration row")
         hf = [r for r in eager if r.runtime == "transformers"]
-        for name, sub in (
+        for name, part in (
             ("transformers, batch <= 8", [r for r in hf if r.batch_size <= 8]),
             ("transformers, all batches", hf),
         ):
-            sc = eager_score(sub)
+            sc = eager_score(part)
             print(
                 f"  {name:26} n {sc.n:3d}  spearman {sc.spearman:6.3f}"
                 f"  median ratio {sc.median_ratio:5.2f}  bias {sc.bias:5.2f}"

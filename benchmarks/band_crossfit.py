@@ -302,8 +302,8 @@ def main(argv: list[str]) -> int:
     print("Spot-check set (calibrates nothing), under each rule's term from every fold:")
     for k in rules:
         res = score([(s, s.band(full[k])) for s in spot_rows])
-        cells = "; ".join(f"{x.regime} {x.n} {x.coverage:.0%} ×{x.width:.2f}" for x in res)
-        print(f"  {k:10} {cells}; met {sum(x.met for x in res)} of {len(res)}")
+        said = "; ".join(f"{x.regime} {x.n} {x.coverage:.0%} ×{x.width:.2f}" for x in res)
+        print(f"  {k:10} {said}; met {sum(x.met for x in res)} of {len(res)}")
     return 0
 
 
