@@ -946,12 +946,15 @@ def too_big(
 ) -> Exclusion:
     """Why no count of ``gpu`` up to ``max_n`` holds the job (``total1``: its size on one)."""
     n = ctx.limits.exact_gpus or max_n
-    where = "one GPU" if n == 1 else f"{n} GPUs"
+    # one GPU is all the limits (or the card: an Apple GPU does not pool) allow: nothing is
+    # sharded, so the reason says so instead of "even when sharded"
     usable = usable_gb(gpu, run)
+    each = f"{vram(usable):.0f} GB usable"
+    where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
-        f"{vram(usable):.0f} GB usable even when sharded{_fewer_seqs(gpu, run, usable, total1)}",
+        f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where}"
+        f"{_fewer_seqs(gpu, run, usable, total1)}",
     )
 
 

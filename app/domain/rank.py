@@ -459,7 +459,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     scale, unit = shown_rate(c.work, p.unit)
     lines = [
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
-        f"{vram(c.available_gb):.0f} GB{' ' + per if per else ''}.",
+        f"{vram(c.available_gb):.0f} GB{' ' + per if per else ''}{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}.",
         f"Assumes the {p.runtime} runtime"
@@ -506,6 +506,21 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "listed after every GPU where it is supported."
         )
     return lines
+
+
+def _savers_said(c: Candidate) -> str:
+    """The memory savers the fit rests on, which the question did not ask for: a row's memory
+    and speed are those of the job as it runs with them (8-bit optimiser state is a format the
+    user did not choose), so the row names them where it gives the memory."""
+    said = [SAVER_LABELS.get(x, x) for x in c.savers if x != "micro_batch"]
+    if c.micro_batch is not None and c.accumulation_steps > 1:
+        said.append(
+            f"micro-batches of {c.micro_batch} ({c.accumulation_steps} gradient-accumulation "
+            "steps per batch)"
+        )
+    if not said:
+        return ""
+    return f", with memory savers the engine added: {' and '.join(said)}"
 
 
 def _versus(c: Candidate, lead: Candidate, objective: str) -> str:

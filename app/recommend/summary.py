@@ -33,6 +33,19 @@ def _name(row: s.Recommendation) -> str:
     return row.gpu.name if n == 1 else f"{n} × {row.gpu.name}"
 
 
+# How a purchase price's condition reads after "to buy": a launch price is a price, not a
+# condition the card is in.
+_CONDITION = {"new": "new", "used": "used", "launch": "at its launch price"}
+
+# What the pick lacks when it has no price on the basis asked ('fastest' and 'balanced' keep
+# unpriced cards, README: they rank on what they can do, not on cost).
+_NO_PRICE = {
+    "rent": "no rental offer known",
+    "buy": "no purchase price known",
+    "either": "no price known",
+}
+
+
 def _price(row: s.Recommendation, acquisition: str) -> str | None:
     """The row's price on the basis the question asked for (rent first for 'either')."""
     rent, buy = row.cost.rent, row.cost.buy
@@ -41,7 +54,8 @@ def _price(row: s.Recommendation, acquisition: str) -> str | None:
         spot = " spot" if rent.spot else ""
         return f"rents at {_usd(rent.usd_per_hour)}/h{spot}{where} as of {rent.as_of}"
     if acquisition in ("buy", "either") and buy is not None:
-        return f"costs {_usd(buy.usd)} to buy {buy.condition} as of {buy.as_of}"
+        condition = _CONDITION.get(buy.condition, buy.condition)
+        return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}"
     return None
 
 
@@ -51,6 +65,14 @@ def _speed(row: s.Recommendation) -> str:
 
 
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
+    target = answer.workload.latency_target_ms
+    if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
+        # rows that miss the target rank after every one that meets it: the pick missing it
+        # means no card does, which the verdict must say before anything else
+        return (
+            f"no GPU meets the latency target of {_fig(target)} ms for one whole batch; "
+            f"this one takes {_fig(row.latency_ms)} ms"
+        )
     for text in (*row.warnings, *answer.warnings):
         # one line: the caveat itself; its source stays in the row's warnings
         return text.split(" (source:")[0].rstrip(".")
@@ -115,8 +137,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     top = rows[0]
     why = []
     price = _price(top, answer.acquisition)
-    if price:
-        why.append(price)
+    why.append(price or _NO_PRICE[answer.acquisition])
     mem = top.memory
     if mem.headroom_gb is not None and mem.available_gb:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)

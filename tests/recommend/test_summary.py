@@ -85,6 +85,81 @@ def test_a_serving_verdict_names_the_formats_it_runs(read_client: TestClient) ->
     assert f"{sv['weight_precision']} weights and {sv['kv_cache_precision']} KV cache" in sentence
 
 
+def test_a_pick_without_a_price_on_the_basis_asked_says_so(read_client: TestClient) -> None:
+    """'fastest' keeps cards with no price: a rent question whose pick rents nowhere says so in
+    the verdict, not only in the row (issue 23)."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8},
+            "objective": "fastest",
+            "constraints": {"acquisition": "rent"},
+            "limit": 3,
+        },
+    )
+    top = answer["recommendations"][0]
+    assert top["cost"]["rent"] is None  # the fastest card has no rental offer in the catalog
+    sentence = answer["summary"]["sentence"]
+    assert sentence.startswith(f"Pick {top['gpu']['name']}: no rental offer known, ")
+    # the same card asked to buy or either way: the words follow the basis
+    for acquisition, said in (("buy", "no purchase price known"), ("either", "no price known")):
+        other = _ask(
+            read_client,
+            {
+                "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8},
+                "objective": "fastest",
+                "constraints": {"acquisition": acquisition},
+                "limit": 1,
+            },
+        )
+        first = other["recommendations"][0]
+        assert first["cost"]["rent"] is None and first["cost"]["buy"] is None
+        assert f": {said}, " in other["summary"]["sentence"]
+
+
+def test_a_missed_latency_target_is_the_first_caveat(read_client: TestClient) -> None:
+    """Rows missing the latency target rank after every row meeting it: a pick that misses it
+    means no card meets it, and the verdict says so with the pick's own latency."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "latency_target_ms": 20},
+            "objective": "cheapest",
+            "limit": 3,
+        },
+    )
+    top = answer["recommendations"][0]
+    assert top["meets_latency_target"] is False
+    sentence = answer["summary"]["sentence"]
+    assert "Caveat: no GPU meets the latency target of 20 ms for one whole batch" in sentence
+    assert f"{top['latency_ms']:,.0f}"[:3] in sentence.split("this one takes ")[1]
+    # a target the pick meets is no caveat
+    met = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "latency_target_ms": 3.6e6},
+            "limit": 1,
+        },
+    )
+    assert met["recommendations"][0]["meets_latency_target"] is True
+    assert "latency target" not in met["summary"]["sentence"]
+
+
+def test_a_launch_price_reads_as_a_price_not_a_condition(read_client: TestClient) -> None:
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference"},
+            "constraints": {"vendors": ["apple"], "acquisition": "buy"},
+            "limit": 1,
+        },
+    )
+    buy = answer["recommendations"][0]["cost"]["buy"]
+    assert buy["condition"] == "launch"  # Apple's machines are priced at launch (README)
+    sentence = answer["summary"]["sentence"]
+    assert "to buy at its launch price as of" in sentence and "to buy launch" not in sentence
+
+
 @pytest.mark.parametrize(
     ("caveat", "said"),
     [
