@@ -123,7 +123,13 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
 def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     rows = answer.recommendations
     if not rows:
-        fixes = [v for v in (answer.what_if or []) if v.can_run]
+        # the change the empty answer names first (empty.nearest: the most GPUs opened first),
+        # so the verdict and `empty.message` never name two different ones
+        fixes: list[s.NearestOut] | list[s.WhatIfOut]
+        if answer.empty is not None and answer.empty.nearest:
+            fixes = answer.empty.nearest
+        else:
+            fixes = [v for v in (answer.what_if or []) if v.can_run]
         sentence = "No GPU in the catalog can run this job within these limits"
         if fixes:
             # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16

@@ -61,11 +61,39 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     assert answer["recommendations"] == []
     sentence = answer["summary"]["sentence"]
     assert sentence.startswith("No GPU in the catalog can run this job")
-    helps = [v for v in answer["what_if"] or [] if v["can_run"]]
+    helps = answer["empty"]["nearest"]
     assert helps  # lifting the budget lets cards run it
     n, change = helps[0]["can_run"], helps[0]["change"].rstrip(".")
     # the what-if label follows a colon: "…; 45 GPUs could with one change: no budget limit …"
     assert sentence.endswith(f"; {n} GPUs could with one change: {change}.")
+
+
+def test_an_empty_verdict_names_the_change_the_empty_answer_names_first(
+    read_client: TestClient,
+) -> None:
+    """Two changes would each let cards run a 70B QLoRA on one consumer card: any kind of card
+    (more GPUs open) or up to 8 GPUs. The verdict names the one `empty.message` names first,
+    not another."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"segments": ["consumer"], "max_gpus": 1},
+        },
+    )
+    assert answer["recommendations"] == []
+    nearest = answer["empty"]["nearest"]
+    assert len(nearest) >= 2 and nearest[0]["can_run"] >= nearest[1]["can_run"]
+    first = nearest[0]["change"].rstrip(".")
+    assert f"Nearest: {first} lets" in answer["empty"]["message"]
+    assert answer["summary"]["sentence"].endswith(f"one change: {first}.")
+    # the page lists the changes in the same order
+    page = read_client.get(
+        "/recommendations?preset=llama-3-70b&task=fine-tuning&peft=qlora"
+        "&segments=consumer&max_gpus=1"
+    ).text
+    listed = page.split("These changes would let GPUs run it:")[1]
+    assert listed.index(nearest[0]["change"]) < listed.index(nearest[1]["change"])
 
 
 def test_a_serving_verdict_names_the_formats_it_runs(read_client: TestClient) -> None:
