@@ -459,9 +459,11 @@ def test_jax_rows_run_jax_not_a_pytorch_runtime(read_client: TestClient) -> None
         assert rows and all(r["runtime"] == "jax" for r in rows)
         said = [t for r in rows for t in (*r["tips"], *r["explanation"])]
         assert not any("torch" in t.lower() for t in said), workload
-        # JAX has no Gaudi build (data/frameworks.yaml): the card is left out, saying why
+        # JAX has no Gaudi build (data/frameworks.yaml): the card is left out, saying why; on
+        # ROCm it runs the GPUs of AMD's ROCm matrix, which a Vega-era card has left
         out = {e["slug"]: e["code"] for e in body["excluded"]}
         assert out.get("gaudi3") == "framework_unsupported"
+        assert out.get("radeon-pro-vii") == "framework_unsupported"
     # a runtime the request names is kept
     named = recommend(
         read_client,
