@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from app import vocab
 from app.domain import bands, ranking, topology
 from app.domain import cost as costs
+from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
@@ -457,9 +458,17 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
     scale, unit = shown_rate(c.work, p.unit)
+    # a unified-memory machine's GPU gets the share macOS wires, not the whole: "16.6 GB of
+    # 72 GB" on a 96 GB Mac says where the other 24 GB went
+    share = (
+        f" (the ~{UNIFIED_MEMORY_USABLE:.0%} of its {g.memory_gb:g} GB unified memory "
+        f"{'macOS' if g.vendor == 'apple' else 'the OS'} lets the GPU use)"
+        if unified(g) and g.memory_gb
+        else ""
+    )
     lines = [
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
-        f"{vram(c.available_gb):.0f} GB{' ' + per if per else ''}{_savers_said(c)}.",
+        f"{vram(c.available_gb):.0f} GB{share}{' ' + per if per else ''}{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}.",
         f"Assumes the {p.runtime} runtime"

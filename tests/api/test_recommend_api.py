@@ -504,6 +504,27 @@ def test_a_row_names_the_memory_savers_its_fit_rests_on(read_client: TestClient)
         assert not r["memory_savers"] and "memory savers" not in r["explanation"][0]
 
 
+def test_a_mac_row_says_why_its_gpu_gets_three_quarters_of_the_memory(
+    read_client: TestClient,
+) -> None:
+    """A 96 GB Mac reads "needs 16.6 GB of 72 GB": the row says the 72 GB is the share of
+    unified memory macOS lets the GPU wire; a discrete card's row says nothing of it."""
+    body = recommend(
+        read_client,
+        {"workload": {"preset": "llama-3-8b"}, "constraints": {"vendors": ["apple"]}, "limit": 5},
+    )
+    rows = body["recommendations"]
+    assert rows
+    for r in rows:
+        fits = r["explanation"][0]
+        assert f"of its {r['gpu']['memory_gb']:g} GB unified memory macOS lets the GPU use" in fits
+        # and the figure is that share: three quarters of the vendor's GiB, in 10^9 bytes
+        whole = r["gpu"]["memory_gb"] * 2**30 / 1e9
+        assert r["memory"]["available_gb"] == pytest.approx(0.75 * whole, rel=0.01)
+    other = recommend(read_client, {"workload": {"preset": "llama-3-8b"}, "limit": 5})
+    assert not any("unified memory" in r["explanation"][0] for r in other["recommendations"])
+
+
 def test_a_one_gpu_exclusion_does_not_speak_of_sharding(read_client: TestClient) -> None:
     """Where one GPU is all that is allowed, nothing is sharded: the reason does not say
     "even when sharded"; over several GPUs it still does."""
