@@ -59,6 +59,29 @@ def _price(row: s.Recommendation, acquisition: str) -> str | None:
     return None
 
 
+def _duration(hours: float) -> str:
+    """A time to finish as a person says it: 40 s, 25 min, 18.8 h, 3.2 days."""
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{_fig(hours)} h"
+    return f"{_fig(hours / 24)} days"
+
+
+def _finish(row: s.Recommendation, acquisition: str) -> str | None:
+    """How long the job takes on the pick, and what renting it for that long costs where the
+    verdict prices it rented: what a 'cheapest' or deadline answer wins on, not its $/h."""
+    hours = row.time_to_finish_h
+    if hours is None:
+        return None
+    rent = row.cost.rent
+    rented = acquisition in ("rent", "either") and rent is not None and rent.job_usd is not None
+    cost = f" ({_usd(rent.job_usd)} rented)" if rented and rent and rent.job_usd else ""
+    return f"finishes the job in {_duration(hours)}{cost}"
+
+
 def _speed(row: s.Recommendation) -> str:
     t = row.throughput
     return f"{_fig(t.value)} {t.unit}"
@@ -149,6 +172,9 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
         why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB")
     why.append(f"runs {_speed(top)}")
+    finish = _finish(top, answer.acquisition)
+    if finish:
+        why.append(finish)
     why.append(f"limited by {top.bottleneck}")
     if top.serving is not None:
         # a serving plan names the formats it runs: quality is never traded silently

@@ -173,6 +173,32 @@ def test_a_missed_latency_target_is_the_first_caveat(read_client: TestClient) ->
     assert "latency target" not in met["summary"]["sentence"]
 
 
+def test_a_job_with_a_length_says_how_long_the_pick_takes_and_what_it_costs_rented(
+    read_client: TestClient,
+) -> None:
+    """A 'cheapest' training answer wins on the job's cost, not on $/h: the verdict says how
+    long the pick takes and what renting it that long costs, as its row does."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "gpt-2", "task": "training", "dataset_samples": 1000000},
+            "constraints": {"acquisition": "rent"},
+            "objective": "cheapest",
+            "limit": 2,
+        },
+    )
+    top = answer["recommendations"][0]
+    sentence = answer["summary"]["sentence"]
+    hours, job = top["time_to_finish_h"], top["cost"]["rent"]["job_usd"]
+    assert hours is not None and job is not None
+    assert "finishes the job in " in sentence
+    cost = f"${job:,.2f}" if job < 100 else f"${job:,.0f}"
+    assert f"({cost} rented)" in sentence
+    # one-job inference has no length: nothing to say
+    none = _ask(read_client, {"workload": {"preset": "llama-3-8b"}, "limit": 1})
+    assert "finishes the job" not in none["summary"]["sentence"]
+
+
 def test_a_launch_price_reads_as_a_price_not_a_condition(read_client: TestClient) -> None:
     answer = _ask(
         read_client,
