@@ -579,10 +579,7 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             "op more work; torch.compile fuses many of them away."
         )
     elif p.bottleneck == "host overhead":
-        out.append(
-            "Decoding is bound by eager dispatch on the host, not by the GPU: a CUDA-graph "
-            "runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
-        )
+        out.append(_graph_runtimes(p.backend))
     if p.bottleneck == "kernel launches":
         out.append(
             "Each step is a few short kernels per layer and their gaps, not math or bytes: a "
@@ -631,6 +628,21 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
     out.extend(_physical_tips(c))
     return out
+
+
+def _graph_runtimes(backend: str | None) -> str:
+    """What removes eager dispatch from a decode loop. The runtimes named are CUDA's
+    (TensorRT-LLM and CUDA graphs are NVIDIA's; vLLM and SGLang reach only some cards of other
+    backends, data/frameworks.yaml runtime:<name>): on another backend the tip names none."""
+    head = "Decoding is bound by eager dispatch on the host, not by the GPU: "
+    if backend == "cuda":
+        return head + (
+            "a CUDA-graph runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
+        )
+    return head + (
+        "a larger batch gives each dispatched kernel more tokens, and a runtime that replays "
+        "the decode step as a graph, where one runs on this card, removes most of it."
+    )
 
 
 def _multi_card_tip(c: Candidate) -> str | None:

@@ -525,6 +525,26 @@ def test_a_mac_row_says_why_its_gpu_gets_three_quarters_of_the_memory(
     assert not any("unified memory" in r["explanation"][0] for r in other["recommendations"])
 
 
+def test_a_host_bound_decode_tip_names_only_runtimes_of_the_rows_backend(
+    read_client: TestClient,
+) -> None:
+    """Eager decoding on a Radeon or an Instinct is host-bound as on a GeForce, but TensorRT-LLM
+    and CUDA graphs are NVIDIA's: the tip on a ROCm row names neither."""
+    body = recommend(
+        read_client,
+        {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 60},
+    )
+    host = [r for r in body["recommendations"] if r["bottleneck"] == "host overhead"]
+    rocm = [r for r in host if r["backend"] == "rocm"]
+    cuda = [r for r in host if r["backend"] == "cuda"]
+    assert rocm and cuda
+    for r in rocm:
+        said = [t for t in r["tips"] if t.startswith("Decoding is bound by eager dispatch")]
+        assert said and not any("TensorRT-LLM" in t or "CUDA" in t for t in said)
+    for r in cuda:
+        assert any("CUDA-graph runtime" in t for t in r["tips"])
+
+
 def test_a_one_gpu_exclusion_does_not_speak_of_sharding(read_client: TestClient) -> None:
     """Where one GPU is all that is allowed, nothing is sharded: the reason does not say
     "even when sharded"; over several GPUs it still does."""
