@@ -470,7 +470,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
         f"{vram(c.available_gb):.0f} GB{share}{' ' + per if per else ''}{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
-        f"({p.compute_precision} math), limited by {p.bottleneck}.",
+        f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}.",
         f"Assumes the {p.runtime} runtime"
         + (f" on {p.backend}" if p.backend else "")
         + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")
@@ -515,6 +515,19 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "listed after every GPU where it is supported."
         )
     return lines
+
+
+def _host_said(c: Candidate) -> str:
+    """Why a host-bound decode is host-bound though its timing shows more memory time than
+    overhead: the host's dispatch sets each decode step's time and the GPU's own work, shorter,
+    waits on it (timing.overhead_s counts only the host's excess over that work)."""
+    p = c.perf
+    if p.bottleneck != "host overhead" or not c.work.is_llm_inference or not p.ms_per_token:
+        return ""
+    return (
+        f": the host takes ~{p.ms_per_token:.1f} ms to dispatch each decode step, longer than "
+        "the GPU's own work on it, which waits"
+    )
 
 
 def _savers_said(c: Candidate) -> str:

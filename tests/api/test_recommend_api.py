@@ -543,6 +543,14 @@ def test_a_host_bound_decode_tip_names_only_runtimes_of_the_rows_backend(
         assert said and not any("TensorRT-LLM" in t or "CUDA" in t for t in said)
     for r in cuda:
         assert any("CUDA-graph runtime" in t for t in r["tips"])
+    # the row says why it is host-bound though its timing shows more memory time than
+    # overhead: the host's dispatch sets each decode step, the GPU's work waits on it
+    assert any(r["timing"]["memory_s"] > r["timing"]["overhead_s"] for r in host)
+    for r in host:
+        said = r["explanation"][1]
+        assert f"the host takes ~{r['ms_per_output_token']:.1f} ms to dispatch each decode" in said
+    bound = [r for r in body["recommendations"] if r["bottleneck"] != "host overhead"]
+    assert bound and not any("to dispatch each decode" in r["explanation"][1] for r in bound)
 
 
 def test_a_one_gpu_exclusion_does_not_speak_of_sharding(read_client: TestClient) -> None:
