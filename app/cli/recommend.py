@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.config import Settings
+from app.domain.units import vram
 from app.errors import AppError, field_path
 from app.recommend.schemas import RecommendationRequest
 from app.recommend.whatif import price_note
@@ -220,9 +221,17 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
     return 0
 
 
+def _verdict(response: Any, console: Console) -> None:
+    """The answer in one sentence (``summary``), first, as the page and the API give it."""
+    said = getattr(response, "summary", None)
+    if said is not None:
+        console.print(f"[bold]Verdict:[/bold] {said.sentence}")
+
+
 def render_serving(response: Any, console: Console) -> None:
     summary = response.serving
     console.print(f"[bold]{response.workload.preset or 'model'}[/bold] serving: {summary.load}")
+    _verdict(response, console)
     console.print(("[green]" if summary.met else "[red]") + summary.message + "[/]")
     for tip in summary.relax:
         console.print(f"  • {tip}")
@@ -266,10 +275,13 @@ def render(response: Any, console: Console) -> None:
         render_serving(response, console)
         return
     w = response.workload
+    # memory a person reads is in the vendors' GB of 2^30 bytes, as the rows' explanations
+    # (README "One memory unit"); the API's *_gb fields are 10^9 bytes
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs {response.memory.required_gb:.1f} GB; objective: {response.objective}"
+        f" — needs {vram(response.memory.required_gb):.1f} GB; objective: {response.objective}"
     )
+    _verdict(response, console)
     table = Table(show_lines=False)
     if response.baseline is not None:
         table.add_column("vs yours", justify="right")
@@ -301,7 +313,7 @@ def render(response: Any, console: Console) -> None:
             str(r.rank),
             r.gpu.name,
             str(r.num_gpus),
-            f"{r.memory.required_gb:.1f}/{r.memory.available_gb:.0f}",
+            f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.0f}",
             f"{_fmt(r.throughput.value)} {r.throughput.unit}",
             *([_fmt(r.usd_per_million_output_tokens_blended, 2)] if per_token else []),
             r.bottleneck,
@@ -336,7 +348,7 @@ def render(response: Any, console: Console) -> None:
             speed = f", {_fmt(w.throughput)} {w.unit}" if w.throughput is not None else ""
             price = price_note(w, response.acquisition)
             console.print(
-                f"  • {w.change}: {pick}{count}{speed}{price}; needs {w.required_gb:.1f} GB, "
+                f"  • {w.change}: {pick}{count}{speed}{price}; needs {vram(w.required_gb):.1f} GB, "
                 f"{w.can_run} GPUs can run it"
             )
     for warning in response.warnings:

@@ -606,9 +606,18 @@ class ReplicaChoice:
     @property
     def note(self) -> str | None:
         c = self.choice
-        if c.gpus_paid == c.gpus_used:
-            return None
         shape = f"{c.instances}× " if c.instances > 1 else ""
+        if c.gpus_paid == c.gpus_used:
+            if c.instances == 1:
+                return None
+            # replicas share nothing (a replica never spans instances): unlike a training job
+            # over several servers, they need no cluster network, only a load balancer; said
+            # here so the offer's own note (OfferChoice.note, a cluster booking) is not
+            return (
+                f"rents {shape}{c.offer.instance_type} side by side, each running whole "
+                "replicas that share nothing: no cluster network needed, a load balancer "
+                "spreads the requests"
+            )
         tp = self.gpus_per_replica
         group = f"{tp} GPU{'s' if tp > 1 else ''}"
         return (

@@ -750,8 +750,13 @@ def usable_gb(gpu: GpuSpec, share: float = 1.0) -> float:
     GiB, ``device_memory_gb``), less what the OS keeps back (unified memory), times the
     ``share`` a runtime claims up front (vLLM's gpu_memory_utilization: ``runtime_share``).
     Inference and serving both read it."""
-    unified = gpu.vendor == "apple" or gpu.segment == "soc"
-    return device_memory_gb(gpu) * (UNIFIED_MEMORY_USABLE if unified else 1.0) * share
+    return device_memory_gb(gpu) * (UNIFIED_MEMORY_USABLE if unified(gpu) else 1.0) * share
+
+
+def unified(gpu: GpuSpec) -> bool:
+    """Whether the GPU shares the machine's memory (Apple silicon, other SoCs): its usable
+    memory is the share the OS lets the GPU wire, not the whole."""
+    return gpu.vendor == "apple" or gpu.segment == "soc"
 
 
 def serving_spec(table: EfficiencyTable | None, runtime: str) -> ServingRuntime | None:

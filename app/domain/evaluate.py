@@ -715,7 +715,7 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
     same for every card of a request with the same job and savers allowed, so built once."""
     # keyed by what _build_ladder reads of the job
     lkey: tuple[object, ...] = ("ladder", work.training, work.gradient_checkpointing)
-    lkey += (work.optimizer, work.batch_size, allowed)
+    lkey += (work.optimizer, work.batch_size, work.peft, allowed)
     hit: list[Step] | None = ctx.memo.get(lkey)
     if hit is None:
         hit = ctx.memo[lkey] = _build_ladder(work, allowed)
@@ -723,6 +723,12 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
 
 
 def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
+    """Savers in the order that buys the most memory for the least change: checkpointing, then
+    8-bit AdamW (6 bytes less per trained parameter, the optimiser's numerics changed), then
+    micro-batches with gradient accumulation (the same update). Under (Q)LoRA the trained
+    parameters are the adapters': 8-bit AdamW saves next to nothing there, so micro-batches
+    come first and 8-bit AdamW only where micro-batches of one sample still need more cards
+    (an answer would otherwise name an optimiser change that bought nothing)."""
     steps: list[Step] = [((), None)]
     if not work.training:
         return steps
@@ -730,14 +736,18 @@ def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
     if "checkpointing" in allowed and not work.gradient_checkpointing:
         savers += ("checkpointing",)
         steps.append((savers, None))
+    tiers = [savers]
     if "adam8bit" in allowed and work.optimizer == "adamw":
-        savers += ("adam8bit",)
-        steps.append((savers, None))
-    if "micro_batch" in allowed:
-        micro = work.batch_size // 2
-        while micro >= 1:
-            steps.append(((*savers, "micro_batch"), micro))
-            micro //= 2
+        eight = (*savers, "adam8bit")
+        tiers = [savers, eight] if work.peft != "none" else [eight]
+    for tier in tiers:
+        if tier != savers:
+            steps.append((tier, None))
+        if "micro_batch" in allowed:
+            micro = work.batch_size // 2
+            while micro >= 1:
+                steps.append(((*tier, "micro_batch"), micro))
+                micro //= 2
     return steps
 
 
@@ -946,12 +956,15 @@ def too_big(
 ) -> Exclusion:
     """Why no count of ``gpu`` up to ``max_n`` holds the job (``total1``: its size on one)."""
     n = ctx.limits.exact_gpus or max_n
-    where = "one GPU" if n == 1 else f"{n} GPUs"
+    # one GPU is all the limits (or the card: an Apple GPU does not pool) allow: nothing is
+    # sharded, so the reason says so instead of "even when sharded"
     usable = usable_gb(gpu, run)
+    each = f"{vram(usable):.0f} GB usable"
+    where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where} of "
-        f"{vram(usable):.0f} GB usable even when sharded{_fewer_seqs(gpu, run, usable, total1)}",
+        f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where}"
+        f"{_fewer_seqs(gpu, run, usable, total1)}",
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from app import vocab
 from app.domain import bands, ranking, topology
 from app.domain import cost as costs
+from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
@@ -457,11 +458,19 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
     scale, unit = shown_rate(c.work, p.unit)
+    # a unified-memory machine's GPU gets the share macOS wires, not the whole: "16.6 GB of
+    # 72 GB" on a 96 GB Mac says where the other 24 GB went
+    share = (
+        f" (the ~{UNIFIED_MEMORY_USABLE:.0%} of its {g.memory_gb:g} GB unified memory "
+        f"{'macOS' if g.vendor == 'apple' else 'the OS'} lets the GPU use)"
+        if unified(g) and g.memory_gb
+        else ""
+    )
     lines = [
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
-        f"{vram(c.available_gb):.0f} GB{' ' + per if per else ''}.",
+        f"{vram(c.available_gb):.0f} GB{share}{' ' + per if per else ''}{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
-        f"({p.compute_precision} math), limited by {p.bottleneck}.",
+        f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}.",
         f"Assumes the {p.runtime} runtime"
         + (f" on {p.backend}" if p.backend else "")
         + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")
@@ -506,6 +515,34 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "listed after every GPU where it is supported."
         )
     return lines
+
+
+def _host_said(c: Candidate) -> str:
+    """Why a host-bound decode is host-bound though its timing shows more memory time than
+    overhead: the host's dispatch sets each decode step's time and the GPU's own work, shorter,
+    waits on it (timing.overhead_s counts only the host's excess over that work)."""
+    p = c.perf
+    if p.bottleneck != "host overhead" or not c.work.is_llm_inference or not p.ms_per_token:
+        return ""
+    return (
+        f": the host takes ~{p.ms_per_token:.1f} ms to dispatch each decode step, longer than "
+        "the GPU's own work on it, which waits"
+    )
+
+
+def _savers_said(c: Candidate) -> str:
+    """The memory savers the fit rests on, which the question did not ask for: a row's memory
+    and speed are those of the job as it runs with them (8-bit optimiser state is a format the
+    user did not choose), so the row names them where it gives the memory."""
+    said = [SAVER_LABELS.get(x, x) for x in c.savers if x != "micro_batch"]
+    if c.micro_batch is not None and c.accumulation_steps > 1:
+        said.append(
+            f"micro-batches of {c.micro_batch} ({c.accumulation_steps} gradient-accumulation "
+            "steps per batch)"
+        )
+    if not said:
+        return ""
+    return f", with memory savers the engine added: {' and '.join(said)}"
 
 
 def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
@@ -555,10 +592,7 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             "op more work; torch.compile fuses many of them away."
         )
     elif p.bottleneck == "host overhead":
-        out.append(
-            "Decoding is bound by eager dispatch on the host, not by the GPU: a CUDA-graph "
-            "runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
-        )
+        out.append(_graph_runtimes(p.backend))
     if p.bottleneck == "kernel launches":
         out.append(
             "Each step is a few short kernels per layer and their gaps, not math or bytes: a "
@@ -607,6 +641,21 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
     out.extend(_physical_tips(c))
     return out
+
+
+def _graph_runtimes(backend: str | None) -> str:
+    """What removes eager dispatch from a decode loop. The runtimes named are CUDA's
+    (TensorRT-LLM and CUDA graphs are NVIDIA's; vLLM and SGLang reach only some cards of other
+    backends, data/frameworks.yaml runtime:<name>): on another backend the tip names none."""
+    head = "Decoding is bound by eager dispatch on the host, not by the GPU: "
+    if backend == "cuda":
+        return head + (
+            "a CUDA-graph runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
+        )
+    return head + (
+        "a larger batch gives each dispatched kernel more tokens, and a runtime that replays "
+        "the decode step as a graph, where one runs on this card, removes most of it."
+    )
 
 
 def _multi_card_tip(c: Candidate) -> str | None:

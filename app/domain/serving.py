@@ -585,10 +585,10 @@ def unfit(
     when it can): ``evaluate``'s memory check alone, the same for every replica count."""
     rt = runtime.on(gpu)
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
-    weights, act, _, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
+    weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     if cap >= 1:
         return None
-    return _no_room(weights, usable, kv_req, rt, model, act, pool)
+    return _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica)
 
 
 def _no_room(
@@ -597,11 +597,15 @@ def _no_room(
     kv_req: float,
     rt: RuntimeProfile,
     model: ModelSpec,
-    act: float,
-    pool: float,
+    rest: tuple[float, float, float],
+    tp: int,
 ) -> str:
     """Why the weights leave no room for one request's KV cache, in the vendors' GB, and the
-    smaller max_num_seqs that would where a profiling runtime's peak (``act``) is the cause."""
+    smaller max_num_seqs that would where a profiling runtime's peak (``act``) is the cause.
+    It names what else the GPU's memory goes to (the runtime's claim, its activations and
+    context; ``rest``: activations, framework context and KV pool, in GB): "7.1 GB of 8 GB"
+    alone reads as room to spare."""
+    act, fw, pool = rest
     hint = ""
     if rt.profile_bytes_per_logit is not None:
         # the memory the peak may take: what it takes now, plus the pool, less one request
@@ -609,9 +613,16 @@ def _no_room(
         hint = efficiency.fewer_seqs_hint(
             rt.profile_bytes_per_logit, model.vocab_size, rt.max_batch, room
         )
+    share = efficiency.claimed_share(rt.memory_utilization, rt.memory_utilization_by_tp, tp)
+    claim = (
+        f"{rt.name} gives {share:.0%} of what is left to its KV cache"
+        if rt.of_free
+        else f"{rt.name} claims {share:.0%} of it"
+    )
     return (
-        f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; no room for "
-        f"one request's KV cache ({vram(kv_req / GB):.2f} GB){hint}"
+        f"weights take {vram(weights):.1f} GB of {vram(usable):.0f} GB per GPU; {claim}, and "
+        f"its activations and context take {vram(act + fw):.1f} GB more: no room for one "
+        f"request's KV cache ({vram(kv_req / GB):.2f} GB){hint}"
     )
 
 
@@ -654,7 +665,7 @@ def evaluate(
     )
     if cap < 1 or eng.flops <= 0:
         why = (
-            _no_room(weights, usable, kv_req, rt, model, act, pool)
+            _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica)
             if eng.flops > 0
             else "no compute figures for this GPU"
         )

@@ -67,9 +67,11 @@ def cost_note(
     model was ``released`` in costs nothing against its own checkpoint: said as such."""
     if precision in UNQUANTISED and quantization in (None, "none"):
         return None
-    # the release's format, named or left blank where its precision is the one running
+    # the release's format, named or left blank where its precision is the one running; a
+    # release in a plain precision (DeepSeek-V3: "we only provide FP8 weights") is its own
     as_released = quantization == released or (
-        quantization in (None, "none") and QUANTIZATION_PRECISION.get(released or "") == precision
+        quantization in (None, "none")
+        and QUANTIZATION_PRECISION.get(released or "", released) == precision
     )
     if released is not None and as_released:
         return f"quality: {released} weights as the model was released (its own checkpoint)"

@@ -1048,9 +1048,13 @@ class UncertaintyOut(BaseModel):
 
 class TimingOut(BaseModel):
     step_time_s: float
-    compute_s: float
-    memory_s: float
-    overhead_s: float
+    compute_s: float = Field(description="the GPU's math time at its roofline")
+    memory_s: float = Field(description="the GPU's memory-traffic time at its roofline")
+    overhead_s: float = Field(
+        description="fixed costs beyond the GPU's own work: kernel launches, and host time "
+        "only where the host outlasts that work (a host-bound decode step counts its excess "
+        "here; `bottleneck` then names host overhead)"
+    )
     host_transfer_s: float
     interconnect_s: float
     scaling_efficiency: float

@@ -48,16 +48,18 @@ __all__ = [
 
 # ---------------------------------------------------------------- one configuration
 
-# The runtime a framework's rows run when the request names none (data/efficiency.yaml rows).
-FRAMEWORK_RUNTIMES = {"tensorflow": "tensorflow"}
+# The runtime a framework's rows run when the request names none (data/efficiency.yaml rows):
+# JAX runs its programs through XLA (jax.jit), its 'jax' row, never a PyTorch runtime.
+FRAMEWORK_RUNTIMES = {"tensorflow": "tensorflow", "jax": "jax"}
 
 
 def _resolve(
     request: s.RecommendationRequest | s.EstimateRequest, data_dir: Path
 ) -> tuple[WorkloadSpec, list[str]]:
-    """The request's workload, run by the framework asked: a TensorFlow question is answered
-    with TensorFlow's runtime, not eager PyTorch's, unless the request names a runtime (task
-    'serving' has its own runtimes)."""
+    """The request's workload, run by the framework asked: a TensorFlow or JAX question is
+    answered with that framework's runtime, not a PyTorch one (eager, or Hugging Face
+    ``generate`` for an LLM), unless the request names a runtime (task 'serving' has its own
+    runtimes)."""
     work, warnings = resolve_workload(request.workload, data_dir)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
     asked = serving_plan.ask_warnings(request.workload, request.constraints, work.task)

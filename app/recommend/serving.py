@@ -659,7 +659,9 @@ def answer(
         )
     # the published weights: 16-bit, or the quantised format the model was released in
     released = work.released_format
-    as_released = released is not None and QUANTIZATION_PRECISION.get(released) == work.precision
+    as_released = (
+        released is not None and QUANTIZATION_PRECISION.get(released, released) == work.precision
+    )
     held, label = (work.precision, released) if as_released else ("bf16", "bf16")
     weights_gb = round(sv.weight_bytes(work.model, held) / 1e9, 3)
     mem = s.MemoryOut(

@@ -33,6 +33,19 @@ def _name(row: s.Recommendation) -> str:
     return row.gpu.name if n == 1 else f"{n} × {row.gpu.name}"
 
 
+# How a purchase price's condition reads after "to buy": a launch price is a price, not a
+# condition the card is in.
+_CONDITION = {"new": "new", "used": "used", "launch": "at its launch price"}
+
+# What the pick lacks when it has no price on the basis asked ('fastest' and 'balanced' keep
+# unpriced cards, README: they rank on what they can do, not on cost).
+_NO_PRICE = {
+    "rent": "no rental offer known",
+    "buy": "no purchase price known",
+    "either": "no price known",
+}
+
+
 def _price(row: s.Recommendation, acquisition: str) -> str | None:
     """The row's price on the basis the question asked for (rent first for 'either')."""
     rent, buy = row.cost.rent, row.cost.buy
@@ -41,8 +54,32 @@ def _price(row: s.Recommendation, acquisition: str) -> str | None:
         spot = " spot" if rent.spot else ""
         return f"rents at {_usd(rent.usd_per_hour)}/h{spot}{where} as of {rent.as_of}"
     if acquisition in ("buy", "either") and buy is not None:
-        return f"costs {_usd(buy.usd)} to buy {buy.condition} as of {buy.as_of}"
+        condition = _CONDITION.get(buy.condition, buy.condition)
+        return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}"
     return None
+
+
+def _duration(hours: float) -> str:
+    """A time to finish as a person says it: 40 s, 25 min, 18.8 h, 3.2 days."""
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{_fig(hours)} h"
+    return f"{_fig(hours / 24)} days"
+
+
+def _finish(row: s.Recommendation, acquisition: str) -> str | None:
+    """How long the job takes on the pick, and what renting it for that long costs where the
+    verdict prices it rented: what a 'cheapest' or deadline answer wins on, not its $/h."""
+    hours = row.time_to_finish_h
+    if hours is None:
+        return None
+    rent = row.cost.rent
+    rented = acquisition in ("rent", "either") and rent is not None and rent.job_usd is not None
+    cost = f" ({_usd(rent.job_usd)} rented)" if rented and rent and rent.job_usd else ""
+    return f"finishes the job in {_duration(hours)}{cost}"
 
 
 def _speed(row: s.Recommendation) -> str:
@@ -51,6 +88,14 @@ def _speed(row: s.Recommendation) -> str:
 
 
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
+    target = answer.workload.latency_target_ms
+    if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
+        # rows that miss the target rank after every one that meets it: the pick missing it
+        # means no card does, which the verdict must say before anything else
+        return (
+            f"no GPU meets the latency target of {_fig(target)} ms for one whole batch; "
+            f"this one takes {_fig(row.latency_ms)} ms"
+        )
     for text in (*row.warnings, *answer.warnings):
         # one line: the caveat itself; its source stays in the row's warnings
         return text.split(" (source:")[0].rstrip(".")
@@ -101,7 +146,13 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
 def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     rows = answer.recommendations
     if not rows:
-        fixes = [v for v in (answer.what_if or []) if v.can_run]
+        # the change the empty answer names first (empty.nearest: the most GPUs opened first),
+        # so the verdict and `empty.message` never name two different ones
+        fixes: list[s.NearestOut] | list[s.WhatIfOut]
+        if answer.empty is not None and answer.empty.nearest:
+            fixes = answer.empty.nearest
+        else:
+            fixes = [v for v in (answer.what_if or []) if v.can_run]
         sentence = "No GPU in the catalog can run this job within these limits"
         if fixes:
             # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16
@@ -115,13 +166,15 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     top = rows[0]
     why = []
     price = _price(top, answer.acquisition)
-    if price:
-        why.append(price)
+    why.append(price or _NO_PRICE[answer.acquisition])
     mem = top.memory
     if mem.headroom_gb is not None and mem.available_gb:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
         why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB")
     why.append(f"runs {_speed(top)}")
+    finish = _finish(top, answer.acquisition)
+    if finish:
+        why.append(finish)
     why.append(f"limited by {top.bottleneck}")
     if top.serving is not None:
         # a serving plan names the formats it runs: quality is never traded silently

@@ -443,6 +443,140 @@ def test_tensorflow_rows_run_tensorflow_with_its_own_caveats(client: TestClient)
     assert named["workload"]["runtime"] == "tensorflow-xla"
 
 
+def test_jax_rows_run_jax_not_a_pytorch_runtime(read_client: TestClient) -> None:
+    """A JAX question is answered with JAX's runtime (XLA-compiled), as a TensorFlow one is
+    with TensorFlow's: not eager PyTorch, not Hugging Face generate, and no PyTorch advice."""
+    for workload in (
+        {"preset": "resnet-50", "task": "training"},
+        {"preset": "llama-3-8b", "task": "inference"},
+    ):
+        body = recommend(
+            read_client,
+            {"workload": workload, "constraints": {"framework": "jax"}, "limit": 50},
+        )
+        rows = body["recommendations"]
+        assert body["workload"]["runtime"] == "jax"
+        assert rows and all(r["runtime"] == "jax" for r in rows)
+        said = [t for r in rows for t in (*r["tips"], *r["explanation"])]
+        assert not any("torch" in t.lower() for t in said), workload
+        # JAX has no Gaudi build (data/frameworks.yaml): the card is left out, saying why; on
+        # ROCm it runs the GPUs of AMD's ROCm matrix, which a Vega-era card has left
+        out = {e["slug"]: e["code"] for e in body["excluded"]}
+        assert out.get("gaudi3") == "framework_unsupported"
+        assert out.get("radeon-pro-vii") == "framework_unsupported"
+    # a runtime the request names is kept
+    named = recommend(
+        read_client,
+        {
+            "workload": {"preset": "resnet-50", "task": "training", "runtime": "pytorch"},
+            "constraints": {"framework": "jax"},
+            "limit": 1,
+        },
+    )
+    assert named["workload"]["runtime"] == "pytorch"
+
+
+def test_a_row_names_the_memory_savers_its_fit_rests_on(read_client: TestClient) -> None:
+    """The memory a row gives is the job as it runs with the savers the engine added (8-bit
+    AdamW, micro-batches): the row's own explanation names them where it gives the memory."""
+    body = recommend(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "fine-tuning", "dataset_samples": 1000},
+            "constraints": {"max_gpus": 1},
+            "limit": 20,
+        },
+    )
+    rows = body["recommendations"]
+    saved = [r for r in rows if r["memory_savers"]]
+    assert saved
+    for r in saved:
+        fits = r["explanation"][0]
+        assert fits.startswith("Fits on ") and "memory savers the engine added" in fits
+        if "8-bit AdamW" in r["memory_savers"]:
+            assert "8-bit AdamW" in fits
+        if r["micro_batch"] is not None:
+            assert f"micro-batches of {r['micro_batch']}" in fits
+            assert f"{r['accumulation_steps']} gradient-accumulation steps" in fits
+    # a row without savers says nothing of them
+    plain = recommend(read_client, {"workload": {"preset": "resnet-50"}, "limit": 3})
+    for r in plain["recommendations"]:
+        assert not r["memory_savers"] and "memory savers" not in r["explanation"][0]
+
+
+def test_a_mac_row_says_why_its_gpu_gets_three_quarters_of_the_memory(
+    read_client: TestClient,
+) -> None:
+    """A 96 GB Mac reads "needs 16.6 GB of 72 GB": the row says the 72 GB is the share of
+    unified memory macOS lets the GPU wire; a discrete card's row says nothing of it."""
+    body = recommend(
+        read_client,
+        {"workload": {"preset": "llama-3-8b"}, "constraints": {"vendors": ["apple"]}, "limit": 5},
+    )
+    rows = body["recommendations"]
+    assert rows
+    for r in rows:
+        fits = r["explanation"][0]
+        assert f"of its {r['gpu']['memory_gb']:g} GB unified memory macOS lets the GPU use" in fits
+        # and the figure is that share: three quarters of the vendor's GiB, in 10^9 bytes
+        whole = r["gpu"]["memory_gb"] * 2**30 / 1e9
+        assert r["memory"]["available_gb"] == pytest.approx(0.75 * whole, rel=0.01)
+    other = recommend(read_client, {"workload": {"preset": "llama-3-8b"}, "limit": 5})
+    assert not any("unified memory" in r["explanation"][0] for r in other["recommendations"])
+
+
+def test_a_host_bound_decode_tip_names_only_runtimes_of_the_rows_backend(
+    read_client: TestClient,
+) -> None:
+    """Eager decoding on a Radeon or an Instinct is host-bound as on a GeForce, but TensorRT-LLM
+    and CUDA graphs are NVIDIA's: the tip on a ROCm row names neither."""
+    body = recommend(
+        read_client,
+        {"workload": {"preset": "llama-3-8b", "task": "inference"}, "limit": 60},
+    )
+    host = [r for r in body["recommendations"] if r["bottleneck"] == "host overhead"]
+    rocm = [r for r in host if r["backend"] == "rocm"]
+    cuda = [r for r in host if r["backend"] == "cuda"]
+    assert rocm and cuda
+    for r in rocm:
+        said = [t for t in r["tips"] if t.startswith("Decoding is bound by eager dispatch")]
+        assert said and not any("TensorRT-LLM" in t or "CUDA" in t for t in said)
+    for r in cuda:
+        assert any("CUDA-graph runtime" in t for t in r["tips"])
+    # the row says why it is host-bound though its timing shows more memory time than
+    # overhead: the host's dispatch sets each decode step, the GPU's work waits on it
+    assert any(r["timing"]["memory_s"] > r["timing"]["overhead_s"] for r in host)
+    for r in host:
+        said = r["explanation"][1]
+        assert f"the host takes ~{r['ms_per_output_token']:.1f} ms to dispatch each decode" in said
+    bound = [r for r in body["recommendations"] if r["bottleneck"] != "host overhead"]
+    assert bound and not any("to dispatch each decode" in r["explanation"][1] for r in bound)
+
+
+def test_a_one_gpu_exclusion_does_not_speak_of_sharding(read_client: TestClient) -> None:
+    """Where one GPU is all that is allowed, nothing is sharded: the reason does not say
+    "even when sharded"; over several GPUs it still does."""
+    one = recommend(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "inference"},
+            "constraints": {"max_gpus": 1},
+        },
+    )
+    reasons = [e["reason"] for e in one["excluded"] if e["code"] == "does_not_fit"]
+    assert reasons and all("does not fit in one GPU of " in x for x in reasons)
+    assert not any("sharded" in x for x in reasons)
+    eight = recommend(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "inference"},
+            "constraints": {"max_gpus": 8},
+        },
+    )
+    many = [e["reason"] for e in eight["excluded"] if "does not fit in 8 GPUs" in e["reason"]]
+    assert many and all("even when sharded" in x for x in many)
+
+
 @pytest.mark.parametrize("preset", ["gpt-2", "mistral-7b", "whisper-small"])
 def test_a_fine_tune_without_a_dataset_fills_time_to_finish_on_every_row(
     read_client: TestClient, preset: str

@@ -49,3 +49,29 @@ def test_gpt_oss_inference_keeps_mxfp4_and_fine_tuning_starts_from_16_bit(
     # a model released in 16 bits is untouched
     llama = _ask(read_client, {"preset": "llama-3-8b", "task": "inference"}, limit=3)
     assert llama["workload"]["quantization"] in (None, "none")
+
+
+def test_deepseek_runs_its_fp8_release_without_a_cost_measured_on_another_model(
+    read_client: TestClient,
+) -> None:
+    """DeepSeek-V3 publishes only FP8 weights (it trained in FP8): run as released, its rows
+    say so rather than citing what FP8 cost Llama-3.1, and the serving headline counts the
+    fp8 weights it serves, not a bf16 copy twice their size."""
+    body = _ask(read_client, {"preset": "deepseek-v3", "task": "inference"}, limit=5)
+    rows = body["recommendations"]
+    fp8 = [r for r in rows if r["precision"] == "fp8"]
+    assert fp8
+    for row in fp8:
+        said = [w for w in row["warnings"] if w.startswith("quality: fp8 weights")]
+        assert said and all("as the model was released" in w for w in said)
+        assert not any("Llama-3.1" in w for w in row["warnings"])
+    serving = {"concurrent_requests": 8}
+    served = _ask(read_client, {"preset": "deepseek-v3", "task": "serving", "serving": serving})
+    assert "fp8 weights" in served["memory"]["notes"][0]
+    # 671B parameters at one byte each (plus 16-bit embeddings and head), not two bytes each
+    assert 650 < served["memory"]["required_gb"] < 700
+    for row in served["recommendations"]:
+        assert not any("Llama-3.1" in w for w in row["warnings"])
+    # a Llama FP8 checkpoint is Meta's quantisation of a 16-bit model: its cost stays said
+    llama = _ask(read_client, {"preset": "llama-3.1-405b", "task": "inference"}, limit=3)
+    assert any("Llama-3.1" in w for r in llama["recommendations"] for w in r["warnings"])

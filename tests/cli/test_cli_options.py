@@ -110,3 +110,32 @@ def test_the_table_says_a_missed_deadline_and_an_empty_answer() -> None:
     text = console.export_text()
     assert response.deadline.message in text and response.empty.message in text
     assert all(line in text for line in response.deadline.would)
+
+
+def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_reads() -> None:
+    """The CLI printed the API's 10^9-byte figures as "GB" (needs 21.5 GB) above an explanation
+    in the vendors' GB (needs 20.0 GB of 186 GB), and no verdict: it now reads as the page."""
+    from rich.console import Console
+
+    from app.cli.recommend import render
+    from app.domain.units import vram
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from app.recommend.summary import answer_summary
+    from tests.domain.fixtures import A100, H100, RULES
+
+    request = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8}}
+    )
+    response = service.recommend(request, [A100, H100], RULES)
+    response.summary = answer_summary(response)
+    console = Console(record=True, width=2000)
+    render(response, console)
+    text = console.export_text()
+    assert f"Verdict: {response.summary.sentence}" in text
+    need = response.memory.required_gb
+    assert f"needs {vram(need):.1f} GB;" in text and f"needs {need:.1f} GB;" not in text
+    top = response.recommendations[0]
+    shown = f"{vram(top.memory.required_gb):.1f}/{vram(top.memory.available_gb or 0):.0f}"
+    assert shown in text
+    assert f"needs {vram(top.memory.required_gb):.1f} GB of" in top.explanation[0]

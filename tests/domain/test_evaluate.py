@@ -317,3 +317,33 @@ def test_a_duration_under_a_minute_is_said_in_seconds() -> None:
     assert hours_text(0.75) == "45 min"
     assert hours_text(29.0) == "29.0 h"
     assert hours_text(24 * 46.2) == "46.2 days"
+
+
+def test_lora_gets_8bit_adamw_only_where_micro_batches_cannot_do_without_it() -> None:
+    """Under (Q)LoRA the optimiser state is the adapters': 8-bit AdamW saves next to nothing,
+    so the savers ladder tries every micro-batch (the same update) before it and an answer
+    never names an optimiser change that bought nothing. A full fine-tune keeps 8-bit AdamW
+    first: 6 bytes less per parameter of the whole model."""
+    full = WorkloadSpec(task="training", model=replace(LLAMA3_8B, params=2e9), batch_size=16)
+    lora = replace(full, task="fine-tuning", peft="lora", gradient_checkpointing=True)
+    ladder = ev._build_ladder(lora, frozenset(ev.SAVER_LABELS))
+    first_8bit = next(i for i, (savers, _) in enumerate(ladder) if "adam8bit" in savers)
+    exact = [micro for savers, micro in ladder[:first_8bit] if "micro_batch" in savers]
+    assert exact == [8, 4, 2, 1]
+    assert all("adam8bit" in savers for savers, _ in ladder[first_8bit:])
+    steps = ev._build_ladder(full, frozenset(ev.SAVER_LABELS))
+    assert all("adam8bit" in savers for savers, micro in steps if micro is not None)
+
+    def planned(job: WorkloadSpec) -> list[ev.Configuration]:
+        ctx = replace(_ctx(job, objective="fastest"), savers_allowed=frozenset(ev.SAVER_LABELS))
+        out = ev.plan(RTX4090, ctx)
+        assert isinstance(out, list) and out
+        return out
+
+    # an 8B LoRA at Alpaca's batch of 128: micro-batches alone fit one card
+    configs = planned(replace(lora, model=LLAMA3_8B, batch_size=128))
+    fewest = min(configs, key=lambda c: c.num_gpus)
+    assert fewest.num_gpus == 1 and "micro_batch" in fewest.savers
+    assert all("adam8bit" not in c.savers for c in configs)
+    # a full fine-tune whose AdamW state overflows a 24 GB card still gets 8-bit AdamW
+    assert any("adam8bit" in c.savers for c in planned(full))

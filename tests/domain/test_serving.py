@@ -4,6 +4,7 @@ plan and evaluate, rank.best_per_card, card_exclusion), on hand-built GPUs."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import get_args
 
@@ -110,6 +111,23 @@ def test_kv_cache_caps_concurrency_and_fp8_kv_doubles_it():
 def test_model_that_does_not_fit_says_why():
     res = run(RTX4090, LLAMA70, cfg(), sv.ServingLoad(100, 100, concurrent_requests=1))
     assert not res.fits and "weights take" in (res.reason or "")
+
+
+def test_a_model_that_fits_the_card_but_not_the_runtime_says_what_else_takes_memory():
+    """16 GB of weights on an 18 GB card: "weights take 15 GB of 17 GB" alone reads as room
+    to spare, so the reason names the runtime's claim and what its activations and context
+    take, and those figures add up to more than the claim."""
+    card = dataclasses.replace(RTX4090, memory_gb=18.0)
+    res = run(card, LLAMA8, cfg(), sv.ServingLoad(100, 100, concurrent_requests=1))
+    why = res.reason or ""
+    assert not res.fits and why.startswith("weights take")
+    rt = profile("vllm", card)
+    share = rt.memory_utilization
+    assert f"vllm claims {share:.0%} of it" in why
+    numbers = [float(x) for x in re.findall(r"([\d.]+) GB", why)]
+    weights, usable, more = numbers[0], numbers[1], numbers[2]
+    assert weights < usable  # the weights alone would fit the card
+    assert weights + more > usable * share  # what the reason names leaves no room
 
 
 def test_tensor_parallelism_splits_weights_and_adds_all_reduce_time():

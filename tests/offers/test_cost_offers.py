@@ -136,13 +136,31 @@ def test_replicas_pack_into_instances_and_a_group_never_spans_two() -> None:
     assert placed.note is not None and "room for 1 more" in placed.note
     # one-GPU instances carry one-GPU replicas side by side, never a 2-GPU group
     ones = choose_replica_offer([ONE], 1, 3)
-    assert ones is not None and ones.choice.instances == 3 and ones.note is None
+    assert ones is not None and ones.choice.instances == 3
+    assert ones.note is not None and "pays for" not in ones.note  # every GPU paid for is used
     assert ones.choice.usd_per_hour == pytest.approx(3 * 3.29)
     assert choose_replica_offer([ONE], 2, 1) is None
     # the cheapest way: four 1-GPU replicas on one 8-GPU node beat four 1-GPU instances
     # only when the node is cheaper
     assert choose_replica_offer([ONE, NODE8], 1, 4).choice.offer is ONE  # type: ignore[union-attr]
     assert choose_replica_offer([ONE, NODE8], 1, 8).choice.offer is NODE8  # type: ignore[union-attr]
+
+
+def test_replicas_on_several_instances_are_not_booked_as_a_cluster() -> None:
+    """Replicas share nothing: several instances of them need a load balancer, not the fast
+    cluster network a training job over several servers books (the row shows the replica
+    placement's note in place of the offer's own)."""
+    from app.domain.cost import choose_replica_offer
+
+    ones = choose_replica_offer([ONE], 1, 3)
+    assert ones is not None and ones.choice.instances == 3
+    assert ones.choice.note is not None and "one cluster" in ones.choice.note
+    assert ones.note is not None
+    assert "one cluster" not in ones.note and "InfiniBand" not in ones.note
+    assert "share nothing" in ones.note and "no cluster network" in ones.note
+    # one instance holding every replica needs no word at all
+    one_node = choose_replica_offer([NODE8], 1, 8)
+    assert one_node is not None and one_node.choice.instances == 1 and one_node.note is None
 
 
 def test_serving_pricing_keeps_both_bases_and_owning_matches_the_verdict() -> None:

@@ -61,11 +61,39 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     assert answer["recommendations"] == []
     sentence = answer["summary"]["sentence"]
     assert sentence.startswith("No GPU in the catalog can run this job")
-    helps = [v for v in answer["what_if"] or [] if v["can_run"]]
+    helps = answer["empty"]["nearest"]
     assert helps  # lifting the budget lets cards run it
     n, change = helps[0]["can_run"], helps[0]["change"].rstrip(".")
     # the what-if label follows a colon: "…; 45 GPUs could with one change: no budget limit …"
     assert sentence.endswith(f"; {n} GPUs could with one change: {change}.")
+
+
+def test_an_empty_verdict_names_the_change_the_empty_answer_names_first(
+    read_client: TestClient,
+) -> None:
+    """Two changes would each let cards run a 70B QLoRA on one consumer card: any kind of card
+    (more GPUs open) or up to 8 GPUs. The verdict names the one `empty.message` names first,
+    not another."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-70b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"segments": ["consumer"], "max_gpus": 1},
+        },
+    )
+    assert answer["recommendations"] == []
+    nearest = answer["empty"]["nearest"]
+    assert len(nearest) >= 2 and nearest[0]["can_run"] >= nearest[1]["can_run"]
+    first = nearest[0]["change"].rstrip(".")
+    assert f"Nearest: {first} lets" in answer["empty"]["message"]
+    assert answer["summary"]["sentence"].endswith(f"one change: {first}.")
+    # the page lists the changes in the same order
+    page = read_client.get(
+        "/recommendations?preset=llama-3-70b&task=fine-tuning&peft=qlora"
+        "&segments=consumer&max_gpus=1"
+    ).text
+    listed = page.split("These changes would let GPUs run it:")[1]
+    assert listed.index(nearest[0]["change"]) < listed.index(nearest[1]["change"])
 
 
 def test_a_serving_verdict_names_the_formats_it_runs(read_client: TestClient) -> None:
@@ -83,6 +111,107 @@ def test_a_serving_verdict_names_the_formats_it_runs(read_client: TestClient) ->
     sv = answer["recommendations"][0]["serving"]
     sentence = answer["summary"]["sentence"]
     assert f"{sv['weight_precision']} weights and {sv['kv_cache_precision']} KV cache" in sentence
+
+
+def test_a_pick_without_a_price_on_the_basis_asked_says_so(read_client: TestClient) -> None:
+    """'fastest' keeps cards with no price: a rent question whose pick rents nowhere says so in
+    the verdict, not only in the row (issue 23)."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8},
+            "objective": "fastest",
+            "constraints": {"acquisition": "rent"},
+            "limit": 3,
+        },
+    )
+    top = answer["recommendations"][0]
+    assert top["cost"]["rent"] is None  # the fastest card has no rental offer in the catalog
+    sentence = answer["summary"]["sentence"]
+    assert sentence.startswith(f"Pick {top['gpu']['name']}: no rental offer known, ")
+    # the same card asked to buy or either way: the words follow the basis
+    for acquisition, said in (("buy", "no purchase price known"), ("either", "no price known")):
+        other = _ask(
+            read_client,
+            {
+                "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8},
+                "objective": "fastest",
+                "constraints": {"acquisition": acquisition},
+                "limit": 1,
+            },
+        )
+        first = other["recommendations"][0]
+        assert first["cost"]["rent"] is None and first["cost"]["buy"] is None
+        assert f": {said}, " in other["summary"]["sentence"]
+
+
+def test_a_missed_latency_target_is_the_first_caveat(read_client: TestClient) -> None:
+    """Rows missing the latency target rank after every row meeting it: a pick that misses it
+    means no card meets it, and the verdict says so with the pick's own latency."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "latency_target_ms": 20},
+            "objective": "cheapest",
+            "limit": 3,
+        },
+    )
+    top = answer["recommendations"][0]
+    assert top["meets_latency_target"] is False
+    sentence = answer["summary"]["sentence"]
+    assert "Caveat: no GPU meets the latency target of 20 ms for one whole batch" in sentence
+    assert f"{top['latency_ms']:,.0f}"[:3] in sentence.split("this one takes ")[1]
+    # a target the pick meets is no caveat
+    met = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "latency_target_ms": 3.6e6},
+            "limit": 1,
+        },
+    )
+    assert met["recommendations"][0]["meets_latency_target"] is True
+    assert "latency target" not in met["summary"]["sentence"]
+
+
+def test_a_job_with_a_length_says_how_long_the_pick_takes_and_what_it_costs_rented(
+    read_client: TestClient,
+) -> None:
+    """A 'cheapest' training answer wins on the job's cost, not on $/h: the verdict says how
+    long the pick takes and what renting it that long costs, as its row does."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "gpt-2", "task": "training", "dataset_samples": 1000000},
+            "constraints": {"acquisition": "rent"},
+            "objective": "cheapest",
+            "limit": 2,
+        },
+    )
+    top = answer["recommendations"][0]
+    sentence = answer["summary"]["sentence"]
+    hours, job = top["time_to_finish_h"], top["cost"]["rent"]["job_usd"]
+    assert hours is not None and job is not None
+    assert "finishes the job in " in sentence
+    cost = f"${job:,.2f}" if job < 100 else f"${job:,.0f}"
+    assert f"({cost} rented)" in sentence
+    # one-job inference has no length: nothing to say
+    none = _ask(read_client, {"workload": {"preset": "llama-3-8b"}, "limit": 1})
+    assert "finishes the job" not in none["summary"]["sentence"]
+
+
+def test_a_launch_price_reads_as_a_price_not_a_condition(read_client: TestClient) -> None:
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference"},
+            "constraints": {"vendors": ["apple"], "acquisition": "buy"},
+            "limit": 1,
+        },
+    )
+    buy = answer["recommendations"][0]["cost"]["buy"]
+    assert buy["condition"] == "launch"  # Apple's machines are priced at launch (README)
+    sentence = answer["summary"]["sentence"]
+    assert "to buy at its launch price as of" in sentence and "to buy launch" not in sentence
 
 
 @pytest.mark.parametrize(
