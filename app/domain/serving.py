@@ -267,6 +267,7 @@ class ServingResult:
     compute_precision: str
     curve: tuple[CurvePoint, ...]
     notes: tuple[str, ...] = ()
+    step: llm_step.StepTime | None = None  # the decode step at the asked load, by its parts
 
     @property
     def total_gpus(self) -> int:
@@ -430,6 +431,7 @@ class _Point:
     batch: float
     prefill_share: float
     bound: str
+    step: llm_step.StepTime | None = None  # the decode step ITL is: what its time is made of
 
 
 def _solve(
@@ -448,7 +450,8 @@ def _solve(
     t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p), with_prompt=True)
     if not rt.continuous_batching:
         # one request at a time: prefill, then o − 1 decode steps at batch 1
-        itl, bound = eng.step(1.0, ctx, 0.0, float(p))
+        one = eng.parts(1.0, ctx, 0.0, float(p))
+        itl, bound = one.seconds, one.bound
         service = t_prefill_alone + (o - 1) * itl
         if load_rate is not None:
             rho = load_rate * service
@@ -469,6 +472,7 @@ def _solve(
             1.0,
             t_prefill_alone / service,
             bound,
+            one,
         )
 
     # The step's token budget (max_num_batched_tokens / max_num_tokens) bounds the decoding
@@ -479,7 +483,7 @@ def _solve(
     users = max(1.0, load_n or 1.0)
     foreign = 1.0 if load_rate is not None else (users - 1.0) / users
 
-    def at(batch: float, rate: float) -> tuple[float, float, float, float, str]:
+    def at(batch: float, rate: float) -> tuple[float, float, float, float, str, llm_step.StepTime]:
         b = max(1.0, min(batch, slots))
         # A request shares its steps with the others running, never with its own successor:
         # in a closed loop the next prompt is sent when this answer ends, and a replacement
@@ -489,7 +493,8 @@ def _solve(
         # inference prices them, and the prompt alone.
         others = b - 1.0
         prefill_per_step = others * p / o
-        itl, bound = eng.step(b, ctx, prefill_per_step, float(p))
+        step = eng.parts(b, ctx, prefill_per_step, float(p))
+        itl, bound = step.seconds, step.bound
         # the prompt itself: chunks that share steps with the others' decodes
         room = max(chunk - others, chunk / 4.0)
         n_chunks = max(1, math.ceil(p / room))
@@ -503,13 +508,13 @@ def _solve(
         ttft = own + wait + itl / 2.0
         # a decode step that also carries another request's prompt chunk (its ITL p95)
         t_mixed = eng.step(b, ctx, piece, float(p), with_prompt=True)[0] if others else itl
-        return itl, ttft, ttft + 2.0 * wait, t_mixed, bound
+        return itl, ttft, ttft + 2.0 * wait, t_mixed, bound, step
 
     if load_rate is not None:
         # open loop: find the concurrency Little's law implies
         n = 1.0
         for _ in range(60):
-            itl, ttft, _p95, _t, _b = at(n, load_rate)
+            itl, ttft, _p95, _t, _b, _s = at(n, load_rate)
             n_new = load_rate * (ttft + (o - 1) * itl)
             if n_new > slots * 1.0001 or load_rate * t_prefill_alone >= 0.99:
                 return None
@@ -523,13 +528,13 @@ def _solve(
         running = min(n, slots)
         rate = 0.0
         for _ in range(60):
-            itl, ttft, _p95, _t, _b = at(running, rate)
+            itl, ttft, _p95, _t, _b, _s = at(running, rate)
             new = running / (ttft + (o - 1) * itl)
             if abs(new - rate) < 1e-4 * max(new, 1e-9):
                 rate = new
                 break
             rate = 0.5 * (rate + new)
-    itl, ttft, ttft_p95, t_chunk, bound = at(n, rate)
+    itl, ttft, ttft_p95, t_chunk, bound, step = at(n, rate)
     queue = 0.0
     if load_n is not None and load_n > slots and rate > 0:
         queue = (load_n - slots) / rate  # clients beyond the running slots wait for one
@@ -549,6 +554,7 @@ def _solve(
         min(n, slots),
         share,
         bound,
+        step,
     )
 
 
@@ -758,6 +764,7 @@ def evaluate(
         bottleneck=point.bound,
         curve=curve,
         notes=tuple(notes),
+        step=point.step,
     )
 
 

@@ -382,11 +382,13 @@ def _recommendation(
         bottleneck=bottleneck,
         timing=s.TimingOut(
             step_time_s=itl_s,
-            compute_s=0.0,
-            memory_s=0.0,
+            # the decode step at this load, by its parts (math, bytes, links), as an LLM
+            # inference row gives them
+            compute_s=r.step.compute_s if r.step is not None else 0.0,
+            memory_s=r.step.memory_s if r.step is not None else 0.0,
             overhead_s=row.runtime.step_overhead_s,
             host_transfer_s=0.0,
-            interconnect_s=0.0,
+            interconnect_s=r.step.comm_s if r.step is not None else 0.0,
             scaling_efficiency=1.0,
         ),
         cost=s.CostOut(

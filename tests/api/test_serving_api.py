@@ -382,3 +382,18 @@ def test_deepseek_r1_is_served_at_its_published_fp8_where_cards_run_it(client: T
     for row in body["recommendations"]:
         if row["serving"]["weight_precision"] == "fp8":
             assert any("quality: fp8" in w for w in row["warnings"])
+
+
+def test_a_serving_rows_timing_breaks_its_decode_step_down(read_client: TestClient) -> None:
+    # the row's step was given as 0 s of math and 0 s of memory traffic beside a bottleneck
+    # of "memory bandwidth"; it now carries the decode step's parts at the asked load
+    rows = _ask(read_client, _serving())["recommendations"]
+    assert rows
+    for r in rows:
+        t = r["timing"]
+        assert t["compute_s"] > 0 and t["memory_s"] > 0
+        assert t["step_time_s"] == pytest.approx(r["ms_per_output_token"] / 1e3)
+        if r["bottleneck"] == "memory bandwidth":
+            assert t["memory_s"] >= t["compute_s"]
+        # tensor parallel's all-reduces, and none within one GPU
+        assert (t["interconnect_s"] > 0) == (r["serving"]["tensor_parallel"] > 1)
