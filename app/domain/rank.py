@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from app import vocab
-from app.domain import bands, ranking, topology
+from app.domain import bands, compat, ranking, topology
 from app.domain import cost as costs
 from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
@@ -576,7 +576,29 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
 _ACQUIRED = {"rent": "rented", "buy": "bought", "either": "rented or bought"}
 
 
-def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
+# The runtimes that replay a decode step as a graph, by their rule names (data/frameworks.yaml
+# runtime:<name>) and as a tip names them
+GRAPH_RUNTIMES = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "tensorrt-llm": "TensorRT-LLM",
+    "torch-compile": "torch.compile",
+}
+
+
+def graph_runtimes_on(gpu: GpuSpec, backend: str | None, rules: compat.Rules) -> frozenset[str]:
+    """The GRAPH_RUNTIMES the rules do not rule out on this card and backend."""
+    return frozenset(
+        k
+        for k in GRAPH_RUNTIMES
+        if (st := compat.feature_status(gpu, f"runtime:{k}", rules, backend)) is None
+        or st.status != "unsupported"
+    )
+
+
+def tips(c: Candidate, requested: WorkloadSpec, runs: Collection[str] | None = None) -> list[str]:
+    """The row's tips. ``runs``: the GRAPH_RUNTIMES that run on the row's card (its rules);
+    None names them all, as on a card the rules do not list."""
     w, g, p, m = c.work, c.gpu, c.perf, c.memory
     out: list[str] = []
     half = g.peak_tflops("bf16") or g.peak_tflops("fp16")
@@ -586,13 +608,18 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
             f"peak is {half / g.fp32_tflops:.0f}× its fp32 rate and activations halve."
         )
     if p.bottleneck == "host overhead" and w.training:
+        fuse = (
+            "; torch.compile fuses many of them away"
+            if runs is None or ("torch-compile" in runs)
+            else ""
+        )
         out.append(
             "Each step waits on PyTorch dispatching its ops from the host, not on the GPU: "
             "longer sequences or more samples per step (packing, a larger batch) give each "
-            "op more work; torch.compile fuses many of them away."
+            f"op more work{fuse}."
         )
     elif p.bottleneck == "host overhead":
-        out.append(_graph_runtimes(p.backend))
+        out.append(_graph_runtimes(p.backend, runs))
     if p.bottleneck == "kernel launches":
         out.append(
             "Each step is a few short kernels per layer and their gaps, not math or bytes: a "
@@ -643,15 +670,15 @@ def tips(c: Candidate, requested: WorkloadSpec) -> list[str]:
     return out
 
 
-def _graph_runtimes(backend: str | None) -> str:
+def _graph_runtimes(backend: str | None, runs: Collection[str] | None = None) -> str:
     """What removes eager dispatch from a decode loop. The runtimes named are CUDA's
     (TensorRT-LLM and CUDA graphs are NVIDIA's; vLLM and SGLang reach only some cards of other
-    backends, data/frameworks.yaml runtime:<name>): on another backend the tip names none."""
+    backends, data/frameworks.yaml runtime:<name>): on another backend the tip names none, and
+    on CUDA only those the card's rules let run (``runs``; a Pascal card runs none of them)."""
     head = "Decoding is bound by eager dispatch on the host, not by the GPU: "
-    if backend == "cuda":
-        return head + (
-            "a CUDA-graph runtime (vLLM, SGLang, TensorRT-LLM, torch.compile) removes most of it."
-        )
+    names = [v for k, v in GRAPH_RUNTIMES.items() if runs is None or k in runs]
+    if backend == "cuda" and names:
+        return head + f"a CUDA-graph runtime ({', '.join(names)}) removes most of it."
     return head + (
         "a larger batch gives each dispatched kernel more tokens, and a runtime that replays "
         "the decode step as a graph, where one runs on this card, removes most of it."

@@ -12,6 +12,7 @@ callers that want one part alone."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from operator import attrgetter
 
 from app.domain import bands, rank, spot
@@ -291,10 +292,11 @@ def build_row(
     requested: WorkloadSpec,
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
+    runs: Collection[str] | None = None,
 ) -> s.Recommendation:
     """One row of the answer."""
     return s.Recommendation.model_validate(
-        row_fields(c, position, leader, objective, requested, baseline_tput, alternatives)
+        row_fields(c, position, leader, objective, requested, baseline_tput, alternatives, runs)
     )
 
 
@@ -306,6 +308,7 @@ def row_fields(
     requested: WorkloadSpec,
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
+    runs: Collection[str] | None = None,
 ) -> Fields:
     """One row of the answer, as the fields its model validates."""
     alternatives = alternatives or []
@@ -379,7 +382,7 @@ def row_fields(
         },
         "provenance": _provenance(c),
         "explanation": rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
-        "tips": rank.tips(c, requested),
+        "tips": rank.tips(c, requested, runs),
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
         + _known_gap(requested)

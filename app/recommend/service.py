@@ -940,7 +940,16 @@ def recommend(
         base_out, base_tput = _baseline(baseline, base_ctx)
     rows = _ROWS.validate_python(
         [
-            row_fields(c, i, ordered[0], request.objective, work, base_tput, others.get(c.gpu.slug))
+            row_fields(
+                c,
+                i,
+                ordered[0],
+                request.objective,
+                work,
+                base_tput,
+                others.get(c.gpu.slug),
+                rank.graph_runtimes_on(c.gpu, c.perf.backend, rules),
+            )
             for i, c in enumerate(ordered, start=1)
         ]
     )
@@ -1059,7 +1068,8 @@ def estimate(
         )
     cand = rank.Candidate.of(res)
     rank.rank([cand], "fastest")
-    row = build_row(cand, 1, cand, "fastest", work, None)
+    runs = rank.graph_runtimes_on(cand.gpu, cand.perf.backend, rules)
+    row = build_row(cand, 1, cand, "fastest", work, None, runs=runs)
     return s.EstimateResponse(
         workload=resolved_out(work),
         gpu=gpu_out(gpu),

@@ -543,6 +543,45 @@ def test_a_host_bound_decode_tip_names_only_runtimes_of_the_rows_backend(
         assert said and not any("TensorRT-LLM" in t or "CUDA" in t for t in said)
     for r in cuda:
         assert any("CUDA-graph runtime" in t for t in r["tips"])
+    # the runtimes a CUDA tip names are those the card's rules let run (data/frameworks.yaml):
+    # Volta runs vLLM and torch.compile, not SGLang (Turing+) nor TensorRT-LLM (Ampere+)
+    wide = recommend(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "runtime": "pytorch"},
+            "constraints": {"vendors": ["nvidia"]},
+            "limit": 100,
+        },
+    )
+    said_by_cc: dict[str, str] = {}
+    for r in wide["recommendations"]:
+        tip = [t for t in r["tips"] if t.startswith("Decoding is bound by eager dispatch")]
+        if tip and r["gpu"]["compute_capability"]:
+            said_by_cc[r["gpu"]["compute_capability"]] = tip[0]
+    assert {"7.0", "8.0"} <= set(said_by_cc)
+    assert "(vLLM, torch.compile)" in said_by_cc["7.0"]
+    assert "(vLLM, SGLang, TensorRT-LLM, torch.compile)" in said_by_cc["8.0"]
+    # Pascal (a P40) runs none of them: its tip names no runtime
+    r = read_client.post(
+        "/api/v1/estimate",
+        json={
+            "workload": {"preset": "gpt2-xl", "task": "inference", "runtime": "pytorch",
+                         "batch_size": 1, "seq_len": 512, "output_tokens": 128},
+            "gpu": "tesla-p40",
+        },
+    )  # fmt: skip
+    assert r.status_code == 200, r.text
+    p40 = r.json()["result"]
+    assert p40["bottleneck"] == "host overhead"
+    tip = [t for t in p40["tips"] if t.startswith("Decoding is bound by eager dispatch")]
+    assert tip and "CUDA-graph runtime" not in tip[0] and "vLLM" not in tip[0]
+    # and torch.compile itself is ruled out there (Triton needs compute capability 7.0)
+    asked = {"preset": "resnet-50", "task": "inference", "runtime": "torch-compile"}
+    for gpu, runs in (("tesla-p40", False), ("v100-sxm2-32gb", True)):
+        got = read_client.post("/api/v1/estimate", json={"workload": asked, "gpu": gpu}).json()
+        assert (got["result"] is not None) == runs
+        if not runs:
+            assert got["excluded"]["code"] == "framework_unsupported"
     # the row says why it is host-bound though its timing shows more memory time than
     # overhead: the host's dispatch sets each decode step, the GPU's work waits on it
     assert any(r["timing"]["memory_s"] > r["timing"]["overhead_s"] for r in host)
