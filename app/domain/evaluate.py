@@ -508,8 +508,12 @@ def _runtime_gate(
     if st is None or st.status == "supported":
         return None
     if st.status == "unsupported":
+        # a card outside every rule's hardware carries no note: its compute capability says why
+        why = st.note or (
+            f"compute capability {gpu.compute_capability}" if gpu.compute_capability else None
+        )
         return f"{runtime} does not run on {gpu.name} ({backend})" + (
-            f": {st.note}" if st.note else ""
+            f": {why}" if why else ""
         ), None
     return None, f"{runtime} on {backend} is experimental" + (f": {st.note}" if st.note else "")
 

@@ -582,6 +582,7 @@ def test_a_host_bound_decode_tip_names_only_runtimes_of_the_rows_backend(
         assert (got["result"] is not None) == runs
         if not runs:
             assert got["excluded"]["code"] == "framework_unsupported"
+            assert "compute capability 6.1" in got["excluded"]["reason"]
     # the row says why it is host-bound though its timing shows more memory time than
     # overhead: the host's dispatch sets each decode step, the GPU's work waits on it
     assert any(r["timing"]["memory_s"] > r["timing"]["overhead_s"] for r in host)
