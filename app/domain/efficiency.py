@@ -191,6 +191,48 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class ReserveRule:
+    """A runtime that sizes its claim from the GPU's memory (SGLang 0.5,
+    server_args._handle_gpu_memory_settings): buckets by the device's total memory (MiB, as
+    nvidia-smi reports it) pick chunked_prefill_size and cuda_graph_max_bs, and
+    mem_fraction_static = (memory - reserved) / memory, rounded to 3 places, where reserved =
+    base + max(chunk, least_chunk) x per_chunk_token + graph_bs x per_graph_seq + tp x per_tp,
+    at least ``floor_mib`` on a GPU above ``floor_above_mib``."""
+
+    # (below this many MiB, or None for the rest; chunked_prefill_size; cuda_graph_max_bs
+    # below ``graph_tp`` GPUs per replica; from ``graph_tp``), ascending
+    buckets: tuple[tuple[float | None, int, int, int], ...]
+    graph_tp: int
+    base_mib: float
+    mib_per_chunk_token: float
+    least_chunk_tokens: int
+    mib_per_graph_seq: float
+    mib_per_tp: float
+    floor_mib: float
+    floor_above_mib: float
+
+    def bucket(self, mib: float, tp: int) -> tuple[int, int]:
+        """(chunked_prefill_size, cuda_graph_max_bs) on a GPU of ``mib`` at ``tp``."""
+        for below, chunk, small, large in self.buckets:
+            if below is None or mib < below:
+                return chunk, small if tp < self.graph_tp else large
+        raise ValueError("reserve_rule: no bucket for the rest of the GPUs")
+
+    def share(self, mib: float, tp: int) -> float:
+        """mem_fraction_static on a GPU of ``mib`` at ``tp`` GPUs per replica."""
+        chunk, graph_bs = self.bucket(mib, tp)
+        reserved = (
+            self.base_mib
+            + max(chunk, self.least_chunk_tokens) * self.mib_per_chunk_token
+            + graph_bs * self.mib_per_graph_seq
+            + tp * self.mib_per_tp
+        )
+        if mib > self.floor_above_mib:
+            reserved = max(reserved, self.floor_mib)
+        return round((mib - reserved) / mib, 3)
+
+
+@dataclass(frozen=True, slots=True)
 class ServingRuntime:
     """A serving runtime's defaults (the ``serving_runtimes`` section; see its header)."""
 
@@ -222,10 +264,10 @@ class ServingRuntime:
     # bytes per logit (max_num_seqs rows × vocabulary) its startup profiling pass measures as
     # peak activation memory and reserves per GPU (vLLM); None: no such pass (``profiling_peak_gb``)
     profile_bytes_per_logit: float | None = None
-    # the share of the device claimed (``memory_utilization``) at larger tensor-parallel sizes:
-    # ((least GPUs per replica, share), ...) ascending (SGLang's mem_fraction_static by tp_size);
-    # () = ``memory_utilization`` at every size (``claimed_share``)
-    memory_utilization_by_tp: tuple[tuple[int, float], ...] = ()
+    # the share of the device claimed, computed from the GPU's memory and the tensor-parallel
+    # size where the runtime does so (SGLang 0.5's mem_fraction_static, ``ReserveRule``);
+    # None: ``memory_utilization`` on every GPU (``claimed_share``)
+    reserve_rule: ReserveRule | None = None
     # where the activations the runtime reserves at startup live (``startup_activations_gb``):
     # "outside_claim" (SGLang: in the 1 - mem_fraction_static the claim leaves), "warmup_forward"
     # (TensorRT-LLM: one forward of max_num_tokens measured before its KV pool is sized); None:
@@ -236,7 +278,7 @@ class ServingRuntime:
 _SERVING_OPTIONAL = {
     "fp4_weight_only_min_cc",
     "profile_bytes_per_logit",
-    "memory_utilization_by_tp",
+    "reserve_rule",
     "startup_activations",
     "int4_format",
     "step_overhead_per_seq_us",
@@ -661,6 +703,43 @@ def _large_gpu(name: str, raw: Any) -> tuple[float, tuple[str, ...], int, int] |
     )
 
 
+_RESERVE_KEYS = {
+    "buckets",
+    "graph_tp",
+    "base_mib",
+    "mib_per_chunk_token",
+    "least_chunk_tokens",
+    "mib_per_graph_seq",
+    "mib_per_tp",
+    "floor_mib",
+    "floor_above_mib",
+}
+
+
+def _reserve_rule(name: str, raw: Any) -> ReserveRule | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != _RESERVE_KEYS:
+        raise ValueError(f"serving runtime {name!r}: reserve_rule needs {sorted(_RESERVE_KEYS)}")
+    buckets = tuple(
+        (None if b is None else float(b), int(c), int(lo), int(hi))
+        for b, c, lo, hi in raw["buckets"]
+    )
+    if not buckets or buckets[-1][0] is not None:
+        raise ValueError(f"serving runtime {name!r}: reserve_rule's last bucket needs below: null")
+    return ReserveRule(
+        buckets=buckets,
+        graph_tp=int(raw["graph_tp"]),
+        base_mib=float(raw["base_mib"]),
+        mib_per_chunk_token=float(raw["mib_per_chunk_token"]),
+        least_chunk_tokens=int(raw["least_chunk_tokens"]),
+        mib_per_graph_seq=float(raw["mib_per_graph_seq"]),
+        mib_per_tp=float(raw["mib_per_tp"]),
+        floor_mib=float(raw["floor_mib"]),
+        floor_above_mib=float(raw["floor_above_mib"]),
+    )
+
+
 def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
     """Every field is required (a serving runtime has no GPU-specific refinements to fall back
     on); unknown fields are an error, as in rows."""
@@ -697,12 +776,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
                 if values.get("profile_bytes_per_logit") is not None
                 else None
             ),
-            memory_utilization_by_tp=tuple(
-                sorted(
-                    (int(k), float(v))
-                    for k, v in (values.get("memory_utilization_by_tp") or {}).items()
-                )
-            ),
+            reserve_rule=_reserve_rule(name, values.get("reserve_rule")),
             startup_activations=_startup_activations(name, values.get("startup_activations")),
         )
     return out
@@ -764,33 +838,46 @@ def serving_spec(table: EfficiencyTable | None, runtime: str) -> ServingRuntime 
     return table.serving.get(runtime) if table is not None else None
 
 
-def runtime_share(table: EfficiencyTable | None, runtime: str, tp: int = 1) -> tuple[float, bool]:
+def runtime_share(
+    table: EfficiencyTable | None, runtime: str, tp: int = 1, gpu: GpuSpec | None = None
+) -> tuple[float, bool]:
     """(share, of_free): the memory a runtime claims up front, from its ``serving_runtimes``
-    row, the one datum inference and serving read, at ``tp`` GPUs per replica
-    (``claimed_share``). ``of_free``: a share of what is free after the weights and activations
-    (TensorRT-LLM's free_gpu_memory_fraction), which only sizes the KV cache; otherwise a share
-    of the device (vLLM gpu_memory_utilization, SGLang mem_fraction_static) that weights and KV
-    cache live in. (1.0, False): a runtime that allocates as it goes (eager PyTorch, llama.cpp,
-    MLX) or none listed."""
+    row, the one datum inference and serving read, at ``tp`` GPUs per replica on ``gpu``
+    (``claimed_share``; without a GPU, the runtime's own figure for an unknown one). ``of_free``:
+    a share of what is free after the weights and activations (TensorRT-LLM's
+    free_gpu_memory_fraction), which only sizes the KV cache; otherwise a share of the device
+    (vLLM gpu_memory_utilization, SGLang mem_fraction_static) that weights and KV cache live
+    in. (1.0, False): a runtime that allocates as it goes (eager PyTorch, llama.cpp, MLX) or
+    none listed."""
     spec = serving_spec(table, runtime)
     if spec is None:
         return 1.0, False
-    return claimed_share(spec.memory_utilization, spec.memory_utilization_by_tp, tp), spec.of_free
+    return claimed_share(spec.memory_utilization, spec.reserve_rule, tp, gpu), spec.of_free
 
 
-def claimed_share(share: float, by_tp: tuple[tuple[int, float], ...], tp: int) -> float:
-    """The share a runtime claims at ``tp`` GPUs per replica: the last ``by_tp`` entry whose
-    least size ``tp`` reaches, else ``share`` (SGLang 0.4's mem_fraction_static: 0.88 at tp 1,
-    0.87 from 2, 0.85 from 4, 0.81 from 8, 0.79 from 16)."""
-    for least, s in by_tp:
-        if tp >= least:
-            share = s
+def device_mib(gpu: GpuSpec) -> float:
+    """The device's memory in MiB, the unit SGLang reads it in (nvidia-smi's memory.total):
+    what CUDA reports where the catalog has it, else the vendor's GB as GiB."""
+    return device_memory_gb(gpu) * 1e9 / BYTES_PER_MIB
+
+
+def claimed_share(
+    share: float, rule: ReserveRule | None, tp: int, gpu: GpuSpec | None = None
+) -> float:
+    """The share a runtime claims at ``tp`` GPUs per replica on ``gpu``: its ``rule`` on the
+    GPU's memory where it has one (SGLang 0.5's mem_fraction_static: 0.835 on an 80 GB H100
+    at tp 1), else ``share`` (and ``share`` where the GPU is not known: SGLang's own
+    fallback, 0.88)."""
+    if rule is not None and gpu is not None:
+        return rule.share(device_mib(gpu), tp)
     return share
 
 
-def device_share(table: EfficiencyTable | None, runtime: str, tp: int = 1) -> float:
+def device_share(
+    table: EfficiencyTable | None, runtime: str, tp: int = 1, gpu: GpuSpec | None = None
+) -> float:
     """The share of the device ``usable_gb`` applies for the runtime (``claim_on_device``)."""
-    return claim_on_device(*runtime_share(table, runtime, tp))
+    return claim_on_device(*runtime_share(table, runtime, tp, gpu))
 
 
 def claim_on_device(share: float, of_free: bool) -> float:
@@ -824,18 +911,25 @@ def scheduler_limits(
     chunk_tokens: int,
     large_gpu: tuple[float, tuple[str, ...], int, int] | None,
     gpu: GpuSpec,
+    rule: ReserveRule | None = None,
 ) -> tuple[int, int]:
     """(most running sequences, most tokens in one step) a runtime picks by default on
-    ``gpu``: its large-GPU limits where they hold (``large_gpu_applies``), else its own."""
+    ``gpu``: its large-GPU limits where they hold (``large_gpu_applies``), else its own; a
+    runtime with a ``rule`` takes its chunked_prefill_size from the GPU's memory bucket
+    (SGLang 0.5: 2,048 below 35 GiB, 4,096 below 60, 8,192 below 160, 16,384 above)."""
     if large_gpu is not None and large_gpu_applies(large_gpu, gpu):
         return large_gpu[2], large_gpu[3]
+    if rule is not None:
+        return max_batch, rule.bucket(device_mib(gpu), 1)[0]
     return max_batch, chunk_tokens
 
 
 def default_max_seqs(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most running sequences on ``gpu`` (vLLM's max_num_seqs: 1024 on
     a large GPU, else 256; vllm-batch-defaults)."""
-    return scheduler_limits(spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu)[0]
+    return scheduler_limits(
+        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
+    )[0]
 
 
 def profiling_peak_gb(per_logit: float | None, rows: int, vocab: int | None) -> float:
@@ -923,7 +1017,7 @@ def startup_activations_gb(
       the KV pool mem_fraction_static × the memory free before the weights load, less the
       weights; the chunked-prefill activations, CUDA graph buffers and sampler live in the
       remainder (server_args: "the fraction of the memory used for static allocation (model
-      weights and KV cache memory pool)"), whose share ``claimed_share`` sets by tp size.
+      weights and KV cache memory pool)"), whose share ``claimed_share`` sets from the GPU.
     * TensorRT-LLM ("warmup_forward"): the PyTorch backend's KvCacheCreator runs dummy context
       requests of max_num_tokens (``tokens``) in all, each asking one output token, and sizes
       the pool as free_gpu_memory_fraction of the device less that pass's peak (weights,
@@ -955,7 +1049,9 @@ def runtime_startup_activations_gb(
     if spec is None:
         return None
     # both defaults at once (default_max_seqs, default_max_tokens): read for every configuration
-    seqs, tokens = scheduler_limits(spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu)
+    seqs, tokens = scheduler_limits(
+        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
+    )
     return startup_activations_gb(
         per_logit=spec.profile_bytes_per_logit,
         rows=seqs,
@@ -971,7 +1067,9 @@ def runtime_startup_activations_gb(
 def default_max_tokens(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most tokens in one step on ``gpu`` (max_num_batched_tokens,
     max_num_tokens, chunked_prefill_size)."""
-    return scheduler_limits(spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu)[1]
+    return scheduler_limits(
+        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
+    )[1]
 
 
 def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:

@@ -229,7 +229,8 @@ def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1)
     """The device's memory (what CUDA reports, else the vendor's GiB: efficiency.usable_gb)
     less what the OS (unified memory) keeps back, times the share an
     inference runtime claims of the device at ``num_gpus`` tensor-parallel GPUs (vLLM's
-    gpu_memory_utilization, SGLang's mem_fraction_static by tp size): the serving plan's rule
+    gpu_memory_utilization, SGLang's mem_fraction_static from the GPU's memory and tp size):
+    the serving plan's rule
     (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the activations the
     runtime reserves when it sizes its KV pool at startup (efficiency.startup_activations_gb:
     vLLM's sampler over its default max_num_seqs on this GPU, TensorRT-LLM's warm-up forward
@@ -240,7 +241,7 @@ def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1)
     reserve = 0.0
     if work is not None and not work.training:
         n = max(1, num_gpus)
-        share = efficiency.device_share(work.efficiency, work.runtime, n)
+        share = efficiency.device_share(work.efficiency, work.runtime, n, gpu)
         m = work.model
         h = float(m.hidden_size or 0)
         reserve = (

@@ -87,9 +87,10 @@ class RuntimeProfile:
     # bytes per logit its startup profiling pass reserves (efficiency.profiling_peak_gb);
     # None: no profiling pass
     profile_bytes_per_logit: float | None = None
-    # the claim at larger tensor-parallel sizes (SGLang; efficiency.claimed_share) and where
-    # its startup activations live (efficiency.startup_activations_gb)
-    memory_utilization_by_tp: tuple[tuple[int, float], ...] = ()
+    # the claim computed from the GPU's memory and tensor-parallel size (SGLang 0.5;
+    # efficiency.claimed_share) and where its startup activations live
+    # (efficiency.startup_activations_gb)
+    reserve_rule: efficiency.ReserveRule | None = None
     startup_activations: str | None = None
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
@@ -99,6 +100,11 @@ class RuntimeProfile:
     def on(self, gpu: GpuSpec) -> RuntimeProfile:
         """The profile with the scheduler limits the runtime picks on ``gpu`` (vLLM sizes its
         default max_num_seqs and max_num_batched_tokens by the device's memory)."""
+        if self.reserve_rule is not None:
+            _, chunk = efficiency.scheduler_limits(
+                self.max_batch, self.chunk_tokens, None, gpu, self.reserve_rule
+            )
+            return self if chunk == self.chunk_tokens else replace(self, chunk_tokens=chunk)
         if self.large_gpu is None or not efficiency.large_gpu_applies(self.large_gpu, gpu):
             return self
         _, _, batch, chunk = self.large_gpu
@@ -147,7 +153,7 @@ def runtime_profile(
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         profile_bytes_per_logit=spec.profile_bytes_per_logit,
-        memory_utilization_by_tp=spec.memory_utilization_by_tp,
+        reserve_rule=spec.reserve_rule,
         startup_activations=spec.startup_activations,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
@@ -376,7 +382,7 @@ def memory_plan(
     """Per GPU, in GB: weights, activations (with the allocator slack of a runtime that
     claims nothing up front), framework, KV pool (may be negative). ``usable_gb``: the GPU's
     usable memory at share 1 (efficiency.usable_gb); the runtime's claim at this replica's
-    tensor-parallel size applies here (efficiency.claimed_share, efficiency.kv_pool_gb).
+    tensor-parallel size on this GPU applies here (efficiency.claimed_share, efficiency.kv_pool_gb).
     Weights, slack, context and the activations a runtime reserves at startup are the rules
     LLM inference's memory reads (formats.weight_bytes, workload.allocator_slack,
     workload.context_gb, efficiency.startup_activations_gb)."""
@@ -406,7 +412,7 @@ def memory_plan(
         act = rt.chunk_tokens * (4.0 * h + 2.0 * inter / split) * 2.0
         act += min(rt.max_batch, rt.chunk_tokens) * (model.vocab_size or 0) * 4.0 / split
         act_gb = act / GB
-    share = efficiency.claimed_share(rt.memory_utilization, rt.memory_utilization_by_tp, tp)
+    share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
     act_gb += allocator_slack(weights * GB, share, rt.of_free) / GB
     fw = context_gb(_backend(gpu), rt.context_gib)
     pool = efficiency.kv_pool_gb(usable_gb, weights + act_gb + fw, share, rt.of_free)
@@ -594,7 +600,7 @@ def unfit(
     weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     if cap >= 1:
         return None
-    return _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica)
+    return _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica, gpu)
 
 
 def _no_room(
@@ -605,6 +611,7 @@ def _no_room(
     model: ModelSpec,
     rest: tuple[float, float, float],
     tp: int,
+    gpu: GpuSpec,
 ) -> str:
     """Why the weights leave no room for one request's KV cache, in the vendors' GB, and the
     smaller max_num_seqs that would where a profiling runtime's peak (``act``) is the cause.
@@ -619,7 +626,7 @@ def _no_room(
         hint = efficiency.fewer_seqs_hint(
             rt.profile_bytes_per_logit, model.vocab_size, rt.max_batch, room
         )
-    share = efficiency.claimed_share(rt.memory_utilization, rt.memory_utilization_by_tp, tp)
+    share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
     claim = (
         f"{rt.name} gives {share:.0%} of what is left to its KV cache"
         if rt.of_free
@@ -671,7 +678,7 @@ def evaluate(
     )
     if cap < 1 or eng.flops <= 0:
         why = (
-            _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica)
+            _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica, gpu)
             if eng.flops > 0
             else "no compute figures for this GPU"
         )

@@ -32,9 +32,9 @@ PORT = 8000
 def memory_fraction(runtime: str, tp: int = 1) -> float:
     """The share of memory the runtime is told it may take at ``tp`` tensor-parallel GPUs: the
     one the serving plan and LLM inference assume (data/efficiency.yaml ``serving_runtimes``,
-    efficiency.runtime_share): vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static
-    0.88 at tp 1 (0.87, 0.85, 0.81, 0.79 from tp 2, 4, 8, 16: its own default),
-    TensorRT-LLM's free_gpu_memory_fraction 0.9."""
+    efficiency.runtime_share): vLLM's gpu_memory_utilization 0.9, TensorRT-LLM's
+    free_gpu_memory_fraction 0.9; SGLang's 0.88 is its fallback where it cannot read the GPU's
+    memory (0.5 computes its own from it, which the SGLang command leaves to it)."""
     return efficiency.runtime_share(load_efficiency(), runtime, tp)[0]
 
 
@@ -89,7 +89,11 @@ def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> lis
         args += ["--pp-size", str(pp)]
     args += ["--context-length", str(context)]
     args += ["--max-running-requests", str(_per_replica(sv))]
-    args += ["--mem-fraction-static", str(memory_fraction("sglang", tp))]
+    # SGLang 0.5 computes mem_fraction_static from the GPU's memory and tp size, the share
+    # the plan prices (efficiency.ReserveRule): a fixed flag would override it
+    spec = efficiency.serving_spec(load_efficiency(), "sglang")
+    if spec is None or spec.reserve_rule is None:
+        args += ["--mem-fraction-static", str(memory_fraction("sglang", tp))]
     if _fp8_kv(sv):
         args += ["--kv-cache-dtype", "fp8_e4m3"]
     quant, _ = _quantization(sv)

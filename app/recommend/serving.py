@@ -78,10 +78,11 @@ class _Row:
 def _usable_gb(gpu: GpuSpec, row: _Row, tp: int = 1) -> float:
     """The one usable-memory rule (efficiency.usable_gb: vendors' GB are GiB, unified memory
     wired at ~3/4) at the share the row's runtime claims of the device at ``tp`` GPUs per
-    replica (its gpu_memory_utilization, SGLang's mem_fraction_static by tp size), the figure
+    replica (its gpu_memory_utilization, SGLang's mem_fraction_static from the GPU's memory and
+    tp size), the figure
     an inference row on the same runtime shows."""
     rt = row.runtime
-    share = efficiency.claimed_share(rt.memory_utilization, rt.memory_utilization_by_tp, tp)
+    share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
     return efficiency.usable_gb(gpu, efficiency.claim_on_device(share, rt.of_free))
 
 

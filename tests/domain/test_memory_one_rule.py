@@ -11,6 +11,7 @@ import pytest
 from app.domain import efficiency, formats
 from app.domain import evaluate as ev
 from app.domain import serving as sv
+from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
 from app.domain.workload import (
     INFERENCE_FRAGMENTATION,
@@ -233,9 +234,9 @@ def test_one_reservation_rule() -> None:
         peak = efficiency.runtime_profiling_peak_gb(TABLE, runtime, H100, LLAMA70.vocab_size)
         if runtime == "sglang":
             assert peak == 0.0
-        assert ev.usable_gb(H100, job) == pytest.approx(
-            efficiency.usable_gb(H100, _rt(runtime).memory_utilization) - peak
-        )
+        rt = _rt(runtime)
+        share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, 1, H100)
+        assert ev.usable_gb(H100, job) == pytest.approx(efficiency.usable_gb(H100, share) - peak)
 
 
 def test_a_share_of_free_memory_fits_the_same_cache_in_both_paths() -> None:
@@ -330,28 +331,71 @@ LLAMA8 = ModelSpec(
 GIB = 2**30 / 1e9  # GB per GiB
 
 
-def test_sglang_claims_its_own_share_by_tensor_parallel_size() -> None:
-    """SGLang 0.4's mem_fraction_static: 0.88 at tp 1, 0.87 from 2, 0.85 from 4, 0.81 from 8,
-    0.79 from 16 (server_args.py; the v0.4.3.post4 logs show 0.88 at tp 1, 0.85 at tp 4). Both
-    paths and the deploy command read the one datum."""
+def _sglang_05_share(mib: float, tp: int) -> float:
+    """SGLang 0.5.5.post1's mem_fraction_static as server_args._handle_gpu_memory_settings
+    writes it (no DP attention, no speculative decoding, text only), in MiB."""
+    if mib < 20 * 1024:
+        chunk, graph_bs = 2048, 8
+    elif mib < 35 * 1024:
+        chunk, graph_bs = 2048, 24 if tp < 4 else 80
+    elif mib < 60 * 1024:
+        chunk, graph_bs = 4096, 32 if tp < 4 else 160
+    elif mib < 160 * 1024:
+        chunk, graph_bs = 8192, 256 if tp < 4 else 512
+    else:
+        chunk, graph_bs = 16384, 512
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2 + tp * 1 / 8 * 1024
+    if mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((mib - reserved) / mib, 3)
+
+
+def test_sglang_05_claims_a_share_computed_from_the_gpus_memory_and_tp() -> None:
+    """SGLang 0.5.5.post1 computes mem_fraction_static from nvidia-smi's total and tp size
+    (server_args._handle_gpu_memory_settings): 0.835 on an H100's 81,559 MiB at tp 1, not 0.4's
+    0.88 on every GPU. Both paths read it on the GPU at hand; 0.88 only where none is known;
+    the deploy command leaves the flag to SGLang."""
     from app.recommend import deploy
 
-    want = {1: 0.88, 2: 0.87, 3: 0.87, 4: 0.85, 8: 0.81, 16: 0.79}
-    for tp, share in want.items():
-        assert efficiency.runtime_share(TABLE, "sglang", tp) == (share, False)
-        assert deploy.memory_fraction("sglang", tp) == share
+    seen = {
+        "h100": (81559, {1: 0.835, 2: 0.834, 4: 0.824, 8: 0.818}),
+        "h200": (143771, {1: 0.907, 8: 0.897}),
+        "b200": (183359, {1: 0.857, 8: 0.852}),
+        "l40s": (46068, {1: 0.851, 4: 0.837}),
+        "l4": (23034, {1: 0.837, 4: 0.815}),
+        "t4": (15360, {1: 0.757}),
+    }
+    for slug, (mib, want) in seen.items():
+        gpu = dataclasses.replace(H100, slug=slug, name=slug, visible_memory_mib=mib)
+        for tp, share in want.items():
+            assert _sglang_05_share(mib, tp) == share
+            assert efficiency.runtime_share(TABLE, "sglang", tp, gpu) == (share, False)
+            job = _job("fp8", runtime="sglang")
+            assert ev.usable_gb(gpu, job, tp) == pytest.approx(efficiency.usable_gb(gpu, share))
+            cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", "sglang")
+            w, act, fw, pool = sv.memory_plan(
+                gpu, LLAMA70, cfg, _rt("sglang"), efficiency.usable_gb(gpu)
+            )
+            assert pool == pytest.approx(efficiency.usable_gb(gpu, share) - w - act - fw)
+    # without a GPU, SGLang's own fallback
+    assert efficiency.runtime_share(TABLE, "sglang", 8) == (0.88, False)
+    assert deploy.memory_fraction("sglang", 8) == 0.88
     for runtime in ("vllm", "tensorrt-llm"):
-        assert efficiency.runtime_share(TABLE, runtime, 8) == efficiency.runtime_share(
+        assert efficiency.runtime_share(TABLE, runtime, 8, H100) == efficiency.runtime_share(
             TABLE, runtime
         )
-    for tp in (1, 2, 4, 8):
-        job = _job("fp8", runtime="sglang")
-        assert ev.usable_gb(H100, job, tp) == pytest.approx(efficiency.usable_gb(H100, want[tp]))
-        cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", "sglang")
-        w, act, fw, pool = sv.memory_plan(
-            H100, LLAMA70, cfg, _rt("sglang"), efficiency.usable_gb(H100)
-        )
-        assert pool == pytest.approx(efficiency.usable_gb(H100, want[tp]) - w - act - fw)
+
+
+def test_sglang_05_picks_its_chunked_prefill_size_by_the_gpus_memory() -> None:
+    """chunked_prefill_size 2,048 below 35 GiB, 4,096 below 60, 8,192 below 160, 16,384 above
+    (server_args._handle_gpu_memory_settings), the tokens of a step the serving model reads."""
+    rt = _rt("sglang")
+    spec = TABLE.serving["sglang"]
+    for mib, chunk in ((15360, 2048), (23034, 2048), (46068, 4096), (81559, 8192),
+                       (143771, 8192), (183359, 16384)):  # fmt: skip
+        gpu = dataclasses.replace(H100, visible_memory_mib=mib)
+        assert rt.on(gpu).chunk_tokens == chunk
+        assert efficiency.default_max_tokens(spec, gpu) == chunk
 
 
 def test_sglang_keeps_its_activations_outside_its_claim_in_both_paths() -> None:
@@ -363,36 +407,46 @@ def test_sglang_keeps_its_activations_outside_its_claim_in_both_paths() -> None:
     _, act, _, _ = sv.memory_plan(H100, LLAMA8, cfg, _rt("sglang"), efficiency.usable_gb(H100))
     assert act == 0.0
     job = dataclasses.replace(_job("bf16", runtime="sglang"), model=LLAMA8)
-    assert ev.usable_gb(H100, job) == pytest.approx(efficiency.usable_gb(H100, 0.88))
+    share = efficiency.runtime_share(TABLE, "sglang", 1, H100)[0]
+    assert ev.usable_gb(H100, job) == pytest.approx(efficiency.usable_gb(H100, share))
     inf = memory_breakdown(job)
     assert inf.workspace == 0.0
 
 
 def test_sglang_kv_pool_rule_reproduces_its_startup_logs() -> None:
-    """The rule on each log's own figures (GiB, SGLang's 'GB'): mem_fraction_static x the
-    memory free before the weights load, less the weights, is the K + V it allocates.
+    """The pool rule (profile_max_num_token, the same in 0.5.5.post1) on each 0.4.3 log's own
+    figures and share (GiB, SGLang's 'GB'): mem_fraction_static x the memory free before the
+    weights load, less the weights, is the K + V it allocates.
     Llama 3.1 8B, tp 1, 80 GB GPU (SGLang docs): 0.88 x 78.81 - 15.09 = 54.26 = 27.13 x 2,
     444,500 tokens of 128 KiB. QwQ-32B, tp 4, L4 (llms-in-clouds): 0.85 x 21.63 - 15.54 =
     2.84 = 1.42 x 2, 46,611 tokens of 64 KiB (64 layers, 8 KV heads / 4 GPUs, head 128)."""
-    share = efficiency.claimed_share(0.88, TABLE.serving["sglang"].memory_utilization_by_tp, 1)
-    kv = efficiency.kv_pool_gb(78.81, 15.09, share, False)
+    kv = efficiency.kv_pool_gb(78.81, 15.09, 0.88, False)
     assert kv == pytest.approx(27.13 * 2, abs=0.02)
     assert kv * 2**30 / (32 * 8 * 128 * 2 * 2) == pytest.approx(444_500, rel=1e-3)
-    share4 = efficiency.claimed_share(0.88, TABLE.serving["sglang"].memory_utilization_by_tp, 4)
-    kv4 = efficiency.kv_pool_gb(21.63, 15.54, share4, False)
+    kv4 = efficiency.kv_pool_gb(21.63, 15.54, 0.85, False)
     assert kv4 == pytest.approx(1.42 * 2, abs=0.02)
     assert kv4 * 2**30 / (64 * 2 * 128 * 2 * 2) == pytest.approx(46_611, rel=5e-3)
+
+
+def _sglang_04(share: float) -> tuple[EfficiencyTable, sv.RuntimeProfile]:
+    """The table and serving profile with SGLang at a fixed share, as the 0.4 release that
+    wrote the startup logs claimed (0.88 at tp 1, 0.85 at tp 4), the pool rule unchanged."""
+    spec = dataclasses.replace(TABLE.serving["sglang"], memory_utilization=share, reserve_rule=None)
+    table = dataclasses.replace(TABLE, serving={**TABLE.serving, "sglang": spec})
+    return table, dataclasses.replace(_rt("sglang"), memory_utilization=share, reserve_rule=None)
 
 
 def test_sglang_llama_8b_on_one_h100_holds_the_kv_tokens_its_log_reports() -> None:
     """SGLang's docs log Llama 3.1 8B at its defaults on an 80 GB GPU: max_total_num_tokens
     444,500. The engine's KV pool (80 GiB, not the 78.81 free at start; weights 16.06 GB against
-    the log's 15.09 GiB; a 0.5 GiB context) holds within 2 % of it, in serving and inference."""
+    the log's 15.09 GiB; a 0.5 GiB context) holds within 2 % of it, in serving and inference,
+    at the log's own share (0.4.3's 0.88; 0.5.5.post1 claims 0.836 there)."""
+    table, rt = _sglang_04(0.88)
     cfg = sv.ServingConfig(1, 1, "bf16", "bf16", "sglang")
-    _, _, _, pool = sv.memory_plan(H100, LLAMA8, cfg, _rt("sglang"), efficiency.usable_gb(H100))
+    _, _, _, pool = sv.memory_plan(H100, LLAMA8, cfg, rt, efficiency.usable_gb(H100))
     per_token = sv.kv_values(LLAMA8, 1) * sv.KV_BYTES["bf16"] / 1e9
     assert pool / per_token == pytest.approx(444_500, rel=0.02)
-    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=LLAMA8)
+    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=LLAMA8, efficiency=table)
     inf = memory_breakdown(job)
     assert ev.usable_gb(H100, job) - (inf.total - inf.kv_cache) == pytest.approx(pool)
 
@@ -480,18 +534,18 @@ def test_serving_kv_pool_on_an_l4_starts_from_what_cuda_reports() -> None:
     """SGLang on 4 x L4, QwQ-32B bf16 at its defaults (didier-durand/llms-in-clouds
     docs/sglang.md @ 3e1df42): K + V 2.84 GiB (3.05 GB). From the vendor's 24 GiB the engine's
     pool was 4.99 GB (+64 %); from the 22.03 GiB CUDA reports it is 3.19 GB (+5 %): the pool is
-    smaller by SGLang's share of the difference, and inference leaves the same room."""
+    smaller by SGLang's share of the difference, and inference leaves the same room (at the
+    log's own share, 0.4.3's 0.85 at tp 4)."""
+    table, rt = _sglang_04(0.85)
     cfg = sv.ServingConfig(4, 1, "bf16", "bf16", "sglang")
-    rt = _rt("sglang")
     l4 = dataclasses.replace(L4_SEEN, visible_memory_mib=None)
     *_, pool_gib = sv.memory_plan(l4, QWQ32, cfg, rt, efficiency.usable_gb(l4))
     *_, pool = sv.memory_plan(L4_SEEN, QWQ32, cfg, rt, efficiency.usable_gb(L4_SEEN))
-    share = efficiency.claimed_share(0.88, TABLE.serving["sglang"].memory_utilization_by_tp, 4)
-    assert pool_gib - pool == pytest.approx(share * (24 * 1024 - 22559) * MIB)
+    assert pool_gib - pool == pytest.approx(0.85 * (24 * 1024 - 22559) * MIB)
     log = 2.84 * 2**30 / 1e9
     assert pool == pytest.approx(log, rel=0.08)
     assert pool_gib > 1.5 * log
-    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=QWQ32)
+    job = dataclasses.replace(_job("bf16", runtime="sglang"), model=QWQ32, efficiency=table)
     inf = memory_breakdown(job, num_gpus=4)
     assert ev.usable_gb(L4_SEEN, job, 4) - (inf.total - inf.kv_cache) == pytest.approx(pool)
 

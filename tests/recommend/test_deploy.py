@@ -107,3 +107,25 @@ def test_the_launch_commands_claim_the_share_the_plan_assumed() -> None:
         assert deploy.memory_fraction(runtime) == table.serving[runtime].memory_utilization
         assert deploy.memory_fraction(runtime) == efficiency.runtime_share(table, runtime)[0]
     assert deploy.memory_fraction("sglang") == 0.88
+
+
+def test_the_sglang_command_leaves_mem_fraction_static_to_sglang() -> None:
+    """SGLang 0.5.5.post1 computes mem_fraction_static from the GPU's memory and tp size, the
+    share the plan priced (efficiency.ReserveRule): a fixed --mem-fraction-static would
+    override it, so the command passes none (vLLM's and TensorRT-LLM's still pass theirs)."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from app.recommend import deploy
+    from app.recommend import schemas as s
+
+    sv = cast(
+        s.ServingOut,
+        SimpleNamespace(
+            kv_cache_precision="bf16", max_concurrency=64, multi_gpu=None, replicas=1,
+            weight_precision="bf16",
+        ),
+    )  # fmt: skip
+    args = deploy.BUILDERS["sglang"]("Qwen/Qwen3-32B", sv, 8192, 1, 1)
+    assert "--mem-fraction-static" not in args and "--tp-size" in args
+    assert "--gpu-memory-utilization" in deploy.BUILDERS["vllm"]("Qwen/Qwen3-32B", sv, 8192, 1, 1)
