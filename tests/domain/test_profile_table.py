@@ -61,12 +61,15 @@ def test_usable_memory_equals_the_rule_worked_out_afresh(
     for gpu in catalog:
         for runtime in _runtimes(table):
             for task in ("training", "inference"):
-                # the serving runtime's share of the device (vLLM gpu_memory_utilization)
-                # for inference on it; a share of free memory, training or none: 1
+                # the serving runtime's share of the device (vLLM gpu_memory_utilization;
+                # SGLang 0.5's mem_fraction_static, its reserve rule on the GPU's memory in
+                # MiB at tp 1) for inference on it; a share of free memory, training or none: 1
                 spec = table.serving.get(runtime)
                 share = 1.0
                 if task == "inference" and spec is not None and not spec.of_free:
                     share = spec.memory_utilization
+                    if spec.reserve_rule is not None:
+                        share = spec.reserve_rule.share(efficiency.device_mib(gpu), 1)
                 work = dataclasses.replace(_job(table), runtime=runtime, task=task)
                 assert evaluate.usable_gb(gpu, work) == efficiency.usable_gb(gpu, share)
 
