@@ -5,7 +5,8 @@ calibration set measured. Every widening lives here, with the reason a row's bas
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from app.domain import conformal
 from app.domain.efficiency import EfficiencyTable
@@ -205,19 +206,31 @@ def spread(x: BandInputs, table: EfficiencyTable | None) -> conformal.Spread:
     )
 
 
+# BandInputs' fields in their order, as a plain tuple: how a band is kept with its table
+BandKey = tuple[str, str, str, str, str, int, bool, bool, bool, int, str, str]
+_KEY = attrgetter(*(f.name for f in fields(BandInputs)))
+
+
 def band(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, str]:
     """(low factor, high factor, basis) on the row's expected throughput: the base band about
     its centre, each widening added in quadrature in log space, bracketing 1. Worked out once
     per table and inputs (rows of every answer share a few hundred of them), kept with the
     table."""
+    return band_of(_KEY(x), table)
+
+
+def band_of(key: BandKey, table: EfficiencyTable | None) -> tuple[float, float, str]:
+    """``band`` of ``BandInputs(*key)``. A row's band is found by its inputs as a tuple, and
+    BandInputs built only when it is worked out: an answer's rows ask for some 20 bands, and
+    a frozen dataclass's construction, hash and comparison are Python calls, a tuple's are C."""
     if table is None:
-        return _band(x, None)
-    key = ("band", x)
-    got: tuple[float, float, str] | None = table.derived.get(key)
+        return _band(BandInputs(*key), None)
+    store = table.derived
+    got: tuple[float, float, str] | None = store.get(("band", key))
     if got is None:
-        if len(table.derived) >= DERIVED_LIMIT:
-            table.derived.clear()
-        got = table.derived[key] = _band(x, table)
+        if len(store) >= DERIVED_LIMIT:
+            store.clear()
+        got = store["band", key] = _band(BandInputs(*key), table)
     return got
 
 

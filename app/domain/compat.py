@@ -169,6 +169,9 @@ def _default_backends(gpu: GpuSpec) -> tuple[str, ...]:
     )
 
 
+_UNSEEN = object()  # a memo's miss, where None is a kept answer
+
+
 @dataclass(frozen=True, slots=True)
 class FeatureStatus:
     status: str  # supported | experimental | unsupported
@@ -182,9 +185,9 @@ def feature_status(
     names it for this vendor. The first matching rule wins; a vendor's rules that match none
     of its hardware mean unsupported. Memoised."""
     key = ("feature", gpu, feature, backend)
-    memo = rules._memo
-    if key in memo:
-        hit: FeatureStatus | None = memo[key]
+    # one lookup, not `in` then `[]`: a GpuSpec's hash is a Python call
+    hit: FeatureStatus | None = rules._memo.get(key, _UNSEEN)
+    if hit is not _UNSEEN:
         return hit
     out = _feature_status(gpu, feature, rules, backend)
     remember(rules, key, out)

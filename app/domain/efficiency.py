@@ -1046,8 +1046,9 @@ def runtime_startup_activations_gb(
     """``startup_activations_gb`` for ``runtime`` at its defaults on ``gpu`` (max_num_seqs,
     max_num_tokens), ``tp`` GPUs per replica; None where it has no startup rule."""
     spec = serving_spec(table, runtime)
-    if spec is None:
-        return None
+    if not has_startup_rule(spec):
+        return None  # as startup_activations_gb says, without its scheduler limits
+    assert spec is not None
     # both defaults at once (default_max_seqs, default_max_tokens): read for every configuration
     seqs, tokens = scheduler_limits(
         spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule

@@ -354,7 +354,7 @@ def row_band(
     """uncertainty of the row that prices ``work`` on ``gpu`` as ``est``: the band a
     recommendation row draws on its throughput (benchmarks/accuracy.py scores the held-out
     set's bands as the app answers through it)."""
-    return bands.band(row_band_inputs(gpu, work, est, derived_peak), work.efficiency)
+    return bands.band_of(_row_band_key(gpu, work, est, derived_peak), work.efficiency)
 
 
 def first_token_uncertainty(c: Candidate) -> tuple[float, float, str] | None:
@@ -377,8 +377,7 @@ def first_token_band(
     no time to first token."""
     if _regime(work) != "decode" or est.ttft_ms is None:
         return None
-    x = row_band_inputs(gpu, work, est, derived_peak, "prefill")
-    return bands.band(x, work.efficiency)
+    return bands.band_of(_row_band_key(gpu, work, est, derived_peak, "prefill"), work.efficiency)
 
 
 def band_inputs(c: Candidate) -> bands.BandInputs:
@@ -393,21 +392,32 @@ def row_band_inputs(
     regime: str | None = None,
 ) -> bands.BandInputs:
     """``regime``: the band's regime where it is not the row's own (the prefill band)."""
-    return bands.BandInputs(
-        regime=_regime(work) if regime is None else regime,
-        vendor=gpu.vendor,
-        architecture=gpu.architecture,
-        runtime=work.runtime,
-        efficiency_source=est.efficiency_source,
-        measured_on=est.measured_on,
-        moe=bool(work.model.experts),
-        four_bit=is_four_bit(work),
-        derived_peak=derived_peak,
+    return bands.BandInputs(*_row_band_key(gpu, work, est, derived_peak, regime))
+
+
+def _row_band_key(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    est: PerfEstimate,
+    derived_peak: bool,
+    regime: str | None = None,
+) -> bands.BandKey:
+    """``row_band_inputs`` as bands.band_of's tuple, in BandInputs' field order."""
+    return (
+        _regime(work) if regime is None else regime,
+        gpu.vendor,
+        gpu.architecture,
+        work.runtime,
+        est.efficiency_source,
+        est.measured_on,
+        bool(work.model.experts),
+        is_four_bit(work),
+        derived_peak,
         # Candidate.n; of copies side by side, one copy's: nothing crosses between them
-        num_gpus=est.num_gpus // est.copies,
+        est.num_gpus // est.copies,
         # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
-        kind=bands.FINE_TUNING if work.task == "fine-tuning" else "",
-        span=replica_span(gpu, work, est),
+        bands.FINE_TUNING if work.task == "fine-tuning" else "",
+        replica_span(gpu, work, est),
     )
 
 
@@ -590,10 +600,13 @@ def graph_runtimes_on(gpu: GpuSpec, backend: str | None, rules: compat.Rules) ->
     """The GRAPH_RUNTIMES the rules do not rule out on this card and backend."""
     return frozenset(
         k
-        for k in GRAPH_RUNTIMES
-        if (st := compat.feature_status(gpu, f"runtime:{k}", rules, backend)) is None
+        for k, feature in _GRAPH_FEATURES
+        if (st := compat.feature_status(gpu, feature, rules, backend)) is None
         or st.status != "unsupported"
     )
+
+
+_GRAPH_FEATURES = tuple((k, f"runtime:{k}") for k in GRAPH_RUNTIMES)  # asked for every row
 
 
 def tips(c: Candidate, requested: WorkloadSpec, runs: Collection[str] | None = None) -> list[str]:

@@ -55,12 +55,6 @@ def memory_out(mem: object, available: float | None) -> s.MemoryOut:
     return s.MemoryOut.model_validate(memory_fields(mem, available))
 
 
-def _round3(v: float) -> float:
-    """round(v, 3), a zero as it is (the same value and sign): most parts of an inference
-    breakdown are zero, and round's correctly rounded decimal conversion is ~1 µs a call."""
-    return v if v == 0.0 else round(v, 3)
-
-
 def memory_fields(mem: object, available: float | None) -> Fields:
     assert isinstance(mem, MemoryBreakdown)
     return {
@@ -68,7 +62,10 @@ def memory_fields(mem: object, available: float | None) -> Fields:
         "available_gb": available,
         "headroom_gb": None if available is None else round(available - mem.total, 3),
         "num_gpus": mem.num_gpus,
-        "breakdown": {k: _round3(v) for k, v in mem.parts().items()},
+        # round(v, 3), a zero as it is (the same value and sign): most parts of an inference
+        # breakdown are zero, and round's correctly rounded decimal conversion is ~1 µs a
+        # call (inline: a helper was a Python call for each of a row's eleven parts)
+        "breakdown": {k: v if v == 0.0 else round(v, 3) for k, v in mem.parts().items()},
         "notes": list(mem.notes),
     }
 
@@ -105,7 +102,7 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
     if src == "prior" and c.perf.efficiency_basis:
         tput = f"modelled from datasheet figures; GEMM efficiency {c.perf.efficiency_basis}"
     buy, rent = _price_provenance(c)
-    return {
+    out = {
         "specs": "published (catalog)",
         "peak_tflops": "derived from fp32 × the architecture's tensor ratio"
         if c.derived_peak
@@ -115,13 +112,17 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
         "purchase_price": buy,
         "hourly_price": rent,
         "energy": "modelled from TDP" if g.tdp_w is not None else "unknown",
-        # what the GEMMs' efficiency rests on (kernel profiles), and how many machines measured
-        # this GPU model: shown as a badge on the answer page
-        **({"gemm_efficiency": c.perf.efficiency_basis} if c.perf.efficiency_basis else {}),
-        # the same for the operator path's attention kernels (16-bit jobs with operators)
-        **({"attention_efficiency": c.perf.attention_basis} if c.perf.attention_basis else {}),
-        **({"measured_on": machines} if src == "measured" and on > 0 else {}),
     }
+    # what the GEMMs' efficiency rests on (kernel profiles), and how many machines measured
+    # this GPU model: shown as a badge on the answer page
+    if c.perf.efficiency_basis:
+        out["gemm_efficiency"] = c.perf.efficiency_basis
+    # the same for the operator path's attention kernels (16-bit jobs with operators)
+    if c.perf.attention_basis:
+        out["attention_efficiency"] = c.perf.attention_basis
+    if src == "measured" and on > 0:
+        out["measured_on"] = machines
+    return out
 
 
 def chosen_offer_out(ch: costs.OfferChoice, note: str | None = None) -> s.ChosenOfferOut:
@@ -333,7 +334,7 @@ def row_fields(
         "rank": position,
         "gpu": gpu_fields(c.gpu),
         "num_gpus": c.n,
-        "memory_savers": [SAVER_LABELS.get(x, x) for x in c.savers],
+        "memory_savers": _saver_labels(c.savers),
         "micro_batch": c.micro_batch,
         "accumulation_steps": c.accumulation_steps,
         "fits": True,
@@ -516,6 +517,11 @@ def _known_gap(requested: WorkloadSpec) -> list[str]:
     return []
 
 
+def _saver_labels(savers: tuple[str, ...]) -> list[str]:
+    # most rows and alternatives have none: no comprehension (a call of its own) for them
+    return [SAVER_LABELS.get(x, x) for x in savers] if savers else []
+
+
 _COST_FIELDS = tuple(f.name for f in dataclasses.fields(costs.CostEstimate))
 _COST_VALUES = attrgetter(*_COST_FIELDS)  # read in C: a comprehension was ~1 % of a request
 
@@ -531,7 +537,7 @@ def _alternative_fields(c: rank.Candidate) -> Fields:
     rent = c.pricing.rent if c.pricing is not None else None
     return {
         "num_gpus": c.n,
-        "memory_savers": [SAVER_LABELS.get(x, x) for x in c.savers],
+        "memory_savers": _saver_labels(c.savers),
         "micro_batch": c.micro_batch,
         "accumulation_steps": c.accumulation_steps,
         "required_gb": round(c.memory.total, 3),

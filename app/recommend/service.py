@@ -228,6 +228,7 @@ _COUNT = attrgetter("num_gpus")
 _SLUG = attrgetter("slug")
 _BOUND = itemgetter(0)
 _CODE_SLUG = itemgetter("code", "slug")
+_COUNT_SAVERS = attrgetter("perf.num_gpus", "savers")  # a candidate's (n, savers)
 
 # An answer lists every card it leaves out (~1,000 at 10x the catalog): validated in one call
 # rather than one model each, which took twice as long.
@@ -270,7 +271,8 @@ def _order(planned: list[ev.Configuration]) -> list[int]:
     order among equals)."""
     if len(planned) == 1:
         return [0]
-    return sorted(range(len(planned)), key=lambda i: (planned[i].num_gpus, len(planned[i].savers)))
+    keys = [(c.num_gpus, len(c.savers)) for c in planned]  # one call, not one per configuration
+    return sorted(range(len(planned)), key=keys.__getitem__)
 
 
 @dataclass
@@ -330,7 +332,7 @@ class _Card:
                 r = self.results[i] = ev.evaluate(cfg, self.ctx)
             if r.ok:
                 alts.append(rank.Candidate.of(r))
-        return sorted(alts, key=lambda c: (c.n, c.savers))
+        return sorted(alts, key=_COUNT_SAVERS)
 
 
 def _evaluate_rest(cards: list[_Card], ctx: ev.Context) -> None:
