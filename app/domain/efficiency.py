@@ -924,12 +924,17 @@ def scheduler_limits(
     return max_batch, chunk_tokens
 
 
+def spec_limits(spec: ServingRuntime, gpu: GpuSpec) -> tuple[int, int]:
+    """``scheduler_limits`` of a serving runtime's row on ``gpu``."""
+    return scheduler_limits(
+        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
+    )
+
+
 def default_max_seqs(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most running sequences on ``gpu`` (vLLM's max_num_seqs: 1024 on
     a large GPU, else 256; vllm-batch-defaults)."""
-    return scheduler_limits(
-        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
-    )[0]
+    return spec_limits(spec, gpu)[0]
 
 
 def profiling_peak_gb(per_logit: float | None, rows: int, vocab: int | None) -> float:
@@ -1050,9 +1055,7 @@ def runtime_startup_activations_gb(
         return None  # as startup_activations_gb says, without its scheduler limits
     assert spec is not None
     # both defaults at once (default_max_seqs, default_max_tokens): read for every configuration
-    seqs, tokens = scheduler_limits(
-        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
-    )
+    seqs, tokens = spec_limits(spec, gpu)
     return startup_activations_gb(
         per_logit=spec.profile_bytes_per_logit,
         rows=seqs,
@@ -1068,9 +1071,7 @@ def runtime_startup_activations_gb(
 def default_max_tokens(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most tokens in one step on ``gpu`` (max_num_batched_tokens,
     max_num_tokens, chunked_prefill_size)."""
-    return scheduler_limits(
-        spec.max_batch, spec.chunk_tokens, spec.large_gpu, gpu, spec.reserve_rule
-    )[1]
+    return spec_limits(spec, gpu)[1]
 
 
 def kv_pool_gb(usable: float, fixed: float, share: float, of_free: bool) -> float:

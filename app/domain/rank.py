@@ -609,10 +609,12 @@ def graph_runtimes_on(gpu: GpuSpec, backend: str | None, rules: compat.Rules) ->
 _GRAPH_FEATURES = tuple((k, f"runtime:{k}") for k in GRAPH_RUNTIMES)  # asked for every row
 
 
-def tips(c: Candidate, requested: WorkloadSpec, runs: Collection[str] | None = None) -> list[str]:
-    """The row's tips. ``runs``: the GRAPH_RUNTIMES that run on the row's card (its rules);
-    None names them all, as on a card the rules do not list."""
+def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = None) -> list[str]:
+    """The row's tips. ``rules``: which GRAPH_RUNTIMES run on the row's card, asked only of a
+    host-bound row; None names them all, as on a card the rules do not list."""
     w, g, p, m = c.work, c.gpu, c.perf, c.memory
+    host_bound = p.bottleneck == "host overhead"
+    runs = graph_runtimes_on(g, p.backend, rules) if host_bound and rules is not None else None
     out: list[str] = []
     half = g.peak_tflops("bf16") or g.peak_tflops("fp16")
     if w.training and w.precision == "fp32" and half and g.fp32_tflops and half > g.fp32_tflops:
@@ -620,7 +622,7 @@ def tips(c: Candidate, requested: WorkloadSpec, runs: Collection[str] | None = N
             f"Train with mixed precision (torch.autocast bf16/fp16): this GPU's 16-bit tensor "
             f"peak is {half / g.fp32_tflops:.0f}× its fp32 rate and activations halve."
         )
-    if p.bottleneck == "host overhead" and w.training:
+    if host_bound and w.training:
         fuse = (
             "; torch.compile fuses many of them away"
             if runs is None or ("torch-compile" in runs)
@@ -631,7 +633,7 @@ def tips(c: Candidate, requested: WorkloadSpec, runs: Collection[str] | None = N
             "longer sequences or more samples per step (packing, a larger batch) give each "
             f"op more work{fuse}."
         )
-    elif p.bottleneck == "host overhead":
+    elif host_bound:
         out.append(_graph_runtimes(p.backend, runs))
     if p.bottleneck == "kernel launches":
         out.append(

@@ -100,14 +100,11 @@ class RuntimeProfile:
     def on(self, gpu: GpuSpec) -> RuntimeProfile:
         """The profile with the scheduler limits the runtime picks on ``gpu`` (vLLM sizes its
         default max_num_seqs and max_num_batched_tokens by the device's memory)."""
-        if self.reserve_rule is not None:
-            _, chunk = efficiency.scheduler_limits(
-                self.max_batch, self.chunk_tokens, None, gpu, self.reserve_rule
-            )
-            return self if chunk == self.chunk_tokens else replace(self, chunk_tokens=chunk)
-        if self.large_gpu is None or not efficiency.large_gpu_applies(self.large_gpu, gpu):
+        batch, chunk = efficiency.scheduler_limits(
+            self.max_batch, self.chunk_tokens, self.large_gpu, gpu, self.reserve_rule
+        )
+        if (batch, chunk) == (self.max_batch, self.chunk_tokens):
             return self
-        _, _, batch, chunk = self.large_gpu
         return replace(self, max_batch=batch, chunk_tokens=chunk, large_gpu=None)
 
     def bits(self, precision: str) -> float | None:

@@ -12,10 +12,9 @@ callers that want one part alone."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
 from operator import attrgetter
 
-from app.domain import bands, rank, spot
+from app.domain import bands, compat, rank, spot
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, hours_text
 from app.domain.gpu import GpuSpec
@@ -285,22 +284,6 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
     return lines
 
 
-def build_row(
-    c: rank.Candidate,
-    position: int,
-    leader: rank.Candidate,
-    objective: str,
-    requested: WorkloadSpec,
-    baseline_tput: float | None,
-    alternatives: list[rank.Candidate] | None = None,
-    runs: Collection[str] | None = None,
-) -> s.Recommendation:
-    """One row of the answer."""
-    return s.Recommendation.model_validate(
-        row_fields(c, position, leader, objective, requested, baseline_tput, alternatives, runs)
-    )
-
-
 def row_fields(
     c: rank.Candidate,
     position: int,
@@ -309,9 +292,10 @@ def row_fields(
     requested: WorkloadSpec,
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
-    runs: Collection[str] | None = None,
+    rules: compat.Rules | None = None,
 ) -> Fields:
-    """One row of the answer, as the fields its model validates."""
+    """One row of the answer, as the fields its model (s.Recommendation) validates; ``rules``:
+    the compatibility rules its tips read."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
@@ -322,14 +306,14 @@ def row_fields(
     extra, rent_out, buy_out = _offer_parts(c, cost)
     # training at a spot price: what checkpoints and restarts mean, worked out for those rows
     rent = c.pricing.rent if c.pricing is not None else None
-    sp, disk = None, None
+    sp = None
     if rent is not None and rent.spot and requested.training:
-        disk = checkpoints.disk_mbps(rent.offer.provider, rent.offer.instance_type)
-        sp = spot.spot_training(
-            rent, c.work, cost.time_to_finish_h, disk[0] if disk is not None else None
-        )
-    if sp is not None and rent_out is not None:
-        rent_out["interruption"] = _spot_fields(sp, disk[1] if disk is not None else None)
+        mbps, disk_source = checkpoints.disk_mbps(
+            rent.offer.provider, rent.offer.instance_type
+        ) or (None, None)
+        sp = spot.spot_training(rent, c.work, cost.time_to_finish_h, mbps)
+        if rent_out is not None:
+            rent_out["interruption"] = _spot_fields(sp, disk_source)
     return {
         "rank": position,
         "gpu": gpu_fields(c.gpu),
@@ -383,7 +367,7 @@ def row_fields(
         },
         "provenance": _provenance(c),
         "explanation": rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
-        "tips": rank.tips(c, requested, runs),
+        "tips": rank.tips(c, requested, rules),
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
         + _known_gap(requested)

@@ -31,7 +31,7 @@ from app.recommend import deadline, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
-from app.recommend.rows import build_row, gpu_out, memory_out, row_fields
+from app.recommend.rows import gpu_out, memory_out, row_fields
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
 from app.vocab import BOUNDED_OBJECTIVES
 
@@ -950,7 +950,7 @@ def recommend(
                 work,
                 base_tput,
                 others.get(c.gpu.slug),
-                rank.graph_runtimes_on(c.gpu, c.perf.backend, rules),
+                rules,
             )
             for i, c in enumerate(ordered, start=1)
         ]
@@ -1070,8 +1070,9 @@ def estimate(
         )
     cand = rank.Candidate.of(res)
     rank.rank([cand], "fastest")
-    runs = rank.graph_runtimes_on(cand.gpu, cand.perf.backend, rules)
-    row = build_row(cand, 1, cand, "fastest", work, None, runs=runs)
+    row = s.Recommendation.model_validate(
+        row_fields(cand, 1, cand, "fastest", work, None, rules=rules)
+    )
     return s.EstimateResponse(
         workload=resolved_out(work),
         gpu=gpu_out(gpu),
