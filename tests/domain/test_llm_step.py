@@ -843,6 +843,48 @@ def test_an_moe_blocks_small_kernels_add_to_its_experts_bytes_at_every_token_cou
     assert rep.launch_s == pytest.approx((14 * dec.kernel_us + dec.moe_block_us) * 1e-6)
 
 
+# FlashInfer pull request #3976, TRTLLM column (ms by tokens): TensorRT-LLM's NVFP4 MoE on one
+# B200 holding all 256 of DeepSeek-V3's experts (EP1, TP1), top-8, CUDA graphs, CUPTI timing;
+# the initial activation quantisation excluded. No constant of the engine came from it.
+B200_NVFP4_MOE_ALL_EXPERTS_MS = {
+    1: 0.060, 2: 0.095, 4: 0.147, 8: 0.239, 16: 0.391, 32: 0.603, 64: 0.819,
+}  # fmt: skip
+
+
+def test_the_additive_moe_block_holds_on_a_second_sweep_with_all_experts_on_one_gpu():
+    # The same block (touched experts' bytes + moe_block_us + the gaps of its 7 kernels) on a
+    # shape the constant was not taken from: 256 experts, 8 a token, so 1 to 64 tokens touch
+    # 8 to ~222 experts (1 - (1 - 8/256)^T of them). It prices the sweep 1.03-1.14x slow: the
+    # touched experts' bytes are counted, and a one-user MoE step is not under-priced here.
+    from pathlib import Path
+
+    from app.catalog.loader import read_gpu_specs
+    from app.domain.workload import ModelSpec
+    from app.shipped.rules import load_efficiency
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    b200 = next(g for g in read_gpu_specs(data) if g.slug == "b200")
+    table = load_efficiency(data)
+    dec = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "decode")
+    pre = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "prefill")
+    expert, router = 3 * 7168 * 2048, 7168 * 256
+    model = ModelSpec(
+        family="decoder", params=256 * expert + router, active_params=8 * expert + router,
+        experts=256, active_experts=8, shared_experts=0, layers=1, hidden_size=7168,
+        num_heads=128, num_kv_heads=128, intermediate_size=2048, vocab_size=0,
+        kv_elements_per_token=1,
+    )  # fmt: skip
+    rep = llm_step.replica(
+        b200, model, weights="fp4", kv="fp8", n=1, decode=dec, prefill=pre,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    fixed = (dec.moe_block_us + llm_step.MOE_KERNELS_PER_LAYER * dec.kernel_us) * 1e-6
+    for tokens, ms in B200_NVFP4_MOE_ALL_EXPERTS_MS.items():
+        routed = rep.linear(float(tokens))[2] - rep.dense_bytes / rep.bw
+        block = routed + tokens * rep.moe_act_bytes / rep.bw + fixed
+        assert 1.0 <= block / (ms * 1e-3) <= 1.15, tokens
+
+
 def test_a_pass_longer_than_the_runtimes_cuda_graphs_pays_each_kernels_eager_gap():
     # llama.cpp's CUDA backend replays a CUDA graph for one-token passes alone (ggml-cuda.cu:
     # graphs off when an ADD's second operand has more than one row): a 2-token step launches
