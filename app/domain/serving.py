@@ -343,7 +343,7 @@ def supports_kv(gpu: GpuSpec, kv: str) -> str | None:
     return None
 
 
-def _engine(
+def replica(
     gpu: GpuSpec,
     model: ModelSpec,
     cfg: ServingConfig,
@@ -663,7 +663,7 @@ def evaluate(
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
     weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
-    eng = _engine(gpu, model, cfg, rt, memory_efficiency, comp)
+    eng = replica(gpu, model, cfg, rt, memory_efficiency, comp)
     base: dict[str, Any] = dict(
         config=cfg,
         weights_gb_per_gpu=weights,
