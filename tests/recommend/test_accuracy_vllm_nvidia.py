@@ -93,7 +93,7 @@ def test_sharegpt_bursts_are_priced_by_their_drain_not_the_saturation_rate(accur
     makespan, which the longest answers set after the batch has drained. The steady state at
     saturation reads those rows ~2x over (median 1.99x); the burst's drain (app/domain/burst.py:
     vLLM's ShareGPT lengths, the runtime's scheduler, the serving model's steps) reads them at
-    a median 1.27x, the fixed-length rows at 1.24x (0.96x at saturation: their 4-token rows,
+    a median 1.27x, the fixed-length rows at 1.24x (1.03x at saturation: their 4-token rows,
     which a burst prices without the steady state's prompt queue, read 1.6-2.6x)."""
     from app.catalog.loader import read_gpu_specs
     from app.domain import serving as sv
