@@ -10,11 +10,15 @@ follows the scheduler through the burst, one segment of identical steps at a tim
 ends when a prompt finishes, a decode finishes, a request is admitted or preempted), each step
 priced by the one LLM step function (llm_step.Replica.step, the one serving and inference read).
 
-The scheduler is vLLM V1's, FCFS: running sequences decode one token a step; the step's token
-budget (max_num_batched_tokens) left over goes to the waiting prompts in arrival order (chunked
-prefill), each admitted while the runtime's sequence cap (max_num_seqs) and the KV pool allow
-its prompt; the cache grows a token a step per sequence, and when it is full the last admitted
-sequence is preempted and recomputed later (vLLM V1's default, recompute).
+The scheduler is vLLM V1's, FCFS (vllm/v1/core/sched/scheduler.py, Scheduler.schedule, as
+stored @ 00024d31): the RUNNING requests first, a token each; when the cache cannot grow, the
+last of them is preempted (``self.running.pop()``); the WAITING requests only in a step that
+preempted none (``if not preempted_reqs``), in order, while the step's token budget
+(max_num_batched_tokens), max_num_seqs and the KV pool allow; a resumed request finds what is
+left of its blocks through the prefix cache (``get_computed_blocks``). Here a request is admitted
+against its whole prompt (V1 allocates chunk by chunk), and after a preemption nothing is
+admitted until a sequence finishes (V1 holds back one step; waiting for a finish keeps the
+model out of an admit-and-evict loop): two approximations.
 
 ``sharegpt`` builds the requests of a ShareGPT burst as vLLM's sampler draws them, from the
 distribution data/request_lengths.yaml describes (its sources there).
@@ -81,11 +85,12 @@ class _Seq:
 
 class _Pool:
     """The KV pool's free blocks as vLLM V1's free queue orders them (prefix caching, on by
-    default in V1; SGLang's radix cache likewise): blocks are taken from the front, a freed
-    block joins the back with its contents kept until it is taken. A preempted sequence's
-    blocks thus survive until the pool has handed out every block ahead of them, and its
-    recompute is only of what was taken (vllm/v1/core/block_pool.py, kv_cache_utils.py
-    FreeKVCacheBlockQueue: "evicted in LRU order")."""
+    default in V1 — docs.rbln.ai's vLLM plugin page: "configured the same way as in vLLM. It
+    is enabled by default"; SGLang's radix cache likewise): blocks are taken from the front, a
+    freed block joins the back with its contents kept until it is taken (vllm/v1/core/
+    kv_cache_utils.py, FreeKVCacheBlockQueue: "The least recent used block is at the front
+    (LRU)"). A preempted sequence's blocks thus survive until the pool has handed out every
+    block ahead of them, and it recomputes only what was taken."""
 
     def __init__(self, tokens: float) -> None:
         self.ahead = tokens  # free, ahead of every preempted sequence's kept blocks
