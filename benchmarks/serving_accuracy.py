@@ -145,13 +145,18 @@ def evaluate_one(
     table: EfficiencyTable,
     settings: str | None = None,
     calibration: Calibration | None = None,
+    cached_prompt_tokens: int = 0,
 ) -> sv.ServingResult:
     """One published serving configuration through app/domain/serving.py, the runtime's
     defaults and the engine's priors (the held-out serving rows of benchmarks/accuracy.py are
     priced here too). ``settings: trtllm-bench``: the run's scheduler limits are the
-    benchmark's own (``trtllm_bench_settings``), not the runtime's defaults."""
+    benchmark's own (``trtllm_bench_settings``), not the runtime's defaults.
+    ``cached_prompt_tokens``: each prompt's tokens the benchmark's protocol left in the
+    server's prefix cache (``cached_prompt_tokens``), held and read but not computed."""
     mem_eff, comp = efficiencies_for(gpu, calibration)  # None: the priors
-    load = sv.ServingLoad(isl, osl, concurrent_requests=concurrency or 1)
+    load = sv.ServingLoad(
+        isl, osl, concurrent_requests=concurrency or 1, cached_prompt_tokens=cached_prompt_tokens
+    )
     runtime = runtime_of(gpu, cfg.runtime, table)
     if settings == "trtllm-bench":
         bs, tokens = trtllm_bench_settings(
@@ -168,6 +173,27 @@ def evaluate_one(
         memory_efficiency=mem_eff,
         compute_efficiency=comp,
     )
+
+
+def cached_prompt_tokens(isl: int, block_tokens: int) -> int:
+    """The tokens of an ``isl``-token prompt that a block-based prefix cache already holds
+    when the same prompt is sent again: its whole blocks before the last token. vLLM V1
+    caps a hit at the prompt less one token, "to obtain logits", and counts whole blocks
+    only, so the last block is recomputed (vllm/v1/core/kv_cache_manager.py
+    ``get_computed_blocks``; methodology §6.6, "A replayed prompt")."""
+    if isl <= 1 or block_tokens <= 0:
+        return 0
+    return block_tokens * ((isl - 1) // block_tokens)
+
+
+def _cached(raw: dict[str, Any], meta: dict[str, Any], isl: int) -> int:
+    """A row's cached prompt tokens: its own ``cached_prompt_tokens``, else the source's
+    ``cached_prompt`` protocol (``{block_tokens: B}``: every timed prompt is a replay of one
+    already in the prefix cache), else none."""
+    if "cached_prompt_tokens" in raw:
+        return int(raw["cached_prompt_tokens"])
+    replay = meta.get("cached_prompt")
+    return cached_prompt_tokens(isl, int(replay["block_tokens"])) if replay else 0
 
 
 BURST_DATASETS = ("sharegpt", "random", "fixed")
@@ -256,9 +282,10 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                 runtime=raw.get("runtime", meta["runtime"]),
             )
             conc = raw.get("concurrency")
+            isl = int(raw["isl"])
             res = evaluate_one(
-                gpu, model, cfg, int(raw["isl"]), int(raw["osl"]), conc, table,
-                meta.get("settings"),
+                gpu, model, cfg, isl, int(raw["osl"]), conc, table, meta.get("settings"),
+                cached_prompt_tokens=_cached(raw, meta, isl),
             )  # fmt: skip
             arrival = raw.get("arrival", meta.get("arrival"))
             predicted = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s

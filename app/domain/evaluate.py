@@ -519,11 +519,32 @@ def _runtime_gate(
     return None, f"{runtime} on {backend} is experimental" + (f": {st.note}" if st.note else "")
 
 
+# The 16-bit tensor datapaths a precision's math may run on, in the order perf tries them
+# (perf._half_peak: fp16 and bf16 fall back to each other where a peak is missing; weight-only int4
+# dequantises to fp16; tf32 its own). int8 and fp8 may run natively or on either 16-bit path, so
+# every 16-bit peak counts for them.
+_DATAPATHS = {
+    "fp16": ("fp16", "bf16"),
+    "bf16": ("bf16", "fp16"),
+    "int4": ("fp16", "bf16"),
+    "tf32": ("tf32",),
+}
+
+
 def derived_peak(gpu: GpuSpec, precision: str) -> bool:
-    """The 16-bit peak this precision runs at is fp32 × the architecture's tensor ratio."""
-    return precision != "fp32" and any(
-        perf.peak_tflops(gpu, p)[1] and not gpu.peak_tflops(p) for p in ("fp16", "bf16", "tf32")
-    )
+    """The 16-bit peak this precision runs at is fp32 × the architecture's tensor ratio: only
+    the datapath it runs on counts (a card publishing FP16 / BF16 but not TF32, the RTX 5090,
+    runs an fp16 job at a published peak)."""
+    if precision == "fp32":
+        return False
+    paths = _DATAPATHS.get(precision)
+    if paths is None:
+        return any(perf.peak_tflops(gpu, p)[1] for p in ("fp16", "bf16", "tf32"))
+    for p in paths:
+        peak, derived = perf.peak_tflops(gpu, p)
+        if peak:
+            return derived
+    return False
 
 
 def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:

@@ -186,6 +186,17 @@ class ServingLoad:
     requests_per_s: float | None = None
     # the KV cache is sized for mean + spread, so long requests are not preempted
     kv_extra_tokens: int = 0
+    # prompt tokens of each request already in the server's prefix cache (a benchmark that
+    # replays the same prompts under prefix caching): held in the KV cache and read by every
+    # decode step, never computed; at least one prompt token is always computed
+    cached_prompt_tokens: int = 0
+
+    @property
+    def fresh_prompt_tokens(self) -> int:
+        """The prompt tokens a request's prefill computes (at least one: the logits of the
+        first output token need it)."""
+        p = max(1, self.prompt_tokens)
+        return p - min(max(0, self.cached_prompt_tokens), p - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,15 +456,22 @@ def _solve(
     p: int,
     o: int,
     cap: int,
+    fresh: int | None = None,
 ) -> _Point | None:
     """Steady state of one replica under ``load_n`` concurrent requests (closed loop) or
-    ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity."""
+    ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity.
+    ``fresh``: the prompt tokens a prefill computes (``ServingLoad.fresh_prompt_tokens``;
+    ``p`` when none is cached): the decode steps read the KV of all ``p``, the prompt work and
+    the step's token budget see ``fresh`` alone. The fresh tokens' attention over the cached
+    prefix is left out (priced as a ``fresh``-token prompt's own: 16 tokens over 2,048 is
+    < 0.1 % of a decode's attention over the same context)."""
     ctx = p + o / 2.0
+    q = p if fresh is None else max(1, min(fresh, p))
     chunk = rt.chunk_tokens
-    t_prefill_alone, _ = eng.step(0.0, 0.0, float(p), float(p), with_prompt=True)
+    t_prefill_alone, _ = eng.step(0.0, 0.0, float(q), float(q), with_prompt=True)
     if not rt.continuous_batching:
         # one request at a time: prefill, then o − 1 decode steps at batch 1
-        one = eng.parts(1.0, ctx, 0.0, float(p))
+        one = eng.parts(1.0, ctx, 0.0, float(q))
         itl, bound = one.seconds, one.bound
         service = t_prefill_alone + (o - 1) * itl
         if load_rate is not None:
@@ -482,7 +500,7 @@ def _solve(
     # batch too: in a steady state each step also carries the prompt tokens of the requests
     # that replace finished ones, b × p ÷ o, so at most chunk × o ÷ (p + o) sequences decode
     # while the budget keeps up with their prompts; requests beyond wait for it (in TTFT)
-    slots = max(1.0, min(float(cap), chunk * o / (p + o)))
+    slots = max(1.0, min(float(cap), chunk * o / (q + o)))
     users = max(1.0, load_n or 1.0)
     foreign = 1.0 if load_rate is not None else (users - 1.0) / users
 
@@ -495,14 +513,14 @@ def _solve(
         # chunks run beside the other b − 1 decodes. One user: decode steps alone, as LLM
         # inference prices them, and the prompt alone.
         others = b - 1.0
-        prefill_per_step = others * p / o
-        step = eng.parts(b, ctx, prefill_per_step, float(p))
+        prefill_per_step = others * q / o
+        step = eng.parts(b, ctx, prefill_per_step, float(q))
         itl, bound = step.seconds, step.bound
         # the prompt itself: chunks that share steps with the others' decodes
         room = max(chunk - others, chunk / 4.0)
-        n_chunks = max(1, math.ceil(p / room))
-        piece = p / n_chunks
-        t_chunk, _ = eng.step(others, ctx, piece, float(p), with_prompt=True)
+        n_chunks = max(1, math.ceil(q / room))
+        piece = q / n_chunks
+        t_chunk, _ = eng.step(others, ctx, piece, float(q), with_prompt=True)
         own = n_chunks * t_chunk
         # the prompts it can find ahead of its own: any request's in an open loop (arrivals
         # independent of it), the other users' in a closed loop (one user never waits)
@@ -510,7 +528,7 @@ def _solve(
         wait = rho / (2.0 * (1.0 - rho)) * own
         ttft = own + wait + itl / 2.0
         # a decode step that also carries another request's prompt chunk (its ITL p95)
-        t_mixed = eng.step(b, ctx, piece, float(p), with_prompt=True)[0] if others else itl
+        t_mixed = eng.step(b, ctx, piece, float(q), with_prompt=True)[0] if others else itl
         return itl, ttft, ttft + 2.0 * wait, t_mixed, bound, step
 
     if load_rate is not None:
@@ -545,7 +563,7 @@ def _solve(
     # ≥5 % of a request's decode steps do (the others' prompts: none for one user)
     others = max(0.0, min(n, slots) - 1.0)
     chunks_per_s = rate * others / max(1.0, min(n, slots))
-    chunks_per_s *= max(1, math.ceil(p / max(chunk - others, chunk / 4.0)))
+    chunks_per_s *= max(1, math.ceil(q / max(chunk - others, chunk / 4.0)))
     itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
     share = min(1.0, rate * t_prefill_alone)
     return _Point(
@@ -661,6 +679,7 @@ def evaluate(
         raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
+    q = load.fresh_prompt_tokens  # a cached prefix is held and read, never computed
     weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
     eng = replica(gpu, model, cfg, rt, memory_efficiency, comp)
@@ -700,7 +719,9 @@ def evaluate(
     r = cfg.replicas
 
     def saturated_point() -> _Point:
-        pt = _solve(eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap)
+        pt = _solve(
+            eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap, q
+        )
         assert pt is not None
         return pt
 
@@ -710,15 +731,15 @@ def evaluate(
         tuple(
             CurvePoint(int(b), pt.itl * 1e3, pt.ttft * 1e3, pt.rate * o)
             for b in _curve_batches(cap)
-            if (pt := _solve(eng, rt, float(b), None, p, o, cap)) is not None
+            if (pt := _solve(eng, rt, float(b), None, p, o, cap, q)) is not None
         )
         if with_curve
         else ()
     )
     if load.requests_per_s is not None:
-        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap)
+        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap, q)
     else:
-        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap)
+        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap, q)
     notes: list[str] = []
     if point is None:
         sat = sat or saturated_point()

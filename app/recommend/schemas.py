@@ -503,7 +503,8 @@ class WorkloadIn(_In):
     extra_gpus: ExtraGpus | None = Field(
         default=None,
         title="Extra GPUs run as",
-        description="Inference on more GPUs than one copy of the model needs. Blank or "
+        description="How LLM inference uses GPUs beyond the fewest that hold the model: one "
+        "replica over all of them, or copies side by side. Blank or "
         "'one_replica': one replica over all of them, as the runtime spreads it (tensor "
         "parallel or a layer split): the latency of one stream. 'copies': the samples are a "
         "batch of independent work (offline generation, embeddings), so extra GPUs may run "

@@ -86,6 +86,29 @@ class FormField:
     def show_limit(self, value: float) -> str:
         return show_value(value, self.kind, self.name) if self.kind else fmt_limit(value)
 
+    @property
+    def brief(self) -> str:
+        """The help's first sentence, shown under the control; a long help keeps the rest
+        behind "More" so a new reader scans one line a field."""
+        return _help_parts(self.help)[0]
+
+    @property
+    def more(self) -> str:
+        return _help_parts(self.help)[1]
+
+
+# A help longer than this shows its first sentence and folds the rest.
+_HELP_FOLD_CHARS = 160
+# A sentence ends at a full stop followed by a capital or a quote ("e.g. $800" does not).
+_SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z'])")
+
+
+def _help_parts(text: str) -> tuple[str, str]:
+    if len(text) <= _HELP_FOLD_CHARS:
+        return text, ""
+    parts = _SENTENCE_END.split(text, maxsplit=1)
+    return (parts[0], parts[1]) if len(parts) == 2 else (text, "")
+
 
 # ---------------------------------------------------------------------------- numbers
 

@@ -347,3 +347,21 @@ def test_lora_gets_8bit_adamw_only_where_micro_batches_cannot_do_without_it() ->
     assert all("adam8bit" not in c.savers for c in configs)
     # a full fine-tune whose AdamW state overflows a 24 GB card still gets 8-bit AdamW
     assert any("adam8bit" in c.savers for c in planned(full))
+
+
+def test_derived_peak_names_only_the_datapath_the_precision_runs_on() -> None:
+    """A row is widened for a derived peak (bands.DERIVED_PEAK) and its provenance says
+    "derived" only where the 16-bit peak its math runs at is derived. A card that publishes
+    its FP16 and BF16 tensor peaks but not TF32 (the RTX 5090's whitepaper table) runs an fp16,
+    bf16 or weight-only int4 job at a published peak (perf's datapath: fp16 / bf16, int4
+    dequantised to fp16); only a tf32 job runs at a derived one. fp32 reads no 16-bit peak."""
+    card = replace(RTX4090, fp16_tflops=165.2, bf16_tflops=165.2, tf32_tflops=None)
+    assert perf.peak_tflops(card, "tf32")[1]  # derivable: fp32 × the Ada consumer ratio
+    assert not ev.derived_peak(card, "fp16")
+    assert not ev.derived_peak(card, "bf16")
+    assert not ev.derived_peak(card, "int4")
+    assert ev.derived_peak(card, "tf32")
+    assert not ev.derived_peak(card, "fp32")
+    # a card publishing none of the three derives every 16-bit peak
+    bare = replace(card, fp16_tflops=None, bf16_tflops=None)
+    assert all(ev.derived_peak(bare, p) for p in ("fp16", "bf16", "tf32", "int4", "int8"))

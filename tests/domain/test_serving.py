@@ -108,6 +108,36 @@ def test_kv_cache_caps_concurrency_and_fp8_kv_doubles_it():
     assert bf.kv_gb_per_request == pytest.approx(per_request)
 
 
+def test_a_cached_prompt_is_held_and_read_but_never_computed():
+    """A benchmark that replays prompts already in the prefix cache (vLLM V1's
+    benchmark_latency) computes only the uncached tail: the prompt's KV is still held and read
+    by every decode step, so the request's memory and its decode steps at one user are those
+    of the whole prompt, but its prefill and the steps that carry the others' prompts are
+    not."""
+    full = sv.ServingLoad(2048, 256, concurrent_requests=32)
+    cached = dataclasses.replace(full, cached_prompt_tokens=2032)
+    assert cached.fresh_prompt_tokens == 16 and full.fresh_prompt_tokens == 2048
+    a, b = run(H100, LLAMA8, cfg(), full), run(H100, LLAMA8, cfg(), cached)
+    assert b.kv_gb_per_request == pytest.approx(a.kv_gb_per_request)
+    assert b.input_tokens_per_s is not None and b.output_tokens_per_s is not None
+    assert a.output_tokens_per_s is not None and a.ttft_ms is not None and b.ttft_ms is not None
+    assert b.ttft_ms < a.ttft_ms / 5  # 16 of 2,048 tokens computed
+    assert b.output_tokens_per_s > 1.05 * a.output_tokens_per_s  # no prompts between decodes
+    # one user: the decode steps read the whole prompt's KV either way ...
+    one = [dataclasses.replace(x, concurrent_requests=1) for x in (full, cached)]
+    itl_full, itl_cached = (run(H100, LLAMA8, cfg(), x).itl_ms for x in one)
+    assert itl_cached == pytest.approx(itl_full, rel=1e-9)
+    # ... and a 16-token prompt, computing as much, has less to read at 32 users
+    short = run(H100, LLAMA8, cfg(), sv.ServingLoad(16, 256, concurrent_requests=32))
+    assert short.itl_ms is not None and b.itl_ms is not None and short.itl_ms < b.itl_ms
+
+
+def test_a_prompt_always_computes_at_least_one_token():
+    # the first output token's logits need one computed prompt token, however much is cached
+    assert sv.ServingLoad(128, 8, cached_prompt_tokens=10_000).fresh_prompt_tokens == 1
+    assert sv.ServingLoad(128, 8, cached_prompt_tokens=-5).fresh_prompt_tokens == 128
+
+
 def test_model_that_does_not_fit_says_why():
     res = run(RTX4090, LLAMA70, cfg(), sv.ServingLoad(100, 100, concurrent_requests=1))
     assert not res.fits and "weights take" in (res.reason or "")

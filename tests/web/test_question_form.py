@@ -107,6 +107,29 @@ def test_home_has_every_field_labelled_and_explained(read_client: TestClient) ->
         assert f">{raw}" not in html
 
 
+def test_a_long_help_shows_one_sentence_and_folds_the_rest(read_client: TestClient) -> None:
+    fields = {f.name: f for f in forms.question_fields()}
+    extra = fields["extra_gpus"]
+    # nothing of the schema's text is lost: the brief and the fold are the whole help
+    assert f"{extra.brief} {extra.more}" == extra.help
+    assert extra.brief.endswith("copies side by side.") and extra.more.startswith("Blank or")
+    # "e.g. 1.28M" is not a sentence's end
+    assert fields["dataset_samples"].brief == "Training samples per epoch, e.g. 1.28M or 15k."
+    short = fields["batch_size"]
+    assert (short.brief, short.more) == (short.help, "")
+    html = page(read_client, "/")
+    help_p = re.search(r'<p class="help" id="f-extra_gpus-help">(.*?)</p>', html, re.S)
+    assert help_p and help_p.group(1) == extra.brief
+    folded = re.search(
+        r'id="f-extra_gpus-help".*?<details class="help-more"><summary>More</summary>'
+        r'<p class="help">(.*?)</p></details>',
+        html,
+        re.S,
+    )
+    assert folded and folded.group(1) == extra.more.replace("'", "&#39;")
+    assert not re.search(r'id="f-batch_size-help">[^<]*</p>\s*<details', html)
+
+
 def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
     read_client: TestClient,
 ) -> None:

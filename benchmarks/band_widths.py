@@ -1,0 +1,190 @@
+"""What makes a held-out regime's band wide (issue 23): its runtime's base band, a widening,
+or the new-source term.
+
+    PYTHONPATH=. python benchmarks/band_widths.py [REGIME ...]
+
+A row's band is its base band (the tuning rows' split-conformal band for its regime, runtime
+or vendor, about their median) with each widening and the new-source term added in quadrature
+in log space (conformal.Spread). Per held-out regime this prints the median width after each
+step — base alone, with the widenings, with the cross-fitted new-source term (the figure
+accuracy.py reports last) — and, for every base band a regime's rows draw, the tuning rows
+behind it: their count, GPUs and workloads, the band with each GPU held out and with each
+workload held out (the shipped band is the envelope of the two), and the rows' own central
+80 % in sample (the narrowest band those rows could honestly carry; `floor`). A base band at
+or above ×2.5 cannot meet the goal whatever the terms on top; the floor says whether any fit
+of the same tuning rows could.
+
+Held-out rows are only scored here (band_crossfit's folds), never calibrated on.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.domain import bands, conformal
+from app.domain.efficiency import EfficiencyTable
+from app.shipped.rules import load_efficiency
+from benchmarks import accuracy as acc
+from benchmarks import band_crossfit as bc
+
+Pair = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Steps:
+    """One row's band, step by step: widths (high ÷ low) of the base band, the base with the
+    row's widenings, and with the new-source term too; the base band's key and vendor."""
+
+    key: str
+    vendor: str
+    base: float
+    widened: float
+    total: float
+    widenings: tuple[str, ...]  # "reason-head ×low/×high" of each non-nil widening
+
+
+def _width(pair: Pair) -> float:
+    return pair[1] / pair[0]
+
+
+def steps(x: bands.BandInputs, table: EfficiencyTable, term: Pair | None) -> Steps:
+    """``x``'s band as bands.band builds it (``table`` without its new-source term, ``term``
+    in its place: the cross-fitted one), one step at a time."""
+    bare = replace(table, new_source={})
+    lo, hi, centre, _, calibrated = bands._base(x, bare)
+    ws = [w for w in bands.widenings(x, bare, calibrated) if (w.low, w.high) != (1.0, 1.0)]
+    base = conformal.Spread.of(lo, hi, centre)
+    widened = base.widened([(w.low, w.high) for w in ws])
+    total = widened.widened([term] if term else [])
+    key = bare._band_key(x.regime, x.vendor, x.runtime, x.kind) if calibrated else None
+    return Steps(
+        key[0] if key else "(uncalibrated)",
+        key[1] if key else "",
+        _width(base.band()),
+        _width(widened.band()),
+        _width(total.band()),
+        tuple(f"{w.reason.split(':')[0][:40]} ×{w.low:.2f}/×{w.high:.2f}" for w in ws),
+    )
+
+
+def band_rows(rows: Sequence[acc.CalRow], key: str, vendor: str) -> list[acc.CalRow]:
+    """The tuning rows behind the shipped band ``key`` ("infer-cnn/tensorflow") for ``vendor``
+    ("all" or one), chosen as accuracy.bands_of chooses them: dense standard-format rows of the
+    regime; a kind banded apart ("train-llm/fine-tuning") alone, else the regime without such
+    kinds; a runtime's rows for "regime/runtime"."""
+    regime, _, sub = key.partition("/")
+    rs = [r for r in rows if r.regime == regime and not (r.moe or r.four_bit)]
+    apart = {
+        k for k in {r.kind for r in rs if r.kind} if acc._enough([r for r in rs if r.kind == k])
+    }
+    if sub in apart:
+        rs = [r for r in rs if r.kind == sub]
+    else:
+        rs = [r for r in rs if r.kind not in apart]
+        if sub:
+            rs = [r for r in rs if r.runtime == sub]
+    return rs if vendor == "all" else [r for r in rs if r.vendor == vendor]
+
+
+@dataclass(frozen=True)
+class Record:
+    """The tuning record behind a base band: rows, GPUs, workloads, the band with each GPU and
+    with each workload held out (None where that check is not run), and the rows' own central
+    80 % in sample (conformal_band, nothing held out)."""
+
+    n: int
+    gpus: int
+    workloads: int
+    gpu_out: Pair | None
+    workload_out: Pair | None
+    floor: Pair
+    centre: float  # the rows' median: the band's centre
+
+    def floor_with(self, term: Pair | None) -> float:
+        """The width of the in-sample band about the centre with ``term`` in quadrature: the
+        narrowest a row drawing this band (and no widening) could get from these rows."""
+        base = conformal.Spread.of(*self.floor, self.centre)
+        return _width(base.widened([term] if term else []).band())
+
+
+def record(rows: Sequence[acc.CalRow]) -> Record:
+    gpus, workloads = len({r.slug for r in rows}), len({r.workload for r in rows})
+    gpu_out = workload_out = None
+    if gpus >= 2:
+        f = conformal.fit([(r.slug, r.ratio) for r in rows])
+        gpu_out = (f.low, f.high)
+    if workloads >= acc.MIN_WORKLOADS:
+        f = conformal.fit([(r.workload, r.ratio) for r in rows])
+        workload_out = (f.low, f.high)
+    floor = conformal.conformal_band([r.ratio for r in rows])
+    centre = statistics.median(r.ratio for r in rows)
+    return Record(len(rows), gpus, workloads, gpu_out, workload_out, floor, centre)
+
+
+def _pair(p: Pair | None) -> str:
+    return "—" if p is None else f"{p[0]:.2f}–{p[1]:.2f} ×{_width(p):.2f}"
+
+
+def main(argv: list[str]) -> int:
+    data = acc.ROOT / "data"
+    table = load_efficiency(data)
+    scored = bc.heldout_rows(data, table)
+    train = acc.ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
+    cal = acc.calibration_rows(data, train, acc.INFERENCE_FILE)
+    tuning = acc.source_units(cal)
+    fs = bc.folds(scored)
+    terms = conformal.cross_fitted(
+        {f: bc.units(ss) for f, ss in fs.items()}, bc.shipped_rule, tuning
+    )
+    spot = bc.scored_rows(acc.evaluate_heldout(data, [acc.SPOTCHECK_FILE])[0], table)
+    full = bc.shipped_rule([*tuning, *bc.units(scored)])
+    banded: list[tuple[bc.Scored, Pair | None]] = []
+    for f, ss in fs.items():
+        banded.extend((s, terms[f].get(s.regime) or terms[f].get("all")) for s in ss)
+    banded.extend((s, full.get(s.regime) or full.get("all")) for s in spot)
+    only = set(argv)
+    regimes = [g for g in dict.fromkeys(s.row.regime for s, _ in banded) if not only or g in only]
+    keys: dict[tuple[str, str], None] = {}
+    print("Median band width per held-out regime, step by step (cross-fitted new-source term;")
+    print("the spot-check set under the shipped one):")
+    print(f"{'regime':24} {'n':>4} {'base':>6} {'+widen':>7} {'+source':>8}  base bands drawn")
+    for g in regimes:
+        st = [
+            steps(s.row.inputs, table, t) for s, t in banded if s.row.regime == g and s.row.inputs
+        ]
+        med = [statistics.median(getattr(x, a) for x in st) for a in ("base", "widened", "total")]
+        drawn = sorted({(x.key, x.vendor) for x in st})
+        keys.update(dict.fromkeys(drawn))
+        said = ", ".join(
+            f"{k} {v} ({sum((x.key, x.vendor) == (k, v) for x in st)})" for k, v in drawn
+        )
+        print(f"{g:24} {len(st):4d} ×{med[0]:5.2f} ×{med[1]:6.2f} ×{med[2]:7.2f}  {said}")
+        for w in sorted({w for x in st for w in x.widenings}):
+            print(f"{'':24}      widening: {w} ({sum(w in x.widenings for x in st)} rows)")
+    print()
+    print("The tuning record behind each base band (rows, GPUs, workloads; the band with each GPU")
+    print("held out and with each workload held out, the shipped one their envelope; the rows'")
+    print("own central 80 % in sample, nothing held out, and that with the shipped new-source")
+    print("term in quadrature, the narrowest such a row could honestly get from these rows):")
+    for key, vendor in keys:
+        if key == "(uncalibrated)":
+            continue
+        rec = record(band_rows(cal, key, vendor))
+        shipped = table.bands.get((key, vendor))
+        print(
+            f"  {key:30} {vendor:7} n={rec.n:3d} GPUs {rec.gpus:2d} workloads {rec.workloads:3d}"
+            f"  shipped {_pair(shipped)}; GPU out {_pair(rec.gpu_out)};"
+            f" workload out {_pair(rec.workload_out)}; in sample {_pair(rec.floor)},"
+            f" ⊕ new source ×{rec.floor_with(table.source_term(key.split('/')[0])):.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
