@@ -1805,7 +1805,8 @@ def _serving_heldout(
     """A held-out serving row through the serving validation's own path
     (benchmarks/serving_accuracy.py, app/domain/serving.py): output tokens/s of one replica of
     ``num_gpus`` tensor-parallel GPUs, at saturation (``load: saturation``) or with
-    ``concurrency`` requests in flight."""
+    ``concurrency`` requests in flight; a run that sent its ``num_prompts`` at once
+    (``arrival: burst``, its ``dataset``'s lengths) by the makespan of that burst."""
     from app.domain import serving as sv
     from app.recommend.serving import serving_band
     from benchmarks import serving_accuracy  # it imports this module's scoring: import late
@@ -1827,6 +1828,13 @@ def _serving_heldout(
     if row["metric"] != "output_tokens_per_s":
         raise ValueError(f"held-out serving metric {row['metric']!r} is not scored")
     value = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s
+    if row.get("arrival") == "burst" and res.fits and not conc:
+        # every request sent at once, total output over the makespan: the burst drained
+        # (app/domain/burst.py), not the steady state at saturation
+        value = serving_accuracy.evaluate_burst(
+            gpu, model, cfg, int(row["prompt_tokens"]), int(row["output_tokens"]),
+            int(row["num_prompts"]), str(row["dataset"]), table, calibration, data_dir,
+        ).mean_output_tokens_per_s  # fmt: skip
     # the band the serving answer draws (app/recommend/serving.py): the regime's, on priors,
     # keyed by the replica's GPUs and its runtime's span (rank.serving_band_inputs)
     runtime = serving_accuracy.runtime_of(gpu, cfg.runtime, table)

@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import formats  # noqa: E402
+from app.domain import burst, formats  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.efficiency import EfficiencyTable, usable_gb  # noqa: E402
@@ -35,7 +35,7 @@ from app.domain.serving_step import efficiencies_for  # noqa: E402
 from app.domain.workload import ModelSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped import yamlio  # noqa: E402
-from app.shipped.rules import load_efficiency  # noqa: E402
+from app.shipped.rules import load_efficiency, load_length_models  # noqa: E402
 from benchmarks.accuracy import median_ratio, spearman  # noqa: E402  (one scoring for every set)
 
 DEFAULT_FILES = sorted((ROOT / "tests" / "data").glob("serving_*.yaml"))
@@ -56,6 +56,7 @@ class Row:
     concurrency: int | None = None  # a load point; None = saturation
     ttft_measured: float | None = None
     ttft_predicted: float | None = None
+    arrival: str | None = None  # "burst": every request sent at once, priced by its drain
 
     @property
     def ratio(self) -> float:
@@ -195,6 +196,73 @@ def _cached(raw: dict[str, Any], meta: dict[str, Any], isl: int) -> int:
     return cached_prompt_tokens(isl, int(replay["block_tokens"])) if replay else 0
 
 
+BURST_DATASETS = ("sharegpt", "random", "fixed")
+
+
+def evaluate_burst(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: sv.ServingConfig,
+    isl: int,
+    osl: int,
+    num_prompts: int,
+    dataset: str,
+    table: EfficiencyTable,
+    calibration: Calibration | None = None,
+    data_dir: Path = ROOT / "data",
+) -> burst.Drain:
+    """A run that sends its ``num_prompts`` requests at once and reports total output over the
+    makespan (``vllm bench serve`` with no request rate, an offline benchmark): the burst
+    drained by the runtime's scheduler (app/domain/burst.py), each step the serving model's.
+    ``dataset``: "sharegpt" — lengths as vLLM's sampler draws them (data/request_lengths.yaml)
+    at the run's own means ``isl``/``osl``; "random" (vLLM's random set at range ratio 0) or
+    "fixed" — every request ``isl``/``osl``."""
+    if dataset == "sharegpt":
+        reqs = burst.sample(load_length_models(data_dir)["sharegpt"], num_prompts, isl, osl)
+    elif dataset in ("random", "fixed"):
+        reqs = burst.fixed(num_prompts, isl, osl)
+    else:
+        raise ValueError(f"burst dataset {dataset!r} is not one of {BURST_DATASETS}")
+    mem_eff, comp = efficiencies_for(gpu, calibration)
+    return burst.evaluate(
+        gpu,
+        model,
+        cfg,
+        reqs,
+        runtime=runtime_of(gpu, cfg.runtime, table),
+        usable_gb=usable_gb(gpu),
+        memory_efficiency=mem_eff,
+        compute_efficiency=comp,
+    )
+
+
+def _heldout_rows(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A held-out serving file (tests/data/heldout_serving_*.yaml: ``measurements``) read as
+    a validation file's source and rows, so that this script scores it too."""
+    rows = []
+    for m in doc["measurements"]:
+        if m.get("metric") != "output_tokens_per_s" or not m.get("load"):
+            continue
+        rows.append(
+            {
+                "model": m["preset"],
+                "gpu": m["gpu_slug"],
+                "tp": m.get("num_gpus") or 1,
+                "precision": m["precision"],
+                "kv_cache_precision": m["kv_cache_precision"],
+                "runtime": m["runtime"],
+                "isl": m["prompt_tokens"],
+                "osl": m["output_tokens"],
+                "output_tokens_per_s": m["value"],
+                "concurrency": m.get("concurrency"),
+                "arrival": m.get("arrival"),
+                "dataset": m.get("dataset"),
+                "num_prompts": m.get("num_prompts"),
+            }
+        )
+    return {"runtime": None, "kv_cache_precision": None}, rows
+
+
 def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
@@ -202,8 +270,8 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     rows: list[Row] = []
     for path in files:
         doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
-        meta = doc["source"]
-        for raw in doc["rows"]:
+        meta, raws = _heldout_rows(doc) if "measurements" in doc else (doc["source"], doc["rows"])
+        for raw in raws:
             gpu = gpus[raw["gpu"]]
             model = presets[raw["model"]].model
             cfg = sv.ServingConfig(
@@ -219,6 +287,13 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                 gpu, model, cfg, isl, int(raw["osl"]), conc, table, meta.get("settings"),
                 cached_prompt_tokens=_cached(raw, meta, isl),
             )  # fmt: skip
+            arrival = raw.get("arrival", meta.get("arrival"))
+            predicted = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s
+            if arrival == "burst" and res.fits and not conc:
+                predicted = evaluate_burst(
+                    gpu, model, cfg, int(raw["isl"]), int(raw["osl"]), int(raw["num_prompts"]),
+                    str(raw.get("dataset") or meta.get("dataset")), table, data_dir=data_dir,
+                ).mean_output_tokens_per_s  # fmt: skip
             rows.append(
                 Row(
                     source=path.name,
@@ -229,21 +304,21 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
                     isl=int(raw["isl"]),
                     osl=int(raw["osl"]),
                     measured=float(raw["output_tokens_per_s"]),
-                    predicted=(res.output_tokens_per_s or 0.0)
-                    if conc
-                    else res.max_output_tokens_per_s,
+                    predicted=predicted,
                     group=_load_group(cfg.runtime, _backend(gpu))
                     if conc
                     else _group(model, cfg.weight_precision),
                     concurrency=int(conc) if conc else None,
                     ttft_measured=raw.get("ttft_ms"),
                     ttft_predicted=res.ttft_ms if conc else None,
+                    arrival=arrival,
                 )
             )
     return rows
 
 
 def score(rows: list[Row]) -> list[Score]:
+    rows = [r for r in rows if r.predicted > 0]  # a configuration the engine rejects: listed
     groups: dict[str, list[Row]] = {"all saturation": [r for r in rows if r.concurrency is None]}
     for r in rows:
         groups.setdefault(r.group, []).append(r)
@@ -274,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = predict(args.data, args.files)
     if args.verbose:
         for r in rows:
-            at = f" C={r.concurrency}" if r.concurrency else " sat"
+            at = f" C={r.concurrency}" if r.concurrency else " burst" if r.arrival else " sat"
             ttft = (
                 f"  TTFT {r.ttft_predicted:,.0f} vs {r.ttft_measured:,.0f} ms"
                 if r.ttft_predicted is not None and r.ttft_measured is not None

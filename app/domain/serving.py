@@ -354,7 +354,7 @@ def supports_kv(gpu: GpuSpec, kv: str) -> str | None:
     return None
 
 
-def _engine(
+def replica(
     gpu: GpuSpec,
     model: ModelSpec,
     cfg: ServingConfig,
@@ -682,7 +682,7 @@ def evaluate(
     q = load.fresh_prompt_tokens  # a cached prefix is held and read, never computed
     weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
     comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
-    eng = _engine(gpu, model, cfg, rt, memory_efficiency, comp)
+    eng = replica(gpu, model, cfg, rt, memory_efficiency, comp)
     base: dict[str, Any] = dict(
         config=cfg,
         weights_gb_per_gpu=weights,

@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from app.domain.burst import LengthModel
 from app.domain.compat import FeatureRule, FrameworkRule, Rules
 from app.domain.efficiency import EfficiencyTable, parse_table
 from app.shipped import yamlio
@@ -72,3 +73,25 @@ def load_efficiency(data_dir: Path = DATA_DIR) -> EfficiencyTable:
     if not path.exists():
         return EfficiencyTable()
     return parse_table(yamlio.safe_load(path.read_text(encoding="utf-8")) or {})
+
+
+def load_length_models(data_dir: Path = DATA_DIR) -> dict[str, LengthModel]:
+    """How benchmark samplers draw request lengths (data/request_lengths.yaml), by dataset."""
+    path = data_dir / "request_lengths.yaml"
+    if not path.exists():
+        return {}
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
+    out: dict[str, LengthModel] = {}
+    for name, raw in doc.items():
+        if raw.get("law") != "exponential":
+            raise ValueError(f"request_lengths.yaml {name}: unknown law {raw.get('law')!r}")
+        out[name] = LengthModel(
+            name=name,
+            min_tokens=int(raw["min_tokens"]),
+            max_prompt=int(raw["max_prompt_tokens"]),
+            max_total=int(raw["max_total_tokens"]),
+            mean_prompt=float(raw["mean_prompt_tokens"]),
+            mean_output=float(raw["mean_output_tokens"]),
+            source=str(raw.get("source") or ""),
+        )
+    return out

@@ -497,9 +497,9 @@ def test_eager_host_dispatch_is_the_figure_inference_uses():
     decode = TABLE.profile(H100, "cuda", "transformers", "bf16", "decode")
     eager = profile("transformers")
     assert decode.host_us_per_op > 0 and decode.ops_per_layer > 0
-    rep = sv._engine(H100, LLAMA8, cfg(rt="transformers"), eager, 0.88, sv.DEFAULT_COMPUTE)
+    rep = sv.replica(H100, LLAMA8, cfg(rt="transformers"), eager, 0.88, sv.DEFAULT_COMPUTE)
     assert rep.host_s == pytest.approx(32 * decode.host_us_per_op * decode.ops_per_layer * 1e-6)
-    graphs = sv._engine(H100, LLAMA8, cfg(), profile("vllm"), 0.88, sv.DEFAULT_COMPUTE)
+    graphs = sv.replica(H100, LLAMA8, cfg(), profile("vllm"), 0.88, sv.DEFAULT_COMPUTE)
     assert graphs.host_s == 0.0  # CUDA graphs: no host dispatch
 
 
@@ -511,11 +511,11 @@ def test_tensorrt_llm_dispatches_steps_with_prompts_eagerly():
 
     assert TABLE.serving["tensorrt-llm"].mixed_step_host_us_per_kernel == 10.0
     assert TABLE.serving["vllm"].mixed_step_host_us_per_kernel == 0.0
-    trt = sv._engine(H100, LLAMA8, cfg(rt="tensorrt-llm"), profile("tensorrt-llm"), 0.88,
+    trt = sv.replica(H100, LLAMA8, cfg(rt="tensorrt-llm"), profile("tensorrt-llm"), 0.88,
                      sv.DEFAULT_COMPUTE)  # fmt: skip
     kernels = llm_step._kernels_per_layer(LLAMA8)
     assert trt.mixed_host_s == pytest.approx(32 * kernels * 10e-6)
-    vllm = sv._engine(H100, LLAMA8, cfg(), profile("vllm"), 0.88, sv.DEFAULT_COMPUTE)
+    vllm = sv.replica(H100, LLAMA8, cfg(), profile("vllm"), 0.88, sv.DEFAULT_COMPUTE)
     assert vllm.mixed_host_s == 0.0
 
 
@@ -674,7 +674,7 @@ def test_moe_decode_for_one_user_is_bound_by_its_many_small_kernels(runtime):
     _, res = _serve(b200, DEEPSEEK_R1, runtime, 8, p=1000, o=2000, w="fp4")
     assert res.fits and res.itl_ms is not None
     assert 1e3 / res.itl_ms < 368
-    rep = sv._engine(
+    rep = sv.replica(
         b200, DEEPSEEK_R1, cfg(tp=8, w="fp4", rt=runtime), profile(runtime, b200), 0.88,
         sv.DEFAULT_COMPUTE,
     )  # fmt: skip
@@ -746,7 +746,7 @@ def test_the_step_token_budget_bounds_the_decoding_batch():
     wide = dataclasses.replace(profile("tensorrt-llm"), chunk_tokens=1 << 20)
     tight = dataclasses.replace(wide, chunk_tokens=8192)
     c = cfg(w="fp8", kv="fp8", rt="tensorrt-llm")
-    eng = sv._engine(gpu, model, c, wide, 0.88, sv.DEFAULT_COMPUTE)
+    eng = sv.replica(gpu, model, c, wide, 0.88, sv.DEFAULT_COMPUTE)
     free = sv._solve(eng, wide, 4096.0, None, p, o, 512)
     held = sv._solve(eng, tight, 4096.0, None, p, o, 512)
     assert free is not None and held is not None

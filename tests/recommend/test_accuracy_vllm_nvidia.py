@@ -3,11 +3,13 @@
 vLLM 0.11.0 and SGLang 0.5.5.post1 defaults, every prompt queued at once) and one H100 figure
 of a 2024 vLLM PR, scored on their own.
 
-The set is never tuned on. The thresholds below are what the engine achieved when the set was
-scored once (2026-12-03: median ratio 1.28, bias 0.81, Spearman 0.95 on the priors path; 1.29,
-0.82, 0.95 as the app answers), kept so that a change that makes it worse fails; they are NOT
-the project's goal (median ratio 1.25 or less per held-out regime, missed here). What misses
-and why is in docs/methodology.md ("Held-out: vLLM and SGLang on NVIDIA GPUs").
+The set is never tuned on. The thresholds below are what the engine achieves (scored once
+2026-12-03: median ratio 1.28, bias 0.81, Spearman 0.95 on the priors path; since 2026-12-04 every
+run, which sent all its prompts at once, is priced as that burst's drain, app/domain/burst.py:
+1.23, bias 1.10, Spearman 0.96), kept so that a change that makes it worse fails; they are NOT
+the project's goal (median ratio 1.25 or less per held-out regime: met by this file, missed by
+the regime, both files pooled 1.29). What misses and why is in docs/methodology.md ("Held-out:
+vLLM and SGLang on NVIDIA GPUs").
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ def test_the_set_is_priced_and_scored_on_its_own(accuracy) -> None:
     assert {r.regime for r in rows} == {"serving-open-cuda"}
     assert accuracy.HELDOUT_BAND_REGIME["serving-open-cuda"] == "serving"
     (score,) = accuracy.heldout_scores(rows, skipped)
-    # as scored once: median ratio 1.28, bias 0.81, Spearman 0.95
-    assert score.median_ratio <= 1.31
-    assert 0.74 <= score.bias <= 0.88
+    # scored once: 1.28, bias 0.81, Spearman 0.95; as bursts (2026-12-04): 1.23, 1.10, 0.96
+    assert score.median_ratio <= 1.26
+    assert 1.02 <= score.bias <= 1.17
     assert score.spearman >= 0.92
 
 
@@ -75,28 +77,54 @@ MOE = ROOT / "tests" / "data" / "heldout_serving_vllm_nvidia_moe.yaml"
 def test_the_moe_pages_are_scored_on_their_own(accuracy) -> None:
     """GPUStack's Qwen3-235B-A22B pages (8 H100s / 8 A100s, TP 8 bf16 and TP 4 FP8), the
     same regime's second publication, scored once after the first (2026-12-03: median ratio
-    1.49, bias 0.73, Spearman 0.99 on the priors path; 1.52, 0.72 as the app answers)."""
+    1.49, bias 0.73, Spearman 0.99 on the priors path; 1.52, 0.72 as the app answers; as
+    bursts, 2026-12-04: 1.34, 0.75, 0.99 on both paths)."""
     rows, skipped = accuracy.evaluate_heldout(ROOT / "data", [MOE])
     assert not skipped and len(rows) == 18
     assert {r.regime for r in rows} == {"serving-open-cuda"}
     (score,) = accuracy.heldout_scores(rows, skipped)
-    assert score.median_ratio <= 1.52
-    assert 0.68 <= score.bias <= 0.78
+    assert score.median_ratio <= 1.37
+    assert 0.70 <= score.bias <= 0.80
     assert score.spearman >= 0.97
 
 
-def test_sharegpt_bursts_read_far_below_the_saturation_rate(accuracy) -> None:
+def test_sharegpt_bursts_are_priced_by_their_drain_not_the_saturation_rate(accuracy) -> None:
     """Where every ShareGPT prompt is queued at once the published rate is tokens over the
-    makespan, which the longest answers set (the runs' own peak output rate is 1.6-2.6x their
-    mean); the fixed-length sets are not so skewed. The engine prices saturation, so the
-    ShareGPT rows read over (median 2.2x; 1.99x since SGLang's profile is 0.5.5.post1's, whose
-    smaller KV pool on an H100 took its Qwen3-32B row from 3.29x to 1.84x) where the
-    fixed-length rows centre near 1."""
+    makespan, which the longest answers set after the batch has drained. The steady state at
+    saturation reads those rows ~2x over (median 1.99x); the burst's drain (app/domain/burst.py:
+    vLLM's ShareGPT lengths, the runtime's scheduler, the serving model's steps) reads them at
+    a median 1.27x, the fixed-length rows at 1.24x (1.03x at saturation: their 4-token rows,
+    which a burst prices without the steady state's prompt queue, read 1.6-2.6x)."""
+    from app.catalog.loader import read_gpu_specs
+    from app.domain import serving as sv
+    from app.recommend.presets import load_presets
+    from app.shipped import yamlio
+    from app.shipped.rules import load_efficiency
+    from benchmarks import serving_accuracy
+
     rows, _ = accuracy.evaluate_heldout(ROOT / "data", [FILE, MOE])
     gpustack = [r for r in rows if r.source.startswith("gpustack")]
     sharegpt = [r for r in gpustack if r.group.split()[-2] in ("216", "217", "218")]
     fixed = [r for r in gpustack if r not in sharegpt]
     assert len(sharegpt) == 12 and len(fixed) == 19
-    over = statistics.median(r.predicted / r.measured for r in sharegpt)
-    centre = statistics.median(r.predicted / r.measured for r in fixed)
-    assert over >= 1.95 and 0.8 <= centre <= 1.2
+    assert statistics.median(r.predicted / r.measured for r in sharegpt) <= 1.30
+    assert statistics.median(r.predicted / r.measured for r in fixed) <= 1.28
+    # the same ShareGPT rows at the steady state's saturation rate: the definition mismatch
+    data = ROOT / "data"
+    gpus = {g.slug: g for g in read_gpu_specs(data)}
+    presets, table = load_presets(data), load_efficiency(data)
+    steady = []
+    for path in (FILE, MOE):
+        for m in yamlio.safe_load(path.read_text(encoding="utf-8"))["measurements"]:
+            if m.get("dataset") != "sharegpt":
+                continue
+            assert m["arrival"] == "burst"  # GPUStack: no request rate, every prompt at once
+            cfg = sv.ServingConfig(
+                int(m["num_gpus"]), 1, m["precision"], m["kv_cache_precision"], m["runtime"]
+            )
+            res = serving_accuracy.evaluate_one(
+                gpus[m["gpu_slug"]], presets[m["preset"]].model, cfg, int(m["prompt_tokens"]),
+                int(m["output_tokens"]), None, table,
+            )  # fmt: skip
+            steady.append(res.max_output_tokens_per_s / float(m["value"]))
+    assert len(steady) == 12 and statistics.median(steady) >= 1.95
