@@ -806,11 +806,10 @@ B200_NVFP4_MOE_MS = {
 }  # fmt: skip
 
 
-def test_an_moe_blocks_small_kernels_add_to_its_experts_bytes_at_every_token_count():
-    # One MoE layer shaped as the sweep's shard: 32 experts of hidden 7168 × FFN 2048, each hit
-    # by a token with probability 8/256 = 1/32 (top-1 of 32). The block is the touched experts'
-    # NVFP4 bytes at the replica's bandwidth, plus its small kernels (moe_block_us) and the
-    # gaps of its 7 kernels — not max(bytes, a floor), which fell 1.2-1.4x short from 32 tokens
+def _b200_moe_layer(experts: int, active: int):
+    """One DeepSeek-V3-shaped MoE layer (hidden 7168, expert FFN 2048, no dense MLP) of
+    ``experts`` experts, ``active`` a token, as TensorRT-LLM runs it on a B200 in NVFP4: the
+    replica and the block's fixed part (moe_block_us and the gaps of its 7 kernels)."""
     from pathlib import Path
 
     from app.catalog.loader import read_gpu_specs
@@ -823,20 +822,33 @@ def test_an_moe_blocks_small_kernels_add_to_its_experts_bytes_at_every_token_cou
     dec = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "decode")
     pre = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "prefill")
     expert, router = 3 * 7168 * 2048, 7168 * 256
-    shard = ModelSpec(
-        family="decoder", params=32 * expert + router, active_params=expert + router,
-        experts=32, active_experts=1, shared_experts=0, layers=1, hidden_size=7168,
-        num_heads=128, num_kv_heads=128, intermediate_size=2048, vocab_size=0,
-        kv_elements_per_token=1,
+    model = ModelSpec(
+        family="decoder", params=experts * expert + router,
+        active_params=active * expert + router, experts=experts, active_experts=active,
+        shared_experts=0, layers=1, hidden_size=7168, num_heads=128, num_kv_heads=128,
+        intermediate_size=2048, vocab_size=0, kv_elements_per_token=1,
     )  # fmt: skip
     rep = llm_step.replica(
-        b200, shard, weights="fp4", kv="fp8", n=1, decode=dec, prefill=pre,
+        b200, model, weights="fp4", kv="fp8", n=1, decode=dec, prefill=pre,
         memory_efficiency=0.88, compute_efficiency=COMP,
     )  # fmt: skip
     fixed = (dec.moe_block_us + llm_step.MOE_KERNELS_PER_LAYER * dec.kernel_us) * 1e-6
+    return rep, dec, fixed
+
+
+def _moe_block_s(rep, fixed: float, tokens: int) -> float:
+    routed = rep.linear(float(tokens))[2] - rep.dense_bytes / rep.bw
+    return routed + tokens * rep.moe_act_bytes / rep.bw + fixed
+
+
+def test_an_moe_blocks_small_kernels_add_to_its_experts_bytes_at_every_token_count():
+    # One MoE layer shaped as the sweep's shard: 32 experts of hidden 7168 × FFN 2048, each hit
+    # by a token with probability 8/256 = 1/32 (top-1 of 32). The block is the touched experts'
+    # NVFP4 bytes at the replica's bandwidth, plus its small kernels (moe_block_us) and the
+    # gaps of its 7 kernels — not max(bytes, a floor), which fell 1.2-1.4x short from 32 tokens
+    rep, dec, fixed = _b200_moe_layer(32, 1)
     for tokens, ms in B200_NVFP4_MOE_MS.items():
-        routed = rep.linear(float(tokens))[2] - rep.dense_bytes / rep.bw
-        block = routed + tokens * rep.moe_act_bytes / rep.bw + fixed
+        block = _moe_block_s(rep, fixed, tokens)
         assert block == pytest.approx(ms * 1e-3, rel=0.25 if tokens < 16 else 0.05), tokens
     # the block's small kernels are charged per layer whatever the tokens, beside the gaps of
     # the layer's 14 kernels (no dense MLP beside the experts)
@@ -856,33 +868,9 @@ def test_the_additive_moe_block_holds_on_a_second_sweep_with_all_experts_on_one_
     # shape the constant was not taken from: 256 experts, 8 a token, so 1 to 64 tokens touch
     # 8 to ~222 experts (1 - (1 - 8/256)^T of them). It prices the sweep 1.03-1.14x slow: the
     # touched experts' bytes are counted, and a one-user MoE step is not under-priced here.
-    from pathlib import Path
-
-    from app.catalog.loader import read_gpu_specs
-    from app.domain.workload import ModelSpec
-    from app.shipped.rules import load_efficiency
-
-    data = Path(__file__).resolve().parents[2] / "data"
-    b200 = next(g for g in read_gpu_specs(data) if g.slug == "b200")
-    table = load_efficiency(data)
-    dec = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "decode")
-    pre = table.profile(b200, "cuda", "tensorrt-llm", "bf16", "prefill")
-    expert, router = 3 * 7168 * 2048, 7168 * 256
-    model = ModelSpec(
-        family="decoder", params=256 * expert + router, active_params=8 * expert + router,
-        experts=256, active_experts=8, shared_experts=0, layers=1, hidden_size=7168,
-        num_heads=128, num_kv_heads=128, intermediate_size=2048, vocab_size=0,
-        kv_elements_per_token=1,
-    )  # fmt: skip
-    rep = llm_step.replica(
-        b200, model, weights="fp4", kv="fp8", n=1, decode=dec, prefill=pre,
-        memory_efficiency=0.88, compute_efficiency=COMP,
-    )  # fmt: skip
-    fixed = (dec.moe_block_us + llm_step.MOE_KERNELS_PER_LAYER * dec.kernel_us) * 1e-6
+    rep, _, fixed = _b200_moe_layer(256, 8)
     for tokens, ms in B200_NVFP4_MOE_ALL_EXPERTS_MS.items():
-        routed = rep.linear(float(tokens))[2] - rep.dense_bytes / rep.bw
-        block = routed + tokens * rep.moe_act_bytes / rep.bw + fixed
-        assert 1.0 <= block / (ms * 1e-3) <= 1.15, tokens
+        assert 1.0 <= _moe_block_s(rep, fixed, tokens) / (ms * 1e-3) <= 1.15, tokens
 
 
 def test_a_pass_longer_than_the_runtimes_cuda_graphs_pays_each_kernels_eager_gap():
