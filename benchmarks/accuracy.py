@@ -1626,6 +1626,9 @@ HELDOUT_BAND_REGIME = {
     "serving-vllm-rocm": "serving",
     # vLLM and SGLang on NVIDIA datacenter GPUs (GPUStack's H100/A100 pages, a vLLM PR; issue 21)
     "serving-open-cuda": "serving",
+    # MLPerf Inference v5.0 Llama 2 70B Offline (every sample at once: saturation), TensorRT-LLM
+    # on H200/B200/H100 NVL and vLLM on MI325X, the submitters' own tuned harnesses
+    "serving-mlperf-offline": "serving",
     # the 2026-12 spot-check (timm's benchmark CSVs): CNNs and a ViT side by side, so each
     # row takes the band of its model's family, as the app's row does (perf.family_regime)
     "timm-infer-eager": FAMILY_BAND,
@@ -1672,7 +1675,7 @@ def heldout_estimate(
     if row["regime"] in ("llm-pretraining", "llm-finetuning"):
         return _pretrain_heldout(row, gpu, data_dir, models or {}, calibration)
     if row["regime"].startswith("serving"):
-        return _serving_heldout(row, gpu, data_dir, calibration)
+        return _serving_heldout(row, gpu, data_dir, calibration, models)
     table = load_efficiency(data_dir)
     rules = load_rules(data_dir)
     runtime = row["runtime"]
@@ -1800,18 +1803,28 @@ def _pretrain_heldout(
 
 
 def _serving_heldout(
-    row: dict[str, Any], gpu: GpuSpec, data_dir: Path, calibration: Calibration | None = None
+    row: dict[str, Any],
+    gpu: GpuSpec,
+    data_dir: Path,
+    calibration: Calibration | None = None,
+    models: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[float, bands.BandInputs, Band | None]:
     """A held-out serving row through the serving validation's own path
     (benchmarks/serving_accuracy.py, app/domain/serving.py): output tokens/s of one replica of
     ``num_gpus`` tensor-parallel GPUs, at saturation (``load: saturation``) or with
     ``concurrency`` requests in flight; a run that sent its ``num_prompts`` at once
-    (``arrival: burst``, its ``dataset``'s lengths) by the makespan of that burst."""
+    (``arrival: burst``, its ``dataset``'s lengths) by the makespan of that burst. The model
+    is a preset, or a ``model`` whose decoder shape the file gives under ``models`` (MLPerf's
+    Llama 2 70B has no preset)."""
     from app.domain import serving as sv
     from app.recommend.serving import serving_band
     from benchmarks import serving_accuracy  # it imports this module's scoring: import late
 
-    model = load_presets(data_dir)[row["preset"]].model
+    model = (
+        load_presets(data_dir)[row["preset"]].model
+        if row.get("preset")
+        else decoder((models or {})[row["model"]])
+    )
     table = load_efficiency(data_dir)
     cfg = sv.ServingConfig(
         gpus_per_replica=int(row.get("num_gpus") or 1),
@@ -2133,8 +2146,11 @@ SPOTCHECK_GOAL = 1.25
 # the term when the bands are next written on purpose
 VLLM_NVIDIA_FILE = HELDOUT_DIR / "heldout_serving_vllm_nvidia.yaml"
 VLLM_NVIDIA_MOE_FILE = HELDOUT_DIR / "heldout_serving_vllm_nvidia_moe.yaml"
+# MLPerf Inference v5.0 Llama 2 70B Offline (2026-12-04, scored once): as the vLLM sets, scored
+# with the held-out set but not a unit of the new-source term until the bands are next written
+MLPERF_LLAMA2_FILE = HELDOUT_DIR / "heldout_mlperf_llama2_offline.yaml"
 # held-out files scored but outside the new-source term (benchmarks/band_crossfit.py)
-NOT_CALIBRATING = (SPOTCHECK_FILE, VLLM_NVIDIA_FILE, VLLM_NVIDIA_MOE_FILE)
+NOT_CALIBRATING = (SPOTCHECK_FILE, VLLM_NVIDIA_FILE, VLLM_NVIDIA_MOE_FILE, MLPERF_LLAMA2_FILE)
 
 
 @dataclass

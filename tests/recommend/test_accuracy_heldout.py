@@ -171,7 +171,7 @@ def test_held_out_serving_rows_are_not_tuning_configurations() -> None:
     serving = [row for _, row in _rows() if row["regime"].startswith("serving")]
     assert serving
     for row in serving:
-        key = (row["preset"], row["gpu_slug"], row["num_gpus"], row["precision"],
+        key = (row.get("preset") or row["model"], row["gpu_slug"], row["num_gpus"], row["precision"],
                row["prompt_tokens"], row["output_tokens"], row.get("concurrency"))  # fmt: skip
         assert key not in tuned, row
 
