@@ -50,8 +50,8 @@ Terms = dict[str, Pair]  # band regime, or "all" -> (low, high): EfficiencyTable
 Rule = Callable[[list[conformal.Held]], Terms]
 
 # The held-out files that calibrate the term: all but the spot-check set, kept out of everything,
-# and the vLLM/SGLang NVIDIA set, not yet taken in (accuracy.NOT_CALIBRATING)
-CALIBRATING = "every held-out file but the spot-check and vLLM/SGLang NVIDIA sets"
+# and the vLLM/SGLang NVIDIA and MLPerf Llama 2 sets, not yet taken in (accuracy.NOT_CALIBRATING)
+CALIBRATING = "every held-out file but the spot-check, vLLM/SGLang NVIDIA and MLPerf sets"
 
 
 def calibrating_files() -> list[Path]:
