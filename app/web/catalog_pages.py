@@ -318,7 +318,8 @@ COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
     "street_price_usd": ("Street price", "USD", False),
     "cloud_price_usd_per_hour": ("Cloud from", "launchable offers", False),
     "purchase_usd": ("Price used for buying", "USD", False),
-    "interconnect_gbs": ("GPU interconnect", "GB/s", True),
+    # the GPU page's words: "GPU interconnect" names the link, this is its bandwidth
+    "interconnect_gbs": ("Interconnect bandwidth", "GB/s", True),
 }
 
 

@@ -71,3 +71,27 @@ def test_a_quoted_price_in_the_offers_table_says_it_cannot_be_booked(
     assert f"{len(rows)} cloud offers ({len(quoted)} quoted elsewhere, not bookable)" in _text(
         r.text
     )
+
+
+def test_the_compare_page_names_its_interconnect_rows_as_the_gpu_page(
+    read_client: TestClient,
+) -> None:
+    # "GPU interconnect GB/s: —" above "Interconnect: NVLink 3 (2-way bridge)" read as two
+    # answers to one question; the GPU page calls them "GPU interconnect" and its bandwidth.
+    r = read_client.get("/compare?slugs=rtx-4090,rtx-3090")
+    assert r.status_code == 200
+    heads = [_text(h).strip() for h in re.findall(r'<th scope="row">(.*?)</th>', r.text, re.S)]
+    assert any(h.startswith("Interconnect bandwidth") for h in heads), heads
+    assert "GPU interconnect" in heads
+    assert not any(h.startswith("GPU interconnect GB/s") for h in heads)
+
+
+def test_the_compare_form_says_what_to_type(read_client: TestClient) -> None:
+    # "Catalog slugs separated by commas": a new user knows neither the word nor an example
+    help_text = _text(
+        re.search(
+            r'<p class="help" id="cmp-help">(.*?)</p>', read_client.get("/compare").text, re.S
+        ).group(1)
+    )  # type: ignore[union-attr]
+    assert "slug" not in help_text
+    assert "e.g. rtx-4090,rtx-3090" in help_text
