@@ -88,10 +88,10 @@ def test_the_compare_page_names_its_interconnect_rows_as_the_gpu_page(
 
 def test_the_compare_form_says_what_to_type(read_client: TestClient) -> None:
     # "Catalog slugs separated by commas": a new user knows neither the word nor an example
-    help_text = _text(
-        re.search(
-            r'<p class="help" id="cmp-help">(.*?)</p>', read_client.get("/compare").text, re.S
-        ).group(1)
-    )  # type: ignore[union-attr]
+    found = re.search(
+        r'<p class="help" id="cmp-help">(.*?)</p>', read_client.get("/compare").text, re.S
+    )
+    assert found
+    help_text = _text(found.group(1))
     assert "slug" not in help_text
     assert "e.g. rtx-4090,rtx-3090" in help_text
