@@ -95,3 +95,19 @@ def test_the_compare_form_says_what_to_type(read_client: TestClient) -> None:
     help_text = _text(found.group(1))
     assert "slug" not in help_text
     assert "e.g. rtx-4090,rtx-3090" in help_text
+
+
+def test_the_guide_lists_the_ranking_columns_as_a_list(read_client: TestClient) -> None:
+    # a nested list indented by three spaces rendered as one paragraph of " - " dashes
+    html = read_client.get("/methodology").text
+    assert re.search(r"<li>\s*<em>Throughput</em>", html)
+    assert re.search(r"<li>\s*<em>Time to finish</em>", html)
+    assert "- <em>Time to finish</em>" not in html
+
+
+def test_the_guide_says_why_an_80_gb_card_shows_less(read_client: TestClient) -> None:
+    # the guide said an "80 GB" card is 80 GB while the rows give the A100 80GB 79.2 GB
+    text = _text(read_client.get("/methodology").text)
+    assert "79.2 GB on an A100 80GB" in text
+    r = read_client.get("/compare?slugs=rtx-4090,a100-sxm4-80gb&preset=llama-3-8b")
+    assert "/ 79.2 GB" in _text(r.text)  # the figure the guide names is the one a row shows
