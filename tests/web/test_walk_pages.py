@@ -111,3 +111,16 @@ def test_the_guide_says_why_an_80_gb_card_shows_less(read_client: TestClient) ->
     assert "79.2 GB on an A100 80GB" in text
     r = read_client.get("/compare?slugs=rtx-4090,a100-sxm4-80gb&preset=llama-3-8b")
     assert "/ 79.2 GB" in _text(r.text)  # the figure the guide names is the one a row shows
+
+
+def test_the_serving_top_pick_counts_its_gpus_as_the_verdict(read_client: TestClient) -> None:
+    # the card read "1 × 2 NVIDIA A100 SXM4 80GB" under a verdict saying "Pick 2 × NVIDIA A100"
+    r = read_client.get("/recommendations?preset=llama-3.1-70b&task=serving&concurrent_requests=20")
+    assert r.status_code == 200
+    verdict = re.search(r"Pick (\d+ × )?(.+?):", _text(r.text))
+    assert verdict
+    card = re.search(r'<div class="k">Top pick</div>(.*?)</div>\s*</div>', r.text, re.S)
+    assert card
+    shown = _text(card.group(1))
+    assert shown.strip().startswith(f"{verdict.group(1) or ''}{verdict.group(2)}"), shown
+    assert re.search(r"\d+ replicas? × \d+ GPUs? each", shown)
