@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.config import Settings
+from app.domain.evaluate import hours_text
 from app.domain.units import vram
 from app.errors import AppError, field_path
 from app.recommend.schemas import RecommendationRequest
@@ -183,11 +184,22 @@ def read_request_file(path: str) -> dict[str, Any]:
     return data
 
 
+# An error names the flag a CLI user typed, and the request field (as --request and the API
+# name it): "--batch-size (workload.batch_size)".
+_FLAG_OF = {".".join(o.path): o.flags[0].split("/")[0] for o in OPTIONS}
+
+
+def _where(path: str) -> str:
+    flag = _FLAG_OF.get(path)
+    return f"{flag} ({path})" if flag else path
+
+
 def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         request_file: str | None = None) -> int:  # fmt: skip
     from app.db import make_engine, make_session_factory, session_scope
     from app.main import prepare_database
     from app.recommend.orchestrate import recommend_for
+    from app.recommend.presets import DATA_DIR, load_presets
 
     try:
         base = read_request_file(request_file) if request_file else None
@@ -201,7 +213,7 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         return 2
     except ValidationError as exc:
         for e in exc.errors():
-            err.print(f"[red]{field_path(e['loc'], 'request')}[/red]: {e['msg']}")
+            err.print(f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {e['msg']}")
         return 2
     settings = Settings()
     prepare_database(settings)
@@ -210,7 +222,9 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         with session_scope(make_session_factory(engine)) as session:
             response = recommend_for(session, settings, request)
     except AppError as exc:
-        err.print(f"[red]{exc.field or 'error'}[/red]: {exc.message}")
+        err.print(f"[red]{_where(exc.field) if exc.field else 'error'}[/red]: {exc.message}")
+        if exc.field == "workload.preset":  # the CLI has no other way to list them
+            err.print("known presets: " + ", ".join(sorted(load_presets(DATA_DIR))))
         return 2
     finally:
         engine.dispose()
@@ -289,18 +303,23 @@ def render(response: Any, console: Console) -> None:
     per_token = any(
         r.usd_per_million_output_tokens_blended is not None for r in response.recommendations
     )
+    # the unit once in the header when every row shares it: at 80 columns "1,019 tokens/s" in
+    # each cell squeezed every column to "throu…", "compu…", "597.4…"
+    units = {r.throughput.unit for r in response.recommendations}
+    unit = units.pop() if len(units) == 1 else None
+    throughput_head = f"throughput ({unit})" if unit else "throughput"
     for col in (
         "#",
         "GPU",
         "N",
         "memory GB",
-        "throughput",
+        throughput_head,
         *(["$/1M out"] if per_token else []),
         "bottleneck",
         "$/h (all)",
         "buy $ (all)",
         "to finish",
-        "range",
+        "likely range",
     ):
         left = col in ("GPU", "bottleneck")
         table.add_column(col, justify="left" if left else "right")
@@ -314,12 +333,12 @@ def render(response: Any, console: Console) -> None:
             r.gpu.name,
             str(r.num_gpus),
             f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.0f}",
-            f"{_fmt(r.throughput.value)} {r.throughput.unit}",
+            _fmt(r.throughput.value) + ("" if unit else f" {r.throughput.unit}"),
             *([_fmt(r.usd_per_million_output_tokens_blended, 2)] if per_token else []),
             r.bottleneck,
             _fmt(cost.hourly_usd, 2),
             _fmt(cost.purchase_usd, 0),
-            f"{_fmt(finish)} h" if finish is not None else "—",
+            hours_text(finish) if finish is not None else "—",  # as the verdict says it
             f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}",
         )
     console.print(table)

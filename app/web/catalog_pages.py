@@ -272,6 +272,10 @@ def gpu_detail(
         session, settings, slug, sort_offers
     )
     sources = {s.id: s for s in gpu.sources}
+    # A price quoted elsewhere sits in the same table as the bookable offers, often cheapest
+    # first: the row says so, as the price card above does, or it reads as the "from" price.
+    book = offers.gpu_offers(session).get(slug)
+    quoted = {(o.provider, o.instance_type) for o in book.cloud if o.quoted} if book else set()
     device_reports = reports.list_reports(session, gpu_slug=slug, limit=50).items
     others = catalog.list_gpus(
         session,
@@ -289,6 +293,7 @@ def gpu_detail(
         "fit_rows": fit_rows,
         "largest": largest,
         "cloud_offers": cloud_offers,
+        "quoted_offers": quoted,
         "purchase_offers": purchase_offers,
         "offers_sort": offers_sort,
         "rent": offers.rent_from_by_gpu(session).get(slug),
@@ -313,7 +318,8 @@ COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
     "street_price_usd": ("Street price", "USD", False),
     "cloud_price_usd_per_hour": ("Cloud from", "launchable offers", False),
     "purchase_usd": ("Price used for buying", "USD", False),
-    "interconnect_gbs": ("GPU interconnect", "GB/s", True),
+    # the GPU page's words: "GPU interconnect" names the link, this is its bandwidth
+    "interconnect_gbs": ("Interconnect bandwidth", "GB/s", True),
 }
 
 

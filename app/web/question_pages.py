@@ -346,7 +346,8 @@ def _echo(
     if w.output_tokens and w.task in ("inference", "serving"):
         job.append(f"{num(w.output_tokens)} tokens out")
     if w.peft != "none":
-        job.append(w.peft.upper() + (f" rank {w.lora_rank}" if w.lora_rank else ""))
+        # the form's own words ("QLoRA (4-bit base)"), never the id shouted ("QLORA")
+        job.append(choice_label("peft", w.peft) + (f" rank {w.lora_rank}" if w.lora_rank else ""))
     if w.gradient_checkpointing:
         job.append("activation checkpointing")
     out.append(("Job", ", ".join(job)))

@@ -76,6 +76,6 @@ def test_llm_inference_table_prices_a_million_output_tokens(tmp_path: Path) -> N
     row = next(line for line in lines if re.match(r"│ 1 │", line))
     cells = dict(zip(names, [c.strip() for c in row.strip("│").split("│")], strict=True))
     # the whole hour ÷ the output tokens it produces: $/h over tokens/s × 3600, per million
-    tokens_per_s = float(cells["throughput"].split()[0].replace(",", ""))
+    tokens_per_s = float(cells["throughput (tokens/s)"].replace(",", ""))
     expected = float(cells["$/h (all)"]) / (tokens_per_s * 3600) * 1e6
     assert float(cells["$/1M out"]) == pytest.approx(expected, rel=0.02)

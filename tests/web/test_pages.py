@@ -642,9 +642,10 @@ def test_serving_answer_header_describes_the_load_not_a_batch(read_client: TestC
     assert "<dt>Load</dt><dd>50 concurrent requests" in header
     assert "batch 1" not in header and "<dt>Framework</dt>" not in header
     assert "<dt>Runtime</dt><dd>per GPU: vLLM" in header
-    # The top pick names the serving shape (replicas × GPUs per replica), not a GPU total.
-    top = html.split('<div class="k">Top pick</div>')[1].split("</a>")[0]
-    assert re.search(r"\d+ × \d+ NVIDIA", top), top
+    # The top pick names the serving shape (replicas × GPUs per replica) under the GPU total
+    # the verdict gives ("Pick 2 × NVIDIA ..."), not a bare "1 × 2 NVIDIA ..." to multiply out.
+    top = html.split('<div class="k">Top pick</div>')[1].split('<div class="card">')[0]
+    assert re.search(r"\d+ replicas? × \d+ GPUs? each", top), top
     assert "the top pick: " not in html.split('<div class="k">GPUs that can run it')[0]
 
 

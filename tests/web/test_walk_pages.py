@@ -1,0 +1,126 @@
+"""A new user's walk through the pages (session 14): figures that read the same in every
+place, the form's words rather than internal ids, and a quoted price never passing for an
+offer one can book."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from fastapi.testclient import TestClient
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def test_the_top_picks_memory_per_gpu_reads_as_its_row_does(read_client: TestClient) -> None:
+    # ResNet-50 rented within a day: the top pick spreads over several GPUs, and the header
+    # card once rounded its memory to "4 GB each" beside the row's "3.73 / 16 GB".
+    r = read_client.get(
+        "/recommendations?preset=resnet-50&task=training&acquisition=rent"
+        "&objective=cheapest&max_hours=24"
+    )
+    assert r.status_code == 200
+    text = _text(r.text)
+    card = re.search(r"the top pick: (\d+) GPUs, ([\d.,]+ GB) each", text)
+    assert card, "the top pick spans GPUs in this answer"
+    first_row = re.search(r'<tr [^>]*data-rank="1".*?</tr>', r.text, re.S)
+    assert first_row
+    memory = re.search(r'data-label="Memory per GPU"[^>]*>\s*([\d.,]+) /', first_row.group(0))
+    assert memory
+    assert card.group(2) == f"{memory.group(1)} GB"
+
+
+def test_the_job_line_names_qlora_as_the_form_does(read_client: TestClient) -> None:
+    r = read_client.get("/recommendations?preset=mistral-7b&task=fine-tuning&peft=qlora")
+    assert r.status_code == 200
+    text = _text(r.text)
+    assert "QLORA" not in text
+    assert "QLoRA (4-bit base) rank 16" in text
+
+
+def test_the_gpu_specs_name_the_vendor_and_backend_in_words(read_client: TestClient) -> None:
+    r = read_client.get("/gpus/rtx-4090")
+    assert r.status_code == 200
+    spec = re.search(r'<table class="spec">.*?</table>', r.text, re.S)
+    assert spec
+    rows = dict(
+        (_text(th).strip(), _text(td).strip())
+        for th, td in re.findall(r"<th[^>]*>(.*?)</th>\s*<td>(.*?)</td>", spec.group(0), re.S)
+    )
+    assert rows["Vendor"] == "NVIDIA"
+    assert rows["Segment"].startswith("Consumer")
+    assert rows["Backends"] == "CUDA"
+
+
+def test_a_quoted_price_in_the_offers_table_says_it_cannot_be_booked(
+    read_client: TestClient,
+) -> None:
+    # The RTX 4090's Vast.ai figure is quoted from a repository, not a provider's catalog: the
+    # price card never makes it the "from" price, and the offers table, sorted cheapest per
+    # GPU-hour first, lists it first; unmarked, it read as the cheapest bookable offer.
+    r = read_client.get("/gpus/rtx-4090")
+    assert r.status_code == 200
+    rows = re.findall(r"<tr data-offer-row[^>]*>.*?</tr>", r.text, re.S)
+    quoted = [row for row in rows if "data-quoted" in row.split(">", 1)[0]]
+    assert quoted, "the shipped catalog quotes a 4090 price"
+    for row in quoted:
+        assert "quoted, not bookable" in row
+    assert all("quoted, not bookable" not in row for row in rows if row not in quoted)
+    assert f"{len(rows)} cloud offers ({len(quoted)} quoted elsewhere, not bookable)" in _text(
+        r.text
+    )
+
+
+def test_the_compare_page_names_its_interconnect_rows_as_the_gpu_page(
+    read_client: TestClient,
+) -> None:
+    # "GPU interconnect GB/s: —" above "Interconnect: NVLink 3 (2-way bridge)" read as two
+    # answers to one question; the GPU page calls them "GPU interconnect" and its bandwidth.
+    r = read_client.get("/compare?slugs=rtx-4090,rtx-3090")
+    assert r.status_code == 200
+    heads = [_text(h).strip() for h in re.findall(r'<th scope="row">(.*?)</th>', r.text, re.S)]
+    assert any(h.startswith("Interconnect bandwidth") for h in heads), heads
+    assert "GPU interconnect" in heads
+    assert not any(h.startswith("GPU interconnect GB/s") for h in heads)
+
+
+def test_the_compare_form_says_what_to_type(read_client: TestClient) -> None:
+    # "Catalog slugs separated by commas": a new user knows neither the word nor an example
+    found = re.search(
+        r'<p class="help" id="cmp-help">(.*?)</p>', read_client.get("/compare").text, re.S
+    )
+    assert found
+    help_text = _text(found.group(1))
+    assert "slug" not in help_text
+    assert "e.g. rtx-4090,rtx-3090" in help_text
+
+
+def test_the_guide_lists_the_ranking_columns_as_a_list(read_client: TestClient) -> None:
+    # a nested list indented by three spaces rendered as one paragraph of " - " dashes
+    html = read_client.get("/methodology").text
+    assert re.search(r"<li>\s*<em>Throughput</em>", html)
+    assert re.search(r"<li>\s*<em>Time to finish</em>", html)
+    assert "- <em>Time to finish</em>" not in html
+
+
+def test_the_guide_says_why_an_80_gb_card_shows_less(read_client: TestClient) -> None:
+    # the guide said an "80 GB" card is 80 GB while the rows give the A100 80GB 79.2 GB
+    text = _text(read_client.get("/methodology").text)
+    assert "79.2 GB on an A100 80GB" in text
+    r = read_client.get("/compare?slugs=rtx-4090,a100-sxm4-80gb&preset=llama-3-8b")
+    assert "/ 79.2 GB" in _text(r.text)  # the figure the guide names is the one a row shows
+
+
+def test_the_serving_top_pick_counts_its_gpus_as_the_verdict(read_client: TestClient) -> None:
+    # the card read "1 × 2 NVIDIA A100 SXM4 80GB" under a verdict saying "Pick 2 × NVIDIA A100"
+    r = read_client.get("/recommendations?preset=llama-3.1-70b&task=serving&concurrent_requests=20")
+    assert r.status_code == 200
+    verdict = re.search(r"Pick (\d+ × )?(.+?):", _text(r.text))
+    assert verdict
+    card = re.search(r'<div class="k">Top pick</div>(.*?)</div>\s*</div>', r.text, re.S)
+    assert card
+    shown = _text(card.group(1))
+    assert shown.strip().startswith(f"{verdict.group(1) or ''}{verdict.group(2)}"), shown
+    assert re.search(r"\d+ replicas? × \d+ GPUs? each", shown)
