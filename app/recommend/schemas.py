@@ -533,8 +533,8 @@ class WorkloadIn(_In):
     quantization: Quantization | None = Field(
         default=None,
         title="Weight format",
-        description="Format of a quantised model's weights (bits per weight from "
-        "data/efficiency.yaml).",
+        description="Format of a quantised model's weights (GGUF, AWQ, GPTQ, NVFP4, ...); "
+        "blank: the model's published weights, at the precision above.",
         json_schema_extra=ui("workload", tasks=INFERENCE_TASKS),
     )
     serving: ServingIn | None = Field(

@@ -253,6 +253,36 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...]) -> list[FormField]:
     return out
 
 
+# An identifier a message names the way the API does ("set ttft_ms_target"), with a flag's
+# value after it ("gradient_checkpointing: false").
+_FIELD_WORD = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b(?::\s*(true|false)\b)?")
+
+
+@cache
+def _labels_by_leaf() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in question_fields():
+        out.setdefault(f.path[-1], f.label)  # the workload's field first when a leaf repeats
+    return out
+
+
+def as_form_words(text: str) -> str:
+    """A message written for the API, as the form says it: the field's label in quotes for
+    its identifier, Yes/No for a flag's value. Words that are no form field stay as written."""
+    if "_" not in text:
+        return text
+    labels = _labels_by_leaf()
+
+    def swap(m: re.Match[str]) -> str:
+        label = labels.get(m.group(1))
+        if label is None:
+            return m.group(0)
+        flag = m.group(2)
+        return f"“{label}”" + (f": {'Yes' if flag == 'true' else 'No'}" if flag else "")
+
+    return _FIELD_WORD.sub(swap, text)
+
+
 @cache
 def question_fields() -> tuple[FormField, ...]:
     """The form's fields, in schema order; a leaf name used twice is qualified by its

@@ -23,6 +23,7 @@ from app.domain.evaluate import hours_text
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
 from app.shipped.paths import shipped_path
+from app.web.forms import as_form_words
 from app.web.labels import choice_label, short_name
 from app.web.labels import vendor as vendor_name
 from app.web.static_assets import static_url
@@ -261,6 +262,7 @@ def make_templates() -> Jinja2Templates:
         choice=lambda value, field: choice_label(field, value),
         break_even=break_even_text,
         said_hours=hours_text,
+        form_words=as_form_words,
     )
     env.globals.update(
         url_with=url_with, version=__version__, qs=query_string, static_url=static_url

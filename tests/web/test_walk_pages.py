@@ -124,3 +124,31 @@ def test_the_serving_top_pick_counts_its_gpus_as_the_verdict(read_client: TestCl
     shown = _text(card.group(1))
     assert shown.strip().startswith(f"{verdict.group(1) or ''}{verdict.group(2)}"), shown
     assert re.search(r"\d+ replicas? × \d+ GPUs? each", shown)
+
+
+def test_messages_on_the_page_name_fields_as_the_form_does(read_client: TestClient) -> None:
+    # the API's messages name its fields ("set ttft_ms_target / itl_ms_target"); the page says
+    # the form's labels, and the JSON keeps the identifiers a program sends
+    query = "preset=llama-3.1-8b&task=serving&concurrent_requests=4&acquisition=rent"
+    page = read_client.get(f"/recommendations?{query}")
+    assert page.status_code == 200
+    text = _text(page.text)
+    assert "ttft_ms_target" not in text and "itl_ms_target" not in text
+    assert "set “Time to first token ≤ (ms)” / “Time between tokens ≤ (ms)”" in text
+    api = read_client.get(f"/recommendations.json?{query}")
+    assert "set ttft_ms_target / itl_ms_target" in api.text
+
+
+def test_form_words_swap_field_ids_and_flag_values_only() -> None:
+    from app.web.forms import as_form_words
+
+    assert (
+        as_form_words("turn it off with gradient_checkpointing: false).")
+        == "turn it off with “Activation checkpointing”: No)."
+    )
+    assert as_form_words("give dataset_samples for yours") == (
+        "give “Dataset size (samples)” for yours"
+    )
+    # not a form field, and a word without an underscore: as written
+    for text in ("set pipeline_parallel", "the pytorch runtime on cuda", "batch 4"):
+        assert as_form_words(text) == text
