@@ -720,7 +720,7 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
     same for every card of a request with the same job and savers allowed, so built once."""
     # keyed by what _build_ladder reads of the job
     lkey: tuple[object, ...] = ("ladder", work.training, work.gradient_checkpointing)
-    lkey += (work.optimizer, work.batch_size, work.peft, allowed)
+    lkey += (work.optimizer, work.batch_size, allowed)
     hit: list[Step] | None = ctx.memo.get(lkey)
     if hit is None:
         hit = ctx.memo[lkey] = _build_ladder(work, allowed)
@@ -728,12 +728,12 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
 
 
 def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
-    """Savers in the order that buys the most memory for the least change: checkpointing, then
-    8-bit AdamW (6 bytes less per trained parameter, the optimiser's numerics changed), then
-    micro-batches with gradient accumulation (the same update). Under (Q)LoRA the trained
-    parameters are the adapters': 8-bit AdamW saves next to nothing there, so micro-batches
-    come first and 8-bit AdamW only where micro-batches of one sample still need more cards
-    (an answer would otherwise name an optimiser change that bought nothing)."""
+    """Savers in the order that changes the training least: checkpointing (recomputation, the
+    same maths), then every micro-batch with gradient accumulation (the same update), and 8-bit
+    AdamW (the optimiser's numerics changed) only where micro-batches of one sample still need
+    more cards; plan keeps a step only where it lets fewer cards hold the job. Under (Q)LoRA
+    8-bit AdamW saves next to nothing (the adapters' state); under full training 6 bytes per
+    parameter, which an answer names only where no exact saver holds the job on as few cards."""
     steps: list[Step] = [((), None)]
     if not work.training:
         return steps
@@ -743,8 +743,7 @@ def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
         steps.append((savers, None))
     tiers = [savers]
     if "adam8bit" in allowed and work.optimizer == "adamw":
-        eight = (*savers, "adam8bit")
-        tiers = [savers, eight] if work.peft != "none" else [eight]
+        tiers.append((*savers, "adam8bit"))
     for tier in tiers:
         if tier != savers:
             steps.append((tier, None))
