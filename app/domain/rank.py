@@ -209,15 +209,22 @@ def serving_columns(
 
 
 def best_per_card(
-    cands: list[Candidate], objective: str
+    cands: list[Candidate], objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
 ) -> list[tuple[Candidate, list[Candidate]]]:
     """The configuration each card is shown with, and its other configurations.
 
     Fastest takes the count that finishes soonest (scale-out pays when it speeds the job up);
     best value and cheapest take the count their own metric prefers, which penalises cards
-    that do not pay for themselves; balanced keeps the fewest cards that hold the job (every
-    extra card is shown as an alternative, one click away). A serving card's configurations
-    are its shapes that meet the targets, picked the same way (``serving_pick``).
+    that do not pay for themselves. Balanced weighs a training job with a length (a time and
+    a cost to finish, every configuration priced) by its own trade, speed^w × value^(1−w),
+    with the time and the money to finish (``_finish_score``): 8 cards that finish 8× sooner
+    for about the same money beat one (a 94-day single-B200 plan lost to 8 B200s in 11 days
+    for less), extra cards that cost more than they speed up lose (8 bought cards are 8
+    purchases). A job with no length, or a card with an unpriced
+    configuration, keeps the fewest cards that hold the job (every extra card is shown as an
+    alternative, one click away), as does inference, whose extra cards are replicas of a
+    job that already runs (they are not waited on). A serving card's configurations are its
+    shapes that meet the targets, picked the same way (``serving_pick``).
     """
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
@@ -230,13 +237,35 @@ def best_per_card(
             rest = sorted((c for c in group if c is not chosen), key=serving_pick("balanced"))
             out.append((chosen, rest))
             continue
-        if objective == "balanced":
+        if objective == "balanced" and not all(_weighed(c) for c in group):
             chosen = min(group, key=lambda c: (c.n, len(c.savers)))
+        elif objective == "balanced":
+            # the highest score; among equal scores the fewest cards, then savers
+            chosen = max(
+                group, key=lambda c: (_finish_score(c, speed_weight), -c.n, -len(c.savers))
+            )
         else:
             chosen = max(group, key=lambda c: (metric(c, objective) or 0.0, -c.n))
         others = sorted((c for c in group if c is not chosen), key=lambda c: (c.n, c.savers))
         out.append((chosen, others))
     return out
+
+
+def _weighed(c: Candidate) -> bool:
+    """Whether balanced trades ``c``'s speed against its money within its card: a training
+    job with a cost to finish (a length, a price) and a value per dollar on the answer's
+    basis."""
+    return c.work.training and bool(costs.job_cost(c.cost, c.acquisition))
+
+
+def _finish_score(c: Candidate, speed_weight: float) -> float:
+    """Balanced's trade between one card's configurations of a job with a length: the time
+    to finish (the same work over the throughput) against the money to finish it, on the
+    answer's basis. The money is the job's, not a dollar's worth of work spread over the
+    hours of use: 8 bought cards cost 8 purchases, whatever their value per dollar later."""
+    job = costs.job_cost(c.cost, c.acquisition)
+    assert job  # _weighed
+    return balanced(c.perf.throughput, 1.0 / job, speed_weight)
 
 
 def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
