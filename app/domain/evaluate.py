@@ -26,7 +26,7 @@ from app.domain.megatron import MegatronLayout
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
-from app.vocab import SINGLE_DEVICE_SEGMENTS, TORCH_PROGRAM_RUNTIMES
+from app.vocab import SINGLE_DEVICE_SEGMENTS
 
 COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
 
@@ -462,17 +462,9 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 warnings += (f"{ctx.framework} on {backend} is experimental",)
             if support.caveat:
                 warnings += (support.caveat,)
-            # the rocm_windows rules describe ROCm PyTorch: no caveat of another framework's,
-            # nor of a runtime that is not a PyTorch program (llama.cpp, a serving engine)
-            win = compat.feature_status(gpu, "rocm_windows", ctx.rules, backend)
-            torch_program = (runtime or "pytorch") in TORCH_PROGRAM_RUNTIMES
-            if (
-                ctx.framework == "pytorch"
-                and torch_program
-                and win is not None
-                and win.status == "experimental"
-            ):
-                warnings += (win.note,) if win.note else ()
+            # ROCm PyTorch on Windows (the rocm_windows rules) is no caveat of the answer: the
+            # question names no operating system, and Linux is ROCm's mature path. A row's tips
+            # end with it for a reader on Windows (rank.windows_note).
             out = Gate(
                 None,
                 backend=backend,

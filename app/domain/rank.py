@@ -640,7 +640,8 @@ _GRAPH_FEATURES = tuple((k, f"runtime:{k}") for k in GRAPH_RUNTIMES)  # asked fo
 
 def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = None) -> list[str]:
     """The row's tips. ``rules``: which GRAPH_RUNTIMES run on the row's card, asked only of a
-    host-bound row; None names them all, as on a card the rules do not list."""
+    host-bound row (None names them all, as on a card the rules do not list), and whether ROCm
+    PyTorch on Windows is a preview there (``windows_note``; None: no note)."""
     w, g, p, m = c.work, c.gpu, c.perf, c.memory
     host_bound = p.bottleneck == "host overhead"
     runs = graph_runtimes_on(g, p.backend, rules) if host_bound and rules is not None else None
@@ -711,7 +712,23 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if requested.precision != w.precision:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
     out.extend(_physical_tips(c))
-    return out
+    # last: it concerns one operating system the question did not name
+    return out + windows_note(c, rules)
+
+
+def windows_note(c: Candidate, rules: compat.Rules | None) -> list[str]:
+    """ROCm PyTorch on Windows where the rules call it a preview (data/frameworks.yaml
+    rocm_windows): a note for a reader who runs Windows, not a caveat of the answer, since a
+    question names no operating system and Linux is ROCm's mature path. Only a PyTorch program
+    (the framework asked is PyTorch and the runtime one a user runs: not TensorFlow, JAX,
+    llama.cpp or a Linux serving engine) is ROCm PyTorch's. Until 2026-12-04 it was a row
+    warning and led the verdict of every Radeon answer (issue #23)."""
+    if rules is None or c.perf.runtime not in TORCH_PROGRAM_RUNTIMES:
+        return []
+    win = compat.feature_status(c.gpu, "rocm_windows", rules, c.perf.backend)
+    if win is None or win.status != "experimental" or not win.note:
+        return []
+    return [f"If you run Windows: {win.note}."]
 
 
 def _graph_runtimes(backend: str | None, runs: Collection[str] | None = None) -> str:

@@ -746,3 +746,31 @@ def test_balanced_weighs_the_time_to_finish_against_the_money_to_finish(
     b200 = next(r for r in short if r["gpu"]["slug"] == "b200")
     assert b200["num_gpus"] == 1 and b200["time_to_finish_h"] < 0.01
     assert all(a["job_cost_usd"] > 1.5 * b200["cost"]["job_cost_usd"] for a in b200["alternatives"])
+
+
+def test_a_radeon_answer_is_not_led_by_a_windows_caveat_the_question_never_raised(
+    read_client: TestClient,
+) -> None:
+    """Issue #23: a Radeon row's only warning, and so its verdict's caveat, was 'ROCm PyTorch
+    on Windows is a preview' though nothing in the question is about Windows. It is now the
+    last of the row's tips, said to a reader on Windows; TensorFlow rows carry none of it."""
+    constraints = {"vendors": ["amd"], "segments": ["consumer"]}
+    body: dict[str, Any] = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "constraints": constraints,
+        "limit": 5,
+    }
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    rows = answer["recommendations"]
+    assert rows and all(row["runtime"] == "pytorch" for row in rows)
+    assert "Windows" not in answer["summary"]["sentence"]
+    for row in rows:
+        assert not any("Windows" in w for w in row["warnings"]), row["warnings"]
+        assert row["tips"][-1].startswith("If you run Windows: ROCm PyTorch on Windows")
+    tf = {**body, "constraints": {**constraints, "framework": "tensorflow"}}
+    r = read_client.post("/api/v1/recommendations", json=tf)
+    assert r.status_code == 200, r.text
+    for row in r.json()["recommendations"]:
+        assert not any("Windows" in t for t in row["tips"] + row["warnings"])

@@ -16,6 +16,7 @@ from tests.domain.fixtures import (
     A100,
     H100,
     LLAMA2_7B,
+    MI300X,
     RESNET50,
     RTX3090,
     RTX4090,
@@ -296,3 +297,31 @@ def test_balanced_weighs_a_jobs_time_to_finish_against_its_money_within_a_card()
         c.cost = replace(c.cost, rent_to_finish_usd=None, buy_to_finish_usd=None)
     ((chosen, _),) = rank.best_per_card(open_ended, "balanced")
     assert chosen.n == 1
+
+
+def test_rocm_pytorch_on_windows_is_a_last_tip_for_windows_readers_not_a_caveat() -> None:
+    """Issue #23: every Radeon answer led its verdict with 'ROCm PyTorch on Windows is a
+    preview' though the question named no operating system. The note is the last of the
+    row's tips, said to a reader on Windows, and only where the runtime is a PyTorch
+    program (not TensorFlow's, nor llama.cpp)."""
+    from app.domain.compat import FeatureRule, FrameworkRule, Rules
+
+    note = "ROCm PyTorch on Windows is a preview"
+    rules = Rules(
+        frameworks=(FrameworkRule("pytorch", "rocm", "amd", gfx_targets=("gfx942",)),),
+        features=(
+            FeatureRule(
+                "rocm_windows", "amd", gfx_targets=("gfx942",), backends=("rocm",),
+                status="experimental", notes=note,
+            ),
+        ),
+    )  # fmt: skip
+    work = WorkloadSpec(task="training", model=RESNET50, batch_size=256)
+    c = _cand(MI300X, work)
+    assert c.perf.backend == "rocm" and c.perf.runtime == "pytorch"
+    tips = rank.tips(c, work, rules)
+    assert tips[-1] == f"If you run Windows: {note}."
+    for runtime in ("tensorflow", "llama.cpp"):
+        other = _cand(MI300X, replace(work, runtime=runtime))
+        assert not any("Windows" in t for t in rank.tips(other, work, rules)), runtime
+    assert not any("Windows" in t for t in rank.tips(_cand(H100, work), work, rules))
