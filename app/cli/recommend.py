@@ -253,11 +253,15 @@ def render_serving(response: Any, console: Console) -> None:
     table = Table(show_lines=False)
     # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
     # output tokens it produces) first; the split by phase after it, as the pages show them
+    # under acquisition 'either' each row is priced, and ranked, on its cheaper basis: named
+    either = response.acquisition == "either"
     for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
-                "max tok/s", "$/1M out", "split out/in", "$/h", "targets"):  # fmt: skip
+                "max tok/s", "$/1M out", "split out/in", "$/h", *(["basis"] if either else []),
+                "targets"):  # fmt: skip
         table.add_column(col, justify="left" if col in ("GPU", "weights/KV") else "right")
     for r in rows:
         sv = r.serving
+        basis = [{"buy": "own", "rent": "rent"}.get(sv.price_basis or "", "—")] if either else []
         table.add_row(
             str(r.rank),
             r.gpu.name,
@@ -273,12 +277,19 @@ def render_serving(response: Any, console: Console) -> None:
                 for x in (sv.usd_per_million_output_tokens, sv.usd_per_million_input_tokens)
             ),
             _fmt(sv.usd_per_hour, 2),
+            *basis,
             "met" if sv.meets_slo else "missed",
         )
     console.print(table)
     console.print(
         "$/1M out: the whole hour ÷ the output tokens it produces; split: the hour's decode "
         "share ÷ output tokens / its prefill share ÷ prompt tokens"
+        + (
+            "; basis: what $/1M out and $/h rest on, the cheaper of owning the cards (own) and "
+            "renting the row's offer (rent), the one the row is ranked on"
+            if either
+            else ""
+        )
     )
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")

@@ -26,7 +26,7 @@ from app.domain.megatron import MegatronLayout
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
-from app.vocab import SINGLE_DEVICE_SEGMENTS, TORCH_PROGRAM_RUNTIMES
+from app.vocab import SINGLE_DEVICE_SEGMENTS
 
 COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
 
@@ -462,17 +462,9 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 warnings += (f"{ctx.framework} on {backend} is experimental",)
             if support.caveat:
                 warnings += (support.caveat,)
-            # the rocm_windows rules describe ROCm PyTorch: no caveat of another framework's,
-            # nor of a runtime that is not a PyTorch program (llama.cpp, a serving engine)
-            win = compat.feature_status(gpu, "rocm_windows", ctx.rules, backend)
-            torch_program = (runtime or "pytorch") in TORCH_PROGRAM_RUNTIMES
-            if (
-                ctx.framework == "pytorch"
-                and torch_program
-                and win is not None
-                and win.status == "experimental"
-            ):
-                warnings += (win.note,) if win.note else ()
+            # ROCm PyTorch on Windows (the rocm_windows rules) is no caveat of the answer: the
+            # question names no operating system, and Linux is ROCm's mature path. A row's tips
+            # end with it for a reader on Windows (rank.windows_note).
             out = Gate(
                 None,
                 backend=backend,
@@ -741,7 +733,7 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
     same for every card of a request with the same job and savers allowed, so built once."""
     # keyed by what _build_ladder reads of the job
     lkey: tuple[object, ...] = ("ladder", work.training, work.gradient_checkpointing)
-    lkey += (work.optimizer, work.batch_size, work.peft, allowed)
+    lkey += (work.optimizer, work.batch_size, allowed)
     hit: list[Step] | None = ctx.memo.get(lkey)
     if hit is None:
         hit = ctx.memo[lkey] = _build_ladder(work, allowed)
@@ -749,12 +741,12 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
 
 
 def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
-    """Savers in the order that buys the most memory for the least change: checkpointing, then
-    8-bit AdamW (6 bytes less per trained parameter, the optimiser's numerics changed), then
-    micro-batches with gradient accumulation (the same update). Under (Q)LoRA the trained
-    parameters are the adapters': 8-bit AdamW saves next to nothing there, so micro-batches
-    come first and 8-bit AdamW only where micro-batches of one sample still need more cards
-    (an answer would otherwise name an optimiser change that bought nothing)."""
+    """Savers in the order that changes the training least: checkpointing (recomputation, the
+    same maths), then every micro-batch with gradient accumulation (the same update), and 8-bit
+    AdamW (the optimiser's numerics changed) only where micro-batches of one sample still need
+    more cards; plan keeps a step only where it lets fewer cards hold the job. Under (Q)LoRA
+    8-bit AdamW saves next to nothing (the adapters' state); under full training 6 bytes per
+    parameter, which an answer names only where no exact saver holds the job on as few cards."""
     steps: list[Step] = [((), None)]
     if not work.training:
         return steps
@@ -764,8 +756,7 @@ def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
         steps.append((savers, None))
     tiers = [savers]
     if "adam8bit" in allowed and work.optimizer == "adamw":
-        eight = (*savers, "adam8bit")
-        tiers = [savers, eight] if work.peft != "none" else [eight]
+        tiers.append((*savers, "adam8bit"))
     for tier in tiers:
         if tier != savers:
             steps.append((tier, None))

@@ -209,15 +209,22 @@ def serving_columns(
 
 
 def best_per_card(
-    cands: list[Candidate], objective: str
+    cands: list[Candidate], objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
 ) -> list[tuple[Candidate, list[Candidate]]]:
     """The configuration each card is shown with, and its other configurations.
 
     Fastest takes the count that finishes soonest (scale-out pays when it speeds the job up);
     best value and cheapest take the count their own metric prefers, which penalises cards
-    that do not pay for themselves; balanced keeps the fewest cards that hold the job (every
-    extra card is shown as an alternative, one click away). A serving card's configurations
-    are its shapes that meet the targets, picked the same way (``serving_pick``).
+    that do not pay for themselves. Balanced weighs a training job with a length (a time and
+    a cost to finish, every configuration priced) by its own trade, speed^w × value^(1−w),
+    with the time and the money to finish (``_finish_score``): 8 cards that finish 8× sooner
+    for about the same money beat one (a 94-day single-B200 plan lost to 8 B200s in 11 days
+    for less), extra cards that cost more than they speed up lose (8 bought cards are 8
+    purchases). A job with no length, or a card with an unpriced
+    configuration, keeps the fewest cards that hold the job (every extra card is shown as an
+    alternative, one click away), as does inference, whose extra cards are replicas of a
+    job that already runs (they are not waited on). A serving card's configurations are its
+    shapes that meet the targets, picked the same way (``serving_pick``).
     """
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
@@ -230,13 +237,35 @@ def best_per_card(
             rest = sorted((c for c in group if c is not chosen), key=serving_pick("balanced"))
             out.append((chosen, rest))
             continue
-        if objective == "balanced":
+        if objective == "balanced" and not all(_weighed(c) for c in group):
             chosen = min(group, key=lambda c: (c.n, len(c.savers)))
+        elif objective == "balanced":
+            # the highest score; among equal scores the fewest cards, then savers
+            chosen = max(
+                group, key=lambda c: (_finish_score(c, speed_weight), -c.n, -len(c.savers))
+            )
         else:
             chosen = max(group, key=lambda c: (metric(c, objective) or 0.0, -c.n))
         others = sorted((c for c in group if c is not chosen), key=lambda c: (c.n, c.savers))
         out.append((chosen, others))
     return out
+
+
+def _weighed(c: Candidate) -> bool:
+    """Whether balanced trades ``c``'s speed against its money within its card: a training
+    job with a cost to finish (a length, a price) and a value per dollar on the answer's
+    basis."""
+    return c.work.training and bool(costs.job_cost(c.cost, c.acquisition))
+
+
+def _finish_score(c: Candidate, speed_weight: float) -> float:
+    """Balanced's trade between one card's configurations of a job with a length: the time
+    to finish (the same work over the throughput) against the money to finish it, on the
+    answer's basis. The money is the job's, not a dollar's worth of work spread over the
+    hours of use: 8 bought cards cost 8 purchases, whatever their value per dollar later."""
+    job = costs.job_cost(c.cost, c.acquisition)
+    assert job  # _weighed
+    return balanced(c.perf.throughput, 1.0 / job, speed_weight)
 
 
 def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
@@ -611,7 +640,8 @@ _GRAPH_FEATURES = tuple((k, f"runtime:{k}") for k in GRAPH_RUNTIMES)  # asked fo
 
 def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = None) -> list[str]:
     """The row's tips. ``rules``: which GRAPH_RUNTIMES run on the row's card, asked only of a
-    host-bound row; None names them all, as on a card the rules do not list."""
+    host-bound row (None names them all, as on a card the rules do not list), and whether ROCm
+    PyTorch on Windows is a preview there (``windows_note``; None: no note)."""
     w, g, p, m = c.work, c.gpu, c.perf, c.memory
     host_bound = p.bottleneck == "host overhead"
     runs = graph_runtimes_on(g, p.backend, rules) if host_bound and rules is not None else None
@@ -682,7 +712,23 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if requested.precision != w.precision:
         out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
     out.extend(_physical_tips(c))
-    return out
+    # last: it concerns one operating system the question did not name
+    return out + windows_note(c, rules)
+
+
+def windows_note(c: Candidate, rules: compat.Rules | None) -> list[str]:
+    """ROCm PyTorch on Windows where the rules call it a preview (data/frameworks.yaml
+    rocm_windows): a note for a reader who runs Windows, not a caveat of the answer, since a
+    question names no operating system and Linux is ROCm's mature path. Only a PyTorch program
+    (the framework asked is PyTorch and the runtime one a user runs: not TensorFlow, JAX,
+    llama.cpp or a Linux serving engine) is ROCm PyTorch's. Until 2026-12-04 it was a row
+    warning and led the verdict of every Radeon answer (issue #23)."""
+    if rules is None or c.perf.runtime not in TORCH_PROGRAM_RUNTIMES:
+        return []
+    win = compat.feature_status(c.gpu, "rocm_windows", rules, c.perf.backend)
+    if win is None or win.status != "experimental" or not win.note:
+        return []
+    return [f"If you run Windows: {win.note}."]
 
 
 def _graph_runtimes(backend: str | None, runs: Collection[str] | None = None) -> str:

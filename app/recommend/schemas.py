@@ -1140,7 +1140,9 @@ class Recommendation(BaseModel):
     usd_per_million_output_tokens_blended: float | None = Field(
         None,
         description="LLM inference, renting the chosen offer: the whole hourly cost ÷ output "
-        "tokens per hour (what API price lists compare with)",
+        "tokens per hour (what API price lists compare with); on the rented basis whatever the "
+        "row is ranked on (serving: serving.usd_per_million_* are on serving.price_basis, the "
+        "ranked basis, under acquisition 'either' owning where that is cheaper)",
     )
     usd_per_million_output_tokens: float | None = Field(
         None,
@@ -1207,7 +1209,9 @@ class ServingOut(BaseModel):
         "energy); under acquisition 'either' the cheaper of the two"
     )
     price_basis: PriceBasis | None = Field(
-        None, description="the basis of usd_per_hour and the $ per million tokens here"
+        None,
+        description="the basis of usd_per_hour and the $ per million tokens here, the one the "
+        "row is ranked on (the row's own usd_per_million_* are always the rented basis)",
     )
     usd_per_million_output_tokens: float | None = Field(
         description="the share of the hour spent decoding ÷ output tokens (GPU time split "

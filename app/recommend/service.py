@@ -837,7 +837,9 @@ def _ranked(
     # (rank.best_per_card): that configuration is found without evaluating the others, which
     # only the rows shown list as alternatives. (A serving card's balanced pick breaks ties in
     # its count by price and speed, rank.serving_pick: every shape is evaluated.)
-    lazy = _lazy(request) and ctx.work.task != "serving"
+    # ... except a training job's, whose counts balanced weighs against each other when the
+    # job has a length (rank.best_per_card): every configuration is evaluated
+    lazy = _lazy(request) and ctx.work.task != "serving" and not ctx.work.training
     cards: dict[str, _Card] = {}
     census = _Census()
     ordered_gpus = list(catalog.gpus)  # by slug
@@ -870,7 +872,7 @@ def _ranked(
         else:
             cands.extend(rank.Candidate.of(r) for r in res)
     if request.group_by == "gpu" and not lazy:
-        per_card = rank.best_per_card(cands, request.objective)
+        per_card = rank.best_per_card(cands, request.objective, request.speed_weight)
         others = {chosen.gpu.slug: alts for chosen, alts in per_card}
         cands = [chosen for chosen, _ in per_card]
     # every candidate scored, only the rows shown put in order (a partial sort)

@@ -252,11 +252,25 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
             else f"owning the cards over {row.priced.usage.hours:,.0f} h of use"
         )
         whole = costs.usd_per_million_tokens(row.usd_per_hour, r.output_tokens_per_s)
+        # under acquisition 'either' a row cheaper owned also carries its offer's rented
+        # figure (the row's own usd_per_million_*): the ranked one leads, each basis named
+        rent_h = row.priced.rent_usd_per_hour
+        rented = (
+            costs.usd_per_million_tokens(rent_h, r.output_tokens_per_s)
+            if row.priced.basis != "rent" and row.priced.pricing is not None
+            else None
+        )
+        also = (
+            f"; renting the offer below: ${rented:,.2f} per million output tokens"
+            if rented is not None
+            else ""
+        )
+        ranked = ", the basis this row is ranked on" if rented is not None else ""
         lines.append(
             f"${whole or 0:,.2f} per million output tokens: the whole hour ÷ the output tokens "
-            f"it produces at this load ({basis}). Split by GPU time between decode and "
-            f"prompts: ${out_m:,.2f} per million output and ${in_m:,.2f} per million input "
-            "tokens."
+            f"it produces at this load ({basis}{ranked}{also}). Split by GPU time between "
+            f"decode and prompts: ${out_m:,.2f} per million output and ${in_m:,.2f} per "
+            "million input tokens."
         )
     placed = row.priced.placed
     if placed is not None and placed.per_instance > 1:

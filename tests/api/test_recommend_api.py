@@ -3,6 +3,8 @@ estimates, and bad input as 422 naming the field."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -713,3 +715,62 @@ def test_an_estimate_asked_as_copies_lays_out_its_gpus_as_copies(read_client: Te
     assert any(x.startswith("Runs as 8 copies × 1 GPU") for x in row["explanation"])
     r = read_client.post("/api/v1/estimate", json=body | {"workload": job})
     assert not any(x.startswith("Runs as") for x in r.json()["result"]["explanation"])
+
+
+def test_balanced_weighs_the_time_to_finish_against_the_money_to_finish(
+    read_client: TestClient,
+) -> None:
+    """Issue #23: balanced answered Llama 3 8B pretraining (Chinchilla's 20 tokens per
+    parameter) with one B200 for 94 days, where 8 finish in 11 days for less money: each card
+    was shown with the fewest GPUs that hold the job. It now trades the time to finish
+    against the money to finish between a card's counts, as it does between cards."""
+
+    def ask(body: dict[str, Any]) -> list[dict[str, Any]]:
+        r = read_client.post("/api/v1/recommendations", json={**body, "objective": "balanced"})
+        assert r.status_code == 200, r.text
+        return r.json()["recommendations"]
+
+    rows = ask({"workload": {"preset": "llama-3-8b", "task": "training"}, "limit": 5})
+    for r in rows:  # never a plan that takes 4x as long as one of its card's for ~its money
+        for a in r["alternatives"]:
+            slower = r["time_to_finish_h"] >= 4 * a["time_to_finish_h"]
+            assert not (slower and a["job_cost_usd"] <= 1.05 * r["cost"]["job_cost_usd"])
+    b200 = next(r for r in rows if r["gpu"]["slug"] == "b200")
+    one = next(a for a in b200["alternatives"] if a["num_gpus"] == 1)
+    assert b200["num_gpus"] == 8
+    assert b200["time_to_finish_h"] < one["time_to_finish_h"] / 5
+    assert b200["cost"]["job_cost_usd"] <= one["job_cost_usd"] * 1.05
+    # a short job where more cards cost more than they speed it up keeps the fewest: GPT-2
+    # fine-tuned on a million tokens takes seconds, and a second B200 doubles the bill
+    short = ask({"workload": {"preset": "gpt-2", "task": "fine-tuning"}, "limit": 20})
+    b200 = next(r for r in short if r["gpu"]["slug"] == "b200")
+    assert b200["num_gpus"] == 1 and b200["time_to_finish_h"] < 0.01
+    assert all(a["job_cost_usd"] > 1.5 * b200["cost"]["job_cost_usd"] for a in b200["alternatives"])
+
+
+def test_a_radeon_answer_is_not_led_by_a_windows_caveat_the_question_never_raised(
+    read_client: TestClient,
+) -> None:
+    """Issue #23: a Radeon row's only warning, and so its verdict's caveat, was 'ROCm PyTorch
+    on Windows is a preview' though nothing in the question is about Windows. It is now the
+    last of the row's tips, said to a reader on Windows; TensorFlow rows carry none of it."""
+    constraints = {"vendors": ["amd"], "segments": ["consumer"]}
+    body: dict[str, Any] = {
+        "workload": {"preset": "resnet-50", "task": "training"},
+        "constraints": constraints,
+        "limit": 5,
+    }
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    rows = answer["recommendations"]
+    assert rows and all(row["runtime"] == "pytorch" for row in rows)
+    assert "Windows" not in answer["summary"]["sentence"]
+    for row in rows:
+        assert not any("Windows" in w for w in row["warnings"]), row["warnings"]
+        assert row["tips"][-1].startswith("If you run Windows: ROCm PyTorch on Windows")
+    tf = {**body, "constraints": {**constraints, "framework": "tensorflow"}}
+    r = read_client.post("/api/v1/recommendations", json=tf)
+    assert r.status_code == 200, r.text
+    for row in r.json()["recommendations"]:
+        assert not any("Windows" in t for t in row["tips"] + row["warnings"])

@@ -397,3 +397,41 @@ def test_a_serving_rows_timing_breaks_its_decode_step_down(read_client: TestClie
             assert t["memory_s"] >= t["compute_s"]
         # tensor parallel's all-reduces, and none within one GPU
         assert (t["interconnect_s"] > 0) == (r["serving"]["tensor_parallel"] > 1)
+
+
+def test_under_either_a_row_names_the_basis_of_each_dollar_per_million(
+    read_client: TestClient,
+) -> None:
+    """Issue #23: a serving row under acquisition 'either' carries two $ per million output
+    tokens, owning (the basis its ranking used, serving.price_basis) and renting its offer
+    (the row's own usd_per_million_output_tokens_blended). Its explanation leads with the one
+    ranked and names each basis, so a reader knows which to compare."""
+    body = _ask(
+        read_client,
+        _serving(concurrent_requests=10, prompt_tokens=500, output_tokens=200),
+        constraints={"acquisition": "either"},
+        objective="balanced",
+        workload={
+            "preset": "llama-3-8b",
+            "task": "serving",
+            "serving": _serving(concurrent_requests=10, prompt_tokens=500, output_tokens=200),
+        },
+    )
+    both = [
+        r
+        for r in body["recommendations"]
+        if r["serving"]["price_basis"] == "buy" and r["usd_per_million_output_tokens_blended"]
+    ]
+    assert both, "a row cheaper owned that also has a rental offer"
+    for r in both:
+        owned = r["serving"]["usd_per_million_output_tokens_blended"]
+        rented = r["usd_per_million_output_tokens_blended"]
+        line = next(x for x in r["explanation"] if "per million output tokens" in x)
+        assert line.startswith(f"${owned:,.2f} per million output tokens"), line
+        assert "owning the cards" in line and "the basis this row is ranked on" in line
+        assert f"renting the offer below: ${rented:,.2f} per million output tokens" in line
+        assert line.index("owning") < line.index("renting")
+    rented_rows = [r for r in body["recommendations"] if r["serving"]["price_basis"] == "rent"]
+    for r in rented_rows:  # one basis: no second figure to tell apart
+        line = next(x for x in r["explanation"] if "per million output tokens" in x)
+        assert "renting the offer below:" not in line and "ranked on" not in line

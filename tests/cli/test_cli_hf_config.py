@@ -79,3 +79,22 @@ def test_llm_inference_table_prices_a_million_output_tokens(tmp_path: Path) -> N
     tokens_per_s = float(cells["throughput (tokens/s)"].replace(",", ""))
     expected = float(cells["$/h (all)"]) / (tokens_per_s * 3600) * 1e6
     assert float(cells["$/1M out"]) == pytest.approx(expected, rel=0.02)
+
+
+def test_serving_under_either_names_each_rows_price_basis(tmp_path: Path) -> None:
+    """Issue #23: under acquisition 'either' each serving row is priced and ranked on its
+    cheaper basis; the table names it (own or rent), beside $/1M out and $/h."""
+    done = _run(
+        tmp_path, "--preset", "llama-3-8b", "--task", "serving", "--concurrent-requests", "10",
+        "--prompt-tokens", "500", "--serving-output-tokens", "200", "--limit", "10",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    head = next(line for line in lines if "replicas × GPUs" in line)
+    names = [c.strip() for c in head.strip("┃").split("┃")]
+    assert "basis" in names
+    rows = [line for line in lines if re.match(r"│\s*\d+ │", line)]
+    at = names.index("basis")
+    bases = {[c.strip() for c in r.strip("│").split("│")][at] for r in rows}
+    assert bases == {"own", "rent"}
+    assert "basis: what $/1M out and $/h rest on" in done.stdout

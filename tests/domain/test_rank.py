@@ -16,6 +16,7 @@ from tests.domain.fixtures import (
     A100,
     H100,
     LLAMA2_7B,
+    MI300X,
     RESNET50,
     RTX3090,
     RTX4090,
@@ -253,3 +254,74 @@ def test_a_serving_replica_keys_its_band_as_an_llm_inference_row() -> None:
         assert bands.MULTI_GPU_SPAN.reason in basis("llama.cpp", 2, regime)
         assert bands.MULTI_GPU_SPAN.reason not in basis("vllm", 2, regime)
         assert bands.MULTI_GPU_SPAN.reason not in basis("llama.cpp", 1, regime)
+
+
+def _job(gpu: GpuSpec, work: WorkloadSpec, n: int, samples: float, acq: str) -> rank.Candidate:
+    est = perf.estimate(gpu, work, num_gpus=n)
+    hours = samples / est.throughput / 3600.0
+    c = rank.Candidate(
+        gpu=gpu,
+        work=work,
+        memory=memory_breakdown(work, num_gpus=n),
+        available_gb=gpu.memory_gb,
+        perf=est,
+        cost=cost.estimate_cost(gpu, n, est.throughput, hours),
+    )
+    c.acquisition = acq
+    return c
+
+
+def test_balanced_weighs_a_jobs_time_to_finish_against_its_money_within_a_card() -> None:
+    """Issue #23: balanced showed each card with the fewest GPUs that hold the job, so a
+    pretraining job was answered with one B200 for 94 days where 8 finish in 11 days for
+    less. Between one card's counts it now makes its own trade, time to finish^-w × money to
+    finish^-(1−w): rented by the GPU-hour, 8 cards that finish ~8× sooner for about the same
+    money win; bought, 8 cards are 8 purchases for a job one card finishes, and one wins."""
+    work = WorkloadSpec(task="training", model=RESNET50, batch_size=256)
+    samples = 1.28e6 * 90  # ImageNet-1k, 90 epochs
+    rent = [_job(H100, work, n, samples, "rent") for n in (1, 2, 4, 8)]
+    assert rent[3].perf.throughput > 5 * rent[0].perf.throughput  # 8 cards ~6x one
+    ((chosen, others),) = rank.best_per_card(rent, "balanced")
+    assert chosen.n == 8 and [c.n for c in others] == [1, 2, 4]
+    # the fewest cards still win where the extra ones cost more than they speed up
+    bought = [_job(H100, work, n, samples, "buy") for n in (1, 2, 4, 8)]
+    ((chosen, _),) = rank.best_per_card(bought, "balanced")
+    assert chosen.n == 1
+    # a speed weight of 0 is value alone: the cheapest way to finish
+    ((chosen, _),) = rank.best_per_card(rent, "balanced", speed_weight=0.0)
+    cheapest = min(rent, key=lambda c: (cost.job_cost(c.cost, "rent") or 0.0, c.n))
+    assert chosen is cheapest
+    # without a length (no time to finish) there is nothing to trade: the fewest cards
+    open_ended = [_job(H100, work, n, samples, "rent") for n in (1, 8)]
+    for c in open_ended:
+        c.cost = replace(c.cost, rent_to_finish_usd=None, buy_to_finish_usd=None)
+    ((chosen, _),) = rank.best_per_card(open_ended, "balanced")
+    assert chosen.n == 1
+
+
+def test_rocm_pytorch_on_windows_is_a_last_tip_for_windows_readers_not_a_caveat() -> None:
+    """Issue #23: every Radeon answer led its verdict with 'ROCm PyTorch on Windows is a
+    preview' though the question named no operating system. The note is the last of the
+    row's tips, said to a reader on Windows, and only where the runtime is a PyTorch
+    program (not TensorFlow's, nor llama.cpp)."""
+    from app.domain.compat import FeatureRule, FrameworkRule, Rules
+
+    note = "ROCm PyTorch on Windows is a preview"
+    rules = Rules(
+        frameworks=(FrameworkRule("pytorch", "rocm", "amd", gfx_targets=("gfx942",)),),
+        features=(
+            FeatureRule(
+                "rocm_windows", "amd", gfx_targets=("gfx942",), backends=("rocm",),
+                status="experimental", notes=note,
+            ),
+        ),
+    )  # fmt: skip
+    work = WorkloadSpec(task="training", model=RESNET50, batch_size=256)
+    c = _cand(MI300X, work)
+    assert c.perf.backend == "rocm" and c.perf.runtime == "pytorch"
+    tips = rank.tips(c, work, rules)
+    assert tips[-1] == f"If you run Windows: {note}."
+    for runtime in ("tensorflow", "llama.cpp"):
+        other = _cand(MI300X, replace(work, runtime=runtime))
+        assert not any("Windows" in t for t in rank.tips(other, work, rules)), runtime
+    assert not any("Windows" in t for t in rank.tips(_cand(H100, work), work, rules))

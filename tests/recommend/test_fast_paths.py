@@ -209,9 +209,14 @@ def test_cards_that_cannot_reach_the_rows_shown_answer_as_the_full_evaluation(
     assert counted, "no card was cut: the test shows nothing"
 
 
+# balanced bounds cards only where it shows each with its fewest GPUs: not a training job,
+# whose counts it weighs against each other (rank.best_per_card), every one evaluated
+BALANCED_BOUNDED = [b for b in FASTEST if b["workload"].get("task") == "inference"]
+
+
 @pytest.mark.parametrize("speed_weight", [0.5, 0.15, 1.0])
 @pytest.mark.parametrize("copies", [1, 3], ids=["catalog", "catalog-x3"])
-@pytest.mark.parametrize("body", FASTEST, ids=lambda b: b["workload"]["preset"])
+@pytest.mark.parametrize("body", BALANCED_BOUNDED, ids=lambda b: b["workload"]["preset"])
 def test_balanced_cards_that_cannot_change_the_answer_answer_as_the_full_evaluation(
     body: dict[str, Any],
     copies: int,

@@ -700,6 +700,40 @@ def test_serving_pages_show_the_blended_price_per_token_first(client: TestClient
     assert "whole hour ÷ output tokens" in html
 
 
+def test_serving_under_either_shows_each_rows_ranked_price_per_token_with_its_basis(
+    read_client: TestClient,
+) -> None:
+    """Issue #23: under acquisition 'either' a serving row is ranked on its cheaper basis,
+    owning or renting. The $/M column showed the rented figure whatever the basis (and none
+    for a card with no rental offer, the top pick here), so the figure the ranking used was
+    hidden; it now shows each row's ranked figure and names its basis."""
+    query = (
+        "preset=llama-3-8b&task=serving&concurrent_requests=10&prompt_tokens=500"
+        "&serving.output_tokens=200&limit=10"
+    )
+    html = page(read_client, "/recommendations?" + query)
+    body = {
+        "workload": {
+            "preset": "llama-3-8b",
+            "task": "serving",
+            "serving": {"concurrent_requests": 10, "prompt_tokens": 500, "output_tokens": 200},
+        },
+        "limit": 10,
+    }
+    rows = read_client.post("/api/v1/recommendations", json=body).json()["recommendations"]
+    assert {r["serving"]["price_basis"] for r in rows} == {"buy", "rent"}
+    cells = re.findall(r"data-usd-blended>([^<]*)<br><span[^>]*data-usd-basis>([^<]*)<", html)
+    want = [
+        (
+            templating.usd(r["serving"]["usd_per_million_output_tokens_blended"], True),
+            "owned" if r["serving"]["price_basis"] == "buy" else "rented",
+        )
+        for r in rows
+    ]
+    assert cells == want
+    assert "each row on its cheaper basis, the one it is ranked on" in html
+
+
 def test_llm_inference_pages_show_the_blended_price_per_token_first(
     read_client: TestClient,
 ) -> None:
