@@ -1218,6 +1218,22 @@ def _split(
     return group > 1, steps, min(group, n)
 
 
+def _layout_memory(
+    ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, group: int
+) -> MemoryBreakdown:
+    """Per-GPU memory when ``group`` of the ``n`` GPUs share one copy of the model states and
+    each group runs group/n of the batch (1: DDP, every GPU a whole copy), once per request."""
+    assert g.backend is not None
+    mkey = ("layout memory", key, n, group, g.backend, g.flash_attention)
+    hit: MemoryBreakdown | None = ctx.memo.get(mkey)
+    if hit is None:
+        share = replace(run, batch_size=max(1, math.ceil(run.batch_size * group / n)))
+        hit = ctx.memo[mkey] = memory_breakdown(
+            share, num_gpus=group, backend=g.backend, flash_attention=g.flash_attention
+        )
+    return hit
+
+
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
     """The roofline, the costs and the budget of an admitted configuration."""
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
@@ -1243,6 +1259,11 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     )
     warnings = a.warnings
     lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
+    if lay is None and est.shard_group and n > 1:
+        # the memory of the layout the row runs, not of the job sharded over all n: a DDP
+        # replica holds the whole model, an HSDP group shards it over the group only (what
+        # _split found fits)
+        mem = _layout_memory(ctx, a.key, run, g, n, est.shard_group)
     idle = megatron.underfilled(lay, n, ctx.work.batch_size) if lay is not None else None
     if idle is not None:
         warnings += (idle,)

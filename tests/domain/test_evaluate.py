@@ -365,3 +365,24 @@ def test_derived_peak_names_only_the_datapath_the_precision_runs_on() -> None:
     # a card publishing none of the three derives every 16-bit peak
     bare = replace(card, fp16_tflops=None, bf16_tflops=None)
     assert all(ev.derived_peak(bare, p) for p in ("fp16", "bf16", "tf32", "int4", "int8"))
+
+
+def test_a_data_parallel_row_holds_a_whole_copy_of_the_model_on_each_gpu() -> None:
+    """Issue #23 walk: LoRA on Llama 3 8B over 8 H100s was laid out as DDP ('data parallel')
+    while its memory showed the frozen 16 GB base split eight ways (2 GB per GPU, 36 GB in all):
+    each DDP replica holds the whole model and 1/8 of the batch."""
+    work = WorkloadSpec(
+        task="fine-tuning",
+        model=LLAMA3_8B,
+        precision="bf16",
+        peft="lora",
+        batch_size=16,
+        seq_len=2048,
+        gradient_checkpointing=True,
+    )
+    res = ev.evaluate(ev.Configuration(H100, 8), _ctx(work, objective="fastest"))
+    assert res.ok and res.perf is not None and res.memory is not None
+    assert "DDP" in res.perf.parallelism and res.perf.shard_group == 1
+    replica = memory_breakdown(replace(work, batch_size=2), num_gpus=1)
+    assert res.memory.weights == pytest.approx(replica.weights)
+    assert res.memory.total == pytest.approx(replica.total)
