@@ -1130,11 +1130,6 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     if why is not None:
         return ConfigResult(config, Exclusion("framework_unsupported", why), backend=g.backend)
     warnings = g.warnings + caveats
-    if run.peft == "qlora" and n > 1:
-        warnings += (
-            "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
-            "FSDP, Answer.AI 2024): less common than one card",
-        )
     if config.copies > 1:
         # each GPU holds its copy's share: a replica of n ÷ copies GPUs at its share of the batch
         per = n // config.copies
@@ -1264,6 +1259,13 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         # replica holds the whole model, an HSDP group shards it over the group only (what
         # _split found fits)
         mem = _layout_memory(ctx, a.key, run, g, n, est.shard_group)
+    if run.peft == "qlora" and n > 1 and est.shard_group != 1:
+        # sharding 4-bit weights is what FSDP-QLoRA added; under DDP each GPU loads its whole
+        # 4-bit copy as on one card (AnswerDotAI/fsdp_qlora train.py runs QLoRA with --use_ddp)
+        warnings += (
+            "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
+            "FSDP, Answer.AI 2024): less common than one card",
+        )
     idle = megatron.underfilled(lay, n, ctx.work.batch_size) if lay is not None else None
     if idle is not None:
         warnings += (idle,)
