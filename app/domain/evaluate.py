@@ -1121,11 +1121,6 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     if why is not None:
         return ConfigResult(config, Exclusion("framework_unsupported", why), backend=g.backend)
     warnings = g.warnings + caveats
-    if run.peft == "qlora" and n > 1:
-        warnings += (
-            "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
-            "FSDP, Answer.AI 2024): less common than one card",
-        )
     if config.copies > 1:
         # each GPU holds its copy's share: a replica of n ÷ copies GPUs at its share of the batch
         per = n // config.copies
@@ -1209,6 +1204,22 @@ def _split(
     return group > 1, steps, min(group, n)
 
 
+def _layout_memory(
+    ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, group: int
+) -> MemoryBreakdown:
+    """Per-GPU memory when ``group`` of the ``n`` GPUs share one copy of the model states and
+    each group runs group/n of the batch (1: DDP, every GPU a whole copy), once per request."""
+    assert g.backend is not None
+    mkey = ("layout memory", key, n, group, g.backend, g.flash_attention)
+    hit: MemoryBreakdown | None = ctx.memo.get(mkey)
+    if hit is None:
+        share = replace(run, batch_size=max(1, math.ceil(run.batch_size * group / n)))
+        hit = ctx.memo[mkey] = memory_breakdown(
+            share, num_gpus=group, backend=g.backend, flash_attention=g.flash_attention
+        )
+    return hit
+
+
 def finish(a: Admitted, ctx: Context) -> ConfigResult:
     """The roofline, the costs and the budget of an admitted configuration."""
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
@@ -1234,6 +1245,18 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     )
     warnings = a.warnings
     lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
+    if lay is None and est.shard_group and n > 1:
+        # the memory of the layout the row runs, not of the job sharded over all n: a DDP
+        # replica holds the whole model, an HSDP group shards it over the group only (what
+        # _split found fits)
+        mem = _layout_memory(ctx, a.key, run, g, n, est.shard_group)
+    if run.peft == "qlora" and n > 1 and est.shard_group != 1:
+        # sharding 4-bit weights is what FSDP-QLoRA added; under DDP each GPU loads its whole
+        # 4-bit copy as on one card (AnswerDotAI/fsdp_qlora train.py runs QLoRA with --use_ddp)
+        warnings += (
+            "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
+            "FSDP, Answer.AI 2024): less common than one card",
+        )
     idle = megatron.underfilled(lay, n, ctx.work.batch_size) if lay is not None else None
     if idle is not None:
         warnings += (idle,)

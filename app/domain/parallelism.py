@@ -70,6 +70,9 @@ class Layout:
     comm_s: float  # communication per micro-step, before overlap
     exposed_s: float  # what the step waits for
     network_s: float = 0.0  # of comm_s, the time the node's NICs are busy (0: one node)
+    # the GPUs that share one copy of the model states, where fewer than all: 1 under DDP
+    # (every GPU a whole copy), the shard group under HSDP; 0: all of them (FSDP, TP × FSDP)
+    shard_group: int = 0
 
 
 def overlapped_s(comm: float, window: float) -> float:
@@ -97,7 +100,7 @@ def ddp(gpu: GpuSpec, n: int, job: Job) -> Layout:
     # the all-reduce runs in the last micro-step's backward only (no_sync before it)
     exposed = _exposed(full, job.compute_s * job.backward_share, tail, _hides(gpu, n))
     net = _nic_s(gpu, n, topology.ring_allreduce_bytes(n, job.grad_bytes))
-    return Layout("ddp", "data parallel (DDP)", full / steps, exposed / steps, net / steps)
+    return Layout("ddp", "data parallel (DDP)", full / steps, exposed / steps, net / steps, 1)
 
 
 def fsdp(gpu: GpuSpec, n: int, job: Job) -> Layout:
@@ -134,6 +137,7 @@ def hsdp(gpu: GpuSpec, n: int, group: int, job: Job) -> Layout:
         comm,
         exposed,
         inside.network_s + across / steps,
+        group,
     )
 
 

@@ -196,6 +196,9 @@ class PerfEstimate:
     # how a multi-GPU training job spans its GPUs, in words (parallelism.Layout.label); for LLM
     # inference asked as copies, the copies and what each runs (``as_copies``)
     parallelism: str = ""
+    # a training layout's GPUs per copy of the model states where fewer than all
+    # (parallelism.Layout.shard_group: 1 under DDP, the group under HSDP; 0: all)
+    shard_group: int = 0
     # LLM inference asked as copies: copies side by side, num_gpus ÷ copies GPUs each
     copies: int = 1
 
@@ -1711,7 +1714,7 @@ def estimate(
     b = work.batch_size
     n = max(1, num_gpus)
     single = one.step_s
-    layout = ""
+    layout, group = "", 0
     per_gpu = split_step_s(one, n, sharded=bool(sharded))
     if work.training:
         lay = training_layout(
@@ -1723,7 +1726,7 @@ def estimate(
             compute_s=per_gpu,
             shard_min=shard_min,
         )
-        comm, layout = lay.exposed_s, lay.label
+        comm, layout, group = lay.exposed_s, lay.label, lay.shard_group
     else:
         comm = comm_s(gpu, work, one, n, sharded=bool(sharded))
     step = per_gpu + comm
@@ -1764,6 +1767,7 @@ def estimate(
         backend=one.backend,
         measured_on=one.eff.measured_on,
         parallelism=layout,
+        shard_group=group if n > 1 else 0,
     )
 
 

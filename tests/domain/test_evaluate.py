@@ -388,3 +388,45 @@ def test_full_training_tries_micro_batches_before_8bit_adamw() -> None:
     one = ev.plan(RTX4090, replace(ctx, work=small))
     assert isinstance(one, list)
     assert any(c.num_gpus == 1 and "adam8bit" in c.savers for c in one)
+
+
+def test_a_data_parallel_row_holds_a_whole_copy_of_the_model_on_each_gpu() -> None:
+    """Issue #23 walk: LoRA on Llama 3 8B over 8 H100s was laid out as DDP ('data parallel')
+    while its memory showed the frozen 16 GB base split eight ways (2 GB per GPU, 36 GB in all):
+    each DDP replica holds the whole model and 1/8 of the batch."""
+    work = WorkloadSpec(
+        task="fine-tuning",
+        model=LLAMA3_8B,
+        precision="bf16",
+        peft="lora",
+        batch_size=16,
+        seq_len=2048,
+        gradient_checkpointing=True,
+    )
+    res = ev.evaluate(ev.Configuration(H100, 8), _ctx(work, objective="fastest"))
+    assert res.ok and res.perf is not None and res.memory is not None
+    assert "DDP" in res.perf.parallelism and res.perf.shard_group == 1
+    replica = memory_breakdown(replace(work, batch_size=2), num_gpus=1)
+    assert res.memory.weights == pytest.approx(replica.weights)
+    assert res.memory.total == pytest.approx(replica.total)
+
+
+def test_fsdp_qlora_is_named_only_where_the_row_shards() -> None:
+    """Issue #23 walk: 4× RTX 3070 QLoRA rows laid out as DDP (each GPU a whole 4-bit copy,
+    bitsandbytes as on one card) were told 'QLoRA on several GPUs needs FSDP-QLoRA'."""
+    work = WorkloadSpec(
+        task="fine-tuning",
+        model=LLAMA3_8B,
+        precision="bf16",
+        peft="qlora",
+        batch_size=2,
+        seq_len=1024,
+        gradient_checkpointing=True,
+    )
+    ddp = ev.evaluate(ev.Configuration(RTX4090, 2), _ctx(work, objective="fastest"))
+    assert ddp.ok and ddp.perf is not None and ddp.perf.shard_group == 1
+    assert not any("FSDP-QLoRA" in w for w in ddp.warnings)
+    big = replace(work, model=replace(LLAMA3_8B, params=70e9, layers=80, hidden_size=8192))
+    sharded = ev.evaluate(ev.Configuration(RTX4090, 4), _ctx(big, objective="fastest"))
+    assert sharded.ok and sharded.perf is not None and sharded.perf.shard_group != 1
+    assert any("FSDP-QLoRA" in w for w in sharded.warnings)

@@ -14,6 +14,7 @@ from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import (
     A100,
+    BERT_LARGE,
     H100,
     LLAMA2_7B,
     MI300X,
@@ -325,3 +326,21 @@ def test_rocm_pytorch_on_windows_is_a_last_tip_for_windows_readers_not_a_caveat(
         other = _cand(MI300X, replace(work, runtime=runtime))
         assert not any("Windows" in t for t in rank.tips(other, work, rules)), runtime
     assert not any("Windows" in t for t in rank.tips(_cand(H100, work), work, rules))
+
+
+def test_scaling_tip_speaks_only_where_scaling_is_poor_and_names_the_right_remedy() -> None:
+    """Issue #23 walk: '4× RTX A4000 talk over PCIe: 100% scaling (Lambda: 2× RTX 4090 gave
+    1.49×); fewer cards ... scale better' contradicted itself, and 64 H100s across InfiniBand
+    were told to buy 'an NVLink/NVSwitch part' they already had, beside a PCIe measurement."""
+    job = WorkloadSpec(task="training", model=BERT_LARGE, precision="bf16", seq_len=512)
+    pcie = _cand(RTX3090, job, n=2)
+    pcie.perf = replace(pcie.perf, scaling_efficiency=0.99)
+    assert not any("scaling" in t for t in rank.tips(pcie, job))
+    pcie.perf = replace(pcie.perf, scaling_efficiency=0.75)
+    said = " ".join(rank.tips(pcie, job))
+    assert "75% scaling" in said and "Lambda" in said  # the measurement is of this link
+    nodes = _cand(H100, job, n=16)
+    nodes.perf = replace(nodes.perf, scaling_efficiency=0.7)
+    said = " ".join(rank.tips(nodes, job))
+    assert "70% scaling" in said and "fewer nodes" in said
+    assert "NVLink/NVSwitch part" not in said and "Lambda" not in said
