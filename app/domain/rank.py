@@ -777,12 +777,15 @@ def _multi_card_tip(c: Candidate) -> str | None:
         if w.training and lk.kind == "pcie-host"
         else ""
     )
-    # across nodes of an NVLink/NVSwitch part the remedy is fewer nodes, not another part
-    remedy = (
-        f"fewer nodes (the {f.domain} GPUs of one {f.label} domain) scale better."
-        if lk.kind == "network" and f.domain > 1
-        else "fewer cards or an NVLink/NVSwitch part scale better."
-    )
+    # across nodes of an NVLink/NVSwitch part the remedy is fewer nodes, not another part;
+    # where half the cards cannot hold the job (70B in bf16 on 2 × 96 GB) fewer is no remedy
+    fewer = memory_breakdown(w, num_gpus=max(1, c.n // 2)).total <= c.available_gb
+    if lk.kind == "network" and f.domain > 1:
+        remedy = f"fewer nodes (the {f.domain} GPUs of one {f.label} domain) scale better."
+    elif fewer:
+        remedy = "fewer cards or an NVLink/NVSwitch part scale better."
+    else:
+        remedy = "fewer cards cannot hold the job, so an NVLink/NVSwitch part scales better."
     return (
         f"{c.n}× {g.name} talk over {lk.label}{beyond}: "
         f"{p.scaling_efficiency:.0%} scaling{measured}; {remedy}"

@@ -17,6 +17,7 @@ from tests.domain.fixtures import (
     BERT_LARGE,
     H100,
     LLAMA2_7B,
+    LLAMA3_8B,
     MI300X,
     RESNET50,
     RTX3090,
@@ -344,3 +345,21 @@ def test_scaling_tip_speaks_only_where_scaling_is_poor_and_names_the_right_remed
     said = " ".join(rank.tips(nodes, job))
     assert "70% scaling" in said and "fewer nodes" in said
     assert "NVLink/NVSwitch part" not in said and "Lambda" not in said
+
+
+def test_scaling_tip_offers_fewer_cards_only_where_fewer_hold_the_job() -> None:
+    """Issue #23 walk: 2× RTX PRO 6000 running Llama 3 70B in bf16 (140 GB on 2 × 96 GB) were
+    told 'fewer cards or an NVLink/NVSwitch part scale better', where one card cannot hold it."""
+    big = replace(LLAMA3_8B, params=14e9)  # 28 GB of bf16 weights: not on one 3090
+    job = WorkloadSpec(task="inference", model=big, precision="bf16", seq_len=512)
+    two = _cand(RTX3090, job, n=2)
+    assert memory_breakdown(job, num_gpus=1).total > RTX3090.memory_gb
+    two.perf = replace(two.perf, scaling_efficiency=0.5)
+    said = " ".join(rank.tips(two, job))
+    assert "50% scaling" in said and "fewer cards cannot hold the job" in said
+    assert "fewer cards or" not in said
+    # a job one card holds keeps the remedy
+    small = WorkloadSpec(task="inference", model=LLAMA3_8B, precision="bf16", seq_len=512)
+    pair = _cand(RTX3090, small, n=2)
+    pair.perf = replace(pair.perf, scaling_efficiency=0.5)
+    assert "fewer cards or an NVLink/NVSwitch part" in " ".join(rank.tips(pair, small))
