@@ -769,7 +769,12 @@ def _multi_card_tip(c: Candidate) -> str | None:
     if p.scaling_efficiency >= POOR_SCALING:
         return None
     f = topology.fabric(g)
-    beyond = f" beyond its {f.label}" if f.domain > 1 else ""
+    if f.domain > 1 and c.n <= f.domain and not f.link_gbs:
+        # inside the fabric's domain, PCIe stands in where the catalog has no sourced figure
+        # for the fabric's bandwidth (MI325X, MI355X): said, not passed off as "beyond" it
+        beyond = f" (no sourced bandwidth for its {f.label}, so PCIe is assumed)"
+    else:
+        beyond = f" beyond its {f.label}" if f.domain > 1 else ""
     # Lambda's 2× RTX 4090 figure is a PCIe measurement without peer-to-peer: quoted for that
     # link only, never for nodes on a network
     measured = (

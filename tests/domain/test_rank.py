@@ -363,3 +363,15 @@ def test_scaling_tip_offers_fewer_cards_only_where_fewer_hold_the_job() -> None:
     pair = _cand(RTX3090, small, n=2)
     pair.perf = replace(pair.perf, scaling_efficiency=0.5)
     assert "fewer cards or an NVLink/NVSwitch part" in " ".join(rank.tips(pair, small))
+
+
+def test_scaling_tip_says_pcie_stands_in_for_an_unsourced_fabric() -> None:
+    """Issue #23 walk: 2× MI325X were said to talk 'over PCIe beyond its Infinity Fabric, 8
+    GPUs', where 2 GPUs sit inside the fabric; the catalog has no sourced bandwidth for it."""
+    no_if = replace(MI300X, slug="mi300x-no-if", interconnect_gbs=None)
+    job = WorkloadSpec(task="training", model=BERT_LARGE, precision="bf16", seq_len=512)
+    two = _cand(no_if, job, n=2)
+    two.perf = replace(two.perf, scaling_efficiency=0.6)
+    said = " ".join(rank.tips(two, job))
+    assert "60% scaling" in said and "beyond its" not in said
+    assert "no sourced bandwidth for its Infinity Fabric" in said
