@@ -62,18 +62,26 @@ def variations(
     for objective in ("fastest", "best_value"):
         if objective != request.objective:
             out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
-    out.extend(_relaxed(request.constraints))
+    out.extend(_relaxed(request.constraints, work.training))
     return out
 
 
-def _relaxed(c: s.ConstraintsIn) -> list[tuple[str, dict[str, Any]]]:
+# The most GPUs a question may ask for (ConstraintsIn.max_gpus): a training job past one server
+# rents whole servers side by side, so it is the one kind of job more than 8 can open up.
+MOST_GPUS = 64
+
+
+def _relaxed(c: s.ConstraintsIn, training: bool) -> list[tuple[str, dict[str, Any]]]:
     """The request's own limits, one lifted at a time: when nothing can run the job, these
-    are often what stands in the way (one GPU, one vendor, a budget)."""
+    are often what stands in the way (one GPU, one vendor, a budget). The default 8 GPUs too,
+    for training (full fine-tuning of a 405B model needs several servers)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if c.num_gpus is not None:
         out.append((f"any GPU count instead of exactly {c.num_gpus}", {"num_gpus": None}))
     elif c.max_gpus < 8:
         out.append((f"up to 8 GPUs instead of {c.max_gpus}", {"max_gpus": 8}))
+    elif training and c.max_gpus < MOST_GPUS:
+        out.append((f"up to {MOST_GPUS} GPUs instead of {c.max_gpus}", {"max_gpus": MOST_GPUS}))
     if c.vendors:
         out.append(("any vendor", {"vendors": None}))
     if c.segments:

@@ -774,3 +774,25 @@ def test_a_radeon_answer_is_not_led_by_a_windows_caveat_the_question_never_raise
     assert r.status_code == 200, r.text
     for row in r.json()["recommendations"]:
         assert not any("Windows" in t for t in row["tips"] + row["warnings"])
+
+
+def test_an_empty_training_answer_names_more_gpus_than_the_default_eight(
+    client: TestClient,
+) -> None:
+    # full fine-tuning of Llama 3.1 405B needs ~3.8 TB with 8-bit AdamW: no 8 GPUs hold it,
+    # and the answer named LoRA and QLoRA but never the count a person would lift first
+    body = recommend(
+        client,
+        {"workload": {"preset": "llama-3.1-405b", "task": "fine-tuning", "peft": "none"}},
+    )
+    assert body["recommendations"] == []
+    empty = body["empty"]
+    assert "up to 64 GPUs instead of 8" in empty["relax"]
+    more = next(n for n in empty["nearest"] if n["change"] == "up to 64 GPUs instead of 8")
+    assert more["num_gpus"] > 8 and more["can_run"] > 0
+    # inference never spans instances: more than 8 GPUs is not offered for it
+    answer = recommend(
+        client,
+        {"workload": {"preset": "llama-3.1-405b", "task": "inference"}, "what_if": True},
+    )
+    assert not any("64 GPUs" in v["change"] for v in answer["what_if"])
