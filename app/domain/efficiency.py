@@ -88,6 +88,12 @@ class RuntimeProfile:
     # reach on the GPU, beyond what their halved K bytes already cost (above): B200's fp4
     # kernels run well short of twice its fp8 ones at decode-sized M (llm_step.card_terms)
     fp4_gemm_share: float = 1.0
+    # The same share at a large GEMM M (``fp4_gemm_large_tokens`` rows, the step's tokens) where
+    # the fp4 kernels close in on twice the fp8 rate; ``fp4_gemm_share`` holds up to
+    # ``fp4_gemm_small_tokens`` (llm_step.fp4_m_terms). 0: one share at every M
+    fp4_gemm_share_large: float = 0.0
+    fp4_gemm_small_tokens: float = 0.0
+    fp4_gemm_large_tokens: float = 0.0
     # A step that carries prompt tokens beside decoding sequences runs its attention as two
     # kernels in turn, the prompts' (context FMHA, compute-bound) then the decodes' (generation
     # kernel, bound by the KV cache it reads): their times add (TensorRT-LLM's attention op,

@@ -274,6 +274,10 @@ class Replica:
     # decode attention on the CUDA cores (``CardTerms.mmha_slowdown``, a ``ReplicaJob.mmha``
     # job); 1: at the 16-bit tensor rate, as every other kernel's
     decode_attn_slowdown: float = 1.0
+    # the dense GEMMs' fp4 rate by the step's M (``fp4_m_gain``; CardTerms.fp4_rel, fp4_m0):
+    # rel 0 where one rate holds at every M
+    fp4_rel: float = 0.0
+    fp4_m0: float = 1.0
     # how many times over the replica's GPUs read the KV cache a decode step attends over, as
     # a share of one copy: 1 where tensor parallelism splits it by KV head; the tensor-parallel
     # degree under latent attention, whose one latent per token every GPU holds and reads whole
@@ -308,7 +312,8 @@ class Replica:
         fp16 = self.dequant_s > 0.0 and tokens > self.dequant_min_tokens
         if fp16:
             t_w = t_w * self.dequant_read_scale
-        t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops
+        gain = fp4_m_gain(tokens, self.fp4_rel, self.fp4_m0)
+        t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops / gain
         if not (self.tile_max and self.expert_bytes and self.experts):
             return t_w, t_lin, max(t_w, t_lin)
         tiles, tile = expert_tiles(tokens, self.topk, self.experts, self.tile_min, self.tile_max)
@@ -317,7 +322,11 @@ class Replica:
         dense_w = self.dense_bytes / self.bw
         if fp16:
             dense_w = dense_w * self.dequant_read_scale
-        dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
+        # the dense GEMMs run at M = the step's tokens; an expert's at its own few rows, where
+        # the small-M share holds (a grouped kernel's M is the expert's rows, not the step's)
+        dense_l = (
+            tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops / gain
+        )
         routed_w = t_w - dense_w
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
         return t_w, dense_l + routed_l, max(dense_w, dense_l) + max(routed_w, routed_l)
@@ -363,7 +372,10 @@ class Replica:
     def _dense_mm(self, tokens: float) -> float:
         """max(bytes, FLOPs) of the GEMMs every token runs (all but the routed experts)."""
         routed_fpt = self.topk * self.routed_flops_per_row
-        dense_l = tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops
+        gain = fp4_m_gain(tokens, self.fp4_rel, self.fp4_m0)
+        dense_l = (
+            tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops / gain
+        )
         return max(self.dense_bytes / self.bw, dense_l)
 
     def comm(self, tokens: float) -> float:
@@ -926,6 +938,29 @@ class CardTerms:
     # decode profile's ``mmha_sm_share``): what a ``ReplicaJob.mmha`` job's decode attention
     # math takes relative to attn_flops; 1 where the profile or the catalog gives no such rate
     mmha_slowdown: float = 1.0
+    # fp4 GEMMs' rate at a step of T tokens ÷ their rate at a small M: max(1, fp4_rel ×
+    # T ÷ (T + fp4_m0)) (``fp4_m_terms``); fp4_rel 0: one rate at every M
+    fp4_rel: float = 0.0
+    fp4_m0: float = 1.0
+
+
+def fp4_m_terms(small: float, large: float, m_small: float, m_large: float) -> tuple[float, float]:
+    """(fp4_rel, fp4_m0) of an fp4 GEMM share that is ``small`` up to ``m_small`` rows and
+    ``large`` at ``m_large``: a rate that saturates with M as s∞ × M ÷ (M + M₀) (each output
+    tile's fixed cost spread over more rows, the K rule's form), through the two points, taken
+    relative to ``small`` and never below it. (0, 1) where no large-M share is given."""
+    if not (small > 0 and large > small and 0 < m_small < m_large):
+        return 0.0, 1.0
+    ratio = large / small
+    m0 = m_large * m_small * (ratio - 1.0) / (m_large - ratio * m_small)
+    return (m_small + m0) / m_small, m0
+
+
+def fp4_m_gain(tokens: float, rel: float, m0: float) -> float:
+    """How many times faster a step's fp4 GEMMs run at M = ``tokens`` than at a small M
+    (``fp4_m_terms``); 1 where not modelled. Only +, ×, ÷ and max: ``Columns`` computes the
+    same figure elementwise, to the last bit."""
+    return max(1.0, rel * (tokens / (tokens + m0)))
 
 
 def mmha_slowdown(gpu: GpuSpec, decode: RuntimeProfile, attn_flops: float) -> float:
@@ -981,6 +1016,16 @@ def card_terms(
     half_rate = compute_efficiency.get(half_mode, 0.5) * prefill.compute_scale
     mem = memory_efficiency * decode.memory / EAGER.memory
     attn_flops = (half or peak) * 1e12 * half_rate
+    rel, m0 = (
+        fp4_m_terms(
+            prefill.fp4_gemm_share,
+            prefill.fp4_gemm_share_large,
+            prefill.fp4_gemm_small_tokens,
+            prefill.fp4_gemm_large_tokens,
+        )
+        if mode == "fp4"
+        else (0.0, 1.0)
+    )
     return CardTerms(
         bw=gpu.memory_bandwidth_gbs * 1e9 * mem,
         flops=peak * 1e12 * rate,
@@ -990,6 +1035,8 @@ def card_terms(
         prefill=prefill,
         math=math_shown,
         mmha_slowdown=mmha_slowdown(gpu, decode, attn_flops),
+        fp4_rel=rel,
+        fp4_m0=m0,
     )
 
 
@@ -1112,6 +1159,8 @@ def replica(
         graph_max_tokens=float(decode.graph_max_tokens),
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
+        fp4_rel=card.fp4_rel,
+        fp4_m0=card.fp4_m0,
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
     )
@@ -1228,6 +1277,8 @@ class Columns:
     context_s: NDArray[np.float64]
     split_attention: NDArray[np.float64]
     decode_attn_slowdown: NDArray[np.float64]
+    fp4_rel: NDArray[np.float64]
+    fp4_m0: NDArray[np.float64]
     kv_copies: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
@@ -1273,7 +1324,8 @@ class Columns:
         deq = (self.dequant_s != 0.0) & (d + f > self.dequant_min_tokens)
         if deq.any():  # a pass that dequantises reads the FP16 copy (``Replica.linear``)
             t_w = np.where(deq, t_w * self.dequant_read_scale, t_w)
-        t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
+        gain = np.maximum(1.0, self.fp4_rel * ((d + f) / ((d + f) + self.fp4_m0)))
+        t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops / gain
         t_mm = np.maximum(t_w, t_lin)
         routed = np.flatnonzero(self.moe).tolist()
         for i in routed:
@@ -1371,6 +1423,7 @@ _FIELDS = (
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
     "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
+    "fp4_rel", "fp4_m0",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1415,6 +1468,8 @@ def columns(reps: Sequence[Replica]) -> Columns:
         context_s=c["context_s"],
         split_attention=c["split_attention"],
         decode_attn_slowdown=c["decode_attn_slowdown"],
+        fp4_rel=c["fp4_rel"],
+        fp4_m0=c["fp4_m0"],
         kv_copies=c["kv_copies"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
@@ -1431,7 +1486,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 16): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 19): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -1452,12 +1507,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
                 float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
-                t.decode.graph_split_us,
+                t.decode.graph_split_us, t.fp4_rel, t.fp4_m0,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 17)  # fmt: skip
+    ).reshape(len(cards), 19)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1594,6 +1649,8 @@ def dense_columns(
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
         decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
+        fp4_rel=per_card[:, 17],
+        fp4_m0=per_card[:, 18],
         kv_copies=tp if job.model.attention == "mla" else full(rows, 1.0),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),

@@ -109,6 +109,44 @@ def test_the_sm100_row_sets_the_fp4_share_on_b200_alone():
     }
     assert share["b200"] == share["gb200"] == pytest.approx(0.70)
     assert share["rtx-5090"] == share["h100-sxm"] == 1.0
+    b200 = table.profile(gpus["b200"], "cuda", "tensorrt-llm", "bf16", "prefill")
+    assert (b200.fp4_gemm_share_large, b200.fp4_gemm_large_tokens) == (0.90, 16384)
+    h100 = table.profile(gpus["h100-sxm"], "cuda", "tensorrt-llm", "bf16", "prefill")
+    assert h100.fp4_gemm_share_large == 0.0
+
+
+def test_fp4_share_grows_with_the_steps_tokens_through_its_two_points():
+    # fp4_m_terms: the small-M share up to 1,024 rows, the large-M share at 16,384, a rate
+    # that saturates in M between (vLLM PR #20646's NVFP4 sweep), never below the small share
+    rel, m0 = llm_step.fp4_m_terms(0.70, 0.90, 1024, 16384)
+    gain = [llm_step.fp4_m_gain(t, rel, m0) for t in (256, 1024, 2048, 4096, 8192, 16384)]
+    assert gain[0] == gain[1] == 1.0
+    assert 0.70 * gain[-1] == pytest.approx(0.90)
+    assert gain == sorted(gain) and len(set(gain[1:])) == 5
+    assert llm_step.fp4_m_terms(0.70, 0.0, 0.0, 0.0) == (0.0, 1.0)  # not set: one share
+    assert llm_step.fp4_m_gain(8192, 0.0, 1.0) == 1.0
+
+
+def test_a_large_fp4_step_runs_its_dense_gemms_at_the_large_m_share():
+    # Blackwell short requests at saturation are compute-bound steps of thousands of tokens:
+    # their NVFP4 GEMMs reach more of twice the FP8 rate than a decode-sized M does. A profile
+    # without the large-M share prices every M alike; other datapaths never move.
+    b200 = dataclasses.replace(H100, compute_capability="10.0", fp8_tflops=4500)
+    one = RuntimeProfile(native=("fp8", "int8", "fp4"), fp4_gemm_share=0.7)
+    by_m = dataclasses.replace(
+        one, fp4_gemm_share_large=0.9, fp4_gemm_small_tokens=1024, fp4_gemm_large_tokens=16384
+    )
+
+    def lin(prof, weights, tokens):
+        rep = llm_step.replica(
+            b200, LLAMA3_8B, weights=weights, kv="fp8", n=1, decode=prof, prefill=prof,
+            memory_efficiency=0.88, compute_efficiency=COMP,
+        )  # fmt: skip
+        return rep.linear(tokens)[1]
+
+    assert lin(by_m, "fp4", 16384) == pytest.approx(lin(one, "fp4", 16384) * 0.7 / 0.9)
+    assert lin(by_m, "fp4", 1024) == lin(one, "fp4", 1024)  # decode-sized M: the share as was
+    assert lin(by_m, "fp8", 16384) == lin(one, "fp8", 16384)
 
 
 QWEN3_30B_A3B = dataclasses.replace(
