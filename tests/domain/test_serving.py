@@ -46,6 +46,15 @@ def profile(name: str, gpu=H100) -> sv.RuntimeProfile:
     return sv.runtime_profile(TABLE, name, TABLE.profile(gpu, "cuda", name, "bf16", "decode"))
 
 
+def _profile(gpu, runtime: str, w: str = "bf16") -> sv.RuntimeProfile:
+    """A runtime's serving profile on ``gpu`` with both its decode and prefill profiles."""
+    return sv.runtime_profile(
+        TABLE, runtime,
+        TABLE.profile(gpu, "cuda", runtime, w, "decode"),
+        TABLE.profile(gpu, "cuda", runtime, w, "prefill"),
+    )  # fmt: skip
+
+
 def run(gpu, model, cfg, load, **kw) -> sv.ServingResult:
     rt = profile(cfg.runtime, gpu)
     return sv.evaluate(gpu, model, cfg, load, runtime=rt, usable_gb=gpu.memory_gb, **kw)
@@ -588,11 +597,7 @@ def _serve(gpu, model, runtime, n, *, p=1000, o=300, w="bf16"):
     from app.domain import efficiency, perf
 
     eff = perf.efficiencies(gpu, None)
-    rt = sv.runtime_profile(
-        TABLE, runtime,
-        TABLE.profile(gpu, "cuda", runtime, w, "decode"),
-        TABLE.profile(gpu, "cuda", runtime, w, "prefill"),
-    )  # fmt: skip
+    rt = _profile(gpu, runtime, w)
     return rt, sv.evaluate(
         gpu, model, cfg(tp=n, w=w, rt=runtime), sv.ServingLoad(p, o, concurrent_requests=1),
         runtime=rt, usable_gb=efficiency.usable_gb(gpu), memory_efficiency=eff.memory,
@@ -706,11 +711,7 @@ def test_moe_decode_for_a_few_users_meets_a_published_h200_run():
     )  # fmt: skip
     r1 = dataclasses.replace(DEEPSEEK_R1, attention="mla", shared_experts=1)
     eff = perf.efficiencies(h200, None)
-    rt = sv.runtime_profile(
-        TABLE, "sglang",
-        TABLE.profile(h200, "cuda", "sglang", "fp8", "decode"),
-        TABLE.profile(h200, "cuda", "sglang", "fp8", "prefill"),
-    )  # fmt: skip
+    rt = _profile(h200, "sglang", "fp8")
     res = sv.evaluate(
         h200, r1, cfg(tp=8, w="fp8", kv="fp8", rt="sglang"),
         sv.ServingLoad(1024, 1024, concurrent_requests=8), runtime=rt,
@@ -780,11 +781,7 @@ def test_the_rate_at_saturation_is_never_below_a_rate_the_configuration_reaches(
     from app.domain import efficiency, perf
 
     eff = perf.efficiencies(A100, None)
-    rt = sv.runtime_profile(
-        TABLE, "vllm",
-        TABLE.profile(A100, "cuda", "vllm", "bf16", "decode"),
-        TABLE.profile(A100, "cuda", "vllm", "bf16", "prefill"),
-    )  # fmt: skip
+    rt = _profile(A100, "vllm")
 
     def at(users: int) -> sv.ServingResult:
         return sv.evaluate(
