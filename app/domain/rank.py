@@ -253,17 +253,18 @@ def best_per_card(
 
 def _weighed(c: Candidate) -> bool:
     """Whether balanced trades ``c``'s speed against its money within its card: a training
-    job with a cost to finish (a length, a price) and a value per dollar on the answer's
-    basis."""
-    return c.work.training and bool(costs.job_cost(c.cost, c.acquisition))
+    job with a rented cost to finish (a length, an hourly price) where renting is asked.
+    Bought cards are not: their price does not grow with the job, so at w = ½ a second card
+    that doubles the speed for twice the money ties with one (2 × RTX 4080 bought for a
+    7-minute QLoRA job, where one finishes in 14); they keep the fewest cards that hold it."""
+    return c.work.training and c.acquisition != "buy" and bool(c.cost.rent_to_finish_usd)
 
 
 def _finish_score(c: Candidate, speed_weight: float) -> float:
-    """Balanced's trade between one card's configurations of a job with a length: the time
-    to finish (the same work over the throughput) against the money to finish it, on the
-    answer's basis. The money is the job's, not a dollar's worth of work spread over the
-    hours of use: 8 bought cards cost 8 purchases, whatever their value per dollar later."""
-    job = costs.job_cost(c.cost, c.acquisition)
+    """Balanced's trade between one card's rented configurations of a job with a length: the
+    time to finish (the same work over the throughput) against the money to rent them until
+    it finishes, which grows with the cards and the hours."""
+    job = c.cost.rent_to_finish_usd
     assert job  # _weighed
     return balanced(c.perf.throughput, 1.0 / job, speed_weight)
 

@@ -375,3 +375,27 @@ def test_scaling_tip_says_pcie_stands_in_for_an_unsourced_fabric() -> None:
     said = " ".join(rank.tips(two, job))
     assert "60% scaling" in said and "beyond its" not in said
     assert "no sourced bandwidth for its Infinity Fabric" in said
+
+
+def test_balanced_keeps_one_bought_card_when_a_second_only_doubles_speed_and_price() -> None:
+    """A bought card's price does not grow with the job: 2 × RTX 4080 bought ($1,460) for a
+    QLoRA job that one finishes in 14 minutes tied with one at w = ½ (twice the speed for
+    twice the money) and won on a rounding. Buying keeps the fewest cards that hold the job;
+    renting, whose money grows with the cards and the hours, still trades."""
+    work = WorkloadSpec(task="training", model=RESNET50, batch_size=256)
+    samples = 1.28e6
+    one = _job(RTX4090, work, 1, samples, "buy")
+    two = _job(RTX4090, work, 2, samples, "buy")
+    # exactly linear: twice the speed, the job in half the time, twice the purchase
+    two.perf = replace(two.perf, throughput=2.0 * one.perf.throughput * (1 + 1e-9))
+    two.cost = cost.estimate_cost(
+        RTX4090, 2, two.perf.throughput, samples / two.perf.throughput / 3600
+    )
+    ((chosen, _),) = rank.best_per_card([one, two], "balanced")
+    assert chosen.n == 1
+    # the same pair rented: equal money to finish, half the time, so two cards win
+    for c in (one, two):
+        c.acquisition = "rent"
+    assert one.cost.rent_to_finish_usd and two.cost.rent_to_finish_usd
+    ((chosen, _),) = rank.best_per_card([one, two], "balanced")
+    assert chosen.n == 2
