@@ -1324,8 +1324,9 @@ class Columns:
         deq = (self.dequant_s != 0.0) & (d + f > self.dequant_min_tokens)
         if deq.any():  # a pass that dequantises reads the FP16 copy (``Replica.linear``)
             t_w = np.where(deq, t_w * self.dequant_read_scale, t_w)
-        gain = np.maximum(1.0, self.fp4_rel * ((d + f) / ((d + f) + self.fp4_m0)))
-        t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops / gain
+        t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
+        if self.fp4_rel.any():  # the step's M lifts an fp4 GEMM's rate (fp4_m_gain): ÷ 1 else
+            t_lin = t_lin / np.maximum(1.0, self.fp4_rel * ((d + f) / ((d + f) + self.fp4_m0)))
         t_mm = np.maximum(t_w, t_lin)
         routed = np.flatnonzero(self.moe).tolist()
         for i in routed:
