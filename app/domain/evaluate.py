@@ -945,7 +945,7 @@ def _too_big_layout(
     need = variant_memory(ctx, key, run, c, g.backend, g.flash_attention).total
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(need):.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
+        f"needs {vram(need):,.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
         f"saver makes it fit); has {vram(usable_gb(gpu, run)):.0f} GB usable",
     )
 
@@ -980,7 +980,7 @@ def too_big(
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(total1 or 0.0):.1f} GB on one GPU; does not fit in {where}"
+        f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}",
     )
 
@@ -1135,7 +1135,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             config,
             Exclusion(
                 "does_not_fit",
-                f"needs {vram(mem.total):.1f} GB per GPU on {n}, has {vram(avail):.1f} GB usable",
+                f"needs {vram(mem.total):,.1f} GB per GPU on {n}, has {vram(avail):,.1f} GB usable",
             ),
             work=run,
             backend=g.backend,

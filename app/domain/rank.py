@@ -331,7 +331,7 @@ def advice(
         if off > on + 0.05:
             out.append(
                 "Gradient checkpointing is on, as fine-tuning recipes run it: "
-                f"{vram(on):.1f} GB on one GPU instead of {vram(off):.1f} GB, for about a third "
+                f"{vram(on):,.1f} GB on one GPU instead of {vram(off):,.1f} GB, for about a third "
                 "more compute (turn it off with gradient_checkpointing: false)."
             )
     if top.savers:
@@ -344,8 +344,8 @@ def advice(
             else (f"{top.n}× {top.gpu.name} ({vram(top.available_gb):.0f} GB each)")
         )
         out.append(
-            f"With {labels}, {cards} is enough: {vram(top.memory.total):.1f} GB per GPU instead of "
-            f"{vram(plain):.1f} GB as asked."
+            f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GB per GPU instead of "
+            f"{vram(plain):,.1f} GB as asked."
         )
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
@@ -355,8 +355,8 @@ def advice(
     if requested.is_llm_inference and top.n > 1 and requested.precision in ("bf16", "fp16"):
         q4 = memory_breakdown(requested.with_precision("int4")).total
         out.append(
-            f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):.1f} GB instead of "
-            f"{vram(memory_breakdown(requested).total):.1f} GB: fewer cards, at some quality cost."
+            f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):,.1f} GB instead of "
+            f"{vram(memory_breakdown(requested).total):,.1f} GB: fewer cards, at some quality cost."
         )
     return out
 
@@ -507,7 +507,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         else ""
     )
     lines = [
-        f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):.1f} GB of "
+        f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GB of "
         f"{vram(c.available_gb):.0f} GB{share}{' ' + per if per else ''}{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}.",
@@ -679,12 +679,12 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
         )
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
-        out.append(f"Only {vram(free):.1f} GB headroom: {_headroom_advice(p.runtime)}")
+        out.append(f"Only {vram(free):,.1f} GB headroom: {_headroom_advice(p.runtime)}")
     # checkpointing buys memory with ~a third more compute: worth it only where memory is short
     tight = m.total > 0.75 * c.available_gb
     if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
         out.append(
-            f"Activations take {vram(m.activations):.1f} GB; activation checkpointing cuts them "
+            f"Activations take {vram(m.activations):,.1f} GB; activation checkpointing cuts them "
             "to a fraction for ~33 % more compute."
         )
     # LoRA adapts a trained model: pretraining from scratch has no such way out

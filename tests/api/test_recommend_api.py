@@ -3,6 +3,7 @@ estimates, and bad input as 422 naming the field."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -790,6 +791,10 @@ def test_an_empty_training_answer_names_more_gpus_than_the_default_eight(
     assert "up to 64 GPUs instead of 8" in empty["relax"]
     more = next(n for n in empty["nearest"] if n["change"] == "up to 64 GPUs instead of 8")
     assert more["num_gpus"] > 8 and more["can_run"] > 0
+    # thousands of GB read as the page's header does ("3,782.1 GB", not "3782.1 GB")
+    reasons = " ".join(e["reason"] for e in body["excluded"])
+    assert re.search(r"needs \d{1,3}(,\d{3})+\.\d GB", reasons), reasons[:200]
+    assert not re.search(r"\d{4}\.\d GB", reasons)
     # inference never spans instances: more than 8 GPUs is not offered for it
     answer = recommend(
         client,
