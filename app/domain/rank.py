@@ -344,8 +344,8 @@ def advice(
             else (f"{top.n}× {top.gpu.name} ({vram(top.available_gb):.0f} GB each)")
         )
         out.append(
-            f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GB per GPU instead of "
-            f"{vram(plain):,.1f} GB as asked."
+            f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GB per GPU "
+            f"instead of {vram(plain):,.1f} GB as asked."
         )
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
