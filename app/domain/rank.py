@@ -664,8 +664,10 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
             "longer sequences or more samples per step (packing, a larger batch) give each "
             f"op more work{fuse}."
         )
-    elif host_bound:
+    elif host_bound and w.is_llm_inference:
         out.append(_graph_runtimes(p.backend, runs))
+    elif host_bound:
+        out.append(_dispatch_tip(p.backend, runs))
     if p.bottleneck == "kernel launches":
         out.append(
             "Each step is a few short kernels per layer and their gaps, not math or bytes: a "
@@ -745,6 +747,29 @@ def _graph_runtimes(backend: str | None, runs: Collection[str] | None = None) ->
         "a larger batch gives each dispatched kernel more tokens, and a runtime that replays "
         "the decode step as a graph, where one runs on this card, removes most of it."
     )
+
+
+def _dispatch_tip(backend: str | None, runs: Collection[str] | None = None) -> str:
+    """What removes eager dispatch from a forward pass that is not an LLM's decode loop (a
+    diffusion pipeline, a CNN, an encoder): no serving engine runs it, so the tip names
+    torch.compile where the card's rules let it run (it fuses element-wise chains; its
+    "reduce-overhead" mode replays the pass as CUDA graphs: data/efficiency.yaml's
+    torch-compile row, torch-compile-tutorial) and, on CUDA, TensorRT (an engine built ahead
+    of time, launched without Python), beside a larger batch. Until 2026-12-04 such rows read
+    the LLM tip ("Decoding ... vLLM, SGLang")."""
+    head = (
+        "Each pass waits on PyTorch dispatching its ops from the host, not on the GPU: a larger "
+        "batch gives each op more work"
+    )
+    fixes = []
+    if runs is None or "torch-compile" in runs:
+        fixes.append(
+            'torch.compile fuses many ops away (mode="reduce-overhead" also replays the pass as '
+            "CUDA graphs)"
+        )
+    if backend == "cuda":
+        fixes.append("TensorRT runs it without Python dispatch")
+    return head + ("; " + " and ".join(fixes) if fixes else "") + "."
 
 
 # Below this scaling efficiency a multi-card row is told its link costs it (the threshold CNN

@@ -63,7 +63,16 @@ def test_more_memory_never_turns_a_fit_into_a_non_fit(
     before, after = _row(small), _row(big)
     if before is not None:
         assert after is not None, big.excluded
-        assert after.num_gpus <= before.num_gpus
+        # nor needs more cards: the fewest that run it. The row shown may have more (a
+        # balanced answer for rented training takes 2 cards where they are enough faster for
+        # their price, and more memory can free a 2-card layout of its memory savers: Llama 3
+        # 8B, batch 8 x 512, checkpointed, on an A100 80GB picks 1 card with 8-bit AdamW, on a
+        # 160 GB one 2 cards without it)
+        assert _fewest(after) <= _fewest(before)
+
+
+def _fewest(row: s.Recommendation) -> int:
+    return min([row.num_gpus, *(a.num_gpus for a in row.alternatives)])
 
 
 @PROPERTY

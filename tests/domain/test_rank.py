@@ -399,3 +399,26 @@ def test_balanced_keeps_one_bought_card_when_a_second_only_doubles_speed_and_pri
     assert one.cost.rent_to_finish_usd and two.cost.rent_to_finish_usd
     ((chosen, _),) = rank.best_per_card([one, two], "balanced")
     assert chosen.n == 2
+
+
+def test_a_host_bound_pass_that_is_not_llm_decoding_gets_a_tip_that_fits_it() -> None:
+    # An SDXL or CNN forward pass waiting on eager dispatch is not a decode loop, and no LLM
+    # serving engine runs it: the tip names torch.compile and, on CUDA, TensorRT (it read
+    # "Decoding ... vLLM, SGLang" until 2026-12-04)
+    work = WorkloadSpec(task="inference", model=RESNET50, precision="fp16", batch_size=1)
+    c = _cand(RTX4090, work)
+    c = replace(c, perf=replace(c.perf, bottleneck="host overhead"))
+    said = [t for t in rank.tips(c, work) if "dispatch" in t]
+    assert len(said) == 1
+    assert said[0].startswith("Each pass waits on PyTorch dispatching its ops")
+    assert "torch.compile" in said[0] and "TensorRT" in said[0]
+    assert not re.search(r"vLLM|SGLang|Decoding", said[0])
+    # where the rules rule torch.compile out (Triton needs compute capability 7.0), it is not
+    # named; off CUDA, TensorRT is not either
+    assert "torch.compile" not in rank._dispatch_tip("cuda", frozenset())
+    assert "TensorRT" not in rank._dispatch_tip("rocm", None)
+    assert rank._dispatch_tip("mps", frozenset()).endswith("more work.")
+    # an LLM decode row keeps the decode tip
+    llm = _cand(RTX4090)
+    llm = replace(llm, perf=replace(llm.perf, bottleneck="host overhead"))
+    assert any(t.startswith("Decoding is bound by eager dispatch") for t in rank.tips(llm, llm.work))
