@@ -653,21 +653,8 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
             f"Train with mixed precision (torch.autocast bf16/fp16): this GPU's 16-bit tensor "
             f"peak is {half / g.fp32_tflops:.0f}× its fp32 rate and activations halve."
         )
-    if host_bound and w.training:
-        fuse = (
-            "; torch.compile fuses many of them away"
-            if runs is None or ("torch-compile" in runs)
-            else ""
-        )
-        out.append(
-            "Each step waits on PyTorch dispatching its ops from the host, not on the GPU: "
-            "longer sequences or more samples per step (packing, a larger batch) give each "
-            f"op more work{fuse}."
-        )
-    elif host_bound and w.is_llm_inference:
-        out.append(_graph_runtimes(p.backend, runs))
-    elif host_bound:
-        out.append(_dispatch_tip(p.backend, runs))
+    if host_bound:
+        out.append(_host_tip(w, p.backend, runs))
     if p.bottleneck == "kernel launches":
         out.append(
             "Each step is a few short kernels per layer and their gaps, not math or bytes: a "
@@ -747,6 +734,25 @@ def _graph_runtimes(backend: str | None, runs: Collection[str] | None = None) ->
         "a larger batch gives each dispatched kernel more tokens, and a runtime that replays "
         "the decode step as a graph, where one runs on this card, removes most of it."
     )
+
+
+def _host_tip(w: WorkloadSpec, backend: str | None, runs: Collection[str] | None) -> str:
+    """The tip of a row that waits on the host's dispatch, by what the GPU runs: a training
+    step, an LLM's decode loop, or another forward pass."""
+    if w.training:
+        fuse = (
+            "; torch.compile fuses many of them away"
+            if runs is None or ("torch-compile" in runs)
+            else ""
+        )
+        return (
+            "Each step waits on PyTorch dispatching its ops from the host, not on the GPU: "
+            "longer sequences or more samples per step (packing, a larger batch) give each "
+            f"op more work{fuse}."
+        )
+    if w.is_llm_inference:
+        return _graph_runtimes(backend, runs)
+    return _dispatch_tip(backend, runs)
 
 
 def _dispatch_tip(backend: str | None, runs: Collection[str] | None = None) -> str:

@@ -421,4 +421,6 @@ def test_a_host_bound_pass_that_is_not_llm_decoding_gets_a_tip_that_fits_it() ->
     # an LLM decode row keeps the decode tip
     llm = _cand(RTX4090)
     llm = replace(llm, perf=replace(llm.perf, bottleneck="host overhead"))
-    assert any(t.startswith("Decoding is bound by eager dispatch") for t in rank.tips(llm, llm.work))
+    assert any(
+        t.startswith("Decoding is bound by eager dispatch") for t in rank.tips(llm, llm.work)
+    )
