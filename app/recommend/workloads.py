@@ -300,14 +300,25 @@ def _lengths(
     seq_len = int(w.seq_len or d.get("seq_len") or (seq_default if transformer else 1))
     out_tokens = int(w.output_tokens or d.get("output_tokens") or 128)
     if transformer and model.max_context and model.family == "decoder":
+        room = model.max_context - out_tokens
+        if inference and w.seq_len is None and seq_len > room > 0:
+            # the default prompt is the preset's training context (GPT-2's 1,024): asked for
+            # inference, it leaves the output no room, so the prompt takes what is left
+            warnings.append(
+                f"seq_len not given: the prompt is taken as {room:,} tokens, so that it and "
+                f"the {out_tokens:,} output tokens fit the model's context of "
+                f"{model.max_context:,}"
+            )
+            seq_len = room
         ctx = seq_len + (out_tokens if inference else 0)
         if inference and ctx > model.max_context:
             # a trained model attends no further than its context: refused, as serving does
             raise InvalidInput(
                 f"prompt + output = {ctx} tokens exceeds the model's context of "
                 f"{model.max_context}",
+                # the prompt is named only where it was given and fills the context itself
                 field="workload.seq_len"
-                if seq_len >= model.max_context
+                if w.seq_len is not None and seq_len >= model.max_context
                 else "workload.output_tokens",
             )
         if ctx > model.max_context:

@@ -322,6 +322,27 @@ def test_inference_past_the_models_context_is_refused_as_serving_is(
     assert err.value.field == field and "8192" in str(err.value)
 
 
+@pytest.mark.parametrize("preset", ["gpt-2", "gpt2-xl"])
+def test_inference_with_a_presets_defaults_leaves_its_output_room_in_the_context(
+    preset: str,
+) -> None:
+    # GPT-2's preset prompt is its 1,024-token training context: asked for inference with no
+    # seq_len, the default 128 output tokens overran it and the preset's own defaults were a
+    # 422 (2026-12-04). The prompt takes what the output leaves, and says so.
+    r = _run(workload={"preset": preset, "task": "inference"})
+    assert r.workload.seq_len == 1024 - 128 and r.recommendations
+    assert any("seq_len not given: the prompt is taken as 896 tokens" in w for w in r.warnings)
+    # a prompt the user gave is theirs: past the context it is still refused, naming it
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={"preset": preset, "task": "inference", "seq_len": 1024})
+    assert err.value.field == "workload.seq_len"
+    # and so is an output longer than the context (no room left to give a prompt): the field
+    # named is the one given, not the default prompt
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={"preset": preset, "task": "inference", "output_tokens": 2000})
+    assert err.value.field == "workload.output_tokens"
+
+
 def test_nothing_crashes_on_edge_catalog() -> None:
     odd = replace(A100, slug="odd", tdp_w=None, pcie_gen=None, cloud_price=None, backends=())
     r = service.recommend(
