@@ -21,6 +21,17 @@ from app.vocab import QUANTIZATION_PRECISION, UNQUANTISED_PRECISIONS
 # The weight formats task 'serving' accepts as a request for that format, and the precision
 # the serving planner runs each at.
 SERVING_FORMATS = {"awq": "int4", "gptq": "int4", "nvfp4": "fp4", "mxfp4": "fp4"}
+# llama.cpp's server runs GGUF files, not those: the GGUF format its serving row prices
+# (data/efficiency.yaml serving_runtimes llama.cpp int4_format) is the one a request may name
+LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4"}
+
+
+def serving_formats(runtime: str | None) -> dict[str, str]:
+    """The weight formats a serving request on ``runtime`` may name, each with the precision
+    the planner runs it at (None: the default runtimes, vLLM and those the planner picks)."""
+    return LLAMACPP_SERVING_FORMATS if runtime == "llama.cpp" else SERVING_FORMATS
+
+
 UNQUANTISED = UNQUANTISED_PRECISIONS
 
 

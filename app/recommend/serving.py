@@ -117,10 +117,10 @@ def _target_words(spec: ServingSpec) -> str:
 
 def asked_precision(w: s.WorkloadIn) -> str | None:
     """The weight precision the request pins: its precision, else the one its named weight
-    format runs at (quality.SERVING_FORMATS)."""
+    format runs at on its runtime (quality.serving_formats)."""
     if w.precision is not None:
         return w.precision
-    return quality.SERVING_FORMATS.get(w.quantization or "none")
+    return quality.serving_formats(w.runtime).get(w.quantization or "none")
 
 
 def allows_4bit(w: s.WorkloadIn, cons: s.ConstraintsIn) -> bool:

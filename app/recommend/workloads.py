@@ -530,7 +530,11 @@ def _runtime(
     defaults = table.default_runtime
     quant = w.quantization or "none"
     if task == "serving":
-        return _serving_runtime(w), "none", precision, None
+        # a named format pins its precision, as in inference: the job's own (its compute on a
+        # card without 16-bit tensor math: llama.cpp's int8 MMQ for GGUF Q4 on a Pascal card,
+        # not a bf16 job's fp32 fallback) is the one asking precision int4 gives
+        asked = quality.serving_formats(w.runtime).get(quant, precision)
+        return _serving_runtime(w), "none", asked, None
     inference = task == "inference"
     if quant != "none" and not inference and not (peft == "qlora" and quant == "nf4"):
         raise InvalidInput(
@@ -599,13 +603,20 @@ def _serving_runtime(w: s.WorkloadIn) -> str:
     """Task 'serving' runs on its own runtimes (data/efficiency.yaml serving_runtimes) and picks its
     weight formats itself. Blank: vLLM here; the serving planner then picks per GPU backend
     (``WorkloadSpec.runtime_given`` is False)."""
-    if w.quantization not in (None, "none", *quality.SERVING_FORMATS):
+    formats = quality.serving_formats(w.runtime)
+    if w.quantization not in (None, "none", *formats):
+        on = f" on {w.runtime}" if w.runtime else ""
+        hint = (
+            "; q4_k_m is llama.cpp's: set runtime llama.cpp"
+            if w.quantization == "q4_k_m" and w.runtime != "llama.cpp"
+            else "; give precision to pin another"
+        )
         raise InvalidInput(
-            f"serving runs {', '.join(quality.SERVING_FORMATS)} (or unquantised weights), "
-            f"not {w.quantization}; give precision to pin another",
+            f"serving{on} runs {', '.join(formats)} (or unquantised weights), "
+            f"not {w.quantization}{hint}",
             field="workload.quantization",
         )
-    fmt = quality.SERVING_FORMATS.get(w.quantization or "none")
+    fmt = formats.get(w.quantization or "none")
     if fmt is not None and w.precision is not None and w.precision != fmt:
         raise InvalidInput(
             f"{w.quantization} stores weights as {fmt}; precision {w.precision} contradicts it",

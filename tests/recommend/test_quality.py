@@ -122,3 +122,18 @@ def test_a_serving_card_with_one_shape_gives_the_reason_alone() -> None:
 
     why = _serving_exclusion("llama-3-70b", M2)
     assert "weights take" in why and "closest shape tried" not in why, why
+
+
+def test_llamacpps_serving_format_is_the_one_its_serving_row_prices() -> None:
+    # the GGUF format a llama.cpp serving request may name is its serving row's int4 format
+    from app.domain.efficiency import serving_spec
+    from app.recommend.presets import DATA_DIR
+    from app.shipped.rules import load_efficiency
+
+    spec = serving_spec(load_efficiency(DATA_DIR), "llama.cpp")
+    assert spec is not None
+    assert {spec.int4_format: "int4"} == quality.LLAMACPP_SERVING_FORMATS
+    assert quality.serving_formats("llama.cpp") is quality.LLAMACPP_SERVING_FORMATS
+    assert (
+        quality.serving_formats(None) is quality.serving_formats("vllm") is quality.SERVING_FORMATS
+    )

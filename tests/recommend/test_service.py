@@ -752,3 +752,43 @@ def test_a_job_too_big_for_exactly_one_gpu_says_one_gpu() -> None:
     )
     why = next(e.reason for e in r.excluded if e.slug == RTX4090.slug)
     assert "does not fit in one GPU of" in why and "1 GPUs" not in why
+
+
+def _serving_rows(**workload: Any) -> dict[str, tuple[int, float, str | None]]:
+    r = _run(
+        workload={
+            "preset": "llama-3-8b", "task": "serving", "serving": {"concurrent_requests": 4},
+            **workload,
+        },
+        limit=20,
+    )  # fmt: skip
+    return {
+        x.gpu.slug: (x.num_gpus, x.throughput.value, x.throughput.compute_precision)
+        for x in r.recommendations
+    }
+
+
+def test_a_named_serving_weight_format_asks_what_its_precision_asks() -> None:
+    # awq (and llama.cpp's q4_k_m) run at int4: the job is the one precision int4 asks for.
+    # Until 2026-12-04 the job kept the preset's bf16, so a Pascal card (no bf16) served the
+    # same 4-bit weights with fp32 prompt math and took 4 cards where int4 took one, and
+    # q4_k_m was refused on llama.cpp, the runtime that serves it
+    assert _serving_rows(quantization="awq") == _serving_rows(precision="int4")
+    gguf = _serving_rows(runtime="llama.cpp", quantization="q4_k_m")
+    assert gguf == _serving_rows(runtime="llama.cpp", precision="int4")
+    assert gguf["gtx-1080-ti"][0] == 1 and gguf["gtx-1080-ti"][2] == "int8"  # MMQ
+
+
+@pytest.mark.parametrize(
+    ("workload", "said"),
+    [
+        ({"runtime": "llama.cpp", "quantization": "awq"}, "serving on llama.cpp runs q4_k_m"),
+        ({"quantization": "q4_k_m"}, "q4_k_m is llama.cpp's: set runtime llama.cpp"),
+    ],
+)
+def test_a_serving_weight_format_its_runtime_does_not_run_is_refused(
+    workload: dict[str, str], said: str
+) -> None:
+    with pytest.raises(InvalidInput) as err:
+        _serving_rows(**workload)
+    assert err.value.field == "workload.quantization" and said in str(err.value)
