@@ -224,7 +224,10 @@ def _extra_gpus(w: s.WorkloadIn, task: str, model: ModelSpec, warnings: list[str
 
 
 def _peft(w: s.WorkloadIn, d: dict[str, Any], task: str, inference: bool) -> str:
-    peft = "none" if inference else str(w.peft or d.get("peft") or "none")
+    # a preset's adapters are its fine-tuning recipe (Mistral 7B's QLoRA): asked to train, the
+    # model trains every weight; only adapters the request names are refused there
+    preset = d.get("peft") if task != "training" else None
+    peft = "none" if inference else str(w.peft or preset or "none")
     if task == "training" and peft != "none":
         raise InvalidInput(
             "LoRA/QLoRA adapt a pretrained model: use task 'fine-tuning'", field="workload.peft"

@@ -792,3 +792,18 @@ def test_a_serving_weight_format_its_runtime_does_not_run_is_refused(
     with pytest.raises(InvalidInput) as err:
         _serving_rows(**workload)
     assert err.value.field == "workload.quantization" and said in str(err.value)
+
+
+def test_training_a_preset_whose_recipe_is_qlora_trains_every_weight() -> None:
+    # Mistral 7B's preset fine-tunes with QLoRA; asked to train, the model trains in full
+    # (until 2026-12-04 the preset's own adapters made "train Mistral 7B" a 422 on
+    # workload.peft, a field the request never gave)
+    r = _run(workload={"preset": "mistral-7b", "task": "training"})
+    assert r.workload.peft == "none" and r.recommendations
+    assert r.workload.quantization in (None, "none")
+    # adapters the request names are still refused for training, naming the field
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={"preset": "mistral-7b", "task": "training", "peft": "lora"})
+    assert err.value.field == "workload.peft"
+    # and fine-tuning keeps the preset's recipe
+    assert _run(workload={"preset": "mistral-7b", "task": "fine-tuning"}).workload.peft == "qlora"
