@@ -590,7 +590,10 @@ def _runtime(
         )
     if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):
         raise InvalidInput(
-            f"llama.cpp runs GGUF formats (q4_0, q4_k_m, q8_0), not {quant}",
+            # llama.cpp loads more GGUF types (gpt-oss's MXFP4 among them): these three are
+            # the ones its tuning rows measured and its bits per weight are sourced for
+            f"llama.cpp is modelled for the GGUF formats q4_0, q4_k_m and q8_0, not {quant}: "
+            "name one of them in quantization",
             field="workload.quantization",
         )
     if runtime == "llama.cpp" and quant == "none" and precision == "int4" and inference:

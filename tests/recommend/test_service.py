@@ -807,3 +807,20 @@ def test_training_a_preset_whose_recipe_is_qlora_trains_every_weight() -> None:
     assert err.value.field == "workload.peft"
     # and fine-tuning keeps the preset's recipe
     assert _run(workload={"preset": "mistral-7b", "task": "fine-tuning"}).workload.peft == "qlora"
+
+
+def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats_it_is() -> None:
+    # gpt-oss ships MXFP4 weights, which llama.cpp loads too: the refusal says the engine models
+    # three GGUF formats (it read "llama.cpp runs GGUF formats ..., not mxfp4"), and naming
+    # one of them answers
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={"preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp"})
+    assert err.value.field == "workload.quantization"
+    assert "modelled for the GGUF formats q4_0, q4_k_m and q8_0, not mxfp4" in str(err.value)
+    r = _run(
+        workload={
+            "preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp",
+            "quantization": "q4_k_m",
+        }
+    )  # fmt: skip
+    assert r.recommendations and r.workload.runtime == "llama.cpp"
