@@ -306,12 +306,14 @@ def _lengths(
         room = model.max_context - out_tokens
         if inference and w.seq_len is None and seq_len > room > 0:
             # the default prompt is the preset's training context (GPT-2's 1,024): asked for
-            # inference, it leaves the output no room, so the prompt takes what is left
-            warnings.append(
-                f"seq_len not given: the prompt is taken as {room:,} tokens, so that it and "
-                f"the {out_tokens:,} output tokens fit the model's context of "
-                f"{model.max_context:,}"
-            )
+            # inference, it leaves the output no room, so the prompt takes what is left (said
+            # where it is the job's prompt: a serving job's lengths are its serving block's)
+            if w.serving is None:
+                warnings.append(
+                    f"seq_len not given: the prompt is taken as {room:,} tokens, so that it "
+                    f"and the {out_tokens:,} output tokens fit the model's context of "
+                    f"{model.max_context:,}"
+                )
             seq_len = room
         ctx = seq_len + (out_tokens if inference else 0)
         if inference and ctx > model.max_context:
@@ -666,11 +668,24 @@ def _serving_spec(
             "give concurrent_requests or requests_per_s, not both",
             field="workload.serving.requests_per_s",
         )
+    given = sv.model_fields_set
+    room = (model.max_context or 0) - sv.output_tokens
+    if "prompt_tokens" not in given and sv.prompt_tokens > room > 0:
+        # the default 1,000-token prompt and 300 outputs overrun a short context (GPT-2's
+        # 1,024): the prompt takes what the output leaves, as inference's default does
+        warnings.append(
+            f"serving.prompt_tokens not given: taken as {room:,} tokens, so that it and the "
+            f"{sv.output_tokens:,} output tokens fit the model's context of "
+            f"{model.max_context:,}"
+        )
+        sv = sv.model_copy(update={"prompt_tokens": room})
     ctx = sv.prompt_tokens + sv.output_tokens
     if model.max_context and ctx > model.max_context:
         raise InvalidInput(
             f"prompt + output = {ctx} tokens exceeds the model's context of {model.max_context}",
-            field="workload.serving.prompt_tokens",
+            field="workload.serving.prompt_tokens"
+            if "prompt_tokens" in given
+            else "workload.serving.output_tokens",
         )
     # no target would let anything that eventually answers "meet" the load: blanks get MLPerf's
     targets = serving_model.with_defaults(

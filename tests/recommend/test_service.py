@@ -824,3 +824,19 @@ def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats
         }
     )  # fmt: skip
     assert r.recommendations and r.workload.runtime == "llama.cpp"
+
+
+def test_serving_a_short_context_model_with_the_default_lengths_leaves_the_output_room() -> None:
+    # the serving block's default 1,000-token prompt and 300 outputs overran GPT-2's 1,024 and
+    # the defaults were a 422 (2026-12-04): the prompt takes what the output leaves, said once
+    load = {"concurrent_requests": 8}
+    r = _run(workload={"preset": "gpt-2", "task": "serving", "serving": load})
+    assert r.workload.serving is not None and r.workload.serving.prompt_tokens == 1024 - 300
+    said = [w for w in r.warnings if "not given" in w]
+    assert len(said) == 1 and said[0].startswith("serving.prompt_tokens not given: taken as 724")
+    # lengths the request gives are its own: past the context they are refused, naming them
+    for given, field in (({"prompt_tokens": 1000}, "prompt_tokens"), ({"output_tokens": 1100},
+                         "output_tokens")):  # fmt: skip
+        with pytest.raises(InvalidInput) as err:
+            _run(workload={"preset": "gpt-2", "task": "serving", "serving": {**load, **given}})
+        assert err.value.field == f"workload.serving.{field}"
