@@ -733,13 +733,15 @@ def _training_memory(
     slack = (acts + logits) * TRAINING_FRAGMENTATION
     if work.peft in ("lora", "qlora"):
         if work.peft == "qlora":
-            # bitsandbytes quantises the blocks' nn.Linear layers; the embedding and the LM
-            # head stay in the 16-bit compute dtype
+            # bitsandbytes quantises the blocks' nn.Linear layers (a GPTQ checkpoint's are
+            # GPTQ Int4 at group 128, Qwen's Q-LoRA base); the embedding and the LM head stay
+            # in the 16-bit compute dtype
             vocab = embed + head
-            base = (m.params - vocab) * NF4_BYTES + vocab * 2.0
+            gptq = work.quantization == "gptq"
+            base = (m.params - vocab) * (BYTES["int4"] if gptq else NF4_BYTES) + vocab * 2.0
+            fmt = "GPTQ Int4 (group 128)" if gptq else "NF4 with double quantisation"
             notes.append(
-                "frozen blocks in 4-bit NF4 with double quantisation; embeddings and LM head "
-                "in 16-bit; adapters in fp32"
+                f"frozen blocks in 4-bit {fmt}; embeddings and LM head in 16-bit; adapters in fp32"
             )
             # one linear at a time is dequantised to 16-bit for its matmul
             h = float(m.hidden_size or 0)

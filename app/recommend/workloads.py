@@ -251,6 +251,11 @@ def _one_pass_per_sample(model: ModelSpec, warnings: list[str]) -> ModelSpec:
     return model
 
 
+# The 4-bit bases QLoRA fine-tuning is modelled on: bitsandbytes' NF4 (the QLoRA paper) and
+# AutoGPTQ's GPTQ Int4 (Qwen's Q-LoRA recipe, the fine-tuning tuning rows' base_quant)
+QLORA_BASES = ("nf4", "gptq")
+
+
 def _precision(
     w: s.WorkloadIn, d: dict[str, Any], task: str, peft: str, warnings: list[str]
 ) -> str:
@@ -288,6 +293,14 @@ def _precision(
         )
     if peft == "lora" and precision == "int4":
         raise InvalidInput("LoRA on a 4-bit base is QLoRA: set peft 'qlora'", field="workload.peft")
+    if peft == "qlora" and w.quantization == "gptq" and precision != "fp16":
+        # Qwen's Q-LoRA recipe on its GPTQ Int4 checkpoints: "Remember to use --fp16 instead of
+        # --bf16 due to autogptq" (tests/data/finetune_throughput.yaml, the recipe the engine's
+        # GPTQ-base fine-tuning rows measured)
+        warnings.append(
+            f"a GPTQ base computes in fp16 (AutoGPTQ's kernels); precision {precision} → fp16"
+        )
+        return "fp16"
     if peft == "qlora" and precision not in ("bf16", "fp16"):
         warnings.append(f"QLoRA computes in bf16 over a 4-bit base; precision {precision} → bf16")
         precision = "bf16"
@@ -541,9 +554,10 @@ def _runtime(
         asked = quality.serving_formats(w.runtime).get(quant, precision)
         return _serving_runtime(w), "none", asked, None
     inference = task == "inference"
-    if quant != "none" and not inference and not (peft == "qlora" and quant == "nf4"):
+    if quant != "none" and not inference and not (peft == "qlora" and quant in QLORA_BASES):
         raise InvalidInput(
-            "a quantised weight format applies to inference (QLoRA's base is nf4)",
+            "a quantised weight format applies to inference (a QLoRA base is nf4, or gptq as "
+            "AutoGPTQ loads it)",
             field="workload.quantization",
         )
     if quant != "none" and inference:

@@ -840,3 +840,20 @@ def test_serving_a_short_context_model_with_the_default_lengths_leaves_the_outpu
         with pytest.raises(InvalidInput) as err:
             _run(workload={"preset": "gpt-2", "task": "serving", "serving": {**load, **given}})
         assert err.value.field == f"workload.serving.{field}"
+
+
+def test_qlora_on_a_gptq_base_is_asked_as_qwens_recipe_runs_it() -> None:
+    # the engine's fine-tuning rows price Q-LoRA on GPTQ Int4 checkpoints (Qwen's recipe,
+    # fp16 for AutoGPTQ's kernels), but the API refused quantization gptq with peft qlora
+    job = {"preset": "qwen2.5-7b", "task": "fine-tuning", "peft": "qlora"}
+    r = _run(workload={**job, "quantization": "gptq"})
+    assert r.recommendations and r.workload.quantization == "gptq"
+    assert r.workload.precision == "fp16"
+    assert any("a GPTQ base computes in fp16" in w for w in r.warnings)
+    # its base is GPTQ's 4.156 bits a weight, not NF4's 4.127: a little more memory
+    nf4 = _run(workload=job)
+    assert r.memory.breakdown["weights"] > nf4.memory.breakdown["weights"]
+    # a base the engine does not model for fine-tuning is still refused, naming the two it does
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={**job, "quantization": "awq"})
+    assert err.value.field == "workload.quantization" and "gptq" in str(err.value)
