@@ -31,6 +31,7 @@ from app.recommend.rows import (
     spot_warning,
     time_band_out,
 )
+from app.recommend.whatif import MOST_GPUS
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
 from app.vocab import QUANTIZATION_PRECISION
@@ -576,15 +577,26 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
         and serving_step.one_request_meets(r.gpu, r.served, spec, model)
         for r in closest[:3]
     ):
-        tips.append(f"allow more than {max_gpus} GPUs (constraints.max_gpus) for more replicas")
-    if spec.concurrent_requests is not None:
-        tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
+        tips.append(f"allow more than {_gpus(max_gpus)} (constraints.max_gpus) for more replicas")
     if not closest:
+        # no card holds the model at all: fewer requests cannot help, more GPUs can (a replica
+        # spans up to MOST_GPUS), as can fewer bytes a weight
+        if max_gpus < MOST_GPUS:
+            tips.append(
+                f"allow more than {_gpus(max_gpus)} (constraints.max_gpus): no card holds "
+                f"the model on {_gpus(max_gpus)}"
+            )
         tips.append(
             "pick a smaller model, or a quantised one (precision fp8/int4/fp4, or "
             "constraints.allow_4bit to let the planner choose 4-bit weights, at a quality cost)"
         )
+    elif spec.concurrent_requests is not None:
+        tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
     return tips
+
+
+def _gpus(n: int) -> str:
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
 
 
 def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candidate]) -> _Row:
@@ -661,7 +673,7 @@ def answer(
             else "no GPU in the catalog can even hold the model within the limits"
         )
         message = (
-            f"No configuration within {cons.max_gpus} GPUs meets {targets} at "
+            f"No configuration within {_gpus(cons.max_gpus)} meets {targets} at "
             f"{_load_words(spec)} — {why}."
         )
         summary = s.ServingSummaryOut(

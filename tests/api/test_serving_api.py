@@ -237,6 +237,21 @@ def test_more_gpus_are_suggested_only_when_replicas_would_help(read_client: Test
     assert any("raise the ITL target" in t for t in floor["relax"])
 
 
+def test_a_model_no_card_holds_within_the_gpu_limit_is_told_to_allow_more_gpus(
+    read_client: TestClient,
+) -> None:
+    # DeepSeek-R1 on one GPU: no card holds it, so serving fewer requests cannot help; more
+    # GPUs can (the relax list said only "fewer requests" and "a smaller model", 2026-12-04)
+    r1 = {"preset": "deepseek-r1", "task": "serving", "serving": {"concurrent_requests": 16}}
+    one = _ask(read_client, {}, workload=r1, constraints={"acquisition": "rent", "max_gpus": 1})
+    said = one["serving"]
+    assert said["met"] is False and "within 1 GPU meets" in said["message"]
+    assert said["relax"][0].startswith("allow more than 1 GPU (constraints.max_gpus)")
+    assert not any("fewer concurrent requests" in t for t in said["relax"])
+    # and it is true: at the default 8 it is served
+    assert _ask(read_client, {}, workload=r1)["serving"]["met"] is True
+
+
 def _fastest(
     client: TestClient, serving: dict, constraints: dict | None = None, **workload: object
 ) -> dict:
