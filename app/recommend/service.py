@@ -118,7 +118,10 @@ def _context(
     return ev.Context(
         work=work,
         rules=rules,
-        framework=cons.framework,
+        # serving runs its own runtimes, whatever framework the request names (said in its
+        # warnings: serving_plan.ask_warnings); their cards are checked as PyTorch's, the
+        # default every serving answer is ranked with
+        framework=cons.framework if work.task != "serving" else "pytorch",
         limits=limits,
         calibration=calibration,
         apply_filters=apply_filters,

@@ -144,12 +144,21 @@ def ask_warnings(w: s.WorkloadIn, cons: s.ConstraintsIn, task: str = "serving") 
                 else ""
             )
         ]
+    out: list[str] = []
+    if task == "serving" and cons.framework != "pytorch":
+        # the serving runtimes are PyTorch programs (vLLM, SGLang, TensorRT-LLM's PyTorch
+        # backend) or none (llama.cpp, MLX): no TensorFlow or JAX server is modelled
+        out.append(
+            f"constraints.framework {cons.framework} does not apply to serving: it runs on "
+            "the serving runtimes (vLLM, SGLang, TensorRT-LLM, llama.cpp, MLX, Transformers), "
+            "and no TensorFlow or JAX server is modelled"
+        )
     if cons.allow_4bit and not allows_4bit(w, cons):
-        return [
+        out.append(
             "constraints.allow_4bit not applied: weight format 'none' asks for the model's "
             "unquantised weights"
-        ]
-    return []
+        )
+    return out
 
 
 def _per_million(

@@ -857,3 +857,20 @@ def test_qlora_on_a_gptq_base_is_asked_as_qwens_recipe_runs_it() -> None:
     with pytest.raises(InvalidInput) as err:
         _run(workload={**job, "quantization": "awq"})
     assert err.value.field == "workload.quantization" and "gptq" in str(err.value)
+
+
+@pytest.mark.parametrize("framework", ["tensorflow", "jax"])
+def test_serving_runs_its_own_runtimes_whatever_framework_is_named(framework: str) -> None:
+    # no TensorFlow or JAX server is modelled: the answer is the serving runtimes' (the rows a
+    # PyTorch question gets), and it says the constraint does not apply; until 2026-12-04 the
+    # framework's support filtered the cards and nothing was said
+    serve = {"preset": "llama-3-8b", "task": "serving", "serving": {"concurrent_requests": 8}}
+    asked = _run(workload=serve, constraints={"framework": framework}, limit=50)
+    plain = _run(workload=serve, limit=50)
+    assert [(r.gpu.slug, r.num_gpus) for r in asked.recommendations] == [
+        (r.gpu.slug, r.num_gpus) for r in plain.recommendations
+    ]
+    assert len(asked.excluded) == len(plain.excluded)
+    assert any(f"constraints.framework {framework} does not apply to serving" in w
+               for w in asked.warnings)  # fmt: skip
+    assert not any("does not apply to serving" in w for w in plain.warnings)
