@@ -66,7 +66,25 @@ def _resolve(
     if own is None or request.workload.runtime is not None or work.task == "serving":
         _check_layout_count(work, request)
         return work, warnings + asked
-    w = request.workload.model_copy(update={"runtime": own})
+    update: dict[str, object] = {"runtime": own}
+    framework = request.constraints.framework
+    if work.peft == "qlora":
+        # QLoRA's 4-bit base is bitsandbytes' NF4 (or AutoGPTQ's GPTQ) under PEFT: PyTorch
+        # libraries; no TensorFlow or JAX QLoRA is modelled, so none is priced as if it were
+        if request.workload.peft is not None:
+            raise InvalidInput(
+                f"QLoRA (a bitsandbytes or GPTQ 4-bit base under PEFT) is a PyTorch recipe, "
+                f"not {framework}'s: use peft lora, or framework pytorch",
+                field="workload.peft",
+            )
+        # a preset's QLoRA recipe: its adapters, on the 16-bit base the framework loads
+        update.update(peft="lora", quantization=None)
+        asked = [
+            f"the preset's QLoRA recipe is PyTorch's (bitsandbytes, PEFT): under {framework}, "
+            "LoRA on the 16-bit base",
+            *asked,
+        ]
+    w = request.workload.model_copy(update=update)
     work, warnings = resolve_workload(w, data_dir)
     return work, warnings + asked
 

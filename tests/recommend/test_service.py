@@ -874,3 +874,22 @@ def test_serving_runs_its_own_runtimes_whatever_framework_is_named(framework: st
     assert any(f"constraints.framework {framework} does not apply to serving" in w
                for w in asked.warnings)  # fmt: skip
     assert not any("does not apply to serving" in w for w in plain.warnings)
+
+
+@pytest.mark.parametrize("framework", ["tensorflow", "jax"])
+def test_qlora_is_refused_under_a_framework_that_has_no_qlora(framework: str) -> None:
+    # bitsandbytes' NF4 and PEFT are PyTorch's: a TensorFlow or JAX QLoRA job was priced and
+    # labelled "supported" (2026-12-04); LoRA stays, on the framework's own runtime
+    job = {"preset": "llama-3-8b", "task": "fine-tuning"}
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={**job, "peft": "qlora"}, constraints={"framework": framework})
+    assert err.value.field == "workload.peft" and "PyTorch recipe" in str(err.value)
+    lora = _run(workload={**job, "peft": "lora"}, constraints={"framework": framework})
+    assert lora.recommendations and lora.recommendations[0].runtime == framework
+    # a preset whose recipe is QLoRA (Mistral 7B) keeps its adapters on the 16-bit base, said
+    preset = _run(
+        workload={"preset": "mistral-7b", "task": "fine-tuning"},
+        constraints={"framework": framework},
+    )
+    assert preset.workload.peft == "lora" and preset.recommendations
+    assert any("the preset's QLoRA recipe is PyTorch's" in w for w in preset.warnings)
