@@ -78,10 +78,25 @@ def _resolve(
                 field="workload.peft",
             )
         # a preset's QLoRA recipe: its adapters, on the 16-bit base the framework loads
-        update.update(peft="lora", quantization=None)
+        update.update(peft="lora", quantization="none")
         asked = [
             f"the preset's QLoRA recipe is PyTorch's (bitsandbytes, PEFT): under {framework}, "
             "LoRA on the 16-bit base",
+            *asked,
+        ]
+    elif work.quantization != "none":
+        # AWQ, GPTQ, NF4, GGUF and the MX/NV FP4 checkpoints load in PyTorch runtimes and
+        # llama.cpp; no TensorFlow or JAX runtime of them is modelled
+        if request.workload.quantization not in (None, "none"):
+            raise InvalidInput(
+                f"weight format {work.quantization} loads in PyTorch runtimes and llama.cpp, "
+                f"not {framework}'s: name no format, or framework pytorch",
+                field="workload.quantization",
+            )
+        update.update(quantization="none", precision=request.workload.precision or "bf16")
+        asked = [
+            f"the preset's {work.quantization} weights load in PyTorch runtimes and llama.cpp: "
+            f"under {framework}, its 16-bit weights",
             *asked,
         ]
     w = request.workload.model_copy(update=update)

@@ -893,3 +893,21 @@ def test_qlora_is_refused_under_a_framework_that_has_no_qlora(framework: str) ->
     )
     assert preset.workload.peft == "lora" and preset.recommendations
     assert any("the preset's QLoRA recipe is PyTorch's" in w for w in preset.warnings)
+
+
+@pytest.mark.parametrize("framework", ["tensorflow", "jax"])
+def test_a_pytorch_ecosystem_weight_format_is_not_priced_under_tensorflow_or_jax(
+    framework: str,
+) -> None:
+    # AWQ/GPTQ/GGUF/NF4/MXFP4 checkpoints load in PyTorch runtimes and llama.cpp: they were
+    # priced on the tensorflow and jax runtimes (2026-12-04). Asked, a 422 naming the field;
+    # a preset's released format (gpt-oss's MXFP4) gives way to its 16-bit weights, said
+    cons = {"framework": framework}
+    with pytest.raises(InvalidInput) as err:
+        _run(workload={"preset": "llama-3-8b", "task": "inference", "quantization": "awq"},
+             constraints=cons)  # fmt: skip
+    assert err.value.field == "workload.quantization"
+    r = _run(workload={"preset": "gpt-oss-20b", "task": "inference"}, constraints=cons)
+    assert r.workload.quantization == "none" and r.workload.precision == "bf16"
+    assert r.recommendations and r.recommendations[0].runtime == framework
+    assert any("the preset's mxfp4 weights load in PyTorch runtimes" in w for w in r.warnings)
