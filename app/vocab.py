@@ -295,6 +295,9 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
 FORMAT_ONLY_PRECISIONS: tuple[Precision, ...] = ("fp4",)
 #: llama.cpp's formats (GGUF): a model in one runs on llama.cpp.
 GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")
+# The 4-bit bases QLoRA fine-tuning is modelled on: bitsandbytes' NF4 (the QLoRA paper) and
+# AutoGPTQ's GPTQ Int4 (Qwen's Q-LoRA recipe, the fine-tuning tuning rows' base_quant)
+QLORA_BASES: tuple[Quantization, ...] = ("nf4", "gptq")
 
 KvCachePrecision = Literal["bf16", "fp16", "fp8"]
 KV_CACHE_PRECISIONS: tuple[KvCachePrecision, ...] = get_args(KvCachePrecision)

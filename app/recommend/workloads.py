@@ -30,6 +30,7 @@ from app.vocab import (
     LLM_RUNTIMES,
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
+    QLORA_BASES,
     QUANTIZATION_PRECISION,
     RUNTIMES,
     TRAINING_ONLY_RUNTIMES,
@@ -249,11 +250,6 @@ def _one_pass_per_sample(model: ModelSpec, warnings: list[str]) -> ModelSpec:
         f"forward GFLOPs (the preset's figure covers {passes} passes for one generated image)"
     )
     return model
-
-
-# The 4-bit bases QLoRA fine-tuning is modelled on: bitsandbytes' NF4 (the QLoRA paper) and
-# AutoGPTQ's GPTQ Int4 (Qwen's Q-LoRA recipe, the fine-tuning tuning rows' base_quant)
-QLORA_BASES = ("nf4", "gptq")
 
 
 def _precision(
