@@ -3,6 +3,8 @@ runner-up and the main caveat — what a reader takes away before the table."""
 
 from __future__ import annotations
 
+import re
+
 from app.domain.units import vram
 from app.recommend import schemas as s
 
@@ -87,6 +89,10 @@ def _speed(row: s.Recommendation) -> str:
     return f"{_fig(t.value)} {t.unit}"
 
 
+# A warning that states what a blank field was taken as ("seq_len not given: ...")
+_ASSUMED = re.compile(r"^[\w.]+ not given: ")
+
+
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
     target = answer.workload.latency_target_ms
     if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
@@ -97,6 +103,10 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
             f"this one takes {_fig(row.latency_ms)} ms"
         )
     for text in (*row.warnings, *answer.warnings):
+        if _ASSUMED.match(text):
+            # a length or batch the request left blank is an assumption, which the
+            # assumptions line states ("batch 8, sequence 896"), not a risk of the pick
+            continue
         # one line: the caveat itself; its source stays in the row's warnings
         return text.split(" (source:")[0].rstrip(".")
     u = row.uncertainty

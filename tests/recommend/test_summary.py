@@ -226,3 +226,22 @@ def test_a_launch_price_reads_as_a_price_not_a_condition(read_client: TestClient
 )
 def test_a_caveat_continues_the_sentence_without_breaking_a_name(caveat: str, said: str) -> None:
     assert mid_sentence(caveat) == said
+
+
+@pytest.mark.parametrize(
+    ("workload", "assumed"),
+    [
+        ({"preset": "gpt-2", "task": "inference"}, "sequence 896"),
+        ({"preset": "llama-3-8b", "task": "training"}, "batch 1024"),
+    ],
+)
+def test_a_blank_field_taken_as_a_default_is_an_assumption_not_the_caveat(
+    read_client: TestClient, workload: dict, assumed: str
+) -> None:
+    # "seq_len not given: the prompt is taken as 896 tokens" led GPT-2's verdict as its caveat
+    # (2026-12-04): what a blank field was taken as is stated in the assumptions line, and the
+    # warning stays in the answer's warnings
+    answer = _ask(read_client, {"workload": workload})
+    assert any(" not given: " in w for w in answer["warnings"])
+    assert " not given" not in answer["summary"]["sentence"]
+    assert assumed in answer["summary"]["assumptions"]
