@@ -66,11 +66,22 @@ def _resolve(
     if own is None or request.workload.runtime is not None or work.task == "serving":
         _check_layout_count(work, request)
         return work, warnings + asked
-    update: dict[str, object] = {"runtime": own}
+    update, said = _under_framework(work, request)
+    asked = said + asked
+    w = request.workload.model_copy(update={"runtime": own, **update})
+    work, warnings = resolve_workload(w, data_dir)
+    return work, warnings + asked
+
+
+def _under_framework(
+    work: WorkloadSpec, request: s.RecommendationRequest | s.EstimateRequest
+) -> tuple[dict[str, object], list[str]]:
+    """What a TensorFlow or JAX question changes in the workload, and says: AWQ, GPTQ, NF4,
+    GGUF and the MX/NV FP4 checkpoints, and QLoRA's 4-bit base under PEFT, are PyTorch's (and
+    llama.cpp's); no TensorFlow or JAX runtime of them is modelled, so one the request names is
+    refused and one its preset names gives way to the 16-bit weights."""
     framework = request.constraints.framework
     if work.peft == "qlora":
-        # QLoRA's 4-bit base is bitsandbytes' NF4 (or AutoGPTQ's GPTQ) under PEFT: PyTorch
-        # libraries; no TensorFlow or JAX QLoRA is modelled, so none is priced as if it were
         if request.workload.peft is not None:
             raise InvalidInput(
                 f"QLoRA (a bitsandbytes or GPTQ 4-bit base under PEFT) is a PyTorch recipe, "
@@ -78,30 +89,24 @@ def _resolve(
                 field="workload.peft",
             )
         # a preset's QLoRA recipe: its adapters, on the 16-bit base the framework loads
-        update.update(peft="lora", quantization="none")
-        asked = [
+        said = (
             f"the preset's QLoRA recipe is PyTorch's (bitsandbytes, PEFT): under {framework}, "
-            "LoRA on the 16-bit base",
-            *asked,
-        ]
-    elif work.quantization != "none":
-        # AWQ, GPTQ, NF4, GGUF and the MX/NV FP4 checkpoints load in PyTorch runtimes and
-        # llama.cpp; no TensorFlow or JAX runtime of them is modelled
-        if request.workload.quantization not in (None, "none"):
-            raise InvalidInput(
-                f"weight format {work.quantization} loads in PyTorch runtimes and llama.cpp, "
-                f"not {framework}'s: name no format, or framework pytorch",
-                field="workload.quantization",
-            )
-        update.update(quantization="none", precision=request.workload.precision or "bf16")
-        asked = [
-            f"the preset's {work.quantization} weights load in PyTorch runtimes and llama.cpp: "
-            f"under {framework}, its 16-bit weights",
-            *asked,
-        ]
-    w = request.workload.model_copy(update=update)
-    work, warnings = resolve_workload(w, data_dir)
-    return work, warnings + asked
+            "LoRA on the 16-bit base"
+        )
+        return {"peft": "lora", "quantization": "none"}, [said]
+    if work.quantization == "none":
+        return {}, []
+    if request.workload.quantization not in (None, "none"):
+        raise InvalidInput(
+            f"weight format {work.quantization} loads in PyTorch runtimes and llama.cpp, "
+            f"not {framework}'s: name no format, or framework pytorch",
+            field="workload.quantization",
+        )
+    said = (
+        f"the preset's {work.quantization} weights load in PyTorch runtimes and llama.cpp: "
+        f"under {framework}, its 16-bit weights"
+    )
+    return {"quantization": "none", "precision": request.workload.precision or "bf16"}, [said]
 
 
 def _check_layout_count(
