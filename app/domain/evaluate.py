@@ -465,10 +465,14 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             # ROCm PyTorch on Windows (the rocm_windows rules) is no caveat of the answer: the
             # question names no operating system, and Linux is ROCm's mature path. A row's tips
             # end with it for a reader on Windows (rank.windows_note).
+            # the runtime's own status counts as the framework's does: a runtime the rules call
+            # experimental here (vLLM on Intel XPU) ranks after supported software, as the
+            # warning it carries says (it ranked first and said so)
+            runtime_experimental = rt is not None and rt[1] is not None
             out = Gate(
                 None,
                 backend=backend,
-                status=support.status,
+                status="experimental" if runtime_experimental else support.status,
                 precision=resolved,
                 warnings=warnings,
                 flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
@@ -1382,10 +1386,10 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
         return math.inf
     if loose:
         # sharded: the smallest per-GPU step either layout can take
-        return run.batch_size / perf.split_step_s(one, n, sharded=True)
+        return run.batch_size / perf.split_step_s(one, n, sharded=True, batch=run.batch_size)
     sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, n))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
-    t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded) + comm)
+    t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded, batch=run.batch_size) + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 
 

@@ -417,25 +417,38 @@ def _trainable(work: WorkloadSpec) -> float:
     return work.model.params
 
 
-def split_step_s(one: OneGpu, n: int, *, sharded: bool) -> float:
-    """One GPU's part of ``one``'s step when ``n`` GPUs split its batch: the single-GPU step
-    at 1/n of the samples. The FLOPs, the activation traffic and the input copies split ``n``
-    ways; the kernel launches do not (every GPU runs every kernel, on fewer samples), nor, for
-    replicas, the weight and optimizer traffic (each replica reads all its weights every pass
-    and updates all of them; a sharded job updates only its shard)."""
+def split_ways(batch: int, n: int) -> float:
+    """How many ways ``n`` GPUs split a batch of ``batch`` whole samples: the busiest GPU runs
+    ⌈batch/n⌉ of them, so the step is the single-GPU step at ⌈batch/n⌉/batch of its samples
+    (n ways when n divides the batch; one way for a single sample, whose extra GPUs idle)."""
+    if n <= 1 or batch <= 0:
+        return 1.0 if n <= 1 else float(n)
+    return batch / math.ceil(batch / n)
+
+
+def split_step_s(one: OneGpu, n: int, *, sharded: bool, batch: int = 0) -> float:
+    """One GPU's part of ``one``'s step when ``n`` GPUs split it: replicas split its batch of
+    ``batch`` whole samples (0: any number), each GPU's step the single-GPU step at the
+    busiest replica's share of them (``split_ways``); a sharded job (FSDP, tensor or pipeline
+    parallel, layers) splits the work ``n`` ways, inside samples too. The FLOPs, the activation
+    traffic and the input copies split so; the kernel launches do not (every GPU runs every
+    kernel, on fewer samples), nor, for replicas, the weight and optimizer traffic (each
+    replica reads all its weights every pass and updates all of them; a sharded job updates
+    only its shard)."""
     if n <= 1:
         return one.step_s
+    k = float(n) if sharded else split_ways(batch, n)
     t_w = one.t_wmem / n if sharded else one.t_wmem
-    t_c = one.t_comp / n
-    step = (t_w if t_w > t_c else t_c) + one.t_act / n + one.overhead
+    t_c = one.t_comp / k
+    step = (t_w if t_w > t_c else t_c) + one.t_act / k + one.overhead
     if one.decode_s or one.decode_dispatch:
         # the decode's launches do not split either; its FLOPs and bytes do (approximately:
         # its share of the GPU time without the launches)
-        dec = one.decode_s / n
+        dec = one.decode_s / k
         loop_dispatch = one.dispatch - one.decode_dispatch
         step = phased_step(step - dec, loop_dispatch, dec, one.decode_dispatch)
-        return max(step, one.host / n)
-    return max(step, one.host / n, one.dispatch)
+        return max(step, one.host / k)
+    return max(step, one.host / k, one.dispatch)
 
 
 def phased_step(gpu: float, dispatch: float, decode_gpu: float, decode_dispatch: float) -> float:
@@ -1715,7 +1728,7 @@ def estimate(
     n = max(1, num_gpus)
     single = one.step_s
     layout, group = "", 0
-    per_gpu = split_step_s(one, n, sharded=bool(sharded))
+    per_gpu = split_step_s(one, n, sharded=bool(sharded), batch=b)
     if work.training:
         lay = training_layout(
             gpu,
@@ -1749,8 +1762,8 @@ def estimate(
         unit="samples/s",
         step_time_s=step,
         bottleneck=bottleneck,
-        compute_s=one.t_comp / n,
-        memory_s=(one.t_wmem + one.t_act) / n,
+        compute_s=one.t_comp / (n if sharded else split_ways(b, n)),
+        memory_s=(one.t_wmem + one.t_act) / (n if sharded else split_ways(b, n)),
         overhead_s=one.overhead,
         host_s=one.host,
         comm_s=comm,
@@ -1791,7 +1804,7 @@ def comm_s(
             n,
             sharded=sharded,
             accumulation_steps=accumulation_steps,
-            compute_s=split_step_s(one, n, sharded=sharded),
+            compute_s=split_step_s(one, n, sharded=sharded, batch=work.batch_size),
             shard_min=shard_min,
         )
     if sharded and n > 1:

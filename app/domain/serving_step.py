@@ -317,6 +317,10 @@ class _Software:
     backend: str
     runtime: str
     caveat: str | None
+    # "experimental" where the rules call the framework asked or the runtime that serves it
+    # experimental on this card (vLLM on Intel XPU): such rows rank after supported software,
+    # as every task's do (rank.rank)
+    status: str = "supported"
 
 
 def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
@@ -338,7 +342,18 @@ def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
         if runtime is None:
             out = ev.Exclusion("runtime_unsupported", caveat or "no serving runtime")
         else:
-            out = _Software(support.backend, runtime, caveat)
+            st = compat.feature_status(gpu, f"runtime:{runtime}", ctx.rules, support.backend)
+            experimental = "experimental" in (
+                asked.status,
+                support.status,
+                st.status if st is not None else "",
+            )
+            out = _Software(
+                support.backend,
+                runtime,
+                caveat,
+                "experimental" if experimental else "supported",
+            )
     ctx.memo[key] = out
     return out
 
@@ -614,6 +629,7 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         warnings=tuple(warnings),
         pricing=priced.pricing,
         serving=served,
+        framework_status=card.software.status,
     )
 
 

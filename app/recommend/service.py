@@ -580,8 +580,8 @@ def _bounded(
             continue
         card = [rank.Candidate.of(r) for r in found]
         cands.extend(card)
-        metrics = [rank.metric(c, ctx.limits.objective) or 0.0 for c in card]
-        best, chosen = max(zip(metrics, card, strict=True), key=lambda mc: (mc[0], -mc[1].n))
+        chosen = rank.card_pick(card, ctx.limits.objective)
+        best = rank.metric(chosen, ctx.limits.objective) or 0.0
         top = max(top, best)
         if chosen.meets_latency is not False and chosen.framework_status != "experimental":
             heapq.heappush(shown, best)

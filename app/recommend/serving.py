@@ -50,6 +50,8 @@ class _Row:
     warnings: tuple[str, ...] = ()  # the answer's own (a quantised format's quality cost)
     # the card's other shapes that meet the targets (rank.best_per_card's alternatives)
     others: tuple[Served, ...] = ()
+    # the software's status for the job on this card (experimental: vLLM on Intel XPU)
+    status: str = "supported"
 
     @property
     def result(self) -> sv.ServingResult:
@@ -326,7 +328,6 @@ def _recommendation(
     position: int,
     spec: ServingSpec,
     with_curve: bool,
-    framework_status: str,
     table: efficiency.EfficiencyTable | None = None,
 ) -> s.Recommendation:
     r = row.result
@@ -391,7 +392,7 @@ def _recommendation(
         fits=True,
         precision=c.weight_precision,
         runtime=row.runtime.name,
-        framework_status=framework_status,
+        framework_status=row.status,
         memory=mem,
         throughput=s.ThroughputOut(
             value=tput,
@@ -614,14 +615,15 @@ def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candida
     assert c.serving is not None
     alts = tuple(o.serving for o in others if o.serving is not None)
     said = _said(c.serving, weight_format, c.work.released_format)
-    return _Row(c.gpu, c.serving, c.score, said, alts)
+    return _Row(c.gpu, c.serving, c.score, said, alts, c.framework_status)
 
 
 def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
     """A card's near miss (a "misses_targets" result) as a row of the closest."""
     assert r.serving is not None
     released = r.work.released_format if r.work is not None else None
-    return _Row(r.gpu, r.serving, None, _said(r.serving, weight_format, released))
+    said = _said(r.serving, weight_format, released)
+    return _Row(r.gpu, r.serving, None, said, status=r.framework_status)
 
 
 def _said(served: Served, weight_format: str | None, released: str | None) -> tuple[str, ...]:
@@ -659,7 +661,7 @@ def answer(
     top = [_row(c, fmt, alts.get(c.gpu.slug, [])) for c in ordered]
     top = [_curved(r, ctx, i < CURVES_FOR) for i, r in enumerate(top)]
     recs = [
-        _recommendation(r, i, spec, i <= CURVES_FOR, "supported", work.efficiency)
+        _recommendation(r, i, spec, i <= CURVES_FOR, work.efficiency)
         for i, r in enumerate(top, start=1)
     ]
     targets = _target_words(spec)
@@ -691,7 +693,7 @@ def answer(
             load=_load_words(spec),
             relax=_relax(closest, work.model, spec, cons.max_gpus),
             closest=[
-                _recommendation(r, i, spec, True, "supported", work.efficiency)
+                _recommendation(r, i, spec, True, work.efficiency)
                 for i, r in enumerate(near, start=1)
             ],
         )
@@ -758,7 +760,7 @@ def estimated(
     if row is not None:
         # one card's row scores 1, as every task's estimate (rank.rank of one candidate)
         row = dataclasses.replace(_curved(row, ctx), score=1.0)
-        rec = _recommendation(row, 1, work.serving, True, "supported", work.efficiency)
+        rec = _recommendation(row, 1, work.serving, True, work.efficiency)
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=gpu_out(gpu),

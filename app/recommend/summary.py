@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain.rank import FASTEST_MIN_GAIN
 from app.domain.units import vram
 from app.recommend import schemas as s
 
@@ -91,6 +92,41 @@ def _speed(row: s.Recommendation) -> str:
 
 # A warning that states what a blank field was taken as ("seq_len not given: ...")
 _ASSUMED = re.compile(r"^[\w.]+ not given: ")
+
+
+def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None:
+    """What a row costs on the basis ``_price`` states (rent first for 'either'), as a key
+    that orders rows on one basis: (0, $/h) rented, (1, $) bought; None without a price."""
+    rent, buy = row.cost.rent, row.cost.buy
+    if acquisition in ("rent", "either") and rent is not None:
+        return (0, rent.usd_per_hour)
+    if acquisition in ("buy", "either") and buy is not None:
+        return (1, buy.usd)
+    return None
+
+
+def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
+    """Under 'fastest', the rows shown whose speed is within FASTEST_MIN_GAIN of the pick's
+    (host-bound cards meet at one ceiling): the estimate does not separate them, so the verdict
+    names the cheapest of them on the basis asked, or says none has a price."""
+    top = rows[0]
+    if top.serving is not None:
+        return None
+    near = [r for r in rows if r.throughput.value * FASTEST_MIN_GAIN >= top.throughput.value]
+    if len(near) < 2:
+        return None
+    share = round((FASTEST_MIN_GAIN - 1) * 100)
+    lead = (
+        f"{len(near)} of the rows shown run within {share} % of its speed, closer than the "
+        "estimate can tell apart"
+    )
+    priced = [(key, i) for i, r in enumerate(near) if (key := _outlay(r, acquisition))]
+    if not priced:
+        return f"{lead}; none of them has a {_NO_PRICE[acquisition].removeprefix('no ')}"
+    cheapest = near[min(priced)[1]]
+    if cheapest is top:
+        return f"{lead}; it is also the cheapest of them"
+    return f"{lead}; the cheapest of them, {_name(cheapest)}, {_price(cheapest, acquisition)}"
 
 
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
@@ -199,6 +235,9 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
             + (f", {other}" if other else "")
             + ")."
         )
+    ties = _ties(rows, answer.acquisition) if answer.objective == "fastest" else None
+    if ties:
+        sentence += f" {ties[0].upper()}{ties[1:]}."
     caveat = _caveat(top, answer)
     if caveat:
         sentence += f" Caveat: {mid_sentence(caveat)}."

@@ -273,6 +273,11 @@ def test_each_vendor_is_served_by_a_runtime_that_runs_there(read_client: TestCli
     b580 = rows["arc-b580"]
     assert b580["serving"]["runtime"] == "vllm" and b580["serving"]["multi_gpu"] == "tensor"
     assert any("experimental" in w for w in b580["warnings"])
+    # ... and ranks so: after every row whose software is supported (it said "experimental"
+    # in its warnings, read "supported" in framework_status and led a balanced answer)
+    assert b580["framework_status"] == "experimental"
+    statuses = [r["framework_status"] for r in out["recommendations"]]
+    assert "supported" not in statuses[statuses.index("experimental") :]
     assert rows["gaudi3"]["serving"]["runtime"] == "vllm"
     # vLLM's AWQ/GPTQ kernels do not run on AMD GPUs: no int4 vLLM row there
     amd = [r for r in out["recommendations"] if r["gpu"]["vendor"] == "amd"]

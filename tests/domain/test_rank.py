@@ -424,3 +424,25 @@ def test_a_host_bound_pass_that_is_not_llm_decoding_gets_a_tip_that_fits_it() ->
     assert any(
         t.startswith("Decoding is bound by eager dispatch") for t in rank.tips(llm, llm.work)
     )
+
+
+def test_fastest_takes_more_cards_only_where_they_are_materially_faster() -> None:
+    """Eight host-bound cards ran an eager batch 2.4 % faster than one (each GPU's process
+    dispatches every kernel) and were the 'fastest' answer; more cards must now be at least
+    FASTEST_MIN_GAIN faster than the fewest within it, and a real speed-up still wins."""
+    work = WorkloadSpec(task="inference", model=RESNET50, precision="fp16", batch_size=8)
+    one, four, eight = (_cand(A100, work, n) for n in (1, 4, 8))
+    four.perf = replace(four.perf, throughput=one.perf.throughput * 1.03)
+    eight.perf = replace(eight.perf, throughput=one.perf.throughput * 1.049)
+    ((chosen, others),) = rank.best_per_card([one, four, eight], "fastest")
+    assert chosen is one and others == [four, eight]
+    eight.perf = replace(eight.perf, throughput=one.perf.throughput * 1.06)
+    # the best is 6 % faster than one card: the fewest within 5 % of it is four
+    ((chosen, _),) = rank.best_per_card([one, four, eight], "fastest")
+    assert chosen is four
+    four.perf = replace(four.perf, throughput=one.perf.throughput * 3.9)
+    eight.perf = replace(eight.perf, throughput=one.perf.throughput * 7.5)
+    ((chosen, _),) = rank.best_per_card([one, four, eight], "fastest")
+    assert chosen is eight
+    # best value keeps its own metric: no gain rule
+    assert rank.card_pick([one], "best_value") is one

@@ -275,3 +275,33 @@ def test_skipping_the_shapes_no_objective_picks_keeps_every_cards_pick(
         return chosen.serving.result.config
 
     assert pick(some) == pick(full)
+
+
+def test_a_runtime_the_rules_call_experimental_makes_the_row_experimental() -> None:
+    """vLLM on Intel XPU is experimental in the shipped rules: a serving row on an Arc card
+    carried the warning but framework_status 'supported', so it led a balanced answer ahead of
+    every supported card. The runtime's status now is the row's, as inference's gate has it."""
+    from app.catalog.loader import read_catalog
+    from app.catalog.mapping import spec_from_create
+    from app.shipped.rules import DATA_DIR, load_rules
+
+    rules = load_rules()
+    b580 = next(spec_from_create(g) for g in read_catalog(DATA_DIR) if g.slug == "arc-b580")
+    work = WorkloadSpec(
+        task="serving", model=LLAMA3_8B, runtime="vllm", efficiency=TABLE, serving=LOAD
+    )
+    ctx = ev.Context(work=work, rules=rules, limits=ev.Limits())
+    results = _results(b580, ctx)
+    assert not isinstance(results, ev.Exclusion)
+    ok = [r for r in results if r.ok]
+    assert ok and all(r.framework_status == "experimental" for r in ok)
+    assert all(any("experimental" in w for w in r.warnings) for r in ok)
+    # the same card asked as inference under vLLM: the gate says the same
+    inf = ev.Context(
+        work=dataclasses.replace(llm_inference(), runtime="vllm", efficiency=TABLE),
+        rules=rules,
+        limits=ev.Limits(),
+    )
+    done = _results(b580, inf)
+    assert not isinstance(done, ev.Exclusion)
+    assert all(r.framework_status == "experimental" for r in done if r.ok)

@@ -245,3 +245,34 @@ def test_a_blank_field_taken_as_a_default_is_an_assumption_not_the_caveat(
     assert any(" not given: " in w for w in answer["warnings"])
     assert " not given" not in answer["summary"]["sentence"]
     assert assumed in answer["summary"]["assumptions"]
+
+
+def test_a_fastest_verdict_names_the_cheapest_of_the_rows_it_cannot_tell_apart(
+    read_client: TestClient,
+) -> None:
+    """Host-bound cards meet at one ceiling: the fastest answer's top rows ran within 1 % of
+    each other and the verdict named an unpriced GB200 alone. It now says how many rows sit
+    within FASTEST_MIN_GAIN of the pick and names the cheapest of them on the basis asked."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 8},
+            "objective": "fastest",
+            "constraints": {"acquisition": "rent"},
+        },
+    )
+    rows = answer["recommendations"]
+    top = rows[0]["throughput"]["value"]
+    near = [r for r in rows if r["throughput"]["value"] * 1.05 >= top]
+    assert len(near) >= 2
+    rented = [r for r in near if r["cost"]["rent"] is not None]
+    cheapest = min(rented, key=lambda r: r["cost"]["rent"]["usd_per_hour"])
+    sentence = answer["summary"]["sentence"]
+    assert f"{len(near)} of the rows shown run within 5 % of its speed" in sentence
+    n, name = cheapest["num_gpus"], cheapest["gpu"]["name"]
+    name = name if n == 1 else f"{n} × {name}"
+    price = f"rents at ${cheapest['cost']['rent']['usd_per_hour']:,.2f}/h"
+    assert f"the cheapest of them, {name}, {price}" in sentence
+    # not under another objective: balanced already weighs the price
+    other = _ask(read_client, {"workload": {"preset": "llama-3-8b", "task": "inference"}})
+    assert "within 5 %" not in other["summary"]["sentence"]
