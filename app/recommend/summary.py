@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.rank import FASTEST_MIN_GAIN
+from app.domain.rank import FASTEST_TIE
 from app.domain.units import vram
 from app.recommend import schemas as s
 
@@ -106,16 +106,16 @@ def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None
 
 
 def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
-    """Under 'fastest', the rows shown whose speed is within FASTEST_MIN_GAIN of the pick's
+    """Under 'fastest', the rows shown whose speed is within FASTEST_TIE of the pick's
     (host-bound cards meet at one ceiling): the estimate does not separate them, so the verdict
     names the cheapest of them on the basis asked, or says none has a price."""
     top = rows[0]
     if top.serving is not None:
         return None
-    near = [r for r in rows if r.throughput.value * FASTEST_MIN_GAIN >= top.throughput.value]
+    near = [r for r in rows if r.throughput.value * FASTEST_TIE >= top.throughput.value]
     if len(near) < 2:
         return None
-    share = round((FASTEST_MIN_GAIN - 1) * 100)
+    share = round((FASTEST_TIE - 1) * 100)
     lead = (
         f"{len(near)} of the rows shown run within {share} % of its speed, closer than the "
         "estimate can tell apart"
