@@ -801,6 +801,29 @@ def test_serving_page_lists_four_other_shapes_and_counts_the_rest(read_client: T
     assert counted, "no card here has more than four other shapes: pick a request where one does"
 
 
+def test_serving_page_writes_out_the_service_file_for_the_first_three_rows(
+    read_client: TestClient,
+) -> None:
+    # the page-weight budget again: each service file repeats its row's command, so rows past
+    # the third say where their file is (the JSON export) and keep the command itself
+    html = page(
+        read_client,
+        "/recommendations?preset=llama-3-8b&task=serving&requests_per_s=5&prompt_tokens=1000"
+        "&serving.output_tokens=300&ttft_ms_target=1000&itl_ms_target=50",
+    )
+    rows = re.split(r"<tr data-serving-row ", html)[1:]
+    assert len(rows) > 3
+    for i, row in enumerate(rows, start=1):
+        files = row.count("data-deploy-skypilot>")
+        pointers = row.count("data-deploy-skypilot-export")
+        assert files + pointers <= 1
+        assert "data-deploy-command" in row or files + pointers == 0
+        if i > 3:
+            assert files == 0
+    assert any("data-deploy-skypilot>" in row for row in rows[:3])
+    assert any("data-deploy-skypilot-export" in row for row in rows[3:])
+
+
 def test_llm_rows_show_the_likely_time_to_first_token(read_client: TestClient) -> None:
     """Beside each time to first token the pages write the API row's band on it."""
     body = read_client.post(
