@@ -1381,6 +1381,11 @@ class WhatIfOut(BaseModel):
     same_top: bool
     purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
     hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
+    meets_latency_target: bool | None = Field(
+        None,
+        description="whether the changed answer's top pick meets workload.latency_target_ms "
+        "(null: no target)",
+    )
 
 
 class EstimateResponse(BaseModel):

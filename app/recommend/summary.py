@@ -134,10 +134,17 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
     if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
         # rows that miss the target rank after every one that meets it: the pick missing it
         # means no card does, which the verdict must say before anything else
-        return (
+        text = (
             f"no GPU meets the latency target of {_fig(target)} ms for one whole batch; "
             f"this one takes {_fig(row.latency_ms)} ms"
         )
+        # the first change whose answer meets it (the variations run for such an answer)
+        fix = next((v for v in answer.what_if or () if v.meets_latency_target), None)
+        if fix is not None and fix.top_name:
+            n = fix.num_gpus or 1
+            name = fix.top_name if n == 1 else f"{n} × {fix.top_name}"
+            text += f"; with {fix.change}, {name} does"
+        return text
     for text in (*row.warnings, *answer.warnings):
         if _ASSUMED.match(text):
             # a length or batch the request left blank is an assumption, which the

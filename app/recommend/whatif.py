@@ -39,6 +39,10 @@ def variations(
              {"workload": {"seq_len": work.seq_len * 2}})
         )  # fmt: skip
     p = work.precision
+    if work.is_llm_inference and work.runtime == "transformers" and work.model.family == "decoder":
+        # eager generate is host-bound at small batches: the CUDA-graph engine people switch to
+        # is the change a latency target or a slow answer most often needs
+        out.append(("runtime vllm instead of transformers", {"workload": {"runtime": "vllm"}}))
     if work.task == "inference":
         for q in ("int8", "int4"):
             if q != p and BYTES_PER_ELEMENT[p] > BYTES_PER_ELEMENT[q]:
@@ -141,6 +145,7 @@ def what_if(
                 same_top=(first.gpu.slug if first else None) == top,
                 purchase_usd=first.cost.purchase_usd if first else None,
                 hourly_usd=first.cost.hourly_usd if first else None,
+                meets_latency_target=first.meets_latency_target if first else None,
             )
         )
     return out

@@ -911,3 +911,24 @@ def test_a_pytorch_ecosystem_weight_format_is_not_priced_under_tensorflow_or_jax
     assert r.workload.quantization == "none" and r.workload.precision == "bf16"
     assert r.recommendations and r.recommendations[0].runtime == framework
     assert any("the preset's mxfp4 weights load in PyTorch runtimes" in w for w in r.warnings)
+
+
+def test_a_transformers_decode_question_offers_a_cuda_graph_runtime_as_a_what_if() -> None:
+    """Eager generate is host-bound at small batches; the change people make is the runtime,
+    offered for a decoder under transformers and not once a runtime is one already."""
+    from app.recommend.whatif import variations
+
+    r = _run(workload={"preset": "llama-3-8b", "task": "inference"}, what_if=True)
+    assert r.what_if is not None
+    (vllm,) = [w for w in r.what_if if w.change == "runtime vllm instead of transformers"]
+    assert vllm.can_run > 0 and vllm.throughput is not None
+    top = r.recommendations[0]
+    assert vllm.throughput > top.throughput.value  # CUDA graphs: no host-bound decode
+    ran = _run(workload={"preset": "llama-3-8b", "task": "inference", "runtime": "vllm"})
+    assert ran.workload.runtime == "vllm"
+    req = _req(workload={"preset": "llama-3-8b", "task": "inference", "runtime": "vllm"})
+    work, _ = service._resolve(req, service.DATA_DIR)
+    assert not any(label.startswith("runtime ") for label, _ in variations(work, req))
+    cnn = _req(workload={"preset": "resnet-50", "task": "inference"})
+    work, _ = service._resolve(cnn, service.DATA_DIR)
+    assert not any(label.startswith("runtime ") for label, _ in variations(work, cnn))
