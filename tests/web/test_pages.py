@@ -876,3 +876,16 @@ def test_training_headline_memory_is_the_least_and_names_the_top_picks_share(
     # its assumptions, not as its caveat)
     notes = html.split("Notes on this estimate")[1].split("</ul>")[0]
     assert "“Batch size” not given: assumed 1,024 sequences" in notes
+
+
+def test_a_latency_target_no_row_meets_shows_which_change_meets_it(read_client: TestClient) -> None:
+    # the what-if table comes unasked for such an answer, with a column saying which change's
+    # top pick meets the target (the verdict names the first)
+    html = page(
+        read_client, "/recommendations?preset=llama-3-8b&task=inference&latency_target_ms=2000"
+    )
+    assert '<table class="what-if" data-what-if>' in html
+    assert "Meets 2,000 ms</th>" in html
+    row = re.search(r'data-change="runtime vllm instead of transformers">(.*?)</tr>', html)
+    assert row is not None and '<span class="badge ok">yes</span>' in row.group(1)
+    assert "with runtime vllm instead of transformers" in html
