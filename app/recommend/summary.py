@@ -92,6 +92,9 @@ def _speed(row: s.Recommendation) -> str:
 
 # A warning that states what a blank field was taken as ("seq_len not given: ...")
 _ASSUMED = re.compile(r"^[\w.]+ not given: ")
+# The answer's note on rows that run another precision than asked ("bf16 cannot run on NVIDIA
+# TITAN RTX: estimated at fp16"): a risk of the rows it names, not of a pick it does not name
+_OTHER_ROWS = re.compile(r"^[\w.]+ cannot run on (.+): estimated at ")
 
 
 def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None:
@@ -146,6 +149,9 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
             text += f"; with {fix.change}, {name} does"
         return text
     for text in (*row.warnings, *answer.warnings):
+        named = _OTHER_ROWS.match(text)
+        if named is not None and row.gpu.name not in named.group(1).split(", "):
+            continue
         if _ASSUMED.match(text):
             # a length or batch the request left blank is an assumption, which the
             # assumptions line states ("batch 8, sequence 896"), not a risk of the pick

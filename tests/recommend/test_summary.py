@@ -309,3 +309,15 @@ def test_a_fastest_verdict_names_the_cheapest_of_the_rows_it_cannot_tell_apart(
     # not under another objective: balanced already weighs the price
     other = _ask(read_client, {"workload": {"preset": "llama-3-8b", "task": "inference"}})
     assert "within 5 %" not in other["summary"]["sentence"]
+
+
+def test_the_caveat_is_the_picks_not_another_rows(read_client: TestClient) -> None:
+    """'Pick RTX 4090 ... Caveat: bf16 cannot run on NVIDIA TITAN RTX': the answer's note on
+    the rows that run another precision named a card the verdict did not pick. It is the
+    caveat only of a pick it names."""
+    answer = _ask(read_client, {"workload": {"preset": "llama-3-8b", "task": "inference"}})
+    notes = [w for w in answer["warnings"] if " cannot run on " in w]
+    top = answer["recommendations"][0]
+    assert notes and top["gpu"]["name"] not in notes[0]
+    sentence = answer["summary"]["sentence"]
+    assert " cannot run on " not in sentence and "Caveat: " in sentence
