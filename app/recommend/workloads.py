@@ -517,6 +517,17 @@ def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.Workload
         return w
     if released not in QUANTIZATION_PRECISION:
         return w
+    runs = GGUF_FORMATS if task == "inference" else tuple(quality.serving_formats("llama.cpp"))
+    if w.runtime == "llama.cpp" and task in ("inference", "serving") and released not in runs:
+        # llama.cpp loads gpt-oss's MXFP4 GGUF, but no measured row or sourced kernel path
+        # prices it here: the same refusal inference and serving give, naming what to ask
+        raise InvalidInput(
+            f"the model is released as {released}, and llama.cpp is modelled for "
+            f"{' and '.join(', '.join(runs).rsplit(', ', 1))} here: name "
+            f"{'it' if len(runs) == 1 else 'one'} in quantization (or precision bf16 for "
+            "16-bit weights)",
+            field="workload.quantization",
+        )
     if task == "inference":
         return w.model_copy(update={"quantization": released})
     if task == "serving":

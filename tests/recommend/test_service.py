@@ -816,7 +816,9 @@ def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats
     with pytest.raises(InvalidInput) as err:
         _run(workload={"preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp"})
     assert err.value.field == "workload.quantization"
-    assert "modelled for the GGUF formats q4_0, q4_k_m and q8_0, not mxfp4" in str(err.value)
+    assert "released as mxfp4, and llama.cpp is modelled for q4_0, q4_k_m and q8_0" in str(
+        err.value
+    )
     r = _run(
         workload={
             "preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp",
@@ -824,6 +826,30 @@ def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats
         }
     )  # fmt: skip
     assert r.recommendations and r.workload.runtime == "llama.cpp"
+    # serving under llama.cpp refuses it alike: it served the release as fp4 on the RTX 50
+    # cards' FP4 tensor cores, a path nothing prices, while inference refused it
+    load = {"concurrent_requests": 1}
+    with pytest.raises(InvalidInput) as err:
+        _run(
+            workload={
+                "preset": "gpt-oss-20b", "task": "serving", "runtime": "llama.cpp",
+                "serving": load,
+            }
+        )  # fmt: skip
+    assert err.value.field == "workload.quantization"
+    assert "llama.cpp is modelled for q4_k_m here: name it in quantization" in str(err.value)
+    for named in ({"quantization": "q4_k_m"}, {"precision": "bf16"}):
+        r = _run(
+            workload={
+                "preset": "gpt-oss-20b", "task": "serving", "runtime": "llama.cpp",
+                "serving": load, **named,
+            }
+        )  # fmt: skip
+        assert r.recommendations
+        assert all(x.serving and x.serving.weight_precision != "fp4" for x in r.recommendations)
+    # the release stays the default where a runtime models it (vLLM: MXFP4 on every card)
+    r = _run(workload={"preset": "gpt-oss-20b", "task": "serving", "serving": load})
+    assert r.recommendations
 
 
 def test_serving_a_short_context_model_with_the_default_lengths_leaves_the_output_room() -> None:
