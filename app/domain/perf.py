@@ -1728,6 +1728,7 @@ def estimate(
     n = max(1, num_gpus)
     single = one.step_s
     layout, group = "", 0
+    ways = float(n) if sharded else split_ways(b, n)  # how the step's work divides
     per_gpu = split_step_s(one, n, sharded=bool(sharded), batch=b)
     if work.training:
         lay = training_layout(
@@ -1762,8 +1763,8 @@ def estimate(
         unit="samples/s",
         step_time_s=step,
         bottleneck=bottleneck,
-        compute_s=one.t_comp / (n if sharded else split_ways(b, n)),
-        memory_s=(one.t_wmem + one.t_act) / (n if sharded else split_ways(b, n)),
+        compute_s=one.t_comp / ways,
+        memory_s=(one.t_wmem + one.t_act) / ways,
         overhead_s=one.overhead,
         host_s=one.host,
         comm_s=comm,

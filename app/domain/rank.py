@@ -268,12 +268,14 @@ def card_pick(group: list[Candidate], objective: str) -> Candidate:
     always does)."""
     if objective != "fastest":
         return max(group, key=lambda c: (metric(c, objective) or 0.0, -c.n))
-    speed = {id(c): metric(c, objective) or 0.0 for c in group}
-    pick = min(group, key=lambda c: (c.n, -speed[id(c)]))
-    for c in sorted(group, key=lambda c: (c.n, -speed[id(c)])):
-        gain, per_card = speed[id(c)] - speed[id(pick)], speed[id(pick)] / pick.n
-        if gain > 0 and gain >= (FASTEST_TIE - 1) * per_card * (c.n - pick.n):
-            pick = c
+    runs = sorted(
+        ((metric(c, objective) or 0.0, c) for c in group), key=lambda sc: (sc[1].n, -sc[0])
+    )
+    best, pick = runs[0]
+    for speed, c in runs[1:]:
+        gain = speed - best
+        if gain > 0 and gain >= (FASTEST_TIE - 1) * best / pick.n * (c.n - pick.n):
+            best, pick = speed, c
     return pick
 
 

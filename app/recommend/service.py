@@ -1043,7 +1043,6 @@ def recommend(
     empty = not response.recommendations and explain_empty
     # rows that all miss the latency target (they rank after any that meets it) are an answer
     # to another question: the variations say what would meet it, as for an empty answer
-    rows = response.recommendations
     too_slow = bool(rows) and explain_empty and rows[0].meets_latency_target is False
     if request.what_if or empty or too_slow:
         response.what_if = whatif.what_if(request, response, work, rerank)

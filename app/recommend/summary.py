@@ -30,10 +30,13 @@ def _usd(value: float) -> str:
     return f"${value:,.2f}" if value < 100 else f"${value:,.0f}"
 
 
+def _config_name(name: str, n: int) -> str:
+    return name if n == 1 else f"{n} × {name}"
+
+
 def _name(row: s.Recommendation) -> str:
     sv = row.serving
-    n = sv.replicas * sv.gpus_per_replica if sv is not None else row.num_gpus
-    return row.gpu.name if n == 1 else f"{n} × {row.gpu.name}"
+    return _config_name(row.gpu.name, sv.replicas * sv.gpus_per_replica if sv else row.num_gpus)
 
 
 # How a purchase price's condition reads after "to buy": a launch price is a price, not a
@@ -49,14 +52,25 @@ _NO_PRICE = {
 }
 
 
+def _basis(row: s.Recommendation, acquisition: str) -> str | None:
+    """The basis the verdict prices the row on: the one asked, rent first for 'either'
+    ("rent", "buy"; None without a price on it)."""
+    if acquisition in ("rent", "either") and row.cost.rent is not None:
+        return "rent"
+    if acquisition in ("buy", "either") and row.cost.buy is not None:
+        return "buy"
+    return None
+
+
 def _price(row: s.Recommendation, acquisition: str) -> str | None:
     """The row's price on the basis the question asked for (rent first for 'either')."""
     rent, buy = row.cost.rent, row.cost.buy
-    if acquisition in ("rent", "either") and rent is not None:
+    basis = _basis(row, acquisition)
+    if basis == "rent" and rent is not None:
         where = f" on {row.offer.provider}" if row.offer is not None else ""
         spot = " spot" if rent.spot else ""
         return f"rents at {_usd(rent.usd_per_hour)}/h{spot}{where} as of {rent.as_of}"
-    if acquisition in ("buy", "either") and buy is not None:
+    if basis == "buy" and buy is not None:
         condition = _CONDITION.get(buy.condition, buy.condition)
         return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}"
     return None
@@ -98,13 +112,13 @@ _OTHER_ROWS = re.compile(r"^[\w.]+ cannot run on (.+): estimated at ")
 
 
 def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None:
-    """What a row costs on the basis ``_price`` states (rent first for 'either'), as a key
-    that orders rows on one basis: (0, $/h) rented, (1, $) bought; None without a price."""
-    rent, buy = row.cost.rent, row.cost.buy
-    if acquisition in ("rent", "either") and rent is not None:
-        return (0, rent.usd_per_hour)
-    if acquisition in ("buy", "either") and buy is not None:
-        return (1, buy.usd)
+    """What a row costs on the basis ``_price`` states, as a key that orders rows on one
+    basis: (0, $/h) rented, (1, $) bought; None without a price."""
+    basis = _basis(row, acquisition)
+    if basis == "rent" and row.cost.rent is not None:
+        return (0, row.cost.rent.usd_per_hour)
+    if basis == "buy" and row.cost.buy is not None:
+        return (1, row.cost.buy.usd)
     return None
 
 
@@ -144,9 +158,7 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         # the first change whose answer meets it (the variations run for such an answer)
         fix = next((v for v in answer.what_if or () if v.meets_latency_target), None)
         if fix is not None and fix.top_name:
-            n = fix.num_gpus or 1
-            name = fix.top_name if n == 1 else f"{n} × {fix.top_name}"
-            text += f"; with {fix.change}, {name} does"
+            text += f"; with {fix.change}, {_config_name(fix.top_name, fix.num_gpus or 1)} does"
         return text
     for text in (*row.warnings, *answer.warnings):
         named = _OTHER_ROWS.match(text)

@@ -39,7 +39,7 @@ def variations(
              {"workload": {"seq_len": work.seq_len * 2}})
         )  # fmt: skip
     p = work.precision
-    if work.is_llm_inference and work.runtime == "transformers" and work.model.family == "decoder":
+    if work.is_llm_inference and work.runtime == "transformers":
         # eager generate is host-bound at small batches: the CUDA-graph engine people switch to
         # is the change a latency target or a slow answer most often needs
         out.append(("runtime vllm instead of transformers", {"workload": {"runtime": "vllm"}}))
