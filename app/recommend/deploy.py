@@ -192,9 +192,11 @@ def deploy_for(
         notes.append(need)
     if sv.runtime == "llama.cpp":
         notes.append("point -m at the GGUF file of the quantisation this plan assumes")
-    if sv.replicas > 1:
-        notes.append(f"run {sv.replicas} copies behind a load balancer (the service file does)")
     yaml_text = _service_yaml(row, sv, command, sv.runtime, accelerator)
+    if sv.replicas > 1:
+        # only a service file balances the copies itself; without one the reader does
+        does = " (the service file does)" if yaml_text is not None else ""
+        notes.append(f"run {sv.replicas} copies behind a load balancer{does}")
     if yaml_text is None:
         notes.append(
             "no SkyPilot instance behind this row: run the command on any machine with these GPUs"

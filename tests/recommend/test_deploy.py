@@ -129,3 +129,26 @@ def test_the_sglang_command_leaves_mem_fraction_static_to_sglang() -> None:
     args = deploy.BUILDERS["sglang"]("Qwen/Qwen3-32B", sv, 8192, 1, 1)
     assert "--mem-fraction-static" not in args and "--tp-size" in args
     assert "--gpu-memory-utilization" in deploy.BUILDERS["vllm"]("Qwen/Qwen3-32B", sv, 8192, 1, 1)
+
+
+def test_a_row_without_a_service_file_does_not_say_the_file_balances_its_copies(
+    read_client: TestClient,
+) -> None:
+    # "run 2 copies behind a load balancer (the service file does)" sat beside "no SkyPilot
+    # instance behind this row": only a row with a service file has one to do it
+    body = {
+        "workload": {
+            "preset": "llama-3-8b", "task": "serving",
+            "serving": {"requests_per_s": 5, "prompt_tokens": 1000, "output_tokens": 300,
+                        "ttft_ms_target": 1000, "itl_ms_target": 50},
+        },
+        "limit": 20,
+    }  # fmt: skip
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    copied = [x["serving"] for x in r.json()["recommendations"] if x["serving"]["replicas"] > 1]
+    assert any(sv["deploy"]["skypilot_service"] is None for sv in copied)
+    for sv in copied:
+        notes = " ".join(sv["deploy"]["notes"])
+        assert f"run {sv['replicas']} copies behind a load balancer" in notes
+        assert ("the service file does" in notes) == (sv["deploy"]["skypilot_service"] is not None)
