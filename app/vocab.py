@@ -295,6 +295,10 @@ QUANTIZATION_PRECISION: dict[str, Precision] = {
 FORMAT_ONLY_PRECISIONS: tuple[Precision, ...] = ("fp4",)
 #: llama.cpp's formats (GGUF): a model in one runs on llama.cpp.
 GGUF_FORMATS: tuple[Quantization, ...] = ("q4_0", "q4_k_m", "q8_0")
+#: The weight formats llama.cpp inference is modelled for: the GGUF types above, and MXFP4 (the
+#: format gpt-oss is released in, which llama.cpp reads through the same integer-dot kernels as
+#: its Q4 types: ggml-cuda vecdotq.cuh ``vec_dot_mxfp4_q8_1``, fp4 values to int8 by a table)
+LLAMACPP_FORMATS: tuple[Quantization, ...] = (*GGUF_FORMATS, "mxfp4")
 # The 4-bit bases QLoRA fine-tuning is modelled on: bitsandbytes' NF4 (the QLoRA paper) and
 # AutoGPTQ's GPTQ Int4 (Qwen's Q-LoRA recipe, the fine-tuning tuning rows' base_quant)
 QLORA_BASES: tuple[Quantization, ...] = ("nf4", "gptq")

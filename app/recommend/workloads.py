@@ -27,6 +27,7 @@ from app.vocab import (
     GGUF_FORMATS,
     INFERENCE_TASKS,
     LANGUAGE_MODEL_FAMILIES,
+    LLAMACPP_FORMATS,
     LLM_RUNTIMES,
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
@@ -506,6 +507,10 @@ def _job_size(
     return _JobSize(samples, float(w.epochs or default.epochs), f"assumed: {default.label}")
 
 
+# the GGUF formats llama.cpp's server is priced for (its serving row's int4_format)
+LLAMACPP_SERVING: tuple[str, ...] = tuple(quality.serving_formats("llama.cpp"))
+
+
 def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.WorkloadIn:
     """A model published in a quantised format (its preset's ``released_format``: gpt-oss's
     MXFP4) is served and run as released when the question names neither a precision nor a
@@ -517,15 +522,16 @@ def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.Workload
         return w
     if released not in QUANTIZATION_PRECISION:
         return w
-    runs = GGUF_FORMATS if task == "inference" else tuple(quality.serving_formats("llama.cpp"))
-    if w.runtime == "llama.cpp" and task in ("inference", "serving") and released not in runs:
-        # llama.cpp loads gpt-oss's MXFP4 GGUF, but no measured row or sourced kernel path
-        # prices it here: the same refusal inference and serving give, naming what to ask
+    if w.runtime == "llama.cpp" and task == "serving" and released not in LLAMACPP_SERVING:
+        # llama.cpp inference reads gpt-oss's MXFP4 GGUF (LLAMACPP_FORMATS), but its server is
+        # priced for one GGUF format's stored bits (data/efficiency.yaml serving_runtimes
+        # llama.cpp int4_format): served as fp4 it ran on the RTX 50 cards' FP4 tensor cores,
+        # a path llama.cpp's integer-dot kernels do not take
         raise InvalidInput(
-            f"the model is released as {released}, and llama.cpp is modelled for "
-            f"{' and '.join(', '.join(runs).rsplit(', ', 1))} here: name "
-            f"{'it' if len(runs) == 1 else 'one'} in quantization (or precision bf16 for "
-            "16-bit weights)",
+            f"the model is released as {released}, and llama.cpp serving is modelled for "
+            f"{' and '.join(', '.join(LLAMACPP_SERVING).rsplit(', ', 1))} here: name "
+            f"{'it' if len(LLAMACPP_SERVING) == 1 else 'one'} in quantization (or precision "
+            f"bf16 for 16-bit weights); task inference prices llama.cpp on its {released} file",
             field="workload.quantization",
         )
     if task == "inference":
@@ -553,7 +559,7 @@ def _runtime(
     a GGUF format: llama.cpp)."""
     table = load_efficiency(data_dir)
     defaults = table.default_runtime
-    quant = w.quantization or "none"
+    quant: str = w.quantization or "none"
     if task == "serving":
         # a named format pins its precision, as in inference: the job's own (its compute on a
         # card without 16-bit tensor math: llama.cpp's int8 MMQ for GGUF Q4 on a Pascal card,
@@ -611,18 +617,31 @@ def _runtime(
             f" not a {model.family} model",
             field=f"workload.{named}",
         )
-    if runtime == "llama.cpp" and inference and quant not in (*GGUF_FORMATS, "none"):
-        raise InvalidInput(
-            # llama.cpp loads more GGUF types (gpt-oss's MXFP4 among them): these three are
-            # the ones its tuning rows measured and its bits per weight are sourced for
-            f"llama.cpp is modelled for the GGUF formats q4_0, q4_k_m and q8_0, not {quant}: "
-            "name one of them in quantization",
-            field="workload.quantization",
-        )
-    if runtime == "llama.cpp" and quant == "none" and precision == "int4" and inference:
-        quant = "q4_0"
+    if runtime == "llama.cpp" and inference:
+        quant, precision = _llamacpp_weights(quant, precision)
     bits = table.bits_per_weight.get(quant) if quant != "none" else None
     return runtime, quant, precision, bits
+
+
+def _llamacpp_weights(quant: str, precision: str) -> tuple[str, str]:
+    """(weight format, precision) of a llama.cpp inference job: the formats it is modelled for
+    (LLAMACPP_FORMATS; it loads more GGUF types, but these are the ones its tuning rows measured
+    and whose bits per weight are sourced), int4 without a format being GGUF Q4_0."""
+    if quant not in (*LLAMACPP_FORMATS, "none"):
+        raise InvalidInput(
+            f"llama.cpp is modelled for the GGUF formats q4_0, q4_k_m and q8_0 and for mxfp4, "
+            f"not {quant}: name one of them in quantization",
+            field="workload.quantization",
+        )
+    if quant == "mxfp4":
+        # llama.cpp has no FP4 math: its MXFP4 blocks go through the integer-dot kernels of its
+        # Q4 types (vecdotq.cuh vec_dot_mxfp4_q8_1, mmq.cuh), the int4 datapath its gpt-oss
+        # tuning rows are priced on (tests/data/llamacpp_moe_decode.yaml); 4.25 bits per
+        # quantised weight, the embeddings and output in 16-bit
+        return quant, "int4"
+    if quant == "none" and precision == "int4":
+        return "q4_0", precision
+    return quant, precision
 
 
 _SERVING_RUNTIMES: tuple[str, ...] = get_args(s.ServingRuntime)

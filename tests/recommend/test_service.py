@@ -809,16 +809,13 @@ def test_training_a_preset_whose_recipe_is_qlora_trains_every_weight() -> None:
     assert _run(workload={"preset": "mistral-7b", "task": "fine-tuning"}).workload.peft == "qlora"
 
 
-def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats_it_is() -> None:
-    # gpt-oss ships MXFP4 weights, which llama.cpp loads too: the refusal says the engine models
-    # three GGUF formats (it read "llama.cpp runs GGUF formats ..., not mxfp4"), and naming
-    # one of them answers
-    with pytest.raises(InvalidInput) as err:
-        _run(workload={"preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp"})
-    assert err.value.field == "workload.quantization"
-    assert "released as mxfp4, and llama.cpp is modelled for q4_0, q4_k_m and q8_0" in str(
-        err.value
-    )
+def test_llamacpp_inference_runs_a_presets_mxfp4_release_and_serving_names_its_format() -> None:
+    # gpt-oss ships MXFP4 weights, which llama.cpp reads through its Q4 integer-dot kernels:
+    # inference prices the release (a 422 naming three GGUF formats until 2026-12-04), and
+    # naming a GGUF format still answers
+    r = _run(workload={"preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp"})
+    assert (r.workload.quantization, r.workload.precision) == ("mxfp4", "int4")
+    assert r.recommendations and all(x.precision == "int4" for x in r.recommendations)
     r = _run(
         workload={
             "preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp",
@@ -826,8 +823,9 @@ def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats
         }
     )  # fmt: skip
     assert r.recommendations and r.workload.runtime == "llama.cpp"
-    # serving under llama.cpp refuses it alike: it served the release as fp4 on the RTX 50
-    # cards' FP4 tensor cores, a path nothing prices, while inference refused it
+    # serving under llama.cpp is priced for one GGUF format's stored bits: it refuses the
+    # release (it served it as fp4 on the RTX 50 cards' FP4 tensor cores, a path llama.cpp's
+    # kernels do not take) and names that format
     load = {"concurrent_requests": 1}
     with pytest.raises(InvalidInput) as err:
         _run(
@@ -837,7 +835,9 @@ def test_llamacpp_with_a_presets_format_it_is_not_modelled_for_names_the_formats
             }
         )  # fmt: skip
     assert err.value.field == "workload.quantization"
-    assert "llama.cpp is modelled for q4_k_m here: name it in quantization" in str(err.value)
+    assert "llama.cpp serving is modelled for q4_k_m here: name it in quantization" in str(
+        err.value
+    )
     for named in ({"quantization": "q4_k_m"}, {"precision": "bf16"}):
         r = _run(
             workload={

@@ -1,0 +1,94 @@
+"""llama.cpp on a model's MXFP4 weights (gpt-oss as released): inference prices it as its tuning
+rows are priced (tests/data/llamacpp_moe_decode.yaml: the integer-dot int4 datapath, 4.25 bits
+per quantised weight, 16-bit embeddings and output), where it was a 422 until 2026-12-04;
+llama.cpp serving, priced for one GGUF format's stored bits, still names what it models."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from app.catalog.loader import read_gpu_specs
+from app.domain import compat, perf
+from app.domain.workload import WorkloadSpec
+from app.errors import InvalidInput
+from app.recommend import schemas as s
+from app.recommend.workloads import resolve_workload
+from app.shipped import rules as shipped
+from app.shipped.yamlio import safe_load
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+TUNING = ROOT / "tests" / "data" / "llamacpp_moe_decode.yaml"
+
+
+def _spec(**workload: object) -> tuple[WorkloadSpec, list[str]]:
+    return resolve_workload(s.WorkloadIn.model_validate(workload))
+
+
+def test_gpt_oss_on_llamacpp_runs_its_released_mxfp4_on_the_integer_dot_path() -> None:
+    spec, _ = _spec(preset="gpt-oss-20b", task="inference", runtime="llama.cpp")
+    assert (spec.runtime, spec.quantization, spec.precision) == ("llama.cpp", "mxfp4", "int4")
+    assert spec.weight_bits == pytest.approx(4.25)
+    # a named format's bits are per quantised weight: the embeddings and output stay 16-bit
+    # (not a whole-file mean, as a GGUF type's bits are)
+    assert spec.own_bits is None and spec.format_bits == pytest.approx(4.25)
+    assert spec.weight_bytes > spec.model.params * 4.25 / 8
+    # the file llama-bench loaded in PR #16991's row: "gpt-oss 20B MXFP4 MoE, 11.27 GiB"
+    assert spec.weight_bytes / 2**30 == pytest.approx(11.27, rel=0.10)
+    # named for any language model, as the GGUF types are
+    llama, _ = _spec(
+        preset="llama-3-8b", task="inference", runtime="llama.cpp", quantization="mxfp4"
+    )
+    assert (llama.precision, llama.quantization) == ("int4", "mxfp4")
+    # the other runtimes keep MXFP4's own precision (fp4: FP4 tensor cores, or weight-only)
+    hf, _ = _spec(preset="gpt-oss-20b", task="inference")
+    assert (hf.runtime, hf.precision) == ("transformers", "fp4")
+
+
+def test_llamacpp_still_names_the_formats_it_models() -> None:
+    with pytest.raises(InvalidInput) as err:
+        _spec(preset="llama-3-8b", task="inference", runtime="llama.cpp", quantization="nvfp4")
+    assert err.value.field == "workload.quantization"
+    assert "q4_0, q4_k_m and q8_0 and for mxfp4, not nvfp4" in str(err.value)
+
+
+def test_llamacpp_serving_refuses_the_release_and_points_to_inference() -> None:
+    with pytest.raises(InvalidInput) as err:
+        _spec(
+            preset="gpt-oss-20b", task="serving", runtime="llama.cpp",
+            serving={"concurrent_requests": 1},
+        )  # fmt: skip
+    assert err.value.field == "workload.quantization"
+    said = str(err.value)
+    assert "llama.cpp serving is modelled for q4_k_m" in said
+    assert "task inference prices llama.cpp on its mxfp4 file" in said
+
+
+def _tuning_rows() -> list[dict[str, object]]:
+    doc = safe_load(TUNING.read_text(encoding="utf-8"))
+    return [r for r in doc["measurements"] if r.get("quantization") == "mxfp4"]
+
+
+def test_the_app_prices_the_mxfp4_tuning_rows_as_the_benchmark_does(
+    accuracy: ModuleType,
+) -> None:
+    rows = _tuning_rows()
+    assert len(rows) >= 2  # the RTX PRO 6000 and RTX 4090 llama-bench tg128 rows
+    gpus = {g.slug: g for g in read_gpu_specs(DATA)}
+    rules = shipped.load_rules(DATA)
+    for row in rows:
+        gpu = gpus[str(row["gpu_slug"])]
+        bench = accuracy.heldout_estimate(row, gpu, DATA)[0]
+        spec, _ = _spec(
+            preset=row["preset"], task="inference", runtime="llama.cpp",
+            batch_size=1, seq_len=row["prompt_tokens"], output_tokens=row["output_tokens"],
+        )  # fmt: skip
+        support = compat.framework_support(gpu, "pytorch", rules)
+        est = perf.estimate(gpu, spec, framework="pytorch", backend=str(row["backend"]))
+        app = 1e3 / (est.ms_per_token or math.inf)
+        assert support.backend == row["backend"]
+        assert app == pytest.approx(bench, rel=1e-9), row["gpu_slug"]
