@@ -38,6 +38,7 @@ from app.domain.operators import ForwardTable
 from app.vocab import (
     BYTES_PER_ELEMENT,
     GGUF_FORMATS,
+    QUANTIZATION_LABELS,
     TRAINING_TASKS,
     TRANSFORMER_FAMILIES,
     Family,
@@ -610,10 +611,7 @@ def memory_breakdown(
         if not profiles(work):
             workspace += _inference_workspace(work, act_b)
         if p in ("int8", "int4", "fp4"):
-            notes.append(
-                f"weights quantised to {p}; embeddings, LM head, activations and KV cache "
-                "kept in 16-bit"
-            )
+            notes.append(_quantised_note(work))
         return MemoryBreakdown(
             weights=weights / n / GB,
             kv_cache=kv / n / GB,
@@ -624,6 +622,28 @@ def memory_breakdown(
         )
 
     return _training_memory(work, n, framework, flash_attention, notes)
+
+
+def _quantised_note(work: WorkloadSpec) -> str:
+    """What a quantised inference job's weights hold: a GGUF type's bits are a mean over the
+    whole file (embeddings and output quantised too), a named format's are per quantised
+    weight (embeddings and LM head in 16-bit), a bare precision's its own."""
+    kv = "16-bit" if work.kv_format in ("bf16", "fp16") else work.kv_format
+    name = QUANTIZATION_LABELS.get(work.quantization, work.quantization)
+    if work.quantization != "none" and work.own_bits is not None:
+        return (
+            f"weights in {name} ({work.own_bits:.3g} bits per weight over the whole file, "
+            f"embeddings and output included); activations in 16-bit, KV cache in {kv}"
+        )
+    if work.quantization != "none" and work.weight_bits is not None:
+        return (
+            f"weights in {name} ({work.weight_bits:.3g} bits per quantised weight); "
+            f"embeddings, LM head and activations kept in 16-bit, KV cache in {kv}"
+        )
+    return (
+        f"weights quantised to {work.precision}; embeddings, LM head and activations kept in "
+        f"16-bit, KV cache in {kv}"
+    )
 
 
 def training_policy(work: WorkloadSpec) -> Policy:

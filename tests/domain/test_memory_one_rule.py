@@ -573,3 +573,33 @@ def test_an_inference_jobs_memory_on_another_backend_differs_only_in_its_context
                 got = on_backend(mem, job, backend)
                 assert got == want and got.total == want.total
                 assert (got is mem) == (backend == made_on or want.framework == mem.framework)
+
+
+def _inference(**kw: object) -> WorkloadSpec:
+    base = dict(
+        task="inference", model=LLAMA2_7B, precision="int4", batch_size=1, seq_len=512,
+        output_tokens=128, efficiency=TABLE,
+    )  # fmt: skip
+    return WorkloadSpec(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_the_quantised_weights_note_says_what_the_bits_cover() -> None:
+    # A GGUF type's bits are a whole-file mean (llama-quantize counts the embeddings and
+    # output too), a named format's are per quantised weight with a 16-bit embedding and head:
+    # the note said "embeddings, LM head ... kept in 16-bit" of a GGUF Q4_K_M file as well
+    gguf = memory_breakdown(
+        _inference(runtime="llama.cpp", quantization="q4_k_m", weight_bits=4.84)
+    ).notes
+    assert gguf == (
+        "weights in GGUF Q4_K_M (4.84 bits per weight over the whole file, embeddings and "
+        "output included); activations in 16-bit, KV cache in 16-bit",
+    )
+    named = memory_breakdown(
+        _inference(runtime="llama.cpp", quantization="mxfp4", weight_bits=4.25)
+    ).notes
+    assert named[0].startswith("weights in MXFP4 (4.25 bits per quantised weight); embeddings")
+    bare = memory_breakdown(_inference(precision="int8", kv_cache_precision="fp8")).notes
+    assert bare == (
+        "weights quantised to int8; embeddings, LM head and activations kept in 16-bit, "
+        "KV cache in fp8",
+    )
