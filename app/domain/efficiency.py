@@ -253,6 +253,9 @@ class ServingRuntime:
     # the runtime's own 4-bit format (a key of the quantization section, e.g. llama.cpp's
     # q4_k_m GGUF); None: AWQ/GPTQ, the serving model's int4
     int4_format: str | None = None
+    # named formats it reads on that same 4-bit path, each at its own bits per quantised
+    # weight (llama.cpp: a model's MXFP4 release, through its Q4 types' integer-dot kernels)
+    int4_reads: tuple[str, ...] = ()
     # host work per running sequence per step (request bookkeeping, sampler inputs and outputs)
     # that the runtime's overlap of host and GPU cannot hide once it outgrows the GPU's step
     step_overhead_per_seq_us: float = 0.0
@@ -287,6 +290,7 @@ _SERVING_OPTIONAL = {
     "reserve_rule",
     "startup_activations",
     "int4_format",
+    "int4_reads",
     "step_overhead_per_seq_us",
     "mixed_step_host_us_per_kernel",
     "large_gpu",
@@ -769,6 +773,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             step_overhead_ms=float(values["step_overhead_ms"]),
             sources=sources,
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
+            int4_reads=tuple(str(x) for x in values.get("int4_reads") or ()),
             step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
             mixed_step_host_us_per_kernel=float(values.get("mixed_step_host_us_per_kernel") or 0.0),
             large_gpu=_large_gpu(name, values.get("large_gpu")),

@@ -75,9 +75,17 @@ class RuntimeProfile:
     # max_batch, chunk_tokens); None: the two above on every GPU (``on``)
     large_gpu: tuple[float, tuple[str, ...], int, int] | None = None
     # a runtime with its own 4-bit format (llama.cpp: GGUF Q4_K_M): its name and stored bits
-    # per weight; None: AWQ/GPTQ (WEIGHT_BITS)
+    # per weight over the whole file; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
     int4_bits: float | None = None
+    # named formats it can read on that 4-bit path (efficiency.yaml int4_reads: llama.cpp on a
+    # model's MXFP4 release)
+    int4_reads: tuple[str, ...] = ()
+    # (precision, format, bits per quantised weight) of the named format the job's weights at
+    # that precision are stored in: a model's release (gpt-oss's MXFP4, 4.25 bits, served at
+    # fp4), or one the runtime is ``reading`` at int4; the embeddings and output in 16-bit
+    # (formats.weight_bytes' format_bits). None: the precision's own row (WEIGHT_BITS)
+    named_format: tuple[str, str, float] | None = None
     # FP4 weights without FP4 tensor cores, weight-only, from this compute capability (vLLM's
     # Marlin FP4; efficiency.fp4_weight_only_min_cc); None: FP4 tensor cores only
     fp4_weight_only_min_cc: str | None = None
@@ -108,8 +116,22 @@ class RuntimeProfile:
         return replace(self, max_batch=batch, chunk_tokens=chunk, large_gpu=None)
 
     def bits(self, precision: str) -> float | None:
-        """Stored bits per weight where the runtime's format differs from WEIGHT_BITS."""
+        """Stored bits per weight over the whole file where the runtime's own format differs
+        from WEIGHT_BITS (formats.weight_bytes' own_bits)."""
         return self.int4_bits if precision == "int4" else None
+
+    def format_bits(self, precision: str) -> float | None:
+        """Bits per quantised weight of the named format weights at ``precision`` are in
+        (formats.weight_bytes' format_bits); None where the precision's own row or the
+        runtime's own format (``bits``) applies."""
+        named = self.named_format
+        return named[2] if named is not None and named[0] == precision else None
+
+    def reading(self, fmt: str, bits: float) -> RuntimeProfile:
+        """The runtime reading a model's weights in the named format ``fmt`` (``bits`` per
+        quantised weight) on its own 4-bit path: llama.cpp's MXFP4 blocks go through the
+        integer-dot kernels of its Q4 types (ggml-cuda vecdotq.cuh vec_dot_mxfp4_q8_1)."""
+        return replace(self, int4_format=fmt, int4_bits=None, named_format=("int4", fmt, bits))
 
 
 def runtime_profile(
@@ -147,6 +169,7 @@ def runtime_profile(
         large_gpu=spec.large_gpu,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
+        int4_reads=spec.int4_reads,
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         profile_bytes_per_logit=spec.profile_bytes_per_logit,
@@ -291,10 +314,13 @@ class ServingResult:
 # ---------------------------------------------------------------- model arithmetic
 
 
-def weight_bytes(m: ModelSpec, precision: str, bits: float | None = None) -> float:
-    """Stored weights at ``precision`` (``bits``: a runtime's own format, a whole-file mean):
-    formats.weight_bytes, the rule inference reads too."""
-    return formats.weight_bytes(m, precision, bits)
+def weight_bytes(
+    m: ModelSpec, precision: str, bits: float | None = None, *, format_bits: float | None = None
+) -> float:
+    """Stored weights at ``precision`` (``bits``: a runtime's own format, a whole-file mean;
+    ``format_bits``: a named format's bits per quantised weight): formats.weight_bytes, the
+    rule inference reads too."""
+    return formats.weight_bytes(m, precision, bits, format_bits=format_bits)
 
 
 expert_split = llm_step.expert_split
@@ -340,7 +366,7 @@ def supports_weights(
                 f"{fp4_min}+ for {runtime.name if runtime else 'the runtime'}'s weight-only kernels"
             )
         return "fp4 (NVFP4/MXFP4) needs Blackwell tensor cores"
-    own_int4 = runtime is not None and runtime.int4_bits is not None
+    own_int4 = runtime is not None and runtime.int4_format is not None
     if precision == "int4" and gpu.vendor == "nvidia" and major < 8 and not own_int4:
         return "int4 AWQ/GPTQ (Marlin) kernels need compute capability 8.0+"
     if precision == "int8" and not gpu.int8_tops:
@@ -375,6 +401,7 @@ def replica(
         memory_efficiency=mem_eff,
         compute_efficiency=comp_eff,
         own_bits=rt.bits(cfg.weight_precision),
+        format_bits=rt.format_bits(cfg.weight_precision),
         scheduler_s=rt.step_overhead_s,
         host_per_seq_s=rt.host_per_seq_s,
         mixed_host_us_per_kernel=rt.mixed_host_us_per_kernel,
@@ -395,7 +422,8 @@ def memory_plan(
     LLM inference's memory reads (formats.weight_bytes, workload.allocator_slack,
     workload.context_gb, efficiency.startup_activations_gb)."""
     tp = cfg.gpus_per_replica
-    weights = weight_bytes(model, cfg.weight_precision, rt.bits(cfg.weight_precision)) / tp / GB
+    p = cfg.weight_precision
+    weights = weight_bytes(model, p, rt.bits(p), format_bits=rt.format_bits(p)) / tp / GB
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
     # a layer split computes the intermediates whole on each GPU

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.domain import compat, efficiency, perf
 from app.domain import cost as costs
@@ -32,7 +32,7 @@ from app.domain import serving as sv
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import MemoryBreakdown, ModelSpec, ServingSpec, WorkloadSpec
-from app.vocab import FOUR_BIT_PRECISIONS, SINGLE_DEVICE_SEGMENTS
+from app.vocab import FOUR_BIT_PRECISIONS, QUANTIZATION_PRECISION, SINGLE_DEVICE_SEGMENTS
 
 # Where each runtime runs.
 RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
@@ -267,9 +267,38 @@ def runtime_profile(work: WorkloadSpec, gpu: GpuSpec, backend: str, name: str) -
     table = work.efficiency
     if table is None:
         raise ValueError("a serving job needs its efficiency table (resolve_workload sets it)")
-    decode = table.profile(gpu, backend, name, work.precision, "decode")
-    prefill = table.profile(gpu, backend, name, work.precision, "prefill")
-    return sv.runtime_profile(table, name, decode, prefill)
+    spec = table.serving.get(name)
+    fmt = reads(work, spec.int4_reads if spec is not None else ())
+    bits = table.bits_per_weight.get(fmt) if fmt is not None else None
+    # a release read on the runtime's 4-bit path runs its int4 kernels' efficiency rows
+    precision = "int4" if fmt is not None and bits is not None else work.precision
+    decode = table.profile(gpu, backend, name, precision, "decode")
+    prefill = table.profile(gpu, backend, name, precision, "prefill")
+    rt = sv.runtime_profile(table, name, decode, prefill)
+    if fmt is not None and bits is not None:
+        return rt.reading(fmt, bits)
+    released = work.released_format
+    own = table.bits_per_weight.get(released or "")
+    if own is not None and QUANTIZATION_PRECISION.get(released or "") == work.precision:
+        # the published weights at their own format's bits (gpt-oss's MXFP4: 4.25, not NVFP4's
+        # 4.5), as inference sizes the release it names (workloads._as_released)
+        return replace(rt, named_format=(work.precision, str(released), own))
+    return rt
+
+
+def reads(work: WorkloadSpec, int4_reads: tuple[str, ...]) -> str | None:
+    """The named format a runtime that reads ``int4_reads`` on its own 4-bit path takes this
+    job's weights in (llama.cpp on a model's MXFP4 release, data/efficiency.yaml int4_reads):
+    the one the job names, else the model's release where the job runs its published weights
+    (serving_weights), else None."""
+    named = work.quantization if work.quantization != "none" else None
+    if named is not None:
+        return named if named in int4_reads else None
+    released = work.released_format
+    published = QUANTIZATION_PRECISION.get(released or "")
+    if released in int4_reads and published == work.precision:
+        return released
+    return None
 
 
 def efficiencies_for(
@@ -525,6 +554,10 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
             compat.precision_supported(gpu, "fp8", rules, backend),
             ask.allow_4bit,
         )
+        if runtime.int4_format is not None and runtime.format_bits("int4") is not None:
+            # the release this runtime reads on its 4-bit path (llama.cpp's MXFP4): its
+            # published 4-bit float weights run there, as int4, not on FP4 tensor cores
+            weights = tuple(dict.fromkeys("int4" if w == work.precision else w for w in weights))
     assert work.serving is not None
     kv_asked = work.serving.kv_cache_precision
     kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half, "fp8")

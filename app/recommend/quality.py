@@ -22,8 +22,10 @@ from app.vocab import QUANTIZATION_PRECISION, UNQUANTISED_PRECISIONS
 # the serving planner runs each at.
 SERVING_FORMATS = {"awq": "int4", "gptq": "int4", "nvfp4": "fp4", "mxfp4": "fp4"}
 # llama.cpp's server runs GGUF files, not those: the GGUF format its serving row prices
-# (data/efficiency.yaml serving_runtimes llama.cpp int4_format) is the one a request may name
-LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4"}
+# (data/efficiency.yaml serving_runtimes llama.cpp int4_format), and a model's MXFP4 release,
+# which it reads on the same integer-dot path (serving.RuntimeProfile.reading), are the ones
+# a request may name
+LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4", "mxfp4": "int4"}
 
 
 def serving_formats(runtime: str | None) -> dict[str, str]:

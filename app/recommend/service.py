@@ -169,7 +169,7 @@ def _context(
         usage=cons.usage(),
         purchase_basis=cons.purchase_basis,
         serving=serving_step.Ask(
-            serving_plan.asked_precision(request.workload),
+            serving_plan.asked_precision(request.workload, work.quantization),
             serving_plan.allows_4bit(request.workload, cons),
         ),
         copies=request.workload.extra_gpus == "copies",

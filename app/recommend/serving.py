@@ -20,7 +20,7 @@ from app.domain import serving as sv
 from app.domain.gpu import GpuSpec
 from app.domain.serving_step import Served
 from app.domain.units import vram
-from app.domain.workload import ModelSpec, ServingSpec
+from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend.rows import (
@@ -34,7 +34,7 @@ from app.recommend.rows import (
 from app.recommend.whatif import MOST_GPUS
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import QUANTIZATION_PRECISION
+from app.vocab import QUANTIZATION_LABELS, QUANTIZATION_PRECISION
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -118,12 +118,15 @@ def _target_words(spec: ServingSpec) -> str:
     return words
 
 
-def asked_precision(w: s.WorkloadIn) -> str | None:
+def asked_precision(w: s.WorkloadIn, resolved: str = "none") -> str | None:
     """The weight precision the request pins: its precision, else the one its named weight
-    format runs at on its runtime (quality.serving_formats)."""
+    format runs at on its runtime (quality.serving_formats); ``resolved``: the format the
+    resolved job names where the request left it blank (a release llama.cpp serves as it is:
+    workloads._as_released)."""
     if w.precision is not None:
         return w.precision
-    return quality.serving_formats(w.runtime).get(w.quantization or "none")
+    fmt = w.quantization or resolved
+    return quality.serving_formats(w.runtime).get(fmt)
 
 
 def allows_4bit(w: s.WorkloadIn, cons: s.ConstraintsIn) -> bool:
@@ -180,6 +183,11 @@ def _weight_format(precision: str, rt: sv.RuntimeProfile) -> str:
     bits = rt.bits(precision)
     if bits is not None and rt.int4_format:
         return f"GGUF {rt.int4_format.upper()} ({bits:g} bits per weight)"
+    named = rt.named_format
+    if named is not None and named[0] == precision:
+        label = QUANTIZATION_LABELS.get(named[1], named[1])
+        how = f", {rt.name}'s integer-dot kernels" if rt.int4_format == named[1] else ""
+        return f"{label} ({named[2]:g} bits per quantised weight{how})"
     return sv.WEIGHT_FORMAT[precision]
 
 
@@ -609,6 +617,14 @@ def _gpus(n: int) -> str:
     return f"{n} GPU" if n == 1 else f"{n} GPUs"
 
 
+def _asked_format(
+    request: s.RecommendationRequest | s.EstimateRequest, work: WorkloadSpec
+) -> str | None:
+    """The weight format the rows run: the request's, or the release's a runtime reads as it is
+    (llama.cpp on gpt-oss's MXFP4: workloads._as_released names it on the resolved job)."""
+    return work.quantization if work.quantization != "none" else request.workload.quantization
+
+
 def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candidate]) -> _Row:
     """A ranked candidate's row, with the quality cost of a quantised format said and the
     card's other shapes (``others``: rank.best_per_card's) as its alternatives."""
@@ -630,6 +646,10 @@ def _said(served: Served, weight_format: str | None, released: str | None) -> tu
     """The quality costs a shape's weight and KV formats are known to carry (none said against
     the format the model was ``released`` in)."""
     conf = served.result.config
+    named = served.runtime.named_format
+    if named is not None and named[0] == conf.weight_precision:
+        # the named format the weights are in (gpt-oss's MXFP4 release, llama.cpp reading it)
+        weight_format = named[1]
     return quality.notes(conf.weight_precision, conf.kv_precision, weight_format, released)
 
 
@@ -656,7 +676,7 @@ def answer(
     assert work.serving is not None
     spec = work.serving
     cons = request.constraints
-    fmt = request.workload.quantization
+    fmt = _asked_format(request, ctx.work)
     alts = others or {}
     top = [_row(c, fmt, alts.get(c.gpu.slug, [])) for c in ordered]
     top = [_curved(r, ctx, i < CURVES_FOR) for i, r in enumerate(top)]
@@ -699,11 +719,14 @@ def answer(
         )
     # the published weights: 16-bit, or the quantised format the model was released in
     released = work.released_format
-    as_released = (
-        released is not None and QUANTIZATION_PRECISION.get(released, released) == work.precision
+    as_released = released is not None and (
+        work.quantization == released
+        or QUANTIZATION_PRECISION.get(released, released) == work.precision
     )
     held, label = (work.precision, released) if as_released else ("bf16", "bf16")
-    weights_gb = round(sv.weight_bytes(work.model, held) / 1e9, 3)
+    table = work.efficiency
+    bits = table.bits_per_weight.get(released or "") if as_released and table else None
+    weights_gb = round(sv.weight_bytes(work.model, held, format_bits=bits) / 1e9, 3)
     mem = s.MemoryOut(
         required_gb=weights_gb,
         available_gb=None,
@@ -744,7 +767,7 @@ def estimated(
     planned = ev.plan(gpu, ctx)
     found: ev.Exclusion | None = None
     row: _Row | None = None
-    fmt = request.workload.quantization
+    fmt = _asked_format(request, ctx.work)
     if isinstance(planned, ev.Exclusion):
         found = planned
     else:

@@ -507,8 +507,10 @@ def _job_size(
     return _JobSize(samples, float(w.epochs or default.epochs), f"assumed: {default.label}")
 
 
-# the GGUF formats llama.cpp's server is priced for (its serving row's int4_format)
+# the formats llama.cpp's server is priced for: its serving row's GGUF int4_format, and the
+# named formats it reads on the same 4-bit path (LLAMACPP_READS: bits per quantised weight)
 LLAMACPP_SERVING: tuple[str, ...] = tuple(quality.serving_formats("llama.cpp"))
+LLAMACPP_READS: tuple[str, ...] = tuple(f for f in LLAMACPP_SERVING if f not in GGUF_FORMATS)
 
 
 def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.WorkloadIn:
@@ -522,19 +524,18 @@ def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.Workload
         return w
     if released not in QUANTIZATION_PRECISION:
         return w
-    if w.runtime == "llama.cpp" and task == "serving" and released not in LLAMACPP_SERVING:
-        # llama.cpp inference reads gpt-oss's MXFP4 GGUF (LLAMACPP_FORMATS), but its server is
-        # priced for one GGUF format's stored bits (data/efficiency.yaml serving_runtimes
-        # llama.cpp int4_format): served as fp4 it ran on the RTX 50 cards' FP4 tensor cores,
-        # a path llama.cpp's integer-dot kernels do not take
+    llama = w.runtime == "llama.cpp" and task in INFERENCE_TASKS
+    if llama and released not in (LLAMACPP_FORMATS if task == "inference" else LLAMACPP_SERVING):
+        runs = LLAMACPP_FORMATS if task == "inference" else LLAMACPP_SERVING
         raise InvalidInput(
-            f"the model is released as {released}, and llama.cpp serving is modelled for "
-            f"{' and '.join(', '.join(LLAMACPP_SERVING).rsplit(', ', 1))} here: name "
-            f"{'it' if len(LLAMACPP_SERVING) == 1 else 'one'} in quantization (or precision "
-            f"bf16 for 16-bit weights); task inference prices llama.cpp on its {released} file",
+            f"the model is released as {released}, and llama.cpp is modelled for "
+            f"{' and '.join(', '.join(runs).rsplit(', ', 1))} here: name one in quantization "
+            "(or precision bf16 for 16-bit weights)",
             field="workload.quantization",
         )
-    if task == "inference":
+    if task == "inference" or llama:
+        # llama.cpp serves the release's file as inference runs it: the named format on its
+        # integer-dot 4-bit path (not fp4 on FP4 tensor cores, which its kernels do not use)
         return w.model_copy(update={"quantization": released})
     if task == "serving":
         return w.model_copy(update={"precision": QUANTIZATION_PRECISION[released]})
@@ -565,7 +566,12 @@ def _runtime(
         # card without 16-bit tensor math: llama.cpp's int8 MMQ for GGUF Q4 on a Pascal card,
         # not a bf16 job's fp32 fallback) is the one asking precision int4 gives
         asked = quality.serving_formats(w.runtime).get(quant, precision)
-        return _serving_runtime(w), "none", asked, None
+        served = _serving_runtime(w)
+        if served == "llama.cpp" and quant in LLAMACPP_READS:
+            # a named format llama.cpp reads on its 4-bit path: its bits per quantised weight
+            # reach the server's weights (serving_step.runtime_profile), as inference's do
+            return served, quant, asked, table.bits_per_weight.get(quant)
+        return served, "none", asked, None
     inference = task == "inference"
     if quant != "none" and not inference and not (peft == "qlora" and quant in QLORA_BASES):
         raise InvalidInput(

@@ -603,3 +603,30 @@ def test_the_quantised_weights_note_says_what_the_bits_cover() -> None:
         "weights quantised to int8; embeddings, LM head and activations kept in 16-bit, "
         "KV cache in fp8",
     )
+
+
+def test_a_release_and_a_format_a_runtime_reads_size_alike_in_both_paths() -> None:
+    # gpt-oss-style: weights released in MXFP4 (4.25 bits per quantised weight). Serving at
+    # fp4 sized them at NVFP4's 4.5 bits where inference, naming the format, took 4.25; and
+    # llama.cpp, which reads MXFP4 through its Q4 types' integer-dot kernels, sized them at its
+    # own GGUF Q4_K_M whole-file mean
+    from app.domain import serving_step
+
+    def served(job: WorkloadSpec, runtime: str) -> float:
+        rt = serving_step.runtime_profile(job, H100, "cuda", runtime)
+        cfg = sv.ServingConfig(1, 1, job.precision, "bf16", runtime)
+        return sv.memory_plan(H100, LLAMA70, cfg, rt, efficiency.usable_gb(H100))[0]
+
+    mxfp4 = memory_breakdown(_job("fp4", quant="mxfp4")).weights
+    assert mxfp4 < memory_breakdown(_job("fp4", quant="nvfp4")).weights
+    release = _job("fp4", released_format="mxfp4")
+    assert served(release, "vllm") == pytest.approx(mxfp4, rel=1e-9)
+    read = _job("int4", runtime="llama.cpp", quant="mxfp4")
+    assert memory_breakdown(read).weights == pytest.approx(mxfp4, rel=1e-9)
+    assert served(read, "llama.cpp") == pytest.approx(mxfp4, rel=1e-9)
+    # what llama.cpp reads comes from its data row, and only for the weights the job runs
+    assert TABLE.serving["llama.cpp"].int4_reads == ("mxfp4",)
+    assert serving_step.reads(release, ("mxfp4",)) == "mxfp4"
+    assert serving_step.reads(_job("bf16", released_format="mxfp4"), ("mxfp4",)) is None
+    assert serving_step.reads(_job("fp4", quant="nvfp4"), ("mxfp4",)) is None
+    assert serving_step.reads(release, ()) is None

@@ -1,7 +1,7 @@
 """llama.cpp on a model's MXFP4 weights (gpt-oss as released): inference prices it as its tuning
 rows are priced (tests/data/llamacpp_moe_decode.yaml: the integer-dot int4 datapath, 4.25 bits
-per quantised weight, 16-bit embeddings and output), where it was a 422 until 2026-12-04;
-llama.cpp serving, priced for one GGUF format's stored bits, still names what it models."""
+per quantised weight, 16-bit embeddings and output), and serving reads the same file the same
+way (data/efficiency.yaml llama.cpp int4_reads), where both were a 422 until 2026-12-04."""
 
 from __future__ import annotations
 
@@ -56,16 +56,43 @@ def test_llamacpp_still_names_the_formats_it_models() -> None:
     assert "q4_0, q4_k_m and q8_0 and for mxfp4, not nvfp4" in str(err.value)
 
 
-def test_llamacpp_serving_refuses_the_release_and_points_to_inference() -> None:
-    with pytest.raises(InvalidInput) as err:
-        _spec(
-            preset="gpt-oss-20b", task="serving", runtime="llama.cpp",
-            serving={"concurrent_requests": 1},
-        )  # fmt: skip
-    assert err.value.field == "workload.quantization"
-    said = str(err.value)
-    assert "llama.cpp serving is modelled for q4_k_m" in said
-    assert "task inference prices llama.cpp on its mxfp4 file" in said
+def _serve(**workload: object) -> s.RecommendationResponse:
+    from app.catalog.loader import read_gpu_specs as gpus_of
+    from app.recommend import service
+
+    request = s.RecommendationRequest.model_validate(
+        {
+            "workload": {"preset": "gpt-oss-20b", "task": "serving", **workload},
+            "objective": "fastest",  # every card, priced or not (no offers loaded here)
+            "limit": 200,
+        }
+    )
+    return service.recommend(request, gpus_of(DATA), shipped.load_rules(DATA))
+
+
+def test_llamacpp_serves_the_mxfp4_release_as_inference_runs_it() -> None:
+    load = {"concurrent_requests": 1}
+    spec, _ = _spec(preset="gpt-oss-20b", task="serving", runtime="llama.cpp", serving=load)
+    assert (spec.quantization, spec.precision) == ("mxfp4", "int4")
+    asked = _serve(runtime="llama.cpp", serving=load)
+    rows = asked.recommendations
+    assert rows and all(r.serving and r.serving.weight_precision == "int4" for r in rows)
+    assert all(r.serving and r.serving.weight_format.startswith("MXFP4 (4.25") for r in rows)
+    assert all("quality: mxfp4 weights as the model was released" in " ".join(r.warnings)
+               for r in rows)  # fmt: skip
+    # one replica on one GPU holds the whole file: inference's weight bytes
+    inference, _ = _spec(preset="gpt-oss-20b", task="inference", runtime="llama.cpp")
+    one = next(r for r in rows if r.num_gpus == 1)
+    assert one.memory.breakdown["weights"] == pytest.approx(inference.weight_bytes / 1e9, abs=1e-3)
+    # where vLLM does not run (a Tesla P40), the default answer falls back to llama.cpp and
+    # reads the release the same way: the same shape, not fp16 weights on two cards
+    default = {r.gpu.slug: r for r in _serve(serving=load).recommendations}
+    named = {r.gpu.slug: r for r in rows}
+    p40, p40_named = default["tesla-p40"], named["tesla-p40"]
+    assert p40.serving and p40_named.serving and p40.serving.runtime == "llama.cpp"
+    assert (p40.num_gpus, p40.serving.weight_precision) == (1, "int4")
+    assert p40.serving.ttft_ms == pytest.approx(p40_named.serving.ttft_ms)
+    assert p40.serving.itl_ms == pytest.approx(p40_named.serving.itl_ms)
 
 
 def _tuning_rows() -> list[dict[str, object]]:

@@ -125,14 +125,18 @@ def test_a_serving_card_with_one_shape_gives_the_reason_alone() -> None:
 
 
 def test_llamacpps_serving_format_is_the_one_its_serving_row_prices() -> None:
-    # the GGUF format a llama.cpp serving request may name is its serving row's int4 format
+    # the formats a llama.cpp serving request may name are its serving row's own GGUF int4
+    # format and the named formats it reads on that path (MXFP4), which inference runs too
     from app.domain.efficiency import serving_spec
     from app.recommend.presets import DATA_DIR
     from app.shipped.rules import load_efficiency
+    from app.vocab import LLAMACPP_FORMATS
 
     spec = serving_spec(load_efficiency(DATA_DIR), "llama.cpp")
     assert spec is not None
-    assert {spec.int4_format: "int4"} == quality.LLAMACPP_SERVING_FORMATS
+    reads = {f: "int4" for f in (spec.int4_format, *spec.int4_reads)}
+    assert reads == quality.LLAMACPP_SERVING_FORMATS and spec.int4_reads == ("mxfp4",)
+    assert set(reads) <= set(LLAMACPP_FORMATS)
     assert quality.serving_formats("llama.cpp") is quality.LLAMACPP_SERVING_FORMATS
     assert (
         quality.serving_formats(None) is quality.serving_formats("vllm") is quality.SERVING_FORMATS

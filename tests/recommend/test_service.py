@@ -809,10 +809,12 @@ def test_training_a_preset_whose_recipe_is_qlora_trains_every_weight() -> None:
     assert _run(workload={"preset": "mistral-7b", "task": "fine-tuning"}).workload.peft == "qlora"
 
 
-def test_llamacpp_inference_runs_a_presets_mxfp4_release_and_serving_names_its_format() -> None:
+def test_llamacpp_runs_a_presets_mxfp4_release_in_inference_and_serving_alike() -> None:
     # gpt-oss ships MXFP4 weights, which llama.cpp reads through its Q4 integer-dot kernels:
-    # inference prices the release (a 422 naming three GGUF formats until 2026-12-04), and
-    # naming a GGUF format still answers
+    # inference and serving both run the release (both were a 422 naming llama.cpp's GGUF
+    # formats until 2026-12-04; before that, serving ran it as fp4 on the RTX 50 cards' FP4
+    # tensor cores, a path llama.cpp's kernels do not take), and naming a GGUF format still
+    # answers
     r = _run(workload={"preset": "gpt-oss-20b", "task": "inference", "runtime": "llama.cpp"})
     assert (r.workload.quantization, r.workload.precision) == ("mxfp4", "int4")
     assert r.recommendations and all(x.precision == "int4" for x in r.recommendations)
@@ -823,21 +825,17 @@ def test_llamacpp_inference_runs_a_presets_mxfp4_release_and_serving_names_its_f
         }
     )  # fmt: skip
     assert r.recommendations and r.workload.runtime == "llama.cpp"
-    # serving under llama.cpp is priced for one GGUF format's stored bits: it refuses the
-    # release (it served it as fp4 on the RTX 50 cards' FP4 tensor cores, a path llama.cpp's
-    # kernels do not take) and names that format
     load = {"concurrent_requests": 1}
-    with pytest.raises(InvalidInput) as err:
-        _run(
-            workload={
-                "preset": "gpt-oss-20b", "task": "serving", "runtime": "llama.cpp",
-                "serving": load,
-            }
-        )  # fmt: skip
-    assert err.value.field == "workload.quantization"
-    assert "llama.cpp serving is modelled for q4_k_m here: name it in quantization" in str(
-        err.value
+    served = _run(
+        workload={
+            "preset": "gpt-oss-20b",
+            "task": "serving",
+            "runtime": "llama.cpp",
+            "serving": load,
+        }
     )
+    assert served.recommendations
+    assert all(x.serving and x.serving.weight_precision == "int4" for x in served.recommendations)
     for named in ({"quantization": "q4_k_m"}, {"precision": "bf16"}):
         r = _run(
             workload={
@@ -847,6 +845,15 @@ def test_llamacpp_inference_runs_a_presets_mxfp4_release_and_serving_names_its_f
         )  # fmt: skip
         assert r.recommendations
         assert all(x.serving and x.serving.weight_precision != "fp4" for x in r.recommendations)
+    # a format llama.cpp does not model is still refused, naming the field
+    with pytest.raises(InvalidInput) as err:
+        _run(
+            workload={
+                "preset": "gpt-oss-20b", "task": "serving", "runtime": "llama.cpp",
+                "serving": load, "quantization": "awq",
+            }
+        )  # fmt: skip
+    assert err.value.field == "workload.quantization"
     # the release stays the default where a runtime models it (vLLM: MXFP4 on every card)
     r = _run(workload={"preset": "gpt-oss-20b", "task": "serving", "serving": load})
     assert r.recommendations
