@@ -321,3 +321,31 @@ def test_the_caveat_is_the_picks_not_another_rows(read_client: TestClient) -> No
     assert notes and top["gpu"]["name"] not in notes[0]
     sentence = answer["summary"]["sentence"]
     assert " cannot run on " not in sentence and "Caveat: " in sentence
+
+
+def test_a_serving_verdict_names_a_release_format_not_the_datapath(read_client: TestClient) -> None:
+    # llama.cpp serves gpt-oss's MXFP4 release on its int4 kernels: the verdict said "int4
+    # weights", as if the model had been quantised to int4; it names the format the weights
+    # are in (a GGUF type alike), and a plain precision by itself
+    answer = _ask(
+        read_client,
+        {
+            "workload": {
+                "preset": "gpt-oss-20b", "task": "serving", "runtime": "llama.cpp",
+                "serving": {"concurrent_requests": 2},
+            },
+        },
+    )  # fmt: skip
+    sv = answer["recommendations"][0]["serving"]
+    assert sv["weight_precision"] == "int4" and sv["weight_format"].startswith("MXFP4 (")
+    assert f"MXFP4 weights and {sv['kv_cache_precision']} KV cache" in answer["summary"]["sentence"]
+    gguf = _ask(
+        read_client,
+        {
+            "workload": {
+                "preset": "llama-3-8b", "task": "serving", "runtime": "llama.cpp",
+                "quantization": "q4_k_m", "serving": {"concurrent_requests": 2},
+            },
+        },
+    )  # fmt: skip
+    assert "GGUF Q4_K_M weights and" in gguf["summary"]["sentence"]
