@@ -314,6 +314,15 @@ class ServingResult:
 # ---------------------------------------------------------------- model arithmetic
 
 
+def weights_name(precision: str, weight_format: str) -> str:
+    """Serving weights by their format's own name where they have one (MXFP4 as released, GGUF
+    Q4_K_M: a ``weight_format`` other than the precision's own WEIGHT_FORMAT label), else by
+    their precision (int4 under llama.cpp is the datapath, not what the file holds)."""
+    if weight_format == WEIGHT_FORMAT.get(precision):
+        return precision
+    return weight_format.split(" (")[0]
+
+
 def weight_bytes(
     m: ModelSpec, precision: str, bits: float | None = None, *, format_bits: float | None = None
 ) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from app.domain.rank import FASTEST_TIE
-from app.domain.serving import WEIGHT_FORMAT
+from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
 
@@ -121,14 +121,6 @@ def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None
     if basis == "buy" and row.cost.buy is not None:
         return (1, row.cost.buy.usd)
     return None
-
-
-def _weights(sv: s.ServingOut) -> str:
-    """The weights a serving pick runs, by their format's name where it has one of its own
-    (MXFP4 as released, GGUF Q4_K_M), else by their precision."""
-    if sv.weight_format == WEIGHT_FORMAT.get(sv.weight_precision):
-        return sv.weight_precision
-    return sv.weight_format.split(" (")[0]
 
 
 def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
@@ -259,7 +251,8 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     if top.serving is not None:
         # a serving plan names the formats it runs: quality is never traded silently
         sv = top.serving
-        why.insert(0, f"{_weights(sv)} weights and {sv.kv_cache_precision} KV cache")
+        weights = weights_name(sv.weight_precision, sv.weight_format)
+        why.insert(0, f"{weights} weights and {sv.kv_cache_precision} KV cache")
     sentence = f"Pick {_name(top)}: " + ", ".join(why) + "."
     if len(rows) > 1:
         second = rows[1]

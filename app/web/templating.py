@@ -20,6 +20,7 @@ from starlette.requests import Request
 
 from app import __version__
 from app.domain.evaluate import hours_text
+from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
 from app.shipped.paths import shipped_path
@@ -263,6 +264,7 @@ def make_templates() -> Jinja2Templates:
         break_even=break_even_text,
         said_hours=hours_text,
         form_words=as_form_words,
+        weights=lambda sv: weights_name(sv.weight_precision, sv.weight_format),
     )
     env.globals.update(
         url_with=url_with, version=__version__, qs=query_string, static_url=static_url

@@ -649,6 +649,26 @@ def test_serving_answer_header_describes_the_load_not_a_batch(read_client: TestC
     assert "the top pick: " not in html.split('<div class="k">GPUs that can run it')[0]
 
 
+def test_serving_rows_name_a_release_format_where_the_weights_have_one(
+    read_client: TestClient,
+) -> None:
+    # llama.cpp runs gpt-oss's MXFP4 release on its int4 kernels: the Precision cell said
+    # "int4 / fp16", as if the model had been quantised to int4
+    html = page(
+        read_client,
+        "/recommendations?preset=gpt-oss-20b&task=serving&runtime=llama.cpp"
+        "&concurrent_requests=2&objective=cheapest",
+    )
+    cells = re.findall(r'<td data-label="Precision">([^<]*)<br>', html)
+    assert cells and all(c.startswith("MXFP4 / ") for c in cells), cells
+    plain = page(
+        read_client,
+        "/recommendations?preset=llama-3-8b&task=serving&concurrent_requests=2&objective=cheapest",
+    )
+    cells = re.findall(r'<td data-label="Precision">([^<]*)<br>', plain)
+    assert cells and all(c.split(" / ")[0] in ("bf16", "fp16", "fp8") for c in cells), cells
+
+
 def test_serving_answer_says_which_targets_are_mlperf_defaults(read_client: TestClient) -> None:
     url = (
         "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
