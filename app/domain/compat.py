@@ -218,6 +218,21 @@ def _feature_status(
     return FeatureStatus("unsupported", None)
 
 
+def runtime_status(
+    gpu: GpuSpec, runtime: str, rules: Rules, backend: str | None
+) -> FeatureStatus | None:
+    """Whether ``runtime`` runs on this GPU and backend: the `runtime:<name>` rules, the one
+    answer inference (evaluate._runtime_gate) and serving (serving_step.runtime_for) read.
+    None where nothing restricts it here: no rule names the vendor, or none of the vendor's
+    rules matched a part whose compute capability the catalog does not list (a B100 is no
+    evidence it lacks the runtime; a rule that names the part says so, with its note)."""
+    st = feature_status(gpu, f"runtime:{runtime}", rules, backend)
+    unlisted = st is not None and st.status == "unsupported" and st.note is None
+    if unlisted and gpu.compute_capability is None:
+        return None
+    return st
+
+
 def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -> bool | None:
     """True/False from the rules, ``None`` when no rule names the feature for this vendor."""
     st = feature_status(gpu, feature, rules, backend)

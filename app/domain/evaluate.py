@@ -501,7 +501,7 @@ def _runtime_gate(
     """(why the runtime cannot run here, caveat) from the `runtime:<name>` rules."""
     if runtime is None:
         return None
-    st = compat.feature_status(gpu, f"runtime:{runtime}", ctx.rules, backend)
+    st = compat.runtime_status(gpu, runtime, ctx.rules, backend)
     if st is None or st.status == "supported":
         return None
     if st.status == "unsupported":

@@ -658,13 +658,10 @@ def graph_runtimes_on(gpu: GpuSpec, backend: str | None, rules: compat.Rules) ->
     """The GRAPH_RUNTIMES the rules do not rule out on this card and backend."""
     return frozenset(
         k
-        for k, feature in _GRAPH_FEATURES
-        if (st := compat.feature_status(gpu, feature, rules, backend)) is None
+        for k in GRAPH_RUNTIMES
+        if (st := compat.runtime_status(gpu, k, rules, backend)) is None
         or st.status != "unsupported"
     )
-
-
-_GRAPH_FEATURES = tuple((k, f"runtime:{k}") for k in GRAPH_RUNTIMES)  # asked for every row
 
 
 def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = None) -> list[str]:

@@ -34,17 +34,6 @@ from app.domain.gpu import GpuSpec
 from app.domain.workload import MemoryBreakdown, ModelSpec, ServingSpec, WorkloadSpec
 from app.vocab import FOUR_BIT_PRECISIONS, QUANTIZATION_PRECISION, SINGLE_DEVICE_SEGMENTS
 
-# Where each runtime runs.
-RUNTIME_BACKENDS: dict[str, tuple[str, ...]] = {
-    # Intel GPUs: source vllm-xpu (data/efficiency.yaml); Gaudi: vllm-gaudi (frameworks.yaml)
-    "vllm": ("cuda", "rocm", "xpu", "hpu"),
-    "sglang": ("cuda", "rocm"),
-    "tensorrt-llm": ("cuda",),
-    "llama.cpp": ("cuda", "rocm", "mps", "cpu", "xpu"),
-    "mlx": ("mps",),
-    "transformers": ("cuda", "rocm", "mps", "cpu", "xpu"),
-}
-
 # The serving runtimes are builds for the GPU's PyTorch backend (vLLM, SGLang, TensorRT-LLM,
 # Transformers) or build for the same backends (llama.cpp, MLX): the backend is PyTorch's.
 _BACKEND_FRAMEWORK = "pytorch"
@@ -316,13 +305,12 @@ def runtime_for(
 ) -> tuple[str | None, str | None]:
     """(the runtime that serves this GPU, a caveat); (None, why) when none does. The request's
     runtime, else the backend's default; the `runtime:<name>` rules (data/frameworks.yaml) say
-    where each runs: a default the GPU's architecture lacks (vLLM below compute capability 7.0
-    or on a Radeon outside its gfx list) falls back to llama.cpp, which builds for every
-    backend; an experimental one is kept with the caveat."""
+    where each runs, as they do for inference (evaluate._runtime_gate): a default the GPU's
+    architecture lacks (vLLM below compute capability 7.0 or on a Radeon outside its gfx list)
+    falls back to llama.cpp, which builds for every GPU backend; an experimental one is kept
+    with the caveat."""
     runtime = work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, "llama.cpp")
-    if backend not in RUNTIME_BACKENDS[runtime]:
-        return None, f"{runtime} does not run on {backend}"
-    st = compat.feature_status(gpu, f"runtime:{runtime}", rules, backend)
+    st = compat.runtime_status(gpu, runtime, rules, backend)
     if st is None or st.status == "supported":
         return runtime, None
     why = f"{runtime} on {gpu.name} ({backend}) is {st.status}" + (
@@ -330,13 +318,11 @@ def runtime_for(
     )
     if st.status == "experimental":
         return runtime, why
-    if gpu.compute_capability is None:
-        return runtime, None  # an unlisted architecture (B100's) is no evidence it lacks one
     if work.runtime_given or runtime == "llama.cpp":
         return None, why
     fallback = "llama.cpp"
-    st = compat.feature_status(gpu, f"runtime:{fallback}", rules, backend)
-    if backend not in RUNTIME_BACKENDS[fallback] or (st is not None and st.status != "supported"):
+    st = compat.runtime_status(gpu, fallback, rules, backend)
+    if st is not None and st.status != "supported":
         return None, why
     return fallback, f"{why}; served with {fallback} instead"
 
@@ -371,7 +357,7 @@ def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
         if runtime is None:
             out = ev.Exclusion("runtime_unsupported", caveat or "no serving runtime")
         else:
-            st = compat.feature_status(gpu, f"runtime:{runtime}", ctx.rules, support.backend)
+            st = compat.runtime_status(gpu, runtime, ctx.rules, support.backend)
             experimental = "experimental" in (
                 asked.status,
                 support.status,

@@ -485,13 +485,12 @@ def test_a_node_paid_whole_is_used_whole_and_other_sizes_are_alternatives():
 
 
 def test_serving_runtimes_come_from_the_efficiency_table_with_sources():
-    from app.domain.serving_step import RUNTIME_BACKENDS
     from app.recommend.schemas import ServingRuntime
     from app.shipped import yamlio
 
     doc = yamlio.safe_load((ROOT / "data" / "efficiency.yaml").read_text(encoding="utf-8"))
     names = set(get_args(ServingRuntime))
-    assert set(TABLE.serving) == names == set(RUNTIME_BACKENDS)
+    assert set(TABLE.serving) == names
     for name, spec in TABLE.serving.items():
         assert spec.sources and all(src in doc["sources"] for src in spec.sources), name
         assert doc["serving_runtimes"][name]["note"], name
