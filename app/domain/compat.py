@@ -223,12 +223,12 @@ def runtime_status(
 ) -> FeatureStatus | None:
     """Whether ``runtime`` runs on this GPU and backend: the `runtime:<name>` rules, the one
     answer inference (evaluate._runtime_gate) and serving (serving_step.runtime_for) read.
-    None where nothing restricts it here: no rule names the vendor, or none of the vendor's
-    rules matched a part whose compute capability the catalog does not list (a B100 is no
-    evidence it lacks the runtime; a rule that names the part says so, with its note)."""
+    None where nothing restricts it here: no rule names the vendor, or none of NVIDIA's rules
+    matched a part whose compute capability the catalog does not list (a B100 is no evidence it
+    lacks the runtime; a rule that names the part says so, with its note)."""
     st = feature_status(gpu, f"runtime:{runtime}", rules, backend)
     unlisted = st is not None and st.status == "unsupported" and st.note is None
-    if unlisted and gpu.compute_capability is None:
+    if unlisted and gpu.vendor == "nvidia" and gpu.compute_capability is None:
         return None
     return st
 

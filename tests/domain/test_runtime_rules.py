@@ -20,9 +20,11 @@ from tests.domain.fixtures import LLAMA2_7B
 DATA = Path(__file__).resolve().parents[2] / "data"
 RULES = load_rules(DATA)
 GPUS = read_gpu_specs(DATA)
-# Runtimes that run on some vendors' GPUs only; PyTorch eager, Transformers, ONNX Runtime and
-# the frameworks' own compilers run wherever their framework does (no runtime rule needed)
-RESTRICTED = ("vllm", "sglang", "tensorrt-llm", "tensorrt", "llama.cpp", "mlx", "megatron")
+# Runtimes that run on some vendors' GPUs or backends only; PyTorch eager, Transformers and the
+# frameworks' own compilers run wherever their framework does (no runtime rule needed)
+RESTRICTED = (
+    "vllm", "sglang", "tensorrt-llm", "tensorrt", "onnxruntime", "llama.cpp", "mlx", "megatron",
+)  # fmt: skip
 
 
 def _backend(gpu: GpuSpec) -> str | None:
@@ -41,7 +43,7 @@ def test_runtimes_run_only_where_their_rules_say() -> None:
     off = [
         ("mlx", "rx-7900-xtx"), ("mlx", "arc-b580"), ("tensorrt", "arc-b580"),
         ("tensorrt", "rx-7900-xtx"), ("tensorrt", "apple-m2-ultra"), ("vllm", "apple-m2-ultra"),
-        ("tensorrt-llm", "mi300x"),
+        ("tensorrt-llm", "mi300x"), ("onnxruntime", "gaudi3"), ("sglang", "gaudi3"),
     ]  # fmt: skip
     for runtime, slug in off:
         st = compat.runtime_status(by[slug], runtime, RULES, _backend(by[slug]))
@@ -53,6 +55,8 @@ def test_runtimes_run_only_where_their_rules_say() -> None:
     # a part the catalog lists no compute capability for is not taken as lacking a runtime
     unlisted = dataclasses.replace(by["rtx-4090"], compute_capability=None)
     assert compat.runtime_status(unlisted, "vllm", RULES, "cuda") is None
+    # which no other vendor's part is: a Gaudi, with none listed, still lacks SGLang
+    assert by["gaudi3"].compute_capability is None
 
 
 def test_inference_and_serving_agree_on_where_each_serving_runtime_runs() -> None:
