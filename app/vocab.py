@@ -53,8 +53,10 @@ PRECISION_TABLE: dict[Precision, PrecisionRow] = {
     "fp8": PrecisionRow("FP8", 1.0, 2.0, ("bf16", "fp16", "fp32"), "fp8_tflops", False, True),
     "int8": PrecisionRow("INT8 (quantised)", 1.0, 2.0, ("fp16", "fp32"), "int8_tops", True, True),
     "int4": PrecisionRow("INT4 (quantised)", 0.5, 2.0, ("fp16", "fp32"), None, True, True),
+    # an FP4 checkpoint a GPU cannot run as FP4 (natively or weight-only) is dequantised to
+    # 16-bit at load (Transformers' MXFP4 loader): no runtime re-quantises it to fp8
     "fp4": PrecisionRow(
-        "FP4 (NVFP4/MXFP4)", 0.5, 2.0, ("fp8", "bf16", "fp16", "fp32"), None, False, False
+        "FP4 (NVFP4/MXFP4)", 0.5, 2.0, ("bf16", "fp16", "fp32"), None, False, False
     ),
 }
 

@@ -26,7 +26,7 @@ from app.domain.megatron import MegatronLayout
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
-from app.vocab import SINGLE_DEVICE_SEGMENTS
+from app.vocab import FORMAT_ONLY_PRECISIONS, SINGLE_DEVICE_SEGMENTS
 
 COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
 
@@ -628,6 +628,11 @@ def job_variant(ctx: Context, key: JobKey) -> WorkloadSpec:
         asked, resolved, savers, micro, runtime = key
         base = ctx.work if asked == ctx.work.precision else ctx.work.with_precision(asked)
         hit = base if resolved == base.precision else base.with_precision(resolved)
+        if asked in FORMAT_ONLY_PRECISIONS and resolved != asked:
+            # an FP4 checkpoint (MXFP4, NVFP4) the GPU runs at another precision is loaded at
+            # that one: dequantised to 16-bit (Transformers below compute capability 7.5) or
+            # re-quantised, so its format's bits no longer size the weights
+            hit = replace(hit, quantization="none", weight_bits=None)
         hit = _with_savers(hit, savers, micro)
         if runtime is not None and runtime != hit.runtime:
             hit = replace(hit, runtime=runtime)

@@ -430,3 +430,34 @@ def test_fsdp_qlora_is_named_only_where_the_row_shards() -> None:
     sharded = ev.evaluate(ev.Configuration(RTX4090, 4), _ctx(big, objective="fastest"))
     assert sharded.ok and sharded.perf is not None and sharded.perf.shard_group != 1
     assert any("FSDP-QLoRA" in w for w in sharded.warnings)
+
+
+def test_an_fp4_checkpoint_run_at_another_precision_is_sized_at_that_precision() -> None:
+    """An MXFP4 release (gpt-oss) under Transformers: from compute capability 7.5 its weights
+    stay MXFP4 behind weight-only kernels at 16-bit math (Hugging Face's MXFP4 page); below it
+    they are dequantised at load, so a Volta card holds 16-bit weights, not 4.25-bit ones (the
+    row said 'estimated at fp16' while counting MXFP4 bytes; an Ada card was 'estimated at fp8',
+    a path Transformers does not take)."""
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency()
+    job = llm_inference(
+        precision="fp4", quantization="mxfp4", weight_bits=4.25, runtime="transformers",
+        efficiency=table,
+    )  # fmt: skip
+    assert table.serving["transformers"].fp4_weight_only_min_cc == "7.5"
+    ada = RTX4090  # no FP4 tensor cores
+    kept = ev.evaluate(ev.Configuration(ada, 1), _ctx(job, objective="fastest"))
+    assert kept.ok and kept.work is not None and kept.work.precision == "fp4"
+    assert kept.work.quantization == "mxfp4" and kept.perf is not None
+    assert kept.perf.compute_precision == "bf16"
+    volta = replace(ada, slug="volta-24", compute_capability="7.0", fp8_tflops=None)
+    dequantised = ev.evaluate(ev.Configuration(volta, 1), _ctx(job, objective="fastest"))
+    assert dequantised.work is not None and dequantised.work.precision in ("fp16", "bf16")
+    assert dequantised.work.quantization == "none"
+    sixteen = memory_breakdown(
+        replace(job, precision="fp16", quantization="none", weight_bits=None)
+    )
+    assert dequantised.memory is not None
+    assert dequantised.memory.weights == pytest.approx(sixteen.weights)
+    assert kept.memory is not None and kept.memory.weights < sixteen.weights / 2
