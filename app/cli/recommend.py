@@ -18,6 +18,7 @@ from rich.table import Table
 
 from app.config import Settings
 from app.domain.evaluate import hours_text
+from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.errors import AppError, field_path
 from app.recommend.schemas import RecommendationRequest
@@ -266,7 +267,7 @@ def render_serving(response: Any, console: Console) -> None:
             str(r.rank),
             r.gpu.name,
             f"{sv.replicas} × {sv.gpus_per_replica}",
-            f"{sv.weight_precision}/{sv.kv_cache_precision}",
+            f"{weights_name(sv.weight_precision, sv.weight_format)}/{sv.kv_cache_precision}",
             _fmt(sv.ttft_ms, 0),
             _fmt(sv.itl_ms, 1),
             _fmt(sv.output_tokens_per_s, 0),

@@ -98,3 +98,16 @@ def test_serving_under_either_names_each_rows_price_basis(tmp_path: Path) -> Non
     bases = {[c.strip() for c in r.strip("│").split("│")][at] for r in rows}
     assert bases == {"own", "rent"}
     assert "basis: what $/1M out and $/h rest on" in done.stdout
+
+
+def test_serving_table_names_a_release_format_as_the_page_does(tmp_path: Path) -> None:
+    # llama.cpp serves gpt-oss's MXFP4 release on its int4 kernels: the weights/KV column
+    # said "int4/fp16"; it names the format, as the verdict and the answer page do
+    done = _run(
+        tmp_path, "--preset", "gpt-oss-20b", "--task", "serving", "--runtime", "llama.cpp",
+        "--concurrent-requests", "2", "--limit", "3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if re.match(r"│ \d │", line)]
+    cells = [[c.strip() for c in row.strip("│").split("│")][3] for row in rows]
+    assert cells and all(c.startswith("MXFP4/") for c in cells), cells
