@@ -28,6 +28,10 @@ SERVING_FORMATS = {"awq": "int4", "gptq": "int4", "nvfp4": "fp4", "mxfp4": "fp4"
 LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4", "mxfp4": "int4"}
 
 
+# How a row's note ends when its weights are the model's own release: no quality cost to weigh
+AS_RELEASED = "as the model was released (its own checkpoint)"
+
+
 def serving_formats(runtime: str | None) -> dict[str, str]:
     """The weight formats a serving request on ``runtime`` may name, each with the precision
     the planner runs it at (None: the default runtimes, vLLM and those the planner picks)."""
@@ -87,7 +91,7 @@ def cost_note(
         and QUANTIZATION_PRECISION.get(released or "", released) == precision
     )
     if released is not None and as_released:
-        return f"quality: {released} weights as the model was released (its own checkpoint)"
+        return f"quality: {released} weights {AS_RELEASED}"
     table = _table(data_dir)
     hit = table.get(quantization or "") or table.get(precision)
     if hit is None:

@@ -9,6 +9,7 @@ from app.domain.rank import FASTEST_TIE
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
+from app.recommend.quality import AS_RELEASED
 
 
 def mid_sentence(text: str) -> str:
@@ -168,6 +169,9 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         if _ASSUMED.match(text):
             # a length or batch the request left blank is an assumption, which the
             # assumptions line states ("batch 8, sequence 896"), not a risk of the pick
+            continue
+        if text.endswith(AS_RELEASED):
+            # the model's own released weights (gpt-oss's MXFP4): no quality cost, no caveat
             continue
         # one line: the caveat itself; its source stays in the row's warnings
         return text.split(" (source:")[0].rstrip(".")

@@ -338,7 +338,11 @@ def test_a_serving_verdict_names_a_release_format_not_the_datapath(read_client: 
     )  # fmt: skip
     sv = answer["recommendations"][0]["serving"]
     assert sv["weight_precision"] == "int4" and sv["weight_format"].startswith("MXFP4 (")
-    assert f"MXFP4 weights and {sv['kv_cache_precision']} KV cache" in answer["summary"]["sentence"]
+    sentence = answer["summary"]["sentence"]
+    assert f"MXFP4 weights and {sv['kv_cache_precision']} KV cache" in sentence
+    # the release's own weights cost nothing: the row says so, the verdict names no caveat of it
+    assert any("as the model was released" in w for w in answer["recommendations"][0]["warnings"])
+    assert "Caveat: quality" not in sentence
     gguf = _ask(
         read_client,
         {
