@@ -966,9 +966,13 @@ def recommend(
     if catalog is None or not catalog.serves(by_slug, rules, calibration):
         catalog = fleet.Catalog(tuple(by_slug), rules, calibration)
     ordered, ranked, excluded, others, census = _ranked(request, ctx, catalog, missed)
+
+    def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
+        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog)
+
     if work.task == "serving":
         # the same pipeline's answer, in serving's words (rows, curves, the closest misses)
-        return serving_plan.answer(
+        served = serving_plan.answer(
             request,
             ctx,
             warnings,
@@ -978,6 +982,12 @@ def recommend(
             missed,
             others,
         )
+        # an empty plan explains itself as every task's does: what each lever would let run
+        if request.what_if or (not served.recommendations and explain_empty):
+            served.what_if = whatif.what_if(request, served, work, rerank)
+        if not served.recommendations and explain_empty:
+            served.empty = whatif.empty_answer(served)
+        return served
     base_out: s.BaselineOut | None = None
     base_tput: float | None = None
     if baseline is not None:  # its context only where there is one
@@ -1028,9 +1038,6 @@ def recommend(
             ordered, work, defaulted_checkpointing=request.workload.gradient_checkpointing is None
         ),
     )
-
-    def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
-        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog)
 
     def priced(r: s.RecommendationRequest) -> s.RecommendationResponse:
         return recommend(

@@ -561,7 +561,11 @@ def _default_note(default: bool) -> str:
     return " (the default is MLPerf's; set your own)" if default else ""
 
 
-def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: int) -> list[str]:
+def _relax(
+    closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: int, left_out: int = 0
+) -> list[str]:
+    """What to change when no configuration meets the targets; ``left_out``: cards left out
+    for something else than holding the model (a budget, a missing price, the filters)."""
     done = [r for r in closest if r.result.ttft_ms is not None and r.result.itl_ms is not None]
     tips: list[str] = []
     p95 = spec.target_percentile == "p95"
@@ -596,14 +600,21 @@ def _relax(closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: i
         for r in closest[:3]
     ):
         tips.append(f"allow more than {_gpus(max_gpus)} (constraints.max_gpus) for more replicas")
-    if not closest:
+    if not closest and left_out:
+        # cards that may hold it were left out before they were tried: say that, not that
+        # none holds it (the answer's `empty` names each change that lets some run it)
+        tips.append(
+            f"{left_out} card{'s are' if left_out != 1 else ' is'} left out by the budget, a "
+            "missing price or the filters before being tried (the excluded list says which)"
+        )
+    elif not closest and max_gpus < MOST_GPUS:
         # no card holds the model at all: fewer requests cannot help, more GPUs can (a replica
         # spans up to MOST_GPUS), as can fewer bytes a weight
-        if max_gpus < MOST_GPUS:
-            tips.append(
-                f"allow more than {_gpus(max_gpus)} (constraints.max_gpus): no card holds "
-                f"the model on {_gpus(max_gpus)}"
-            )
+        tips.append(
+            f"allow more than {_gpus(max_gpus)} (constraints.max_gpus): no card holds "
+            f"the model on {_gpus(max_gpus)}"
+        )
+    if not closest:
         tips.append(
             "pick a smaller model, or a quantised one (precision fp8/int4/fp4, or "
             "constraints.allow_4bit to let the planner choose 4-bit weights, at a quality cost)"
@@ -703,6 +714,7 @@ def answer(
             if near
             else "no GPU in the catalog can even hold the model within the limits"
         )
+        left_out = sum(1 for e in excluded if e.code != "does_not_fit")
         message = (
             f"No configuration within {_gpus(cons.max_gpus)} meets {targets} at "
             f"{_load_words(spec)} — {why}."
@@ -711,7 +723,7 @@ def answer(
             met=False,
             message=message,
             load=_load_words(spec),
-            relax=_relax(closest, work.model, spec, cons.max_gpus),
+            relax=_relax(closest, work.model, spec, cons.max_gpus, left_out),
             closest=[
                 _recommendation(r, i, spec, True, work.efficiency)
                 for i, r in enumerate(near, start=1)

@@ -22,6 +22,8 @@ def variations(
     work: WorkloadSpec, request: s.RecommendationRequest
 ) -> list[tuple[str, dict[str, Any]]]:
     """(label, changes) pairs that make sense for this job; changes are request fields."""
+    if work.serving is not None:
+        return _serving_variations(work, request)
     out: list[tuple[str, dict[str, Any]]] = []
     b = work.batch_size
     out.append((f"batch {b * 2} instead of {b}", {"workload": {"batch_size": b * 2}}))
@@ -67,6 +69,36 @@ def variations(
         if objective != request.objective:
             out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
     out.extend(_relaxed(request.constraints, work.training))
+    return out
+
+
+def _serving_variations(
+    work: WorkloadSpec, request: s.RecommendationRequest
+) -> list[tuple[str, dict[str, Any]]]:
+    """A serving plan's own levers: 4-bit weights where the request pins no format, half the
+    load, twice the latency targets, then the request's limits lifted one at a time (a serving
+    replica never spans instances, so no more than 8 GPUs)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    w, load = request.workload, work.serving
+    assert load is not None and w.serving is not None
+    if w.precision is None and w.quantization is None and not request.constraints.allow_4bit:
+        out.append(("4-bit weights allowed", {"constraints": {"allow_4bit": True}}))
+    asked = w.serving.model_dump()
+    if load.concurrent_requests and load.concurrent_requests > 1:
+        n = load.concurrent_requests
+        half = {**asked, "concurrent_requests": max(1.0, n // 2)}
+        out.append((f"{max(1, int(n // 2))} concurrent requests instead of {n:g}",
+                    {"workload": {"serving": half}}))  # fmt: skip
+    elif load.requests_per_s:
+        rate = load.requests_per_s
+        out.append((f"{rate / 2:g} requests/s instead of {rate:g}",
+                    {"workload": {"serving": {**asked, "requests_per_s": rate / 2}}}))  # fmt: skip
+    if load.ttft_ms_target and load.itl_ms_target:
+        ttft, itl = load.ttft_ms_target * 2, load.itl_ms_target * 2
+        out.append((f"latency targets twice as loose (TTFT {ttft:,.0f} ms, ITL {itl:,.0f} ms)",
+                    {"workload": {"serving": {**asked, "ttft_ms_target": ttft,
+                                              "itl_ms_target": itl}}}))  # fmt: skip
+    out.extend(_relaxed(request.constraints, False))
     return out
 
 

@@ -1,0 +1,50 @@
+"""A serving plan with no row explains itself as every task's empty answer does (issue 23): the
+reasons cards were left out, and each change that lets some run it, tried over the whole
+catalog. It returned before that step: a 235B model to serve on a $15,000 purchase budget said
+only that no card could even hold the model, and told the user to allow more than 8 GPUs."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+QUESTION = {
+    "workload": {
+        "preset": "qwen3-235b-a22b", "task": "serving", "serving": {"concurrent_requests": 4},
+    },
+    "constraints": {"acquisition": "buy", "max_purchase_usd": 15000},
+    "objective": "cheapest",
+}  # fmt: skip
+
+
+def test_an_empty_serving_plan_names_what_left_cards_out_and_what_would_run(
+    read_client: TestClient,
+) -> None:
+    r = read_client.post("/api/v1/recommendations", json=QUESTION)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert answer["recommendations"] == []
+    empty = answer["empty"]
+    assert empty is not None and empty["reasons"].get("over_budget", 0) > 0
+    changes = {n["change"]: n for n in empty["nearest"]}
+    lifted = next(n for c, n in changes.items() if c.startswith("no budget limit"))
+    assert lifted["can_run"] > 0 and lifted["purchase_usd"] > 15000
+    # 4-bit weights are a lever of the serving plan itself, priced within the budget
+    four_bit = changes["4-bit weights allowed"]
+    assert four_bit["can_run"] > 0 and four_bit["purchase_usd"] <= 15000
+    # the plan's own advice no longer says no card holds the model on 8 GPUs
+    relax = answer["serving"]["relax"]
+    assert not any("no card holds the model" in tip for tip in relax), relax
+    assert any("left out by the budget" in tip for tip in relax), relax
+    assert "could with one change" in answer["summary"]["sentence"]
+
+
+def test_the_serving_page_shows_the_changes_that_would_run_it(read_client: TestClient) -> None:
+    r = read_client.get(
+        "/recommendations?preset=qwen3-235b-a22b&task=serving&concurrent_requests=4"
+        "&acquisition=buy&max_purchase_usd=15000&objective=cheapest"
+    )
+    assert r.status_code == 200
+    html = r.text
+    banner = html.split('data-serving-banner="unmet"')[1].split("</div>")[0]
+    assert "data-empty-reasons" in banner and "over budget" in banner
+    assert "data-empty-nearest" in banner and "4-bit weights allowed" in banner
