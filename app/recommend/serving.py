@@ -561,6 +561,10 @@ def _default_note(default: bool) -> str:
     return " (the default is MLPerf's; set your own)" if default else ""
 
 
+# What leaves a card out before it is tried: the request's budget, a price it needs, its filters
+_LIMITS_LEFT_OUT = frozenset({"over_budget", "no_price", "filtered_out"})
+
+
 def _relax(
     closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: int, left_out: int = 0
 ) -> list[str]:
@@ -714,7 +718,7 @@ def answer(
             if near
             else "no GPU in the catalog can even hold the model within the limits"
         )
-        left_out = sum(1 for e in excluded if e.code != "does_not_fit")
+        left_out = sum(1 for e in excluded if e.code in _LIMITS_LEFT_OUT)
         message = (
             f"No configuration within {_gpus(cons.max_gpus)} meets {targets} at "
             f"{_load_words(spec)} — {why}."
