@@ -540,10 +540,10 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
             compat.precision_supported(gpu, "fp8", rules, backend),
             ask.allow_4bit,
         )
-        if runtime.int4_format is not None and runtime.format_bits("int4") is not None:
-            # the release this runtime reads on its 4-bit path (llama.cpp's MXFP4): its
-            # published 4-bit float weights run there, as int4, not on FP4 tensor cores
-            weights = tuple(dict.fromkeys("int4" if w == work.precision else w for w in weights))
+    if runtime.int4_format is not None and runtime.format_bits("int4") is not None:
+        # the format this runtime reads on its own 4-bit path (MXFP4 under llama.cpp or MLX):
+        # the job's 4-bit float weights run there, as int4, not on FP4 tensor cores
+        weights = tuple(dict.fromkeys("int4" if w == work.precision else w for w in weights))
     assert work.serving is not None
     kv_asked = work.serving.kv_cache_precision
     kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half, "fp8")

@@ -186,7 +186,7 @@ def _weight_format(precision: str, rt: sv.RuntimeProfile) -> str:
     named = rt.named_format
     if named is not None and named[0] == precision:
         label = QUANTIZATION_LABELS.get(named[1], named[1])
-        how = f", {rt.name}'s integer-dot kernels" if rt.int4_format == named[1] else ""
+        how = f", read by {rt.name}'s own 4-bit kernels" if rt.int4_format == named[1] else ""
         return f"{label} ({named[2]:g} bits per quantised weight{how})"
     return sv.WEIGHT_FORMAT[precision]
 

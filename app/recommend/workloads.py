@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, get_args
 
 from app.domain import serving as serving_model
+from app.domain.efficiency import EfficiencyTable
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
@@ -508,9 +509,8 @@ def _job_size(
 
 
 # the formats llama.cpp's server is priced for: its serving row's GGUF int4_format, and the
-# named formats it reads on the same 4-bit path (LLAMACPP_READS: bits per quantised weight)
+# named formats it reads on the same 4-bit path (its int4_reads)
 LLAMACPP_SERVING: tuple[str, ...] = tuple(quality.serving_formats("llama.cpp"))
-LLAMACPP_READS: tuple[str, ...] = tuple(f for f in LLAMACPP_SERVING if f not in GGUF_FORMATS)
 
 
 def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.WorkloadIn:
@@ -567,9 +567,11 @@ def _runtime(
         # not a bf16 job's fp32 fallback) is the one asking precision int4 gives
         asked = quality.serving_formats(w.runtime).get(quant, precision)
         served = _serving_runtime(w)
-        if served == "llama.cpp" and quant in LLAMACPP_READS:
-            # a named format llama.cpp reads on its 4-bit path: its bits per quantised weight
-            # reach the server's weights (serving_step.runtime_profile), as inference's do
+        spec = table.serving.get(served)
+        if spec is not None and quant in spec.int4_reads:
+            # a named format the runtime reads on its own 4-bit path (llama.cpp, MLX on MXFP4):
+            # its bits per quantised weight reach the server's weights
+            # (serving_step.runtime_profile), as inference's do
             return served, quant, asked, table.bits_per_weight.get(quant)
         return served, "none", asked, None
     inference = task == "inference"
@@ -623,10 +625,27 @@ def _runtime(
             f" not a {model.family} model",
             field=f"workload.{named}",
         )
-    if runtime == "llama.cpp" and inference:
-        quant, precision = _llamacpp_weights(quant, precision)
+    if inference:
+        quant, precision = _runtime_weights(table, runtime, quant, precision)
     bits = table.bits_per_weight.get(quant) if quant != "none" else None
     return runtime, quant, precision, bits
+
+
+def _runtime_weights(
+    table: EfficiencyTable, runtime: str, quant: str, precision: str
+) -> tuple[str, str]:
+    """(weight format, precision) of an inference job on ``runtime``. A named format the
+    runtime reads on its own 4-bit path (data/efficiency.yaml int4_reads) runs at int4:
+    llama.cpp's MXFP4 blocks through the integer-dot kernels of its Q4 types (vecdotq.cuh
+    vec_dot_mxfp4_q8_1; the int4 datapath its gpt-oss tuning rows are priced on,
+    tests/data/llamacpp_moe_decode.yaml), MLX's through its quantized matmul (mode mxfp4); 4.25
+    bits per quantised weight, the embeddings and output in 16-bit."""
+    spec = table.serving.get(runtime)
+    if spec is not None and quant in spec.int4_reads:
+        precision = "int4"
+    if runtime == "llama.cpp":
+        return _llamacpp_weights(quant, precision)
+    return quant, precision
 
 
 def _llamacpp_weights(quant: str, precision: str) -> tuple[str, str]:
@@ -639,12 +658,6 @@ def _llamacpp_weights(quant: str, precision: str) -> tuple[str, str]:
             f"not {quant}: name one of them in quantization",
             field="workload.quantization",
         )
-    if quant == "mxfp4":
-        # llama.cpp has no FP4 math: its MXFP4 blocks go through the integer-dot kernels of its
-        # Q4 types (vecdotq.cuh vec_dot_mxfp4_q8_1, mmq.cuh), the int4 datapath its gpt-oss
-        # tuning rows are priced on (tests/data/llamacpp_moe_decode.yaml); 4.25 bits per
-        # quantised weight, the embeddings and output in 16-bit
-        return quant, "int4"
     if quant == "none" and precision == "int4":
         return "q4_0", precision
     return quant, precision

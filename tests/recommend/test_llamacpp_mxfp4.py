@@ -18,6 +18,7 @@ from app.errors import InvalidInput
 from app.recommend import schemas as s
 from app.recommend.workloads import resolve_workload
 from app.shipped import rules as shipped
+from app.shipped.rules import load_efficiency
 from app.shipped.yamlio import safe_load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,3 +120,21 @@ def test_the_app_prices_the_mxfp4_tuning_rows_as_the_benchmark_does(
         app = 1e3 / (est.ms_per_token or math.inf)
         assert support.backend == row["backend"]
         assert app == pytest.approx(bench, rel=1e-9), row["gpu_slug"]
+
+
+def test_mlx_reads_mxfp4_as_llamacpp_does_in_inference_and_serving() -> None:
+    # MLX quantizes and multiplies MXFP4 weights itself (mlx.core.quantize mode mxfp4): a Mac
+    # serving gpt-oss held its 42 GB of 16-bit weights, where the release is a 13 GB file
+    spec, _ = _spec(preset="gpt-oss-20b", task="inference", runtime="mlx")
+    assert (spec.quantization, spec.precision) == ("mxfp4", "int4")
+    assert load_efficiency(DATA).serving["mlx"].int4_reads == ("mxfp4",)
+    apple = {
+        r.gpu.slug: r for r in _serve(serving={"concurrent_requests": 1}).recommendations
+        if r.gpu.vendor == "apple"
+    }  # fmt: skip
+    assert apple, "no Apple row"
+    for row in apple.values():
+        assert row.serving is not None and row.serving.runtime == "mlx"
+        assert row.serving.weight_precision == "int4"
+        assert row.serving.weight_format.startswith("MXFP4 (4.25")
+        assert row.memory.breakdown["weights"] == pytest.approx(spec.weight_bytes / 1e9, abs=1e-3)
