@@ -418,6 +418,9 @@ def _echo_limits(
     if c.segments:
         out.append(("Kinds of card", ", ".join(choice_label("segments", v) for v in c.segments)))
     ranked = choice_label("objective", answer.objective)
+    if answer.serving is not None and answer.objective == "cheapest":
+        # a serving plan has no job to finish: it is ranked on the price of an hour of the load
+        ranked = "Cheapest per hour of the load"
     if answer.objective == "balanced":
         w = req.speed_weight if req else rank.DEFAULT_SPEED_WEIGHT
         ranked += f" (speed^{w:g} × value^{1 - w:g})"

@@ -669,6 +669,16 @@ def test_serving_rows_name_a_release_format_where_the_weights_have_one(
     assert cells and all(c.split(" / ")[0] in ("bf16", "fp16", "fp8") for c in cells), cells
 
 
+def test_a_cheapest_serving_plan_says_what_it_is_ranked_on(read_client: TestClient) -> None:
+    # a serving plan has no job to finish: "Cheapest to finish" named a cost it does not rank on
+    html = page(
+        read_client,
+        "/recommendations?preset=llama-3-8b&task=serving&concurrent_requests=2&objective=cheapest",
+    )
+    assert "<dt>Ranked by</dt><dd>Cheapest per hour of the load</dd>" in html
+    assert "Cheapest to finish" not in html.split('<div class="summary-cards">')[0]
+
+
 def test_serving_answer_says_which_targets_are_mlperf_defaults(read_client: TestClient) -> None:
     url = (
         "/recommendations?preset=llama-3-70b&task=serving&concurrent_requests=50"
