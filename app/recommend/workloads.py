@@ -517,8 +517,9 @@ def _as_released(w: s.WorkloadIn, released: str | None, task: str) -> s.Workload
     """A model published in a quantised format (its preset's ``released_format``: gpt-oss's
     MXFP4) is served and run as released when the question names neither a precision nor a
     weight format (issue 23: keep the published weights): inference names the format, serving
-    takes its precision as the published one the planner may keep (serving_step.serving_weights).
-    Training starts from 16-bit weights, as its recipes upcast them. A release in a plain
+    takes its precision as the published one the planner may keep (serving_step.serving_weights)
+    and, under llama.cpp, names the format its server reads (int4_reads). Training starts from
+    16-bit weights, as its recipes upcast them. A release in a plain
     precision (DeepSeek-V3's fp8) is the preset's own precision already: nothing to name."""
     if released is None or w.precision is not None or w.quantization is not None:
         return w
