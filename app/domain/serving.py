@@ -78,9 +78,6 @@ class RuntimeProfile:
     # per weight over the whole file; None: AWQ/GPTQ (WEIGHT_BITS)
     int4_format: str | None = None
     int4_bits: float | None = None
-    # named formats it can read on that 4-bit path (efficiency.yaml int4_reads: llama.cpp on a
-    # model's MXFP4 release)
-    int4_reads: tuple[str, ...] = ()
     # (precision, format, bits per quantised weight) of the named format the job's weights at
     # that precision are stored in: a model's release (gpt-oss's MXFP4, 4.25 bits, served at
     # fp4), or one the runtime is ``reading`` at int4; the embeddings and output in 16-bit
@@ -169,7 +166,6 @@ def runtime_profile(
         large_gpu=spec.large_gpu,
         int4_format=spec.int4_format,
         int4_bits=int4_bits,
-        int4_reads=spec.int4_reads,
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         profile_bytes_per_logit=spec.profile_bytes_per_logit,

@@ -32,13 +32,14 @@ def _usd(value: float) -> str:
     return f"${value:,.2f}" if value < 100 else f"${value:,.0f}"
 
 
-def _config_name(name: str, n: int) -> str:
-    return name if n == 1 else f"{n} × {name}"
+def config_name(name: str, num_gpus: int) -> str:
+    """A configuration as people say it: '2 × H100 SXM'."""
+    return f"{num_gpus} × {name}" if num_gpus > 1 else name
 
 
 def _name(row: s.Recommendation) -> str:
     sv = row.serving
-    return _config_name(row.gpu.name, sv.replicas * sv.gpus_per_replica if sv else row.num_gpus)
+    return config_name(row.gpu.name, sv.replicas * sv.gpus_per_replica if sv else row.num_gpus)
 
 
 # How a purchase price's condition reads after "to buy": a launch price is a price, not a
@@ -160,7 +161,7 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         # the first change whose answer meets it (the variations run for such an answer)
         fix = next((v for v in answer.what_if or () if v.meets_latency_target), None)
         if fix is not None and fix.top_name:
-            text += f"; with {fix.change}, {_config_name(fix.top_name, fix.num_gpus or 1)} does"
+            text += f"; with {fix.change}, {config_name(fix.top_name, fix.num_gpus or 1)} does"
         return text
     for text in (*row.warnings, *answer.warnings):
         named = _OTHER_ROWS.match(text)

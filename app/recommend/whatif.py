@@ -85,10 +85,9 @@ def _serving_variations(
         out.append(("4-bit weights allowed", {"constraints": {"allow_4bit": True}}))
     asked = w.serving.model_dump()
     if load.concurrent_requests and load.concurrent_requests > 1:
-        n = load.concurrent_requests
-        half = {**asked, "concurrent_requests": max(1.0, n // 2)}
-        out.append((f"{max(1, int(n // 2))} concurrent requests instead of {n:g}",
-                    {"workload": {"serving": half}}))  # fmt: skip
+        n, half = load.concurrent_requests, max(1, int(load.concurrent_requests // 2))
+        out.append((f"{half} concurrent requests instead of {n:g}",
+                    {"workload": {"serving": {**asked, "concurrent_requests": half}}}))  # fmt: skip
     elif load.requests_per_s:
         rate = load.requests_per_s
         out.append((f"{rate / 2:g} requests/s instead of {rate:g}",

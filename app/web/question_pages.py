@@ -23,6 +23,7 @@ from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.recommend.repository import Stamps, input_stamps
+from app.recommend.summary import config_name
 from app.reports import service as reports
 from app.web import charts
 from app.web.forms import (
@@ -309,7 +310,6 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
             change_href="/?" + share + "#f-dataset_samples" if linkable else "#question",
         ),
         share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
-        config_name=config_name,
         # the usage every cost on the page assumes (the request's, defaults filled in)
         usage=(form.request.constraints if form.request else rs.ConstraintsIn()).usage(),
     )
@@ -528,11 +528,6 @@ def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
     thing = unit.split("/")[0] if "/" in unit else "samples"
     how = {"rent": " (rented)", "buy": " (bought)"}.get(answer.acquisition, "")
     return f"{thing} per ${how}"
-
-
-def config_name(name: str, num_gpus: int) -> str:
-    """A configuration as people say it: '2 × H100 SXM'."""
-    return f"{num_gpus} × {name}" if num_gpus > 1 else name
 
 
 def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.Chart]]:

@@ -23,6 +23,7 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
+from app.recommend.summary import config_name
 from app.shipped.paths import shipped_path
 from app.web.forms import as_form_words
 from app.web.labels import choice_label, short_name
@@ -267,7 +268,11 @@ def make_templates() -> Jinja2Templates:
         weights=lambda sv: weights_name(sv.weight_precision, sv.weight_format),
     )
     env.globals.update(
-        url_with=url_with, version=__version__, qs=query_string, static_url=static_url
+        url_with=url_with,
+        version=__version__,
+        qs=query_string,
+        static_url=static_url,
+        config_name=config_name,
     )
     return templates
 
