@@ -674,6 +674,35 @@ def _curved(row: _Row, ctx: ev.Context, curve: bool = True) -> _Row:
     return dataclasses.replace(row, served=served)
 
 
+def _whole_model(work: WorkloadSpec, lead: _Row | None) -> s.MemoryOut:
+    """The whole model's weights in the top row's format (``lead``), the one its per-GPU split
+    divides; with no row, the published weights: 16-bit, or the format the model was released
+    in (a what-if that allows 4-bit weights shows the 4-bit size its plan holds)."""
+    if lead is not None:
+        p, rt = lead.result.config.weight_precision, lead.runtime
+        held = sv.weight_bytes(work.model, p, rt.bits(p), format_bits=rt.format_bits(p))
+        label = sv.weights_name(p, _weight_format(p, rt))
+    else:
+        released = work.released_format
+        as_released = released is not None and (
+            work.quantization == released
+            or QUANTIZATION_PRECISION.get(released, released) == work.precision
+        )
+        p, label = (work.precision, released) if as_released else ("bf16", "bf16")
+        table = work.efficiency
+        bits = table.bits_per_weight.get(released or "") if as_released and table else None
+        held = sv.weight_bytes(work.model, p, format_bits=bits)
+    weights_gb = round(held / 1e9, 3)
+    return s.MemoryOut(
+        required_gb=weights_gb,
+        available_gb=None,
+        headroom_gb=None,
+        num_gpus=1,
+        breakdown={"weights": weights_gb},
+        notes=[f"{label} weights of the whole model; each row shows its own per-GPU split"],
+    )
+
+
 def answer(
     request: s.RecommendationRequest,
     ctx: ev.Context,
@@ -733,24 +762,7 @@ def answer(
                 for i, r in enumerate(near, start=1)
             ],
         )
-    # the published weights: 16-bit, or the quantised format the model was released in
-    released = work.released_format
-    as_released = released is not None and (
-        work.quantization == released
-        or QUANTIZATION_PRECISION.get(released, released) == work.precision
-    )
-    held, label = (work.precision, released) if as_released else ("bf16", "bf16")
-    table = work.efficiency
-    bits = table.bits_per_weight.get(released or "") if as_released and table else None
-    weights_gb = round(sv.weight_bytes(work.model, held, format_bits=bits) / 1e9, 3)
-    mem = s.MemoryOut(
-        required_gb=weights_gb,
-        available_gb=None,
-        headroom_gb=None,
-        num_gpus=1,
-        breakdown={"weights": weights_gb},
-        notes=[f"{label} weights of the whole model; each row shows its own per-GPU split"],
-    )
+    mem = _whole_model(work, top[0] if top else None)
     return s.RecommendationResponse(
         workload=resolved_out(work),
         memory=mem,

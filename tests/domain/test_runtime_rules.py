@@ -44,6 +44,8 @@ def test_runtimes_run_only_where_their_rules_say() -> None:
         ("mlx", "rx-7900-xtx"), ("mlx", "arc-b580"), ("tensorrt", "arc-b580"),
         ("tensorrt", "rx-7900-xtx"), ("tensorrt", "apple-m2-ultra"), ("vllm", "apple-m2-ultra"),
         ("tensorrt-llm", "mi300x"), ("onnxruntime", "gaudi3"), ("sglang", "gaudi3"),
+        # mlx[cuda] needs SM 7.5: a V100 (7.0) or P40 (6.1) does not run it
+        ("mlx", "v100-sxm2-32gb"), ("mlx", "tesla-p40"),
     ]  # fmt: skip
     for runtime, slug in off:
         st = compat.runtime_status(by[slug], runtime, RULES, _backend(by[slug]))
@@ -52,6 +54,9 @@ def test_runtimes_run_only_where_their_rules_say() -> None:
     for runtime, slug in on:
         st = compat.runtime_status(by[slug], runtime, RULES, _backend(by[slug]))
         assert st is not None and st.status == "supported", (runtime, slug)
+    for slug in ("t4", "rtx-4090"):  # SM 7.5 and on: mlx[cuda], experimental
+        st = compat.runtime_status(by[slug], "mlx", RULES, _backend(by[slug]))
+        assert st is not None and st.status == "experimental", slug
     # a part the catalog lists no compute capability for is not taken as lacking a runtime
     unlisted = dataclasses.replace(by["rtx-4090"], compute_capability=None)
     assert compat.runtime_status(unlisted, "vllm", RULES, "cuda") is None

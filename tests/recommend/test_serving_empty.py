@@ -48,3 +48,30 @@ def test_the_serving_page_shows_the_changes_that_would_run_it(read_client: TestC
     banner = html.split('data-serving-banner="unmet"')[1].split("</div>")[0]
     assert "data-empty-reasons" in banner and "over budget" in banner
     assert "data-empty-nearest" in banner and "4-bit weights allowed" in banner
+
+
+def test_the_4_bit_what_if_counts_the_memory_its_plan_holds(read_client: TestClient) -> None:
+    """The what-if's "Memory, whole job on one GPU" is the changed answer's: it showed the 470 GB
+    of 16-bit weights beside a plan that holds the model in 4 bits."""
+    r = read_client.post("/api/v1/recommendations", json={**QUESTION, "what_if": True})
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    sixteen_bit = answer["memory"]["required_gb"]
+    four_bit = next(v for v in answer["what_if"] if v["change"] == "4-bit weights allowed")
+    assert four_bit["top_slug"] is not None
+    # 4.25-4.5 bits per quantised weight (16-bit embeddings and head): under a third of bf16's
+    assert four_bit["required_gb"] < sixteen_bit / 3
+
+
+def test_an_answer_counts_the_whole_model_in_its_top_rows_weight_format(
+    read_client: TestClient,
+) -> None:
+    asked = {**QUESTION, "constraints": {"acquisition": "buy"}, "workload": {
+        **QUESTION["workload"], "preset": "gpt-oss-20b", "runtime": "llama.cpp"}}  # fmt: skip
+    answer = read_client.post("/api/v1/recommendations", json=asked).json()
+    top = answer["recommendations"][0]
+    assert top["serving"]["weight_format"].startswith("MXFP4")
+    assert answer["memory"]["notes"][0].startswith("MXFP4 weights of the whole model")
+    # one replica's GPUs hold the whole model's weights between them
+    per_gpu = top["memory"]["breakdown"]["weights"]
+    assert abs(per_gpu * top["serving"]["gpus_per_replica"] - answer["memory"]["required_gb"]) < 0.1
