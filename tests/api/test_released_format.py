@@ -23,7 +23,7 @@ def test_gpt_oss_is_served_in_its_released_mxfp4_without_a_quality_cost(
     assert any(r["num_gpus"] == 1 and r["gpu"]["memory_gb"] == 80 for r in rows)
     said = [w for r in rows for w in r["warnings"] if w.startswith("quality: mxfp4")]
     assert said and all("as the model was released" in w for w in said)
-    assert body["memory"]["required_gb"] < 80 and "mxfp4 weights" in body["memory"]["notes"][0]
+    assert body["memory"]["required_gb"] < 80 and "MXFP4 weights" in body["memory"]["notes"][0]
     # asked for bf16, it runs bf16 and the headline says so
     bf16 = _ask(
         read_client,
