@@ -688,7 +688,7 @@ def _whole_model(work: WorkloadSpec, lead: _Row | None) -> s.MemoryOut:
             work.quantization == released
             or QUANTIZATION_PRECISION.get(released, released) == work.precision
         )
-        p, label = (work.precision, released) if as_released else ("bf16", "bf16")
+        p, label = (work.precision, released or "") if as_released else ("bf16", "bf16")
         table = work.efficiency
         bits = table.bits_per_weight.get(released or "") if as_released and table else None
         held = sv.weight_bytes(work.model, p, format_bits=bits)

@@ -66,8 +66,14 @@ def test_the_4_bit_what_if_counts_the_memory_its_plan_holds(read_client: TestCli
 def test_an_answer_counts_the_whole_model_in_its_top_rows_weight_format(
     read_client: TestClient,
 ) -> None:
-    asked = {**QUESTION, "constraints": {"acquisition": "buy"}, "workload": {
-        **QUESTION["workload"], "preset": "gpt-oss-20b", "runtime": "llama.cpp"}}  # fmt: skip
+    asked = {
+        **QUESTION,
+        "constraints": {"acquisition": "buy"},
+        "workload": {
+            "preset": "gpt-oss-20b", "task": "serving", "runtime": "llama.cpp",
+            "serving": {"concurrent_requests": 4},
+        },
+    }  # fmt: skip
     answer = read_client.post("/api/v1/recommendations", json=asked).json()
     top = answer["recommendations"][0]
     assert top["serving"]["weight_format"].startswith("MXFP4")
