@@ -353,14 +353,21 @@ def advice(
     if not ordered:
         return out
     top = ordered[0]
-    if requested.training and requested.gradient_checkpointing and defaulted_checkpointing:
-        on = memory_breakdown(requested).total
-        off = memory_breakdown(requested.with_flags(gradient_checkpointing=False)).total
+    run = top.work
+    if run.training and run.gradient_checkpointing and defaulted_checkpointing:
+        # on the top row's own footing (its GPUs, micro-batch and savers): the whole batch on
+        # one GPU is a job no row runs, and its figures dwarfed the memory the answer shows
+        with_ckpt = memory_breakdown(run, num_gpus=top.n).total
+        without = memory_breakdown(
+            run.with_flags(gradient_checkpointing=False), num_gpus=top.n
+        ).total
+        on, off = top.memory.total, top.memory.total + without - with_ckpt
         if off > on + 0.05:
+            where = "on its GPU" if top.n == 1 else f"on each of its {top.n} GPUs"
             out.append(
-                "Gradient checkpointing is on, as fine-tuning recipes run it: "
-                f"{vram(on):,.1f} GB on one GPU instead of {vram(off):,.1f} GB, for about a third "
-                "more compute (turn it off with gradient_checkpointing: false)."
+                "Gradient checkpointing is on, as fine-tuning recipes run it: the top pick "
+                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about a "
+                "third more compute (turn it off with gradient_checkpointing: false)."
             )
     if top.savers:
         asked = requested.with_precision(top.work.precision)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -399,6 +400,23 @@ def test_qlora_on_a_student_budget_ranks_single_cards_with_checkpointing() -> No
     )
     assert off.memory.required_gb > 2 * r.memory.required_gb
     assert not any("checkpointing is on" in a for a in off.advice)
+
+
+def test_the_checkpointing_banner_counts_the_top_rows_own_memory() -> None:
+    """The banner said 548 GB with checkpointing and 1,994 GB without for an 8B LoRA job whose
+    answer needs 22 GB at micro-batch 1 and whose top pick holds 83 GB per GPU: it priced the
+    whole batch of 128 on one GPU, a job no row runs. It now speaks of the top row's GPUs."""
+    r = _catalog_run(
+        workload={"preset": "llama-3-8b", "task": "fine-tuning", "peft": "lora"},
+        constraints={"acquisition": "rent"},
+    )
+    (line,) = [a for a in r.advice if "checkpointing is on" in a]
+    top = r.recommendations[0]
+    on, off = (float(x.replace(",", "")) for x in re.findall(r"([\d,.]+) GB", line)[:2])
+    # the figure with checkpointing is the one the top row's explanation gives per GPU
+    assert f"needs {on:,.1f} GB" in top.explanation[0], (line, top.explanation[0])
+    assert off > on
+    assert (f"on each of its {top.num_gpus} GPUs" in line) == (top.num_gpus > 1)
 
 
 def test_qlora_follows_bitsandbytes_backends() -> None:

@@ -192,3 +192,13 @@ def test_long_jobs_read_in_days_until_a_year_and_large_counts_compactly() -> Non
     assert compact(2.5e9) == "2.5B"
     assert compact(999_999) == "999,999"
     assert compact(None) == "—"
+
+
+def test_the_advice_banner_speaks_of_buying_only_to_a_buyer(read_client: TestClient) -> None:
+    """A renter was told "Before buying more cards"."""
+    q = "/recommendations?preset=llama-3-8b&task=fine-tuning&peft=lora&acquisition="
+    for acquisition, heading in (("rent", "Before adding cards"), ("buy", "Before buying")):
+        html = page(read_client, q + acquisition)
+        banner = html.split("data-advice>", 1)[1].split("</div>", 1)[0]
+        assert heading in banner, (acquisition, banner[:200])
+        assert "checkpointing is on" in banner
