@@ -10,6 +10,7 @@ from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED
+from app.recommend.whatif import best_config
 
 
 def mid_sentence(text: str) -> str:
@@ -223,8 +224,9 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
 def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     rows = answer.recommendations
     if not rows:
-        # the change the empty answer names first (empty.nearest: the most GPUs opened first),
-        # so the verdict and `empty.message` never name two different ones
+        # the change the empty answer names first (empty.nearest: within the budget, then the
+        # most GPUs opened first), so the verdict and `empty.message` never name two different
+        # ones; with its best configuration, which the banner's list gives too
         fixes: list[s.NearestOut] | list[s.WhatIfOut]
         if answer.empty is not None and answer.empty.nearest:
             fixes = answer.empty.nearest
@@ -239,6 +241,8 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
                 f"; {n} GPU{'s' if n != 1 else ''} could with one change: "
                 f"{fixes[0].change.rstrip('.')}"
             )
+            if fixes[0].top_name:
+                sentence += f", best {best_config(fixes[0], answer.acquisition)}"
         return s.AnswerSummaryOut(sentence=sentence + ".", assumptions=_assumptions(answer))
     top = rows[0]
     why = []

@@ -192,13 +192,24 @@ def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     return f" ({' or '.join(parts)})" if parts else ""
 
 
+def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
+    """'8 × AMD Instinct MI100 32GB ($6,000 to buy)': a variation's top pick and its price."""
+    count = f"{v.num_gpus} × " if v.num_gpus and v.num_gpus > 1 else ""
+    return f"{count}{v.top_name}{price_note(v, acquisition)}"
+
+
 def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     """Why an answer has no row, and the nearest configurations that would run: the what-if
-    variations that let some GPU run the job, the most GPUs opened first."""
+    variations that let some GPU run the job, those within the asker's budget first (lifting
+    it opens the most cards, and is the change a budget says not to make), then the most GPUs
+    opened first."""
     reasons: dict[str, int] = {}
     for x in answer.excluded:
         reasons[x.code] = reasons.get(x.code, 0) + 1
-    helps = sorted((v for v in answer.what_if or [] if v.can_run), key=lambda v: -v.can_run)
+    helps = sorted(
+        (v for v in answer.what_if or [] if v.can_run),
+        key=lambda v: (v.change == BUDGET_LIFTED, -v.can_run),
+    )
     nearest = [
         s.NearestOut(
             change=v.change,
@@ -219,9 +230,8 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     acquisition = answer.acquisition
     if nearest:
         first = nearest[0]
-        count = f"{first.num_gpus} × " if first.num_gpus and first.num_gpus > 1 else ""
-        message += f" Nearest: {first.change} lets {first.can_run} GPU(s) run it, best {count}"
-        message += f"{first.top_name}{price_note(first, acquisition)}."
+        message += f" Nearest: {first.change} lets {first.can_run} GPU(s) run it, best "
+        message += f"{best_config(first, acquisition)}."
     else:
         message += (
             " No single change tried lets one run it; the excluded list says why each is out."

@@ -64,8 +64,14 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     helps = answer["empty"]["nearest"]
     assert helps  # lifting the budget lets cards run it
     n, change = helps[0]["can_run"], helps[0]["change"].rstrip(".")
-    # the what-if label follows a colon: "…; 45 GPUs could with one change: no budget limit …"
-    assert sentence.endswith(f"; {n} GPUs could with one change: {change}.")
+    # the what-if label follows a colon: "…; 45 GPUs could with one change: no budget limit …",
+    # then its best configuration and what it costs the way the question acquires it
+    first = helps[0]
+    count = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
+    assert sentence.endswith(
+        f"; {n} GPUs could with one change: {change}, best {count}{first['top_name']} "
+        f"(${first['purchase_usd']:,.0f} to buy)."
+    ), sentence
 
 
 def test_an_empty_verdict_names_the_change_the_empty_answer_names_first(
@@ -86,7 +92,7 @@ def test_an_empty_verdict_names_the_change_the_empty_answer_names_first(
     assert len(nearest) >= 2 and nearest[0]["can_run"] >= nearest[1]["can_run"]
     first = nearest[0]["change"].rstrip(".")
     assert f"Nearest: {first} lets" in answer["empty"]["message"]
-    assert answer["summary"]["sentence"].endswith(f"one change: {first}.")
+    assert f"one change: {first}, best " in answer["summary"]["sentence"]
     # the page lists the changes in the same order
     page = read_client.get(
         "/recommendations?preset=llama-3-70b&task=fine-tuning&peft=qlora"
