@@ -143,7 +143,14 @@ def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
     )
     priced = [(key, i) for i, r in enumerate(near) if (key := _outlay(r, acquisition))]
     if not priced:
-        return f"{lead}; none of them has a {_NO_PRICE[acquisition].removeprefix('no ')}"
+        text = f"{lead}; none of them has a {_NO_PRICE[acquisition].removeprefix('no ')}"
+        # the fastest row shown that can be had the way the question asks (GB200 racks top a
+        # renter's fastest answer with no offer to rent)
+        can = next((r for r in rows if _outlay(r, acquisition)), None)
+        if can is not None:
+            text += f"; the fastest shown that has one, {_name(can)} ({_speed(can)}), "
+            text += _price(can, acquisition) or ""
+        return text
     cheapest = near[min(priced)[1]]
     if cheapest is top:
         return f"{lead}; it is also the cheapest of them"

@@ -359,3 +359,26 @@ def test_a_serving_verdict_names_a_release_format_not_the_datapath(read_client: 
         },
     )  # fmt: skip
     assert "GGUF Q4_K_M weights and" in gguf["summary"]["sentence"]
+
+
+def test_a_fastest_pick_nobody_rents_names_the_fastest_row_that_can_be_rented(
+    read_client: TestClient,
+) -> None:
+    """64 GB200 GPUs (an NVL72 rack no catalog offer rents) top a renter's fastest pretraining
+    answer; the verdict said only that none of the rows as fast has an offer, leaving the
+    renter to find the first row they can book."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3.1-8b", "task": "training", "dataset_samples": 1e6},
+            "constraints": {"acquisition": "rent", "max_gpus": 64},
+            "objective": "fastest",
+        },
+    )
+    rows = answer["recommendations"]
+    assert rows[0]["cost"]["rent"] is None
+    sentence = answer["summary"]["sentence"]
+    first = next(r for r in rows if r["cost"]["rent"] is not None)
+    n = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
+    assert f"the fastest shown that has one, {n}{first['gpu']['name']} (" in sentence, sentence
+    assert f"rents at ${first['cost']['rent']['usd_per_hour']:,.0f}/h" in sentence
