@@ -157,6 +157,45 @@ def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
     return f"{lead}; the cheapest of them, {_name(cheapest)}, {_price(cheapest, acquisition)}"
 
 
+def _cost_key(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None:
+    """What 'cheapest' compares, as the verdict can read it: the job's cost where it has a
+    length (2, $), else the price on the basis asked (``_outlay``)."""
+    if row.cost.job_cost_usd is not None:
+        return (2, row.cost.job_cost_usd)
+    return _outlay(row, acquisition)
+
+
+def _close_usd(value: float) -> str:
+    """Two costs a few percent apart, told apart: cents keep a third figure ($0.031)."""
+    return f"${value:,.3f}" if value < 1 else _usd(value)
+
+
+def _fewer_cards(rows: list[s.Recommendation], acquisition: str) -> str | None:
+    """Under 'cheapest', a row shown on fewer GPUs than the pick whose cost is within
+    FASTEST_TIE of it: the estimates do not separate them, and one card is the simpler job
+    (4 × RTX A4000 under QLoRA's FSDP at $0.029 against one RTX 4090 at $0.031)."""
+    top = rows[0]
+    key = _cost_key(top, acquisition)
+    if top.serving is not None or top.num_gpus <= 1 or key is None:
+        return None
+    for r in rows[1:]:
+        other = _cost_key(r, acquisition)
+        if not (r.num_gpus < top.num_gpus and other and other[0] == key[0]):
+            continue
+        if other[1] <= key[1] * FASTEST_TIE:
+            share = round((FASTEST_TIE - 1) * 100)
+            cost = (
+                f"{_close_usd(other[1])} for the job against {_close_usd(key[1])}"
+                if other[0] == 2
+                else _price(r, acquisition)
+            )
+            return (
+                f"{_name(r)} costs within {share} % of it on fewer GPUs ({cost}), "
+                "closer than the estimate can tell apart"
+            )
+    return None
+
+
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
     target = answer.workload.latency_target_ms
     if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
@@ -279,6 +318,8 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
             + ")."
         )
     ties = _ties(rows, answer.acquisition) if answer.objective == "fastest" else None
+    if answer.objective == "cheapest":
+        ties = _fewer_cards(rows, answer.acquisition)
     if ties:
         sentence += f" {ties[0].upper()}{ties[1:]}."
     caveat = _caveat(top, answer)

@@ -382,3 +382,39 @@ def test_a_fastest_pick_nobody_rents_names_the_fastest_row_that_can_be_rented(
     n = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
     assert f"the fastest shown that has one, {n}{first['gpu']['name']} (" in sentence, sentence
     assert f"rents at ${first['cost']['rent']['usd_per_hour']:,.0f}/h" in sentence
+
+
+def test_a_cheapest_pick_on_several_gpus_names_a_single_card_within_its_cost(
+    read_client: TestClient,
+) -> None:
+    """2 × RTX A4000 and one RTX 4090 finish a LoRA fine-tune for $0.029 and $0.030: the
+    estimate cannot order them, and one card is the simpler job, so the verdict says so."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "qwen2.5-7b", "task": "fine-tuning", "peft": "lora"},
+            "constraints": {"acquisition": "rent"},
+            "objective": "cheapest",
+        },
+    )
+    rows = answer["recommendations"]
+    top = rows[0]
+    assert top["num_gpus"] > 1
+    fewer = next(
+        r for r in rows[1:]
+        if r["num_gpus"] < top["num_gpus"]
+        and r["cost"]["job_cost_usd"] <= top["cost"]["job_cost_usd"] * 1.05
+    )  # fmt: skip
+    sentence = answer["summary"]["sentence"]
+    assert f"{fewer['gpu']['name']} costs within 5 % of it on fewer GPUs" in sentence, sentence
+    assert f"${fewer['cost']['job_cost_usd']:,.3f} for the job" in sentence
+    # not said where no row on fewer GPUs comes that close
+    alone = _ask(
+        read_client,
+        {
+            "workload": {"preset": "mistral-7b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"acquisition": "rent"},
+            "objective": "cheapest",
+        },
+    )
+    assert "on fewer GPUs" not in alone["summary"]["sentence"]
