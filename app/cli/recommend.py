@@ -22,7 +22,7 @@ from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.errors import AppError, field_path
 from app.recommend.schemas import RecommendationRequest
-from app.recommend.whatif import price_note
+from app.recommend.whatif import best_config, price_note
 from app.vocab import choices as choices_text
 
 
@@ -243,6 +243,18 @@ def _verdict(response: Any, console: Console) -> None:
         console.print(f"[bold]Verdict:[/bold] {said.sentence}")
 
 
+def _nearest(response: Any, console: Console) -> None:
+    """An empty answer's nearest configurations, as the page lists them under its banner."""
+    empty = getattr(response, "empty", None)
+    if empty is None or not empty.nearest:
+        return
+    console.print("[bold]These changes would let GPUs run it:[/bold]")
+    for v in empty.nearest:
+        plural = "s" if v.can_run != 1 else ""
+        console.print(f"  • {v.change}: {v.can_run} GPU{plural}, best "
+                      + best_config(v, response.acquisition))  # fmt: skip
+
+
 def render_serving(response: Any, console: Console) -> None:
     summary = response.serving
     console.print(f"[bold]{response.workload.preset or 'model'}[/bold] serving: {summary.load}")
@@ -250,7 +262,13 @@ def render_serving(response: Any, console: Console) -> None:
     console.print(("[green]" if summary.met else "[red]") + summary.message + "[/]")
     for tip in summary.relax:
         console.print(f"  • {tip}")
+    _nearest(response, console)
     rows = response.recommendations or summary.closest
+    if not rows:
+        # nothing to tabulate: the changes above say what would give rows
+        for warning in response.warnings:
+            console.print(f"[yellow]warning:[/yellow] {warning}")
+        return
     table = Table(show_lines=False)
     # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
     # output tokens it produces) first; the split by phase after it, as the pages show them
@@ -353,8 +371,15 @@ def render(response: Any, console: Console) -> None:
             hours_text(finish) if finish is not None else "—",  # as the verdict says it
             f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}",
         )
-    console.print(table)
-    # the answer's own words on a deadline and on an empty table, as the page shows them
+    if response.recommendations:
+        console.print(table)
+    _notes(response, console)
+
+
+def _notes(response: Any, console: Console) -> None:
+    """Below the table: the answer's own words on a deadline and on an empty table, as the
+    page shows them, the pick's reasons, the measured machine's tips, the what-ifs, the
+    warnings."""
     if response.deadline is not None:
         console.print(f"[bold]Finish within {_fmt(response.deadline.max_hours)} h:[/bold] "
                       + response.deadline.message)  # fmt: skip

@@ -139,3 +139,36 @@ def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_rea
     shown = f"{vram(top.memory.required_gb):.1f}/{vram(top.memory.available_gb or 0):.0f}"
     assert shown in text
     assert f"needs {vram(top.memory.required_gb):.1f} GB of" in top.explanation[0]
+
+
+def test_an_empty_serving_plan_lists_the_changes_that_would_run_it_and_no_empty_table() -> None:
+    """The CLI printed a serving plan with no row as an empty table and none of the changes
+    the page lists under its banner."""
+    from rich.console import Console
+
+    from app.catalog.loader import read_gpu_specs
+    from app.cli.recommend import render
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from app.recommend.presets import DATA_DIR
+    from app.shipped.rules import load_rules
+
+    request = s.RecommendationRequest.model_validate(
+        {
+            "workload": {
+                "preset": "qwen3-235b-a22b", "task": "serving",
+                "serving": {"concurrent_requests": 4},
+            },
+            "constraints": {"acquisition": "buy", "max_purchase_usd": 15000},
+            "objective": "cheapest",
+        }
+    )  # fmt: skip
+    response = service.recommend(request, read_gpu_specs(DATA_DIR), load_rules(DATA_DIR))
+    assert response.empty is not None and response.empty.nearest
+    console = Console(record=True, width=2000)
+    render(response, console)
+    text = console.export_text()
+    assert "These changes would let GPUs run it:" in text
+    for v in response.empty.nearest:
+        assert f"• {v.change}: {v.can_run} GPU" in text
+    assert "replicas × GPUs" not in text  # no table of nothing
