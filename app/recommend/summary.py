@@ -196,6 +196,30 @@ def _fewer_cards(rows: list[s.Recommendation], acquisition: str) -> str | None:
     return None
 
 
+# A job that finishes within this on several GPUs is short enough that the time to start an
+# instance and load the model, which no estimate here counts, is of its order or longer: the
+# verdict then names what one GPU of the same card takes.
+SHORT_JOB_H = 1 / 60
+
+
+def _short_job(row: s.Recommendation, acquisition: str) -> str | None:
+    """'The job is short: one NVIDIA B200 finishes it in 48 s ($0.07); …' for a multi-GPU pick
+    whose job takes under SHORT_JOB_H (8 × B200 for a 6-second LoRA run)."""
+    hours = row.time_to_finish_h
+    if row.serving is not None or row.num_gpus <= 1 or hours is None or hours >= SHORT_JOB_H:
+        return None
+    one = next((a for a in row.alternatives if a.num_gpus == 1), None)
+    if one is None or one.time_to_finish_h is None:
+        return None
+    rented = acquisition in ("rent", "either") and one.job_cost_usd is not None
+    cost = f" ({_close_usd(one.job_cost_usd)} rented)" if rented and one.job_cost_usd else ""
+    return (
+        f"The job is short: one {row.gpu.name} finishes it in {_duration(one.time_to_finish_h)}"
+        f"{cost}; starting an instance and loading the model, which these times leave out, "
+        "can take as long"
+    )
+
+
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
     target = answer.workload.latency_target_ms
     if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
@@ -322,6 +346,9 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         ties = _fewer_cards(rows, answer.acquisition)
     if ties:
         sentence += f" {ties[0].upper()}{ties[1:]}."
+    short = _short_job(top, answer.acquisition)
+    if short:
+        sentence += f" {short}."
     caveat = _caveat(top, answer)
     if caveat:
         sentence += f" Caveat: {mid_sentence(caveat)}."

@@ -418,3 +418,33 @@ def test_a_cheapest_pick_on_several_gpus_names_a_single_card_within_its_cost(
         },
     )
     assert "on fewer GPUs" not in alone["summary"]["sentence"]
+
+
+def test_a_job_of_seconds_on_several_gpus_says_what_one_gpu_takes(
+    read_client: TestClient,
+) -> None:
+    """A 1M-token LoRA run is picked on 8 × B200 at 6 s: the verdict now says what one card of
+    the pick takes, and that start-up, which no time here counts, is of that order; a job of
+    minutes on several GPUs does not get the sentence."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "lora"},
+            "constraints": {"acquisition": "rent"},
+        },
+    )
+    top = answer["recommendations"][0]
+    assert top["num_gpus"] > 1 and top["time_to_finish_h"] < 1 / 60
+    one = next(a for a in top["alternatives"] if a["num_gpus"] == 1)
+    sentence = answer["summary"]["sentence"]
+    assert f"The job is short: one {top['gpu']['name']} finishes it in " in sentence, sentence
+    assert f"(${one['job_cost_usd']:,.3f} rented)" in sentence
+    longer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "vit-b-16", "task": "training"},
+            "constraints": {"acquisition": "rent"},
+        },
+    )
+    assert longer["recommendations"][0]["time_to_finish_h"] > 1 / 60
+    assert "The job is short" not in longer["summary"]["sentence"]
