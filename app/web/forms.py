@@ -253,9 +253,13 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...]) -> list[FormField]:
     return out
 
 
-# An identifier a message names the way the API does ("set ttft_ms_target"), with a flag's
-# value after it ("gradient_checkpointing: false").
-_FIELD_WORD = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b(?::\s*(true|false)\b)?")
+# An identifier a message names the way the API does ("set ttft_ms_target", with its section
+# where it gives one: "constraints.allow_4bit"), with a flag's value after it
+# ("gradient_checkpointing: false").
+_FIELD_WORD = re.compile(
+    r"\b(?:(?:workload|constraints|serving)\.)*([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"
+    r"(?::\s*(true|false)\b)?"
+)
 
 
 @cache

@@ -50,6 +50,8 @@ def test_the_serving_page_shows_the_changes_that_would_run_it(read_client: TestC
     banner = html.split('data-serving-banner="unmet"')[1].split("</div>")[0]
     assert "data-empty-reasons" in banner and "over budget" in banner
     assert "data-empty-nearest" in banner and "4-bit weights allowed" in banner
+    # the plan's own advice in the form's words, not the API's field names
+    assert "constraints.allow_4bit" not in banner and "“Allow 4-bit weights”" in banner
 
 
 def test_the_4_bit_what_if_counts_the_memory_its_plan_holds(read_client: TestClient) -> None:

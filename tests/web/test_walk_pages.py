@@ -149,6 +149,9 @@ def test_form_words_swap_field_ids_and_flag_values_only() -> None:
     assert as_form_words("give dataset_samples for yours") == (
         "give “Dataset size (samples)” for yours"
     )
+    # a field named with its section, as the API's messages name some (the serving plan's
+    # "or constraints.allow_4bit to let the planner choose 4-bit weights"): the label alone
+    assert as_form_words("or constraints.allow_4bit to let") == "or “Allow 4-bit weights” to let"
     # not a form field, and a word without an underscore: as written
     for text in ("set pipeline_parallel", "the pytorch runtime on cuda", "batch 4"):
         assert as_form_words(text) == text
