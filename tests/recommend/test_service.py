@@ -417,6 +417,11 @@ def test_the_checkpointing_banner_counts_the_top_rows_own_memory() -> None:
     assert f"needs {on:,.1f} GB" in top.explanation[0], (line, top.explanation[0])
     assert off > on
     assert (f"on each of its {top.num_gpus} GPUs" in line) == (top.num_gpus > 1)
+    # pretraining leaves checkpointing off by default: where the engine turns it on for a row,
+    # the savers' line says so, not the fine-tuning recipes' one
+    train = _catalog_run(workload={"preset": "llama-3-8b", "task": "training"})
+    assert "gradient checkpointing" in train.recommendations[0].memory_savers
+    assert not any("as fine-tuning recipes run it" in a for a in train.advice)
 
 
 def test_qlora_follows_bitsandbytes_backends() -> None:
