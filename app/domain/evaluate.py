@@ -990,7 +990,23 @@ def too_big(
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
-        f"{_fewer_seqs(gpu, run, usable, total1)}",
+        f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}",
+    )
+
+
+def _wired_limit(gpu: GpuSpec, total1: float | None) -> str:
+    """Where a unified-memory GPU misses only by the share macOS lets it wire by default
+    (efficiency.UNIFIED_MEMORY_USABLE): the sysctl mlx-lm's README gives to raise it.
+    ``total1``: the job on one GPU, in 10^9 bytes (MemoryBreakdown.total)."""
+    if not efficiency.unified(gpu) or gpu.vendor != "apple" or total1 is None:
+        return ""
+    if total1 >= efficiency.device_memory_gb(gpu):
+        return ""
+    return (
+        f"; macOS lets the GPU wire about {efficiency.UNIFIED_MEMORY_USABLE:.0%} of the "
+        f"{gpu.memory_gb:g} GB by default, and `sudo sysctl iogpu.wired_limit_mb=N`, N above "
+        "the job's size and below the machine's memory, raises it (mlx-lm's README), which "
+        "this answer does not assume"
     )
 
 

@@ -461,3 +461,16 @@ def test_an_fp4_checkpoint_run_at_another_precision_is_sized_at_that_precision()
     assert dequantised.memory is not None
     assert dequantised.memory.weights == pytest.approx(sixteen.weights)
     assert kept.memory is not None and kept.memory.weights < sixteen.weights / 2
+
+
+def test_a_mac_that_misses_only_by_the_wired_share_is_told_how_to_raise_it() -> None:
+    """A 64 GB M1 Max refused a 54 GB model as "48 GB usable" and said no more: macOS wires
+    about 75 % of unified memory for the GPU by default, a limit a sysctl raises. The reason
+    now says so where the job fits in the machine's memory, and only there."""
+    from tests.domain.fixtures import A100, M2
+
+    total = 80.0  # GB (10^9 bytes): above 75 % of the M2 Max's 96 GiB, below all of it
+    hint = ev._wired_limit(M2, total)
+    assert "sudo sysctl iogpu.wired_limit_mb=N" in hint and "75%" in hint
+    assert ev._wired_limit(M2, 120.0) == ""  # more than the machine has: no sysctl helps
+    assert ev._wired_limit(A100, 90.0) == ""  # a discrete GPU's memory is its own
