@@ -345,6 +345,17 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
     return fewest if objective == "balanced" else cheapest
 
 
+# The 4-bit weight formats a runtime itself loads, as its users name them: the tip names what
+# the row's runtime can run (an MLX user converts with mlx_lm.convert -q, not to a GGUF file).
+FOUR_BIT_FORMATS = {
+    "llama.cpp": "GGUF Q4_K_M",
+    "mlx": "MLX 4-bit, mlx_lm.convert -q",
+    "vllm": "AWQ/GPTQ",
+    "sglang": "AWQ/GPTQ",
+    "transformers": "AWQ/GPTQ/bitsandbytes",
+}
+
+
 def advice(
     ordered: list[Candidate], requested: WorkloadSpec, *, defaulted_checkpointing: bool
 ) -> list[str]:
@@ -719,8 +730,9 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if w.is_llm_inference:
         # not where the weights are 4-bit already and only the math runs wider
         if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
+            formats = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
             out.append(
-                "4-bit weight quantisation (AWQ/GPTQ/GGUF Q4) shrinks weights ~3.5× and "
+                f"4-bit weight quantisation ({formats}) shrinks weights ~3.5× and "
                 "speeds up bandwidth-bound decoding nearly as much."
             )
         if w.batch_size < 8 and p.bottleneck == "memory bandwidth":

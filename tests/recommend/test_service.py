@@ -988,3 +988,19 @@ def test_a_transformers_decode_question_offers_a_cuda_graph_runtime_as_a_what_if
     cnn = _req(workload={"preset": "resnet-50", "task": "inference"})
     work, _ = service._resolve(cnn, service.DATA_DIR)
     assert not any(label.startswith("runtime ") for label, _ in variations(work, cnn))
+
+
+def test_the_4_bit_tip_names_formats_the_rows_runtime_loads() -> None:
+    """An MLX row on a Mac was told to quantise to AWQ/GPTQ/GGUF Q4, none of which mlx_lm
+    loads: each runtime's tip names its own 4-bit route."""
+
+    def tip(runtime: str, gpus: list[Any]) -> str:
+        r = service.recommend(
+            _req(workload={"preset": "llama-3-8b", "task": "inference", "runtime": runtime}),
+            gpus, RULES,
+        )  # fmt: skip
+        return next(t for t in r.recommendations[0].tips if "4-bit weight quantisation" in t)
+
+    assert "mlx_lm.convert -q" in tip("mlx", [M2]) and "GGUF" not in tip("mlx", [M2])
+    assert "GGUF Q4_K_M" in tip("llama.cpp", [H100])
+    assert "AWQ/GPTQ" in tip("vllm", [H100]) and "GGUF" not in tip("vllm", [H100])
