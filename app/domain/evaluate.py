@@ -995,10 +995,10 @@ def too_big(
 
 
 def _wired_limit(gpu: GpuSpec, total1: float | None) -> str:
-    """Where a unified-memory GPU misses only by the share macOS lets it wire by default
+    """Where an Apple GPU misses only by the share of unified memory macOS lets it wire by default
     (efficiency.UNIFIED_MEMORY_USABLE): the sysctl mlx-lm's README gives to raise it.
     ``total1``: the job on one GPU, in 10^9 bytes (MemoryBreakdown.total)."""
-    if not efficiency.unified(gpu) or gpu.vendor != "apple" or total1 is None:
+    if gpu.vendor != "apple" or total1 is None:  # the sysctl is macOS's
         return ""
     if total1 >= efficiency.device_memory_gb(gpu):
         return ""

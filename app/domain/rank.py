@@ -364,10 +364,10 @@ def advice(
     if not ordered:
         return out
     top = ordered[0]
-    run = top.work
     # the recipe's default (fine-tuning), not the saver the engine turned on for a row: that
     # one the savers' line says
     if requested.training and requested.gradient_checkpointing and defaulted_checkpointing:
+        run = top.work
         # on the top row's own footing (its GPUs, micro-batch and savers): the whole batch on
         # one GPU is a job no row runs, and its figures dwarfed the memory the answer shows
         with_ckpt = memory_breakdown(run, num_gpus=top.n).total
