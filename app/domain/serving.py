@@ -319,6 +319,12 @@ def weights_name(precision: str, weight_format: str) -> str:
     return weight_format.split(" (")[0]
 
 
+def held_weights(m: ModelSpec, precision: str, rt: RuntimeProfile) -> float:
+    """The whole model's stored weights at ``precision`` as ``rt`` holds them: its own format's
+    whole-file bits, or the named format it is in (``RuntimeProfile.bits``, ``format_bits``)."""
+    return weight_bytes(m, precision, rt.bits(precision), format_bits=rt.format_bits(precision))
+
+
 def weight_bytes(
     m: ModelSpec, precision: str, bits: float | None = None, *, format_bits: float | None = None
 ) -> float:
@@ -427,8 +433,7 @@ def memory_plan(
     LLM inference's memory reads (formats.weight_bytes, workload.allocator_slack,
     workload.context_gb, efficiency.startup_activations_gb)."""
     tp = cfg.gpus_per_replica
-    p = cfg.weight_precision
-    weights = weight_bytes(model, p, rt.bits(p), format_bits=rt.format_bits(p)) / tp / GB
+    weights = held_weights(model, cfg.weight_precision, rt) / tp / GB
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
     # a layer split computes the intermediates whole on each GPU

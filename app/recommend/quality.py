@@ -32,6 +32,20 @@ LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4", "mxfp4": "int4"}
 AS_RELEASED = "as the model was released (its own checkpoint)"
 
 
+def is_release(released: str | None, precision: str, quantization: str | None) -> bool:
+    """Whether weights at ``precision`` (in ``quantization``, where named) are the model's own
+    ``released`` ones: the release's format named, or left blank where its precision is the
+    one running; a release in a plain precision (DeepSeek-V3: "we only provide FP8 weights")
+    is its own."""
+    return released is not None and (
+        quantization == released
+        or (
+            quantization in (None, "none")
+            and QUANTIZATION_PRECISION.get(released, released) == precision
+        )
+    )
+
+
 def serving_formats(runtime: str | None) -> dict[str, str]:
     """The weight formats a serving request on ``runtime`` may name, each with the precision
     the planner runs it at (None: the default runtimes, vLLM and those the planner picks)."""
@@ -84,13 +98,7 @@ def cost_note(
     model was ``released`` in costs nothing against its own checkpoint: said as such."""
     if precision in UNQUANTISED and quantization in (None, "none"):
         return None
-    # the release's format, named or left blank where its precision is the one running; a
-    # release in a plain precision (DeepSeek-V3: "we only provide FP8 weights") is its own
-    as_released = quantization == released or (
-        quantization in (None, "none")
-        and QUANTIZATION_PRECISION.get(released or "", released) == precision
-    )
-    if released is not None and as_released:
+    if is_release(released, precision, quantization):
         return f"quality: {released} weights {AS_RELEASED}"
     table = _table(data_dir)
     hit = table.get(quantization or "") or table.get(precision)

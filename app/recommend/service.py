@@ -983,11 +983,7 @@ def recommend(
             others,
         )
         # an empty plan explains itself as every task's does: what each lever would let run
-        if request.what_if or (not served.recommendations and explain_empty):
-            served.what_if = whatif.what_if(request, served, work, rerank)
-        if not served.recommendations and explain_empty:
-            served.empty = whatif.empty_answer(served)
-        return served
+        return _explained(request, served, work, rerank, explain_empty)
     base_out: s.BaselineOut | None = None
     base_tput: float | None = None
     if baseline is not None:  # its context only where there is one
@@ -1047,11 +1043,24 @@ def recommend(
     if cons.max_hours is not None and work.dataset_samples is not None:
         # what it names is an option to buy or rent: never one without a price
         response.deadline = deadline.summary(request, response, work, priced)
-    empty = not response.recommendations and explain_empty
     # rows that all miss the latency target (they rank after any that meets it) are an answer
     # to another question: the variations say what would meet it, as for an empty answer
     too_slow = bool(rows) and explain_empty and rows[0].meets_latency_target is False
-    if request.what_if or empty or too_slow:
+    return _explained(request, response, work, rerank, explain_empty, too_slow)
+
+
+def _explained(
+    request: s.RecommendationRequest,
+    response: s.RecommendationResponse,
+    work: WorkloadSpec,
+    rerank: whatif.Ranker,
+    explain_empty: bool,
+    unmet: bool = False,
+) -> s.RecommendationResponse:
+    """``response`` with its what-if variations where asked, where it has no row or where
+    ``unmet`` (every row misses the latency target), and an empty answer's explanation."""
+    empty = not response.recommendations and explain_empty
+    if request.what_if or empty or unmet:
         response.what_if = whatif.what_if(request, response, work, rerank)
     if empty:
         response.empty = whatif.empty_answer(response)

@@ -34,7 +34,7 @@ from app.recommend.rows import (
 from app.recommend.whatif import MOST_GPUS
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import QUANTIZATION_LABELS, QUANTIZATION_PRECISION
+from app.vocab import QUANTIZATION_LABELS
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -680,14 +680,11 @@ def _whole_model(work: WorkloadSpec, lead: _Row | None) -> s.MemoryOut:
     in (a what-if that allows 4-bit weights shows the 4-bit size its plan holds)."""
     if lead is not None:
         p, rt = lead.result.config.weight_precision, lead.runtime
-        held = sv.weight_bytes(work.model, p, rt.bits(p), format_bits=rt.format_bits(p))
+        held = sv.held_weights(work.model, p, rt)
         label = sv.weights_name(p, _weight_format(p, rt))
     else:
         released = work.released_format
-        as_released = released is not None and (
-            work.quantization == released
-            or QUANTIZATION_PRECISION.get(released, released) == work.precision
-        )
+        as_released = quality.is_release(released, work.precision, work.quantization)
         p, label = (work.precision, released or "") if as_released else ("bf16", "bf16")
         table = work.efficiency
         bits = table.bits_per_weight.get(released or "") if as_released and table else None

@@ -10,7 +10,7 @@ from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED
-from app.recommend.whatif import best_config
+from app.recommend.whatif import best_config, config_name
 
 
 def mid_sentence(text: str) -> str:
@@ -31,11 +31,6 @@ def _fig(value: float) -> str:
 
 def _usd(value: float) -> str:
     return f"${value:,.2f}" if value < 100 else f"${value:,.0f}"
-
-
-def config_name(name: str, num_gpus: int) -> str:
-    """A configuration as people say it: '2 × H100 SXM'."""
-    return f"{num_gpus} × {name}" if num_gpus > 1 else name
 
 
 def _name(row: s.Recommendation) -> str:

@@ -192,10 +192,14 @@ def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     return f" ({' or '.join(parts)})" if parts else ""
 
 
+def config_name(name: str, num_gpus: int) -> str:
+    """A configuration as people say it: '2 × H100 SXM'."""
+    return f"{num_gpus} × {name}" if num_gpus > 1 else name
+
+
 def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     """'8 × AMD Instinct MI100 32GB ($6,000 to buy)': a variation's top pick and its price."""
-    count = f"{v.num_gpus} × " if v.num_gpus and v.num_gpus > 1 else ""
-    return f"{count}{v.top_name}{price_note(v, acquisition)}"
+    return config_name(str(v.top_name), v.num_gpus or 1) + price_note(v, acquisition)
 
 
 def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:

@@ -23,7 +23,7 @@ from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.recommend.repository import Stamps, input_stamps
-from app.recommend.summary import config_name
+from app.recommend.whatif import config_name
 from app.reports import service as reports
 from app.web import charts
 from app.web.forms import (

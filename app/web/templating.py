@@ -23,7 +23,7 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
-from app.recommend.summary import config_name
+from app.recommend.whatif import config_name
 from app.shipped.paths import shipped_path
 from app.web.forms import as_form_words
 from app.web.labels import choice_label, short_name
