@@ -1730,6 +1730,10 @@ def estimate(
     layout, group = "", 0
     ways = float(n) if sharded else split_ways(b, n)  # how the step's work divides
     per_gpu = split_step_s(one, n, sharded=bool(sharded), batch=b)
+    part = _replica_part(gpu, work, n, sharded, framework, calibration, flash_attention, backend)
+    if part is not None and part.step_s > per_gpu:
+        # each replica's kernels run at its own share's shapes, not the whole batch's
+        one, ways, per_gpu = part, 1.0, part.step_s
     if work.training:
         lay = training_layout(
             gpu,
@@ -1782,6 +1786,36 @@ def estimate(
         measured_on=one.eff.measured_on,
         parallelism=layout,
         shard_group=group if n > 1 else 0,
+    )
+
+
+def _replica_part(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    n: int,
+    sharded: bool | None,
+    framework: str,
+    calibration: Calibration | None,
+    flash_attention: bool,
+    backend: str | None,
+) -> OneGpu | None:
+    """One replica's step at its own share of the batch (⌈batch/n⌉ samples), where ``n``
+    replicas split it: its GEMMs and convolutions run at that share's M, which a kernel's
+    efficiency curve prices below the whole batch's (split_step_s divides the whole batch's
+    time, as if each share ran at the large batch's efficiency: 8 replicas then came out
+    faster per GPU than one card at the same micro-batch). ``estimate`` takes the slower of
+    the two, so the split stays the bound ``evaluate.throughput_bound`` reads. None where
+    nothing splits into replicas."""
+    share = math.ceil(work.batch_size / n) if n > 1 and not sharded else work.batch_size
+    if share >= work.batch_size:
+        return None
+    return single_gpu(
+        gpu,
+        replace(work, batch_size=share),
+        framework=framework,
+        calibration=calibration,
+        flash_attention=flash_attention,
+        backend=backend,
     )
 
 

@@ -398,7 +398,7 @@ def advice(
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
             f"The batch of {requested.batch_size} runs as {top.accumulation_steps} gradient-"
-            f"accumulation steps of {top.micro_batch}: the same update, smaller kernels."
+            f"accumulation steps of {_micro_words(top)}: the same update, smaller kernels."
         )
     if requested.is_llm_inference and top.n > 1 and requested.precision in ("bf16", "fp16"):
         q4 = memory_breakdown(requested.with_precision("int4")).total
@@ -618,15 +618,29 @@ def _host_said(c: Candidate) -> str:
     )
 
 
+def per_gpu_micro_batch(c: Candidate) -> int | None:
+    """What each of the row's GPUs runs of its micro-batch (the busiest one's share): the
+    figure a per-device setting takes (Hugging Face's per_device_train_batch_size)."""
+    return None if c.micro_batch is None else -(-c.micro_batch // max(1, c.n))
+
+
+def _micro_words(c: Candidate) -> str:
+    """'4', or on several GPUs '4 (1 per GPU)': a micro-batch read as per device would be
+    set n times too large."""
+    each = per_gpu_micro_batch(c)
+    return f"{c.micro_batch}" if c.n <= 1 else f"{c.micro_batch} ({each} per GPU)"
+
+
 def _savers_said(c: Candidate) -> str:
     """The memory savers the fit rests on, which the question did not ask for: a row's memory
     and speed are those of the job as it runs with them (8-bit optimiser state is a format the
     user did not choose), so the row names them where it gives the memory."""
     said = [SAVER_LABELS.get(x, x) for x in c.savers if x != "micro_batch"]
     if c.micro_batch is not None and c.accumulation_steps > 1:
+        each = "" if c.n <= 1 else f"{per_gpu_micro_batch(c)} per GPU; "
         said.append(
-            f"micro-batches of {c.micro_batch} ({c.accumulation_steps} gradient-accumulation "
-            "steps per batch)"
+            f"micro-batches of {c.micro_batch} ({each}{c.accumulation_steps} gradient-"
+            "accumulation steps per batch)"
         )
     if not said:
         return ""

@@ -50,6 +50,15 @@ NETWORK_GBS_PER_NODE_OTHER = 12.5
 # Small-message latency of one all-reduce step: NVLink/NVSwitch ~10 µs, PCIe with P2P ~20 µs,
 # host-staged ~40 µs, network ~30 µs (nccl-tests small-size rows; orders of magnitude, not fits).
 LATENCY_S = {"fast": 10e-6, "pcie-p2p": 20e-6, "pcie-host": 40e-6, "network": 30e-6}
+# Over PCIe those are the eight-GPU figures: NCCL runs a small all-reduce there as a ring of
+# 2·(N−1) steps, and its own tuning model prices a ring LL call at a base latency plus a
+# per-hop latency for each step (src/graph/tuning.cc: baseLat Ring/LL 6.6 µs, hwLat PCI
+# Ring/LL 1.0 µs). Fewer GPUs take that model's share of the eight-GPU call: 2 GPUs
+# (6.6 + 2 × 1.0) ÷ (6.6 + 14 × 1.0) = 0.42 of it. NVLink and NVSwitch groups keep one figure
+# for any size: the serving runtimes' custom all-reduce there reads every peer in one step
+# (TensorRT-LLM's and vLLM's one-shot kernels), and a training all-reduce is bandwidth-bound.
+NCCL_RING_BASE_US = 6.6
+NCCL_PCI_HOP_US = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +181,13 @@ def fabric(gpu: GpuSpec) -> Fabric:
     return Fabric("pcie", 1, None, p2p, pcie)
 
 
+def ring_latency_share(n: int) -> float:
+    """A small all-reduce's latency over a PCIe ring of ``n`` GPUs as a share of eight's, by
+    NCCL's tuning model (base + 2·(n−1) hops)."""
+    ring = NCCL_RING_BASE_US + 2 * (n - 1) * NCCL_PCI_HOP_US
+    return ring / (NCCL_RING_BASE_US + 2 * (NODE_GPUS - 1) * NCCL_PCI_HOP_US)
+
+
 # Read for every multi-GPU configuration of every request (string parsing of the catalog's
 # interconnect text): kept per GpuSpec (frozen, hash computed once), bounded.
 @lru_cache(maxsize=8192)
@@ -187,14 +203,18 @@ def link(gpu: GpuSpec, n: int) -> Link:
             curve, NODE_GPUS if curve else 0,
         )  # fmt: skip
     if n <= NODE_GPUS:
+        steps = ring_latency_share(n)
         if f.p2p:
             return Link(
-                "pcie-p2p", f.pcie_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["pcie-p2p"], "PCIe"
+                "pcie-p2p",
+                f.pcie_gbs * COLLECTIVE_EFFICIENCY,
+                LATENCY_S["pcie-p2p"] * steps,
+                "PCIe",
             )
         return Link(
             "pcie-host",
             f.pcie_gbs * COLLECTIVE_EFFICIENCY * HOST_STAGED_FACTOR,
-            LATENCY_S["pcie-host"],
+            LATENCY_S["pcie-host"] * steps,
             "PCIe without peer-to-peer (through host memory)",
         )
     node = network(gpu)

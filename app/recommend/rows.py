@@ -320,6 +320,7 @@ def row_fields(
         "num_gpus": c.n,
         "memory_savers": _saver_labels(c.savers),
         "micro_batch": c.micro_batch,
+        "micro_batch_per_gpu": rank.per_gpu_micro_batch(c),
         "accumulation_steps": c.accumulation_steps,
         "fits": True,
         "precision": c.work.precision,

@@ -1098,7 +1098,14 @@ class Recommendation(BaseModel):
         description="memory savers the engine added because they let fewer cards hold the job",
     )
     micro_batch: int | None = Field(
-        default=None, description="per-step micro-batch when the batch runs as accumulation steps"
+        default=None,
+        description="the micro-batch of one accumulation step over all the row's GPUs, when "
+        "the batch runs as accumulation steps",
+    )
+    micro_batch_per_gpu: int | None = Field(
+        default=None,
+        description="what each GPU runs of that micro-batch (Hugging Face's "
+        "per_device_train_batch_size): ⌈micro_batch ÷ num_gpus⌉",
     )
     accumulation_steps: int = 1
     fits: bool

@@ -956,7 +956,7 @@ def recommend(
     ``priced_only``: cards without a price for the request's acquisition are left out, as a
     budget leaves them out (the deadline's re-ranks, which name an option to act on)."""
     work, warnings = _resolve(request, data_dir)
-    warnings += _job_size_warnings(request.constraints, work)
+    warnings += _job_size_warnings(request.constraints, work) + _count_warnings(request.constraints)
     cons = request.constraints
     ctx = _context(
         work, request, request.objective, rules, calibration, offers=offers, priced_only=priced_only
@@ -1067,6 +1067,18 @@ def _explained(
     return response
 
 
+def _count_warnings(cons: s.ConstraintsIn) -> list[str]:
+    """Exactly N GPUs above the most GPUs stated: N is what the engine runs (Limits lets the
+    exact count raise the ceiling), said so the two limits are not read as both kept."""
+    n, most = cons.num_gpus, cons.max_gpus
+    if n is None or n <= most or "max_gpus" not in cons.model_fields_set:
+        return []
+    return [
+        f"constraints.num_gpus {n} is above constraints.max_gpus {most}: every row runs "
+        f"exactly {n} GPUs"
+    ]
+
+
 def _job_size_warnings(cons: s.ConstraintsIn, work: WorkloadSpec) -> list[str]:
     """What a deadline or a job budget is judged against: nothing without a dataset (ignored),
     an assumed job size when the request gave none (said, so the limit is read with it)."""
@@ -1085,6 +1097,18 @@ def _job_size_warnings(cons: s.ConstraintsIn, work: WorkloadSpec) -> list[str]:
             "for your own"
         )
     return out
+
+
+def _asked_gpus(request: s.EstimateRequest) -> int | None:
+    """The GPU count an estimate asks for: ``num_gpus`` or ``constraints.num_gpus`` (either
+    spelling; two counts that differ are refused rather than one silently winning)."""
+    top, inner = request.num_gpus, request.constraints.num_gpus
+    if top is not None and inner is not None and top != inner:
+        raise InvalidInput(
+            f"num_gpus {top} and constraints.num_gpus {inner} disagree: give one count",
+            field="num_gpus",
+        )
+    return top if top is not None else inner
 
 
 def estimate(
@@ -1106,14 +1130,13 @@ def estimate(
         apply_filters=False,
         offers=None if offers is None else {gpu.slug: offers},
     )
+    asked = _asked_gpus(request)
     if work.task == "serving":
         # num_gpus: the GPUs of one replica (a tensor-parallel group), replicas as the load needs
-        ask = dataclasses.replace(ctx.serving, group=request.num_gpus)
+        ask = dataclasses.replace(ctx.serving, group=asked)
         return serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
-    if request.num_gpus is not None:
-        ctx = dataclasses.replace(
-            ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=request.num_gpus)
-        )
+    if asked is not None:
+        ctx = dataclasses.replace(ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=asked))
     found = _evaluated(gpu, ctx)
     # one card's estimate: the fewest cards that hold the job (savers before more cards)
     res = (

@@ -373,6 +373,12 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if inference:
         _check_inference_fields(w)
     peft = _peft(w, d, task, inference)
+    if peft == "qlora" and model.family == "cnn":
+        raise InvalidInput(
+            "QLoRA loads a model's Linear layers in 4 bits (bitsandbytes); a CNN's convolutions "
+            "are not quantised, so there is no QLoRA of it: use peft 'lora' or 'none'",
+            field="workload.peft",
+        )
     if not inference:
         model = _one_pass_per_sample(model, warnings)
     released = d.get("released_format")

@@ -149,6 +149,11 @@ def test_custom_model(read_client: TestClient) -> None:
         ),
         ({"workload": {"preset": "llama-3-8b", "extra_gpus": "clones"}}, "workload.extra_gpus"),
         ({}, "workload"),
+        # bitsandbytes quantises Linear layers only: a CNN has no 4-bit base to adapt
+        (
+            {"workload": {"preset": "resnet-50", "task": "fine-tuning", "peft": "qlora"}},
+            "workload.peft",
+        ),
         # a horizon of no time at all spread a card's price into infinite value (fuzzing found)
         (
             {"workload": {"preset": "llama-3-8b"}, "constraints": {"years": 5e-324}},
@@ -801,3 +806,46 @@ def test_an_empty_training_answer_names_more_gpus_than_the_default_eight(
         {"workload": {"preset": "llama-3.1-405b", "task": "inference"}, "what_if": True},
     )
     assert not any("64 GPUs" in v["change"] for v in answer["what_if"])
+
+
+def test_exactly_n_above_the_most_gpus_is_said_not_silently_resolved(
+    read_client: TestClient,
+) -> None:
+    cons: dict[str, int] = {"max_gpus": 2, "num_gpus": 4}
+    body = {"workload": {"preset": "llama-3-8b"}, "constraints": cons}
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert {row["num_gpus"] for row in out["recommendations"]} == {4}
+    assert any("num_gpus 4 is above constraints.max_gpus 2" in w for w in out["warnings"])
+    # the default ceiling (not stated) is raised by an exact count without a word
+    del cons["max_gpus"]
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert not any("max_gpus" in w for w in r.json()["warnings"])
+
+
+def test_a_multi_gpu_micro_batch_says_what_each_gpu_runs(read_client: TestClient) -> None:
+    """micro_batch is one accumulation step over all the row's GPUs; read as Hugging Face's
+    per-device batch it would be set n times too large (16 on each 10 GB card instead of 2),
+    so the row gives the per-GPU figure and its words say it."""
+    body = recommend(
+        read_client,
+        {
+            "workload": {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "qlora",
+                         "seq_len": 2048},
+            "objective": "best_value",
+            "constraints": {"acquisition": "buy", "max_gpus": 8},
+            "group_by": "config",
+            "limit": 60,
+        },
+    )  # fmt: skip
+    multi = [
+        r for r in body["recommendations"] if r["num_gpus"] > 1 and r["micro_batch"] is not None
+    ]
+    assert multi
+    for r in multi:
+        each = -(-r["micro_batch"] // r["num_gpus"])
+        assert r["micro_batch_per_gpu"] == each
+        assert f"micro-batches of {r['micro_batch']} ({each} per GPU; " in r["explanation"][0]
+    ones = [r for r in body["recommendations"] if r["num_gpus"] == 1 and r["micro_batch"]]
+    assert all(r["micro_batch_per_gpu"] == r["micro_batch"] for r in ones)

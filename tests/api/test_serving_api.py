@@ -200,6 +200,27 @@ def test_estimate_takes_num_gpus_as_one_replica(read_client: TestClient) -> None
     assert [p["concurrency"] for p in points] == sorted(p["concurrency"] for p in points)
 
 
+def test_estimate_reads_constraints_num_gpus_as_the_other_tasks_do(
+    read_client: TestClient,
+) -> None:
+    """The documented call shape ``constraints.num_gpus`` asks a serving estimate for that
+    replica size too (it was read only at the top level: 8 asked, 4 answered, no word)."""
+    body = {
+        "workload": {"preset": "llama-3-70b", "task": "serving", "precision": "fp8",
+                     "serving": _serving(ttft_ms_target=2000, itl_ms_target=60)},
+        "gpu": "h100-sxm",
+        "constraints": {"num_gpus": 8},
+    }  # fmt: skip
+    r = read_client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["result"]["serving"]["gpus_per_replica"] == 8
+    # two counts that disagree are refused, naming the field, rather than one silently winning
+    r = read_client.post("/api/v1/estimate", json={**body, "num_gpus": 2})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["details"]["field"] == "num_gpus"
+    assert "disagree" in r.json()["error"]["message"]
+
+
 def test_any_model_from_its_config_can_be_served(read_client: TestClient) -> None:
     cfg = json.loads((CONFIGS / "deepseek-v3.json").read_text())
     body = {

@@ -172,3 +172,17 @@ def test_decoder_training_reads_the_llm_training_rows_and_a_cnn_does_not() -> No
     assert perf.phase_regime(cnn) == "train"
     host = TABLE.profile(A100, "cuda", "pytorch", "bf16", "train-llm").host_us_per_op
     assert host > 0 and TABLE.profile(A100, "cuda", "pytorch", "bf16", "train").host_us_per_op == 0
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_replicas_are_no_faster_per_gpu_than_one_card_at_their_share(n: int) -> None:
+    """n data-parallel replicas of a micro-batch of 2 per GPU: each GPU's GEMMs run at M = 2
+    sequences, as one card's micro-batch of 2 does, so no GPU of the n beats that card (the
+    whole batch's time split n ways ran each share at the large batch's efficiency: 8 ×
+    RX 9070 XT came out 2.8 % faster per GPU than one, and 'best value' bought 8 cards)."""
+    job = _job("qlora", 2048, batch_size=2, gradient_checkpointing=False)
+    one = perf.estimate(A100, job)
+    many = perf.estimate(A100, replace(job, batch_size=2 * n), num_gpus=n, sharded=False)
+    assert many.throughput / n <= one.throughput * (1 + 1e-12)
+    assert many.throughput / n > 0.9 * one.throughput  # only the gradients' all-reduce added
+    assert many.compute_s == pytest.approx(one.compute_s, rel=1e-9)

@@ -193,10 +193,12 @@ def test_a_llama_cpp_layer_split_adds_memory_not_token_speed():
     bw = RTX4090.memory_bandwidth_gbs * 1e9 * rt.decode.memory
     assert four.itl_ms > sv.weight_bytes(LLAMA70, "int4", rt.bits("int4")) / bw * 1e3
     assert eight.itl_ms == pytest.approx(four.itl_ms, rel=0.05)
-    # vLLM's tensor parallelism on the same cards: twice the GPUs, clearly faster tokens
+    # vLLM's tensor parallelism on the same cards: twice the GPUs, faster tokens, though the
+    # eight-GPU ring's all-reduces cost more a call than the four-GPU ring's (0.82× the ITL)
     v4 = run(RTX4090, LLAMA70, cfg(tp=4, w="int4"), load)
     v8 = run(RTX4090, LLAMA70, cfg(tp=8, w="int4"), load)
-    assert v4.itl_ms is not None and v8.itl_ms is not None and v8.itl_ms < 0.75 * v4.itl_ms
+    assert v4.itl_ms is not None and v8.itl_ms is not None and v8.itl_ms < 0.9 * v4.itl_ms
+    assert v8.step is not None and v4.step is not None and v8.step.comm_s > v4.step.comm_s
     assert v8.itl_ms < 1 / 3 * eight.itl_ms  # over 3x (each kernel's floor bounds TP8's gain)
 
 

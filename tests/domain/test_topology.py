@@ -83,8 +83,11 @@ def test_data_parallel_efficiency_is_compute_over_compute_plus_allreduce() -> No
 
     # each GPU runs the one-GPU step on 1/8 of the batch: FLOPs and activations split, kernel
     # launches and the replica's weight and optimizer traffic do not
-    per_gpu = max(one.t_comp / 8, one.t_wmem) + one.t_act / 8 + one.overhead
-    assert perf.split_step_s(one, 8, sharded=False) == pytest.approx(per_gpu, rel=1e-12)
+    split = max(one.t_comp / 8, one.t_wmem) + one.t_act / 8 + one.overhead
+    assert perf.split_step_s(one, 8, sharded=False) == pytest.approx(split, rel=1e-12)
+    # ... at the kernels' efficiency for its own 4 samples, never the whole batch's
+    share = perf.single_gpu(A6000, bert.with_flags(batch_size=4)).step_s
+    per_gpu = max(split, share)
     # DDP: the all-reduce runs beside backward (2/3 of the step), slowing it while it runs; the
     # last 25 MB bucket waits for backward to end
     backward = per_gpu * 2.0 / 3.0
@@ -98,10 +101,13 @@ def test_data_parallel_efficiency_is_compute_over_compute_plus_allreduce() -> No
     big = bert.with_flags(batch_size=256, seq_len=128)  # 32 per GPU, as Lambda ran it
     # with DeepLearningExamples' math attention, as Lambda ran it; Lambda: 7.2× on 8
     lambda_run = perf.estimate(H100_SXM, big, num_gpus=8, flash_attention=False)
-    # 0.85 before the all-reduce slowed the backward beside it (parallelism.INTERFERENCE), 0.83
-    # after; the throughput ratio Lambda measured (8 GPUs at 32 each ÷ one GPU at 32) moved
-    # 9.3× → 9.1× against 7.2×, so the tolerance widens by the 0.015 this measure moved
-    assert lambda_run.scaling_efficiency == pytest.approx(7.2 / 8, abs=0.075)
+    lambda_one = perf.estimate(H100_SXM, big.with_flags(batch_size=32), flash_attention=False)
+    # the ratio Lambda measured: 8 GPUs at 32 each ÷ one GPU at 32. It read 9.3×, then 9.1×
+    # (more than 8: each GPU's share ran at the efficiency of the whole 256), 7.84× since
+    # each share runs at its own 32 samples' kernels
+    speedup = lambda_run.throughput / lambda_one.throughput
+    assert speedup < 8.0
+    assert speedup == pytest.approx(7.2, rel=0.1)
     # CNN gradients are small: even PCIe without P2P scales well (Lambda: 2× 4090 ResNet-50 1.90×)
     cnn = WorkloadSpec(task="training", model=RESNET50, precision="fp16", batch_size=256)
     assert _dp_efficiency(RTX4090, cnn, 2) > 0.9
@@ -125,8 +131,9 @@ def test_tensor_parallel_decoding_pays_two_allreduces_per_layer_per_token() -> N
         expected = per(work.batch_size * work.seq_len) + work.output_tokens * per(work.batch_size)
         assert est.comm_s == pytest.approx(expected, rel=1e-9)
     # the same model over PCIe without peer-to-peer pays far more per token than over NVLink
+    # (a two-GPU ring's share of the host-staged call since 2026-12-04: 2.2×, was 3.3×)
     nv = perf.estimate(H100_SXM, work, num_gpus=2).comm_s
-    assert perf.estimate(RTX4090, work, num_gpus=2).comm_s > 3 * nv
+    assert perf.estimate(RTX4090, work, num_gpus=2).comm_s > 2 * nv
 
 
 def test_eight_mi300x_price_an_all_reduce_by_amds_measured_rccl_curve() -> None:
@@ -160,3 +167,14 @@ def test_tensor_parallel_steps_on_eight_mi300x_pay_the_measured_all_reduces() ->
         t = llm_step.step_comm(tokens, h, layers, 8, 1, lk, lk)
         one = topology.measured_allreduce_s(lk, 8, tokens * h * 2.0)
         assert one is not None and t == pytest.approx(2 * layers * one)
+
+
+def test_a_pcie_all_reduce_call_costs_more_the_more_gpus_its_ring_holds() -> None:
+    """NCCL runs a small all-reduce over PCIe as a ring of 2·(N−1) steps: two GPUs' call is
+    NCCL's model share of eight's (base 6.6 µs + 1.0 µs a hop), not the same 40 µs (a
+    tensor-parallel decode paid one figure on 2, 4 and 8 RTX 4090s); NVSwitch keeps one."""
+    host = [topology.link(RTX4090, n).latency_s for n in (2, 4, 8)]
+    assert host[0] < host[1] < host[2] == pytest.approx(topology.LATENCY_S["pcie-host"])
+    assert host[0] == pytest.approx(topology.LATENCY_S["pcie-host"] * (6.6 + 2) / (6.6 + 14))
+    fast = {topology.link(H100_SXM, n).latency_s for n in (2, 4, 8)}
+    assert fast == {topology.LATENCY_S["fast"]}

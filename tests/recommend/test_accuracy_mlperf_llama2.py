@@ -49,7 +49,9 @@ def test_the_set_is_priced_and_scored_on_its_own(accuracy) -> None:
 
 def test_as_the_app_answers(accuracy) -> None:
     """Shipped kernel profiles and the band each serving answer carries: 1.20, bias 1.20,
-    every row inside."""
+    every row inside but one (28 of 29 since 2026-12-04, when the runtime widening drawn from
+    the tuning sets narrowed from ×0.94–1.07 to ×0.95–1.05: replicas priced at their own share
+    of the batch, PCIe rings by their size; the goal is 80 %)."""
     rows, skipped = accuracy.evaluate_heldout(
         ROOT / "data", [FILE], accuracy.app_calibration(ROOT / "data"), True
     )
@@ -57,7 +59,7 @@ def test_as_the_app_answers(accuracy) -> None:
     assert score.median_ratio <= 1.23
     assert 1.12 <= score.bias <= 1.27
     (band,) = accuracy.heldout_band_scores(rows)
-    assert band.n == 29 and band.coverage == 1.0
+    assert band.n == 29 and band.coverage >= 28 / 29
 
 
 def test_the_set_is_scored_but_not_a_band_input(accuracy) -> None:

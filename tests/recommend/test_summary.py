@@ -370,7 +370,7 @@ def test_a_fastest_pick_nobody_rents_names_the_fastest_row_that_can_be_rented(
     answer = _ask(
         read_client,
         {
-            "workload": {"preset": "llama-3.1-8b", "task": "training", "dataset_samples": 1e6},
+            "workload": {"preset": "llama-3.1-70b", "task": "training", "dataset_samples": 1e6},
             "constraints": {"acquisition": "rent", "max_gpus": 64},
             "objective": "fastest",
         },
