@@ -856,9 +856,15 @@ class ServingResolvedOut(BaseModel):
 
 
 class MemoryOut(BaseModel):
-    required_gb: float
-    available_gb: float | None = None
-    headroom_gb: float | None = None
+    # 10^9 bytes, all three: compare required_gb with available_gb (what CUDA hands a process
+    # of the card, less any runtime's claim), not with gpu.memory_gb, the vendor's "GB" (2^30)
+    required_gb: float = Field(description="memory the job needs per GPU, in 10^9 bytes")
+    available_gb: float | None = Field(
+        default=None,
+        description="memory a process gets per GPU, in 10^9 bytes (the card's CUDA total where "
+        "the catalog has it, less a runtime's claimed share); the fit is required_gb <= this",
+    )
+    headroom_gb: float | None = Field(default=None, description="available_gb - required_gb")
     num_gpus: int = 1
     breakdown: dict[str, float]
     notes: list[str] = []
@@ -872,7 +878,10 @@ class RankedGpu(BaseModel):
     vendor: str
     architecture: str
     segment: str
-    memory_gb: float
+    memory_gb: float = Field(
+        description="the vendor's figure, whose GB are 2^30 bytes (a '24 GB' card holds 24 "
+        "GiB): memory.available_gb gives the same card in 10^9 bytes, as the job is sized"
+    )
     memory_bandwidth_gbs: float
     tdp_w: float | None = None
     compute_capability: str | None = None
