@@ -727,7 +727,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
         )
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
-        out.append(f"Only {vram(free):,.1f} GB headroom: {_headroom_advice(p.runtime)}")
+        out.append(f"Only {vram(free):,.1f} GB headroom: {_headroom_advice(p.runtime, p.backend)}")
     # checkpointing buys memory with ~a third more compute: worth it only where memory is short
     tight = m.total > 0.75 * c.available_gb
     if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
@@ -889,8 +889,16 @@ def _multi_card_tip(c: Candidate) -> str | None:
     )
 
 
-def _headroom_advice(runtime: str) -> str:
-    """What to watch and what to give up when a job barely fits, in the runtime's own terms."""
+# Each PyTorch backend's peak-memory counter (torch.cuda serves CUDA and ROCm builds alike)
+PEAK_MEMORY_CALL = {
+    "mps": "torch.mps.driver_allocated_memory()",
+    "xpu": "torch.xpu.max_memory_allocated()",
+}
+
+
+def _headroom_advice(runtime: str, backend: str | None = None) -> str:
+    """What to watch and what to give up when a job barely fits, in the runtime's own terms
+    (and its backend's: torch.cuda has no counter on a Mac)."""
     if runtime == "llama.cpp":
         return (
             "a longer context (-c) or a larger batch (-ub) grows the KV cache and compute "
@@ -898,8 +906,8 @@ def _headroom_advice(runtime: str) -> str:
         )
     if runtime in TORCH_PROGRAM_RUNTIMES or runtime == "megatron":
         return (
-            "watch torch.cuda.max_memory_allocated() and leave room for fragmentation, or "
-            "lower the batch size."
+            f"watch {PEAK_MEMORY_CALL.get(backend or '', 'torch.cuda.max_memory_allocated()')} "
+            "and leave room for fragmentation, or lower the batch size."
         )
     return "leave room for the runtime's own buffers and fragmentation, or lower the batch size."
 

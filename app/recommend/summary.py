@@ -258,7 +258,10 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
             else f"{sv.requests_per_s or 0:g} requests/s"
         )
         parts = [f"serving {load}", f"{sv.prompt_tokens:,} tokens in, {sv.output_tokens:,} out"]
-        parts.append(f"{sv.target_percentile} targets TTFT {_fig(sv.ttft_ms_target or 0)} ms")
+        parts.append(
+            f"{sv.target_percentile} targets TTFT {_fig(sv.ttft_ms_target or 0)} ms and ITL "
+            f"{_fig(sv.itl_ms_target or 0)} ms"
+        )
         objective = answer.objective.replace("_", " ")
         return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
     parts = [w.task, w.precision, f"batch {w.batch_size}"]

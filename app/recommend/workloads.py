@@ -376,7 +376,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if peft == "qlora" and model.family == "cnn":
         raise InvalidInput(
             "QLoRA loads a model's Linear layers in 4 bits (bitsandbytes); a CNN's convolutions "
-            "are not quantised, so there is no QLoRA of it: use peft 'lora' or 'none'",
+            "are not quantised, so there is no QLoRA of it: use LoRA (peft lora) or no adapters",
             field="workload.peft",
         )
     if not inference:

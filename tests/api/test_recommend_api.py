@@ -149,6 +149,11 @@ def test_custom_model(read_client: TestClient) -> None:
         ),
         ({"workload": {"preset": "llama-3-8b", "extra_gpus": "clones"}}, "workload.extra_gpus"),
         ({}, "workload"),
+        # a cloud no offer comes from (a typo) left every row unrentable, without a word
+        (
+            {"workload": {"preset": "llama-3-8b"}, "constraints": {"providers": ["nosuchcloud"]}},
+            "constraints.providers",
+        ),
         # bitsandbytes quantises Linear layers only: a CNN has no 4-bit base to adapt
         (
             {"workload": {"preset": "resnet-50", "task": "fine-tuning", "peft": "qlora"}},

@@ -449,3 +449,12 @@ def test_fastest_takes_more_cards_only_where_they_are_materially_faster() -> Non
     assert chosen is eight
     # best value keeps its own metric: no gain rule
     assert rank.card_pick([one], "best_value") is one
+
+
+def test_headroom_advice_names_the_backends_own_memory_counter() -> None:
+    """A Mac's tight fit was told to watch torch.cuda.max_memory_allocated(), which MPS has
+    not got; CUDA and ROCm builds share torch.cuda."""
+    mac = rank._headroom_advice("pytorch", "mps")
+    assert "torch.mps." in mac and "torch.cuda" not in mac
+    assert "torch.cuda.max_memory_allocated()" in rank._headroom_advice("pytorch", "rocm")
+    assert "torch.xpu.max_memory_allocated()" in rank._headroom_advice("transformers", "xpu")

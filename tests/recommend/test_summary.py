@@ -448,3 +448,17 @@ def test_a_job_of_seconds_on_several_gpus_says_what_one_gpu_takes(
     )
     assert longer["recommendations"][0]["time_to_finish_h"] > 1 / 60
     assert "The job is short" not in longer["summary"]["sentence"]
+
+
+def test_a_serving_assumptions_line_names_both_latency_targets(read_client: TestClient) -> None:
+    """'p50 targets TTFT 1,000 ms' left out the 50 ms ITL target the rows were held to."""
+    answer = _ask(
+        read_client,
+        {
+            "workload": {
+                "preset": "llama-3-8b", "task": "serving",
+                "serving": {"concurrent_requests": 4, "ttft_ms_target": 1000, "itl_ms_target": 50},
+            },
+        },
+    )  # fmt: skip
+    assert "targets TTFT 1,000 ms and ITL 50 ms" in answer["summary"]["assumptions"]
