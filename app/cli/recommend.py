@@ -21,6 +21,7 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.errors import AppError, field_path
+from app.numbers import parse_int, parse_number
 from app.recommend.schemas import RecommendationRequest
 from app.recommend.whatif import best_config, price_note
 from app.vocab import choices as choices_text
@@ -144,7 +145,7 @@ def build_request(options: dict[str, Any], base: dict[str, Any] | None = None) -
     """The request body: ``base`` (a --request file) with every given option set on top."""
     request: dict[str, Any] = json.loads(json.dumps(base or {}))  # a deep copy
     for opt in OPTIONS:
-        value = options.get(opt.name)
+        value: Any = options.get(opt.name)
         if value is None or (opt.multiple and not value):
             continue
         node = request
@@ -155,24 +156,37 @@ def build_request(options: dict[str, Any], base: dict[str, Any] | None = None) -
             node = child
         if opt.path in _FILE_FIELDS:
             value = read_json_file(str(value), _FILE_FIELDS[opt.path])
+        elif opt.kind in (int, float) and isinstance(value, str):
+            value = _number(opt, value)
         node[opt.path[-1]] = list(value) if opt.multiple else value
     request.setdefault("workload", {})
     return request
 
 
-class OptionFileError(ValueError):
+class OptionError(ValueError):
+    """An option's value the CLI cannot read (a file, a number), named by its flag."""
+
     def __init__(self, flag: str, message: str) -> None:
         super().__init__(message)
         self.flag = flag
+
+
+def _number(opt: CliOption, text: str) -> float | int:
+    """A number as the form reads it (8.03B, 15k, $800, 1,281,167): the help's own examples,
+    which the CLI's float parsing refused."""
+    try:
+        return parse_int(text) if opt.kind is int else parse_number(text)
+    except ValueError as exc:
+        raise OptionError(opt.flags[0], str(exc)) from exc
 
 
 def read_json_file(path: str, flag: str) -> dict[str, Any]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise OptionFileError(flag, f"cannot read a JSON object from {path} ({exc})") from exc
+        raise OptionError(flag, f"cannot read a JSON object from {path} ({exc})") from exc
     if not isinstance(data, dict):
-        raise OptionFileError(flag, f"{path} is not a JSON object")
+        raise OptionError(flag, f"{path} is not a JSON object")
     return data
 
 
@@ -209,7 +223,7 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         return 2
     try:
         request = RecommendationRequest.model_validate(build_request(options, base))
-    except OptionFileError as exc:
+    except OptionError as exc:
         err.print(f"[red]{exc.flag}[/red]: {exc}")
         return 2
     except ValidationError as exc:
@@ -274,14 +288,16 @@ def render_serving(response: Any, console: Console) -> None:
     # output tokens it produces) first; the split by phase after it, as the pages show them
     # under acquisition 'either' each row is priced, and ranked, on its cheaper basis: named
     either = response.acquisition == "either"
+    heads: list[tuple[str, bool]] = []
     for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
                 "max tok/s", "$/1M out", "split out/in", "$/h", *(["basis"] if either else []),
                 "targets"):  # fmt: skip
-        table.add_column(col, justify="left" if col in ("GPU", "weights/KV") else "right")
+        heads.append((col, col in ("GPU", "weights/KV")))
+    cells: list[list[str]] = []
     for r in rows:
         sv = r.serving
         basis = [{"buy": "own", "rent": "rent"}.get(sv.price_basis or "", "—")] if either else []
-        table.add_row(
+        cells.append([
             str(r.rank),
             r.gpu.name,
             f"{sv.replicas} × {sv.gpus_per_replica}",
@@ -298,7 +314,8 @@ def render_serving(response: Any, console: Console) -> None:
             _fmt(sv.usd_per_hour, 2),
             *basis,
             "met" if sv.meets_slo else "missed",
-        )
+        ])  # fmt: skip
+    _fill(table, heads, cells)
     console.print(table)
     console.print(
         "$/1M out: the whole hour ÷ the output tokens it produces; split: the hour's decode "
@@ -314,6 +331,16 @@ def render_serving(response: Any, console: Console) -> None:
         console.print(f"[yellow]warning:[/yellow] {warning}")
 
 
+def _fill(table: Table, heads: list[tuple[str, bool]], cells: list[list[str]]) -> None:
+    """Columns and rows, folded rather than cut: at 80 columns (and whenever output is
+    piped) "1,110…" and "0.…" were all a reader got of a likely range and a price; a figure
+    that does not fit now wraps onto a second line, whole."""
+    for head, left in heads:
+        table.add_column(head, justify="left" if left else "right", overflow="fold")
+    for row in cells:
+        table.add_row(*row)
+
+
 def render(response: Any, console: Console) -> None:
     if getattr(response, "serving", None) is not None:
         render_serving(response, console)
@@ -323,14 +350,15 @@ def render(response: Any, console: Console) -> None:
     # (README "One memory unit"); the API's *_gb fields are 10^9 bytes
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs {vram(response.memory.required_gb):.1f} GB; objective: {response.objective}"
+        f" — needs at least {vram(response.memory.required_gb):.1f} GB (each row: its own);"
+        f" objective: {response.objective}"
     )
     _verdict(response, console)
     table = Table(show_lines=False)
-    if response.baseline is not None:
-        table.add_column("vs yours", justify="right")
-    # LLM inference: $ per 1M output tokens, the whole hour ÷ the tokens it produces
-    per_token = any(
+    # LLM inference: $ per 1M output tokens, the whole hour ÷ the tokens it produces — of a
+    # rented hour, so not for a buyer (the page leaves it out there too: a buy answer showed
+    # rent prices for the rows that happen to have offers and a blank for its pick)
+    per_token = response.acquisition != "buy" and any(
         r.usd_per_million_output_tokens_blended is not None for r in response.recommendations
     )
     # the unit once in the header when every row shares it: at 80 columns "1,019 tokens/s" in
@@ -338,6 +366,10 @@ def render(response: Any, console: Console) -> None:
     units = {r.throughput.unit for r in response.recommendations}
     unit = units.pop() if len(units) == 1 else None
     throughput_head = f"throughput ({unit})" if unit else "throughput"
+    # the prices the question asks about, as the page shows them
+    rent_col = response.acquisition in ("rent", "either")
+    buy_col = response.acquisition in ("buy", "either")
+    heads: list[tuple[str, bool]] = [("vs yours", False)] if response.baseline is not None else []
     for col in (
         "#",
         "GPU",
@@ -346,31 +378,33 @@ def render(response: Any, console: Console) -> None:
         throughput_head,
         *(["$/1M out"] if per_token else []),
         "bottleneck",
-        "$/h (all)",
-        "buy $ (all)",
+        *(["$/h (all)"] if rent_col else []),
+        *(["buy $ (all)"] if buy_col else []),
         "to finish",
         "likely range",
     ):
-        left = col in ("GPU", "bottleneck")
-        table.add_column(col, justify="left" if left else "right")
+        heads.append((col, col in ("GPU", "bottleneck")))
+    cells: list[list[str]] = []
     for r in response.recommendations:
         cost = r.cost
         finish = r.time_to_finish_h
         extra = [f"{r.speedup_vs_baseline:.1f}×" if r.speedup_vs_baseline else "—"]
-        table.add_row(
+        cells.append([
             *(extra if response.baseline is not None else []),
             str(r.rank),
             r.gpu.name,
             str(r.num_gpus),
-            f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.0f}",
+            # the capacity to a tenth, as the verdict gives it: "15.3/16" hid 0.3 GB of room
+            f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.1f}",
             _fmt(r.throughput.value) + ("" if unit else f" {r.throughput.unit}"),
             *([_fmt(r.usd_per_million_output_tokens_blended, 2)] if per_token else []),
             r.bottleneck,
-            _fmt(cost.hourly_usd, 2),
-            _fmt(cost.purchase_usd, 0),
+            *([_fmt(cost.hourly_usd, 2)] if rent_col else []),
+            *([_fmt(cost.purchase_usd, 0)] if buy_col else []),
             hours_text(finish) if finish is not None else "—",  # as the verdict says it
             f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}",
-        )
+        ])  # fmt: skip
+    _fill(table, heads, cells)
     if response.recommendations:
         console.print(table)
     _notes(response, console)
@@ -431,7 +465,9 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         ),
     ]  # fmt: skip
     for opt in OPTIONS:
-        annotation: Any = list[opt.kind] | None if opt.multiple else opt.kind | None  # type: ignore[name-defined]
+        # numbers come in as text, read as the form reads them (15k, 8.03B, $800)
+        kind = str if opt.kind in (int, float) and not opt.multiple else opt.kind
+        annotation: Any = list[kind] | None if opt.multiple else kind | None  # type: ignore[valid-type]
         extra = " Repeat to give several." if opt.multiple else ""
         params.append(inspect.Parameter(
             opt.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,

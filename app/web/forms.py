@@ -15,19 +15,18 @@ The form is a GET form, so its query string is the shareable link. A blank field
 from __future__ import annotations
 
 import json
-import math
 import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from functools import cache
 from typing import Any, Literal
 
 import annotated_types as at
 from pydantic import BaseModel, ValidationError
 
+from app.numbers import NUMBER_HELP, parse_int, parse_number
 from app.recommend.schemas import RecommendationRequest
 from app.web.labels import choice_label
 
@@ -111,31 +110,6 @@ def _help_parts(text: str) -> tuple[str, str]:
 
 
 # ---------------------------------------------------------------------------- numbers
-
-_NUMBER_RE = re.compile(r"^([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)([kmbt]?)$", re.IGNORECASE)
-_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-NUMBER_HELP = "like 15k, 8.03B, 1,281,167 or $800"
-
-
-def parse_number(text: str) -> float:
-    """'8.03B' -> 8.03e9, '$800' -> 800, '15k' -> 15000, '1,281,167' -> 1281167, '1.2e9'."""
-    cleaned = re.sub(r"[\s,_$]|usd", "", text.strip(), flags=re.IGNORECASE)
-    negative = cleaned.startswith("-")
-    match = _NUMBER_RE.match(cleaned.lstrip("-+"))
-    if not match:
-        raise ValueError(f"must be a number, {NUMBER_HELP}")
-    # decimal arithmetic, so 8.03B is exactly 8030000000
-    value = float(Decimal(match.group(1)) * Decimal(_SUFFIX[match.group(2).lower()]))
-    if not math.isfinite(value):
-        raise ValueError("must be a finite number")
-    return -value if negative else value
-
-
-def parse_int(text: str) -> int:
-    value = parse_number(text)
-    if value != int(value):
-        raise ValueError("must be a whole number")
-    return int(value)
 
 
 def fmt_limit(v: float) -> str:
