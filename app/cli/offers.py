@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session
 
+    from app.offers.schemas import OfferPage
+
 
 def _session_scope(settings: Settings) -> tuple[Engine, AbstractContextManager[Session]]:
     from app.db import make_engine, make_session_factory, session_scope
@@ -70,6 +72,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         limit: int = typer.Option(500, min=1, max=500),
     ) -> None:
         """Print offers: price, shape, tier, date, source; stale ones marked."""
+        from app.errors import AppError
         from app.offers.repository import OfferFilter
         from app.offers.service import list_offers
 
@@ -89,28 +92,12 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     kind=kind,
                     limit=limit,
                 )
+        except AppError as exc:
+            err_console.print(f"[red]--{exc.field or 'error'}[/red]: {exc.message}")
+            raise typer.Exit(2) from exc
         finally:
             engine.dispose()
-        table = Table(title=f"{page.total} offers (stale: older than {page.stale_after_days} days)")
-        for col in ("gpu", "kind", "provider / basis", "instance", "GPUs", "$/h", "spot $/h",
-                    "$ buy", "tier", "regions", "as of", "source"):  # fmt: skip
-            table.add_column(col, overflow="fold")
-        for o in page.items:
-            table.add_row(
-                o.gpu,
-                o.kind,
-                o.provider or o.condition or "",
-                o.instance_type or "",
-                str(o.gpus),
-                f"{o.usd_per_hour:.2f}" if o.usd_per_hour is not None else "",
-                f"{o.spot_usd_per_hour:.2f}" if o.spot_usd_per_hour is not None else "",
-                f"{o.usd:,.0f}" if o.usd is not None else "",
-                o.tier or "",
-                str(o.regions) if o.regions is not None else "",
-                o.as_of + (" (stale)" if o.stale else ""),
-                o.source,
-            )
-        console.print(table)
+        console.print(_offers_table(page))
 
     @offers_cli.command("unmapped")
     def unmapped(
@@ -173,3 +160,28 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         else:
             output.write_text(text, encoding="utf-8")
             console.print(f"wrote {output} (launch it with: sky launch -c advisor-bench {output})")
+
+
+def _offers_table(page: OfferPage) -> Table:
+    """The offers of a page as a table, stale ones marked."""
+    # "(stale: …)" read as if every offer listed were stale: it says what the mark means
+    table = Table(title=f"{page.total} offers ('stale': older than {page.stale_after_days} days)")
+    for col in ("gpu", "kind", "provider / basis", "instance", "GPUs", "$/h", "spot $/h",
+                "$ buy", "tier", "regions", "as of", "source"):  # fmt: skip
+        table.add_column(col, overflow="fold")
+    for o in page.items:
+        table.add_row(
+            o.gpu,
+            o.kind,
+            o.provider or o.condition or "",
+            o.instance_type or "",
+            str(o.gpus),
+            f"{o.usd_per_hour:.2f}" if o.usd_per_hour is not None else "",
+            f"{o.spot_usd_per_hour:.2f}" if o.spot_usd_per_hour is not None else "",
+            f"{o.usd:,.0f}" if o.usd is not None else "",
+            o.tier or "",
+            str(o.regions) if o.regions is not None else "",
+            o.as_of + (" (stale)" if o.stale else ""),
+            o.source,
+        )
+    return table

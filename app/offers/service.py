@@ -90,6 +90,18 @@ def purchase_out(row: PurchaseOfferRow, cutoff: str) -> OfferOut:
     )
 
 
+def _known_gpus(session: Session, slugs: Sequence[str], field: str) -> None:
+    """A slug the catalog does not hold is a typo, said as one (it read as an empty table
+    "0 offers" or as "no launchable offer of nosuch")."""
+    found = catalog_repository.get_many(session, list(slugs)) if slugs else {}
+    unknown = [g for g in slugs if g not in found]
+    if unknown:
+        raise InvalidInput(
+            f"no GPU {', '.join(unknown)} in the catalog (GET /api/v1/gpus lists the slugs)",
+            field=field,
+        )
+
+
 def list_offers(
     session: Session,
     settings: Settings,
@@ -105,6 +117,7 @@ def list_offers(
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
     if offset < 0:
         raise InvalidInput("offset must be 0 or more", field="offset")
+    _known_gpus(session, f.gpus, "gpu")
     cutoff = stale_cutoff(settings, today)
     if not include_stale:
         f = OfferFilter(**{**f.__dict__, "fresh_since": cutoff})
@@ -265,6 +278,7 @@ def launch_spec(
 
     if not upload_url.startswith(("http://", "https://")):
         raise InvalidInput("the upload URL must start with http:// or https://", field="upload")
+    _known_gpus(session, [gpu], "gpu")
     offers = [
         o
         for o in cloud_offers_by_gpu(session).get(gpu, [])

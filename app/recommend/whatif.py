@@ -163,6 +163,10 @@ def what_if(
         except (AppError, ValueError):
             continue  # a variation the request's other fields make invalid is simply skipped
         first = changed.recommendations[0] if changed.recommendations else None
+        if label == BUDGET_LIFTED and answer.recommendations and _within(first, request):
+            # the least money already runs the job inside the budget: lifting it changes
+            # nothing (a $340 pair of P40s was offered as "no budget limit" under $1,500)
+            continue
         out.append(
             s.WhatIfOut(
                 change=label,
@@ -180,6 +184,20 @@ def what_if(
             )
         )
     return out
+
+
+def _within(row: s.Recommendation | None, request: s.RecommendationRequest) -> bool:
+    """Whether a row's prices keep every budget the request sets."""
+    if row is None:
+        return False
+    c, cost = request.constraints, row.cost
+    pairs = (
+        (c.max_purchase_usd, cost.purchase_usd),
+        (c.max_hourly_usd, cost.hourly_usd),
+        (c.max_job_cost_usd, cost.job_cost_usd),
+    )
+    # a price the row does not have (a rental has no purchase) is no budget it breaks
+    return all(price is None or price <= cap for cap, price in pairs if cap is not None)
 
 
 def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:

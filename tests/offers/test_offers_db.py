@@ -57,6 +57,10 @@ def test_offer_filters(read_client: TestClient) -> None:
     bad = read_client.get("/api/v1/offers", params={"kind": "rental"})
     assert bad.status_code == 422 and bad.json()["error"]["details"]["field"] == "kind"
     assert read_client.get("/api/v1/offers", params={"min_gpus": 0}).status_code == 422
+    # a slug the catalog does not hold is a typo said as one, not an empty list
+    typo = read_client.get("/api/v1/offers", params={"gpu": "h100-sxmm"})
+    assert typo.status_code == 422 and typo.json()["error"]["details"]["field"] == "gpu"
+    assert "h100-sxmm" in typo.json()["error"]["message"]
 
 
 def test_stale_offers_are_flagged_and_can_be_left_out(read_client: TestClient) -> None:

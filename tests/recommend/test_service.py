@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from app.domain.calibration import Calibration, Efficiencies
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
-from app.recommend import service
+from app.recommend import service, whatif
 from tests.domain.fixtures import A100, GTX1080TI, H100, M2, MI300X, NOFIG, RTX4090, RULES, T4
 
 GPUS = [A100, H100, RTX4090, T4, GTX1080TI, MI300X, M2, NOFIG]
@@ -1004,3 +1004,24 @@ def test_the_4_bit_tip_names_formats_the_rows_runtime_loads() -> None:
     assert "mlx_lm.convert -q" in tip("mlx", [M2]) and "GGUF" not in tip("mlx", [M2])
     assert "GGUF Q4_K_M" in tip("llama.cpp", [H100])
     assert "AWQ/GPTQ" in tip("vllm", [H100]) and "GGUF" not in tip("vllm", [H100])
+
+
+def test_a_budget_the_cheapest_pick_keeps_is_not_offered_as_lifted() -> None:
+    """'no budget limit (the cheapest first)' named a $340 pair of P40s to a buyer whose
+    $1,500 budget already allowed them: lifting a budget that does not bind changes nothing.
+    When nothing fits the budget, lifting it is still what the answer offers."""
+    loose = _run(
+        workload={"preset": "llama-3-8b", "task": "inference"},
+        constraints={"acquisition": "buy", "max_purchase_usd": 1_000_000},
+        what_if=True,
+    )
+    assert loose.recommendations and loose.what_if is not None
+    assert not any(w.change == whatif.BUDGET_LIFTED for w in loose.what_if)
+    tight = _run(
+        workload={"preset": "llama-3-70b", "task": "inference"},
+        constraints={"acquisition": "buy", "max_purchase_usd": 50},
+        what_if=True,
+    )
+    assert not tight.recommendations and tight.what_if is not None
+    lifted = [w for w in tight.what_if if w.change == whatif.BUDGET_LIFTED]
+    assert lifted and (lifted[0].purchase_usd or 0) > 50
