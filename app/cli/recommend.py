@@ -32,6 +32,9 @@ def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
         return "—"
     if abs(value) >= 1000:
         return f"{value:,.0f}{unit}"
+    if digits == 1 and 0 < abs(value) < 1:
+        # three figures below one: SDXL's 0.12 and 0.108 samples/s both read "0.1"
+        return f"{value:.3g}{unit}"
     return f"{value:.{digits}f}{unit}"
 
 

@@ -219,3 +219,11 @@ def test_an_80_column_table_folds_figures_and_a_buyer_sees_no_rented_hour() -> N
     table = text[text.index("┏") : text.index("┘")]
     assert "…" not in table
     assert "$/1M" not in table and "$/h" not in table and "buy $" in table
+
+
+def test_a_rate_below_one_keeps_three_figures() -> None:
+    """SDXL's 0.12 and 0.108 samples/s both read '0.1' (and a range '0.1–0.2')."""
+    from app.cli.recommend import _fmt
+
+    assert (_fmt(0.12), _fmt(0.108), _fmt(0.0456)) == ("0.12", "0.108", "0.0456")
+    assert (_fmt(12.345), _fmt(1234.5), _fmt(0.5, 2)) == ("12.3", "1,234", "0.50")
