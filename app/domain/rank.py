@@ -754,7 +754,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
                 "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "
                 "linearly until compute becomes the limit."
             )
-    elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64:
+    elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64 and not host_bound:
         out.append("Fixed per-step overheads are large here: a larger batch uses the GPU better.")
     spread = _multi_card_tip(c)
     if spread is not None:
