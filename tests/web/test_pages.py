@@ -889,6 +889,16 @@ def test_gpu_page_lists_the_memory_cuda_reports_with_its_source(read_client: Tes
     assert "22,559" in row and "github.com/ArcInstitute/evo2/issues/190" in row
 
 
+def test_gpu_page_does_not_call_a_price_unknown_that_its_header_buys_at(
+    read_client: TestClient,
+) -> None:
+    """The RTX A4000's page said "$950 to buy · new" at the top and "Street price: unknown"
+    in its prices: the catalog entry has no street price, the purchase offers do."""
+    raw = page(read_client, "/gpus/rtx-a4000")
+    street = raw[raw.index("<dt>Street price</dt>") :].split("</dd>")[0]
+    assert "unknown" not in street and "$950" in street and "purchase offers" in street
+
+
 def test_training_headline_memory_is_the_least_and_names_the_top_picks_share(
     read_client: TestClient,
 ) -> None:
