@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,6 +213,32 @@ def _where(path: str) -> str:
     return f"{flag} ({path})" if flag else path
 
 
+# A leaf name one option alone carries ("max_hours" -> --max-hours), for the answer's words
+_LEAVES = [o.path[-1] for o in OPTIONS]
+_FLAG_OF_LEAF = {
+    o.path[-1]: o.flags[0].split("/")[0] for o in OPTIONS if _LEAVES.count(o.path[-1]) == 1
+}
+_FIELD_WORD = re.compile(
+    r"\b((?:(?:workload|constraints|serving)\.)*)([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"
+)
+
+
+def as_flags(text: str) -> str:
+    """An answer's words as the CLI's: the request's field names, which the API's text uses,
+    become the flags a CLI user types ("give dataset_samples" -> "give --dataset-samples"),
+    as the page turns them into its form's labels."""
+
+    def swap(m: re.Match[str]) -> str:
+        named = m.group(1) + m.group(2)
+        if m.group(1):  # a section named: that field, or none ("serving.batch_size")
+            flag = _FLAG_OF.get(named) or _FLAG_OF.get("workload." + named)
+        else:
+            flag = _FLAG_OF_LEAF.get(named)
+        return flag or m.group(0)
+
+    return _FIELD_WORD.sub(swap, text) if "_" in text else text
+
+
 def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         request_file: str | None = None) -> int:  # fmt: skip
     from app.db import make_engine, make_session_factory, session_scope
@@ -257,7 +284,7 @@ def _verdict(response: Any, console: Console) -> None:
     """The answer in one sentence (``summary``), first, as the page and the API give it."""
     said = getattr(response, "summary", None)
     if said is not None:
-        console.print(f"[bold]Verdict:[/bold] {said.sentence}")
+        console.print(f"[bold]Verdict:[/bold] {as_flags(said.sentence)}")
 
 
 def _nearest(response: Any, console: Console) -> None:
@@ -284,7 +311,7 @@ def render_serving(response: Any, console: Console) -> None:
     if not rows:
         # nothing to tabulate: the changes above say what would give rows
         for warning in response.warnings:
-            console.print(f"[yellow]warning:[/yellow] {warning}")
+            console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
         return
     table = Table(show_lines=False)
     # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
@@ -331,7 +358,7 @@ def render_serving(response: Any, console: Console) -> None:
         )
     )
     for warning in response.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
 
 
 def _fill(table: Table, heads: list[tuple[str, bool]], cells: list[list[str]]) -> None:
@@ -419,9 +446,9 @@ def _notes(response: Any, console: Console) -> None:
     warnings."""
     if response.deadline is not None:
         console.print(f"[bold]Finish within {_fmt(response.deadline.max_hours)} h:[/bold] "
-                      + response.deadline.message)  # fmt: skip
+                      + as_flags(response.deadline.message))  # fmt: skip
         for line in response.deadline.would:
-            console.print(f"  • {line}")
+            console.print(f"  • {as_flags(line)}")
     if response.empty is not None:
         console.print(f"[bold]No row:[/bold] {response.empty.message}")
     if response.recommendations:
@@ -445,7 +472,7 @@ def _notes(response: Any, console: Console) -> None:
                 f"{w.can_run} GPUs can run it"
             )
     for warning in response.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
     console.print(f"{len(response.excluded)} GPUs excluded (use --json for the reasons).")
 
 

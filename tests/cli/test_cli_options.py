@@ -227,3 +227,16 @@ def test_a_rate_below_one_keeps_three_figures() -> None:
 
     assert (_fmt(0.12), _fmt(0.108), _fmt(0.0456)) == ("0.12", "0.108", "0.0456")
     assert (_fmt(12.345), _fmt(1234.5), _fmt(0.5, 2)) == ("12.3", "1,234", "0.50")
+
+
+def test_the_answers_field_names_read_as_the_flags_a_cli_user_types() -> None:
+    """The verdict said "give dataset_samples for your own" and "(constraints.max_gpus 64)" to
+    a CLI user, who types --dataset-samples and --max-gpus; a word no option carries stays."""
+    from app.cli.recommend import as_flags
+
+    said = as_flags(
+        "Caveat: max_hours judged against an assumed job size; give dataset_samples for your "
+        "own; more GPUs (constraints.max_gpus 64); not_a_field stays"
+    )
+    assert "--max-hours judged" in said and "give --dataset-samples" in said
+    assert "(--max-gpus 64)" in said and "not_a_field stays" in said
