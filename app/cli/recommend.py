@@ -216,7 +216,7 @@ def _where(path: str) -> str:
 # A leaf name one option alone carries ("max_hours" -> --max-hours), for the answer's words
 _LEAVES = [o.path[-1] for o in OPTIONS]
 _FLAG_OF_LEAF = {
-    o.path[-1]: o.flags[0].split("/")[0] for o in OPTIONS if _LEAVES.count(o.path[-1]) == 1
+    o.path[-1]: _FLAG_OF[".".join(o.path)] for o in OPTIONS if _LEAVES.count(o.path[-1]) == 1
 }
 _FIELD_WORD = re.compile(
     r"\b((?:(?:workload|constraints|serving)\.)*)([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"
@@ -318,16 +318,14 @@ def render_serving(response: Any, console: Console) -> None:
     # output tokens it produces) first; the split by phase after it, as the pages show them
     # under acquisition 'either' each row is priced, and ranked, on its cheaper basis: named
     either = response.acquisition == "either"
-    heads: list[tuple[str, bool]] = []
     for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
                 "max tok/s", "$/1M out", "split out/in", "$/h", *(["basis"] if either else []),
                 "targets"):  # fmt: skip
-        heads.append((col, col in ("GPU", "weights/KV")))
-    cells: list[list[str]] = []
+        _column(table, col, left=col in ("GPU", "weights/KV"))
     for r in rows:
         sv = r.serving
         basis = [{"buy": "own", "rent": "rent"}.get(sv.price_basis or "", "—")] if either else []
-        cells.append([
+        table.add_row(
             str(r.rank),
             r.gpu.name,
             f"{sv.replicas} × {sv.gpus_per_replica}",
@@ -344,8 +342,7 @@ def render_serving(response: Any, console: Console) -> None:
             _fmt(sv.usd_per_hour, 2),
             *basis,
             "met" if sv.meets_slo else "missed",
-        ])  # fmt: skip
-    _fill(table, heads, cells)
+        )
     console.print(table)
     console.print(
         "$/1M out: the whole hour ÷ the output tokens it produces; split: the hour's decode "
@@ -361,14 +358,11 @@ def render_serving(response: Any, console: Console) -> None:
         console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
 
 
-def _fill(table: Table, heads: list[tuple[str, bool]], cells: list[list[str]]) -> None:
-    """Columns and rows, folded rather than cut: at 80 columns (and whenever output is
-    piped) "1,110…" and "0.…" were all a reader got of a likely range and a price; a figure
-    that does not fit now wraps onto a second line, whole."""
-    for head, left in heads:
-        table.add_column(head, justify="left" if left else "right", overflow="fold")
-    for row in cells:
-        table.add_row(*row)
+def _column(table: Table, head: str, *, left: bool = False) -> None:
+    """A column folded rather than cut: at 80 columns (and whenever output is piped)
+    "1,110…" and "0.…" were all a reader got of a likely range and a price; a figure that does
+    not fit now wraps onto a second line, whole."""
+    table.add_column(head, justify="left" if left else "right", overflow="fold")
 
 
 def render(response: Any, console: Console) -> None:
@@ -399,7 +393,8 @@ def render(response: Any, console: Console) -> None:
     # the prices the question asks about, as the page shows them
     rent_col = response.acquisition in ("rent", "either")
     buy_col = response.acquisition in ("buy", "either")
-    heads: list[tuple[str, bool]] = [("vs yours", False)] if response.baseline is not None else []
+    if response.baseline is not None:
+        _column(table, "vs yours")
     for col in (
         "#",
         "GPU",
@@ -413,13 +408,12 @@ def render(response: Any, console: Console) -> None:
         "to finish",
         "likely range",
     ):
-        heads.append((col, col in ("GPU", "bottleneck")))
-    cells: list[list[str]] = []
+        _column(table, col, left=col in ("GPU", "bottleneck"))
     for r in response.recommendations:
         cost = r.cost
         finish = r.time_to_finish_h
         extra = [f"{r.speedup_vs_baseline:.1f}×" if r.speedup_vs_baseline else "—"]
-        cells.append([
+        table.add_row(
             *(extra if response.baseline is not None else []),
             str(r.rank),
             r.gpu.name,
@@ -433,8 +427,7 @@ def render(response: Any, console: Console) -> None:
             *([_fmt(cost.purchase_usd, 0)] if buy_col else []),
             hours_text(finish) if finish is not None else "—",  # as the verdict says it
             f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}",
-        ])  # fmt: skip
-    _fill(table, heads, cells)
+        )
     if response.recommendations:
         console.print(table)
     _notes(response, console)

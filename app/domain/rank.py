@@ -398,7 +398,9 @@ def advice(
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
             f"The batch of {requested.batch_size} runs as {top.accumulation_steps} gradient-"
-            f"accumulation steps of {_micro_words(top)}: the same update, smaller kernels."
+            f"accumulation steps of {top.micro_batch}"
+            + (f" ({_per_gpu_said(top)})" if top.n > 1 else "")
+            + ": the same update, smaller kernels."
         )
     if requested.is_llm_inference and top.n > 1 and requested.precision in ("bf16", "fp16"):
         q4 = memory_breakdown(requested.with_precision("int4")).total
@@ -624,11 +626,10 @@ def per_gpu_micro_batch(c: Candidate) -> int | None:
     return None if c.micro_batch is None else -(-c.micro_batch // max(1, c.n))
 
 
-def _micro_words(c: Candidate) -> str:
-    """'4', or on several GPUs '4 (1 per GPU)': a micro-batch read as per device would be
-    set n times too large."""
-    each = per_gpu_micro_batch(c)
-    return f"{c.micro_batch}" if c.n <= 1 else f"{c.micro_batch} ({each} per GPU)"
+def _per_gpu_said(c: Candidate) -> str:
+    """'', or on several GPUs '1 per GPU': a micro-batch read as per device would be set n
+    times too large."""
+    return "" if c.n <= 1 else f"{per_gpu_micro_batch(c)} per GPU"
 
 
 def _savers_said(c: Candidate) -> str:
@@ -637,7 +638,7 @@ def _savers_said(c: Candidate) -> str:
     user did not choose), so the row names them where it gives the memory."""
     said = [SAVER_LABELS.get(x, x) for x in c.savers if x != "micro_batch"]
     if c.micro_batch is not None and c.accumulation_steps > 1:
-        each = "" if c.n <= 1 else f"{per_gpu_micro_batch(c)} per GPU; "
+        each = f"{_per_gpu_said(c)}; " if c.n > 1 else ""
         said.append(
             f"micro-batches of {c.micro_batch} ({each}{c.accumulation_steps} gradient-"
             "accumulation steps per batch)"

@@ -203,18 +203,18 @@ def link(gpu: GpuSpec, n: int) -> Link:
             curve, NODE_GPUS if curve else 0,
         )  # fmt: skip
     if n <= NODE_GPUS:
-        steps = ring_latency_share(n)
+        share = ring_latency_share(n)
         if f.p2p:
             return Link(
                 "pcie-p2p",
                 f.pcie_gbs * COLLECTIVE_EFFICIENCY,
-                LATENCY_S["pcie-p2p"] * steps,
+                LATENCY_S["pcie-p2p"] * share,
                 "PCIe",
             )
         return Link(
             "pcie-host",
             f.pcie_gbs * COLLECTIVE_EFFICIENCY * HOST_STAGED_FACTOR,
-            LATENCY_S["pcie-host"] * steps,
+            LATENCY_S["pcie-host"] * share,
             "PCIe without peer-to-peer (through host memory)",
         )
     node = network(gpu)

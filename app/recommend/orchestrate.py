@@ -167,6 +167,8 @@ def recommend_for(
     kept = None
     if device.calibration is None:
         kept = fleet_catalog(session, settings, stamps, gpus, pooled)
+    stored = offers.gpu_offers(session, stamps.offers)
+    service.check_providers(request.constraints, stored)
     response = service.recommend(
         request,
         gpus,
@@ -174,7 +176,7 @@ def recommend_for(
         calibration,
         device.baseline,
         data_dir=settings.data_dir,
-        offers=offers.gpu_offers(session, stamps.offers),
+        offers=stored,
         catalog=kept,
     )
     response.warnings.extend(device.notes)

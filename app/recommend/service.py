@@ -955,7 +955,6 @@ def recommend(
 
     ``priced_only``: cards without a price for the request's acquisition are left out, as a
     budget leaves them out (the deadline's re-ranks, which name an option to act on)."""
-    _check_providers(request.constraints, offers)
     work, warnings = _resolve(request, data_dir)
     warnings += _job_size_warnings(request.constraints, work) + _count_warnings(request.constraints)
     cons = request.constraints
@@ -1068,11 +1067,11 @@ def _explained(
     return response
 
 
-def _check_providers(cons: s.ConstraintsIn, offers: Mapping[str, costs.GpuOffers] | None) -> None:
+def check_providers(cons: s.ConstraintsIn, offers: Mapping[str, costs.GpuOffers]) -> None:
     """A cloud named in ``constraints.providers`` that no offer comes from is a typo or a
     cloud not imported: refused, naming the ones there are (it left every row unrentable and
-    the answer led by a card nobody rents)."""
-    if not cons.providers or offers is None:
+    the answer led by a card nobody rents). Once per question, not per re-ranking."""
+    if not cons.providers:
         return
     known = {o.provider for g in offers.values() for o in g.cloud}
     unknown = sorted(set(cons.providers) - known)
