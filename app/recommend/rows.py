@@ -29,11 +29,19 @@ from app.recommend import schemas as s
 Fields = dict[str, object]  # a model's fields, validated with the row
 
 
-def gpu_out(g: GpuSpec) -> s.RankedGpu:
-    return s.RankedGpu.model_validate(gpu_fields(g))
+def gpu_out(g: GpuSpec, pricing: costs.Pricing | None = None) -> s.RankedGpu:
+    return s.RankedGpu.model_validate(gpu_fields(g, pricing))
 
 
-def gpu_fields(g: GpuSpec) -> Fields:
+def gpu_fields(g: GpuSpec, pricing: costs.Pricing | None = None) -> Fields:
+    """The GPU's fields; with the row's ``pricing``, its per-card prices are the ones the row
+    pays (the chosen purchase offer, the chosen rental's price per GPU), not the catalog's
+    street-else-launch price, which for a card sold used would be a list price years old."""
+    buy, hourly = g.purchase_usd, g.hourly_usd
+    if pricing is not None:
+        buy = pricing.buy.usd if pricing.buy is not None else None
+        rent = pricing.rent
+        hourly = rent.usd_per_hour / rent.gpus_paid if rent is not None else None
     return {
         "slug": g.slug,
         "name": g.name,
@@ -45,8 +53,8 @@ def gpu_fields(g: GpuSpec) -> Fields:
         "tdp_w": g.tdp_w,
         "compute_capability": g.compute_capability,
         "interconnect": g.interconnect,
-        "purchase_usd": g.purchase_usd,
-        "hourly_usd": g.hourly_usd,
+        "purchase_usd": buy,
+        "hourly_usd": hourly,
     }
 
 
@@ -316,7 +324,7 @@ def row_fields(
             rent_out["interruption"] = _spot_fields(sp, disk_source)
     return {
         "rank": position,
-        "gpu": gpu_fields(c.gpu),
+        "gpu": gpu_fields(c.gpu, c.pricing),
         "num_gpus": c.n,
         "memory_savers": _saver_labels(c.savers),
         "micro_batch": c.micro_batch,

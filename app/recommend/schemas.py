@@ -886,8 +886,19 @@ class RankedGpu(BaseModel):
     tdp_w: float | None = None
     compute_capability: str | None = None
     interconnect: str | None = None
-    purchase_usd: float | None = None
-    hourly_usd: float | None = None
+    purchase_usd: float | None = Field(
+        None,
+        description="one card's purchase price as the row buys it (cost.buy: new, else used, "
+        "a launch price only within three years; null when there is no current price); a "
+        "GPU block without a priced row (an excluded card) shows the catalog's street price, "
+        "else its launch price",
+    )
+    hourly_usd: float | None = Field(
+        None,
+        description="the row's rental per GPU (cost.rent's instance price ÷ the GPUs it "
+        "pays for; null when the row cannot be rented); without a priced row, the catalog's "
+        "quoted per-GPU price",
+    )
 
 
 class ThroughputOut(BaseModel):

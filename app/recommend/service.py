@@ -1176,7 +1176,7 @@ def estimate(
     )
     return s.EstimateResponse(
         workload=resolved_out(work),
-        gpu=gpu_out(gpu),
+        gpu=gpu_out(gpu, cand.pricing),
         result=row,
         warnings=warnings + cand.warnings,
     )

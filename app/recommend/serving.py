@@ -395,7 +395,7 @@ def _recommendation(
     )
     return s.Recommendation(
         rank=position,
-        gpu=gpu_out(gpu),
+        gpu=gpu_out(gpu, priced.pricing),
         num_gpus=n,
         fits=True,
         precision=c.weight_precision,
@@ -811,7 +811,7 @@ def estimated(
         rec = _recommendation(row, 1, work.serving, True, work.efficiency)
         return s.EstimateResponse(
             workload=resolved_out(work),
-            gpu=gpu_out(gpu),
+            gpu=rec.gpu,
             result=rec,
             warnings=warnings + rec.warnings,
         )

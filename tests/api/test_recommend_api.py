@@ -670,6 +670,37 @@ def test_provenance_names_the_prices_the_row_uses(read_client: TestClient) -> No
         assert prov.split()[0] in ("new", "used", "launch"), prov
 
 
+def test_a_rows_gpu_prices_are_the_prices_the_row_pays(read_client: TestClient) -> None:
+    """A row's ``gpu.purchase_usd`` is one card at the price the row buys at, and its
+    ``gpu.hourly_usd`` the rented offer's price per GPU: an RTX A4000 buys at its $949.96
+    offer, not its 2021 $1,000 launch price; a 2019 RTX 2060 Super, with only a launch price more
+    than three years old, shows no purchase price beside a row that cannot buy it."""
+    work = {"preset": "resnet-50", "task": "training", "batch_size": 64}
+    rows = recommend(
+        read_client,
+        {"workload": work, "constraints": {"acquisition": "either", "max_gpus": 2}, "limit": 200},
+    )["recommendations"]
+    a4000 = read_client.get("/api/v1/gpus/rtx-a4000").json()
+    assert a4000["purchase_usd"] == a4000["launch_price_usd"] == 1000
+    seen = 0
+    for r in rows:
+        bought, rent = r["cost"]["purchase_usd"], r["cost"]["rent"]
+        per_card = bought / r["num_gpus"] if bought is not None else None
+        assert r["gpu"]["purchase_usd"] == pytest.approx(per_card), r["gpu"]["slug"]
+        if rent is not None:
+            paid = r["offer"]["gpus"] * r["offer"].get("instances", 1)
+            assert r["gpu"]["hourly_usd"] == pytest.approx(rent["usd_per_hour"] / paid)
+        seen += r["gpu"]["slug"] == "rtx-a4000"
+    assert seen and any(r["cost"]["rent"] for r in rows)
+    one = read_client.post("/api/v1/estimate", json={"workload": work, "gpu": "rtx-2060-super"})
+    assert one.status_code == 200, one.text
+    body = one.json()
+    assert read_client.get("/api/v1/gpus/rtx-2060-super").json()["purchase_usd"] == 399
+    assert body["result"]["cost"]["purchase_usd"] is None
+    assert body["gpu"]["purchase_usd"] is None
+    assert body["result"]["gpu"]["purchase_usd"] is None
+
+
 def test_a_bought_passive_card_warns_about_cooling_a_rented_one_does_not(
     read_client: TestClient,
 ) -> None:

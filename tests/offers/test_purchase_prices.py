@@ -315,7 +315,7 @@ def test_no_launch_price_more_than_three_years_old_is_ever_what_auto_pays(
             assert pricing.buy_reason.startswith("no current price"), (slug, pricing.buy_reason)
         # asked for by name, the launch price is still there
         assert choose_purchase(purchase, "launch") is not None
-    assert "rtx-2080-ti" in no_price and "rtx-2080" not in no_price
+    assert "rtx-2060-super" in no_price and "rtx-2080" not in no_price
 
 
 def test_the_coverage_script_agrees_with_what_the_engine_pays(
@@ -498,7 +498,7 @@ def test_the_gpu_page_prices_a_card_as_auto_buys_it(read_client: TestClient) -> 
         assert found is not None
         return " ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split())
 
-    old = card("rtx-2080-ti")
+    old = card("rtx-2060-super")
     assert "no current price" in old and "more than 3 years old" in old
     assert old.split("Price")[1].split()[0] == "—"
     used = [

@@ -375,7 +375,7 @@ def test_a_quoted_price_never_rents_a_row_and_is_shown_beside_it(client: TestCli
 
 
 def test_auto_basis_never_buys_an_old_card_at_its_launch_price(client: TestClient) -> None:
-    """The 2080 Ti's only purchase price is its 2018 launch price ($999): more than three
+    """The 2060 Super's only purchase price is its 2019 launch price ($399): more than three
     years old, so 'auto' has no current price for it; 'launch' still uses it by name."""
     base = {
         "workload": {"preset": "resnet-50", "task": "training"},
@@ -383,14 +383,14 @@ def test_auto_basis_never_buys_an_old_card_at_its_launch_price(client: TestClien
         "limit": 500,
     }
     auto = _ask(client, {**base, "constraints": {"acquisition": "buy"}})
-    assert all(r["gpu"]["slug"] != "rtx-2080-ti" for r in auto["recommendations"])
-    why = next(e for e in auto["excluded"] if e["slug"] == "rtx-2080-ti")
+    assert all(r["gpu"]["slug"] != "rtx-2060-super" for r in auto["recommendations"])
+    why = next(e for e in auto["excluded"] if e["slug"] == "rtx-2060-super")
     assert why["code"] == "no_price" and "no current price" in why["reason"]
     launch = _ask(
         client, {**base, "constraints": {"acquisition": "buy", "purchase_basis": "launch"}}
     )
-    row = next(r for r in launch["recommendations"] if r["gpu"]["slug"] == "rtx-2080-ti")
-    assert row["cost"]["buy"]["condition"] == "launch" and row["cost"]["buy"]["unit_usd"] == 999
+    row = next(r for r in launch["recommendations"] if r["gpu"]["slug"] == "rtx-2060-super")
+    assert row["cost"]["buy"]["condition"] == "launch" and row["cost"]["buy"]["unit_usd"] == 399
 
 
 def test_spot_rows_say_they_can_be_interrupted_and_what_training_pays(client: TestClient) -> None:

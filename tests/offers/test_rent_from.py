@@ -198,13 +198,13 @@ def test_the_buy_prices_are_built_once_and_follow_a_purchase_offer(settings: Set
             rent, buys = service.catalog_prices(s)
             assert service.buy_prices_by_gpu(s) is buys  # kept with the offers' snapshot
             assert service.rent_from_by_gpu(s) is rent
-            old = buys["rtx-2080-ti"]
+            old = buys["rtx-2060-super"]
             assert old.offer is None and old.stale_launch is not None  # no current price
-            # a used price comes in: the 2080 Ti now has one, what a recommendation pays
+            # a used price comes in: the 2060 Super now has one, what a recommendation pays
             repository.add_purchase(
                 s,
                 {
-                    "gpu_slug": "rtx-2080-ti",
+                    "gpu_slug": "rtx-2060-super",
                     "condition": "used",
                     "usd": 350.0,
                     "as_of": "2026-12-01",
@@ -213,9 +213,9 @@ def test_the_buy_prices_are_built_once_and_follow_a_purchase_offer(settings: Set
                 },
             )
             repository.flush(s)
-            now = service.buy_prices_by_gpu(s)["rtx-2080-ti"]
+            now = service.buy_prices_by_gpu(s)["rtx-2060-super"]
             assert now.offer is not None
             assert (now.offer.usd, now.offer.condition) == (350.0, "used")
-            assert now == service.buy_price(s, "rtx-2080-ti")
+            assert now == service.buy_price(s, "rtx-2060-super")
     finally:
         engine.dispose()

@@ -333,11 +333,11 @@ def test_catalog_price_column_is_what_a_recommendation_pays(
     rows = re.findall(r'name="slugs" value="([^"]+)"', html)
     assert list(cells) == rows  # every row has its buy cell
     # a card sold years ago: its launch price is not shown as a price (issue #23)
-    old = page(read_client, "/gpus?q=2080+ti")
-    b = buy_prices["rtx-2080-ti"]
+    old = page(read_client, "/gpus?q=2060+super")
+    b = buy_prices["rtx-2060-super"]
     assert b.offer is None and b.stale_launch is not None
-    assert shown_buy(old)["rtx-2080-ti"] == "no current price"
-    assert templating.usd(b.stale_launch.usd) not in shown_buy(old)["rtx-2080-ti"]
+    assert shown_buy(old)["rtx-2060-super"] == "no current price"
+    assert templating.usd(b.stale_launch.usd) not in shown_buy(old)["rtx-2060-super"]
     # a priced card shows the price, condition and date the recommendation would use
     b = buy_prices["rtx-3090"]
     assert b.offer is not None
@@ -360,7 +360,7 @@ def test_catalog_sorts_and_limits_by_the_buy_price(
     cap = 1000.0
     limited = shown_buy(page(read_client, f"/gpus?max_price_usd={cap:g}"))
     assert set(limited) == {s for s, usd in paid.items() if usd <= cap}
-    assert "rtx-2080-ti" not in limited  # its $999 launch price is no price today
+    assert "rtx-2060-super" not in limited  # its $399 launch price is no price today
 
 
 # ---------------------------------------------------------------------------- the question
