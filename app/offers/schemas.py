@@ -67,10 +67,33 @@ class RentFromOut(BaseModel):
     )
 
 
+class BuyAtOut(BaseModel):
+    """What one card costs to buy as a recommendation buys it (purchase basis "auto")."""
+
+    usd: float | None = Field(
+        description="one card: a dated new price, else a used one, else a launch price at "
+        "most three years old; null when there is none (no current price)"
+    )
+    condition: str | None = Field(description="new | used | launch")
+    as_of: str | None = None
+    source: str | None = None
+    note: str | None = Field(
+        None,
+        description="why there is no current price (a launch price more than three years old "
+        "is not one)",
+    )
+
+
 class GpuWithOffers(GpuOut):
     """GET /api/v1/gpus/{slug}: the catalog entry and every offer for it."""
 
     offers: list[OfferOut] = Field(default_factory=list)
     rent_from: RentFromOut | None = Field(
         None, description="the offers' from price; null without a launchable offer"
+    )
+    buy_at: BuyAtOut | None = Field(
+        None,
+        description="what a recommendation pays to buy one (unlike `purchase_usd`, the "
+        "catalog's street-else-launch field, never a launch price more than three years "
+        "old); null without any purchase price",
     )

@@ -16,6 +16,7 @@ from app.catalog.schemas import GpuOut
 from app.config import Settings
 from app.db import Snapshots
 from app.domain.cost import (
+    LAUNCH_PRICE_YEARS,
     BuyPrice,
     CloudOffer,
     GpuOffers,
@@ -32,6 +33,7 @@ from app.offers.mapping import load_mapping
 from app.offers.models import CloudOfferRow, PurchaseOfferRow
 from app.offers.repository import OfferFilter
 from app.offers.schemas import (
+    BuyAtOut,
     GpuWithOffers,
     ImportReport,
     OfferOut,
@@ -141,12 +143,30 @@ def offers_for_gpu(session: Session, settings: Settings, slug: str) -> list[Offe
 
 
 def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOffers:
-    rent = rent_from_by_gpu(session).get(gpu.slug)
+    rent, buys = catalog_prices(session)
+    found = rent.get(gpu.slug)
     return GpuWithOffers(
         **gpu.model_dump(),
         offers=offers_for_gpu(session, settings, gpu.slug),
-        rent_from=RentFromOut(**asdict(rent)) if rent else None,
+        rent_from=RentFromOut(**asdict(found)) if found else None,
+        buy_at=_buy_at(buys.get(gpu.slug)),
     )
+
+
+def _buy_at(b: BuyPrice | None) -> BuyAtOut | None:
+    if b is None:
+        return None
+    if b.offer is not None:
+        o = b.offer
+        return BuyAtOut(usd=o.usd, condition=o.condition, as_of=o.as_of, source=o.source)
+    old = b.stale_launch
+    note = (
+        f"no current price: the launch price (${old.usd:,.0f}, {old.as_of}) is more than "
+        f"{LAUNCH_PRICE_YEARS} years old"
+        if old is not None
+        else "no current price"
+    )
+    return BuyAtOut(usd=None, condition=None, note=note)
 
 
 # ---------------------------------------------------------------- the recommender's view

@@ -490,6 +490,25 @@ def test_buy_price_is_what_auto_pays_or_says_why_there_is_none() -> None:
     assert buy_price([]) is None
 
 
+def test_the_api_says_what_a_recommendation_pays_to_buy_a_card(read_client: TestClient) -> None:
+    """GET /gpus/{slug}'s ``buy_at`` is the price 'auto' buys at — the new-old-stock listings
+    filed for the RTX 20 cards, the GTX 1080 Ti and the Arc A750 included — while the catalog's
+    own ``purchase_usd`` keeps its street-else-launch figure; a card with only a launch price
+    more than three years old has none, and says why."""
+    nos = [r for r in DOC["prices"] if r["source"] == "svi-newegg-2026-03"]
+    assert {r["gpu"] for r in nos} >= {"rtx-2080-ti", "gtx-1080-ti", "arc-a750"}
+    for row in nos:
+        body = read_client.get(f"/api/v1/gpus/{row['gpu']}").json()
+        buy = body["buy_at"]
+        assert (buy["usd"], buy["condition"], buy["as_of"]) == (row["usd"], "new", row["as_of"])
+        assert "siliconvalueindex" in buy["source"]
+    old = read_client.get("/api/v1/gpus/rtx-2060-super").json()
+    assert old["purchase_usd"] == old["launch_price_usd"] == 399
+    assert old["buy_at"]["usd"] is None
+    assert "more than 3 years old" in old["buy_at"]["note"] and "$399" in old["buy_at"]["note"]
+    assert read_client.get("/api/v1/gpus/h100-sxm").json()["buy_at"] is None  # no price at all
+
+
 def test_the_gpu_page_prices_a_card_as_auto_buys_it(read_client: TestClient) -> None:
     # the page once read "Price $999 to buy" for a 2080 Ti: its 2018 launch price
     def card(slug: str) -> str:
