@@ -94,14 +94,22 @@ def _help(info: FieldInfo, choices: tuple[str, ...]) -> str:
     if choices:
         parts.append(choices_text(choices))
     if bounds:
-        lo = "(" if "gt" in bounds else "["
-        hi = ")" if "lt" in bounds else "]"
-        low = bounds.get("gt", bounds.get("ge", ""))
-        high = bounds.get("lt", bounds.get("le", ""))
-        parts.append(
-            f"{lo}{low:g}, {high:g}{hi}" if low != "" and high != "" else f"{lo}{low}, {high}{hi}"
-        )
+        low = bounds.get("gt", bounds.get("ge"))
+        high = bounds.get("lt", bounds.get("le"))
+        if low is not None and high is not None:
+            lo = "(" if "gt" in bounds else "["
+            hi = ")" if "lt" in bounds else "]"
+            parts.append(f"{lo}{_bound(low)}, {_bound(high)}{hi}")
+        elif low is not None:
+            parts.append(f"{'>' if 'gt' in bounds else '≥'} {_bound(low)}")
+        else:
+            parts.append(f"{'<' if 'lt' in bounds else '≤'} {_bound(high)}")
     return " ".join(parts)
+
+
+def _bound(v: float) -> str:
+    """A range's end as people write it: 2,097,152 (not 2.09715e+06); 1e+13 stays short."""
+    return f"{int(v):,}" if float(v).is_integer() and abs(v) < 1e7 else f"{v:g}"
 
 
 def request_options(

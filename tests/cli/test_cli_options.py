@@ -240,3 +240,12 @@ def test_the_answers_field_names_read_as_the_flags_a_cli_user_types() -> None:
     )
     assert "--max-hours judged" in said and "give --dataset-samples" in said
     assert "(--max-gpus 64)" in said and "not_a_field stays" in said
+
+
+def test_the_help_writes_a_range_as_people_do() -> None:
+    """--max-context's range read "[1, 2.09715e+06]"; an end up to ten million is written
+    whole with separators, a larger one stays short, and a one-sided bound says its side."""
+    helps = {o.name: o.help for o in OPTIONS}
+    assert helps["max_context"].endswith("[1, 2,097,152]"), helps["max_context"]
+    assert helps["params"].endswith("(0, 1e+13]"), helps["params"]
+    assert not any("e+06" in h or "e+05" in h for h in helps.values())
