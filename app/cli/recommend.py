@@ -102,7 +102,7 @@ def _help(info: FieldInfo, choices: tuple[str, ...]) -> str:
             parts.append(f"{lo}{_bound(low)}, {_bound(high)}{hi}")
         elif low is not None:
             parts.append(f"{'>' if 'gt' in bounds else '≥'} {_bound(low)}")
-        else:
+        elif high is not None:
             parts.append(f"{'<' if 'lt' in bounds else '≤'} {_bound(high)}")
     return " ".join(parts)
 
