@@ -787,25 +787,14 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     """
     if ctx.work.task == "serving":
         return serving_step.plan(gpu, ctx)
-    if ctx.apply_filters:
-        excl = filtered_out(gpu, ctx.limits)
-        if excl is not None:
-            return excl
-    g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
-    if g.exclusion is not None:
-        return g.exclusion
+    gated = _gated(gpu, ctx)
+    if isinstance(gated, Exclusion):
+        return gated
+    g, run, max_n, allowed = gated
     assert g.backend is not None and g.precision is not None
-    run = job_variant(ctx, (ctx.work.precision, g.precision, (), None, None))
-    max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
-    allowed = ctx.savers_allowed
-    if not g.adam8bit:
-        allowed = allowed - {"adam8bit"}  # only savers that work as documented are added
     exact = ctx.limits.exact_gpus
-    if exact is not None and exact > max_n:
-        return Exclusion(
-            "does_not_fit", f"{gpu.name} runs as one device; {exact} GPUs were asked for"
-        )
     out: list[Configuration] = []
+    starved: tuple[int, int, int] | None = None  # (GPUs, batch, per) too few samples fed
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
     # under a stated Megatron layout a replica of TP×PP×CP GPUs shares each sample
@@ -830,33 +819,93 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         total1 = size if total1 is None else min(total1, size)
         if n is None or (fewest is not None and n >= fewest):
             continue
-        if micro is not None and n > micro * per:
-            continue  # every GPU (replica) needs at least one sample of each micro-batch
+        # A training job's GPUs run data-parallel (DDP, FSDP, ZeRO shard the batch, never one
+        # sample), so every GPU (Megatron replica) needs at least one sample of each
+        # (micro-)batch, the fewest that hold the job as much as any more: sharded over more
+        # ranks than samples, one sample's activations were split and a job that runs out of
+        # memory fitted. Inference replicas need no sample per GPU.
+        unfed = _unfed(n, exact, _fed(run, micro, per))
+        if unfed is not None:
+            if micro is None:  # the job's own batch, not a micro-batch a saver tried
+                starved = starved or (unfed, run.batch_size, per)
+            continue
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
                 out.append(Configuration(gpu, exact, savers, micro, (g, key)))
                 break
             continue
-        # Extra cards beyond the fewest that hold a training job run data-parallel, which needs
-        # at least one sample of each (micro-)batch per GPU.
-        batch = micro or run.batch_size
-        replicas = not run.training  # inference replicas need no sample per GPU
         variant = (g, key)
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
             # per card, and keywords cost twice as much
             Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
-            if n <= k <= top and (k == n or replicas or k <= batch * per)
+            if n <= k <= min(top, _fed(run, micro, per))
         ]
         fewest = n
         if n == 1:
             break
-    if not out and lay is not None:
-        return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
+    if not out:
+        if lay is not None:
+            return _too_big_layout(gpu, ctx, run, g, lay, exact or max_n)
+        return _starved(gpu, *starved) if starved else too_big(gpu, ctx, run, total1, max_n)
     _as_copies(out, ctx, run)
-    return _whole_replicas(out, ctx) if out else too_big(gpu, ctx, run, total1, max_n)
+    return _whole_replicas(out, ctx)
+
+
+def _gated(
+    gpu: GpuSpec, ctx: Context
+) -> tuple[Gate, WorkloadSpec, int, frozenset[str]] | Exclusion:
+    """What ``plan`` plans with — the card's gate, the job at the precision it runs, the most
+    GPUs it may span and the savers that work on it — or why the card is out before any count:
+    the request's filters, the software gate, a count the card cannot reach."""
+    if ctx.apply_filters:
+        excl = filtered_out(gpu, ctx.limits)
+        if excl is not None:
+            return excl
+    g = gate(gpu, ctx.work.precision, getattr(ctx.work, "runtime", None), ctx)
+    if g.exclusion is not None:
+        return g.exclusion
+    assert g.backend is not None and g.precision is not None
+    run = job_variant(ctx, (ctx.work.precision, g.precision, (), None, None))
+    max_n = 1 if g.multi_gpu is False else max_devices(gpu, g.backend, ctx.limits.max_gpus)
+    allowed = ctx.savers_allowed
+    if not g.adam8bit:
+        allowed = allowed - {"adam8bit"}  # only savers that work as documented are added
+    exact = ctx.limits.exact_gpus
+    if exact is not None and exact > max_n:
+        return Exclusion(
+            "does_not_fit", f"{gpu.name} runs as one device; {exact} GPUs were asked for"
+        )
+    return g, run, max_n, allowed
+
+
+def _fed(run: WorkloadSpec, micro: int | None, per: int) -> int:
+    """The most GPUs a step of ``run`` can feed: a training step's data-parallel ranks (GPUs,
+    or Megatron replicas of ``per``) each need a whole sample of its (micro-)batch; inference
+    replicas need none."""
+    return (micro or run.batch_size) * per if run.training else COUNTS[-1]
+
+
+def _unfed(n: int, exact: int | None, most: int) -> int | None:
+    """The GPUs a step would run beyond the ``most`` its batch feeds (None: every one fed): its
+    fewest ``n``, or the ``exact`` count asked where that holds the job."""
+    count = exact if exact is not None and exact >= n else n
+    return count if count > most else None
+
+
+def _starved(gpu: GpuSpec, n: int, batch: int, per: int) -> Exclusion:
+    """Why a training job that fits only on more GPUs than its batch has samples cannot run."""
+    unit = "GPU" if per == 1 else f"replica of {per} GPUs"
+    fed = batch * per
+    return Exclusion(
+        "does_not_fit",
+        f"a batch of {batch} feeds at most {fed} GPU{'s' if fed > 1 else ''} (data "
+        f"parallelism gives each {unit} at least one whole sample), fewer than the {n} "
+        f"{gpu.name} it would take to hold the job with less than a sample each; with a "
+        "whole sample each, it needs more memory still",
+    )
 
 
 def _as_copies(out: list[Configuration], ctx: Context, run: WorkloadSpec) -> None:

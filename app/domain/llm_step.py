@@ -529,6 +529,23 @@ def span(prof: RuntimeProfile, n: int) -> tuple[int, int]:
     return tp, max(1, n // tp)
 
 
+def head_split_error(m: ModelSpec, tp: int) -> str | None:
+    """Why ``tp`` tensor-parallel GPUs cannot split the model's attention (None: they can).
+    The serving runtimes give every rank the same number of query heads, and the KV heads either
+    split evenly or each sits on tp ÷ kv ranks whole: vLLM's ModelConfig refuses a tensor-parallel
+    size that does not divide the attention heads, and its QKVParallelLinear divides the KV heads
+    by it where tp < kv and replicates them where tp ≥ kv, which needs tp % kv == 0. Latent
+    attention (MLA) keeps one latent cache every rank holds whole: only its query heads split."""
+    if tp <= 1 or not m.num_heads:
+        return None
+    if m.num_heads % tp:
+        return f"its {m.num_heads} attention heads do not split evenly over {tp} GPUs"
+    kv = m.num_kv_heads or m.num_heads
+    if m.attention != "mla" and kv % tp and tp % kv:
+        return f"its {kv} KV heads neither split evenly over {tp} GPUs nor repeat evenly on them"
+    return None
+
+
 def expert_split(m: ModelSpec) -> tuple[float, float]:
     """(parameters every token uses, parameters of all routed experts)."""
     e, k = m.experts or 0, m.active_experts or 0

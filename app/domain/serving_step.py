@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from app.domain import compat, efficiency, perf
+from app.domain import compat, efficiency, llm_step, perf
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -43,7 +43,8 @@ _BACKEND_FRAMEWORK = "pytorch"
 class Ask:
     """What a serving request pins beyond its workload: the weight precision (its precision,
     or the one its named weight format runs at; None: the planner picks), whether the planner
-    may pick 4-bit weights, and the GPUs per replica an estimate fixes."""
+    may pick 4-bit weights, and the GPUs in all an estimate fixes (its ``num_gpus``: replicas
+    × GPUs per replica, as ``constraints.num_gpus`` means for every request)."""
 
     precision: str | None = None
     allow_4bit: bool = False
@@ -159,7 +160,6 @@ class Options:
     memory_efficiency: float
     compute_efficiency: dict[str, float]  # by compute precision (bf16, fp8, fp4, ...)
     single_device: bool = False
-    tp_sizes: tuple[int, ...] | None = None  # fixed GPUs per replica (an estimate's num_gpus)
     exact_gpus: int | None = None  # the request's "exactly N GPUs" (constraints.num_gpus)
     # weight formats the runtime lacks on this GPU's backend, with why (the compat rules)
     barred_weights: tuple[tuple[str, str], ...] = ()
@@ -188,8 +188,6 @@ def shapes(options: Options) -> list[tuple[int, range]]:
     for every other task)."""
     one_gpu = options.single_device or options.runtime.multi_gpu == "none"
     tps = [1] if one_gpu else [t for t in TP_SIZES if t <= options.max_gpus]
-    if options.tp_sizes is not None:
-        tps = list(options.tp_sizes)
     exact = options.exact_gpus
     if exact is not None and options.single_device and exact > 1:
         return []  # one device: no count but 1
@@ -399,6 +397,14 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
             else f"no configuration of {card.profile.name} spans exactly {n} GPUs "
             f"(at most {card.options.max_gpus})"
         )
+    split = [(tp, _head_split(ctx.work.model, card.profile, tp)) for tp, _ in sizes]
+    sizes = [size for size, (_, why) in zip(sizes, split, strict=True) if why is None]
+    if not sizes:
+        tp, why = split[-1]
+        return ev.Exclusion(
+            "runtime_unsupported",
+            f"{card.profile.name} cannot split the model over {tp} GPUs: {why}",
+        )
     assert ctx.work.serving is not None
     load = load_of(ctx.work.serving)
     most = math.ceil(load.concurrent_requests) if load.concurrent_requests else None
@@ -436,6 +442,12 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     if not out:
         return _unserved(unfit or "does not fit")
     return out
+
+
+def _head_split(model: ModelSpec, profile: sv.RuntimeProfile, gpus: int) -> str | None:
+    """Why a replica of ``gpus`` cannot split the model's heads (llm_step.head_split_error) at
+    the tensor-parallel degree the runtime runs it at; a layer split has no such rule."""
+    return llm_step.head_split_error(model, llm_step.span(profile.decode, gpus)[0])
 
 
 def _unserved(reason: str) -> ev.Exclusion:
@@ -561,13 +573,18 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
         runtime=runtime,
         weight_precisions=weights,
         kv_precisions=kvs,
-        max_gpus=ctx.limits.max_gpus,
+        max_gpus=max(ctx.limits.max_gpus, ask.group or 0),
         usable_gb=efficiency.usable_gb(gpu),
         memory_efficiency=mem_eff,
         compute_efficiency=comp,
         single_device=single,
-        tp_sizes=(ask.group,) if ask.group is not None else None,
-        exact_gpus=ctx.limits.exact_gpus if ctx.apply_filters else None,
+        exact_gpus=(
+            ask.group
+            if ask.group is not None
+            else ctx.limits.exact_gpus
+            if ctx.apply_filters
+            else None
+        ),
         barred_weights=tuple(barred),
     )
 

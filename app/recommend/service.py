@@ -1148,7 +1148,7 @@ def estimate(
     )
     asked = _asked_gpus(request)
     if work.task == "serving":
-        # num_gpus: the GPUs of one replica (a tensor-parallel group), replicas as the load needs
+        # num_gpus: the GPUs in all, split into replicas × GPUs per replica as suits the load
         ask = dataclasses.replace(ctx.serving, group=asked)
         return serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
     if asked is not None:

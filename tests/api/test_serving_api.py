@@ -204,7 +204,8 @@ def test_estimate_reads_constraints_num_gpus_as_the_other_tasks_do(
     read_client: TestClient,
 ) -> None:
     """The documented call shape ``constraints.num_gpus`` asks a serving estimate for that
-    replica size too (it was read only at the top level: 8 asked, 4 answered, no word)."""
+    many GPUs in all, as for every other request (it was read only at the top level: 8 asked,
+    4 answered, no word; then as the GPUs of one replica, so 1 asked came back as 3 replicas)."""
     body = {
         "workload": {"preset": "llama-3-70b", "task": "serving", "precision": "fp8",
                      "serving": _serving(ttft_ms_target=2000, itl_ms_target=60)},
@@ -213,7 +214,26 @@ def test_estimate_reads_constraints_num_gpus_as_the_other_tasks_do(
     }  # fmt: skip
     r = read_client.post("/api/v1/estimate", json=body)
     assert r.status_code == 200, r.text
-    assert r.json()["result"]["serving"]["gpus_per_replica"] == 8
+    out = r.json()["result"]
+    assert out["num_gpus"] == 8
+    assert out["serving"]["replicas"] * out["serving"]["gpus_per_replica"] == 8
+    # one GPU asked is one GPU answered, meeting the targets or not (the recommendations'
+    # "exactly 1 GPU" excludes the same card for missing them)
+    long = {"concurrent_requests": 16, "prompt_tokens": 32000, "output_tokens": 500,
+            "ttft_ms_target": 10000, "itl_ms_target": 100}  # fmt: skip
+    one = {"workload": {"preset": "llama-3.1-8b", "task": "serving", "serving": long},
+           "gpu": "a100-sxm4-80gb", "constraints": {"num_gpus": 1}}  # fmt: skip
+    r = read_client.post("/api/v1/estimate", json=one)
+    assert r.status_code == 200, r.text
+    got = r.json()["result"]
+    assert got["num_gpus"] == 1 and got["serving"]["replicas"] == 1
+    assert got["serving"]["meets_slo"] is False
+    rec = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": one["workload"], "constraints": {"num_gpus": 1}, "limit": 200},
+    ).json()
+    why = next(e for e in rec["excluded"] if e["slug"] == "a100-sxm4-80gb")
+    assert why["code"] == "misses_targets"
     # two counts that disagree are refused, naming the field, rather than one silently winning
     r = read_client.post("/api/v1/estimate", json={**body, "num_gpus": 2})
     assert r.status_code == 422, r.text

@@ -474,3 +474,28 @@ def test_a_mac_that_misses_only_by_the_wired_share_is_told_how_to_raise_it() -> 
     assert "sudo sysctl iogpu.wired_limit_mb=N" in hint and "75%" in hint
     assert ev._wired_limit(M2, 120.0) == ""  # more than the machine has: no sysctl helps
     assert ev._wired_limit(A100, 90.0) == ""  # a discrete GPU's memory is its own
+
+
+def test_a_training_job_never_shards_one_sample_over_data_parallel_gpus() -> None:
+    """FSDP and DDP split the batch, never a sample: a full fine-tune that fits only sharded
+    over more GPUs than its batch has samples was planned at that count (its activations a
+    fraction of one sample's), so an 8-card answer 'fitted' a job that runs out of memory."""
+    full = WorkloadSpec(
+        task="fine-tuning", model=LLAMA3_8B, peft="none", batch_size=1, seq_len=1024,
+        gradient_checkpointing=False,
+    )  # fmt: skip
+
+    def plan(job: WorkloadSpec, **limits: object) -> list[ev.Configuration] | ev.Exclusion:
+        return ev.plan(A100, _ctx(job, objective="fastest", **limits))
+
+    one = plan(full)  # the states alone overflow one 80 GB card; a batch of 1 feeds one GPU
+    assert isinstance(one, ev.Exclusion) and "a batch of 1 feeds at most 1 GPU " in one.reason
+    two = plan(full, exact_gpus=2)
+    assert isinstance(two, ev.Exclusion) and "feeds at most 1 GPU" in two.reason
+    fed = plan(replace(full, batch_size=4))
+    assert isinstance(fed, list) and fed
+    assert all(c.num_gpus <= (c.micro_batch or 4) for c in fed)
+    assert min(c.num_gpus for c in fed) == 2
+    # inference replicas need no sample per GPU: a batch of 1 still spans GPUs
+    inf = plan(llm_inference(batch_size=1, model=replace(LLAMA3_8B, params=70e9)))
+    assert isinstance(inf, list) and max(c.num_gpus for c in inf) > 1

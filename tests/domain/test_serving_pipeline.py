@@ -10,7 +10,7 @@ import pytest
 
 from app.domain import cost as costs
 from app.domain import evaluate as ev
-from app.domain import rank, serving_step
+from app.domain import llm_step, rank, serving_step
 from app.domain.workload import ServingSpec, WorkloadSpec
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import A100, H100, LLAMA3_8B, MI300X, RULES, llm_inference
@@ -305,3 +305,39 @@ def test_a_runtime_the_rules_call_experimental_makes_the_row_experimental() -> N
     done = _results(b580, inf)
     assert not isinstance(done, ev.Exclusion)
     assert all(r.framework_status == "experimental" for r in done if r.ok)
+
+
+def test_a_replica_splits_the_heads_evenly_or_is_not_planned() -> None:
+    """vLLM refuses a tensor-parallel size that does not divide the attention heads, and splits
+    KV heads evenly or repeats each on tp ÷ kv ranks: Phi-4 (40 heads, 10 KV heads) was ranked
+    at TP4 and TP8, and a 70B (64 heads) estimated at TP3 'meets the targets'."""
+    phi4 = dataclasses.replace(LLAMA3_8B, num_heads=40, num_kv_heads=10)
+    assert llm_step.head_split_error(phi4, 2) is None
+    assert (
+        llm_step.head_split_error(phi4, 5) is None and llm_step.head_split_error(phi4, 10) is None
+    )
+    assert "10 KV heads" in (llm_step.head_split_error(phi4, 4) or "")
+    assert "40 attention heads" in (llm_step.head_split_error(phi4, 3) or "")
+    assert llm_step.head_split_error(LLAMA3_8B, 8) is None  # 32 heads, 8 KV heads
+    assert "32 attention heads" in (llm_step.head_split_error(LLAMA3_8B, 3) or "")
+    # latent attention: one cache every rank holds whole, only the query heads split
+    mla = dataclasses.replace(LLAMA3_8B, num_heads=128, num_kv_heads=128, attention="mla")
+    assert llm_step.head_split_error(mla, 8) is None
+    ctx = _serving(max_gpus=8)
+    work = dataclasses.replace(ctx.work, model=phi4)
+    planned = ev.plan(H100, dataclasses.replace(ctx, work=work))
+    assert not isinstance(planned, ev.Exclusion)
+    assert {c.shape.gpus_per_replica for c in planned if c.shape} == {1, 2}
+    # a context's memo holds the card's options: a fresh context for each count
+    exact = _serving(max_gpus=8, exact_gpus=4)
+    four = ev.plan(
+        H100, dataclasses.replace(exact, work=dataclasses.replace(exact.work, model=phi4))
+    )
+    assert not isinstance(four, ev.Exclusion)
+    assert {(c.shape.replicas, c.shape.gpus_per_replica) for c in four if c.shape} == {
+        (4, 1),
+        (2, 2),
+    }
+    three = ev.plan(H100, _serving(max_gpus=8, exact_gpus=3))
+    assert not isinstance(three, ev.Exclusion)  # 3 replicas of one GPU
+    assert {(c.shape.replicas, c.shape.gpus_per_replica) for c in three if c.shape} == {(3, 1)}

@@ -413,6 +413,26 @@ def test_spot_rows_say_they_can_be_interrupted_and_what_training_pays(client: Te
     assert all(r["cost"]["rent"]["interruption"] is None for r in on_demand)
 
 
+def test_mithril_auction_prices_are_spot_rows_only(read_client: TestClient) -> None:
+    """SkyPilot's Mithril catalog copies the auction (spot) price into its on-demand column;
+    rented as on-demand, an A100 80GB at $0.50/h won 'cheapest' with no word of interruption.
+    Mithril's rows are spot: never rented without allow_spot, and said to be spot when they are."""
+    work = {"preset": "llama-3.1-70b", "task": "fine-tuning", "peft": "qlora", "batch_size": 4,
+            "seq_len": 2048, "dataset_samples": 10000, "gradient_checkpointing": True}  # fmt: skip
+    ask = {"workload": work, "constraints": {"acquisition": "rent"}, "objective": "cheapest",
+           "limit": 200}  # fmt: skip
+    rows = _ask(read_client, ask)["recommendations"]
+    assert rows and not any(r["offer"] and r["offer"]["provider"] == "mithril" for r in rows)
+    spot = _ask(read_client, {**ask, "constraints": {"acquisition": "rent", "allow_spot": True}})
+    mithril = [
+        r for r in spot["recommendations"] if r["offer"] and r["offer"]["provider"] == "mithril"
+    ]
+    assert mithril
+    for r in mithril:
+        assert r["offer"]["tier"] == "spot" and r["cost"]["rent"]["spot"] is True
+        assert any(w.startswith("spot price") for w in r["warnings"])
+
+
 def test_spot_training_rows_give_the_checkpoint_and_the_overhead_spot_can_afford(
     read_client: TestClient,
 ) -> None:
@@ -441,12 +461,16 @@ def test_spot_training_rows_give_the_checkpoint_and_the_overhead_spot_can_afford
         per_param = 6 if "8-bit Adam" in " ".join(r["memory_savers"]) else 12
         assert sp["checkpoint_gb"] == pytest.approx(8.03e9 * per_param / 1e9, rel=0.01)
         assert sp["overhead_included"] is False
-        od = r["offer"]["usd_per_hour"] * r["offer"]["instances"]
-        assert sp["on_demand_usd_per_hour"] == pytest.approx(od)
-        assert sp["break_even_overhead"] == pytest.approx(od / rent["usd_per_hour"] - 1)
-        assert sp["break_even_extra_h"] == pytest.approx(
-            sp["break_even_overhead"] * r["time_to_finish_h"]
-        )
+        if r["offer"]["tier"] == "spot":
+            # sold only at auction (Mithril): no on-demand price of its own to break even with
+            assert sp["on_demand_usd_per_hour"] is None and sp["break_even_overhead"] is None
+        else:
+            od = r["offer"]["usd_per_hour"] * r["offer"]["instances"]
+            assert sp["on_demand_usd_per_hour"] == pytest.approx(od)
+            assert sp["break_even_overhead"] == pytest.approx(od / rent["usd_per_hour"] - 1)
+            assert sp["break_even_extra_h"] == pytest.approx(
+                sp["break_even_overhead"] * r["time_to_finish_h"]
+            )
         # spot's job cost stays the spot price over the engine's time: nothing invented
         assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * r["time_to_finish_h"])
         said = next(w for w in r["warnings"] if w.startswith("spot price"))

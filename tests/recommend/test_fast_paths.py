@@ -265,7 +265,8 @@ WORKLOADS = [
     {"preset": "resnet-50"},
     {"preset": "resnet-50", "batch_size": 2, "precision": "fp32"},
     {"preset": "gpt2-xl", "task": "training", "batch_size": 64},
-    {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "none", "batch_size": 1},
+    # a batch of 8: a full fine-tune shards over up to 8 GPUs, one sample each at least
+    {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "none", "batch_size": 8},
     {"preset": "mistral-7b", "task": "fine-tuning"},
     {"preset": "sdxl", "task": "inference"},
     {"preset": "bert-large", "task": "inference", "batch_size": 1},

@@ -116,11 +116,16 @@ def test_full_finetune_7b_needs_more_than_one_80gb_while_qlora_fits_24gb() -> No
         "seq_len": 1024,
         "batch_size": 1,
     }
-    # as asked (AdamW named, checkpointing off) the states alone overflow one 80 GB card
+    # as asked (AdamW named, checkpointing off) the states alone overflow one 80 GB card,
+    # and a batch of 1 feeds one data-parallel GPU only: FSDP shards the batch, never a sample
     asked = {**w, "optimizer": "adamw", "gradient_checkpointing": False}
     r = _run(workload=asked, objective="fastest", limit=50)
+    assert "a100-sxm4-80gb" not in {x.gpu.slug for x in r.recommendations}
+    why = {e.slug: e for e in r.excluded}["a100-sxm4-80gb"]
+    assert why.code == "does_not_fit" and "a batch of 1 feeds at most 1 GPU " in why.reason
+    r = _run(workload={**asked, "batch_size": 2}, objective="fastest", limit=50)
     rows = {x.gpu.slug: x for x in r.recommendations}
-    assert rows["a100-sxm4-80gb"].num_gpus >= 2
+    assert rows["a100-sxm4-80gb"].num_gpus == 2
     # left to the engine, 8-bit AdamW fits one 94 GB card, which beats FSDP at batch 1 (with
     # autocast's fp32 master weights and fp32 gradients, 7B + 8-bit AdamW is ~88 GB: over an
     # 80 GB card's 85.9 × 10^9 bytes)
