@@ -209,6 +209,9 @@ TRANSFORMER_RUNTIME_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encod
 #: (data/quality.yaml) were measured on language models.
 LLM_RUNTIMES: tuple[Runtime, ...] = ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
 LANGUAGE_MODEL_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
+#: Servers that run several replicas on one node behind one endpoint themselves (vLLM's
+#: --data-parallel-size, SGLang's --dp-size): app/recommend/deploy.py.
+DATA_PARALLEL_SERVERS: tuple[Runtime, ...] = ("vllm", "sglang")
 #: Runtimes whose fused attention is PyTorch's own SDPA: the kernel generation a GPU gets there
 #: is PyTorch's choice (perf._attention_kernel). Megatron's is Transformer Engine's own
 #: (cuDNN fused attention or FlashAttention-2/3), not SDPA's.

@@ -842,6 +842,7 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
             Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
             if n <= k <= min(top, _fed(run, micro, per))
+            and _head_split(gpu, run, g.backend, k) is None
         ]
         fewest = n
         if n == 1:
@@ -878,7 +879,23 @@ def _gated(
         return Exclusion(
             "does_not_fit", f"{gpu.name} runs as one device; {exact} GPUs were asked for"
         )
+    split = _head_split(gpu, run, g.backend, exact) if exact is not None else None
+    if split is not None:
+        return Exclusion(
+            "runtime_unsupported",
+            f"{run.runtime or 'the runtime'} cannot split the model over {exact} GPUs: {split}",
+        )
     return g, run, max_n, allowed
+
+
+def _head_split(gpu: GpuSpec, run: WorkloadSpec, backend: str, n: int) -> str | None:
+    """Why LLM inference cannot run tensor-parallel over ``n`` GPUs under its runtime
+    (llm_step.head_split_error at the runtime's tensor-parallel degree; a layer split has no
+    such rule); None for any other job."""
+    if n <= 1 or not run.is_llm_inference:
+        return None
+    tp = llm_step.span(perf.profile_for(gpu, run, backend, "decode"), n)[0]
+    return llm_step.head_split_error(run.model, tp)
 
 
 def _fed(run: WorkloadSpec, micro: int | None, per: int) -> int:

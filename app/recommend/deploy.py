@@ -4,9 +4,10 @@ instance, a SkyPilot service file that starts it. Only flags each runtime docume
 
 * vLLM ``vllm serve`` (docs.vllm.ai, "Engine arguments"): --tensor-parallel-size,
   --pipeline-parallel-size, --max-model-len, --kv-cache-dtype, --max-num-seqs,
-  --gpu-memory-utilization, --quantization.
+  --gpu-memory-utilization, --quantization, and --data-parallel-size ("Data Parallel
+  Deployment": DP=4 × TP=2 runs 4 replicas of 2 GPUs on one 8-GPU node behind one endpoint).
 * SGLang ``python -m sglang.launch_server`` (docs.sglang.ai, "Server arguments"): --model-path,
-  --tp-size, --context-length, --kv-cache-dtype, --max-running-requests,
+  --tp-size, --dp-size, --context-length, --kv-cache-dtype, --max-running-requests,
   --mem-fraction-static, --quantization.
 * TensorRT-LLM ``trtllm-serve`` (nvidia.github.io/TensorRT-LLM, "trtllm-serve"): --tp_size,
   --pp_size, --max_batch_size, --max_seq_len, --kv_cache_free_gpu_memory_fraction.
@@ -25,6 +26,7 @@ from app.domain import efficiency
 from app.offers.launch import TaskDumper
 from app.recommend import schemas as s
 from app.shipped.rules import load_efficiency
+from app.vocab import DATA_PARALLEL_SERVERS
 
 PORT = 8000
 
@@ -69,10 +71,12 @@ def _quantization(sv: s.ServingOut) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
     args = ["vllm", "serve", model, "--tensor-parallel-size", str(tp)]
     if pp > 1:
         args += ["--pipeline-parallel-size", str(pp)]
+    if dp > 1:
+        args += ["--data-parallel-size", str(dp)]
     args += ["--max-model-len", str(context), "--max-num-seqs", str(_per_replica(sv))]
     args += ["--gpu-memory-utilization", str(memory_fraction("vllm"))]
     if _fp8_kv(sv):
@@ -83,10 +87,12 @@ def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[
     return [*args, "--port", str(PORT)]
 
 
-def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
     args = ["python", "-m", "sglang.launch_server", "--model-path", model, "--tp-size", str(tp)]
     if pp > 1:
         args += ["--pp-size", str(pp)]
+    if dp > 1:
+        args += ["--dp-size", str(dp)]
     args += ["--context-length", str(context)]
     args += ["--max-running-requests", str(_per_replica(sv))]
     # SGLang 0.5 computes mem_fraction_static from the GPU's memory and tp size, the share
@@ -102,14 +108,14 @@ def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> lis
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 
-def _trtllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+def _trtllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
     args = ["trtllm-serve", model, "--tp_size", str(tp), "--pp_size", str(pp)]
     args += ["--max_batch_size", str(_per_replica(sv)), "--max_seq_len", str(context)]
     args += ["--kv_cache_free_gpu_memory_fraction", str(memory_fraction("tensorrt-llm"))]
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 
-def _llamacpp(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> list[str]:
+def _llamacpp(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
     slots = _per_replica(sv)
     gguf = model.rsplit("/", 1)[-1] + ".gguf"
     # -c is the KV cache for all slots together: each of -np slots gets c ÷ np
@@ -121,6 +127,8 @@ def _llamacpp(model: str, sv: s.ServingOut, context: int, tp: int, pp: int) -> l
 
 
 BUILDERS = {"vllm": _vllm, "sglang": _sglang, "tensorrt-llm": _trtllm, "llama.cpp": _llamacpp}
+# the runtimes that run several replicas of one server on one node themselves (``dp``)
+DATA_PARALLEL = frozenset(DATA_PARALLEL_SERVERS)
 INSTALL = {
     "vllm": "pip install vllm",
     "sglang": 'pip install "sglang[all]"',
@@ -141,11 +149,24 @@ def _layout(sv: s.ServingOut) -> tuple[int, int]:
     return tp, max(1, sv.gpus_per_replica // tp)
 
 
+def per_instance(row: s.Recommendation, sv: s.ServingOut) -> int:
+    """Replicas the row's plan packs onto each rented instance (4 of 2 GPUs on one 8-GPU
+    instance: 4); 1 where each replica has instances of its own or nothing is rented."""
+    offer = row.offer
+    instances = max(1, offer.instances) if offer is not None else sv.replicas
+    return sv.replicas // instances if sv.replicas % instances == 0 else 1
+
+
 def _service_yaml(
     row: s.Recommendation, sv: s.ServingOut, command: str, runtime: str, accelerator: str | None
 ) -> str | None:
     offer = row.offer
     if offer is None or not offer.launchable or not accelerator:
+        return None
+    # SkyServe gives every service replica a cluster of its own: replicas that share an
+    # instance are one service replica running them all (the command's data parallelism)
+    packed = per_instance(row, sv)
+    if packed > 1 and runtime not in DATA_PARALLEL:
         return None
     resources = {
         "cloud": offer.provider,
@@ -156,7 +177,7 @@ def _service_yaml(
     }
     service = {
         "readiness_probe": "/health" if runtime in ("vllm", "sglang", "tensorrt-llm") else "/",
-        "replicas": sv.replicas,
+        "replicas": sv.replicas // packed,
     }
     task = {
         "name": f"serve-{row.gpu.slug}",
@@ -167,7 +188,8 @@ def _service_yaml(
     }
     header = (
         f"# GPU Advisor: serve on {offer.provider} {offer.instance_type} "
-        f"({sv.replicas} replica(s) × {sv.gpus_per_replica} GPU(s)); start with: "
+        f"({sv.replicas} replica(s) × {sv.gpus_per_replica} GPU(s)"
+        f"{f', {packed} on each instance' if packed > 1 else ''}); start with: "
         "sky serve up service.yaml\n"
     )
     return header + yaml.dump(task, Dumper=TaskDumper, sort_keys=False, default_flow_style=False)
@@ -185,7 +207,9 @@ def deploy_for(
         model = "<your-model>"
         notes.append("replace <your-model> with the model's Hugging Face id or path")
     tp, pp = _layout(sv)
-    args = BUILDERS[sv.runtime](model, sv, context, tp, pp)
+    packed = per_instance(row, sv)
+    dp = packed if sv.runtime in DATA_PARALLEL else 1
+    args = BUILDERS[sv.runtime](model, sv, context, tp, pp, dp)
     command = shlex.join(args)
     _, need = _quantization(sv)
     if need:
@@ -193,10 +217,16 @@ def deploy_for(
     if sv.runtime == "llama.cpp":
         notes.append("point -m at the GGUF file of the quantisation this plan assumes")
     yaml_text = _service_yaml(row, sv, command, sv.runtime, accelerator)
-    if sv.replicas > 1:
+    if packed > 1 and dp == 1:
+        notes.append(
+            f"{packed} replicas share each instance: start {packed} copies of the command on "
+            f"it, each on its own {sv.gpus_per_replica} GPU(s) (CUDA_VISIBLE_DEVICES) and port"
+        )
+    copies = sv.replicas // dp
+    if copies > 1:
         # only a service file balances the copies itself; without one the reader does
         does = " (the service file does)" if yaml_text is not None else ""
-        notes.append(f"run {sv.replicas} copies behind a load balancer{does}")
+        notes.append(f"run {copies} copies behind a load balancer{does}")
     if yaml_text is None:
         notes.append(
             "no SkyPilot instance behind this row: run the command on any machine with these GPUs"

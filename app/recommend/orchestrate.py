@@ -193,8 +193,14 @@ def _add_deploy(response: s.RecommendationResponse, settings: Settings) -> None:
     model = presets.hf_repo(preset) if preset is not None else None
     w = response.workload
     if w.serving is not None:
-        # room for the longest request the load describes, within the model's own limit
-        context = w.serving.prompt_tokens + w.serving.output_tokens
+        # room for the longest request the load describes, within the model's own limit:
+        # vLLM refuses a prompt longer than --max-model-len and cuts the answer at it, so the
+        # mean lengths would fail every longer request. Mean + spread where the load gives a
+        # spread (what the plan sizes each request's KV cache for), else twice the mean.
+        sv = w.serving
+        spread = (sv.prompt_tokens_spread or 0) + (sv.output_tokens_spread or 0)
+        mean = sv.prompt_tokens + sv.output_tokens
+        context = mean + spread if spread else 2 * mean
     else:
         context = (w.seq_len or 0) + (w.output_tokens or 0)
     if w.model.max_context:

@@ -845,6 +845,8 @@ class ServingResolvedOut(BaseModel):
     requests_per_s: float | None
     prompt_tokens: int
     output_tokens: int
+    prompt_tokens_spread: int | None = None
+    output_tokens_spread: int | None = None
     ttft_ms_target: float | None = Field(description="the target applied (yours or the default)")
     itl_ms_target: float | None
     target_percentile: str

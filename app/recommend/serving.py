@@ -301,14 +301,24 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     return lines + offer_lines(row.priced.pricing, placed.note if placed is not None else None)
 
 
+# How each runtime is told to keep an 8-bit KV cache (the runtimes' server docs; llama.cpp has
+# no fp8 cache: q8_0 keeps 8.5 bits a value, about the same size).
+_KV8_HOW = {
+    "vllm": "--kv-cache-dtype fp8",
+    "sglang": "--kv-cache-dtype fp8_e4m3",
+    "tensorrt-llm": "kv_cache_config dtype fp8",
+    "llama.cpp": "--cache-type-k q8_0 --cache-type-v q8_0, with -np raised to match",
+}
+
+
 def _tips(row: _Row, spec: ServingSpec) -> list[str]:
     r = row.result
     c = r.config
     tips: list[str] = []
     if c.kv_precision != "fp8" and sv.supports_kv(row.gpu, "fp8") is None:
+        how = _KV8_HOW.get(c.runtime, "its 8-bit KV cache setting")
         tips.append(
-            "An fp8 KV cache (--kv-cache-dtype fp8) halves the cache and doubles the "
-            "requests one replica can hold."
+            f"An 8-bit KV cache ({how}) halves the cache, so one replica holds twice the requests."
         )
     if r.prefill_share > 0.5:
         tips.append(

@@ -816,6 +816,8 @@ def _serving_out(sv: ServingSpec | None) -> s.ServingResolvedOut | None:
         requests_per_s=sv.requests_per_s,
         prompt_tokens=sv.prompt_tokens,
         output_tokens=sv.output_tokens,
+        prompt_tokens_spread=sv.prompt_tokens_spread,
+        output_tokens_spread=sv.output_tokens_spread,
         ttft_ms_target=sv.ttft_ms_target,
         itl_ms_target=sv.itl_ms_target,
         target_percentile=sv.target_percentile,

@@ -496,3 +496,23 @@ def test_under_either_a_row_names_the_basis_of_each_dollar_per_million(
     for r in rented_rows:  # one basis: no second figure to tell apart
         line = next(x for x in r["explanation"] if "per million output tokens" in x)
         assert "renting the offer below:" not in line and "ranked on" not in line
+
+
+def test_the_8_bit_kv_cache_tip_gives_each_runtimes_own_setting(read_client: TestClient) -> None:
+    """A llama.cpp row's tip said `--kv-cache-dtype fp8`, a vLLM flag llama.cpp has not."""
+    seen = {}
+    for runtime in ("llama.cpp", "vllm"):
+        body = {
+            "workload": {"preset": "llama-3-8b", "task": "serving", "runtime": runtime,
+                         "serving": _serving(concurrent_requests=4, kv_cache_precision="bf16")},
+            "limit": 30,
+        }  # fmt: skip
+        r = read_client.post("/api/v1/recommendations", json=body)
+        assert r.status_code == 200, r.text
+        tips = [t for x in r.json()["recommendations"] for t in x["tips"] if "8-bit KV" in t]
+        assert tips, runtime
+        seen[runtime] = " ".join(tips)
+    assert (
+        "--cache-type-k q8_0" in seen["llama.cpp"] and "--kv-cache-dtype" not in seen["llama.cpp"]
+    )
+    assert "--kv-cache-dtype fp8" in seen["vllm"]

@@ -104,3 +104,15 @@ def test_values_as_columns_are_each_rows_value(acquisition: str) -> None:
     got = cost.values(np.array(speeds), np.array(rows, np.float64), acquisition).tolist()
     assert [None if np.isnan(v) else v for v in got] == want
     assert any(w is None for w in want) and any(w is not None for w in want)
+
+
+def test_the_break_even_nets_the_resale_the_verdict_nets() -> None:
+    """With half the price resold, the row's "buying beats renting after N hours" read the
+    whole price (15,200 h) beside its own verdict's 7,600 h."""
+    usage = cost.Usage(hours_per_week=20, years=1, resale_fraction=0.5)
+    est = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=usage)
+    assert est.purchase_usd is not None and est.hourly_usd is not None
+    v = cost.verdict(est.purchase_usd, est.energy_usd_per_hour, est.hourly_usd, usage)
+    assert est.break_even_hours == pytest.approx(v.break_even_hours)
+    whole = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=cost.Usage())
+    assert est.break_even_hours == pytest.approx(whole.break_even_hours / 2)

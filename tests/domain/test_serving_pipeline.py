@@ -341,3 +341,17 @@ def test_a_replica_splits_the_heads_evenly_or_is_not_planned() -> None:
     three = ev.plan(H100, _serving(max_gpus=8, exact_gpus=3))
     assert not isinstance(three, ev.Exclusion)  # 3 replicas of one GPU
     assert {(c.shape.replicas, c.shape.gpus_per_replica) for c in three if c.shape} == {(3, 1)}
+
+
+def test_llm_inference_spans_only_gpu_counts_that_split_the_heads() -> None:
+    """The same rule for one LLM inference job under a tensor-parallel runtime: three GPUs are
+    refused by name (vLLM would not start), a layer split (llama.cpp) runs on any count."""
+    work = dataclasses.replace(llm_inference(), runtime="vllm", efficiency=TABLE)
+    three = ev.plan(H100, ev.Context(work=work, rules=RULES, limits=ev.Limits(exact_gpus=3)))
+    assert isinstance(three, ev.Exclusion) and three.code == "runtime_unsupported"
+    assert "32 attention heads do not split evenly over 3 GPUs" in three.reason
+    four = ev.plan(H100, ev.Context(work=work, rules=RULES, limits=ev.Limits(exact_gpus=4)))
+    assert isinstance(four, list) and {c.num_gpus for c in four} == {4}
+    split = dataclasses.replace(work, runtime="llama.cpp", precision="int4")
+    layer = ev.plan(H100, ev.Context(work=split, rules=RULES, limits=ev.Limits(exact_gpus=3)))
+    assert isinstance(layer, list) and {c.num_gpus for c in layer} == {3}

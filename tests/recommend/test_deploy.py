@@ -41,16 +41,21 @@ def test_vllm_commands_carry_each_plans_layout(read_client: TestClient) -> None:
         else:
             assert _flag(args, "--tensor-parallel-size") == str(sv["tensor_parallel"])
         serving_in = answer["workload"]["serving"]
+        # no spread stated: room for twice the mean request (vLLM refuses a longer prompt)
         assert _flag(args, "--max-model-len") == str(
-            serving_in["prompt_tokens"] + serving_in["output_tokens"]
+            2 * (serving_in["prompt_tokens"] + serving_in["output_tokens"])
         )
         assert ("--kv-cache-dtype" in args) == (sv["kv_cache_precision"] == "fp8")
         per_replica = max(1, sv["max_concurrency"] // sv["replicas"])
         assert _flag(args, "--max-num-seqs") == str(per_replica)
         offer = row["offer"]
+        # replicas packed onto one instance run as vLLM's data-parallel engines behind its one
+        # endpoint: the service file asks for one instance per service replica, as priced
+        packed = sv["replicas"] // offer["instances"] if offer else 1
+        assert _flag(args, "--data-parallel-size") == (str(packed) if packed > 1 else None)
         if offer and offer["launchable"]:
             spec = yaml.safe_load(deploy["skypilot_service"])
-            assert spec["service"]["replicas"] == sv["replicas"]
+            assert spec["service"]["replicas"] == offer["instances"]
             assert spec["resources"]["instance_type"] == offer["instance_type"]
             assert spec["resources"]["accelerators"].endswith(f":{offer['gpus']}")
             assert deploy["command"] in spec["run"]
@@ -126,9 +131,10 @@ def test_the_sglang_command_leaves_mem_fraction_static_to_sglang() -> None:
             weight_precision="bf16",
         ),
     )  # fmt: skip
-    args = deploy.BUILDERS["sglang"]("Qwen/Qwen3-32B", sv, 8192, 1, 1)
+    args = deploy.BUILDERS["sglang"]("Qwen/Qwen3-32B", sv, 8192, 1, 1, 1)
     assert "--mem-fraction-static" not in args and "--tp-size" in args
-    assert "--gpu-memory-utilization" in deploy.BUILDERS["vllm"]("Qwen/Qwen3-32B", sv, 8192, 1, 1)
+    vllm = deploy.BUILDERS["vllm"]("Qwen/Qwen3-32B", sv, 8192, 1, 1, 1)
+    assert "--gpu-memory-utilization" in vllm
 
 
 def test_a_row_without_a_service_file_does_not_say_the_file_balances_its_copies(
@@ -150,5 +156,59 @@ def test_a_row_without_a_service_file_does_not_say_the_file_balances_its_copies(
     assert any(sv["deploy"]["skypilot_service"] is None for sv in copied)
     for sv in copied:
         notes = " ".join(sv["deploy"]["notes"])
-        assert f"run {sv['replicas']} copies behind a load balancer" in notes
+        args = shlex.split(sv["deploy"]["command"])
+        # replicas packed onto one instance run as the server's own data-parallel engines
+        copies = sv["replicas"] // int(_flag(args, "--data-parallel-size") or 1)
+        if copies == 1:
+            assert "behind a load balancer" not in notes
+            continue
+        assert f"run {copies} copies behind a load balancer" in notes
         assert ("the service file does" in notes) == (sv["deploy"]["skypilot_service"] is not None)
+
+
+def test_replicas_that_share_an_instance_start_on_it_not_on_one_instance_each(
+    read_client: TestClient,
+) -> None:
+    """SkyServe gives each service replica its own cluster: a plan of 4 replicas × 2 H100s on
+    one 8-GPU instance wrote `replicas: 4` with the 8-GPU instance (4 instances, $32/h against
+    the $8/h priced). Now one service replica per instance, running the replicas as vLLM's
+    data-parallel engines (--data-parallel-size) behind its one endpoint."""
+    body = {
+        "workload": {"preset": "llama-3.1-8b", "task": "serving",
+                     "serving": {"concurrent_requests": 200, "prompt_tokens": 1000,
+                                 "output_tokens": 300, "ttft_ms_target": 1000,
+                                 "itl_ms_target": 33}},
+        "constraints": {"acquisition": "rent"}, "objective": "best_value", "limit": 30,
+    }  # fmt: skip
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    packed = [
+        x for x in r.json()["recommendations"]
+        if x["offer"] and x["offer"]["launchable"] and x["serving"]["runtime"] == "vllm"
+        and x["serving"]["replicas"] > x["offer"]["instances"]
+    ]  # fmt: skip
+    assert packed
+    for x in packed:
+        sv, offer = x["serving"], x["offer"]
+        each = sv["replicas"] // offer["instances"]
+        assert each * sv["gpus_per_replica"] <= offer["gpus"]
+        args = shlex.split(sv["deploy"]["command"])
+        assert _flag(args, "--data-parallel-size") == str(each)
+        spec = yaml.safe_load(sv["deploy"]["skypilot_service"])
+        assert spec["service"]["replicas"] == offer["instances"]
+        assert spec["resources"]["accelerators"].endswith(f":{offer['gpus']}")
+
+
+def test_the_context_flag_holds_the_request_lengths_the_plan_sized_the_cache_for(
+    read_client: TestClient,
+) -> None:
+    """--max-model-len was the mean prompt plus the mean answer, so vLLM refused or cut every
+    longer request; with spreads it is mean + spread, the length each request's cache holds."""
+    load = {"concurrent_requests": 64, "prompt_tokens": 3000, "prompt_tokens_spread": 3000,
+            "output_tokens": 800, "output_tokens_spread": 800}  # fmt: skip
+    answer = _serving(read_client, preset="qwen3-30b-a3b", runtime="vllm", serving=load)
+    rows = [r for r in answer["recommendations"] if r["serving"]["runtime"] == "vllm"]
+    assert rows
+    for row in rows:
+        args = shlex.split(row["serving"]["deploy"]["command"])
+        assert _flag(args, "--max-model-len") == str(3000 + 3000 + 800 + 800)
