@@ -115,4 +115,5 @@ def test_the_break_even_nets_the_resale_the_verdict_nets() -> None:
     v = cost.verdict(est.purchase_usd, est.energy_usd_per_hour, est.hourly_usd, usage)
     assert est.break_even_hours == pytest.approx(v.break_even_hours)
     whole = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=cost.Usage())
+    assert whole.break_even_hours is not None
     assert est.break_even_hours == pytest.approx(whole.break_even_hours / 2)
