@@ -344,6 +344,16 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         ties = _fewer_cards(rows, answer.acquisition)
     if ties:
         sentence += f" {ties[0].upper()}{ties[1:]}."
+    if price is None and not (ties and "that has one" in ties):
+        # the pick cannot be had the way the question asks (a GB200 rack nobody rents tops a
+        # renter's fastest answer): the first row shown that can
+        can = next((r for r in rows[1:] if _outlay(r, answer.acquisition)), None)
+        if can is not None:
+            which = "fastest" if answer.objective == "fastest" else "first"
+            sentence += (
+                f" The {which} shown that has one, {_name(can)} ({_speed(can)}), "
+                f"{_price(can, answer.acquisition) or ''}."
+            )
     short = _short_job(top, answer.acquisition)
     if short:
         sentence += f" {short}."

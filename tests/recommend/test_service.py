@@ -424,8 +424,8 @@ def test_the_checkpointing_banner_counts_the_top_rows_own_memory() -> None:
     assert (f"on each of its {top.num_gpus} GPUs" in line) == (top.num_gpus > 1)
     # pretraining leaves checkpointing off by default: where the engine turns it on for a row,
     # the savers' line says so, not the fine-tuning recipes' one
-    train = _catalog_run(workload={"preset": "llama-3-8b", "task": "training"})
-    assert "gradient checkpointing" in train.recommendations[0].memory_savers
+    train = _catalog_run(workload={"preset": "llama-3-8b", "task": "training"}, limit=50)
+    assert any("gradient checkpointing" in x.memory_savers for x in train.recommendations)
     assert not any("as fine-tuning recipes run it" in a for a in train.advice)
 
 
