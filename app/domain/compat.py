@@ -346,13 +346,32 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
     return {"cnn": 1.0, "diffusion": 0.6}.get(family, 0.0)
 
 
+def _module(gpu: GpuSpec) -> str | None:
+    """The mezzanine form factor of a module sold without a PCIe connector (SXM, OAM, an HGX
+    or Grace Blackwell baseboard module), from the catalog's ``form_factor``; None for a card."""
+    ff = (gpu.form_factor or "").strip()
+    if ff.upper().startswith(("SXM", "OAM")) or "module" in ff.lower():
+        return ff.split(" (")[0]
+    return None
+
+
 def cooling_caveat(gpu: GpuSpec, buys: bool, rents: bool = False) -> str | None:
     """What a row that buys ``gpu`` must say about cooling it: a passively cooled card (a heat
     sink without fans, as PCIe datacenter cards are sold; the catalog's ``cooling`` field, from
     the vendor's product brief) needs a server chassis that forces air through it, and overheats
     in a desktop case. Nothing for a row that only rents (the provider's server cools it) or for
     a card the catalog does not know to be passive."""
-    if not buys or gpu.cooling != "passive":
+    if not buys:
+        return None
+    module = _module(gpu)
+    if module is not None:
+        # an SXM or OAM module has no PCIe edge connector: its price buys the module alone
+        rented = "; rented, the provider's server holds it" if rents else ""
+        return (
+            f"{gpu.name} is a module ({module}), not a PCIe card: bought, it needs a server "
+            f"built for it, with its baseboard (an HGX/DGX-class or OAM system){rented}"
+        )
+    if gpu.cooling != "passive":
         return None
     if rents:
         return (

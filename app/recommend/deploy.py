@@ -195,6 +195,13 @@ def _service_yaml(
     return header + yaml.dump(task, Dumper=TaskDumper, sort_keys=False, default_flow_style=False)
 
 
+def _sixteen_bit_overflows(row: s.Recommendation) -> bool:
+    """Whether the row's 8-bit weights, at 16 bits, would outgrow its GPUs' memory."""
+    weights = row.memory.breakdown.get("weights")
+    have = row.memory.available_gb
+    return weights is not None and have is not None and 2.0 * weights > have
+
+
 def deploy_for(
     row: s.Recommendation, model: str | None, context: int, accelerator: str | None = None
 ) -> s.DeployOut | None:
@@ -211,9 +218,15 @@ def deploy_for(
     dp = packed if sv.runtime in DATA_PARALLEL else 1
     args = BUILDERS[sv.runtime](model, sv, context, tp, pp, dp)
     command = shlex.join(args)
-    _, need = _quantization(sv)
+    quant, need = _quantization(sv)
     if need:
         notes.append(need)
+    if quant == "fp8" and _sixteen_bit_overflows(row):
+        # vLLM's FP8 docs: online quantisation loads the model at its original precision first
+        notes.append(
+            "--quantization fp8 quantises at load, after the 16-bit weights are loaded, which "
+            "do not fit these GPUs: serve a published FP8 checkpoint of the model instead"
+        )
     if sv.runtime == "llama.cpp":
         notes.append("point -m at the GGUF file of the quantisation this plan assumes")
     yaml_text = _service_yaml(row, sv, command, sv.runtime, accelerator)

@@ -190,7 +190,7 @@ def recommend_for(
 def _add_deploy(response: s.RecommendationResponse, settings: Settings) -> None:
     """Each serving row's serve command and service file (the runtime's own flags)."""
     preset = presets.load_presets(settings.data_dir).get(response.workload.preset or "")
-    model = presets.hf_repo(preset) if preset is not None else None
+    model = (preset.serve_repo or presets.hf_repo(preset)) if preset is not None else None
     w = response.workload
     if w.serving is not None:
         # room for the longest request the load describes, within the model's own limit:

@@ -36,6 +36,9 @@ class Preset:
     sources: tuple[str, ...] = ()
     notes: str | None = None
     source_refs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The publisher's post-trained (chat/instruct) checkpoint of a base model, which a serving
+    # command starts; None where the sourced repo is already the one to serve.
+    serve_repo: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +170,7 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
             sources=sources,
             notes=raw.get("notes"),
             source_refs={s: refs[s] for s in sources if s in refs},
+            serve_repo=raw.get("serve_repo"),
         )
     return out
 

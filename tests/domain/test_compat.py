@@ -191,7 +191,8 @@ def test_every_feature_rule_cites_a_known_source() -> None:
 def test_cooling_caveat_only_for_a_passive_card_that_is_bought() -> None:
     from dataclasses import replace
 
-    passive = replace(A100, name="MI100 32GB", cooling="passive")
+    card = replace(A100, form_factor="PCIe dual-slot")  # a module says more (next test)
+    passive = replace(card, name="MI100 32GB", cooling="passive")
     want = (
         "MI100 32GB is passively cooled: it needs a server chassis with forced airflow "
         "(not a desktop case)"
@@ -204,7 +205,7 @@ def test_cooling_caveat_only_for_a_passive_card_that_is_bought() -> None:
     assert compat.cooling_caveat(passive, buys=False, rents=True) is None
     # active, liquid or unknown cooling: nothing to say
     for cooling in ("active", "liquid", None):
-        assert compat.cooling_caveat(replace(A100, cooling=cooling), buys=True) is None
+        assert compat.cooling_caveat(replace(card, cooling=cooling), buys=True) is None
 
 
 def test_mi100_runs_bf16_at_its_own_rate_not_fp16() -> None:
@@ -234,3 +235,24 @@ def test_the_b100_runs_as_the_b200_chip_it_is() -> None:
     b100, b200 = _catalog("b100"), _catalog("b200")
     assert b100.compute_capability == b200.compute_capability == "10.0"
     assert b100.interconnect_gbs == b200.interconnect_gbs == 1800
+
+
+def test_a_bought_sxm_or_oam_module_says_it_needs_a_server_built_for_it() -> None:
+    """'Pick Tesla V100 SXM2 32GB, $2,592 to buy' for a desktop build, with no word that an
+    SXM module has no PCIe connector (the cooling caveat read only the `cooling` field)."""
+    from dataclasses import replace
+
+    cases: list[tuple[str, str | None]] = [
+        ("SXM2", "SXM2"), ("OAM", "OAM"), ("HGX B200 baseboard module", None)
+    ]  # fmt: skip
+    for ff, shown in cases:
+        module = replace(A100, name="X", form_factor=ff, cooling=None)
+        said = compat.cooling_caveat(module, buys=True)
+        assert said is not None and "not a PCIe card" in said and "baseboard" in said, ff
+        if shown:
+            assert f"a module ({shown})" in said
+        assert compat.cooling_caveat(module, buys=False, rents=True) is None
+        both = compat.cooling_caveat(module, buys=True, rents=True)
+        assert both is not None and "rented, the provider's server holds it" in both
+    for card in ("PCIe dual-slot", None):
+        assert compat.cooling_caveat(replace(A100, form_factor=card, cooling=None), True) is None

@@ -212,3 +212,22 @@ def test_the_context_flag_holds_the_request_lengths_the_plan_sized_the_cache_for
     for row in rows:
         args = shlex.split(row["serving"]["deploy"]["command"])
         assert _flag(args, "--max-model-len") == str(3000 + 3000 + 800 + 800)
+
+
+def test_a_chat_service_starts_the_published_instruct_checkpoint(read_client: TestClient) -> None:
+    """Commands started base models (meta-llama/Llama-3.1-8B) for chat loads, and 405B in fp8
+    as the bf16 base with --quantization fp8, which vLLM loads at 16 bits first: 810 GB on
+    640 GB of GPUs."""
+    answer = _serving(read_client, preset="llama-3.1-8b", runtime="vllm")
+    cmd = answer["recommendations"][0]["serving"]["deploy"]["command"]
+    assert shlex.split(cmd)[2] == "meta-llama/Llama-3.1-8B-Instruct"
+    big = _serving(read_client, preset="llama-3.1-405b", runtime="vllm",
+                   serving={"concurrent_requests": 16})  # fmt: skip
+    fp8 = [r for r in big["recommendations"] if r["serving"]["weight_precision"] == "fp8"]
+    assert fp8
+    for r in fp8:
+        d = r["serving"]["deploy"]
+        assert shlex.split(d["command"])[2] == "meta-llama/Llama-3.1-405B-Instruct"
+        whole16 = 2 * r["memory"]["breakdown"]["weights"] > r["memory"]["available_gb"]
+        assert any("published FP8 checkpoint" in n for n in d["notes"]) == whole16
+    assert any(2 * r["memory"]["breakdown"]["weights"] > r["memory"]["available_gb"] for r in fp8)
