@@ -270,6 +270,10 @@ class ServingRuntime:
     # dequantised to 16-bit inside the GEMM (vLLM's Marlin FP4 kernels), from this compute
     # capability; None: only on FP4 tensor cores
     fp4_weight_only_min_cc: str | None = None
+    # FP8 checkpoints of dense models run where the GPU has no FP8 tensor cores, weight-only
+    # (W8A16: vLLM's FP8 Marlin, 16-bit math), from this compute capability; None: FP8 tensor
+    # cores only
+    fp8_weight_only_min_cc: str | None = None
     # bytes per logit (max_num_seqs rows × vocabulary) its startup profiling pass measures as
     # peak activation memory and reserves per GPU (vLLM); None: no such pass (``profiling_peak_gb``)
     profile_bytes_per_logit: float | None = None
@@ -286,6 +290,7 @@ class ServingRuntime:
 
 _SERVING_OPTIONAL = {
     "fp4_weight_only_min_cc",
+    "fp8_weight_only_min_cc",
     "profile_bytes_per_logit",
     "reserve_rule",
     "startup_activations",
@@ -782,6 +787,11 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
                 if values.get("fp4_weight_only_min_cc")
                 else None
             ),
+            fp8_weight_only_min_cc=(
+                str(values["fp8_weight_only_min_cc"])
+                if values.get("fp8_weight_only_min_cc")
+                else None
+            ),
             profile_bytes_per_logit=(
                 float(values["profile_bytes_per_logit"])
                 if values.get("profile_bytes_per_logit") is not None
@@ -895,6 +905,14 @@ def claim_on_device(share: float, of_free: bool) -> float:
     """A runtime's claim as a share of the device: itself, or 1 where it is a share of the
     memory left free (its KV pool, ``kv_pool_gb``)."""
     return 1.0 if of_free else share
+
+
+def fp8_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str | None:
+    """The compute capability from which ``runtime`` runs a dense model's FP8 weights without
+    FP8 tensor cores (W8A16, 16-bit math), from its ``serving_runtimes`` row; None: it does not
+    (llm_step.fp8_weight_only)."""
+    spec = serving_spec(table, runtime)
+    return spec.fp8_weight_only_min_cc if spec is not None else None
 
 
 def fp4_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str | None:

@@ -424,6 +424,19 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
     return out
 
 
+def _weight_only(gpu: GpuSpec, precision: str, runtime: str, ctx: Context) -> str | None:
+    """ "FP4" or "FP8" where the job's ``precision`` runs on ``gpu`` only through the runtime's
+    weight-only kernels (llm_step.fp4_weight_only / fp8_weight_only); None otherwise."""
+    table = ctx.work.efficiency
+    if precision == "fp4":
+        fp4_min = efficiency.fp4_weight_only_min_cc(table, runtime)
+        return "FP4" if llm_step.fp4_weight_only(gpu, fp4_min) else None
+    if precision == "fp8" and ctx.work.is_llm_inference:
+        fp8_min = efficiency.fp8_weight_only_min_cc(table, runtime)
+        return "FP8" if llm_step.fp8_weight_only(gpu, ctx.work.model, fp8_min) else None
+    return None
+
+
 def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
     support = compat.framework_support(gpu, ctx.framework, ctx.rules)
     if not support.ok or support.backend is None:
@@ -432,16 +445,16 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
         )
     else:
         backend = support.backend
-        fp4_min = efficiency.fp4_weight_only_min_cc(ctx.work.efficiency, runtime or "")
         resolved: str | None
         warn: str | None
-        if precision == "fp4" and llm_step.fp4_weight_only(gpu, fp4_min):
-            # the checkpoint's FP4 weights stay FP4 (serving's rule too): dequantised to
-            # 16-bit in the runtime's weight-only kernels, not re-quantised to fp8
-            resolved = "fp4"
+        only = _weight_only(gpu, precision, runtime or "", ctx)
+        if only is not None:
+            # the checkpoint's FP4 (FP8) weights stay so (serving's rule too): dequantised to
+            # 16-bit in the runtime's weight-only kernels, not re-quantised
+            resolved = precision
             warn = (
-                f"{gpu.name} has no FP4 tensor cores: {runtime}'s weight-only FP4 kernels "
-                "(16-bit math)"
+                f"{gpu.name} has no {only} tensor cores: {runtime}'s weight-only {only} "
+                "kernels (16-bit math)"
             )
         else:
             resolved, warn = compat.resolve_precision(

@@ -581,6 +581,19 @@ def fp4_weight_only(gpu: GpuSpec, min_cc: str | None) -> bool:
     return compat.cc_at_least(gpu, min_cc)
 
 
+def fp8_weight_only(gpu: GpuSpec, model: ModelSpec, min_cc: str | None) -> bool:
+    """A dense model's FP8 weights run on a GPU without FP8 tensor cores under a runtime whose
+    weight-only FP8 kernels need compute capability ``min_cc`` (vLLM's FP8 Marlin, W8A16: the
+    weights dequantised to 16-bit in the GEMM). Mixture-of-experts models are not: vLLM's
+    fused MoE kernel has no FP8 Marlin path (Red Hat AI on its FP8 MoE checkpoints: "FP8 MoE
+    models only on Ada Lovelace or Hopper"). The one rule inference and serving share."""
+    if min_cc is None or gpu.fp8_tflops or gpu.vendor != "nvidia":
+        return False
+    if (model.experts or 0) > 1:
+        return False
+    return compat.cc_at_least(gpu, min_cc)
+
+
 # NVIDIA GeForce generations whose tensor cores run FP16 with FP32 accumulate at half the
 # FP16-accumulate rate (Turing, GA10x, AD10x, GB20x whitepapers; data/gpus/nvidia-geforce.yaml's
 # header): the catalog's fp16 figure is the FP32-accumulate one

@@ -86,6 +86,9 @@ class RuntimeProfile:
     # FP4 weights without FP4 tensor cores, weight-only, from this compute capability (vLLM's
     # Marlin FP4; efficiency.fp4_weight_only_min_cc); None: FP4 tensor cores only
     fp4_weight_only_min_cc: str | None = None
+    # a dense model's FP8 weights without FP8 tensor cores, weight-only, from this compute
+    # capability (vLLM's FP8 Marlin; efficiency.fp8_weight_only_min_cc); None: FP8 cores only
+    fp8_weight_only_min_cc: str | None = None
     # the runtime's context and workspaces (GiB) where its efficiency rows give one (vLLM,
     # SGLang); None: the backend's (workload.context_gb, as LLM inference reads it)
     context_gib: float | None = None
@@ -168,6 +171,7 @@ def runtime_profile(
         int4_bits=int4_bits,
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
+        fp8_weight_only_min_cc=spec.fp8_weight_only_min_cc,
         profile_bytes_per_logit=spec.profile_bytes_per_logit,
         reserve_rule=spec.reserve_rule,
         startup_activations=spec.startup_activations,
@@ -361,13 +365,22 @@ _SERVING_DATAPATHS = efficiency.RuntimeProfile(native=("fp8", "int8", "fp4"))
 
 
 def supports_weights(
-    gpu: GpuSpec, precision: str, runtime: RuntimeProfile | None = None
+    gpu: GpuSpec,
+    precision: str,
+    runtime: RuntimeProfile | None = None,
+    model: ModelSpec | None = None,
 ) -> str | None:
     """None when the GPU can serve weights in ``precision``, else why not. A runtime with its
-    own 4-bit format (llama.cpp's GGUF) needs no Marlin kernels for it."""
+    own 4-bit format (llama.cpp's GGUF) needs no Marlin kernels for it; a dense ``model``'s fp8
+    weights run weight-only where the runtime has such kernels (llm_step.fp8_weight_only)."""
     cc = gpu.compute_capability or ""
     major = int(cc.split(".")[0]) if cc[:1].isdigit() else 0
+    fp8_min = runtime.fp8_weight_only_min_cc if runtime is not None else None
     if precision == "fp8" and not gpu.fp8_tflops:
+        if model is not None and llm_step.fp8_weight_only(gpu, model, fp8_min):
+            return None
+        if fp8_min is not None and model is not None and (model.experts or 0) > 1:
+            return "no fp8 tensor cores (weight-only fp8 kernels run dense models only)"
         return "no fp8 tensor cores"
     fp4_min = runtime.fp4_weight_only_min_cc if runtime is not None else None
     if precision == "fp4" and not native_fp4(gpu) and not llm_step.fp4_weight_only(gpu, fp4_min):

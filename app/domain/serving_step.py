@@ -165,14 +165,16 @@ class Options:
     barred_weights: tuple[tuple[str, str], ...] = ()
 
 
-def usable_formats(gpu: GpuSpec, options: Options) -> tuple[list[str], list[str], list[str]]:
-    """(weight formats, KV formats) the GPU and runtime can serve, and each weight format
-    skipped with why."""
+def usable_formats(
+    gpu: GpuSpec, options: Options, model: ModelSpec | None = None
+) -> tuple[list[str], list[str], list[str]]:
+    """(weight formats, KV formats) the GPU and runtime can serve ``model`` in, and each weight
+    format skipped with why."""
     skipped: list[str] = []
     weights = []
     barred = dict(options.barred_weights)
     for wp in options.weight_precisions:
-        why = barred.get(wp) or sv.supports_weights(gpu, wp, options.runtime)
+        why = barred.get(wp) or sv.supports_weights(gpu, wp, options.runtime, model)
         if why:
             skipped.append(f"{wp}: {why}")
         else:
@@ -385,7 +387,7 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     card = _card(gpu, ctx)
     if isinstance(card, ev.Exclusion):
         return card
-    weights, kvs, skipped = usable_formats(gpu, card.options)
+    weights, kvs, skipped = usable_formats(gpu, card.options, ctx.work.model)
     if not weights or not kvs:
         return _unserved("; ".join(skipped) or "no KV cache precision is supported")
     sizes = shapes(card.options)
@@ -444,6 +446,16 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     return out
 
 
+def _weight_only_words(gpu: GpuSpec, weights: str) -> str | None:
+    """ "FP8" or "FP4" where a shape's weights run through weight-only kernels on ``gpu``
+    (supports_weights let them in without the tensor cores), as inference's gate says it."""
+    if weights == "fp8" and not gpu.fp8_tflops:
+        return "FP8"
+    if weights == "fp4" and not llm_step.native_fp4(gpu):
+        return "FP4"
+    return None
+
+
 def _head_split(model: ModelSpec, profile: sv.RuntimeProfile, gpus: int) -> str | None:
     """Why a replica of ``gpus`` cannot split the model's heads (llm_step.head_split_error) at
     the tensor-parallel degree the runtime runs it at; a layer split has no such rule."""
@@ -479,7 +491,9 @@ def _card(gpu: GpuSpec, ctx: ev.Context) -> _CardParts | ev.Exclusion:
     else:
         profile = runtime_profile(ctx.work, gpu, sw.backend, sw.runtime)
         options = _options(gpu, ctx, profile, sw.backend)
-        out = _CardParts(sw, profile, options, tuple(usable_formats(gpu, options)[2]))
+        out = _CardParts(
+            sw, profile, options, tuple(usable_formats(gpu, options, ctx.work.model)[2])
+        )
     ctx.memo[key] = out
     return out
 
@@ -629,6 +643,12 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         )
     ok, misses = sv.meets(res, targets_of(work.serving))
     warnings = [f"not tried: {x}" for x in card.skipped] if ctx.serving.precision else []
+    only = _weight_only_words(gpu, shape.weight_precision)
+    if only is not None:
+        warnings.append(
+            f"{gpu.name} has no {only} tensor cores: {card.profile.name}'s weight-only {only} "
+            "kernels (16-bit math)"
+        )
     if card.software.caveat is not None:
         warnings.append(card.software.caveat)
     basis = perf.llm_basis(perf.efficiencies(gpu, ctx.calibration), res.compute_precision)

@@ -355,3 +355,30 @@ def test_llm_inference_spans_only_gpu_counts_that_split_the_heads() -> None:
     split = dataclasses.replace(work, runtime="llama.cpp", precision="int4")
     layer = ev.plan(H100, ev.Context(work=split, rules=RULES, limits=ev.Limits(exact_gpus=3)))
     assert isinstance(layer, list) and {c.num_gpus for c in layer} == {3}
+
+
+def test_a_dense_fp8_checkpoint_runs_weight_only_on_ampere_under_vllm() -> None:
+    """vLLM runs FP8 checkpoints on Turing/Ampere as W8A16 (FP8 Marlin); Llama 3.3 70B FP8 on
+    two A100s was refused ("no fp8 tensor cores"). Dense models only: vLLM's fused MoE kernel
+    has no FP8 Marlin path."""
+    fp8_min = TABLE.serving["vllm"].fp8_weight_only_min_cc
+    assert fp8_min == "7.5"
+    assert llm_step.fp8_weight_only(A100, LLAMA3_8B, fp8_min)
+    assert not llm_step.fp8_weight_only(H100, LLAMA3_8B, fp8_min)  # native FP8: not weight-only
+    moe = dataclasses.replace(LLAMA3_8B, experts=8, active_experts=2)
+    assert not llm_step.fp8_weight_only(A100, moe, fp8_min)
+    assert TABLE.serving["sglang"].fp8_weight_only_min_cc is None
+    work = dataclasses.replace(llm_inference(), runtime="vllm", precision="fp8", efficiency=TABLE)
+    planned = ev.plan(A100, ev.Context(work=work, rules=RULES, limits=ev.Limits()))
+    assert isinstance(planned, list)
+    res = ev.evaluate(planned[0], ev.Context(work=work, rules=RULES, limits=ev.Limits()))
+    assert res.ok and res.work is not None and res.work.precision == "fp8"
+    assert any("weight-only FP8" in w for w in res.warnings)
+    # the weights are read at 8 bits: half the bf16 run's weight memory
+    bf16 = ev.Context(work=dataclasses.replace(work, precision="bf16"), rules=RULES)
+    plan16 = ev.plan(A100, bf16)
+    assert isinstance(plan16, list)
+    full = ev.evaluate(plan16[0], bf16)
+    assert res.memory is not None and full.memory is not None
+    # the embeddings and LM head stay 16-bit: a little over half
+    assert 0.5 < res.memory.weights / full.memory.weights < 0.6
