@@ -270,6 +270,9 @@ class ServingRuntime:
     # dequantised to 16-bit inside the GEMM (vLLM's Marlin FP4 kernels), from this compute
     # capability; None: only on FP4 tensor cores
     fp4_weight_only_min_cc: str | None = None
+    # the same on other vendors' architectures (lower case, as the catalog names them): AMD
+    # Instinct CDNA 3/4 under vLLM, whose gpt-oss recipe serves the MXFP4 release there
+    fp4_weight_only_archs: tuple[str, ...] = ()
     # FP8 checkpoints of dense models run where the GPU has no FP8 tensor cores, weight-only
     # (W8A16: vLLM's FP8 Marlin, 16-bit math), from this compute capability; None: FP8 tensor
     # cores only
@@ -291,6 +294,7 @@ class ServingRuntime:
 _SERVING_OPTIONAL = {
     "fp4_weight_only_min_cc",
     "fp8_weight_only_min_cc",
+    "fp4_weight_only_archs",
     "profile_bytes_per_logit",
     "reserve_rule",
     "startup_activations",
@@ -792,6 +796,9 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
                 if values.get("fp8_weight_only_min_cc")
                 else None
             ),
+            fp4_weight_only_archs=tuple(
+                str(a).lower() for a in values.get("fp4_weight_only_archs") or ()
+            ),
             profile_bytes_per_logit=(
                 float(values["profile_bytes_per_logit"])
                 if values.get("profile_bytes_per_logit") is not None
@@ -921,6 +928,12 @@ def fp4_weight_only_min_cc(table: EfficiencyTable | None, runtime: str) -> str |
     Inference and serving read it (llm_step.fp4_weight_only)."""
     spec = serving_spec(table, runtime)
     return spec.fp4_weight_only_min_cc if spec is not None else None
+
+
+def fp4_weight_only_archs(table: EfficiencyTable | None, runtime: str) -> tuple[str, ...]:
+    """Other vendors' architectures on which ``runtime`` runs FP4 weights weight-only."""
+    spec = serving_spec(table, runtime)
+    return spec.fp4_weight_only_archs if spec is not None else ()
 
 
 def large_gpu_applies(

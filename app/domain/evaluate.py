@@ -430,7 +430,8 @@ def _weight_only(gpu: GpuSpec, precision: str, runtime: str, ctx: Context) -> st
     table = ctx.work.efficiency
     if precision == "fp4":
         fp4_min = efficiency.fp4_weight_only_min_cc(table, runtime)
-        return "FP4" if llm_step.fp4_weight_only(gpu, fp4_min) else None
+        archs = efficiency.fp4_weight_only_archs(table, runtime)
+        return "FP4" if llm_step.fp4_weight_only(gpu, fp4_min, archs) else None
     if precision == "fp8" and ctx.work.is_llm_inference:
         fp8_min = efficiency.fp8_weight_only_min_cc(table, runtime)
         return "FP8" if llm_step.fp8_weight_only(gpu, ctx.work.model, fp8_min) else None
@@ -452,10 +453,7 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             # the checkpoint's FP4 (FP8) weights stay so (serving's rule too): dequantised to
             # 16-bit in the runtime's weight-only kernels, not re-quantised
             resolved = precision
-            warn = (
-                f"{gpu.name} has no {only} tensor cores: {runtime}'s weight-only {only} "
-                "kernels (16-bit math)"
-            )
+            warn = llm_step.weight_only_note(gpu, only, runtime or "the runtime")
         else:
             resolved, warn = compat.resolve_precision(
                 gpu, precision, ctx.rules, backend, family=ctx.work.model.family

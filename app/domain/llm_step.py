@@ -571,14 +571,31 @@ def native_fp4(gpu: GpuSpec) -> bool:
     return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
 
 
-def fp4_weight_only(gpu: GpuSpec, min_cc: str | None) -> bool:
+def fp4_weight_only(gpu: GpuSpec, min_cc: str | None, archs: tuple[str, ...] = ()) -> bool:
     """FP4 weights run on a GPU without FP4 tensor cores under a runtime whose weight-only
     FP4 kernels need compute capability ``min_cc`` (efficiency.fp4_weight_only_min_cc; vLLM's
-    Marlin FP4: 16-bit activations, the 4-bit weights dequantised in the GEMM). The one rule
-    inference's gate and serving's format check share."""
-    if min_cc is None or native_fp4(gpu) or gpu.vendor != "nvidia":
+    Marlin FP4: 16-bit activations, the 4-bit weights dequantised in the GEMM), or on one of
+    its ``archs`` of other vendors (vLLM on AMD CDNA 3/4). The one rule inference's gate and
+    serving's format check share."""
+    if native_fp4(gpu):
         return False
-    return compat.cc_at_least(gpu, min_cc)
+    if gpu.vendor != "nvidia":
+        return gpu.architecture.lower() in archs
+    return min_cc is not None and compat.cc_at_least(gpu, min_cc)
+
+
+def weight_only_note(gpu: GpuSpec, fmt: str, runtime: str) -> str:
+    """What a row says where its ``fmt`` ("FP8", "FP4") weights run through the runtime's
+    weight-only kernels: an NVIDIA part without such tensor cores says so; another vendor's
+    (AMD CDNA 4 has MXFP4 matrix cores the catalog does not model) is priced so, not assumed."""
+    if gpu.vendor != "nvidia":
+        return (
+            f"{gpu.name}: {runtime}'s {fmt} weights priced as weight-only kernels (16-bit "
+            f"math); {fmt} matrix cores, where the GPU has them, are not assumed"
+        )
+    return (
+        f"{gpu.name} has no {fmt} tensor cores: {runtime}'s weight-only {fmt} kernels (16-bit math)"
+    )
 
 
 def fp8_weight_only(gpu: GpuSpec, model: ModelSpec, min_cc: str | None) -> bool:

@@ -89,6 +89,8 @@ class RuntimeProfile:
     # a dense model's FP8 weights without FP8 tensor cores, weight-only, from this compute
     # capability (vLLM's FP8 Marlin; efficiency.fp8_weight_only_min_cc); None: FP8 cores only
     fp8_weight_only_min_cc: str | None = None
+    # other vendors' architectures with weight-only FP4 (efficiency.fp4_weight_only_archs)
+    fp4_weight_only_archs: tuple[str, ...] = ()
     # the runtime's context and workspaces (GiB) where its efficiency rows give one (vLLM,
     # SGLang); None: the backend's (workload.context_gb, as LLM inference reads it)
     context_gib: float | None = None
@@ -172,6 +174,7 @@ def runtime_profile(
         context_gib=table.runtime_value(name, "context_gib"),
         fp4_weight_only_min_cc=spec.fp4_weight_only_min_cc,
         fp8_weight_only_min_cc=spec.fp8_weight_only_min_cc,
+        fp4_weight_only_archs=spec.fp4_weight_only_archs,
         profile_bytes_per_logit=spec.profile_bytes_per_logit,
         reserve_rule=spec.reserve_rule,
         startup_activations=spec.startup_activations,
@@ -383,7 +386,12 @@ def supports_weights(
             return "no fp8 tensor cores (weight-only fp8 kernels run dense models only)"
         return "no fp8 tensor cores"
     fp4_min = runtime.fp4_weight_only_min_cc if runtime is not None else None
-    if precision == "fp4" and not native_fp4(gpu) and not llm_step.fp4_weight_only(gpu, fp4_min):
+    archs = runtime.fp4_weight_only_archs if runtime is not None else ()
+    if (
+        precision == "fp4"
+        and not native_fp4(gpu)
+        and not llm_step.fp4_weight_only(gpu, fp4_min, archs)
+    ):
         if fp4_min is not None:
             return (
                 f"fp4 (NVFP4/MXFP4) needs Blackwell tensor cores, or compute capability "

@@ -645,10 +645,7 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
     warnings = [f"not tried: {x}" for x in card.skipped] if ctx.serving.precision else []
     only = _weight_only_words(gpu, shape.weight_precision)
     if only is not None:
-        warnings.append(
-            f"{gpu.name} has no {only} tensor cores: {card.profile.name}'s weight-only {only} "
-            "kernels (16-bit math)"
-        )
+        warnings.append(llm_step.weight_only_note(gpu, only, card.profile.name))
     if card.software.caveat is not None:
         warnings.append(card.software.caveat)
     basis = perf.llm_basis(perf.efficiencies(gpu, ctx.calibration), res.compute_precision)

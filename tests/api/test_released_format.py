@@ -77,3 +77,21 @@ def test_deepseek_runs_its_fp8_release_without_a_cost_measured_on_another_model(
     # a Llama FP8 checkpoint is Meta's quantisation of a 16-bit model: its cost stays said
     llama = _ask(read_client, {"preset": "llama-3.1-405b", "task": "inference"}, limit=3)
     assert any("Llama-3.1" in w for r in llama["recommendations"] for w in r["warnings"])
+
+
+def test_gpt_oss_is_served_in_mxfp4_on_one_mi300x_under_vllm(read_client: TestClient) -> None:
+    """vLLM's gpt-oss recipe runs the MXFP4 release on MI300X/MI325X/MI355X; the MI300X row was
+    sized at bf16 (217.6 GB, refused on one GPU) and two were recommended, with no word."""
+    load = {"concurrent_requests": 32, "prompt_tokens": 2000, "output_tokens": 1000}
+    body = {
+        "workload": {"preset": "gpt-oss-120b", "task": "serving", "serving": load},
+        "gpu": "mi300x",
+        "constraints": {"num_gpus": 1},
+    }
+    r = read_client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    out = r.json()["result"]
+    assert out is not None and out["num_gpus"] == 1
+    assert out["serving"]["weight_precision"] == "fp4"
+    assert out["memory"]["required_gb"] < 100
+    assert any("priced as weight-only kernels" in w for w in out["warnings"])
