@@ -410,6 +410,8 @@ SEGMENT_LABELS: dict[str, str] = {
 }
 #: Segments whose GPU comes one to a machine (laptops, SoCs with unified memory).
 SINGLE_DEVICE_SEGMENTS: tuple[Segment, ...] = ("soc", "laptop")
+#: Cards people build a machine of, several to a host (compat.rig_caveat).
+RIG_SEGMENTS: tuple[Segment, ...] = ("consumer", "workstation")
 
 #: Software backends a GPU entry in the catalog may list.
 #: How a card is cooled as sold: ``passive`` (a heat sink without fans: the server chassis must

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from app.domain.gpu import GpuSpec
-from app.vocab import CONV_FAMILIES, PRECISION_FALLBACK, WEIGHT_ONLY_PRECISIONS
+from app.vocab import CONV_FAMILIES, PRECISION_FALLBACK, RIG_SEGMENTS, WEIGHT_ONLY_PRECISIONS
 
 STATUS_ORDER = {"supported": 0, "experimental": 1, "unsupported": 2}
 
@@ -344,6 +344,20 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
         return 1.0
     # convolution share of the FLOPs per family
     return {"cnn": 1.0, "diffusion": 0.6}.get(family, 0.0)
+
+
+def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
+    """What a row that buys ``n`` ≥ 4 PCIe cards to build a machine must say: its price is the
+    cards alone, and a host that holds them is a build of its own (an 8-card GeForce rig was
+    the top of a $4,000 home answer with no word of the board, slots or power it needs). The
+    board power is the catalog's TDP × n, the cards at full load."""
+    if not buys or n < 4 or _module(gpu) is not None or gpu.segment not in RIG_SEGMENTS:
+        return None
+    watts = f", {gpu.tdp_w * n:,.0f} W of boards at full load" if gpu.tdp_w else ""
+    return (
+        f"the price is the {n} cards alone: a host with {n} PCIe slots (x8 or wider), the "
+        f"space and the power supply for them{watts} is not included"
+    )
 
 
 def _module(gpu: GpuSpec) -> str | None:

@@ -1441,9 +1441,13 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
         )
     acquired = acq or ctx.limits.acquisition
-    cool = compat.cooling_caveat(gpu, *acquisition_modes(cost, acquired))
+    buys = acquisition_modes(cost, acquired)
+    cool = compat.cooling_caveat(gpu, *buys)
     if cool is not None:
         warnings += (cool,)
+    rig = compat.rig_caveat(gpu, config.num_gpus, buys[0])
+    if rig is not None:
+        warnings += (rig,)
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms

@@ -666,9 +666,13 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         return ev.ConfigResult(config, excl, backend=backend)
     if acq is not None and acq != ctx.limits.acquisition:
         served = dataclasses.replace(served, price=priced.narrowed(acq))
-    cool = compat.cooling_caveat(gpu, *ev.acquisition_modes(cost, acq or ctx.limits.acquisition))
+    buys = ev.acquisition_modes(cost, acq or ctx.limits.acquisition)
+    cool = compat.cooling_caveat(gpu, *buys)
     if cool is not None:
         warnings.append(cool)
+    rig = compat.rig_caveat(gpu, config.num_gpus, buys[0])
+    if rig is not None:
+        warnings.append(rig)
     return ev.ConfigResult(
         config,
         None,

@@ -256,3 +256,17 @@ def test_a_bought_sxm_or_oam_module_says_it_needs_a_server_built_for_it() -> Non
         assert both is not None and "rented, the provider's server holds it" in both
     for card in ("PCIe dual-slot", None):
         assert compat.cooling_caveat(replace(A100, form_factor=card, cooling=None), True) is None
+
+
+def test_a_bought_rig_of_four_or_more_cards_says_the_price_is_the_cards_alone() -> None:
+    """An 8 × RTX 3080 Ti rig topped a $4,000 'at home' answer at the cards' price, with no
+    word of the host, slots and 2.8 kW of boards it needs."""
+    from dataclasses import replace
+
+    card = replace(A100, name="GeForce X", segment="consumer", form_factor="PCIe", tdp_w=350.0)
+    said = compat.rig_caveat(card, 8, buys=True)
+    assert said is not None and "the 8 cards alone" in said and "2,800 W" in said
+    assert compat.rig_caveat(card, 2, buys=True) is None  # two cards fit most desktops
+    assert compat.rig_caveat(card, 8, buys=False) is None  # rented: the provider's host
+    server = replace(card, segment="datacenter")
+    assert compat.rig_caveat(server, 8, buys=True) is None
