@@ -628,8 +628,18 @@ def per_gpu_micro_batch(c: Candidate) -> int | None:
 
 def _per_gpu_said(c: Candidate) -> str:
     """'', or on several GPUs '1 per GPU': a micro-batch read as per device would be set n
-    times too large."""
-    return "" if c.n <= 1 else f"{per_gpu_micro_batch(c)} per GPU"
+    times too large. Under a stated Megatron layout the GPUs of one replica (TP × PP × CP) work
+    on the same samples: the share is per data-parallel replica, as Megatron's
+    --micro-batch-size counts it."""
+    if c.n <= 1:
+        return ""
+    lay = getattr(c.work, "megatron", None)
+    per = lay.model_parallel if lay is not None and c.work.runtime == "megatron" else 1
+    if per > 1 and c.micro_batch is not None and c.n % per == 0:
+        replicas = c.n // per
+        each = -(-c.micro_batch // replicas)
+        return f"{each} per data-parallel replica of {per} GPUs"
+    return f"{per_gpu_micro_batch(c)} per GPU"
 
 
 def _savers_said(c: Candidate) -> str:
@@ -729,6 +739,14 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
         out.append(f"Only {vram(free):,.1f} GB headroom: {_headroom_advice(p.runtime, p.backend)}")
+    upcast = _kbit_upcast_gb(w)
+    if upcast is not None and free < upcast:
+        out.append(
+            "PEFT's prepare_model_for_kbit_training, which many QLoRA scripts call, casts the "
+            f"embedding and LM head to fp32: {vram(upcast):,.1f} GB more than counted here, "
+            f"beyond the {vram(max(0.0, free)):,.1f} GB spare. Skip it or cast them back to "
+            "bf16 (as the QLoRA paper's script does), or take a smaller micro-batch."
+        )
     # checkpointing buys memory with ~a third more compute: worth it only where memory is short
     tight = m.total > 0.75 * c.available_gb
     if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
@@ -895,6 +913,18 @@ PEAK_MEMORY_CALL = {
     "mps": "torch.mps.driver_allocated_memory()",
     "xpu": "torch.xpu.max_memory_allocated()",
 }
+
+
+def _kbit_upcast_gb(w: WorkloadSpec) -> float | None:
+    """The memory PEFT's prepare_model_for_kbit_training adds to a QLoRA job by casting the
+    16-bit embedding and LM head to fp32 (2 more bytes a parameter; huggingface/peft
+    utils/other.py: "cast all non INT8 parameters to fp32"), which the engine does not count
+    (docs/methodology.md: it depends on the script); None outside QLoRA of a known shape."""
+    m = w.model
+    if w.peft != "qlora" or not m.vocab_size or not m.hidden_size:
+        return None
+    matrices = 1 if m.tied_embeddings else 2
+    return m.vocab_size * m.hidden_size * matrices * 2.0 / 1e9
 
 
 def _headroom_advice(runtime: str, backend: str | None = None) -> str:

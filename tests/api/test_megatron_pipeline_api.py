@@ -58,3 +58,21 @@ def test_a_batch_too_small_for_the_pipeline_says_so(read_client: TestClient) -> 
     for row in _rows(read_client, 2):
         assert _bubble(row) == 1.5  # (4 - 1) / 2, priced as Megatron would run it
         assert any("pipeline underfilled" in w for w in row["warnings"]), row["warnings"]
+
+
+def test_a_stated_layouts_micro_batch_is_said_per_data_parallel_replica(read_client) -> None:
+    """Under TP8 × PP2 the 16 GPUs of a replica work on the same samples: "micro-batches of 128
+    (2 per GPU; …)" read as if each GPU ran two samples of its own."""
+    w = {"preset": "llama-3.1-70b", "task": "training", "runtime": "megatron", "batch_size": 512,
+         "seq_len": 4096, "dataset_samples": 100000, "gradient_checkpointing": False,
+         "megatron_layout": {"tensor_parallel": 8, "pipeline_parallel": 2}}  # fmt: skip
+    r = read_client.post(
+        "/api/v1/estimate", json={"workload": w, "gpu": "h100-sxm", "constraints": {"num_gpus": 64}}
+    )
+    assert r.status_code == 200, r.text
+    res = r.json()["result"]
+    said = " ".join(res["explanation"])
+    replicas = 64 // 16
+    each = -(-res["micro_batch"] // replicas)
+    assert f"({each} per data-parallel replica of 16 GPUs;" in said
+    assert "per GPU;" not in said
