@@ -265,9 +265,14 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
     if pricing.rent is not None:
         ch, o = pricing.rent, pricing.rent.offer
         shape = f"{ch.instances}× " if ch.instances > 1 else ""
+        # several instances: the price is all of them together ($1.38/h read as each)
+        total = f"${ch.usd_per_hour:,.2f}/h{' spot' if ch.spot else ''}"
+        if ch.instances > 1:
+            each = ch.usd_per_hour / ch.instances
+            total = f"{total} for all {ch.instances} (${each:,.2f}/h each)"
         lines.append(
             f"Rent {shape}{o.provider} {o.instance_type} ({o.gpus} GPU{'s' if o.gpus > 1 else ''},"
-            f" {o.tier}) at ${ch.usd_per_hour:,.2f}/h{' spot' if ch.spot else ''}, as of {o.as_of}."
+            f" {o.tier}) at {total}, as of {o.as_of}."
         )
         why = note if note is not None else ch.note
         if why:

@@ -252,7 +252,8 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     acquisition = answer.acquisition
     if nearest:
         first = nearest[0]
-        message += f" Nearest: {first.change} lets {first.can_run} GPU(s) run it, best "
+        kinds = f"{first.can_run} kind{'s' if first.can_run != 1 else ''} of GPU"
+        message += f" Nearest: {first.change} lets {kinds} run it, best "
         message += f"{best_config(first, acquisition)}."
     else:
         message += (

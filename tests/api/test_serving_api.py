@@ -516,3 +516,18 @@ def test_the_8_bit_kv_cache_tip_gives_each_runtimes_own_setting(read_client: Tes
         "--cache-type-k q8_0" in seen["llama.cpp"] and "--kv-cache-dtype" not in seen["llama.cpp"]
     )
     assert "--kv-cache-dtype fp8" in seen["vllm"]
+
+
+def test_an_fp8_kv_cache_on_a_card_without_fp8_is_a_precision_gap_not_memory(
+    read_client: TestClient,
+) -> None:
+    """It read `does_not_fit: "no KV cache precision is supported"`."""
+    body = {
+        "workload": {"preset": "llama-3.1-8b", "task": "serving",
+                     "serving": _serving(concurrent_requests=10, kv_cache_precision="fp8")},
+        "gpu": "a100-sxm4-80gb",
+    }  # fmt: skip
+    r = read_client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    why = r.json()["excluded"]
+    assert why["code"] == "precision_unsupported" and "fp8 KV cache needs fp8" in why["reason"]

@@ -91,7 +91,10 @@ def test_an_empty_verdict_names_the_change_the_empty_answer_names_first(
     nearest = answer["empty"]["nearest"]
     assert len(nearest) >= 2 and nearest[0]["can_run"] >= nearest[1]["can_run"]
     first = nearest[0]["change"].rstrip(".")
-    assert f"Nearest: {first} lets" in answer["empty"]["message"]
+    n = nearest[0]["can_run"]
+    # the count is of kinds of GPU ("lets 1 GPU(s) run it, best 8 × B200" read as one card)
+    kinds = f"{n} kind{'s' if n != 1 else ''} of GPU run it"
+    assert f"Nearest: {first} lets {kinds}" in answer["empty"]["message"]
     assert f"one change: {first}, best " in answer["summary"]["sentence"]
     # the page lists the changes in the same order
     page = read_client.get(

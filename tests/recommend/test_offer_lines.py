@@ -1,0 +1,31 @@
+"""A row's offer in words (rows.offer_lines): what is rented and what it costs."""
+
+from __future__ import annotations
+
+from app.domain import cost as costs
+from app.recommend.rows import offer_lines
+
+
+def _offer() -> costs.CloudOffer:
+    return costs.CloudOffer(
+        provider="hyperbolic",
+        instance_type="1x-RTX4090-64-271",
+        gpus=1,
+        usd_per_hour=0.23,
+        spot_usd_per_hour=None,
+        tier="marketplace",
+        as_of="2026-11-30",
+        source="test",
+    )
+
+
+def test_several_instances_say_the_price_is_all_of_them() -> None:
+    """ "Rent 6× … (1 GPU, marketplace) at $1.38/h" read as $1.38 each; it is the six."""
+    six = costs.OfferChoice(_offer(), instances=6, gpus_used=6, usd_per_hour=1.38, spot=False)
+    pricing = costs.Pricing(rent=six, buy=None, num_gpus=6, usage=costs.Usage())
+    (line, *_) = offer_lines(pricing)
+    assert line.startswith("Rent 6× hyperbolic 1x-RTX4090-64-271 (1 GPU, marketplace)")
+    assert "at $1.38/h for all 6 ($0.23/h each)" in line
+    one = costs.OfferChoice(_offer(), instances=1, gpus_used=1, usd_per_hour=0.23, spot=False)
+    (single, *_) = offer_lines(costs.Pricing(rent=one, buy=None, num_gpus=1, usage=costs.Usage()))
+    assert "at $0.23/h, as of 2026-11-30" in single and "for all" not in single
