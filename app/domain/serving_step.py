@@ -389,8 +389,8 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
         return card
     weights, kvs, skipped = usable_formats(gpu, card.options, ctx.work.model)
     if not kvs:  # the KV cache format asked for (fp8 on an A100) is the card's gap
-        why = [sv.supports_kv(gpu, kv) or kv for kv in card.options.kv_precisions]
-        return _unserved("; ".join(why))
+        gaps = [sv.supports_kv(gpu, kv) or kv for kv in card.options.kv_precisions]
+        return _unserved("; ".join(gaps))
     if not weights:
         return _unserved("; ".join(skipped))
     sizes = shapes(card.options)
