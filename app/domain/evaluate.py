@@ -911,13 +911,13 @@ def _walk(
                 break
             continue
         variant = (g, key)
+        unsplit = _unsplit(gpu, run, g.backend, ctx)
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
             # per card, and keywords cost twice as much
             Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
-            if n <= k <= min(top, _fed(run, micro, per))
-            and _head_split(gpu, run, g.backend, k) is None
+            if n <= k <= min(top, _fed(run, micro, per)) and k not in unsplit
         ]
         fewest = n
         if n == 1:
@@ -956,6 +956,22 @@ def _gated(
             f"{run.runtime or 'the runtime'} cannot split the model over {exact} GPUs: {split}",
         )
     return g, run, max_n, allowed
+
+
+def _unsplit(gpu: GpuSpec, run: WorkloadSpec, backend: str, ctx: Context) -> frozenset[int]:
+    """The counts of COUNTS whose tensor-parallel degree cannot split the heads of ``run``'s
+    model (``_head_split``): the same for every card whose runtime spans GPUs alike, so built
+    once per request and span."""
+    if not run.is_llm_inference:
+        return frozenset()
+    span = perf.profile_for(gpu, run, backend, "decode").span
+    m = run.model
+    key = ("unsplit", m.num_heads, m.num_kv_heads, m.attention, span)
+    hit: frozenset[int] | None = ctx.memo.get(key)
+    if hit is None:
+        hit = frozenset(k for k in COUNTS if _head_split(gpu, run, backend, k) is not None)
+        ctx.memo[key] = hit
+    return hit
 
 
 def _head_split(gpu: GpuSpec, run: WorkloadSpec, backend: str, n: int) -> str | None:
