@@ -85,3 +85,19 @@ def test_an_answer_counts_the_whole_model_in_its_top_rows_weight_format(
     # one replica's GPUs hold the whole model's weights between them
     per_gpu = top["memory"]["breakdown"]["weights"]
     assert abs(per_gpu * top["serving"]["gpus_per_replica"] - answer["memory"]["required_gb"]) < 0.1
+
+
+def test_fp8_weights_are_offered_before_4_bit_ones(read_client: TestClient) -> None:
+    """A missed target's levers went straight to 4-bit weights (a quality cost), never to fp8,
+    which the quality notes call about lossless; fp8 is now tried first where the model's
+    weights are 16-bit and the request pins no format."""
+    serving = {"concurrent_requests": 20, "prompt_tokens": 4000, "output_tokens": 300,
+               "ttft_ms_target": 150, "itl_ms_target": 50}  # fmt: skip
+    workload: dict[str, object] = {"preset": "llama-3.3-70b", "task": "serving", "serving": serving}
+    body = {"workload": workload, "what_if": True}
+    answer = read_client.post("/api/v1/recommendations", json=body).json()
+    changes = [v["change"] for v in answer["what_if"]]
+    assert changes.index("fp8 weights") < changes.index("4-bit weights allowed")
+    pinned = {**body, "workload": {**workload, "precision": "bf16"}}
+    again = read_client.post("/api/v1/recommendations", json=pinned).json()
+    assert "fp8 weights" not in [v["change"] for v in again["what_if"]]
