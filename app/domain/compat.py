@@ -346,6 +346,14 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
     return {"cnn": 1.0, "diffusion": 0.6}.get(family, 0.0)
 
 
+def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str, ...]:
+    """What a row of ``n`` × ``gpu`` must say about the hardware it buys: cooling or the
+    module's server (``cooling_caveat``), and a rig's host (``rig_caveat``); every task's
+    evaluate step adds them."""
+    said = (cooling_caveat(gpu, buys, rents), rig_caveat(gpu, n, buys))
+    return tuple(x for x in said if x is not None)
+
+
 def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
     """What a row that buys ``n`` ≥ 4 PCIe cards to build a machine must say: its price is the
     cards alone, and a host that holds them is a build of its own (an 8-card GeForce rig was

@@ -960,28 +960,27 @@ def _gated(
 
 def _unsplit(gpu: GpuSpec, run: WorkloadSpec, backend: str, ctx: Context) -> frozenset[int]:
     """The counts of COUNTS whose tensor-parallel degree cannot split the heads of ``run``'s
-    model (``_head_split``): the same for every card whose runtime spans GPUs alike, so built
-    once per request and span."""
+    model (llm_step.replica_split_error): the same for every card whose runtime spans GPUs
+    alike, so built once per request and span."""
     if not run.is_llm_inference:
         return frozenset()
-    span = perf.profile_for(gpu, run, backend, "decode").span
+    prof = perf.profile_for(gpu, run, backend, "decode")
     m = run.model
-    key = ("unsplit", m.num_heads, m.num_kv_heads, m.attention, span)
+    key = ("unsplit", m.num_heads, m.num_kv_heads, m.attention, prof.span)
     hit: frozenset[int] | None = ctx.memo.get(key)
     if hit is None:
-        hit = frozenset(k for k in COUNTS if _head_split(gpu, run, backend, k) is not None)
+        hit = frozenset(k for k in COUNTS if llm_step.replica_split_error(m, prof, k))
         ctx.memo[key] = hit
     return hit
 
 
 def _head_split(gpu: GpuSpec, run: WorkloadSpec, backend: str, n: int) -> str | None:
     """Why LLM inference cannot run tensor-parallel over ``n`` GPUs under its runtime
-    (llm_step.head_split_error at the runtime's tensor-parallel degree; a layer split has no
-    such rule); None for any other job."""
-    if n <= 1 or not run.is_llm_inference:
+    (llm_step.replica_split_error); None for any other job."""
+    if not run.is_llm_inference:
         return None
-    tp = llm_step.span(perf.profile_for(gpu, run, backend, "decode"), n)[0]
-    return llm_step.head_split_error(run.model, tp)
+    prof = perf.profile_for(gpu, run, backend, "decode")
+    return llm_step.replica_split_error(run.model, prof, n)
 
 
 def _fed(run: WorkloadSpec, micro: int | None, per: int) -> int:
@@ -1457,13 +1456,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
         )
     acquired = acq or ctx.limits.acquisition
-    buys = acquisition_modes(cost, acquired)
-    cool = compat.cooling_caveat(gpu, *buys)
-    if cool is not None:
-        warnings += (cool,)
-    rig = compat.rig_caveat(gpu, config.num_gpus, buys[0])
-    if rig is not None:
-        warnings += (rig,)
+    warnings += compat.purchase_caveats(gpu, config.num_gpus, *acquisition_modes(cost, acquired))
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms

@@ -546,6 +546,12 @@ def head_split_error(m: ModelSpec, tp: int) -> str | None:
     return None
 
 
+def replica_split_error(m: ModelSpec, prof: RuntimeProfile, n: int) -> str | None:
+    """``head_split_error`` for one replica on ``n`` GPUs at the tensor-parallel degree the
+    runtime's ``span`` runs it at (a layer split has no such rule)."""
+    return head_split_error(m, span(prof, n)[0])
+
+
 def expert_split(m: ModelSpec) -> tuple[float, float]:
     """(parameters every token uses, parameters of all routed experts)."""
     e, k = m.experts or 0, m.active_experts or 0

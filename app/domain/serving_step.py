@@ -402,7 +402,8 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
             else f"no configuration of {card.profile.name} spans exactly {n} GPUs "
             f"(at most {card.options.max_gpus})"
         )
-    split = [(tp, _head_split(ctx.work.model, card.profile, tp)) for tp, _ in sizes]
+    model = ctx.work.model
+    split = [(tp, llm_step.replica_split_error(model, card.profile.decode, tp)) for tp, _ in sizes]
     sizes = [size for size, (_, why) in zip(sizes, split, strict=True) if why is None]
     if not sizes:
         tp, why = split[-1]
@@ -457,12 +458,6 @@ def _weight_only_words(gpu: GpuSpec, weights: str) -> str | None:
     if weights == "fp4" and not llm_step.native_fp4(gpu):
         return "FP4"
     return None
-
-
-def _head_split(model: ModelSpec, profile: sv.RuntimeProfile, gpus: int) -> str | None:
-    """Why a replica of ``gpus`` cannot split the model's heads (llm_step.head_split_error) at
-    the tensor-parallel degree the runtime runs it at; a layer split has no such rule."""
-    return llm_step.head_split_error(model, llm_step.span(profile.decode, gpus)[0])
 
 
 def _unserved(reason: str) -> ev.Exclusion:
@@ -669,13 +664,8 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         return ev.ConfigResult(config, excl, backend=backend)
     if acq is not None and acq != ctx.limits.acquisition:
         served = dataclasses.replace(served, price=priced.narrowed(acq))
-    buys = ev.acquisition_modes(cost, acq or ctx.limits.acquisition)
-    cool = compat.cooling_caveat(gpu, *buys)
-    if cool is not None:
-        warnings.append(cool)
-    rig = compat.rig_caveat(gpu, config.num_gpus, buys[0])
-    if rig is not None:
-        warnings.append(rig)
+    modes = ev.acquisition_modes(cost, acq or ctx.limits.acquisition)
+    warnings += compat.purchase_caveats(gpu, config.num_gpus, *modes)
     return ev.ConfigResult(
         config,
         None,

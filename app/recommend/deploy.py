@@ -158,14 +158,20 @@ def per_instance(row: s.Recommendation, sv: s.ServingOut) -> int:
 
 
 def _service_yaml(
-    row: s.Recommendation, sv: s.ServingOut, command: str, runtime: str, accelerator: str | None
+    row: s.Recommendation,
+    sv: s.ServingOut,
+    command: str,
+    packed: int,
+    accelerator: str | None,
 ) -> str | None:
+    """The SkyPilot service file of the row's rented instance; ``packed``: its replicas on
+    each instance (``per_instance``)."""
     offer = row.offer
+    runtime = sv.runtime
     if offer is None or not offer.launchable or not accelerator:
         return None
     # SkyServe gives every service replica a cluster of its own: replicas that share an
     # instance are one service replica running them all (the command's data parallelism)
-    packed = per_instance(row, sv)
     if packed > 1 and runtime not in DATA_PARALLEL:
         return None
     resources = {
@@ -229,7 +235,7 @@ def deploy_for(
         )
     if sv.runtime == "llama.cpp":
         notes.append("point -m at the GGUF file of the quantisation this plan assumes")
-    yaml_text = _service_yaml(row, sv, command, sv.runtime, accelerator)
+    yaml_text = _service_yaml(row, sv, command, packed, accelerator)
     if packed > 1 and dp == 1:
         notes.append(
             f"{packed} replicas share each instance: start {packed} copies of the command on "

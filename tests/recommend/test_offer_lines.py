@@ -8,14 +8,7 @@ from app.recommend.rows import offer_lines
 
 def _offer() -> costs.CloudOffer:
     return costs.CloudOffer(
-        provider="hyperbolic",
-        instance_type="1x-RTX4090-64-271",
-        gpus=1,
-        usd_per_hour=0.23,
-        spot_usd_per_hour=None,
-        tier="marketplace",
-        as_of="2026-11-30",
-        source="test",
+        "hyperbolic", "1x-RTX4090-64-271", 1, 0.23, None, "marketplace", "2026-11-30", "test"
     )
 
 
