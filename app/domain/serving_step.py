@@ -446,8 +446,20 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
                     if most is None or r <= max(most, counts.start)
                 ]
     if not out:
-        return _unserved(unfit or "does not fit")
+        return _unserved(_exact_note(unfit or "does not fit", sizes, card.options.exact_gpus))
     return out
+
+
+def _exact_note(why: str, sizes: list[tuple[int, range]], exact: int | None) -> str:
+    """The memory miss, and how an exact GPU count was cut into replicas when no replica spans
+    them all: 3 GPUs asked are three 1-GPU replicas, not a 3-GPU one that would hold a 70B."""
+    tp = sizes[-1][0]
+    if exact is None or tp >= exact:
+        return why
+    return (
+        f"{why}; {exact} GPUs run as {exact // tp} replicas of {tp} "
+        f"(a replica spans {', '.join(map(str, TP_SIZES[:-1]))} or {TP_SIZES[-1]} GPUs)"
+    )
 
 
 def _weight_only_words(gpu: GpuSpec, weights: str) -> str | None:
