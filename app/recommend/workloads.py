@@ -497,8 +497,12 @@ def _job_size(
 ) -> _JobSize:
     """The dataset and epochs: the request's, else the preset's own, else (training only) the
     stated default for this kind of job (data/workloads.yaml default_datasets), each named in
-    ``basis`` so the answer never passes an assumed size off as the user's."""
+    ``basis`` so the answer never passes an assumed size off as the user's. A preset's dataset
+    and epochs are a training recipe's (ImageNet × 90): an inference question takes neither,
+    so its own samples are one pass unless it says how many."""
     d = preset.defaults if preset is not None else {}
+    if task not in TRAINING_TASKS:
+        d = {k: v for k, v in d.items() if k not in ("dataset_samples", "epochs")}
     if w.dataset_samples is not None:
         return _JobSize(w.dataset_samples, float(w.epochs or d.get("epochs") or 1), "yours")
     if d.get("dataset_samples") is not None:

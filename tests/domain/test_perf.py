@@ -549,3 +549,20 @@ def test_a_sharded_step_splits_inside_samples() -> None:
         one, 4, sharded=False, batch=1
     )
     assert perf.split_step_s(one, 4, sharded=False, batch=1) == pytest.approx(one.step_s)
+
+
+def test_the_host_limits_a_step_only_where_it_outlasts_the_gpus_work():
+    # TensorRT ResNet-50 int8 at batch 256 on an H100: 1.79 ms of math, 1.38 ms of bytes and a
+    # 3.06 ms input copy that overlaps them. The copy had been named the limit (the largest
+    # single part), and the row advised pinned DataLoaders for a step the GPU bounds.
+    eff = perf.efficiencies(H100, None).compute
+    one = perf.OneGpu(
+        eff, "cuda", 0.0, 1.785e-3, "int8", 0.0, 1.382e-3, 0.112e-3, 3.058e-3, 3.279e-3
+    )
+    assert perf._bottleneck(one, 0.0) == "compute"
+    slow_bus = dataclasses.replace(one, host=3.5e-3, step_s=3.5e-3)
+    assert perf._bottleneck(slow_bus, 0.0) == "host transfer"
+    eager = dataclasses.replace(one, dispatch=3.4e-3, step_s=3.4e-3)
+    assert perf._bottleneck(eager, 0.0) == "host overhead"
+    assert perf._bottleneck(dataclasses.replace(eager, dispatch=3.0e-3), 0.0) == "compute"
+    assert perf._bottleneck(one, 2.0e-3) == "interconnect"

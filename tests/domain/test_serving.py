@@ -735,7 +735,9 @@ def test_the_planner_honours_exactly_n_gpus():
     assert res.best is None and res.closest is None and res.reason and res.code == "does_not_fit"
     # 3 GPUs asked are three 1-GPU replicas (no replica spans 3): the reason says so, where the
     # 1-GPU memory miss alone read as if 3 cards could not hold the model
-    three = _pick(H100, _context(LLAMA70, users=8, precision="bf16", allow_4bit=False, exact_gpus=3))
+    three = _pick(
+        H100, _context(LLAMA70, users=8, precision="bf16", allow_4bit=False, exact_gpus=3)
+    )
     assert three.best is None and three.reason, three.reason
     assert "3 GPUs run as 3 replicas of 1" in three.reason, three.reason
     assert "replicas of" not in (res.reason or "")  # one GPU asked: one GPU tried, nothing to add

@@ -84,6 +84,15 @@ def test_a_presets_own_dataset_is_named_as_the_presets() -> None:
     assert work.dataset_basis == "assumed: the ResNet-50 preset's dataset"
 
 
+def test_inference_takes_no_training_recipes_dataset_or_epochs() -> None:
+    # ResNet-50 inference had been timed as ImageNet × 90 epochs, the preset's training recipe
+    work = _resolve(preset="resnet-50", task="inference")
+    assert work.dataset_samples is None and work.dataset_basis is None
+    own = _resolve(preset="resnet-50", task="inference", dataset_samples=50_000)
+    assert (own.dataset_samples, own.epochs, own.dataset_basis) == (50_000, 1, "yours")
+    assert _resolve(preset="resnet-50", task="training", dataset_samples=50_000).epochs == 90
+
+
 def test_a_job_with_no_stated_default_keeps_no_length() -> None:
     kinds = {(f, d.task) for d in load_default_datasets() for f in d.families}
     assert ("diffusion", "fine-tuning") not in kinds
