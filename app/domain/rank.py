@@ -307,36 +307,39 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
     balanced, as every task: the fewest GPUs, then the cheapest, then the fastest. Fewer
     GPUs, then plan order (higher-precision weights and KV first) break what ties remain.
     Under a rate load every shape produces the same tokens, so best value picks as cheapest,
-    the pick before 2026-12-03."""
+    the pick before 2026-12-03. Under every objective a shape that runs all the concurrent
+    requests at once comes before one where some wait for a slot: with the latency targets
+    lifted, a 2-slot shape for 64 users had met them and, a few cents an hour cheaper, won."""
 
-    def numbers(c: Candidate) -> tuple[float, float, float, float, float]:
+    def numbers(c: Candidate) -> tuple[float, float, float, float, float, float]:
         assert c.serving is not None
         hour = c.serving.hourly
         value = c.serving.value
         r = c.serving.result
         return (
+            float(r.saturated),
             math.inf if hour is None else hour,
             -value if value is not None else math.inf,  # lower first: the most per dollar
-            r.itl_ms if r.itl_ms is not None else math.inf,
+            -c.serving.speed,
             r.ttft_ms if r.ttft_ms is not None else math.inf,
             float(c.n),
         )
 
     def fastest(c: Candidate) -> tuple[float, ...]:
-        hour, _, itl, ttft, n = numbers(c)
-        return (itl, ttft, hour, n)
+        queued, hour, _, slow, ttft, n = numbers(c)
+        return (queued, slow, ttft, hour, n)
 
     def cheapest(c: Candidate) -> tuple[float, ...]:
-        hour, _, itl, _, n = numbers(c)
-        return (hour, itl, n)
+        queued, hour, _, slow, _, n = numbers(c)
+        return (queued, hour, slow, n)
 
     def best_value(c: Candidate) -> tuple[float, ...]:
-        hour, less, itl, _, n = numbers(c)
-        return (less, hour, itl, n)
+        queued, hour, less, slow, _, n = numbers(c)
+        return (queued, less, hour, slow, n)
 
     def fewest(c: Candidate) -> tuple[float, ...]:
-        hour, _, itl, _, n = numbers(c)
-        return (n, hour, itl)
+        queued, hour, _, slow, _, n = numbers(c)
+        return (queued, n, hour, slow)
 
     if objective == "fastest":
         return fastest

@@ -99,6 +99,7 @@ class Served:
     # replicas × replicas, may differ in the last bit and would break ties at one price by
     # rounding noise). None under a concurrency load, where each shape's own rate counts.
     load_output_tokens_per_s: float | None = None
+    users: float | None = None  # a concurrency load's requests at once (None: a rate load)
 
     @property
     def speed(self) -> float:
@@ -106,8 +107,14 @@ class Served:
         value (larger is better): the tokens per second each request sees, 1 ÷ the
         inter-token latency at the load (every shape ranked carries the same load within the
         targets); balanced at weight w orders as ITL^w × ($/h)^(1−w) (rank.serving_columns).
-        Between equal scores the first token decides (rank.columns)."""
-        itl = self.result.itl_ms
+        Between equal scores the first token decides (rank.columns). Where concurrent
+        requests exceed what the shape runs at once, the rest wait for a slot, and 1 ÷ ITL is
+        what the running few see: each user gets the output rate ÷ the users (a 2-slot shape
+        for 64 users read 16 ms a token while each waited 8 minutes for its first)."""
+        r = self.result
+        if r.saturated and self.users and r.output_tokens_per_s:
+            return r.output_tokens_per_s / self.users
+        itl = r.itl_ms
         return 1e3 / itl if itl else 0.0
 
     @property
@@ -665,7 +672,10 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         if spec.requests_per_s is not None
         else None
     )
-    served = Served(res, card.profile, priced, ok, tuple(misses), tuple(warnings), basis, asked)
+    served = Served(
+        res, card.profile, priced, ok, tuple(misses), tuple(warnings), basis, asked,
+        spec.concurrent_requests,
+    )  # fmt: skip
     cost = cost_of(gpu, res, priced)
     if not ok:
         what = "; ".join(misses) or "cannot carry the load"
@@ -756,7 +766,9 @@ def evaluate_card(
                 continue
             if r.exclusion is not None and r.exclusion.code in _PRICE_CODES:
                 break  # it met the targets; every larger count costs no less
-            if r.ok:
+            # a count that meets the targets with requests waiting for a slot is not the
+            # fewest that carry the load: more replicas may hold them all (rank.serving_pick)
+            if r.ok and not (r.serving is not None and r.serving.result.saturated):
                 met, base = True, hour
                 if hour is not None:
                     per_replica = hour / _replicas(planned[i])

@@ -805,3 +805,28 @@ def test_the_rate_at_saturation_is_never_below_a_rate_the_configuration_reaches(
         res = at(users)
         assert res.output_tokens_per_s is not None
         assert res.max_output_tokens_per_s >= res.output_tokens_per_s, users
+
+
+@pytest.mark.parametrize("objective", ["cheapest", "balanced", "fastest", "best_value"])
+def test_with_the_targets_lifted_the_pick_holds_every_concurrent_request(objective):
+    # 64 users of a 70B on exactly 4 H100s with no latency limit: two TP2 replicas hold 2
+    # requests at once (bf16 weights leave ~8 GB of KV each) and the rest wait minutes for a
+    # slot; one TP4 replica runs them all. The 2-slot shape had "met" the lifted targets and,
+    # with the lower ITL of its tiny batch, won.
+    ctx = _context(
+        LLAMA70, 3_600_000, 3_600_000, users=64, prompt=1000, output=500, precision="bf16",
+        allow_4bit=False, exact_gpus=4, objective=objective,
+    )  # fmt: skip
+    res = _pick(H100, ctx)
+    assert res.best is not None and not res.best.saturated, res.best
+    assert res.best.max_concurrency * res.best.config.replicas >= 64
+    queued = [o for o in res.others if o.saturated]
+    assert queued, "the 2-slot shape is still planned, as an alternative"
+    # the speed a waiting user sees is the shape's output rate shared by every user
+    results = _solved(H100, ctx)
+    assert not isinstance(results, ev.Exclusion)
+    for r in results:
+        s = r.serving
+        if s is not None and s.result.saturated and s.result.output_tokens_per_s:
+            assert s.speed == pytest.approx(s.result.output_tokens_per_s / 64)
+            assert s.speed < 1e3 / (s.result.itl_ms or 1.0)
