@@ -957,11 +957,67 @@ class ForwardTable:
     # every ATen call of the pass, views included (what an eager host dispatches); None in
     # tables generated before the generator counted them
     aten_calls: int | None = None
+    # the text tokens a UNet's cross-attention reads (its ``input.context_len``): they do not
+    # grow with the image (rescaled_table)
+    context_len: int | None = None
 
     @property
     def gflops(self) -> float:
         """GFLOPs the table's ops add up to (2 × MACs), per sample."""
         return sum(o.total_flops for o in table_ops(self, 1.0)) / 1e9
+
+
+# A CNN table's feature maps at its traced size are at least 7 × 7 × 320 (EfficientNet-B0's
+# last stage) = 15,680 elements, a UNet's 8 × 8 × 1280; what a global pool leaves (channels ×
+# 1 × 1, a classifier's 4,096 features, a squeeze-excite gate) or a time embedding holds stays
+# under this, and does not grow with the image.
+_SPATIAL_MIN_ELEMENTS = 8192
+
+
+def rescaled_table(table: ForwardTable, factor: float) -> ForwardTable:
+    """A CNN's or a UNet's / VAE's traced table at an image side ``factor`` × its own: every
+    feature map's side grows by the factor, so a convolution's output pixels (its M, its
+    FLOPs), a norm's or an element-wise op's elements, a Linear over the pixels and an attention
+    over them by its square (self-attention's score work by its fourth power), while what does
+    not see the pixels stays: a global pool's output and the classifier after it, squeeze-excite
+    gates on 1 × 1 maps, time embeddings, and the text context a cross-attention reads
+    (``context_len`` tokens). Kernel sizes, channels and weights are the network's. Sides are
+    rounded (a strided layer's ceil or floor is within one pixel)."""
+    area = factor * factor
+    ctx = float(table.context_len or 0)
+
+    def side(v: Any) -> int:
+        return max(1, round(float(v) * factor))
+
+    def elements(v: Any) -> float:
+        return float(v) * area if float(v) > _SPATIAL_MIN_ELEMENTS else float(v)
+
+    def tokens(v: Any) -> float:
+        return float(v) if float(v) <= 1 or float(v) == ctx else float(v) * area
+
+    ops: list[dict[str, Any]] = []
+    for o in table.ops:
+        o = dict(o)
+        kind = o["kind"]
+        if kind == "conv" and float(o.get("h_out") or 1) * float(o.get("w_out") or 1) > 1:
+            for k in ("h_in", "w_in", "h_out", "w_out"):
+                if o.get(k) is not None:
+                    o[k] = side(o[k])
+        elif kind == "gemm":
+            o["m"] = tokens(o["m"])  # a Linear over every pixel (ConvNeXt's MLPs, a UNet's QKV)
+        elif kind == "attention":
+            o["q_len"], o["kv_len"] = tokens(o["q_len"]), tokens(o["kv_len"])
+        elif kind in ("norm", "elementwise", "pool", "softmax"):
+            # torchvision's ``avgpool`` modules are adaptive (VGG's to 7 × 7, the rest to 1 × 1):
+            # their output is the classifier's input, whatever the image; YOLO's SPPF pools
+            # keep their map's size and grow with it
+            fixed_out = kind == "pool" and str(o.get("name") or "").split(".")[-1] == "avgpool"
+            for k in ("elements_in", "elements_out"):
+                if o.get(k) is not None and not (fixed_out and k == "elements_out"):
+                    o[k] = elements(o[k])
+        ops.append(o)
+    out = replace(table, gflops_forward=None, ops=tuple(ops))
+    return replace(out, gflops_forward=out.gflops if table.gflops_forward is not None else None)
 
 
 _TABLE_KINDS = {"conv", "gemm", "attention", "norm", "elementwise", "pool", "softmax", "embedding"}
@@ -994,6 +1050,7 @@ def parse_table(doc: dict[str, Any]) -> ForwardTable:
         gflops_forward=float(g) if g is not None else None,
         ops=tuple(ops),
         aten_calls=int(calls) if calls is not None else None,
+        context_len=int(ctx) if (ctx := (doc.get("input") or {}).get("context_len")) else None,
     )
 
 

@@ -12,6 +12,7 @@ from app.domain import serving as serving_model
 from app.domain.efficiency import EfficiencyTable
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout
+from app.domain.operators import rescaled_table
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
@@ -96,7 +97,12 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
     if w.model is not None:
         given = w.model.model_dump(exclude={"hf_config"})
         base.update({k: v for k, v in given.items() if v is not None})
-    if preset is not None and any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE):
+    factor = _resize(base, preset)
+    if factor is not None:
+        assert preset is not None
+        given = w.model.model_dump(exclude={"hf_config"}) if w.model is not None else {}
+        base.update(_resized(preset.model, factor, given))
+    elif preset is not None and any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE):
         # the preset's operator tables are for its own architecture
         base["operators"] = base["decoder_operators"] = None
     if not base.get("family"):
@@ -104,6 +110,45 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
     if not base.get("params"):
         raise InvalidInput("give a preset or model.params", field="workload.model.params")
     return ModelSpec(**base)
+
+
+def _resize(base: dict[str, Any], preset: Preset | None) -> float | None:
+    """The factor a CNN or diffusion preset's image side was changed by, where nothing else of
+    its architecture was (its traced tables then hold at the new size: rescaled_table); None
+    otherwise."""
+    if preset is None or preset.model.family not in ("cnn", "diffusion"):
+        return None
+    own, asked = preset.model.input_size, base.get("input_size")
+    if preset.model.operators is None or not own or not asked or asked == own:
+        return None
+    if any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE if k != "input_size"):
+        return None
+    return float(asked) / float(own)
+
+
+def _resized(m: ModelSpec, factor: float, given: dict[str, Any]) -> dict[str, Any]:
+    """A preset's tables at ``factor`` × its image side, and the per-sample FLOPs and
+    activations the request did not give, grown with them: a diffusion sample's FLOPs are its
+    UNet passes plus one VAE decode, each at its own table's growth (self-attention grows
+    faster than the pixels); activations with the pixels."""
+    assert m.operators is not None
+    unet = rescaled_table(m.operators, factor)
+    out: dict[str, Any] = {"operators": unet}
+    dec = m.decoder_operators
+    if dec is not None:
+        out["decoder_operators"] = rescaled_table(dec, factor)
+    if given.get("gflops_per_sample") is None and m.gflops_per_sample is not None:
+        if m.family == "diffusion":
+            passes = float(max(1, m.passes_per_sample or 1))
+            was, now = m.operators.gflops_forward or 0.0, unet.gflops_forward or 0.0
+            rest = m.gflops_per_sample - passes * was  # the VAE decode
+            grew = out["decoder_operators"].gflops / dec.gflops if dec is not None else 1.0
+            out["gflops_per_sample"] = passes * now + rest * grew
+        else:
+            out["gflops_per_sample"] = m.gflops_per_sample * factor * factor
+    if given.get("activation_mb_per_sample") is None and m.activation_mb_per_sample is not None:
+        out["activation_mb_per_sample"] = m.activation_mb_per_sample * factor * factor
+    return out
 
 
 def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
@@ -366,6 +411,16 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     d = preset.defaults if preset is not None else {}
     model = _merge_model(w, preset)
     _check_model(model)
+    if (
+        preset is not None
+        and model.operators is not None
+        and model.input_size != (own := preset.model.input_size)
+    ):
+        warnings.append(
+            f"input_size {model.input_size:g}: the {preset.name} operator tables, traced at "
+            f"{own:g}, are scaled to it (feature maps by the side's square, self-attention by "
+            "its fourth power); no measurement at this size was checked"
+        )
     task = _task(w, d)
     _extra_gpus(w, task, model, warnings)
     serving = _serving_spec(w, model, task, warnings)

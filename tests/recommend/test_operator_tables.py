@@ -39,6 +39,8 @@ def _data_with_table(tmp_path: Path) -> Path:
 def test_a_shipped_table_rides_on_its_preset_and_is_dropped_when_the_shape_changes(
     tmp_path: Path,
 ) -> None:
+    # the shape is the architecture: a new image side keeps the table, rescaled to it
+    # (tests/domain/test_table_resize.py); a new depth drops it
     data = _data_with_table(tmp_path)
     assert load_presets(data)["resnet-50"].model.operators is not None
     assert load_presets(data)["bert-base"].model.operators is None  # no file: whole-model path
@@ -47,4 +49,7 @@ def test_a_shipped_table_rides_on_its_preset_and_is_dropped_when_the_shape_chang
     assert as_shipped.model.operators.ops[0]["name"] == "stem"
     bigger = s.WorkloadIn.model_validate({"preset": "resnet-50", "model": {"input_size": 448}})
     resized, _ = resolve_workload(bigger, data)
-    assert resized.model.input_size == 448 and resized.model.operators is None
+    assert resized.model.input_size == 448 and resized.model.operators is not None
+    assert resized.model.operators.ops[0]["h_in"] == 448
+    deeper = s.WorkloadIn.model_validate({"preset": "resnet-50", "model": {"layers": 101}})
+    assert resolve_workload(deeper, data)[0].model.operators is None
