@@ -337,6 +337,19 @@ FRAMEWORK_LABELS: dict[str, str] = {
     "tensorflow": "TensorFlow",
     "jax": "JAX",
 }
+#: The framework whose program each runtime runs. llama.cpp, MLX, TensorRT, TensorRT-LLM and
+#: ONNX Runtime are no framework's: they load what any of them exported.
+RUNTIME_FRAMEWORK: dict[str, Framework] = {
+    "pytorch": "pytorch",
+    "torch-compile": "pytorch",
+    "transformers": "pytorch",
+    "vllm": "pytorch",
+    "sglang": "pytorch",
+    "megatron": "pytorch",
+    "tensorflow": "tensorflow",
+    "tensorflow-xla": "tensorflow",
+    "jax": "jax",
+}
 
 Acquisition = Literal["buy", "rent", "either"]
 ACQUISITIONS: tuple[Acquisition, ...] = get_args(Acquisition)

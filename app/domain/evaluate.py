@@ -341,8 +341,10 @@ def budget(
     limits: Limits,
     rent_reason: str | None = None,
     buy_reason: str | None = None,
+    gpus: int = 1,
 ) -> tuple[str | None, Exclusion | None]:
-    """Which acquisition modes pass the budget; an exclusion when none does."""
+    """Which acquisition modes pass the budget; an exclusion when none does, naming the GPUs a
+    price covers (8 GTX 1080 Ti at $3,192 had read as one card at that price)."""
     acq = limits.acquisition
     if not limits.needs_price:
         return acq, None
@@ -355,7 +357,7 @@ def budget(
         if price is None:
             continue
         if limit is not None and price > limit:
-            over.append(f"{'purchase' if mode == 'buy' else 'rent'} ${price:,.2f} > ${limit:,.2f}")
+            over.append(_over_words(mode, price, limit, gpus))
             continue
         if limits.max_job_cost_usd is not None and isinstance(c, costs.CostEstimate):
             mode_job = costs.job_cost(c, mode)  # None while the job's length is unknown
@@ -368,6 +370,15 @@ def budget(
     if over:
         return None, Exclusion("over_budget", "; ".join(over))
     return None, _no_price(acq, rent_reason, buy_reason)
+
+
+def _over_words(mode: str, price: float, limit: float, gpus: int) -> str:
+    """A price over its limit in words: a purchase in whole dollars, an hour in cents, and the
+    GPUs it buys or rents where there are several."""
+    of = f" of {gpus} GPUs" if gpus > 1 else ""
+    if mode == "buy":
+        return f"purchase{of} ${price:,.0f} > ${limit:,.0f}"
+    return f"rent{of} ${price:,.2f}/h > ${limit:,.2f}/h"
 
 
 def acquisition_modes(c: costs.CostEstimate, acquisition: str) -> tuple[bool, bool]:
@@ -1265,7 +1276,7 @@ def _price_check(
     priced = _priced(config.gpu, config.offer)
     pricing = _offer_pricing(config, n, ctx)
     pre = PriceOnly(*costs.prices(priced, n, pricing))
-    _, excl = budget(pre, ctx.limits, *_reasons(pricing))
+    _, excl = budget(pre, ctx.limits, *_reasons(pricing), gpus=n)
     return priced, pricing, excl
 
 
@@ -1448,7 +1459,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         a.priced = _priced(gpu, config.offer)
         a.pricing = _offer_pricing(config, n, ctx)
     cost = _costs(ctx, run, n, est.throughput, a.priced, a.pricing)
-    acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing))
+    acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing), gpus=n)
     if excl is None:
         excl = deadline(cost.time_to_finish_h, ctx.limits)
     if excl is not None and ctx.apply_filters:

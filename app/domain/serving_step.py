@@ -681,7 +681,7 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         what = "; ".join(misses) or "cannot carry the load"
         miss = ev.Exclusion("misses_targets", f"{shape_words(shape)}: {what}")
         return ev.ConfigResult(config, miss, backend=backend, cost=cost, serving=served)
-    acq, excl = ev.budget(cost, ctx.limits, *reasons)
+    acq, excl = ev.budget(cost, ctx.limits, *reasons, gpus=config.num_gpus)
     if ctx.apply_filters and excl is not None:
         return ev.ConfigResult(config, excl, backend=backend)
     if acq is not None and acq != ctx.limits.acquisition:

@@ -33,7 +33,7 @@ from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import gpu_out, memory_out, row_fields
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
-from app.vocab import BOUNDED_OBJECTIVES
+from app.vocab import BOUNDED_OBJECTIVES, FRAMEWORK_LABELS, RUNTIME_FRAMEWORK
 
 __all__ = [
     "InvalidInput",
@@ -60,6 +60,7 @@ def _resolve(
     answered with that framework's runtime, not a PyTorch one (eager, or Hugging Face
     ``generate`` for an LLM), unless the request names a runtime (task 'serving' has its own
     runtimes)."""
+    _check_runtime_framework(request)
     work, warnings = resolve_workload(request.workload, data_dir)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
     asked = serving_plan.ask_warnings(request.workload, request.constraints, work.task)
@@ -71,6 +72,24 @@ def _resolve(
     w = request.workload.model_copy(update={"runtime": own, **update})
     work, warnings = resolve_workload(w, data_dir)
     return work, warnings + asked
+
+
+def _check_runtime_framework(request: s.RecommendationRequest | s.EstimateRequest) -> None:
+    """A named runtime that is another framework's program contradicts the framework asked
+    (torch.compile under TensorFlow): refused by name, not answered as the runtime silently.
+    Runtimes that load any framework's export (TensorRT, ONNX Runtime, llama.cpp) pass."""
+    runtime = request.workload.runtime
+    framework = request.constraints.framework
+    if runtime is None or "framework" not in request.constraints.model_fields_set:
+        return
+    own = RUNTIME_FRAMEWORK.get(runtime)
+    if own is not None and own != framework:
+        raise InvalidInput(
+            f"runtime {runtime} runs {FRAMEWORK_LABELS[own]} programs, and the framework "
+            f"asked is {FRAMEWORK_LABELS[framework]}: name a {FRAMEWORK_LABELS[framework]} "
+            f"runtime, or framework {own}",
+            field="workload.runtime",
+        )
 
 
 def _under_framework(

@@ -456,6 +456,25 @@ def test_tensorflow_rows_run_tensorflow_with_its_own_caveats(client: TestClient)
     assert named["workload"]["runtime"] == "tensorflow-xla"
 
 
+def test_a_runtime_of_another_framework_is_refused_by_name(read_client: TestClient) -> None:
+    # torch.compile under TensorFlow had been answered as torch.compile, silently
+    for runtime, framework in (("torch-compile", "tensorflow"), ("vllm", "jax")):
+        r = read_client.post(
+            "/api/v1/recommendations",
+            json={
+                "workload": {"preset": "resnet-50", "task": "inference", "runtime": runtime},
+                "constraints": {"framework": framework},
+            },
+        )
+        assert r.status_code == 422, r.text
+        err = r.json()["error"]
+        assert err["details"]["field"] == "workload.runtime" and runtime in err["message"]
+    # a runtime that loads any framework's export (a TensorRT engine from TF-TRT) passes
+    ok = {"preset": "resnet-50", "task": "inference", "runtime": "tensorrt"}
+    body = {"workload": ok, "constraints": {"framework": "tensorflow"}, "limit": 1}
+    assert read_client.post("/api/v1/recommendations", json=body).status_code == 200
+
+
 def test_jax_rows_run_jax_not_a_pytorch_runtime(read_client: TestClient) -> None:
     """A JAX question is answered with JAX's runtime (XLA-compiled), as a TensorFlow one is
     with TensorFlow's: not eager PyTorch, not Hugging Face generate, and no PyTorch advice."""
@@ -477,16 +496,15 @@ def test_jax_rows_run_jax_not_a_pytorch_runtime(read_client: TestClient) -> None
         out = {e["slug"]: e["code"] for e in body["excluded"]}
         assert out.get("gaudi3") == "framework_unsupported"
         assert out.get("radeon-pro-vii") == "framework_unsupported"
-    # a runtime the request names is kept
-    named = recommend(
-        read_client,
-        {
+    # a PyTorch runtime named under JAX contradicts it: refused by name (it had been kept)
+    named = read_client.post(
+        "/api/v1/recommendations",
+        json={
             "workload": {"preset": "resnet-50", "task": "training", "runtime": "pytorch"},
             "constraints": {"framework": "jax"},
-            "limit": 1,
         },
     )
-    assert named["workload"]["runtime"] == "pytorch"
+    assert named.status_code == 422 and "workload.runtime" in named.text
 
 
 def test_a_row_names_the_memory_savers_its_fit_rests_on(read_client: TestClient) -> None:

@@ -525,3 +525,17 @@ def test_micro_batches_without_checkpointing_are_weighed_against_checkpointing()
     slow = ev.evaluate(ckpt[0], ctx)
     assert fast.ok and slow.ok and fast.perf and slow.perf
     assert fast.perf.throughput > slow.perf.throughput
+
+
+def test_an_over_budget_reason_names_the_gpus_its_price_covers():
+    # "purchase $3,192.00 > $3,000.00" beside a GTX 1080 Ti read as one card at that price;
+    # it was eight at $399
+    lim = ev.Limits(acquisition="buy", max_purchase_usd=3000)
+    _, excl = ev.budget(ev.PriceOnly(3192.0, None), lim, gpus=8)
+    assert excl is not None and excl.code == "over_budget"
+    assert excl.reason == "purchase of 8 GPUs $3,192 > $3,000"
+    _, one = ev.budget(ev.PriceOnly(3192.0, None), lim)
+    assert one is not None and one.reason == "purchase $3,192 > $3,000"
+    hour = ev.Limits(acquisition="rent", max_hourly_usd=3.0)
+    _, rent = ev.budget(ev.PriceOnly(None, 4.6), hour, gpus=2)
+    assert rent is not None and rent.reason == "rent of 2 GPUs $4.60/h > $3.00/h"
