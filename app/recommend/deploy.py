@@ -10,7 +10,9 @@ instance, a SkyPilot service file that starts it. Only flags each runtime docume
   --tp-size, --dp-size, --context-length, --kv-cache-dtype, --max-running-requests,
   --mem-fraction-static, --quantization.
 * TensorRT-LLM ``trtllm-serve`` (nvidia.github.io/TensorRT-LLM, "trtllm-serve"): --tp_size,
-  --pp_size, --max_batch_size, --max_seq_len, --kv_cache_free_gpu_memory_fraction.
+  --pp_size, --max_batch_size, --max_seq_len, --kv_cache_free_gpu_memory_fraction, and
+  --extra_llm_api_options (a YAML file of LLM API arguments: ``kv_cache_config`` is its
+  KvCacheConfig, whose ``dtype`` sets the KV cache's on the PyTorch backend).
 * llama.cpp ``llama-server`` (its tools/server README): -m, -c, -ngl, -np, --split-mode.
 * SkyPilot service YAML (docs.skypilot.co, "Service YAML spec"): service.readiness_probe,
   service.replicas, resources.accelerators / cloud / instance_type / ports.
@@ -19,13 +21,19 @@ instance, a SkyPilot service file that starts it. Only flags each runtime docume
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import yaml
 
 from app.domain import efficiency
+from app.domain.serving import weights_name
 from app.offers.launch import TaskDumper
+from app.recommend import presets
 from app.recommend import schemas as s
-from app.shipped.rules import load_efficiency
+from app.shipped import yamlio
+from app.shipped.rules import DATA_DIR, load_efficiency
 from app.vocab import DATA_PARALLEL_SERVERS
 
 PORT = 8000
@@ -57,6 +65,78 @@ def _fp8_kv(sv: s.ServingOut) -> bool:
     return sv.kv_cache_precision == "fp8"
 
 
+@dataclass(frozen=True, slots=True)
+class Published:
+    """What a serve repo's publisher puts out: the format that repo's weights are released in
+    (a preset's ``released_format``: DeepSeek-V3's fp8, gpt-oss's mxfp4; None for 16-bit) and
+    the publisher's own FP8 checkpoint of it (its ``serve_repo_fp8``)."""
+
+    released: str | None = None
+    fp8_repo: str | None = None
+
+
+@lru_cache(maxsize=8)
+def published(data_dir: Path = DATA_DIR) -> dict[str, Published]:
+    """Each preset's serve repo (the ``model`` a serving answer starts) → what it publishes."""
+    path = data_dir / "workloads.yaml"
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+    # read off the file: only serve commands use it, so the Preset record does not carry it
+    fp8 = {w["id"]: w.get("serve_repo_fp8") for w in (doc or {}).get("workloads") or []}
+    out: dict[str, Published] = {}
+    for preset in presets.load_presets(data_dir).values():
+        repo = preset.serve_repo or presets.hf_repo(preset)
+        found = Published(preset.defaults.get("released_format"), fp8.get(preset.id))
+        if repo is not None and found != Published():
+            out[repo] = found
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The repo a serve command starts, the --quantization it passes, and what it needs said."""
+
+    repo: str
+    quantization: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def _as_released(sv: s.ServingOut, released: str) -> bool:
+    """Whether the row runs the weights in the format its repo publishes them in: by the
+    format's own name where the row names one (gpt-oss's MXFP4), else by its precision."""
+    return weights_name(sv.weight_precision, sv.weight_format).lower() == released
+
+
+def checkpoint(row: s.Recommendation, model: str) -> Checkpoint:
+    """The checkpoint that starts the row's weights: the repo as published where the row runs
+    its weights as released, the publisher's own FP8 checkpoint for fp8 weights where one
+    exists, else the repo with the runtime quantising it at load (or the checkpoint it needs)."""
+    sv = row.serving
+    assert sv is not None
+    pub = published().get(model, Published())
+    if pub.released is not None and _as_released(sv, pub.released):
+        return Checkpoint(model)
+    if sv.weight_precision == "fp8" and pub.fp8_repo is not None and sv.runtime != "llama.cpp":
+        # a checkpoint stored in fp8 loads at 8 bits: no 16-bit copy to outgrow the GPUs
+        # (llama.cpp reads a GGUF file, not the repo)
+        return Checkpoint(pub.fp8_repo)
+    quant, need = _quantization(sv)
+    notes = [need] if need else []
+    if quant == "fp8" and sv.runtime == "tensorrt-llm":
+        # trtllm-serve takes no --quantization: TensorRT-LLM runs pre-quantised checkpoints and
+        # quantises offline with Model Optimizer (its docs, "Quantization")
+        notes.append(
+            "trtllm-serve runs the checkpoint's own precision: fp8 weights need an FP8 "
+            "checkpoint of the model (e.g. one exported with NVIDIA's Model Optimizer)"
+        )
+    elif quant == "fp8" and _sixteen_bit_overflows(row):
+        # vLLM's FP8 docs: online quantisation loads the model at its original precision first
+        notes.append(
+            "--quantization fp8 quantises at load, after the 16-bit weights are loaded, which "
+            "do not fit these GPUs: serve a published FP8 checkpoint of the model instead"
+        )
+    return Checkpoint(model, quant, tuple(notes))
+
+
 def _quantization(sv: s.ServingOut) -> tuple[str | None, str | None]:
     """(the runtime's --quantization value, a note on the checkpoint it needs)."""
     w = sv.weight_precision
@@ -71,7 +151,15 @@ def _quantization(sv: s.ServingOut) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
+def _vllm(
+    model: str,
+    sv: s.ServingOut,
+    context: int,
+    tp: int,
+    pp: int,
+    dp: int,
+    quant: str | None = None,
+) -> list[str]:
     args = ["vllm", "serve", model, "--tensor-parallel-size", str(tp)]
     if pp > 1:
         args += ["--pipeline-parallel-size", str(pp)]
@@ -81,13 +169,20 @@ def _vllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int)
     args += ["--gpu-memory-utilization", str(memory_fraction("vllm"))]
     if _fp8_kv(sv):
         args += ["--kv-cache-dtype", "fp8"]
-    quant, _ = _quantization(sv)
     if quant:
         args += ["--quantization", quant]
     return [*args, "--port", str(PORT)]
 
 
-def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
+def _sglang(
+    model: str,
+    sv: s.ServingOut,
+    context: int,
+    tp: int,
+    pp: int,
+    dp: int,
+    quant: str | None = None,
+) -> list[str]:
     args = ["python", "-m", "sglang.launch_server", "--model-path", model, "--tp-size", str(tp)]
     if pp > 1:
         args += ["--pp-size", str(pp)]
@@ -102,20 +197,64 @@ def _sglang(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: in
         args += ["--mem-fraction-static", str(memory_fraction("sglang", tp))]
     if _fp8_kv(sv):
         args += ["--kv-cache-dtype", "fp8_e4m3"]
-    quant, _ = _quantization(sv)
     if quant:
         args += ["--quantization", quant]
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 
-def _trtllm(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
+def _trtllm(
+    model: str,
+    sv: s.ServingOut,
+    context: int,
+    tp: int,
+    pp: int,
+    dp: int,
+    quant: str | None = None,
+) -> list[str]:
     args = ["trtllm-serve", model, "--tp_size", str(tp), "--pp_size", str(pp)]
     args += ["--max_batch_size", str(_per_replica(sv)), "--max_seq_len", str(context)]
-    args += ["--kv_cache_free_gpu_memory_fraction", str(memory_fraction("tensorrt-llm"))]
+    if _trtllm_options(sv):
+        # trtllm-serve 1.0 has no KV dtype flag: the file's kv_cache_config carries it, and
+        # replaces the KvCacheConfig the flags build (update_llm_args_with_extra_dict), memory
+        # share too
+        args += ["--extra_llm_api_options", TRTLLM_OPTIONS]
+    else:
+        args += ["--kv_cache_free_gpu_memory_fraction", str(memory_fraction("tensorrt-llm"))]
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 
-def _llamacpp(model: str, sv: s.ServingOut, context: int, tp: int, pp: int, dp: int) -> list[str]:
+# the LLM API options file the trtllm-serve command writes beside itself
+TRTLLM_OPTIONS = "extra_llm_api_options.yaml"
+
+
+def _trtllm_options(sv: s.ServingOut) -> dict[str, object]:
+    """trtllm-serve's --extra_llm_api_options for the plan: an fp8 KV cache (KvCacheConfig
+    dtype, the PyTorch backend's; its default "auto" follows the checkpoint, a 16-bit cache
+    for a 16-bit one), empty where the flags say it all."""
+    if not _fp8_kv(sv):
+        return {}
+    share = memory_fraction("tensorrt-llm")
+    return {"kv_cache_config": {"dtype": "fp8", "free_gpu_memory_fraction": share}}
+
+
+def _files(sv: s.ServingOut) -> str:
+    """The shell lines that write the files the command reads, before it (a heredoc each)."""
+    options = _trtllm_options(sv) if sv.runtime == "tensorrt-llm" else {}
+    if not options:
+        return ""
+    text = yaml.safe_dump(options, sort_keys=False, default_flow_style=False)
+    return f"cat > {TRTLLM_OPTIONS} <<'EOF'\n{text}EOF\n"
+
+
+def _llamacpp(
+    model: str,
+    sv: s.ServingOut,
+    context: int,
+    tp: int,
+    pp: int,
+    dp: int,
+    quant: str | None = None,
+) -> list[str]:
     slots = _per_replica(sv)
     gguf = model.rsplit("/", 1)[-1] + ".gguf"
     # -c is the KV cache for all slots together: each of -np slots gets c ÷ np
@@ -222,17 +361,10 @@ def deploy_for(
     tp, pp = _layout(sv)
     packed = per_instance(row, sv)
     dp = packed if sv.runtime in DATA_PARALLEL else 1
-    args = BUILDERS[sv.runtime](model, sv, context, tp, pp, dp)
-    command = shlex.join(args)
-    quant, need = _quantization(sv)
-    if need:
-        notes.append(need)
-    if quant == "fp8" and _sixteen_bit_overflows(row):
-        # vLLM's FP8 docs: online quantisation loads the model at its original precision first
-        notes.append(
-            "--quantization fp8 quantises at load, after the 16-bit weights are loaded, which "
-            "do not fit these GPUs: serve a published FP8 checkpoint of the model instead"
-        )
+    ckpt = checkpoint(row, model)
+    args = BUILDERS[sv.runtime](ckpt.repo, sv, context, tp, pp, dp, ckpt.quantization)
+    command = _files(sv) + shlex.join(args)
+    notes += ckpt.notes
     if sv.runtime == "llama.cpp":
         notes.append("point -m at the GGUF file of the quantisation this plan assumes")
     yaml_text = _service_yaml(row, sv, command, packed, accelerator)

@@ -555,7 +555,7 @@ def test_the_host_limits_a_step_only_where_it_outlasts_the_gpus_work():
     # TensorRT ResNet-50 int8 at batch 256 on an H100: 1.79 ms of math, 1.38 ms of bytes and a
     # 3.06 ms input copy that overlaps them. The copy had been named the limit (the largest
     # single part), and the row advised pinned DataLoaders for a step the GPU bounds.
-    eff = perf.efficiencies(H100, None).compute
+    eff = perf.efficiencies(H100, None)
     one = perf.OneGpu(
         eff, "cuda", 0.0, 1.785e-3, "int8", 0.0, 1.382e-3, 0.112e-3, 3.058e-3, 3.279e-3
     )

@@ -217,7 +217,7 @@ def test_the_context_flag_holds_the_request_lengths_the_plan_sized_the_cache_for
 def test_a_chat_service_starts_the_published_instruct_checkpoint(read_client: TestClient) -> None:
     """Commands started base models (meta-llama/Llama-3.1-8B) for chat loads, and 405B in fp8
     as the bf16 base with --quantization fp8, which vLLM loads at 16 bits first: 810 GB on
-    640 GB of GPUs."""
+    640 GB of GPUs. Its fp8 plans start Meta's own FP8 checkpoint, which loads at 8 bits."""
     answer = _serving(read_client, preset="llama-3.1-8b", runtime="vllm")
     cmd = answer["recommendations"][0]["serving"]["deploy"]["command"]
     assert shlex.split(cmd)[2] == "meta-llama/Llama-3.1-8B-Instruct"
@@ -227,7 +227,8 @@ def test_a_chat_service_starts_the_published_instruct_checkpoint(read_client: Te
     assert fp8
     for r in fp8:
         d = r["serving"]["deploy"]
-        assert shlex.split(d["command"])[2] == "meta-llama/Llama-3.1-405B-Instruct"
-        whole16 = 2 * r["memory"]["breakdown"]["weights"] > r["memory"]["available_gb"]
-        assert any("published FP8 checkpoint" in n for n in d["notes"]) == whole16
+        args = shlex.split(d["command"])
+        assert args[2] == "meta-llama/Llama-3.1-405B-Instruct-FP8"
+        assert "--quantization" not in args
+        assert not any("published FP8 checkpoint" in n for n in d["notes"])
     assert any(2 * r["memory"]["breakdown"]["weights"] > r["memory"]["available_gb"] for r in fp8)
