@@ -56,12 +56,22 @@ UNQUANTISED = UNQUANTISED_PRECISIONS
 
 
 @cache
-def _table(data_dir: Path, section: str = "formats") -> dict[str, tuple[str, str]]:
-    """format (or KV cache precision, section "kv_cache") → (cost, 'title (url)')."""
+def _table(
+    data_dir: Path, section: str = "formats", family: str | None = None
+) -> dict[str, tuple[str, str]] | None:
+    """format (or KV cache precision, section "kv_cache") → (cost, 'title (url)'); with a
+    ``family`` the table ``families`` holds for it (None where it holds none: the language
+    models' figures stand)."""
     doc = yamlio.safe_load((data_dir / "quality.yaml").read_text(encoding="utf-8")) or {}
     sources = doc.get("sources") or {}
+    entries = doc.get(section) or {}
+    if family is not None:
+        own = (doc.get("families") or {}).get(family)
+        if own is None:
+            return None
+        entries = own
     out: dict[str, tuple[str, str]] = {}
-    for key, item in (doc.get(section) or {}).items():
+    for key, item in entries.items():
         ref = sources[item["source"]]
         out[str(key)] = (str(item["cost"]), f"{ref['title']} ({ref['url']})")
     return out
@@ -69,7 +79,7 @@ def _table(data_dir: Path, section: str = "formats") -> dict[str, tuple[str, str
 
 def kv_note(kv_precision: str, data_dir: Path = DATA_DIR) -> str | None:
     """What a KV cache below 16 bits is known to cost, with its source; None at 16 bits."""
-    hit = _table(data_dir, "kv_cache").get(kv_precision)
+    hit = (_table(data_dir, "kv_cache") or {}).get(kv_precision)
     if hit is None:
         return None
     return f"quality: {kv_precision} KV cache — {hit[0]} (source: {hit[1]})"
@@ -92,17 +102,28 @@ def cost_note(
     quantization: str | None = None,
     data_dir: Path = DATA_DIR,
     released: str | None = None,
+    family: str | None = None,
 ) -> str | None:
     """What running weights at ``precision`` (in the named ``quantization`` format, when one is
     named) is known to cost, with its source; None for unquantised weights. The format the
-    model was ``released`` in costs nothing against its own checkpoint: said as such."""
+    model was ``released`` in costs nothing against its own checkpoint: said as such. A
+    ``family`` with figures of its own (a CNN's int8) reads only those: a language model's
+    measurement is not a CNN's, so where the family has none the note says none is known.
+    Every figure is the source's model's, and the note says so."""
     if precision in UNQUANTISED and quantization in (None, "none"):
         return None
+    name = quantization if quantization not in (None, "none") else precision
     if is_release(released, precision, quantization):
         return f"quality: {released} weights {AS_RELEASED}"
-    table = _table(data_dir)
+    own = _table(data_dir, family=family) if family is not None else None
+    table = own if own is not None else _table(data_dir) or {}
     hit = table.get(quantization or "") or table.get(precision)
     if hit is None:
-        return None
-    name = quantization if quantization not in (None, "none") else precision
-    return f"quality: {name} weights — {hit[0]} (source: {hit[1]})"
+        if own is None:
+            return None
+        return (
+            f"quality: {name} weights — no published measurement of {name} on this kind of "
+            "model is in the sources here; check its accuracy before relying on it"
+        )
+    whose = "on the source's own model (yours may lose more or less)"
+    return f"quality: {name} weights — {whose}: {hit[0]} (source: {hit[1]})"

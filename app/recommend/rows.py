@@ -493,7 +493,10 @@ def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:
         note = quality.cost_note("int4", "nf4")
     elif requested.task == "inference":
         note = quality.cost_note(
-            run.precision, requested.quantization, released=requested.released_format
+            run.precision,
+            requested.quantization,
+            released=requested.released_format,
+            family=requested.model.family,
         )
     else:
         note = None

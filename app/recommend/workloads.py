@@ -26,6 +26,7 @@ from app.recommend.presets import (
 )
 from app.shipped.rules import load_efficiency
 from app.vocab import (
+    FOUR_BIT_PRECISIONS,
     GGUF_FORMATS,
     INFERENCE_TASKS,
     LANGUAGE_MODEL_FAMILIES,
@@ -439,6 +440,14 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     released = d.get("released_format")
     w = _as_released(w, released, task)
     precision = _precision(w, d, task, peft, warnings)
+    if model.family == "cnn" and precision in FOUR_BIT_PRECISIONS:
+        # 4-bit weight formats (GPTQ, AWQ, NF4, NVFP4) quantise Linear layers; TensorRT and
+        # PyTorch run a CNN's convolutions at 8 bits at the least
+        raise InvalidInput(
+            f"{precision} weights are a language model's Linear-layer format; no runtime "
+            "modelled here runs a CNN's convolutions in 4 bits: use int8 (TensorRT) or fp16",
+            field="workload.precision",
+        )
     seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")

@@ -27,6 +27,34 @@ def test_every_quantised_format_names_its_cost_and_source() -> None:
     assert "0.18" in (quality.cost_note("int4", "q4_k_m") or "")
 
 
+def test_a_cnns_quantised_weights_name_a_vision_measurement_never_a_language_models() -> None:
+    # ResNet-50 int8 under TensorRT had cited the Llama-3.1 study's 1-3 % loss
+    cnn = quality.cost_note("int8", family="cnn")
+    assert cnn is not None and "2004.09602" in cnn and "Llama" not in cnn
+    # a format with no figure for the family says so, with no language model's figure
+    sd = quality.cost_note("int8", family="diffusion")
+    assert sd is not None and "no published measurement" in sd and "Llama" not in sd
+    # a language model keeps its own table, and every figure says whose model it was
+    llm = quality.cost_note("int4", "q4_k_m", family="decoder")
+    assert llm is not None and "Llama-3-8B" in llm and "source's own model" in llm
+
+
+def test_a_cnn_in_four_bits_is_refused_by_name() -> None:
+    import pytest
+
+    from app.errors import InvalidInput
+    from app.recommend import schemas as s
+    from app.recommend.workloads import resolve_workload
+
+    for precision in ("int4", "fp4"):
+        w = s.WorkloadIn.model_validate(
+            {"preset": "resnet-50", "task": "inference", "precision": precision}
+        )
+        with pytest.raises(InvalidInput) as err:
+            resolve_workload(w)
+        assert err.value.field == "workload.precision"
+
+
 def test_an_fp8_kv_cache_names_its_cost_and_source_and_16_bit_none() -> None:
     note = quality.kv_note("fp8")
     assert note is not None and note.startswith("quality: fp8 KV cache") and "vllm" in note
