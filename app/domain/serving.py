@@ -624,7 +624,7 @@ def _solve(
     chunks_per_s = rate * others / max(1.0, min(n, slots))
     chunks_per_s *= max(1, math.ceil(q / max(chunk - others, chunk / 4.0)))
     itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
-    share = min(1.0, rate * t_prefill_alone)
+    share = _prefill_share(eng, min(n, slots), ctx, q, chunk, rate)
     return _Point(
         itl,
         max(itl, itl_p95),
@@ -636,6 +636,24 @@ def _solve(
         bound,
         step,
     )
+
+
+def _prefill_share(
+    eng: llm_step.Replica, running: float, ctx: float, q: int, chunk: int, rate: float
+) -> float:
+    """The share of the GPU's time the prompts take: each prompt runs in chunks beside the other
+    running requests' decodes, and costs what its chunks add to those steps (``rate`` prompts a
+    second). One request at a time: its prompt alone. The decodes read the weights anyway, so a
+    prompt in a batch pays its own FLOPs and KV, not another pass over the weights: a lone
+    prefill's time for every prompt had charged each its own pass, so a busy server's prompts
+    took all its hours and its output tokens came free."""
+    others = max(0.0, running - 1.0)
+    room = max(chunk - others, chunk / 4.0)
+    n_chunks = max(1, math.ceil(q / room))
+    piece = q / n_chunks
+    with_chunk = eng.step(others, ctx, piece, float(q), with_prompt=True)[0]
+    without = eng.step(others, ctx, 0.0, float(q))[0] if others else 0.0
+    return min(1.0, max(0.0, rate * n_chunks * (with_chunk - without)))
 
 
 def _capacity(

@@ -830,3 +830,28 @@ def test_with_the_targets_lifted_the_pick_holds_every_concurrent_request(objecti
         if s is not None and s.result.saturated and s.result.output_tokens_per_s:
             assert s.speed == pytest.approx(s.result.output_tokens_per_s / 64)
             assert s.speed < 1e3 / (s.result.itl_ms or 1.0)
+
+
+def test_a_batchs_prompts_pay_what_they_add_to_its_steps_not_a_lone_prefill_each():
+    # DeepSeek-V3 at 36 requests/s on 8 x B200 had its prompts take ~100 % of the hour (each
+    # charged a lone prefill's pass over the weights) and its output tokens $0.02/M; in a
+    # batch the decodes read the weights anyway, and a prompt costs what its chunks add.
+    rt = _profile(H100, "vllm")
+    one = sv.evaluate(
+        H100, LLAMA8, cfg(), sv.ServingLoad(1000, 300, concurrent_requests=1), runtime=rt
+    )
+    alone = sv.replica(H100, LLAMA8, cfg(), rt.on(H100), 0.88, sv.DEFAULT_COMPUTE)
+    t_alone = alone.step(0.0, 0.0, 1000.0, 1000.0, with_prompt=True)[0]
+    assert one.requests_per_s is not None
+    # one user: its prompt runs alone, so its share is its lone prefill's time per request
+    assert one.prefill_share == pytest.approx(one.requests_per_s * t_alone)
+    busy = sv.evaluate(
+        H100, LLAMA8, cfg(), sv.ServingLoad(1000, 300, concurrent_requests=64), runtime=rt
+    )
+    assert busy.requests_per_s is not None
+    assert busy.prefill_share < busy.requests_per_s * t_alone  # no pass over the weights each
+    assert 0.0 < busy.prefill_share < 0.9
+    # per token, a prompt (1,000 in one chunk) costs less GPU time than a decode step's token
+    per_in = busy.prefill_share / (busy.requests_per_s * 1000)
+    per_out = (1 - busy.prefill_share) / (busy.requests_per_s * 300)
+    assert per_in < per_out

@@ -106,7 +106,7 @@ def test_the_same_shape_costs_what_inference_pays_for_it_and_budgets_judge_it_al
     )
     out = _run(H100, tight)
     assert isinstance(out, ev.ConfigResult) and out.exclusion is not None
-    assert out.exclusion.code == "over_budget" and "$6.00 > $5.00" in out.exclusion.reason
+    assert out.exclusion.code == "over_budget" and "$6.00/h > $5.00/h" in out.exclusion.reason
 
 
 def test_serving_candidates_are_ranked_by_rank_rank_with_the_objectives_of_every_task() -> None:
