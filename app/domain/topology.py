@@ -41,12 +41,21 @@ NODE_GPUS = 8
 # Beyond one node: the compute fabric of the reference server, per node and per direction, in
 # GB/s (Gb/s ÷ 8). DGX-1 (V100): 4× 100 Gb/s EDR InfiniBand = 50; DGX A100: 8× 200 Gb/s HDR
 # (ConnectX-6) = 200; DGX H100/H200/B200: 8× 400 Gb/s NDR (ConnectX-7, one per GPU) = 400 (NVIDIA
-# DGX datasheets; DGX BasePOD reference architecture). Other datacenter parts are assumed to get
-# the DGX H100 design (one 400 Gb/s NIC per GPU), everything else one 100 GbE link per server
-# (assumptions, stated in every explanation that uses them).
+# DGX datasheets; DGX BasePOD reference architecture). Other baseboard parts (OAM/UBB, Gaudi) are
+# assumed to get the DGX H100 design (one 400 Gb/s NIC per GPU), everything else one 100 GbE
+# link per server (assumptions, stated in every explanation that uses them).
 NODE_NETWORK_GBS = {"7.0": 50.0, "8.0": 200.0}
 NETWORK_GBS_PER_NODE_DATACENTER = 400.0
 NETWORK_GBS_PER_NODE_OTHER = 12.5
+# Datacenter PCIe cards (L4, A10, T4, L40S, A100/H100 PCIe, H100/H200 NVL, MI210) sit in PCIe
+# servers whose NICs serve the box, not one per GPU: the clouds' 8-card instances list 100 Gb/s
+# per instance (AWS g5.48xlarge, 8x A10G: 100 Gbps, AWS Batch user guide "Run GPU jobs",
+# docs.aws.amazon.com/batch/latest/userguide/gpu-jobs.html; Google Cloud G2 (L4) and N1 (T4,
+# V100): up to 100 Gbps, "Networking and GPU machines",
+# cloud.google.com/compute/docs/gpus/gpu-network-bandwidth; both read 2026-12-05).
+# Giving them a DGX H100's 8x 400 Gb/s scaled 16 L4s better than a DGX A100. The newest PCIe
+# nodes reach 400 Gb/s (Google G4, 8x RTX PRO 6000, same page), still an eighth of a DGX H100.
+NETWORK_GBS_PER_NODE_PCIE = 12.5
 # Small-message latency of one all-reduce step: NVLink/NVSwitch ~10 µs, PCIe with P2P ~20 µs,
 # host-staged ~40 µs, network ~30 µs (nccl-tests small-size rows; orders of magnitude, not fits).
 LATENCY_S = {"fast": 10e-6, "pcie-p2p": 20e-6, "pcie-host": 40e-6, "network": 30e-6}
@@ -121,7 +130,8 @@ RCCL_MI300X_X8_ALLREDUCE_US: tuple[tuple[float, float], ...] = (
 
 def _measured_curve(gpu: GpuSpec, f: Fabric) -> tuple[tuple[float, float], ...]:
     """The published all-reduce curve of this GPU's fabric: an 8-GPU CDNA 3 Infinity Fabric
-    node with the MI300X's link set (7 × 128 GB/s bidirectional, the catalog's 896), else ()."""
+    node with the MI300X's link set (7 × 128 GB/s bidirectional, the catalog's 896: the MI325X
+    sits on the same UBB mesh), else ()."""
     mi300x_links = gpu.architecture == "CDNA 3" and gpu.interconnect_gbs == 896
     if f.kind == "infinity-fabric" and f.domain == NODE_GPUS and mi300x_links:
         return tuple((b, us * 1e-6) for b, us in RCCL_MI300X_X8_ALLREDUCE_US)
@@ -238,8 +248,9 @@ class Network:
 @lru_cache(maxsize=1024)
 def network(gpu: GpuSpec) -> Network:
     """The inter-node fabric of the server this GPU comes in: the DGX of its generation for
-    NVIDIA SXM/HGX parts (datasheet NICs), otherwise an assumption. Every label says assumed:
-    the user's cluster may have fewer NICs than the reference design."""
+    NVIDIA SXM/HGX parts (datasheet NICs), otherwise an assumption (a 400 Gb/s NIC per GPU on
+    baseboard parts, 100 Gb/s per server for PCIe cards). Every label says assumed: the user's
+    cluster may have fewer NICs than the reference design."""
     if gpu.vendor == "nvidia" and fabric(gpu).kind in ("nvswitch", "nvl72"):
         cc = _cc(gpu)
         if cc == 7.0:
@@ -254,6 +265,8 @@ def network(gpu: GpuSpec) -> Network:
             return Network(
                 NETWORK_GBS_PER_NODE_DATACENTER, "8× 400 Gb/s InfiniBand per node (DGX, assumed)"
             )
+    if gpu.segment == "datacenter" and "pcie" in (gpu.form_factor or "").lower():
+        return Network(NETWORK_GBS_PER_NODE_PCIE, "100 Gb/s per 8-card PCIe server (assumed)")
     if gpu.segment == "datacenter":
         return Network(NETWORK_GBS_PER_NODE_DATACENTER, "400 Gb/s network per GPU (assumed)")
     return Network(NETWORK_GBS_PER_NODE_OTHER, "100 GbE per server (assumed)")
