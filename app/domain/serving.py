@@ -308,10 +308,18 @@ class ServingResult:
     curve: tuple[CurvePoint, ...]
     notes: tuple[str, ...] = ()
     step: llm_step.StepTime | None = None  # the decode step at the asked load, by its parts
+    # copies of a request's KV cache its replica holds (llm_step.kv_copies: every GPU of a
+    # tensor-parallel group holds a latent-attention model's whole cache)
+    kv_copies: float = 1.0
 
     @property
     def total_gpus(self) -> int:
         return self.config.gpus_per_replica * self.config.replicas
+
+    def kv_gb_per_gpu(self, running: float) -> float:
+        """The KV cache ``running`` requests fill on each GPU of a replica, as the capacity
+        counts it (_capacity): split over the group, times the copies it holds."""
+        return running * self.kv_gb_per_request * self.kv_copies / self.config.gpus_per_replica
 
 
 # ---------------------------------------------------------------- model arithmetic
@@ -768,6 +776,7 @@ def evaluate(
         framework_gb_per_gpu=fw,
         kv_gb_per_request=kv_req / GB,
         compute_precision=eng.compute_precision,
+        kv_copies=llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0]),
     )
     if cap < 1 or eng.flops <= 0:
         why = (

@@ -358,7 +358,7 @@ def _recommendation(
         running = min(
             float(r.max_concurrency), tput / c.replicas / max(1e-9, 1000.0 / (r.itl_ms or 1.0))
         )
-    kv_used = running * r.kv_gb_per_request / c.gpus_per_replica
+    kv_used = r.kv_gb_per_gpu(running)
     mem = s.MemoryOut(
         required_gb=round(
             r.weights_gb_per_gpu + r.activations_gb_per_gpu + r.framework_gb_per_gpu + kv_used, 3

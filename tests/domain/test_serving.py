@@ -855,3 +855,22 @@ def test_a_batchs_prompts_pay_what_they_add_to_its_steps_not_a_lone_prefill_each
     per_in = busy.prefill_share / (busy.requests_per_s * 1000)
     per_out = (1 - busy.prefill_share) / (busy.requests_per_s * 300)
     assert per_in < per_out
+
+
+def test_a_latent_attention_cache_fills_every_gpu_of_its_group_as_its_capacity_counts():
+    # DeepSeek on 8 GPUs: the breakdown gave 264 requests' cache ÷ 8 per GPU while the capacity
+    # (and vLLM) hold the whole latent cache on each; ordinary attention splits by KV head
+    r1 = dataclasses.replace(DEEPSEEK_R1, attention="mla", shared_experts=1)
+    h200 = dataclasses.replace(H100, slug="h200-sxm", memory_gb=141, memory_bandwidth_gbs=4800)
+    load = sv.ServingLoad(1000, 300, concurrent_requests=64)
+    mla = sv.evaluate(h200, r1, cfg(tp=8, w="fp8", kv="bf16"), load, runtime=_profile(h200, "vllm"))
+    assert mla.fits and mla.kv_copies == 8
+    assert mla.kv_gb_per_gpu(64) == pytest.approx(64 * mla.kv_gb_per_request)
+    gqa = sv.evaluate(
+        H100, LLAMA70, cfg(tp=4, w="fp8", kv="bf16"), load, runtime=_profile(H100, "vllm")
+    )
+    assert gqa.kv_copies == 1 and gqa.kv_gb_per_gpu(64) == pytest.approx(
+        64 * gqa.kv_gb_per_request / 4
+    )
+    # the pool holds what the capacity says: max_concurrency requests fill it, not 8x that
+    assert mla.kv_gb_per_gpu(mla.max_concurrency) <= mla.kv_pool_gb_per_gpu * 1.0001
