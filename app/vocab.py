@@ -400,6 +400,10 @@ TIERS: tuple[Tier, ...] = get_args(Tier)
 #: Kinds of host a rental may come from; spot is a separate choice (allow_spot).
 HostTier = Literal["on-demand", "marketplace", "community"]
 HOST_TIERS: tuple[HostTier, ...] = get_args(HostTier)
+#: Tiers whose instances are the provider's own, on its own network: several of them can be
+#: booked as one cluster for a job that spans nodes. A marketplace's or a community's hosts
+#: are independent machines, with no fabric between them that the estimate could assume.
+CLUSTER_TIERS: tuple[Tier, ...] = ("on-demand", "spot")
 
 # ---------------------------------------------------------------- hardware
 

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain.gpu import GpuSpec
-from app.vocab import HOST_TIERS
+from app.vocab import CLUSTER_TIERS, HOST_TIERS
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
 # Which purchase price a bought card is priced at: "auto" takes a new price, else a used or
@@ -343,7 +343,9 @@ def choose_offer(
     """The cheapest accepted way to get ``gpus_needed`` GPUs on instance shapes that exist:
     one instance with at least that many GPUs (paying for all of them), or — when the policy
     allows several nodes — whole instances side by side, each holding at least ``node_gpus``
-    (the server the estimate's multi-node communication assumes). ``None`` when nothing fits."""
+    (the server the estimate's multi-node communication assumes), from a provider's own
+    instances (CLUSTER_TIERS: 8 community hosts had been booked as one InfiniBand cluster).
+    ``None`` when nothing fits."""
     n = max(1, gpus_needed)
     best: tuple[tuple[float, int, str, str], OfferChoice] | None = None
     for offer in offers:
@@ -351,7 +353,7 @@ def choose_offer(
             continue
         if offer.gpus >= n:
             instances = 1
-        elif policy.multi_node and offer.gpus >= node_gpus:
+        elif policy.multi_node and offer.gpus >= node_gpus and offer.tier in CLUSTER_TIERS:
             instances = -(-n // offer.gpus)
         else:
             continue

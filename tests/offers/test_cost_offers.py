@@ -81,6 +81,20 @@ def test_several_nodes_are_whole_servers_booked_as_one_cluster() -> None:
     assert priced.rent_reason is not None and "no 8-GPU server" in priced.rent_reason
 
 
+def test_a_cluster_is_never_booked_from_community_or_marketplace_hosts() -> None:
+    # 8 Vast community hosts had been booked as one InfiniBand cluster at 97 % scaling; they are
+    # independent machines with no fabric between them
+    many = RentalPolicy(multi_node=True)
+    community = offer("vast", "8x-H100_SXM", 8, 12.0, tier="community")
+    market = offer("shadeform", "8x-H100_SXM", 8, 13.0, tier="marketplace")
+    assert choose_offer([community, market], 16, many, node_gpus=8) is None
+    choice = choose_offer([community, market, NODE8], 16, many, node_gpus=8)
+    assert choice is not None and choice.offer is NODE8 and choice.instances == 2
+    # one instance of theirs is still rented whole for a job that fits it
+    one = choose_offer([community, NODE8], 8, many, node_gpus=8)
+    assert one is not None and one.offer is community and one.instances == 1
+
+
 def test_purchase_basis_prefers_new_then_market_then_launch() -> None:
     launch = PurchaseOffer(1599, "launch", "2022", "launch")
     used = PurchaseOffer(1800, "used", "2026-09", "poet")
