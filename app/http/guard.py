@@ -148,10 +148,17 @@ def screen_form(raw: bytes) -> None:
             raise Rejected(422, "invalid_input", f"{short(key)}: contains a NUL byte", key)
 
 
+# The question form's pages read their own query and re-show it with each bad field named
+# (a NUL included): the guard's bare error would lose the user's other answers.
+FORM_PAGES = frozenset({"/", "/recommendations"})
+
+
 def screen_target(scope: Scope) -> None:
     path: str = scope.get("path", "")
     if "\x00" in path:
         raise Rejected(422, "invalid_input", "path: contains a NUL byte", "path")
+    if scope.get("method") == "GET" and path in FORM_PAGES:
+        return
     query = scope.get("query_string", b"").decode("latin-1")
     for key, value in parse_qsl(query, keep_blank_values=True):
         if "\x00" in key or "\x00" in value:

@@ -52,7 +52,7 @@ def stale_cutoff(settings: Settings, today: date | None = None) -> str:
     return ((today or date.today()) - timedelta(days=settings.offer_stale_days)).isoformat()
 
 
-def _is_stale(as_of: str, cutoff: str) -> bool:
+def is_stale(as_of: str, cutoff: str) -> bool:
     return as_of < cutoff
 
 
@@ -73,7 +73,7 @@ def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
         regions=row.regions,
         as_of=row.as_of,
         source=row.source,
-        stale=_is_stale(row.as_of, cutoff),
+        stale=is_stale(row.as_of, cutoff),
         origin=row.origin,
     )
 
@@ -87,7 +87,7 @@ def purchase_out(row: PurchaseOfferRow, cutoff: str) -> OfferOut:
         condition=row.condition,
         as_of=row.as_of,
         source=row.source,
-        stale=_is_stale(row.as_of, cutoff),
+        stale=is_stale(row.as_of, cutoff),
         origin=row.origin,
     )
 

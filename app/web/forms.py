@@ -357,6 +357,85 @@ class QuestionForm:
         ]
 
 
+# What each number field's "must be a number" message gives as an example: a value that field
+# takes, written as people write it there (the shared help's "$800" read as an epoch count).
+# A field not listed gets one by its kind (number_example); tests/web checks every example
+# parses and is within its field's limits.
+NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "params": ("8.03B", "70B", "124M"),
+    "layers": ("32",),
+    "hidden_size": ("4,096",),
+    "num_heads": ("32",),
+    "num_kv_heads": ("8",),
+    "intermediate_size": ("14,336",),
+    "vocab_size": ("128k", "32,000"),
+    "max_context": ("8k", "131,072"),
+    "gflops_per_sample": ("4.1",),
+    "input_size": ("224",),
+    "experts": ("8",),
+    "active_experts": ("2",),
+    "active_params": ("13B",),
+    "activation_mb_per_sample": ("120", "0.5"),
+    "activation_coeff": ("34",),
+    "passes_per_sample": ("1", "50"),
+    "kv_elements_per_token": ("65,536", "64k"),
+    "kv_window_elements_per_token": ("65,536", "64k"),
+    "sliding_window": ("4,096", "4k"),
+    "batch_size": ("8", "1,024"),
+    "seq_len": ("2,048", "8k"),
+    "output_tokens": ("256", "1k"),
+    "lora_rank": ("16",),
+    "dataset_samples": ("1,281,167", "50k"),
+    "epochs": ("3", "0.5"),
+    "latency_target_ms": ("500",),
+    "concurrent_requests": ("64", "1k"),
+    "requests_per_s": ("2", "0.5"),
+    "prompt_tokens": ("1,000", "2k"),
+    "serving.output_tokens": ("300",),
+    "prompt_tokens_spread": ("500",),
+    "output_tokens_spread": ("100",),
+    "ttft_ms_target": ("2,000",),
+    "itl_ms_target": ("200",),
+    "max_purchase_usd": ("$800", "25k"),
+    "max_hourly_usd": ("$2.50",),
+    "max_job_cost_usd": ("$500", "10k"),
+    "max_hours": ("24", "168"),
+    "max_gpus": ("8",),
+    "num_gpus": ("2",),
+    "electricity_usd_per_kwh": ("0.15", "$0.30"),
+    "hours_per_week": ("40",),
+    "years": ("3", "1.5"),
+    "resale_fraction": ("0.3",),
+    "speed_weight": ("0.5",),
+    "limit": ("10", "25"),
+}
+
+
+def number_example(f: FormField) -> str:
+    """'like 3 or 0.5': the examples a number field's message gives."""
+    examples = NUMBER_EXAMPLES.get(f.name)
+    if examples is None:
+        if f.default is not None and not isinstance(f.default, bool | str):
+            examples = (f.show(f.default),)
+        elif f.kind == "usd":
+            examples = ("$800",)
+        elif f.kind == "count":
+            examples = ("15k", "1,281,167")
+        else:
+            examples = ("4",) if f.integer else ("2.5",)
+    head = ", ".join(examples[:-1])
+    return "like " + (f"{head} or {examples[-1]}" if head else examples[-1])
+
+
+def _number(f: FormField, text: str) -> int | float:
+    try:
+        return parse_int(text) if f.integer else parse_number(text)
+    except ValueError as exc:
+        if str(exc) == f"must be a number, {NUMBER_HELP}":
+            raise ValueError(f"must be a number, {number_example(f)}") from None
+        raise
+
+
 def _read(f: FormField, texts: list[str]) -> Any:
     """One field's text as the value the request model expects (may raise ValueError)."""
     if f.control == "checks":
@@ -365,7 +444,7 @@ def _read(f: FormField, texts: list[str]) -> Any:
         return [p.strip() for t in texts for p in t.split(",") if p.strip()]
     text = texts[-1]
     if f.control == "number":
-        return parse_int(text) if f.integer else parse_number(text)
+        return _number(f, text)
     if f.control == "report" and text.isdigit():
         return int(text)
     if f.control == "textarea" and text.startswith(("{", "[")):
@@ -377,6 +456,11 @@ def _read(f: FormField, texts: list[str]) -> Any:
                 f"column {exc.colno}"
             ) from None
     return text
+
+
+NUL = "\x00"
+NUL_SHOWN = "\u2400"  # ␀, SYMBOL FOR NULL
+NUL_MESSAGE = f"contains a NUL character (%00, shown here as {NUL_SHOWN}): remove it"
 
 
 def parse_question(
@@ -394,10 +478,17 @@ def parse_question(
     form = QuestionForm()
     for f in question_fields():
         texts = [t.strip() for t in raw.get(f.name, []) if t.strip()]
+        nul = any(NUL in t for t in texts)
+        if nul:
+            # re-shown with a visible mark where the NUL was: HTML cannot carry the NUL itself
+            texts = [t.replace(NUL, NUL_SHOWN) for t in texts]
         if f.control in ("checks", "list"):
             form.values[f.name] = texts
         else:
             form.values[f.name] = texts[-1] if texts else ""
+        if nul:
+            form.add_error(f.name, NUL_MESSAGE)
+            continue
         if not texts:
             continue
         try:
@@ -463,7 +554,7 @@ def error_message(err: Mapping[str, Any]) -> str:
     if kind in ("int_from_float", "int_parsing"):
         return "must be a whole number"
     if kind in ("float_parsing", "float_type", "int_type"):
-        return f"must be a number, {NUMBER_HELP}"
+        return f"must be a number, {number_example(f) if f else NUMBER_HELP}"
     if kind == "bool_parsing":
         return "choose yes or no"
     if kind == "literal_error":

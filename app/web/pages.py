@@ -22,7 +22,7 @@ router = APIRouter(include_in_schema=False)
 
 
 def install(app: FastAPI) -> None:
-    app.state.templates = make_templates()
+    app.state.templates = make_templates(app.state.settings)
     for module in (question_pages, catalog_pages, device_pages):
         app.include_router(module.router)
     app.include_router(router)

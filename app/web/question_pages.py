@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from app.recommend import schemas as rs
 from app.recommend.repository import Stamps, input_stamps
 from app.recommend.whatif import config_name
 from app.reports import service as reports
+from app.vocab import RUNTIME_FRAMEWORK
 from app.web import charts
 from app.web.forms import (
     FormField,
@@ -37,6 +40,7 @@ from app.web.forms import (
     question_fields,
 )
 from app.web.labels import CHOICES, choice_label
+from app.web.offer_words import price_is_stale
 from app.web.serving_charts import serving_charts
 from app.web.templating import num, params_h, query_string, render, usd
 
@@ -303,6 +307,7 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
             else None
         ),
         serving_charts=serving_charts(answer),
+        verdict_stale=_stale_dates(answer.summary.sentence if answer.summary else "", settings),
         echo=_echo(
             answer,
             form.request,
@@ -314,6 +319,16 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         usage=(form.request.constraints if form.request else rs.ConstraintsIn()).usage(),
     )
     return render(request, "recommendations.html", ctx)
+
+
+# How the verdict dates a price it quotes ("costs $453 to buy used as of 2026-09").
+_AS_OF = re.compile(r"\bas of (\d{4}(?:-\d{2}){0,2})\b")
+
+
+def _stale_dates(sentence: str, settings: Settings) -> list[str]:
+    """The dates of the prices the verdict quotes that the offers API would call stale: the
+    sentence (app/recommend/summary.py) says the date, and the page marks it."""
+    return sorted({d for d in _AS_OF.findall(sentence) if price_is_stale(d, settings)})
 
 
 def _echo(
@@ -362,8 +377,19 @@ def _echo(
             out.append(("Dataset", f"{size}, {basis}"))
     if w.latency_target_ms:
         out.append(("Latency target", f"{num(w.latency_target_ms)} ms per batch"))
-    out.append(("Framework", choice_label("framework", answer.framework)))
-    return out + _echo_limits(answer, req, as_of)
+    return out + _runtime_echo(w.runtime) + _echo_limits(answer, req, as_of)
+
+
+def _runtime_echo(runtime: str) -> list[tuple[str, ...]]:
+    """What runs the job: its framework, and the runtime where that is not the framework's
+    own; a runtime that is no framework's program alone."""
+    framework = RUNTIME_FRAMEWORK.get(runtime)
+    if framework is None:
+        return [("Runtime", choice_label("runtime", runtime))]
+    out: list[tuple[str, ...]] = [("Framework", choice_label("framework", framework))]
+    if runtime != framework:
+        out.append(("Runtime", choice_label("runtime", runtime)))
+    return out
 
 
 _BUY_BASIS = {
@@ -523,9 +549,14 @@ def _top_fact(answer: rs.RecommendationResponse, what: str) -> str:
     return ", ".join(prices) or "no price known"
 
 
-def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
+def _per_dollar_thing(answer: rs.RecommendationResponse) -> str:
+    """What work per dollar counts: the throughput's own unit ("tokens" of "tokens/s")."""
     unit = answer.recommendations[0].throughput.unit if answer.recommendations else "samples/s"
-    thing = unit.split("/")[0] if "/" in unit else "samples"
+    return unit.split("/")[0] if "/" in unit else "samples"
+
+
+def _per_dollar_label(answer: rs.RecommendationResponse) -> str:
+    thing = _per_dollar_thing(answer)
     how = {"rent": " (rented)", "buy": " (bought)"}.get(answer.acquisition, "")
     return f"{thing} per ${how}"
 
@@ -638,14 +669,55 @@ CSV_COLUMNS = (
     "throughput_low",
     "throughput_high",
     "speedup_vs_baseline",
+    # added after the columns above, which keep their names and places for existing readers
+    "purchase_as_of",
+    "purchase_source",
+    "purchase_stale",
+    "offer_source",
+    "offer_stale",
+    "per_usd_unit",
 )
 
+# Figures are estimates good to a few percent: more digits than this are noise in a sheet
+# (102.287454480918 tokens/s, 12.884901888000002 GB).
+CSV_DIGITS = 4
 
-def _csv_cell(value: Any) -> Any:
+
+def _csv_number(value: float, money: bool = False) -> float | int:
+    """A float to CSV_DIGITS significant figures; an amount of dollars (``money``) to the
+    cent where that keeps more (a $12,345.67 job, not $12,350). A whole result is written
+    as an integer."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    digits = CSV_DIGITS - 1 - math.floor(math.log10(abs(value)))
+    rounded = round(value, max(digits, 2) if money else digits)
+    if rounded == int(rounded) and abs(rounded) < 1e15:
+        return int(rounded)
+    return rounded
+
+
+def _csv_cell(value: Any, money: bool = False) -> Any:
     # Spreadsheet formula injection: text that starts like a formula is quoted.
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + value
+    if isinstance(value, float):
+        return _csv_number(value, money)
     return "" if value is None else value
+
+
+def _csv_dates(r: rs.Recommendation, settings: Settings) -> tuple[Any, ...]:
+    """The purchase price's date and source and the rented offer's source, each with
+    whether it is stale (the offers API's rule)."""
+    buy = r.cost.buy
+    as_of = buy.as_of if buy is not None else r.cost.purchase_as_of
+    offer_as_of = r.offer.as_of if r.offer is not None else None
+    return (
+        as_of,
+        buy.source if buy is not None else None,
+        price_is_stale(as_of, settings) if as_of else None,
+        r.offer.source if r.offer is not None else None,
+        price_is_stale(offer_as_of, settings) if offer_as_of else None,
+    )
 
 
 @router.get("/recommendations.csv")
@@ -657,6 +729,8 @@ def recommendations_csv(request: Request, session: SessionDep, settings: Setting
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(CSV_COLUMNS)
+    # samples_per_usd_* keep their names; this says what they count ("tokens per USD")
+    unit = f"{_per_dollar_thing(answer)} per USD"
     for r in answer.recommendations:
         row = (
             r.rank,
@@ -690,8 +764,12 @@ def recommendations_csv(request: Request, session: SessionDep, settings: Setting
             r.uncertainty.low,
             r.uncertainty.high,
             r.speedup_vs_baseline,
+            *_csv_dates(r, settings),
+            unit,
         )
-        writer.writerow([_csv_cell(v) for v in row])
+        writer.writerow(
+            [_csv_cell(v, name.endswith("_usd")) for name, v in zip(CSV_COLUMNS, row, strict=True)]
+        )
     return Response(
         buf.getvalue(),
         media_type="text/csv; charset=utf-8",

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 
 from app import __version__
+from app.config import Settings
 from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
@@ -28,6 +29,12 @@ from app.shipped.paths import shipped_path
 from app.web.forms import as_form_words
 from app.web.labels import choice_label, short_name
 from app.web.labels import vendor as vendor_name
+from app.web.offer_words import (
+    instance_words,
+    instances_in_words,
+    price_is_stale,
+    stale_rule,
+)
 from app.web.static_assets import static_url
 
 TEMPLATES_DIR = shipped_path("templates")
@@ -99,6 +106,38 @@ def hours(value: Any) -> str:
     if h < 24 * 365:
         return f"{num(h / 24, 3)} days"  # "90.2 days", not "0.247 years"
     return f"{num(h / 24 / 365, 3)} years"
+
+
+# A time in milliseconds past this reads in seconds: "45.8 s", never "45,788 ms".
+MS_UP_TO = 10_000.0
+
+
+def ms(value: Any) -> str:
+    """A time given in milliseconds, in the unit a person reads it in: ms below ten seconds,
+    seconds up to a minute, then as ``hours`` writes a longer time."""
+    if not _is_number(value):
+        return DASH
+    v = float(value)
+    if abs(v) < MS_UP_TO:
+        return f"{num(v)} ms"
+    if abs(v) < 60_000:
+        return f"{num(v / 1000, 3)} s"
+    return hours(v / 3_600_000)
+
+
+def ms_range(low: Any, high: Any, like: Any = None, unit: bool = True) -> str:
+    """A range of times in milliseconds in one unit: the one ``ms`` gives ``like`` (the
+    figure the range sits beside), else the higher end — '9,100–12,000 ms', '9.1–12 s'.
+    ``unit=False`` leaves the unit to the figure beside it."""
+    if not (_is_number(low) and _is_number(high)):
+        return DASH
+    ref = like if _is_number(like) else high
+    word = ms(ref).rsplit(" ", 1)[-1]
+    scale = {"ms": 1.0, "s": 1000.0}.get(word)
+    if scale is None:  # minutes and longer: each end in its own unit
+        return f"{ms(low)}–{ms(high)}"
+    text = f"{num(float(low) / scale)}–{num(float(high) / scale)}"
+    return f"{text} {word}" if unit else text
 
 
 def compact(value: Any) -> str:
@@ -223,6 +262,15 @@ def breakable(value: Any) -> Markup:
     return Markup(text)
 
 
+def instance(value: Any, shape: bool = True) -> Markup:
+    """An offer's instance as a page shows it: a marketplace's composed id in words, the id
+    kept in the tooltip (SkyPilot launches by it); any other name as ``breakable`` writes it."""
+    words = instance_words(str(value), shape)
+    if words is None:
+        return breakable(value)
+    return Markup('<span title="instance type {}">{}</span>').format(value, words)
+
+
 def by_reason(excluded: Sequence[Any]) -> list[tuple[str, str, list[Any]]]:
     """The excluded GPUs grouped by (code, reason), in the order each reason first appears:
     a serving answer leaves dozens of cards out for the same words ("cannot carry the load"),
@@ -233,7 +281,9 @@ def by_reason(excluded: Sequence[Any]) -> list[tuple[str, str, list[Any]]]:
     return [(code, reason, items) for (code, reason), items in groups.items()]
 
 
-def make_templates() -> Jinja2Templates:
+def make_templates(settings: Settings | None = None) -> Jinja2Templates:
+    """The pages' environment; ``settings`` (the app's) say when a price is stale."""
+    rules = settings or Settings()
     templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     env = templates.env
     env.autoescape = True
@@ -259,7 +309,10 @@ def make_templates() -> Jinja2Templates:
         vendor=vendor_name,
         short_name=short_name,
         use_hours=use_hours,
+        ms=ms,
         breakable=breakable,
+        instance=instance,
+        instances_in_words=instances_in_words,
         by_reason=by_reason,
         choice=lambda value, field: choice_label(field, value),
         break_even=break_even_text,
@@ -273,6 +326,10 @@ def make_templates() -> Jinja2Templates:
         qs=query_string,
         static_url=static_url,
         config_name=config_name,
+        ms_range=ms_range,
+        # globals, not context: the macros imported without context see them too
+        price_is_stale=lambda as_of: price_is_stale(as_of, rules),
+        stale_rule=stale_rule(rules),
     )
     return templates
 

@@ -12,6 +12,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
+from app.web.offer_words import instance_words
+
 # The browser guard (skip or fail without chromium), the live server and the watch on
 # console errors and foreign requests are the ones every browser test uses.
 from tests.web.test_browser import Watch, browser, server, watch  # noqa: F401  (fixtures)
@@ -159,7 +161,9 @@ def test_serving_rows_name_the_instance_and_the_verdict(
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
         o = rec["offer"]
         if o is not None:
-            assert f"{o['provider']} · {o['instance_type']}" in cell.inner_text()
+            # a marketplace's composed instance id reads in words (offer_words.instance_words)
+            name = instance_words(o["instance_type"]) or o["instance_type"]
+            assert f"{o['provider']} · {name}" in cell.inner_text()
             assert cell.locator("[data-alternatives]").get_attribute("href") == (
                 f"/gpus/{rec['gpu']['slug']}#offers"
             )

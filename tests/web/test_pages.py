@@ -22,6 +22,7 @@ from app.domain.rent_from import RentFrom
 from app.main import create_app
 from app.offers.service import buy_prices_by_gpu, rent_from_by_gpu
 from app.web import charts, templating
+from app.web.offer_words import price_is_stale
 from tests.web.sample_report import sample_report
 
 T = TypeVar("T")
@@ -326,7 +327,7 @@ def buy_prices(read_settings: Settings) -> Mapping[str, BuyPrice]:
 
 
 def test_catalog_price_column_is_what_a_recommendation_pays(
-    read_client: TestClient, buy_prices: Mapping[str, BuyPrice]
+    read_client: TestClient, read_settings: Settings, buy_prices: Mapping[str, BuyPrice]
 ) -> None:
     html = page(read_client, "/gpus?sort=purchase_usd&offset=0")
     cells = shown_buy(html)
@@ -342,6 +343,8 @@ def test_catalog_price_column_is_what_a_recommendation_pays(
     b = buy_prices["rtx-3090"]
     assert b.offer is not None
     want = f"{templating.usd(b.offer.usd)} {b.offer.condition} · {b.offer.as_of}"
+    # and marks it stale as the offers API would (tests/web/test_stale_prices.py)
+    want += " stale" * price_is_stale(b.offer.as_of, read_settings)
     assert shown_buy(page(read_client, "/gpus?q=rtx+3090"))["rtx-3090"] == want
 
 
@@ -423,8 +426,9 @@ def test_exports_carry_the_same_query(read_client: TestClient) -> None:
     assert c.status_code == 200 and c.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(c.text)))
     assert [r["slug"] for r in rows] == [r["gpu"]["slug"] for r in api["recommendations"]]
+    # to the export's four significant figures (question_pages.CSV_DIGITS)
     assert float(rows[0]["throughput"]) == pytest.approx(
-        api["recommendations"][0]["throughput"]["value"]
+        api["recommendations"][0]["throughput"]["value"], rel=5e-4
     )
     # the export names what each row rents, as the page does
     for row, rec in zip(rows, api["recommendations"], strict=True):
@@ -435,7 +439,7 @@ def test_exports_carry_the_same_query(read_client: TestClient) -> None:
             assert row["offer_provider"] == offer["provider"]
             assert row["offer_instance_type"] == offer["instance_type"]
             assert int(row["offer_gpus"]) == offer["gpus"]
-            assert float(row["hourly_usd"]) == pytest.approx(rec["cost"]["hourly_usd"])
+            assert float(row["hourly_usd"]) == pytest.approx(rec["cost"]["hourly_usd"], rel=5e-4)
     assert any(r["offer_provider"] for r in rows)
 
 
