@@ -8,6 +8,7 @@ import re
 import httpx
 import pytest
 
+from app.web.offer_words import instance_words
 from tests.web.test_browser import Watch, browser, page, server, watch  # noqa: F401
 
 try:
@@ -56,7 +57,9 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
             assert o["provider"] in cell.inner_text()
             assert o["instance_type"] not in cell.inner_text()
             details = why.locator("[data-offer-details]").text_content() or ""
-            assert f"{o['provider']} · {o['instance_type']}" in details
+            # a marketplace's composed id is said in words (app/web/offer_words.py)
+            shown = instance_words(o["instance_type"]) or o["instance_type"]
+            assert f"{o['provider']} · {shown}" in details
             link = why.locator("a[data-alternatives]")
             assert link.get_attribute("href") == f"/gpus/{rec['gpu']['slug']}#offers"
         if rec["verdict"] is not None:

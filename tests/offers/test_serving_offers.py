@@ -125,7 +125,10 @@ def test_unpriced_gpus_stay_in_a_non_cost_answer_and_a_budget_excludes_them(
     assert capped["counts"]["unpriced"] == 0
     assert all(r["cost"]["rent"]["usd_per_hour"] <= 3 for r in capped["recommendations"])
     over = [e for e in capped["excluded"] if e["code"] == "over_budget"]
-    assert over and all("rent $" in e["reason"] for e in over)
+    # each names the GPUs its hourly price rents (evaluate.budget)
+    assert over and all(
+        e["reason"].startswith("rent") and "/h > $3.00/h" in e["reason"] for e in over
+    )
 
 
 def test_serving_alternatives_name_their_instance(read_client: TestClient) -> None:
