@@ -58,8 +58,8 @@ def test_offer_column_alternatives_and_verdict_line(page: Page, server: str) -> 
             assert o["instance_type"] not in cell.inner_text()
             details = why.locator("[data-offer-details]").text_content() or ""
             # a marketplace's composed id is said in words (app/web/offer_words.py)
-            shown = instance_words(o["instance_type"]) or o["instance_type"]
-            assert f"{o['provider']} · {shown}" in details
+            instance = instance_words(o["instance_type"]) or o["instance_type"]
+            assert f"{o['provider']} · {instance}" in details
             link = why.locator("a[data-alternatives]")
             assert link.get_attribute("href") == f"/gpus/{rec['gpu']['slug']}#offers"
         if rec["verdict"] is not None:
