@@ -1,0 +1,32 @@
+"""The what-ifs tried for a job are changes that can move its answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.recommend import schemas as s
+from app.recommend.whatif import variations
+from app.recommend.workloads import resolve_workload
+
+
+def _labels(workload: dict[str, Any]) -> list[str]:
+    req = s.RecommendationRequest.model_validate({"workload": workload})
+    work, _ = resolve_workload(req.workload)
+    return [label for label, _ in variations(work, req)]
+
+
+def test_an_eager_image_pipeline_tries_the_compiled_runtimes_not_weight_formats():
+    # SDXL under a 1 s latency target: eager PyTorch cannot, TensorRT can; the "int8 / int4
+    # weights" variations changed nothing an eager diffusion or CNN row could show
+    for preset in ("sdxl", "resnet-50"):
+        labels = _labels({"preset": preset, "task": "inference"})
+        assert "runtime tensorrt instead of pytorch" in labels, labels
+        assert "runtime torch-compile instead of pytorch" in labels
+        assert not any("int4" in x or "int8" in x for x in labels), labels
+    # under TensorRT, 8-bit is a real lever for a CNN; 4-bit never is
+    trt = _labels({"preset": "resnet-50", "task": "inference", "runtime": "tensorrt"})
+    assert "int8 weights instead of fp16" in trt and not any("int4" in x for x in trt)
+    assert not any(x.startswith("runtime ") for x in trt)
+    # a language model keeps its own levers
+    llm = _labels({"preset": "llama-3-8b", "task": "inference"})
+    assert "runtime vllm instead of transformers" in llm and "int4 weights instead of bf16" in llm
