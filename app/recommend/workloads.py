@@ -26,6 +26,7 @@ from app.recommend.presets import (
 )
 from app.shipped.rules import load_efficiency
 from app.vocab import (
+    CONV_FAMILIES,
     FOUR_BIT_PRECISIONS,
     GGUF_FORMATS,
     INFERENCE_TASKS,
@@ -451,6 +452,12 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
+    if w.seq_len is not None and model.family in CONV_FAMILIES:
+        # a convolution network's input is its image, not a sequence
+        warnings.append(
+            "seq_len does not apply to a CNN or diffusion model (its input is "
+            "model.input_size); ignored"
+        )
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
     job = _job_size(w, preset, task, model, seq_len, data_dir)

@@ -202,3 +202,11 @@ def test_sixteen_gpus_training_an_8b_model_are_compute_bound_not_starved() -> No
         # with micro-batches of two sequences per GPU (exact maths, no 8-bit AdamW), may not
         if r.gpu.interconnect is not None:
             assert r.bottleneck != "interconnect", (r.gpu.slug, r.bottleneck)
+
+
+def test_a_sequence_length_on_an_image_model_is_said_to_be_ignored() -> None:
+    work, warnings = _resolve_warned(preset="resnet-50", seq_len=4096)
+    assert any(w.startswith("seq_len does not apply") for w in warnings), warnings
+    same, quiet = _resolve_warned(preset="resnet-50")
+    assert not any("seq_len" in w for w in quiet)
+    assert work.model == same.model and work.batch_size == same.batch_size
