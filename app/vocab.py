@@ -121,6 +121,9 @@ FAMILY_LABELS: dict[str, str] = {
 TRANSFORMER_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
 #: Families whose compute is mostly convolutions.
 CONV_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion")
+#: Families whose sample is an image (a diffusion sample: one generated image): their rates
+#: are shown in images/s.
+IMAGE_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion", "vit")
 #: Language models whose training throughput is shown in tokens/s (their data budgets are
 #: counted in tokens).
 TOKEN_COUNTED_FAMILIES: tuple[Family, ...] = ("decoder", "encoder-decoder")

@@ -119,15 +119,18 @@ OPTIMIZER_TRAFFIC = {"adamw": 28.0, "adam8bit": 16.0, "sgd": 20.0}
 # sample carries, the unit their data budgets are counted in (Chinchilla's 20 tokens per
 # parameter, "1 M tokens of fine-tuning data"), whatever the sequence length.
 TOKEN_COUNTED_FAMILIES = frozenset(vocab.TOKEN_COUNTED_FAMILIES)
+IMAGE_FAMILIES = frozenset(vocab.IMAGE_FAMILIES)
 
 
 def shown_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
     """The factor from an estimate's throughput to the unit an answer shows it in, and that unit:
     a language model's training in tokens/s (the sequence length the estimate models per
-    sample), everything else as estimated. Only the figure shown changes: ranking, bounds and
-    time to finish read the estimate's own samples/s."""
+    sample), an image model's in images/s, everything else as estimated. Only the figure shown
+    changes: ranking, bounds and time to finish read the estimate's own samples/s."""
     if work.training and unit == "samples/s" and work.model.family in TOKEN_COUNTED_FAMILIES:
         return float(work.tokens_per_sample), "tokens/s"
+    if unit == "samples/s" and work.model.family in IMAGE_FAMILIES:
+        return 1.0, "images/s"  # a "sample" of SDXL is one generated image: said so
     return 1.0, unit
 
 

@@ -346,7 +346,7 @@ def row_fields(
             "unit": unit,
             "per_gpu": p.throughput * scale / c.n,
             "compute_precision": p.compute_precision,
-            "samples_per_s": p.throughput if unit != p.unit else None,
+            "samples_per_s": p.throughput if scale != 1.0 else None,
         },
         "latency_ms": p.latency_ms,
         "time_to_first_token_ms": p.ttft_ms,

@@ -906,7 +906,8 @@ class RankedGpu(BaseModel):
 class ThroughputOut(BaseModel):
     value: float = Field(
         description="in ``unit``: tokens/s for a language model's training (samples/s × "
-        "seq_len), generated tokens/s for LLM inference, else samples/s"
+        "seq_len), generated tokens/s for LLM inference, images/s for an image model (CNN, "
+        "ViT, diffusion: one generated image), else samples/s"
     )
     unit: str
     per_gpu: float

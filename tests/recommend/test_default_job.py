@@ -135,9 +135,13 @@ def test_the_ranking_is_the_same_in_either_unit() -> None:
     assert shown == sorted(shown, reverse=True) and min(samples) > 0
 
 
-def test_vision_training_stays_in_samples_per_second() -> None:
+def test_an_image_models_rate_is_in_images_per_second() -> None:
+    # "0.12 samples/s" for SDXL had not said a sample is one 1024 x 1024 image
     row = _answer(preset="resnet-50").recommendations[0]
-    assert row.throughput.unit == "samples/s" and row.throughput.samples_per_s is None
+    assert row.throughput.unit == "images/s" and row.throughput.samples_per_s is None
+    sdxl = _answer(preset="sdxl").recommendations[0]
+    assert sdxl.throughput.unit == "images/s"
+    assert _answer(preset="bert-base").recommendations[0].throughput.unit == "samples/s"
 
 
 def test_a_deadline_on_an_assumed_job_size_says_so() -> None:

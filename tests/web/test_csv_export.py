@@ -109,7 +109,7 @@ def test_the_purchase_price_comes_with_its_date_source_and_staleness(
     assert bought
 
 
-@pytest.mark.parametrize(("query", "unit"), [(LLM_Q, "tokens"), (CNN_Q, "samples")])
+@pytest.mark.parametrize(("query", "unit"), [(LLM_Q, "tokens"), (CNN_Q, "images")])
 def test_the_per_dollar_columns_say_what_they_count(
     read_client: TestClient, query: str, unit: str
 ) -> None:
