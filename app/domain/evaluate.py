@@ -40,7 +40,7 @@ SAVERS = ("checkpointing", "adam8bit", "micro_batch")
 SAVER_LABELS = {
     "checkpointing": "gradient checkpointing",
     "adam8bit": "8-bit AdamW",
-    "micro_batch": "micro-batch with gradient accumulation",
+    "micro_batch": "micro-batches (gradient accumulation)",
 }
 
 

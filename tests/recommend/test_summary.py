@@ -483,3 +483,19 @@ def test_a_serving_assumptions_line_names_both_latency_targets(read_client: Test
         },
     )  # fmt: skip
     assert "targets TTFT 1,000 ms and ITL 50 ms" in answer["summary"]["assumptions"]
+
+
+def test_the_savers_advice_says_what_batch_it_compares_with(read_client: TestClient) -> None:
+    # "instead of 135.4 GB as asked" had named a batch of 128 the engine assumed, for a
+    # question that gave none
+    answer = _ask(
+        read_client,
+        {
+            "workload": {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "qlora"},
+            "constraints": {"acquisition": "buy", "max_purchase_usd": 1000},
+        },
+    )
+    said = [a for a in answer["advice"] if " is enough: " in a]
+    assert said and not any("as asked" in a for a in answer["advice"])
+    batch = answer["workload"]["batch_size"]
+    assert f"for the whole batch of {batch:,} at once." in said[0]
