@@ -100,13 +100,15 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
         given = w.model.model_dump(exclude={"hf_config"})
         base.update({k: v for k, v in given.items() if v is not None})
     factor = _resize(base, preset)
+    given = w.model.model_dump(exclude={"hf_config"}) if w.model is not None else {}
     if factor is not None:
         assert preset is not None
-        given = w.model.model_dump(exclude={"hf_config"}) if w.model is not None else {}
         base.update(_resized(preset.model, factor, given))
     elif preset is not None and any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE):
         # the preset's operator tables are for its own architecture
         base["operators"] = base["decoder_operators"] = None
+    if preset is not None and given.get("gflops_per_sample") is None:
+        base.update(_restepped(preset.model, base))
     if not base.get("family"):
         raise InvalidInput("give a preset or model.family", field="workload.model.family")
     if not base.get("params"):
@@ -126,6 +128,19 @@ def _resize(base: dict[str, Any], preset: Preset | None) -> float | None:
     if any(base.get(k) != getattr(preset.model, k) for k in _TABLE_SHAPE if k != "input_size"):
         return None
     return float(asked) / float(own)
+
+
+def _restepped(m: ModelSpec, base: dict[str, Any]) -> dict[str, Any]:
+    """A diffusion preset asked at another number of UNet passes (denoising steps × its
+    guidance): its per-image FLOPs are the passes' plus one VAE decode, so they follow the
+    passes. Kept whole, the extra passes had come out of the VAE's share (40 steps priced
+    slower than 50)."""
+    table = base.get("operators")
+    old, new = m.passes_per_sample, base.get("passes_per_sample")
+    if m.family != "diffusion" or table is None or not old or not new or new == old:
+        return {}
+    unet = table.gflops_forward or table.gflops
+    return {"gflops_per_sample": float(base["gflops_per_sample"]) + (new - old) * unet}
 
 
 def _resized(m: ModelSpec, factor: float, given: dict[str, Any]) -> dict[str, Any]:

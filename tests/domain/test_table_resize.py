@@ -95,3 +95,25 @@ def test_a_larger_image_is_slower_and_needs_more_memory_through_the_engine():
     big_gpu, gpu = perf.estimate(H100, sd_big), perf.estimate(H100, sd)
     assert big_gpu.compute_s + big_gpu.memory_s > 4 * (gpu.compute_s + gpu.memory_s)
     assert big_gpu.throughput < gpu.throughput
+
+
+def test_a_diffusion_pipeline_at_fewer_steps_is_faster_and_needs_the_same_memory():
+    # 40 UNet passes of SDXL had been priced slower than its 50 (the per-image FLOPs kept
+    # whole, the missing passes were charged as a larger VAE decode), and memory moved with them
+    from app.domain import perf
+    from app.domain.workload import memory_breakdown
+    from app.recommend import schemas as s
+    from app.recommend.workloads import resolve_workload
+    from tests.domain.fixtures import H100
+
+    def job(passes: int):
+        w = {"preset": "sdxl", "model": {"passes_per_sample": passes}}
+        return resolve_workload(s.WorkloadIn.model_validate(w))[0]
+
+    few, usual, many = job(40), job(50), job(60)
+    unet = usual.model.operators.gflops_forward
+    assert few.model.gflops_per_sample == pytest.approx(usual.model.gflops_per_sample - 10 * unet)
+    times = [1 / perf.estimate(H100, w).throughput for w in (few, usual, many)]
+    assert times[0] < times[1] < times[2]
+    peaks = [memory_breakdown(w).total for w in (few, usual, many)]
+    assert max(peaks) < 1.01 * min(peaks)
