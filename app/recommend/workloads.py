@@ -698,8 +698,11 @@ def _runtime(
     else:
         runtime = defaults.get("inference", "pytorch")
     if not inference and runtime not in TRAINING_RUNTIMES:
+        # not "an inference runtime": MLX and llama.cpp fine-tune too (mlx-lm's LoRA), it is
+        # this engine that prices their training nowhere
         raise InvalidInput(
-            f"{runtime} is an inference runtime; training runs on " + ", ".join(TRAINING_RUNTIMES),
+            f"training under {runtime} is not modelled here; training is priced under "
+            + ", ".join(TRAINING_RUNTIMES),
             field="workload.runtime",
         )
     if inference and runtime in TRAINING_ONLY_RUNTIMES:

@@ -214,3 +214,15 @@ def test_a_sequence_length_on_an_image_model_is_said_to_be_ignored() -> None:
     same, quiet = _resolve_warned(preset="resnet-50")
     assert not any("seq_len" in w for w in quiet)
     assert work.model == same.model and work.batch_size == same.batch_size
+
+
+def test_training_under_a_runtime_it_is_not_priced_for_says_so_not_that_it_cannot_train() -> None:
+    import pytest
+
+    from app.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as err:
+        _resolve(preset="llama-3-8b", task="fine-tuning", runtime="mlx")
+    # mlx-lm fine-tunes with LoRA: the refusal is the engine's, not the runtime's
+    assert err.value.field == "workload.runtime"
+    assert "not modelled here" in str(err.value) and "inference runtime" not in str(err.value)
