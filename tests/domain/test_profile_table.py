@@ -53,8 +53,9 @@ def test_every_lookup_equals_a_fresh_resolution(
                         assert got == resolve(table, gpu, backend, runtime, precision, regime)
                         checked += 1
     assert checked > 30_000
-    # one profile per tuple the rows tell apart: far fewer than the lookups
-    assert len(table.profiles._profiles) < checked / 20
+    # one profile per tuple the rows tell apart: far fewer than the lookups (the power-cap rows
+    # keyed by architecture and 16-bit precision, 2026-12-05, tell ~1.6x more apart)
+    assert len(table.profiles._profiles) < checked / 10
 
 
 def test_usable_memory_equals_the_rule_worked_out_afresh(

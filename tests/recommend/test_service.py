@@ -990,7 +990,9 @@ def test_a_transformers_decode_question_offers_a_cuda_graph_runtime_as_a_what_if
     req = _req(workload={"preset": "llama-3-8b", "task": "inference", "runtime": "vllm"})
     work, _ = service._resolve(req, service.DATA_DIR)
     assert not any(label.startswith("runtime ") for label, _ in variations(work, req))
-    cnn = _req(workload={"preset": "resnet-50", "task": "inference"})
+    # an eager CNN is offered the compiled engines instead (tests/recommend/
+    # test_whatif_variations.py); one under TensorRT already, none
+    cnn = _req(workload={"preset": "resnet-50", "task": "inference", "runtime": "tensorrt"})
     work, _ = service._resolve(cnn, service.DATA_DIR)
     assert not any(label.startswith("runtime ") for label, _ in variations(work, cnn))
 
