@@ -1369,6 +1369,9 @@ class NearestOut(BaseModel):
     can_run: int = Field(description="catalog GPUs that run the changed job")
     purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
     hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
+    time_to_finish_h: float | None = Field(
+        None, description="the top pick's time to finish the job, where it has a length"
+    )
 
 
 class EmptyAnswerOut(BaseModel):
@@ -1411,6 +1414,9 @@ class WhatIfOut(BaseModel):
     same_top: bool
     purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
     hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
+    time_to_finish_h: float | None = Field(
+        None, description="the top pick's time to finish the job, where it has a length"
+    )
     meets_latency_target: bool | None = Field(
         None,
         description="whether the changed answer's top pick meets workload.latency_target_ms "

@@ -143,7 +143,7 @@ def _relaxed(c: s.ConstraintsIn, training: bool) -> list[tuple[str, dict[str, An
     if c.segments:
         out.append(("any kind of card", {"segments": None}))
     if c.max_hours is not None:
-        out.append(("no deadline", {"max_hours": None}))
+        out.append((DEADLINE_LIFTED, {"max_hours": None}))
     relaxed: list[tuple[str, dict[str, Any]]] = [
         (label, {"constraints": change}) for label, change in out
     ]
@@ -201,6 +201,7 @@ def what_if(
                 same_top=(first.gpu.slug if first else None) == top,
                 purchase_usd=first.cost.purchase_usd if first else None,
                 hourly_usd=first.cost.hourly_usd if first else None,
+                time_to_finish_h=first.time_to_finish_h if first else None,
                 meets_latency_target=first.meets_latency_target if first else None,
             )
         )
@@ -236,9 +237,26 @@ def config_name(name: str, num_gpus: int) -> str:
     return f"{num_gpus} × {name}" if num_gpus > 1 else name
 
 
+DEADLINE_LIFTED = "no deadline"
+
+
+def _span(hours: float) -> str:
+    """A long time to finish as a person says it: 18.8 h, 46 days, 2.9 years."""
+    if hours >= 2 * 8766:
+        return f"{hours / 8766:,.1f} years"
+    if hours >= 48:
+        return f"{hours / 24:,.0f} days"
+    return f"{hours:,.1f} h"
+
+
 def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
-    """'8 × AMD Instinct MI100 32GB ($6,000 to buy)': a variation's top pick and its price."""
-    return config_name(str(v.top_name), v.num_gpus or 1) + price_note(v, acquisition)
+    """'8 × AMD Instinct MI100 32GB ($6,000 to buy)': a variation's top pick and its price; with
+    the deadline lifted, the time it then takes (32 L40S "without a deadline" had read as an
+    answer where they take 2.9 years)."""
+    said = config_name(str(v.top_name), v.num_gpus or 1) + price_note(v, acquisition)
+    if v.change == DEADLINE_LIFTED and v.time_to_finish_h is not None:
+        said += f", finishing in {_span(v.time_to_finish_h)}"
+    return said
 
 
 def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
@@ -262,6 +280,7 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
             can_run=v.can_run,
             purchase_usd=v.purchase_usd,
             hourly_usd=v.hourly_usd,
+            time_to_finish_h=v.time_to_finish_h,
         )
         for v in helps
     ]

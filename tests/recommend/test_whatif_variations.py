@@ -30,3 +30,17 @@ def test_an_eager_image_pipeline_tries_the_compiled_runtimes_not_weight_formats(
     # a language model keeps its own levers
     llm = _labels({"preset": "llama-3-8b", "task": "inference"})
     assert "runtime vllm instead of transformers" in llm and "int4 weights instead of bf16" in llm
+
+
+def test_the_nearest_configuration_without_a_deadline_says_how_long_it_takes():
+    # "no deadline … best 32 × L40S ($13.76/h)" had read as an answer; it takes 2.9 years
+    from app.recommend.whatif import DEADLINE_LIFTED, best_config
+
+    lifted = s.NearestOut(
+        change=DEADLINE_LIFTED, top_slug="l40s", top_name="NVIDIA L40S", num_gpus=32,
+        can_run=3, hourly_usd=13.76, time_to_finish_h=25_500.0,
+    )  # fmt: skip
+    said = best_config(lifted, "rent")
+    assert said == "32 × NVIDIA L40S ($13.76/h to rent), finishing in 2.9 years"
+    other = lifted.model_copy(update={"change": "up to 64 GPUs instead of 8"})
+    assert "finishing" not in best_config(other, "rent")  # its deadline still holds
