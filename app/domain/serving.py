@@ -524,6 +524,7 @@ def _solve(
     o: int,
     cap: int,
     fresh: int | None = None,
+    share: bool = False,
 ) -> _Point | None:
     """Steady state of one replica under ``load_n`` concurrent requests (closed loop) or
     ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity.
@@ -632,7 +633,9 @@ def _solve(
     chunks_per_s = rate * others / max(1.0, min(n, slots))
     chunks_per_s *= max(1, math.ceil(q / max(chunk - others, chunk / 4.0)))
     itl_p95 = t_chunk if chunks_per_s * itl >= 0.05 else itl
-    share = _prefill_share(eng, min(n, slots), ctx, q, chunk, rate)
+    # the prompts' share of the GPU's time prices the $ split of the asked load alone: the
+    # curve's and saturation's points skip its two extra steps
+    prefill = _prefill_share(eng, min(n, slots), ctx, q, chunk, rate) if share else 0.0
     return _Point(
         itl,
         max(itl, itl_p95),
@@ -640,7 +643,7 @@ def _solve(
         ttft_p95 + 3.0 * queue,
         rate,
         min(n, slots),
-        share,
+        prefill,
         bound,
         step,
     )
@@ -804,10 +807,11 @@ def evaluate(
         )
     r = cfg.replicas
 
-    def saturated_point() -> _Point:
+    def saturated_point(share: bool = False) -> _Point:
         pt = _solve(
-            eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap, q
-        )
+            eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap, q,
+            share,
+        )  # fmt: skip
         assert pt is not None
         return pt
 
@@ -823,12 +827,12 @@ def evaluate(
         else ()
     )
     if load.requests_per_s is not None:
-        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap, q)
+        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap, q, True)
     else:
-        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap, q)
+        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap, q, True)
     notes: list[str] = []
     if point is None:
-        sat = sat or saturated_point()
+        sat = saturated_point(share=True)  # its share is the one this result reports
         return ServingResult(
             **base,
             fits=True,

@@ -32,7 +32,6 @@ from app.domain.serving import weights_name
 from app.offers.launch import TaskDumper
 from app.recommend import presets
 from app.recommend import schemas as s
-from app.shipped import yamlio
 from app.shipped.rules import DATA_DIR, load_efficiency
 from app.vocab import DATA_PARALLEL_SERVERS
 
@@ -78,14 +77,10 @@ class Published:
 @lru_cache(maxsize=8)
 def published(data_dir: Path = DATA_DIR) -> dict[str, Published]:
     """Each preset's serve repo (the ``model`` a serving answer starts) → what it publishes."""
-    path = data_dir / "workloads.yaml"
-    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
-    # read off the file: only serve commands use it, so the Preset record does not carry it
-    fp8 = {w["id"]: w.get("serve_repo_fp8") for w in (doc or {}).get("workloads") or []}
     out: dict[str, Published] = {}
     for preset in presets.load_presets(data_dir).values():
         repo = preset.serve_repo or presets.hf_repo(preset)
-        found = Published(preset.defaults.get("released_format"), fp8.get(preset.id))
+        found = Published(preset.defaults.get("released_format"), preset.serve_repo_fp8)
         if repo is not None and found != Published():
             out[repo] = found
     return out

@@ -39,6 +39,9 @@ class Preset:
     # The publisher's post-trained (chat/instruct) checkpoint of a base model, which a serving
     # command starts; None where the sourced repo is already the one to serve.
     serve_repo: str | None = None
+    # The publisher's own FP8 checkpoint, which an fp8 serving plan starts instead of quantising
+    # 16-bit weights at load; None where the publisher ships none.
+    serve_repo_fp8: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +174,7 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
             notes=raw.get("notes"),
             source_refs={s: refs[s] for s in sources if s in refs},
             serve_repo=raw.get("serve_repo"),
+            serve_repo_fp8=raw.get("serve_repo_fp8"),
         )
     return out
 

@@ -96,11 +96,9 @@ def _merge_model(w: s.WorkloadIn, preset: Preset | None) -> ModelSpec:
         base = {f.name: getattr(m, f.name) for f in fields(m)}
     if w.model is not None and w.model.hf_config is not None:
         base.update(model_fields_from_hf_config(w.model.hf_config))
-    if w.model is not None:
-        given = w.model.model_dump(exclude={"hf_config"})
-        base.update({k: v for k, v in given.items() if v is not None})
-    factor = _resize(base, preset)
     given = w.model.model_dump(exclude={"hf_config"}) if w.model is not None else {}
+    base.update({k: v for k, v in given.items() if v is not None})
+    factor = _resize(base, preset)
     if factor is not None:
         assert preset is not None
         base.update(_resized(preset.model, factor, given))
