@@ -105,12 +105,15 @@ def ddp(gpu: GpuSpec, n: int, job: Job) -> Layout:
 
 def fsdp(gpu: GpuSpec, n: int, job: Job) -> Layout:
     gather = 2.0 * topology.allgather_s(gpu, n, job.weight_bytes, job.layers)
+    # sharded gradients are reduce-scattered in every micro-step's backward: skipping the sync
+    # (FSDP's no_sync) would keep whole unsharded gradients on every GPU, which the memory model
+    # does not count; ZeRO-3 and FSDP2 without set_requires_gradient_sync(False) do the same
     reduce = topology.allgather_s(gpu, n, job.grad_bytes, job.layers)
-    comm = gather + reduce / max(1, job.accumulation_steps)
+    comm = gather + reduce
     tail = (gather / 2.0 + reduce) / max(1, job.layers)
     exposed = _exposed(comm, job.compute_s, tail, _hides(gpu, n))
     moved = topology.allgather_bytes(n, 2.0 * job.weight_bytes) + topology.allgather_bytes(
-        n, job.grad_bytes / max(1, job.accumulation_steps)
+        n, job.grad_bytes
     )
     label = f"fully sharded over all {n} GPUs (FSDP)"
     return Layout("fsdp", label, comm, exposed, _nic_s(gpu, n, moved))
@@ -119,6 +122,9 @@ def fsdp(gpu: GpuSpec, n: int, job: Job) -> Layout:
 def hsdp(gpu: GpuSpec, n: int, group: int, job: Job) -> Layout:
     """Sharded over ``group`` GPUs (whole nodes), replicated ``n // group`` times."""
     steps = max(1, job.accumulation_steps)
+    # the in-group reduce-scatter runs every micro-step (fsdp()); the all-reduce across replicas
+    # waits for the last one (FSDP2's set_requires_all_reduce(False) before it): the shards it
+    # accumulates stay sharded
     inside = fsdp(gpu, group, job)
     across = topology.replicas_allreduce_s(gpu, n // group, job.grad_bytes / group)
     # the cross-node all-reduce of each gradient shard follows its reduce-scatter in the last
@@ -169,11 +175,10 @@ def tensor_parallel(gpu: GpuSpec, n: int, tp: int, job: Job) -> Layout:
 
 def _across_nodes_fsdp(gpu: GpuSpec, m: int, job: Job) -> Layout:
     """FSDP among one GPU per node (``m`` nodes), each through its share of the NICs."""
-    steps = max(1, job.accumulation_steps)
     # all-gather of W sharded m ways moves (m−1)/m × W per GPU: half an all-reduce's bytes
     gather = 2.0 * topology.replicas_allreduce_s(gpu, m, job.weight_bytes / 2.0, job.layers)
     reduce = topology.replicas_allreduce_s(gpu, m, job.grad_bytes / 2.0, job.layers)
-    comm = gather + reduce / steps
+    comm = gather + reduce  # every micro-step, as in fsdp()
     tail = (gather / 2.0 + reduce) / max(1, job.layers)
     return Layout("fsdp", "", comm, _exposed(comm, job.compute_s, tail, True))
 

@@ -103,6 +103,23 @@ def test_overlap_hides_behind_compute_at_the_interference_price_plus_a_tail() ->
     assert host.exposed_s == host.comm_s
 
 
+def test_sharded_gradients_are_reduced_every_micro_step_ddp_once_per_batch() -> None:
+    """FSDP/ZeRO-3 keep gradients sharded, so each micro-step reduce-scatters its own (no_sync
+    would hold whole gradients, which the memory model does not count); DDP all-reduces once
+    per global batch; HSDP's cross-node all-reduce waits for the last micro-step."""
+    one, four = _job(), _job(accumulation_steps=4)
+    for lay in (parallelism.fsdp, lambda g, n, j: parallelism.tensor_parallel(g, n, 8, j)):
+        assert lay(H100_SXM, 16, four).comm_s == pytest.approx(lay(H100_SXM, 16, one).comm_s)
+    assert parallelism.fsdp(H100_SXM, 16, four).network_s == pytest.approx(
+        parallelism.fsdp(H100_SXM, 16, one).network_s
+    )
+    ddp1, ddp4 = parallelism.ddp(H100_SXM, 16, one), parallelism.ddp(H100_SXM, 16, four)
+    assert ddp4.comm_s == pytest.approx(ddp1.comm_s / 4)
+    h1, h4 = parallelism.hsdp(H100_SXM, 64, 8, one), parallelism.hsdp(H100_SXM, 64, 8, four)
+    inside = parallelism.fsdp(H100_SXM, 8, one).comm_s
+    assert h4.comm_s == pytest.approx(inside + (h1.comm_s - inside) / 4)
+
+
 def test_each_layout_is_chosen_where_people_use_it() -> None:
     job = _job()
     assert parallelism.choose(H100_SXM, 64, job, sharded=False, shard_min=1, tp_ok=True).name == (
