@@ -12,6 +12,7 @@ from datetime import date
 import numpy as np
 from numpy.typing import NDArray
 
+from app.domain import topology
 from app.domain.gpu import GpuSpec
 from app.vocab import CLUSTER_TIERS, HOST_TIERS
 
@@ -609,11 +610,18 @@ class ReplicaChoice:
     gpus_per_replica: int
     replicas: int
     per_instance: int
+    spans: int = 1  # instances one replica spans (pipeline stages across servers), else 1
 
     @property
     def note(self) -> str | None:
         c = self.choice
         shape = f"{c.instances}× " if c.instances > 1 else ""
+        if self.spans > 1:
+            return (
+                f"rents {shape}{c.offer.instance_type} from {c.offer.provider} as one cluster: "
+                f"each replica spans {self.spans} of them (pipeline stages across the "
+                "provider's cluster network, tensor parallel inside each)"
+            )
         if c.gpus_paid == c.gpus_used:
             if c.instances == 1:
                 return None
@@ -642,26 +650,43 @@ def choose_replica_offer(
     policy: RentalPolicy = RentalPolicy(),
 ) -> ReplicaChoice | None:
     """The cheapest accepted way to run ``replicas`` copies of a ``gpus_per_replica``-GPU
-    tensor-parallel group on instance shapes that exist.
+    group on instance shapes that exist.
 
-    A group needs its GPUs in one instance (its all-reduces run every layer, over NVLink or
-    PCIe, never between machines); replicas are independent servers, so several share an
-    instance when it has room (⌊GPUs per instance ÷ group⌋ each) and further ones take further
-    instances of the same offer. One instance type per configuration: the row names one offer.
-    ``None`` when no accepted instance holds one group."""
+    A tensor-parallel group needs its GPUs in one instance (its all-reduces run every layer,
+    over NVLink or PCIe, never between machines); a replica bigger than a server (pipeline
+    stages across servers, serving_step.NODE_SPANS) takes whole servers of a cluster
+    (``_spanned``). Replicas are independent servers, so several share an instance when it has
+    room (⌊GPUs per instance ÷ group⌋ each) and further ones take further instances of the same
+    offer. One instance type per configuration: the row names one offer. ``None`` when no
+    accepted instance holds one group."""
     tp, r = max(1, gpus_per_replica), max(1, replicas)
     best: tuple[tuple[float, int, str, str], ReplicaChoice] | None = None
     for offer in offers:
-        if offer.gpus < tp or not _accepts(offer, policy):
+        if offer.gpus <= 0 or not _accepts(offer, policy):
             continue
-        per_instance = offer.gpus // tp
-        instances = -(-r // per_instance)
+        if offer.gpus >= tp:
+            per_instance, spans = offer.gpus // tp, 1
+            instances = -(-r // per_instance)
+        elif _spanned(offer, tp):
+            per_instance, spans = 1, tp // offer.gpus
+            instances = r * spans
+        else:
+            continue
         price, spot = _hourly_rate(offer, policy)
         choice = OfferChoice(offer, instances, tp * r, price * instances, spot)
         key = (choice.usd_per_hour, offer.gpus, offer.provider, offer.instance_type)
         if best is None or key < best[0]:
-            best = (key, ReplicaChoice(choice, tp, r, min(per_instance, r)))
+            best = (key, ReplicaChoice(choice, tp, r, min(per_instance, r), spans))
     return best[1] if best is not None else None
+
+
+def _spanned(offer: CloudOffer, group: int) -> bool:
+    """Whether a replica of ``group`` GPUs may span whole instances of ``offer``: full
+    servers (topology.NODE_GPUS each) that divide it, booked from a provider's own instances
+    (CLUSTER_TIERS), as a training job across nodes is."""
+    return (
+        offer.gpus >= topology.NODE_GPUS and group % offer.gpus == 0 and offer.tier in CLUSTER_TIERS
+    )
 
 
 def owned_usd_per_hour(
@@ -695,6 +720,10 @@ def price_replicas(
             reason = (
                 f"no instance holds a {gpus_per_replica}-GPU tensor-parallel group "
                 f"(largest accepted: {biggest})"
+                if gpus_per_replica <= topology.NODE_GPUS
+                else f"no provider's own {topology.NODE_GPUS}-GPU servers, booked as a "
+                f"cluster, for a {gpus_per_replica}-GPU replica to span (largest accepted "
+                f"instance: {biggest} GPUs)"
             )
     rent = placed.choice if placed is not None else None
     buy, buy_reason = _purchase(offers, purchase_basis)

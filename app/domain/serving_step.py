@@ -151,6 +151,12 @@ class Served:
 # GPUs per replica the tensor-parallel runtimes are planned at: heads split evenly; 8 is one
 # NVLink/NVSwitch node
 TP_SIZES = (1, 2, 4, 8)
+# A replica too big for one node: tensor parallel over each node's 8 GPUs, the layers split
+# across 2 or 4 nodes as pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size,
+# TensorRT-LLM --pp_size; how DeepSeek-V3/R1 in FP8 is served on H100s, ~700 GB of weights
+# over 2 nodes of 8). Tried only where no shape inside one node holds the model: the stages
+# do not shorten a token (llm_step.span), so replicas of a node each serve better.
+NODE_SPANS = (16, 32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +176,9 @@ class Options:
     exact_gpus: int | None = None  # the request's "exactly N GPUs" (constraints.num_gpus)
     # weight formats the runtime lacks on this GPU's backend, with why (the compat rules)
     barred_weights: tuple[tuple[str, str], ...] = ()
+    # a replica may span nodes (NODE_SPANS): a tensor-parallel server runtime on datacenter
+    # GPUs, which rent and sell as 8-GPU servers joined by a fabric
+    across_nodes: bool = False
 
 
 def usable_formats(
@@ -207,6 +216,18 @@ def shapes(options: Options) -> list[tuple[int, range]]:
     if options.single_device:
         return [(tp, range(1, 2)) for tp in tps]
     return [(tp, range(1, max(1, options.max_gpus // tp) + 1)) for tp in tps]
+
+
+def node_shapes(options: Options) -> list[tuple[int, range]]:
+    """The replica shapes across nodes (NODE_SPANS) the options allow, as ``shapes`` gives
+    them: one replica each (a replica that needs several nodes already spans every GPU a
+    serving answer plans for one model), or the exact count asked."""
+    if not options.across_nodes:
+        return []
+    exact = options.exact_gpus
+    if exact is not None:
+        return [(n, range(exact // n, exact // n + 1)) for n in NODE_SPANS if exact % n == 0]
+    return [(n, range(1, options.max_gpus // n + 1)) for n in NODE_SPANS if n <= options.max_gpus]
 
 
 def miss_size(result: sv.ServingResult, targets: sv.ServingTargets) -> float:
@@ -418,12 +439,42 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
             "runtime_unsupported",
             f"{card.profile.name} cannot split the model over {tp} GPUs: {why}",
         )
+    out, unfit = _fitting(gpu, ctx, card, sizes, (weights, kvs))
+    if not out:
+        across = [
+            size
+            for size in node_shapes(card.options)
+            if llm_step.replica_split_error(model, card.profile.decode, size[0]) is None
+        ]
+        if across:
+            out, unfit_across = _fitting(gpu, ctx, card, across, (weights, kvs))
+            unfit = unfit_across or unfit
+            sizes = sizes + across
+    if not out:
+        why = unfit or "does not fit"
+        note = _exact_note(why, sizes, card.options.exact_gpus)
+        if note != why or card.options.across_nodes:
+            note = f"{note} ({_spans_words(card.options.across_nodes)})"
+        return _unserved(note)
+    return out
+
+
+def _fitting(
+    gpu: GpuSpec,
+    ctx: ev.Context,
+    card: _CardParts,
+    sizes: list[tuple[int, range]],
+    formats: tuple[list[str], list[str]],
+) -> tuple[list[ev.Configuration], str | None]:
+    """The configurations of ``sizes`` × the weight and KV ``formats`` whose replica holds one
+    request beside its weights, and why the closest shape that does not fit misses."""
     assert ctx.work.serving is not None
     load = load_of(ctx.work.serving)
     most = math.ceil(load.concurrent_requests) if load.concurrent_requests else None
     out: list[ev.Configuration] = []
     unfit: str | None = None
     first: tuple[int, str] | None = None
+    weights, kvs = formats
     for tp, counts in sizes:
         for wp in weights:
             for kv in kvs:
@@ -452,9 +503,7 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
                     for r in counts
                     if most is None or r <= max(most, counts.start)
                 ]
-    if not out:
-        return _unserved(_exact_note(unfit or "does not fit", sizes, card.options.exact_gpus))
-    return out
+    return out, unfit
 
 
 def _exact_note(why: str, sizes: list[tuple[int, range]], exact: int | None) -> str:
@@ -463,10 +512,15 @@ def _exact_note(why: str, sizes: list[tuple[int, range]], exact: int | None) -> 
     tp = sizes[-1][0]
     if exact is None or tp >= exact:
         return why
-    return (
-        f"{why}; {exact} GPUs run as {exact // tp} replicas of {tp} "
-        f"(a replica spans {', '.join(map(str, TP_SIZES[:-1]))} or {TP_SIZES[-1]} GPUs)"
-    )
+    return f"{why}; {exact} GPUs run as {exact // tp} replicas of {tp}"
+
+
+def _spans_words(across: bool) -> str:
+    inside = f"{', '.join(map(str, TP_SIZES[:-1]))} or {TP_SIZES[-1]} GPUs"
+    if not across:
+        return f"a replica spans {inside}"
+    nodes = " or ".join(map(str, NODE_SPANS))
+    return f"a replica spans {inside} in one server, or {nodes} across servers"
 
 
 def _weight_only_words(gpu: GpuSpec, weights: str) -> str | None:
@@ -609,6 +663,12 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
         memory_efficiency=mem_eff,
         compute_efficiency=comp,
         single_device=single,
+        across_nodes=(
+            not single
+            and gpu.segment == "datacenter"
+            and runtime.multi_gpu == "tensor"
+            and runtime.decode.span == "tensor"
+        ),
         exact_gpus=(
             ask.group
             if ask.group is not None

@@ -181,6 +181,11 @@ def _sglang(
     args = ["python", "-m", "sglang.launch_server", "--model-path", model, "--tp-size", str(tp)]
     if pp > 1:
         args += ["--pp-size", str(pp)]
+    nodes = _nodes(sv)
+    if nodes > 1:
+        # every server runs this command with its own --node-rank (deploy_for's note)
+        args += ["--nnodes", str(nodes), "--node-rank", "0"]
+        args += ["--dist-init-addr", "<first-server-ip>:20000"]
     if dp > 1:
         args += ["--dp-size", str(dp)]
     args += ["--context-length", str(context)]
@@ -268,6 +273,26 @@ INSTALL = {
     "sglang": 'pip install "sglang[all]"',
     "tensorrt-llm": "pip install tensorrt-llm",
     "llama.cpp": "# build llama.cpp with CUDA (cmake -B build -DGGML_CUDA=ON) or take a release",
+}
+
+
+def _nodes(sv: s.ServingOut) -> int:
+    """Servers one replica spans: a tensor-parallel group per server, the servers pipeline
+    stages (serving_step.NODE_SPANS); 1 inside one server."""
+    if sv.multi_gpu != "tensor" or sv.tensor_parallel >= sv.gpus_per_replica:
+        return 1
+    return sv.gpus_per_replica // max(1, sv.tensor_parallel)
+
+
+# How each runtime starts one replica across servers (its multi-node guide)
+ACROSS_SERVERS = {
+    "vllm": "start a Ray cluster over the {n} servers first (`ray start --head` on the first, "
+    "`ray start --address=<first-server-ip>:6379` on the others), then run the command on the "
+    "first (vLLM's multi-node serving: tensor parallel per server, pipeline across them)",
+    "sglang": "run the command on each of the {n} servers, --node-rank 0 to {last}, with "
+    "<first-server-ip> the first's address (SGLang's multi-node deployment)",
+    "tensorrt-llm": "start the command on all {n} servers as one MPI job (Slurm `srun` or "
+    "`mpirun` with TensorRT-LLM's `trtllm-llmapi-launch` before it; its multi-node guide)",
 }
 
 
@@ -362,7 +387,16 @@ def deploy_for(
     notes += ckpt.notes
     if sv.runtime == "llama.cpp":
         notes.append("point -m at the GGUF file of the quantisation this plan assumes")
-    yaml_text = _service_yaml(row, sv, command, packed, accelerator)
+    nodes = _nodes(sv)
+    yaml_text = _service_yaml(row, sv, command, packed, accelerator) if nodes == 1 else None
+    if nodes > 1:
+        how = ACROSS_SERVERS.get(sv.runtime)
+        if how is not None:
+            notes.append(how.format(n=nodes, last=nodes - 1))
+        notes.append(
+            f"one replica spans {nodes} servers on the provider's cluster network: a SkyPilot "
+            "service runs each replica on one server, so none is written"
+        )
     if packed > 1 and dp == 1:
         notes.append(
             f"{packed} replicas share each instance: start {packed} copies of the command on "
@@ -373,7 +407,7 @@ def deploy_for(
         # only a service file balances the copies itself; without one the reader does
         does = " (the service file does)" if yaml_text is not None else ""
         notes.append(f"run {copies} copies behind a load balancer{does}")
-    if yaml_text is None:
+    if yaml_text is None and nodes == 1:
         notes.append(
             "no SkyPilot instance behind this row: run the command on any machine with these GPUs"
         )

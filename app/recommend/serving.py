@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from app.domain import bands, efficiency, rank, serving_step
+from app.domain import bands, efficiency, llm_step, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -191,6 +191,12 @@ def _weight_format(precision: str, rt: sv.RuntimeProfile) -> str:
     return sv.WEIGHT_FORMAT[precision]
 
 
+def _tensor_parallel(c: sv.ServingConfig, rt: sv.RuntimeProfile) -> int:
+    """GPUs that split every layer: all of a tensor-parallel replica's inside one server,
+    each server's beyond it (the servers then run the layers as pipeline stages)."""
+    return llm_step.span(rt.decode, c.gpus_per_replica)[0] if rt.multi_gpu == "tensor" else 1
+
+
 def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
     r = row.result
     c = r.config
@@ -199,7 +205,7 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
     return s.ServingOut(
         replicas=c.replicas,
         gpus_per_replica=c.gpus_per_replica,
-        tensor_parallel=c.gpus_per_replica if rt.multi_gpu == "tensor" else 1,
+        tensor_parallel=_tensor_parallel(c, rt),
         multi_gpu=rt.multi_gpu if c.gpus_per_replica > 1 else "none",
         runtime=c.runtime,
         runtime_version=rt.version,
@@ -243,8 +249,12 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
     r = row.result
     c = r.config
     rt = row.runtime
+    tp = _tensor_parallel(c, rt)
     split = (
-        f" (tensor parallel {c.gpus_per_replica})"
+        f" (tensor parallel {tp})"
+        if rt.multi_gpu == "tensor" and tp == c.gpus_per_replica
+        else f" (tensor parallel {tp} in each of {c.gpus_per_replica // tp} servers, the layers "
+        "split between the servers as pipeline stages: a token passes through them in turn)"
         if rt.multi_gpu == "tensor"
         else " (whole layers per GPU, a token through them in turn: their memory adds up, "
         "not their speed)"

@@ -382,3 +382,71 @@ def test_a_dense_fp8_checkpoint_runs_weight_only_on_ampere_under_vllm() -> None:
     assert res.memory is not None and full.memory is not None
     # the embeddings and LM head stay 16-bit: a little over half
     assert 0.5 < res.memory.weights / full.memory.weights < 0.6
+
+
+# Llama 3.1 405B's shape (its config.json): 810 GB in bf16, more than a server of 8 H100s
+LLAMA_405B = dataclasses.replace(
+    LLAMA3_8B,
+    params=405.9e9,
+    layers=126,
+    hidden_size=16384,
+    num_heads=128,
+    num_kv_heads=8,
+    intermediate_size=53248,
+)
+
+
+def _big(**limits: object) -> ev.Context:
+    work = WorkloadSpec(
+        task="serving",
+        model=LLAMA_405B,
+        runtime="vllm",
+        efficiency=TABLE,
+        serving=dataclasses.replace(LOAD, ttft_ms_target=None, itl_ms_target=None),
+        precision="bf16",
+        quantization="bf16",
+    )
+    return ev.Context(work=work, rules=RULES, limits=ev.Limits(**limits))  # type: ignore[arg-type]
+
+
+def test_a_model_bigger_than_a_server_spans_servers_as_pipeline_stages() -> None:
+    planned = _shapes(H100, _big(max_gpus=32))
+    assert {c.shape.gpus_per_replica for c in planned if c.shape} <= {16, 32}
+    assert {c.shape.weight_precision for c in planned if c.shape} == {"bf16"}
+    r = _run(H100, _big(exact_gpus=16))
+    assert isinstance(r, ev.ConfigResult) and r.ok and r.serving is not None
+    res = r.serving.result
+    assert res.config.gpus_per_replica == 16
+    # tensor parallel 8 in each server, two stages: a token still reads every weight once, at
+    # one server's bandwidth (the stages run in turn), so the step is no faster than that bound
+    assert llm_step.span(r.serving.runtime.decode, 16) == (8, 2)
+    one_server_s = 810e9 / (8 * H100.memory_bandwidth_gbs * 1e9)
+    assert res.itl_ms is not None and res.itl_ms / 1000.0 > one_server_s
+    assert res.weights_gb_per_gpu == pytest.approx(LLAMA_405B.params * 2 / 16 / 1e9, rel=0.02)
+    # a model that fits one server never spans two: replicas of a server serve better
+    fits = _shapes(H100, _serving(max_gpus=32))
+    assert max(c.shape.gpus_per_replica for c in fits if c.shape) == 8
+
+
+def test_only_server_gpus_under_a_tensor_parallel_server_span_servers() -> None:
+    rtx = dataclasses.replace(H100, slug="rtx-x", segment="consumer")
+    planned = ev.plan(rtx, _big(max_gpus=32))
+    assert isinstance(planned, ev.Exclusion) and planned.code == "does_not_fit"
+    assert "across servers" not in planned.reason
+    refused = ev.plan(H100, _big(max_gpus=8))
+    assert isinstance(refused, ev.Exclusion)
+    assert "or 16 or 32 across servers" in refused.reason
+
+
+def test_a_replica_across_servers_rents_whole_servers_of_a_providers_cluster() -> None:
+    node = dataclasses.replace(NODE, instance_type="h100x8", gpus=8, usd_per_hour=24.0)
+    market = dataclasses.replace(node, provider="vast", tier="community", usd_per_hour=12.0)
+    placed = costs.choose_replica_offer([node, market], 16, 1)
+    assert placed is not None and placed.choice.offer is node
+    assert (placed.choice.instances, placed.spans, placed.choice.usd_per_hour) == (2, 2, 48.0)
+    assert placed.note is not None and "as one cluster" in placed.note
+    assert costs.choose_replica_offer([market], 16, 1) is None
+    # two replicas of 16: four servers; a 2-GPU instance is not a server to span
+    two = costs.choose_replica_offer([node], 16, 2)
+    assert two is not None and two.choice.instances == 4
+    assert costs.choose_replica_offer([NODE], 16, 1) is None

@@ -232,3 +232,35 @@ def test_a_chat_service_starts_the_published_instruct_checkpoint(read_client: Te
         assert "--quantization" not in args
         assert not any("published FP8 checkpoint" in n for n in d["notes"])
     assert any(2 * r["memory"]["breakdown"]["weights"] > r["memory"]["available_gb"] for r in fp8)
+
+
+def test_a_replica_across_servers_starts_as_each_runtime_documents(
+    read_client: TestClient,
+) -> None:
+    # DeepSeek-V3 in FP8 (~700 GB) on H100s: tensor parallel 8 per server × 2 pipeline stages
+    for runtime, pp_flag in (("vllm", "--pipeline-parallel-size"), ("sglang", "--pp-size")):
+        body = {
+            "workload": {
+                "preset": "deepseek-v3", "task": "serving", "runtime": runtime,
+                "serving": {"concurrent_requests": 16},
+            },
+            "constraints": {"num_gpus": 16, "acquisition": "rent", "vendors": ["nvidia"]},
+            "limit": 50,
+        }  # fmt: skip
+        r = read_client.post("/api/v1/recommendations", json=body)
+        assert r.status_code == 200, r.text
+        rows = r.json()["recommendations"]
+        (row,) = [x for x in rows if x["gpu"]["slug"] == "h100-sxm"]
+        sv = row["serving"]
+        assert (sv["gpus_per_replica"], sv["tensor_parallel"]) == (16, 8)
+        args = shlex.split(sv["deploy"]["command"])
+        assert _flag(args, pp_flag) == "2"
+        notes = " ".join(sv["deploy"]["notes"])
+        assert "2 servers" in notes and sv["deploy"]["skypilot_service"] is None
+        if runtime == "sglang":
+            assert _flag(args, "--nnodes") == "2" and _flag(args, "--node-rank") == "0"
+            assert _flag(args, "--tp-size") == "8"
+        else:
+            assert "ray start --head" in notes
+        if row["offer"] is not None:
+            assert row["offer"]["instances"] * row["offer"]["gpus"] >= 16
