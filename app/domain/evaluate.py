@@ -635,6 +635,7 @@ def _with_savers(work: WorkloadSpec, savers: tuple[str, ...], micro: int | None)
         changes["optimizer"] = "adam8bit"
     if micro is not None and micro < work.batch_size:
         changes["batch_size"] = micro
+        changes["accumulates"] = True
     return work.with_flags(**changes) if changes else work
 
 
@@ -841,7 +842,8 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     lay = _stated_layout(ctx) if run.training else None
     per = lay.model_parallel if lay is not None else 1
     out: list[Configuration] = []
-    starved: tuple[int, int, int] | None = None  # (GPUs, batch, per) too few samples fed
+    # (GPUs, batch, per, fewest that hold it): too few samples to feed them
+    starved: tuple[int, int, int, int] | None = None
     total1: float | None = None
     plain: set[int] = set()  # counts the first ladder holds with no saver at all
     for i, steps in enumerate(_ladders(ctx, run, allowed)):
@@ -864,7 +866,8 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
 @dataclass(slots=True)
 class _Walk:
     configs: list[Configuration]
-    starved: tuple[int, int, int] | None  # (GPUs, batch, per): more GPUs than samples to feed
+    # (GPUs, batch, per, fewest that hold the job): more GPUs than samples to feed
+    starved: tuple[int, int, int, int] | None
     total1: float | None  # the least one GPU would need, every saver of the ladder applied
 
 
@@ -883,7 +886,7 @@ def _walk(
     assert g.backend is not None and g.precision is not None
     exact = ctx.limits.exact_gpus
     out: list[Configuration] = []
-    starved: tuple[int, int, int] | None = None
+    starved: tuple[int, int, int, int] | None = None
     fewest: int | None = None  # fewest cards any earlier step needed
     total1: float | None = None
     for savers, micro in steps:
@@ -913,7 +916,7 @@ def _walk(
         unfed = _unfed(n, exact, _fed(run, micro, per))
         if unfed is not None:
             if micro is None:  # the job's own batch, not a micro-batch a saver tried
-                starved = starved or (unfed, run.batch_size, per)
+                starved = starved or (unfed, run.batch_size, per, n)
             continue
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
@@ -1008,10 +1011,18 @@ def _unfed(n: int, exact: int | None, most: int) -> int | None:
     return count if count > most else None
 
 
-def _starved(gpu: GpuSpec, n: int, batch: int, per: int) -> Exclusion:
-    """Why a training job that fits only on more GPUs than its batch has samples cannot run."""
+def _starved(gpu: GpuSpec, n: int, batch: int, per: int, fewest: int) -> Exclusion:
+    """Why a training job on more GPUs than its batch has samples cannot run: the ``n`` asked
+    where ``fewest`` would hold it, else the ``n`` it would take to hold it."""
     unit = "GPU" if per == 1 else f"replica of {per} GPUs"
     fed = batch * per
+    if fewest <= fed:
+        return Exclusion(
+            "filtered_out",
+            f"a batch of {batch} feeds at most {fed} GPU{'s' if fed > 1 else ''} (data "
+            f"parallelism gives each {unit} at least one whole sample), fewer than the {n} "
+            f"asked; {fewest} hold the job",
+        )
     return Exclusion(
         "does_not_fit",
         f"a batch of {batch} feeds at most {fed} GPU{'s' if fed > 1 else ''} (data "
@@ -1117,7 +1128,7 @@ def _too_big_layout(
     return Exclusion(
         "does_not_fit",
         f"needs {vram(need):,.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
-        f"saver makes it fit); has {vram(usable_gb(gpu, run)):.0f} GB usable",
+        f"saver makes it fit); has {vram(usable_gb(gpu, run)):.1f} GB usable",
     )
 
 
@@ -1147,7 +1158,7 @@ def too_big(
     # one GPU is all the limits (or the card: an Apple GPU does not pool) allow: nothing is
     # sharded, so the reason says so instead of "even when sharded"
     usable = usable_gb(gpu, run)
-    each = f"{vram(usable):.0f} GB usable"
+    each = f"{vram(usable):.1f} GB usable"
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     return Exclusion(
         "does_not_fit",

@@ -285,6 +285,10 @@ class WorkloadSpec:
     # before 2.8 copies a 16-bit cache without vector loads, at half the bytes per second
     # (llm_step.cat_rate). Not an API field: benchmarks set it from a published run's stack.
     torch_version: str = ""
+    # The step is one micro-batch of gradient accumulation (evaluate._with_savers): the
+    # gradients the earlier micro-steps summed stay allocated through this one's forward and
+    # backward, beside its activations. Not an API field.
+    accumulates: bool = False
     # The attention materialises grouped-query K/V for every query head each decode step
     # (transformers' repeat_kv: eager attention in every release, SDPA before v4.54 or with a
     # mask; llm_step.transformers_repeats_kv): a GQA model moves 2 × groups more cache bytes.
@@ -796,7 +800,14 @@ def _training_memory(
     grads = params * 4.0
     step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
     backward_start = casts + acts + logits
-    if zero_grad_keeps_gradients(work.torch_version):
+    if work.accumulates:
+        # micro-steps after the first start backward with the summed gradients still held
+        peak_grads = grads + max(0.0, step_temp - backward_start)
+        notes.append(
+            "gradients stay allocated across the micro-batches of gradient accumulation, "
+            "beside each one's activations"
+        )
+    elif zero_grad_keeps_gradients(work.torch_version):
         # zero-filled, not freed, between steps: alive at the start of backward too
         peak_grads = grads + max(0.0, step_temp - backward_start)
         notes.append("gradients stay allocated between steps (zero_grad() before PyTorch 2.0)")

@@ -198,6 +198,12 @@ def test_zero_filled_gradients_count_at_the_start_of_backward_before_pytorch_2()
     for version, expected in (("", 0.0), ("2.1", 0.0), ("1.13.1", grads), ("1.10", grads)):
         mem = memory_breakdown(_bert_step(version), flash_attention=True)
         assert mem.gradients == pytest.approx(expected), version
+    # a micro-batch of gradient accumulation starts backward with the summed gradients held,
+    # whatever the release: they sit beside its activations (issue #23 review: a full
+    # fine-tune of an 8B "fitted" one H100 with its fp32 gradients left out)
+    for version in ("", "2.1", "1.10"):
+        mem = memory_breakdown(_bert_step(version, accumulates=True), flash_attention=True)
+        assert mem.gradients == pytest.approx(grads), version
     # a tiny step, whose peak is the optimizer's: the gradients once, with foreach's sqrt(v)
     for version in ("", "1.10"):
         small = memory_breakdown(_bert_step(version, batch_size=1, seq_len=8))
