@@ -289,9 +289,14 @@ class ServingRuntime:
     # (TensorRT-LLM: one forward of max_num_tokens measured before its KV pool is sized); None:
     # vLLM's profiling peak where ``profile_bytes_per_logit`` is set, else no startup rule
     startup_activations: str | None = None
+    # stores its KV cache in FP8 when asked (vLLM/SGLang --kv-cache-dtype fp8, TensorRT-LLM's
+    # kv_cache_config dtype); False: no such format (llama.cpp's cache types are f16, q8_0,
+    # q4_0...; mlx-lm and Transformers' generate keep the model's dtype)
+    fp8_kv: bool = True
 
 
 _SERVING_OPTIONAL = {
+    "fp8_kv",
     "fp4_weight_only_min_cc",
     "fp8_weight_only_min_cc",
     "fp4_weight_only_archs",
@@ -806,6 +811,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             ),
             reserve_rule=_reserve_rule(name, values.get("reserve_rule")),
             startup_activations=_startup_activations(name, values.get("startup_activations")),
+            fp8_kv=bool(values.get("fp8_kv", True)),
         )
     return out
 

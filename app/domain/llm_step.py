@@ -1219,6 +1219,14 @@ def replica(
     )
 
 
+def _kv_copies_column(model: ModelSpec, tp: NDArray[np.float64], rows: int) -> NDArray[np.float64]:
+    """``kv_copies`` for every row's tensor-parallel degree at once."""
+    if model.attention == "mla":
+        return np.asarray(tp, dtype=np.float64) * np.ones(rows)
+    kv = float(model.num_kv_heads or model.num_heads or 1)
+    return np.maximum(1.0, np.asarray(tp, dtype=np.float64) / kv) * np.ones(rows)
+
+
 def expert_math_slowdown(job: ReplicaJob, card: CardTerms) -> float:
     """How much longer the routed experts' GEMM math takes than at the card's rate on the
     weights' own datapath (``card.flops``): a job whose experts multiply at the 16-bit rate
@@ -1252,8 +1260,15 @@ def kv_copies(model: ModelSpec, tp: int) -> float:
     guide: with tensor parallelism an MLA model (one KV head) gets a "duplicated KV cache
     across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html). Taken for
     every tensor-parallel runtime (data-parallel attention, which keeps one copy, is not
-    modelled)."""
-    return float(tp) if model.attention == "mla" and tp > 1 else 1.0
+    modelled). Grouped-query attention split over more GPUs than it has KV heads keeps a
+    whole head on each (vLLM's QKVParallelLinear replicates them where tp ≥ kv heads, as
+    ``head_split_error`` allows): tp ÷ kv copies, each GPU holding and reading its head's."""
+    if tp <= 1:
+        return 1.0
+    if model.attention == "mla":
+        return float(tp)
+    kv = model.num_kv_heads or model.num_heads or tp
+    return max(1.0, tp / kv)
 
 
 def eager_gap_us(decode: RuntimeProfile) -> float:
@@ -1705,7 +1720,7 @@ def dense_columns(
         decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
         fp4_rel=per_card[:, 17],
         fp4_m0=per_card[:, 18],
-        kv_copies=tp if job.model.attention == "mla" else full(rows, 1.0),
+        kv_copies=_kv_copies_column(job.model, tp, rows),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),
         comm_of=comm_of,

@@ -102,6 +102,7 @@ class RuntimeProfile:
     # (efficiency.startup_activations_gb)
     reserve_rule: efficiency.ReserveRule | None = None
     startup_activations: str | None = None
+    fp8_kv: bool = True  # has an FP8 KV cache format (efficiency.ServingSpec.fp8_kv)
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
@@ -178,6 +179,7 @@ def runtime_profile(
         profile_bytes_per_logit=spec.profile_bytes_per_logit,
         reserve_rule=spec.reserve_rule,
         startup_activations=spec.startup_activations,
+        fp8_kv=spec.fp8_kv,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -414,7 +416,9 @@ def supports_weights(
     return None
 
 
-def supports_kv(gpu: GpuSpec, kv: str) -> str | None:
+def supports_kv(gpu: GpuSpec, kv: str, rt: RuntimeProfile | None = None) -> str | None:
+    if kv == "fp8" and rt is not None and not rt.fp8_kv:
+        return f"fp8 KV cache: {rt.name} has no such cache format"
     if kv == "fp8" and not gpu.fp8_tflops:
         return "fp8 KV cache needs fp8 support (Ada, Hopper, Blackwell, MI300)"
     return None
@@ -826,10 +830,15 @@ def evaluate(
         if with_curve
         else ()
     )
+    # replicas with a request to run: fewer concurrent requests than replicas leave the rest
+    # idle (a closed loop's c clients each hold one replica; c < 1 is one client part-time)
+    busy = float(r)
     if load.requests_per_s is not None:
         point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap, q, True)
     else:
-        point = _solve(eng, rt, (load.concurrent_requests or 1.0) / r, None, p, o, cap, q, True)
+        c = load.concurrent_requests or 1.0
+        busy = min(busy, c)
+        point = _solve(eng, rt, c / r, None, p, o, cap, q, True)
     notes: list[str] = []
     if point is None:
         sat = saturated_point(share=True)  # its share is the one this result reports
@@ -858,8 +867,8 @@ def evaluate(
     # saturation is solved at 4 × cap users, where a request's own next prompt is a smaller
     # share of the arrivals it may queue behind than at a load just past cap: that load's
     # rate can exceed it by ~0.1 %, and "up to" never reads below the rate it tops
-    if point.rate * o * r > max_out > 0.0:
-        max_out = point.rate * o * r
+    if point.rate * o * busy > max_out > 0.0:
+        max_out = point.rate * o * busy
     saturated = load.concurrent_requests is not None and load.concurrent_requests / r > cap
     if saturated:
         notes.append(
@@ -875,10 +884,10 @@ def evaluate(
         ttft_p95_ms=point.ttft_p95 * 1e3,
         itl_ms=point.itl * 1e3,
         itl_p95_ms=point.itl_p95 * 1e3,
-        output_tokens_per_s=point.rate * o * r,
-        input_tokens_per_s=point.rate * p * r,
+        output_tokens_per_s=point.rate * o * busy,
+        input_tokens_per_s=point.rate * p * busy,
         max_output_tokens_per_s=max_out,
-        requests_per_s=point.rate * r,
+        requests_per_s=point.rate * busy,
         saturated=saturated,
         prefill_share=point.prefill_share,
         bottleneck=point.bound,

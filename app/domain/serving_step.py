@@ -195,7 +195,7 @@ def usable_formats(
             skipped.append(f"{wp}: {why}")
         else:
             weights.append(wp)
-    kvs = [kv for kv in options.kv_precisions if sv.supports_kv(gpu, kv) is None]
+    kvs = [kv for kv in options.kv_precisions if sv.supports_kv(gpu, kv, options.runtime) is None]
     return weights, kvs, skipped
 
 
@@ -417,7 +417,9 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
         return card
     weights, kvs, skipped = usable_formats(gpu, card.options, ctx.work.model)
     if not kvs:  # the KV cache format asked for (fp8 on an A100) is the card's gap
-        gaps = [sv.supports_kv(gpu, kv) or kv for kv in card.options.kv_precisions]
+        gaps = [
+            sv.supports_kv(gpu, kv, card.options.runtime) or kv for kv in card.options.kv_precisions
+        ]
         return _unserved("; ".join(gaps))
     if not weights:
         return _unserved("; ".join(skipped))

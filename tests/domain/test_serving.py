@@ -874,3 +874,37 @@ def test_a_latent_attention_cache_fills_every_gpu_of_its_group_as_its_capacity_c
     )
     # the pool holds what the capacity says: max_concurrency requests fill it, not 8x that
     assert mla.kv_gb_per_gpu(mla.max_concurrency) <= mla.kv_pool_gb_per_gpu * 1.0001
+
+
+def test_replicas_without_a_request_produce_nothing() -> None:
+    """Fewer concurrent requests than replicas leave the rest idle: one user on 4 replicas of
+    one GPU gets one replica's speed, not four (the output and $/M were overstated 4×)."""
+    one = run(H100, LLAMA8, cfg(), sv.ServingLoad(1000, 200, concurrent_requests=1))
+    four = run(H100, LLAMA8, cfg(r=4), sv.ServingLoad(1000, 200, concurrent_requests=1))
+    three = run(H100, LLAMA8, cfg(r=4), sv.ServingLoad(1000, 200, concurrent_requests=3))
+    assert one.output_tokens_per_s and four.output_tokens_per_s and three.output_tokens_per_s
+    assert four.output_tokens_per_s == pytest.approx(one.output_tokens_per_s)
+    assert three.output_tokens_per_s == pytest.approx(3 * one.output_tokens_per_s)
+    assert four.itl_ms == pytest.approx(one.itl_ms)
+    # half a user on average (one client, busy half the time) produces half as much
+    half = run(H100, LLAMA8, cfg(r=4), sv.ServingLoad(1000, 200, concurrent_requests=0.5))
+    assert half.output_tokens_per_s == pytest.approx(one.output_tokens_per_s / 2)
+    # saturation still counts every replica
+    assert four.max_output_tokens_per_s == pytest.approx(4 * one.max_output_tokens_per_s)
+
+
+def test_kv_heads_fewer_than_the_tensor_parallel_gpus_are_copied_onto_each() -> None:
+    """vLLM's QKVParallelLinear gives every GPU a whole KV head where tp ≥ kv heads: a model
+    of 4 KV heads (Qwen3-235B-A22B) at TP8 holds each head twice, so a GPU's share of the
+    cache is twice 1/8 (the pool held half the requests the capacity counted)."""
+    four = dataclasses.replace(LLAMA8, num_kv_heads=4)
+    assert llm_step.kv_copies(four, 8) == 2.0
+    assert llm_step.kv_copies(four, 4) == llm_step.kv_copies(LLAMA8, 8) == 1.0
+    assert llm_step.kv_copies(four, 1) == 1.0
+    load = sv.ServingLoad(4000, 1000, concurrent_requests=64)
+    wide = run(H100, four, cfg(tp=8), load)
+    assert wide.kv_copies == 2.0
+    assert wide.kv_gb_per_gpu(64) == pytest.approx(64 * wide.kv_gb_per_request * 2 / 8)
+    narrow = run(H100, LLAMA8, cfg(tp=8), load)
+    # half the KV bytes per token, but twice the copies: the same room per request per GPU
+    assert wide.max_concurrency == pytest.approx(narrow.max_concurrency, rel=0.02)

@@ -450,3 +450,25 @@ def test_a_replica_across_servers_rents_whole_servers_of_a_providers_cluster() -
     two = costs.choose_replica_offer([node], 16, 2)
     assert two is not None and two.choice.instances == 4
     assert costs.choose_replica_offer([NODE], 16, 1) is None
+
+
+def test_a_runtime_without_an_fp8_kv_cache_plans_only_its_own() -> None:
+    """llama.cpp's cache types are f16, q8_0, q4_0...: an fp8 KV plan would start with an f16
+    cache twice the size it was sized for."""
+    work = WorkloadSpec(
+        task="serving",
+        model=LLAMA3_8B,
+        runtime="llama.cpp",
+        runtime_given=True,
+        efficiency=TABLE,
+        serving=LOAD,
+    )
+    ctx = ev.Context(work=work, rules=RULES, limits=ev.Limits())
+    planned = _shapes(H100, ctx)
+    assert {c.shape.kv_precision for c in planned if c.shape} == {"bf16"}
+    asked = dataclasses.replace(LOAD, kv_cache_precision="fp8")
+    refused = ev.plan(H100, ev.Context(work=dataclasses.replace(work, serving=asked), rules=RULES))
+    assert isinstance(refused, ev.Exclusion) and refused.code == "precision_unsupported"
+    assert "llama.cpp" in refused.reason
+    # vLLM, which has one, still plans both
+    assert {c.shape.kv_precision for c in _shapes(H100, _serving()) if c.shape} == {"bf16", "fp8"}

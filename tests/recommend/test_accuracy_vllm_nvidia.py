@@ -127,4 +127,6 @@ def test_sharegpt_bursts_are_priced_by_their_drain_not_the_saturation_rate(accur
                 int(m["output_tokens"]), None, table,
             )  # fmt: skip
             steady.append(res.max_output_tokens_per_s / float(m["value"]))
-    assert len(steady) == 12 and statistics.median(steady) >= 1.95
+    # (1.95 before 2026-12-05, when grouped-query heads replicated over a wider tensor-parallel
+    # group began to take their copies' room in the KV pool: llm_step.kv_copies)
+    assert len(steady) == 12 and statistics.median(steady) >= 1.8
