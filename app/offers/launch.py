@@ -5,6 +5,7 @@ it for weeks. Nothing here launches anything."""
 from __future__ import annotations
 
 import shlex
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import yaml
@@ -22,6 +23,35 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 
 TaskDumper.add_representer(str, _str)
+
+
+# PyPI's torch wheels are CUDA builds: a ROCm machine would benchmark its CPU. PyTorch publishes
+# its ROCm builds on its own index (pytorch.org, "Get Started", Linux / Pip / ROCm). rocm7.2 is
+# the index that carries torch 2.13.0, the release requirements-dev.lock pins and the bench
+# extra's range (<2.14) ends at: the pin keeps pip from taking a newer torch the index also
+# carries. (The stored copies of pytorch.org here do not list 2.13's ROCm index; torch
+# 2.13.0+rocm7.2 from download.pytorch.org/whl/rocm7.2 is what public ROCm setups install.)
+TORCH_INSTALL = {
+    "cuda": "python3 -m pip install torch",
+    "rocm": "python3 -m pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/rocm7.2",
+}
+# The vendor's device listing, printed before the run (never fails it)
+SMI = {"cuda": "nvidia-smi || true", "rocm": "rocm-smi || true"}
+
+
+@lru_cache(maxsize=1)
+def _shipped_backends() -> dict[str, tuple[str, ...]]:
+    """Each shipped catalog GPU's backends (data/gpus/*.yaml): cuda, rocm, ..."""
+    from app.catalog.loader import read_catalog
+    from app.shipped.rules import DATA_DIR
+
+    return {g.slug: tuple(g.backends) for g in read_catalog(DATA_DIR)}
+
+
+def backend_of(gpu_slug: str) -> str:
+    """The backend the benchmark installs torch for: rocm for a GPU the catalog runs on ROCm,
+    else cuda (the launchable offers are NVIDIA's and AMD's)."""
+    return "rocm" if "rocm" in _shipped_backends().get(gpu_slug, ()) else "cuda"
 
 
 class NotLaunchable(ValueError):
@@ -50,12 +80,16 @@ def task_yaml(
     *,
     profile: str = "standard",
     workdir: str = ".",
+    backend: str | None = None,
 ) -> str:
+    """``backend``: the GPU's (cuda, rocm), which picks the torch build; by default the
+    shipped catalog's for ``gpu_slug`` (``backend_of``)."""
     if not offer.accelerator:
         raise NotLaunchable(
             f"{offer.provider} '{offer.instance_type}' is a per-GPU list price, not an instance "
             "SkyPilot can launch; pick an offer imported from a SkyPilot catalog"
         )
+    kind = backend if backend in TORCH_INSTALL else backend_of(gpu_slug)
     bench = " ".join(
         [
             "gpu-advisor bench",
@@ -80,10 +114,10 @@ def task_yaml(
         "setup": (
             "set -e\n"
             "python3 -m pip install --upgrade pip\n"
-            "python3 -m pip install torch\n"
+            f"{TORCH_INSTALL[kind]}\n"
             "python3 -m pip install .\n"
         ),
-        "run": f"set -e\nnvidia-smi || true\n{bench}\n",
+        "run": f"set -e\n{SMI[kind]}\n{bench}\n",
     }
     header = _loopback_warning(upload_url) + (
         f"# GPU Advisor: benchmark {gpu_slug} on {offer.provider} {offer.instance_type}\n"

@@ -13,9 +13,14 @@ instance, a SkyPilot service file that starts it. Only flags each runtime docume
   --pp_size, --max_batch_size, --max_seq_len, --kv_cache_free_gpu_memory_fraction, and
   --extra_llm_api_options (a YAML file of LLM API arguments: ``kv_cache_config`` is its
   KvCacheConfig, whose ``dtype`` sets the KV cache's on the PyTorch backend).
-* llama.cpp ``llama-server`` (its tools/server README): -m, -c, -ngl, -np, --split-mode.
+* llama.cpp ``llama-server`` (its tools/server README): -m, -c, -ngl, -np, --split-mode, and
+  -ctk / -ctv (--cache-type-k/-v: f16, q8_0, ...; a quantised V cache needs flash attention,
+  ``-fa, --flash-attn [on|off|auto]`` in current builds, a bare -fa in older ones).
 * SkyPilot service YAML (docs.skypilot.co, "Service YAML spec"): service.readiness_probe,
   service.replicas, resources.accelerators / cloud / instance_type / ports.
+
+PyPI's vllm, sglang and torch wheels are CUDA builds: on an AMD GPU the service runs the
+runtime's ROCm container instead (``rocm_image``), and TensorRT-LLM, NVIDIA's alone, has none.
 """
 
 from __future__ import annotations
@@ -66,12 +71,14 @@ def _fp8_kv(sv: s.ServingOut) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Published:
-    """What a serve repo's publisher puts out: the format that repo's weights are released in
-    (a preset's ``released_format``: DeepSeek-V3's fp8, gpt-oss's mxfp4; None for 16-bit) and
-    the publisher's own FP8 checkpoint of it (its ``serve_repo_fp8``)."""
+    """What is published of a serve repo: the format its weights are released in (a preset's
+    ``released_format``: DeepSeek-V3's fp8, gpt-oss's mxfp4; None for 16-bit) and its FP8, int4
+    AWQ and NVFP4 checkpoints (``serve_repo_fp8`` / ``_awq`` / ``_fp4``)."""
 
     released: str | None = None
     fp8_repo: str | None = None
+    awq_repo: str | None = None
+    fp4_repo: str | None = None
 
 
 @lru_cache(maxsize=8)
@@ -80,7 +87,12 @@ def published(data_dir: Path = DATA_DIR) -> dict[str, Published]:
     out: dict[str, Published] = {}
     for preset in presets.load_presets(data_dir).values():
         repo = preset.serve_repo or presets.hf_repo(preset)
-        found = Published(preset.defaults.get("released_format"), preset.serve_repo_fp8)
+        found = Published(
+            preset.defaults.get("released_format"),
+            preset.serve_repo_fp8,
+            preset.serve_repo_awq,
+            preset.serve_repo_fp4,
+        )
         if repo is not None and found != Published():
             out[repo] = found
     return out
@@ -103,47 +115,119 @@ def _as_released(sv: s.ServingOut, released: str) -> bool:
 
 def checkpoint(row: s.Recommendation, model: str) -> Checkpoint:
     """The checkpoint that starts the row's weights: the repo as published where the row runs
-    its weights as released, the publisher's own FP8 checkpoint for fp8 weights where one
-    exists, else the repo with the runtime quantising it at load (or the checkpoint it needs)."""
+    its weights as released, a published checkpoint in the row's weight format where one is
+    named (FP8, int4 AWQ, NVFP4), vLLM's and SGLang's load-time FP8 quantisation of the repo,
+    else a placeholder for the checkpoint the plan needs: never the 16-bit repo under a
+    quantised plan's name. llama.cpp reads a GGUF file (``_llamacpp``), not the repo."""
     sv = row.serving
     assert sv is not None
     pub = published().get(model, Published())
+    if sv.runtime == "llama.cpp":
+        return Checkpoint(model, None, (_gguf_note(sv, model),))
     if pub.released is not None and _as_released(sv, pub.released):
         return Checkpoint(model)
-    if sv.weight_precision == "fp8" and pub.fp8_repo is not None and sv.runtime != "llama.cpp":
-        # a checkpoint stored in fp8 loads at 8 bits: no 16-bit copy to outgrow the GPUs
-        # (llama.cpp reads a GGUF file, not the repo)
-        return Checkpoint(pub.fp8_repo)
-    quant, need = _quantization(sv)
-    notes = [need] if need else []
-    if quant == "fp8" and sv.runtime == "tensorrt-llm":
+    repo = _published_repo(row, pub)
+    if repo is not None:
+        # a checkpoint stored in the plan's format loads at its bits, its quantisation read off
+        # its config (vLLM's and SGLang's AWQ and ModelOpt detection): no flag, no 16-bit copy
+        return Checkpoint(repo)
+    if sv.weight_precision == "fp8" and sv.runtime != "tensorrt-llm":
+        notes: tuple[str, ...] = ()
+        if _sixteen_bit_overflows(row):
+            # vLLM's FP8 docs: online quantisation loads the model at its original precision
+            notes = (
+                "--quantization fp8 quantises at load, after the 16-bit weights are loaded, "
+                "which do not fit these GPUs: serve a published FP8 checkpoint of the model "
+                "instead",
+            )
+        return Checkpoint(model, "fp8", notes)
+    need = _needs(sv, rocm(row))
+    if need is None:
+        return Checkpoint(model)
+    kind, note = need
+    if model.startswith("<"):
+        return Checkpoint(model, None, (note,))
+    placeholder = f"<{kind}-checkpoint-of-{model.rsplit('/', 1)[-1]}>"
+    return Checkpoint(placeholder, None, (f"{note}: replace {placeholder} with it",))
+
+
+def _published_repo(row: s.Recommendation, pub: Published) -> str | None:
+    """The named checkpoint in the row's weight format that its runtime loads, if any."""
+    sv = row.serving
+    assert sv is not None
+    w = sv.weight_precision
+    if w == "fp8":
+        return pub.fp8_repo
+    if w == "int4" and sv.runtime != "tensorrt-llm":
+        # AutoAWQ checkpoints; TensorRT-LLM runs Model Optimizer's INT4-AWQ exports instead
+        return pub.awq_repo
+    if w == "fp4" and not rocm(row):
+        # NVIDIA's NVFP4 exports name Blackwell as their hardware, not AMD's MXFP4 GPUs
+        return pub.fp4_repo
+    return None
+
+
+def _needs(sv: s.ServingOut, on_rocm: bool) -> tuple[str, str] | None:
+    """(the placeholder's kind, a note on the checkpoint the plan needs) where the repo cannot
+    be loaded as the plan's weights; None for 16-bit weights."""
+    w = sv.weight_precision
+    trtllm = sv.runtime == "tensorrt-llm"
+    if w == "fp8" and trtllm:
         # trtllm-serve takes no --quantization: TensorRT-LLM runs pre-quantised checkpoints and
         # quantises offline with Model Optimizer (its docs, "Quantization")
-        notes.append(
+        return "fp8", (
             "trtllm-serve runs the checkpoint's own precision: fp8 weights need an FP8 "
             "checkpoint of the model (e.g. one exported with NVIDIA's Model Optimizer)"
         )
-    elif quant == "fp8" and _sixteen_bit_overflows(row):
-        # vLLM's FP8 docs: online quantisation loads the model at its original precision first
-        notes.append(
-            "--quantization fp8 quantises at load, after the 16-bit weights are loaded, which "
-            "do not fit these GPUs: serve a published FP8 checkpoint of the model instead"
+    if w == "int4" and trtllm:
+        return "int4-awq", (
+            "trtllm-serve runs the checkpoint's own precision: int4 weights need an INT4-AWQ "
+            "checkpoint of the model exported with NVIDIA's Model Optimizer"
         )
-    return Checkpoint(model, quant, tuple(notes))
-
-
-def _quantization(sv: s.ServingOut) -> tuple[str | None, str | None]:
-    """(the runtime's --quantization value, a note on the checkpoint it needs)."""
-    w = sv.weight_precision
-    if w == "fp8":
-        return "fp8", None
     if w == "int4":
-        return "awq", "int4 weights need an AWQ (or GPTQ) checkpoint of the model"
+        return "awq-int4", "int4 weights need an AWQ (or GPTQ) int4 checkpoint of the model"
+    if w == "fp4" and on_rocm:
+        return "mxfp4", "fp4 weights need an MXFP4 checkpoint of the model (e.g. AMD's Quark ones)"
     if w == "fp4":
-        return None, "fp4 weights need an NVFP4 checkpoint of the model (e.g. NVIDIA's -FP4 ones)"
+        return (
+            "nvfp4",
+            "fp4 weights need an NVFP4 checkpoint of the model (e.g. NVIDIA's -FP4 ones)",
+        )
     if w == "int8":
-        return None, "int8 weights need a W8A8 checkpoint of the model"
-    return None, None
+        return "w8a8", "int8 weights need a W8A8 checkpoint of the model"
+    return None
+
+
+def rocm(row: s.Recommendation) -> bool:
+    """Whether the row's GPU runs ROCm (an AMD GPU): PyPI's CUDA wheels do not run there."""
+    return row.gpu.vendor == "amd"
+
+
+# GGUF's names for the weights a llama.cpp plan runs, where its format is not a GGUF one already
+# (llama.cpp's tools/quantize: F16, BF16, Q8_0, MXFP4)
+GGUF_TYPES = {"bf16": "BF16", "fp16": "F16", "int8": "Q8_0", "mxfp4": "MXFP4"}
+
+
+def gguf_type(sv: s.ServingOut) -> str | None:
+    """The GGUF type of the row's weights (the plan's Q4_K_M, Q8_0 for int8); None where GGUF
+    has none (fp8, NVFP4)."""
+    name = weights_name(sv.weight_precision, sv.weight_format)
+    if name.startswith("GGUF "):
+        return name.split()[1]
+    return GGUF_TYPES.get(name.lower())
+
+
+def _gguf_note(sv: s.ServingOut, model: str) -> str:
+    kind = gguf_type(sv)
+    if kind is not None:
+        return (
+            "llama.cpp reads a GGUF file, not the Hugging Face repo: point -m at a "
+            f"{kind} GGUF of {model}"
+        )
+    return (
+        f"llama.cpp reads GGUF files, which have no {sv.weight_precision} weight type: point -m "
+        f"at a GGUF of {model} near the plan's size (Q8_0 for 8 bits, Q4_K_M for 4)"
+    )
 
 
 def _vllm(
@@ -256,24 +340,105 @@ def _llamacpp(
     quant: str | None = None,
 ) -> list[str]:
     slots = _per_replica(sv)
-    gguf = model.rsplit("/", 1)[-1] + ".gguf"
+    kind = gguf_type(sv)
+    gguf = model.rsplit("/", 1)[-1] + (f"-{kind}" if kind else "") + ".gguf"
     # -c is the KV cache for all slots together: each of -np slots gets c ÷ np
     args = ["llama-server", "-m", gguf, "-c", str(context * slots), "-np", str(slots)]
     args += ["-ngl", "999"]
     if sv.gpus_per_replica > 1:
         args += ["--split-mode", "row" if sv.multi_gpu == "tensor" else "layer"]
+    if sv.kv_cache_precision not in SIXTEEN_BIT:
+        # an 8-bit cache is q8_0, llama.cpp's only 8-bit cache type (it has no fp8 one), and a
+        # quantised V cache needs flash attention on (llama-context: "V cache quantization
+        # requires flash_attn"); the tools/server README's current spelling, value required
+        args += ["--flash-attn", "on", "-ctk", "q8_0", "-ctv", "q8_0"]
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
+
+
+SIXTEEN_BIT = ("bf16", "fp16")
 
 
 BUILDERS = {"vllm": _vllm, "sglang": _sglang, "tensorrt-llm": _trtllm, "llama.cpp": _llamacpp}
 # the runtimes that run several replicas of one server on one node themselves (``dp``)
 DATA_PARALLEL = frozenset(DATA_PARALLEL_SERVERS)
+# The CUDA setup: PyPI's wheels are CUDA builds. TensorRT-LLM's pip install needs MPI's
+# development files first (its docs, "Installing on Linux via pip": apt-get install
+# libopenmpi-dev).
 INSTALL = {
     "vllm": "pip install vllm",
     "sglang": 'pip install "sglang[all]"',
-    "tensorrt-llm": "pip install tensorrt-llm",
+    "tensorrt-llm": "sudo apt-get update && sudo apt-get -y install libopenmpi-dev\n"
+    "pip install tensorrt-llm",
     "llama.cpp": "# build llama.cpp with CUDA (cmake -B build -DGGML_CUDA=ON) or take a release",
 }
+# The ROCm route each runtime documents for AMD GPUs: its prebuilt ROCm container.
+# * vLLM: AMD's rocm/vllm image (docs.vllm.ai "GPU installation", AMD ROCm tab, and
+#   rocm.docs.amd.com "vLLM inference and serving on ROCm", which recommend it over building);
+#   this tag is vLLM 0.10.2 on ROCm 7.0.0, the 0.10 line the plan prices
+#   (serving_runtimes.vllm.version) and the image AMD's MI300X results ran
+#   (tests/data/heldout_rocm_vllm.yaml).
+# * SGLang: lmsysorg/sglang's ROCm images (docs.sglang.ai "AMD GPUs", Install Using Docker),
+#   one per Instinct generation: -mi30x for MI300X/MI325X (gfx942), -mi35x for MI350X/MI355X
+#   (gfx950); v0.5.5.post3 the 0.5.5 release nearest the priced 0.5.5.post1 with a -mi30x tag
+#   in use, v0.5.6.post1 the nearest -mi35x one found. Other AMD GPUs have none.
+VLLM_ROCM_IMAGE = "rocm/vllm:rocm7.0.0_vllm_0.10.2_20251006"
+SGLANG_ROCM_IMAGES = {
+    "gfx942": "lmsysorg/sglang:v0.5.5.post3-rocm700-mi30x",
+    "gfx950": "lmsysorg/sglang:v0.5.6.post1-rocm700-mi35x",
+}
+# How a ROCm container reaches the GPUs: the device nodes and video group AMD's guides pass
+# (rocm.docs.amd.com, "Run ROCm Docker containers"), host networking for the port, the host's
+# Hugging Face cache and token for the weights
+DOCKER_RUN = (
+    "docker run --rm --network=host --ipc=host --group-add=video --device=/dev/kfd "
+    '--device=/dev/dri -v "$HOME/.cache/huggingface:/root/.cache/huggingface" -e HF_TOKEN'
+)
+
+
+def rocm_image(runtime: str, gpu: s.RankedGpu) -> str | None:
+    """The ROCm container the runtime publishes for ``gpu``; None where it has none."""
+    if runtime == "vllm":
+        return VLLM_ROCM_IMAGE
+    if runtime == "sglang":
+        return SGLANG_ROCM_IMAGES.get(gpu.compute_capability or "")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """How a rented machine gets the runtime: its setup lines and the run line around the
+    command; None where no documented route runs it on this GPU (``why`` says so)."""
+
+    setup: str | None
+    run: str
+    why: str | None = None
+
+
+def setup_for(row: s.Recommendation, command: str) -> Setup:
+    """The runtime's install for the row's GPU: PyPI's CUDA wheels on NVIDIA, the runtime's ROCm
+    container on AMD (``rocm_image``), llama.cpp's HIP build; none for TensorRT-LLM on AMD."""
+    sv = row.serving
+    assert sv is not None
+    runtime = sv.runtime
+    if not rocm(row):
+        return Setup(INSTALL[runtime], command)
+    if runtime == "llama.cpp":
+        # llama.cpp's docs/build.md, HIP: cmake -DGGML_HIP=ON with the GPU's gfx target
+        target = row.gpu.compute_capability or "<gfx-target>"
+        build = (
+            f"# build llama.cpp with HIP (cmake -B build -DGGML_HIP=ON -DAMDGPU_TARGETS={target})"
+        )
+        return Setup(build, command)
+    image = rocm_image(runtime, row.gpu)
+    if image is None:
+        why = (
+            "TensorRT-LLM runs on NVIDIA GPUs only: it has no ROCm build for this AMD GPU"
+            if runtime == "tensorrt-llm"
+            else f"{runtime} publishes no ROCm container for {row.gpu.name} "
+            f"({row.gpu.compute_capability}): build it for ROCm from its source"
+        )
+        return Setup(None, command, why)
+    return Setup(f"docker pull {image}", f"{DOCKER_RUN} {image} {command}")
 
 
 def _nodes(sv: s.ServingOut) -> int:
@@ -319,15 +484,15 @@ def per_instance(row: s.Recommendation, sv: s.ServingOut) -> int:
 def _service_yaml(
     row: s.Recommendation,
     sv: s.ServingOut,
-    command: str,
+    install: Setup,
     packed: int,
     accelerator: str | None,
 ) -> str | None:
     """The SkyPilot service file of the row's rented instance; ``packed``: its replicas on
-    each instance (``per_instance``)."""
+    each instance (``per_instance``); none where no documented route installs the runtime."""
     offer = row.offer
     runtime = sv.runtime
-    if offer is None or not offer.launchable or not accelerator:
+    if offer is None or not offer.launchable or not accelerator or install.setup is None:
         return None
     # SkyServe gives every service replica a cluster of its own: replicas that share an
     # instance are one service replica running them all (the command's data parallelism)
@@ -348,8 +513,8 @@ def _service_yaml(
         "name": f"serve-{row.gpu.slug}",
         "service": service,
         "resources": resources,
-        "setup": INSTALL[runtime] + "\n",
-        "run": command + "\n",
+        "setup": install.setup + "\n",
+        "run": install.run + "\n",
     }
     header = (
         f"# GPU Advisor: serve on {offer.provider} {offer.instance_type} "
@@ -385,10 +550,22 @@ def deploy_for(
     args = BUILDERS[sv.runtime](ckpt.repo, sv, context, tp, pp, dp, ckpt.quantization)
     command = _files(sv) + shlex.join(args)
     notes += ckpt.notes
-    if sv.runtime == "llama.cpp":
-        notes.append("point -m at the GGUF file of the quantisation this plan assumes")
+    if sv.runtime == "llama.cpp" and sv.kv_cache_precision not in SIXTEEN_BIT:
+        notes.append(
+            f"llama.cpp has no {sv.kv_cache_precision} KV cache type: q8_0 (8.5 bits a value "
+            "with its block scales) is its 8-bit one, and a quantised V cache needs --flash-attn "
+            "on (builds before its on|off|auto form take a bare -fa)"
+        )
     nodes = _nodes(sv)
-    yaml_text = _service_yaml(row, sv, command, packed, accelerator) if nodes == 1 else None
+    install = setup_for(row, command)
+    if install.why is not None:
+        notes.append(install.why)
+    elif install.run != command:
+        notes.append(
+            f"PyPI's {sv.runtime} wheels are CUDA builds: on this AMD GPU run the command "
+            f"in the ROCm container, `{install.run.removesuffix(command)}<command>`"
+        )
+    yaml_text = _service_yaml(row, sv, install, packed, accelerator) if nodes == 1 else None
     if nodes > 1:
         how = ACROSS_SERVERS.get(sv.runtime)
         if how is not None:
@@ -398,9 +575,10 @@ def deploy_for(
             "service runs each replica on one server, so none is written"
         )
     if packed > 1 and dp == 1:
+        visible = "HIP_VISIBLE_DEVICES" if rocm(row) else "CUDA_VISIBLE_DEVICES"
         notes.append(
             f"{packed} replicas share each instance: start {packed} copies of the command on "
-            f"it, each on its own {sv.gpus_per_replica} GPU(s) (CUDA_VISIBLE_DEVICES) and port"
+            f"it, each on its own {sv.gpus_per_replica} GPU(s) ({visible}) and port"
         )
     copies = sv.replicas // dp
     if copies > 1:

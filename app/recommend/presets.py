@@ -39,9 +39,14 @@ class Preset:
     # The publisher's post-trained (chat/instruct) checkpoint of a base model, which a serving
     # command starts; None where the sourced repo is already the one to serve.
     serve_repo: str | None = None
-    # The publisher's own FP8 checkpoint, which an fp8 serving plan starts instead of quantising
-    # 16-bit weights at load; None where the publisher ships none.
+    # An FP8 checkpoint of it (the publisher's own where it ships one, else NVIDIA's Model
+    # Optimizer export), which an fp8 serving plan starts instead of quantising 16-bit weights
+    # at load; None where none is named.
     serve_repo_fp8: str | None = None
+    # An int4 AWQ checkpoint (the publisher's own or a widely used one) and an NVFP4 one, which
+    # int4 and fp4 serving plans start: a runtime cannot load the 16-bit repo as either.
+    serve_repo_awq: str | None = None
+    serve_repo_fp4: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +180,8 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
             source_refs={s: refs[s] for s in sources if s in refs},
             serve_repo=raw.get("serve_repo"),
             serve_repo_fp8=raw.get("serve_repo_fp8"),
+            serve_repo_awq=raw.get("serve_repo_awq"),
+            serve_repo_fp4=raw.get("serve_repo_fp4"),
         )
     return out
 

@@ -26,6 +26,7 @@ def _row(
     weights_gb: float = 671.0,
     available_gb: float = 8 * 80.0,
     weight_format: str | None = None,
+    vendor: str = "nvidia",
 ) -> s.Recommendation:
     """A one-replica serving row on ``gpus`` GPUs with no rented instance: what deploy_for
     reads of a row."""
@@ -35,7 +36,8 @@ def _row(
         replicas=1, gpus_per_replica=gpus, tensor_parallel=gpus, multi_gpu="tensor",
     )  # fmt: skip
     memory = SimpleNamespace(breakdown={"weights": weights_gb}, available_gb=available_gb)
-    return cast(s.Recommendation, SimpleNamespace(serving=sv, offer=None, memory=memory))
+    gpu = SimpleNamespace(vendor=vendor, slug="gpu", name="GPU", compute_capability=None)
+    return cast(s.Recommendation, SimpleNamespace(serving=sv, offer=None, memory=memory, gpu=gpu))
 
 
 def _deploy(row: s.Recommendation, model: str) -> s.DeployOut:
@@ -93,19 +95,20 @@ def test_an_fp8_plan_starts_the_publishers_fp8_checkpoint() -> None:
     # 16-bit plans keep the repo they are published in
     bf16 = _serve_args(_deploy(_row("vllm", "bf16", gpus=8), "Qwen/Qwen3-235B-A22B").command)
     assert bf16[2] == "Qwen/Qwen3-235B-A22B"
-    # where the publisher has no FP8 checkpoint (Meta, Llama 3.3 70B), the runtime quantises at
-    # load and says so where the 16-bit weights outgrow the GPUs
+    # where no FP8 checkpoint is named, the runtime quantises at load and says so where the
+    # 16-bit weights outgrow the GPUs
     llama = _row("vllm", "fp8", gpus=1, weights_gb=70.6, available_gb=80.0)
-    out = _deploy(llama, "meta-llama/Llama-3.3-70B-Instruct")
+    out = _deploy(llama, "example-org/Model-70B-Instruct")
     args = _serve_args(out.command)
-    assert args[2] == "meta-llama/Llama-3.3-70B-Instruct"
+    assert args[2] == "example-org/Model-70B-Instruct"
     assert args[args.index("--quantization") + 1] == "fp8"
     assert _quantises_at_load(out.notes)
 
 
-def test_each_fp8_checkpoint_is_its_publishers_own() -> None:
+def test_each_fp8_checkpoint_is_its_publishers_own_or_nvidias() -> None:
     """serve_repo_fp8 names the publisher's own FP8 release of the repo a preset serves (the
-    same organisation, the same model with -FP8), never a third party's quantisation."""
+    same organisation, the same model with -FP8), else NVIDIA's Model Optimizer export of that
+    same model (nvidia/<model>-FP8, where Meta ships none for Llama 3.x 8B/70B)."""
     named = 0
     for preset in presets.load_presets().values():
         repo = preset.serve_repo or presets.hf_repo(preset)
@@ -113,9 +116,10 @@ def test_each_fp8_checkpoint_is_its_publishers_own() -> None:
         if fp8 is None:
             continue
         named += 1
-        assert repo is not None and fp8 == f"{repo}-FP8", (preset.id, fp8)
+        assert repo is not None, preset.id
+        assert fp8 in (f"{repo}-FP8", f"nvidia/{repo.split('/')[1]}-FP8"), (preset.id, fp8)
         assert preset.defaults.get("released_format") is None, preset.id
-    assert named >= 5  # Qwen3 8B, 32B, 30B-A3B, 235B-A22B; Llama 3.1 405B
+    assert named >= 8  # Qwen3 8B, 32B, 30B-A3B, 235B-A22B; Llama 3.1 8B, 70B, 405B, 3.3 70B
 
 
 def _options_file(command: str) -> tuple[str, dict[str, Any]]:
@@ -157,7 +161,9 @@ def _serving(client: TestClient, preset: str, runtime: str, **load: Any) -> list
 def _same_in_service_file(deploy_out: dict[str, Any]) -> None:
     if deploy_out["skypilot_service"] is not None:
         spec = yaml.safe_load(deploy_out["skypilot_service"])
-        assert spec["run"] == deploy_out["command"] + "\n"
+        # as written, or inside the runtime's ROCm container on an AMD GPU
+        assert spec["run"].endswith(deploy_out["command"] + "\n")
+        assert spec["run"] == deploy_out["command"] + "\n" or spec["run"].startswith("docker ")
 
 
 def test_deepseek_rows_say_and_start_the_same_release(read_client: TestClient) -> None:
@@ -201,3 +207,120 @@ def test_trtllm_rows_with_an_fp8_kv_cache_carry_it(read_client: TestClient) -> N
         else:
             assert "--extra_llm_api_options" not in d["command"]
         _same_in_service_file(d)
+
+
+def test_an_int4_plan_starts_an_awq_checkpoint_never_the_16_bit_repo() -> None:
+    """`vllm serve meta-llama/Llama-3.1-70B-Instruct --quantization awq` fails: that repo holds
+    bf16 weights and no AWQ config. An int4 plan starts a published AWQ checkpoint, whose config
+    the runtime reads (no flag, which would force the slower awq kernel over awq_marlin); with
+    none named the command names a placeholder, not the 16-bit repo."""
+    row = _row("vllm", "int4", gpus=1, weights_gb=37.0, available_gb=80.0)
+    out = _deploy(row, "meta-llama/Llama-3.1-70B-Instruct")
+    args = _serve_args(out.command)
+    assert args[2] == "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"
+    assert "--quantization" not in args
+    assert not any("checkpoint" in n for n in out.notes), out.notes
+    sglang = _serve_args(
+        _deploy(_row("sglang", "int4", gpus=1), "Qwen/Qwen2.5-72B-Instruct").command
+    )
+    assert sglang[sglang.index("--model-path") + 1] == "Qwen/Qwen2.5-72B-Instruct-AWQ"
+    # Llama 3.3 70B has no AWQ checkpoint named: a placeholder, said so, no --quantization
+    none = _deploy(row, "meta-llama/Llama-3.3-70B-Instruct")
+    args = _serve_args(none.command)
+    assert args[2] == "<awq-int4-checkpoint-of-Llama-3.3-70B-Instruct>"
+    assert "--quantization" not in args
+    assert any("AWQ" in n and args[2] in n for n in none.notes), none.notes
+    # int8 and fp4 without a named checkpoint: the same, never the 16-bit repo
+    for weights in ("int8", "fp4"):
+        other = _serve_args(_deploy(_row("vllm", weights, gpus=1), "example-org/Model-8B").command)
+        assert other[2].startswith("<") and other[2].endswith("-checkpoint-of-Model-8B>")
+
+
+def test_trtllm_quantised_plans_start_a_checkpoint_in_their_precision() -> None:
+    """`trtllm-serve meta-llama/Llama-3.3-70B-Instruct --tp_size 1` for an fp8 plan ran the bf16
+    weights (141 GB: not on one H200). It starts NVIDIA's FP8 export; fp4 NVIDIA's NVFP4 one;
+    int4 (no Model Optimizer INT4-AWQ export named) a placeholder."""
+    fp8 = _row("tensorrt-llm", "fp8", gpus=1, weights_gb=70.6, available_gb=141.0)
+    out = _deploy(fp8, "meta-llama/Llama-3.3-70B-Instruct")
+    assert _serve_args(out.command)[1] == "nvidia/Llama-3.3-70B-Instruct-FP8"
+    assert not any("checkpoint" in n for n in out.notes), out.notes
+    fp4 = _deploy(_row("tensorrt-llm", "fp4", gpus=1), "meta-llama/Llama-3.3-70B-Instruct")
+    assert _serve_args(fp4.command)[1] == "nvidia/Llama-3.3-70B-Instruct-FP4"
+    r1 = _deploy(_row("tensorrt-llm", "fp4", gpus=8), "deepseek-ai/DeepSeek-R1")
+    assert _serve_args(r1.command)[1] == "nvidia/DeepSeek-R1-FP4"
+    # the AutoAWQ checkpoint vLLM runs is not a Model Optimizer export: a placeholder instead
+    int4 = _deploy(_row("tensorrt-llm", "int4", gpus=1), "meta-llama/Llama-3.1-70B-Instruct")
+    assert _serve_args(int4.command)[1] == "<int4-awq-checkpoint-of-Llama-3.1-70B-Instruct>"
+    assert any("Model Optimizer" in n for n in int4.notes)
+
+
+def test_the_trtllm_setup_installs_mpi_before_the_wheel() -> None:
+    """TensorRT-LLM's pip install needs libopenmpi-dev (its Linux install docs)."""
+    setup = deploy.INSTALL["tensorrt-llm"].splitlines()
+    assert "libopenmpi-dev" in setup[0] and "apt-get" in setup[0]
+    assert setup[-1] == "pip install tensorrt-llm"
+
+
+def test_llamacpp_rows_point_at_a_gguf_and_carry_their_kv_cache_type() -> None:
+    """A GGUF Q4_K_M plan said "int4 weights need an AWQ (or GPTQ) checkpoint": llama.cpp reads
+    GGUF. And an 8-bit KV plan ran llama.cpp's default f16 cache, twice the memory planned."""
+    q4 = "GGUF Q4_K_M (4.84 bits per weight)"
+    row = _row("llama.cpp", "int4", kv="bf16", gpus=1, weight_format=q4)
+    out = _deploy(row, "meta-llama/Llama-3.3-70B-Instruct")
+    args = _serve_args(out.command)
+    assert args[args.index("-m") + 1] == "Llama-3.3-70B-Instruct-Q4_K_M.gguf"
+    assert not any("AWQ" in n for n in out.notes), out.notes
+    assert any("GGUF" in n and "Q4_K_M" in n for n in out.notes), out.notes
+    assert "-ctk" not in args and "--flash-attn" not in args
+    # an 8-bit cache: q8_0 for K and V, with flash attention on (a quantised V cache needs it);
+    # llama.cpp has no fp8 type, and the note says so
+    kv8 = _deploy(_row("llama.cpp", "int4", kv="fp8", gpus=1, weight_format=q4), "org/M-8B")
+    args = _serve_args(kv8.command)
+    assert args[args.index("-ctk") + 1] == args[args.index("-ctv") + 1] == "q8_0"
+    assert args[args.index("--flash-attn") + 1] == "on"
+    assert any("no fp8 KV cache type" in n for n in kv8.notes), kv8.notes
+
+
+def _rented(row: s.Recommendation, slug: str, cc: str) -> s.Recommendation:
+    """``row`` on a launchable one-instance AMD offer."""
+    row_ns = cast(Any, row)
+    row_ns.gpu = SimpleNamespace(vendor="amd", slug=slug, name=slug, compute_capability=cc)
+    row_ns.offer = SimpleNamespace(
+        provider="runpod", instance_type="8x_MI300X", gpus=8, tier="on-demand", instances=1,
+        launchable=True,
+    )  # fmt: skip
+    return row
+
+
+def test_amd_rows_start_the_runtimes_rocm_container_not_pypis_cuda_wheels() -> None:
+    """The MI300X service file ran `pip install vllm` (a CUDA build); it now pulls AMD's ROCm
+    vLLM image and runs the command in it with the GPU's device nodes. SGLang takes its
+    -mi30x ROCm image; TensorRT-LLM (NVIDIA only) writes no service file and says why."""
+    for runtime, image in (
+        ("vllm", deploy.VLLM_ROCM_IMAGE),
+        ("sglang", "lmsysorg/sglang:v0.5.5.post3-rocm700-mi30x"),
+    ):
+        row = _rented(_row(runtime, "bf16", gpus=8), "mi300x", "gfx942")
+        out = deploy.deploy_for(row, "meta-llama/Llama-3.1-70B-Instruct", 4096, "MI300X")
+        assert out is not None and out.skypilot_service is not None
+        spec = yaml.safe_load(out.skypilot_service)
+        assert "pip install" not in spec["setup"] and image in spec["setup"]
+        run = shlex.split(spec["run"])
+        assert run[:2] == ["docker", "run"] and "--device=/dev/kfd" in run
+        assert run[run.index(image) + 1 :] == shlex.split(out.command)
+        assert any("ROCm container" in n for n in out.notes)
+    trt = _rented(_row("tensorrt-llm", "bf16", gpus=8), "mi300x", "gfx942")
+    out = deploy.deploy_for(trt, "meta-llama/Llama-3.1-70B-Instruct", 4096, "MI300X")
+    assert out is not None and out.skypilot_service is None
+    assert any("NVIDIA GPUs only" in n for n in out.notes)
+    # an AMD GPU SGLang publishes no image for: no service file, said so
+    mi250 = _rented(_row("sglang", "bf16", gpus=8), "mi250", "gfx90a")
+    out = deploy.deploy_for(mi250, "meta-llama/Llama-3.1-70B-Instruct", 4096, "MI250")
+    assert out is not None and out.skypilot_service is None
+    assert any("no ROCm container" in n for n in out.notes)
+    # an NVIDIA row keeps PyPI's wheels
+    nv = _row("vllm", "bf16", gpus=8)
+    cast(Any, nv).offer = cast(Any, _rented(_row("vllm", "bf16"), "x", "x")).offer
+    out = deploy.deploy_for(nv, "meta-llama/Llama-3.1-70B-Instruct", 4096, "H100")
+    assert out is not None and out.skypilot_service is not None
+    assert yaml.safe_load(out.skypilot_service)["setup"] == "pip install vllm\n"
