@@ -461,6 +461,30 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     return out
 
 
+# Published FP8 checkpoints of mixture-of-experts models store their weights in 128 × 128
+# blocks, one scale each (Qwen3-*-FP8 and DeepSeek-V3/R1: "weight_block_size": [128, 128] in
+# their config.json): tensor parallelism must cut each expert's intermediate dimension on a
+# block boundary. vLLM refuses it otherwise ("output_size ... is not divisible by weight
+# quantization block_n = 128": vllm-project/vllm issues #17569, #25292), e.g. Qwen3-235B-A22B
+# (1,536 per expert) at TP8 and Qwen3-30B-A3B (768) at TP4 and TP8.
+FP8_BLOCK = 128
+
+
+def fp8_block_error(model: ModelSpec, weights: str, tp: int) -> str | None:
+    """Why ``tp`` GPUs cannot split a block-quantised FP8 MoE checkpoint's experts (None: they
+    can, or the shape is not one)."""
+    inter = model.intermediate_size or 0
+    if weights != "fp8" or tp <= 1 or (model.experts or 0) <= 1 or not inter:
+        return None
+    if (inter // tp) % FP8_BLOCK == 0 and inter % tp == 0:
+        return None
+    return (
+        f"its FP8 checkpoint's {FP8_BLOCK}-wide weight blocks do not split over {tp} GPUs "
+        f"(each expert's {inter} intermediate columns ÷ {tp}); expert parallelism, which "
+        "keeps experts whole, is not modelled"
+    )
+
+
 def _fitting(
     gpu: GpuSpec,
     ctx: ev.Context,
@@ -481,7 +505,10 @@ def _fitting(
         for wp in weights:
             for kv in kvs:
                 one = sv.ServingConfig(tp, 1, wp, kv, card.profile.name)
-                why = sv.unfit(gpu, ctx.work.model, one, load, card.profile, card.options.usable_gb)
+                why = fp8_block_error(ctx.work.model, wp, llm_step.span(card.profile.decode, tp)[0])
+                why = why or sv.unfit(
+                    gpu, ctx.work.model, one, load, card.profile, card.options.usable_gb
+                )
                 if why is not None:
                     # the last shape tried is the closest miss (the most GPUs per replica, the
                     # fewest bits): the first, one GPU at 16 bits, once stood for them all;

@@ -1197,5 +1197,42 @@ def estimate(
         workload=resolved_out(work),
         gpu=gpu_out(gpu, cand.pricing),
         result=row,
-        warnings=warnings + cand.warnings,
+        warnings=warnings + cand.warnings + _unheld(request.constraints, row),
     )
+
+
+def _unheld(cons: s.ConstraintsIn, row: s.Recommendation) -> list[str]:
+    """The request's deadline, budgets and GPU cap the estimated configuration breaks: an
+    estimate answers for the GPU named whatever its limits (recommendations filter by them),
+    so it says where it breaks them rather than pass over them."""
+    out: list[str] = []
+    hours, cost = row.time_to_finish_h, row.cost
+    if cons.max_hours is not None and hours is not None and hours > cons.max_hours:
+        out.append(
+            f"constraints.max_hours: it finishes in {ev.hours_text(hours)}, past the "
+            f"{ev.hours_text(cons.max_hours)} asked"
+        )
+    job = cost.job_cost_usd
+    if cons.max_job_cost_usd is not None and job is not None and job > cons.max_job_cost_usd:
+        out.append(
+            f"constraints.max_job_cost_usd: the job costs ${job:,.2f}, over the "
+            f"${cons.max_job_cost_usd:,.2f} asked"
+        )
+    hourly = cost.hourly_usd
+    if cons.max_hourly_usd is not None and hourly is not None and hourly > cons.max_hourly_usd:
+        out.append(
+            f"constraints.max_hourly_usd: renting costs ${hourly:,.2f}/h, over the "
+            f"${cons.max_hourly_usd:,.2f}/h asked"
+        )
+    buy = cost.purchase_usd
+    if cons.max_purchase_usd is not None and buy is not None and buy > cons.max_purchase_usd:
+        out.append(
+            f"constraints.max_purchase_usd: buying costs ${buy:,.0f}, over the "
+            f"${cons.max_purchase_usd:,.0f} asked"
+        )
+    if row.num_gpus > cons.max_gpus:
+        out.append(
+            f"constraints.max_gpus: it runs {row.num_gpus} GPUs, more than the "
+            f"{cons.max_gpus} asked"
+        )
+    return out

@@ -919,3 +919,26 @@ def test_a_tight_qlora_fit_names_the_fp32_upcast_many_scripts_add(read_client: T
     assert spare < 2.1 and said and "2.0 GB more than counted" in said[0]
     roomy = read_client.post("/api/v1/estimate", json={"workload": work, "gpu": "h100-sxm"})
     assert not [t for t in roomy.json()["result"]["tips"] if "kbit" in t]
+
+
+def test_an_estimate_says_which_limits_its_configuration_breaks(read_client: TestClient) -> None:
+    """An estimate answers for the GPU named whatever the limits (recommendations filter by
+    them): it says where it breaks them instead of passing over them in silence."""
+    body = {
+        "workload": {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "lora",
+                     "dataset_samples": 100000},
+        "gpu": "h100-sxm",
+        "constraints": {"max_hours": 0.01, "max_job_cost_usd": 1, "max_gpus": 2, "num_gpus": 4},
+    }  # fmt: skip
+    r = read_client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    j = r.json()
+    row = j["result"]
+    said = " ".join(j["warnings"])
+    assert row["num_gpus"] == 4 and "constraints.max_gpus: it runs 4 GPUs" in said
+    assert row["time_to_finish_h"] > 0.01 and "constraints.max_hours" in said
+    assert row["cost"]["job_cost_usd"] > 1 and "constraints.max_job_cost_usd" in said
+    # within every limit: no such word
+    body["constraints"] = {"max_hours": 1e4, "max_job_cost_usd": 1e6, "num_gpus": 4}
+    ok = read_client.post("/api/v1/estimate", json=body).json()
+    assert not [w for w in ok["warnings"] if w.startswith("constraints.")]

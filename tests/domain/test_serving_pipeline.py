@@ -472,3 +472,29 @@ def test_a_runtime_without_an_fp8_kv_cache_plans_only_its_own() -> None:
     assert "llama.cpp" in refused.reason
     # vLLM, which has one, still plans both
     assert {c.shape.kv_precision for c in _shapes(H100, _serving()) if c.shape} == {"bf16", "fp8"}
+
+
+def test_a_block_fp8_moe_checkpoint_splits_only_on_its_128_wide_blocks() -> None:
+    """vLLM refuses Qwen3-235B-A22B-FP8 at TP8 (1,536 ÷ 8 = 192 columns per GPU, not a
+    multiple of the 128-wide block): such a shape is not planned, a 16-bit one is."""
+    qwen = dataclasses.replace(
+        LLAMA3_8B, experts=128, active_experts=8, intermediate_size=1536, num_kv_heads=4,
+        num_heads=64, params=235e9, active_params=22e9, layers=94,
+    )  # fmt: skip
+    assert serving_step.fp8_block_error(qwen, "fp8", 8) is not None
+    assert serving_step.fp8_block_error(qwen, "fp8", 4) is None  # 384 = 3 blocks
+    assert serving_step.fp8_block_error(qwen, "bf16", 8) is None
+    assert serving_step.fp8_block_error(LLAMA3_8B, "fp8", 8) is None  # dense: per-tensor
+    small = dataclasses.replace(qwen, intermediate_size=768, params=30.5e9, active_params=3.3e9)
+    assert [t for t in (2, 4, 8) if serving_step.fp8_block_error(small, "fp8", t)] == [4, 8]
+    work = WorkloadSpec(
+        task="serving", model=qwen, runtime="vllm", efficiency=TABLE,
+        serving=dataclasses.replace(LOAD, ttft_ms_target=None, itl_ms_target=None),
+        precision="fp8", quantization="fp8",
+    )  # fmt: skip
+    planned = ev.plan(H100, ev.Context(work=work, rules=RULES, limits=ev.Limits(max_gpus=8)))
+    assert isinstance(planned, list) and planned
+    fp8 = {c.shape.gpus_per_replica for c in planned if c.shape and c.precision == "fp8"}
+    assert fp8 == {4}
+    # 16-bit weights (470 GB) split over 8 as they did
+    assert {c.shape.gpus_per_replica for c in planned if c.shape and c.precision != "fp8"} == {8}
