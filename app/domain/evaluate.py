@@ -929,7 +929,9 @@ def _walk(
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
             # per card, and keywords cost twice as much
-            Configuration(gpu, k, savers, micro, variant)
+            _unsharded(ctx, g, Configuration(gpu, k, savers, micro, variant), avail)
+            if lay is None and k > 1 and run.training
+            else Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
             if n <= k <= min(top, _fed(run, micro, per)) and k not in unsplit
         ]
@@ -937,6 +939,30 @@ def _walk(
         if n == 1:
             break
     return _Walk(out, starved, total1)
+
+
+def _unsharded(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configuration:
+    """``c``, or where its micro-batch makes its GPUs shard the model's states, the largest
+    smaller micro-batch (more accumulation steps, the same update) at which each of them holds
+    a whole copy, when the request allows micro-batches: plain data parallelism all-reduces the
+    gradients once a batch, where sharding gathers the weights every micro-step. The walk takes
+    each count's first step that holds it, sharded or not: 4 RTX 4090s fine-tuning an 8B with
+    LoRA ran FSDP over PCIe at 2 samples a GPU where 1 a GPU fits whole on each."""
+    if "micro_batch" not in ctx.savers_allowed:
+        return c
+    assert c.variant is not None
+    key = c.variant[1]
+    k = c.num_gpus
+    if not _split(ctx, key, job_variant(ctx, key), g, k, avail)[0]:
+        return c
+    savers = c.savers if "micro_batch" in c.savers else (*c.savers, "micro_batch")
+    m = (c.micro_batch or ctx.work.batch_size) // 2
+    while m >= k:
+        alt: JobKey = (key[0], key[1], savers, m, key[4])
+        if not _split(ctx, alt, job_variant(ctx, alt), g, k, avail)[0]:
+            return Configuration(c.gpu, k, savers, m, (g, alt))
+        m //= 2
+    return c
 
 
 def _gated(
