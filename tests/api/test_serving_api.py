@@ -535,3 +535,26 @@ def test_an_fp8_kv_cache_on_a_card_without_fp8_is_a_precision_gap_not_memory(
     assert r.status_code == 200, r.text
     why = r.json()["excluded"]
     assert why["code"] == "precision_unsupported" and "fp8 KV cache needs fp8" in why["reason"]
+
+
+def test_a_few_users_a_replica_are_told_of_speculative_decoding(read_client: TestClient) -> None:
+    """A decode step for one user reads every weight for one token: speculative decoding is
+    the lever (NVIDIA's 368 tokens/s per user on DeepSeek-R1 used 3 MTP layers); at a full
+    batch the step is compute-bound and the tip is not given."""
+
+    def tips(users: int, runtime: str) -> list[str]:
+        body = {
+            "workload": {"preset": "llama-3.1-8b", "task": "serving", "runtime": runtime,
+                         "serving": {"concurrent_requests": users}},
+            "gpu": "h100-sxm", "constraints": {"num_gpus": 1},
+        }  # fmt: skip
+        r = read_client.post("/api/v1/estimate", json=body)
+        assert r.status_code == 200, r.text
+        return list(r.json()["result"]["tips"])
+
+    one = [t for t in tips(1, "vllm") if "speculative decoding" in t]
+    assert len(one) == 1 and "EAGLE-3" in one[0] and "Not modelled" in one[0]
+    assert not [t for t in tips(256, "vllm") if "speculative decoding" in t]
+    # llama.cpp has no such server flag here, nor an fp8 cache to suggest
+    cpp = tips(1, "llama.cpp")
+    assert not [t for t in cpp if "speculative decoding" in t]
