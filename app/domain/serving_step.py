@@ -672,7 +672,10 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
         weights = tuple(dict.fromkeys("int4" if w == work.precision else w for w in weights))
     assert work.serving is not None
     kv_asked = work.serving.kv_cache_precision
-    kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half, "fp8")
+    # the servers' default cache keeps the model's dtype (vLLM's and SGLang's
+    # --kv-cache-dtype auto): an 8-bit cache, a quality trade, only where asked (the row's tip
+    # says what it would hold)
+    kvs: tuple[str, ...] = (kv_asked,) if kv_asked is not None else (half,)
     if kv_asked in ("bf16", "fp16") and kv_asked != half:
         kvs = (half,)
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)

@@ -153,8 +153,15 @@ def test_each_serving_shape_is_a_configuration_of_its_gpu_count() -> None:
         assert c.shape.replicas <= (LOAD.concurrent_requests or 0)
     # every GPUs-per-replica size the runtime spans, both KV formats, more replicas than one
     assert {c.shape.gpus_per_replica for c in planned if c.shape} == {1, 2, 4, 8}
-    assert {c.shape.kv_precision for c in planned if c.shape} == {"bf16", "fp8"}
+    # the cache in the model's dtype unless an 8-bit one is asked (a quality trade)
+    assert {c.shape.kv_precision for c in planned if c.shape} == {"bf16"}
     assert max(c.shape.replicas for c in planned if c.shape) == 8
+    asked = WorkloadSpec(
+        task="serving", model=LLAMA3_8B, runtime="vllm", efficiency=TABLE,
+        serving=dataclasses.replace(LOAD, kv_cache_precision="fp8"),
+    )  # fmt: skip
+    fp8 = _shapes(H100, ev.Context(work=asked, rules=RULES))
+    assert {c.shape.kv_precision for c in fp8 if c.shape} == {"fp8"}
 
 
 def test_num_gpus_and_max_gpus_are_honoured_by_plan_as_for_every_task() -> None:
@@ -470,8 +477,10 @@ def test_a_runtime_without_an_fp8_kv_cache_plans_only_its_own() -> None:
     refused = ev.plan(H100, ev.Context(work=dataclasses.replace(work, serving=asked), rules=RULES))
     assert isinstance(refused, ev.Exclusion) and refused.code == "precision_unsupported"
     assert "llama.cpp" in refused.reason
-    # vLLM, which has one, still plans both
-    assert {c.shape.kv_precision for c in _shapes(H100, _serving()) if c.shape} == {"bf16", "fp8"}
+    # vLLM, which has one, plans it where asked
+    vllm = dataclasses.replace(work, runtime="vllm", serving=asked)
+    fp8 = _shapes(H100, ev.Context(work=vllm, rules=RULES))
+    assert {c.shape.kv_precision for c in fp8 if c.shape} == {"fp8"}
 
 
 def test_a_block_fp8_moe_checkpoint_splits_only_on_its_128_wide_blocks() -> None:

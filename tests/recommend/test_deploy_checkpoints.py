@@ -197,6 +197,7 @@ def test_trtllm_rows_with_an_fp8_kv_cache_carry_it(read_client: TestClient) -> N
     rows = _serving(
         read_client, "llama-3.3-70b", "tensorrt-llm", concurrent_requests=200,
         prompt_tokens=1000, output_tokens=300, ttft_ms_target=1500, itl_ms_target=40,
+        kv_cache_precision="fp8",
     )  # fmt: skip
     assert any(r["serving"]["kv_cache_precision"] == "fp8" for r in rows)
     for r in rows:
