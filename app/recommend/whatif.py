@@ -92,9 +92,9 @@ def _inference_levers(work: WorkloadSpec) -> list[tuple[str, dict[str, Any]]]:
 def _serving_variations(
     work: WorkloadSpec, request: s.RecommendationRequest
 ) -> list[tuple[str, dict[str, Any]]]:
-    """A serving plan's own levers: fp8, then 4-bit weights where the request pins no format,
-    half the load, twice the latency targets, then the request's limits lifted one at a time
-    (a serving replica never spans instances, so no more than 8 GPUs)."""
+    """A serving plan's own levers: fp8 weights, an fp8 KV cache, then 4-bit weights where
+    the request pins no format, half the load, twice the latency targets, then the request's
+    limits lifted one at a time."""
     out: list[tuple[str, dict[str, Any]]] = []
     w, load = request.workload, work.serving
     assert load is not None and w.serving is not None
@@ -102,9 +102,15 @@ def _serving_variations(
         # the lossless step before the lossy one: 8-bit float weights halve a 16-bit release
         # at no measurable quality cost on the Llama 3.1 family (data/quality.yaml's fp8 row)
         out.append(("fp8 weights", {"workload": {"precision": "fp8"}}))
+    asked = w.serving.model_dump()
+    if w.serving.kv_cache_precision is None:
+        # the cache is kept in the model's dtype unless asked: an 8-bit one holds twice the
+        # requests (a quality trade smaller than 4-bit weights')
+        out.append(
+            ("an fp8 KV cache", {"workload": {"serving": {**asked, "kv_cache_precision": "fp8"}}})
+        )
     if w.precision is None and w.quantization is None and not request.constraints.allow_4bit:
         out.append(("4-bit weights allowed", {"constraints": {"allow_4bit": True}}))
-    asked = w.serving.model_dump()
     if load.concurrent_requests and load.concurrent_requests > 1:
         n, half = load.concurrent_requests, max(1, int(load.concurrent_requests // 2))
         out.append((f"{half} concurrent requests instead of {n:g}",
@@ -118,7 +124,7 @@ def _serving_variations(
         out.append((f"latency targets twice as loose (TTFT {ttft:,.0f} ms, ITL {itl:,.0f} ms)",
                     {"workload": {"serving": {**asked, "ttft_ms_target": ttft,
                                               "itl_ms_target": itl}}}))  # fmt: skip
-    out.extend(_relaxed(request.constraints, False))
+    out.extend(_relaxed(request.constraints, True))
     return out
 
 
@@ -127,16 +133,17 @@ def _serving_variations(
 MOST_GPUS = 64
 
 
-def _relaxed(c: s.ConstraintsIn, training: bool) -> list[tuple[str, dict[str, Any]]]:
+def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[str, Any]]]:
     """The request's own limits, one lifted at a time: when nothing can run the job, these
     are often what stands in the way (one GPU, one vendor, a budget). The default 8 GPUs too,
-    for training (full fine-tuning of a 405B model needs several servers)."""
+    where the job can span servers: training (full fine-tuning of a 405B model needs several)
+    and serving (a replica spans servers where none holds the model)."""
     out: list[tuple[str, dict[str, Any]]] = []
     if c.num_gpus is not None:
         out.append((f"any GPU count instead of exactly {c.num_gpus}", {"num_gpus": None}))
     elif c.max_gpus < 8:
         out.append((f"up to 8 GPUs instead of {c.max_gpus}", {"max_gpus": 8}))
-    elif training and c.max_gpus < MOST_GPUS:
+    elif across_servers and c.max_gpus < MOST_GPUS:
         out.append((f"up to {MOST_GPUS} GPUs instead of {c.max_gpus}", {"max_gpus": MOST_GPUS}))
     if c.vendors:
         out.append(("any vendor", {"vendors": None}))

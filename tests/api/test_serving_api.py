@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -558,3 +559,44 @@ def test_a_few_users_a_replica_are_told_of_speculative_decoding(read_client: Tes
     # llama.cpp has no such server flag here, nor an fp8 cache to suggest
     cpp = tips(1, "llama.cpp")
     assert not [t for t in cpp if "speculative decoding" in t]
+
+
+def test_an_fp8_kv_cache_is_a_what_if_not_a_silent_default(read_client: TestClient) -> None:
+    def answer(kv: str | None) -> dict[str, Any]:
+        serving: dict[str, Any] = {"concurrent_requests": 64, "prompt_tokens": 2000}
+        if kv is not None:
+            serving["kv_cache_precision"] = kv
+        body = {
+            "workload": {"preset": "llama-3.1-8b", "task": "serving", "serving": serving},
+            "constraints": {"max_gpus": 2}, "what_if": True,
+        }  # fmt: skip
+        r = read_client.post("/api/v1/recommendations", json=body)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    plain = answer(None)
+    assert plain["recommendations"]
+    assert {r["serving"]["kv_cache_precision"] for r in plain["recommendations"]} <= {
+        "bf16",
+        "fp16",
+    }
+    assert "an fp8 KV cache" in [w["change"] for w in plain["what_if"]]
+    asked = answer("fp8")
+    assert {r["serving"]["kv_cache_precision"] for r in asked["recommendations"]} == {"fp8"}
+    assert "an fp8 KV cache" not in [w["change"] for w in asked["what_if"]]
+
+
+def test_a_model_no_server_holds_is_offered_more_gpus_across_servers(
+    read_client: TestClient,
+) -> None:
+    body = {
+        "workload": {"preset": "llama-3.1-405b", "task": "serving", "precision": "bf16",
+                     "serving": {"concurrent_requests": 16}},
+        "constraints": {"vendors": ["nvidia"]}, "what_if": True,
+    }  # fmt: skip
+    r = read_client.post("/api/v1/recommendations", json=body)
+    assert r.status_code == 200, r.text
+    j = r.json()
+    more = next(w for w in j["what_if"] if w["change"].startswith("up to 64 GPUs"))
+    # 810 GB of bf16 weights: 8 H100s (640 GB) cannot hold them, 16 across two servers can
+    assert more["can_run"] > len({x["gpu"]["slug"] for x in j["recommendations"]})
