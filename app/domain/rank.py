@@ -744,7 +744,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
         )
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
-        out.append(f"Only {vram(free):,.1f} GB headroom: {_headroom_advice(p.runtime, p.backend)}")
+        out.append(f"Only {vram(free):,.1f} GB headroom: {_tight_advice(c)}")
     upcast = _kbit_upcast_gb(w)
     if upcast is not None and free < upcast:
         out.append(
@@ -931,6 +931,36 @@ def _kbit_upcast_gb(w: WorkloadSpec) -> float | None:
         return None
     matrices = 1 if m.tied_embeddings else 2
     return m.vocab_size * m.hidden_size * matrices * 2.0 / 1e9
+
+
+def _tight_advice(c: Candidate) -> str:
+    p = c.perf
+    if c.work.training and p.runtime in TORCH_PROGRAM_RUNTIMES:
+        return _training_headroom(c, p.backend)
+    return _headroom_advice(p.runtime, p.backend)
+
+
+def _training_headroom(c: Candidate, backend: str | None) -> str:
+    """A training row that barely fits: the per-GPU micro-batch it can halve (the same update
+    with twice the accumulation steps), else the savers left; lowering the batch a user asked
+    does not change the micro-batch the engine chose for it."""
+    watch = f"watch {PEAK_MEMORY_CALL.get(backend or '', 'torch.cuda.max_memory_allocated()')}"
+    per = per_gpu_micro_batch(c) or -(-c.work.batch_size // max(1, c.n))
+    if per > 1:
+        return (
+            f"{watch}; for room, run per_device_train_batch_size {per // 2} with twice the "
+            "gradient-accumulation steps (the same update, a little slower)."
+        )
+    left = [
+        name
+        for name, on in (
+            ("activation checkpointing", not c.work.gradient_checkpointing),
+            ("8-bit AdamW", c.work.optimizer == "adamw"),
+        )
+        if on
+    ]
+    more = f": {' or '.join(left)} frees more" if left else ": more GPUs shard the rest"
+    return f"{watch}; the micro-batch is one sample a GPU already{more}."
 
 
 def _headroom_advice(runtime: str, backend: str | None = None) -> str:

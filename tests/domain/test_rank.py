@@ -458,3 +458,17 @@ def test_headroom_advice_names_the_backends_own_memory_counter() -> None:
     assert "torch.mps." in mac and "torch.cuda" not in mac
     assert "torch.cuda.max_memory_allocated()" in rank._headroom_advice("pytorch", "rocm")
     assert "torch.xpu.max_memory_allocated()" in rank._headroom_advice("transformers", "xpu")
+
+
+def test_a_training_row_that_barely_fits_is_told_to_halve_its_per_gpu_micro_batch() -> None:
+    """'lower the batch size' changed nothing: the engine chose the micro-batch itself. The
+    tip names the per-device setting to halve (the same update), else the savers left."""
+    c = _cand(H100, n=4)
+    c.work = replace(c.work, task="training", batch_size=32, gradient_checkpointing=False)
+    c.micro_batch = 16
+    said = rank._training_headroom(c, "cuda")
+    assert "per_device_train_batch_size 2" in said and "torch.cuda.max_memory_allocated()" in said
+    c.micro_batch = 4
+    one = rank._training_headroom(c, "mps")
+    assert "one sample a GPU" in one and "activation checkpointing" in one
+    assert "torch.mps." in one
