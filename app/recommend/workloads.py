@@ -564,7 +564,8 @@ def _batch_size(
     sequences, tokens = default.sequences_for(model.params, seq_len)
     per_step = f" ({tokens:,.0f} tokens per step)" if tokens is not None else ""
     warnings.append(
-        f"batch_size not given: assumed {sequences:,} sequences per optimizer step{per_step}, "
+        f"batch_size not given: assumed {sequences:,} "
+        f"{'sequences' if model.family == 'decoder' else 'samples'} per optimizer step{per_step}, "
         f"{default.label}; run as micro-batches that fit (gradient accumulation). Set "
         "batch_size for your own"
     )

@@ -184,7 +184,7 @@ def test_default_batches_step_with_model_size_as_gpt3_did() -> None:
     assert b is not None
     tokens = [b.sequences_for(p, 2048)[1] for p in (125e6, 760e6, 1.3e9, 2.7e9, 13e9, 175e9)]
     assert tokens == [524288, 524288, 1048576, 1048576, 2097152, 3145728]
-    assert default_batch("cnn", "training") is None
+    assert default_batch("encoder", "training") is None
 
 
 def test_sixteen_gpus_training_an_8b_model_are_compute_bound_not_starved() -> None:
@@ -226,3 +226,22 @@ def test_training_under_a_runtime_it_is_not_priced_for_says_so_not_that_it_canno
     # mlx-lm fine-tunes with LoRA: the refusal is the engine's, not the runtime's
     assert err.value.field == "workload.runtime"
     assert "not modelled here" in str(err.value) and "inference runtime" not in str(err.value)
+
+
+def test_a_custom_cnn_trained_without_a_batch_assumes_a_stated_one_and_says_so() -> None:
+    """A custom CIFAR-size CNN with the batch left blank was trained at batch 1, 16× slower
+    than at 128, without a word."""
+    w = s.WorkloadIn.model_validate(
+        {"task": "training", "dataset_samples": 50000, "epochs": 200,
+         "model": {"family": "cnn", "params": 11e6, "gflops_per_sample": 0.56,
+                   "input_size": 32}}
+    )  # fmt: skip
+    work, warnings = resolve_workload(w)
+    assert work.batch_size == 128
+    said = [x for x in warnings if x.startswith("batch_size not given")]
+    assert said and "128 samples per optimizer step" in said[0] and "He et al. 2016" in said[0]
+    # inference keeps its batch of one (a latency question), and a stated batch wins
+    infer, _ = resolve_workload(w.model_copy(update={"task": "inference"}))
+    assert infer.batch_size == 1
+    own, _ = resolve_workload(w.model_copy(update={"batch_size": 32}))
+    assert own.batch_size == 32
