@@ -5,6 +5,7 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -290,6 +291,9 @@ class OfferChoice:
     gpus_used: int
     usd_per_hour: float  # what the job pays per hour, every instance together
     spot: bool
+    # an accepted instance of this GPU smaller than the one chosen also holds the job (the
+    # chosen one is cheaper all the same)
+    smaller_offered: bool = False
 
     @property
     def gpus_paid(self) -> int:
@@ -309,10 +313,14 @@ class OfferChoice:
         )
         if self.gpus_paid == self.gpus_used:
             return cluster[2:] or None
+        why = (
+            "cheaper than the smaller instances of this GPU on offer"
+            if self.smaller_offered
+            else "no smaller instance of this GPU is on offer"
+        )
         return (
-            f"pays for {shape}{self.offer.gpus}-GPU {self.offer.instance_type} "
-            f"({self.gpus_paid} GPUs) to use {self.gpus_used}: {self.offer.provider} rents no "
-            f"smaller shape of this GPU{cluster}"
+            f"pays for {shape}{self.offer.instance_type}, {self.offer.gpus}-GPU "
+            f"({self.gpus_paid} GPUs) to use {self.gpus_used}: {why}{cluster}"
         )
 
 
@@ -363,7 +371,14 @@ def choose_offer(
         key = (choice.usd_per_hour, offer.gpus, offer.provider, offer.instance_type)
         if best is None or key < best[0]:
             best = (key, choice)
-    return best[1] if best is not None else None
+    if best is None:
+        return None
+    chosen = best[1]
+    if chosen.gpus_paid > n and any(
+        n <= o.gpus < chosen.offer.gpus and _accepts(o, policy) for o in offers
+    ):
+        return dataclasses.replace(chosen, smaller_offered=True)
+    return chosen
 
 
 _CONDITION_ORDER = {"new": 0, "used": 1, "launch": 2}

@@ -292,3 +292,16 @@ def test_an_offer_book_keeps_one_price_table_per_policy_by_value() -> None:
     for hours in range(OfferBook.TABLES):  # bounded: past TABLES policies, start afresh
         book.prices(RentalPolicy(), Usage(hours_per_week=float(hours)), "auto")
     assert book.prices(RentalPolicy(providers=("lambda",)), Usage(), "auto") is not one
+
+
+def test_a_larger_instance_chosen_over_a_smaller_one_says_it_is_cheaper_not_the_only_one() -> None:
+    """Vast's 2× RTX 3060 at $0.19/h beat its 1× at $0.20/h for one GPU; the note said vast
+    'rents no smaller shape of this GPU', which its own 1× offer belied."""
+    one = offer("vast", "1x-RTX_3060", 1, 0.20, tier="community")
+    two = offer("vast", "2x-RTX_3060", 2, 0.19, tier="community")
+    choice = choose_offer([one, two], 1)
+    assert choice is not None and choice.offer is two and choice.smaller_offered
+    assert choice.note is not None and "cheaper than the smaller instances" in choice.note
+    alone = choose_offer([two], 1)
+    assert alone is not None and not alone.smaller_offered
+    assert alone.note is not None and "no smaller instance of this GPU is on offer" in alone.note
