@@ -7,6 +7,11 @@ import math
 import re
 from decimal import Decimal
 
+# A comma is a thousands separator only between whole groups of three digits ("1,500",
+# "12,000,000"): "0,80" or "2,50" is a decimal comma, and stripping it read $0.80 as $80.
+_GROUPED_RE = re.compile(
+    r"^[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?[kmbt]?$", re.I
+)
 _NUMBER_RE = re.compile(r"^([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)([kmbt]?)$", re.IGNORECASE)
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 NUMBER_HELP = "like 15k, 8.03B, 1,281,167 or $800"
@@ -14,7 +19,14 @@ NUMBER_HELP = "like 15k, 8.03B, 1,281,167 or $800"
 
 def parse_number(text: str) -> float:
     """'8.03B' -> 8.03e9, '$800' -> 800, '15k' -> 15000, '1,281,167' -> 1281167, '1.2e9'."""
-    cleaned = re.sub(r"[\s,_$]|usd", "", text.strip(), flags=re.IGNORECASE)
+    cleaned = re.sub(r"[\s_$]|usd", "", text.strip(), flags=re.IGNORECASE)
+    if "," in cleaned:
+        if not _GROUPED_RE.match(cleaned):
+            raise ValueError(
+                f"{text.strip()!r}: a comma only separates thousands (1,500); "
+                "write decimals with a point (0.80)"
+            )
+        cleaned = cleaned.replace(",", "")
     negative = cleaned.startswith("-")
     match = _NUMBER_RE.match(cleaned.lstrip("-+"))
     if not match:

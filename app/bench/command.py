@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -171,7 +172,7 @@ def _kernel_rows(report: BenchReport) -> list[Row]:
         )
     for kc, why in suite.skipped.items():
         if " " not in kc:  # whole classes, not single failed points
-            rows.append((kc.replace("_", " "), "[dim]skipped[/]", "—", "—", why[:60]))
+            rows.append((kc.replace("_", " "), "[dim]skipped[/]", "—", "—", why))
     return rows
 
 
@@ -184,11 +185,13 @@ def summary_table(report: BenchReport) -> Table:
     if report.catalog_match:
         title += f" — catalog: {report.catalog_match.name} [{report.catalog_match.matched_by}]"
     table = Table(title=title, show_lines=False)
-    table.add_column("benchmark")
-    table.add_column("measured", justify="right")
-    table.add_column("catalog peak", justify="right")
-    table.add_column("efficiency", justify="right")
-    table.add_column("note")
+    # figures never break and the words fold onto more lines: at 80 columns the note was cut
+    # to "(this is cpu…" (the README promises tables fold rather than cut)
+    table.add_column("benchmark", overflow="fold")
+    table.add_column("measured", justify="right", no_wrap=True)
+    table.add_column("catalog peak", justify="right", no_wrap=True)
+    table.add_column("efficiency", justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold")
     for section in _SECTIONS:
         for row in section(report):
             table.add_row(*row)
@@ -230,17 +233,10 @@ def upload_report(
     except httpx.HTTPError as exc:
         raise RuntimeError(f"upload to {url} failed: {exc}") from exc
     if resp.status_code >= 400:
-        detail: Any = resp.text[:500]
-        try:
-            body = resp.json()
-            if isinstance(body, dict):
-                detail = body.get("detail") or body.get("error") or body.get("message") or body
-        except ValueError:
-            pass
-        hint = ""
-        if resp.status_code in (401, 403):
-            hint = " (check --token)"
-        raise RuntimeError(f"server rejected the report: HTTP {resp.status_code}{hint}: {detail}")
+        raise RuntimeError(
+            f"server rejected the report: HTTP {resp.status_code}"
+            f"{_rejection_hint(resp.status_code, base_url, url)}: {_detail(resp)}"
+        )
     try:
         body = resp.json()
     except ValueError as exc:
@@ -249,6 +245,60 @@ def upload_report(
     if rid is None:
         raise RuntimeError(f"server answered HTTP {resp.status_code} without an 'id' field")
     return str(rid)
+
+
+def _origin(base_url: str) -> str:
+    u = httpx.URL(base_url)
+    return f"{u.scheme}://{u.netloc.decode()}"
+
+
+def report_page_url(base_url: str, rid: str) -> str:
+    """Where a stored report is shown: the id alone left the reader to guess the page."""
+    return f"{base_url.rstrip('/')}/device/reports/{rid}"
+
+
+def _rejection_hint(status: int, base_url: str, url: str) -> str:
+    if status in (401, 403):
+        return " (check --token)"
+    if status in (404, 405):
+        # a page URL (…/device) answers 404 with the site's HTML: say what was posted where
+        origin = _origin(base_url)
+        return (
+            f" (nothing takes reports at {url}: --upload wants the server's base URL, "
+            f"like {origin}, and the report is posted to that + {UPLOAD_PATH})"
+        )
+    return ""
+
+
+def _detail(resp: httpx.Response) -> str:
+    """What the server said, in one line: its JSON error's message, else the body's first line
+    (an HTML error page is named, never printed)."""
+    try:
+        body = resp.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        found: Any = body.get("detail") or body.get("error") or body.get("message") or body
+        if isinstance(found, dict) and "message" in found:
+            found = found["message"]
+        return str(found)[:300]
+    text = resp.text.strip()
+    if "html" in resp.headers.get("content-type", "") or text[:1] == "<":
+        return "an HTML page, not the report API's answer"
+    first = text.splitlines()[0] if text else "(empty body)"
+    return first[:200]
+
+
+def _keep(report: BenchReport, err: Console) -> Path | None:
+    """Save a report whose upload failed, so the measurement is not lost."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path.cwd() / f"gpu-advisor-report-{stamp}.json"
+    try:
+        path.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    except OSError as exc:
+        err.print(f"[red]error:[/] cannot keep the report in {path}: {exc}")
+        return None
+    return path
 
 
 Match = tuple[str, str, dict[str, float]]
@@ -345,8 +395,14 @@ def _deliver(
             rid = upload_report(report, upload, token)
         except RuntimeError as exc:
             err.print(f"[red]error:[/] {exc}")
+            kept = output if output is not None else _keep(report, err)
+            if kept is not None:
+                err.print(
+                    f"the report is saved in {kept}: upload it on {_origin(upload)}/device, "
+                    "or rerun with --upload set to the server's base URL"
+                )
             return 1
-        con.print(f"uploaded: stored as report id {rid}")
+        con.print(f"uploaded: stored as report id {rid}, at {report_page_url(upload, rid)}")
     return 0
 
 

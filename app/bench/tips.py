@@ -25,6 +25,82 @@ def _device_type(report: BenchReport) -> str:
     return report.environment.device.split(":")[0]
 
 
+def _training_speedups(report: BenchReport, precision: str) -> list[Speedup]:
+    """What a training step measured at this precision against fp32: the conv forward +
+    backward and the batch curves' train mode. A tip about training follows these, not the
+    matmul ratio: on CPUs bf16 matmuls can be fast while a whole step is far slower."""
+    return [
+        s
+        for s in report.precision_speedups
+        if s.precision == precision
+        and (
+            s.source == "conv_forward_backward"
+            or (s.source.startswith("batch_") and s.source.endswith("_train"))
+        )
+    ]
+
+
+_TRAINING_NAMES = {"conv_forward_backward": "conv forward+backward"}
+
+
+def _training_name(source: str) -> str:
+    if source in _TRAINING_NAMES:
+        return _TRAINING_NAMES[source]
+    workload = source.removeprefix("batch_").removesuffix("_train")
+    return f"{_NAMES.get(workload, workload)} training"
+
+
+def _times(r: float) -> str:
+    """A ratio as people say it: 6.0× faster, 12× slower."""
+    if r >= 1:
+        return f"{r:.1f}× faster"
+    slower = 1 / r if r > 0 else float("inf")
+    return f"{slower:.1f}× slower" if slower < 10 else f"{slower:.0f}× slower"
+
+
+def _precision_tip(
+    precision: str, where: str, dev_type: str, r: float, native: bool, training: list[Speedup]
+) -> str:
+    autocast = f'torch.autocast(device_type="{dev_type}", dtype={_AUTOCAST_DTYPE[precision]})'
+    if not native:
+        return (
+            f"{precision} is not native {where}: matmuls run at {r:.2f}× the fp32 "
+            f"speed (emulated), so keep fp32 rather than {precision} here"
+        )
+    if training:
+        # the slowest training measurement decides: a tip must not promise what a step lost
+        worst = min(training, key=lambda s: s.ratio)
+        step = f"{_training_name(worst.source)} measured {_times(worst.ratio)} than fp32"
+        if worst.ratio < 0.8:
+            if r >= 1.2:
+                return (
+                    f"{precision} matmuls alone are {_times(r)} than fp32 {where}, but a "
+                    f"training step disagrees: {step}; keep fp32 for training here"
+                )
+            return f"{precision} is slower than fp32 {where} ({step}): keep fp32 for training"
+        if worst.ratio >= 1.2:
+            return (
+                f"{precision} training is {_times(worst.ratio)} than fp32 {where} "
+                f"({_training_name(worst.source)}, the slowest training measurement): "
+                f"train with {autocast}"
+            )
+        return (
+            f"{precision} trains about as fast as fp32 {where} ({step}): mixed precision "
+            "halves activation memory but does not save time"
+        )
+    if r >= 1.2:
+        return (
+            f"{precision} is {r:.1f}× faster than fp32 {where} (matmuls; no training step "
+            f"was measured): train with {autocast}"
+        )
+    if r >= 0.8:
+        return (
+            f"{precision} runs about as fast as fp32 {where} ({r:.1f}×): mixed "
+            "precision halves activation memory but does not save time"
+        )
+    return f"{precision} is slower than fp32 {where} ({r:.2f}×): keep fp32 for speed"
+
+
 def _precision_tips(report: BenchReport) -> list[str]:
     tips: list[str] = []
     backend = report.environment.backend
@@ -37,25 +113,8 @@ def _precision_tips(report: BenchReport) -> list[str]:
             continue
         summary = matmul.by_precision.get(precision) if matmul else None
         native = bool(summary and summary.native)
-        r = sp.ratio
-        if not native:
-            tips.append(
-                f"{precision} is not native {where}: matmuls run at {r:.2f}× the fp32 "
-                f"speed (emulated), so keep fp32 rather than {precision} here"
-            )
-        elif r >= 1.2:
-            tips.append(
-                f"{precision} is {r:.1f}× faster than fp32 {where}: train with "
-                f'torch.autocast(device_type="{dev_type}", '
-                f"dtype={_AUTOCAST_DTYPE[precision]})"
-            )
-        elif r >= 0.8:
-            tips.append(
-                f"{precision} runs about as fast as fp32 {where} ({r:.1f}×): mixed "
-                "precision halves activation memory but does not save time"
-            )
-        else:
-            tips.append(f"{precision} is slower than fp32 {where} ({r:.2f}×): keep fp32 for speed")
+        training = _training_speedups(report, precision)
+        tips.append(_precision_tip(precision, where, dev_type, sp.ratio, native, training))
     tf = _speedup(report, "matmul", "tf32")
     if tf is not None and tf.ratio >= 1.5:
         tips.append(

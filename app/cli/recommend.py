@@ -6,6 +6,7 @@ import inspect
 import json
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
@@ -329,7 +330,7 @@ def render_serving(response: Any, console: Console) -> None:
     for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
                 "max tok/s", "$/1M out", "split out/in", "$/h", *(["basis"] if either else []),
                 "targets"):  # fmt: skip
-        _column(table, col, left=col in ("GPU", "weights/KV"))
+        _column(table, col, left=col in ("GPU", "weights/KV"), narrow=_narrow(console))
     for r in rows:
         sv = r.serving
         basis = [{"buy": "own", "rent": "rent"}.get(sv.price_basis or "", "—")] if either else []
@@ -366,11 +367,26 @@ def render_serving(response: Any, console: Console) -> None:
         console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
 
 
-def _column(table: Table, head: str, *, left: bool = False) -> None:
+def _narrow(console: Console) -> bool:
+    """Too narrow for every header on one line beside the names (the tables have up to 13
+    columns)."""
+    return console.width < 160
+
+
+def _column(table: Table, head: str, *, left: bool = False, narrow: bool = True) -> None:
     """A column folded rather than cut: at 80 columns (and whenever output is piped)
-    "1,110…" and "0.…" were all a reader got of a likely range and a price; a figure that does
-    not fit now wraps onto a second line, whole."""
-    table.add_column(head, justify="left" if left else "right", overflow="fold")
+    "1,110…" and "0.…" were all a reader got of a likely range and a price. Text columns
+    (``left``) fold; a figure never breaks ("2.6/12." over "0" read as two numbers): number
+    columns do not wrap, so the table takes their width from the text beside them."""
+    if left:
+        table.add_column(head, justify="left", overflow="fold")
+        return
+    # on a narrow terminal the header goes on lines of a word or two: unwrapped, "throughput
+    # (images/s)" set the column's width and left the GPU names no room; a wide one keeps
+    # one header line
+    width = max(8, *(len(word) for word in head.split())) if narrow else len(head)
+    lines = textwrap.wrap(head, width=width)
+    table.add_column("\n".join(lines), justify="right", no_wrap=True, overflow="fold")
 
 
 def render(response: Any, console: Console) -> None:
@@ -402,7 +418,7 @@ def render(response: Any, console: Console) -> None:
     rent_col = response.acquisition in ("rent", "either")
     buy_col = response.acquisition in ("buy", "either")
     if response.baseline is not None:
-        _column(table, "vs yours")
+        _column(table, "vs yours", narrow=_narrow(console))
     for col in (
         "#",
         "GPU",
@@ -416,7 +432,7 @@ def render(response: Any, console: Console) -> None:
         "to finish",
         "likely range",
     ):
-        _column(table, col, left=col in ("GPU", "bottleneck"))
+        _column(table, col, left=col in ("GPU", "bottleneck"), narrow=_narrow(console))
     for r in response.recommendations:
         cost = r.cost
         finish = r.time_to_finish_h

@@ -34,6 +34,7 @@ from app.web.catalog_form import (
     parse_catalog,
     parse_slugs,
 )
+from app.web.near_slugs import closest_slugs
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -258,6 +259,14 @@ def _what_fits(
     return rows, largest
 
 
+def _gpu_not_found(request: Request, session: Any, slug: str, exc: NotFound) -> HTMLResponse:
+    """The 404 page, with the catalog's nearest slugs to click instead."""
+    names = {g.slug: g.name for g in catalog.all_specs(session)}
+    near = [(s, names[s]) for s in closest_slugs(slug, names)]
+    ctx = {"status": 404, "title": "not found", "message": exc.message, "suggestions": near}
+    return render(request, "error.html", ctx, status_code=404)
+
+
 @router.get("/gpus/{slug}", response_class=HTMLResponse)
 def gpu_detail(
     request: Request,
@@ -266,7 +275,10 @@ def gpu_detail(
     settings: SettingsDep,
     sort_offers: Annotated[str | None, Query(max_length=40)] = None,
 ) -> HTMLResponse:
-    gpu = catalog.get_gpu(session, slug)
+    try:
+        gpu = catalog.get_gpu(session, slug)
+    except NotFound as exc:
+        return _gpu_not_found(request, session, slug, exc)
     fit_rows, largest = _what_fits(session, settings, slug)
     cloud_offers, purchase_offers, offers_sort = offers.offers_table(
         session, settings, slug, sort_offers
@@ -324,37 +336,52 @@ COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
 
 
 _RENT_FIELD = "cloud_price_usd_per_hour"  # shown as the offers' price, not the quoted one
+# shown as the price a recommendation buys at (the purchase offers, as the GPU page and the
+# ranking read it): the catalog field was empty for cards the offers price
+_BUY_FIELD = "purchase_usd"
 
 
-def _compare_value(gpu: Any, name: str, prices: Mapping[str, RentFrom]) -> Any:
+def _compare_value(
+    gpu: Any, name: str, prices: Mapping[str, RentFrom], buys: Mapping[str, BuyPrice]
+) -> Any:
     if name == _RENT_FIELD:
         return _rent_price(prices, gpu.slug)
+    if name == _BUY_FIELD:
+        buy = buys.get(gpu.slug)
+        return buy.offer.usd if buy is not None and buy.offer is not None else None
     if name == "street_price_usd":
         return gpu.street_price.usd if gpu.street_price else None
     return getattr(gpu, name, None)
 
 
-CompareCell = tuple[Any, float | None, RentFrom | None]
+# (value, ratio to the first GPU, the rent-from or buy price the cell shows in words)
+CompareCell = tuple[Any, float | None, RentFrom | BuyPrice | None]
 
 
 def _compare_rows(
-    result: Any, prices: Mapping[str, RentFrom]
-) -> list[tuple[str, str, bool, list[CompareCell], bool]]:
-    """(label, unit, higher is better, cells, whether the row is the offers' price)."""
+    result: Any, prices: Mapping[str, RentFrom], buys: Mapping[str, BuyPrice]
+) -> list[tuple[str, str, bool, list[CompareCell], str]]:
+    """(label, unit, higher is better, cells, which offers' price the row is: rent, buy or
+    none)."""
     rows = []
     for name in result.fields:
         label, unit, higher = COMPARE_FIGURES.get(name, (name.replace("_", " "), "", True))
-        base = _compare_value(result.gpus[0].gpu, name, prices)
+        kind = {_RENT_FIELD: "rent", _BUY_FIELD: "buy"}.get(name, "")
+        base = _compare_value(result.gpus[0].gpu, name, prices, buys)
         cells: list[CompareCell] = []
         for r in result.gpus:
-            value = _compare_value(r.gpu, name, prices)
-            # the catalog's ratio for the cloud price is of the quoted figure: recomputed
-            ratio = None if name == _RENT_FIELD else r.ratios.get(name)
+            value = _compare_value(r.gpu, name, prices, buys)
+            # the catalog's ratio for an offers' price is of the catalog figure: recomputed
+            ratio = None if kind else r.ratios.get(name)
             if ratio is None and value is not None and base:
                 ratio = round(value / base, 4)
-            rent = prices.get(r.gpu.slug) if name == _RENT_FIELD else None
-            cells.append((value, ratio, rent))
-        rows.append((label, unit, higher, cells, name == _RENT_FIELD))
+            shown = (
+                prices.get(r.gpu.slug)
+                if kind == "rent"
+                else (buys.get(r.gpu.slug) if kind == "buy" else None)
+            )
+            cells.append((value, ratio, shown))
+        rows.append((label, unit, higher, cells, kind))
     return rows
 
 
@@ -397,7 +424,8 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
             status = exc.status_code
         else:
             ctx["result"] = result
-            ctx["rows"] = _compare_rows(result, offers.rent_from_by_gpu(session))
+            rent_prices, buy_prices = offers.catalog_prices(session)
+            ctx["rows"] = _compare_rows(result, rent_prices, buy_prices)
             if preset:
                 try:
                     ctx["job"] = _compare_workload(session, settings, slugs, preset, task)

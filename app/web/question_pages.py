@@ -7,6 +7,7 @@ import io
 import math
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -41,6 +42,7 @@ from app.web.forms import (
 )
 from app.web.labels import CHOICES, choice_label
 from app.web.offer_words import price_is_stale
+from app.web.per_usd import row_per_usd
 from app.web.serving_charts import serving_charts
 from app.web.templating import num, params_h, query_string, render, usd
 
@@ -292,6 +294,10 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
         per_dollar=_per_dollar_label(answer),
+        # each row's work per dollar on the basis its cost uses, within the user's caps
+        row_per_usd=partial(
+            row_per_usd, acquisition=answer.acquisition, constraints=_constraints(form)
+        ),
         score_head=SCORE_HEADS.get(answer.objective, SCORE_HEADS["balanced"]),
         # "change the question" carries this one along, so the next answer can compare them
         change_href="/?" + (urlencode([*query, ("prev", share)]) if linkable else share),
@@ -316,9 +322,13 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         ),
         share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
         # the usage every cost on the page assumes (the request's, defaults filled in)
-        usage=(form.request.constraints if form.request else rs.ConstraintsIn()).usage(),
+        usage=_constraints(form).usage(),
     )
     return render(request, "recommendations.html", ctx)
+
+
+def _constraints(form: QuestionForm) -> rs.ConstraintsIn:
+    return form.request.constraints if form.request else rs.ConstraintsIn()
 
 
 # How the verdict dates a price it quotes ("costs $453 to buy used as of 2026-09").
@@ -411,17 +421,20 @@ def _echo_limits(
     spot = ", spot allowed" if c.allow_spot else ""
     rent = f"renting: the cheapest suitable instance ({hosts}{spot})"
     buy = "buying: " + _BUY_BASIS[c.purchase_basis]
-    basis = {"buy": buy, "rent": rent, "either": f"{buy}; {rent}; the better"}[answer.acquisition]
+    either = f"{buy}; {rent}; each option at the cheaper of the two"
+    basis = {"buy": buy, "rent": rent, "either": either}[answer.acquisition]
     out.append(("Prices", basis))
-    use = c.usage()
-    out.append(
-        (
-            "Usage",
-            f"{use.hours_per_week:g} h/week × {use.years:g} years = {use.hours:,.0f} h"
-            + (f", resale {use.resale_fraction:.0%}" if use.resale_fraction else "")
-            + " (a bought card's price is spread over it)",
+    if answer.acquisition != "rent":
+        # the hours a bought card's price is spread over: nothing to say when nothing is bought
+        use = c.usage()
+        out.append(
+            (
+                "Usage",
+                f"{use.hours_per_week:g} h/week × {use.years:g} years = {use.hours:,.0f} h"
+                + (f", resale {use.resale_fraction:.0%}" if use.resale_fraction else "")
+                + " (a bought card's price is spread over it)",
+            )
         )
-    )
     limits = []
     if c.max_purchase_usd is not None:
         limits.append(f"buy ≤ {usd(c.max_purchase_usd)}")

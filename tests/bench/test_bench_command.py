@@ -172,3 +172,71 @@ def test_upload_connection_refused(tmp_path: Path, fake_run: list[dict[str, Any]
     assert code == 1
     assert out.exists()  # the report is kept even when the upload fails
     assert "cannot connect" in con.export_text()
+
+
+def _mock_post(monkeypatch: pytest.MonkeyPatch, handler: Any) -> None:
+    transport = httpx.MockTransport(handler)
+
+    def post(url: str, **kw: Any) -> httpx.Response:
+        with httpx.Client(transport=transport) as client:
+            return client.post(url, **kw)
+
+    monkeypatch.setattr(command.httpx, "post", post)
+
+
+def test_a_page_url_gets_a_base_url_hint_not_html_and_the_report_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    fake_run: list[dict[str, Any]],
+) -> None:
+    # --upload http://host/device posts to /device/api/v1/device-reports: the site's 404 page
+    html = "<!doctype html>\n<html><head><title>Not found</title></head><body>…</body></html>"
+    _mock_post(
+        monkeypatch,
+        lambda r: httpx.Response(404, text=html, headers={"content-type": "text/html"}),
+    )
+    monkeypatch.chdir(tmp_path)
+    con = recording()
+    code = bench_command(
+        "quick", "cpu", None, "http://127.0.0.1:8111/device", None, None, None, None, console=con
+    )
+    text = " ".join(con.export_text().split())  # Rich wraps long lines at spaces
+    assert code == 1
+    assert "<!doctype" not in text and "<html" not in text
+    assert "HTTP 404" in text
+    assert "http://127.0.0.1:8111/device/api/v1/device-reports" in text
+    assert "base URL, like http://127.0.0.1:8111" in text
+    kept = list(tmp_path.glob("gpu-advisor-report-*.json"))
+    assert len(kept) == 1 and str(kept[0]) in text
+    assert BenchReport.model_validate_json(kept[0].read_text()).schema_version == 2
+
+
+def test_a_successful_upload_prints_the_reports_page(
+    monkeypatch: pytest.MonkeyPatch, fake_run: list[dict[str, Any]]
+) -> None:
+    _mock_post(monkeypatch, lambda r: httpx.Response(201, json={"id": 7}))
+    con = recording()
+    code = bench_command(
+        "quick", "cpu", None, "http://server:8000/", None, None, None, None, console=con
+    )
+    assert code == 0
+    assert "http://server:8000/device/reports/7" in con.export_text()
+
+
+def test_the_summary_at_80_columns_folds_notes_and_keeps_figures_whole() -> None:
+    # the notes were cut ("(this is cpu…") where the README promises tables fold
+    from app.bench.report import KernelSuite
+
+    why = "collectives are measured with NCCL on CUDA GPUs (this is cpu)"
+    report = make_report().model_copy(update={"kernels": KernelSuite(skipped={"collectives": why})})
+    con = Console(record=True, width=80)
+    con.print(command.summary_table(report))
+    text = con.export_text()
+    assert "…" not in text
+    # the note column's lines, joined: the whole reason, folded over lines, not cut
+    notes = "".join(
+        line.split("│")[-2].strip() for line in text.splitlines() if line.count("│") >= 6
+    )
+    assert "".join(why.split()) in "".join(notes.split())
+    for figure in ("790 TFLOPS", "4,300 GB/s", "4,100 GB/s"):
+        assert figure in text, figure

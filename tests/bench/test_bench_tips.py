@@ -74,7 +74,10 @@ def test_gpu_tips() -> None:
     assert (
         "pinned memory moves data 2.3× faster here: use pin_memory=True in your DataLoader" in text
     )
-    assert "bf16 is 3.1× faster than fp32 here: train with torch.autocast(" in text
+    assert (
+        "bf16 is 3.1× faster than fp32 here (matmuls; no training step was measured): "
+        "train with torch.autocast(" in text
+    )
     assert "dtype=torch.bfloat16" in text
     assert "batch 64 reaches 90 % of peak throughput" in text
 
@@ -164,3 +167,58 @@ def test_one_point_says_nothing_about_the_batch_size() -> None:
     one.stopped = None
     text = "\n".join(generate_tips(report))
     assert "batch 1" not in text
+
+
+def cpu_report(speedups: list[Speedup]) -> BenchReport:
+    env = Environment(
+        backend="cpu",
+        device="cpu",
+        device_name="CPU",
+        os="Linux",
+        python_version="3.11",
+        torch_version="2.13.0",
+    )
+    by = {
+        p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))
+        for p, v in (("fp32", 1.0), ("bf16", 6.0))
+    }
+    return BenchReport(
+        profile="quick",
+        environment=env,
+        matmul=MatmulSuite(by_precision=by),
+        precision_speedups=speedups,
+    )
+
+
+def test_training_tip_follows_the_training_step_not_the_matmul() -> None:
+    # the quick CPU run: bf16 matmuls 6× faster, a conv training step 12× slower; the tip
+    # said "train with torch.autocast(bfloat16)"
+    report = cpu_report(
+        [
+            Speedup(source="matmul", precision="bf16", ratio=6.0),
+            Speedup(source="conv_forward_backward", precision="bf16", ratio=0.086),
+        ]
+    )
+    text = "\n".join(generate_tips(report))
+    assert "torch.autocast" not in text
+    assert (
+        "bf16 matmuls alone are 6.0× faster than fp32 on this CPU, but a training step "
+        "disagrees: conv forward+backward measured 12× slower than fp32; keep fp32 for "
+        "training here" in text
+    )
+
+
+def test_training_tip_recommends_autocast_when_the_step_is_faster() -> None:
+    report = cpu_report(
+        [
+            Speedup(source="matmul", precision="bf16", ratio=6.0),
+            Speedup(source="conv_forward_backward", precision="bf16", ratio=1.9),
+            Speedup(source="batch_transformer_block_train", precision="bf16", ratio=1.5),
+        ]
+    )
+    text = "\n".join(generate_tips(report))
+    # the slower of the two training measurements is the one quoted
+    assert (
+        "bf16 training is 1.5× faster than fp32 on this CPU (transformer block training, the "
+        'slowest training measurement): train with torch.autocast(device_type="cpu"' in text
+    )

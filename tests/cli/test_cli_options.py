@@ -249,3 +249,34 @@ def test_the_help_writes_a_range_as_people_do() -> None:
     assert helps["max_context"].endswith("[1, 2,097,152]"), helps["max_context"]
     assert helps["params"].endswith("(0, 1e+13]"), helps["params"]
     assert not any("e+06" in h or "e+05" in h for h in helps.values())
+
+
+def test_an_80_column_table_never_breaks_a_figure() -> None:
+    """Stable Diffusion bought under $800 at 80 columns: "2.6/12." on one line and "0" on the
+    next read as two numbers. Figures stay whole on a line; the names fold instead."""
+    from rich.console import Console
+
+    from app.catalog.loader import read_gpu_specs
+    from app.cli.recommend import _fmt, render
+    from app.domain.units import vram
+    from app.recommend import schemas as s
+    from app.recommend import service
+    from app.recommend.presets import DATA_DIR
+    from app.shipped.rules import load_rules
+
+    request = s.RecommendationRequest.model_validate(
+        {"workload": {"preset": "stable-diffusion-1.5"},
+         "constraints": {"acquisition": "buy", "max_purchase_usd": 800}}
+    )  # fmt: skip
+    response = service.recommend(request, read_gpu_specs(DATA_DIR), load_rules(DATA_DIR))
+    assert response.recommendations
+    console = Console(record=True, width=80)
+    render(response, console)
+    text = console.export_text()
+    table = text[text.index("┏") : text.index("┘")]
+    for r in response.recommendations:
+        memory = f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.1f}"
+        likely = f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}"
+        assert f" {memory} " in table, memory
+        assert f" {likely} " in table, likely
+        assert f" {_fmt(r.cost.purchase_usd, 0)} " in table

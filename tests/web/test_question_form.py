@@ -226,6 +226,16 @@ def test_home_prefills_from_a_link(read_client: TestClient) -> None:
     assert field_value(html, "batch_size") == "64"
 
 
+def test_a_decimal_comma_is_a_field_error_not_a_hundredfold_price() -> None:
+    # "0,80" was read as 80: a cap of $0.80/h became $80/h without a word
+    form = forms.parse_question(
+        [("preset", "resnet-50"), ("max_hourly_usd", "0,80"), ("max_purchase_usd", "$1,500")]
+    )
+    assert not form.ok
+    assert "max_hourly_usd" in form.errors and "max_purchase_usd" not in form.errors
+    assert "comma only separates thousands" in form.errors["max_hourly_usd"]
+
+
 def test_bad_input_rerenders_the_form_with_values_and_messages(read_client: TestClient) -> None:
     url = "/recommendations?preset=llama-3-8b&batch_size=-3&params=lots&max_hourly_usd=abc&epochs=2"
     html = page(read_client, url, 422)

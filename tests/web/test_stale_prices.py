@@ -118,7 +118,10 @@ def test_every_old_price_is_marked_with_the_rule_in_its_tooltip(
     assert verdict is not None
     top = bought[0]["cost"]["buy"]["as_of"]
     assert f"as of {top}" in verdict.group(1)
-    assert re.search(r"data-stale title=\"[^\"]+\">stale: [^<]*" + re.escape(top), verdict.group(1))
+    assert re.search(
+        r"data-stale title=\"[^\"]+\">The prices? as of [^<]*" + re.escape(top) + r"[^<]* stale\.<",
+        verdict.group(1),
+    )
     # the column definitions say what the mark means
     assert "<dt>stale</dt><dd>a price over 1 day old" in html
 
