@@ -52,8 +52,12 @@ def variations(
             out.append(
                 (f"bf16 mixed precision instead of {p}", {"workload": {"precision": "bf16"}})
             )
-        elif p in ("bf16", "fp16") and work.model.family not in CONV_FAMILIES:
-            # stock PyTorch has no fp8 convolutions (data/frameworks.yaml, fp8_convolution)
+        elif (
+            p in ("bf16", "fp16") and work.model.family not in CONV_FAMILIES and work.peft == "none"
+        ):
+            # stock PyTorch has no fp8 convolutions (data/frameworks.yaml, fp8_convolution);
+            # PEFT's adapters train beside a frozen base it does not run in fp8 (a QLoRA base is
+            # NF4 whatever the precision): the lever changed nothing there
             out.append((f"fp8 instead of {p}", {"workload": {"precision": "fp8"}}))
         ckpt = work.gradient_checkpointing
         out.append(

@@ -44,3 +44,13 @@ def test_the_nearest_configuration_without_a_deadline_says_how_long_it_takes():
     assert said == "32 × NVIDIA L40S ($13.76/h to rent), finishing in 2.9 years"
     other = lifted.model_copy(update={"change": "up to 64 GPUs instead of 8"})
     assert "finishing" not in best_config(other, "rent")  # its deadline still holds
+
+
+def test_an_adapter_job_is_not_offered_fp8_which_changes_nothing_for_it():
+    """A QLoRA base is NF4 whatever the precision and PEFT runs no fp8 GEMMs: the lever
+    re-ranked the same answer with the same figures."""
+    for peft in ("qlora", "lora"):
+        labels = _labels({"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": peft})
+        assert not [x for x in labels if x.startswith("fp8 instead")], peft
+    full = _labels({"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "none"})
+    assert "fp8 instead of bf16" in full
