@@ -205,8 +205,12 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     ok &= ~np.array([*featured, True])[snap.variant]
     total = np.array([math.nan if o is None else o.total for o in ones] + [math.nan])
     fits = ok & (total[snap.variant] <= snap.avail)
-    count[fits] = 1
     training = np.array([r.training for r in runs] + [True])
+    if "micro_batch" in ctx.savers_allowed:
+        # a training job that fits one card with less than ev.ROOM spare may be planned at a
+        # smaller micro-batch (ev._roomier): plan it in full
+        fits &= ~(training[snap.variant] & (total[snap.variant] > (1.0 - ev.ROOM) * snap.avail))
+    count[fits] = 1
     more = np.flatnonzero(ok & ~fits & ~training[snap.variant])
     if not len(more):
         return count
