@@ -902,6 +902,8 @@ def _walk(
             one=variant_memory(ctx, key, job, 1, g.backend, g.flash_attention),
             avail=avail,
         )
+        if n is None and exact is not None and lay is None:
+            n = _exact_holds(ctx, gpu, g, key, job, exact, avail)
         if lay is not None:
             n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, avail)
         # the least any step needs: the job's own figure once every saver is applied
@@ -975,6 +977,23 @@ def _unsharded(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configu
 # within 10 % of the published ones (benchmarks/peak_memory.py), so a pick at 0.09 GB of 23.7
 # spare is as likely to run out as not.
 ROOM = 0.05
+
+
+def _exact_holds(
+    ctx: Context, gpu: GpuSpec, g: Gate, key: JobKey, job: WorkloadSpec, exact: int, avail: float
+) -> int | None:
+    """``exact`` where the job holds on exactly that many GPUs though the power of two above
+    it is what ``min_gpus`` counts (3 GPUs: min_gpus says 4): a layer split (llama.cpp, a
+    device_map) or a sharded training job runs on any count, tensor parallelism only where it
+    splits the heads. Three RTX 3090s hold Llama 3.1 70B Q4_K_M at 12k context; they were
+    refused as needing 4."""
+    assert g.backend is not None
+    if exact & (exact - 1) == 0 or _head_split(gpu, job, g.backend, exact) is not None:
+        return None
+    if job.is_llm_inference and perf.profile_for(gpu, job, g.backend, "decode").span == "tensor":
+        return None
+    held = variant_memory(ctx, key, job, exact, g.backend, g.flash_attention).total <= avail
+    return exact if held else None
 
 
 def _roomier(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configuration:

@@ -959,3 +959,25 @@ def test_an_estimate_says_which_limits_its_configuration_breaks(read_client: Tes
     body["constraints"] = {"max_hours": 1e4, "max_job_cost_usd": 1e6, "num_gpus": 4}
     ok = read_client.post("/api/v1/estimate", json=body).json()
     assert not [w for w in ok["warnings"] if w.startswith("constraints.")]
+
+
+def test_three_cards_of_a_layer_split_hold_what_two_cannot(read_client: TestClient) -> None:
+    """Three RTX 3090s are the usual rig for Llama 3.1 70B Q4_K_M at long context: llama.cpp
+    splits whole layers over any count. They were refused as needing 4 (a power of two, a
+    tensor-parallel rule), with 47.6 GB said not to fit in 3 × 23.7 GB."""
+
+    def estimate(n: int, runtime: str = "llama.cpp") -> dict[str, Any]:
+        work = {"preset": "llama-3.1-70b", "task": "inference", "runtime": runtime,
+                "quantization": "q4_k_m" if runtime == "llama.cpp" else "awq",
+                "batch_size": 1, "seq_len": 12000, "output_tokens": 256}  # fmt: skip
+        body = {"workload": work, "gpu": "rtx-3090", "constraints": {"num_gpus": n}}
+        r = read_client.post("/api/v1/estimate", json=body)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    three = estimate(3)["result"]
+    assert three is not None and three["num_gpus"] == 3
+    assert three["memory"]["required_gb"] <= three["memory"]["available_gb"]
+    assert estimate(2)["excluded"]["code"] == "does_not_fit"
+    # tensor parallelism still needs the heads split evenly: 64 heads do not split over 3
+    assert estimate(3, "vllm")["result"] is None
