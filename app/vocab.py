@@ -88,6 +88,8 @@ MEASURED_PRECISIONS: tuple[MeasuredPrecision, ...] = get_args(MeasuredPrecision)
 #: Tensor-core datapaths a sustained (power-limited) GEMM rate may be given for
 #: (data/efficiency.yaml sustained_gemm_tflops; fp32 runs on the CUDA cores).
 SUSTAINED_GEMM_PRECISIONS: tuple[MeasuredPrecision, ...] = ("bf16", "fp16", "tf32", "fp8")
+#: The 16-bit float formats: a KV cache in either is a runtime's default, not a quantised one.
+HALF_PRECISIONS: tuple[Precision, ...] = ("bf16", "fp16")
 
 
 # ---------------------------------------------------------------- the job
@@ -454,6 +456,16 @@ BACKEND_LABELS: dict[str, str] = {
     "vulkan": "Vulkan",
     "metal": "Metal",
     "cpu": "CPU",
+}
+
+
+# The backend a runtime that is not PyTorch drives, in its own words: llama.cpp builds for
+# Metal on a Mac and for SYCL (oneAPI) or Vulkan on Intel; MPS and XPU are PyTorch's names.
+RUNTIME_BACKEND_WORDS: dict[tuple[str, str], str] = {
+    ("llama.cpp", "mps"): "Metal",
+    ("llama.cpp", "xpu"): "SYCL (oneAPI; its Vulkan build also runs)",
+    ("llama.cpp", "rocm"): "ROCm (HIP)",
+    ("mlx", "mps"): "Metal",
 }
 
 

@@ -204,6 +204,9 @@ class PerfEstimate:
     shard_group: int = 0
     # LLM inference asked as copies: copies side by side, num_gpus ÷ copies GPUs each
     copies: int = 1
+    # LLM inference: what limits a decode step alone ("" elsewhere); ``bottleneck`` is the
+    # whole request's, which a long prompt makes "compute" though generation reads weights
+    decode_bottleneck: str = ""
 
 
 def prior_memory_efficiency(gpu: GpuSpec) -> float:
@@ -2223,7 +2226,15 @@ def _llm_perf(
         "interconnect": comm * n,
     }
     bottleneck = max(parts, key=parts.__getitem__)
+    step_parts = {
+        "compute": dec.compute_s,
+        "memory bandwidth": dec.memory_s,
+        "host overhead": dec.host_s if host_bound else 0.0,
+        "kernel launches": dec.launch_s,
+        "interconnect": dec.comm_s * n,
+    }
     return PerfEstimate(
+        decode_bottleneck=max(step_parts, key=step_parts.__getitem__),
         throughput=b * out / total,
         unit="tokens/s",
         step_time_s=total,

@@ -17,7 +17,7 @@ from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
-from app.vocab import OBJECTIVES, TORCH_PROGRAM_RUNTIMES
+from app.vocab import OBJECTIVES, RUNTIME_BACKEND_WORDS, TORCH_PROGRAM_RUNTIMES
 
 __all__ = ["OBJECTIVES"]
 
@@ -566,9 +566,19 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GB of "
         f"{vram(c.available_gb):.0f} GB{share}{' ' + per if per else ''}{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
-        f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}.",
+        f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}"
+        + (
+            f" (generation alone by {p.decode_bottleneck})"
+            if p.decode_bottleneck and p.decode_bottleneck != p.bottleneck
+            else ""
+        )
+        + ".",
         f"Assumes the {p.runtime} runtime"
-        + (f" on {p.backend}" if p.backend else "")
+        + (
+            f" on {RUNTIME_BACKEND_WORDS.get((p.runtime, p.backend), p.backend)}"
+            if p.backend
+            else ""
+        )
         + (f", {c.work.quantization} weights" if c.work.quantization != "none" else "")
         + ".",
     ]

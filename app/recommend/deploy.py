@@ -38,7 +38,7 @@ from app.offers.launch import TaskDumper
 from app.recommend import presets
 from app.recommend import schemas as s
 from app.shipped.rules import DATA_DIR, load_efficiency
-from app.vocab import DATA_PARALLEL_SERVERS
+from app.vocab import DATA_PARALLEL_SERVERS, HALF_PRECISIONS
 
 PORT = 8000
 
@@ -347,15 +347,13 @@ def _llamacpp(
     args += ["-ngl", "999"]
     if sv.gpus_per_replica > 1:
         args += ["--split-mode", "row" if sv.multi_gpu == "tensor" else "layer"]
-    if sv.kv_cache_precision not in SIXTEEN_BIT:
+    if sv.kv_cache_precision not in HALF_PRECISIONS:
         # an 8-bit cache is q8_0, llama.cpp's only 8-bit cache type (it has no fp8 one), and a
         # quantised V cache needs flash attention on (llama-context: "V cache quantization
         # requires flash_attn"); the tools/server README's current spelling, value required
         args += ["--flash-attn", "on", "-ctk", "q8_0", "-ctv", "q8_0"]
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
-
-SIXTEEN_BIT = ("bf16", "fp16")
 
 
 BUILDERS = {"vllm": _vllm, "sglang": _sglang, "tensorrt-llm": _trtllm, "llama.cpp": _llamacpp}
@@ -550,7 +548,7 @@ def deploy_for(
     args = BUILDERS[sv.runtime](ckpt.repo, sv, context, tp, pp, dp, ckpt.quantization)
     command = _files(sv) + shlex.join(args)
     notes += ckpt.notes
-    if sv.runtime == "llama.cpp" and sv.kv_cache_precision not in SIXTEEN_BIT:
+    if sv.runtime == "llama.cpp" and sv.kv_cache_precision not in HALF_PRECISIONS:
         notes.append(
             f"llama.cpp has no {sv.kv_cache_precision} KV cache type: q8_0 (8.5 bits a value "
             "with its block scales) is its 8-bit one, and a quantised V cache needs --flash-attn "

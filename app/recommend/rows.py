@@ -354,6 +354,7 @@ def row_fields(
         "meets_latency_target": c.meets_latency,
         "time_to_finish_h": cost.time_to_finish_h,
         "bottleneck": p.bottleneck,
+        "generation_bottleneck": p.decode_bottleneck or None,
         "timing": {
             "step_time_s": p.step_time_s,
             "compute_s": p.compute_s,

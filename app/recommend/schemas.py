@@ -1151,6 +1151,14 @@ class Recommendation(BaseModel):
         "kernel launches",
         "interconnect",
     ]
+    generation_bottleneck: (
+        Literal["compute", "memory bandwidth", "host overhead", "kernel launches", "interconnect"]
+        | None
+    ) = Field(
+        None,
+        description="LLM inference: what limits one decode step (`bottleneck` is the whole "
+        "request's, prompt included)",
+    )
     timing: TimingOut
     cost: CostOut
     score: float

@@ -116,6 +116,15 @@ def _generating(row: s.Recommendation, batch: int) -> str:
     return f" end to end ({_fig(rate)} tokens/s while generating, after a {wait} prompt)"
 
 
+def _limited(row: s.Recommendation, batch: int) -> str:
+    """What limits the row: an LLM inference row whose prompt sets the whole request's bound
+    also says what limits the generation the reader streams."""
+    gen = row.generation_bottleneck
+    if gen is not None and gen != row.bottleneck and _generating(row, batch):
+        return f"limited by {row.bottleneck} over the prompt and by {gen} while generating"
+    return f"limited by {row.bottleneck}"
+
+
 # A warning that states what a blank field was taken as ("seq_len not given: ...")
 _ASSUMED = re.compile(r"^[\w.]+ not given: ")
 # The answer's note on rows that run another precision than asked ("bf16 cannot run on NVIDIA
@@ -337,7 +346,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     finish = _finish(top, answer.acquisition)
     if finish:
         why.append(finish)
-    why.append(f"limited by {top.bottleneck}")
+    why.append(_limited(top, answer.workload.batch_size or 1))
     if top.serving is not None:
         # a serving plan names the formats it runs: quality is never traded silently
         sv = top.serving

@@ -981,3 +981,22 @@ def test_three_cards_of_a_layer_split_hold_what_two_cannot(read_client: TestClie
     assert estimate(2)["excluded"]["code"] == "does_not_fit"
     # tensor parallelism still needs the heads split evenly: 64 heads do not split over 3
     assert estimate(3, "vllm")["result"] is None
+
+
+def test_a_long_prompt_does_not_hide_what_limits_generation(read_client: TestClient) -> None:
+    """A Mac's 70B answer read 'limited by compute': the 2,048-token prompt's bound, while its
+    11 tokens/s of generation are read off memory bandwidth. Both are said."""
+    work = {"preset": "llama-3.1-70b", "task": "inference", "runtime": "llama.cpp",
+            "quantization": "q4_k_m", "batch_size": 1}  # fmt: skip
+    r = read_client.post(
+        "/api/v1/estimate", json={"workload": work, "gpu": "apple-m3-ultra-60c-96gb"}
+    )
+    assert r.status_code == 200, r.text
+    row = r.json()["result"]
+    assert row["bottleneck"] == "compute"
+    assert row["generation_bottleneck"] == "memory bandwidth"
+    said = [e for e in row["explanation"] if e.startswith("Expected")]
+    assert said and "generation alone by memory bandwidth" in said[0]
+    body = {"workload": work, "constraints": {"vendors": ["apple"], "acquisition": "buy"}}
+    answer = read_client.post("/api/v1/recommendations", json=body).json()
+    assert "while generating" in answer["summary"]["sentence"]
