@@ -323,6 +323,26 @@ class ServingResult:
         counts it (_capacity): split over the group, times the copies it holds."""
         return running * self.kv_gb_per_request * self.kv_copies / self.config.gpus_per_replica
 
+    def running(self, concurrent: float | None, requests_per_s: float | None) -> float:
+        """Requests each replica runs at once at the load: the concurrent ones shared out, or
+        under a rate load the output rate over one request's token rate (Little's law)."""
+        cap = float(self.max_concurrency)
+        r = self.config.replicas
+        tput = self.output_tokens_per_s or 0.0
+        if requests_per_s is not None and self.requests_per_s:
+            return min(cap, tput / r / max(1e-9, 1000.0 / (self.itl_ms or 1.0)))
+        return min(cap, (concurrent or 0.0) / r)
+
+    def used_gb_per_gpu(self, running: float) -> float:
+        """What each GPU of a replica holds with ``running`` requests: weights, workspace,
+        framework and their KV cache (the rest of the runtime's pool stays free for more)."""
+        return (
+            self.weights_gb_per_gpu
+            + self.activations_gb_per_gpu
+            + self.framework_gb_per_gpu
+            + self.kv_gb_per_gpu(running)
+        )
+
 
 # ---------------------------------------------------------------- model arithmetic
 

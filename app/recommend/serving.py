@@ -390,16 +390,10 @@ def _recommendation(
     n = r.total_gpus
     gpu = row.gpu
     tput = r.output_tokens_per_s or 0.0
-    running = min(float(r.max_concurrency), (spec.concurrent_requests or 0.0) / c.replicas)
-    if spec.requests_per_s is not None and r.requests_per_s:
-        running = min(
-            float(r.max_concurrency), tput / c.replicas / max(1e-9, 1000.0 / (r.itl_ms or 1.0))
-        )
+    running = r.running(spec.concurrent_requests, spec.requests_per_s)
     kv_used = r.kv_gb_per_gpu(running)
     mem = s.MemoryOut(
-        required_gb=round(
-            r.weights_gb_per_gpu + r.activations_gb_per_gpu + r.framework_gb_per_gpu + kv_used, 3
-        ),
+        required_gb=round(r.used_gb_per_gpu(running), 3),
         available_gb=_usable_gb(gpu, row, c.gpus_per_replica),
         headroom_gb=None,
         num_gpus=c.gpus_per_replica,
@@ -506,7 +500,7 @@ def _recommendation(
         + list(r.notes)
         + [w for w in (spot_warning(row.priced.pricing, False),) if w],
         serving=_serving_out(row, with_curve),
-        alternatives=[_alternative(gpu, o.result, o.price) for o in row.others],
+        alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],
         **extra,
     )
 
@@ -569,12 +563,13 @@ def _price_words(priced: serving_step.Price) -> str:
 
 
 def _alternative(
-    gpu: GpuSpec, res: sv.ServingResult, priced: serving_step.Price
+    gpu: GpuSpec, res: sv.ServingResult, priced: serving_step.Price, spec: ServingSpec
 ) -> s.AlternativeOut:
-    """Another shape of the same GPU that meets the targets, with the instance it rents."""
+    """Another shape of the same GPU that meets the targets, with the instance it rents; its
+    memory as the row counts its own (the requests' KV cache, not the whole pool reserved)."""
     c = res.config
     rent = priced.pricing.rent if priced.pricing is not None else None
-    per_gpu = res.weights_gb_per_gpu + res.activations_gb_per_gpu + res.framework_gb_per_gpu
+    per_gpu = res.used_gb_per_gpu(res.running(spec.concurrent_requests, spec.requests_per_s))
     return s.AlternativeOut(
         num_gpus=res.total_gpus,
         replicas=c.replicas,
@@ -583,7 +578,7 @@ def _alternative(
         kv_cache_precision=c.kv_precision,
         itl_ms=res.itl_ms,
         ttft_ms=res.ttft_ms,
-        required_gb=round(per_gpu + res.kv_pool_gb_per_gpu, 3),
+        required_gb=round(per_gpu, 3),
         throughput=res.output_tokens_per_s or 0.0,
         unit="output tokens/s",
         scaling_efficiency=1.0,

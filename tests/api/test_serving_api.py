@@ -600,3 +600,26 @@ def test_a_model_no_server_holds_is_offered_more_gpus_across_servers(
     more = next(w for w in j["what_if"] if w["change"].startswith("up to 64 GPUs"))
     # 810 GB of bf16 weights: 8 H100s (640 GB) cannot hold them, 16 across two servers can
     assert more["can_run"] > len({x["gpu"]["slug"] for x in j["recommendations"]})
+
+
+def test_a_serving_rows_alternatives_count_memory_as_the_row_does(
+    read_client: TestClient,
+) -> None:
+    """A row counts the weights and its requests' KV cache; its alternatives had counted the
+    whole pool the runtime reserves (76 GB beside the row's 22 on an H100)."""
+    body = {
+        "workload": {"preset": "llama-3.1-8b", "task": "serving",
+                     "serving": {"concurrent_requests": 8}},
+        "gpu": "h100-sxm", "constraints": {"max_gpus": 4},
+    }  # fmt: skip
+    r = read_client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 200, r.text
+    row = r.json()["result"]
+    alts = row["alternatives"]
+    assert alts
+    for a in alts:
+        # eight requests' caches fill a sliver of a pool that takes most of the card
+        assert a["required_gb"] < 0.5 * row["memory"]["available_gb"], a
+    # the same shape reads what the row reads; a wider replica holds less weight a GPU
+    same = [a for a in alts if a["gpus_per_replica"] == row["serving"]["gpus_per_replica"]]
+    assert all(abs(a["required_gb"] - row["memory"]["required_gb"]) < 1.5 for a in same)
