@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Annotated
 
@@ -49,14 +49,21 @@ def _bearer(request: Request) -> str | None:
     return token.strip()
 
 
+# The header a token goes in, named as the field at fault in every 401/403 (the guard adds
+# the WWW-Authenticate challenge to each 401, app/http/guard.py).
+AUTH_FIELD = "Authorization"
+
+
 def check_token(request: Request, expected: str | None, what: str) -> None:
+    """``what``: the operation, as a gerund phrase ("deleting device reports"), so the message
+    says what the token is for."""
     if not expected:
-        raise Forbidden(f"{what} is disabled: the server has no token configured")
+        raise Forbidden(f"{what} is disabled: the server has no token configured", field=AUTH_FIELD)
     token = _bearer(request)
     if token is None:
-        raise Unauthorized(f"{what} needs 'Authorization: Bearer <token>'")
+        raise Unauthorized(f"{what} needs 'Authorization: Bearer <token>'", field=AUTH_FIELD)
     if not hmac.compare_digest(token.encode(), expected.encode()):
-        raise Forbidden("the token is not valid")
+        raise Forbidden(f"the token is not valid for {what}", field=AUTH_FIELD)
 
 
 # Declares the bearer scheme in OpenAPI for the routes that need the admin token; the check
@@ -66,12 +73,19 @@ admin_bearer = HTTPBearer(
 )
 
 
-def require_admin(
-    request: Request,
-    settings: SettingsDep,
-    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(admin_bearer)] = None,
-) -> None:
-    check_token(request, settings.admin_token, "catalog editing")
+def _admin_check(what: str) -> Callable[..., None]:
+    def require_admin(
+        request: Request,
+        settings: SettingsDep,
+        _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(admin_bearer)] = None,
+    ) -> None:
+        check_token(request, settings.admin_token, what)
 
+    return require_admin
+
+
+require_admin = _admin_check("editing the catalog")
 
 AdminDep = Annotated[None, Depends(require_admin)]
+# The same admin token, for the one admin operation outside the catalog.
+ReportAdminDep = Annotated[None, Depends(_admin_check("deleting device reports"))]

@@ -6,6 +6,7 @@ Services raise these; ``main.py`` turns them into ``{"error": {"code", "message"
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,6 +61,9 @@ class PayloadTooLarge(AppError):
 _REQUEST_PARTS = ("body", "query", "path", "header")
 
 
+_UNION_BRANCH = re.compile(r"^(?:str|int|float|bool|none|[a-z-]+\[.*\])$")
+
+
 def field_path(loc: Sequence[Any], default: str) -> str:
     """A validation error's location as the dotted field a user wrote ('constraints.max_gpus'),
     without FastAPI's leading request part."""
@@ -69,6 +73,9 @@ def field_path(loc: Sequence[Any], default: str) -> str:
         if all(isinstance(p, int) for p in parts[1:]):
             return str(parts[0])
         parts = parts[1:]
+    # a union's failing branch is named in the location ('device_report_id', 'str'): the
+    # user wrote the field, not the branch
+    parts = [p for p in parts if not (isinstance(p, str) and _UNION_BRANCH.match(p))]
     return ".".join(str(p) for p in parts) or default
 
 

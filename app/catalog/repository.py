@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session, defer
 from app.catalog.models import CatalogTombstoneRow, GpuRow
 from app.vocab import PEAK_FIELDS
 
-# Numeric columns a listing may sort on; the API validates against this set.
+# Every numeric column of an entry: a listing may sort on any (README says so); the API
+# validates against this set.
 SORTABLE: tuple[str, ...] = (
     "memory_gb",
     "memory_bandwidth_gbs",
@@ -30,6 +31,10 @@ SORTABLE: tuple[str, ...] = (
     "purchase_usd",
     "interconnect_gbs",
     "pcie_gen",
+    "pcie_lanes",
+    "slot_width",
+    "sm_count",
+    "visible_memory_mib",
 )
 
 PRECISION_COLUMNS: dict[str, str] = dict(PEAK_FIELDS)

@@ -1,11 +1,12 @@
-"""JSON API for the GPU catalog. One GPU with its offers (GET /api/v1/gpus/{slug}) is served by
-app/offers/router.py: offers know the catalog, the catalog knows nothing of offers."""
+"""JSON API for the GPU catalog. One GPU with its offers (GET /api/v1/gpus/{slug}) and deleting
+a GPU with its offers (DELETE /api/v1/gpus/{slug}) are served by app/offers/router.py: offers
+know the catalog, the catalog knows nothing of offers."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Query, status
 
 from app.catalog import service
 from app.catalog.repository import GpuFilter
@@ -33,6 +34,8 @@ def split_csv(values: list[str] | None) -> list[str]:
 
 
 @router.get("", response_model=GpuPage, summary="List and filter GPUs")
+# allow_inf_nan=False: ?min_memory_gb=nan is "must be a finite number", where the bound
+# checks would call it "less than or equal to 10000" (NaN compares false with everything).
 def list_gpus(
     session: SessionDep,
     settings: SettingsDep,
@@ -40,10 +43,10 @@ def list_gpus(
     segment: Annotated[list[Segment] | None, Query()] = None,
     architecture: Annotated[list[str] | None, Query(max_length=80)] = None,
     backend: Backend | None = None,
-    min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,
-    max_memory_gb: Annotated[float | None, Query(ge=0, le=10_000)] = None,
-    max_price_usd: Annotated[float | None, Query(gt=0, le=10_000_000)] = None,
-    max_hourly_usd: Annotated[float | None, Query(gt=0, le=10_000)] = None,
+    min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
+    max_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
+    max_price_usd: Annotated[float | None, Query(gt=0, le=10_000_000, allow_inf_nan=False)] = None,
+    max_hourly_usd: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
     precision: Annotated[
         list[CatalogPrecision] | None, Query(description="has a dense figure for each")
     ] = None,
@@ -98,9 +101,3 @@ def replace_gpu(session: SessionDep, _admin: AdminDep, slug: str, body: GpuRepla
 @router.patch("/{slug}", response_model=GpuOut)
 def patch_gpu(session: SessionDep, _admin: AdminDep, slug: str, body: GpuPatch) -> GpuOut:
     return service.patch_gpu(session, slug, body)
-
-
-@router.delete("/{slug}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_gpu(session: SessionDep, _admin: AdminDep, slug: str) -> Response:
-    service.delete_gpu(session, slug)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)

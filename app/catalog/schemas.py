@@ -4,9 +4,16 @@ files, the admin API and the responses."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from app.vocab import Backend, Cooling, Segment, Vendor
 
@@ -14,6 +21,7 @@ __all__ = ["Backend", "Cooling", "Segment", "Vendor"]
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,79}$"
 _DATE_RE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+_CC_RE = re.compile(r"^\d{1,2}\.\d{1,2}$")
 
 # Plausible ranges: generous enough for any real part, tight enough to catch unit slips
 # (GB vs MB, TFLOPS vs GFLOPS) and sparsity-doubled or typo'd figures.
@@ -120,6 +128,18 @@ class GpuFields(BaseModel):
     field_sources: dict[str, str] = Field(default_factory=dict)
     notes: str | None = Field(default=None, max_length=2000)
 
+    @field_validator("compute_capability")
+    @classmethod
+    def _cuda_version(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # The engine compares an NVIDIA card's capability with each framework's minimum as
+        # major.minor numbers (app/domain/compat.py); "abc" would read as unknown and pass
+        # every check. AMD parts name their gfx target here instead, so only NVIDIA's is held
+        # to the number form.
+        nvidia = info.data.get("vendor") == "nvidia"
+        if value is not None and nvidia and not _CC_RE.match(value):
+            raise ValueError("an NVIDIA compute capability is major.minor, e.g. 8.9")
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> GpuFields:
         # Tensor paths are never slower than plain FP32 on parts that have them; a lower
@@ -172,42 +192,54 @@ class GpuReplace(GpuFields):
     sources: list[SourceRef] = Field(min_length=1)
 
 
+def _no_default_shown(schema: dict[str, Any]) -> None:
+    # "default": null on a field whose type has no null would tell a client null is a value
+    schema.pop("default", None)
+
+
+def _keep(**bounds: Any) -> Any:
+    """A PATCH field that may be left out (unchanged) but never set to null: the whole entry
+    requires it. ``bounds``: the same as GpuFields' (tests/catalog/test_patch_fields.py)."""
+    return Field(default=None, json_schema_extra=_no_default_shown, **bounds)
+
+
 class GpuPatch(BaseModel):
-    """PATCH body: any subset of fields."""
+    """PATCH body: any subset of fields, each with the bounds of a whole entry; null clears a
+    field that may be unsourced, and is refused for one an entry cannot lack."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str | None = None
-    vendor: Vendor | None = None
-    architecture: str | None = None
-    segment: Segment | None = None
-    release_year: int | None = None
-    memory_gb: float | None = None
-    memory_type: str | None = None
-    memory_bandwidth_gbs: float | None = None
-    fp32_tflops: float | None = None
-    tf32_tflops: float | None = None
-    fp16_tflops: float | None = None
-    bf16_tflops: float | None = None
-    fp8_tflops: float | None = None
-    int8_tops: float | None = None
-    tdp_w: float | None = None
-    pcie_gen: int | None = None
-    pcie_lanes: int | None = None
-    interconnect: str | None = None
-    interconnect_gbs: float | None = None
-    form_factor: str | None = None
-    slot_width: float | None = None
-    compute_capability: str | None = None
-    sm_count: int | None = None
+    name: str = _keep(min_length=1, max_length=200)
+    vendor: Vendor = _keep()
+    architecture: str = _keep(min_length=1, max_length=80)
+    segment: Segment = _keep()
+    release_year: int | None = Field(default=None, ge=2010, le=2030)
+    memory_gb: float = _keep(gt=1, le=1024)
+    memory_type: str | None = Field(default=None, max_length=40)
+    memory_bandwidth_gbs: float = _keep(ge=10, le=20_000)
+    fp32_tflops: Tflops | None = None
+    tf32_tflops: Tflops | None = None
+    fp16_tflops: Tflops | None = None
+    bf16_tflops: Tflops | None = None
+    fp8_tflops: Tflops | None = None
+    int8_tops: Tflops | None = None
+    tdp_w: float | None = Field(default=None, ge=5, le=3000)
+    pcie_gen: int | None = Field(default=None, ge=1, le=7)
+    pcie_lanes: int | None = Field(default=None, ge=1, le=32)
+    interconnect: str | None = Field(default=None, max_length=120)
+    interconnect_gbs: float | None = Field(default=None, gt=0, le=20_000)
+    form_factor: str | None = Field(default=None, max_length=80)
+    slot_width: float | None = Field(default=None, ge=1, le=5)
+    compute_capability: str | None = Field(default=None, max_length=20)
+    sm_count: int | None = Field(default=None, ge=1, le=1024)
     cooling: Cooling | None = None
-    visible_memory_mib: int | None = None
-    backends: list[Backend] | None = None
-    launch_price_usd: float | None = None
+    visible_memory_mib: int | None = Field(default=None, ge=256, le=1_048_576)
+    backends: list[Backend] = _keep(min_length=1)
+    launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
     street_price: StreetPrice | None = None
     cloud_price: CloudPrice | None = None
-    field_sources: dict[str, str] | None = None
-    notes: str | None = None
-    sources: list[SourceRef] | None = None
+    field_sources: dict[str, str] = _keep()
+    notes: str | None = Field(default=None, max_length=2000)
+    sources: list[SourceRef] = _keep(min_length=1)
 
 
 class GpuOut(GpuCreate):

@@ -28,8 +28,12 @@ from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
 
 MAX_LIMIT = 500
 MAX_COMPARE = 12
-# The figures a side-by-side shows as ratios; all numeric catalog fields but the years.
-COMPARE_FIELDS = tuple(f for f in SORTABLE if f not in ("release_year", "pcie_gen"))
+# The figures a side-by-side shows as ratios ("2.1× the bandwidth"): the sortable fields
+# but those whose ratio says nothing (a year, a PCIe generation, a lane count, a slot width)
+# or that the side-by-side never showed (SMs, driver-visible MiB).
+_NO_RATIO = ("release_year", "pcie_gen", "pcie_lanes", "slot_width", "sm_count",
+             "visible_memory_mib")  # fmt: skip
+COMPARE_FIELDS = tuple(f for f in SORTABLE if f not in _NO_RATIO)
 
 
 def _require(session: Session, slug: str, field: str = "slug") -> GpuRow:

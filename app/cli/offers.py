@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from app.config import Settings
@@ -16,7 +20,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session
 
-    from app.offers.schemas import OfferPage
+    from app.offers.schemas import OfferOut, OfferPage
 
 
 def _session_scope(settings: Settings) -> tuple[Engine, AbstractContextManager[Session]]:
@@ -70,6 +74,9 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         kind: str = typer.Option(None, help="cloud or purchase."),
         provider: str = typer.Option(None, help="Only this provider."),
         limit: int = typer.Option(500, min=1, max=500),
+        as_json: bool = typer.Option(
+            False, "--json", help="Print the offers as the API lists them (a JSON list)."
+        ),
     ) -> None:
         """Print offers: price, shape, tier, date, source; stale ones marked."""
         from app.errors import AppError
@@ -93,11 +100,15 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     limit=limit,
                 )
         except AppError as exc:
-            err_console.print(f"[red]--{exc.field or 'error'}[/red]: {exc.message}")
+            err_console.print(f"[red]{_option(exc.field)}[/red]: {escape(exc.message)}")
             raise typer.Exit(2) from exc
         finally:
             engine.dispose()
-        console.print(_offers_table(page))
+        if as_json:
+            # plain print: the console would wrap long lines inside the JSON strings
+            print(json.dumps([o.model_dump(mode="json") for o in page.items], indent=2))
+            return
+        console.print(_offers_table(page, console.width))
 
     @offers_cli.command("unmapped")
     def unmapped(
@@ -151,7 +162,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     allow_spot=allow_spot,
                 )
         except AppError as exc:
-            err_console.print(f"[red]{exc.message}[/red]")
+            err_console.print(f"[red]{_option(exc.field)}[/red]: {escape(exc.message)}")
             raise typer.Exit(2) from exc
         finally:
             engine.dispose()
@@ -162,26 +173,61 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             console.print(f"wrote {output} (launch it with: sky launch -c advisor-bench {output})")
 
 
-def _offers_table(page: OfferPage) -> Table:
-    """The offers of a page as a table, stale ones marked."""
+def _option(field: str | None) -> str:
+    """The command-line option for a service error's field ("instance_type" is
+    --instance-type), so the message names what the user typed."""
+    return f"--{field.replace('_', '-')}" if field else "error"
+
+
+# Below this width the table keeps the columns that decide a choice (what, where, price,
+# date) and drops the rest; --json has every field.
+WIDE = 140
+
+
+def _offers_table(page: OfferPage, width: int) -> Table:
+    """The offers of a page as a table, stale ones marked. Numbers and dates never wrap
+    (a price split over two lines misreads); names and sources fold."""
+    wide = width >= WIDE
     # "(stale: …)" read as if every offer listed were stale: it says what the mark means
-    table = Table(title=f"{page.total} offers ('stale': older than {page.stale_after_days} days)")
-    for col in ("gpu", "kind", "provider / basis", "instance", "GPUs", "$/h", "spot $/h",
-                "$ buy", "tier", "regions", "as of", "source"):  # fmt: skip
-        table.add_column(col, overflow="fold")
+    title = f"{page.total} offers ('stale': older than {page.stale_after_days} days)"
+    if not wide:
+        title += "; widen the terminal for spot, tier, regions, source, or use --json"
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    columns: list[tuple[str, bool, Callable[[OfferOut], str]]] = [
+        ("gpu", False, lambda o: o.gpu),
+        ("kind", False, lambda o: o.kind),
+        ("provider / basis", False, lambda o: o.provider or o.condition or ""),
+        ("instance", False, lambda o: o.instance_type or ""),
+        ("GPUs", True, lambda o: str(o.gpus)),
+        # narrow only: the hourly or the buying price in one column ("8.00/h", "25,000")
+        ("$", True, _price),
+        ("$/h", True, lambda o: _money(o.usd_per_hour, 2)),
+        ("spot $/h", True, lambda o: _money(o.spot_usd_per_hour, 2)),
+        ("$ buy", True, lambda o: _money(o.usd, 0)),
+        ("tier", False, lambda o: o.tier or ""),
+        ("regions", True, lambda o: str(o.regions) if o.regions is not None else ""),
+        ("as of", True, lambda o: o.as_of + (" stale" if o.stale else "")),
+        ("source", False, lambda o: o.source),
+    ]
+    drops = _NARROW_DROPS if not wide else {"$"}
+    columns = [c for c in columns if c[0] not in drops]
+    for name, number, _ in columns:
+        if number:
+            table.add_column(name, no_wrap=True, justify="right")
+        else:
+            table.add_column(name, overflow="fold")
     for o in page.items:
-        table.add_row(
-            o.gpu,
-            o.kind,
-            o.provider or o.condition or "",
-            o.instance_type or "",
-            str(o.gpus),
-            f"{o.usd_per_hour:.2f}" if o.usd_per_hour is not None else "",
-            f"{o.spot_usd_per_hour:.2f}" if o.spot_usd_per_hour is not None else "",
-            f"{o.usd:,.0f}" if o.usd is not None else "",
-            o.tier or "",
-            str(o.regions) if o.regions is not None else "",
-            o.as_of + (" (stale)" if o.stale else ""),
-            o.source,
-        )
+        table.add_row(*(cell(o) for _, _, cell in columns))
     return table
+
+
+# kind shows in which price column is filled; the others matter less than fitting 80 columns
+_NARROW_DROPS = frozenset({"kind", "$/h", "spot $/h", "$ buy", "tier", "regions", "source"})
+
+
+def _price(o: OfferOut) -> str:
+    return f"{_money(o.usd_per_hour, 2)}/h" if o.usd_per_hour is not None else _money(o.usd, 0)
+
+
+def _money(value: float | None, digits: int) -> str:
+    return f"{value:,.{digits}f}" if value is not None else ""

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand
 
 from app.config import Settings
 from app.domain.evaluate import hours_text
@@ -133,9 +134,10 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...], out: list[CliOption],
             continue
         if path in _FILE_FIELDS:
             taken.add(field_name)
+            # the field's own description starts "A Hugging Face config.json: ...": say
+            # only what the option adds (it takes a path), not the file's name twice
             out.append(CliOption(path, field_name, str, False, (_FILE_FIELDS[path],),
-                                 "A JSON file (a Hugging Face config.json): " +
-                                 (info.description or "")))  # fmt: skip
+                                 "Path of the file. " + (info.description or "")))  # fmt: skip
             continue
         multiple = get_origin(annotation) is list
         scalar = _scalar(get_args(annotation)[0] if multiple else annotation)
@@ -525,4 +527,14 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         default=typer.Option(False, "--json", help="Print the API's JSON response."),
     ))  # fmt: skip
     recommend.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    cli.command()(recommend)
+    cli.command(cls=_PlainHelp)(recommend)
+
+
+class _PlainHelp(TyperCommand):
+    """Click's own help layout for this one command: Rich's four-column option table cut
+    a third of its ~100 option names to "--activation-mb-pe…" at 80 columns, where click
+    puts a long name on a line of its own and wraps the help under it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rich_markup_mode = None

@@ -780,9 +780,11 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
         # not where the weights are 4-bit already and only the math runs wider
         if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
             formats = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
+            # faster only where reading the weights sets the decode step's pace
+            faster = (p.decode_bottleneck or p.bottleneck) == "memory bandwidth"
             out.append(
-                f"4-bit weight quantisation ({formats}) shrinks weights ~3.5× and "
-                "speeds up bandwidth-bound decoding nearly as much."
+                f"4-bit weights ({formats}) are ~3.5× smaller"
+                + (" and decode nearly as much faster." if faster else ".")
             )
         if w.batch_size < 8 and p.bottleneck == "memory bandwidth":
             out.append(

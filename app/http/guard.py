@@ -1,8 +1,8 @@
 """One ASGI middleware that bounds and screens every request before the app sees it.
 
 In order: security headers on every response (errors and API included); a 4xx naming the
-field for a NUL byte in the path or query; CSRF (a write from another origin, or an API
-write with a body type a cross-site form can send, is refused); per-client rate limits on
+field for a NUL byte in the path or query; CSRF (a write from another origin is refused);
+an API write whose body is not JSON (application/json, +json) is 415; per-client rate limits on
 writes and expensive reads; a body read with a cap (413); JSON screened for NaN/Infinity,
 NUL bytes, lone surrogates and deep nesting (422 naming the field); then a gate admitting
 at most ``max_concurrent_requests`` at once, sized with the connection pool (app/db.py).
@@ -43,9 +43,10 @@ EXPENSIVE = frozenset(
 )
 # Answered without waiting at the gate: probes must answer while the app is saturated.
 UNGATED_PREFIXES = ("/api/v1/health", "/api/v1/ready", "/static/")
-# The only body types an API write accepts; a cross-site HTML form can send none of them
-# without a CORS preflight, which this server never grants.
-_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+# An API write's body is JSON and nothing else: a cross-site HTML form cannot send it without
+# a CORS preflight (which this server never grants), and the JSON screen below then sees
+# every body an endpoint will parse (an octet-stream body would reach json.loads unscreened).
+_JSON_TYPES = ("application/json",)
 
 API_CSP = "default-src 'none'; frame-ancestors 'none'"
 PAGE_CSP = (
@@ -190,11 +191,22 @@ def check_origin(scope: Scope, trusted: list[str]) -> None:
                        "origin")  # fmt: skip
 
 
+def _media_type(scope: Scope) -> str:
+    return (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+
+
+def is_json_type(ctype: str) -> bool:
+    """application/json, or a structured-syntax JSON type (application/problem+json)."""
+    return ctype in _JSON_TYPES or (ctype.startswith("application/") and ctype.endswith("+json"))
+
+
 def check_api_body_type(scope: Scope, has_body: bool) -> None:
-    ctype = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
-    if ctype in _FORM_TYPES or (has_body and not ctype):
-        message = "API writes take 'Content-Type: application/json'"
-        raise Rejected(415, "unsupported_media_type", message, "content-type")
+    ctype = _media_type(scope)
+    if is_json_type(ctype) or not (ctype or has_body):
+        return
+    said = f"not '{short(ctype, 60)}'" if ctype else "not a body without a Content-Type"
+    message = f"API writes take 'Content-Type: application/json', {said}"
+    raise Rejected(415, "unsupported_media_type", message, "content-type")
 
 
 # ----------------------------------------------------------------------------- middleware
@@ -257,10 +269,10 @@ class GuardMiddleware:
         if method in UNSAFE and is_api:
             check_api_body_type(scope, bool(body))
         if body:
-            ctype = (_header(scope, b"content-type") or "").lower()
-            if "json" in ctype or (is_api and not ctype):
+            ctype = _media_type(scope)
+            if is_json_type(ctype) or (is_api and not ctype):
                 screen_json(body, self.settings.max_json_depth)
-            elif "x-www-form-urlencoded" in ctype:
+            elif ctype == "application/x-www-form-urlencoded":
                 screen_form(body)
         return _replay(body, receive)
 
@@ -326,6 +338,10 @@ def _with_security_headers(scope: Scope, send: Send) -> Send:
                 else:
                     csp = API_CSP
                 headers.append((b"content-security-policy", csp.encode()))
+            if message.get("status") == 401 and b"www-authenticate" not in names:
+                # RFC 9110: a 401 says which scheme would be accepted; every token this app
+                # checks is a bearer token (app/deps.py check_token)
+                headers.append((b"www-authenticate", b"Bearer"))
             for name, value in (
                 (b"x-content-type-options", b"nosniff"),
                 (b"x-frame-options", b"DENY"),

@@ -4,8 +4,8 @@ FastAPI documents its own default 422 body; every error of this app has one shap
 (``app.errors.error_body``). This module rewrites the generated document once: every /api
 operation lists that shape for 422 and 500, 404 where a path names a thing, 401/403 where a
 bearer token is checked (the operations FastAPI marks with the scheme of
-``app.deps.admin_bearer``, and the report upload), 409/413 where a service raises them, and
-request examples for the main endpoints.
+``app.deps.admin_bearer``, and the report upload), 404/409/413 where a service raises them,
+and request examples for every endpoint that takes a JSON body.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ _WHY = {
 # What a service raises that the route's shape does not show.
 _EXTRA: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/api/v1/gpus"): ("409",),
+    # a slug in the query or body that the catalog does not hold
+    ("post", "/api/v1/estimate"): ("404",),
+    ("get", "/api/v1/gpus/compare"): ("404",),
     ("post", "/api/v1/benchmark-runs"): ("401", "403", "409"),
     ("delete", "/api/v1/benchmark-runs/{run_id}"): ("401", "403", "409"),
     ("post", "/api/v1/device-reports"): ("401", "403", "409", "413"),
@@ -110,6 +113,89 @@ EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
         },
     },
 }
+
+
+_FIGURE = {"value": 790.0, "unit": "TFLOPS", "p10": 774.2, "p90": 797.9, "n_blocks": 7,
+           "iters_per_block": 10, "median_time_s": 0.01}  # fmt: skip
+_GPU = {
+    "slug": "my-h100-pcie",
+    "name": "My H100 PCIe",
+    "vendor": "nvidia",
+    "architecture": "Hopper",
+    "segment": "datacenter",
+    "memory_gb": 80,
+    "memory_bandwidth_gbs": 2000,
+    "bf16_tflops": 756,
+    "compute_capability": "9.0",
+    "backends": ["cuda"],
+    "field_sources": {"memory_gb": "datasheet", "bf16_tflops": "datasheet"},
+    "sources": [
+        {
+            "id": "datasheet",
+            "title": "NVIDIA H100 datasheet",
+            "url": "https://www.nvidia.com/en-us/data-center/h100/",
+        }
+    ],
+}
+EXAMPLES.update(
+    {
+        ("post", "/api/v1/gpus"): {"new-gpu": {"summary": "A GPU with its sources", "value": _GPU}},
+        ("put", "/api/v1/gpus/{slug}"): {
+            "whole-entry": {
+                "summary": "The whole entry (the slug comes from the path)",
+                "value": {k: v for k, v in _GPU.items() if k != "slug"},
+            }
+        },
+        ("patch", "/api/v1/gpus/{slug}"): {
+            "street-price": {
+                "summary": "Set a street price, clear the notes",
+                "value": {
+                    "street_price": {"usd": 25000, "as_of": "2026-01-15", "source": "datasheet"},
+                    "notes": None,
+                },
+            }
+        },
+        ("post", "/api/v1/device-reports"): {
+            "bench-report": {
+                "summary": "A (shortened) report written by `gpu-advisor bench --output`",
+                "value": {
+                    "schema_version": 1,
+                    "profile": "quick",
+                    "duration_s": 12.0,
+                    "environment": {
+                        "backend": "cuda",
+                        "device": "cuda:0",
+                        "device_name": "NVIDIA H100 80GB HBM3",
+                        "device_memory_bytes": 85029158912,
+                        "os": "Linux",
+                        "python_version": "3.11.7",
+                        "torch_version": "2.13.0",
+                    },
+                    "matmul": {
+                        "reference_shape": [8192, 8192, 8192],
+                        "rows": [],
+                        "by_precision": {
+                            "bf16": {
+                                "precision": "bf16",
+                                "native": True,
+                                "reference": _FIGURE,
+                                "best": _FIGURE,
+                                "best_shape": [8192, 8192, 8192],
+                            }
+                        },
+                    },
+                    "tips": [],
+                },
+            }
+        },
+        ("post", "/api/v1/benchmark-runs"): {
+            "quick": {
+                "summary": "A quick run on a worker's first GPU",
+                "value": {"profile": "quick", "device": "cuda:0", "label": "gpu-box-1"},
+            }
+        },
+    }
+)
 
 
 def _error(code: str, note: str = "") -> dict[str, Any]:

@@ -5,6 +5,7 @@ it for weeks. Nothing here launches anything."""
 from __future__ import annotations
 
 import shlex
+import unicodedata
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -52,6 +53,26 @@ def backend_of(gpu_slug: str) -> str:
     """The backend the benchmark installs torch for: rocm for a GPU the catalog runs on ROCm,
     else cuda (the launchable offers are NVIDIA's and AMD's)."""
     return "rocm" if "rocm" in _shipped_backends().get(gpu_slug, ()) else "cuda"
+
+
+def upload_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be the upload address, or None. It is written into the task's shell
+    line and YAML: a newline or other control character would end the line there and start
+    another (a broken task at best, an injected command at worst), and no URL has whitespace."""
+    for i, ch in enumerate(url):
+        if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            return (
+                f"the upload URL may not contain whitespace or control characters ({ch!r} at {i})"
+            )
+    if not url.startswith(("http://", "https://")):
+        return "the upload URL must start with http:// or https://"
+    try:
+        host = urlsplit(url).hostname
+    except ValueError as exc:
+        return f"the upload URL is not a valid URL ({exc})"
+    if not host:
+        return "the upload URL names no host"
+    return None
 
 
 class NotLaunchable(ValueError):

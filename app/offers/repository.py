@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.orm import Session
 
+from app.catalog.models import GpuRow
 from app.offers.models import CloudOfferRow, PurchaseOfferRow
 
 
@@ -21,8 +22,14 @@ class OfferFilter:
     fresh_since: str | None = None  # ISO date: leave out offers dated before it
 
 
+def _in_catalog(slug: Any) -> ColumnElement[bool]:
+    # An offer is listed only while its GPU is in the catalog: offers seeded or imported for
+    # a GPU that was deleted (or never added) have nothing to be an offer of.
+    return slug.in_(select(GpuRow.slug))
+
+
 def _cloud_conditions(f: OfferFilter) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
+    conds: list[ColumnElement[bool]] = [_in_catalog(CloudOfferRow.gpu_slug)]
     if f.gpus:
         conds.append(CloudOfferRow.gpu_slug.in_(list(f.gpus)))
     if f.providers:
@@ -37,7 +44,7 @@ def _cloud_conditions(f: OfferFilter) -> list[ColumnElement[bool]]:
 
 
 def _purchase_conditions(f: OfferFilter) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
+    conds: list[ColumnElement[bool]] = [_in_catalog(PurchaseOfferRow.gpu_slug)]
     if f.gpus:
         conds.append(PurchaseOfferRow.gpu_slug.in_(list(f.gpus)))
     if f.fresh_since is not None:
@@ -144,6 +151,11 @@ def update(session: Session, row: CloudOfferRow | PurchaseOfferRow, values: dict
 
 def changed(row: CloudOfferRow | PurchaseOfferRow, values: dict[str, Any]) -> bool:
     return any(getattr(row, k) != v for k, v in values.items())
+
+
+def delete_for_gpu(session: Session, slug: str) -> None:
+    for table in (CloudOfferRow, PurchaseOfferRow):
+        session.execute(delete(table).where(table.gpu_slug == slug))
 
 
 def flush(session: Session) -> None:

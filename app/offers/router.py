@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Response, status
 
 from app.catalog import service as catalog
 from app.catalog.router import split_csv
-from app.deps import SessionDep, SettingsDep
+from app.deps import AdminDep, SessionDep, SettingsDep
 from app.offers import service
 from app.offers.repository import OfferFilter
 from app.offers.schemas import GpuWithOffers, OfferPage
@@ -28,6 +28,14 @@ def get_gpu(session: SessionDep, settings: SettingsDep, slug: str) -> GpuWithOff
     return service.with_offers(session, settings, catalog.get_gpu(session, slug))
 
 
+@gpu_router.delete(
+    "/{slug}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a GPU and its offers"
+)
+def delete_gpu(session: SessionDep, _admin: AdminDep, slug: str) -> Response:
+    service.delete_gpu(session, slug)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
 @router.get("", response_model=OfferPage, summary="Cloud and purchase offers, filtered")
 def list_offers(
     session: SessionDep,
@@ -37,7 +45,13 @@ def list_offers(
     kind: OfferKind | None = None,
     min_gpus: Annotated[int | None, Query(ge=1, le=1024, description="GPUs per instance")] = None,
     max_usd_per_hour: Annotated[
-        float | None, Query(gt=0, le=100_000, description="whole-instance on-demand price")
+        float | None,
+        Query(
+            gt=0,
+            le=100_000,
+            allow_inf_nan=False,  # nan is "not finite", never "not <= 100000"
+            description="whole-instance on-demand price",
+        ),
     ] = None,
     include_stale: Annotated[
         bool, Query(description="include offers older than the server's stale age")

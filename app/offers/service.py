@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.catalog import repository as catalog_repository
+from app.catalog import service as catalog
 from app.catalog.schemas import GpuOut
 from app.config import Settings
 from app.db import Snapshots
@@ -136,6 +137,14 @@ def list_offers(
         stale_after_days=settings.offer_stale_days,
         items=items[offset : offset + limit],
     )
+
+
+def delete_gpu(session: Session, slug: str) -> None:
+    """Delete a catalog GPU and its offers in one transaction: offers left behind would be
+    listed against a GPU that is gone, and come back with a GPU re-created under the slug.
+    Here and not in the catalog, which knows nothing of offers."""
+    catalog.delete_gpu(session, slug)
+    repository.delete_for_gpu(session, slug)
 
 
 def offers_for_gpu(session: Session, settings: Settings, slug: str) -> list[OfferOut]:
@@ -294,18 +303,22 @@ def launch_spec(
 ) -> str:
     """The SkyPilot task for the named offer, or the cheapest launchable one for the GPU."""
     from app.domain.cost import RentalPolicy, choose_offer
-    from app.offers.launch import NotLaunchable, task_yaml
+    from app.offers.launch import NotLaunchable, task_yaml, upload_url_problem
 
-    if not upload_url.startswith(("http://", "https://")):
-        raise InvalidInput("the upload URL must start with http:// or https://", field="upload")
+    problem = upload_url_problem(upload_url)
+    if problem:
+        raise InvalidInput(problem, field="upload")
     _known_gpus(session, [gpu], "gpu")
-    offers = [
-        o
-        for o in cloud_offers_by_gpu(session).get(gpu, [])
-        if o.accelerator
-        and (instance_type is None or o.instance_type == instance_type)
-        and (provider is None or o.provider == provider)
-    ]
+    launchable = [o for o in cloud_offers_by_gpu(session).get(gpu, []) if o.accelerator]
+    if not launchable:
+        raise InvalidInput(
+            f"no launchable offer of {gpu} (see `gpu-advisor offers list --gpu {gpu}`)",
+            field="gpu",
+        )
+    # Each filter that leaves nothing is named, with what there is to choose from: "no offer
+    # of h100-sxm" for a mistyped provider sent the user to fix the wrong option.
+    offers = _narrowed(launchable, gpu, "provider", provider)
+    offers = _narrowed(offers, gpu, "instance_type", instance_type)
     policy = RentalPolicy(allow_spot=allow_spot)
     choice = choose_offer(offers, gpus, policy)
     if choice is None:
@@ -313,12 +326,30 @@ def launch_spec(
         raise InvalidInput(
             f"no launchable offer of {gpu}{where} with {gpus} GPU(s) or more "
             "(see `gpu-advisor offers list --gpu`)",
-            field="gpu",
+            field="gpus",
         )
     try:
         return task_yaml(choice.offer, gpu, upload_url)
     except NotLaunchable as exc:
         raise InvalidInput(str(exc), field="instance_type") from exc
+
+
+def _narrowed(
+    offers: list[CloudOffer], gpu: str, field: str, wanted: str | None
+) -> list[CloudOffer]:
+    """The offers whose ``field`` is ``wanted`` (all when None); none is a 422 naming the field
+    and the values there are."""
+    if wanted is None:
+        return offers
+    kept = [o for o in offers if getattr(o, field) == wanted]
+    if not kept:
+        have = sorted({str(getattr(o, field)) for o in offers})
+        shown = ", ".join(have[:10]) + (f" and {len(have) - 10} more" if len(have) > 10 else "")
+        raise InvalidInput(
+            f"no launchable offer of {gpu} has {field} '{wanted}' (there are: {shown})",
+            field=field,
+        )
+    return kept
 
 
 def _load_gpu_offers(session: Session) -> OfferBook:

@@ -355,7 +355,6 @@ def _llamacpp(
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 
-
 BUILDERS = {"vllm": _vllm, "sglang": _sglang, "tensorrt-llm": _trtllm, "llama.cpp": _llamacpp}
 # the runtimes that run several replicas of one server on one node themselves (``dp``)
 DATA_PARALLEL = frozenset(DATA_PARALLEL_SERVERS)

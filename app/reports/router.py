@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, FastAPI, Header, Path, Query, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 
-from app.deps import AdminDep, SessionDep, SettingsDep, check_token
+from app.deps import ReportAdminDep, SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
 from app.reports.runs import Runs, worker_states
@@ -95,7 +95,7 @@ def get_report(session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_
     summary="Delete a stored report (admin token)",
 )
 def delete_report(
-    _admin: AdminDep, session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_ID)]
+    _admin: ReportAdminDep, session: SessionDep, report_id: Annotated[int, Path(ge=1, le=MAX_ID)]
 ) -> Response:
     service.delete_report(session, report_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+
+def _as_utc(value: datetime) -> datetime:
+    # SQLite hands back naive datetimes (its DateTime(timezone=True) keeps no offset) and
+    # PostgreSQL aware ones; every value stored is UTC, so both leave here as UTC with an
+    # offset ("…Z"), as OpenAPI's date-time format requires.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 
 # Report ids are INTEGER columns: 32-bit signed on PostgreSQL (SQLite's are wider); one
 # bound for every edge, so a larger id is "not found"/422, never a driver overflow.
@@ -16,7 +26,7 @@ RunStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 
 class ReportSummary(BaseModel):
     id: int
-    created_at: datetime
+    created_at: UtcDatetime
     device_name: str
     backend: str
     gpu_slug: str | None
@@ -64,11 +74,11 @@ class RunOut(BaseModel):
     report_id: int | None
     label: str | None = Field(description="The worker label the run was sent to.")
     worker: str | None = Field(description="The label of the worker that took it.")
-    heartbeat_at: datetime | None
+    heartbeat_at: UtcDatetime | None
     cancel_requested: bool
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
+    created_at: UtcDatetime
+    started_at: UtcDatetime | None
+    finished_at: UtcDatetime | None
 
 
 WorkerState = Literal["online", "busy", "offline"]
@@ -84,5 +94,5 @@ class WorkerOut(BaseModel):
     device_name: str | None
     state: WorkerState
     cpu_only: bool = Field(description="the worker has no GPU: its runs measure the CPU")
-    last_seen: datetime
+    last_seen: UtcDatetime
     run_id: str | None = Field(description="the run it is on, when busy")

@@ -28,6 +28,7 @@ from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import ProfileStore, merge_profiles, shape_key
 from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
+from app.http.guard import Rejected, screen_json
 from app.reports import repository
 from app.reports.matching import match_device
 from app.reports.models import DeviceReportRow
@@ -50,7 +51,18 @@ def peaks_for(gpu: GpuSpec) -> dict[str, float]:
     return peaks
 
 
+# Deeper than any report `gpu-advisor bench` writes (about 6 levels), and the guard's default.
+MAX_REPORT_DEPTH = 64
+
+
 def parse_report(raw: bytes) -> BenchReport:
+    # The guard screens JSON bodies already; this screens again so that a caller that is not
+    # the API (a page's upload form, a script, a future endpoint) can never store a NUL byte or
+    # a lone surrogate (the database refuses it: a 500) or recurse past the stack.
+    try:
+        screen_json(raw, MAX_REPORT_DEPTH)
+    except Rejected as exc:
+        raise InvalidInput(exc.message, field=exc.field or "body") from exc
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

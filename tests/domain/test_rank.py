@@ -75,7 +75,7 @@ def test_explanation_says_what_decided() -> None:
 def test_tips_follow_the_job() -> None:
     c = _cand(H100)
     tips = " ".join(rank.tips(c, c.work))
-    assert "quantisation" in tips and "batching" in tips
+    assert "4-bit weights (" in tips and "batching" in tips
     full = WorkloadSpec(task="fine-tuning", model=LLAMA2_7B, precision="fp32", seq_len=512)
     t = " ".join(rank.tips(_cand(H100, full, n=4), full))
     assert "mixed precision" in t and "LoRA" in t

@@ -1006,7 +1006,7 @@ def test_the_4_bit_tip_names_formats_the_rows_runtime_loads() -> None:
             _req(workload={"preset": "llama-3-8b", "task": "inference", "runtime": runtime}),
             gpus, RULES,
         )  # fmt: skip
-        return next(t for t in r.recommendations[0].tips if "4-bit weight quantisation" in t)
+        return next(t for t in r.recommendations[0].tips if t.startswith("4-bit weights ("))
 
     assert "mlx_lm.convert -q" in tip("mlx", [M2]) and "GGUF" not in tip("mlx", [M2])
     assert "GGUF Q4_K_M" in tip("llama.cpp", [H100])
@@ -1032,3 +1032,20 @@ def test_a_budget_the_cheapest_pick_keeps_is_not_offered_as_lifted() -> None:
     assert not tight.recommendations and tight.what_if is not None
     lifted = [w for w in tight.what_if if w.change == whatif.BUDGET_LIFTED]
     assert lifted and (lifted[0].purchase_usd or 0) > 50
+
+
+def test_the_4_bit_tip_promises_faster_decoding_only_where_bandwidth_sets_it() -> None:
+    """An eager Transformers decode is host-bound: 4-bit weights make it smaller, not faster."""
+
+    def tip(runtime: str) -> str:
+        r = service.recommend(
+            _req(workload={"preset": "llama-3-8b", "task": "inference", "runtime": runtime}),
+            [H100], RULES,
+        )  # fmt: skip
+        row = r.recommendations[0]
+        said = next(t for t in row.tips if t.startswith("4-bit weights ("))
+        return f"{row.generation_bottleneck}|{said}"
+
+    vllm, eager = tip("vllm"), tip("transformers")
+    assert vllm.startswith("memory bandwidth|") and "faster" in vllm
+    assert not eager.startswith("memory bandwidth|") and "faster" not in eager

@@ -1,0 +1,56 @@
+"""The CLI reads at 80 columns: every `recommend` option name whole in --help, and
+`offers list` one short row per offer with no number or date broken; --json for the rest."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from app.cli.recommend import OPTIONS
+from app.config import Settings
+
+NARROW = {"COLUMNS": "80", "TERMINAL_WIDTH": "80"}
+
+
+def test_recommend_help_shows_every_option_whole_at_80_columns() -> None:
+    result = CliRunner().invoke(cli, ["recommend", "--help"], env=NARROW)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    words = set(re.findall(r"--[a-z0-9-]+", result.output))
+    for opt in OPTIONS:
+        for flag in opt.flags:
+            for name in flag.split("/"):
+                assert name in words, name
+    hf = result.output[result.output.index("--hf-config") :].split("\n  --")[0]
+    assert hf.count("config.json") == 1, hf
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    return {**NARROW, "GPU_ADVISOR_DATABASE_URL": settings.database_url}
+
+
+def test_offers_list_fits_80_columns(read_settings: Settings) -> None:
+    result = CliRunner().invoke(cli, ["offers", "list", "--gpu", "h100-sxm"],
+                                env=_env(read_settings))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    rows = [line for line in lines if line.startswith(" h100-sxm")]
+    assert rows
+    for row in rows:  # the price and the date are whole on the offer's first line
+        assert re.search(r"\d+\.\d\d/h\s+\d{4}-\d\d-\d\d", row), row
+    # about three lines an offer at most, where it was ~36
+    assert len(lines) < 4 * len(rows) + 10
+
+
+def test_offers_list_json_is_the_api_list(read_settings: Settings, read_client: TestClient) -> None:
+    result = CliRunner().invoke(cli, ["offers", "list", "--gpu", "a10", "--json"],
+                                env=_env(read_settings))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    api = read_client.get("/api/v1/offers", params={"gpu": "a10", "limit": 500}).json()
+    assert json.loads(result.stdout) == api["items"]
