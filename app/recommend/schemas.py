@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
 from app.domain.hf_config import (
@@ -85,6 +85,16 @@ def ui(
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic reads true as 1 for an int field: "batch_size": true ran a batch of one
+        if isinstance(value, bool) and info.field_name is not None:
+            annotation = cls.model_fields[info.field_name].annotation
+            if annotation is not bool and bool not in get_args(annotation):
+                raise ValueError("a number or text is wanted here, not true/false")
+        return value
 
 
 class ModelIn(_In):

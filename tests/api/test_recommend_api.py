@@ -1000,3 +1000,22 @@ def test_a_long_prompt_does_not_hide_what_limits_generation(read_client: TestCli
     body = {"workload": work, "constraints": {"vendors": ["apple"], "acquisition": "buy"}}
     answer = read_client.post("/api/v1/recommendations", json=body).json()
     assert "while generating" in answer["summary"]["sentence"]
+
+
+def test_true_is_not_a_number(read_client: TestClient) -> None:
+    """pydantic reads true as 1 for an int field: "batch_size": true ran a batch of one."""
+    r = read_client.post(
+        "/api/v1/recommendations", json={"workload": {"preset": "llama-3-8b", "batch_size": True}}
+    )
+    assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "workload.batch_size"
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "llama-3-8b"}, "constraints": {"max_gpus": False}},
+    )
+    assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "constraints.max_gpus"
+    # a yes/no field still takes true
+    ok = read_client.post(
+        "/api/v1/recommendations",
+        json={"workload": {"preset": "llama-3-8b"}, "constraints": {"allow_spot": True}},
+    )
+    assert ok.status_code == 200, ok.text
