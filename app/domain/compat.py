@@ -350,8 +350,17 @@ def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str
     """What a row of ``n`` × ``gpu`` must say about the hardware it buys: cooling or the
     module's server (``cooling_caveat``), and a rig's host (``rig_caveat``); every task's
     evaluate step adds them."""
-    said = (cooling_caveat(gpu, buys, rents), rig_caveat(gpu, n, buys))
+    said = (cooling_caveat(gpu, buys, rents), rig_caveat(gpu, n, buys), _unpowered(gpu, buys))
     return tuple(x for x in said if x is not None)
+
+
+def _unpowered(gpu: GpuSpec, buys: bool) -> str | None:
+    """A bought row's cost counts electricity at the catalog's power; without one (Apple
+    publishes whole-machine wall power only) it counts none, and says so: a Mac's $0 of
+    energy had stood against a PC's full TDP."""
+    if not buys or gpu.tdp_w:
+        return None
+    return "electricity is not counted in buying: the catalog has no power figure for this GPU"
 
 
 def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:

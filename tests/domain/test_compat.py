@@ -270,3 +270,13 @@ def test_a_bought_rig_of_four_or_more_cards_says_the_price_is_the_cards_alone() 
     assert compat.rig_caveat(card, 8, buys=False) is None  # rented: the provider's host
     server = replace(card, segment="datacenter")
     assert compat.rig_caveat(server, 8, buys=True) is None
+
+
+def test_a_bought_gpu_without_a_power_figure_says_its_electricity_is_not_counted() -> None:
+    """Apple publishes no GPU power: a Mac's buy cost had counted $0 of electricity beside a
+    PC's full TDP, without a word."""
+    mac = dataclasses.replace(M2, tdp_w=None)
+    said = compat.purchase_caveats(mac, 1, buys=True, rents=False)
+    assert any("electricity is not counted" in x for x in said)
+    assert not any("electricity" in x for x in compat.purchase_caveats(mac, 1, False, True))
+    assert not any("electricity" in x for x in compat.purchase_caveats(RTX4090, 1, True, False))
