@@ -1201,38 +1201,34 @@ def estimate(
     )
 
 
+def _usd(x: float) -> str:
+    return f"${x:,.2f}"
+
+
+def _per_hour(x: float) -> str:
+    return f"${x:,.2f}/h"
+
+
+def _gpus(x: float) -> str:
+    return f"{x:g} GPUs"
+
+
 def _unheld(cons: s.ConstraintsIn, row: s.Recommendation) -> list[str]:
     """The request's deadline, budgets and GPU cap the estimated configuration breaks: an
     estimate answers for the GPU named whatever its limits (recommendations filter by them),
     so it says where it breaks them rather than pass over them."""
-    out: list[str] = []
-    hours, cost = row.time_to_finish_h, row.cost
-    if cons.max_hours is not None and hours is not None and hours > cons.max_hours:
-        out.append(
-            f"constraints.max_hours: it finishes in {ev.hours_text(hours)}, past the "
-            f"{ev.hours_text(cons.max_hours)} asked"
-        )
-    job = cost.job_cost_usd
-    if cons.max_job_cost_usd is not None and job is not None and job > cons.max_job_cost_usd:
-        out.append(
-            f"constraints.max_job_cost_usd: the job costs ${job:,.2f}, over the "
-            f"${cons.max_job_cost_usd:,.2f} asked"
-        )
-    hourly = cost.hourly_usd
-    if cons.max_hourly_usd is not None and hourly is not None and hourly > cons.max_hourly_usd:
-        out.append(
-            f"constraints.max_hourly_usd: renting costs ${hourly:,.2f}/h, over the "
-            f"${cons.max_hourly_usd:,.2f}/h asked"
-        )
-    buy = cost.purchase_usd
-    if cons.max_purchase_usd is not None and buy is not None and buy > cons.max_purchase_usd:
-        out.append(
-            f"constraints.max_purchase_usd: buying costs ${buy:,.0f}, over the "
-            f"${cons.max_purchase_usd:,.0f} asked"
-        )
-    if row.num_gpus > cons.max_gpus:
-        out.append(
-            f"constraints.max_gpus: it runs {row.num_gpus} GPUs, more than the "
-            f"{cons.max_gpus} asked"
-        )
-    return out
+    cost = row.cost
+
+    # (field, the limit, the row's figure, what the figure is, how a value is written)
+    checks: list[tuple[str, float | None, float | None, str, Callable[[float], str]]] = [
+        ("max_hours", cons.max_hours, row.time_to_finish_h, "it finishes in", ev.hours_text),
+        ("max_job_cost_usd", cons.max_job_cost_usd, cost.job_cost_usd, "the job costs", _usd),
+        ("max_hourly_usd", cons.max_hourly_usd, cost.hourly_usd, "renting costs", _per_hour),
+        ("max_purchase_usd", cons.max_purchase_usd, cost.purchase_usd, "buying costs", _usd),
+        ("max_gpus", float(cons.max_gpus), float(row.num_gpus), "it runs", _gpus),
+    ]
+    return [
+        f"constraints.{field}: {what} {say(have)}, over the {say(limit)} asked"
+        for field, limit, have, what, say in checks
+        if limit is not None and have is not None and have > limit
+    ]
