@@ -396,8 +396,9 @@ PRICE_BASES: tuple[PriceBasis, ...] = get_args(PriceBasis)
 #: An offer is a cloud instance or a purchase price.
 OfferKind = Literal["cloud", "purchase"]
 OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
-#: The condition a purchase price is for.
-Condition = Literal["new", "used", "launch"]
+#: The condition a purchase price is for ("market": the cheapest listings, new or used, as a
+#: street 'best deals' figure gives them).
+Condition = Literal["new", "used", "launch", "market"]
 CONDITIONS: tuple[Condition, ...] = get_args(Condition)
 #: The tier of a rental offer.
 Tier = Literal["on-demand", "spot", "marketplace", "community"]

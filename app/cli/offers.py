@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 
 def _session_scope(settings: Settings) -> tuple[Engine, AbstractContextManager[Session]]:
     from app.db import make_engine, make_session_factory, session_scope
+    from app.main import prepare_database
 
+    # a fresh database is migrated and seeded first, as `gpu-advisor recommend` does
+    # (GPU_ADVISOR_MIGRATE_ON_START / _SEED_ON_START): 'offers list' had failed on "no such
+    # table: gpus"
+    prepare_database(settings)
     engine = make_engine(settings.database_url)
     return engine, session_scope(make_session_factory(engine))
 

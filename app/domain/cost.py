@@ -250,7 +250,7 @@ class CloudOffer:
 @dataclass(frozen=True, slots=True)
 class PurchaseOffer:
     usd: float  # one card
-    condition: str  # new | used | launch
+    condition: str  # new | used | market (new or used listings) | launch
     as_of: str
     source: str
     # A launch price more than LAUNCH_PRICE_YEARS old (launch_is_stale): no longer what the
@@ -381,7 +381,8 @@ def choose_offer(
     return chosen
 
 
-_CONDITION_ORDER = {"new": 0, "used": 1, "launch": 2}
+# a market figure (the cheapest listings, new or used) is a current price like a used one
+_CONDITION_ORDER = {"new": 0, "used": 1, "market": 1, "launch": 2}
 
 
 def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> PurchaseOffer | None:
@@ -389,7 +390,9 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
     else the launch price (``basis`` "auto"), or only the named basis; the most recent of
     that basis, then the cheapest."""
     if basis != "auto":
-        offers = [o for o in offers if o.condition == basis]
+        # "used" asks for a second-hand price: the market's cheapest listings are mostly that
+        took = (basis, "market") if basis == "used" else (basis,)
+        offers = [o for o in offers if o.condition in took]
     else:
         offers = [o for o in offers if not o.stale]
     if not offers:

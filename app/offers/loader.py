@@ -17,6 +17,7 @@ from app.catalog.schemas import GpuCreate
 from app.offers import repository
 from app.offers.files import CloudOfferData, OfferFileError, parse_file
 from app.offers.mapping import Mapping, load_mapping
+from app.vocab import CONDITIONS
 
 # The provider names data/gpus/*.yaml uses, as the provider keys offers use.
 _YAML_PROVIDERS = {
@@ -68,10 +69,10 @@ def purchase_offers_from_catalog(entries: list[GpuCreate]) -> list[PurchaseOffer
             source = _source_text(e, e.street_price.source)
             if source is not None:
                 # The shipped street prices are GPU Poet 'best deals': the cheapest eBay and
-                # Amazon listings, new or used. They are never presented as a new price.
+                # Amazon listings, new or used. Neither a new price nor a used one: "market"
                 out.append(
                     PurchaseOfferData(
-                        e.slug, "used", e.street_price.usd, e.street_price.as_of, source
+                        e.slug, "market", e.street_price.usd, e.street_price.as_of, source
                     )
                 )
         launch_id = e.field_sources.get("launch_price_usd")
@@ -113,9 +114,9 @@ def read_seed_purchase_offers(data_dir: Path) -> list[PurchaseOfferData]:
     out: list[PurchaseOfferData] = []
     for item in doc.get("prices") or []:
         ref = sources.get(item.get("source"))
-        if ref is None or item.get("condition") not in ("new", "used", "launch"):
+        if ref is None or item.get("condition") not in CONDITIONS:
             raise OfferFileError(
-                f"{path}: {item}: needs a listed source and a new/used/launch condition"
+                f"{path}: {item}: needs a listed source and a {'/'.join(CONDITIONS)} condition"
             )
         text = f"{ref['title']} ({ref['url']})"
         out.append(

@@ -286,7 +286,12 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         )
     if pricing.buy is not None:
         b = pricing.buy
-        basis = {"new": "new street", "used": "used/market", "launch": "launch"}[b.condition]
+        basis = {
+            "new": "new street",
+            "used": "used",
+            "market": "market (new or used listings)",
+            "launch": "launch",
+        }[b.condition]
         lines.append(f"Buy: {pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, {b.as_of}).")
     elif pricing.buy_reason:
         # as for renting: a card with purchase prices of another kind (or only a stale launch

@@ -40,7 +40,12 @@ def _name(row: s.Recommendation) -> str:
 
 # How a purchase price's condition reads after "to buy": a launch price is a price, not a
 # condition the card is in.
-_CONDITION = {"new": "new", "used": "used", "launch": "at its launch price"}
+_CONDITION = {
+    "new": "new",
+    "used": "used",
+    "market": "at its market price (new or used listings)",
+    "launch": "at its launch price",
+}
 
 # What the pick lacks when it has no price on the basis asked ('fastest' and 'balanced' keep
 # unpriced cards, README: they rank on what they can do, not on cost).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -54,3 +55,14 @@ def test_offers_list_json_is_the_api_list(read_settings: Settings, read_client: 
     assert result.exit_code == 0, result.output
     api = read_client.get("/api/v1/offers", params={"gpu": "a10", "limit": 500}).json()
     assert json.loads(result.stdout) == api["items"]
+
+
+def test_offers_list_migrates_and_seeds_a_fresh_database(tmp_path: Path) -> None:
+    """On a new database 'offers list' had failed with "no such table: gpus"; it prepares the
+    database first, as `recommend` does."""
+    env = {**NARROW, "GPU_ADVISOR_DATABASE_URL": f"sqlite:///{tmp_path}/fresh.db"}
+    result = CliRunner().invoke(cli, ["offers", "list", "--gpu", "h100-sxm", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) and all(
+        o["gpu"] == "h100-sxm" for o in json.loads(result.output)
+    )

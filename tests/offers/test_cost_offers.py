@@ -305,3 +305,19 @@ def test_a_larger_instance_chosen_over_a_smaller_one_says_it_is_cheaper_not_the_
     alone = choose_offer([two], 1)
     assert alone is not None and not alone.smaller_offered
     assert alone.note is not None and "no smaller instance of this GPU is on offer" in alone.note
+
+
+def test_a_street_best_deal_is_a_market_price_a_used_basis_takes() -> None:
+    """The catalog's street prices are the cheapest eBay/Amazon listings, new or used: they had
+    been labelled used. A "used" basis takes them (second-hand, mostly), "new" does not."""
+    from app.catalog.loader import read_catalog
+    from app.offers.loader import purchase_offers_from_catalog
+    from app.shipped.rules import DATA_DIR
+
+    street = {o.condition for o in purchase_offers_from_catalog(read_catalog(DATA_DIR))}
+    assert "market" in street and "used" not in street
+    market = PurchaseOffer(1207, "market", "2026-09", "poet")
+    new = PurchaseOffer(1500, "new", "2026-09", "amazon")
+    assert choose_purchase([market, new], "used") is market
+    assert choose_purchase([market, new], "new") is new
+    assert choose_purchase([market], "auto") is market
