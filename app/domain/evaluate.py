@@ -923,7 +923,11 @@ def _walk(
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
-                out.append(Configuration(gpu, exact, savers, micro, (g, key)))
+                c = Configuration(gpu, exact, savers, micro, (g, key))
+                if lay is None and run.training:
+                    # the same plain-data-parallel and room rules as every other count
+                    c = _roomier(ctx, g, _unsharded(ctx, g, c, avail), avail)
+                out.append(c)
                 break
             continue
         variant = (g, key)

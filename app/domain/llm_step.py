@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 from app.domain import compat, formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
 from app.domain.gpu import GpuSpec
-from app.domain.workload import ModelSpec
+from app.domain.workload import ModelSpec, kv_copies
 
 # Kernels one decoder layer launches per forward pass: RMSNorm ×2, QKV GEMM, rotary, KV-cache
 # write, attention, output GEMM, gate/up GEMM, activation, down GEMM (fused residual adds).
@@ -1250,25 +1250,6 @@ def mla_head_padding(model: ModelSpec, tp: float) -> float:
     if model.attention != "mla" or not heads:
         return 1.0
     return max(1.0, MLA_HEAD_TILE * tp / heads)
-
-
-def kv_copies(model: ModelSpec, tp: int) -> float:
-    """Copies of the KV cache a tensor-parallel group of ``tp`` GPUs holds and reads each
-    decode step: one, split by KV head, for ordinary attention; ``tp`` under latent attention
-    (DeepSeek's MLA), whose cache is one latent per token shared by every head, so a GPU that
-    holds a slice of the heads holds and reads all of it — SGLang's data-parallel-attention
-    guide: with tensor parallelism an MLA model (one KV head) gets a "duplicated KV cache
-    across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html). Taken for
-    every tensor-parallel runtime (data-parallel attention, which keeps one copy, is not
-    modelled). Grouped-query attention split over more GPUs than it has KV heads keeps a
-    whole head on each (vLLM's QKVParallelLinear replicates them where tp ≥ kv heads, as
-    ``head_split_error`` allows): tp ÷ kv copies, each GPU holding and reading its head's."""
-    if tp <= 1:
-        return 1.0
-    if model.attention == "mla":
-        return float(tp)
-    kv = model.num_kv_heads or model.num_heads or tp
-    return max(1.0, tp / kv)
 
 
 def eager_gap_us(decode: RuntimeProfile) -> float:

@@ -909,7 +909,9 @@ def evaluate(
         max_output_tokens_per_s=max_out,
         requests_per_s=point.rate * busy,
         saturated=saturated,
-        prefill_share=point.prefill_share,
+        # a busy replica's share of its GPU time; idle replicas spend theirs on neither
+        # (the hour's $ split charges their idle time to output, as a rate load's slack is)
+        prefill_share=point.prefill_share * busy / r,
         bottleneck=point.bound,
         curve=curve,
         notes=tuple(notes),

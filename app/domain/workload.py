@@ -35,6 +35,7 @@ from app.domain.formats import bytes_per_weight, kv_bytes, weight_bytes
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
+from app.domain.topology import NODE_GPUS
 from app.vocab import (
     BYTES_PER_ELEMENT,
     GGUF_FORMATS,
@@ -586,6 +587,38 @@ def on_backend(mem: MemoryBreakdown, work: WorkloadSpec, backend: str) -> Memory
     )
 
 
+def kv_copies(model: ModelSpec, tp: int) -> float:
+    """Copies of the KV cache a tensor-parallel group of ``tp`` GPUs holds and reads each
+    decode step: one, split by KV head, for ordinary attention; ``tp`` under latent attention
+    (DeepSeek's MLA), whose cache is one latent per token shared by every head, so a GPU that
+    holds a slice of the heads holds and reads all of it — SGLang's data-parallel-attention
+    guide: with tensor parallelism an MLA model (one KV head) gets a "duplicated KV cache
+    across all GPUs" (docs.sglang.io/advanced_features/dp_dpa_smg_guide.html). Taken for
+    every tensor-parallel runtime (data-parallel attention, which keeps one copy, is not
+    modelled). Grouped-query attention split over more GPUs than it has KV heads keeps a
+    whole head on each (vLLM's QKVParallelLinear replicates them where tp ≥ kv heads, as
+    ``head_split_error`` allows): tp ÷ kv copies, each GPU holding and reading its head's."""
+    if tp <= 1:
+        return 1.0
+    if model.attention == "mla":
+        return float(tp)
+    kv = model.num_kv_heads or model.num_heads or tp
+    return max(1.0, tp / kv)
+
+
+def _kv_copies_held(work: WorkloadSpec, n: int) -> float:
+    """Copies of the cache ``n`` GPUs of LLM inference hold (``kv_copies``): a tensor-parallel
+    runtime's group of up to one server (its stages beyond hold their own layers); a layer
+    split holds each layer's cache once."""
+    if n <= 1 or not work.is_llm_inference:
+        return 1.0
+    table = work.efficiency
+    span = (table.runtime_value(work.runtime, "span") if table is not None else None) or "tensor"
+    if span != "tensor":
+        return 1.0
+    return kv_copies(work.model, min(n, NODE_GPUS))
+
+
 def memory_breakdown(
     work: WorkloadSpec,
     *,
@@ -618,7 +651,7 @@ def memory_breakdown(
             notes.append(_quantised_note(work))
         return MemoryBreakdown(
             weights=weights / n / GB,
-            kv_cache=kv / n / GB,
+            kv_cache=kv / n * _kv_copies_held(work, n) / GB,
             workspace=workspace / n / GB,
             framework=framework,
             num_gpus=n,

@@ -91,7 +91,8 @@ def _usable_gb(gpu: GpuSpec, row: _Row, tp: int = 1) -> float:
 
 def _load_words(spec: ServingSpec) -> str:
     who = (
-        f"{spec.concurrent_requests:,.0f} concurrent requests"
+        f"{spec.concurrent_requests:,g} concurrent request"
+        f"{'' if spec.concurrent_requests == 1 else 's'}"
         if spec.concurrent_requests is not None
         else f"{spec.requests_per_s:,.2f} requests/s"
     )

@@ -1019,3 +1019,24 @@ def test_true_is_not_a_number(read_client: TestClient) -> None:
         json={"workload": {"preset": "llama-3-8b"}, "constraints": {"allow_spot": True}},
     )
     assert ok.status_code == 200, ok.text
+
+
+def test_an_exact_gpu_count_leaves_the_same_room(read_client: TestClient) -> None:
+    """Asked for exactly one 4090, the same QLoRA had kept its micro-batch of 4 at 0.1 GB spare:
+    the exact count skipped the room every other count gets."""
+    work = {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "qlora", "batch_size": 4,
+            "seq_len": 2048, "gradient_checkpointing": True}  # fmt: skip
+    body = {"workload": work, "gpu": "rtx-4090", "constraints": {"num_gpus": 1}}
+    res = read_client.post("/api/v1/estimate", json=body).json()["result"]
+    mem = res["memory"]
+    assert mem["available_gb"] - mem["required_gb"] >= 0.05 * mem["available_gb"]
+
+
+def test_a_fractional_load_is_said_as_asked(read_client: TestClient) -> None:
+    body = {
+        "workload": {"preset": "llama-3.1-8b", "task": "serving",
+                     "serving": {"concurrent_requests": 0.5}},
+        "gpu": "h100-sxm",
+    }  # fmt: skip
+    lines = read_client.post("/api/v1/estimate", json=body).json()["result"]["explanation"]
+    assert any(line.startswith("At 0.5 concurrent requests,") for line in lines), lines

@@ -208,3 +208,21 @@ def test_zero_filled_gradients_count_at_the_start_of_backward_before_pytorch_2()
     for version in ("", "1.10"):
         small = memory_breakdown(_bert_step(version, batch_size=1, seq_len=8))
         assert small.tensors == pytest.approx(BERT_LARGE.params * 20 / 1e9, rel=0.01)
+
+
+def test_llm_inference_over_tensor_parallel_gpus_holds_the_kv_copies_the_runtime_keeps() -> None:
+    """4 KV heads over 8 tensor-parallel GPUs: each head sits whole on two of them (vLLM's
+    QKVParallelLinear), so a GPU holds a quarter of the cache, not an eighth; a layer split
+    (llama.cpp) holds each layer's cache once. Serving counted it; inference did not."""
+    from app.shipped.rules import load_efficiency
+
+    table = load_efficiency()
+    model = dataclasses.replace(LLAMA3_8B, num_kv_heads=4)
+    base = dict(task="inference", model=model, batch_size=64, seq_len=8192, efficiency=table)
+    tp = WorkloadSpec(**base, runtime="vllm")  # type: ignore[arg-type]
+    split = WorkloadSpec(**base, runtime="llama.cpp")  # type: ignore[arg-type]
+    four = memory_breakdown(tp, num_gpus=4).kv_cache
+    assert memory_breakdown(tp, num_gpus=8).kv_cache == pytest.approx(four)
+    assert memory_breakdown(split, num_gpus=8).kv_cache == pytest.approx(
+        memory_breakdown(split, num_gpus=4).kv_cache / 2
+    )

@@ -908,3 +908,11 @@ def test_kv_heads_fewer_than_the_tensor_parallel_gpus_are_copied_onto_each() -> 
     narrow = run(H100, LLAMA8, cfg(tp=8), load)
     # half the KV bytes per token, but twice the copies: the same room per request per GPU
     assert wide.max_concurrency == pytest.approx(narrow.max_concurrency, rel=0.02)
+
+
+def test_idle_replicas_spend_their_time_on_neither_prompts_nor_tokens() -> None:
+    """The hour's $ split between prompts and output read a busy replica's prompt share as the
+    whole hour's: one user on 4 replicas paid 4× per input token."""
+    load = sv.ServingLoad(1000, 300, concurrent_requests=1)
+    one, four = run(H100, LLAMA8, cfg(), load), run(H100, LLAMA8, cfg(r=4), load)
+    assert four.prefill_share == pytest.approx(one.prefill_share / 4)
