@@ -1028,6 +1028,21 @@ def _spare(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> float:
     return avail - _layout_memory(ctx, key, run, g, n, group).total
 
 
+def _uneven_split(run: WorkloadSpec, n: int, batch: int) -> str | None:
+    """What a training row on a count that does not divide its micro-batch must say: each of
+    its GPUs runs the busiest one's share (per_device_train_batch_size is one number), so an
+    optimizer step takes more samples than the ``batch`` asked (3 GPUs at 8: 3 each)."""
+    if not run.training or n <= 1 or run.batch_size % n == 0:
+        return None
+    per = -(-run.batch_size // n)
+    steps = max(1, -(-batch // run.batch_size))
+    return (
+        f"a micro-batch of {run.batch_size} does not split evenly over {n} GPUs: "
+        f"per_device_train_batch_size {per} × {n} GPUs × {steps} steps is {per * n * steps} "
+        f"samples an optimizer step, not {batch} (a batch {n} divides keeps it exact)"
+    )
+
+
 def _gated(
     gpu: GpuSpec, ctx: Context
 ) -> tuple[Gate, WorkloadSpec, int, frozenset[str]] | Exclusion:
@@ -1568,6 +1583,9 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         )
     acquired = acq or ctx.limits.acquisition
     warnings += compat.purchase_caveats(gpu, config.num_gpus, *acquisition_modes(cost, acquired))
+    uneven = _uneven_split(run, n, ctx.work.batch_size)
+    if uneven is not None:
+        warnings += (uneven,)
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms

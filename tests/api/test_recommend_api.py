@@ -1040,3 +1040,20 @@ def test_a_fractional_load_is_said_as_asked(read_client: TestClient) -> None:
     }  # fmt: skip
     lines = read_client.post("/api/v1/estimate", json=body).json()["result"]["explanation"]
     assert any(line.startswith("At 0.5 concurrent requests,") for line in lines), lines
+
+
+def test_a_count_that_does_not_divide_the_micro_batch_says_what_a_step_takes(
+    read_client: TestClient,
+) -> None:
+    """Three GPUs at a micro-batch of 8 each run 3 (per_device_train_batch_size is one
+    number): a step takes 9 samples, the optimizer step 144, not the 128 asked."""
+    work = {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "lora"}
+
+    def said(n: int) -> list[str]:
+        body = {"workload": work, "gpu": "rtx-4090", "constraints": {"num_gpus": n}}
+        res = read_client.post("/api/v1/estimate", json=body).json()["result"]
+        return [w for w in res["warnings"] if "does not split evenly" in w]
+
+    three = said(3)
+    assert three and "per_device_train_batch_size 3 × 3 GPUs" in three[0] and "not 128" in three[0]
+    assert not said(4)
