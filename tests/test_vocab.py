@@ -72,7 +72,10 @@ def test_subsets_stay_inside_their_set() -> None:
     assert not set(vocab.FORMAT_ONLY_PRECISIONS) & set(vocab.MODELLED_PRECISIONS)
     assert set(vocab.SUSTAINED_GEMM_PRECISIONS) <= set(vocab.MEASURED_PRECISIONS)
     assert set(vocab.BOUNDED_OBJECTIVES) <= set(vocab.OBJECTIVES)
-    assert set(vocab.CONDITIONS) <= set(vocab.PURCHASE_BASES)
+    # every condition but "market" is a basis of its own; a "used" basis takes market prices
+    # (cost.choose_purchase)
+    assert set(vocab.CONDITIONS) - {"market"} <= set(vocab.PURCHASE_BASES)
+    assert "market" in vocab.CONDITIONS and "market" not in vocab.PURCHASE_BASES
     assert set(vocab.HOST_TIERS) <= set(vocab.TIERS)
     assert set(vocab.SINGLE_DEVICE_SEGMENTS) <= set(vocab.SEGMENTS)
     for precision, order in vocab.PRECISION_FALLBACK.items():
