@@ -13,7 +13,7 @@ once for each of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -924,10 +924,8 @@ def _walk(
         if exact is not None:
             if n <= exact:
                 c = Configuration(gpu, exact, savers, micro, (g, key))
-                if lay is None and run.training:
-                    # the same plain-data-parallel and room rules as every other count
-                    c = _roomier(ctx, g, _unsharded(ctx, g, c, avail), avail)
-                out.append(c)
+                # the same plain-data-parallel and room rules as every other count
+                out.append(_refined(ctx, g, c, avail) if lay is None and run.training else c)
                 break
             continue
         variant = (g, key)
@@ -935,12 +933,7 @@ def _walk(
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
             # per card, and keywords cost twice as much
-            _roomier(
-                ctx,
-                g,
-                _unsharded(ctx, g, Configuration(gpu, k, savers, micro, variant), avail),
-                avail,
-            )
+            _refined(ctx, g, Configuration(gpu, k, savers, micro, variant), avail)
             if lay is None and run.training
             else Configuration(gpu, k, savers, micro, variant)
             for k in COUNTS
@@ -952,28 +945,43 @@ def _walk(
     return _Walk(out, starved, total1)
 
 
-def _unsharded(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configuration:
-    """``c``, or where its micro-batch makes its GPUs shard the model's states, the largest
-    smaller micro-batch (more accumulation steps, the same update) at which each of them holds
-    a whole copy, when the request allows micro-batches: plain data parallelism all-reduces the
-    gradients once a batch, where sharding gathers the weights every micro-step. The walk takes
-    each count's first step that holds it, sharded or not: 4 RTX 4090s fine-tuning an 8B with
-    LoRA ran FSDP over PCIe at 2 samples a GPU where 1 a GPU fits whole on each."""
-    if "micro_batch" not in ctx.savers_allowed or c.num_gpus <= 1:
+def _refined(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configuration:
+    """A training configuration the walk found, at the micro-batch people would run it at
+    (where the request allows micro-batches): plain data parallelism where a smaller one lets
+    every GPU hold a whole copy (``_sharded``), then room where it is tight (``_tight``)."""
+    if "micro_batch" not in ctx.savers_allowed:
         return c
+    if c.num_gpus > 1:
+        c = _smaller_micro(ctx, c, lambda key: _sharded(ctx, g, key, c.num_gpus, avail))
+    return _smaller_micro(ctx, c, lambda key: _tight(ctx, g, key, c.num_gpus, avail))
+
+
+def _smaller_micro(
+    ctx: Context, c: Configuration, wrong: Callable[[JobKey], bool]
+) -> Configuration:
+    """``c`` where its variant is not ``wrong``, else the largest smaller micro-batch (more
+    accumulation steps, the same update; at least one sample a GPU) whose variant is not;
+    none: ``c``."""
     assert c.variant is not None
-    key = c.variant[1]
-    k = c.num_gpus
-    if not _split(ctx, key, job_variant(ctx, key), g, k, avail)[0]:
+    g, key = c.variant
+    if not wrong(key):
         return c
     savers = c.savers if "micro_batch" in c.savers else (*c.savers, "micro_batch")
     m = (c.micro_batch or ctx.work.batch_size) // 2
-    while m >= k:
+    while m >= c.num_gpus:
         alt: JobKey = (key[0], key[1], savers, m, key[4])
-        if not _split(ctx, alt, job_variant(ctx, alt), g, k, avail)[0]:
-            return Configuration(c.gpu, k, savers, m, (g, alt))
+        if not wrong(alt):
+            return Configuration(c.gpu, c.num_gpus, savers, m, (g, alt))
         m //= 2
     return c
+
+
+def _sharded(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> bool:
+    """Whether the variant's ``n`` GPUs must shard the model's states: the walk takes each
+    count's first step that holds it, sharded or not, and 4 RTX 4090s fine-tuning an 8B with
+    LoRA ran FSDP over PCIe at 2 samples a GPU where 1 a GPU fits whole on each (sharding
+    gathers the weights every micro-step; plain data parallelism all-reduces once a batch)."""
+    return _split(ctx, key, job_variant(ctx, key), g, n, avail)[0]
 
 
 # The share of usable memory a micro-batch the engine picks for itself leaves free where a
@@ -1000,24 +1008,10 @@ def _exact_holds(
     return exact if held else None
 
 
-def _roomier(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configuration:
-    """``c``, or where it leaves less than ROOM of the memory free, the largest smaller
-    micro-batch on the same GPUs that leaves ROOM (none: ``c``, whose tip says how tight)."""
-    if "micro_batch" not in ctx.savers_allowed:
-        return c
-    assert c.variant is not None
-    key = c.variant[1]
-    k = c.num_gpus
-    if _spare(ctx, g, key, k, avail) >= ROOM * avail:
-        return c
-    savers = c.savers if "micro_batch" in c.savers else (*c.savers, "micro_batch")
-    m = (c.micro_batch or ctx.work.batch_size) // 2
-    while m >= k:
-        alt: JobKey = (key[0], key[1], savers, m, key[4])
-        if _spare(ctx, g, alt, k, avail) >= ROOM * avail:
-            return Configuration(c.gpu, k, savers, m, (g, alt))
-        m //= 2
-    return c
+def _tight(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> bool:
+    """Whether the variant leaves less than ROOM of each of its ``n`` GPUs free (a smaller
+    micro-batch is then taken where one leaves it; none: the row's tip says how tight)."""
+    return _spare(ctx, g, key, n, avail) < ROOM * avail
 
 
 def _spare(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> float:

@@ -208,7 +208,7 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     training = np.array([r.training for r in runs] + [True])
     if "micro_batch" in ctx.savers_allowed:
         # a training job that fits one card with less than ev.ROOM spare may be planned at a
-        # smaller micro-batch (ev._roomier): plan it in full
+        # smaller micro-batch (ev._refined): plan it in full
         fits &= ~(training[snap.variant] & (total[snap.variant] > (1.0 - ev.ROOM) * snap.avail))
     count[fits] = 1
     more = np.flatnonzero(ok & ~fits & ~training[snap.variant])

@@ -538,17 +538,6 @@ def _fields(cost: costs.CostEstimate) -> dict[str, object]:
     return dict(zip(_COST_FIELDS, _COST_VALUES(cost), strict=True))
 
 
-def _alternative_gb(c: rank.Candidate) -> float:
-    """Memory per GPU as its row counts it: a serving shape's at the load (weights and the
-    requests' KV cache), not the whole pool the runtime reserves, which read 76 GB beside a
-    row's 22."""
-    spec = c.work.serving
-    if c.serving is None or spec is None:
-        return c.memory.total
-    r = c.serving.result
-    return r.used_gb_per_gpu(r.running(spec.concurrent_requests, spec.requests_per_s))
-
-
 def _alternative_fields(c: rank.Candidate) -> Fields:
     """A shown row's other configuration (s.AlternativeOut)."""
     scale, unit = shown_rate(c.work, c.perf.unit)
@@ -558,7 +547,7 @@ def _alternative_fields(c: rank.Candidate) -> Fields:
         "memory_savers": _saver_labels(c.savers),
         "micro_batch": c.micro_batch,
         "accumulation_steps": c.accumulation_steps,
-        "required_gb": round(_alternative_gb(c), 3),
+        "required_gb": round(c.memory.total, 3),
         "throughput": c.perf.throughput * scale,
         "unit": unit,
         "scaling_efficiency": c.perf.scaling_efficiency,

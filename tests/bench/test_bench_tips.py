@@ -43,23 +43,30 @@ def curve(points: list[tuple[int, float]]) -> BatchCurve:
     )
 
 
-def gpu_report() -> BenchReport:
-    env = Environment(
-        backend="cuda",
-        device="cuda:0",
-        device_name="GPU",
+def _env(backend: str, device: str, name: str) -> Environment:
+    return Environment(
+        backend=backend,
+        device=device,
+        device_name=name,
         os="Linux",
         python_version="3.11",
         torch_version="2.13.0",
     )
+
+
+def _matmul(fp32: float, bf16: float) -> MatmulSuite:
     by = {
         p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))
-        for p, v in (("fp32", 10.0), ("bf16", 31.0))
+        for p, v in (("fp32", fp32), ("bf16", bf16))
     }
+    return MatmulSuite(by_precision=by)
+
+
+def gpu_report() -> BenchReport:
     return BenchReport(
         profile="quick",
-        environment=env,
-        matmul=MatmulSuite(by_precision=by),
+        environment=_env("cuda", "cuda:0", "GPU"),
+        matmul=_matmul(10.0, 31.0),
         transfer=TransferSuite(kind="pcie", pinned_over_pageable_h2d=2.3),
         batch_scaling=BatchScalingSuite(
             curves=[curve([(16, 100.0), (32, 150.0), (64, 190.0), (128, 200.0)])]
@@ -170,22 +177,10 @@ def test_one_point_says_nothing_about_the_batch_size() -> None:
 
 
 def cpu_report(speedups: list[Speedup]) -> BenchReport:
-    env = Environment(
-        backend="cpu",
-        device="cpu",
-        device_name="CPU",
-        os="Linux",
-        python_version="3.11",
-        torch_version="2.13.0",
-    )
-    by = {
-        p: MatmulSummary(precision=p, native=True, reference=f(v), best=f(v))
-        for p, v in (("fp32", 1.0), ("bf16", 6.0))
-    }
     return BenchReport(
         profile="quick",
-        environment=env,
-        matmul=MatmulSuite(by_precision=by),
+        environment=_env("cpu", "cpu", "CPU"),
+        matmul=_matmul(1.0, 6.0),
         precision_speedups=speedups,
     )
 
