@@ -84,7 +84,10 @@ def estimate_cost(
     per_rent = throughput * 3600.0 / hourly if hourly else None
     per_buy = None
     if purchase:
-        owned = purchase + (energy_h or 0.0) * horizon
+        # what owning costs over the horizon: the price less its resale, as the verdict
+        # counts it (a value on the whole price ranked renting ahead where the verdict said buy)
+        held = pricing.usage if pricing is not None else usage or Usage()
+        owned = purchase * (1.0 - held.resale_fraction) + (energy_h or 0.0) * horizon
         per_buy = throughput * 3600.0 * horizon / owned
     # Provenance follows whichever prices were used: the chosen offers, else the catalog's.
     if pricing is not None:
@@ -146,16 +149,22 @@ def rates(
 
 
 def values(
-    throughput: NDArray[np.float64], terms: NDArray[np.float64], acquisition: str
+    throughput: NDArray[np.float64],
+    terms: NDArray[np.float64],
+    acquisition: str,
+    resale_fraction: float = 0.0,
 ) -> NDArray[np.float64]:
     """``value(estimate_cost(...), acquisition)`` of each row at its throughput and ``terms``
     (a row each: purchase, per hour, energy per hour and horizon as ``rates`` gives them, NaN
-    for None), to the last bit (the same float64 operations in the same order, elementwise);
-    NaN where the value is None."""
+    for None) under the usage's ``resale_fraction``, to the last bit (the same float64
+    operations in the same order, elementwise); NaN where the value is None."""
     purchase, hourly, energy_h, horizon = terms.T
     with np.errstate(divide="ignore", invalid="ignore"):
         rent = np.where(hourly != 0, throughput * 3600.0 / hourly, np.nan)  # NaN stays NaN
-        owned = purchase + np.where(np.isnan(energy_h), 0.0, energy_h) * horizon
+        owned = (
+            purchase * (1.0 - resale_fraction)
+            + np.where(np.isnan(energy_h), 0.0, energy_h) * horizon
+        )
         buy = np.where(purchase != 0, throughput * 3600.0 * horizon / owned, np.nan)
     if acquisition == "buy":
         return buy

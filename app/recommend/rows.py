@@ -231,14 +231,21 @@ def _offer_parts(
     if pricing is None:
         return {"price_known": rank.price_known(c)}, None, None
     out_m = in_m = None
+    blended = None
     if pricing.rent is not None and w.is_llm_inference:
         hourly = pricing.rent.usd_per_hour
-        out_m = costs.usd_per_million_tokens(hourly, p.throughput)
-        if p.ttft_ms and w.seq_len:
+        # one job's throughput is its output tokens: the whole hour over them is the blended
+        # figure
+        blended = out_m = costs.usd_per_million_tokens(hourly, p.throughput)
+        if p.ttft_ms and w.seq_len and p.latency_ms and p.latency_ms > p.ttft_ms:
+            # the split charges each kind of token the time it takes: the prompt its prefill,
+            # the output the decode steps after it, so the two add up to the hour (the output's
+            # share had been the whole hour, and the split came to 126 % of the price)
             prefill = w.seq_len * w.batch_size / (p.ttft_ms / 1000.0)
             in_m = costs.usd_per_million_tokens(hourly, prefill)
-    # one job's throughput is its output tokens: the whole hour over them is the blended figure
-    return priced_parts(pricing, cost, (out_m, in_m), blended=out_m)
+            decode = p.throughput * p.latency_ms / (p.latency_ms - p.ttft_ms)
+            out_m = costs.usd_per_million_tokens(hourly, decode)
+    return priced_parts(pricing, cost, (out_m, in_m), blended=blended)
 
 
 def shown_cost(cost: costs.CostEstimate, scale: float) -> costs.CostEstimate:

@@ -714,7 +714,9 @@ def _every_shown(
     rates = np.array(flat, np.float64).reshape(len(configs), 4)
     value = np.full(len(configs), np.nan)
     valued = np.flatnonzero(priced & np.isfinite(speed))  # without a price there is no value
-    value[valued] = costs.values(speed[valued], rates[valued], ctx.limits.acquisition)
+    value[valued] = costs.values(
+        speed[valued], rates[valued], ctx.limits.acquisition, ctx.usage.resale_fraction
+    )
 
     # asked only of rows found as planned (``_Shown.walk``), which the columns found
     def estimate(i: int) -> PerfEstimate | None:

@@ -75,8 +75,9 @@ def test_offers_pricing_carries_the_usage_horizon() -> None:
     assert c.samples_per_usd_buy == pytest.approx(100 * 3600 * 2080 / (1600 + energy * 2080))
 
 
+@pytest.mark.parametrize("resale", [0.0, 0.4])
 @pytest.mark.parametrize("acquisition", ["either", "rent", "buy"])
-def test_values_as_columns_are_each_rows_value(acquisition: str) -> None:
+def test_values_as_columns_are_each_rows_value(acquisition: str, resale: float) -> None:
     """cost.values (a balanced answer's value bounds over the catalog at once) is
     value(estimate_cost(...)) row by row, to the last bit, with prices missing or zero."""
     import dataclasses
@@ -85,6 +86,7 @@ def test_values_as_columns_are_each_rows_value(acquisition: str) -> None:
     import numpy as np
 
     rng = random.Random(1)
+    usage = cost.Usage(resale_fraction=resale)
     terms, speeds, want = [], [], []
     for _ in range(400):
         gpu = dataclasses.replace(
@@ -96,12 +98,14 @@ def test_values_as_columns_are_each_rows_value(acquisition: str) -> None:
         )
         n, t = rng.choice([1, 2, 8]), rng.uniform(0.1, 5000.0)
         kwh = rng.choice([None, 0.0, 0.3])
-        est = cost.estimate_cost(gpu, n, t, None, kwh)
-        terms.append(cost.rates(gpu, n, kwh))
+        est = cost.estimate_cost(gpu, n, t, None, kwh, usage=usage)
+        terms.append(cost.rates(gpu, n, kwh, usage=usage))
         speeds.append(t)
         want.append(cost.value(est, acquisition))
     rows = [[np.nan if x is None else x for x in (p, h, e, z)] for p, h, _, e, z in terms]
-    got = cost.values(np.array(speeds), np.array(rows, np.float64), acquisition).tolist()
+    got = cost.values(
+        np.array(speeds), np.array(rows, np.float64), acquisition, usage.resale_fraction
+    ).tolist()
     assert [None if np.isnan(v) else v for v in got] == want
     assert any(w is None for w in want) and any(w is not None for w in want)
 
@@ -117,3 +121,20 @@ def test_the_break_even_nets_the_resale_the_verdict_nets() -> None:
     whole = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=cost.Usage())
     assert whole.break_even_hours is not None
     assert est.break_even_hours == pytest.approx(whole.break_even_hours / 2)
+
+
+def test_the_value_of_a_bought_card_nets_the_resale_the_verdict_nets() -> None:
+    """A bought card's work per dollar spreads the price less its resale: on the whole price
+    an RTX A5000 ranked renting ahead (365,854 tokens/$ bought, 704,781 rented) beside its own
+    verdict's "buy"."""
+    usage = cost.Usage(hours_per_week=20, years=1, resale_fraction=0.6)
+    est = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=usage)
+    energy = 0.45 * 0.15
+    hours = usage.hours
+    assert est.samples_per_usd_buy == pytest.approx(
+        100 * 3600 * hours / (1800 * 0.4 + energy * hours)
+    )
+    kept = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=cost.Usage(20, 1))
+    assert (
+        kept.samples_per_usd_buy is not None and est.samples_per_usd_buy > kept.samples_per_usd_buy
+    )

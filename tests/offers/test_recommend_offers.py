@@ -55,9 +55,20 @@ def test_70b_serving_rents_instances_that_exist_never_a_multiplied_price(
             offer["usd_per_hour"] * offer["instances"]
         )
         assert row["cost"]["hourly_usd"] == row["cost"]["rent"]["usd_per_hour"]
-        assert row["usd_per_million_output_tokens"] == pytest.approx(
-            offer["usd_per_hour"] / (row["throughput"]["value"] * 3600) * 1e6
+        hourly = offer["usd_per_hour"] * offer["instances"]
+        assert row["usd_per_million_output_tokens_blended"] == pytest.approx(
+            hourly / (row["throughput"]["value"] * 3600) * 1e6
         )
+        # the split charges the prompt its prefill and the output its decode: one request's
+        # tokens at the two prices come to the hour's price over the request's time
+        w = body["workload"]
+        batch, prompt, out = w["batch_size"], w["seq_len"], w["output_tokens"]
+        paid = (
+            row["usd_per_million_output_tokens"] * batch * out
+            + row["usd_per_million_input_tokens"] * batch * prompt
+        ) / 1e6
+        assert paid == pytest.approx(hourly * row["latency_ms"] / 3.6e6, rel=1e-6)
+        assert row["usd_per_million_output_tokens"] < row["usd_per_million_output_tokens_blended"]
         assert row["cost"]["rent"]["as_of"] and row["cost"]["rent"]["source"]
 
 
