@@ -136,3 +136,17 @@ def test_a_mixed_fp32_job_holds_only_its_tf32_share() -> None:
     assert perf._sustained_shares(H100, work, "fp32", ((1.0, fp32),)) is None
     inference = _work("inference", table, precision="fp32")
     assert perf._sustained_shares(H100, inference, "tf32", ((1.0, tf32),)) is None
+
+
+def test_the_shipped_h200_sxm_holds_the_h100_sxms_rates() -> None:
+    """The H200 SXM is the H100 SXM's compute die under the same 700 W limit: a training step
+    on it held its boost-clock GEMM rate beside a power-limited H100 (Llama 3 70B on 64 GPUs,
+    1,026 against 936 tokens/s a GPU) though the two compute alike."""
+    doc = yamlio.safe_load((DATA / "efficiency.yaml").read_text(encoding="utf-8"))
+    table = parse_table(doc)
+    for dtype in ("bf16", "fp16", "tf32", "fp8"):
+        h100 = table.sustained_gemm_tflops("h100-sxm", dtype)
+        assert h100 is not None
+        assert table.sustained_gemm_tflops("h200-sxm", dtype) == h100
+    # the 600 W NVL part is other power: no figure
+    assert table.sustained_gemm_tflops("h200-nvl", "bf16") is None
