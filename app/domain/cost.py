@@ -88,7 +88,8 @@ def estimate_cost(
         # counts it (a value on the whole price ranked renting ahead where the verdict said buy)
         held = pricing.usage if pricing is not None else usage or Usage()
         owned = purchase * (1.0 - held.resale_fraction) + (energy_h or 0.0) * horizon
-        per_buy = throughput * 3600.0 * horizon / owned
+        # resold whole and run on free power, owning costs nothing: no work per dollar to rank
+        per_buy = throughput * 3600.0 * horizon / owned if owned > 0 else None
     # Provenance follows whichever prices were used: the chosen offers, else the catalog's.
     if pricing is not None:
         rent_offer = pricing.rent.offer if pricing.rent is not None else None
@@ -165,7 +166,8 @@ def values(
             purchase * (1.0 - resale_fraction)
             + np.where(np.isnan(energy_h), 0.0, energy_h) * horizon
         )
-        buy = np.where(purchase != 0, throughput * 3600.0 * horizon / owned, np.nan)
+        bought = (purchase != 0) & (owned > 0)
+        buy = np.where(bought, throughput * 3600.0 * horizon / owned, np.nan)
     if acquisition == "buy":
         return buy
     if acquisition == "rent":

@@ -112,14 +112,17 @@ class Limits:
     # something to buy or rent (what would meet a deadline) must name one that can be.
     priced_only: bool = False
 
-    # Cost objectives and budgets need a price; under the others a GPU without one is still
-    # ranked (price_known false). Worked out once: read for every configuration.
+    # Cost objectives and budgets need a price, and so does 'fastest' asked to rent or to
+    # buy (the fastest card one can rent: GB200s nobody rents had headed such answers); under
+    # the others a GPU without one is still ranked (price_known false). Worked out once: read
+    # for every configuration.
     needs_price: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         needs = (
             self.priced_only
             or self.objective in ("best_value", "cheapest")
+            or (self.objective == "fastest" and self.acquisition in ("rent", "buy"))
             or self.max_purchase_usd is not None
             or self.max_hourly_usd is not None
             or self.max_job_cost_usd is not None

@@ -174,18 +174,21 @@ def test_training_past_one_server_rents_whole_servers_side_by_side(
     """Sixteen GPUs exist in no one instance: a training job (whose estimate prices the
     communication between servers) rents two 8-GPU servers; an inference replica rents none."""
 
-    def ask(task: str) -> dict[str, Any]:
-        body = _ask(
+    def answer(task: str, acquisition: str = "rent") -> dict[str, Any]:
+        return _ask(
             read_client,
             {
                 "workload": {"preset": "llama-3-8b", "task": task},
-                "constraints": {"acquisition": "rent", "num_gpus": 16, "max_gpus": 16},
+                "constraints": {"acquisition": acquisition, "num_gpus": 16, "max_gpus": 16},
                 "objective": "fastest",
                 "group_by": "config",
                 "limit": 200,
             },
         )
-        return next(r for r in body["recommendations"] if r["gpu"]["slug"] == "h100-sxm")
+
+    def ask(task: str, acquisition: str = "rent") -> dict[str, Any]:
+        rows = answer(task, acquisition)["recommendations"]
+        return next(r for r in rows if r["gpu"]["slug"] == "h100-sxm")
 
     train = ask("training")
     assert train["num_gpus"] == 16 and train["price_known"]
@@ -195,7 +198,10 @@ def test_training_past_one_server_rents_whole_servers_side_by_side(
     assert train["cost"]["rent"]["usd_per_hour"] == pytest.approx(
         offer["usd_per_hour"] * offer["instances"]
     )
-    assert ask("inference")["offer"] is None
+    assert ask("inference", "either")["offer"] is None
+    # asked to rent, 'fastest' leaves out what no instance rents, and says so
+    out = {e["slug"]: e for e in answer("inference")["excluded"]}
+    assert out["h100-sxm"]["code"] == "no_price"
 
 
 def test_usage_inputs_move_the_verdict(read_client: TestClient) -> None:

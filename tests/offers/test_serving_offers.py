@@ -111,15 +111,17 @@ def test_a_node_paid_whole_is_said_or_used(read_client: TestClient) -> None:
 def test_unpriced_gpus_stay_in_a_non_cost_answer_and_a_budget_excludes_them(
     read_client: TestClient,
 ) -> None:
-    fast = _ask(read_client, objective="fastest", limit=100)
+    # 'fastest' asked either way ranks cards with no price; asked to rent, it leaves them out
+    fast = _ask(read_client, objective="fastest", limit=100, constraints={"acquisition": "either"})
     assert not [e for e in fast["excluded"] if e["code"] == "no_price"]
     unpriced = [r for r in fast["recommendations"] if not r["price_known"]]
     assert unpriced and len(unpriced) == fast["counts"]["unpriced"]
     assert fast["counts"]["ranked"] == fast["count"] == len(fast["recommendations"])
     assert all(r["offer"] is None and r["serving"]["usd_per_hour"] is None for r in unpriced)
-    cheap = _ask(read_client, limit=100)
-    no_price = {e["slug"] for e in cheap["excluded"] if e["code"] == "no_price"}
-    assert {r["gpu"]["slug"] for r in unpriced} <= no_price
+    for objective in ("cheapest", "fastest"):
+        cheap = _ask(read_client, limit=100, objective=objective)
+        no_price = {e["slug"] for e in cheap["excluded"] if e["code"] == "no_price"}
+        assert {r["gpu"]["slug"] for r in unpriced} <= no_price, objective
     capped = _ask(read_client, objective="fastest", constraints={"acquisition": "rent",
                                                             "max_hourly_usd": 3})  # fmt: skip
     assert capped["counts"]["unpriced"] == 0
