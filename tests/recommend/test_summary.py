@@ -379,24 +379,27 @@ def test_a_serving_verdict_names_a_release_format_not_the_datapath(read_client: 
     assert "GGUF Q4_K_M weights and" in gguf["summary"]["sentence"]
 
 
-def test_a_fastest_pick_nobody_rents_names_the_fastest_row_that_can_be_rented(
+def test_a_fastest_pick_nobody_prices_names_the_fastest_row_that_can_be_rented(
     read_client: TestClient,
 ) -> None:
-    """64 GB200 GPUs (an NVL72 rack no catalog offer rents) top a renter's fastest pretraining
-    answer; the verdict said only that none of the rows as fast has an offer, leaving the
-    renter to find the first row they can book."""
-    answer = _ask(
-        read_client,
-        {
-            "workload": {"preset": "llama-3.1-70b", "task": "training", "dataset_samples": 1e6},
-            "constraints": {"acquisition": "rent", "max_gpus": 64},
-            "objective": "fastest",
-        },
-    )
+    """64 GB200 GPUs (an NVL72 rack no catalog offer rents or sells) top a fastest pretraining
+    answer asked either way; the verdict said only that none of the rows as fast has a price,
+    leaving the reader to find the first row they can book. (Asked to rent, such cards are
+    not ranked at all.)"""
+    ask = {
+        "workload": {"preset": "llama-3.1-70b", "task": "training", "dataset_samples": 1e6},
+        "objective": "fastest",
+    }
+    rented = _ask(read_client, {**ask, "constraints": {"acquisition": "rent", "max_gpus": 64}})
+    assert all(r["cost"]["rent"] is not None for r in rented["recommendations"])
+    answer = _ask(read_client, {**ask, "constraints": {"acquisition": "either", "max_gpus": 64}})
     rows = answer["recommendations"]
-    assert rows[0]["cost"]["rent"] is None
+    assert rows[0]["cost"]["rent"] is None and rows[0]["cost"]["buy"] is None
     sentence = answer["summary"]["sentence"]
     first = next(r for r in rows if r["cost"]["rent"] is not None)
+    # the first row asked to rent is the first rentable row of the either-way answer
+    top = rented["recommendations"][0]
+    assert (top["gpu"]["slug"], top["num_gpus"]) == (first["gpu"]["slug"], first["num_gpus"])
     n = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
     # said among near-ties ("…; the fastest shown that has one, …") or on its own ("The …")
     assert f"fastest shown that has one, {n}{first['gpu']['name']} (" in sentence, sentence
