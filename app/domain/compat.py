@@ -316,7 +316,7 @@ def resolve_precision(
     """The precision the job will really run at on ``gpu``, and a warning if it changed."""
     blocked = _model_blocks(requested, family, gpu, rules, backend)
     if blocked is None and precision_supported(gpu, requested, rules, backend):
-        return requested, None
+        return requested, _precision_caveat(gpu, requested, rules, backend)
     for alt in FALLBACK.get(requested, ()):
         if _model_blocks(alt, family, gpu, rules, backend) is None and precision_supported(
             gpu, alt, rules, backend
@@ -325,6 +325,30 @@ def resolve_precision(
                 return alt, f"no {requested} for this model ({blocked}); estimated at {alt}"
             return alt, f"{gpu.name} has no {requested} support; estimated at {alt}"
     return None, None
+
+
+def _precision_caveat(
+    gpu: GpuSpec, precision: str, rules: Rules, backend: str | None
+) -> str | None:
+    """What a row must say of a precision the rules call experimental on this GPU and backend
+    (bf16 on Apple GPUs: macOS 14 and later, emulated through fp32 on M1/M2), as a runtime's
+    experimental status is said; None where the rules call it supported or say nothing."""
+    st = feature_status(gpu, precision, rules, backend)
+    if st is None or st.status != "experimental":
+        return None
+    return f"{precision} on {backend or gpu.vendor}" + (f": {st.note}" if st.note else "")
+
+
+def weights_status(
+    gpu: GpuSpec, runtime: str | None, precision: str, rules: Rules, backend: str | None
+) -> FeatureStatus | None:
+    """Whether ``runtime``'s kernels run ``precision`` weights on this GPU and backend: the
+    ``<runtime>-weights:<precision>`` rules (data/frameworks.yaml; vLLM's AWQ/GPTQ int4 on
+    ROCm, Gaudi), the one answer inference and serving should both read. None where no rule
+    names the runtime's weights for this vendor."""
+    if runtime is None:
+        return None
+    return feature_status(gpu, f"{runtime}-weights:{precision}", rules, backend)
 
 
 def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: bool) -> float:

@@ -19,8 +19,13 @@ instance, a SkyPilot service file that starts it. Only flags each runtime docume
 * SkyPilot service YAML (docs.skypilot.co, "Service YAML spec"): service.readiness_probe,
   service.replicas, resources.accelerators / cloud / instance_type / ports.
 
+* mlx-lm ``mlx_lm.server`` (ml-explore/mlx-lm README and mlx_lm/server.py): --model, --host,
+  --port, --decode-concurrency (requests decoded together), --prefill-step-size.
+
 PyPI's vllm, sglang and torch wheels are CUDA builds: on an AMD GPU the service runs the
-runtime's ROCm container instead (``rocm_image``), and TensorRT-LLM, NVIDIA's alone, has none.
+runtime's ROCm container instead (``rocm_image``), and TensorRT-LLM, NVIDIA's alone, has none;
+on Intel Gaudi vLLM is the vllm-gaudi plugin over a device-less vLLM build, on Intel's Arc and
+Data Center GPUs vLLM's XPU build (``setup_for``).
 """
 
 from __future__ import annotations
@@ -124,6 +129,8 @@ def checkpoint(row: s.Recommendation, model: str) -> Checkpoint:
     pub = published().get(model, Published())
     if sv.runtime == "llama.cpp":
         return Checkpoint(model, None, (_gguf_note(sv, model),))
+    if sv.runtime == "mlx":
+        return _mlx_checkpoint(sv, model)
     if pub.released is not None and _as_released(sv, pub.released):
         return Checkpoint(model)
     repo = _published_repo(row, pub)
@@ -148,6 +155,27 @@ def checkpoint(row: s.Recommendation, model: str) -> Checkpoint:
     if model.startswith("<"):
         return Checkpoint(model, None, (note,))
     placeholder = f"<{kind}-checkpoint-of-{model.rsplit('/', 1)[-1]}>"
+    return Checkpoint(placeholder, None, (f"{note}: replace {placeholder} with it",))
+
+
+# mlx-lm quantises with mlx_lm.convert -q (--q-bits 4 by default, 8 for 8 bits): its own
+# format, not AWQ or GPTQ (mlx-lm README, "Quantize")
+MLX_BITS = {"int4": 4, "fp4": 4, "int8": 8}
+
+
+def _mlx_checkpoint(sv: s.ServingOut, model: str) -> Checkpoint:
+    """The repo mlx_lm.server loads: the 16-bit one as published, else an MLX-quantised copy
+    of it at the plan's bits (a placeholder, with the command that makes it)."""
+    bits = MLX_BITS.get(sv.weight_precision)
+    if bits is None:
+        return Checkpoint(model)
+    note = (
+        f"{bits}-bit weights under MLX are its own quantised format: make them with "
+        f"`mlx_lm.convert --hf-path {model} -q --q-bits {bits}` (or take an mlx-community one)"
+    )
+    if model.startswith("<"):
+        return Checkpoint(model, None, (note,))
+    placeholder = f"<mlx-{bits}bit-of-{model.rsplit('/', 1)[-1]}>"
     return Checkpoint(placeholder, None, (f"{note}: replace {placeholder} with it",))
 
 
@@ -355,7 +383,34 @@ def _llamacpp(
     return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
 
 
-BUILDERS = {"vllm": _vllm, "sglang": _sglang, "tensorrt-llm": _trtllm, "llama.cpp": _llamacpp}
+def _mlx(
+    model: str,
+    sv: s.ServingOut,
+    context: int,
+    tp: int,
+    pp: int,
+    dp: int,
+    quant: str | None = None,
+) -> list[str]:
+    """mlx-lm's OpenAI-compatible server (its README: ``mlx_lm.server --model <repo>``): one
+    device, requests decoded together up to --decode-concurrency (BatchGenerator; default 32,
+    the plan's cap per replica), prompts chunked at --prefill-step-size. The context is each
+    request's own (MLX grows its KV cache as it goes): no flag sizes it."""
+    args = ["mlx_lm.server", "--model", model]
+    args += ["--decode-concurrency", str(_per_replica(sv))]
+    spec = efficiency.serving_spec(load_efficiency(), "mlx")
+    if spec is not None:
+        args += ["--prefill-step-size", str(spec.chunk_tokens)]
+    return [*args, "--host", "0.0.0.0", "--port", str(PORT)]
+
+
+BUILDERS = {
+    "vllm": _vllm,
+    "sglang": _sglang,
+    "tensorrt-llm": _trtllm,
+    "llama.cpp": _llamacpp,
+    "mlx": _mlx,
+}
 # the runtimes that run several replicas of one server on one node themselves (``dp``)
 DATA_PARALLEL = frozenset(DATA_PARALLEL_SERVERS)
 # The CUDA setup: PyPI's wheels are CUDA builds. TensorRT-LLM's pip install needs MPI's
@@ -367,7 +422,49 @@ INSTALL = {
     "tensorrt-llm": "sudo apt-get update && sudo apt-get -y install libopenmpi-dev\n"
     "pip install tensorrt-llm",
     "llama.cpp": "# build llama.cpp with CUDA (cmake -B build -DGGML_CUDA=ON) or take a release",
+    # mlx-lm's README: pip install mlx-lm (Apple silicon, macOS)
+    "mlx": "pip install mlx-lm",
 }
+# Intel Gaudi: vLLM is the vllm-gaudi plugin on a vLLM built for no device, at the vLLM commit
+# the plugin validated, inside Intel Gaudi's PyTorch (vllm-project/vllm-gaudi README, commit
+# 0aeebefb: "Build vLLM from source for empty platform, reusing existing torch installation";
+# docs.vllm.ai/projects/gaudi, Installation). PyPI's vllm is a CUDA build and does not run there.
+VLLM_GAUDI_SETUP = (
+    "# on Intel Gaudi software's PyTorch (its Docker image or host install): vLLM for no device "
+    "plus the vllm-gaudi plugin (vllm-project/vllm-gaudi README)\n"
+    "git clone https://github.com/vllm-project/vllm-gaudi\n"
+    "export VLLM_COMMIT_HASH=$(git -C vllm-gaudi show "
+    '"origin/vllm/last-good-commit-for-vllm-gaudi:VLLM_STABLE_COMMIT")\n'
+    "git clone https://github.com/vllm-project/vllm && git -C vllm checkout $VLLM_COMMIT_HASH\n"
+    "pip install -r <(sed '/^torch/d' vllm/requirements/build/cuda.txt)\n"
+    "VLLM_TARGET_DEVICE=empty pip install --no-build-isolation -e vllm\n"
+    "pip install -e vllm-gaudi"
+)
+# Intel Arc / Data Center GPU Max (XPU): vLLM's XPU build from source (docs.vllm.ai, GPU
+# installation, Intel XPU tab; vllm-project/vllm docs/getting_started/installation/
+# gpu.xpu.inc.md at 0d07d26c: "Currently, there are no pre-built XPU wheels";
+# pip install -v -r requirements/xpu.txt, then VLLM_TARGET_DEVICE=xpu pip install
+# --no-build-isolation -e .), after Intel's GPU driver
+VLLM_XPU_SETUP = (
+    "# vLLM's Intel XPU build (docs.vllm.ai GPU installation, Intel XPU), after Intel's GPU "
+    "driver\n"
+    "git clone https://github.com/vllm-project/vllm.git && cd vllm\n"
+    "pip install -v -r requirements/xpu.txt\n"
+    "VLLM_TARGET_DEVICE=xpu pip install --no-build-isolation -e . -v\n"
+    "cd .."
+)
+# llama.cpp's other GPU builds (docs/build.md): Metal is on by default on macOS; SYCL for Intel
+LLAMACPP_BUILDS = {
+    "mps": "# build llama.cpp on macOS (cmake -B build; Metal is on by default) or take a release",
+    "xpu": "# build llama.cpp with SYCL (source /opt/intel/oneapi/setvars.sh; cmake -B build "
+    "-DGGML_SYCL=ON -DCMAKE_C_COMPILER=icx -DCMAKE_CXX_COMPILER=icpx)",
+}
+# AITER, the kernels AMD's vLLM turns on with VLLM_ROCM_USE_AITER=1, is built for Instinct
+# MI300/MI350 (gfx942, gfx950) alone: vLLM's ROCm platform gates its AITER paths on them
+# (vllm/platforms/rocm.py on_mi3xx), and vLLM fails to start with it on other AMD GPUs (ROCm/aiter
+# issue 3294, a Radeon AI PRO R9700). The command turns it off elsewhere (MI250, W7900,
+# RX 7900 XTX), where an image or a shell that set it would stop the server.
+AITER_TARGETS = frozenset({"gfx942", "gfx950"})
 # The ROCm route each runtime documents for AMD GPUs: its prebuilt ROCm container.
 # * vLLM: AMD's rocm/vllm image (docs.vllm.ai "GPU installation", AMD ROCm tab, and
 #   rocm.docs.amd.com "vLLM inference and serving on ROCm", which recommend it over building);
@@ -417,6 +514,13 @@ def setup_for(row: s.Recommendation, command: str) -> Setup:
     sv = row.serving
     assert sv is not None
     runtime = sv.runtime
+    platform = _platform(row)
+    if platform == "hpu" and runtime == "vllm":
+        return Setup(VLLM_GAUDI_SETUP, command)
+    if platform == "xpu" and runtime == "vllm":
+        return Setup(VLLM_XPU_SETUP, command)
+    if runtime == "llama.cpp" and platform in LLAMACPP_BUILDS:
+        return Setup(LLAMACPP_BUILDS[platform], command)
     if not rocm(row):
         return Setup(INSTALL[runtime], command)
     if runtime == "llama.cpp":
@@ -435,7 +539,28 @@ def setup_for(row: s.Recommendation, command: str) -> Setup:
             f"({row.gpu.compute_capability}): build it for ROCm from its source"
         )
         return Setup(None, command, why)
-    return Setup(f"docker pull {image}", f"{DOCKER_RUN} {image} {command}")
+    docker = DOCKER_RUN
+    if runtime == "vllm" and not aiter_runs(row):
+        docker += " -e VLLM_ROCM_USE_AITER=0"
+    return Setup(f"docker pull {image}", f"{docker} {image} {command}")
+
+
+def aiter_runs(row: s.Recommendation) -> bool:
+    """Whether AMD's AITER kernels run on the row's GPU (``AITER_TARGETS``)."""
+    return (row.gpu.compute_capability or "") in AITER_TARGETS
+
+
+def _platform(row: s.Recommendation) -> str:
+    """The row's software platform: its backend where it names one (hpu for Gaudi, xpu for
+    Intel's GPUs, mps for Apple), else the vendor's usual one, a Gaudi by its architecture
+    (serving rows name no backend)."""
+    backend = getattr(row, "backend", None)
+    if backend:
+        return str(backend)
+    gpu = row.gpu
+    if gpu.vendor == "intel":
+        return "hpu" if "gaudi" in (getattr(gpu, "architecture", "") or "").lower() else "xpu"
+    return {"amd": "rocm", "apple": "mps"}.get(gpu.vendor, "cuda")
 
 
 def _nodes(sv: s.ServingOut) -> int:
@@ -562,6 +687,27 @@ def deploy_for(
             f"PyPI's {sv.runtime} wheels are CUDA builds: on this AMD GPU run the command "
             f"in the ROCm container, `{install.run.removesuffix(command)}<command>`"
         )
+    platform = _platform(row)
+    if sv.runtime == "vllm" and rocm(row) and not aiter_runs(row):
+        notes.append(
+            "VLLM_ROCM_USE_AITER=0: AMD's AITER kernels are built for MI300/MI350 "
+            f"(gfx942, gfx950) only, and vLLM fails to start with them on {row.gpu.name} "
+            f"({row.gpu.compute_capability or 'another gfx target'})"
+        )
+    if sv.runtime == "vllm" and platform == "hpu":
+        notes.append(
+            "PyPI's vllm is a CUDA build: on Intel Gaudi, vllm serve runs from vLLM built for "
+            "no device plus the vllm-gaudi plugin, inside Intel Gaudi software's PyTorch "
+            "(vllm-project/vllm-gaudi README: VLLM_TARGET_DEVICE=empty at its validated vLLM "
+            "commit, then pip install the plugin)"
+        )
+    if sv.runtime == "vllm" and platform == "xpu":
+        notes.append(
+            "PyPI's vllm is a CUDA build: on Intel GPUs vLLM is built from source for XPU "
+            "(VLLM_TARGET_DEVICE=xpu; docs.vllm.ai, GPU installation, Intel XPU)"
+        )
+    if sv.runtime == "mlx":
+        notes.append("mlx_lm.server runs on Apple silicon (macOS): one server per Mac")
     yaml_text = _service_yaml(row, sv, install, packed, accelerator) if nodes == 1 else None
     if nodes > 1:
         how = ACROSS_SERVERS.get(sv.runtime)
