@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy import ColumnElement, Select, func, or_, select
 from sqlalchemy.orm import Session, defer
 
 from app.catalog.models import CatalogTombstoneRow, GpuRow
@@ -48,8 +48,6 @@ class GpuFilter:
     backend: str | None = None
     min_memory_gb: float | None = None
     max_memory_gb: float | None = None
-    max_price_usd: float | None = None
-    max_hourly_usd: float | None = None
     precisions: Sequence[str] = ()
     slugs: Sequence[str] | None = None
     q: str | None = None
@@ -70,15 +68,6 @@ def _conditions(f: GpuFilter) -> list[ColumnElement[bool]]:
         conds.append(GpuRow.memory_gb >= f.min_memory_gb)
     if f.max_memory_gb is not None:
         conds.append(GpuRow.memory_gb <= f.max_memory_gb)
-    if f.max_price_usd is not None:
-        conds.append(and_(GpuRow.purchase_usd.is_not(None), GpuRow.purchase_usd <= f.max_price_usd))
-    if f.max_hourly_usd is not None:
-        conds.append(
-            and_(
-                GpuRow.cloud_price_usd_per_hour.is_not(None),
-                GpuRow.cloud_price_usd_per_hour <= f.max_hourly_usd,
-            )
-        )
     for precision in f.precisions:
         conds.append(getattr(GpuRow, PRECISION_COLUMNS[precision]).is_not(None))
     if f.slugs is not None:

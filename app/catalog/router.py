@@ -1,5 +1,6 @@
-"""JSON API for the GPU catalog. One GPU with its offers (GET /api/v1/gpus/{slug}) and deleting
-a GPU with its offers (DELETE /api/v1/gpus/{slug}) are served by app/offers/router.py: offers
+"""JSON API for the GPU catalog. The list with its price filters (GET /api/v1/gpus: the limits
+are on the offers' prices), one GPU with its offers (GET /api/v1/gpus/{slug}) and deleting a
+GPU with its offers (DELETE /api/v1/gpus/{slug}) are served by app/offers/router.py: offers
 know the catalog, the catalog knows nothing of offers."""
 
 from __future__ import annotations
@@ -9,19 +10,14 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from app.catalog import service
-from app.catalog.repository import GpuFilter
 from app.catalog.schemas import (
-    Backend,
     CompareOut,
     GpuCreate,
     GpuOut,
-    GpuPage,
     GpuPatch,
     GpuReplace,
 )
-from app.deps import AdminDep, SessionDep, SettingsDep
-from app.shipped.rules import load_rules
-from app.vocab import CatalogPrecision, Segment, Vendor
+from app.deps import AdminDep, SessionDep
 
 router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
 
@@ -31,54 +27,6 @@ def split_csv(values: list[str] | None) -> list[str]:
     for value in values or []:
         out.extend(v.strip() for v in value.split(",") if v.strip())
     return out
-
-
-@router.get("", response_model=GpuPage, summary="List and filter GPUs")
-# allow_inf_nan=False: ?min_memory_gb=nan is "must be a finite number", where the bound
-# checks would call it "less than or equal to 10000" (NaN compares false with everything).
-def list_gpus(
-    session: SessionDep,
-    settings: SettingsDep,
-    vendor: Annotated[list[Vendor] | None, Query()] = None,
-    segment: Annotated[list[Segment] | None, Query()] = None,
-    architecture: Annotated[list[str] | None, Query(max_length=80)] = None,
-    backend: Backend | None = None,
-    min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
-    max_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
-    max_price_usd: Annotated[float | None, Query(gt=0, le=10_000_000, allow_inf_nan=False)] = None,
-    max_hourly_usd: Annotated[float | None, Query(gt=0, le=10_000, allow_inf_nan=False)] = None,
-    precision: Annotated[
-        list[CatalogPrecision] | None, Query(description="has a dense figure for each")
-    ] = None,
-    feature: Annotated[
-        str | None,
-        Query(max_length=40, description="hardware feature, e.g. bf16, fp8, flash_attention_2"),
-    ] = None,
-    q: Annotated[str | None, Query(max_length=100, description="free text")] = None,
-    sort: Annotated[
-        str | None, Query(max_length=40, description="numeric field; prefix '-' for descending")
-    ] = None,
-    limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT)] = 100,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-) -> GpuPage:
-    f = GpuFilter(
-        vendors=list(vendor or []),
-        segments=list(segment or []),
-        architectures=split_csv(architecture),
-        backend=backend,
-        min_memory_gb=min_memory_gb,
-        max_memory_gb=max_memory_gb,
-        max_price_usd=max_price_usd,
-        max_hourly_usd=max_hourly_usd,
-        precisions=list(precision or []),
-        q=q.strip() if q and q.strip() else None,
-        slugs=(
-            service.slugs_with_feature(session, feature, load_rules(settings.data_dir))
-            if feature
-            else None
-        ),
-    )
-    return service.list_gpus(session, f, sort=sort, limit=limit, offset=offset)
 
 
 @router.get("/compare", response_model=CompareOut, summary="Side by side, with ratios to the first")

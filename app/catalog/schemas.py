@@ -247,9 +247,9 @@ class GpuOut(GpuCreate):
     origin: Literal["seed", "user"]
     purchase_usd: float | None = Field(
         description="Street price if known, else launch price (of any age): the catalog's "
-        "own field, what `max_price_usd` and `sort=purchase_usd` use. What a recommendation "
-        "pays to buy one is GET /api/v1/gpus/{slug}'s `buy_at` (never a launch price more "
-        "than three years old)."
+        "own field, what `sort=purchase_usd` uses. What a recommendation pays to buy one is "
+        "GET /api/v1/gpus/{slug}'s `buy_at` (never a launch price more than three years "
+        "old), which `max_price_usd` filters on."
     )
 
 

@@ -18,7 +18,8 @@ from app.domain.gpu import GpuSpec
 from app.vocab import CLUSTER_TIERS, HOST_TIERS
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
-# Which purchase price a bought card is priced at: "auto" takes a new price, else a used or
+# Which purchase price a bought card is priced at: "auto" takes a new price (unless one more
+# than NEW_PRICE_LEAD_MONTHS older than a used or market price), else a used or
 # market price, else a launch price at most LAUNCH_PRICE_YEARS old (choose_purchase); the
 # others take only that basis.
 
@@ -267,6 +268,8 @@ class PurchaseOffer:
     # A launch price more than LAUNCH_PRICE_YEARS old (launch_is_stale): no longer what the
     # card costs, so purchase basis "auto" does not use it.
     stale: bool = False
+    # the data's caveat on this price (purchase.yaml `note`), shown with it wherever it is paid
+    note: str | None = None
 
 
 # How long a launch price stands in for a current one: a card more than three years past its
@@ -396,16 +399,32 @@ def choose_offer(
 _CONDITION_ORDER = {"new": 0, "used": 1, "market": 1, "launch": 2}
 
 
+# How much older than the card's newest used/market price a new price may be and still come
+# first under "auto": one Amazon listing of June 2025 ($5,809 for an A40) is not what the card
+# costs beside a market price of March 2026 ($4,150).
+NEW_PRICE_LEAD_MONTHS = 6
+
+
 def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> PurchaseOffer | None:
     """The price basis a purchase row uses: a new street price, else a used/market price,
     else the launch price (``basis`` "auto"), or only the named basis; the most recent of
-    that basis, then the cheapest."""
+    that basis, then the cheapest.
+
+    Under "auto" a new price gives way to the card's newest used/market price when it is
+    more than NEW_PRICE_LEAD_MONTHS older than that (``_outdated_by``): new is preferred
+    among prices of about one time, not whatever its age."""
     if basis != "auto":
         # "used" asks for a second-hand price: the market's cheapest listings are mostly that
         took = (basis, "market") if basis == "used" else (basis,)
         offers = [o for o in offers if o.condition in took]
     else:
         offers = [o for o in offers if not o.stale]
+        second_hand = [o.as_of for o in offers if o.condition in ("used", "market")]
+        if second_hand:
+            newest = max(second_hand, key=_earliest_day)
+            offers = [
+                o for o in offers if not (o.condition == "new" and _outdated_by(o.as_of, newest))
+            ]
     if not offers:
         return None
     return min(
@@ -435,6 +454,25 @@ def buy_price(offers: Iterable[PurchaseOffer]) -> BuyPrice | None:
 
 def _neg_date(as_of: str) -> tuple[int, ...]:
     return tuple(-int(p) for p in as_of.split("-") if p.isdigit())
+
+
+def _earliest_day(as_of: str) -> tuple[int, int, int]:
+    """The first day a date as a source gives it ("2026", "2026-03", "2026-03-09") can mean."""
+    y, m, d = (([int(p) for p in as_of.split("-")[:3] if p.isdigit()] or [0]) + [1, 1])[:3]
+    return y, m, d
+
+
+def _outdated_by(new_as_of: str, newer_as_of: str) -> bool:
+    """Whether a new price dated ``new_as_of`` is more than NEW_PRICE_LEAD_MONTHS older than
+    ``newer_as_of``. Read in the new price's favour: a year or a month counts as its last day
+    ("2025" as 2025-12-31), the other date as its first, so only a gap the dates prove
+    demotes it."""
+    parts = [int(p) for p in new_as_of.split("-")[:3] if p.isdigit()]
+    if not parts:
+        return False
+    y, m, d = parts[0], parts[1] if len(parts) > 1 else 12, parts[2] if len(parts) > 2 else 31
+    months = y * 12 + (m - 1) + NEW_PRICE_LEAD_MONTHS
+    return (months // 12, months % 12 + 1, d) < _earliest_day(newer_as_of)
 
 
 @dataclass(frozen=True, slots=True)

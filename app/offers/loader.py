@@ -42,6 +42,10 @@ class OfferSeedResult:
     skipped: list[str] = field(default_factory=list)
 
 
+# A purchase price's caveat (purchase.yaml `note`): shown with the price, so kept to a line.
+NOTE_MAX = 300
+
+
 @dataclass(frozen=True)
 class PurchaseOfferData:
     gpu_slug: str
@@ -49,9 +53,12 @@ class PurchaseOfferData:
     usd: float
     as_of: str
     source: str
+    # what a reader must know of this price ("one listing, not a market average"); read and
+    # checked here, not yet stored: purchase_offers has no note column until its migration
+    note: str | None = None
 
     def values(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "note"}
 
 
 def _source_text(entry: GpuCreate, source_id: str | None) -> str | None:
@@ -126,9 +133,24 @@ def read_seed_purchase_offers(data_dir: Path) -> list[PurchaseOfferData]:
                 float(item["usd"]),
                 str(item["as_of"]),
                 text if len(text) <= 300 else str(ref["url"])[:300],
+                _note(path, item),
             )
         )
     return out
+
+
+def _note(path: Path, item: dict[str, Any]) -> str | None:
+    """A price's optional caveat: one line of text, else the file is rejected naming the
+    entry (a number or a mapping there is a typo, not a note)."""
+    note = item.get("note")
+    if note is None:
+        return None
+    if not isinstance(note, str) or not note.strip() or len(note) > NOTE_MAX or "\n" in note:
+        raise OfferFileError(
+            f"{path}: {item.get('gpu')} {item.get('condition')} {item.get('as_of')}: 'note' "
+            f"must be one line of text, at most {NOTE_MAX} characters"
+        )
+    return note.strip()
 
 
 def cloud_offers_from_catalog(entries: list[GpuCreate], mapping: Mapping) -> list[CloudOfferData]:

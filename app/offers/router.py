@@ -8,17 +8,91 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from app.catalog import service as catalog
+from app.catalog.repository import GpuFilter
 from app.catalog.router import split_csv
+from app.catalog.schemas import Backend, GpuPage
 from app.deps import AdminDep, SessionDep, SettingsDep
 from app.offers import service
 from app.offers.repository import OfferFilter
 from app.offers.schemas import GpuWithOffers, OfferPage
-from app.vocab import OfferKind
+from app.shipped.rules import load_rules
+from app.vocab import CatalogPrecision, OfferKind, Segment, Vendor
 
 router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
 # Under the catalog's prefix and tag; included after the catalog's router, so its fixed paths
 # (/compare) match first.
 gpu_router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
+
+
+@gpu_router.get("", response_model=GpuPage, summary="List and filter GPUs")
+# Here, not in the catalog's router: the two price limits are on the offers' prices (the
+# catalog may not know offers), as the catalog page's are. allow_inf_nan=False:
+# ?min_memory_gb=nan is "must be a finite number", where the bound checks would call it "less
+# than or equal to 10000" (NaN compares false with everything).
+def list_gpus(
+    session: SessionDep,
+    settings: SettingsDep,
+    vendor: Annotated[list[Vendor] | None, Query()] = None,
+    segment: Annotated[list[Segment] | None, Query()] = None,
+    architecture: Annotated[list[str] | None, Query(max_length=80)] = None,
+    backend: Backend | None = None,
+    min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
+    max_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
+    max_price_usd: Annotated[
+        float | None,
+        Query(
+            gt=0,
+            le=10_000_000,
+            allow_inf_nan=False,
+            description="what a recommendation pays to buy one card (`buy_at.usd` of GET "
+            "/api/v1/gpus/{slug}, purchase basis auto) at most this; a GPU without such a "
+            "price (none, or only a launch price more than three years old) is left out",
+        ),
+    ] = None,
+    max_hourly_usd: Annotated[
+        float | None,
+        Query(
+            gt=0,
+            le=10_000,
+            allow_inf_nan=False,
+            description="the GPU's 'from' price (`rent_from.usd_per_gpu_hour`: the lowest "
+            "launchable on-demand $/GPU-h) at most this; a GPU without one is left out",
+        ),
+    ] = None,
+    precision: Annotated[
+        list[CatalogPrecision] | None, Query(description="has a dense figure for each")
+    ] = None,
+    feature: Annotated[
+        str | None,
+        Query(max_length=40, description="hardware feature, e.g. bf16, fp8, flash_attention_2"),
+    ] = None,
+    q: Annotated[str | None, Query(max_length=100, description="free text")] = None,
+    sort: Annotated[
+        str | None, Query(max_length=40, description="numeric field; prefix '-' for descending")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> GpuPage:
+    slugs = (
+        set(catalog.slugs_with_feature(session, feature, load_rules(settings.data_dir)))
+        if feature
+        else None
+    )
+    priced = service.priced_within(session, max_hourly_usd, max_price_usd)
+    if priced is not None:
+        slugs = priced if slugs is None else slugs & priced
+    f = GpuFilter(
+        vendors=list(vendor or []),
+        segments=list(segment or []),
+        architectures=split_csv(architecture),
+        backend=backend,
+        min_memory_gb=min_memory_gb,
+        max_memory_gb=max_memory_gb,
+        precisions=list(precision or []),
+        q=q.strip() if q and q.strip() else None,
+        slugs=sorted(slugs) if slugs is not None else None,
+    )
+    return catalog.list_gpus(session, f, sort=sort, limit=limit, offset=offset)
 
 
 @gpu_router.get(
@@ -83,7 +157,7 @@ def launch_spec(
     upload: Annotated[
         str, Query(min_length=8, max_length=500, description="server URL the report goes to")
     ],
-    gpus: Annotated[int, Query(ge=1, le=64, description="GPUs the job needs")] = 1,
+    gpus: Annotated[int, Query(ge=1, le=512, description="GPUs the job needs")] = 1,
     provider: Annotated[str | None, Query(max_length=80)] = None,
     instance_type: Annotated[str | None, Query(max_length=200)] = None,
     allow_spot: bool = False,

@@ -28,6 +28,12 @@ class OfferOut(BaseModel):
     source: str
     stale: bool = Field(description="older than the server's offer_stale_days")
     origin: str
+    inconsistent: bool = Field(
+        False,
+        description="the row's prices contradict each other (a spot price above its "
+        "on-demand price): listed, but never ranked, used as a 'from' price or launched",
+    )
+    inconsistent_reason: str | None = Field(None, description="why, when inconsistent")
 
 
 class OfferPage(BaseModel):
@@ -65,22 +71,40 @@ class RentFromOut(BaseModel):
     spot_usd_per_gpu_hour: float | None = Field(
         None, description="lowest spot price per GPU-hour, only where it is lower"
     )
+    instance_type: str | None = Field(
+        None, description="the instance behind usd_per_gpu_hour (null when it is null)"
+    )
+    instance_gpus: int | None = Field(
+        None,
+        description="GPUs in that instance, all paid for: the per-GPU price is this share of "
+        "the instance's price, not a 1-GPU rental",
+    )
+    tier: Tier | None = Field(
+        None, description="that instance's tier (on-demand, marketplace, community)"
+    )
 
 
 class BuyAtOut(BaseModel):
     """What one card costs to buy as a recommendation buys it (purchase basis "auto")."""
 
     usd: float | None = Field(
-        description="one card: a dated new price, else a used one, else a launch price at "
-        "most three years old; null when there is none (no current price)"
+        description="one card: a dated new price (unless more than six months older than a "
+        "used/market one), else a used one, else a launch price at most three years old; "
+        "null when there is none (no current price)"
     )
-    condition: str | None = Field(description="new | used | launch")
+    condition: str | None = Field(description="new | used | market | launch")
     as_of: str | None = None
     source: str | None = None
+    stale: bool | None = Field(
+        None,
+        description="the price is older than the server's offer_stale_days, as an offer's "
+        "`stale`; null without a price",
+    )
     note: str | None = Field(
         None,
-        description="why there is no current price (a launch price more than three years old "
-        "is not one)",
+        description="the data's caveat on the price (e.g. one listing, not a market "
+        "average); without a price, why there is none (a launch price more than three years "
+        "old is not one)",
     )
 
 

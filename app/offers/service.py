@@ -26,7 +26,7 @@ from app.domain.cost import (
     launch_is_stale,
 )
 from app.domain.cost import buy_price as cost_buy_price
-from app.domain.rent_from import RentFrom, rent_from
+from app.domain.rent_from import RentFrom, inconsistency, rent_from
 from app.errors import InvalidInput
 from app.offers import repository
 from app.offers.files import OfferFileError, ParsedFile, parse_file
@@ -58,6 +58,7 @@ def is_stale(as_of: str, cutoff: str) -> bool:
 
 
 def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
+    why = inconsistency(row.usd_per_hour, row.spot_usd_per_hour)
     return OfferOut(
         id=row.id,
         gpu=row.gpu_slug,
@@ -76,6 +77,8 @@ def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
         source=row.source,
         stale=is_stale(row.as_of, cutoff),
         origin=row.origin,
+        inconsistent=why is not None,
+        inconsistent_reason=why,
     )
 
 
@@ -158,16 +161,25 @@ def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOff
         **gpu.model_dump(),
         offers=offers_for_gpu(session, settings, gpu.slug),
         rent_from=RentFromOut(**asdict(found)) if found else None,
-        buy_at=_buy_at(buys.get(gpu.slug)),
+        buy_at=buy_at(buys.get(gpu.slug), stale_cutoff(settings)),
     )
 
 
-def _buy_at(b: BuyPrice | None) -> BuyAtOut | None:
+def buy_at(b: BuyPrice | None, cutoff: str) -> BuyAtOut | None:
+    """The buy price as GET /api/v1/gpus/{slug} gives it: dated, flagged stale as an offer is
+    (older than ``cutoff``), with the data's caveat on it where there is one."""
     if b is None:
         return None
     if b.offer is not None:
         o = b.offer
-        return BuyAtOut(usd=o.usd, condition=o.condition, as_of=o.as_of, source=o.source)
+        return BuyAtOut(
+            usd=o.usd,
+            condition=o.condition,
+            as_of=o.as_of,
+            source=o.source,
+            stale=is_stale(o.as_of, cutoff),
+            note=o.note,
+        )
     old = b.stale_launch
     note = (
         f"no current price: the launch price (${old.usd:,.0f}, {old.as_of}) is more than "
@@ -182,6 +194,18 @@ def _buy_at(b: BuyPrice | None) -> BuyAtOut | None:
 
 
 def cloud_offers_by_gpu(session: Session) -> dict[str, list[CloudOffer]]:
+    """Every GPU's cloud offers a recommendation may rent, rank, launch or quote a "from"
+    price on: all but those whose prices contradict each other (rent_from.inconsistency),
+    which GET /api/v1/offers still lists, flagged."""
+    out: dict[str, list[CloudOffer]] = {}
+    for slug, offers in _all_cloud_offers(session).items():
+        kept = [o for o in offers if inconsistency(o.usd_per_hour, o.spot_usd_per_hour) is None]
+        if kept:
+            out[slug] = kept
+    return out
+
+
+def _all_cloud_offers(session: Session) -> dict[str, list[CloudOffer]]:
     out: dict[str, list[CloudOffer]] = {}
     for slug, *values, origin in repository.all_cloud(session):
         fields = dict(zip(repository.CLOUD_FIELDS, values, strict=True))
@@ -309,7 +333,23 @@ def launch_spec(
     if problem:
         raise InvalidInput(problem, field="upload")
     _known_gpus(session, [gpu], "gpu")
-    launchable = [o for o in cloud_offers_by_gpu(session).get(gpu, []) if o.accelerator]
+    every = [o for o in _all_cloud_offers(session).get(gpu, []) if o.accelerator]
+    named = [
+        o
+        for o in every
+        if provider in (None, o.provider) and instance_type in (None, o.instance_type)
+    ]
+    whys = [inconsistency(o.usd_per_hour, o.spot_usd_per_hour) for o in named]
+    if (provider or instance_type) and named and all(whys):
+        # what was named exists, but only with prices that contradict each other: said so,
+        # not "no such provider / instance type"
+        field = "instance_type" if instance_type else "provider"
+        raise InvalidInput(
+            f"{named[0].provider} {named[0].instance_type}: {whys[0]}"
+            + (f" (and {len(named) - 1} more like it)" if len(named) > 1 else ""),
+            field=field,
+        )
+    launchable = [o for o in every if inconsistency(o.usd_per_hour, o.spot_usd_per_hour) is None]
     if not launchable:
         raise InvalidInput(
             f"no launchable offer of {gpu} (see `gpu-advisor offers list --gpu {gpu}`)",
@@ -432,6 +472,36 @@ def catalog_prices(session: Session) -> tuple[Mapping[str, RentFrom], Mapping[st
     offers' stamp."""
     stamp = repository.offers_stamp(session)
     return rent_from_by_gpu(session, stamp), buy_prices_by_gpu(session, stamp)
+
+
+def priced_within(
+    session: Session, max_hourly_usd: float | None, max_price_usd: float | None
+) -> set[str] | None:
+    """The GPUs whose "from" price (``rent_from_by_gpu``) is at most ``max_hourly_usd`` and
+    whose buy price (``buy_prices_by_gpu``: what a recommendation pays) is at most
+    ``max_price_usd``; None when neither limit is given. A GPU without the price a limit reads
+    is outside it: no launchable on-demand offer, or no current purchase price."""
+    if max_hourly_usd is None and max_price_usd is None:
+        return None
+    rent, buys = catalog_prices(session)
+    slugs = set(rent) | set(buys)
+    if max_hourly_usd is not None:
+        slugs = {
+            s
+            for s in slugs
+            if (p := rent.get(s)) is not None
+            and p.usd_per_gpu_hour is not None
+            and p.usd_per_gpu_hour <= max_hourly_usd
+        }
+    if max_price_usd is not None:
+        slugs = {
+            s
+            for s in slugs
+            if (b := buys.get(s)) is not None
+            and b.offer is not None
+            and b.offer.usd <= max_price_usd
+        }
+    return slugs
 
 
 OFFER_SORTS = {

@@ -51,10 +51,6 @@ def test_list_has_total_and_pages(read_client: TestClient) -> None:
         ("backend=cuda", lambda g: "cuda" in g["backends"]),
         ("min_memory_gb=16", lambda g: g["memory_gb"] >= 16),
         ("max_memory_gb=12", lambda g: g["memory_gb"] <= 12),
-        (
-            "max_price_usd=1000",
-            lambda g: g["purchase_usd"] is not None and g["purchase_usd"] <= 1000,
-        ),
         ("precision=bf16", lambda g: g["bf16_tflops"] is not None),
         ("precision=fp8&precision=bf16", lambda g: g["fp8_tflops"] and g["bf16_tflops"]),
         ("q=4090", lambda g: "4090" in g["name"] or "4090" in g["slug"]),
@@ -78,9 +74,67 @@ def test_feature_filter_uses_framework_rules(read_client: TestClient) -> None:
     assert_error(r, 422, "invalid_input", "feature")
 
 
-def test_max_hourly_filter(read_client: TestClient) -> None:
-    found = items(read_client, "max_hourly_usd=5")
-    assert all(g["cloud_price"]["usd_per_hour"] <= 5 for g in found)
+def _offer_prices(client: TestClient) -> dict[str, dict]:
+    """Every GPU's ``rent_from`` and ``buy_at``, as GET /api/v1/gpus/{slug} gives them."""
+    out = {}
+    for g in items(client, ""):
+        body = client.get(f"/api/v1/gpus/{g['slug']}").json()
+        out[g["slug"]] = {"rent": body["rent_from"], "buy": body["buy_at"]}
+    return out
+
+
+@pytest.fixture(scope="module")
+def offer_prices(read_client: TestClient) -> dict[str, dict]:
+    return _offer_prices(read_client)
+
+
+def test_max_hourly_filters_on_the_from_price_not_the_quoted_one(
+    read_client: TestClient, offer_prices: dict[str, dict]
+) -> None:
+    # the H100 SXM's launchable offers start at $1.82/GPU-h; the catalog's quoted per-GPU
+    # price ($3.78) had dropped it from a $2.50 limit
+    found = {g["slug"] for g in items(read_client, "max_hourly_usd=2.5")}
+    assert "h100-sxm" in found
+    want = {
+        slug
+        for slug, p in offer_prices.items()
+        if p["rent"] and p["rent"]["usd_per_gpu_hour"] is not None
+        and p["rent"]["usd_per_gpu_hour"] <= 2.5
+    }  # fmt: skip
+    assert found == want
+
+
+def test_max_price_filters_on_what_a_recommendation_pays(
+    read_client: TestClient, offer_prices: dict[str, dict]
+) -> None:
+    found = {g["slug"] for g in items(read_client, "max_price_usd=1000")}
+    want = {
+        slug
+        for slug, p in offer_prices.items()
+        if p["buy"] and p["buy"]["usd"] is not None and p["buy"]["usd"] <= 1000
+    }
+    assert found == want and found
+    # a card whose only price is a launch price more than three years old has no price, so a
+    # limit leaves it out however high (the catalog's own purchase_usd still holds that price)
+    unpriced = [s for s, p in offer_prices.items() if p["buy"] and p["buy"]["usd"] is None]
+    assert unpriced
+    assert not set(unpriced) & {g["slug"] for g in items(read_client, "max_price_usd=10000000")}
+
+
+def test_price_limits_combine_with_the_other_filters(read_client: TestClient) -> None:
+    both = {g["slug"] for g in items(read_client, "max_hourly_usd=2.5&max_price_usd=100000")}
+    rent = {g["slug"] for g in items(read_client, "max_hourly_usd=2.5")}
+    buy = {g["slug"] for g in items(read_client, "max_price_usd=100000")}
+    assert both == rent & buy
+    fp8 = {g["slug"] for g in items(read_client, "feature=fp8&max_hourly_usd=2.5")}
+    assert fp8 == rent & {g["slug"] for g in items(read_client, "feature=fp8")}
+
+
+def test_the_price_limits_are_documented_as_what_they_read(read_client: TestClient) -> None:
+    params = read_client.get("/openapi.json").json()["paths"]["/api/v1/gpus"]["get"]["parameters"]
+    described = {p["name"]: p.get("description", "") for p in params}
+    assert "rent_from" in described["max_hourly_usd"]
+    assert "buy_at" in described["max_price_usd"]
 
 
 @pytest.mark.parametrize(

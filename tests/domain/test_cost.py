@@ -138,3 +138,41 @@ def test_the_value_of_a_bought_card_nets_the_resale_the_verdict_nets() -> None:
     assert (
         kept.samples_per_usd_buy is not None and est.samples_per_usd_buy > kept.samples_per_usd_buy
     )
+
+
+# ---------------------------------------------------------------- auto: new unless outdated
+
+
+def _p(usd: float, condition: str, as_of: str) -> cost.PurchaseOffer:
+    return cost.PurchaseOffer(usd, condition, as_of, f"{condition} {as_of}")
+
+
+def test_auto_drops_a_new_price_more_than_six_months_older_than_a_used_one() -> None:
+    # the A40: one Amazon listing of June 2025 against a market price of March 2026
+    new, used = _p(5809.0, "new", "2025-06-09"), _p(4150.0, "used", "2026-03")
+    assert cost.choose_purchase([new, used]) is used
+    assert cost.choose_purchase([new, used], "new") is new  # asked by name, still paid
+
+
+def test_auto_keeps_a_new_price_within_six_months_of_the_used_one() -> None:
+    new, used = _p(449.0, "new", "2026-03"), _p(599.99, "used", "2026-08-11")
+    assert cost.choose_purchase([new, used]) is new
+    # a month is read as its last day in the new price's favour: March 2026 + 6 months ends
+    # 2026-09-30, and a market price of that month does not demote it
+    assert cost.choose_purchase([new, _p(400.0, "market", "2026-09-15")]) is new
+    later = _p(400.0, "market", "2026-10")
+    assert cost.choose_purchase([new, later]) is later
+
+
+def test_a_newer_new_price_still_beats_an_older_used_one() -> None:
+    new, used = _p(900.0, "new", "2024"), _p(500.0, "used", "2025-06")
+    # a bare year reads as its last day: 2024-12-31 + 6 months is after 2025-06-01
+    assert cost.choose_purchase([new, used]) is new
+    newer = _p(900.0, "new", "2026-01")
+    assert cost.choose_purchase([newer, used]) is newer
+
+
+def test_a_stale_launch_price_is_no_reason_to_drop_a_new_one() -> None:
+    new = _p(1000.0, "new", "2024-01")
+    launch = cost.PurchaseOffer(1500.0, "launch", "2026-01", "launch", stale=False)
+    assert cost.choose_purchase([new, launch]) is new  # only used/market prices outdate it

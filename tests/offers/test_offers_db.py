@@ -150,15 +150,23 @@ def test_launch_spec_download(read_client: TestClient) -> None:
 
     r = read_client.get(
         "/api/v1/offers/launch-spec",
-        params={"gpu": "l40s", "gpus": 2, "provider": "runpod", "upload": "http://lab:8000"},
+        params={"gpu": "a40", "gpus": 2, "provider": "runpod", "upload": "http://lab:8000"},
     )
     assert r.status_code == 200, r.text
     assert r.headers["content-type"].startswith("application/x-yaml")
     assert "attachment" in r.headers["content-disposition"]
     task = yaml.safe_load(r.text)
     assert task["resources"]["cloud"] == "runpod"
-    assert task["resources"]["accelerators"] == "L40S:2"
-    assert task["resources"]["instance_type"] == "2x_L40S_SECURE"
+    assert task["resources"]["accelerators"] == "A40:2"
+    assert task["resources"]["instance_type"] == "2x_A40_SECURE"
+    # RunPod's L40S rows list a spot price above the on-demand one: none is launched, and
+    # the answer says why rather than "no such provider"
+    swapped = read_client.get(
+        "/api/v1/offers/launch-spec",
+        params={"gpu": "l40s", "gpus": 2, "provider": "runpod", "upload": "http://lab:8000"},
+    )
+    assert swapped.status_code == 422 and swapped.json()["error"]["details"]["field"] == "provider"
+    assert "spot price" in swapped.json()["error"]["message"]
     assert "--upload http://lab:8000" in task["run"]
     bad = read_client.get(
         "/api/v1/offers/launch-spec", params={"gpu": "l40s", "upload": "ftp://lab.x"}

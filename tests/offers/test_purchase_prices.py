@@ -136,8 +136,10 @@ def test_llama_70b_at_home_for_3000_lists_two_used_3090s_and_two_p40s(
 
 
 # Cards whose only price was a launch price more than three years old (A4000 2021, RTX 6000 Ada
-# 2022), or none at all (3090 Ti): 'auto' now buys them at their dated new price, never at launch.
-OLD_CARDS = ("rtx-a4000", "rtx-6000-ada", "rtx-3090-ti")
+# 2022), or none at all (3090 Ti): 'auto' now buys them at a dated price, never at launch; the
+# 3090 Ti's new price (July 2025) is more than six months older than its used listing (August
+# 2026), so 'auto' pays the used one (cost.choose_purchase).
+OLD_CARDS = (("rtx-a4000", "new"), ("rtx-6000-ada", "new"), ("rtx-3090-ti", "used"))
 
 
 def test_auto_basis_buys_old_cards_at_their_dated_price_not_their_launch_price(
@@ -152,8 +154,8 @@ def test_auto_basis_buys_old_cards_at_their_dated_price_not_their_launch_price(
     launch = _buy(
         read_client, {**body, "constraints": {"acquisition": "buy", "purchase_basis": "launch"}}
     )
-    for slug in OLD_CARDS:
-        want = next(r for r in ROWS if r["gpu"] == slug)
+    for slug, condition in OLD_CARDS:
+        want = _row(slug, condition)
         buy = auto[slug]["cost"]["buy"]
         assert (buy["condition"], buy["unit_usd"], buy["as_of"]) == (
             want["condition"], want["usd"], want["as_of"],
@@ -218,8 +220,10 @@ PRICED_2026_12 = (
     # (2026-02-17), the catalog entry's configuration (no price before)
     ("apple-m4-pro", "used"),
 )
-# what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase)
-AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)}
+# what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase),
+# but the A40's new price (one Amazon listing, 2025-06-09) is more than six months older than its
+# used price (March 2026) and gives way to it
+AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)} | {"a40": "used"}
 
 
 def _row(slug: str, condition: str) -> dict[str, Any]:
@@ -228,9 +232,11 @@ def _row(slug: str, condition: str) -> dict[str, Any]:
 
 
 # Used prices of cards that already had a dated new price (issue #23 names both cards): the
-# lowest listing of each in the compute-value eBay snapshot of 2026-08-11. 'auto' still pays the
-# new price; purchase_basis 'used' pays these.
+# lowest listing of each in the compute-value eBay snapshot of 2026-08-11; purchase_basis 'used'
+# pays these. 'auto' pays the 4060 Ti 16 GB's new price (March 2026, within six months of the
+# listing) and the 3090 Ti's used one (its new price, July 2025, is more than six months older).
 USED_BESIDE_NEW = (("rtx-3090-ti", "used"), ("rtx-4060-ti-16gb", "used"))
+AUTO_BESIDE_USED = {"rtx-3090-ti": "used", "rtx-4060-ti-16gb": "new"}
 
 
 @pytest.mark.parametrize(("slug", "condition"), PRICED_2026_12 + USED_BESIDE_NEW, ids="-".join)
@@ -251,7 +257,7 @@ def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
     read_client: TestClient,
 ) -> None:
     rows = _buy(read_client, AUTO_BUY_RESNET)
-    assert AUTO_PAYS["a40"] == "new"
+    assert AUTO_PAYS["a40"] == "used"
     for slug, condition in AUTO_PAYS.items():
         want = _row(slug, condition)
         if condition == "launch" and launch_is_stale(want["as_of"], date.today()):
@@ -263,7 +269,7 @@ def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
         ), slug  # fmt: skip
 
 
-def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_new(
+def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_a_recent_new(
     read_client: TestClient,
 ) -> None:
     auto = _buy(read_client, AUTO_BUY_RESNET)
@@ -273,10 +279,10 @@ def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_new(
     }
     used = _buy(read_client, used_body)
     for slug, condition in USED_BESIDE_NEW:
-        new, listing = _row(slug, "new"), _row(slug, condition)
+        paid, listing = _row(slug, AUTO_BESIDE_USED[slug]), _row(slug, condition)
         got_auto, got_used = auto[slug]["cost"]["buy"], used[slug]["cost"]["buy"]
         assert (got_auto["condition"], got_auto["unit_usd"], got_auto["as_of"]) == (
-            "new", new["usd"], new["as_of"],
+            paid["condition"], paid["usd"], paid["as_of"],
         ), slug  # fmt: skip
         assert (got_used["condition"], got_used["unit_usd"], got_used["as_of"]) == (
             "used", listing["usd"], "2026-08-11",

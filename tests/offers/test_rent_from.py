@@ -3,6 +3,7 @@ launchable offers and the newest date among them; a quoted price never counts.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.config import Settings
 from app.db import make_engine, make_session_factory, session_scope
 from app.domain.cost import CloudOffer
-from app.domain.rent_from import rent_from
+from app.domain.rent_from import inconsistency, rent_from
 from app.offers import repository, service
 from app.offers.models import CloudOfferRow
 from app.offers.repository import OfferFilter
@@ -68,11 +69,33 @@ def test_spot_is_reported_apart_and_only_when_cheaper() -> None:
     assert r is not None
     assert r.usd_per_gpu_hour == 2.0  # a spot-tier row is not an on-demand price
     assert r.spot_usd_per_gpu_hour == 0.6 and r.offers == 2
-    dearer = rent_from([offer(2.0, spot=2.5), offer(6.0, 2, tier="spot")])
+    dearer = rent_from([offer(2.0, spot=1.995), offer(6.0, 2, tier="spot")])
     assert dearer is not None and dearer.spot_usd_per_gpu_hour is None
     only_spot = rent_from([offer(1.0, tier="spot")])
     assert only_spot is not None
     assert only_spot.usd_per_gpu_hour is None and only_spot.spot_usd_per_gpu_hour == 1.0
+
+
+def test_an_offer_whose_spot_price_is_above_its_on_demand_price_is_not_used() -> None:
+    # RunPod's L40S in the SkyPilot snapshot: $0.43 on demand, $0.86 spot (swapped)
+    swapped = offer(0.43, spot=0.86, provider="runpod")
+    assert inconsistency(0.43, 0.86) is not None and "0.86" in (inconsistency(0.43, 0.86) or "")
+    assert inconsistency(0.86, 0.43) is None and inconsistency(0.86, None) is None
+    assert inconsistency(0.86, 0.86) is None  # a spot-only row carries its price in both
+    r = rent_from([swapped, offer(0.81, provider="other")])
+    assert r is not None
+    assert (r.usd_per_gpu_hour, r.provider, r.offers) == (0.81, "other", 1)
+    assert r.spot_usd_per_gpu_hour is None  # its spot price is no more usable than its other
+    assert rent_from([swapped]) is None
+
+
+def test_the_from_price_names_its_instance() -> None:
+    r = rent_from([offer(0.52, 2, tier="community"), offer(0.30, 1)])
+    assert r is not None
+    assert (r.usd_per_gpu_hour, r.instance_gpus, r.tier) == (0.26, 2, "community")
+    assert r.instance_type == "2x-0.52-community"
+    spot_only = rent_from([offer(1.0, tier="spot")])
+    assert spot_only is not None and spot_only.instance_gpus is None and spot_only.tier is None
 
 
 # ---------------------------------------------------------------------------- shipped data
@@ -88,9 +111,15 @@ def session(read_settings: Settings) -> Iterator[Session]:
 
 def _launchable(session: Session, slug: str) -> list[CloudOfferRow]:
     # The provenance rule read off the rows (data/offers/README.md): a seeded offer without
-    # the provider's accelerator name is a quoted price.
+    # the provider's accelerator name is a quoted price; a spot price above the on-demand one
+    # makes the row inconsistent, neither price used.
     rows = repository.list_cloud(session, OfferFilter(gpus=[slug]))
-    return [r for r in rows if not (r.origin == "seed" and r.accelerator is None)]
+    return [
+        r
+        for r in rows
+        if not (r.origin == "seed" and r.accelerator is None)
+        and not (r.spot_usd_per_hour is not None and r.spot_usd_per_hour > r.usd_per_hour)
+    ]
 
 
 def test_every_gpu_rents_from_its_cheapest_launchable_on_demand_offer(session: Session) -> None:
@@ -219,3 +248,29 @@ def test_the_buy_prices_are_built_once_and_follow_a_purchase_offer(settings: Set
             assert now == service.buy_price(s, "rtx-2060-super")
     finally:
         engine.dispose()
+
+
+def test_the_api_names_the_instance_behind_the_from_price(read_client: TestClient) -> None:
+    body = read_client.get("/api/v1/gpus/a10").json()
+    rent = body["rent_from"]
+    cheapest = [
+        o
+        for o in body["offers"]
+        if o["kind"] == "cloud"
+        and o["instance_type"] == rent["instance_type"]
+        and o["provider"] == rent["provider"]
+    ]
+    assert len(cheapest) == 1, rent
+    (o,) = cheapest
+    assert (rent["instance_gpus"], rent["tier"]) == (o["gpus"], o["tier"])
+    assert rent["usd_per_gpu_hour"] == pytest.approx(o["usd_per_gpu_hour"], abs=1e-4)
+
+
+def test_the_pages_say_the_from_prices_instance_in_words(read_client: TestClient) -> None:
+    rent = read_client.get("/api/v1/gpus/a10").json()["rent_from"]
+    tier = rent["tier"] if rent["tier"] == "on-demand" else f"{rent['tier']} tier"
+    words = f"{rent['instance_gpus']}-GPU instance, {tier}"
+    for path in ("/gpus/a10", "/gpus?q=a10", "/compare?slugs=a10,l4"):
+        html = read_client.get(path).text
+        text = " ".join(re.sub(r"<[^>]+>", "", html).split())
+        assert words in text, path
