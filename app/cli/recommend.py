@@ -375,20 +375,36 @@ def _narrow(console: Console) -> bool:
     return console.width < 160
 
 
-def _column(table: Table, head: str, *, left: bool = False, narrow: bool = True) -> None:
+def _column(
+    table: Table,
+    head: str,
+    *,
+    left: bool = False,
+    narrow: bool = True,
+    cells: list[str] | None = None,
+) -> None:
     """A column folded rather than cut: at 80 columns (and whenever output is piped)
     "1,110…" and "0.…" were all a reader got of a likely range and a price. Text columns
-    (``left``) fold; a figure never breaks ("2.6/12." over "0" read as two numbers): number
-    columns do not wrap, so the table takes their width from the text beside them."""
+    (``left``) fold between words, never narrower than their longest word (of ``cells``, the
+    column's text, and the header); a figure never breaks ("2.6/12." over "0" read as two
+    numbers): number columns do not wrap, so the table takes their width from the text beside
+    them."""
     if left:
-        table.add_column(head, justify="left", overflow="fold")
+        words = [w for text in (cells or []) + [head] for w in text.split()]
+        table.add_column(head, justify="left", overflow="fold",
+                         min_width=max(len(w) for w in words) if words else None)  # fmt: skip
         return
-    # on a narrow terminal the header goes on lines of a word or two: unwrapped, "throughput
-    # (images/s)" set the column's width and left the GPU names no room; a wide one keeps
-    # one header line
+    table.add_column(
+        "\n".join(_head_lines(head, narrow)), justify="right", no_wrap=True, overflow="fold"
+    )
+
+
+def _head_lines(head: str, narrow: bool) -> list[str]:
+    """A number column's header as ``_column`` sets it: on a narrow terminal on lines of a word
+    or two (unwrapped, "throughput (images/s)" set the column's width and left the GPU names
+    no room); a wide one keeps one header line."""
     width = max(8, *(len(word) for word in head.split())) if narrow else len(head)
-    lines = textwrap.wrap(head, width=width)
-    table.add_column("\n".join(lines), justify="right", no_wrap=True, overflow="fold")
+    return textwrap.wrap(head, width=width)
 
 
 def render(response: Any, console: Console) -> None:
@@ -397,66 +413,132 @@ def render(response: Any, console: Console) -> None:
         return
     w = response.workload
     # memory a person reads is in the vendors' GB of 2^30 bytes, as the rows' explanations
-    # (README "One memory unit"); the API's *_gb fields are 10^9 bytes
+    # (README "One memory unit"), labelled GiB here: the API's *_gb fields (--json) are 10^9
+    # bytes, and the same "GB" for both read as one unit
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs at least {vram(response.memory.required_gb):.1f} GB (each row: its own);"
+        f" — needs at least {vram(response.memory.required_gb):.1f} GiB (each row: its own);"
         f" objective: {response.objective}"
     )
     _verdict(response, console)
-    table = Table(show_lines=False)
+    rows = response.recommendations
     # LLM inference: $ per 1M output tokens, the whole hour ÷ the tokens it produces — of a
     # rented hour, so not for a buyer (the page leaves it out there too: a buy answer showed
     # rent prices for the rows that happen to have offers and a blank for its pick)
     per_token = response.acquisition != "buy" and any(
-        r.usd_per_million_output_tokens_blended is not None for r in response.recommendations
+        r.usd_per_million_output_tokens_blended is not None for r in rows
     )
     # the unit once in the header when every row shares it: at 80 columns "1,019 tokens/s" in
     # each cell squeezed every column to "throu…", "compu…", "597.4…"
-    units = {r.throughput.unit for r in response.recommendations}
+    units = {r.throughput.unit for r in rows}
     unit = units.pop() if len(units) == 1 else None
     throughput_head = f"throughput ({unit})" if unit else "throughput"
     # the prices the question asks about, as the page shows them
     rent_col = response.acquisition in ("rent", "either")
     buy_col = response.acquisition in ("buy", "either")
+    # what the job costs to finish on the row's footing (rented or bought): what "cheapest"
+    # ranks by, so wherever a row has one
+    job_col = any(r.cost.job_cost_usd is not None for r in rows)
+    cols: list[_Col] = []
     if response.baseline is not None:
-        _column(table, "vs yours", narrow=_narrow(console))
-    for col in (
-        "#",
-        "GPU",
-        "N",
-        "memory GB",
-        throughput_head,
-        *(["$/1M out"] if per_token else []),
-        "bottleneck",
-        *(["$/h (all)"] if rent_col else []),
-        *(["buy $ (all)"] if buy_col else []),
-        "to finish",
-        "likely range",
-    ):
-        _column(table, col, left=col in ("GPU", "bottleneck"), narrow=_narrow(console))
-    for r in response.recommendations:
-        cost = r.cost
-        finish = r.time_to_finish_h
-        extra = [f"{r.speedup_vs_baseline:.1f}×" if r.speedup_vs_baseline else "—"]
-        table.add_row(
-            *(extra if response.baseline is not None else []),
-            str(r.rank),
-            r.gpu.name,
-            str(r.num_gpus),
-            # the capacity to a tenth, as the verdict gives it: "15.3/16" hid 0.3 GB of room
-            f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.1f}",
-            _fmt(r.throughput.value) + ("" if unit else f" {r.throughput.unit}"),
-            *([_fmt(r.usd_per_million_output_tokens_blended, 2)] if per_token else []),
-            r.bottleneck,
-            *([_fmt(cost.hourly_usd, 2)] if rent_col else []),
-            *([_fmt(cost.purchase_usd, 0)] if buy_col else []),
-            hours_text(finish) if finish is not None else "—",  # as the verdict says it
-            f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}",
-        )
-    if response.recommendations:
+        cols.append(_Col("vs yours", [f"{r.speedup_vs_baseline:.1f}×" if r.speedup_vs_baseline
+                                      else "—" for r in rows]))  # fmt: skip
+    cols += [
+        _Col("#", [str(r.rank) for r in rows]),
+        _Col("GPU", [r.gpu.name for r in rows], left=True),
+        _Col("N", [str(r.num_gpus) for r in rows]),
+        # the capacity to a tenth, as the verdict gives it: "15.3/16" hid 0.3 GB of room
+        _Col(
+            "memory GiB",
+            [
+                f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.1f}"
+                for r in rows
+            ],
+        ),
+        _Col(
+            throughput_head,
+            [_fmt(r.throughput.value) + ("" if unit else f" {r.throughput.unit}") for r in rows],
+        ),
+    ]
+    if per_token:
+        cols.append(_Col("$/1M out", [_fmt(r.usd_per_million_output_tokens_blended, 2)
+                                      for r in rows]))  # fmt: skip
+    cols.append(_Col("bottleneck", [r.bottleneck for r in rows], left=True))
+    if rent_col:
+        cols.append(_Col("$/h (all)", [_fmt(r.cost.hourly_usd, 2) for r in rows]))
+    if buy_col:
+        cols.append(_Col("buy $ (all)", [_fmt(r.cost.purchase_usd, 0) for r in rows]))
+    if job_col:
+        cols.append(_Col("job $", [_fmt(r.cost.job_cost_usd, 0) for r in rows]))
+    cols += [
+        # as the verdict says it
+        _Col(
+            "to finish",
+            [
+                hours_text(r.time_to_finish_h) if r.time_to_finish_h is not None else "—"
+                for r in rows
+            ],
+        ),
+        _Col(
+            "likely range", [f"{_fmt(r.uncertainty.low)}–{_fmt(r.uncertainty.high)}" for r in rows]
+        ),
+    ]
+    if rows:
+        table, dropped = _fitted(cols, console)
         console.print(table)
+        if dropped:
+            console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
+                          "or --json shows them).")  # fmt: skip
+        console.print("Memory in GiB (2^30 bytes, the unit cards are labelled in: an 80 GB "
+                      "H100 holds 80 GiB); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
     _notes(response, console)
+
+
+@dataclass(frozen=True)
+class _Col:
+    """One column of the ranking table: its header, its cells, and whether it holds text."""
+
+    head: str
+    cells: list[str]
+    left: bool = False
+
+
+# Columns left out, first to last, where the table cannot be as narrow as the terminal with
+# every GPU name in whole words: the band (the verdict gives the pick's), what limits each row
+# (its explanation says), then the prices per hour beside a job's whole cost
+_DROP_FIRST = ("likely range", "bottleneck", "$/h (all)", "buy $ (all)", "to finish")
+
+
+def _fitted(cols: list[_Col], console: Console) -> tuple[Table, list[str]]:
+    """The table of ``cols`` no wider than the console, where dropping the columns of
+    ``_DROP_FIRST`` (in its order) gets it there, with the headers of those dropped. Text
+    folds between words, never inside one: at 80 columns "NVIDIA GeForce RTX 4090" read
+    "NV / ID / IA / Ge / Fo / rc / e" down the GPU column."""
+    narrow = _narrow(console)
+    dropped: list[str] = []
+    while True:
+        kept = [c for c in cols if c.head not in dropped]
+        # each column at its narrowest (a figure whole, text at its longest word, the header
+        # as _column wraps it) with its two spaces of padding, and a rule between and outside
+        need = sum(_least(c, narrow) + 2 for c in kept) + len(kept) + 1
+        left = [h for h in _DROP_FIRST if h not in dropped and any(c.head == h for c in kept)]
+        if need <= console.width or not left:
+            break
+        dropped.append(left[0])
+    table = Table(show_lines=False)
+    for c in kept:
+        _column(table, c.head, left=c.left, narrow=narrow, cells=c.cells)
+    for i in range(len(cols[0].cells)):
+        table.add_row(*(c.cells[i] for c in kept))
+    return table, dropped
+
+
+def _least(col: _Col, narrow: bool) -> int:
+    """The narrowest ``col`` can be: its longest word where it holds text, else its widest
+    figure, and no narrower than its header's longest line (``_column``)."""
+    head = _head_lines(col.head, narrow) if not col.left else col.head.split()
+    cells = [w for text in col.cells for w in text.split()] if col.left else col.cells
+    return max(len(x) for x in [*head, *cells])
 
 
 def _notes(response: Any, console: Console) -> None:

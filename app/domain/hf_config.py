@@ -55,6 +55,23 @@ MAX_SHARED_EXPERTS = 64
 MAX_POSITIONS = 1 << 27
 ENCODERS = frozenset({"bert", "roberta", "deberta", "deberta-v2", "distilbert", "electra"})
 ENCODER_DECODERS = frozenset({"t5", "mt5", "bart", "mbart", "whisper", "pegasus", "marian"})
+# Vision model types of Transformers (image classifiers and backbones): no vocabulary, and the
+# convolutional ones no single hidden_size; hf_config reads language models only.
+VISION = frozenset(
+    {
+        "vit", "deit", "beit", "dinov2", "swin", "swinv2", "vit_mae", "vit_msn", "dit",
+        "convnext", "convnextv2", "resnet", "regnet", "efficientnet", "mobilenet_v1",
+        "mobilenet_v2", "mobilevit", "levit", "poolformer", "van", "bit", "dinat", "nat",
+        "clip_vision_model", "siglip_vision_model", "segformer", "yolos", "detr",
+    }
+)  # fmt: skip
+# What a vision model is given as instead (the request's own model fields)
+VISION_INSTEAD = (
+    "hf_config reads decoder and encoder language-model configs only; describe a vision model "
+    "with the model fields instead: family 'vit' with params, layers, hidden_size, num_heads "
+    "and input_size, or family 'cnn' with params, gflops_per_sample (forward GFLOPs per "
+    "image, 2 × MACs) and input_size"
+)
 
 
 class HfConfigError(ValueError):
@@ -168,6 +185,12 @@ def _read_config(raw: dict[str, Any]) -> tuple[dict[str, Any], str]:
     cfg = _text_config(raw)
     mt = str(cfg.get("model_type") or "").lower()
     cfg = {**CLASS_DEFAULTS.get(mt, {}), **cfg}
+    if mt in VISION or ("vocab_size" not in cfg and ("image_size" in cfg or "num_channels" in cfg)):
+        raise HfConfigError(
+            f"{'model_type ' + mt if mt else 'this config.json'} is a vision model's config; "
+            + VISION_INSTEAD,
+            field="model_type",
+        )
     if mt in ENCODER_DECODERS:
         raise HfConfigError(
             f"model_type {mt} is an encoder-decoder; only decoder and encoder configs are read",

@@ -66,3 +66,37 @@ def test_offers_list_migrates_and_seeds_a_fresh_database(tmp_path: Path) -> None
     assert json.loads(result.output) and all(
         o["gpu"] == "h100-sxm" for o in json.loads(result.output)
     )
+
+
+def test_recommend_table_keeps_gpu_names_whole_and_shows_the_job_cost_at_80_columns(
+    read_settings: Settings,
+) -> None:
+    """SDXL over a million images, cheapest to rent, piped or at 80 columns: the GPU names came
+    out in 2-3 character pieces ("NV / ID / IA / Ge / Fo / rc / e") and the table had no
+    column for the job's cost, which is what "cheapest" ranks by. Names fold between words,
+    lower-priority columns are left out (and named) where the width needs it, and each row
+    shows its job cost; memory is labelled GiB (the API's *_gb are 10^9 bytes)."""
+    args = ["recommend", "--preset", "sdxl", "--passes-per-sample", "60", "--objective",
+            "cheapest", "--acquisition", "rent", "--dataset-samples", "1000000"]  # fmt: skip
+    env = _env(read_settings)
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 0, result.output
+    answer = json.loads(CliRunner().invoke(cli, [*args, "--json"], env=env).stdout)
+    rows = answer["recommendations"]
+    assert rows
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    table = result.output[result.output.index("┏") : result.output.index("┘")]
+    cells = [
+        cell.strip()
+        for line in table.splitlines()
+        if line.startswith("│")
+        for cell in line.strip("│").split("│")
+    ]
+    words = {w for cell in cells for w in cell.split()}
+    for r in rows:
+        for word in r["gpu"]["name"].split():
+            assert word in words, (word, r["gpu"]["name"])
+        assert f"{r['cost']['job_cost_usd']:,.0f}" in words
+    assert "job $" in table and "GiB" in table
+    assert "*_gb fields are 10^9 bytes" in result.output

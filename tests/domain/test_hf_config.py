@@ -135,3 +135,30 @@ def test_the_largest_published_context_is_read():
 def test_diffusers_config_is_refused_with_a_hint():
     with pytest.raises(HfConfigError, match="diffusers"):
         parse_hf_config({"_class_name": "FluxTransformer2DModel", "num_layers": 19})
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        # google/vit-base-patch16-224 config.json (abridged): no vocab_size
+        {"model_type": "vit", "hidden_size": 768, "num_hidden_layers": 12,
+         "num_attention_heads": 12, "intermediate_size": 3072, "image_size": 224,
+         "patch_size": 16, "num_channels": 3},
+        # facebook/convnext-tiny-224 config.json (abridged): hidden_sizes, no hidden_size
+        {"model_type": "convnext", "hidden_sizes": [96, 192, 384, 768],
+         "depths": [3, 3, 9, 3], "num_channels": 3, "image_size": 224},
+        # an unnamed vision config: image keys, no vocabulary
+        {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+         "image_size": 224},
+    ],
+)  # fmt: skip
+def test_a_vision_config_says_hf_config_is_for_language_models_and_what_to_give(cfg: dict):
+    """ViT and ConvNeXt configs were refused with "config.json has no vocab_size" / "no
+    hidden_size", which says nothing of what to do: they are named as vision configs, with the
+    model fields that describe one."""
+    with pytest.raises(HfConfigError) as err:
+        parse_hf_config(cfg)
+    assert err.value.field == "model_type"
+    assert "vision model" in err.value.message and "language-model" in err.value.message
+    assert "family 'vit'" in err.value.message and "gflops_per_sample" in err.value.message
+    assert "no vocab_size" not in err.value.message
