@@ -28,7 +28,9 @@ from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
 from app.vocab import FORMAT_ONLY_PRECISIONS, SINGLE_DEVICE_SEGMENTS
 
-COUNTS = (1, 2, 4, 8, 16, 32, 64)  # tensor/data parallel groups in practice are powers of two
+# tensor/data parallel groups in practice are powers of two; 512 GPUs (64 eight-GPU servers)
+# is the largest pretraining run the API takes (constraints.max_gpus, num_gpus)
+COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 # Memory savers, in the order a practitioner reaches for them, with what each costs:
 # activation checkpointing recomputes the forward in backward (~33 % more compute: one extra
@@ -691,8 +693,35 @@ def _inference_memory(
     jkey = ("inference memory", key, n)
     hit: MemoryBreakdown | None = ctx.memo.get(jkey)
     if hit is None:
-        hit = ctx.memo[jkey] = memory_breakdown(run, num_gpus=n, backend=backend)
+        if n > 1 and batch_copies(run):
+            # copies: each GPU holds the whole model and runs its share of the batch
+            share = replace(run, batch_size=math.ceil(run.batch_size / n))
+            one = memory_breakdown(share, num_gpus=1, backend=backend)
+            hit = ctx.memo[jkey] = replace(one, num_gpus=n)
+        else:
+            hit = ctx.memo[jkey] = memory_breakdown(run, num_gpus=n, backend=backend)
     return hit
+
+
+def batch_copies(run: WorkloadSpec) -> bool:
+    """Whether ``run`` is inference that runs extra GPUs only as copies side by side: every
+    model but a decoder LLM (diffusers pipelines, timm and torchvision models, Whisper and
+    encoders under Transformers) has no tensor parallelism, so each extra GPU holds a whole
+    copy of the model and runs its share of the batch, ⌈batch ÷ n⌉ (``copy_job``), with
+    nothing crossing between GPUs during a step; a model one GPU cannot hold at batch 1 is
+    not split over several (``too_big`` says so)."""
+    return run.task == "inference" and not run.is_llm_inference
+
+
+def copies_fill(run: WorkloadSpec, n: int) -> float:
+    """How many more samples per step ``n`` copies of ``run`` get through than its batch
+    (``batch_copies``) where the job is a dataset: each copy then takes its own ⌈batch ÷ n⌉
+    samples every step instead of leaving idle the copies a batch smaller than ``n`` cannot
+    feed (SDXL at batch 1 on 8 GPUs: 8 images a step, not 1). 1 for one batch (no dataset:
+    the copies without a sample idle) and for any other job."""
+    if n <= 1 or not batch_copies(run) or not run.dataset_samples:
+        return 1.0
+    return n * math.ceil(run.batch_size / n) / run.batch_size
 
 
 def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate) -> perf.OneGpu:
@@ -896,6 +925,9 @@ def _walk(
         key: JobKey = (ctx.work.precision, g.precision, savers, micro, None)
         job = job_variant(ctx, key)
         avail = usable_gb(gpu, job)
+        # savers the engine adds hold the job only with the room a micro-batch it picks leaves
+        # (ROOM): 8-bit AdamW had left 0.03 GB of 84.9 free where checkpointing left room
+        held = avail * (1.0 - ROOM) if savers else avail
         n, size = min_gpus(
             job,
             gpu,
@@ -903,12 +935,15 @@ def _walk(
             g.flash_attention,
             exact or max_n,
             one=variant_memory(ctx, key, job, 1, g.backend, g.flash_attention),
-            avail=avail,
+            avail=held,
         )
+        if n != 1 and batch_copies(job):
+            # copies, not one model split: the fewest whose one GPU holds a copy at its share
+            n = _fewest_copies(ctx, key, job, g, exact or max_n, avail)
         if n is None and exact is not None and lay is None:
-            n = _exact_holds(ctx, gpu, g, key, job, exact, avail)
+            n = _exact_holds(ctx, gpu, g, key, job, exact, held)
         if lay is not None:
-            n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, avail)
+            n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, held)
         # the least any step needs: the job's own figure once every saver is applied
         total1 = size if total1 is None else min(total1, size)
         if n is None or (fewest is not None and n >= fewest):
@@ -1194,6 +1229,20 @@ def _stated_layout(ctx: Context) -> MegatronLayout | None:
     return lay
 
 
+def _fewest_copies(
+    ctx: Context, key: JobKey, job: WorkloadSpec, g: Gate, top: int, avail: float
+) -> int | None:
+    """The fewest GPUs (a count of COUNTS up to ``top``) whose copies each hold ``job`` at
+    their share of its batch on one GPU (``batch_copies``); None where none does."""
+    assert g.backend is not None
+    for c in COUNTS:
+        if c > top:
+            break
+        if variant_memory(ctx, key, job, c, g.backend, g.flash_attention).total <= avail:
+            return c
+    return None
+
+
 def _fewest_replicas(
     ctx: Context, key: JobKey, job: WorkloadSpec, g: Gate, top: int, per: int, avail: float
 ) -> int | None:
@@ -1260,11 +1309,24 @@ def too_big(
     # sharded, so the reason says so instead of "even when sharded"
     usable = usable_gb(gpu, run)
     each = f"{vram(usable):.1f} GB usable"
+    if batch_copies(run) and n > 1:
+        # extra GPUs run copies, each holding the whole model (no runtime splits it): only
+        # a copy's share of the batch shrinks
+        share = math.ceil(run.batch_size / n)
+        copy = memory_breakdown(replace(run, batch_size=share), num_gpus=1).total
+        return Exclusion(
+            "does_not_fit",
+            f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; extra GPUs run copies of the "
+            f"whole model side by side (diffusers, timm, torchvision and Transformers split "
+            f"no such model over GPUs), and a copy at its share of the batch on {n} GPUs "
+            f"(batch {share}) needs {vram(copy):,.1f} GB, more than the {each}",
+        )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
-        f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}",
+        f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
+        f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
     )
 
 
@@ -1480,6 +1542,8 @@ def _split(
     between a shard group the rest of the ``n`` replicate. Returns (sharded, steps, group)."""
     assert g.backend is not None
     steps = math.ceil(ctx.work.batch_size / run.batch_size)
+    if batch_copies(run):
+        return False, steps, 1  # copies, each on its share of the batch: never sharded
     one = variant_memory(ctx, key, run, 1, g.backend, g.flash_attention)
     if n <= 1 or one.total <= avail:
         return False, steps, 1
@@ -1542,6 +1606,8 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             shard_min=need,
         )
     )
+    if n > 1 and batch_copies(run):
+        est = _as_batch_copies(est, run, n)
     warnings = a.warnings
     lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
     if lay is None and est.shard_group and n > 1:
@@ -1613,6 +1679,28 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
 BATCH_ESTIMATES = 12
 
 
+def _as_batch_copies(est: perf.PerfEstimate, run: WorkloadSpec, n: int) -> perf.PerfEstimate:
+    """``est`` (perf.estimate of ``run`` on ``n`` GPUs, not sharded: each GPU a replica at its
+    share of the batch, no link) as the ``n`` copies side by side it is (``batch_copies``),
+    named so, and over a dataset with every copy fed (``copies_fill``)."""
+    b = run.batch_size
+    share = math.ceil(b / n)
+    fill = copies_fill(run, n)
+    if fill > 1.0 or b % n == 0:
+        label = f"{n} copies × 1 GPU, each on 1/{n} of the samples at batch {share}"
+    elif b < n:
+        label = f"{n} copies × 1 GPU at batch 1, {b} of them busy (a batch of {b})"
+    else:
+        label = f"{n} copies × 1 GPU, each on up to {share} of the batch of {b}"
+    return replace(
+        est,
+        throughput=est.throughput * fill,
+        scaling_efficiency=est.scaling_efficiency * fill,
+        parallelism=label,
+        copies=n,
+    )
+
+
 def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]:
     """``finish`` of each admitted configuration, to the last bit; with ``BATCH_ESTIMATES`` or
     more LLM inference estimates to work out, those are stepped together as arrays first
@@ -1680,12 +1768,16 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     single = one.step_s
     if not (math.isfinite(single) and single > 0):
         return math.inf
+    # copies over a dataset each take their own share a step (``copies_fill``)
+    fill = copies_fill(run, n)
     if loose:
         # sharded: the smallest per-GPU step either layout can take
-        return run.batch_size / perf.split_step_s(one, n, sharded=True, batch=run.batch_size)
+        split = perf.split_step_s(one, n, sharded=True, batch=run.batch_size)
+        return fill * run.batch_size / split
     sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, n))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
-    t = run.batch_size / (perf.split_step_s(one, n, sharded=sharded, batch=run.batch_size) + comm)
+    split = perf.split_step_s(one, n, sharded=sharded, batch=run.batch_size)
+    t = fill * run.batch_size / (split + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 
 

@@ -48,7 +48,7 @@ from app.domain.operators import is_gated
 from app.domain.parallelism import Job, Layout, fsdp, overlapped_s
 
 if TYPE_CHECKING:
-    from app.domain.workload import ModelSpec
+    from app.domain.workload import ModelSpec, WorkloadSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,3 +370,68 @@ def activation_bytes(
     logits = 4.0 * sbh * (1.0 + float(model.vocab_size or 0) / h) if lay.pp == 1 else 0.0
     scale = 2.0 if wide else 1.0  # Megatron's loss is fp32 already
     return acts * scale / lay.tp, logits / lay.tp
+
+
+def layout_that_fits(
+    work: WorkloadSpec, n: int, usable_gb: float
+) -> tuple[MegatronLayout, float] | None:
+    """The smallest Megatron layout (TP × CP × PP GPUs per replica, tensor parallel up to a
+    node's 8 first, then context parallel, then pipeline stages) whose memory per GPU on ``n``
+    GPUs at one sequence per replica and micro-batch holds ``work`` in ``usable_gb``, with that
+    memory; None where none does or the job is no full training of a decoder with a shape.
+    What a refusal points to where sharding the states (FSDP) cannot hold a long context: every
+    GPU keeps whole sequences' activations, which only context parallelism splits."""
+    from dataclasses import replace
+
+    from app.domain.workload import memory_breakdown
+
+    m = work.model
+    if not work.training or work.peft != "none" or m.family != "decoder" or not m.has_shape:
+        return None
+    tps = [t for t in (1, 2, 4, 8) if t <= n]
+    shapes = [
+        (tp, cp, pp)
+        for tp in tps
+        for cp in (1, 2, 4, 8, 16, 32)
+        for pp in (1, 2, 4, 8, 16)
+        if n % (tp * cp * pp) == 0 and tp * cp * pp > 1
+    ]
+    shapes.sort(key=lambda s: (s[0] * s[1] * s[2], s[2], s[1], -s[0]))
+    for tp, cp, pp in shapes:
+        lay = MegatronLayout(tp=tp, cp=cp, pp=pp)
+        job = replace(work, runtime="megatron", megatron=lay, batch_size=n)
+        need = memory_breakdown(job, num_gpus=n).total
+        if need <= usable_gb:
+            return lay, need
+    return None
+
+
+def fits_hint(work: WorkloadSpec, n: int, usable_gb: float, backends: tuple[str, ...]) -> str:
+    """What a refusal of a decoder's full training on ``n`` > 1 GPUs adds where the job runs
+    without a context-parallel layout: the Megatron layout that holds it (``layout_that_fits``,
+    checkpointing added where it needs it), else the field that splits the sequence. "" where
+    Megatron does not run (no CUDA) or a context-parallel layout is the job's already."""
+    m = work.model
+    own = work.megatron if work.runtime == "megatron" else None
+    if n <= 1 or "cuda" not in backends or (own is not None and own.cp > 1):
+        return ""
+    if not work.training or work.peft != "none" or m.family != "decoder" or not m.has_shape:
+        return ""
+    found = layout_that_fits(work, n, usable_gb)
+    extra = ""
+    if found is None and not work.gradient_checkpointing:
+        from dataclasses import replace
+
+        found = layout_that_fits(replace(work, gradient_checkpointing=True), n, usable_gb)
+        extra = " and gradient_checkpointing"
+    if found is None:
+        return (
+            "; splitting each sequence over GPUs is what holds long contexts: runtime "
+            "'megatron' with workload.megatron_layout.context_parallel"
+        )
+    lay, need = found
+    return (
+        f"; runtime 'megatron' with workload.megatron_layout {{tensor_parallel: {lay.tp}, "
+        f"context_parallel: {lay.cp}, pipeline_parallel: {lay.pp}}}{extra} holds it at "
+        f"{need:,.1f} GB per GPU (one sequence per micro-batch)"
+    )

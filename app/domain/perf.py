@@ -573,6 +573,25 @@ def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> 
     return 2.0 * m.params_per_token * s
 
 
+def model_flops_utilisation(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> float | None:
+    """A training estimate's MFU (Chowdhery et al. 2022, PaLM, App. B): the model's FLOPs per
+    sample — 3 × ``forward_flops_per_sample``, i.e. 6 × active parameters + 12·L·h·s of
+    attention per token for a transformer, 3 × the preset's forward GFLOPs for a CNN or a
+    diffusion model; recomputation and LoRA's skipped weight gradients not counted — × the
+    samples/s, ÷ (GPUs × the dense datasheet peak at the step's compute precision; the TF32
+    peak for a mixed fp32/TF32 step). None for inference or where the model has neither a
+    shape nor published FLOPs per sample, or the precision no dense peak."""
+    m = work.model
+    if not work.training or est.throughput <= 0 or not (m.has_shape or m.gflops_per_sample):
+        return None
+    mode = "tf32" if est.compute_precision == "fp32+tf32" else est.compute_precision
+    peak, _ = peak_tflops(gpu, mode)
+    if not peak:
+        return None
+    flops = 3.0 * forward_flops_per_sample(work)
+    return flops * est.throughput / (max(1, est.num_gpus) * peak * 1e12)
+
+
 def _weight_bytes(work: WorkloadSpec) -> float:
     m = work.model
     if work.peft == "qlora":
@@ -1762,6 +1781,8 @@ def estimate(
     # eager SDXL step of 3.15 s showed 0.31 + 0.11 + 0.21 s of parts and no host time at all
     gpu_parts = (one.t_comp + one.t_wmem + one.t_act) / ways + one.overhead + one.host / ways
     excess = per_gpu - gpu_parts if per_gpu > gpu_parts else 0.0
+    if work.training and n > 1:
+        bottleneck = _training_bottleneck(one, ways, comm, excess, bottleneck)
     # an encoder-decoder's window (its latency) and its decoder's pace per output token
     ttft = one.first_token_s * 1e3 if one.token_s else None
     per_token = one.token_s * 1e3 if one.token_s else None
@@ -1805,6 +1826,29 @@ def _bottleneck(one: OneGpu, comm: float) -> str:
         "compute": one.t_comp,
         "memory bandwidth": one.t_wmem + one.t_act,
         "interconnect": comm,
+    }
+    return max(parts, key=parts.__getitem__)
+
+
+def _training_bottleneck(one: OneGpu, ways: float, comm: float, excess: float, own: str) -> str:
+    """What limits a multi-GPU training step, among the parts its row reports
+    (timing.compute_s, memory_s, interconnect_s, overhead_s): the largest of the GPU's math,
+    its memory traffic, the exposed communication (``comm``: what the layout does not overlap)
+    and the fixed costs — the kernel launches plus the host's excess over the GPU's own work
+    (``excess``: its dispatch, which does not split over GPUs, or its input copies). ``own``
+    (``_bottleneck``'s) where the host outlasts the GPU on one card already. DeepSeek-V3 fp8
+    on 64 GB200s spent 4.5 s of a 6.7 s step in dispatch and read "interconnect"; A100 PCIe
+    at 53 % scaling read "compute"."""
+    if own in ("host transfer", "host overhead"):
+        return own
+    # the host's excess is its copies where those outlast its dispatch, else its dispatch
+    host = "host transfer" if one.host / ways > one.dispatch else "host overhead"
+    fixed = "kernel launches" if one.overhead >= excess else host
+    parts = {
+        "compute": one.t_comp / ways,
+        "memory bandwidth": (one.t_wmem + one.t_act) / ways,
+        "interconnect": comm,
+        fixed: one.overhead + excess,
     }
     return max(parts, key=parts.__getitem__)
 

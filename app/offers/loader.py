@@ -54,11 +54,10 @@ class PurchaseOfferData:
     as_of: str
     source: str
     # what a reader must know of this price ("one listing, not a market average"); read and
-    # checked here, not yet stored: purchase_offers has no note column until its migration
     note: str | None = None
 
     def values(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "note"}
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 def _source_text(entry: GpuCreate, source_id: str | None) -> str | None:

@@ -58,6 +58,8 @@ class PurchaseOfferRow(Base):
     usd: Mapped[float] = mapped_column(Float)
     as_of: Mapped[str] = mapped_column(String(10))
     source: Mapped[str] = mapped_column(String(300))
+    # the data's caveat on this price (purchase.yaml `note`), shown wherever it is paid
+    note: Mapped[str | None] = mapped_column(String(300), nullable=True)
     origin: Mapped[str] = mapped_column(String(10), default="seed")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     # indexed: the per-request change stamp reads max(updated_at) (and the count through

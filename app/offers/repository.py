@@ -85,7 +85,7 @@ CLOUD_FIELDS = (
     "regions",
     "accelerator",
 )
-PURCHASE_FIELDS = ("usd", "condition", "as_of", "source")
+PURCHASE_FIELDS = ("usd", "condition", "as_of", "source", "note")
 
 
 def all_cloud(session: Session) -> list[tuple[Any, ...]]:

@@ -18,7 +18,7 @@ from app.domain import bands, compat, rank, spot
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, hours_text
 from app.domain.gpu import GpuSpec
-from app.domain.perf import shown_rate
+from app.domain.perf import model_flops_utilisation, shown_rate
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
 from app.recommend import checkpoints, quality
 from app.recommend import schemas as s
@@ -273,13 +273,17 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         ch, o = pricing.rent, pricing.rent.offer
         shape = f"{ch.instances}× " if ch.instances > 1 else ""
         # several instances: the price is all of them together ($1.38/h read as each)
-        total = f"${ch.usd_per_hour:,.2f}/h{' spot' if ch.spot else ''}"
+        total = f"${ch.usd_per_hour:,.2f}/h"
         if ch.instances > 1:
             each = ch.usd_per_hour / ch.instances
             total = f"{total} for all {ch.instances} (${each:,.2f}/h each)"
+        # a spot price is no on-demand one: "(8 GPUs, on-demand) at $80.00/h spot" read as both
+        tier = o.tier
+        if ch.spot:
+            tier = "spot" if o.tier in costs.ON_DEMAND_TIERS else f"{o.tier}, spot"
         lines.append(
             f"Rent {shape}{o.provider} {o.instance_type} ({o.gpus} GPU{'s' if o.gpus > 1 else ''},"
-            f" {o.tier}) at {total}, as of {o.as_of}."
+            f" {tier}) at {total}, as of {o.as_of}."
         )
         why = note if note is not None else ch.note
         if why:
@@ -376,6 +380,7 @@ def row_fields(
             "interconnect_s": p.comm_s,
             "scaling_efficiency": p.scaling_efficiency,
         },
+        "mfu": model_flops_utilisation(c.gpu, c.work, p) if c.work.training else None,
         # CostOut is CostEstimate's fields plus the cost of the chosen way to acquire.
         "cost": _fields(cost)
         | {
@@ -525,9 +530,21 @@ SEQ2SEQ_GAP = (
 )
 
 
+# Mixture-of-experts training is priced as the engine's FSDP (or Megatron) layout over every
+# expert's weights: no runtime's expert parallelism (experts on their own GPUs, tokens sent to
+# them all-to-all) is modelled, and gathering every expert each step is the slower way to run.
+MOE_TRAINING_GAP = (
+    "mixture-of-experts training: expert parallelism is not modelled; all experts are sharded "
+    "as dense weights are (FSDP, or the Megatron layout), a slow lower bound on what expert "
+    "parallelism reaches"
+)
+
+
 def _known_gap(requested: WorkloadSpec) -> list[str]:
     if requested.task == "inference" and requested.model.family == "encoder-decoder":
         return [SEQ2SEQ_GAP]
+    if requested.training and (requested.model.experts or 0) > 1:
+        return [MOE_TRAINING_GAP]
     return []
 
 

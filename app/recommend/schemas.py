@@ -8,6 +8,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
+from app.domain.evaluate import COUNTS
 from app.domain.hf_config import (
     MAX_EXPERTS,
     MAX_FFN,
@@ -52,6 +53,8 @@ __all__ = [
 
 MAX_PARAMS = 1e13  # 10 trillion: beyond any published dense or MoE model by a wide margin
 MAX_SEQ = 1 << 21  # 2M tokens
+# the most GPUs a job may span: the largest count the planner walks (evaluate.COUNTS)
+MOST_GPUS = COUNTS[-1]
 # The largest latency target (an hour): what a user gives for "no limit" on one of them
 MAX_TARGET_MS = 3.6e6
 
@@ -631,7 +634,7 @@ class ConstraintsIn(_In):
     max_gpus: int = Field(
         default=8,
         ge=1,
-        le=64,
+        le=MOST_GPUS,
         title="Most GPUs",
         description="Largest number of GPUs to split the job over.",
         json_schema_extra=ui("assumptions"),
@@ -639,7 +642,7 @@ class ConstraintsIn(_In):
     num_gpus: int | None = Field(
         default=None,
         ge=1,
-        le=64,
+        le=MOST_GPUS,
         title="Exactly N GPUs",
         description="Only configurations with exactly this many GPUs (blank: every count "
         "from the fewest that hold the job up to the most GPUs).",
@@ -787,7 +790,7 @@ class RecommendationRequest(_In):
 class EstimateRequest(_In):
     workload: WorkloadIn
     gpu: str = Field(min_length=1, max_length=100, description="catalog slug")
-    num_gpus: int | None = Field(default=None, ge=1, le=64)
+    num_gpus: int | None = Field(default=None, ge=1, le=MOST_GPUS)
     constraints: ConstraintsIn = Field(default_factory=ConstraintsIn)
 
 
@@ -1170,6 +1173,14 @@ class Recommendation(BaseModel):
         "request's, prompt included)",
     )
     timing: TimingOut
+    mfu: float | None = Field(
+        None,
+        description="training: model FLOPs utilisation — 3 × the forward FLOPs per sample (6 × "
+        "active params + 12·layers·hidden·seq per token; a CNN's or diffusion model's published "
+        "forward FLOPs) × samples/s ÷ (GPUs × the dense datasheet peak at "
+        "throughput.compute_precision, boost clock, no sparsity; TF32 for a mixed fp32 step); "
+        "recomputation not counted",
+    )
     cost: CostOut
     score: float
     uncertainty: UncertaintyOut

@@ -66,7 +66,7 @@ def _resolve(
     asked = serving_plan.ask_warnings(request.workload, request.constraints, work.task)
     if own is None or request.workload.runtime is not None or work.task == "serving":
         _check_layout_count(work, request)
-        return work, warnings + asked
+        return _stated_micro_batch(work, request), warnings + asked
     update, said = _under_framework(work, request)
     asked = said + asked
     w = request.workload.model_copy(update={"runtime": own, **update})
@@ -145,6 +145,33 @@ def _check_layout_count(
         f"does not divide the {asked} GPUs asked for",
         field="workload.megatron_layout",
     )
+
+
+def _stated_micro_batch(
+    work: WorkloadSpec, request: s.RecommendationRequest | s.EstimateRequest
+) -> WorkloadSpec:
+    """A stated Megatron ``microbatches`` on a stated GPU count fixes Megatron's
+    --micro-batch-size: global batch ÷ data-parallel size ÷ micro-batches (Megatron-LM's
+    num_microbatches_calculator.py, the same rule read backwards), which the memory and the
+    GEMM shapes then read (MegatronLayout.micro_batch); a count that does not divide the
+    replica's share of the batch is refused, as Megatron refuses it. Without a GPU count the
+    data-parallel size is each count's own, and the micro-batches price the bubble only."""
+    lay = work.megatron
+    asked = request.constraints.num_gpus
+    if isinstance(request, s.EstimateRequest) and request.num_gpus is not None:
+        asked = request.num_gpus
+    if lay is None or not lay.microbatches or asked is None or not work.training:
+        return work
+    dp = asked // lay.model_parallel
+    share, m = work.batch_size / dp, lay.microbatches
+    if work.batch_size % dp or int(share) % m:
+        raise InvalidInput(
+            f"{m} micro-batches do not divide the {share:g} sequences each of the {dp} "
+            f"data-parallel replicas takes of the global batch of {work.batch_size} "
+            "(global batch ÷ data-parallel size ÷ micro-batches is Megatron's micro-batch size)",
+            field="workload.megatron_layout.microbatches",
+        )
+    return dataclasses.replace(work, megatron=dataclasses.replace(lay, micro_batch=int(share) // m))
 
 
 def _context(
@@ -1220,6 +1247,7 @@ def _unheld(cons: s.ConstraintsIn, row: s.Recommendation) -> list[str]:
     estimate answers for the GPU named whatever its limits (recommendations filter by them),
     so it says where it breaks them rather than pass over them."""
     cost = row.cost
+    most = float(cons.max_gpus) if "max_gpus" in cons.model_fields_set else None
 
     # (field, the limit, the row's figure, what the figure is, how a value is written)
     checks: list[tuple[str, float | None, float | None, str, Callable[[float], str]]] = [
@@ -1227,7 +1255,8 @@ def _unheld(cons: s.ConstraintsIn, row: s.Recommendation) -> list[str]:
         ("max_job_cost_usd", cons.max_job_cost_usd, cost.job_cost_usd, "the job costs", _usd),
         ("max_hourly_usd", cons.max_hourly_usd, cost.hourly_usd, "renting costs", _per_hour),
         ("max_purchase_usd", cons.max_purchase_usd, cost.purchase_usd, "buying costs", _usd),
-        ("max_gpus", float(cons.max_gpus), float(row.num_gpus), "it runs", _gpus),
+        # the default cap (8) is no limit the estimate was asked to keep: only a stated one
+        ("max_gpus", most, float(row.num_gpus), "it runs", _gpus),
     ]
     return [
         f"constraints.{field}: {what} {say(have)}, over the {say(limit)} asked"

@@ -259,3 +259,57 @@ def test_estimate_names_the_layout() -> None:
     work = WorkloadSpec(task="training", model=RESNET50, precision="fp16", batch_size=512)
     assert perf.estimate(H100_SXM, work, num_gpus=16).parallelism == "data parallel (DDP)"
     assert perf.estimate(H100_SXM, work, num_gpus=1).parallelism == "one GPU"
+
+
+def _largest_part(e: perf.PerfEstimate) -> str:
+    parts = {
+        "compute": e.compute_s,
+        "memory bandwidth": e.memory_s,
+        "interconnect": e.comm_s,
+        "overhead": e.overhead_s,
+    }
+    return max(parts, key=parts.__getitem__)
+
+
+def test_a_training_bottleneck_names_the_largest_part_the_row_reports() -> None:
+    """A100 PCIe at 64 GPUs ran at 53 % scaling and read "compute"; DeepSeek-V3 on 64 GB200s
+    spent 3.9 s of a 6.7 s step in host dispatch and read "compute". A multi-GPU training
+    step's bottleneck is the largest of its compute, memory, exposed communication and fixed
+    costs, as timing reports them."""
+    work = WorkloadSpec(
+        task="training", model=LLAMA3_8B, precision="bf16", batch_size=4 * 64, seq_len=4096
+    )
+    pcie = perf.estimate(L40S, work, num_gpus=64, sharded=True, shard_min=8)
+    assert pcie.scaling_efficiency < 0.6
+    assert pcie.comm_s > pcie.compute_s and pcie.bottleneck == "interconnect"
+    # the host dispatching every op on each GPU (it does not split over them): a fifth of one
+    # GPU's whole step, so less than the GPU's work on one card but most of a 64th of it
+    one = perf.single_gpu(H100_SXM, work)
+    slow_host = replace(one, dispatch=0.2 * one.step_s)
+    host = perf.estimate(H100_SXM, work, num_gpus=64, sharded=True, shard_min=8, one=slow_host)
+    assert _largest_part(host) == "overhead" and host.bottleneck == "host overhead"
+    # a plain step stays compute-bound where its compute is the largest part
+    fast = perf.estimate(H100_SXM, work, num_gpus=64, sharded=True, shard_min=8, one=one)
+    assert _largest_part(fast) == "compute" and fast.bottleneck == "compute"
+
+
+def test_mfu_is_the_model_flops_over_the_dense_peak() -> None:
+    """MFU by hand (PaLM's App. B): 6 × params + 12·L·h·s FLOPs per token, × tokens/s, ÷
+    (GPUs × the dense bf16 peak); checkpointing's recomputed forward is not counted."""
+    work = WorkloadSpec(
+        task="training",
+        model=LLAMA3_8B,
+        precision="bf16",
+        batch_size=8 * 8,
+        seq_len=4096,
+        gradient_checkpointing=True,
+    )
+    est = perf.estimate(H100_SXM, work, num_gpus=8, sharded=True)
+    m, s = LLAMA3_8B, 4096
+    per_token = 6 * m.params_per_token + 12 * (m.layers or 0) * (m.hidden_size or 0) * s
+    tokens = est.throughput * s
+    hand = per_token * tokens / (8 * 989.4e12)
+    assert perf.model_flops_utilisation(H100_SXM, work, est) == pytest.approx(hand, rel=1e-9)
+    assert 0.2 < hand < 0.7
+    inference = replace(work, task="inference")
+    assert perf.model_flops_utilisation(H100_SXM, inference, est) is None

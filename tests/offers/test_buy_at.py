@@ -70,3 +70,12 @@ def test_the_api_flags_a_buy_price_as_offers_are_flagged(
     # the A40: its March 2026 used price, not the June 2025 new listing (cost.choose_purchase)
     a40 = read_client.get("/api/v1/gpus/a40").json()["buy_at"]
     assert (a40["condition"], a40["usd"], a40["as_of"]) == ("used", 4150.0, "2026-03")
+
+
+def test_the_api_carries_a_shipped_prices_note(read_client: TestClient) -> None:
+    """The note is stored with the price (purchase_offers.note, migration 0013), not only read:
+    H200 NVL's market price is a mean of listings its source calls qualification samples."""
+    buy = read_client.get("/api/v1/gpus/h200-nvl").json()["buy_at"]
+    assert buy["usd"] is not None and "qualification samples" in (buy["note"] or "")
+    plain = read_client.get("/api/v1/gpus/a40").json()["buy_at"]
+    assert plain["usd"] is not None and plain["note"] is None

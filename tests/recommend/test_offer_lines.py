@@ -22,3 +22,15 @@ def test_several_instances_say_the_price_is_all_of_them() -> None:
     one = costs.OfferChoice(_offer(), instances=1, gpus_used=1, usd_per_hour=0.23, spot=False)
     (single, *_) = offer_lines(costs.Pricing(rent=one, buy=None, num_gpus=1, usage=costs.Usage()))
     assert "at $0.23/h, as of 2026-11-30" in single and "for all" not in single
+
+
+def test_a_spot_price_is_said_as_spot_not_as_the_hosts_on_demand_tier() -> None:
+    """ "(8 GPUs, on-demand) at $80.00/h spot" read as an on-demand price; a spot one says
+    spot where the tier goes, and a marketplace host's keeps its tier beside it."""
+    demand = costs.CloudOffer("aws", "p5.48xlarge", 8, 98.0, 80.0, "on-demand", "2026-11-30", "t")
+    at_spot = costs.OfferChoice(demand, instances=1, gpus_used=8, usd_per_hour=80.0, spot=True)
+    (line, *_) = offer_lines(costs.Pricing(rent=at_spot, buy=None, num_gpus=8, usage=costs.Usage()))
+    assert "(8 GPUs, spot) at $80.00/h," in line and "on-demand" not in line
+    market = costs.OfferChoice(_offer(), instances=1, gpus_used=1, usd_per_hour=0.2, spot=True)
+    (other, *_) = offer_lines(costs.Pricing(rent=market, buy=None, num_gpus=1, usage=costs.Usage()))
+    assert "(1 GPU, marketplace, spot) at $0.20/h," in other
