@@ -481,10 +481,14 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             )
         elif (rt := _runtime_gate(gpu, runtime, ctx, backend)) is not None and rt[0]:
             out = Gate(Exclusion("framework_unsupported", rt[0]), backend=backend)
+        elif (wt := _weights_gate(gpu, runtime, resolved, ctx, backend)) is not None and wt[0]:
+            out = Gate(Exclusion("runtime_unsupported", wt[0]), backend=backend)
         else:
             warnings: tuple[str, ...] = (warn,) if warn else ()
             if rt is not None and rt[1]:
                 warnings += (rt[1],)
+            if wt is not None and wt[1]:
+                warnings += (wt[1],)
             if support.status == "experimental":
                 warnings += (f"{ctx.framework} on {backend} is experimental",)
             if support.caveat:
@@ -495,14 +499,19 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             # the runtime's own status counts as the framework's does: a runtime the rules call
             # experimental here (vLLM on Intel XPU) ranks after supported software, as the
             # warning it carries says (it ranked first and said so)
-            runtime_experimental = rt is not None and rt[1] is not None
+            runtime_experimental = (rt is not None and rt[1] is not None) or (
+                wt is not None and wt[1] is not None
+            )
             out = Gate(
                 None,
                 backend=backend,
                 status="experimental" if runtime_experimental else support.status,
                 precision=resolved,
                 warnings=warnings,
-                flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend),
+                # FlashAttention-2, or a vendor's own fused attention of its kind (Gaudi's
+                # FusedSDPA): the score matrix never goes through memory
+                flash_attention=_supported(gpu, "flash_attention_2", ctx.rules, backend)
+                or _supported(gpu, "fused_attention", ctx.rules, backend),
                 multi_gpu=compat.has_feature(gpu, "multi_gpu", ctx.rules, backend),
                 adam8bit=_documented(gpu, "bitsandbytes_8bit_optim", ctx.rules, backend),
                 derived_peak=derived_peak(gpu, resolved),
@@ -514,6 +523,22 @@ def _documented(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -
     """No rule, or a rule that calls it supported (not experimental or unsupported)."""
     st = compat.feature_status(gpu, feature, rules, backend)
     return st is None or st.status == "supported"
+
+
+def _weights_gate(
+    gpu: GpuSpec, runtime: str | None, precision: str, ctx: Context, backend: str
+) -> tuple[str | None, str | None] | None:
+    """(refusal, caveat) of the runtime's kernels for ``precision`` weights on this card
+    (compat.weights_status: the rules serving reads too), None where no rule names them.
+    vLLM's AWQ/GPTQ on an MI210 had been 'supported' under inference and refused under
+    serving."""
+    st = compat.weights_status(gpu, runtime, precision, ctx.rules, backend)
+    if st is None or st.status == "supported":
+        return None
+    said = f"{runtime} {precision} weights on {gpu.name}: {st.note}" if st.note else None
+    if st.status == "unsupported":
+        return said or f"{runtime} does not run {precision} weights on {gpu.name}", None
+    return None, said or f"{runtime} {precision} weights on {gpu.name} are experimental"
 
 
 def _supported(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -> bool:

@@ -204,8 +204,12 @@ def _context(
         rules=rules,
         # serving runs its own runtimes, whatever framework the request names (said in its
         # warnings: serving_plan.ask_warnings); their cards are checked as PyTorch's, the
-        # default every serving answer is ranked with
-        framework=cons.framework if work.task != "serving" else "pytorch",
+        # default every serving answer is ranked with. Another task's cards are checked as
+        # its runtime's framework's (runtime tensorflow on a Mac is tensorflow-metal's, with
+        # its caveat, whether or not constraints.framework says so), else the one asked.
+        framework=RUNTIME_FRAMEWORK.get(work.runtime, cons.framework)
+        if work.task != "serving"
+        else "pytorch",
         limits=limits,
         calibration=calibration,
         apply_filters=apply_filters,

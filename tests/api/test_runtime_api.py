@@ -169,3 +169,28 @@ def test_bad_megatron_layouts_name_their_field(read_client: TestClient) -> None:
     assert r.status_code == 422, r.text
     assert r.json()["error"]["details"]["field"] == "workload.megatron_layout"
     assert "megatron" in r.json()["error"]["message"]
+
+
+def test_a_tensorflow_runtime_is_checked_as_tensorflow_whether_or_not_the_framework_says_so(
+    read_client: TestClient,
+) -> None:
+    """ResNet-50 under runtime tensorflow on an M2 Max: 'supported', no caveat, until the
+    redundant constraints.framework tensorflow was added, which gave 'experimental' and the
+    tensorflow-metal caveat. The runtime's framework decides."""
+    answers = []
+    for constraints in ({}, {"framework": "tensorflow"}):
+        r = read_client.post(
+            "/api/v1/estimate",
+            json={
+                "gpu": "apple-m2-max",
+                "workload": {"preset": "resnet-50", "runtime": "tensorflow"},
+                "constraints": constraints,
+            },
+        )
+        assert r.status_code == 200, r.text
+        body = r.json()
+        answers.append((body["result"]["framework_status"], body["warnings"]))
+    assert answers[0] == answers[1]
+    status, warnings = answers[0]
+    assert status == "experimental"
+    assert any("tensorflow-metal" in w for w in warnings)
