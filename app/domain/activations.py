@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from app.domain.operators import ForwardTable
     from app.domain.workload import ModelSpec
 
 # Korthikanti et al. 2022, eq. 1: without a fused kernel the attention scores, softmax and
@@ -231,3 +232,112 @@ def embedding_params(m: ModelSpec) -> tuple[float, float]:
     if tied is None:
         tied = m.params - block_params(m) < 1.5 * table
     return table, (0.0 if tied else table)
+
+
+# ---------------------------------------------------------------- diffusion UNets, per operator
+
+# A UNet's checkpointed units, read off its traced operator names (data/operators/<preset>.yaml):
+# diffusers' ``enable_gradient_checkpointing`` runs every ResnetBlock2D and every
+# BasicTransformerBlock (``Transformer2DModel`` checkpoints its blocks one by one) through
+# ``torch.utils.checkpoint``; kohya-ss sd-scripts' UNets do the same per resnet and per
+# transformer block. A folded name ("transformer_blocks.[0-9]") is one unit run ``count`` times.
+_UNET_UNIT = re.compile(r"^(.*?\.(?:resnets|transformer_blocks)\.(?:\d+|\[[^\]]*\]))(?=[.:]|$)")
+# element-wise ops that save their input for backward (the rest — residual adds, scalings by a
+# constant, copies, concatenations — save nothing; their output is counted where the next
+# compute op saves it)
+_SAVING_ELEMENTWISE = {"silu", "gelu", "mul", "sigmoid", "tanh"}
+# the fused attention's log-sum-exp, fp32, one per head per query
+_LSE_BYTES = 4.0
+
+
+def unet_unit(name: str) -> str | None:
+    """The checkpointed unit (resnet or transformer block) an operator of a UNet table runs in;
+    None for the ops between them (conv_in, the Transformer2DModel's norm and projections,
+    samplers, the time embedding), which checkpointing leaves saved as they are."""
+    m = _UNET_UNIT.match(name)
+    return m.group(1) if m else None
+
+
+def _op_input_elements(op: dict[str, Any]) -> float:
+    kind = op["kind"]
+    if kind == "conv":
+        stride = float(op.get("stride") or 1)
+        h_in = float(op.get("h_in") or float(op["h_out"]) * stride)
+        w_in = float(op.get("w_in") or float(op["w_out"]) * stride)
+        return float(op["c_in"]) * h_in * w_in
+    if kind == "gemm":
+        return float(op["m"]) * float(op["k"])
+    if kind == "attention":
+        return 3.0 * float(op["q_len"]) * float(op["heads"]) * float(op["head_dim"])
+    return float(op["elements_in"])
+
+
+def table_op_saved(op: dict[str, Any], *, compute: float, norm: float) -> float:
+    """Bytes one run of a traced op leaves saved for backward, per sample: its output where the
+    next compute op saves it as its input (a convolution's or a linear's output, a norm's — at
+    the norm's width, fp32 under autocast —, a nonlinearity's); fused attention (SDPA) its
+    output and a log-sum-exp per head and query, never the score matrix (q, k and v are the
+    projections' outputs, counted there). Residual adds, constant scalings and copies add
+    nothing: each block's input and its inner sums are what its first norm and its closing add
+    read, the same elements as the outputs counted (one tensor per step of the chain)."""
+    kind = op["kind"]
+    if kind == "conv":
+        return compute * float(op["c_out"]) * float(op["h_out"]) * float(op["w_out"])
+    if kind == "gemm":
+        return compute * float(op["m"]) * float(op["n"])
+    if kind == "attention":
+        q, heads = float(op["q_len"]), float(op["heads"])
+        return q * heads * (compute * float(op["head_dim"]) + _LSE_BYTES)
+    if kind == "norm":
+        return norm * float(op["elements_out"])
+    if kind == "elementwise":
+        what = str(op.get("name") or "").rsplit(":", 1)[-1]
+        return compute * float(op["elements_out"]) if what in _SAVING_ELEMENTWISE else 0.0
+    return compute * float(op.get("elements_out") or 0.0)  # pool, softmax, embedding
+
+
+def unet_saved(table: ForwardTable, *, compute: float, norm: float, checkpointing: bool) -> float:
+    """Bytes a UNet's training step keeps for backward per sample, from its traced table.
+
+    Without checkpointing every op's saved tensors (``table_op_saved``). With it (each resnet
+    and transformer block a checkpointed unit, ``unet_unit``): the ops outside the units as
+    they are, each unit's input (what ``torch.utils.checkpoint`` keeps, at the compute width),
+    and the largest unit's saved tensors once more, recomputed during its backward."""
+    outside = 0.0
+    units: dict[str, float] = {}
+    runs: dict[str, float] = {}
+    inputs = 0.0
+    for op in table.ops:
+        count = float(op.get("count") or 1)
+        saved = table_op_saved(op, compute=compute, norm=norm) * count
+        unit = unet_unit(str(op.get("name") or "")) if checkpointing else None
+        if unit is None:
+            outside += saved
+            continue
+        if unit not in units:  # the unit's first op reads the unit's input
+            inputs += compute * _op_input_elements(op) * count
+            units[unit] = 0.0
+            runs[unit] = count
+        units[unit] += saved
+    if not checkpointing:
+        return outside
+    largest = max((units[u] / runs[u] for u in units), default=0.0)
+    return outside + inputs + largest
+
+
+def table_transient(table: ForwardTable, act_b: float) -> float:
+    """Bytes per sample of the largest op's input and output together, live at once in a
+    forward that saves nothing (inference): a UNet pass's or a VAE decode's peak beyond what
+    it holds, at the activations' width."""
+    out = 0.0
+    for op in table.ops:
+        if op["kind"] == "conv":
+            produced = float(op["c_out"]) * float(op["h_out"]) * float(op["w_out"])
+        elif op["kind"] == "gemm":
+            produced = float(op["m"]) * float(op["n"])
+        elif op["kind"] == "attention":
+            produced = float(op["q_len"]) * float(op["heads"]) * float(op["head_dim"])
+        else:
+            produced = float(op.get("elements_out") or 0.0)
+        out = max(out, act_b * (_op_input_elements(op) + produced))
+    return out

@@ -27,6 +27,8 @@ from app.domain.activations import (
     logits_bytes,
     softmax_input_bytes,
     softmax_saves_input,
+    table_transient,
+    unet_saved,
     zero_grad_keeps_gradients,
 )
 from app.domain.derived import store_of
@@ -95,7 +97,34 @@ INFERENCE_FRAGMENTATION = 0.05
 # The CUDA/ROCm context plus cuBLAS/cuDNN workspaces (0.3–2 GiB measured widely).
 CONTEXT_GB: dict[str, float] = {"cuda": 1.0, "rocm": 1.0, "default": 0.5}
 
+# What a diffusion pipeline holds beside its UNet (``ModelSpec.params``), frozen, by the name of
+# the UNet's traced table (data/operators/<preset>.yaml ``model``): the text encoders and the
+# VAE. CLIP ViT-L/14's text tower, 123,060,480 parameters, and OpenCLIP ViT-bigG's with its
+# projection (``CLIPTextModelWithProjection``), 694,659,840, counted from their config.json
+# (hidden 768 / 1280, 12 / 32 layers, MLP 3,072 / 5,120, vocabulary 49,408, 77 positions;
+# huggingface.co/stabilityai/stable-diffusion-xl-base-1.0 text_encoder/ and text_encoder_2/,
+# stable-diffusion-v1-5/stable-diffusion-v1-5 text_encoder/), which also matches their fp32
+# model.safetensors (4 bytes each); the VAE (AutoencoderKL, 128/256/512/512) 83,653,863, the
+# count of data/operators/vae/<preset>.yaml's trace. Diffusers' pipelines load all three to the
+# device for inference; its training scripts (train_text_to_image_lora_sdxl.py,
+# train_dreambooth.py) keep them there, frozen in the weight dtype, to encode each batch —
+# kohya-ss sd-scripts' ``--cache_latents`` / ``--cache_text_encoder_outputs`` move them off
+# it, a saving the breakdown's note names.
+CLIP_L_TEXT_PARAMS = 123_060_480
+OPENCLIP_BIGG_TEXT_PARAMS = 694_659_840
+SD_VAE_PARAMS = 83_653_863
+PIPELINE_FROZEN_PARAMS: dict[str, dict[str, float]] = {
+    "sdxl": {
+        "text encoders": CLIP_L_TEXT_PARAMS + OPENCLIP_BIGG_TEXT_PARAMS,
+        "VAE": SD_VAE_PARAMS,
+    },
+    "stable-diffusion-1.5": {"text encoder": CLIP_L_TEXT_PARAMS, "VAE": SD_VAE_PARAMS},
+}
+
 DEFAULT_LORA_RANK = 16
+# The UNet linears diffusers' LoRA scripts adapt (train_text_to_image_lora_sdxl.py,
+# train_dreambooth_lora_sdxl.py: ``target_modules=["to_k", "to_q", "to_v", "to_out.0"]``)
+UNET_LORA_TARGETS = (".to_q", ".to_k", ".to_v", ".to_out.0")
 LORA_FALLBACK_FRACTION = 0.01  # adapters ≈ 1 % of params when the layer shapes are unknown
 
 
@@ -452,7 +481,14 @@ class MemoryBreakdown:
 
 
 def lora_params(model: ModelSpec, rank: int) -> float:
-    """Adapter parameters for LoRA on every linear layer (q, k, v, o, gate, up, down)."""
+    """Adapter parameters for LoRA on every linear layer (q, k, v, o, gate, up, down); a
+    diffusion UNet's on its attention projections (``UNET_LORA_TARGETS``), read off its table."""
+    if model.family == "diffusion" and model.operators is not None:
+        return rank * sum(
+            (float(o["k"]) + float(o["n"])) * float(o.get("count") or 1)
+            for o in model.operators.ops
+            if o["kind"] == "gemm" and str(o.get("name") or "").endswith(UNET_LORA_TARGETS)
+        )
     if not (model.is_transformer and model.has_shape):
         return model.params * LORA_FALLBACK_FRACTION
     h = model.hidden_size or 0
@@ -461,6 +497,35 @@ def lora_params(model: ModelSpec, rank: int) -> float:
     gated = 3 if model.family == "decoder" else 2  # SwiGLU has gate, up and down
     per_layer = rank * (2 * h + 2 * (h + kv) + 2 * h + gated * (h + inter))
     return per_layer * (model.layers or 0)
+
+
+def pipeline_frozen_params(model: ModelSpec) -> dict[str, float]:
+    """The frozen modules a diffusion pipeline holds beside its UNet (``PIPELINE_FROZEN_PARAMS``),
+    read by the UNet's shipped table; none for other models or a UNet of unknown pipeline."""
+    if model.family != "diffusion" or model.operators is None:
+        return {}
+    return PIPELINE_FROZEN_PARAMS.get(model.operators.model, {})
+
+
+def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
+    """Bytes of a diffusion pipeline's text encoders and VAE, held in 16-bit (fp32 for an fp32
+    job), with a note naming them."""
+    parts = pipeline_frozen_params(work.model)
+    if not parts:
+        return 0.0
+    wide = work.precision in ("fp32", "tf32")
+    each = 4.0 if wide else 2.0
+    total = sum(parts.values()) * each
+    listed = ", ".join(f"{name} {n / 1e6:,.0f}M" for name, n in parts.items())
+    held = "fp32" if wide else "16-bit"
+    note = f"weights include the pipeline's frozen {listed} parameters in {held}"
+    if work.training:
+        note += (
+            f" (they encode each batch; caching latents and text-encoder outputs, kohya-ss "
+            f"--cache_latents --cache_text_encoder_outputs, saves {total / GB:.2f} GB)"
+        )
+    notes.append(note)
+    return total
 
 
 def activation_bytes(
@@ -637,7 +702,7 @@ def memory_breakdown(
     notes: list[str] = []
     framework = framework_gb(work, backend)
     if not work.training:
-        weights = work.weight_bytes
+        weights = work.weight_bytes + _frozen_pipeline_bytes(work, notes)
         kv = kv_cache_bytes(work, kv_bytes(work.kv_format))
         act_b = 4.0 if p == "fp32" else 2.0
         share, of_free = runtime_share(work.efficiency, work.runtime, n)
@@ -735,6 +800,15 @@ def saved_activations(
             ).values()
         )
         return float(m.layers or 0) * per_token * s * batch, 0.0
+    if m.family == "diffusion" and m.operators is not None:
+        # per operator of the traced UNet; autocast runs the norms in fp32 (its fp32 op list)
+        saved = unet_saved(
+            m.operators,
+            compute=pol.compute,
+            norm=pol.residual,
+            checkpointing=work.gradient_checkpointing,
+        )
+        return saved * batch, 0.0
     if not (m.family == "decoder" and m.has_shape):
         act_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
         acts = activation_bytes(work, batch, flash_attention=flash_attention, act_bytes=act_b)
@@ -785,6 +859,7 @@ def _training_memory(
     ):
         return _megatron_memory(work, lay, n, framework, flash_attention, notes)
     acts, logits = saved_activations(work, work.batch_size, flash_attention=flash_attention)
+    frozen = _frozen_pipeline_bytes(work, notes)
     opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
     embed, head = embedding_params(m)
     slack = (acts + logits) * TRAINING_FRAGMENTATION
@@ -805,6 +880,7 @@ def _training_memory(
             slack += 2.0 * h * float(m.intermediate_size or 4 * h)
         else:
             base = m.params * (2.0 if p == "fp8" else BYTES[p])
+        base += frozen
         adapters = lora_params(m, work.lora_rank)
         # adapters train in fp32 (PEFT upcasts them): weights + grads, and the optimizer's
         # state apart, as the QLoRA paper breaks it down: its paged AdamW keeps that state in
@@ -830,6 +906,7 @@ def _training_memory(
         # reads the fp32 table; a tied head casts it)
         master = params * 4.0
         weights = casts = 2.0 * (params - embed) if head else 2.0 * params
+    weights += frozen
     grads = params * 4.0
     step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
     backward_start = casts + acts + logits
@@ -936,6 +1013,11 @@ def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
     if m.family == "vit" and m.has_shape:
         s = m.vit_tokens()
         return s * b * 6 * float(m.hidden_size or 0) * act_b
+    if m.family == "diffusion" and m.operators is not None:
+        # the largest op of a UNet pass or of the VAE decode, input and output live together
+        dec = m.decoder_operators
+        peak = max(table_transient(m.operators, act_b), table_transient(dec, act_b) if dec else 0)
+        return peak * b
     # forward-only: one or two layers' feature maps live at a time, a small share of the
     # training footprint (which keeps every layer's)
     return 0.1 * activation_bytes(work, b, flash_attention=True, act_bytes=act_b)
