@@ -14,6 +14,8 @@ from app.domain.derived import store_of
 from app.vocab import PEAK_FIELDS, Precision, Segment, Vendor
 
 _DIES = re.compile(r"\((\d+)\s*dies\)", re.IGNORECASE)
+# "4-APU node", "8-GPU node": the GPUs one server holds, where the catalog names it
+_NODE = re.compile(r"\b(\d+)-(?:apu|gpu|gcd)\s+node\b", re.IGNORECASE)
 
 __all__ = ["GpuSpec", "Precision", "Price", "Segment", "Vendor"]
 
@@ -103,6 +105,14 @@ class GpuSpec:
         dies)": Apple's Ultra parts, two Max dies joined by UltraFusion); 1 where it names none."""
         m = _DIES.search(self.interconnect or "")
         return int(m.group(1)) if m else 1
+
+    @property
+    def node_gpus(self) -> int | None:
+        """GPUs one server of this part holds, where the catalog's interconnect text names it
+        ("... (4-APU node: ...)": the MI300A, whose node in AMD's CDNA 3 white paper is four APUs
+        fully connected by Infinity Fabric); None where it names none (topology.NODE_GPUS)."""
+        m = _NODE.search(self.interconnect or "")
+        return int(m.group(1)) if m else None
 
     @property
     def profile_keys(self) -> tuple[str, str, str, str]:

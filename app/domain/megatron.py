@@ -282,10 +282,12 @@ def price(gpu: GpuSpec, n: int, job: Job, lay: MegatronLayout, kv_ratio: float =
     span = lay.tp * group
     if group <= 1:
         dp_s = 0.0
-    elif span <= topology.NODE_GPUS or topology.nodes(gpu, span) <= 1:
+    elif topology.nodes(gpu, span) <= 1:
         dp_s = _group_s(gpu, span, moved, 2 * job.layers)
     else:
-        per_gpu = topology.network(gpu).gbs / topology.NODE_GPUS * topology.COLLECTIVE_EFFICIENCY
+        # each GPU's share of its server's network cards (a 4-APU MI300A node's are 4 GPUs')
+        node = topology.fabric(gpu).node
+        per_gpu = topology.network(gpu).gbs / node * topology.COLLECTIVE_EFFICIENCY
         dp_s = moved / (per_gpu * 1e9) + 2 * job.layers * topology.LATENCY_S["network"]
     dp_s *= k / max(1, m)
     dp_x = overlapped_s(dp_s, window * job.backward_share) if lay.overlap_dp else dp_s

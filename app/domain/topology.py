@@ -3,9 +3,11 @@
 A *fabric* is what the catalog says about a GPU's links (``interconnect``, ``interconnect_gbs``,
 ``form_factor``, ``pcie_gen``/``pcie_lanes``), read into: the fast domain (how many GPUs one
 fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, an NVL72
-rack), its per-direction bandwidth, and whether PCIe peer-to-peer works at all. A group of N
-GPUs is as fast as the slowest hop in it: the fast link while N fits the domain, PCIe inside
-one server beyond it, and the network beyond one server (a node's NICs: ``network``).
+rack), its per-direction bandwidth, whether PCIe peer-to-peer works at all, and how many GPUs
+one server holds (``NODE_GPUS``, unless the catalog names the part's node: the MI300A's
+"4-APU node", ``GpuSpec.node_gpus``). A group of N GPUs is as fast as the slowest hop in it: the
+fast link while N fits the domain, PCIe inside one server beyond it, and the network beyond one
+server (a node's NICs: ``network``).
 
 Bytes per step come from the parallelism that carries the job (formulas in
 docs/methodology.md §"Multi-GPU scaling"):
@@ -36,7 +38,11 @@ COLLECTIVE_EFFICIENCY = 0.80
 # Without PCIe peer-to-peer, NCCL stages every transfer through pinned host memory: each byte
 # crosses PCIe twice (device→host, host→device) on the same links.
 HOST_STAGED_FACTOR = 0.5
-# A node: 8 GPUs per server (HGX/DGX, OAM/UBB baseboards, 8-slot workstation servers).
+# A node: 8 GPUs per server (HGX/DGX, OAM/UBB baseboards, 8-slot workstation servers), unless
+# the catalog's interconnect text names the part's node (GpuSpec.node_gpus: the MI300A's
+# "4-APU node", AMD's CDNA 3 white paper), which is then its fast domain and its server.
+# Multi-die modules are catalogued per device software sees (an MI250X GCD, a Max 1550
+# stack), so a node of 4 MI250X modules is these 8.
 NODE_GPUS = 8
 # Beyond one node: the compute fabric of the reference server, per node and per direction, in
 # GB/s (Gb/s ÷ 8). DGX-1 (V100): 4× 100 Gb/s EDR InfiniBand = 50; DGX A100: 8× 200 Gb/s HDR
@@ -78,6 +84,7 @@ class Fabric:
     link_gbs: float | None  # per GPU, per direction, inside the fast domain; None: unknown
     p2p: bool  # PCIe peer-to-peer between cards works with the stock driver
     pcie_gbs: float  # per direction, this card's slot
+    node: int = NODE_GPUS  # GPUs one server holds (its NICs are theirs: ``network``)
 
     @property
     def label(self) -> str:
@@ -172,23 +179,25 @@ def fabric(gpu: GpuSpec) -> Fabric:
     # with the community-patched tinygrad/open-gpu-kernel-modules for 3090/4090/5090).
     p2p = not (gpu.vendor == "nvidia" and gpu.segment in ("consumer", "laptop"))
     per_dir = gpu.interconnect_gbs / 2 if gpu.interconnect_gbs else None  # catalog: bidirectional
+    # a baseboard's fabric joins the whole server: 8 GPUs, or the node the catalog names
+    node = gpu.node_gpus or NODE_GPUS
     if gpu.vendor == "apple" or gpu.segment in ("soc", "laptop"):
         return Fabric("unified", 1, None, False, pcie)
     if "bridge" in text:
         size = _bridge_size(text) or (4 if "infinity fabric" in text else 2)
         kind = "infinity-fabric" if "infinity fabric" in text else "nvlink-bridge"
-        return Fabric(kind, size, per_dir, p2p, pcie)
+        return Fabric(kind, size, per_dir, p2p, pcie, node)
     if "grace blackwell" in text or "nvl72" in text:
         return Fabric("nvl72", 72, per_dir, True, pcie)
     if "nvlink" in text or "sxm" in text or "hgx" in text:
-        return Fabric("nvswitch", NODE_GPUS, per_dir, True, pcie)
+        return Fabric("nvswitch", node, per_dir, True, pcie, node)
     if "infinity fabric" in text or ("oam" in text and gpu.vendor == "amd"):
-        return Fabric("infinity-fabric", NODE_GPUS, per_dir, True, pcie)
+        return Fabric("infinity-fabric", node, per_dir, True, pcie, node)
     if "xe link" in text:
-        return Fabric("xe-link", NODE_GPUS, per_dir, True, pcie)
+        return Fabric("xe-link", node, per_dir, True, pcie, node)
     if "roce" in text:
-        return Fabric("roce", NODE_GPUS, per_dir, True, pcie)
-    return Fabric("pcie", 1, None, p2p, pcie)
+        return Fabric("roce", node, per_dir, True, pcie, node)
+    return Fabric("pcie", 1, None, p2p, pcie, node)
 
 
 def ring_latency_share(n: int) -> float:
@@ -212,7 +221,7 @@ def link(gpu: GpuSpec, n: int) -> Link:
             "fast", f.link_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["fast"], f.label,
             curve, NODE_GPUS if curve else 0,
         )  # fmt: skip
-    if n <= NODE_GPUS:
+    if n <= node_size(gpu):
         share = ring_latency_share(n)
         if f.p2p:
             return Link(
@@ -231,7 +240,7 @@ def link(gpu: GpuSpec, n: int) -> Link:
     # one GPU's share of its node's NICs: what a point-to-point hop between nodes gets
     return Link(
         "network",
-        node.gbs / NODE_GPUS * COLLECTIVE_EFFICIENCY,
+        node.gbs / f.node * COLLECTIVE_EFFICIENCY,
         LATENCY_S["network"],
         node.label,
     )
@@ -250,7 +259,8 @@ def network(gpu: GpuSpec) -> Network:
     """The inter-node fabric of the server this GPU comes in: the DGX of its generation for
     NVIDIA SXM/HGX parts (datasheet NICs), otherwise an assumption (a 400 Gb/s NIC per GPU on
     baseboard parts, 100 Gb/s per server for PCIe cards). Every label says assumed: the user's
-    cluster may have fewer NICs than the reference design."""
+    cluster may have fewer NICs than the reference design. A node the catalog names smaller
+    than 8 (the MI300A's 4 APUs) has that many GPUs' NICs."""
     if gpu.vendor == "nvidia" and fabric(gpu).kind in ("nvswitch", "nvl72"):
         cc = _cc(gpu)
         if cc == 7.0:
@@ -268,7 +278,8 @@ def network(gpu: GpuSpec) -> Network:
     if gpu.segment == "datacenter" and "pcie" in (gpu.form_factor or "").lower():
         return Network(NETWORK_GBS_PER_NODE_PCIE, "100 Gb/s per 8-card PCIe server (assumed)")
     if gpu.segment == "datacenter":
-        return Network(NETWORK_GBS_PER_NODE_DATACENTER, "400 Gb/s network per GPU (assumed)")
+        per_node = NETWORK_GBS_PER_NODE_DATACENTER * fabric(gpu).node / NODE_GPUS
+        return Network(per_node, "400 Gb/s network per GPU (assumed)")
     return Network(NETWORK_GBS_PER_NODE_OTHER, "100 GbE per server (assumed)")
 
 
@@ -320,7 +331,7 @@ def replicas_allreduce_s(gpu: GpuSpec, m: int, nbytes: float, calls: int = 1) ->
     group) to all-reduce ``nbytes`` each, every GPU through its share of its node's NICs."""
     if m <= 1:
         return 0.0
-    per_gpu = network(gpu).gbs / NODE_GPUS * COLLECTIVE_EFFICIENCY * 1e9
+    per_gpu = network(gpu).gbs / fabric(gpu).node * COLLECTIVE_EFFICIENCY * 1e9
     return ring_allreduce_bytes(m, nbytes) / per_gpu + calls * LATENCY_S["network"]
 
 
@@ -330,8 +341,10 @@ def nodes(gpu: GpuSpec, n: int) -> int:
 
 
 def node_size(gpu: GpuSpec) -> int:
-    """GPUs in one server (or NVLink rack) of this model, as the multi-node terms assume."""
-    return max(NODE_GPUS, fabric(gpu).domain)
+    """GPUs in one server (or NVLink rack) of this model, as the multi-node terms assume: 8, or
+    the node the catalog names (4 MI300As), or an NVL72 rack's 72."""
+    f = fabric(gpu)
+    return max(f.node, f.domain)
 
 
 def _ring_s(gpu: GpuSpec, n: int, moved: float, calls: int) -> float:

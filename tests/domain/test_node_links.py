@@ -3,6 +3,7 @@ MI325X / MI355X baseboards inside a node, and the NICs of a PCIe-card server acr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -85,3 +86,47 @@ def test_baseboard_nodes_keep_a_400g_nic_per_gpu() -> None:
         net = topology.network(gpus[slug])
         assert net.gbs == topology.NETWORK_GBS_PER_NODE_DATACENTER, slug
         assert "per GPU" in net.label
+
+
+def test_node_size_is_read_from_the_interconnect_text() -> None:
+    gpu = _gpus()["mi300x"]
+    assert gpu.node_gpus is None  # names no node: topology.NODE_GPUS
+    assert replace(gpu, interconnect="AMD Infinity Fabric (4-APU node: ...)").node_gpus == 4
+    assert replace(gpu, interconnect="Fabric (16-GPU node)").node_gpus == 16
+    assert replace(gpu, interconnect="NVLink (2 dies)").node_gpus is None
+
+
+def test_mi300a_fabric_is_its_4_apu_node_and_8_span_two_nodes() -> None:
+    """The catalog's MI300A node (AMD CDNA 3 white paper) is 4 APUs fully connected by Infinity
+    Fabric: the fast domain and the server are 4, so 8 MI300As are two nodes over the network,
+    where an 8-GPU OAM baseboard (MI300X) keeps all 8 on its fabric."""
+    gpus = _gpus()
+    mi300a, mi300x = gpus["mi300a"], gpus["mi300x"]
+    assert mi300a.node_gpus == 4
+    f = topology.fabric(mi300a)
+    assert (f.kind, f.domain, f.node) == ("infinity-fabric", 4, 4)
+    assert topology.node_size(mi300a) == 4
+    assert topology.nodes(mi300a, 4) == 1 and topology.nodes(mi300a, 8) == 2
+    assert topology.link(mi300a, 4).kind == "fast" and "4 GPUs" in topology.link(mi300a, 4).label
+    assert topology.link(mi300a, 8).kind == "network"
+    assert topology.fabric(mi300x).domain == topology.node_size(mi300x) == topology.NODE_GPUS
+    assert topology.nodes(mi300x, 8) == 1 and topology.link(mi300x, 8).kind == "fast"
+    # a 4-APU node has 4 GPUs' NICs: each APU's share of them is an MI300X's share
+    assert topology.network(mi300a).gbs == topology.network(mi300x).gbs / 2
+    assert topology.link(mi300a, 16).gbs == pytest.approx(topology.link(mi300x, 16).gbs)
+    assert topology.replicas_allreduce_s(mi300a, 4, 1e9) == pytest.approx(
+        topology.replicas_allreduce_s(mi300x, 4, 1e9)
+    )
+    # an all-reduce over 8 crosses the network: slower than over one node's 4
+    payload = 16 * 2**20
+    assert topology.allreduce_s(mi300a, 8, payload) > topology.allreduce_s(mi300a, 4, payload)
+
+
+@pytest.mark.parametrize("slug", ["mi250", "mi250x"])
+def test_a_node_of_4_modules_is_8_gcds_on_one_fabric(slug: str) -> None:
+    """Each MI250/MI250X entry is one GCD: 8 GPUs are a node of 4 modules, one fabric, whose
+    per-GCD link is half the module's external Infinity Fabric."""
+    gpu = _gpus()[slug]
+    assert topology.nodes(gpu, 8) == 1 and topology.node_size(gpu) == topology.NODE_GPUS
+    assert topology.link(gpu, 8).kind == "fast"
+    assert topology.link(gpu, 16).kind == "network"
