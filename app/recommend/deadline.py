@@ -37,6 +37,32 @@ def _top(
     return answer.recommendations[0] if answer.recommendations else None
 
 
+def slow_end(r: s.Recommendation) -> float | None:
+    """A row's time to finish at the slow end of its throughput band (its time ÷ the band's
+    low factor), or None without a time."""
+    t, low = r.time_to_finish_h, r.uncertainty.factor_low
+    return None if t is None or low <= 0 else t / low
+
+
+def slow_end_warnings(
+    rows: list[s.Recommendation], limit: float
+) -> list[tuple[s.Recommendation, float]]:
+    """Rows that meet ``limit`` on their estimate but not at the slow end of their band, with
+    that time; each such row is warned (8 × B200 at 46 min under an hour's deadline, its band
+    reaching 1.3 h, read as safely met)."""
+    risky: list[tuple[s.Recommendation, float]] = []
+    for r in rows:
+        slow = slow_end(r)
+        if slow is None or slow <= limit or (r.time_to_finish_h or 0.0) > limit:
+            continue
+        r.warnings.append(
+            f"may miss the {hours(limit)} deadline: up to {hours(slow)} at the slow end of "
+            "its range"
+        )
+        risky.append((r, slow))
+    return risky
+
+
 def summary(
     request: s.RecommendationRequest,
     answer: s.RecommendationResponse,
@@ -48,9 +74,20 @@ def summary(
     left_out = sum(1 for x in answer.excluded if x.code == "misses_deadline")
     if answer.recommendations:
         msg = f"every row finishes within {hours(limit)}"
+        risky = slow_end_warnings(answer.recommendations, limit)
+        if risky:
+            row, slow = risky[0]
+            many = len(risky) > 1
+            msg += (
+                f" on its estimate, but {len(risky)} may miss it at the slow end of "
+                f"{'their' if many else 'its'} range ({_row(row)}: up to {hours(slow)}"
+                f"{', and others' if many else ''})"
+            )
         if left_out:
             msg += f"; {left_out} card(s) left out as too slow"
-        return s.DeadlineOut(max_hours=limit, met=True, message=msg, left_out=left_out)
+        return s.DeadlineOut(
+            max_hours=limit, met=True, message=msg, left_out=left_out, may_miss=len(risky)
+        )
     lifted = {"constraints": {"max_hours": None}, "objective": "fastest"}
     fastest = _top(rank, request, lifted)
     if fastest is None or fastest.time_to_finish_h is None:

@@ -182,6 +182,10 @@ def recommend_for(
     response.warnings.extend(device.notes)
     if response.baseline is not None:
         response.baseline.tips = device.tips
+    rows = list(response.recommendations)
+    if response.serving is not None:
+        rows += response.serving.closest
+    _mark_stale(rows, offers.stale_cutoff(settings))
     _add_deploy(response, settings)
     response.summary = answer_summary(response)
     return response
@@ -221,7 +225,7 @@ def estimate_for(
     gpu = catalog.get_spec(session, request.gpu, field="gpu")
     rules = engine_rules.load_rules(settings.data_dir)
     pooled = reports.pooled_calibration(session, [gpu])
-    return service.estimate(
+    response = service.estimate(
         request,
         gpu,
         rules,
@@ -229,6 +233,18 @@ def estimate_for(
         data_dir=settings.data_dir,
         offers=offers.gpu_offers(session).get(gpu.slug, GpuOffers()),
     )
+    if response.result is not None:
+        _mark_stale([response.result], offers.stale_cutoff(settings))
+    return response
+
+
+def _mark_stale(rows: list[s.Recommendation], cutoff: str) -> None:
+    """Each row's rent and buy prices flagged stale by this server's offer_stale_days, as
+    GET /api/v1/offers flags them (the rows are built with the default 90 days)."""
+    for row in rows:
+        for price in (row.cost.rent, row.cost.buy):
+            if price is not None:
+                price.stale = offers.is_stale(price.as_of, cutoff)
 
 
 def list_workloads(settings: Settings) -> s.WorkloadList:

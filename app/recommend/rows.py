@@ -12,14 +12,18 @@ callers that want one part alone."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import date
 from operator import attrgetter
 
+from app.config import Settings
 from app.domain import bands, compat, rank, spot
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, hours_text
 from app.domain.gpu import GpuSpec
-from app.domain.perf import model_flops_utilisation, shown_rate
+from app.domain.perf import PerfEstimate, model_flops_utilisation, shown_rate
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
+from app.offers.service import is_stale
+from app.offers.service import stale_cutoff as offers_stale_cutoff
 from app.recommend import checkpoints, quality
 from app.recommend import schemas as s
 
@@ -166,17 +170,38 @@ def _seen_price_fields(o: costs.CloudOffer) -> Fields:
     }
 
 
+def stale_cutoff(today: date | None = None) -> str:
+    """The day before which GET /api/v1/offers calls a price stale, at the server's default
+    ``offer_stale_days`` (app.offers.service.stale_cutoff): what a row's ``stale`` flags are
+    judged against where its caller passes no cutoff of its own (``stale_before``)."""
+    return offers_stale_cutoff(Settings.model_construct(), today)
+
+
+def verdict_note(ch: costs.OfferChoice) -> str | None:
+    """The rent side of a buy-versus-rent verdict in words when it pays for more GPUs than the
+    job uses (a 1-GPU job whose only offer is an 8-GPU instance): the purchase is the GPUs
+    used, the rent the whole instance."""
+    if ch.gpus_paid <= ch.gpus_used:
+        return None
+    o = ch.offer
+    what = f"{ch.instances}× {o.gpus}-GPU" if ch.instances > 1 else f"a whole {o.gpus}-GPU"
+    return f"renting {what} {o.instance_type}, {ch.gpus_used} of {ch.gpus_paid} GPUs used"
+
+
 def priced_parts(
     pricing: costs.Pricing,
     cost: costs.CostEstimate,
     per_million: tuple[float | None, float | None] = (None, None),
     note: str | None = None,
     blended: float | None = None,
+    stale_before: str | None = None,
 ) -> tuple[Fields, Fields | None, Fields | None]:
     """What the chosen offers add to a row (its fields, and its costs' ``rent`` and ``buy``):
     the instance rented, each cost basis on its own, the buy-versus-rent verdict and, for
     LLMs, the price of a million output and input tokens on the rented basis
-    (``per_million``, worked out by the caller from the rent)."""
+    (``per_million``, worked out by the caller from the rent). ``stale_before``: the day
+    before which a price is stale (the server's ``stale_cutoff``; blank: its default's)."""
+    cutoff = stale_before if stale_before is not None else stale_cutoff()
     parts: Fields = {"price_known": pricing.price_known}
     if pricing.seen:
         parts["seen_prices"] = [_seen_price_fields(o) for o in pricing.seen]
@@ -192,6 +217,7 @@ def priced_parts(
             "samples_per_usd": cost.samples_per_usd_rent,
             "as_of": ch.offer.as_of,
             "source": ch.offer.source,
+            "stale": is_stale(ch.offer.as_of, cutoff),
         }
         out_m, in_m = per_million
         if blended is not None:
@@ -211,21 +237,30 @@ def priced_parts(
             "samples_per_usd": cost.samples_per_usd_buy,
             "as_of": b.as_of,
             "source": b.source,
+            "stale": is_stale(b.as_of, cutoff),
+            "note": b.note,
         }
     v = pricing.verdict(cost.energy_usd_per_hour)
-    if v is not None:
-        parts["verdict"] = {
+    if v is not None and pricing.rent is not None:
+        said: Fields = {
             "cheaper": "buy" if v.cheaper == "buy" else "rent",
             "break_even_hours": v.break_even_hours,
             "buy_total_usd": v.buy_total_usd,
             "rent_total_usd": v.rent_total_usd,
             "hours": v.hours,
         }
+        # one bought card against a whole rented node: said, so the totals are read as such
+        rented = pricing.rent
+        if rented.gpus_paid > rented.gpus_used:
+            said["rent_gpus_paid"] = rented.gpus_paid
+            said["gpus_used"] = rented.gpus_used
+            said["note"] = verdict_note(rented)
+        parts["verdict"] = said
     return parts, rent, buy
 
 
 def _offer_parts(
-    c: rank.Candidate, cost: costs.CostEstimate
+    c: rank.Candidate, cost: costs.CostEstimate, stale_before: str | None = None
 ) -> tuple[Fields, Fields | None, Fields | None]:
     pricing, p, w = c.pricing, c.perf, c.work
     if pricing is None:
@@ -245,7 +280,46 @@ def _offer_parts(
             in_m = costs.usd_per_million_tokens(hourly, prefill)
             decode = p.throughput * p.latency_ms / (p.latency_ms - p.ttft_ms)
             out_m = costs.usd_per_million_tokens(hourly, decode)
-    return priced_parts(pricing, cost, (out_m, in_m), blended=blended)
+    return priced_parts(pricing, cost, (out_m, in_m), blended=blended, stale_before=stale_before)
+
+
+def audio_window_s(work: WorkloadSpec) -> float | None:
+    """Seconds of audio in one sample of a speech model (Whisper: an encoder-decoder whose
+    preset gives its input in audio seconds, app.domain.seq2seq.encoder_tokens), else None."""
+    m = work.model
+    if m.family == "encoder-decoder" and m.input_size:
+        return float(m.input_size)
+    return None
+
+
+def row_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
+    """shown_rate's factor and unit, a speech model's samples named for what they are: one
+    sample of Whisper is one 30-second audio window ("30-s windows/s")."""
+    scale, shown = shown_rate(work, unit)
+    window = audio_window_s(work)
+    if window is not None and shown == "samples/s":
+        return scale, f"{window:g}-s windows/s"
+    return scale, shown
+
+
+def _audio_rate(work: WorkloadSpec, throughput: float) -> float | None:
+    """A speech model's inference in seconds of audio a second: windows/s × the window."""
+    window = audio_window_s(work)
+    return None if window is None or work.training else throughput * window
+
+
+def _with_audio(lines: list[str], work: WorkloadSpec, p: PerfEstimate) -> list[str]:
+    """A speech row's explanation with what its samples are, after the line with its rate
+    (rank.explain's "Expected … samples/s"): the rate in seconds of audio a second."""
+    rate = _audio_rate(work, p.throughput)
+    if rate is None:
+        return lines
+    at = next((i + 1 for i, x in enumerate(lines) if x.startswith("Expected ")), len(lines))
+    said = (
+        f"One sample is a {audio_window_s(work) or 0:g}-second audio window: {rate:,.4g} "
+        "seconds of audio a second."
+    )
+    return [*lines[:at], said, *lines[at:]]
 
 
 def shown_cost(cost: costs.CostEstimate, scale: float) -> costs.CostEstimate:
@@ -322,17 +396,19 @@ def row_fields(
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
     rules: compat.Rules | None = None,
+    stale_before: str | None = None,
 ) -> Fields:
     """One row of the answer, as the fields its model (s.Recommendation) validates; ``rules``:
-    the compatibility rules its tips read."""
+    the compatibility rules its tips read; ``stale_before``: the day before which a price is
+    stale (app.offers.service.stale_cutoff of the server's settings; blank: its default's)."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
     # samples/s, so the time to finish is the engine's own
-    scale, unit = shown_rate(c.work, p.unit)
+    scale, unit = row_rate(c.work, p.unit)
     cost = shown_cost(c.cost, scale)
     lo, hi, basis = rank.uncertainty(c)
-    extra, rent_out, buy_out = _offer_parts(c, cost)
+    extra, rent_out, buy_out = _offer_parts(c, cost, stale_before)
     # training at a spot price: what checkpoints and restarts mean, worked out for those rows
     rent = c.pricing.rent if c.pricing is not None else None
     sp = None
@@ -363,6 +439,7 @@ def row_fields(
             "per_gpu": p.throughput * scale / c.n,
             "compute_precision": p.compute_precision,
             "samples_per_s": p.throughput if scale != 1.0 else None,
+            "audio_seconds_per_s": _audio_rate(c.work, p.throughput * scale),
         },
         "latency_ms": p.latency_ms,
         "time_to_first_token_ms": p.ttft_ms,
@@ -398,7 +475,8 @@ def row_fields(
             "time_to_first_token_ms": time_band_fields(p.ttft_ms, rank.first_token_uncertainty(c)),
         },
         "provenance": _provenance(c),
-        "explanation": rank.explain(c, position, leader, objective) + offer_lines(c.pricing),
+        "explanation": _with_audio(rank.explain(c, position, leader, objective), c.work, p)
+        + offer_lines(c.pricing),
         "tips": rank.tips(c, requested, rules),
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
@@ -564,7 +642,7 @@ def _fields(cost: costs.CostEstimate) -> dict[str, object]:
 
 def _alternative_fields(c: rank.Candidate) -> Fields:
     """A shown row's other configuration (s.AlternativeOut)."""
-    scale, unit = shown_rate(c.work, c.perf.unit)
+    scale, unit = row_rate(c.work, c.perf.unit)
     rent = c.pricing.rent if c.pricing is not None else None
     return {
         "num_gpus": c.n,

@@ -920,7 +920,8 @@ class ThroughputOut(BaseModel):
     value: float = Field(
         description="in ``unit``: tokens/s for a language model's training (samples/s × "
         "seq_len), generated tokens/s for LLM inference, images/s for an image model (CNN, "
-        "ViT, diffusion: one generated image), else samples/s"
+        "ViT, diffusion: one generated image), 30-s windows/s for Whisper's inference (one "
+        "sample is one 30-second audio window), else samples/s"
     )
     unit: str
     per_gpu: float
@@ -928,6 +929,11 @@ class ThroughputOut(BaseModel):
     samples_per_s: float | None = Field(
         None,
         description="the samples/s behind a tokens/s training figure (time to finish reads it)",
+    )
+    audio_seconds_per_s: float | None = Field(
+        None,
+        description="a speech model's inference (Whisper): seconds of audio transcribed per "
+        "second, the windows/s × the window's seconds",
     )
 
 
@@ -1012,6 +1018,9 @@ class RentCostOut(BaseModel):
     samples_per_usd: float | None = None
     as_of: str
     source: str
+    stale: bool = Field(
+        description="the price is older than the server's offer_stale_days, as an offer's"
+    )
 
 
 class BuyCostOut(BaseModel):
@@ -1026,6 +1035,10 @@ class BuyCostOut(BaseModel):
     )
     as_of: str
     source: str
+    stale: bool = Field(
+        description="the price is older than the server's offer_stale_days, as an offer's"
+    )
+    note: str | None = Field(None, description="the data's caveat on this price")
 
 
 class VerdictOut(BaseModel):
@@ -1034,6 +1047,16 @@ class VerdictOut(BaseModel):
     buy_total_usd: float
     rent_total_usd: float
     hours: float = Field(description="hours of use compared: hours_per_week × 52 × years")
+    rent_gpus_paid: int | None = Field(
+        None,
+        description="GPUs the rent side pays for, where more than the job uses (and buys)",
+    )
+    gpus_used: int | None = Field(None, description="GPUs the job uses, with rent_gpus_paid")
+    note: str | None = Field(
+        None,
+        description="the rent side in words where it pays for more GPUs than the job uses: "
+        "'renting a whole 8-GPU Standard_ND40rs_v2, 1 of 8 GPUs used'",
+    )
 
 
 class CostOut(BaseModel):
@@ -1419,6 +1442,11 @@ class DeadlineOut(BaseModel):
     met: bool
     message: str
     left_out: int = Field(description="cards left out only because they take too long")
+    may_miss: int = Field(
+        0,
+        description="rows within the deadline on their estimate that miss it at the slow end "
+        "of their range (time to finish ÷ uncertainty.factor_low); each says so in its warnings",
+    )
     fastest_hours: float | None = Field(
         None, description="the fastest configuration within the other limits, deadline lifted"
     )

@@ -196,7 +196,9 @@ def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _check_model(m: ModelSpec) -> None:
+def _check_model(m: ModelSpec, preset: str | None = None) -> None:
+    """``preset``: the name of the preset the model comes from, if any (what a missing figure
+    is blamed on)."""
     if m.active_params is not None and m.active_params > m.params:
         raise InvalidInput(
             "active_params cannot exceed params", field="workload.model.active_params"
@@ -217,9 +219,12 @@ def _check_model(m: ModelSpec) -> None:
             field="workload.model.gflops_per_sample",
         )
     if m.family in ("cnn", "diffusion", "mlp") and m.gflops_per_sample is None:
+        need = f"{m.family} models need gflops_per_sample (forward GFLOPs per sample, 2 × MACs)"
         raise InvalidInput(
-            f"{m.family} models need gflops_per_sample (forward GFLOPs per sample, 2 × MACs); "
-            "this preset has no sourced figure",
+            f"{need}; the {preset} preset has no sourced figure: give "
+            "workload.model.gflops_per_sample"
+            if preset is not None
+            else f"{need}: give workload.model.gflops_per_sample",
             field="workload.model.gflops_per_sample",
         )
     # 2 bytes per parameter must not exceed what 64 of the largest GPUs could ever hold
@@ -282,7 +287,7 @@ def _extra_gpus(w: s.WorkloadIn, task: str, model: ModelSpec, warnings: list[str
         warnings.append(
             "extra_gpus 'copies' changes nothing here: inference of a model other than a "
             "decoder LLM already runs each extra GPU as a copy on its share of the batch (a "
-            "model one GPU cannot hold is sharded over all of them)"
+            "model one GPU cannot hold at batch 1 is refused, not split over several)"
         )
 
 
@@ -425,7 +430,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     preset = _preset(w, data_dir)
     d = preset.defaults if preset is not None else {}
     model = _merge_model(w, preset)
-    _check_model(model)
+    _check_model(model, preset.id if preset is not None else None)
     if (
         preset is not None
         and model.operators is not None

@@ -26,7 +26,9 @@ def test_whisper_rows_price_the_decoder_loop_per_window(read_client: TestClient)
     assert rows
     for row in rows:
         # 128 decoder steps of an eager loop: hundreds of ms at least (one forward was ~44 ms)
-        assert row["throughput"]["unit"] == "samples/s"
+        # a sample is one 30-second window, said so, and the rate in audio seconds beside it
+        assert row["throughput"]["unit"] == "30-s windows/s"
+        assert row["throughput"]["audio_seconds_per_s"] == 30 * row["throughput"]["value"]
         assert row["latency_ms"] > 500, row["gpu"]
         assert row["memory"]["breakdown"]["kv_cache"] > 0.25
         assert 0 < row["ms_per_output_token"] < row["latency_ms"] / 100
