@@ -17,7 +17,9 @@ from app.domain import topology
 from app.domain.gpu import GpuSpec
 from app.vocab import CLUSTER_TIERS, HOST_TIERS
 
-DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15  # roughly the 2024 US average retail price
+# the US residential average revenue per kWh in early 2024: 15.45 ¢ in January, 16.88 ¢ in April
+# (EIA Electricity Monthly Update, End Use; docs/methodology.md, "Power and energy")
+DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15
 # Which purchase price a bought card is priced at: "auto" takes a new price (unless one more
 # than NEW_PRICE_LEAD_MONTHS older than a used or market price), else a used or
 # market price, else a launch price at most LAUNCH_PRICE_YEARS old (choose_purchase); the
