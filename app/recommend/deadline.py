@@ -130,8 +130,9 @@ def summary(
                 f"without the limits on {named}"
             )
     # Copies side by side: one-job inference shares nothing between samples, so copies of the
-    # fastest option on disjoint shares of the dataset divide its time (the engine's extra GPUs
-    # split one model's layers instead, which does not speed up a model one card holds).
+    # fastest option on disjoint shares of the dataset divide its time (an LLM's extra GPUs
+    # split one model's layers instead, which does not speed up a model one card holds; other
+    # models' extra GPUs are copies already, inside one instance, so these are more instances).
     # Not where the request already runs its extra GPUs as copies (workload.extra_gpus): the
     # fastest option is copies already, and more of them is "more GPUs" above.
     if work.task == "inference" and request.workload.extra_gpus != "copies":
