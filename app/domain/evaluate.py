@@ -746,7 +746,10 @@ def copies_fill(run: WorkloadSpec, n: int) -> float:
     the copies without a sample idle) and for any other job."""
     if n <= 1 or not batch_copies(run) or not run.dataset_samples:
         return 1.0
-    return n * math.ceil(run.batch_size / n) / run.batch_size
+    # no more samples a step than the dataset holds: 2 images keep 2 of 8 copies busy
+    samples = run.dataset_samples * (run.epochs or 1.0)
+    fed = min(n * math.ceil(run.batch_size / n), max(run.batch_size, samples))
+    return fed / run.batch_size
 
 
 def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate) -> perf.OneGpu:

@@ -595,7 +595,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         how = f" as {p.parallelism}" if p.parallelism else ""
         nodes = topology.nodes(g, c.n)
         if nodes > 1 and not c.work.is_llm_inference:
-            inside = topology.link(g, topology.NODE_GPUS)
+            # one server's GPUs (a 4-APU MI300A node's 4: its 8 had read as the network)
+            inside = topology.link(g, topology.node_size(g))
             linked = (
                 f"{nodes} servers, each linked inside by {inside.label} (~{inside.gbs:,.0f} GB/s"
                 f" per GPU for collectives) and to the others by {topology.network(g).label}"

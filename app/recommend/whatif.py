@@ -155,6 +155,11 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
         out.append(("any kind of card", {"segments": None}))
     if c.max_hours is not None:
         out.append((DEADLINE_LIFTED, {"max_hours": None}))
+    if c.acquisition != "either":
+        # asked to rent (or buy), a card had that other way is out of the answer; 'fastest'
+        # of a card nobody rents left some answers empty without saying so
+        other = "buying" if c.acquisition == "rent" else "renting"
+        out.append((f"{other} {ACQUISITION_LIFTED}{c.acquisition}ing", {"acquisition": "either"}))
     relaxed: list[tuple[str, dict[str, Any]]] = [
         (label, {"constraints": change}) for label, change in out
     ]
@@ -168,6 +173,7 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
 
 
 BUDGET_LIFTED = "no budget limit (the cheapest first)"
+ACQUISITION_LIFTED = "as well as "
 
 
 def changed_request(
@@ -264,6 +270,8 @@ def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     """'8 × AMD Instinct MI100 32GB ($6,000 to buy)': a variation's top pick and its price; with
     the deadline lifted, the time it then takes (32 L40S "without a deadline" had read as an
     answer where they take 2.9 years)."""
+    if ACQUISITION_LIFTED in v.change:
+        acquisition = "either"  # its top pick may be had the other way: its price says which
     said = config_name(str(v.top_name), v.num_gpus or 1) + price_note(v, acquisition)
     if v.change == DEADLINE_LIFTED and v.time_to_finish_h is not None:
         said += f", finishing in {_span(v.time_to_finish_h)}"

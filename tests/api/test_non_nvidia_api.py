@@ -89,3 +89,21 @@ def test_gaudi_attention_is_fused_so_its_bytes_do_not_grow_with_the_sequence(
         timing[seq] = r.json()["result"]["timing"]
     assert timing[8192]["memory_s"] == pytest.approx(timing[1024]["memory_s"], rel=0.05)
     assert timing[8192]["compute_s"] > timing[1024]["compute_s"]
+
+
+def test_eight_mi300as_are_two_nodes_linked_inside_by_infinity_fabric(
+    read_client: TestClient,
+) -> None:
+    """An MI300A node is its 4 APUs: 8 span two, each linked inside by Infinity Fabric (the
+    words had named the network as the link inside, taking 8 GPUs for a server)."""
+    r = read_client.post(
+        "/api/v1/estimate",
+        json={
+            "gpu": "mi300a",
+            "workload": {"preset": "llama-3-8b", "task": "training"},
+            "constraints": {"num_gpus": 8},
+        },
+    )
+    assert r.status_code == 200, r.text
+    (split,) = [line for line in r.json()["result"]["explanation"] if "servers" in line]
+    assert "2 servers, each linked inside by Infinity Fabric, 4 GPUs" in split, split

@@ -100,3 +100,15 @@ def test_a_model_one_gpu_cannot_hold_at_batch_1_is_not_split_over_several() -> N
     assert planned.code == "does_not_fit"
     assert "copies of the whole model" in planned.reason
     assert "even when sharded" not in planned.reason
+
+
+def test_a_dataset_smaller_than_the_copies_keeps_only_that_many_busy() -> None:
+    """Two images on eight copies at batch 1: two copies work, not eight (716 images/s where
+    one card gives ~90 had been said for a 2-image job)."""
+    one = _on(_work(batch_size=1, dataset_samples=1000), 1)
+    small = _on(_work(batch_size=1, dataset_samples=2), 8)
+    large = _on(_work(batch_size=1, dataset_samples=1000), 8)
+    assert one.perf is not None and small.perf is not None and large.perf is not None
+    assert small.perf.throughput == pytest.approx(2 * one.perf.throughput, rel=0.02)
+    assert large.perf.throughput == pytest.approx(8 * one.perf.throughput, rel=0.02)
+    assert ev.copies_fill(_work(batch_size=1, dataset_samples=2), 8) == 2.0

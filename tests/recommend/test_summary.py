@@ -87,10 +87,14 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     # then its best configuration and what it costs the way the question acquires it
     first = helps[0]
     count = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
+    # renting is within a purchase budget: the first change, priced the way it is had
+    assert change == "renting as well as buying"
     assert sentence.endswith(
         f"; {n} GPUs could with one change: {change}, best {count}{first['top_name']} "
-        f"(${first['purchase_usd']:,.0f} to buy)."
+        f"(${first['hourly_usd']:,.2f}/h to rent)."
     ), sentence
+    lifted = next(h for h in helps if h["change"].startswith("no budget limit"))
+    assert lifted["purchase_usd"] is not None
 
 
 def test_an_empty_verdict_names_the_change_the_empty_answer_names_first(
