@@ -135,9 +135,8 @@ def test_the_value_of_a_bought_card_nets_the_resale_the_verdict_nets() -> None:
         100 * 3600 * hours / (1800 * 0.4 + energy * hours)
     )
     kept = cost.estimate_cost(RTX4090, 1, 100.0, None, 0.15, usage=cost.Usage(20, 1))
-    assert (
-        kept.samples_per_usd_buy is not None and est.samples_per_usd_buy > kept.samples_per_usd_buy
-    )
+    assert kept.samples_per_usd_buy is not None and est.samples_per_usd_buy is not None
+    assert est.samples_per_usd_buy > kept.samples_per_usd_buy
 
 
 # ---------------------------------------------------------------- auto: new unless outdated
