@@ -1714,7 +1714,10 @@ def _as_batch_copies(est: perf.PerfEstimate, run: WorkloadSpec, n: int) -> perf.
     b = run.batch_size
     share = math.ceil(b / n)
     fill = copies_fill(run, n)
-    if fill > 1.0 or b % n == 0:
+    busy = round(b * fill / share)  # copies with samples a step
+    if fill > 1.0 and busy < n:
+        label = f"{n} copies × 1 GPU at batch {share}, {busy} of them busy (the dataset's size)"
+    elif fill > 1.0 or b % n == 0:
         label = f"{n} copies × 1 GPU, each on 1/{n} of the samples at batch {share}"
     elif b < n:
         label = f"{n} copies × 1 GPU at batch 1, {b} of them busy (a batch of {b})"

@@ -112,3 +112,11 @@ def test_a_dataset_smaller_than_the_copies_keeps_only_that_many_busy() -> None:
     assert small.perf.throughput == pytest.approx(2 * one.perf.throughput, rel=0.02)
     assert large.perf.throughput == pytest.approx(8 * one.perf.throughput, rel=0.02)
     assert ev.copies_fill(_work(batch_size=1, dataset_samples=2), 8) == 2.0
+
+
+def test_copies_a_small_dataset_leaves_idle_say_so() -> None:
+    small = _on(_work(batch_size=1, dataset_samples=2), 8)
+    assert small.perf is not None
+    assert (
+        small.perf.parallelism == "8 copies × 1 GPU at batch 1, 2 of them busy (the dataset's size)"
+    )
