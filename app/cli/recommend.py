@@ -298,6 +298,16 @@ def _verdict(response: Any, console: Console) -> None:
         console.print(f"[bold]Verdict:[/bold] {as_flags(said.sentence)}")
 
 
+def _bullet(console: Console, text: str) -> None:
+    """A bullet whose wrapped lines hang under its text, not at column 0 (a long verdict at
+    80 columns had read as loose lines)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row("  •", text)
+    console.print(grid)
+
+
 def _nearest(response: Any, console: Console) -> None:
     """An empty answer's nearest configurations, as the page lists them under its banner."""
     empty = getattr(response, "empty", None)
@@ -306,8 +316,8 @@ def _nearest(response: Any, console: Console) -> None:
     console.print("[bold]These changes would let GPUs run it:[/bold]")
     for v in empty.nearest:
         plural = "s" if v.can_run != 1 else ""
-        console.print(f"  • {v.change}: {v.can_run} GPU{plural}, best "
-                      + best_config(v, response.acquisition))  # fmt: skip
+        _bullet(console, f"{v.change}: {v.can_run} GPU{plural}, best "
+                + best_config(v, response.acquisition))  # fmt: skip
 
 
 def render_serving(response: Any, console: Console) -> None:
@@ -316,7 +326,7 @@ def render_serving(response: Any, console: Console) -> None:
     _verdict(response, console)
     console.print(("[green]" if summary.met else "[red]") + summary.message + "[/]")
     for tip in summary.relax:
-        console.print(f"  • {tip}")
+        _bullet(console, tip)
     _nearest(response, console)
     rows = response.recommendations or summary.closest
     if not rows:
@@ -549,18 +559,18 @@ def _notes(response: Any, console: Console) -> None:
         console.print(f"[bold]Finish within {_fmt(response.deadline.max_hours)} h:[/bold] "
                       + as_flags(response.deadline.message))  # fmt: skip
         for line in response.deadline.would:
-            console.print(f"  • {as_flags(line)}")
+            _bullet(console, as_flags(line))
     if response.empty is not None:
         console.print(f"[bold]No row:[/bold] {response.empty.message}")
     if response.recommendations:
         top = response.recommendations[0]
         console.print(f"[bold]Why {top.gpu.name}:[/bold] " + " ".join(top.explanation))
         for tip in top.tips[:4]:
-            console.print(f"  • {tip}")
+            _bullet(console, tip)
     if response.baseline is not None and response.baseline.tips:
         console.print(f"[bold]Measured on your machine ({response.baseline.source}):[/bold]")
         for tip in response.baseline.tips:
-            console.print(f"  • {tip}")
+            _bullet(console, tip)
     if response.what_if:
         console.print("[bold]What changes the answer:[/bold]")
         for w in response.what_if:
@@ -568,9 +578,10 @@ def _notes(response: Any, console: Console) -> None:
             count = f" ×{w.num_gpus}" if w.num_gpus and w.num_gpus > 1 else ""
             speed = f", {_fmt(w.throughput)} {w.unit}" if w.throughput is not None else ""
             price = price_note(w, response.acquisition)
-            console.print(
-                f"  • {w.change}: {pick}{count}{speed}{price}; needs {vram(w.required_gb):.1f} GB, "
-                f"{w.can_run} GPUs can run it"
+            _bullet(
+                console,
+                f"{w.change}: {pick}{count}{speed}{price}; needs {vram(w.required_gb):.1f} GB, "
+                f"{w.can_run} GPUs can run it",
             )
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")

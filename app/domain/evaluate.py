@@ -1341,13 +1341,17 @@ def too_big(
         # extra GPUs run copies, each holding the whole model (no runtime splits it): only
         # a copy's share of the batch shrinks
         share = math.ceil(run.batch_size / n)
+        said = f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; extra GPUs run whole copies"
+        if share >= run.batch_size:
+            # batch 1: no share is smaller, so one GPU's figure is the copy's (two figures
+            # in one sentence had read as a contradiction)
+            return Exclusion("does_not_fit", f"{said} (no runtime splits this model), more "
+                             f"than the {each}")  # fmt: skip
         copy = memory_breakdown(replace(run, batch_size=share), num_gpus=1).total
         return Exclusion(
             "does_not_fit",
-            f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; extra GPUs run copies of the "
-            f"whole model side by side (diffusers, timm, torchvision and Transformers split "
-            f"no such model over GPUs), and a copy at its share of the batch on {n} GPUs "
-            f"(batch {share}) needs {vram(copy):,.1f} GB, more than the {each}",
+            f"{said} (no runtime splits this model); a copy at batch {share}, its share on "
+            f"{n} GPUs, needs {vram(copy):,.1f} GB, more than the {each}",
         )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     return Exclusion(

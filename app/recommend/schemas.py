@@ -492,10 +492,12 @@ class WorkloadIn(_In):
         gt=0,
         le=1e13,
         title="Dataset size (samples)",
-        description="Training samples per epoch, e.g. 1.28M or 15k. Blank: the preset's "
-        "dataset, else a stated default (1 M tokens for a language model's fine-tuning), "
-        "which the answer names as assumed.",
-        json_schema_extra=ui("workload", tasks=TRAINING_TASKS, kind="count"),
+        description="Samples per training epoch, or to run inference on, e.g. 1.28M or 15k. "
+        "Inference: the images to generate or requests to answer, which a deadline needs. "
+        "Blank: the preset's dataset, else a stated default (1 M tokens for a language model's "
+        "fine-tuning), which the answer names as assumed.",
+        # shown wherever "Finish within" is: a deadline needs a job of known size
+        json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     epochs: float | None = Field(
         default=None,

@@ -280,15 +280,18 @@ def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
 
 def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     """Why an answer has no row, and the nearest configurations that would run: the what-if
-    variations that let some GPU run the job, those within the asker's budget first (lifting
-    it opens the most cards, and is the change a budget says not to make), then the most GPUs
-    opened first."""
+    variations that let some GPU run the job, those within the asker's budget and deadline
+    first (lifting either opens the most cards, and is the change the question says not to
+    make), then the most GPUs opened first."""
     reasons: dict[str, int] = {}
     for x in answer.excluded:
         reasons[x.code] = reasons.get(x.code, 0) + 1
     helps = sorted(
         (v for v in answer.what_if or [] if v.can_run),
-        key=lambda v: (v.change == BUDGET_LIFTED, -v.can_run),
+        # lifting a budget or the deadline is the change the question says not to make: the
+        # changes that keep both come first (a faster runtime that meets the deadline had
+        # stood behind "no deadline")
+        key=lambda v: (v.change in (BUDGET_LIFTED, DEADLINE_LIFTED), -v.can_run),
     )
     nearest = [
         s.NearestOut(

@@ -98,7 +98,9 @@ def test_a_model_one_gpu_cannot_hold_at_batch_1_is_not_split_over_several() -> N
     planned = ev.plan(RTX4090, _ctx(_work(big, batch_size=1)))
     assert isinstance(planned, ev.Exclusion)
     assert planned.code == "does_not_fit"
-    assert "copies of the whole model" in planned.reason
+    assert "extra GPUs run whole copies" in planned.reason
+    # at batch 1 no copy is smaller: one figure, not one GPU's beside a copy's
+    assert planned.reason.count(" GB") == 2, planned.reason  # the need and the usable
     assert "even when sharded" not in planned.reason
 
 

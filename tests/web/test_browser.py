@@ -216,7 +216,9 @@ def test_form_shows_the_fields_of_the_task(page: Page) -> None:
     page.goto("/")  # the default preset is an inference one
     visible = lambda name: page.locator(f"[data-field='{name}']").is_visible()  # noqa: E731
     assert visible("output_tokens") and visible("latency_target_ms")
-    assert not visible("dataset_samples") and not visible("epochs") and not visible("peft")
+    assert not visible("epochs") and not visible("peft")
+    # a deadline needs a job of known size: the dataset box shows wherever "Finish within" does
+    assert visible("max_hours") and visible("dataset_samples")
     page.select_option("#f-task", "fine-tuning")
     assert visible("dataset_samples") and visible("peft") and visible("optimizer")
     assert not visible("output_tokens")

@@ -114,7 +114,9 @@ def test_a_long_help_shows_one_sentence_and_folds_the_rest(read_client: TestClie
     assert f"{extra.brief} {extra.more}" == extra.help
     assert extra.brief.endswith("copies side by side.") and extra.more.startswith("Blank or")
     # "e.g. 1.28M" is not a sentence's end
-    assert fields["dataset_samples"].brief == "Training samples per epoch, e.g. 1.28M or 15k."
+    assert fields["dataset_samples"].brief == (
+        "Samples per training epoch, or to run inference on, e.g. 1.28M or 15k."
+    )
     short = fields["batch_size"]
     assert (short.brief, short.more) == (short.help, "")
     html = page(read_client, "/")
@@ -134,7 +136,10 @@ def test_fields_carry_their_tasks_and_the_assumptions_panel_shows_defaults(
     read_client: TestClient,
 ) -> None:
     html = page(read_client, "/")
-    assert re.search(r'data-field="dataset_samples" data-tasks="training fine-tuning"', html)
+    # a deadline needs a job of known size: shown wherever "Finish within" is
+    assert re.search(
+        r'data-field="dataset_samples" data-tasks="training fine-tuning inference"', html
+    )
     assert re.search(r'data-field="output_tokens" data-tasks="inference"', html)
     # serving describes its load in its own section: the one-job batch is not asked
     assert re.search(r'data-field="batch_size" data-tasks="training fine-tuning inference"', html)
