@@ -422,12 +422,12 @@ def render(response: Any, console: Console) -> None:
         render_serving(response, console)
         return
     w = response.workload
-    # memory a person reads is in the vendors' GB of 2^30 bytes, as the rows' explanations
-    # (README "One memory unit"), labelled GiB here: the API's *_gb fields (--json) are 10^9
-    # bytes, and the same "GB" for both read as one unit
+    # memory a person reads is in the vendors' GB of 2^30 bytes, as the rows' explanations and
+    # the pages say it (README "One memory unit"): one label for one figure (a GiB header over
+    # the explanations' GB had read as two units); the footnote says --json's *_gb differ
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs at least {vram(response.memory.required_gb):.1f} GiB (each row: its own);"
+        f" — needs at least {vram(response.memory.required_gb):.1f} GB (each row: its own);"
         f" objective: {response.objective}"
     )
     _verdict(response, console)
@@ -459,7 +459,7 @@ def render(response: Any, console: Console) -> None:
         _Col("N", [str(r.num_gpus) for r in rows]),
         # the capacity to a tenth, as the verdict gives it: "15.3/16" hid 0.3 GB of room
         _Col(
-            "memory GiB",
+            "memory GB",
             [
                 f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.1f}"
                 for r in rows
@@ -499,8 +499,8 @@ def render(response: Any, console: Console) -> None:
         if dropped:
             console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
                           "or --json shows them).")  # fmt: skip
-        console.print("Memory in GiB (2^30 bytes, the unit cards are labelled in: an 80 GB "
-                      "H100 holds 80 GiB); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
+        console.print("Memory in the GB cards are labelled in (2^30 bytes: an 80 GB H100 holds "
+                      "80 of them); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
     _notes(response, console)
 
 
