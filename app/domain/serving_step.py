@@ -680,10 +680,10 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
         kvs = (half,)
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)
     single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
-    # weight formats the runtime's kernels lack here (`<runtime>-weights:<precision>` rules)
+    # weight formats the runtime's kernels lack here (the rules inference reads too)
     barred = []
     for wp in weights:
-        st = compat.feature_status(gpu, f"{runtime.name}-weights:{wp}", rules, backend)
+        st = compat.weights_status(gpu, runtime.name, wp, rules, backend)
         if st is not None and st.status == "unsupported":
             barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
     return Options(

@@ -173,7 +173,8 @@ def _seen_price_fields(o: costs.CloudOffer) -> Fields:
 def stale_cutoff(today: date | None = None) -> str:
     """The day before which GET /api/v1/offers calls a price stale, at the server's default
     ``offer_stale_days`` (app.offers.service.stale_cutoff): what a row's ``stale`` flags are
-    judged against where its caller passes no cutoff of its own (``stale_before``)."""
+    judged against here; the app's routes judge them again at the server's own setting
+    (orchestrate._mark_stale)."""
     return offers_stale_cutoff(_DEFAULTS, today)
 
 
@@ -205,7 +206,7 @@ def priced_parts(
     the instance rented, each cost basis on its own, the buy-versus-rent verdict and, for
     LLMs, the price of a million output and input tokens on the rented basis
     (``per_million``, worked out by the caller from the rent). ``stale_before``: the day
-    before which a price is stale (the server's ``stale_cutoff``; blank: its default's)."""
+    before which a price is stale (blank: the default cutoff, ``stale_cutoff``)."""
     cutoff = stale_before if stale_before is not None else stale_cutoff()
     parts: Fields = {"price_known": pricing.price_known}
     if pricing.seen:
@@ -265,7 +266,7 @@ def priced_parts(
 
 
 def _offer_parts(
-    c: rank.Candidate, cost: costs.CostEstimate, stale_before: str | None = None
+    c: rank.Candidate, cost: costs.CostEstimate
 ) -> tuple[Fields, Fields | None, Fields | None]:
     pricing, p, w = c.pricing, c.perf, c.work
     if pricing is None:
@@ -285,7 +286,7 @@ def _offer_parts(
             in_m = costs.usd_per_million_tokens(hourly, prefill)
             decode = p.throughput * p.latency_ms / (p.latency_ms - p.ttft_ms)
             out_m = costs.usd_per_million_tokens(hourly, decode)
-    return priced_parts(pricing, cost, (out_m, in_m), blended=blended, stale_before=stale_before)
+    return priced_parts(pricing, cost, (out_m, in_m), blended=blended)
 
 
 def audio_window_s(work: WorkloadSpec) -> float | None:
@@ -401,11 +402,9 @@ def row_fields(
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
     rules: compat.Rules | None = None,
-    stale_before: str | None = None,
 ) -> Fields:
     """One row of the answer, as the fields its model (s.Recommendation) validates; ``rules``:
-    the compatibility rules its tips read; ``stale_before``: the day before which a price is
-    stale (app.offers.service.stale_cutoff of the server's settings; blank: its default's)."""
+    the compatibility rules its tips read."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
@@ -413,7 +412,7 @@ def row_fields(
     scale, unit = row_rate(c.work, p.unit)
     cost = shown_cost(c.cost, scale)
     lo, hi, basis = rank.uncertainty(c)
-    extra, rent_out, buy_out = _offer_parts(c, cost, stale_before)
+    extra, rent_out, buy_out = _offer_parts(c, cost)
     # training at a spot price: what checkpoints and restarts mean, worked out for those rows
     rent = c.pricing.rent if c.pricing is not None else None
     sp = None

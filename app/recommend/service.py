@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from pathlib import Path
@@ -304,11 +304,7 @@ def _evaluated(
         if missed is not None and near is not None:
             missed.append(near)
         return why
-    reason = min(results, key=lambda r: r.num_gpus).exclusion
-    assert reason is not None
-    if reason.code == "misses_deadline":
-        return _fastest_late(results, ctx) or reason
-    return reason
+    return _first_reason(results, ctx)
 
 
 def _fastest_late(results: list[ev.ConfigResult], ctx: ev.Context) -> ev.Exclusion | None:
@@ -492,7 +488,7 @@ def _admitted(
     return _first_reason(results, ctx)
 
 
-def _first_reason(results: list[ev.ConfigResult | None], ctx: ev.Context) -> ev.Exclusion:
+def _first_reason(results: Sequence[ev.ConfigResult | None], ctx: ev.Context) -> ev.Exclusion:
     """Why a card none of whose configurations runs is out: the reason of the one with the
     fewest cards, as ``_evaluated`` says (a missed deadline at the card's fastest count)."""
     first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
