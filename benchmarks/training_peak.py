@@ -9,16 +9,16 @@ rounding. The engine's ``MemoryBreakdown.tensors`` (the total less allocator sla
 CUDA context) is compared with it, and its total with published peaks where there are some.
 
 The network is the Hugging Face Llama layout (benchmarks/activation_memory.py's layer: RMSNorm
-in fp32, q/k/v/o, rotary, attention saved as FlashAttention saves it, SwiGLU), an embedding, a
-final norm, the LM head and cross-entropy on the fp32 logits, the caller holding the model's
-logits until the step ends. Policies: bf16 autocast with fp32 parameters (each matmul casts
-its weight and its input), or a frozen bf16 base with fp32 LoRA adapters on every linear
-(rank r); QLoRA's base stores the block linears in 4 bits (uint8 pairs, an 8-bit absmax per
-64 weights and an fp32 one per 256 of those: 4.127 bits) and dequantises one weight at a
-time for its matmul, saving nothing per token (bitsandbytes MatMul4Bit saves only the
-quantised weight). Gradient checkpointing wraps each
-decoder layer in ``torch.utils.checkpoint`` (non-reentrant). AdamW runs foreach (PyTorch's
-CUDA default).
+in fp32, q/k/v/o, rotary, attention saved as FlashAttention saves it, SwiGLU) or, for the GPT-2
+jobs, its GPT-2 layout (LayerNorm, a plain GELU MLP: what the engine reads a plain-MLP decoder
+as), an embedding, a final norm, the LM head and cross-entropy on the fp32 logits, the caller
+holding the model's logits until the step ends. Policies: bf16 autocast with fp32 parameters
+(each matmul casts its weight and its input), or a frozen bf16 base with fp32 LoRA adapters on
+every linear (rank r); QLoRA's base stores the block linears in 4 bits (uint8 pairs, an 8-bit
+absmax per 64 weights and an fp32 one per 256 of those: 4.127 bits) and dequantises one weight
+at a time for its matmul, saving nothing per token (bitsandbytes MatMul4Bit saves only the
+quantised weight). Gradient checkpointing wraps each decoder layer in
+``torch.utils.checkpoint`` (non-reentrant). AdamW runs foreach (PyTorch's CUDA default).
 
     python benchmarks/training_peak.py [TEXT]     # TEXT: only the jobs whose name holds it
     python benchmarks/training_peak.py --published  # only the published peaks (no simulation)
@@ -111,6 +111,7 @@ class Job:
     rank: int = 16
     checkpointing: bool = False
     tied: bool = False
+    gpt2: bool = False  # GPT-2's layout: LayerNorm and a plain GELU MLP (up, down)
     published: str = ""
     published_gb: float | None = None
 
@@ -124,10 +125,13 @@ class CausalLM(nn.Module):
         self.job = job
         self.emb = nn.Embedding(vocab, h)
         self.layers = nn.ModuleList(
-            am.DecoderLayer(h, heads, kv, int(m.intermediate_size or 4 * h), False, 1)
+            am.DecoderLayer(h, heads, kv, int(m.intermediate_size or 4 * h), job.gpt2, 1)
             for _ in range(int(m.layers or 0))
         )
-        self.norm = am.RMSNorm(h)
+        if job.gpt2:
+            for layer in self.layers:
+                del layer.gate  # a plain MLP has no gate projection
+        self.norm: nn.Module = nn.LayerNorm(h) if job.gpt2 else am.RMSNorm(h)
         self.head = None if job.tied else nn.Linear(h, vocab, bias=False)
         if job.peft != "none":
             # the frozen base, built in bf16 (simulate sets the default dtype), as buffers:
@@ -138,7 +142,7 @@ class CausalLM(nn.Module):
                         del mod._parameters[name]
                         mod.register_buffer(name, p.detach())
             for layer in self.layers:
-                for name in ("q", "k", "v", "o", "gate", "up", "down"):
+                for name in ("q", "k", "v", "o", "up", "down", *(() if job.gpt2 else ("gate",))):
                     lora = Adapted(getattr(layer, name), job.rank, job.peft == "qlora")
                     setattr(layer, name, lora)
 
@@ -223,6 +227,8 @@ SMOL = ModelSpec(family="decoder", params=1.71e9, layers=24, hidden_size=2048, n
 LLAMA3_8B = ModelSpec(family="decoder", params=8.03e9, layers=32, hidden_size=4096,
                       num_heads=32, num_kv_heads=8, intermediate_size=14336,
                       vocab_size=128256)  # fmt: skip
+GPT2 = ModelSpec(family="decoder", params=124e6, layers=12, hidden_size=768, num_heads=12,
+                 intermediate_size=3072, vocab_size=50257)  # fmt: skip
 LLAMA2_7B = ModelSpec(family="decoder", params=6.74e9, layers=32, hidden_size=4096,
                       num_heads=32, intermediate_size=11008, vocab_size=32000)  # fmt: skip
 
@@ -230,6 +236,8 @@ JOBS = [
     Job("1.7B decoder, autocast, 4 x 2048", SMOL, 4, 2048, tied=True,
         published="H200, issue #11", published_gb=52.3),
     Job("Llama 3 8B, autocast, 1 x 2048", LLAMA3_8B, 1, 2048),
+    Job("GPT-2 124M (GELU), autocast, 8 x 1024", GPT2, 8, 1024, tied=True, gpt2=True),
+    Job("GPT-2 124M (GELU), LoRA r16, 8 x 1024", GPT2, 8, 1024, "lora", tied=True, gpt2=True),
     Job("Llama 3 8B, autocast, ckpt, 2 x 4096", LLAMA3_8B, 2, 4096, checkpointing=True),
     Job("Llama 3 8B, LoRA r16, ckpt, 1 x 2048", LLAMA3_8B, 1, 2048, "lora", checkpointing=True),
     Job("Llama 3 8B, QLoRA r16, ckpt, 1 x 2048", LLAMA3_8B, 1, 2048, "qlora",

@@ -88,8 +88,36 @@ def softmax_input_bytes(policy: Policy, heads: float, seq: float) -> float:
 
 
 def gated_mlp(m: ModelSpec) -> bool:
-    """Decoders are read as SwiGLU (gate, up, down), as ``workload.lora_params`` does."""
-    return m.family == "decoder"
+    """Whether the MLP is gated (SwiGLU/GeGLU: gate, up and down) or plain (GELU/ReLU: up and
+    down): one rule for the memory model (here, ``workload.lora_params``) and the time model
+    (``operators.is_gated``), so one answer never prices two architectures.
+
+    A config.json says it (``ModelSpec.gated_mlp``, from ``hf_config``: a gated model type, or
+    ``hidden_act`` silu/swish/swiglu/geglu; GPT-2's ``activation_function: gelu_new`` is not).
+    Otherwise the shape that accounts for ``params`` better wins (``gated_from_params``):
+    Llama/Mistral/Qwen are gated; GPT-2, BERT and ViT are not."""
+    if m.gated_mlp is not None:
+        return m.gated_mlp
+    return gated_from_params(m)
+
+
+def gated_from_params(m: ModelSpec) -> bool:
+    """The MLP read off the parameter count: gated (3·h·inter per layer and expert) or plain
+    (2·h·inter), whichever total with the attention projections and the embeddings (counted
+    twice for a decoder: an untied head) comes closer to ``params``. A model without a shape
+    is read as its family's usual MLP (decoders gated)."""
+    h = float(m.hidden_size or 0)
+    inter = float(m.intermediate_size or 4 * h)
+    layers = float(m.layers or 0)
+    if not h or not layers:
+        return m.family == "decoder"
+    kv = float(m.kv_heads or 1) * float(m.head_dim or 0)
+    attn = 2.0 * h * h + 2.0 * h * kv  # Q and O: h×h; K and V: h×kv
+    embed = float(m.vocab_size or 0) * h * (2.0 if m.family == "decoder" else 1.0)
+    experts = float(m.experts or 1)
+    plain = layers * (attn + 2.0 * h * inter * experts) + embed
+    gated = layers * (attn + 3.0 * h * inter * experts) + embed
+    return abs(gated - m.params) < abs(plain - m.params)
 
 
 def decoder_layer_saved(
@@ -106,8 +134,12 @@ def decoder_layer_saved(
     normalised tensor (``weight * h.to(dtype)``); rotary embedding saves nothing per token but
     its output; fused attention (FlashAttention / SDPA) saves q, k, v, the output and an fp32
     log-sum-exp per head; SwiGLU saves the gate output, its SiLU, the up output and their
-    product (the down projection's input). ``softmax_input``: eager attention under a PyTorch
-    release that also saves the scores softmax reads (``softmax_saves_input``).
+    product (the down projection's input). A plain MLP (``gated_mlp`` false) is GPT-2's
+    layout: LayerNorm saves only its input (and a mean and a reciprocal deviation per token),
+    the MLP its input, the up output and the GELU's output — 40·h per token under autocast,
+    which saved-tensor hooks count on benchmarks/activation_memory.py's GPT-2 layer (40.08).
+    ``softmax_input``: eager attention under a PyTorch release that also saves the scores
+    softmax reads (``softmax_saves_input``).
     """
     h = float(m.hidden_size or 0)
     heads = float(m.num_heads or 1)
@@ -117,7 +149,7 @@ def decoder_layer_saved(
     experts = float(m.active_experts or 1)
     c = policy.compute
     gated = gated_mlp(m)
-    norm = _norm_saved(policy) * h
+    norm = _norm_saved(policy, rms=gated) * h
     ops: dict[str, float] = {
         "attention norm": norm,
         "q/k/v input": (3.0 if policy.recast else 1.0) * c * h,
@@ -185,16 +217,22 @@ def encoder_layer_saved(
     return ops
 
 
-def _norm_saved(policy: Policy) -> float:
-    """RMSNorm's bytes per hidden unit: the fp32 view of its input, and the normalised tensor
-    at the stream's width where the norm's weight trains (``weight * h.to(dtype)``)."""
+def _norm_saved(policy: Policy, *, rms: bool = True) -> float:
+    """A norm's bytes per hidden unit. RMSNorm (Llama's, beside gated MLPs): the fp32 view of
+    its input, and the normalised tensor at the stream's width where the norm's weight trains
+    (``weight * h.to(dtype)``). LayerNorm (GPT-2's, beside plain MLPs): ``native_layer_norm``
+    saves its input at the stream's width, trained or frozen (its per-token mean and
+    reciprocal deviation are not per hidden unit)."""
+    if not rms:
+        return policy.residual
     return 4.0 + (0.0 if policy.frozen_base else policy.residual)
 
 
 def head_saved(m: ModelSpec, policy: Policy) -> float:
     """Bytes per token of the final norm and the LM head's input (a frozen head keeps none)."""
     h = float(m.hidden_size or 0)
-    return _norm_saved(policy) * h + (0.0 if policy.frozen_base else policy.compute * h)
+    norm = _norm_saved(policy, rms=gated_mlp(m))
+    return norm * h + (0.0 if policy.frozen_base else policy.compute * h)
 
 
 def logits_bytes(m: ModelSpec, tokens: float, policy: Policy) -> float:

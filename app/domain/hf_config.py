@@ -107,6 +107,10 @@ class HfModel:
     kv_window_elements_per_token: float
     sliding_window: int | None
     tied_embeddings: bool
+    # gate, up and down projections (SwiGLU/GeGLU) rather than up and down (GELU/ReLU): what
+    # the parameter count above assumed, and what the activations saved for backward follow
+    # (``ModelSpec.gated_mlp``, activations.gated_mlp)
+    gated_mlp: bool
 
     def kv_bytes_per_token(self, bytes_per_value: float = 2.0) -> float:
         """KV bytes per token of context, counting sliding-window layers as full ones."""
@@ -257,8 +261,19 @@ class _Mlp:
         )
 
 
+# Activations that name a gated MLP where the model type does not (Gemma's gated MLP says
+# ``gelu_pytorch_tanh``, so the model type decides first); GPT-2-style configs name theirs
+# ``activation_function`` (``gelu_new``: plain).
+GATED_ACTIVATIONS = frozenset({"silu", "swish", "swiglu", "geglu"})
+
+
+def _gated(cfg: dict[str, Any], mt: str) -> bool:
+    act = cfg.get("hidden_act") or cfg.get("activation_function") or ""
+    return mt in GATED or str(act).lower() in GATED_ACTIVATIONS
+
+
 def _mlp(cfg: dict[str, Any], mt: str, h: int) -> _Mlp:
-    gated = mt in GATED or str(cfg.get("hidden_act", "")).lower() in ("silu", "swish", "swiglu")
+    gated = _gated(cfg, mt)
     mlp_bias = bool(cfg.get("mlp_bias")) or mt in ("gpt2", "gpt_neox", "phi", "bert", "roberta")
     return _Mlp(hidden=h, mats=3 if gated else 2, bias=mlp_bias)
 
@@ -441,4 +456,5 @@ def parse_hf_config(raw: dict[str, Any]) -> HfModel:
         kv_window_elements_per_token=float(attn.kv_per_layer * n_slide),
         sliding_window=_int(cfg, "sliding_window", most=MAX_POSITIONS) if n_slide else None,
         tied_embeddings=tied,
+        gated_mlp=mlp.mats == 3,
     )

@@ -96,6 +96,10 @@ class GpuProfile:
     points: tuple[ProfilePoint, ...] = ()
     reports: int = 0  # stored device reports behind the points (0: published figures only)
     features: Mapping[str, float] = field(default_factory=dict)  # sm_count, boost_mhz, l2_mb
+    # A profiled GPU on the same compute die, clocks and power limit (the profile file's
+    # ``same_die_as``): its compute-class figures stand for this GPU's where it has none of a
+    # class; "" where none is named
+    die_twin: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,47 +460,29 @@ def profile_efficiency(
     prior: float | None = None,
 ) -> tuple[float | None, str]:
     """(e, basis) for one kernel on ``gpu``: from its own profile where it has points of the
-    class ("measured on this GPU (N reports)", "published figures for this GPU"), else
-    carried over from profiled GPUs ("carried over from H100 SXM5, B200"), else ``prior``.
+    class ("measured on this GPU (N reports)", "published figures for this GPU"), else its
+    die twin's for a compute class (the profile's ``same_die_as``: "carried over from H100
+    SXM5 (same die)"), else carried over from profiled GPUs ("carried over from H100 SXM5,
+    B200"), else ``prior``.
 
     ``gpus`` maps catalog slugs to specs (the donors' peaks); e is achieved ÷ the catalog
     peak of the class (dense TFLOPS of ``dtype``, or the memory bandwidth). An own profile
     without small kernels borrows its fixed per-kernel time from the donors."""
     own = store.profiles.get(gpu.slug)
     target = features_of(gpu, own.features if own else None)
-    donors = {
-        slug: (features_of(gpus[slug], prof.features), prof)
-        for slug, prof in store.profiles.items()
-        if slug != gpu.slug and slug in gpus
-    }
-    carried = carried_curve(target, kernel_class, dtype, donors)
-    curve = fit_curve(own.points, target, kernel_class, dtype) if own else None
-    if own is not None and curve is not None:
-        # attention: only the best kernel's own figure at the shape (another library's
-        # figure at the same shape is not what the engine prices)
-        best = best_attention_op(own.points, target) if kernel_class in ATTENTION_CLASSES else None
-        # A figure measured at the very shape asked for wins over the curve, whose ceiling is
-        # the best point anywhere (a best-of-search maximum at another shape: the A100's MAMF
-        # 271 TFLOPS at 1024×10240×5120 against 257 measured at the 8192³ the engine reads).
-        # For GEMMs fp16 and bf16 share the peak and the kernels (``_same_dtype``, as the
-        # curve fit): a 16-bit GEMM figure whose source does not say which counts for both,
-        # the job's own dtype first where both were measured. Attention keeps its own dtype
-        # (its ceiling is the best kernel's median over shapes, ``_fit_attention``).
-        exact = sorted(
-            (
-                p for p in own.points
-                if p.kernel_class == kernel_class and p.shape == shape_key(shape)
-                and (p.dtype == dtype or (kernel_class == "gemm" and _same_dtype(p.dtype, dtype)))
-                and (best is None or p.op == best)
-            ),
-            key=lambda p: p.dtype != dtype,
+    twin = _die_twin(own, target, kernel_class, dtype, store, gpus)
+    if twin is not None:
+        # the same die's figures (an H200 from the H100's, not a blend with Blackwell
+        # parts): fitted where they were measured, evaluated on this GPU's roofline
+        twin_gpu = gpus[twin.slug]
+        e = _own_efficiency(
+            twin, features_of(twin_gpu, twin.features), target, kernel_class, shape, dtype,
+            _carried(twin_gpu, twin, kernel_class, dtype, store, gpus),
         )  # fmt: skip
-        if exact:
-            e = exact[0].efficiency
-        else:
-            if curve.fixed_s is None and carried is not None:
-                curve = Curve(curve.ceiling, carried[0].fixed_s)
-            e = curve_efficiency(curve, target, kernel_class, shape, dtype)
+        return e, f"carried over from {twin_gpu.name} (same die)"
+    carried = _carried(gpu, own, kernel_class, dtype, store, gpus)
+    if own is not None and fit_curve(own.points, target, kernel_class, dtype) is not None:
+        e = _own_efficiency(own, target, target, kernel_class, shape, dtype, carried)
         if own.reports:
             plural = "s" if own.reports != 1 else ""
             return e, f"measured on this GPU ({own.reports} report{plural})"
@@ -507,6 +493,81 @@ def profile_efficiency(
     return curve_efficiency(
         carried[0], target, kernel_class, shape, dtype
     ), f"carried over from {names}"
+
+
+def _as_bound(
+    kernel_class: str, shape: Mapping[str, int], dtype: str, a: GpuFeatures, b: GpuFeatures
+) -> bool:
+    """Whether ``shape`` reaches no more of its peak on ``a`` than on ``b`` (roofline)."""
+    return roofline_fraction(kernel_class, shape, dtype, a) <= roofline_fraction(
+        kernel_class, shape, dtype, b
+    )
+
+
+def _carried(
+    gpu: GpuSpec,
+    own: GpuProfile | None,
+    kernel_class: str,
+    dtype: str,
+    store: ProfileStore,
+    gpus: Mapping[str, GpuSpec],
+) -> tuple[Curve, tuple[str, ...]] | None:
+    """``carried_curve`` for ``gpu`` from every other profiled GPU."""
+    donors = {
+        slug: (features_of(gpus[slug], prof.features), prof)
+        for slug, prof in store.profiles.items()
+        if slug != gpu.slug and slug in gpus
+    }
+    target = features_of(gpu, own.features if own else None)
+    return carried_curve(target, kernel_class, dtype, donors)
+
+
+def _own_efficiency(
+    prof: GpuProfile,
+    measured_on: GpuFeatures,
+    target: GpuFeatures,
+    kernel_class: str,
+    shape: Mapping[str, int],
+    dtype: str,
+    carried: tuple[Curve, tuple[str, ...]] | None,
+) -> float:
+    """e at ``shape`` from ``prof``'s points, fitted on the GPU they were measured on
+    (``measured_on``) and evaluated on ``target``'s roofline (the same GPU but for a die
+    twin's); ``carried``: the donors' curve, whose fixed time a profile without small kernels
+    borrows. The caller has checked that the points fit a curve."""
+    curve = fit_curve(prof.points, measured_on, kernel_class, dtype)
+    assert curve is not None
+    # attention: only the best kernel's own figure at the shape (another library's figure at
+    # the same shape is not what the engine prices)
+    best = (
+        best_attention_op(prof.points, measured_on) if kernel_class in ATTENTION_CLASSES else None
+    )
+    # A figure measured at the very shape asked for wins over the curve, whose ceiling is the
+    # best point anywhere (a best-of-search maximum at another shape: the A100's MAMF 271
+    # TFLOPS at 1024×10240×5120 against 257 measured at the 8192³ the engine reads). For GEMMs
+    # fp16 and bf16 share the peak and the kernels (``_same_dtype``, as the curve fit): a
+    # 16-bit GEMM figure whose source does not say which counts for both, the job's own dtype
+    # first where both were measured. Attention keeps its own dtype (its ceiling is the best
+    # kernel's median over shapes, ``_fit_attention``). A twin's figure stands only where the
+    # shape is as compute-bound on the target (a faster memory does not slow it).
+    exact = sorted(
+        (
+            p for p in prof.points
+            if p.kernel_class == kernel_class and p.shape == shape_key(shape)
+            and (p.dtype == dtype or (kernel_class == "gemm" and _same_dtype(p.dtype, dtype)))
+            and (best is None or p.op == best)
+        ),
+        key=lambda p: p.dtype != dtype,
+    )  # fmt: skip
+    if exact and (
+        measured_on is target
+        or not shape
+        or _as_bound(kernel_class, shape, dtype, target, measured_on)
+    ):
+        return exact[0].efficiency
+    if curve.fixed_s is None and carried is not None:
+        curve = Curve(curve.ceiling, carried[0].fixed_s)
+    return curve_efficiency(curve, target, kernel_class, shape, dtype)
 
 
 #: The shape the engine reads a GPU's GEMM efficiency at: a large square GEMM, the kind of
@@ -587,6 +648,31 @@ def attention_efficiency(
     return out
 
 
+def _die_twin(
+    own: GpuProfile | None,
+    target: GpuFeatures,
+    kernel_class: str,
+    dtype: str,
+    store: ProfileStore,
+    gpus: Mapping[str, GpuSpec],
+) -> GpuProfile | None:
+    """The profile of ``own``'s die twin where it prices this kernel for it: a compute class
+    (GEMM, attention prefill: the die's work; memory classes follow the memory, which twins
+    need not share), no curve of ``own``'s own for the class and dtype, and one of the
+    twin's."""
+    if own is None or not own.die_twin or kernel_class not in COMPUTE_CLASSES:
+        return None
+    twin = store.profiles.get(own.die_twin)
+    if twin is None or own.die_twin not in gpus:
+        return None
+    if fit_curve(own.points, target, kernel_class, dtype) is not None:
+        return None
+    twin_feats = features_of(gpus[own.die_twin], twin.features)
+    if fit_curve(twin.points, twin_feats, kernel_class, dtype) is None:
+        return None
+    return twin
+
+
 def _segment_donor(
     gpu: GpuSpec, store: ProfileStore, gpus: Mapping[str, GpuSpec], dtype: str
 ) -> bool:
@@ -643,7 +729,12 @@ def parse_profile(data: Mapping[str, Any], gpu: GpuSpec, where: str = "profile")
         for k, v in (data.get("features") or {}).items()
         if k in ("sm_count", "boost_mhz", "l2_mb")
     }
-    return GpuProfile(slug=gpu.slug, points=tuple(points), features=features)
+    twin = data.get("same_die_as")
+    if twin is not None and (not isinstance(twin, str) or twin == gpu.slug):
+        raise ValueError(f"{where}: same_die_as must name another GPU's slug")
+    return GpuProfile(
+        slug=gpu.slug, points=tuple(points), features=features, die_twin=str(twin or "")
+    )
 
 
 def merge_profiles(shipped: GpuProfile | None, measured: GpuProfile | None) -> GpuProfile | None:
@@ -658,4 +749,5 @@ def merge_profiles(shipped: GpuProfile | None, measured: GpuProfile | None) -> G
         points=measured.points + kept,
         reports=measured.reports,
         features=dict(shipped.features) | dict(measured.features),
+        die_twin=shipped.die_twin,
     )

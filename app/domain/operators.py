@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from app.domain.activations import gated_mlp
+
 if TYPE_CHECKING:  # workload.ModelSpec carries a ForwardTable: no import at run time
     from app.domain.workload import ModelSpec
 
@@ -370,26 +372,9 @@ def megatron_shapes(ops: list[Op], batch: float, micro_batch: float, tp: int) ->
 
 
 def is_gated(model: ModelSpec) -> bool:
-    """Whether the MLP is gated (SwiGLU: gate, up, down) or plain (GELU: up, down), read off the
-    parameter count: the shape that accounts for ``params`` better wins. Llama/Mistral/Qwen
-    configs are gated; BERT, GPT-2 and ViT are not."""
-    h = float(model.hidden_size or 0)
-    inter = float(model.intermediate_size or 4 * h)
-    layers = float(model.layers or 0)
-    if not h or not layers:
-        return model.family == "decoder"
-    attn = _attention_params(model)
-    embed = float(model.vocab_size or 0) * h * (2.0 if model.family == "decoder" else 1.0)
-    experts = float(model.experts or 1)
-    plain = layers * (attn + 2.0 * h * inter * experts) + embed
-    gated = layers * (attn + 3.0 * h * inter * experts) + embed
-    return abs(gated - model.params) < abs(plain - model.params)
-
-
-def _attention_params(model: ModelSpec) -> float:
-    h = float(model.hidden_size or 0)
-    kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
-    return 2.0 * h * h + 2.0 * h * kv  # Q and O: h×h; K and V: h×kv
+    """Whether the MLP is gated (SwiGLU: gate, up, down) or plain (GELU: up, down): the one rule
+    memory reads too (activations.gated_mlp: a config.json's word, else the parameter count)."""
+    return gated_mlp(model)
 
 
 def transformer_ops(

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from app import vocab
 from app.domain import formats, llm_step, megatron, parallelism, seq2seq, topology
+from app.domain.activations import embedding_params
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
@@ -573,14 +574,45 @@ def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> 
     return 2.0 * m.params_per_token * s
 
 
+def matmul_params(m: ModelSpec) -> float:
+    """Parameters a token multiplies by (active ones for an MoE model): an input embedding is
+    a lookup, no matmul, so its table counts only where it is also the LM head the step
+    computes — a decoder with tied embeddings (GPT-2). An untied decoder's head is its own
+    matrix (Llama 3 8B: 8.03 B less the 0.53 B input table); an encoder's task head is not
+    the vocabulary projection (BERT's SQuAD fine-tuning: 340 M less its 31 M table).
+    Encoder-decoders keep every parameter (whether their head is tied is not known here)."""
+    embed, head = embedding_params(m)
+    if m.family == "decoder":
+        return m.params_per_token - (embed if head else 0.0)
+    if m.family == "encoder":
+        return m.params_per_token - embed
+    return m.params_per_token
+
+
+def model_flops_per_sample(work: WorkloadSpec) -> float:
+    """The FLOPs per sample a training step's MFU counts (Chowdhery et al. 2022, PaLM, App. B):
+    for a transformer, per token 6 × ``matmul_params`` + 12·L·h·s of attention (forward, input
+    gradient, weight gradient); under LoRA / QLoRA the frozen weights get no weight gradient,
+    so 4 × them (forward and input gradient) + 6 × the adapters (``lora_params``), attention
+    still 3 × its forward (both its inputs need gradients). Other models: 3 × the preset's
+    forward FLOPs, 2 × under LoRA (the adapters not counted: their shapes are not known
+    here). Recomputation is not counted."""
+    m = work.model
+    lora = work.peft in ("lora", "qlora")
+    passes = 2.0 if lora else 3.0
+    if not (m.is_transformer and m.has_shape):
+        return passes * forward_flops_per_sample(work)
+    s = float(work.tokens_per_sample)
+    attn = 4.0 * float(m.layers or 0) * s * float(m.hidden_size or 0)
+    adapters = 6.0 * lora_params(m, work.lora_rank) if lora else 0.0
+    return (passes * 2.0 * matmul_params(m) + 3.0 * attn + adapters) * s
+
+
 def model_flops_utilisation(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> float | None:
-    """A training estimate's MFU (Chowdhery et al. 2022, PaLM, App. B): the model's FLOPs per
-    sample — 3 × ``forward_flops_per_sample``, i.e. 6 × active parameters + 12·L·h·s of
-    attention per token for a transformer, 3 × the preset's forward GFLOPs for a CNN or a
-    diffusion model; recomputation and LoRA's skipped weight gradients not counted — × the
-    samples/s, ÷ (GPUs × the dense datasheet peak at the step's compute precision; the TF32
-    peak for a mixed fp32/TF32 step). None for inference or where the model has neither a
-    shape nor published FLOPs per sample, or the precision no dense peak."""
+    """A training estimate's MFU: ``model_flops_per_sample`` × the samples/s, ÷ (GPUs × the
+    dense datasheet peak at the step's compute precision; the TF32 peak for a mixed
+    fp32/TF32 step). None for inference or where the model has neither a shape nor published
+    FLOPs per sample, or the precision no dense peak."""
     m = work.model
     if not work.training or est.throughput <= 0 or not (m.has_shape or m.gflops_per_sample):
         return None
@@ -588,7 +620,7 @@ def model_flops_utilisation(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate)
     peak, _ = peak_tflops(gpu, mode)
     if not peak:
         return None
-    flops = 3.0 * forward_flops_per_sample(work)
+    flops = model_flops_per_sample(work)
     return flops * est.throughput / (max(1, est.num_gpus) * peak * 1e12)
 
 
@@ -657,6 +689,9 @@ class OneGpu:
     # host) (``phased_step``); 0 where the step is one phase
     decode_s: float = 0.0
     decode_dispatch: float = 0.0
+    # Whether the step copies its inputs in before its kernels start (the runtime's
+    # serial_input_copy): the copy then adds to the step rather than overlapping it
+    serial_copy: bool = False
     # An encoder-decoder's inference (``_seq2seq_step``): one decoder step, and the time to
     # its first token (the encoder's pass and one step), in seconds; 0 for any other job
     token_s: float = 0.0
@@ -891,9 +926,12 @@ def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list
             ops = _autocast_casts(work, ops)
         return ops
     if m.family == "vit" and m.has_shape:
-        return vit_ops(
+        ops = vit_ops(
             m, b, act_b=act_b, w_b=w_b, flash=flash_attention, training=training, dtype=dtype
         )
+        # autocast casts a ViT's linear weights every inference pass as it does a CNN's
+        # (training prices its casts in step_ops)
+        return ops if training else _autocast_casts(work, ops)
     if m.family in ("decoder", "encoder") and m.has_shape:
         ops = transformer_ops(
             m,
@@ -1399,7 +1437,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         step = max(step, host)
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
-    return OneGpu(eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp)
+    return OneGpu(
+        eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp,
+        serial_copy=on.prof.serial_input_copy and host > 0.0,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -1779,8 +1820,8 @@ def estimate(
     latency = None if work.training else step * 1e3
     # the host's excess over the GPU's own work, as timing.overhead_s says it counts it: an
     # eager SDXL step of 3.15 s showed 0.31 + 0.11 + 0.21 s of parts and no host time at all
-    gpu_parts = (one.t_comp + one.t_wmem + one.t_act) / ways + one.overhead + one.host / ways
-    excess = per_gpu - gpu_parts if per_gpu > gpu_parts else 0.0
+    busy = _gpu_busy_s(one, ways, bool(sharded) and n > 1)
+    excess = per_gpu - busy if per_gpu > busy else 0.0
     if work.training and n > 1:
         bottleneck = _training_bottleneck(one, ways, comm, excess, bottleneck)
     # an encoder-decoder's window (its latency) and its decoder's pace per output token
@@ -1811,6 +1852,20 @@ def estimate(
         parallelism=layout,
         shard_group=group if n > 1 else 0,
     )
+
+
+def _gpu_busy_s(one: OneGpu, ways: float, sharded: bool) -> float:
+    """One GPU's own work in a step, by the overlap model the step itself uses
+    (``split_step_s``): weight traffic overlapping the math, then the activation traffic and
+    the launches; a replica reads all its weights, a sharded job its share. A copy the
+    harness makes before the kernels start (``OneGpu.serial_copy``) adds; an overlapped one
+    does not (it shows as timing.host_transfer_s beside the step). What the step takes beyond
+    this is the host's excess (its dispatch, or an overlapped copy that outlasts the GPU),
+    which timing.overhead_s counts and ``_bottleneck`` names."""
+    t_w = one.t_wmem / ways if sharded else one.t_wmem
+    t_c = one.t_comp / ways
+    busy = (t_w if t_w > t_c else t_c) + one.t_act / ways + one.overhead
+    return busy + one.host / ways if one.serial_copy else busy
 
 
 def _bottleneck(one: OneGpu, comm: float) -> str:
@@ -2073,7 +2128,7 @@ def llm_throughput_bound(
         return math.inf
     ttft = rep.parts(0.0, 0.0, float(b * s), float(s)).seconds
     tpot = rep.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
-    total = ttft + out * tpot
+    total = ttft + decode_steps(work) * tpot
     return b * out / total if 0 < total < math.inf else math.inf
 
 
@@ -2139,6 +2194,13 @@ def llm_throughput_bounds(
 Phase = tuple[float, float, float, float]  # a step's (decodes, context, prompt tokens, prompt)
 
 
+def decode_steps(work: WorkloadSpec) -> int:
+    """Decode steps after the prefill for the job's output tokens: the prefill's forward yields
+    the first token, so n tokens take n − 1 steps (vLLM's and HF generate's accounting, and the
+    serving model's TTFT + (n − 1) × ITL); llama-bench's tg rate is a decode step's alone."""
+    return max(1, work.output_tokens) - 1
+
+
 def _phases(work: WorkloadSpec) -> tuple[Phase, Phase]:
     """The job's two steps as the LLM step functions take them: its prompt as one prefill of
     batch × sequence tokens, and a decode of the batch at the mean context."""
@@ -2180,7 +2242,7 @@ def _bounds(
     # a card without a peak to run a phase at is not stepped (the scalar bound: inf)
     runs = (cols.flops > 0) & (cols.attn_flops > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = ttft + out * tpot
+        total = ttft + decode_steps(work) * tpot
         bound = b * out / total
     ok = runs & (total > 0) & (total < math.inf)
     return np.where(ok, bound, math.inf)
@@ -2189,9 +2251,10 @@ def _bounds(
 def _llm_inference(
     gpu: GpuSpec, work: WorkloadSpec, framework: str, n_req: int, eff: Efficiency, backend: str
 ) -> PerfEstimate:
-    """The job's prompt as one prefill step, then ``output_tokens`` decode steps at the mean
-    context, each from the one LLM step function (llm_step) that the serving scheduler calls
-    too: prefill compute-bound, decode reading the weights and the KV cache once per token; an
+    """The job's prompt as one prefill step (which yields the first token), then
+    ``output_tokens`` − 1 decode steps at the mean context (``decode_steps``), each from the
+    one LLM step function (llm_step) that the serving scheduler calls too: prefill
+    compute-bound, decode reading the weights and the KV cache once per token; an
     eager loop (Hugging Face ``generate``) host-bound, a CUDA-graph runtime not; the replica
     spread over the GPUs as the runtime's ``span`` says (tensor parallel, layer split)."""
     n = max(1, n_req)
@@ -2246,12 +2309,13 @@ def _llm_perf(
     eff: Efficiency,
     backend: str,
 ) -> PerfEstimate:
-    """The estimate of the job's prompt step ``pre`` and its ``output_tokens`` decode steps
+    """The estimate of the job's prompt step ``pre`` and its ``decode_steps`` decode steps
     ``dec`` on ``n`` GPUs; ``single``: the job's time on one of them (None when ``n`` is 1)."""
     b, out = work.batch_size, max(1, work.output_tokens)
+    steps = decode_steps(work)
     ttft, tpot = pre.seconds, dec.seconds
-    total = ttft + out * tpot
-    comm = pre.comm_s + out * dec.comm_s
+    total = ttft + steps * tpot
+    comm = pre.comm_s + steps * dec.comm_s
     if single is None:
         single = total
     host_excess = max(0.0, dec.host_s - dec.gpu_s)
@@ -2261,11 +2325,11 @@ def _llm_perf(
     # (host 14.4 ms, GPU 10.4 ms a token) read as bandwidth-bound where an H100's (GPU 6.9 ms)
     # read as host-bound.
     host_bound = host_excess > 0.0
-    gpu_dec = 0.0 if host_bound else float(out)
+    gpu_dec = 0.0 if host_bound else float(steps)
     parts = {
         "compute": pre.compute_s + gpu_dec * dec.compute_s,
         "memory bandwidth": pre.memory_s + gpu_dec * dec.memory_s,
-        "host overhead": out * dec.host_s if host_bound else 0.0,
+        "host overhead": steps * dec.host_s if host_bound else 0.0,
         "kernel launches": pre.launch_s + gpu_dec * dec.launch_s,
         "interconnect": comm * n,
     }
@@ -2283,9 +2347,9 @@ def _llm_perf(
         unit="tokens/s",
         step_time_s=total,
         bottleneck=bottleneck,
-        compute_s=pre.compute_s + out * dec.compute_s,
-        memory_s=pre.memory_s + out * dec.memory_s,
-        overhead_s=pre.launch_s + out * (dec.launch_s + host_excess),
+        compute_s=pre.compute_s + steps * dec.compute_s,
+        memory_s=pre.memory_s + steps * dec.memory_s,
+        overhead_s=pre.launch_s + steps * (dec.launch_s + host_excess),
         host_s=0.0,
         comm_s=comm,
         num_gpus=n,
@@ -2414,7 +2478,7 @@ def _job_estimates(
         for c, k in singles.items():  # the jobs' one-GPU times, kept as _llm_single keeps them
             if runs[c] and count[k] == 1:
                 j = at[k]
-                one_gpu = pre[j].seconds + n_out * dec[j].seconds
+                one_gpu = pre[j].seconds + decode_steps(w) * dec[j].seconds
                 stores[c][("single", *keys[c])] = (effs[c], one_gpu)
     out = []
     one: dict[int, float] = {}  # each card's one-GPU time (``_llm_single``), once
@@ -2468,7 +2532,7 @@ def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str)
     b, s, out = work.batch_size, work.seq_len, max(1, work.output_tokens)
     one = llm_replica(gpu, work, 1, eff, backend)
     t1 = one.parts(0.0, 0.0, float(b * s), float(s)).seconds
-    single = t1 + out * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
+    single = t1 + decode_steps(work) * one.parts(float(b), s + out / 2.0, 0.0, float(s)).seconds
     store[key] = (eff, single)
     return single
 

@@ -20,9 +20,11 @@ from app.domain.activations import (
     PURE16,
     UNFUSED_SCORE_BYTES,
     Policy,
+    block_params,
     decoder_layer_saved,
     embedding_params,
     encoder_layer_saved,
+    gated_mlp,
     head_saved,
     logits_bytes,
     softmax_input_bytes,
@@ -85,6 +87,24 @@ KORTHIKANTI_BYTES = 34.0  # s·b·h bytes per layer in 16-bit (Korthikanti et al
 # PyTorch's caching allocator rounds and splits blocks: reserved memory runs a few per cent
 # above what tensors occupy during training (benchmark-methodology §peak memory).
 TRAINING_FRAGMENTATION = 0.05
+
+# FSDP FULL_SHARD / ZeRO-3 keeps each GPU's shards of every state, but runs each wrapped block
+# (a transformer layer under the usual auto-wrap policy) on its whole parameters: it
+# all-gathers them in the compute dtype before the block's forward and again before its
+# backward, and the block's backward produces its whole gradient before the reduce-scatter
+# shards it (Zhao et al. 2023, "PyTorch FSDP: Experiences on Scaling Fully Sharded Data
+# Parallel", VLDB, arXiv:2304.11277: a GPU's memory is its shards plus the units it has
+# materialised). Under FSDP's default ``backward_prefetch=BACKWARD_PRE`` the
+# next block's all-gather is issued before the current block's gradient computation, "and at
+# the peak, it holds the current set of parameters, next set of parameters, and current set
+# of gradients in memory" (torch.distributed.fsdp.BackwardPrefetch's documentation); FSDP2
+# likewise lets two all-gather outputs live at once. Two blocks' parameters, one block's
+# gradient.
+FSDP_BLOCKS_GATHERED = 2.0
+FSDP_BLOCK_GRADIENTS = 1.0
+# Wrapped units of a model with no layer count: the count the time model gathers over
+# (perf.training_layout's ``m.layers or 50``).
+FSDP_DEFAULT_UNITS = 50
 
 # Inference runtime workspace beyond weights and KV cache: allocator fragmentation and
 # temporary buffers (Transformer Math 101 quotes ~20 % all told; half of that is covered by the
@@ -180,6 +200,10 @@ class ModelSpec:
     # cross-attention K/V projections of this many layers run once over the encoder's output,
     # priced with its pass (perf.forward_ops); None: a model of its own
     cross_kv_layers: int | None = None
+    # Gated MLP (SwiGLU/GeGLU: gate, up, down) or plain (GELU: up, down), where a config.json
+    # says so (hf_config.HfModel.gated_mlp); None: read off the parameter count
+    # (activations.gated_mlp, the one rule memory and time share)
+    gated_mlp: bool | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -494,7 +518,7 @@ def lora_params(model: ModelSpec, rank: int) -> float:
     h = model.hidden_size or 0
     kv = (model.kv_heads or 1) * (model.head_dim or 0)
     inter = model.intermediate_size or 4 * h
-    gated = 3 if model.family == "decoder" else 2  # SwiGLU has gate, up and down
+    gated = 3 if gated_mlp(model) else 2  # SwiGLU has gate, up and down
     per_layer = rank * (2 * h + 2 * (h + kv) + 2 * h + gated * (h + inter))
     return per_layer * (model.layers or 0)
 
@@ -696,6 +720,9 @@ def memory_breakdown(
     Sharded parts (weights, gradients, optimizer, master weights, adapters, activations, KV
     cache) divide by N: FSDP/ZeRO-3 or tensor parallelism for the model states, data or tensor
     parallelism for activations. The framework context is per process and does not shrink.
+    Training sharded over N > 1 GPUs also holds, on each, the FSDP units it is running
+    unsharded (two layers' gathered parameters in ``weights``, one layer's gradient in
+    ``gradients``: ``fsdp_block_bytes``).
     """
     n = max(1, num_gpus)
     p = work.precision
@@ -839,6 +866,46 @@ def saved_activations(
     return layers * per_layer * tokens + head, logits
 
 
+def fsdp_block_bytes(work: WorkloadSpec) -> tuple[float, float]:
+    """(parameters, gradient) in bytes of one FSDP unit as a GPU holds it unsharded: its
+    parameters in the dtype they are gathered in (the compute dtype: 16-bit, fp32 for an fp32
+    job; a LoRA base at its stored width, QLoRA's in 4-bit), and its trainable parameters'
+    gradient in the dtype it is reduced in (16-bit; fp32 for fp32 jobs and for LoRA adapters,
+    which PEFT keeps in fp32) — the widths perf.training_layout prices the gathers and
+    reduce-scatters at. One unit is one transformer layer's linears (its norms are
+    negligible), else the model's parameters over its layers (``FSDP_DEFAULT_UNITS``)."""
+    m = work.model
+    units = float(m.layers or FSDP_DEFAULT_UNITS)
+    shaped = m.is_transformer and m.has_shape
+    block = (block_params(m) if shaped else m.params) / units
+    wide = work.precision in ("fp32", "tf32")
+    if work.peft == "qlora":
+        w_b = BYTES["int4"] if work.quantization == "gptq" else NF4_BYTES
+    elif work.peft == "lora":
+        w_b = 2.0 if work.precision == "fp8" else BYTES[work.precision]
+    else:
+        w_b = 4.0 if wide else 2.0
+    lora = work.peft in ("lora", "qlora")
+    trainable = lora_params(m, work.lora_rank) / units if lora else block
+    grad_b = 4.0 if lora or wide else 2.0
+    return block * w_b, trainable * grad_b
+
+
+def _fsdp_unsharded(work: WorkloadSpec, n: int, notes: list[str]) -> tuple[float, float]:
+    """(gathered parameters, unsharded gradient) in bytes per GPU beside its shards when the
+    job is sharded over ``n`` > 1 GPUs (``FSDP_BLOCKS_GATHERED``); none on one GPU."""
+    if n <= 1:
+        return 0.0, 0.0
+    params, grad = fsdp_block_bytes(work)
+    gathered, unsharded = FSDP_BLOCKS_GATHERED * params, FSDP_BLOCK_GRADIENTS * grad
+    notes.append(
+        f"sharded over {n} GPUs (FSDP/ZeRO-3): each also holds two layers' gathered "
+        f"parameters (the running one and the prefetched next) and one layer's unsharded "
+        f"gradient, {(gathered + unsharded) / GB:.2f} GB"
+    )
+    return gathered, unsharded
+
+
 def _training_memory(
     work: WorkloadSpec, n: int, framework: float, flash_attention: bool, notes: list[str]
 ) -> MemoryBreakdown:
@@ -860,6 +927,8 @@ def _training_memory(
         return _megatron_memory(work, lay, n, framework, flash_attention, notes)
     acts, logits = saved_activations(work, work.batch_size, flash_attention=flash_attention)
     frozen = _frozen_pipeline_bytes(work, notes)
+    # per GPU, not divided by n: alive during forward and backward, not at the optimizer step
+    gathered, unsharded = _fsdp_unsharded(work, n, notes)
     opt_b = OPTIMIZER_BYTES.get(work.optimizer, 8.0)
     embed, head = embedding_params(m)
     slack = (acts + logits) * TRAINING_FRAGMENTATION
@@ -886,8 +955,8 @@ def _training_memory(
         # state apart, as the QLoRA paper breaks it down: its paged AdamW keeps that state in
         # unified memory, which the driver evicts to the host when the GPU runs out
         return MemoryBreakdown(
-            weights=base / n / GB,
-            adapters=adapters * (4.0 + 4.0) / n / GB,
+            weights=base / n / GB + gathered / GB,
+            adapters=adapters * (4.0 + 4.0) / n / GB + unsharded / GB,
             optimizer=adapters * opt_b / n / GB,
             activations=acts / n / GB,
             logits=logits / n / GB,
@@ -909,7 +978,9 @@ def _training_memory(
     weights += frozen
     grads = params * 4.0
     step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
-    backward_start = casts + acts + logits
+    # the start of backward over all n GPUs (the FSDP unit's unsharded parameters and gradient
+    # are per GPU, so n of them)
+    backward_start = casts + acts + logits + n * (gathered + unsharded)
     if work.accumulates:
         # micro-steps after the first start backward with the summed gradients still held
         peak_grads = grads + max(0.0, step_temp - backward_start)
@@ -929,8 +1000,8 @@ def _training_memory(
         if peak_grads < grads + step_temp:
             notes.append("gradients fill the memory activations free during backward")
     return MemoryBreakdown(
-        weights=weights / n / GB,
-        gradients=peak_grads / n / GB,
+        weights=weights / n / GB + gathered / GB,
+        gradients=peak_grads / n / GB + unsharded / GB,
         optimizer=params * opt_b / n / GB,
         master_weights=master / n / GB,
         activations=acts / n / GB,

@@ -269,6 +269,15 @@ class ModelIn(_In):
         "QLoRA's 16-bit head and autocast's weight copies.",
         json_schema_extra=ui("shape", tasks=TRAINING_TASKS, form=False),
     )
+    gated_mlp: bool | None = Field(
+        default=None,
+        title="Gated MLP (SwiGLU/GeGLU)",
+        description="Whether each layer's MLP is gated (gate, up and down projections: "
+        "Llama, Mistral, Qwen) or plain (up and down: GPT-2, BERT, ViT); read from a "
+        "config.json's model type and hidden_act, else from the parameter count when blank. "
+        "Sizes the MLP's FLOPs, its saved activations and LoRA's adapters.",
+        json_schema_extra=ui("shape", tasks=TRAINING_TASKS, form=False),
+    )
     attention: Literal["mla"] | None = Field(
         default=None,
         title="Attention kind",
@@ -821,6 +830,7 @@ class ModelOut(BaseModel):
     kv_window_elements_per_token: float | None = None
     sliding_window: int | None = None
     tied_embeddings: bool | None = None
+    gated_mlp: bool | None = None
     attention: str | None = None
     shared_experts: int | None = None
     kv_bytes_per_token_16bit: float | None = Field(
@@ -1200,10 +1210,13 @@ class Recommendation(BaseModel):
     timing: TimingOut
     mfu: float | None = Field(
         None,
-        description="training: model FLOPs utilisation — 3 × the forward FLOPs per sample (6 × "
-        "active params + 12·layers·hidden·seq per token; a CNN's or diffusion model's published "
-        "forward FLOPs) × samples/s ÷ (GPUs × the dense datasheet peak at "
-        "throughput.compute_precision, boost clock, no sparsity; TF32 for a mixed fp32 step); "
+        description="training: model FLOPs utilisation — the model's FLOPs per sample (per "
+        "token 6 × the parameters a token multiplies by — an input embedding only where it is "
+        "also the tied LM head the step computes — + 12·layers·hidden·seq of attention; under "
+        "LoRA/QLoRA 4 × the frozen parameters + 6 × the adapters; a CNN's or diffusion model's "
+        "published forward FLOPs × 3, × 2 under LoRA) × samples/s ÷ (GPUs × the dense "
+        "datasheet peak at throughput.compute_precision, boost clock, no sparsity; TF32 for a "
+        "mixed fp32 step); "
         "recomputation not counted",
     )
     cost: CostOut

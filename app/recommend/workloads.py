@@ -191,6 +191,7 @@ def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
         "kv_window_elements_per_token": hf.kv_window_elements_per_token,
         "sliding_window": hf.sliding_window,
         "tied_embeddings": hf.tied_embeddings,
+        "gated_mlp": hf.gated_mlp,
         "attention": "mla" if hf.attention == "mla" else None,
         "shared_experts": (hf.shared_experts or 0) if hf.experts else None,
     }

@@ -137,12 +137,14 @@ def test_a_large_batch_is_gpu_bound_and_the_faster_gpu_wins() -> None:
     assert slow.step_s > 3 * fast.step_s
 
 
-def test_eager_transformer_inference_keeps_the_modern_dispatch_cost() -> None:
+def test_eager_transformer_inference_pays_the_cnn_dispatch_cost() -> None:
+    """One nn.Module forward dispatched from Python either way: the same host figure per
+    kernel (data/efficiency.yaml, the pytorch infer row)."""
     vit = replace(_work("pytorch"), model=load_presets(DATA)["vit-b-16"].model)
     gpu = GPUS["a100-sxm4-40gb"]
     cnn = perf.profile_for(gpu, _work("pytorch"), "cuda", "infer-cnn").host_us_per_op
     other = perf.profile_for(gpu, vit, "cuda", perf.phase_regime(vit)).host_us_per_op
-    assert other < cnn
+    assert other == cnn
 
 
 def test_tensorflow_inference_copies_the_batch_in_before_its_kernels_run() -> None:
