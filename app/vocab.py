@@ -217,6 +217,9 @@ LANGUAGE_MODEL_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-de
 #: Servers that run several replicas on one node behind one endpoint themselves (vLLM's
 #: --data-parallel-size, SGLang's --dp-size): app/recommend/deploy.py.
 DATA_PARALLEL_SERVERS: tuple[Runtime, ...] = ("vllm", "sglang")
+#: Servers that load a Hugging Face checkpoint by its repository id, an FP8 one included
+#: (app/recommend/deploy.checkpoint); llama.cpp and MLX read files of their own
+HF_CHECKPOINT_SERVERS: tuple[Runtime, ...] = ("vllm", "sglang", "tensorrt-llm")
 #: Runtimes whose fused attention is PyTorch's own SDPA: the kernel generation a GPU gets there
 #: is PyTorch's choice (perf._attention_kernel). Megatron's is Transformer Engine's own
 #: (cuDNN fused attention or FlashAttention-2/3), not SDPA's.

@@ -1095,15 +1095,20 @@ def runtime_startup_activations_gb(
     hidden: float,
     intermediate: float,
     tp: int = 1,
+    rows: int | None = None,
 ) -> float | None:
     """``startup_activations_gb`` for ``runtime`` at its defaults on ``gpu`` (max_num_seqs,
-    max_num_tokens), ``tp`` GPUs per replica; None where it has no startup rule."""
+    max_num_tokens), ``tp`` GPUs per replica; None where it has no startup rule. ``rows``: the
+    max_num_seqs a plan deploys where it sets fewer than the default (a batch of ``rows``
+    sequences needs no more)."""
     spec = serving_spec(table, runtime)
     if not has_startup_rule(spec):
         return None  # as startup_activations_gb says, without its scheduler limits
     assert spec is not None
     # both defaults at once (default_max_seqs, default_max_tokens): read for every configuration
     seqs, tokens = spec_limits(spec, gpu)
+    if rows is not None:
+        seqs = max(1, min(seqs, rows))
     return startup_activations_gb(
         per_logit=spec.profile_bytes_per_logit,
         rows=seqs,

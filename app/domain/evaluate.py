@@ -258,6 +258,10 @@ def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1)
                 hidden=h,
                 intermediate=float(m.intermediate_size or 4 * h),
                 tp=n,
+                # a batch of b sequences is deployed at --max-num-seqs b where the default
+                # would reserve more (vLLM's sampler rows), as a serving plan deploys the
+                # rows its pool holds (serving.planned_runtime): one rule for both tasks
+                rows=work.batch_size,
             )
             or 0.0
         )
@@ -1520,9 +1524,11 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
         ckey, cjob = copy_job(ctx, key, run, config.copies)
         avail = usable_gb(gpu, cjob, per)
         mem = variant_memory(ctx, ckey, cjob, per, g.backend, g.flash_attention)
+        sized = cjob
     else:
         avail = usable_gb(gpu, run, n)
         mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
+        sized = run
     if mem.total > avail:
         return ConfigResult(
             config,
@@ -1541,7 +1547,36 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
         priced, pricing, excl = _price_check(config, n, ctx)
         if excl is not None:
             return ConfigResult(config, excl, work=run, backend=g.backend, memory=mem)
+    seqs = _seqs_needed(gpu, sized, avail - mem.total)
+    if seqs:
+        warnings += (seqs,)
     return Admitted(config, g, key, run, warnings, caveats, avail, mem, priced, pricing)
+
+
+def _seqs_needed(gpu: GpuSpec, run: WorkloadSpec, room: float) -> str:
+    """Where the job fits only because its runtime's startup reserve is taken at the batch it
+    runs (usable_gb: vLLM's sampler over --max-num-seqs = the batch) and the default
+    max_num_seqs would keep more than ``room`` (GB per GPU left at the batch's reserve): the
+    flag to deploy with, since vLLM's default would leave no room."""
+    spec = efficiency.serving_spec(run.efficiency, run.runtime)
+    if spec is None or run.training or spec.profile_bytes_per_logit is None:
+        return ""
+    vocab = run.model.vocab_size
+    rows = efficiency.default_max_seqs(spec, gpu)
+    if run.batch_size >= rows:
+        return ""
+    per = spec.profile_bytes_per_logit
+    extra = efficiency.profiling_peak_gb(per, rows, vocab) - efficiency.profiling_peak_gb(
+        per, run.batch_size, vocab
+    )
+    if extra <= room:
+        return ""
+    most = run.batch_size + efficiency.seqs_for_room(per, vocab, room)
+    return (
+        f"fits with vLLM's --max-num-seqs at most {most:,} (the batch is {run.batch_size:,}): "
+        f"its default {rows:,} keeps {vram(efficiency.profiling_peak_gb(per, rows, vocab)):.1f} GB "
+        "per GPU for the sampler's startup profiling and leaves no room"
+    )
 
 
 def _variant(config: Configuration, ctx: Context) -> tuple[Gate, JobKey | None]:

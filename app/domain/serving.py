@@ -313,6 +313,10 @@ class ServingResult:
     # copies of a request's KV cache its replica holds (llm_step.kv_copies: every GPU of a
     # tensor-parallel group holds a latent-attention model's whole cache)
     kv_copies: float = 1.0
+    # of ``activations_gb_per_gpu``, what the runtime keeps out of its pool at startup by its
+    # own rule (``startup_reserve_gb``: vLLM's sampler peak), the share LLM inference takes
+    # off its usable memory instead (evaluate.usable_gb); 0 where it has no such rule
+    reserve_gb_per_gpu: float = 0.0
 
     @property
     def total_gpus(self) -> int:
@@ -489,22 +493,8 @@ def memory_plan(
     weights = held_weights(model, cfg.weight_precision, rt) / tp / GB
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
-    # a layer split computes the intermediates whole on each GPU
     split = tp if rt.multi_gpu == "tensor" else 1
-    on = rt.on(gpu)
-    # the runtime's own startup rule (vLLM's profiling peak over its default max_num_seqs on
-    # this GPU, SGLang's nothing inside its claim, TensorRT-LLM's warm-up forward of
-    # max_num_tokens), the one LLM inference reads too
-    act_gb = efficiency.startup_activations_gb(
-        per_logit=rt.profile_bytes_per_logit,
-        rows=on.max_batch,
-        mode=rt.startup_activations,
-        tokens=on.chunk_tokens,
-        vocab=model.vocab_size,
-        hidden=h,
-        intermediate=inter,
-        tp=split,
-    )
+    act_gb = startup_reserve_gb(gpu, model, cfg, rt)
     if act_gb is None:
         # a runtime that allocates as it goes: one full chunk's hidden states, QKV and MLP
         # intermediates (16-bit) and fp32 logits of the sampled rows
@@ -516,6 +506,29 @@ def memory_plan(
     fw = context_gb(_backend(gpu), rt.context_gib)
     pool = efficiency.kv_pool_gb(usable_gb, weights + act_gb + fw, share, rt.of_free)
     return weights, act_gb, fw, pool
+
+
+def startup_reserve_gb(
+    gpu: GpuSpec, model: ModelSpec, cfg: ServingConfig, rt: RuntimeProfile
+) -> float | None:
+    """Per GPU, in GB: the activations the runtime keeps out of its KV pool when it sizes the
+    pool at startup, by its own rule (vLLM's profiling peak over its max_num_seqs on this GPU,
+    SGLang's nothing inside its claim, TensorRT-LLM's warm-up forward of max_num_tokens): the
+    one rule LLM inference takes off its usable memory (efficiency.startup_activations_gb,
+    evaluate.usable_gb). None: the runtime has no such rule (it allocates as it goes)."""
+    h = float(model.hidden_size or 0)
+    on = rt.on(gpu)
+    return efficiency.startup_activations_gb(
+        per_logit=rt.profile_bytes_per_logit,
+        rows=on.max_batch,
+        mode=rt.startup_activations,
+        tokens=on.chunk_tokens,
+        vocab=model.vocab_size,
+        hidden=h,
+        intermediate=float(model.intermediate_size or 4 * h),
+        # a layer split computes the intermediates whole on each GPU
+        tp=cfg.gpus_per_replica if rt.multi_gpu == "tensor" else 1,
+    )
 
 
 def _backend(gpu: GpuSpec) -> str:
@@ -712,6 +725,48 @@ def _capacity(
     return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv)
 
 
+def planned_runtime(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    cfg: ServingConfig,
+    load: ServingLoad,
+    runtime: RuntimeProfile,
+    usable_gb: float | None = None,
+) -> RuntimeProfile:
+    """The runtime at the max_num_seqs a plan deploys (vLLM serve's --max-num-seqs), where its
+    startup profiling keeps a sampler peak out of the KV pool (``profile_bytes_per_logit``).
+    The peak follows max_num_seqs (rows × vocabulary × bytes per logit: methodology §1), so a
+    plan that runs fewer sequences than the default, because the pool holds fewer, reserves
+    less and holds more: gpt-oss-120b on one H100 kept 8.0 GB for 1,024 rows and ran 21, where
+    --max-num-seqs 64 keeps 0.5 GB and its pool holds 64. The most rows whose own pool holds
+    them all (the pool shrinks as the rows grow: the largest fixed point, found by bisection),
+    capped by the default; the default where its pool holds it, or where not one row fits (the
+    refusal then names the default's peak). What ``evaluate`` prices and the deploy command's
+    --max-num-seqs then agree (its ``max_concurrency``). Benchmarks read the runtime's defaults
+    (benchmarks/serving_accuracy.py): only a plan the engine writes sets the flag."""
+    rt = runtime.on(gpu)
+    if rt.profile_bytes_per_logit is None or not model.vocab_size:
+        return runtime
+    usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
+
+    def held(rows: int) -> int:
+        """Requests the pool holds when the runtime profiles ``rows`` sampler rows."""
+        at = replace(rt, max_batch=rows, large_gpu=None)
+        return _capacity(gpu, model, cfg, at, usable, load)[5]
+
+    top = rt.max_batch
+    if held(top) >= top or held(1) < 1:
+        return runtime
+    lo, hi = 1, top - 1  # held(lo) >= lo; the answer is in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if held(mid) >= mid:
+            lo = mid
+        else:
+            hi = mid - 1
+    return replace(rt, max_batch=lo, large_gpu=None)
+
+
 def unfit(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -804,6 +859,7 @@ def evaluate(
         kv_gb_per_request=kv_req / GB,
         compute_precision=eng.compute_precision,
         kv_copies=llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0]),
+        reserve_gb_per_gpu=startup_reserve_gb(gpu, model, cfg, rt) or 0.0,
     )
     if cap < 1 or eng.flops <= 0:
         why = (

@@ -457,7 +457,60 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
         note = _exact_note(why, sizes, card.options.exact_gpus)
         if note != why or card.options.across_nodes:
             note = f"{note} ({_spans_words(card.options.across_nodes)})"
+        more = _beyond_max_gpus(gpu, ctx, card, (weights, kvs))
+        if more is not None:
+            # the request's ceiling, not the card, is what leaves it out: said first, as the
+            # lever to pull (the memory miss within it after), and kept for the answer's advice
+            ctx.memo[(MORE_GPUS, gpu.slug)] = more
+            within = f"within {card.options.max_gpus} GPUs: {note}"
+            return ev.Exclusion("filtered_out", f"{_more_gpus_words(card, more)}; {within}")
         return _unserved(note)
+    return out
+
+
+# ctx.memo's key of a card that holds the model only on more GPUs a replica than the request's
+# max_gpus allows (``_beyond_max_gpus``): the answer's advice names the count (more_gpus)
+MORE_GPUS = "serving needs more gpus"
+
+
+def _beyond_max_gpus(
+    gpu: GpuSpec, ctx: ev.Context, card: _CardParts, formats: tuple[list[str], list[str]]
+) -> int | None:
+    """The fewest GPUs a replica spans beyond the request's max_gpus (a tensor-parallel size,
+    or a span across servers where the card may) whose replica holds one request; None where
+    none does, or the request fixes its GPU count (that count is the miss, ``_exact_note``)."""
+    o = card.options
+    if o.exact_gpus is not None or o.single_device or o.runtime.multi_gpu == "none":
+        return None
+    beyond = [n for n in TP_SIZES if n > o.max_gpus]
+    if o.across_nodes:
+        beyond += [n for n in NODE_SPANS if n > o.max_gpus]
+    model = ctx.work.model
+    for n in beyond:
+        if llm_step.replica_split_error(model, card.profile.decode, n) is not None:
+            continue
+        if _fitting(gpu, ctx, card, [(n, range(1, 2))], formats)[0]:
+            return n
+    return None
+
+
+def _more_gpus_words(card: _CardParts, n: int) -> str:
+    tp, stages = llm_step.span(card.profile.decode, n)
+    how = f" (tensor parallel {tp} in each of {stages} servers)" if stages > 1 else ""
+    most = card.options.max_gpus
+    return (
+        f"needs {n} GPUs per replica{how}, more than constraints.max_gpus ({most}) allows: "
+        f"raise constraints.max_gpus to {n} to plan it"
+    )
+
+
+def more_gpus(ctx: ev.Context) -> dict[str, int]:
+    """The cards left out by the request's max_gpus alone, by slug: the GPUs a replica of each
+    needs (``plan`` found them)."""
+    out: dict[str, int] = {}
+    for key, n in ctx.memo.items():
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == MORE_GPUS:
+            out[str(key[1])] = int(n)
     return out
 
 
@@ -506,9 +559,12 @@ def _fitting(
             for kv in kvs:
                 one = sv.ServingConfig(tp, 1, wp, kv, card.profile.name)
                 why = fp8_block_error(ctx.work.model, wp, llm_step.span(card.profile.decode, tp)[0])
-                why = why or sv.unfit(
-                    gpu, ctx.work.model, one, load, card.profile, card.options.usable_gb
-                )
+                # at the --max-num-seqs the plan would deploy (sv.planned_runtime): a default
+                # sampler peak that crowds out the pool is not the runtime's last word
+                if why is None:
+                    usable = card.options.usable_gb
+                    rt = sv.planned_runtime(gpu, ctx.work.model, one, load, card.profile, usable)
+                    why = sv.unfit(gpu, ctx.work.model, one, load, rt, usable)
                 if why is not None:
                     # the last shape tried is the closest miss (the most GPUs per replica, the
                     # fewest bits): the first, one GPU at 16 bits, once stood for them all;
@@ -735,12 +791,16 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         if priced.pricing is not None
         else (None, None)
     )
+    load = load_of(work.serving)
+    # the runtime at the --max-num-seqs the plan deploys: its memory plan, the rows' capacity
+    # and the deploy command's flag are one figure (sv.planned_runtime)
+    runtime = sv.planned_runtime(gpu, work.model, shape, load, card.profile, o.usable_gb)
     res = sv.evaluate(
         gpu,
         work.model,
         shape,
-        load_of(work.serving),
-        runtime=card.profile,
+        load,
+        runtime=runtime,
         usable_gb=o.usable_gb,
         memory_efficiency=o.memory_efficiency,
         compute_efficiency=o.compute_efficiency,
@@ -765,7 +825,7 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         else None
     )
     served = Served(
-        res, card.profile, priced, ok, tuple(misses), tuple(warnings), basis, asked,
+        res, runtime, priced, ok, tuple(misses), tuple(warnings), basis, asked,
         spec.concurrent_requests,
     )  # fmt: skip
     cost = cost_of(gpu, res, priced)
@@ -778,7 +838,17 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         return ev.ConfigResult(config, excl, backend=backend)
     if acq is not None and acq != ctx.limits.acquisition:
         served = dataclasses.replace(served, price=priced.narrowed(acq))
-    modes = ev.acquisition_modes(cost, acq or ctx.limits.acquisition)
+    acquired = acq or ctx.limits.acquisition
+    pricing = priced.pricing
+    # a way in the budget took out is shown with its price but not offered (evaluate.finish)
+    out = ev.left_out(cost, ctx.limits, acquired, config.num_gpus) if acq is not None else None
+    if out is not None:
+        cost, pricing = ev.without_left_out(cost, pricing, out)
+        # the row's offers and verdict are read from the served price (app/recommend/serving)
+        served = dataclasses.replace(
+            served, price=dataclasses.replace(served.price, pricing=pricing)
+        )
+    modes = ev.acquisition_modes(cost, acquired)
     warnings += compat.purchase_caveats(gpu, config.num_gpus, *modes)
     return ev.ConfigResult(
         config,
@@ -787,11 +857,11 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         backend=backend,
         memory=_memory(res),
         available_gb=o.usable_gb,
-        perf=_perf(res, card.profile, backend, basis),
+        perf=_perf(res, runtime, backend, basis),
         cost=cost,
-        acquisition=acq or ctx.limits.acquisition,
+        acquisition=acquired,
         warnings=tuple(warnings),
-        pricing=priced.pricing,
+        pricing=pricing,
         serving=served,
         framework_status=card.software.status,
     )

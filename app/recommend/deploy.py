@@ -103,6 +103,26 @@ def published(data_dir: Path = DATA_DIR) -> dict[str, Published]:
     return out
 
 
+def publisher_fp8(preset_id: str | None, data_dir: Path = DATA_DIR) -> str | None:
+    """The FP8 checkpoint an fp8 serving plan of the preset starts (``_published_repo``) where
+    the model's own publisher ships it (Qwen/Qwen3-32B-FP8 beside Qwen/Qwen3-32B; Meta's
+    Llama-3.1-405B-Instruct-FP8): the model as its publisher released it in FP8, whose
+    quality is the publisher's to state, not a third party's quantisation measured on another
+    model; None where the FP8 checkpoint is another's (NVIDIA's Model Optimizer exports of
+    Llama 3.1 8B and 70B) or none is named. The publisher is the repo's owner on the Hub."""
+    preset = presets.load_presets(data_dir).get(preset_id or "")
+    if preset is None or preset.serve_repo_fp8 is None:
+        return None
+    repo = preset.serve_repo or presets.hf_repo(preset)
+    if repo is None or _owner(repo) != _owner(preset.serve_repo_fp8):
+        return None
+    return preset.serve_repo_fp8
+
+
+def _owner(repo: str) -> str:
+    return repo.split("/", 1)[0].lower()
+
+
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     """The repo a serve command starts, the --quantization it passes, and what it needs said."""

@@ -77,6 +77,13 @@ def _table(
     return out
 
 
+def known_cost(precision: str, data_dir: Path = DATA_DIR) -> str | None:
+    """What weights at ``precision`` are known to cost, with its source ("… (source: …)"),
+    as a row running them says it (``cost_note``); None where no figure is held."""
+    hit = (_table(data_dir) or {}).get(precision)
+    return f"{hit[0]} (source: {hit[1]})" if hit is not None else None
+
+
 def kv_note(kv_precision: str, data_dir: Path = DATA_DIR) -> str | None:
     """What a KV cache below 16 bits is known to cost, with its source; None at 16 bits."""
     hit = (_table(data_dir, "kv_cache") or {}).get(kv_precision)
@@ -85,14 +92,28 @@ def kv_note(kv_precision: str, data_dir: Path = DATA_DIR) -> str | None:
     return f"quality: {kv_precision} KV cache — {hit[0]} (source: {hit[1]})"
 
 
+def publisher_note(precision: str, repo: str) -> str:
+    """A row's weights in the checkpoint the model's own publisher ships at ``precision``
+    (Qwen/Qwen3-32B-FP8): said as the release it is, as a model released only in that format
+    is (``AS_RELEASED``), not with a figure measured on another model."""
+    # it ends as every release's note does: the summary reads no caveat into it
+    own = f"the publisher's {precision.upper()} checkpoint ({repo})"
+    return f"quality: {precision} weights in {own}, {AS_RELEASED}"
+
+
 def notes(
     precision: str,
     kv_precision: str | None,
     quantization: str | None = None,
     released: str | None = None,
+    publisher_repo: str | None = None,
 ) -> tuple[str, ...]:
-    """A serving row's quality notes: its weights', then its KV cache's."""
+    """A serving row's quality notes: its weights', then its KV cache's. ``publisher_repo``:
+    the model's publisher's own checkpoint the row's weights load from (deploy.publisher_fp8),
+    said as released where no named format says otherwise."""
     weights = cost_note(precision, quantization, released=released)
+    if publisher_repo is not None and weights is not None and quantization in (None, "none"):
+        weights = publisher_note(precision, publisher_repo)
     said = (weights, kv_note(kv_precision) if kv_precision else None)
     return tuple(n for n in said if n is not None)
 

@@ -11,6 +11,7 @@ misses and what to relax.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.domain import bands, efficiency, llm_step, rank, serving_step
@@ -23,6 +24,7 @@ from app.domain.units import vram
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import quality
 from app.recommend import schemas as s
+from app.recommend.deploy import publisher_fp8
 from app.recommend.rows import (
     chosen_offer_out,
     gpu_out,
@@ -34,7 +36,7 @@ from app.recommend.rows import (
 from app.recommend.whatif import MOST_GPUS
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
-from app.vocab import QUANTIZATION_LABELS
+from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS
 
 CURVES_FOR = 5  # rows that get a throughput-latency curve
 
@@ -87,6 +89,27 @@ def _usable_gb(gpu: GpuSpec, row: _Row, tp: int = 1) -> float:
     rt = row.runtime
     share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
     return efficiency.usable_gb(gpu, efficiency.claim_on_device(share, rt.of_free))
+
+
+def _reserve_note(row: _Row) -> list[str]:
+    """What the row's workspace is where the runtime sizes it by its own startup rule (vLLM's
+    sampler peak over the --max-num-seqs the plan deploys, TensorRT-LLM's warm-up forward):
+    named, so that a reader who sees the card's usable memory less it in an inference row
+    knows it is the same reserve (serving.startup_reserve_gb, evaluate.usable_gb)."""
+    r, rt = row.result, row.runtime.on(row.gpu)
+    if r.reserve_gb_per_gpu <= 0.0:
+        return []
+    if rt.profile_bytes_per_logit is not None:
+        what = f"its sampler's startup profiling pass over --max-num-seqs {rt.max_batch}"
+    elif rt.startup_activations == "warmup_forward":
+        what = f"its warm-up forward of {rt.chunk_tokens:,} tokens at startup"
+    else:
+        what = "its startup activations"
+    gb = vram(r.reserve_gb_per_gpu)
+    return [
+        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GB per GPU that {rt.name} keeps out of the KV "
+        f"cache for {what}"
+    ]
 
 
 def _load_words(spec: ServingSpec) -> str:
@@ -334,10 +357,63 @@ _SPECULATIVE = {
 SPECULATIVE_MAX_USERS = 8
 
 
-def _tips(row: _Row, spec: ServingSpec) -> list[str]:
+# Runtimes that serve FP8 weights on a card with FP8 tensor cores, and how each is told to
+# (their docs: vLLM's and SGLang's --quantization fp8 quantise 16-bit weights at load, or a
+# published FP8 checkpoint loads as it is; TensorRT-LLM runs a Model Optimizer FP8 export).
+_FP8_HOW = {
+    "vllm": "a published FP8 checkpoint, or --quantization fp8",
+    "sglang": "a published FP8 checkpoint, or --quantization fp8",
+    "tensorrt-llm": "a Model Optimizer FP8 checkpoint",
+}
+
+
+def _fp8_room(row: _Row, model: ModelSpec | None) -> tuple[float, float] | None:
+    """(16-bit, fp8) weights per GPU of the row's shape, in GB, where the row keeps 16-bit
+    weights on a card that runs FP8 natively under a runtime that serves FP8 weights: the
+    memory fp8 weights would free, from the plan's own weight rule (serving.held_weights), with
+    no shape re-planned. None elsewhere, or where the request pinned the precision (``model``
+    None)."""
+    c = row.result.config
+    gpu, rt = row.gpu, row.runtime
+    if (
+        model is None
+        or c.weight_precision not in ("bf16", "fp16")
+        or c.runtime not in _FP8_HOW
+        or not gpu.fp8_tflops
+        or sv.supports_weights(gpu, "fp8", rt, model) is not None
+        or serving_step.fp8_block_error(
+            model, "fp8", llm_step.span(rt.decode, c.gpus_per_replica)[0]
+        )
+    ):
+        return None
+    fp8 = sv.held_weights(model, "fp8", rt) / c.gpus_per_replica / 1e9
+    return row.result.weights_gb_per_gpu, fp8
+
+
+def _fp8_words(row: _Row, room: tuple[float, float]) -> str:
+    """What fp8 weights would free on the row, and their known quality cost with its source."""
+    w16, w8 = room
+    c = row.result.config
+    cost = quality.known_cost("fp8")
+    return (
+        f"FP8 weights ({_FP8_HOW[c.runtime]}), native on the {row.gpu.name}, would free "
+        f"{vram(w16 - w8):.1f} GB per GPU ({vram(w16):.1f} → {vram(w8):.1f} GB of weights) for the "
+        "KV cache or a smaller group; the plan keeps the published "
+        f"{c.weight_precision} weights unless asked (workload.precision fp8)"
+        + (f". Quality, on the source's own model: {cost}" if cost else "")
+        + "."
+    )
+
+
+def _tips(row: _Row, spec: ServingSpec, model: ModelSpec | None = None) -> list[str]:
+    """The row's tips; ``model``: the job's model where the request left the weight precision
+    to the planner (the fp8 weights' tip; None: not offered)."""
     r = row.result
     c = r.config
     tips: list[str] = []
+    room = _fp8_room(row, model)
+    if room is not None:
+        tips.append(_fp8_words(row, room))
     has_kv8 = c.runtime in _KV8_HOW or row.runtime.fp8_kv
     if c.kv_precision != "fp8" and has_kv8 and sv.supports_kv(row.gpu, "fp8") is None:
         how = _KV8_HOW.get(c.runtime, "its 8-bit KV cache setting")
@@ -385,7 +461,10 @@ def _recommendation(
     spec: ServingSpec,
     with_curve: bool,
     table: efficiency.EfficiencyTable | None = None,
+    fp8_for: ModelSpec | None = None,
 ) -> s.Recommendation:
+    """The row as the answer gives it; ``fp8_for``: the job's model where its 16-bit rows may
+    say what fp8 weights would free (``_tips``)."""
     r = row.result
     c = r.config
     n = r.total_gpus
@@ -405,12 +484,16 @@ def _recommendation(
             "framework": round(r.framework_gb_per_gpu, 3),
         },
         notes=[
-            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB for the KV cache"
+            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB for the KV cache",
+            *_reserve_note(row),
         ],
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
     priced = row.priced
     cost = serving_step.cost_of(gpu, r, priced)
+    if priced.pricing is not None and priced.pricing.left_out is not None:
+        # a way in the budget took out has no break-even with the way offered (evaluate.finish)
+        cost = dataclasses.replace(cost, break_even_hours=None)
     rent_h = priced.rent_usd_per_hour
     extra: dict[str, object] = {"price_known": cost.purchase_usd is not None or rent_h is not None}
     rent_out = buy_out = None
@@ -495,7 +578,7 @@ def _recommendation(
             **({"gemm_efficiency": row.served.gemm_basis} if row.served.gemm_basis else {}),
         },
         explanation=_explain(row, spec),
-        tips=_tips(row, spec),
+        tips=_tips(row, spec, fp8_for),
         warnings=list(row.served.warnings)
         + list(row.warnings)
         + list(r.notes)
@@ -609,10 +692,16 @@ _LIMITS_LEFT_OUT = frozenset({"over_budget", "no_price", "filtered_out"})
 
 
 def _relax(
-    closest: list[_Row], model: ModelSpec, spec: ServingSpec, max_gpus: int, left_out: int = 0
+    closest: list[_Row],
+    model: ModelSpec,
+    spec: ServingSpec,
+    max_gpus: int,
+    left_out: int = 0,
+    wider: Mapping[int, list[str]] | None = None,
 ) -> list[str]:
     """What to change when no configuration meets the targets; ``left_out``: cards left out
-    for something else than holding the model (a budget, a missing price, the filters)."""
+    for something else than holding the model (a budget, a missing price, the filters);
+    ``wider``: the cards max_gpus alone leaves out, by the GPUs a replica of each needs."""
     done = [r for r in closest if r.result.ttft_ms is not None and r.result.itl_ms is not None]
     tips: list[str] = []
     p95 = spec.target_percentile == "p95"
@@ -669,6 +758,7 @@ def _relax(
             f"allow more than {_gpus(max_gpus)} (constraints.max_gpus): no card holds "
             f"the model on {_gpus(max_gpus)}"
         )
+    tips += _wider_words(wider or {}, max_gpus)
     if not closest:
         tips.append(
             "pick a smaller model, or a quantised one (precision fp8/int4/fp4, or "
@@ -677,6 +767,50 @@ def _relax(
     elif spec.concurrent_requests is not None:
         tips.append("serve fewer concurrent requests per deployment, or shorter outputs")
     return tips
+
+
+def _advice(
+    lead: _Row | None, wider: Mapping[int, list[str]], max_gpus: int, model: ModelSpec | None
+) -> list[str]:
+    """The answer's advice on its top pick: the cards max_gpus alone left out, where the top
+    pick spans that many GPUs too (the ceiling binds; with no row the summary's relax names
+    them), and what fp8 weights would free where the pick keeps 16-bit ones on a card with
+    native FP8 (``_fp8_room``): the default keeps the published weights (issue 23), so the
+    lever is said, not pulled."""
+    if lead is None:
+        return []
+    out = []
+    if lead.result.total_gpus >= max_gpus:
+        out += [f"{w[0].upper()}{w[1:]}." for w in _wider_words(wider, max_gpus)]
+    room = _fp8_room(lead, model)
+    if room is not None:
+        out.append(f"The top pick keeps 16-bit weights. {_fp8_words(lead, room)}")
+    return out
+
+
+def _wider(ctx: ev.Context, excluded: list[s.Excluded]) -> dict[int, list[str]]:
+    """The cards the request's max_gpus alone leaves out (serving_step.more_gpus), by name,
+    grouped by the GPUs a replica of each needs, the fewest first."""
+    need = serving_step.more_gpus(ctx)
+    out: dict[int, list[str]] = {}
+    for e in excluded:
+        if e.code == "filtered_out" and e.slug in need:
+            out.setdefault(need[e.slug], []).append(e.name)
+    return dict(sorted(out.items()))
+
+
+def _wider_words(wider: Mapping[int, list[str]], max_gpus: int) -> list[str]:
+    """Each GPU count beyond max_gpus that lets a card left out by it hold the model."""
+    return [
+        f"raise constraints.max_gpus from {max_gpus} to {n} to plan {_and(names)}: "
+        f"{'it holds' if len(names) == 1 else 'they hold'} the model only with {n} GPUs per "
+        "replica"
+        for n, names in wider.items()
+    ]
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _gpus(n: int) -> str:
@@ -696,7 +830,7 @@ def _row(c: rank.Candidate, weight_format: str | None, others: list[rank.Candida
     card's other shapes (``others``: rank.best_per_card's) as its alternatives."""
     assert c.serving is not None
     alts = tuple(o.serving for o in others if o.serving is not None)
-    said = _said(c.serving, weight_format, c.work.released_format)
+    said = _said(c.serving, weight_format, c.work.released_format, c.work.preset)
     return _Row(c.gpu, c.serving, c.score, said, alts, c.framework_status)
 
 
@@ -704,19 +838,31 @@ def _near(r: ev.ConfigResult, weight_format: str | None) -> _Row:
     """A card's near miss (a "misses_targets" result) as a row of the closest."""
     assert r.serving is not None
     released = r.work.released_format if r.work is not None else None
-    said = _said(r.serving, weight_format, released)
+    said = _said(r.serving, weight_format, released, r.work.preset if r.work else None)
     return _Row(r.gpu, r.serving, None, said, status=r.framework_status)
 
 
-def _said(served: Served, weight_format: str | None, released: str | None) -> tuple[str, ...]:
+# Runtimes whose fp8 plan loads the named FP8 checkpoint (deploy.checkpoint)
+_LOADS_FP8_REPO = frozenset(HF_CHECKPOINT_SERVERS)
+
+
+def _said(
+    served: Served, weight_format: str | None, released: str | None, preset: str | None = None
+) -> tuple[str, ...]:
     """The quality costs a shape's weight and KV formats are known to carry (none said against
-    the format the model was ``released`` in)."""
+    the format the model was ``released`` in, nor against the FP8 checkpoint the model's own
+    publisher ships where the row's deploy loads it: deploy.publisher_fp8)."""
     conf = served.result.config
     named = served.runtime.named_format
     if named is not None and named[0] == conf.weight_precision:
         # the named format the weights are in (gpt-oss's MXFP4 release, llama.cpp reading it)
         weight_format = named[1]
-    return quality.notes(conf.weight_precision, conf.kv_precision, weight_format, released)
+    own = (
+        publisher_fp8(preset)
+        if conf.weight_precision == "fp8" and conf.runtime in _LOADS_FP8_REPO
+        else None
+    )
+    return quality.notes(conf.weight_precision, conf.kv_precision, weight_format, released, own)
 
 
 def _curved(row: _Row, ctx: ev.Context, curve: bool = True) -> _Row:
@@ -772,11 +918,14 @@ def answer(
     alts = others or {}
     top = [_row(c, fmt, alts.get(c.gpu.slug, [])) for c in ordered]
     top = [_curved(r, ctx, i < CURVES_FOR) for i, r in enumerate(top)]
+    # fp8 weights are said, not planned, where the planner kept the published 16-bit ones
+    fp8_for = None if ctx.serving.precision else work.model
     recs = [
-        _recommendation(r, i, spec, i <= CURVES_FOR, work.efficiency)
+        _recommendation(r, i, spec, i <= CURVES_FOR, work.efficiency, fp8_for)
         for i, r in enumerate(top, start=1)
     ]
     targets = _target_words(spec)
+    wider = _wider(ctx, excluded)
     if recs:
         lead = top[0].result.config
         n = len(ranked)
@@ -795,7 +944,8 @@ def answer(
             if near
             else "no GPU in the catalog can even hold the model within the limits"
         )
-        left_out = sum(1 for e in excluded if e.code in _LIMITS_LEFT_OUT)
+        wide = {name for names in wider.values() for name in names}
+        left_out = sum(1 for e in excluded if e.code in _LIMITS_LEFT_OUT and e.name not in wide)
         message = (
             f"No configuration within {_gpus(cons.max_gpus)} meets {targets} at "
             f"{_load_words(spec)} — {why}."
@@ -804,9 +954,9 @@ def answer(
             met=False,
             message=message,
             load=_load_words(spec),
-            relax=_relax(closest, work.model, spec, cons.max_gpus, left_out),
+            relax=_relax(closest, work.model, spec, cons.max_gpus, left_out, wider),
             closest=[
-                _recommendation(r, i, spec, True, work.efficiency)
+                _recommendation(r, i, spec, True, work.efficiency, fp8_for)
                 for i, r in enumerate(near, start=1)
             ],
         )
@@ -827,6 +977,7 @@ def answer(
         excluded=excluded,
         baseline=None,
         warnings=warnings,
+        advice=_advice(top[0] if top else None, wider, cons.max_gpus, fp8_for),
         serving=summary,
     )
 
@@ -859,7 +1010,8 @@ def estimated(
     if row is not None:
         # one card's row scores 1, as every task's estimate (rank.rank of one candidate)
         row = dataclasses.replace(_curved(row, ctx), score=1.0)
-        rec = _recommendation(row, 1, work.serving, True, work.efficiency)
+        fp8_for = None if ctx.serving.precision else work.model
+        rec = _recommendation(row, 1, work.serving, True, work.efficiency, fp8_for)
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=rec.gpu,

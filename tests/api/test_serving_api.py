@@ -365,16 +365,20 @@ def test_llama_cpp_split_over_gpus_is_a_layer_split_not_tensor_parallel(
         assert "not their speed" in " ".join(row["explanation"])
 
 
-@pytest.mark.parametrize(("gpus", "fit"), [(1, False), (2, True)])
-def test_serving_and_inference_agree_whether_70b_fp8_for_four_users_fits_h100s(
-    client: TestClient, gpus: int, fit: bool
+@pytest.mark.parametrize(
+    ("preset", "gpus", "fit"),
+    [("llama-3.3-70b", 1, True), ("llama-3.3-70b", 2, True), ("llama-3.1-405b", 2, False)],
+)
+def test_serving_and_inference_agree_whether_an_fp8_model_for_four_users_fits_h100s(
+    client: TestClient, preset: str, gpus: int, fit: bool
 ) -> None:
-    # one GiB rule and one vLLM profiling peak for both tasks: at vLLM's defaults one H100 has
-    # no KV cache left for Llama 3.3 70B fp8 (vLLM's own log, llm-d), two do
+    # one GiB rule and one vLLM profiling peak for both tasks: at vLLM's default max_num_seqs
+    # one H100 has no KV cache left for Llama 3.3 70B fp8 (vLLM's own log, llm-d); both tasks
+    # deploy fewer sequences (serving: the most its pool holds; inference: the batch) and fit
     fits = {}
     for task in ("inference", "serving"):
         w: dict[str, object] = {
-            "preset": "llama-3.3-70b", "task": task, "precision": "fp8", "runtime": "vllm",
+            "preset": preset, "task": task, "precision": "fp8", "runtime": "vllm",
         }  # fmt: skip
         if task == "serving":
             w["serving"] = _serving(concurrent_requests=4)

@@ -57,9 +57,12 @@ def _rt(name: str) -> sv.RuntimeProfile:
     return sv.runtime_profile(TABLE, name, TABLE.profile(H100, "cuda", name, "bf16", "decode"))
 
 
-def _serving(precision: str, runtime: str = "vllm", kv: str = "bf16", gpu=H100):
-    """Serving's per-GPU plan for one replica on one GPU, and its KV cache for the job's users."""
+def _serving(precision: str, runtime: str = "vllm", kv: str = "bf16", gpu=H100, rows=None):
+    """Serving's per-GPU plan for one replica on one GPU, and its KV cache for the job's users;
+    ``rows``: the --max-num-seqs the plan deploys (None: the runtime's default)."""
     rt = _rt(runtime)
+    if rows is not None:
+        rt = dataclasses.replace(rt, max_batch=rows, large_gpu=None)
     weights, act, fw, pool = sv.memory_plan(
         gpu, LLAMA70, sv.ServingConfig(1, 1, precision, kv, runtime), rt, efficiency.usable_gb(gpu)
     )
@@ -74,13 +77,15 @@ def test_the_same_job_has_the_same_weights_kv_and_usable_memory_in_both_paths(
     precision: str, quant: str
 ) -> None:
     inf = memory_breakdown(_job(precision, quant=quant))
-    rt, weights, _act, fw, pool, kv_gb = _serving(precision)
+    # both deploy --max-num-seqs = the users (inference: its batch; serving: a plan for them)
+    rt, weights, _act, fw, pool, kv_gb = _serving(precision, rows=USERS)
     assert inf.weights == pytest.approx(weights, rel=1e-9)
     assert inf.kv_cache == pytest.approx(kv_gb, rel=1e-9)
     assert inf.framework == pytest.approx(fw, rel=1e-9)
-    # usable memory: vLLM's gpu_memory_utilization of the GiB less its profiling peak, in both
+    # usable memory: vLLM's gpu_memory_utilization of the GiB less its profiling peak over the
+    # sequences deployed, in both
     usable = ev.usable_gb(H100, _job(precision, quant=quant))
-    peak = efficiency.profiling_peak_gb(38.9, 1024, LLAMA70.vocab_size)
+    peak = efficiency.profiling_peak_gb(38.9, USERS, LLAMA70.vocab_size)
     assert usable == pytest.approx(0.9 * 80 * 2**30 / 1e9 - peak)
     assert usable == pytest.approx(efficiency.usable_gb(H100, rt.memory_utilization) - _act)
     # serving's KV pool is that budget less what it places beside the cache
@@ -122,12 +127,18 @@ def test_both_paths_reserve_the_same_profiling_peak(gpu_name: str) -> None:
     from tests.domain import fixtures
 
     gpu = getattr(fixtures, gpu_name)
-    work = _job("fp8")
+    # a batch past the default max_num_seqs reserves the default's peak, as serving's default
+    work = dataclasses.replace(_job("fp8"), batch_size=4096)
     peak = efficiency.runtime_profiling_peak_gb(TABLE, "vllm", gpu, LLAMA70.vocab_size)
     assert peak > 0
     assert ev.usable_gb(gpu, work) == pytest.approx(efficiency.usable_gb(gpu, 0.9) - peak)
     _, _, act, _, _, _ = _serving("fp8", gpu=gpu)
     assert act == pytest.approx(peak)
+    # a batch of 4 deploys --max-num-seqs 4: the peak over 4 rows, as a serving plan of 4
+    four = efficiency.profiling_peak_gb(38.9, USERS, LLAMA70.vocab_size)
+    assert ev.usable_gb(gpu, _job("fp8")) == pytest.approx(efficiency.usable_gb(gpu, 0.9) - four)
+    _, _, act4, _, _, _ = _serving("fp8", gpu=gpu, rows=USERS)
+    assert act4 == pytest.approx(four)
     # whole on every tensor-parallel GPU (4.84 GiB at TP 1 and TP 2 in the log)
     rt = _rt("vllm")
     cfg = sv.ServingConfig(2, 1, "fp8", "bf16", "vllm")
@@ -138,10 +149,14 @@ def test_both_paths_reserve_the_same_profiling_peak(gpu_name: str) -> None:
 def test_llama_70b_fp8_on_one_h100_has_no_kv_cache_at_vllm_defaults_in_both_paths() -> None:
     """vLLM's own startup log (llm-d, H100, defaults): weights 67.72 GiB + peak activations
     4.84 + non-torch 0.14 exceed the 71.26 GiB it may claim ('No available memory for the
-    cache blocks', KV -1.44 GiB). Both paths now refuse it; before they said it fits."""
+    cache blocks', KV -1.44 GiB). At the default max_num_seqs both paths refuse it; each
+    deploys fewer sequences instead (inference its batch, serving the most its pool holds),
+    which leaves a cache (tests/domain/test_seqs_plan.py)."""
     work = _job("fp8")
     inf = memory_breakdown(work)
-    assert inf.total > ev.usable_gb(H100, work)
+    at_default = dataclasses.replace(work, batch_size=1024)
+    assert inf.total > ev.usable_gb(H100, at_default)
+    assert inf.total <= ev.usable_gb(H100, work)  # --max-num-seqs 4
     _, weights, act, fw, pool, kv_gb = _serving("fp8")
     assert pool < 0 < kv_gb
     # the log's terms, in GiB: weights 67.72, peak activations 4.84, non-torch 0.14
@@ -156,8 +171,7 @@ def test_llama_70b_fp8_on_one_h100_has_no_kv_cache_at_vllm_defaults_in_both_path
         efficiency.usable_gb(H100),
     )  # fmt: skip
     assert tp2[3] * 1e9 / 2**30 == pytest.approx(32.0, rel=0.15)
-    n, _ = ev.min_gpus(work, H100, "cuda", True, 8)
-    assert n == 2
+    assert ev.min_gpus(work, H100, "cuda", True, 8)[0] == 1  # at --max-num-seqs 4
 
 
 def test_a_smaller_model_still_fits_one_h100_at_vllm_defaults() -> None:
@@ -231,7 +245,9 @@ def test_one_reservation_rule() -> None:
     # profiling peak, test_both_paths_reserve_the_same_profiling_peak)
     for runtime in ("vllm", "sglang"):
         job = _job("bf16", runtime=runtime)
+        # the batch's --max-num-seqs (USERS rows) where the runtime profiles its sampler
         peak = efficiency.runtime_profiling_peak_gb(TABLE, runtime, H100, LLAMA70.vocab_size)
+        peak *= min(1.0, USERS / 1024)
         if runtime == "sglang":
             assert peak == 0.0
         rt = _rt(runtime)
@@ -490,7 +506,10 @@ def test_inference_and_serving_leave_the_same_room_for_the_cache(
     inf = memory_breakdown(job, num_gpus=tp)
     usable = ev.usable_gb(gpu, job, tp)
     cfg = sv.ServingConfig(tp, 1, "fp8", "bf16", runtime)
-    w, _act, fw, pool = sv.memory_plan(gpu, LLAMA70, cfg, _rt(runtime), efficiency.usable_gb(gpu))
+    rt = _rt(runtime)
+    if rt.profile_bytes_per_logit is not None:  # vLLM deploys --max-num-seqs = the batch
+        rt = dataclasses.replace(rt, max_batch=USERS, large_gpu=None)
+    w, _act, fw, pool = sv.memory_plan(gpu, LLAMA70, cfg, rt, efficiency.usable_gb(gpu))
     assert inf.weights == pytest.approx(w) and inf.framework == pytest.approx(fw)
     share, of_free = efficiency.runtime_share(TABLE, runtime, tp)
     cache_need = inf.kv_cache / share if of_free else inf.kv_cache

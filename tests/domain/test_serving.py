@@ -393,7 +393,10 @@ def test_planner_returns_the_closest_miss_and_why_when_nothing_meets():
 def test_planner_explains_a_model_no_count_can_hold():
     res = _pick(RTX4090, _context(LLAMA70, precision="bf16", allow_4bit=False, max_gpus=1))
     assert res.best is None and res.closest is None and "weights take" in (res.reason or "")
-    assert res.code == "does_not_fit"
+    # 70B at 16 bits fits eight 24 GB cards: the request's max_gpus of 1 is what leaves the
+    # card out, and the reason says to raise it (the memory miss on one GPU follows)
+    assert res.code == "filtered_out"
+    assert "raise constraints.max_gpus to 8" in (res.reason or "")
 
 
 def test_p95_targets_are_stricter_than_p50():
