@@ -23,7 +23,7 @@ DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15
 # Which purchase price a bought card is priced at: "auto" takes a new price (unless one more
 # than NEW_PRICE_LEAD_MONTHS older than a used or market price), else a used or
 # market price, else a launch price at most LAUNCH_PRICE_YEARS old (choose_purchase); the
-# others take only that basis.
+# others take only that basis, but "used" pays a current new price where that is lower.
 
 
 # Plain and slotted for the same reason as perf.PerfEstimate: one per configuration.
@@ -410,11 +410,13 @@ NEW_PRICE_LEAD_MONTHS = 6
 def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> PurchaseOffer | None:
     """The price basis a purchase row uses: a new street price, else a used/market price,
     else the launch price (``basis`` "auto"), or only the named basis; the most recent of
-    that basis, then the cheapest.
+    that basis, then the cheapest. Under "used", a current new price below the used one is
+    paid instead (``_new_below``).
 
     Under "auto" a new price gives way to the card's newest used/market price when it is
     more than NEW_PRICE_LEAD_MONTHS older than that (``_outdated_by``): new is preferred
     among prices of about one time, not whatever its age."""
+    listed = offers
     if basis != "auto":
         # "used" asks for a second-hand price: the market's cheapest listings are mostly that
         took = (basis, "market") if basis == "used" else (basis,)
@@ -429,9 +431,27 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
             ]
     if not offers:
         return None
-    return min(
+    chosen = min(
         offers, key=lambda o: (_CONDITION_ORDER.get(o.condition, 9), _neg_date(o.as_of), o.usd)
     )
+    return _new_below(chosen, listed) if basis == "used" else chosen
+
+
+def _new_below(used: PurchaseOffer, offers: list[PurchaseOffer]) -> PurchaseOffer:
+    """A second-hand price, or the card's new price where that is lower and current (not
+    more than NEW_PRICE_LEAD_MONTHS older than the used one, as "auto" reads it): nobody
+    pays a used asking price above what the card costs new (a lone $599.99 eBay listing of
+    an RTX 4060 Ti 16GB beside its $449 new price). The new price says why it stands in."""
+    new = [
+        o
+        for o in offers
+        if o.condition == "new" and o.usd < used.usd and not _outdated_by(o.as_of, used.as_of)
+    ]
+    if not new:
+        return used
+    best = min(new, key=lambda o: (o.usd, _neg_date(o.as_of)))
+    why = f"new: no used price below new; {used.condition}: ${used.usd:,.2f} on {used.as_of}"
+    return dataclasses.replace(best, note=f"{why}; {best.note}" if best.note else why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +518,9 @@ class Verdict:
     buy_total_usd: float  # purchase less resale, plus electricity over the usage
     rent_total_usd: float  # the chosen offer's hourly price over the usage
     hours: float
+    # Under acquisition 'either', why the other way in is over the user's budget (Pricing
+    # .left_out): ``cheaper`` then names the way the row offers, whatever the totals say.
+    over_budget: str | None = None
 
 
 def verdict(
@@ -552,6 +575,12 @@ class Pricing:
     buy_reason: str | None = None  # why there is no purchase price (the basis asked has none)
     # The GPU's prices seen elsewhere (CloudOffer.quoted), cheapest first: shown, not ranked.
     seen: tuple[CloudOffer, ...] = ()
+    # Under acquisition 'either', the way in ("buy" | "rent") that is priced but over the
+    # user's budget, and why in words: shown with its price, never offered, so the verdict
+    # names the other (4 H100s at $116,800 had been called the cheaper way beside a $5,000
+    # purchase budget).
+    left_out: str | None = None
+    left_out_why: str | None = None
 
     @property
     def price_known(self) -> bool:
@@ -564,7 +593,15 @@ class Pricing:
     def verdict(self, energy_usd_per_hour: float | None) -> Verdict | None:
         if self.rent is None or self.purchase_usd is None:
             return None
-        return verdict(self.purchase_usd, energy_usd_per_hour, self.rent.usd_per_hour, self.usage)
+        v = verdict(self.purchase_usd, energy_usd_per_hour, self.rent.usd_per_hour, self.usage)
+        if self.left_out is None:
+            return v
+        # the way over budget is no choice: the row's way is the cheaper one it can take, and
+        # when buying would start to pay means nothing where one of the two is out
+        kept = "rent" if self.left_out == "buy" else "buy"
+        return dataclasses.replace(
+            v, cheaper=kept, break_even_hours=None, over_budget=self.left_out_why
+        )
 
 
 class OfferBook(Mapping[str, GpuOffers]):

@@ -192,6 +192,10 @@ class Gate:
     multi_gpu: bool | None = None
     adam8bit: bool = True
     derived_peak: bool = False  # the peak it runs at comes from fp32 × the tensor ratio
+    # compat.resolve_precision's fallback warning among ``warnings``: reworded once the
+    # estimate shows the math the row really runs (``fp32_speed``)
+    precision_note: str | None = None
+    asked: str | None = None  # the precision the gate was asked for (``precision``: what runs)
 
 
 @dataclass(slots=True)  # not frozen, for speed (see Configuration)
@@ -390,6 +394,47 @@ def _over_words(mode: str, price: float, limit: float, gpus: int) -> str:
     return f"rent{of} ${price:,.2f}/h > ${limit:,.2f}/h"
 
 
+def left_out(
+    c: costs.CostEstimate, limits: Limits, acquired: str, gpus: int = 1
+) -> tuple[str, str] | None:
+    """Under acquisition 'either' that the budget narrowed to ``acquired`` ("buy" | "rent"):
+    the way in it took out and why, in words a row shows beside that way's price; None where
+    nothing priced was taken out."""
+    if limits.acquisition != "either" or acquired not in ("buy", "rent"):
+        return None
+    mode = "rent" if acquired == "buy" else "buy"
+    price = c.purchase_usd if mode == "buy" else c.hourly_usd
+    if price is None:
+        return None
+    limit = limits.max_purchase_usd if mode == "buy" else limits.max_hourly_usd
+    if limit is not None and price > limit:
+        if mode == "buy":
+            what = f"the {gpus} cards" if gpus > 1 else "the card"
+            return (
+                mode,
+                f"buying {what} costs ${price:,.0f}, over the ${limit:,.0f} purchase budget",
+            )
+        return mode, f"renting costs ${price:,.2f}/h, over the ${limit:,.2f}/h budget"
+    most = limits.max_job_cost_usd
+    job = costs.job_cost(c, mode)
+    if most is not None and job is not None and job > most:
+        way = "bought" if mode == "buy" else "rented"
+        return mode, f"the job {way} costs ${job:,.0f}, over the ${most:,.0f} job budget"
+    return None
+
+
+def without_left_out(
+    c: costs.CostEstimate, pricing: costs.Pricing | None, out: tuple[str, str]
+) -> tuple[costs.CostEstimate, costs.Pricing | None]:
+    """The row's costs and offers once the budget took a way in out (``left_out``): no
+    break-even between a way it offers and one it does not, and the offers saying which and
+    why, so the verdict and the offer lines name the way the row offers."""
+    c = replace(c, break_even_hours=None)
+    if pricing is not None:
+        pricing = replace(pricing, left_out=out[0], left_out_why=out[1])
+    return c, pricing
+
+
 def acquisition_modes(c: costs.CostEstimate, acquisition: str) -> tuple[bool, bool]:
     """(buys, rents): whether a row under ``acquisition`` offers buying the cards (a purchase
     price) and renting them (an hourly price)."""
@@ -469,6 +514,7 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
         resolved: str | None
         warn: str | None
         only = _weight_only(gpu, precision, runtime or "", ctx)
+        note: str | None = None
         if only is not None:
             # the checkpoint's FP4 (FP8) weights stay so (serving's rule too): dequantised to
             # 16-bit in the runtime's weight-only kernels, not re-quantised
@@ -478,6 +524,9 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             resolved, warn = compat.resolve_precision(
                 gpu, precision, ctx.rules, backend, family=ctx.work.model.family
             )
+            # a fallback's words only ("no bf16 support; estimated at fp16"): a caveat on a
+            # precision that runs as asked stays whatever the math
+            note = warn if resolved != precision else None
         if resolved is None:
             out = Gate(
                 Exclusion("precision_unsupported", f"{precision} is not supported on {gpu.name}"),
@@ -519,8 +568,43 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 multi_gpu=compat.has_feature(gpu, "multi_gpu", ctx.rules, backend),
                 adam8bit=_documented(gpu, "bitsandbytes_8bit_optim", ctx.rules, backend),
                 derived_peak=derived_peak(gpu, resolved),
+                precision_note=note,
+                asked=precision,
             )
     return out
+
+
+def fp32_speed(gpu: GpuSpec, requested: str, stored: str) -> str:
+    """The words of a row that keeps its tensors in 16 bits (``stored``) but whose math the
+    estimate runs at the FP32 rate (perf._half_peak: the GPU has no 16-bit math faster than its
+    FP32): "estimated at fp16" had stood beside compute_precision fp32 on a Tesla P40, and a
+    reader turning fp16 autocast on for speed gets none."""
+    said = (
+        f"{gpu.name} has no {requested} support, and no {stored} math faster than its FP32"
+        if requested != stored
+        else f"{gpu.name} has no {stored} math faster than its FP32"
+    )
+    # (a Pascal GP102/GP104 card, compute capability 6.1, runs fp16 arithmetic at 1/64 of its
+    # FP32 rate: CUDA C++ Programming Guide, arithmetic instruction throughput)
+    return (
+        f"{said}: estimated at FP32 speed (fp32 math, {stored} storage); {stored} saves "
+        "memory on it, not time"
+    )
+
+
+def _with_fp32_speed(
+    warnings: tuple[str, ...], g: Gate, gpu: GpuSpec, mode: str
+) -> tuple[str, ...]:
+    """``warnings`` with the precision words following the math the estimate ran (``mode``,
+    its compute_precision): where a 16-bit job runs at the FP32 rate, ``fp32_speed`` in place
+    of the gate's precision note (or added, where it had none)."""
+    stored = g.precision
+    if mode != "fp32" or stored not in ("fp16", "bf16"):
+        return warnings
+    said = fp32_speed(gpu, g.asked or stored, stored)
+    if g.precision_note is not None and g.precision_note in warnings:
+        return tuple(said if w == g.precision_note else w for w in warnings)
+    return (said, *warnings)
 
 
 def _documented(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -> bool:
@@ -1675,7 +1759,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     )
     if n > 1 and batch_copies(run):
         est = _as_batch_copies(est, run, n)
-    warnings = a.warnings
+    warnings = _with_fp32_speed(a.warnings, g, gpu, est.compute_precision)
     lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
     if lay is None and est.shard_group and n > 1:
         # the memory of the layout the row runs, not of the job sharded over all n: a DDP
@@ -1712,6 +1796,11 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
         )
     acquired = acq or ctx.limits.acquisition
+    pricing = a.pricing
+    out = left_out(cost, ctx.limits, acquired, n) if acq is not None else None
+    if out is not None:
+        cost, pricing = without_left_out(cost, pricing, out)
+    # the purchase caveats (cooling, the host the cards need) follow the ways the row offers
     warnings += compat.purchase_caveats(gpu, config.num_gpus, *acquisition_modes(cost, acquired))
     uneven = _uneven_split(run, n, ctx.work.batch_size)
     if uneven is not None:
@@ -1734,7 +1823,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         derived_peak=g.derived_peak,
         meets_latency=meets,
         accumulation_steps=steps,
-        pricing=a.pricing,
+        pricing=pricing,
     )
 
 

@@ -39,6 +39,7 @@ class OfferSeedResult:
     updated: int = 0
     unchanged: int = 0
     kept_user: int = 0
+    removed: int = 0  # seeded purchase prices the data no longer holds
     skipped: list[str] = field(default_factory=list)
 
 
@@ -225,13 +226,20 @@ def seed(session: Session, data_dir: Path) -> OfferSeedResult:
             cloud=True,
         )
     purchases = repository.purchase_by_key(session)
+    seeded: set[tuple[str, str, str]] = set()
     for p in purchase_offers_from_catalog(entries) + read_seed_purchase_offers(data_dir):
         if p.gpu_slug not in known:
             result.skipped.append(f"purchase price of {p.gpu_slug}: not in catalog")
             continue
-        _upsert(
-            session, purchases, (p.gpu_slug, p.condition, p.source), p.values(), result, cloud=False
-        )
+        key = (p.gpu_slug, p.condition, p.source)
+        seeded.add(key)
+        _upsert(session, purchases, key, p.values(), result, cloud=False)
+    # a seeded price the data relabelled (a 'used' best deal now 'market') or dropped: its old
+    # row would stand beside the new one, the same price twice under two conditions
+    for key, row in purchases.items():
+        if row.origin == "seed" and key not in seeded:
+            session.delete(row)
+            result.removed += 1
     repository.flush(session)
     return result
 

@@ -255,12 +255,19 @@ def priced_parts(
             "rent_total_usd": v.rent_total_usd,
             "hours": v.hours,
         }
+        notes: list[str] = []
+        if v.over_budget is not None:
+            # the totals may favour the way over budget: said why the verdict names the other
+            kept = "renting" if v.cheaper == "rent" else "buying"
+            notes.append(f"{kept}, the way within the budget: {v.over_budget}")
         # one bought card against a whole rented node: said, so the totals are read as such
         rented = pricing.rent
         if rented.gpus_paid > rented.gpus_used:
             said["rent_gpus_paid"] = rented.gpus_paid
             said["gpus_used"] = rented.gpus_used
-            said["note"] = verdict_note(rented)
+            notes.append(verdict_note(rented) or "")
+        if notes:
+            said["note"] = "; ".join(n for n in notes if n)
         parts["verdict"] = said
     return parts, rent, buy
 
@@ -363,7 +370,7 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
             tier = "spot" if o.tier in costs.ON_DEMAND_TIERS else f"{o.tier}, spot"
         lines.append(
             f"Rent {shape}{o.provider} {o.instance_type} ({o.gpus} GPU{'s' if o.gpus > 1 else ''},"
-            f" {tier}) at {total}, as of {o.as_of}."
+            f" {tier}) at {total}, as of {o.as_of}{_not_offered(pricing, 'rent')}."
         )
         why = note if note is not None else ch.note
         if why:
@@ -383,7 +390,15 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
             "market": "market (new or used listings)",
             "launch": "launch",
         }[b.condition]
-        lines.append(f"Buy: {pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, {b.as_of}).")
+        # the data's caveat goes where the price is paid: one marketplace asking price for new
+        # old stock is no "new street price" (an RTX 3080 12GB's $1,095 had read as one)
+        if b.note and b.condition == "new":
+            basis = "new"
+        said = f"; {b.note}" if b.note else ""
+        lines.append(
+            f"Buy: {pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, {b.as_of}{said})"
+            f"{_not_offered(pricing, 'buy')}."
+        )
     elif pricing.buy_reason:
         # as for renting: a card with purchase prices of another kind (or only a stale launch
         # price under 'auto') says why none is used, not nothing
@@ -391,6 +406,14 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
     if not pricing.price_known:
         lines.append("No price known: ranked on what it can do, not on cost.")
     return lines
+
+
+def _not_offered(pricing: costs.Pricing, mode: str) -> str:
+    """What an offer line adds where the budget took its way in out (Pricing.left_out): the
+    price is shown, and said not to be what the row offers."""
+    if pricing.left_out != mode or not pricing.left_out_why:
+        return ""
+    return f": not offered, {pricing.left_out_why}"
 
 
 def row_fields(

@@ -278,21 +278,31 @@ def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     return said
 
 
+def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
+    """How far a variation strays from the question, then the most GPUs it opens first.
+    Lifting a budget or the deadline is the change the question says not to make: last (a
+    faster runtime that meets the deadline had stood behind "no deadline"). Changing how the
+    cards are had (renting as well as buying) comes after every change that keeps the asker's
+    way and budget: "renting as well as buying, best RTX A6000 ($5,173 to buy)" had come
+    before a $340 pair of P40s that buys within $1,500, as it opens more cards."""
+    if v.change in (BUDGET_LIFTED, DEADLINE_LIFTED):
+        far = 2
+    elif ACQUISITION_LIFTED in v.change:
+        far = 1
+    else:
+        far = 0
+    return far, -v.can_run
+
+
 def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     """Why an answer has no row, and the nearest configurations that would run: the what-if
-    variations that let some GPU run the job, those within the asker's budget and deadline
-    first (lifting either opens the most cards, and is the change the question says not to
-    make), then the most GPUs opened first."""
+    variations that let some GPU run the job, those that keep the asker's budget, deadline
+    and way of acquiring first (lifting one opens the most cards, and is the change the
+    question says not to make; ``_nearness``), then the most GPUs opened first."""
     reasons: dict[str, int] = {}
     for x in answer.excluded:
         reasons[x.code] = reasons.get(x.code, 0) + 1
-    helps = sorted(
-        (v for v in answer.what_if or [] if v.can_run),
-        # lifting a budget or the deadline is the change the question says not to make: the
-        # changes that keep both come first (a faster runtime that meets the deadline had
-        # stood behind "no deadline")
-        key=lambda v: (v.change in (BUDGET_LIFTED, DEADLINE_LIFTED), -v.can_run),
-    )
+    helps = sorted((v for v in answer.what_if or [] if v.can_run), key=_nearness)
     nearest = [
         s.NearestOut(
             change=v.change,

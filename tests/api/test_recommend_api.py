@@ -685,7 +685,7 @@ def test_provenance_names_the_prices_the_row_uses(read_client: TestClient) -> No
     assert bought
     for x in bought:
         prov = x["provenance"]["purchase_price"]
-        assert prov.split()[0] in ("new", "used", "launch"), prov
+        assert prov.split()[0] in ("new", "used", "market", "launch"), prov
 
 
 def test_a_rows_gpu_prices_are_the_prices_the_row_pays(read_client: TestClient) -> None:

@@ -67,9 +67,10 @@ def test_the_api_flags_a_buy_price_as_offers_are_flagged(
         buy = read_client.get(f"/api/v1/gpus/{slug}").json()["buy_at"]
         assert buy["usd"] is not None, slug
         assert buy["stale"] is (buy["as_of"] < cutoff), slug
-    # the A40: its March 2026 used price, not the June 2025 new listing (cost.choose_purchase)
+    # the A40: its March 2026 market price (GPU Poet's best deal, listings new or used), not
+    # the June 2025 new listing (cost.choose_purchase)
     a40 = read_client.get("/api/v1/gpus/a40").json()["buy_at"]
-    assert (a40["condition"], a40["usd"], a40["as_of"]) == ("used", 4150.0, "2026-03")
+    assert (a40["condition"], a40["usd"], a40["as_of"]) == ("market", 4150.0, "2026-03")
 
 
 def test_the_api_carries_a_shipped_prices_note(read_client: TestClient) -> None:

@@ -184,7 +184,8 @@ def test_a_launch_row_is_aged_like_a_catalog_launch_price(
 
 # Prices added in the session of 2026-12-02, by card and condition: a dated new price where the
 # only one was a launch price more than three years old (Quadro RTX 6000, RTX 2080) or there was
-# none; GPU Poet best deals (used) for the RTX 4070 Super, L40S and A40; the Mac mini M4 32 GB's
+# none; GPU Poet best deals (market: listings new or used) for the RTX 4070 Super, L40S and A40;
+# the Mac mini M4 32 GB's
 # launch price (October 2024), current until it is three years old.
 PRICED_2026_12 = (
     ("quadro-rtx-5000", "new"),
@@ -193,15 +194,15 @@ PRICED_2026_12 = (
     ("tesla-p100-pcie-16gb", "new"),
     ("v100-sxm2-32gb", "new"),
     ("a40", "new"),
-    ("a40", "used"),
+    ("a40", "market"),
     ("a100-pcie-40gb", "new"),
-    ("rtx-4070-super", "used"),
-    ("l40s", "used"),
+    ("rtx-4070-super", "market"),
+    ("l40s", "market"),
     ("apple-m4", "launch"),
     # NVIDIA's own store price of August 2026 (the card had no price at all before)
     ("rtx-pro-6000-blackwell", "new"),
     # GPU Poet's May 2026 best deal: the 2023 launch price is more than three years old
-    ("rtx-4060", "used"),
+    ("rtx-4060", "market"),
     # the lowest used eBay listing the compute-value project recorded on 2026-08-11 (none of
     # these had a current price before: no price, or a launch price more than three years old)
     ("titan-rtx", "used"),
@@ -222,8 +223,8 @@ PRICED_2026_12 = (
 )
 # what 'auto' pays for each of those cards: a new price before a used one (cost.choose_purchase),
 # but the A40's new price (one Amazon listing, 2025-06-09) is more than six months older than its
-# used price (March 2026) and gives way to it
-AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)} | {"a40": "used"}
+# market price (March 2026) and gives way to it
+AUTO_PAYS = {slug: cond for slug, cond in reversed(PRICED_2026_12)} | {"a40": "market"}
 
 
 def _row(slug: str, condition: str) -> dict[str, Any]:
@@ -232,11 +233,14 @@ def _row(slug: str, condition: str) -> dict[str, Any]:
 
 
 # Used prices of cards that already had a dated new price (issue #23 names both cards): the
-# lowest listing of each in the compute-value eBay snapshot of 2026-08-11; purchase_basis 'used'
-# pays these. 'auto' pays the 4060 Ti 16 GB's new price (March 2026, within six months of the
-# listing) and the 3090 Ti's used one (its new price, July 2025, is more than six months older).
+# lowest listing of each in the compute-value eBay snapshot of 2026-08-11. 'auto' pays the 4060 Ti
+# 16 GB's new price (March 2026, within six months of the listing) and the 3090 Ti's used one
+# (its new price, July 2025, is more than six months older). purchase_basis 'used' pays the 3090
+# Ti's listing, but not the 4060 Ti's: $599.99 used is above its current $449 new price, which
+# nobody pays, so 'used' pays the new price and says why (cost.choose_purchase).
 USED_BESIDE_NEW = (("rtx-3090-ti", "used"), ("rtx-4060-ti-16gb", "used"))
 AUTO_BESIDE_USED = {"rtx-3090-ti": "used", "rtx-4060-ti-16gb": "new"}
+USED_PAYS = {"rtx-3090-ti": "used", "rtx-4060-ti-16gb": "new"}
 
 
 @pytest.mark.parametrize(("slug", "condition"), PRICED_2026_12 + USED_BESIDE_NEW, ids="-".join)
@@ -257,7 +261,7 @@ def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
     read_client: TestClient,
 ) -> None:
     rows = _buy(read_client, AUTO_BUY_RESNET)
-    assert AUTO_PAYS["a40"] == "used"
+    assert AUTO_PAYS["a40"] == "market"
     for slug, condition in AUTO_PAYS.items():
         want = _row(slug, condition)
         if condition == "launch" and launch_is_stale(want["as_of"], date.today()):
@@ -269,7 +273,7 @@ def test_auto_basis_buys_the_newly_priced_cards_at_their_sourced_price(
         ), slug  # fmt: skip
 
 
-def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_a_recent_new(
+def test_used_pays_a_listing_below_new_and_auto_keeps_a_recent_new(
     read_client: TestClient,
 ) -> None:
     auto = _buy(read_client, AUTO_BUY_RESNET)
@@ -278,15 +282,17 @@ def test_a_used_listing_beside_a_new_price_is_what_used_pays_and_auto_keeps_a_re
         "constraints": {**AUTO_BUY_CONSTRAINTS, "purchase_basis": "used"},
     }
     used = _buy(read_client, used_body)
-    for slug, condition in USED_BESIDE_NEW:
-        paid, listing = _row(slug, AUTO_BESIDE_USED[slug]), _row(slug, condition)
+    for slug, _condition in USED_BESIDE_NEW:
+        paid, bought = _row(slug, AUTO_BESIDE_USED[slug]), _row(slug, USED_PAYS[slug])
         got_auto, got_used = auto[slug]["cost"]["buy"], used[slug]["cost"]["buy"]
         assert (got_auto["condition"], got_auto["unit_usd"], got_auto["as_of"]) == (
             paid["condition"], paid["usd"], paid["as_of"],
         ), slug  # fmt: skip
         assert (got_used["condition"], got_used["unit_usd"], got_used["as_of"]) == (
-            "used", listing["usd"], "2026-08-11",
+            bought["condition"], bought["usd"], bought["as_of"],
         ), slug  # fmt: skip
+    said = used["rtx-4060-ti-16gb"]["cost"]["buy"]["note"]
+    assert said == "new: no used price below new; used: $599.99 on 2026-08-11"
 
 
 def _stale_launch_cards(offers: Mapping[str, GpuOffers]) -> list[str]:
