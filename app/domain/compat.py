@@ -233,6 +233,15 @@ def runtime_status(
     return st
 
 
+def install_note(gpu: GpuSpec, rules: Rules, backend: str | None) -> str | None:
+    """How PyTorch is installed for this GPU and backend where it is not pip's default (CUDA)
+    wheel: the ``pytorch_install`` rule's note (data/frameworks.yaml; Intel GPUs: PyTorch's XPU
+    wheels), for a PyTorch row's tips as the ROCm-on-Windows note is (rank.windows_note); None
+    where no rule says one."""
+    st = feature_status(gpu, "pytorch_install", rules, backend)
+    return st.note if st is not None and st.status == "supported" else None
+
+
 def has_feature(gpu: GpuSpec, feature: str, rules: Rules, backend: str | None) -> bool | None:
     """True/False from the rules, ``None`` when no rule names the feature for this vendor."""
     st = feature_status(gpu, feature, rules, backend)
@@ -372,10 +381,64 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
 
 def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str, ...]:
     """What a row of ``n`` × ``gpu`` must say about the hardware it buys: cooling or the
-    module's server (``cooling_caveat``), and a rig's host (``rig_caveat``); every task's
-    evaluate step adds them."""
-    said = (cooling_caveat(gpu, buys, rents), rig_caveat(gpu, n, buys), _unpowered(gpu, buys))
+    module's server (``cooling_caveat``), what a server card needs in a desktop
+    (``desktop_caveat``), a chip whose 16-bit arithmetic is slow (``half_precision_caveat``),
+    and a rig's host (``rig_caveat``); every task's evaluate step adds them."""
+    said = (
+        cooling_caveat(gpu, buys, rents),
+        desktop_caveat(gpu, buys),
+        half_precision_caveat(gpu, buys),
+        rig_caveat(gpu, n, buys),
+        _unpowered(gpu, buys),
+    )
     return tuple(x for x in said if x is not None)
+
+
+def desktop_caveat(gpu: GpuSpec, buys: bool) -> str | None:
+    """What a bought server card (a passively cooled datacenter PCIe card: a used Tesla P40 or
+    T4 is a common home buy) needs beyond airflow when it goes into a desktop. It drives no
+    screen as shipped (the Tesla boards have no display connector; the A40's and L40's are off
+    by default), so the screen needs another GPU or the CPU's graphics. Its memory window (BAR1)
+    can exceed 4 GB, which a desktop board maps only with "Above 4G decoding" on. Where the
+    catalog's form factor says so (``GpuSpec.cpu_power_input``), its power input is an 8-pin
+    CPU (EPS12V) connector, which a PSU's PCIe cable does not fit."""
+    if not buys or gpu.segment != "datacenter" or gpu.cooling != "passive":
+        return None
+    if _module(gpu) is not None:
+        return None  # a module goes into its own server (cooling_caveat says so)
+    said = (
+        f"{gpu.name} in a desktop: it has no display output as shipped (the screen needs "
+        "another GPU or the CPU's graphics), and the board may need 'Above 4G decoding' on "
+        "in the BIOS to map its memory"
+    )
+    if gpu.cpu_power_input:
+        said += (
+            "; its power input is an 8-pin CPU (EPS12V) connector, not PCIe: it needs an "
+            "adapter from PCIe 8-pin or a spare EPS cable"
+        )
+    return said
+
+
+# Compute capability 6.1 (GP102/GP104/GP106: Tesla P40 and P4, GTX 10-series) issues 2 fp16
+# results per clock per SM against 128 fp32: 1/64 rate (CUDA C++ Programming Guide, throughput
+# of native arithmetic instructions, https://docs.nvidia.com/cuda/cuda-c-programming-guide/
+# index.html#arithmetic-instructions). Its int8 dot product (__dp4a, from 6.1 on) runs at
+# 4x the fp32 rate: the path llama.cpp's quantized kernels take on Pascal.
+SLOW_FP16_CC = "6.1"
+
+
+def half_precision_caveat(gpu: GpuSpec, buys: bool) -> str | None:
+    """What a bought compute-capability-6.1 NVIDIA card must say about 16-bit work: its fp16
+    arithmetic is 1/64 of fp32, so half-precision jobs (Stable Diffusion, training) run at
+    fp32 speed at best, while quantized LLM inference (llama.cpp's int8 dot products) suits
+    it. The P100 (6.0) runs fp16 at twice fp32 and is not meant."""
+    if not buys or gpu.vendor != "nvidia" or gpu.compute_capability != SLOW_FP16_CC:
+        return None
+    return (
+        f"{gpu.name} runs fp16 arithmetic at 1/64 of its fp32 rate: quantized LLMs "
+        "(llama.cpp's int8 dot products) suit it; fp16 work such as Stable Diffusion or "
+        "training runs at fp32 speed at best"
+    )
 
 
 def _unpowered(gpu: GpuSpec, buys: bool) -> str | None:

@@ -16,6 +16,8 @@ from app.vocab import PEAK_FIELDS, Precision, Segment, Vendor
 _DIES = re.compile(r"\((\d+)\s*dies\)", re.IGNORECASE)
 # "4-APU node", "8-GPU node": the GPUs one server holds, where the catalog names it
 _NODE = re.compile(r"\b(\d+)-(?:apu|gpu|gcd)\s+node\b", re.IGNORECASE)
+# "8-pin CPU (EPS12V) power": a board whose power input is the CPU's 8-pin connector, not PCIe's
+_EPS_POWER = re.compile(r"\b8-pin\s+CPU\b|\bEPS-?12V\b", re.IGNORECASE)
 
 __all__ = ["GpuSpec", "Precision", "Price", "Segment", "Vendor"]
 
@@ -113,6 +115,14 @@ class GpuSpec:
         fully connected by Infinity Fabric); None where it names none (topology.NODE_GPUS)."""
         m = _NODE.search(self.interconnect or "")
         return int(m.group(1)) if m else None
+
+    @property
+    def cpu_power_input(self) -> bool:
+        """Whether the board takes its power through an 8-pin CPU (EPS12V) connector rather than
+        a PCIe one, where the catalog's form factor says so ("...; 8-pin CPU (EPS12V) power":
+        the Tesla P40 and A100 40GB PCIe product briefs, the A40's spec table). A desktop power
+        supply's PCIe cable does not fit it: it needs NVIDIA's adapter or a spare EPS cable."""
+        return bool(_EPS_POWER.search(self.form_factor or ""))
 
     @property
     def profile_keys(self) -> tuple[str, str, str, str]:

@@ -798,10 +798,30 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if spread is not None:
         out.append(spread)
     if requested.precision != w.precision:
-        out.append(f"{g.name} runs this job at {w.precision}, not {requested.precision}.")
+        out.append(_precision_tip(c, requested))
     out.extend(_physical_tips(c))
     # last: it concerns one operating system the question did not name
-    return out + windows_note(c, rules)
+    return out + install_note(c, rules) + windows_note(c, rules)
+
+
+def _precision_tip(c: Candidate, requested: WorkloadSpec) -> str:
+    """The precision a card runs instead of the one asked; a card whose 16-bit math is no
+    faster than its FP32 (Pascal 6.1: fp16 at 1/64) keeps 16-bit storage, not its speed."""
+    w, name = c.work, c.gpu.name
+    if c.perf.compute_precision == "fp32" and w.precision in ("fp16", "bf16"):
+        asked = requested.precision
+        return f"{name} runs this job at FP32 speed ({w.precision} storage), not {asked}."
+    return f"{name} runs this job at {w.precision}, not {requested.precision}."
+
+
+def install_note(c: Candidate, rules: compat.Rules | None) -> list[str]:
+    """How PyTorch is installed where pip's default wheel is not it (data/frameworks.yaml
+    pytorch_install: Intel GPUs' XPU wheels): a PyTorch program's tip, as the ROCm-on-Windows
+    note is, not a caveat the verdict would lead with."""
+    if rules is None or c.perf.runtime not in TORCH_PROGRAM_RUNTIMES:
+        return []
+    note = compat.install_note(c.gpu, rules, c.perf.backend)
+    return [f"{note}."] if note else []
 
 
 def windows_note(c: Candidate, rules: compat.Rules | None) -> list[str]:
