@@ -7,11 +7,12 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from app import vocab
-from app.domain import bands, compat, ranking, topology
+from app.domain import bands, compat, formats, ranking, topology
 from app.domain import cost as costs
 from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
+from app.domain.llm_step import expert_split
 from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
 from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
@@ -358,6 +359,75 @@ FOUR_BIT_FORMATS = {
     "transformers": "AWQ/GPTQ/bitsandbytes",
 }
 
+# Below this share of a decode step's bytes the weights do not set its pace: 4-bit weights are
+# then a memory saving, not a speed-up (Llama 3.1 8B at batch 32 and 8,000 tokens reads 16 GB
+# of weights beside ~35 GB of KV cache a step: ~1.3× faster, where "nearly 3.5×" was said).
+WEIGHTS_DOMINATE = 0.5
+# Below this ratio of the end-to-end gain to generation's own, the tip says both: a long
+# prompt's prefill is compute-bound and 4-bit weight-only kernels (W4A16) do not shorten it.
+PROMPT_DILUTES = 0.9
+
+
+def decode_bytes(w: WorkloadSpec, copies: int = 1) -> tuple[float, float] | None:
+    """(weights, KV cache) bytes one decode step of the LLM inference ``w`` reads over all its
+    GPUs, at generation's mean context (the prompt and half the output): each copy's weights
+    once — an MoE's routed experts as far as its share of the batch touches them
+    (1 − (1 − k/e)^batch, llm_step.ReplicaJob.weights_read's rule) — and each sequence's KV
+    cache once (a paged or preallocated cache; an eager loop's extra copies are not counted).
+    None where the model has no KV shape."""
+    m = w.model
+    kv = m.kv_values(w.seq_len + w.output_tokens / 2)
+    if not kv or not m.params:
+        return None
+    dense, experts = expert_split(m)
+    if experts:
+        k, e = m.active_experts or 0, m.experts or 1
+        experts *= 1.0 - (1.0 - k / e) ** max(1.0, w.batch_size / max(1, copies))
+    weights = w.weight_bytes / m.params * (dense + experts) * max(1, copies)
+    return weights, kv * formats.kv_bytes(w.kv_format) * w.batch_size
+
+
+def four_bit_tip(c: Candidate) -> str:
+    """What 4-bit weights would buy a 16/32-bit LLM inference row: their size, from the
+    engine's own weight bytes (16-bit embeddings and head kept: ~2.8× for Llama 3 8B, not
+    3.5×), and a speed-up only where reading the weights sets the decode step's pace
+    (bandwidth-bound, weights ≥ WEIGHTS_DOMINATE of the bytes it reads): generation then runs
+    (W + KV) ÷ (W ÷ ratio + KV) faster, a ceiling (the step's other parts do not shrink), and
+    end to end less where the prompt's prefill, which they do not speed up, is a large part."""
+    w, p = c.work, c.perf
+    names = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
+    four = w.with_precision("int4").weight_bytes
+    ratio = w.weight_bytes / four if four else 1.0
+    head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
+    read = decode_bytes(w, p.copies)
+    if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:
+        return head + "."
+    weights, kv = read
+    share = weights / (weights + kv)
+    gen = (weights + kv) / (weights / ratio + kv)
+    if share < WEIGHTS_DOMINATE:
+        return (
+            f"{head}, but here the KV cache is {1 - share:.0%} of the bytes each decode step "
+            f"reads: generation would run only ~{gen:.1f}× faster{_end_to_end(p, gen)}."
+        )
+    return (
+        f"{head}; they are {share:.0%} of the bytes each decode step reads here, so "
+        f"generation would run up to ~{gen:.1f}× faster{_end_to_end(p, gen)}."
+    )
+
+
+def _end_to_end(p: PerfEstimate, gen: float) -> str:
+    """' (~1.1× end to end, the prompt's time unchanged)' where generation ``gen`` times
+    faster leaves the whole request less than PROMPT_DILUTES of that faster: 4-bit
+    weight-only kernels do not shorten the compute-bound prefill; '' otherwise."""
+    if p.ttft_ms is None or p.step_time_s <= 0:
+        return ""
+    prompt = min(p.ttft_ms / 1e3, p.step_time_s)
+    whole = p.step_time_s / (prompt + (p.step_time_s - prompt) / gen)
+    if whole >= PROMPT_DILUTES * gen:
+        return ""
+    return f" (~{whole:.1f}× end to end, the prompt's time unchanged)"
+
 
 def advice(
     ordered: list[Candidate], requested: WorkloadSpec, *, defaulted_checkpointing: bool
@@ -550,6 +620,15 @@ def _fmt(x: float) -> str:
     return f"{x:.2f}"
 
 
+def significant(value: float) -> str:
+    """Three significant figures, thousands separated (1,230; 45.6; 7.78; 0.123): how a row's
+    memory and the verdict's read, so "6.6 GB of 7.78 GB" in one is not "of 8 GB" in the
+    other (app/recommend/summary.py uses it too)."""
+    if value >= 1000:
+        return f"{round(value, -len(str(int(value))) + 3):,.0f}"
+    return f"{value:.3g}"
+
+
 def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> list[str]:
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
@@ -563,8 +642,11 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         else ""
     )
     lines = [
+        # the usable memory (evaluate.usable_gb: CUDA's visible share less the runtime's
+        # context) as the verdict gives it, not the label rounded: 6.6 + 1.18 spare = 7.78
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GB of "
-        f"{vram(c.available_gb):.0f} GB{share}{' ' + per if per else ''}{_savers_said(c)}.",
+        f"{significant(vram(c.available_gb))} GB{share}{' ' + per if per else ''}"
+        f"{_savers_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}"
         + (
@@ -590,6 +672,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             f"Runs as {p.parallelism}{linked}; nothing crosses between copies: "
             f"{p.scaling_efficiency:.0%} scaling efficiency."
         )
+    elif c.n > 1 and replica_span(g, c.work, p) == "layers":
+        lines.append(_layer_split_said(c))
     elif c.n > 1:
         lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
         how = f" as {p.parallelism}" if p.parallelism else ""
@@ -622,6 +706,19 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "listed after every GPU where it is supported."
         )
     return lines
+
+
+def _layer_split_said(c: Candidate) -> str:
+    """A layer split (llama.cpp --split-mode layer, Transformers' device_map): one token at a
+    time passes through each card's layers in turn, so the cards take turns rather than share
+    the work; its "scaling efficiency" (56 % on 2 cards) read as a loss a user could avoid.
+    The speed against one card is the row's own: efficiency × cards (single ÷ time)."""
+    n, p = c.n, c.perf
+    return (
+        f"Split by layers over {n} GPUs: the cards take turns on each token, so it runs at "
+        f"about one card's speed ({p.scaling_efficiency * n:.2f}× one {c.gpu.name}, were one "
+        f"to hold the model) with {n}× the memory."
+    )
 
 
 def _host_said(c: Candidate) -> str:
@@ -690,10 +787,11 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
     lv = costs.value(lead.cost, acquisition)
     if objective == "best_value" and v is not None:
         if lv is not None:
-            return f"{_fmt(v)} samples per dollar against {_fmt(lv)} for {lead.gpu.name}."
+            lead_said = per_dollar(c.work, lv, "short")
+            return f"{per_dollar(c.work, v)} against {lead_said} for {lead.gpu.name}."
         # the lead is priced only another way (bought where this one is rented, or so)
         return (
-            f"{_fmt(v)} samples per dollar {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "
+            f"{per_dollar(c.work, v)} {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "
             "such price to compare."
         )
     return (
@@ -704,6 +802,25 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
 
 
 _ACQUIRED = {"rent": "rented", "buy": "bought", "either": "rented or bought"}
+
+
+def per_dollar(w: WorkloadSpec, value: float, form: str = "long") -> str:
+    """Best value's figure (``costs.value``: the row's throughput unit per dollar) in the
+    reader's terms: an LLM's generation as dollars per million output tokens (a "sample" of
+    it is a whole prompt and its answer, which nobody prices); an image model's samples as
+    images; a speech model's as hours of audio (its 30-s windows); a language model's
+    training as tokens (the rows' tokens/s); else samples. ``form`` "short": the figure of a
+    second row, its unit already said ("$2.92" after "$3.39 per million output tokens")."""
+    if w.is_llm_inference:
+        usd = f"${_fmt(1e6 / value)}" if value > 0 else "no price"
+        return usd if form == "short" else f"{usd} per million output tokens"
+    m = w.model
+    if m.family == "encoder-decoder" and m.input_size and not w.training:
+        figure, unit = value * float(m.input_size) / 3600.0, "hours of audio"
+    else:
+        scale, shown = shown_rate(w, "samples/s")
+        figure, unit = value * scale, shown.removesuffix("/s")
+    return _fmt(figure) if form == "short" else f"{_fmt(figure)} {unit} per dollar"
 
 
 # The runtimes that replay a decode step as a graph, by their rule names (data/frameworks.yaml
@@ -780,13 +897,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if w.is_llm_inference:
         # not where the weights are 4-bit already and only the math runs wider
         if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
-            formats = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
-            # faster only where reading the weights sets the decode step's pace
-            faster = (p.decode_bottleneck or p.bottleneck) == "memory bandwidth"
-            out.append(
-                f"4-bit weights ({formats}) are ~3.5× smaller"
-                + (" and decode nearly as much faster." if faster else ".")
-            )
+            out.append(four_bit_tip(c))
         if w.batch_size < 8 and p.bottleneck == "memory bandwidth":
             out.append(
                 "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "
@@ -1012,17 +1123,78 @@ def _headroom_advice(runtime: str, backend: str | None = None) -> str:
     return "leave room for the runtime's own buffers and fragmentation, or lower the batch size."
 
 
-# Desktop ATX boards space x16 slots about two slots apart and power supplies top out near
-# 1.6 kW on a 15 A/120 V circuit: beyond these a multi-card desktop build needs risers, a
-# server chassis or a second supply.
+# Desktop ATX boards space x16 slots about two slots apart (7 expansion slots), and desktop
+# power supplies stop near 1.6 kW (Corsair AX1600i, Seasonic PRIME TX-1600): beyond these a
+# multi-card desktop build needs risers, a server chassis or a second supply.
 DESKTOP_SLOTS = 7
 DESKTOP_PSU_W = 1600
 PSU_HEADROOM = 1.5  # transient spikes and the rest of the system
 
+# What feeds the build at the wall. A branch circuit's continuous load (3 h or more, as a GPU
+# job's) may not exceed 80 % of its rating (NEC 210.19(A)(1), 210.20(A)): a 15 A/120 V circuit
+# gives 1,800 W peak and 1,440 W continuous, so a 1,600 W supply at full load (~1.75 kW drawn)
+# is already over it. A 16 A/230 V circuit (a common European socket circuit) gives 3,680 W.
+CIRCUIT_120V_W = 15 * 120 * 0.8
+CIRCUIT_230V_W = 16 * 230
+# 80 PLUS Platinum (115 V internal): 90 % efficient at 20 % load, 92 % at 50 %, 89 % at 100 %
+# (the 80 PLUS program's table, clearesult.com/80plus/program-details); a supply sized at
+# PSU_HEADROOM × the load runs near two thirds of it.
+PSU_EFFICIENCY = 0.92
+# The host beside the cards, at its CPU's TDP alone (board, memory, drives and fans come on
+# top, so the wall figure is a floor): two cards share a desktop board's x16 lanes as two x8
+# slots beside a desktop CPU (AMD Ryzen 9 9950X: 170 W TDP, amd.com); three or more need a
+# workstation's lanes (AMD Ryzen Threadripper 7980X: 350 W TDP, amd.com), as a server for
+# PCIe datacenter cards does (one socket; a two-socket server draws more).
+HOST_W_TWO_CARDS = 170.0
+HOST_W_MORE_CARDS = 350.0
+# A floor within this share of a circuit's limit is "near" it, not "within" (a product rule)
+CIRCUIT_NEAR = 0.9
+
+
+def wall_w(gpu_w: float, cards: int) -> float:
+    """A build's draw at the wall: its cards' board power and the host's CPU, through the
+    supply's losses."""
+    host = HOST_W_TWO_CARDS if cards <= 2 else HOST_W_MORE_CARDS
+    return (gpu_w + host) / PSU_EFFICIENCY
+
+
+def circuit_said(wall: float) -> str:
+    """Which branch circuit carries ``wall`` watts as a continuous load. Within CIRCUIT_NEAR of
+    a limit is "near" it: the wall figure leaves out the board, drives and fans."""
+    if wall <= CIRCUIT_NEAR * CIRCUIT_120V_W:
+        return f"within a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous"
+    if wall > CIRCUIT_230V_W:
+        return f"over even a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: it needs two circuits"
+    bigger = f"20 A/240 V or 16 A/230 V ({CIRCUIT_230V_W:,.0f} W) circuit"
+    if wall <= CIRCUIT_120V_W:
+        return (
+            f"near a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous: a {bigger} gives room"
+        )
+    return (
+        f"over a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous: it needs a {bigger}, "
+        "or two circuits"
+    )
+
 
 def _physical_tips(c: Candidate) -> list[str]:
+    """Power and slots of a multi-card build a user puts together: a desktop's (consumer or
+    workstation cards), or a PCIe datacenter card's server where the row can buy it (a rented
+    one is the provider's)."""
     g, n = c.gpu, c.n
-    if g.segment not in ("consumer", "workstation") or n < 2:
+    if n < 2:
+        return []
+    if g.segment == "datacenter":
+        bought = c.acquisition != "rent" and c.cost.purchase_usd is not None
+        pcie = (g.form_factor or "").startswith("PCIe")
+        if not (bought and pcie and g.tdp_w):
+            return []
+        total = g.tdp_w * n
+        wall = wall_w(total, n)
+        return [
+            f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power, about {significant(wall)} W "
+            f"at the wall with the host, on a GPU server's own supplies, {circuit_said(wall)}."
+        ]
+    if g.segment not in ("consumer", "workstation"):
         return []
     out: list[str] = []
     if g.tdp_w:
@@ -1031,7 +1203,10 @@ def _physical_tips(c: Candidate) -> list[str]:
         line = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power: plan ≥ {psu:,.0f} W of supply"
         if psu > DESKTOP_PSU_W:
             line += ", more than one desktop power supply gives (a server or power limits)"
-        out.append(line + ".")
+        wall = wall_w(total, n)
+        out.append(
+            f"{line}; with the host, about {significant(wall)} W at the wall, {circuit_said(wall)}."
+        )
     if g.slot_width and g.slot_width * n > DESKTOP_SLOTS:
         out.append(
             f"{n} cards × {g.slot_width:g} slots do not fit a desktop board's "

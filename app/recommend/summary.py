@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app.domain.rank import FASTEST_TIE
+from app.domain.rank import FASTEST_TIE, significant
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
@@ -22,11 +22,9 @@ def mid_sentence(text: str) -> str:
     return word[0].lower() + text[1:]
 
 
-def _fig(value: float) -> str:
-    """Three significant figures, thousands separated (1,230; 45.6; 0.123)."""
-    if value >= 1000:
-        return f"{round(value, -len(str(int(value))) + 3):,.0f}"
-    return f"{value:.3g}"
+# Three significant figures, thousands separated (1,230; 45.6; 0.123): the rows' explanations
+# give memory the same way (rank.significant), so both say "of 7.78 GB".
+_fig = significant
 
 
 def _usd(value: float) -> str:
@@ -106,6 +104,35 @@ def _finish(row: s.Recommendation, acquisition: str) -> str | None:
 def _speed(row: s.Recommendation) -> str:
     t = row.throughput
     return f"{_fig(t.value)} {t.unit}"
+
+
+def _minutes(hours: float) -> str:
+    """A duration under an hour to the half minute a person would say (6½ min), else as
+    ``_duration`` says it."""
+    if hours >= 1 or hours * 60 < 1:
+        return _duration(hours)
+    whole, half = divmod(round(hours * 120), 2)
+    return f"{whole}{'½' if half else ''} min"
+
+
+def _times(factor: float) -> str:
+    """A real-time factor as said aloud: 9.3, 15, 0.45."""
+    if factor >= 10:
+        return f"{factor:,.0f}"
+    return f"{factor:.1f}" if factor >= 1 else f"{factor:.2g}"
+
+
+def _pace(row: s.Recommendation) -> str:
+    """What the pick's rate means for one piece of work, where its unit does not say it: a
+    speech model's real-time factor (audio_seconds_per_s: "0.311 30-s windows/s" is about 9×
+    real time), an image model's seconds per image where it makes under one a second."""
+    t = row.throughput
+    audio = t.audio_seconds_per_s
+    if audio:
+        return f" (about {_times(audio)}× real time: 1 h of audio in about {_minutes(1 / audio)})"
+    if t.unit == "images/s" and 0 < t.value < 1:
+        return f" (about {_fig(1 / t.value)} s per image)"
+    return ""
 
 
 def _generating(row: s.Recommendation, batch: int) -> str:
@@ -300,6 +327,8 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
             parts.append(f"input {w.seq_len:,} tokens")
         if w.output_tokens:
             parts.append(f"{w.output_tokens:,} tokens out")
+    elif w.task == "inference" and w.model.family == "diffusion":
+        parts.extend(_diffusion_said(w.model))
     elif w.seq_len:
         parts.append(f"sequence {w.seq_len:,}")
     if w.peft != "none":
@@ -314,6 +343,25 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
         parts.append(w.runtime)
     objective = answer.objective.replace("_", " ")
     return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
+
+
+def _diffusion_said(m: s.ModelOut) -> list[str]:
+    """What one generated image is in the estimate: its resolution (the preset's input_size)
+    and its UNet passes — in pairs, the denoising steps under classifier-free guidance, each
+    pair one UNet call on the conditional and unconditional latents together (perf._guidance,
+    as diffusers runs it) — so the figure compares with the steps a user's UI runs."""
+    out = []
+    if m.input_size:
+        out.append(f"{m.input_size:g}×{m.input_size:g} images")
+    passes = m.passes_per_sample or 0
+    if passes > 1 and passes % 2 == 0:
+        out.append(
+            f"{passes // 2} denoising steps with classifier-free guidance ({passes} UNet "
+            "passes, one batched call a step)"
+        )
+    elif passes > 1:
+        out.append(f"{passes} UNet passes an image")
+    return out
 
 
 def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
@@ -347,7 +395,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     if mem.headroom_gb is not None and mem.available_gb:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
         why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB")
-    why.append(f"runs {_speed(top)}{_generating(top, answer.workload.batch_size or 1)}")
+    why.append(f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}")
     finish = _finish(top, answer.acquisition)
     if finish:
         why.append(finish)
@@ -384,7 +432,56 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     short = _short_job(top, answer.acquisition)
     if short:
         sentence += f" {short}."
+    return s.AnswerSummaryOut(
+        sentence=_closed(sentence, top, answer), assumptions=_assumptions(answer)
+    )
+
+
+def _closed(sentence: str, top: s.Recommendation, answer: s.RecommendationResponse) -> str:
+    """The verdict with its endings: the pick's main caveat, then whether a price it quotes
+    is stale (said here, so the API, the CLI and the page say it alike)."""
     caveat = _caveat(top, answer)
     if caveat:
         sentence += f" Caveat: {mid_sentence(caveat)}."
-    return s.AnswerSummaryOut(sentence=sentence, assumptions=_assumptions(answer))
+    stale = _stale_quoted(sentence, answer)
+    return f"{sentence} {stale_note(stale)}" if stale else sentence
+
+
+# How the verdict dates a price it quotes ("costs $453 to buy used as of 2026-09").
+_AS_OF = re.compile(r"\bas of (\d{4}(?:-\d{2}){0,2})\b")
+# The sentence that closes a verdict quoting a stale price (``stale_note``), for a page that
+# marks it apart (``split_stale``).
+_STALE_NOTE = re.compile(r" (The prices? as of [^.]*? (?:is|are) stale\.)$")
+
+
+def _stale_quoted(sentence: str, answer: s.RecommendationResponse) -> list[str]:
+    """The dates of the prices the verdict quotes that are stale: each row's rent and buy
+    prices carry ``stale`` by the server's offer_stale_days (the offers API's rule, set
+    before the summary is written), and a date is stale for every price it dates."""
+    rows = list(answer.recommendations)
+    if answer.serving is not None:
+        rows += answer.serving.closest
+    stale = {
+        price.as_of
+        for row in rows
+        for price in (row.cost.rent, row.cost.buy)
+        if price is not None and price.stale
+    }
+    return sorted({d for d in _AS_OF.findall(sentence) if d in stale})
+
+
+def stale_note(dates: list[str]) -> str:
+    """'The prices as of 2026-06 and 2026-09 are stale.': the one wording the API's summary,
+    the CLI's verdict and the page give."""
+    many = len(dates) > 1
+    listed = f"{', '.join(dates[:-1])} and {dates[-1]}" if many else dates[0]
+    return f"The price{'s' if many else ''} as of {listed} {'are' if many else 'is'} stale."
+
+
+def split_stale(sentence: str) -> tuple[str, str | None]:
+    """The verdict without its closing stale-price note, and the note (None: none): for a
+    page that shows the note as a mark beside the sentence rather than in it."""
+    found = _STALE_NOTE.search(sentence)
+    if found is None:
+        return sentence, None
+    return sentence[: found.start()], found.group(1)

@@ -171,7 +171,8 @@ def test_best_value_against_a_lead_priced_another_way_says_so() -> None:
     other.acquisition = "rent"
     assert other.cost.samples_per_usd_rent is not None
     line = next(x for x in rank.explain(other, 2, lead, "best_value") if "Ranked #2" in x)
-    assert "samples per dollar rented" in line and "has no such price to compare" in line
+    # an LLM row's value is its output tokens: their price per million, as rented
+    assert "per million output tokens rented" in line and "has no such price to compare" in line
     assert "of the best" not in line  # no score relative to cards the answer may not show
 
 
