@@ -334,44 +334,63 @@ def render_serving(response: Any, console: Console) -> None:
         for warning in response.warnings:
             console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
         return
-    table = Table(show_lines=False)
     # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
     # output tokens it produces) first; the split by phase after it, as the pages show them
     # under acquisition 'either' each row is priced, and ranked, on its cheaper basis: named
     either = response.acquisition == "either"
-    for col in ("#", "GPU", "replicas × GPUs", "weights/KV", "TTFT ms", "ITL ms", "out tok/s",
-                "max tok/s", "$/1M out", "split out/in", "$/h", *(["basis"] if either else []),
-                "targets"):  # fmt: skip
-        _column(table, col, left=col in ("GPU", "weights/KV"), narrow=_narrow(console))
-    for r in rows:
-        sv = r.serving
-        basis = [{"buy": "own", "rent": "rent"}.get(sv.price_basis or "", "—")] if either else []
-        table.add_row(
-            str(r.rank),
-            r.gpu.name,
-            f"{sv.replicas} × {sv.gpus_per_replica}",
-            f"{weights_name(sv.weight_precision, sv.weight_format)}/{sv.kv_cache_precision}",
-            _fmt(sv.ttft_ms, 0),
-            _fmt(sv.itl_ms, 1),
-            _fmt(sv.output_tokens_per_s, 0),
-            _fmt(sv.max_output_tokens_per_s, 0),
-            _fmt(sv.usd_per_million_output_tokens_blended, 2),
-            "/".join(
-                _fmt(x, 2)
-                for x in (sv.usd_per_million_output_tokens, sv.usd_per_million_input_tokens)
-            ),
-            _fmt(sv.usd_per_hour, 2),
-            *basis,
-            "met" if sv.meets_slo else "missed",
-        )
+    sv = [r.serving for r in rows]
+    cols = [
+        _Col("#", [str(r.rank) for r in rows]),
+        _Col("GPU", [r.gpu.name for r in rows], left=True),
+        _Col("replicas × GPUs", [f"{s.replicas} × {s.gpus_per_replica}" for s in sv]),
+        _Col(
+            "weights/KV",
+            [
+                f"{weights_name(s.weight_precision, s.weight_format)}/{s.kv_cache_precision}"
+                for s in sv
+            ],
+            left=True,
+        ),
+        _Col("TTFT ms", [_fmt(s.ttft_ms, 0) for s in sv]),
+        _Col("ITL ms", [_fmt(s.itl_ms, 1) for s in sv]),
+        _Col("out tok/s", [_fmt(s.output_tokens_per_s, 0) for s in sv]),
+        _Col("max tok/s", [_fmt(s.max_output_tokens_per_s, 0) for s in sv]),
+        _Col("$/1M out", [_fmt(s.usd_per_million_output_tokens_blended, 2) for s in sv]),
+        _Col(
+            "split out/in",
+            [
+                "/".join(
+                    _fmt(x, 2)
+                    for x in (s.usd_per_million_output_tokens, s.usd_per_million_input_tokens)
+                )
+                for s in sv
+            ],
+        ),
+        _Col("$/h", [_fmt(s.usd_per_hour, 2) for s in sv]),
+    ]
+    if either:
+        names = {"buy": "own", "rent": "rent"}
+        cols.append(_Col("basis", [names.get(s.price_basis or "", "—") for s in sv]))
+    cols.append(_Col("targets", ["met" if s.meets_slo else "missed" for s in sv]))
+    # folded as the inference table is (README "The CLI"): piped or at 80 columns the GPU
+    # names had vanished and "1,952" read "1,9"
+    table, dropped = _fitted(cols, console, _SERVING_DROP_FIRST)
     console.print(table)
+    if dropped:
+        console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
+                      "or --json shows them).")  # fmt: skip
+    split = "split out/in" not in dropped
     console.print(
-        "$/1M out: the whole hour ÷ the output tokens it produces; split: the hour's decode "
-        "share ÷ output tokens / its prefill share ÷ prompt tokens"
+        "$/1M out: the whole hour ÷ the output tokens it produces"
+        + (
+            "; split: the hour's decode share ÷ output tokens / its prefill share ÷ prompt tokens"
+            if split
+            else ""
+        )
         + (
             "; basis: what $/1M out and $/h rest on, the cheaper of owning the cards (own) and "
             "renting the row's offer (rent), the one the row is ranked on"
-            if either
+            if either and "basis" not in dropped
             else ""
         )
     )
@@ -517,11 +536,19 @@ class _Col:
 # every GPU name in whole words: the band (the verdict gives the pick's), what limits each row
 # (its explanation says), then the prices per hour beside a job's whole cost
 _DROP_FIRST = ("likely range", "bottleneck", "$/h (all)", "buy $ (all)", "to finish")
+# The serving table's: the capacity beyond the asked load, the price split by phase (the
+# blended $/1M out stays), then the hourly price the $/1M rests on, then the replica shape
+# and precisions (the verdict names the pick's); TTFT, ITL, throughput, $/1M out and whether
+# the targets are met are what the question asks and always stay
+_SERVING_DROP_FIRST = ("max tok/s", "split out/in", "$/h", "basis", "weights/KV",
+                       "replicas × GPUs")  # fmt: skip
 
 
-def _fitted(cols: list[_Col], console: Console) -> tuple[Table, list[str]]:
+def _fitted(
+    cols: list[_Col], console: Console, drop_first: tuple[str, ...] = _DROP_FIRST
+) -> tuple[Table, list[str]]:
     """The table of ``cols`` no wider than the console, where dropping the columns of
-    ``_DROP_FIRST`` (in its order) gets it there, with the headers of those dropped. Text
+    ``drop_first`` (in its order) gets it there, with the headers of those dropped. Text
     folds between words, never inside one: at 80 columns "NVIDIA GeForce RTX 4090" read
     "NV / ID / IA / Ge / Fo / rc / e" down the GPU column."""
     narrow = _narrow(console)
@@ -531,7 +558,7 @@ def _fitted(cols: list[_Col], console: Console) -> tuple[Table, list[str]]:
         # each column at its narrowest (a figure whole, text at its longest word, the header
         # as _column wraps it) with its two spaces of padding, and a rule between and outside
         need = sum(_least(c, narrow) + 2 for c in kept) + len(kept) + 1
-        left = [h for h in _DROP_FIRST if h not in dropped and any(c.head == h for c in kept)]
+        left = [h for h in drop_first if h not in dropped and any(c.head == h for c in kept)]
         if need <= console.width or not left:
             break
         dropped.append(left[0])

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+import difflib
+from collections.abc import Iterable
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -19,9 +22,11 @@ from app.domain.hf_config import (
     MAX_VOCAB,
 )
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
+from app.numbers import parse_number
 from app.vocab import (
     INFERENCE_TASKS,
     ONE_JOB_TASKS,
+    RUNTIMES,
     TRAINING_TASKS,
     Acquisition,
     Condition,
@@ -97,7 +102,25 @@ class _In(BaseModel):
             annotation = cls.model_fields[info.field_name].annotation
             if annotation is not bool and bool not in get_args(annotation):
                 raise ValueError("a number or text is wanted here, not true/false")
+        if isinstance(value, str) and info.field_name is not None:
+            return _written_number(value, cls.model_fields[info.field_name].annotation)
         return value
+
+
+def _written_number(value: str, annotation: Any) -> Any:
+    """A number field's text read as the form and the CLI read it (app.numbers: "8.03B",
+    "350M", "15k", "$800", "1.2e9"): the JSON API had refused "1.3B" for params, whose own
+    description offers it. Text for a field that takes text stays as it is."""
+    union = get_origin(annotation) in (Union, UnionType)
+    kinds = set(get_args(annotation)) if union else {annotation}
+    if str in kinds or not kinds & {int, float}:
+        return value
+    number = parse_number(value)  # its ValueError names the forms it reads (a 422)
+    if float not in kinds:
+        if number != int(number):
+            raise ValueError("must be a whole number")
+        return int(number)
+    return number
 
 
 class ModelIn(_In):
@@ -569,6 +592,45 @@ class WorkloadIn(_In):
         description="Runtime 'megatron' only: the job's tensor/pipeline/virtual/context "
         "parallel layout. TP×PP×CP must divide constraints.num_gpus; without num_gpus, GPU "
         "counts it does not divide are excluded with a reason.",
+    )
+
+    @field_validator("runtime", mode="before")
+    @classmethod
+    def _known_runtime(cls, value: Any) -> Any:
+        """An unknown runtime named with what to write instead: pydantic's list of the
+        fourteen left "ollama" (what a hobbyist installs) without a word about llama.cpp."""
+        if not isinstance(value, str) or value in RUNTIMES:
+            return value
+        hint = LLAMA_CPP_APPS.get(value.strip().lower().replace(" ", "-"))
+        if hint is not None:
+            raise ValueError(hint)
+        raise ValueError(f"unknown runtime '{value}'{did_you_mean(value, RUNTIMES)}")
+
+
+# Desktop apps people name as their runtime, which run GGUF models on llama.cpp's kernels
+# (Ollama's README lists llama.cpp as its backend; LM Studio's docs name llama.cpp, and MLX
+# on Apple silicon): what to ask for instead, rather than an alias the engine has no data for.
+_LM_STUDIO = (
+    "LM Studio runs GGUF models with llama.cpp (MLX models on a Mac): use 'llama.cpp' (or 'mlx')"
+)
+LLAMA_CPP_APPS = {
+    "ollama": "Ollama runs GGUF models on llama.cpp's kernels: use 'llama.cpp'",
+    "lm-studio": _LM_STUDIO,
+    "lmstudio": _LM_STUDIO,
+}
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """ "; did you mean 'llama-3-8b'?" for the names closest to ``word``, or ""."""
+    close = difflib.get_close_matches(word.strip().lower(), list(known), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    said = [f"'{c}'" for c in close]
+    return (
+        "; did you mean "
+        + (f"{', '.join(said[:-1])} or " if len(said) > 1 else "")
+        + said[-1]
+        + "?"
     )
 
 
@@ -1119,13 +1181,21 @@ class UncertaintyOut(BaseModel):
 
 
 class TimingOut(BaseModel):
-    step_time_s: float
+    step_time_s: float = Field(
+        description="seconds of one step, which compute_s + memory_s + overhead_s add up to "
+        "(host_transfer_s too where the harness copies before its kernels; otherwise the copy "
+        "overlaps the step). Training and "
+        "fine-tuning: one micro-batch, a forward and backward pass of `micro_batch` samples "
+        "over the row's GPUs with its share of the gradient sync; one optimizer step takes "
+        "step_time_s × accumulation_steps. Inference: one batch's whole request (prompt and "
+        "every output token). Serving: one decode step at the asked load (the ITL)."
+    )
     compute_s: float = Field(description="the GPU's math time at its roofline")
     memory_s: float = Field(description="the GPU's memory-traffic time at its roofline")
     overhead_s: float = Field(
         description="fixed costs beyond the GPU's own work: kernel launches, and host time "
-        "only where the host outlasts that work (a host-bound decode step counts its excess "
-        "here; `bottleneck` then names host overhead)"
+        "only where the host outlasts that work (a host-bound step counts its dispatch's "
+        "excess over the GPU's work here; `bottleneck` then names host overhead)"
     )
     host_transfer_s: float
     interconnect_s: float

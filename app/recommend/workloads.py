@@ -233,12 +233,22 @@ def _check_model(m: ModelSpec, preset: str | None = None) -> None:
         raise InvalidInput("params is beyond any GPU cluster size", field="workload.model.params")
 
 
-def _recipe_checkpointing(task: str, peft: str, model: ModelSpec) -> bool:
+def recipe_checkpointing(task: str, peft: str, family: str) -> bool:
     """Fine-tuning recipes turn activation checkpointing on: the QLoRA paper's scripts, PEFT's
     `prepare_model_for_kbit_training` (use_gradient_checkpointing=True by default), TRL's
     SFTConfig examples and Axolotl/Unsloth configs for LLMs. Encoder fine-tunes (BERT on SQuAD)
-    are small enough that their recipes leave it off."""
-    return task == "fine-tuning" and (peft != "none" or model.family == "decoder")
+    are small enough that their recipes leave it off. The form's blank "Activation
+    checkpointing" says the same (app/web, and static/js/app.js's copy of this rule)."""
+    return task == "fine-tuning" and (peft != "none" or family == "decoder")
+
+
+def blank_peft(task: str, preset_peft: str | None) -> str:
+    """The adapters a request that names none gets (``_peft``, for a task that trains)."""
+    return "none" if task == "training" else str(preset_peft or "none")
+
+
+def _recipe_checkpointing(task: str, peft: str, model: ModelSpec) -> bool:
+    return recipe_checkpointing(task, peft, model.family)
 
 
 def _preset(w: s.WorkloadIn, data_dir: Path) -> Preset | None:
@@ -246,7 +256,8 @@ def _preset(w: s.WorkloadIn, data_dir: Path) -> Preset | None:
         return None
     preset = load_presets(data_dir).get(w.preset)
     if preset is None:
-        raise InvalidInput(f"unknown workload preset '{w.preset}'", field="workload.preset")
+        hint = s.did_you_mean(w.preset, load_presets(data_dir))
+        raise InvalidInput(f"unknown workload preset '{w.preset}'{hint}", field="workload.preset")
     return preset
 
 
@@ -295,8 +306,7 @@ def _extra_gpus(w: s.WorkloadIn, task: str, model: ModelSpec, warnings: list[str
 def _peft(w: s.WorkloadIn, d: dict[str, Any], task: str, inference: bool) -> str:
     # a preset's adapters are its fine-tuning recipe (Mistral 7B's QLoRA): asked to train, the
     # model trains every weight; only adapters the request names are refused there
-    preset = d.get("peft") if task != "training" else None
-    peft = "none" if inference else str(w.peft or preset or "none")
+    peft = "none" if inference else str(w.peft or blank_peft(task, d.get("peft")))
     if task == "training" and peft != "none":
         raise InvalidInput(
             "LoRA/QLoRA adapt a pretrained model: use task 'fine-tuning'", field="workload.peft"

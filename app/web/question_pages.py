@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -26,7 +25,9 @@ from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
 from app.recommend import schemas as rs
 from app.recommend.repository import Stamps, input_stamps
+from app.recommend.summary import split_stale
 from app.recommend.whatif import config_name
+from app.recommend.workloads import blank_peft, recipe_checkpointing
 from app.reports import service as reports
 from app.vocab import RUNTIME_FRAMEWORK
 from app.web import charts
@@ -132,7 +133,10 @@ def _form_context(
         "presets": presets,
         "preset_hints": hints,
         "preset_tasks": {p.id: p.task for p in presets},
+        # what the script needs to say a blank "Activation checkpointing" as the engine reads it
+        "preset_recipes": {p.id: [p.family, p.defaults.get("peft") or ""] for p in presets},
         "current_hints": hints.get(preset_id, {}),
+        "blank_labels": _blank_labels(form, current, task),
         "current_task": task,
         "device_reports": _device_reports(session),
         "fixed_assumptions": FIXED_ASSUMPTIONS,
@@ -140,6 +144,23 @@ def _form_context(
         # the question this one changes, carried by the form so the answer can compare them
         "prev": prev,
     }
+
+
+# The blank "Activation checkpointing" where the engine turns it on whatever the preset says
+# (workloads.recipe_checkpointing): "No (preset)" had sat above an answer saying "Gradient
+# checkpointing is on, as fine-tuning recipes run it". static/js/app.js keeps it current.
+RECIPE_ON = "Yes (fine-tuning default)"
+
+
+def _blank_labels(form: QuestionForm, preset: PresetView | None, task: str) -> dict[str, str]:
+    """Blank options whose words depend on other fields, by field name."""
+    peft = str(form.values.get("peft") or "") or blank_peft(
+        task, preset.defaults.get("peft") if preset else None
+    )
+    family = preset.family if preset else str(form.values.get("family") or "")
+    if recipe_checkpointing(task, peft, family):
+        return {"gradient_checkpointing": RECIPE_ON}
+    return {}
 
 
 def _assumptions_summary(form: QuestionForm) -> str:
@@ -293,6 +314,7 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         preset=next((p for p in presets if p.id == answer.workload.preset), None),
         price_charts=_price_charts(answer),
         memory_chart=_memory_chart(answer),
+        load_memory=_load_memory(answer),
         per_dollar=_per_dollar_label(answer),
         # each row's work per dollar on the basis its cost uses, within the user's caps
         row_per_usd=partial(
@@ -313,7 +335,7 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
             else None
         ),
         serving_charts=serving_charts(answer),
-        verdict_stale=_stale_dates(answer.summary.sentence if answer.summary else "", settings),
+        verdict=split_stale(answer.summary.sentence) if answer.summary else ("", None),
         echo=_echo(
             answer,
             form.request,
@@ -329,16 +351,6 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
 
 def _constraints(form: QuestionForm) -> rs.ConstraintsIn:
     return form.request.constraints if form.request else rs.ConstraintsIn()
-
-
-# How the verdict dates a price it quotes ("costs $453 to buy used as of 2026-09").
-_AS_OF = re.compile(r"\bas of (\d{4}(?:-\d{2}){0,2})\b")
-
-
-def _stale_dates(sentence: str, settings: Settings) -> list[str]:
-    """The dates of the prices the verdict quotes that the offers API would call stale: the
-    sentence (app/recommend/summary.py) says the date, and the page marks it."""
-    return sorted({d for d in _AS_OF.findall(sentence) if price_is_stale(d, settings)})
 
 
 def _echo(
@@ -611,6 +623,37 @@ def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.C
         what = "rental price per hour" if basis == "rent" else "purchase price"
         out.append((f"Throughput vs {what}", chart))
     return out
+
+
+@dataclass(frozen=True)
+class LoadMemory:
+    """A serving answer's memory card: the model's weights once plus the KV cache its load
+    fills (``kv_gb``, None where no row carries it), and the top pick's per-GPU share. The
+    whole-job figure other tasks show is, for serving, the weights alone: "15 GB" for 100
+    requests of 8,256 tokens (about 124 GB with their KV cache) read as one 24 GB card."""
+
+    weights_gb: float
+    kv_gb: float | None = None
+    gpus: int = 0
+    per_gpu_gb: float = 0.0
+
+    @property
+    def total_gb(self) -> float:
+        return self.weights_gb + (self.kv_gb or 0.0)
+
+
+def _load_memory(answer: rs.RecommendationResponse) -> LoadMemory | None:
+    """The serving card's figures: the KV cache the top pick holds at the asked load (its
+    per-GPU KV over all its GPUs: the requests in flight, prompt + output tokens each), as
+    the API's row gives it; the weights are ``answer.memory`` (the whole model, once)."""
+    if answer.serving is None:
+        return None
+    top = answer.recommendations[0] if answer.recommendations else None
+    if top is None or top.serving is None:
+        return LoadMemory(weights_gb=answer.memory.required_gb)
+    gpus = top.serving.replicas * top.serving.gpus_per_replica
+    kv = top.memory.breakdown.get("kv_cache", 0.0) * gpus
+    return LoadMemory(answer.memory.required_gb, kv, gpus, top.memory.required_gb)
 
 
 def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:

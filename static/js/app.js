@@ -39,6 +39,19 @@
     }
   }
 
+  // The blank "Activation checkpointing" as the engine reads it (workloads.py
+  // recipe_checkpointing): fine-tuning a decoder LLM or adapters turns it on.
+  function applyRecipe(form, hints, tasks, recipes) {
+    var opt = $("[name=gradient_checkpointing] [data-default-option]", form);
+    if (!opt) return;
+    var v = function (n) { var el = $("select[name=" + n + "]", form); return el ? el.value : ""; };
+    var id = v("preset"), r = recipes[id], task = v("task") || tasks[id] || "";
+    var peft = v("peft") || (task !== "training" && r && r[1]) || "none";
+    var hint = (hints[id] || {}).gradient_checkpointing;
+    opt.textContent = task === "fine-tuning" && (peft !== "none" || (r ? r[0] : v("family")) === "decoder")
+      ? "Yes (fine-tuning default)" : hint ? hint + " (preset)" : "Default";
+  }
+
   // Show only the fields that matter for the task (typed, or the preset's own).
   function applyTask(form, presetTasks) {
     var taskSel = $("select[name=task]", form);
@@ -69,11 +82,15 @@
     var presetTasks = readJson("preset-tasks");
     var sel = $("[data-preset-select]", form);
     var taskSel = $("select[name=task]", form);
+    var recipes = readJson("preset-recipes");
+    var recipe = function () { applyRecipe(form, hints, presetTasks, recipes); };
     if (sel) {
-      sel.addEventListener("change", function () { applyPreset(form, hints, sel.value); applyTask(form, presetTasks); });
+      sel.addEventListener("change", function () { applyPreset(form, hints, sel.value); applyTask(form, presetTasks); recipe(); });
     }
-    if (taskSel) taskSel.addEventListener("change", function () { applyTask(form, presetTasks); });
+    if (taskSel) taskSel.addEventListener("change", function () { applyTask(form, presetTasks); recipe(); });
+    $all("select[name=peft], select[name=family]", form).forEach(function (el) { el.addEventListener("change", recipe); });
     applyTask(form, presetTasks);
+    recipe();
     // Blank fields mean "default": leave them out so the shareable URL stays short.
     form.addEventListener("submit", function () {
       $all("input, select, textarea", form).forEach(function (el) {
