@@ -90,6 +90,8 @@ MEASURED_PRECISIONS: tuple[MeasuredPrecision, ...] = get_args(MeasuredPrecision)
 SUSTAINED_GEMM_PRECISIONS: tuple[MeasuredPrecision, ...] = ("bf16", "fp16", "tf32", "fp8")
 #: The 16-bit float formats: a KV cache in either is a runtime's default, not a quantised one.
 HALF_PRECISIONS: tuple[Precision, ...] = ("bf16", "fp16")
+#: Integer formats perf.dequantised runs as 16-bit math on a copy of the weights.
+DEQUANTISED_PRECISIONS: tuple[Precision, ...] = ("int8", "int4")
 
 
 # ---------------------------------------------------------------- the job
@@ -121,6 +123,9 @@ FAMILY_LABELS: dict[str, str] = {
     "mlp": "MLP / other",
 }
 TRANSFORMER_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
+#: Families whose int8/int4 inference, on a runtime with no kernels of its own for them, only
+#: shrinks the stored weights (perf.dequantised: torchao's weight-only linear dequantises).
+DEQUANTISED_FAMILIES: tuple[Family, ...] = ("vit", "cnn", "encoder", "diffusion", "mlp")
 #: Families whose compute is mostly convolutions.
 CONV_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion")
 #: Families whose sample is an image (a diffusion sample: one generated image): their rates
@@ -438,6 +443,9 @@ SEGMENT_LABELS: dict[str, str] = {
 SINGLE_DEVICE_SEGMENTS: tuple[Segment, ...] = ("soc", "laptop")
 #: Cards people build a machine of, several to a host (compat.rig_caveat).
 RIG_SEGMENTS: tuple[Segment, ...] = ("consumer", "workstation")
+#: Cards whose NVLink bridge is an accessory sold apart, sized to the slot spacing, that no
+#: offer states (topology.accessory_bridge): their pairs are priced over PCIe.
+ACCESSORY_BRIDGE_SEGMENTS: tuple[Segment, ...] = ("consumer", "workstation")
 
 #: Software backends a GPU entry in the catalog may list.
 #: How a card is cooled as sold: ``passive`` (a heat sink without fans: the server chassis must
@@ -450,6 +458,8 @@ BACKENDS: tuple[Backend, ...] = get_args(Backend)
 #: Backends PyTorch can run the benchmark runner on (what a device report names).
 DeviceBackend = Literal["cuda", "rocm", "mps", "xpu", "cpu"]
 DEVICE_BACKENDS: tuple[DeviceBackend, ...] = get_args(DeviceBackend)
+#: Backends Triton kernels run on (Liger Kernel, Cut Cross Entropy: rank's fused-loss tip).
+TRITON_BACKENDS: tuple[Backend, ...] = ("cuda", "rocm")
 BACKEND_LABELS: dict[str, str] = {
     "cuda": "CUDA",
     "rocm": "ROCm",

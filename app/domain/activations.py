@@ -105,12 +105,15 @@ def gated_from_params(m: ModelSpec) -> bool:
     """The MLP read off the parameter count: gated (3·h·inter per layer and expert) or plain
     (2·h·inter), whichever total with the attention projections and the embeddings (counted
     twice for a decoder: an untied head) comes closer to ``params``. A model without a shape
-    is read as its family's usual MLP (decoders gated)."""
+    is read as its family's usual MLP (decoders gated), and so is one without an intermediate
+    size (at the 4·h default a plain MLP has SwiGLU's 8/3·h parameter count: Llama-2-7B's
+    shape without it had read plain) or an encoder-decoder (its cross-attention is not in the
+    count, so the fit misreads Whisper's plain MLP as gated)."""
     h = float(m.hidden_size or 0)
-    inter = float(m.intermediate_size or 4 * h)
     layers = float(m.layers or 0)
-    if not h or not layers:
+    if not h or not layers or not m.intermediate_size or m.family == "encoder-decoder":
         return m.family == "decoder"
+    inter = float(m.intermediate_size)
     kv = float(m.kv_heads or 1) * float(m.head_dim or 0)
     attn = 2.0 * h * h + 2.0 * h * kv  # Q and O: h×h; K and V: h×kv
     embed = float(m.vocab_size or 0) * h * (2.0 if m.family == "decoder" else 1.0)

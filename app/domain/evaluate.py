@@ -26,7 +26,7 @@ from app.domain.megatron import MegatronLayout
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
-from app.vocab import FORMAT_ONLY_PRECISIONS, SINGLE_DEVICE_SEGMENTS
+from app.vocab import FORMAT_ONLY_PRECISIONS, SINGLE_DEVICE_SEGMENTS, TORCH_PROGRAM_RUNTIMES
 
 # tensor/data parallel groups in practice are powers of two; 512 GPUs (64 eight-GPU servers)
 # is the largest pretraining run the API takes (constraints.max_gpus, num_gpus)
@@ -1102,11 +1102,17 @@ def _walk(
 def _refined(ctx: Context, g: Gate, c: Configuration, avail: float) -> Configuration:
     """A training configuration the walk found, at the micro-batch people would run it at
     (where the request allows micro-batches): plain data parallelism where a smaller one lets
-    every GPU hold a whole copy (``_sharded``), then room where it is tight (``_tight``)."""
+    every GPU hold a whole copy (``_sharded``), then room where a micro-batch the engine
+    picked is tight (``_tight``); the job's own batch is not split for room."""
     if "micro_batch" not in ctx.savers_allowed:
         return c
     if c.num_gpus > 1:
         c = _smaller_micro(ctx, c, lambda key: _sharded(ctx, g, key, c.num_gpus, avail))
+    if c.micro_batch is None:
+        # the job's own batch, which the walk held without ROOM: it runs as asked where it
+        # fits (a ResNet-50 batch of 512 on an RTX 3090, as timm's own 3090 CSV ran it, was
+        # split into 2 × 256), the row saying how tight it is (``tight_fit``)
+        return c
     return _smaller_micro(ctx, c, lambda key: _tight(ctx, g, key, c.num_gpus, avail))
 
 
@@ -1144,6 +1150,18 @@ def _sharded(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> bool:
 # spare is as likely to run out as not.
 ROOM = 0.05
 
+# fp8 training in a PyTorch program: torch.autocast runs only float16 and bfloat16 on CUDA
+# (torch/amp/autocast_mode.py: any other dtype warns "the target dtype is not supported.
+# Disabling autocast"), so fp8 matmuls take a library that swaps the Linear layers — torchao's
+# float8 ("float8 rowwise training for torch.nn.Linear", its speed-ups measured "with
+# torch.compile on": docs.pytorch.org/ao/stable/workflows/training.html) or Transformer
+# Engine's te.Linear under te.fp8_autocast. Megatron runs it through Transformer Engine itself.
+FP8_TRAINING_CAVEAT = (
+    "fp8 training needs torchao.float8 (convert_to_float8_training swaps nn.Linear for "
+    "Float8Linear; its published speed-ups are with torch.compile on) or NVIDIA Transformer "
+    "Engine (te.Linear under te.fp8_autocast): torch.autocast runs only fp16 and bf16"
+)
+
 
 def _exact_holds(
     ctx: Context, gpu: GpuSpec, g: Gate, key: JobKey, job: WorkloadSpec, exact: int, avail: float
@@ -1160,6 +1178,51 @@ def _exact_holds(
         return None
     held = variant_memory(ctx, key, job, exact, g.backend, g.flash_attention).total <= avail
     return exact if held else None
+
+
+def tight_fit(
+    run: WorkloadSpec,
+    mem: MemoryBreakdown,
+    avail: float,
+    backend: str,
+    gpus: int = 1,
+    per_gpu: int = 1,
+) -> str:
+    """What a training row that leaves less than ROOM of its usable memory free must say (""
+    for any other row): the margin the engine keeps where it picks the micro-batch itself, so
+    a row inside it — the job's own batch, or a micro-batch of one sample a GPU that cannot
+    shrink — is one the engine would not have picked. Beyond what it counts (the caching
+    allocator's slack on activations and logits alone, TRAINING_FRAGMENTATION; one context
+    with its cuBLAS/cuDNN workspaces, CONTEXT_GB) a run also holds NCCL's communication
+    buffers and the allocator's slack on the weights, gradients and optimizer states, and the
+    memory model's peaks fall within 10 % of published ones (``ROOM``). ``gpus``: the row's
+    count (NCCL's buffers on more than one, DDP or sharded); ``per_gpu``: the samples each GPU
+    runs a micro-step, which a smaller micro-batch could halve. The ranking stays."""
+    spare = avail - mem.total
+    if not run.training or spare >= ROOM * avail:
+        return ""
+    # PyTorch reads PYTORCH_CUDA_ALLOC_CONF on ROCm too (c10/cuda/CUDAAllocatorConfig.h)
+    conf = (
+        "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation and "
+        if backend in ("cuda", "rocm")
+        else ""
+    )
+    watch = "torch.cuda.max_memory_allocated()" if backend in ("cuda", "rocm") else "the peak"
+    uncounted = (
+        "the allocator's fragmentation and NCCL's communication buffers"
+        if gpus > 1
+        else "the allocator's fragmentation"
+    )
+    halve = (
+        f", or run {per_gpu // 2} samples a GPU with twice the accumulation steps (the same update)"
+        if per_gpu > 1
+        else ""
+    )
+    return (
+        f"a tight fit: {vram(max(0.0, spare)):,.2f} GB spare of {vram(avail):,.1f} GB per GPU, "
+        f"under the {ROOM:.0%} the engine keeps where it picks the micro-batch itself, and "
+        f"{uncounted} can take that: {conf}watch {watch} over the first steps{halve}"
+    )
 
 
 def _tight(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> bool:
@@ -1602,6 +1665,8 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     if why is not None:
         return ConfigResult(config, Exclusion("framework_unsupported", why), backend=g.backend)
     warnings = g.warnings + caveats
+    if run.training and g.precision == "fp8" and run.runtime in TORCH_PROGRAM_RUNTIMES:
+        warnings += (FP8_TRAINING_CAVEAT,)
     if config.copies > 1:
         # each GPU holds its copy's share: a replica of n ÷ copies GPUs at its share of the batch
         per = n // config.copies
@@ -1805,6 +1870,9 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     uneven = _uneven_split(run, n, ctx.work.batch_size)
     if uneven is not None:
         warnings += (uneven,)
+    tight = tight_fit(run, mem, avail, g.backend, n, -(-run.batch_size // n))
+    if tight:
+        warnings += (tight,)
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms

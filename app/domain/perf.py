@@ -509,7 +509,7 @@ def training_layout(
     GPU; when it needs ``shard_min`` GPUs' memory (``None``: all ``n``), fully sharded, hybrid
     sharded (whole nodes) or tensor parallel in a node, whichever leaves the least exposed."""
     lora = work.peft in ("lora", "qlora")
-    grad_b = 4.0 if lora or work.precision in ("fp32", "tf32") else 2.0
+    grad_b = reduced_gradient_bytes(work, sharded=sharded and n > 1)
     wide = work.precision in ("fp32", "tf32")
     w_b = NF4_BYTES if work.peft == "qlora" else (4.0 if wide else 2.0)
     passes = (2.0 if lora else 3.0) + (1.0 if work.gradient_checkpointing else 0.0)
@@ -543,6 +543,35 @@ def training_layout(
     )
 
 
+def reduced_gradient_bytes(work: WorkloadSpec, *, sharded: bool) -> float:
+    """Bytes per trainable parameter a multi-GPU training step reduces, in the dtype the
+    engine's memory model (workload._training_memory) holds the job's gradients in.
+
+    * fp32 / TF32 jobs, and LoRA / QLoRA adapters (PEFT keeps them in fp32): 4.
+    * Mixed precision replicated (DDP) over fp32 parameters — torch.autocast, which the memory
+      model assumes (its fp32 ``master_weights`` and 4-byte gradients): 4. Autocast casts
+      only the ops' inputs; ``.grad`` takes the parameter's dtype (fp32), and DDP all-reduces
+      the gradient buckets in that dtype unless the job registers a compression comm hook
+      (PyTorch docs: torch.amp "Automatic Mixed Precision" and DistributedDataParallel /
+      "DDP Communication Hooks", fp16_compress_hook) — not assumed. TensorFlow's and JAX's
+      mixed precision likewise keep fp32 variables and reduce fp32 gradients.
+    * A 16-bit model with no fp32 parameters (``half_weights``: model.half(), apex AMP O2 as
+      Lambda's BERT harness runs it): 2, its gradients' own dtype.
+    * Sharded (FSDP / ZeRO-3, HSDP, TP × FSDP): 2 — FSDP's MixedPrecision(param_dtype=bf16)
+      with reduce_dtype left unset reduces in the param dtype (FSDP2's MixedPrecisionPolicy
+      likewise), as workload.fsdp_block_bytes sizes the unsharded gradient; the fp32 shard it
+      then accumulates into is the memory model's 4-byte gradients.
+    * Megatron (megatron.price): 2, unchanged here. Megatron-LM reduces bf16 jobs' gradients
+      in fp32 unless run with --grad-reduce-in-bf16 (megatron/training/arguments.py sets
+      accumulate_allreduce_grads_in_fp32 for bf16), as its memory estimate here holds; its
+      communication pricing was tuned at 2 bytes and is not re-derived in this change."""
+    if work.peft in ("lora", "qlora") or work.precision in ("fp32", "tf32"):
+        return 4.0
+    if sharded or work.runtime == "megatron" or work.half_weights:
+        return 2.0
+    return 4.0
+
+
 def megatron_layout(
     work: WorkloadSpec, n: int, *, sharded: bool, shard_min: int | None = None
 ) -> megatron.MegatronLayout | None:
@@ -560,9 +589,14 @@ def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> 
     """Forward FLOPs (2 × MACs) for one sample.
 
     Transformers: 2·P per token plus attention 4·L·s·h per token (QKᵀ and AV; Kaplan et al.
-    2020). Vision / diffusion / MLP: the preset's measured GFLOPs.
+    2020). A ViT with a shape: its operators' FLOPs at its own ``input_size`` (``vit_flops``),
+    the FLOPs its step prices. Other vision / diffusion / MLP models: the preset's measured
+    GFLOPs (a CNN or diffusion preset's already follow a changed image side:
+    app/recommend/workloads.py rescales them with its tables).
     """
     m = work.model
+    if m.family == "vit" and m.has_shape:
+        return vit_flops(m)
     if m.gflops_per_sample is not None and not (m.is_transformer and m.has_shape):
         return m.gflops_per_sample * 1e9
     s = context if context is not None else work.tokens_per_sample
@@ -572,6 +606,16 @@ def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> 
     if m.gflops_per_sample is not None:
         return m.gflops_per_sample * 1e9
     return 2.0 * m.params_per_token * s
+
+
+@lru_cache(maxsize=256)  # a pure function of the shape; MFU asks it per card
+def vit_flops(m: ModelSpec) -> float:
+    """One image's forward FLOPs through a ViT, counted on the operators its step prices
+    (operators.vit_ops at the model's ``input_size``): MFU then divides the FLOPs the step ran.
+    The preset's figure (torchvision's 17.56 GMACs for ViT-B/16) holds at 224 only, where the
+    operators give 35.13 GFLOPs against its 35.12; at 384 they give 111.0 (timm/fvcore count
+    55.5 GMACs), which the 224 figure had left at 35.12, so MFU fell 3.2× with the side."""
+    return total(vit_ops(m, 1.0, training=False))
 
 
 def matmul_params(m: ModelSpec) -> float:
@@ -634,10 +678,48 @@ def _weight_bytes(work: WorkloadSpec) -> float:
 
 
 def profile_for(gpu: GpuSpec, work: WorkloadSpec, backend: str, regime: str) -> RuntimeProfile:
-    """The runtime's constants for this GPU and phase; eager PyTorch without a table."""
+    """The runtime's constants for this GPU and phase; eager PyTorch without a table. A
+    weight-only job (``dequantised``) reads the rows of the 16-bit job it computes as: its math
+    is theirs (a power-capped board's cap, the 16-bit rows' ``tensor_tflops_per_watt``,
+    included)."""
     if work.efficiency is None:
         return EAGER
-    return work.efficiency.profile(gpu, backend, work.runtime, work.precision, regime)
+    precision = WEIGHT_ONLY_MATH if dequantised(work) else work.precision
+    return work.efficiency.profile(gpu, backend, work.runtime, precision, regime)
+
+
+# Model families whose inference the operator / whole-model path here prices (a decoder's is
+# llm_step's, an encoder-decoder's generation seq2seq's) and the low precisions that, on a
+# runtime with no kernels of their own (data/efficiency.yaml ``native``), only shrink the
+# stored weights: the GEMMs run on a 16-bit copy (torchao's int8 weight-only linear, eager:
+# ``torch.mm(x, w_int8.to(x.dtype))`` then the scale, affine_quantized_tensor.py
+# _linear_fp_act_int8_weight_impl; its int4 one, tinygemm, dequantises inside a kernel built
+# for small batches). Stock PyTorch itself has no int8/int4 GPU path for these models.
+WEIGHT_ONLY_FAMILIES = frozenset(vocab.DEQUANTISED_FAMILIES)
+WEIGHT_ONLY_PRECISIONS = frozenset(vocab.DEQUANTISED_PRECISIONS)
+WEIGHT_ONLY_MATH = "fp16"  # compute_split's datapath for them: the 16-bit one
+
+
+def dequantised(work: WorkloadSpec) -> bool:
+    """Whether an inference job's int8/int4 is weight-only on its runtime: a non-LLM model
+    (``WEIGHT_ONLY_FAMILIES``) on a runtime whose ``native`` list lacks the precision (eager
+    PyTorch, torch.compile; TensorRT's int8 is its own and stays so). Such a job is priced as
+    the 16-bit job (``math_job``) with its weights read in the stored format: never faster
+    where the step is compute-bound, and the dequantisation's own work is not charged (a
+    floor: torchao's eager int8 path adds a cast and a scale pass per linear)."""
+    if work.training or work.precision not in WEIGHT_ONLY_PRECISIONS:
+        return False
+    if work.model.family not in WEIGHT_ONLY_FAMILIES:
+        return False
+    table = work.efficiency
+    native = table.runtime_value(work.runtime, "native") if table is not None else None
+    return work.precision not in (native or EAGER.native)
+
+
+def math_job(work: WorkloadSpec) -> WorkloadSpec:
+    """The job whose math ``work`` runs: the 16-bit job for a weight-only one (``dequantised``),
+    else ``work`` itself."""
+    return work.with_precision(WEIGHT_ONLY_MATH) if dequantised(work) else work
 
 
 def _memory_efficiency(eff: Efficiency, prof: RuntimeProfile) -> float:
@@ -794,6 +876,10 @@ def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) ->
         flops = fwd
         traffic = acts * TRAINING_TRAFFIC * FORWARD_TRAFFIC_SHARE
         param_bytes = wbytes
+        if dequantised(work):
+            # the 16-bit copy the GEMMs read, and the pass that writes it (``_dequantise``)
+            read, written = _dequantised_bytes(work)
+            param_bytes = (written * 2.0 + read) * npass
         kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
     return _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
 
@@ -893,7 +979,41 @@ def _autocast_casts(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
 
 def forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
     """One forward pass of the batch as operators, or None where the model has neither a
-    transformer shape nor a shipped table (encoder-decoders, MLPs, CNNs without a table)."""
+    transformer shape nor a shipped table (encoder-decoders, MLPs, CNNs without a table). A
+    weight-only job (``dequantised``) runs the 16-bit job's ops and dequantises its weights
+    besides (``_dequantise``)."""
+    if not dequantised(work):
+        return _forward_ops(work, flash_attention, act_b)
+    ops = _forward_ops(math_job(work), flash_attention, act_b)
+    return None if ops is None else _dequantise(work, ops)
+
+
+def _dequantise(work: WorkloadSpec, ops: list[Op]) -> list[Op]:
+    """A weight-only job's dequantisation: one pass per conv / linear weight, reading its
+    stored bytes and writing the 16-bit copy the GEMM then reads (torchao's eager int8 linear:
+    ``w_int8.to(x.dtype)`` before ``torch.mm``; an int4 kernel unpacks as much inside its
+    loop). It adds to the 16-bit job's work, so the job is never priced faster than at 16 bits;
+    a runtime that fuses casts (torch.compile) folds it into the GEMM, leaving the 16-bit
+    job's time. The scale multiply torchao's int8 path runs over each output is not charged."""
+    n = sum(o.count for o in ops if o.kind in ("conv", "gemm") and o.phase == "fwd")
+    if n <= 0:
+        return ops
+    # every pass dequantises again (a diffusion sample's UNet runs once per step)
+    per = max(1, work.model.passes_per_sample or 1) / n
+    read, written = _dequantised_bytes(work)
+    deq = Op("elementwise", "dequantise.weights", MEMORY, n, 0.0, read * per, written * per,
+             WEIGHT_ONLY_MATH, "cast")  # fmt: skip
+    return [*ops, deq]
+
+
+def _dequantised_bytes(work: WorkloadSpec) -> tuple[float, float]:
+    """(read, written) bytes of one dequantisation of a weight-only job's weights: the stored
+    format in, the 16-bit copy out."""
+    p = work.model.params
+    return p * work.weight_bytes_per_param, p * 2.0
+
+
+def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op] | None:
     m = work.model
     b = float(work.batch_size)
     dtype = work.precision
@@ -1193,6 +1313,11 @@ def _runs_nchw(work: WorkloadSpec) -> bool:
         and not work.channels_last
         and table_prices(work)
     )
+
+
+def runs_nchw(work: WorkloadSpec) -> bool:
+    """``_runs_nchw`` for the row's words (rank's channels-last tip)."""
+    return _runs_nchw(work)
 
 
 # PyTorch releases from which Inductor runs an NCHW model's convolutions channels-last

@@ -881,20 +881,58 @@ def fsdp_block_bytes(work: WorkloadSpec) -> tuple[float, float]:
     wide = work.precision in ("fp32", "tf32")
     if work.peft == "qlora":
         w_b = BYTES["int4"] if work.quantization == "gptq" else NF4_BYTES
-    elif work.peft == "lora":
-        w_b = 2.0 if work.precision == "fp8" else BYTES[work.precision]
     else:
-        w_b = 4.0 if wide else 2.0
+        w_b = _gathered_width(work)
     lora = work.peft in ("lora", "qlora")
     trainable = lora_params(m, work.lora_rank) / units if lora else block
     grad_b = 4.0 if lora or wide else 2.0
     return block * w_b, trainable * grad_b
 
 
+def _gathered_width(work: WorkloadSpec) -> float:
+    """Bytes per parameter of a frozen or trained weight as FSDP gathers it: the compute
+    dtype (16-bit; fp32 for an fp32 job), a LoRA base at its stored width."""
+    if work.peft == "lora":
+        return 2.0 if work.precision == "fp8" else BYTES[work.precision]
+    return 4.0 if work.precision in ("fp32", "tf32") else 2.0
+
+
+def fsdp_root_bytes(work: WorkloadSpec) -> tuple[float, float]:
+    """(parameters, gradient) in bytes of the root FSDP unit as every GPU holds it from
+    forward through backward.
+
+    The root is what the auto-wrap policy leaves outside the wrapped layers (Hugging Face
+    Accelerate/TRL's TRANSFORMER_BASED_WRAP on the decoder layer, Answer.AI's fsdp_qlora): the
+    input embedding, the final norm and the LM head. It is not resharded after forward:
+    FSDP1's ``_post_forward_reshard`` skips the root ("Do not free the root's parameters in the
+    post-forward for FULL_SHARD with the intention that they are immediately used for
+    backward computation", torch/distributed/fsdp/_runtime_utils.py), and FSDP2's
+    ``fully_shard`` docstring: ``reshard_after_forward=None`` "is set to True for non-root
+    modules and False for root modules" (PyTorch 2.13). Its gradient is reduce-scattered once
+    the whole root has one, at the end of backward, so the LM head's, computed first, stays
+    whole on every GPU beside the logits.
+
+    Counted: the embedding and an untied head (a tied one is the same table, once; the norm is
+    negligible) in the dtype they are gathered in — 16-bit under QLoRA, whose bitsandbytes
+    base keeps them so — and, where they train, the head's gradient (a tied head's is the
+    table's) in the dtype it is reduced in. An encoder's table gets its gradient last, after
+    the activations are freed: none at the peak.
+    """
+    m = work.model
+    embed, head = embedding_params(m)
+    params = (embed + head) * (2.0 if work.peft == "qlora" else _gathered_width(work))
+    if work.peft in ("lora", "qlora") or m.family != "decoder":
+        return params, 0.0
+    grad_b = 4.0 if work.precision in ("fp32", "tf32") else 2.0
+    return params, (head or embed) * grad_b
+
+
 def _fsdp_unsharded(work: WorkloadSpec, n: int, notes: list[str]) -> tuple[float, float]:
     """(gathered parameters, unsharded gradient) in bytes per GPU beside its shards when the
-    job is sharded over ``n`` > 1 GPUs (``FSDP_BLOCKS_GATHERED``); none on one GPU."""
-    if n <= 1:
+    job is sharded over ``n`` > 1 GPUs: two layers (``FSDP_BLOCKS_GATHERED``) and the root
+    unit (``fsdp_root_bytes``); none on one GPU, nor under Megatron, whose tensor and pipeline
+    layouts shard each layer's weights in place and never gather a whole one."""
+    if n <= 1 or work.runtime == "megatron":
         return 0.0, 0.0
     params, grad = fsdp_block_bytes(work)
     gathered, unsharded = FSDP_BLOCKS_GATHERED * params, FSDP_BLOCK_GRADIENTS * grad
@@ -903,7 +941,17 @@ def _fsdp_unsharded(work: WorkloadSpec, n: int, notes: list[str]) -> tuple[float
         f"parameters (the running one and the prefetched next) and one layer's unsharded "
         f"gradient, {(gathered + unsharded) / GB:.2f} GB"
     )
-    return gathered, unsharded
+    root, root_grad = fsdp_root_bytes(work)
+    if root > 0:
+        decoder = work.model.family == "decoder"
+        held = "input embedding, final norm, LM head" if decoder else "embeddings"
+        head = f", and the LM head's unsharded gradient, {root_grad / GB:.2f} GB"
+        notes.append(
+            f"the root FSDP unit ({held}) stays gathered on every GPU from forward through "
+            f"backward (FSDP does not reshard the root after forward): {root / GB:.2f} GB"
+            f"{head if root_grad else ''}"
+        )
+    return gathered + root, unsharded + root_grad
 
 
 def _training_memory(
@@ -975,6 +1023,10 @@ def _training_memory(
         # reads the fp32 table; a tied head casts it)
         master = params * 4.0
         weights = casts = 2.0 * (params - embed) if head else 2.0 * params
+        if n > 1:
+            # the 16-bit copy of the head (a tied head's of the table) is the root unit's
+            # gathered parameters under FSDP, counted whole in ``gathered``
+            weights = casts = casts - 2.0 * (head or embed)
     weights += frozen
     grads = params * 4.0
     step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)

@@ -13,6 +13,7 @@ from app.domain.workload import (
     ModelSpec,
     WorkloadSpec,
     fsdp_block_bytes,
+    fsdp_root_bytes,
     lora_params,
     memory_breakdown,
 )
@@ -66,9 +67,16 @@ def test_sharded_training_adds_two_gathered_layers_and_one_gradient() -> None:
     # 2 × 202 M × 2 B gathered, 202 M × 2 B of gradient: ≈ 1.2 GB beyond the shards
     extra = 3 * 2.0 * LLAMA2_7B_LAYER / GB
     assert extra == pytest.approx(1.21, abs=0.01)
+    # and the root unit, whole (test_mem2fix_fsdp_root), whose head's 16-bit copy it replaces
+    root, root_grad = fsdp_root_bytes(work)
+    head_cast = 2.0 * 32000 * 4096
+    extra += (root + root_grad - head_cast / 8) / GB
     # this job's peak is the start of backward (activations outweigh the optimizer step)
     assert eight.total == pytest.approx((one.total - one.framework) / 8 + one.framework + extra)
-    assert eight.weights == pytest.approx(one.weights / 8 + 2 * 2.0 * LLAMA2_7B_LAYER / GB)
+    layers = 2 * 2.0 * LLAMA2_7B_LAYER
+    assert eight.weights == pytest.approx(
+        (one.weights * GB - head_cast) / 8 / GB + (layers + root) / GB
+    )
     assert any("unsharded" in note for note in eight.notes)
 
 
@@ -98,4 +106,7 @@ def test_lora_gathers_the_frozen_base_and_reduces_only_the_adapters() -> None:
     assert grad == pytest.approx(4.0 * lora_params(LLAMA2_7B, 16) / 32)
     one = memory_breakdown(work, num_gpus=1)
     four = memory_breakdown(work, num_gpus=4)
-    assert four.weights == pytest.approx(one.weights / 4 + 2 * params / GB)
+    # the frozen root (embedding and head, 16-bit) is held whole, with no gradient
+    root, root_grad = fsdp_root_bytes(work)
+    assert root_grad == 0.0
+    assert four.weights == pytest.approx(one.weights / 4 + (2 * params + root) / GB)

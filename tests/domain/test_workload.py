@@ -11,7 +11,9 @@ from app.domain.workload import (
     ModelSpec,
     WorkloadSpec,
     activation_bytes,
+    embedding_params,
     fsdp_block_bytes,
+    fsdp_root_bytes,
     kv_cache_bytes,
     lora_params,
     memory_breakdown,
@@ -156,8 +158,12 @@ def test_sharding_divides_sharded_parts_only() -> None:
     one = memory_breakdown(work, num_gpus=1)
     four = memory_breakdown(work, num_gpus=4)
     # beside its shards each GPU holds two FSDP units' gathered parameters (fsdp_block_bytes)
+    # and the root unit whole (fsdp_root_bytes), whose 16-bit head it no longer counts split
     gathered, _ = fsdp_block_bytes(work)
-    assert four.weights == pytest.approx(one.weights / 4 + 2 * gathered / 1e9)
+    root, _ = fsdp_root_bytes(work)
+    embed, head = embedding_params(LLAMA2_7B)
+    sharded = one.weights - 2.0 * (head or embed) / 1e9
+    assert four.weights == pytest.approx(sharded / 4 + (2 * gathered + root) / 1e9)
     assert four.optimizer == pytest.approx(one.optimizer / 4)
     assert four.activations == pytest.approx(one.activations / 4)
     assert four.framework == one.framework
