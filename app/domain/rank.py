@@ -13,7 +13,14 @@ from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
 from app.domain.evaluate import SAVER_LABELS, ConfigResult
 from app.domain.gpu import GpuSpec
 from app.domain.llm_step import expert_split
-from app.domain.perf import PerfEstimate, phase_regime, profile_for, shown_rate
+from app.domain.perf import (
+    NCHW_RUNTIMES,
+    PerfEstimate,
+    phase_regime,
+    profile_for,
+    runs_nchw,
+    shown_rate,
+)
 from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
 from app.domain.units import vram
@@ -688,7 +695,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         else:
             linked = f"linked by {lk.label} (~{lk.gbs:,.0f} GB/s per GPU for collectives)"
         lines.append(
-            f"Split over {c.n} GPUs{how}, {linked}: {p.scaling_efficiency:.0%} scaling efficiency."
+            f"Split over {c.n} GPUs{how}{_batch_share_said(c)}, {linked}: "
+            f"{p.scaling_efficiency:.0%} scaling efficiency."
         )
     name = objective.replace("_", " ")
     if position == 1:
@@ -698,6 +706,9 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     be = c.cost.break_even_hours
     if be is not None:
         lines.append(f"Buying beats renting after about {be:,.0f} hours of use.")
+    periods = _buy_periods_said(c)
+    if periods:
+        lines.append(periods)
     if c.meets_latency is False:
         lines.append("Misses the latency target, so it is listed after every GPU that meets it.")
     if c.framework_status == "experimental":
@@ -706,6 +717,37 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "listed after every GPU where it is supported."
         )
     return lines
+
+
+def _years(years: float) -> str:
+    return f"{years:g} year{'s' if years != 1 else ''}"
+
+
+def _buy_periods_said(c: Candidate) -> str:
+    """Which period and resale the row's two bought figures count, where it shows both: the
+    job's cost to buy (cost.buy.job_usd: the whole purchase plus energy for the job's own
+    hours, nothing resold) and the buy-versus-rent verdict (the purchase less its resale, plus
+    energy, over hours_per_week × 52 × years). $1.08M and $0.53M for the same cards had sat
+    side by side with no word of why."""
+    pricing, cost = c.pricing, c.cost
+    if pricing is None or pricing.rent is None or pricing.purchase_usd is None:
+        return ""
+    job, hours = cost.buy_to_finish_usd, cost.time_to_finish_h
+    if job is None or hours is None:
+        return ""
+    u = pricing.usage
+    resale = (
+        f"the purchase less its {u.resale_fraction:.0%} resale"
+        if u.resale_fraction > 0
+        else "the whole purchase (nothing resold)"
+    )
+    # a job longer than those hours is the row's warning (cost.outlasts_horizon), not said here
+    return (
+        f"To buy, the job costs ${job:,.0f}: the whole purchase plus energy for its "
+        f"{hours:,.0f} h, nothing resold. The buy-versus-rent verdict counts {resale} plus "
+        f"energy over {u.hours:,.0f} h of use ({u.hours_per_week:g} h a week for "
+        f"{_years(u.years)})."
+    )
 
 
 def _layer_split_said(c: Candidate) -> str:
@@ -873,6 +915,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
         out.append(f"Only {vram(free):,.1f} GB headroom: {_tight_advice(c)}")
+    batch = _global_batch_tip(c)
     upcast = _kbit_upcast_gb(w)
     if upcast is not None and free < upcast:
         out.append(
@@ -888,12 +931,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
             f"Activations take {vram(m.activations):,.1f} GB; activation checkpointing cuts them "
             "to a fraction for ~33 % more compute."
         )
-    # LoRA adapts a trained model: pretraining from scratch has no such way out
-    if w.task == "fine-tuning" and w.peft == "none" and w.model.params >= 1e9:
-        out.append(
-            "Full fine-tuning keeps ~16 bytes per parameter; LoRA or QLoRA needs a fraction "
-            "of that memory."
-        )
+    out.extend(_training_memory_tips(c))
     if w.is_llm_inference:
         # not where the weights are 4-bit already and only the math runs wider
         if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
@@ -901,18 +939,35 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
         if w.batch_size < 8 and p.bottleneck == "memory bandwidth":
             out.append(
                 "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "
-                "linearly until compute becomes the limit."
+                "linearly, until compute binds."
             )
-    elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64 and not host_bound:
+    # (a multi-GPU row's own line says it with each GPU's share: ``_global_batch_tip``)
+    elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64 and not host_bound and not batch:
         out.append("Fixed per-step overheads are large here: a larger batch uses the GPU better.")
-    spread = _multi_card_tip(c)
-    if spread is not None:
-        out.append(spread)
+    out.extend(t for t in (_multi_card_tip(c), batch, _input_pipeline_tip(c)) if t)
     if requested.precision != w.precision:
         out.append(_precision_tip(c, requested))
     out.extend(_physical_tips(c))
+    out.extend(_layout_tip(c))
     # last: it concerns one operating system the question did not name
     return out + install_note(c, rules) + windows_note(c, rules)
+
+
+def _layout_tip(c: Candidate) -> list[str]:
+    """An eager PyTorch CNN or diffusion row whose 16-bit convolutions run NCHW pays cuDNN's
+    layout transposes around each tensor-core convolution (perf._runs_nchw prices them):
+    channels_last removes them (PyTorch's channels-last tutorial; DeepLearningExamples' ConvNets
+    run --memory-format nhwc), as torch.compile's Inductor does from 2.1."""
+    w = c.work
+    if w.runtime not in NCHW_RUNTIMES or w.precision not in ("fp16", "bf16"):
+        return []
+    if not runs_nchw(w):
+        return []
+    return [
+        "Eager PyTorch runs this network NCHW, so cuDNN transposes around each tensor-core "
+        "convolution: model.to(memory_format=torch.channels_last) (and the inputs) removes "
+        "them, as torch.compile's Inductor does."
+    ]
 
 
 def _precision_tip(c: Candidate, requested: WorkloadSpec) -> str:
@@ -955,7 +1010,7 @@ def _graph_runtimes(backend: str | None, runs: Collection[str] | None = None) ->
     (TensorRT-LLM and CUDA graphs are NVIDIA's; vLLM and SGLang reach only some cards of other
     backends, data/frameworks.yaml runtime:<name>): on another backend the tip names none, and
     on CUDA only those the card's rules let run (``runs``; a Pascal card runs none of them)."""
-    head = "Decoding is bound by eager dispatch on the host, not by the GPU: "
+    head = "Decoding is bound by eager dispatch on the host: "
     names = [v for k, v in GRAPH_RUNTIMES.items() if runs is None or k in runs]
     if backend == "cuda" and names:
         return head + f"a CUDA-graph runtime ({', '.join(names)}) removes most of it."
@@ -1012,6 +1067,152 @@ def _dispatch_tip(backend: str | None, runs: Collection[str] | None = None) -> s
 POOR_SCALING = 0.85
 
 
+# Bytes of gradient a trained parameter holds: fp32, as autocast trains fp32 parameters
+# (workload._training_memory's ``grads``)
+GRADIENT_BYTES = 4.0
+
+
+def _training_memory_tips(c: Candidate) -> list[str]:
+    """What a training row's model states and logits could shed: LoRA for a full fine-tune
+    (pretraining from scratch has no such way out), a fused loss for large logits."""
+    w = c.work
+    out = []
+    if w.task == "fine-tuning" and w.peft == "none" and w.model.params >= 1e9:
+        out.append(_full_states_tip(w))
+    logits = _fused_loss_tip(c)
+    if logits is not None:
+        out.append(logits)
+    return out
+
+
+def _full_states_tip(w: WorkloadSpec) -> str:
+    """What full fine-tuning keeps per parameter, from the job's own states on one GPU
+    (unsharded): its weights, master weights and optimizer state as the breakdown counts them,
+    and its gradients at GRADIENT_BYTES — the breakdown's gradients field is their peak beside
+    the activations backward frees (0 where they fit in that room), not what a parameter holds.
+    ~18 bytes under mixed-precision AdamW (fp32 master, 16-bit copy, fp32 gradients, two fp32
+    moments), ~12 under 8-bit AdamW: a flat "~16" had been said of both."""
+    whole = memory_breakdown(w, num_gpus=1)  # unsharded: the whole model's states
+    params = w.model.params
+    states = whole.weights + whole.master_weights + whole.optimizer + params * GRADIENT_BYTES / 1e9
+    return (
+        f"Full fine-tuning keeps ~{states * 1e9 / params:.0f} bytes per parameter here "
+        f"(weights, master weights, gradients and optimizer state: {vram(states):,.0f} GB for "
+        f"{params / 1e9:.2f}B parameters); LoRA or QLoRA needs a fraction of that memory."
+    )
+
+
+# From this share of a training row's memory the LM head's logits are worth a fused loss: a
+# quarter is the product rule the fine-tuning review asked for; at long contexts they are most
+# of the row (Llama 3.1 8B LoRA at 65,536 tokens: 117.7 of 160.5 GB).
+LOGITS_SHARE = 0.25
+# Liger Kernel and Cut Cross Entropy are Triton kernels: Triton runs on CUDA and ROCm (Liger
+# v0.4.0: "Full AMD support"), not on Metal or (as released) Intel's XPU.
+TRITON_BACKENDS = frozenset(vocab.TRITON_BACKENDS)
+
+
+def _fused_loss_tip(c: Candidate) -> str | None:
+    """A fused or chunked cross-entropy where the logits are a large share of a training row's
+    memory: Liger Kernel's fused linear cross-entropy (use_liger_kernel=True in Hugging Face
+    TrainingArguments; github.com/linkedin/Liger-Kernel README) and Cut Cross Entropy (Wijmans
+    et al. 2024, "Cut Your Losses in Large-Vocabulary Language Models", arXiv 2411.09009; what
+    Unsloth runs) compute the loss from the hidden states block by block, never holding the
+    whole logits tensor: the row frees most of its own logits figure. The engine does not
+    count it (the fit stays as the row says)."""
+    w, p, m = c.work, c.perf, c.memory
+    if not w.training or m.total <= 0 or m.logits < LOGITS_SHARE * m.total:
+        return None
+    if p.runtime not in TORCH_PROGRAM_RUNTIMES or (p.backend or "cuda") not in TRITON_BACKENDS:
+        return None
+    cce = " or Cut Cross Entropy (Wijmans et al. 2024, arXiv 2411.09009; Unsloth runs it)"
+    return (
+        f"The LM head's logits and loss take {vram(m.logits):,.1f} GB of the "
+        f"{vram(m.total):,.1f} GB{' per GPU' if c.n > 1 else ''}: Liger Kernel's fused linear "
+        "cross-entropy (use_liger_kernel=True in Hugging Face TrainingArguments)"
+        f"{cce if p.backend in (None, 'cuda') else ''} computes the loss in chunks without "
+        f"materialising them, freeing most of those {vram(m.logits):,.1f} GB."
+    )
+
+
+def _data_parallel(c: Candidate) -> bool:
+    """A training row whose GPUs each run a share of the global batch: data parallel or sharded
+    data parallel (DDP, FSDP, HSDP), not a tensor- or pipeline-parallel layout whose GPUs share
+    samples, nor copies side by side."""
+    p = c.perf
+    if not c.work.training or c.n <= 1 or p.copies > 1 or c.work.runtime == "megatron":
+        return False
+    return "tensor parallel" not in p.parallelism and "pipeline" not in p.parallelism
+
+
+def _batch_share_said(c: Candidate) -> str:
+    """', each GPU running 32 of the global batch of 256' for a data-parallel training row
+    that runs the whole batch in one step: 8 × B200 at 61 % scaling never said each ran only
+    32 images. Under accumulation the micro-batch's share is said with the savers."""
+    if not _data_parallel(c) or c.micro_batch is not None:
+        return ""
+    b = c.work.batch_size
+    per = -(-b // c.n)
+    return f", each GPU running {per:,} of the global batch of {b:,}"
+
+
+def _global_batch_tip(c: Candidate) -> str | None:
+    """A data-parallel training row that scales poorly: each step's fixed costs (the gradient
+    exchange, the host's dispatch, kernel launches) do not shrink with a GPU's share of the
+    batch, so a small share is what makes them weigh; a larger global batch gives each GPU
+    more work for the same fixed costs. Only where the row has room for it (no accumulation,
+    memory not tight). The learning rate then changes with the batch: Goyal et al. 2017,
+    "Accurate, Large Minibatch SGD" (arXiv 1706.02677), scale it linearly, with warmup."""
+    p = c.perf
+    if not _data_parallel(c) or c.micro_batch is not None:
+        return None
+    if p.scaling_efficiency >= POOR_SCALING or c.memory.total > 0.75 * c.available_gb:
+        return None
+    b = c.work.batch_size
+    per = -(-b // c.n)
+    # the asked batch on every GPU, where the row's memory holds it: the figure a reader tries
+    bigger = c.work.with_flags(batch_size=b * c.n)
+    fits = memory_breakdown(bigger, num_gpus=c.n).total <= c.available_gb
+    upto = f" ({b * c.n:,}, {b:,} per GPU, fits)" if fits else ""
+    return (
+        f"Each GPU runs only {per:,} of the global batch of {b:,}, so each step's fixed costs "
+        f"(gradient exchange, dispatch) weigh on little work: {p.scaling_efficiency:.0%} "
+        f"scaling. A larger global batch{upto} scales better; raise the learning rate with it "
+        "(Goyal et al. 2017's linear rule with warmup, for SGD)."
+    )
+
+
+# From this many images a second per host, an image row's input pipeline can set its pace,
+# which the estimate (the GPU's step) leaves out: NVIDIA's DeepLearningExamples report one
+# V100's EfficientNet-B0 training on a DGX-1 host as CPU-bound by AutoAugment at 629-712
+# images/s ("does not improve training speed by using AMP as compared to FP32, because of the
+# CPU bound Auto-augmentation", TensorFlow2/Classification/ConvNets/efficientnet/README.md,
+# commit 34fdb95, tests/data/dle_cnn_training.yaml). A measured rate, not a per-core figure:
+# a lighter pipeline, more cores or GPU decoding go faster.
+INPUT_BOUND_IMAGES_S = 700.0
+
+
+def _input_pipeline_tip(c: Candidate) -> str | None:
+    """An image model's row fast enough that decoding and augmenting its JPEGs on the host may
+    not keep up (ResNet-50 training at 37,400 images/s on 8 × B200 said nothing of it): the
+    row's own rate per host against the rate a published pipeline was already bound at."""
+    w, p = c.work, c.perf
+    if w.model.family not in ("cnn", "vit"):
+        return None
+    scale, unit = shown_rate(w, p.unit)
+    machines = hosts(c.gpu, c.n)
+    rate = p.throughput * scale / machines
+    if unit != "images/s" or rate < INPUT_BOUND_IMAGES_S:
+        return None
+    per = " per server" if machines > 1 else ""
+    work = "decoding and augmenting" if w.training else "decoding and resizing"
+    return (
+        f"At {rate:,.0f} images/s{per}, {work} JPEGs on the host must keep pace, which this "
+        "estimate of the GPU leaves out (NVIDIA's EfficientNet-B0 training was CPU-bound by "
+        "AutoAugment at ~700 images/s on one V100 of a DGX-1): decode on the GPU (NVIDIA "
+        "DALI, nvJPEG) or pre-decode the dataset (FFCV), and count the host's cores."
+    )
+
+
 def _multi_card_tip(c: Candidate) -> str | None:
     """What spreading the job over the row's cards buys, where it buys little."""
     w, g, p = c.work, c.gpu, c.perf
@@ -1052,9 +1253,19 @@ def _multi_card_tip(c: Candidate) -> str | None:
         remedy = "fewer cards or an NVLink/NVSwitch part scale better."
     else:
         remedy = "fewer cards cannot hold the job, so an NVLink/NVSwitch part scales better."
+    # a GeForce/TITAN/workstation pair's NVLink bridge is an accessory no offer states
+    # (topology.accessory_bridge): said as what one would carry, not assumed
+    bridge = topology.accessory_bridge(g, c.n)
+    bridged = (
+        " An NVLink bridge (sold separately, two cards only, matching slot spacing) would carry"
+        f" {'the gradient sync' if w.training else 'the all-reduces'} at ~{bridge.gbs:,.0f} GB/s"
+        f" instead of ~{lk.gbs:,.0f}."
+        if bridge is not None
+        else ""
+    )
     return (
         f"{c.n}× {g.name} talk over {lk.label}{beyond}: "
-        f"{p.scaling_efficiency:.0%} scaling{measured}; {remedy}"
+        f"{p.scaling_efficiency:.0%} scaling{measured}; {remedy}{bridged}"
     )
 
 
@@ -1149,22 +1360,55 @@ HOST_W_TWO_CARDS = 170.0
 HOST_W_MORE_CARDS = 350.0
 # A floor within this share of a circuit's limit is "near" it, not "within" (a product rule)
 CIRCUIT_NEAR = 0.9
+# Past three 16 A/230 V circuits a build is no longer fed from wall sockets: three such circuits
+# are the three phases of one 16 A/400 V three-phase feed (3 × 16 A × 230 V = 11,040 W), and
+# beyond one feed the load is a rack's, fed through three-phase PDUs.
+WALL_CIRCUITS_MAX = 3
 
 
-def wall_w(gpu_w: float, cards: int) -> float:
-    """A build's draw at the wall: its cards' board power and the host's CPU, through the
-    supply's losses."""
-    host = HOST_W_TWO_CARDS if cards <= 2 else HOST_W_MORE_CARDS
+def hosts(gpu: GpuSpec, cards: int) -> int:
+    """The machines ``cards`` of this GPU sit in, each with its own host CPU: one desktop or
+    workstation while its board takes them (DESKTOP_SLOTS cards at most, with risers or
+    single-slot cards); beyond that, and for datacenter cards always, servers of
+    topology.node_size cards (8), as the explanation counts them (64 cards are 8 servers)."""
+    if gpu.segment != "datacenter" and cards <= DESKTOP_SLOTS:
+        return 1
+    return topology.nodes(gpu, cards)
+
+
+def wall_w(gpu_w: float, cards: int, machines: int = 1) -> float:
+    """A build's draw at the wall: its cards' board power and each machine's host CPU, through
+    the supply's losses."""
+    host = HOST_W_TWO_CARDS if cards <= 2 and machines == 1 else HOST_W_MORE_CARDS * machines
     return (gpu_w + host) / PSU_EFFICIENCY
 
 
+def circuits(wall: float) -> int:
+    """16 A/230 V circuits that carry ``wall`` watts."""
+    return max(1, math.ceil(wall / CIRCUIT_230V_W))
+
+
+_COUNT_WORDS = {2: "two", 3: "three"}
+
+
 def circuit_said(wall: float) -> str:
-    """Which branch circuit carries ``wall`` watts as a continuous load. Within CIRCUIT_NEAR of
-    a limit is "near" it: the wall figure leaves out the board, drives and fans."""
+    """Which branch circuits carry ``wall`` watts as a continuous load. Within CIRCUIT_NEAR of
+    a limit is "near" it: the wall figure leaves out the board, drives and fans. Past
+    WALL_CIRCUITS_MAX circuits it is rack power, not wall circuits (42 kW had read "two
+    circuits")."""
     if wall <= CIRCUIT_NEAR * CIRCUIT_120V_W:
         return f"within a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous"
     if wall > CIRCUIT_230V_W:
-        return f"over even a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: it needs two circuits"
+        k = circuits(wall)
+        if k > WALL_CIRCUITS_MAX:
+            return (
+                f"about {k} times a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: rack power "
+                "(three-phase PDUs), not wall circuits"
+            )
+        return (
+            f"over even a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: it needs "
+            f"{_COUNT_WORDS[k]} such circuits"
+        )
     bigger = f"20 A/240 V or 16 A/230 V ({CIRCUIT_230V_W:,.0f} W) circuit"
     if wall <= CIRCUIT_120V_W:
         return (
@@ -1174,6 +1418,11 @@ def circuit_said(wall: float) -> str:
         f"over a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous: it needs a {bigger}, "
         "or two circuits"
     )
+
+
+def _hosts_said(machines: int) -> str:
+    """Whose host CPUs the wall figure adds: 'the host', or 'the 8 servers' hosts'."""
+    return "the host" if machines == 1 else f"the {machines} servers' hosts"
 
 
 def _physical_tips(c: Candidate) -> list[str]:
@@ -1189,10 +1438,12 @@ def _physical_tips(c: Candidate) -> list[str]:
         if not (bought and pcie and g.tdp_w):
             return []
         total = g.tdp_w * n
-        wall = wall_w(total, n)
+        machines = hosts(g, n)
+        wall = wall_w(total, n, machines)
+        supplies = "a GPU server's own supplies" if machines == 1 else "the servers' own supplies"
         return [
             f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power, about {significant(wall)} W "
-            f"at the wall with the host, on a GPU server's own supplies, {circuit_said(wall)}."
+            f"at the wall with {_hosts_said(machines)}, on {supplies}, {circuit_said(wall)}."
         ]
     if g.segment not in ("consumer", "workstation"):
         return []
@@ -1203,9 +1454,11 @@ def _physical_tips(c: Candidate) -> list[str]:
         line = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power: plan ≥ {psu:,.0f} W of supply"
         if psu > DESKTOP_PSU_W:
             line += ", more than one desktop power supply gives (a server or power limits)"
-        wall = wall_w(total, n)
+        machines = hosts(g, n)
+        wall = wall_w(total, n, machines)
         out.append(
-            f"{line}; with the host, about {significant(wall)} W at the wall, {circuit_said(wall)}."
+            f"{line}; with {_hosts_said(machines)}, about {significant(wall)} W at the wall, "
+            f"{circuit_said(wall)}."
         )
     if g.slot_width and g.slot_width * n > DESKTOP_SLOTS:
         out.append(

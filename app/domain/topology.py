@@ -2,12 +2,14 @@
 
 A *fabric* is what the catalog says about a GPU's links (``interconnect``, ``interconnect_gbs``,
 ``form_factor``, ``pcie_gen``/``pcie_lanes``), read into: the fast domain (how many GPUs one
-fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, an NVL72
-rack), its per-direction bandwidth, whether PCIe peer-to-peer works at all, and how many GPUs
-one server holds (``NODE_GPUS``, unless the catalog names the part's node: the MI300A's
-"4-APU node", ``GpuSpec.node_gpus``). A group of N GPUs is as fast as the slowest hop in it: the
-fast link while N fits the domain, PCIe inside one server beyond it, and the network beyond one
-server (a node's NICs: ``network``).
+fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, a DGX-1's
+NVLink cube-mesh, an NVL72 rack), its per-direction bandwidth, whether PCIe peer-to-peer works
+at all, and how many GPUs one server holds (``NODE_GPUS``, unless the catalog names the part's
+node: the MI300A's "4-APU node", ``GpuSpec.node_gpus``). A group of N GPUs is as fast as the
+slowest hop in it: the fast link while N fits the domain, PCIe inside one server beyond it, and
+the network beyond one server (a node's NICs: ``network``). A GeForce, TITAN or workstation
+card's NVLink bridge is an accessory no offer states, so such cards are priced over PCIe;
+``accessory_bridge`` says what the bridge would give a pair.
 
 Bytes per step come from the parallelism that carries the job (formulas in
 docs/methodology.md §"Multi-GPU scaling"):
@@ -29,6 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app import vocab
 from app.domain.gpu import GpuSpec
 
 PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
@@ -74,11 +77,22 @@ LATENCY_S = {"fast": 10e-6, "pcie-p2p": 20e-6, "pcie-host": 40e-6, "network": 30
 # (TensorRT-LLM's and vLLM's one-shot kernels), and a training all-reduce is bandwidth-bound.
 NCCL_RING_BASE_US = 6.6
 NCCL_PCI_HOP_US = 1.0
+# Segments whose NVLink bridge is an accessory: a GeForce, TITAN or workstation pair is joined
+# only by a bridge bought separately, in the size that matches the two cards' slot spacing
+# (Puget Systems, "NVIDIA NVLink 2021 Update and Compatibility Chart", 2021-02-24: "NVLink
+# requires a physical bridge between the cards"; GeForce RTX 3090 4-slot, RTX A6000 2- and
+# 3-slot bridges. TechPowerUp, RTX 2080 Ti NVLink review: two sizes "depending on how much
+# spacing there is", $79). Neither a bought card nor a rented marketplace box states one, so
+# these pairs are priced over the card's PCIe path. The datacenter PCIe parts (A30, A40, A100
+# PCIe, H100 NVL, H200 NVL) keep theirs: assumed fitted by the server's builder, not checked
+# per offer.
+ACCESSORY_BRIDGE_SEGMENTS = vocab.ACCESSORY_BRIDGE_SEGMENTS
 
 
 @dataclass(frozen=True, slots=True)
 class Fabric:
-    # nvswitch | nvl72 | nvlink-bridge | infinity-fabric | xe-link | roce | pcie | unified
+    # nvswitch | nvlink-mesh | nvl72 | nvlink-bridge | infinity-fabric | xe-link | roce | pcie
+    # | unified
     kind: str
     domain: int  # GPUs one fast link joins (1: none)
     link_gbs: float | None  # per GPU, per direction, inside the fast domain; None: unknown
@@ -90,6 +104,7 @@ class Fabric:
     def label(self) -> str:
         return {
             "nvswitch": f"NVLink/NVSwitch, {self.domain} GPUs",
+            "nvlink-mesh": f"NVLink hybrid cube-mesh, {self.domain} GPUs",
             "nvl72": f"NVLink rack, {self.domain} GPUs",
             "nvlink-bridge": f"NVLink bridge, {self.domain} GPUs",
             "infinity-fabric": f"Infinity Fabric, {self.domain} GPUs",
@@ -183,12 +198,18 @@ def fabric(gpu: GpuSpec) -> Fabric:
     node = gpu.node_gpus or NODE_GPUS
     if gpu.vendor == "apple" or gpu.segment in ("soc", "laptop"):
         return Fabric("unified", 1, None, False, pcie)
+    if "bridge" in text and _bridge_is_accessory(gpu):
+        return Fabric("pcie", 1, None, p2p, pcie, node)  # the bridge: ``accessory_bridge``
     if "bridge" in text:
         size = _bridge_size(text) or (4 if "infinity fabric" in text else 2)
         kind = "infinity-fabric" if "infinity fabric" in text else "nvlink-bridge"
         return Fabric(kind, size, per_dir, p2p, pcie, node)
     if "grace blackwell" in text or "nvl72" in text:
         return Fabric("nvl72", 72, per_dir, True, pcie)
+    if "cube-mesh" in text:
+        # DGX-1/HGX-1 (P100, V100 SXM2): 8 GPUs wired point to point, no switch; NCCL runs rings
+        # over the mesh's links, priced as the switched node's ring (no source gives another)
+        return Fabric("nvlink-mesh", node, per_dir, True, pcie, node)
     if "nvlink" in text or "sxm" in text or "hgx" in text:
         return Fabric("nvswitch", node, per_dir, True, pcie, node)
     if "infinity fabric" in text or ("oam" in text and gpu.vendor == "amd"):
@@ -198,6 +219,24 @@ def fabric(gpu: GpuSpec) -> Fabric:
     if "roce" in text:
         return Fabric("roce", node, per_dir, True, pcie, node)
     return Fabric("pcie", 1, None, p2p, pcie, node)
+
+
+def _bridge_is_accessory(gpu: GpuSpec) -> bool:
+    return gpu.vendor == "nvidia" and gpu.segment in ACCESSORY_BRIDGE_SEGMENTS
+
+
+@lru_cache(maxsize=1024)
+def accessory_bridge(gpu: GpuSpec, n: int) -> Link | None:
+    """The link an NVLink bridge would give ``n`` cards of a model whose bridge is an accessory
+    (GeForce, TITAN, workstation: priced over PCIe without it): a pair only, at the catalog's
+    ``interconnect_gbs`` (both directions; half each way) as collectives reach it. None where
+    the card takes no such bridge, the group is not a pair, or the catalog has no sourced
+    bandwidth for the bridge."""
+    bridged = "bridge" in (gpu.interconnect or "").lower()
+    if n != 2 or not bridged or not _bridge_is_accessory(gpu) or not gpu.interconnect_gbs:
+        return None
+    gbs = gpu.interconnect_gbs / 2 * COLLECTIVE_EFFICIENCY
+    return Link("fast", gbs, LATENCY_S["fast"], f"NVLink bridge, {n} GPUs")
 
 
 def ring_latency_share(n: int) -> float:
@@ -261,7 +300,7 @@ def network(gpu: GpuSpec) -> Network:
     baseboard parts, 100 Gb/s per server for PCIe cards). Every label says assumed: the user's
     cluster may have fewer NICs than the reference design. A node the catalog names smaller
     than 8 (the MI300A's 4 APUs) has that many GPUs' NICs."""
-    if gpu.vendor == "nvidia" and fabric(gpu).kind in ("nvswitch", "nvl72"):
+    if gpu.vendor == "nvidia" and fabric(gpu).kind in ("nvswitch", "nvlink-mesh", "nvl72"):
         cc = _cc(gpu)
         if cc == 7.0:
             return Network(

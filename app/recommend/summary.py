@@ -10,14 +10,21 @@ from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED
-from app.recommend.whatif import best_config, config_name
+from app.recommend.whatif import best_config, config_name, kinds_of_gpu
+
+# Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
+# "Tesla P40 …") and keep their capital mid-sentence, as the mixed-case ones below do
+PROPER_NAMES = frozenset(
+    {"Apple", "Intel", "Google", "Tesla", "Quadro", "Radeon", "Instinct", "Arc", "Gaudi", "Titan"}
+)
 
 
 def mid_sentence(text: str) -> str:
     """``text`` continuing a sentence: its first letter lowered unless the first word is a name
-    written with capitals inside it (ROCm, QLoRA, NVIDIA, TensorFlow stay as they are)."""
+    written with capitals inside it (ROCm, QLoRA, NVIDIA, TensorFlow stay as they are) or a
+    maker's or product line's name (``PROPER_NAMES``: "apple M3 Ultra" read as a typo)."""
     word = text.split(" ", 1)[0]
-    if not word or any(c.isupper() for c in word[1:]):
+    if not word or any(c.isupper() for c in word[1:]) or word.rstrip(",:;") in PROPER_NAMES:
         return text
     return word[0].lower() + text[1:]
 
@@ -74,8 +81,24 @@ def _price(row: s.Recommendation, acquisition: str) -> str | None:
         return f"rents at {_usd(rent.usd_per_hour)}/h{spot}{where} as of {rent.as_of}"
     if basis == "buy" and buy is not None:
         condition = _CONDITION.get(buy.condition, buy.condition)
-        return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}"
+        said = f" ({_short_note(buy.note)})" if buy.note else ""
+        return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}{said}"
     return None
+
+
+# An aside inside a price's note ("GPU Poet best deal (mean of the 3 cheapest eBay/Amazon
+# listings)", "Apple Certified Refurbished (not new)"): set off by commas in the verdict, whose
+# own parentheses hold the note
+_ASIDE = re.compile(r"\s*\(([^()]*)\)")
+
+
+def _short_note(note: str) -> str:
+    """The data's caveat on a purchase price, as the verdict carries it after the price: the
+    whole note (dropping an aside had lost "not new"), its asides set off by commas. An H200
+    NVL priced from the month's cheapest listings, which the source says were qualification
+    samples, had been quoted in the verdict with no word of it."""
+    said = _ASIDE.sub(r", \1,", note.strip().rstrip("."))
+    return re.sub(r",(?=\s*[;,:/]|$)", "", said)
 
 
 def _duration(hours: float) -> str:
@@ -206,6 +229,34 @@ def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
     return f"{lead}; the cheapest of them, {_name(cheapest)}, {_price(cheapest, acquisition)}"
 
 
+def _priced_instead(rows: list[s.Recommendation], answer: s.RecommendationResponse) -> str:
+    """' The first shown that has one, …' where the pick cannot be had the way the question
+    asks (a GB200 rack nobody rents tops a renter's fastest answer), else that none can: a
+    renter's default answer had read "Pick 8 × B300: no rental offer known" and stopped.
+    Under 'balanced' a card with a price on the basis asked ranks before every card without
+    one (rank.rank), so an unpriced pick that meets the target on supported software means no
+    card that runs the job has one; under another objective only the rows shown are known."""
+    acquisition = answer.acquisition
+    can = next((r for r in rows[1:] if _outlay(r, acquisition)), None)
+    if can is not None:
+        which = "fastest" if answer.objective == "fastest" else "first"
+        return (
+            f" The {which} shown that has one, {_name(can)} ({_speed(can)}), "
+            f"{_price(can, acquisition) or ''}."
+        )
+    lacks = _NO_PRICE[acquisition].removeprefix("no ")
+    top = rows[0]
+    ordered = top.meets_latency_target is not False and top.framework_status != "experimental"
+    if answer.objective == "balanced" and ordered and top.serving is None:
+        many = answer.count
+        if many > 1:
+            return f" None of the {many} GPUs that run it has a {lacks}."
+        return f" No GPU that runs it has a {lacks}."
+    if len(rows) == 1:
+        return ""  # the pick's own "no … known" says it
+    return f" None of the {len(rows)} rows shown has a {lacks}."
+
+
 def _cost_key(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None:
     """What 'cheapest' compares, as the verdict can read it: the job's cost where it has a
     length (2, $), else the price on the basis asked (``_outlay``)."""
@@ -334,7 +385,7 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
     if w.peft != "none":
         parts.append(w.peft)
     if w.dataset_samples and w.epochs:
-        job = f"{_fig(w.dataset_samples)} samples × {w.epochs:g} epoch" + "s" * (w.epochs != 1)
+        job = f"{w.dataset_samples:,.0f} samples × {w.epochs:g} epoch" + "s" * (w.epochs != 1)
         basis = w.dataset_basis or ""
         if basis.startswith("assumed"):
             job += f" ({basis})"
@@ -380,10 +431,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
             # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16
             # GPUs"): named after a colon, it reads whole whatever its grammar
             n = fixes[0].can_run
-            sentence += (
-                f"; {n} GPU{'s' if n != 1 else ''} could with one change: "
-                f"{fixes[0].change.rstrip('.')}"
-            )
+            sentence += f"; {kinds_of_gpu(n)} could with one change: {fixes[0].change.rstrip('.')}"
             if fixes[0].top_name:
                 sentence += f", best {best_config(fixes[0], answer.acquisition)}"
         return s.AnswerSummaryOut(sentence=sentence + ".", assumptions=_assumptions(answer))
@@ -420,15 +468,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     if ties:
         sentence += f" {ties[0].upper()}{ties[1:]}."
     if price is None and not (ties and "that has one" in ties):
-        # the pick cannot be had the way the question asks (a GB200 rack nobody rents tops a
-        # renter's fastest answer): the first row shown that can
-        can = next((r for r in rows[1:] if _outlay(r, answer.acquisition)), None)
-        if can is not None:
-            which = "fastest" if answer.objective == "fastest" else "first"
-            sentence += (
-                f" The {which} shown that has one, {_name(can)} ({_speed(can)}), "
-                f"{_price(can, answer.acquisition) or ''}."
-            )
+        sentence += _priced_instead(rows, answer)
     short = _short_job(top, answer.acquisition)
     if short:
         sentence += f" {short}."

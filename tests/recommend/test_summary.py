@@ -83,14 +83,15 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     helps = answer["empty"]["nearest"]
     assert helps  # lifting the budget lets cards run it
     n, change = helps[0]["can_run"], helps[0]["change"].rstrip(".")
-    # the what-if label follows a colon: "…; 45 GPUs could with one change: no budget limit …",
+    # the what-if label follows a colon: "…; 45 kinds of GPU could with one change: no budget
+    # limit …",
     # then its best configuration and what it costs the way the question acquires it
     first = helps[0]
     count = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
     # renting is within a purchase budget: the first change, priced the way it is had
     assert change == "renting as well as buying"
     assert sentence.endswith(
-        f"; {n} GPUs could with one change: {change}, best {count}{first['top_name']} "
+        f"; {n} kinds of GPU could with one change: {change}, best {count}{first['top_name']} "
         f"(${first['hourly_usd']:,.2f}/h to rent)."
     ), sentence
     lifted = next(h for h in helps if h["change"].startswith("no budget limit"))
