@@ -37,6 +37,45 @@ def _top(
     return answer.recommendations[0] if answer.recommendations else None
 
 
+def _fastest_within(
+    rank: Ranker, request: s.RecommendationRequest, cap: int
+) -> tuple[s.Recommendation, float] | None:
+    """The fastest priced option with up to ``cap`` GPUs and the deadline lifted, and its time."""
+    row = _top(
+        rank,
+        request,
+        {
+            "constraints": {"num_gpus": None, "max_gpus": cap, "max_hours": None},
+            "objective": "fastest",
+        },
+    )
+    took = None if row is None else row.time_to_finish_h
+    return None if row is None or took is None else (row, took)
+
+
+def fewest_gpus(
+    rank: Ranker, request: s.RecommendationRequest, limit: float
+) -> tuple[int, s.Recommendation, float] | None:
+    """The smallest GPU cap on the engine's count ladder (above the request's own count) whose
+    fastest option finishes within ``limit``: (that cap, the option, its time), or None when
+    even the most GPUs miss. The fastest time can only fall as the cap rises (a higher cap
+    adds options and removes none), so the ladder is searched by halves: a few re-ranks."""
+    cons = request.constraints
+    floor = cons.num_gpus if cons.num_gpus is not None else cons.max_gpus
+    caps = [c for c in COUNTS if c > floor]
+    best: tuple[int, s.Recommendation, float] | None = None
+    lo, hi = 0, len(caps) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        found = _fastest_within(rank, request, caps[mid])
+        if found is not None and found[1] <= limit:
+            best = (caps[mid], *found)
+            hi = mid - 1
+        else:
+            lo = mid + 1
+    return best
+
+
 def slow_end(r: s.Recommendation) -> float | None:
     """A row's time to finish at the slow end of its throughput band (its time ÷ the band's
     low factor), or None without a time."""
@@ -101,18 +140,14 @@ def summary(
     took = fastest.time_to_finish_h
     would: list[str] = []
     cons = request.constraints
-    # More GPUs: the most the engine plans, where the request capped or fixed the count.
+    # More GPUs: the fewest on the engine's count ladder that meet the deadline, where the
+    # request capped or fixed the count (512 B200s had been named where 8 already met it).
     if cons.num_gpus is not None or cons.max_gpus < MOST_GPUS:
-        wide = _top(
-            rank,
-            request,
-            {"constraints": {"num_gpus": None, "max_gpus": MOST_GPUS}, "objective": "fastest"},
-        )
-        took_wide = None if wide is None else wide.time_to_finish_h
-        if wide is not None and took_wide is not None and took_wide <= limit:
+        found = fewest_gpus(rank, request, limit)
+        if found is not None:
+            cap, wide, took_wide = found
             would.append(
-                f"more GPUs: {_row(wide)} takes {hours(took_wide)} "
-                f"(constraints.max_gpus {MOST_GPUS})"
+                f"more GPUs: {_row(wide)} takes {hours(took_wide)} (constraints.max_gpus {cap})"
             )
     # A faster card: one the request's filters or budget keep out.
     open_up: dict[str, Any] = {

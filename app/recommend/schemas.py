@@ -606,6 +606,15 @@ class WorkloadIn(_In):
             raise ValueError(hint)
         raise ValueError(f"unknown runtime '{value}'{did_you_mean(value, RUNTIMES)}")
 
+    @field_validator("dataset_samples")
+    @classmethod
+    def _whole_samples(cls, value: float | None) -> float | None:
+        """A dataset is a count of samples: 1.5 had been answered as "1.5 samples × 90 epochs".
+        The field stays a float so "1.28M" and 1.2e9 read as written."""
+        if value is not None and (value < 1 or not float(value).is_integer()):
+            raise ValueError(f"a whole number of samples, 1 or more (got {value:g})")
+        return value
+
 
 # Desktop apps people name as their runtime, which run GGUF models on llama.cpp's kernels
 # (Ollama's README lists llama.cpp as its backend; LM Studio's docs name llama.cpp, and MLX

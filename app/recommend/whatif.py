@@ -59,6 +59,15 @@ def variations(
             # PEFT's adapters train beside a frozen base it does not run in fp8 (a QLoRA base is
             # NF4 whatever the precision): the lever changed nothing there
             out.append((f"fp8 instead of {p}", {"workload": {"precision": "fp8"}}))
+        if work.runtime == "pytorch":
+            # the engine prices a compiled training step for every family (data/efficiency.yaml's
+            # torch-compile row has no regime: Inductor's fusions in train and train-llm alike,
+            # and an eager NCHW CNN's layout transforms gone: ResNet-50 on an A100 1.7×); the
+            # inference list offered it, training never did
+            out.append(
+                ("runtime torch-compile instead of pytorch",
+                 {"workload": {"runtime": "torch-compile"}})
+            )  # fmt: skip
         ckpt = work.gradient_checkpointing
         out.append(
             ("activation checkpointing " + ("off" if ckpt else "on"),
@@ -249,6 +258,12 @@ def price_note(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     return f" ({' or '.join(parts)})" if parts else ""
 
 
+def kinds_of_gpu(n: int) -> str:
+    """'1 kind of GPU', '5 kinds of GPU': a variation's can_run counts catalog cards, not GPUs
+    (the CLI's "1 GPUs can run it" had meant one kind)."""
+    return f"{n} kind{'s' if n != 1 else ''} of GPU"
+
+
 def config_name(name: str, num_gpus: int) -> str:
     """A configuration as people say it: '2 × H100 SXM'."""
     return f"{num_gpus} × {name}" if num_gpus > 1 else name
@@ -324,8 +339,7 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     acquisition = answer.acquisition
     if nearest:
         first = nearest[0]
-        kinds = f"{first.can_run} kind{'s' if first.can_run != 1 else ''} of GPU"
-        message += f" Nearest: {first.change} lets {kinds} run it, best "
+        message += f" Nearest: {first.change} lets {kinds_of_gpu(first.can_run)} run it, best "
         message += f"{best_config(first, acquisition)}."
     else:
         message += (

@@ -384,7 +384,8 @@ def _precision(
 def _lengths(
     w: s.WorkloadIn, d: dict[str, Any], model: ModelSpec, inference: bool, warnings: list[str]
 ) -> tuple[int, int]:
-    """Sequence length and output tokens, warning when they overrun the model's context."""
+    """Sequence length and output tokens; a decoder's job past the model's context is refused,
+    naming the field."""
     transformer = model.is_transformer
     seq_default = min(model.max_context or 2048, 2048)
     seq_len = int(w.seq_len or d.get("seq_len") or (seq_default if transformer else 1))
@@ -414,12 +415,33 @@ def _lengths(
                 else "workload.output_tokens",
             )
         if ctx > model.max_context:
-            # training may stretch a model's context (a new model, RoPE scaling): estimated
-            warnings.append(
-                f"context {ctx} exceeds the model's max_context {model.max_context}; "
-                "estimated anyway"
+            # Training past the context, as inference: refused, naming the context. Estimated
+            # "anyway", such a job had answered empty with nothing to try (Llama 3.1 8B at
+            # 262,144). A context extension (RoPE scaling, a new model) states its own
+            # model.max_context, which this check then reads.
+            raise InvalidInput(
+                f"seq_len {seq_len:,} exceeds the model's context of {model.max_context:,} "
+                "tokens: train at most that, or set model.max_context for a context extension",
+                field="workload.seq_len",
             )
     return seq_len, out_tokens
+
+
+def _seq_len_ignored(family: str) -> str:
+    """Why a stated seq_len changes nothing for a model that is not a language transformer,
+    warned as latency_target_ms on training is (a ViT's 4096 had been dropped without a word:
+    its tokens are its image's patches)."""
+    if family in CONV_FAMILIES:
+        # a convolution network's input is its image, not a sequence
+        why = "a CNN or diffusion model (its input is model.input_size)"
+    elif family == "vit":
+        why = (
+            "a vision transformer (its tokens are the image's patches, set by "
+            "model.input_size: 197 at 224 pixels in 16-pixel patches)"
+        )
+    else:
+        why = f"a model of family '{family}' (one input per sample)"
+    return f"seq_len does not apply to {why}; ignored"
 
 
 def _gradient_checkpointing(
@@ -481,12 +503,11 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
-    if w.seq_len is not None and model.family in CONV_FAMILIES:
-        # a convolution network's input is its image, not a sequence
-        warnings.append(
-            "seq_len does not apply to a CNN or diffusion model (its input is "
-            "model.input_size); ignored"
-        )
+    if w.lora_rank is not None and peft == "none":
+        # the adapters' rank, as latency_target_ms on training: said, not silently dropped
+        warnings.append("lora_rank only applies to peft 'lora' or 'qlora'; ignored")
+    if w.seq_len is not None and not model.is_transformer:
+        warnings.append(_seq_len_ignored(model.family))
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
     job = _job_size(w, preset, task, model, seq_len, data_dir)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
@@ -65,8 +66,13 @@ def test_serving_table_folds_names_and_keeps_figures_whole_at_80_columns(
 
 
 def test_serving_table_keeps_every_column_when_wide(
-    read_settings: Settings, tmp_path: Path
+    read_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Rich fixes a console's width at creation where COLUMNS was set then (a CI shell's 80):
+    # the wide terminal is set on the console itself, not only in the environment
+    from app.cli import main as cli_main
+
+    monkeypatch.setattr(cli_main.console, "_width", 200)
     body = tmp_path / "s1.json"
     body.write_text(json.dumps(SERVING))
     env = {"COLUMNS": "200", "TERMINAL_WIDTH": "200",

@@ -306,12 +306,14 @@ def test_bad_input_is_a_validation_error(body: dict[str, Any]) -> None:
         s.RecommendationRequest.model_validate(body)
 
 
-def test_training_beyond_max_context_warns() -> None:
-    r = _run(
-        workload={"preset": "llama-3-8b", "task": "training", "seq_len": 100_000},
-        objective="fastest",
-    )
-    assert any("max_context" in w for w in r.warnings)
+def test_training_beyond_max_context_is_refused() -> None:
+    # estimated "anyway", it had answered empty with nothing to try (rev7 #9)
+    with pytest.raises(InvalidInput) as e:
+        _run(
+            workload={"preset": "llama-3-8b", "task": "training", "seq_len": 100_000},
+            objective="fastest",
+        )
+    assert e.value.field == "workload.seq_len" and "context of 8,192" in str(e.value)
 
 
 @pytest.mark.parametrize(
