@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from app.domain import topology
 from app.domain.gpu import GpuSpec
 from app.vocab import CONV_FAMILIES, PRECISION_FALLBACK, RIG_SEGMENTS, WEIGHT_ONLY_PRECISIONS
 
@@ -383,12 +384,16 @@ def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str
     """What a row of ``n`` × ``gpu`` must say about the hardware it buys: cooling or the
     module's server (``cooling_caveat``), what a server card needs in a desktop
     (``desktop_caveat``), a chip whose 16-bit arithmetic is slow (``half_precision_caveat``),
-    and a rig's host (``rig_caveat``); every task's evaluate step adds them."""
+    a rig's host (``rig_caveat``), the servers and network past one server's worth
+    (``servers_caveat``) and electricity counted at the GPUs' power alone
+    (``gpu_power_caveat``); every task's evaluate step adds them."""
     said = (
         cooling_caveat(gpu, buys, rents),
         desktop_caveat(gpu, buys),
         half_precision_caveat(gpu, buys),
         rig_caveat(gpu, n, buys),
+        servers_caveat(gpu, n, buys),
+        gpu_power_caveat(gpu, n, buys),
         _unpowered(gpu, buys),
     )
     return tuple(x for x in said if x is not None)
@@ -407,15 +412,11 @@ def desktop_caveat(gpu: GpuSpec, buys: bool) -> str | None:
     if _module(gpu) is not None:
         return None  # a module goes into its own server (cooling_caveat says so)
     said = (
-        f"{gpu.name} in a desktop: it has no display output as shipped (the screen needs "
-        "another GPU or the CPU's graphics), and the board may need 'Above 4G decoding' on "
-        "in the BIOS to map its memory"
+        f"{gpu.name} in a desktop: no display output as shipped (use another GPU or the CPU's "
+        "graphics), and the board may need 'Above 4G decoding' on"
     )
     if gpu.cpu_power_input:
-        said += (
-            "; its power input is an 8-pin CPU (EPS12V) connector, not PCIe: it needs an "
-            "adapter from PCIe 8-pin or a spare EPS cable"
-        )
+        said += "; it takes 8-pin CPU (EPS12V) power, not PCIe: an adapter or a spare EPS cable"
     return said
 
 
@@ -454,13 +455,69 @@ def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
     """What a row that buys ``n`` ≥ 4 PCIe cards to build a machine must say: its price is the
     cards alone, and a host that holds them is a build of its own (an 8-card GeForce rig was
     the top of a $4,000 home answer with no word of the board, slots or power it needs). The
-    board power is the catalog's TDP × n, the cards at full load."""
+    board power is the catalog's TDP × n, the cards at full load. Past one server's worth
+    (``servers_caveat``) no single host holds them: that caveat says what they need instead
+    (64 cards had asked for "a host with 64 PCIe slots")."""
     if not buys or n < 4 or _module(gpu) is not None or gpu.segment not in RIG_SEGMENTS:
+        return None
+    if n > topology.node_size(gpu):
         return None
     watts = f", {gpu.tdp_w * n:,.0f} W of boards at full load" if gpu.tdp_w else ""
     return (
         f"the price is the {n} cards alone: a host with {n} PCIe slots (x8 or wider), the "
         f"space and the power supply for them{watts} is not included"
+    )
+
+
+def servers_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
+    """What a row that buys more GPUs than one server holds (``topology.node_size``: 8, an
+    NVL72 rack's 72) must say: they are several servers joined by a cluster network, and the
+    price has neither the network nor, for PCIe cards, the servers. 64 bought MI210s had been
+    priced as 64 cards with no word of the 8 servers and the fabric they need; only the
+    workstation cards' rig caveat had spoken, of one host with 64 slots."""
+    per = topology.node_size(gpu)
+    if not buys or n <= per:
+        return None
+    servers = -(-n // per)
+    network = (
+        "a cluster network (InfiniBand or RoCE: NICs, switches, cables) to join them, as the "
+        "multi-server estimate assumes"
+    )
+    if _module(gpu) is not None:
+        # a module's price may be its server's share (purchase.yaml notes it), never the fabric
+        return (
+            f"{n} GPUs are {servers} servers of {per}, and they need {network}: its switches "
+            "and cables are not priced here"
+        )
+    return (
+        f"the price is the {n} cards alone: {n} PCIe GPUs need {servers} servers of up to "
+        f"{per} (chassis, two CPUs, memory, power supplies each) and {network}; neither the "
+        "servers nor the network is priced here"
+    )
+
+
+# NVIDIA DGX H100/H200 user guide, "Introduction to NVIDIA DGX H100/H200 Systems", power
+# specifications: six 3.3 kW supplies, 10.2 kW maximum input for 8 × 700 W GPUs
+# (https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html): the host's
+# CPUs, memory, NICs and fans add about 80 % to the GPUs' 5.6 kW at full load.
+DGX_H100_MAX_W = 10_200
+
+
+def gpu_power_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
+    """What a row that buys several datacenter GPUs must say of its electricity: the cost
+    counts the GPUs' board power alone (TDP × n, app/domain/cost.py ``rates``), a lower bound
+    for the servers that hold them, whose CPUs, memory, NICs and fans draw more, before a
+    datacenter's cooling (64 H100s had been priced at 44.8 kW against about 82 kW for eight
+    DGX H100s at their rated maximum). Said rather than added: no per-server figure is
+    sourced for most catalog entries."""
+    if not buys or n < 2 or gpu.segment != "datacenter" or not gpu.tdp_w:
+        return None
+    total = gpu.tdp_w * n
+    return (
+        f"electricity here counts the GPUs' board power alone ({n}× {gpu.tdp_w:,.0f} W = "
+        f"{total:,.0f} W), a lower bound for owned servers: their CPUs, memory, NICs and fans "
+        f"draw more (NVIDIA rates a DGX H100, 8 × 700 W of GPUs, at {DGX_H100_MAX_W:,} W "
+        "maximum), and a datacenter's cooling adds more again"
     )
 
 
@@ -483,11 +540,12 @@ def cooling_caveat(gpu: GpuSpec, buys: bool, rents: bool = False) -> str | None:
         return None
     module = _module(gpu)
     if module is not None:
-        # an SXM or OAM module has no PCIe edge connector: its price buys the module alone
+        # an SXM or OAM module has no PCIe edge connector: it is bought in a server built for
+        # it (the catalog prices such a part as one 8-GPU server's price ÷ 8, said on the row)
         rented = "; rented, the provider's server holds it" if rents else ""
         return (
-            f"{gpu.name} is a module ({module}), not a PCIe card: bought, it needs a server "
-            f"built for it, with its baseboard (an HGX/DGX-class or OAM system){rented}"
+            f"{gpu.name} is a module ({module}), not a PCIe card: bought, it comes in a server "
+            f"built for it (HGX/DGX-class or OAM){rented}"
         )
     if gpu.cooling != "passive":
         return None

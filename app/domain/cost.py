@@ -203,6 +203,20 @@ def job_cost(cost: CostEstimate, acquisition: str) -> float | None:
     return min(options) if options else None
 
 
+def outlasts_horizon(cost: CostEstimate, acquisition: str) -> float | None:
+    """How many times over the job outlasts the hours a bought row's price is spread over
+    (``horizon_hours``: the usage's years × 52 × hours a week), where the row offers buying
+    and the job is the longer; None otherwise. The buy value and the verdict assume the
+    hardware is kept that long and resold at its end: a 1,300-day job on cards kept a year
+    (8,736 h) had been the cheapest answer with no word of it."""
+    if acquisition not in ("buy", "either") or cost.buy_to_finish_usd is None:
+        return None
+    hours, horizon = cost.time_to_finish_h, cost.horizon_hours
+    if hours is None or horizon <= 0 or hours <= horizon:
+        return None
+    return hours / horizon
+
+
 def value(cost: CostEstimate, acquisition: str) -> float | None:
     """Samples per dollar under the chosen acquisition (the better for 'either')."""
     # Branches rather than a list: called for every candidate of every ranking.
@@ -256,9 +270,12 @@ class CloudOffer:
 
     @property
     def seen_text(self) -> str:
-        """How a quoted price is shown: seen at $x (source, date)."""
+        """How a quoted price is shown: seen at $x (source, date). The source by its name, the
+        part of its title before the first ": " or " (" (a repository file's path, a page's
+        title); the offers API keeps the whole title."""
         per = f"${self.usd_per_gpu_hour:,.3g}/h per GPU"
-        return f"seen at {per} on {self.provider} ({self.source}, {self.as_of})"
+        name = self.source.split(": ", 1)[0].split(" (", 1)[0]
+        return f"seen at {per} on {self.provider} ({name}, {self.as_of})"
 
 
 @dataclass(frozen=True, slots=True)

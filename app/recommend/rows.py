@@ -122,7 +122,7 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
         "throughput": tput,
         "purchase_price": buy,
         "hourly_price": rent,
-        "energy": "modelled from TDP" if g.tdp_w is not None else "unknown",
+        "energy": "TDP × N (GPU boards only)" if g.tdp_w is not None else "unknown",
     }
     # what the GEMMs' efficiency rests on (kernel profiles), and how many machines measured
     # this GPU model: shown as a badge on the answer page
@@ -508,7 +508,14 @@ def row_fields(
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
         + _known_gap(requested)
-        + [w for w in (spot_warning(c.pricing, requested.training, sp),) if w],
+        + [
+            w
+            for w in (
+                spot_warning(c.pricing, requested.training, sp),
+                ownership_warning(cost, c.acquisition, c.pricing),
+            )
+            if w
+        ],
         "speedup_vs_baseline": (p.throughput / baseline_tput) if baseline_tput else None,
         **extra,
         "alternatives": [_alternative_fields(a) for a in alternatives],
@@ -557,10 +564,48 @@ def spot_warning(
     lost = (
         "training must checkpoint and resume, losing the work since the last checkpoint plus "
         "the time to get an instance and read the state back"
-    )
+    ) + _all_stop(pricing.rent)
     if sp is None:
         return f"{head}; {lost}, which the time and cost here do not include"
     return f"{head}; {lost}. {_spot_numbers(sp, pricing.rent.offer.provider)}"
+
+
+def _all_stop(ch: costs.OfferChoice) -> str:
+    """What spot means for one job over several instances: its collectives need every one,
+    so a single reclaimed instance halts all of them, and each restart (the lost work, the
+    wait for a replacement, the reload) is paid on every instance (32 GPUs' FSDP job on four
+    spot instances had been warned as if each instance stood alone)."""
+    if ch.instances < 2:
+        return ""
+    return (
+        f"; one job spans all {ch.instances} instances ({ch.gpus_used} GPUs), so one reclaimed "
+        f"instance stops the whole job and every restart's cost falls on all {ch.instances}"
+    )
+
+
+def ownership_warning(
+    cost: costs.CostEstimate, acquisition: str, pricing: costs.Pricing | None = None
+) -> str | None:
+    """What a row that offers buying must say when its job takes longer than the hours its
+    purchase is spread over (costs.outlasts_horizon): the value it ranks on and the verdict
+    assume the hardware is kept only that long and then resold."""
+    times = costs.outlasts_horizon(cost, acquisition)
+    if times is None or cost.time_to_finish_h is None:
+        return None
+    usage = pricing.usage if pricing is not None else None
+    period = (
+        f" ({usage.years:g} year{'s' if usage.years != 1 else ''} × "
+        f"{usage.hours_per_week:g} h a week)"
+        if usage is not None
+        else ""
+    )
+    return (
+        f"bought, the job takes {cost.time_to_finish_h:,.0f} h of use, {times:,.1f}× the "
+        f"{cost.horizon_hours:,.0f} h{period} the purchase is spread over: the buy value, "
+        "resale and buy-versus-rent verdict assume the hardware is kept only that long, so "
+        "finishing the job means owning it longer than the plan (and reselling it later, "
+        "for less)"
+    )
 
 
 def _spot_numbers(sp: spot.SpotTraining, provider: str) -> str:

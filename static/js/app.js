@@ -39,8 +39,7 @@
     }
   }
 
-  // The blank "Activation checkpointing" as the engine reads it (workloads.py
-  // recipe_checkpointing): fine-tuning a decoder LLM or adapters turns it on.
+  // Blank checkpointing as the engine reads it (workloads.recipe_checkpointing).
   function applyRecipe(form, hints, tasks, recipes) {
     var opt = $("[name=gradient_checkpointing] [data-default-option]", form);
     if (!opt) return;
@@ -61,8 +60,7 @@
     $all("[data-tasks]", form).forEach(function (wrap) {
       var tasks = wrap.getAttribute("data-tasks").split(" ");
       var show = !task || tasks.indexOf(task) >= 0;
-      // a field with a value or an error stays visible, so nothing typed is hidden
-      // (a select showing its schema default counts as untouched)
+      // a field with a value or an error stays visible (a select at its default: untouched)
       var typed = $all("input[type=text], select, textarea", wrap).some(function (el) {
         return el.value !== "" && el.value !== el.getAttribute("data-default");
       }) ||
@@ -70,7 +68,7 @@
         wrap.classList.contains("has-error");
       wrap.hidden = !show && !typed;
     });
-    // a section with no field left to show (the serving section for training) goes too
+    // a section with no field left to show goes too
     $all(".group", form).forEach(function (group) {
       var fields = $all("[data-field]", group);
       group.hidden = fields.length > 0 && fields.every(function (f) { return f.hidden; });
@@ -179,7 +177,7 @@
         var asc = th.getAttribute("aria-sort") !== "ascending";
         heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", asc ? "ascending" : "descending");
-        // a row and the explanation row after it move together; the baseline stays on top
+        // a row moves with its explanation row; the baseline stays on top
         var groups = [];
         var fixed = [];
         $all(":scope > tr", tbody).forEach(function (tr) {

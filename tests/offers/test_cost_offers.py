@@ -321,3 +321,16 @@ def test_a_street_best_deal_is_a_market_price_a_used_basis_takes() -> None:
     assert choose_purchase([market, new], "used") is market
     assert choose_purchase([market, new], "new") is new
     assert choose_purchase([market], "auto") is market
+
+
+def test_a_quoted_price_names_its_source_by_the_head_of_its_title() -> None:
+    """A seen price's words name the source (its title up to ": " or " ("), not the whole
+    title, which the offers API keeps: the 70B answer page carried ~2.8 KB of titles."""
+    long = "Serverless GPU Pricing Matrix 2026 (techbytes.app; prices verified on 2026-05-07)"
+    quoted = offer("lambda", "1x H100", 1, 3.78, accelerator=None, quoted=True, source=long)
+    assert quoted.seen_text == (
+        "seen at $3.78/h per GPU on lambda (Serverless GPU Pricing Matrix 2026, 2026-11-30)"
+    )
+    path = "DS436/sanskrit-token RENTING_A_GPU.md: GPU rental prices read 2026-09-09"
+    quoted = offer("vast", "1x 4090", 1, 0.282, accelerator=None, quoted=True, source=path)
+    assert "(DS436/sanskrit-token RENTING_A_GPU.md, 2026-11-30)" in quoted.seen_text

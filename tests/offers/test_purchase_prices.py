@@ -519,7 +519,7 @@ def test_the_api_says_what_a_recommendation_pays_to_buy_a_card(read_client: Test
     assert old["purchase_usd"] == old["launch_price_usd"] == 399
     assert old["buy_at"]["usd"] is None
     assert "more than 3 years old" in old["buy_at"]["note"] and "$399" in old["buy_at"]["note"]
-    assert read_client.get("/api/v1/gpus/h100-sxm").json()["buy_at"] is None  # no price at all
+    assert read_client.get("/api/v1/gpus/h200-sxm").json()["buy_at"] is None  # no price at all
 
 
 def test_the_gpu_page_prices_a_card_as_auto_buys_it(read_client: TestClient) -> None:
