@@ -386,7 +386,10 @@ def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str
     (``desktop_caveat``), a chip whose 16-bit arithmetic is slow (``half_precision_caveat``),
     a rig's host (``rig_caveat``), the servers and network past one server's worth
     (``servers_caveat``) and electricity counted at the GPUs' power alone
-    (``gpu_power_caveat``); every task's evaluate step adds them."""
+    (``gpu_power_caveat``); every task's evaluate step adds them. A row that does not buy
+    carries none (each says so of itself: asked first, for the many rows that only rent)."""
+    if not buys:
+        return ()
     said = (
         cooling_caveat(gpu, buys, rents),
         desktop_caveat(gpu, buys),
@@ -475,8 +478,10 @@ def servers_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
     price has neither the network nor, for PCIe cards, the servers. 64 bought MI210s had been
     priced as 64 cards with no word of the 8 servers and the fabric they need; only the
     workstation cards' rig caveat had spoken, of one host with 64 slots."""
+    if not buys or n <= 1:
+        return None  # asked first: most rows are one card
     per = topology.node_size(gpu)
-    if not buys or n <= per:
+    if n <= per:
         return None
     servers = -(-n // per)
     network = (

@@ -123,6 +123,8 @@ def test_squeeze_collapses_the_spaces_a_block_tag_leaves_beside_a_tag() -> None:
 
     assert squeeze("<td>1</td>                    <td>2</td>") == "<td>1</td> <td>2</td>"
     assert squeeze("<p>a  b</p>") == "<p>a  b</p>"  # text between words untouched
+    assert squeeze("<td>1</td>\t \t<td>2</td>") == "<td>1</td> <td>2</td>"  # tabs too
+    assert squeeze("x   <b>") == "x <b>" and squeeze("<b>   x") == "<b> x"
     assert squeeze("<div>\n  <pre>  x    <b>y</b></pre>   </div>") == (
         "<div>\n<pre>  x    <b>y</b></pre> </div>"
     )
