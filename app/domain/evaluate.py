@@ -1715,16 +1715,14 @@ def _seqs_needed(gpu: GpuSpec, run: WorkloadSpec, room: float) -> str:
     if run.batch_size >= rows:
         return ""
     per = spec.profile_bytes_per_logit
-    extra = efficiency.profiling_peak_gb(per, rows, vocab) - efficiency.profiling_peak_gb(
-        per, run.batch_size, vocab
-    )
-    if extra <= room:
+    peak = efficiency.profiling_peak_gb(per, rows, vocab)
+    if peak - efficiency.profiling_peak_gb(per, run.batch_size, vocab) <= room:
         return ""
     most = run.batch_size + efficiency.seqs_for_room(per, vocab, room)
     return (
         f"fits with vLLM's --max-num-seqs at most {most:,} (the batch is {run.batch_size:,}): "
-        f"its default {rows:,} keeps {vram(efficiency.profiling_peak_gb(per, rows, vocab)):.1f} GB "
-        "per GPU for the sampler's startup profiling and leaves no room"
+        f"its default {rows:,} keeps {vram(peak):.1f} GB per GPU for the sampler's startup "
+        "profiling and leaves no room"
     )
 
 

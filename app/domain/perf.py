@@ -1170,7 +1170,7 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
     if fwd is None:
         return fwd
     fwd = _replicated_without_sp(work, fwd)
-    nchw = _runs_nchw(work)
+    nchw = runs_nchw(work)
     if not work.training:
         return fwd + nchw_transposes(fwd, w_b=_op_weight_bytes(work)) if nchw else fwd
     lora = work.peft in ("lora", "qlora")
@@ -1300,7 +1300,7 @@ def attention_core(fwd: list[Op]) -> list[Op]:
     ]
 
 
-def _runs_nchw(work: WorkloadSpec) -> bool:
+def runs_nchw(work: WorkloadSpec) -> bool:
     """Whether the step's convolutions see NCHW tensors: a CNN or diffusion (UNet and VAE)
     table under an NCHW runtime (diffusers leaves its models NCHW unless the user converts
     them to channels_last), or under a torch.compile whose Inductor leaves them NCHW
@@ -1313,11 +1313,6 @@ def _runs_nchw(work: WorkloadSpec) -> bool:
         and not work.channels_last
         and table_prices(work)
     )
-
-
-def runs_nchw(work: WorkloadSpec) -> bool:
-    """``_runs_nchw`` for the row's words (rank's channels-last tip)."""
-    return _runs_nchw(work)
 
 
 # PyTorch releases from which Inductor runs an NCHW model's convolutions channels-last

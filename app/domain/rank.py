@@ -957,7 +957,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
 
 def _layout_tip(c: Candidate) -> list[str]:
     """An eager PyTorch CNN or diffusion row whose 16-bit convolutions run NCHW pays cuDNN's
-    layout transposes around each tensor-core convolution (perf._runs_nchw prices them):
+    layout transposes around each tensor-core convolution (perf.runs_nchw prices them):
     channels_last removes them (PyTorch's channels-last tutorial; DeepLearningExamples' ConvNets
     run --memory-format nhwc), as torch.compile's Inductor does from 2.1."""
     w = c.work

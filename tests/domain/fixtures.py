@@ -193,6 +193,17 @@ LLAMA3_8B = ModelSpec(
     vocab_size=128256,
     max_context=8192,
 )
+LLAMA3_70B = ModelSpec(
+    family="decoder",
+    params=70.6e9,
+    layers=80,
+    hidden_size=8192,
+    num_heads=64,
+    num_kv_heads=8,
+    intermediate_size=28672,
+    vocab_size=128256,
+    max_context=131072,
+)
 LLAMA2_7B = ModelSpec(
     family="decoder",
     params=6.74e9,

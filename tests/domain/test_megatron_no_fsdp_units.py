@@ -7,13 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.domain.workload import WorkloadSpec, memory_breakdown
-from tests.domain.fixtures import LLAMA3_8B
-
-LLAMA70 = replace(LLAMA3_8B, params=70.6e9, layers=80, hidden_size=8192, intermediate_size=28672)
+from tests.domain.fixtures import LLAMA3_8B, LLAMA3_70B
 
 
 def test_megatron_memory_has_no_gathered_fsdp_units() -> None:
-    job = WorkloadSpec(task="training", model=LLAMA70, precision="bf16", batch_size=64,
+    job = WorkloadSpec(task="training", model=LLAMA3_70B, precision="bf16", batch_size=64,
                        seq_len=4096, gradient_checkpointing=True)  # fmt: skip
     fsdp = memory_breakdown(job, num_gpus=64)
     meg = memory_breakdown(replace(job, runtime="megatron"), num_gpus=64)

@@ -17,27 +17,9 @@ from app.domain.workload import (
     lora_params,
     memory_breakdown,
 )
+from tests.domain.fixtures import LLAMA2_7B, LLAMA3_70B
 
 GB = 1e9
-LLAMA2_7B = ModelSpec(
-    family="decoder",
-    params=6.74e9,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    intermediate_size=11008,
-    vocab_size=32000,
-)
-LLAMA3_70B = ModelSpec(
-    family="decoder",
-    params=70.6e9,
-    layers=80,
-    hidden_size=8192,
-    num_heads=64,
-    num_kv_heads=8,
-    intermediate_size=28672,
-    vocab_size=128256,
-)
 # one layer's linears: q and o h×h, k and v h×kv, gate, up and down h×inter
 LLAMA2_7B_LAYER = 2 * 4096**2 + 2 * 4096 * 4096 + 3 * 4096 * 11008  # 202.4 M
 LLAMA3_70B_LAYER = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672  # 855.6 M

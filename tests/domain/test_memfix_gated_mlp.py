@@ -23,6 +23,7 @@ from app.domain.activations import (
 from app.domain.hf_config import parse_hf_config
 from app.domain.operators import is_gated
 from app.domain.workload import ModelSpec, WorkloadSpec, lora_params, memory_breakdown
+from tests.domain.fixtures import LLAMA3_8B
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "hf_configs"
 
@@ -51,16 +52,6 @@ GPT2 = ModelSpec(
 # bytes per token per layer per hidden unit that saved-tensor hooks count on the GPT-2 layer
 # under bf16 autocast (benchmarks/activation_memory.py; the gpt-2 preset's activation_coeff)
 GPT2_MEASURED = 40.08
-LLAMA3_8B = ModelSpec(
-    family="decoder",
-    params=8.03e9,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    num_kv_heads=8,
-    intermediate_size=14336,
-    vocab_size=128256,
-)
 
 
 def _gpt2_from_config() -> ModelSpec:

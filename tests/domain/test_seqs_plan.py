@@ -4,16 +4,12 @@ serving agree whether a job fits)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from app.domain import efficiency
 from app.domain import evaluate as ev
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import H100, LLAMA3_8B, RULES, llm_inference
-
-LLAMA70 = replace(LLAMA3_8B, params=70.6e9, layers=80, hidden_size=8192, intermediate_size=28672)
+from tests.domain.fixtures import H100, LLAMA3_8B, LLAMA3_70B, RULES, llm_inference
 
 
 def _vllm(**kw: object) -> object:
@@ -40,7 +36,7 @@ def _admit(work: object) -> ev.Admitted | ev.ConfigResult:
 
 
 def test_a_job_the_default_reserve_would_crowd_out_fits_and_names_the_flag() -> None:
-    work = _vllm(model=LLAMA70, precision="fp8", batch_size=4, seq_len=1000, output_tokens=300)
+    work = _vllm(model=LLAMA3_70B, precision="fp8", batch_size=4, seq_len=1000, output_tokens=300)
     got = _admit(work)
     assert isinstance(got, ev.Admitted)
     said = [w for w in got.warnings if "--max-num-seqs at most" in w]
