@@ -609,7 +609,9 @@ def _solve(
     users = max(1.0, load_n or 1.0)
     foreign = 1.0 if load_rate is not None else (users - 1.0) / users
 
-    def at(batch: float, rate: float) -> tuple[float, float, float, float, str, llm_step.StepTime]:
+    def busy(batch: float) -> tuple[float, float, float, str, llm_step.StepTime]:
+        """What a request's steps cost at ``batch`` running, whatever the arrival rate: its
+        decode step, its own prompt's chunks, and a decode step carrying another's chunk."""
         b = max(1.0, min(batch, slots))
         # A request shares its steps with the others running, never with its own successor:
         # in a closed loop the next prompt is sent when this answer ends, and a replacement
@@ -620,28 +622,28 @@ def _solve(
         others = b - 1.0
         prefill_per_step = others * q / o
         step = eng.parts(b, ctx, prefill_per_step, float(q))
-        itl, bound = step.seconds, step.bound
         # the prompt itself: chunks that share steps with the others' decodes
         room = max(chunk - others, chunk / 4.0)
         n_chunks = max(1, math.ceil(q / room))
         piece = q / n_chunks
         t_chunk, _ = eng.step(others, ctx, piece, float(q), with_prompt=True)
-        own = n_chunks * t_chunk
-        # the prompts it can find ahead of its own: any request's in an open loop (arrivals
-        # independent of it), the other users' in a closed loop (one user never waits)
-        rho = min(0.99, rate * foreign * t_prefill_alone)
-        wait = rho / (2.0 * (1.0 - rho)) * own
-        ttft = own + wait + itl / 2.0
         # a decode step that also carries another request's prompt chunk (its ITL p95)
-        t_mixed = eng.step(b, ctx, piece, float(q), with_prompt=True)[0] if others else itl
-        return itl, ttft, ttft + 2.0 * wait, t_mixed, bound, step
+        t_mixed = eng.step(b, ctx, piece, float(q), with_prompt=True)[0] if others else step.seconds
+        return step.seconds, n_chunks * t_chunk, t_mixed, step.bound, step
+
+    def queued(own: float, rate: float) -> float:
+        """The wait for the prompts ahead of a request's own: any request's in an open loop
+        (arrivals independent of it), the other users' in a closed loop (one user never
+        waits)."""
+        rho = min(0.99, rate * foreign * t_prefill_alone)
+        return rho / (2.0 * (1.0 - rho)) * own
 
     if load_rate is not None:
         # open loop: find the concurrency Little's law implies
         n = 1.0
         for _ in range(60):
-            itl, ttft, _p95, _t, _b, _s = at(n, load_rate)
-            n_new = load_rate * (ttft + (o - 1) * itl)
+            itl, own, _t, _b, _s = busy(n)
+            n_new = load_rate * (own + queued(own, load_rate) + itl / 2.0 + (o - 1) * itl)
             if n_new > slots * 1.0001 or load_rate * t_prefill_alone >= 0.99:
                 return None
             if abs(n_new - n) < 1e-3 * max(1.0, n):
@@ -653,14 +655,20 @@ def _solve(
         n = max(1.0, load_n or 1.0)
         running = min(n, slots)
         rate = 0.0
+        # the steps' costs do not depend on the rate (only the queue for prompts does): one
+        # pricing of the running batch, then the rate's fixed point over scalars
+        parts = busy(running)
+        itl, own = parts[0], parts[1]
         for _ in range(60):
-            itl, ttft, _p95, _t, _b, _s = at(running, rate)
-            new = running / (ttft + (o - 1) * itl)
+            new = running / (own + queued(own, rate) + itl / 2.0 + (o - 1) * itl)
             if abs(new - rate) < 1e-4 * max(new, 1e-9):
                 rate = new
                 break
             rate = 0.5 * (rate + new)
-    itl, ttft, ttft_p95, t_chunk, bound, step = at(n, rate)
+    itl, own, t_chunk, bound, step = busy(n) if load_rate is not None else parts
+    wait = queued(own, rate)
+    ttft = own + wait + itl / 2.0
+    ttft_p95 = ttft + 2.0 * wait
     queue = 0.0
     if load_n is not None and load_n > slots and rate > 0:
         queue = (load_n - slots) / rate  # clients beyond the running slots wait for one
@@ -711,10 +719,11 @@ def _capacity(
     rt: RuntimeProfile,
     usable: float,
     load: ServingLoad,
+    cap: bool = True,
 ) -> tuple[float, float, float, float, float, int]:
     """One replica's memory per GPU (weights, activations, framework, KV pool, in GB), the KV
     bytes of one request, and the most requests it runs at once (the runtime's maximum batch
-    or what the pool holds)."""
+    or what the pool holds; what the pool holds alone where not ``cap``)."""
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
     kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
@@ -722,7 +731,7 @@ def _capacity(
     # the group (llm_step.kv_copies): the pools of the group hold that many copies, not one
     copies = llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0])
     cap_kv = int(pool * GB * cfg.gpus_per_replica / copies // kv_req) if pool > 0 else 0
-    return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv)
+    return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv) if cap else cap_kv
 
 
 def planned_runtime(
@@ -752,18 +761,36 @@ def planned_runtime(
     def held(rows: int) -> int:
         """Requests the pool holds when the runtime profiles ``rows`` sampler rows."""
         at = replace(rt, max_batch=rows, large_gpu=None)
-        return _capacity(gpu, model, cfg, at, usable, load)[5]
+        return _capacity(gpu, model, cfg, at, usable, load, cap=False)[5]
 
     top = rt.max_batch
-    if held(top) >= top or held(1) < 1:
+    at_top = held(top)
+    if at_top >= top:
         return runtime
-    lo, hi = 1, top - 1  # held(lo) >= lo; the answer is in [lo, hi]
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if held(mid) >= mid:
-            lo = mid
+    at_one = held(1)
+    if at_one < 1:
+        return runtime
+    # held(r) - r falls as r grows, >= 0 up to the answer and < 0 past it: a bracket [lo, out)
+    # narrowed where the line through its ends crosses zero (the pool shrinks linearly in the
+    # rows profiled once their peak passes the runtime's other activations), each guess
+    # checked with its neighbour, so a straight stretch ends in one round; exact either way
+    lo, spare_lo, out, spare_out = 1, at_one - 1, top, at_top - top
+    while out - lo > 1:
+        r = lo + int(spare_lo * (out - lo) / (spare_lo - spare_out))
+        r = min(out - 1, max(lo + 1, r))
+        spare = held(r) - r
+        if spare >= 0:
+            lo, spare_lo = r, spare
+            nxt = r + 1
         else:
-            hi = mid - 1
+            out, spare_out = r, spare
+            nxt = r - 1
+        if lo < nxt < out:
+            spare = held(nxt) - nxt
+            if spare >= 0:
+                lo, spare_lo = nxt, spare
+            else:
+                out, spare_out = nxt, spare
     return replace(rt, max_batch=lo, large_gpu=None)
 
 

@@ -126,3 +126,32 @@ def test_an_exact_gpu_count_keeps_the_memory_reason() -> None:
     refused = ev.plan(H100, ctx)
     assert isinstance(refused, ev.Exclusion) and refused.code == "does_not_fit"
     assert "max_gpus" not in refused.reason
+
+
+def _at(rt: sv.RuntimeProfile, rows: int) -> sv.RuntimeProfile:
+    return dataclasses.replace(rt.on(H100), max_batch=rows, large_gpu=None)
+
+
+def test_the_planned_max_num_seqs_is_the_largest_the_pool_holds_by_exhaustive_search() -> None:
+    # the search narrows a bracket by interpolation; a row-by-row scan must find the same rows
+    rt = _vllm()
+    small = dataclasses.replace(LLAMA70, params=8e9, layers=32, hidden_size=4096)
+    shapes = [
+        (LLAMA70, sv.ServingConfig(1, 1, "fp8", "bf16", "vllm"), LOAD),
+        (LLAMA70, sv.ServingConfig(1, 1, "fp8", "fp8", "vllm"), sv.ServingLoad(4000, 1000, 8)),
+        (LLAMA70, sv.ServingConfig(2, 1, "fp8", "bf16", "vllm"), sv.ServingLoad(30000, 2000, 8)),
+        (small, sv.ServingConfig(1, 1, "bf16", "bf16", "vllm"), sv.ServingLoad(60000, 4000, 8)),
+    ]
+    for model, cfg, load in shapes:
+        planned = sv.planned_runtime(H100, model, cfg, load, rt).on(H100).max_batch
+
+        held = [
+            sv.evaluate(H100, model, cfg, load, runtime=_at(rt, rows)).max_concurrency
+            for rows in range(1, 1025)
+        ]
+        scanned = max((r for r in range(1, 1025) if held[r - 1] >= r), default=None)
+        assert scanned is not None and planned == scanned, (cfg, load, planned, scanned)
+    # and the shapes above exercise the search, not only its two early answers
+    assert any(
+        1 < sv.planned_runtime(H100, m, c, ld, rt).on(H100).max_batch < 1024 for m, c, ld in shapes
+    )
