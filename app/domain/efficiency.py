@@ -1121,6 +1121,53 @@ def runtime_startup_activations_gb(
     )
 
 
+def startup_reserve_note(
+    runtime: str,
+    *,
+    per_logit: float | None,
+    mode: str | None,
+    seqs: int,
+    tokens: int,
+    gb: float,
+) -> str:
+    """What a row's workspace is where its runtime sets it aside by its own startup rule, in
+    the words inference and serving rows both give: a reader who sees it knows it is the same
+    reserve (vLLM's sampler peak over the --max-num-seqs deployed, TensorRT-LLM's warm-up
+    forward). ``gb`` per GPU, in the vendors' GB."""
+    if per_logit is not None:
+        what = f"its sampler's startup profiling pass over --max-num-seqs {seqs}"
+    elif mode == "warmup_forward":
+        what = f"its warm-up forward of {tokens:,} tokens at startup"
+    else:
+        what = "its startup activations"
+    return (
+        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GB per GPU that {runtime} keeps out of the KV "
+        f"cache for {what}"
+    )
+
+
+def runtime_reserve_note(
+    table: EfficiencyTable | None, runtime: str, gpu: GpuSpec, gb: float, rows: int | None
+) -> str | None:
+    """``startup_reserve_note`` for ``runtime`` at its defaults on ``gpu``, its max_num_seqs cut
+    to ``rows`` as ``runtime_startup_activations_gb`` cuts it; None without a startup rule."""
+    spec = serving_spec(table, runtime)
+    if not has_startup_rule(spec):
+        return None
+    assert spec is not None
+    seqs, tokens = spec_limits(spec, gpu)
+    if rows is not None:
+        seqs = max(1, min(seqs, rows))
+    return startup_reserve_note(
+        runtime,
+        per_logit=spec.profile_bytes_per_logit,
+        mode=spec.startup_activations,
+        seqs=seqs,
+        tokens=tokens,
+        gb=gb,
+    )
+
+
 def default_max_tokens(spec: ServingRuntime, gpu: GpuSpec) -> int:
     """The runtime's default most tokens in one step on ``gpu`` (max_num_batched_tokens,
     max_num_tokens, chunked_prefill_size)."""

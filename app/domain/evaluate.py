@@ -235,41 +235,66 @@ class ConfigResult:
 
 
 def usable_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1) -> float:
+    """What the job's tensors may take of the device per GPU: ``claimed_gb`` less
+    ``startup_reserve_gb``, the activations the runtime reserves when it sizes its KV pool at
+    startup (taken here where the GPU is known, as serving.memory_plan takes it; the step's own
+    activations live inside it: workload.memory_breakdown leaves them out)."""
+    return claimed_gb(gpu, work, num_gpus) - startup_reserve_gb(gpu, work, num_gpus)
+
+
+def claimed_gb(gpu: GpuSpec, work: WorkloadSpec | None = None, num_gpus: int = 1) -> float:
     """The device's memory (what CUDA reports, else the vendor's GiB: efficiency.usable_gb)
-    less what the OS (unified memory) keeps back, times the share an
-    inference runtime claims of the device at ``num_gpus`` tensor-parallel GPUs (vLLM's
-    gpu_memory_utilization, SGLang's mem_fraction_static from the GPU's memory and tp size):
-    the serving plan's rule
-    (efficiency.usable_gb, efficiency.device_share). Less, per GPU, the activations the
-    runtime reserves when it sizes its KV pool at startup (efficiency.startup_activations_gb:
-    vLLM's sampler over its default max_num_seqs on this GPU, TensorRT-LLM's warm-up forward
-    of max_num_tokens, none inside SGLang's claim), taken here where the GPU is known, as
-    serving.memory_plan takes it; the step's own activations live inside it
-    (workload.memory_breakdown leaves them out)."""
+    less what the OS (unified memory) keeps back, times the share an inference runtime claims
+    of the device at ``num_gpus`` tensor-parallel GPUs (vLLM's gpu_memory_utilization, SGLang's
+    mem_fraction_static from the GPU's memory and tp size): the serving plan's rule
+    (efficiency.usable_gb, efficiency.device_share), the ``available_gb`` a row shows."""
     share = 1.0
-    reserve = 0.0
     if work is not None and not work.training:
-        n = max(1, num_gpus)
-        share = efficiency.device_share(work.efficiency, work.runtime, n, gpu)
-        m = work.model
-        h = float(m.hidden_size or 0)
-        reserve = (
-            efficiency.runtime_startup_activations_gb(
-                work.efficiency,
-                work.runtime,
-                gpu,
-                vocab=m.vocab_size,
-                hidden=h,
-                intermediate=float(m.intermediate_size or 4 * h),
-                tp=n,
-                # a batch of b sequences is deployed at --max-num-seqs b where the default
-                # would reserve more (vLLM's sampler rows), as a serving plan deploys the
-                # rows its pool holds (serving.planned_runtime): one rule for both tasks
-                rows=work.batch_size,
-            )
-            or 0.0
+        share = efficiency.device_share(work.efficiency, work.runtime, max(1, num_gpus), gpu)
+    return efficiency.usable_gb(gpu, share)
+
+
+def startup_reserve_gb(gpu: GpuSpec, work: WorkloadSpec | None, num_gpus: int = 1) -> float:
+    """Per GPU, the activations an inference runtime reserves at startup (efficiency.
+    startup_activations_gb: vLLM's sampler over the --max-num-seqs a batch of b sequences
+    deploys, TensorRT-LLM's warm-up forward of max_num_tokens, none inside SGLang's claim),
+    shown as the row's workspace, as a serving row shows it; 0 for training and other runtimes."""
+    if work is None or work.training:
+        return 0.0
+    m = work.model
+    h = float(m.hidden_size or 0)
+    return (
+        efficiency.runtime_startup_activations_gb(
+            work.efficiency,
+            work.runtime,
+            gpu,
+            vocab=m.vocab_size,
+            hidden=h,
+            intermediate=float(m.intermediate_size or 4 * h),
+            tp=max(1, num_gpus),
+            # a batch of b sequences is deployed at --max-num-seqs b where the default
+            # would reserve more (vLLM's sampler rows), as a serving plan deploys the
+            # rows its pool holds (serving.planned_runtime): one rule for both tasks
+            rows=work.batch_size,
         )
-    return efficiency.usable_gb(gpu, share) - reserve
+        or 0.0
+    )
+
+
+def _with_reserve(
+    gpu: GpuSpec, work: WorkloadSpec, mem: MemoryBreakdown, avail: float, reserve: float
+) -> tuple[MemoryBreakdown, float]:
+    """The row's memory as a serving row gives it: the runtime's startup ``reserve`` (GB per
+    GPU, ``startup_reserve_gb``) counted in its workspace and named, beside the memory the
+    runtime claims (``avail`` is usable_gb, the claim less the reserve: the headroom stays the
+    fit check's)."""
+    if reserve <= 0.0:
+        return mem, avail
+    note = efficiency.runtime_reserve_note(
+        work.efficiency, work.runtime, gpu, vram(reserve), work.batch_size
+    )
+    notes = mem.notes + ((note,) if note else ())
+    return replace(mem, workspace=mem.workspace + reserve, notes=notes), avail + reserve
 
 
 def max_devices(gpu: GpuSpec, backend: str | None, max_gpus: int) -> int:
@@ -1561,6 +1586,10 @@ class Admitted:
     # needs a price; else by ``finish`` (None until then), as most admissions never finish.
     priced: GpuSpec | None
     pricing: costs.Pricing | None
+    # the runtime's startup reserve per GPU (startup_reserve_gb), inside available_gb's cut,
+    # and the job one replica runs (a copy's share of the batch): the row shows the reserve
+    reserve_gb: float = 0.0
+    sized: WorkloadSpec | None = None
 
 
 def price_known(config: Configuration, ctx: Context) -> bool:
@@ -1671,24 +1700,27 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
         # each GPU holds its copy's share: a replica of n ÷ copies GPUs at its share of the batch
         per = n // config.copies
         ckey, cjob = copy_job(ctx, key, run, config.copies)
-        avail = usable_gb(gpu, cjob, per)
         mem = variant_memory(ctx, ckey, cjob, per, g.backend, g.flash_attention)
         sized = cjob
     else:
-        avail = usable_gb(gpu, run, n)
+        per = n
         mem = variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
         sized = run
+    reserve = startup_reserve_gb(gpu, sized, per)
+    avail = claimed_gb(gpu, sized, per) - reserve  # usable_gb
     if mem.total > avail:
+        shown, claimed = _with_reserve(gpu, sized, mem, avail, reserve)
         return ConfigResult(
             config,
             Exclusion(
                 "does_not_fit",
-                f"needs {vram(mem.total):,.1f} GB per GPU on {n}, has {vram(avail):,.1f} GB usable",
+                f"needs {vram(shown.total):,.1f} GB per GPU on {n}, "
+                f"has {vram(claimed):,.1f} GB usable",
             ),
             work=run,
             backend=g.backend,
-            memory=mem,
-            available_gb=avail,
+            memory=shown,
+            available_gb=claimed,
         )
     priced = pricing = None
     # Cut on price before the roofline when the price alone breaks the budget.
@@ -1699,7 +1731,9 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     seqs = _seqs_needed(gpu, sized, avail - mem.total)
     if seqs:
         warnings += (seqs,)
-    return Admitted(config, g, key, run, warnings, caveats, avail, mem, priced, pricing)
+    return Admitted(
+        config, g, key, run, warnings, caveats, avail, mem, priced, pricing, reserve, sized
+    )
 
 
 def _seqs_needed(gpu: GpuSpec, run: WorkloadSpec, room: float) -> str:
@@ -1871,6 +1905,8 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     tight = tight_fit(run, mem, avail, g.backend, n, -(-run.batch_size // n))
     if tight:
         warnings += (tight,)
+    if a.reserve_gb > 0.0:
+        mem, avail = _with_reserve(gpu, a.sized or run, mem, avail, a.reserve_gb)
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms

@@ -10,7 +10,7 @@ from app import vocab
 from app.domain import bands, compat, formats, ranking, topology
 from app.domain import cost as costs
 from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
-from app.domain.evaluate import SAVER_LABELS, ConfigResult
+from app.domain.evaluate import SAVER_LABELS, ConfigResult, usable_gb
 from app.domain.gpu import GpuSpec
 from app.domain.llm_step import expert_split
 from app.domain.perf import (
@@ -1248,7 +1248,8 @@ def _multi_card_tip(c: Candidate) -> str | None:
     )
     # across nodes of an NVLink/NVSwitch part the remedy is fewer nodes, not another part;
     # where half the cards cannot hold the job (70B in bf16 on 2 × 96 GB) fewer is no remedy
-    fewer = memory_breakdown(w, num_gpus=max(1, c.n // 2)).total <= c.available_gb
+    half = max(1, c.n // 2)
+    fewer = memory_breakdown(w, num_gpus=half).total <= usable_gb(c.gpu, w, half)
     if lk.kind == "network" and f.domain > 1:
         remedy = f"fewer nodes (the {f.domain} GPUs of one {f.label} domain) scale better."
     elif fewer:

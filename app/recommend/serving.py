@@ -94,21 +94,19 @@ def _usable_gb(gpu: GpuSpec, row: _Row, tp: int = 1) -> float:
 def _reserve_note(row: _Row) -> list[str]:
     """What the row's workspace is where the runtime sizes it by its own startup rule (vLLM's
     sampler peak over the --max-num-seqs the plan deploys, TensorRT-LLM's warm-up forward):
-    named, so that a reader who sees the card's usable memory less it in an inference row
-    knows it is the same reserve (serving.startup_reserve_gb, evaluate.usable_gb)."""
+    named in the words an inference row on the same runtime gives it (evaluate.admit)."""
     r, rt = row.result, row.runtime.on(row.gpu)
     if r.reserve_gb_per_gpu <= 0.0:
         return []
-    if rt.profile_bytes_per_logit is not None:
-        what = f"its sampler's startup profiling pass over --max-num-seqs {rt.max_batch}"
-    elif rt.startup_activations == "warmup_forward":
-        what = f"its warm-up forward of {rt.chunk_tokens:,} tokens at startup"
-    else:
-        what = "its startup activations"
-    gb = vram(r.reserve_gb_per_gpu)
     return [
-        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GB per GPU that {rt.name} keeps out of the KV "
-        f"cache for {what}"
+        efficiency.startup_reserve_note(
+            rt.name,
+            per_logit=rt.profile_bytes_per_logit,
+            mode=rt.startup_activations,
+            seqs=rt.max_batch,
+            tokens=rt.chunk_tokens,
+            gb=vram(r.reserve_gb_per_gpu),
+        )
     ]
 
 

@@ -699,11 +699,14 @@ def test_the_same_job_fits_one_h100_by_both_paths_at_the_max_num_seqs_each_deplo
     a, b = inf2.recommendations[0].memory, served[0].memory
     assert a.breakdown["weights"] == pytest.approx(b.breakdown["weights"], abs=1e-3)
     assert a.breakdown["framework"] == pytest.approx(b.breakdown["framework"], abs=1e-3)
-    # both use one device share (vLLM's gpu_memory_utilization); inference's usable memory is
-    # it less the sampler's reserve at its batch (4 rows), serving's reserve sits in workspace
+    # both show one device share (vLLM's gpu_memory_utilization) as available, and the sampler's
+    # startup reserve in the workspace, named with the --max-num-seqs each deploys (inference:
+    # its batch of 4; serving: the most its pool holds)
     assert a.available_gb is not None and b.available_gb is not None
-    assert b.available_gb == pytest.approx(0.9 * 80 * 2**30 / 1e9)
-    assert b.available_gb - 0.1 < a.available_gb < b.available_gb
+    assert a.available_gb == b.available_gb == pytest.approx(0.9 * 80 * 2**30 / 1e9)
+    assert 0 < a.breakdown["workspace"] <= b.breakdown["workspace"]
+    assert any("--max-num-seqs 4 " in n or n.endswith("--max-num-seqs 4") for n in a.notes)
+    assert a.headroom_gb == pytest.approx(a.available_gb - a.required_gb, abs=2e-3)
 
 
 def test_an_nvfp4_checkpoint_is_fp4_in_inference_and_serving_on_a_hopper_gpu() -> None:
