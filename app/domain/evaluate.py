@@ -1083,6 +1083,8 @@ def _walk(
             n = _fewest_copies(ctx, key, job, g, exact or max_n, avail)
         if n is None and exact is not None and lay is None:
             n = _exact_holds(ctx, gpu, g, key, job, exact, held)
+        if n is not None and exact is None and lay is None:
+            n = _fewest_layers(ctx, gpu, g, key, job, n, held)
         if lay is not None:
             n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, held)
         # the least any step needs: the job's own figure once every saver is applied
@@ -1115,7 +1117,7 @@ def _walk(
             _refined(ctx, g, Configuration(gpu, k, savers, micro, variant), avail)
             if lay is None and run.training
             else Configuration(gpu, k, savers, micro, variant)
-            for k in COUNTS
+            for k in (COUNTS if n in COUNTS else (n, *COUNTS))
             if n <= k <= min(top, _fed(run, micro, per)) and k not in unsplit
         ]
         fewest = n
@@ -1203,6 +1205,25 @@ def _exact_holds(
         return None
     held = variant_memory(ctx, key, job, exact, g.backend, g.flash_attention).total <= avail
     return exact if held else None
+
+
+def _fewest_layers(
+    ctx: Context, gpu: GpuSpec, g: Gate, key: JobKey, job: WorkloadSpec, n: int, avail: float
+) -> int:
+    """The fewest GPUs that hold an LLM inference job a runtime splits by whole layers
+    (llama.cpp's --split-mode layer, Accelerate's device_map): any count runs it, so where
+    ``min_gpus``' power of two is more than it needs, the count below it that holds the job
+    (three 24 GB cards hold gpt-oss-120b or a 70B at Q6_K, the hobbyist's build; four were the
+    fewest planned). Tensor parallelism keeps the powers of two that split its heads."""
+    if n <= 2 or not job.is_llm_inference:
+        return n
+    assert g.backend is not None
+    if perf.profile_for(gpu, job, g.backend, "decode").span == "tensor":
+        return n
+    for k in range(n // 2 + 1, n):
+        if variant_memory(ctx, key, job, k, g.backend, g.flash_attention).total <= avail:
+            return k
+    return n
 
 
 def tight_fit(

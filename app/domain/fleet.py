@@ -218,12 +218,26 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     which = snap.variant[more]
     n = _fewest(total[which], framework[which], snap.avail[more])
     n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
+    # past two cards a layer split may hold the job on fewer than the power of two (ev.plan
+    # looks below it: ev._fewest_layers): those cards are planned in full
+    for j in np.flatnonzero(n > 2).tolist():
+        if _layers(ctx, snap, int(more[j])):
+            n[j] = 0
     for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
         on = more[(which == k) & (n == m)]
         v = snap.variants[k]
         held = ev.variant_memory(ctx, keys[k], runs[k], m, v[1], v[2]).total <= snap.avail[on]
         count[on[held]] = m
     return count
+
+
+def _layers(ctx: ev.Context, snap: Snapshot, i: int) -> bool:
+    """Whether card ``i``'s runtime splits an LLM inference job by whole layers."""
+    v = snap.variants[snap.variant[i]]
+    run = ev.job_variant(ctx, _key(ctx, v))
+    if not run.is_llm_inference:
+        return False
+    return perf.profile_for(snap.gpus[i], run, v[1], "decode").span != "tensor"
 
 
 def _fewest(
