@@ -3,13 +3,14 @@
 A *fabric* is what the catalog says about a GPU's links (``interconnect``, ``interconnect_gbs``,
 ``form_factor``, ``pcie_gen``/``pcie_lanes``), read into: the fast domain (how many GPUs one
 fast link joins: an NVLink bridge pair, an 8-GPU NVSwitch/Infinity Fabric baseboard, a DGX-1's
-NVLink cube-mesh, an NVL72 rack), its per-direction bandwidth, whether PCIe peer-to-peer works
-at all, and how many GPUs one server holds (``NODE_GPUS``, unless the catalog names the part's
-node: the MI300A's "4-APU node", ``GpuSpec.node_gpus``). A group of N GPUs is as fast as the
-slowest hop in it: the fast link while N fits the domain, PCIe inside one server beyond it, and
-the network beyond one server (a node's NICs: ``network``). A GeForce, TITAN or workstation
-card's NVLink bridge is an accessory no offer states, so such cards are priced over PCIe;
-``accessory_bridge`` says what the bridge would give a pair.
+NVLink cube-mesh, an NVL72 rack), its per-direction bandwidth (over a switchless mesh, AMD's
+xGMI boards, only the links among a group's GPUs: ``Fabric.mesh_share``), whether PCIe
+peer-to-peer works at all, and how many GPUs one server holds (``NODE_GPUS``, unless the catalog
+names the part's node: the MI300A's "4-APU node", ``GpuSpec.node_gpus``). A group of N GPUs is
+as fast as the slowest hop in it: the fast link while N fits the domain, PCIe inside one server
+beyond it, and the network beyond one server (a node's NICs: ``network``). A GeForce, TITAN or
+workstation card's NVLink bridge is an accessory no offer states, so such cards are priced over
+PCIe; ``accessory_bridge`` says what the bridge would give a pair.
 
 Bytes per step come from the parallelism that carries the job (formulas in
 docs/methodology.md §"Multi-GPU scaling"):
@@ -89,6 +90,19 @@ NCCL_PCI_HOP_US = 1.0
 ACCESSORY_BRIDGE_SEGMENTS = vocab.ACCESSORY_BRIDGE_SEGMENTS
 
 
+# Switchless meshes. Each MI300X has seven xGMI links of 64 GB/s per direction (128 GB/s
+# bidirectional; 7 × 128 = the catalog's 896), one to each of the other seven GPUs of its board:
+# "connected to its seven peer GPUs via xGMI links, forming a fully connected mesh" (the ROCm
+# blog of RCCL_MI300X_X8_ALLREDUCE_US below); the MI325X sits on the same UBB. The MI355X's
+# board is "a point-to-point network of 153.6 GB/s links connecting each package with every
+# other package" (TechPowerUp, data/gpus/amd.yaml tpu-mi350-silicon), and the MI300A's 4-APU
+# node is "fully connected to its peers using two AMD Infinity Fabric links" (AMD CDNA 3 white
+# paper, amd-cdna3-whitepaper). No switch joins them, so a collective over k of the GPUs rides
+# only the k − 1 links among them: 2 MI300X get one 64 GB/s link, 4 get three, where an
+# NVSwitch gives any subset each GPU's whole NVLink bandwidth. The same blog: "When performing
+# collective operations with only 2 or 4 GPUs, only a fraction of the available bandwidth on
+# the node is utilized." The generic 80 % then applies per link (51 GB/s of 64; the blog's
+# TransferBench measured 45-48 a link), the measured curve only at the 8 it was measured on.
 @dataclass(frozen=True, slots=True)
 class Fabric:
     # nvswitch | nvlink-mesh | nvl72 | nvlink-bridge | infinity-fabric | xe-link | roce | pcie
@@ -99,6 +113,23 @@ class Fabric:
     p2p: bool  # PCIe peer-to-peer between cards works with the stock driver
     pcie_gbs: float  # per direction, this card's slot
     node: int = NODE_GPUS  # GPUs one server holds (its NICs are theirs: ``network``)
+    # a switchless full mesh: each GPU's ``link_gbs`` is split evenly over one link (set) to
+    # each of its domain − 1 peers, so a group of k uses only the k − 1 among it (``mesh_share``)
+    mesh: bool = False
+
+    def mesh_share(self, n: int) -> float:
+        """The share of ``link_gbs`` a collective over ``n`` GPUs of the domain can drive: all of
+        it through a switch, (n − 1)/(domain − 1) of it over a full mesh's direct links."""
+        if not self.mesh or n >= self.domain:
+            return 1.0
+        return (n - 1) / (self.domain - 1)
+
+    def group_label(self, n: int) -> str:
+        """``label``, naming the mesh links a group smaller than the domain uses."""
+        if self.mesh_share(n) == 1.0:
+            return self.label
+        name = self.label.split(",")[0]
+        return f"{name} mesh, {n - 1} of {self.domain - 1} links per GPU"
 
     @property
     def label(self) -> str:
@@ -213,12 +244,21 @@ def fabric(gpu: GpuSpec) -> Fabric:
     if "nvlink" in text or "sxm" in text or "hgx" in text:
         return Fabric("nvswitch", node, per_dir, True, pcie, node)
     if "infinity fabric" in text or ("oam" in text and gpu.vendor == "amd"):
-        return Fabric("infinity-fabric", node, per_dir, True, pcie, node)
+        mesh = _one_link_per_peer(text, node)
+        return Fabric("infinity-fabric", node, per_dir, True, pcie, node, mesh)
     if "xe link" in text:
         return Fabric("xe-link", node, per_dir, True, pcie, node)
     if "roce" in text:
         return Fabric("roce", node, per_dir, True, pcie, node)
     return Fabric("pcie", 1, None, p2p, pcie, node)
+
+
+def _one_link_per_peer(text: str, domain: int) -> bool:
+    """Whether the catalog's interconnect text makes the domain a full mesh without a switch:
+    one link per peer ("7 links x 128 GB/s" on an 8-GPU board) or links "to each of" the
+    domain − 1 peers (the MI300A's 4-APU node). Per-GCD (MI250) and bridge texts say neither."""
+    m = re.search(r"\((\d+) links x|to each of (\d+) peers", text)
+    return m is not None and int(m.group(1) or m.group(2)) == domain - 1
 
 
 def _bridge_is_accessory(gpu: GpuSpec) -> bool:
@@ -257,8 +297,8 @@ def link(gpu: GpuSpec, n: int) -> Link:
     if n <= f.domain and f.link_gbs:
         curve = _measured_curve(gpu, f)
         return Link(
-            "fast", f.link_gbs * COLLECTIVE_EFFICIENCY, LATENCY_S["fast"], f.label,
-            curve, NODE_GPUS if curve else 0,
+            "fast", f.link_gbs * f.mesh_share(n) * COLLECTIVE_EFFICIENCY, LATENCY_S["fast"],
+            f.group_label(n), curve, NODE_GPUS if curve else 0,
         )  # fmt: skip
     if n <= node_size(gpu):
         share = ring_latency_share(n)
