@@ -638,6 +638,11 @@ def significant(value: float) -> str:
     return f"{value:.3g}"
 
 
+# The objective an estimate of one named configuration passes (POST /api/v1/estimate): with
+# nothing ranked its words say no rank ("Ranked first by fastest." had read as a contest).
+UNRANKED = ""
+
+
 def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> list[str]:
     g, p = c.gpu, c.perf
     per = "per GPU" if c.n > 1 else ""
@@ -700,11 +705,14 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             f"Split over {c.n} GPUs{how}{_batch_share_said(c)}, {linked}: "
             f"{p.scaling_efficiency:.0%} scaling efficiency."
         )
-    name = objective.replace("_", " ")
-    if position == 1:
-        lines.append(f"Ranked first by {name}.")
-    else:
-        lines.append(f"Ranked #{position} by {name}: " + _versus(c, leader, objective))
+    ranked = objective != UNRANKED
+    if ranked:
+        name = objective.replace("_", " ")
+        lines.append(
+            f"Ranked first by {name}."
+            if position == 1
+            else f"Ranked #{position} by {name}: " + _versus(c, leader, objective)
+        )
     be = c.cost.break_even_hours
     if be is not None:
         lines.append(f"Buying beats renting after about {be:,.0f} hours of use.")
@@ -712,11 +720,14 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     if periods:
         lines.append(periods)
     if c.meets_latency is False:
-        lines.append("Misses the latency target, so it is listed after every GPU that meets it.")
+        lines.append(
+            "Misses the latency target"
+            + (", so it is listed after every GPU that meets it." if ranked else ".")
+        )
     if c.framework_status == "experimental":
         lines.append(
-            "Its software support for this job is experimental (see the warnings), so it is "
-            "listed after every GPU where it is supported."
+            "Its software support for this job is experimental (see the warnings)"
+            + (", so it is listed after every GPU where it is supported." if ranked else ".")
         )
     return lines
 
@@ -756,12 +767,23 @@ def _layer_split_said(c: Candidate) -> str:
     """A layer split (llama.cpp --split-mode layer, Transformers' device_map): one token at a
     time passes through each card's layers in turn, so the cards take turns rather than share
     the work; its "scaling efficiency" (56 % on 2 cards) read as a loss a user could avoid.
-    The speed against one card is the row's own: efficiency × cards (single ÷ time)."""
+    The speed against one card is the row's own: efficiency × cards (single ÷ time), the whole
+    request's. Decoding stays at about one card's (llm_step.span); a factor above 1 is the
+    prompt's, whose micro-batches llama.cpp pipelines through the cards (llm_step's passes),
+    and is said as that: "1.15× one RTX 3080 Ti" beside "one card's speed" had read as
+    decoding's."""
     n, p = c.n, c.perf
+    x = p.scaling_efficiency * n
+    one = f"{x:.2f}× one {c.gpu.name}, were one to hold the model"
+    if round(x, 2) <= 1.0:  # shown as 1.00× or less: no prompt speed-up to tell apart
+        return (
+            f"Split by layers over {n} GPUs: the cards take turns on each token, so it runs at "
+            f"about one card's speed ({one}) with {n}× the memory."
+        )
     return (
-        f"Split by layers over {n} GPUs: the cards take turns on each token, so it runs at "
-        f"about one card's speed ({p.scaling_efficiency * n:.2f}× one {c.gpu.name}, were one "
-        f"to hold the model) with {n}× the memory."
+        f"Split by layers over {n} GPUs: the cards take turns on each token, so decoding runs "
+        f"at about one card's speed, with {n}× the memory; end to end {one}, as the prompt's "
+        "chunks pipeline through the cards."
     )
 
 
@@ -1347,8 +1369,13 @@ PSU_HEADROOM = 1.5  # transient spikes and the rest of the system
 # What feeds the build at the wall. A branch circuit's continuous load (3 h or more, as a GPU
 # job's) may not exceed 80 % of its rating (NEC 210.19(A)(1), 210.20(A)): a 15 A/120 V circuit
 # gives 1,800 W peak and 1,440 W continuous, so a 1,600 W supply at full load (~1.75 kW drawn)
-# is already over it. A 16 A/230 V circuit (a common European socket circuit) gives 3,680 W.
+# is already over it. A US home's next steps are a 20 A/120 V circuit (2,400 W, 1,920 W
+# continuous) and a 20 A/240 V one (4,800 W, 3,840 W continuous). A 16 A/230 V circuit (a
+# common European socket circuit) gives 3,680 W ("20 A/240 V or 16 A/230 V (3,680 W)" had
+# given the 240 V circuit the 230 V one's figure).
 CIRCUIT_120V_W = 15 * 120 * 0.8
+CIRCUIT_20A_120V_W = 20 * 120 * 0.8
+CIRCUIT_240V_W = 20 * 240 * 0.8
 CIRCUIT_230V_W = 16 * 230
 # 80 PLUS Platinum (115 V internal): 90 % efficient at 20 % load, 92 % at 50 %, 89 % at 100 %
 # (the 80 PLUS program's table, clearesult.com/80plus/program-details); a supply sized at
@@ -1412,14 +1439,49 @@ def circuit_said(wall: float) -> str:
             f"over even a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: it needs "
             f"{_COUNT_WORDS[k]} such circuits"
         )
-    bigger = f"20 A/240 V or 16 A/230 V ({CIRCUIT_230V_W:,.0f} W) circuit"
+    small = f"15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous"
+    twenty = f"20 A/120 V circuit ({CIRCUIT_20A_120V_W:,.0f} W continuous)"
+    big = (
+        f"20 A/240 V circuit ({CIRCUIT_240V_W:,.0f} W continuous) or a 16 A/230 V one "
+        f"({CIRCUIT_230V_W:,.0f} W)"
+    )
     if wall <= CIRCUIT_120V_W:
+        return f"near a {small}: a {twenty} gives room"
+    if wall <= CIRCUIT_NEAR * CIRCUIT_20A_120V_W:
+        return f"over a {small}: a {twenty} carries it"
+    if wall <= CIRCUIT_20A_120V_W:
         return (
-            f"near a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous: a {bigger} gives room"
+            f"over a {small}, near a 20 A/120 V one's {CIRCUIT_20A_120V_W:,.0f} W: a {big} gives "
+            "room"
         )
     return (
-        f"over a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous: it needs a {bigger}, "
-        "or two circuits"
+        f"over a 20 A/120 V circuit's {CIRCUIT_20A_120V_W:,.0f} W continuous: it needs a {big}, "
+        "or two 20 A/120 V circuits"
+    )
+
+
+def _supply_said(c: Candidate) -> str:
+    """The supply and wall circuit of a desktop build of the row's consumer or workstation
+    cards. The catalog holds no vendor's recommended supply (NVIDIA's "required system power"
+    counts a typical CPU and board), so the supply is the PSU_HEADROOM rule on the cards alone
+    and says so ("alone": the host comes on top); the wall figure adds the host CPU's TDP."""
+    g, n = c.gpu, c.n
+    assert g.tdp_w
+    total = g.tdp_w * n
+    psu = total * PSU_HEADROOM
+    power = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W" if n > 1 else f"{g.tdp_w:.0f} W"
+    cards = "cards" if n > 1 else "card"
+    line = (
+        f"{power} of GPU power: plan ≥ {psu:,.0f} W of supply for the {cards} alone "
+        f"({PSU_HEADROOM:g}× board power, a rule)"
+    )
+    if psu > DESKTOP_PSU_W:
+        line += ", more than one desktop power supply gives (a server or power limits)"
+    machines = hosts(g, n)
+    wall = wall_w(total, n, machines)
+    return (
+        f"{line}; with {_hosts_said(machines)}, about {significant(wall)} W at the wall, "
+        f"{circuit_said(wall)}."
     )
 
 
@@ -1429,14 +1491,17 @@ def _hosts_said(machines: int) -> str:
 
 
 def _physical_tips(c: Candidate) -> list[str]:
-    """Power and slots of a multi-card build a user puts together: a desktop's (consumer or
-    workstation cards), or a PCIe datacenter card's server where the row can buy it (a rented
-    one is the provider's)."""
+    """Power and slots of a build a user puts together: a multi-card desktop's (consumer or
+    workstation cards) or one such card the row buys, or a PCIe datacenter card's server where
+    the row can buy it (a rented one is the provider's)."""
     g, n = c.gpu, c.n
+    bought = c.acquisition != "rent" and c.cost.purchase_usd is not None
     if n < 2:
-        return []
+        # one card in a user's own machine: its supply and circuit (a single RTX 5090 had had
+        # no power line at all)
+        single = g.segment in ("consumer", "workstation") and bought and g.tdp_w
+        return [_supply_said(c)] if single else []
     if g.segment == "datacenter":
-        bought = c.acquisition != "rent" and c.cost.purchase_usd is not None
         pcie = (g.form_factor or "").startswith("PCIe")
         if not (bought and pcie and g.tdp_w):
             return []
@@ -1450,19 +1515,7 @@ def _physical_tips(c: Candidate) -> list[str]:
         ]
     if g.segment not in ("consumer", "workstation"):
         return []
-    out: list[str] = []
-    if g.tdp_w:
-        total = g.tdp_w * n
-        psu = total * PSU_HEADROOM
-        line = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power: plan ≥ {psu:,.0f} W of supply"
-        if psu > DESKTOP_PSU_W:
-            line += ", more than one desktop power supply gives (a server or power limits)"
-        machines = hosts(g, n)
-        wall = wall_w(total, n, machines)
-        out.append(
-            f"{line}; with {_hosts_said(machines)}, about {significant(wall)} W at the wall, "
-            f"{circuit_said(wall)}."
-        )
+    out: list[str] = [_supply_said(c)] if g.tdp_w else []
     if g.slot_width and g.slot_width * n > DESKTOP_SLOTS:
         out.append(
             f"{n} cards × {g.slot_width:g} slots do not fit a desktop board's "

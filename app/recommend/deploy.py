@@ -106,10 +106,11 @@ def published(data_dir: Path = DATA_DIR) -> dict[str, Published]:
 def publisher_fp8(preset_id: str | None, data_dir: Path = DATA_DIR) -> str | None:
     """The FP8 checkpoint an fp8 serving plan of the preset starts (``_published_repo``) where
     the model's own publisher ships it (Qwen/Qwen3-32B-FP8 beside Qwen/Qwen3-32B; Meta's
-    Llama-3.1-405B-Instruct-FP8): the model as its publisher released it in FP8, whose
-    quality is the publisher's to state, not a third party's quantisation measured on another
-    model; None where the FP8 checkpoint is another's (NVIDIA's Model Optimizer exports of
-    Llama 3.1 8B and 70B) or none is named. The publisher is the repo's owner on the Hub."""
+    Llama-3.1-405B-Instruct-FP8): the publisher's own FP8 checkpoint, published beside the
+    16-bit weights the model was released in, whose quality is the publisher's to state, not a
+    third party's quantisation measured on another model; None where the FP8 checkpoint is
+    another's (NVIDIA's Model Optimizer exports of Llama 3.1 8B and 70B) or none is named.
+    The publisher is the repo's owner on the Hub."""
     preset = presets.load_presets(data_dir).get(preset_id or "")
     if preset is None or preset.serve_repo_fp8 is None:
         return None

@@ -30,6 +30,9 @@ LLAMACPP_SERVING_FORMATS = {"q4_k_m": "int4", "mxfp4": "int4"}
 
 # How a row's note ends when its weights are the model's own release: no quality cost to weigh
 AS_RELEASED = "as the model was released (its own checkpoint)"
+# How a row's note ends when its weights are the publisher's own checkpoint published beside
+# the 16-bit release (Qwen/Qwen3-235B-A22B-FP8): not "as the model was released"
+PUBLISHER_OWN = "published beside its 16-bit weights; its quality is the publisher's to state"
 
 
 def is_release(released: str | None, precision: str, quantization: str | None) -> bool:
@@ -94,11 +97,12 @@ def kv_note(kv_precision: str, data_dir: Path = DATA_DIR) -> str | None:
 
 def publisher_note(precision: str, repo: str) -> str:
     """A row's weights in the checkpoint the model's own publisher ships at ``precision``
-    (Qwen/Qwen3-32B-FP8): said as the release it is, as a model released only in that format
-    is (``AS_RELEASED``), not with a figure measured on another model."""
-    # it ends as every release's note does: the summary reads no caveat into it
-    own = f"the publisher's {precision.upper()} checkpoint ({repo})"
-    return f"quality: {precision} weights in {own}, {AS_RELEASED}"
+    beside the 16-bit release (Qwen/Qwen3-32B-FP8): said as the publisher's own checkpoint
+    (``PUBLISHER_OWN``), not as the release itself and not with a figure measured on another
+    model."""
+    # the summary reads no caveat into it, as into a release's note
+    own = f"the publisher's own {precision.upper()} checkpoint ({repo})"
+    return f"quality: {precision} weights in {own}, {PUBLISHER_OWN}"
 
 
 def notes(

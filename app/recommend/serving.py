@@ -475,6 +475,35 @@ def _tips(row: _Row, spec: ServingSpec, model: ModelSpec | None = None) -> list[
     return tips
 
 
+def _expert_layout_note(row: _Row, model: ModelSpec | None) -> list[str]:
+    """What a mixture-of-experts row spread over a tensor-parallel group leaves out: the
+    expert-parallel layouts with data-parallel attention that such models are served with
+    (LMSYS's large-scale EP blog on DeepSeek; vLLM's data- and expert-parallel deployment
+    docs), under which each GPU keeps only its own requests' KV cache and a share of the
+    experts. The plan prices tensor parallelism alone, so at high load its concurrency and
+    throughput are a floor; under latent attention every GPU of the group holds the whole
+    cache (llm_step.kv_copies), the cap SGLang's DP-attention guide names. Said once per row,
+    where the replica spans GPUs under tensor parallelism (a layer split has no such layout)."""
+    c = row.result.config
+    if model is None or (model.experts or 0) <= 1 or c.gpus_per_replica <= 1:
+        return []
+    if row.runtime.multi_gpu != "tensor":
+        return []
+    mla = (
+        "; every GPU of the group holds the whole MLA latent KV cache, which caps concurrency"
+        if model.attention == "mla"
+        else ""
+    )
+    # the summary's caveat is what comes before " (source:": the claim, not the flags
+    return [
+        "mixture-of-experts serving: planned as tensor parallel only, without expert "
+        "parallelism or data-parallel attention, so concurrency and throughput at high load "
+        f"are a lower bound{mla} (source: SGLang --enable-dp-attention with EP and vLLM "
+        "--data-parallel-size with --enable-expert-parallel, as LMSYS's DeepSeek blog, SGLang's "
+        "DP-attention guide and vLLM's docs deploy such models)"
+    ]
+
+
 def _recommendation(
     row: _Row,
     position: int,
@@ -482,9 +511,11 @@ def _recommendation(
     with_curve: bool,
     table: efficiency.EfficiencyTable | None = None,
     fp8_for: ModelSpec | None = None,
+    model: ModelSpec | None = None,
 ) -> s.Recommendation:
     """The row as the answer gives it; ``fp8_for``: the job's model where its 16-bit rows may
-    say what fp8 weights would free (``_tips``)."""
+    say what fp8 weights would free (``_tips``); ``model``: the job's model (what its layout
+    leaves out: ``_expert_layout_note``)."""
     r = row.result
     c = r.config
     n = r.total_gpus
@@ -602,6 +633,7 @@ def _recommendation(
         warnings=list(row.served.warnings)
         + list(row.warnings)
         + list(r.notes)
+        + _expert_layout_note(row, model)
         + [w for w in (spot_warning(row.priced.pricing, False),) if w],
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],
@@ -941,7 +973,7 @@ def answer(
     # fp8 weights are said, not planned, where the planner kept the published 16-bit ones
     fp8_for = None if ctx.serving.precision else work.model
     recs = [
-        _recommendation(r, i, spec, i <= CURVES_FOR, work.efficiency, fp8_for)
+        _recommendation(r, i, spec, i <= CURVES_FOR, work.efficiency, fp8_for, work.model)
         for i, r in enumerate(top, start=1)
     ]
     targets = _target_words(spec)
@@ -976,7 +1008,7 @@ def answer(
             load=_load_words(spec),
             relax=_relax(closest, work.model, spec, cons.max_gpus, left_out, wider),
             closest=[
-                _recommendation(r, i, spec, True, work.efficiency, fp8_for)
+                _recommendation(r, i, spec, True, work.efficiency, fp8_for, work.model)
                 for i, r in enumerate(near, start=1)
             ],
         )
@@ -1031,7 +1063,7 @@ def estimated(
         # one card's row scores 1, as every task's estimate (rank.rank of one candidate)
         row = dataclasses.replace(_curved(row, ctx), score=1.0)
         fp8_for = None if ctx.serving.precision else work.model
-        rec = _recommendation(row, 1, work.serving, True, work.efficiency, fp8_for)
+        rec = _recommendation(row, 1, work.serving, True, work.efficiency, fp8_for, work.model)
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=rec.gpu,

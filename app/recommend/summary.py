@@ -9,7 +9,7 @@ from app.domain.rank import FASTEST_TIE, significant
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.recommend import schemas as s
-from app.recommend.quality import AS_RELEASED
+from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
 from app.recommend.whatif import best_config, config_name, kinds_of_gpu
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
@@ -342,7 +342,7 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
             # a length or batch the request left blank is an assumption, which the
             # assumptions line states ("batch 8, sequence 896"), not a risk of the pick
             continue
-        if text.endswith(AS_RELEASED):
+        if text.endswith((AS_RELEASED, PUBLISHER_OWN)):
             # the model's own released weights (gpt-oss's MXFP4): no quality cost, no caveat
             continue
         # one line: the caveat itself; its source stays in the row's warnings

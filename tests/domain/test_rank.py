@@ -111,6 +111,7 @@ def test_multi_card_desktop_builds_get_power_and_slot_tips() -> None:
     assert "1,800 W of GPU power" in text and "2,700 W" in text
     assert "do not fit" in text  # 4 × 3 slots > 7
     single = _cand(card, n=1)
+    single.acquisition = "rent"  # a bought single card gets its supply line (test_r25words_*)
     assert not any("GPU power" in t for t in rank.tips(single, single.work))
     server = _cand(replace(H100, tdp_w=700.0), n=8)
     assert not any(

@@ -56,8 +56,8 @@ def test_four_desktop_cards_are_told_the_circuit_they_need() -> None:
     wall = (4 * 450 + rank.HOST_W_MORE_CARDS) / rank.PSU_EFFICIENCY
     assert 2_200 < wall < 2_400
     assert f"about {rank.significant(wall)} W at the wall" in tip
-    assert "over a 15 A/120 V circuit's 1,440 W continuous" in tip
-    assert "20 A/240 V or 16 A/230 V (3,680 W) circuit, or two circuits" in tip
+    assert "over a 20 A/120 V circuit's 1,920 W continuous" in tip
+    assert "20 A/240 V circuit (3,840 W continuous) or a 16 A/230 V one (3,680 W)" in tip
     # the supply sizing stays, and it is still one tip
     assert "1,800 W of GPU power" in tip and "2,700 W" in tip
     assert sum("GPU power" in t for t in rank.tips(c, c.work)) == 1
@@ -148,7 +148,7 @@ def test_a_layer_split_says_the_cards_take_turns_not_a_scaling_efficiency() -> N
     text = " ".join(rank.explain(c, 1, c, "fastest"))
     assert "scaling efficiency" not in text and "collectives" not in text
     assert "the cards take turns on each token" in text and "2× the memory" in text
-    assert f"({c.perf.scaling_efficiency * 2:.2f}× one {RTX4090.name}" in text
+    assert f"{c.perf.scaling_efficiency * 2:.2f}× one {RTX4090.name}" in text
     # a tensor-parallel split keeps its link and efficiency
     tp = _cand(H100, llm_inference(runtime="vllm"), n=2)
     assert "scaling efficiency" in " ".join(rank.explain(tp, 1, tp, "fastest"))

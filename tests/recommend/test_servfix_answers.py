@@ -91,8 +91,8 @@ def test_qwen3_fp8_from_the_publisher_is_said_as_released() -> None:
     answer = _ask(body, "h100-sxm", "h200-sxm")
     for row in answer.recommendations:
         said = [w for w in row.warnings if w.startswith("quality: fp8 weights")]
-        assert said and all(w.endswith(quality.AS_RELEASED) for w in said), said
-        assert all("publisher's FP8 checkpoint (Qwen/Qwen3-32B-FP8)" in w for w in said)
+        assert said and all(w.endswith(quality.PUBLISHER_OWN) for w in said), said
+        assert all("publisher's own FP8 checkpoint (Qwen/Qwen3-32B-FP8)" in w for w in said)
         assert not any(KURTIC in w for w in row.warnings)
     # NVIDIA's export of a Meta model is a third party's: its measured cost stays
     assert deploy.publisher_fp8("llama-3.1-70b") is None
