@@ -97,6 +97,18 @@ def cc_at_least(gpu: GpuSpec, minimum: str | None) -> bool:
     return have is not None and need is not None and have >= need
 
 
+def fp4_matrix_cores(gpu: GpuSpec) -> bool:
+    """FP4 matrix math in hardware: NVIDIA Blackwell (compute capability 10.x and 12.x) and AMD
+    CDNA 4 (gfx950: MXFP4 at twice its FP8 rate per CU, the CDNA 4 white paper's Table 1 as
+    ROCm/xla transcribes it; vLLM's ROCm platform runs MX formats on gfx95x, ``supports_mx``;
+    data/gpus/amd.yaml, mi355x). Where a runtime has FP4 kernels (its ``native``), both run
+    NVFP4/MXFP4 at twice the FP8 peak (llm_step.datapath)."""
+    cc = gpu.compute_capability or ""
+    if gpu.vendor == "amd":
+        return cc.startswith("gfx95")
+    return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
+
+
 def _matches_hw(
     gpu: GpuSpec,
     vendor: str | None,

@@ -21,9 +21,10 @@ from app.vocab import CLUSTER_TIERS, HOST_TIERS
 # (EIA Electricity Monthly Update, End Use; docs/methodology.md, "Power and energy")
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15
 # Which purchase price a bought card is priced at: "auto" takes a new price (unless one more
-# than NEW_PRICE_LEAD_MONTHS older than a used or market price), else a used or
-# market price, else a launch price at most LAUNCH_PRICE_YEARS old (choose_purchase); the
-# others take only that basis, but "used" pays a current new price where that is lower.
+# than NEW_PRICE_LEAD_MONTHS older than a used or market price, or above an as-current market
+# price), else a used or market price, else a launch price at most LAUNCH_PRICE_YEARS old
+# (choose_purchase); the others take only that basis, but "used" pays a current new price
+# where that is lower.
 
 
 # Plain and slotted for the same reason as perf.PerfEstimate: one per configuration.
@@ -432,7 +433,8 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
 
     Under "auto" a new price gives way to the card's newest used/market price when it is
     more than NEW_PRICE_LEAD_MONTHS older than that (``_outdated_by``): new is preferred
-    among prices of about one time, not whatever its age."""
+    among prices of about one time, not whatever its age; and to an as-current market price
+    below it (``_market_below``)."""
     listed = offers
     if basis != "auto":
         # "used" asks for a second-hand price: the market's cheapest listings are mostly that
@@ -451,7 +453,28 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
     chosen = min(
         offers, key=lambda o: (_CONDITION_ORDER.get(o.condition, 9), _neg_date(o.as_of), o.usd)
     )
-    return _new_below(chosen, listed) if basis == "used" else chosen
+    if basis == "used":
+        return _new_below(chosen, listed)
+    return _market_below(chosen, offers) if basis == "auto" else chosen
+
+
+def _market_below(new: PurchaseOffer, offers: list[PurchaseOffer]) -> PurchaseOffer:
+    """Under "auto", the card's newest market price where it is below the new price and as
+    current (not more than NEW_PRICE_LEAD_MONTHS older): a market figure is the cheapest
+    listings of the card, new or used, so it is what a buyer pays, and a same-month "New on
+    Amazon" figure above it is not (GPU Poet, September 2026: RTX 5090 $5,258 new beside
+    $4,795 market). A used price does not stand in this way: a second-hand card is another
+    good, which basis "used" asks for by name. The market price says which it beat."""
+    if new.condition != "new":
+        return new
+    market = [o for o in offers if o.condition == "market"]
+    if not market:
+        return new
+    best = min(market, key=lambda o: (_neg_date(o.as_of), o.usd))
+    if best.usd >= new.usd or _outdated_by(best.as_of, new.as_of):
+        return new
+    why = f"below the new price (${new.usd:,.0f}, {new.as_of})"
+    return dataclasses.replace(best, note=f"{why}; {best.note}" if best.note else why)
 
 
 def _new_below(used: PurchaseOffer, offers: list[PurchaseOffer]) -> PurchaseOffer:

@@ -572,9 +572,8 @@ def mixed_share(prefill: float, prompt: float) -> float:
 
 
 def native_fp4(gpu: GpuSpec) -> bool:
-    """FP4 tensor cores: NVIDIA Blackwell (compute capability 10.x and 12.x)."""
-    cc = gpu.compute_capability or ""
-    return gpu.vendor == "nvidia" and cc.split(".")[0] in ("10", "11", "12")
+    """FP4 matrix math: NVIDIA Blackwell and AMD CDNA 4 (compat.fp4_matrix_cores)."""
+    return compat.fp4_matrix_cores(gpu)
 
 
 def fp4_weight_only(gpu: GpuSpec, min_cc: str | None, archs: tuple[str, ...] = ()) -> bool:
@@ -592,13 +591,9 @@ def fp4_weight_only(gpu: GpuSpec, min_cc: str | None, archs: tuple[str, ...] = (
 
 def weight_only_note(gpu: GpuSpec, fmt: str, runtime: str) -> str:
     """What a row says where its ``fmt`` ("FP8", "FP4") weights run through the runtime's
-    weight-only kernels: an NVIDIA part without such tensor cores says so; another vendor's
-    (AMD CDNA 4 has MXFP4 matrix cores the catalog does not model) is priced so, not assumed."""
+    weight-only kernels: the GPU has no such tensor (matrix) cores."""
     if gpu.vendor != "nvidia":
-        return (
-            f"{gpu.name}: {runtime}'s {fmt} weights priced as weight-only kernels (16-bit "
-            f"math); {fmt} matrix cores, where the GPU has them, are not assumed"
-        )
+        return f"{gpu.name} has no {fmt} matrix cores: {runtime}'s weight-only {fmt} kernels (16-bit math)"
     return (
         f"{gpu.name} has no {fmt} tensor cores: {runtime}'s weight-only {fmt} kernels (16-bit math)"
     )
@@ -660,7 +655,8 @@ def datapath(gpu: GpuSpec, precision: str, prof: RuntimeProfile = EAGER) -> tupl
     else on the 16-bit peak (fp32 for fp32 jobs, and where a 16-bit datapath is missing or
     slower than fp32, as on Pascal GeForce)."""
     if precision == "fp4" and "fp4" in prof.native and native_fp4(gpu) and gpu.fp8_tflops:
-        # Blackwell doubles the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS)
+        # Blackwell and CDNA 4 double the fp8 rate for fp4 (B200: 9 vs 4.5 dense PFLOPS;
+        # MI355X: 16384 vs 8192 FLOPS/clock/CU)
         return 2.0 * gpu.fp8_tflops, "fp4"
     if precision == "fp8" and gpu.fp8_tflops:
         return gpu.fp8_tflops, "fp8"

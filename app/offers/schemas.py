@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from app.catalog.schemas import GpuOut
 from app.vocab import Condition, OfferKind, Tier
 
 
 class OfferOut(BaseModel):
-    id: int
+    id: int = Field(
+        description="the row's id in its own table (cloud or purchase): not unique across "
+        "kinds, so a cloud offer and a purchase offer can share one; `key` is unique"
+    )
     gpu: str = Field(description="catalog slug")
     kind: OfferKind
     provider: str | None = Field(None, description="cloud (SkyPilot's name where it has one)")
@@ -34,6 +37,16 @@ class OfferOut(BaseModel):
         "on-demand price): listed, but never ranked, used as a 'from' price or launched",
     )
     inconsistent_reason: str | None = Field(None, description="why, when inconsistent")
+
+    # GET /api/v1/offers lists two tables, each numbering its own rows: id 1 was both an
+    # Azure instance and a purchase price. The kind before the id tells them apart.
+    @computed_field(  # type: ignore[prop-decorator]
+        description="unique across GET /api/v1/offers and stable while the row is stored: "
+        "'<kind>-<id>', e.g. 'cloud-1', 'purchase-1'"
+    )
+    @property
+    def key(self) -> str:
+        return f"{self.kind}-{self.id}"
 
 
 class OfferPage(BaseModel):
@@ -89,8 +102,9 @@ class BuyAtOut(BaseModel):
 
     usd: float | None = Field(
         description="one card: a dated new price (unless more than six months older than a "
-        "used/market one), else a used one, else a launch price at most three years old; "
-        "null when there is none (no current price)"
+        "used/market one, or above a market one, the cheapest listings new or used, as "
+        "current: `note` then names the new price), else a used one, else a launch price at "
+        "most three years old; null when there is none (no current price)"
     )
     condition: str | None = Field(description="new | used | market | launch")
     as_of: str | None = None

@@ -157,8 +157,9 @@ def test_auto_keeps_a_new_price_within_six_months_of_the_used_one() -> None:
     new, used = _p(449.0, "new", "2026-03"), _p(599.99, "used", "2026-08-11")
     assert cost.choose_purchase([new, used]) is new
     # a month is read as its last day in the new price's favour: March 2026 + 6 months ends
-    # 2026-09-30, and a market price of that month does not demote it
-    assert cost.choose_purchase([new, _p(400.0, "market", "2026-09-15")]) is new
+    # 2026-09-30, and a market price of that month does not demote it (one above it: a lower
+    # as-current market price is paid instead, tests/domain/test_r25hw_market_below_new.py)
+    assert cost.choose_purchase([new, _p(500.0, "market", "2026-09-15")]) is new
     later = _p(400.0, "market", "2026-10")
     assert cost.choose_purchase([new, later]) is later
 

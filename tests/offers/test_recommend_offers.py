@@ -550,6 +550,10 @@ def test_new_and_used_prices_of_one_card_are_both_offered_and_dated(client: Test
         out: dict[str, Any] = row["cost"]["buy"]
         return out
 
-    assert bought("auto")["condition"] == "new"  # auto: a new price first
-    assert bought("auto")["unit_usd"] == kinds["new"]["usd"]
+    # auto: a new price first, but not above a market price of the same month (the cheapest
+    # listings, new or used: what a buyer pays; cost._market_below)
+    assert kinds["market"]["usd"] < kinds["new"]["usd"]
+    assert bought("auto")["condition"] == "market"
+    assert bought("auto")["unit_usd"] == kinds["market"]["usd"]
+    assert bought("new")["unit_usd"] == kinds["new"]["usd"]
     assert bought("used")["unit_usd"] == kinds["market"]["usd"]
