@@ -592,10 +592,10 @@ def fp4_weight_only(gpu: GpuSpec, min_cc: str | None, archs: tuple[str, ...] = (
 def weight_only_note(gpu: GpuSpec, fmt: str, runtime: str) -> str:
     """What a row says where its ``fmt`` ("FP8", "FP4") weights run through the runtime's
     weight-only kernels: the GPU has no such tensor (matrix) cores."""
-    if gpu.vendor != "nvidia":
-        return f"{gpu.name} has no {fmt} matrix cores: {runtime}'s weight-only {fmt} kernels (16-bit math)"
+    cores = "tensor" if gpu.vendor == "nvidia" else "matrix"
     return (
-        f"{gpu.name} has no {fmt} tensor cores: {runtime}'s weight-only {fmt} kernels (16-bit math)"
+        f"{gpu.name} has no {fmt} {cores} cores: {runtime}'s weight-only {fmt} kernels "
+        "(16-bit math)"
     )
 
 
