@@ -688,6 +688,46 @@ def profile_for(gpu: GpuSpec, work: WorkloadSpec, backend: str, regime: str) -> 
     return work.efficiency.profile(gpu, backend, work.runtime, precision, regime)
 
 
+# The Ada whitepaper's RTX 4090 row (nv-ada-wp, Appendix A): dense FP16 tensor TFLOPS with
+# FP16 accumulate and with FP32 accumulate, quoted in words only (the catalog's fp16 and bf16
+# are the FP32-accumulate figure; llm_step.fp16_accumulate_gain holds the ratio the math uses)
+ADA_RTX4090_FP16_ACCUMULATE = "330.3 against 165.2 dense TFLOPS on an RTX 4090"
+
+
+def fp16_accumulate_words(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> str | None:
+    """What a 16-bit row on a runtime whose FP16 tactics accumulate in FP16 (TensorRT's
+    ``fp16_accumulate`` row, data/efficiency.yaml) must say on a GeForce card, where that runs
+    at twice the FP32-accumulate rate: an fp16 row is priced at it, a bf16 row (bf16 has no
+    FP16-accumulate mode) at half, so bf16 read ~1.75× slower than fp16 with no word. None
+    elsewhere: other parts run both at one rate, and other paths (an LLM's) say their own."""
+    mode = est.compute_precision
+    if work.task != "inference" or mode not in ("fp16", "bf16") or not has_operators(work.model):
+        return None
+    if work.model.family in ("decoder", "encoder-decoder"):
+        return None  # generation is priced by llm_step / seq2seq, not kernels.class_rates
+    if llm_step.fp16_accumulate_gain(gpu) <= 1.0 or gpu.fp16_tflops is None:
+        return None
+    be = est.backend or (gpu.backends[0] if gpu.backends else "cuda")
+    fp16 = work if work.precision == "fp16" else work.with_precision("fp16")
+    if not profile_for(gpu, fp16, be, phase_regime(work)).fp16_accumulate:
+        return None
+    half, full = gpu.fp16_tflops, gpu.fp16_tflops * llm_step.fp16_accumulate_gain(gpu)
+    runtime = vocab.RUNTIME_LABELS.get(est.runtime, est.runtime)
+    why = (
+        f"{runtime}'s fp16 engine accumulates in FP16, which {gpu.name}'s tensor cores run at "
+        f"twice the FP32-accumulate rate (Ada whitepaper: {ADA_RTX4090_FP16_ACCUMULATE})"
+    )
+    if mode == "fp16":
+        return (
+            f"Priced at {full:,.0f} TFLOPS of fp16 tensor math: {why}; bf16, which accumulates "
+            f"in FP32, gets {half:,.0f}"
+        )
+    return (
+        f"This bf16 row's tensor math runs at {half:,.0f} TFLOPS, as bf16 accumulates in FP32; "
+        f"{why}, {full:,.0f} here: precision fp16 runs the same engine faster"
+    )
+
+
 # Model families whose inference the operator / whole-model path here prices (a decoder's is
 # llm_step's, an encoder-decoder's generation seq2seq's) and the low precisions that, on a
 # runtime with no kernels of their own (data/efficiency.yaml ``native``), only shrink the

@@ -475,10 +475,10 @@ def advice(
         )
         # "as asked" had named a batch the engine assumed, beside a question that gave none
         b = asked.batch_size
-        whole = f"the whole batch of {b:,} at once" if b > 1 else "without them"
+        whole = f"for the whole batch of {b:,} at once" if b > 1 else "without them"
         out.append(
             f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GB per GPU "
-            f"instead of {vram(plain):,.1f} GB for {whole}."
+            f"instead of {vram(plain):,.1f} GB {whole}."
         )
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(

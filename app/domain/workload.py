@@ -141,6 +141,34 @@ PIPELINE_FROZEN_PARAMS: dict[str, dict[str, float]] = {
     "stable-diffusion-1.5": {"text encoder": CLIP_L_TEXT_PARAMS, "VAE": SD_VAE_PARAMS},
 }
 
+# A latent diffusion model's image side: a multiple of the VAE's downsampling factor, 8
+# (AutoencoderKL's three stride-2 stages in SD 1.x and SDXL), or the latents do not tile the
+# image: every diffusers Stable Diffusion pipeline's ``check_inputs`` raises "`height` and
+# `width` have to be divisible by 8". At least 64: SD 1.x's UNet halves its latent three more
+# times (four block_out_channels levels), so a 64-pixel image is one latent pixel at its
+# deepest level and anything smaller none; the estimate's traced tables would be scaled past
+# any shape the network runs.
+DIFFUSION_SIDE_MULTIPLE = 8
+DIFFUSION_MIN_SIDE = 64
+
+
+def diffusion_side_problem(side: float) -> str | None:
+    """Why a latent diffusion model cannot generate ``side``-pixel images, or None."""
+    if side < DIFFUSION_MIN_SIDE or side % DIFFUSION_SIDE_MULTIPLE:
+        return (
+            f"input_size {side:g}: a latent diffusion model's image side must be a whole "
+            f"multiple of {DIFFUSION_SIDE_MULTIPLE} pixels (the VAE's downsampling factor; "
+            "diffusers' pipelines refuse any other height or width) and at least "
+            f"{DIFFUSION_MIN_SIDE}, e.g. {_nearest_side(side):g}"
+        )
+    return None
+
+
+def _nearest_side(side: float) -> float:
+    step = DIFFUSION_SIDE_MULTIPLE
+    return max(float(DIFFUSION_MIN_SIDE), round(side / step) * step)
+
+
 DEFAULT_LORA_RANK = 16
 # The UNet linears diffusers' LoRA scripts adapt (train_text_to_image_lora_sdxl.py,
 # train_dreambooth_lora_sdxl.py: ``target_modules=["to_k", "to_q", "to_v", "to_out.0"]``)

@@ -20,7 +20,12 @@ from app.domain import bands, compat, rank, spot
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, hours_text
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate, model_flops_utilisation, shown_rate
+from app.domain.perf import (
+    PerfEstimate,
+    fp16_accumulate_words,
+    model_flops_utilisation,
+    shown_rate,
+)
 from app.domain.workload import MemoryBreakdown, WorkloadSpec
 from app.offers.service import is_stale
 from app.offers.service import stale_cutoff as offers_stale_cutoff
@@ -504,10 +509,12 @@ def row_fields(
         "provenance": _provenance(c),
         "explanation": _with_audio(rank.explain(c, position, leader, objective), c.work, p)
         + offer_lines(c.pricing),
-        "tips": rank.tips(c, requested, rules),
+        "tips": rank.tips(c, requested, rules) + _bf16_words(c),
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
         + _known_gap(requested)
+        + _host_ceiling(c)
+        + _fp16_words(c)
         + [
             w
             for w in (
@@ -696,6 +703,42 @@ def _known_gap(requested: WorkloadSpec) -> list[str]:
     if requested.training and (requested.model.experts or 0) > 1:
         return [MOE_TRAINING_GAP]
     return []
+
+
+def _host_ceiling(c: rank.Candidate) -> list[str]:
+    """What a forward pass bound by the host's dispatch (an eager diffusion pipeline or CNN at
+    batch 1) must say of its speed: it is the host's ceiling, priced at one per-op figure
+    fitted on published runs (data/efficiency.yaml infer-diffusion, infer-cnn), so the fast
+    cards meet at it (B200, H100, A100 and RTX 5090 all ~3.2 s an SDXL image) where a faster CPU
+    or a newer PyTorch would move them apart; and overhead_s is only the host time the GPU's
+    work leaves exposed. An LLM's decode loop and a training step have their own tips."""
+    p, w = c.perf, c.work
+    if p.bottleneck != "host overhead" or w.training or w.is_llm_inference or c.serving:
+        return []
+    return [
+        "This speed is the host's, not the GPU's: the host dispatches each op of the pass, "
+        "priced at one per-op figure fitted on published runs, so it moves with your CPU and "
+        "PyTorch version, and the cards held at this ceiling come apart on a faster host "
+        "(stable-fast timed an RTX 4090 on a cloud host below an RTX 4080 on a desktop). "
+        f"timing.overhead_s ({p.overhead_s:.2f} s) is the host time the GPU's work does not "
+        f"hide, not the host's total, which spans most of the {p.step_time_s:.2f} s step."
+    ]
+
+
+def _fp16_words(c: rank.Candidate) -> list[str]:
+    """An fp16 row priced at GeForce's FP16-accumulate rate says so (perf.fp16_accumulate_words)."""
+    if c.perf.compute_precision != "fp16":
+        return []
+    said = fp16_accumulate_words(c.gpu, c.work, c.perf)
+    return [said] if said else []
+
+
+def _bf16_words(c: rank.Candidate) -> list[str]:
+    """A bf16 row on the same engine: fp16 runs faster on this card (the same words' other half)."""
+    if c.perf.compute_precision != "bf16":
+        return []
+    said = fp16_accumulate_words(c.gpu, c.work, c.perf)
+    return [said] if said else []
 
 
 def _saver_labels(savers: tuple[str, ...]) -> list[str]:

@@ -1581,6 +1581,12 @@ class EstimateResponse(BaseModel):
     result: Recommendation | None
     excluded: Excluded | None = None
     warnings: list[str] = []
+    advice: list[str] = Field(
+        default_factory=list,
+        description="as a recommendation's advice, for this card: the memory savers behind "
+        "the estimate (those the engine or a fine-tuning recipe turned on), what they buy and "
+        "what they cost",
+    )
 
 
 class WorkloadPresetOut(BaseModel):

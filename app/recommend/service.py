@@ -25,7 +25,12 @@ from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, shown_rate
 from app.domain.units import vram
-from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
+from app.domain.workload import (
+    MemoryBreakdown,
+    WorkloadSpec,
+    diffusion_side_problem,
+    memory_breakdown,
+)
 from app.errors import InvalidInput, NotFound
 from app.recommend import deadline, whatif
 from app.recommend import schemas as s
@@ -62,6 +67,8 @@ def _resolve(
     runtimes)."""
     _check_runtime_framework(request)
     work, warnings = resolve_workload(request.workload, data_dir)
+    _check_diffusion_side(work)
+    warnings += _passes_words(request.workload, work)
     own = FRAMEWORK_RUNTIMES.get(request.constraints.framework)
     asked = serving_plan.ask_warnings(request.workload, request.constraints, work.task)
     if own is None or request.workload.runtime is not None or work.task == "serving":
@@ -72,6 +79,34 @@ def _resolve(
     w = request.workload.model_copy(update={"runtime": own, **update})
     work, warnings = resolve_workload(w, data_dir)
     return work, warnings + asked
+
+
+def _check_diffusion_side(work: WorkloadSpec) -> None:
+    """A diffusion image side no pipeline generates (1001 px, 7.5 px) is refused, naming the
+    field: it had been priced by scaling the traced tables to it. Other vision models keep
+    whatever side they accepted (a CNN resizes any image)."""
+    side = work.model.input_size
+    if work.model.family == "diffusion" and side is not None:
+        problem = diffusion_side_problem(side)
+        if problem is not None:
+            raise InvalidInput(problem, field="workload.model.input_size")
+
+
+def _passes_words(w: s.WorkloadIn, work: WorkloadSpec) -> list[str]:
+    """What an odd passes_per_sample on a diffusion model was priced as. Under classifier-free
+    guidance a denoising step is two UNet passes (one batched call on the conditional and
+    unconditional latents: perf._guidance), so "25" meant as 25 steps had been priced, without
+    a word, as 25 unguided calls: half the GPU work of 25 guided steps."""
+    given = w.model.passes_per_sample if w.model is not None else None
+    if work.model.family != "diffusion" or work.training or not given or given % 2 == 0:
+        return []
+    if given == 1:
+        return []  # one pass: a one-step (distilled) model, never a guided step
+    return [
+        f"passes_per_sample {given} is odd, so it was priced as {given} UNet calls without "
+        "classifier-free guidance; a guided step is 2 passes (passes = steps × 2, one batched "
+        f"call a step): for {given} steps with guidance give passes_per_sample {given * 2}"
+    ]
 
 
 def _check_runtime_framework(request: s.RecommendationRequest | s.EstimateRequest) -> None:
@@ -1077,15 +1112,7 @@ def recommend(
             for i, c in enumerate(ordered, start=1)
         ]
     )
-    # Name only rows the answer shows, so every row this points to carries the warning.
-    shown = [c for c in ordered if c.work.precision != work.precision]
-    if shown:
-        fallbacks = sorted({c.work.precision for c in shown})
-        names = ", ".join(dict.fromkeys(c.gpu.name for c in shown))
-        warnings.append(
-            f"{work.precision} cannot run on {names}: estimated at {', '.join(fallbacks)} "
-            "(see those rows' warnings)"
-        )
+    warnings += _fallback_warnings(ordered, work.precision)
     top_mem = _headline_memory(work)
     response = s.RecommendationResponse(
         workload=resolved_out(work),
@@ -1120,6 +1147,44 @@ def recommend(
     # to another question: the variations say what would meet it, as for an empty answer
     too_slow = bool(rows) and explain_empty and rows[0].meets_latency_target is False
     return _explained(request, response, work, rerank, explain_empty, too_slow)
+
+
+def _model_block(c: rank.Candidate, asked: str) -> str | None:
+    """Why the model, not the card, keeps ``c`` from running ``asked``: the reason in the
+    row's own fallback warning (compat.resolve_precision's "no fp8 for this model (<why>);
+    estimated at bf16"), or None where the card itself has no ``asked``."""
+    head, tail = f"no {asked} for this model (", f"); estimated at {c.work.precision}"
+    for w in c.warnings:
+        if w.startswith(head) and w.endswith(tail):
+            return w[len(head) : -len(tail)]
+    return None
+
+
+def _fallback_warnings(ordered: list[rank.Candidate], asked: str) -> list[str]:
+    """The answer's notes on the rows shown that run another precision than ``asked``, each
+    naming the reason that applies: the model's (stock PyTorch has no fp8 convolutions, so
+    SDXL at fp8 runs bf16 on an RTX 4090 that has FP8 tensor cores) apart from the card's.
+    "fp8 cannot run on NVIDIA GeForce RTX 4090" had blamed the card for the model's reason.
+    Only rows the answer shows are named, so every row a note points to carries the warning;
+    summary._OTHER_ROWS reads the names before ": estimated at"."""
+    groups: dict[str | None, list[rank.Candidate]] = {}
+    for c in ordered:
+        if c.work.precision != asked:
+            groups.setdefault(_model_block(c, asked), []).append(c)
+    out = []
+    for why, rows in groups.items():
+        names = ", ".join(dict.fromkeys(c.gpu.name for c in rows))
+        at = ", ".join(sorted({c.work.precision for c in rows}))
+        if why is None:
+            out.append(
+                f"{asked} cannot run on {names}: estimated at {at} (see those rows' warnings)"
+            )
+        else:
+            out.append(
+                f"no {asked} for this model on {names}: estimated at {at} because {why} (the "
+                "model's reason, whatever the card; see those rows' warnings)"
+            )
+    return out
 
 
 def _explained(
@@ -1245,14 +1310,38 @@ def estimate(
     cand = rank.Candidate.of(res)
     rank.rank([cand], "fastest")
     row = s.Recommendation.model_validate(
-        row_fields(cand, 1, cand, "fastest", work, None, rules=rules)
+        row_fields(cand, 1, cand, rank.UNRANKED, work, None, rules=rules)
     )
     return s.EstimateResponse(
         workload=resolved_out(work),
         gpu=gpu_out(gpu, cand.pricing),
         result=row,
         warnings=warnings + cand.warnings + _unheld(request.constraints, row),
+        advice=_estimate_advice(
+            cand, work, defaulted=request.workload.gradient_checkpointing is None
+        ),
     )
+
+
+def _estimate_advice(cand: rank.Candidate, work: WorkloadSpec, *, defaulted: bool) -> list[str]:
+    """An estimate's advice, as a recommendation's: what the savers behind it buy and cost.
+    Gradient checkpointing a fine-tuning recipe turns on (the request left it blank) is said
+    on this card's own footing; the estimate had applied it without a word (Llama fine-tunes),
+    where the answer's banner said it of its top pick."""
+    out = []
+    if defaulted and work.training and work.gradient_checkpointing:
+        run = cand.work
+        with_ckpt = memory_breakdown(run, num_gpus=cand.n).total
+        without = memory_breakdown(run.with_flags(gradient_checkpointing=False), num_gpus=cand.n)
+        on, off = cand.memory.total, cand.memory.total + without.total - with_ckpt
+        if off > on + 0.05:
+            where = "on its GPU" if cand.n == 1 else f"on each of its {cand.n} GPUs"
+            out.append(
+                "Gradient checkpointing is on, as fine-tuning recipes run it: this estimate "
+                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about a "
+                "third more compute (turn it off with gradient_checkpointing: false)."
+            )
+    return out + rank.advice([cand], work, defaulted_checkpointing=False)
 
 
 def _usd(x: float) -> str:

@@ -184,7 +184,9 @@ def _limited(row: s.Recommendation, batch: int) -> str:
 _ASSUMED = re.compile(r"^[\w.]+ not given: ")
 # The answer's note on rows that run another precision than asked ("bf16 cannot run on NVIDIA
 # TITAN RTX: estimated at fp16"): a risk of the rows it names, not of a pick it does not name
-_OTHER_ROWS = re.compile(r"^[\w.]+ cannot run on (.+): estimated at ")
+_OTHER_ROWS = re.compile(
+    r"^(?:[\w.]+ cannot run on|no [\w.]+ for this model on) (.+): estimated at "
+)
 
 
 def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None:

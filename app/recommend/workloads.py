@@ -238,8 +238,13 @@ def recipe_checkpointing(task: str, peft: str, family: str) -> bool:
     `prepare_model_for_kbit_training` (use_gradient_checkpointing=True by default), TRL's
     SFTConfig examples and Axolotl/Unsloth configs for LLMs. Encoder fine-tunes (BERT on SQuAD)
     are small enough that their recipes leave it off. The form's blank "Activation
-    checkpointing" says the same (app/web, and static/js/app.js's copy of this rule)."""
-    return task == "fine-tuning" and (peft != "none" or family == "decoder")
+    checkpointing" says the same (app/web, and static/js/app.js's copy of this rule). Diffusion
+    fine-tunes leave it off, as diffusers' train_text_to_image_lora_sdxl.py and
+    train_dreambooth_lora_sdxl.py do unless --gradient_checkpointing is given; the engine's
+    saver turns it on, listed and said, where a card needs it."""
+    return (
+        task == "fine-tuning" and family != "diffusion" and (peft != "none" or family == "decoder")
+    )
 
 
 def blank_peft(task: str, preset_peft: str | None) -> str:

@@ -47,7 +47,8 @@
     var id = v("preset"), r = recipes[id], task = v("task") || tasks[id] || "";
     var peft = v("peft") || (task !== "training" && r && r[1]) || "none";
     var hint = (hints[id] || {}).gradient_checkpointing;
-    opt.textContent = task === "fine-tuning" && (peft !== "none" || (r ? r[0] : v("family")) === "decoder")
+    var family = r ? r[0] : v("family");
+    opt.textContent = task === "fine-tuning" && family !== "diffusion" && (peft !== "none" || family === "decoder")
       ? "Yes (fine-tuning default)" : hint ? hint + " (preset)" : "Default";
   }
 
