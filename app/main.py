@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError, SQLAlchemyError
@@ -22,6 +22,7 @@ from app.errors import AppError, error_body, field_path
 from app.http.compression import LeveledGZip
 from app.http.guard import GuardMiddleware, short
 from app.http.observability import ObservabilityMiddleware, configure_logging, metrics_response
+from app.http.strict_query import strict_query
 from app.web.static_assets import mount_static
 
 log = logging.getLogger("gpu_advisor")
@@ -182,10 +183,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="GPU Advisor",
         version=__version__,
-        description="Which GPU should I buy or rent for this deep-learning job, and why.",
+        description="Which GPU should I buy or rent for this deep-learning job, and why.\n\n"
+        "Every error has one shape, `{error: {code, message, details: {field}}}`. Query "
+        "parameters are strict under /api: one the operation does not take, one given "
+        "empty (leave it out instead) or a catalog slug the catalog lacks is a 422 naming it, "
+        "as an unknown body field is.",
         docs_url=None,  # served below from vendored assets, so /docs works offline
         redoc_url=None,
         lifespan=_lifespan,
+        # every route: an API query parameter the route does not read, or an empty one, is a
+        # 422 naming it (app/http/strict_query.py); pages are left alone
+        dependencies=[Depends(strict_query)],
     )
     app.state.settings = settings
     app.state.engine = engine

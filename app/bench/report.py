@@ -21,12 +21,13 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -158,26 +159,33 @@ class SuiteBase(_Model):
 # ---------------------------------------------------------------------------------------
 
 
+# Caps on what a machine says of itself: far above anything `gpu-advisor bench` writes (a
+# device or CPU name is under 100 characters, torch's build configuration a few KB), so only
+# a broken or hostile upload meets them, refused naming the field as every other POST's are.
+Name = Annotated[str, StringConstraints(max_length=200)]
+Version = Annotated[str, StringConstraints(max_length=80)]
+
+
 class Environment(_Model):
     backend: Backend
-    device: str
-    device_name: str
+    device: str = Field(max_length=40)
+    device_name: Name
     device_memory_bytes: int | None = Field(default=None, ge=0)
     device_count: int = Field(default=1, ge=0)
-    compute_capability: str | None = None
-    arch: str | None = None
+    compute_capability: Version | None = None
+    arch: Version | None = None
     multiprocessors: int | None = None
-    driver_version: str | None = None
-    cuda_version: str | None = None
-    rocm_version: str | None = None
-    macos_version: str | None = None
-    os: str
-    python_version: str
-    torch_version: str
-    numpy_version: str | None = None
-    blas_backend: str | None = None
-    torch_config: str | None = None
-    cpu_model: str | None = None
+    driver_version: Version | None = None
+    cuda_version: Version | None = None
+    rocm_version: Version | None = None
+    macos_version: Version | None = None
+    os: Name
+    python_version: Version
+    torch_version: Version
+    numpy_version: Version | None = None
+    blas_backend: Version | None = None
+    torch_config: str | None = Field(default=None, max_length=50_000)
+    cpu_model: Name | None = None
     cpu_physical_cores: int | None = None
     cpu_logical_cores: int | None = None
     cpu_usable_cores: int | None = None
@@ -508,15 +516,19 @@ class KernelSuite(SuiteBase):
 
 
 class CatalogMatch(_Model):
-    slug: str
-    name: str
+    slug: str = Field(max_length=80)
+    name: Name
     matched_by: Literal["name", "manual"]
 
 
 class BenchReport(_Model):
+    # Strict at the top, as every other POST body is: a field no version of the schema ever
+    # had (the top level is the same in versions 1 and 2) is a mistake, named in the 422.
+    # The suites below keep ignoring extras, so a newer runner's added detail still loads.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
     schema_version: Literal[1, 2] = SCHEMA_VERSION
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    profile: str
+    profile: str = Field(max_length=40)
     duration_s: float = Field(default=0.0, ge=0)
     environment: Environment
     matmul: MatmulSuite | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,6 +106,32 @@ def list_gpus(
         stmt = stmt.order_by(GpuRow.vendor, GpuRow.segment, GpuRow.name, GpuRow.slug)
     rows: list[GpuRow] = list(session.scalars(stmt.limit(limit).offset(offset)).all())
     return total, rows
+
+
+def list_gpus_by_value(
+    session: Session,
+    f: GpuFilter,
+    values: Mapping[str, float | None],
+    *,
+    descending: bool = False,
+    limit: int = 100,
+    offset: int = 0,
+) -> tuple[int, list[GpuRow]]:
+    """list_gpus sorted on a figure the catalog does not hold (``values``: per slug, e.g. an
+    offer price): the matching rows are sorted here, unknown values last either way, then by
+    slug, as list_gpus sorts a column. The catalog is a few hundred rows at most."""
+    rows = list(session.scalars(select(GpuRow).where(*_conditions(f))).all())
+
+    def key(row: GpuRow) -> tuple[bool, float, str]:
+        v = values.get(row.slug)
+        return (v is None, (-v if descending else v) if v is not None else 0.0, row.slug)
+
+    rows.sort(key=key)
+    return len(rows), rows[offset : offset + limit]
+
+
+def architectures(session: Session) -> list[str]:
+    return list(session.scalars(select(GpuRow.architecture).distinct()).all())
 
 
 def all_gpus(session: Session) -> list[GpuRow]:

@@ -71,6 +71,10 @@ class StreetPrice(BaseModel):
 
 
 class CloudPrice(BaseModel):
+    """The catalog's own dated cloud quote (what `sort=cloud_price_usd_per_hour` sorts on):
+    one quote, which may not be bookable. What the GPU rents from is `rent_from`, from the
+    launchable offers, which `max_hourly_usd` filters on."""
+
     model_config = ConfigDict(extra="forbid")
     usd_per_hour: float = Field(gt=0, lt=1_000)
     provider: str | None = Field(default=None, max_length=200)
@@ -248,8 +252,8 @@ class GpuOut(GpuCreate):
     purchase_usd: float | None = Field(
         description="Street price if known, else launch price (of any age): the catalog's "
         "own field, what `sort=purchase_usd` uses. What a recommendation pays to buy one is "
-        "GET /api/v1/gpus/{slug}'s `buy_at` (never a launch price more than three years "
-        "old), which `max_price_usd` filters on."
+        "`buy_at` (never a launch price more than three years old), which `max_price_usd` "
+        "filters on and `sort=buy_at.usd` sorts on."
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -50,23 +50,47 @@ def list_gpus(
     sort: str | None = None,
     limit: int = 100,
     offset: int = 0,
+    sort_values: Mapping[str, Mapping[str, float | None]] | None = None,
 ) -> GpuPage:
+    """``sort_values``: more sortable fields the caller shows on each item but the catalog
+    does not hold (name -> value per slug, e.g. the offers' "from" price), so that a listing
+    sorts on the figure it shows and filters on."""
+    extra = sort_values or {}
     descending = False
     if sort:
         descending = sort.startswith("-")
         sort = sort.lstrip("-+")
-        if sort not in SORTABLE:
+        if sort not in SORTABLE and sort not in extra:
+            sortable = ", ".join((*SORTABLE, *extra))
             raise InvalidInput(
-                f"cannot sort by '{sort}'; sortable fields: {', '.join(SORTABLE)}", field="sort"
+                f"cannot sort by '{sort}'; sortable fields: {sortable}", field="sort"
             )
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
     if offset < 0:
         raise InvalidInput("offset must be 0 or more", field="offset")
-    total, rows = repository.list_gpus(
-        session, f, sort=sort, descending=descending, limit=limit, offset=offset
-    )
+    if sort is not None and sort in extra:
+        total, rows = repository.list_gpus_by_value(
+            session, f, extra[sort], descending=descending, limit=limit, offset=offset
+        )
+    else:
+        total, rows = repository.list_gpus(
+            session, f, sort=sort, descending=descending, limit=limit, offset=offset
+        )
     return GpuPage(total=total, limit=limit, offset=offset, items=[out_from_row(r) for r in rows])
+
+
+def require_architectures(session: Session, names: Sequence[str], field: str) -> None:
+    """An architecture filter's value the catalog has no GPU of is a typo, said as one (it
+    read as an empty list); the match is case-blind, as the filter's."""
+    known = {a.lower(): a for a in repository.architectures(session)}
+    unknown = [n for n in names if n.lower() not in known]
+    if unknown:
+        raise InvalidInput(
+            f"no GPU of architecture {', '.join(repr(n) for n in unknown)} in the catalog; "
+            f"known: {', '.join(sorted(known.values()))}",
+            field=field,
+        )
 
 
 def slugs_with_feature(session: Session, feature: str, rules: Rules) -> list[str]:
@@ -98,7 +122,8 @@ def compare(session: Session, slugs: Sequence[str]) -> CompareOut:
     rows = repository.get_many(session, wanted)
     missing = [s for s in wanted if s not in rows]
     if missing:
-        raise NotFound(f"unknown GPU slug(s): {', '.join(missing)}", field="slugs")
+        # a query parameter's value, not a resource at the path: 422, as every filter's typo
+        raise InvalidInput(f"no GPU {', '.join(missing)} in the catalog", field="slugs")
     fields = list(COMPARE_FIELDS)
     base = rows[wanted[0]]
     out = []
@@ -148,8 +173,16 @@ def _validated(data: dict[str, object]) -> GpuCreate:
         raise invalid_input_from(exc) from exc
 
 
-def get_spec(session: Session, slug: str, field: str = "slug") -> GpuSpec:
-    return spec_from_row(_require(session, slug, field))
+def get_spec(session: Session, slug: str, field: str) -> GpuSpec:
+    """The GPU a request names in ``field`` (a body field or query parameter, never the
+    path): a slug the catalog lacks is invalid input there, a 422 naming the field, as any
+    other bad value of it; 404 is for a resource at a path that is not there."""
+    row = repository.get_by_slug(session, slug)
+    if row is None:
+        raise InvalidInput(
+            f"no GPU '{slug}' in the catalog (GET /api/v1/gpus lists the slugs)", field=field
+        )
+    return spec_from_row(row)
 
 
 # The mapped catalog per database, reused while the database's catalog stamp is unchanged.

@@ -47,7 +47,9 @@ _WHY = {
     "413": "The body is larger than the server accepts",
     "415": "API writes take a JSON body (Content-Type: application/json)",
     "429": "Too many requests from this client; Retry-After says when to retry",
-    "422": "Invalid input; details.field names the field",
+    "422": "Invalid input; details.field names the field. A query parameter the operation "
+    "does not take, one given empty (`?gpu=`), or a catalog slug the catalog lacks is "
+    "invalid input too",
     "500": "Internal error",
     "503": "The database (or the run queue) is unavailable, or the server is busy; retry "
     "after Retry-After",
@@ -56,9 +58,6 @@ _WHY = {
 # What a service raises that the route's shape does not show.
 _EXTRA: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/api/v1/gpus"): ("409",),
-    # a slug in the query or body that the catalog does not hold
-    ("post", "/api/v1/estimate"): ("404",),
-    ("get", "/api/v1/gpus/compare"): ("404",),
     ("post", "/api/v1/benchmark-runs"): ("401", "403", "409"),
     ("delete", "/api/v1/benchmark-runs/{run_id}"): ("401", "403", "409"),
     ("post", "/api/v1/device-reports"): ("401", "403", "409", "413"),

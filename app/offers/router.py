@@ -10,11 +10,11 @@ from fastapi import APIRouter, Query, Response, status
 from app.catalog import service as catalog
 from app.catalog.repository import GpuFilter
 from app.catalog.router import split_csv
-from app.catalog.schemas import Backend, GpuPage
+from app.catalog.schemas import Backend
 from app.deps import AdminDep, SessionDep, SettingsDep
 from app.offers import service
 from app.offers.repository import OfferFilter
-from app.offers.schemas import GpuWithOffers, OfferPage
+from app.offers.schemas import GpuListPage, GpuWithOffers, OfferPage
 from app.shipped.rules import load_rules
 from app.vocab import CatalogPrecision, OfferKind, Segment, Vendor
 
@@ -24,7 +24,7 @@ router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
 gpu_router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
 
 
-@gpu_router.get("", response_model=GpuPage, summary="List and filter GPUs")
+@gpu_router.get("", response_model=GpuListPage, summary="List and filter GPUs")
 # Here, not in the catalog's router: the two price limits are on the offers' prices (the
 # catalog may not know offers), as the catalog page's are. allow_inf_nan=False:
 # ?min_memory_gb=nan is "must be a finite number", where the bound checks would call it "less
@@ -44,9 +44,9 @@ def list_gpus(
             gt=0,
             le=10_000_000,
             allow_inf_nan=False,
-            description="what a recommendation pays to buy one card (`buy_at.usd` of GET "
-            "/api/v1/gpus/{slug}, purchase basis auto) at most this; a GPU without such a "
-            "price (none, or only a launch price more than three years old) is left out",
+            description="what a recommendation pays to buy one card (`buy_at.usd`, shown on "
+            "each item; purchase basis auto) at most this; a GPU without such a price (none, "
+            "or only a launch price more than three years old) is left out",
         ),
     ] = None,
     max_hourly_usd: Annotated[
@@ -55,8 +55,9 @@ def list_gpus(
             gt=0,
             le=10_000,
             allow_inf_nan=False,
-            description="the GPU's 'from' price (`rent_from.usd_per_gpu_hour`: the lowest "
-            "launchable on-demand $/GPU-h) at most this; a GPU without one is left out",
+            description="the GPU's 'from' price (`rent_from.usd_per_gpu_hour`, shown on each "
+            "item: the lowest launchable on-demand $/GPU-h) at most this; a GPU without one is "
+            "left out",
         ),
     ] = None,
     precision: Annotated[
@@ -68,11 +69,20 @@ def list_gpus(
     ] = None,
     q: Annotated[str | None, Query(max_length=100, description="free text")] = None,
     sort: Annotated[
-        str | None, Query(max_length=40, description="numeric field; prefix '-' for descending")
+        str | None,
+        Query(
+            max_length=40,
+            description="a numeric catalog field, or `rent_from.usd_per_gpu_hour` / "
+            "`buy_at.usd` (the offer prices each item shows, which `max_hourly_usd` / "
+            "`max_price_usd` read); prefix '-' for descending",
+        ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-) -> GpuPage:
+) -> GpuListPage:
+    architectures = split_csv(architecture)
+    if architectures:
+        catalog.require_architectures(session, architectures, "architecture")
     slugs = (
         set(catalog.slugs_with_feature(session, feature, load_rules(settings.data_dir)))
         if feature
@@ -84,7 +94,7 @@ def list_gpus(
     f = GpuFilter(
         vendors=list(vendor or []),
         segments=list(segment or []),
-        architectures=split_csv(architecture),
+        architectures=architectures,
         backend=backend,
         min_memory_gb=min_memory_gb,
         max_memory_gb=max_memory_gb,
@@ -92,7 +102,10 @@ def list_gpus(
         q=q.strip() if q and q.strip() else None,
         slugs=sorted(slugs) if slugs is not None else None,
     )
-    return catalog.list_gpus(session, f, sort=sort, limit=limit, offset=offset)
+    rent, buys = service.catalog_prices(session)
+    sorts = service.price_sorts(rent, buys)
+    page = catalog.list_gpus(session, f, sort=sort, limit=limit, offset=offset, sort_values=sorts)
+    return service.listed(settings, page, rent, buys)
 
 
 @gpu_router.get(

@@ -122,6 +122,29 @@ class BuyAtOut(BaseModel):
     )
 
 
+class GpuListItem(GpuOut):
+    """One GPU of GET /api/v1/gpus: the catalog entry with the two offer prices the list's
+    filters and sorts read, as GET /api/v1/gpus/{slug} shows them."""
+
+    rent_from: RentFromOut | None = Field(
+        None,
+        description="the offers' 'from' price (null without a launchable offer): what "
+        "`max_hourly_usd` filters and `sort=rent_from.usd_per_gpu_hour` sorts on",
+    )
+    buy_at: BuyAtOut | None = Field(
+        None,
+        description="what a recommendation pays to buy one: what `max_price_usd` filters and "
+        "`sort=buy_at.usd` sorts on",
+    )
+
+
+class GpuListPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[GpuListItem]
+
+
 class GpuWithOffers(GpuOut):
     """GET /api/v1/gpus/{slug}: the catalog entry and every offer for it."""
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.catalog import repository as catalog_repository
 from app.catalog import service as catalog
-from app.catalog.schemas import GpuOut
+from app.catalog.schemas import GpuOut, GpuPage
 from app.config import Settings
 from app.db import Snapshots
 from app.domain.cost import (
@@ -35,6 +35,8 @@ from app.offers.models import CloudOfferRow, PurchaseOfferRow
 from app.offers.repository import OfferFilter
 from app.offers.schemas import (
     BuyAtOut,
+    GpuListItem,
+    GpuListPage,
     GpuWithOffers,
     ImportReport,
     OfferOut,
@@ -472,6 +474,35 @@ def catalog_prices(session: Session) -> tuple[Mapping[str, RentFrom], Mapping[st
     offers' stamp."""
     stamp = repository.offers_stamp(session)
     return rent_from_by_gpu(session, stamp), buy_prices_by_gpu(session, stamp)
+
+
+def price_sorts(
+    rent: Mapping[str, RentFrom], buys: Mapping[str, BuyPrice]
+) -> dict[str, dict[str, float | None]]:
+    """The GPU list's sorts on the prices its items show (the figures ``priced_within`` reads)."""
+    return {
+        "rent_from.usd_per_gpu_hour": {s: r.usd_per_gpu_hour for s, r in rent.items()},
+        "buy_at.usd": {s: (b.offer.usd if b.offer is not None else None) for s, b in buys.items()},
+    }
+
+
+def listed(
+    settings: Settings,
+    page: GpuPage,
+    rent: Mapping[str, RentFrom],
+    buys: Mapping[str, BuyPrice],
+) -> GpuListPage:
+    """A page of the GPU list, each item with the two offer prices its filters read."""
+    cutoff = stale_cutoff(settings)
+    items = [
+        GpuListItem(
+            **g.model_dump(),
+            rent_from=RentFromOut(**asdict(r)) if (r := rent.get(g.slug)) else None,
+            buy_at=buy_at(buys.get(g.slug), cutoff),
+        )
+        for g in page.items
+    ]
+    return GpuListPage(total=page.total, limit=page.limit, offset=page.offset, items=items)
 
 
 def priced_within(

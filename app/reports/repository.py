@@ -152,12 +152,18 @@ def get_run(session: Session, run_id: str) -> BenchmarkRunRow | None:
     return session.get(BenchmarkRunRow, run_id)
 
 
-def list_runs(session: Session, limit: int = 20) -> list[BenchmarkRunRow]:
-    return list(
-        session.scalars(
-            select(BenchmarkRunRow).order_by(BenchmarkRunRow.created_at.desc()).limit(limit)
-        ).all()
+def list_runs(
+    session: Session, limit: int = 20, offset: int = 0
+) -> tuple[int, list[BenchmarkRunRow]]:
+    """(how many runs there are, the newest ``limit`` after ``offset``)."""
+    total = session.scalar(select(func.count()).select_from(BenchmarkRunRow)) or 0
+    stmt = (
+        select(BenchmarkRunRow)
+        .order_by(BenchmarkRunRow.created_at.desc(), BenchmarkRunRow.id)
+        .limit(limit)
+        .offset(offset)
     )
+    return total, list(session.scalars(stmt).all())
 
 
 def update_run(session: Session, run_id: str, values: dict[str, Any]) -> None:
@@ -249,6 +255,10 @@ def save_worker(session: Session, values: dict[str, Any]) -> None:
     for key, value in values.items():
         if key != "started_at" or row.started_at is None:
             setattr(row, key, value)
+
+
+def worker_exists(session: Session, label: str) -> bool:
+    return session.get(WorkerRow, label) is not None
 
 
 def list_workers(session: Session) -> list[WorkerRow]:

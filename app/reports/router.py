@@ -11,7 +11,16 @@ from app.deps import ReportAdminDep, SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
 from app.reports.runs import Runs, worker_states
-from app.reports.schemas import MAX_ID, ReportOut, ReportPage, RunCreate, RunOut, WorkerOut
+from app.reports.schemas import (
+    MAX_ID,
+    ReportOut,
+    ReportPage,
+    RunCreate,
+    RunOut,
+    RunPage,
+    RunStarted,
+    WorkerPage,
+)
 
 router = APIRouter(prefix="/api/v1", tags=["device reports"])
 
@@ -77,10 +86,15 @@ async def upload_report(
 @router.get("/device-reports", response_model=ReportPage)
 def list_reports(
     session: SessionDep,
-    gpu_slug: Annotated[str | None, Query(max_length=80)] = None,
+    gpu_slug: Annotated[
+        str | None,
+        Query(max_length=80, description="a catalog slug (a slug the catalog lacks is a 422)"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> ReportPage:
+    if gpu_slug is not None:
+        service.require_catalog_slug(session, gpu_slug, "gpu_slug")
     return service.list_reports(session, gpu_slug=gpu_slug, limit=limit, offset=offset)
 
 
@@ -101,17 +115,21 @@ def delete_report(
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/benchmark-runs", response_model=RunOut, status_code=status.HTTP_202_ACCEPTED)
-def start_run(request: Request, settings: SettingsDep, body: RunCreate | None = None) -> RunOut:
+@router.post("/benchmark-runs", response_model=RunStarted, status_code=status.HTTP_202_ACCEPTED)
+def start_run(request: Request, settings: SettingsDep, body: RunCreate | None = None) -> RunStarted:
     if settings.run_token:
         check_token(request, settings.run_token, "starting benchmark runs")
     body = body or RunCreate()
     return _runs(request).start(body.profile, body.device, body.label)
 
 
-@router.get("/benchmark-runs", response_model=list[RunOut])
-def list_runs(request: Request) -> list[RunOut]:
-    return _runs(request).list()
+@router.get("/benchmark-runs", response_model=RunPage, summary="Benchmark runs, newest first")
+def list_runs(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=500)] = 20,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+) -> RunPage:
+    return _runs(request).list(limit, offset)
 
 
 @router.get("/benchmark-runs/{run_id}", response_model=RunOut)
@@ -126,10 +144,19 @@ def cancel_run(request: Request, settings: SettingsDep, run_id: str) -> RunOut:
     return _runs(request).cancel(run_id)
 
 
-@router.get("/workers", response_model=list[WorkerOut])
-def list_workers(session: SessionDep, settings: SettingsDep) -> list[WorkerOut]:
+@router.get("/workers", response_model=WorkerPage)
+def list_workers(
+    session: SessionDep,
+    settings: SettingsDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+) -> WorkerPage:
     """The benchmark workers and whether each is online, busy or offline."""
-    return worker_states(session, settings.run_heartbeat_lapse_s)
+    # few rows (one per label ever seen): paged here rather than in SQL
+    workers = worker_states(session, settings.run_heartbeat_lapse_s)
+    return WorkerPage(
+        total=len(workers), limit=limit, offset=offset, items=workers[offset : offset + limit]
+    )
 
 
 def install(app: FastAPI) -> None:

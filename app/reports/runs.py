@@ -20,7 +20,7 @@ from app.db import session_scope, write_scope
 from app.errors import AppError, Conflict, NotFound
 from app.http.observability import record_run_outcome
 from app.reports import queue, repository
-from app.reports.schemas import RunOut, WorkerOut
+from app.reports.schemas import RunOut, RunPage, RunStarted, WorkerOut
 
 LAPSED = "its worker stopped sending heartbeats (the worker died or lost the database)"
 
@@ -33,6 +33,7 @@ def _now() -> datetime:
 # the suite's own word (app/bench/runner.py, suites/*), the rest is the detail.
 STEP_LABELS: tuple[tuple[str, str], ...] = (
     ("waiting", "Waiting for a worker to take the run"),
+    ("cancelled", "Cancelled"),
     ("starting", "Starting the benchmark"),
     ("environment", "Describing the machine"),
     ("warm-up", "Warming up the device"),
@@ -62,7 +63,8 @@ def step_label(step: str | None) -> str | None:
     for prefix, label in STEP_LABELS:
         if low.startswith(prefix):
             detail = step[len(prefix) :].strip(" :")
-            return f"{label} ({detail})" if detail and prefix not in ("waiting", "done") else label
+            plain = prefix in ("waiting", "cancelled", "done")
+            return f"{label} ({detail})" if detail and not plain else label
     return step
 
 
@@ -92,7 +94,7 @@ class Runs:
             lapsed = repository.fail_lapsed_runs(s, before, LAPSED, _now())
         record_run_outcome("failed", lapsed)
 
-    def start(self, profile: str, device: str, label: str | None) -> RunOut:
+    def start(self, profile: str, device: str, label: str | None) -> RunStarted:
         label = label or queue.default_label(self.settings)
         self.reap()
         run_id = str(uuid.uuid4())
@@ -104,7 +106,7 @@ class Runs:
                      "label": label, "progress": 0.0, "step": "waiting for a worker",
                      "timeout_s": self.settings.bench_timeout_s},
                 )  # fmt: skip
-                created = run_out(row)
+                created = RunStarted(**run_out(row).model_dump(), warning=_no_worker(s, label))
         except IntegrityError:
             self._busy(label)
             raise
@@ -139,23 +141,28 @@ class Runs:
         with session_scope(self.factory) as s:
             row = repository.get_run(s, run_id[:36])
             if row is None:
-                raise NotFound(f"no benchmark run with id '{run_id[:40]}'", field="id")
+                raise NotFound(f"no benchmark run with id '{run_id[:40]}'", field="run_id")
             return run_out(row)
 
-    def list(self) -> list[RunOut]:
+    def list(self, limit: int = 20, offset: int = 0) -> RunPage:
         self.reap()
         with session_scope(self.factory) as s:
-            return [run_out(r) for r in repository.list_runs(s)]
+            total, rows = repository.list_runs(s, limit, offset)
+            return RunPage(
+                total=total, limit=limit, offset=offset, items=[run_out(r) for r in rows]
+            )
 
     def cancel(self, run_id: str, wait_s: float = 10.0) -> RunOut:
         run = self.get(run_id)
         if run.status not in repository.ACTIVE:
-            raise Conflict(f"benchmark run {run.id} already ended: {run.status}", field="id")
+            raise Conflict(f"benchmark run {run.id} already ended: {run.status}", field="run_id")
         with write_scope(self.factory) as s:
             if run.status == "queued":
                 # No worker holds it: end it here; a worker that takes it later skips it.
+                # Its step said "waiting for a worker": nothing waits any more.
                 repository.finish_run(s, run.id, {"status": "cancelled", "finished_at": _now(),
                                                   "error": "cancelled by request",
+                                                  "step": "cancelled before a worker took it",
                                                   "cancel_requested": True})  # fmt: skip
                 record_run_outcome("cancelled")
             else:
@@ -168,6 +175,15 @@ class Runs:
                 return current
             time.sleep(0.1)
         return self._get(run.id)
+
+
+def _no_worker(session: Session, label: str) -> str | None:
+    if repository.worker_exists(session, label):
+        return None
+    return (
+        f"no worker labelled '{label}' has reported: the run waits until one starts "
+        f"(`gpu-advisor worker --label {label}`); GET /api/v1/workers lists those that have"
+    )
 
 
 def worker_states(session: Session, lapse_s: float, now: datetime | None = None) -> list[WorkerOut]:

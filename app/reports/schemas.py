@@ -81,6 +81,23 @@ class RunOut(BaseModel):
     finished_at: UtcDatetime | None
 
 
+class RunStarted(RunOut):
+    """POST /api/v1/benchmark-runs: the queued run, and what may keep it waiting."""
+
+    warning: str | None = Field(
+        None,
+        description="why the run may wait: no worker with its label has ever reported "
+        "(it is queued all the same: a worker started later with that label takes it)",
+    )
+
+
+class RunPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[RunOut] = Field(description="newest first")
+
+
 WorkerState = Literal["online", "busy", "offline"]
 
 
@@ -96,3 +113,10 @@ class WorkerOut(BaseModel):
     cpu_only: bool = Field(description="the worker has no GPU: its runs measure the CPU")
     last_seen: UtcDatetime
     run_id: str | None = Field(description="the run it is on, when busy")
+
+
+class WorkerPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    items: list[WorkerOut] = Field(description="the most recently seen first")

@@ -210,7 +210,7 @@ def store_once(
 
 def delete_report(session: Session, report_id: int) -> None:
     if not repository.delete_report(session, report_id):
-        raise NotFound(f"no device report with id {report_id}", field="id")
+        raise NotFound(f"no device report with id {report_id}", field="report_id")
 
 
 def _summary(row: DeviceReportRow) -> ReportSummary:
@@ -237,10 +237,18 @@ def list_reports(
     return ReportPage(total=total, limit=limit, offset=offset, items=[_summary(r) for r in rows])
 
 
+def require_catalog_slug(session: Session, slug: str, field: str) -> None:
+    """A filter's slug the catalog lacks is a typo, said as one (it read as "no reports")."""
+    if catalog_repository.get_by_slug(session, slug) is None:
+        raise InvalidInput(
+            f"no GPU '{slug}' in the catalog (GET /api/v1/gpus lists the slugs)", field=field
+        )
+
+
 def get_report(session: Session, report_id: int) -> ReportOut:
     row = repository.get_report(session, report_id)
     if row is None:
-        raise NotFound(f"no device report with id {report_id}", field="id")
+        raise NotFound(f"no device report with id {report_id}", field="report_id")
     return _out(row)
 
 

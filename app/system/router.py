@@ -7,12 +7,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app import __version__
 from app.catalog import service as catalog
 from app.deps import SessionDep
 from app.errors import error_body
+from app.system import meta as meta_service
 from app.system.health import HEALTH_TIMEOUT_S, REFRESH_S, check_now
 
 router = APIRouter(prefix="/api/v1", tags=["system"])
@@ -28,7 +29,18 @@ class Meta(BaseModel):
     name: str
     version: str
     catalog_size: int
-    data_as_of: str | None
+    data_as_of: str | None = Field(
+        description="the newest date of the prices the service answers with: the later of "
+        "`catalog_as_of` and `offers_as_of`"
+    )
+    catalog_as_of: str | None = Field(
+        description="the newest date of the catalog's own price fields (`street_price`, "
+        "`cloud_price` of GET /api/v1/gpus/{slug})"
+    )
+    offers_as_of: str | None = Field(
+        description="the newest `as_of` of GET /api/v1/offers (what `rent_from` and "
+        "`buy_at` are read from)"
+    )
     database_backend: str
 
 
@@ -57,10 +69,13 @@ async def health(request: Request) -> JSONResponse:
 
 @router.get("/meta", response_model=Meta)
 def meta(session: SessionDep) -> Meta:
+    newest, catalog_as_of, offers_as_of = meta_service.dates(session)
     return Meta(
         name="GPU Advisor",
         version=__version__,
         catalog_size=catalog.catalog_size(session),
-        data_as_of=catalog.data_as_of(session),
+        data_as_of=newest,
+        catalog_as_of=catalog_as_of,
+        offers_as_of=offers_as_of,
         database_backend=session.get_bind().dialect.name,
     )

@@ -236,7 +236,7 @@ def test_estimate_one_gpu(read_client: TestClient) -> None:
     r = read_client.post(
         "/api/v1/estimate", json={"workload": {"preset": "llama-3-8b"}, "gpu": "nope"}
     )
-    assert r.status_code == 404 and r.json()["error"]["details"]["field"] == "gpu"
+    assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "gpu"
 
 
 def test_llama_70b_needs_several_small_gpus(read_client: TestClient) -> None:

@@ -169,7 +169,7 @@ def test_compare_ratios_to_first(read_client: TestClient) -> None:
 
 def test_compare_errors(read_client: TestClient) -> None:
     assert_error(
-        read_client.get("/api/v1/gpus/compare?slugs=rtx-4090,nope"), 404, "not_found", "slugs"
+        read_client.get("/api/v1/gpus/compare?slugs=rtx-4090,nope"), 422, "invalid_input", "slugs"
     )
     assert_error(
         read_client.get("/api/v1/gpus/compare?slugs=rtx-4090"), 422, "invalid_input", "slugs"

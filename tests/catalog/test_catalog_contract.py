@@ -69,11 +69,13 @@ def test_every_numeric_field_sorts(read_client: TestClient, field: str) -> None:
     assert values and values == sorted(values, reverse=True)
 
 
-def test_openapi_declares_404_where_a_slug_is_looked_up(read_client: TestClient) -> None:
+def test_openapi_declares_422_where_a_slug_is_looked_up(read_client: TestClient) -> None:
+    # a slug in the body or query that the catalog lacks is invalid input, never a 404
     paths = read_client.get("/openapi.json").json()["paths"]
     for path, method in (("/api/v1/estimate", "post"), ("/api/v1/gpus/compare", "get")):
         responses = paths[path][method]["responses"]
-        assert responses["404"]["content"]["application/json"]["schema"] == {
+        assert "404" not in responses
+        assert responses["422"]["content"]["application/json"]["schema"] == {
             "$ref": "#/components/schemas/ErrorResponse"
         }
 

@@ -303,7 +303,7 @@ def _worker_state(client: TestClient, label: str, want: str, limit: float = 60) 
     while time.monotonic() < deadline:
         r = client.get("/api/v1/workers")
         assert r.status_code == 200, r.text
-        seen = next((w for w in r.json() if w["label"] == label), None)
+        seen = next((w for w in r.json()["items"] if w["label"] == label), None)
         if seen is not None and seen["state"] == want:
             return seen
         time.sleep(0.2)

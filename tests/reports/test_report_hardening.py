@@ -70,7 +70,7 @@ def test_every_api_time_has_an_offset(client: TestClient) -> None:
     assert len(times) == 1
     run = client.post("/api/v1/benchmark-runs", json={}).json()
     _utc(run["created_at"])
-    for item in client.get("/api/v1/benchmark-runs").json():
+    for item in client.get("/api/v1/benchmark-runs").json()["items"]:
         for name in ("created_at", "heartbeat_at", "started_at", "finished_at"):
             if item[name] is not None:
                 _utc(item[name])

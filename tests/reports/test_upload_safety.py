@@ -121,4 +121,4 @@ def test_admin_deletes_a_report(client: TestClient, admin: dict[str, str]) -> No
     assert client.delete(f"/api/v1/device-reports/{report_id}", headers=admin).status_code == 204
     assert client.get(f"/api/v1/device-reports/{report_id}").status_code == 404
     gone = client.delete(f"/api/v1/device-reports/{report_id}", headers=admin)
-    assert gone.status_code == 404 and gone.json()["error"]["details"]["field"] == "id"
+    assert gone.status_code == 404 and gone.json()["error"]["details"]["field"] == "report_id"

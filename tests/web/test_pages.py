@@ -177,7 +177,7 @@ def test_unknown_pages_get_a_404_page(read_client: TestClient, url: str) -> None
 def test_compare_errors_render_the_compare_page(read_client: TestClient) -> None:
     html = page(read_client, "/compare?slugs=h100-sxm", 422)
     assert "at least two" in html and 'name="slugs"' in html
-    html = page(read_client, "/compare?slugs=h100-sxm,nope-gpu", 404)
+    html = page(read_client, "/compare?slugs=h100-sxm,nope-gpu", 422)
     assert "nope-gpu" in html and 'value="h100-sxm,nope-gpu"' in html
 
 
