@@ -17,6 +17,7 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
 
@@ -137,7 +138,7 @@ def _batch_rows(report: BenchReport) -> list[Row]:
     pm = report.peak_memory
     if pm is not None and pm.per_sample_bytes is not None:
         fixed, per = (pm.fixed_bytes or 0) / 2**20, pm.per_sample_bytes / 2**20
-        measured = f"{fixed:.1f} MiB + {per:.2f} MiB/sample"
+        measured = f"{fixed:.1f} MiB +\n{per:.2f} MiB/sample"
         rows.append(("peak memory (train step)", measured, "—", "—", pm.workload))
     return rows
 
@@ -179,23 +180,44 @@ def _kernel_rows(report: BenchReport) -> list[Row]:
 _SECTIONS = (_matmul_rows, _conv_rows, _memory_rows, _transfer_rows, _batch_rows, _kernel_rows)
 
 
-def summary_table(report: BenchReport) -> Table:
+def summary_table(report: BenchReport, width: int = 80) -> Table:
     env = report.environment
     title = f"{env.device_name} ({env.backend}, {report.profile} profile)"
     if report.catalog_match:
         title += f" — catalog: {report.catalog_match.name} [{report.catalog_match.matched_by}]"
+    return rows_table(title, [row for section in _SECTIONS for row in section(report)], width)
+
+
+_HEADS = ("benchmark", "measured", "catalog\npeak", "efficiency", "note")
+
+
+def rows_table(title: str, rows: list[Row], width: int = 80) -> Table:
+    """The rows as a table no wider than ``width`` where the words allow. Figures never break
+    and words fold onto more lines, between words only: at 80 columns, or piped, "benchmar /
+    k", "bandwidt / h" and "transfor / mer" had broken beside a measured column padded to its
+    widest cell. Too narrow for every line whole, the benchmark column takes its longest word
+    and the note the rest; a note word longer than that rest folds."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in _HEADS]
+    lines = [_parts(cells, head, "\n") for cells, head in zip(columns, _HEADS, strict=True)]
+    # five columns' padding (2 each) and six rules
+    fixed: dict[int, int] = {}
+    if sum(lines) + 16 > width:
+        fixed[0] = _parts(columns[0], _HEADS[0], None)
+        fixed[4] = max(4, min(lines[4], width - 16 - fixed[0] - sum(lines[1:4])))
     table = Table(title=title, show_lines=False)
-    # figures never break and the words fold onto more lines: at 80 columns the note was cut
-    # to "(this is cpu…" (the README promises tables fold rather than cut)
-    table.add_column("benchmark", overflow="fold")
-    table.add_column("measured", justify="right", no_wrap=True)
-    table.add_column("catalog peak", justify="right", no_wrap=True)
-    table.add_column("efficiency", justify="right", no_wrap=True)
-    table.add_column("note", overflow="fold")
-    for section in _SECTIONS:
-        for row in section(report):
-            table.add_row(*row)
+    for i, head in enumerate(_HEADS):
+        text = i in (0, 4)
+        table.add_column(head, justify="left" if text else "right", overflow="fold",
+                         no_wrap=not text, width=fixed.get(i))  # fmt: skip
+    for row in rows:
+        table.add_row(*row)
     return table
+
+
+def _parts(cells: tuple[str, ...], head: str, sep: str | None) -> int:
+    """The widest line (``sep`` "\\n") or word (None) of a column's cells and header, markup
+    left out."""
+    return max(len(p) for c in (*cells, head) for p in Text.from_markup(c).plain.split(sep))
 
 
 class _JsonlSink:
@@ -368,7 +390,7 @@ def _run_with_progress(
 
 
 def _print_report(con: Console, report: BenchReport) -> None:
-    con.print(summary_table(report))
+    con.print(summary_table(report, con.width))
     if report.tips:
         con.print("[bold]Tips[/]")
         for tip in report.tips:

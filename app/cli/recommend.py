@@ -17,13 +17,21 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.table import Table
+
+# typer 0.29 runs on a click of its own (typer._click), whose exceptions plain click's except
+# clauses do not catch; earlier releases run on click itself
+try:
+    from typer._click.core import Context, Parameter
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - typer < its bundled click
+    from click import Context, Parameter, UsageError  # type: ignore[assignment]
 from typer.core import TyperCommand
 
 from app.config import Settings
 from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.units import vram
-from app.errors import AppError, field_path
+from app.errors import AppError, error_body, field_path
 from app.numbers import parse_int, parse_number
 from app.recommend.schemas import RecommendationRequest
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
@@ -192,9 +200,10 @@ def build_request(options: dict[str, Any], base: dict[str, Any] | None = None) -
 class OptionError(ValueError):
     """An option's value the CLI cannot read (a file, a number), named by its flag."""
 
-    def __init__(self, flag: str, message: str) -> None:
+    def __init__(self, flag: str, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.flag = flag
+        self.field = field
 
 
 def _number(opt: CliOption, text: str) -> float | int:
@@ -203,7 +212,7 @@ def _number(opt: CliOption, text: str) -> float | int:
     try:
         return parse_int(text) if opt.kind is int else parse_number(text)
     except ValueError as exc:
-        raise OptionError(opt.flags[0], str(exc)) from exc
+        raise OptionError(opt.flags[0], str(exc), ".".join(opt.path)) from exc
 
 
 def read_json_file(path: str, flag: str) -> dict[str, Any]:
@@ -230,8 +239,14 @@ def read_request_file(path: str) -> dict[str, Any]:
 _FLAG_OF = {".".join(o.path): o.flags[0].split("/")[0] for o in OPTIONS}
 
 
+def _flag_of(path: str) -> str | None:
+    """The flag of a request field; a list's item ("constraints.vendors.0", a repeated
+    option's first value) is its list's flag (--vendor)."""
+    return _FLAG_OF.get(".".join(p for p in path.split(".") if not p.isdigit()))
+
+
 def _where(path: str) -> str:
-    flag = _FLAG_OF.get(path)
+    flag = _flag_of(path)
     return f"{flag} ({path})" if flag else path
 
 
@@ -261,6 +276,47 @@ def as_flags(text: str) -> str:
     return _FIELD_WORD.sub(swap, text) if "_" in text else text
 
 
+# Exit statuses (the command's --help says them): scripts tell an answer with rows from a
+# question nothing can run without parsing the table.
+EXIT_INVALID = 2  # an option or request the API would refuse (422); click's usage errors too
+EXIT_NO_FIT = 3  # an answer, but no configuration fits the question: counts.ranked is 0
+
+EXIT_CODES_HELP = (
+    "Exit status: 0 an answer with ranked rows; 2 an option or request the API refuses "
+    '(with --json, the API\'s error object, {"error": {"code", "message", '
+    '"details"}}, on stdout, its details naming the field and the flag); 3 no '
+    "configuration fits the question (the answer is still printed, as JSON with --json, "
+    "counts.ranked 0, and says what would change it); 1 anything else."
+)
+
+
+def error_json(code: str, message: str, details: dict[str, Any]) -> str:
+    """The API's one error shape, as --json prints it (on stdout, where a script reads the
+    answer)."""
+    return json.dumps(error_body(code, message, details))
+
+
+def _refuse(as_json: bool, console: Console, err: Console, body: str, lines: list[str]) -> int:
+    if as_json:
+        console.print(body, markup=False, highlight=False, soft_wrap=True)
+    else:
+        for line in lines:
+            err.print(line)
+    return EXIT_INVALID
+
+
+def _validation_body(exc: ValidationError) -> str:
+    """As the API answers a request its schema refuses (app/main.py, validation_error)."""
+    errors = [{"field": field_path(e["loc"], "request"), "message": str(e["msg"])}
+              for e in exc.errors()]  # fmt: skip
+    first = errors[0]
+    details: dict[str, Any] = {"field": first["field"], "errors": errors}
+    flag = _flag_of(first["field"])
+    if flag:
+        details["flag"] = flag
+    return error_json("invalid_input", f"{first['field']}: {first['message']}", details)
+
+
 def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         request_file: str | None = None) -> int:  # fmt: skip
     from app.db import make_engine, make_session_factory, session_scope
@@ -271,17 +327,18 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
     try:
         base = read_request_file(request_file) if request_file else None
     except (OSError, ValueError) as exc:
-        err.print(f"[red]--request[/red]: {exc}")
-        return 2
+        body = error_json("invalid_input", f"body: {exc}", {"field": "body", "flag": "--request"})
+        return _refuse(as_json, console, err, body, [f"[red]--request[/red]: {exc}"])
     try:
         request = RecommendationRequest.model_validate(build_request(options, base))
     except OptionError as exc:
-        err.print(f"[red]{exc.flag}[/red]: {exc}")
-        return 2
+        field = exc.field or exc.flag
+        body = error_json("invalid_input", f"{field}: {exc}", {"field": field, "flag": exc.flag})
+        return _refuse(as_json, console, err, body, [f"[red]{exc.flag}[/red]: {exc}"])
     except ValidationError as exc:
-        for e in exc.errors():
-            err.print(f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {e['msg']}")
-        return 2
+        lines = [f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {e['msg']}"
+                 for e in exc.errors()]  # fmt: skip
+        return _refuse(as_json, console, err, _validation_body(exc), lines)
     settings = Settings()
     prepare_database(settings)
     engine = make_engine(settings.database_url)
@@ -289,17 +346,21 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         with session_scope(make_session_factory(engine)) as session:
             response = recommend_for(session, settings, request)
     except AppError as exc:
-        err.print(f"[red]{_where(exc.field) if exc.field else 'error'}[/red]: {exc.message}")
+        details = dict(exc.details)
+        flag = _flag_of(exc.field) if exc.field else None
+        if flag:
+            details["flag"] = flag
+        lines = [f"[red]{_where(exc.field) if exc.field else 'error'}[/red]: {exc.message}"]
         if exc.field == "workload.preset":  # the CLI has no other way to list them
-            err.print("known presets: " + ", ".join(sorted(load_presets(DATA_DIR))))
-        return 2
+            lines.append("known presets: " + ", ".join(sorted(load_presets(DATA_DIR))))
+        return _refuse(as_json, console, err, error_json(exc.code, exc.message, details), lines)
     finally:
         engine.dispose()
     if as_json:
         console.print_json(json.dumps(response.model_dump(mode="json")))
-        return 0
-    render(response, console)
-    return 0
+    else:
+        render(response, console)
+    return 0 if response.recommendations else EXIT_NO_FIT
 
 
 def _verdict(response: Any, console: Console) -> None:
@@ -432,16 +493,17 @@ def _column(
     left: bool = False,
     narrow: bool = True,
     cells: list[str] | None = None,
+    width: int | None = None,
 ) -> None:
     """A column folded rather than cut: at 80 columns (and whenever output is piped)
     "1,110…" and "0.…" were all a reader got of a likely range and a price. Text columns
     (``left``) fold between words, never narrower than their longest word (of ``cells``, the
     column's text, and the header); a figure never breaks ("2.6/12." over "0" read as two
     numbers): number columns do not wrap, so the table takes their width from the text beside
-    them."""
+    them. ``width``: a text column's, set where the table would not fit otherwise."""
     if left:
         words = [w for text in (cells or []) + [head] for w in text.split()]
-        table.add_column(head, justify="left", overflow="fold",
+        table.add_column(head, justify="left", overflow="fold", width=width,
                          min_width=max(len(w) for w in words) if words else None)  # fmt: skip
         return
     table.add_column(
@@ -454,7 +516,8 @@ def _head_lines(head: str, narrow: bool) -> list[str]:
     or two (unwrapped, "throughput (images/s)" set the column's width and left the GPU names
     no room); a wide one keeps one header line."""
     width = max(8, *(len(word) for word in head.split())) if narrow else len(head)
-    return textwrap.wrap(head, width=width)
+    # "end-to-end" whole: a header breaks between words only
+    return textwrap.wrap(head, width=width, break_on_hyphens=False)
 
 
 def render(response: Any, console: Console) -> None:
@@ -483,6 +546,12 @@ def render(response: Any, console: Console) -> None:
     units = {r.throughput.unit for r in rows}
     unit = units.pop() if len(units) == 1 else None
     throughput_head = f"throughput ({unit})" if unit else "throughput"
+    # LLM inference: the headline is output tokens over whole requests, the prompt's prefill
+    # included, which people set against llama.cpp's and Ollama's decode "eval rate" (a Mac
+    # read as slow): named for what it is, with the decode rate beside it
+    llm = _llm_inference(response)
+    if llm:
+        throughput_head = "tok/s end-to-end"
     # the prices the question asks about, as the page shows them
     rent_col = response.acquisition in ("rent", "either")
     buy_col = response.acquisition in ("buy", "either")
@@ -510,6 +579,9 @@ def render(response: Any, console: Console) -> None:
             [_fmt(r.throughput.value) + ("" if unit else f" {r.throughput.unit}") for r in rows],
         ),
     ]
+    if llm:
+        cols.append(_Col(_DECODE_HEAD, [_fmt(decode_rate(r.ms_per_output_token, w.batch_size))
+                                        for r in rows]))  # fmt: skip
     if per_token:
         cols.append(_Col("$/1M out", [_fmt(r.usd_per_million_output_tokens_blended, 2)
                                       for r in rows]))  # fmt: skip
@@ -539,9 +611,31 @@ def render(response: Any, console: Console) -> None:
         if dropped:
             console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
                           "or --json shows them).")  # fmt: skip
-        console.print("Memory in the GB cards are labelled in (2^30 bytes: an 80 GB H100 holds "
-                      "80 of them); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
+        if llm:
+            console.print(
+                f"tok/s end-to-end: output tokens ÷ the whole request (the {w.seq_len:,}-token "
+                f"prompt's prefill, then {w.output_tokens:,} output tokens) at batch "
+                f"{w.batch_size}; decode: tokens/s while generating (batch × 1000 ÷ ms per "
+                "output token), at batch 1 what llama.cpp and Ollama call the eval rate."
+            )
+        console.print("memory GB: GB as the cards are labelled, 2^30 bytes each (an 80 GB H100 "
+                      "holds 80 of them); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
     _notes(response, console)
+
+
+_DECODE_HEAD = "decode tok/s"
+
+
+def _llm_inference(response: Any) -> bool:
+    """An LLM inference answer (the page's test too): its rows carry a decode pace."""
+    w = response.workload
+    return bool(w.task == "inference" and w.model.family == "decoder")
+
+
+def decode_rate(ms_per_output_token: float | None, batch: int = 1) -> float | None:
+    """Tokens a batch gets each second while generating, as the verdict says it: at batch 1
+    llama.cpp's and Ollama's "eval rate", which people compare a card by."""
+    return batch * 1000.0 / ms_per_output_token if ms_per_output_token else None
 
 
 @dataclass(frozen=True)
@@ -583,12 +677,27 @@ def _fitted(
         if need <= console.width or not left:
             break
         dropped.append(left[0])
+    widths = _text_widths(kept, narrow, console.width - need)
     table = Table(show_lines=False)
     for c in kept:
-        _column(table, c.head, left=c.left, narrow=narrow, cells=c.cells)
+        _column(table, c.head, left=c.left, narrow=narrow, cells=c.cells, width=widths.get(c.head))
     for i in range(len(cols[0].cells)):
         table.add_row(*(c.cells[i] for c in kept))
     return table, dropped
+
+
+def _text_widths(kept: list[_Col], narrow: bool, spare: int) -> dict[str, int]:
+    """The text columns' widths where the table cannot show every line whole: each its
+    longest word, and the ``spare`` room shared out by what each would take more. Rich's own
+    sharing narrows the widest text column first and then widens any below its longest
+    word back, past the terminal: a decode column beside "bottleneck" had pushed "to finish"
+    off an 80-column table."""
+    text = [c for c in kept if c.left]
+    want = {c.head: max(len(x) for x in [*c.cells, c.head]) - _least(c, narrow) for c in text}
+    if spare < 0 or spare >= sum(want.values()):
+        return {}  # room for every line whole (rich lays it out), or none to share
+    total = sum(want.values())
+    return {c.head: _least(c, narrow) + spare * want[c.head] // total for c in text}
 
 
 def _least(col: _Col, narrow: bool) -> int:
@@ -668,7 +777,7 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         default=typer.Option(False, "--json", help="Print the API's JSON response."),
     ))  # fmt: skip
     recommend.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    cli.command(cls=_PlainHelp)(recommend)
+    cli.command(cls=_PlainHelp, epilog=EXIT_CODES_HELP)(recommend)
 
 
 class _PlainHelp(TyperCommand):
@@ -679,3 +788,24 @@ class _PlainHelp(TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rich_markup_mode = None
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        """With --json, an option click refuses (an unknown flag, a missing value) is the API's
+        error object on stdout too, as every other refusal is: a script reads one shape."""
+        given = list(args)  # the parser consumes ``args``
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:  # typer's own click
+            if "--json" not in given:
+                raise
+            details: dict[str, Any] = {"field": "request"}
+            flag = getattr(exc, "option_name", None) or _param_flag(getattr(exc, "param", None))
+            if flag:
+                details["flag"] = flag
+            typer.echo(error_json("invalid_input", exc.format_message(), details))
+            raise typer.Exit(EXIT_INVALID) from exc
+
+
+def _param_flag(param: Parameter | None) -> str | None:
+    opts = getattr(param, "opts", None)
+    return str(opts[0]) if opts else None

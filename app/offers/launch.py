@@ -26,15 +26,22 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 TaskDumper.add_representer(str, _str)
 
 
+# The benchmark measures the versions the project pins, not whatever is newest on the day:
+# requirements-bench.lock (in the checkout SkyPilot syncs as the workdir) pins torch and every
+# other package the runner imports. The lock writes torch without the local "+cpu" label
+# (Makefile, `lock`), so on a Linux GPU machine the same pin takes PyPI's CUDA build, as the
+# bench image does (Dockerfile, target bench); the project then installs over the pinned set.
+BENCH_LOCK = "requirements-bench.lock"
 # PyPI's torch wheels are CUDA builds: a ROCm machine would benchmark its CPU. PyTorch publishes
 # its ROCm builds on its own index (pytorch.org, "Get Started", Linux / Pip / ROCm). rocm7.2 is
-# the index that carries torch 2.13.0, the release requirements-dev.lock pins and the bench
-# extra's range (<2.14) ends at: the pin keeps pip from taking a newer torch the index also
-# carries. (The stored copies of pytorch.org here do not list 2.13's ROCm index; torch
-# 2.13.0+rocm7.2 from download.pytorch.org/whl/rocm7.2 is what public ROCm setups install.)
+# the index that carries torch 2.13.0, the release the lock files pin and the bench extra's
+# range (<2.14) ends at: installed first, its 2.13.0+rocm7.2 satisfies the lock's torch==2.13.0
+# (a pin without a local label matches any, PEP 440), so the lock leaves it in place. (The stored
+# copies of pytorch.org here do not list 2.13's ROCm index; torch 2.13.0+rocm7.2 from
+# download.pytorch.org/whl/rocm7.2 is what public ROCm setups install.)
 TORCH_INSTALL = {
-    "cuda": "python3 -m pip install torch",
-    "rocm": "python3 -m pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/rocm7.2",
+    "cuda": "",
+    "rocm": "python3 -m pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/rocm7.2\n",
 }
 # The vendor's device listing, printed before the run (never fails it)
 SMI = {"cuda": "nvidia-smi || true", "rocm": "rocm-smi || true"}
@@ -135,7 +142,8 @@ def task_yaml(
         "setup": (
             "set -e\n"
             "python3 -m pip install --upgrade pip\n"
-            f"{TORCH_INSTALL[kind]}\n"
+            f"{TORCH_INSTALL[kind]}"
+            f"python3 -m pip install -r {BENCH_LOCK}\n"
             "python3 -m pip install .\n"
         ),
         "run": f"set -e\n{SMI[kind]}\n{bench}\n",

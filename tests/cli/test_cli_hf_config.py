@@ -71,12 +71,12 @@ def test_llm_inference_table_prices_a_million_output_tokens(tmp_path: Path) -> N
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    head = next(line for line in lines if "throughput" in line)
+    head = next(line for line in lines if "end-to-end" in line)
     names = [c.strip() for c in head.strip("┃").split("┃")]
     row = next(line for line in lines if re.match(r"│ 1 │", line))
     cells = dict(zip(names, [c.strip() for c in row.strip("│").split("│")], strict=True))
     # the whole hour ÷ the output tokens it produces: $/h over tokens/s × 3600, per million
-    tokens_per_s = float(cells["throughput (tokens/s)"].replace(",", ""))
+    tokens_per_s = float(cells["tok/s end-to-end"].replace(",", ""))
     expected = float(cells["$/h (all)"]) / (tokens_per_s * 3600) * 1e6
     assert float(cells["$/1M out"]) == pytest.approx(expected, rel=0.02)
 

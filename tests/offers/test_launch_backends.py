@@ -28,7 +28,8 @@ def test_a_rocm_gpu_installs_pytorchs_rocm_wheel_and_lists_its_gpus_with_rocm_sm
     assert "--index-url https://download.pytorch.org/whl/rocm" in torch
     assert "rocm-smi" in task["run"] and "nvidia-smi" not in task["run"]
     cuda = yaml.safe_load(task_yaml(_offer("H100"), "h100-sxm", "https://lab.example/"))
-    assert "python3 -m pip install torch" in cuda["setup"].splitlines()
+    # PyPI's CUDA build of the locked release (test_r25cli_launch_lock.py)
+    assert "python3 -m pip install -r requirements-bench.lock" in cuda["setup"].splitlines()
     assert "download.pytorch.org" not in cuda["setup"] and "nvidia-smi" in cuda["run"]
 
 
