@@ -114,8 +114,9 @@ def _catalog(slug: str) -> GpuSpec:
     ("slug", "backend", "status"),
     [
         ("rtx-4090", "cuda", "supported"),
-        ("rx-7900-xtx", "rocm", "experimental"),
-        ("arc-b580", "xpu", "experimental"),
+        ("rx-7900-xtx", "rocm", "supported"),  # official in bitsandbytes 0.50
+        ("arc-b580", "xpu", "supported"),  # official since bitsandbytes 0.48.1
+        ("gaudi2", "hpu", "experimental"),
         ("apple-m2-max", "mps", "unsupported"),
     ],
 )
@@ -126,13 +127,16 @@ def test_qlora_support_per_backend(slug: str, backend: str, status: str) -> None
         assert st.note  # the caveat or the reason is named
 
 
-def test_qlora_job_on_apple_is_refused_and_on_radeon_carries_its_caveat() -> None:
+def test_qlora_job_on_apple_is_refused_and_on_gaudi_carries_its_caveat() -> None:
     rules = _shipped()
     feats = compat.job_features("qlora", "adamw")
     why, _ = compat.job_support(_catalog("apple-m2-max"), feats, rules, "mps")
     assert why is not None and "MPS" in why
-    why, caveats = compat.job_support(_catalog("rx-7900-xtx"), feats, rules, "rocm")
+    why, caveats = compat.job_support(_catalog("gaudi2"), feats, rules, "hpu")
     assert why is None and caveats and "experimental" in caveats[0]
+    # a Radeon runs it from bitsandbytes' official ROCm wheels (0.50): no caveat any more
+    why, caveats = compat.job_support(_catalog("rx-7900-xtx"), feats, rules, "rocm")
+    assert why is None and not any("experimental" in c for c in caveats)
 
 
 def test_fp8_falls_back_for_cnns_and_before_ada() -> None:
@@ -283,4 +287,6 @@ def test_a_bought_gpu_without_a_power_figure_says_its_electricity_is_not_counted
     said = compat.purchase_caveats(mac, 1, buys=True, rents=False)
     assert any("electricity is not counted" in x for x in said)
     assert not any("electricity" in x for x in compat.purchase_caveats(mac, 1, False, True))
-    assert not any("electricity" in x for x in compat.purchase_caveats(RTX4090, 1, True, False))
+    # a card with a power figure says its electricity is that alone (compat.gpu_power_caveat)
+    bought = compat.purchase_caveats(RTX4090, 1, True, False)
+    assert not any("electricity is not counted" in x for x in bought)
