@@ -688,10 +688,13 @@ def profile_for(gpu: GpuSpec, work: WorkloadSpec, backend: str, regime: str) -> 
     return work.efficiency.profile(gpu, backend, work.runtime, precision, regime)
 
 
-# The Ada whitepaper's RTX 4090 row (nv-ada-wp, Appendix A): dense FP16 tensor TFLOPS with
-# FP16 accumulate and with FP32 accumulate, quoted in words only (the catalog's fp16 and bf16
-# are the FP32-accumulate figure; llm_step.fp16_accumulate_gain holds the ratio the math uses)
-ADA_RTX4090_FP16_ACCUMULATE = "330.3 against 165.2 dense TFLOPS on an RTX 4090"
+# The GeForce whitepapers' FP16-accumulate rows (Turing, GA102, Ada, Blackwell; the Ada one's
+# RTX 4090: 330.3 against 165.2 dense TFLOPS, nv-ada-wp Appendix A), quoted in words only (the
+# catalog's fp16 and bf16 are the FP32-accumulate figure; llm_step.fp16_accumulate_gain holds
+# the ratio the math uses). Named for the row's generation, not Ada's for every card.
+GEFORCE_FP16_ACCUMULATE = (
+    "NVIDIA's GeForce architecture whitepapers (Turing, Ampere GA102, Ada, Blackwell)"
+)
 
 
 def fp16_accumulate_words(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -> str | None:
@@ -715,7 +718,7 @@ def fp16_accumulate_words(gpu: GpuSpec, work: WorkloadSpec, est: PerfEstimate) -
     runtime = vocab.RUNTIME_LABELS.get(est.runtime, est.runtime)
     why = (
         f"{runtime}'s fp16 engine accumulates in FP16, which {gpu.name}'s tensor cores run at "
-        f"twice the FP32-accumulate rate (Ada whitepaper: {ADA_RTX4090_FP16_ACCUMULATE})"
+        f"twice the FP32-accumulate rate ({GEFORCE_FP16_ACCUMULATE})"
     )
     if mode == "fp16":
         return (
