@@ -559,6 +559,9 @@ def pipeline_frozen_params(model: ModelSpec) -> dict[str, float]:
     return PIPELINE_FROZEN_PARAMS.get(model.operators.model, {})
 
 
+_FROZEN_NOTE = "weights include the pipeline's frozen"
+
+
 def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
     """Bytes of a diffusion pipeline's text encoders and VAE, held in 16-bit (fp32 for an fp32
     job), with a note naming them."""
@@ -570,7 +573,7 @@ def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
     total = sum(parts.values()) * each
     listed = ", ".join(f"{name} {n / 1e6:,.0f}M" for name, n in parts.items())
     held = "fp32" if wide else "16-bit"
-    note = f"weights include the pipeline's frozen {listed} parameters in {held}"
+    note = f"{_FROZEN_NOTE} {listed} parameters in {held}"
     if work.training:
         note += (
             f" (they encode each batch; caching latents and text-encoder outputs, kohya-ss "
@@ -578,6 +581,42 @@ def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
         )
     notes.append(note)
     return total
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOffload:
+    """A diffusion pipeline's inference under diffusers' ``enable_model_cpu_offload()``: its
+    per-GPU memory with one component resident at a time, and the bytes each pipeline call
+    copies host→device."""
+
+    memory: MemoryBreakdown
+    moved_bytes: float  # per pipeline call (one batch), every component once
+
+
+def model_offload(work: WorkloadSpec, *, backend: str = "cuda") -> ModelOffload | None:
+    """The job under model CPU offload, or None where it offloads nothing (not a diffusion
+    pipeline's inference: training encodes every batch, and a bare UNet has nothing beside it).
+
+    diffusers' model offloading keeps one of the pipeline's models (text encoders, UNet, VAE)
+    on the GPU and the others on the CPU, the UNet staying for the whole denoising loop
+    (docs/source/en/optimization/memory.md, "Model offloading"); ComfyUI's model management
+    and A1111's --medvram do the same. The peak is then the largest component, the UNet, with
+    the pass's workspace (kept at the default pipeline's, which already takes the larger of a
+    UNet op and the VAE decode). Each call ends in ``maybe_free_model_hooks()``, which moves
+    every component back to the CPU (pipelines/pipeline_utils.py), so every call copies all
+    of them in again. The default pipeline (``.to("cuda")``) keeps them all resident, which
+    ``memory_breakdown`` counts: this is the alternative, never the default."""
+    parts = pipeline_frozen_params(work.model)
+    if work.training or not parts:
+        return None
+    full = memory_breakdown(work, backend=backend)
+    frozen = _frozen_pipeline_bytes(work, [])
+    each = frozen / sum(parts.values())  # bytes per frozen parameter
+    # the default's allocator slack (in the workspace) stays: it was sized on every component
+    resident = max(work.weight_bytes, max(parts.values()) * each)
+    notes = tuple(n for n in full.notes if not n.startswith(_FROZEN_NOTE))
+    offloaded = replace(full, weights=resident / GB, notes=notes)
+    return ModelOffload(offloaded, work.weight_bytes + frozen)
 
 
 def activation_bytes(

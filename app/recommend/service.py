@@ -23,13 +23,15 @@ from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
-from app.domain.perf import PerfEstimate, shown_rate
+from app.domain.perf import PerfEstimate, host_bandwidth_gbs, shown_rate
 from app.domain.units import vram
 from app.domain.workload import (
+    GB,
     MemoryBreakdown,
     WorkloadSpec,
     diffusion_side_problem,
     memory_breakdown,
+    model_offload,
 )
 from app.errors import InvalidInput, NotFound
 from app.recommend import deadline, whatif
@@ -38,7 +40,12 @@ from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
 from app.recommend.rows import gpu_out, memory_out, row_fields
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
-from app.vocab import BOUNDED_OBJECTIVES, FRAMEWORK_LABELS, RUNTIME_FRAMEWORK
+from app.vocab import (
+    BOUNDED_OBJECTIVES,
+    FRAMEWORK_LABELS,
+    RUNTIME_FRAMEWORK,
+    TORCH_PROGRAM_RUNTIMES,
+)
 
 __all__ = [
     "InvalidInput",
@@ -1299,14 +1306,19 @@ def estimate(
         else min(found, key=lambda r: (r.num_gpus, len(r.config.savers)))
     )
     if isinstance(res, ev.Exclusion):
-        excl = s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=res.reason)
+        offload = _offload_advice(gpu, work, res, asked, calibration)
+        reason = res.reason + ("; fits with model CPU offload (see advice)" if offload else "")
+        excl = s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=reason)
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=gpu_out(gpu),
             result=None,
             excluded=excl,
             warnings=warnings,
+            advice=offload,
         )
+    if asked is None and res.num_gpus > 1:
+        warnings = [*warnings, _count_picked(gpu, ctx, res.num_gpus)]
     cand = rank.Candidate.of(res)
     rank.rank([cand], "fastest")
     row = s.Recommendation.model_validate(
@@ -1320,6 +1332,74 @@ def estimate(
         advice=_estimate_advice(
             cand, work, defaulted=request.workload.gradient_checkpointing is None
         ),
+    )
+
+
+def _count_picked(gpu: GpuSpec, ctx: ev.Context, n: int) -> str:
+    """Why an estimate that was given no count runs on ``n`` > 1 cards: one card's own
+    refusal, said at the top (the count had shown only in the row and its tips)."""
+    one = dataclasses.replace(ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=1))
+    found = _evaluated(gpu, one)
+    why = f" ({found.reason})" if isinstance(found, ev.Exclusion) else ""
+    return (
+        f"one {gpu.name} cannot hold it{why}: estimated on the fewest that do, {n}; give "
+        "num_gpus to fix the count"
+    )
+
+
+def _offload_advice(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    res: ev.Exclusion,
+    asked: int | None,
+    calibration: Calibration | None,
+) -> list[str]:
+    """Where a diffusion pipeline the default placement (every component on the GPU) does not
+    fit would fit with one component resident at a time (workload.model_offload): how, and
+    what it costs. Not priced: the estimate stays the default pipeline's refusal."""
+    if res.code != "does_not_fit" or asked not in (None, 1):
+        return []
+    if work.runtime not in (None, *TORCH_PROGRAM_RUNTIMES):  # diffusers' and ComfyUI's own
+        return []
+    off = model_offload(work)
+    usable = ev.usable_gb(gpu, work)
+    if off is None or off.memory.total > usable:
+        return []
+    frozen = off.moved_bytes - work.weight_bytes
+    copy = _host_copy(gpu, off.moved_bytes, work.batch_size, calibration)
+    return [
+        f"Fits with model CPU offload (diffusers enable_model_cpu_offload() in place of "
+        f".to(\"cuda\"); ComfyUI's model management and A1111's --medvram work alike): only the "
+        f"UNet stays on the GPU through the steps, a peak of {vram(off.memory.total):,.1f} GB "
+        f"of the {vram(usable):,.1f} GB usable, and the text encoders and VAE "
+        f"({vram(frozen / GB):,.1f} GB) move in only while they run. Its cost is not priced "
+        f"here: {copy} enable_sequential_cpu_offload() holds less still but moves the weights "
+        "layer by layer at every step, which diffusers' memory guide calls extremely slow."
+    ]
+
+
+def _host_copy(gpu: GpuSpec, moved: float, batch: int, calibration: Calibration | None) -> str:
+    """What model offload copies host→device per pipeline call (``moved`` bytes), in time at
+    the card's link."""
+    gbs = host_bandwidth_gbs(gpu, calibration)
+    size = f"{vram(moved / GB):,.1f} GB"
+    per = "each image" if batch == 1 else f"each call of {batch} images"
+    said = (
+        f"{per} copies every component in again (the pipeline moves them all back to the CPU "
+        f"when it ends), {size}"
+    )
+    if gbs is None:
+        return f"{said}."
+    own = calibration.by_slug.get(gpu.slug) if calibration is not None else None
+    if own is not None and own.h2d_pinned_gbs:
+        link = "its measured pinned host→device rate"
+    else:
+        link = f"PCIe {gpu.pcie_gen or 4}.0 x{gpu.pcie_lanes or 16}" + (
+            "" if gpu.pcie_gen and gpu.pcie_lanes else " (assumed)"
+        )
+    return (
+        f"{said}, at least {moved / GB / gbs:,.1f} s over {link} at {gbs:,.0f} GB/s, more "
+        "from pageable memory."
     )
 
 
