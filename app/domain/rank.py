@@ -660,7 +660,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         # context) as the verdict gives it, not the label rounded: 6.6 + 1.18 spare = 7.78
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GB of "
         f"{significant(vram(c.available_gb))} GB{share}{' ' + per if per else ''}"
-        f"{_savers_said(c)}.",
+        f"{_savers_said(c)}{_recompute_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}"
         + (
@@ -806,6 +806,11 @@ def per_gpu_micro_batch(c: Candidate) -> int | None:
     return None if c.micro_batch is None else -(-c.micro_batch // max(1, c.n))
 
 
+def _per_gpu_batch(c: Candidate) -> int:
+    """What each GPU runs in one pass: its micro-batch, else its share of the batch."""
+    return per_gpu_micro_batch(c) or -(-c.work.batch_size // max(1, c.n))
+
+
 def _per_gpu_said(c: Candidate) -> str:
     """'', or on several GPUs '1 per GPU': a micro-batch read as per device would be set n
     times too large. Under a stated Megatron layout the GPUs of one replica (TP × PP × CP) work
@@ -836,6 +841,23 @@ def _savers_said(c: Candidate) -> str:
     if not said:
         return ""
     return f", with memory savers the engine added: {' and '.join(said)}"
+
+
+def _recompute_said(c: Candidate) -> str:
+    """'; priced with full activation recomputation (~33 % more compute; …)': a training row
+    run with activation checkpointing (asked, the recipe's default, or a saver the engine
+    added) pays one more forward pass a step (perf: the recomputed forward), which its words
+    never said. A third more on a full step (forward + backward ≈ 3 forwards), half more on a
+    LoRA step (no weight gradients: ≈ 2). Megatron's selective recomputation (attention's core
+    only) cuts over 90 % of that overhead: Korthikanti et al. 2022, arXiv 2205.05198."""
+    w = c.work
+    if not w.training or not w.gradient_checkpointing:
+        return ""
+    extra = round(100 / (2 if w.peft in ("lora", "qlora") else 3))
+    return (
+        f"; priced with full activation recomputation (~{extra} % more compute; selective "
+        "costs far less, Korthikanti et al. 2022)"
+    )
 
 
 def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
@@ -946,7 +968,9 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
             "PEFT's prepare_model_for_kbit_training, which many QLoRA scripts call, casts the "
             f"embedding and LM head to fp32: {vram(upcast):,.1f} GB more than counted here, "
             f"beyond the {vram(max(0.0, free)):,.1f} GB spare. Skip it or cast them back to "
-            "bf16 (as the QLoRA paper's script does), or take a smaller micro-batch."
+            "bf16 (as the QLoRA paper's script does)"
+            # a micro-batch of one a GPU has nothing smaller to take
+            + (", or take a smaller micro-batch." if _per_gpu_batch(c) > 1 else ".")
         )
     # checkpointing buys memory with ~a third more compute: worth it only where memory is short
     tight = m.total > 0.75 * c.available_gb
@@ -1213,14 +1237,25 @@ def _global_batch_tip(c: Candidate) -> str | None:
 # commit 34fdb95, tests/data/dle_cnn_training.yaml). A measured rate, not a per-core figure:
 # a lighter pipeline, more cores or GPU decoding go faster.
 INPUT_BOUND_IMAGES_S = 700.0
+# From this side (pixels) an image dataset is of ImageNet's kind: JPEG files decoded, cropped
+# and resized each epoch. Below it the common sets (MNIST 28, CIFAR and SVHN 32, Tiny ImageNet
+# 64, STL-10 96) ship as raw pixel arrays or are small enough to decode once and hold in memory
+# as one tensor (CIFAR-10's 50,000 at 32×32: 154 MB), so no JPEG is decoded while training and
+# the JPEG tip had told a CIFAR-size CNN on an RTX 4060 to use DALI. An input_size the model
+# leaves blank keeps the tip, as before.
+JPEG_SIDE_PX = 128
 
 
 def _input_pipeline_tip(c: Candidate) -> str | None:
     """An image model's row fast enough that decoding and augmenting its JPEGs on the host may
     not keep up (ResNet-50 training at 37,400 images/s on 8 × B200 said nothing of it): the
-    row's own rate per host against the rate a published pipeline was already bound at."""
+    row's own rate per host against the rate a published pipeline was already bound at. Only
+    for images of ImageNet-like size (JPEG_SIDE_PX)."""
     w, p = c.work, c.perf
     if w.model.family not in ("cnn", "vit"):
+        return None
+    side = w.model.input_size
+    if side is not None and side < JPEG_SIDE_PX:
         return None
     scale, unit = shown_rate(w, p.unit)
     machines = hosts(c.gpu, c.n)
@@ -1301,16 +1336,24 @@ PEAK_MEMORY_CALL = {
 }
 
 
-def _kbit_upcast_gb(w: WorkloadSpec) -> float | None:
+def kbit_upcast_gb(
+    peft: str, vocab_size: int | None, hidden_size: int | None, tied: bool | None
+) -> float | None:
     """The memory PEFT's prepare_model_for_kbit_training adds to a QLoRA job by casting the
     16-bit embedding and LM head to fp32 (2 more bytes a parameter; huggingface/peft
     utils/other.py: "cast all non INT8 parameters to fp32"), which the engine does not count
-    (docs/methodology.md: it depends on the script); None outside QLoRA of a known shape."""
-    m = w.model
-    if w.peft != "qlora" or not m.vocab_size or not m.hidden_size:
+    (docs/methodology.md: it depends on the script); None outside QLoRA of a known shape.
+    Older TRL SFTTrainers called it for a 4-bit model given a peft_config (and cast the two
+    back to bf16 under bf16=True); TRL's current one does not (sft_trainer.py, 00313f2)."""
+    if peft != "qlora" or not vocab_size or not hidden_size:
         return None
-    matrices = 1 if m.tied_embeddings else 2
-    return m.vocab_size * m.hidden_size * matrices * 2.0 / 1e9
+    matrices = 1 if tied else 2
+    return vocab_size * hidden_size * matrices * 2.0 / 1e9
+
+
+def _kbit_upcast_gb(w: WorkloadSpec) -> float | None:
+    m = w.model
+    return kbit_upcast_gb(w.peft, m.vocab_size, m.hidden_size, m.tied_embeddings)
 
 
 def _tight_advice(c: Candidate) -> str:
@@ -1325,7 +1368,7 @@ def _training_headroom(c: Candidate, backend: str | None) -> str:
     with twice the accumulation steps), else the savers left; lowering the batch a user asked
     does not change the micro-batch the engine chose for it."""
     watch = f"watch {PEAK_MEMORY_CALL.get(backend or '', 'torch.cuda.max_memory_allocated()')}"
-    per = per_gpu_micro_batch(c) or -(-c.work.batch_size // max(1, c.n))
+    per = _per_gpu_batch(c)
     if per > 1:
         return (
             f"{watch}; for room, run per_device_train_batch_size {per // 2} with twice the "

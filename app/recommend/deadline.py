@@ -22,9 +22,38 @@ from app.recommend.whatif import Ranker, changed_request
 MOST_GPUS = COUNTS[-1]
 
 
+# How each line of ``would`` opens: the change it names, then what it does. All but a shorter
+# job finish the whole job in time; the verdict of an empty answer names the first of those.
+MORE_GPUS = "more GPUs"
+FASTER_CARD = "a faster card"
+COPIES = "copies side by side"
+SHORTER_JOB = "a shorter job"
+
+
 def _row(r: s.Recommendation) -> str:
     n = f"{r.num_gpus} × " if r.num_gpus > 1 else ""
     return f"{n}{r.gpu.name}"
+
+
+def _job_cost(r: s.Recommendation, acquisition: str) -> str:
+    """' ($788,000 rented)': what the suggestion costs for the whole job, where the question
+    rents: a cheapest answer weighs a change by it (256 × B200 for 28 days is no small ask)."""
+    rent = r.cost.rent
+    if acquisition not in ("rent", "either") or rent is None or rent.job_usd is None:
+        return ""
+    return f" (${rent.job_usd:,.0f} rented)"
+
+
+def needs(d: s.DeadlineOut | None) -> str | None:
+    """'to finish within 30.0 days it needs more GPUs: 256 × B200 takes 28.5 days (…)': the
+    first change in ``would`` that meets a missed deadline with the whole job, as an empty
+    answer's verdict names it before lifting the deadline (a 21,000-hour job had been offered
+    "no deadline" while 256 × B200 met its 30 days); None where the deadline is met or no
+    change meets it (a shorter job is another job)."""
+    if d is None or d.met:
+        return None
+    line = next((w for w in d.would if not w.startswith(SHORTER_JOB)), None)
+    return None if line is None else f"to finish within {hours(d.max_hours)} it needs {line}"
 
 
 def _top(
@@ -140,6 +169,7 @@ def summary(
     took = fastest.time_to_finish_h
     would: list[str] = []
     cons = request.constraints
+    acq = cons.acquisition
     # More GPUs: the fewest on the engine's count ladder that meet the deadline, where the
     # request capped or fixed the count (512 B200s had been named where 8 already met it).
     if cons.num_gpus is not None or cons.max_gpus < MOST_GPUS:
@@ -147,7 +177,8 @@ def summary(
         if found is not None:
             cap, wide, took_wide = found
             would.append(
-                f"more GPUs: {_row(wide)} takes {hours(took_wide)} (constraints.max_gpus {cap})"
+                f"{MORE_GPUS}: {_row(wide)} takes {hours(took_wide)}{_job_cost(wide, acq)} "
+                f"(constraints.max_gpus {cap})"
             )
     # A faster card: one the request's filters or budget keep out.
     open_up: dict[str, Any] = {
@@ -161,8 +192,8 @@ def summary(
         if faster is not None and took_faster is not None and took_faster <= limit:
             named = ", ".join(open_up)
             would.append(
-                f"a faster card: {_row(faster)} takes {hours(took_faster)} "
-                f"without the limits on {named}"
+                f"{FASTER_CARD}: {_row(faster)} takes {hours(took_faster)}"
+                f"{_job_cost(faster, acq)} without the limits on {named}"
             )
     # Copies side by side: one-job inference shares nothing between samples, so copies of the
     # fastest option on disjoint shares of the dataset divide its time (an LLM's extra GPUs
@@ -173,7 +204,7 @@ def summary(
     if work.task == "inference" and request.workload.extra_gpus != "copies":
         copies = math.ceil(took / limit)
         would.append(
-            f"copies side by side: {copies} × ({_row(fastest)}), each on 1/{copies} of the "
+            f"{COPIES}: {copies} × ({_row(fastest)}), each on 1/{copies} of the "
             f"samples, take {hours(took / copies)} (renting: the same cost, spread over more "
             "instances)"
         )
@@ -182,7 +213,7 @@ def summary(
     if samples > 0:
         fits = samples * limit / took
         would.append(
-            f"a shorter job: {_row(fastest)} gets through {fits:,.0f} of the {samples:,.0f} "
+            f"{SHORTER_JOB}: {_row(fastest)} gets through {fits:,.0f} of the {samples:,.0f} "
             f"samples ({fits / samples:.0%}) in {hours(limit)}"
         )
     message = (

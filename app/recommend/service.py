@@ -1208,7 +1208,7 @@ def _explained(
     if request.what_if or empty or unmet:
         response.what_if = whatif.what_if(request, response, work, rerank)
     if empty:
-        response.empty = whatif.empty_answer(response)
+        response.empty = whatif.empty_answer(response, deadline.needs(response.deadline))
     return response
 
 

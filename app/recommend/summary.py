@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
-from app.domain.rank import FASTEST_TIE, significant
+from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
 from app.domain.units import vram
+from app.recommend import deadline
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
-from app.recommend.whatif import best_config, config_name, kinds_of_gpu
+from app.recommend.whatif import DEADLINE_LIFTED, best_config, config_name, kinds_of_gpu
+from app.vocab import TORCH_PROGRAM_RUNTIMES
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
 # "Tesla P40 …") and keep their capital mid-sentence, as the mixed-case ones below do
@@ -122,6 +124,31 @@ def _finish(row: s.Recommendation, acquisition: str) -> str | None:
     rented = acquisition in ("rent", "either") and rent is not None and rent.job_usd is not None
     cost = f" ({_usd(rent.job_usd)} rented)" if rented and rent and rent.job_usd else ""
     return f"finishes the job in {_duration(hours)}{cost}"
+
+
+def _kbit_cast(row: s.Recommendation, answer: s.RecommendationResponse) -> str:
+    """' only if …': a QLoRA pick's fit where PEFT's prepare_model_for_kbit_training, which
+    many QLoRA scripts call, would cast its embedding and LM head to fp32 for more than the
+    spare (rank.kbit_upcast_gb): "fits with 0.87 GB spare of 12 GB" had stood beside a tip
+    saying that cast takes 2.0 GB. A fused loss is named where the logits it frees cover the
+    shortfall and it runs (Liger Kernel is Triton: CUDA and ROCm)."""
+    w, mem = answer.workload, row.memory
+    m = w.model
+    upcast = kbit_upcast_gb(w.peft, m.vocab_size, m.hidden_size, m.tied_embeddings)
+    spare = max(0.0, mem.headroom_gb or 0.0)
+    if upcast is None or upcast <= spare:
+        return ""
+    short = upcast - spare
+    fused = (
+        row.runtime in TORCH_PROGRAM_RUNTIMES
+        and (row.backend or "cuda") in TRITON_BACKENDS
+        and mem.breakdown.get("logits", 0.0) >= short
+    )
+    return (
+        f" only if the embedding and LM head stay 16-bit (prepare_model_for_kbit_training "
+        f"casts them to fp32: {_fig(vram(upcast))} GB more)"
+        + (" or a fused loss frees the logits" if fused else "")
+    )
 
 
 def _speed(row: s.Recommendation) -> str:
@@ -429,7 +456,12 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         else:
             fixes = [v for v in (answer.what_if or []) if v.can_run]
         sentence = "No GPU in the catalog can run this job within these limits"
-        if fixes:
+        # a missed deadline that more GPUs, a faster card or copies meet: that change first,
+        # not the deadline lifted (a 21,000-hour job had been offered "no deadline")
+        meet = deadline.needs(answer.deadline)
+        if meet and (not fixes or fixes[0].change == DEADLINE_LIFTED):
+            sentence += f"; {meet}"
+        elif fixes:
             # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16
             # GPUs"): named after a colon, it reads whole whatever its grammar
             n = fixes[0].can_run
@@ -444,7 +476,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     mem = top.memory
     if mem.headroom_gb is not None and mem.available_gb:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
-        why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB")
+        why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB{_kbit_cast(top, answer)}")
     why.append(f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}")
     finish = _finish(top, answer.acquisition)
     if finish:

@@ -309,11 +309,16 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
     return far, -v.can_run
 
 
-def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
+def empty_answer(
+    answer: s.RecommendationResponse, meets_deadline: str | None = None
+) -> s.EmptyAnswerOut:
     """Why an answer has no row, and the nearest configurations that would run: the what-if
     variations that let some GPU run the job, those that keep the asker's budget, deadline
     and way of acquiring first (lifting one opens the most cards, and is the change the
-    question says not to make; ``_nearness``), then the most GPUs opened first."""
+    question says not to make; ``_nearness``), then the most GPUs opened first.
+    ``meets_deadline``: what would finish in time (deadline.needs), said first where the
+    nearest change would drop the deadline (a 2.4-year run had been offered beside 256 B200s
+    that meet 30 days)."""
     reasons: dict[str, int] = {}
     for x in answer.excluded:
         reasons[x.code] = reasons.get(x.code, 0) + 1
@@ -337,7 +342,9 @@ def empty_answer(answer: s.RecommendationResponse) -> s.EmptyAnswerOut:
     message = "No GPU in the catalog can run this job within these limits"
     message += f" ({common})." if common else "."
     acquisition = answer.acquisition
-    if nearest:
+    if meets_deadline and (not nearest or nearest[0].change == DEADLINE_LIFTED):
+        message += f" Nearest: {meets_deadline}."
+    elif nearest:
         first = nearest[0]
         message += f" Nearest: {first.change} lets {kinds_of_gpu(first.can_run)} run it, best "
         message += f"{best_config(first, acquisition)}."
