@@ -449,24 +449,27 @@ def advice(
     # the recipe's default (fine-tuning), not the saver the engine turned on for a row: that
     # one the savers' line says
     if requested.training and requested.gradient_checkpointing and defaulted_checkpointing:
-        run = top.work
-        # on the top row's own footing (its GPUs, micro-batch and savers): the whole batch on
-        # one GPU is a job no row runs, and its figures dwarfed the memory the answer shows
-        with_ckpt = memory_breakdown(run, num_gpus=top.n).total
+        run, be = top.work, top.perf.backend or "cuda"
+        # on the top row's own footing (its GPUs, micro-batch, savers and backend's context):
+        # the whole batch on one GPU is a job no row runs, and its figures dwarfed the memory
+        # the answer shows
+        with_ckpt = memory_breakdown(run, num_gpus=top.n, backend=be).total
         without = memory_breakdown(
-            run.with_flags(gradient_checkpointing=False), num_gpus=top.n
+            run.with_flags(gradient_checkpointing=False), num_gpus=top.n, backend=be
         ).total
         on, off = top.memory.total, top.memory.total + without - with_ckpt
         if off > on + 0.05:
             where = "on its GPU" if top.n == 1 else f"on each of its {top.n} GPUs"
+            more = "half" if run.peft in ("lora", "qlora") else "a third"
             out.append(
                 "Gradient checkpointing is on, as fine-tuning recipes run it: the top pick "
-                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about a "
-                "third more compute (turn it off with gradient_checkpointing: false)."
+                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about "
+                f"{more} more compute (turn it off with gradient_checkpointing: false)."
             )
     if top.savers:
         asked = requested.with_precision(top.work.precision)
-        plain = memory_breakdown(asked, num_gpus=top.n).total
+        # in the card's backend's context (an Arc's 0.5 GB, not CUDA's), as the row's own
+        plain = memory_breakdown(asked, num_gpus=top.n, backend=top.perf.backend or "cuda").total
         labels = " and ".join(SAVER_LABELS.get(x, x) for x in top.savers)
         cards = (
             f"one {vram(top.available_gb):.0f} GB {top.gpu.name}"
@@ -475,7 +478,11 @@ def advice(
         )
         # "as asked" had named a batch the engine assumed, beside a question that gave none
         b = asked.batch_size
-        whole = f"for the whole batch of {b:,} at once" if b > 1 else "without them"
+        whole = (
+            f"for the whole batch of {b:,} at once"
+            if b > 1
+            else ("without them" if len(top.savers) > 1 else "without it")
+        )
         out.append(
             f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GB per GPU "
             f"instead of {vram(plain):,.1f} GB {whole}."
