@@ -218,11 +218,22 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     which = snap.variant[more]
     n = _fewest(total[which], framework[which], snap.avail[more])
     n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
-    # past two cards a layer split may hold the job on fewer than the power of two (ev.plan
-    # looks below it: ev._fewest_layers): those cards are planned in full
+    # past two cards a layer split may hold the job on fewer than the power of two: the count
+    # below it that holds it (ev._fewest_layers, what ev.plan takes)
     for j in np.flatnonzero(n > 2).tolist():
-        if _layers(ctx, snap, int(more[j])):
-            n[j] = 0
+        i = int(more[j])
+        if _layers(ctx, snap, i):
+            k, v = int(n[j]), snap.variants[snap.variant[i]]
+            key = keys[snap.variant[i]]
+            run = runs[snap.variant[i]]
+            n[j] = next(
+                (
+                    m
+                    for m in range(k // 2 + 1, k)
+                    if ev.variant_memory(ctx, key, run, m, v[1], v[2]).total <= snap.avail[i]
+                ),
+                k,
+            )
     for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
         on = more[(which == k) & (n == m)]
         v = snap.variants[k]
@@ -300,7 +311,8 @@ def plan(
         return None
     top = 1 if snap.single[i] else ctx.limits.max_gpus
     gpu, variant = snap.gpus[i], (snap.gates[i], key)
-    return [ev.Configuration(gpu, k, (), None, variant) for k in ev.COUNTS if n <= k <= top]
+    counts = ev.COUNTS if n in ev.COUNTS else (n, *ev.COUNTS)  # a layer split's fewest
+    return [ev.Configuration(gpu, k, (), None, variant) for k in counts if n <= k <= top]
 
 
 def one_device_misfit(snap: Snapshot, ctx: ev.Context, i: int) -> ev.Exclusion | None:
