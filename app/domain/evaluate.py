@@ -1086,7 +1086,7 @@ def _walk(
         if n is not None and exact is None and lay is None:
             n = _fewest_layers(ctx, gpu, g, key, job, n, held)
         if lay is not None:
-            n = _fewest_replicas(ctx, key, job, g, exact or max_n, per, held)
+            n = _fewest_replicas(ctx, key, job, g, max_n, per, held)
         # the least any step needs: the job's own figure once every saver is applied
         total1 = size if total1 is None else min(total1, size)
         if n is None or (fewest is not None and n >= fewest):
@@ -1104,19 +1104,20 @@ def _walk(
         top = fewest - 1 if fewest is not None else max_n
         if exact is not None:
             if n <= exact:
-                c = Configuration(gpu, exact, savers, micro, (g, key))
+                c = _kept(Configuration(gpu, exact, savers, micro, (g, key)), ctx.work.batch_size)
                 # the same plain-data-parallel and room rules as every other count
                 out.append(_refined(ctx, g, c, avail) if lay is None and run.training else c)
                 break
             continue
         variant = (g, key)
         unsplit = _unsplit(gpu, run, g.backend, ctx)
+        batch = ctx.work.batch_size
         out += [
             # positional, in field order (gpu, count, savers, micro-batch, variant): several
             # per card, and keywords cost twice as much
-            _refined(ctx, g, Configuration(gpu, k, savers, micro, variant), avail)
+            _refined(ctx, g, _kept(Configuration(gpu, k, savers, micro, variant), batch), avail)
             if lay is None and run.training
-            else Configuration(gpu, k, savers, micro, variant)
+            else _kept(Configuration(gpu, k, savers, micro, variant), batch)
             for k in (COUNTS if n in COUNTS else (n, *COUNTS))
             if n <= k <= min(top, _fed(run, micro, per)) and k not in unsplit
         ]
@@ -1154,12 +1155,20 @@ def _smaller_micro(
     if not wrong(key):
         return c
     savers = c.savers if "micro_batch" in c.savers else (*c.savers, "micro_batch")
-    m = (c.micro_batch or ctx.work.batch_size) // 2
-    while m >= c.num_gpus:
+    batch, n = ctx.work.batch_size, c.num_gpus
+    top = c.micro_batch or batch
+    # the micro-batches that keep the global batch exact first, largest first; the halvings
+    # (which may change it: 60 on 48 GPUs is 2 a GPU, 768 a step for 480) only where none does
+    keeping = [n * d for d in range(top // n, 0, -1) if n * d < top and batch % (n * d) == 0]
+    halves = []
+    m = top // 2
+    while m >= n:
+        halves.append(m)
+        m //= 2
+    for m in (*keeping, *halves) if batch % n == 0 else halves:
         alt: JobKey = (key[0], key[1], savers, m, key[4])
         if not wrong(alt):
-            return Configuration(c.gpu, c.num_gpus, savers, m, (g, alt))
-        m //= 2
+            return Configuration(c.gpu, n, savers, m, (g, alt))
     return c
 
 
@@ -1285,11 +1294,19 @@ def _spare(ctx: Context, g: Gate, key: JobKey, n: int, avail: float) -> float:
     return avail - _layout_memory(ctx, key, run, g, n, group).total
 
 
-def _uneven_split(run: WorkloadSpec, n: int, batch: int) -> str | None:
+def _uneven_split(
+    run: WorkloadSpec, n: int, batch: int, lay: MegatronLayout | None = None
+) -> str | None:
     """What a training row on a count that does not divide its micro-batch must say: each of
     its GPUs runs the busiest one's share (per_device_train_batch_size is one number), so an
-    optimizer step takes more samples than the ``batch`` asked (3 GPUs at 8: 3 each)."""
-    if not run.training or n <= 1 or run.batch_size % n == 0:
+    optimizer step takes more samples than the ``batch`` asked (3 GPUs at 8: 3 each). Under a
+    Megatron layout (``lay``) in Megatron's own terms: its data-parallel replicas must divide
+    the global batch, whatever the micro-batch."""
+    if not run.training or n <= 1:
+        return None
+    if lay is not None and not lay.fsdp:
+        return _megatron_uneven(batch, max(1, n // lay.model_parallel))
+    if run.batch_size % n == 0:
         return None
     per = -(-run.batch_size // n)
     steps = max(1, -(-batch // run.batch_size))
@@ -1298,6 +1315,47 @@ def _uneven_split(run: WorkloadSpec, n: int, batch: int) -> str | None:
         f"per_device_train_batch_size {per} × {n} GPUs × {steps} steps is {per * n * steps} "
         f"samples an optimizer step, not {batch} (a batch {n} divides keeps it exact)"
     )
+
+
+def _megatron_uneven(batch: int, dp: int) -> str | None:
+    """Why Megatron-LM would refuse a global batch of ``batch`` over ``dp`` data-parallel
+    replicas, or None: its micro-batch calculator asserts the global batch is a multiple of
+    micro-batch size × data-parallel size (megatron/core/num_microbatches_calculator.py)."""
+    if batch % dp == 0:
+        return None
+    low = batch // dp * dp
+    near = f"{low:,} or {low + dp:,}" if low else f"{dp:,}"
+    return (
+        f"Megatron needs the global batch to be a multiple of micro_batch_size × data-parallel "
+        f"size (megatron/core/num_microbatches_calculator.py): {batch:,} over {dp} data-parallel "
+        f"replicas is not; a global batch of {near} runs (priced here at {batch:,})"
+    )
+
+
+def _keeping_micro(batch: int, n: int, micro: int) -> int:
+    """The largest micro-batch up to ``micro`` that keeps a global batch of ``batch`` on ``n``
+    GPUs exact — a whole number of samples on every GPU (a multiple of ``n``) and a whole number
+    of accumulation steps (a divisor of ``batch``): 480 on 48 GPUs at most 60 runs as 48 (1 a
+    GPU × 10 steps), not 60 (2 a GPU × 8 steps = 768 a step); ``micro`` where none does."""
+    if n <= 0 or batch % n or (micro % n == 0 and batch % micro == 0):
+        return micro
+    per = batch // n
+    for d in range(min(per, micro // n), 0, -1):
+        if per % d == 0:
+            return n * d
+    return micro
+
+
+def _kept(c: Configuration, batch: int) -> Configuration:
+    """``c`` at the micro-batch that keeps the global batch (``_keeping_micro``) where its own
+    would change it; ``c`` itself otherwise."""
+    if c.micro_batch is None or c.variant is None:
+        return c
+    m = _keeping_micro(batch, c.num_gpus, c.micro_batch)
+    if m == c.micro_batch:
+        return c
+    g, key = c.variant
+    return Configuration(c.gpu, c.num_gpus, c.savers, m, (g, (key[0], key[1], c.savers, m, key[4])))
 
 
 def _gated(
@@ -1468,17 +1526,24 @@ def _fewest_copies(
     return None
 
 
+def _replica_counts(ctx: Context, top: int, per: int) -> list[int]:
+    """The counts a stated Megatron layout of ``per`` GPUs a replica is planned at: the count
+    asked (constraints.num_gpus, any multiple of ``per``: 24 or 48 as well as 64), else the
+    counts of COUNTS up to ``top`` that make whole replicas."""
+    exact = ctx.limits.exact_gpus
+    if exact is not None:
+        return [exact] if exact % per == 0 else []
+    return [c for c in COUNTS if c <= top and c % per == 0]
+
+
 def _fewest_replicas(
     ctx: Context, key: JobKey, job: WorkloadSpec, g: Gate, top: int, per: int, avail: float
 ) -> int | None:
-    """The fewest GPUs (a count of COUNTS, whole replicas of ``per``) whose memory per GPU
-    holds ``job`` under its stated Megatron layout (workload._megatron_memory)."""
+    """The fewest GPUs (``_replica_counts``: the count asked, else a count of COUNTS, whole
+    replicas of ``per``) whose memory per GPU holds ``job`` under its stated Megatron layout
+    (workload._megatron_memory)."""
     assert g.backend is not None
-    for c in COUNTS:
-        if c > top:
-            break
-        if c % per:
-            continue
+    for c in _replica_counts(ctx, top, per):
         if variant_memory(ctx, key, job, c, g.backend, g.flash_attention).total <= avail:
             return c
     return None
@@ -1487,15 +1552,21 @@ def _fewest_replicas(
 def _too_big_layout(
     gpu: GpuSpec, ctx: Context, run: WorkloadSpec, g: Gate, lay: MegatronLayout, top: int
 ) -> Exclusion:
-    """Why no count holds the job under its stated layout: its memory per GPU on the most
-    GPUs allowed that make whole replicas (or that none do)."""
+    """Why no count holds the job under its stated layout: its memory per GPU on the count
+    asked, else on the most GPUs allowed that make whole replicas (or why none do)."""
     assert g.backend is not None
-    counts = [c for c in COUNTS if c <= top and c % lay.model_parallel == 0]
+    mp = lay.model_parallel
+    counts = _replica_counts(ctx, top, mp)
     if not counts:
+        why = (
+            f"needs more GPUs than the {top} allowed here"
+            if mp > top
+            else f"makes whole replicas of none of the counts planned up to {top} (powers of "
+            f"two): give constraints.num_gpus as a multiple of {mp}"
+        )
         return Exclusion(
             "filtered_out",
-            f"the stated Megatron layout ({lay.label}: {lay.model_parallel} GPUs per replica) "
-            f"needs more GPUs than the {top} allowed here",
+            f"the stated Megatron layout ({lay.label}: {mp} GPUs per replica) {why}",
         )
     c = counts[-1]
     key: JobKey = (ctx.work.precision, run.precision, (), None, None)
@@ -1551,11 +1622,27 @@ def too_big(
             f"{n} GPUs, needs {vram(copy):,.1f} GB, more than the {each}",
         )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
+    if n == 1:
+        where = _room_margin(usable, total1) or where
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
+    )
+
+
+def _room_margin(usable: float, total1: float | None) -> str:
+    """Where the job's least size is within the usable memory but not within the ROOM the walk
+    keeps free once it adds a saver (``_walk``): that margin, said, so that "needs 7.8 GB; does
+    not fit in 8.0 GB" does not read as a contradiction."""
+    if total1 is None or total1 > usable or total1 <= usable * (1.0 - ROOM):
+        return ""
+    return (
+        f"the {vram(usable * (1.0 - ROOM)):.1f} GB the engine leaves room for on one GPU: "
+        f"{vram(usable):.1f} GB usable less the {ROOM:.0%} it keeps free where it adds a memory "
+        "saver (its peaks fall within 10 % of measured ones; the allocator's fragmentation "
+        "takes more)"
     )
 
 
@@ -1836,6 +1923,64 @@ def _split(
     return group > 1, steps, min(group, n)
 
 
+def _chosen_layout(
+    gpu: GpuSpec,
+    ctx: Context,
+    key: JobKey,
+    run: WorkloadSpec,
+    g: Gate,
+    n: int,
+    start: MegatronLayout,
+    avail: float,
+) -> tuple[MegatronLayout, WorkloadSpec, MemoryBreakdown] | Exclusion:
+    """The Megatron layout the engine runs a job that states none on ``n`` GPUs, the job with
+    it and its memory per GPU (megatron.state_bytes, activation_bytes: the one memory model a
+    stated layout has, vocab-parallel logits included): ``start`` (megatron.default_layout,
+    sized by the memory of the job sharded) where Megatron accepts it for the model
+    (megatron.layout_error) and it holds the job, else the next wider one that does, tensor
+    parallel inside a server first, then pipeline stages (Narayanan et al. 2021 §3.3). Why
+    none does where none does."""
+    assert g.backend is not None
+    node = topology.fabric(gpu).node
+    wider = [
+        MegatronLayout(tp=tp, pp=pp)
+        for pp in COUNTS
+        for tp in (8, 4, 2, 1)
+        if tp <= node and n % (tp * pp) == 0 and tp * pp > start.model_parallel
+    ]
+    wider.sort(key=lambda lay: (lay.model_parallel, lay.pp))
+    first: tuple[MegatronLayout, WorkloadSpec, MemoryBreakdown] | None = None
+    for lay in (start, *wider):
+        if megatron.layout_error(run.model, run.seq_len, lay) is not None:
+            continue
+        job = replace(run, megatron=lay)
+        mkey = ("megatron memory", key, n, lay, g.backend, g.flash_attention)
+        mem: MemoryBreakdown | None = ctx.memo.get(mkey)
+        if mem is None:
+            mem = ctx.memo[mkey] = memory_breakdown(
+                job, num_gpus=n, backend=g.backend, flash_attention=g.flash_attention
+            )
+        first = first or (lay, job, mem)
+        if mem.total <= avail:
+            return lay, job, mem
+    if first is None:
+        return start, run, variant_memory(ctx, key, run, n, g.backend, g.flash_attention)
+    lay, _, mem = first
+    return Exclusion(
+        "does_not_fit",
+        f"needs {vram(mem.total):,.1f} GB per GPU under Megatron {lay.label} on {n} GPUs, and "
+        f"no wider layout of tensor and pipeline parallelism holds it; has {vram(avail):.1f} GB "
+        "usable",
+    )
+
+
+def _layout_words(gpu: GpuSpec, lay: MegatronLayout, n: int, batch: int) -> tuple[str, ...]:
+    """What a Megatron row must say of its layout: a pipeline its batch cannot fill, a tensor
+    parallel group that crosses servers."""
+    said = (megatron.underfilled(lay, n, batch), megatron.tp_across_nodes(gpu, lay))
+    return tuple(w for w in said if w is not None)
+
+
 def _layout_memory(
     ctx: Context, key: JobKey, run: WorkloadSpec, g: Gate, n: int, group: int
 ) -> MemoryBreakdown:
@@ -1858,6 +2003,32 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
     sharded, steps, need = _split(ctx, a.key, run, g, n, avail)
+    lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
+    if lay is not None and run.megatron is None:
+        # the layout the engine picks for the row: its memory is the layout's (not the sharded
+        # job's the plan sized it by), and the estimate prices the same layout
+        chosen = _chosen_layout(gpu, ctx, a.key, run, g, n, lay, avail)
+        if isinstance(chosen, Exclusion):
+            return ConfigResult(config, chosen, work=run, backend=g.backend, memory=mem)
+        lay, run, mem = chosen
+    return _finish_priced(a, ctx, run, mem, lay, sharded, steps, need)
+
+
+def _finish_priced(
+    a: Admitted,
+    ctx: Context,
+    run: WorkloadSpec,
+    mem: MemoryBreakdown,
+    lay: MegatronLayout | None,
+    sharded: bool,
+    steps: int,
+    need: int,
+) -> ConfigResult:
+    """``finish`` once the row's layout is known: the estimate of ``run`` laid out so, its
+    costs, budget and words."""
+    config, g, avail = a.config, a.gate, a.available_gb
+    gpu, n = config.gpu, max(1, config.num_gpus)
+    assert g.backend is not None
     est = (
         _llm_estimate(ctx, gpu, a.key, run, g, n, config.copies)
         if run.is_llm_inference
@@ -1878,7 +2049,6 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
     if n > 1 and batch_copies(run):
         est = _as_batch_copies(est, run, n)
     warnings = _with_fp32_speed(a.warnings, g, gpu, est.compute_precision)
-    lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
     if lay is None and est.shard_group and n > 1:
         # the memory of the layout the row runs, not of the job sharded over all n: a DDP
         # replica holds the whole model, an HSDP group shards it over the group only (what
@@ -1891,9 +2061,8 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    idle = megatron.underfilled(lay, n, ctx.work.batch_size) if lay is not None else None
-    if idle is not None:
-        warnings += (idle,)
+    if lay is not None:
+        warnings += _layout_words(gpu, lay, n, ctx.work.batch_size)
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(
             config,
@@ -1920,7 +2089,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         cost, pricing = without_left_out(cost, pricing, out)
     # the purchase caveats (cooling, the host the cards need) follow the ways the row offers
     warnings += compat.purchase_caveats(gpu, config.num_gpus, *acquisition_modes(cost, acquired))
-    uneven = _uneven_split(run, n, ctx.work.batch_size)
+    uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
     if uneven is not None:
         warnings += (uneven,)
     tight = tight_fit(run, mem, avail, g.backend, n, -(-run.batch_size // n))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from app.domain import topology
 from app.domain.activations import embedding_params
@@ -102,6 +102,82 @@ def parse(text: str) -> MegatronLayout:
         if w[:2] in dims and w[2:].isdigit():
             dims[w[:2]] = int(w[2:])
     return MegatronLayout(tp=dims["TP"], pp=dims["PP"], vp=dims["VP"], cp=dims["CP"])
+
+
+class LayoutError(NamedTuple):
+    """A layout Megatron-LM refuses at start-up: the dimension at fault (the API's name for it,
+    workload.megatron_layout.<dim>) and Megatron's rule, with where it is checked."""
+
+    dim: str
+    reason: str
+
+
+# Where Megatron-LM checks each rule (NVIDIA/Megatron-LM, main): the transformer config's
+# __post_init__, the training arguments' validate_args, and the context-parallel batch split.
+_HEADS_RULE = "Megatron-Core's TransformerConfig (megatron/core/transformer/transformer_config.py)"
+_STAGES_RULE = "Megatron-LM's validate_args (megatron/training/arguments.py)"
+_CP_RULE = "Megatron-Core's get_batch_on_this_cp_rank (megatron/core/utils.py)"
+
+
+def layout_error(model: ModelSpec, seq_len: int, lay: MegatronLayout) -> LayoutError | None:
+    """Why Megatron-LM would refuse ``lay`` for ``model`` at ``seq_len`` before its first step,
+    or None. Tensor parallelism splits whole attention heads and whole KV (query) groups over
+    its ranks; pipeline stages take whole, equal shares of the layers (uneven first/last
+    stages, --decoder-first-pipeline-num-layers, are not modelled here), and virtual stages
+    equal shares of a stage's; context parallelism cuts each sequence into 2 × CP chunks and
+    gives every rank an early and a late one (causal attention's load balance)."""
+    heads = model.num_heads
+    if lay.tp > 1 and heads and heads % lay.tp:
+        return LayoutError(
+            "tensor_parallel",
+            f"num_attention_heads ({heads}) must be a multiple of tensor_model_parallel_size "
+            f"({lay.tp}): {_HEADS_RULE}",
+        )
+    groups = model.num_kv_heads or heads
+    if lay.tp > 1 and groups and groups % lay.tp and model.attention != "mla":
+        return LayoutError(
+            "tensor_parallel",
+            f"num_query_groups ({groups}, the model's KV heads) must be a multiple of "
+            f"tensor_model_parallel_size ({lay.tp}): {_HEADS_RULE}",
+        )
+    layers = model.layers or 0
+    if lay.pp > 1 and layers and layers % lay.pp:
+        return LayoutError(
+            "pipeline_parallel",
+            f"the number of layers ({layers}) must be divisible by the pipeline-model-parallel "
+            f"size ({lay.pp}): {_STAGES_RULE}; uneven first or last stages are not modelled here",
+        )
+    if lay.vp > 1 and layers and (layers // lay.pp) % lay.vp:
+        return LayoutError(
+            "virtual_stages",
+            f"the {layers // lay.pp} layers of each pipeline stage ({layers} ÷ {lay.pp}) must "
+            f"split evenly into {lay.vp} virtual stages (layers per pipeline stage divisible "
+            f"by layers per virtual stage): {_STAGES_RULE}",
+        )
+    if lay.cp > 1 and seq_len % (2 * lay.cp):
+        return LayoutError(
+            "context_parallel",
+            f"seq_len {seq_len:,} must be divisible by 2 × context_parallel_size = "
+            f"{2 * lay.cp}: each sequence is cut into 2 × CP chunks, an early and a late one "
+            f"per rank for causal attention's load balance: {_CP_RULE}",
+        )
+    return None
+
+
+def tp_across_nodes(gpu: GpuSpec, lay: MegatronLayout) -> str | None:
+    """What a row whose tensor-parallel group spans servers must say, or None: its all-gathers
+    and reduce-scatters, several per layer and micro-batch, then cross the network instead of
+    NVLink (priced), which is why Megatron's guidance keeps TP within a node (Narayanan et al.
+    2021 §3.3, takeaway #1) and grows the pipeline instead."""
+    node = topology.node_size(gpu)
+    if lay.fsdp or lay.tp <= node:
+        return None
+    return (
+        f"tensor parallel {lay.tp} spans {math.ceil(lay.tp / node)} servers of {node} GPUs: "
+        "its collectives, several per layer, cross the network (priced, hence the low "
+        "scaling); Megatron's guidance keeps TP within a node (Narayanan et al. 2021 §3.3, "
+        f"takeaway #1) and adds pipeline stages instead (tensor_parallel {node} at most)"
+    )
 
 
 def _pow2(x: int) -> int:

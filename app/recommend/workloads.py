@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, get_args
 from app.domain import serving as serving_model
 from app.domain.efficiency import EfficiencyTable
 from app.domain.hf_config import HfConfigError, parse_hf_config
-from app.domain.megatron import MegatronLayout
+from app.domain.megatron import MegatronLayout, layout_error
 from app.domain.operators import rescaled_table
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.errors import InvalidInput, NotFound
@@ -540,7 +540,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         released_format=released,
         efficiency=load_efficiency(data_dir),
         serving=serving,
-        megatron=_megatron_layout(w, runtime),
+        megatron=_megatron_layout(w, runtime, model, seq_len),
     )
     if serving is not None:
         work = dataclasses.replace(
@@ -549,10 +549,14 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     return work, warnings
 
 
-def _megatron_layout(w: s.WorkloadIn, runtime: str) -> MegatronLayout | None:
+def _megatron_layout(
+    w: s.WorkloadIn, runtime: str, model: ModelSpec, seq_len: int
+) -> MegatronLayout | None:
     """The user's Megatron layout (runtime 'megatron' only; a virtual pipeline needs a
-    pipeline). Whether TP×PP×CP divides the GPU count is the service's check (it knows
-    constraints.num_gpus) and the planner's (app/domain/evaluate.py plan)."""
+    pipeline), refused where Megatron-LM itself refuses it for this model and sequence
+    (megatron.layout_error: heads, KV groups, layers per stage, 2 × CP chunks). Whether
+    TP×PP×CP divides the GPU count is the service's check (it knows constraints.num_gpus) and
+    the planner's (app/domain/evaluate.py plan)."""
     lay = w.megatron_layout
     if lay is None:
         return None
@@ -566,7 +570,7 @@ def _megatron_layout(w: s.WorkloadIn, runtime: str) -> MegatronLayout | None:
             "virtual stages interleave a pipeline: set pipeline_parallel > 1 or virtual_stages 1",
             field="workload.megatron_layout.virtual_stages",
         )
-    return MegatronLayout(
+    out = MegatronLayout(
         tp=lay.tensor_parallel,
         pp=lay.pipeline_parallel,
         vp=lay.virtual_stages,
@@ -575,6 +579,10 @@ def _megatron_layout(w: s.WorkloadIn, runtime: str) -> MegatronLayout | None:
         tp_comm_overlap=lay.tp_comm_overlap,
         overlap_dp=lay.overlap_grad_reduce,
     )
+    bad = layout_error(model, seq_len, out)
+    if bad is not None:
+        raise InvalidInput(bad.reason, field=f"workload.megatron_layout.{bad.dim}")
+    return out
 
 
 class _JobSize(NamedTuple):
