@@ -469,6 +469,8 @@ def render_serving(response: Any, console: Console) -> None:
             else ""
         )
     )
+    if response.recommendations:
+        _more_rows(response, console)
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
 
@@ -564,7 +566,7 @@ def render(response: Any, console: Console) -> None:
                                       else "—" for r in rows]))  # fmt: skip
     cols += [
         _Col("#", [str(r.rank) for r in rows]),
-        _Col("GPU", [r.gpu.name for r in rows], left=True),
+        _Col("GPU", [r.gpu.name + _EXP * _experimental(r) for r in rows], left=True),
         _Col("N", [str(r.num_gpus) for r in rows]),
         # the capacity to a tenth, as the verdict gives it: "15.3/16" hid 0.3 GB of room
         _Col(
@@ -620,7 +622,38 @@ def render(response: Any, console: Console) -> None:
             )
         console.print("memory GB: GB as the cards are labelled, 2^30 bytes each (an 80 GB H100 "
                       "holds 80 of them); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
+        if any(_experimental(r) for r in rows):
+            console.print(f"{_EXP.strip()}: experimental software support for this "
+                          "framework; such rows rank after the supported ones, whatever "
+                          "their score.")  # fmt: skip
+        _more_rows(response, console)
     _notes(response, console)
+
+
+# The GPU cell's mark on a row whose software support is experimental: a cheaper, faster card
+# ranked below a P40 had read as a ranking error
+_EXP = " (exp.)"
+
+
+def _experimental(row: Any) -> bool:
+    return bool(row.framework_status == "experimental")
+
+
+def _more_rows(response: Any, console: Console) -> None:
+    """The rows ranked past --limit, counted but not shown: a card sorted below the rows
+    shown (experimental software after supported) had appeared nowhere."""
+    shown = len(response.recommendations)
+    hidden = response.count - shown
+    if shown and hidden > 0:
+        asks = min(response.count, _MAX_ROWS)
+        see = f"--limit {asks} to see them" if asks > shown else f"at most {_MAX_ROWS} are shown"
+        console.print(f"{hidden} more ranked rows not shown ({see}).")
+
+
+# The most rows a request may ask for: the schema's bound on ``limit``
+_MAX_ROWS = next(
+    int(m.le) for m in RecommendationRequest.model_fields["limit"].metadata if hasattr(m, "le")
+)
 
 
 _DECODE_HEAD = "decode tok/s"

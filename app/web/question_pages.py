@@ -35,6 +35,7 @@ from app.web.forms import (
     FormField,
     QuestionForm,
     field_for_name,
+    fields_by_name,
     grouped_fields,
     humanize,
     parse_number,
@@ -345,8 +346,23 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
         # the usage every cost on the page assumes (the request's, defaults filled in)
         usage=_constraints(form).usage(),
+        more_rows=more_rows(answer, query) if linkable else None,
     )
     return render(request, "recommendations.html", ctx)
+
+
+def more_rows(answer: rs.RecommendationResponse, query: Items) -> tuple[int, int, str] | None:
+    """Rows ranked past ``limit``: how many, how many there are, and the link that asks
+    for them all (within the form's own bound on ``limit``). Without it a card sorted below
+    the rows shown (experimental software after supported, whatever its score) was counted in
+    "GPUs that can run it" and appeared nowhere on the page."""
+    hidden = answer.count - len(answer.recommendations)
+    bound = fields_by_name()["limit"].maximum
+    rows = min(answer.count, int(bound)) if bound else answer.count
+    if hidden <= 0 or rows <= len(answer.recommendations):
+        return None
+    pairs = [(k, v) for k, v in query if k != "limit"] + [("limit", str(rows))]
+    return hidden, answer.count, "?" + urlencode(pairs) + "#ranking"
 
 
 def _constraints(form: QuestionForm) -> rs.ConstraintsIn:
