@@ -408,6 +408,9 @@ OFFER_KINDS: tuple[OfferKind, ...] = get_args(OfferKind)
 #: street 'best deals' figure gives them).
 Condition = Literal["new", "used", "launch", "market"]
 CONDITIONS: tuple[Condition, ...] = get_args(Condition)
+#: Conditions whose price may be a second-hand card's: bought without the maker's warranty
+#: or a vendor's support (compat.second_hand_caveat).
+SECOND_HAND_CONDITIONS: tuple[Condition, ...] = ("used", "market")
 #: The tier of a rental offer.
 Tier = Literal["on-demand", "spot", "marketplace", "community"]
 TIERS: tuple[Tier, ...] = get_args(Tier)

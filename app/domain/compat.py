@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.domain import topology
 from app.domain.gpu import GpuSpec
-from app.vocab import CONV_FAMILIES, PRECISION_FALLBACK, RIG_SEGMENTS, WEIGHT_ONLY_PRECISIONS
+from app.vocab import (
+    CONV_FAMILIES,
+    PRECISION_FALLBACK,
+    RIG_SEGMENTS,
+    SINGLE_DEVICE_SEGMENTS,
+    WEIGHT_ONLY_PRECISIONS,
+)
+
+if TYPE_CHECKING:
+    from app.domain.cost import PurchaseOffer
 
 STATUS_ORDER = {"supported": 0, "experimental": 1, "unsupported": 2}
 
@@ -392,13 +401,16 @@ def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: 
     return {"cnn": 1.0, "diffusion": 0.6}.get(family, 0.0)
 
 
-def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str, ...]:
-    """What a row of ``n`` × ``gpu`` must say about the hardware it buys: cooling or the
-    module's server (``cooling_caveat``), what a server card needs in a desktop
-    (``desktop_caveat``), a chip whose 16-bit arithmetic is slow (``half_precision_caveat``),
-    a rig's host (``rig_caveat``), the servers and network past one server's worth
-    (``servers_caveat``) and electricity counted at the GPUs' power alone
-    (``gpu_power_caveat``); every task's evaluate step adds them. A row that does not buy
+def purchase_caveats(
+    gpu: GpuSpec, n: int, buys: bool, rents: bool, buy: PurchaseOffer | None = None
+) -> tuple[str, ...]:
+    """What a row of ``n`` × ``gpu`` must say about the hardware it buys at the price ``buy``
+    (the offer paid; None: the catalog's): cooling or the module's server
+    (``cooling_caveat``), what a server card needs in a desktop (``desktop_caveat``), a chip
+    whose 16-bit arithmetic is slow (``half_precision_caveat``), the host the price and the
+    electricity leave out (``owned_caveat``), the servers and network past one server's worth
+    (``servers_caveat``) and a price that may be a second-hand card's
+    (``second_hand_caveat``); every task's evaluate step adds them. A row that does not buy
     carries none (each says so of itself: asked first, for the many rows that only rent)."""
     if not buys:
         return ()
@@ -406,12 +418,94 @@ def purchase_caveats(gpu: GpuSpec, n: int, buys: bool, rents: bool) -> tuple[str
         cooling_caveat(gpu, buys, rents),
         desktop_caveat(gpu, buys),
         half_precision_caveat(gpu, buys),
-        rig_caveat(gpu, n, buys),
+        owned_caveat(gpu, n, buys, buy),
         servers_caveat(gpu, n, buys),
-        gpu_power_caveat(gpu, n, buys),
+        second_hand_caveat(gpu, buy, buys),
         _unpowered(gpu, buys),
     )
     return tuple(x for x in said if x is not None)
+
+
+def owned_caveat(gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = None) -> str | None:
+    """What a bought row's price and electricity leave out, in one phrase: the host its GPUs
+    need (``rig_caveat`` for a build of consumer or workstation cards, ``host_caveat`` for
+    datacenter cards and modules priced alone) and that host's draw and cooling
+    (``gpu_power_caveat``). One phrase, not two warnings: the answer pages are near their
+    size budget."""
+    rig = rig_caveat(gpu, n, buys)
+    if rig is not None:
+        power = gpu_power_caveat(gpu, n, buys, watts=False)  # the rig's words give the watts
+        return f"{rig}; {power}" if power else rig
+    host = host_caveat(gpu, n, buys, buy)
+    if host is None:
+        return gpu_power_caveat(gpu, n, buys)
+    what, server = host
+    if not gpu.tdp_w:
+        return f"the price is the {what} alone: {server} is not included"
+    return (
+        f"the price and electricity are the {what} alone{_watts(gpu, n)}: {server} and "
+        "cooling (PUE) are not counted"
+    )
+
+
+def host_caveat(
+    gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = None
+) -> tuple[str, str] | None:
+    """(what the price is of, the host it leaves out) for a row that buys datacenter GPUs
+    priced alone: the server that holds them is not in the price (4 bought H100 PCIe at
+    $116,800 had passed a $150k budget as if a whole machine, beside an 8-card rig that said
+    "the cards alone"). A module's price may be a whole server's share, host included
+    (``PurchaseOffer.server_share``: the H100 SXM's is a server quote ÷ 8): then None; a
+    module priced alone (a V100 SXM2 from Amazon) lacks its baseboard too. PCIe cards past one
+    server's worth: ``servers_caveat`` says it of the several servers. No server price is
+    named: none is sourced per card."""
+    if not buys or gpu.segment != "datacenter":
+        return None
+    module = _module(gpu)
+    many = n > 1
+    if module is None:
+        if n > topology.node_size(gpu):
+            return None
+        what = f"{n} cards" if many else "card"
+        parts = "chassis, CPUs, memory, fans"
+    else:
+        if buy is None or buy.server_share:
+            return None  # the catalog's price, or a server's share: its note says which
+        what = f"{n} {module} modules" if many else f"{module} module"
+        parts = "baseboard, chassis, CPUs, memory, fans"
+    return what, f"the server ({parts})"
+
+
+def _watts(gpu: GpuSpec, n: int) -> str:
+    """The GPUs' board power as the cost counts it: " (n× W = total W)", " (W)" for one."""
+    if not gpu.tdp_w:
+        return ""
+    if n > 1:
+        return f" ({n}× {gpu.tdp_w:,.0f} W = {gpu.tdp_w * n:,.0f} W)"
+    return f" ({gpu.tdp_w:,.0f} W)"
+
+
+def second_hand_caveat(gpu: GpuSpec, buy: PurchaseOffer | None, buys: bool) -> str | None:
+    """What a row paying a used or market price must say: the part may be second-hand, so
+    have no warranty or vendor support, where an institution buys new (purchase_basis 'new'
+    prices new ones: not said on the row, whose page is near its size budget); and, where the
+    price's own note says its listings were qualification samples (pre-production parts),
+    that too. A market figure is the cheapest listings, new or used (GPU Poet's best deals),
+    so "may"."""
+    if not buys or buy is None or not buy.second_hand:
+        return None
+    part = "machine" if gpu.segment in SINGLE_DEVICE_SEGMENTS else "card"
+    kind = "a used price" if buy.condition == "used" else "a market price (new or used)"
+    said = f"{kind}: a second-hand {part} may have no warranty or vendor support"
+    if buy.note is not None and QUALIFICATION_WORDS in buy.note:
+        said += "; its source says the cheapest listings were qualification samples"
+    return said
+
+
+# What a purchase note says of listings that were pre-production parts (purchase.yaml: the
+# H200 NVL's GPU Poet figure, "the five cheapest H200 listings that month were qualification
+# samples").
+QUALIFICATION_WORDS = "qualification sample"
 
 
 def desktop_caveat(gpu: GpuSpec, buys: bool) -> str | None:
@@ -520,21 +614,23 @@ def servers_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
 DGX_H100_MAX_W = 10_200
 
 
-def gpu_power_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
-    """What a row that buys several datacenter GPUs must say of its electricity: the cost
-    counts the GPUs' board power alone (TDP × n, app/domain/cost.py ``rates``), a lower bound
-    for the servers that hold them, whose CPUs, memory, NICs and fans draw more, before a
-    datacenter's cooling (64 H100s had been priced at 44.8 kW against about 82 kW for eight
-    DGX H100s at their rated maximum). Said rather than added: no per-server figure is
-    sourced for most catalog entries."""
-    if not buys or n < 2 or gpu.segment != "datacenter" or not gpu.tdp_w:
+def gpu_power_caveat(gpu: GpuSpec, n: int, buys: bool, watts: bool = True) -> str | None:
+    """What every row that buys GPUs with a power figure must say of its electricity: the
+    cost counts the GPUs' board power alone (TDP × n, app/domain/cost.py ``rates``), a lower
+    bound: the machine that holds them draws more (a server's CPUs, memory, NICs and fans:
+    NVIDIA rates a DGX H100, 8 × 700 W of GPUs, at DGX_H100_MAX_W), and cooling more again
+    (a datacenter's PUE). 64 H100s had been priced at 44.8 kW against about 82 kW for eight
+    DGX H100s; a bought RTX 4090 had said nothing where a datacenter card said this. Said
+    rather than added: no per-host figure is sourced for most catalog entries. ``watts``:
+    with the figure (a rig's words may give it already)."""
+    if not buys or not gpu.tdp_w:
         return None
-    total = gpu.tdp_w * n
+    figure = _watts(gpu, n) if watts else ""
+    host = "the server's CPUs, memory, fans" if gpu.segment == "datacenter" else "the host"
+    whose = "the GPUs'" if n > 1 else "the GPU's"
     return (
-        f"electricity here counts the GPUs' board power alone ({n}× {gpu.tdp_w:,.0f} W = "
-        f"{total:,.0f} W), a lower bound for owned servers: their CPUs, memory, NICs and fans "
-        f"draw more (NVIDIA rates a DGX H100, 8 × 700 W of GPUs, at {DGX_H100_MAX_W:,} W "
-        "maximum), and a datacenter's cooling adds more again"
+        f"electricity counts {whose} board power alone{figure}, a lower bound: not {host} "
+        "nor cooling (PUE)"
     )
 
 
@@ -558,7 +654,8 @@ def cooling_caveat(gpu: GpuSpec, buys: bool, rents: bool = False) -> str | None:
     module = _module(gpu)
     if module is not None:
         # an SXM or OAM module has no PCIe edge connector: it is bought in a server built for
-        # it (the catalog prices such a part as one 8-GPU server's price ÷ 8, said on the row)
+        # it (its price is one 8-GPU server's share, said in the price's note, or the module
+        # alone, which host_caveat says)
         rented = "; rented, the provider's server holds it" if rents else ""
         return (
             f"{gpu.name} is a module ({module}), not a PCIe card: bought, it comes in a server "

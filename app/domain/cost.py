@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from app.domain import topology
 from app.domain.gpu import GpuSpec
-from app.vocab import CLUSTER_TIERS, HOST_TIERS
+from app.vocab import CLUSTER_TIERS, HOST_TIERS, SECOND_HAND_CONDITIONS
 
 # the US residential average revenue per kWh in early 2024: 15.45 ¢ in January, 16.88 ¢ in April
 # (EIA Electricity Monthly Update, End Use; docs/methodology.md, "Power and energy")
@@ -291,6 +291,24 @@ class PurchaseOffer:
     # the data's caveat on this price (purchase.yaml `note`), shown with it wherever it is paid
     note: str | None = None
 
+    @property
+    def second_hand(self) -> bool:
+        """Whether the price may be a second-hand card's (a used price, or a market figure of
+        the cheapest listings, new or used)."""
+        return self.condition in SECOND_HAND_CONDITIONS
+
+    @property
+    def server_share(self) -> bool:
+        """Whether the price is a whole server's share (its price ÷ its GPUs), host included:
+        the data files such a row with a note that says so (data/offers/README.md, "Server-only
+        parts": "... sold only as whole servers"). Every other price is the card or module
+        alone."""
+        return self.note is not None and SERVER_SHARE_WORDS in self.note
+
+
+# The words data/offers/README.md ("Server-only parts") has a server-share price's note carry.
+SERVER_SHARE_WORDS = "sold only as whole servers"
+
 
 # How long a launch price stands in for a current one: a card more than three years past its
 # launch sells used or not at all, far from its list price (a 2080 Ti is not $999 in 2026).
@@ -442,7 +460,7 @@ def choose_purchase(offers: list[PurchaseOffer], basis: str = "auto") -> Purchas
         offers = [o for o in offers if o.condition in took]
     else:
         offers = [o for o in offers if not o.stale]
-        second_hand = [o.as_of for o in offers if o.condition in ("used", "market")]
+        second_hand = [o.as_of for o in offers if o.second_hand]
         if second_hand:
             newest = max(second_hand, key=_earliest_day)
             offers = [
@@ -561,6 +579,26 @@ class Verdict:
     # Under acquisition 'either', why the other way in is over the user's budget (Pricing
     # .left_out): ``cheaper`` then names the way the row offers, whatever the totals say.
     over_budget: str | None = None
+    # what the totals leave out or assume past reason, in words (verdict_caveats)
+    caveats: tuple[str, ...] = ()
+
+
+# The rent side of the verdict is the offer's on-demand price. Providers sell 1- and 3-year
+# commitments below it: AWS Savings Plans ("a term of 1 or 3 years", docs.aws.amazon.com/
+# savingsplans) and Google Cloud committed use discounts, "up to 57% for most resources like
+# machine types or GPUs" for 1 or 3 years (cloud.google.com/compute/docs/instances/
+# signing-up-committed-use-discounts). A commitment bills every hour of its term, used or
+# not, so at a discount d it costs less than on-demand once more than (1 - d) of the hours
+# are used: at 57 %, 43 % of a week's 168 h, about 72 h a week, for a term of a year at least.
+COMMITMENT_MAX_DISCOUNT = 0.57
+COMMITMENT_MIN_YEARS = 1.0
+COMMITMENT_HOURS_PER_WEEK = 168.0 * (1.0 - COMMITMENT_MAX_DISCOUNT)
+
+# A resale fraction from which the verdict says it is above what used GPUs fetch: cards kept
+# for years and sold at 80 % or more of their price would have lost almost nothing. A rule of
+# thumb, not a market figure; for scale, the catalog's used RTX 3090 Ti ($1,399, 2026-08-11)
+# lists at 71 % of its new price ($1,979, 2025-07-07), four years after its launch.
+HIGH_RESALE_FRACTION = 0.8
 
 
 def verdict(
@@ -568,7 +606,10 @@ def verdict(
     energy_usd_per_hour: float | None,
     rent_usd_per_hour: float,
     usage: Usage,
+    on_demand: bool = False,
 ) -> Verdict:
+    """Buying against renting over the usage. ``on_demand``: the rent is an on-demand price
+    (not spot, not a marketplace host's), which a commitment would lower."""
     energy = energy_usd_per_hour or 0.0
     net_purchase = purchase_usd * (1.0 - usage.resale_fraction)
     buy_total = net_purchase + energy * usage.hours
@@ -581,7 +622,55 @@ def verdict(
         buy_total_usd=buy_total,
         rent_total_usd=rent_total,
         hours=usage.hours,
+        caveats=verdict_caveats(usage, on_demand),
     )
+
+
+def verdict_caveats(usage: Usage, on_demand: bool) -> tuple[str, ...]:
+    """What a buy-versus-rent verdict must say of its own terms: a rent at on-demand prices
+    over usage heavy and long enough for a commitment to cost less (a lab running 24/7 for
+    three years had been shown on-demand rent only), and a resale fraction above what used
+    GPUs fetch (resale 1 had made buying cost its energy alone, with no word)."""
+    said = [resale_caveat(usage.resale_fraction)]
+    if (
+        on_demand
+        and usage.years >= COMMITMENT_MIN_YEARS
+        and usage.hours_per_week >= COMMITMENT_HOURS_PER_WEEK
+    ):
+        said.append(
+            f"the rent is the on-demand price: at {usage.hours_per_week:g} h a week for "
+            f"{usage.years:g} year{'s' if usage.years != 1 else ''}, a 1- or 3-year commitment "
+            f"(AWS Savings Plans; Google Cloud committed use, up to "
+            f"{COMMITMENT_MAX_DISCOUNT:.0%} off GPUs) would cost less"
+        )
+    return tuple(x for x in said if x)
+
+
+def resale_caveat(resale_fraction: float) -> str | None:
+    """What a resale fraction from HIGH_RESALE_FRACTION up must say: used GPUs fetch less, and
+    at 1 buying costs only its energy."""
+    if resale_fraction < HIGH_RESALE_FRACTION:
+        return None
+    said = (
+        f"a resale fraction of {resale_fraction:.0%} is more than used GPUs fetch after years "
+        "of use (a used RTX 3090 Ti lists at 71% of a new one)"
+    )
+    if resale_fraction >= 1.0:
+        said += ": buying then costs only its energy"
+    return said
+
+
+def break_even_said(hours: float) -> str:
+    """The explanation's line on when buying starts to pay, after ``hours`` of use
+    (CostEstimate.break_even_hours): a purchase resold whole had read "after about 0 hours"."""
+    if hours <= 0:
+        return (
+            "Buying costs only its energy here (the resale returns the whole purchase), "
+            "so it is cheaper than renting from the first hour."
+        )
+    if hours < 1:
+        return "Buying beats renting within the first hour of use."
+    return f"Buying beats renting after about {hours:,.0f} hours of use."
 
 
 def usd_per_million_tokens(usd_per_hour: float | None, tokens_per_s: float | None) -> float | None:
@@ -633,7 +722,19 @@ class Pricing:
     def verdict(self, energy_usd_per_hour: float | None) -> Verdict | None:
         if self.rent is None or self.purchase_usd is None:
             return None
-        v = verdict(self.purchase_usd, energy_usd_per_hour, self.rent.usd_per_hour, self.usage)
+        # a rent left out over budget is no rent to commit to
+        on_demand = (
+            self.rent.offer.tier in ON_DEMAND_TIERS
+            and not self.rent.spot
+            and self.left_out != "rent"
+        )
+        v = verdict(
+            self.purchase_usd,
+            energy_usd_per_hour,
+            self.rent.usd_per_hour,
+            self.usage,
+            on_demand,
+        )
         if self.left_out is None:
             return v
         # the way over budget is no choice: the row's way is the cheaper one it can take, and

@@ -2088,7 +2088,12 @@ def _finish_priced(
     if out is not None:
         cost, pricing = without_left_out(cost, pricing, out)
     # the purchase caveats (cooling, the host the cards need) follow the ways the row offers
-    warnings += compat.purchase_caveats(gpu, config.num_gpus, *acquisition_modes(cost, acquired))
+    warnings += compat.purchase_caveats(
+        gpu,
+        config.num_gpus,
+        *acquisition_modes(cost, acquired),
+        pricing.buy if pricing is not None else None,
+    )
     uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
     if uneven is not None:
         warnings += (uneven,)

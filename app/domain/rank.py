@@ -722,7 +722,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         )
     be = c.cost.break_even_hours
     if be is not None:
-        lines.append(f"Buying beats renting after about {be:,.0f} hours of use.")
+        lines.append(costs.break_even_said(be))
     periods = _buy_periods_said(c)
     if periods:
         lines.append(periods)

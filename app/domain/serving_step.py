@@ -849,7 +849,9 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
             served, price=dataclasses.replace(served.price, pricing=pricing)
         )
     modes = ev.acquisition_modes(cost, acquired)
-    warnings += compat.purchase_caveats(gpu, config.num_gpus, *modes)
+    warnings += compat.purchase_caveats(
+        gpu, config.num_gpus, *modes, pricing.buy if pricing is not None else None
+    )
     return ev.ConfigResult(
         config,
         None,

@@ -271,6 +271,7 @@ def priced_parts(
             said["rent_gpus_paid"] = rented.gpus_paid
             said["gpus_used"] = rented.gpus_used
             notes.append(verdict_note(rented) or "")
+        notes.extend(v.caveats)
         if notes:
             said["note"] = "; ".join(n for n in notes if n)
         parts["verdict"] = said

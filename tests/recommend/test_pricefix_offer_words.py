@@ -40,7 +40,8 @@ def test_a_purchase_over_the_budget_reads_as_not_offered_and_the_verdict_rents()
     parts, _, buy = rows.priced_parts(over, _cost())
     verdict = _verdict(parts)
     assert verdict["cheaper"] == "rent" and verdict["break_even_hours"] is None
-    assert verdict["note"] == f"renting, the way within the budget: {WHY}"
+    # then the on-demand caveat of 100 h a week for 3 years (cost.verdict_caveats)
+    assert verdict["note"].startswith(f"renting, the way within the budget: {WHY}; the rent is")
     assert verdict["buy_total_usd"] < verdict["rent_total_usd"]  # shown, as the note explains
     assert buy is not None and buy["usd"] == 116_800.0  # the price stays visible
     (line,) = [x for x in rows.offer_lines(over) if x.startswith("Buy:")]
@@ -54,7 +55,8 @@ def test_a_purchase_over_the_budget_reads_as_not_offered_and_the_verdict_rents()
 def test_within_the_budget_the_verdict_and_lines_are_as_before() -> None:
     parts, _, _ = rows.priced_parts(_pricing(), _cost())
     verdict = _verdict(parts)
-    assert verdict["cheaper"] == "buy" and "note" not in verdict
+    # only the on-demand caveat a 100-h-a-week, 3-year usage carries (cost.verdict_caveats)
+    assert verdict["cheaper"] == "buy" and verdict["note"].startswith("the rent is the on-demand")
     assert verdict["break_even_hours"] is not None
     (line,) = [x for x in rows.offer_lines(_pricing()) if x.startswith("Buy:")]
     assert line == "Buy: 4× $29,200 (market (new or used listings) price, 2026-09)."
