@@ -358,8 +358,8 @@ class OfferChoice:
         # (topology.network); a provider's plain instances may lack it
         cluster = (
             f"; rents {shape}{self.offer.instance_type} side by side: book them as one "
-            "cluster on the provider's fast network (InfiniBand / EFA / RoCE), as the "
-            "estimate assumes"
+            "cluster on the provider's network, at least as fast between servers as the "
+            "row's split line assumes"
             if self.instances > 1
             else ""
         )

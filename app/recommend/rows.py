@@ -369,7 +369,7 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         total = f"${ch.usd_per_hour:,.2f}/h"
         if ch.instances > 1:
             each = ch.usd_per_hour / ch.instances
-            total = f"{total} for all {ch.instances} (${each:,.2f}/h each)"
+            total = f"{total} for all {ch.instances} (${each:,.2f}/h per {o.gpus}-GPU instance)"
         # a spot price is no on-demand one: "(8 GPUs, on-demand) at $80.00/h spot" read as both
         tier = o.tier
         if ch.spot:

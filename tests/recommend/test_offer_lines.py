@@ -18,7 +18,7 @@ def test_several_instances_say_the_price_is_all_of_them() -> None:
     pricing = costs.Pricing(rent=six, buy=None, num_gpus=6, usage=costs.Usage())
     (line, *_) = offer_lines(pricing)
     assert line.startswith("Rent 6× hyperbolic 1x-RTX4090-64-271 (1 GPU, marketplace)")
-    assert "at $1.38/h for all 6 ($0.23/h each)" in line
+    assert "at $1.38/h for all 6 ($0.23/h per" in line and "-GPU instance)" in line
     one = costs.OfferChoice(_offer(), instances=1, gpus_used=1, usd_per_hour=0.23, spot=False)
     (single, *_) = offer_lines(costs.Pricing(rent=one, buy=None, num_gpus=1, usage=costs.Usage()))
     assert "at $0.23/h, as of 2026-11-30" in single and "for all" not in single
