@@ -39,3 +39,24 @@ def test_tensor_parallel_keeps_the_counts_that_split_the_heads(read_client: Test
     counts = {r["num_gpus"] for r in rows}
     assert counts and all(c & (c - 1) == 0 for c in counts)
     assert any(c > 2 for c in counts)
+
+
+def test_a_layer_split_is_sized_on_its_fullest_card(read_client: TestClient) -> None:
+    """Whole layers per GPU: Llama 3.1 405B's 126 layers on 13 RTX 5000 Ada put 10 on one card,
+    which an even share (9.7) had fitted with 0.1 GB spare (regression hunt)."""
+
+    def estimate(n: int) -> dict[str, Any]:
+        work = {"preset": "llama-3.1-405b", "task": "inference", "runtime": "transformers",
+                "batch_size": 1}  # fmt: skip
+        body = {"gpu": "rtx-5000-ada", "num_gpus": n, "workload": work}
+        r = read_client.post("/api/v1/estimate", json=body)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    assert estimate(13)["result"] is None  # 10 layers do not fit one card
+    even, uneven = estimate(14)["result"]["memory"], estimate(16)["result"]["memory"]
+    assert not any("fullest GPU" in n for n in even["notes"])  # 126 = 14 x 9
+    assert any("fullest GPU holds 8 of the 126 layers" in n for n in uneven["notes"])
+    # 8 layers' share, not 126 / 16
+    per_layer = even["breakdown"]["weights"] / 9
+    assert uneven["breakdown"]["weights"] > 7.9 * per_layer

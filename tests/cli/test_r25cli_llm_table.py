@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
@@ -16,6 +17,15 @@ from app.cli.recommend import _fmt, decode_rate
 from app.config import Settings
 
 WIDE = {"COLUMNS": "200", "TERMINAL_WIDTH": "200"}
+
+
+@pytest.fixture
+def wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich fixes a console's width at creation (another test's 80 columns under xdist): the
+    wide terminal is set on the console itself, not only in the environment."""
+    from app.cli import main as cli_main
+
+    monkeypatch.setattr(cli_main.console, "_width", 200)
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -38,6 +48,7 @@ def test_decode_rate_is_tokens_per_second_while_generating() -> None:
 
 
 def test_llm_inference_rows_show_their_decode_rate_beside_the_end_to_end_rate(
+    wide: None,
     read_settings: Settings,
 ) -> None:
     args = ["recommend", "--preset", "llama-3-8b", "--task", "inference", "--batch-size", "4"]

@@ -11,6 +11,7 @@ import re
 from types import SimpleNamespace
 from typing import cast
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -24,6 +25,15 @@ ARGS = ["recommend", "--preset", "llama-3.1-8b", "--task", "fine-tuning", "--pef
         "--objective", "best_value", "--purchase-basis", "auto", "--max-gpus", "1"]  # fmt: skip
 
 
+@pytest.fixture
+def wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich fixes a console's width at creation (another test's 80 columns under xdist): the
+    wide terminal is set on the console itself, not only in the environment."""
+    from app.cli import main as cli_main
+
+    monkeypatch.setattr(cli_main.console, "_width", 200)
+
+
 def _env(settings: Settings) -> dict[str, str]:
     return {"COLUMNS": "200", "TERMINAL_WIDTH": "200",
             "GPU_ADVISOR_DATABASE_URL": settings.database_url}  # fmt: skip
@@ -35,7 +45,7 @@ def _gpu_cells(output: str) -> list[str]:
             if line.startswith("│")]  # fmt: skip
 
 
-def test_rows_past_the_limit_get_a_footer(read_settings: Settings) -> None:
+def test_rows_past_the_limit_get_a_footer(wide: None, read_settings: Settings) -> None:
     env = _env(read_settings)
     answer = json.loads(CliRunner().invoke(cli, [*ARGS, "--json"], env=env).stdout)
     shown = len(answer["recommendations"])
@@ -51,7 +61,7 @@ def test_rows_past_the_limit_get_a_footer(read_settings: Settings) -> None:
     assert "more ranked rows not shown" not in every.output
 
 
-def test_experimental_rows_are_marked_with_a_footnote(read_settings: Settings) -> None:
+def test_experimental_rows_are_marked_with_a_footnote(wide: None, read_settings: Settings) -> None:
     env = _env(read_settings)
     # TensorFlow on Intel and Apple is experimental (data/frameworks.yaml): every ranked row
     args = ["recommend", "--preset", "llama-3.1-8b", "--task", "fine-tuning", "--peft", "lora",
