@@ -64,8 +64,13 @@ _NO_PRICE = {
 
 
 def _basis(row: s.Recommendation, acquisition: str) -> str | None:
-    """The basis the verdict prices the row on: the one asked, rent first for 'either'
-    ("rent", "buy"; None without a price on it)."""
+    """The basis the verdict prices the row on: the one asked; for 'either' the one the row's
+    buy-vs-rent verdict finds cheaper, else rent first ("rent", "buy"; None without a price
+    on it). A headline that named the A30's rent while its verdict said buying was cheaper
+    over the asker's hours read as two answers (lab PI's review)."""
+    v = row.verdict
+    if acquisition == "either" and v is not None and v.cheaper == "buy" and row.cost.buy:
+        return "buy"
     if acquisition in ("rent", "either") and row.cost.rent is not None:
         return "rent"
     if acquisition in ("buy", "either") and row.cost.buy is not None:
