@@ -10,7 +10,7 @@ from app import vocab
 from app.domain import bands, compat, formats, ranking, topology
 from app.domain import cost as costs
 from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
-from app.domain.evaluate import SAVER_LABELS, ConfigResult, usable_gb
+from app.domain.evaluate import SAVER_LABELS, ConfigResult, hours_text, usable_gb
 from app.domain.gpu import GpuSpec
 from app.domain.llm_step import expert_split
 from app.domain.perf import (
@@ -764,7 +764,7 @@ def _buy_periods_said(c: Candidate) -> str:
     # a job longer than those hours is the row's warning (cost.outlasts_horizon), not said here
     return (
         f"To buy, the job costs ${job:,.0f}: the whole purchase plus energy for its "
-        f"{hours:,.0f} h, nothing resold. The buy-versus-rent verdict counts {resale} plus "
+        f"{hours_text(hours)}, nothing resold. The buy-versus-rent verdict counts {resale} plus "
         f"energy over {u.hours:,.0f} h of use ({u.hours_per_week:g} h a week for "
         f"{_years(u.years)})."
     )
