@@ -179,7 +179,9 @@ def test_a_host_bound_eager_row_says_the_ceiling_is_the_hosts(shipped_catalog) -
         assert row.bottleneck == "host overhead"
         (said,) = [w for w in row.warnings if w.startswith("This speed is the host's")]
         assert "CPU and PyTorch version" in said
-        assert f"timing.overhead_s ({row.timing.overhead_s:.2f} s)" in said
+        x = row.timing.overhead_s
+        shown = f"{x:,.2f} s" if x >= 1 else f"{x * 1e3:.3g} ms"  # rows._seconds
+        assert f"timing.overhead_s ({shown})" in said
         assert "not the host's total" in said
     # a GPU-bound row says nothing of it
     trt = _estimate(
@@ -217,3 +219,9 @@ def test_tensorrt_on_geforce_says_fp16_accumulation(shipped_catalog) -> None:
     for p in ("fp16", "bf16"):
         r = row("l40s", p)
         assert not any("accumulates in FP16" in x for x in [*r.warnings, *r.tips])
+
+
+def test_host_ceiling_times_read_in_ms_below_a_second() -> None:
+    from app.recommend.rows import _seconds
+
+    assert _seconds(0.0123) == "12.3 ms" and _seconds(3.191) == "3.19 s"
