@@ -49,6 +49,18 @@ def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
     return f"{value:.{digits}f}{unit}"
 
 
+def _job_basis(r: Any) -> str:
+    """ " rent" or " buy": which of the row's prices its job cost is (cost.job_cost_usd)."""
+    job, rent, buy = r.cost.job_cost_usd, r.cost.rent, r.cost.buy
+    if job is None:
+        return ""
+    if rent is not None and rent.job_usd is not None and abs(rent.job_usd - job) < 0.005:
+        return " rent"
+    if buy is not None and buy.job_usd is not None and abs(buy.job_usd - job) < 0.005:
+        return " buy"
+    return ""
+
+
 def _dollars(value: float | None) -> str:
     """A job's cost as the verdict says it: cents below $100 ($3.44 and $3.66 had read "3"
     and "4", hiding the order "cheapest" ranks by), a tenth of a cent below $1 ($0.031 against
@@ -593,7 +605,15 @@ def render(response: Any, console: Console) -> None:
     if buy_col:
         cols.append(_Col("buy $ (all)", [_fmt(r.cost.purchase_usd, 0) for r in rows]))
     if job_col:
-        cols.append(_Col("job $", [_dollars(r.cost.job_cost_usd) for r in rows]))
+        # asked 'either', a rented job and a whole purchase share the column: each says which
+        # (lab PI's review: 11.78, 755 and 3,192 had read as one kind of figure)
+        both = response.acquisition == "either"
+        cols.append(
+            _Col(
+                "job $",
+                [_dollars(r.cost.job_cost_usd) + (_job_basis(r) if both else "") for r in rows],
+            )
+        )
     cols += [
         # as the verdict says it
         _Col(

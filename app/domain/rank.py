@@ -495,14 +495,14 @@ def advice(
             + ": the same update, smaller kernels."
         )
     if requested.is_llm_inference and top.n > 1 and requested.precision in ("bf16", "fp16"):
-        whole = memory_breakdown(requested).total
+        full = memory_breakdown(requested).total
         # only where one card cannot hold the 16-bit model: several GPUs picked for speed (one
         # MI300X holds a 70B) need no fewer-cards remedy (regression hunt)
-        if whole > usable_gb(top.gpu, requested):
+        if full > usable_gb(top.gpu, requested):
             q4 = memory_breakdown(requested.with_precision("int4")).total
             out.append(
                 f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):,.1f} GB instead "
-                f"of {vram(whole):,.1f} GB: fewer cards, at some quality cost."
+                f"of {vram(full):,.1f} GB: fewer cards, at some quality cost."
             )
     return out
 

@@ -1098,7 +1098,11 @@ class RentCostOut(BaseModel):
         None, description="training at a spot price: checkpoint size and break-even overhead"
     )
     job_usd: float | None = Field(None, description="renting for the time to finish the job")
-    samples_per_usd: float | None = None
+    samples_per_usd: float | None = Field(
+        None,
+        description="the row's throughput unit per dollar rented (`throughput.unit`: tokens "
+        "for LLM rows, images, samples, audio seconds)",
+    )
     as_of: str
     source: str
     stale: bool = Field(
@@ -1114,7 +1118,9 @@ class BuyCostOut(BaseModel):
     energy_usd_per_hour: float | None = None
     job_usd: float | None = Field(None, description="purchase plus energy for the job")
     samples_per_usd: float | None = Field(
-        None, description="over the usage horizon (hours_per_week × years), energy included"
+        None,
+        description="the row's throughput unit (`throughput.unit`: tokens for LLM rows) per "
+        "dollar, over the usage horizon (hours_per_week × years), energy included",
     )
     as_of: str
     source: str

@@ -4,9 +4,11 @@ your 15,600 h")."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.testclient import TestClient
 
-BODY = {
+BODY: dict[str, Any] = {
     "workload": {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "lora",
                  "seq_len": 2048, "dataset_samples": 50000, "epochs": 3},
     "constraints": {"acquisition": "either", "max_purchase_usd": 150000,
