@@ -672,3 +672,31 @@ def cooling_caveat(gpu: GpuSpec, buys: bool, rents: bool = False) -> str | None:
         f"{gpu.name} is passively cooled: it needs a server chassis with forced airflow "
         "(not a desktop case)"
     )
+
+
+# NVIDIA's "License For Customer Use of NVIDIA GeForce Software"
+# (https://www.nvidia.com/en-us/drivers/geforce-license/), §2.1.3 "No Datacenter Deployment":
+# the software "is not licensed for datacenter deployment, except that blockchain processing in
+# a datacenter is permitted" (since its late-2017 revision). It covers GeForce- and
+# TITAN-branded cards: the catalog's NVIDIA consumer segment. (NVIDIA's Linux driver has an
+# agreement of its own, https://www.nvidia.com/en-us/drivers/nvidia-license/linux/: the caveat
+# names the GeForce licence, the one with the clause.) ECC: off by default on GeForce cards; the
+# RTX 3090 Ti and 4090 can turn it on in the driver at a speed cost, the RTX 5090 cannot
+# (https://www.notebookcheck.net/Nvidia-GeForce-RTX-5090-departs-from-RTX-3090-Ti-and-RTX-4090-
+# flagship-tradition-drops-VRAM-ECC-for-pro-workloads.958141.0.html;
+# https://support.chaos.com/hc/en-us/articles/24886637113617).
+GEFORCE_LICENCE = "§2.1.3, No Datacenter Deployment"
+
+
+def geforce_caveat(gpu: GpuSpec) -> str | None:
+    """What a production (serving) row on a GeForce or TITAN card must say: NVIDIA's GeForce
+    driver licence does not license datacenter deployment, and its memory runs without ECC by
+    default. One sentence: 5 × RTX 4090 on a marketplace had ranked first for a 16 requests/s
+    service with no word of either."""
+    if gpu.vendor != "nvidia" or gpu.segment != "consumer":
+        return None
+    # short: the answer pages are near their size budget, and the row names the card
+    return (
+        "NVIDIA's GeForce driver licence does not license datacenter deployment "
+        f"({GEFORCE_LICENCE}); GeForce memory runs without ECC by default"
+    )

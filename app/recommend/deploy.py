@@ -754,3 +754,34 @@ def deploy_for(
             "no SkyPilot instance behind this row: run the command on any machine with these GPUs"
         )
     return s.DeployOut(command=command, skypilot_service=yaml_text, notes=notes)
+
+
+def context_for(w: s.ResolvedWorkload) -> int:
+    """The --max-model-len a workload's serve command asks: room for the longest request the
+    load describes, within the model's own limit. vLLM refuses a prompt longer than
+    --max-model-len and cuts the answer at it, so the mean lengths would fail every longer
+    request: mean + spread where the load gives a spread (what the plan sizes each request's KV
+    cache for), else twice the mean."""
+    if w.serving is not None:
+        sv = w.serving
+        spread = (sv.prompt_tokens_spread or 0) + (sv.output_tokens_spread or 0)
+        mean = sv.prompt_tokens + sv.output_tokens
+        context = mean + spread if spread else 2 * mean
+    else:
+        context = (w.seq_len or 0) + (w.output_tokens or 0)
+    if w.model.max_context:
+        context = min(context, w.model.max_context) if context else w.model.max_context
+    return context or 4096
+
+
+def attach(rows: list[s.Recommendation], w: s.ResolvedWorkload, data_dir: Path = DATA_DIR) -> None:
+    """Each serving row's serve command and service file (``serving.deploy``), the one rule
+    /recommendations and /estimate share: the preset's serve repo (else its Hugging Face id)
+    and the workload's context."""
+    preset = presets.load_presets(data_dir).get(w.preset or "")
+    model = (preset.serve_repo or presets.hf_repo(preset)) if preset is not None else None
+    context = context_for(w)
+    for row in rows:
+        if row.serving is not None:
+            acc = row.offer.accelerator if row.offer is not None else None
+            row.serving.deploy = deploy_for(row, model, context, acc)

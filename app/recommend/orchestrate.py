@@ -17,9 +17,8 @@ from app.domain.cost import GpuOffers
 from app.domain.gpu import GpuSpec
 from app.errors import InvalidInput, NotFound
 from app.offers import service as offers
-from app.recommend import presets, repository, service
+from app.recommend import deploy, repository, service
 from app.recommend import schemas as s
-from app.recommend.deploy import deploy_for
 from app.recommend.summary import answer_summary
 from app.reports import service as reports
 from app.shipped import rules as engine_rules
@@ -192,31 +191,10 @@ def recommend_for(
 
 
 def _add_deploy(response: s.RecommendationResponse, settings: Settings) -> None:
-    """Each serving row's serve command and service file (the runtime's own flags)."""
-    preset = presets.load_presets(settings.data_dir).get(response.workload.preset or "")
-    model = (preset.serve_repo or presets.hf_repo(preset)) if preset is not None else None
-    w = response.workload
-    if w.serving is not None:
-        # room for the longest request the load describes, within the model's own limit:
-        # vLLM refuses a prompt longer than --max-model-len and cuts the answer at it, so the
-        # mean lengths would fail every longer request. Mean + spread where the load gives a
-        # spread (what the plan sizes each request's KV cache for), else twice the mean.
-        sv = w.serving
-        spread = (sv.prompt_tokens_spread or 0) + (sv.output_tokens_spread or 0)
-        mean = sv.prompt_tokens + sv.output_tokens
-        context = mean + spread if spread else 2 * mean
-    else:
-        context = (w.seq_len or 0) + (w.output_tokens or 0)
-    if w.model.max_context:
-        context = min(context, w.model.max_context) if context else w.model.max_context
-    context = context or 4096
-    rows = list(response.recommendations)
-    if response.serving is not None:
-        rows += response.serving.closest
-    for row in rows:
-        if row.serving is not None:
-            acc = row.offer.accelerator if row.offer is not None else None
-            row.serving.deploy = deploy_for(row, model, context, acc)
+    """Each serving row's serve command and service file (the runtime's own flags): the one
+    rule /estimate shares (deploy.attach)."""
+    rows = list(response.recommendations) + (response.serving.closest if response.serving else [])
+    deploy.attach(rows, response.workload, settings.data_dir)
 
 
 def estimate_for(

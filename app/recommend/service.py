@@ -34,7 +34,7 @@ from app.domain.workload import (
     model_offload,
 )
 from app.errors import InvalidInput, NotFound
-from app.recommend import deadline, whatif
+from app.recommend import deadline, deploy, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
@@ -1295,7 +1295,11 @@ def estimate(
     if work.task == "serving":
         # num_gpus: the GPUs in all, split into replicas × GPUs per replica as suits the load
         ask = dataclasses.replace(ctx.serving, group=asked)
-        return serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
+        out = serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
+        # the serve command and service file /recommendations gives the same row
+        if out.result is not None:
+            deploy.attach([out.result], out.workload, data_dir)
+        return out
     if asked is not None:
         ctx = dataclasses.replace(ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=asked))
     found = _evaluated(gpu, ctx)

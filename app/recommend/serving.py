@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.domain import bands, efficiency, llm_step, rank, serving_step
+from app.domain import bands, compat, efficiency, llm_step, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -634,10 +634,47 @@ def _recommendation(
         + list(row.warnings)
         + list(r.notes)
         + _expert_layout_note(row, model)
-        + [w for w in (spot_warning(row.priced.pricing, False),) if w],
+        + [
+            w
+            for w in (
+                spot_warning(row.priced.pricing, False),
+                near_capacity(r, spec, lo),
+                compat.geforce_caveat(gpu),
+            )
+            if w
+        ],
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],
         **extra,
+    )
+
+
+# The share of a row's modelled capacity past which its answer says the load is near it. Under
+# random (Poisson) arrivals a queue's wait grows as utilisation / (1 − utilisation) (M/M/1,
+# Kingman's formula for a general server): ×4 at 80 %, ×9 at 90 %, without bound towards 100 %;
+# the capacity itself is a model, its band the calibrated spread.
+NEAR_CAPACITY = 0.8
+
+
+def near_capacity(r: sv.ServingResult, spec: ServingSpec, band_low: float) -> str | None:
+    """What a row must say when the asked requests/s load is past ``NEAR_CAPACITY`` of the
+    plan's capacity at saturation: the plan was chosen at its edge (1 H100 for 16 requests/s,
+    4,800 of 4,959 output tokens/s, had said nothing). Names the capacity at the low edge of
+    the row's band (``band_low``: its throughput factor) where that does not carry the load.
+    Words only: the plan is still the one ranked. A fixed number of concurrent clients (a
+    closed loop) cannot outrun the servers, so only an arrival rate is weighed."""
+    load, most = r.output_tokens_per_s, r.max_output_tokens_per_s
+    if spec.requests_per_s is None or spec.concurrent_requests is not None:
+        return None
+    if not load or most <= 0 or load < NEAR_CAPACITY * most:
+        return None
+    low = most * band_low
+    # short: the answer pages are near their size budget
+    short = f"; its band's low edge carries {low:,.0f}, under the load" if low < load else ""
+    return (
+        f"the load is {100 * load / most:.0f} % of modelled capacity ({load:,.0f} of {most:,.0f} "
+        "output tokens/s): under random arrivals queueing delay grows without bound towards "
+        f"100 %{short}"
     )
 
 

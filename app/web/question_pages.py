@@ -643,33 +643,46 @@ def _price_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.C
 
 @dataclass(frozen=True)
 class LoadMemory:
-    """A serving answer's memory card: the model's weights once plus the KV cache its load
-    fills (``kv_gb``, None where no row carries it), and the top pick's per-GPU share. The
+    """A serving answer's memory card, per replica of the top pick: the model's weights (each
+    replica holds a whole copy) plus the KV cache of that replica's share of the load
+    (``kv_gb``, None where no row carries it), over its ``gpus``, and its per-GPU share; the
+    fleet's total (every replica's weights and KV cache) is said apart, named as such. The
     whole-job figure other tasks show is, for serving, the weights alone: "15 GB" for 100
-    requests of 8,256 tokens (about 124 GB with their KV cache) read as one 24 GB card."""
+    requests of 8,256 tokens (about 124 GB with their KV cache) read as one 24 GB card; and one
+    replica's weights beside all replicas' KV cache ("15 GB of weights + 11.7 GB of KV cache",
+    5 replicas) was neither a replica's nor the fleet's memory."""
 
     weights_gb: float
     kv_gb: float | None = None
-    gpus: int = 0
+    gpus: int = 0  # per replica
     per_gpu_gb: float = 0.0
+    replicas: int = 1
 
     @property
     def total_gb(self) -> float:
+        """One replica: its weights + its KV cache."""
         return self.weights_gb + (self.kv_gb or 0.0)
+
+    @property
+    def fleet_gb(self) -> float:
+        return self.replicas * self.total_gb
 
 
 def _load_memory(answer: rs.RecommendationResponse) -> LoadMemory | None:
-    """The serving card's figures: the KV cache the top pick holds at the asked load (its
-    per-GPU KV over all its GPUs: the requests in flight, prompt + output tokens each), as
-    the API's row gives it; the weights are ``answer.memory`` (the whole model, once)."""
+    """The serving card's figures: the KV cache one replica of the top pick holds at the asked
+    load (its per-GPU KV over the replica's GPUs: its requests in flight, prompt + output
+    tokens each), as the API's row gives it; the weights are ``answer.memory`` (the whole
+    model, once per replica)."""
     if answer.serving is None:
         return None
     top = answer.recommendations[0] if answer.recommendations else None
     if top is None or top.serving is None:
         return LoadMemory(weights_gb=answer.memory.required_gb)
-    gpus = top.serving.replicas * top.serving.gpus_per_replica
-    kv = top.memory.breakdown.get("kv_cache", 0.0) * gpus
-    return LoadMemory(answer.memory.required_gb, kv, gpus, top.memory.required_gb)
+    sv = top.serving
+    kv = top.memory.breakdown.get("kv_cache", 0.0) * sv.gpus_per_replica
+    return LoadMemory(
+        answer.memory.required_gb, kv, sv.gpus_per_replica, top.memory.required_gb, sv.replicas
+    )
 
 
 def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:

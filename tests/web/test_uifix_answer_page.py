@@ -43,14 +43,23 @@ def test_serving_memory_card_counts_the_loads_kv_cache(read_client: TestClient) 
     answer = read_client.get(SERVING.replace("/recommendations?", "/recommendations.json?")).json()
     weights = answer["memory"]["required_gb"]
     top = answer["recommendations"][0]
-    gpus = top["serving"]["replicas"] * top["serving"]["gpus_per_replica"]
-    kv = top["memory"]["breakdown"]["kv_cache"] * gpus
-    # the KV cache of 100 requests of 8,256 tokens, each as the row counts it
-    assert abs(kv - 100 * top["serving"]["kv_cache_gb_per_request"]) < 1.0
+    replicas, gpus = top["serving"]["replicas"], top["serving"]["gpus_per_replica"]
+    kv_all = top["memory"]["breakdown"]["kv_cache"] * gpus * replicas
+    # the KV cache of 100 requests of 8,256 tokens, each as the row counts it, over the fleet
+    assert abs(kv_all - 100 * top["serving"]["kv_cache_gb_per_request"]) < 1.0
+    # the headline is one replica's: its weights + its share of the KV cache (one replica's
+    # weights beside all replicas' KV cache had been neither)
     gib = 1024**3 / 1e9
-    assert abs(total - (weights + kv) / gib) < 1.0, (total, weights, kv)
-    assert total > 100  # vendors' GB: about 116, never the 15 of the weights
-    assert f"on each of the top pick's {gpus} GPUs" in card
+    per_replica = weights + kv_all / replicas
+    assert abs(total - per_replica / gib) < 1.0, (total, weights, kv_all, replicas)
+    assert "per replica" in card
+    assert (f"on each of its {gpus} GPUs" if gpus > 1 else "on its GPU") in card
+    if replicas > 1:
+        fleet = re.search(rf"the top pick's {replicas} replicas: ([\d,.]+ GB) in all", card)
+        assert fleet is not None
+        assert abs(_gb(fleet.group(1)) - replicas * per_replica / gib) < 1.0
+    else:
+        assert total > 100  # vendors' GB: about 116, never the 15 of the weights
 
 
 def test_serving_what_if_column_names_the_weights(read_client: TestClient) -> None:
