@@ -1420,10 +1420,12 @@ def _estimate_advice(cand: rank.Candidate, work: WorkloadSpec, *, defaulted: boo
         on, off = cand.memory.total, cand.memory.total + without.total - with_ckpt
         if off > on + 0.05:
             where = "on its GPU" if cand.n == 1 else f"on each of its {cand.n} GPUs"
+            # the answer's banner's rule (rank.advice): no weight gradients under LoRA/QLoRA
+            more = "half" if run.peft in ("lora", "qlora") else "a third"
             out.append(
                 "Gradient checkpointing is on, as fine-tuning recipes run it: this estimate "
-                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about a "
-                "third more compute (turn it off with gradient_checkpointing: false)."
+                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about "
+                f"{more} more compute (turn it off with gradient_checkpointing: false)."
             )
     return out + rank.advice([cand], work, defaulted_checkpointing=False)
 

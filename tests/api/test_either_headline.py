@@ -33,3 +33,13 @@ def test_the_headline_prices_the_way_the_verdict_chose(read_client: TestClient) 
     top = answer["recommendations"][0]
     assert top["verdict"] is not None and top["verdict"]["cheaper"] == "rent"
     assert "rents at" in answer["summary"]["sentence"]
+
+
+def test_an_estimates_checkpointing_cost_follows_the_rows_rule(read_client: TestClient) -> None:
+    """LoRA runs no weight gradients: recomputing the forward costs about half more, as the row
+    and the answer's banner say (fine-tuning review: the estimate said a third)."""
+    work = {"preset": "llama-3.1-8b", "task": "fine-tuning", "peft": "lora", "seq_len": 2048}
+    body = {"gpu": "a100-sxm4-80gb", "num_gpus": 1, "workload": work}
+    advice = read_client.post("/api/v1/estimate", json=body).json()["advice"]
+    said = [a for a in advice if a.startswith("Gradient checkpointing is on")]
+    assert said and "about half more compute" in said[0]
