@@ -487,7 +487,7 @@ def layout_that_fits(
 def fits_hint(work: WorkloadSpec, n: int, usable_gb: float, backends: tuple[str, ...]) -> str:
     """What a refusal of a decoder's full training on ``n`` > 1 GPUs adds where the job runs
     without a context-parallel layout: the Megatron layout that holds it (``layout_that_fits``,
-    checkpointing added where it needs it), else the field that splits the sequence. "" where
+    checkpointing added where it needs it); else what does not fit (``_what_misses``). "" where
     Megatron does not run (no CUDA) or a context-parallel layout is the job's already."""
     m = work.model
     own = work.megatron if work.runtime == "megatron" else None
@@ -503,13 +503,68 @@ def fits_hint(work: WorkloadSpec, n: int, usable_gb: float, backends: tuple[str,
         found = layout_that_fits(replace(work, gradient_checkpointing=True), n, usable_gb)
         extra = " and gradient_checkpointing"
     if found is None:
-        return (
-            "; splitting each sequence over GPUs is what holds long contexts: runtime "
-            "'megatron' with workload.megatron_layout.context_parallel"
-        )
+        return _what_misses(work, n, usable_gb)
     lay, need = found
     return (
         f"; runtime 'megatron' with workload.megatron_layout {{tensor_parallel: {lay.tp}, "
         f"context_parallel: {lay.cp}, pipeline_parallel: {lay.pp}}}{extra} holds it at "
         f"{need:,.1f} GB per GPU (one sequence per micro-batch)"
+    )
+
+
+# The largest count a request may ask for (evaluate.COUNTS[-1], which imports this module)
+_MOST_GPUS = 512
+
+
+def _what_misses(work: WorkloadSpec, n: int, usable_gb: float) -> str:
+    """Where no layout holds the job on ``n`` GPUs: what is too big at one sequence per GPU
+    with checkpointing, sharded (FSDP/ZeRO-3). The model states (weights with FSDP's
+    gathered layers, gradients, master weights, optimizer states) alone over ``usable_gb``:
+    more GPUs, the fewest power-of-two count up to ``_MOST_GPUS`` that holds the job sharded
+    (with 8-bit AdamW too where that takes fewer, as the engine would add it) — splitting the
+    sequence frees none of the states. Else the long sequence's activations and logits are
+    what miss: context parallelism splits them."""
+    from dataclasses import replace
+
+    from app.domain.workload import memory_breakdown
+
+    def least(count: int, optimizer: str) -> tuple[float, float]:
+        job = replace(work, batch_size=count, gradient_checkpointing=True, optimizer=optimizer)
+        mem = memory_breakdown(job, num_gpus=count)
+        return mem.total, mem.weights + mem.gradients + mem.optimizer + mem.master_weights
+
+    def fewest(optimizer: str) -> int | None:
+        count = 2 * n
+        while count <= _MOST_GPUS and least(count, optimizer)[0] > usable_gb:
+            count *= 2
+        return count if count <= _MOST_GPUS else None
+
+    states = least(n, work.optimizer)[1]
+    if states <= usable_gb:
+        return (
+            "; the long sequence's activations are what miss, and splitting each sequence "
+            "over GPUs is what holds long contexts: runtime 'megatron' with "
+            "workload.megatron_layout.context_parallel"
+        )
+    count = fewest(work.optimizer)
+    more = (
+        f"no count up to {_MOST_GPUS} holds it sharded, as what each GPU keeps at any count "
+        "(FSDP's gathered layers, one sequence's activations and logits) does not shrink: more "
+        "GPUs under runtime 'megatron', whose workload.megatron_layout splits layers and "
+        "sequence"
+    )
+    if count is not None:
+        more = (
+            f"{count} GPUs hold it sharded (FSDP/ZeRO-3, one sequence a GPU, gradient "
+            "checkpointing)"
+        )
+        eight = fewest("adam8bit") if work.optimizer == "adamw" else None
+        if eight is not None and eight < count:
+            more += f", {eight} with 8-bit AdamW"
+        more += ": raise constraints.max_gpus"
+    return (
+        "; the model states (weights, gradients, master weights, optimizer states) alone need "
+        f"{states:,.1f} GB per GPU sharded over {n}, which splitting the sequence does not "
+        f"shrink: {more}; CPU offload of those states (DeepSpeed ZeRO-3 offload, FSDP CPU "
+        "offload) is not modelled"
     )

@@ -854,6 +854,13 @@ def _savers_said(c: Candidate) -> str:
     return f", with memory savers the engine added: {' and '.join(said)}"
 
 
+def _recompute_pct(w: WorkloadSpec) -> int:
+    """Activation checkpointing's extra compute, in %: one more forward a step, a third more
+    on a full step (forward + backward ≈ 3 forwards), half more under (Q)LoRA (no weight
+    gradients: ≈ 2) — the rule the gradient_checkpointing field's description states."""
+    return round(100 / (2 if w.peft in ("lora", "qlora") else 3))
+
+
 def _recompute_said(c: Candidate) -> str:
     """'; priced with full activation recomputation (~33 % more compute; …)': a training row
     run with activation checkpointing (asked, the recipe's default, or a saver the engine
@@ -864,10 +871,9 @@ def _recompute_said(c: Candidate) -> str:
     w = c.work
     if not w.training or not w.gradient_checkpointing:
         return ""
-    extra = round(100 / (2 if w.peft in ("lora", "qlora") else 3))
     return (
-        f"; priced with full activation recomputation (~{extra} % more compute; selective "
-        "costs far less, Korthikanti et al. 2022)"
+        f"; priced with full activation recomputation (~{_recompute_pct(w)} % more compute; "
+        "selective costs far less, Korthikanti et al. 2022)"
     )
 
 
@@ -988,7 +994,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
         out.append(
             f"Activations take {vram(m.activations):,.1f} GB; activation checkpointing cuts them "
-            "to a fraction for ~33 % more compute."
+            f"to a fraction for ~{_recompute_pct(w)} % more compute."
         )
     out.extend(_training_memory_tips(c))
     if w.is_llm_inference:
@@ -1385,16 +1391,44 @@ def _training_headroom(c: Candidate, backend: str | None) -> str:
             f"{watch}; for room, run per_device_train_batch_size {per // 2} with twice the "
             "gradient-accumulation steps (the same update, a little slower)."
         )
-    left = [
-        name
-        for name, on in (
-            ("activation checkpointing", not c.work.gradient_checkpointing),
-            ("8-bit AdamW", c.work.optimizer == "adamw"),
-        )
-        if on
-    ]
-    more = f": {' or '.join(left)} frees more" if left else ": more GPUs shard the rest"
-    return f"{watch}; the micro-batch is one sample a GPU already{more}."
+    return f"{watch}; the micro-batch is one sample a GPU already{_what_frees(c)}."
+
+
+# 8-bit AdamW frees 6 of Adam's 8 bytes of moments a trainable parameter: named where the
+# moments are this share of the row's memory or more, not on a (Q)LoRA row whose adapters'
+# moments are a fraction of a GB (an 8B LoRA at 8,192 tokens on a 24 GB card: 0.3 GB beside
+# 13.7 GB of logits)
+ADAM8_SHARE = 0.10
+# What else a row at one sample a GPU can shrink is named from this share of its memory up
+LARGE_SHARE = 0.10
+
+
+def _what_frees(c: Candidate) -> str:
+    """': the logits (13.7 GB) shrink with …': what is large on a training row at one sample
+    a GPU and what frees it, largest first: the logits (a fused cross-entropy), the activations
+    (checkpointing where it is off, else a shorter sequence), Adam's moments (8-bit AdamW,
+    ``ADAM8_SHARE``); more GPUs where none is large."""
+    w, m = c.work, c.memory
+    found: list[tuple[float, str]] = []
+    if m.logits >= LARGE_SHARE * m.total:
+        # Liger Kernel and Cut Cross Entropy are Triton kernels (``_fused_loss_tip``)
+        triton = (c.perf.backend or "cuda") in TRITON_BACKENDS
+        fused = "a fused cross-entropy (Liger Kernel, Cut Cross Entropy)"
+        found.append((m.logits, f"the logits ({vram(m.logits):,.1f} GB) shrink with "
+                      f"{fused if triton else 'a chunked cross-entropy'}"))  # fmt: skip
+    if m.activations >= LARGE_SHARE * m.total:
+        fix = "activation checkpointing"
+        if w.gradient_checkpointing:
+            fix = "a shorter sequence" if w.model.is_transformer else "smaller samples"
+        found.append((m.activations, f"the activations ({vram(m.activations):,.1f} GB) shrink "
+                      f"with {fix}"))  # fmt: skip
+    if w.optimizer == "adamw" and m.optimizer >= ADAM8_SHARE * m.total:
+        found.append((m.optimizer, f"Adam's moments ({vram(m.optimizer):,.1f} GB) shrink with "
+                      "8-bit AdamW"))  # fmt: skip
+    if not found:
+        return ": more GPUs shard the rest"
+    found.sort(key=lambda f: -f[0])
+    return ": " + "; ".join(said for _, said in found)
 
 
 def _headroom_advice(runtime: str, backend: str | None = None) -> str:

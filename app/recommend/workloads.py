@@ -4,16 +4,18 @@ contradictions rejected naming the field)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, NamedTuple, get_args
 
 from app.domain import serving as serving_model
+from app.domain.activations import gated_mlp
 from app.domain.efficiency import EfficiencyTable
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout, layout_error
 from app.domain.operators import rescaled_table
-from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
+from app.domain.workload import DEFAULT_LORA_RANK, ModelSpec, ServingSpec, WorkloadSpec, lora_params
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
 from app.recommend import schemas as s
@@ -511,11 +513,18 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     if w.lora_rank is not None and peft == "none":
         # the adapters' rank, as latency_target_ms on training: said, not silently dropped
         warnings.append("lora_rank only applies to peft 'lora' or 'qlora'; ignored")
+    elif w.lora_rank is not None:
+        warnings += _full_rank(model, w.lora_rank)
+    if peft in ("lora", "qlora") and not inference:
+        warnings += _lora_targets(model, peft, w.lora_rank or DEFAULT_LORA_RANK)
     if w.seq_len is not None and not model.is_transformer:
         warnings.append(_seq_len_ignored(model.family))
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
     job = _job_size(w, preset, task, model, seq_len, data_dir)
+    said = _dataset_said(job, model, task, seq_len)
+    if said is not None:
+        warnings.append(said)
     work = WorkloadSpec(
         task=task,
         model=model,
@@ -530,7 +539,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         epochs=job.epochs,
         dataset_basis=job.basis,
         latency_target_ms=w.latency_target_ms if task == "inference" else None,
-        lora_rank=w.lora_rank or 16,
+        lora_rank=w.lora_rank or DEFAULT_LORA_RANK,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
         preset=preset.id if preset is not None else None,
         runtime=runtime,
@@ -547,6 +556,42 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             work, seq_len=serving.prompt_tokens, output_tokens=serving.output_tokens
         )
     return work, warnings
+
+
+def _lora_targets(model: ModelSpec, peft: str, rank: int) -> list[str]:
+    """The modules the adapters' memory and time assume (workload.lora_params: every linear
+    layer), said once at the top of the answer, which no row said: PEFT's LoraConfig targets
+    q_proj and v_proj alone for Llama (peft/utils/constants.py), fewer adapters than counted."""
+    if not (model.is_transformer and model.has_shape):
+        return []
+    mlp = "gate, up, down" if gated_mlp(model) else "up, down"
+    return [
+        f"{'QLoRA' if peft == 'qlora' else 'LoRA'} rank {rank} on all linear layers (q, k, v, o, "
+        f"{mlp}): {lora_params(model, rank) / 1e6:,.0f} M adapter parameters; PEFT's default "
+        "for Llama, q_proj and v_proj only, trains fewer and needs less memory"
+    ]
+
+
+def _full_rank(model: ModelSpec, rank: int) -> list[str]:
+    """Where ``rank`` reaches the narrowest width of a layer LoRA targets (q, k, v, o, gate,
+    up, down; workload.lora_params): an adapter B·A of rank r ≥ min(in, out) is no longer low
+    rank, and has more parameters than the layer it adapts (r·(in + out) > in·out); Llama 3 8B's
+    k and v projections are 1,024 wide, so a rank of 4,096 had counted 10.7 B adapter
+    parameters without a word."""
+    if not (model.is_transformer and model.has_shape):
+        return []
+    h = int(model.hidden_size or 0)
+    kv = int((model.kv_heads or 0) * (model.head_dim or 0))
+    widths = [(h, "hidden size"), (kv, "k and v projections' width")]
+    widths.append((int(model.intermediate_size or 4 * h), "MLP's width"))
+    width, what = min((w, name) for w, name in widths if w > 0)
+    if rank < width:
+        return []
+    return [
+        f"lora_rank {rank:,} is at least the {what} ({width:,}): an adapter of rank ≥ "
+        "min(in, out) of its layer is no longer low-rank and holds more parameters than the "
+        "layer it adapts"
+    ]
 
 
 def _megatron_layout(
@@ -589,6 +634,7 @@ class _JobSize(NamedTuple):
     samples: float | None
     epochs: float
     basis: str | None
+    default: bool = False  # the stated default for this kind of job (default_datasets)
 
 
 def _batch_size(
@@ -654,8 +700,37 @@ def _job_size(
         return _JobSize(float(d["dataset_samples"]), epochs, basis)
     if default is None:
         return _JobSize(None, float(w.epochs or d.get("epochs") or 1), None)
-    samples = default.samples_for(model.params, seq_len if model.is_transformer else 1)
-    return _JobSize(samples, float(w.epochs or default.epochs), f"assumed: {default.label}")
+    # whole samples: 1 M tokens at 2,048 a sample had been 488.28125 samples, a count the
+    # dataset_samples field itself refuses as a fraction
+    samples = math.ceil(default.samples_for(model.params, seq_len if model.is_transformer else 1))
+    return _JobSize(
+        float(samples), float(w.epochs or default.epochs), f"assumed: {default.label}", True
+    )
+
+
+def _dataset_said(job: _JobSize, model: ModelSpec, task: str, seq_len: int) -> str | None:
+    """What the time and cost to finish rest on, said at the top of the answer: the stated
+    default dataset where the request and preset gave none (its basis had been only in the
+    dataset_basis field), in the form of the assumed batch's line; and for a decoder's
+    fine-tuning, that every sample counts as a full ``seq_len`` (packed, or padded to it):
+    SFT sets average far shorter, so an unpacked run of them finishes sooner than said.
+    Pretraining corpora are packed into full sequences, as counted."""
+    if job.samples is None:
+        return None
+    packed = model.family == "decoder" and task == "fine-tuning"
+    tokens = f" of {seq_len:,} tokens" if model.is_transformer and not packed else ""
+    each = (
+        f"every sample at {seq_len:,} tokens (packed, or padded to it): SFT samples "
+        "average shorter, and an unpacked run of them finishes sooner"
+    )
+    if not job.default:
+        return f"time and cost to finish count {each}" if packed else None
+    epochs = f"{job.epochs:g} epoch" + "s" * (job.epochs != 1)
+    return (
+        f"dataset_samples not given: time and cost to finish assume "
+        f"{(job.basis or '').removeprefix('assumed: ')}: {job.samples:,.0f} samples{tokens} × "
+        f"{epochs}{', ' + each if packed else ''}; set dataset_samples for your own"
+    )
 
 
 # the formats llama.cpp's server is priced for: its serving row's GGUF int4_format, and the

@@ -467,6 +467,8 @@ def test_a_training_row_that_barely_fits_is_told_to_halve_its_per_gpu_micro_batc
     tip names the per-device setting to halve (the same update), else the savers left."""
     c = _cand(H100, n=4)
     c.work = replace(c.work, task="training", batch_size=32, gradient_checkpointing=False)
+    # the tip names only what is large (rank._what_frees): a training row's own memory
+    c.memory = memory_breakdown(c.work, num_gpus=4)
     c.micro_batch = 16
     said = rank._training_headroom(c, "cuda")
     assert "per_device_train_batch_size 2" in said and "torch.cuda.max_memory_allocated()" in said

@@ -4,6 +4,7 @@ assumed; and a language model's training shown in tokens/s with its time to fini
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -40,14 +41,15 @@ def test_a_fine_tuning_preset_without_a_dataset_gets_the_stated_default() -> Non
     assert default is not None and default.tokens is not None
     work = _resolve(preset="mistral-7b")
     assert load_presets()["mistral-7b"].defaults["dataset_samples"] is None
-    # samples = tokens ÷ sequence length: the stated tokens, whatever the sequence
-    assert work.dataset_samples * work.seq_len == pytest.approx(default.tokens)
+    # samples = tokens ÷ sequence length, rounded up to whole samples: the stated tokens,
+    # whatever the sequence
+    assert work.dataset_samples == math.ceil(default.tokens / work.seq_len)
     assert work.epochs == default.epochs
     assert work.dataset_basis == f"assumed: {default.label}"
     out = resolved_out(work)
     assert out.dataset_basis == work.dataset_basis and out.epochs == default.epochs
     longer = _resolve(preset="mistral-7b", seq_len=4096)
-    assert longer.dataset_samples == pytest.approx(work.dataset_samples / 2)
+    assert longer.dataset_samples == math.ceil(default.tokens / 4096)
 
 
 def test_an_inference_preset_asked_to_fine_tune_gets_it_too() -> None:
