@@ -438,6 +438,29 @@ def _end_to_end(p: PerfEstimate, gen: float) -> str:
     return f" (~{whole:.1f}× end to end, the prompt's time unchanged)"
 
 
+def recipe_checkpointing_said(c: Candidate, who: str) -> str:
+    """What gradient checkpointing a fine-tuning recipe turned on (the request left it blank)
+    costs and buys, on the row's own footing (its GPUs, micro-batch, savers and backend's
+    context: the whole batch on one GPU is a job no row runs, and its figures dwarfed the
+    memory the answer shows); "" where it saves nothing worth saying. ``who``: "the top pick"
+    (an answer's banner) or "this estimate"."""
+    run, be = c.work, c.perf.backend or "cuda"
+    with_ckpt = memory_breakdown(run, num_gpus=c.n, backend=be).total
+    without = memory_breakdown(
+        run.with_flags(gradient_checkpointing=False), num_gpus=c.n, backend=be
+    ).total
+    on, off = c.memory.total, c.memory.total + without - with_ckpt
+    if off <= on + 0.05:
+        return ""
+    where = "on its GPU" if c.n == 1 else f"on each of its {c.n} GPUs"
+    more = "half" if run.peft in ("lora", "qlora") else "a third"  # no weight gradients
+    return (
+        f"Gradient checkpointing is on, as fine-tuning recipes run it: {who} needs "
+        f"{vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about {more} more "
+        "compute (turn it off with gradient_checkpointing: false)."
+    )
+
+
 def advice(
     ordered: list[Candidate], requested: WorkloadSpec, *, defaulted_checkpointing: bool
 ) -> list[str]:
@@ -449,23 +472,9 @@ def advice(
     # the recipe's default (fine-tuning), not the saver the engine turned on for a row: that
     # one the savers' line says
     if requested.training and requested.gradient_checkpointing and defaulted_checkpointing:
-        run, be = top.work, top.perf.backend or "cuda"
-        # on the top row's own footing (its GPUs, micro-batch, savers and backend's context):
-        # the whole batch on one GPU is a job no row runs, and its figures dwarfed the memory
-        # the answer shows
-        with_ckpt = memory_breakdown(run, num_gpus=top.n, backend=be).total
-        without = memory_breakdown(
-            run.with_flags(gradient_checkpointing=False), num_gpus=top.n, backend=be
-        ).total
-        on, off = top.memory.total, top.memory.total + without - with_ckpt
-        if off > on + 0.05:
-            where = "on its GPU" if top.n == 1 else f"on each of its {top.n} GPUs"
-            more = "half" if run.peft in ("lora", "qlora") else "a third"
-            out.append(
-                "Gradient checkpointing is on, as fine-tuning recipes run it: the top pick "
-                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about "
-                f"{more} more compute (turn it off with gradient_checkpointing: false)."
-            )
+        said = recipe_checkpointing_said(top, "the top pick")
+        if said:
+            out.append(said)
     if top.savers:
         asked = requested.with_precision(top.work.precision)
         # in the card's backend's context (an Arc's 0.5 GB, not CUDA's), as the row's own

@@ -1414,19 +1414,9 @@ def _estimate_advice(cand: rank.Candidate, work: WorkloadSpec, *, defaulted: boo
     where the answer's banner said it of its top pick."""
     out = []
     if defaulted and work.training and work.gradient_checkpointing:
-        run = cand.work
-        with_ckpt = memory_breakdown(run, num_gpus=cand.n).total
-        without = memory_breakdown(run.with_flags(gradient_checkpointing=False), num_gpus=cand.n)
-        on, off = cand.memory.total, cand.memory.total + without.total - with_ckpt
-        if off > on + 0.05:
-            where = "on its GPU" if cand.n == 1 else f"on each of its {cand.n} GPUs"
-            # the answer's banner's rule (rank.advice): no weight gradients under LoRA/QLoRA
-            more = "half" if run.peft in ("lora", "qlora") else "a third"
-            out.append(
-                "Gradient checkpointing is on, as fine-tuning recipes run it: this estimate "
-                f"needs {vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about "
-                f"{more} more compute (turn it off with gradient_checkpointing: false)."
-            )
+        said = rank.recipe_checkpointing_said(cand, "this estimate")
+        if said:
+            out.append(said)
     return out + rank.advice([cand], work, defaulted_checkpointing=False)
 
 
