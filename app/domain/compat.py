@@ -520,6 +520,8 @@ def desktop_caveat(gpu: GpuSpec, buys: bool) -> str | None:
         return None
     if _module(gpu) is not None:
         return None  # a module goes into its own server (cooling_caveat says so)
+    # said after cooling_caveat's forced airflow: what else a desktop takes (a first-time
+    # user read "not a desktop case" and then desktop advice as a contradiction)
     said = (
         f"{gpu.name} in a desktop: no display output as shipped (use another GPU or the CPU's "
         "graphics), and the board may need 'Above 4G decoding' on"
@@ -665,12 +667,12 @@ def cooling_caveat(gpu: GpuSpec, buys: bool, rents: bool = False) -> str | None:
         return None
     if rents:
         return (
-            f"{gpu.name} is passively cooled: bought, it needs a server chassis with forced "
-            "airflow (not a desktop case); rented, the provider's server cools it"
+            f"{gpu.name} is passively cooled: bought, it needs forced airflow (a server, or a fan "
+            "shroud in a desktop); rented, the provider's server cools it"
         )
     return (
-        f"{gpu.name} is passively cooled: it needs a server chassis with forced airflow "
-        "(not a desktop case)"
+        f"{gpu.name} is passively cooled: it needs forced airflow (a server, or a fan "
+        "shroud in a desktop)"
     )
 
 

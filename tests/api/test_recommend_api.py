@@ -727,8 +727,8 @@ def test_a_bought_passive_card_warns_about_cooling_a_rented_one_does_not(
     it) says nothing about cooling."""
     work = {"preset": "llama-3-8b", "task": "inference", "batch_size": 4}
     want = (
-        "AMD Instinct MI100 32GB is passively cooled: it needs a server chassis with forced "
-        "airflow (not a desktop case)"
+        "AMD Instinct MI100 32GB is passively cooled: it needs forced airflow (a server, or a fan "
+        "shroud in a desktop)"
     )
     assert read_client.get("/api/v1/gpus/mi100").json()["cooling"] == "passive"
     rows = recommend(read_client, {"workload": work, "limit": 100})["recommendations"]

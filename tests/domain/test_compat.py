@@ -198,8 +198,8 @@ def test_cooling_caveat_only_for_a_passive_card_that_is_bought() -> None:
     card = replace(A100, form_factor="PCIe dual-slot")  # a module says more (next test)
     passive = replace(card, name="MI100 32GB", cooling="passive")
     want = (
-        "MI100 32GB is passively cooled: it needs a server chassis with forced airflow "
-        "(not a desktop case)"
+        "MI100 32GB is passively cooled: it needs forced airflow (a server, or a fan "
+        "shroud in a desktop)"
     )
     assert compat.cooling_caveat(passive, buys=True) == want
     # bought or rented: the caveat says which case it is about
