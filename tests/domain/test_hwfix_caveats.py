@@ -28,7 +28,7 @@ def test_the_form_factor_names_a_cpu_8_pin_power_input() -> None:
 def test_a_bought_p40_says_display_bios_and_power() -> None:
     p40 = GPUS["tesla-p40"]
     said = compat.purchase_caveats(p40, 1, buys=True, rents=False)
-    desk = [x for x in said if "in a desktop" in x]
+    desk = [x for x in said if "in a desktop:" in x]
     assert len(desk) == 1
     assert "no display output" in desk[0] and "Above 4G decoding" in desk[0]
     assert "8-pin CPU (EPS12V)" in desk[0]
