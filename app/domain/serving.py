@@ -734,6 +734,20 @@ def _capacity(
     return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv) if cap else cap_kv
 
 
+def _replicas_needed(load: ServingLoad, cfg: ServingConfig, sat: _Point) -> str:
+    """How many replicas of the shape carry an open-loop load it is too small for (an SRE's
+    question: "how many"), at saturation and at 80 % of it, the margin random arrivals want
+    (queueing delay grows as rho / (1 - rho)); "" where the rate is unknown."""
+    rps = load.requests_per_s
+    if rps is None or sat.rate <= 0.0:
+        return ""
+    full = math.ceil(rps / sat.rate)
+    margin = math.ceil(rps / (0.8 * sat.rate))
+    g = cfg.gpus_per_replica
+    said = f": {full} replicas of {g} GPU{'s' if g > 1 else ''} carry it at saturation"
+    return said + (f", {margin} at 80 % of it ({margin * g} GPUs)" if margin > full else "")
+
+
 def planned_runtime(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -964,7 +978,7 @@ def evaluate(
             curve=curve,
             notes=(
                 f"{load.requests_per_s:g} requests/s is beyond this configuration's "
-                f"{sat.rate * r:.2f} requests/s at saturation",
+                f"{sat.rate * r:.2f} requests/s at saturation{_replicas_needed(load, cfg, sat)}",
             ),
         )
     # saturation is solved at 4 × cap users, where a request's own next prompt is a smaller
