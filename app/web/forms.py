@@ -349,11 +349,15 @@ class QuestionForm:
         )
 
     def error_items(self) -> list[tuple[str, str, str]]:
-        """(field name, label, message) for the error summary."""
+        """(field name, label, message) for the error summary, in the form's own order (the
+        order the checks found them in had listed Sequence length before Batch size); errors
+        on no field of the form (the request as a whole) last."""
         by_name = fields_by_name()
+        order = {f.name: i for i, f in enumerate(f for *_, fs in grouped_fields() for f in fs)}
+        names = sorted(self.errors, key=lambda n: order.get(n, len(order)))
         return [
-            (name, by_name[name].label if name in by_name else "", message)
-            for name, message in self.errors.items()
+            (name, by_name[name].label if name in by_name else "", self.errors[name])
+            for name in names
         ]
 
 
