@@ -88,7 +88,8 @@ def list_gpus(
         if feature
         else None
     )
-    priced = service.priced_within(session, max_hourly_usd, max_price_usd)
+    rent, buys = service.catalog_prices(session)  # once: the filters and the items read them
+    priced = service.priced_within(session, max_hourly_usd, max_price_usd, (rent, buys))
     if priced is not None:
         slugs = priced if slugs is None else slugs & priced
     f = GpuFilter(
@@ -102,7 +103,6 @@ def list_gpus(
         q=q.strip() if q and q.strip() else None,
         slugs=sorted(slugs) if slugs is not None else None,
     )
-    rent, buys = service.catalog_prices(session)
     sorts = service.price_sorts(rent, buys)
     page = catalog.list_gpus(session, f, sort=sort, limit=limit, offset=offset, sort_values=sorts)
     return service.listed(settings, page, rent, buys)

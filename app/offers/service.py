@@ -509,7 +509,10 @@ def listed(
 
 
 def priced_within(
-    session: Session, max_hourly_usd: float | None, max_price_usd: float | None
+    session: Session,
+    max_hourly_usd: float | None,
+    max_price_usd: float | None,
+    prices: tuple[Mapping[str, RentFrom], Mapping[str, BuyPrice]] | None = None,
 ) -> set[str] | None:
     """The GPUs whose "from" price (``rent_from_by_gpu``) is at most ``max_hourly_usd`` and
     whose buy price (``buy_prices_by_gpu``: what a recommendation pays) is at most
@@ -517,7 +520,8 @@ def priced_within(
     is outside it: no launchable on-demand offer, or no current purchase price."""
     if max_hourly_usd is None and max_price_usd is None:
         return None
-    rent, buys = catalog_prices(session)
+    # ``prices``: catalog_prices as the caller read them (the GPU list shows them too)
+    rent, buys = prices if prices is not None else catalog_prices(session)
     slugs = set(rent) | set(buys)
     if max_hourly_usd is not None:
         slugs = {

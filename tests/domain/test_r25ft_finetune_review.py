@@ -6,23 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.domain import cost, megatron, perf, rank
-from app.domain.gpu import GpuSpec
+from app.domain import megatron, rank
 from app.domain.units import vram
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from tests.domain.fixtures import H100, LLAMA3_8B, LLAMA3_70B, RTX4090
-
-
-def _cand(gpu: GpuSpec, work: WorkloadSpec, n: int = 1) -> rank.Candidate:
-    est = perf.estimate(gpu, work, num_gpus=n)
-    return rank.Candidate(
-        gpu=gpu,
-        work=work,
-        memory=memory_breakdown(work, num_gpus=n),
-        available_gb=gpu.memory_gb,
-        perf=est,
-        cost=cost.estimate_cost(gpu, n, est.throughput, 10.0),
-    )
+from tests.domain.test_word2fix_rank import _cand
 
 
 def _llm(model: object = LLAMA3_8B, **kw: object) -> WorkloadSpec:

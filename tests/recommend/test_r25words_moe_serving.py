@@ -5,28 +5,10 @@ their high-load concurrency and throughput are a lower bound (review 25, item 1)
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
-from app.catalog.loader import read_gpu_specs
-from app.domain.gpu import GpuSpec
 from app.recommend import schemas as s
-from app.recommend import service
-from app.recommend.presets import DATA_DIR
-from app.shipped.rules import load_rules
+from tests.recommend.test_servfix_answers import _ask
 
 MOE = "mixture-of-experts serving:"
-
-
-@cache
-def _gpus(*slugs: str) -> list[GpuSpec]:
-    by = {g.slug: g for g in read_gpu_specs(DATA_DIR)}
-    return [by[x] for x in slugs]
-
-
-def _ask(body: dict[str, Any], *slugs: str) -> s.RecommendationResponse:
-    request = s.RecommendationRequest.model_validate(body)
-    return service.recommend(request, _gpus(*slugs), load_rules(DATA_DIR))
 
 
 def _notes(row: s.Recommendation) -> list[str]:

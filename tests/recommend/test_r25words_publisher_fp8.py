@@ -5,27 +5,9 @@ Needs quality.publisher_note's proposed wording and summary.py's PUBLISHER_OWN c
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
-from app.catalog.loader import read_gpu_specs
-from app.domain.gpu import GpuSpec
-from app.recommend import deploy, quality, service
-from app.recommend import schemas as s
-from app.recommend.presets import DATA_DIR
+from app.recommend import deploy, quality
 from app.recommend.summary import answer_summary
-from app.shipped.rules import load_rules
-
-
-@cache
-def _gpus(*slugs: str) -> list[GpuSpec]:
-    by = {g.slug: g for g in read_gpu_specs(DATA_DIR)}
-    return [by[x] for x in slugs]
-
-
-def _ask(body: dict[str, Any], *slugs: str) -> s.RecommendationResponse:
-    request = s.RecommendationRequest.model_validate(body)
-    return service.recommend(request, _gpus(*slugs), load_rules(DATA_DIR))
+from tests.recommend.test_servfix_answers import _ask
 
 
 def test_qwen3_235b_fp8_is_the_publishers_checkpoint_beside_its_16_bit_release() -> None:
