@@ -1198,8 +1198,12 @@ def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
             per_layer = s * b * (2 * h + 2 * inter) * act_b
             return per_layer + b * max(1, work.beams) * (m.vocab_size or 0) * 4.0
         per_layer = s * b * (2 * h + 2 * inter) * act_b
-        logits = b * (m.vocab_size or 0) * 4.0 * (1 if m.family == "decoder" else s)
-        return per_layer + logits
+        if m.family != "decoder":
+            # an encoder's inference (embeddings, classification, extractive QA: BertModel or a
+            # task head) computes no vocabulary logits; only a masked-LM head would, and at
+            # b × s × vocab in fp32 that is 16 GB for BERT-base at batch 256 × 512
+            return per_layer
+        return per_layer + b * (m.vocab_size or 0) * 4.0
     if m.family == "vit" and m.has_shape:
         s = m.vit_tokens()
         return s * b * 6 * float(m.hidden_size or 0) * act_b
