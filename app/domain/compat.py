@@ -438,7 +438,11 @@ def owned_caveat(gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = N
         return f"{rig}; {power}" if power else rig
     host = host_caveat(gpu, n, buys, buy)
     if host is None:
-        return gpu_power_caveat(gpu, n, buys)
+        power = gpu_power_caveat(gpu, n, buys)
+        alone = card_alone_caveat(gpu, n, buys)
+        if alone is None:
+            return power
+        return f"{alone}; {power}" if power else alone
     what, server = host
     if not gpu.tdp_w:
         return f"the price is the {what} alone: {server} is not included"
@@ -446,6 +450,20 @@ def owned_caveat(gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = N
         f"the price and electricity are the {what} alone{_watts(gpu, n)}: {server} and "
         "cooling (PUE) are not counted"
     )
+
+
+def card_alone_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
+    """What a row that buys one to three consumer or workstation cards must say of its price:
+    it is the card(s) alone, where a Mac's price is a whole computer (a bought RTX 3090 had
+    said only that its electricity left the host out, so it read as a machine beside a Mac
+    Studio). Four cards and up: ``rig_caveat`` says it with the host they need; past one
+    server's worth ``servers_caveat``; a datacenter card ``host_caveat``."""
+    if not buys or gpu.segment not in RIG_SEGMENTS or _module(gpu) is not None:
+        return None
+    if n >= 4 or n > topology.node_size(gpu):
+        return None
+    what = f"the {n} cards" if n > 1 else "the card"
+    return f"the price is {what} alone, not a computer (no CPU, board, memory, PSU or case)"
 
 
 def host_caveat(

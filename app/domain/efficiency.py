@@ -840,8 +840,15 @@ def _startup_activations(name: str, raw: Any) -> str | None:
 # is the ONE usable-memory rule: training, inference and serving all read ``usable_gb`` (serving
 # then applies its runtime's own share in its memory plan). vLLM's gpu_memory_utilization is a
 # share of this same CUDA total, SGLang's mem_fraction_static of the memory free within it.
-# macOS lets the GPU wire about three quarters of unified memory (recommendedMaxWorkingSetSize).
+# macOS lets the GPU wire a share of unified memory by default (Metal's
+# recommendedMaxWorkingSetSize; data/efficiency.yaml ``apple-working-set``): two thirds on a Mac
+# of 32 GB or less, three quarters above. llama.cpp logs it at start-up: 16 GB -> 10,922.67 MiB
+# (2/3: llama.cpp #2209, llama-cpp-python #687), 32 GB -> 21,845.34 MiB (2/3: ollama #434,
+# llama.cpp PR #2011; 22,906.50 MB of 10^6 bytes in later builds' logs), 36 GB (M4 Max) ->
+# 28,991.03 MB (3/4 of 36 GiB), 64 GB -> 49,152 MiB (3/4: llama.cpp #1870). ``wired_share``.
 UNIFIED_MEMORY_USABLE = 0.75
+UNIFIED_MEMORY_USABLE_SMALL = 2.0 / 3.0
+UNIFIED_SMALL_MAX_GB = 32.0
 BYTES_PER_MIB = float(1 << 20)
 
 
@@ -858,7 +865,21 @@ def usable_gb(gpu: GpuSpec, share: float = 1.0) -> float:
     GiB, ``device_memory_gb``), less what the OS keeps back (unified memory), times the
     ``share`` a runtime claims up front (vLLM's gpu_memory_utilization: ``runtime_share``).
     Inference and serving both read it."""
-    return device_memory_gb(gpu) * (UNIFIED_MEMORY_USABLE if unified(gpu) else 1.0) * share
+    return device_memory_gb(gpu) * wired_share(gpu) * share
+
+
+def wired_share(gpu: GpuSpec) -> float:
+    """The share of its memory the GPU may use before a runtime claims any: all of it on a
+    discrete card; on unified memory the share the OS lets the GPU wire by default, macOS's
+    recommendedMaxWorkingSetSize: 2/3 on a Mac of at most ``UNIFIED_SMALL_MAX_GB`` (16, 24,
+    32 GB), 3/4 on a larger one (36 GB and up). Another vendor's SoC keeps 3/4 (no source
+    for its OS's share). macOS 26 logs show higher figures on some machines (a 128 GB Mac
+    107.52 GiB, 0.84: antirez/ds4 #893) that are not modelled."""
+    if not unified(gpu):
+        return 1.0
+    if gpu.vendor == "apple" and gpu.memory_gb and gpu.memory_gb <= UNIFIED_SMALL_MAX_GB:
+        return UNIFIED_MEMORY_USABLE_SMALL
+    return UNIFIED_MEMORY_USABLE
 
 
 def unified(gpu: GpuSpec) -> bool:

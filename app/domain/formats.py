@@ -13,7 +13,8 @@ Stored bits per weight include the quantisation scales (docs/methodology.md §6.
 
 Quantised checkpoints keep the input embeddings and the LM head in 16-bit (llm-compressor,
 AutoAWQ and ModelOpt skip them), so ``weight_bytes`` counts those at 2 bytes; a runtime's own
-format (llama.cpp's GGUF) is a whole-file mean and is taken as given.
+format (llama.cpp's GGUF, MLX's affine 4-bit: ``runtime_bits``) is a whole-file mean and is
+taken as given.
 
 Pure data: a new format is one row here plus its kernels' rules (data/frameworks.yaml).
 """
@@ -56,6 +57,16 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
     "fp4": WeightFormat(4.0 + 8.0 / 16, None, "fp4", "NVFP4 (4.5 bits per weight; MXFP4 4.25)"),
 }
 
+# MLX's own 4-bit format, what `mlx_lm.convert -q` writes: mlx.nn.quantize with its defaults
+# (group_size 64, bits 4, mode "affine") quantises every Linear and Embedding layer ("By default
+# all Linear and Embedding layers will be quantized", mlx python/mlx/nn/layers/quantized.py;
+# mlx_lm convert's q_group_size 64, q_bits 4), the input embedding and the LM head (tied:
+# QuantizedEmbedding.as_linear; untied: a QuantizedLinear) included; each group of 64 values
+# keeps a scale and a bias in the model's 16-bit dtype (mlx.core.quantize, mode affine):
+# 4 + (16 + 16) / 64 = 4.5 bits per weight over the whole file (norms stay 16-bit: negligible).
+MLX_AFFINE_GROUP = 64
+MLX_AFFINE_4BIT_BITS = 4.0 + (16.0 + 16.0) / MLX_AFFINE_GROUP
+
 # KV-cache formats the serving runtimes store (vLLM/SGLang --kv-cache-dtype, TensorRT-LLM
 # kv_cache_config.dtype): 16-bit or fp8.
 KV_FORMATS = KV_CACHE_PRECISIONS
@@ -75,6 +86,17 @@ def kv_bytes(precision: str) -> float:
     if kv is None:
         raise ValueError(f"no KV-cache format {precision!r}")
     return kv
+
+
+def runtime_bits(runtime: str, precision: str) -> float | None:
+    """Bits per weight over the whole file where ``runtime`` stores weights at ``precision`` in
+    its own format with no named format asked (``weight_bytes``' ``own_bits``): MLX at int4 is
+    `mlx_lm.convert -q`'s affine 4-bit, embeddings and LM head quantised too
+    (``MLX_AFFINE_4BIT_BITS``); None where the precision's own row applies (llama.cpp's int4
+    is a GGUF format named by the job)."""
+    if runtime == "mlx" and precision == "int4":
+        return MLX_AFFINE_4BIT_BITS
+    return None
 
 
 def sixteen_bit_params(m: ModelSpec) -> float:

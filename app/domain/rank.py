@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from app import vocab
 from app.domain import bands, compat, formats, ranking, topology
 from app.domain import cost as costs
-from app.domain.efficiency import UNIFIED_MEMORY_USABLE, unified
+from app.domain.efficiency import unified, wired_share
 from app.domain.evaluate import SAVER_LABELS, ConfigResult, hours_text, usable_gb
 from app.domain.gpu import GpuSpec
 from app.domain.llm_step import expert_split
@@ -675,7 +675,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     # a unified-memory machine's GPU gets the share macOS wires, not the whole: "16.6 GB of
     # 72 GB" on a 96 GB Mac says where the other 24 GB went
     share = (
-        f" (the ~{UNIFIED_MEMORY_USABLE:.0%} of its {g.memory_gb:g} GB unified memory "
+        f" (the ~{wired_share(g):.0%} of its {g.memory_gb:g} GB unified memory "
         f"{'macOS' if g.vendor == 'apple' else 'the OS'} lets the GPU use)"
         if unified(g) and g.memory_gb
         else ""

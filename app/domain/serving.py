@@ -155,6 +155,8 @@ def runtime_profile(
         int4_bits = table.bits_per_weight.get(spec.int4_format)
         if int4_bits is None:
             raise ValueError(f"serving runtime {name!r}: no bits for {spec.int4_format!r}")
+    else:  # the runtime's own 4-bit file format, where it has one (MLX's affine 4-bit)
+        int4_bits = formats.runtime_bits(name, "int4")
     return RuntimeProfile(
         name=name,
         version=spec.version,
