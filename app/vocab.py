@@ -119,7 +119,7 @@ FAMILY_LABELS: dict[str, str] = {
     "encoder-decoder": "Encoder–decoder (T5, Whisper)",
     "vit": "Vision transformer",
     "cnn": "Convolutional network",
-    "diffusion": "Diffusion (UNet)",
+    "diffusion": "Diffusion (UNet or DiT)",
     "mlp": "MLP / other",
 }
 TRANSFORMER_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
@@ -219,6 +219,18 @@ TRANSFORMER_RUNTIME_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encod
 #: (data/quality.yaml) were measured on language models.
 LLM_RUNTIMES: tuple[Runtime, ...] = ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
 LANGUAGE_MODEL_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decoder")
+#: LLM runtimes that run no speech encoder-decoder (an encoder-decoder whose input is given in
+#: audio seconds, ``model.input_size``: Whisper), with what to say instead. llama.cpp's
+#: encoder-decoder support is T5's text models (ggml-org/llama.cpp PR #8141, llama_encode);
+#: Whisper runs in whisper.cpp, ggml's separate program, which is not modelled. vLLM
+#: (WhisperForConditionalGeneration) and TensorRT-LLM (examples/whisper) list Whisper.
+SPEECH_REFUSED_RUNTIMES: dict[Runtime, str] = {
+    "llama.cpp": (
+        "llama.cpp runs no Whisper model (its encoder-decoder support is T5's text models); "
+        "Whisper runs in whisper.cpp, a separate ggml program this estimate does not model: "
+        "use 'pytorch' (openai/whisper) or 'transformers' (Hugging Face generate)"
+    ),
+}
 #: Servers that run several replicas on one node behind one endpoint themselves (vLLM's
 #: --data-parallel-size, SGLang's --dp-size): app/recommend/deploy.py.
 DATA_PARALLEL_SERVERS: tuple[Runtime, ...] = ("vllm", "sglang")

@@ -42,7 +42,7 @@ from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.efficiency import EfficiencyTable  # noqa: E402
 from app.domain.evaluate import derived_peak  # noqa: E402
 from app.domain.gpu import GpuSpec  # noqa: E402
-from app.domain.workload import ModelSpec, WorkloadSpec  # noqa: E402
+from app.domain.workload import ModelSpec, WorkloadSpec, guidance_distilled  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped import yamlio  # noqa: E402
 from app.shipped.rules import load_efficiency, load_rules  # noqa: E402
@@ -386,17 +386,22 @@ def _runtime_score(rows: list[tuple[str, str, float, float]]) -> RuntimeScore:
 
 # The sdxl / stable-diffusion-1.5 presets' FLOPs are (passes × one UNet pass) + one VAE decode,
 # counted per pass in data/workloads.yaml; a benchmark at another step count keeps both parts.
-VAE_DECODE_GFLOPS = {"sdxl": 10470.4, "stable-diffusion-1.5": 2514.5}
+VAE_DECODE_GFLOPS = {
+    "sdxl": 10470.4,
+    "stable-diffusion-1.5": 2514.5,
+    "flux-1-dev": 10472.204,
+    "flux-1-schnell": 10472.204,
+}
 
 
 def diffusion_at_steps(model: ModelSpec, steps: int, vae_gflops: float) -> ModelSpec:
     """The diffusion preset at ``steps`` denoising steps with classifier-free guidance (two UNet
-    passes per step), its per-pass FLOPs and VAE decode unchanged."""
+    passes per step; one for a guidance-distilled denoiser, FLUX.1), its per-pass FLOPs and VAE
+    decode unchanged."""
     passes = max(1, model.passes_per_sample or 1)
     per_pass = ((model.gflops_per_sample or 0.0) - vae_gflops) / passes
-    return replace(
-        model, gflops_per_sample=2 * steps * per_pass + vae_gflops, passes_per_sample=2 * steps
-    )
+    calls = steps * (1 if guidance_distilled(model) else 2)
+    return replace(model, gflops_per_sample=calls * per_pass + vae_gflops, passes_per_sample=calls)
 
 
 def evaluate_runtime(data_dir: Path, measurements_file: Path) -> RuntimeScore:
@@ -863,6 +868,15 @@ def print_llamacpp_moe(data_dir: Path, verbose: bool, path: Path = LLAMACPP_MOE_
     """llama.cpp MoE batch-1 decode, tuning set: per model, and every row with --verbose."""
     title = f"llama.cpp MoE batch-1 decode (llama-bench tg128), tuning set (tests/data/{path.name})"
     _print_tuning_file(data_dir, path, title, verbose, slug_width=22, spearman=False)
+
+
+MLX_APPLE_FILE = ROOT / "tests" / "data" / "mlx_apple_inference.yaml"
+
+
+def print_mlx_apple(data_dir: Path, verbose: bool, path: Path = MLX_APPLE_FILE) -> None:
+    """mlx-lm prompt and decode rates on Apple silicon, tuning set (the MLX rows' check)."""
+    title = f"MLX (mlx-lm) on Apple silicon, tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
 
 
 SGLANG_MOE_FILE = ROOT / "tests" / "data" / "sglang_moe_decode.yaml"
@@ -1577,7 +1591,8 @@ def _heldout_model(row: dict[str, Any], model: ModelSpec) -> ModelSpec:
     vae = VAE_DECODE_GFLOPS[row["preset"]]
     if row["metric"] == "denoise_steps_per_s":
         per_pass = ((model.gflops_per_sample or 0.0) - vae) / max(1, model.passes_per_sample or 1)
-        return replace(model, gflops_per_sample=2 * per_pass, passes_per_sample=2)
+        calls = 1 if guidance_distilled(model) else 2
+        return replace(model, gflops_per_sample=calls * per_pass, passes_per_sample=calls)
     # a scheduler may call the UNet more often than the steps asked for (``unet_calls``)
     return diffusion_at_steps(model, int(row.get("unet_calls") or row["steps"]), vae)
 
@@ -1640,6 +1655,8 @@ HELDOUT_BAND_REGIME = {
 BAND_REGIME = {
     **HELDOUT_BAND_REGIME,
     "compiled-decode": "decode",
+    "mlx-prefill": "prefill",
+    "mlx-decode": "decode",
     "hf-vision-inference": FAMILY_BAND,
 }
 
@@ -2737,6 +2754,7 @@ def main(argv: list[str] | None = None) -> int:
     print_trtllm_static(args.data, args.verbose)
     print_gptfast(args.data, args.verbose)
     print_llamacpp_moe(args.data, args.verbose)
+    print_mlx_apple(args.data, args.verbose)
     print_sglang_moe(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
     print_finetune(args.data, args.verbose)

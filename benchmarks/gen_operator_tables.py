@@ -14,6 +14,10 @@ attention, norm, elementwise, pool, softmax or embedding entry. Runs of identica
 The FLOPs of the table (2 × MACs of conv, gemm and attention) are checked against
 ``torch.utils.flop_counter.FlopCounterMode`` on the same forward pass before a file is written.
 
+The diffusion presets' tables are one denoiser call: a UNet's (SD 1.5, SDXL) or FLUX.1's
+transformer (FluxTransformer2DModel over 4096 packed image tokens and the T5 prompt), each with
+its VAE decode in data/operators/vae/.
+
 Needs torchvision, diffusers and (for YOLOv8) ultralytics, which the service does not use: run it
 from a separate virtual environment, e.g.
 
@@ -192,7 +196,11 @@ def _attention_as_one_op(rec: Recorder) -> Iterator[None]:
 
     orig = F.scaled_dot_product_attention
 
-    def sdpa(q: torch.Tensor, k: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+    def sdpa(*args: Any, **kwargs: Any) -> Any:
+        # positional (nn.MultiheadAttention, the UNets' AttnProcessor2_0) or by keyword
+        # (diffusers' attention_dispatch._native_attention: query=, key=, value=)
+        q = args[0] if args else kwargs["query"]
+        k = args[1] if len(args) > 1 else kwargs["key"]
         rec.add(
             {
                 "kind": "attention",
@@ -205,11 +213,11 @@ def _attention_as_one_op(rec: Recorder) -> Iterator[None]:
         rec.calls += 1
         rec.in_attention += 1
         try:
-            return orig(q, k, *args, **kwargs)
+            return orig(*args, **kwargs)
         finally:
             rec.in_attention -= 1
 
-    F.scaled_dot_product_attention = sdpa  # type: ignore[assignment]
+    F.scaled_dot_product_attention = sdpa
     try:
         yield
     finally:
@@ -483,6 +491,64 @@ def _unet_inputs(config: dict[str, Any]) -> Callable[[], tuple[Any, dict[str, An
     return make
 
 
+# diffusers FluxTransformer2DModel configs, copied from the published transformer/config.json of
+# black-forest-labs/FLUX.1-dev and FLUX.1-schnell: the same network but for the guidance
+# embedding (FLUX.1 [dev] is guidance-distilled: the guidance scale enters as an embedding, so
+# a denoising step is one transformer call, no classifier-free guidance pair).
+FLUX_DEV = {
+    "patch_size": 1, "in_channels": 64, "num_layers": 19, "num_single_layers": 38,
+    "attention_head_dim": 128, "num_attention_heads": 24, "joint_attention_dim": 4096,
+    "pooled_projection_dim": 768, "guidance_embeds": True, "axes_dims_rope": [16, 56, 56],
+}  # fmt: skip
+FLUX_SCHNELL = {**FLUX_DEV, "guidance_embeds": False}
+# FluxPipeline packs the 16-channel latents of a 1024 x 1024 image (128 x 128, the VAE's 8 x)
+# into 2 x 2 patches: (1024 / 16)^2 = 4096 image tokens of 64 channels; the T5 prompt is padded
+# to max_sequence_length tokens (512 for dev, 256 for schnell: pipeline_flux.py's default and
+# the schnell model card's).
+FLUX_IMAGE_TOKENS = 4096
+
+
+def _flux(config: dict[str, Any]) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        from diffusers import FluxTransformer2DModel
+
+        with torch.device("meta"):
+            return FluxTransformer2DModel(**config)
+
+    return build
+
+
+def _flux_inputs(config: dict[str, Any], text_tokens: int) -> Callable[[], tuple[Any, dict]]:
+    def make() -> tuple[Any, dict[str, Any]]:
+        meta = torch.device("meta")
+        kwargs: dict[str, Any] = {
+            "hidden_states": torch.zeros(1, FLUX_IMAGE_TOKENS, config["in_channels"], device=meta),
+            "encoder_hidden_states": torch.zeros(
+                1, text_tokens, config["joint_attention_dim"], device=meta
+            ),
+            "pooled_projections": torch.zeros(1, config["pooled_projection_dim"], device=meta),
+            "timestep": torch.ones(1, device=meta),
+            "img_ids": torch.zeros(FLUX_IMAGE_TOKENS, 3, device=meta),
+            "txt_ids": torch.zeros(text_tokens, 3, device=meta),
+            "guidance": torch.ones(1, device=meta) if config["guidance_embeds"] else None,
+            "return_dict": False,
+        }
+        return (), kwargs
+
+    return make
+
+
+FLUX_SOURCE = (
+    "diffusers {diffusers} FluxTransformer2DModel (FluxAttnProcessor, SDPA), built from "
+    "https://huggingface.co/black-forest-labs/{repo}/blob/main/transformer/config.json "
+    "(19 double-stream + 38 single-stream blocks, 24 heads of 128, joint_attention_dim 4096, "
+    "pooled_projection_dim 768, guidance_embeds {guidance}); one transformer pass, batch 1, "
+    "4096 packed image tokens (1024 x 1024) + {text} T5 tokens; guidance-distilled, so one "
+    "pass per denoising step; the VAE decode and both text encoders (CLIP ViT-L/14, "
+    "T5-v1.1-XXL encoder) are not in this table; torch {torch}"
+)
+
+
 @dataclass
 class Net:
     build: Callable[[], nn.Module]
@@ -545,6 +611,18 @@ NETS: dict[str, Net] = {
         "config.json (text_time conditioning: pooled text embeds 1280 + 6 time ids); one UNet "
         "pass, batch 1; the VAE decode and both text encoders are not in this table; "
         "torch {torch}"),
+    "flux-1-dev": Net(
+        _flux(FLUX_DEV), _flux_inputs(FLUX_DEV, 512),
+        {"channels": 64, "image_tokens": FLUX_IMAGE_TOKENS, "height": 1024, "width": 1024,
+         "context_len": 512, "context_dim": 4096},
+        FLUX_SOURCE.replace("{repo}", "FLUX.1-dev").replace("{guidance}", "true")
+        .replace("{text}", "512")),
+    "flux-1-schnell": Net(
+        _flux(FLUX_SCHNELL), _flux_inputs(FLUX_SCHNELL, 256),
+        {"channels": 64, "image_tokens": FLUX_IMAGE_TOKENS, "height": 1024, "width": 1024,
+         "context_len": 256, "context_dim": 4096},
+        FLUX_SOURCE.replace("{repo}", "FLUX.1-schnell").replace("{guidance}", "false")
+        .replace("{text}", "256")),
 }  # fmt: skip
 
 
@@ -559,6 +637,13 @@ VAE = {
 }  # fmt: skip
 
 
+# FLUX.1's AutoencoderKL (black-forest-labs/FLUX.1-dev and FLUX.1-schnell vae/config.json):
+# the SD network's blocks with 16 latent channels and no quant / post-quant convolutions.
+FLUX_VAE = {
+    **VAE, "latent_channels": 16, "use_quant_conv": False, "use_post_quant_conv": False,
+}  # fmt: skip
+
+
 class _Decode(nn.Module):
     """The pipeline's last step: latents to pixels (post_quant_conv + decoder)."""
 
@@ -570,27 +655,32 @@ class _Decode(nn.Module):
         return self.vae.decode(z).sample  # type: ignore[operator]
 
 
-def _vae_decoder(sample_size: int) -> Callable[[], nn.Module]:
+def _vae_decoder(sample_size: int, config: dict[str, Any] = VAE) -> Callable[[], nn.Module]:
     def build() -> nn.Module:
         from diffusers import AutoencoderKL
         from diffusers.models.attention_processor import AttnProcessor2_0
 
         with torch.device("meta"):
-            vae = AutoencoderKL(**VAE, sample_size=sample_size)
+            vae = AutoencoderKL(**config, sample_size=sample_size)
         vae.set_attn_processor(AttnProcessor2_0())
         return _Decode(vae)
 
     return build
 
 
-def _latent(side: int) -> Callable[[], tuple[Any, dict[str, Any]]]:
-    return lambda: ((torch.zeros(1, 4, side, side, device="meta"),), {})
+def _latent(side: int, channels: int = 4) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    return lambda: ((torch.zeros(1, channels, side, side, device="meta"),), {})
 
 
 VAE_SOURCE = (
     "diffusers {diffusers} AutoencoderKL.decode with AttnProcessor2_0 (SDPA), built from {url} "
     "(block_out_channels 128/256/512/512, layers_per_block 2); one image's decode, batch 1; "
     "torch {torch}"
+)
+FLUX_VAE_SOURCE = (
+    "diffusers {diffusers} AutoencoderKL.decode with AttnProcessor2_0 (SDPA), built from {url} "
+    "(block_out_channels 128/256/512/512, layers_per_block 2, latent_channels 16, no "
+    "post_quant_conv); one image's decode, batch 1; torch {torch}"
 )
 VAE_NETS: dict[str, Net] = {
     "stable-diffusion-1.5": Net(
@@ -601,6 +691,16 @@ VAE_NETS: dict[str, Net] = {
         _vae_decoder(1024), _latent(128), {"channels": 4, "height": 128, "width": 128},
         VAE_SOURCE.replace("{url}", "https://huggingface.co/stabilityai/"
                            "stable-diffusion-xl-base-1.0/blob/main/vae/config.json")),
+    "flux-1-dev": Net(
+        _vae_decoder(1024, FLUX_VAE), _latent(128, 16),
+        {"channels": 16, "height": 128, "width": 128},
+        FLUX_VAE_SOURCE.replace("{url}", "https://huggingface.co/black-forest-labs/"
+                                "FLUX.1-dev/blob/main/vae/config.json")),
+    "flux-1-schnell": Net(
+        _vae_decoder(1024, FLUX_VAE), _latent(128, 16),
+        {"channels": 16, "height": 128, "width": 128},
+        FLUX_VAE_SOURCE.replace("{url}", "https://huggingface.co/black-forest-labs/"
+                                "FLUX.1-schnell/blob/main/vae/config.json")),
 }  # fmt: skip
 
 

@@ -282,7 +282,11 @@ def embedding_params(m: ModelSpec) -> tuple[float, float]:
 # BasicTransformerBlock (``Transformer2DModel`` checkpoints its blocks one by one) through
 # ``torch.utils.checkpoint``; kohya-ss sd-scripts' UNets do the same per resnet and per
 # transformer block. A folded name ("transformer_blocks.[0-9]") is one unit run ``count`` times.
-_UNET_UNIT = re.compile(r"^(.*?\.(?:resnets|transformer_blocks)\.(?:\d+|\[[^\]]*\]))(?=[.:]|$)")
+# FLUX.1's blocks sit at the top of its table ("transformer_blocks.3",
+# "single_transformer_blocks.[0-37]").
+_UNET_UNIT = re.compile(
+    r"^((?:.*?\.)?(?:single_)?(?:resnets|transformer_blocks)\.(?:\d+|\[[^\]]*\]))(?=[.:]|$)"
+)
 # element-wise ops that save their input for backward (the rest — residual adds, scalings by a
 # constant, copies, concatenations — save nothing; their output is counted where the next
 # compute op saves it)

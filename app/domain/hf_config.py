@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain.seq2seq import AUDIO_POSITIONS_PER_S
+
 # Model types whose MLP is gated (SwiGLU/GeGLU: gate, up and down projections).
 GATED = frozenset(
     {
@@ -54,7 +56,37 @@ MAX_SHARED_EXPERTS = 64
 # the engine prices.
 MAX_POSITIONS = 1 << 27
 ENCODERS = frozenset({"bert", "roberta", "deberta", "deberta-v2", "distilbert", "electra"})
-ENCODER_DECODERS = frozenset({"t5", "mt5", "bart", "mbart", "whisper", "pegasus", "marian"})
+# Encoder-decoder model types read: Whisper (WhisperConfig: encoder_layers, decoder_layers,
+# d_model, encoder_attention_heads, encoder_ffn_dim, num_mel_bins, max_source_positions,
+# max_target_positions), priced by app.domain.seq2seq over its audio positions.
+READ_ENCODER_DECODERS = frozenset({"whisper"})
+# Encoder-decoder model types refused (their shapes — relative position biases, separate
+# encoder and decoder widths — are not read); any other config saying is_encoder_decoder is
+# refused the same way rather than read as a decoder.
+ENCODER_DECODERS = frozenset(
+    {
+        "t5", "mt5", "umt5", "longt5", "bart", "mbart", "pegasus", "pegasus_x", "marian",
+        "m2m_100", "nllb-moe", "fsmt", "led", "blenderbot", "blenderbot-small", "prophetnet",
+        "plbart", "switch_transformers", "speech_to_text", "speecht5", "seamless_m4t",
+        "seamless_m4t_v2", "moonshine",
+    }
+)  # fmt: skip
+# Speech encoders over audio frames (wav2vec 2.0 and its descendants: a convolutional feature
+# encoder, then a transformer encoder, usually with a CTC head): no decoder, no KV cache, no
+# tokens per second. Their configs carry a vocabulary (the CTC head's), so without this list
+# they had been read as decoder LLMs. Any config with the feature encoder's keys
+# (``feat_extract_norm``, ``conv_dim``) is refused the same way.
+AUDIO_ENCODERS = frozenset(
+    {
+        "wav2vec2", "wav2vec2-conformer", "wav2vec2-bert", "hubert", "wavlm",
+        "data2vec-audio", "sew", "sew-d", "unispeech", "unispeech-sat",
+        "audio-spectrogram-transformer", "clap_audio_model", "mctct",
+    }
+)  # fmt: skip
+SUPPORTED = (
+    "hf_config reads decoder language models, BERT-style encoders and Whisper (model_type "
+    "whisper) configs"
+)
 # Vision model types of Transformers (image classifiers and backbones): no vocabulary, and the
 # convolutional ones no single hidden_size; hf_config reads language models only.
 VISION = frozenset(
@@ -111,6 +143,11 @@ class HfModel:
     # the parameter count above assumed, and what the activations saved for backward follow
     # (``ModelSpec.gated_mlp``, activations.gated_mlp)
     gated_mlp: bool
+    # An encoder-decoder's decoder depth (``layers`` is then the encoder's) and its input in
+    # seconds of audio (Whisper: max_source_positions ÷ 50 positions a second = 30); None for
+    # decoders and encoders
+    decoder_layers: int | None = None
+    input_size: float | None = None
 
     def kv_bytes_per_token(self, bytes_per_value: float = 2.0) -> float:
         """KV bytes per token of context, counting sliding-window layers as full ones."""
@@ -195,10 +232,22 @@ def _read_config(raw: dict[str, Any]) -> tuple[dict[str, Any], str]:
             + VISION_INSTEAD,
             field="model_type",
         )
-    if mt in ENCODER_DECODERS:
+    if mt in AUDIO_ENCODERS or ("feat_extract_norm" in cfg and "conv_dim" in cfg):
         raise HfConfigError(
-            f"model_type {mt} is an encoder-decoder; only decoder and encoder configs are read",
+            f"{'model_type ' + mt if mt else 'this config.json'} is a speech encoder over audio "
+            "frames (wav2vec 2.0 / HuBERT style, a CTC or classification head), which the "
+            f"engine does not model; {SUPPORTED}",
             field="model_type",
+        )
+    if mt not in READ_ENCODER_DECODERS and (
+        mt in ENCODER_DECODERS or cfg.get("is_encoder_decoder") is True
+    ):
+        raise HfConfigError(
+            f"{'model_type ' + mt if mt else 'this config.json'} is an encoder-decoder whose "
+            f"shape is not read; {SUPPORTED}; describe it with the model fields instead "
+            "(family 'encoder-decoder', params, layers, decoder_layers, hidden_size, "
+            "num_heads, intermediate_size, vocab_size)",
+            field="is_encoder_decoder" if mt not in ENCODER_DECODERS else "model_type",
         )
     return cfg, mt
 
@@ -416,9 +465,79 @@ def _param_counts(
     return total + embed + head + h, active + embed + head + h
 
 
+def _whisper(cfg: dict[str, Any], mt: str) -> HfModel:
+    """A Whisper config as an encoder-decoder (app.domain.seq2seq): ``layers`` the encoder's,
+    ``decoder_layers`` the decoder's (large-v3-turbo: 32 and 4; distil-large-v3: 32 and 2),
+    ``max_context`` the decoder's max_target_positions, ``input_size`` the audio seconds its
+    encoder's max_source_positions cover.
+
+    Parameters as Transformers' WhisperForConditionalGeneration creates them: the encoder's
+    two convolutions (num_mel_bins → d and d → d, kernel 3, with biases), its position table
+    (max_source_positions × d, sinusoidal but a registered embedding) and layers (Q, V, O
+    projections with biases, K without; two LayerNorms; fc1/fc2 with biases) and final norm;
+    the decoder's token and position tables, layers with a self- and a cross-attention block
+    of the same kind and three LayerNorms, final norm; the output projection tied to the token
+    table unless tie_word_embeddings is false. This gives 37,760,640 for whisper-tiny,
+    241,734,912 for small, 1,543,490,560 for large-v3, 808,878,080 for large-v3-turbo."""
+    d = _need(cfg, "d_model", "hidden_size", most=MAX_HIDDEN)
+    enc_layers = _need(cfg, "encoder_layers", "num_hidden_layers", most=MAX_LAYERS)
+    dec_layers = _need(cfg, "decoder_layers", most=MAX_LAYERS)
+    heads = _need(cfg, "encoder_attention_heads", most=MAX_HEADS)
+    if d % heads:
+        raise HfConfigError(
+            "d_model must be a multiple of encoder_attention_heads", "encoder_attention_heads"
+        )
+    ffn = _need(cfg, "encoder_ffn_dim", most=MAX_FFN)
+    dec_ffn = _int(cfg, "decoder_ffn_dim", most=MAX_FFN) or ffn
+    vocab = _need(cfg, "vocab_size", most=MAX_VOCAB)
+    mels = _int(cfg, "num_mel_bins", most=MAX_HIDDEN) or 80
+    src = _int(cfg, "max_source_positions", most=MAX_POSITIONS) or 1500
+    tgt = _int(cfg, "max_target_positions", most=MAX_POSITIONS) or 448
+    tied = cfg.get("tie_word_embeddings") is not False
+    attn = 4 * d * d + 3 * d  # Q, K, V, O; biases on Q, V and O
+    norm = 2 * d
+
+    def mlp(width: int) -> int:
+        return 2 * d * width + width + d
+
+    stem = mels * d * 3 + d + d * d * 3 + d
+    encoder = stem + src * d + enc_layers * (attn + mlp(ffn) + 2 * norm) + norm
+    decoder = vocab * d + tgt * d + dec_layers * (2 * attn + mlp(dec_ffn) + 3 * norm) + norm
+    total = float(encoder + decoder + (0 if tied else vocab * d))
+    return HfModel(
+        model_type=mt,
+        family="encoder-decoder",
+        params=total,
+        active_params=None,
+        layers=enc_layers,
+        hidden_size=d,
+        num_heads=heads,
+        num_kv_heads=heads,
+        head_dim=d // heads,
+        intermediate_size=ffn,
+        vocab_size=vocab,
+        max_context=tgt,
+        experts=None,
+        active_experts=None,
+        shared_experts=None,
+        attention="mha",
+        # the decoder's self-attention cache per output token (the cross-attention cache over
+        # the encoder's positions is app.domain.seq2seq's)
+        kv_elements_per_token=float(2 * dec_layers * d),
+        kv_window_elements_per_token=0.0,
+        sliding_window=None,
+        tied_embeddings=tied,
+        gated_mlp=False,
+        decoder_layers=dec_layers,
+        input_size=src / AUDIO_POSITIONS_PER_S,
+    )
+
+
 def parse_hf_config(raw: dict[str, Any]) -> HfModel:
     """Derive the engine's model shape from a config.json's contents."""
     cfg, mt = _read_config(raw)
+    if mt in READ_ENCODER_DECODERS:
+        return _whisper(cfg, mt)
     family = "encoder" if mt in ENCODERS else "decoder"
     shape = _shape(cfg)
     tied = _tied(cfg, mt)

@@ -70,6 +70,7 @@ from app.domain.workload import (
     ModelSpec,
     WorkloadSpec,
     activation_bytes,
+    guidance_distilled,
     lora_params,
 )
 from app.vocab import MEASURED_PRECISIONS
@@ -597,6 +598,10 @@ def forward_flops_per_sample(work: WorkloadSpec, context: int | None = None) -> 
     m = work.model
     if m.family == "vit" and m.has_shape:
         return vit_flops(m)
+    if m.family == "encoder-decoder" and m.has_shape and context is None and work.training:
+        # each stack over its own positions: Whisper's encoder over 1,500 audio frames, not
+        # the decoder's 448 target tokens (seq2seq.forward_flops)
+        return seq2seq.forward_flops(work)
     if m.gflops_per_sample is not None and not (m.is_transformer and m.has_shape):
         return m.gflops_per_sample * 1e9
     s = context if context is not None else work.tokens_per_sample
@@ -644,7 +649,7 @@ def model_flops_per_sample(work: WorkloadSpec) -> float:
     m = work.model
     lora = work.peft in ("lora", "qlora")
     passes = 2.0 if lora else 3.0
-    if not (m.is_transformer and m.has_shape):
+    if not (m.is_transformer and m.has_shape) or m.family == "encoder-decoder":
         return passes * forward_flops_per_sample(work)
     s = float(work.tokens_per_sample)
     attn = 4.0 * float(m.layers or 0) * s * float(m.hidden_size or 0)
@@ -1122,7 +1127,10 @@ def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> lis
 def _guidance(m: ModelSpec) -> int:
     """Latents per image in one UNet call: 2 under classifier-free guidance (a diffusion
     preset's passes come in pairs), which diffusers runs as one call on the conditional and
-    unconditional latents concatenated (2 × batch), not as two calls on the batch."""
+    unconditional latents concatenated (2 × batch), not as two calls on the batch. A
+    guidance-distilled denoiser (FLUX.1) makes one call per step on the batch."""
+    if guidance_distilled(m):
+        return 1
     npass = m.passes_per_sample or 1
     return 2 if m.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
 

@@ -17,7 +17,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.domain.workload import ModelSpec, WorkloadSpec
+from app.domain.activations import (
+    FP32,
+    LOSS_BYTES_PER_LOGIT,
+    UNFUSED_SCORE_BYTES,
+    Policy,
+    decoder_layer_saved,
+    head_saved,
+    softmax_input_bytes,
+    softmax_saves_input,
+)
+from app.domain.workload import ModelSpec, WorkloadSpec, training_policy
 
 # Whisper's encoder positions per second of audio: 100 log-Mel frames per second (10 ms hop),
 # halved by the stride-2 second convolution of its stem: 1,500 positions for a 30-second
@@ -27,6 +37,9 @@ from app.domain.workload import ModelSpec, WorkloadSpec
 # https://github.com/openai/whisper/blob/main/whisper/audio.py (HOP_LENGTH 160 at 16 kHz,
 # N_SAMPLES_PER_TOKEN = HOP_LENGTH * 2)
 AUDIO_POSITIONS_PER_S = 50
+# One Whisper input: 30 seconds of audio, padded or trimmed to it (openai/whisper audio.py
+# CHUNK_LENGTH 30, N_SAMPLES; max_source_positions 1500 = 30 × AUDIO_POSITIONS_PER_S).
+SPEECH_WINDOW_S = 30.0
 
 # Kernels a decoder layer's cross-attention block adds to a decoder-only layer's
 # (llm_step.KERNELS_PER_LAYER): its norm, query projection, attention and output projection
@@ -129,10 +142,17 @@ def encoder_tokens(work: WorkloadSpec) -> int:
     return max(1, int(work.seq_len))
 
 
+def decoder_layers(m: ModelSpec) -> int:
+    """The decoder stack's depth: ``decoder_layers`` where the model states it (Whisper
+    large-v3-turbo: 4 under a 32-layer encoder, config.json decoder_layers), else ``layers``
+    (a preset's ``layers`` is each stack's depth: Whisper large-v3 32 and 32)."""
+    return int(m.decoder_layers or m.layers or 0)
+
+
 def encoder_params(m: ModelSpec) -> float:
     """The encoder stack's parameters: layers × (Q, K, V, O: 4·h² + a plain MLP: 2·h·I).
-    A preset's ``layers`` is each stack's depth (Whisper large-v3: 32 encoder and 32 decoder
-    layers, config.json encoder_layers / decoder_layers)."""
+    ``layers`` is the encoder's depth (config.json encoder_layers); the decoder's is
+    ``decoder_layers``."""
     h = float(m.hidden_size or 0)
     inter = float(m.intermediate_size or 4 * h)
     return float(m.layers or 0) * (4.0 * h * h + 2.0 * h * inter)
@@ -142,7 +162,7 @@ def cross_kv_params(m: ModelSpec) -> float:
     """The decoder's cross-attention K and V projections (2·h² a layer), which run once per
     input over the encoder's output, not at every decoder step."""
     h = float(m.hidden_size or 0)
-    return float(m.layers or 0) * 2.0 * h * h
+    return float(decoder_layers(m)) * 2.0 * h * h
 
 
 def encoder_model(m: ModelSpec) -> ModelSpec:
@@ -156,7 +176,7 @@ def encoder_model(m: ModelSpec) -> ModelSpec:
         num_heads=m.num_heads,
         num_kv_heads=m.num_kv_heads,
         intermediate_size=m.intermediate_size,
-        cross_kv_layers=m.layers,
+        cross_kv_layers=decoder_layers(m),
     )
 
 
@@ -168,7 +188,7 @@ def decoder_model(m: ModelSpec) -> ModelSpec:
     return ModelSpec(
         family="decoder",
         params=params,
-        layers=m.layers,
+        layers=decoder_layers(m),
         hidden_size=m.hidden_size,
         num_heads=m.num_heads,
         num_kv_heads=m.num_kv_heads,
@@ -181,9 +201,9 @@ def decoder_model(m: ModelSpec) -> ModelSpec:
 
 def cross_kv_values(m: ModelSpec, enc_tokens: float) -> float:
     """K+V values one input's cross-attention cache holds over the decoder's layers:
-    2 × layers × heads × head size × encoder positions."""
+    2 × decoder layers × heads × head size × encoder positions."""
     h = float((m.kv_heads or 1) * (m.head_dim or 0))
-    return 2.0 * float(m.layers or 0) * h * enc_tokens
+    return 2.0 * float(decoder_layers(m)) * h * enc_tokens
 
 
 def halves(work: WorkloadSpec) -> tuple[WorkloadSpec, WorkloadSpec]:
@@ -204,3 +224,130 @@ def halves(work: WorkloadSpec) -> tuple[WorkloadSpec, WorkloadSpec]:
     )
     work.derived[("seq2seq",)] = (enc, dec)
     return enc, dec
+
+
+# ---------------------------------------------------------------- training: each stack's own
+
+
+def _policy(work: WorkloadSpec, act_bytes: float) -> Policy:
+    """How the job holds its tensors (workload.training_policy); 4-byte activations asked for
+    outright (an fp32 job) are fp32 throughout."""
+    pol = training_policy(work)
+    return FP32 if act_bytes >= 4.0 and pol.compute < 4.0 else pol
+
+
+def _self_layer(
+    m: ModelSpec, pol: Policy, seq: float, flash_attention: bool, softmax_input: bool
+) -> tuple[float, float]:
+    """(bytes per token one self-attention layer saves, its norm's share): a pre-norm layer
+    as activations.decoder_layer_saved counts it (Whisper's encoder and decoder layers are
+    GPT-2's layout: LayerNorm, attention, LayerNorm, GELU MLP — 40·h + 4 bytes a head per
+    token under autocast with a fused kernel), or a preset's measured coefficient."""
+    ops = decoder_layer_saved(
+        m, pol, seq=seq, flash_attention=flash_attention, softmax_input=softmax_input
+    )
+    norm = ops["attention norm"]
+    if m.activation_coeff is not None and pol.name == "autocast":
+        h = float(m.hidden_size or 0)
+        scores = sum(v for k, v in ops.items() if k in ("scores and softmax", "softmax input"))
+        return m.activation_coeff * h + scores, norm
+    return sum(ops.values()), norm
+
+
+def _cross_block(
+    m: ModelSpec,
+    pol: Policy,
+    enc_tokens: float,
+    norm: float,
+    flash_attention: bool,
+    softmax_input: bool,
+) -> tuple[float, float]:
+    """(bytes per decoder token, bytes per encoder position) one decoder layer's
+    cross-attention block saves. Per decoder token: its norm, the query projection's input and
+    output, the attention's output (the output projection's input), and fused attention's
+    fp32 log-sum-exp per head — or, unfused, the scores over the encoder's positions. Per
+    encoder position: the K and V projections' outputs, which every decoder layer computes
+    from the encoder's output, and under autocast each projection's own 16-bit cast of that
+    fp32 output (activations.Policy.recast; held once, and counted once, otherwise)."""
+    h = float(m.hidden_size or 0)
+    heads = float(m.num_heads or 1)
+    kv = float(m.kv_heads or 1) * float(m.head_dim or 0)
+    c = pol.compute
+    per_token = norm + 3.0 * c * h
+    if flash_attention:
+        per_token += 4.0 * heads
+    else:
+        per_token += UNFUSED_SCORE_BYTES * heads * enc_tokens * c / 2.0
+        if softmax_input:
+            per_token += softmax_input_bytes(pol, heads, enc_tokens)
+    per_position = 2.0 * c * kv + (2.0 * c * h if pol.recast else 0.0)
+    return per_token, per_position
+
+
+def training_activation_bytes(
+    work: WorkloadSpec,
+    batch: float,
+    *,
+    flash_attention: bool,
+    act_bytes: float = 2.0,
+    checkpointing: bool = False,
+) -> float:
+    """Bytes an encoder-decoder's training step saves for backward (its peak, logits and
+    loss included), each stack over its own positions: the encoder's ``layers`` over
+    ``encoder_tokens`` (Whisper: 1,500 audio positions per 30-second clip), the decoder's
+    ``decoder_layers`` over the target tokens (``seq_len``: Whisper's labels, at most
+    max_target_positions 448), each decoder layer with its cross-attention block over the
+    encoder's output (its K and V over every encoder position: ``_cross_block``).
+
+    Under full recompute (Transformers' Whisper, BART and T5 checkpoint every encoder and
+    decoder layer) the layer inputs of both stacks stay, with the encoder's output every
+    decoder layer reads, plus the larger of the head and loss (first in backward) and one
+    layer's recompute, as for a decoder (workload.saved_activations). Not counted: Whisper's
+    convolution stem (~19 MB a clip for large-v3 against ~4 GB of layers)."""
+    m = work.model
+    pol = _policy(work, act_bytes)
+    old = not flash_attention and softmax_saves_input(work.torch_version)
+    h = float(m.hidden_size or 0)
+    t_enc = float(encoder_tokens(work))
+    t_dec = float(max(1, work.seq_len))
+    l_enc, l_dec = float(m.layers or 0), float(decoder_layers(m))
+    enc_layer, enc_norm = _self_layer(m, pol, t_enc, flash_attention, old)
+    dec_self, dec_norm = _self_layer(m, pol, t_dec, flash_attention, old)
+    cross_tok, cross_pos = _cross_block(m, pol, t_enc, dec_norm, flash_attention, old)
+    # the encoder's final norm, and its output held once where no projection recasts it
+    enc_out = enc_norm * t_enc + (0.0 if pol.recast else pol.compute * h * t_enc)
+    head = head_saved(m, pol) * t_dec
+    logits = t_dec * float(m.vocab_size or 0) * (LOSS_BYTES_PER_LOGIT + pol.compute)
+    dec_layer = (dec_self + cross_tok) * t_dec + cross_pos * t_enc
+    if checkpointing:
+        inputs = (l_enc * t_enc + l_dec * t_dec + t_enc) * h * pol.residual
+        one = max(enc_layer * t_enc, dec_layer)
+        per_sample = inputs + enc_norm * t_enc + max(head + logits, one)
+    else:
+        per_sample = l_enc * enc_layer * t_enc + enc_out + l_dec * dec_layer + head + logits
+    return per_sample * batch
+
+
+def forward_flops(work: WorkloadSpec) -> float:
+    """One training sample's forward FLOPs, each stack over its own positions: the encoder's
+    parameters × 2 per encoder position, the decoder's cross-attention K/V projections × 2 per
+    encoder position, the rest × 2 per target token (``seq_len``); attention 4·h per query
+    and key: the encoder's self-attention over its positions, the decoder's over its tokens
+    and across to the encoder's positions. Pure: perf.forward_flops_per_sample takes it for
+    an encoder-decoder's training where it is wired."""
+    m = work.model
+    h = float(m.hidden_size or 0)
+    t_enc = float(encoder_tokens(work))
+    t_dec = float(max(1, work.seq_len))
+    enc, cross = encoder_params(m), cross_kv_params(m)
+    rest = max(m.params - enc - cross, 0.0)
+    linear = 2.0 * (enc + cross) * t_enc + 2.0 * rest * t_dec
+    attn = (
+        4.0
+        * h
+        * (
+            float(m.layers or 0) * t_enc * t_enc
+            + float(decoder_layers(m)) * t_dec * (t_dec + t_enc)
+        )
+    )
+    return linear + attn

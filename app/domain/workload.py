@@ -35,7 +35,7 @@ from app.domain.activations import (
 )
 from app.domain.derived import store_of
 from app.domain.efficiency import has_startup_rule, runtime_share, serving_spec
-from app.domain.formats import bytes_per_weight, kv_bytes, weight_bytes
+from app.domain.formats import bytes_per_weight, kv_bytes, runtime_bits, weight_bytes
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable
@@ -133,13 +133,51 @@ CONTEXT_GB: dict[str, float] = {"cuda": 1.0, "rocm": 1.0, "default": 0.5}
 CLIP_L_TEXT_PARAMS = 123_060_480
 OPENCLIP_BIGG_TEXT_PARAMS = 694_659_840
 SD_VAE_PARAMS = 83_653_863
+# FLUX.1 [dev] and [schnell] (diffusers FluxPipeline) hold beside their transformer the same
+# CLIP ViT-L/14 text tower (text_encoder/, pooled prompt embedding) and a T5-v1.1-XXL encoder
+# (text_encoder_2/, T5EncoderModel): 4,762,310,656 parameters, counted from its config.json
+# (huggingface.co/black-forest-labs/FLUX.1-dev text_encoder_2/config.json: d_model 4096, d_ff
+# 10240 gated-GELU, 24 layers, 64 heads of d_kv 64, vocabulary 32128, 32 relative-attention
+# buckets): 32128 × 4096 shared embedding + 24 × (4 × 4096² attention + 3 × 4096 × 10240 MLP +
+# 2 × 4096 norms) + 32 × 64 relative bias + 4096 final norm; transformers' T5EncoderModel built
+# from that config counts the same. Their VAE (AutoencoderKL, 128/256/512/512 with 16 latent
+# channels and no quant convolutions) 83,819,683, the count of
+# data/operators/vae/flux-1-dev.yaml's trace.
+T5_XXL_ENCODER_PARAMS = 4_762_310_656
+FLUX_VAE_PARAMS = 83_819_683
 PIPELINE_FROZEN_PARAMS: dict[str, dict[str, float]] = {
     "sdxl": {
         "text encoders": CLIP_L_TEXT_PARAMS + OPENCLIP_BIGG_TEXT_PARAMS,
         "VAE": SD_VAE_PARAMS,
     },
     "stable-diffusion-1.5": {"text encoder": CLIP_L_TEXT_PARAMS, "VAE": SD_VAE_PARAMS},
+    "flux-1-dev": {
+        "text encoders": CLIP_L_TEXT_PARAMS + T5_XXL_ENCODER_PARAMS,
+        "VAE": FLUX_VAE_PARAMS,
+    },
+    "flux-1-schnell": {
+        "text encoders": CLIP_L_TEXT_PARAMS + T5_XXL_ENCODER_PARAMS,
+        "VAE": FLUX_VAE_PARAMS,
+    },
 }
+
+# Denoisers that run ONE call per denoising step, by their traced table's name: FLUX.1 [dev] is
+# guidance-distilled (the guidance scale enters as an embedding; diffusers' FluxPipeline runs
+# true classifier-free guidance only when true_cfg_scale > 1, default 1.0) and FLUX.1 [schnell]
+# timestep-distilled (guidance_scale 0). Every other diffusion preset's passes come in
+# classifier-free-guidance pairs, one call on the conditional and unconditional latents.
+GUIDANCE_DISTILLED_DENOISERS = frozenset({"flux-1-dev", "flux-1-schnell"})
+
+
+def guidance_distilled(model: ModelSpec) -> bool:
+    """Whether a diffusion model's denoising step is one denoiser call on the batch (no
+    classifier-free guidance pair), read by its shipped table (``GUIDANCE_DISTILLED_DENOISERS``)."""
+    return (
+        model.family == "diffusion"
+        and model.operators is not None
+        and model.operators.model in GUIDANCE_DISTILLED_DENOISERS
+    )
+
 
 # A latent diffusion model's image side: a multiple of the VAE's downsampling factor, 8
 # (AutoencoderKL's three stride-2 stages in SD 1.x and SDXL), or the latents do not tile the
@@ -232,6 +270,10 @@ class ModelSpec:
     # says so (hf_config.HfModel.gated_mlp); None: read off the parameter count
     # (activations.gated_mlp, the one rule memory and time share)
     gated_mlp: bool | None = None
+    # An encoder-decoder's decoder depth where it differs from the encoder's (``layers``):
+    # Whisper large-v3-turbo 32 encoder and 4 decoder layers, distil-large-v3 32 and 2
+    # (config.json decoder_layers); None: both stacks are ``layers`` deep (app.domain.seq2seq)
+    decoder_layers: int | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -446,9 +488,14 @@ class WorkloadSpec:
     def own_bits(self) -> float | None:
         """Bits per weight taken as a mean over the whole file: a GGUF format's (llama-quantize
         counts every tensor, the embeddings and output included), or bits given with no format
-        named (a benchmark's stated figure); None otherwise."""
+        named (a benchmark's stated figure), or the runtime's own 4-bit format (MLX's affine
+        4-bit quantises the embeddings and LM head too: formats.runtime_bits); None otherwise."""
         whole_file = self.quantization in GGUF_FORMATS or self.quantization == "none"
-        return self.weight_bits if whole_file else None
+        if not whole_file:
+            return None
+        if self.weight_bits is not None:
+            return self.weight_bits
+        return runtime_bits(self.runtime or "", self.precision)
 
     @property
     def format_bits(self) -> float | None:
@@ -631,11 +678,21 @@ def activation_bytes(
 
     Transformers: Korthikanti et al. (2022) s·b·h·L·(34 + 5·a·s/h) bytes in 16-bit; fused
     attention kernels (FlashAttention / SDPA) never store the a·s² score matrix, dropping the
-    second term; full recompute stores only the layer inputs, 2·s·b·h·L.
+    second term; full recompute stores only the layer inputs, 2·s·b·h·L. Encoder-decoders:
+    each stack over its own positions, logits and loss included
+    (seq2seq.training_activation_bytes).
     """
     m = work.model
     scale = act_bytes / 2.0
     ckpt = work.gradient_checkpointing if checkpointing is None else checkpointing
+    if m.family == "encoder-decoder" and m.has_shape:
+        # each stack over its own positions (Whisper: the encoder's 1,500 audio frames, the
+        # decoder's target tokens with their cross-attention): app.domain.seq2seq
+        from app.domain.seq2seq import training_activation_bytes
+
+        return training_activation_bytes(
+            work, batch, flash_attention=flash_attention, act_bytes=act_bytes, checkpointing=ckpt
+        )
     if (m.is_transformer or m.family == "vit") and m.has_shape:
         s = work.tokens_per_sample
         h = float(m.hidden_size or 0)

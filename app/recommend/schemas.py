@@ -165,8 +165,18 @@ class ModelIn(_In):
         ge=1,
         le=MAX_LAYERS,
         title="Layers",
-        description="Transformer blocks (or network depth).",
+        description="Transformer blocks (or network depth); an encoder-decoder's encoder depth.",
         json_schema_extra=ui("shape"),
+    )
+    decoder_layers: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_LAYERS,
+        title="Decoder layers",
+        description="Encoder-decoders only: the decoder's depth where it differs from the "
+        "encoder's (Whisper large-v3-turbo 4 under 32, distil-large-v3 2; config.json "
+        "decoder_layers). Blank: as deep as the encoder.",
+        json_schema_extra=ui("shape", form=False),
     )
     hidden_size: int | None = Field(
         default=None,
@@ -228,8 +238,11 @@ class ModelIn(_In):
         default=None,
         gt=0,
         le=16384,
-        title="Image size (pixels)",
-        description="Image side length for vision models.",
+        title="Input size (image pixels or audio seconds)",
+        description="Image side length in pixels for vision models; seconds of audio per "
+        "input for a speech encoder-decoder (Whisper: 30, its window: the encoder runs over 50 "
+        "positions a second, 1,500 a window). Blank for an encoder-decoder: its encoder runs "
+        "over seq_len tokens, as a text model's (T5, BART) does.",
         json_schema_extra=ui("shape"),
     )
     experts: int | None = Field(
@@ -527,6 +540,15 @@ class WorkloadIn(_In):
         description="LoRA / QLoRA train small adapters and freeze the base model.",
         json_schema_extra=ui("workload", tasks=("fine-tuning",)),
     )
+    beams: int | None = Field(
+        default=None,
+        ge=1,
+        le=16,
+        title="Beams",
+        description="Encoder-decoder inference only (Whisper, T5): the beam search width "
+        "(generate's num_beams, faster-whisper's beam_size); blank: greedy decoding, 1.",
+        json_schema_extra=ui("workload", tasks=("inference",), assumed="1", form=False),
+    )
     lora_rank: int | None = Field(
         default=None,
         ge=1,
@@ -625,7 +647,8 @@ class WorkloadIn(_In):
         fourteen left "ollama" (what a hobbyist installs) without a word about llama.cpp."""
         if not isinstance(value, str) or value in RUNTIMES:
             return value
-        hint = LLAMA_CPP_APPS.get(value.strip().lower().replace(" ", "-"))
+        key = value.strip().lower().replace(" ", "-").replace("_", "-")
+        hint = LLAMA_CPP_APPS.get(key) or SPEECH_RUNTIMES.get(key)
         if hint is not None:
             raise ValueError(hint)
         raise ValueError(f"unknown runtime '{value}'{did_you_mean(value, RUNTIMES)}")
@@ -651,6 +674,32 @@ LLAMA_CPP_APPS = {
     "lm-studio": _LM_STUDIO,
     "lmstudio": _LM_STUDIO,
 }
+
+
+# Whisper runtimes people name that the engine has no rows for: what it does price instead.
+# faster-whisper runs Whisper on CTranslate2 (its README: "up to 4 times faster than
+# openai/whisper for the same accuracy while using less memory", with fused int8/fp16
+# kernels), WhisperX on faster-whisper; whisper.cpp is ggml's own Whisper program, separate
+# from llama.cpp (which runs no Whisper model). The encoder pass and decoder steps the
+# modelled runtimes price are the same work; those runtimes' kernels and dispatch are not.
+# https://github.com/SYSTRAN/faster-whisper, https://github.com/ggml-org/whisper.cpp
+_CTRANSLATE2 = (
+    "{name} (Whisper on CTranslate2) is not modelled here: use 'transformers' (Hugging Face "
+    "generate) or 'pytorch' (openai/whisper), the closest modelled runtimes; faster-whisper's "
+    "README measures it up to 4× faster than openai/whisper, so expect it to beat their "
+    "estimates"
+)
+SPEECH_RUNTIMES = {
+    "faster-whisper": _CTRANSLATE2.format(name="faster-whisper"),
+    "fasterwhisper": _CTRANSLATE2.format(name="faster-whisper"),
+    "ctranslate2": _CTRANSLATE2.format(name="CTranslate2"),
+    "whisperx": _CTRANSLATE2.format(name="WhisperX (on faster-whisper)"),
+    "whisper.cpp": "whisper.cpp (ggml's Whisper program, separate from llama.cpp) is not "
+    "modelled here: use 'pytorch' (openai/whisper) or 'transformers', the closest modelled "
+    "runtimes",
+}
+SPEECH_RUNTIMES["whispercpp"] = SPEECH_RUNTIMES["whisper.cpp"]
+SPEECH_RUNTIMES["whisper-cpp"] = SPEECH_RUNTIMES["whisper.cpp"]
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
@@ -928,6 +977,7 @@ class ModelOut(BaseModel):
     gated_mlp: bool | None = None
     attention: str | None = None
     shared_experts: int | None = None
+    decoder_layers: int | None = None
     kv_bytes_per_token_16bit: float | None = Field(
         default=None, description="KV cache bytes per token of context at 2 bytes per value"
     )
@@ -958,6 +1008,7 @@ class ResolvedWorkload(BaseModel):
     quantization: Quantization = "none"
     weight_bits: float | None = None
     serving: ServingResolvedOut | None = None
+    beams: int = Field(1, description="beam search width of an encoder-decoder's inference")
 
 
 class ServingResolvedOut(BaseModel):

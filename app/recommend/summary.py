@@ -8,6 +8,7 @@ import re
 from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
 from app.domain.units import vram
+from app.domain.workload import GUIDANCE_DISTILLED_DENOISERS
 from app.recommend import deadline
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
@@ -404,16 +405,10 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
         objective = answer.objective.replace("_", " ")
         return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
     parts = [w.task, w.precision, f"batch {w.batch_size}"]
-    if w.task == "inference" and w.model.family == "encoder-decoder":
-        # what the estimate prices (app.domain.seq2seq): the encoder's input, the tokens out
-        if w.model.input_size:
-            parts.append(f"{w.model.input_size:g}-second audio windows")
-        elif w.seq_len:
-            parts.append(f"input {w.seq_len:,} tokens")
-        if w.output_tokens:
-            parts.append(f"{w.output_tokens:,} tokens out")
+    if w.model.family == "encoder-decoder" and w.task != "serving":
+        parts.extend(_seq2seq_said(w))
     elif w.task == "inference" and w.model.family == "diffusion":
-        parts.extend(_diffusion_said(w.model))
+        parts.extend(_diffusion_said(w.model, w.preset in GUIDANCE_DISTILLED_DENOISERS))
     elif w.seq_len:
         parts.append(f"sequence {w.seq_len:,}")
     if w.peft != "none":
@@ -430,16 +425,58 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
     return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
 
 
-def _diffusion_said(m: s.ModelOut) -> list[str]:
+# Hugging Face's ASR pipeline chunks long audio into windows of chunk_length_s that overlap by
+# stride_length_s = chunk_length_s / 6 on each side (pipelines/automatic_speech_recognition.py),
+# so each window advances by 2/3 of its length: 1.5× the windows of back-to-back ones.
+CHUNKED_WINDOWS = 1.5
+
+
+def _seq2seq_said(w: s.ResolvedWorkload) -> list[str]:
+    """What an encoder-decoder's estimate prices (app.domain.seq2seq): the encoder's input —
+    audio windows where the model gives its input in seconds, else ``seq_len`` tokens, said
+    as the rule it is so that a speech model described without ``input_size`` shows it — the
+    decoder's tokens, and for inference the decoding (greedy, or the beams asked) and how
+    windows count against an hour of audio."""
+    m, out = w.model, []
+    seconds, inference = m.input_size, w.task == "inference"
+    if seconds:
+        if inference:
+            per_hour = 3600.0 / seconds
+            out.append(
+                f"{seconds:g}-second audio windows, back to back ({per_hour:,.0f} an hour of "
+                f"audio; chunked long-form transcription with overlapping windows, as Hugging "
+                f"Face's pipeline at chunk_length_s {seconds:g}, runs about "
+                f"{CHUNKED_WINDOWS:g}× as many)"
+            )
+        else:
+            out.append(f"{seconds:g}-second audio clips")
+    elif w.seq_len:
+        out.append(
+            f"encoder input {w.seq_len:,} tokens (seq_len: no model.input_size, so priced as "
+            "text; a speech model's input_size is its audio seconds, Whisper's 30)"
+        )
+    if inference:
+        if w.output_tokens:
+            out.append(f"{w.output_tokens:,} tokens out")
+        out.append("greedy decoding (beam 1)" if w.beams <= 1 else f"beam search, {w.beams} beams")
+    elif w.seq_len:
+        out.append(f"{w.seq_len:,} target tokens")
+    return out
+
+
+def _diffusion_said(m: s.ModelOut, distilled: bool = False) -> list[str]:
     """What one generated image is in the estimate: its resolution (the preset's input_size)
     and its UNet passes — in pairs, the denoising steps under classifier-free guidance, each
     pair one UNet call on the conditional and unconditional latents together (perf._guidance,
-    as diffusers runs it) — so the figure compares with the steps a user's UI runs."""
+    as diffusers runs it) — so the figure compares with the steps a user's UI runs. A
+    guidance-distilled transformer (FLUX.1, ``distilled``) makes one call a step."""
     out = []
     if m.input_size:
         out.append(f"{m.input_size:g}×{m.input_size:g} images")
     passes = m.passes_per_sample or 0
-    if passes > 1 and passes % 2 == 0:
+    if distilled and passes >= 1:
+        out.append(f"{passes} denoising steps, one transformer call each (guidance-distilled)")
+    elif passes > 1 and passes % 2 == 0:
         out.append(
             f"{passes // 2} denoising steps with classifier-free guidance ({passes} UNet "
             "passes, one batched call a step)"

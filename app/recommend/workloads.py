@@ -15,6 +15,7 @@ from app.domain.efficiency import EfficiencyTable
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout, layout_error
 from app.domain.operators import rescaled_table
+from app.domain.seq2seq import SPEECH_WINDOW_S
 from app.domain.workload import DEFAULT_LORA_RANK, ModelSpec, ServingSpec, WorkloadSpec, lora_params
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
@@ -40,6 +41,7 @@ from app.vocab import (
     QLORA_BASES,
     QUANTIZATION_PRECISION,
     RUNTIMES,
+    SPEECH_REFUSED_RUNTIMES,
     TRAINING_ONLY_RUNTIMES,
     TRAINING_RUNTIMES,
     TRAINING_TASKS,
@@ -196,6 +198,8 @@ def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
         "gated_mlp": hf.gated_mlp,
         "attention": "mla" if hf.attention == "mla" else None,
         "shared_experts": (hf.shared_experts or 0) if hf.experts else None,
+        "decoder_layers": hf.decoder_layers,
+        "input_size": hf.input_size,
     }
 
 
@@ -431,7 +435,69 @@ def _lengths(
                 "tokens: train at most that, or set model.max_context for a context extension",
                 field="workload.seq_len",
             )
+    if transformer and model.family == "encoder-decoder":
+        _seq2seq_lengths(w, model, inference, seq_len, out_tokens, warnings)
     return seq_len, out_tokens
+
+
+def _beams(w: s.WorkloadIn, task: str, model: ModelSpec) -> int:
+    """The beam width: an encoder-decoder's inference only (seq2seq prices each step's
+    batch × beams sequences and the caches' reordering), else a 422 naming the field."""
+    if w.beams is None:
+        return 1
+    if task != "inference" or model.family != "encoder-decoder":
+        raise InvalidInput(
+            "beams applies to an encoder-decoder's inference (Whisper, T5); a decoder LLM's "
+            "serving and inference are priced with sampling, one sequence a request",
+            field="workload.beams",
+        )
+    return int(w.beams)
+
+
+def _seq2seq_lengths(
+    w: s.WorkloadIn,
+    model: ModelSpec,
+    inference: bool,
+    seq_len: int,
+    out_tokens: int,
+    warnings: list[str],
+) -> None:
+    """An encoder-decoder's limits: its decoder attends no further than its context (Whisper's
+    max_target_positions, 448), and a speech model's encoder takes one window of audio (Whisper:
+    30 s, max_source_positions 1,500); a stated seq_len has no say in a speech model's
+    inference (its encoder runs over the audio, its decoder over output_tokens)."""
+    ctx = model.max_context
+    if ctx and inference and out_tokens > ctx:
+        raise InvalidInput(
+            f"output_tokens {out_tokens:,} exceeds the decoder's context of {ctx:,} tokens "
+            "(Whisper: max_target_positions 448)",
+            field="workload.output_tokens",
+        )
+    if ctx and not inference and seq_len > ctx:
+        raise InvalidInput(
+            f"seq_len {seq_len:,} (the target tokens) exceeds the decoder's context of {ctx:,}",
+            field="workload.seq_len",
+        )
+    audio = model.input_size
+    if audio and audio > SPEECH_WINDOW_S:
+        raise InvalidInput(
+            f"input_size {audio:g} s: a Whisper encoder takes one {SPEECH_WINDOW_S:g}-second "
+            "window (max_source_positions 1,500); longer audio runs as several windows, each "
+            "a sample (dataset_samples)",
+            field="workload.model.input_size",
+        )
+    if audio and audio < SPEECH_WINDOW_S:
+        warnings.append(
+            f"input_size {audio:g} s: Whisper pads every input to {SPEECH_WINDOW_S:g} seconds, "
+            f"so its encoder runs over the whole window; priced over {audio:g} s, as a model "
+            "trained on shorter windows would run"
+        )
+    if audio and inference and w.seq_len is not None:
+        warnings.append(
+            "seq_len does not apply to a speech encoder-decoder's inference: its encoder runs "
+            "over model.input_size seconds (50 positions a second), its decoder over "
+            "output_tokens; ignored"
+        )
 
 
 def _seq_len_ignored(family: str) -> str:
@@ -550,6 +616,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         efficiency=load_efficiency(data_dir),
         serving=serving,
         megatron=_megatron_layout(w, runtime, model, seq_len),
+        beams=_beams(w, task, model),
     )
     if serving is not None:
         work = dataclasses.replace(
@@ -861,6 +928,15 @@ def _runtime(
             + ", ".join(r for r in RUNTIMES if r not in TRAINING_ONLY_RUNTIMES),
             field="workload.runtime",
         )
+    _check_runtime_family(runtime, quant, model)
+    if inference:
+        quant, precision = _runtime_weights(table, runtime, quant, precision)
+    bits = table.bits_per_weight.get(quant) if quant != "none" else None
+    return runtime, quant, precision, bits
+
+
+def _check_runtime_family(runtime: str, quant: str, model: ModelSpec) -> None:
+    """The runtime and weight format run this kind of model, else a 422 naming the field."""
     if runtime in TRANSFORMER_ONLY_RUNTIMES and model.family not in TRANSFORMER_RUNTIME_FAMILIES:
         raise InvalidInput(
             f"{runtime} trains transformers ({', '.join(TRANSFORMER_RUNTIME_FAMILIES)}),"
@@ -875,10 +951,9 @@ def _runtime(
             f" not a {model.family} model",
             field=f"workload.{named}",
         )
-    if inference:
-        quant, precision = _runtime_weights(table, runtime, quant, precision)
-    bits = table.bits_per_weight.get(quant) if quant != "none" else None
-    return runtime, quant, precision, bits
+    refused = next((m for r, m in SPEECH_REFUSED_RUNTIMES.items() if r == runtime), None)
+    if refused and model.family == "encoder-decoder" and model.input_size:
+        raise InvalidInput(refused, field="workload.runtime")
 
 
 def _runtime_weights(
@@ -1048,6 +1123,7 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         quantization=work.quantization,
         weight_bits=work.weight_bits,
         serving=_serving_out(work.serving),
+        beams=work.beams,
     )
 
 
