@@ -1,14 +1,21 @@
 """Body of ``gpu-advisor bench``: run the suites with progress bars, print a summary and the
-tips, write the JSON report, optionally upload it.
+tips, write the JSON report, optionally upload it; and of ``gpu-advisor upload``, which
+sends a saved report.
 
-Exit codes: 0 success; 1 the run or the upload failed; 2 bad arguments (unknown profile,
-absent device, unknown ``--gpu`` slug).
+Exit codes (``EXIT_HELP``, shown by ``--help``): 0 success; 1 the run failed, or the report
+could not be written or uploaded (a copy is kept and its path printed); 2 bad arguments,
+refused before anything is measured.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import sys
+import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -25,6 +32,29 @@ PeaksLookup = Callable[[str, float | None], tuple[str, str, dict[str, float]] | 
 
 UPLOAD_PATH = "/api/v1/device-reports"
 
+EXIT_HELP = (
+    "Exit status: 0 measured, and written and uploaded as asked; 1 the run failed, or the "
+    "report could not be written or uploaded (a copy is kept and its path printed: send it "
+    "later with `gpu-advisor upload FILE --server URL`); 2 bad arguments, refused before "
+    "anything is measured: an unknown profile or --gpu slug, an absent device, --gpu naming "
+    "a GPU while torch sees none (a CPU run), an --upload URL without http:// or https://, "
+    "an --output that cannot be written. With --json, stdout is one JSON object: the "
+    'report\'s summary and where it was stored, or {"error": {"code", "message"}}.'
+)
+
+
+def _rate(v: float | None, unit: str) -> str:
+    """A figure in the unit that fits its size, as the report page shows it: a CPU's
+    0.000483 TFLOPS is 483 MFLOPS, 0.0381 TFLOPS is 38.1 GFLOPS."""
+    if v is None:
+        return "—"
+    if unit == "TFLOPS" and v != 0:
+        for prefix, scale in (("T", 1.0), ("G", 1e-3), ("M", 1e-6)):
+            if abs(v) >= scale:
+                return f"{_fmt(v / scale)} {prefix}FLOPS"
+        return f"{_fmt(v * 1e12)} FLOPS"
+    return f"{_fmt(v)} {unit}"
+
 
 def _fmt(v: float | None, digits: int = 3) -> str:
     if v is None:
@@ -39,14 +69,15 @@ def _fmt(v: float | None, digits: int = 3) -> str:
 def _fig_cells(fig: Figure | None) -> tuple[str, str, str]:
     if fig is None:
         return "—", "—", "—"
+    peak = _rate(fig.peak, fig.unit) if fig.peak is not None else "—"
     if fig.status == "rejected":
-        return f"[red]rejected ({_fmt(fig.rejected_value)} {fig.unit})[/]", _fmt(fig.peak), "—"
+        return f"[red]rejected ({_rate(fig.rejected_value, fig.unit)})[/]", peak, "—"
     if not fig.ok:
-        return f"[dim]{fig.status}[/]", _fmt(fig.peak), "—"
+        return f"[dim]{fig.status}[/]", peak, "—"
     noisy = " [yellow]~[/]" if fig.noisy else ""
-    measured = f"{_fmt(fig.value)} {fig.unit}{noisy}"
+    measured = f"{_rate(fig.value, fig.unit)}{noisy}"
     eff = f"{fig.efficiency:.0%}" if fig.efficiency is not None else "—"
-    return measured, _fmt(fig.peak), eff
+    return measured, peak, eff
 
 
 Row = tuple[str, str, str, str, str]
@@ -131,9 +162,9 @@ def _batch_rows(report: BenchReport) -> list[Row]:
         rows.append((
             f"{name} {c.mode} {c.precision}",
             f"{_fmt(c.max_samples_per_s)} samples/s",
-            _fmt(best.tflops.peak) if best else "—",
+            _rate(best.tflops.peak, "TFLOPS") if best and best.tflops.peak else "—",
             f"{eff:.0%}" if eff is not None else "—",
-            f"B90={c.b90}; {_fmt(c.best_tflops)} TFLOPS",
+            f"B90={c.b90}; {_rate(c.best_tflops, 'TFLOPS')}",
         ))  # fmt: skip
     pm = report.peak_memory
     if pm is not None and pm.per_sample_bytes is not None:
@@ -165,8 +196,8 @@ def _kernel_rows(report: BenchReport) -> list[Row]:
         rows.append(
             (
                 label,
-                f"{_fmt(best.rate)} {unit}",
-                _fmt(best.peak),
+                _rate(best.rate, unit),
+                _rate(best.peak, unit) if best.peak is not None else "—",
                 eff,
                 f"best of {len(pts)}: {best.op} {shape}",
             )
@@ -238,40 +269,116 @@ class _JsonlSink:
             self.fh = None
 
 
+class UploadError(RuntimeError):
+    """An upload that failed, with the HTTP status where the server answered (None: no
+    answer) so the caller's advice fits: a refused report is not fixed by another URL."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Stored:
+    """Where the server keeps an uploaded report; ``again``: it already had this report."""
+
+    id: str
+    url: str
+    again: bool = False
+
+
+def report_body(report: BenchReport) -> bytes:
+    return json.dumps(report.model_dump(mode="json")).encode()
+
+
+def idempotency_key(body: bytes) -> str:
+    """The Idempotency-Key of an upload, from the report's content: a retried or repeated
+    upload of the same report is stored once (it had counted as another machine)."""
+    return "bench-" + hashlib.sha256(body).hexdigest()
+
+
+def upload_url_problem(base_url: str) -> str | None:
+    """Why ``base_url`` cannot be where reports are posted (checked before anything is
+    measured), or None: it needs http:// or https:// and a host."""
+    try:
+        url = httpx.URL(base_url)
+        scheme, host = url.scheme, url.host
+    except Exception:  # httpx.InvalidURL and the like
+        scheme, host = "", ""
+    if scheme in ("http", "https") and host:
+        return None
+    example = base_url if "://" not in base_url else base_url.split("://", 1)[1]
+    return (
+        f"--upload wants the server's base URL with http:// or https://, like "
+        f"http://{example.strip('/') or '127.0.0.1:8000'} (got {base_url!r})"
+    )
+
+
+def output_problem(output: Path) -> str | None:
+    """Why the report cannot be written to ``output`` (checked before anything is measured,
+    by making its folder and a scratch file in it), or None."""
+    if output.is_dir():
+        return f"--output {output} is a folder: name a file, like {output / 'report.json'}"
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=output.parent, prefix=".gpu-advisor-"):
+            pass
+    except OSError as exc:
+        return f"--output {output} cannot be written: {exc.strerror or exc}"
+    return None
+
+
 def upload_report(
     report: BenchReport, base_url: str, token: str | None, timeout_s: float = 60.0
 ) -> str:
-    """POST the report; return the stored id. Raises RuntimeError with a clear message."""
+    """POST the report; return the stored id. Raises UploadError with a clear message."""
+    return upload(report, base_url, token, timeout_s).id
+
+
+def upload(
+    report: BenchReport, base_url: str, token: str | None, timeout_s: float = 60.0
+) -> Stored:
+    """POST the report with an Idempotency-Key from its content; where it is stored."""
     url = base_url.rstrip("/") + UPLOAD_PATH
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    body = report_body(report)
+    headers = {"Content-Type": "application/json", "Idempotency-Key": idempotency_key(body)}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
     try:
-        resp = httpx.post(
-            url, json=report.model_dump(mode="json"), headers=headers, timeout=timeout_s
-        )
+        resp = httpx.post(url, content=body, headers=headers, timeout=timeout_s)
     except httpx.ConnectError as exc:
-        raise RuntimeError(f"cannot connect to {base_url}: {exc or 'connection refused'}") from exc
+        raise UploadError(f"cannot connect to {base_url}: {exc or 'connection refused'}") from exc
     except httpx.TimeoutException as exc:
-        raise RuntimeError(f"upload to {url} timed out after {timeout_s:g} s") from exc
+        raise UploadError(f"upload to {url} timed out after {timeout_s:g} s") from exc
     except httpx.HTTPError as exc:
-        raise RuntimeError(f"upload to {url} failed: {exc}") from exc
+        raise UploadError(f"upload to {url} failed: {exc}") from exc
     if resp.status_code >= 400:
-        raise RuntimeError(
+        raise UploadError(
             f"server rejected the report: HTTP {resp.status_code}"
-            f"{_rejection_hint(resp.status_code, base_url, url)}: {_detail(resp)}"
+            f"{_rejection_hint(resp.status_code, base_url, url)}: {_detail(resp)}",
+            resp.status_code,
         )
     try:
-        body = resp.json()
+        answer = resp.json()
     except ValueError as exc:
-        raise RuntimeError(f"server answered HTTP {resp.status_code} without JSON") from exc
-    rid = body.get("id") if isinstance(body, dict) else None
+        raise UploadError(f"server answered HTTP {resp.status_code} without JSON") from exc
+    rid = answer.get("id") if isinstance(answer, dict) else None
     if rid is None:
-        raise RuntimeError(f"server answered HTTP {resp.status_code} without an 'id' field")
-    return str(rid)
+        raise UploadError(f"server answered HTTP {resp.status_code} without an 'id' field")
+    again = resp.headers.get("Idempotent-Replayed") == "true" or bool(
+        isinstance(answer, dict) and answer.get("duplicate")
+    )
+    return Stored(str(rid), report_page_url(base_url, str(rid)), again)
 
 
 def _origin(base_url: str) -> str:
-    u = httpx.URL(base_url)
-    return f"{u.scheme}://{u.netloc.decode()}"
+    try:
+        u = httpx.URL(base_url)
+        if u.scheme and u.host:
+            return f"{u.scheme}://{u.netloc.decode()}"
+    except Exception:
+        pass
+    return base_url.rstrip("/")
 
 
 def report_page_url(base_url: str, rid: str) -> str:
@@ -312,15 +419,38 @@ def _detail(resp: httpx.Response) -> str:
 
 
 def _keep(report: BenchReport, err: Console) -> Path | None:
-    """Save a report whose upload failed, so the measurement is not lost."""
+    """Save a report that could not be written or uploaded, so the measurement is not
+    lost: in the working folder, else the temporary one."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path.cwd() / f"gpu-advisor-report-{stamp}.json"
-    try:
-        path.write_text(report.model_dump_json(indent=2), encoding="utf-8")
-    except OSError as exc:
-        err.print(f"[red]error:[/] cannot keep the report in {path}: {exc}")
-        return None
-    return path
+    name = f"gpu-advisor-report-{stamp}.json"
+    for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+        path = folder / name
+        try:
+            path.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        except OSError as exc:
+            err.print(f"[red]error:[/] cannot keep the report in {path}: {exc}")
+            continue
+        return path
+    return None
+
+
+def _after_failed_upload(exc: UploadError, kept: Path, upload: str, token: str | None) -> str:
+    """What to do with the kept report after a failed upload: send it again with
+    ``gpu-advisor upload`` where another try can work; after a refusal (422, 413) the
+    server said what is wrong with the report, and no other URL or retry helps."""
+    if exc.status in (400, 413, 422):
+        return (
+            f"the report is saved in {kept}; the server refused its content (above), so "
+            "sending it again will not help"
+        )
+    again = f"gpu-advisor upload {kept} --server {_origin(upload)}"
+    if exc.status in (401, 403):
+        again += " --token TOKEN"
+    elif exc.status in (404, 405):
+        again = again.replace(_origin(upload), "BASE_URL")
+    elif token:
+        again += " --token TOKEN"
+    return f"the report is saved in {kept}: send it later with `{again}`"
 
 
 Match = tuple[str, str, dict[str, float]]
@@ -400,32 +530,109 @@ def _print_report(con: Console, report: BenchReport) -> None:
 
 
 def _deliver(
-    con: Console, err: Console, report: BenchReport, output: Path | None, upload: str | None,
+    con: Console, err: Console, report: BenchReport, output: Path | None, upload_to: str | None,
     token: str | None,
-) -> int:  # fmt: skip
-    """Write the report file and upload it, as asked; the exit code."""
+) -> tuple[int, dict[str, Any]]:  # fmt: skip
+    """Write the report file and upload it, as asked; the exit code and what happened (for
+    --json). A file that cannot be written does not stop the upload, and a copy is kept."""
+    code = 0
+    done: dict[str, Any] = {"output": None, "kept": None, "upload": None}
+    kept: Path | None = None
     if output is not None:
         try:
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
         except OSError as exc:
             err.print(f"[red]error:[/] cannot write {output}: {exc}")
-            return 1
-        con.print(f"report written to {output}")
-    if upload:
-        try:
-            rid = upload_report(report, upload, token)
-        except RuntimeError as exc:
-            err.print(f"[red]error:[/] {exc}")
-            kept = output if output is not None else _keep(report, err)
+            code = 1
+            kept = _keep(report, err)
             if kept is not None:
-                err.print(
-                    f"the report is saved in {kept}: upload it on {_origin(upload)}/device, "
-                    "or rerun with --upload set to the server's base URL"
-                )
-            return 1
-        con.print(f"uploaded: stored as report id {rid}, at {report_page_url(upload, rid)}")
-    return 0
+                err.print(f"the report is kept in {kept} instead")
+        else:
+            con.print(f"report written to {output}")
+            done["output"] = str(output)
+    if upload_to:
+        try:
+            stored = upload(report, upload_to, token)
+        except UploadError as exc:
+            err.print(f"[red]error:[/] {exc}")
+            done["upload"] = {"error": str(exc), "status": exc.status}
+            if kept is None:
+                kept = Path(done["output"]) if done["output"] else _keep(report, err)
+            if kept is not None:
+                err.print(_after_failed_upload(exc, kept, upload_to, token))
+            code = 1
+        else:
+            said = "already stored as" if stored.again else "stored as"
+            con.print(f"uploaded: {said} report id {stored.id}, at {stored.url}")
+            done["upload"] = {"id": stored.id, "url": stored.url, "already_stored": stored.again}
+    done["kept"] = str(kept) if kept is not None else None
+    return code, done
+
+
+def report_summary(report: BenchReport) -> dict[str, Any]:
+    """The report in a few fields, as --json prints it: what was measured where, against
+    which catalog GPU, and what it suggests."""
+    env = report.environment
+    match = report.catalog_match
+    return {
+        "device_name": env.device_name,
+        "backend": env.backend,
+        "profile": report.profile,
+        "duration_s": round(report.duration_s, 2),
+        "catalog_match": match.model_dump(mode="json") if match else None,
+        "measured": report.summary_measured(),
+        "efficiencies": report.summary_efficiencies(),
+        "tips": list(report.tips),
+        "warnings": list(report.warnings),
+    }
+
+
+def _error_json(code: str, message: str, field: str | None = None) -> str:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if field:
+        body["details"] = {"flag": field}
+    return json.dumps({"error": body})
+
+
+class _Refusal(Exception):
+    def __init__(self, message: str, flag: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.flag = message, flag
+
+
+def _no_gpu_device(device: str) -> str | None:
+    """Why ``device`` (cuda[:n]) cannot exist on this Linux host, without importing torch
+    (about 14 s on a loaded CPU): neither NVIDIA's (/dev/nvidiactl), AMD's (/dev/kfd) nor
+    WSL's (/dev/dxg) device node is there. None where it may exist or cannot be told."""
+    if not device.startswith("cuda") or not sys.platform.startswith("linux"):
+        return None
+    nodes = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
+    if any(os.path.exists(n) for n in nodes):
+        return None
+    return (
+        f"no CUDA or ROCm device for --device {device}: this machine has no GPU device node "
+        "(/dev/nvidiactl, /dev/kfd or /dev/dxg); use --device cpu or auto"
+    )
+
+
+def _check_arguments(profile: str, device: str, output: Path | None, upload_to: str | None) -> None:
+    """What can be refused before torch is imported and anything measured."""
+    from app.bench.runner import PROFILES
+
+    if profile not in PROFILES:
+        raise _Refusal(f"unknown profile {profile!r}: use {' or '.join(PROFILES)}", "--profile")
+    if upload_to is not None:
+        problem = upload_url_problem(upload_to)
+        if problem:
+            raise _Refusal(problem, "--upload")
+    if output is not None:
+        problem = output_problem(output)
+        if problem:
+            raise _Refusal(problem, "--output")
+    problem = _no_gpu_device(device)
+    if problem:
+        raise _Refusal(problem, "--device")
 
 
 def bench_command(
@@ -439,34 +646,62 @@ def bench_command(
     progress_jsonl: Path | None,
     *,
     console: Console | None = None,
+    as_json: bool = False,
 ) -> int:
-    """Run the benchmarks and report. See the module docstring for exit codes.
+    """Run the benchmarks and report. See ``EXIT_HELP`` for exit codes.
 
     ``peaks_lookup(device_name, memory_gb)`` returns ``(slug, name, peaks)`` for the catalog
     GPU matching the device, or None. With ``gpu`` (a catalog slug) it is called as
-    ``peaks_lookup(gpu, None)`` and the match is recorded as ``manual``.
+    ``peaks_lookup(gpu, None)`` and the match is recorded as ``manual``. ``as_json``: the
+    summary table, progress and messages go to stderr, and stdout is one JSON object.
     """
+    if console is not None:
+        con, err = console, console
+    else:
+        con, err = Console(stderr=as_json), Console(stderr=True)
+    code, out = _bench(
+        con, err, profile, device, output, upload, token, gpu, peaks_lookup, progress_jsonl
+    )
+    if as_json:
+        _emit(console, out)
+    return code
+
+
+def _bench(
+    con: Console, err: Console, profile: str, device: str, output: Path | None,
+    upload_to: str | None, token: str | None, gpu: str | None,
+    peaks_lookup: PeaksLookup | None, progress_jsonl: Path | None,
+) -> tuple[int, str]:  # fmt: skip
+    """bench_command's work: the exit code and the --json text."""
     from app.bench.device import probe
-    from app.bench.runner import PROFILES
     from app.bench.tips import generate_tips
 
-    con = console or Console()
-    err = Console(stderr=True) if console is None else console
-    if profile not in PROFILES:
-        err.print(f"[red]error:[/] unknown profile {profile!r}: use {' or '.join(PROFILES)}")
-        return 2
+    try:
+        _check_arguments(profile, device, output, upload_to)
+    except _Refusal as exc:
+        err.print(f"[red]error:[/] {exc.message}")
+        return 2, _error_json("invalid_input", exc.message, exc.flag)
     try:
         info = probe(device)
     except ValueError as exc:
         err.print(f"[red]error:[/] {exc}")
-        return 2
+        return 2, _error_json("invalid_input", str(exc), "--device")
     except Exception as exc:
         err.print(f"[red]error:[/] cannot open device {device!r}: {exc}")
-        return 2
+        return 2, _error_json("invalid_input", f"cannot open device {device!r}: {exc}", "--device")
+    if gpu and info.backend == "cpu":
+        # a failed CUDA install on a rented node had uploaded a CPU run as the GPU named
+        message = (
+            f"--gpu {gpu} names a GPU, but torch sees no GPU here (device {info.device}, "
+            f"{info.name}): this run would measure the CPU. Install a CUDA or ROCm build of "
+            "torch (torch.cuda.is_available() must be True), or drop --gpu to measure the CPU"
+        )
+        err.print(f"[red]error:[/] {message}")
+        return 2, _error_json("invalid_input", message, "--gpu")
 
     found = _catalog_match(info.name, info.memory_gb, gpu, peaks_lookup, err)
     if isinstance(found, int):
-        return found
+        return found, _error_json("invalid_input", f"unknown GPU {gpu!r}", "--gpu")
     match, matched_by = found
     if match:
         con.print(f"catalog match: {match[1]} ({match[0]}, by {matched_by})")
@@ -476,9 +711,60 @@ def bench_command(
     peaks = match[2] if match else None
     report = _run_with_progress(con, err, info.device, profile, peaks, progress_jsonl)
     if report is None:
-        return 1
+        return 1, _error_json("benchmark_failed", "the benchmark run failed (see stderr)")
     if match:
         report = apply_peaks(report, match[2], match[0], match[1], matched_by)
         report.tips = generate_tips(report)
     _print_report(con, report)
-    return _deliver(con, err, report, output, upload, token)
+    code, done = _deliver(con, err, report, output, upload_to, token)
+    return code, json.dumps({"report": report_summary(report), **done}, indent=2)
+
+
+def upload_command(
+    path: Path, server: str, token: str | None, *, console: Console | None = None,
+    as_json: bool = False,
+) -> int:  # fmt: skip
+    """`gpu-advisor upload FILE --server URL`: send a report `bench --output` saved (or a
+    failed upload kept). Exit 0 stored (or already stored), 1 the upload failed, 2 a bad
+    file or URL."""
+    con = console or Console(stderr=as_json)
+    err = console or Console(stderr=True)
+
+    def refuse(message: str, flag: str) -> int:
+        err.print(f"[red]error:[/] {message}")
+        if as_json:
+            _emit(console, _error_json("invalid_input", message, flag))
+        return 2
+
+    problem = upload_url_problem(server)
+    if problem:
+        return refuse(problem.replace("--upload", "--server"), "--server")
+    try:
+        report = BenchReport.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        return refuse(f"cannot read {path}: {exc.strerror or exc}", "FILE")
+    except ValueError as exc:
+        first = str(exc).splitlines()
+        return refuse(f"{path} is not a gpu-advisor bench report: {' '.join(first[:3])}", "FILE")
+    try:
+        stored = upload(report, server, token)
+    except UploadError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        if as_json:
+            _emit(console, json.dumps({"error": {"code": "upload_failed", "message": str(exc),
+                                                 "details": {"status": exc.status}}}))  # fmt: skip
+        return 1
+    said = "already stored as" if stored.again else "stored as"
+    con.print(f"uploaded {path}: {said} report id {stored.id}, at {stored.url}")
+    if as_json:
+        _emit(console, json.dumps({"id": stored.id, "url": stored.url,
+                                   "already_stored": stored.again}))  # fmt: skip
+    return 0
+
+
+def _emit(console: Console | None, text: str) -> None:
+    """One JSON document on stdout (plain print: a console would wrap it)."""
+    if console is None:
+        print(text)
+    else:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)

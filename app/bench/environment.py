@@ -6,6 +6,7 @@ import contextlib
 import os
 import platform
 import re
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -237,4 +238,25 @@ def describe_environment(device: str) -> Environment:
     if backend != "cpu" and data.get("clocks") is None:
         host = _cpu_clocks()
         data["clocks"] = {"host_cpu": host} if host else None
+    data["host_id"] = host_identity(info.name, info.device)
     return Environment.model_validate(data)
+
+
+def host_identity(device_name: str, device: str) -> str | None:
+    """An opaque identity of this machine and device: a salted SHA-256 of the OS machine id
+    (systemd's /etc/machine-id, else the host name) with the device, cut to 16 hex digits.
+    The server counts reports of one machine once when it pools them; the id itself never
+    leaves the machine. None where there is nothing to identify it by."""
+    import hashlib
+
+    ident = ""
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        with contextlib.suppress(OSError):
+            ident = Path(path).read_text(encoding="ascii").strip()
+        if ident:
+            break
+    ident = ident or platform.node()
+    if not ident:
+        return None
+    raw = f"gpu-advisor host id\0{ident}\0{device_name}\0{device}".encode()
+    return hashlib.sha256(raw).hexdigest()[:16]

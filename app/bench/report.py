@@ -197,6 +197,13 @@ class Environment(_Model):
     env_vars: dict[str, str] = Field(default_factory=dict)
     clocks: dict[str, Any] | None = None
     notes: list[str] = Field(default_factory=list)
+    host_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[0-9a-f]+$",
+        description="an opaque identity of the machine (a salted hash of its machine id and "
+        "device, never the id itself): pooling counts reports of one machine once",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -344,6 +351,9 @@ class BatchCurve(_Model):
     best_tflops: float | None = Field(default=None, ge=0)
     fit_t0_s: float | None = None
     fit_per_sample_s: float | None = None
+    #: Why the fit t(B) = t₀ + B·c is not physical (a negative t₀ or c: noisy or falling step
+    #: times); None when it is.
+    fit_note: str | None = Field(default=None, max_length=300)
     stopped: str | None = None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.bench.report import BenchReport, Speedup
+from app.bench.report import BatchCurve, BenchReport, Speedup
 
 _NAMES = {"cnn_block": "CNN block", "transformer_block": "transformer block"}
 _AUTOCAST_DTYPE = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}
@@ -196,6 +196,14 @@ def _batch_tips(report: BenchReport) -> list[str]:
                     "batch size is enough"
                 )
             continue
+        unsound = _unsound_curve(curve)
+        if unsound is not None:
+            tips.append(
+                f"the {name} ({curve.precision} training) batch curve was measured too "
+                f"unsteadily to say which batch size is enough ({unsound}): close other "
+                "programs and rerun"
+            )
+            continue
         if curve.b90 == largest:
             tips.append(
                 f"throughput of the {name} ({curve.precision} training) was still "
@@ -208,6 +216,30 @@ def _batch_tips(report: BenchReport) -> list[str]:
                 f"({curve.precision} training); larger batches add little speed"
             )
     return tips
+
+
+# A later batch whose throughput falls below this share of an earlier one's makes the curve
+# falling, not saturating: B90 read off it would name the batch before the fall.
+_FALL = 0.9
+
+
+def _unsound_curve(curve: BatchCurve) -> str | None:
+    """Why a batch curve cannot carry a batch-size tip, or None: a point whose timing was
+    noisy, a throughput that falls as the batch grows, or a fit that is not physical
+    (batch_scaling.fit_problem: a negative fixed time). A CNN at 68.9 samples/s at batch 1
+    and 17.2 (noisy) at batch 2 had given "batch 1 reaches 90 % of peak throughput"."""
+    noisy = [p.batch for p in curve.points if p.step_time.noisy or p.samples_per_s.noisy]
+    if noisy:
+        return f"timings spread over 10 % at batch {', '.join(str(b) for b in noisy)}"
+    best = 0.0
+    for p in curve.points:
+        v = p.samples_per_s.value or 0.0
+        if best > 0 and v < _FALL * best:
+            return f"throughput fell to {v:.3g} samples/s at batch {p.batch}"
+        best = max(best, v)
+    if curve.fit_note is not None or (curve.fit_t0_s is not None and curve.fit_t0_s < 0):
+        return "the step times fit a negative fixed time"
+    return None
 
 
 def _memory_tips(report: BenchReport) -> list[str]:

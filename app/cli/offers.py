@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich import box
@@ -89,8 +89,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         from app.offers.service import list_offers
 
         if kind not in (None, "cloud", "purchase"):
-            err_console.print("[red]--kind must be cloud or purchase[/red]")
-            raise typer.Exit(2)
+            _list_refusal(as_json, err_console, "kind", f"must be cloud or purchase, not {kind!r}")
         settings = Settings()
         engine, scope = _session_scope(settings)
         try:
@@ -105,8 +104,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     limit=limit,
                 )
         except AppError as exc:
-            err_console.print(f"[red]{_option(exc.field)}[/red]: {escape(exc.message)}")
-            raise typer.Exit(2) from exc
+            _list_refusal(as_json, err_console, exc.field, exc.message, exc.code, exc)
         finally:
             engine.dispose()
         if as_json:
@@ -176,6 +174,22 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         else:
             output.write_text(text, encoding="utf-8")
             console.print(f"wrote {output} (launch it with: sky launch -c advisor-bench {output})")
+
+
+def _list_refusal(
+    as_json: bool, err_console: Console, field: str | None, message: str,
+    code: str = "invalid_input", cause: Exception | None = None,
+) -> NoReturn:  # fmt: skip
+    """Refuse `offers list` (exit 2): with --json, the API's error object on stdout, as
+    `recommend --json` prints it (a script reads one shape); else a line on stderr."""
+    if as_json:
+        from app.cli.recommend import error_json
+
+        details = {"field": field, "flag": _option(field)} if field else {}
+        print(error_json(code, message, details))
+    else:
+        err_console.print(f"[red]{_option(field)}[/red]: {escape(message)}")
+    raise typer.Exit(2) from cause
 
 
 def _option(field: str | None) -> str:

@@ -302,6 +302,27 @@ EXIT_CODES_HELP = (
 )
 
 
+# What --device-report reads: `recommend` answers from this machine's database, where a
+# report uploaded to a server (`bench --upload`) is not.
+LOCAL_REPORTS = (
+    "`gpu-advisor recommend` reads the local database (GPU_ADVISOR_DATABASE_URL), not the "
+    "server a report was uploaded to; ask that server instead (its page, or POST "
+    "/api/v1/recommendations with device_report_id), or store the report here with "
+    "`gpu-advisor bench --output FILE` and `gpu-advisor upload FILE --server` a local "
+    "`gpu-advisor serve`"
+)
+
+
+def safe_database_url(url: str) -> str:
+    """The database URL with any password hidden, as `serve` prints it."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "the configured database"
+
+
 def error_json(code: str, message: str, details: dict[str, Any]) -> str:
     """The API's one error shape, as --json prints it (on stdout, where a script reads the
     answer)."""
@@ -362,10 +383,16 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         flag = _flag_of(exc.field) if exc.field else None
         if flag:
             details["flag"] = flag
-        lines = [f"[red]{_where(exc.field) if exc.field else 'error'}[/red]: {exc.message}"]
+        message = exc.message
+        if exc.field == "device_report_id":
+            # a report uploaded to a server is not in this machine's database
+            database = safe_database_url(settings.database_url)
+            details["database"] = database
+            message = f"{message} in {database}: {LOCAL_REPORTS}"
+        lines = [f"[red]{_where(exc.field) if exc.field else 'error'}[/red]: {message}"]
         if exc.field == "workload.preset":  # the CLI has no other way to list them
             lines.append("known presets: " + ", ".join(sorted(load_presets(DATA_DIR))))
-        return _refuse(as_json, console, err, error_json(exc.code, exc.message, details), lines)
+        return _refuse(as_json, console, err, error_json(exc.code, message, details), lines)
     finally:
         engine.dispose()
     if as_json:

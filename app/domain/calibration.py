@@ -38,6 +38,8 @@ class Efficiencies:
     h2d_pinned_gbs: float | None = None
     h2d_pageable_gbs: float | None = None
     count: int = 1  # machines these figures pool (robust median over device reports)
+    # figures pooling left out because their timing was noisy (IQR/median > 0.10)
+    noisy_left_out: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,11 @@ class Measurement:
     slug: str
     backend: str
     figures: dict[str, float]  # precision -> compute efficiency; "bandwidth_gbs" -> memory
+    #: The machine that ran it (a host identity the report carries, else the report's own
+    #: content hash): reports of one machine count once. None: a machine of its own.
+    machine: str | None = None
+    #: Keys of ``figures`` whose timing was noisy (IQR/median > 0.10): left out of the pool.
+    noisy: frozenset[str] = frozenset()
 
 
 def _robust(values: list[float], weights: list[float] | None = None) -> tuple[float | None, int]:
@@ -158,23 +165,33 @@ def _median(vals: list[float]) -> float:
 def pool(measurements: list[Measurement], backends: dict[str, str]) -> dict[str, Efficiencies]:
     """Efficiencies per GPU model pooled over every stored report of it: per (GPU, backend,
     precision) the robust median of the reports run on the GPU's own backend (``backends``:
-    slug -> backend), out-of-range figures and outliers dropped; ``count`` is the number of
+    slug -> backend), out-of-range figures and outliers dropped.
+
+    A machine counts once however many of its reports are stored (the same report uploaded
+    three times had read as "measured on 3 machines" and narrowed the band): its figures are
+    first reduced to their median per machine (``Measurement.machine``). Figures flagged
+    noisy are left out and counted in ``noisy_left_out``. ``count`` is the number of
     machines behind the least-covered figure."""
-    by: dict[tuple[str, str], list[float]] = {}
-    for m in measurements:
+    by: dict[tuple[str, str], dict[str, list[float]]] = {}
+    noisy: dict[str, int] = {}
+    for i, m in enumerate(measurements):
         if backends.get(m.slug, m.backend) != m.backend:
             continue
+        machine = m.machine if m.machine is not None else f"#{i}"
         for key, value in m.figures.items():
-            by.setdefault((m.slug, key), []).append(value)
+            if key in m.noisy:
+                noisy[m.slug] = noisy.get(m.slug, 0) + 1
+                continue
+            by.setdefault((m.slug, key), {}).setdefault(machine, []).append(value)
     out: dict[str, Efficiencies] = {}
     for slug in sorted({s for s, _ in by}):
         compute: dict[str, float] = {}
         memory: float | None = None
         counts: list[int] = []
-        for (s_, key), values in by.items():
+        for (s_, key), machines in by.items():
             if s_ != slug:
                 continue
-            robust, n = _robust(values)
+            robust, n = _robust([_median(values) for values in machines.values()])
             if robust is None:
                 continue
             value = robust
@@ -184,7 +201,12 @@ def pool(measurements: list[Measurement], backends: dict[str, str]) -> dict[str,
             else:
                 compute[key] = value
         if compute or memory is not None:
-            out[slug] = Efficiencies(compute=compute, memory=memory, count=min(counts))
+            out[slug] = Efficiencies(
+                compute=compute,
+                memory=memory,
+                count=min(counts),
+                noisy_left_out=noisy.get(slug, 0),
+            )
     return out
 
 

@@ -51,7 +51,9 @@ def measured_device_spec(report: BenchReport, report_id: int) -> GpuSpec | None:
         vendor="cpu" if env.backend == "cpu" else "measured",
         architecture=env.arch or env.backend,
         segment="measured",
-        memory_gb=max(memory_bytes / 1e9, 1.0),
+        # GiB, as GpuSpec.memory_gb is (the vendor's "GB"): a 24,105 MiB host is 23.5, not 25
+        memory_gb=max(memory_bytes / 2**30, 1.0),
+        visible_memory_mib=memory_bytes // 2**20 or None,
         memory_bandwidth_gbs=measured["bandwidth_gbs"],
         fp32_tflops=measured.get("fp32"),
         tf32_tflops=measured.get("tf32"),
@@ -82,6 +84,15 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
     source = f"device report {report_id}"
     gpu = next((g for g in gpus if g.slug == slug), None) if slug else None
     tips = list(report.tips)
+    notes: list[str] = []
+    if gpu is not None and not reports.backend_fits(report.environment.backend, gpu):
+        # a run whose backend cannot be this GPU's (a CPU-only torch labelled as an H100) is
+        # the device it measured, not an uncalibrated H100 baseline
+        notes.append(
+            f"{source} ran on {report.environment.backend}, not on {gpu.name}: compared as "
+            "the device it measured"
+        )
+        gpu = None
     if gpu is not None:
         return _Device(reports.calibration_from(report, gpu, source), gpu, tips=tips)
     own = measured_device_spec(report, report_id)
@@ -95,7 +106,7 @@ def _device(session: Session, value: str | int, gpus: list[GpuSpec]) -> _Device:
         f"{source} ({report.environment.device_name}) is not a catalog GPU: it is the baseline "
         "from its own measurements; catalog GPUs keep their published priors"
     )
-    return _Device(Calibration(by_slug={own.slug: ones}, source=source), own, [note], tips)
+    return _Device(Calibration(by_slug={own.slug: ones}, source=source), own, [*notes, note], tips)
 
 
 # The catalog's per-card terms (fleet.Catalog) per database, kept with the catalog snapshot

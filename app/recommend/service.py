@@ -30,6 +30,7 @@ from app.domain.workload import (
     MemoryBreakdown,
     WorkloadSpec,
     diffusion_side_problem,
+    guidance_distilled,
     memory_breakdown,
     model_offload,
 )
@@ -107,8 +108,8 @@ def _passes_words(w: s.WorkloadIn, work: WorkloadSpec) -> list[str]:
     given = w.model.passes_per_sample if w.model is not None else None
     if work.model.family != "diffusion" or work.training or not given or given % 2 == 0:
         return []
-    if given == 1:
-        return []  # one pass: a one-step (distilled) model, never a guided step
+    if given == 1 or guidance_distilled(work.model):
+        return []  # one call a step: a distilled model (FLUX.1), never a guided pair
     return [
         f"passes_per_sample {given} is odd, so it was priced as {given} UNet calls without "
         "classifier-free guidance; a guided step is 2 passes (passes = steps × 2, one batched "
@@ -934,12 +935,7 @@ def _baseline(
     if isinstance(found, ev.Exclusion):
         note: str | None = found.reason
         if found.code == "does_not_fit":
-            need = memory_breakdown(ctx.work).total
-            note = (
-                f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GB and has "
-                f"{vram(ev.usable_gb(baseline)):.0f} GB, even with memory savers; no speed-up is "
-                "computed against it"
-            )
+            note = _baseline_too_small(baseline, ctx)
         out = s.BaselineOut(
             slug=baseline.slug,
             name=baseline.name,
@@ -969,6 +965,24 @@ def _baseline(
         note=note,
     )
     return out, res.perf.throughput
+
+
+def _baseline_too_small(baseline: GpuSpec, ctx: ev.Context) -> str:
+    """Why the user's device cannot hold the job, in the memory of the precision the device
+    runs it at (a CPU without native bf16 runs fp32: "needs 17.1 GB" at bf16 had been quoted
+    against it) and its usable memory, both in GB of 2^30 bytes as every figure a person
+    reads."""
+    run = ctx.work
+    gate = ev.gate(baseline, run.precision, getattr(run, "runtime", None), ctx)
+    if gate.precision is not None and gate.precision != run.precision:
+        run = ev.job_variant(ctx, (run.precision, gate.precision, (), None, None))
+    need = memory_breakdown(run).total
+    at = f" at {run.precision}, the precision it runs" if run is not ctx.work else ""
+    return (
+        f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GB{at}, and has "
+        f"{vram(ev.usable_gb(baseline, run)):.1f} GB, even with memory savers; no speed-up is "
+        "computed against it"
+    )
 
 
 def _ranked(
@@ -1374,7 +1388,8 @@ def _offload_advice(
     return [
         f"Fits with model CPU offload (diffusers enable_model_cpu_offload() in place of "
         f".to(\"cuda\"); ComfyUI's model management and A1111's --medvram work alike): only the "
-        f"UNet stays on the GPU through the steps, a peak of {vram(off.memory.total):,.1f} GB "
+        f"{'transformer' if guidance_distilled(work.model) else 'UNet'} stays on the GPU "
+        f"through the steps, a peak of {vram(off.memory.total):,.1f} GB "
         f"of the {vram(usable):,.1f} GB usable, and the text encoders and VAE "
         f"({vram(frozen / GB):,.1f} GB) move in only while they run. Its cost is not priced "
         f"here: {copy} enable_sequential_cpu_offload() holds less still but moves the weights "

@@ -46,7 +46,7 @@ class DeviceReportRow(Base):
     # The client's Idempotency-Key (or 'run:<id>' for a worker's report): a retried upload
     # finds its first copy instead of storing a second.
     idempotency_key: Mapped[str | None] = mapped_column(String(200), unique=True)
-    content_sha256: Mapped[str | None] = mapped_column(String(64))
+    content_sha256: Mapped[str | None] = mapped_column(String(64), index=True)
 
 
 _ACTIVE = text("status IN ('queued', 'running')")

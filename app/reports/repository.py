@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -101,18 +102,71 @@ def reports_stamp(session: Session) -> tuple[Any, ...]:
     return tuple(session.execute(_STAMP).one())
 
 
-def matched_headlines(
-    session: Session, limit: int = 5000
-) -> list[tuple[str, str, dict[str, float]]]:
-    """(catalog slug, backend, headline figures) of the newest reports matched to a catalog
-    GPU: what pooling needs, without loading any report's JSON."""
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """What pooling reads of one stored report matched to a catalog GPU."""
+
+    slug: str
+    backend: str
+    headline: dict[str, float]
+    host_id: str | None  # the machine's opaque identity, where the report carries one
+    content_sha256: str | None
+    noisy: frozenset[str]  # headline keys whose figure was noisy
+
+
+def matched_headlines(session: Session, limit: int = 5000) -> list[Headline]:
+    """The newest reports matched to a catalog GPU, as pooling needs them: headline figures,
+    the machine and which headline figures were noisy, read from the report's small parts
+    (the matmul summaries, the best bandwidth, the host id) rather than its whole JSON."""
+    report = DeviceReportRow.report
     rows = session.execute(
-        select(DeviceReportRow.gpu_slug, DeviceReportRow.backend, DeviceReportRow.headline)
+        select(
+            DeviceReportRow.gpu_slug,
+            DeviceReportRow.backend,
+            DeviceReportRow.headline,
+            DeviceReportRow.content_sha256,
+            report["environment"]["host_id"],
+            report["matmul"]["by_precision"],
+            report["memory"]["best"],
+        )
         .where(DeviceReportRow.gpu_slug.is_not(None))
         .order_by(DeviceReportRow.id.desc())
         .limit(limit)
     ).all()
-    return [(str(slug), str(backend), dict(head or {})) for slug, backend, head in rows]
+    out = []
+    for slug, backend, head, sha, host, by_precision, best in rows:
+        noisy = {
+            str(p)
+            for p, summary in (by_precision if isinstance(by_precision, dict) else {}).items()
+            if isinstance(summary, dict) and _noisy(summary.get("best"))
+        }
+        if _noisy(best):
+            noisy.add("bandwidth_gbs")
+        out.append(
+            Headline(
+                slug=str(slug),
+                backend=str(backend),
+                headline=dict(head or {}),
+                host_id=str(host) if isinstance(host, str) and host else None,
+                content_sha256=sha,
+                noisy=frozenset(noisy),
+            )
+        )
+    return out
+
+
+def _noisy(figure: Any) -> bool:
+    return isinstance(figure, dict) and figure.get("noisy") is True
+
+
+def report_by_content(session: Session, sha256: str) -> DeviceReportRow | None:
+    """The oldest stored report with this content hash (service.content_hash)."""
+    return session.scalar(
+        select(DeviceReportRow)
+        .where(DeviceReportRow.content_sha256 == sha256)
+        .order_by(DeviceReportRow.id)
+        .limit(1)
+    )
 
 
 def matched_kernel_reports(

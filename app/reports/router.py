@@ -54,7 +54,9 @@ async def upload_report(
             max_length=200,
             pattern=r"^[\x21-\x7e]+$",
             description="Any printable ASCII string unique to this report: a retried "
-            "upload with the same key stores nothing new and answers with the first copy.",
+            "upload with the same key stores nothing new and answers with the first copy "
+            "(201). Without a key, a report whose content is already stored is answered "
+            "with that copy too, with 200 and duplicate: true.",
         ),
     ] = None,
 ) -> ReportOut:
@@ -80,6 +82,9 @@ async def upload_report(
     )
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"
+    if out.duplicate:
+        # the same content stored before under another key or none: nothing was created
+        response.status_code = status.HTTP_200_OK
     return out
 
 

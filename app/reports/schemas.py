@@ -39,6 +39,11 @@ class ReportSummary(BaseModel):
 
 class ReportOut(ReportSummary):
     report: dict[str, Any]
+    duplicate: bool = Field(
+        default=False,
+        description="true when a report with the same content was already stored: this is "
+        "that copy, and nothing new was stored (a re-upload counts as no extra machine)",
+    )
 
 
 class ReportPage(BaseModel):

@@ -75,7 +75,36 @@ def parse_report(raw: bytes) -> BenchReport:
         raise invalid_input_from(exc) from exc
 
 
+def backend_fits(backend: str, gpu: GpuSpec) -> bool:
+    """Whether a report measured on ``backend`` can have measured ``gpu``: never a CPU run
+    (no catalog GPU runs PyTorch's CPU backend), and one of the GPU's own backends where the
+    catalog names them (a ROCm run is no NVIDIA card's)."""
+    if backend == "cpu":
+        return False
+    return not gpu.backends or backend in gpu.backends
+
+
+def backend_mismatch(report: BenchReport, gpu: GpuSpec) -> str | None:
+    """Why ``report`` cannot be a measurement of ``gpu``, or None."""
+    backend = report.environment.backend
+    if backend_fits(backend, gpu):
+        return None
+    if backend == "cpu":
+        return (
+            f"environment.backend is 'cpu' but catalog_match.slug names the GPU {gpu.slug} "
+            f"({gpu.name}): this run measured the CPU (torch saw no GPU), not that GPU"
+        )
+    return (
+        f"environment.backend is '{backend}' but {gpu.name} ({gpu.slug}) runs "
+        f"{' or '.join(gpu.backends)}: this run did not measure that GPU"
+    )
+
+
 def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | None, str]:
+    """The catalog GPU a report measured: its manual match (refused, naming the field, when
+    the catalog lacks it or the run's backend cannot be that GPU's: a CPU run labelled
+    ``--gpu h100-sxm`` had been stored and used as a calibrated H100), else a name match on
+    the GPU's own backend."""
     by_slug = {g.slug: g for g in gpus}
     if report.catalog_match and report.catalog_match.matched_by == "manual":
         gpu = by_slug.get(report.catalog_match.slug)
@@ -84,12 +113,18 @@ def resolve_gpu(report: BenchReport, gpus: list[GpuSpec]) -> tuple[GpuSpec | Non
                 f"catalog_match.slug '{report.catalog_match.slug}' is not in the catalog",
                 field="catalog_match.slug",
             )
+        mismatch = backend_mismatch(report, gpu)
+        if mismatch is not None:
+            raise InvalidInput(mismatch, field="catalog_match.slug")
         return gpu, "manual"
     env = report.environment
     if env.backend == "cpu":
         return None, "name"
     gib = env.device_memory_bytes / 2**30 if env.device_memory_bytes else None
-    return match_device(env.device_name, gib, gpus), "name"
+    gpu = match_device(env.device_name, gib, gpus)
+    if gpu is not None and not backend_fits(env.backend, gpu):
+        return None, "name"
+    return gpu, "name"
 
 
 def refuse_impossible(report: BenchReport, gpu: GpuSpec) -> None:
@@ -102,17 +137,41 @@ def refuse_impossible(report: BenchReport, gpu: GpuSpec) -> None:
         raise InvalidInput(f"{path}: {message} ({gpu.name})", field=path)
 
 
+def content_hash(raw: bytes) -> str:
+    """SHA-256 of a report's content, whatever its layout: of the JSON with sorted keys and
+    no spaces where the body parses (the file `bench --output` writes is indented, the body
+    `bench --upload` posts is not: one report either way), else of the bytes."""
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return hashlib.sha256(raw).hexdigest()
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def stored_copy(session: Session, raw: bytes, key: str) -> ReportOut | None:
     """The report already stored under an idempotency key, if any; a different body under
     the same key is a conflict (the client reused a key by mistake)."""
     row = repository.report_by_key(session, key)
     if row is None:
         return None
-    if row.content_sha256 and row.content_sha256 != hashlib.sha256(raw).hexdigest():
+    # rows stored before content_hash hashed the raw bytes
+    same = {content_hash(raw), hashlib.sha256(raw).hexdigest()}
+    if row.content_sha256 and row.content_sha256 not in same:
         raise Conflict(
             "this Idempotency-Key was used for a different report", field="Idempotency-Key"
         )
     return _out(row)
+
+
+def duplicate_of(session: Session, raw: bytes) -> ReportOut | None:
+    """The stored report with the same content, if any: uploading one report again stores
+    nothing new (it had counted as another machine in the pooled calibration); the answer
+    says so (``duplicate``)."""
+    row = repository.report_by_content(session, content_hash(raw))
+    if row is None:
+        return None
+    return _out(row).model_copy(update={"duplicate": True})
 
 
 def prepare_report(session: Session, raw: bytes, origin: str) -> dict[str, object]:
@@ -136,7 +195,7 @@ def prepare_report(session: Session, raw: bytes, origin: str) -> dict[str, objec
         "size_bytes": len(raw),
         "headline": report.summary_measured(),
         "report": report.model_dump(mode="json"),
-        "content_sha256": hashlib.sha256(raw).hexdigest(),
+        "content_sha256": content_hash(raw),
     }
 
 
@@ -168,6 +227,9 @@ def store_report(
         existing = stored_copy(session, raw, idempotency_key)
         if existing is not None:
             return existing
+    same = duplicate_of(session, raw)
+    if same is not None:
+        return same
     values = prepare_report(session, raw, origin)
     return insert_report(session, values, idempotency_key=idempotency_key, retention=retention)
 
@@ -182,11 +244,13 @@ def store_once(
 ) -> tuple[ReportOut, bool]:
     """Store in its own committed transaction (blocking: call from a thread); True when an
     earlier request with the same key had already stored it."""
-    if idempotency_key is not None:
-        with session_scope(factory) as session:
-            existing = stored_copy(session, raw, idempotency_key)
-        if existing is not None:
-            return existing, True
+    with session_scope(factory) as session:
+        existing = (
+            stored_copy(session, raw, idempotency_key) if idempotency_key is not None else None
+        )
+        existing = existing or duplicate_of(session, raw)
+    if existing is not None:
+        return existing, True
     # Validation and catalog matching (the costly part) happen before the write lock, so
     # writers hold it only for the insert.
     with session_scope(factory) as session:
@@ -266,14 +330,19 @@ def pooled_calibration(session: Session, gpus: list[GpuSpec]) -> Calibration | N
     measured efficiencies (robust median, outliers dropped, count kept; app.domain.calibration)."""
     by_slug = {g.slug: g for g in gpus}
     measurements: list[Measurement] = []
-    for slug, backend, headline in repository.matched_headlines(session):
-        gpu = by_slug.get(slug)
+    for found in repository.matched_headlines(session):
+        gpu = by_slug.get(found.slug)
         if gpu is None:
             continue
         peaks = peaks_for(gpu)
-        figures = {k: v / peaks[k] for k, v in headline.items() if peaks.get(k) and v}
+        figures = {k: v / peaks[k] for k, v in found.headline.items() if peaks.get(k) and v}
         if figures:
-            measurements.append(Measurement(slug, backend, figures))
+            # one machine counts once (its host id, else the report's content hash); noisy
+            # headline figures are left out (app.domain.calibration.pool)
+            machine = found.host_id or found.content_sha256
+            measurements.append(
+                Measurement(found.slug, found.backend, figures, machine, found.noisy)
+            )
     return calibration_of_reports(measurements, kernel_measurements(session), gpus)
 
 
@@ -347,8 +416,10 @@ def profile_store(kernels: list[KernelMeasurement], gpus: list[GpuSpec]) -> Prof
 
 
 def calibration_from(report: BenchReport, gpu: GpuSpec | None, source: str) -> Calibration | None:
-    """Measured efficiencies of a report's catalog GPU, as the engine's calibration."""
-    if gpu is None:
+    """Measured efficiencies of a report's catalog GPU, as the engine's calibration; None
+    when the report's backend cannot be that GPU's (a CPU run stored as an H100 before
+    uploads were checked must not calibrate the H100)."""
+    if gpu is None or not backend_fits(report.environment.backend, gpu):
         return None
     eff = report.summary_efficiencies()
     compute = {k: v for k, v in eff.items() if k != "bandwidth_gbs"}

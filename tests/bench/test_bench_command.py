@@ -84,7 +84,15 @@ def test_catalog_peaks_applied(tmp_path: Path, fake_run: list[dict[str, Any]]) -
     assert "80%" in con.export_text()
 
 
-def test_manual_gpu_slug(tmp_path: Path, fake_run: list[dict[str, Any]]) -> None:
+def test_manual_gpu_slug(
+    tmp_path: Path, fake_run: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.bench import device
+
+    # a GPU slug names a run on that GPU (a CPU-only run under a GPU slug is refused: C1)
+    gpu = device.DeviceInfo("cuda:0", "cuda", "NVIDIA A100-SXM4-80GB", 85_899_345_920)
+    monkeypatch.setattr(device, "probe", lambda _d: gpu)
+
     def lookup(name: str, mem: float | None) -> tuple[str, str, dict[str, float]] | None:
         if name == "a100-80gb-sxm" and mem is None:
             return "a100-80gb-sxm", "NVIDIA A100 80GB SXM", {"bf16": 312.0}

@@ -109,7 +109,9 @@ def test_odd_report_page_ids_are_404(client: TestClient, segment: str) -> None:
 def test_retention_drops_the_oldest(settings: Settings) -> None:
     app = create_app(settings.model_copy(update={"report_retention_count": 2}))
     with TestClient(app) as c:
-        ids = [c.post("/api/v1/device-reports", json=gpu_report()).json()["id"] for _ in range(3)]
+        # three different reports (the same one sent again is answered with its first copy)
+        bodies = [{**gpu_report(), "duration_s": 10.0 + i} for i in range(3)]
+        ids = [c.post("/api/v1/device-reports", json=b).json()["id"] for b in bodies]
         listed = [r["id"] for r in c.get("/api/v1/device-reports").json()["items"]]
         assert sorted(listed) == sorted(ids[1:])
     app.state.engine.dispose()

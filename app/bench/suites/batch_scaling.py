@@ -312,7 +312,26 @@ def run_curve(
                 [p.batch for p in curve.points], [p.step_time.value or 0.0 for p in curve.points]
             )
             curve.fit_t0_s, curve.fit_per_sample_s = t0, c
+            curve.fit_note = fit_problem(t0, c)
     return curve
+
+
+def fit_problem(t0: float, per_sample: float) -> str | None:
+    """Why a fitted t(B) = t₀ + B·c is not physical, or None: a step cannot take less than no
+    time at batch 0 (t₀ < 0), and a larger batch cannot take less time (c < 0). Either means
+    the step times were noisy or fell with the batch, so nothing (no B90 tip) should rest on
+    them."""
+    if per_sample < 0:
+        return (
+            f"the fitted time per sample is negative ({per_sample:.3g} s): step times fell "
+            "as the batch grew, so the measurement was too noisy to fit"
+        )
+    if t0 < 0:
+        return (
+            f"the fitted fixed time t0 is negative ({t0:.3g} s): the step times do not grow "
+            "linearly with the batch, so the measurement was too noisy to fit"
+        )
+    return None
 
 
 def run(ctx: Context) -> BatchScalingSuite:

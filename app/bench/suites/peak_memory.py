@@ -42,6 +42,9 @@ from app.bench.suites.common import CnnConfig, Context, TransformerConfig
 
 WORKLOAD = "transformer_block"
 CHILD_TIMEOUT_S = 300
+#: The least the CPU children get under a time budget, seconds: importing torch in a fresh
+#: process takes about a second on an idle machine; shorter and they would never finish.
+MIN_CHILD_WAIT_S = 3.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -144,6 +147,16 @@ def _spawn(spec: dict[str, Any]) -> subprocess.Popen[str]:
     )
 
 
+def _child_wait_s(ctx: Context) -> float:
+    """How long the CPU children may run: the suite's share of the profile's time budget
+    (``ctx.deadline``), never less than ``MIN_CHILD_WAIT_S`` (each child imports torch, about
+    a second on an idle laptop) nor more than ``CHILD_TIMEOUT_S``."""
+    if ctx.deadline is None:
+        return CHILD_TIMEOUT_S
+    left = ctx.deadline - time.perf_counter()
+    return float(min(CHILD_TIMEOUT_S, max(MIN_CHILD_WAIT_S, left)))
+
+
 def _cpu_points(ctx: Context, batches: tuple[int, ...]) -> tuple[list[PeakMemoryPoint], str]:
     prof = ctx.profile
     base = {
@@ -152,18 +165,21 @@ def _cpu_points(ctx: Context, batches: tuple[int, ...]) -> tuple[list[PeakMemory
         "cnn": asdict(prof.cnn),
         "transformer": asdict(prof.transformer),
     }
+    wait_s = _child_wait_s(ctx)
+    end = time.perf_counter() + wait_s
     # the children are independent processes: run them side by side (1 thread each)
     procs = [(b, _spawn({**base, "batch": b})) for b in batches]
     points: list[PeakMemoryPoint] = []
     method = ""
     errors: list[str] = []
+    late: list[int] = []
     for b, proc in procs:
         try:
-            out, err = proc.communicate(timeout=CHILD_TIMEOUT_S)
+            out, err = proc.communicate(timeout=max(0.0, end - time.perf_counter()))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            errors.append(f"batch {b}: child timed out")
+            late.append(b)
             continue
         if proc.returncode != 0:
             errors.append(f"batch {b}: child exited {proc.returncode}: {err.strip()[-300:]}")
@@ -175,6 +191,13 @@ def _cpu_points(ctx: Context, batches: tuple[int, ...]) -> tuple[list[PeakMemory
             continue
         points.append(PeakMemoryPoint(batch=b, peak_bytes=int(data["peak_bytes"])))
         method = data.get("method", "")
+    if late:
+        what = ", ".join(str(b) for b in late)
+        if ctx.deadline is not None and wait_s < CHILD_TIMEOUT_S:
+            ran = f"its child process ran past {wait_s:.0f} s"
+            ctx.skip_note(f"peak memory at batch {what} ({ran})")
+        else:
+            errors.append(f"batch {what}: child timed out after {wait_s:.0f} s")
     if errors:
         ctx.warnings.extend(f"peak memory {e}" for e in errors)
     return points, (
@@ -263,6 +286,16 @@ def run(ctx: Context) -> PeakMemorySuite:
     start = time.perf_counter()
     batches = tuple(sorted(set(ctx.profile.peak_memory_batches)))
     ctx.step("peak memory", 0.0)
+    if ctx.out_of_time():
+        # nothing else of the run waits on it: skipped, said so, rather than 8-23 s of
+        # fresh processes on a loaded CPU past the quick profile's budget
+        ctx.skip_note("peak memory")
+        return PeakMemorySuite(
+            status="skipped",
+            reason="the profile's time budget was spent before this suite",
+            workload=WORKLOAD,
+            duration_s=time.perf_counter() - start,
+        )
     if ctx.is_accelerator:
         points, method = _accel_points(ctx, batches)
     else:
@@ -275,7 +308,8 @@ def run(ctx: Context) -> PeakMemorySuite:
             a, b = fit_linear([p.batch for p in points], [float(p.peak_bytes) for p in points])
             suite.fixed_bytes, suite.per_sample_bytes = a, b
     elif not points:
-        suite.status = "failed"
+        timed_out = any(w.startswith("peak memory") and "time budget" in w for w in ctx.warnings)
+        suite.status = "skipped" if timed_out else "failed"
         suite.reason = "; ".join(ctx.warnings[-len(batches) :])[:500] or "no measurement"
     suite.duration_s = time.perf_counter() - start
     return suite
