@@ -440,9 +440,14 @@ def owned_caveat(gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = N
     if host is None:
         power = gpu_power_caveat(gpu, n, buys)
         alone = card_alone_caveat(gpu, n, buys)
-        if alone is None:
-            return power
-        return f"{alone}; {power}" if power else alone
+        if alone is None or not power:
+            return alone or power
+        # one phrase for both (the answer pages are near their size budget)
+        what = f"the {n} cards" if n > 1 else "the card"
+        return (
+            f"the price and electricity are {what} alone ({_watts(gpu, n)[2:-1]} of board "
+            "power, a lower bound): no host computer nor cooling (PUE)"
+        )
     what, server = host
     if not gpu.tdp_w:
         return f"the price is the {what} alone: {server} is not included"
@@ -463,7 +468,7 @@ def card_alone_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
     if n >= 4 or n > topology.node_size(gpu):
         return None
     what = f"the {n} cards" if n > 1 else "the card"
-    return f"the price is {what} alone, not a computer (no CPU, board, memory, PSU or case)"
+    return f"the price is {what} alone, not a computer"
 
 
 def host_caveat(

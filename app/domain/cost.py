@@ -346,6 +346,9 @@ class OfferChoice:
     # an accepted instance of this GPU smaller than the one chosen also holds the job (the
     # chosen one is cheaper all the same)
     smaller_offered: bool = False
+    # the GPUs run copies that share nothing (offline inference over a dataset, each copy on
+    # its own shard): several instances need no cluster network (``price_copies``)
+    copies: bool = False
 
     @property
     def gpus_paid(self) -> int:
@@ -354,6 +357,8 @@ class OfferChoice:
     @property
     def note(self) -> str | None:
         shape = f"{self.instances}× " if self.instances > 1 else ""
+        if self.copies:
+            return self._copies_note(shape)
         # several instances work as one job only over the fabric the estimate assumes
         # (topology.network); a provider's plain instances may lack it
         cluster = (
@@ -373,6 +378,23 @@ class OfferChoice:
         return (
             f"pays for {shape}{self.offer.instance_type}, {self.offer.gpus}-GPU "
             f"({self.gpus_paid} GPUs) to use {self.gpus_used}: {why}{cluster}"
+        )
+
+    def _copies_note(self, shape: str) -> str | None:
+        """The booking of copies that share nothing (``price_copies``), in words."""
+        side = (
+            f"rents {shape}{self.offer.instance_type} side by side, the copies on them "
+            "sharing nothing (each on its own share of the samples): no cluster network needed"
+            if self.instances > 1
+            else ""
+        )
+        if self.gpus_paid == self.gpus_used:
+            return side or None
+        idle = self.gpus_paid - self.gpus_used
+        return (
+            f"pays for {shape}{self.offer.instance_type}, {self.offer.gpus}-GPU "
+            f"({self.gpus_paid} GPUs) to use {self.gpus_used}: {idle} GPU"
+            f"{'s' if idle > 1 else ''} idle at no saving" + (f"; {side}" if side else "")
         )
 
 
@@ -806,9 +828,49 @@ def price_configuration(
         reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
         if offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
-            reason = f"no instance with {n} GPUs (largest accepted: {biggest})"
-            if policy.multi_node and biggest < node_gpus:
-                reason += f", and no {node_gpus}-GPU server to run several side by side"
+            servers = node_gpus if policy.multi_node and biggest < node_gpus else None
+            reason = instance_too_small(n, biggest, servers)
+    buy, buy_reason = _purchase(offers, purchase_basis)
+    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
+
+
+INSTANCE_CAP_WORDS = "one instance has at most"
+
+
+def instance_too_small(n: int, biggest: int, node_gpus: int | None = None) -> str:
+    """Why ``n`` GPUs have no rental though the card has offers: the largest accepted instance
+    has ``biggest``, and one model over all of them needs them in one instance — or, for a job
+    that spans servers (``node_gpus``: multi-node training), whole ``node_gpus``-GPU servers side
+    by side, which no offer rents. Copies that share nothing are not held to one instance
+    (``price_copies``, ``price_replicas``)."""
+    if node_gpus is not None:
+        return (
+            f"{INSTANCE_CAP_WORDS} {biggest} of them, and a job over {n} GPUs spans whole "
+            f"{node_gpus}-GPU servers side by side, which no offer rents"
+        )
+    return (
+        f"{INSTANCE_CAP_WORDS} {biggest} of them, and one model over all {n} GPUs needs "
+        "them in one instance"
+    )
+
+
+def price_copies(
+    offers: GpuOffers,
+    copies: int,
+    policy: RentalPolicy,
+    usage: Usage,
+    purchase_basis: str = "auto",
+) -> Pricing:
+    """Both cost bases of ``copies`` one-GPU copies that share nothing (offline inference over
+    a dataset, each copy a process on its own shard): as many whole instances of one accepted
+    offer as hold them, as serving replicas are booked (``choose_replica_offer``: no cluster
+    network, so any tier, however many instances), and buying every GPU."""
+    n = max(1, copies)
+    placed = choose_replica_offer(list(offers.cloud), 1, n, policy)
+    rent = dataclasses.replace(placed.choice, copies=True) if placed is not None else None
+    reason = None
+    if rent is None:
+        reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
     buy, buy_reason = _purchase(offers, purchase_basis)
     return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
 

@@ -479,8 +479,16 @@ def _no_price(acq: str, rent_reason: str | None, buy_reason: str | None) -> Excl
             if r and acq in (mode, "either")
         ]
         why = f" ({'; '.join(reasons)})" if reasons else ""
-        hit = Exclusion(
-            "no_price", f"no {_PRICE_WORDS[acq]} known{why}, and the objective or budget needs one"
+        # a count no one instance holds has offers, just none that big: its own code, so an
+        # answer's census does not read it as "no price"
+        small = acq == "rent" and (rent_reason or "").startswith(costs.INSTANCE_CAP_WORDS)
+        hit = (
+            Exclusion("instance_too_small", f"not rentable at this count{why}")
+            if small
+            else Exclusion(
+                "no_price",
+                f"no {_PRICE_WORDS[acq]} known{why}, and the objective or budget needs one",
+            )
         )
         if len(_NO_PRICE) >= 1000:
             _NO_PRICE.clear()
@@ -728,10 +736,30 @@ def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:
 
 def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing | None:
     """With offers loaded (and no explicit offer in the configuration): the cheapest accepted
-    instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis."""
+    instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis. Copies
+    over a dataset (``shard_copies``) are ``n`` one-GPU processes that share nothing: on as
+    many instances of one offer as they need, booked as serving replicas are
+    (costs.price_copies)."""
     offers = ctx.offers
     if offers is None or config.offer is not None:
         return None
+    if n > 1 and (config.copies > 1 or _priced_as_copies(ctx)):
+        ckey = ("copy prices", config.gpu.slug, n, config.copies)
+        hit: costs.Pricing | None = ctx.memo.get(ckey)
+        if hit is None:
+            got = offers.get(config.gpu.slug, _NO_OFFERS)
+            if config.copies > 1:
+                # LLM copies of n ÷ copies GPUs each: one instance holds a copy's GPUs
+                hit, _ = costs.price_replicas(
+                    got, n // config.copies, config.copies, ctx.rental, ctx.usage,
+                    ctx.purchase_basis,
+                )  # fmt: skip
+                if hit.rent is not None:
+                    hit = replace(hit, rent=replace(hit.rent, copies=True))
+            else:
+                hit = costs.price_copies(got, n, ctx.rental, ctx.usage, ctx.purchase_basis)
+            ctx.memo[ckey] = hit
+        return hit
     table = _price_table(ctx, offers)
     key = (config.gpu.slug, n)
     pricing = table.get(key)
@@ -761,6 +789,13 @@ def _price_table(
             else {}
         )
     return table
+
+
+def _priced_as_copies(ctx: Context) -> bool:
+    """Whether the request's GPUs are priced as one-GPU copies that share nothing
+    (``batch_copies``: over a dataset or splitting one batch alike): the same for every job
+    variant of a request (the task and the model)."""
+    return batch_copies(ctx.work)
 
 
 _PRICES = ("prices",)
@@ -832,8 +867,8 @@ def _inference_memory(
     hit: MemoryBreakdown | None = ctx.memo.get(jkey)
     if hit is None:
         if n > 1 and batch_copies(run):
-            # copies: each GPU holds the whole model and runs its share of the batch
-            share = replace(run, batch_size=math.ceil(run.batch_size / n))
+            # copies: each GPU holds the whole model and runs its batch (``copy_batch``)
+            share = replace(run, batch_size=copy_batch(run, n))
             one = memory_breakdown(share, num_gpus=1, backend=backend)
             hit = ctx.memo[jkey] = replace(one, num_gpus=n)
         else:
@@ -875,18 +910,40 @@ def batch_copies(run: WorkloadSpec) -> bool:
     return run.task == "inference" and not run.is_llm_inference
 
 
+def shard_copies(run: WorkloadSpec) -> bool:
+    """Whether ``run``'s copies (``batch_copies``) each run the stated batch on their own shard
+    of a dataset: an offline job over ``dataset_samples`` runs one process a GPU (an HF
+    pipeline's batch_size, a DataLoader's batch per worker), each at the batch asked on its
+    share of the samples, so n copies get through ~n× the samples at the same cost per sample
+    (Lambda's vllm-benchmark: data parallelism outperforms tensor parallelism where the model
+    fits one GPU). Without a dataset the job is one batch, which its copies split."""
+    return batch_copies(run) and bool(run.dataset_samples)
+
+
+def copy_batch(run: WorkloadSpec, n: int) -> int:
+    """The batch each of ``n`` copies of ``run`` (``batch_copies``) runs: the stated batch
+    over a dataset (``shard_copies``), else its share of the one batch, ⌈batch ÷ n⌉."""
+    if n <= 1 or shard_copies(run):
+        return run.batch_size
+    return math.ceil(run.batch_size / n)
+
+
+def busy_copies(run: WorkloadSpec, n: int) -> int:
+    """How many of ``n`` copies over a dataset (``shard_copies``) have a batch to run: all of
+    them, unless the dataset holds fewer batches than copies (2 images keep 2 of 8 busy)."""
+    samples = (run.dataset_samples or 0.0) * (run.epochs or 1.0)
+    return max(1, min(n, math.ceil(samples / max(1, run.batch_size))))
+
+
 def copies_fill(run: WorkloadSpec, n: int) -> float:
     """How many more samples per step ``n`` copies of ``run`` get through than its batch
-    (``batch_copies``) where the job is a dataset: each copy then takes its own ⌈batch ÷ n⌉
-    samples every step instead of leaving idle the copies a batch smaller than ``n`` cannot
-    feed (SDXL at batch 1 on 8 GPUs: 8 images a step, not 1). 1 for one batch (no dataset:
-    the copies without a sample idle) and for any other job."""
-    if n <= 1 or not batch_copies(run) or not run.dataset_samples:
+    (``batch_copies``) where the job is a dataset: each copy then runs the stated batch on its
+    own shard (``shard_copies``), so the copies with a batch to run (``busy_copies``) each add
+    one (SDXL at batch 1 on 8 GPUs: 8 images a step, not 1). 1 for one batch (no dataset:
+    the copies split it, those without a sample idle) and for any other job."""
+    if n <= 1 or not shard_copies(run):
         return 1.0
-    # no more samples a step than the dataset holds: 2 images keep 2 of 8 copies busy
-    samples = run.dataset_samples * (run.epochs or 1.0)
-    fed = min(n * math.ceil(run.batch_size / n), max(run.batch_size, samples))
-    return fed / run.batch_size
+    return float(busy_copies(run, n))
 
 
 def _one_gpu(ctx: Context, gpu: GpuSpec, key: JobKey, run: WorkloadSpec, g: Gate) -> perf.OneGpu:
@@ -1034,6 +1091,13 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
         return gated
     g, run, max_n, allowed = gated
     assert g.backend is not None and g.precision is not None
+    # a job the card's software cannot run (QLoRA where bitsandbytes has no backend) says so
+    # before any memory verdict: no amount of memory would run it
+    why, _ = compat.job_support(
+        gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
+    )
+    if why is not None:
+        return Exclusion("framework_unsupported", why)
     exact = ctx.limits.exact_gpus
     # under a stated Megatron layout a replica of TP×PP×CP GPUs shares each sample
     lay = _stated_layout(ctx) if run.training else None
@@ -1636,8 +1700,17 @@ def too_big(
     if batch_copies(run) and n > 1:
         # extra GPUs run copies, each holding the whole model (no runtime splits it): only
         # a copy's share of the batch shrinks
-        share = math.ceil(run.batch_size / n)
+        share = copy_batch(run, n)
         said = f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; extra GPUs run whole copies"
+        if shard_copies(run) and run.batch_size > 1:
+            # over a dataset each copy runs the stated batch on its own shard: more copies
+            # add speed, never room; a smaller batch_size is what shrinks a copy
+            return Exclusion(
+                "does_not_fit",
+                f"{said}, each at the batch of {run.batch_size} on its own share of the "
+                f"samples (no runtime splits this model), more than the {each}: a smaller "
+                "batch_size shrinks each copy",
+            )
         if share >= run.batch_size:
             # batch 1: no share is smaller, so one GPU's figure is the copy's (two figures
             # in one sentence had read as a contradiction)
@@ -1676,14 +1749,15 @@ def _room_margin(usable: float, total1: float | None) -> str:
 
 def _wired_limit(gpu: GpuSpec, total1: float | None) -> str:
     """Where an Apple GPU misses only by the share of unified memory macOS lets it wire by default
-    (efficiency.UNIFIED_MEMORY_USABLE): the sysctl mlx-lm's README gives to raise it.
+    (efficiency.wired_share: 2/3 up to 32 GB, 3/4 above): the sysctl mlx-lm's README gives to
+    raise it.
     ``total1``: the job on one GPU, in 10^9 bytes (MemoryBreakdown.total)."""
     if gpu.vendor != "apple" or total1 is None:  # the sysctl is macOS's
         return ""
     if total1 >= efficiency.device_memory_gb(gpu):
         return ""
     return (
-        f"; macOS lets the GPU wire about {efficiency.UNIFIED_MEMORY_USABLE:.0%} of the "
+        f"; macOS lets the GPU wire about {efficiency.wired_share(gpu):.0%} of the "
         f"{gpu.memory_gb:g} GB by default, and `sudo sysctl iogpu.wired_limit_mb=N`, N above "
         "the job's size and below the machine's memory, raises it (mlx-lm's README), which "
         "this answer does not assume"
@@ -2057,6 +2131,9 @@ def _finish_priced(
     config, g, avail = a.config, a.gate, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
+    # copies over a dataset each run the stated batch on one GPU (``shard_copies``): one
+    # copy's estimate, then as many side by side (``_as_batch_copies``)
+    sharding = n > 1 and shard_copies(run)
     est = (
         _llm_estimate(ctx, gpu, a.key, run, g, n, config.copies)
         if run.is_llm_inference
@@ -2064,7 +2141,7 @@ def _finish_priced(
             gpu,
             run,
             framework=ctx.framework,
-            num_gpus=n,
+            num_gpus=1 if sharding else n,
             calibration=ctx.calibration,
             flash_attention=g.flash_attention,
             sharded=sharded,
@@ -2125,7 +2202,7 @@ def _finish_priced(
     uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
     if uneven is not None:
         warnings += (uneven,)
-    tight = tight_fit(run, mem, avail, g.backend, n, -(-run.batch_size // n))
+    tight = tight_fit(run, mem, avail, g.backend, n, copy_batch(run, n))
     if tight:
         warnings += (tight,)
     if a.reserve_gb > 0.0:
@@ -2161,28 +2238,35 @@ BATCH_ESTIMATES = 12
 
 
 def _as_batch_copies(est: perf.PerfEstimate, run: WorkloadSpec, n: int) -> perf.PerfEstimate:
-    """``est`` (perf.estimate of ``run`` on ``n`` GPUs, not sharded: each GPU a replica at its
-    share of the batch, no link) as the ``n`` copies side by side it is (``batch_copies``),
-    named so, and over a dataset with every copy fed (``copies_fill``)."""
+    """``est`` as the ``n`` copies side by side it is (``batch_copies``), named so: over a
+    dataset (``shard_copies``) ``est`` is one copy's, the stated batch on one GPU, and the
+    copies with a batch to run (``busy_copies``) multiply it; for one batch ``est`` is
+    perf.estimate of ``run`` on ``n`` GPUs, not sharded: each GPU a replica at its share of
+    the batch, no link."""
     b = run.batch_size
-    share = math.ceil(b / n)
-    fill = copies_fill(run, n)
-    busy = round(b * fill / share)  # copies with samples a step
-    if fill > 1.0 and busy < n:
-        label = f"{n} copies × 1 GPU at batch {share}, {busy} of them busy (the dataset's size)"
-    elif fill > 1.0 or b % n == 0:
+    share = copy_batch(run, n)
+    if shard_copies(run):
+        # ``est`` is one copy's (the stated batch on one GPU): the busy ones side by side
+        busy = busy_copies(run, n)
+        if busy < n:
+            label = f"{n} copies × 1 GPU at batch {b}, {busy} of them busy (the dataset's size)"
+        else:
+            label = f"{n} copies × 1 GPU, each at batch {b} on 1/{n} of the samples"
+        return replace(
+            est,
+            throughput=est.throughput * busy,
+            scaling_efficiency=busy / n,
+            num_gpus=n,
+            parallelism=label,
+            copies=n,
+        )
+    if b % n == 0:
         label = f"{n} copies × 1 GPU, each on 1/{n} of the samples at batch {share}"
     elif b < n:
         label = f"{n} copies × 1 GPU at batch 1, {b} of them busy (a batch of {b})"
     else:
         label = f"{n} copies × 1 GPU, each on up to {share} of the batch of {b}"
-    return replace(
-        est,
-        throughput=est.throughput * fill,
-        scaling_efficiency=est.scaling_efficiency * fill,
-        parallelism=label,
-        copies=n,
-    )
+    return replace(est, parallelism=label, copies=n)
 
 
 def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]:
@@ -2252,8 +2336,11 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     single = one.step_s
     if not (math.isfinite(single) and single > 0):
         return math.inf
-    # copies over a dataset each take their own share a step (``copies_fill``)
+    # copies over a dataset each run the stated batch on one GPU a step (``copies_fill``)
     fill = copies_fill(run, n)
+    if n > 1 and shard_copies(run):
+        t = fill * run.batch_size / single
+        return t if math.isfinite(t) and t > 0 else math.inf
     if loose:
         # sharded: the smallest per-GPU step either layout can take
         split = perf.split_step_s(one, n, sharded=True, batch=run.batch_size)
@@ -2383,6 +2470,7 @@ def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[
     flat: list[float] = []
     usage: costs.Usage | None = None
     hours = nan
+    copies = _priced_as_copies(ctx)
     for c in configs:
         if offers is None or c.offer is not None:
             terms = price_terms(c, ctx)
@@ -2401,7 +2489,9 @@ def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[
         gpu, n = c.gpu, max(1, c.num_gpus)
         pricing = None
         if gpu.slug in offers:  # else no price (_price_basis)
-            pricing = table.get((gpu.slug, n))
+            # copies over a dataset are priced apart from the shared table (_offer_pricing)
+            apart = n > 1 and (copies or c.copies > 1)
+            pricing = None if apart else table.get((gpu.slug, n))
             if pricing is None:
                 pricing = _offer_pricing(c, n, ctx)
         # Pricing's price_known, purchase_usd and usage.hours read in place: a property is a

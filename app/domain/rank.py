@@ -1040,8 +1040,11 @@ def _layout_tip(c: Candidate) -> list[str]:
     w = c.work
     if w.runtime not in NCHW_RUNTIMES or w.precision not in ("fp16", "bf16"):
         return []
-    if not runs_nchw(w):
-        return []
+    if not runs_nchw(w) or c.gpu.vendor not in ("nvidia", "amd"):
+        return []  # cuDNN's and MIOpen's transposes: MPS and oneDNN are not priced so
+    table = w.model.operators
+    if table is not None and not any(op.get("kind") == "conv" for op in table.ops):
+        return []  # a transformer denoiser (FLUX.1): only its small VAE decode convolves
     return [
         "Eager PyTorch runs this network NCHW, so cuDNN transposes around each tensor-core "
         "convolution: model.to(memory_format=torch.channels_last) (and the inputs) removes "

@@ -984,7 +984,7 @@ def card_exclusion(
     return first, None
 
 
-_PRICE_CODES = ("over_budget", "no_price")
+_PRICE_CODES = ("over_budget", "no_price", "instance_too_small")
 
 
 def _memory(r: sv.ServingResult) -> MemoryBreakdown:

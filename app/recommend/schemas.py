@@ -1510,6 +1510,7 @@ ExclusionCode = Literal[
     "misses_targets",
     "runtime_unsupported",
     "misses_deadline",
+    "instance_too_small",
 ]
 
 

@@ -403,7 +403,7 @@ def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> ev.Exclusion | None:
     cut = (
         _price_cut(ctx)
         and r.exclusion is not None
-        and r.exclusion.code in ("no_price", "over_budget")
+        and r.exclusion.code in ("no_price", "over_budget", "instance_too_small")
         and r.perf is None  # the cut before the roofline: price only, no job cost
     )
     return r.exclusion if cut else None
@@ -1259,8 +1259,9 @@ def _job_size_warnings(cons: s.ConstraintsIn, work: WorkloadSpec) -> list[str]:
     an assumed job size when the request gave none (said, so the limit is read with it)."""
     out: list[str] = []
     given = (("max_hours", cons.max_hours), ("max_job_cost_usd", cons.max_job_cost_usd))
-    # serving prices an hour of the load, never a whole job: a job budget is not read there
-    limits = [k for k, v in given if v is not None and (k == "max_hours" or work.task != "serving")]
+    if work.task == "serving":
+        return out  # serving prices an hour of the load: serving.ask_warnings names the limits
+    limits = [k for k, v in given if v is not None]
     if work.dataset_samples is None:
         out += [
             f"{k} needs dataset_samples (the job's length) to judge it; ignored" for k in limits

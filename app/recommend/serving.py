@@ -82,10 +82,9 @@ class _Row:
 
 def _usable_gb(gpu: GpuSpec, row: _Row, tp: int = 1) -> float:
     """The one usable-memory rule (efficiency.usable_gb: vendors' GB are GiB, unified memory
-    wired at ~3/4) at the share the row's runtime claims of the device at ``tp`` GPUs per
-    replica (its gpu_memory_utilization, SGLang's mem_fraction_static from the GPU's memory and
-    tp size), the figure
-    an inference row on the same runtime shows."""
+    wired at 2/3 up to 32 GB, 3/4 above) at the share the row's runtime claims of the device
+    at ``tp`` GPUs per replica (its gpu_memory_utilization, SGLang's mem_fraction_static from
+    the GPU's memory and tp size), the figure an inference row on the same runtime shows."""
     rt = row.runtime
     share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
     return efficiency.usable_gb(gpu, efficiency.claim_on_device(share, rt.of_free))
@@ -185,7 +184,29 @@ def ask_warnings(w: s.WorkloadIn, cons: s.ConstraintsIn, task: str = "serving") 
             "constraints.allow_4bit not applied: weight format 'none' asks for the model's "
             "unquantised weights"
         )
+    if task == "serving":
+        out += _job_fields_unread(w, cons)
     return out
+
+
+def _job_fields_unread(w: s.WorkloadIn, cons: s.ConstraintsIn) -> list[str]:
+    """The fields of a job of given length that serving does not read, named: a service is
+    priced per hour of a steady load (and per million tokens), never as a job over a dataset,
+    so a dataset, a deadline or a job budget had been dropped without a word."""
+    given = (
+        ("workload.dataset_samples", w.dataset_samples),
+        ("constraints.max_hours", cons.max_hours),
+        ("constraints.max_job_cost_usd", cons.max_job_cost_usd),
+    )
+    named = [k for k, v in given if v is not None]
+    if not named:
+        return []
+    return [
+        f"{', '.join(named)} not applied: serving prices an hour of a steady load (its rows "
+        "give $/h and $ per million tokens), not a job of given length; for an offline job "
+        "over a dataset ask task 'inference', whose rows give the time to finish and the "
+        "job's cost and are held to max_hours and max_job_cost_usd"
+    ]
 
 
 def _per_million(
@@ -777,7 +798,7 @@ def _default_note(default: bool) -> str:
 
 
 # What leaves a card out before it is tried: the request's budget, a price it needs, its filters
-_LIMITS_LEFT_OUT = frozenset({"over_budget", "no_price", "filtered_out"})
+_LIMITS_LEFT_OUT = frozenset({"over_budget", "no_price", "instance_too_small", "filtered_out"})
 
 
 def _relax(

@@ -13,7 +13,7 @@ from typing import Any
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
 from app.recommend import schemas as s
-from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES
+from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES, TRANSFORMER_FAMILIES
 
 Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
 
@@ -84,18 +84,26 @@ def variations(
 
 
 def _inference_levers(work: WorkloadSpec) -> list[tuple[str, dict[str, Any]]]:
-    """One inference job's runtime and weight-format levers: an eager CNN or diffusion
-    pipeline is host- and launch-bound at small batches, so the compiled engines are what a
-    latency target needs (SDXL's 3.9 s eager, 0.8 s under TensorRT); a convolution network
-    runs 8-bit only under TensorRT and never in 4 bits (under eager PyTorch "int8 weights"
-    changed nothing the answer could show)."""
+    """One inference job's runtime and weight-format levers: an eager CNN, diffusion
+    pipeline, encoder (BERT) or encoder-decoder (Whisper) is host- and launch-bound at small
+    batches, so the compiled engines are what a latency target or a job's cost needs (SDXL's
+    3.9 s eager, 0.8 s under TensorRT; BERT-base on an RTX 4090 ~3,000 samples/s under
+    TensorRT against ~1,100 eager). Every model but a decoder LLM runs 8-bit only under
+    TensorRT and never in 4 bits: elsewhere "int8 weights" only shrink the stored weights
+    (perf.dequantised), which changed nothing the answer could show (BERT's int8 and int4 rows
+    read the fp16 speed)."""
     out: list[tuple[str, dict[str, Any]]] = []
-    conv, p = work.model.family in CONV_FAMILIES, work.precision
-    if conv and work.runtime == "pytorch":
+    p = work.precision
+    # a model whose inference is no decoder LLM: no runtime of its own for int8/int4 weights
+    plain = not work.is_llm_inference
+    compiled = work.model.family in CONV_FAMILIES or (
+        plain and work.model.family in TRANSFORMER_FAMILIES
+    )
+    if compiled and work.runtime == "pytorch":
         for rt in ("torch-compile", "tensorrt"):
             out.append((f"runtime {rt} instead of pytorch", {"workload": {"runtime": rt}}))
     for q in ("int8", "int4"):
-        if conv and (q == "int4" or work.runtime != "tensorrt"):
+        if plain and (q == "int4" or work.runtime != "tensorrt"):
             continue
         if q != p and BYTES_PER_ELEMENT[p] > BYTES_PER_ELEMENT[q]:
             out.append((f"{q} weights instead of {p}", {"workload": {"precision": q}}))
@@ -164,6 +172,10 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
         out.append(("any kind of card", {"segments": None}))
     if c.max_hours is not None:
         out.append((DEADLINE_LIFTED, {"max_hours": None}))
+    if c.acquisition != "buy" and not c.allow_spot:
+        # a spot (preemptible) instance is often a fraction of the on-demand hour; the row
+        # then says what an interruption costs (costs.OfferChoice.spot)
+        out.append((SPOT_ALLOWED, {"allow_spot": True}))
     if c.acquisition != "either":
         # asked to rent (or buy), a card had that other way is out of the answer; 'fastest'
         # of a card nobody rents left some answers empty without saying so
@@ -182,6 +194,7 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
 
 
 BUDGET_LIFTED = "no budget limit (the cheapest first)"
+SPOT_ALLOWED = "spot instances allowed (cheaper, may be interrupted)"
 ACQUISITION_LIFTED = "as well as "
 
 

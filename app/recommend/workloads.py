@@ -752,7 +752,7 @@ def _offline_batch_words(batch: int, samples: float, runtime: str | None) -> str
     )
     return (
         f"batch_size not given: assumed {batch} for {samples:,.0f} samples, which an offline "
-        f"job runs batched ({how}); set batch_size to what each GPU runs at once"
+        f"job runs batched ({how}); set batch_size to what one copy of the model runs at once"
     )
 
 

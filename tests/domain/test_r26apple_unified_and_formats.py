@@ -79,9 +79,10 @@ def test_a_bought_consumer_card_says_its_price_is_the_card_alone() -> None:
     card = GPUS["rtx-3090"]
     one = compat.owned_caveat(card, 1, True)
     two = compat.owned_caveat(card, 2, True)
-    assert one is not None and one.startswith("the price is the card alone")
-    assert two is not None and "the price is the 2 cards alone" in two
-    assert "electricity counts" in one  # the power words stay
+    assert one is not None and one.startswith("the price and electricity are the card alone")
+    assert two is not None and "the price and electricity are the 2 cards alone" in two
+    assert "no host computer" in one and "(350 W of board power" in one  # the power words
+    assert "a lower bound" in one
     assert compat.owned_caveat(card, 1, False) is None
     # four cards: the rig's words say it, once
     four = compat.owned_caveat(card, 4, True)

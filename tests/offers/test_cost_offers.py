@@ -78,7 +78,10 @@ def test_several_nodes_are_whole_servers_booked_as_one_cluster() -> None:
     assert "pays for" not in choice.note  # every GPU paid for is used
     priced = price_configuration(GpuOffers(cloud=(ONE,)), 16, many, Usage(), node_gpus=8)
     assert priced.rent is None
-    assert priced.rent_reason is not None and "no 8-GPU server" in priced.rent_reason
+    assert (
+        priced.rent_reason is not None
+        and "whole 8-GPU servers side by side, which no offer rents" in priced.rent_reason
+    )
 
 
 def test_a_cluster_is_never_booked_from_community_or_marketplace_hosts() -> None:

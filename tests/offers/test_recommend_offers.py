@@ -201,7 +201,7 @@ def test_training_past_one_server_rents_whole_servers_side_by_side(
     assert ask("inference", "either")["offer"] is None
     # asked to rent, 'fastest' leaves out what no instance rents, and says so
     out = {e["slug"]: e for e in answer("inference")["excluded"]}
-    assert out["h100-sxm"]["code"] == "no_price"
+    assert out["h100-sxm"]["code"] == "instance_too_small"
 
 
 def test_usage_inputs_move_the_verdict(read_client: TestClient) -> None:

@@ -112,10 +112,12 @@ def test_writes_are_rate_limited_per_client(settings: Settings) -> None:
     app = create_app(settings.model_copy(update={
         "rate_limit_writes_burst": 2, "rate_limit_writes_per_minute": 1,
         "rate_limit_expensive_burst": 1, "rate_limit_expensive_per_minute": 1}))  # fmt: skip
+    # three different reports (one sent again is answered with its first copy, 200)
+    reports = [{**gpu_report(), "duration_s": 12.0 + i} for i in range(3)]
     with TestClient(app) as c:
-        assert c.post("/api/v1/device-reports", json=gpu_report()).status_code == 201
-        assert c.post("/api/v1/device-reports", json=gpu_report()).status_code == 201
-        third = c.post("/api/v1/device-reports", json=gpu_report())
+        assert c.post("/api/v1/device-reports", json=reports[0]).status_code == 201
+        assert c.post("/api/v1/device-reports", json=reports[1]).status_code == 201
+        third = c.post("/api/v1/device-reports", json=reports[2])
         assert third.status_code == 429
         assert third.json()["error"]["code"] == "rate_limited"
         assert int(third.headers["retry-after"]) >= 1
