@@ -96,7 +96,9 @@ def _inference_levers(work: WorkloadSpec) -> list[tuple[str, dict[str, Any]]]:
     p = work.precision
     # a model whose inference is no decoder LLM: no runtime of its own for int8/int4 weights
     plain = not work.is_llm_inference
-    compiled = work.model.family in CONV_FAMILIES or (
+    # a ViT is a vision model run as a CNN is (torch.compile, TensorRT): the regression hunt
+    # found its latency what-ifs naming no fix
+    compiled = work.model.family in (*CONV_FAMILIES, "vit") or (
         plain and work.model.family in TRANSFORMER_FAMILIES
     )
     if compiled and work.runtime == "pytorch":
