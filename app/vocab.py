@@ -224,7 +224,7 @@ LANGUAGE_MODEL_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-de
 #: encoder-decoder support is T5's text models (ggml-org/llama.cpp PR #8141, llama_encode);
 #: Whisper runs in whisper.cpp, ggml's separate program, which is not modelled. vLLM
 #: (WhisperForConditionalGeneration) and TensorRT-LLM (examples/whisper) list Whisper.
-SPEECH_REFUSED_RUNTIMES: dict[Runtime, str] = {
+SPEECH_REFUSED_RUNTIMES: dict[str, str] = {
     "llama.cpp": (
         "llama.cpp runs no Whisper model (its encoder-decoder support is T5's text models); "
         "Whisper runs in whisper.cpp, a separate ggml program this estimate does not model: "

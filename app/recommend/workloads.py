@@ -951,7 +951,7 @@ def _check_runtime_family(runtime: str, quant: str, model: ModelSpec) -> None:
             f" not a {model.family} model",
             field=f"workload.{named}",
         )
-    refused = next((m for r, m in SPEECH_REFUSED_RUNTIMES.items() if r == runtime), None)
+    refused = SPEECH_REFUSED_RUNTIMES.get(runtime)
     if refused and model.family == "encoder-decoder" and model.input_size:
         raise InvalidInput(refused, field="workload.runtime")
 

@@ -7,15 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 from app.domain.workload import ModelSpec, WorkloadSpec, _inference_workspace
+from tests.domain.test_serving import LLAMA8
 
 BERT_BASE = ModelSpec(
     family="encoder", params=110e6, layers=12, hidden_size=768, num_heads=12, num_kv_heads=12,
     intermediate_size=3072, vocab_size=30522, max_context=512,
 )  # fmt: skip
-LLAMA_8B = ModelSpec(
-    family="decoder", params=8.03e9, layers=32, hidden_size=4096, num_heads=32, num_kv_heads=8,
-    intermediate_size=14336, vocab_size=128256, max_context=8192,
-)  # fmt: skip
+LLAMA_8B = LLAMA8  # tests/domain/test_serving.py
 
 
 def _ws(model: ModelSpec, batch: int, seq: int) -> float:

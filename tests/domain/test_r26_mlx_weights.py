@@ -5,12 +5,10 @@ embeddings and head in 16 bits (the Apple review: Llama 3.1 8B read 5.73 GB, ~4.
 from __future__ import annotations
 
 from app.domain import formats
-from app.domain.workload import ModelSpec, WorkloadSpec
+from app.domain.workload import WorkloadSpec
+from tests.domain.test_serving import LLAMA8
 
-LLAMA_8B = ModelSpec(
-    family="decoder", params=8.03e9, layers=32, hidden_size=4096, num_heads=32, num_kv_heads=8,
-    intermediate_size=14336, vocab_size=128256, max_context=8192,
-)  # fmt: skip
+LLAMA_8B = LLAMA8  # tests/domain/test_serving.py
 
 
 def _job(runtime: str) -> WorkloadSpec:

@@ -11,20 +11,10 @@ import pytest
 
 from app.domain import perf, seq2seq
 from app.domain.workload import GB, ModelSpec, WorkloadSpec, activation_bytes, memory_breakdown
+from tests.domain.test_seq2seq_inference import WHISPER_LARGE
 
 # data/workloads.yaml whisper-large-v3 (config.json: d_model 1280, 32 + 32 layers, 20 heads)
-LARGE = ModelSpec(
-    family="encoder-decoder",
-    params=1.55e9,
-    layers=32,
-    hidden_size=1280,
-    num_heads=20,
-    num_kv_heads=20,
-    intermediate_size=5120,
-    vocab_size=51866,
-    max_context=448,
-    input_size=30,
-)
+LARGE = WHISPER_LARGE
 # openai/whisper-large-v3-turbo: the same encoder, 4 decoder layers, 808,878,080 parameters
 TURBO = replace(LARGE, params=808_878_080, decoder_layers=4)
 
