@@ -2099,8 +2099,10 @@ def _layout_memory(
     return hit
 
 
-def finish(a: Admitted, ctx: Context) -> ConfigResult:
-    """The roofline, the costs and the budget of an admitted configuration."""
+def finish(a: Admitted, ctx: Context, words: bool = True) -> ConfigResult:
+    """The roofline, the costs and the budget of an admitted configuration; ``words``: False
+    for a configuration whose warnings no answer shows (a shown row's alternatives: the same
+    figures, verdict and prices, no warnings or caveats worked out)."""
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
@@ -2113,7 +2115,7 @@ def finish(a: Admitted, ctx: Context) -> ConfigResult:
         if isinstance(chosen, Exclusion):
             return ConfigResult(config, chosen, work=run, backend=g.backend, memory=mem)
         lay, run, mem = chosen
-    return _finish_priced(a, ctx, run, mem, lay, sharded, steps, need)
+    return _finish_priced(a, ctx, run, mem, lay, sharded, steps, need, words)
 
 
 def _finish_priced(
@@ -2125,9 +2127,10 @@ def _finish_priced(
     sharded: bool,
     steps: int,
     need: int,
+    words: bool = True,
 ) -> ConfigResult:
     """``finish`` once the row's layout is known: the estimate of ``run`` laid out so, its
-    costs, budget and words."""
+    costs, budget and (``words``) its warnings."""
     config, g, avail = a.config, a.gate, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
@@ -2153,20 +2156,20 @@ def _finish_priced(
     )
     if n > 1 and batch_copies(run):
         est = _as_batch_copies(est, run, n)
-    warnings = _with_fp32_speed(a.warnings, g, gpu, est.compute_precision)
     if lay is None and est.shard_group and n > 1:
         # the memory of the layout the row runs, not of the job sharded over all n: a DDP
         # replica holds the whole model, an HSDP group shards it over the group only (what
         # _split found fits)
         mem = _layout_memory(ctx, a.key, run, g, n, est.shard_group)
-    if run.peft == "qlora" and n > 1 and est.shard_group != 1:
+    warnings = _with_fp32_speed(a.warnings, g, gpu, est.compute_precision) if words else ()
+    if words and run.peft == "qlora" and n > 1 and est.shard_group != 1:
         # sharding 4-bit weights is what FSDP-QLoRA added; under DDP each GPU loads its whole
         # 4-bit copy as on one card (AnswerDotAI/fsdp_qlora train.py runs QLoRA with --use_ddp)
         warnings += (
             "QLoRA on several GPUs needs FSDP-QLoRA (bitsandbytes ≥ 0.43 with PEFT/Accelerate "
             "FSDP, Answer.AI 2024): less common than one card",
         )
-    if lay is not None:
+    if words and lay is not None:
         warnings += _layout_words(gpu, lay, n, ctx.work.batch_size)
     if not math.isfinite(est.throughput) or est.throughput <= 0:
         return ConfigResult(
@@ -2192,19 +2195,8 @@ def _finish_priced(
     out = left_out(cost, ctx.limits, acquired, n) if acq is not None else None
     if out is not None:
         cost, pricing = without_left_out(cost, pricing, out)
-    # the purchase caveats (cooling, the host the cards need) follow the ways the row offers
-    warnings += compat.purchase_caveats(
-        gpu,
-        config.num_gpus,
-        *acquisition_modes(cost, acquired),
-        pricing.buy if pricing is not None else None,
-    )
-    uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
-    if uneven is not None:
-        warnings += (uneven,)
-    tight = tight_fit(run, mem, avail, g.backend, n, copy_batch(run, n))
-    if tight:
-        warnings += (tight,)
+    if words:
+        warnings += _finish_words(a, ctx, run, mem, lay, cost, acquired, pricing)
     if a.reserve_gb > 0.0:
         mem, avail = _with_reserve(gpu, a.sized or run, mem, avail, a.reserve_gb)
     meets = None
@@ -2227,6 +2219,34 @@ def _finish_priced(
         accumulation_steps=steps,
         pricing=pricing,
     )
+
+
+def _finish_words(
+    a: Admitted,
+    ctx: Context,
+    run: WorkloadSpec,
+    mem: MemoryBreakdown,
+    lay: MegatronLayout | None,
+    cost: costs.CostEstimate,
+    acquired: str,
+    pricing: costs.Pricing | None,
+) -> tuple[str, ...]:
+    """A finished row's caveats: what it buys (cooling, the host the cards need: they follow
+    the ways the row offers), an uneven split of the batch, a tight fit."""
+    gpu, n, g = a.config.gpu, max(1, a.config.num_gpus), a.gate
+    said = compat.purchase_caveats(
+        gpu,
+        a.config.num_gpus,
+        *acquisition_modes(cost, acquired),
+        pricing.buy if pricing is not None else None,
+    )
+    uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
+    if uneven is not None:
+        said += (uneven,)
+    tight = tight_fit(run, mem, a.available_gb, g.backend, n, copy_batch(run, n))
+    if tight:
+        said += (tight,)
+    return said
 
 
 # The fewest LLM inference estimates ``finish_all`` steps as arrays: numpy's fixed cost per
@@ -2269,8 +2289,11 @@ def _as_batch_copies(est: perf.PerfEstimate, run: WorkloadSpec, n: int) -> perf.
     return replace(est, parallelism=label, copies=n)
 
 
-def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]:
-    """``finish`` of each admitted configuration, to the last bit; with ``BATCH_ESTIMATES`` or
+def finish_all(
+    admitted: Sequence[Admitted], ctx: Context, words: bool = True
+) -> list[ConfigResult]:
+    """``finish`` of each admitted configuration (``words``: as ``finish``'s), to the last bit;
+    with ``BATCH_ESTIMATES`` or
     more LLM inference estimates to work out, those are stepped together as arrays first
     (perf.llm_estimates) and kept where ``_llm_estimate`` finds them."""
     todo: dict[tuple[object, ...], perf.LlmCard] = {}
@@ -2288,7 +2311,7 @@ def finish_all(admitted: Sequence[Admitted], ctx: Context) -> list[ConfigResult]
     if len(todo) >= BATCH_ESTIMATES:
         found = perf.llm_estimates(list(todo.values()), calibration=ctx.calibration)
         ctx.memo.update(zip(todo, found, strict=True))
-    return [finish(a, ctx) for a in admitted]
+    return [finish(a, ctx, words) for a in admitted]
 
 
 def keep_estimate(ctx: Context, config: Configuration, est: perf.PerfEstimate) -> None:

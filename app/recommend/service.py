@@ -505,7 +505,8 @@ def _evaluate_rest(cards: list[_Card], ctx: ev.Context) -> None:
                 admitted.append(a)
             else:
                 results[i] = a
-    for (results, i), r in zip(slots, ev.finish_all(admitted, ctx), strict=True):
+    # the words of alternatives: none shown (s.AlternativeOut), none worked out
+    for (results, i), r in zip(slots, ev.finish_all(admitted, ctx, words=False), strict=True):
         results[i] = r
 
 
