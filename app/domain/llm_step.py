@@ -72,6 +72,16 @@ MOE_KERNELS_PER_LAYER = 7
 # fused_moe_kernel → moe_sum chain: k × (2·2I + 2·I + 2·h) values. Memory-bound kernels
 # between the grouped GEMMs, so their time adds to the GEMMs'.
 MOE_ACT_BYTES = 2.0
+# Under tensor parallelism only the I-wide buffers split: each GPU holds every expert's slice of
+# I ÷ tp columns (w1 is E × 2I/tp × h, w2 E × h × I/tp), so its gate/up and activation outputs
+# are I ÷ tp wide, but its down projection still writes a full h-wide partial row for every
+# routed copy (vLLM fused_experts_impl: ``K = w2.shape[1]``, the hidden size;
+# ``intermediate_cache3`` is (M, top_k, K) on every rank) and moe_sum reads all of it back
+# before the all-reduce (SGLang's Triton fused MoE is adapted from it: the same (M, top_k, N)
+# output cache). Per GPU k × (6·I/tp + 2·h) values a token: over the tp GPUs of a replica,
+# k × (6·I + 2·h·tp) (``moe_activation_bytes``).
+# https://github.com/vllm-project/vllm/blob/000d1458098ebf47491dad470d164d443ab18a9c/vllm/model_executor/layers/fused_moe/fused_moe.py
+# https://github.com/sgl-project/sglang/blob/006fc20223af95669cb7284d2a210d412443a2b4/python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py
 # Of a layer's kernels, the GEMMs, each of which takes at least the runtime's ``gemm_min_us``
 # however few bytes it reads: QKV, output, the MLP's gate/up and down (a shared expert's in an
 # MoE layer). An MoE layer's routed block adds ``moe_block_us`` (its small kernels) to the step.
@@ -777,13 +787,15 @@ def dense_slowdown(m: ModelSpec, tp: int, mode: str, prof: RuntimeProfile) -> fl
     return t / dense
 
 
-def moe_activation_bytes(m: ModelSpec) -> float:
-    """Per token, over all layers: the MoE layers' intermediate activation traffic (0 for a
-    dense model or an MoE without its expert FFN size)."""
+def moe_activation_bytes(m: ModelSpec, tp: int = 1) -> float:
+    """Per token, over all layers and the ``tp`` tensor-parallel GPUs of a replica: the MoE
+    layers' intermediate activation traffic (0 for a dense model or an MoE without its expert
+    FFN size). The I-wide buffers split over the GPUs; the down projection's h-wide output of
+    every routed copy, and moe_sum's read of it, are on each GPU whole (``MOE_ACT_BYTES``)."""
     if expert_split(m)[1] <= 0 or not m.intermediate_size or not m.hidden_size:
         return 0.0
     k, i, h = m.active_experts or 1, m.intermediate_size, m.hidden_size
-    return (m.layers or 1) * k * MOE_ACT_BYTES * (6.0 * i + 2.0 * h)
+    return (m.layers or 1) * k * MOE_ACT_BYTES * (6.0 * i + 2.0 * h * max(1, tp))
 
 
 def attention_width(m: ModelSpec, *, decode_step: bool = False) -> float:
@@ -1171,7 +1183,8 @@ def replica(
         topk=model.active_experts or 1,
         kv_b=job.kv_b * job.kv_traffic(decode.kv_traffic),
         flops_per_token=job.flops_per_token,
-        moe_act_bytes=job.moe_act_bytes,
+        # the routed copies' h-wide outputs are whole on each tensor-parallel GPU
+        moe_act_bytes=moe_activation_bytes(job.model, tp) if tp > 1 else job.moe_act_bytes,
         bw=card.bw * tp,
         flops=card.flops * tp,
         attn_flops=card.attn_flops * tp,
