@@ -2233,7 +2233,8 @@ def _finish_words(
 ) -> tuple[str, ...]:
     """A finished row's caveats: what it buys (cooling, the host the cards need: they follow
     the ways the row offers), an uneven split of the batch, a tight fit."""
-    gpu, n, g = a.config.gpu, max(1, a.config.num_gpus), a.gate
+    gpu, n, backend = a.config.gpu, max(1, a.config.num_gpus), a.gate.backend
+    assert backend is not None
     said = compat.purchase_caveats(
         gpu,
         a.config.num_gpus,
@@ -2243,7 +2244,7 @@ def _finish_words(
     uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
     if uneven is not None:
         said += (uneven,)
-    tight = tight_fit(run, mem, a.available_gb, g.backend, n, copy_batch(run, n))
+    tight = tight_fit(run, mem, a.available_gb, backend, n, copy_batch(run, n))
     if tight:
         said += (tight,)
     return said
