@@ -13,7 +13,8 @@ over the tuning units and these (split-conformal over units: the ⌈(G+1)·0.9�
 per side, pooled, and a regime's own where its units reach that rank).
 
 Scored by cross-fitting, never in sample: the held-out files fall in folds (files sharing a
-source in one fold: a source's rows share their errors), and each fold's rows are scored
+source in one fold: a source's rows share their errors; one source is one `source` key, or one
+document cited under two keys, its URL without the revision), and each fold's rows are scored
 against the term built without that fold's units (conformal.cross_fitted). The spot-check set
 (heldout_spotcheck_2026_12.yaml) is in no fold and calibrates nothing: it is scored under the
 term from every fold, the shipped one.
@@ -31,7 +32,9 @@ Rules compared, each cross-fitted the same way (per held-out regime: coverage, m
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -42,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.domain import bands, conformal
 from app.domain.efficiency import EfficiencyTable
+from app.shipped import yamlio
 from app.shipped.rules import load_efficiency
 from benchmarks import accuracy as acc
 
@@ -96,14 +100,49 @@ def heldout_rows(data_dir: Path, table: EfficiencyTable | None = None) -> list[S
     return scored_rows(rows, table or load_efficiency(data_dir))
 
 
+# A URL's revision: a document at one commit (GitHub's /blob/<sha>/, Hugging Face's /blob/<rev>/)
+# or on a branch is the same document
+_REVISION = re.compile(r"/(?:blob|tree|raw|resolve)/[^/]+/")
+
+
+def document(url: str) -> str:
+    """The document a source's URL cites: without its revision, query or fragment."""
+    return _REVISION.sub("/", url.split("#")[0].split("?")[0]).rstrip("/")
+
+
+@functools.cache
+def _source_urls(file: str) -> dict[str, str]:
+    """A held-out file's `sources` entries (tests/data/<file>.yaml): key -> URL; none where the
+    file is not there."""
+    path = acc.HELDOUT_DIR / f"{file}.yaml"
+    if not path.exists():
+        return {}
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
+    entries = doc.get("sources") or {}
+    return {
+        str(k): str(v["url"]) for k, v in entries.items() if isinstance(v, dict) and v.get("url")
+    }
+
+
+def publication(file: str, source: str) -> str:
+    """The document a held-out row's source cites (its `sources` entry's URL without the
+    revision), else the source's name: two keys citing one document are one source (Diffusers'
+    fast_diffusion tutorial gives one A100's SDXL timing with and without torch.compile, filed
+    in the compiled and the eager diffusion sets under two keys)."""
+    url = _source_urls(file).get(source)
+    return f"url:{document(url)}" if url else f"key:{source}"
+
+
 def folds(rows: Sequence[Scored]) -> dict[str, list[Scored]]:
     """The rows by fold: one held-out file each, files sharing a source merged (a source's
-    rows share their errors, so they must not calibrate each other), named by their files."""
-    groups: list[tuple[set[str], set[str]]] = []  # (files, sources)
+    rows share their errors, so they must not calibrate each other; a source is its `source`
+    key, or the document it cites: ``publication``), named by their files."""
+    groups: list[tuple[set[str], set[str]]] = []  # (files, sources and the documents they cite)
     for s in rows:
-        f, src = s.row.file, s.row.source
-        touching = [g for g in groups if f in g[0] or src in g[1]]
-        merged = ({f}, {src})
+        f = s.row.file
+        src = {f"key:{s.row.source}", publication(f, s.row.source)}
+        touching = [g for g in groups if f in g[0] or src & g[1]]
+        merged = ({f}, src)
         for g in touching:
             groups.remove(g)
             merged = (merged[0] | g[0], merged[1] | g[1])

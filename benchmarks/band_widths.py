@@ -1,7 +1,7 @@
 """What makes a held-out regime's band wide (issue 23): its runtime's base band, a widening,
 or the new-source term.
 
-    PYTHONPATH=. python benchmarks/band_widths.py [REGIME ...]
+    PYTHONPATH=. python benchmarks/band_widths.py [--rows] [REGIME ...]
 
 A row's band is its base band (the tuning rows' split-conformal band for its regime, runtime
 or vendor, about their median) with each widening and the new-source term added in quadrature
@@ -13,6 +13,10 @@ workload held out (the shipped band is the envelope of the two), and the rows' o
 80 % in sample (the narrowest band those rows could honestly carry; `floor`). A base band at
 or above ×2.5 cannot meet the goal whatever the terms on top; the floor says whether any fit
 of the same tuning rows could.
+
+With --rows, every held-out row of those regimes term by term (row_terms): its base band and
+centre, each widening it draws (a term of ×1 included, named), the new-source term it is scored
+under (cross-fitted), the band, its width, measured ÷ predicted and whether it is inside.
 
 Held-out rows are only scored here (band_crossfit's folds), never calibrated on.
 """
@@ -127,6 +131,59 @@ def record(rows: Sequence[acc.CalRow]) -> Record:
     return Record(len(rows), gpus, workloads, gpu_out, workload_out, floor, centre)
 
 
+@dataclass(frozen=True)
+class RowTerms:
+    """One held-out row's band term by term, as bands.band composes it (the new-source term in
+    its place the one it is scored under)."""
+
+    key: str  # the base band's key ("infer-cnn/tensorflow") and vendor, or "(uncalibrated)"
+    base: Pair
+    centre: float
+    widenings: tuple[tuple[str, float, float], ...]  # (reason head, low, high), ×1 ones too
+    term: Pair | None
+    band: Pair
+    ratio: float
+
+    @property
+    def inside(self) -> bool:
+        return self.band[0] * (1 - 1e-9) <= self.ratio <= self.band[1] * (1 + 1e-9)
+
+
+def row_terms(s: bc.Scored, table: EfficiencyTable, term: Pair | None) -> RowTerms:
+    """``s``'s band, each step named: ``table`` without its new-source term, ``term`` added."""
+    bare = replace(table, new_source={})
+    x = s.row.inputs
+    assert x is not None
+    lo, hi, centre, _, calibrated = bands._base(x, bare)
+    ws = bands.widenings(x, bare, calibrated)
+    key = bare._band_key(x.regime, x.vendor, x.runtime, x.kind) if calibrated else None
+    return RowTerms(
+        f"{key[0]} {key[1]}" if key else "(uncalibrated)",
+        (lo, hi),
+        centre,
+        tuple((w.reason.split(":")[0][:32], w.low, w.high) for w in ws),
+        term,
+        s.band({"all": term} if term else {}),
+        s.row.ratio,
+    )
+
+
+def print_rows(banded: Sequence[tuple[bc.Scored, Pair | None]], table: EfficiencyTable) -> None:
+    print()
+    print("Every row, term by term (base band about its centre; widenings, ×1 ones named; the")
+    print("new-source term it is scored under; the band; measured ÷ predicted):")
+    for s, t in banded:
+        rt = row_terms(s, table, t)
+        ws = "; ".join(f"{r} ×{lo:.2f}/×{hi:.2f}" for r, lo, hi in rt.widenings) or "none"
+        src = f"×{t[0]:.2f}/×{t[1]:.2f}" if t else "none"
+        print(
+            f"  {s.row.regime:22} {s.row.slug:16} {s.row.group[:44]:44} {rt.key:30}"
+            f" {rt.base[0]:.2f}–{rt.base[1]:.2f} c{rt.centre:.2f} | {ws} | source {src}"
+            f" -> {rt.band[0]:.2f}–{rt.band[1]:.2f} ×{_width(rt.band):.2f}"
+            f" r={rt.ratio:.2f} {'in' if rt.inside else 'OUT'}"
+        )
+
+
 def _pair(p: Pair | None) -> str:
     return "—" if p is None else f"{p[0]:.2f}–{p[1]:.2f} ×{_width(p):.2f}"
 
@@ -148,7 +205,8 @@ def main(argv: list[str]) -> int:
     for f, ss in fs.items():
         banded.extend((s, terms[f].get(s.regime) or terms[f].get("all")) for s in ss)
     banded.extend((s, full.get(s.regime) or full.get("all")) for s in spot)
-    only = set(argv)
+    per_row = "--rows" in argv
+    only = {a for a in argv if a != "--rows"}
     regimes = [g for g in dict.fromkeys(s.row.regime for s, _ in banded) if not only or g in only]
     keys: dict[tuple[str, str], None] = {}
     print("Median band width per held-out regime, step by step (cross-fitted new-source term;")
@@ -183,6 +241,8 @@ def main(argv: list[str]) -> int:
             f" workload out {_pair(rec.workload_out)}; in sample {_pair(rec.floor)},"
             f" ⊕ new source ×{rec.floor_with(table.source_term(key.split('/')[0])):.2f}"
         )
+    if per_row:
+        print_rows([(s, t) for s, t in banded if s.row.regime in regimes], table)
     return 0
 
 
