@@ -96,7 +96,6 @@ APPLE_MULTI_DIE_STREAM_SHARE = 0.86
 # datasheet, its own measured 0.738. Not fitted to any table: a hardware share that every
 # runtime's streaming term takes (methodology §2 constants, §6.6; issue #21).
 AMD_MULTI_XCD_STREAM_SHARE = 0.84
-AMD_FP8_OF_16BIT = 0.90  # prior_compute_efficiency: AMD's MAF table, fp8 ÷ bf16 share of peak
 AMD_MULTI_XCD_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
 PCIE_PINNED_EFFICIENCY = 0.80  # per direction, NUMA-local (methodology §5.3, §7)
 PCIE_GBS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}  # x16, per direction, after encoding
@@ -146,14 +145,7 @@ def prior_compute_efficiency(gpu: GpuSpec, precision: str) -> float:
             return 0.73
         return 0.90 if gpu.segment in ("consumer", "laptop") else 0.80
     if gpu.vendor == "amd":
-        if precision == "fp32":
-            return 0.70
-        # FP8 holds 0.90 of the 16-bit share of peak in AMD's own Max-Achievable FLOPs on both
-        # CDNA 3 parts measured (MI300X 0.487 against 0.542, MI325X 0.581 against 0.645: ROCm
-        # blog "Measuring Max-Achievable FLOPs - Part 2", 2025; data/efficiency.yaml
-        # rocm-maf-part2), at a like held clock: its kernels reach 83 % of the clock's peak
-        # where 16-bit ones reach 94 %
-        return 0.55 * AMD_FP8_OF_16BIT if precision == "fp8" else 0.55
+        return 0.70 if precision == "fp32" else 0.55
     if gpu.vendor == "apple":
         return 0.75
     return 0.60  # Intel and others: no published MAMF; the uncertainty band says so
