@@ -386,11 +386,13 @@ def _runtime_score(rows: list[tuple[str, str, float, float]]) -> RuntimeScore:
 
 # The sdxl / stable-diffusion-1.5 presets' FLOPs are (passes × one UNet pass) + one VAE decode,
 # counted per pass in data/workloads.yaml; a benchmark at another step count keeps both parts.
+# FLUX.1's once-per-image part is its VAE decode (10472.204) and its prompt encoders (T5-XXL
+# over 512 / 256 tokens and CLIP over 77: 4858.022 / 2409.890), data/operators/vae/flux-*.yaml.
 VAE_DECODE_GFLOPS = {
     "sdxl": 10470.4,
     "stable-diffusion-1.5": 2514.5,
-    "flux-1-dev": 10472.204,
-    "flux-1-schnell": 10472.204,
+    "flux-1-dev": 15330.226,
+    "flux-1-schnell": 12882.094,
 }
 
 

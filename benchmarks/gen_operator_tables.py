@@ -16,24 +16,40 @@ The FLOPs of the table (2 × MACs of conv, gemm and attention) are checked again
 
 The diffusion presets' tables are one denoiser call: a UNet's (SD 1.5, SDXL) or FLUX.1's
 transformer (FluxTransformer2DModel over 4096 packed image tokens and the T5 prompt), each with
-its VAE decode in data/operators/vae/.
+its VAE decode in data/operators/vae/ (FLUX.1's also holds the pipeline's other once-per-image
+work: the CLIP and T5-XXL prompt encoders).
+
+FLUX.1's tables are traced as FluxPipeline runs them, in bf16 (``Net.dtype``): a cast between
+widths (``_to_copy``) is a kernel of its own, and an op's tensors held wider than 16 bits (the
+fp32 rotary embedding, T5's fp32 RMSNorm statistics) are counted apart (``f32_in`` /
+``f32_out``: 4-byte words among ``elements_in`` / ``elements_out``, which the engine prices at
+4 bytes whatever the job's activation width). ``torch.nn.RMSNorm`` (FLUX.1's QK norms) is one
+op: ``F.rms_norm`` runs ATen's fused ``_fused_rms_norm`` kernel on CUDA when its weight has the
+input's dtype (aten/src/ATen/native/layer_norm.cpp, ``rms_norm_symint``), where the meta device
+would decompose it. They are traced twice, at two image sizes (``Net.resized``), so each op's
+token and element counts split into the part that grows with the image and the part that does
+not (``fixed``: the prompt's 512 T5 tokens, a time embedding, the text encoders), which
+``app.domain.operators.rescaled_table`` keeps at another image size.
 
 Needs torchvision, diffusers and (for YOLOv8) ultralytics, which the service does not use: run it
 from a separate virtual environment, e.g.
 
     python3.11 -m venv /tmp/genvenv
-    /tmp/genvenv/bin/pip install torch==2.13.0 torchvision==0.28.* diffusers ultralytics
+    /tmp/genvenv/bin/pip install torch==2.13.0 torchvision==0.28.* diffusers ultralytics \
+        transformers
     /tmp/genvenv/bin/python benchmarks/gen_operator_tables.py [--only resnet-50 ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +96,22 @@ def _numel(x: Any) -> int:
     return 0
 
 
+def _words(x: Any, wide: bool) -> tuple[int, int]:
+    """(elements, f32) of a tensor or a nest of them. With ``wide`` (a 16-bit trace) a tensor
+    wider than 16 bits counts in 4-byte words (an fp32 element one, a float64 or int64 two),
+    ``f32`` being those words; else every element counts once and ``f32`` is 0."""
+    if isinstance(x, torch.Tensor):
+        size = x.element_size()
+        if wide and size > 2:
+            w = x.numel() * size // 4
+            return w, w
+        return x.numel(), 0
+    if isinstance(x, (list, tuple)):
+        pairs = [_words(v, wide) for v in x]
+        return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    return 0, 0
+
+
 def _first(x: Any) -> torch.Tensor | None:
     if isinstance(x, torch.Tensor):
         return x
@@ -98,6 +130,8 @@ class Recorder:
     ops: list[dict[str, Any]] = field(default_factory=list)
     stack: list[str] = field(default_factory=list)
     in_attention: int = 0
+    # a 16-bit trace: tensors wider than 16 bits are counted apart (``_words``)
+    wide: bool = False
     # every ATen call the forward makes, views and reshapes included (each crosses Python and
     # the dispatcher on the host in eager mode), an SDPA call once
     calls: int = 0
@@ -125,15 +159,43 @@ class _Dispatch(TorchDispatchMode):
             return out
         self.rec.calls += 1
         name = func.overloadpacket.__name__
+        if name == "_to_copy" and _casts(args, out):
+            # a cast between widths (``x.float()``, ``.to(x.dtype)``) is a kernel of its own; a
+            # same-dtype ``.to`` never reaches the dispatcher
+            entry: dict[str, Any] | None = _classify("_to_copy", args, out, self.rec.wide)
+            if entry is not None:
+                self.rec.add(entry)
+            return out
         if name in _SKIP or (name.endswith("_copy") and name != "copy"):
             return out
-        entry = _classify(name, args, out)
+        entry = _classify(name, args, out, self.rec.wide)
         if entry is not None:
             self.rec.add(entry)
         return out
 
 
-def _classify(name: str, args: tuple[Any, ...], out: Any) -> dict[str, Any] | None:
+def _casts(args: Any, out: Any) -> bool:
+    """Whether a ``_to_copy`` changes the dtype (a device move on the meta device is none)."""
+    src, dst = _first(args), _first(out)
+    return src is not None and dst is not None and src.dtype != dst.dtype
+
+
+def _memory_entry(kind: str, ins: Any, outs: Any, wide: bool) -> dict[str, Any]:
+    """A memory-bound op's elements in and out, and (a 16-bit trace) the 4-byte words among
+    them (``f32_in`` / ``f32_out``, written only where there are some)."""
+    el_in, f32_in = _words(ins, wide)
+    el_out, f32_out = _words(outs, wide)
+    entry: dict[str, Any] = {"kind": kind, "elements_in": el_in, "elements_out": el_out}
+    if f32_in:
+        entry["f32_in"] = f32_in
+    if f32_out:
+        entry["f32_out"] = f32_out
+    return entry
+
+
+def _classify(
+    name: str, args: tuple[Any, ...], out: Any, wide: bool = False
+) -> dict[str, Any] | None:
     first = _first(out)
     if name == "convolution":
         x, w = args[0], args[1]
@@ -159,32 +221,22 @@ def _classify(name: str, args: tuple[Any, ...], out: Any) -> dict[str, Any] | No
         if a.dim() == 3:  # bmm: batch folded into m only when b is shared; keep it explicit
             raise NotImplementedError(f"batched matmul outside attention: {tuple(a.shape)}")
         return {"kind": "gemm", "m": int(a.shape[0]), "n": int(b.shape[1]), "k": int(a.shape[1])}
-    n_in = _numel(args)
-    n_out = _numel(out)
     if name in _NORM:
-        entry = {
-            "kind": "norm",
-            "elements_in": int(_numel(args[0])),
-            "elements_out": int(_numel(first)),
-        }
+        entry = _memory_entry("norm", args[0], first, wide)
         if name == "native_group_norm":
             # (input, weight, bias, N, C, HxW, group, eps): a group norm's statistics span
             # whole feature maps, so its kernel reads the input twice (data/README.md)
             entry["groups"] = int(args[6])
         return entry
     if name in _POOL:
-        return {
-            "kind": "pool",
-            "elements_in": int(_numel(args[0])),
-            "elements_out": int(_numel(first)),
-        }
+        return _memory_entry("pool", args[0], first, wide)
     if name in _SOFTMAX:
-        return {"kind": "softmax", "elements_in": n_in, "elements_out": n_out}
+        return _memory_entry("softmax", args, out, wide)
     if name in _EMBED:
-        return {"kind": "embedding", "elements_in": int(_numel(args[1])), "elements_out": n_out}
+        return _memory_entry("embedding", args[1], out, wide)
     if first is None:
         return None
-    return {"kind": "elementwise", "op": name, "elements_in": n_in, "elements_out": n_out}
+    return {**_memory_entry("elementwise", args, out, wide), "op": name}
 
 
 @contextmanager
@@ -224,6 +276,42 @@ def _attention_as_one_op(rec: Recorder) -> Iterator[None]:
         F.scaled_dot_product_attention = orig
 
 
+@contextmanager
+def _fused_rms_norm_as_one_op(rec: Recorder) -> Iterator[None]:
+    """Records each ``F.rms_norm`` (``torch.nn.RMSNorm``) call whose weight has the input's
+    dtype as one norm operator: ATen's ``rms_norm`` dispatches it to ``_fused_rms_norm``, one
+    kernel on CUDA (``_fused_rms_norm_cuda``, torch 2.13's native_functions.yaml: it reads the
+    input, computes in fp32 inside, writes the output at the input's width), which the meta
+    device has no kernel for and decomposes (upcast, pow, mean, add, rsqrt, mul, mul, cast).
+    A weight of another dtype takes the composite path on CUDA too: traced as it runs. The
+    kernel also writes one fp32 reciprocal RMS per normalised row (its second output)."""
+    import torch.nn.functional as F
+
+    orig = F.rms_norm
+
+    def rms_norm(
+        x: torch.Tensor, normalized_shape: Any, weight: Any = None, eps: Any = None
+    ) -> Any:
+        if weight is not None and weight.dtype != x.dtype:
+            return orig(x, normalized_shape, weight, eps)
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        rows = x.numel() // max(1, math.prod(shape))
+        rstd = torch.empty(rows, dtype=torch.float32, device="meta")
+        rec.add(_memory_entry("norm", x, (x, rstd), rec.wide))
+        rec.calls += 1
+        rec.in_attention += 1
+        try:
+            return orig(x, normalized_shape, weight, eps)
+        finally:
+            rec.in_attention -= 1
+
+    F.rms_norm = rms_norm
+    try:
+        yield
+    finally:
+        F.rms_norm = orig
+
+
 def trace(
     model: nn.Module,
     inputs: Callable[[], tuple[Any, dict[str, Any]]],
@@ -246,7 +334,12 @@ def trace(
     # nn.MultiheadAttention's inference fast path is one fused op that hides its GEMMs; the
     # regular path runs the projections as GEMMs and attention as SDPA, as training does.
     torch.backends.mha.set_fastpath_enabled(False)
-    with torch.no_grad(), _attention_as_one_op(rec), _Dispatch(rec):
+    with (
+        torch.no_grad(),
+        _attention_as_one_op(rec),
+        _fused_rms_norm_as_one_op(rec),
+        _Dispatch(rec),
+    ):
         model(*args, **kwargs)
     for h in hooks:
         h.remove()
@@ -287,7 +380,51 @@ def _sig(op: dict[str, Any]) -> tuple[Any, ...]:
     """Shapes plus the name with its indices blanked: 'layer3.4.conv1' repeats 'layer3.1.conv1',
     but a downsample conv never folds into a main-path conv of the same shape."""
     template = re.sub(r"\d+", "#", op["name"])
-    return (template, *sorted((k, v) for k, v in op.items() if k not in {"name", "count"}))
+    return (
+        template,
+        *sorted(
+            (k, tuple(sorted(v.items())) if isinstance(v, dict) else v)
+            for k, v in op.items()
+            if k not in {"name", "count"}
+        ),
+    )
+
+
+# The fields of an op that may count image tokens or pixels (a Linear's rows, an attention's
+# sequence, a memory-bound op's elements); a convolution's sides grow with the image's side.
+GROWING = ("m", "q_len", "kv_len", "elements_in", "elements_out", "f32_in", "f32_out")
+CONV_SIDES = ("h_in", "w_in", "h_out", "w_out")
+
+
+def split_fixed(ops: list[dict[str, Any]], other: list[dict[str, Any]], area: Fraction) -> None:
+    """Adds to each op of ``ops`` (traced at one image size) the part of each ``GROWING`` field
+    that does not grow with the image (``fixed``), from the same network traced at ``area`` ×
+    that image's pixels (``other``): each field is v = a + b·P over P pixels, so with v₁ at P₁
+    and v₂ at area·P₁, b·P₁ = (v₁ − v₂) ÷ (1 − area) and a = v₁ − b·P₁, solved exactly; a must
+    come out a whole number ≥ 0 (else the op does not grow linearly with the pixels: an error).
+    Only a ≠ 0 is written; every other field must be the same in both traces (a convolution's
+    sides aside, which grow with the image's side)."""
+    if len(ops) != len(other):
+        raise SystemExit(f"the two traces differ: {len(ops)} and {len(other)} operators")
+    for op, o2 in zip(ops, other, strict=True):
+        if (op["name"], op["kind"]) != (o2["name"], o2["kind"]):
+            raise SystemExit(f"the two traces differ at {op['name']} / {o2['name']}")
+        for k in set(op) | set(o2):
+            if k in GROWING or k in CONV_SIDES or k == "name":
+                continue
+            if op.get(k) != o2.get(k):
+                raise SystemExit(f"{op['name']}: {k} {op.get(k)} vs {o2.get(k)}")
+        fixed: dict[str, int] = {}
+        for k in GROWING:
+            v1, v2 = Fraction(op.get(k, 0)), Fraction(o2.get(k, 0))
+            grows = (v1 - v2) / (1 - area)  # b × the first trace's pixels
+            a = v1 - grows
+            if a < 0 or grows < 0 or a.denominator != 1:
+                raise SystemExit(f"{op['name']}: {k} {v1} and {v2} are not a + b x pixels")
+            if a:
+                fixed[k] = int(a)
+        if fixed:
+            op["fixed"] = fixed
 
 
 def _merge_names(a: str, b: str) -> str:
@@ -504,8 +641,11 @@ FLUX_SCHNELL = {**FLUX_DEV, "guidance_embeds": False}
 # FluxPipeline packs the 16-channel latents of a 1024 x 1024 image (128 x 128, the VAE's 8 x)
 # into 2 x 2 patches: (1024 / 16)^2 = 4096 image tokens of 64 channels; the T5 prompt is padded
 # to max_sequence_length tokens (512 for dev, 256 for schnell: pipeline_flux.py's default and
-# the schnell model card's).
+# the schnell model card's). The second trace (``Net.resized``): a 512 x 512 image, 1024 tokens.
 FLUX_IMAGE_TOKENS = 4096
+FLUX_RESIZED_TOKENS = 1024
+# FluxPipeline(torch_dtype=torch.bfloat16), the model cards' example: every module in bf16
+FLUX_DTYPE = torch.bfloat16
 
 
 def _flux(config: dict[str, Any]) -> Callable[[], nn.Module]:
@@ -518,21 +658,30 @@ def _flux(config: dict[str, Any]) -> Callable[[], nn.Module]:
     return build
 
 
-def _flux_inputs(config: dict[str, Any], text_tokens: int) -> Callable[[], tuple[Any, dict]]:
+def _flux_inputs(
+    config: dict[str, Any], text_tokens: int, image_tokens: int = FLUX_IMAGE_TOKENS
+) -> Callable[[], tuple[Any, dict]]:
+    """The transformer call of FluxPipeline's denoising loop (pipeline_flux.py, diffusers
+    0.42.1): latents, prompt embeddings, ids and timestep in the pipeline's dtype (bf16), the
+    embedded guidance as it builds it (``torch.full([1], guidance_scale, dtype=torch.float32)``,
+    cast by the model)."""
+
     def make() -> tuple[Any, dict[str, Any]]:
-        meta = torch.device("meta")
+        meta, dt = torch.device("meta"), FLUX_DTYPE
         kwargs: dict[str, Any] = {
-            "hidden_states": torch.zeros(1, FLUX_IMAGE_TOKENS, config["in_channels"], device=meta),
+            "hidden_states": torch.zeros(1, image_tokens, config["in_channels"], device=meta,
+                                         dtype=dt),
             "encoder_hidden_states": torch.zeros(
-                1, text_tokens, config["joint_attention_dim"], device=meta
+                1, text_tokens, config["joint_attention_dim"], device=meta, dtype=dt
             ),
-            "pooled_projections": torch.zeros(1, config["pooled_projection_dim"], device=meta),
-            "timestep": torch.ones(1, device=meta),
-            "img_ids": torch.zeros(FLUX_IMAGE_TOKENS, 3, device=meta),
-            "txt_ids": torch.zeros(text_tokens, 3, device=meta),
+            "pooled_projections": torch.zeros(1, config["pooled_projection_dim"], device=meta,
+                                              dtype=dt),
+            "timestep": torch.ones(1, device=meta, dtype=dt),
+            "img_ids": torch.zeros(image_tokens, 3, device=meta, dtype=dt),
+            "txt_ids": torch.zeros(text_tokens, 3, device=meta, dtype=dt),
             "guidance": torch.ones(1, device=meta) if config["guidance_embeds"] else None,
             "return_dict": False,
-        }
+        }  # fmt: skip
         return (), kwargs
 
     return make
@@ -544,8 +693,12 @@ FLUX_SOURCE = (
     "(19 double-stream + 38 single-stream blocks, 24 heads of 128, joint_attention_dim 4096, "
     "pooled_projection_dim 768, guidance_embeds {guidance}); one transformer pass, batch 1, "
     "4096 packed image tokens (1024 x 1024) + {text} T5 tokens; guidance-distilled, so one "
-    "pass per denoising step; the VAE decode and both text encoders (CLIP ViT-L/14, "
-    "T5-v1.1-XXL encoder) are not in this table; torch {torch}"
+    "pass per denoising step; traced in bf16 as FluxPipeline runs it (f32_in / f32_out: the "
+    "4-byte words of the fp32 tensors, the rotary embedding's; casts are ops; the QK "
+    "RMSNorms are torch's fused rms_norm kernel), and again at 512 x 512 (fixed: the part "
+    "of a count that does not grow with the image, the {text} text tokens'); the VAE decode and "
+    "both text encoders (CLIP ViT-L/14, T5-v1.1-XXL encoder) are in vae/{repo_id}.yaml; "
+    "torch {torch}"
 )
 
 
@@ -556,6 +709,17 @@ class Net:
     input_doc: dict[str, int]
     source: str
     prepare: Callable[[nn.Module], object] | None = None  # after .eval()
+    # the width the network is traced at: None = fp32 (the CNN and UNet tables, whose every
+    # tensor the engine prices at the job's width); a 16-bit dtype = as its pipeline runs it,
+    # the tensors wider than that counted apart (``_words``)
+    dtype: torch.dtype | None = None
+    # the inputs at another image size and its pixels ÷ the first's: the second trace that
+    # splits each op's counts into what grows with the image and what does not (split_fixed)
+    resized: tuple[Callable[[], tuple[Any, dict[str, Any]]], Fraction] | None = None
+    # the submodule whose parameters the header counts (a pipeline table's VAE), and the other
+    # submodules the header lists with their own counts (its text encoders)
+    params_module: str | None = None
+    listed: tuple[str, ...] = ()
 
 
 DLE_RESNEXT = (
@@ -616,13 +780,19 @@ NETS: dict[str, Net] = {
         {"channels": 64, "image_tokens": FLUX_IMAGE_TOKENS, "height": 1024, "width": 1024,
          "context_len": 512, "context_dim": 4096},
         FLUX_SOURCE.replace("{repo}", "FLUX.1-dev").replace("{guidance}", "true")
-        .replace("{text}", "512")),
+        .replace("{text}", "512").replace("{repo_id}", "flux-1-dev"),
+        dtype=FLUX_DTYPE,
+        resized=(_flux_inputs(FLUX_DEV, 512, FLUX_RESIZED_TOKENS),
+                 Fraction(FLUX_RESIZED_TOKENS, FLUX_IMAGE_TOKENS))),
     "flux-1-schnell": Net(
         _flux(FLUX_SCHNELL), _flux_inputs(FLUX_SCHNELL, 256),
         {"channels": 64, "image_tokens": FLUX_IMAGE_TOKENS, "height": 1024, "width": 1024,
          "context_len": 256, "context_dim": 4096},
         FLUX_SOURCE.replace("{repo}", "FLUX.1-schnell").replace("{guidance}", "false")
-        .replace("{text}", "256")),
+        .replace("{text}", "256").replace("{repo_id}", "flux-1-schnell"),
+        dtype=FLUX_DTYPE,
+        resized=(_flux_inputs(FLUX_SCHNELL, 256, FLUX_RESIZED_TOKENS),
+                 Fraction(FLUX_RESIZED_TOKENS, FLUX_IMAGE_TOKENS))),
 }  # fmt: skip
 
 
@@ -672,16 +842,101 @@ def _latent(side: int, channels: int = 4) -> Callable[[], tuple[Any, dict[str, A
     return lambda: ((torch.zeros(1, channels, side, side, device="meta"),), {})
 
 
+# FLUX.1's prompt encoders, copied from the published text_encoder/config.json (CLIPTextModel,
+# openai/clip-vit-large-patch14's text tower) and text_encoder_2/config.json (T5EncoderModel,
+# google/t5-v1_1-xxl's encoder) of black-forest-labs/FLUX.1-dev (FLUX.1-schnell ships the same).
+FLUX_CLIP_TEXT = {
+    "vocab_size": 49408, "hidden_size": 768, "intermediate_size": 3072, "projection_dim": 768,
+    "num_hidden_layers": 12, "num_attention_heads": 12, "max_position_embeddings": 77,
+    "hidden_act": "quick_gelu", "layer_norm_eps": 1e-5,
+}  # fmt: skip
+FLUX_T5_XXL = {
+    "vocab_size": 32128, "d_model": 4096, "d_kv": 64, "d_ff": 10240, "num_layers": 24,
+    "num_heads": 64, "relative_attention_num_buckets": 32, "relative_attention_max_distance": 128,
+    "feed_forward_proj": "gated-gelu", "layer_norm_epsilon": 1e-6, "is_encoder_decoder": False,
+    "tie_word_embeddings": False,
+}  # fmt: skip
+CLIP_TOKENS = 77  # FluxPipeline's tokenizer_max_length: CLIPTokenizer pads to 77
+
+
+class _FluxOncePerImage(nn.Module):
+    """What FluxPipeline runs once per image beside its denoising loop (pipeline_flux.py,
+    diffusers 0.42.1): ``encode_prompt`` — the CLIP text model over 77 tokens (its pooled
+    output) and the T5 encoder over ``max_sequence_length`` tokens, both with
+    ``output_hidden_states=False`` and no attention mask — then the VAE decode of the latents.
+    The scheduler's step and the latents' unpacking (a few MB a step) are not in it."""
+
+    def __init__(self, clip: nn.Module, t5: nn.Module, vae: nn.Module) -> None:
+        super().__init__()
+        self.text_encoder = clip
+        self.text_encoder_2 = t5
+        self.vae = vae
+
+    def forward(self, clip_ids: torch.Tensor, t5_ids: torch.Tensor, z: torch.Tensor) -> Any:
+        self.text_encoder(clip_ids, output_hidden_states=False)
+        self.text_encoder_2(t5_ids, output_hidden_states=False)
+        return self.vae.decode(z).sample  # type: ignore[operator]
+
+
+def _flux_once_per_image() -> nn.Module:
+    from diffusers import AutoencoderKL
+    from diffusers.models.attention_processor import AttnProcessor2_0
+    from transformers import CLIPTextConfig, CLIPTextModel, T5Config, T5EncoderModel
+
+    with torch.device("meta"):
+        clip = CLIPTextModel(CLIPTextConfig(**FLUX_CLIP_TEXT))
+        t5 = T5EncoderModel(T5Config(**FLUX_T5_XXL))
+        vae = AutoencoderKL(**FLUX_VAE, sample_size=1024)
+    vae.set_attn_processor(AttnProcessor2_0())
+    return _FluxOncePerImage(clip, t5, vae)
+
+
+def _flux_once_inputs(t5_tokens: int, side: int) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    def make() -> tuple[Any, dict[str, Any]]:
+        meta = torch.device("meta")
+        clip_ids = torch.zeros(1, CLIP_TOKENS, dtype=torch.long, device=meta)
+        t5_ids = torch.zeros(1, t5_tokens, dtype=torch.long, device=meta)
+        z = torch.zeros(1, 16, side, side, device=meta, dtype=FLUX_DTYPE)
+        return (clip_ids, t5_ids, z), {}
+
+    return make
+
+
 VAE_SOURCE = (
     "diffusers {diffusers} AutoencoderKL.decode with AttnProcessor2_0 (SDPA), built from {url} "
     "(block_out_channels 128/256/512/512, layers_per_block 2); one image's decode, batch 1; "
     "torch {torch}"
 )
 FLUX_VAE_SOURCE = (
-    "diffusers {diffusers} AutoencoderKL.decode with AttnProcessor2_0 (SDPA), built from {url} "
-    "(block_out_channels 128/256/512/512, layers_per_block 2, latent_channels 16, no "
-    "post_quant_conv); one image's decode, batch 1; torch {torch}"
+    "FluxPipeline's once-per-image work (diffusers {diffusers}, transformers {transformers}), "
+    "traced in bf16 as the pipeline runs it: encode_prompt's CLIPTextModel over 77 tokens "
+    "(text_encoder/config.json: 12 layers, 768 wide, SDPA) and T5EncoderModel over {text} "
+    "tokens (text_encoder_2/config.json: T5-v1.1-XXL, 24 layers, d_model 4096, d_ff 10240 "
+    "gated-GELU, 64 heads of 64, SDPA with the relative position bias as its mask), both with "
+    "every count fixed (they do not see the image); then AutoencoderKL.decode with "
+    "AttnProcessor2_0 (SDPA), built from {url} (block_out_channels 128/256/512/512, "
+    "layers_per_block 2, latent_channels 16, no post_quant_conv); one image, batch 1; the "
+    "header counts the VAE's parameters; torch {torch}"
 )
+
+
+def _flux_once_net(repo: str, t5_tokens: int) -> Net:
+    """FLUX.1's once-per-image table (data/operators/vae/): the prompt encoders and the VAE
+    decode at 1024 x 1024, traced again at 512 x 512 for the fixed parts."""
+    url = f"https://huggingface.co/black-forest-labs/{repo}/blob/main/vae/config.json"
+    return Net(
+        _flux_once_per_image,
+        _flux_once_inputs(t5_tokens, 128),
+        {"channels": 16, "height": 128, "width": 128, "clip_tokens": CLIP_TOKENS,
+         "t5_tokens": t5_tokens},
+        FLUX_VAE_SOURCE.replace("{url}", url).replace("{text}", str(t5_tokens)),
+        dtype=FLUX_DTYPE,
+        resized=(_flux_once_inputs(t5_tokens, 64), Fraction(1, 4)),
+        params_module="vae",
+        listed=("text_encoder", "text_encoder_2"),
+    )  # fmt: skip
+
+
 VAE_NETS: dict[str, Net] = {
     "stable-diffusion-1.5": Net(
         _vae_decoder(512), _latent(64), {"channels": 4, "height": 64, "width": 64},
@@ -691,22 +946,14 @@ VAE_NETS: dict[str, Net] = {
         _vae_decoder(1024), _latent(128), {"channels": 4, "height": 128, "width": 128},
         VAE_SOURCE.replace("{url}", "https://huggingface.co/stabilityai/"
                            "stable-diffusion-xl-base-1.0/blob/main/vae/config.json")),
-    "flux-1-dev": Net(
-        _vae_decoder(1024, FLUX_VAE), _latent(128, 16),
-        {"channels": 16, "height": 128, "width": 128},
-        FLUX_VAE_SOURCE.replace("{url}", "https://huggingface.co/black-forest-labs/"
-                                "FLUX.1-dev/blob/main/vae/config.json")),
-    "flux-1-schnell": Net(
-        _vae_decoder(1024, FLUX_VAE), _latent(128, 16),
-        {"channels": 16, "height": 128, "width": 128},
-        FLUX_VAE_SOURCE.replace("{url}", "https://huggingface.co/black-forest-labs/"
-                                "FLUX.1-schnell/blob/main/vae/config.json")),
+    "flux-1-dev": _flux_once_net("FLUX.1-dev", 512),
+    "flux-1-schnell": _flux_once_net("FLUX.1-schnell", 256),
 }  # fmt: skip
 
 
 def _versions() -> dict[str, str]:
     out = {"torch": str(torch.__version__)}
-    for mod in ("torchvision", "diffusers", "ultralytics"):
+    for mod in ("torchvision", "diffusers", "ultralytics", "transformers"):
         try:
             out[mod] = __import__(mod).__version__
         except Exception:  # a missing optional package only blanks its version
@@ -722,6 +969,8 @@ def _yaml_op(op: dict[str, Any]) -> str:
     parts = []
     for k in keys:
         v = op[k]
+        if isinstance(v, dict):
+            v = "{" + ", ".join(f"{a}: {b}" for a, b in v.items()) + "}"
         parts.append(f"{k}: {_q(v) if k == 'name' else v}")
     return "  - {" + ", ".join(parts) + "}"
 
@@ -730,26 +979,45 @@ def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _listed_counts(model: nn.Module, names: tuple[str, ...]) -> list[str]:
+    """The header line naming a pipeline table's other traced modules with their parameters."""
+    if not names:
+        return []
+    counts = (f"{n} {sum(p.numel() for p in model.get_submodule(n).parameters())}" for n in names)
+    return ["# Also traced (once per image), parameters: " + ", ".join(counts) + "."]
+
+
 def generate(key: str, vae: bool = False) -> tuple[str, float, float, float]:
     net = VAE_NETS[key] if vae else NETS[key]
     model = net.build().eval()
+    if net.dtype is not None:
+        model = model.to(net.dtype)
     if net.prepare is not None:
         net.prepare(model)
-    rec = Recorder()
+    wide = net.dtype in (torch.bfloat16, torch.float16)
+    rec = Recorder(wide=wide)
     ops = trace(model, net.inputs, rec)
     total = sum(op_flops(o) for o in ops) / 1e9
     reference = counted_gflops(model, net.inputs)
     if abs(total - reference) > 0.005 * reference:
         raise SystemExit(f"{key}: table {total:.3f} GFLOPs vs FlopCounterMode {reference:.3f}")
+    if net.resized is not None:
+        other, area = net.resized
+        rec2 = Recorder(wide=wide)
+        split_fixed(ops, trace(model, other, rec2), area)
+        if rec2.calls != rec.calls:
+            raise SystemExit(f"{key}: {rec.calls} ATen calls, {rec2.calls} at the other size")
     folded = fold(ops)
     assert abs(sum(op_flops(o) * o["count"] for o in folded) / 1e9 - total) < 1e-6 * total
-    params = sum(p.numel() for p in model.parameters())
+    counted = model.get_submodule(net.params_module) if net.params_module else model
+    params = sum(p.numel() for p in counted.parameters())
     v = _versions()
     source = net.source.format(**v)
     lines = [
         "# Generated by benchmarks/gen_operator_tables.py: do not edit by hand.",
         f"# {len(ops)} operators traced on the meta device at batch 1, folded to {len(folded)}"
         f" entries; {params} parameters; FlopCounterMode {reference:.3f} GFLOPs.",
+        *_listed_counts(model, net.listed),
         f"model: {key}",
         f"source: {_q(source)}",
         "input: {" + ", ".join(f"{k}: {x}" for k, x in net.input_doc.items()) + "}",
@@ -775,7 +1043,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and key not in args.only:
             continue
         name, total, ref, params = generate(key, vae)
-        label = f"{name} (VAE decode)" if vae else name
+        once = "once per image" if VAE_NETS[key].listed else "VAE decode"
+        label = f"{name} ({once})" if vae else name
         print(
             f"{label:34} {total:10.3f} GFLOPs (FlopCounterMode {ref:10.3f})  {params:>12,} params"
         )

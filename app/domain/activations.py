@@ -334,11 +334,23 @@ def table_op_saved(op: dict[str, Any], *, compute: float, norm: float) -> float:
         q, heads = float(op["q_len"]), float(op["heads"])
         return q * heads * (compute * float(op["head_dim"]) + _LSE_BYTES)
     if kind == "norm":
-        return norm * float(op["elements_out"])
+        return _saved_out(op, norm)
     if kind == "elementwise":
         what = str(op.get("name") or "").rsplit(":", 1)[-1]
-        return compute * float(op["elements_out"]) if what in _SAVING_ELEMENTWISE else 0.0
-    return compute * float(op.get("elements_out") or 0.0)  # pool, softmax, embedding
+        return _saved_out(op, compute) if what in _SAVING_ELEMENTWISE else 0.0
+    return _saved_out(op, compute)  # pool, softmax, embedding
+
+
+# bytes of a 4-byte word of a 16-bit trace's output (operators.F32_FIELDS: the fp32 tensors a
+# pipeline's ops write whatever the activation width, FLUX.1's fp32 rotary products)
+_WIDE_B = 4.0
+
+
+def _saved_out(op: dict[str, Any], width: float) -> float:
+    """A memory-bound op's output at ``width`` bytes, its fp32 words (``f32_out``) at 4."""
+    out = float(op.get("elements_out") or 0.0)
+    wide = float(op.get("f32_out") or 0.0)
+    return (out - wide) * width + wide * _WIDE_B
 
 
 def unet_saved(table: ForwardTable, *, compute: float, norm: float, checkpointing: bool) -> float:

@@ -967,7 +967,13 @@ def rescaled_table(table: ForwardTable, factor: float) -> ForwardTable:
     not see the pixels stays: a global pool's output and the classifier after it, squeeze-excite
     gates on 1 × 1 maps, time embeddings, and the text context a cross-attention reads
     (``context_len`` tokens). Kernel sizes, channels and weights are the network's. Sides are
-    rounded (a strided layer's ceil or floor is within one pixel)."""
+    rounded (a strided layer's ceil or floor is within one pixel).
+
+    An op traced at two image sizes states the part of each count that does not grow with the
+    image (``fixed``, benchmarks/gen_operator_tables.py ``split_fixed``): that part stays and
+    the rest grows with the pixels — FLUX.1's joint attention over 4096 image tokens and the
+    prompt's 512 T5 tokens runs over 4096 × area + 512, its text-stream ops and its pipeline's
+    text encoders not at all. Such a statement overrides the rules above for that count."""
     area = factor * factor
     ctx = float(table.context_len or 0)
 
@@ -981,8 +987,8 @@ def rescaled_table(table: ForwardTable, factor: float) -> ForwardTable:
         return float(v) if float(v) <= 1 or float(v) == ctx else float(v) * area
 
     ops: list[dict[str, Any]] = []
-    for o in table.ops:
-        o = dict(o)
+    for traced in table.ops:
+        o = dict(traced)
         kind = o["kind"]
         if kind == "conv" and float(o.get("h_out") or 1) * float(o.get("w_out") or 1) > 1:
             for k in ("h_in", "w_in", "h_out", "w_out"):
@@ -997,9 +1003,12 @@ def rescaled_table(table: ForwardTable, factor: float) -> ForwardTable:
             # their output is the classifier's input, whatever the image; YOLO's SPPF pools
             # keep their map's size and grow with it
             fixed_out = kind == "pool" and str(o.get("name") or "").split(".")[-1] == "avgpool"
-            for k in ("elements_in", "elements_out"):
-                if o.get(k) is not None and not (fixed_out and k == "elements_out"):
+            for k in ("elements_in", "elements_out", *F32_FIELDS):
+                if o.get(k) is not None and not (fixed_out and k.endswith("_out")):
                     o[k] = elements(o[k])
+        for k, stays in (traced.get("fixed") or {}).items():
+            # the traced count, not the rule's: what stays, and the rest grown with the pixels
+            o[k] = float(stays) + (float(traced[k]) - float(stays)) * area
         ops.append(o)
     out = replace(table, gflops_forward=None, ops=tuple(ops))
     return replace(out, gflops_forward=out.gflops if table.gflops_forward is not None else None)
@@ -1011,10 +1020,29 @@ _REQUIRED = {
     "gemm": ("m", "n", "k"),
     "attention": ("q_len", "kv_len", "heads", "head_dim"),
 }
+# A table traced at 16 bits as its pipeline runs (FLUX.1's: benchmarks/gen_operator_tables.py
+# ``Net.dtype``) counts a memory-bound op's tensors held wider than that apart: ``f32_in`` /
+# ``f32_out`` are the 4-byte words among its ``elements_in`` / ``elements_out`` (an fp32
+# element one, a float64 or int64 two) — the rotary embedding diffusers computes in fp32, T5's
+# fp32 RMSNorm statistics, the casts between the widths. They move 4 bytes each whatever the
+# job's activation width (``table_ops``).
+F32_FIELDS = ("f32_in", "f32_out")
+WIDE_B = 4.0
+# The counts an op traced at two image sizes may state a fixed part of (``rescaled_table``).
+_FIXABLE = ("m", "q_len", "kv_len", "elements_in", "elements_out", *F32_FIELDS)
+
+
+def _fixed_parts_hold(raw: dict[str, Any], fixed: Any) -> bool:
+    """Whether an op's ``fixed`` names only counts it has, each part between 0 and the count."""
+    return isinstance(fixed, dict) and all(
+        k in _FIXABLE and raw.get(k) is not None and 0 <= float(v) <= float(raw[k])
+        for k, v in fixed.items()
+    )
 
 
 def parse_table(doc: dict[str, Any]) -> ForwardTable:
-    """Validate a table document; an unknown kind or a missing shape field is an error."""
+    """Validate a table document; an unknown kind, a missing shape field, more 4-byte words
+    than elements, or a fixed part that is not a count of the op (or exceeds it) is an error."""
     ops: list[dict[str, Any]] = []
     for i, raw in enumerate(doc.get("ops") or []):
         kind = raw.get("kind")
@@ -1024,6 +1052,12 @@ def parse_table(doc: dict[str, Any]) -> ForwardTable:
         missing = [f for f in need if raw.get(f) is None]
         if missing:
             raise ValueError(f"operator {i} ({raw.get('name')!r}): missing {missing}")
+        for wide, of in zip(F32_FIELDS, ("elements_in", "elements_out"), strict=True):
+            if raw.get(wide) is not None and not 0 <= float(raw[wide]) <= float(raw[of]):
+                raise ValueError(f"operator {i} ({raw.get('name')!r}): {wide} beyond {of}")
+        fixed = raw.get("fixed")
+        if fixed is not None and not _fixed_parts_hold(raw, fixed):
+            raise ValueError(f"operator {i} ({raw.get('name')!r}): bad fixed {fixed!r}")
         ops.append(dict(raw))
     if not ops:
         raise ValueError("operator table has no ops")
@@ -1147,21 +1181,25 @@ def table_ops(
             )
         else:
             el_in = batch * float(o["elements_in"])
-            op = memory_op(
-                kind,
-                name,
-                _TABLE_ROLES[kind],
-                el_in,
-                batch * float(o["elements_out"]),
-                count=count,
-                act_b=act_b,
-                dtype=dtype,
-            )
+            el_out = batch * float(o["elements_out"])
+            role = _TABLE_ROLES[kind]
+            if kind == "elementwise" and name.endswith(":_to_copy"):
+                role = "cast"  # a traced cast between widths (a 16-bit table's ``x.float()``)
+            op = memory_op(kind, name, role, el_in, el_out, count=count, act_b=act_b, dtype=dtype)
+            wide_in = batch * float(o.get("f32_in") or 0.0)
+            wide_out = batch * float(o.get("f32_out") or 0.0)
+            if wide_in or wide_out:
+                # the 4-byte words at 4 bytes, the rest at the activation width
+                op = derive(
+                    op,
+                    bytes_read=(el_in - wide_in) * act_b + wide_in * WIDE_B,
+                    bytes_written=(el_out - wide_out) * act_b + wide_out * WIDE_B,
+                )
             if (training and kind == "norm") or o.get("groups"):
                 # batch norm in training, and group norm always: the statistics span whole
                 # feature maps, so one pass reads the input for them and a second normalises
                 # (ATen's group_norm_kernel.cu: RowwiseMoments, then the affine element-wise)
-                op = derive(op, bytes_read=2.0 * el_in * act_b)
+                op = derive(op, bytes_read=2.0 * op.bytes_read)
             elif kind == "norm":
                 # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
                 op = derive(op, role="bn")

@@ -188,29 +188,71 @@ def guidance_distilled(model: ModelSpec) -> bool:
 # any shape the network runs.
 DIFFUSION_SIDE_MULTIPLE = 8
 DIFFUSION_MIN_SIDE = 64
+# Denoisers that pack their latents into 2 × 2 patches, by their traced table's name: FLUX.1's
+# FluxPipeline (pipeline_flux.py, diffusers 0.42.1) needs each side divisible by
+# vae_scale_factor × 2 = 16 — its ``check_inputs`` warns "`height` and `width` have to be
+# divisible by 16 ... Dimensions will be resized accordingly" and ``prepare_latents`` floors
+# each side to a multiple of 16, so any other side is not the image it generates.
+PACKED_LATENT_DENOISERS = frozenset({"flux-1-dev", "flux-1-schnell"})
+PACKED_SIDE_MULTIPLE = 16
 
 
-def diffusion_side_problem(side: float) -> str | None:
-    """Why a latent diffusion model cannot generate ``side``-pixel images, or None."""
-    if side < DIFFUSION_MIN_SIDE or side % DIFFUSION_SIDE_MULTIPLE:
+def diffusion_side_multiple(model: ModelSpec | None) -> int:
+    """The multiple a diffusion model's image side must be: 16 for a denoiser over 2 × 2 packed
+    latents (``PACKED_LATENT_DENOISERS``, by its table), else the VAE's 8."""
+    table = model.operators if model is not None else None
+    if table is not None and table.model in PACKED_LATENT_DENOISERS:
+        return PACKED_SIDE_MULTIPLE
+    return DIFFUSION_SIDE_MULTIPLE
+
+
+def diffusion_side_problem(side: float, model: ModelSpec | None = None) -> str | None:
+    """Why a latent diffusion model (``model``; None: any, the VAE's multiple) cannot generate
+    ``side``-pixel images, or None."""
+    step = diffusion_side_multiple(model)
+    if side < DIFFUSION_MIN_SIDE or side % step:
+        if step == PACKED_SIDE_MULTIPLE:
+            why = (
+                "the VAE's factor 8 × its 2 × 2 latent packing; FluxPipeline floors any other "
+                f"height or width to one, here to {_floored_side(side, step):g}"
+            )
+        else:
+            why = (
+                "the VAE's downsampling factor; diffusers' pipelines refuse any other height "
+                "or width"
+            )
         return (
             f"input_size {side:g}: a latent diffusion model's image side must be a whole "
-            f"multiple of {DIFFUSION_SIDE_MULTIPLE} pixels (the VAE's downsampling factor; "
-            "diffusers' pipelines refuse any other height or width) and at least "
-            f"{DIFFUSION_MIN_SIDE}, e.g. {_nearest_side(side):g}"
+            f"multiple of {step} pixels ({why}) and at least "
+            f"{DIFFUSION_MIN_SIDE}, e.g. {_nearest_side(side, step):g}"
         )
     return None
 
 
-def _nearest_side(side: float) -> float:
-    step = DIFFUSION_SIDE_MULTIPLE
+def _nearest_side(side: float, step: int = DIFFUSION_SIDE_MULTIPLE) -> float:
     return max(float(DIFFUSION_MIN_SIDE), round(side / step) * step)
+
+
+def _floored_side(side: float, step: int) -> float:
+    return max(float(step), (side // step) * step)
 
 
 DEFAULT_LORA_RANK = 16
 # The UNet linears diffusers' LoRA scripts adapt (train_text_to_image_lora_sdxl.py,
 # train_dreambooth_lora_sdxl.py: ``target_modules=["to_k", "to_q", "to_v", "to_out.0"]``)
 UNET_LORA_TARGETS = (".to_q", ".to_k", ".to_v", ".to_out.0")
+# FLUX.1's: diffusers' examples/dreambooth/train_dreambooth_lora_flux.py adapts, unless
+# --lora_layers says otherwise, "attn.to_k", "attn.to_q", "attn.to_v", "attn.to_out.0",
+# "attn.add_k_proj", "attn.add_q_proj", "attn.add_v_proj", "attn.to_add_out", "ff.net.0.proj",
+# "ff.net.2", "ff_context.net.0.proj" and "ff_context.net.2". PEFT matches a target as the end
+# of a module's dotted name, so the single-stream blocks' attn.to_q / to_k / to_v are adapted
+# too, their proj_mlp and proj_out (and the modulation linears) not.
+FLUX_LORA_TARGETS = (
+    ".attn.to_k", ".attn.to_q", ".attn.to_v", ".attn.to_out.0", ".attn.add_k_proj",
+    ".attn.add_q_proj", ".attn.add_v_proj", ".attn.to_add_out", ".ff.net.0.proj", ".ff.net.2",
+    ".ff_context.net.0.proj", ".ff_context.net.2",
+)  # fmt: skip
+DIFFUSION_LORA_TARGETS = {"flux-1-dev": FLUX_LORA_TARGETS, "flux-1-schnell": FLUX_LORA_TARGETS}
 LORA_FALLBACK_FRACTION = 0.01  # adapters ≈ 1 % of params when the layer shapes are unknown
 
 
@@ -581,12 +623,14 @@ class MemoryBreakdown:
 
 def lora_params(model: ModelSpec, rank: int) -> float:
     """Adapter parameters for LoRA on every linear layer (q, k, v, o, gate, up, down); a
-    diffusion UNet's on its attention projections (``UNET_LORA_TARGETS``), read off its table."""
+    diffusion UNet's on its attention projections (``UNET_LORA_TARGETS``), FLUX.1's on the
+    linears diffusers' FLUX LoRA script adapts (``FLUX_LORA_TARGETS``), read off its table."""
     if model.family == "diffusion" and model.operators is not None:
+        targets = DIFFUSION_LORA_TARGETS.get(model.operators.model, UNET_LORA_TARGETS)
         return rank * sum(
             (float(o["k"]) + float(o["n"])) * float(o.get("count") or 1)
             for o in model.operators.ops
-            if o["kind"] == "gemm" and str(o.get("name") or "").endswith(UNET_LORA_TARGETS)
+            if o["kind"] == "gemm" and str(o.get("name") or "").endswith(targets)
         )
     if not (model.is_transformer and model.has_shape):
         return model.params * LORA_FALLBACK_FRACTION

@@ -90,12 +90,13 @@ def _resolve(
 
 
 def _check_diffusion_side(work: WorkloadSpec) -> None:
-    """A diffusion image side no pipeline generates (1001 px, 7.5 px) is refused, naming the
-    field: it had been priced by scaling the traced tables to it. Other vision models keep
-    whatever side they accepted (a CNN resizes any image)."""
+    """A diffusion image side no pipeline generates (1001 px, 7.5 px; FLUX.1's 1000 px, which
+    FluxPipeline floors to 992) is refused, naming the field: it had been priced by scaling the
+    traced tables to it. Other vision models keep whatever side they accepted (a CNN resizes
+    any image)."""
     side = work.model.input_size
     if work.model.family == "diffusion" and side is not None:
-        problem = diffusion_side_problem(side)
+        problem = diffusion_side_problem(side, work.model)
         if problem is not None:
             raise InvalidInput(problem, field="workload.model.input_size")
 

@@ -40,6 +40,10 @@ FIELDS = {
 # - vgg16, vit-b-16, yolov8m, ssd300: the preset quotes the same count (< 0.5 %).
 # - diffusion: the preset is per image: passes_per_sample UNet passes (the table, one pass) plus
 #   one VAE decode (the table in operators/vae/); both counted the same way as the preset.
+# Optional per op (benchmarks/gen_operator_tables.py): f32_in / f32_out, the 4-byte words among
+# a 16-bit trace's elements; fixed, the part of a count that does not grow with the image.
+OPTIONAL = {"f32_in", "f32_out", "fixed"}
+FIXABLE = {"m", "q_len", "kv_len", "elements_in", "elements_out", "f32_in", "f32_out"}
 TOLERANCE = {"resnet-50": 0.10, "efficientnet-b0": 0.03, "convnext-tiny": 0.03}
 DEFAULT_TOLERANCE = 0.005
 VAE_TABLES = TABLES / "vae"
@@ -98,7 +102,16 @@ def test_table_schema_and_shapes(path: Path) -> None:
         assert kind in FIELDS, op
         # a group norm names its groups (its kernel reads the input twice)
         extra = {"groups"} if kind == "norm" else set()
+        # a 16-bit trace's 4-byte words and a two-size trace's fixed parts (FLUX.1's tables)
+        extra |= set(op) & OPTIONAL
         assert set(op) - extra == COMMON | FIELDS[kind], op
+        for key, of in (("f32_in", "elements_in"), ("f32_out", "elements_out")):
+            if key in op:
+                assert isinstance(op[key], int) and 0 < op[key] <= op[of], op
+        if "fixed" in op:
+            assert set(op["fixed"]) <= FIXABLE & set(op), op
+            for key, part in op["fixed"].items():
+                assert isinstance(part, int) and 0 < part <= op[key], (key, op)
         if kind == "norm" and "groups" in op:
             assert isinstance(op["groups"], int) and op["groups"] > 0, op
         assert isinstance(op["name"], str) and op["name"]
