@@ -1468,6 +1468,14 @@ def _headroom_advice(runtime: str, backend: str | None = None) -> str:
 # power supplies stop near 1.6 kW (Corsair AX1600i, Seasonic PRIME TX-1600): beyond these a
 # multi-card desktop build needs risers, a server chassis or a second supply.
 DESKTOP_SLOTS = 7
+# The case's slot openings the cards' coolers take: an ATX board's 7 expansion slots (the
+# form factor's most) put a dual-width card in the 7th into the case's 8th opening, which
+# workstation towers have (four dual-width RTX 6000 Ada in one tower, as 4-GPU workstations
+# are sold); a 7-opening case stops at 7 slots of coolers. Blower boards are dual-width
+# (BLOWER_WIDTH), so only a wider card gains room from a blower version of it; a dual-width
+# card, a workstation card's blower among them, gains none.
+CASE_SLOTS = DESKTOP_SLOTS + 1
+BLOWER_WIDTH = 2
 DESKTOP_PSU_W = 1600
 PSU_HEADROOM = 1.5  # transient spikes and the rest of the system
 
@@ -1621,9 +1629,24 @@ def _physical_tips(c: Candidate) -> list[str]:
     if g.segment not in ("consumer", "workstation"):
         return []
     out: list[str] = [_supply_said(c)] if g.tdp_w else []
-    if g.slot_width and g.slot_width * n > DESKTOP_SLOTS:
-        out.append(
-            f"{n} cards × {g.slot_width:g} slots do not fit a desktop board's "
-            f"{DESKTOP_SLOTS} slots: use risers, blower cards or a server chassis."
+    slot = _slot_said(g.slot_width, n)
+    return out + ([slot] if slot else [])
+
+
+def _slot_said(width: float | None, n: int) -> str | None:
+    """Whether ``n`` cards ``width`` slots wide fit a tower: within CASE_SLOTS they do (past
+    DESKTOP_SLOTS only a case with that 8th opening; 4 dual-width cards had read "do not fit");
+    beyond, risers or a server chassis, and dual-width blower versions only where those are
+    narrower and n of them fit (a dual-width blower card had been told to use blower cards)."""
+    if not width or width * n <= DESKTOP_SLOTS:
+        return None
+    slots = f"{n} cards × {width:g} slots"
+    if width * n <= CASE_SLOTS:
+        return (
+            f"{slots} need a case with {CASE_SLOTS} slot openings (a workstation tower's; "
+            f"many have {DESKTOP_SLOTS})."
         )
-    return out
+    blower = width > BLOWER_WIDTH and BLOWER_WIDTH * n <= CASE_SLOTS
+    ways = "risers or a server chassis"
+    ways = f"dual-slot blower versions, {ways}" if blower else ways
+    return f"{slots} do not fit a tower's {CASE_SLOTS} slot openings: use {ways}."

@@ -44,6 +44,33 @@ def _job_cost(r: s.Recommendation, acquisition: str) -> str:
     return f" (${rent.job_usd:,.0f} rented)"
 
 
+def _copies_cost(r: s.Recommendation, copies: int, cons: s.ConstraintsIn) -> str:
+    """' (buying: 18 cards, $86,400) without the limits on max_gpus, max_purchase_usd': what
+    ``copies`` copies of row ``r`` cost on the bases the question asks for, and the limits they
+    go past. Renting copies for 1/copies of the time each costs the same; buying them buys
+    every card (9 × 2 RTX 5090 under a $10,000 budget and 2 GPUs had read "the same cost")."""
+    acq = cons.acquisition
+    rent, buy = r.cost.rent, r.cost.buy
+    said: list[str] = []
+    over: list[str] = []
+    if copies * r.num_gpus > cons.max_gpus:
+        over.append("max_gpus")
+    if acq in ("rent", "either") and rent is not None:
+        said.append("renting: the same cost, spread over more instances")
+        if cons.max_hourly_usd is not None and copies * rent.usd_per_hour > cons.max_hourly_usd:
+            over.append("max_hourly_usd")
+    if acq in ("buy", "either") and buy is not None:
+        said.append(f"buying: {copies * r.num_gpus} cards, ${copies * buy.usd:,.0f}")
+        if cons.max_purchase_usd is not None and copies * buy.usd > cons.max_purchase_usd:
+            over.append("max_purchase_usd")
+        # purchase plus the job's energy: the energy is the same GPU-hours, split
+        job = None if buy.job_usd is None else buy.job_usd + (copies - 1) * buy.usd
+        if cons.max_job_cost_usd is not None and job is not None and job > cons.max_job_cost_usd:
+            over.append("max_job_cost_usd")
+    cost = f" ({'; '.join(said)})" if said else ""
+    return cost + (f" without the limits on {', '.join(over)}" if over else "")
+
+
 def needs(d: s.DeadlineOut | None) -> str | None:
     """'to finish within 30.0 days it needs more GPUs: 256 × B200 takes 28.5 days (…)': the
     first change in ``would`` that meets a missed deadline with the whole job, as an empty
@@ -205,8 +232,7 @@ def summary(
         copies = math.ceil(took / limit)
         would.append(
             f"{COPIES}: {copies} × ({_row(fastest)}), each on 1/{copies} of the "
-            f"samples, take {hours(took / copies)} (renting: the same cost, spread over more "
-            "instances)"
+            f"samples, take {hours(took / copies)}{_copies_cost(fastest, copies, cons)}"
         )
     # A shorter job: the share of the dataset the fastest option gets through in time.
     samples = (work.dataset_samples or 0) * (work.epochs or 1.0)

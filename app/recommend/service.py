@@ -34,7 +34,7 @@ from app.domain.workload import (
     memory_breakdown,
     model_offload,
 )
-from app.errors import InvalidInput, NotFound
+from app.errors import AppError, InvalidInput, NotFound
 from app.recommend import deadline, deploy, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
@@ -1296,8 +1296,12 @@ def estimate(
     calibration: Calibration | None = None,
     data_dir: Path = DATA_DIR,
     offers: costs.GpuOffers | None = None,
+    *,
+    relax: bool = True,
 ) -> s.EstimateResponse:
-    """One workload on one named GPU, in full detail (budgets and filters do not apply)."""
+    """One workload on one named GPU, in full detail (budgets and filters do not apply).
+    ``relax``: where the card does not hold the job, say the changes that let it
+    (``_fits_with``)."""
     work, warnings = _resolve(request, data_dir)
     ctx = _context(
         work,
@@ -1316,6 +1320,9 @@ def estimate(
         # the serve command and service file /recommendations gives the same row
         if out.result is not None:
             deploy.attach([out.result], out.workload, data_dir)
+        elif relax and out.excluded is not None and out.excluded.code == "does_not_fit":
+            fits = _fits_with(request, work, gpu, rules, calibration, data_dir, offers)
+            out.advice = [*out.advice, *fits]
         return out
     if asked is not None:
         ctx = dataclasses.replace(ctx, limits=dataclasses.replace(ctx.limits, exact_gpus=asked))
@@ -1330,13 +1337,17 @@ def estimate(
         offload = _offload_advice(gpu, work, res, asked, calibration)
         reason = res.reason + ("; fits with model CPU offload (see advice)" if offload else "")
         excl = s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=reason)
+        misfit = relax and res.code == "does_not_fit"
+        fits = (
+            _fits_with(request, work, gpu, rules, calibration, data_dir, offers) if misfit else []
+        )
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=gpu_out(gpu),
             result=None,
             excluded=excl,
             warnings=warnings,
-            advice=offload,
+            advice=offload + fits,
         )
     if asked is None and res.num_gpus > 1:
         warnings = [*warnings, _count_picked(gpu, ctx, res.num_gpus)]
@@ -1354,6 +1365,48 @@ def estimate(
             cand, work, defaulted=request.workload.gradient_checkpointing is None
         ),
     )
+
+
+def _fits_with(
+    request: s.EstimateRequest,
+    work: WorkloadSpec,
+    gpu: GpuSpec,
+    rules: compat.Rules,
+    calibration: Calibration | None,
+    data_dir: Path,
+    offers: costs.GpuOffers | None,
+) -> list[str]:
+    """Where the card does not hold the job: each variation a ranking's empty answer tries
+    (whatif.variations: fp8 weights, 4-bit weights allowed, any GPU count, LoRA...) that lets
+    this card hold it, estimated on the card ("Fits with fp8 weights: 2 × RTX 4090 hold it").
+    A misfit had said only that the weights do not fit. Only changes to the job, 4-bit weights
+    and the GPU count are tried: budgets, filters and the way of acquiring do not apply to an
+    estimate, and a ranking objective moves no fit."""
+    asked = _asked_gpus(request)
+    as_ranked = s.RecommendationRequest(
+        workload=request.workload,
+        constraints=request.constraints.model_copy(update={"num_gpus": asked}),
+    )
+    tried_here = {"num_gpus", "max_gpus", "allow_4bit"}
+    out: list[str] = []
+    for label, changes in whatif.variations(work, as_ranked):
+        lifted = changes.get("constraints", {})
+        if "objective" in changes or not set(lifted) <= tried_here:
+            continue
+        data = request.model_dump()
+        data["workload"] = {**data["workload"], **changes.get("workload", {})}
+        data["constraints"] = {**data["constraints"], **lifted}
+        if "num_gpus" in lifted:
+            data["num_gpus"] = None
+        try:
+            changed = s.EstimateRequest.model_validate(data)
+            row = estimate(changed, gpu, rules, calibration, data_dir, offers, relax=False).result
+        except (AppError, ValueError):
+            continue  # a variation the request's other fields make invalid is skipped
+        if row is not None:
+            held = whatif.config_name(gpu.name, row.num_gpus)
+            out.append(f"Fits with {label}: {held} hold{'s' if row.num_gpus == 1 else ''} it.")
+    return out
 
 
 def _count_picked(gpu: GpuSpec, ctx: ev.Context, n: int) -> str:
