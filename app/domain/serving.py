@@ -653,6 +653,8 @@ def _solve(
                 break
             n = 0.5 * (n + n_new)
         rate = load_rate
+        if n >= slots:
+            return None  # the slots' queue never settles (Erlang C needs a < c)
     else:
         n = max(1.0, load_n or 1.0)
         running = min(n, slots)
@@ -674,6 +676,12 @@ def _solve(
     queue = 0.0
     if load_n is not None and load_n > slots and rate > 0:
         queue = (load_n - slots) / rate  # clients beyond the running slots wait for one
+        ttft_p95 += 3.0 * queue
+    elif load_rate is not None:
+        # random arrivals find every slot busy at times though n < slots on average: each
+        # request holds a slot for n ÷ λ (Little's law), so the slots are an M/M/c queue
+        queue, tail = slot_wait(slots, n, load_rate, 0.95)
+        ttft_p95 = max(ttft + queue, ttft_p95 + tail)
     # a step that carries another request's prompt chunk is slower; it is the p95 ITL once
     # ≥5 % of a request's decode steps do (the others' prompts: none for one user)
     others = max(0.0, min(n, slots) - 1.0)
@@ -687,13 +695,62 @@ def _solve(
         itl,
         max(itl, itl_p95),
         ttft + queue,
-        ttft_p95 + 3.0 * queue,
+        ttft_p95,
         rate,
         min(n, slots),
         prefill,
         bound,
         step,
     )
+
+
+def erlang_c(c: float, a: float) -> float:
+    """The chance an arrival waits (Erlang C) at ``c`` servers and ``a`` offered load
+    (erlangs, a < c), from Erlang B: B(c, a)⁻¹ = 1 + c ÷ a × B(c − 1, a)⁻¹, and C = c × B ÷
+    (c − a × (1 − B)) (any queueing text: Kleinrock, Queueing Systems I, §3.5; Gross & Harris,
+    Fundamentals of Queueing Theory, §2.3). A fractional ``c`` (a step's token budget caps the
+    running batch at a fraction of a slot) starts the recursion from Jagerman's continuous
+    Erlang B, B(x, a)⁻¹ = ∫₀^∞ e^(−u) (1 + u ÷ a)^x du (Bell System Technical Journal 53,
+    1974; DLMF §8.23: B(x, a) = aˣ e⁻ᵃ ÷ Γ(x + 1, a)), integrated here for the fractional
+    part x < 1."""
+    if a <= 0.0:
+        return 0.0
+    if a >= c:
+        return 1.0
+    k = math.floor(c)
+    x = c - k
+    inv = 1.0
+    if x > 1e-9:
+        # u = s²: Simpson's rule over s in [0, 7] (e^(−49) is past a float's use)
+        steps, h = 400, 7.0 / 400
+        total = 0.0
+        for i in range(steps + 1):
+            s = i * h
+            f = 2.0 * s * math.exp(-s * s) * (1.0 + s * s / a) ** x
+            total += f * (1 if i in (0, steps) else 4 if i % 2 else 2)
+        inv = total * h / 3.0
+    for j in range(1, k + 1):
+        inv = 1.0 + (x + j) / a * inv
+        if inv > 1e300:
+            return 0.0
+    b = 1.0 / inv
+    return min(1.0, c * b / (c - a * (1.0 - b)))
+
+
+def slot_wait(c: float, a: float, rate: float, pct: float) -> tuple[float, float]:
+    """The wait for one of ``c`` slots under Poisson arrivals at ``rate``/s, each held for
+    ``a`` ÷ ``rate`` s (``a`` requests running on average, Little's law), as an M/M/c queue:
+    its mean, C ÷ (cμ − λ), and its ``pct`` percentile, from P(W > t) = C e^(−(cμ − λ) t)
+    (Erlang C, ``erlang_c``). A slot is a request's KV cache (or its share of the step's token
+    budget): with 4 slots and 3.88 running a request waits a minute on average, not nothing."""
+    if a <= 0.0 or rate <= 0.0:
+        return 0.0, 0.0
+    if a >= c:
+        return math.inf, math.inf
+    p_wait = erlang_c(c, a)
+    drain = rate * (c - a) / a  # cμ − λ, μ = rate ÷ a
+    tail = math.log(p_wait / (1.0 - pct)) / drain if p_wait > 1.0 - pct else 0.0
+    return p_wait / drain, tail
 
 
 def _prefill_share(

@@ -100,6 +100,9 @@ class Served:
     # rounding noise). None under a concurrency load, where each shape's own rate counts.
     load_output_tokens_per_s: float | None = None
     users: float | None = None  # a concurrency load's requests at once (None: a rate load)
+    # what a bought row must say of the hardware (compat.purchase_caveats: cooling, the host,
+    # the card-alone price, the wall's power), as every task's rows say it; () unless it buys
+    caveats: tuple[str, ...] = ()
 
     @property
     def speed(self) -> float:
@@ -849,9 +852,11 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
             served, price=dataclasses.replace(served.price, pricing=pricing)
         )
     modes = ev.acquisition_modes(cost, acquired)
-    warnings += compat.purchase_caveats(
+    caveats = compat.purchase_caveats(
         gpu, config.num_gpus, *modes, pricing.buy if pricing is not None else None
     )
+    warnings += caveats
+    served = dataclasses.replace(served, caveats=caveats)
     return ev.ConfigResult(
         config,
         None,

@@ -234,7 +234,9 @@ def _context(
         acquisition=cons.acquisition,
         max_purchase_usd=cons.max_purchase_usd,
         max_hourly_usd=cons.max_hourly_usd,
-        max_job_cost_usd=cons.max_job_cost_usd,
+        # serving prices an hour of a steady load, not a job: its answer says the job budget
+        # is not applied (serving._job_fields_unread), so it must not ask for a price either
+        max_job_cost_usd=None if work.task == "serving" else cons.max_job_cost_usd,
         electricity_usd_per_kwh=cons.electricity_usd_per_kwh,
         vendors=tuple(cons.vendors) if cons.vendors else None,
         segments=tuple(cons.segments) if cons.segments else None,

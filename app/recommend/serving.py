@@ -660,10 +660,12 @@ def _recommendation(
             for w in (
                 spot_warning(row.priced.pricing, False),
                 near_capacity(r, spec, lo),
-                compat.geforce_caveat(gpu),
             )
             if w
-        ],
+        ]
+        # what the hardware bought needs besides the cards, as training and inference rows say
+        + list(row.served.caveats)
+        + ([g] if (g := compat.geforce_caveat(gpu)) else []),
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],
         **extra,
