@@ -1065,8 +1065,11 @@ def card_terms(
         if mode == "fp4":
             # fp4 GEMMs reach less of their doubled peak than fp8 ones do of theirs (B200)
             rate *= prefill.fp4_gemm_share
-        # a power-capped board holds a lower clock under tensor load: every tensor datapath
-        # slows alike (the ``sm`` basis takes it in basis_tflops)
+        # a power-capped board holds a lower clock under tensor load, whatever the job's
+        # datapath, where its rows give a figure: data/efficiency.yaml keys them on the jobs
+        # the figure binds (Ada and Ampere: bf16/fp16 jobs and weight-only int4/fp4 prompts,
+        # whose math is fp16, not native fp8/int8; Turing: all). The ``sm`` basis takes it in
+        # basis_tflops
         if mode != "fp32":
             peak *= sustained_clock(gpu, prefill)
     # attention runs in the 16-bit type the activations are kept in

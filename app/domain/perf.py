@@ -1912,8 +1912,10 @@ def _held(split: Split, shares: tuple[float, ...] | None) -> Split:
 def _sustained_clock(gpu: GpuSpec, eff: Efficiency, prof: RuntimeProfile, mode: str) -> float:
     """The share of its boost clock a power-capped board holds under sustained tensor load:
     its 16-bit GEMMs reach at most TDP × the architecture's sustained TFLOPS per watt, and the
-    clock it drops to slows every tensor datapath (int8, fp8, tf32) alike. 1 where the
-    architecture has no such figure or the job runs on the CUDA cores. The operator path
+    clock it drops to slows the job's tensor datapath, whichever it is, where the job's rows
+    carry the figure (data/efficiency.yaml keys them on the jobs it binds: on Ada and Ampere
+    bf16/fp16 jobs and weight-only int4/fp4 prompts, not native fp8/int8; on Turing every
+    one). 1 where the rows give no figure or the job runs on the CUDA cores. The operator path
     takes it as an energy bound on the whole step (``_operator_step``), not a slower kernel."""
     per_watt = prof.tensor_tflops_per_watt
     if not per_watt or not gpu.tdp_w or mode.startswith("fp32"):
