@@ -65,13 +65,6 @@ def test_a_w4a16_prompt_holds_the_bf16_clock_share(slug: str, share: float | Non
     assert awq.attn_flops <= bf16.attn_flops * 1.0001
 
 
-# Pending: keying the Ampere prompt rows on fp8 too names fp8 in the table, which splits its
-# profiles past tests/domain/test_profile_table.py's size guard (4620 -> 6930 of 49455
-# lookups, the guard < 1/10): the report proposes both changes. Strict, so it flags itself.
-W8A16_PENDING = pytest.mark.xfail(strict=True, reason="fp8 not yet keyed on the Ampere rows")
-
-
-@W8A16_PENDING
 @pytest.mark.parametrize("slug", ["rtx-a6000", "a10", "a100-pcie-40gb"])
 def test_fp8_on_ampere_is_w8a16_and_holds_the_bf16_clock_share(slug: str) -> None:
     # no FP8 tensor cores: vLLM's FP8 Marlin dequantises to 16 bits (RTX A6000: fp8 TTFT had
@@ -87,7 +80,7 @@ def test_fp8_on_ampere_is_w8a16_and_holds_the_bf16_clock_share(slug: str) -> Non
 def test_geforce_parts_stay_under_their_cap(slug: str) -> None:
     # half-rate FP32-accumulate tensor math: TDP x the per-watt figure exceeds the 16-bit peak
     gpu = GPUS[slug]
-    for precision in ("int4", "fp4"):
+    for precision in ("int4", "fp4", "fp8"):
         assert _card(gpu, precision).flops == pytest.approx(_card(_uncapped(gpu), precision).flops)
 
 
@@ -106,6 +99,5 @@ def test_an_awq_prompt_is_no_faster_than_bf16s_on_a_capped_board(slug: str) -> N
     assert _ttft_ms(slug, quantization="awq") > 0.9 * _ttft_ms(slug, precision="bf16")
 
 
-@W8A16_PENDING
 def test_a_w8a16_prompt_is_no_faster_than_bf16s_on_an_rtx_a6000() -> None:
     assert _ttft_ms("rtx-a6000", precision="fp8") > 0.9 * _ttft_ms("rtx-a6000", precision="bf16")
