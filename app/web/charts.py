@@ -112,9 +112,22 @@ def robust_max(values: list[float]) -> float | None:
 
 
 class _Axis:
-    def __init__(self, values: list[float], lo_px: float, hi_px: float, log: bool) -> None:
+    def __init__(
+        self,
+        values: list[float],
+        lo_px: float,
+        hi_px: float,
+        log: bool,
+        keep: list[float] | None = None,
+    ) -> None:
+        """``keep``: values the scale must reach whatever the fence says (the top pick's: an
+        answer's #1 had been drawn as a hollow, unlabelled ring at the axis's end)."""
         vals = [v for v in values if v is not None and math.isfinite(v)]
         cap = robust_max(vals) if not log else None
+        kept = [v for v in keep or [] if v is not None and math.isfinite(v)]
+        if cap is not None and kept:
+            cap = max(cap, *kept)
+            cap = cap if max(vals) > cap else None
         if cap is not None:
             vals = [v for v in vals if v <= cap]
         self.cap = max(vals) if cap is not None and vals else None
@@ -184,8 +197,9 @@ def xy_chart(
         all_pts = [p for p in all_pts if p["x"] > 0]
     if log_y:
         all_pts = [p for p in all_pts if p["y"] > 0]
-    xa = _Axis([p["x"] for p in all_pts], left, right, log_x)
-    ya = _Axis([p["y"] for p in all_pts], bottom, top, log_y)
+    picks = [p for p in all_pts if p.get("emphasis")]  # never off the scale
+    xa = _Axis([p["x"] for p in all_pts], left, right, log_x, [p["x"] for p in picks])
+    ya = _Axis([p["y"] for p in all_pts], bottom, top, log_y, [p["y"] for p in picks])
     out: list[Series] = []
     for i, (name, pts) in enumerate(series):
         s = Series(name=name, index=i)
