@@ -15,11 +15,20 @@ _GROUPED_RE = re.compile(
 _NUMBER_RE = re.compile(r"^([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)([kmbt]?)$", re.IGNORECASE)
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 NUMBER_HELP = "like 15k, 8.03B, 1,281,167 or $800"
+# A word after the digits ("2,500 dollars", "15 kW"): the number is fine, the word is not read;
+# the message says so rather than blaming the comma or the digits.
+_WORD_RE = re.compile(r"^(.*[0-9.])([^\W\d_]+)$")
 
 
 def parse_number(text: str) -> float:
     """'8.03B' -> 8.03e9, '$800' -> 800, '15k' -> 15000, '1,281,167' -> 1281167, '1.2e9'."""
     cleaned = re.sub(r"[\s_$]|usd", "", text.strip(), flags=re.IGNORECASE)
+    word = _WORD_RE.match(cleaned)
+    if word and word.group(2).lower() not in _SUFFIX and _reads(word.group(1)):
+        raise ValueError(
+            f"{text.strip()!r}: {word.group(2)!r} is not a unit read here (k, M, B, T, $ or "
+            f"USD); write the number alone, {NUMBER_HELP}"
+        )
     if "," in cleaned:
         if not _GROUPED_RE.match(cleaned):
             raise ValueError(
@@ -36,6 +45,15 @@ def parse_number(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError("must be a finite number")
     return -value if negative else value
+
+
+def _reads(text: str) -> bool:
+    """Whether ``text`` alone is a number parse_number reads."""
+    try:
+        parse_number(text)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_int(text: str) -> int:

@@ -183,7 +183,9 @@ Runtime = Literal[
 RUNTIMES: tuple[Runtime, ...] = get_args(Runtime)
 RUNTIME_LABELS: dict[str, str] = {
     "pytorch": "PyTorch (eager)",
-    "torch-compile": "PyTorch compiled (torch.compile / CUDA graphs)",
+    # priced as it runs with no mode set (Inductor's kernels launched from Python), an LLM's
+    # decode and prefill as gpt-fast's mode="reduce-overhead" (data/efficiency.yaml's rows)
+    "torch-compile": "PyTorch compiled (torch.compile default mode; LLM inference: CUDA graphs)",
     "tensorrt": "TensorRT",
     "onnxruntime": "ONNX Runtime",
     "tensorflow": "TensorFlow",

@@ -200,6 +200,10 @@ class FitRow:
     unit: str | None
     precision: str | None
     reason: str | None
+    # what the figure runs on: an LLM's tokens/s is the runtime's and its prompt's (the GPU
+    # page's "Largest LLM preset" line had read 17.6 tokens/s without saying HF Transformers)
+    runtime: str | None = None
+    prompt_tokens: int | None = None
 
 
 def _what_fits(
@@ -241,6 +245,8 @@ def _what_fits(
             unit=r.throughput.unit if ok and r else None,
             precision=r.precision if r else None,
             reason=None if ok else (est.excluded.reason if est.excluded else "does not fit"),
+            runtime=est.workload.runtime,
+            prompt_tokens=est.workload.seq_len,
         )
 
     rows = [run(p) for p in presets]

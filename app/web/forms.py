@@ -437,6 +437,8 @@ def _number(f: FormField, text: str) -> int | float:
     except ValueError as exc:
         if str(exc) == f"must be a number, {NUMBER_HELP}":
             raise ValueError(f"must be a number, {number_example(f)}") from None
+        if str(exc).endswith(NUMBER_HELP):  # an unread word: this field's own examples
+            raise ValueError(str(exc).removesuffix(NUMBER_HELP) + number_example(f)) from None
         raise
 
 
@@ -456,7 +458,9 @@ def _read(f: FormField, texts: list[str]) -> Any:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(
-                f"must be JSON, like the model's config.json: {exc.msg} at line {exc.lineno}, "
+                # json's "Unterminated string starting at" already ends in "at"
+                f"must be JSON, like the model's config.json: {exc.msg.removesuffix(' at')} "
+                f"at line {exc.lineno}, "
                 f"column {exc.colno}"
             ) from None
     return text

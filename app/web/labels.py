@@ -18,7 +18,9 @@ CHOICES: dict[str, dict[str, str]] = {
     "extra_gpus": vocab.EXTRA_GPUS_LABELS,
     "runtime": {
         **vocab.RUNTIME_LABELS,
-        "torch-compile": "torch.compile (CUDA graphs)",
+        # what is priced: no mode set, no CUDA graphs (an LLM's decode replays them: the
+        # answer's echo says so, question_pages._runtime_echo; vocab.RUNTIME_LABELS)
+        "torch-compile": "torch.compile (default mode)",
         "transformers": "HF Transformers generate",
     },
     "quantization": vocab.QUANTIZATION_LABELS,

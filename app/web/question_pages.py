@@ -27,9 +27,9 @@ from app.recommend import schemas as rs
 from app.recommend.repository import Stamps, input_stamps
 from app.recommend.summary import split_stale
 from app.recommend.whatif import config_name
-from app.recommend.workloads import blank_peft, recipe_checkpointing
+from app.recommend.workloads import blank_peft, recipe_checkpointing, resolve_workload
 from app.reports import service as reports
-from app.vocab import RUNTIME_FRAMEWORK
+from app.vocab import RUNTIME_FRAMEWORK, TRAINING_TASKS
 from app.web import charts
 from app.web.forms import (
     FormField,
@@ -65,6 +65,9 @@ class PresetView:
     defaults: dict[str, Any]
     model: dict[str, Any]
     hints: dict[str, str] = field(default_factory=dict)  # what a blank field means under it
+    # the hints another task changes: {task: {field: text}} (a blank batch under fine-tuning
+    # is Alpaca's 128 sequences, not the inference preset's 1)
+    task_hints: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 # The preset files are read once per data directory (presets.load_presets), so their views
@@ -87,6 +90,7 @@ def _presets(settings: Settings) -> list[PresetView]:
                 defaults=dict(w.defaults),
                 model=w.model.model_dump(),
                 hints=_hints(dict(w.defaults), w.model.model_dump()),
+                task_hints=_task_hints(w.id, dict(w.defaults), settings.data_dir),
             )
             for w in orchestrate.list_workloads(settings).workloads
         ]
@@ -109,6 +113,26 @@ def _hints(defaults: dict[str, Any], model: dict[str, Any]) -> dict[str, str]:
     return hints
 
 
+def _task_hints(preset: str, defaults: dict[str, Any], data_dir: Path) -> dict[str, dict[str, str]]:
+    """The blank batch the engine assumes when the preset is asked for another task that
+    trains (workloads._batch_size: GPT-3's tokens per step, Alpaca's 128 sequences, He et
+    al.'s 128 images), where it is not the preset's own: the placeholder follows the task as
+    the blank "Activation checkpointing" does. Read from the resolver, not copied."""
+    out: dict[str, dict[str, str]] = {}
+    own = defaults.get("batch_size")
+    show = fields_by_name()["batch_size"].show
+    for task in TRAINING_TASKS:
+        if task == defaults.get("task"):
+            continue
+        try:
+            work, _ = resolve_workload(rs.WorkloadIn(preset=preset, task=task), data_dir)
+        except AppError:
+            continue  # the task is refused for this preset: the answer says why
+        if work.batch_size != own:
+            out[task] = {"batch_size": show(work.batch_size)}
+    return out
+
+
 def _preset_hints(presets: list[PresetView]) -> dict[str, dict[str, str]]:
     return {p.id: p.hints for p in presets}
 
@@ -128,15 +152,21 @@ def _form_context(
     preset_id = str(form.values.get("preset") or "")
     current = next((p for p in presets if p.id == preset_id), None)
     task = str(form.values.get("task") or (current.task if current else "") or "")
+    shown = hints.get(preset_id, {})
+    if current is not None and task in current.task_hints:
+        shown = {**shown, **current.task_hints[task]}
     return {
         "form": form,
         "groups": grouped_fields(),
         "presets": presets,
         "preset_hints": hints,
         "preset_tasks": {p.id: p.task for p in presets},
-        # what the script needs to say a blank "Activation checkpointing" as the engine reads it
-        "preset_recipes": {p.id: [p.family, p.defaults.get("peft") or ""] for p in presets},
-        "current_hints": hints.get(preset_id, {}),
+        # what the script needs to say a blank "Activation checkpointing" and a blank batch
+        # as the engine reads them under the task chosen
+        "preset_recipes": {
+            p.id: [p.family, p.defaults.get("peft") or "", p.task_hints] for p in presets
+        },
+        "current_hints": shown,
         "blank_labels": _blank_labels(form, current, task),
         "current_task": task,
         "device_reports": _device_reports(session),
@@ -415,17 +445,25 @@ def _echo(
             out.append(("Dataset", f"{size}, {basis}"))
     if w.latency_target_ms:
         out.append(("Latency target", f"{num(w.latency_target_ms)} ms per batch"))
-    return out + _runtime_echo(w.runtime) + _echo_limits(answer, req, as_of)
+    llm = w.task == "inference" and w.model.family == "decoder"
+    return out + _runtime_echo(w.runtime, llm) + _echo_limits(answer, req, as_of)
 
 
-def _runtime_echo(runtime: str) -> list[tuple[str, ...]]:
+# torch.compile as an LLM's decode and prefill are priced: CUDA graphs, gpt-fast's mode
+# (data/efficiency.yaml's decode|prefill row); other jobs get the form's "default mode" label
+COMPILE_LLM_LABEL = 'torch.compile (CUDA graphs, mode="reduce-overhead")'
+
+
+def _runtime_echo(runtime: str, llm_inference: bool = False) -> list[tuple[str, ...]]:
     """What runs the job: its framework, and the runtime where that is not the framework's
     own; a runtime that is no framework's program alone."""
     framework = RUNTIME_FRAMEWORK.get(runtime)
     if framework is None:
         return [("Runtime", choice_label("runtime", runtime))]
     out: list[tuple[str, ...]] = [("Framework", choice_label("framework", framework))]
-    if runtime != framework:
+    if runtime == "torch-compile" and llm_inference:
+        out.append(("Runtime", COMPILE_LLM_LABEL))
+    elif runtime != framework:
         out.append(("Runtime", choice_label("runtime", runtime)))
     return out
 

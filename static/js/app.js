@@ -5,15 +5,15 @@
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
 
-  /* ---- the question form: preset placeholders, fields of the chosen task ------------- */
+  /* the question form: preset placeholders, fields of the chosen task */
   function readJson(id) {
     var node = document.getElementById(id);
     if (!node) return {};
     try { return JSON.parse(node.textContent || "{}"); } catch (e) { return {}; }
   }
 
-  function applyPreset(form, hints, presetId) {
-    var h = hints[presetId] || {};
+  function applyPreset(form, hints, presetId, byTask, only) {
+    var h = Object.assign({}, hints[presetId], byTask);
     $all("[data-field]", form).forEach(function (wrap) {
       var name = wrap.getAttribute("data-field");
       var input = $("input[type=text]", wrap);
@@ -22,7 +22,7 @@
       if (input) {
         input.placeholder = hint !== null ? String(hint) : (input.getAttribute("data-placeholder") || "");
       }
-      if (select) {
+      if (select && !only) {
         var opt = $("option[data-default-option]", select);
         if (opt) {
           if (!opt.hasAttribute("data-text")) opt.setAttribute("data-text", opt.textContent);
@@ -32,7 +32,7 @@
     });
     var note = $("[data-preset-note]", form);
     var sel = $("[data-preset-select]", form);
-    if (note && sel) {
+    if (note && sel && !only) {
       note.textContent = presetId
         ? "Blank fields take the values of " + sel.options[sel.selectedIndex].text + "."
         : "Custom workload: give at least the task, the model family and its size.";
@@ -83,10 +83,14 @@
     var taskSel = $("select[name=task]", form);
     var recipes = readJson("preset-recipes");
     var recipe = function () { applyRecipe(form, hints, presetTasks, recipes); };
+    var preset = function (only) {
+      var id = sel.value, r = recipes[id] || [];
+      applyPreset(form, hints, id, (r[2] || {})[(taskSel && taskSel.value) || presetTasks[id]], only);
+    };
     if (sel) {
-      sel.addEventListener("change", function () { applyPreset(form, hints, sel.value); applyTask(form, presetTasks); recipe(); });
+      sel.addEventListener("change", function () { preset(false); applyTask(form, presetTasks); recipe(); });
     }
-    if (taskSel) taskSel.addEventListener("change", function () { applyTask(form, presetTasks); recipe(); });
+    if (taskSel) taskSel.addEventListener("change", function () { if (sel) preset(true); applyTask(form, presetTasks); recipe(); });
     $all("select[name=peft], select[name=family]", form).forEach(function (el) { el.addEventListener("change", recipe); });
     applyTask(form, presetTasks);
     recipe();
@@ -117,7 +121,7 @@
   openTarget();
   window.addEventListener("hashchange", openTarget);
 
-  /* ---- share link ------------------------------------------------------------------- */
+  /* share link */
   var copy = $("[data-copy-link]");
   var shareUrl = $("[data-share-url]");
   if (copy && shareUrl) {
@@ -135,7 +139,7 @@
     });
   }
 
-  /* ---- deploy blocks: a copy button per command or file ------------------------------ */
+  /* deploy blocks: a copy button per command or file */
   $all("[data-copy-block]").forEach(function (btn) {
     var block = document.getElementById(btn.getAttribute("data-copy-block"));
     if (!block) return;
@@ -156,7 +160,7 @@
     });
   });
 
-  /* ---- tables: sortable columns, a hint when a table scrolls sideways ----------------- */
+  /* tables: sortable columns, a hint when a table scrolls sideways */
   function cellValue(row, index) {
     var cell = row.children[index];
     if (!cell) return null;
@@ -214,7 +218,7 @@
     update();
   });
 
-  /* ---- catalog: compare selection, kept across pages in localStorage ------------------- */
+  /* catalog: compare selection, kept across pages in localStorage */
   var cmpButton = $("[data-compare-button]");
   var cmpForm = document.getElementById("compare-form");
   if (cmpButton && cmpForm) {
@@ -257,14 +261,14 @@
     sync();
   }
 
-  /* ---- catalog: filters fold away on a phone unless some are set ---------------------- */
+  /* catalog: filters fold away on a phone unless some are set */
   var filters = $("details[data-filters]");
   if (filters && window.matchMedia && window.matchMedia("(max-width: 40rem)").matches &&
       !/[?&](q|vendor|segment|precision|min_memory_gb|max_memory_gb|max_price_usd|max_hourly_usd)=[^&]/.test(window.location.search)) {
     filters.open = false;
   }
 
-  /* ---- measured machines: upload by drag and drop ---------------------------------- */
+  /* measured machines: upload by drag and drop */
   var drop = $("[data-dropzone]");
   if (drop) {
     var fileInput = $("input[type=file]", drop);
@@ -284,7 +288,7 @@
     });
   }
 
-  /* ---- the server's machine: a benchmark run with live progress ---------------------- */
+  /* the server's machine: a benchmark run with live progress */
   var bench = $("[data-bench]");
   if (bench) {
     var RUN_KEY = "gpu-advisor.bench-run";
