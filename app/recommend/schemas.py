@@ -620,7 +620,9 @@ class WorkloadIn(_In):
         description="How the model runs: eager PyTorch, torch.compile, TensorRT, vLLM, "
         "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
         "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm/Intel (llama.cpp where "
-        "vLLM does not run), MLX on Apple, llama.cpp on CPU.",
+        "vLLM does not run), MLX on Apple, llama.cpp on CPU. torch.compile is priced in "
+        "its default mode (no CUDA graphs); an LLM's decode and prefill as "
+        'mode="reduce-overhead" (CUDA graphs).',
         json_schema_extra=ui("workload", assumed="Picked for the job"),
     )
     quantization: Quantization | None = Field(
