@@ -222,8 +222,13 @@ def fabric(gpu: GpuSpec) -> Fabric:
     text = f"{gpu.interconnect or ''} | {gpu.form_factor or ''}".lower()
     pcie = PCIE_GBS.get(gpu.pcie_gen or 4, 31.5) * (gpu.pcie_lanes or 16) / 16
     # GeForce cards: the stock NVIDIA driver does not enable PCIe peer-to-peer (P2P works only
-    # with the community-patched tinygrad/open-gpu-kernel-modules for 3090/4090/5090).
-    p2p = not (gpu.vendor == "nvidia" and gpu.segment in ("consumer", "laptop"))
+    # with the community-patched tinygrad/open-gpu-kernel-modules for 3090/4090/5090). Arc
+    # cards in a desktop: the consumer host's root complex does not route peer traffic between
+    # its root ports, so Linux's pci_p2pdma refuses it and Level Zero copies card to card
+    # through host memory (github.com/intel/compute-runtime issue #935, two Arc Pro B70s on a
+    # Rocket Lake host; forcing it corrupted data, as peer copies did on four B70s, #942).
+    # Radeon stays P2P: ROCm's answers tie it to large BAR and the platform, not the card.
+    p2p = not (gpu.vendor in ("nvidia", "intel") and gpu.segment in ("consumer", "laptop"))
     per_dir = gpu.interconnect_gbs / 2 if gpu.interconnect_gbs else None  # catalog: bidirectional
     # a baseboard's fabric joins the whole server: 8 GPUs, or the node the catalog names
     node = gpu.node_gpus or NODE_GPUS

@@ -651,6 +651,7 @@ def pipeline_frozen_params(model: ModelSpec) -> dict[str, float]:
 
 
 _FROZEN_NOTE = "weights include the pipeline's frozen"
+_VAE_PART = "VAE"  # the PIPELINE_FROZEN_PARAMS entry that runs the decode
 
 
 def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
@@ -691,11 +692,15 @@ def model_offload(work: WorkloadSpec, *, backend: str = "cuda") -> ModelOffload 
     diffusers' model offloading keeps one of the pipeline's models (text encoders, UNet, VAE)
     on the GPU and the others on the CPU, the UNet staying for the whole denoising loop
     (docs/source/en/optimization/memory.md, "Model offloading"); ComfyUI's model management
-    and A1111's --medvram do the same. The peak is then the largest component, the UNet, with
-    the pass's workspace (kept at the default pipeline's, which already takes the larger of a
-    UNet op and the VAE decode). Each call ends in ``maybe_free_model_hooks()``, which moves
-    every component back to the CPU (pipelines/pipeline_utils.py), so every call copies all
-    of them in again. The default pipeline (``.to("cuda")``) keeps them all resident, which
+    and A1111's --medvram do the same. Each component comes in only when it runs, after
+    accelerate's CpuOffload hook has moved the one before it out and emptied the allocator's
+    cache (``prev_module_hook.offload()`` then ``clear_device_cache()`` in its pre_forward),
+    so the peak is the largest of each component's weights with its own transient: the UNet's
+    (or transformer's) largest op beside the UNet, the decode's beside the VAE alone (the
+    default pipeline's workspace adds the decode to every weight, and its allocator slack is
+    sized on them all). Each call ends in ``maybe_free_model_hooks()``, which moves every
+    component back to the CPU (pipelines/pipeline_utils.py), so every call copies all of them
+    in again. The default pipeline (``.to("cuda")``) keeps them all resident, which
     ``memory_breakdown`` counts: this is the alternative, never the default."""
     parts = pipeline_frozen_params(work.model)
     if work.training or not parts:
@@ -703,10 +708,15 @@ def model_offload(work: WorkloadSpec, *, backend: str = "cuda") -> ModelOffload 
     full = memory_breakdown(work, backend=backend)
     frozen = _frozen_pipeline_bytes(work, [])
     each = frozen / sum(parts.values())  # bytes per frozen parameter
-    # the default's allocator slack (in the workspace) stays: it was sized on every component
-    resident = max(work.weight_bytes, max(parts.values()) * each)
+    denoise, decode = _diffusion_transients(work, 4.0 if work.precision == "fp32" else 2.0)
+    # (weights, transient) of each component while it alone is on the GPU; a text encoder's
+    # own transient (one prompt's 77–512 tokens) is not traced and is small beside its weights
+    held = [(work.weight_bytes, denoise)] + [
+        (n * each, decode if name == _VAE_PART else 0.0) for name, n in parts.items()
+    ]
+    resident, transient = max(held, key=sum)
     notes = tuple(n for n in full.notes if not n.startswith(_FROZEN_NOTE))
-    offloaded = replace(full, weights=resident / GB, notes=notes)
+    offloaded = replace(full, weights=resident / GB, workspace=transient / GB, notes=notes)
     return ModelOffload(offloaded, work.weight_bytes + frozen)
 
 
@@ -1310,9 +1320,17 @@ def _inference_workspace(work: WorkloadSpec, act_b: float) -> float:
         return s * b * 6 * float(m.hidden_size or 0) * act_b
     if m.family == "diffusion" and m.operators is not None:
         # the largest op of a UNet pass or of the VAE decode, input and output live together
-        dec = m.decoder_operators
-        peak = max(table_transient(m.operators, act_b), table_transient(dec, act_b) if dec else 0)
-        return peak * b
+        return max(_diffusion_transients(work, act_b))
     # forward-only: one or two layers' feature maps live at a time, a small share of the
     # training footprint (which keeps every layer's)
     return 0.1 * activation_bytes(work, b, flash_attention=True, act_bytes=act_b)
+
+
+def _diffusion_transients(work: WorkloadSpec, act_b: float) -> tuple[float, float]:
+    """Bytes of the largest op of one UNet (or transformer) pass and of the VAE decode, input
+    and output live together, for the job's batch (0 where the model has no such table)."""
+    m = work.model
+    unet = table_transient(m.operators, act_b) if m.operators is not None else 0.0
+    dec = m.decoder_operators
+    vae = table_transient(dec, act_b) if dec is not None else 0.0
+    return unet * work.batch_size, vae * work.batch_size

@@ -272,18 +272,33 @@ def _context(
     )
 
 
-def _headline_memory(work: WorkloadSpec) -> MemoryBreakdown:
-    """The least memory the job needs on one GPU: a training batch can always run as
-    gradient-accumulation steps of one sample (the engine's micro-batch saver), so it is
-    counted at micro-batch 1 — an assumed 1,024-sequence batch is never held at once, and
-    what-if variants compare on the same footing. Each row shows its own micro-batch."""
-    if not work.training or work.batch_size <= 1:
+def _headline_memory(work: WorkloadSpec, allowed: frozenset[str]) -> MemoryBreakdown:
+    """The least memory the job needs on one GPU with the savers the answer may add
+    (``allowed``, ``_savers_allowed``): a training batch can always run as gradient-accumulation
+    steps of one sample, so it is counted at micro-batch 1 — an assumed 1,024-sequence batch is
+    never held at once, and what-if variants compare on the same footing — and, where the
+    request left them to the engine, with gradient checkpointing and 8-bit AdamW, as rows that
+    need them run (evaluate._build_ladder). Each row shows its own."""
+    if not work.training:
         return memory_breakdown(work)
-    mem = memory_breakdown(dataclasses.replace(work, batch_size=1))
-    note = (
-        f"the least the job needs: micro-batch 1, the batch of {work.batch_size:,} as "
-        f"{work.batch_size:,} gradient-accumulation steps (each row gives its own micro-batch)"
-    )
+    changes: dict[str, object] = {}
+    said: list[str] = []
+    if "micro_batch" in allowed and work.batch_size > 1:
+        changes.update(batch_size=1, accumulates=True)
+        said.append(
+            f"micro-batch 1, the batch of {work.batch_size:,} as {work.batch_size:,} "
+            "gradient-accumulation steps"
+        )
+    if "checkpointing" in allowed and not work.gradient_checkpointing:
+        changes["gradient_checkpointing"] = True
+        said.append("gradient checkpointing")
+    if "adam8bit" in allowed and work.optimizer == "adamw":
+        changes["optimizer"] = "adam8bit"
+        said.append("8-bit AdamW (on cards that run bitsandbytes)")
+    if not changes:
+        return memory_breakdown(work)
+    mem = memory_breakdown(work.with_flags(**changes))
+    note = f"the least the job needs: {', '.join(said)} (each row gives its own)"
     return dataclasses.replace(mem, notes=(note, *mem.notes))
 
 
@@ -1138,7 +1153,7 @@ def recommend(
         ]
     )
     warnings += _fallback_warnings(ordered, work.precision)
-    top_mem = _headline_memory(work)
+    top_mem = _headline_memory(work, _savers_allowed(request.workload))
     response = s.RecommendationResponse(
         workload=resolved_out(work),
         memory=memory_out(top_mem, None),

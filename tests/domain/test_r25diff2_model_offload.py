@@ -33,8 +33,10 @@ def test_offload_keeps_only_the_unet_resident(sdxl: w.ModelSpec) -> None:
     unet = sdxl.params * 2 / w.GB
     assert off.memory.weights == pytest.approx(unet)
     # the encoders and VAE leave the peak; workspace and context stay the default's
-    assert full.total - off.memory.total == pytest.approx(FROZEN * 2 / w.GB)
-    assert off.memory.workspace == full.workspace
+    # the frozen text encoders and VAE leave the card, and so does the VAE decode's transient
+    # (accelerate's CpuOffload moves the previous component out before the next comes in)
+    assert full.total - off.memory.total > FROZEN * 2 / w.GB
+    assert off.memory.workspace < full.workspace
     assert off.memory.framework == full.framework
     # an 8 GB card's 8.0 GiB: the default misses it, the offloaded pipeline does not
     assert full.total > 8 * 2**30 / 1e9 > off.memory.total

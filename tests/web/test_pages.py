@@ -914,7 +914,10 @@ def test_training_headline_memory_is_the_least_and_names_the_top_picks_share(
         "&acquisition=rent&objective=fastest",
     )
     card = html.split('<div class="k">Memory needed')[1].split('<div class="card">')[0]
-    assert "the least: micro-batch 1, the batch of 1,024 as accumulation steps" in card
+    assert (
+        "the least the job needs: micro-batch 1, the batch of 1,024 as 1,024 "
+        "gradient-accumulation steps" in card
+    )
     assert "the top pick: 16 GPUs," in card
     # the assumed batch is said in the notes, in the form's words (the verdict states it among
     # its assumptions, not as its caveat)
