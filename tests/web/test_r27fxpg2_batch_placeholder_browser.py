@@ -4,26 +4,17 @@ fine-tuned reads Alpaca's 128, not the preset's 1."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
-from tests.web.test_browser import Watch, browser, server, watch  # noqa: F401  (fixtures)
+# the browser, server and console watch every browser test uses, and the form tests' page
+from tests.web.test_browser import browser, server, watch  # noqa: F401  (fixtures)
+from tests.web.test_uifix_form_browser import page  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def page(browser: Browser, watch: Watch, server: str) -> Iterator[Page]:  # noqa: F811 (fixtures)
-    context = browser.new_context(base_url=server, viewport={"width": 1280, "height": 900})
-    pg = watch.attach(context.new_page())
-    pg.set_default_timeout(30_000)
-    yield pg
-    context.close()
-
-
-def test_the_blank_batch_follows_the_task(page: Page) -> None:
+def test_the_blank_batch_follows_the_task(page: Page) -> None:  # noqa: F811 (fixture)
     page.goto("/")
     batch = page.locator("#f-batch_size")
     blank_precision = page.locator("#f-precision option[data-default-option]")
