@@ -318,7 +318,12 @@ def _fastest(
 
 
 def test_each_vendor_is_served_by_a_runtime_that_runs_there(read_client: TestClient) -> None:
-    out = _fastest(read_client, _serving(), {"allow_4bit": True})  # a 24 GB card holds 70B at int4
+    # a 24 GB card holds 70B at int4; 8 x Arc B580 copy through host memory (no peer-to-peer
+    # between consumer Arc cards), so its tensor-parallel replica meets looser targets than
+    # MLPerf's default: this test is about which runtime serves each vendor
+    out = _fastest(
+        read_client, _serving(ttft_ms_target=5000, itl_ms_target=400), {"allow_4bit": True}
+    )
     rows = {row["gpu"]["slug"]: row for row in out["recommendations"]}
     # vLLM runs on Intel GPUs (tensor parallel; experimental there, said) and on Gaudi
     b580 = rows["arc-b580"]
