@@ -1641,6 +1641,11 @@ def _slot_said(width: float | None, n: int) -> str | None:
     if not width or width * n <= DESKTOP_SLOTS:
         return None
     slots = f"{n} cards × {width:g} slots"
+    if n > DESKTOP_SLOTS:
+        # each card needs a board slot of its own, whatever the case (8 single-slot cards
+        # had been told they fit a tower with 8 openings)
+        board = f"a desktop board's {DESKTOP_SLOTS} slots"
+        return f"{slots} do not fit {board}: use risers or a server chassis."
     if width * n <= CASE_SLOTS:
         return (
             f"{slots} need a case with {CASE_SLOTS} slot openings (a workstation tower's; "

@@ -663,9 +663,10 @@ def _recommendation(
             )
             if w
         ]
-        # what the hardware bought needs besides the cards, as training and inference rows say
-        + list(row.served.caveats)
-        + ([g] if (g := compat.geforce_caveat(gpu)) else []),
+        # the GeForce licence before what the hardware bought needs besides the cards (as
+        # training and inference rows say it): the verdict quotes the first that applies
+        + ([g] if (g := compat.geforce_caveat(gpu)) else [])
+        + list(row.served.caveats),
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],
         **extra,

@@ -48,3 +48,13 @@ def test_blower_versions_only_for_cards_wider_than_one() -> None:
     assert "do not fit" in triple and "dual-slot blower versions" in triple, triple
     (five,) = _slots(TRIPLE, 5)  # five blower boards take 10: no room gained
     assert "blower" not in five, five
+
+
+def test_eight_single_slot_cards_need_eight_board_slots() -> None:
+    """Each card needs a board slot of its own: 8 single-slot cards do not fit a desktop
+    board's 7 slots whatever the case (the regression hunt: they had read 'need a case with 8
+    slot openings')."""
+    single = replace(DUAL, slug="single-ws", name="Single WS", slot_width=1.0)
+    (line,) = _slots(single, 8)
+    assert "do not fit a desktop board's 7 slots" in line and "case with 8" not in line, line
+    assert _slots(single, 7) == []

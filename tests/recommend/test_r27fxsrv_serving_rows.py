@@ -73,3 +73,22 @@ def test_a_job_budget_serving_ignores_changes_nothing(read_client: TestClient) -
     assert held["counts"] == free["counts"]
     assert held["excluded"] == free["excluded"]
     assert held["recommendations"] == free["recommendations"]
+
+
+def test_a_bought_geforce_serving_row_says_the_licence_before_the_purchase_caveats(
+    read_client: TestClient,
+) -> None:
+    """The answer's verdict quotes a row's first warning: the GeForce licence stays ahead of
+    the purchase caveats (the regression hunt: they had pushed it out of the verdict)."""
+    ask = {
+        "workload": {"preset": "qwen3-32b", "task": "serving",
+                     "serving": {"concurrent_requests": 20}},
+        "constraints": {"acquisition": "buy", "vendors": ["nvidia"], "segments": ["consumer"]},
+    }  # fmt: skip
+    rows = _ask(read_client, ask)["recommendations"]
+    assert rows
+    for row in rows:
+        said = row["warnings"]
+        lic = next(i for i, w in enumerate(said) if "GeForce driver licence" in w)
+        alone = next(i for i, w in enumerate(said) if "cards alone" in w or "card alone" in w)
+        assert lic < alone, said
