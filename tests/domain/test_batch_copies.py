@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from app.domain import evaluate as ev
+from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec, WorkloadSpec
 from tests.domain.fixtures import RESNET50, RTX4090, RULES
 
@@ -26,13 +27,21 @@ def _work(model: ModelSpec = UNET, **kw: object) -> WorkloadSpec:
     return WorkloadSpec(task="inference", model=model, precision="fp16", **kw)  # type: ignore[arg-type]
 
 
-def _ctx(work: WorkloadSpec, **limits: object) -> ev.Context:
-    return ev.Context(work=work, rules=RULES, limits=ev.Limits(objective="fastest", **limits))  # type: ignore[arg-type]
+def _ctx(work: WorkloadSpec, offers: object = None, **limits: object) -> ev.Context:
+    return ev.Context(
+        work=work,
+        rules=RULES,
+        limits=ev.Limits(objective="fastest", **limits),  # type: ignore[arg-type]
+        offers=offers,  # type: ignore[arg-type]
+    )
 
 
-def _on(work: WorkloadSpec, n: int) -> ev.ConfigResult:
-    ctx = _ctx(work, exact_gpus=n)
-    planned = ev.plan(RTX4090, ctx)
+def on(
+    work: WorkloadSpec, n: int, gpu: GpuSpec = RTX4090, offers: object = None
+) -> ev.ConfigResult:
+    """``work`` evaluated on exactly ``n`` of ``gpu`` (``offers``: the context's, if any)."""
+    ctx = _ctx(work, offers, exact_gpus=n)
+    planned = ev.plan(gpu, ctx)
     assert isinstance(planned, list), planned
     (config,) = [c for c in planned if c.num_gpus == n]
     res = ev.evaluate(config, ctx)
@@ -51,8 +60,8 @@ def _fewest_batch_apart() -> int:
 
 def test_a_batch_one_gpu_cannot_hold_runs_as_copies_on_two_not_as_one_split_model() -> None:
     b = _fewest_batch_apart()
-    two = _on(_work(batch_size=b), 2)
-    half = _on(_work(batch_size=b // 2), 1)
+    two = on(_work(batch_size=b), 2)
+    half = on(_work(batch_size=b // 2), 1)
     assert two.perf is not None and half.perf is not None
     assert two.memory is not None and half.memory is not None
     assert two.perf.comm_s == 0.0 and two.perf.bottleneck != "interconnect"
@@ -66,7 +75,7 @@ def test_a_batch_one_gpu_cannot_hold_runs_as_copies_on_two_not_as_one_split_mode
 
 def test_batch_one_over_a_dataset_spreads_over_eight_copies_each_holding_the_model() -> None:
     work = _work(batch_size=1, dataset_samples=1e6)
-    one, eight = _on(work, 1), _on(work, 8)
+    one, eight = on(work, 1), on(work, 8)
     assert one.perf is not None and eight.perf is not None
     assert one.memory is not None and eight.memory is not None
     # memory per GPU is one copy's (the weights were divided by 8: 0.65 GB of SDXL's 5.2)
@@ -87,7 +96,7 @@ def test_batch_one_over_a_dataset_spreads_over_eight_copies_each_holding_the_mod
 
 def test_one_batch_of_one_on_eight_gpus_gains_nothing_and_says_the_others_idle() -> None:
     work = _work(batch_size=1)  # no dataset: one batch, one image
-    one, eight = _on(work, 1), _on(work, 8)
+    one, eight = on(work, 1), on(work, 8)
     assert one.perf is not None and eight.perf is not None
     assert eight.perf.throughput == pytest.approx(one.perf.throughput, rel=1e-9)
     assert "1 of them busy" in eight.perf.parallelism
@@ -107,9 +116,9 @@ def test_a_model_one_gpu_cannot_hold_at_batch_1_is_not_split_over_several() -> N
 def test_a_dataset_smaller_than_the_copies_keeps_only_that_many_busy() -> None:
     """Two images on eight copies at batch 1: two copies work, not eight (716 images/s where
     one card gives ~90 had been said for a 2-image job)."""
-    one = _on(_work(batch_size=1, dataset_samples=1000), 1)
-    small = _on(_work(batch_size=1, dataset_samples=2), 8)
-    large = _on(_work(batch_size=1, dataset_samples=1000), 8)
+    one = on(_work(batch_size=1, dataset_samples=1000), 1)
+    small = on(_work(batch_size=1, dataset_samples=2), 8)
+    large = on(_work(batch_size=1, dataset_samples=1000), 8)
     assert one.perf is not None and small.perf is not None and large.perf is not None
     assert small.perf.throughput == pytest.approx(2 * one.perf.throughput, rel=0.02)
     assert large.perf.throughput == pytest.approx(8 * one.perf.throughput, rel=0.02)
@@ -117,7 +126,7 @@ def test_a_dataset_smaller_than_the_copies_keeps_only_that_many_busy() -> None:
 
 
 def test_copies_a_small_dataset_leaves_idle_say_so() -> None:
-    small = _on(_work(batch_size=1, dataset_samples=2), 8)
+    small = on(_work(batch_size=1, dataset_samples=2), 8)
     assert small.perf is not None
     assert (
         small.perf.parallelism == "8 copies × 1 GPU at batch 1, 2 of them busy (the dataset's size)"

@@ -14,6 +14,7 @@ from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.workload import WorkloadSpec
 from tests.domain.fixtures import BERT_LARGE, H100, RTX4090, RULES
+from tests.domain.test_batch_copies import on
 
 USAGE = costs.Usage()
 POLICY = costs.RentalPolicy()
@@ -24,18 +25,7 @@ def _work(**kw: object) -> WorkloadSpec:
 
 
 def _on(work: WorkloadSpec, n: int, offers: object = None) -> ev.ConfigResult:
-    ctx = ev.Context(
-        work=work,
-        rules=RULES,
-        limits=ev.Limits(objective="fastest", exact_gpus=n),
-        offers=offers,  # type: ignore[arg-type]
-    )
-    planned = ev.plan(H100, ctx)
-    assert isinstance(planned, list), planned
-    (config,) = [c for c in planned if c.num_gpus == n]
-    res = ev.evaluate(config, ctx)
-    assert res.ok and res.perf is not None and res.memory is not None, res.exclusion
-    return res
+    return on(work, n, H100, offers)
 
 
 def test_copies_over_a_dataset_each_run_the_stated_batch_and_multiply_the_speed() -> None:
