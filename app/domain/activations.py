@@ -341,16 +341,19 @@ def table_op_saved(op: dict[str, Any], *, compute: float, norm: float) -> float:
     return _saved_out(op, compute)  # pool, softmax, embedding
 
 
-# bytes of a 4-byte word of a 16-bit trace's output (operators.F32_FIELDS: the fp32 tensors a
-# pipeline's ops write whatever the activation width, FLUX.1's fp32 rotary products)
-_WIDE_B = 4.0
+# bytes of a 4-byte word of a 16-bit trace (operators.F32_FIELDS: the fp32 tensors a pipeline's
+# ops read and write whatever the activation width, FLUX.1's fp32 rotary products)
+WIDE_B = 4.0
+
+
+def mixed_bytes(elements: float, wide: float, width: float) -> float:
+    """Bytes of ``elements`` at ``width`` bytes each, ``wide`` of them fp32 words at 4."""
+    return (elements - wide) * width + wide * WIDE_B
 
 
 def _saved_out(op: dict[str, Any], width: float) -> float:
     """A memory-bound op's output at ``width`` bytes, its fp32 words (``f32_out``) at 4."""
-    out = float(op.get("elements_out") or 0.0)
-    wide = float(op.get("f32_out") or 0.0)
-    return (out - wide) * width + wide * _WIDE_B
+    return mixed_bytes(float(op.get("elements_out") or 0.0), float(op.get("f32_out") or 0.0), width)
 
 
 def unet_saved(table: ForwardTable, *, compute: float, norm: float, checkpointing: bool) -> float:

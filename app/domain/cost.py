@@ -835,6 +835,9 @@ def price_configuration(
 
 
 INSTANCE_CAP_WORDS = "one instance has at most"
+# The exclusion codes of a configuration priced out before its roofline: no accepted offer or
+# price, over a budget, more GPUs than one instance rents (evaluate, serving_step, the service)
+PRICE_EXCLUSIONS = ("over_budget", "no_price", "instance_too_small")
 
 
 def instance_too_small(n: int, biggest: int, node_gpus: int | None = None) -> str:

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from app.domain.activations import gated_mlp
+from app.domain.activations import gated_mlp, mixed_bytes
 
 if TYPE_CHECKING:  # workload.ModelSpec carries a ForwardTable: no import at run time
     from app.domain.workload import ModelSpec
@@ -1027,7 +1027,6 @@ _REQUIRED = {
 # fp32 RMSNorm statistics, the casts between the widths. They move 4 bytes each whatever the
 # job's activation width (``table_ops``).
 F32_FIELDS = ("f32_in", "f32_out")
-WIDE_B = 4.0
 # The counts an op traced at two image sizes may state a fixed part of (``rescaled_table``).
 _FIXABLE = ("m", "q_len", "kv_len", "elements_in", "elements_out", *F32_FIELDS)
 
@@ -1192,8 +1191,8 @@ def table_ops(
                 # the 4-byte words at 4 bytes, the rest at the activation width
                 op = derive(
                     op,
-                    bytes_read=(el_in - wide_in) * act_b + wide_in * WIDE_B,
-                    bytes_written=(el_out - wide_out) * act_b + wide_out * WIDE_B,
+                    bytes_read=mixed_bytes(el_in, wide_in, act_b),
+                    bytes_written=mixed_bytes(el_out, wide_out, act_b),
                 )
             if (training and kind == "norm") or o.get("groups"):
                 # batch norm in training, and group norm always: the statistics span whole

@@ -933,7 +933,7 @@ def evaluate_card(
             r = out[i] = known.get(i) or evaluate(planned[i], ctx)
             if met:
                 continue
-            if r.exclusion is not None and r.exclusion.code in _PRICE_CODES:
+            if r.exclusion is not None and r.exclusion.code in costs.PRICE_EXCLUSIONS:
                 break  # it met the targets; every larger count costs no less
             # a count that meets the targets with requests waiting for a slot is not the
             # fewest that carry the load: more replicas may hold them all (rank.serving_pick)
@@ -972,7 +972,7 @@ def card_exclusion(
     the targets is the reason (the fewest GPUs' first, as every task says it); else
     the closest miss, the nearest the targets (the worst ratio to one), fewer GPUs first, then
     plan order; else the fewest GPUs' reason."""
-    priced_out = [r for r in results if r.exclusion and r.exclusion.code in _PRICE_CODES]
+    priced_out = [r for r in results if r.exclusion and r.exclusion.code in costs.PRICE_EXCLUSIONS]
     missed = [r for r in results if r.serving is not None and not r.ok]
     if missed and not priced_out:
         assert ctx.work.serving is not None
@@ -987,9 +987,6 @@ def card_exclusion(
     first = min(priced_out or results, key=lambda r: r.num_gpus).exclusion
     assert first is not None
     return first, None
-
-
-_PRICE_CODES = ("over_budget", "no_price", "instance_too_small")
 
 
 def _memory(r: sv.ServingResult) -> MemoryBreakdown:

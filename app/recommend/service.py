@@ -421,7 +421,7 @@ def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> ev.Exclusion | None:
     cut = (
         _price_cut(ctx)
         and r.exclusion is not None
-        and r.exclusion.code in ("no_price", "over_budget", "instance_too_small")
+        and r.exclusion.code in costs.PRICE_EXCLUSIONS
         and r.perf is None  # the cut before the roofline: price only, no job cost
     )
     return r.exclusion if cut else None
@@ -1318,7 +1318,8 @@ def estimate(
 ) -> s.EstimateResponse:
     """One workload on one named GPU, in full detail (budgets and filters do not apply).
     ``relax``: where the card does not hold the job, say the changes that let it
-    (``_fits_with``)."""
+    (``_fits_with``); False for those probes, which read the count alone (no deploy block, no
+    second evaluation for the count's words)."""
     work, warnings = _resolve(request, data_dir)
     ctx = _context(
         work,
@@ -1335,7 +1336,7 @@ def estimate(
         ask = dataclasses.replace(ctx.serving, group=asked)
         out = serving_plan.estimated(request, dataclasses.replace(ctx, serving=ask), warnings, gpu)
         # the serve command and service file /recommendations gives the same row
-        if out.result is not None:
+        if out.result is not None and relax:  # a probe (``_fits_with``) reads the count alone
             deploy.attach([out.result], out.workload, data_dir)
         elif relax and out.excluded is not None and out.excluded.code == "does_not_fit":
             fits = _fits_with(request, work, gpu, rules, calibration, data_dir, offers)
@@ -1366,7 +1367,7 @@ def estimate(
             warnings=warnings,
             advice=offload + fits,
         )
-    if asked is None and res.num_gpus > 1:
+    if asked is None and res.num_gpus > 1 and relax:  # not for a probe: it reads the count
         warnings = [*warnings, _count_picked(gpu, ctx, res.num_gpus)]
     cand = rank.Candidate.of(res)
     rank.rank([cand], "fastest")

@@ -801,7 +801,7 @@ def _default_note(default: bool) -> str:
 
 
 # What leaves a card out before it is tried: the request's budget, a price it needs, its filters
-_LIMITS_LEFT_OUT = frozenset({"over_budget", "no_price", "instance_too_small", "filtered_out"})
+_LIMITS_LEFT_OUT = frozenset({*costs.PRICE_EXCLUSIONS, "filtered_out"})
 
 
 def _relax(

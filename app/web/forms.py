@@ -435,9 +435,7 @@ def _number(f: FormField, text: str) -> int | float:
     try:
         return parse_int(text) if f.integer else parse_number(text)
     except ValueError as exc:
-        if str(exc) == f"must be a number, {NUMBER_HELP}":
-            raise ValueError(f"must be a number, {number_example(f)}") from None
-        if str(exc).endswith(NUMBER_HELP):  # an unread word: this field's own examples
+        if str(exc).endswith(NUMBER_HELP):  # not a number, or an unread word: its own examples
             raise ValueError(str(exc).removesuffix(NUMBER_HELP) + number_example(f)) from None
         raise
 
