@@ -641,17 +641,29 @@ def _service_yaml(
     # instance are one service replica running them all (the command's data parallelism)
     if packed > 1 and runtime not in DATA_PARALLEL:
         return None
+    spot = offer.tier == "spot" or (
+        row.cost is not None and row.cost.rent is not None and row.cost.rent.spot
+    )
     resources = {
         "cloud": offer.provider,
         "instance_type": offer.instance_type,
         "accelerators": f"{accelerator}:{offer.gpus}",
         "ports": PORT,
-        "use_spot": offer.tier == "spot",
+        # the price the row was ranked at: an on-demand offer's spot price is a spot rental
+        "use_spot": spot,
     }
-    service = {
+    service: dict[str, object] = {
         "readiness_probe": "/health" if runtime in ("vllm", "sglang", "tensorrt-llm") else "/",
-        "replicas": sv.replicas // packed,
     }
+    if spot:
+        # SkyServe replaces a preempted spot replica with an on-demand one while spot capacity
+        # is gone (docs.skypilot.co, serving/spot-policy: dynamic_ondemand_fallback)
+        service["replica_policy"] = {
+            "min_replicas": sv.replicas // packed,
+            "dynamic_ondemand_fallback": True,
+        }
+    else:
+        service["replicas"] = sv.replicas // packed
     task = {
         "name": f"serve-{row.gpu.slug}",
         "service": service,
