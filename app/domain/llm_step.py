@@ -147,6 +147,19 @@ SDPA_DEFAULT_FROM = (4, 36)
 SDPA_GQA_FROM = (4, 54)
 SDPA_GQA_TORCH_FROM = (2, 5)
 T = TypeVar("T", float, NDArray[np.float64])
+# A step samples every running sequence's next token on the GPU, over the whole vocabulary, on
+# every tensor-parallel GPU: vLLM's LogitsProcessor all-gathers the
+# vocabulary-parallel LM head's output (``_gather_logits``; all_gather on CUDA and ROCm), so each
+# rank holds the full [sequences, vocabulary] logits and runs the V1 Sampler over them:
+# ``logits.to(torch.float32)``, then, where every request is greedy (temperature 0, ``vllm bench
+# serve``'s default), ``argmax`` before any temperature (vllm/v1/sample/sampler.py). Bytes per
+# logit on one GPU: the gathered bf16 logits written (2), read and written as fp32 (2 + 4), the
+# argmax's read (4), memory-bound passes at the card's streaming bandwidth. Random sampling adds
+# the temperature division, a softmax, the exponential draw and the division by it (~44 B),
+# top-k/top-p a sort over the vocabulary: a request's sampling is not asked, so the greedy floor
+# is priced (docs/methodology.md §6.7j).
+# https://github.com/vllm-project/vllm/blob/3e342658b2e9c85a30a54d19e64e5ad77b8a26a6/vllm/v1/sample/sampler.py
+SAMPLER_BYTES_PER_LOGIT = 12.0
 
 
 def _release(version: str) -> tuple[int, int] | None:
@@ -296,6 +309,10 @@ class Replica:
     # bytes per hidden value a layer split hands to the next stage
     # (``RuntimeProfile.handoff_bytes``)
     handoff_bytes: float = 2.0
+    # the sampler: seconds per sequence sampled in a step, the vocabulary's logits at
+    # ``SAMPLER_BYTES_PER_LOGIT`` on one GPU (every tensor-parallel GPU samples the whole
+    # vocabulary; ``sampler_seconds``); 0 where the vocabulary is unknown
+    sampler_s: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -454,13 +471,18 @@ class Replica:
         passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
         work *= passes
         comm = self.comm(tokens)
-        gpu = work + comm
+        # the sampler, once per step over the sequences it samples: every decode and, on
+        # average, each prompt the step's chunk completes
+        # (GPU time beside the step's weights and KV reads, as the links' is: not in memory_s)
+        t_smp = (decode + (prefill / prompt if prefill and prompt else 0.0)) * self.sampler_s
+        gpu = work + comm + t_smp
         # a server's per-sequence host work runs beside the GPU's step (the runtime overlaps
         # them) and bounds it only once it is the longer; a prefill's prompts count once each
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         mixed = 1.0 if with_prompt and prefill else mixed_share(prefill, prompt)
         host = max(self.host_s * u, seqs * self.host_per_seq_s + mixed * self.mixed_host_s)
         mem = (t_w if t_w >= t_lin else 0.0) + t_deq + t_moe + (t_kv if kv_bound else 0.0)
+        mem += t_smp / passes
         comp = (t_lin if t_lin > t_w else 0.0) + att_comp
         bound = "memory bandwidth" if mem >= comp else "compute"
         # the kernels' gaps and floors, when they outweigh the math and the bytes: a one-token
@@ -1228,7 +1250,15 @@ def replica(
         fp4_m0=card.fp4_m0,
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
+        sampler_s=sampler_seconds(model, card.bw),
     )
+
+
+def sampler_seconds(model: ModelSpec, bw: float) -> float:
+    """The sampler's time per sampled sequence on one GPU of ``bw`` bytes/s: the whole
+    vocabulary's logits at ``SAMPLER_BYTES_PER_LOGIT`` (0 where the vocabulary is unknown)."""
+    vocab = float(model.vocab_size or 0)
+    return vocab * SAMPLER_BYTES_PER_LOGIT / bw if vocab and bw > 0 else 0.0
 
 
 def _kv_copies_column(model: ModelSpec, tp: NDArray[np.float64], rows: int) -> NDArray[np.float64]:
@@ -1341,6 +1371,7 @@ class Columns:
     fp4_rel: NDArray[np.float64]
     fp4_m0: NDArray[np.float64]
     kv_copies: NDArray[np.float64]
+    sampler_s: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -1428,7 +1459,8 @@ class Columns:
         comm = np.zeros_like(work)
         for k in np.flatnonzero(self.linked).tolist():
             comm[k] = self.comm_of(k, tokens)
-        gpu = work + comm
+        t_smp = (decode + (prefill / prompt if prefill and prompt else 0.0)) * self.sampler_s
+        gpu = work + comm + t_smp
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         host = np.maximum(
             self.host_s * u,
@@ -1437,7 +1469,7 @@ class Columns:
         seconds = np.maximum(gpu, host) + self.scheduler_s
         return _Terms(
             t_w, t_lin, t_mm, t_moe, t_kv, t_att, t_a, t_gemm, t_attn, t_deq, t_ctx, passes,
-            comm, gpu, host, seconds, launch,
+            comm, gpu, host, seconds, launch, t_smp,
         )  # fmt: skip
 
 
@@ -1462,6 +1494,7 @@ class _Terms(NamedTuple):
     host: NDArray[np.float64]
     seconds: NDArray[np.float64]
     launch: NDArray[np.float64]  # the kernel gaps of one pass (eager where graphs do not cover it)
+    t_smp: NDArray[np.float64]  # the sampler, once per step
 
 
 class StepColumns(NamedTuple):
@@ -1485,7 +1518,7 @@ _FIELDS = (
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
     "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
     "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
-    "fp4_rel", "fp4_m0",
+    "fp4_rel", "fp4_m0", "sampler_s",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1533,6 +1566,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         fp4_rel=c["fp4_rel"],
         fp4_m0=c["fp4_m0"],
         kv_copies=c["kv_copies"],
+        sampler_s=c["sampler_s"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -1714,6 +1748,9 @@ def dense_columns(
         fp4_rel=per_card[:, 17],
         fp4_m0=per_card[:, 18],
         kv_copies=_kv_copies_column(job.model, tp, rows),
+        sampler_s=float(job.model.vocab_size or 0) * SAMPLER_BYTES_PER_LOGIT / per_card[:, 0]
+        if job.model.vocab_size
+        else np.zeros(rows),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),
         comm_of=comm_of,

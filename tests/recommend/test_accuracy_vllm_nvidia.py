@@ -84,7 +84,7 @@ def test_the_moe_pages_are_scored_on_their_own(accuracy) -> None:
     assert {r.regime for r in rows} == {"serving-open-cuda"}
     (score,) = accuracy.heldout_scores(rows, skipped)
     assert score.median_ratio <= 1.37
-    assert 0.70 <= score.bias <= 0.80
+    assert 0.70 <= score.bias <= 0.82  # 0.80 before the sampler was priced (2026-12-05)
     assert score.spearman >= 0.97
 
 
