@@ -109,12 +109,18 @@ def _reserve_note(row: _Row) -> list[str]:
     ]
 
 
+def _rate_words(rate: float) -> str:
+    """Two decimals, as the form states a rate; a rate too small for them in significant
+    figures, not as 0.00."""
+    return f"{rate:,.2f}" if rate >= 0.01 or rate == 0.0 else f"{rate:.2g}"
+
+
 def _load_words(spec: ServingSpec) -> str:
     who = (
         f"{spec.concurrent_requests:,g} concurrent request"
         f"{'' if spec.concurrent_requests == 1 else 's'}"
         if spec.concurrent_requests is not None
-        else f"{spec.requests_per_s:,.2f} requests/s"
+        else f"{_rate_words(spec.requests_per_s or 0.0)} requests/s"
     )
     return f"{who}, {spec.prompt_tokens:,} prompt + {spec.output_tokens:,} output tokens"
 
@@ -556,7 +562,10 @@ def _recommendation(
             "framework": round(r.framework_gb_per_gpu, 3),
         },
         notes=[
-            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB for the KV cache",
+            # the breakdown beside it is in 10⁹ bytes: the pool in both units, so a cache of
+            # 39.6 (10⁹ B) does not read as overflowing a pool of "37.8 GB" (GiB)
+            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GiB "
+            f"({r.kv_pool_gb_per_gpu:.1f} × 10⁹ bytes, the breakdown's unit) for the KV cache",
             *_reserve_note(row),
         ],
     )
@@ -1043,7 +1052,7 @@ def answer(
         lead = top[0].result.config
         n = len(ranked)
         message = (
-            f"{n} GPU type{'s' if n != 1 else ''} carry "
+            f"{n} GPU type{'s carry' if n != 1 else ' carries'} "
             f"{_load_words(spec)} within {targets}; the top pick is {top[0].gpu.name}, "
             f"{lead.replicas} × {lead.gpus_per_replica} GPU."
         )
