@@ -511,7 +511,9 @@ def _echo_limits(
     out.append(("Budget", ", ".join(limits) or "no limit"))
     if c.max_hours is not None:
         out.append(("Finish within", f"{c.max_hours:g} h"))
-    out.append(("GPUs per option", f"up to {c.max_gpus}"))
+    out.append(
+        ("GPUs per option", f"exactly {c.num_gpus}" if c.num_gpus else f"up to {c.max_gpus}")
+    )
     kwh = (
         c.electricity_usd_per_kwh
         if c.electricity_usd_per_kwh is not None
