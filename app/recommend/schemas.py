@@ -508,8 +508,10 @@ class WorkloadIn(_In):
         default=None,
         ge=1,
         le=1 << 20,
-        title="Batch size",
-        description="Samples (or sequences) processed per step.",
+        title="Batch size (all GPUs)",
+        description="Samples (or sequences) processed per step, across all the GPUs: the "
+        "global batch (N GPUs each take batch ÷ N: Hugging Face's per_device_train_batch_size "
+        "× N).",
         json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     seq_len: int | None = Field(

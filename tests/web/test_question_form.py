@@ -255,7 +255,7 @@ def test_bad_input_rerenders_the_form_with_values_and_messages(read_client: Test
     assert 'aria-invalid="true"' in html
     assert 'id="form-errors"' in html
     # the summary names fields by their labels
-    assert '<a href="#f-batch_size">Batch size</a>' in html
+    assert '<a href="#f-batch_size">Batch size (all GPUs)</a>' in html
 
 
 def test_custom_workload_needs_family_and_size(read_client: TestClient) -> None:
