@@ -1095,6 +1095,7 @@ def table_ops(
     training: bool = False,
     conv_bias: bool = False,
     unnormed_bias: bool = False,
+    join_norm_fused: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
@@ -1104,7 +1105,12 @@ def table_ops(
     that eager PyTorch adds in a pass of its own (``conv_bias_pass``). ``unnormed_bias``: only
     the convolutions whose output no norm follows carry one (torchvision builds a conv that
     feeds a batch norm without a bias, VGG's with one; tf_cnn_benchmarks' convnet builder adds
-    biases where it adds no batch norm), added in a pass of its own likewise."""
+    biases where it adds no batch norm), added in a pass of its own likewise.
+    ``join_norm_fused``: TorchInductor's fusion around a join (``_joins``: a residual add, a
+    gate product, a concatenation), which it cannot fold into the library call before it: a
+    norm or a second join that takes the join's output (through any unary ops between them)
+    runs in the join's kernel (its fused add + layer / group norm kernels) and reads that
+    tensor from registers, once less from memory."""
     out: list[Op] = []
     for i, o in enumerate(table.ops):
         kind = o["kind"]
@@ -1184,6 +1190,8 @@ def table_ops(
             role = _TABLE_ROLES[kind]
             if kind == "elementwise" and name.endswith(":_to_copy"):
                 role = "cast"  # a traced cast between widths (a 16-bit table's ``x.float()``)
+            elif kind == "elementwise" and _joins(name, el_in, el_out):
+                role = "residual"
             op = memory_op(kind, name, role, el_in, el_out, count=count, act_b=act_b, dtype=dtype)
             wide_in = batch * float(o.get("f32_in") or 0.0)
             wide_out = batch * float(o.get("f32_out") or 0.0)
@@ -1202,8 +1210,42 @@ def table_ops(
             elif kind == "norm":
                 # in inference BN is y = γ(x − μ)/σ + β with fixed statistics: foldable
                 op = derive(op, role="bn")
+            if join_norm_fused and (kind == "norm" or role == "residual"):
+                chained = batch * _after_join(table.ops, i) * act_b
+                op = derive(op, bytes_read=max(0.0, op.bytes_read - chained))
             out.append(op)
     return out
+
+
+# The traced element-wise ops that write a whole new tensor from more than the one before them:
+# a sum or product of two full-size operands (a residual add, a GEGLU gate product), a
+# concatenation (a UNet's skip connection) or an upsampling. Role "residual": every runtime that
+# fuses element-wise chains folds them too (their ``fuse`` lists name "act" and "residual"
+# together), except where a runtime's kernels cannot (data/efficiency.yaml: torch.compile's
+# diffusion row; Inductor runs the convolutions and GEMMs they follow as library calls).
+_JOIN_SUFFIXES = (":cat", ":upsample_nearest2d")
+
+
+def _joins(name: str, elements_in: float, elements_out: float) -> bool:
+    """Whether a traced element-wise op joins or resizes whole tensors (``_JOIN_SUFFIXES``):
+    it reads at least two outputs' worth (two full operands), or is a concatenation or an
+    upsampling; a traced cast (``:_to_copy``, role "cast") is not one."""
+    if name.endswith(":_to_copy"):
+        return False
+    return elements_in >= 2.0 * elements_out > 0 or name.endswith(_JOIN_SUFFIXES)
+
+
+def _after_join(ops: tuple[dict[str, Any], ...], i: int) -> float:
+    """The elements (per sample) of the join (``_joins``) whose output the table's op ``i``
+    takes, through any unary element-wise ops between them (a residual add's scale division:
+    one fused chain); 0 where a library call, a norm or nothing comes before."""
+    for o in reversed(ops[:i]):
+        if o["kind"] != "elementwise":
+            return 0.0
+        el_in, el_out = float(o["elements_in"]), float(o["elements_out"])
+        if _joins(str(o.get("name") or ""), el_in, el_out):
+            return el_out
+    return 0.0
 
 
 def _winograd_shape(r: float, s: float, stride: float, groups: float, c_in: float) -> bool:
@@ -1219,8 +1261,13 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
     Tensor-core convolution kernels read and write NHWC; given NCHW tensors (PyTorch's default
     memory format) cuDNN transforms the inputs to NHWC before the kernel and the output back
     after it (cuDNN docs, Legacy API, "Data and Filter Formats"; methodology, Operators). Each
-    call therefore reads and writes its activation input and output once more: 2 × (input +
-    output) bytes, the weights aside (small). A training step makes three calls per convolution —
+    call therefore reads and writes its activation input and output once more, and its filter
+    too: cuDNN converts the KCRS filter to KRSC on every call (an fp16 NCHW convolution profiled
+    with nvprof launches two nchwToNhwcKernel per call, the input's and the filter's, and one
+    nhwcToNchwKernel: docs/methodology.md §6.7j), 2 × (input + output + filter) bytes (the op's
+    own, its filter at its width: ``w_b`` is no longer read). The filter is a small share for a
+    CNN at a training batch and most of it for a UNet at batch 1 (SD 1.5: 1.2 GB of
+    convolution weights a call). A training step makes three calls per convolution —
     forward, dgrad (reads dY, writes dX) and wgrad (reads X and dY) — and two for the first
     layer, whose input needs no gradient (``backward_ops``). Depthwise convolutions run on the
     CUDA cores in NCHW directly: none. Role "layout": the pricing drops these ops where the
@@ -1229,7 +1276,7 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
     for i, op in enumerate(forward):
         if op.klass not in CONVS:
             continue
-        act = op.bytes_read - op.n * op.k * w_b + op.bytes_written
+        moved = op.bytes_read + op.bytes_written  # input, filter and output
         calls = (2.0 if i == 0 else 3.0) if training else 1.0
         out.append(
             Op(
@@ -1238,8 +1285,8 @@ def nchw_transposes(forward: list[Op], *, w_b: float = 2.0, training: bool = Fal
                 MEMORY,
                 op.count * calls,
                 0.0,
-                act,
-                act,
+                moved,
+                moved,
                 op.dtype,
                 "layout_3x3" if op.klass == CONV_3X3 else "layout",
                 phase=op.phase,  # a decode's transforms run in the decode phase

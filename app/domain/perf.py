@@ -844,6 +844,8 @@ class _StepJob:
     ops: tuple[Op, ...] | None = None
     # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
     host_calls: float | None = None
+    # the step's convolution ops (each one cuDNN call from the host: CONV_CALL_WEIGHT)
+    conv_calls: float = 0.0
     # of those, the calls of a diffusion pipeline's decode phase (its ops carry phase
     # "decode": operators.DECODE_PHASE); 0 where the step has no such phase
     decode_calls: float = 0.0
@@ -890,6 +892,7 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
         job,
         ops=tuple(ops),
         host_calls=0.0 if graphs else table_host_calls(work),
+        conv_calls=math.fsum(o.count for o in ops if o.kind == "conv"),
         library_kernels=inside,
         decode_calls=0.0 if graphs else decode_host_calls(work),
         decode=bool(dec),
@@ -1080,6 +1083,7 @@ def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> lis
             training=training,
             conv_bias=diffusion and work.runtime == "pytorch",
             unnormed_bias=training and m.family == "cnn" and work.runtime in BIAS_PASS_RUNTIMES,
+            join_norm_fused=diffusion and work.runtime in INDUCTOR_RUNTIMES,
         )
         if npass > 1:
             # a diffusion sample runs the table (one UNet call) once per step
@@ -1133,6 +1137,13 @@ def _guidance(m: ModelSpec) -> int:
         return 1
     npass = m.passes_per_sample or 1
     return 2 if m.family == "diffusion" and npass > 1 and npass % 2 == 0 else 1
+
+
+# Runtimes that compile a diffusion table with TorchInductor: its convolutions and GEMMs stay
+# library calls, so the joins after them (residual adds, gate products, skip concatenations) run
+# as Triton kernels of their own (data/efficiency.yaml's torch-compile infer-diffusion row keeps
+# role "residual"), each fused with the norm that reads its output (operators.table_ops).
+INDUCTOR_RUNTIMES = frozenset({"torch-compile"})
 
 
 # Runtimes whose host makes a table's ATen calls one by one (eager diffusers). A compiled one
@@ -1196,6 +1207,7 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
         w_b=w_b,
         dtype=dtype,
         conv_bias=work.runtime == "pytorch",
+        join_norm_fused=work.runtime in INDUCTOR_RUNTIMES,
     )
     scale = flops / total(ops)
     return [replace(o, count=o.count * scale, phase=DECODE_PHASE) for o in ops]
@@ -1521,19 +1533,38 @@ def _seq2seq_step(
     )
 
 
+# A cuDNN convolution call costs the host several times what an op that launches one plain
+# kernel does: descriptors, the algorithm (autotune cache) lookup and a workspace per call, where
+# an element-wise op is an executor step and a launch. An eager CNN forward's profile reads
+# conv2d ~112 µs, relu_ ~26 µs of CPU per call (pytorch-conv-profile, data/efficiency.yaml):
+# a convolution counts 112 / 26 host-op equivalents. Applied where the runtime issues its
+# kernels in order (queued_dispatch: TensorFlow's executor, graph mode and XLA, whose
+# infer-cnn host figures were solved per op-equivalent with it). DLE's TF1 tables show it: at
+# batch 1, SE-ResNeXt-101's 33 squeeze-excitations (a mean, two dense MatMuls, five
+# element-wise ops each, no convolution) add 2-18 % under XLA to ResNeXt-101's 9-18 ms,
+# not the 47 % more a per-kernel figure charged.
+CONV_CALL_WEIGHT = 112.0 / 26.0
+
+
+def _host_weight(o: Op) -> float:
+    """Host-op equivalents of one issued op (``CONV_CALL_WEIGHT`` for a convolution)."""
+    return CONV_CALL_WEIGHT if o.kind == "conv" else 1.0
+
+
 def _queued_step(
     on: _OnGpu, job: _StepJob, rates: tuple[float, ...], dispatch: float, stretch: float
 ) -> float:
     """The step's busy time when the host issues its kernels in order into one stream
     (``RuntimeProfile.queued_dispatch``): kernels.fifo_finish over the kernels the GPU runs —
     each op's roofline time as ``step_time`` prices it, × ``stretch`` (a power-capped board's
-    energy bound spread over them) — with ``dispatch`` shared evenly over the kernels the host
-    issues (cuDNN's NCHW layout transforms run inside a convolution's call: no host time of
-    their own). Weight casts (role "cast") are issued first."""
+    energy bound spread over them) — with ``dispatch`` shared over the kernels the host issues
+    by their host-op equivalents (``_host_weight``: a convolution's cuDNN call weighs more;
+    cuDNN's NCHW layout transforms run inside a convolution's call: no host time of their
+    own). Weight casts (role "cast") are issued first."""
     drop = set(on.drop)
     kept = (o for o in job.ops or () if not (o.role and o.role in drop))
     runs = issue_order(kept, ("cast",), LAYOUT_ROLES)
-    issuing = sum(1 for run in runs for o in run if o.role not in LAYOUT_ROLES)
+    issuing = sum(_host_weight(o) for run in runs for o in run if o.role not in LAYOUT_ROLES)
     per_call = dispatch / issuing if issuing else 0.0
     launch = on.prof.kernel_us * 1e-6
     timed: dict[int, tuple[float, float]] = {}
@@ -1544,7 +1575,8 @@ def _queued_step(
             e = shape_efficiency(o, on.sms, on.tensor_conv, on.balance)
             work = o.flops / e if o.flops else 0.0
             gpu_s = max(work / rates[CLASS_INDEX[o.klass]], o.bytes / on.bw) + launch
-            hit = timed[id(o)] = (0.0 if o.role in LAYOUT_ROLES else per_call, gpu_s * stretch)
+            host_s = 0.0 if o.role in LAYOUT_ROLES else per_call * _host_weight(o)
+            hit = timed[id(o)] = (host_s, gpu_s * stretch)
         return hit
 
     return fifo_finish(kernel(o) for run in runs for o in run)
@@ -1577,6 +1609,9 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     inside = math.fsum(n for r, n in kept if r not in fuse)
     launched = arrs.kernels - inside
     calls = launched if job.host_calls is None else job.host_calls
+    if on.prof.queued_dispatch and job.host_calls is None:
+        # each convolution's cuDNN call counts CONV_CALL_WEIGHT host-op equivalents
+        calls += (CONV_CALL_WEIGHT - 1.0) * job.conv_calls
     dispatch = calls * on.host_us * 1e-6
     busy = max(total, dispatch)
     if on.prof.queued_dispatch and dispatch > 0.0 and not job.decode and st.total > 0.0:

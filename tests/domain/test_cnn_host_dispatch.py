@@ -107,6 +107,8 @@ def test_a_small_batch_is_bound_by_host_dispatch_whatever_the_gpu(runtime: str) 
     ops = perf.forward_ops(work, True, 2.0)
     assert ops is not None
     kernels = prepare(ops, prof.fuse).kernels
+    if prof.queued_dispatch:  # TensorFlow: each convolution's cuDNN call weighs more
+        kernels += (perf.CONV_CALL_WEIGHT - 1) * sum(o.count for o in ops if o.kind == "conv")
     assert a.dispatch == pytest.approx(kernels * prof.host_us_per_op * 1e-6)
 
 
@@ -121,7 +123,8 @@ def test_tensorflow_issues_its_kernels_in_order_so_a_slow_gpu_shows_at_small_bat
     assert not perf.profile_for(t4, _work("pytorch"), "cuda", "infer-cnn").queued_dispatch
     slow, fast = perf.single_gpu(t4, work), perf.single_gpu(v100, work)
     busy = max(slow.t_comp + slow.t_act + slow.overhead, slow.dispatch)
-    assert slow.step_s > 1.05 * (busy + slow.host)
+    # (1.05 before a convolution's host weight: the AMP casts issued first cost less host time)
+    assert slow.step_s > 1.005 * (busy + slow.host)
     assert slow.step_s > 1.1 * fast.step_s
     eager = _work("pytorch", batch=4)
     assert perf.single_gpu(t4, eager).step_s == pytest.approx(

@@ -123,8 +123,9 @@ def test_an_nchw_convolution_pays_a_transform_of_its_input_and_output_per_call()
     dw = table_ops(parse_table({"ops": [depthwise]}), 8)
     act = (8 * 64 * 56 * 56 + 8 * 64 * 56 * 56) * 2.0  # input + output, 16-bit
     first, second = nchw_transposes([stem, inner], training=True)
-    # each call reads and writes the activations once more: forward, dgrad, wgrad
-    assert second.bytes_read == second.bytes_written == pytest.approx(act)
+    # each call reads and writes the activations and the filter once more: forward, dgrad, wgrad
+    w = 64 * 64 * 9 * 2.0
+    assert second.bytes_read == second.bytes_written == pytest.approx(act + w)
     # (a 3×3 stride-1 convolution's own role: no transforms where it runs as Winograd)
     assert second.count == 3 and second.role == "layout_3x3" and first.role == "layout"
     assert first.count == 2  # the network's input needs no gradient: no dgrad call

@@ -77,7 +77,9 @@ def test_the_breakdown_script_prices_the_step_it_splits(capsys) -> None:
     )
     parts = {ln.split()[0]: float(ln.split()[1]) for ln in lines}
     vae = sum(t for k, t in parts.items() if k.startswith("vae:"))
-    assert vae / 1e3 == pytest.approx(dec_s, rel=1e-3)
+    # the script prints the decode's GPU time to 1 ms and each class to 0.1 ms: compare at
+    # the printed precision
+    assert vae / 1e3 == pytest.approx(dec_s, abs=1e-3)
     assert {"conv", "gemm", "attn-self", "attn-cross", "groupnorm", "vae:conv"} <= set(parts)
     assert sum(parts.values()) / 1e3 == pytest.approx(gpu_s, rel=1e-3)
 
