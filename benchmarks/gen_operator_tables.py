@@ -524,17 +524,33 @@ def _resnext101_32x4d(se: bool) -> Callable[[], nn.Module]:
     bottleneck widths 128/256/512/1024 × expansion 2, cardinality 32, stride on the 3x3 conv,
     layers 3/4/23/3), which is torchvision's ResNet(Bottleneck, groups=32, width_per_group=4).
     ``se``: the SE-ResNeXt variant, a squeeze-and-excitation (reduction 16) on each block's
-    output before the residual add (DLE's SEBottleneck), as torchvision's SqueezeExcitation."""
+    output before the residual add (DLE's SEBottleneck), its two FC layers dense as DLE builds
+    them (PyTorch image_classification/models/common.py: nn.Linear; TensorFlow
+    squeeze_excitation_layer.py: layers.dense), not torchvision's SqueezeExcitation's 1x1
+    convolutions (same FLOPs and weights; the engine prices a convolution's host call apart)."""
 
     def build() -> nn.Module:
         from torchvision.models.resnet import Bottleneck, ResNet
-        from torchvision.ops.misc import SqueezeExcitation
+
+        class DenseSE(nn.Module):
+            def __init__(self, channels: int, squeezed: int) -> None:
+                super().__init__()
+                self.avgpool = nn.AdaptiveAvgPool2d(1)
+                self.fc1 = nn.Linear(channels, squeezed)
+                self.activation = nn.ReLU()
+                self.fc2 = nn.Linear(squeezed, channels)
+                self.scale_activation = nn.Sigmoid()
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                s = self.avgpool(x).flatten(1)
+                s = self.scale_activation(self.fc2(self.activation(self.fc1(s))))
+                return x * s[:, :, None, None]
 
         class SEBottleneck(Bottleneck):
             def __init__(self, inplanes: int, planes: int, *a: Any, **k: Any) -> None:
                 super().__init__(inplanes, planes, *a, **k)
                 out = planes * self.expansion
-                self.se = SqueezeExcitation(out, out // 16)
+                self.se = DenseSE(out, out // 16)
 
             def forward(self, x: torch.Tensor) -> torch.Tensor:
                 identity = x if self.downsample is None else self.downsample(x)
@@ -748,7 +764,7 @@ NETS: dict[str, Net] = {
     "se-resnext101-32x4d": Net(
         _resnext101_32x4d(se=True), _image(224), {"channels": 3, "height": 224, "width": 224},
         DLE_RESNEXT.replace("{se}", " with squeeze-and-excitation (reduction 16, "
-                            "torchvision.ops.SqueezeExcitation) on each block")),
+                            "dense FC layers as DLE's) on each block")),
     "ssd300": Net(_ssd300, _image(300), {"channels": 3, "height": 300, "width": 300},
                   "GPU Advisor benchmarks/activation_memory.py SSD300 (NVIDIA DeepLearningExamples "
                   "PyTorch SSD300 v1.1 architecture: ResNet-50 to conv4_x with stride 1, five "
