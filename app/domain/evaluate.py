@@ -2235,12 +2235,18 @@ def _finish_words(
     the ways the row offers), an uneven split of the batch, a tight fit."""
     gpu, n, backend = a.config.gpu, max(1, a.config.num_gpus), a.gate.backend
     assert backend is not None
-    said = compat.purchase_caveats(
-        gpu,
-        a.config.num_gpus,
-        *acquisition_modes(cost, acquired),
-        pricing.buy if pricing is not None else None,
-    )
+    buys, rents = acquisition_modes(cost, acquired)
+    said: tuple[str, ...] = ()
+    if buys:  # a row that does not buy carries none (most rows: asked first)
+        # the card, its count, the ways offered and the offer paid decide them: the same few
+        # words for every request, kept with the rules (~1 % of the open question)
+        buy = pricing.buy if pricing is not None else None
+        key = ("purchase caveats", gpu, a.config.num_gpus, rents, buy)
+        hit: tuple[str, ...] | None = ctx.rules._memo.get(key)
+        if hit is None:
+            hit = compat.purchase_caveats(gpu, a.config.num_gpus, buys, rents, buy)
+            compat.remember(ctx.rules, key, hit)
+        said = hit
     uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
     if uneven is not None:
         said += (uneven,)

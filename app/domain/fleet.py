@@ -220,20 +220,22 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     n[(n > lim.max_gpus) | ((n > 1) & snap.single[more])] = 0  # more than it may span
     # past two cards a layer split may hold the job on fewer than the power of two: the count
     # below it that holds it (ev._fewest_layers, what ev.plan takes)
+    # each variant's memory at each count, asked once: the cards below share them
+    at: dict[tuple[int, int], float] = {}
     for j in np.flatnonzero(n > 2).tolist():
         i = int(more[j])
         if _layers(ctx, snap, i):
-            k, v = int(n[j]), snap.variants[snap.variant[i]]
-            key = keys[snap.variant[i]]
-            run = runs[snap.variant[i]]
-            n[j] = next(
-                (
-                    m
-                    for m in range(k // 2 + 1, k)
-                    if ev.variant_memory(ctx, key, run, m, v[1], v[2]).total <= snap.avail[i]
-                ),
-                k,
-            )
+            k, w = int(n[j]), int(snap.variant[i])
+            room = float(snap.avail[i])
+            for m in range(k // 2 + 1, k):
+                need = at.get((w, m))
+                if need is None:
+                    v = snap.variants[w]
+                    need = at[w, m] = ev.variant_memory(ctx, keys[w], runs[w], m, v[1], v[2]).total
+                if need <= room:
+                    k = m
+                    break
+            n[j] = k
     for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
         on = more[(which == k) & (n == m)]
         v = snap.variants[k]

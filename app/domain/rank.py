@@ -953,13 +953,19 @@ GRAPH_RUNTIMES = {
 
 
 def graph_runtimes_on(gpu: GpuSpec, backend: str | None, rules: compat.Rules) -> frozenset[str]:
-    """The GRAPH_RUNTIMES the rules do not rule out on this card and backend."""
-    return frozenset(
-        k
-        for k in GRAPH_RUNTIMES
-        if (st := compat.runtime_status(gpu, k, rules, backend)) is None
-        or st.status != "unsupported"
-    )
+    """The GRAPH_RUNTIMES the rules do not rule out on this card and backend (kept with the
+    rules: the same question of each host-bound row in every request)."""
+    key = ("graph runtimes", gpu, backend)
+    hit: frozenset[str] | None = rules._memo.get(key)
+    if hit is None:
+        hit = frozenset(
+            k
+            for k in GRAPH_RUNTIMES
+            if (st := compat.runtime_status(gpu, k, rules, backend)) is None
+            or st.status != "unsupported"
+        )
+        compat.remember(rules, key, hit)
+    return hit
 
 
 def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = None) -> list[str]:

@@ -279,7 +279,7 @@ def priced_parts(
 
 
 def _offer_parts(
-    c: rank.Candidate, cost: costs.CostEstimate
+    c: rank.Candidate, cost: costs.CostEstimate, stale_before: str | None = None
 ) -> tuple[Fields, Fields | None, Fields | None]:
     pricing, p, w = c.pricing, c.perf, c.work
     if pricing is None:
@@ -299,7 +299,7 @@ def _offer_parts(
             in_m = costs.usd_per_million_tokens(hourly, prefill)
             decode = p.throughput * p.latency_ms / (p.latency_ms - p.ttft_ms)
             out_m = costs.usd_per_million_tokens(hourly, decode)
-    return priced_parts(pricing, cost, (out_m, in_m), blended=blended)
+    return priced_parts(pricing, cost, (out_m, in_m), blended=blended, stale_before=stale_before)
 
 
 def audio_window_s(work: WorkloadSpec) -> float | None:
@@ -431,9 +431,12 @@ def row_fields(
     baseline_tput: float | None,
     alternatives: list[rank.Candidate] | None = None,
     rules: compat.Rules | None = None,
+    stale_before: str | None = None,
 ) -> Fields:
     """One row of the answer, as the fields its model (s.Recommendation) validates; ``rules``:
-    the compatibility rules its tips read."""
+    the compatibility rules its tips read; ``stale_before``: priced_parts's (the caller's one
+    cutoff for all its rows: each row's own had been ~1 % of the open question, the clock
+    read and the local time worked out ten times)."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
@@ -441,7 +444,7 @@ def row_fields(
     scale, unit = row_rate(c.work, p.unit)
     cost = shown_cost(c.cost, scale)
     lo, hi, basis = rank.uncertainty(c)
-    extra, rent_out, buy_out = _offer_parts(c, cost)
+    extra, rent_out, buy_out = _offer_parts(c, cost, stale_before)
     # training at a spot price: what checkpoints and restarts mean, worked out for those rows
     rent = c.pricing.rent if c.pricing is not None else None
     sp = None

@@ -39,7 +39,7 @@ from app.recommend import deadline, deploy, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
 from app.recommend.presets import DATA_DIR
-from app.recommend.rows import gpu_out, memory_out, row_fields
+from app.recommend.rows import gpu_out, memory_out, row_fields, stale_cutoff
 from app.recommend.workloads import get_workload, list_workloads, resolve_workload, resolved_out
 from app.vocab import (
     BOUNDED_OBJECTIVES,
@@ -1137,6 +1137,7 @@ def recommend(
     if baseline is not None:  # its context only where there is one
         base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
         base_out, base_tput = _baseline(baseline, base_ctx)
+    cutoff = stale_cutoff()
     rows = _ROWS.validate_python(
         [
             row_fields(
@@ -1148,6 +1149,7 @@ def recommend(
                 base_tput,
                 others.get(c.gpu.slug),
                 rules,
+                cutoff,
             )
             for i, c in enumerate(ordered, start=1)
         ]
