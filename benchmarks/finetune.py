@@ -82,7 +82,8 @@ def finetune_job(
         gpu,
         work,
         num_gpus=n,
-        sharded=n > 1 and peft == "none",
+        # full fine-tuning shards; a PEFT row shards where it says so (FSDP + QLoRA)
+        sharded=n > 1 and (peft == "none" or row.get("sharded") is True),
         accumulation_steps=int(row.get("grad_accum") or 1),
         flash_attention=row.get("attention", "flash2") != "eager",
         backend="cuda",

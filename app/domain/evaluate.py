@@ -23,6 +23,7 @@ from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
 from app.domain.megatron import MegatronLayout
+from app.domain.parallelism import cpu_offload
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
@@ -1725,12 +1726,58 @@ def too_big(
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     if n == 1:
         where = _room_margin(usable, total1) or where
+    elif _offloadable(gpu, run):
+        # the per-GPU figure sharded (checkpointed), which "even when sharded" alone hid
+        per = memory_breakdown(replace(run, gradient_checkpointing=True), num_gpus=n).total
+        where = f"{where} ({vram(per):,.1f} GB per GPU on {n})"
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
+        f"{_offload_hint(gpu, ctx, run, n, usable)}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
     )
+
+
+def _offloadable(gpu: GpuSpec, run: WorkloadSpec) -> bool:
+    """A training job FSDP can shard and offload: PyTorch, not Megatron's own layouts, on a
+    card with device memory behind a host link (unified memory has nothing to offload to)."""
+    return (
+        run.training
+        and run.runtime in TORCH_PROGRAM_RUNTIMES
+        and perf.host_bandwidth_gbs(gpu, None) is not None
+    )
+
+
+def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable: float) -> str:
+    """Where FSDP's parameter CPU offload (parallelism.cpu_offload) holds a training job no
+    count holds on the GPUs: the fewest GPUs up to ``n`` it fits on (``n`` where the count is
+    exact), its memory per GPU, the host RAM it needs and the host copies it adds a step."""
+    if not _offloadable(gpu, run):
+        return ""
+    counts = [n] if ctx.limits.exact_gpus else [c for c in (1, 2, 4, 8, 16) if c < n] + [n]
+    for c in counts:
+        # FSDP gives every GPU whole samples: a smaller batch is raised to one a GPU, and said
+        job = replace(run, gradient_checkpointing=True, batch_size=max(run.batch_size, c))
+        off = cpu_offload(gpu, job, c, memory_breakdown(job, num_gpus=c))
+        if off.gpu_gb > usable * (1.0 - ROOM):
+            continue
+        link = perf.host_bandwidth_gbs(gpu, None) or 0.0
+        on = "one GPU" if c == 1 else f"{c} GPUs"
+        if job.batch_size > run.batch_size:
+            on += f" at batch {job.batch_size} (one sample a GPU)"
+        return (
+            f"; fits with FSDP CPU offload of the parameters (torch FSDP "
+            f"CPUOffload(offload_params=True), fsdp_qlora --use_cpu_offload, gradient "
+            f"checkpointing): {vram(off.gpu_gb):,.1f} GB per GPU on {on} (a floor: "
+            f"Answer.AI measured 14.9 GB for Llama-2 70B at 2 a GPU where this rule says 10.2), "
+            f"needs about "
+            f"{off.host_gb:,.0f} GB of host RAM for the offloaded shards (more while the "
+            f"checkpoint loads), and is slower: each step copies {off.copy_gb:,.1f} GB per GPU "
+            f"between host and GPU, ~{off.copy_s:,.1f} s at {link:,.0f} GB/s over its PCIe "
+            "link, which overlaps compute only as far as FSDP's prefetch of the next layer"
+        )
+    return ""
 
 
 def _room_margin(usable: float, total1: float | None) -> str:

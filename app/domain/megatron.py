@@ -565,6 +565,7 @@ def _what_misses(work: WorkloadSpec, n: int, usable_gb: float) -> str:
     return (
         "; the model states (weights, gradients, master weights, optimizer states) alone need "
         f"{states:,.1f} GB per GPU sharded over {n}, which splitting the sequence does not "
-        f"shrink: {more}; CPU offload of those states (DeepSpeed ZeRO-3 offload, FSDP CPU "
-        "offload) is not modelled"
+        f"shrink: {more}; FSDP's CPU offload of those states holds it only where said before "
+        "this (the GPUs still hold the layers running, their activations and logits); "
+        "DeepSpeed ZeRO-Offload and ZeRO-Infinity are not modelled"
     )

@@ -28,9 +28,13 @@ Without PCIe peer-to-peer, NCCL copies every transfer through host memory and no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.domain import topology
 from app.domain.gpu import GpuSpec
+
+if TYPE_CHECKING:
+    from app.domain.workload import MemoryBreakdown, WorkloadSpec
 
 # Compute-communication interference: compute that runs beside an NCCL collective is slower than
 # alone. NCCL runs one thread block per channel, each holding an SM it shares with no compute
@@ -226,3 +230,70 @@ def choose(
     best = min(lay.exposed_s for lay in options)
     close = [lay for lay in options if lay.exposed_s <= best + 0.01 * (job.compute_s + best)]
     return min(close, key=lambda lay: (lay.network_s, lay.comm_s))
+
+
+# FSDP parameter CPU offload (torch FSDP ``CPUOffload(offload_params=True)``; Answer.AI's
+# fsdp_qlora ``--use_cpu_offload``, github.com/AnswerDotAI/fsdp_qlora, benchmarks_03_2024.md:
+# Llama-2 70B QLoRA, context 2048, batch 2 a GPU on 2× RTX 3090/4090 at 14.92 GiB a GPU).
+# Each GPU's shard of every FSDP unit lives in pinned host memory, beside a pinned gradient
+# buffer of the same size allocated for every flat parameter ("Pin the memory for faster H2D
+# transfer" / "Pre-allocate the sharded gradient on CPU", FlatParamHandle in
+# github.com/pytorch/pytorch/blob/main/torch/distributed/fsdp/_flat_param.py); the optimizer
+# steps on the CPU over the offloaded shards and gradients. Before a unit runs, its shard is
+# copied host→device and all-gathered: in forward and again in backward (a checkpointed
+# layer's recompute runs inside that backward gather). The GPU keeps what the unit running
+# needs: the gathered layers (two: the running one and the prefetched next) and the root unit
+# (workload.fsdp_block_bytes / fsdp_root_bytes), their gradients, the activations.
+OFFLOAD_PASSES = 2.0  # host→device copies of each shard per micro-step: forward, backward
+
+
+@dataclass(frozen=True, slots=True)
+class Offload:
+    gpu_gb: float  # per GPU, in 10^9 bytes: what stays on the device
+    host_gb: float  # host RAM the offloaded states take over all ``n`` GPUs (one node)
+    copy_gb: float  # per GPU per micro-step: shards host→device, gradient shards back
+    copy_s: float  # that traffic's seconds over the card's host link
+
+
+def cpu_offload(gpu: GpuSpec, work: WorkloadSpec, n: int, mem: MemoryBreakdown) -> Offload:
+    """The job sharded over ``n`` GPUs with FSDP's parameter CPU offload. ``mem``: its memory
+    per GPU without offload (workload.memory_breakdown at ``n``), whose model states (sharded
+    weights, gradients, optimizer, master weights, adapters) move to the host but for the
+    units the GPU is running."""
+    from app.domain import workload as wl
+    from app.domain.perf import host_bandwidth_gbs
+
+    block, block_grad = wl.fsdp_block_bytes(work)
+    root, root_grad = wl.fsdp_root_bytes(work)
+    held = wl.FSDP_BLOCKS_GATHERED * block + root
+    held += wl.FSDP_BLOCK_GRADIENTS * block_grad + root_grad
+    states = mem.weights + mem.gradients + mem.optimizer + mem.master_weights + mem.adapters
+    gpu_gb = mem.total - states + held / wl.GB
+    stored, trainable, grad_b = _stored_bytes(work)
+    opt_b = wl.OPTIMIZER_BYTES.get(work.optimizer, 8.0)
+    host = 2.0 * stored + trainable * opt_b  # pinned shards + equal pinned grads + optimizer
+    copied = (OFFLOAD_PASSES * stored + trainable * grad_b) / max(1, n)
+    link = host_bandwidth_gbs(gpu, None) or float("inf")
+    return Offload(gpu_gb, host / wl.GB, copied / wl.GB, copied / (link * 1e9))
+
+
+def _stored_bytes(work: WorkloadSpec) -> tuple[float, float, float]:
+    """(parameters as the host keeps them, trainable parameters, bytes of each one's
+    gradient): QLoRA's base in NF4 with 16-bit embeddings and head, a LoRA base at its width,
+    fp32 adapters; a fully trained model's fp32 parameters (the master copy mixed precision
+    keeps; 16-bit for a half-precision model)."""
+    from app.domain import workload as wl
+    from app.domain.activations import embedding_params
+
+    m = work.model
+    if work.peft in ("lora", "qlora"):
+        adapters = wl.lora_params(m, work.lora_rank)
+        if work.peft == "qlora":
+            embed, head = embedding_params(m)
+            vocab = embed + head
+            base = (m.params - vocab) * wl.NF4_BYTES + vocab * 2.0
+        else:
+            base = m.params * (2.0 if work.precision == "fp8" else wl.BYTES[work.precision])
+        return base + adapters * 4.0, adapters, 4.0
+    wide = work.precision in ("fp32", "tf32") or not work.half_weights
+    return m.params * (4.0 if wide else 2.0), m.params, 4.0 if wide else 2.0

@@ -78,6 +78,8 @@ LATENCY_S = {"fast": 10e-6, "pcie-p2p": 20e-6, "pcie-host": 40e-6, "network": 30
 # (TensorRT-LLM's and vLLM's one-shot kernels), and a training all-reduce is bandwidth-bound.
 NCCL_RING_BASE_US = 6.6
 NCCL_PCI_HOP_US = 1.0
+# How a priced PCIe peer-to-peer link is named (``link``): P2P is the host's to allow
+P2P_ASSUMED_LABEL = "PCIe peer-to-peer (assumed: the host must allow it)"
 # Segments whose NVLink bridge is an accessory: a GeForce, TITAN or workstation pair is joined
 # only by a bridge bought separately, in the size that matches the two cards' slot spacing
 # (Puget Systems, "NVIDIA NVLink 2021 Update and Compatibility Chart", 2021-02-24: "NVLink
@@ -308,11 +310,19 @@ def link(gpu: GpuSpec, n: int) -> Link:
     if n <= node_size(gpu):
         share = ring_latency_share(n)
         if f.p2p:
+            # assumed, and said so: whether NCCL uses PCIe peer-to-peer is the host's, not the
+            # card's. Its topology check (src/graph/paths.cc, ncclTopoCheckP2p) allows P2P on
+            # Intel x86 hosts only up to PATH_PXB (cards behind one PCIe switch), never through
+            # the CPU's root complex (earlier releases: up to PATH_PHB, one host bridge; AMD
+            # hosts: any path); inside a VM the NVIDIA driver uses P2P only where the
+            # hypervisor injects a capability saying the host supports it
+            # (github.com/cloud-hypervisor/cloud-hypervisor/pull/6235). Elsewhere NCCL stages
+            # through host memory: the ``pcie-host`` link below.
             return Link(
                 "pcie-p2p",
                 f.pcie_gbs * COLLECTIVE_EFFICIENCY,
                 LATENCY_S["pcie-p2p"] * share,
-                "PCIe",
+                P2P_ASSUMED_LABEL,
             )
         return Link(
             "pcie-host",
