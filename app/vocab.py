@@ -126,7 +126,10 @@ TRANSFORMER_FAMILIES: tuple[Family, ...] = ("decoder", "encoder", "encoder-decod
 #: Families whose int8/int4 inference, on a runtime with no kernels of its own for them, only
 #: shrinks the stored weights (perf.dequantised: torchao's weight-only linear dequantises).
 DEQUANTISED_FAMILIES: tuple[Family, ...] = ("vit", "cnn", "encoder", "diffusion", "mlp")
-#: Families whose compute is mostly convolutions.
+#: Families whose compute may be convolutions: a CNN's always; a diffusion model's where its
+#: denoiser is a UNet (SD 1.5, SDXL), not where it is a transformer of Linear layers (FLUX.1's
+#: rectified-flow DiT, whose VAE convolutions stay 16-bit): ModelSpec.conv_layers reads which
+#: from the preset's operator table (data/operators/).
 CONV_FAMILIES: tuple[Family, ...] = ("cnn", "diffusion")
 #: Families whose sample is an image (a diffusion sample: one generated image): their rates
 #: are shown in images/s.

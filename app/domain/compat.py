@@ -327,10 +327,18 @@ def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str
 
 
 def _model_blocks(
-    precision: str, family: str | None, gpu: GpuSpec, rules: Rules, backend: str | None
+    precision: str,
+    family: str | None,
+    gpu: GpuSpec,
+    rules: Rules,
+    backend: str | None,
+    convs: bool | None = None,
 ) -> str | None:
-    """Why the model's layers cannot run at ``precision`` on this software, if they cannot."""
-    if precision == "fp8" and family in CONV_FAMILIES:
+    """Why the model's layers cannot run at ``precision`` on this software, if they cannot.
+    ``convs``: whether its network has convolutions (ModelSpec.conv_layers: an SD/SDXL UNet
+    yes, FLUX.1's DiT no); None: read from the family, a diffusion model counted a UNet."""
+    has_convs = family in CONV_FAMILIES if convs is None else convs
+    if precision == "fp8" and has_convs:
         st = feature_status(gpu, "fp8_convolution", rules, backend)
         if st is not None and st.status == "unsupported":
             return st.note or "no fp8 convolution kernels"
@@ -343,13 +351,15 @@ def resolve_precision(
     rules: Rules,
     backend: str | None,
     family: str | None = None,
+    convs: bool | None = None,
 ) -> tuple[str | None, str | None]:
-    """The precision the job will really run at on ``gpu``, and a warning if it changed."""
-    blocked = _model_blocks(requested, family, gpu, rules, backend)
+    """The precision the job will really run at on ``gpu``, and a warning if it changed.
+    ``convs``: whether the model's network has convolutions (``_model_blocks``)."""
+    blocked = _model_blocks(requested, family, gpu, rules, backend, convs)
     if blocked is None and precision_supported(gpu, requested, rules, backend):
         return requested, _precision_caveat(gpu, requested, rules, backend)
     for alt in FALLBACK.get(requested, ()):
-        if _model_blocks(alt, family, gpu, rules, backend) is None and precision_supported(
+        if _model_blocks(alt, family, gpu, rules, backend, convs) is None and precision_supported(
             gpu, alt, rules, backend
         ):
             if blocked is not None:

@@ -513,7 +513,9 @@ def filtered_out(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
 def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
     """Framework, backend, precision and attention kernels for this GPU: the same answer for
     every count, offer and request, so memoised on the rules (compat.Rules._memo)."""
-    key = ("gate", gpu, ctx.framework, precision, runtime, ctx.work.model.family)
+    m = ctx.work.model
+    # FLUX.1's DiT and SDXL's UNet share the family, not the fp8 answer (ModelSpec.conv_layers)
+    key = ("gate", gpu, ctx.framework, precision, runtime, m.family, m.conv_layers)
     # typed names rather than cast(): these run several times per card, and cast is a call
     hit: Gate | None = ctx.rules._memo.get(key)
     if hit is not None:
@@ -555,8 +557,9 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             resolved = precision
             warn = llm_step.weight_only_note(gpu, only, runtime or "the runtime")
         else:
+            model = ctx.work.model
             resolved, warn = compat.resolve_precision(
-                gpu, precision, ctx.rules, backend, family=ctx.work.model.family
+                gpu, precision, ctx.rules, backend, family=model.family, convs=model.conv_layers
             )
             # a fallback's words only ("no bf16 support; estimated at fp16"): a caveat on a
             # precision that runs as asked stays whatever the math

@@ -42,6 +42,7 @@ from app.domain.operators import ForwardTable
 from app.domain.topology import NODE_GPUS
 from app.vocab import (
     BYTES_PER_ELEMENT,
+    CONV_FAMILIES,
     GGUF_FORMATS,
     QUANTIZATION_LABELS,
     TRAINING_TASKS,
@@ -324,6 +325,21 @@ class ModelSpec:
     @property
     def has_shape(self) -> bool:
         return self.layers is not None and self.hidden_size is not None
+
+    @property
+    def conv_layers(self) -> bool:
+        """Whether the network a job runs at its precision has convolutions, which stock
+        PyTorch has no fp8 kernels for (data/frameworks.yaml fp8_convolution): a CNN; a
+        diffusion model whose denoiser's traced table has a convolution (an SD/SDXL UNet) or
+        that ships no table (not known: refused as a UNet is). FLUX.1's rectified-flow
+        transformer traces none (data/operators/flux-1-dev.yaml: GEMMs, attention and
+        element-wise ops only), so torchao float8 and TensorRT's FP8 convert all its matmuls;
+        its VAE's convolutions run once per image and stay 16-bit."""
+        if self.family not in CONV_FAMILIES:
+            return False
+        if self.family == "diffusion" and self.operators is not None:
+            return any(o.get("kind") == "conv" for o in self.operators.ops)
+        return True
 
     @property
     def params_per_token(self) -> float:

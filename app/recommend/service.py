@@ -1408,7 +1408,7 @@ def _fits_with(
         constraints=request.constraints.model_copy(update={"num_gpus": asked}),
     )
     tried_here = {"num_gpus", "max_gpus", "allow_4bit"}
-    out: list[str] = []
+    out: list[tuple[int, str]] = []
     for label, changes in whatif.variations(work, as_ranked):
         lifted = changes.get("constraints", {})
         if "objective" in changes or not set(lifted) <= tried_here:
@@ -1425,8 +1425,11 @@ def _fits_with(
             continue  # a variation the request's other fields make invalid is skipped
         if row is not None:
             held = whatif.config_name(gpu.name, row.num_gpus)
-            out.append(f"Fits with {label}: {held} hold{'s' if row.num_gpus == 1 else ''} it.")
-    return out
+            said = f"Fits with {label}: {held} hold{'s' if row.num_gpus == 1 else ''} it."
+            out.append((row.num_gpus, said))
+    # the card asked about, alone, first: FLUX.1's LoRA on one RTX 4090 with a 4-bit base
+    # had read after "batch 2 instead of 1: 2 × RTX 4090" (a stable sort keeps the list's order)
+    return [said for _, said in sorted(out, key=lambda t: t[0])]
 
 
 def _count_picked(gpu: GpuSpec, ctx: ev.Context, n: int) -> str:

@@ -52,10 +52,9 @@ def variations(
             out.append(
                 (f"bf16 mixed precision instead of {p}", {"workload": {"precision": "bf16"}})
             )
-        elif (
-            p in ("bf16", "fp16") and work.model.family not in CONV_FAMILIES and work.peft == "none"
-        ):
-            # stock PyTorch has no fp8 convolutions (data/frameworks.yaml, fp8_convolution);
+        elif p in ("bf16", "fp16") and not work.model.conv_layers and work.peft == "none":
+            # stock PyTorch has no fp8 convolutions (data/frameworks.yaml, fp8_convolution):
+            # a CNN or UNet is refused, FLUX.1's all-Linear DiT is not (ModelSpec.conv_layers);
             # PEFT's adapters train beside a frozen base it does not run in fp8 (a QLoRA base is
             # NF4 whatever the precision): the lever changed nothing there
             out.append((f"fp8 instead of {p}", {"workload": {"precision": "fp8"}}))
@@ -76,6 +75,13 @@ def variations(
         if work.task == "fine-tuning" and work.peft == "none":
             out.append(("LoRA instead of full fine-tuning", {"workload": {"peft": "lora"}}))
             out.append(("QLoRA instead of full fine-tuning", {"workload": {"peft": "qlora"}}))
+        elif work.task == "fine-tuning" and work.peft == "lora":
+            # the frozen base in 4-bit NF4 (QLoRA) is how a LoRA too big for a card fits it
+            # before a bigger card is bought: FLUX.1-dev's LoRA on one 24 GB card, as
+            # https://huggingface.co/blog/flux-qlora trains it (ai-toolkit quantises its base
+            # to 8 bits for the same reason, "quantize: true  # run 8bit mixed precision":
+            # github.com/ostris/ai-toolkit/blob/main/config/examples/train_lora_flux_24gb.yaml)
+            out.append(("QLoRA (4-bit base) instead of LoRA", {"workload": {"peft": "qlora"}}))
     for objective in ("fastest", "best_value"):
         if objective != request.objective:
             out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
@@ -104,6 +110,10 @@ def _inference_levers(work: WorkloadSpec) -> list[tuple[str, dict[str, Any]]]:
     if compiled and work.runtime == "pytorch":
         for rt in ("torch-compile", "tensorrt"):
             out.append((f"runtime {rt} instead of pytorch", {"workload": {"runtime": rt}}))
+    if work.model.family == "diffusion" and not work.model.conv_layers and p in ("bf16", "fp16"):
+        # a DiT's matmuls run in fp8 (torchao float8, TensorRT's FP8 FLUX.1 engines), which
+        # no UNet's convolutions do (ModelSpec.conv_layers)
+        out.append((f"fp8 instead of {p}", {"workload": {"precision": "fp8"}}))
     for q in ("int8", "int4"):
         if plain and (q == "int4" or work.runtime != "tensorrt"):
             continue

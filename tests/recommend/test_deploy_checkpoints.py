@@ -37,7 +37,12 @@ def _row(
     )  # fmt: skip
     memory = SimpleNamespace(breakdown={"weights": weights_gb}, available_gb=available_gb)
     gpu = SimpleNamespace(vendor=vendor, slug="gpu", name="GPU", compute_capability=None)
-    return cast(s.Recommendation, SimpleNamespace(serving=sv, offer=None, memory=memory, gpu=gpu))
+    return cast(
+        s.Recommendation,
+        SimpleNamespace(
+            serving=sv, offer=None, memory=memory, gpu=gpu, cost=SimpleNamespace(rent=None)
+        ),
+    )
 
 
 def _deploy(row: s.Recommendation, model: str) -> s.DeployOut:

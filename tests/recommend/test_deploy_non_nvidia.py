@@ -28,7 +28,12 @@ def _row(
     gpu = SimpleNamespace(
         vendor=vendor, slug="gpu", name="GPU", compute_capability=gfx, architecture=architecture
     )
-    return cast(s.Recommendation, SimpleNamespace(serving=sv, offer=None, memory=memory, gpu=gpu))
+    return cast(
+        s.Recommendation,
+        SimpleNamespace(
+            serving=sv, offer=None, memory=memory, gpu=gpu, cost=SimpleNamespace(rent=None)
+        ),
+    )
 
 
 def _rent(row: s.Recommendation) -> s.Recommendation:
