@@ -1105,6 +1105,7 @@ def recommend(
     budget leaves them out (the deadline's re-ranks, which name an option to act on)."""
     work, warnings = _resolve(request, data_dir)
     warnings += _job_size_warnings(request.constraints, work) + _count_warnings(request.constraints)
+    warnings += _weight_warnings(request)
     cons = request.constraints
     ctx = _context(
         work, request, request.objective, rules, calibration, offers=offers, priced_only=priced_only
@@ -1261,6 +1262,16 @@ def check_providers(cons: s.ConstraintsIn, offers: Mapping[str, costs.GpuOffers]
             f"{', '.join(sorted(known))}",
             field="constraints.providers",
         )
+
+
+def _weight_warnings(request: s.RecommendationRequest) -> list[str]:
+    """A speed weight stated beside an objective that does not read it, said as other ignored
+    fields are: only 'balanced' weighs speed against value."""
+    if "speed_weight" not in request.model_fields_set or request.objective == "balanced":
+        return []
+    return [
+        f"speed_weight applies to objective 'balanced' only; ignored under '{request.objective}'"
+    ]
 
 
 def _count_warnings(cons: s.ConstraintsIn) -> list[str]:
