@@ -838,7 +838,10 @@ def _replicas_needed(load: ServingLoad, cfg: ServingConfig, sat: _Point) -> str:
     full = math.ceil(rps / sat.rate)
     margin = math.ceil(rps / (0.8 * sat.rate))
     g = cfg.gpus_per_replica
-    said = f": {full} replicas of {g} GPU{'s' if g > 1 else ''} carry it at saturation"
+    said = (
+        f": {full} replicas of {g} GPU{'s' if g > 1 else ''} ({full * g} GPUs) carry it at "
+        "saturation"
+    )
     return said + (f", {margin} at 80 % of it ({margin * g} GPUs)" if margin > full else "")
 
 

@@ -970,8 +970,9 @@ def card_exclusion(
     """Why no shape of a card serves the load, and, when it is the targets, the card's
     closest miss (an answer with no row shows it). A price that rules out a shape that meets
     the targets is the reason (the fewest GPUs' first, as every task says it); else
-    the closest miss, the nearest the targets (the worst ratio to one), fewer GPUs first, then
-    plan order; else the fewest GPUs' reason."""
+    the closest miss (``closest_first``: the nearest the targets, or, where none carries the
+    load, the most capacity per GPU), with how many replicas of it would carry the load; else
+    the fewest GPUs' reason."""
     priced_out = [r for r in results if r.exclusion and r.exclusion.code in costs.PRICE_EXCLUSIONS]
     missed = [r for r in results if r.serving is not None and not r.ok]
     if missed and not priced_out:
@@ -980,6 +981,8 @@ def card_exclusion(
         assert near.serving is not None
         c = near.serving.result.config
         what = "; ".join(near.serving.misses) or "cannot carry the load"
+        if math.isinf(miss_size(near.serving.result, targets_of(ctx.work.serving))):
+            what += _scale_out(near, ctx)
         why = ev.Exclusion(
             "misses_targets", f"best within {ctx.limits.max_gpus} GPUs ({shape_words(c)}): {what}"
         )
@@ -1031,14 +1034,50 @@ def _perf(
 
 def closest_first(missed: list[ev.ConfigResult], spec: ServingSpec) -> list[ev.ConfigResult]:
     """The cards' near misses ("misses_targets" results), the nearest first (the worst ratio
-    to a target), fewer GPUs first among equals."""
+    to a target), fewer GPUs first among equals. Shapes that cannot carry the load have no
+    ratio: the most output tokens/s at saturation per GPU first (the shape whose replicas
+    carry it on the fewest GPUs: a 16-bit 70B model's TP2 pair of H100s keeps ~11 GB of KV
+    after its 141 GB of weights, a TP4 group over ten times that), then the most GPUs (the most
+    capacity)."""
     targets = targets_of(spec)
 
-    def key(r: ev.ConfigResult) -> tuple[float, int]:
+    def key(r: ev.ConfigResult) -> tuple[float, float, int]:
         assert r.serving is not None
-        return miss_size(r.serving.result, targets), r.serving.result.total_gpus
+        res = r.serving.result
+        size = miss_size(res, targets)
+        if math.isinf(size):
+            # 6 significant digits: replicas of one shape share a per-GPU rate but for the
+            # solve's last bits, which must not break the tie the GPU count breaks
+            per_gpu = float(f"{res.max_output_tokens_per_s / max(1, res.total_gpus):.6g}")
+            return size, -per_gpu, -res.total_gpus
+        return size, 0.0, res.total_gpus
 
     return sorted((r for r in missed if r.serving is not None), key=key)
+
+
+def _scale_out(near: ev.ConfigResult, ctx: ev.Context) -> str:
+    """For a rate load no shape within max_gpus carries: how far the closest gets, how many
+    replicas of it carry the load at saturation, and, where one request per replica meets
+    the targets (more replicas would help), the max_gpus that lets the planner try them."""
+    spec = ctx.work.serving
+    assert near.serving is not None and spec is not None
+    res = near.serving.result
+    rps, c = spec.requests_per_s, res.config
+    if rps is None or res.max_output_tokens_per_s <= 0.0 or spec.output_tokens <= 0:
+        return ""
+    reach = res.max_output_tokens_per_s / spec.output_tokens  # requests/s at saturation
+    per_replica = reach / max(1, c.replicas)
+    full = math.ceil(rps / per_replica)
+    g = c.gpus_per_replica
+    said = (
+        f" ({reach:.3g} of {rps:g} requests/s at saturation; {full} replicas of {g} "
+        f"GPU{'s' if g > 1 else ''} carry it, {full * g} GPUs"
+    )
+    if full * g > ctx.limits.max_gpus and one_request_meets(
+        near.config.gpu, near.serving, spec, ctx.work.model
+    ):
+        said += f": raise constraints.max_gpus to {full * g} or more"
+    return said + ")"
 
 
 def with_curve(gpu: GpuSpec, served: Served, ctx: ev.Context, curve: bool = True) -> Served:

@@ -30,6 +30,8 @@ Data Center GPUs vLLM's XPU build (``setup_for``).
 
 from __future__ import annotations
 
+import json
+import math
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +44,7 @@ from app.domain.serving import weights_name
 from app.offers.launch import TaskDumper
 from app.recommend import presets
 from app.recommend import schemas as s
+from app.shipped import yamlio
 from app.shipped.rules import DATA_DIR, load_efficiency
 from app.vocab import DATA_PARALLEL_SERVERS, HALF_PRECISIONS
 
@@ -122,6 +125,129 @@ def publisher_fp8(preset_id: str | None, data_dir: Path = DATA_DIR) -> str | Non
 
 def _owner(repo: str) -> str:
     return repo.split("/", 1)[0].lower()
+
+
+@dataclass(frozen=True, slots=True)
+class LongContext:
+    """A preset's documented context extension (data/workloads.yaml ``long_context``): RoPE
+    scaling of ``rope_type`` over the ``original`` positions it was trained on, validated up to
+    ``factor`` times them; ``native`` is the longest context its config.json serves without
+    it (Qwen3: YaRN over 32,768 positions, validated to 131,072; config.json's 40,960)."""
+
+    native: int
+    rope_type: str
+    original: int
+    factor: float
+    source: str = ""
+
+    def factor_for(self, context: int) -> float:
+        """The scaling that reaches ``context``: Qwen's advice is to size the factor to the
+        context ("if the typical context length for your application is 65,536 tokens, it
+        would be better to set factor as 2.0"), since static YaRN rescales every request; in
+        whole steps, so the runtime's derived length (original × factor) holds the context."""
+        return float(max(2, math.ceil(context / self.original)))
+
+    def rope_scaling(self, context: int) -> dict[str, object]:
+        return {
+            "rope_type": self.rope_type,
+            "factor": self.factor_for(context),
+            "original_max_position_embeddings": self.original,
+        }
+
+
+@lru_cache(maxsize=8)
+def long_contexts(data_dir: Path = DATA_DIR) -> dict[str, LongContext]:
+    """Each preset's ``long_context`` (none where the file or the key is absent)."""
+    path = data_dir / "workloads.yaml"
+    if not path.exists():
+        return {}
+    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
+    out: dict[str, LongContext] = {}
+    for raw in doc.get("workloads") or []:
+        lc = raw.get("long_context")
+        if lc:
+            out[raw["id"]] = LongContext(
+                native=int(lc["native"]),
+                rope_type=str(lc["rope_type"]),
+                original=int(lc["original_max_position_embeddings"]),
+                factor=float(lc["factor"]),
+                source=str(lc.get("source") or ""),
+            )
+    return out
+
+
+def _rope_args(runtime: str, long: LongContext, context: int) -> list[str] | None:
+    """The flags that turn the preset's RoPE scaling on for ``context`` tokens; None where
+    the runtime takes it only from the checkpoint's config.json.
+
+    * vLLM 0.10 (the line the plan prices): ``--hf-overrides`` with ``rope_scaling`` (its
+      context-extension example, docs.vllm.ai/en/v0.10.2/examples/offline_inference/
+      context_extension.html); it then derives original × factor as the longest
+      --max-model-len (above the config's 40,960 it refuses one without it).
+    * SGLang: ``--json-model-override-args`` (the Qwen3 README's SGLang line). SGLang derives
+      the context from max_position_embeddings alone when rope_scaling names
+      original_max_position_embeddings (sglang hf_transformers_utils.get_context_length), so
+      --context-length beyond 40,960 is refused unless the override raises that too.
+    * llama.cpp: ``--rope-scaling yarn --rope-scale F --yarn-orig-ctx N`` (llama.cpp
+      tools/server README; the Qwen3 README's llama.cpp line)."""
+    rope = long.rope_scaling(context)
+    if runtime == "vllm":
+        return ["--hf-overrides", json.dumps({"rope_scaling": rope})]
+    if runtime == "sglang":
+        derived = int(long.original * long.factor_for(context))
+        over = {"rope_scaling": rope, "max_position_embeddings": derived}
+        return ["--json-model-override-args", json.dumps(over)]
+    if runtime == "llama.cpp":
+        return [
+            "--rope-scaling",
+            long.rope_type,
+            "--rope-scale",
+            f"{long.factor_for(context):g}",
+            "--yarn-orig-ctx",
+            str(long.original),
+        ]
+    return None
+
+
+def _with_rope(
+    runtime: str, args: list[str], long: LongContext | None, context: int, notes: list[str]
+) -> list[str]:
+    """The command with the preset's RoPE scaling where ``context`` is beyond its native one
+    (else as it is), and in ``notes`` what to say of it: where the flag came from, and the
+    publisher's caveat that static YaRN rescales every request (Qwen: "potentially impacting
+    performance on shorter texts")."""
+    if long is None or context <= long.native:
+        return args
+    rope = long.rope_scaling(context)
+    factor = long.factor_for(context)
+    flags = _rope_args(runtime, long, context)
+    said = (
+        f"a {context:,}-token context is beyond the model's native {long.native:,}: "
+        f"{long.rope_type} RoPE scaling, factor {factor:g} over its "
+        f"{long.original:,} trained positions"
+    )
+    if flags is None:
+        said += (
+            f' — add "rope_scaling": {json.dumps(rope)} to the checkpoint\'s config.json '
+            f"before starting {runtime} (the publisher's route for other frameworks)"
+        )
+    else:
+        at = next((i for i, a in enumerate(args) if a in ("--host", "--port")), len(args))
+        args = [*args[:at], *flags, *args[at:]]
+    if runtime == "vllm":
+        said += (
+            " (vLLM built on Transformers 5 reads rope_parameters, with rope_theta, instead: "
+            "docs.vllm.ai, Context Extension)"
+        )
+    if factor > long.factor:
+        said += f"; beyond the {long.original * long.factor:,.0f} tokens the publisher validated"
+    said += (
+        "; static scaling applies to every request and, the publisher warns, may lower "
+        "quality on short prompts: where most requests are short, serve the long ones on "
+        "replicas of their own"
+    )
+    notes.append(said)
+    return args
 
 
 @dataclass(frozen=True, slots=True)
@@ -688,9 +814,15 @@ def _sixteen_bit_overflows(row: s.Recommendation) -> bool:
 
 
 def deploy_for(
-    row: s.Recommendation, model: str | None, context: int, accelerator: str | None = None
+    row: s.Recommendation,
+    model: str | None,
+    context: int,
+    accelerator: str | None = None,
+    long: LongContext | None = None,
 ) -> s.DeployOut | None:
-    """The commands that start ``row``'s serving plan; None for runtimes with no server."""
+    """The commands that start ``row``'s serving plan; None for runtimes with no server.
+    ``long``: the preset's context extension, turned on where ``context`` exceeds its native
+    context (``_with_rope``)."""
     sv = row.serving
     if sv is None or sv.runtime not in BUILDERS:
         return None
@@ -703,6 +835,7 @@ def deploy_for(
     dp = packed if sv.runtime in DATA_PARALLEL else 1
     ckpt = checkpoint(row, model)
     args = BUILDERS[sv.runtime](ckpt.repo, sv, context, tp, pp, dp, ckpt.quantization)
+    args = _with_rope(sv.runtime, args, long, context, notes)
     command = _files(sv) + shlex.join(args)
     notes += ckpt.notes
     if sv.runtime == "llama.cpp" and sv.kv_cache_precision not in HALF_PRECISIONS:
@@ -768,32 +901,40 @@ def deploy_for(
     return s.DeployOut(command=command, skypilot_service=yaml_text, notes=notes)
 
 
-def context_for(w: s.ResolvedWorkload) -> int:
+def context_for(w: s.ResolvedWorkload, native: int | None = None) -> int:
     """The --max-model-len a workload's serve command asks: room for the longest request the
     load describes, within the model's own limit. vLLM refuses a prompt longer than
     --max-model-len and cuts the answer at it, so the mean lengths would fail every longer
     request: mean + spread where the load gives a spread (what the plan sizes each request's KV
-    cache for), else twice the mean."""
+    cache for), else twice the mean. ``native``: the context the model serves without its
+    RoPE scaling (a preset's ``long_context``), which a load whose stated lengths fit it is
+    held to: the publisher advises the scaling only where long contexts are needed (Qwen3:
+    "if the average context length does not exceed 32,768 tokens, we do not recommend
+    enabling YaRN"), and twice the mean is a margin, not a need."""
     if w.serving is not None:
         sv = w.serving
         spread = (sv.prompt_tokens_spread or 0) + (sv.output_tokens_spread or 0)
         mean = sv.prompt_tokens + sv.output_tokens
-        context = mean + spread if spread else 2 * mean
+        need = mean + spread
+        context = need if spread else 2 * mean
     else:
-        context = (w.seq_len or 0) + (w.output_tokens or 0)
+        context = need = (w.seq_len or 0) + (w.output_tokens or 0)
     if w.model.max_context:
         context = min(context, w.model.max_context) if context else w.model.max_context
+    if native and context > native and need <= native:
+        context = native
     return context or 4096
 
 
 def attach(rows: list[s.Recommendation], w: s.ResolvedWorkload, data_dir: Path = DATA_DIR) -> None:
     """Each serving row's serve command and service file (``serving.deploy``), the one rule
-    /recommendations and /estimate share: the preset's serve repo (else its Hugging Face id)
-    and the workload's context."""
+    /recommendations and /estimate share: the preset's serve repo (else its Hugging Face id),
+    the workload's context, and the preset's context extension where that context needs it."""
     preset = presets.load_presets(data_dir).get(w.preset or "")
     model = (preset.serve_repo or presets.hf_repo(preset)) if preset is not None else None
-    context = context_for(w)
+    long = long_contexts(data_dir).get(w.preset or "")
+    context = context_for(w, long.native if long is not None else None)
     for row in rows:
         if row.serving is not None:
             acc = row.offer.accelerator if row.offer is not None else None
-            row.serving.deploy = deploy_for(row, model, context, acc)
+            row.serving.deploy = deploy_for(row, model, context, acc, long)

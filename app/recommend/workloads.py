@@ -1084,12 +1084,31 @@ def _serving_spec(
         )
         sv = sv.model_copy(update={"prompt_tokens": room})
     ctx = sv.prompt_tokens + sv.output_tokens
+    # a longer context is the model's own (a rope-scaling extension): the request can say so
+    longer = (
+        "or set model.max_context where the model is served with a longer one (a rope-scaling "
+        "extension such as YaRN)"
+    )
     if model.max_context and ctx > model.max_context:
         raise InvalidInput(
-            f"prompt + output = {ctx} tokens exceeds the model's context of {model.max_context}",
+            f"prompt + output = {ctx:,} tokens exceeds the model's context of "
+            f"{model.max_context:,}: shorten them, {longer}",
             field="workload.serving.prompt_tokens"
             if "prompt_tokens" in given
             else "workload.serving.output_tokens",
+        )
+    spread = (sv.prompt_tokens_spread or 0) + (sv.output_tokens_spread or 0)
+    if model.max_context and spread and ctx + spread > model.max_context:
+        # the plan reserves each request's KV cache for mean + spread (serving_step.load_of)
+        # and the serve command's --max-model-len is that longest request: beyond the context
+        # neither exists (the runtime refuses such a prompt)
+        raise InvalidInput(
+            f"mean + spread = {ctx + spread:,} tokens (prompt, output and their spreads) "
+            f"exceeds the model's context of {model.max_context:,}: give a spread within "
+            f"{model.max_context - ctx:,} tokens, {longer}",
+            field="workload.serving.prompt_tokens_spread"
+            if sv.prompt_tokens_spread
+            else "workload.serving.output_tokens_spread",
         )
     # no target would let anything that eventually answers "meet" the load: blanks get MLPerf's
     targets = serving_model.with_defaults(
