@@ -284,10 +284,29 @@ def _shape(cfg: dict[str, Any]) -> _Shape:
         head_dim=_int(cfg, "head_dim", most=MAX_HIDDEN) or h // heads,
         intermediate=_int(cfg, "intermediate_size", "n_inner", "ffn_dim", most=MAX_FFN) or 4 * h,
         vocab=_need(cfg, "vocab_size", most=MAX_VOCAB),
-        max_context=_int(
-            cfg, "max_position_embeddings", "n_positions", "seq_length", most=MAX_POSITIONS
-        ),
+        max_context=_context(cfg),
     )
+
+
+def _context(cfg: dict[str, Any]) -> int | None:
+    """The longest context the config serves: its positions, or under YaRN rope scaling the
+    original positions × the factor, as vLLM derives max_model_len (config.py
+    ``_get_and_verify_max_len``: for rope_type yarn, original_max_position_embeddings ×
+    factor) — Qwen3's config.json says 40,960 with YaRN 4 × 32,768 = 131,072 added."""
+    most = _int(cfg, "max_position_embeddings", "n_positions", "seq_length", most=MAX_POSITIONS)
+    rs = cfg.get("rope_scaling")
+    if not isinstance(rs, dict) or rs.get("rope_type", rs.get("type")) != "yarn":
+        return most
+    original = _int(rs, "original_max_position_embeddings", most=MAX_POSITIONS)
+    factor = rs.get("factor")
+    if original is None or factor is None:
+        return most
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise HfConfigError("rope_scaling.factor must be a number", field="rope_scaling.factor")
+    if not math.isfinite(factor) or not 1.0 <= factor <= 1024.0:
+        raise HfConfigError("rope_scaling.factor must be 1 to 1024", field="rope_scaling.factor")
+    scaled = min(MAX_POSITIONS, int(original * factor))
+    return max(most or 0, scaled)
 
 
 def _tied(cfg: dict[str, Any], mt: str) -> bool:
