@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from app.domain import cost as costs
 from app.domain import topology
 from app.domain.gpu import GpuSpec
 from app.vocab import (
@@ -430,6 +431,7 @@ def purchase_caveats(
         half_precision_caveat(gpu, buys),
         owned_caveat(gpu, n, buys, buy),
         servers_caveat(gpu, n, buys),
+        whole_server_caveat(gpu, n, buy),
         second_hand_caveat(gpu, buy, buys),
         _unpowered(gpu, buys),
     )
@@ -610,6 +612,20 @@ def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
     return (
         f"the price is the {n} cards alone: a host with {n} PCIe slots (x8 or wider), the "
         f"space and the power supply for them{watts} is not included"
+    )
+
+
+def whole_server_caveat(gpu: GpuSpec, n: int, buy: PurchaseOffer | None) -> str | None:
+    """A module sold only as whole servers, bought for fewer GPUs than a server holds (or not a
+    multiple of it): the price the row pays is the servers' (cost.whole_servers), said."""
+    per = topology.node_size(gpu)
+    bought = costs.whole_servers(buy, n, per)
+    if not bought:
+        return None
+    servers = bought // per
+    return (
+        f"sold only as whole {per}-GPU servers: the price buys {bought} GPUs ({servers} "
+        f"server{'s' if servers > 1 else ''}) for the {n} this job runs"
     )
 
 

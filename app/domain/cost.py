@@ -732,6 +732,9 @@ class Pricing:
     # purchase budget).
     left_out: str | None = None
     left_out_why: str | None = None
+    # GPUs the purchase pays for where that is more than num_gpus (0: num_gpus): a module sold
+    # only as whole servers (PurchaseOffer.server_share) is bought a server at a time
+    bought: int = 0
 
     @property
     def price_known(self) -> bool:
@@ -739,7 +742,7 @@ class Pricing:
 
     @property
     def purchase_usd(self) -> float | None:
-        return self.buy.usd * self.num_gpus if self.buy is not None else None
+        return self.buy.usd * (self.bought or self.num_gpus) if self.buy is not None else None
 
     def verdict(self, energy_usd_per_hour: float | None) -> Verdict | None:
         if self.rent is None or self.purchase_usd is None:
@@ -831,7 +834,20 @@ def price_configuration(
             servers = node_gpus if policy.multi_node and biggest < node_gpus else None
             reason = instance_too_small(n, biggest, servers)
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
+    return Pricing(
+        rent, buy, n, usage, reason, buy_reason, seen_prices(offers),
+        bought=whole_servers(buy, n, node_gpus),
+    )  # fmt: skip
+
+
+def whole_servers(buy: PurchaseOffer | None, n: int, node_gpus: int) -> int:
+    """The GPUs a purchase of ``n`` pays for where the price is a server's share
+    (``PurchaseOffer.server_share``: sold only as whole servers of ``node_gpus``): whole
+    servers, more than ``n`` where ``n`` is not a multiple; 0 (``n`` itself) otherwise. One
+    H100 SXM at a $317k 8-GPU server's price ÷ 8 had passed a $40k budget at $39,625."""
+    if buy is None or node_gpus <= 1 or n % node_gpus == 0 or not buy.server_share:
+        return 0
+    return -(-n // node_gpus) * node_gpus
 
 
 INSTANCE_CAP_WORDS = "one instance has at most"
@@ -1017,9 +1033,11 @@ def price_replicas(
     policy: RentalPolicy,
     usage: Usage,
     purchase_basis: str = "auto",
+    node_gpus: int = 1,
 ) -> tuple[Pricing, ReplicaChoice | None]:
     """Both cost bases of one serving configuration: its replicas on rented instances, and
-    buying every GPU it uses."""
+    buying every GPU it uses (whole servers of ``node_gpus`` where the price is a server's
+    share: ``whole_servers``)."""
     n = max(1, gpus_per_replica) * max(1, replicas)
     placed = choose_replica_offer(list(offers.cloud), gpus_per_replica, replicas, policy)
     reason = None
@@ -1039,4 +1057,7 @@ def price_replicas(
             )
     rent = placed.choice if placed is not None else None
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers)), placed
+    bought = whole_servers(buy, n, node_gpus)
+    return Pricing(
+        rent, buy, n, usage, reason, buy_reason, seen_prices(offers), bought=bought
+    ), placed

@@ -2588,7 +2588,7 @@ def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[
         tdp = gpu.tdp_w
         known.append(True)
         flat += (
-            nan if buy is None else buy.usd * pricing.num_gpus,
+            nan if buy is None else buy.usd * (pricing.bought or pricing.num_gpus),
             nan if rent is None else rent.usd_per_hour,
             nan if tdp is None else tdp * n / 1000.0 * kwh_price,
             hours,

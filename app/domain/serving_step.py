@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from app.domain import compat, efficiency, llm_step, perf
+from app.domain import compat, efficiency, llm_step, perf, topology
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -672,8 +672,9 @@ def price(gpu: GpuSpec, group: int, replicas: int, ctx: ev.Context) -> Price:
     if ctx.offers is not None:
         offers = ctx.offers.get(gpu.slug, _NO_OFFERS)
         pricing, placed = costs.price_replicas(
-            offers, group, replicas, ctx.rental, ctx.usage, ctx.purchase_basis
-        )
+            offers, group, replicas, ctx.rental, ctx.usage, ctx.purchase_basis,
+            topology.node_size(gpu),
+        )  # fmt: skip
     owned, rent = costs.prices(gpu, n, pricing)
     energy = (
         gpu.tdp_w * n / 1000.0 * ctx.usage.electricity_usd_per_kwh

@@ -73,7 +73,10 @@ def test_a_server_share_price_says_nothing_of_a_missing_host(
     assert h100.server_share  # the data's note carries data/offers/README.md's words
     for n in (1, 2, 8):
         said = _said(gpus["h100-sxm"], n, h100)
-        assert "the price" not in said and "server (" not in said
+        # fewer than a server's 8 buy the whole server (compat.whole_server_caveat), said so
+        whole = f"sold only as whole 8-GPU servers: the price buys 8 GPUs (1 server) for the {n}"
+        assert (whole in said) == (n < 8), said
+        assert "the price and electricity" not in said and "server (" not in said
         assert "board power alone" in said  # its electricity is still the GPUs' alone
     # without the offer (the catalog's own price) a module's price is not said either way
     assert "the price" not in _said(gpus["h100-sxm"], 8, None)
