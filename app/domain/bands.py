@@ -5,6 +5,7 @@ calibration set measured. Every widening lives here, with the reason a row's bas
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
@@ -41,6 +42,43 @@ UNMEASURED_RUNTIME = Widening(
 UNMEASURED_ARCHITECTURE = Widening(
     0.85, 1.20, "no published results on this architecture in the calibration set"
 )
+# A convolution regime whose calibration rows are all another vendor's GPUs (every train,
+# infer-cnn and infer-diffusion row is NVIDIA on cuDNN): the row's convolutions run another
+# library (MIOpen on AMD, oneDNN on Intel, MPS on Apple) whose speed does not follow cuDNN's,
+# and no published result fixes how far. ROCm/MIOpen#3865 (2025: MI300X convolutions slower
+# than H100's on the same shapes, after exhaustive tuning), ROCm/MIOpen#3310 (2024: a PyTorch
+# model 6.4× slower on MI250X than on an A100 where MIOpen fell back to its naive kernels),
+# ROCm/AMDMIGraphX#2917 (2024: MI300X ResNet-50 fp16 inference no faster than fp32). None
+# gives a rate to price, so the factors are the band stated for a vendor without calibration
+# (BAND_SPARSE_VENDOR), the answer saying how unsure it is rather than borrowing cuDNN's band.
+UNMEASURED_VENDOR = Widening(
+    BAND_SPARSE_VENDOR[0],
+    BAND_SPARSE_VENDOR[1],
+    "no published results from this vendor in the calibration set: its convolution results "
+    "are all NVIDIA GPUs on cuDNN, and other libraries' convolutions (MIOpen's) measure far "
+    "from cuDNN's on the same shapes (ROCm/MIOpen#3865, #3310)",
+)
+# The regimes whose calibration rows are convolution networks (CNN training and inference,
+# diffusion UNets): where a vendor outside them is widened by UNMEASURED_VENDOR
+CONV_REGIMES = frozenset({"train", "infer-cnn", "infer-diffusion"})
+# A GPU architecture's vendor from its name (data/gpus: CDNA, RDNA, GCN are AMD's; Xe and
+# Gaudi Intel's; M1..M4 Apple's; every other NVIDIA's), to tell which vendors a regime's
+# covered architectures hold (tests/domain/test_r28cn_vendor_band.py checks the catalog)
+_ARCHITECTURE_VENDORS = (
+    (re.compile(r"(CDNA|RDNA|GCN)\b"), "amd"),
+    (re.compile(r"(Xe|Gaudi)"), "intel"),
+    (re.compile(r"M\d+\b"), "apple"),
+)
+
+
+def architecture_vendor(architecture: str) -> str:
+    """The vendor whose GPUs have this architecture (``_ARCHITECTURE_VENDORS``), else nvidia."""
+    for pattern, vendor in _ARCHITECTURE_VENDORS:
+        if pattern.match(architecture):
+            return vendor
+    return "nvidia"
+
+
 MOE = Widening(
     0.50,
     1.0,
@@ -152,7 +190,12 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
         runtimes, architectures = covered
         if x.runtime not in runtimes:
             out.append(estimated(UNMEASURED_RUNTIME, "runtime", table))
-        if x.architecture not in architectures:
+        if x.regime in CONV_REGIMES and all(
+            architecture_vendor(a) != x.vendor for a in architectures
+        ):
+            # another vendor's library: more than an unmeasured architecture of a known one
+            out.append(UNMEASURED_VENDOR)
+        elif x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
     four_bit = x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES
     if x.moe and four_bit:

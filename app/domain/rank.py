@@ -1046,15 +1046,17 @@ def _layout_tip(c: Candidate) -> list[str]:
     w = c.work
     if w.runtime not in NCHW_RUNTIMES or w.precision not in ("fp16", "bf16"):
         return []
-    if not runs_nchw(w) or c.gpu.vendor not in ("nvidia", "amd"):
-        return []  # cuDNN's and MIOpen's transposes: MPS and oneDNN are not priced so
-    table = w.model.operators
-    if table is not None and not any(op.get("kind") == "conv" for op in table.ops):
+    if not runs_nchw(w) or c.gpu.vendor != "nvidia":
+        # cuDNN's transposes only (perf._nchw_transforms_run prices no other): ROCm PyTorch
+        # hands MIOpen NCHW unless PYTORCH_MIOPEN_SUGGEST_NHWC is set (aten/src/ATen/native/
+        # ConvUtils.h, miopen_conv_use_channels_last), so the tip would promise AMD nothing
+        return []
+    if not w.model.conv_layers:
         return []  # a transformer denoiser (FLUX.1): only its small VAE decode convolves
     return [
         "Eager PyTorch runs this network NCHW, so cuDNN transposes around each tensor-core "
         "convolution: model.to(memory_format=torch.channels_last) (and the inputs) removes "
-        "them, as torch.compile's Inductor does."
+        "them, as torch.compile's Inductor does (workload.channels_last prices it)."
     ]
 
 

@@ -605,6 +605,12 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         warnings += _lora_targets(model, peft, w.lora_rank or DEFAULT_LORA_RANK)
     if w.seq_len is not None and not model.is_transformer:
         warnings.append(_seq_len_ignored(model.family))
+    if w.channels_last and model.family not in CONV_FAMILIES:
+        # said, as seq_len on a CNN is: a memory format has no say without convolutions
+        warnings.append(
+            f"channels_last applies to a convolutional model (a CNN or diffusion UNet), not a "
+            f"model of family '{model.family}'; ignored"
+        )
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
     job = _job_size(w, preset, task, model, seq_len, data_dir)
@@ -627,6 +633,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         latency_target_ms=w.latency_target_ms if task == "inference" else None,
         lora_rank=w.lora_rank or DEFAULT_LORA_RANK,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
+        channels_last=w.channels_last and model.family in CONV_FAMILIES,
         preset=preset.id if preset is not None else None,
         runtime=runtime,
         runtime_given=w.runtime is not None,

@@ -922,7 +922,7 @@ def test_training_headline_memory_is_the_least_and_names_the_top_picks_share(
     # the assumed batch is said in the notes, in the form's words (the verdict states it among
     # its assumptions, not as its caveat)
     notes = html.split("Notes on this estimate")[1].split("</ul>")[0]
-    assert "“Batch size” not given: assumed 1,024 sequences" in notes
+    assert "“Batch size (all GPUs)” not given: assumed 1,024 sequences" in notes
 
 
 def test_a_latency_target_no_row_meets_shows_which_change_meets_it(read_client: TestClient) -> None:
