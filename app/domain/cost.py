@@ -879,11 +879,13 @@ def price_copies(
     policy: RentalPolicy,
     usage: Usage,
     purchase_basis: str = "auto",
+    node_gpus: int = 1,
 ) -> Pricing:
     """Both cost bases of ``copies`` one-GPU copies that share nothing (offline inference over
     a dataset, each copy a process on its own shard): as many whole instances of one accepted
     offer as hold them, as serving replicas are booked (``choose_replica_offer``: no cluster
-    network, so any tier, however many instances), and buying every GPU."""
+    network, so any tier, however many instances), and buying every GPU (whole servers of
+    ``node_gpus`` where the price is a server's share: ``whole_servers``)."""
     n = max(1, copies)
     placed = choose_replica_offer(list(offers.cloud), 1, n, policy)
     rent = dataclasses.replace(placed.choice, copies=True) if placed is not None else None
@@ -891,7 +893,10 @@ def price_copies(
     if rent is None:
         reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
     buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(rent, buy, n, usage, reason, buy_reason, seen_prices(offers))
+    return Pricing(
+        rent, buy, n, usage, reason, buy_reason, seen_prices(offers),
+        bought=whole_servers(buy, n, node_gpus),
+    )  # fmt: skip
 
 
 def seen_prices(offers: GpuOffers) -> tuple[CloudOffer, ...]:

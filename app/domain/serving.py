@@ -687,7 +687,11 @@ def _solve(
         ttft_p95 = max(ttft + queue, ttft_p95 + tail)
     # a step that carries another request's prompt chunk is slower; it is the p95 ITL once
     # ≥5 % of a request's token gaps are such steps (the others' prompts: none for one user)
-    stall = _stall_share(eng, n, slots, ctx, q, chunk, rate, t_chunk) if share else 0.0
+    stall = (
+        _stall_share(eng, n, slots, ctx, q, chunk, rate, t_chunk, load_rate is not None)
+        if share
+        else 0.0
+    )
     itl_p95 = t_chunk if stall >= STALL_PERCENTILE_SHARE else itl
     # the prompts' share of the GPU's time prices the $ split of the asked load alone: the
     # curve's and saturation's points skip its two extra steps
@@ -721,18 +725,21 @@ def _stall_share(
     chunk: int,
     rate: float,
     t_mixed: float,
+    open_loop: bool = False,
 ) -> float:
     """The share of a running request's token gaps that are steps carrying another request's
     prompt chunk. The steps are counted as the server runs them — chunk-carrying steps of
     ``t_mixed`` s, decode-only steps filling the rest of each second — not as the average step
     (which spreads the prompts over every step and so undercounts the stalls: at 1.67
     prompts/s of 0.23 s each, 28 ms average steps read 4.7 % where the 22 ms decode-only
-    steps make it 5.6 %)."""
+    steps make it 5.6 %). ``open_loop``: random arrivals (a rate load), each another request's
+    while this one decodes; a closed loop's own next prompt waits for its answer, so only the
+    others' share of the rate stalls it."""
     running = min(n, slots)
     others = max(0.0, running - 1.0)
-    if not others or rate <= 0.0:
+    if rate <= 0.0 or (not others and not open_loop):
         return 0.0
-    chunks_per_s = rate * others / max(1.0, running)
+    chunks_per_s = rate if open_loop else rate * others / max(1.0, running)
     chunks_per_s *= max(1, math.ceil(q / max(chunk - others, chunk / 4.0)))
     t_dec = eng.step(max(1.0, running), ctx, 0.0, float(q))[0]
     decode_steps = max(0.0, 1.0 - chunks_per_s * t_mixed) / max(t_dec, 1e-12)

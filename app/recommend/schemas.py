@@ -510,8 +510,8 @@ class WorkloadIn(_In):
         le=1 << 20,
         title="Batch size (all GPUs)",
         description="Samples (or sequences) processed per step, across all the GPUs: the "
-        "global batch (N GPUs each take batch ÷ N: Hugging Face's per_device_train_batch_size "
-        "× N).",
+        "global batch (data-parallel copies and FSDP split it, batch ÷ N each: Hugging Face's "
+        "per_device_train_batch_size × N; a model split over GPUs runs it whole).",
         json_schema_extra=ui("workload", tasks=ONE_JOB_TASKS, kind="count"),
     )
     seq_len: int | None = Field(

@@ -563,8 +563,8 @@ def _recommendation(
         },
         notes=[
             # the breakdown beside it is in 10⁹ bytes: the pool in both units, so a cache of
-            # 39.6 (10⁹ B) does not read as overflowing a pool of "37.8 GB" (GiB)
-            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GiB "
+            # 39.6 (10⁹ B) does not read as overflowing a pool of "37.8 GB" (vendor GB)
+            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB "
             f"({r.kv_pool_gb_per_gpu:.1f} × 10⁹ bytes, the breakdown's unit) for the KV cache",
             *_reserve_note(row),
         ],

@@ -412,6 +412,22 @@ def _precision(
     return precision
 
 
+def _long_context_words(preset: str, context: int) -> list[str]:
+    """A job past a preset's native context runs under its rope scaling (Qwen3: YaRN to
+    131,072), which only serving's commands turn on: said, with the publisher's caveat."""
+    from app.recommend.deploy import long_contexts  # deploy reads the presets' file too
+
+    long = long_contexts().get(preset)
+    if long is None or context <= long.native:
+        return []
+    return [
+        f"{context:,} tokens is past the model's native context of {long.native:,}: it runs "
+        f"with {long.rope_type.upper()} rope scaling set in its config.json (rope_scaling "
+        f"factor {long.factor:g} over {long.original:,} positions), which the publisher says "
+        "may lower quality on short texts"
+    ]
+
+
 def _lengths(
     w: s.WorkloadIn, d: dict[str, Any], model: ModelSpec, inference: bool, warnings: list[str]
 ) -> tuple[int, int]:
@@ -594,6 +610,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             field="workload.precision",
         )
     seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
+    if task != "serving" and w.preset is not None:
+        warnings += _long_context_words(w.preset, seq_len + (out_tokens if inference else 0))
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
     if w.lora_rank is not None and peft == "none":

@@ -49,6 +49,19 @@ def test_one_user_never_waits_behind_another_prompt() -> None:
     assert sv._stall_share(eng, 1.0, 30.0, 2_500.0, 2_000, 8_192, 0.5, 0.23) == 0.0
 
 
+def test_random_arrivals_are_all_another_requests_prompts() -> None:
+    """Under a rate load every prompt that arrives while a request decodes is another's: the
+    whole rate stalls it, not the closed loop's (running − 1) ÷ running of it."""
+    eng = cast(llm_step.Replica, _Steps(0.022))
+    closed = sv._stall_share(eng, 2.0, 30.0, 2_500.0, 2_000, 8_192, 1.0, 0.23)
+    opened = sv._stall_share(eng, 2.0, 30.0, 2_500.0, 2_000, 8_192, 1.0, 0.23, True)
+    decode = (1.0 - 0.23) / 0.022
+    assert opened == pytest.approx(1.0 / (1.0 + decode), rel=1e-9)
+    assert closed == pytest.approx(0.5 / (0.5 + (1.0 - 0.5 * 0.23) / 0.022), rel=1e-9)
+    # one request running on average still meets the others' prompts as they arrive
+    assert sv._stall_share(eng, 1.0, 30.0, 2_500.0, 2_000, 8_192, 1.0, 0.23, True) > 0.0
+
+
 def _at(rate: float) -> sv.ServingResult:
     return run(H100, LLAMA8, cfg(), sv.ServingLoad(16_000, 400, requests_per_s=rate))
 

@@ -31,7 +31,9 @@ def test_the_service_file_rents_at_the_price_the_row_was_ranked_at(
         if x["cost"]["rent"]["spot"]:
             policy = service["replica_policy"]
             assert policy["dynamic_ondemand_fallback"] is True
-            assert policy["min_replicas"] * max(1, x["offer"]["instances"]) >= 1
+            sv, instances = x["serving"], max(1, x["offer"]["instances"])
+            packed = sv["replicas"] // instances if sv["replicas"] % instances == 0 else 1
+            assert policy["min_replicas"] == sv["replicas"] // packed  # the plan's replicas
             assert "replicas" not in service
         else:
             assert "replica_policy" not in service and service["replicas"] >= 1

@@ -47,3 +47,26 @@ def test_one_sxm_module_is_priced_as_its_server(read_client: TestClient) -> None
     )
     over = _buy(read_client, num_gpus=1, max_purchase_usd=40_000)
     assert not any(x["gpu"]["slug"] == "h100-sxm" for x in over["recommendations"])
+
+
+def test_copies_buy_whole_servers_too(read_client: TestClient) -> None:
+    """Copies that share nothing (batch inference over a dataset, LLM copies) are priced on
+    their own paths: two modules had cost $79,250 beside words saying they buy a server."""
+    for workload in (
+        {"preset": "resnet-50", "task": "inference", "batch_size": 64,
+         "dataset_samples": 1_000_000},
+        {"preset": "llama-3.1-8b", "task": "inference", "batch_size": 64,
+         "dataset_samples": 100_000},
+    ):  # fmt: skip
+        r = read_client.post(
+            "/api/v1/recommendations",
+            json={"workload": workload, "limit": 100,
+                  "constraints": {"acquisition": "buy", "num_gpus": 2}},
+        )  # fmt: skip
+        assert r.status_code == 200, r.text
+        rows = [x for x in r.json()["recommendations"] if x["gpu"]["slug"] == "h100-sxm"]
+        assert rows, workload
+        for row in rows:
+            assert row["num_gpus"] == 2
+            assert row["cost"]["purchase_usd"] == row["gpu"]["purchase_usd"] * 8
+            assert any("buys 8 GPUs (1 server) for the 2" in w for w in row["warnings"])
