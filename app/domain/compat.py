@@ -622,11 +622,7 @@ def whole_server_caveat(gpu: GpuSpec, n: int, buy: PurchaseOffer | None) -> str 
     bought = costs.whole_servers(buy, n, per)
     if not bought:
         return None
-    servers = bought // per
-    return (
-        f"sold only as whole {per}-GPU servers: the price buys {bought} GPUs ({servers} "
-        f"server{'s' if servers > 1 else ''}) for the {n} this job runs"
-    )
+    return f"sold as whole {per}-GPU servers: priced for {bought} GPUs, {n} used"
 
 
 def servers_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:

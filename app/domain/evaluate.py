@@ -176,6 +176,10 @@ class Context:
 class Exclusion:
     code: str
     reason: str
+    # the card's own figures behind a reason many cards share (a serving card's closest shape
+    # and how far it gets): the reason stays the same words for all of them, so a page lists
+    # them as one group, and the API gives each card's detail beside it
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)

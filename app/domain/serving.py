@@ -1132,15 +1132,12 @@ def _stall_note(point: _Point) -> str | None:
     if stalled < 1.25 * point.itl:
         return None
     head = (
-        f"{share:.1%} of a request's token gaps wait behind another request's prompt chunk "
-        f"({stalled * 1e3:,.0f} ms against {point.itl * 1e3:,.1f} ms)"
+        f"{share:.1%} of token gaps wait behind another request's prompt chunk "
+        f"({stalled * 1e3:,.0f} ms, not {point.itl * 1e3:,.1f})"
     )
     if share >= STALL_PERCENTILE_SHARE:
-        return f"{head}: that is the p95 ITL (5 % or more of the gaps)"
-    return (
-        f"{head}: the p95 ITL is at the edge — from 5 % of the gaps (the share grows with the "
-        f"load) it is {stalled * 1e3:,.0f} ms"
-    )
+        return f"{head}: that is the p95 ITL"
+    return f"{head}: the p95 ITL is at the edge, {stalled * 1e3:,.0f} ms from 5 % (more load)"
 
 
 def _curve_batches(cap: int) -> list[int]:

@@ -983,7 +983,13 @@ def card_exclusion(
         c = near.serving.result.config
         what = "; ".join(near.serving.misses) or "cannot carry the load"
         if math.isinf(miss_size(near.serving.result, targets_of(ctx.work.serving))):
-            what += _scale_out(near, ctx)
+            # every such card's words are the same; its shape and reach are its detail
+            why = ev.Exclusion(
+                "misses_targets",
+                f"best within {ctx.limits.max_gpus} GPUs: {what}",
+                f"closest: {shape_words(c)}{_scale_out(near, ctx)}",
+            )
+            return why, dataclasses.replace(near, exclusion=why)
         why = ev.Exclusion(
             "misses_targets", f"best within {ctx.limits.max_gpus} GPUs ({shape_words(c)}): {what}"
         )

@@ -79,7 +79,7 @@ LATENCY_S = {"fast": 10e-6, "pcie-p2p": 20e-6, "pcie-host": 40e-6, "network": 30
 NCCL_RING_BASE_US = 6.6
 NCCL_PCI_HOP_US = 1.0
 # How a priced PCIe peer-to-peer link is named (``link``): P2P is the host's to allow
-P2P_ASSUMED_LABEL = "PCIe peer-to-peer (assumed: the host must allow it)"
+P2P_ASSUMED_LABEL = "PCIe P2P (host permitting)"
 # Segments whose NVLink bridge is an accessory: a GeForce, TITAN or workstation pair is joined
 # only by a bridge bought separately, in the size that matches the two cards' slot spacing
 # (Puget Systems, "NVIDIA NVLink 2021 Update and Compatibility Chart", 2021-02-24: "NVLink

@@ -1531,6 +1531,11 @@ class Excluded(BaseModel):
     name: str
     code: ExclusionCode
     reason: str
+    detail: str | None = Field(
+        None,
+        description="this card's own figures behind a reason several cards share (a serving "
+        "card's closest shape, how far it gets and how many replicas would carry the load)",
+    )
 
 
 class BaselineOut(BaseModel):

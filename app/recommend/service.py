@@ -408,7 +408,10 @@ _ROWS = TypeAdapter(list[s.Recommendation])
 
 
 def _excluded(gpu: GpuSpec, x: ev.Exclusion) -> dict[str, str]:
-    return {"slug": gpu.slug, "name": gpu.name, "code": x.code, "reason": x.reason}
+    out = {"slug": gpu.slug, "name": gpu.name, "code": x.code, "reason": x.reason}
+    if x.detail:
+        out["detail"] = x.detail
+    return out
 
 
 def _priced_out(r: ev.ConfigResult, ctx: ev.Context) -> ev.Exclusion | None:

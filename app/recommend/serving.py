@@ -565,7 +565,7 @@ def _recommendation(
             # the breakdown beside it is in 10⁹ bytes: the pool in both units, so a cache of
             # 39.6 (10⁹ B) does not read as overflowing a pool of "37.8 GB" (vendor GB)
             f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB "
-            f"({r.kv_pool_gb_per_gpu:.1f} × 10⁹ bytes, the breakdown's unit) for the KV cache",
+            f"({r.kv_pool_gb_per_gpu:.1f} × 10⁹ B) for the KV cache",
             *_reserve_note(row),
         ],
     )
@@ -1146,6 +1146,12 @@ def estimated(
         workload=resolved_out(work),
         gpu=gpu_out(gpu),
         result=None,
-        excluded=s.Excluded(slug=gpu.slug, name=gpu.name, code=why.code, reason=why.reason),
+        excluded=s.Excluded(
+            slug=gpu.slug,
+            name=gpu.name,
+            code=why.code,
+            reason=why.reason,
+            detail=why.detail or None,
+        ),
         warnings=warnings,
     )

@@ -140,6 +140,15 @@ def ms_range(low: Any, high: Any, like: Any = None, unit: bool = True) -> str:
     return f"{text} {word}" if unit else text
 
 
+def sortable(value: Any) -> str:
+    """A figure as a data attribute the page's script sorts and scales by: seven significant
+    figures (a sort or a recomputed price never needs more; 15.006582382700827 had cost every
+    row's cells 10 bytes each of the page's weight); blank where there is none."""
+    if not _is_number(value):
+        return ""
+    return f"{float(value):.7g}"
+
+
 def compact(value: Any) -> str:
     """A large count read at a glance: 15,145,036 as 15.1M (three significant figures, as
     every figure of a ranking); below a million as ``num`` writes it."""
@@ -295,6 +304,7 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
     env.filters.update(
         num=num,
         compact=compact,
+        sortable=sortable,
         usd=usd,
         hours=hours,
         pct=pct,

@@ -704,7 +704,7 @@ def test_a_rows_gpu_prices_are_the_prices_the_row_pays(read_client: TestClient) 
     for r in rows:
         bought, rent = r["cost"]["purchase_usd"], r["cost"]["rent"]
         # a module sold only as whole servers is bought 8 at a time (cost.whole_servers)
-        whole = any("sold only as whole 8-GPU servers" in w for w in r["warnings"])
+        whole = any("sold as whole 8-GPU servers" in w for w in r["warnings"])
         units = -(-r["num_gpus"] // 8) * 8 if whole else r["num_gpus"]
         per_card = bought / units if bought is not None else None
         assert r["gpu"]["purchase_usd"] == pytest.approx(per_card), r["gpu"]["slug"]

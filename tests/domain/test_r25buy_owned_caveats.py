@@ -74,7 +74,7 @@ def test_a_server_share_price_says_nothing_of_a_missing_host(
     for n in (1, 2, 8):
         said = _said(gpus["h100-sxm"], n, h100)
         # fewer than a server's 8 buy the whole server (compat.whole_server_caveat), said so
-        whole = f"sold only as whole 8-GPU servers: the price buys 8 GPUs (1 server) for the {n}"
+        whole = f"sold as whole 8-GPU servers: priced for 8 GPUs, {n} used"
         assert (whole in said) == (n < 8), said
         assert "the price and electricity" not in said and "server (" not in said
         assert "board power alone" in said  # its electricity is still the GPUs' alone

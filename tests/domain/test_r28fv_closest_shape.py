@@ -66,10 +66,12 @@ def test_the_exclusion_says_the_replicas_that_carry_it_and_the_max_gpus_to_ask()
     full = math.ceil(10.0 / per_replica)
     gpus = full * res.config.gpus_per_replica
     assert gpus > 8
+    # the words every such card shares, and this card's own figures beside them
+    assert why.reason == "best within 8 GPUs: cannot carry the load"
     assert f"{full} replicas of {res.config.gpus_per_replica} GPUs carry it, {gpus} GPUs" in (
-        why.reason
+        why.detail
     )
-    assert f"raise constraints.max_gpus to {gpus}" in why.reason
+    assert f"raise constraints.max_gpus to {gpus}" in why.detail
     # what it says is so: with that many GPUs some shape of the card carries the load
     wide = _ctx(gpus)
     planned = ev.plan(H100, wide)

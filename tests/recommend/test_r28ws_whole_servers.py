@@ -41,10 +41,7 @@ def test_one_sxm_module_is_priced_as_its_server(read_client: TestClient) -> None
     row = rows[0]
     unit = row["gpu"]["purchase_usd"]
     assert row["cost"]["purchase_usd"] == unit * 8
-    assert any(
-        "whole 8-GPU servers" in w and "buys 8 GPUs (1 server) for the 1" in w
-        for w in row["warnings"]
-    )
+    assert any("whole 8-GPU servers: priced for 8 GPUs, 1 used" in w for w in row["warnings"])
     over = _buy(read_client, num_gpus=1, max_purchase_usd=40_000)
     assert not any(x["gpu"]["slug"] == "h100-sxm" for x in over["recommendations"])
 
@@ -69,4 +66,6 @@ def test_copies_buy_whole_servers_too(read_client: TestClient) -> None:
         for row in rows:
             assert row["num_gpus"] == 2
             assert row["cost"]["purchase_usd"] == row["gpu"]["purchase_usd"] * 8
-            assert any("buys 8 GPUs (1 server) for the 2" in w for w in row["warnings"])
+            assert any(
+                "whole 8-GPU servers: priced for 8 GPUs, 2 used" in w for w in row["warnings"]
+            )
