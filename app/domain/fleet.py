@@ -98,10 +98,10 @@ SNAPSHOTS_PER_CATALOG = 64  # software settings kept per catalog (a handful are 
 
 def software(ctx: ev.Context) -> Software:
     """What a snapshot's terms depend on besides the catalog, the rules and the calibration:
-    the gate's inputs (framework, precision asked, runtime, model family), the memory the
-    runtime keeps back (training or not, and for inference the model's vocabulary and widths,
-    which size a serving runtime's startup activations: ev.usable_gb) and the LLM card terms'
-    (prompt GEMM path, weight format)."""
+    the gate's inputs (framework, precision asked, runtime, model family and convolutions),
+    the memory the runtime keeps back (training or not, and for inference the model's
+    vocabulary and widths, which size a serving runtime's startup activations: ev.usable_gb)
+    and the LLM card terms' (prompt GEMM path, weight format)."""
     work = ctx.work
     m = work.model
     widths = None if work.training else (m.vocab_size, m.hidden_size, m.intermediate_size)
@@ -110,6 +110,9 @@ def software(ctx: ev.Context) -> Software:
         work.precision,
         getattr(work, "runtime", None),
         m.family,
+        # the gate's fp8 answer follows the network's convolutions (ModelSpec.conv_layers):
+        # FLUX.1's DiT and SDXL's UNet share the family, not the answer
+        m.conv_layers,
         work.training,
         widths,
         work.prompt_gemm,
