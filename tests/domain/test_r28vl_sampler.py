@@ -25,6 +25,7 @@ def _rep(n: int = 1, model=LLAMA3_8B) -> llm_step.Replica:
 
 def test_a_step_pays_the_vocabularys_logits_per_sampled_sequence():
     rep = _rep()
+    assert LLAMA3_8B.vocab_size is not None
     per_seq = LLAMA3_8B.vocab_size * llm_step.SAMPLER_BYTES_PER_LOGIT / (rep.bw / rep.tp)
     assert rep.sampler_s == pytest.approx(per_seq)
     # 256 decodes: 256 × 128,256 × 12 B ≈ 394 MB a step, ~0.17 ms on an H100 at 0.88
