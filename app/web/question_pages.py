@@ -29,7 +29,7 @@ from app.recommend.summary import split_stale
 from app.recommend.whatif import config_name
 from app.recommend.workloads import blank_peft, recipe_checkpointing, resolve_workload
 from app.reports import service as reports
-from app.vocab import RUNTIME_FRAMEWORK, TRAINING_TASKS
+from app.vocab import CONV_FAMILIES, RUNTIME_FRAMEWORK, TRAINING_TASKS
 from app.web import charts
 from app.web.forms import (
     FormField,
@@ -433,6 +433,8 @@ def _echo(
         job.append(choice_label("peft", w.peft) + (f" rank {w.lora_rank}" if w.lora_rank else ""))
     if w.gradient_checkpointing:
         job.append("activation checkpointing")
+    if req is not None and req.workload.channels_last and w.model.family in CONV_FAMILIES:
+        job.append("channels-last tensors")
     out.append(("Job", ", ".join(job)))
     if w.dataset_samples and w.task in ("training", "fine-tuning"):
         size = f"{params_h(w.dataset_samples)} samples × {num(w.epochs)} epoch" + "s" * (

@@ -19,3 +19,13 @@ def _echo(client: TestClient, query: str) -> str:
 def test_an_exact_count_is_echoed_as_asked(read_client: TestClient) -> None:
     assert _echo(read_client, "num_gpus=2") == "exactly 2"
     assert _echo(read_client, "max_gpus=4") == "up to 4"
+
+
+def test_channels_last_is_echoed_in_the_job(read_client: TestClient) -> None:
+    r = read_client.get("/recommendations?preset=resnet-50&channels_last=true")
+    assert r.status_code == 200
+    m = re.search(r"Job</dt>\s*<dd[^>]*>([^<]+)<", r.text)
+    assert m and "channels-last tensors" in m.group(1)
+    plain = read_client.get("/recommendations?preset=resnet-50").text
+    m = re.search(r"Job</dt>\s*<dd[^>]*>([^<]+)<", plain)
+    assert m and "channels-last" not in m.group(1)
