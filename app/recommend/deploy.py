@@ -31,7 +31,6 @@ Data Center GPUs vLLM's XPU build (``setup_for``).
 from __future__ import annotations
 
 import json
-import math
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,7 +43,7 @@ from app.domain.serving import weights_name
 from app.offers.launch import TaskDumper
 from app.recommend import presets
 from app.recommend import schemas as s
-from app.shipped import yamlio
+from app.recommend.presets import LongContext
 from app.shipped.rules import DATA_DIR, load_efficiency
 from app.vocab import DATA_PARALLEL_SERVERS, HALF_PRECISIONS
 
@@ -127,53 +126,13 @@ def _owner(repo: str) -> str:
     return repo.split("/", 1)[0].lower()
 
 
-@dataclass(frozen=True, slots=True)
-class LongContext:
-    """A preset's documented context extension (data/workloads.yaml ``long_context``): RoPE
-    scaling of ``rope_type`` over the ``original`` positions it was trained on, validated up to
-    ``factor`` times them; ``native`` is the longest context its config.json serves without
-    it (Qwen3: YaRN over 32,768 positions, validated to 131,072; config.json's 40,960)."""
-
-    native: int
-    rope_type: str
-    original: int
-    factor: float
-    source: str = ""
-
-    def factor_for(self, context: int) -> float:
-        """The scaling that reaches ``context``: Qwen's advice is to size the factor to the
-        context ("if the typical context length for your application is 65,536 tokens, it
-        would be better to set factor as 2.0"), since static YaRN rescales every request; in
-        whole steps, so the runtime's derived length (original × factor) holds the context."""
-        return float(max(2, math.ceil(context / self.original)))
-
-    def rope_scaling(self, context: int) -> dict[str, object]:
-        return {
-            "rope_type": self.rope_type,
-            "factor": self.factor_for(context),
-            "original_max_position_embeddings": self.original,
-        }
-
-
-@lru_cache(maxsize=8)
 def long_contexts(data_dir: Path = DATA_DIR) -> dict[str, LongContext]:
-    """Each preset's ``long_context`` (none where the file or the key is absent)."""
-    path = data_dir / "workloads.yaml"
-    if not path.exists():
-        return {}
-    doc = yamlio.safe_load(path.read_text(encoding="utf-8")) or {}
-    out: dict[str, LongContext] = {}
-    for raw in doc.get("workloads") or []:
-        lc = raw.get("long_context")
-        if lc:
-            out[raw["id"]] = LongContext(
-                native=int(lc["native"]),
-                rope_type=str(lc["rope_type"]),
-                original=int(lc["original_max_position_embeddings"]),
-                factor=float(lc["factor"]),
-                source=str(lc.get("source") or ""),
-            )
-    return out
+    """Each preset's ``long_context`` (presets.Preset.long_context), by preset id."""
+    return {
+        pid: p.long_context
+        for pid, p in presets.load_presets(data_dir).items()
+        if p.long_context is not None
+    }
 
 
 def _rope_args(runtime: str, long: LongContext, context: int) -> list[str] | None:

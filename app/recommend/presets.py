@@ -7,6 +7,7 @@ app/shipped/rules.py.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +25,34 @@ _MODEL_TYPES = get_type_hints(ModelSpec)
 _TABLES = ("operators", "decoder_operators")  # read from data/operators/, never from the preset
 _MODEL_FIELDS = tuple(f.name for f in fields(ModelSpec) if f.name not in _TABLES)
 _INT_FIELDS = tuple(k for k in _MODEL_FIELDS if _MODEL_TYPES[k] in (int, int | None))
+
+
+@dataclass(frozen=True, slots=True)
+class LongContext:
+    """A preset's documented context extension (data/workloads.yaml ``long_context``): RoPE
+    scaling of ``rope_type`` over the ``original`` positions it was trained on, validated up to
+    ``factor`` times them; ``native`` is the longest context its config.json serves without
+    it (Qwen3: YaRN over 32,768 positions, validated to 131,072; config.json's 40,960)."""
+
+    native: int
+    rope_type: str
+    original: int
+    factor: float
+    source: str = ""
+
+    def factor_for(self, context: int) -> float:
+        """The scaling that reaches ``context``: Qwen's advice is to size the factor to the
+        context ("if the typical context length for your application is 65,536 tokens, it
+        would be better to set factor as 2.0"), since static YaRN rescales every request; in
+        whole steps, so the runtime's derived length (original × factor) holds the context."""
+        return float(max(2, math.ceil(context / self.original)))
+
+    def rope_scaling(self, context: int) -> dict[str, object]:
+        return {
+            "rope_type": self.rope_type,
+            "factor": self.factor_for(context),
+            "original_max_position_embeddings": self.original,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +76,8 @@ class Preset:
     # int4 and fp4 serving plans start: a runtime cannot load the 16-bit repo as either.
     serve_repo_awq: str | None = None
     serve_repo_fp4: str | None = None
+    # its documented context extension (data/workloads.yaml ``long_context``), if any
+    long_context: LongContext | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +213,29 @@ def load_presets(data_dir: Path = DATA_DIR) -> dict[str, Preset]:
             serve_repo_fp8=raw.get("serve_repo_fp8"),
             serve_repo_awq=raw.get("serve_repo_awq"),
             serve_repo_fp4=raw.get("serve_repo_fp4"),
+            long_context=_long_context(raw),
         )
+    return out
+
+
+def _long_context(raw: dict[str, Any]) -> LongContext | None:
+    """A preset's ``long_context`` block, checked as the file loads: every field present and
+    the extension longer than the native context (a malformed block had surfaced as a 500)."""
+    lc = raw.get("long_context")
+    if not lc:
+        return None
+    try:
+        out = LongContext(
+            native=int(lc["native"]),
+            rope_type=str(lc["rope_type"]),
+            original=int(lc["original_max_position_embeddings"]),
+            factor=float(lc["factor"]),
+            source=str(lc.get("source") or ""),
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"workloads.yaml preset {raw.get('id')}: bad long_context ({e})") from e
+    if out.original * out.factor <= out.native:
+        raise ValueError(f"workloads.yaml preset {raw.get('id')}: long_context extends nothing")
     return out
 
 
