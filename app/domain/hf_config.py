@@ -297,12 +297,15 @@ def _context(cfg: dict[str, Any]) -> int | None:
     rs = cfg.get("rope_scaling")
     if not isinstance(rs, dict) or rs.get("rope_type", rs.get("type")) != "yarn":
         return most
-    original = _int(rs, "original_max_position_embeddings", most=MAX_POSITIONS)
+    try:
+        original = _int(rs, "original_max_position_embeddings", most=MAX_POSITIONS)
+    except HfConfigError as e:
+        raise HfConfigError(f"rope_scaling.{e.message}", f"rope_scaling.{e.field}") from e
     factor = rs.get("factor")
-    if original is None or factor is None:
-        return most
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+    if factor is not None and (isinstance(factor, bool) or not isinstance(factor, (int, float))):
         raise HfConfigError("rope_scaling.factor must be a number", field="rope_scaling.factor")
+    if original is None or factor is None:
+        return most  # no original length: read as unscaled (vLLM's rule needs the field)
     if not math.isfinite(factor) or not 1.0 <= factor <= 1024.0:
         raise HfConfigError("rope_scaling.factor must be 1 to 1024", field="rope_scaling.factor")
     scaled = min(MAX_POSITIONS, int(original * factor))

@@ -37,3 +37,14 @@ def test_a_bad_factor_names_its_field(factor: object) -> None:
             _qwen3(rope_type="yarn", factor=factor, original_max_position_embeddings=32_768)
         )
     assert e.value.field == "rope_scaling.factor"
+
+
+def test_a_bad_original_length_names_its_rope_scaling_field() -> None:
+    with pytest.raises(HfConfigError) as e:
+        parse_hf_config(
+            _qwen3(rope_type="yarn", factor=4.0, original_max_position_embeddings="32k")
+        )
+    assert e.value.field == "rope_scaling.original_max_position_embeddings"
+    # a bad factor is refused even where the original length is missing
+    with pytest.raises(HfConfigError):
+        parse_hf_config(_qwen3(rope_type="yarn", factor="4"))
