@@ -616,13 +616,13 @@ class WorkloadIn(_In):
         "allow_tf32). Off unless the preset says so.",
         json_schema_extra=ui("assumptions", assumed="The preset's choice"),
     )
-    channels_last: bool = Field(
-        default=False,
+    channels_last: bool | None = Field(
+        default=None,
         title="Channels-last tensors (CNN, UNet)",
         # kept under the form's fold length (one line, no "More"): the field is on every page
         description="A CNN or UNet run in torch.channels_last (NHWC): no cuDNN NCHW "
-        "transposes. Default false: PyTorch's NCHW. Models without convolutions ignore it.",
-        json_schema_extra=ui("assumptions", tasks=ONE_JOB_TASKS),
+        "transposes. Blank: no, PyTorch's NCHW. Models without convolutions ignore it.",
+        json_schema_extra=ui("assumptions", tasks=ONE_JOB_TASKS, assumed="No"),
     )
     runtime: Runtime | None = Field(
         default=None,

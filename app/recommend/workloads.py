@@ -651,7 +651,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         latency_target_ms=w.latency_target_ms if task == "inference" else None,
         lora_rank=w.lora_rank or DEFAULT_LORA_RANK,
         allow_tf32_matmul=bool(w.allow_tf32_matmul),
-        channels_last=w.channels_last and model.family in CONV_FAMILIES,
+        channels_last=bool(w.channels_last) and model.family in CONV_FAMILIES,
         preset=preset.id if preset is not None else None,
         runtime=runtime,
         runtime_given=w.runtime is not None,

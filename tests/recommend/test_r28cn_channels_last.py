@@ -21,7 +21,7 @@ def _resolve(**kw: object) -> tuple[object, list[str]]:
 
 def test_the_field_defaults_to_pytorchs_nchw_and_is_documented() -> None:
     info = s.WorkloadIn.model_fields["channels_last"]
-    assert info.default is False
+    assert info.default is None  # blank: PyTorch's NCHW (the form's "Default: No")
     schema = s.RecommendationRequest.model_json_schema()
     desc = schema["$defs"]["WorkloadIn"]["properties"]["channels_last"]["description"]
     assert "NCHW" in desc and "channels_last" in desc
@@ -100,3 +100,16 @@ def test_the_layout_tip_is_cudnns_and_the_what_if_prices_it(read_client: TestCli
     assert tipped == {"nvidia"}
     levers = [v["change"] for v in j["what_if"]]
     assert "channels_last tensors instead of NCHW" in levers
+
+
+def test_the_form_selects_no_layout_change_by_default(read_client: TestClient) -> None:
+    """The form's select had no blank option and listed "Yes" first, so a browser submitted
+    channels_last=on for every question (a ResNet-50 answer picked by the layout it was not
+    asked): blank, said "Default: No", is what it submits now."""
+    import re
+
+    html = read_client.get("/").text
+    m = re.search(r'<select id="f-channels_last".*?</select>', html, re.S)
+    assert m
+    first = re.search(r"<option ([^>]*)>([^<]*)</option>", m.group(0))
+    assert first and 'value=""' in first.group(1) and "Default: No" in first.group(2)
