@@ -160,6 +160,11 @@ T = TypeVar("T", float, NDArray[np.float64])
 # is priced (docs/methodology.md §6.7j).
 # https://github.com/vllm-project/vllm/blob/3e342658b2e9c85a30a54d19e64e5ad77b8a26a6/vllm/v1/sample/sampler.py
 SAMPLER_BYTES_PER_LOGIT = 12.0
+# The runtime that samples on the host: llama.cpp copies the last token's fp32 logits to host
+# memory and runs its sampler chain on the CPU (llama_sampler_sample over llama_get_logits_ith),
+# so no GPU pass over the vocabulary is priced for it (a vocabulary of fp32 logits over the link
+# is ~0.5 MB a token for Llama 3: within its per-token host figures)
+HOST_SAMPLING_RUNTIME = "llama.cpp"
 
 
 def _release(version: str) -> tuple[int, int] | None:
@@ -1250,8 +1255,14 @@ def replica(
         fp4_m0=card.fp4_m0,
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
-        sampler_s=sampler_seconds(model, card.bw),
+        sampler_s=sampler_seconds(model, card.bw) * samples_on_gpu(card.decode),
     )
+
+
+def samples_on_gpu(profile: RuntimeProfile) -> float:
+    """1 where the runtime samples on the GPU (vLLM, SGLang, TensorRT-LLM, Transformers'
+    generate, MLX), 0 where it samples on the host (``HOST_SAMPLING_RUNTIME``)."""
+    return 0.0 if profile.runtime == HOST_SAMPLING_RUNTIME else 1.0
 
 
 def sampler_seconds(model: ModelSpec, bw: float) -> float:
@@ -1582,7 +1593,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 19): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 20): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -1603,12 +1614,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.microbatch_tokens, t.decode.host_us_per_op, t.decode.moe_block_us,
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
                 float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
-                t.decode.graph_split_us, t.fp4_rel, t.fp4_m0,
+                t.decode.graph_split_us, t.fp4_rel, t.fp4_m0, samples_on_gpu(t.decode),
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 19)  # fmt: skip
+    ).reshape(len(cards), 20)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1748,7 +1759,10 @@ def dense_columns(
         fp4_rel=per_card[:, 17],
         fp4_m0=per_card[:, 18],
         kv_copies=_kv_copies_column(job.model, tp, rows),
-        sampler_s=float(job.model.vocab_size or 0) * SAMPLER_BYTES_PER_LOGIT / per_card[:, 0]
+        sampler_s=float(job.model.vocab_size or 0)
+        * SAMPLER_BYTES_PER_LOGIT
+        / per_card[:, 0]
+        * per_card[:, 19]
         if job.model.vocab_size
         else np.zeros(rows),
         linked=linked,

@@ -67,3 +67,27 @@ def test_no_vocabulary_no_sampler_and_the_columns_match_to_the_bit():
         want = [r.parts(*args).seconds for r in reps]
         assert cols.seconds(*args).tolist() == want
         assert dense.seconds(*args).tolist() == want
+
+
+def test_llama_cpp_samples_on_the_host_not_the_gpu() -> None:
+    """llama.cpp copies the logits to the host and samples on the CPU: no GPU pass over the
+    vocabulary (code review: the vLLM sampler had been charged to every runtime)."""
+    from app.shipped.rules import load_efficiency
+
+    prof = load_efficiency().profile(H100, "cuda", "llama.cpp", "bf16", "decode")
+    assert prof.runtime == "llama.cpp"
+    rep = llm_step.replica(
+        H100, LLAMA3_8B, weights="bf16", kv="bf16", n=1, decode=prof, prefill=prof,
+        memory_efficiency=0.88, compute_efficiency=COMP,
+    )  # fmt: skip
+    assert rep.sampler_s == 0.0
+    assert _rep().sampler_s > 0.0  # a GPU-sampling runtime's profile
+    rows = llm_step.card_rows([rep_card(prof), rep_card(GRAPHS)])
+    assert rows.values[:, 19].tolist() == [0.0, 1.0]
+
+
+def rep_card(prof: RuntimeProfile) -> llm_step.CardTerms:
+    return llm_step.card_terms(
+        H100, weights="bf16", decode=prof, prefill=prof, memory_efficiency=0.88,
+        compute_efficiency=COMP,
+    )  # fmt: skip
