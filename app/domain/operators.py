@@ -17,7 +17,7 @@ Pure: no file access, no torch.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from app.domain.activations import gated_mlp, mixed_bytes
@@ -945,6 +945,12 @@ class ForwardTable:
     # the text tokens a UNet's cross-attention reads (its ``input.context_len``): they do not
     # grow with the image (rescaled_table)
     context_len: int | None = None
+    # whether the pass has a convolution (an SD/SDXL UNet, a CNN; not FLUX.1's DiT): read once
+    # as the table is made, not by a scan of its ops each time a card's gate asks
+    has_conv: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "has_conv", any(o.get("kind") == "conv" for o in self.ops))
 
     @property
     def gflops(self) -> float:

@@ -338,7 +338,7 @@ class ModelSpec:
         if self.family not in CONV_FAMILIES:
             return False
         if self.family == "diffusion" and self.operators is not None:
-            return any(o.get("kind") == "conv" for o in self.operators.ops)
+            return self.operators.has_conv
         return True
 
     @property

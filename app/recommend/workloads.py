@@ -22,6 +22,7 @@ from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend.presets import (
     DATA_DIR,
+    LongContext,
     Preset,
     default_batch,
     default_dataset,
@@ -412,12 +413,9 @@ def _precision(
     return precision
 
 
-def _long_context_words(preset: str, context: int) -> list[str]:
+def _long_context_words(long: LongContext | None, context: int) -> list[str]:
     """A job past a preset's native context runs under its rope scaling (Qwen3: YaRN to
     131,072), which only serving's commands turn on: said, with the publisher's caveat."""
-    from app.recommend.deploy import long_contexts  # deploy reads the presets' file too
-
-    long = long_contexts().get(preset)
     if long is None or context <= long.native:
         return []
     return [
@@ -611,7 +609,8 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         )
     seq_len, out_tokens = _lengths(w, d, model, inference, warnings)
     if task != "serving" and w.preset is not None:
-        warnings += _long_context_words(w.preset, seq_len + (out_tokens if inference else 0))
+        long = load_presets(data_dir)[w.preset].long_context
+        warnings += _long_context_words(long, seq_len + (out_tokens if inference else 0))
     if w.latency_target_ms is not None and not inference:
         warnings.append("latency_target_ms only applies to inference; ignored")
     if w.lora_rank is not None and peft == "none":

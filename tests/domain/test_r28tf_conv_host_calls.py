@@ -4,32 +4,12 @@ squeeze-excitation FCs are GEMMs (DLE's dense / nn.Linear), not convolutions."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from app.catalog.loader import read_gpu_specs
 from app.domain import perf
 from app.domain.kernels import prepare
-from app.domain.workload import WorkloadSpec
-from app.recommend.presets import load_presets
-from app.shipped.rules import load_efficiency
-
-DATA = Path(__file__).resolve().parents[2] / "data"
-TABLE = load_efficiency(DATA)
-GPUS = {g.slug: g for g in read_gpu_specs(DATA)}
-PRESETS = load_presets(DATA)
-
-
-def _work(preset: str, runtime: str, precision: str = "fp16", batch: int = 1) -> WorkloadSpec:
-    return WorkloadSpec(
-        task="inference",
-        model=PRESETS[preset].model,
-        precision=precision,
-        batch_size=batch,
-        runtime=runtime,
-        efficiency=TABLE,
-    )
+from tests.domain.test_compiled_runtime_policy import GPUS, PRESETS
+from tests.domain.test_compiled_runtime_policy import _job as _work
 
 
 def test_every_convolution_weighs_the_profiles_conv_to_relu_ratio() -> None:

@@ -55,13 +55,10 @@ def test_no_vocabulary_no_sampler_and_the_columns_match_to_the_bit():
     reps = [_rep(1), _rep(8)]
     cols = llm_step.columns(reps)
     job = llm_step.replica_job(LLAMA3_8B, weights="bf16", kv="bf16")
-    card = llm_step.card_terms(
-        H100, weights="bf16", decode=GRAPHS, prefill=GRAPHS, memory_efficiency=0.88,
-        compute_efficiency=COMP,
-    )  # fmt: skip
     dense = llm_step.dense_columns(
-        job, llm_step.card_rows([card]), np.zeros(2, np.intp), np.array([1.0, 8.0]), gpus=[H100] * 2
-    )
+        job, llm_step.card_rows([rep_card(GRAPHS)]), np.zeros(2, np.intp), np.array([1.0, 8.0]),
+        gpus=[H100] * 2,
+    )  # fmt: skip
     assert dense.sampler_s.tolist() == [r.sampler_s for r in reps]
     for args in ((64.0, 1500.0, 0.0, 1000.0), (200.0, 800.0, 30.0, 500.0)):
         want = [r.parts(*args).seconds for r in reps]
