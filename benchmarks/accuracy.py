@@ -1019,8 +1019,9 @@ def bands_of(rows: list[CalRow]) -> list[BandScore]:
         groups = {regime: sub, **groups}
         runtimes = sorted({r.runtime for r in sub})
         for runtime in runtimes if len(runtimes) > 1 else ():
-            rs = [r for r in sub if r.runtime == runtime]
-            # the runtime's own band ("decode/llama.cpp"); benchmarks/band_cv.py weighs
+            rs = runtime_band_rows(sub, regime, runtime)
+            # the runtime's own band ("decode/llama.cpp"), with its execution family's rows
+            # where it has one (bands.RUNTIME_BAND_FAMILY); benchmarks/band_cv.py weighs
             # requiring more GPUs of it (RUNTIME_BAND_MIN_GPUS), not shipped
             if _enough(rs) and len({r.slug for r in rs}) >= RUNTIME_BAND_MIN_GPUS:
                 groups[f"{regime}/{runtime}"] = rs
@@ -1037,6 +1038,15 @@ def bands_of(rows: list[CalRow]) -> list[BandScore]:
 # ("third pass") weighs 4 instead (a runtime on fewer GPUs falling back to its regime's band,
 # every runtime pooled) and finds it no better held out (docs/methodology.md, "Calibrated bands")
 RUNTIME_BAND_MIN_GPUS = 1
+
+
+def runtime_band_rows(sub: list[CalRow], regime: str, runtime: str) -> list[CalRow]:
+    """The rows behind the band "regime/runtime" among ``sub`` (the regime's banded rows): the
+    runtime's own, and where it runs another's step under the same execution policy
+    (bands.RUNTIME_BAND_FAMILY: default-mode torch.compile batch inference, eager PyTorch's
+    operator table under fewer, fused kernels, launched from Python alike) that one's too."""
+    family = bands.RUNTIME_BAND_FAMILY.get((regime, runtime))
+    return [r for r in sub if r.runtime in (runtime, family)]
 
 
 def _enough(rows: list[CalRow]) -> bool:

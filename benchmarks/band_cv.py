@@ -314,11 +314,11 @@ def class_rows(rows: list[acc.CalRow], key: str, vendor: str) -> list[acc.CalRow
     """The rows behind one band of ``acc.bands_of``: "regime" or "regime/runtime", a vendor or
     "all" (dense, standard-format rows only, as bands_of fits them)."""
     regime, _, runtime = key.partition("/")
-    return [
+    rs = [
         r for r in rows
-        if r.regime == regime and not (r.moe or r.four_bit)
-        and (not runtime or r.runtime == runtime) and vendor in ("all", r.vendor)
+        if r.regime == regime and not (r.moe or r.four_bit) and vendor in ("all", r.vendor)
     ]  # fmt: skip
+    return acc.runtime_band_rows(rs, regime, runtime) if runtime else rs
 
 
 @dataclass(frozen=True)

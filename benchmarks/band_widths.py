@@ -92,7 +92,7 @@ def band_rows(rows: Sequence[acc.CalRow], key: str, vendor: str) -> list[acc.Cal
     else:
         rs = [r for r in rs if r.kind not in apart]
         if sub:
-            rs = [r for r in rs if r.runtime == sub]
+            rs = acc.runtime_band_rows(rs, regime, sub)
     return rs if vendor == "all" else [r for r in rs if r.vendor == vendor]
 
 

@@ -124,6 +124,25 @@ NEW_SOURCE_REASON = (
 # (docs/methodology.md, "Calibrated bands")
 FINE_TUNING = "fine-tuning"
 
+# A runtime's band cell in a regime where its step is another runtime's under the same execution
+# policy: the band is fitted on both runtimes' tuning rows (benchmarks/accuracy.py
+# runtime_band_rows), stored under the runtime's own key. torch.compile's default mode in batch
+# inference (data/efficiency.yaml, its infer / infer-cnn rows: no CUDA graph, Inductor's Python
+# wrapper launches every kernel and calls the same autotuned cuDNN convolutions and cuBLAS GEMMs
+# as eager, host µs per kernel 38 against eager's 35-37 on the same host) is eager PyTorch's
+# operator table under fewer, fused kernels, so it shares eager's errors (a GPU's convolution
+# and GEMM rates, a host's dispatch): in the one source that times both on the same machines
+# (hf-torch-compile-guide) the compiled and eager rows of a GPU sit together (V100 FP32
+# 1.08-1.53 and 1.31-1.47, T4 0.87-0.96 and 0.95-1.41). Alone its nine rows are one harness
+# on three GPUs, and a band that must hold each of three GPUs out from the other two measures
+# that source's spread, not the runtime's. Not for decode / prefill (gpt-fast's CUDA graphs: no
+# host launch, another policy) nor diffusion, whose compiled rows are from several sources and
+# mostly CUDA-graph modes, and keep their own cell.
+RUNTIME_BAND_FAMILY = {
+    ("infer-cnn", "torch-compile"): "pytorch",
+    ("infer", "torch-compile"): "pytorch",
+}
+
 # 4-bit runs the calibration set measured: llama.cpp GGUF Q4_0 (tests/data/llm_inference.yaml)
 _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
 

@@ -28,7 +28,7 @@ def cal(widths) -> list:
 
 
 # a runtime's band, a kind banded apart, the regime without that kind, a vendor's band, and the
-# bands of the regimes that miss the goal on width (tf-cnn-inference, diffusion-compiled, timm
+# bands of the regimes that missed the goal on width (tf-cnn-inference, diffusion-compiled, timm
 # torch.compile)
 KEYS = [
     ("infer-cnn/tensorflow", "nvidia"),
