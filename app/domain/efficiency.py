@@ -185,6 +185,11 @@ class RuntimeProfile:
     # "layers": bytes per hidden-state value handed from one GPU to the next at a stage
     # boundary (llama.cpp's residual stream is F32: ggml_mul_mat's result is GGML_TYPE_F32)
     handoff_bytes: float = 2.0
+    # "layers": whether that hand-off is a peer-to-peer copy wherever the GPUs' link allows it.
+    # False: llama.cpp, whose CUDA backend enables peer access only for row-split weights
+    # (ggml_cuda_compute_forward) or on request (GGML_CUDA_P2P), so its layer split's
+    # cudaMemcpyPeerAsync is staged through host memory on every card, NVLink or not
+    handoff_peer: bool = True
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()
 

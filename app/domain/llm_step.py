@@ -523,6 +523,17 @@ class Replica:
         return p.seconds, p.bound
 
 
+def stage_link(gpu: GpuSpec, n: int, stages: int, profile: RuntimeProfile) -> topology.Link:
+    """The hop a replica of ``n`` GPUs hands its hidden state over between ``stages`` (none on
+    one stage): the GPUs' link, or host memory inside a server where the runtime copies
+    without peer access (``RuntimeProfile.handoff_peer``: llama.cpp's layer split)."""
+    if stages <= 1:
+        return topology.link(gpu, 1)
+    if not profile.handoff_peer and n <= topology.node_size(gpu):
+        return topology.host_staged_link(gpu, n)
+    return topology.link(gpu, n)
+
+
 def step_comm(
     tokens: float,
     hidden: int,
@@ -1200,7 +1211,7 @@ def replica(
     grouped = bool(n_experts and experts and prefill.moe_tile_max)
     if links:
         tp_link = topology.link(gpu, tp)
-        hop_link = topology.link(gpu, n) if stages > 1 else topology.link(gpu, 1)
+        hop_link = stage_link(gpu, n, stages, decode)
     else:
         tp_link = hop_link = topology.link(gpu, 1)
     return Replica(
@@ -1708,7 +1719,7 @@ def dense_columns(
         linked = (tp > 1) | (stages > 1)
         for i in np.flatnonzero(linked).tolist():
             g, t, st = gpus[i], int(tp[i]), int(stages[i])
-            hop = topology.link(g, int(n[i])) if st > 1 else topology.link(g, 1)
+            hop = stage_link(g, int(n[i]), st, cards.terms[int(card[i])].decode)
             tp_link = topology.link(g, t)
             links[i] = (t, st, tp_link, hop)
             linked[i] = tp_link.kind != "none" or hop.kind != "none"

@@ -324,12 +324,7 @@ def link(gpu: GpuSpec, n: int) -> Link:
                 LATENCY_S["pcie-p2p"] * share,
                 P2P_ASSUMED_LABEL,
             )
-        return Link(
-            "pcie-host",
-            f.pcie_gbs * COLLECTIVE_EFFICIENCY * HOST_STAGED_FACTOR,
-            LATENCY_S["pcie-host"] * share,
-            "PCIe without peer-to-peer (through host memory)",
-        )
+        return host_staged_link(gpu, n)
     node = network(gpu)
     # one GPU's share of its node's NICs: what a point-to-point hop between nodes gets
     return Link(
@@ -337,6 +332,22 @@ def link(gpu: GpuSpec, n: int) -> Link:
         node.gbs / f.node * COLLECTIVE_EFFICIENCY,
         LATENCY_S["network"],
         node.label,
+    )
+
+
+@lru_cache(maxsize=1024)
+def host_staged_link(gpu: GpuSpec, n: int) -> Link:
+    """The hop between two of ``n`` GPUs in one server when the copy goes through host memory
+    whatever link the cards have: the GPU's PCIe crossed twice. ``link``'s hop where PCIe
+    peer-to-peer is off, and a runtime's own where it copies without peer access (CUDA C++
+    Programming Guide, "Peer-to-Peer Memory Copy": without cudaDeviceEnablePeerAccess a
+    cudaMemcpyPeer between two devices is staged through the host)."""
+    f = fabric(gpu)
+    return Link(
+        "pcie-host",
+        f.pcie_gbs * COLLECTIVE_EFFICIENCY * HOST_STAGED_FACTOR,
+        LATENCY_S["pcie-host"] * ring_latency_share(n),
+        "PCIe without peer-to-peer (through host memory)",
     )
 
 
