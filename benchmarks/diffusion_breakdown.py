@@ -14,7 +14,10 @@ two phases are bound apart, perf.phased_step): the phase line says which binds.
 
 A GPU:batch may add :runtime[:precision[:preset]] to price another runtime's policy over the
 same table (the row's runtime drives perf.single_gpu; the third argument of perf._on_gpu is
-the framework, not the runtime).
+the framework, not the runtime). A compiled runtime takes its own row from
+tests/data/diffusion_compiled.yaml where the set has one for that GPU and batch; otherwise the
+eager row is re-pointed without its stack fields (``STACK_FIELDS``: before 2026-12-06 a
+TensorRT job re-pointed from an eager row kept its FlashAttention v1 field).
 
 Used for docs/methodology.md §5, "Eager diffusion" (where the predicted step's time goes).
 """
@@ -40,6 +43,10 @@ from app.domain import kernels, perf  # noqa: E402
 from app.domain.operators import Op  # noqa: E402
 
 TUNING = ROOT / "tests" / "data" / "diffusion_eager.yaml"
+COMPILED = ROOT / "tests" / "data" / "diffusion_compiled.yaml"
+# what a row says of its own stack: an eager row re-pointed to another runtime drops them (a
+# TensorRT engine runs its own fused attention, not the eager row's FlashAttention v1)
+STACK_FIELDS = ("attention_kernel", "memory_format", "compile_mode", "unet_calls")
 
 
 def op_class(op: Op) -> str:
@@ -127,24 +134,41 @@ def _work(row: dict[str, Any], gpu: Any, data: Path) -> tuple[Any, str]:
     return work.with_precision(prec or row["precision"]), support.backend
 
 
+def tuning_row(
+    rows: list[dict[str, Any]], slug: str, batch: int, runtime: str | None
+) -> dict[str, Any] | None:
+    """The first SD 1.5 tuning row of this GPU and batch under ``runtime`` (None: any)."""
+    return next(
+        (
+            r
+            for r in rows
+            if r["gpu_slug"] == slug
+            and r["batch_size"] == batch
+            and r["preset"] == "stable-diffusion-1.5"
+            and runtime in (None, r["runtime"])
+        ),
+        None,
+    )
+
+
 def main(argv: list[str]) -> int:
     rows = yaml.safe_load(TUNING.read_text(encoding="utf-8"))["measurements"]
+    compiled = yaml.safe_load(COMPILED.read_text(encoding="utf-8"))["measurements"]
     for ask in argv or ["a100-sxm4-40gb:64", "rtx-4090:1"]:
         slug, batch, *rest = ask.split(":")
         overrides = dict(zip(("runtime", "precision", "preset"), rest, strict=False))
-        row = next(
-            (
-                r
-                for r in rows
-                if r["gpu_slug"] == slug
-                and r["batch_size"] == int(batch)
-                and r["preset"] == "stable-diffusion-1.5"
-            ),
-            None,
-        )
+        runtime = overrides.get("runtime")
+        # a compiled runtime's own tuning row where the set has one (its stack as filed)
+        row = tuning_row(compiled, slug, int(batch), runtime) if runtime else None
+        if row is None:
+            row = tuning_row(rows, slug, int(batch), None)
+            if row is not None and runtime not in (None, row["runtime"]):
+                row = {k: v for k, v in row.items() if k not in STACK_FIELDS}
         if row is None:  # a GPU or batch the set lacks: Lambda's A100 row, re-pointed
             base = next(r for r in rows if r["gpu_slug"] == "a100-sxm4-40gb")
             row = {**base, "gpu_slug": slug, "batch_size": int(batch)}
+            if runtime not in (None, row["runtime"]):
+                row = {k: v for k, v in row.items() if k not in STACK_FIELDS}
         if overrides.get("preset", row["preset"]) != row["preset"]:
             # another preset: a whole pipeline at the preset's default 25 steps, on the
             # stack the runtime implies (none of the tuning row's stack fields carried over)

@@ -117,6 +117,10 @@ class RuntimeProfile:
     # CUBLAS_COMPUTE_16F): on GeForce parts, whose FP32-accumulate tensor rate (the catalog's
     # fp16) is half the FP16-accumulate one, they run at the full rate (llm_step.replica)
     fp16_accumulate: bool = False
+    # Its fused attention kernels accumulate in FP16 as well (TensorRT's fused MHA: NVIDIA's
+    # fmha_v2 kernels take FP16 accumulators for FP16 inputs unless built otherwise), so on
+    # GeForce parts they too run at the FP16-accumulate rate (kernels.class_rates)
+    attention_fp16_accumulate: bool = False
     # A quantised model's GEMMs on this profile first dequantise each weight matrix to FP16 (a
     # pass that reads the stored weights and writes 2 bytes per weight) in every pass of more
     # than this many tokens: llama.cpp's cuBLAS path (builds before PR #8075, June 2024, and

@@ -372,6 +372,7 @@ def class_rates(
     sustained: float = 1.0,
     conv_share: float = 1.0,
     accumulate: float = 1.0,
+    attention_accumulate: float = 1.0,
 ) -> tuple[float, ...]:
     """FLOP/s per class from the GPU's GEMM rate (peak × prior at the job's datapath) and its
     non-tensor rate (depthwise convolutions run on the CUDA cores; element-wise FLOPs too).
@@ -400,10 +401,12 @@ def class_rates(
     wgmma: half of it); 1 elsewhere. The Winograd path (CUDA cores) keeps its rate.
     ``accumulate``: how much faster the runtime's GEMMs and tensor-core convolutions run than
     ``gemm_rate`` because they accumulate in FP16 (2 on GeForce parts, whose FP32-accumulate
-    rate is half the FP16-accumulate one: llm_step.fp16_accumulate_gain); the attention kernels
-    keep their rates (no source says how TensorRT's fused MHA accumulates)."""
+    rate is half the FP16-accumulate one: llm_step.fp16_accumulate_gain).
+    ``attention_accumulate``: the same gain for the fused attention kernels, where they also
+    accumulate in FP16 (TensorRT's fused MHA); 1 where they accumulate in FP32 (FlashAttention,
+    PyTorch's SDPA kernels)."""
     vec = vector_rate if vector_rate else gemm_rate
-    fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR)
+    fwd = gemm_rate * (flash_fwd if flash_fwd else FLASH_FWD_FACTOR) * attention_accumulate
     if flash_cap is not None and flash_cap < fwd:
         fwd = flash_cap
     bwd = fwd * (FLASH_BWD_FACTOR / FLASH_FWD_FACTOR)

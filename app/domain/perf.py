@@ -1743,7 +1743,7 @@ def _build_on_gpu(
         if has_operators(work.model)
         else None
     )
-    rates, cap = None, None
+    rates, cap, attn_acc = None, None, 1.0
     if op_split is not None:
         vector = gpu.fp32_tflops * 1e12 * eff.compute["fp32"] if gpu.fp32_tflops else None
         gemm_rate = 1.0 / seconds(1.0, op_split)  # at the boost clock
@@ -1760,6 +1760,11 @@ def _build_on_gpu(
         if factor and fcap is not None and fcap < gemm_rate * factor:
             # the runtime's kernel prices attention, not the profiled one: say so
             op_eff, factor = replace(op_eff, attention=None), None
+        # TensorRT's FP16 tactics accumulate in FP16 where that is faster (GeForce), and its
+        # fused MHA kernels too
+        gain = llm_step.fp16_accumulate_gain(gpu) if mode == "fp16" else 1.0
+        acc = gain if prof.fp16_accumulate else 1.0
+        attn_acc = gain if prof.attention_fp16_accumulate else 1.0
         rates = class_rates(
             gemm_rate,
             vector,
@@ -1769,8 +1774,8 @@ def _build_on_gpu(
             prof.winograd_3x3,
             held_rate / gemm_rate,
             _conv_share(prof, mode),
-            # TensorRT's FP16 tactics accumulate in FP16 where that is faster (GeForce)
-            llm_step.fp16_accumulate_gain(gpu) if prof.fp16_accumulate and mode == "fp16" else 1.0,
+            acc,
+            attn_acc,
         )
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
@@ -1786,19 +1791,22 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us, _softmax_balance(gpu, mode),
+        tensor_conv, host_us, _softmax_balance(gpu, mode, attn_acc),
     )  # fmt: skip
 
 
-def _softmax_balance(gpu: GpuSpec, mode: str) -> float | None:
+def _softmax_balance(gpu: GpuSpec, mode: str, accumulate: float = 1.0) -> float | None:
     """The attention matmuls' peak ÷ the FP32 vector peak the softmax runs at
     (kernels.softmax_fill): the 16-bit tensor peak for a 16-bit job and for an 8-bit one (its
     attention stays in 16 bits, ``_flash_cap``), the TF32 peak for a TF32 one; None for an FP32
-    job, whose attention matmuls run on the CUDA cores beside its softmax."""
+    job, whose attention matmuls run on the CUDA cores beside its softmax. ``accumulate``: how
+    much faster than the catalog's 16-bit peak the attention matmuls run (FP16 accumulate on a
+    GeForce part), which makes the softmax's vector work that much dearer per score."""
     if not gpu.fp32_tflops:
         return None
     if mode in _HALF_MODES or mode.startswith(("fp8", "int8", "int4")):
         peak, _ = _half_peak(gpu, "fp16")
+        peak = peak * accumulate if peak else peak
     elif mode == "tf32":
         peak, _ = peak_tflops(gpu, "tf32")
     else:
