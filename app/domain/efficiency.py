@@ -268,6 +268,9 @@ class ServingRuntime:
     # host work per running sequence per step (request bookkeeping, sampler inputs and outputs)
     # that the runtime's overlap of host and GPU cannot hide once it outgrows the GPU's step
     step_overhead_per_seq_us: float = 0.0
+    # host work per running sequence per step that a synchronous engine runs between two GPU
+    # steps (vLLM without --async-scheduling): the GPU idles through it, so it adds to the step
+    step_serial_per_seq_us: float = 0.0
     # host dispatch per kernel of a step that carries prompt tokens, where the runtime replays
     # CUDA graphs for decode-only steps alone (the same host thread dispatches it eagerly)
     mixed_step_host_us_per_kernel: float = 0.0
@@ -315,6 +318,7 @@ _SERVING_OPTIONAL = {
     "int4_format",
     "int4_reads",
     "step_overhead_per_seq_us",
+    "step_serial_per_seq_us",
     "mixed_step_host_us_per_kernel",
     "large_gpu",
 }
@@ -798,6 +802,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             int4_format=str(values["int4_format"]) if values.get("int4_format") else None,
             int4_reads=tuple(str(x) for x in values.get("int4_reads") or ()),
             step_overhead_per_seq_us=float(values.get("step_overhead_per_seq_us") or 0.0),
+            step_serial_per_seq_us=float(values.get("step_serial_per_seq_us") or 0.0),
             mixed_step_host_us_per_kernel=float(values.get("mixed_step_host_us_per_kernel") or 0.0),
             large_gpu=_large_gpu(name, values.get("large_gpu")),
             fp4_weight_only_min_cc=(

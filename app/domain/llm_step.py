@@ -318,6 +318,9 @@ class Replica:
     # ``SAMPLER_BYTES_PER_LOGIT`` on one GPU (every tensor-parallel GPU samples the whole
     # vocabulary; ``sampler_seconds``); 0 where the vocabulary is unknown
     sampler_s: float = 0.0
+    # a synchronous server's host work per running sequence between two GPU steps (schedule,
+    # input preparation, output update): the GPU waits through it, so it adds to the step
+    serial_per_seq_s: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -500,7 +503,7 @@ class Replica:
         if host > gpu:
             bound = "host overhead"
         return StepTime(
-            max(gpu, host) + self.scheduler_s,
+            max(gpu, host) + self.scheduler_s + seqs * self.serial_per_seq_s,
             bound,
             gpu,
             (t_lin + t_att) * passes,
@@ -1158,6 +1161,7 @@ def replica(
     scheduler_s: float = 0.0,
     host_per_seq_s: float = 0.0,
     mixed_host_us_per_kernel: float = 0.0,
+    serial_per_seq_s: float = 0.0,
     job: ReplicaJob | None = None,
     card: CardTerms | None = None,
     links: bool = True,
@@ -1243,6 +1247,7 @@ def replica(
         host_s=layers * job.host_ops(decode.ops_per_layer) * decode.host_us_per_op * 1e-6,
         scheduler_s=scheduler_s,
         host_per_seq_s=host_per_seq_s,
+        serial_per_seq_s=serial_per_seq_s,
         microbatch_tokens=decode.microbatch_tokens if stages > 1 else 0,
         tp_link=tp_link,
         hop_link=hop_link,
@@ -1380,6 +1385,7 @@ class Columns:
     host_s: NDArray[np.float64]
     scheduler_s: NDArray[np.float64]
     host_per_seq_s: NDArray[np.float64]
+    serial_per_seq_s: NDArray[np.float64]
     mixed_host_s: NDArray[np.float64]
     eager_launch_s: NDArray[np.float64]
     graph_max_tokens: NDArray[np.float64]
@@ -1488,7 +1494,7 @@ class Columns:
             self.host_s * u,
             seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
         )
-        seconds = np.maximum(gpu, host) + self.scheduler_s
+        seconds = np.maximum(gpu, host) + self.scheduler_s + seqs * self.serial_per_seq_s
         return _Terms(
             t_w, t_lin, t_mm, t_moe, t_kv, t_att, t_a, t_gemm, t_attn, t_deq, t_ctx, passes,
             comm, gpu, host, seconds, launch, t_smp,
@@ -1537,7 +1543,8 @@ _FIELDS = (
     "tp", "stages", "dense_bytes", "expert_bytes", "flops_per_token", "dense_slowdown",
     "moe_act_bytes", "kv_b",
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
-    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "mixed_host_s",
+    "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "serial_per_seq_s",
+    "mixed_host_s",
     "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
     "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
     "fp4_rel", "fp4_m0", "sampler_s",
@@ -1575,6 +1582,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         host_s=c["host_s"],
         scheduler_s=c["scheduler_s"],
         host_per_seq_s=c["host_per_seq_s"],
+        serial_per_seq_s=c["serial_per_seq_s"],
         mixed_host_s=c["mixed_host_s"],
         eager_launch_s=c["eager_launch_s"],
         graph_max_tokens=c["graph_max_tokens"],
@@ -1757,6 +1765,7 @@ def dense_columns(
         host_s=layers * job.host_ops(per_card[:, 6]) * per_card[:, 9] * 1e-6,
         scheduler_s=np.zeros(rows),
         host_per_seq_s=np.zeros(rows),
+        serial_per_seq_s=np.zeros(rows),
         mixed_host_s=np.zeros(rows),
         eager_launch_s=layers * job.kernels * per_card[:, 15] * 1e-6,
         graph_max_tokens=per_card[:, 14],

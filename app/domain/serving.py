@@ -64,6 +64,8 @@ class RuntimeProfile:
     source: str
     # host work per running sequence per step, overlapped with the GPU's step
     host_per_seq_s: float = 0.0
+    # host work per running sequence per step run between GPU steps (a synchronous engine)
+    serial_per_seq_s: float = 0.0
     # eager host dispatch per kernel of a step that carries prompt tokens (CUDA graphs for
     # decode-only steps alone), on the same host thread as the per-sequence work
     mixed_host_us_per_kernel: float = 0.0
@@ -167,6 +169,7 @@ def runtime_profile(
         chunk_tokens=spec.chunk_tokens,
         step_overhead_s=spec.step_overhead_ms * 1e-3,
         host_per_seq_s=spec.step_overhead_per_seq_us * 1e-6,
+        serial_per_seq_s=spec.step_serial_per_seq_us * 1e-6,
         mixed_host_us_per_kernel=spec.mixed_step_host_us_per_kernel,
         source=", ".join(spec.sources),
         multi_gpu=decode.span if decode is not None else "tensor",
@@ -474,6 +477,7 @@ def replica(
         format_bits=rt.format_bits(cfg.weight_precision),
         scheduler_s=rt.step_overhead_s,
         host_per_seq_s=rt.host_per_seq_s,
+        serial_per_seq_s=rt.serial_per_seq_s,
         mixed_host_us_per_kernel=rt.mixed_host_us_per_kernel,
         # a server's executor, not a static session: its prompt steps are priced by the
         # serving runtime (mixed_host_us_per_kernel), not by the session's context_layer_us
