@@ -112,6 +112,28 @@ def sixteen_bit_params(m: ModelSpec) -> float:
     return min(table * tables, m.params * 0.5)
 
 
+def table_value_bytes(
+    precision: str, own_bits: float | None = None, *, format_bits: float | None = None
+) -> float:
+    """Bytes per value of the input embedding table as ``weight_bytes`` stores it: a runtime's
+    own format's whole-file mean (``own_bits``: GGUF and MLX quantise the table with the rest),
+    the format's own at 16 bits and above, else 2 (``sixteen_bit_params``)."""
+    if own_bits is not None:
+        return own_bits / 8
+    b = format_bits if format_bits is not None else bits(precision)
+    return b / 8 if b >= 16 else 2.0
+
+
+def quantised_value_bytes(
+    precision: str, own_bits: float | None = None, *, format_bits: float | None = None
+) -> float:
+    """Bytes per value of a weight ``weight_bytes`` stores in the format itself (not among the
+    16-bit tables): a routed expert's. A runtime's own format is a whole-file mean."""
+    if own_bits is not None:
+        return own_bits / 8
+    return (format_bits if format_bits is not None else bits(precision)) / 8
+
+
 def weight_bytes(
     m: ModelSpec,
     precision: str,

@@ -52,7 +52,7 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import compat, formats, peaks, topology
+from app.domain import activations, compat, formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
 from app.domain.gpu import GpuSpec
 from app.domain.workload import ModelSpec, kv_copies
@@ -165,12 +165,42 @@ SAMPLER_BYTES_PER_LOGIT = 12.0
 # so no GPU pass over the vocabulary is priced for it (a vocabulary of fp32 logits over the link
 # is ~0.5 MB a token for Llama 3: within its per-token host figures)
 HOST_SAMPLING_RUNTIME = "llama.cpp"
+# An inference prompt pass multiplies the LM head only by the rows it samples, each prompt's
+# last token: vLLM's and SGLang's logits processors gather those rows before the head,
+# TensorRT-LLM keeps the last token unless gather_context_logits is built in, llama.cpp's
+# llama_decode keeps "the last output only" of a batch without a logits array (llama-bench's
+# test_prompt passes llama_batch_get_one's, which has none), and mlx-lm evaluates the prompt's
+# cache and then steps the last token alone. The exception, by the runtime's first release that
+# keeps only the last position: transformers' generate() computed the head over every prompt
+# position until ``num_logits_to_keep`` (PR #31292, merged 2024-08-23, first in v4.45; issue
+# #34796 dates generate()'s change to v4.45.0). Training computes every position's logits.
+# https://github.com/huggingface/transformers/pull/31292
+# https://github.com/ggml-org/llama.cpp/blob/0104b151c56d54143e2e3554aabe9e2b2b8dbdba/tools/llama-bench/llama-bench.cpp
+ALL_PROMPT_LOGITS_BEFORE = {"transformers": (4, 45)}
 
 
 def _release(version: str) -> tuple[int, int] | None:
     """(major, minor) of a version string ("2.1.0+cu118", "4.35.0.dev0"); None if none."""
     m = re.match(r"\s*(\d+)\.(\d+)", version or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def all_prompt_logits(runtime: str, release: str = "") -> bool:
+    """Whether ``runtime`` at ``release`` computes the LM head over every prompt position of an
+    inference prompt pass (``ALL_PROMPT_LOGITS_BEFORE``); otherwise each prompt's last token
+    only. An unstated release is a current one."""
+    before = ALL_PROMPT_LOGITS_BEFORE.get(runtime)
+    stated = _release(release)
+    return before is not None and stated is not None and stated < before
+
+
+def logit_rows(decode: float, prefill: float, prompt: float, every_prompt_token: bool) -> float:
+    """Rows the LM head multiplies in a step: every decode, and each prompt's last token (the
+    prefill ÷ prompt prompts a step completes on average, as the sampler counts them), or every
+    prompt token where the runtime computes them all (``all_prompt_logits``)."""
+    if every_prompt_token:
+        return decode + prefill
+    return decode + (prefill / prompt if prefill and prompt else 0.0)
 
 
 def cat_rate(torch_version: str, kv_bytes: float) -> float:
@@ -237,14 +267,18 @@ class Replica:
     model: ModelSpec
     tp: int  # GPUs that share every token's work (tensor parallel)
     stages: int  # GPUs a token passes through in turn (layer split, pipeline), else 1
-    dense_bytes: float  # weights every step reads, whole replica
+    # weights every step reads, whole replica: all but the routed experts and an untied input
+    # embedding table, of which a step gathers its tokens' rows alone (``row_bytes``)
+    dense_bytes: float
     expert_bytes: float  # all routed experts' weights
     experts: int
     topk: int
     # bytes a decode step moves per cached K/V value: the format's bytes × the runtime's
     # kv_traffic (a cache regrown by torch.cat each step is read and written besides)
     kv_b: float
-    flops_per_token: float  # 2 × active params
+    # 2 × the active params a token multiplies by, less the LM head (``head_flops``) and an
+    # input embedding (a lookup)
+    flops_per_token: float
     moe_act_bytes: float  # per token: the routed copies' intermediate activations (all layers)
     bw: float  # bytes/s of one tensor-parallel group
     flops: float  # FLOP/s of the linear layers, likewise
@@ -321,11 +355,23 @@ class Replica:
     # a synchronous server's host work per running sequence between two GPU steps (schedule,
     # input preparation, output update): the GPU waits through it, so it adds to the step
     serial_per_seq_s: float = 0.0
+    # the LM head's FLOPs per row it multiplies (2 × vocabulary × hidden; ``logit_rows``), at the
+    # linear layers' rate; 0 where the vocabulary is unknown
+    head_flops: float = 0.0
+    # 1: the runtime's prompt pass computes every prompt position's logits; 0: each prompt's
+    # last token only (``all_prompt_logits``)
+    prompt_logits: float = 0.0
+    # bytes per token of the input embedding row its lookup gathers
+    row_bytes: float = 0.0
     # KV values per sequence by mean context: a load is solved at one context, over and over
     kv_memo: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
     def kv_at(self, context: float) -> float:
         return _kv_values(self.model, self.kv_memo, context)
+
+    def rows(self, decode: float, prefill: float, prompt: float) -> float:
+        """``logit_rows`` of a step under this replica's runtime."""
+        return logit_rows(decode, prefill, prompt, bool(self.prompt_logits))
 
     def weights_read(self, tokens: float) -> float:
         if not self.expert_bytes:
@@ -338,17 +384,19 @@ class Replica:
         touched = 1.0 - (1.0 - k / e) ** max(tokens, 1.0)
         return self.dense_bytes + self.expert_bytes * touched
 
-    def linear(self, tokens: float) -> tuple[float, float, float]:
+    def linear(self, tokens: float, rows: float | None = None) -> tuple[float, float, float]:
         """(weights read, linear math, the linear layers' time) of a step of ``tokens``
-        tokens, each in seconds: max(bytes, math) over the whole model, or, where the
-        grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
+        tokens whose LM head multiplies ``rows`` of them (all of them, as in a decode step,
+        where not given), each in seconds: max(bytes, math) over the whole model, or, where
+        the grouped GEMMs are modelled, the dense layers' max plus the routed experts' own."""
+        head = (tokens if rows is None else rows) * self.head_flops
         t_w = self.weights_read(tokens) / self.bw
         # a pass that dequantises first multiplies the FP16 copy: 2 bytes a weight read
         fp16 = self.dequant_s > 0.0 and tokens > self.dequant_min_tokens
         if fp16:
             t_w = t_w * self.dequant_read_scale
         gain = fp4_m_gain(tokens, self.fp4_rel, self.fp4_m0)
-        t_lin = tokens * self.flops_per_token * self.dense_slowdown / self.flops / gain
+        t_lin = (tokens * self.flops_per_token + head) * self.dense_slowdown / self.flops / gain
         if not (self.tile_max and self.expert_bytes and self.experts):
             return t_w, t_lin, max(t_w, t_lin)
         tiles, tile = expert_tiles(tokens, self.topk, self.experts, self.tile_min, self.tile_max)
@@ -360,7 +408,10 @@ class Replica:
         # the dense GEMMs run at M = the step's tokens; an expert's at its own few rows, where
         # the small-M share holds (a grouped kernel's M is the expert's rows, not the step's)
         dense_l = (
-            tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops / gain
+            (tokens * (self.flops_per_token - routed_fpt) + head)
+            * self.dense_slowdown
+            / self.flops
+            / gain
         )
         routed_w = t_w - dense_w
         routed_l = routed_rows * self.routed_flops_per_row * self.routed_slowdown / self.flops
@@ -380,8 +431,9 @@ class Replica:
         tokens = decode + prefill
         q = mixed_share(prefill, prompt) if self.expert_bytes else 0.0
         if with_prompt or not decode or not 0.0 < q < 1.0:
-            return self.linear(tokens)
-        plain, mixed = self.linear(decode), self.linear(decode + prefill / q)
+            return self.linear(tokens, self.rows(decode, prefill, prompt))
+        plain = self.linear(decode)
+        mixed = self.linear(decode + prefill / q, self.rows(decode, prefill / q, prompt))
         w, lin, mm = ((1.0 - q) * a + q * b for a, b in zip(plain, mixed, strict=True))
         return w, lin, mm
 
@@ -398,18 +450,24 @@ class Replica:
         floor = self.gemm_floor_s
         if not (self.tile_max and self.expert_bytes and self.experts):
             return max(t_mm, floor)
-        dense = self._dense_mm(decode + prefill)
+        dense = self._dense_mm(decode + prefill, self.rows(decode, prefill, prompt))
         q = mixed_share(prefill, prompt)
         if not with_prompt and decode and 0.0 < q < 1.0:
-            dense = (1.0 - q) * self._dense_mm(decode) + q * self._dense_mm(decode + prefill / q)
+            mixed = self._dense_mm(decode + prefill / q, self.rows(decode, prefill / q, prompt))
+            dense = (1.0 - q) * self._dense_mm(decode) + q * mixed
         return max(t_mm, floor, t_mm - dense + floor)
 
-    def _dense_mm(self, tokens: float) -> float:
-        """max(bytes, FLOPs) of the GEMMs every token runs (all but the routed experts)."""
+    def _dense_mm(self, tokens: float, rows: float | None = None) -> float:
+        """max(bytes, FLOPs) of the GEMMs every token runs (all but the routed experts), the
+        LM head over ``rows`` of them (all, where not given: ``linear``)."""
         routed_fpt = self.topk * self.routed_flops_per_row
         gain = fp4_m_gain(tokens, self.fp4_rel, self.fp4_m0)
+        head = (tokens if rows is None else rows) * self.head_flops
         dense_l = (
-            tokens * (self.flops_per_token - routed_fpt) * self.dense_slowdown / self.flops / gain
+            (tokens * (self.flops_per_token - routed_fpt) + head)
+            * self.dense_slowdown
+            / self.flops
+            / gain
         )
         return max(self.dense_bytes / self.bw, dense_l)
 
@@ -439,7 +497,7 @@ class Replica:
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
         t_w, t_lin, t_mm = self.linear_step(d, f, prompt, with_prompt)
-        t_moe = (d + f) * self.moe_act_bytes / self.bw
+        t_moe = (d + f) * (self.moe_act_bytes + self.row_bytes) / self.bw
         t_kv = d * self.kv_at(context) * self.kv_b * self.kv_copies / self.bw if d else 0.0
         # QKᵀ and AV: 4·h FLOPs per layer per (query, key) pair; a prompt's tokens see half of
         # it on average (causal)
@@ -889,9 +947,9 @@ class ReplicaJob:
     dense: float  # parameters every token reads (all of them for a dense model)
     experts: float  # all routed experts' parameters
     n_experts: int
-    wb: float  # bytes per weight
+    wb: float  # bytes per weight, the whole model's mean
     kv_b: float
-    flops_per_token: float
+    flops_per_token: float  # 2 × the active params a token multiplies by, head and lookup aside
     moe_act_bytes: float
     layers: int
     hidden: int
@@ -915,6 +973,19 @@ class ReplicaJob:
     # eager ops per layer the job's stack adds to the runtime's own (``host_ops``): repeat_kv's,
     # a quantised linear's Python wrapper
     extra_host_ops: float = 0.0
+    # the LM head's FLOPs per logit row (2 × vocabulary × hidden; Replica.head_flops); the
+    # bytes a token's embedding lookup gathers; 0 where the shape or vocabulary is unknown
+    head_flops: float = 0.0
+    row_bytes: float = 0.0
+    # bytes of the weights every step reads (Replica.dense_bytes): all but the routed experts,
+    # as stored (the 16-bit tables a quantised checkpoint keeps are among them, not spread over
+    # the experts), less an untied input embedding, which no step reads whole; and bytes per
+    # routed-expert weight, the format's own (``replica_job``)
+    dense_read: float = 0.0
+    expert_wb: float = 0.0
+    # the job's runtime release where stated (transformers' for generate():
+    # ``all_prompt_logits``); "" a current one
+    runtime_release: str = ""
     # what is kept as it is worked out: two jobs with the same terms above compare equal
     # (``==``: the same replica terms, e.g. a model's BF16 and FP16 weights), whatever each kept
     slowdowns: dict[tuple[object, ...], float] = field(
@@ -980,13 +1051,15 @@ def replica_job(
     quantization: str = "",
     mmha: bool = False,
     experts_16bit: bool = False,
+    runtime_release: str = "",
 ) -> ReplicaJob:
     """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats.
     ``torch_version``: the PyTorch release the job runs ("" = a current one: ``cat_rate``);
     ``kv_repeat``: its attention materialises grouped-query K/V each step (``kv_traffic``);
     ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``); ``mmha``: its
     decode attention runs TensorRT-LLM's masked MHA kernel (``CardTerms.mmha_slowdown``);
-    ``experts_16bit``: its routed experts multiply at the 16-bit rate (``expert_math_slowdown``)."""
+    ``experts_16bit``: its routed experts multiply at the 16-bit rate (``expert_math_slowdown``);
+    ``runtime_release``: its runtime's release, where stated (``all_prompt_logits``)."""
     heads, kv_heads = model.num_heads or 0, model.kv_heads or 0
     groups = heads // kv_heads if kv_repeat and kv_heads and heads > kv_heads else 1
     extra = (REPEAT_KV_HOST_OPS if groups > 1 else 0.0) + LINEARS_PER_LAYER * (
@@ -997,14 +1070,21 @@ def replica_job(
     if not experts and model.params_per_token < model.params:
         dense, experts, n_experts = 0.0, model.params, 0  # routed, expert count unknown
     kernels, gemms = _layer_counts(model)
+    table, untied = vocabulary_params(model)
+    table_b = formats.table_value_bytes(weights, own_bits, format_bits=format_bits)
+    stored = formats.weight_bytes(model, weights, own_bits, format_bits=format_bits)
+    expert_wb = formats.quantised_value_bytes(weights, own_bits, format_bits=format_bits)
+    if not n_experts:  # experts of unknown count: every weight at the mean
+        expert_wb = stored / model.params
+    layers_b = max(0.0, stored - experts * expert_wb)
     return ReplicaJob(
         model=model,
         dense=dense,
         experts=experts,
         n_experts=n_experts,
-        wb=formats.weight_bytes(model, weights, own_bits, format_bits=format_bits) / model.params,
+        wb=stored / model.params,
         kv_b=formats.kv_bytes(kv),
-        flops_per_token=2.0 * model.params_per_token,
+        flops_per_token=2.0 * max(0.0, model.params_per_token - table - untied),
         moe_act_bytes=moe_activation_bytes(model),
         layers=model.layers or 1,
         hidden=model.hidden_size or 1,
@@ -1018,7 +1098,23 @@ def replica_job(
         extra_host_ops=extra,
         mmha=mmha,
         experts_16bit=experts_16bit,
+        head_flops=2.0 * table,
+        row_bytes=float(model.hidden_size or 0) * table_b if table else 0.0,
+        dense_read=max(0.0, layers_b - untied * table_b),
+        expert_wb=expert_wb,
+        runtime_release=runtime_release,
     )
+
+
+def vocabulary_params(model: ModelSpec) -> tuple[float, float]:
+    """(LM head, untied input embedding) parameters of a decoder: the head multiplies the
+    vocabulary's table (vocabulary × hidden) into the rows it samples; an untied input table is
+    a separate matrix a step only gathers rows of, a tied one is the head's own weight and is
+    read as the head (activations.embedding_params: ``tied_embeddings``, else read off the
+    parameter count). (0, 0) where the vocabulary or the shape is unknown."""
+    if model.family != "decoder":
+        return 0.0, 0.0
+    return activations.embedding_params(model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1222,8 +1318,8 @@ def replica(
         model=model,
         tp=tp,
         stages=stages,
-        dense_bytes=job.dense * job.wb,
-        expert_bytes=experts * job.wb,
+        dense_bytes=job.dense_read,
+        expert_bytes=experts * job.expert_wb,
         experts=n_experts,
         topk=model.active_experts or 1,
         kv_b=job.kv_b * job.kv_traffic(decode.kv_traffic),
@@ -1272,6 +1368,9 @@ def replica(
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
         sampler_s=sampler_seconds(model, card.bw) * samples_on_gpu(card.decode),
+        head_flops=job.head_flops,
+        prompt_logits=1.0 if all_prompt_logits(card.prefill.runtime, job.runtime_release) else 0.0,
+        row_bytes=job.row_bytes,
     )
 
 
@@ -1400,6 +1499,9 @@ class Columns:
     fp4_m0: NDArray[np.float64]
     kv_copies: NDArray[np.float64]
     sampler_s: NDArray[np.float64]
+    head_flops: NDArray[np.float64]
+    prompt_logits: NDArray[np.float64]
+    row_bytes: NDArray[np.float64]
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
     kv_values: Callable[[float], NDArray[np.float64]]
@@ -1444,14 +1546,19 @@ class Columns:
         deq = (self.dequant_s != 0.0) & (d + f > self.dequant_min_tokens)
         if deq.any():  # a pass that dequantises reads the FP16 copy (``Replica.linear``)
             t_w = np.where(deq, t_w * self.dequant_read_scale, t_w)
-        t_lin = (d + f) * self.flops_per_token * self.dense_slowdown / self.flops
+        # the LM head's rows (``Replica.rows``): every decode, and every prompt token or each
+        # prompt's last
+        last = f / prompt if prefill and prompt else 0.0
+        rows = d + np.where(self.prompt_logits != 0.0, f, last)
+        flops = (d + f) * self.flops_per_token + rows * self.head_flops
+        t_lin = flops * self.dense_slowdown / self.flops
         if self.fp4_rel.any():  # the step's M lifts an fp4 GEMM's rate (fp4_m_gain): ÷ 1 else
             t_lin = t_lin / np.maximum(1.0, self.fp4_rel * ((d + f) / ((d + f) + self.fp4_m0)))
         t_mm = np.maximum(t_w, t_lin)
         routed = np.flatnonzero(self.moe).tolist()
         for i in routed:
             t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear_step(float(d[i]), float(f[i]), prompt)
-        t_moe = (d + f) * self.moe_act_bytes / self.bw
+        t_moe = (d + f) * (self.moe_act_bytes + self.row_bytes) / self.bw
         if decode:
             kv = self.kv_values(context)
             t_kv = d * kv * self.kv_b * self.kv_copies / self.bw
@@ -1547,7 +1654,8 @@ _FIELDS = (
     "mixed_host_s",
     "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
     "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
-    "fp4_rel", "fp4_m0", "sampler_s",
+    "fp4_rel", "fp4_m0", "sampler_s", "head_flops", "prompt_logits",
+    "row_bytes",
 )  # fmt: skip
 _READ = attrgetter(*_FIELDS)
 
@@ -1597,6 +1705,9 @@ def columns(reps: Sequence[Replica]) -> Columns:
         fp4_m0=c["fp4_m0"],
         kv_copies=c["kv_copies"],
         sampler_s=c["sampler_s"],
+        head_flops=c["head_flops"],
+        prompt_logits=c["prompt_logits"],
+        row_bytes=c["row_bytes"],
         linked=linked,
         kv_values=lambda context: np.fromiter(
             (r.kv_at(context) for r in reps), np.float64, len(reps)
@@ -1744,7 +1855,7 @@ def dense_columns(
         reps=(),
         tp=tp,
         stages=stages,
-        dense_bytes=full(rows, job.dense * job.wb),
+        dense_bytes=full(rows, job.dense_read),
         moe=np.zeros(rows, bool),
         flops_per_token=full(rows, job.flops_per_token),
         dense_slowdown=slow,
@@ -1785,6 +1896,12 @@ def dense_columns(
         * per_card[:, 19]
         if job.model.vocab_size
         else np.zeros(rows),
+        head_flops=full(rows, job.head_flops),
+        prompt_logits=np.array(
+            [all_prompt_logits(t.prefill.runtime, job.runtime_release) for t in cards.terms],
+            np.float64,
+        )[card],
+        row_bytes=full(rows, job.row_bytes),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),
         comm_of=comm_of,

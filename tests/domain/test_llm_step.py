@@ -35,7 +35,8 @@ def test_how_a_replica_spans_gpus_is_the_runtime_policy():
 def test_a_decode_step_reads_the_weights_and_pays_each_kernels_gap():
     rep = _replica()
     t = rep.parts(1.0, 1000.0, 0.0, 1000.0)
-    weights = 8.03e9 * 2
+    # all but the untied input embedding, whose lookup gathers one row
+    weights = (8.03e9 - 128256 * 4096) * 2
     assert t.memory_s >= weights / (3350e9 * 0.88)
     assert t.launch_s == pytest.approx(32 * llm_step.KERNELS_PER_LAYER * 2e-6)
     assert t.bound == "memory bandwidth" and t.host_s == 0.0
@@ -306,10 +307,11 @@ def test_each_kernel_has_a_floor_that_binds_where_a_gpus_share_is_tiny():
         floor + 61 * 5e-6 - bare.memory_s + block, rel=0.02
     )
     assert one.launch_s > one.memory_s  # kernels, not bytes, bound the step
-    # a dense 8B model on one GPU reads ~0.5 GB per layer's GEMMs: the floor changes nothing
+    # a dense 8B model on one GPU reads ~0.5 GB per layer's GEMMs: the GEMM floor changes
+    # nothing (the attention's, 32 × 5 µs against a 44 µs cache read, adds ~0.12 ms)
     dense, dense_bare = _replica(prof=FLOORS), _replica()
     t, t_bare = dense.parts(1.0, 1000.0, 0.0, 1000.0), dense_bare.parts(1.0, 1000.0, 0.0, 1000.0)
-    assert t.seconds == pytest.approx(t_bare.seconds, rel=0.02)
+    assert t.seconds == pytest.approx(t_bare.seconds, rel=0.025)
     # and at many tokens an MoE reads its experts: the bytes take over from the floor
     busy = rep.parts(256.0, 2000.0, 0.0, 1000.0)
     assert busy.memory_s > rep.gemm_floor_s
@@ -383,7 +385,8 @@ def test_a_servers_average_moe_step_prices_the_experts_of_each_kind_of_step():
     rep = _r1()
     d, f, p = 8.0, 8.0, 1024.0
     q = llm_step.mixed_share(f, p)
-    plain, mixed = rep.linear(d), rep.linear(d + f / q)
+    # the LM head multiplies the decodes and each prompt's last token
+    plain, mixed = rep.linear(d), rep.linear(d + f / q, d + f / q / p)
     want = [(1 - q) * a + q * b for a, b in zip(plain, mixed, strict=True)]
     assert rep.linear_step(d, f, p) == pytest.approx(want)
     share = rep.expert_bytes / rep.bw
@@ -392,12 +395,12 @@ def test_a_servers_average_moe_step_prices_the_experts_of_each_kind_of_step():
     )
     assert rep.linear_step(d, f, p)[0] < 0.65 * rep.linear(d + f)[0]
     # the step pays it; a step known to carry a prompt, a prefill alone and a dense model not
-    avg, mean_tokens = rep.parts(d, 2000.0, f, p), rep.linear(d + f)
+    avg, mean_tokens = rep.parts(d, 2000.0, f, p), rep.linear(d + f, d + f / p)
     assert avg.memory_s < dataclasses.replace(rep).parts(d, 2000.0, f, p, with_prompt=True).memory_s
     assert rep.linear_step(d, f, p, with_prompt=True) == mean_tokens
-    assert rep.linear_step(0.0, 512.0, p) == rep.linear(512.0)
+    assert rep.linear_step(0.0, 512.0, p) == rep.linear(512.0, 512.0 / p)
     dense = _replica()
-    assert dense.linear_step(d, f, p) == dense.linear(d + f)
+    assert dense.linear_step(d, f, p) == dense.linear(d + f, d + f / p)
     # the array step does the same, to the last bit
     cols = llm_step.columns([rep])
     assert cols.seconds(d, 2000.0, f, p).tolist() == [avg.seconds]
@@ -542,8 +545,10 @@ def test_a_dequantising_pass_multiplies_the_fp16_copy_and_reads_its_2_bytes_a_we
     cublas = RuntimeProfile(dequantize_min_tokens=32)
     q4 = _replica(RTX4090, prefill=cublas, weights="int4", own_bits=4.84)
     plain = _replica(RTX4090, weights="int4", own_bits=4.84)
-    stored = LLAMA3_8B.params * 4.84 / 8 / q4.bw
-    fp16 = LLAMA3_8B.params * 2.0 / q4.bw
+    # every weight but the untied input embedding's, which the GEMMs never read
+    multiplied = LLAMA3_8B.params - 128256 * 4096
+    stored = multiplied * 4.84 / 8 / q4.bw
+    fp16 = multiplied * 2.0 / q4.bw
     assert q4.dequant_read_scale == pytest.approx(2.0 / (4.84 / 8))
     assert q4.linear(33.0)[0] == pytest.approx(fp16)
     assert q4.linear(32.0)[0] == pytest.approx(stored) == plain.linear(32.0)[0]
@@ -551,7 +556,7 @@ def test_a_dequantising_pass_multiplies_the_fp16_copy_and_reads_its_2_bytes_a_we
     # the pass costs the dequantise pass plus that read where the stored bytes' path costs
     # max(its read, the FLOPs)
     short = (0.0, 0.0, 40.0, 40.0)
-    t_lin = q4.linear(40.0)[1]
+    t_lin = q4.linear(40.0, 1.0)[1]  # one prompt: its last token's logits
     assert t_lin < fp16
     assert q4.parts(*short).seconds - plain.parts(*short).seconds == pytest.approx(
         q4.dequant_s + fp16 - max(stored, t_lin), rel=1e-9

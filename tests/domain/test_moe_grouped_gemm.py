@@ -100,6 +100,7 @@ def test_a_prefill_pays_padded_rows_at_the_shallow_rate_a_decode_token_its_weigh
     tiles, tile = llm_step.expert_tiles(tokens, 8, 128, 16, 128)
     routed = 128 * tile * tiles * grouped.routed_flops_per_row * grouped.routed_slowdown
     dense = tokens * (grouped.flops_per_token - 8 * grouped.routed_flops_per_row)
+    dense += tokens * grouped.head_flops  # the LM head on every row (a decode's; ``linear``)
     dense *= grouped.dense_slowdown  # attention projections at K = 2048 bf16: the same rule
     assert lin == pytest.approx((dense + routed) / grouped.flops)
     assert t > max(plain.linear(tokens)[:2])  # slower than all FLOPs at the dense rate
@@ -158,7 +159,9 @@ def test_a_dense_step_runs_its_flops_at_the_short_k_rate():
     assert fp8.dense_slowdown == llm_step.dense_slowdown(LLAMA3_8B, 1, "fp8", GROUPED)
     tokens = 8192.0
     _w, lin, t = fp8.linear(tokens)
-    assert lin == tokens * fp8.flops_per_token * fp8.dense_slowdown / fp8.flops
+    # the layers' FLOPs and the LM head's on every row (``linear``'s default: a decode's)
+    flops = tokens * fp8.flops_per_token + tokens * fp8.head_flops
+    assert lin == flops * fp8.dense_slowdown / fp8.flops
     assert t == pytest.approx(plain.linear(tokens)[2] * fp8.dense_slowdown)  # compute-bound
     assert fp8.linear(1.0)[2] == plain.linear(1.0)[2]  # one token: its weights bound it
 
@@ -174,7 +177,9 @@ def test_one_token_on_gemv_experts_computes_only_its_own_k_rows():
     gemv, grouped = _rep(prof=GEMV_PER_EXPERT), _rep()
     _w, lin, _t = gemv.linear(1.0)
     routed = 8 * gemv.routed_flops_per_row * gemv.routed_slowdown  # k rows, one token
-    dense = (gemv.flops_per_token - 8 * gemv.routed_flops_per_row) * gemv.dense_slowdown
+    # the dense layers and the LM head's one row
+    dense = gemv.flops_per_token - 8 * gemv.routed_flops_per_row + gemv.head_flops
+    dense *= gemv.dense_slowdown
     assert lin == pytest.approx((dense + routed) / gemv.flops)
     # the 16-row tile computes 16 rows per touched expert: 16x the routed math
     routed_16 = grouped.linear(1.0)[1] * grouped.flops - dense

@@ -28,7 +28,7 @@ from tests.domain.fixtures import (
 def test_decode_is_bandwidth_bound_and_reads_weights_per_token() -> None:
     est = perf.estimate(H100, llm_inference(output_tokens=256))
     assert est.bottleneck == "memory bandwidth"
-    weights = 8.03e9 * 2
+    weights = (8.03e9 - 128256 * 4096) * 2  # the untied input table: a lookup, by its rows
     kv_mid = 2 * 32 * 8 * 128 * (2048 + 128) * 2  # KV cache at the mean context
     floor_ms = (weights + kv_mid) / (3350e9 * perf.MEMORY_EFFICIENCY) * 1e3
     launch_ms = 32 * perf.KERNELS_PER_LAYER_DECODE * perf.LAUNCH_S * 1e3
@@ -58,7 +58,9 @@ def test_a_stated_fp8_kv_cache_is_read_at_one_byte_per_value() -> None:
 def test_prefill_is_compute_bound() -> None:
     work = llm_inference(seq_len=8000, output_tokens=1)
     est = perf.estimate(A100, work)
-    pre_flops = 2 * 8.03e9 * 8000 + 2 * 32 * 8000**2 * 4096
+    # every weight but the input embedding (a lookup) and the LM head (the last token's row)
+    table = 128256 * 4096
+    pre_flops = 2 * (8.03e9 - 2 * table) * 8000 + 2 * table + 2 * 32 * 8000**2 * 4096
     t = pre_flops / (312e12 * 0.80 * perf.MODEL_UTILISATION)
     assert est.ttft_ms == pytest.approx(t * 1e3, rel=0.05)
 
@@ -513,7 +515,8 @@ def test_a_pre_mmq_default_build_runs_an_a100_pp512_on_its_fp16_tensor_cores() -
     ratio = 2048 * perf.llm_efficiency(eff)["fp16"] / (mmq_prof.compute * 256)
     assert 2.0 < ratio < 3.0  # the A100s' 2.5-3x under-prediction on the May-2024 rows
     assert fp16_rep.flops / mmq_rep.flops == pytest.approx(ratio)
-    t_mmq, t_fp16 = mmq_rep.linear(512.0)[1], fp16_rep.linear(512.0)[1]
+    # one prompt: the LM head on its last token
+    t_mmq, t_fp16 = mmq_rep.linear(512.0, 1.0)[1], fp16_rep.linear(512.0, 1.0)[1]
     assert t_mmq / t_fp16 == pytest.approx(ratio)
     mmq = perf.estimate(A100, work, backend="cuda")
     cublas = perf.estimate(A100, old, backend="cuda")
