@@ -1737,10 +1737,14 @@ def too_big(
     if n == 1:
         where = _room_margin(usable, total1) or where
     elif _offloadable(gpu, run):
-        # the per-GPU figure sharded (checkpointed), which "even when sharded" alone hid
-        per = memory_breakdown(replace(run, gradient_checkpointing=True), num_gpus=n).total
+        # the per-GPU figure sharded (checkpointed), which "even when sharded" alone hid, at
+        # the micro-batch the walk would run there: the full batch had quoted 428 GB per GPU
+        # on 2 against 46 on one (that one at micro-batch 1)
+        micro = least_micro(ctx, run, n)
+        per = memory_breakdown(_least_job(run, micro), num_gpus=n).total
         ckpt = "" if run.gradient_checkpointing else ", with activation checkpointing"
-        where = f"{where} ({vram(per):,.1f} GB per GPU on {n}{ckpt})"
+        said = _micro_words(run, micro)
+        where = f"{where} ({vram(per):,.1f} GB per GPU on {n}{ckpt}{',' if said else ''}{said})"
     return Exclusion(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
@@ -1748,6 +1752,36 @@ def too_big(
         f"{_offload_hint(gpu, ctx, run, n, usable)}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
     )
+
+
+def least_micro(ctx: Context, run: WorkloadSpec, n: int) -> int:
+    """The smallest (micro-)batch a training job runs on ``n`` GPUs: the least of the walk's
+    micro-batches (``_build_ladder``: the batch halved) that still gives every GPU a sample
+    (``_fed``) where the request allows micro-batches, else the batch; a batch smaller than
+    ``n`` raised to one sample a GPU (FSDP gives every GPU whole samples)."""
+    micro = run.batch_size
+    if "micro_batch" in ctx.savers_allowed:
+        while micro // 2 >= n:
+            micro //= 2
+    return max(micro, n)
+
+
+def _least_job(run: WorkloadSpec, micro: int) -> WorkloadSpec:
+    """``run`` checkpointed at (micro-)batch ``micro``: accumulating gradients where that is
+    below its batch (``_with_savers``), the batch itself where it is raised to it."""
+    if micro < run.batch_size:
+        return _with_savers(run, ("checkpointing", "micro_batch"), micro)
+    return replace(run, gradient_checkpointing=True, batch_size=micro)
+
+
+def _micro_words(run: WorkloadSpec, micro: int) -> str:
+    """How the batch runs in a per-GPU figure: at micro-batches with gradient accumulation, at
+    a batch raised to one sample a GPU, or (nothing said) as asked."""
+    if micro < run.batch_size:
+        return f" at micro-batches of {micro} with gradient accumulation"
+    if micro > run.batch_size:
+        return f" at batch {micro} (one sample a GPU)"
+    return ""
 
 
 def _offloadable(gpu: GpuSpec, run: WorkloadSpec) -> bool:
@@ -1776,16 +1810,16 @@ def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable:
         return ""
     counts = [n] if ctx.limits.exact_gpus else [c for c in (1, 2, 4, 8, 16) if c < n] + [n]
     for c in counts:
-        # FSDP gives every GPU whole samples: a smaller batch is raised to one a GPU, and said
-        job = replace(run, gradient_checkpointing=True, batch_size=max(run.batch_size, c))
+        # at the micro-batch the walk would run on c (the full batch of 128 had hidden a
+        # route that fits at micro-batches of 2)
+        micro = least_micro(ctx, run, c)
+        job = _least_job(run, micro)
         off = cpu_offload(gpu, job, c, memory_breakdown(job, num_gpus=c))
         need = off.gpu_gb * OFFLOAD_MEASURED_OVER_RULE  # as measured, not the rule's floor
         if need > usable * (1.0 - ROOM):
             continue
         link = perf.host_bandwidth_gbs(gpu, None) or 0.0
-        on = "one GPU" if c == 1 else f"{c} GPUs"
-        if job.batch_size > run.batch_size:
-            on += f" at batch {job.batch_size} (one sample a GPU)"
+        on = ("one GPU" if c == 1 else f"{c} GPUs") + _micro_words(run, micro)
         return (
             f"; fits with FSDP CPU offload of the parameters (torch FSDP "
             f"CPUOffload(offload_params=True), fsdp_qlora --use_cpu_offload, gradient "

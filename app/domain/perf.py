@@ -826,6 +826,10 @@ class OneGpu:
     # its first token (the encoder's pass and one step), in seconds; 0 for any other job
     token_s: float = 0.0
     first_token_s: float = 0.0
+    # Of the step's memory time (``t_wmem``, ``t_act``), the model-state updates: the optimizer
+    # step and autocast's weight casts, whose bytes scale with the parameters, not the batch.
+    # A sharded job's GPU updates its shard group's share of them (``estimate``: HSDP)
+    t_state: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -856,6 +860,10 @@ class _StepJob:
     library_kernels: tuple[float, ...] = (0.0, 0.0)
     # the same for the decode phase's ops alone
     decode_library_kernels: tuple[float, ...] = (0.0, 0.0)
+    # the model-state updates' bytes (OneGpu.t_state): the optimizer step (a whole-model
+    # step), or the ops that run them (operator tables: the optimizer and weight casts)
+    state_bytes: float = 0.0
+    state_ops: tuple[Op, ...] = ()
     # the ops as arrays, per fusion policy (a request meets one or two runtimes), SM count and
     # whether the convolutions run on tensor cores, and the GPU's tensor-to-vector balance
     arrays: dict[tuple[tuple[str, ...], int | None, bool, float | None], OpArrays] = field(
@@ -891,6 +899,7 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     return replace(
         job,
         ops=tuple(ops),
+        state_ops=tuple(o for o in ops if o.phase == "opt" or o.name == "autocast.weights"),
         host_calls=0.0 if graphs else table_host_calls(work),
         conv_calls=math.fsum(o.count for o in ops if o.kind == "conv"),
         library_kernels=inside,
@@ -923,7 +932,9 @@ def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) ->
         if work.peft == "qlora":
             param_bytes += work.model.params * 2.0 * passes  # dequantised 16-bit copies
         kernels = _train_kernels(work)
+        state = trainable * opt
     else:
+        state = 0.0
         flops = fwd
         traffic = acts * TRAINING_TRAFFIC * FORWARD_TRAFFIC_SHARE
         param_bytes = wbytes
@@ -932,7 +943,8 @@ def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) ->
             read, written = _dequantised_bytes(work)
             param_bytes = (written * 2.0 + read) * npass
         kernels = (work.model.layers or 60) * KERNELS_PER_LAYER_DECODE
-    return _StepJob(flops, traffic, param_bytes, wbytes, kernels, _host_bytes_per_sample(work) * b)
+    host = _host_bytes_per_sample(work) * b
+    return _StepJob(flops, traffic, param_bytes, wbytes, kernels, host, state_bytes=state)
 
 
 def has_operators(m: ModelSpec) -> bool:
@@ -1432,8 +1444,9 @@ def single_gpu(
     step = host if host > step else step
     # positional, in field order: one per card and job variant
     return OneGpu(
-        on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step
-    )
+        on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step,
+        t_state=job.state_bytes / on.bw,
+    )  # fmt: skip
 
 
 def _seq2seq_step(
@@ -1643,9 +1656,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         step = max(step, host)
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
+    state = math.fsum(o.count * o.bytes for o in job.state_ops if o.role not in fuse) / on.bw
     return OneGpu(
         eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp,
-        serial_copy=on.prof.serial_input_copy and host > 0.0,
+        serial_copy=on.prof.serial_input_copy and host > 0.0, t_state=state,
     )  # fmt: skip
 
 
@@ -2010,6 +2024,7 @@ def estimate(
     n = max(1, num_gpus)
     single = one.step_s
     layout, group = "", 0
+    state = 0.0  # the model-state updates a sharded GPU adds beyond its n-way split (HSDP)
     ways = float(n) if sharded else split_ways(b, n)  # how the step's work divides
     per_gpu = split_step_s(one, n, sharded=bool(sharded), batch=b)
     part = _replica_part(gpu, work, n, sharded, framework, calibration, flash_attention, backend)
@@ -2027,6 +2042,12 @@ def estimate(
             shard_min=shard_min,
         )
         comm, layout, group = lay.exposed_s, lay.label, lay.shard_group
+        if sharded and 1 < group < n:
+            # HSDP: each GPU updates the model states of its group's shard, 1/group of them,
+            # where the split's n ways had given it 1/n (64 H100s in groups of 8 had come out
+            # faster per GPU than 8 under FSDP, at the same micro-batch a GPU)
+            state = one.t_state * (1.0 / group - 1.0 / n)
+            per_gpu += state
     else:
         comm = comm_s(gpu, work, one, n, sharded=bool(sharded))
     step = per_gpu + comm
@@ -2036,7 +2057,7 @@ def estimate(
     latency = None if work.training else step * 1e3
     # the host's excess over the GPU's own work, as timing.overhead_s says it counts it: an
     # eager SDXL step of 3.15 s showed 0.31 + 0.11 + 0.21 s of parts and no host time at all
-    busy = _gpu_busy_s(one, ways, bool(sharded) and n > 1)
+    busy = _gpu_busy_s(one, ways, bool(sharded) and n > 1) + state
     excess = per_gpu - busy if per_gpu > busy else 0.0
     if work.training and n > 1:
         bottleneck = _training_bottleneck(one, ways, comm, excess, bottleneck)
@@ -2049,7 +2070,7 @@ def estimate(
         step_time_s=step,
         bottleneck=bottleneck,
         compute_s=one.t_comp / ways,
-        memory_s=(one.t_wmem + one.t_act) / ways,
+        memory_s=(one.t_wmem + one.t_act) / ways + state,
         overhead_s=one.overhead + excess,
         host_s=one.host,
         comm_s=comm,

@@ -289,6 +289,11 @@ class CurvePoint:
     output_tokens_per_s: float  # one replica
 
 
+# Why a card the catalog gives no compute figures (an Apple chip with no sourced TFLOPS) is not
+# served: ServingResult.no_figures tells it from a memory miss
+NO_FIGURES = "no compute figures for this GPU"
+
+
 @dataclass(frozen=True, slots=True)
 class ServingResult:
     config: ServingConfig
@@ -326,6 +331,12 @@ class ServingResult:
     @property
     def total_gpus(self) -> int:
         return self.config.gpus_per_replica * self.config.replicas
+
+    @property
+    def no_figures(self) -> bool:
+        """Left out for want of compute figures, not of memory (the exclusion's no_figures,
+        as every other task codes it: evaluate's)."""
+        return not self.fits and self.reason == NO_FIGURES
 
     def kv_gb_per_gpu(self, running: float) -> float:
         """The KV cache ``running`` requests fill on each GPU of a replica, as the capacity
@@ -1014,7 +1025,7 @@ def evaluate(
         why = (
             _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica, gpu)
             if eng.flops > 0
-            else "no compute figures for this GPU"
+            else NO_FIGURES
         )
         return ServingResult(
             **base,

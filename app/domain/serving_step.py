@@ -811,9 +811,8 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         saturation=False,
     )
     if not res.fits:
-        return ev.ConfigResult(
-            config, ev.Exclusion("does_not_fit", res.reason or ""), backend=backend
-        )
+        code = "no_figures" if res.no_figures else "does_not_fit"
+        return ev.ConfigResult(config, ev.Exclusion(code, res.reason or ""), backend=backend)
     ok, misses = sv.meets(res, targets_of(work.serving))
     warnings = [f"not tried: {x}" for x in card.skipped] if ctx.serving.precision else []
     only = _weight_only_words(gpu, shape.weight_precision)

@@ -334,17 +334,24 @@ def _evaluated(
     admitted: ev.Admitted | ev.ConfigResult | None = None,
     missed: list[ev.ConfigResult] | None = None,
     every: bool = True,
+    brief: bool = False,
 ) -> list[ev.ConfigResult] | ev.Exclusion:
     """Every configuration of ``gpu`` the engine plans (``planned``, when the caller has
     them), evaluated once; the runnable ones, or why none runs (the reason of the
     configuration with the fewest cards). ``admitted``: the fewest cards' admission, when the
     caller has it. ``missed``: where to put a serving card's closest miss when none of its
     shapes meets the targets (an answer with no row shows the closest). Serving shapes no
-    objective can pick are skipped unless ``every`` (serving_step.evaluate_card)."""
+    objective can pick are skipped unless ``every`` (serving_step.evaluate_card). ``brief``:
+    a re-ranking read for its rows alone, where a card the deadline surely excludes at every
+    count is out for it unevaluated (its fastest time, or a budget its fewest cards break
+    first, are the words of an answer shown)."""
     if planned is None:
         planned = ev.plan(gpu, ctx)
     if isinstance(planned, ev.Exclusion):
         return planned
+    floors = _hours_floor(planned, ctx)
+    if brief and floors is not None and min(floors) > (ctx.limits.max_hours or 0.0):
+        return _surely_late(ctx)
     fewest = _fewest(planned)
     if admitted is None:
         admitted = ev.admit(fewest, ctx)
@@ -356,7 +363,7 @@ def _evaluated(
         known = {planned.index(fewest): first}
         results = serving_step.evaluate_card(planned, ctx, every=every, known=known)
     else:
-        results = [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
+        results = _results(planned, fewest, first, ctx, floors, brief)
     ok = [r for r in results if r.ok]
     if ok:
         return ok
@@ -366,6 +373,78 @@ def _evaluated(
             missed.append(near)
         return why
     return _first_reason(results, ctx)
+
+
+def _results(
+    planned: list[ev.Configuration],
+    fewest: ev.Configuration,
+    first: ev.ConfigResult,
+    ctx: ev.Context,
+    floors: list[float] | None,
+    brief: bool,
+) -> list[ev.ConfigResult]:
+    """The results ``_evaluated`` reads of a card's configurations (``first``: the fewest's;
+    ``floors``: ``_hours_floor``'s): every one, except under a deadline its floors tell apart.
+    Where it surely excludes them all, the card is out for its fewest's reason, or for a
+    missed deadline at its fastest count (``_first_reason``): configurations are evaluated
+    from the least floor until a floor exceeds the fastest time found, which no skipped one
+    can then beat. In a ``brief`` re-ranking the ones surely late are not evaluated. A missed
+    deadline had evaluated every count of every card, in each what-if re-ranking too
+    (ResNet-50 rented under 30 min: 6 CPU s, where no deadline took 0.4)."""
+    limit = ctx.limits.max_hours
+    if floors is None or limit is None:
+        return [first if c is fewest else ev.evaluate(c, ctx) for c in planned]
+    if min(floors) <= limit or first.exclusion is None:
+        return [
+            first if c is fewest else ev.evaluate(c, ctx)
+            for c, floor in zip(planned, floors, strict=True)
+            if c is fewest or floor <= limit or not brief
+        ]
+    results = [first]
+    if first.exclusion.code != "misses_deadline":
+        return results
+    assert first.cost is not None and first.cost.time_to_finish_h is not None
+    best = first.cost.time_to_finish_h
+    for floor, i in sorted(zip(floors, range(len(planned)), strict=True)):
+        if floor > best:
+            break
+        c = planned[i]
+        if c is fewest:
+            continue
+        r = ev.evaluate(c, ctx)
+        results.append(r)
+        took = r.cost.time_to_finish_h if r.cost is not None else None
+        if r.exclusion is not None and r.exclusion.code == "misses_deadline" and took is not None:
+            best = min(best, took)
+    return results
+
+
+def _hours_floor(planned: list[ev.Configuration], ctx: ev.Context) -> list[float] | None:
+    """The least time to finish each configuration can take under the deadline the request
+    filters on: the job over its loose throughput bound (ev.loose_bounds, which evaluate never
+    exceeds); None without a deadline, or where a configuration has no finite bound."""
+    limit = ctx.limits.max_hours
+    if limit is None or not ctx.apply_filters or ctx.work.dataset_samples is None:
+        return None
+    if ctx.work.task == "serving":
+        return None  # a serving shape has no throughput bound (``_prunable``)
+    floors: list[float] = []
+    for t in ev.loose_bounds(planned, ctx):
+        if not math.isfinite(t):
+            return None
+        took = ev.time_to_finish_h(ctx.work, t) if t > 0 else math.inf  # 0: gated out
+        floors.append(math.inf if took is None else took)
+    return floors
+
+
+def _surely_late(ctx: ev.Context) -> ev.Exclusion:
+    """A card ``_hours_floor`` puts past the deadline at every count, in a re-ranking."""
+    assert ctx.limits.max_hours is not None
+    return ev.Exclusion(
+        "misses_deadline",
+        f"takes more than the {ev.hours_text(ctx.limits.max_hours)} asked at every count (its "
+        "throughput bound)",
+    )
 
 
 def _fastest_late(results: list[ev.ConfigResult], ctx: ev.Context) -> ev.Exclusion | None:
@@ -1012,6 +1091,7 @@ def _ranked(
     ctx: ev.Context,
     catalog: fleet.Catalog,
     missed: list[ev.ConfigResult] | None = None,
+    brief: bool = False,
 ) -> tuple[
     list[rank.Candidate],
     list[rank.Candidate],
@@ -1021,7 +1101,7 @@ def _ranked(
 ]:
     """Every card evaluated (or bounded and counted) and ranked: the rows shown in order,
     every candidate ranked, the exclusions, each shown row's alternatives, and the census of
-    cards counted unevaluated (``missed``: see ``_evaluated``)."""
+    cards counted unevaluated (``missed``, ``brief``: see ``_evaluated``)."""
     cands: list[rank.Candidate] = []
     excluded: list[dict[str, str]] = []  # validated at once into the answer (_EXCLUDED)
     others: dict[str, list[rank.Candidate]] = {}  # by slug: one row per card
@@ -1054,7 +1134,7 @@ def _ranked(
         res = (
             _Card.first(gpu, ctx)
             if lazy
-            else _evaluated(gpu, ctx, missed=missed, every=request.group_by != "gpu")
+            else _evaluated(gpu, ctx, missed=missed, every=request.group_by != "gpu", brief=brief)
         )
         if isinstance(res, ev.Exclusion):
             excluded.append(_excluded(gpu, res))
@@ -1117,7 +1197,9 @@ def recommend(
     by_slug = sorted(gpus, key=_SLUG)
     if catalog is None or not catalog.serves(by_slug, rules, calibration):
         catalog = fleet.Catalog(tuple(by_slug), rules, calibration)
-    ordered, ranked, excluded, others, census = _ranked(request, ctx, catalog, missed)
+    ordered, ranked, excluded, others, census = _ranked(
+        request, ctx, catalog, missed, brief=not explain_empty
+    )
 
     def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
         return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog)
@@ -1186,8 +1268,11 @@ def recommend(
             r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog, True
         )
 
-    if cons.max_hours is not None and work.dataset_samples is not None:
-        # what it names is an option to buy or rent: never one without a price
+    if cons.max_hours is not None and work.dataset_samples is not None and explain_empty:
+        # what it names is an option to buy or rent: never one without a price. Not in a
+        # re-ranking (explain_empty false), read for its rows alone: each what-if variation of
+        # an answer that missed the deadline had searched what would meet it again (ResNet-50
+        # rented under 30 min: 6 CPU s, where 24 h took 0.5)
         response.deadline = deadline.summary(request, response, work, priced)
     # rows that all miss the latency target (they rank after any that meets it) are an answer
     # to another question: the variations say what would meet it, as for an empty answer

@@ -974,6 +974,7 @@ def _runtime(
         )
     _check_runtime_family(runtime, quant, model)
     if inference:
+        refuse_gguf_elsewhere(quant, runtime, task)
         quant, precision = _runtime_weights(table, runtime, quant, precision)
     bits = table.bits_per_weight.get(quant) if quant != "none" else None
     return runtime, quant, precision, bits
@@ -1035,21 +1036,47 @@ def _llamacpp_weights(quant: str, precision: str) -> tuple[str, str]:
 _SERVING_RUNTIMES: tuple[str, ...] = get_args(s.ServingRuntime)
 
 
+def refuse_gguf_elsewhere(quant: str | None, runtime: str | None, task: str) -> None:
+    """A 422 on workload.quantization where a GGUF format (llama.cpp's files) is named on
+    another runtime (None: serving's default, vLLM), for inference and serving alike: only
+    llama.cpp runs one at its bits here. Transformers loads a GGUF file by dequantising it at
+    load, to fp32 unless torch_dtype names another dtype (huggingface/transformers
+    docs/source/en/gguf.md, v4.49.0: "When loading a model, we first dequantize it to fp32"),
+    so pricing its weights at 4 bits, as inference had (6.3 GB a GPU for Llama 3 70B on 8
+    cards where the dequantised model needs ~35 in 16-bit), said a run no one gets."""
+    if quant not in GGUF_FORMATS or runtime == "llama.cpp":
+        return
+    runs = LLAMACPP_FORMATS if task == "inference" else LLAMACPP_SERVING
+    fix = (
+        f"{quant} is llama.cpp's: set runtime llama.cpp"
+        if quant in runs
+        else f"{quant} is a GGUF format, which llama.cpp {task} is not modelled for here"
+    )
+    if runtime == "transformers":
+        why = (
+            "Transformers loads a GGUF file by dequantising it (to fp32 unless torch_dtype "
+            "names another dtype), so its weights do not run at the format's bits; for that "
+            "run ask precision bf16 with no weight format"
+        )
+    elif runtime is None:
+        why = "the runtimes the serving planner picks are not modelled running GGUF files"
+    else:
+        why = f"{runtime} is not modelled running GGUF files"
+    on = f" on {runtime}" if runtime else ""
+    raise InvalidInput(f"{task}{on}: {fix}; {why}", field="workload.quantization")
+
+
 def _serving_runtime(w: s.WorkloadIn) -> str:
     """Task 'serving' runs on its own runtimes (data/efficiency.yaml serving_runtimes) and picks its
     weight formats itself. Blank: vLLM here; the serving planner then picks per GPU backend
     (``WorkloadSpec.runtime_given`` is False)."""
     formats = quality.serving_formats(w.runtime)
     if w.quantization not in (None, "none", *formats):
+        refuse_gguf_elsewhere(w.quantization, w.runtime, "serving")
         on = f" on {w.runtime}" if w.runtime else ""
-        hint = (
-            "; q4_k_m is llama.cpp's: set runtime llama.cpp"
-            if w.quantization == "q4_k_m" and w.runtime != "llama.cpp"
-            else "; give precision to pin another"
-        )
         raise InvalidInput(
             f"serving{on} runs {', '.join(formats)} (or unquantised weights), "
-            f"not {w.quantization}{hint}",
+            f"not {w.quantization}; give precision to pin another",
             field="workload.quantization",
         )
     fmt = formats.get(w.quantization or "none")
