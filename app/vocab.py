@@ -503,6 +503,16 @@ RUNTIME_BACKEND_WORDS: dict[tuple[str, str], str] = {
 }
 
 
+# The GPUs a framework that is not PyTorch runs on through a vendor's plugin, in its own words:
+# "mps" and "xpu" are PyTorch's backend names ("tensorflow on mps" named no real build).
+FRAMEWORK_BACKEND_WORDS: dict[tuple[str, str], str] = {
+    ("tensorflow", "mps"): "Apple GPUs (the tensorflow-metal plugin)",
+    ("tensorflow", "xpu"): "Intel GPUs (Intel Extension for TensorFlow)",
+    ("jax", "mps"): "Apple GPUs (the jax-metal plugin)",
+    ("jax", "xpu"): "Intel GPUs (Intel Extension for OpenXLA)",
+}
+
+
 def labelled(labels: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """(value, label) pairs in the table's order, for select boxes and help texts."""
     return tuple(labels.items())

@@ -1,17 +1,15 @@
 """JSON API for the GPU catalog. The list with its price filters (GET /api/v1/gpus: the limits
-are on the offers' prices), one GPU with its offers (GET /api/v1/gpus/{slug}) and deleting a
+are on the offers' prices), the side-by-side (GET /api/v1/gpus/compare: it compares on the
+offers' prices), one GPU with its offers (GET /api/v1/gpus/{slug}) and deleting a
 GPU with its offers (DELETE /api/v1/gpus/{slug}) are served by app/offers/router.py: offers
 know the catalog, the catalog knows nothing of offers."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, status
 
 from app.catalog import service
 from app.catalog.schemas import (
-    CompareOut,
     GpuCreate,
     GpuOut,
     GpuPatch,
@@ -27,13 +25,6 @@ def split_csv(values: list[str] | None) -> list[str]:
     for value in values or []:
         out.extend(v.strip() for v in value.split(",") if v.strip())
     return out
-
-
-@router.get("/compare", response_model=CompareOut, summary="Side by side, with ratios to the first")
-def compare(
-    session: SessionDep, slugs: Annotated[str, Query(min_length=3, max_length=1000)]
-) -> CompareOut:
-    return service.compare(session, slugs.split(","))
 
 
 @router.post("", response_model=GpuOut, status_code=status.HTTP_201_CREATED)

@@ -566,12 +566,13 @@ def render(response: Any, console: Console) -> None:
         render_serving(response, console)
         return
     w = response.workload
-    # memory a person reads is in the vendors' GB of 2^30 bytes, as the rows' explanations and
-    # the pages say it (README "One memory unit"): one label for one figure (a GiB header over
-    # the explanations' GB had read as two units); the footnote says --json's *_gb differ
+    # memory a person reads is in GiB (2^30 bytes, the vendors' "GB"), as the rows' explanations
+    # and the pages say it (README "One memory unit"): one label for one unit ("GB" over 2^30
+    # bytes beside the API's 10^9-byte *_gb had read as one unit); the footnote says --json's
+    # *_gb differ
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs at least {vram(response.memory.required_gb):.1f} GB (each row: its own);"
+        f" — needs at least {vram(response.memory.required_gb):.1f} GiB (each row: its own);"
         f" objective: {response.objective}"
     )
     _verdict(response, console)
@@ -609,7 +610,7 @@ def render(response: Any, console: Console) -> None:
         _Col("N", [str(r.num_gpus) for r in rows]),
         # the capacity to a tenth, as the verdict gives it: "15.3/16" hid 0.3 GB of room
         _Col(
-            "memory GB",
+            "memory GiB",
             [
                 f"{vram(r.memory.required_gb):.1f}/{vram(r.memory.available_gb or 0.0):.1f}"
                 for r in rows
@@ -667,8 +668,8 @@ def render(response: Any, console: Console) -> None:
                 f"{w.batch_size}; decode: tokens/s while generating (batch × 1000 ÷ ms per "
                 "output token), at batch 1 what llama.cpp and Ollama call the eval rate."
             )
-        console.print("memory GB: GB as the cards are labelled, 2^30 bytes each (an 80 GB H100 "
-                      "holds 80 of them); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
+        console.print("memory GiB: 2^30 bytes each, the unit the cards' \"GB\" are (an 80 GB "
+                      "H100 holds 80 GiB); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
         if any(_experimental(r) for r in rows):
             console.print(f"{_EXP.strip()}: experimental software support for this "
                           "framework; such rows rank after the supported ones, whatever "
@@ -817,7 +818,7 @@ def _notes(response: Any, console: Console) -> None:
             price = price_note(w, response.acquisition)
             _bullet(
                 console,
-                f"{w.change}: {pick}{count}{speed}{price}; needs {vram(w.required_gb):.1f} GB, "
+                f"{w.change}: {pick}{count}{speed}{price}; needs {vram(w.required_gb):.1f} GiB, "
                 f"{kinds_of_gpu(w.can_run)} can run it",
             )
     for warning in response.warnings:

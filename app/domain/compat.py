@@ -15,7 +15,10 @@ from app.domain import cost as costs
 from app.domain import topology
 from app.domain.gpu import GpuSpec
 from app.vocab import (
+    BACKEND_LABELS,
     CONV_FAMILIES,
+    FRAMEWORK_BACKEND_WORDS,
+    FRAMEWORK_LABELS,
     PRECISION_FALLBACK,
     RIG_SEGMENTS,
     SINGLE_DEVICE_SEGMENTS,
@@ -145,6 +148,13 @@ def framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
         hit = _framework_support(gpu, framework, rules)
         remember(rules, key, hit)
     return hit
+
+
+def framework_on(framework: str, backend: str) -> str:
+    """A framework on a backend in its own words: TensorFlow reaches an Apple GPU through
+    tensorflow-metal, not through PyTorch's "mps" ("tensorflow on mps is experimental")."""
+    where = FRAMEWORK_BACKEND_WORDS.get((framework, backend), BACKEND_LABELS.get(backend, backend))
+    return f"{FRAMEWORK_LABELS.get(framework, framework)} on {where}"
 
 
 def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:

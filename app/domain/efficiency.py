@@ -1053,7 +1053,7 @@ def fewer_seqs_hint(
         return ""
     peak = profiling_peak_gb(per_logit, default_rows, vocab)
     return (
-        f"; vLLM's startup profiling keeps {vram(peak):.1f} GB for its sampler over max_num_seqs "
+        f"; vLLM's startup profiling keeps {vram(peak):.1f} GiB for its sampler over max_num_seqs "
         f"{default_rows}: --max-num-seqs {rows} (at most {rows} running requests) leaves room"
     )
 
@@ -1176,7 +1176,7 @@ def startup_reserve_note(
     else:
         what = "its startup activations"
     return (
-        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GB per GPU that {runtime} keeps out of the KV "
+        f"workspace: {gb:.{1 if gb >= 1 else 2}f} GiB per GPU that {runtime} keeps out of the KV "
         f"cache for {what}"
     )
 

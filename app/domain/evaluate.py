@@ -584,7 +584,7 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             if wt is not None and wt[1]:
                 warnings += (wt[1],)
             if support.status == "experimental":
-                warnings += (f"{ctx.framework} on {backend} is experimental",)
+                warnings += (f"{compat.framework_on(ctx.framework, backend)} is experimental",)
             if support.caveat:
                 warnings += (support.caveat,)
             # ROCm PyTorch on Windows (the rocm_windows rules) is no caveat of the answer: the
@@ -1377,7 +1377,7 @@ def tight_fit(
         else ""
     )
     return (
-        f"a tight fit: {vram(max(0.0, spare)):,.2f} GB spare of {vram(avail):,.1f} GB per GPU, "
+        f"a tight fit: {vram(max(0.0, spare)):,.2f} GiB spare of {vram(avail):,.1f} GiB per GPU, "
         f"under the {ROOM:.0%} the engine keeps where it picks the micro-batch itself, and "
         f"{uncounted} can take that: {conf}watch {watch} over the first steps{halve}"
     )
@@ -1676,8 +1676,8 @@ def _too_big_layout(
     need = variant_memory(ctx, key, run, c, g.backend, g.flash_attention).total
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(need):,.1f} GB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
-        f"saver makes it fit); has {vram(usable_gb(gpu, run)):.1f} GB usable",
+        f"needs {vram(need):,.1f} GiB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
+        f"saver makes it fit); has {vram(usable_gb(gpu, run)):.1f} GiB usable",
     )
 
 
@@ -1707,12 +1707,12 @@ def too_big(
     # one GPU is all the limits (or the card: an Apple GPU does not pool) allow: nothing is
     # sharded, so the reason says so instead of "even when sharded"
     usable = usable_gb(gpu, run)
-    each = f"{vram(usable):.1f} GB usable"
+    each = f"{vram(usable):.1f} GiB usable"
     if batch_copies(run) and n > 1:
         # extra GPUs run copies, each holding the whole model (no runtime splits it): only
         # a copy's share of the batch shrinks
         share = copy_batch(run, n)
-        said = f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; extra GPUs run whole copies"
+        said = f"needs {vram(total1 or 0.0):,.1f} GiB on one GPU; extra GPUs run whole copies"
         if shard_copies(run) and run.batch_size > 1:
             # over a dataset each copy runs the stated batch on its own shard: more copies
             # add speed, never room; a smaller batch_size is what shrinks a copy
@@ -1731,7 +1731,7 @@ def too_big(
         return Exclusion(
             "does_not_fit",
             f"{said} (no runtime splits this model); a copy at batch {share}, its share on "
-            f"{n} GPUs, needs {vram(copy):,.1f} GB, more than the {each}",
+            f"{n} GPUs, needs {vram(copy):,.1f} GiB, more than the {each}",
         )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     if n == 1:
@@ -1744,10 +1744,10 @@ def too_big(
         per = memory_breakdown(_least_job(run, micro), num_gpus=n).total
         ckpt = "" if run.gradient_checkpointing else ", with activation checkpointing"
         said = _micro_words(run, micro)
-        where = f"{where} ({vram(per):,.1f} GB per GPU on {n}{ckpt}{',' if said else ''}{said})"
+        where = f"{where} ({vram(per):,.1f} GiB per GPU on {n}{ckpt}{',' if said else ''}{said})"
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(total1 or 0.0):,.1f} GB on one GPU; does not fit in {where}"
+        f"needs {vram(total1 or 0.0):,.1f} GiB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
         f"{_offload_hint(gpu, ctx, run, n, usable)}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
@@ -1823,7 +1823,7 @@ def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable:
         return (
             f"; fits with FSDP CPU offload of the parameters (torch FSDP "
             f"CPUOffload(offload_params=True), fsdp_qlora --use_cpu_offload, gradient "
-            f"checkpointing): about {vram(need):,.1f} GB per GPU on {on} (the rule's "
+            f"checkpointing): about {vram(need):,.1f} GiB per GPU on {on} (the rule's "
             f"{vram(off.gpu_gb):,.1f} × {OFFLOAD_MEASURED_OVER_RULE:.2f}, what Answer.AI's "
             "measured Llama-2 70B peak read over it), "
             f"needs about "
@@ -1842,8 +1842,8 @@ def _room_margin(usable: float, total1: float | None) -> str:
     if total1 is None or total1 > usable or total1 <= usable * (1.0 - ROOM):
         return ""
     return (
-        f"the {vram(usable * (1.0 - ROOM)):.1f} GB the engine leaves room for on one GPU: "
-        f"{vram(usable):.1f} GB usable less the {ROOM:.0%} it keeps free where it adds a memory "
+        f"the {vram(usable * (1.0 - ROOM)):.1f} GiB the engine leaves room for on one GPU: "
+        f"{vram(usable):.1f} GiB usable less the {ROOM:.0%} it keeps free where it adds a memory "
         "saver (its peaks fall within 10 % of measured ones; the allocator's fragmentation "
         "takes more)"
     )
@@ -1860,7 +1860,7 @@ def _wired_limit(gpu: GpuSpec, total1: float | None) -> str:
         return ""
     return (
         f"; macOS lets the GPU wire about {efficiency.wired_share(gpu):.0%} of the "
-        f"{gpu.memory_gb:g} GB by default, and `sudo sysctl iogpu.wired_limit_mb=N`, N above "
+        f"{gpu.memory_gb:g} GiB by default, and `sudo sysctl iogpu.wired_limit_mb=N`, N above "
         "the job's size and below the machine's memory, raises it (mlx-lm's README), which "
         "this answer does not assume"
     )
@@ -2026,8 +2026,8 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             config,
             Exclusion(
                 "does_not_fit",
-                f"needs {vram(shown.total):,.1f} GB per GPU on {n}, "
-                f"has {vram(claimed):,.1f} GB usable",
+                f"needs {vram(shown.total):,.1f} GiB per GPU on {n}, "
+                f"has {vram(claimed):,.1f} GiB usable",
             ),
             work=run,
             backend=g.backend,
@@ -2067,7 +2067,7 @@ def _seqs_needed(gpu: GpuSpec, run: WorkloadSpec, room: float) -> str:
     most = run.batch_size + efficiency.seqs_for_room(per, vocab, room)
     return (
         f"fits with vLLM's --max-num-seqs at most {most:,} (the batch is {run.batch_size:,}): "
-        f"its default {rows:,} keeps {vram(peak):.1f} GB per GPU for the sampler's startup "
+        f"its default {rows:,} keeps {vram(peak):.1f} GiB per GPU for the sampler's startup "
         "profiling and leaves no room"
     )
 
@@ -2172,8 +2172,8 @@ def _chosen_layout(
     lay, _, mem = first
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(mem.total):,.1f} GB per GPU under Megatron {lay.label} on {n} GPUs, and "
-        f"no wider layout of tensor and pipeline parallelism holds it; has {vram(avail):.1f} GB "
+        f"needs {vram(mem.total):,.1f} GiB per GPU under Megatron {lay.label} on {n} GPUs, and "
+        f"no wider layout of tensor and pipeline parallelism holds it; has {vram(avail):.1f} GiB "
         "usable",
     )
 

@@ -456,7 +456,7 @@ def recipe_checkpointing_said(c: Candidate, who: str) -> str:
     more = "half" if run.peft in ("lora", "qlora") else "a third"  # no weight gradients
     return (
         f"Gradient checkpointing is on, as fine-tuning recipes run it: {who} needs "
-        f"{vram(on):,.1f} GB {where} instead of {vram(off):,.1f} GB, for about {more} more "
+        f"{vram(on):,.1f} GiB {where} instead of {vram(off):,.1f} GiB, for about {more} more "
         "compute (turn it off with gradient_checkpointing: false)."
     )
 
@@ -481,9 +481,9 @@ def advice(
         plain = memory_breakdown(asked, num_gpus=top.n, backend=top.perf.backend or "cuda").total
         labels = " and ".join(SAVER_LABELS.get(x, x) for x in top.savers)
         cards = (
-            f"one {vram(top.available_gb):.0f} GB {top.gpu.name}"
+            f"one {vram(top.available_gb):.0f} GiB {top.gpu.name}"
             if top.n == 1
-            else (f"{top.n}× {top.gpu.name} ({vram(top.available_gb):.0f} GB each)")
+            else (f"{top.n}× {top.gpu.name} ({vram(top.available_gb):.0f} GiB each)")
         )
         # "as asked" had named a batch the engine assumed, beside a question that gave none
         b = asked.batch_size
@@ -498,8 +498,8 @@ def advice(
         # said only where the savers are what saves
         if plain > top.memory.total:
             out.append(
-                f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GB per GPU "
-                f"instead of {vram(plain):,.1f} GB {whole}."
+                f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GiB per GPU "
+                f"instead of {vram(plain):,.1f} GiB {whole}."
             )
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
@@ -515,8 +515,8 @@ def advice(
         if full > usable_gb(top.gpu, requested):
             q4 = memory_breakdown(requested.with_precision("int4")).total
             out.append(
-                f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):,.1f} GB instead "
-                f"of {vram(full):,.1f} GB: fewer cards, at some quality cost."
+                f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):,.1f} GiB instead "
+                f"of {vram(full):,.1f} GiB: fewer cards, at some quality cost."
             )
     return out
 
@@ -675,7 +675,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     # a unified-memory machine's GPU gets the share macOS wires, not the whole: "16.6 GB of
     # 72 GB" on a 96 GB Mac says where the other 24 GB went
     share = (
-        f" (the ~{wired_share(g):.0%} of its {g.memory_gb:g} GB unified memory "
+        f" (the ~{wired_share(g):.0%} of its {g.memory_gb:g} GiB unified memory "
         f"{'macOS' if g.vendor == 'apple' else 'the OS'} lets the GPU use)"
         if unified(g) and g.memory_gb
         else ""
@@ -683,8 +683,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     lines = [
         # the usable memory (evaluate.usable_gb: CUDA's visible share less the runtime's
         # context) as the verdict gives it, not the label rounded: 6.6 + 1.18 spare = 7.78
-        f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GB of "
-        f"{significant(vram(c.available_gb))} GB{share}{' ' + per if per else ''}"
+        f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GiB of "
+        f"{significant(vram(c.available_gb))} GiB{share}{' ' + per if per else ''}"
         f"{_savers_said(c)}{_recompute_said(c)}.",
         f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}"
@@ -997,14 +997,14 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
         )
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
-        out.append(f"Only {vram(free):,.1f} GB headroom: {_tight_advice(c)}")
+        out.append(f"Only {vram(free):,.1f} GiB headroom: {_tight_advice(c)}")
     batch = _global_batch_tip(c)
     upcast = _kbit_upcast_gb(w)
     if upcast is not None and free < upcast:
         out.append(
             "PEFT's prepare_model_for_kbit_training, which many QLoRA scripts call, casts the "
-            f"embedding and LM head to fp32: {vram(upcast):,.1f} GB more than counted here, "
-            f"beyond the {vram(max(0.0, free)):,.1f} GB spare. Skip it or cast them back to "
+            f"embedding and LM head to fp32: {vram(upcast):,.1f} GiB more than counted here, "
+            f"beyond the {vram(max(0.0, free)):,.1f} GiB spare. Skip it or cast them back to "
             "bf16 (as the QLoRA paper's script does)"
             # a micro-batch of one a GPU has nothing smaller to take
             + (", or take a smaller micro-batch." if _per_gpu_batch(c) > 1 else ".")
@@ -1013,7 +1013,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     tight = m.total > 0.75 * c.available_gb
     if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
         out.append(
-            f"Activations take {vram(m.activations):,.1f} GB; activation checkpointing cuts them "
+            f"Activations take {vram(m.activations):,.1f} GiB; activation checkpointing cuts them "
             f"to a fraction for ~{_recompute_pct(w)} % more compute."
         )
     out.extend(_training_memory_tips(c))
@@ -1187,7 +1187,7 @@ def _full_states_tip(w: WorkloadSpec) -> str:
     states = whole.weights + whole.master_weights + whole.optimizer + params * GRADIENT_BYTES / 1e9
     return (
         f"Full fine-tuning keeps ~{states * 1e9 / params:.0f} bytes per parameter here "
-        f"(weights, master weights, gradients and optimizer state: {vram(states):,.0f} GB for "
+        f"(weights, master weights, gradients and optimizer state: {vram(states):,.0f} GiB for "
         f"{params / 1e9:.2f}B parameters); LoRA or QLoRA needs a fraction of that memory."
     )
 
@@ -1216,11 +1216,11 @@ def _fused_loss_tip(c: Candidate) -> str | None:
         return None
     cce = " or Cut Cross Entropy (Wijmans et al. 2024, arXiv 2411.09009; Unsloth runs it)"
     return (
-        f"The LM head's logits and loss take {vram(m.logits):,.1f} GB of the "
-        f"{vram(m.total):,.1f} GB{' per GPU' if c.n > 1 else ''}: Liger Kernel's fused linear "
+        f"The LM head's logits and loss take {vram(m.logits):,.1f} GiB of the "
+        f"{vram(m.total):,.1f} GiB{' per GPU' if c.n > 1 else ''}: Liger Kernel's fused linear "
         "cross-entropy (use_liger_kernel=True in Hugging Face TrainingArguments)"
         f"{cce if p.backend in (None, 'cuda') else ''} computes the loss in chunks without "
-        f"materialising them, freeing most of those {vram(m.logits):,.1f} GB."
+        f"materialising them, freeing most of those {vram(m.logits):,.1f} GiB."
     )
 
 
@@ -1439,16 +1439,16 @@ def _what_frees(c: Candidate) -> str:
         # Liger Kernel and Cut Cross Entropy are Triton kernels (``_fused_loss_tip``)
         triton = (c.perf.backend or "cuda") in TRITON_BACKENDS
         fused = "a fused cross-entropy (Liger Kernel, Cut Cross Entropy)"
-        found.append((m.logits, f"the logits ({vram(m.logits):,.1f} GB) shrink with "
+        found.append((m.logits, f"the logits ({vram(m.logits):,.1f} GiB) shrink with "
                       f"{fused if triton else 'a chunked cross-entropy'}"))  # fmt: skip
     if m.activations >= LARGE_SHARE * m.total:
         fix = "activation checkpointing"
         if w.gradient_checkpointing:
             fix = "a shorter sequence" if w.model.is_transformer else "smaller samples"
-        found.append((m.activations, f"the activations ({vram(m.activations):,.1f} GB) shrink "
+        found.append((m.activations, f"the activations ({vram(m.activations):,.1f} GiB) shrink "
                       f"with {fix}"))  # fmt: skip
     if w.optimizer == "adamw" and m.optimizer >= ADAM8_SHARE * m.total:
-        found.append((m.optimizer, f"Adam's moments ({vram(m.optimizer):,.1f} GB) shrink with "
+        found.append((m.optimizer, f"Adam's moments ({vram(m.optimizer):,.1f} GiB) shrink with "
                       "8-bit AdamW"))  # fmt: skip
     if not found:
         return ": more GPUs shard the rest"

@@ -975,9 +975,9 @@ def _no_room(
         else f"{rt.name} claims {share:.0%} of it"
     )
     return (
-        f"weights take {vram(weights):.1f} GB of {vram(usable):.1f} GB per GPU; {claim}, and "
-        f"its activations and context take {vram(act + fw):.1f} GB more: no room for one "
-        f"request's KV cache ({vram(kv_req / GB):.2f} GB){hint}"
+        f"weights take {vram(weights):.1f} GiB of {vram(usable):.1f} GiB per GPU; {claim}, and "
+        f"its activations and context take {vram(act + fw):.1f} GiB more: no room for one "
+        f"request's KV cache ({vram(kv_req / GB):.2f} GiB){hint}"
     )
 
 

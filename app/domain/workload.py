@@ -685,7 +685,7 @@ def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
     if work.training:
         note += (
             f" (they encode each batch; caching latents and text-encoder outputs, kohya-ss "
-            f"--cache_latents --cache_text_encoder_outputs, saves {total / GB:.2f} GB)"
+            f"--cache_latents --cache_text_encoder_outputs, saves {total / GIB:.2f} GiB)"
         )
     notes.append(note)
     return total
@@ -1133,7 +1133,7 @@ def _fsdp_unsharded(work: WorkloadSpec, n: int, notes: list[str]) -> tuple[float
     notes.append(
         f"sharded over {n} GPUs (FSDP/ZeRO-3): each also holds two layers' gathered "
         f"parameters (the running one and the prefetched next) and one layer's unsharded "
-        f"gradient, {(gathered + unsharded) / GB:.2f} GB"
+        f"gradient, {(gathered + unsharded) / GIB:.2f} GiB"
     )
     root, root_grad = fsdp_root_bytes(work)
     if root > 0:

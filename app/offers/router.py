@@ -14,7 +14,7 @@ from app.catalog.schemas import Backend
 from app.deps import AdminDep, SessionDep, SettingsDep
 from app.offers import service
 from app.offers.repository import OfferFilter
-from app.offers.schemas import GpuListPage, GpuWithOffers, OfferPage
+from app.offers.schemas import GpuCompareOut, GpuListPage, GpuWithOffers, OfferPage
 from app.shipped.rules import load_rules
 from app.vocab import CatalogPrecision, OfferKind, Segment, Vendor
 
@@ -106,6 +106,22 @@ def list_gpus(
     sorts = service.price_sorts(rent, buys)
     page = catalog.list_gpus(session, f, sort=sort, limit=limit, offset=offset, sort_values=sorts)
     return service.listed(settings, page, rent, buys)
+
+
+# Here, not in the catalog's router: the prices compared are the offers' (the catalog may not
+# know offers), as on the compare page. Before "/{slug}", which would take "compare" as a slug.
+@gpu_router.get(
+    "/compare", response_model=GpuCompareOut, summary="Side by side, with ratios to the first"
+)
+def compare(
+    session: SessionDep,
+    settings: SettingsDep,
+    slugs: Annotated[
+        str,
+        Query(min_length=3, max_length=1000, description="catalog slugs, comma-separated"),
+    ],
+) -> GpuCompareOut:
+    return service.compare(session, settings, slugs.split(","))
 
 
 @gpu_router.get(

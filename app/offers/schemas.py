@@ -37,6 +37,13 @@ class OfferOut(BaseModel):
         "on-demand price): listed, but never ranked, used as a 'from' price or launched",
     )
     inconsistent_reason: str | None = Field(None, description="why, when inconsistent")
+    launchable: bool = Field(
+        False,
+        description="cloud: an instance a provider's own catalog lists, with prices that agree "
+        "(not `inconsistent`): what a recommendation may rent, rank and launch, and what "
+        "`rent_from` is the lowest of. False for a quoted price (a per-GPU figure seen "
+        "elsewhere: shown beside, never rented nor ranked on its own) and for every purchase",
+    )
 
     # GET /api/v1/offers lists two tables, each numbering its own rows: id 1 was both an
     # Azure instance and a purchase price. The kind before the id tells them apart.
@@ -158,3 +165,21 @@ class GpuWithOffers(GpuOut):
         "catalog's street-else-launch field, never a launch price more than three years "
         "old); null without any purchase price",
     )
+
+
+class GpuCompareRow(BaseModel):
+    gpu: GpuListItem
+    ratios: dict[str, float | None] = Field(
+        description="Each of `fields` divided by the first GPU's value; null when either is "
+        "unknown. The prices are the offers' (`rent_from.usd_per_gpu_hour`, `buy_at.usd`), "
+        "never the catalog's quoted `cloud_price`"
+    )
+
+
+class GpuCompareOut(BaseModel):
+    baseline: str = Field(description="the first slug: every ratio's denominator")
+    fields: list[str] = Field(
+        description="the figures compared: numeric catalog fields, and the two offer prices "
+        "each item shows, named as the GPU list sorts on them"
+    )
+    gpus: list[GpuCompareRow]

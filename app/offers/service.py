@@ -26,7 +26,7 @@ from app.domain.cost import (
     launch_is_stale,
 )
 from app.domain.cost import buy_price as cost_buy_price
-from app.domain.rent_from import RentFrom, inconsistency, rent_from
+from app.domain.rent_from import RentFrom, inconsistency, rent_from, usable
 from app.errors import InvalidInput
 from app.offers import repository
 from app.offers.files import OfferFileError, ParsedFile, parse_file
@@ -35,6 +35,8 @@ from app.offers.models import CloudOfferRow, PurchaseOfferRow
 from app.offers.repository import OfferFilter
 from app.offers.schemas import (
     BuyAtOut,
+    GpuCompareOut,
+    GpuCompareRow,
     GpuListItem,
     GpuListPage,
     GpuWithOffers,
@@ -59,8 +61,18 @@ def is_stale(as_of: str, cutoff: str) -> bool:
     return as_of < cutoff
 
 
+def _quoted(origin: str, accelerator: str | None) -> bool:
+    # Seeded without the provider's accelerator name: a per-GPU price data/gpus quotes from a
+    # note or a blog, not a provider's catalog (data/offers/README.md).
+    return origin == "seed" and accelerator is None
+
+
 def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
     why = inconsistency(row.usd_per_hour, row.spot_usd_per_hour)
+    offer = CloudOffer(
+        **{f: getattr(row, f) for f in repository.CLOUD_FIELDS},
+        quoted=_quoted(row.origin, row.accelerator),
+    )
     return OfferOut(
         id=row.id,
         gpu=row.gpu_slug,
@@ -81,6 +93,7 @@ def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
         origin=row.origin,
         inconsistent=why is not None,
         inconsistent_reason=why,
+        launchable=usable(offer),
     )
 
 
@@ -211,9 +224,7 @@ def _all_cloud_offers(session: Session) -> dict[str, list[CloudOffer]]:
     out: dict[str, list[CloudOffer]] = {}
     for slug, *values, origin in repository.all_cloud(session):
         fields = dict(zip(repository.CLOUD_FIELDS, values, strict=True))
-        # Seeded without the provider's accelerator name: a per-GPU price data/gpus quotes
-        # from a note or a blog, not a provider's catalog (data/offers/README.md).
-        quoted = origin == "seed" and fields["accelerator"] is None
+        quoted = _quoted(origin, fields["accelerator"])
         out.setdefault(slug, []).append(CloudOffer(**fields, quoted=quoted))
     return out
 
@@ -506,6 +517,38 @@ def listed(
         for g in page.items
     ]
     return GpuListPage(total=page.total, limit=page.limit, offset=page.offset, items=items)
+
+
+# The catalog's own price fields a side-by-side compares on the offers' prices instead, named
+# as the GPU list sorts on them: the quoted `cloud_price` is a price seen elsewhere, shown
+# (each item's `cloud_price`) but never compared on (issue 23), and a recommendation buys at
+# `buy_at`, never at a launch price years old.
+COMPARE_PRICES = {
+    "cloud_price_usd_per_hour": "rent_from.usd_per_gpu_hour",
+    "purchase_usd": "buy_at.usd",
+}
+
+
+def compare(session: Session, settings: Settings, slugs: Sequence[str]) -> GpuCompareOut:
+    """GPUs side by side with ratios to the first (GET /api/v1/gpus/compare and the compare
+    page): the catalog's figures, and the two prices every list and page rents and buys at."""
+    specs = catalog.compare(session, slugs)
+    rent, buys = catalog_prices(session)
+    page = GpuPage(total=len(specs.gpus), limit=len(specs.gpus), offset=0,
+                   items=[r.gpu for r in specs.gpus])  # fmt: skip
+    items = listed(settings, page, rent, buys).items
+    prices = price_sorts(rent, buys)
+    base = specs.baseline
+    fields = [COMPARE_PRICES.get(f, f) for f in specs.fields]
+    rows = []
+    for spec, item in zip(specs.gpus, items, strict=True):
+        ratios = {COMPARE_PRICES.get(f, f): spec.ratios.get(f) for f in specs.fields}
+        for name in COMPARE_PRICES.values():
+            mine, theirs = prices[name].get(item.slug), prices[name].get(base)
+            if name in ratios:
+                ratios[name] = round(mine / theirs, 4) if mine is not None and theirs else None
+        rows.append(GpuCompareRow(gpu=item, ratios=ratios))
+    return GpuCompareOut(baseline=base, fields=fields, gpus=rows)
 
 
 def priced_within(

@@ -1080,8 +1080,8 @@ def _baseline_too_small(baseline: GpuSpec, ctx: ev.Context) -> str:
     need = memory_breakdown(run).total
     at = f" at {run.precision}, the precision it runs" if run is not ctx.work else ""
     return (
-        f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GB{at}, and has "
-        f"{vram(ev.usable_gb(baseline, run)):.1f} GB, even with memory savers; no speed-up is "
+        f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GiB{at}, and has "
+        f"{vram(ev.usable_gb(baseline, run)):.1f} GiB, even with memory savers; no speed-up is "
         "computed against it"
     )
 
@@ -1567,9 +1567,9 @@ def _offload_advice(
         f"Fits with model CPU offload (diffusers enable_model_cpu_offload() in place of "
         f".to(\"cuda\"); ComfyUI's model management and A1111's --medvram work alike): only the "
         f"{'transformer' if guidance_distilled(work.model) else 'UNet'} stays on the GPU "
-        f"through the steps, a peak of {vram(off.memory.total):,.1f} GB "
-        f"of the {vram(usable):,.1f} GB usable, and the text encoders and VAE "
-        f"({vram(frozen / GB):,.1f} GB) move in only while they run. Its cost is not priced "
+        f"through the steps, a peak of {vram(off.memory.total):,.1f} GiB "
+        f"of the {vram(usable):,.1f} GiB usable, and the text encoders and VAE "
+        f"({vram(frozen / GB):,.1f} GiB) move in only while they run. Its cost is not priced "
         f"here: {copy} enable_sequential_cpu_offload() holds less still but moves the weights "
         "layer by layer at every step, which diffusers' memory guide calls extremely slow."
     ]
@@ -1579,7 +1579,7 @@ def _host_copy(gpu: GpuSpec, moved: float, batch: int, calibration: Calibration 
     """What model offload copies host→device per pipeline call (``moved`` bytes), in time at
     the card's link."""
     gbs = host_bandwidth_gbs(gpu, calibration)
-    size = f"{vram(moved / GB):,.1f} GB"
+    size = f"{vram(moved / GB):,.1f} GiB"
     per = "each image" if batch == 1 else f"each call of {batch} images"
     said = (
         f"{per} copies every component in again (the pipeline moves them all back to the CPU "

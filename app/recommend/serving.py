@@ -332,7 +332,7 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
         if r.ttft_ms is not None and r.itl_ms is not None and r.output_tokens_per_s
         else f"Cannot carry {_load_words(spec)}.",
         f"The KV cache holds {r.max_concurrency * c.replicas:,} requests at once "
-        f"({vram(r.kv_gb_per_request):.2f} GB each); each step is bound by {r.bottleneck}.",
+        f"({vram(r.kv_gb_per_request):.2f} GiB each); each step is bound by {r.bottleneck}.",
     ]
     out_m, in_m = _per_million(r, row.usd_per_hour)
     if out_m is not None and in_m is not None:
@@ -433,7 +433,8 @@ def _fp8_words(row: _Row, room: tuple[float, float]) -> str:
     cost = quality.known_cost("fp8")
     return (
         f"FP8 weights ({_FP8_HOW[c.runtime]}), native on the {row.gpu.name}, would free "
-        f"{vram(w16 - w8):.1f} GB per GPU ({vram(w16):.1f} → {vram(w8):.1f} GB of weights) for the "
+        f"{vram(w16 - w8):.1f} GiB per GPU ({vram(w16):.1f} → {vram(w8):.1f} GiB of weights) "
+        "for the "
         "KV cache or a smaller group; the plan keeps the published "
         f"{c.weight_precision} weights unless asked (workload.precision fp8)"
         + (f". Quality, on the source's own model: {cost}" if cost else "")
@@ -564,7 +565,7 @@ def _recommendation(
         notes=[
             # the breakdown beside it is in 10⁹ bytes: the pool in both units, so a cache of
             # 39.6 (10⁹ B) does not read as overflowing a pool of "37.8 GB" (vendor GB)
-            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GB "
+            f"per GPU; the runtime reserves {vram(r.kv_pool_gb_per_gpu):.1f} GiB "
             f"({r.kv_pool_gb_per_gpu:.1f} × 10⁹ B) for the KV cache",
             *_reserve_note(row),
         ],

@@ -152,7 +152,7 @@ def _kbit_cast(row: s.Recommendation, answer: s.RecommendationResponse) -> str:
     )
     return (
         f" only if the embedding and LM head stay 16-bit (prepare_model_for_kbit_training "
-        f"casts them to fp32: {_fig(vram(upcast))} GB more)"
+        f"casts them to fp32: {_fig(vram(upcast))} GiB more)"
         + (" or a fused loss frees the logits" if fused else "")
     )
 
@@ -518,7 +518,8 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     mem = top.memory
     if mem.headroom_gb is not None and mem.available_gb:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
-        why.append(f"fits with {_fig(spare)} GB spare of {_fig(have)} GB{_kbit_cast(top, answer)}")
+        cast = _kbit_cast(top, answer)
+        why.append(f"fits with {_fig(spare)} GiB spare of {_fig(have)} GiB{cast}")
     why.append(f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}")
     finish = _finish(top, answer.acquisition)
     if finish:

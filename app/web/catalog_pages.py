@@ -45,7 +45,7 @@ router = APIRouter(include_in_schema=False)
 
 CATALOG_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     # (attribute, header, sort key)
-    ("memory_gb", "Memory GB", "memory_gb"),
+    ("memory_gb", "Memory GiB", "memory_gb"),
     ("memory_bandwidth_gbs", "Bandwidth GB/s", "memory_bandwidth_gbs"),
     ("fp32_tflops", "FP32 TFLOPS", "fp32_tflops"),
     ("bf16_tflops", "BF16 TFLOPS", "bf16_tflops"),
@@ -166,7 +166,7 @@ SPEC_ROWS: tuple[tuple[str, str, str], ...] = (
     ("architecture", "Architecture", ""),
     ("segment", "Segment", ""),
     ("release_year", "Released", ""),
-    ("memory_gb", "Memory", "GB"),
+    ("memory_gb", "Memory", "GiB"),
     ("memory_type", "Memory type", ""),
     ("visible_memory_mib", "Memory CUDA reports (default mode)", "MiB"),
     ("memory_bandwidth_gbs", "Memory bandwidth", "GB/s"),
@@ -323,7 +323,7 @@ def gpu_detail(
 
 # (label, unit, higher is better) for each figure a side-by-side shows.
 COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
-    "memory_gb": ("Memory", "GB", True),
+    "memory_gb": ("Memory", "GiB", True),
     "memory_bandwidth_gbs": ("Memory bandwidth", "GB/s", True),
     "fp32_tflops": ("FP32", "TFLOPS", True),
     "tf32_tflops": ("TF32 (dense tensor)", "TFLOPS", True),
@@ -334,27 +334,23 @@ COMPARE_FIGURES: dict[str, tuple[str, str, bool]] = {
     "tdp_w": ("Board power", "W", False),
     "launch_price_usd": ("Launch price", "USD", False),
     "street_price_usd": ("Street price", "USD", False),
-    "cloud_price_usd_per_hour": ("Cloud from", "launchable offers", False),
-    "purchase_usd": ("Price used for buying", "USD", False),
+    "rent_from.usd_per_gpu_hour": ("Cloud from", "launchable offers", False),
+    "buy_at.usd": ("Price used for buying", "USD", False),
     # the GPU page's words: "GPU interconnect" names the link, this is its bandwidth
     "interconnect_gbs": ("Interconnect bandwidth", "GB/s", True),
 }
 
 
-_RENT_FIELD = "cloud_price_usd_per_hour"  # shown as the offers' price, not the quoted one
-# shown as the price a recommendation buys at (the purchase offers, as the GPU page and the
-# ranking read it): the catalog field was empty for cards the offers price
-_BUY_FIELD = "purchase_usd"
+# The two offer prices (offers.service.COMPARE_PRICES) are shown in the words of the catalog's
+# price cells: the instance and date behind the rent price, the basis of the buy price.
+_RENT_FIELD, _BUY_FIELD = offers.COMPARE_PRICES.values()
 
 
-def _compare_value(
-    gpu: Any, name: str, prices: Mapping[str, RentFrom], buys: Mapping[str, BuyPrice]
-) -> Any:
+def _compare_value(gpu: Any, name: str) -> Any:
     if name == _RENT_FIELD:
-        return _rent_price(prices, gpu.slug)
+        return gpu.rent_from.usd_per_gpu_hour if gpu.rent_from else None
     if name == _BUY_FIELD:
-        buy = buys.get(gpu.slug)
-        return buy.offer.usd if buy is not None and buy.offer is not None else None
+        return gpu.buy_at.usd if gpu.buy_at else None
     if name == "street_price_usd":
         return gpu.street_price.usd if gpu.street_price else None
     return getattr(gpu, name, None)
@@ -368,19 +364,14 @@ def _compare_rows(
     result: Any, prices: Mapping[str, RentFrom], buys: Mapping[str, BuyPrice]
 ) -> list[tuple[str, str, bool, list[CompareCell], str]]:
     """(label, unit, higher is better, cells, which offers' price the row is: rent, buy or
-    none)."""
+    none); the values and ratios are offers.service.compare's, as the API gives them."""
     rows = []
     for name in result.fields:
         label, unit, higher = COMPARE_FIGURES.get(name, (name.replace("_", " "), "", True))
         kind = {_RENT_FIELD: "rent", _BUY_FIELD: "buy"}.get(name, "")
-        base = _compare_value(result.gpus[0].gpu, name, prices, buys)
         cells: list[CompareCell] = []
         for r in result.gpus:
-            value = _compare_value(r.gpu, name, prices, buys)
-            # the catalog's ratio for an offers' price is of the catalog figure: recomputed
-            ratio = None if kind else r.ratios.get(name)
-            if ratio is None and value is not None and base:
-                ratio = round(value / base, 4)
+            value, ratio = _compare_value(r.gpu, name), r.ratios.get(name)
             shown = (
                 prices.get(r.gpu.slug)
                 if kind == "rent"
@@ -424,7 +415,7 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
     status = 200
     if slugs:
         try:
-            result = catalog.compare(session, slugs)
+            result = offers.compare(session, settings, slugs)
         except (InvalidInput, NotFound) as exc:
             ctx["error"] = exc.message
             status = exc.status_code

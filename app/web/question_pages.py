@@ -20,6 +20,7 @@ from app.config import Settings
 from app.deps import SessionDep, SettingsDep, request_session
 from app.domain import cost as costs
 from app.domain import rank
+from app.domain.serving import weights_name
 from app.domain.units import GIB_PER_GB
 from app.errors import AppError, InvalidInput, NotFound, error_body
 from app.recommend import orchestrate
@@ -731,14 +732,14 @@ def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:
     rows = [
         {
             "label": f"#{r.rank} {config_name(r.gpu.name, r.num_gpus)}",
-            # in the vendors' GB (2^30 bytes), like every memory figure on the pages
+            # in GiB (2^30 bytes), like every memory figure on the pages
             "value": r.memory.required_gb / GIB_PER_GB,
             "ref": (r.memory.available_gb or 0.0) / GIB_PER_GB or None,
         }
         for r in answer.recommendations[:15]
     ]
     return charts.bar_chart(
-        rows, value_name="needed per GPU", ref_name="available per GPU", unit="GB", label_w=260
+        rows, value_name="needed per GPU", ref_name="available per GPU", unit="GiB", label_w=260
     )
 
 
@@ -803,6 +804,17 @@ CSV_COLUMNS = (
     "offer_source",
     "offer_stale",
     "per_usd_unit",
+    # a serving question's figures the page shows (empty for other tasks): the row's own
+    # whole-hour $ per million output tokens on its price basis, latency at the load, and what
+    # the weights and the KV cache are stored as
+    "usd_per_million_output_blended",
+    "price_basis",
+    "ttft_ms",
+    "ttft_p95_ms",
+    "itl_ms",
+    "itl_p95_ms",
+    "weight_format",
+    "kv_cache_precision",
 )
 
 # Figures are estimates good to a few percent: more digits than this are noise in a sheet
@@ -844,6 +856,21 @@ def _csv_dates(r: rs.Recommendation, settings: Settings) -> tuple[Any, ...]:
         price_is_stale(as_of, settings) if as_of else None,
         r.offer.source if r.offer is not None else None,
         price_is_stale(offer_as_of, settings) if offer_as_of else None,
+    )
+
+
+def _csv_serving(sv: rs.ServingOut | None) -> tuple[Any, ...]:
+    if sv is None:
+        return (None,) * 8
+    return (
+        sv.usd_per_million_output_tokens_blended,
+        sv.price_basis,
+        sv.ttft_ms,
+        sv.ttft_p95_ms,
+        sv.itl_ms,
+        sv.itl_p95_ms,
+        weights_name(sv.weight_precision, sv.weight_format),
+        sv.kv_cache_precision,
     )
 
 
@@ -893,6 +920,7 @@ def recommendations_csv(request: Request, session: SessionDep, settings: Setting
             r.speedup_vs_baseline,
             *_csv_dates(r, settings),
             unit,
+            *_csv_serving(r.serving),
         )
         writer.writerow(
             [_csv_cell(v, name.endswith("_usd")) for name, v in zip(CSV_COLUMNS, row, strict=True)]

@@ -168,15 +168,16 @@ def pct(value: Any, digits: int = 0) -> str:
 
 
 def gb_n(value: Any) -> str:
-    """Memory the engine counts in 10^9 bytes, in the unit vendors label cards with: their
-    "GB" is 2^30 bytes (an "80 GB" H100 holds 80 GiB), so need and capacity read alike."""
+    """Memory the engine counts in 10^9 bytes, in GiB (2^30 bytes), the unit the vendors' "GB"
+    is (an "80 GB" H100 holds 80 GiB), so need and capacity read alike; ``gb`` says "GiB"
+    after it: the API's *_gb are 10^9 bytes, and one label had stood for both."""
     if not _is_number(value):
         return DASH
     return num(float(value) / GIB_PER_GB, 3)
 
 
 def gb(value: Any) -> str:
-    return DASH if not _is_number(value) else f"{gb_n(value)} GB"
+    return DASH if not _is_number(value) else f"{gb_n(value)} GiB"
 
 
 def bytes_h(value: Any) -> str:

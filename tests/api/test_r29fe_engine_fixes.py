@@ -19,8 +19,8 @@ def test_an_excluded_sharded_fine_tune_quotes_a_per_gpu_need_below_one_gpus(
     excluded = r.json()["excluded"]
     assert excluded["code"] == "does_not_fit"
     why = excluded["reason"]
-    one = re.search(r"needs ([\d.]+) GB on one GPU", why)
-    per = re.search(r"\(([\d.]+) GB per GPU on 2, at micro-batches of 2", why)
+    one = re.search(r"needs ([\d.]+) GiB on one GPU", why)
+    per = re.search(r"\(([\d.]+) GiB per GPU on 2, at micro-batches of 2", why)
     assert one is not None and per is not None, why
     assert float(per.group(1)) < float(one.group(1))
     assert "fits with FSDP CPU offload of the parameters" in why

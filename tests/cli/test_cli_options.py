@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -135,14 +136,16 @@ def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_rea
     assert f"Verdict: {response.summary.sentence}" in text
     need = response.memory.required_gb
     # "at least": the header's is the least the job needs, each row shows its own
-    # the vendors' GB of 2^30 bytes, as the explanations say it; the API's *_gb are 10^9
-    assert f"needs at least {vram(need):.1f} GB" in text and "GiB" not in text
-    assert "memory GB" in text and "*_gb fields are 10^9 bytes" in text
+    # GiB of 2^30 bytes, labelled so, as the explanations say it; the API's *_gb are 10^9
+    assert f"needs at least {vram(need):.1f} GiB" in text
+    # "GB" only in the footnote's card label ("an 80 GB H100 holds 80 GiB")
+    assert not re.search(r"\d GB\b", text.replace("an 80 GB H100", ""))
+    assert "memory GiB" in text and "*_gb fields are 10^9 bytes" in text
     top = response.recommendations[0]
     # the capacity to a tenth ("15.3/16" hid 0.3 GB of room on a 15.6 GB card)
     shown = f"{vram(top.memory.required_gb):.1f}/{vram(top.memory.available_gb or 0):.1f}"
     assert shown in text
-    assert f"needs {vram(top.memory.required_gb):.1f} GB of" in top.explanation[0]
+    assert f"needs {vram(top.memory.required_gb):.1f} GiB of" in top.explanation[0]
 
 
 def test_an_empty_serving_plan_lists_the_changes_that_would_run_it_and_no_empty_table() -> None:

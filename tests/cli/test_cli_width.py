@@ -101,5 +101,5 @@ def test_recommend_table_keeps_gpu_names_whole_and_shows_the_job_cost_at_80_colu
         for word in r["gpu"]["name"].split():
             assert word in words, (word, r["gpu"]["name"])
         assert f"{r['cost']['job_cost_usd']:,.0f}" in words
-    assert "job $" in table and "memory" in table and "GiB" not in table
+    assert "job $" in table and "memory" in table and "GiB" in table and " GB" not in table
     assert "*_gb fields are 10^9 bytes" in result.output

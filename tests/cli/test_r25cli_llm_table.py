@@ -85,7 +85,7 @@ def test_the_memory_footnote_says_which_gb_in_plain_words(read_settings: Setting
         cli, ["recommend", "--preset", "resnet-50", "--task", "inference"], env=_env(read_settings)
     )
     said = " ".join(result.output.split())
-    assert "memory GB: GB as the cards are labelled, 2^30 bytes each" in said
+    assert 'memory GiB: 2^30 bytes each, the unit the cards\' "GB" are' in said
     assert "--json's *_gb fields are 10^9 bytes" in said
     assert not re.search(r"GB cards are labelled in", said)
 

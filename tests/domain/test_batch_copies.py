@@ -109,7 +109,7 @@ def test_a_model_one_gpu_cannot_hold_at_batch_1_is_not_split_over_several() -> N
     assert planned.code == "does_not_fit"
     assert "extra GPUs run whole copies" in planned.reason
     # at batch 1 no copy is smaller: one figure, not one GPU's beside a copy's
-    assert planned.reason.count(" GB") == 2, planned.reason  # the need and the usable
+    assert planned.reason.count(" GiB") == 2, planned.reason  # the need and the usable
     assert "even when sharded" not in planned.reason
 
 

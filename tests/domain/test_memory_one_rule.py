@@ -323,7 +323,7 @@ def test_a_job_the_profiling_peak_keeps_off_one_gpu_names_the_max_num_seqs_that_
     assert efficiency.profiling_peak_gb(38.9, rows + 1, 128256) > room
     hint = efficiency.fewer_seqs_hint(38.9, 128256, 1024, room)
     assert f"--max-num-seqs {rows}" in hint
-    assert f"{vram(efficiency.profiling_peak_gb(38.9, 1024, 128256)):.1f} GB" in hint
+    assert f"{vram(efficiency.profiling_peak_gb(38.9, 1024, 128256)):.1f} GiB" in hint
     # none where even one row does not fit, or fewer than the job's own batch would
     assert efficiency.fewer_seqs_hint(38.9, 128256, 1024, 1e-6) == ""
     assert efficiency.fewer_seqs_hint(38.9, 128256, 1024, room, least=rows + 1) == ""

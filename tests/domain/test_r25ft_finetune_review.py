@@ -67,7 +67,7 @@ def test_tight_lora_row_names_the_logits_not_8bit_adamw() -> None:
     tip = rank._training_headroom(c, "cuda")
     assert "one sample a GPU already" in tip
     assert "8-bit AdamW" not in tip
-    assert f"the logits ({vram(c.memory.logits):,.1f} GB) shrink with a fused cross-entropy" in tip
+    assert f"the logits ({vram(c.memory.logits):,.1f} GiB) shrink with a fused cross-entropy" in tip
 
 
 def test_tight_full_finetune_row_still_offers_8bit_adamw() -> None:

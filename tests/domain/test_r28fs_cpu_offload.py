@@ -79,7 +79,8 @@ def test_the_2x24gb_refusal_says_offload_fits_with_its_host_ram_and_copies() -> 
     assert planned.code == "does_not_fit"
     why = planned.reason
     # the sharded figure, at the checkpointing it is worked out with (the job asked none)
-    assert "even when sharded (" in why and "GB per GPU on 2, with activation checkpointing)" in why
+    assert "even when sharded (" in why
+    assert "GiB per GPU on 2, with activation checkpointing)" in why
     assert "fits with FSDP CPU offload" in why and "offload_params=True" in why
     assert "GB of host RAM" in why and "on 2 GPUs" in why
     assert "each step copies" in why and "over its PCIe link" in why
@@ -123,7 +124,7 @@ def test_the_hint_says_fits_at_the_measured_scale_not_the_rules_floor() -> None:
     rule = parallelism.cpu_offload(RTX4090, job, 2, memory_breakdown(job, num_gpus=2)).gpu_gb
     why = ev.plan(RTX4090, _ctx(work, exact_gpus=2))
     assert isinstance(why, ev.Exclusion)
-    said = re.search(r"about ([\d.]+) GB per GPU on 2 GPUs", why.reason)
+    said = re.search(r"about ([\d.]+) GiB per GPU on 2 GPUs", why.reason)
     assert said and float(said.group(1)) == pytest.approx(
         vram(rule * ev.OFFLOAD_MEASURED_OVER_RULE), abs=0.05
     )

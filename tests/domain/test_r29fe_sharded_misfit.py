@@ -35,8 +35,8 @@ def _ctx(work: WorkloadSpec, savers: frozenset[str] = SAVERS, **limits: object) 
 
 
 def _figures(reason: str) -> tuple[float, float]:
-    one = re.search(r"needs ([\d,.]+) GB on one GPU", reason)
-    per = re.search(r"\(([\d,.]+) GB per GPU on 2", reason)
+    one = re.search(r"needs ([\d,.]+) GiB on one GPU", reason)
+    per = re.search(r"\(([\d,.]+) GiB per GPU on 2", reason)
     assert one is not None and per is not None, reason
     return float(one.group(1).replace(",", "")), float(per.group(1).replace(",", ""))
 
@@ -63,7 +63,7 @@ def test_the_sharded_figure_is_at_the_one_gpu_figures_micro_batch_and_below_it()
     assert isinstance(planned, ev.Exclusion), planned
     one, per = _figures(planned.reason)
     assert per < one  # sharding over 2 never needs more a GPU than one GPU alone
-    assert "GB per GPU on 2, at micro-batches of 2 with gradient accumulation)" in planned.reason
+    assert "GiB per GPU on 2, at micro-batches of 2 with gradient accumulation)" in planned.reason
     # the figure is the job at micro-batch 2 sharded over 2, worked out here on its own
     micro = work.with_flags(batch_size=2, accumulates=True)
     assert per == pytest.approx(round(vram(memory_breakdown(micro, num_gpus=2).total), 1))
@@ -78,7 +78,7 @@ def test_the_offload_route_is_said_at_the_default_batch_as_at_batch_2() -> None:
         assert isinstance(planned, ev.Exclusion), planned
         assert "fits with FSDP CPU offload of the parameters" in planned.reason
         reasons.append(planned.reason)
-    need = [re.search(r"about ([\d.]+) GB per GPU on 2 GPUs", r) for r in reasons]
+    need = [re.search(r"about ([\d.]+) GiB per GPU on 2 GPUs", r) for r in reasons]
     assert need[0] is not None and need[1] is not None
     assert need[0].group(1) == need[1].group(1)
     assert "on 2 GPUs at micro-batches of 2 with gradient accumulation" in reasons[1]

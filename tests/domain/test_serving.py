@@ -163,7 +163,7 @@ def test_a_model_that_fits_the_card_but_not_the_runtime_says_what_else_takes_mem
     rt = profile("vllm", card)
     share = rt.memory_utilization
     assert f"vllm claims {share:.0%} of it" in why
-    numbers = [float(x) for x in re.findall(r"([\d.]+) GB", why)]
+    numbers = [float(x) for x in re.findall(r"([\d.]+) GiB", why)]
     weights, usable, more = numbers[0], numbers[1], numbers[2]
     assert weights < usable  # the weights alone would fit the card
     assert weights + more > usable * share  # what the reason names leaves no room

@@ -162,7 +162,7 @@ def test_large_logits_get_the_fused_cross_entropy_tip_with_the_rows_own_figure()
     tip = next((t for t in rank.tips(c, c.work) if "Liger" in t), None)
     assert tip is not None
     assert "use_liger_kernel=True" in tip and "arXiv 2411.09009" in tip
-    assert "freeing most of those 37.3 GB" in tip  # 40 GB in the vendors' GiB
+    assert "freeing most of those 37.3 GiB" in tip  # 40 GB (10^9 bytes) in GiB
     # on ROCm, Liger (which supports AMD) but not Cut Cross Entropy
     amd = _with_logits(_cand(MI300X, work, n=1), 40.0)
     said = next(t for t in rank.tips(amd, amd.work) if "Liger" in t)

@@ -207,5 +207,5 @@ def test_the_explanation_gives_usable_memory_as_the_verdict_does() -> None:
     usable = 7.78 * 2**30 / 1e9  # 7.78 of the vendors' GB, in the engine's 10^9 bytes
     c = _cand(RTX3090, llm_inference(runtime="vllm"), available=usable)
     first = rank.explain(c, 1, c, "fastest")[0]
-    assert "GB of 7.78 GB" in first and "of 8 GB" not in first
+    assert "GiB of 7.78 GiB" in first and "of 8 GiB" not in first
     assert rank.significant(157.2) == "157" and rank.significant(23.71) == "23.7"

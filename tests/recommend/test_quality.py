@@ -139,7 +139,7 @@ def test_a_serving_card_too_small_names_its_closest_miss() -> None:
 
     why = _serving_exclusion("deepseek-r1", H100)
     assert "closest shape tried: 8 GPUs per replica, fp8 weights" in why, why
-    taken = re.search(r"weights take ([\d.]+) GB", why)
+    taken = re.search(r"weights take ([\d.]+) GiB", why)
     assert taken is not None and float(taken.group(1)) < 100  # 671 B fp8 over 8, not 1,250
 
 

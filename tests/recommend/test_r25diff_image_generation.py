@@ -67,7 +67,7 @@ def test_a_12_gb_card_gets_checkpointing_as_a_saver_it_lists_and_says(shipped_ca
     est = _estimate(shipped_catalog, "rtx-3060-12gb", workload=SDXL_LORA)
     assert est.result is not None
     assert est.result.memory_savers == ["gradient checkpointing"]
-    assert any(a.startswith("With gradient checkpointing, one 12 GB") for a in est.advice)
+    assert any(a.startswith("With gradient checkpointing, one 12 GiB") for a in est.advice)
     # and the answer agrees with the estimate, card for card
     answer = _recommend(shipped_catalog, workload=SDXL_LORA, limit=200, objective="fastest")
     rows = {r.gpu.slug: r for r in answer.recommendations}

@@ -99,7 +99,7 @@ def test_qlora_fit_below_the_upcast_holds_only_without_the_cast() -> None:
     assert "spare of" in sentence
     assert (
         "only if the embedding and LM head stay 16-bit (prepare_model_for_kbit_training casts "
-        "them to fp32: 1.96 GB more)" in sentence
+        "them to fp32: 1.96 GiB more)" in sentence
     ), sentence
     # the fused loss is named only where the logits it frees cover the shortfall
     logits = mem.breakdown.get("logits", 0.0)

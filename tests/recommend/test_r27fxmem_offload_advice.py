@@ -25,7 +25,7 @@ def test_flux_dev_bf16_on_a_24_gb_card_fits_with_model_cpu_offload(
     assert est.result is None and est.excluded is not None
     assert est.excluded.code == "does_not_fit"  # the default pipeline: every component resident
     (said,) = [a for a in est.advice if "enable_model_cpu_offload()" in a]
-    m = re.search(r"a peak of ([\d.]+) GB of the ([\d.]+) GB usable", said)
+    m = re.search(r"a peak of ([\d.]+) GiB of the ([\d.]+) GiB usable", said)
     assert m is not None, said
     assert float(m.group(1)) < float(m.group(2))
     assert 23.0 < float(m.group(1)) < 23.6  # 23.8e9 B of transformer + its op + context

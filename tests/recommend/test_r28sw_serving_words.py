@@ -28,7 +28,7 @@ def test_the_kv_pool_note_names_both_units(read_client: TestClient) -> None:
     j = r.json()
     for row in j["recommendations"]:
         note = next(n for n in row["memory"]["notes"] if "for the KV cache" in n)
-        gib, gb = note.split("reserves ")[1].split(" GB (")
+        gib, gb = note.split("reserves ")[1].split(" GiB (")
         gb = gb.split(" × 10⁹")[0]
         # the same pool: GiB × 1.073741824 is the 10⁹-byte figure
         assert abs(float(gib) * 1.073741824 - float(gb)) <= 0.1

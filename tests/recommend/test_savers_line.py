@@ -10,7 +10,7 @@ from typing import Any
 from app.recommend import schemas as s
 from app.recommend import service
 
-LINE = re.compile(r"is enough: ([\d,.]+) GB per GPU instead of ([\d,.]+) GB")
+LINE = re.compile(r"is enough: ([\d,.]+) GiB per GPU instead of ([\d,.]+) GiB")
 
 
 def _recommend(catalog: Any, body: dict[str, Any]) -> s.RecommendationResponse:

@@ -116,7 +116,7 @@ def test_a_16_bit_row_on_a_native_fp8_card_says_what_fp8_weights_free() -> None:
     assert b200.serving is not None and b200.serving.weight_precision == "bf16"  # kept (issue 23)
     tip = next(t for t in b200.tips if t.startswith("FP8 weights"))
     assert KURTIC in tip and "workload.precision fp8" in tip
-    freed = re.search(r"would free ([\d.]+) GB per GPU \(([\d.]+) → ([\d.]+) GB", tip)
+    freed = re.search(r"would free ([\d.]+) GiB per GPU \(([\d.]+) → ([\d.]+) GiB", tip)
     assert freed is not None
     free, w16, w8 = (float(x) for x in freed.groups())
     assert abs(free - (w16 - w8)) < 0.15 and 0.45 < w8 / w16 < 0.55  # about half

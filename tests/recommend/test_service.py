@@ -419,9 +419,9 @@ def test_the_checkpointing_banner_counts_the_top_rows_own_memory() -> None:
     )
     (line,) = [a for a in r.advice if "checkpointing is on" in a]
     top = r.recommendations[0]
-    on, off = (float(x.replace(",", "")) for x in re.findall(r"([\d,.]+) GB", line)[:2])
+    on, off = (float(x.replace(",", "")) for x in re.findall(r"([\d,.]+) GiB", line)[:2])
     # the figure with checkpointing is the one the top row's explanation gives per GPU
-    assert f"needs {on:,.1f} GB" in top.explanation[0], (line, top.explanation[0])
+    assert f"needs {on:,.1f} GiB" in top.explanation[0], (line, top.explanation[0])
     assert off > on
     assert (f"on each of its {top.num_gpus} GPUs" in line) == (top.num_gpus > 1)
     # pretraining leaves checkpointing off by default: where the engine turns it on for a row,
@@ -756,7 +756,7 @@ def test_a_training_job_too_big_names_the_least_it_needs() -> None:
         RULES,
     )
     why = next(e.reason for e in r.excluded if e.slug == RTX4090.slug)
-    needs = re.search(r"needs ([\d.]+) GB on one GPU", why)
+    needs = re.search(r"needs ([\d.]+) GiB on one GPU", why)
     assert needs is not None, why
     # the ladder's last rung may add the 8-bit optimizer the headline leaves out: a little less
     least = vram(r.memory.required_gb)

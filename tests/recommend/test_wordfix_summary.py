@@ -74,10 +74,10 @@ def test_the_explanation_and_the_verdict_give_one_usable_memory(read_client: Tes
     """ "needs 6.6 GB of 8 GB" beside "fits with 1.18 GB spare of 7.78 GB"."""
     answer = _ask(read_client, BUY_LLAMA | {"limit": 10})
     sentence = answer["summary"]["sentence"]
-    have = re.search(r"GB spare of ([\d.,]+) GB", sentence)
+    have = re.search(r"GiB spare of ([\d.,]+) GiB", sentence)
     assert have is not None, sentence
     first = answer["recommendations"][0]["explanation"][0]
-    assert re.search(rf"needs [\d.,]+ GB of {re.escape(have.group(1))} GB", first), first
+    assert re.search(rf"needs [\d.,]+ GiB of {re.escape(have.group(1))} GiB", first), first
 
 
 @pytest.fixture(scope="module")

@@ -116,13 +116,15 @@ def test_the_score_column_is_named_for_the_objective(
 def test_memory_per_gpu_shows_the_spare(read_client: TestClient) -> None:
     html = answer(read_client, f"{TRAINING}&acquisition=buy")
     rows = api(read_client, "buy")["recommendations"]
-    spare = re.findall(r'data-headroom="([^"]+)">([^<]+)</span>', ranking(html))
+    cells = re.findall(r'data-label="Memory per GPU"[^>]*>(.*?)</td>', ranking(html), re.S)
+    spare = [re.search(r' GiB\s*<.*data-headroom="([^"]+)">([^<]+)</span>', c, re.S) for c in cells]
     assert len(spare) == len(rows)
-    for (value, text), r in zip(spare, rows, strict=True):
+    for found, r in zip(spare, rows, strict=True):
+        assert found is not None  # after the capacity in GiB, in its unit
+        value, text = found.groups()
         assert float(value) == pytest.approx(r["memory"]["headroom_gb"])
-        # in the vendors' GB, as the capacity beside it
         gb = r["memory"]["headroom_gb"] / 1.073741824
-        assert text.endswith(" GB spare")
+        assert text.endswith(" spare") and "GB" not in text
         assert float(text.split()[0].replace(",", "")) == pytest.approx(gb, rel=0.01)
 
 

@@ -55,9 +55,9 @@ def test_fine_tuning_rows_have_a_time_to_finish_and_one_memory_unit(view: Page) 
     for i in range(min(5, rows.count())):
         finish = rows.nth(i).locator("[data-label='Time to finish']").inner_text()
         assert finish.strip() not in ("", "—"), finish
-    # a 16 GB card reads 16 GB, as its vendor labels it
+    # a 16 GB card reads 16 GiB, what its vendor's "GB" is
     memory = " ".join(view.locator("[data-label='Memory per GPU']").all_inner_texts())
-    assert "17.2 GB" not in memory and re.search(r"/ (8|10|11|12|16|20|24|32|48) GB", memory)
+    assert "17.2 GiB" not in memory and re.search(r"/ (8|10|11|12|16|20|24|32|48) GiB", memory)
 
 
 def _pasted(view: Page, text: str) -> None:

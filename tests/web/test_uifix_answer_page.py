@@ -23,7 +23,8 @@ def _get(client: TestClient, url: str) -> str:
 
 
 def _gb(text: str) -> float:
-    return float(text.replace(",", "").replace("GB", "").strip())
+    assert text.endswith(" GiB"), text
+    return float(text.replace(",", "").removesuffix(" GiB"))
 
 
 def test_serving_memory_card_counts_the_loads_kv_cache(read_client: TestClient) -> None:
@@ -55,7 +56,7 @@ def test_serving_memory_card_counts_the_loads_kv_cache(read_client: TestClient) 
     assert "per replica" in card
     assert (f"on each of its {gpus} GPUs" if gpus > 1 else "on its GPU") in card
     if replicas > 1:
-        fleet = re.search(rf"the top pick's {replicas} replicas: ([\d,.]+ GB) in all", card)
+        fleet = re.search(rf"the top pick's {replicas} replicas: ([\d,.]+ GiB) in all", card)
         assert fleet is not None
         assert abs(_gb(fleet.group(1)) - replicas * per_replica / gib) < 1.0
     else:

@@ -23,13 +23,13 @@ def test_the_top_picks_memory_per_gpu_reads_as_its_row_does(read_client: TestCli
     )
     assert r.status_code == 200
     text = _text(r.text)
-    card = re.search(r"the top pick: (\d+) GPUs, ([\d.,]+ GB) each", text)
+    card = re.search(r"the top pick: (\d+) GPUs, ([\d.,]+ GiB) each", text)
     assert card, "the top pick spans GPUs in this answer"
     first_row = re.search(r'<tr [^>]*data-rank="1".*?</tr>', r.text, re.S)
     assert first_row
     memory = re.search(r'data-label="Memory per GPU"[^>]*>\s*([\d.,]+) /', first_row.group(0))
     assert memory
-    assert card.group(2) == f"{memory.group(1)} GB"
+    assert card.group(2) == f"{memory.group(1)} GiB"
 
 
 def test_the_job_line_names_qlora_as_the_form_does(read_client: TestClient) -> None:
@@ -106,11 +106,11 @@ def test_the_guide_lists_the_ranking_columns_as_a_list(read_client: TestClient) 
 
 
 def test_the_guide_says_why_an_80_gb_card_shows_less(read_client: TestClient) -> None:
-    # the guide said an "80 GB" card is 80 GB while the rows give the A100 80GB 79.2 GB
+    # the guide said an "80 GB" card is 80 GB while the rows give the A100 80GB 79.2 GiB
     text = _text(read_client.get("/methodology").text)
-    assert "79.2 GB on an A100 80GB" in text
+    assert "79.2 GiB on an A100 80GB" in text
     r = read_client.get("/compare?slugs=rtx-4090,a100-sxm4-80gb&preset=llama-3-8b")
-    assert "/ 79.2 GB" in _text(r.text)  # the figure the guide names is the one a row shows
+    assert "/ 79.2 GiB" in _text(r.text)  # the figure the guide names is the one a row shows
 
 
 def test_the_serving_top_pick_counts_its_gpus_as_the_verdict(read_client: TestClient) -> None:
