@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import traceback
 from collections.abc import AsyncIterator
@@ -155,27 +154,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
     checker = asyncio.create_task(keep_checking(app))
     _warm(app)
-    _freeze_start_up()
     try:
         yield
     finally:
         checker.cancel()
         app.state.health_engine.dispose()
-
-
-_frozen = False
-
-
-def _freeze_start_up() -> None:
-    """What start-up made (modules, the catalog and its caches: some 200,000 objects) moved out
-    of the cyclic collector's sight (gc.freeze), once per process: a full collection had walked
-    them all every few hundred requests (~100 ms each, ~0.5 ms a request on the open question
-    of issue 21). A test run's later apps are left to the collector."""
-    global _frozen
-    if not _frozen:
-        gc.collect()
-        gc.freeze()
-        _frozen = True
 
 
 def _warm(app: FastAPI) -> None:

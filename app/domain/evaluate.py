@@ -2584,14 +2584,22 @@ def price_terms(config: Configuration, ctx: Context) -> costs.Rates | None:
     return costs.rates(priced, n, ctx.limits.electricity_usd_per_kwh, pricing, ctx.usage)
 
 
-def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[bool], list[float]]:
+def price_columns(
+    configs: Sequence[Configuration | None],
+    gpus: Sequence[GpuSpec],
+    counts: Sequence[int],
+    ctx: Context,
+) -> tuple[list[bool], list[float]]:
     """``price_terms`` of every configuration in one pass: whether it has a price, and its
     rates (purchase, per hour, energy per hour, horizon) flattened four to a configuration,
     NaN for None and in all four places where it has no price (costs.values reads them as
-    rows), to the last bit. A configuration the loaded offers price (no offer of its own, as
-    the catalog's columns make them) reads its entry of the request's table of prices here,
-    as _price_basis and costs.rates read it; any other is ``price_terms``'s. (A call per
-    configuration, a dozen calls deep, was ~0.2 ms of the open question's ~100 cards.)"""
+    rows), to the last bit. Row i is ``configs[i]``, or where that is None the configuration
+    the catalog's columns make of card ``gpus[i]`` at ``counts[i]`` (no offer of its own,
+    one replica: app/domain/fleet.py), which is then made only if the offers do not price it.
+    A configuration the loaded offers price (no offer of its own) reads its entry of the
+    request's table of prices here, as _price_basis and costs.rates read it; any other is
+    ``price_terms``'s. (A call per configuration, a dozen calls deep, was ~0.2 ms of the open
+    question's ~100 cards.)"""
     nan = math.nan
     unpriced = (nan, nan, nan, nan)
     offers = ctx.offers
@@ -2603,8 +2611,10 @@ def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[
     usage: costs.Usage | None = None
     hours = nan
     copies = _priced_as_copies(ctx)
-    for c in configs:
-        if offers is None or c.offer is not None:
+    for c, gpu, n in zip(configs, gpus, counts, strict=True):
+        if offers is None or (c is not None and c.offer is not None):
+            if c is None:
+                c = Configuration(gpu, n)
             terms = price_terms(c, ctx)
             known.append(terms is not None)
             if terms is None:
@@ -2618,14 +2628,14 @@ def price_columns(configs: Sequence[Configuration], ctx: Context) -> tuple[list[
                 horizon,
             )
             continue
-        gpu, n = c.gpu, max(1, c.num_gpus)
+        n = max(1, n)
         pricing = None
         if gpu.slug in offers:  # else no price (_price_basis)
             # copies over a dataset are priced apart from the shared table (_offer_pricing)
-            apart = n > 1 and (copies or c.copies > 1)
+            apart = n > 1 and (copies or (c is not None and c.copies > 1))
             pricing = None if apart else table.get((gpu.slug, n))
             if pricing is None:
-                pricing = _offer_pricing(c, n, ctx)
+                pricing = _offer_pricing(c or Configuration(gpu, n), n, ctx)
         # Pricing's price_known, purchase_usd and usage.hours read in place: a property is a
         # Python call, three for each of ~100 cards (the same expressions, to the last bit)
         rent, buy = (None, None) if pricing is None else (pricing.rent, pricing.buy)

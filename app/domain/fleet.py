@@ -49,6 +49,8 @@ class Snapshot:
     segments: NDArray[np.str_]
     # the gated-in cards' LLM step terms (``card_rows``), made on first use
     rows: list[llm_step.CardRows] = field(default_factory=list)
+    # whether each card's runtime splits the job by whole layers (``layer_split``), on first use
+    splits: list[NDArray[np.bool_]] = field(default_factory=list)
 
     def runs_at(self, precision: str) -> NDArray[np.bool_]:
         """The cards whose gate runs the job at ``precision``."""
@@ -66,6 +68,19 @@ class Snapshot:
                 terms.append(perf.llm_card(gpu, run, perf.efficiencies(gpu, ctx.calibration), v[1]))
             self.rows.append(llm_step.card_rows(terms))
         return self.rows[0]
+
+    def layer_split(self, ctx: ev.Context) -> NDArray[np.bool_]:
+        """Whether each card's runtime runs a decode step split by whole layers rather than
+        tensor parallel (``_splits``; False where gated out): a per-card term of the
+        snapshot (its runtime, gate precision and backend, the efficiency table), made once
+        per snapshot, not once per card a request asks (~20 a request for the open
+        question, each a profile look-up)."""
+        if not self.splits:
+            on = np.flatnonzero(self.variant >= 0).tolist()
+            split = np.zeros(len(self.gpus), bool)
+            split[on] = [_splits(ctx, self, i) for i in on]
+            self.splits.append(split)
+        return self.splits[0]
 
 
 Software = tuple[object, ...]
@@ -225,20 +240,20 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     # below it that holds it (ev._fewest_layers, what ev.plan takes)
     # each variant's memory at each count, asked once: the cards below share them
     at: dict[tuple[int, int], float] = {}
-    for j in np.flatnonzero(n > 2).tolist():
+    llm = np.array([r.is_llm_inference for r in runs] + [False])[which]
+    for j in np.flatnonzero((n > 2) & llm & snap.layer_split(ctx)[more]).tolist():
         i = int(more[j])
-        if _layers(ctx, snap, i):
-            k, w = int(n[j]), int(snap.variant[i])
-            room = float(snap.avail[i])
-            for m in range(k // 2 + 1, k):
-                need = at.get((w, m))
-                if need is None:
-                    v = snap.variants[w]
-                    need = at[w, m] = ev.variant_memory(ctx, keys[w], runs[w], m, v[1], v[2]).total
-                if need <= room:
-                    k = m
-                    break
-            n[j] = k
+        k, w = int(n[j]), int(snap.variant[i])
+        room = float(snap.avail[i])
+        for m in range(k // 2 + 1, k):
+            need = at.get((w, m))
+            if need is None:
+                v = snap.variants[w]
+                need = at[w, m] = ev.variant_memory(ctx, keys[w], runs[w], m, v[1], v[2]).total
+            if need <= room:
+                k = m
+                break
+        n[j] = k
     for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
         on = more[(which == k) & (n == m)]
         v = snap.variants[k]
@@ -247,12 +262,11 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     return count
 
 
-def _layers(ctx: ev.Context, snap: Snapshot, i: int) -> bool:
-    """Whether card ``i``'s runtime splits an LLM inference job by whole layers."""
+def _splits(ctx: ev.Context, snap: Snapshot, i: int) -> bool:
+    """Whether card ``i``'s runtime runs a decode step by whole layers (an LLM inference job
+    then splits so)."""
     v = snap.variants[snap.variant[i]]
     run = ev.job_variant(ctx, _key(ctx, v))
-    if not run.is_llm_inference:
-        return False
     return perf.profile_for(snap.gpus[i], run, v[1], "decode").span != "tensor"
 
 
@@ -279,11 +293,18 @@ def configurations(
     """Each card's configuration from its count (``first_counts``), None where it is 0: as
     plan makes it (its gate and job variant with it)."""
     out: list[ev.Configuration | None] = [None] * len(snap.gpus)
-    keys = [_key(ctx, v) for v in snap.variants]
-    for i, n in zip(np.flatnonzero(count).tolist(), count[count > 0].tolist(), strict=True):
-        variant = (snap.gates[i], keys[snap.variant[i]])
-        out[i] = ev.Configuration(snap.gpus[i], n, (), None, variant)
+    for i in np.flatnonzero(count).tolist():
+        out[i] = configuration(snap, ctx, count, i)
     return out
+
+
+def configuration(
+    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64], i: int
+) -> ev.Configuration:
+    """Card ``i``'s configuration from its count (``first_counts``, > 0 here): as plan makes
+    it (its gate and job variant with it)."""
+    variant = (snap.gates[i], _key(ctx, snap.variants[snap.variant[i]]))
+    return ev.Configuration(snap.gpus[i], int(count[i]), (), None, variant)
 
 
 @dataclass(frozen=True, slots=True)

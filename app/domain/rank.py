@@ -394,7 +394,37 @@ def decode_bytes(w: WorkloadSpec, copies: int = 1) -> tuple[float, float] | None
     return weights, kv * formats.kv_bytes(w.kv_format) * w.batch_size
 
 
-def four_bit_tip(c: Candidate) -> str:
+# (the job's weights over their size at 4 bits, ``decode_bytes``)
+FourBitTerms = tuple[float, tuple[float, float] | None]
+
+
+def four_bit_terms(w: WorkloadSpec, copies: int = 1) -> FourBitTerms:
+    """What ``four_bit_tip`` reads of the job alone: its weights over their size at 4 bits
+    (the job's own bits at int4: what w.with_precision("int4").weight_bytes reads, without
+    building a WorkloadSpec per row) and the bytes a decode step reads (``decode_bytes``)."""
+    four = formats.weight_bytes(w.model, "int4", w.own_bits, format_bits=w.format_bits)
+    return (w.weight_bytes / four if four else 1.0), decode_bytes(w, copies)
+
+
+class JobTerms:
+    """The job terms an answer's tips read (``four_bit_terms``), worked out once for the rows
+    that share a job (an answer's rows run one or two: one per precision the cards run) rather
+    than once a row (~1 % of the open question). Made per answer and dropped with it; a row's
+    job is found by identity, as the rows of one answer share the job objects."""
+
+    def __init__(self) -> None:
+        self._four: list[tuple[WorkloadSpec, int, FourBitTerms]] = []
+
+    def four_bit(self, w: WorkloadSpec, copies: int) -> FourBitTerms:
+        for x, k, terms in self._four:
+            if x is w and k == copies:
+                return terms
+        terms = four_bit_terms(w, copies)
+        self._four.append((w, copies, terms))
+        return terms
+
+
+def four_bit_tip(c: Candidate, terms: FourBitTerms | None = None) -> str:
     """What 4-bit weights would buy a 16/32-bit LLM inference row: their size, from the
     engine's own weight bytes (16-bit embeddings and head kept: ~2.8× for Llama 3 8B, not
     3.5×), and a speed-up only where reading the weights sets the decode step's pace
@@ -403,12 +433,8 @@ def four_bit_tip(c: Candidate) -> str:
     end to end less where the prompt's prefill, which they do not speed up, is a large part."""
     w, p = c.work, c.perf
     names = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
-    # the job's own bits at int4 (what w.with_precision("int4").weight_bytes reads, without
-    # building a WorkloadSpec per row: ~0.4 ms a request)
-    four = formats.weight_bytes(w.model, "int4", w.own_bits, format_bits=w.format_bits)
-    ratio = w.weight_bytes / four if four else 1.0
+    ratio, read = terms if terms is not None else four_bit_terms(w, p.copies)
     head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
-    read = decode_bytes(w, p.copies)
     if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:
         return head + "."
     weights, kv = read
@@ -968,10 +994,16 @@ def graph_runtimes_on(gpu: GpuSpec, backend: str | None, rules: compat.Rules) ->
     return hit
 
 
-def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = None) -> list[str]:
+def tips(
+    c: Candidate,
+    requested: WorkloadSpec,
+    rules: compat.Rules | None = None,
+    jobs: JobTerms | None = None,
+) -> list[str]:
     """The row's tips. ``rules``: which GRAPH_RUNTIMES run on the row's card, asked only of a
     host-bound row (None names them all, as on a card the rules do not list), and whether ROCm
-    PyTorch on Windows is a preview there (``windows_note``; None: no note)."""
+    PyTorch on Windows is a preview there (``windows_note``; None: no note). ``jobs``: the
+    answer's job terms, shared by its rows (None: this row's worked out for it)."""
     w, g, p, m = c.work, c.gpu, c.perf, c.memory
     host_bound = p.bottleneck == "host overhead"
     runs = graph_runtimes_on(g, p.backend, rules) if host_bound and rules is not None else None
@@ -1020,7 +1052,7 @@ def tips(c: Candidate, requested: WorkloadSpec, rules: compat.Rules | None = Non
     if w.is_llm_inference:
         # not where the weights are 4-bit already and only the math runs wider
         if w.precision in ("bf16", "fp16", "fp32") and requested.precision not in ("int4", "fp4"):
-            out.append(four_bit_tip(c))
+            out.append(four_bit_tip(c, jobs.four_bit(w, p.copies) if jobs is not None else None))
         if w.batch_size < 8 and p.bottleneck == "memory bandwidth":
             out.append(
                 "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "

@@ -432,11 +432,13 @@ def row_fields(
     alternatives: list[rank.Candidate] | None = None,
     rules: compat.Rules | None = None,
     stale_before: str | None = None,
+    jobs: rank.JobTerms | None = None,
 ) -> Fields:
     """One row of the answer, as the fields its model (s.Recommendation) validates; ``rules``:
     the compatibility rules its tips read; ``stale_before``: priced_parts's (the caller's one
     cutoff for all its rows: each row's own had been ~1 % of the open question, the clock
-    read and the local time worked out ten times)."""
+    read and the local time worked out ten times); ``jobs``: the job terms its tips read,
+    shared by the answer's rows (rank.JobTerms)."""
     alternatives = alternatives or []
     p = c.perf
     # a language model's training is shown in tokens/s; the estimate (and its rank) stays in
@@ -513,7 +515,7 @@ def row_fields(
         "provenance": _provenance(c),
         "explanation": _with_audio(rank.explain(c, position, leader, objective), c.work, p)
         + offer_lines(c.pricing),
-        "tips": rank.tips(c, requested, rules) + _bf16_words(c),
+        "tips": rank.tips(c, requested, rules, jobs) + _bf16_words(c),
         "warnings": list(c.warnings)
         + _quality(c.work, requested)
         + _known_gap(requested)

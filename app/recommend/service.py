@@ -841,11 +841,14 @@ class _Shown:
     first in ``_order`` to pass the checks before its roofline), with bounds on its throughput
     and value (arrays, a row per card)."""
 
-    configs: list[ev.Configuration]
     found: dict[int, _Planned]  # the rows found by planning the card (the others: as planned)
+    gpus: list[GpuSpec]  # each row's card
     speed: NDArray[np.float64]  # bound on its throughput (inf: none finite, so it is evaluated)
     value: NDArray[np.float64]  # bound on its work per dollar; NaN: no price, no value
     priced: NDArray[np.bool_]  # it has a purchase or rental price (ev.price_known)
+    # row i's configuration where the catalog's columns found it (fleet.configuration): made
+    # only for the rows walked, not for every card (~100 a request)
+    config: Callable[[int], ev.Configuration]
     # the estimate of row i's configuration from the steps its bound took, where they make it
     # (fleet.one_gpu_estimate), else None
     estimate: Callable[[int], PerfEstimate | None]
@@ -861,8 +864,8 @@ class _Shown:
         if p is None:
             est = self.estimate(i)
             if est is not None:
-                ev.keep_estimate(ctx, self.configs[i], est)
-            planned = self.plan(i) or ev.plan(self.configs[i].gpu, ctx)
+                ev.keep_estimate(ctx, self.config(i), est)
+            planned = self.plan(i) or ev.plan(self.gpus[i], ctx)
             assert not isinstance(planned, ev.Exclusion)  # found as planned: it plans
             return _Card.walk(planned, ctx, [None] * len(planned), _order(planned), 0)
         return _Card.walk(p.planned, ctx, p.results, p.order, p.start, p.admitted)
@@ -879,15 +882,18 @@ def _every_shown(
     gpus = catalog.gpus
     snap = fleet.snapshot(catalog, ctx)
     count = fleet.first_counts(snap, ctx)
-    firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
+    counts = [0] * len(gpus) if count is None else count.tolist()
     done = None if count is None else fleet.stepped(snap, ctx, count)
     bounds = None if done is None else done.bounds
-    configs: list[ev.Configuration] = []
+    configs: list[ev.Configuration | None] = []  # None: found by the columns
     found: dict[int, _Planned] = {}
     kept: list[int] = []  # the rows of `gpus` that run
+    shown: list[GpuSpec] = []
+    ns: list[int] = []
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
-    for i, (gpu, first) in enumerate(zip(gpus, firsts, strict=True)):
-        if first is None:
+    for i, (gpu, n) in enumerate(zip(gpus, counts, strict=True)):
+        first = None
+        if not n:
             # a card that runs as one device and cannot hold the job: out, as plan says, without
             # planning it (most laptops and Macs for an 8B model)
             misfit = fleet.one_device_misfit(snap, ctx, i) if count is not None else None
@@ -897,15 +903,27 @@ def _every_shown(
                 continue
             found[len(configs)] = p
             first = p.admitted.config
+            n = first.num_gpus
         configs.append(first)
         kept.append(i)
+        shown.append(gpu)
+        ns.append(n)
+
+    def config(i: int) -> ev.Configuration:
+        c = configs[i]
+        if c is None:
+            assert count is not None  # a row found by the columns
+            c = configs[i] = fleet.configuration(snap, ctx, count, kept[i])
+        return c
+
     if bounds is None:
-        speed = np.array(ev.loose_bounds(configs, ctx), np.float64)
+        # not stepped from the columns (a job other than a dense LLM's inference): each bounded
+        speed = np.array(ev.loose_bounds([config(i) for i in range(len(configs))], ctx), float)
     else:
         speed = bounds[kept]
         rows = list(found)
-        speed[rows] = ev.loose_bounds([configs[i] for i in rows], ctx)
-    known, flat = ev.price_columns(configs, ctx)
+        speed[rows] = ev.loose_bounds([p.admitted.config for p in found.values()], ctx)
+    known, flat = ev.price_columns(configs, shown, ns, ctx)
     priced = np.array(known, bool)
     rates = np.array(flat, np.float64).reshape(len(configs), 4)
     value = np.full(len(configs), np.nan)
@@ -923,7 +941,7 @@ def _every_shown(
     def plan(i: int) -> list[ev.Configuration] | None:
         return None if count is None else fleet.plan(snap, ctx, count, kept[i])
 
-    return _Shown(configs, found, speed, value, priced, estimate, plan), excluded
+    return _Shown(found, shown, speed, value, priced, config, estimate, plan), excluded
 
 
 def _bounded_balanced(
@@ -1001,7 +1019,7 @@ def _bounded_balanced(
         at += 1
         card = shown.walk(i, ctx)
         if isinstance(card, ev.Exclusion):
-            excluded.append((shown.configs[i].gpu, card))
+            excluded.append((shown.gpus[i], card))
             continue
         cards.append(card)
         c = card.chosen
@@ -1224,6 +1242,7 @@ def recommend(
         base_ctx = _context(work, request, "fastest", rules, calibration, apply_filters=False)
         base_out, base_tput = _baseline(baseline, base_ctx)
     cutoff = stale_cutoff()
+    jobs = rank.JobTerms()
     rows = _ROWS.validate_python(
         [
             row_fields(
@@ -1236,6 +1255,7 @@ def recommend(
                 others.get(c.gpu.slug),
                 rules,
                 cutoff,
+                jobs,
             )
             for i, c in enumerate(ordered, start=1)
         ]

@@ -54,28 +54,12 @@ from app.vocab import (
 # ---------------------------------------------------------------- presets
 
 
-# Each model object's ModelOut, a copy handed out each time (its fields are plain values): a
-# preset asked without model fields answers with the preset's own model object
-# (``_merge_model``), so its output is worked out once, not once a request. The object is held
-# beside its id so that the id is not another's; a handful of models at once, and past
-# MODEL_OUTS the dict starts afresh.
-_MODEL_OUTS: dict[int, tuple[ModelSpec, s.ModelOut]] = {}
-MODEL_OUTS = 64
-
-
 def _model_out(m: ModelSpec) -> s.ModelOut:
-    hit = _MODEL_OUTS.get(id(m))
-    if hit is not None and hit[0] is m:
-        return hit[1].model_copy()
     # field by field from the model spec: ModelOut mirrors ModelSpec (tests/test_field_lists.py)
     # plus the KV cache per token it implies
     kv = (m.kv_values(1.0) or 0.0) * 2.0 if m.family == "decoder" else 0.0
     spec = {name: getattr(m, name) for name in s.ModelOut.model_fields if hasattr(m, name)}
-    out = s.ModelOut(**spec, kv_bytes_per_token_16bit=kv or None)
-    if len(_MODEL_OUTS) >= MODEL_OUTS:
-        _MODEL_OUTS.clear()
-    _MODEL_OUTS[id(m)] = (m, out)
-    return out.model_copy()
+    return s.ModelOut(**spec, kv_bytes_per_token_16bit=kv or None)
 
 
 def _preset_out(p: Preset) -> s.WorkloadPresetOut:

@@ -676,16 +676,22 @@ def test_prices_taken_in_one_pass_are_each_configurations_price_terms(
         work, _ = service.resolve_workload(req.workload)
         ctx = service._context(work, req, "balanced", rules, None, offers=priced)
         configs = [c for _, planned in _plans(gpus, ctx) for c in planned]
-        fresh = service._context(work, req, "balanced", rules, None, offers=priced)
-        known, flat = ev.price_columns(configs, fresh)
         want = [ev.price_terms(c, ctx) for c in configs]
-        assert known == [t is not None for t in want]
-        rows = [flat[4 * i : 4 * i + 4] for i in range(len(configs))]
-        for got, t in zip(rows, want, strict=True):
-            if t is None:
-                assert all(math.isnan(x) for x in got)
-            else:
-                purchase, hourly, _, energy, horizon = t
-                expect = [purchase, hourly, energy, horizon]
-                assert [None if math.isnan(x) else x for x in got] == expect
-        assert any(known) and (priced is None or not all(known))
+        gpus_of, counts = [c.gpu for c in configs], [c.num_gpus for c in configs]
+        # each configuration given, and (as the catalog's columns give them) only its card and
+        # count where it has no offer of its own and is one replica
+        column = [c if c.offer is not None or c.copies > 1 else None for c in configs]
+        assert None in column
+        for given in (configs, column):
+            fresh = service._context(work, req, "balanced", rules, None, offers=priced)
+            known, flat = ev.price_columns(given, gpus_of, counts, fresh)
+            assert known == [t is not None for t in want]
+            rows = [flat[4 * i : 4 * i + 4] for i in range(len(configs))]
+            for got, t in zip(rows, want, strict=True):
+                if t is None:
+                    assert all(math.isnan(x) for x in got)
+                else:
+                    purchase, hourly, _, energy, horizon = t
+                    expect = [purchase, hourly, energy, horizon]
+                    assert [None if math.isnan(x) else x for x in got] == expect
+            assert any(known) and (priced is None or not all(known))
