@@ -27,7 +27,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import serving as sv  # noqa: E402
 from app.domain.workload import ModelSpec  # noqa: E402
 from app.recommend.presets import load_presets  # noqa: E402
 from app.shipped import yamlio  # noqa: E402
@@ -100,13 +99,7 @@ def evaluate(files: list[Path], data_dir: Path) -> tuple[list[Point], dict[str, 
         for raw in doc["rows"]:
             model = presets[raw["model"]].model
             models[raw["model"]] = model
-            cfg = sv.ServingConfig(
-                gpus_per_replica=int(raw["tp"]),
-                replicas=1,
-                weight_precision=raw["precision"],
-                kv_precision=raw.get("kv_cache_precision", meta["kv_cache_precision"]),
-                runtime=raw.get("runtime", meta["runtime"]),
-            )
+            cfg = sa.row_config(raw, meta)
             isl, osl, seqs = int(raw["isl"]), int(raw["osl"]), int(raw["concurrency"])
             res = sa.evaluate_one(
                 gpus[raw["gpu"]], model, cfg, isl, osl, seqs, table,

@@ -263,6 +263,18 @@ def _heldout_rows(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, A
     return {"runtime": None, "kv_cache_precision": None}, rows
 
 
+def row_config(raw: dict[str, Any], meta: dict[str, Any]) -> sv.ServingConfig:
+    """One replica of a measured row's tensor-parallel size, formats and runtime (the file's
+    ``source`` block gives what a row leaves out)."""
+    return sv.ServingConfig(
+        gpus_per_replica=int(raw["tp"]),
+        replicas=1,
+        weight_precision=raw["precision"],
+        kv_precision=raw.get("kv_cache_precision", meta["kv_cache_precision"]),
+        runtime=raw.get("runtime", meta["runtime"]),
+    )
+
+
 def predict(data_dir: Path, files: list[Path]) -> list[Row]:
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
     presets = load_presets(data_dir)
@@ -274,13 +286,7 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
         for raw in raws:
             gpu = gpus[raw["gpu"]]
             model = presets[raw["model"]].model
-            cfg = sv.ServingConfig(
-                gpus_per_replica=int(raw["tp"]),
-                replicas=1,
-                weight_precision=raw["precision"],
-                kv_precision=raw.get("kv_cache_precision", meta["kv_cache_precision"]),
-                runtime=raw.get("runtime", meta["runtime"]),
-            )
+            cfg = row_config(raw, meta)
             conc = raw.get("concurrency")
             isl = int(raw["isl"])
             res = evaluate_one(
