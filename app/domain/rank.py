@@ -12,7 +12,7 @@ from app.domain import cost as costs
 from app.domain.efficiency import unified, wired_share
 from app.domain.evaluate import SAVER_LABELS, ConfigResult, hours_text, usable_gb
 from app.domain.gpu import GpuSpec
-from app.domain.llm_step import expert_split
+from app.domain.llm_step import expert_split, vocabulary_params
 from app.domain.perf import (
     NCHW_RUNTIMES,
     PerfEstimate,
@@ -24,7 +24,7 @@ from app.domain.perf import (
 from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
 from app.domain.units import vram
-from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
+from app.domain.workload import MemoryBreakdown, ModelSpec, WorkloadSpec, memory_breakdown
 from app.vocab import OBJECTIVES, RUNTIME_BACKEND_WORDS, TORCH_PROGRAM_RUNTIMES
 
 __all__ = ["OBJECTIVES"]
@@ -381,6 +381,7 @@ def decode_bytes(w: WorkloadSpec, copies: int = 1) -> tuple[float, float] | None
     once — an MoE's routed experts as far as its share of the batch touches them
     (1 − (1 − k/e)^batch, llm_step.ReplicaJob.weights_read's rule) — and each sequence's KV
     cache once (a paged or preallocated cache; an eager loop's extra copies are not counted).
+    An untied input embedding is gathered row by row, not streamed (``input_table_bytes``).
     None where the model has no KV shape."""
     m = w.model
     kv = m.kv_values(w.seq_len + w.output_tokens / 2)
@@ -390,12 +391,29 @@ def decode_bytes(w: WorkloadSpec, copies: int = 1) -> tuple[float, float] | None
     if experts:
         k, e = m.active_experts or 0, m.experts or 1
         experts *= 1.0 - (1.0 - k / e) ** max(1.0, w.batch_size / max(1, copies))
-    weights = w.weight_bytes / m.params * (dense + experts) * max(1, copies)
-    return weights, kv * formats.kv_bytes(w.kv_format) * w.batch_size
+    untied = untied_input_params(m)  # among the dense (non-expert) parameters
+    read = dense - untied + experts
+    weights = (w.weight_bytes - input_table_bytes(w)) / (m.params - untied) * read
+    return weights * max(1, copies), kv * formats.kv_bytes(w.kv_format) * w.batch_size
 
 
-# (the job's weights over their size at 4 bits, ``decode_bytes``)
-FourBitTerms = tuple[float, tuple[float, float] | None]
+def untied_input_params(m: ModelSpec) -> float:
+    """A decoder's untied input embedding (V·h), the table a step gathers rows of rather than
+    reads whole (llm_step.vocabulary_params); 0 where it is tied to the head or unknown."""
+    return vocabulary_params(m)[1]
+
+
+def input_table_bytes(w: WorkloadSpec) -> float:
+    """The untied input embedding's stored bytes, the same at any weight format the table is
+    kept in (16-bit beside quantised linears; a GGUF file's own mean)."""
+    return untied_input_params(w.model) * formats.table_value_bytes(
+        w.precision, w.own_bits, format_bits=w.format_bits
+    )
+
+
+# (the job's weights over their size at 4 bits, ``decode_bytes``, the untied input table's
+# bytes over all copies: read by neither format's decode step)
+FourBitTerms = tuple[float, tuple[float, float] | None, float]
 
 
 def four_bit_terms(w: WorkloadSpec, copies: int = 1) -> FourBitTerms:
@@ -403,7 +421,8 @@ def four_bit_terms(w: WorkloadSpec, copies: int = 1) -> FourBitTerms:
     (the job's own bits at int4: what w.with_precision("int4").weight_bytes reads, without
     building a WorkloadSpec per row) and the bytes a decode step reads (``decode_bytes``)."""
     four = formats.weight_bytes(w.model, "int4", w.own_bits, format_bits=w.format_bits)
-    return (w.weight_bytes / four if four else 1.0), decode_bytes(w, copies)
+    table = input_table_bytes(w) * max(1, copies)
+    return (w.weight_bytes / four if four else 1.0), decode_bytes(w, copies), table
 
 
 class JobTerms:
@@ -433,13 +452,14 @@ def four_bit_tip(c: Candidate, terms: FourBitTerms | None = None) -> str:
     end to end less where the prompt's prefill, which they do not speed up, is a large part."""
     w, p = c.work, c.perf
     names = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
-    ratio, read = terms if terms is not None else four_bit_terms(w, p.copies)
+    ratio, read, table = terms if terms is not None else four_bit_terms(w, p.copies)
     head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
     if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:
         return head + "."
     weights, kv = read
     share = weights / (weights + kv)
-    gen = (weights + kv) / (weights / ratio + kv)
+    # the 16-bit input table is in both formats' files and neither step reads it whole
+    gen = (weights + kv) / ((weights + table) / ratio - table + kv)
     if share < WEIGHTS_DOMINATE:
         return (
             f"{head}, but here the KV cache is {1 - share:.0%} of the bytes each decode step "

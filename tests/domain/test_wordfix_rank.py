@@ -170,7 +170,11 @@ def test_the_4_bit_tip_states_a_speed_up_only_where_weights_dominate_the_decode_
     tip = _four_bit(small)
     assert "of the bytes each decode step reads here" in tip and "faster" in tip
     ratio = small.work.weight_bytes / small.work.with_precision("int4").weight_bytes
-    gen = (weights + kv) / (weights / ratio + kv)
+    # Llama 3 8B's untied input table (128,256 × 4,096 at 2 B) is 16-bit in both files and
+    # gathered row by row, not read whole, by either format's step
+    table = rank.input_table_bytes(small.work)
+    assert 1.0e9 < table < 1.1e9
+    gen = (weights + kv) / ((weights + table) / ratio - table + kv)
     assert f"up to ~{gen:.1f}× faster" in tip
     assert f"~{ratio:.1f}× smaller" in tip and ratio < 3.0  # 16-bit embeddings and head kept
     assert "nearly as much faster" not in tip
@@ -209,3 +213,16 @@ def test_the_explanation_gives_usable_memory_as_the_verdict_does() -> None:
     first = rank.explain(c, 1, c, "fastest")[0]
     assert "GiB of 7.78 GiB" in first and "of 8 GiB" not in first
     assert rank.significant(157.2) == "157" and rank.significant(23.71) == "23.7"
+
+
+def test_a_decode_step_reads_no_untied_input_table_and_a_tied_one_as_the_head() -> None:
+    """The 4-bit tip's decode bytes follow the engine's step (llm_step): an untied input
+    embedding is gathered row by row, so Llama 3 8B's step reads its weights less that 1.05 GB
+    table; a tied table is the LM head's weight, read whole."""
+    w = llm_inference(runtime="vllm")
+    weights, _ = rank.decode_bytes(w) or (0.0, 0.0)
+    table = rank.input_table_bytes(w)
+    assert table > 1e9
+    assert weights == pytest.approx(w.weight_bytes - table, rel=1e-9)
+    tied = replace(w.model, tied_embeddings=True)
+    assert rank.untied_input_params(tied) == 0.0
