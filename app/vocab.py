@@ -500,6 +500,8 @@ RUNTIME_BACKEND_WORDS: dict[tuple[str, str], str] = {
     ("llama.cpp", "xpu"): "SYCL (oneAPI; its Vulkan build also runs)",
     ("llama.cpp", "rocm"): "ROCm (HIP)",
     ("mlx", "mps"): "Metal",
+    # ONNX Runtime reaches Apple GPUs through its CoreML execution provider, not MPS
+    ("onnxruntime", "mps"): "Apple GPUs (CoreML execution provider)",
 }
 
 

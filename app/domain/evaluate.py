@@ -27,7 +27,12 @@ from app.domain.parallelism import cpu_offload
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
-from app.vocab import FORMAT_ONLY_PRECISIONS, SINGLE_DEVICE_SEGMENTS, TORCH_PROGRAM_RUNTIMES
+from app.vocab import (
+    FORMAT_ONLY_PRECISIONS,
+    RUNTIME_BACKEND_WORDS,
+    SINGLE_DEVICE_SEGMENTS,
+    TORCH_PROGRAM_RUNTIMES,
+)
 
 # tensor/data parallel groups in practice are powers of two; 512 GPUs (64 eight-GPU servers)
 # is the largest pretraining run the API takes (constraints.max_gpus, num_gpus)
@@ -693,7 +698,8 @@ def _runtime_gate(
         return f"{runtime} does not run on {gpu.name} ({backend})" + (
             f": {why}" if why else ""
         ), None
-    return None, f"{runtime} on {backend} is experimental" + (f": {st.note}" if st.note else "")
+    on = RUNTIME_BACKEND_WORDS.get((runtime, backend), backend)
+    return None, f"{runtime} on {on} is experimental" + (f": {st.note}" if st.note else "")
 
 
 # The 16-bit tensor datapaths a precision's math may run on, in the order perf tries them
@@ -1820,6 +1826,9 @@ def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable:
             continue
         link = perf.host_bandwidth_gbs(gpu, None) or 0.0
         on = ("one GPU" if c == 1 else f"{c} GPUs") + _micro_words(run, micro)
+        # Offload's copies are per micro-step (parallelism.Offload.copy_gb)
+        steps = -(-run.batch_size // (micro * c)) if micro * c < run.batch_size else 1
+        step = f"micro-step ({steps:,} to an optimizer step)" if steps > 1 else "step"
         return (
             f"; fits with FSDP CPU offload of the parameters (torch FSDP "
             f"CPUOffload(offload_params=True), fsdp_qlora --use_cpu_offload, gradient "
@@ -1828,8 +1837,8 @@ def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable:
             "measured Llama-2 70B peak read over it), "
             f"needs about "
             f"{off.host_gb:,.0f} GB of host RAM for the offloaded shards (more while the "
-            f"checkpoint loads), and is slower: each step copies {off.copy_gb:,.1f} GB per GPU "
-            f"between host and GPU, ~{off.copy_s:,.1f} s at {link:,.0f} GB/s over its PCIe "
+            f"checkpoint loads), and is slower: each {step} copies {off.copy_gb:,.1f} GB per "
+            f"GPU between host and GPU, ~{off.copy_s:,.1f} s at {link:,.0f} GB/s over its PCIe "
             "link, which overlaps compute only as far as FSDP's prefetch of the next layer"
         )
     return ""

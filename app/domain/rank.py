@@ -412,8 +412,8 @@ def input_table_bytes(w: WorkloadSpec) -> float:
 
 
 # (the job's weights over their size at 4 bits, ``decode_bytes``, the untied input table's
-# bytes over all copies: read by neither format's decode step)
-FourBitTerms = tuple[float, tuple[float, float] | None, float]
+# bytes over all copies in the job's file and in the 4-bit one: read by neither format's step)
+FourBitTerms = tuple[float, tuple[float, float] | None, float, float]
 
 
 def four_bit_terms(w: WorkloadSpec, copies: int = 1) -> FourBitTerms:
@@ -421,8 +421,10 @@ def four_bit_terms(w: WorkloadSpec, copies: int = 1) -> FourBitTerms:
     (the job's own bits at int4: what w.with_precision("int4").weight_bytes reads, without
     building a WorkloadSpec per row) and the bytes a decode step reads (``decode_bytes``)."""
     four = formats.weight_bytes(w.model, "int4", w.own_bits, format_bits=w.format_bits)
-    table = input_table_bytes(w) * max(1, copies)
-    return (w.weight_bytes / four if four else 1.0), decode_bytes(w, copies), table
+    k = max(1, copies)
+    table4 = untied_input_params(w.model) * formats.table_value_bytes("int4", w.own_bits) * k
+    ratio = w.weight_bytes / four if four else 1.0
+    return ratio, decode_bytes(w, copies), input_table_bytes(w) * k, table4
 
 
 class JobTerms:
@@ -452,14 +454,15 @@ def four_bit_tip(c: Candidate, terms: FourBitTerms | None = None) -> str:
     end to end less where the prompt's prefill, which they do not speed up, is a large part."""
     w, p = c.work, c.perf
     names = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
-    ratio, read, table = terms if terms is not None else four_bit_terms(w, p.copies)
+    ratio, read, table, table4 = terms if terms is not None else four_bit_terms(w, p.copies)
     head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
     if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:
         return head + "."
     weights, kv = read
     share = weights / (weights + kv)
-    # the 16-bit input table is in both formats' files and neither step reads it whole
-    gen = (weights + kv) / ((weights + table) / ratio - table + kv)
+    # the input table is in both formats' files (16-bit in the 4-bit one) and neither step
+    # reads it whole
+    gen = (weights + kv) / ((weights + table) / ratio - table4 + kv)
     if share < WEIGHTS_DOMINATE:
         return (
             f"{head}, but here the KV cache is {1 - share:.0%} of the bytes each decode step "

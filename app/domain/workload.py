@@ -1139,10 +1139,10 @@ def _fsdp_unsharded(work: WorkloadSpec, n: int, notes: list[str]) -> tuple[float
     if root > 0:
         decoder = work.model.family == "decoder"
         held = "input embedding, final norm, LM head" if decoder else "embeddings"
-        head = f", and the LM head's unsharded gradient, {root_grad / GB:.2f} GB"
+        head = f", and the LM head's unsharded gradient, {root_grad / GIB:.2f} GiB"
         notes.append(
             f"the root FSDP unit ({held}) stays gathered on every GPU from forward through "
-            f"backward (FSDP does not reshard the root after forward): {root / GB:.2f} GB"
+            f"backward (FSDP does not reshard the root after forward): {root / GIB:.2f} GiB"
             f"{head if root_grad else ''}"
         )
     return gathered + root, unsharded + root_grad

@@ -172,7 +172,9 @@ class GpuCompareRow(BaseModel):
     ratios: dict[str, float | None] = Field(
         description="Each of `fields` divided by the first GPU's value; null when either is "
         "unknown. The prices are the offers' (`rent_from.usd_per_gpu_hour`, `buy_at.usd`), "
-        "never the catalog's quoted `cloud_price`"
+        "never the catalog's quoted `cloud_price`; `cloud_price_usd_per_hour` and `purchase_usd` "
+        "are deprecated aliases of those two ratios (the keys before 2026-12-06), carrying the "
+        "offers' prices too"
     )
 
 

@@ -547,6 +547,10 @@ def compare(session: Session, settings: Settings, slugs: Sequence[str]) -> GpuCo
             mine, theirs = prices[name].get(item.slug), prices[name].get(base)
             if name in ratios:
                 ratios[name] = round(mine / theirs, 4) if mine is not None and theirs else None
+        for alias, name in COMPARE_PRICES.items():
+            # the keys clients read before 2026-12-06, kept as aliases of the offers' ratios
+            if name in ratios:
+                ratios[alias] = ratios[name]
         rows.append(GpuCompareRow(gpu=item, ratios=ratios))
     return GpuCompareOut(baseline=base, fields=fields, gpus=rows)
 

@@ -25,7 +25,9 @@ def test_prices_compared_are_the_offers_not_the_quote(body: dict) -> None:
     base = body["gpus"][0]["gpu"]
     for row in body["gpus"]:
         gpu, ratios = row["gpu"], row["ratios"]
-        assert "cloud_price_usd_per_hour" not in ratios
+        # the old keys stay as aliases of the offers' ratios, never the quote's
+        assert ratios["cloud_price_usd_per_hour"] == ratios["rent_from.usd_per_gpu_hour"]
+        assert ratios["purchase_usd"] == ratios["buy_at.usd"]
         rent = gpu["rent_from"]
         if rent is None or rent["usd_per_gpu_hour"] is None:
             assert ratios["rent_from.usd_per_gpu_hour"] is None
