@@ -287,17 +287,6 @@ def _fewest(
     return np.where((room > 0) & np.isfinite(k), shifted, 0)
 
 
-def configurations(
-    snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]
-) -> list[ev.Configuration | None]:
-    """Each card's configuration from its count (``first_counts``), None where it is 0: as
-    plan makes it (its gate and job variant with it)."""
-    out: list[ev.Configuration | None] = [None] * len(snap.gpus)
-    for i in np.flatnonzero(count).tolist():
-        out[i] = configuration(snap, ctx, count, i)
-    return out
-
-
 def configuration(
     snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64], i: int
 ) -> ev.Configuration:

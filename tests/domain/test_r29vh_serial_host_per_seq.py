@@ -9,19 +9,10 @@ import pytest
 
 from app.domain import llm_step
 from app.domain import serving as sv
-from app.domain.efficiency import RuntimeProfile
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import H100, LLAMA3_8B
 
-GRAPHS = RuntimeProfile(kernel_us=2.0)
-COMP = {p: 0.56 for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")}
-
-
-def _rep(**kw) -> llm_step.Replica:
-    return llm_step.replica(
-        H100, LLAMA3_8B, weights="bf16", kv="bf16", n=1, decode=GRAPHS, prefill=GRAPHS,
-        memory_efficiency=0.88, compute_efficiency=COMP, **kw,
-    )  # fmt: skip
+# one Llama 3 8B replica on an H100 under CUDA graphs, as test_llm_step builds it
+from tests.domain.test_llm_step import _replica as _rep
 
 
 def test_serial_host_work_adds_to_the_step_at_every_batch():

@@ -16,6 +16,15 @@ from app.domain import fleet, perf
 from app.recommend import schemas as s
 from app.recommend import service
 
+
+def _configurations(
+    snap: fleet.Snapshot, ctx: ev.Context, count: Any
+) -> list[ev.Configuration | None]:
+    """Each card's configuration from its count (fleet.first_counts), None where it is 0, as
+    the service makes the rows it walks (fleet.configuration)."""
+    return [fleet.configuration(snap, ctx, count, i) if n else None for i, n in enumerate(count)]
+
+
 REQUESTS: list[dict[str, Any]] = [
     {"workload": {"preset": "llama-3-8b", "task": "inference", "batch_size": 4}},
     {"workload": {"preset": "llama-3-70b"}, "limit": 40},
@@ -412,7 +421,7 @@ def test_the_first_configuration_found_without_planning_is_plans_first_admitted(
     gpus, work, ctx = _context_for(workload, catalog, objective)
     snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
     count = fleet.first_counts(snap, ctx)
-    firsts = [None] * len(gpus) if count is None else fleet.configurations(snap, ctx, count)
+    firsts = [None] * len(gpus) if count is None else _configurations(snap, ctx, count)
     found = many = 0
     for gpu, got in zip(gpus, firsts, strict=True):
         if got is None:
@@ -451,7 +460,7 @@ def test_the_columns_bound_each_card_as_loose_bounds(
     snap = fleet.snapshot(_fleet(gpus, ctx), ctx)
     count = fleet.first_counts(snap, ctx)
     assert count is not None
-    configs = fleet.configurations(snap, ctx, count)
+    configs = _configurations(snap, ctx, count)
     got = fleet.loose_bounds(snap, ctx, count)
     dense = work.is_llm_inference and not perf.llm_job(work).experts
     assert (got is not None) == dense or not count.any()  # no card found: nothing to step
@@ -479,7 +488,7 @@ def test_an_estimate_from_the_bounds_steps_is_the_one_evaluate_makes(
     done = fleet.stepped(snap, ctx, count)
     if done is None:
         return
-    configs = fleet.configurations(snap, ctx, count)
+    configs = _configurations(snap, ctx, count)
     made = 0
     for i, config in enumerate(configs):
         got = fleet.one_gpu_estimate(snap, ctx, count, done, i)
