@@ -872,6 +872,18 @@ def print_llamacpp_moe(data_dir: Path, verbose: bool, path: Path = LLAMACPP_MOE_
     _print_tuning_file(data_dir, path, title, verbose, slug_width=22, spearman=False)
 
 
+LLAMACPP_CUBLAS_FILE = ROOT / "tests" / "data" / "llamacpp_cublas_prompt.yaml"
+
+
+def print_llamacpp_cublas(data_dir: Path, verbose: bool, path: Path = LLAMACPP_CUBLAS_FILE) -> None:
+    """llama.cpp pp512 on its cuBLAS prompt path (F16 weights; quantised models on builds before
+    PR #8075), tuning set: its F16 rows set the path's whole-pass factor (data/efficiency.yaml
+    llamacpp-cublas-prompt), its quantised rows check it; scored as the held-out rows are, not
+    in the band calibration (four rows on two GPUs)."""
+    title = f"llama.cpp cuBLAS prompt path (llama-bench pp512), tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
+
+
 MLX_APPLE_FILE = ROOT / "tests" / "data" / "mlx_apple_inference.yaml"
 
 
@@ -2766,6 +2778,7 @@ def main(argv: list[str] | None = None) -> int:
     print_trtllm_static(args.data, args.verbose)
     print_gptfast(args.data, args.verbose)
     print_llamacpp_moe(args.data, args.verbose)
+    print_llamacpp_cublas(args.data, args.verbose)
     print_mlx_apple(args.data, args.verbose)
     print_sglang_moe(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)
