@@ -24,10 +24,12 @@ ROCm, Vulkan). Q4_0 is 4.5 bits per weight, which is the engine's int4.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import re
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -782,6 +784,18 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
     return out
 
 
+# llama.cpp backends scored (the llama-bench scoreboards) but kept out of the band calibration:
+# no GPU of the catalog runs them (data/gpus: every GPU's `backends` is cuda, rocm, mps, xpu or
+# hpu, and a row's backend is its GPU's first: perf.estimate), so no row an answer draws has
+# their kernels. The Vulkan build runs ggml's Vulkan compute shaders (ggml/src/ggml-vulkan in
+# ggml-org/llama.cpp), not the CUDA build's MMQ and cuBLAS kernels (ggml/src/ggml-cuda), so its
+# errors are not a CUDA row's; calibrated in, its six NVIDIA rows (prompt median 1.26 of the
+# engine against the CUDA scoreboard's 1.11) set the centre and upper edge of the llama.cpp
+# NVIDIA bands every CUDA answer draws.
+# tests/domain/test_r30bd_band_families.py holds that no catalog GPU lists one.
+BAND_BACKENDS_NOT_DRAWN = frozenset({"vulkan"})
+
+
 def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]:
     out: list[_Residual] = []
     if inference.exists():
@@ -789,7 +803,7 @@ def _llm_inference_residuals(data_dir: Path, inference: Path) -> list[_Residual]
         doc = yamlio.safe_load(inference.read_text(encoding="utf-8"))
         board = {str(v.get("backend")): str(k) for k, v in (doc.get("sources") or {}).items()}
         for inf in evaluate_inference(data_dir, inference):
-            if inf.backend == "all":
+            if inf.backend == "all" or inf.backend in BAND_BACKENDS_NOT_DRAWN:
                 continue
             regime = "decode" if inf.metric == "tg" else "prefill"
             label = f"llama.cpp {inf.backend} {inf.metric}"
@@ -1245,6 +1259,43 @@ def _extrapolates(r: CalRow, table: EfficiencyTable) -> bool:
     return bool(bands.widenings(_inputs(r), table, calibrated))
 
 
+# A URL's revision: a document at one commit (GitHub's /blob/<sha>/, Hugging Face's /blob/<rev>/)
+# or on a branch is the same document
+_REVISION = re.compile(r"/(?:blob|tree|raw|resolve)/[^/]+/")
+
+
+def document(url: str) -> str:
+    """The document a source's URL cites: without its revision, query or fragment."""
+    return _REVISION.sub("/", url.split("#")[0].split("?")[0]).rstrip("/")
+
+
+@functools.cache
+def tuning_documents(data: Path = ROOT / "tests" / "data") -> dict[str, str]:
+    """Each tuning source key -> the document its `sources` entry cites (``document``), over
+    the tuning files (tests/data/*.yaml but the held-out sets); a key citing two documents is
+    left out (it stays its own source)."""
+    seen: dict[str, set[str]] = {}
+    for path in sorted(data.glob("*.yaml")):
+        if path.name.startswith("heldout_"):
+            continue
+        doc = yamlio.safe_load(path.read_text(encoding="utf-8"))
+        entries = doc.get("sources") if isinstance(doc, dict) else None
+        for key, v in (entries or {}).items() if isinstance(entries, dict) else ():
+            if isinstance(v, dict) and v.get("url"):
+                seen.setdefault(str(key), set()).add(document(str(v["url"])))
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+
+def source_names(sources: Sequence[str], documents: dict[str, str]) -> dict[str, str]:
+    """Each source key -> the source it is one of: keys citing one document (``documents``,
+    tuning_documents) are one source, named by their keys sorted and joined with "+" (one
+    table at two revisions, as cross-fitting's folds take it: band_crossfit.folds)."""
+    by_doc: dict[str, list[str]] = {}
+    for s in dict.fromkeys(sources):
+        by_doc.setdefault(documents.get(s, f"key:{s}"), []).append(s)
+    return {s: "+".join(sorted(keys)) for keys in by_doc.values() for s in keys}
+
+
 def source_units(rows: list[CalRow]) -> list[conformal.Held]:
     """Each (regime, source) of a regime with several sources, held out with all its rows:
     every row scored against the band the engine would draw for it had the tuning sets lacked
@@ -1257,23 +1308,49 @@ def source_units(rows: list[CalRow]) -> list[conformal.Held]:
     return [held for held, _ in source_unit_rows(rows)]
 
 
-def source_unit_rows(rows: list[CalRow]) -> list[tuple[conformal.Held, list[CalRow]]]:
-    """source_units with the tuning rows behind each unit (in the order of its ratios)."""
+def source_unit_rows(
+    rows: list[CalRow], documents: dict[str, str] | None = None
+) -> list[tuple[conformal.Held, list[CalRow]]]:
+    """source_units with the tuning rows behind each unit (in the order of its ratios);
+    ``documents``: each source key's document (default tuning_documents)."""
     out: list[tuple[conformal.Held, list[CalRow]]] = []
+    apart = banded_kinds(rows)
+    # one source per document: a table filed from two revisions under two keys is held out
+    # whole, else its other revision's rows (same author, harness and hosts) stay in the band
+    # it is scored against (source_names)
+    docs = tuning_documents() if documents is None else documents
+    name = source_names([r.source for r in rows], docs)
     for regime in dict.fromkeys(r.regime for r in rows):
         sub = [r for r in rows if r.regime == regime]
-        for source in dict.fromkeys(r.source for r in sub):
-            rest = [r for r in sub if r.source != source]
+        for source in dict.fromkeys(name[r.source] for r in sub):
+            rest = [r for r in sub if name[r.source] != source]
             if not _enough(rest):
                 continue
             table = _table_of(rest, [])
-            held = [r for r in sub if r.source == source and not _extrapolates(r, table)]
-            if not held:
-                continue
-            bases = tuple(bands.spread(_inputs(r), table) for r in held)
-            ratios = tuple(r.ratio for r in held)
-            out.append((conformal.Held(f"{regime} {source}", bases[0], ratios, bases), held))
+            held = [r for r in sub if name[r.source] == source and not _extrapolates(r, table)]
+            # one unit per band family the source's rows fall in (a kind banded apart sizes
+            # its own term: bands.term_family)
+            for family in dict.fromkeys(term_family(r, apart) for r in held):
+                mine = [r for r in held if term_family(r, apart) == family]
+                bases = tuple(bands.spread(_inputs(r), table) for r in mine)
+                ratios = tuple(r.ratio for r in mine)
+                out.append((conformal.Held(f"{family} {source}", bases[0], ratios, bases), mine))
     return out
+
+
+def banded_kinds(rows: list[CalRow]) -> frozenset[tuple[str, str]]:
+    """The (regime, workload kind) pairs bands_of bands apart: a kind with enough dense,
+    standard-format rows of its own (train-llm's fine-tuning)."""
+    dense = [r for r in rows if r.kind and not (r.moe or r.four_bit)]
+    pairs = dict.fromkeys((r.regime, r.kind) for r in dense)
+    return frozenset(p for p in pairs if _enough([r for r in dense if (r.regime, r.kind) == p]))
+
+
+def term_family(r: CalRow, apart: frozenset[tuple[str, str]]) -> str:
+    """The band family a tuning row's source unit sizes the new-source term of: its kind's
+    where ``apart`` (banded_kinds) holds it ("train-llm/fine-tuning"), else its regime
+    (bands.term_family, the same for a row the app bands)."""
+    return f"{r.regime}/{r.kind}" if (r.regime, r.kind) in apart else r.regime
 
 
 FIRST_SCORED_FILE = ROOT / "tests" / "data" / "first_scored_ratios.yaml"
@@ -1294,13 +1371,15 @@ def first_scored_units(
     stored = {(u["regime"], u["source"]): u["rows"] for u in doc["units"]}
     out: list[conformal.Held] = []
     for held, crs in source_unit_rows(rows) if today is None else today:
-        regime, source = held.unit.split(" ", 1)
-        if (regime, source) not in stored:
+        family, source = held.unit.split(" ", 1)
+        regime = family.split("/")[0]
+        keys = [k for k in source.split("+") if (regime, k) in stored]  # source_names
+        if not keys:
             continue
         pool = list(zip(crs, held.pairs(), strict=True))
         bases: list[conformal.Spread] = []
         ratios: list[float] = []
-        for workload, slug, ratio in stored[(regime, source)]:
+        for workload, slug, ratio in (row for k in keys for row in stored[(regime, k)]):
             i = next(
                 (i for i, (r, _) in enumerate(pool) if (r.workload, r.slug) == (workload, slug)),
                 None,
@@ -1445,9 +1524,13 @@ def write_bands(
         "# regime (its rows that need no other widening), and each (held-out regime, source) of",
         "# the held-out sets but the spot-check (every row against the band drawn for it without",
         "# this term), the term that takes its central 80 % inside; over units the",
-        "# ⌈(G+1)·0.9⌉-th smallest per side (split-conformal over G units): per regime with nine",
-        "# units or more, else `all`, every regime's units pooled (accuracy.py source_units,",
-        "# band_crossfit.py; conformal.source_term).",
+        "# ⌈(G+1)·0.9⌉-th smallest per side (split-conformal over G units): per band family (a",
+        "# regime, or a workload kind banded apart: train-llm/fine-tuning) with nine units or",
+        "# more, else `all`, every family's units pooled (a kind never takes its regime's); a",
+        "# source is a document (keys citing one URL at two revisions are one source)",
+        "# (accuracy.py source_units, band_crossfit.py; conformal.source_term; bands.term_family).",
+        "# Rows of a llama.cpp backend no catalog GPU runs (Vulkan) calibrate nothing",
+        "# (accuracy.BAND_BACKENDS_NOT_DRAWN).",
         "# `extrapolation`: the term a row that extrapolates that way gets on top, one half-width",
         "# for both sides: what the tuning sets' rows needed beyond the tuning units' new-source",
         "# term when their",

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -68,17 +67,17 @@ class Scored:
     """A held-out row with the band the engine draws for it before the new-source term."""
 
     row: acc.HeldoutRow
-    regime: str  # the band regime (bands.BandInputs.regime)
+    regime: str  # the band family (bands.term_family: the regime, or "train-llm/fine-tuning")
     spread: conformal.Spread
 
     @property
     def unit(self) -> str:
-        """The unit's name, band regime, source and held-out regime: accuracy.source_terms
-        reads the band regime and the source off the front."""
+        """The unit's name, band family, source and held-out regime: accuracy.source_terms
+        reads the band family and the source off the front."""
         return f"{self.regime} {self.row.source} {self.row.regime}"
 
     def band(self, terms: Terms) -> Pair:
-        """The row's band with the term ``terms`` gives its regime (EfficiencyTable.source_term),
+        """The row's band with the term ``terms`` gives its family (EfficiencyTable.source_term),
         composed as bands.band composes it."""
         term = terms.get(self.regime) or terms.get("all")
         return self.spread.widened([term] if term else []).band()
@@ -88,7 +87,7 @@ def scored_rows(rows: Sequence[acc.HeldoutRow], table: EfficiencyTable) -> list[
     """The held-out rows the benchmark path bands, each with its spread before the term."""
     bare = replace(table, new_source={})
     return [
-        Scored(r, r.inputs.regime, bands.spread(r.inputs, bare))
+        Scored(r, bands.term_family(r.inputs, bare), bands.spread(r.inputs, bare))
         for r in rows
         if r.inputs is not None
     ]
@@ -100,14 +99,9 @@ def heldout_rows(data_dir: Path, table: EfficiencyTable | None = None) -> list[S
     return scored_rows(rows, table or load_efficiency(data_dir))
 
 
-# A URL's revision: a document at one commit (GitHub's /blob/<sha>/, Hugging Face's /blob/<rev>/)
-# or on a branch is the same document
-_REVISION = re.compile(r"/(?:blob|tree|raw|resolve)/[^/]+/")
-
-
-def document(url: str) -> str:
-    """The document a source's URL cites: without its revision, query or fragment."""
-    return _REVISION.sub("/", url.split("#")[0].split("?")[0]).rstrip("/")
+# The document a source's URL cites, its revision dropped (accuracy.document: the tuning units
+# take the same rule)
+document = acc.document
 
 
 @functools.cache
@@ -265,7 +259,7 @@ def per_kind(held: list[conformal.Held]) -> Terms:
 
     out = pooled(held)
     for kind in (True, False):
-        mine = [h for h in held if (h.unit.split()[0] in LLM_REGIMES) == kind]
+        mine = [h for h in held if (h.unit.split()[0].split("/")[0] in LLM_REGIMES) == kind]
         t = conformal.source_term(mine)
         for regime in {h.unit.split()[0] for h in mine} if t else ():
             out[regime] = (t.low, t.high) if t else (1.0, 1.0)

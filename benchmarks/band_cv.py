@@ -142,9 +142,9 @@ def per_kind_source(held: list[conformal.Held]) -> Sources:
     pooled term where a kind has too few for the rank)."""
     out = pooled_source(held)
     for kind in (True, False):
-        pair = _source_pair([h for h in held if (_regime(h) in LLM_REGIMES) == kind])
+        pair = _source_pair([h for h in held if (_regime(h).split("/")[0] in LLM_REGIMES) == kind])
         for regime in dict.fromkeys(_regime(h) for h in held):
-            if pair and (regime in LLM_REGIMES) == kind:
+            if pair and (regime.split("/")[0] in LLM_REGIMES) == kind:
                 out[regime] = pair
     return out
 

@@ -239,11 +239,18 @@ def main(argv: list[str]) -> int:
             f"  {key:30} {vendor:7} n={rec.n:3d} GPUs {rec.gpus:2d} workloads {rec.workloads:3d}"
             f"  shipped {_pair(shipped)}; GPU out {_pair(rec.gpu_out)};"
             f" workload out {_pair(rec.workload_out)}; in sample {_pair(rec.floor)},"
-            f" ⊕ new source ×{rec.floor_with(table.source_term(key.split('/')[0])):.2f}"
+            f" ⊕ new source ×{rec.floor_with(table.source_term(_family(key, table))):.2f}"
         )
     if per_row:
         print_rows([(s, t) for s, t in banded if s.row.regime in regimes], table)
     return 0
+
+
+def _family(key: str, table: EfficiencyTable) -> str:
+    """The band family a base band's key sizes its new-source term in (bands.term_family): a
+    kind banded apart ("train-llm/fine-tuning") its own, else the key's regime."""
+    regime, _, sub = key.partition("/")
+    return key if table.band_of_kind(regime, sub) else regime
 
 
 if __name__ == "__main__":

@@ -193,6 +193,18 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, f
     return *BAND_MODELLED, 1.0, "modelled from datasheet figures and published priors", False
 
 
+def term_family(x: BandInputs, table: EfficiencyTable | None) -> str:
+    """The band family whose sources size the row's new-source term: its workload kind where
+    the tuning sets band that kind apart ("train-llm/fine-tuning": its base band is fitted on
+    its own rows, so its new-source term is sized on its own sources), else its regime. A
+    kind's errors are not its regime's other rows' (fine-tuning's HF Trainer + PEFT against
+    pretraining's FSDP / Megatron), so a term pooled over both would carry one kind's sources'
+    spread to the other's rows (benchmarks/accuracy.py source_unit_rows names each unit so)."""
+    if table is not None and table.band_of_kind(x.regime, x.kind):
+        return f"{x.regime}/{x.kind}"
+    return x.regime
+
+
 def estimated(stated: Widening, name: str, table: EfficiencyTable | None) -> Widening:
     """The term the tuning sets needed for this extrapolation (benchmarks/accuracy.py), else
     ``stated``; the same reason either way, so a row's basis reads alike."""
@@ -237,7 +249,7 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
         spans = table.multi_gpu_spans.get(x.regime)
         if spans is not None and x.span not in spans:
             out.append(estimated(MULTI_GPU_SPAN, "span", table))
-    source = table.source_term(x.regime) if table is not None else None
+    source = table.source_term(term_family(x, table)) if table is not None else None
     if source is not None:
         out.append(Widening(*source, NEW_SOURCE_REASON))
     return out

@@ -402,9 +402,12 @@ class EfficiencyTable:
         """Whether the tuning sets gave the workload kind a band of its own in the regime."""
         return bool(kind) and any(k == f"{regime}/{kind}" for k, _ in self.bands)
 
-    def source_term(self, regime: str) -> tuple[float, float] | None:
-        """The regime's own new-source term where it had enough sources, else the pooled one."""
-        return self.new_source.get(regime) or self.new_source.get("all")
+    def source_term(self, family: str) -> tuple[float, float] | None:
+        """The band family's own new-source term where it had enough sources, else the pooled
+        one. A family is a regime ("train"), or a workload kind the tuning sets band apart
+        ("train-llm/fine-tuning", bands.term_family): a kind's sources are not its regime's,
+        so without a term of its own it takes the pooled one, never its regime's."""
+        return self.new_source.get(family) or self.new_source.get("all")
 
     def profile(
         self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
