@@ -2485,10 +2485,12 @@ def throughput_bound(config: Configuration, ctx: Context, *, loose: bool = False
     if loose:
         # sharded: the smallest per-GPU step either layout can take
         split = perf.split_step_s(one, n, sharded=True, batch=run.batch_size)
-        return fill * run.batch_size / split
+        # however many micro-steps share the optimizer update (perf.least_micro_step_s)
+        return fill * run.batch_size / perf.least_micro_step_s(one, split, 0, n)
     sharded, steps, need = _split(ctx, key, run, g, n, usable_gb(gpu, run, n))
     comm = perf.comm_s(gpu, run, one, n, sharded=sharded, accumulation_steps=steps, shard_min=need)
     split = perf.split_step_s(one, n, sharded=sharded, batch=run.batch_size)
+    split = perf.least_micro_step_s(one, split, steps, n)
     t = fill * run.batch_size / (split + comm)
     return t if math.isfinite(t) and t > 0 else math.inf
 

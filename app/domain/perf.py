@@ -830,6 +830,13 @@ class OneGpu:
     # step and autocast's weight casts, whose bytes scale with the parameters, not the batch.
     # A sharded job's GPU updates its shard group's share of them (``estimate``: HSDP)
     t_state: float = 0.0
+    # Of ``t_state``, the updates that run once per optimizer step, not once per micro-step:
+    # the optimizer's (and Transformer Engine's FP8 weight casts, cached after the first
+    # micro-batch), which gradient accumulation spreads over its micro-steps
+    # (``_optimizer_saving``). ``opt_in_wmem``: whether they sit in ``t_wmem`` (the
+    # whole-model path) rather than ``t_act`` (the operator path)
+    t_opt: float = 0.0
+    opt_in_wmem: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1445,7 +1452,7 @@ def single_gpu(
     # positional, in field order: one per card and job variant
     return OneGpu(
         on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step,
-        t_state=job.state_bytes / on.bw,
+        t_state=job.state_bytes / on.bw, t_opt=job.state_bytes / on.bw, opt_in_wmem=True,
     )  # fmt: skip
 
 
@@ -1656,10 +1663,12 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         step = max(step, host)
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
-    state = math.fsum(o.count * o.bytes for o in job.state_ops if o.role not in fuse) / on.bw
+    kept_state = [o for o in job.state_ops if o.role not in fuse]
+    state = math.fsum(o.count * o.bytes for o in kept_state) / on.bw
+    opt = math.fsum(o.count * o.bytes for o in kept_state if o.phase == "opt") / on.bw
     return OneGpu(
         eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp,
-        serial_copy=on.prof.serial_input_copy and host > 0.0, t_state=state,
+        serial_copy=on.prof.serial_input_copy and host > 0.0, t_state=state, t_opt=opt,
     )  # fmt: skip
 
 
@@ -2025,7 +2034,15 @@ def estimate(
     single = one.step_s
     layout, group = "", 0
     state = 0.0  # the model-state updates a sharded GPU adds beyond its n-way split (HSDP)
+    # what the optimizer update, once per optimizer step, takes off a micro-step's memory
+    # term and its GPU's busy time (``_optimizer_saving``)
+    opt_mem = opt_busy = 0.0
+    # the whole model's model-state and optimizer updates, before any per-GPU share
+    t_state, t_opt = one.t_state, one.t_opt
     ways = float(n) if sharded else split_ways(b, n)  # how the step's work divides
+    # how many ways a sharded GPU's terms still split its model-state updates (1 once ``one``
+    # is already one GPU's share: ``_sharded_part``)
+    div = float(n) if sharded else 1.0
     per_gpu = split_step_s(one, n, sharded=bool(sharded), batch=b)
     part = _replica_part(gpu, work, n, sharded, framework, calibration, flash_attention, backend)
     if part is not None and part.step_s > per_gpu:
@@ -2041,13 +2058,43 @@ def estimate(
             compute_s=per_gpu,
             shard_min=shard_min,
         )
+        if sharded and lay.name in SHARE_LAYOUTS:
+            share = _sharded_part(gpu, work, n, framework, calibration, flash_attention, backend)
+            if share is not None and share.step_s > per_gpu:
+                # each FSDP / HSDP GPU runs its own share of the micro-batch: its GEMMs at
+                # that share's M, its weights gathered whole (``_sharded_part``)
+                again = training_layout(
+                    gpu,
+                    work,
+                    n,
+                    sharded=True,
+                    accumulation_steps=accumulation_steps,
+                    compute_s=share.step_s,
+                    shard_min=shard_min,
+                )
+                if again.name in SHARE_LAYOUTS:
+                    # the longer compute hides at most as much more communication as it
+                    # lasts longer (so ``evaluate.throughput_bound``, on the split, stays a bound)
+                    least = lay.exposed_s - (share.step_s - per_gpu)
+                    hidden = replace(again, exposed_s=max(again.exposed_s, least))
+                    one, ways, per_gpu, lay, div = share, 1.0, share.step_s, hidden, 1.0
         comm, layout, group = lay.exposed_s, lay.label, lay.shard_group
         if sharded and 1 < group < n:
             # HSDP: each GPU updates the model states of its group's shard, 1/group of them,
             # where the split's n ways had given it 1/n (64 H100s in groups of 8 had come out
             # faster per GPU than 8 under FSDP, at the same micro-batch a GPU)
-            state = one.t_state * (1.0 / group - 1.0 / n)
+            state = t_state * (1.0 / group - 1.0 / n)
             per_gpu += state
+        # the optimizer update runs once per optimizer step, not every micro-step
+        extra = t_opt * (1.0 / group - 1.0 / n) if sharded and 1 < group < n else 0.0
+        saved = _optimizer_saving(one, ways, div, extra, accumulation_steps)
+        if saved > 0.0:
+            floor = max(one.dispatch, one.host / ways)
+            per_gpu = max(per_gpu - saved, floor)
+            # the breakdown's memory term sheds the update's bytes, the GPU's busy time what
+            # the step sheds (a weight stream that hid behind the math sheds nothing)
+            keep = 1.0 - 1.0 / accumulation_steps
+            opt_mem, opt_busy = (one.t_opt / ways + extra) * keep, saved
     else:
         comm = comm_s(gpu, work, one, n, sharded=bool(sharded))
     step = per_gpu + comm
@@ -2057,7 +2104,7 @@ def estimate(
     latency = None if work.training else step * 1e3
     # the host's excess over the GPU's own work, as timing.overhead_s says it counts it: an
     # eager SDXL step of 3.15 s showed 0.31 + 0.11 + 0.21 s of parts and no host time at all
-    busy = _gpu_busy_s(one, ways, bool(sharded) and n > 1) + state
+    busy = _gpu_busy_s(one, ways, bool(sharded) and n > 1) + state - opt_busy
     excess = per_gpu - busy if per_gpu > busy else 0.0
     if work.training and n > 1:
         bottleneck = _training_bottleneck(one, ways, comm, excess, bottleneck)
@@ -2070,7 +2117,7 @@ def estimate(
         step_time_s=step,
         bottleneck=bottleneck,
         compute_s=one.t_comp / ways,
-        memory_s=(one.t_wmem + one.t_act) / ways + state,
+        memory_s=(one.t_wmem + one.t_act) / ways + state - opt_mem,
         overhead_s=one.overhead + excess,
         host_s=one.host,
         comm_s=comm,
@@ -2089,6 +2136,45 @@ def estimate(
         parallelism=layout,
         shard_group=group if n > 1 else 0,
     )
+
+
+def _optimizer_saving(one: OneGpu, ways: float, div: float, extra: float, steps: int) -> float:
+    """GPU seconds a training micro-step sheds when its optimizer update (``OneGpu.t_opt``)
+    runs once per optimizer step of ``steps`` micro-steps: PyTorch DDP skips the all-reduce
+    under no_sync and the loop steps the optimizer after the last micro-batch; DeepSpeed steps
+    it at the gradient-accumulation boundary only (engine.is_gradient_accumulation_boundary),
+    and FSDP2 reduce-scatters every micro-batch while the user steps the optimizer after K of
+    them (pytorch/pytorch#126166). So a micro-step carries 1/steps of the update, and a job's
+    time, micro-steps × the micro-step, holds the update once per optimizer step. The update
+    sits in the term ``split_step_s`` splits it with: the weight stream (``opt_in_wmem``, the
+    whole-model path), split ``div`` ways (n for a sharded GPU's share of the states) and
+    hidden behind the math where that is longer; else the additive memory term, split
+    ``ways``. ``extra``: the update's seconds an HSDP GPU adds for its shard group (1/group of
+    the states, not 1/n: ``estimate``)."""
+    if steps <= 1 or one.t_opt <= 0.0:
+        return 0.0
+    keep = 1.0 - 1.0 / steps
+    saved = extra * keep
+    if one.opt_in_wmem:
+        t_w, t_c = one.t_wmem / div, one.t_comp / ways
+        cut = min(t_w, one.t_opt / div * keep)
+        return saved + max(t_w, t_c) - max(t_w - cut, t_c)
+    return saved + one.t_opt / ways * keep
+
+
+def least_micro_step_s(one: OneGpu, split: float, steps: int, n: int) -> float:
+    """A training micro-step of ``split`` seconds on ``n`` GPUs (``split_step_s``) less at
+    least what ``estimate`` sheds for an optimizer update spread over ``steps`` micro-steps
+    (0: any number), so ``evaluate.throughput_bound`` stays above the estimate: on one GPU
+    exactly what it sheds; on several the whole model's update's share (``OneGpu.t_opt``), the
+    most any GPU of any layout updates. Positive."""
+    if one.t_opt <= 0.0 or 0 < steps <= 1:
+        return split
+    keep = 1.0 if steps <= 0 else 1.0 - 1.0 / steps
+    if n <= 1 and steps > 0:
+        saved = _optimizer_saving(one, 1.0, 1.0, 0.0, steps)
+        return max(split - saved, one.dispatch, one.host)
+    return max(split - one.t_opt * keep, split * 1e-6)
 
 
 def _gpu_busy_s(one: OneGpu, ways: float, sharded: bool) -> float:
@@ -2167,11 +2253,71 @@ def _replica_part(
         return None
     return single_gpu(
         gpu,
-        replace(work, batch_size=share),
+        share_job(work, share),
         framework=framework,
         calibration=calibration,
         flash_attention=flash_attention,
         backend=backend,
+    )
+
+
+def share_job(work: WorkloadSpec, share: int) -> WorkloadSpec:
+    """``work`` at a batch of ``share``, one spec per share and job (``WorkloadSpec.derived``),
+    so every card of a request reads one GPU-independent step (``_step_job``) for it."""
+    key = ("share", share)
+    hit = work.derived.get(key)
+    if not isinstance(hit, WorkloadSpec):
+        hit = work.derived[key] = replace(work, batch_size=share)
+    return hit
+
+
+# The training layouts whose GPUs each run their own share of the micro-batch's samples
+# through every layer (parallelism.fsdp, parallelism.hsdp): tensor-parallel and Megatron
+# layouts split the GEMMs' other dimensions and keep the batch's shapes (megatron_shapes)
+SHARE_LAYOUTS = frozenset({"fsdp", "hsdp"})
+
+
+def _sharded_part(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    n: int,
+    framework: str,
+    calibration: Calibration | None,
+    flash_attention: bool,
+    backend: str | None,
+) -> OneGpu | None:
+    """One FSDP / HSDP GPU's micro-step: its own ⌈batch/n⌉ samples through every layer, as
+    DDP's replicas run theirs (``_replica_part``) — the GEMMs at that share's M (Hugging
+    Face's per_device_train_batch_size, DeepSpeed's train_micro_batch_size_per_gpu), so a
+    kernel's efficiency curve (small M, wave quantisation) prices them, not the whole
+    micro-batch's shapes split n ways — and the whole layer's weights, all-gathered, read by
+    its GEMMs; only the model-state updates (optimizer, weight casts) run on its 1/n shard
+    (``t_state`` and ``t_opt`` come back as that share; ``estimate`` adds HSDP's group
+    share). None where nothing splits (one sample, one GPU)."""
+    share = math.ceil(work.batch_size / n) if n > 1 else work.batch_size
+    if share >= work.batch_size:
+        return None
+    p = single_gpu(
+        gpu,
+        share_job(work, share),
+        framework=framework,
+        calibration=calibration,
+        flash_attention=flash_attention,
+        backend=backend,
+    )
+    cut = p.t_state * (1.0 - 1.0 / n)
+    t_wmem, t_act = p.t_wmem, p.t_act
+    if p.opt_in_wmem:  # the whole-model path: the states' bytes stream with the weights
+        cut = min(cut, t_wmem)
+        shed = max(t_wmem, p.t_comp) - max(t_wmem - cut, p.t_comp)
+        t_wmem -= cut
+    else:
+        cut = min(cut, t_act)
+        shed = cut
+        t_act -= cut
+    step = max(p.step_s - shed, p.dispatch, p.host)
+    return replace(
+        p, t_wmem=t_wmem, t_act=t_act, step_s=step, t_state=p.t_state / n, t_opt=p.t_opt / n
     )
 
 
