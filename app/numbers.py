@@ -56,6 +56,33 @@ def _reads(text: str) -> bool:
     return True
 
 
+# A duration's unit after its number, in hours: "Finish within (hours)" is where people write
+# "36h", "2 days" or "1 week"; any other word is refused with the ones read here.
+_HOURS_PER = {
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 1.0),
+    **dict.fromkeys(("d", "day", "days"), 24.0),
+    **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 168.0),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), 1 / 60),
+}
+_DURATION_RE = re.compile(r"^(.*?[0-9.])\s*([^\W\d_]+)$")
+HOURS_HELP = "like 24, 36h, 2 days or 1 week"
+
+
+def parse_hours(text: str) -> float:
+    """A time in hours as people write it: '24' -> 24, '36h' -> 36, '2 days' -> 48, '1 week'
+    -> 168, '90 min' -> 1.5; a bare number reads as parse_number reads it ('1.5k')."""
+    stripped = text.strip()
+    m = _DURATION_RE.match(stripped)
+    unit = "" if m is None else m.group(2).lower()
+    if unit == "m":  # a million to parse_number, a minute to some: neither is guessed
+        raise ValueError(f"{stripped!r}: write min for minutes; {HOURS_HELP}")
+    if m is None or unit in _SUFFIX:
+        return parse_number(stripped)
+    if unit not in _HOURS_PER:
+        raise ValueError(f"{stripped!r}: {m.group(2)!r} is not a time unit read here; {HOURS_HELP}")
+    return parse_number(m.group(1)) * _HOURS_PER[unit]
+
+
 def parse_int(text: str) -> int:
     value = parse_number(text)
     if value != int(value):

@@ -32,8 +32,8 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.errors import AppError, error_body, field_path
-from app.numbers import parse_int, parse_number
-from app.recommend.schemas import RecommendationRequest
+from app.numbers import parse_hours, parse_int, parse_number
+from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
 from app.vocab import choices as choices_text
 
@@ -218,10 +218,22 @@ class OptionError(ValueError):
         self.field = field
 
 
+# The request's fields written as a time (schemas' ui kind "hours": "36h", "2 days"), read
+# as the form and the JSON API read them
+HOURS_FIELDS = frozenset(
+    name
+    for model in (ConstraintsIn, WorkloadIn)
+    for name, f in model.model_fields.items()
+    if isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("kind") == "hours"
+)
+
+
 def _number(opt: CliOption, text: str) -> float | int:
     """A number as the form reads it (8.03B, 15k, $800, 1,281,167): the help's own examples,
     which the CLI's float parsing refused."""
     try:
+        if opt.path[-1] in HOURS_FIELDS:
+            return parse_hours(text)  # --max-hours 36h, "2 days", as the form reads it
         return parse_int(text) if opt.kind is int else parse_number(text)
     except ValueError as exc:
         raise OptionError(opt.flags[0], str(exc), ".".join(opt.path)) from exc

@@ -22,7 +22,7 @@ from app.domain.hf_config import (
     MAX_VOCAB,
 )
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
-from app.numbers import parse_number
+from app.numbers import parse_hours, parse_number
 from app.vocab import (
     INFERENCE_TASKS,
     ONE_JOB_TASKS,
@@ -111,6 +111,9 @@ class _In(BaseModel):
             annotation = cls.model_fields[info.field_name].annotation
             if annotation is bool or bool in get_args(annotation):
                 return _written_bool(value)
+            extra = cls.model_fields[info.field_name].json_schema_extra
+            if isinstance(extra, dict) and extra.get("kind") == "hours":
+                return parse_hours(value)  # "36h", "2 days": a time as people write it
             return _written_number(value, annotation)
         return value
 
@@ -764,10 +767,13 @@ class ConstraintsIn(_In):
         gt=0,
         le=1e6,
         title="Finish within (hours)",
-        description="The longest the whole job may take (dataset × epochs); slower "
-        "configurations are left out, and when none is fast enough the answer says what "
-        "would be: more GPUs, a faster card, or a shorter job.",
-        json_schema_extra=ui("budget", tasks=(*TRAINING_TASKS, "inference"), assumed="no limit"),
+        description="The longest the whole job may take (dataset × epochs), in hours or "
+        "with a unit (36h, 2 days, 1 week); slower configurations are left out, and when "
+        "none is fast enough the answer says what would be: more GPUs, a faster card, or a "
+        "shorter job.",
+        json_schema_extra=ui(
+            "budget", tasks=(*TRAINING_TASKS, "inference"), kind="hours", assumed="no limit"
+        ),
     )
     allow_4bit: bool | None = Field(
         default=None,

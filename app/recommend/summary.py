@@ -191,6 +191,26 @@ def _pace(row: s.Recommendation) -> str:
     return ""
 
 
+def _latency(row: s.Recommendation) -> str:
+    """A serving row's pace per user: under a fixed load every shape that carries it produces
+    the same output tokens/s, and the ranking's speed is the inter-token latency
+    (rank.serving_columns), so the verdict says it — "Pick 8 × H100 … runs 3,000 output
+    tokens/s" beside "Runner-up: 3 × B200 (3,000 output tokens/s, cheaper)" had not said why
+    the dearer pick won. Empty for any other row or without a latency."""
+    sv = row.serving
+    if sv is None or not sv.itl_ms:
+        return ""
+    said = f"a token every {_fig(sv.itl_ms)} ms"
+    if sv.ttft_ms:
+        said += f" after a first token in {_ms(sv.ttft_ms)}"
+    return said
+
+
+def _ms(ms: float) -> str:
+    """A time a person reads: milliseconds below a second, else seconds."""
+    return f"{ms / 1e3:,.1f} s" if ms >= 1e3 else f"{_fig(ms)} ms"
+
+
 def _generating(row: s.Recommendation, batch: int) -> str:
     """An LLM inference row's pace once its prompt is in: its tokens per second are the whole
     batch's output over prompt and generation together, which llama.cpp's and Ollama's users
@@ -520,7 +540,11 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
         cast = _kbit_cast(top, answer)
         why.append(f"fits with {_fig(spare)} GiB spare of {_fig(have)} GiB{cast}")
-    why.append(f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}")
+    pace = _latency(top)
+    why.append(
+        f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}"
+        + (f" ({pace})" if pace else "")
+    )
     finish = _finish(top, answer.acquisition)
     if finish:
         why.append(finish)
@@ -536,6 +560,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         other = _price(second, answer.acquisition)
         sentence += (
             f" Runner-up: {_name(second)} ({_speed(second)}"
+            + (f", {pace}" if (pace := _latency(second)) else "")
             + (f", {other}" if other else "")
             + ")."
         )

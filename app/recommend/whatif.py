@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.domain.evaluate import hours_text
 from app.domain.perf import runs_nchw
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
@@ -46,6 +47,17 @@ def variations(
         # eager generate is host-bound at small batches: the CUDA-graph engine people switch to
         # is the change a latency target or a slow answer most often needs
         out.append(("runtime vllm instead of transformers", {"workload": {"runtime": "vllm"}}))
+        if request.workload.quantization is None and p in ("bf16", "fp16"):
+            # what people run a large model on at home: a GGUF 4-bit file under llama.cpp (its
+            # own kernels on NVIDIA, AMD, Apple and Intel, layers split over mixed cards), which
+            # Transformers' int4 row cannot show ("Llama 3 70B at home for $3,000" had never
+            # named two used 3090s or a 64 GB Mac: issue 23)
+            out.append(
+                (f"runtime llama.cpp with GGUF Q4_K_M instead of transformers {p}",
+                 # the file's own precision: a stated bf16 would contradict its int4 weights
+                 {"workload": {"runtime": "llama.cpp", "quantization": "q4_k_m",
+                               "precision": None}})
+            )  # fmt: skip
     if work.task == "inference":
         out.extend(_inference_levers(work))
     else:
@@ -322,6 +334,12 @@ def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     said = config_name(str(v.top_name), v.num_gpus or 1) + price_note(v, acquisition)
     if v.change == DEADLINE_LIFTED and v.time_to_finish_h is not None:
         said += f", finishing in {_span(v.time_to_finish_h)}"
+    elif acquisition in ("rent", "either") and v.hourly_usd is not None and v.time_to_finish_h:
+        # what renting it costs for the job, which a purchase budget compares with: "8 × B200
+        # ($36.00/h to rent)" had been named to a $300 budget the 13-minute job keeps within
+        job = v.hourly_usd * v.time_to_finish_h
+        cost = f"${job:,.2f}" if job < 100 else f"${job:,.0f}"
+        said += f", {cost} rented for the whole job ({hours_text(v.time_to_finish_h)})"
     return said
 
 

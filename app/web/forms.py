@@ -26,7 +26,7 @@ from typing import Any, Literal
 import annotated_types as at
 from pydantic import BaseModel, ValidationError
 
-from app.numbers import NUMBER_HELP, parse_int, parse_number
+from app.numbers import NUMBER_HELP, parse_hours, parse_int, parse_number
 from app.recommend.schemas import RecommendationRequest
 from app.web.labels import choice_label
 
@@ -403,7 +403,7 @@ NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "max_purchase_usd": ("$800", "25k"),
     "max_hourly_usd": ("$2.50",),
     "max_job_cost_usd": ("$500", "10k"),
-    "max_hours": ("24", "168"),
+    "max_hours": ("24", "36h", "2 days"),
     "max_gpus": ("8",),
     "num_gpus": ("2",),
     "electricity_usd_per_kwh": ("0.15", "$0.30"),
@@ -433,6 +433,8 @@ def number_example(f: FormField) -> str:
 
 def _number(f: FormField, text: str) -> int | float:
     try:
+        if f.kind == "hours":
+            return parse_hours(text)
         return parse_int(text) if f.integer else parse_number(text)
     except ValueError as exc:
         if str(exc).endswith(NUMBER_HELP):  # not a number, or an unread word: its own examples

@@ -90,10 +90,15 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     count = f"{first['num_gpus']} × " if first["num_gpus"] > 1 else ""
     # renting is within a purchase budget: the first change, priced the way it is had
     assert change == "renting as well as buying"
-    assert sentence.endswith(
-        f"; {n} kinds of GPU could with one change: {change}, best {count}{first['top_name']} "
-        f"(${first['hourly_usd']:,.2f}/h to rent)."
+    # (and what renting it costs for the whole job, which the purchase budget compares with)
+    job = first["hourly_usd"] * first["time_to_finish_h"]
+    cost = f"${job:,.2f}" if job < 100 else f"${job:,.0f}"
+    assert sentence.startswith(
+        f"No GPU in the catalog can run this job within these limits; {n} kinds of GPU could "
+        f"with one change: {change}, best {count}{first['top_name']} "
+        f"(${first['hourly_usd']:,.2f}/h to rent), {cost} rented for the whole job ("
     ), sentence
+    assert job < 300  # the premise: renting is within the $300 the question would buy with
     lifted = next(h for h in helps if h["change"].startswith("no budget limit"))
     assert lifted["purchase_usd"] is not None
 
