@@ -189,8 +189,13 @@ def all_prompt_logits(runtime: str, release: str = "") -> bool:
     """Whether ``runtime`` at ``release`` computes the LM head over every prompt position of an
     inference prompt pass (``ALL_PROMPT_LOGITS_BEFORE``); otherwise each prompt's last token
     only. An unstated release is a current one."""
+    return _all_prompt_logits(runtime, _release(release))
+
+
+def _all_prompt_logits(runtime: str, stated: tuple[int, int] | None) -> bool:
+    """``all_prompt_logits`` at the release ``stated`` (``_release`` of the job's: parsed once
+    per job, not once per card)."""
     before = ALL_PROMPT_LOGITS_BEFORE.get(runtime)
-    stated = _release(release)
     return before is not None and stated is not None and stated < before
 
 
@@ -1798,6 +1803,19 @@ def _dequant_scale_column(
     return np.array([scale[c] for c in card.tolist()], np.float64)
 
 
+def _prompt_logits_column(
+    job: ReplicaJob, cards: CardRows, card: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """``all_prompt_logits`` of each row's card runtime at the job's release, 1.0 or 0.0: the
+    release is the job's (a GPU-independent term), read once; an unstated one (most jobs) is
+    a current release, which keeps each prompt's last token on every runtime."""
+    stated = _release(job.runtime_release)
+    if stated is None:
+        return np.zeros(len(card))
+    every = [_all_prompt_logits(t.prefill.runtime, stated) for t in cards.terms]
+    return np.array(every, np.float64)[card]
+
+
 def dense_columns(
     job: ReplicaJob,
     cards: CardRows,
@@ -1897,10 +1915,7 @@ def dense_columns(
         if job.model.vocab_size
         else np.zeros(rows),
         head_flops=full(rows, job.head_flops),
-        prompt_logits=np.array(
-            [all_prompt_logits(t.prefill.runtime, job.runtime_release) for t in cards.terms],
-            np.float64,
-        )[card],
+        prompt_logits=_prompt_logits_column(job, cards, card),
         row_bytes=full(rows, job.row_bytes),
         linked=linked,
         kv_values=lambda context: full(rows, kv(context)),

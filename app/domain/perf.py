@@ -14,13 +14,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from app import vocab
-from app.domain import formats, llm_step, megatron, parallelism, seq2seq, topology
+from app.domain import formats, llm_step, llm_totals, megatron, parallelism, seq2seq, topology
 from app.domain.activations import embedding_params
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
@@ -2652,7 +2652,7 @@ def _llm_inference(
 
 
 class _Step(Protocol):
-    """What ``_llm_perf`` reads of a step (llm_step.StepTime, or a row of StepColumns)."""
+    """What ``_llm_perf`` reads of a step (llm_step.StepTime; columns of many: llm_totals)."""
 
     @property
     def seconds(self) -> float: ...
@@ -2668,18 +2668,6 @@ class _Step(Protocol):
     def host_s(self) -> float: ...
     @property
     def comm_s(self) -> float: ...
-
-
-class _Row(NamedTuple):
-    """One row of llm_step.StepColumns."""
-
-    seconds: float
-    gpu_s: float
-    compute_s: float
-    memory_s: float
-    launch_s: float
-    host_s: float
-    comm_s: float
 
 
 def _llm_perf(
@@ -2836,72 +2824,128 @@ def _job_estimates(
     runs = [t.flops > 0 and t.attn_flops > 0 for t in terms]
     stepped = [k for k, c in enumerate(card) if runs[c]]
     at = {k: j for j, k in enumerate(stepped)}  # a stepped row's place in the columns
-    pre: list[_Row] = []
-    dec: list[_Row] = []
+    figures: llm_totals.Totals | None = None  # the stepped rows' (none stepped: none)
     b, s, n_out = w.batch_size, w.seq_len, max(1, w.output_tokens)
     if stepped:
         on = [card[k] for k in stepped]
         counts = [count[k] for k in stepped]
-        if job.experts:
-            reps = [
-                llm_replica(keys[c][0], works[c], n, effs[c], keys[c][1])
-                for c, n in zip(on, counts, strict=True)
-            ]
-            cols = llm_step.columns(reps)
-        else:
-            cols = llm_step.dense_columns(
-                job,
-                llm_step.card_rows(terms),
-                np.array(on, np.intp),
-                np.array(counts, np.float64),
-                gpus=[keys[c][0] for c in on],
-            )
-        pre = _rows(cols.parts(0.0, 0.0, float(b * s), float(s)))
-        dec = _rows(cols.parts(float(b), s + n_out / 2.0, 0.0, float(s)))
+        cols = _set_columns(job, terms, [(*keys[c], works[c], effs[c]) for c in on], on, counts)
+        pre = cols.parts(0.0, 0.0, float(b * s), float(s))
+        dec = cols.parts(float(b), s + n_out / 2.0, 0.0, float(s))
+        steps = decode_steps(w)
+        alone = (pre.seconds + steps * dec.seconds).tolist()  # each row's job time
         for c, k in singles.items():  # the jobs' one-GPU times, kept as _llm_single keeps them
             if runs[c] and count[k] == 1:
-                j = at[k]
-                one_gpu = pre[j].seconds + decode_steps(w) * dec[j].seconds
-                stores[c][("single", *keys[c])] = (effs[c], one_gpu)
+                stores[c][("single", *keys[c])] = (effs[c], alone[at[k]])
+        one: dict[int, float] = {}  # each card's one-GPU time (``_llm_single``), once
+        single = alone[:]  # a row on one GPU: its own time
+        for j, k in enumerate(stepped):
+            c = card[k]
+            if k < len(cards) and count[k] > 1:
+                got = one.get(c)
+                if got is None:
+                    (g, be), e = keys[c], effs[c]
+                    got = one[c] = _llm_single(g, works[c], e, be)
+                single[j] = got
+        # _llm_perf of every stepped row at once, to the last bit (llm_totals)
+        figures = llm_totals.totals(
+            b * n_out, steps, np.array(counts, np.float64), pre, dec, np.array(single)
+        )
     out = []
-    one: dict[int, float] = {}  # each card's one-GPU time (``_llm_single``), once
     for k in range(len(cards)):
         c, n = card[k], count[k]
         (g, be), e, run = keys[c], effs[c], works[c]
         if not runs[c]:
             out.append(_llm_inference(g, run, "pytorch", n, e, be))
             continue
-        single = None
-        if n > 1:
-            single = one.get(c)
-            if single is None:
-                single = one[c] = _llm_single(g, run, e, be)
-        j = at[k]
-        mode = terms[c].math or terms[c].mode
-        out.append(_llm_perf(run, n, pre[j], dec[j], single, mode, e, be))
+        assert figures is not None  # a card that runs is stepped
+        out.append(_stepped_estimate(figures, at[k], run, n, terms[c], e, be))
     return out
 
 
-def _rows(step: llm_step.StepColumns) -> list[_Row]:
-    return [_Row(*r) for r in zip(*(c.tolist() for c in step), strict=True)]
+def _set_columns(
+    job: llm_step.ReplicaJob,
+    terms: list[llm_step.CardTerms],
+    rows: list[tuple[GpuSpec, str, WorkloadSpec, Efficiency]],
+    on: list[int],
+    counts: list[int],
+) -> llm_step.Columns:
+    """The columns of a set's stepped rows (``rows``: each one's GPU, backend, job and
+    efficiencies; ``on``: its card's place in ``terms``; ``counts``: its GPUs): a dense model's
+    from the cards' terms and the counts, with the links between the GPUs; a routed one's
+    replica by replica."""
+    if job.experts:
+        reps = [llm_replica(g, w, n, e, be) for (g, be, w, e), n in zip(rows, counts, strict=True)]
+        return llm_step.columns(reps)
+    return llm_step.dense_columns(
+        job,
+        llm_step.card_rows(terms),
+        np.array(on, np.intp),
+        np.array(counts, np.float64),
+        gpus=[g for g, _, _, _ in rows],
+    )
+
+
+def _stepped_estimate(
+    figures: llm_totals.Totals,
+    j: int,
+    run: WorkloadSpec,
+    n: int,
+    card: llm_step.CardTerms,
+    eff: Efficiency,
+    backend: str,
+) -> PerfEstimate:
+    """``_llm_perf``'s estimate of row ``j`` of ``figures`` (``llm_totals.totals``): ``run``
+    on ``n`` of ``card``'s GPUs."""
+    mode = card.math or card.mode
+    return PerfEstimate(
+        decode_bottleneck=figures.decode_bottleneck[j],
+        throughput=figures.throughput[j],
+        unit="tokens/s",
+        step_time_s=figures.step_time_s[j],
+        bottleneck=figures.bottleneck[j],
+        compute_s=figures.compute_s[j],
+        memory_s=figures.memory_s[j],
+        overhead_s=figures.overhead_s[j],
+        host_s=0.0,
+        comm_s=figures.comm_s[j],
+        num_gpus=n,
+        scaling_efficiency=figures.scaling_efficiency[j],
+        compute_precision=mode,
+        efficiency_source=eff.source,
+        latency_ms=figures.latency_ms[j],
+        ttft_ms=figures.ttft_ms[j],
+        ms_per_token=figures.ms_per_token[j],
+        runtime=run.runtime,
+        backend=backend,
+        measured_on=eff.measured_on,
+        efficiency_basis=llm_basis(eff, mode),
+    )
+
+
+def one_gpu_figures(
+    work: WorkloadSpec, prompt: llm_step.StepColumns, decode: llm_step.StepColumns
+) -> llm_totals.Totals:
+    """``llm_totals.totals`` of every row of prompt and decode steps stepped as columns
+    elsewhere (app/domain/fleet.py, with the bounds), each read as a replica on one GPU (the
+    rows of more GPUs are not read: ``llm_one_gpu_estimate``)."""
+    b, out = work.batch_size, max(1, work.output_tokens)
+    one = np.ones(len(prompt.seconds))
+    return llm_totals.totals(b * out, decode_steps(work), one, prompt, decode)
 
 
 def llm_one_gpu_estimate(
     work: WorkloadSpec,
-    prompt: llm_step.StepColumns,
-    decode: llm_step.StepColumns,
+    figures: llm_totals.Totals,
     row: int,
     card: llm_step.CardTerms,
     eff: Efficiency,
     backend: str,
 ) -> PerfEstimate:
-    """``estimate`` of the job on one of the card's GPUs from row ``row`` of its prompt and
-    decode steps stepped as columns elsewhere (app/domain/fleet.py, with the bounds): one GPU
-    has no links, so the row is the replica ``estimate`` steps, to the last bit, as in
-    ``llm_estimates``."""
-    # item(): the float itself, where float(c[row]) makes a numpy scalar first
-    pre, dec = (_Row(*[c.item(row) for c in step]) for step in (prompt, decode))
-    return _llm_perf(work, 1, pre, dec, None, card.math or card.mode, eff, backend)
+    """``estimate`` of the job on one of the card's GPUs from row ``row`` of its steps'
+    figures (``one_gpu_figures``): one GPU has no links, so the row is the replica
+    ``estimate`` steps, to the last bit, as in ``llm_estimates``."""
+    return _stepped_estimate(figures, row, work, 1, card, eff, backend)
 
 
 def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:
