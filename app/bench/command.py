@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import httpx
 from rich.console import Console
@@ -27,6 +27,9 @@ from rich.table import Table
 from rich.text import Text
 
 from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
+
+if TYPE_CHECKING:
+    from app.bench.device import DeviceInfo
 
 PeaksLookup = Callable[[str, float | None], tuple[str, str, dict[str, float]] | None]
 
@@ -703,10 +706,7 @@ def _bench(
     if isinstance(found, int):
         return found, _error_json("invalid_input", f"unknown GPU {gpu!r}", "--gpu")
     match, matched_by = found
-    if match:
-        con.print(f"catalog match: {match[1]} ({match[0]}, by {matched_by})")
-    else:
-        con.print(f"no catalog match for {info.name!r}: efficiencies will not be computed")
+    con.print(device_line(info, device, match, matched_by))
 
     peaks = match[2] if match else None
     report = _run_with_progress(con, err, info.device, profile, peaks, progress_jsonl)
@@ -718,6 +718,30 @@ def _bench(
     _print_report(con, report)
     code, done = _deliver(con, err, report, output, upload_to, token)
     return code, json.dumps({"report": report_summary(report), **done}, indent=2)
+
+
+def device_line(
+    info: DeviceInfo,
+    device: str,
+    match: tuple[str, str, dict[str, float]] | None,
+    matched_by: str | None,
+) -> str:
+    """The first line a run prints: what it measures. On a machine whose torch sees no GPU
+    it says so before the minute of measuring (it had said only "no catalog match for 'AMD
+    EPYC'", the CPU's absence from a GPU catalog, and the missing GPU came last of the tips)."""
+    if match:
+        return f"catalog match: {match[1]} ({match[0]}, by {matched_by})"
+    if info.backend == "cpu":
+        why = (
+            "as --device cpu asks"
+            if device == "cpu"
+            else "no GPU: torch sees no CUDA, ROCm, MPS or XPU device"
+        )
+        return (
+            f"measuring the CPU ({info.name}), {why}; the catalog lists GPUs, so no "
+            "efficiencies are computed"
+        )
+    return f"no catalog match for {info.name!r}: efficiencies will not be computed"
 
 
 def upload_command(

@@ -36,7 +36,9 @@ def supervised_worker_app() -> Any:
     return worker_app()
 
 
-@cli.command()
+# A short_help where the docstring's first paragraph runs over lines: Typer's command list
+# keeps a docstring's line breaks, which broke `gpu-advisor --help` mid-sentence.
+@cli.command(short_help="Serve the web app and API (migrating and seeding only when needed).")
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to bind."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
@@ -124,7 +126,10 @@ def _safe_url(settings: Settings) -> str:
     return make_url(settings.database_url).render_as_string(hide_password=True)
 
 
-@db_cli.command("upgrade")
+@db_cli.command(
+    "upgrade",
+    short_help="Apply migrations up to REVISION (default: head) and load the shipped catalog.",
+)
 def db_upgrade(revision: str = typer.Argument("head")) -> None:
     """Apply migrations up to REVISION (default: head) and load the shipped catalog, under a
     lock: safe when several processes run it at once."""

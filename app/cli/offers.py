@@ -208,7 +208,10 @@ def _offers_table(page: OfferPage, width: int) -> Table:
     (a price split over two lines misreads); names and sources fold."""
     wide = width >= WIDE
     # "(stale: …)" read as if every offer listed were stale: it says what the mark means
-    title = f"{page.total} offers ('stale': older than {page.stale_after_days} days)"
+    shown = len(page.items)
+    # "53 offers" above four rows read as if the rest had gone missing: say how many are shown
+    count = f"{page.total}" if shown == page.total else f"{shown} of {page.total}"
+    title = f"{count} offers ('stale': older than {page.stale_after_days} days)"
     if not wide:
         title += "; widen the terminal for spot, tier, regions, source, or use --json"
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)

@@ -16,6 +16,7 @@ import typer
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 # typer 0.29 runs on a click of its own (typer._click), whose exceptions plain click's except
@@ -335,6 +336,14 @@ def safe_database_url(url: str) -> str:
         return "the configured database"
 
 
+def refusal_line(field: str | None, message: str) -> str:
+    """The stderr line of a refusal the service raised: the flag and field, then the message
+    in the CLI's words (the flags its field names are, as an answer's warnings say them:
+    "extra_gpus applies to task 'inference' only" read as API text after --extra-gpus)."""
+    where = _where(field) if field else "error"
+    return f"[red]{where}[/red]: {escape(as_flags(message))}"
+
+
 def error_json(code: str, message: str, details: dict[str, Any]) -> str:
     """The API's one error shape, as --json prints it (on stdout, where a script reads the
     answer)."""
@@ -401,7 +410,7 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
             database = safe_database_url(settings.database_url)
             details["database"] = database
             message = f"{message} in {database}: {LOCAL_REPORTS}"
-        lines = [f"[red]{_where(exc.field) if exc.field else 'error'}[/red]: {message}"]
+        lines = [refusal_line(exc.field, message)]
         if exc.field == "workload.preset":  # the CLI has no other way to list them
             lines.append("known presets: " + ", ".join(sorted(load_presets(DATA_DIR))))
         return _refuse(as_json, console, err, error_json(exc.code, message, details), lines)

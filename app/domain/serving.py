@@ -1148,7 +1148,7 @@ def _stall_note(point: _Point) -> str | None:
         return None
     head = (
         f"{share:.1%} of token gaps wait behind another request's prompt chunk "
-        f"({stalled * 1e3:,.0f} ms, not {point.itl * 1e3:,.1f})"
+        f"({stalled * 1e3:,.0f} ms, not {point.itl * 1e3:,.1f} ms)"
     )
     if share >= STALL_PERCENTILE_SHARE:
         return f"{head}: that is the p95 ITL"

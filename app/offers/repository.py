@@ -66,6 +66,17 @@ def list_cloud(session: Session, f: OfferFilter) -> list[CloudOfferRow]:
     return list(session.scalars(stmt).all())
 
 
+def cloud_providers(session: Session) -> list[str]:
+    """The providers cloud offers of catalog GPUs come from."""
+    stmt = (
+        select(CloudOfferRow.provider)
+        .where(_in_catalog(CloudOfferRow.gpu_slug))
+        .distinct()
+        .order_by(CloudOfferRow.provider)
+    )
+    return list(session.scalars(stmt).all())
+
+
 def list_purchase(session: Session, f: OfferFilter) -> list[PurchaseOfferRow]:
     stmt = select(PurchaseOfferRow).where(*_purchase_conditions(f)).order_by(*_PURCHASE_ORDER)
     return list(session.scalars(stmt).all())

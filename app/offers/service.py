@@ -123,6 +123,34 @@ def _known_gpus(session: Session, slugs: Sequence[str], field: str) -> None:
         )
 
 
+def _cloud_filters_fit(session: Session, f: OfferFilter, kind: str | None) -> None:
+    """A filter only cloud offers have, asked of purchases, or a provider no offer comes from,
+    is refused naming it: either had answered as if it were not there (every purchase listed
+    under ``kind=purchase&min_gpus=8``) or with a silent empty page (a misspelt provider)."""
+    asked = {
+        "provider": bool(f.providers),
+        "min_gpus": f.min_gpus is not None,
+        "max_usd_per_hour": f.max_usd_per_hour is not None,
+    }
+    if kind == "purchase":
+        for field, given in asked.items():
+            if given:
+                raise InvalidInput(
+                    f"{field} filters cloud offers; a purchase offer is one card with no "
+                    "provider or hourly price: leave it out, or ask kind=cloud",
+                    field=field,
+                )
+    if f.providers:
+        known = {p.lower(): p for p in repository.cloud_providers(session)}
+        unknown = sorted({p for p in f.providers if p.lower() not in known})
+        if unknown:
+            raise InvalidInput(
+                f"no offer comes from {', '.join(unknown)}; the providers with offers are "
+                f"{', '.join(sorted(known.values()))}",
+                field="provider",
+            )
+
+
 def list_offers(
     session: Session,
     settings: Settings,
@@ -139,6 +167,7 @@ def list_offers(
     if offset < 0:
         raise InvalidInput("offset must be 0 or more", field="offset")
     _known_gpus(session, f.gpus, "gpu")
+    _cloud_filters_fit(session, f, kind)
     cutoff = stale_cutoff(settings, today)
     if not include_stale:
         f = OfferFilter(**{**f.__dict__, "fresh_since": cutoff})

@@ -115,6 +115,14 @@ def _rate_words(rate: float) -> str:
     return f"{rate:,.2f}" if rate >= 0.01 or rate == 0.0 else f"{rate:.2g}"
 
 
+def replicas_words(replicas: int, gpus_per_replica: int) -> str:
+    """A serving layout in words, counted nouns agreeing ("1 replica × 2 GPUs"; it had read
+    "1 × 2 GPU")."""
+    r = "replica" if replicas == 1 else "replicas"
+    g = "GPU" if gpus_per_replica == 1 else "GPUs"
+    return f"{replicas} {r} × {gpus_per_replica} {g}"
+
+
 def _load_words(spec: ServingSpec) -> str:
     who = (
         f"{spec.concurrent_requests:,g} concurrent request"
@@ -1055,7 +1063,7 @@ def answer(
         message = (
             f"{n} GPU type{'s carry' if n != 1 else ' carries'} "
             f"{_load_words(spec)} within {targets}; the top pick is {top[0].gpu.name}, "
-            f"{lead.replicas} × {lead.gpus_per_replica} GPU."
+            f"{replicas_words(lead.replicas, lead.gpus_per_replica)}."
         )
         summary = s.ServingSummaryOut(met=True, message=message, load=_load_words(spec))
     else:

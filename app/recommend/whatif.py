@@ -359,6 +359,18 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
     return far, -v.can_run
 
 
+def reason_count(code: str, n: int) -> str:
+    """``n`` cards excluded for ``code``, the verb agreeing with the count ("45 do not fit",
+    "1 does not fit", "3 miss targets"): the codes are said of one card."""
+    words = code.replace("_", " ")
+    if n != 1:
+        if words.startswith("does not "):
+            words = "do not " + words.removeprefix("does not ")
+        elif words.startswith("misses "):
+            words = "miss " + words.removeprefix("misses ")
+    return f"{n} {words}"
+
+
 def empty_answer(
     answer: s.RecommendationResponse, meets_deadline: str | None = None
 ) -> s.EmptyAnswerOut:
@@ -386,7 +398,7 @@ def empty_answer(
         )
         for v in helps
     ]
-    common = ", ".join(f"{n} {code.replace('_', ' ')}" for code, n in sorted(
+    common = ", ".join(reason_count(code, n) for code, n in sorted(
         reasons.items(), key=lambda kv: -kv[1]
     ))  # fmt: skip
     message = "No GPU in the catalog can run this job within these limits"

@@ -618,6 +618,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
     said = _dataset_said(job, model, task, seq_len)
     if said is not None:
         warnings.append(said)
+    warnings += _epochs_ignored(w, job)
     work = WorkloadSpec(
         task=task,
         model=model,
@@ -822,6 +823,14 @@ def _job_size(
     return _JobSize(
         float(samples), float(w.epochs or default.epochs), f"assumed: {default.label}", True
     )
+
+
+def _epochs_ignored(w: s.WorkloadIn, job: _JobSize) -> list[str]:
+    """Said, as latency_target_ms on training is: "epochs": 90 on an inference question
+    without a dataset had been dropped without a word, the answer giving no time."""
+    if w.epochs is None or job.samples is not None:
+        return []
+    return ["epochs counts passes over dataset_samples, which the question does not give; ignored"]
 
 
 def _dataset_said(job: _JobSize, model: ModelSpec, task: str, seq_len: int) -> str | None:
