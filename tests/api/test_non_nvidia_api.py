@@ -72,8 +72,8 @@ def test_gaudi_attention_is_fused_so_its_bytes_do_not_grow_with_the_sequence(
 ) -> None:
     """Llama 3 8B training on 8 Gaudi 3s: the score matrix had gone through memory (memory
     time 0.92 -> 4.50 s from 1k to 8k tokens, 'limited by memory bandwidth'); Gaudi's FusedSDPA
-    keeps it on chip, as FlashAttention does, so the memory time stays and the compute time
-    grows with the attention FLOPs."""
+    keeps it on chip, as FlashAttention does, so the memory time does not grow and the compute
+    time grows with the attention FLOPs."""
     timing = {}
     for seq in (1024, 8192):
         r = read_client.post(
@@ -87,7 +87,9 @@ def test_gaudi_attention_is_fused_so_its_bytes_do_not_grow_with_the_sequence(
         )  # fmt: skip
         assert r.status_code == 200, r.text
         timing[seq] = r.json()["result"]["timing"]
-    assert timing[8192]["memory_s"] == pytest.approx(timing[1024]["memory_s"], rel=0.05)
+    # at most the same: the longer sequence's more micro-steps each carry a smaller share of
+    # the once-per-optimizer-step update's bytes, so its memory time may fall a little
+    assert timing[8192]["memory_s"] <= timing[1024]["memory_s"] * 1.05
     assert timing[8192]["compute_s"] > timing[1024]["compute_s"]
 
 
