@@ -58,6 +58,48 @@ UNMEASURED_VENDOR = Widening(
     "are all NVIDIA GPUs on cuDNN, and other libraries' convolutions (MIOpen's) measure far "
     "from cuDNN's on the same shapes (ROCm/MIOpen#3865, #3310)",
 )
+# What the vendor's row omits that the calibrated NVIDIA rows are charged, said where the
+# library is known (2026-12-06): the engine charges the NCHW <-> NHWC layout transforms only
+# around cuDNN's tensor-core convolutions (perf._nchw_transforms_run; a third of an eager
+# ResNet-50 fp16 step's bytes on an H100), and prices other libraries' convolutions at the
+# GEMM rate. MIOpen's NHWC matrix-core solvers transpose an NCHW model's input, weights and
+# output around the kernel the same way (ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC
+# GetSolution / GetWorkspaceSize: TransposeSolutionDefault2Nhwc, TransposeSolutionNhwc2Default
+# when problem.IsLayoutDefault(), on gfx908/90a/94x/95x), though MIOpen also has NCHW-native
+# matrix-core solvers and its find mode keeps whichever runs faster, so whether and how much
+# is not known; Intel's stack trained its own documented CIFAR-10 example 5.75× slower than a
+# T4 in FP32 on an Arc A770 with 2.4× the T4's FP32 peak, 19.7 against 8.1 TFLOPS
+# (intel/intel-extension-for-pytorch#296, IPEX 1.13, 2023). No published CNN result on either
+# prices a rate, so the factors stay UNMEASURED_VENDOR's; the reason says which way the
+# estimate leans and why.
+_VENDOR_CONV_REASONS = {
+    "amd": (
+        "no published results from this vendor in the calibration set: its convolutions run "
+        "MIOpen, not cuDNN, and measure far from cuDNN's on the same shapes (ROCm/MIOpen#3865, "
+        "#3310); the estimate prices a convolution network's at the GEMM rate and charges none "
+        "of the NCHW/NHWC transposes it charges cuDNN's, though MIOpen's NHWC matrix-core "
+        "solvers transpose an NCHW model's tensors too, so it likely overstates that speed"
+    ),
+    "intel": (
+        "no published results from this vendor in the calibration set: its convolutions run "
+        "oneDNN, not cuDNN (an Arc A770 trained Intel's own CIFAR-10 example 5.75× slower than "
+        "a T4: intel-extension-for-pytorch#296); the estimate prices a convolution network's "
+        "at the GEMM rate and charges none of the layout transforms it charges cuDNN's, so it "
+        "likely overstates that speed"
+    ),
+}
+
+
+def vendor_widening(vendor: str) -> Widening:
+    """UNMEASURED_VENDOR with the reason for the vendor's own library where it is known."""
+    reason = _VENDOR_CONV_REASONS.get(vendor)
+    return (
+        UNMEASURED_VENDOR
+        if reason is None
+        else Widening(UNMEASURED_VENDOR.low, UNMEASURED_VENDOR.high, reason)
+    )
+
+
 # The regimes whose calibration rows are convolution networks (CNN training and inference,
 # diffusion UNets): where a vendor outside them is widened by UNMEASURED_VENDOR
 CONV_REGIMES = frozenset({"train", "infer-cnn", "infer-diffusion"})
@@ -225,7 +267,7 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
             architecture_vendor(a) != x.vendor for a in architectures
         ):
             # another vendor's library: more than an unmeasured architecture of a known one
-            out.append(UNMEASURED_VENDOR)
+            out.append(vendor_widening(x.vendor))
         elif x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
     four_bit = x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES
