@@ -47,6 +47,23 @@ def parse_number(text: str) -> float:
     return -value if negative else value
 
 
+def sig_figs(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures with thousands separators, trailing zeros
+    dropped: 1.83, 0.802, 12.3, 1,235 (a figure of ``digits`` digits or more, whole). How the
+    pages write a figure (templating.num) and the command line's tables too: the CLI had
+    printed 0.802 beside 1.8 for 1.83."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    if abs(value) >= 10**digits or decimals == 0:
+        return f"{round(value):,}"
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
 def _reads(text: str) -> bool:
     """Whether ``text`` alone is a number parse_number reads."""
     try:

@@ -283,9 +283,11 @@ class UploadError(RuntimeError):
 
 @dataclass(frozen=True)
 class Stored:
-    """Where the server keeps an uploaded report; ``again``: it already had this report."""
+    """Where the server keeps an uploaded report; ``again``: it already had this report.
+    ``id`` as the server answered it (the API's integer: --json had printed "1" where
+    POST /api/v1/device-reports answers 1)."""
 
-    id: str
+    id: int | str
     url: str
     again: bool = False
 
@@ -333,7 +335,7 @@ def output_problem(output: Path) -> str | None:
 
 def upload_report(
     report: BenchReport, base_url: str, token: str | None, timeout_s: float = 60.0
-) -> str:
+) -> int | str:
     """POST the report; return the stored id. Raises UploadError with a clear message."""
     return upload(report, base_url, token, timeout_s).id
 
@@ -366,12 +368,12 @@ def upload(
     except ValueError as exc:
         raise UploadError(f"server answered HTTP {resp.status_code} without JSON") from exc
     rid = answer.get("id") if isinstance(answer, dict) else None
-    if rid is None:
+    if not isinstance(rid, (int, str)) or isinstance(rid, bool):
         raise UploadError(f"server answered HTTP {resp.status_code} without an 'id' field")
     again = resp.headers.get("Idempotent-Replayed") == "true" or bool(
         isinstance(answer, dict) and answer.get("duplicate")
     )
-    return Stored(str(rid), report_page_url(base_url, str(rid)), again)
+    return Stored(rid, report_page_url(base_url, str(rid)), again)
 
 
 def _origin(base_url: str) -> str:

@@ -33,20 +33,22 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.units import vram
 from app.errors import AppError, error_body, field_path
-from app.numbers import parse_hours, parse_int, parse_number
+from app.numbers import parse_hours, parse_int, parse_number, sig_figs
 from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
 from app.vocab import choices as choices_text
 
 
-def _fmt(value: float | None, digits: int = 1, unit: str = "") -> str:
+def _fmt(value: float | None, digits: int | None = None, unit: str = "") -> str:
+    """A figure as the pages write it (``digits`` None: three significant figures, whole from
+    1,000, numbers.sig_figs): a throughput had read 0.802 beside 1.8 for 1.83 (one decimal
+    above one, three figures below). ``digits``: that many decimals (money, milliseconds)."""
     if value is None:
         return "—"
+    if digits is None:
+        return f"{sig_figs(value)}{unit}"
     if abs(value) >= 1000:
         return f"{value:,.0f}{unit}"
-    if digits == 1 and 0 < abs(value) < 1:
-        # three figures below one: SDXL's 0.12 and 0.108 samples/s both read "0.1"
-        return f"{value:.3g}{unit}"
     return f"{value:.{digits}f}{unit}"
 
 

@@ -18,7 +18,16 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from app.domain import compat, efficiency, llm_step, megatron, perf, serving_step, topology
+from app.domain import (
+    compat,
+    efficiency,
+    llm_step,
+    megatron,
+    perf,
+    pipeline_offload,
+    serving_step,
+    topology,
+)
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec, Price
@@ -1714,6 +1723,7 @@ def too_big(
     # sharded, so the reason says so instead of "even when sharded"
     usable = usable_gb(gpu, run)
     each = f"{vram(usable):.1f} GiB usable"
+    levers = _pipeline_hint(gpu, ctx, run, usable)
     if batch_copies(run) and n > 1:
         # extra GPUs run copies, each holding the whole model (no runtime splits it): only
         # a copy's share of the batch shrinks
@@ -1726,18 +1736,18 @@ def too_big(
                 "does_not_fit",
                 f"{said}, each at the batch of {run.batch_size} on its own share of the "
                 f"samples (no runtime splits this model), more than the {each}: a smaller "
-                "batch_size shrinks each copy",
+                f"batch_size shrinks each copy{levers}",
             )
         if share >= run.batch_size:
             # batch 1: no share is smaller, so one GPU's figure is the copy's (two figures
             # in one sentence had read as a contradiction)
             return Exclusion("does_not_fit", f"{said} (no runtime splits this model), more "
-                             f"than the {each}")  # fmt: skip
+                             f"than the {each}{levers}")  # fmt: skip
         copy = memory_breakdown(replace(run, batch_size=share), num_gpus=1).total
         return Exclusion(
             "does_not_fit",
             f"{said} (no runtime splits this model); a copy at batch {share}, its share on "
-            f"{n} GPUs, needs {vram(copy):,.1f} GiB, more than the {each}",
+            f"{n} GPUs, needs {vram(copy):,.1f} GiB, more than the {each}{levers}",
         )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     if n == 1:
@@ -1755,9 +1765,26 @@ def too_big(
         "does_not_fit",
         f"needs {vram(total1 or 0.0):,.1f} GiB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
-        f"{_offload_hint(gpu, ctx, run, n, usable)}"
+        f"{_offload_hint(gpu, ctx, run, n, usable)}{levers}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
     )
+
+
+def _pipeline_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, usable: float) -> str:
+    """A diffusion pipeline's memory levers on one card (pipeline_offload.hint), where the job
+    may run on one (diffusers' offload hooks place a pipeline on one device) under a PyTorch
+    program, on a card with device memory behind a host link (unified memory has nothing to
+    offload to)."""
+    if ctx.limits.exact_gpus not in (None, 1) or run.training:
+        return ""
+    if run.runtime not in (None, *TORCH_PROGRAM_RUNTIMES):
+        return ""
+    if perf.host_bandwidth_gbs(gpu, None) is None:
+        return ""
+    own = gate(gpu, run.precision, run.runtime, ctx)
+    eight = gate(gpu, "fp8", run.runtime, ctx)
+    fp8 = eight.exclusion is None and eight.precision == "fp8"
+    return pipeline_offload.hint(run, usable, fp8=fp8, backend=own.backend or "cuda")
 
 
 def least_micro(ctx: Context, run: WorkloadSpec, n: int) -> int:

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import TypeAdapter
 
-from app.domain import compat, fleet, rank, ranking, serving_step
+from app.domain import compat, fleet, pipeline_offload, rank, ranking, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
@@ -32,7 +32,6 @@ from app.domain.workload import (
     diffusion_side_problem,
     guidance_distilled,
     memory_breakdown,
-    model_offload,
 )
 from app.errors import AppError, InvalidInput, NotFound
 from app.recommend import deadline, deploy, whatif
@@ -634,8 +633,13 @@ def _admitted(
 
 def _first_reason(results: Sequence[ev.ConfigResult | None], ctx: ev.Context) -> ev.Exclusion:
     """Why a card none of whose configurations runs is out: the reason of the one with the
-    fewest cards, as ``_evaluated`` says (a missed deadline at the card's fastest count)."""
-    first = min((r for r in results if r is not None), key=lambda r: r.num_gpus).exclusion
+    fewest cards that holds the job, as ``_evaluated`` says (a missed deadline at the card's
+    fastest count); the fewest cards' misfit where none holds it. A count too small to hold
+    the job is not why the card is out when a larger one holds it: Llama 3 70B QLoRA under a
+    $3,000 purchase was "needs 22.1 GiB per GPU on 4" on an A10, which 8 hold (over budget)."""
+    done = sorted((r for r in results if r is not None), key=lambda r: r.num_gpus)
+    fits = [r for r in done if r.exclusion is not None and r.exclusion.code != "does_not_fit"]
+    first = (fits or done)[0].exclusion
     assert first is not None
     if first.code == "misses_deadline":
         return _fastest_late([r for r in results if r is not None], ctx) or first
@@ -726,11 +730,14 @@ def _census(
     first = admitted if admitted is not None else ev.admit(fewest, ctx)
     if isinstance(first, ev.Admitted):  # most cards: no need to order the others
         return known
+    tried = [first]
     for cfg in sorted(planned, key=lambda c: c.num_gpus):
-        if cfg is not fewest and isinstance(ev.admit(cfg, ctx), ev.Admitted):
-            return known
-    assert first.exclusion is not None
-    return first.exclusion
+        if cfg is not fewest:
+            a = ev.admit(cfg, ctx)
+            if isinstance(a, ev.Admitted):
+                return known
+            tried.append(a)
+    return _first_reason(tried, ctx)  # a larger count's price, not the fewest's misfit
 
 
 def _bounded(
@@ -1473,8 +1480,10 @@ def estimate(
         else min(found, key=lambda r: (r.num_gpus, len(r.config.savers)))
     )
     if isinstance(res, ev.Exclusion):
-        offload = _offload_advice(gpu, work, res, asked, calibration)
-        reason = res.reason + ("; fits with model CPU offload (see advice)" if offload else "")
+        offload = _offload_advice(gpu, work, res, asked, calibration, ctx)
+        # the engine's misfit names the lever itself (ev.too_big); said here where it did not
+        said = not offload or "model CPU offload" in res.reason
+        reason = res.reason + ("" if said else "; fits with model CPU offload (see advice)")
         excl = s.Excluded(slug=gpu.slug, name=gpu.name, code=res.code, reason=reason)
         misfit = relax and res.code == "does_not_fit"
         fits = (
@@ -1569,22 +1578,32 @@ def _offload_advice(
     res: ev.Exclusion,
     asked: int | None,
     calibration: Calibration | None,
+    ctx: ev.Context,
 ) -> list[str]:
     """Where a diffusion pipeline the default placement (every component on the GPU) does not
-    fit would fit with one component resident at a time (workload.model_offload): how, and
-    what it costs. Not priced: the estimate stays the default pipeline's refusal."""
+    fit would fit with one component resident at a time (workload.model_offload), at the
+    job's precision or, where that does not fit, with fp8 weights on a card that runs them
+    (pipeline_offload.levers): how, and what it costs. Not priced: the estimate stays the
+    default pipeline's refusal."""
     if res.code != "does_not_fit" or asked not in (None, 1):
         return []
     if work.runtime not in (None, *TORCH_PROGRAM_RUNTIMES):  # diffusers' and ComfyUI's own
         return []
-    off = model_offload(work)
+    own = ev.gate(gpu, work.precision, work.runtime, ctx)
+    if own.precision is not None and own.precision != work.precision:
+        work = dataclasses.replace(work, precision=own.precision)  # what the card runs
+    eight = ev.gate(gpu, "fp8", work.runtime, ctx)
+    fp8 = eight.exclusion is None and eight.precision == "fp8"
     usable = ev.usable_gb(gpu, work)
-    if off is None or off.memory.total > usable:
+    found = pipeline_offload.levers(work, usable, fp8=fp8, backend=own.backend or "cuda")
+    lever = pipeline_offload.fitting(found)
+    if lever is None:
         return []
-    frozen = off.moved_bytes - work.weight_bytes
+    off = lever.offload
+    frozen = off.moved_bytes - dataclasses.replace(work, precision=lever.precision).weight_bytes
     copy = _host_copy(gpu, off.moved_bytes, work.batch_size, calibration)
     return [
-        f"Fits with model CPU offload (diffusers enable_model_cpu_offload() in place of "
+        f"Fits with {lever.label} (diffusers enable_model_cpu_offload() in place of "
         f".to(\"cuda\"); ComfyUI's model management and A1111's --medvram work alike): only the "
         f"{'transformer' if guidance_distilled(work.model) else 'UNet'} stays on the GPU "
         f"through the steps, a peak of {vram(off.memory.total):,.1f} GiB "

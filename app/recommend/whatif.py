@@ -414,6 +414,26 @@ def empty_answer(
         message += (
             " No single change tried lets one run it; the excluded list says why each is out."
         )
+    message += _unranked_savers(answer.excluded)
     return s.EmptyAnswerOut(
         message=message, reasons=reasons, relax=[n.change for n in nearest], nearest=nearest
+    )
+
+
+def _unranked_savers(excluded: list[s.Excluded]) -> str:
+    """The cards a memory saver the ranking does not price holds (a misfit whose reason says
+    "fits with": diffusers' model CPU offload, FSDP's CPU offload), counted in an empty
+    answer's words: FLUX.1 [dev] under $400 had said no change lets a card run it while the
+    RTX 4060 Ti 16GB's reason named fp8 with model CPU offload."""
+    k = sum(1 for x in excluded if x.code == "does_not_fit" and "; fits with " in x.reason)
+    if not k:
+        return ""
+    if k == 1:
+        return (
+            " 1 that does not fit holds it with a memory saver the ranking does not price "
+            "(its reason names it)."
+        )
+    return (
+        f" {k} that do not fit hold it with memory savers the ranking does not price (their "
+        "reasons name them)."
     )

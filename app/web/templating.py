@@ -24,6 +24,7 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
+from app.numbers import sig_figs
 from app.recommend.whatif import config_name
 from app.shipped.paths import shipped_path
 from app.web.forms import as_form_words
@@ -54,17 +55,7 @@ def num(value: Any, digits: int = 3) -> str:
     """A number to ``digits`` significant figures with thousands separators; — if unknown."""
     if not _is_number(value):
         return DASH if value is None or value == "" else str(value)
-    v = float(value)
-    if v == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(v)))
-    decimals = max(0, digits - 1 - magnitude)
-    if abs(v) >= 10**digits or decimals == 0:
-        return f"{round(v):,}"
-    text = f"{v:,.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    return sig_figs(float(value), digits)  # the command line's figures too
 
 
 def usd(value: Any, cents: bool | None = None) -> str:

@@ -104,7 +104,7 @@ def test_a_failed_write_still_uploads_and_keeps_a_copy(
         con, con, make_report(), blocker / "r.json", "http://server:8000", None
     )
     assert code == 1  # the file asked for was not written
-    assert len(seen) == 1 and done["upload"]["id"] == "5"  # but the upload happened
+    assert len(seen) == 1 and done["upload"]["id"] == 5  # but the upload happened
     kept = list(tmp_path.glob("gpu-advisor-report-*.json"))
     assert len(kept) == 1 and done["kept"] == str(kept[0])
 
@@ -152,7 +152,7 @@ def test_json_prints_the_summary_and_the_stored_id(
     assert code == 0
     body = json.loads(buf.getvalue()[buf.getvalue().index('{\n  "report"') :])
     assert body["upload"] == {
-        "id": "9",
+        "id": 9,  # the API's integer, as it answered (r30: it had been "9")
         "url": "http://s:1/device/reports/9",
         "already_stored": True,
     }
@@ -167,7 +167,7 @@ def test_upload_sends_a_saved_report(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     con = Console(file=buf, width=300)
     assert upload_command(saved, "http://s:2", None, console=con, as_json=True) == 0
     assert seen and str(seen[0].url) == "http://s:2/api/v1/device-reports"
-    assert json.loads(buf.getvalue().splitlines()[-1])["id"] == "3"
+    assert json.loads(buf.getvalue().splitlines()[-1])["id"] == 3  # an int, as the API
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert upload_command(bad, "http://s:2", None, console=_console()) == 2
