@@ -19,10 +19,15 @@ Pure: no I/O.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import accumulate
+from operator import attrgetter
+
+import numpy as np
+from numpy.typing import NDArray
 
 from app.domain.operators import (
     ATTN_FLASH,
@@ -252,6 +257,115 @@ class OpArrays:
     flops: float  # Σ count × FLOPs (for reporting)
 
 
+# A tensor-core op's shape as ``_shape_efficiency`` reads it: class, m, n, k, batch, input
+# channels
+Shape = tuple[str, float, float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class OpColumns:
+    """A step's ops after the runtime's fusion, as columns: what ``arrays_of`` prices per GPU
+    (its SM count, tensor cores and balance) without going over the ops again. The shapes
+    whose efficiency a GPU sets are listed once each (a network repeats its layers' shapes)."""
+
+    klass: NDArray[np.intp]  # index into CLASSES
+    flops: NDArray[np.float64]  # per run
+    bytes: NDArray[np.float64]  # per run, read and written
+    count: NDArray[np.float64]
+    # the distinct shapes of the ops with FLOPs on a tensor-core-tiled class, the ops that
+    # have one and each one's index into them (the others: efficiency 1)
+    shapes: tuple[Shape, ...]
+    shaped: NDArray[np.intp]
+    shape_of: NDArray[np.intp]
+    has_flops: NDArray[np.intp]  # the ops with FLOPs
+    has_bytes: NDArray[np.intp]  # the ops with bytes (the others: infinite intensity)
+    kernels: float  # Σ count
+    total_flops: float  # Σ count × FLOPs
+
+
+_OP_COLUMNS = attrgetter(
+    "klass", "flops", "bytes_read", "bytes_written", "count", "role", "m", "n", "k", "batch",
+    "in_channels",
+)  # fmt: skip
+# classes whose kernels run on the CUDA cores directly: no tile to fill (``shape_efficiency``)
+_UNTILED = frozenset({MEMORY, CONV_DW})
+
+
+def op_columns(ops: Iterable[Op], fuse: Iterable[str] = ()) -> OpColumns:
+    """``ops`` as ``OpColumns``, leaving out those whose role is in ``fuse`` (``prepare``)."""
+    fused = set(fuse)
+    rows = [r for r in map(_OP_COLUMNS, ops) if not (r[5] and r[5] in fused)]
+    index: dict[Shape, int] = {}
+    shaped, shape_of = [], []
+    for i, r in enumerate(rows):
+        if r[1] and r[0] not in _UNTILED:
+            shaped.append(i)
+            shape_of.append(index.setdefault((r[0], *r[6:]), len(index)))
+    klass = [r[0] for r in rows]
+    flops = [r[1] for r in rows]
+    count = [r[4] for r in rows]
+    f = np.array(flops, dtype=np.float64)
+    by = np.array([r[2] for r in rows], dtype=np.float64) + np.array(
+        [r[3] for r in rows], dtype=np.float64
+    )
+    n = np.array(count, dtype=np.float64)
+    return OpColumns(
+        klass=np.array([CLASS_INDEX[k] for k in klass], dtype=np.intp),
+        flops=f,
+        bytes=by,
+        count=n,
+        shapes=tuple(index),
+        shaped=np.array(shaped, dtype=np.intp),
+        shape_of=np.array(shape_of, dtype=np.intp),
+        has_flops=np.flatnonzero(f != 0.0),
+        has_bytes=np.flatnonzero(by > 0.0),
+        kernels=math.fsum(count),
+        total_flops=math.fsum(c * x for c, x in zip(count, flops, strict=True)),
+    )
+
+
+def arrays_of(
+    cols: OpColumns,
+    sms: int | None = None,
+    tensor_cores: bool = True,
+    balance: float | None = None,
+) -> OpArrays:
+    """``prepare``'s columns for one GPU from the step's ``OpColumns``: each op's work (FLOPs
+    ÷ e(shape)) and intensity as arrays, sorted by class and intensity, then each class's
+    running sums (sequential: the op-by-op definition in tests/domain/test_r30sq_op_columns.py
+    adds them so)."""
+    size = len(cols.flops)
+    e = np.ones(size)
+    if cols.shapes:
+        each = [_shape_efficiency(*sh, sms, tensor_cores, balance) for sh in cols.shapes]
+        e[cols.shaped] = np.array(each)[cols.shape_of]
+    work = np.zeros(size)
+    has = cols.has_flops
+    work[has] = cols.flops[has] / e[has]
+    pos = cols.has_bytes
+    intensity = np.full(size, math.inf)
+    intensity[pos] = work[pos] / cols.bytes[pos]
+    below_each, above_each = cols.count * cols.bytes, cols.count * work
+    # by class, then as ``sorted`` orders (intensity, bytes, work) tuples
+    order = np.lexsort((above_each, below_each, intensity, cols.klass))
+    klass = cols.klass[order].tolist()
+    inten = intensity[order].tolist()
+    below_l, above_l = below_each[order].tolist(), above_each[order].tolist()
+    columns: list[ClassColumns] = []
+    a = 0
+    while a < size:
+        b = bisect_right(klass, klass[a], a)
+        above = list(accumulate(reversed(above_l[a:b])))
+        above.reverse()
+        columns.append(
+            ClassColumns(
+                klass[a], tuple(inten[a:b]), (0.0, *accumulate(below_l[a:b])), (*above, 0.0)
+            )
+        )
+        a = b
+    return OpArrays(classes=tuple(columns), kernels=cols.kernels, flops=cols.total_flops)
+
+
 def prepare(
     ops: Iterable[Op],
     fuse: Iterable[str] = (),
@@ -263,32 +377,7 @@ def prepare(
     kernel's epilogue or a fused chain (TensorRT, Inductor): no bytes of their own, no launch.
     ``tensor_cores``: whether the convolutions run on tensor cores; ``balance``: the GPU's
     tensor-to-vector balance for the attention softmax (``shape_efficiency``)."""
-    fused = set(fuse)
-    kept = [o for o in ops if not (o.role and o.role in fused)]
-    by_class: dict[int, list[tuple[float, float, float]]] = {}
-    for o in kept:
-        work = o.flops / shape_efficiency(o, sms, tensor_cores, balance) if o.flops else 0.0
-        by = o.bytes
-        intensity = work / by if by > 0 else math.inf
-        by_class.setdefault(CLASS_INDEX[o.klass], []).append(
-            (intensity, o.count * by, o.count * work)
-        )
-    columns: list[ClassColumns] = []
-    for index, rows in sorted(by_class.items()):
-        rows.sort()
-        below, above = [0.0], [0.0]
-        for _, b, _w in rows:
-            below.append(below[-1] + b)
-        for _, _b, w in reversed(rows):
-            above.append(above[-1] + w)
-        columns.append(
-            ClassColumns(index, tuple(r[0] for r in rows), tuple(below), tuple(reversed(above)))
-        )
-    return OpArrays(
-        classes=tuple(columns),
-        kernels=math.fsum(o.count for o in kept),
-        flops=math.fsum(o.count * o.flops for o in kept),
-    )
+    return arrays_of(op_columns(ops, fuse), sms, tensor_cores, balance)
 
 
 @dataclass(frozen=True, slots=True)

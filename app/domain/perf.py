@@ -32,9 +32,12 @@ from app.domain.kernels import (
     FLASH_FWD_FACTOR,
     MEGATRON_SOFTMAX,
     OpArrays,
+    OpColumns,
+    arrays_of,
     class_rates,
     fifo_finish,
     issue_order,
+    op_columns,
     prepare,
     shape_efficiency,
     step_time,
@@ -880,6 +883,9 @@ class _StepJob:
     decode_arrays: dict[tuple[tuple[str, ...], int | None, bool, float | None], OpArrays] = field(
         default_factory=dict, compare=False
     )
+    # the ops as GPU-independent columns per fusion policy, which ``arrays`` are priced from
+    # for each SM count (kernels.arrays_of)
+    columns: dict[tuple[str, ...], OpColumns] = field(default_factory=dict, compare=False)
 
 
 def _step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -1609,7 +1615,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     key = (fuse, on.sms, on.tensor_conv, on.balance)
     arrs = job.arrays.get(key)
     if arrs is None:
-        arrs = job.arrays[key] = prepare(job.ops or (), fuse, on.sms, on.tensor_conv, on.balance)
+        cols = job.columns.get(fuse)
+        if cols is None:
+            cols = job.columns[fuse] = op_columns(job.ops or (), fuse)
+        arrs = job.arrays[key] = arrays_of(cols, on.sms, on.tensor_conv, on.balance)
     st = step_time(arrs, rates, on.bw, on.prof.kernel_us * 1e-6)
     total, compute = st.total, st.compute
     if on.power_cap_flops:

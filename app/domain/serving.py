@@ -981,6 +981,86 @@ def _no_room(
     )
 
 
+class ShapeTerms:
+    """What every replica count of one serving shape (GPUs per replica, weight and KV formats,
+    runtime) shares under one load's request shape (prompt, output, cached and extra tokens):
+    the runtime on the GPU, the memory plan and slots, the replica's step function, and its
+    points at saturation. Only the load each replica carries (the rate or the clients ÷ the
+    replicas) differs between counts, so ``evaluate`` solves that alone per count (a rate far
+    beyond a card had worked the same saturation out again for each of 64 counts). Each point
+    at saturation is solved where first asked for."""
+
+    __slots__ = ("_sat", "base", "capacity", "eng", "key", "rt", "runtime", "tokens", "usable")
+
+    def __init__(
+        self,
+        gpu: GpuSpec,
+        model: ModelSpec,
+        cfg: ServingConfig,
+        load: ServingLoad,
+        runtime: RuntimeProfile,
+        usable_gb: float | None = None,
+        memory_efficiency: float = 0.88,
+        compute_efficiency: Mapping[str, float] | None = None,
+    ) -> None:
+        rt = runtime.on(gpu)
+        if rt.name != cfg.runtime:
+            raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
+        self.key = _shape_key(cfg, load)
+        self.runtime = runtime  # as given (``rt``: on this GPU)
+        # prompt, output and fresh prompt tokens as the solves read them
+        self.tokens = (
+            max(1, load.prompt_tokens),
+            max(1, load.output_tokens),
+            load.fresh_prompt_tokens,
+        )
+        self.rt = rt
+        self.usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
+        self.capacity = _capacity(gpu, model, cfg, rt, self.usable, load)
+        comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
+        self.eng = replica(gpu, model, cfg, rt, memory_efficiency, comp)
+        weights, act, fw, pool, kv_req, _cap = self.capacity
+        self.base: dict[str, Any] = dict(
+            weights_gb_per_gpu=weights,
+            kv_pool_gb_per_gpu=max(0.0, pool),
+            activations_gb_per_gpu=act,
+            framework_gb_per_gpu=fw,
+            kv_gb_per_request=kv_req / GB,
+            compute_precision=self.eng.compute_precision,
+            kv_copies=llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0]),
+            reserve_gb_per_gpu=startup_reserve_gb(gpu, model, cfg, rt) or 0.0,
+        )
+        self._sat: dict[bool, _Point] = {}
+
+    def saturated(self, share: bool = False) -> _Point:
+        """One replica at saturation (4 × its slots of clients, closed loop); ``share``: with
+        its prompts' share of the GPU's time and its stalls."""
+        hit = self._sat.get(share)
+        if hit is None:
+            cap = self.capacity[5]
+            p, o, q = self.tokens
+            users = float(cap) * 4.0 if self.rt.continuous_batching else 1.0
+            hit = _solve(self.eng, self.rt, users, None, p, o, cap, q, share)
+            assert hit is not None
+            self._sat[share] = hit
+        return hit
+
+
+def _shape_key(cfg: ServingConfig, load: ServingLoad) -> tuple[object, ...]:
+    """What ``ShapeTerms`` are worked out for: the shape but its replica count, and the load's
+    tokens but its rate or clients."""
+    return (
+        cfg.gpus_per_replica,
+        cfg.weight_precision,
+        cfg.kv_precision,
+        cfg.runtime,
+        load.prompt_tokens,
+        load.output_tokens,
+        load.fresh_prompt_tokens,
+        load.kv_extra_tokens,
+    )
+
+
 def evaluate(
     gpu: GpuSpec,
     model: ModelSpec,
@@ -993,6 +1073,7 @@ def evaluate(
     compute_efficiency: Mapping[str, float] | None = None,
     with_curve: bool = False,
     saturation: bool = True,
+    terms: ShapeTerms | None = None,
 ) -> ServingResult:
     """One serving configuration under one load (all replicas share it evenly).
 
@@ -1000,27 +1081,19 @@ def evaluate(
     for bandwidth and whole-model matmuls on this GPU (perf.py); the runtime scales them.
     ``saturation=False`` skips the throughput at saturation (``max_output_tokens_per_s`` 0)
     unless the load needs it: serving_step compares configurations at the asked load only.
+    ``terms``: the shape's terms (``ShapeTerms``, made with these arguments) where the caller
+    evaluates several replica counts of it; None: worked out here.
     """
-    rt = runtime.on(gpu)
-    if rt.name != cfg.runtime:
-        raise ValueError(f"configuration runs {cfg.runtime}, profile is {rt.name}")
-    usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
-    p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
-    q = load.fresh_prompt_tokens  # a cached prefix is held and read, never computed
-    weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
-    comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
-    eng = replica(gpu, model, cfg, rt, memory_efficiency, comp)
-    base: dict[str, Any] = dict(
-        config=cfg,
-        weights_gb_per_gpu=weights,
-        kv_pool_gb_per_gpu=max(0.0, pool),
-        activations_gb_per_gpu=act,
-        framework_gb_per_gpu=fw,
-        kv_gb_per_request=kv_req / GB,
-        compute_precision=eng.compute_precision,
-        kv_copies=llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0]),
-        reserve_gb_per_gpu=startup_reserve_gb(gpu, model, cfg, rt) or 0.0,
-    )
+    if terms is None:
+        terms = ShapeTerms(
+            gpu, model, cfg, load, runtime, usable_gb, memory_efficiency, compute_efficiency
+        )
+    elif terms.key != _shape_key(cfg, load):
+        raise ValueError("the shape's terms were made for another shape or load")
+    rt, usable, eng = terms.rt, terms.usable, terms.eng
+    p, o, q = terms.tokens  # q: a cached prefix is held and read, never computed
+    weights, act, fw, pool, kv_req, cap = terms.capacity
+    base: dict[str, Any] = dict(terms.base, config=cfg)
     if cap < 1 or eng.flops <= 0:
         why = (
             _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica, gpu)
@@ -1046,16 +1119,7 @@ def evaluate(
             curve=(),
         )
     r = cfg.replicas
-
-    def saturated_point(share: bool = False) -> _Point:
-        pt = _solve(
-            eng, rt, float(cap) * 4.0 if rt.continuous_batching else 1.0, None, p, o, cap, q,
-            share,
-        )  # fmt: skip
-        assert pt is not None
-        return pt
-
-    sat = saturated_point() if saturation else None
+    sat = terms.saturated() if saturation else None
     max_out = sat.rate * o * r if sat is not None else 0.0
     curve = (
         tuple(
@@ -1077,7 +1141,7 @@ def evaluate(
         point = _solve(eng, rt, c / r, None, p, o, cap, q, True)
     notes: list[str] = []
     if point is None:
-        sat = saturated_point(share=True)  # its share is the one this result reports
+        sat = terms.saturated(share=True)  # its share is the one this result reports
         return ServingResult(
             **base,
             fits=True,

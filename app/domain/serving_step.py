@@ -776,11 +776,38 @@ def shape_words(c: sv.ServingConfig) -> str:
     return f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
 
 
-def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
+def shape_terms(config: ev.Configuration, ctx: ev.Context) -> sv.ShapeTerms | None:
+    """What every replica count of ``config``'s shape shares under the request's load
+    (sv.ShapeTerms: the runtime at the --max-num-seqs the plan deploys, its memory, step
+    function and saturation); None where the card cannot serve."""
+    gpu, work, shape = config.gpu, ctx.work, config.shape
+    assert work.serving is not None
+    if shape is None:
+        raise ValueError("a serving configuration needs its shape (serving_step.plan sets it)")
+    card = _card(gpu, ctx)
+    if isinstance(card, ev.Exclusion):
+        return None
+    o = card.options
+    load = load_of(work.serving)
+    # the runtime at the --max-num-seqs the plan deploys: its memory plan, the rows' capacity
+    # and the deploy command's flag are one figure (sv.planned_runtime); the same for every
+    # replica count (a replica's memory does not depend on how many there are)
+    runtime = sv.planned_runtime(gpu, work.model, shape, load, card.profile, o.usable_gb)
+    return sv.ShapeTerms(
+        gpu, work.model, shape, load, runtime, o.usable_gb, o.memory_efficiency,
+        o.compute_efficiency,
+    )  # fmt: skip
+
+
+def evaluate(
+    config: ev.Configuration, ctx: ev.Context, terms: sv.ShapeTerms | None = None
+) -> ev.ConfigResult:
     """One serving shape as the evaluate step: the continuous-batching solve at the load,
     judged against the targets — a shape that misses them is excluded as "misses_targets" with
     what it reached attached (``card_exclusion`` picks a card's closest, which an answer with
-    no row shows whatever its price) —, then priced and judged by the request's budget."""
+    no row shows whatever its price) —, then priced and judged by the request's budget.
+    ``terms``: its shape's (``shape_terms``), where the caller evaluates several replica
+    counts of it."""
     gpu, work, shape = config.gpu, ctx.work, config.shape
     assert work.serving is not None
     if shape is None:
@@ -796,9 +823,11 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         else (None, None)
     )
     load = load_of(work.serving)
-    # the runtime at the --max-num-seqs the plan deploys: its memory plan, the rows' capacity
-    # and the deploy command's flag are one figure (sv.planned_runtime)
-    runtime = sv.planned_runtime(gpu, work.model, shape, load, card.profile, o.usable_gb)
+    if terms is None:
+        terms = shape_terms(config, ctx)
+        assert terms is not None
+    # the runtime at the --max-num-seqs the plan deploys (``shape_terms``)
+    runtime = terms.runtime
     res = sv.evaluate(
         gpu,
         work.model,
@@ -809,6 +838,7 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         memory_efficiency=o.memory_efficiency,
         compute_efficiency=o.compute_efficiency,
         saturation=False,
+        terms=terms,
     )
     if not res.fits:
         code = "no_figures" if res.no_figures else "does_not_fit"
@@ -898,8 +928,19 @@ def evaluate_card(
     alternatives). A group none of whose counts meets the targets is evaluated whole (the
     card's closest miss is among them)."""
     known = known or {}
+    # each shape's terms once for all its replica counts (``shape_terms``)
+    shared: dict[tuple[object, ...], sv.ShapeTerms | None] = {}
+
+    def run(c: ev.Configuration) -> ev.ConfigResult:
+        assert c.shape is not None
+        sh = c.shape
+        key = (sh.gpus_per_replica, sh.weight_precision, sh.kv_precision, sh.runtime)
+        if key not in shared:
+            shared[key] = shape_terms(c, ctx)
+        return evaluate(c, ctx, shared[key])
+
     if every:
-        return [known.get(i) or evaluate(c, ctx) for i, c in enumerate(planned)]
+        return [known.get(i) or run(c) for i, c in enumerate(planned)]
     # a rate load's tokens are the same for every count: its best value is its cheapest
     serving = ctx.work.serving
     by_value = ctx.limits.objective == "best_value" and (
@@ -930,7 +971,7 @@ def evaluate_card(
                 )
             ):
                 continue  # dearer than the fewest that meet (unpriced: no price to tie)
-            r = out[i] = known.get(i) or evaluate(planned[i], ctx)
+            r = out[i] = known.get(i) or run(planned[i])
             if met:
                 continue
             if r.exclusion is not None and r.exclusion.code in costs.PRICE_EXCLUSIONS:

@@ -1192,6 +1192,7 @@ def recommend(
     explain_empty: bool = True,
     catalog: fleet.Catalog | None = None,
     priced_only: bool = False,
+    job: WorkloadSpec | None = None,
 ) -> s.RecommendationResponse:
     """Rank every GPU in ``gpus`` for the request; list the others with the reason.
 
@@ -1210,8 +1211,16 @@ def recommend(
     worked out for this request.
 
     ``priced_only``: cards without a price for the request's acquisition are left out, as a
-    budget leaves them out (the deadline's re-ranks, which name an option to act on)."""
+    budget leaves them out (the deadline's re-ranks, which name an option to act on).
+
+    ``job``: the asking request's resolved job, where this is one of its re-rankings: a
+    variation that resolves to an equal job (another objective, a lifted limit) runs that
+    spec itself, so the terms derived from it (``WorkloadSpec.derived``: its step operators,
+    their columns per SM count, its share-of-batch jobs) are worked out once per request,
+    not once per re-ranking."""
     work, warnings = _resolve(request, data_dir)
+    if job is not None and work == job:
+        work = job
     warnings += _job_size_warnings(request.constraints, work) + _count_warnings(request.constraints)
     warnings += _weight_warnings(request)
     cons = request.constraints
@@ -1227,7 +1236,9 @@ def recommend(
     )
 
     def rerank(r: s.RecommendationRequest) -> s.RecommendationResponse:
-        return recommend(r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog)
+        return recommend(
+            r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog, job=work
+        )
 
     if work.task == "serving":
         # the same pipeline's answer, in serving's words (rows, curves, the closest misses)
@@ -1292,7 +1303,7 @@ def recommend(
 
     def priced(r: s.RecommendationRequest) -> s.RecommendationResponse:
         return recommend(
-            r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog, True
+            r, gpus, rules, calibration, baseline, data_dir, offers, False, catalog, True, work
         )
 
     if cons.max_hours is not None and work.dataset_samples is not None and explain_empty:
