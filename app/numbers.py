@@ -54,6 +54,8 @@ def sig_figs(value: float, digits: int = 3) -> str:
     printed 0.802 beside 1.8 for 1.83."""
     if value == 0:
         return "0"
+    if not math.isfinite(value):
+        return str(value)  # "inf", "nan": no digits to count (log10 would raise)
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, digits - 1 - magnitude)
     if abs(value) >= 10**digits or decimals == 0:

@@ -248,9 +248,13 @@ def main(argv: list[str]) -> int:
 
 def _family(key: str, table: EfficiencyTable) -> str:
     """The band family a base band's key sizes its new-source term in (bands.term_family): a
-    kind banded apart ("train-llm/fine-tuning") its own, else the key's regime."""
+    kind banded apart ("train-llm/fine-tuning") its own, else the key's regime. A runtime's
+    cell ("decode/llama.cpp") is its regime's family: band_of_kind holds for any key under
+    the regime, so the part after the slash must be the one workload kind banded apart
+    (bands.FINE_TUNING) to be its own family."""
     regime, _, sub = key.partition("/")
-    return key if table.band_of_kind(regime, sub) else regime
+    kind = sub if sub == bands.FINE_TUNING else ""
+    return bands.term_family(bands.BandInputs(regime, "", "", "", "", kind=kind), table)
 
 
 if __name__ == "__main__":

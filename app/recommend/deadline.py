@@ -16,6 +16,7 @@ from app.domain.evaluate import COUNTS
 from app.domain.evaluate import hours_text as hours
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
+from app.numbers import sig_figs
 from app.recommend import schemas as s
 from app.recommend.whatif import Ranker, changed_request
 
@@ -81,8 +82,9 @@ def _copies_cost(r: s.Recommendation, copies: int, cons: s.ConstraintsIn) -> str
 
 def _share(part: float) -> str:
     """A share as a percentage a person reads: whole percents from 1 %, two significant
-    figures below it (543 of 1,000,000 samples had read "0%")."""
-    return f"{part:.0%}" if part >= 0.01 else f"{part * 100:.2g}%"
+    figures below it (543 of 1,000,000 samples had read "0%"), never in exponent notation
+    (``:.2g`` wrote a share under a millionth as "1e-05%")."""
+    return f"{part:.0%}" if part >= 0.01 else f"{sig_figs(part * 100, 2)}%"
 
 
 def needs(d: s.DeadlineOut | None) -> str | None:

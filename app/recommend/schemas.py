@@ -1294,7 +1294,8 @@ class TimingOut(BaseModel):
         "(host_transfer_s too where the harness copies before its kernels; otherwise the copy "
         "overlaps the step). Training and "
         "fine-tuning: one micro-batch, a forward and backward pass of `micro_batch` samples "
-        "over the row's GPUs with its share of the gradient sync; one optimizer step takes "
+        "over the row's GPUs with its share of the gradient sync and 1/accumulation_steps of "
+        "the optimizer update (which runs once per optimizer step); one optimizer step takes "
         "step_time_s × accumulation_steps. Inference: one batch's whole request (prompt and "
         "every output token). Serving: one decode step at the asked load (the ITL)."
     )
