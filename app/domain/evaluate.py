@@ -1743,7 +1743,10 @@ def too_big(
             # in one sentence had read as a contradiction)
             return Exclusion("does_not_fit", f"{said} (no runtime splits this model), more "
                              f"than the {each}{levers}")  # fmt: skip
-        copy = memory_breakdown(replace(run, batch_size=share), num_gpus=1).total
+        one_copy = replace(run, batch_size=share)
+        copy = memory_breakdown(one_copy, num_gpus=1).total
+        # the levers of what each GPU runs: the whole batch's had hidden one that holds a copy
+        levers = _pipeline_hint(gpu, ctx, one_copy, usable)
         return Exclusion(
             "does_not_fit",
             f"{said} (no runtime splits this model); a copy at batch {share}, its share on "

@@ -21,7 +21,6 @@ from app.recommend import schemas as s
 from app.recommend.whatif import Ranker, changed_request
 
 MOST_GPUS = COUNTS[-1]
-MAX_BATCH = 1 << 20  # workload.batch_size's own limit (schemas.WorkloadIn)
 
 
 # How each line of ``would`` opens: the change it names, then what it does. All but a shorter
@@ -156,7 +155,7 @@ def larger_batch(
     batch, the option, its time), or None when no rung does."""
     for rung in BATCH_RUNGS:
         size = batch * rung
-        if size > samples or size > MAX_BATCH:
+        if size > samples or size > s.MAX_BATCH_SIZE:
             break
         changes = {
             "workload": {"batch_size": size},

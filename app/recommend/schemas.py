@@ -91,6 +91,10 @@ def ui(
     return extra
 
 
+# workload.batch_size's limit, which the deadline's larger-batch search stays within too
+MAX_BATCH_SIZE = 1 << 20
+
+
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -510,7 +514,7 @@ class WorkloadIn(_In):
     batch_size: int | None = Field(
         default=None,
         ge=1,
-        le=1 << 20,
+        le=MAX_BATCH_SIZE,
         title="Batch size (all GPUs)",
         description="Samples (or sequences) processed per step, across all the GPUs: the "
         "global batch (data-parallel copies and FSDP split it, batch ÷ N each: Hugging Face's "
