@@ -2257,7 +2257,23 @@ def _replica_part(
     faster per GPU than one card at the same micro-batch). ``estimate`` takes the slower of
     the two, so the split stays the bound ``evaluate.throughput_bound`` reads. None where
     nothing splits into replicas."""
-    share = math.ceil(work.batch_size / n) if n > 1 and not sharded else work.batch_size
+    if sharded:
+        return None
+    return _share_step(gpu, work, n, framework, calibration, flash_attention, backend)
+
+
+def _share_step(
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    n: int,
+    framework: str,
+    calibration: Calibration | None,
+    flash_attention: bool,
+    backend: str | None,
+) -> OneGpu | None:
+    """One GPU's step at its own ⌈batch/n⌉ samples; None where nothing splits (one sample,
+    one GPU)."""
+    share = math.ceil(work.batch_size / n) if n > 1 else work.batch_size
     if share >= work.batch_size:
         return None
     return single_gpu(
@@ -2303,17 +2319,9 @@ def _sharded_part(
     its GEMMs; only the model-state updates (optimizer, weight casts) run on its 1/n shard
     (``t_state`` and ``t_opt`` come back as that share; ``estimate`` adds HSDP's group
     share). None where nothing splits (one sample, one GPU)."""
-    share = math.ceil(work.batch_size / n) if n > 1 else work.batch_size
-    if share >= work.batch_size:
+    p = _share_step(gpu, work, n, framework, calibration, flash_attention, backend)
+    if p is None:
         return None
-    p = single_gpu(
-        gpu,
-        share_job(work, share),
-        framework=framework,
-        calibration=calibration,
-        flash_attention=flash_attention,
-        backend=backend,
-    )
     cut = p.t_state * (1.0 - 1.0 / n)
     t_wmem, t_act = p.t_wmem, p.t_act
     if p.opt_in_wmem:  # the whole-model path: the states' bytes stream with the weights

@@ -776,14 +776,19 @@ def shape_words(c: sv.ServingConfig) -> str:
     return f"{c.replicas}×{c.gpus_per_replica}, {c.weight_precision}"
 
 
+def _shape(config: ev.Configuration) -> sv.ServingConfig:
+    """The serving shape ``plan`` set on ``config``."""
+    if config.shape is None:
+        raise ValueError("a serving configuration needs its shape (serving_step.plan sets it)")
+    return config.shape
+
+
 def shape_terms(config: ev.Configuration, ctx: ev.Context) -> sv.ShapeTerms | None:
     """What every replica count of ``config``'s shape shares under the request's load
     (sv.ShapeTerms: the runtime at the --max-num-seqs the plan deploys, its memory, step
     function and saturation); None where the card cannot serve."""
-    gpu, work, shape = config.gpu, ctx.work, config.shape
+    gpu, work, shape = config.gpu, ctx.work, _shape(config)
     assert work.serving is not None
-    if shape is None:
-        raise ValueError("a serving configuration needs its shape (serving_step.plan sets it)")
     card = _card(gpu, ctx)
     if isinstance(card, ev.Exclusion):
         return None
@@ -808,10 +813,8 @@ def evaluate(
     no row shows whatever its price) —, then priced and judged by the request's budget.
     ``terms``: its shape's (``shape_terms``), where the caller evaluates several replica
     counts of it."""
-    gpu, work, shape = config.gpu, ctx.work, config.shape
+    gpu, work, shape = config.gpu, ctx.work, _shape(config)
     assert work.serving is not None
-    if shape is None:
-        raise ValueError("a serving configuration needs its shape (serving_step.plan sets it)")
     card = _card(gpu, ctx)
     if isinstance(card, ev.Exclusion):
         return ev.ConfigResult(config, card)

@@ -20,11 +20,14 @@ from app.catalog.loader import read_gpu_specs
 from app.domain import llm_step, llm_totals, perf
 from app.domain.compat import _default_backends
 from app.domain.gpu import GpuSpec
-from app.domain.workload import WorkloadSpec
-from app.recommend.presets import load_presets
-from app.shipped.rules import load_efficiency
+from tests.domain.test_llm_bound_arrays import _job
 
 DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> list[GpuSpec]:
+    return read_gpu_specs(DATA)
 
 
 class _Row(NamedTuple):
@@ -37,25 +40,6 @@ class _Row(NamedTuple):
     launch_s: float
     host_s: float
     comm_s: float
-
-
-@pytest.fixture(scope="module")
-def catalog() -> list[GpuSpec]:
-    return read_gpu_specs(DATA)
-
-
-def _job(preset: str, **kw: object) -> WorkloadSpec:
-    base: dict[str, object] = dict(
-        task="inference",
-        model=load_presets(DATA)[preset].model,
-        precision="bf16",
-        batch_size=4,
-        seq_len=2048,
-        output_tokens=256,
-        efficiency=load_efficiency(DATA),
-    )
-    base.update(kw)
-    return WorkloadSpec(**base)  # type: ignore[arg-type]
 
 
 def _rows(step: llm_step.StepColumns) -> list[_Row]:
