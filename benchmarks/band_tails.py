@@ -7,11 +7,15 @@ precision, batch, source (one harness, container and host) and what bounds the e
 then the median ratio per (file, runtime, GPU, precision), and, where a file times two runtimes
 on the same GPU, model, precision and batch, the measured speed of one over the other. The last
 separates what a GPU does (a power cap slows every runtime on it alike) from what one software
-stack does on it.
+stack does on it. With --by-batch, each (runtime, GPU, precision) group's median apart for the
+batches the host binds (up to HOST_BATCH) and the larger ones the GPU binds; and, where a file
+times two precisions on the same GPU, runtime, model and batch, one precision's ratio over the
+other's: 1 where the engine's datapath ratio (its TF32 ÷ FP16 peaks and bytes) holds on that
+stack, below 1 where one datapath runs slower than the rest of its own stack says.
 
 Held-out files (tests/data/heldout_*.yaml, the timm spot-check) are never read here.
 
-    python benchmarks/band_tails.py [--rows] [FILE ...]
+    python benchmarks/band_tails.py [--rows] [--by-batch] [FILE ...]
 """
 
 from __future__ import annotations
@@ -114,10 +118,74 @@ def runtime_pair_ratios(
     return dict(out)
 
 
+# The DLE tables' host-bound batches: their latency is flat from batch 1 to 8 on the V100 and
+# A100 (docs/methodology.md, "DLE CNN inference"), so up to this batch a row measures the host's
+# dispatch more than the GPU, and from the next one up the GPU.
+HOST_BATCH = 8
+
+
+def batch_band_medians(
+    rows: Iterable[TailRow], host_batch: int = HOST_BATCH
+) -> dict[tuple[str, str, str], tuple[float | None, float | None]]:
+    """Per (runtime, GPU, precision): the median ratio over the batches up to ``host_batch``
+    and over the larger ones (None where a band has no row)."""
+    small: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    large: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for r in rows:
+        key = (r.runtime, r.gpu, r.precision)
+        (small if r.batch <= host_batch else large)[key].append(r.ratio)
+    return {
+        key: (
+            statistics.median(small[key]) if small.get(key) else None,
+            statistics.median(large[key]) if large.get(key) else None,
+        )
+        for key in sorted({*small, *large})
+    }
+
+
+def precision_pair_ratios(
+    rows: Iterable[TailRow], a: str, b: str, min_batch: int = 0
+) -> dict[tuple[str, str], list[float]]:
+    """Per (runtime, GPU): precision ``a``'s ratio (measured ÷ engine) over precision ``b``'s on
+    the same GPU, runtime, model, batch, metric and steps, batches above ``min_batch`` only:
+    1 where the measured speed of ``a`` over ``b`` is what the engine's datapaths give."""
+    by = {(r.gpu, r.runtime, r.preset, r.batch, r.metric, r.steps, r.precision): r for r in rows}
+    out: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for key, r in by.items():
+        other = by.get((*key[:-1], b))
+        if r.precision == a and other is not None and r.batch > min_batch:
+            out[(r.runtime, r.gpu)].append(r.ratio / other.ratio)
+    return dict(out)
+
+
+def _print_by_batch(rows: list[TailRow]) -> None:
+    for (runtime, gpu, precision), (lo, hi) in batch_band_medians(rows).items():
+        cells = [f"{x:4.2f}" if x is not None else "  - " for x in (lo, hi)]
+        print(
+            f"  {runtime:14} {gpu:16} {precision:5} median batch <= {HOST_BATCH}: {cells[0]}"
+            f"  batch > {HOST_BATCH}: {cells[1]}"
+        )
+    precisions = sorted({r.precision for r in rows})
+    for i, a in enumerate(precisions):
+        for b in precisions[i + 1 :]:
+            pairs = precision_pair_ratios(rows, a, b, min_batch=HOST_BATCH)
+            for (runtime, gpu), xs in sorted(pairs.items()):
+                print(
+                    f"  ratio {a} ÷ ratio {b} (batch > {HOST_BATCH}): {runtime:14} {gpu:16}"
+                    f" n={len(xs):3}  median {statistics.median(xs):4.2f}"
+                    f"  range {min(xs):4.2f}-{max(xs):4.2f}"
+                )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="*", default=list(FILES))
     ap.add_argument("--rows", action="store_true", help="every row, lowest ratio first")
+    ap.add_argument(
+        "--by-batch",
+        action="store_true",
+        help="medians for host-bound and GPU-bound batches apart; precision pairs",
+    )
     args = ap.parse_args()
     for name in args.files:
         rows = tail_rows(TUNING / name)
@@ -145,6 +213,8 @@ def main() -> None:
                         f"  median {statistics.median(xs):4.2f}"
                         f"  range {min(xs):4.2f}-{max(xs):4.2f}"
                     )
+        if args.by_batch:
+            _print_by_batch(rows)
 
 
 if __name__ == "__main__":
