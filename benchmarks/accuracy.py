@@ -506,7 +506,7 @@ def evaluate_eager_decode(data_dir: Path, measurements_file: Path) -> list[Eager
     return out
 
 
-STACK_KEYS = ("torch_version", "transformers_version", "attn_implementation", "xqa")
+STACK_KEYS = ("torch_version", "transformers_version", "attn_implementation", "xqa", "date")
 
 
 def source_stack(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
@@ -537,7 +537,31 @@ def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
         "kv_repeat": llm_step.transformers_repeats_kv(hf, impl, torch_version),
         "mmha": row.get("runtime") == "tensorrt-llm" and row.get("xqa") is False,
         "experts_16bit": trtllm_experts_16bit(row),
+        "llamacpp_graphs": llamacpp_graphs(row),
     }
+
+
+# llama.cpp's CUDA graphs by build (WorkloadSpec.llamacpp_graphs): PR #6766 ("Introduction of
+# CUDA Graphs to LLama.cpp", merged 2024-05-08) brought the one-token graph; PR #13814 ("ggml :
+# allow CUDA graphs when using pipeline parallelism", slaren, opened 2025-05-27, in master by
+# ggerganov's comment of 2025-05-30) let a layer split replay it
+LLAMACPP_GRAPHS_FROM = "2024-05-08"
+LLAMACPP_SPLIT_GRAPHS_FROM = "2025-05-27"
+
+
+def llamacpp_graphs(row: dict[str, Any]) -> str:
+    """Where the build of a published llama.cpp CUDA run replays its one-token CUDA graph
+    (llm_step.GRAPH_BUILDS), from the date its source was published (a row's or its source's
+    ``date``): a run published before a pull request was merged ran a build without it. A
+    date that names only its month is read at the month's end (a build of any day of it);
+    no date, or another runtime or backend: today's builds ("")."""
+    date = str(row.get("date") or "")
+    if row.get("runtime") != "llama.cpp" or row.get("backend", "cuda") != "cuda" or not date:
+        return ""
+    day = date if len(date) >= len("YYYY-MM-DD") else f"{date}-31"
+    if day < LLAMACPP_GRAPHS_FROM:
+        return "none"
+    return "one-gpu" if day < LLAMACPP_SPLIT_GRAPHS_FROM else ""
 
 
 # TensorRT-LLM's first release whose notes list "Added FP8 quantization support for Mixtral"
@@ -895,6 +919,18 @@ def print_llamacpp_cublas(data_dir: Path, verbose: bool, path: Path = LLAMACPP_C
     llamacpp-cublas-prompt), its quantised rows check it; scored as the held-out rows are, not
     in the band calibration (four rows on two GPUs)."""
     title = f"llama.cpp cuBLAS prompt path (llama-bench pp512), tuning set (tests/data/{path.name})"
+    _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
+
+
+LLAMACPP_SPLIT_FILE = ROOT / "tests" / "data" / "llamacpp_layer_split.yaml"
+
+
+def print_llamacpp_split(data_dir: Path, verbose: bool, path: Path = LLAMACPP_SPLIT_FILE) -> None:
+    """llama.cpp's default layer split on several CUDA GPUs (llama.cpp PR #6017's 8x A100 with
+    the same build's one-GPU lines, PR #19378's 2x / 4x A16), tuning set: the split's
+    hand-off, micro-batch overlap and CUDA-graph rule against published pairs; scored as the
+    held-out rows are, not in the band calibration (one GPU kind per build)."""
+    title = f"llama.cpp layer split (llama-bench, 1-8 GPUs), tuning set (tests/data/{path.name})"
     _print_tuning_file(data_dir, path, title, verbose, slug_width=16, spearman=False)
 
 
@@ -2862,6 +2898,7 @@ def main(argv: list[str] | None = None) -> int:
     print_gptfast(args.data, args.verbose)
     print_llamacpp_moe(args.data, args.verbose)
     print_llamacpp_cublas(args.data, args.verbose)
+    print_llamacpp_split(args.data, args.verbose)
     print_mlx_apple(args.data, args.verbose)
     print_sglang_moe(args.data, args.verbose)
     print_pretrain(args.data, args.verbose)

@@ -991,6 +991,8 @@ class ReplicaJob:
     # the job's runtime release where stated (transformers' for generate():
     # ``all_prompt_logits``); "" a current one
     runtime_release: str = ""
+    # where the build replays its one-token CUDA graph (``GRAPH_BUILDS``, ``graph_launch``)
+    graphs: str = ""
     # what is kept as it is worked out: two jobs with the same terms above compare equal
     # (``==``: the same replica terms, e.g. a model's BF16 and FP16 weights), whatever each kept
     slowdowns: dict[tuple[object, ...], float] = field(
@@ -1057,6 +1059,7 @@ def replica_job(
     mmha: bool = False,
     experts_16bit: bool = False,
     runtime_release: str = "",
+    graphs: str = "",
 ) -> ReplicaJob:
     """``model``'s GPU-independent replica terms in the ``weights`` and ``kv`` formats.
     ``torch_version``: the PyTorch release the job runs ("" = a current one: ``cat_rate``);
@@ -1064,7 +1067,10 @@ def replica_job(
     ``quantization``: its weight format's kernels (``QUANT_LINEAR_HOST_OPS``); ``mmha``: its
     decode attention runs TensorRT-LLM's masked MHA kernel (``CardTerms.mmha_slowdown``);
     ``experts_16bit``: its routed experts multiply at the 16-bit rate (``expert_math_slowdown``);
-    ``runtime_release``: its runtime's release, where stated (``all_prompt_logits``)."""
+    ``runtime_release``: its runtime's release, where stated (``all_prompt_logits``);
+    ``graphs``: where its build replays a one-token CUDA graph (``GRAPH_BUILDS``)."""
+    if graphs not in GRAPH_BUILDS:
+        raise ValueError(f"unknown CUDA-graph build {graphs!r}")
     heads, kv_heads = model.num_heads or 0, model.kv_heads or 0
     groups = heads // kv_heads if kv_repeat and kv_heads and heads > kv_heads else 1
     extra = (REPEAT_KV_HOST_OPS if groups > 1 else 0.0) + LINEARS_PER_LAYER * (
@@ -1108,6 +1114,7 @@ def replica_job(
         dense_read=max(0.0, layers_b - untied * table_b),
         expert_wb=expert_wb,
         runtime_release=runtime_release,
+        graphs=graphs,
     )
 
 
@@ -1319,6 +1326,14 @@ def replica(
         hop_link = stage_link(gpu, n, stages, decode)
     else:
         tp_link = hop_link = topology.link(gpu, 1)
+    launch_s, eager_launch_s, graph_max = graph_launch(
+        layers * (job.kernels * decode.kernel_us + decode.graph_split_us) * 1e-6
+        + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
+        eager_launch_seconds(layers, job.kernels, decode),
+        float(decode.graph_max_tokens),
+        job.graphs,
+        stages,
+    )
     return Replica(
         model=model,
         tp=tp,
@@ -1341,8 +1356,7 @@ def replica(
         attn_width_decode=job.attn_width_decode * mla_head_padding(model, tp),
         # the kernels' gaps, and an MoE layer's routed block's small kernels beside them
         # (and a piecewise-graph runtime's cost per layer of its graph splits)
-        launch_s=layers * (job.kernels * decode.kernel_us + decode.graph_split_us) * 1e-6
-        + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
+        launch_s=launch_s,
         gemm_floor_s=layers * job.gemms * decode.gemm_min_us * 1e-6,
         attn_floor_s=layers * decode.attention_min_us * 1e-6,
         host_s=layers * job.host_ops(decode.ops_per_layer) * decode.host_us_per_op * 1e-6,
@@ -1364,8 +1378,8 @@ def replica(
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         dequant_read_scale=dequant_read_scale(job, prefill),
         mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
-        eager_launch_s=eager_launch_seconds(layers, job.kernels, decode),
-        graph_max_tokens=float(decode.graph_max_tokens),
+        eager_launch_s=eager_launch_s,
+        graph_max_tokens=graph_max,
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
         decode_attn_slowdown=card.mmha_slowdown if job.mmha else 1.0,
         fp4_rel=card.fp4_rel,
@@ -1437,6 +1451,35 @@ def eager_gap_us(decode: RuntimeProfile) -> float:
 def eager_launch_seconds(layers: float, kernels: float, decode: RuntimeProfile) -> float:
     """The kernel gaps one eager pass over every layer adds (``eager_gap_us`` a kernel)."""
     return layers * kernels * eager_gap_us(decode) * 1e-6
+
+
+# Where a llama.cpp build replays its one-token CUDA graph (WorkloadSpec.llamacpp_graphs):
+# "" today's builds, on one GPU and on a layer split; "one-gpu" builds from PR #6766
+# (2024-05-08, CUDA graphs) to PR #13814 (2025-05-27): with pipeline parallelism on (a layer
+# split with every layer offloaded) ggml_backend_sched cycles its n_copies (4) of the split
+# inputs at every evaluation, so each token's graph differed from the last and the backend
+# stopped capturing after a few updates ("Due to changes in the graph in each evaluation when
+# pipeline parallelism is enabled, CUDA graphs could not be used", PR #13814; issue #13751:
+# -sm layer below -sm none until GGML_SCHED_MAX_COPIES=1); "none" builds before PR #6766
+GRAPH_BUILDS = ("", "one-gpu", "none")
+
+
+def graph_eager(graphs: str, stages: float) -> bool:
+    """Whether a build (``GRAPH_BUILDS``) launches even a one-token pass eagerly on a replica
+    of ``stages`` layer-split stages."""
+    return graphs == "none" or (graphs == "one-gpu" and stages > 1)
+
+
+def graph_launch(
+    launch_s: float, eager_launch_s: float, graph_max_tokens: float, graphs: str, stages: float
+) -> tuple[float, float, float]:
+    """(launch_s, eager_launch_s, graph_max_tokens) of a replica whose runtime replays CUDA
+    graphs for passes of at most ``graph_max_tokens`` tokens, on a build that replays none on
+    this replica (``graph_eager``): every pass pays the eager gaps, one launch policy at every
+    step size; unchanged otherwise (and where the runtime has no graph rule)."""
+    if graph_max_tokens and graph_eager(graphs, stages):
+        return launch_s + eager_launch_s, 0.0, 0.0
+    return launch_s, eager_launch_s, graph_max_tokens
 
 
 def dequant_seconds(job: ReplicaJob, prefill: RuntimeProfile, bw: float) -> float:
@@ -1869,6 +1912,11 @@ def dense_columns(
 
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)
+    launch = layers * (job.kernels * per_card[:, 3] + per_card[:, 16]) * 1e-6
+    eager_s = layers * job.kernels * per_card[:, 15] * 1e-6
+    # graph_launch(): a build that replays no graph on these stages pays the eager gaps always
+    off = np.full(rows, job.graphs == "none") | ((job.graphs == "one-gpu") & (stages > 1))
+    eager = (per_card[:, 14] > 0.0) & off
     return Columns(
         reps=(),
         tp=tp,
@@ -1888,7 +1936,7 @@ def dense_columns(
         * np.maximum(1.0, MLA_HEAD_TILE * tp / (job.model.num_heads or 1))
         if job.model.attention == "mla" and job.model.num_heads
         else full(rows, job.attn_width_decode),
-        launch_s=layers * (job.kernels * per_card[:, 3] + per_card[:, 16]) * 1e-6,
+        launch_s=launch + np.where(eager, eager_s, 0.0),
         gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,
         host_s=layers * job.host_ops(per_card[:, 6]) * per_card[:, 9] * 1e-6,
@@ -1896,8 +1944,8 @@ def dense_columns(
         host_per_seq_s=np.zeros(rows),
         serial_per_seq_s=np.zeros(rows),
         mixed_host_s=np.zeros(rows),
-        eager_launch_s=layers * job.kernels * per_card[:, 15] * 1e-6,
-        graph_max_tokens=per_card[:, 14],
+        eager_launch_s=np.where(eager, 0.0, eager_s),
+        graph_max_tokens=np.where(eager, 0.0, per_card[:, 14]),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],

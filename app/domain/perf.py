@@ -2436,6 +2436,7 @@ def llm_job(work: WorkloadSpec) -> llm_step.ReplicaJob:
             quantization=work.quantization,
             mmha=work.mmha,
             experts_16bit=work.experts_16bit,
+            graphs=work.llamacpp_graphs,
         )
         work.derived[("llm",)] = hit
     return hit
