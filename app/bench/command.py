@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 import httpx
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -746,6 +747,19 @@ def device_line(
     return f"no catalog match for {info.name!r}: efficiencies will not be computed"
 
 
+def _why_not_a_report(exc: ValueError) -> str:
+    """Each field a file lacks or gets wrong, by its path in the report ("profile: Field
+    required; environment: Field required"), at most five: the message had been the first
+    lines of pydantic's text ("2 validation errors for BenchReport profile Field required"),
+    which named one field of two and cut the second."""
+    if not isinstance(exc, ValidationError):
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    errors = exc.errors(include_url=False, include_input=False)
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or 'the file'}: {e['msg']}" for e in errors]
+    more = f"; and {len(parts) - 5} more" if len(parts) > 5 else ""
+    return "; ".join(parts[:5]) + more
+
+
 def upload_command(
     path: Path, server: str, token: str | None, *, console: Console | None = None,
     as_json: bool = False,
@@ -770,8 +784,7 @@ def upload_command(
     except OSError as exc:
         return refuse(f"cannot read {path}: {exc.strerror or exc}", "FILE")
     except ValueError as exc:
-        first = str(exc).splitlines()
-        return refuse(f"{path} is not a gpu-advisor bench report: {' '.join(first[:3])}", "FILE")
+        return refuse(f"{path} is not a gpu-advisor bench report: {_why_not_a_report(exc)}", "FILE")
     try:
         stored = upload(report, server, token)
     except UploadError as exc:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import re
 import sys
 
 import torch
+
+# the CPU's name is read without torch (app.bench.cpu); kept importable from here
+from app.bench.cpu import _sysctl as _sysctl
+from app.bench.cpu import cpu_model as cpu_model
+from app.bench.cpu import read_sys_file as read_sys_file
 
 #: CPU ISA flags that gate precision rows and peak estimates.
 RELEVANT_CPU_FLAGS = (
@@ -36,37 +40,6 @@ RELEVANT_CPU_FLAGS = (
 # ---------------------------------------------------------------------------------------
 # CPU description
 # ---------------------------------------------------------------------------------------
-
-
-def read_sys_file(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except OSError:
-        return None
-
-
-def cpu_model() -> str | None:
-    text = read_sys_file("/proc/cpuinfo")
-    if text:
-        for line in text.splitlines():
-            if line.lower().startswith(("model name", "hardware", "cpu model")):
-                return line.split(":", 1)[1].strip()
-    if sys.platform == "darwin":
-        name = _sysctl("machdep.cpu.brand_string")
-        if name:
-            return name
-    return platform.processor() or None
-
-
-def _sysctl(key: str) -> str | None:
-    import subprocess
-
-    try:
-        out = subprocess.run(["sysctl", "-n", key], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
 
 
 def apple_chip_name() -> str | None:

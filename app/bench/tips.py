@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.bench.report import BatchCurve, BenchReport, Speedup
+from app.bench.report import BatchCurve, BenchReport, ConvRow, Figure, Speedup
 
 _NAMES = {"cnn_block": "CNN block", "transformer_block": "transformer block"}
 _AUTOCAST_DTYPE = {"bf16": "torch.bfloat16", "fp16": "torch.float16"}
@@ -58,10 +58,85 @@ def _times(r: float) -> str:
     return f"{slower:.1f}× slower" if slower < 10 else f"{slower:.0f}× slower"
 
 
+# A ratio of two figures of which one spread over 10 % (``Figure.noisy``) is told as the range
+# its p10/p90 allow, not as one number: a shared 2-core CPU's run read "bf16 training is
+# 110.2× faster" from a bf16 step timed between 2 and 8 ms that the same machine ran in 20 to
+# 340 ms a minute later. The tip's advice follows the range: where it straddles 1×, it
+# cannot say which is faster.
+Span = tuple[float, float]
+
+
+def _rate_span(a: Figure, base: Figure) -> Span | None:
+    """The range of a ÷ base when either figure is noisy (p10 ÷ p90 .. p90 ÷ p10), else None."""
+    if not (a.noisy or base.noisy):
+        return None
+    a_lo, a_hi = a.p10 or a.value, a.p90 or a.value
+    b_lo, b_hi = base.p10 or base.value, base.p90 or base.value
+    if not (a_lo and a_hi and b_lo and b_hi):
+        return None
+    return (a_lo / b_hi, a_hi / b_lo)
+
+
+def _speedup_span(report: BenchReport, sp: Speedup) -> Span | None:
+    """The range of ``sp``'s ratio where a figure behind it was measured unsteadily."""
+    if sp.source == "matmul" and report.matmul is not None:
+        s, base = (report.matmul.by_precision.get(p) for p in (sp.precision, sp.baseline))
+        return _rate_span(s.best, base.best) if s and base else None
+    if sp.source.startswith("conv_") and report.conv is not None:
+        mode = sp.source.removeprefix("conv_")
+        aggs = {a.precision: a for a in report.conv.aggregates if a.mode == mode}
+        a, b = aggs.get(sp.precision), aggs.get(sp.baseline)
+        return _rate_span(a.tflops, b.tflops) if a and b else None
+    if sp.source.startswith("batch_") and report.batch_scaling is not None:
+        best: dict[str, Figure] = {}
+        for c in report.batch_scaling.curves:
+            if f"batch_{c.workload}_{c.mode}" == sp.source and c.points:
+                top = max(c.points, key=lambda pt: pt.samples_per_s.value or 0.0)
+                best[c.precision] = top.samples_per_s
+        a_fig, b_fig = best.get(sp.precision), best.get(sp.baseline)
+        return _rate_span(a_fig, b_fig) if a_fig and b_fig else None
+    return None
+
+
+def _times_span(r: float, span: Span | None) -> str:
+    """_times, or the range a noisy ratio allows: 24–130× faster, between 2.0× slower and
+    3.0× faster."""
+    if span is None:
+        return _times(r)
+    lo, hi = span
+    if lo >= 1:
+        return f"{_x(lo)}–{_x(hi)}× faster"
+    if hi <= 1:
+        return f"{_x(1 / hi)}–{_x(1 / lo)}× slower"
+    return f"between {_x(1 / lo)}× slower and {_x(hi)}× faster"
+
+
+def _x(v: float) -> str:
+    """A factor at the precision a range of them deserves: 1.3, 24, 131."""
+    return f"{v:.1f}" if v < 10 else f"{v:.0f}"
+
+
+def _plain(r: float, span: Span | None, digits: int) -> str:
+    """A ratio as a plain factor (0.9×), or the range a noisy one allows (0.62–1.4×)."""
+    if span is None:
+        return f"{r:.{digits}f}×"
+    return f"{span[0]:.{digits}f}–{span[1]:.{digits}f}×"
+
+
+_UNSTEADY = "timings spread over 10 %: close other programs and rerun for one figure"
+
+
 def _precision_tip(
-    precision: str, where: str, dev_type: str, r: float, native: bool, training: list[Speedup]
+    precision: str,
+    where: str,
+    dev_type: str,
+    r: float,
+    native: bool,
+    training: list[Speedup],
+    spans: dict[str, Span | None],
 ) -> str:
     autocast = f'torch.autocast(device_type="{dev_type}", dtype={_AUTOCAST_DTYPE[precision]})'
+    span = spans.get("matmul")
     if not native:
         return (
             f"{precision} is not native {where}: matmuls run at {r:.2f}× the fp32 "
@@ -70,35 +145,55 @@ def _precision_tip(
     if training:
         # the slowest training measurement decides: a tip must not promise what a step lost
         worst = min(training, key=lambda s: s.ratio)
-        step = f"{_training_name(worst.source)} measured {_times(worst.ratio)} than fp32"
+        wspan = spans.get(worst.source)
+        step = (
+            f"{_training_name(worst.source)} measured {_times_span(worst.ratio, wspan)} than fp32"
+        )
+        if wspan is not None and wspan[0] < 1 < wspan[1]:
+            return (
+                f"{precision} against fp32 {where} was timed too unsteadily to say which "
+                f"trains faster ({step}; {_UNSTEADY})"
+            )
+        noted = f"; {_UNSTEADY}" if wspan is not None else ""
         if worst.ratio < 0.8:
             if r >= 1.2:
                 return (
-                    f"{precision} matmuls alone are {_times(r)} than fp32 {where}, but a "
-                    f"training step disagrees: {step}; keep fp32 for training here"
+                    f"{precision} matmuls alone are {_times_span(r, span)} than fp32 {where}, "
+                    f"but a training step disagrees: {step}; keep fp32 for training here" + noted
                 )
-            return f"{precision} is slower than fp32 {where} ({step}): keep fp32 for training"
+            return (
+                f"{precision} is slower than fp32 {where} ({step}{noted}): keep fp32 for training"
+            )
         if worst.ratio >= 1.2:
             return (
-                f"{precision} training is {_times(worst.ratio)} than fp32 {where} "
-                f"({_training_name(worst.source)}, the slowest training measurement): "
+                f"{precision} training is {_times_span(worst.ratio, wspan)} than fp32 {where} "
+                f"({_training_name(worst.source)}, the slowest training measurement{noted}): "
                 f"train with {autocast}"
             )
         return (
-            f"{precision} trains about as fast as fp32 {where} ({step}): mixed precision "
+            f"{precision} trains about as fast as fp32 {where} ({step}{noted}): mixed precision "
             "halves activation memory but does not save time"
         )
+    if span is not None and span[0] < 1 < span[1]:
+        return (
+            f"{precision} matmuls against fp32 {where} were timed too unsteadily to say which "
+            f"is faster ({_times_span(r, span)}; {_UNSTEADY})"
+        )
+    noted = f"; {_UNSTEADY}" if span is not None else ""
     if r >= 1.2:
         return (
-            f"{precision} is {r:.1f}× faster than fp32 {where} (matmuls; no training step "
-            f"was measured): train with {autocast}"
+            f"{precision} is {_times_span(r, span)} than fp32 {where} (matmuls; no training "
+            f"step was measured{noted}): train with {autocast}"
         )
     if r >= 0.8:
         return (
-            f"{precision} runs about as fast as fp32 {where} ({r:.1f}×): mixed "
-            "precision halves activation memory but does not save time"
+            f"{precision} runs about as fast as fp32 {where} ({_plain(r, span, 1)}{noted}): "
+            "mixed precision halves activation memory but does not save time"
         )
-    return f"{precision} is slower than fp32 {where} ({r:.2f}×): keep fp32 for speed"
+    return (
+        f"{precision} is slower than fp32 {where} ({_plain(r, span, 2)}{noted}): "
+        "keep fp32 for speed"
+    )
 
 
 def _precision_tips(report: BenchReport) -> list[str]:
@@ -114,7 +209,8 @@ def _precision_tips(report: BenchReport) -> list[str]:
         summary = matmul.by_precision.get(precision) if matmul else None
         native = bool(summary and summary.native)
         training = _training_speedups(report, precision)
-        tips.append(_precision_tip(precision, where, dev_type, sp.ratio, native, training))
+        spans = {x.source: _speedup_span(report, x) for x in (sp, *training)}
+        tips.append(_precision_tip(precision, where, dev_type, sp.ratio, native, training, spans))
     tf = _speedup(report, "matmul", "tf32")
     if tf is not None and tf.ratio >= 1.5:
         tips.append(
@@ -163,18 +259,48 @@ def _conv_tips(report: BenchReport) -> list[str]:
     a = max(aggs, key=lambda x: x.tflops.value or 0.0)
     assert a.tflops_nchw is not None and a.tflops_channels_last is not None
     r = a.tflops_channels_last / a.tflops_nchw
+    span = _layout_span(c.rows, a.precision)
+    if span is not None and span[0] < 1 < span[1]:
+        return [
+            f"channels_last against the default NCHW layout was timed too unsteadily to say "
+            f"which is faster ({a.precision}, training: {_times_span(r, span)}; {_UNSTEADY})"
+        ]
+    noted = f"; {_UNSTEADY}" if span is not None else ""
     if r >= 1.1:
         return [
-            f"channels_last convolutions are {r:.1f}× faster here ({a.precision}, "
-            "training): model = model.to(memory_format=torch.channels_last) and the same "
-            "for the inputs"
+            f"channels_last convolutions are {_times_span(r, span)} here ({a.precision}, "
+            f"training{noted}): model = model.to(memory_format=torch.channels_last) and the "
+            "same for the inputs"
         ]
     if r <= 1 / 1.1:
+        inverse = None if span is None else (1 / span[1], 1 / span[0])
         return [
-            f"the default NCHW layout is {1 / r:.1f}× faster than channels_last here "
-            f"({a.precision}, training): keep the default memory format"
+            f"the default NCHW layout is {_times_span(1 / r, inverse)} "
+            f"than channels_last here ({a.precision}, training{noted}): keep the default memory "
+            "format"
         ]
     return []
+
+
+def _layout_span(rows: list[ConvRow], precision: str) -> Span | None:
+    """The range of channels_last ÷ NCHW (Σ FLOPs ÷ Σ time over the layers, as the
+    aggregates are) where a training row behind it was noisy; None when none was."""
+    sel = [
+        r for r in rows if r.precision == precision and r.mode == "forward_backward" and r.figure.ok
+    ]
+    if not any(r.figure.noisy for r in sel):
+        return None
+
+    def rate(layout: str, which: str) -> float | None:
+        lr = [r for r in sel if r.layout == layout]
+        times = [r.flops / v for r in lr if (v := getattr(r.figure, which) or r.figure.value)]
+        return sum(r.flops for r in lr) / sum(times) if lr and len(times) == len(lr) else None
+
+    cl_lo, cl_hi = rate("channels_last", "p10"), rate("channels_last", "p90")
+    nc_lo, nc_hi = rate("nchw", "p10"), rate("nchw", "p90")
+    if not (cl_lo and cl_hi and nc_lo and nc_hi):
+        return None
+    return (cl_lo / nc_hi, cl_hi / nc_lo)
 
 
 def _batch_tips(report: BenchReport) -> list[str]:

@@ -174,6 +174,17 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         else:
             output.write_text(text, encoding="utf-8")
             console.print(f"wrote {output} (launch it with: sky launch -c advisor-bench {output})")
+        _say_loopback(err_console, upload)
+
+
+def _say_loopback(err_console: Console, upload: str) -> None:
+    """launch-spec's warning that a rented machine cannot reach a loopback --upload URL, on
+    stderr too: a comment inside the file written with -o alone went unread."""
+    from app.offers.launch import loopback_warning
+
+    warning = loopback_warning(upload)
+    if warning:
+        err_console.print(f"[yellow]warning[/yellow]: {escape(warning)}")
 
 
 def _list_refusal(

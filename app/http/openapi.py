@@ -114,8 +114,15 @@ EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
 }
 
 
-_FIGURE = {"value": 790.0, "unit": "TFLOPS", "p10": 774.2, "p90": 797.9, "n_blocks": 7,
-           "iters_per_block": 10, "median_time_s": 0.01}  # fmt: skip
+# The upload example is a real measurement, shortened: `gpu-advisor bench --profile quick` on
+# a shared 2-core Intel Xeon VM (torch 2.13.0+cpu, 2026-12-06): fp32 matmul 1024³ in a median
+# 79.5 ms = 2·1024³ ÷ 0.0795 s = 27.0 GFLOPS. A CPU matches no catalog GPU, so storing it
+# (the docs' "Try it out" stores what it sends) calibrates nothing. The earlier example, an
+# H100 at 790 TFLOPS bf16, was no measurement, yet once stored it calibrated every H100 SXM
+# answer ("efficiencies measured on 1 machine"), and its 10 ms for an 8192³ matmul read
+# 110 TFLOPS, not 790.
+_FIGURE = {"value": 0.02701, "unit": "TFLOPS", "p10": 0.02575, "p90": 0.02768, "n_blocks": 3,
+           "iters_per_block": 1, "median_time_s": 0.0795}  # fmt: skip
 _GPU = {
     "slug": "my-h100-pcie",
     "name": "My H100 PCIe",
@@ -156,30 +163,31 @@ EXAMPLES.update(
         },
         ("post", "/api/v1/device-reports"): {
             "bench-report": {
-                "summary": "A (shortened) report written by `gpu-advisor bench --output`",
+                "summary": "A (shortened) report written by `gpu-advisor bench --output`: a "
+                "quick run on a 2-core CPU, which calibrates no catalog GPU",
                 "value": {
-                    "schema_version": 1,
+                    "schema_version": 2,
                     "profile": "quick",
-                    "duration_s": 12.0,
+                    "duration_s": 40.5,
                     "environment": {
-                        "backend": "cuda",
-                        "device": "cuda:0",
-                        "device_name": "NVIDIA H100 80GB HBM3",
-                        "device_memory_bytes": 85029158912,
+                        "backend": "cpu",
+                        "device": "cpu",
+                        "device_name": "Intel(R) Xeon(R) Processor",
+                        "device_memory_bytes": 25324953600,
                         "os": "Linux",
                         "python_version": "3.11.7",
-                        "torch_version": "2.13.0",
+                        "torch_version": "2.13.0+cpu",
                     },
                     "matmul": {
-                        "reference_shape": [8192, 8192, 8192],
+                        "reference_shape": [1024, 1024, 1024],
                         "rows": [],
                         "by_precision": {
-                            "bf16": {
-                                "precision": "bf16",
+                            "fp32": {
+                                "precision": "fp32",
                                 "native": True,
                                 "reference": _FIGURE,
                                 "best": _FIGURE,
-                                "best_shape": [8192, 8192, 8192],
+                                "best_shape": [1024, 1024, 1024],
                             }
                         },
                     },

@@ -5,6 +5,7 @@ it for weeks. Nothing here launches anything."""
 from __future__ import annotations
 
 import shlex
+import textwrap
 import unicodedata
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -89,16 +90,27 @@ class NotLaunchable(ValueError):
 LOOPBACK = ("localhost", "127.", "::1", "[::1]", "0.0.0.0")
 
 
-def _loopback_warning(upload_url: str) -> str:
+def loopback_warning(upload_url: str) -> str:
+    """Why a rented machine cannot upload to ``upload_url`` (a loopback address), in plain
+    words; "" for any other address. The task file carries it as a comment and the CLI says
+    it on stderr too: a warning only inside a file written with -o went unseen."""
     host = urlsplit(upload_url).hostname or ""
     if not host.startswith(LOOPBACK) and host not in LOOPBACK:
         return ""
     return (
-        f"# WARNING: the upload URL {upload_url} is this computer's loopback address: a rented\n"
-        "# machine cannot reach it. Serve GPU Advisor where the machine can reach it and pass\n"
-        "# that address (gpu-advisor bench --upload https://your-server/), or change the run to\n"
-        "# --output report.json, copy the file back and POST it to /api/v1/device-reports.\n"
+        f"the upload URL {upload_url} is this computer's loopback address: a rented "
+        "machine cannot reach it. Serve GPU Advisor where the machine can reach it and pass "
+        "that address (gpu-advisor bench --upload https://your-server/), or change the run to "
+        "--output report.json, copy the file back and POST it to /api/v1/device-reports."
     )
+
+
+def _loopback_comment(upload_url: str) -> str:
+    warning = loopback_warning(upload_url)
+    if not warning:
+        return ""
+    lines = textwrap.wrap("WARNING: " + warning, width=86, break_on_hyphens=False)
+    return "".join(f"# {line}\n" for line in lines)
 
 
 def task_yaml(
@@ -148,7 +160,7 @@ def task_yaml(
         ),
         "run": f"set -e\n{SMI[kind]}\n{bench}\n",
     }
-    header = _loopback_warning(upload_url) + (
+    header = _loopback_comment(upload_url) + (
         f"# GPU Advisor: benchmark {gpu_slug} on {offer.provider} {offer.instance_type}\n"
         f"# ({offer.gpus} GPU(s), ${offer.usd_per_hour:.2f}/h as of {offer.as_of}; "
         f"source: {offer.source})\n"

@@ -12,6 +12,7 @@ from app.catalog.repository import GpuFilter
 from app.catalog.router import split_csv
 from app.catalog.schemas import Backend
 from app.deps import AdminDep, SessionDep, SettingsDep
+from app.errors import InvalidInput
 from app.offers import service
 from app.offers.repository import OfferFilter
 from app.offers.schemas import GpuCompareOut, GpuListPage, GpuWithOffers, OfferPage
@@ -80,6 +81,13 @@ def list_gpus(
     limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> GpuListPage:
+    if min_memory_gb is not None and max_memory_gb is not None and max_memory_gb < min_memory_gb:
+        # a crossed range matches nothing: say so, as a bad value is, not an empty 200
+        raise InvalidInput(
+            f"max_memory_gb {max_memory_gb:g} is below min_memory_gb {min_memory_gb:g}: "
+            "no GPU can match; swap them or drop one",
+            field="max_memory_gb",
+        )
     architectures = split_csv(architecture)
     if architectures:
         catalog.require_architectures(session, architectures, "architecture")

@@ -83,7 +83,7 @@ def list_workloads(data_dir: Path = DATA_DIR) -> s.WorkloadList:
 def get_workload(workload_id: str, data_dir: Path = DATA_DIR) -> s.WorkloadPresetOut:
     preset = load_presets(data_dir).get(workload_id)
     if preset is None:
-        raise NotFound(f"no workload preset '{workload_id}'", field="id")
+        raise NotFound(f"no workload preset '{workload_id}'", field="workload_id")
     return _preset_out(preset)
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.bench.cpu import cpu_model
 from app.config import Settings
 from app.db import session_scope, write_scope
 from app.errors import AppError
@@ -60,7 +61,9 @@ def probe_backend() -> tuple[str, str | None]:
         return "rocm", None
     if sys.platform == "darwin" and platform.machine() == "arm64":
         return "mps", None
-    return "cpu", platform.processor() or platform.machine() or None
+    # the CPU's model name, as the report's environment gives it ("AMD EPYC 7763 …");
+    # platform.processor() is the architecture on Linux ("x86_64"), which named no device
+    return "cpu", (cpu_model() or platform.machine() or None)
 
 
 class Executor:
@@ -224,10 +227,24 @@ def _read_progress(path: Path, last: tuple[float, str]) -> tuple[float, str]:
     return last
 
 
+def _last_error(stderr: str) -> str:
+    """The benchmark's last "error: …" message, whole: rich wraps a message at the console's
+    width, so the log's last line alone was the end of a sentence ("device node (/dev/nvidiactl,
+    …); use --device cpu or auto" for "no CUDA or ROCm device for --device cuda:0: …"). Without
+    such a line (a traceback, a kill), the last line."""
+    lines = [line.rstrip() for line in stderr.strip().splitlines()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("error:")]
+    if not starts:
+        return lines[-1][:300] if lines else ""
+    first = starts[-1]
+    message = " ".join(line.strip() for line in lines[first:] if line.strip())
+    return message.removeprefix("error:").strip()[:500]
+
+
 def _describe_exit(code: int, workdir: Path) -> str:
     tail = ""
-    with contextlib.suppress(OSError, IndexError):
-        tail = (workdir / "stderr.log").read_text(errors="replace").strip().splitlines()[-1][:300]
+    with contextlib.suppress(OSError):
+        tail = _last_error((workdir / "stderr.log").read_text(errors="replace"))
     if code < 0:
         name = (
             signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)

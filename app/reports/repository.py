@@ -315,5 +315,9 @@ def worker_exists(session: Session, label: str) -> bool:
     return session.get(WorkerRow, label) is not None
 
 
+def get_worker(session: Session, label: str) -> WorkerRow | None:
+    return session.get(WorkerRow, label)
+
+
 def list_workers(session: Session) -> list[WorkerRow]:
     return list(session.scalars(select(WorkerRow).order_by(WorkerRow.last_seen.desc())).all())

@@ -35,6 +35,15 @@ def _runs(request: Request) -> Runs:
     response_model=ReportOut,
     status_code=status.HTTP_201_CREATED,
     summary="Store a report written by `gpu-advisor bench`",
+    # the answer to a report whose content is already stored (documented: a client that
+    # checks the status against the document must not read a duplicate as an error)
+    responses={
+        status.HTTP_200_OK: {
+            "model": ReportOut,
+            "description": "The report's content was already stored: the first copy, "
+            "with duplicate: true (nothing new stored)",
+        }
+    },
     openapi_extra={
         "requestBody": {
             "required": True,

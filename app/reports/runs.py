@@ -106,7 +106,8 @@ class Runs:
                      "label": label, "progress": 0.0, "step": "waiting for a worker",
                      "timeout_s": self.settings.bench_timeout_s},
                 )  # fmt: skip
-                created = RunStarted(**run_out(row).model_dump(), warning=_no_worker(s, label))
+                warning = _no_worker(s, label) or _device_mismatch(s, label, device)
+                created = RunStarted(**run_out(row).model_dump(), warning=warning)
         except IntegrityError:
             self._busy(label)
             raise
@@ -183,6 +184,26 @@ def _no_worker(session: Session, label: str) -> str | None:
     return (
         f"no worker labelled '{label}' has reported: the run waits until one starts "
         f"(`gpu-advisor worker --label {label}`); GET /api/v1/workers lists those that have"
+    )
+
+
+# What a worker's probe (app.reports.executor.probe_backend) reports for a machine where a
+# run on this device can start. An XPU machine reports "cpu" there (the probe reads no
+# Intel GPU node), so an xpu run is never second-guessed.
+_DEVICE_BACKENDS = {"cuda": ("cuda", "rocm"), "mps": ("mps",)}
+
+
+def _device_mismatch(session: Session, label: str, device: str) -> str | None:
+    """A warning when the worker of ``label`` reported a machine ``device`` is not on: a run
+    asking cuda:0 of a CPU-only worker had been queued without a word and failed there."""
+    allowed = _DEVICE_BACKENDS.get(device.split(":")[0])
+    row = repository.get_worker(session, label)
+    if allowed is None or row is None or row.backend in allowed:
+        return None
+    return (
+        f"worker '{label}' reported a {row.backend} machine with no {device.split(':')[0]} "
+        f"device: the run asks --device {device} and will likely fail there; ask device "
+        "auto, or a worker with that device (GET /api/v1/workers lists their backends)"
     )
 
 
