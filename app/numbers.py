@@ -96,7 +96,13 @@ def parse_hours(text: str) -> float:
     if unit == "m":  # a million to parse_number, a minute to some: neither is guessed
         raise ValueError(f"{stripped!r}: write min for minutes; {HOURS_HELP}")
     if m is None or unit in _SUFFIX:
-        return parse_number(stripped)
+        try:
+            return parse_number(stripped)
+        except ValueError as exc:
+            # "soon": a time's own examples, not a price's ("like 15k, 8.03B ... or $800")
+            if str(exc).endswith(NUMBER_HELP):
+                raise ValueError(f"{stripped!r}: must be a number of hours, {HOURS_HELP}") from None
+            raise
     if unit not in _HOURS_PER:
         raise ValueError(f"{stripped!r}: {m.group(2)!r} is not a time unit read here; {HOURS_HELP}")
     return parse_number(m.group(1)) * _HOURS_PER[unit]

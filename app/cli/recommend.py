@@ -593,10 +593,18 @@ def render(response: Any, console: Console) -> None:
     # and the pages say it (README "One memory unit"): one label for one unit ("GB" over 2^30
     # bytes beside the API's 10^9-byte *_gb had read as one unit); the footnote says --json's
     # *_gb differ
+    # "on one GPU", as the page's card says: a pick sharded over several needs less on each
+    # ("needs at least 20.4 GiB" headed a pick of 2 × 16 GB cards at 15.7 GiB each)
+    recs = response.recommendations
+    top = (
+        f"; the top pick: {recs[0].num_gpus} GPUs, {vram(recs[0].memory.required_gb):.1f} GiB each"
+        if recs and recs[0].num_gpus > 1
+        else ""
+    )
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs at least {vram(response.memory.required_gb):.1f} GiB (each row: its own);"
-        f" objective: {response.objective}"
+        f" — needs at least {vram(response.memory.required_gb):.1f} GiB on one GPU{top}"
+        f" (each row: its own); objective: {response.objective}"
     )
     _verdict(response, console)
     rows = response.recommendations

@@ -392,14 +392,26 @@ def _precision_caveat(
 
 
 def weights_status(
-    gpu: GpuSpec, runtime: str | None, precision: str, rules: Rules, backend: str | None
+    gpu: GpuSpec,
+    runtime: str | None,
+    precision: str,
+    rules: Rules,
+    backend: str | None,
+    fmt: str | None = None,
 ) -> FeatureStatus | None:
     """Whether ``runtime``'s kernels run ``precision`` weights on this GPU and backend: the
     ``<runtime>-weights:<precision>`` rules (data/frameworks.yaml; vLLM's AWQ/GPTQ int4 on
-    ROCm, Gaudi), the one answer inference and serving should both read. None where no rule
-    names the runtime's weights for this vendor."""
+    ROCm, Gaudi), the one answer inference and serving should both read. ``fmt``: the weight
+    format the job names (``workload.quantization``), whose own ``<runtime>-weights:<fmt>``
+    rule is read first — AWQ, GPTQ and NF4 are all int4 to a precision rule, and Transformers
+    runs NF4 where it runs neither AWQ nor GPTQ (Apple's Metal). None where no rule names the
+    runtime's weights for this vendor."""
     if runtime is None:
         return None
+    if fmt is not None and fmt != "none":
+        named = feature_status(gpu, f"{runtime}-weights:{fmt}", rules, backend)
+        if named is not None:
+            return named
     return feature_status(gpu, f"{runtime}-weights:{precision}", rules, backend)
 
 

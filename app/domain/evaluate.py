@@ -675,7 +675,9 @@ def _weights_gate(
     (compat.weights_status: the rules serving reads too), None where no rule names them.
     vLLM's AWQ/GPTQ on an MI210 had been 'supported' under inference and refused under
     serving."""
-    st = compat.weights_status(gpu, runtime, precision, ctx.rules, backend)
+    # the format the job names (AWQ, GPTQ) has its own rules beside its precision's (int4)
+    fmt = ctx.work.quantization if precision == ctx.work.precision else None
+    st = compat.weights_status(gpu, runtime, precision, ctx.rules, backend, fmt)
     if st is None or st.status == "supported":
         return None
     said = f"{runtime} {precision} weights on {gpu.name}: {st.note}" if st.note else None

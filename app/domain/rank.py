@@ -365,6 +365,11 @@ FOUR_BIT_FORMATS = {
     "sglang": "AWQ/GPTQ",
     "transformers": "AWQ/GPTQ/bitsandbytes",
 }
+# Apple GPUs: Transformers' AWQ and GPTQ kernels have no Metal backend (data/frameworks.yaml
+# `transformers-weights:awq`, Hugging Face's quantization overview), so a Mac row under any
+# runtime but MLX or llama.cpp names the two that run 4-bit weights there (a 70B-on-a-Mac
+# answer had said "AWQ/GPTQ/bitsandbytes", which the engine itself then refused).
+FOUR_BIT_ON_MPS = "MLX 4-bit or GGUF Q4_K_M, under mlx-lm or llama.cpp"
 
 # Below this share of a decode step's bytes the weights do not set its pace: 4-bit weights are
 # then a memory saving, not a speed-up (Llama 3.1 8B at batch 32 and 8,000 tokens reads 16 GB
@@ -454,6 +459,8 @@ def four_bit_tip(c: Candidate, terms: FourBitTerms | None = None) -> str:
     end to end less where the prompt's prefill, which they do not speed up, is a large part."""
     w, p = c.work, c.perf
     names = FOUR_BIT_FORMATS.get(w.runtime, "AWQ/GPTQ/GGUF Q4")
+    if p.backend == "mps" and w.runtime not in ("mlx", "llama.cpp"):
+        names = FOUR_BIT_ON_MPS
     ratio, read, table, table4 = terms if terms is not None else four_bit_terms(w, p.copies)
     head = f"4-bit weights ({names}) are ~{ratio:.1f}× smaller"
     if (p.decode_bottleneck or p.bottleneck) != "memory bandwidth" or read is None:
@@ -1147,6 +1154,11 @@ def windows_note(c: Candidate, rules: compat.Rules | None) -> list[str]:
     win = compat.feature_status(c.gpu, "rocm_windows", rules, c.perf.backend)
     if win is None or win.status != "experimental" or not win.note:
         return []
+    # a job over several cards: WSL2's "supported" does not reach it (a 2 × RX 9060 XT FSDP
+    # row had been told WSL2 was the supported path)
+    mgpu = compat.feature_status(c.gpu, "rocm_wsl_multi_gpu", rules, c.perf.backend)
+    if c.n > 1 and mgpu is not None and mgpu.status == "unsupported" and mgpu.note:
+        return [f"If you run Windows: {win.note}; but {mgpu.note}."]
     return [f"If you run Windows: {win.note}."]
 
 

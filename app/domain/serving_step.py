@@ -743,7 +743,8 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
     # weight formats the runtime's kernels lack here (the rules inference reads too)
     barred = []
     for wp in weights:
-        st = compat.weights_status(gpu, runtime.name, wp, rules, backend)
+        fmt = work.quantization if wp == work.precision else None  # AWQ, GPTQ: their own rules
+        st = compat.weights_status(gpu, runtime.name, wp, rules, backend, fmt)
         if st is not None and st.status == "unsupported":
             barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
     return Options(

@@ -373,7 +373,8 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         # a spot price is no on-demand one: "(8 GPUs, on-demand) at $80.00/h spot" read as both
         tier = o.tier
         if ch.spot:
-            tier = "spot" if o.tier in costs.ON_DEMAND_TIERS else f"{o.tier}, spot"
+            # an offer whose tier is spot already says it once ("(8 GPUs, spot, spot)")
+            tier = "spot" if o.tier in (*costs.ON_DEMAND_TIERS, "spot") else f"{o.tier}, spot"
         lines.append(
             f"Rent {shape}{o.provider} {o.instance_type} ({o.gpus} GPU{'s' if o.gpus > 1 else ''},"
             f" {tier}) at {total}, as of {o.as_of}{_not_offered(pricing, 'rent')}."

@@ -47,17 +47,7 @@ def variations(
         # eager generate is host-bound at small batches: the CUDA-graph engine people switch to
         # is the change a latency target or a slow answer most often needs
         out.append(("runtime vllm instead of transformers", {"workload": {"runtime": "vllm"}}))
-        if request.workload.quantization is None and p in ("bf16", "fp16"):
-            # what people run a large model on at home: a GGUF 4-bit file under llama.cpp (its
-            # own kernels on NVIDIA, AMD, Apple and Intel, layers split over mixed cards), which
-            # Transformers' int4 row cannot show ("Llama 3 70B at home for $3,000" had never
-            # named two used 3090s or a 64 GB Mac: issue 23)
-            out.append(
-                (f"runtime llama.cpp with GGUF Q4_K_M instead of transformers {p}",
-                 # the file's own precision: a stated bf16 would contradict its int4 weights
-                 {"workload": {"runtime": "llama.cpp", "quantization": "q4_k_m",
-                               "precision": None}})
-            )  # fmt: skip
+        out.extend(_gguf_lever(request, p))
     if work.task == "inference":
         out.extend(_inference_levers(work))
     else:
@@ -106,6 +96,25 @@ def variations(
             out.append((f"ranked by {objective.replace('_', ' ')}", {"objective": objective}))
     out.extend(_relaxed(request.constraints, work.training))
     return out
+
+
+def _gguf_lever(request: s.RecommendationRequest, p: str) -> list[tuple[str, dict[str, Any]]]:
+    """A Transformers LLM inference job's GGUF Q4_K_M file under llama.cpp: for 16-bit weights,
+    what people run a large model on at home (its own kernels on NVIDIA, AMD, Apple and Intel,
+    layers split over mixed cards), which Transformers' int4 row cannot show ("Llama 3 70B at
+    home for $3,000" had never named two used 3090s or a 64 GB Mac: issue 23); for a 4-bit
+    format Transformers loads (AWQ, GPTQ, NF4), the same 4 bits in the format whose kernels run
+    on every vendor, where Transformers' do not (Apple's Metal: an empty answer had named only
+    "any vendor"). The file's own precision: a stated bf16 would contradict its int4 weights."""
+    q = request.workload.quantization
+    if q is None and p in ("bf16", "fp16"):
+        was = p
+    elif q in TRANSFORMERS_4BIT:
+        was = q.upper()
+    else:
+        return []
+    change = {"workload": {"runtime": "llama.cpp", "quantization": "q4_k_m", "precision": None}}
+    return [(f"runtime llama.cpp with GGUF Q4_K_M instead of transformers {was}", change)]
 
 
 def _inference_levers(work: WorkloadSpec) -> list[tuple[str, dict[str, Any]]]:
@@ -198,7 +207,7 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
     elif across_servers and c.max_gpus < MOST_GPUS:
         out.append((f"up to {MOST_GPUS} GPUs instead of {c.max_gpus}", {"max_gpus": MOST_GPUS}))
     if c.vendors:
-        out.append(("any vendor", {"vendors": None}))
+        out.append((VENDOR_LIFTED, {"vendors": None}))
     if c.segments:
         out.append(("any kind of card", {"segments": None}))
     if c.max_hours is not None:
@@ -225,6 +234,11 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
 
 
 BUDGET_LIFTED = "no budget limit (the cheapest first)"
+# 4-bit formats Transformers loads with its own kernels (AWQ, GPTQ, bitsandbytes NF4)
+TRANSFORMERS_4BIT = ("awq", "gptq", "nf4")
+# the vendor the asker named: another vendor's card is another machine and software stack
+# (a Mac asked about is not an AMD Instinct server)
+VENDOR_LIFTED = "any vendor"
 SPOT_ALLOWED = "spot instances allowed (cheaper, may be interrupted)"
 ACQUISITION_LIFTED = "as well as "
 
@@ -347,12 +361,15 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
     """How far a variation strays from the question, then the most GPUs it opens first.
     Lifting a budget or the deadline is the change the question says not to make: last (a
     faster runtime that meets the deadline had stood behind "no deadline"). Changing how the
-    cards are had (renting as well as buying) comes after every change that keeps the asker's
-    way and budget: "renting as well as buying, best RTX A6000 ($5,173 to buy)" had come
-    before a $340 pair of P40s that buys within $1,500, as it opens more cards."""
+    cards are had (renting as well as buying) or whose cards they are (any vendor) comes after
+    every change that keeps the asker's way, vendor and budget: "renting as well as buying,
+    best RTX A6000 ($5,173 to buy)" had come before a $340 pair of P40s that buys within
+    $1,500, as it opens more cards."""
     if v.change in (BUDGET_LIFTED, DEADLINE_LIFTED):
         far = 2
-    elif ACQUISITION_LIFTED in v.change:
+    elif ACQUISITION_LIFTED in v.change or v.change == VENDOR_LIFTED:
+        # another vendor's card is not the machine asked about: "any vendor, best 2 × MI100"
+        # had come before the runtime that runs an AWQ 70B's 4 bits on the Mac asked about
         far = 1
     else:
         far = 0

@@ -382,6 +382,12 @@ def _compare_rows(
     return rows
 
 
+SERVING_ELSEWHERE = (
+    "serving is planned on the question form (Ask), which takes the load and latency targets "
+    "it needs; the comparison takes training, fine-tuning or inference"
+)
+
+
 def _compare_workload(
     session: Any, settings: Settings, slugs: list[str], preset: str, task: str | None
 ) -> list[Any]:
@@ -408,7 +414,9 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
         "presets": presets,
         "preset": preset,
         "task": task or "",
-        "tasks": [t for t in typing.get_args(rs.Task)],
+        # serving needs a load and targets, which this form has no fields for: the option
+        # had led only to "give the load: concurrent_requests or requests_per_s"
+        "tasks": [t for t in typing.get_args(rs.Task) if t != "serving"],
         "job": None,
         "job_error": None,
     }
@@ -423,7 +431,10 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
             ctx["result"] = result
             rent_prices, buy_prices = offers.catalog_prices(session)
             ctx["rows"] = _compare_rows(result, rent_prices, buy_prices)
-            if preset:
+            if preset and task == "serving":
+                ctx["job_error"] = SERVING_ELSEWHERE
+                status = 422
+            elif preset:
                 try:
                     ctx["job"] = _compare_workload(session, settings, slugs, preset, task)
                 except (InvalidInput, NotFound) as exc:

@@ -27,9 +27,10 @@ def test_the_gguf_lever_is_tried_for_transformers_llm_inference_only() -> None:
     assert tried[LABEL] == {
         "workload": {"runtime": "llama.cpp", "quantization": "q4_k_m", "precision": None}
     }
-    # not where the question pins a format or a runtime, nor for training or a CNN
+    # not where the question pins a runtime, nor for training or a CNN (a pinned AWQ, GPTQ or
+    # NF4 under Transformers gets the same 4 bits as a GGUF file since r31:
+    # tests/recommend/test_r31vf_mac_4bit.py)
     for other in (
-        {"preset": "llama-3-70b", "task": "inference", "quantization": "awq"},
         {"preset": "llama-3-70b", "task": "inference", "runtime": "vllm"},
         {"preset": "llama-3-70b", "task": "inference", "runtime": "llama.cpp"},
         {"preset": "llama-3-8b", "task": "fine-tuning", "peft": "lora"},
