@@ -52,6 +52,7 @@ from app.domain.operators import (
     NF4_DEQUANT,
     Op,
     backward_ops,
+    block_linears,
     dequant_ops,
     fp8_cast_ops,
     gemm,
@@ -858,6 +859,12 @@ class _StepJob:
     ops: tuple[Op, ...] | None = None
     # ATen calls an eager host makes per step (table_host_calls); None: one per kernel
     host_calls: float | None = None
+    # Eager decoder training counted in host calls rather than kernels (_train_host_calls):
+    # how often each forward call of a block is issued per step (layers × (forward passes +
+    # the autograd node behind each)), priced at the runtime's ops_per_layer where its row has
+    # one; and the adapters' and 4-bit unpack's calls beside them. 0: one call per kernel
+    layer_calls: float = 0.0
+    adapter_calls: float = 0.0
     # the step's convolution ops (each one cuDNN call from the host: CONV_CALL_WEIGHT)
     conv_calls: float = 0.0
     # of those, the calls of a diffusion pipeline's decode phase (its ops carry phase
@@ -909,8 +916,15 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     dec_inside = tuple(math.fsum(o.count for o in dec if o.role == r) for r in LAYOUT_ROLES)
     # a compiled runtime that replays CUDA graphs launches nothing from the host per kernel
     graphs = work.cuda_graphs
+    layer_calls, adapter_calls = (0.0, 0.0) if graphs else _train_host_calls(work)
+    if layer_calls and work.model.experts and work.model.experts > 1:
+        # an MoE block's router and experts run outside the dense block's 81 calls, each
+        # expert's kernels from its own eager loop: about one call a kernel, as PEFT's ops
+        adapter_calls += math.fsum(o.count for o in ops if o.name.split(".")[0] in _MOE_OPS)
     return replace(
         job,
+        layer_calls=layer_calls,
+        adapter_calls=adapter_calls,
         ops=tuple(ops),
         state_ops=tuple(o for o in ops if o.phase == "opt" or o.name == "autocast.weights"),
         host_calls=0.0 if graphs else table_host_calls(work),
@@ -920,6 +934,41 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
         decode=bool(dec),
         decode_library_kernels=dec_inside,
     )
+
+
+# PEFT's lora.Linear adds, per adapted linear and forward, the input cast, lora_A, lora_B, the
+# scaling multiply, the add into the frozen layer's output and its own module call: ~6 host
+# calls (peft tuners/lora/layer.py; data/efficiency.yaml train-llm note), each backed by an
+# autograd node in the backward like the block's own calls.
+PEFT_CALLS_PER_LINEAR = 6.0
+# An MoE block's own ops (operators._mlp): the router GEMM and each expert's kernels, with
+# their backward ops (named after them)
+_MOE_OPS = ("router", "expert")
+
+
+def _train_host_calls(work: WorkloadSpec) -> tuple[float, float]:
+    """An eager decoder training step's host calls per micro-step, as (layer_calls,
+    adapter_calls): each forward call of a block is issued once per forward pass (twice under
+    gradient checkpointing: torch.utils.checkpoint reruns the block's Python forward) and once
+    more as the autograd node the backward runs for it, so a block's calls are its forward
+    calls (the runtime's ``ops_per_layer``) × ``layer_calls`` ÷ layers; LoRA adds
+    PEFT_CALLS_PER_LINEAR per adapted block linear the same number of times, and a 4-bit base
+    its unpack kernels (each one PyTorch call) per linear per dequantising call. (0, 0) for
+    anything else: its host is charged per kernel."""
+    m = work.model
+    if not work.training or m.family != "decoder" or not m.has_shape or not m.layers:
+        return 0.0, 0.0
+    fwd = 2.0 if work.gradient_checkpointing else 1.0
+    issued = float(m.layers) * (fwd + 1.0)
+    linears = float(len(block_linears(m)))
+    adapters = 0.0
+    if work.peft in ("lora", "qlora"):
+        adapters = PEFT_CALLS_PER_LINEAR * linears * issued
+    if work.peft == "qlora":
+        dq = GPTQ_TORCH_DEQUANT if work.quantization == "gptq" else NF4_DEQUANT
+        dq_calls = fwd + (1.0 if dq.in_backward else 0.0)
+        adapters += dq.kernels * linears * float(m.layers) * dq_calls
+    return issued, adapters
 
 
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
@@ -1638,6 +1687,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     inside = math.fsum(n for r, n in kept if r not in fuse)
     launched = arrs.kernels - inside
     calls = launched if job.host_calls is None else job.host_calls
+    if job.host_calls is None and job.layer_calls and on.prof.ops_per_layer:
+        # eager decoder training whose runtime row counts host calls per block: its forward
+        # calls, rerun and backed by autograd nodes, plus the adapters' (_train_host_calls)
+        calls = on.prof.ops_per_layer * job.layer_calls + job.adapter_calls
     if on.prof.queued_dispatch and job.host_calls is None:
         # each convolution's cuDNN call counts CONV_CALL_WEIGHT host-op equivalents
         calls += (CONV_CALL_WEIGHT - 1.0) * job.conv_calls

@@ -144,7 +144,7 @@ def test_one_short_sequence_is_host_bound_and_a_long_one_is_not() -> None:
     long = perf.single_gpu(A100, _job("lora", 8192))
     assert short.step_s == pytest.approx(short.dispatch)
     assert long.step_s > 2 * long.dispatch
-    # the host figure is per kernel: the same for both lengths
+    # the host figure is per call: the same for both lengths
     assert short.dispatch == pytest.approx(long.dispatch)
 
 
