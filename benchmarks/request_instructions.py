@@ -2,17 +2,20 @@
 machine as on a quiet one (to ~0.5 %), where CPU time on a shared 2-core box moves by 20 %.
 
     PYTHONHASHSEED=0 PYTHONPATH=. python benchmarks/request_instructions.py [--requests 8]
-        [--endpoint]
+        [--endpoint] [--scale 10]
 
 Runs itself under ``valgrind --tool=callgrind`` with instrumentation off (the app's start and
 a warm-up run at a few times native speed), switches it on for ``--requests`` open-question
 requests (api_speed.py's OPEN_BODY, the batch size cycling) and off again with
 ``callgrind_control``, and prints the instructions counted per request (every thread: the
 TestClient's, the app's and its worker's). ``--endpoint``: the route's own work only
-(request_cpu.py's ``_endpoint``: the request model, the engine, the answer's JSON). The app's
-background readiness check (every second; a run under valgrind is ~50× slower, so it would
-land inside the window) runs once at start only. Needs valgrind (``apt-get install valgrind``);
-about 2-3 minutes on the development machine. Compare two trees by running it in each.
+(request_cpu.py's ``_endpoint``: the request model, the engine, the answer's JSON).
+``--scale N``: the catalog copied to N times its size first, as api_speed.py's ``--scale``
+copies it (issue 21's goal is read at ``--scale 10``, where work per card weighs ten times
+more). The app's background readiness check (every second; a run under valgrind is ~50×
+slower, so it would land inside the window) runs once at start only. Needs valgrind
+(``apt-get install valgrind``); about 2-3 minutes on the development machine (``--scale 10``:
+about 4). Compare two trees by running it in each.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ def _ctl(flag: str) -> None:
     )
 
 
-def child(requests: int, endpoint: bool) -> None:
+def child(requests: int, endpoint: bool, scale: int = 1) -> None:
     """Under valgrind: the counted requests."""
     import logging
 
@@ -45,7 +48,7 @@ def child(requests: int, endpoint: bool) -> None:
     import app.system.health as health
     from app.config import Settings
     from app.main import create_app
-    from benchmarks.api_speed import OPEN_BODY, _body
+    from benchmarks.api_speed import OPEN_BODY, _body, scale_catalog
     from benchmarks.request_cpu import _endpoint
 
     every_second = health.keep_checking
@@ -55,9 +58,12 @@ def child(requests: int, endpoint: bool) -> None:
 
     health.keep_checking = once  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(Settings(database_url=f"sqlite:///{tmp}/ir.db"))
+        url = f"sqlite:///{tmp}/ir.db"
+        app = create_app(Settings(database_url=url))
         logging.disable(logging.INFO)
         with TestClient(app) as client:
+            if scale > 1:
+                scale_catalog(url, scale)  # the caches see the new cards by their stamps
 
             def run(n: int) -> None:
                 if endpoint:
@@ -76,16 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=8)
     ap.add_argument("--endpoint", action="store_true", help="the route's own work only")
+    ap.add_argument("--scale", type=int, default=1, help="the catalog copied to N times its size")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        child(args.requests, args.endpoint)
+        child(args.requests, args.endpoint, args.scale)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [
             "valgrind", "--tool=callgrind", "--instr-atstart=no",
             f"--callgrind-out-file={tmp}/callgrind.out",
             sys.executable, __file__, "--child", "--requests", str(args.requests),
+            "--scale", str(args.scale),
         ] + (["--endpoint"] if args.endpoint else [])  # fmt: skip
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
@@ -94,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     total = int(found.group(1).replace(",", ""))
     what = "endpoint's own work" if args.endpoint else "whole request (TestClient)"
+    if args.scale > 1:
+        what += f", catalog × {args.scale}"
     print(f"{total / args.requests / 1e6:.2f} M instructions per open-question request ({what})")
     return 0
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import compat, llm_step, llm_totals, perf
+from app.domain import compat, llm_step, perf
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.efficiency import EfficiencyTable
@@ -254,11 +254,16 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
                 k = m
                 break
         n[j] = k
-    for k, m in sorted(set(zip(which[n > 0].tolist(), n[n > 0].tolist(), strict=True))):
-        on = more[(which == k) & (n == m)]
+    # the memory per GPU of each card's variant at its count (each pair's asked once, the
+    # cards that share it read it), against the card's usable memory: one comparison of columns
+    some = np.flatnonzero(n > 0)
+    pairs = list(zip(which[some].tolist(), n[some].tolist(), strict=True))
+    for k, m in set(pairs) - at.keys():
         v = snap.variants[k]
-        held = ev.variant_memory(ctx, keys[k], runs[k], m, v[1], v[2]).total <= snap.avail[on]
-        count[on[held]] = m
+        at[k, m] = ev.variant_memory(ctx, keys[k], runs[k], m, v[1], v[2]).total
+    per_gpu = np.array([at[p] for p in pairs], np.float64)
+    held = per_gpu <= snap.avail[more[some]]
+    count[more[some[held]]] = n[some[held]]
     return count
 
 
@@ -298,13 +303,14 @@ def configuration(
 
 @dataclass(frozen=True, slots=True)
 class Stepped:
-    """What ``stepped`` took: every card's loose bound (``loose_bounds``), and the figures of
-    the prompt and decode steps of the cards it stepped, each row's as on one GPU (``row``:
-    each card's row in them, -1 where none), from which a one-GPU configuration's estimate is
-    made without stepping it again (``one_gpu_estimate``)."""
+    """What ``stepped`` took: every card's loose bound (``loose_bounds``), and the prompt and
+    decode steps of the cards it stepped (``row``: each card's row in them, -1 where none),
+    from which a one-GPU configuration's estimate is made without stepping it again
+    (``one_gpu_estimate``)."""
 
     bounds: NDArray[np.float64]
-    steps: list[llm_totals.Totals]  # one a set (perf.one_gpu_figures)
+    # (prompt, decode) steps, one pair a set
+    steps: list[tuple[llm_step.StepColumns, llm_step.StepColumns]]
     step: NDArray[np.intp]  # each card's set in ``steps`` (-1: not stepped)
     row: NDArray[np.intp]  # its row in that set
 
@@ -400,7 +406,7 @@ def stepped(snap: Snapshot, ctx: ev.Context, count: NDArray[np.int64]) -> Steppe
         cols = llm_step.dense_columns(job, rows, snap.place[cards], n)
         t, pre, dec = perf.stepped_parts(cols, run)
         out[cards] = np.where(np.isfinite(t) & (t > 0), t, math.inf)
-        steps.append(perf.one_gpu_figures(run, pre, dec))
+        steps.append((pre, dec))
         step[cards] = k
         row[cards] = np.arange(len(cards))
     return Stepped(out, steps, step, row)
@@ -416,9 +422,11 @@ def one_gpu_estimate(
     if count[i] != 1 or done.step[i] < 0 or not math.isfinite(done.bounds[i]):
         return None
     gpu, v = snap.gpus[i], snap.variants[snap.variant[i]]
+    prompt, decode = done.steps[done.step[i]]
     return perf.llm_one_gpu_estimate(
         ev.job_variant(ctx, _key(ctx, v)),
-        done.steps[done.step[i]],
+        prompt,
+        decode,
         int(done.row[i]),
         snap.card_rows(ctx).terms[snap.place[i]],
         perf.efficiencies(gpu, ctx.calibration),

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -2994,29 +2994,40 @@ def _stepped_estimate(
     )
 
 
-def one_gpu_figures(
-    work: WorkloadSpec, prompt: llm_step.StepColumns, decode: llm_step.StepColumns
-) -> llm_totals.Totals:
-    """``llm_totals.totals`` of every row of prompt and decode steps stepped as columns
-    elsewhere (app/domain/fleet.py, with the bounds), each read as a replica on one GPU (the
-    rows of more GPUs are not read: ``llm_one_gpu_estimate``)."""
-    b, out = work.batch_size, max(1, work.output_tokens)
-    one = np.ones(len(prompt.seconds))
-    return llm_totals.totals(b * out, decode_steps(work), one, prompt, decode)
+class _StepRow(NamedTuple):
+    """One row of ``llm_step.StepColumns`` as plain floats: a step ``_llm_perf`` reads."""
+
+    seconds: float
+    gpu_s: float
+    compute_s: float
+    memory_s: float
+    launch_s: float
+    host_s: float
+    comm_s: float
+
+
+def step_row(cols: llm_step.StepColumns, row: int) -> _StepRow:
+    """Row ``row`` of steps taken as columns, each value the float64 the column holds."""
+    return _StepRow(*(float(col[row]) for col in cols))
 
 
 def llm_one_gpu_estimate(
     work: WorkloadSpec,
-    figures: llm_totals.Totals,
+    prompt: llm_step.StepColumns,
+    decode: llm_step.StepColumns,
     row: int,
     card: llm_step.CardTerms,
     eff: Efficiency,
     backend: str,
 ) -> PerfEstimate:
-    """``estimate`` of the job on one of the card's GPUs from row ``row`` of its steps'
-    figures (``one_gpu_figures``): one GPU has no links, so the row is the replica
-    ``estimate`` steps, to the last bit, as in ``llm_estimates``."""
-    return _stepped_estimate(figures, row, work, 1, card, eff, backend)
+    """``estimate`` of the job on one of the card's GPUs from row ``row`` of its prompt and
+    decode steps, stepped as columns elsewhere (app/domain/fleet.py, with the bounds): one GPU
+    has no links, so the row is the replica ``estimate`` steps, and ``_llm_perf`` of its two
+    steps is the estimate, to the last bit. Only the rows a request walks are read (~10 of a
+    catalog's ~100 or ~1,000), so their figures are worked out here, one row at a time,
+    rather than for every row stepped (``llm_totals.totals``)."""
+    pre, dec = step_row(prompt, row), step_row(decode, row)
+    return _llm_perf(work, 1, pre, dec, None, card.math or card.mode, eff, backend)
 
 
 def _llm_single(gpu: GpuSpec, work: WorkloadSpec, eff: Efficiency, backend: str) -> float:

@@ -889,32 +889,37 @@ def _every_shown(
     gpus = catalog.gpus
     snap = fleet.snapshot(catalog, ctx)
     count = fleet.first_counts(snap, ctx)
-    counts = [0] * len(gpus) if count is None else count.tolist()
     done = None if count is None else fleet.stepped(snap, ctx, count)
     bounds = None if done is None else done.bounds
-    configs: list[ev.Configuration | None] = []  # None: found by the columns
-    found: dict[int, _Planned] = {}
-    kept: list[int] = []  # the rows of `gpus` that run
-    shown: list[GpuSpec] = []
-    ns: list[int] = []
+    counts = np.zeros(len(gpus), np.int64) if count is None else count.copy()
+    runs = counts > 0  # the cards that run: those the columns found, then the planned
+    planned: list[tuple[int, _Planned]] = []  # (card, how it was found), in card order
     excluded: list[tuple[GpuSpec, ev.Exclusion]] = []
-    for i, (gpu, n) in enumerate(zip(gpus, counts, strict=True)):
-        first = None
-        if not n:
-            # a card that runs as one device and cannot hold the job: out, as plan says, without
-            # planning it (most laptops and Macs for an 8B model)
-            misfit = fleet.one_device_misfit(snap, ctx, i) if count is not None else None
-            p = misfit if misfit is not None else _planned(gpu, ctx)
-            if isinstance(p, ev.Exclusion):
-                excluded.append((gpu, p))
-                continue
-            found[len(configs)] = p
-            first = p.admitted.config
-            n = first.num_gpus
-        configs.append(first)
-        kept.append(i)
-        shown.append(gpu)
-        ns.append(n)
+    for i in np.flatnonzero(~runs).tolist():
+        gpu = gpus[i]
+        # a card that runs as one device and cannot hold the job: out, as plan says, without
+        # planning it (most laptops and Macs for an 8B model)
+        misfit = fleet.one_device_misfit(snap, ctx, i) if count is not None else None
+        p = misfit if misfit is not None else _planned(gpu, ctx)
+        if isinstance(p, ev.Exclusion):
+            excluded.append((gpu, p))
+            continue
+        planned.append((i, p))
+        runs[i] = True
+        counts[i] = p.admitted.config.num_gpus
+    # the rows that run, in card order (the cards as columns; a loop over ~1,000 cards of a
+    # large catalog had been a tenth of the request)
+    at = np.flatnonzero(runs)
+    kept: list[int] = at.tolist()  # the rows of `gpus` that run
+    shown = [gpus[i] for i in kept]
+    ns: list[int] = counts[at].tolist()
+    configs: list[ev.Configuration | None] = [None] * len(kept)  # None: found by the columns
+    found: dict[int, _Planned] = {}
+    if planned:
+        places = np.searchsorted(at, [i for i, _ in planned]).tolist()
+        for row, (_, p) in zip(places, planned, strict=True):
+            found[row] = p
+            configs[row] = p.admitted.config
 
     def config(i: int) -> ev.Configuration:
         c = configs[i]
@@ -927,7 +932,7 @@ def _every_shown(
         # not stepped from the columns (a job other than a dense LLM's inference): each bounded
         speed = np.array(ev.loose_bounds([config(i) for i in range(len(configs))], ctx), float)
     else:
-        speed = bounds[kept]
+        speed = bounds[at]
         rows = list(found)
         speed[rows] = ev.loose_bounds([p.admitted.config for p in found.values()], ctx)
     known, flat = ev.price_columns(configs, shown, ns, ctx)
@@ -983,14 +988,17 @@ def _bounded_balanced(
         rows = np.flatnonzero(bounded)
         special[rows[np.argmax(speeds[rows])]] = True
         special[rows[np.argmax(np.nan_to_num(values[rows], nan=0.0))]] = True
-    order = np.lexsort(
+    ranks = np.lexsort(
         (
             np.where(bounded, -speeds, 0.0),
             np.where(bounded, -metric, 0.0),
             bounded & ~special,
             bounded,
         )
-    ).tolist()
+    )
+    # the cards one at a time from the list, the rest of them as a slice of the array (a list
+    # indexes a column only once made an array: ~1,000 cards a cut on a large catalog)
+    order = ranks.tolist()
 
     def margin() -> float:
         # Scores are rounded to 6 places of the top score, at most speed^w × value^(1−w) of
@@ -1008,7 +1016,7 @@ def _bounded_balanced(
     at = 0
     while at < len(order):
         if len(heap) >= limit:
-            rest = order[at:]
+            rest = ranks[at:]
             s, v = speeds[rest], values[rest]
             with np.errstate(invalid="ignore"):
                 cut = (s <= speed) & np.where(
