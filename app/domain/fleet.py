@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from app.domain import compat, llm_step, perf
+from app.domain import compat, efficiency, llm_step, perf
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.efficiency import EfficiencyTable
@@ -115,11 +115,22 @@ def software(ctx: ev.Context) -> Software:
     """What a snapshot's terms depend on besides the catalog, the rules and the calibration:
     the gate's inputs (framework, precision asked, runtime, model family and convolutions),
     the memory the runtime keeps back (training or not, and for inference the model's
-    vocabulary and widths, which size a serving runtime's startup activations: ev.usable_gb)
-    and the LLM card terms' (prompt GEMM path, weight format)."""
+    vocabulary and widths, which size a serving runtime's startup activations: ev.usable_gb,
+    and where the runtime has a startup rule the batch, whose sequences it deploys at
+    --max-num-seqs) and the LLM card terms' (prompt GEMM path, weight format)."""
     work = ctx.work
     m = work.model
     widths = None if work.training else (m.vocab_size, m.hidden_size, m.intermediate_size)
+    runtime = getattr(work, "runtime", None)
+    # a batch-1 request's usable memory had been kept for a batch-256 one on the same software
+    # (vLLM's sampler rows: an A10 credited 21.25 GB instead of 19.97)
+    rows = (
+        work.batch_size
+        if widths is not None
+        and runtime is not None
+        and efficiency.has_startup_rule(efficiency.serving_spec(work.efficiency, runtime))
+        else None
+    )
     return (
         ctx.framework,
         work.precision,
@@ -130,6 +141,7 @@ def software(ctx: ev.Context) -> Software:
         m.conv_layers,
         work.training,
         widths,
+        rows,
         work.prompt_gemm,
         work.weight_bits,
     )

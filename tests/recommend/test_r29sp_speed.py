@@ -154,8 +154,11 @@ def test_the_snapshots_layer_split_is_each_cards_decode_span(
         want = perf.profile_for(gpu, run, v[1], "decode").span != "tensor"
         assert bool(got[i]) == want, gpu.slug
     _, other = _ctx({"workload": {**workload, "batch_size": 16}}, rules)
-    assert fleet.snapshot(catalog, other) is snap
-    assert np.array_equal(snap.layer_split(other), got)
+    # (a runtime with a startup rule keeps a snapshot per batch since r31: its usable memory
+    # follows the batch, tests/recommend/test_r31ld_snapshot_batch.py)
+    again = fleet.snapshot(catalog, other)
+    assert again is snap or runtime == "vllm"
+    assert np.array_equal(again.layer_split(other), got)
 
 
 def test_some_runtime_splits_by_layers_and_another_does_not(shipped_catalog: Any) -> None:
