@@ -531,9 +531,24 @@ def filtered_out(gpu: GpuSpec, limits: Limits) -> Exclusion | None:
 def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
     """Framework, backend, precision and attention kernels for this GPU: the same answer for
     every count, offer and request, so memoised on the rules (compat.Rules._memo)."""
-    m = ctx.work.model
-    # FLUX.1's DiT and SDXL's UNet share the family, not the fp8 answer (ModelSpec.conv_layers)
-    key = ("gate", gpu, ctx.framework, precision, runtime, m.family, m.conv_layers)
+    work = ctx.work
+    m = work.model
+    # FLUX.1's DiT and SDXL's UNet share the family, not the fp8 answer (ModelSpec.conv_layers);
+    # the weight-only FP8 path reads the task and whether the model routes experts
+    # (_weight_only), the weights rule the format the job names (_weights_gate): an NF4 request
+    # on a Mac had left its gate for a later AWQ one
+    key = (
+        "gate",
+        gpu,
+        ctx.framework,
+        precision,
+        runtime,
+        m.family,
+        m.conv_layers,
+        work.is_llm_inference,
+        (m.experts or 0) > 1,
+        weights_format(work, precision),
+    )
     # typed names rather than cast(): these run several times per card, and cast is a call
     hit: Gate | None = ctx.rules._memo.get(key)
     if hit is not None:
@@ -668,6 +683,12 @@ def _documented(gpu: GpuSpec, feature: str, rules: compat.Rules, backend: str) -
     return st is None or st.status == "supported"
 
 
+def weights_format(work: WorkloadSpec, precision: str) -> str | None:
+    """The weight format whose rules the gate reads beside its precision's: the one the job
+    names (AWQ, GPTQ, NF4) where the gate is asked of the job's own precision."""
+    return work.quantization if precision == work.precision else None
+
+
 def _weights_gate(
     gpu: GpuSpec, runtime: str | None, precision: str, ctx: Context, backend: str
 ) -> tuple[str | None, str | None] | None:
@@ -675,9 +696,9 @@ def _weights_gate(
     (compat.weights_status: the rules serving reads too), None where no rule names them.
     vLLM's AWQ/GPTQ on an MI210 had been 'supported' under inference and refused under
     serving."""
-    # the format the job names (AWQ, GPTQ) has its own rules beside its precision's (int4)
-    fmt = ctx.work.quantization if precision == ctx.work.precision else None
-    st = compat.weights_status(gpu, runtime, precision, ctx.rules, backend, fmt)
+    st = compat.weights_status(
+        gpu, runtime, precision, ctx.rules, backend, weights_format(ctx.work, precision)
+    )
     if st is None or st.status == "supported":
         return None
     said = f"{runtime} {precision} weights on {gpu.name}: {st.note}" if st.note else None

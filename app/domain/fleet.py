@@ -144,6 +144,11 @@ def software(ctx: ev.Context) -> Software:
         rows,
         work.prompt_gemm,
         work.weight_bits,
+        # the rest of the gate's key (ev.gate): the format the job names, the task's FP8
+        # weight-only path, routed experts
+        work.quantization,
+        work.is_llm_inference,
+        (m.experts or 0) > 1,
     )
 
 
