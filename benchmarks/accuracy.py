@@ -544,21 +544,29 @@ def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
 # llama.cpp's CUDA graphs by build (WorkloadSpec.llamacpp_graphs): PR #6766 ("Introduction of
 # CUDA Graphs to LLama.cpp", merged 2024-05-08) brought the one-token graph; PR #13814 ("ggml :
 # allow CUDA graphs when using pipeline parallelism", slaren, opened 2025-05-27, in master by
-# ggerganov's comment of 2025-05-30) let a layer split replay it
+# ggerganov's comment of 2025-05-30, the date taken: a run is before it until then) let a
+# layer split replay it
 LLAMACPP_GRAPHS_FROM = "2024-05-08"
-LLAMACPP_SPLIT_GRAPHS_FROM = "2025-05-27"
+LLAMACPP_SPLIT_GRAPHS_FROM = "2025-05-30"
 
 
 def llamacpp_graphs(row: dict[str, Any]) -> str:
     """Where the build of a published llama.cpp CUDA run replays its one-token CUDA graph
     (llm_step.GRAPH_BUILDS), from the date its source was published (a row's or its source's
     ``date``): a run published before a pull request was merged ran a build without it. A
-    date that names only its month is read at the month's end (a build of any day of it);
-    no date, or another runtime or backend: today's builds ("")."""
+    date that names only its month is read at the month's end (a build of any day of it), one
+    that names only its year at the year's end; no date, or another runtime or backend:
+    today's builds ("")."""
     date = str(row.get("date") or "")
     if row.get("runtime") != "llama.cpp" or row.get("backend", "cuda") != "cuda" or not date:
         return ""
-    day = date if len(date) >= len("YYYY-MM-DD") else f"{date}-31"
+    day = (
+        date
+        if len(date) >= len("YYYY-MM-DD")
+        else f"{date}-31"
+        if len(date) == len("YYYY-MM")
+        else f"{date}-12-31"
+    )
     if day < LLAMACPP_GRAPHS_FROM:
         return "none"
     return "one-gpu" if day < LLAMACPP_SPLIT_GRAPHS_FROM else ""

@@ -1453,14 +1453,14 @@ def eager_launch_seconds(layers: float, kernels: float, decode: RuntimeProfile) 
     return layers * kernels * eager_gap_us(decode) * 1e-6
 
 
-# Where a llama.cpp build replays its one-token CUDA graph (WorkloadSpec.llamacpp_graphs):
-# "" today's builds, on one GPU and on a layer split; "one-gpu" builds from PR #6766
-# (2024-05-08, CUDA graphs) to PR #13814 (2025-05-27): with pipeline parallelism on (a layer
-# split with every layer offloaded) ggml_backend_sched cycles its n_copies (4) of the split
-# inputs at every evaluation, so each token's graph differed from the last and the backend
-# stopped capturing after a few updates ("Due to changes in the graph in each evaluation when
-# pipeline parallelism is enabled, CUDA graphs could not be used", PR #13814; issue #13751:
-# -sm layer below -sm none until GGML_SCHED_MAX_COPIES=1); "none" builds before PR #6766
+# Where a llama.cpp build replays its one-token CUDA graph (WorkloadSpec.llamacpp_graphs): ""
+# today's builds, on one GPU and on a layer split; "one-gpu" builds from PR #6766 (2024-05-08, CUDA
+# graphs) to PR #13814 (in master 2025-05-30): with pipeline parallelism on (a layer split with
+# every layer offloaded) ggml_backend_sched cycles its n_copies (4) of the split inputs at every
+# evaluation, so each token's graph differed from the last and the backend stopped capturing after a
+# few updates ("Due to changes in the graph in each evaluation when pipeline parallelism is enabled,
+# CUDA graphs could not be used", PR #13814; issue #13751: -sm layer below -sm none until
+# GGML_SCHED_MAX_COPIES=1); "none" builds before PR #6766
 GRAPH_BUILDS = ("", "one-gpu", "none")
 
 

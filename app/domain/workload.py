@@ -462,12 +462,12 @@ class WorkloadSpec:
     # PR did on Volta and later (CUDA_USE_TENSOR_CORES) and GGML_CUDA_FORCE_CUBLAS builds do.
     # Read by the LLM step (perf._llm_card); not an API field (benchmarks: a row's build)
     prompt_gemm: str = ""
-    # Where llama.cpp's CUDA backend replays its one-token CUDA graph (llm_step.GRAPH_BUILDS):
-    # "" = today's builds, on one GPU and on a layer split alike; "one-gpu" = builds from PR
-    # #6766 (2024-05-08) to PR #13814 (2025-05-27), whose pipeline-parallel scheduler changed
-    # the graph at every evaluation so a layer split launched every kernel eagerly; "none" =
-    # builds before PR #6766 (no CUDA graphs). Not an API field: benchmarks set it from a
-    # published run's date.
+    # Where llama.cpp's CUDA backend replays its one-token CUDA graph (llm_step.GRAPH_BUILDS): "" =
+    # today's builds, on one GPU and on a layer split alike; "one-gpu" = builds from PR #6766
+    # (2024-05-08) to PR #13814 (in master 2025-05-30), whose pipeline-parallel scheduler changed
+    # the graph at every evaluation so a layer split launched every kernel eagerly; "none" = builds
+    # before PR #6766 (no CUDA graphs). Not an API field: benchmarks set it from a published run's
+    # date.
     llamacpp_graphs: str = ""
     # The PyTorch release the job runs ("2.1", "2.1.1+cu118"; "" = a current one). Read by LLM
     # decode where the runtime regrows its KV cache by torch.cat (kv_traffic > 1): a release

@@ -28,8 +28,10 @@ def acc() -> ModuleType:
         ("2024-05-07", "none"),
         ("2024-05-08", "one-gpu"),
         ("2024-05", "one-gpu"),  # a month alone: read at its end
-        ("2025-05-26", "one-gpu"),  # before PR #13814
-        ("2025-05-27", ""),
+        ("2025-05-29", "one-gpu"),  # before PR #13814 reached master
+        ("2025-05-30", ""),
+        ("2024", "one-gpu"),  # a year alone: read at its end
+        ("2023", "none"),
         ("2026-02-08", ""),
         ("", ""),  # no date: today's build
     ],
