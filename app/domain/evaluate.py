@@ -1738,13 +1738,21 @@ def _whole_replicas(out: list[Configuration], ctx: Context) -> list[Configuratio
 
 
 def too_big(
-    gpu: GpuSpec, ctx: Context, run: WorkloadSpec, total1: float | None, max_n: int
+    gpu: GpuSpec,
+    ctx: Context,
+    run: WorkloadSpec,
+    total1: float | None,
+    max_n: int,
+    usable: float | None = None,
 ) -> Exclusion:
-    """Why no count of ``gpu`` up to ``max_n`` holds the job (``total1``: its size on one)."""
+    """Why no count of ``gpu`` up to ``max_n`` holds the job (``total1``: its size on one).
+    ``usable``: ``usable_gb(gpu, run)`` where the caller holds it (the catalog snapshot's
+    column, app/domain/fleet.py: the same value), else worked out here."""
     n = ctx.limits.exact_gpus or max_n
     # one GPU is all the limits (or the card: an Apple GPU does not pool) allow: nothing is
     # sharded, so the reason says so instead of "even when sharded"
-    usable = usable_gb(gpu, run)
+    if usable is None:
+        usable = usable_gb(gpu, run)
     each = f"{vram(usable):.1f} GiB usable"
     levers = _pipeline_hint(gpu, ctx, run, usable)
     if batch_copies(run) and n > 1:

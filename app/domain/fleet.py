@@ -372,9 +372,10 @@ def one_device_misfit(snap: Snapshot, ctx: ev.Context, i: int) -> ev.Exclusion |
     if run.training:
         return None
     total = ev.variant_memory(ctx, key, run, 1, v[1], v[2]).total
-    if total <= snap.avail[i]:
+    avail = float(snap.avail[i])  # ev.usable_gb(gpu, run): too_big's reason reads it too
+    if total <= avail:
         return None
-    return ev.too_big(gpu, ctx, run, total, 1)
+    return ev.too_big(gpu, ctx, run, total, 1, avail)
 
 
 def loose_bounds(
