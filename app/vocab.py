@@ -337,6 +337,9 @@ LLAMACPP_FORMATS: tuple[Quantization, ...] = (*GGUF_FORMATS, "mxfp4")
 # The 4-bit bases QLoRA fine-tuning is modelled on: bitsandbytes' NF4 (the QLoRA paper) and
 # AutoGPTQ's GPTQ Int4 (Qwen's Q-LoRA recipe, the fine-tuning tuning rows' base_quant)
 QLORA_BASES: tuple[Quantization, ...] = ("nf4", "gptq")
+# 4-bit formats Transformers loads with its own kernels (AWQ, GPTQ, bitsandbytes NF4): a pinned
+# one gets the GGUF Q4_K_M what-if (app/recommend/whatif.py)
+TRANSFORMERS_4BIT: tuple[Quantization, ...] = ("awq", "gptq", "nf4")
 
 KvCachePrecision = Literal["bf16", "fp16", "fp8"]
 KV_CACHE_PRECISIONS: tuple[KvCachePrecision, ...] = get_args(KvCachePrecision)

@@ -701,6 +701,10 @@ def render(response: Any, console: Console) -> None:
             )
         console.print("memory GiB: 2^30 bytes each, the unit the cards' \"GB\" are (an 80 GB "
                       "H100 holds 80 GiB); --json's *_gb fields are 10^9 bytes.")  # fmt: skip
+        # a bought row's blank "job $" beside its price says why (cost.job_cost_missing)
+        blank = [r for r in rows if r.cost.job_cost_note]
+        if job_col and blank:
+            console.print(f"job $ — {blank[0].cost.job_cost_note}.")
         if any(_experimental(r) for r in rows):
             console.print(f"{_EXP.strip()}: experimental software support for this "
                           "framework; such rows rank after the supported ones, whatever "

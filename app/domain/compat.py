@@ -412,7 +412,20 @@ def weights_status(
         named = feature_status(gpu, f"{runtime}-weights:{fmt}", rules, backend)
         if named is not None:
             return named
+        # a format one library's kernels run (NF4: bitsandbytes, under Transformers and
+        # vLLM alike) is that library's rule, the one QLoRA reads (job_features): NF4 on a
+        # Mac had been runnable for inference and refused for QLoRA from two sources
+        library = FORMAT_FEATURES.get(fmt)
+        if library is not None:
+            st = feature_status(gpu, library, rules, backend)
+            if st is not None:
+                return st
     return feature_status(gpu, f"{runtime}-weights:{precision}", rules, backend)
+
+
+# Weight formats whose kernels are one library's, by the feature rule that library's support
+# is written under in data/frameworks.yaml (bitsandbytes' NF4; QLoRA's base reads the same).
+FORMAT_FEATURES = {"nf4": "bitsandbytes_4bit"}
 
 
 def tf32_fraction(gpu: GpuSpec, family: str, framework: str, allow_tf32_matmul: bool) -> float:

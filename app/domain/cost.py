@@ -204,6 +204,23 @@ def job_cost(cost: CostEstimate, acquisition: str) -> float | None:
     return min(options) if options else None
 
 
+def job_cost_missing(cost: CostEstimate, acquisition: str, name: str) -> str | None:
+    """Why ``job_cost`` is None where the row is bought at a known price and the job has a
+    length: the job's electricity needs the card's power (``rates``: ``tdp_w`` × N), and the
+    catalog has none for ``name`` (Apple publishes wall power only for the Macs it tests), so
+    a blank "job $" beside a known price had read as an error; None where a job cost is
+    given, or where none could be (no price, no length, a rental's own cost)."""
+    if job_cost(cost, acquisition) is not None or acquisition == "rent":
+        return None
+    if cost.purchase_usd is None or cost.time_to_finish_h is None or cost.power_w is not None:
+        return None
+    return (
+        f"no job cost: {name}'s price is known but the catalog has no power figure for it "
+        "(its maker publishes none for this configuration), so the job's electricity, and "
+        "with it the cost to finish on bought hardware, is not estimated"
+    )
+
+
 def outlasts_horizon(cost: CostEstimate, acquisition: str) -> float | None:
     """How many times over the job outlasts the hours a bought row's price is spread over
     (``horizon_hours``: the usage's years × 52 × hours a week), where the row offers buying

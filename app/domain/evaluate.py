@@ -300,6 +300,19 @@ def startup_reserve_gb(gpu: GpuSpec, work: WorkloadSpec | None, num_gpus: int = 
     )
 
 
+def shown_memory(
+    gpu: GpuSpec, work: WorkloadSpec, need: float | None, num_gpus: int = 1
+) -> tuple[float, float]:
+    """(need, usable) per GPU, in 10^9 bytes, as every sentence and row gives them: the one
+    usable figure is what the runtime claims (``claimed_gb``, a row's ``available_gb``), and
+    the runtime's startup reserve (``startup_reserve_gb``) is in the need, as a row counts it
+    in its workspace. ``usable_gb`` (the claim less that reserve) is what fit checks compare
+    ``need`` with, never a figure shown: "10.5 GiB usable" in a refusal beside a row's 10.6 on
+    an RTX 3060 12GB under vLLM had read as two rules."""
+    reserve = startup_reserve_gb(gpu, work, num_gpus)
+    return (need or 0.0) + reserve, claimed_gb(gpu, work, num_gpus)
+
+
 def _with_reserve(
     gpu: GpuSpec, work: WorkloadSpec, mem: MemoryBreakdown, avail: float, reserve: float
 ) -> tuple[MemoryBreakdown, float]:
@@ -1715,7 +1728,7 @@ def _too_big_layout(
     return Exclusion(
         "does_not_fit",
         f"needs {vram(need):,.1f} GiB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
-        f"saver makes it fit); has {vram(usable_gb(gpu, run)):.1f} GiB usable",
+        f"saver makes it fit); has {vram(shown_memory(gpu, run, 0.0)[1]):.1f} GiB usable",
     )
 
 
@@ -1753,13 +1766,16 @@ def too_big(
     # sharded, so the reason says so instead of "even when sharded"
     if usable is None:
         usable = usable_gb(gpu, run)
-    each = f"{vram(usable):.1f} GiB usable"
+    # the figures said: the claim a row shows as available, the reserve inside the need
+    # (shown_memory); the checks below compare the job's tensors with ``usable``
+    need1, claim = shown_memory(gpu, run, total1)
+    each = f"{vram(claim):.1f} GiB usable"
     levers = _pipeline_hint(gpu, ctx, run, usable)
     if batch_copies(run) and n > 1:
         # extra GPUs run copies, each holding the whole model (no runtime splits it): only
         # a copy's share of the batch shrinks
         share = copy_batch(run, n)
-        said = f"needs {vram(total1 or 0.0):,.1f} GiB on one GPU; extra GPUs run whole copies"
+        said = f"needs {vram(need1):,.1f} GiB on one GPU; extra GPUs run whole copies"
         if shard_copies(run) and run.batch_size > 1:
             # over a dataset each copy runs the stated batch on its own shard: more copies
             # add speed, never room; a smaller batch_size is what shrinks a copy
@@ -1775,7 +1791,7 @@ def too_big(
             return Exclusion("does_not_fit", f"{said} (no runtime splits this model), more "
                              f"than the {each}{levers}")  # fmt: skip
         one_copy = replace(run, batch_size=share)
-        copy = memory_breakdown(one_copy, num_gpus=1).total
+        copy = shown_memory(gpu, one_copy, memory_breakdown(one_copy, num_gpus=1).total)[0]
         # the levers of what each GPU runs: the whole batch's had hidden one that holds a copy
         levers = _pipeline_hint(gpu, ctx, one_copy, usable)
         return Exclusion(
@@ -1785,7 +1801,7 @@ def too_big(
         )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     if n == 1:
-        where = _room_margin(usable, total1) or where
+        where = _room_margin(usable, total1, claim - usable) or where
     elif _offloadable(gpu, run):
         # the per-GPU figure sharded (checkpointed), which "even when sharded" alone hid, at
         # the micro-batch the walk would run there: the full batch had quoted 428 GB per GPU
@@ -1797,7 +1813,7 @@ def too_big(
         where = f"{where} ({vram(per):,.1f} GiB per GPU on {n}{ckpt}{',' if said else ''}{said})"
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(total1 or 0.0):,.1f} GiB on one GPU; does not fit in {where}"
+        f"needs {vram(need1):,.1f} GiB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
         f"{_offload_hint(gpu, ctx, run, n, usable)}{levers}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
@@ -1905,15 +1921,17 @@ def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable:
     return ""
 
 
-def _room_margin(usable: float, total1: float | None) -> str:
+def _room_margin(usable: float, total1: float | None, reserve: float = 0.0) -> str:
     """Where the job's least size is within the usable memory but not within the ROOM the walk
     keeps free once it adds a saver (``_walk``): that margin, said, so that "needs 7.8 GB; does
-    not fit in 8.0 GB" does not read as a contradiction."""
+    not fit in 8.0 GB" does not read as a contradiction. ``reserve``: the runtime's startup
+    reserve, said inside the need and the usable figure (``shown_memory``)."""
     if total1 is None or total1 > usable or total1 <= usable * (1.0 - ROOM):
         return ""
     return (
-        f"the {vram(usable * (1.0 - ROOM)):.1f} GiB the engine leaves room for on one GPU: "
-        f"{vram(usable):.1f} GiB usable less the {ROOM:.0%} it keeps free where it adds a memory "
+        f"the {vram(usable * (1.0 - ROOM) + reserve):.1f} GiB the engine leaves room for on one "
+        f"GPU: {vram(usable + reserve):.1f} GiB usable less the {ROOM:.0%} it keeps free where "
+        "it adds a memory "
         "saver (its peaks fall within 10 % of measured ones; the allocator's fragmentation "
         "takes more)"
     )

@@ -969,13 +969,19 @@ def _no_room(
             rt.profile_bytes_per_logit, model.vocab_size, rt.max_batch, room
         )
     share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
-    claim = (
-        f"{rt.name} gives {share:.0%} of what is left to its KV cache"
-        if rt.of_free
-        else f"{rt.name} claims {share:.0%} of it"
+    # the usable figure is the runtime's claim where it claims a share of the device, as the
+    # row's available memory and inference's refusal give it (evaluate.shown_memory)
+    of = (
+        f"{vram(usable):.1f} GiB per GPU; {rt.name} gives {share:.0%} of what is left to its KV "
+        "cache"
     )
+    if not rt.of_free:
+        of = (
+            f"the {vram(usable * share):.1f} GiB usable per GPU ({rt.name} claims {share:.0%} "
+            f"of {vram(usable):.1f} GiB)"
+        )
     return (
-        f"weights take {vram(weights):.1f} GiB of {vram(usable):.1f} GiB per GPU; {claim}, and "
+        f"weights take {vram(weights):.1f} GiB of {of}, and "
         f"its activations and context take {vram(act + fw):.1f} GiB more: no room for one "
         f"request's KV cache ({vram(kv_req / GB):.2f} GiB){hint}"
     )

@@ -240,9 +240,11 @@ def summary(
         found = fewest_gpus(rank, request, limit)
         if found is not None:
             cap, wide, took_wide = found
+            # it says what it optimises (the fewest GPUs that finish in time), as an empty
+            # answer's "up to 64 GPUs" names its objective's pick beside it
             would.append(
                 f"{MORE_GPUS}: {_row(wide)} takes {hours(took_wide)}{_job_cost(wide, acq)} "
-                f"(constraints.max_gpus {cap})"
+                f"(constraints.max_gpus {cap}), the fewest that finish in time"
             )
     # A faster card: one the request's filters or budget keep out.
     open_up: dict[str, Any] = {

@@ -501,6 +501,7 @@ def row_fields(
         "cost": _fields(cost)
         | {
             "job_cost_usd": costs.job_cost(cost, c.acquisition),
+            "job_cost_note": costs.job_cost_missing(cost, c.acquisition, c.gpu.name),
             "rent": rent_out,
             "buy": buy_out,
         },

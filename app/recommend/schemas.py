@@ -1260,6 +1260,11 @@ class CostOut(BaseModel):
     energy_to_finish_usd: float | None
     buy_to_finish_usd: float | None
     job_cost_usd: float | None
+    job_cost_note: str | None = Field(
+        None,
+        description="why job_cost_usd is null where the row's purchase price and the job's "
+        "length are known: no power figure for the card, so no energy for the job",
+    )
     break_even_hours: float | None
     samples_per_usd_rent: float | None
     samples_per_usd_buy: float | None

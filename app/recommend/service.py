@@ -1110,11 +1110,13 @@ def _baseline_too_small(baseline: GpuSpec, ctx: ev.Context) -> str:
     gate = ev.gate(baseline, run.precision, getattr(run, "runtime", None), ctx)
     if gate.precision is not None and gate.precision != run.precision:
         run = ev.job_variant(ctx, (run.precision, gate.precision, (), None, None))
-    need = memory_breakdown(run).total
+    # the one usable figure rows and refusals give (ev.shown_memory: the runtime's claim,
+    # its startup reserve inside the need)
+    need, usable = ev.shown_memory(baseline, run, memory_breakdown(run).total)
     at = f" at {run.precision}, the precision it runs" if run is not ctx.work else ""
     return (
         f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GiB{at}, and has "
-        f"{vram(ev.usable_gb(baseline, run)):.1f} GiB, even with memory savers; no speed-up is "
+        f"{vram(usable):.1f} GiB, even with memory savers; no speed-up is "
         "computed against it"
     )
 

@@ -12,7 +12,7 @@ from app.domain.workload import GUIDANCE_DISTILLED_DENOISERS
 from app.recommend import deadline
 from app.recommend import schemas as s
 from app.recommend.quality import AS_RELEASED, PUBLISHER_OWN
-from app.recommend.whatif import DEADLINE_LIFTED, best_config, config_name, kinds_of_gpu
+from app.recommend.whatif import best_config, config_name, deadline_first, kinds_of_gpu
 from app.vocab import TORCH_PROGRAM_RUNTIMES
 
 # Names that open a row's words (a GPU's maker or line: "Apple M3 Ultra …", "Intel Arc B580 …",
@@ -521,7 +521,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         # a missed deadline that more GPUs, a faster card or copies meet: that change first,
         # not the deadline lifted (a 21,000-hour job had been offered "no deadline")
         meet = deadline.needs(answer.deadline)
-        if meet and (not fixes or fixes[0].change == DEADLINE_LIFTED):
+        if deadline_first(meet, fixes[0].change if fixes else None):
             sentence += f"; {meet}"
         elif fixes:
             # the change is a what-if label ("no budget limit (the cheapest first)", "up to 16

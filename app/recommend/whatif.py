@@ -15,7 +15,7 @@ from app.domain.perf import runs_nchw
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
 from app.recommend import schemas as s
-from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES, TRANSFORMER_FAMILIES
+from app.vocab import BYTES_PER_ELEMENT, CONV_FAMILIES, TRANSFORMER_FAMILIES, TRANSFORMERS_4BIT
 
 Ranker = Callable[[s.RecommendationRequest], s.RecommendationResponse]
 
@@ -234,8 +234,6 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
 
 
 BUDGET_LIFTED = "no budget limit (the cheapest first)"
-# 4-bit formats Transformers loads with its own kernels (AWQ, GPTQ, bitsandbytes NF4)
-TRANSFORMERS_4BIT = ("awq", "gptq", "nf4")
 # the vendor the asker named: another vendor's card is another machine and software stack
 # (a Mac asked about is not an AMD Instinct server)
 VENDOR_LIFTED = "any vendor"
@@ -376,6 +374,23 @@ def _nearness(v: s.WhatIfOut) -> tuple[int, int]:
     return far, -v.can_run
 
 
+def count_lifted(change: str) -> bool:
+    """Whether a what-if label lifts the request's GPU count (``_relaxed``)."""
+    return change.startswith(("up to ", "any GPU count"))
+
+
+def deadline_first(meets_deadline: str | None, first: str | None) -> bool:
+    """Whether an empty answer names the change that meets its missed deadline
+    (deadline.needs: the fewest GPUs, else a faster card, copies) before its nearest what-if
+    (``first``, its label): where that what-if drops the deadline, or lifts the GPU count too,
+    the same kind of change ranked by the objective with the cap at its widest (16 × B200
+    meeting 2 h had stood beside "up to 64 GPUs, best 64 × B200": both true, read as a
+    disagreement). One rule for the message and the verdict (summary.answer_summary)."""
+    if not meets_deadline:
+        return False
+    return first is None or first == DEADLINE_LIFTED or count_lifted(first)
+
+
 def reason_count(code: str, n: int) -> str:
     """``n`` cards excluded for ``code``, the verb agreeing with the count ("45 do not fit",
     "1 does not fit", "3 miss targets"): the codes are said of one card."""
@@ -421,8 +436,16 @@ def empty_answer(
     message = "No GPU in the catalog can run this job within these limits"
     message += f" ({common})." if common else "."
     acquisition = answer.acquisition
-    if meets_deadline and (not nearest or nearest[0].change == DEADLINE_LIFTED):
-        message += f" Nearest: {meets_deadline}."
+    if deadline_first(meets_deadline, nearest[0].change if nearest else None):
+        message += f" Nearest: {meets_deadline}"
+        if nearest and count_lifted(nearest[0].change) and nearest[0].top_name:
+            # the wider cap's own pick says what it optimises: the objective, not the deadline
+            first = nearest[0]
+            message += (
+                f"; {first.change}, the {answer.objective} pick is "
+                f"{best_config(first, acquisition)}"
+            )
+        message += "."
     elif nearest:
         first = nearest[0]
         message += f" Nearest: {first.change} lets {kinds_of_gpu(first.can_run)} run it, best "

@@ -117,7 +117,7 @@ def _catalog(slug: str) -> GpuSpec:
         ("rx-7900-xtx", "rocm", "supported"),  # official in bitsandbytes 0.50
         ("arc-b580", "xpu", "supported"),  # official since bitsandbytes 0.48.1
         ("gaudi2", "hpu", "experimental"),
-        ("apple-m2-max", "mps", "unsupported"),
+        ("apple-m2-max", "mps", "experimental"),  # bitsandbytes 0.50's MPS ops (PR #1983)
     ],
 )
 def test_qlora_support_per_backend(slug: str, backend: str, status: str) -> None:
@@ -127,11 +127,16 @@ def test_qlora_support_per_backend(slug: str, backend: str, status: str) -> None
         assert st.note  # the caveat or the reason is named
 
 
-def test_qlora_job_on_apple_is_refused_and_on_gaudi_carries_its_caveat() -> None:
+def test_qlora_job_on_apple_and_gaudi_carries_its_caveat() -> None:
     rules = _shipped()
     feats = compat.job_features("qlora", "adamw")
-    why, _ = compat.job_support(_catalog("apple-m2-max"), feats, rules, "mps")
-    assert why is not None and "MPS" in why
+    why, caveats = compat.job_support(_catalog("apple-m2-max"), feats, rules, "mps")
+    assert why is None and caveats and "MPS" in caveats[0]
+    # its 8-bit optimizers are not on MPS yet (bitsandbytes PR #1983)
+    why, _ = compat.job_support(
+        _catalog("apple-m2-max"), ("bitsandbytes_8bit_optim",), rules, "mps"
+    )
+    assert why is not None
     why, caveats = compat.job_support(_catalog("gaudi2"), feats, rules, "hpu")
     assert why is None and caveats and "experimental" in caveats[0]
     # a Radeon runs it from bitsandbytes' official ROCm wheels (0.50): no caveat any more
