@@ -37,8 +37,10 @@ def test_a_format_rule_refuses_awq_and_gptq_under_transformers_on_metal(fmt: str
     st = compat.weights_status(BY[MAC], "transformers", "int4", RULES, "mps", fmt)
     assert st is not None and st.status == "unsupported"
     assert st.note is not None and "Metal" in st.note
-    # the precision alone (NF4 is int4 too) and CUDA cards are not touched by it
-    assert compat.weights_status(BY[MAC], "transformers", "int4", RULES, "mps") is None
+    # the precision alone (NF4 is int4 too) is not refused by it: since r31 it runs as
+    # bitsandbytes NF4, experimental (tests/domain/test_r31mi_mac_plain_int4.py)
+    plain = compat.weights_status(BY[MAC], "transformers", "int4", RULES, "mps")
+    assert plain is not None and plain.status == "experimental"
     on_cuda = compat.weights_status(BY["rtx-4090"], "transformers", "int4", RULES, "cuda", fmt)
     assert on_cuda is None or on_cuda.status == "supported"
 
