@@ -17,6 +17,7 @@ from app.domain import perf
 from app.domain.workload import WorkloadSpec
 from app.shipped.rules import load_efficiency
 from tests.domain.fixtures import LLAMA3_8B
+from tests.domain.test_finetune_step import _job as finetune_job
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 TABLE = load_efficiency(DATA)
@@ -26,17 +27,8 @@ LINEARS = float(len(ops_mod.block_linears(LLAMA3_8B)))
 
 
 def _job(peft: str, seq: int = 256, **kw: object) -> WorkloadSpec:
-    base = WorkloadSpec(
-        task="fine-tuning",
-        model=LLAMA3_8B,
-        batch_size=1,
-        seq_len=seq,
-        peft=peft,
-        lora_rank=64,
-        gradient_checkpointing=True,
-        efficiency=TABLE,
-    )
-    return replace(base, **kw)  # type: ignore[arg-type]
+    # test_finetune_step's job (LoRA rank 64, checkpointing, one sequence) at 256 tokens
+    return finetune_job(peft, seq, **kw)
 
 
 def _prof() -> tuple[float, float]:
