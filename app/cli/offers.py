@@ -230,7 +230,7 @@ def _offers_table(page: OfferPage, width: int) -> Table:
         ("gpu", False, lambda o: o.gpu),
         ("kind", False, lambda o: o.kind),
         ("provider / basis", False, lambda o: o.provider or o.condition or ""),
-        ("instance", False, lambda o: o.instance_type or ""),
+        ("instance", False, _instance),
         ("GPUs", True, lambda o: str(o.gpus)),
         # narrow only: the hourly or the buying price in one column ("8.00/h", "25,000")
         ("$", True, _price),
@@ -256,6 +256,17 @@ def _offers_table(page: OfferPage, width: int) -> Table:
 
 # kind shows in which price column is filled; the others matter less than fitting 80 columns
 _NARROW_DROPS = frozenset({"kind", "$/h", "spot $/h", "$ buy", "tier", "regions", "source"})
+
+
+def _instance(o: OfferOut) -> str:
+    """The instance, with the marks the GPU page gives an offer no recommendation rents: a
+    vast $0.136 RTX 4090 quote had headed the list, cheapest, unmarked at any width."""
+    name = o.instance_type or ""
+    if o.kind != "cloud":
+        return name
+    if o.inconsistent:
+        return f"{name} (prices contradict, not used)"
+    return name if o.launchable else f"{name} (quoted, not bookable)"
 
 
 def _price(o: OfferOut) -> str:

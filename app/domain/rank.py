@@ -710,6 +710,16 @@ def _fmt(x: float) -> str:
     return f"{x:.2f}"
 
 
+def _rate(x: float) -> str:
+    """A throughput in the row's words: as ``_fmt`` from 1 up, three significant figures
+    below it, as the verdict and the table give it. Two decimals had read an M4 Max's SDXL
+    0.0293 images/s as "0.03" beside the table's 0.0293, and an M2's 0.0057 as "0.01", an M4
+    Pro's figure."""
+    if x >= 1 or x <= 0:
+        return _fmt(x)
+    return f"{x:.{2 - math.floor(math.log10(x))}f}"
+
+
 def significant(value: float) -> str:
     """Three significant figures, thousands separated (1,230; 45.6; 7.78; 0.123): how a row's
     memory and the verdict's read, so "6.6 GB of 7.78 GB" in one is not "of 8 GB" in the
@@ -742,7 +752,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GiB of "
         f"{significant(vram(c.available_gb))} GiB{share}{' ' + per if per else ''}"
         f"{_savers_said(c)}{_recompute_said(c)}.",
-        f"Expected {_fmt(p.throughput * scale)} {unit} at {c.work.precision} "
+        f"Expected {_rate(p.throughput * scale)} {unit} at {c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}"
         + (
             f" (generation alone by {p.decode_bottleneck})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import date, timedelta
@@ -118,9 +119,24 @@ def _known_gpus(session: Session, slugs: Sequence[str], field: str) -> None:
     unknown = [g for g in slugs if g not in found]
     if unknown:
         raise InvalidInput(
-            f"no GPU {', '.join(unknown)} in the catalog (GET /api/v1/gpus lists the slugs)",
+            f"no GPU {', '.join(unknown)} in the catalog{_slug_hint(session, unknown[0])} "
+            "(GET /api/v1/gpus lists the slugs)",
             field=field,
         )
+
+
+def _slug_hint(session: Session, given: str) -> str:
+    """The "; did you mean …?" for a slug the catalog lacks: the slug in lower case (RTX-4090,
+    from the card's name, had been refused with no word of rtx-4090), else the slugs it
+    begins, else the close spellings; "" when none is near."""
+    slugs = [row.slug for row in catalog_repository.all_gpus(session)]
+    g = given.strip().lower()
+    near = (
+        [x for x in slugs if x == g]
+        or [x for x in slugs if g and x.startswith(g)]
+        or difflib.get_close_matches(g, slugs, n=3, cutoff=0.6)
+    )
+    return f"; did you mean {', '.join(near[:5])}?" if near else ""
 
 
 def _cloud_filters_fit(session: Session, f: OfferFilter, kind: str | None) -> None:

@@ -402,8 +402,11 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         if b.note and b.condition == "new":
             basis = "new"
         said = f"; {b.note}" if b.note else ""
+        # the GPUs paid for: a module sold only as whole servers is bought 8 at a time, and
+        # "Buy: 1× $39,625" had stood beside the row's $317,000 (Pricing.bought)
         lines.append(
-            f"Buy: {pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, {b.as_of}{said})"
+            f"Buy: {pricing.bought or pricing.num_gpus}× ${b.usd:,.0f} ({basis} price, "
+            f"{b.as_of}{said})"
             f"{_not_offered(pricing, 'buy')}."
         )
     elif pricing.buy_reason:

@@ -89,7 +89,16 @@ def _price(row: s.Recommendation, acquisition: str) -> str | None:
         return f"rents at {_usd(rent.usd_per_hour)}/h{spot}{where} as of {rent.as_of}"
     if basis == "buy" and buy is not None:
         condition = _CONDITION.get(buy.condition, buy.condition)
-        said = f" ({_short_note(buy.note)})" if buy.note else ""
+        said = _short_note(buy.note) if buy.note else ""
+        # a module sold only as whole servers pays for more GPUs than it uses: its $317,000
+        # had stood beside a note on the price of one ("an 8-GPU server's price ÷ 8")
+        sv = row.serving
+        used = sv.replicas * sv.gpus_per_replica if sv else row.num_gpus
+        paid = round(buy.usd / buy.unit_usd) if buy.unit_usd > 0 else used
+        if paid > used:
+            whole = f"{paid} GPUs at {_usd(buy.unit_usd)}, {used} used"
+            said = f"{whole}: {said}" if said else whole
+        said = f" ({said})" if said else ""
         return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}{said}"
     return None
 

@@ -25,7 +25,7 @@ from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
 from app.numbers import sig_figs
-from app.recommend.whatif import config_name
+from app.recommend.whatif import config_name, reason_count
 from app.shipped.paths import shipped_path
 from app.web.forms import as_form_words
 from app.web.labels import choice_label, short_name
@@ -316,6 +316,8 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
         instance=instance,
         instances_in_words=instances_in_words,
         by_reason=by_reason,
+        # the verb agreeing with the count as the API's empty.message has it ("59 do not fit")
+        reason_count=reason_count,
         choice=lambda value, field: choice_label(field, value),
         break_even=break_even_text,
         said_hours=hours_text,
