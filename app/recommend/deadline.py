@@ -240,11 +240,18 @@ def summary(
         found = fewest_gpus(rank, request, limit)
         if found is not None:
             cap, wide, took_wide = found
+            # a stated num_gpus fixes the count whatever max_gpus says, so the lever is that
+            # field at the row's count (raising max_gpus had been advised beside num_gpus 1)
+            lever = (
+                f"constraints.num_gpus {wide.num_gpus}"
+                if cons.num_gpus is not None
+                else f"constraints.max_gpus {cap}"
+            )
             # it says what it optimises (the fewest GPUs that finish in time), as an empty
             # answer's "up to 64 GPUs" names its objective's pick beside it
             would.append(
                 f"{MORE_GPUS}: {_row(wide)} takes {hours(took_wide)}{_job_cost(wide, acq)} "
-                f"(constraints.max_gpus {cap}), the fewest that finish in time"
+                f"({lever}), the fewest that finish in time"
             )
     # A faster card: one the request's filters or budget keep out.
     open_up: dict[str, Any] = {

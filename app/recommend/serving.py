@@ -829,10 +829,15 @@ def _relax(
     max_gpus: int,
     left_out: int = 0,
     wider: Mapping[int, list[str]] | None = None,
+    exact: int | None = None,
 ) -> list[str]:
     """What to change when no configuration meets the targets; ``left_out``: cards left out
     for something else than holding the model (a budget, a missing price, the filters);
-    ``wider``: the cards max_gpus alone leaves out, by the GPUs a replica of each needs."""
+    ``wider``: the cards max_gpus alone leaves out, by the GPUs a replica of each needs;
+    ``exact``: the request's constraints.num_gpus, which fixes the count whatever max_gpus
+    says, so the lever is that field (raising max_gpus had been advised, which changes
+    nothing)."""
+    cap, more = _count_lever(max_gpus, exact)
     done = [r for r in closest if r.result.ttft_ms is not None and r.result.itl_ms is not None]
     tips: list[str] = []
     p95 = spec.target_percentile == "p95"
@@ -870,11 +875,10 @@ def _relax(
                 f"{ttft:,.0f} ms (the fastest: {best.gpu.name}), or shorten prompts"
             )
     if any(
-        r.result.total_gpus >= max_gpus
-        and serving_step.one_request_meets(r.gpu, r.served, spec, model)
+        r.result.total_gpus >= cap and serving_step.one_request_meets(r.gpu, r.served, spec, model)
         for r in closest[:3]
     ):
-        tips.append(f"allow more than {_gpus(max_gpus)} (constraints.max_gpus) for more replicas")
+        tips.append(f"{more} for more replicas")
     if not closest and left_out:
         # cards that may hold it were left out before they were tried: say that, not that
         # none holds it (the answer's `empty` names each change that lets some run it)
@@ -882,13 +886,10 @@ def _relax(
             f"{left_out} card{'s are' if left_out != 1 else ' is'} left out by the budget, a "
             "missing price or the filters before being tried (the excluded list says which)"
         )
-    elif not closest and max_gpus < MOST_GPUS:
+    elif not closest and cap < MOST_GPUS:
         # no card holds the model at all: fewer requests cannot help, more GPUs can (a replica
         # spans up to MOST_GPUS), as can fewer bytes a weight
-        tips.append(
-            f"allow more than {_gpus(max_gpus)} (constraints.max_gpus): no card holds "
-            f"the model on {_gpus(max_gpus)}"
-        )
+        tips.append(f"{more}: no card holds the model on {_gpus(cap)}")
     tips += _wider_words(wider or {}, max_gpus)
     if not closest:
         tips.append(
@@ -946,6 +947,15 @@ def _and(names: list[str]) -> str:
 
 def _gpus(n: int) -> str:
     return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
+def _count_lever(max_gpus: int, exact: int | None) -> tuple[int, str]:
+    """The GPU count a serving answer was planned on and the change that allows more: a
+    stated constraints.num_gpus runs exactly that many (above max_gpus too), else max_gpus
+    caps the count."""
+    if exact is not None:
+        return exact, f"any GPU count instead of exactly {exact} (constraints.num_gpus)"
+    return max_gpus, f"allow more than {_gpus(max_gpus)} (constraints.max_gpus)"
 
 
 def _asked_format(
@@ -1077,15 +1087,17 @@ def answer(
         )
         wide = {name for names in wider.values() for name in names}
         left_out = sum(1 for e in excluded if e.code in _LIMITS_LEFT_OUT and e.name not in wide)
-        message = (
-            f"No configuration within {_gpus(cons.max_gpus)} meets {targets} at "
-            f"{_load_words(spec)} — {why}."
+        on = (
+            f"on exactly {_gpus(cons.num_gpus)}"
+            if cons.num_gpus is not None
+            else f"within {_gpus(cons.max_gpus)}"
         )
+        message = f"No configuration {on} meets {targets} at {_load_words(spec)} — {why}."
         summary = s.ServingSummaryOut(
             met=False,
             message=message,
             load=_load_words(spec),
-            relax=_relax(closest, work.model, spec, cons.max_gpus, left_out, wider),
+            relax=_relax(closest, work.model, spec, cons.max_gpus, left_out, wider, cons.num_gpus),
             closest=[
                 _recommendation(r, i, spec, True, work.efficiency, fp8_for, work.model)
                 for i, r in enumerate(near, start=1)
