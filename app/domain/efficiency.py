@@ -111,7 +111,10 @@ class RuntimeProfile:
     # epilogues, fused norm/activation chains): app.domain.operators.ROLES
     fuse: tuple[str, ...] = ()
     # "fused": the runtime brings its own fused attention kernel (TensorRT's fused MHA) on every
-    # GPU it runs on; "": the framework's (flash where the GPU supports it, else math)
+    # GPU it runs on; "unfused": its own attention without one (TensorRT's BERT plugin where it
+    # ships no fused kernel: two batched GEMMs around the whole score matrix and one
+    # scale-mask-softmax kernel between them, perf.UNFUSED_ATTENTION); "": the framework's
+    # (flash where the GPU supports it, else math)
     attention: str = ""
     # The runtime's 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS path for F16 weights:
     # CUBLAS_COMPUTE_16F): on GeForce parts, whose FP32-accumulate tensor rate (the catalog's

@@ -1490,6 +1490,8 @@ def single_gpu(
     if seq2seq.is_seq2seq_inference(work):
         return _seq2seq_step(gpu, work, framework, calibration, flash_attention, backend)
     on = _on_gpu(gpu, work, framework, calibration, backend)
+    if on.prof.attention == UNFUSED_ATTENTION:
+        work = _unfused_attention(work)
     flash_attention = flash_attention or on.prof.attention == "fused"
     job = _step_job(work, flash_attention, on.act_b)
     if job.ops is not None and on.rates is not None:
@@ -1509,6 +1511,27 @@ def single_gpu(
         on.eff, on.backend, job.wbytes, t_comp, on.mode, t_wmem, t_act, overhead, host, step,
         t_state=job.state_bytes / on.bw, t_opt=job.state_bytes / on.bw, opt_in_wmem=True,
     )  # fmt: skip
+
+
+# A runtime row's ``attention`` for a runtime that brings its own attention but no fused
+# kernel on the GPU: the whole score matrix between two batched GEMMs, with one
+# scale-mask-softmax kernel over it, which no fusion folds away (``_build_on_gpu`` keeps the
+# "softmax" role). TensorRT's BERT plugin on Volta: the UnfusedMHARunner (data/efficiency.yaml,
+# trt-bert-mha-sm).
+UNFUSED_ATTENTION = "unfused"
+
+
+def _unfused_attention(work: WorkloadSpec) -> WorkloadSpec:
+    """``work`` with its attention priced as ``UNFUSED_ATTENTION`` says: the operators'
+    ``fused_softmax`` path (MEGATRON_SOFTMAX's shape; an inference job runs no dropout in it),
+    kept on the spec so that every GPU of a request reads one operator list."""
+    if work.attention_kernel == MEGATRON_SOFTMAX:
+        return work
+    key = ("unfused-attention",)
+    hit = work.derived.get(key)
+    if not isinstance(hit, WorkloadSpec):
+        hit = work.derived[key] = replace(work, attention_kernel=MEGATRON_SOFTMAX)
+    return hit
 
 
 def _seq2seq_step(
@@ -1866,6 +1889,9 @@ def _build_on_gpu(
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
     drop: tuple[str, ...] = prof.fuse
+    if prof.attention == UNFUSED_ATTENTION:
+        # the runtime's softmax over the score matrix is a kernel of its own
+        drop = tuple(r for r in drop if r != "softmax")
     if not _nchw_transforms_run(gpu, be, mode) or (prof.nhwc_16bit and mode in _HALF_MODES):
         drop = (*drop, *LAYOUT_ROLES)
     elif rates is not None and rates[_CONV3] > rates[_CONV]:
