@@ -444,6 +444,11 @@ CLUSTER_TIERS: tuple[Tier, ...] = ("on-demand", "spot")
 
 # ---------------------------------------------------------------- hardware
 
+#: The most GPUs one job may ask for (512: 64 eight-GPU servers, the largest pretraining run
+#: the engine plans): the planner's last count (evaluate.COUNTS), the API's `num_gpus`,
+#: `max_gpus` and launch-spec `gpus` bound and the CLI's `launch-spec --gpus` alike.
+MOST_GPUS = 512
+
 Vendor = Literal["nvidia", "amd", "intel", "apple"]
 VENDORS: tuple[Vendor, ...] = get_args(Vendor)
 VENDOR_LABELS: dict[str, str] = {

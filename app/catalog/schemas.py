@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -15,9 +16,26 @@ from pydantic import (
     model_validator,
 )
 
-from app.vocab import Backend, Cooling, Segment, Vendor
+from app.vocab import Backend, CatalogPrecision, Cooling, Segment, Vendor
 
-__all__ = ["Backend", "Cooling", "Segment", "Vendor"]
+__all__ = [
+    "Backend", "BackendIn", "Cooling", "PrecisionIn", "Segment", "SegmentIn", "Vendor", "VendorIn",
+]  # fmt: skip
+
+
+def _fold_case(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+# A vendor, kind of card, backend or precision asked for in a filter or a constraint (GET
+# /api/v1/gpus's vendor, segment, backend and precision; constraints.vendors and .segments; the
+# CLI's --vendor and --segment), in any case: "NVIDIA", as the vendor writes its name, had
+# been a 422 where the database's match was already case-blind (repository._conditions). The
+# catalog stores and answers the lower-case name; an entry's own fields stay exact.
+VendorIn = Annotated[Vendor, BeforeValidator(_fold_case)]
+SegmentIn = Annotated[Segment, BeforeValidator(_fold_case)]
+BackendIn = Annotated[Backend, BeforeValidator(_fold_case)]
+PrecisionIn = Annotated[CatalogPrecision, BeforeValidator(_fold_case)]
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,79}$"
 _DATE_RE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
@@ -128,7 +146,12 @@ class GpuFields(BaseModel):
     backends: list[Backend] = Field(min_length=1)
     launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
     street_price: StreetPrice | None = None
-    cloud_price: CloudPrice | None = None
+    cloud_price: CloudPrice | None = Field(
+        default=None,
+        description="a dated rental price a source quotes (seen elsewhere; may not be "
+        "bookable): GET /api/v1/gpus labels it as `seen_price` and never ranks on it; what the "
+        "GPU rents from is `rent_from`, from the launchable offers",
+    )
     field_sources: dict[str, str] = Field(default_factory=dict)
     notes: str | None = Field(default=None, max_length=2000)
 

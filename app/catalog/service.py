@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from app.catalog import repository
 from app.catalog.mapping import create_from_row, out_from_row, spec_from_row, values_from_create
 from app.catalog.models import GpuRow
+from app.catalog.near_slugs import closest_slugs
 from app.catalog.repository import SORTABLE, GpuFilter
 from app.catalog.schemas import (
     CompareOut,
@@ -39,8 +40,34 @@ COMPARE_FIELDS = tuple(f for f in SORTABLE if f not in _NO_RATIO)
 def _require(session: Session, slug: str, field: str = "slug") -> GpuRow:
     row = repository.get_by_slug(session, slug)
     if row is None:
-        raise NotFound(f"no GPU with slug '{slug}'", field=field)
+        raise NotFound(f"no GPU with slug '{slug}'{near_hint(session, [slug])}", field=field)
     return row
+
+
+def unknown_gpus(session: Session, slugs: Sequence[str]) -> str:
+    """What a request naming GPUs the catalog lacks is told: the slugs, the nearest ones the
+    catalog holds (as the GPU page's 404 lists them), and where the slugs are listed."""
+    said = ", ".join(f"'{s}'" for s in slugs)
+    near = near_hint(session, slugs)
+    return f"no GPU {said} in the catalog{near} (GET /api/v1/gpus lists the slugs)"
+
+
+def near_hint(session: Session, slugs: Sequence[str]) -> str:
+    """ "; did you mean 'h100-sxm', 'h100-pcie' or 'h100-nvl'?" for the first of ``slugs`` the
+    catalog lacks (a slug in upper case: its lower-case self), or "" where none is near: the
+    API's misses had named no slug, where the page's 404 lists the near ones."""
+    pool = [g.slug for g in all_specs(session)]
+    wanted = slugs[0].strip().lower() if slugs else ""
+    near = [wanted] if wanted in pool else closest_slugs(wanted, pool, 3)
+    if not near:
+        return ""
+    said = [f"'{s}'" for s in near]
+    return (
+        "; did you mean "
+        + (f"{', '.join(said[:-1])} or " if len(said) > 1 else "")
+        + said[-1]
+        + "?"
+    )
 
 
 def list_gpus(
@@ -123,7 +150,7 @@ def compare(session: Session, slugs: Sequence[str]) -> CompareOut:
     missing = [s for s in wanted if s not in rows]
     if missing:
         # a query parameter's value, not a resource at the path: 422, as every filter's typo
-        raise InvalidInput(f"no GPU {', '.join(missing)} in the catalog", field="slugs")
+        raise InvalidInput(unknown_gpus(session, missing), field="slugs")
     fields = list(COMPARE_FIELDS)
     base = rows[wanted[0]]
     out = []
@@ -179,9 +206,7 @@ def get_spec(session: Session, slug: str, field: str) -> GpuSpec:
     other bad value of it; 404 is for a resource at a path that is not there."""
     row = repository.get_by_slug(session, slug)
     if row is None:
-        raise InvalidInput(
-            f"no GPU '{slug}' in the catalog (GET /api/v1/gpus lists the slugs)", field=field
-        )
+        raise InvalidInput(unknown_gpus(session, [slug]), field=field)
     return spec_from_row(row)
 
 

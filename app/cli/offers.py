@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.config import Settings
+from app.vocab import MOST_GPUS
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -138,7 +139,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
     def launch_spec(
         gpu: str = typer.Option(..., help="Catalog slug of the GPU to rent."),
         upload: str = typer.Option(..., help="GPU Advisor server URL the report is uploaded to."),
-        gpus: int = typer.Option(1, min=1, max=64, help="GPUs the job needs."),
+        gpus: int = typer.Option(1, min=1, max=MOST_GPUS, help="GPUs the job needs."),
         provider: str = typer.Option(None, help="Only offers of this cloud."),
         instance_type: str = typer.Option(None, help="This instance type exactly."),
         allow_spot: bool = typer.Option(False, help="Use the spot price where cheaper."),

@@ -10,7 +10,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -112,7 +112,10 @@ def _unwrap(annotation: Any) -> Any:
 
 
 def _scalar(annotation: Any) -> tuple[type, tuple[str, ...]] | None:
-    """The Python type a CLI value is parsed as, and the allowed values of a Literal."""
+    """The Python type a CLI value is parsed as, and the allowed values of a Literal (one
+    read in any case, catalog.schemas.VendorIn, names its values as the Literal does)."""
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
     if get_origin(annotation) is Literal:
         values = tuple(str(v) for v in get_args(annotation))
         return str, values

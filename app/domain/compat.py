@@ -60,6 +60,10 @@ class FeatureRule:
     notes: str | None = None
     status: str = "supported"  # supported | experimental (caveat in notes) | unsupported
     versions: str | None = None
+    # A `<runtime>-weights:<precision>` rule's one weight format the runtime's kernels run
+    # that precision as here (Transformers' int4 on Metal: bitsandbytes "nf4"): the format
+    # whose quality cost a row states when the job names none (weights_run_as)
+    runs_as: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +213,7 @@ _UNSEEN = object()  # a memo's miss, where None is a kept answer
 class FeatureStatus:
     status: str  # supported | experimental | unsupported
     note: str | None = None  # the caveat (experimental) or the reason (unsupported)
+    runs_as: str | None = None  # the rule's FeatureRule.runs_as
 
 
 def feature_status(
@@ -245,7 +250,7 @@ def _feature_status(
             have, most = parse_cc(gpu.compute_capability), parse_cc(rule.max_compute_capability)
             if have is None or most is None or have > most:
                 continue
-        return FeatureStatus(rule.status, rule.notes)
+        return FeatureStatus(rule.status, rule.notes, rule.runs_as)
     if named is None:
         return None
     return FeatureStatus("unsupported", None)
@@ -421,6 +426,24 @@ def weights_status(
             if st is not None:
                 return st
     return feature_status(gpu, f"{runtime}-weights:{precision}", rules, backend)
+
+
+def weights_run_as(
+    gpu: GpuSpec,
+    runtime: str | None,
+    precision: str,
+    rules: Rules,
+    backend: str | None,
+    fmt: str | None = None,
+) -> str | None:
+    """The weight format ``precision`` weights run as under ``runtime`` here: the one the job
+    names (``fmt``), else the one format a rule says the runtime's kernels run it as
+    (``runs_as``: plain int4 under Transformers on Metal is bitsandbytes NF4, whose quality
+    cost is NF4's, not GPTQ/AWQ's); None where neither says."""
+    if fmt not in (None, "none"):
+        return fmt
+    st = weights_status(gpu, runtime, precision, rules, backend)
+    return st.runs_as if st is not None else None
 
 
 # Weight formats whose kernels are one library's, by the feature rule that library's support

@@ -288,12 +288,19 @@ class CloudOffer:
 
     @property
     def seen_text(self) -> str:
-        """How a quoted price is shown: seen at $x (source, date). The source by its name, the
-        part of its title before the first ": " or " (" (a repository file's path, a page's
-        title); the offers API keeps the whole title."""
-        per = f"${self.usd_per_gpu_hour:,.3g}/h per GPU"
-        name = self.source.split(": ", 1)[0].split(" (", 1)[0]
-        return f"seen at {per} on {self.provider} ({name}, {self.as_of})"
+        """How a quoted price is shown: seen at $x (source, date) (``seen_text``)."""
+        return seen_text(self.usd_per_gpu_hour, self.provider, self.source, self.as_of)
+
+
+def seen_text(usd_per_gpu_hour: float, provider: str | None, source: str, as_of: str) -> str:
+    """A price seen elsewhere as it is shown, never as an offer: seen at $x (source, date). The
+    source by its name, the part of its title before the first ": " or " (" (a repository
+    file's path, a page's title); the offers API keeps the whole title. The recommendation's
+    quoted offers and a catalog entry's own quoted `cloud_price` read alike."""
+    per = f"${usd_per_gpu_hour:,.3g}/h per GPU"
+    name = source.split(": ", 1)[0].split(" (", 1)[0]
+    where = f" on {provider}" if provider else ""
+    return f"seen at {per}{where} ({name}, {as_of})"
 
 
 @dataclass(frozen=True, slots=True)

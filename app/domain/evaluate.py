@@ -38,14 +38,15 @@ from app.domain.units import vram
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
 from app.vocab import (
     FORMAT_ONLY_PRECISIONS,
+    MOST_GPUS,
     RUNTIME_BACKEND_WORDS,
     SINGLE_DEVICE_SEGMENTS,
     TORCH_PROGRAM_RUNTIMES,
 )
 
-# tensor/data parallel groups in practice are powers of two; 512 GPUs (64 eight-GPU servers)
-# is the largest pretraining run the API takes (constraints.max_gpus, num_gpus)
-COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+# tensor/data parallel groups in practice are powers of two, up to the most GPUs a job may
+# ask for (vocab.MOST_GPUS: 1, 2, 4, … 512)
+COUNTS = tuple(1 << i for i in range(MOST_GPUS.bit_length()))
 
 # Memory savers, in the order a practitioner reaches for them, with what each costs:
 # activation checkpointing recomputes the forward in backward (~33 % more compute: one extra
@@ -301,16 +302,26 @@ def startup_reserve_gb(gpu: GpuSpec, work: WorkloadSpec | None, num_gpus: int = 
 
 
 def shown_memory(
-    gpu: GpuSpec, work: WorkloadSpec, need: float | None, num_gpus: int = 1
+    gpu: GpuSpec,
+    work: WorkloadSpec,
+    need: float | None,
+    num_gpus: int = 1,
+    *,
+    claim: float | None = None,
+    reserve: float | None = None,
 ) -> tuple[float, float]:
     """(need, usable) per GPU, in 10^9 bytes, as every sentence and row gives them: the one
     usable figure is what the runtime claims (``claimed_gb``, a row's ``available_gb``), and
     the runtime's startup reserve (``startup_reserve_gb``) is in the need, as a row counts it
     in its workspace. ``usable_gb`` (the claim less that reserve) is what fit checks compare
     ``need`` with, never a figure shown: "10.5 GiB usable" in a refusal beside a row's 10.6 on
-    an RTX 3060 12GB under vLLM had read as two rules."""
-    reserve = startup_reserve_gb(gpu, work, num_gpus)
-    return (need or 0.0) + reserve, claimed_gb(gpu, work, num_gpus)
+    an RTX 3060 12GB under vLLM had read as two rules. ``claim``, ``reserve``: the two
+    figures where the caller has worked them out (``too_big`` reads both), else worked out here."""
+    if reserve is None:
+        reserve = startup_reserve_gb(gpu, work, num_gpus)
+    if claim is None:
+        claim = claimed_gb(gpu, work, num_gpus)
+    return (need or 0.0) + reserve, claim
 
 
 def _with_reserve(
@@ -1764,11 +1775,13 @@ def too_big(
     n = ctx.limits.exact_gpus or max_n
     # one GPU is all the limits (or the card: an Apple GPU does not pool) allow: nothing is
     # sharded, so the reason says so instead of "even when sharded"
-    if usable is None:
-        usable = usable_gb(gpu, run)
     # the figures said: the claim a row shows as available, the reserve inside the need
-    # (shown_memory); the checks below compare the job's tensors with ``usable``
-    need1, claim = shown_memory(gpu, run, total1)
+    # (shown_memory); the checks below compare the job's tensors with ``usable``, the claim
+    # less the reserve (usable_gb's own difference), each worked out once
+    claim, reserve = claimed_gb(gpu, run), startup_reserve_gb(gpu, run)
+    if usable is None:
+        usable = claim - reserve
+    need1, _ = shown_memory(gpu, run, total1, claim=claim, reserve=reserve)
     each = f"{vram(claim):.1f} GiB usable"
     levers = _pipeline_hint(gpu, ctx, run, usable)
     if batch_copies(run) and n > 1:

@@ -10,14 +10,14 @@ from fastapi import APIRouter, Query, Response, status
 from app.catalog import service as catalog
 from app.catalog.repository import GpuFilter
 from app.catalog.router import split_csv
-from app.catalog.schemas import Backend
+from app.catalog.schemas import BackendIn, PrecisionIn, SegmentIn, VendorIn
 from app.deps import AdminDep, SessionDep, SettingsDep
 from app.errors import InvalidInput
 from app.offers import service
 from app.offers.repository import OfferFilter
 from app.offers.schemas import GpuCompareOut, GpuListPage, GpuWithOffers, OfferPage
 from app.shipped.rules import load_rules
-from app.vocab import CatalogPrecision, OfferKind, Segment, Vendor
+from app.vocab import MOST_GPUS, OfferKind
 
 router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
 # Under the catalog's prefix and tag; included after the catalog's router, so its fixed paths
@@ -33,10 +33,12 @@ gpu_router = APIRouter(prefix="/api/v1/gpus", tags=["catalog"])
 def list_gpus(
     session: SessionDep,
     settings: SettingsDep,
-    vendor: Annotated[list[Vendor] | None, Query()] = None,
-    segment: Annotated[list[Segment] | None, Query()] = None,
+    vendor: Annotated[
+        list[VendorIn] | None, Query(description="nvidia, amd, intel or apple, in any case")
+    ] = None,
+    segment: Annotated[list[SegmentIn] | None, Query(description="in any case")] = None,
     architecture: Annotated[list[str] | None, Query(max_length=80)] = None,
-    backend: Backend | None = None,
+    backend: Annotated[BackendIn | None, Query(description="in any case")] = None,
     min_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
     max_memory_gb: Annotated[float | None, Query(ge=0, le=10_000, allow_inf_nan=False)] = None,
     max_price_usd: Annotated[
@@ -62,7 +64,7 @@ def list_gpus(
         ),
     ] = None,
     precision: Annotated[
-        list[CatalogPrecision] | None, Query(description="has a dense figure for each")
+        list[PrecisionIn] | None, Query(description="has a dense figure for each (any case)")
     ] = None,
     feature: Annotated[
         str | None,
@@ -75,7 +77,9 @@ def list_gpus(
             max_length=40,
             description="a numeric catalog field, or `rent_from.usd_per_gpu_hour` / "
             "`buy_at.usd` (the offer prices each item shows, which `max_hourly_usd` / "
-            "`max_price_usd` read); prefix '-' for descending",
+            "`max_price_usd` read); prefix '-' for descending. `cloud_price_usd_per_hour` "
+            "sorts by `rent_from.usd_per_gpu_hour` (the quoted `cloud_price` is a price seen "
+            "elsewhere, never ranked)",
         ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT)] = 100,
@@ -112,7 +116,9 @@ def list_gpus(
         slugs=sorted(slugs) if slugs is not None else None,
     )
     sorts = service.price_sorts(rent, buys)
-    page = catalog.list_gpus(session, f, sort=sort, limit=limit, offset=offset, sort_values=sorts)
+    page = catalog.list_gpus(
+        session, f, sort=service.list_sort(sort), limit=limit, offset=offset, sort_values=sorts
+    )
     return service.listed(settings, page, rent, buys)
 
 
@@ -194,7 +200,7 @@ def launch_spec(
     upload: Annotated[
         str, Query(min_length=8, max_length=500, description="server URL the report goes to")
     ],
-    gpus: Annotated[int, Query(ge=1, le=512, description="GPUs the job needs")] = 1,
+    gpus: Annotated[int, Query(ge=1, le=MOST_GPUS, description="GPUs the job needs")] = 1,
     provider: Annotated[str | None, Query(max_length=80)] = None,
     instance_type: Annotated[str | None, Query(max_length=200)] = None,
     allow_spot: bool = False,

@@ -129,6 +129,19 @@ class BuyAtOut(BaseModel):
     )
 
 
+class SeenElsewhereOut(BaseModel):
+    """The catalog entry's quoted `cloud_price` as what it is: a rental price seen elsewhere
+    (a note, a blog, a hobby repository), not an offer. Shown, never ranked, sorted on nor
+    rented (issue 23); the price the GPU rents from is `rent_from`. The shape of a
+    recommendation's `seen_prices` items."""
+
+    provider: str | None = Field(description="where it was seen, as the source names it")
+    usd_per_gpu_hour: float
+    as_of: str
+    source: str = Field(description="the source's title (the entry's `sources` item)")
+    text: str = Field(description="seen at $x (source, date)")
+
+
 class GpuListItem(GpuOut):
     """One GPU of GET /api/v1/gpus: the catalog entry with the two offer prices the list's
     filters and sorts read, as GET /api/v1/gpus/{slug} shows them."""
@@ -142,6 +155,11 @@ class GpuListItem(GpuOut):
         None,
         description="what a recommendation pays to buy one: what `max_price_usd` filters and "
         "`sort=buy_at.usd` sorts on",
+    )
+    seen_price: SeenElsewhereOut | None = Field(
+        None,
+        description="the entry's `cloud_price`, labelled as a price seen elsewhere (not "
+        "bookable, never ranked): null where the entry quotes none",
     )
 
 
@@ -164,6 +182,11 @@ class GpuWithOffers(GpuOut):
         description="what a recommendation pays to buy one (unlike `purchase_usd`, the "
         "catalog's street-else-launch field, never a launch price more than three years "
         "old); null without any purchase price",
+    )
+    seen_price: SeenElsewhereOut | None = Field(
+        None,
+        description="the entry's `cloud_price`, labelled as a price seen elsewhere (not "
+        "bookable, never ranked): null where the entry quotes none",
     )
 
 

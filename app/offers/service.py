@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import date, timedelta
@@ -25,6 +24,7 @@ from app.domain.cost import (
     OfferBook,
     PurchaseOffer,
     launch_is_stale,
+    seen_text,
 )
 from app.domain.cost import buy_price as cost_buy_price
 from app.domain.rent_from import RentFrom, inconsistency, rent_from, usable
@@ -45,6 +45,7 @@ from app.offers.schemas import (
     OfferOut,
     OfferPage,
     RentFromOut,
+    SeenElsewhereOut,
     SkippedOut,
 )
 
@@ -118,25 +119,7 @@ def _known_gpus(session: Session, slugs: Sequence[str], field: str) -> None:
     found = catalog_repository.get_many(session, list(slugs)) if slugs else {}
     unknown = [g for g in slugs if g not in found]
     if unknown:
-        raise InvalidInput(
-            f"no GPU {', '.join(unknown)} in the catalog{_slug_hint(session, unknown[0])} "
-            "(GET /api/v1/gpus lists the slugs)",
-            field=field,
-        )
-
-
-def _slug_hint(session: Session, given: str) -> str:
-    """The "; did you mean …?" for a slug the catalog lacks: the slug in lower case (RTX-4090,
-    from the card's name, had been refused with no word of rtx-4090), else the slugs it
-    begins, else the close spellings; "" when none is near."""
-    slugs = [row.slug for row in catalog_repository.all_gpus(session)]
-    g = given.strip().lower()
-    near = (
-        [x for x in slugs if x == g]
-        or [x for x in slugs if g and x.startswith(g)]
-        or difflib.get_close_matches(g, slugs, n=3, cutoff=0.6)
-    )
-    return f"; did you mean {', '.join(near[:5])}?" if near else ""
+        raise InvalidInput(catalog.unknown_gpus(session, unknown), field=field)
 
 
 def _cloud_filters_fit(session: Session, f: OfferFilter, kind: str | None) -> None:
@@ -222,6 +205,24 @@ def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOff
         offers=offers_for_gpu(session, settings, gpu.slug),
         rent_from=RentFromOut(**asdict(found)) if found else None,
         buy_at=buy_at(buys.get(gpu.slug), stale_cutoff(settings)),
+        seen_price=seen_price(gpu),
+    )
+
+
+def seen_price(gpu: GpuOut) -> SeenElsewhereOut | None:
+    """The entry's quoted `cloud_price` labelled as seen elsewhere, with its source's title
+    (the RTX 4090's $0.136 Vast.ai quote had read as its cloud price beside a $0.23 'from')."""
+    quote = gpu.cloud_price
+    if quote is None:
+        return None
+    ref = next((r for r in gpu.sources if r.id == quote.source), None)
+    title = ref.title if ref is not None else quote.source
+    return SeenElsewhereOut(
+        provider=quote.provider,
+        usd_per_gpu_hour=quote.usd_per_hour,
+        as_of=quote.as_of,
+        source=title,
+        text=seen_text(quote.usd_per_hour, quote.provider, title, quote.as_of),
     )
 
 
@@ -392,10 +393,13 @@ def launch_spec(
         raise InvalidInput(problem, field="upload")
     _known_gpus(session, [gpu], "gpu")
     every = [o for o in _all_cloud_offers(session).get(gpu, []) if o.accelerator]
+    # a provider in any case, as `offers list --provider` and the offers API read it
+    # (repository.OfferFilter): "Lambda" had been "no launchable offer … (there are: lambda)"
+    provider = provider.strip().lower() if provider else provider
     named = [
         o
         for o in every
-        if provider in (None, o.provider) and instance_type in (None, o.instance_type)
+        if provider in (None, o.provider.lower()) and instance_type in (None, o.instance_type)
     ]
     whys = [inconsistency(o.usd_per_hour, o.spot_usd_per_hour) for o in named]
     if (provider or instance_type) and named and all(whys):
@@ -439,7 +443,9 @@ def _narrowed(
     and the values there are."""
     if wanted is None:
         return offers
-    kept = [o for o in offers if getattr(o, field) == wanted]
+    # a provider is matched in any case (``launch_spec``); an instance type exactly
+    fold = str.lower if field == "provider" else str
+    kept = [o for o in offers if fold(str(getattr(o, field))) == wanted]
     if not kept:
         have = sorted({str(getattr(o, field)) for o in offers})
         shown = ", ".join(have[:10]) + (f" and {len(have) - 10} more" if len(have) > 10 else "")
@@ -554,10 +560,11 @@ def listed(
     # of every field (model_dump + GpuListItem(**...) had been ~40 % of the list's time)
     items = [
         GpuListItem.model_construct(
-            g.model_fields_set | {"rent_from", "buy_at"},
+            g.model_fields_set | {"rent_from", "buy_at", "seen_price"},
             **g.__dict__,
             rent_from=RentFromOut(**asdict(r)) if (r := rent.get(g.slug)) else None,
             buy_at=buy_at(buys.get(g.slug), cutoff),
+            seen_price=seen_price(g),
         )
         for g in page.items
     ]
@@ -572,6 +579,19 @@ COMPARE_PRICES = {
     "cloud_price_usd_per_hour": "rent_from.usd_per_gpu_hour",
     "purchase_usd": "buy_at.usd",
 }
+
+
+def list_sort(sort: str | None) -> str | None:
+    """The GPU list's ``sort`` on the prices it shows: the quoted `cloud_price_usd_per_hour`,
+    a price seen elsewhere that is never ranked (issue 23), sorts by the bookable "from" price
+    (`rent_from.usd_per_gpu_hour`) in its place, as the catalog page's older links do; a
+    client's sort by it keeps working. The catalog's `purchase_usd` stays its own field."""
+    if sort is None or sort.lstrip("-+") != _QUOTED_SORT:
+        return sort
+    return sort.replace(_QUOTED_SORT, COMPARE_PRICES[_QUOTED_SORT])
+
+
+_QUOTED_SORT = "cloud_price_usd_per_hour"
 
 
 def compare(session: Session, settings: Settings, slugs: Sequence[str]) -> GpuCompareOut:

@@ -522,7 +522,7 @@ def row_fields(
         + offer_lines(c.pricing),
         "tips": rank.tips(c, requested, rules, jobs) + _bf16_words(c),
         "warnings": list(c.warnings)
-        + _quality(c.work, requested)
+        + _quality(c, requested, rules)
         + _known_gap(requested)
         + _host_ceiling(c)
         + _fp16_words(c)
@@ -672,15 +672,23 @@ def _spot_fields(sp: spot.SpotTraining, disk_source: str | None) -> Fields:
     }
 
 
-def _quality(run: WorkloadSpec, requested: WorkloadSpec) -> list[str]:
+def _quality(c: rank.Candidate, requested: WorkloadSpec, rules: compat.Rules | None) -> list[str]:
     """The known quality cost of the weights a row runs: quantised inference, or QLoRA's
-    4-bit base."""
+    4-bit base. Weights with no format named are costed as the format the row's runtime runs
+    them as where a rule names one (compat.weights_run_as: plain int4 under Transformers on a
+    Mac is bitsandbytes NF4, not the GPTQ/AWQ-style INT4 its caveat says Metal lacks)."""
+    run = c.work
     if requested.task == "fine-tuning" and requested.peft == "qlora":
         note = quality.cost_note("int4", "nf4")
     elif requested.task == "inference":
+        fmt: str | None = requested.quantization
+        if rules is not None:
+            fmt = compat.weights_run_as(
+                c.gpu, run.runtime, run.precision, rules, c.perf.backend, fmt
+            )
         note = quality.cost_note(
             run.precision,
-            requested.quantization,
+            fmt,
             released=requested.released_format,
             family=requested.model.family,
         )

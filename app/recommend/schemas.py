@@ -10,6 +10,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from app.catalog.schemas import SegmentIn as SegmentName
+from app.catalog.schemas import VendorIn as VendorName
 from app.domain.cost import DEFAULT_ELECTRICITY_USD_PER_KWH, Usage
 from app.domain.evaluate import COUNTS
 from app.domain.hf_config import (
@@ -47,8 +49,6 @@ from app.vocab import (
 )
 from app.vocab import HostTier as OfferTier
 from app.vocab import KvCachePrecision as KvPrecision
-from app.vocab import Segment as SegmentName
-from app.vocab import Vendor as VendorName
 
 __all__ = [
     "Acquisition", "Family", "Framework", "KvPrecision", "Objective", "Optimizer", "Peft",
@@ -658,6 +658,13 @@ class WorkloadIn(_In):
         "parallel layout. TP×PP×CP must divide constraints.num_gpus; without num_gpus, GPU "
         "counts it does not divide are excluded with a reason.",
     )
+
+    @field_validator("preset", mode="before")
+    @classmethod
+    def _preset_any_case(cls, value: Any) -> Any:
+        """A preset's id in any case ("Llama-3-8B", as the model's own name is written): the
+        ids are lower case, and the refusal had offered 'llama-3-8b' as a guess."""
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("runtime", mode="before")
     @classmethod

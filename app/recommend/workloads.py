@@ -81,9 +81,12 @@ def list_workloads(data_dir: Path = DATA_DIR) -> s.WorkloadList:
 
 
 def get_workload(workload_id: str, data_dir: Path = DATA_DIR) -> s.WorkloadPresetOut:
-    preset = load_presets(data_dir).get(workload_id)
+    # in any case, as workload.preset reads it, and a miss with the ids nearest it
+    presets = load_presets(data_dir)
+    preset = presets.get(workload_id.strip().lower())
     if preset is None:
-        raise NotFound(f"no workload preset '{workload_id}'", field="workload_id")
+        hint = s.did_you_mean(workload_id, presets)
+        raise NotFound(f"no workload preset '{workload_id}'{hint}", field="workload_id")
     return _preset_out(preset)
 
 

@@ -304,9 +304,7 @@ def list_reports(
 def require_catalog_slug(session: Session, slug: str, field: str) -> None:
     """A filter's slug the catalog lacks is a typo, said as one (it read as "no reports")."""
     if catalog_repository.get_by_slug(session, slug) is None:
-        raise InvalidInput(
-            f"no GPU '{slug}' in the catalog (GET /api/v1/gpus lists the slugs)", field=field
-        )
+        raise InvalidInput(catalog.unknown_gpus(session, [slug]), field=field)
 
 
 def get_report(session: Session, report_id: int) -> ReportOut:

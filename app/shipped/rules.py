@@ -56,6 +56,7 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
             notes=r.get("notes"),
             status=r.get("status", "supported"),
             versions=_str(r.get("versions")),
+            runs_as=_str(r.get("runs_as")),
         )
         for r in doc.get("features") or []
     )

@@ -74,7 +74,9 @@ def parse_catalog(items: MultiItems, sortable: Iterable[str]) -> CatalogForm:
         ("segment", [v for v, _ in SEGMENTS]),
         ("precision", list(CATALOG_PRECISIONS)),
     ):
-        texts = [t.strip() for t in raw.get(name, []) if t.strip()]
+        # in any case, as the API's filters read them (catalog.schemas.VendorIn): a link's
+        # ?vendor=NVIDIA had been "unknown value"
+        texts = [t.strip().lower() for t in raw.get(name, []) if t.strip()]
         form.values[name] = texts
         bad = [t for t in texts if t not in valid]
         if bad:

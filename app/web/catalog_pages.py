@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
 from app.catalog import service as catalog
+from app.catalog.near_slugs import closest_slugs
 from app.catalog.repository import SORTABLE, GpuFilter
 from app.catalog.schemas import GpuOut, GpuPage
 from app.config import Settings
@@ -34,7 +35,6 @@ from app.web.catalog_form import (
     parse_catalog,
     parse_slugs,
 )
-from app.web.near_slugs import closest_slugs
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)

@@ -21,7 +21,7 @@ import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import annotated_types as at
 from pydantic import BaseModel, ValidationError
@@ -197,6 +197,10 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...]) -> list[FormField]:
             control = "flag"
         elif origin is list:
             item = _unwrap_optional(typing.get_args(ann)[0]) if typing.get_args(ann) else str
+            if typing.get_origin(item) is Annotated:
+                # a closed set read in any case (catalog.schemas.VendorIn): its names are
+                # the choices
+                item = typing.get_args(item)[0]
             if typing.get_origin(item) is Literal:
                 control, choices = "checks", tuple(str(a) for a in typing.get_args(item))
             else:

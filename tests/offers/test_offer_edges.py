@@ -26,7 +26,8 @@ def test_deleting_a_gpu_deletes_its_offers(client: TestClient, admin: dict[str, 
     assert client.delete("/api/v1/gpus/a10", headers=admin).status_code == 204
     assert _offers_of(client, "a10") == []
     entry = {k: v for k, v in entry.items() if k not in ("origin", "purchase_usd", "offers",
-                                                         "buy_at", "rent_from")}  # fmt: skip
+                                                         "buy_at", "rent_from",
+                                                         "seen_price")}  # fmt: skip
     again = client.post("/api/v1/gpus", json=entry, headers=admin)
     assert again.status_code == 201, again.text
     assert _offers_of(client, "a10") == []

@@ -39,7 +39,7 @@ def test_a_slug_in_capitals_is_refused_naming_the_slug_it_meant(read_client: Tes
     assert r.status_code == 422
     err = r.json()["error"]
     assert err["details"]["field"] == "gpu"
-    assert "did you mean rtx-4090?" in err["message"]
+    assert "did you mean 'rtx-4090'?" in err["message"]
 
 
 def test_a_slug_short_of_its_variant_names_the_variants(read_client: TestClient) -> None:
@@ -49,4 +49,4 @@ def test_a_slug_short_of_its_variant_names_the_variants(read_client: TestClient)
 
 def test_a_slug_near_nothing_gets_no_guess(read_client: TestClient) -> None:
     message = read_client.get("/api/v1/offers", params={"gpu": "zzzz"}).json()["error"]["message"]
-    assert "did you mean" not in message and "no GPU zzzz in the catalog" in message
+    assert "did you mean" not in message and "no GPU 'zzzz' in the catalog" in message

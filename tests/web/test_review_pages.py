@@ -7,7 +7,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from app.web.near_slugs import closest_slugs
+from app.catalog.near_slugs import closest_slugs
 from tests.web.test_pages import page
 
 
