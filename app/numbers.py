@@ -7,6 +7,10 @@ import math
 import re
 from decimal import Decimal
 
+# one rule for every figure a person reads, kept in the domain so the engine's own words
+# (rank.significant: explanations, the summary) write it as the pages and the CLI do
+from app.domain.figures import sig_figs as sig_figs
+
 # A comma is a thousands separator only between whole groups of three digits ("1,500",
 # "12,000,000"): "0,80" or "2,50" is a decimal comma, and stripping it read $0.80 as $80.
 _GROUPED_RE = re.compile(
@@ -45,25 +49,6 @@ def parse_number(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError("must be a finite number")
     return -value if negative else value
-
-
-def sig_figs(value: float, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant figures with thousands separators, trailing zeros
-    dropped: 1.83, 0.802, 12.3, 1,235 (a figure of ``digits`` digits or more, whole). How the
-    pages write a figure (templating.num) and the command line's tables too: the CLI had
-    printed 0.802 beside 1.8 for 1.83."""
-    if value == 0:
-        return "0"
-    if not math.isfinite(value):
-        return str(value)  # "inf", "nan": no digits to count (log10 would raise)
-    magnitude = math.floor(math.log10(abs(value)))
-    decimals = max(0, digits - 1 - magnitude)
-    if abs(value) >= 10**digits or decimals == 0:
-        return f"{round(value):,}"
-    text = f"{value:,.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
 
 
 def _reads(text: str) -> bool:

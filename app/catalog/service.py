@@ -49,7 +49,10 @@ def unknown_gpus(session: Session, slugs: Sequence[str]) -> str:
     catalog holds (as the GPU page's 404 lists them), and where the slugs are listed."""
     said = ", ".join(f"'{s}'" for s in slugs)
     near = near_hint(session, slugs)
-    return f"no GPU {said} in the catalog{near} (GET /api/v1/gpus lists the slugs)"
+    return (
+        f"no GPU {said} in the catalog{near} (GET /api/v1/gpus or `gpu-advisor gpus` lists "
+        "the slugs)"
+    )
 
 
 def near_hint(session: Session, slugs: Sequence[str]) -> str:

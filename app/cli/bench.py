@@ -32,7 +32,7 @@ def resolve_slug(gpu_slug: str, slugs: list[str]) -> str:
     near = slug_suggestions(gpu_slug, slugs)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     raise typer.BadParameter(
-        f"'{gpu_slug}' is not a catalog slug{hint} (`gpu-advisor offers list` and "
+        f"'{gpu_slug}' is not a catalog slug{hint} (`gpu-advisor gpus` and "
         "GET /api/v1/gpus list them)",
         param_hint="--gpu",
     )

@@ -1,4 +1,4 @@
-"""gpu-advisor: serve | db (upgrade, seed) | bench | recommend."""
+"""gpu-advisor: serve | db (upgrade, seed) | bench | recommend | gpus | offers."""
 
 from __future__ import annotations
 
@@ -170,11 +170,12 @@ def db_seed() -> None:
 
 
 def _register_feature_commands() -> None:
-    from app.cli import bench, offers, recommend
+    from app.cli import bench, gpus, offers, recommend
 
     recommend.register(cli, console, err_console)
     bench.register(cli, console, err_console)
     offers.register(cli, console, err_console)
+    gpus.register(cli, console, err_console)
 
 
 _register_feature_commands()

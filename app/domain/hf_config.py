@@ -148,6 +148,9 @@ class HfModel:
     # decoders and encoders
     decoder_layers: int | None = None
     input_size: float | None = None
+    # MLA's (q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim): the
+    # shapes of its attention projections; None for other attention
+    latent: tuple[int, int, int, int, int] | None = None
 
     def kv_bytes_per_token(self, bytes_per_value: float = 2.0) -> float:
         """KV bytes per token of context, counting sliding-window layers as full ones."""
@@ -356,6 +359,8 @@ class _Attention:
     kind: str  # mha | gqa | mqa | mla
     head_dim: int
     kv_heads: int
+    # MLA's (q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)
+    latent: tuple[int, int, int, int, int] | None = None
 
 
 def _attention(cfg: dict[str, Any], mt: str, shape: _Shape) -> _Attention:
@@ -383,6 +388,7 @@ def _latent_attention(cfg: dict[str, Any], shape: _Shape, kv_lora: int) -> _Atte
         kind="mla",
         head_dim=nope + rope,
         kv_heads=1,
+        latent=(q_lora or 0, kv_lora, nope, rope, v_dim),
     )
 
 
@@ -598,4 +604,5 @@ def parse_hf_config(raw: dict[str, Any]) -> HfModel:
         sliding_window=_int(cfg, "sliding_window", most=MAX_POSITIONS) if n_slide else None,
         tied_embeddings=tied,
         gated_mlp=mlp.mats == 3,
+        latent=attn.latent,
     )

@@ -764,13 +764,34 @@ def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
     return [dgrad, wgrad]
 
 
-def block_linears(model: ModelSpec) -> list[tuple[float, float]]:
-    """(in, out) features of each linear layer of one transformer block: q, k, v, o and the
-    MLP's (gate, up, down when gated); an MoE block's experts are left out."""
+def attention_linears(model: ModelSpec) -> list[tuple[float, float]]:
+    """(in, out) features of the attention's linear layers: q, k, v, o; under multi-head
+    latent attention with its ranks known (DeepSeek-V2/V3), the five of HF's
+    DeepseekV3Attention: q_a_proj (hidden → q_lora_rank), q_b_proj (→ heads × (nope + rope);
+    q_proj from the hidden state where there is no q_lora_rank), kv_a_proj_with_mqa (hidden →
+    kv_lora_rank + rope), kv_b_proj (kv_lora_rank → heads × (nope + v)) and o_proj (heads × v →
+    hidden). q, k, v, o at MLA's one "KV head" of hidden ÷ heads had counted k and v 56 wide."""
     h = float(model.hidden_size or 0)
+    heads = float(model.num_heads or 0)
+    if model.attention == "mla" and model.kv_lora_rank and model.qk_rope_head_dim and heads:
+        nope = float(model.qk_nope_head_dim or 0)
+        rope = float(model.qk_rope_head_dim)
+        v = float(model.v_head_dim or nope)
+        kv_lora, q_out = float(model.kv_lora_rank), heads * (nope + rope)
+        q_lora = float(model.q_lora_rank or 0)
+        query = [(h, q_lora), (q_lora, q_out)] if q_lora else [(h, q_out)]
+        return [*query, (h, kv_lora + rope), (kv_lora, heads * (nope + v)), (heads * v, h)]
     kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
+    return [(h, h), (h, kv), (h, kv), (h, h)]
+
+
+def block_linears(model: ModelSpec) -> list[tuple[float, float]]:
+    """(in, out) features of each linear layer of one transformer block: the attention's
+    (``attention_linears``) and the MLP's (gate, up, down when gated); an MoE block's experts
+    are left out. The layers LoRA adapts, in memory (workload.lora_params) and time alike."""
+    h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
-    dims = [(h, h), (h, kv), (h, kv), (h, h)]
+    dims = attention_linears(model)
     if not (model.experts and model.experts > 1):
         dims += (
             [(h, inter), (h, inter), (inter, h)] if is_gated(model) else [(h, inter), (inter, h)]

@@ -11,6 +11,7 @@ from app.domain import bands, compat, formats, ranking, topology
 from app.domain import cost as costs
 from app.domain.efficiency import unified, wired_share
 from app.domain.evaluate import SAVER_LABELS, ConfigResult, hours_text, usable_gb
+from app.domain.figures import sig_figs
 from app.domain.gpu import GpuSpec
 from app.domain.llm_step import expert_split, vocabulary_params
 from app.domain.perf import (
@@ -721,12 +722,12 @@ def _rate(x: float) -> str:
 
 
 def significant(value: float) -> str:
-    """Three significant figures, thousands separated (1,230; 45.6; 7.78; 0.123): how a row's
+    """Three significant figures, whole from 1,000 (1,234; 45.6; 7.78; 0.123): how a row's
     memory and the verdict's read, so "6.6 GB of 7.78 GB" in one is not "of 8 GB" in the
-    other (app/recommend/summary.py uses it too)."""
-    if value >= 1000:
-        return f"{round(value, -len(str(int(value))) + 3):,.0f}"
-    return f"{value:.3g}"
+    other (app/recommend/summary.py uses it too). The pages' and the CLI's rule
+    (figures.sig_figs): rounding 1,639 to 1,640 here had put "runs 1,640 images/s" in the
+    summary above a row and a table of 1,639."""
+    return sig_figs(value)
 
 
 # The objective an estimate of one named configuration passes (POST /api/v1/estimate): with

@@ -24,7 +24,6 @@ from app.domain.activations import (
     decoder_layer_saved,
     embedding_params,
     encoder_layer_saved,
-    gated_mlp,
     head_saved,
     logits_bytes,
     softmax_input_bytes,
@@ -38,7 +37,7 @@ from app.domain.efficiency import has_startup_rule, runtime_share, serving_spec
 from app.domain.formats import bytes_per_weight, kv_bytes, runtime_bits, weight_bytes
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
-from app.domain.operators import ForwardTable
+from app.domain.operators import ForwardTable, block_linears
 from app.domain.topology import NODE_GPUS
 from app.vocab import (
     BYTES_PER_ELEMENT,
@@ -302,6 +301,14 @@ class ModelSpec:
     # MHA/GQA (latent norms, a separate query up-projection, two absorbed-weight BMMs); None:
     # heads of their own (config.json's attention kind, hf_config.py)
     attention: str | None = None
+    # Multi-head latent attention's ranks and head widths (config.json q_lora_rank,
+    # kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim): the shapes of its five
+    # projections (operators.attention_linears), which LoRA adapts; None: not known
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
     # Shared experts every token runs beside the routed ones (DeepSeek: 1; Qwen3-MoE, Mixtral,
     # gpt-oss: 0); None: not known (counted as one)
     shared_experts: int | None = None
@@ -645,9 +652,11 @@ class MemoryBreakdown:
 
 
 def lora_params(model: ModelSpec, rank: int) -> float:
-    """Adapter parameters for LoRA on every linear layer (q, k, v, o, gate, up, down); a
-    diffusion UNet's on its attention projections (``UNET_LORA_TARGETS``), FLUX.1's on the
-    linears diffusers' FLUX LoRA script adapts (``FLUX_LORA_TARGETS``), read off its table."""
+    """Adapter parameters for LoRA on the block linears (operators.block_linears: q, k, v, o,
+    gate, up, down; MLA's five attention projections; an MoE model's attention alone, the
+    layers its time is priced on); a diffusion UNet's on its attention projections
+    (``UNET_LORA_TARGETS``), FLUX.1's on the linears diffusers' FLUX LoRA script adapts
+    (``FLUX_LORA_TARGETS``), read off its table."""
     if model.family == "diffusion" and model.operators is not None:
         targets = DIFFUSION_LORA_TARGETS.get(model.operators.model, UNET_LORA_TARGETS)
         return rank * sum(
@@ -657,11 +666,10 @@ def lora_params(model: ModelSpec, rank: int) -> float:
         )
     if not (model.is_transformer and model.has_shape):
         return model.params * LORA_FALLBACK_FRACTION
-    h = model.hidden_size or 0
-    kv = (model.kv_heads or 1) * (model.head_dim or 0)
-    inter = model.intermediate_size or 4 * h
-    gated = 3 if gated_mlp(model) else 2  # SwiGLU has gate, up and down
-    per_layer = rank * (2 * h + 2 * (h + kv) + 2 * h + gated * (h + inter))
+    # an adapter B·A of rank r on a d_in → d_out layer holds r·(d_in + d_out) parameters; an
+    # MoE model's experts carry none (its MLP had been counted as one expert's, adapters no
+    # PEFT target list gives: "all-linear" adapts every expert, the default none)
+    per_layer = rank * sum(d_in + d_out for d_in, d_out in block_linears(model))
     return per_layer * (model.layers or 0)
 
 

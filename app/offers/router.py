@@ -8,15 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 
 from app.catalog import service as catalog
-from app.catalog.repository import GpuFilter
 from app.catalog.router import split_csv
 from app.catalog.schemas import BackendIn, PrecisionIn, SegmentIn, VendorIn
 from app.deps import AdminDep, SessionDep, SettingsDep
-from app.errors import InvalidInput
 from app.offers import service
+from app.offers.gpu_list import GpuQuery, gpu_list
 from app.offers.repository import OfferFilter
 from app.offers.schemas import GpuCompareOut, GpuListPage, GpuWithOffers, OfferPage
-from app.shipped.rules import load_rules
 from app.vocab import MOST_GPUS, OfferKind
 
 router = APIRouter(prefix="/api/v1/offers", tags=["offers"])
@@ -85,41 +83,24 @@ def list_gpus(
     limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> GpuListPage:
-    if min_memory_gb is not None and max_memory_gb is not None and max_memory_gb < min_memory_gb:
-        # a crossed range matches nothing: say so, as a bad value is, not an empty 200
-        raise InvalidInput(
-            f"max_memory_gb {max_memory_gb:g} is below min_memory_gb {min_memory_gb:g}: "
-            "no GPU can match; swap them or drop one",
-            field="max_memory_gb",
-        )
-    architectures = split_csv(architecture)
-    if architectures:
-        catalog.require_architectures(session, architectures, "architecture")
-    slugs = (
-        set(catalog.slugs_with_feature(session, feature, load_rules(settings.data_dir)))
-        if feature
-        else None
-    )
-    rent, buys = service.catalog_prices(session)  # once: the filters and the items read them
-    priced = service.priced_within(session, max_hourly_usd, max_price_usd, (rent, buys))
-    if priced is not None:
-        slugs = priced if slugs is None else slugs & priced
-    f = GpuFilter(
+    query = GpuQuery(
         vendors=list(vendor or []),
         segments=list(segment or []),
-        architectures=architectures,
+        architectures=split_csv(architecture),
         backend=backend,
         min_memory_gb=min_memory_gb,
         max_memory_gb=max_memory_gb,
+        max_price_usd=max_price_usd,
+        max_hourly_usd=max_hourly_usd,
         precisions=list(precision or []),
-        q=q.strip() if q and q.strip() else None,
-        slugs=sorted(slugs) if slugs is not None else None,
+        feature=feature,
+        q=q,
+        sort=sort,
+        limit=limit,
+        offset=offset,
     )
-    sorts = service.price_sorts(rent, buys)
-    page = catalog.list_gpus(
-        session, f, sort=service.list_sort(sort), limit=limit, offset=offset, sort_values=sorts
-    )
-    return service.listed(settings, page, rent, buys)
+    # the command line's `gpu-advisor gpus` lists through the same function
+    return gpu_list(session, settings, query)
 
 
 # Here, not in the catalog's router: the prices compared are the offers' (the catalog may not

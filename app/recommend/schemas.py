@@ -1660,8 +1660,10 @@ class DeadlineOut(BaseModel):
     left_out: int = Field(description="cards left out only because they take too long")
     may_miss: int = Field(
         0,
-        description="rows within the deadline on their estimate that miss it at the slow end "
-        "of their range (time to finish ÷ uncertainty.factor_low); each says so in its warnings",
+        description="ranked configurations (of counts.ranked, not only the rows shown: the "
+        "same whatever `limit`) within the deadline on their estimate that miss it at the slow "
+        "end of their range (time to finish ÷ uncertainty.factor_low); each such row shown says "
+        "so in its warnings",
     )
     fastest_hours: float | None = Field(
         None, description="the fastest configuration within the other limits, deadline lifted"

@@ -1321,7 +1321,7 @@ def recommend(
         # re-ranking (explain_empty false), read for its rows alone: each what-if variation of
         # an answer that missed the deadline had searched what would meet it again (ResNet-50
         # rented under 30 min: 6 CPU s, where 24 h took 0.5)
-        response.deadline = deadline.summary(request, response, work, priced)
+        response.deadline = deadline.summary(request, response, work, priced, ranked)
     # rows that all miss the latency target (they rank after any that meets it) are an answer
     # to another question: the variations say what would meet it, as for an empty answer
     too_slow = bool(rows) and explain_empty and rows[0].meets_latency_target is False

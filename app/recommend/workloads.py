@@ -14,7 +14,7 @@ from app.domain.activations import gated_mlp
 from app.domain.efficiency import EfficiencyTable
 from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout, layout_error
-from app.domain.operators import rescaled_table
+from app.domain.operators import attention_linears, rescaled_table
 from app.domain.seq2seq import SPEECH_WINDOW_S
 from app.domain.workload import DEFAULT_LORA_RANK, ModelSpec, ServingSpec, WorkloadSpec, lora_params
 from app.errors import InvalidInput, NotFound
@@ -205,10 +205,29 @@ def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
         "tied_embeddings": hf.tied_embeddings,
         "gated_mlp": hf.gated_mlp,
         "attention": "mla" if hf.attention == "mla" else None,
+        **_latent_fields(hf.latent),
         "shared_experts": (hf.shared_experts or 0) if hf.experts else None,
         "decoder_layers": hf.decoder_layers,
         "input_size": hf.input_size,
     }
+
+
+_LATENT_FIELDS = (
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
+)
+
+
+def _latent_fields(latent: tuple[int, ...] | None) -> dict[str, int | None]:
+    """MLA's ranks and head widths as ModelSpec fields (a q_lora_rank of 0: no query
+    compression); every one None for other attention, so a preset's do not outlive a pasted
+    config.json of another architecture."""
+    if latent is None:
+        return dict.fromkeys(_LATENT_FIELDS)
+    return {k: (v or None) for k, v in zip(_LATENT_FIELDS, latent, strict=True)}
 
 
 def _check_model(m: ModelSpec, preset: str | None = None) -> None:
@@ -658,31 +677,60 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
 
 
 def _lora_targets(model: ModelSpec, peft: str, rank: int) -> list[str]:
-    """The modules the adapters' memory and time assume (workload.lora_params: every linear
-    layer), said once at the top of the answer, which no row said: PEFT's LoraConfig targets
-    q_proj and v_proj alone for Llama (peft/utils/constants.py), fewer adapters than counted."""
+    """The modules the adapters' memory and time assume (workload.lora_params, the block
+    linears), said once at the top of the answer in the names PEFT's ``target_modules`` takes,
+    which no row said. PEFT's LoraConfig targets q_proj and v_proj alone for Llama and Mixtral
+    (peft/utils/constants.py, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), fewer
+    adapters than counted; its "all-linear" adapts every expert of an MoE model too, which the
+    engine does not count. DeepSeek's attention is HF's DeepseekV3Attention, whose projections
+    are not q, k, v, o (modeling_deepseek_v3.py): the words had named modules it lacks."""
     if not (model.is_transformer and model.has_shape):
         return []
+    what = f"{'QLoRA' if peft == 'qlora' else 'LoRA'} rank {rank}"
+    count = f"{lora_params(model, rank) / 1e6:,.0f} M adapter parameters"
+    if model.experts and model.experts > 1:
+        names = ", ".join(_attention_modules(model))
+        return [
+            f"{what} on the attention projections ({names}; the experts carry none): {count}; "
+            "give these as target_modules ('all-linear' would adapt every expert too, far "
+            "more adapters than counted)"
+        ]
     mlp = "gate, up, down" if gated_mlp(model) else "up, down"
+    attn = ", ".join(_attention_modules(model)) if model.attention == "mla" else "q, k, v, o"
     return [
-        f"{'QLoRA' if peft == 'qlora' else 'LoRA'} rank {rank} on all linear layers (q, k, v, o, "
-        f"{mlp}): {lora_params(model, rank) / 1e6:,.0f} M adapter parameters; PEFT's default "
+        f"{what} on all linear layers ({attn}, {mlp}): {count}; PEFT's default "
         "for Llama, q_proj and v_proj only, trains fewer and needs less memory"
     ]
 
 
+def _attention_modules(model: ModelSpec) -> list[str]:
+    """The attention's linear layers by their names in Hugging Face's modeling code."""
+    if len(attention_linears(model)) == 5:  # MLA with a query latent (DeepseekV3Attention)
+        return ["q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]
+    if len(attention_linears(model)) == 4 and model.attention == "mla" and model.kv_lora_rank:
+        return ["q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]  # DeepSeek-V2-Lite
+    return ["q_proj", "k_proj", "v_proj", "o_proj"]
+
+
 def _full_rank(model: ModelSpec, rank: int) -> list[str]:
-    """Where ``rank`` reaches the narrowest width of a layer LoRA targets (q, k, v, o, gate,
-    up, down; workload.lora_params): an adapter B·A of rank r ≥ min(in, out) is no longer low
+    """Where ``rank`` reaches the narrowest width of a layer LoRA targets (the block
+    linears, workload.lora_params): an adapter B·A of rank r ≥ min(in, out) is no longer low
     rank, and has more parameters than the layer it adapts (r·(in + out) > in·out); Llama 3 8B's
     k and v projections are 1,024 wide, so a rank of 4,096 had counted 10.7 B adapter
     parameters without a word."""
     if not (model.is_transformer and model.has_shape):
         return []
     h = int(model.hidden_size or 0)
-    kv = int((model.kv_heads or 0) * (model.head_dim or 0))
-    widths = [(h, "hidden size"), (kv, "k and v projections' width")]
-    widths.append((int(model.intermediate_size or 4 * h), "MLP's width"))
+    widths = [(h, "hidden size")]
+    if model.attention == "mla" and model.kv_lora_rank:
+        # MLA's narrowest layers are its latents (DeepSeek-V3: 512 and 1,536)
+        widths.append((int(model.kv_lora_rank), "key-value latent (kv_lora_rank)"))
+        widths.append((int(model.q_lora_rank or 0), "query latent (q_lora_rank)"))
+    else:
+        kv = int((model.kv_heads or 0) * (model.head_dim or 0))
+        widths.append((kv, "k and v projections' width"))
+    if not (model.experts and model.experts > 1):  # an MoE model's experts are not adapted
+        widths.append((int(model.intermediate_size or 4 * h), "MLP's width"))
     width, what = min((w, name) for w, name in widths if w > 0)
     if rank < width:
         return []

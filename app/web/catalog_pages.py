@@ -35,6 +35,7 @@ from app.web.catalog_form import (
     parse_catalog,
     parse_slugs,
 )
+from app.web.gpu_words import LaunchOnFile, interconnect_said, launch_on_file, on_soc
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -316,6 +317,9 @@ def gpu_detail(
         "offers_sort": offers_sort,
         "rent": offers.rent_from_by_gpu(session).get(slug),
         "buy": offers.buy_price(session, slug),
+        # an empty launch or interconnect field in words that agree with the price bought at
+        "launch": launch_on_file(gpu, book.purchase if book else ()),
+        "interconnect": interconnect_said(gpu) if on_soc(gpu) and not gpu.interconnect else None,
         "stale_days": settings.offer_stale_days,
     }
     return render(request, "gpu.html", ctx)
@@ -356,30 +360,44 @@ def _compare_value(gpu: Any, name: str) -> Any:
     return getattr(gpu, name, None)
 
 
-# (value, ratio to the first GPU, the rent-from or buy price the cell shows in words)
-CompareCell = tuple[Any, float | None, RentFrom | BuyPrice | None]
+# (value, ratio to the first GPU, the rent-from or buy price the cell shows in words, or the
+# launch price on file where the catalog's field is empty)
+CompareCell = tuple[Any, float | None, RentFrom | BuyPrice | LaunchOnFile | None]
 
 
 def _compare_rows(
-    result: Any, prices: Mapping[str, RentFrom], buys: Mapping[str, BuyPrice]
+    result: Any,
+    prices: Mapping[str, RentFrom],
+    buys: Mapping[str, BuyPrice],
+    launches: Mapping[str, LaunchOnFile] | None = None,
 ) -> list[tuple[str, str, bool, list[CompareCell], str]]:
-    """(label, unit, higher is better, cells, which offers' price the row is: rent, buy or
-    none); the values and ratios are offers.service.compare's, as the API gives them."""
+    """(label, unit, higher is better, cells, which offers' price the row is: rent, buy,
+    launch or none); the values and ratios are offers.service.compare's, as the API gives
+    them. ``launches``: a launch price the purchase offers hold for a GPU whose catalog field
+    is empty (gpu_words.launch_on_file), shown in its cell without a ratio (the API has none)."""
     rows = []
+    kinds = {_RENT_FIELD: "rent", _BUY_FIELD: "buy", "launch_price_usd": "launch"}
     for name in result.fields:
         label, unit, higher = COMPARE_FIGURES.get(name, (name.replace("_", " "), "", True))
-        kind = {_RENT_FIELD: "rent", _BUY_FIELD: "buy"}.get(name, "")
+        kind = kinds.get(name, "")
         cells: list[CompareCell] = []
         for r in result.gpus:
             value, ratio = _compare_value(r.gpu, name), r.ratios.get(name)
-            shown = (
-                prices.get(r.gpu.slug)
-                if kind == "rent"
-                else (buys.get(r.gpu.slug) if kind == "buy" else None)
-            )
+            shown: RentFrom | BuyPrice | LaunchOnFile | None = None
+            if kind == "rent":
+                shown = prices.get(r.gpu.slug)
+            elif kind == "buy":
+                shown = buys.get(r.gpu.slug)
+            elif kind == "launch":
+                shown = (launches or {}).get(r.gpu.slug)
             cells.append((value, ratio, shown))
         rows.append((label, unit, higher, cells, kind))
     return rows
+
+
+def _purchase(book: Mapping[str, Any], slug: str) -> tuple[Any, ...]:
+    offers_of = book.get(slug)
+    return tuple(offers_of.purchase) if offers_of is not None else ()
 
 
 SERVING_ELSEWHERE = (
@@ -430,7 +448,14 @@ def compare(request: Request, session: SessionDep, settings: SettingsDep) -> HTM
         else:
             ctx["result"] = result
             rent_prices, buy_prices = offers.catalog_prices(session)
-            ctx["rows"] = _compare_rows(result, rent_prices, buy_prices)
+            book = offers.gpu_offers(session)
+            launches = {
+                r.gpu.slug: found
+                for r in result.gpus
+                if (found := launch_on_file(r.gpu, _purchase(book, r.gpu.slug)))
+            }
+            ctx["rows"] = _compare_rows(result, rent_prices, buy_prices, launches)
+            ctx["interconnect_said"] = interconnect_said
             if preset and task == "serving":
                 ctx["job_error"] = SERVING_ELSEWHERE
                 status = 422

@@ -174,7 +174,8 @@ def test_a_deadline_met_only_on_the_estimate_warns_of_the_slow_end() -> None:
     r = _run(workload=job, objective="fastest", constraints={"max_gpus": 1, "max_hours": limit})
     assert r.deadline is not None and r.deadline.met is True
     risky = [x for x in r.recommendations if any("may miss the" in w for w in x.warnings)]
-    assert risky and r.deadline.may_miss == len(risky)
+    # may_miss counts every ranked configuration at risk (r32), the rows shown among them
+    assert risky and r.deadline.may_miss >= len(risky)
     for x in risky:
         assert x.time_to_finish_h is not None and x.time_to_finish_h <= limit
         slow = x.time_to_finish_h / x.uncertainty.factor_low
