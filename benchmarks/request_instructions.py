@@ -2,7 +2,7 @@
 machine as on a quiet one (to ~0.5 %), where CPU time on a shared 2-core box moves by 20 %.
 
     PYTHONHASHSEED=0 PYTHONPATH=. python benchmarks/request_instructions.py [--requests 8]
-        [--endpoint] [--scale 10]
+        [--endpoint | --page] [--scale 10]
 
 Runs itself under ``valgrind --tool=callgrind`` with instrumentation off (the app's start and
 a warm-up run at a few times native speed), switches it on for ``--requests`` open-question
@@ -12,10 +12,11 @@ TestClient's, the app's and its worker's). ``--endpoint``: the route's own work 
 (request_cpu.py's ``_endpoint``: the request model, the engine, the answer's JSON).
 ``--scale N``: the catalog copied to N times its size first, as api_speed.py's ``--scale``
 copies it (issue 21's goal is read at ``--scale 10``, where work per card weighs ten times
-more). The app's background readiness check (every second; a run under valgrind is ~50×
-slower, so it would land inside the window) runs once at start only. Needs valgrind
-(``apt-get install valgrind``); about 2-3 minutes on the development machine (``--scale 10``:
-about 4). Compare two trees by running it in each.
+more). ``--page``: the open question's answer page instead (api_speed.py's PAGE_QUERY, the
+batch size cycling). The app's background readiness check (every second; a run under
+valgrind is ~50× slower, so it would land inside the window) runs once at start only. Needs
+valgrind (``apt-get install valgrind``); about 2-3 minutes on the development machine
+(``--scale 10``: about 4; ``--page``: about 5). Compare two trees by running it in each.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def _ctl(flag: str) -> None:
     )
 
 
-def child(requests: int, endpoint: bool, scale: int = 1) -> None:
+def child(requests: int, endpoint: bool, scale: int = 1, page: bool = False) -> None:
     """Under valgrind: the counted requests."""
     import logging
 
@@ -48,7 +49,7 @@ def child(requests: int, endpoint: bool, scale: int = 1) -> None:
     import app.system.health as health
     from app.config import Settings
     from app.main import create_app
-    from benchmarks.api_speed import OPEN_BODY, _body, scale_catalog
+    from benchmarks.api_speed import OPEN_BODY, PAGE_QUERY, _body, _path, scale_catalog
     from benchmarks.request_cpu import _endpoint
 
     every_second = health.keep_checking
@@ -70,7 +71,10 @@ def child(requests: int, endpoint: bool, scale: int = 1) -> None:
                     _endpoint(app, n)
                     return
                 for i in range(n):
-                    client.post("/api/v1/recommendations", json=_body(OPEN_BODY, i))
+                    if page:
+                        client.get(_path(PAGE_QUERY, i)).raise_for_status()
+                    else:
+                        client.post("/api/v1/recommendations", json=_body(OPEN_BODY, i))
 
             run(16)  # warm-up: first-call imports, the catalog's terms
             _ctl("on")
@@ -83,10 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=8)
     ap.add_argument("--endpoint", action="store_true", help="the route's own work only")
     ap.add_argument("--scale", type=int, default=1, help="the catalog copied to N times its size")
+    ap.add_argument("--page", action="store_true", help="the answer page instead")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        child(args.requests, args.endpoint, args.scale)
+        child(args.requests, args.endpoint, args.scale, args.page)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [
@@ -95,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.executable, __file__, "--child", "--requests", str(args.requests),
             "--scale", str(args.scale),
         ] + (["--endpoint"] if args.endpoint else [])  # fmt: skip
+        cmd += ["--page"] if args.page else []
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if done.returncode != 0 or found is None:
@@ -102,9 +108,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     total = int(found.group(1).replace(",", ""))
     what = "endpoint's own work" if args.endpoint else "whole request (TestClient)"
+    if args.page:
+        what = "answer page, whole request (TestClient)"
     if args.scale > 1:
         what += f", catalog × {args.scale}"
-    print(f"{total / args.requests / 1e6:.2f} M instructions per open-question request ({what})")
+    asked = "answer page" if args.page else "open-question request"
+    print(f"{total / args.requests / 1e6:.2f} M instructions per {asked} ({what})")
     return 0
 
 

@@ -76,6 +76,12 @@ class Chart:
     def empty(self) -> bool:
         return not any(s.points for s in self.series)
 
+    @property
+    def has_outliers(self) -> bool:
+        # read here, not in the template, whose map/sum(start=[])/selectattr chain copied the
+        # points' list once per series and looked each attribute up through Jinja
+        return any(p.outlier for s in self.series for p in s.points)
+
 
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     if hi <= lo:

@@ -49,4 +49,8 @@ def instance_words(instance_type: str, shape: bool = True) -> str | None:
 def instances_in_words(text: str) -> str:
     """A sentence with every marketplace instance id in it said in words: the engine's
     explanations name the instance a row rents by its id."""
+    if "__" not in text:
+        # every id has its "__" separators and most lines have none: the pattern, whose lazy
+        # host is tried at each word start, runs only on the few that do
+        return text
     return _MARKETPLACE_IN_TEXT.sub(lambda m: instance_words(m.group(0), False) or m.group(0), text)

@@ -26,6 +26,9 @@ def install(app: FastAPI) -> None:
     for module in (question_pages, catalog_pages, device_pages):
         app.include_router(module.router)
     app.include_router(router)
+    # The answer page's path is fixed: found among the app's routes here, once, not on every
+    # answer page (request.url_for tries each of the app's routes in turn until one names it).
+    app.state.answer_path = app.url_path_for("recommendations")
 
 
 # ---------------------------------------------------------------------------- methodology

@@ -291,6 +291,11 @@ def recommendations(request: Request) -> Response:
         return _answer_page(request, session, settings, request.query_params.multi_items())
 
 
+def _answer_url(request: Request) -> str:
+    """``request.url_for("recommendations")``, from the path pages.install found once."""
+    return str(request.app.state.answer_path.make_absolute_url(base_url=request.base_url))
+
+
 # A question longer than this (a pasted config.json) is answered from the POSTed form
 # rather than redirected to a link: servers and proxies refuse request lines much longer
 # than 8 KiB (uvicorn's h11 limit is 16 KiB, nginx's default 8 KiB).
@@ -310,7 +315,7 @@ async def recommendations_post(
         items = []
     query = urlencode(items)
     if len(query) <= SHARE_URL_LIMIT:
-        url = str(request.url_for("recommendations")) + ("?" + query if query else "")
+        url = _answer_url(request) + ("?" + query if query else "")
         return RedirectResponse(url, status_code=303)
     return await run_in_threadpool(_answer_page, request, session, settings, items)
 
@@ -374,7 +379,7 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
             catalog.data_as_of(session, stamps.catalog),
             change_href="/?" + share + "#f-dataset_samples" if linkable else "#question",
         ),
-        share_url=str(request.url_for("recommendations")) + "?" + share if linkable else None,
+        share_url=_answer_url(request) + "?" + share if linkable else None,
         # the usage every cost on the page assumes (the request's, defaults filled in)
         usage=_constraints(form).usage(),
         more_rows=more_rows(answer, query) if linkable else None,

@@ -10,9 +10,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
+import jinja2
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
@@ -285,14 +287,19 @@ def by_reason(excluded: Sequence[Any]) -> list[tuple[str, str, list[Any]]]:
 def make_templates(settings: Settings | None = None) -> Jinja2Templates:
     """The pages' environment; ``settings`` (the app's) say when a price is stale."""
     rules = settings or Settings()
-    templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-    env = templates.env
-    env.autoescape = True
-    # The templates ship with the code and never change while it runs: without this, every
-    # include (four per ranking row) stats its file to see whether to recompile it.
-    env.auto_reload = False
-    env.trim_blocks = True
-    env.lstrip_blocks = True
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        autoescape=True,
+        # The templates ship with the code and never change while it runs: without this,
+        # every include (four per ranking row) stats its file to see whether to recompile it.
+        auto_reload=False,
+        # ... and they are a few dozen files, so every one stays compiled in a plain dict: the
+        # default LRU cache takes a lock and moves the name in its queue on every include.
+        cache_size=-1,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    templates = Jinja2Templates(env=env)
     env.filters.update(
         num=num,
         compact=compact,
@@ -332,10 +339,22 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
         config_name=config_name,
         ms_range=ms_range,
         # globals, not context: the macros imported without context see them too
-        price_is_stale=lambda as_of: price_is_stale(as_of, rules),
         stale_rule=stale_rule(rules),
+        stale_mark=partial(stale_mark, rule=stale_rule(rules), settings=rules),
     )
     return templates
+
+
+def stale_mark(as_of: Any, own_line: Any = False, *, rule: str, settings: Settings) -> Markup:
+    """A price older than the server's stale age, marked as the offers API marks it
+    (offer_words.price_is_stale), the rule in its tooltip; ``own_line``: on a line of its own.
+    A global, not a macro: each include of a per-row template ran its import of the macro
+    again (Jinja compares the two templates' globals every time), and each mark was a macro
+    call through Jinja's runtime."""
+    if not (as_of and price_is_stale(as_of, settings)):
+        return Markup("")
+    badge = f'<span class="badge warn" data-stale title="{escape(rule)}">stale</span>'
+    return Markup(("<br>" if own_line else " ") + badge)
 
 
 # Pages load nothing from another host; this header makes the browser enforce it.
