@@ -405,22 +405,31 @@ class DecoderLayer(nn.Module):
     per token (Mixtral: 2) each save their own activations."""
 
     def __init__(
-        self, h: int, heads: int, kv_heads: int, inter: int, gpt2: bool, experts: int
+        self,
+        h: int,
+        heads: int,
+        kv_heads: int,
+        inter: int,
+        gpt2: bool,
+        experts: int,
+        head_dim: int | None = None,
     ) -> None:
+        """``head_dim``: a config.json's explicit one (Qwen3: 128 at any width); None: h ÷
+        heads. Q is h → heads·head_dim and O its transpose, as in Hugging Face's layers."""
         super().__init__()
         self.heads, self.kv, self.hd, self.gpt2, self.experts = (
             heads,
             kv_heads,
-            h // heads,
+            head_dim or h // heads,
             gpt2,
             experts,
         )
         norm: Callable[[int], nn.Module] = nn.LayerNorm if gpt2 else RMSNorm
         self.n1, self.n2 = norm(h), norm(h)
-        self.q = nn.Linear(h, h, bias=False)
+        self.q = nn.Linear(h, heads * self.hd, bias=False)
         self.k = nn.Linear(h, kv_heads * self.hd, bias=False)
         self.v = nn.Linear(h, kv_heads * self.hd, bias=False)
-        self.o = nn.Linear(h, h, bias=False)
+        self.o = nn.Linear(heads * self.hd, h, bias=False)
         self.gate = nn.Linear(h, inter, bias=False)
         self.up = nn.Linear(h, inter, bias=False)
         self.down = nn.Linear(inter, h, bias=False)
@@ -437,7 +446,7 @@ class DecoderLayer(nn.Module):
         return _lin(nn.functional.silu(_lin(y, self.gate)) * _lin(y, self.up), self.down)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, s, h = x.shape
+        b, s, _ = x.shape
         y = self.n1(x)
         q = _lin(y, self.q).view(b, s, self.heads, self.hd).transpose(1, 2)
         k = _lin(y, self.k).view(b, s, self.kv, self.hd).transpose(1, 2)
@@ -445,7 +454,7 @@ class DecoderLayer(nn.Module):
         if not self.gpt2:
             cos = torch.ones(1, 1, s, self.hd, dtype=BF16, device=x.device)
             q, k = self._rotary(q, cos, cos), self._rotary(k, cos, cos)
-        a = FlashAttention.apply(q, k, v).transpose(1, 2).reshape(b, s, h)
+        a = FlashAttention.apply(q, k, v).transpose(1, 2).reshape(b, s, self.heads * self.hd)
         x = x + _lin(a, self.o)
         y = self.n2(x)
         out = self._mlp(y)

@@ -125,7 +125,9 @@ class CausalLM(nn.Module):
         self.job = job
         self.emb = nn.Embedding(vocab, h)
         self.layers = nn.ModuleList(
-            am.DecoderLayer(h, heads, kv, int(m.intermediate_size or 4 * h), job.gpt2, 1)
+            am.DecoderLayer(
+                h, heads, kv, int(m.intermediate_size or 4 * h), job.gpt2, 1, m.explicit_head_dim
+            )
             for _ in range(int(m.layers or 0))
         )
         if job.gpt2:
@@ -231,11 +233,18 @@ GPT2 = ModelSpec(family="decoder", params=124e6, layers=12, hidden_size=768, num
                  intermediate_size=3072, vocab_size=50257)  # fmt: skip
 LLAMA2_7B = ModelSpec(family="decoder", params=6.74e9, layers=32, hidden_size=4096,
                       num_heads=32, intermediate_size=11008, vocab_size=32000)  # fmt: skip
+# Heads wider than hidden ÷ heads (config.json head_dim): 16 × 128 = 2048 at hidden 1024, the
+# shape of Qwen3-0.6B's config.json (28 layers, 16 Q / 8 KV heads, intermediate 3072, vocab
+# 151,936, tied); session 32 (fz): the engine had saved q and the attention output h wide
+WIDE_HEADS = ModelSpec(family="decoder", params=5.96e8, layers=28, hidden_size=1024,
+                       num_heads=16, num_kv_heads=8, explicit_head_dim=128,
+                       intermediate_size=3072, vocab_size=151936, gated_mlp=True)  # fmt: skip
 
 JOBS = [
     Job("1.7B decoder, autocast, 4 x 2048", SMOL, 4, 2048, tied=True,
         published="H200, issue #11", published_gb=52.3),
     Job("Llama 3 8B, autocast, 1 x 2048", LLAMA3_8B, 1, 2048),
+    Job("head_dim 128 at h 1024, autocast, 4 x 2048", WIDE_HEADS, 4, 2048, tied=True),
     Job("GPT-2 124M (GELU), autocast, 8 x 1024", GPT2, 8, 1024, tied=True, gpt2=True),
     Job("GPT-2 124M (GELU), LoRA r16, 8 x 1024", GPT2, 8, 1024, "lora", tied=True, gpt2=True),
     Job("Llama 3 8B, autocast, ckpt, 2 x 4096", LLAMA3_8B, 2, 4096, checkpointing=True),

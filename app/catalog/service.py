@@ -56,21 +56,24 @@ def unknown_gpus(session: Session, slugs: Sequence[str]) -> str:
 
 
 def near_hint(session: Session, slugs: Sequence[str]) -> str:
-    """ "; did you mean 'h100-sxm', 'h100-pcie' or 'h100-nvl'?" for the first of ``slugs`` the
-    catalog lacks (a slug in upper case: its lower-case self), or "" where none is near: the
-    API's misses had named no slug, where the page's 404 lists the near ones."""
+    """ "; did you mean 'h100-sxm', 'h100-pcie' or 'h100-nvl'?" for a slug the catalog lacks
+    (a slug in upper case: its lower-case self), or "" where none is near: the API's misses had
+    named no slug, where the page's 404 lists the near ones. Several slugs: each one's near
+    slugs, named with it ("'h100-sxm' for 'H100-SXM'; 'a100-pcie' or … for 'a100'"); only the
+    first had been hinted, in words that read as covering them all."""
     pool = [g.slug for g in all_specs(session)]
-    wanted = slugs[0].strip().lower() if slugs else ""
-    near = [wanted] if wanted in pool else closest_slugs(wanted, pool, 3)
-    if not near:
-        return ""
-    said = [f"'{s}'" for s in near]
-    return (
-        "; did you mean "
-        + (f"{', '.join(said[:-1])} or " if len(said) > 1 else "")
-        + said[-1]
-        + "?"
-    )
+    hints = []
+    for slug in slugs:
+        wanted = slug.strip().lower()
+        near = [wanted] if wanted in pool else closest_slugs(wanted, pool, 3)
+        if near:
+            hints.append(_either(near) + (f" for '{slug}'" if len(slugs) > 1 else ""))
+    return f"; did you mean {'; '.join(hints)}?" if hints else ""
+
+
+def _either(slugs: Sequence[str]) -> str:
+    said = [f"'{s}'" for s in slugs]
+    return (f"{', '.join(said[:-1])} or " if len(said) > 1 else "") + said[-1]
 
 
 def list_gpus(

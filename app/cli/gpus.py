@@ -74,7 +74,8 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             ("precision", precision, CATALOG_PRECISIONS),
         ):
             for value in given or []:
-                if value.lower() not in allowed:
+                # stripped as the API's _fold_case strips: "nvidia " is nvidia on both
+                if value.strip().lower() not in allowed:
                     refuse(field, f"must be one of {choices(allowed)}, not {value!r}")
         for field, number in (
             ("max_price_usd", max_price_usd),
@@ -88,15 +89,15 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             if number is not None and field.endswith("_usd") and number <= 0:
                 refuse(field, "must be greater than 0")
         query = GpuQuery(
-            vendors=[v.lower() for v in vendor or []],
-            segments=[s.lower() for s in segment or []],
+            vendors=[v.strip().lower() for v in vendor or []],
+            segments=[s.strip().lower() for s in segment or []],
             architectures=[a.strip() for a in ",".join(architecture or []).split(",") if a.strip()],
-            backend=backend.lower() if backend else None,
+            backend=backend.strip().lower() if backend else None,
             min_memory_gb=min_memory_gb,
             max_memory_gb=max_memory_gb,
             max_price_usd=max_price_usd,
             max_hourly_usd=max_hourly_usd,
-            precisions=[p.lower() for p in precision or []],
+            precisions=[p.strip().lower() for p in precision or []],
             feature=feature,
             q=search,
             sort=sort,
@@ -159,8 +160,15 @@ def _figure(value: float | None) -> str:
 
 
 def _hourly(g: GpuListItem) -> str:
+    """Cents from $1 up; below it three significant figures, as the API gives them ($0.0725
+    had read "0.07")."""
+    from app.numbers import sig_figs
+
     r = g.rent_from
-    return f"{r.usd_per_gpu_hour:,.2f}" if r is not None and r.usd_per_gpu_hour is not None else ""
+    if r is None or r.usd_per_gpu_hour is None:
+        return ""
+    usd = r.usd_per_gpu_hour
+    return f"{usd:,.2f}" if usd >= 1 else sig_figs(usd)
 
 
 def _buy(g: GpuListItem) -> str:

@@ -115,7 +115,7 @@ def gated_from_params(m: ModelSpec) -> bool:
         return m.family == "decoder"
     inter = float(m.intermediate_size)
     kv = float(m.kv_heads or 1) * float(m.head_dim or 0)
-    attn = 2.0 * h * h + 2.0 * h * kv  # Q and O: h×h; K and V: h×kv
+    attn = 2.0 * h * (m.q_width or h) + 2.0 * h * kv  # Q and O: h × heads·hd; K and V: h×kv
     embed = float(m.vocab_size or 0) * h * (2.0 if m.family == "decoder" else 1.0)
     experts = float(m.experts or 1)
     plain = layers * (attn + 2.0 * h * inter * experts) + embed
@@ -148,6 +148,7 @@ def decoder_layer_saved(
     heads = float(m.num_heads or 1)
     hd = m.head_dim or 0.0
     kv = float(m.kv_heads or 1) * hd
+    q = m.q_width or h  # heads × head_dim: O's input too (an explicit head_dim can differ)
     inter = float(m.intermediate_size or 4 * h)
     experts = float(m.active_experts or 1)
     c = policy.compute
@@ -156,8 +157,8 @@ def decoder_layer_saved(
     ops: dict[str, float] = {
         "attention norm": norm,
         "q/k/v input": (3.0 if policy.recast else 1.0) * c * h,
-        "q, k, v": c * (h + 2.0 * kv),
-        "attention output": c * h,
+        "q, k, v": c * (q + 2.0 * kv),
+        "attention output": c * q,
     }
     if flash_attention:
         ops["log-sum-exp"] = 4.0 * heads
@@ -254,7 +255,7 @@ def block_params(m: ModelSpec) -> float:
     kv = float(m.kv_heads or 1) * hd
     inter = float(m.intermediate_size or 4 * h)
     mlp = (3.0 if gated_mlp(m) else 2.0) * h * inter * float(m.experts or 1)
-    return float(m.layers or 0) * (2.0 * h * h + 2.0 * h * kv + mlp)
+    return float(m.layers or 0) * (2.0 * h * (m.q_width or h) + 2.0 * h * kv + mlp)
 
 
 def embedding_params(m: ModelSpec) -> tuple[float, float]:

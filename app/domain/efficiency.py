@@ -33,6 +33,9 @@ MATCH_KEYS = (
     "memory_kind",
     "compute_capability",
     "precision",
+    # the model family (workload.ModelSpec.family): a row whose source covers one kind of
+    # model only (TensorRT's BERT attention plugin: family encoder)
+    "family",
 )
 
 
@@ -413,9 +416,16 @@ class EfficiencyTable:
         return self.new_source.get(family) or self.new_source.get("all")
 
     def profile(
-        self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
+        self,
+        gpu: GpuSpec,
+        backend: str,
+        runtime: str,
+        precision: str,
+        regime: str,
+        family: str = "",
     ) -> RuntimeProfile:
-        return self.profiles.get(gpu, backend, runtime, precision, regime)
+        """``family``: the model's ("": none named, so no family row applies)."""
+        return self.profiles.get(gpu, backend, runtime, precision, regime, family)
 
     def runtime_value(self, runtime: str, name: str) -> Any:
         """A field set by the runtime's GPU-independent rows (e.g. its context size)."""
@@ -510,8 +520,11 @@ def memory_class(gpu: GpuSpec) -> str:
     return gpu.memory_kind
 
 
-def _keys(gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str) -> dict[str, str]:
+def _keys(
+    gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str, family: str = ""
+) -> dict[str, str]:
     return {
+        "family": family,
         "runtime": runtime,
         "regime": regime,
         "vendor": gpu.vendor,
@@ -532,10 +545,17 @@ def _matches(row: Row, keys: dict[str, str]) -> bool:
 
 
 def resolve(
-    table: EfficiencyTable, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
+    table: EfficiencyTable,
+    gpu: GpuSpec,
+    backend: str,
+    runtime: str,
+    precision: str,
+    regime: str,
+    family: str = "",
 ) -> RuntimeProfile:
     """The profile worked out afresh from the rows (``ProfileTable.get`` looks it up)."""
-    return _resolve(table.rows, _keys(gpu, backend, runtime, precision, regime), runtime, regime)
+    keys = _keys(gpu, backend, runtime, precision, regime, family)
+    return _resolve(table.rows, keys, runtime, regime)
 
 
 def _resolve(
@@ -562,7 +582,7 @@ def _resolve(
 # its key, like every other one
 _UNNAMED = "\x00"
 _GPU_KEYS = ("vendor", "architecture", "memory_kind", "compute_capability")
-_LOOKUP_KEYS = (*_GPU_KEYS, "backend", "runtime", "precision", "regime")
+_LOOKUP_KEYS = (*_GPU_KEYS, "backend", "runtime", "precision", "regime", "family")
 
 
 class ProfileTable:
@@ -598,7 +618,13 @@ class ProfileTable:
         return value if value in self._named[key] else _UNNAMED
 
     def get(
-        self, gpu: GpuSpec, backend: str, runtime: str, precision: str, regime: str
+        self,
+        gpu: GpuSpec,
+        backend: str,
+        runtime: str,
+        precision: str,
+        regime: str,
+        family: str = "",
     ) -> RuntimeProfile:
         # by the GPU's values and the request's as given (a handful of each), each pair
         # projected once onto the rows' values
@@ -606,14 +632,14 @@ class ProfileTable:
         by_request = self._by_part.get(part)
         if by_request is None:
             by_request = self._by_part[part] = {}
-        asked = (backend, runtime, precision, regime)
+        asked = (backend, runtime, precision, regime, family)
         hit = by_request.get(asked)
         if hit is None:
             hit = by_request[asked] = self._projected(part, asked)
         return hit
 
     def _projected(
-        self, part: tuple[str, str, str, str], asked: tuple[str, str, str, str]
+        self, part: tuple[str, str, str, str], asked: tuple[str, str, str, str, str]
     ) -> RuntimeProfile:
         values = (*part, *asked)
         key = tuple(self._project(k, v) for k, v in zip(_LOOKUP_KEYS, values, strict=True))

@@ -421,7 +421,7 @@ def transformer_ops(
         ops.append(memory_op("embedding", "embed", "embed", t, t * h, act_b=act_b, dtype=dtype))
     norm = "rmsnorm" if gated else "layernorm"
     ops.append(memory_op("norm", f"{norm}.attn", "norm", t * h, t * h, **kw))
-    ops.append(gemm("q_proj", t, h, h, w_b=w_b, **kw))
+    ops.append(gemm("q_proj", t, heads * hd, h, w_b=w_b, **kw))
     ops.append(gemm("kv_proj", t, 2.0 * kv_heads * hd, h, w_b=w_b, **kw))
     if gated:  # rotary embeddings on q and k (Llama-style configs)
         qk = t * (heads + kv_heads) * hd
@@ -564,7 +564,9 @@ def eager_llama_passes(model: ModelSpec, t: float, kw: dict[str, Any]) -> list[O
         extra("rmsnorm.fp32.final", "cast", t * h, RMSNORM_FP32_EXTRA, 1.0),
         extra("rotary.fp32", "cast", qk, ROTARY_FP32_EXTRA, layers),
         memory_op("elementwise", "swiglu.silu", "split", t * inter, t * inter, **kw),
-        memory_op("elementwise", "attention.out_copy", "copy", t * h, t * h, **kw),
+        memory_op(
+            "elementwise", "attention.out_copy", "copy", t * heads * hd, t * heads * hd, **kw
+        ),
     ]
     if kv_heads < heads:
         kv, full = 2.0 * t * kv_heads * hd, 2.0 * t * heads * hd
@@ -770,7 +772,9 @@ def attention_linears(model: ModelSpec) -> list[tuple[float, float]]:
     DeepseekV3Attention: q_a_proj (hidden → q_lora_rank), q_b_proj (→ heads × (nope + rope);
     q_proj from the hidden state where there is no q_lora_rank), kv_a_proj_with_mqa (hidden →
     kv_lora_rank + rope), kv_b_proj (kv_lora_rank → heads × (nope + v)) and o_proj (heads × v →
-    hidden). q, k, v, o at MLA's one "KV head" of hidden ÷ heads had counted k and v 56 wide."""
+    hidden). q, k, v, o at MLA's one "KV head" of hidden ÷ heads had counted k and v 56 wide.
+    Otherwise q is hidden → heads × head_dim and o its transpose, which an explicit head_dim
+    makes other than hidden × hidden."""
     h = float(model.hidden_size or 0)
     heads = float(model.num_heads or 0)
     if model.attention == "mla" and model.kv_lora_rank and model.qk_rope_head_dim and heads:
@@ -782,7 +786,8 @@ def attention_linears(model: ModelSpec) -> list[tuple[float, float]]:
         query = [(h, q_lora), (q_lora, q_out)] if q_lora else [(h, q_out)]
         return [*query, (h, kv_lora + rope), (kv_lora, heads * (nope + v)), (heads * v, h)]
     kv = float(model.kv_heads or 1) * float(model.head_dim or 0)
-    return [(h, h), (h, kv), (h, kv), (h, h)]
+    q = model.q_width or h  # heads × an explicit head_dim (Qwen3-30B-A3B: 4096 from 2048)
+    return [(h, q), (h, kv), (h, kv), (q, h)]
 
 
 def block_linears(model: ModelSpec) -> list[tuple[float, float]]:

@@ -694,7 +694,7 @@ def profile_for(gpu: GpuSpec, work: WorkloadSpec, backend: str, regime: str) -> 
     if work.efficiency is None:
         return EAGER
     precision = WEIGHT_ONLY_MATH if dequantised(work) else work.precision
-    return work.efficiency.profile(gpu, backend, work.runtime, precision, regime)
+    return work.efficiency.profile(gpu, backend, work.runtime, precision, regime, work.model.family)
 
 
 # The GeForce whitepapers' FP16-accumulate rows (Turing, GA102, Ada, Blackwell; the Ada one's

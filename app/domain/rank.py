@@ -713,12 +713,12 @@ def _fmt(x: float) -> str:
 
 def _rate(x: float) -> str:
     """A throughput in the row's words: as ``_fmt`` from 1 up, three significant figures
-    below it, as the verdict and the table give it. Two decimals had read an M4 Max's SDXL
-    0.0293 images/s as "0.03" beside the table's 0.0293, and an M2's 0.0057 as "0.01", an M4
-    Pro's figure."""
+    below it by the summary's rule (sig_figs: 0.029, not "0.0290"), as the verdict and the
+    table give it. Two decimals had read an M4 Max's SDXL 0.0293 images/s as "0.03" beside the
+    table's 0.0293, and an M2's 0.0057 as "0.01", an M4 Pro's figure."""
     if x >= 1 or x <= 0:
         return _fmt(x)
-    return f"{x:.{2 - math.floor(math.log10(x))}f}"
+    return sig_figs(x)
 
 
 def significant(value: float) -> str:

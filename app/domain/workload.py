@@ -309,6 +309,10 @@ class ModelSpec:
     qk_nope_head_dim: int | None = None
     qk_rope_head_dim: int | None = None
     v_head_dim: int | None = None
+    # config.json's head_dim where the model states one: Qwen3 and Mistral-Nemo run 128-wide
+    # heads that are not hidden ÷ heads (Qwen3-30B-A3B: 32 × 128 = 4096 against hidden 2048),
+    # which sizes Q, the attention core and O's input; None: hidden ÷ heads (``head_dim``)
+    explicit_head_dim: int | None = None
     # Shared experts every token runs beside the routed ones (DeepSeek: 1; Qwen3-MoE, Mixtral,
     # gpt-oss: 0); None: not known (counted as one)
     shared_experts: int | None = None
@@ -359,9 +363,17 @@ class ModelSpec:
 
     @property
     def head_dim(self) -> float | None:
+        if self.explicit_head_dim:
+            return float(self.explicit_head_dim)
         if self.hidden_size is None or not self.num_heads:
             return None
         return self.hidden_size / self.num_heads
+
+    @property
+    def q_width(self) -> float:
+        """Heads × head size: Q's width and O's input (the hidden size unless an explicit
+        head_dim says otherwise); 0 without a shape."""
+        return float(self.num_heads or 0) * float(self.head_dim or 0)
 
     def kv_values(self, context: float) -> float | None:
         """K+V values one sequence of ``context`` tokens keeps, over all layers."""

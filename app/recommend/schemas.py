@@ -209,6 +209,16 @@ class ModelIn(_In):
         description="Fewer than the attention heads with grouped-query attention.",
         json_schema_extra=ui("shape"),
     )
+    explicit_head_dim: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HIDDEN,
+        title="Head size",
+        description="config.json's head_dim where it is not hidden ÷ heads (Qwen3-30B-A3B: "
+        "128 at hidden 2048 and 32 heads; gpt-oss 64): the width of Q, the attention core and "
+        "O's input. Blank: hidden ÷ heads.",
+        json_schema_extra=ui("shape", form=False),
+    )
     intermediate_size: int | None = Field(
         default=None,
         ge=1,
@@ -349,6 +359,48 @@ class ModelIn(_In):
         description="'mla': multi-head latent attention (DeepSeek-V2/V3; config.json "
         "kv_lora_rank), whose decode runs more kernels per layer; blank: heads of their own.",
         json_schema_extra=ui("shape", tasks=INFERENCE_TASKS, form=False),
+    )
+    q_lora_rank: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HIDDEN,
+        title="Query latent rank (MLA)",
+        description="Multi-head latent attention: config.json q_lora_rank (DeepSeek-V3 1,536; "
+        "blank where queries are not compressed). With the four below it shapes MLA's five "
+        "projections, which LoRA adapts.",
+        json_schema_extra=ui("shape", form=False),
+    )
+    kv_lora_rank: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HIDDEN,
+        title="Key-value latent rank (MLA)",
+        description="config.json kv_lora_rank (DeepSeek-V3 512).",
+        json_schema_extra=ui("shape", form=False),
+    )
+    qk_nope_head_dim: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HIDDEN,
+        title="MLA query-key head size without RoPE",
+        description="config.json qk_nope_head_dim (DeepSeek-V3 128).",
+        json_schema_extra=ui("shape", form=False),
+    )
+    qk_rope_head_dim: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HIDDEN,
+        title="MLA query-key head size with RoPE",
+        description="config.json qk_rope_head_dim (DeepSeek-V3 64).",
+        json_schema_extra=ui("shape", form=False),
+    )
+    v_head_dim: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_HIDDEN,
+        title="MLA value head size",
+        description="config.json v_head_dim (DeepSeek-V3 128).",
+        json_schema_extra=ui("shape", form=False),
     )
     shared_experts: int | None = Field(
         default=None,
@@ -1005,6 +1057,12 @@ class ModelOut(BaseModel):
     tied_embeddings: bool | None = None
     gated_mlp: bool | None = None
     attention: str | None = None
+    explicit_head_dim: int | None = None
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
     shared_experts: int | None = None
     decoder_layers: int | None = None
     kv_bytes_per_token_16bit: float | None = Field(

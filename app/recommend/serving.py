@@ -33,7 +33,6 @@ from app.recommend.rows import (
     spot_warning,
     time_band_out,
 )
-from app.recommend.whatif import MOST_GPUS
 from app.recommend.workloads import resolved_out
 from app.shipped.rules import load_efficiency
 from app.vocab import HF_CHECKPOINT_SERVERS, QUANTIZATION_LABELS
@@ -818,6 +817,10 @@ def _default_note(default: bool) -> str:
     return " (the default is MLPerf's; set your own)" if default else ""
 
 
+# The most GPUs one replica spans (four nodes of 8, pipeline stages): more GPUs than this add
+# replicas, never room for the model
+WIDEST_REPLICA = max(serving_step.NODE_SPANS)
+
 # What leaves a card out before it is tried: the request's budget, a price it needs, its filters
 _LIMITS_LEFT_OUT = frozenset({*costs.PRICE_EXCLUSIONS, "filtered_out"})
 
@@ -886,9 +889,12 @@ def _relax(
             f"{left_out} card{'s are' if left_out != 1 else ' is'} left out by the budget, a "
             "missing price or the filters before being tried (the excluded list says which)"
         )
-    elif not closest and cap < MOST_GPUS:
+        if exact is not None and cap < WIDEST_REPLICA:
+            # _wider tracks only max_gpus's leave-outs: an exact count's lever is said here
+            tips.append(f"{more}: no card tried holds the model on {_gpus(cap)}")
+    elif not closest and cap < WIDEST_REPLICA:
         # no card holds the model at all: fewer requests cannot help, more GPUs can (a replica
-        # spans up to MOST_GPUS), as can fewer bytes a weight
+        # spans up to WIDEST_REPLICA), as can fewer bytes a weight
         tips.append(f"{more}: no card holds the model on {_gpus(cap)}")
     tips += _wider_words(wider or {}, max_gpus)
     if not closest:

@@ -189,9 +189,10 @@ def _serving_variations(
     return out
 
 
-# The most GPUs a question may ask for (ConstraintsIn.max_gpus): a training job past one server
-# rents whole servers side by side, so it is the one kind of job more than 8 can open up.
-MOST_GPUS = 64
+# The GPU count the "more GPUs" what-if lifts max_gpus to where a job can span servers (a
+# training job past one server rents whole servers side by side: 8 of 8): a step to try, not
+# the most a request may ask for (vocab.MOST_GPUS, 512).
+ACROSS_SERVERS_GPUS = 64
 
 
 def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[str, Any]]]:
@@ -204,8 +205,13 @@ def _relaxed(c: s.ConstraintsIn, across_servers: bool) -> list[tuple[str, dict[s
         out.append((f"any GPU count instead of exactly {c.num_gpus}", {"num_gpus": None}))
     elif c.max_gpus < 8:
         out.append((f"up to 8 GPUs instead of {c.max_gpus}", {"max_gpus": 8}))
-    elif across_servers and c.max_gpus < MOST_GPUS:
-        out.append((f"up to {MOST_GPUS} GPUs instead of {c.max_gpus}", {"max_gpus": MOST_GPUS}))
+    elif across_servers and c.max_gpus < ACROSS_SERVERS_GPUS:
+        out.append(
+            (
+                f"up to {ACROSS_SERVERS_GPUS} GPUs instead of {c.max_gpus}",
+                {"max_gpus": ACROSS_SERVERS_GPUS},
+            )
+        )
     if c.vendors:
         out.append((VENDOR_LIFTED, {"vendors": None}))
     if c.segments:

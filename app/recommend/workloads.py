@@ -194,6 +194,8 @@ def model_fields_from_hf_config(raw: dict[str, Any]) -> dict[str, Any]:
         "hidden_size": hf.hidden_size,
         "num_heads": hf.num_heads,
         "num_kv_heads": hf.num_kv_heads,
+        # latent attention's heads are its five shapes (_latent_fields), not one head_dim
+        "explicit_head_dim": None if hf.attention == "mla" else hf.head_dim,
         "intermediate_size": hf.intermediate_size,
         "vocab_size": hf.vocab_size,
         "max_context": hf.max_context,
@@ -729,6 +731,7 @@ def _full_rank(model: ModelSpec, rank: int) -> list[str]:
     else:
         kv = int((model.kv_heads or 0) * (model.head_dim or 0))
         widths.append((kv, "k and v projections' width"))
+        widths.append((int(model.q_width), "q and o projections' width"))
     if not (model.experts and model.experts > 1):  # an MoE model's experts are not adapted
         widths.append((int(model.intermediate_size or 4 * h), "MLP's width"))
     width, what = min((w, name) for w, name in widths if w > 0)

@@ -44,7 +44,7 @@ def _bert(seq: int, runtime: str = "tensorrt") -> WorkloadSpec:
      ("a100-sxm4-40gb", "fused")],
 )  # fmt: skip
 def test_tensorrt_attention_is_unfused_on_volta_alone(slug: str, attention: str) -> None:
-    prof = TABLE.profile(GPUS[slug], "cuda", "tensorrt", "fp16", "infer")
+    prof = TABLE.profile(GPUS[slug], "cuda", "tensorrt", "fp16", "infer", "encoder")
     assert prof.attention == attention
     # the rest of TensorRT's row stands on Volta too
     assert "act" in prof.fuse and prof.kernel_us == 2.0
