@@ -761,6 +761,9 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             else ""
         )
         + ".",
+        # one named configuration's answer (POST /api/v1/estimate): a ranked row carries the
+        # same figures in its fields, and the answer page had no room for a line a row
+        *(_llm_latency_said(c) if objective == UNRANKED else []),
         f"Assumes the {p.runtime} runtime"
         + (
             f" on {RUNTIME_BACKEND_WORDS.get((p.runtime, p.backend), p.backend)}"
@@ -822,6 +825,29 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             + (", so it is listed after every GPU where it is supported." if ranked else ".")
         )
     return lines
+
+
+def _llm_latency_said(c: Candidate) -> list[str]:
+    """An LLM inference estimate's prompt and decode apart, as llama-bench's pp and tg and
+    every serving answer give them: the "Expected" rate is the whole request's (prompt and
+    generation together), which had left "how fast does it decode?" unanswered. [] for any
+    other job, or where the estimate has no first-token or per-token time."""
+    p, w = c.perf, c.work
+    if not w.is_llm_inference or not p.ttft_ms or not p.ms_per_token or not w.seq_len:
+        return []
+    prompt = w.seq_len * max(1, w.batch_size)
+    prompts = (
+        f"the {prompt:,}-token prompt"
+        if w.batch_size <= 1
+        else f"{w.batch_size} prompts of {w.seq_len:,} tokens"
+    )
+    each = " per sequence" if w.batch_size > 1 else ""
+    return [
+        f"First token after ~{significant(p.ttft_ms)} ms ({prompts}: "
+        f"~{significant(prompt / p.ttft_ms * 1e3)} tokens/s), then one every "
+        f"~{significant(p.ms_per_token)} ms (~{significant(1e3 / p.ms_per_token)} "
+        f"tokens/s{each})."
+    ]
 
 
 def _years(years: float) -> str:
@@ -1678,9 +1704,11 @@ def _supply_said(c: Candidate) -> str:
         line += ", more than one desktop power supply gives (a server or power limits)"
     machines = hosts(g, n)
     wall = wall_w(total, n, machines)
+    # the wall figure is the steady draw, below the supply the rule sizes for spikes: "≥ 675 W
+    # of supply" beside "about 674 W at the wall" had read as a contradiction
     return (
-        f"{line}; with {_hosts_said(machines)}, about {significant(wall)} W at the wall, "
-        f"{circuit_said(wall)}."
+        f"{line}; with {_hosts_said(machines)}, about {significant(wall)} W at the wall while "
+        f"it runs (the supply's margin is for power spikes), {circuit_said(wall)}."
     )
 
 

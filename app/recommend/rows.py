@@ -334,9 +334,11 @@ def _with_audio(lines: list[str], work: WorkloadSpec, p: PerfEstimate) -> list[s
     if rate is None:
         return lines
     at = next((i + 1 for i, x in enumerate(lines) if x.startswith("Expected ")), len(lines))
+    # three significant figures, as the rate above it ("0.322 samples/s" over "9.666")
+    fast = rank.significant(rate)
     said = (
-        f"One sample is a {audio_window_s(work) or 0:g}-second audio window: {rate:,.4g} "
-        "seconds of audio a second."
+        f"One sample is a {audio_window_s(work) or 0:g}-second audio window: {fast} "
+        f"seconds of audio a second ({fast}× real time)."
     )
     return [*lines[:at], said, *lines[at:]]
 
@@ -369,7 +371,9 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         total = f"${ch.usd_per_hour:,.2f}/h"
         if ch.instances > 1:
             each = ch.usd_per_hour / ch.instances
-            total = f"{total} for all {ch.instances} (${each:,.2f}/h per {o.gpus}-GPU instance)"
+            # "for all 2" read as a slip: two instances are "both"
+            every = "both" if ch.instances == 2 else f"all {ch.instances}"
+            total = f"{total} for {every} (${each:,.2f}/h per {o.gpus}-GPU instance)"
         # a spot price is no on-demand one: "(8 GPUs, on-demand) at $80.00/h spot" read as both
         tier = o.tier
         if ch.spot:

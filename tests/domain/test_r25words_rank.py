@@ -75,7 +75,8 @@ def test_a_layer_split_says_decoding_is_one_cards_and_the_factor_end_to_end() ->
     # Transformers' device_map pipelines nothing: one card's speed, end to end too
     hf = _cand(RTX4090, _plain(efficiency=TABLE, runtime="transformers"), n=2)
     assert rank.replica_span(hf.gpu, hf.work, hf.perf) == "layers"
-    said = " ".join(rank.explain(hf, 1, hf, "fastest"))
+    # the split's own line (the row's first-token line names the prompt: session 32)
+    said = next(x for x in rank.explain(hf, 1, hf, "fastest") if x.startswith("Split by layers"))
     assert "prompt" not in said and "so it runs at about one card's speed (1.00× one" in said
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from app.config import Settings
 from app.domain import cost as costs
+from app.domain import rank
 from app.domain.workload import ModelSpec, WorkloadSpec
 from app.errors import InvalidInput
 from app.offers.service import stale_cutoff as offers_cutoff
@@ -138,7 +139,8 @@ def test_a_whisper_row_gives_seconds_of_audio_a_second() -> None:
         assert t.audio_seconds_per_s == pytest.approx(30 * t.value)
         said = [x for x in row.explanation if x.startswith("One sample is a 30-second")]
         assert len(said) == 1, row.explanation
-        assert f"{t.audio_seconds_per_s:,.4g} seconds of audio a second" in said[0]
+        fast = rank.significant(t.audio_seconds_per_s or 0.0)
+        assert f"{fast} seconds of audio a second ({fast}× real time)" in said[0]
         # said right after the line with the rate
         at = row.explanation.index(said[0])
         assert row.explanation[at - 1].startswith("Expected ")
