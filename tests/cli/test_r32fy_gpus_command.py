@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from app.cli import main as cli_main
 from app.cli.main import cli
 from app.config import Settings
 
@@ -20,7 +21,14 @@ NARROW = {"COLUMNS": "80", "TERMINAL_WIDTH": "80"}
 def _run(settings: Settings, *args: str, width: str = "80") -> tuple[int, str]:
     env = {"COLUMNS": width, "TERMINAL_WIDTH": width,
            "GPU_ADVISOR_DATABASE_URL": settings.database_url}  # fmt: skip
-    result = CliRunner().invoke(cli, ["gpus", *args], env=env)
+    # the shared console fixes its width from COLUMNS when first built (another test may have
+    # built it at 80), so the width is set on it as the other CLI table tests do
+    saved = cli_main.console._width
+    cli_main.console._width = int(width)
+    try:
+        result = CliRunner().invoke(cli, ["gpus", *args], env=env)
+    finally:
+        cli_main.console._width = saved
     return result.exit_code, result.output
 
 
