@@ -15,6 +15,8 @@ configuration (GPU × GPUs per replica × replicas × weight format × KV format
 * A load of N concurrent requests per replica settles at a request rate given by Little's law,
   λ = N ÷ (TTFT + (output − 1) × ITL); prompts queue for the prefill share of the GPU
   (an M/D/1 wait); requests beyond the batch cap wait for a slot.
+* An arrival rate is weighed against the shape's capacity at saturation: at or past it the load
+  is not carried, and past ``NEAR_CAPACITY`` of it ``meets`` refuses the plan (more replicas).
 
 Pure: frozen inputs, frozen outputs, no I/O.
 """
@@ -259,6 +261,19 @@ DEFAULT_TARGETS_SOURCE = (
 )
 
 
+# The most of a plan's modelled capacity an arrival-rate load (``requests_per_s``) may take: an
+# open-loop plan is sized with this margin, adding replicas until the load is within it (``meets``
+# refuses the rest). Under random (Poisson) arrivals a queue's wait grows as ρ ÷ (1 − ρ) (M/M/1;
+# Kingman's G/G/1 formula, Wq ≈ ρ ÷ (1 − ρ) × (ca² + cs²) ÷ 2 × the service time): ×4 at 80 %,
+# ×9 at 90 %, without bound towards 100 %. A continuous-batching server is no single FIFO queue,
+# so the rule is a margin, not a latency: the waits a rate load's TTFT adds are modelled in
+# ``_solve`` (its prompts' M/D/1 wait, its KV slots' Erlang C). And the capacity is itself a
+# model: a row's serving band puts its low edge at 0.68–0.81 of it (0.81–1.17 held out by GPU
+# and workload in benchmarks/accuracy.py, wider where the row's runtime or card is not in it).
+# A fixed number of concurrent clients (a closed loop) cannot outrun the servers: not weighed.
+NEAR_CAPACITY = 0.8
+
+
 def with_defaults(targets: ServingTargets) -> ServingTargets:
     """``targets`` with MLPerf's defaults wherever the request left one unset, flagged as such.
     A user who wants no limit on one sets it high (the API allows up to an hour)."""
@@ -327,6 +342,9 @@ class ServingResult:
     # own rule (``startup_reserve_gb``: vLLM's sampler peak), the share LLM inference takes
     # off its usable memory instead (evaluate.usable_gb); 0 where it has no such rule
     reserve_gb_per_gpu: float = 0.0
+    # an arrival-rate load's share of the plan's modelled capacity (the asked requests/s over
+    # its rate at saturation, all replicas); None under concurrent clients or where not solved
+    load_share: float | None = None
 
     @property
     def total_gpus(self) -> int:
@@ -852,19 +870,32 @@ def _capacity(
 
 def _replicas_needed(load: ServingLoad, cfg: ServingConfig, sat: _Point) -> str:
     """How many replicas of the shape carry an open-loop load it is too small for (an SRE's
-    question: "how many"), at saturation and at 80 % of it, the margin random arrivals want
-    (queueing delay grows as rho / (1 - rho)); "" where the rate is unknown."""
+    question: "how many"), at saturation and at ``NEAR_CAPACITY`` of it, the margin random
+    arrivals want and the one plans are sized to; "" where the rate is unknown."""
     rps = load.requests_per_s
     if rps is None or sat.rate <= 0.0:
         return ""
-    full = math.ceil(rps / sat.rate)
-    margin = math.ceil(rps / (0.8 * sat.rate))
+    # a rate that is exactly n replicas' capacity needs n + 1: at share 1 it is not carried
+    full = math.floor(rps / sat.rate) + 1
+    margin = replicas_for(rps, sat.rate)
     g = cfg.gpus_per_replica
     said = (
-        f": {full} replicas of {g} GPU{'s' if g > 1 else ''} ({full * g} GPUs) carry it at "
-        "saturation"
+        f": {full} replica{'s' if full > 1 else ''} of {g} GPU{'s' if g > 1 else ''} "
+        f"({full * g} GPU{'s' if full * g > 1 else ''}) carry it at saturation"
     )
-    return said + (f", {margin} at 80 % of it ({margin * g} GPUs)" if margin > full else "")
+    return said + (
+        f", {margin} at {100 * NEAR_CAPACITY:.0f} % of it ({margin * g} GPUs), as plans are sized"
+        if margin > full
+        else ""
+    )
+
+
+def replicas_for(requests_per_s: float, per_replica: float) -> int:
+    """The fewest replicas, each carrying ``per_replica`` requests/s at saturation, that hold an
+    arrival rate within ``NEAR_CAPACITY`` of their capacity (the sizing ``meets`` holds plans
+    to)."""
+    # 9 significant digits: a rate that is exactly the margin's multiple is not one replica short
+    return max(1, math.ceil(float(f"{requests_per_s / (NEAR_CAPACITY * per_replica):.9g}")))
 
 
 def planned_runtime(
@@ -1125,7 +1156,9 @@ def evaluate(
             curve=(),
         )
     r = cfg.replicas
-    sat = terms.saturated() if saturation else None
+    rps = load.requests_per_s
+    # a rate load is weighed against the shape's capacity (NEAR_CAPACITY): it needs saturation
+    sat = terms.saturated() if saturation or rps is not None else None
     max_out = sat.rate * o * r if sat is not None else 0.0
     curve = (
         tuple(
@@ -1139,14 +1172,19 @@ def evaluate(
     # replicas with a request to run: fewer concurrent requests than replicas leave the rest
     # idle (a closed loop's c clients each hold one replica; c < 1 is one client part-time)
     busy = float(r)
-    if load.requests_per_s is not None:
-        point = _solve(eng, rt, None, load.requests_per_s / r, p, o, cap, q, True)
+    share: float | None = None
+    if rps is not None:
+        point = _solve(eng, rt, None, rps / r, p, o, cap, q, True)
+        assert sat is not None
+        share = rps / (sat.rate * r) if sat.rate > 0.0 else math.inf
     else:
         c = load.concurrent_requests or 1.0
         busy = min(busy, c)
         point = _solve(eng, rt, c / r, None, p, o, cap, q, True)
     notes: list[str] = []
-    if point is None:
+    # a rate at or past the capacity is not carried, whatever the open-loop solve settled on
+    # (it can settle a hair past saturation's rate: the closed loop's own next prompt waits)
+    if point is None or (share is not None and share >= 1.0):
         sat = terms.saturated(share=True)  # its share is the one this result reports
         return ServingResult(
             **base,
@@ -1165,6 +1203,7 @@ def evaluate(
             prefill_share=sat.prefill_share,
             bottleneck=sat.bound,
             curve=curve,
+            load_share=share,
             notes=(
                 f"{load.requests_per_s:g} requests/s is beyond this configuration's "
                 f"{sat.rate * r:.2f} requests/s at saturation{_replicas_needed(load, cfg, sat)}",
@@ -1204,6 +1243,7 @@ def evaluate(
         curve=curve,
         notes=tuple(notes),
         step=point.step,
+        load_share=share,
     )
 
 
@@ -1235,7 +1275,9 @@ def _curve_batches(cap: int) -> list[int]:
 
 
 def meets(result: ServingResult, targets: ServingTargets) -> tuple[bool, list[str]]:
-    """Whether the result is within the targets, and each miss in words."""
+    """Whether the result is within the targets, and each miss in words. An arrival-rate load
+    past ``NEAR_CAPACITY`` of the plan's capacity is a miss whatever its latencies: the planner
+    adds replicas until it is within it."""
     if result.ttft_ms is None or result.itl_ms is None:
         return False, ["cannot carry the load"]
     p95 = targets.percentile == "p95"
@@ -1246,4 +1288,16 @@ def meets(result: ServingResult, targets: ServingTargets) -> tuple[bool, list[st
         misses.append(f"TTFT {ttft:,.0f} ms > {targets.ttft_ms:,.0f} ms")
     if targets.itl_ms is not None and itl is not None and itl > targets.itl_ms:
         misses.append(f"ITL {itl:,.1f} ms > {targets.itl_ms:,.1f} ms")
+    if result.load_share is not None and result.load_share > NEAR_CAPACITY:
+        misses.append(
+            f"load {_percent(result.load_share)} of modelled capacity > "
+            f"{100 * NEAR_CAPACITY:.0f} % (the margin random arrivals need)"
+        )
     return not misses, misses
+
+
+def _percent(share: float) -> str:
+    """A share past ``NEAR_CAPACITY`` in whole percent, or to a tenth where the whole one would
+    read as the limit itself ("80 % > 80 %")."""
+    whole = f"{100 * share:.0f}"
+    return f"{whole if whole != f'{100 * NEAR_CAPACITY:.0f}' else f'{100 * share:.1f}'} %"

@@ -235,7 +235,7 @@ def node_shapes(options: Options) -> list[tuple[int, range]]:
 
 def miss_size(result: sv.ServingResult, targets: sv.ServingTargets) -> float:
     """How far outside the targets, as the worst ratio (1 = on target; inf: it cannot carry
-    the load)."""
+    the load), a rate load's share of capacity over the share plans are sized to among them."""
     if result.ttft_ms is None or result.itl_ms is None:
         return math.inf
     p95 = targets.percentile == "p95"
@@ -246,6 +246,8 @@ def miss_size(result: sv.ServingResult, targets: sv.ServingTargets) -> float:
         ratios.append(ttft / targets.ttft_ms)
     if targets.itl_ms and itl is not None:
         ratios.append(itl / targets.itl_ms)
+    if result.load_share is not None:
+        ratios.append(result.load_share / sv.NEAR_CAPACITY)  # sv.meets' sizing margin
     return max(ratios)
 
 
@@ -1108,8 +1110,9 @@ def closest_first(missed: list[ev.ConfigResult], spec: ServingSpec) -> list[ev.C
 
 def _scale_out(near: ev.ConfigResult, ctx: ev.Context) -> str:
     """For a rate load no shape within max_gpus carries: how far the closest gets, how many
-    replicas of it carry the load at saturation, and, where one request per replica meets
-    the targets (more replicas would help), the max_gpus that lets the planner try them."""
+    replicas of it carry the load within the share of capacity plans are sized to
+    (sv.NEAR_CAPACITY), and, where one request per replica meets the targets (more replicas
+    would help), the max_gpus that lets the planner try them."""
     spec = ctx.work.serving
     assert near.serving is not None and spec is not None
     res = near.serving.result
@@ -1118,11 +1121,12 @@ def _scale_out(near: ev.ConfigResult, ctx: ev.Context) -> str:
         return ""
     reach = res.max_output_tokens_per_s / spec.output_tokens  # requests/s at saturation
     per_replica = reach / max(1, c.replicas)
-    full = math.ceil(rps / per_replica)
+    full = sv.replicas_for(rps, per_replica)
     g = c.gpus_per_replica
     said = (
         f" ({reach:.3g} of {rps:g} requests/s at saturation; {full} replicas of {g} "
-        f"GPU{'s' if g > 1 else ''} carry it, {full * g} GPUs"
+        f"GPU{'s' if g > 1 else ''} carry it at {100 * sv.NEAR_CAPACITY:.0f} % of theirs, "
+        f"{full * g} GPUs"
     )
     if full * g > ctx.limits.max_gpus and one_request_meets(
         near.config.gpu, near.serving, spec, ctx.work.model

@@ -690,20 +690,19 @@ def _recommendation(
     )
 
 
-# The share of a row's modelled capacity past which its answer says the load is near it. Under
-# random (Poisson) arrivals a queue's wait grows as utilisation / (1 − utilisation) (M/M/1,
-# Kingman's formula for a general server): ×4 at 80 %, ×9 at 90 %, without bound towards 100 %;
-# the capacity itself is a model, its band the calibrated spread.
-NEAR_CAPACITY = 0.8
+# The share of a row's modelled capacity past which its answer says the load is near it: the
+# share an arrival-rate plan is sized to (sv.NEAR_CAPACITY, where its reason is)
+NEAR_CAPACITY = sv.NEAR_CAPACITY
 
 
 def near_capacity(r: sv.ServingResult, spec: ServingSpec, band_low: float) -> str | None:
     """What a row must say when the asked requests/s load is past ``NEAR_CAPACITY`` of the
-    plan's capacity at saturation: the plan was chosen at its edge (1 H100 for 16 requests/s,
-    4,800 of 4,959 output tokens/s, had said nothing). Names the capacity at the low edge of
-    the row's band (``band_low``: its throughput factor) where that does not carry the load.
-    Words only: the plan is still the one ranked. A fixed number of concurrent clients (a
-    closed loop) cannot outrun the servers, so only an arrival rate is weighed."""
+    plan's capacity at saturation (1 H100 for 16 requests/s, 4,800 of 4,959 output tokens/s,
+    had said nothing). Names the capacity at the low edge of the row's band (``band_low``: its
+    throughput factor) where that does not carry the load. Ranked plans are sized within the
+    share (sv.meets), so a closest miss says it: an answer's when no plan meets the load, an
+    estimate's whose GPU count is fixed too few. A fixed number of concurrent clients (a closed
+    loop) cannot outrun the servers, so only an arrival rate is weighed."""
     load, most = r.output_tokens_per_s, r.max_output_tokens_per_s
     if spec.requests_per_s is None or spec.concurrent_requests is not None:
         return None
