@@ -666,10 +666,11 @@ def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
         return None
     if n > topology.node_size(gpu):
         return None
-    watts = f", {gpu.tdp_w * n:,.0f} W of boards at full load" if gpu.tdp_w else ""
+    # short: it stands on every rig row, and the serving answer page is near its size budget
+    watts = f" for {gpu.tdp_w * n:,.0f} W of boards" if gpu.tdp_w else ""
     return (
-        f"the price is the {n} cards alone: a host with {n} PCIe slots (x8 or wider), the "
-        f"space and the power supply for them{watts} is not included"
+        f"the price is the {n} cards alone: not a host with {n} PCIe slots (x8 or wider) "
+        f"and a power supply{watts}"
     )
 
 

@@ -299,6 +299,12 @@ def seen_text(usd_per_gpu_hour: float, provider: str | None, source: str, as_of:
     quoted offers and a catalog entry's own quoted `cloud_price` read alike."""
     per = f"${usd_per_gpu_hour:,.3g}/h per GPU"
     name = source.split(": ", 1)[0].split(" (", 1)[0]
+    if name.startswith(("http://", "https://")):
+        # a bare address, by its host and file: the whole of a pinned repository URL had cost
+        # the serving answer page ~150 bytes a row, past its size budget
+        host, _, path = name.split("://", 1)[1].partition("/")
+        leaf = path.rstrip("/").rsplit("/", 1)[-1]
+        name = f"{host}/…/{leaf}" if leaf else host
     where = f" on {provider}" if provider else ""
     return f"seen at {per}{where} ({name}, {as_of})"
 

@@ -390,8 +390,8 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         lines.append(f"No rental: {pricing.rent_reason}.")
     if pricing.seen and pricing.rent is not None:
         lines.append(
-            f"Also {pricing.seen[0].seen_text}: a quoted price, not a bookable offer, so not "
-            "what this row rents or is ranked on."
+            f"Also {pricing.seen[0].seen_text}: a quote, not a bookable offer, so neither "
+            "rented nor ranked on."
         )
     if pricing.buy is not None:
         b = pricing.buy

@@ -364,10 +364,10 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
         )
         ranked = ", the basis this row is ranked on" if rented is not None else ""
         lines.append(
-            f"${whole or 0:,.2f} per million output tokens: the whole hour ÷ the output tokens "
-            f"it produces at this load ({basis}{ranked}{also}). Split by GPU time between "
-            f"decode and prompts: ${out_m:,.2f} per million output and ${in_m:,.2f} per "
-            "million input tokens."
+            # short: on every row of an answer page near its size budget
+            f"${whole or 0:,.2f} per million output tokens: the whole hour ÷ its output tokens "
+            f"at this load ({basis}{ranked}{also}). By GPU time, decode vs prompts: "
+            f"${out_m:,.2f} per million output, ${in_m:,.2f} per million input tokens."
         )
     placed = row.priced.placed
     if placed is not None and placed.per_instance > 1:

@@ -337,3 +337,11 @@ def test_a_quoted_price_names_its_source_by_the_head_of_its_title() -> None:
     path = "DS436/sanskrit-token RENTING_A_GPU.md: GPU rental prices read 2026-09-09"
     quoted = offer("vast", "1x 4090", 1, 0.282, accelerator=None, quoted=True, source=path)
     assert "(DS436/sanskrit-token RENTING_A_GPU.md, 2026-11-30)" in quoted.seen_text
+
+
+def test_a_quoted_price_at_a_bare_address_names_its_host_and_file() -> None:
+    url = "https://github.com/DS436/sanskrit-token/blob/082eae39/experiments/RENTING_A_GPU.md"
+    quoted = offer("paperspace", "1x A5000", 1, 1.38, accelerator=None, quoted=True, source=url)
+    assert quoted.seen_text == (
+        "seen at $1.38/h per GPU on paperspace (github.com/…/RENTING_A_GPU.md, 2026-11-30)"
+    )
