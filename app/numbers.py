@@ -98,3 +98,9 @@ def parse_int(text: str) -> int:
     if value != int(value):
         raise ValueError("must be a whole number")
     return int(value)
+
+
+def shown_of(shown: int, total: int) -> str:
+    """How many a listing holds, as a table's title counts them: "53", or "4 of 53" where the
+    page shows fewer (a bare "53" above four rows read as if the rest had gone missing)."""
+    return f"{total}" if shown == total else f"{shown} of {total}"

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from app.config import Settings
+from app.numbers import shown_of, sig_figs
 from app.vocab import BACKENDS, CATALOG_PRECISIONS, SEGMENTS, VENDORS, choices
 
 if TYPE_CHECKING:
@@ -123,8 +124,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
 def gpus_table(page: GpuListPage, width: int) -> Table:
     """The GPUs of a page, one row each; the slug never folds (it is what the user copies)."""
     wide = width >= WIDE
-    shown = len(page.items)
-    count = f"{page.total}" if shown == page.total else f"{shown} of {page.total}"
+    count = shown_of(len(page.items), page.total)
     title = f"{count} GPUs (slugs for --gpu; prices from the offers)"
     if not wide:
         title += "; widen the terminal for name, bandwidth, BF16, or use --json"
@@ -154,16 +154,12 @@ _NARROW_DROPS = frozenset({"name", "GB/s", "BF16 TFLOPS"})
 
 
 def _figure(value: float | None) -> str:
-    from app.numbers import sig_figs
-
     return sig_figs(value) if value is not None else ""
 
 
 def _hourly(g: GpuListItem) -> str:
     """Cents from $1 up; below it three significant figures, as the API gives them ($0.0725
     had read "0.07")."""
-    from app.numbers import sig_figs
-
     r = g.rent_from
     if r is None or r.usd_per_gpu_hour is None:
         return ""

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.config import Settings
+from app.numbers import shown_of
 from app.vocab import MOST_GPUS
 
 if TYPE_CHECKING:
@@ -220,9 +221,7 @@ def _offers_table(page: OfferPage, width: int) -> Table:
     (a price split over two lines misreads); names and sources fold."""
     wide = width >= WIDE
     # "(stale: …)" read as if every offer listed were stale: it says what the mark means
-    shown = len(page.items)
-    # "53 offers" above four rows read as if the rest had gone missing: say how many are shown
-    count = f"{page.total}" if shown == page.total else f"{shown} of {page.total}"
+    count = shown_of(len(page.items), page.total)
     title = f"{count} offers ('stale': older than {page.stale_after_days} days)"
     if not wide:
         title += "; widen the terminal for spot, tier, regions, source, or use --json"
