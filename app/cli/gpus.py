@@ -6,7 +6,6 @@ server could not read."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
@@ -61,7 +60,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         ),
     ) -> None:
         """List the catalog's GPUs with their slugs, memory and prices (GET /api/v1/gpus)."""
-        from app.cli.offers import _list_refusal, _session_scope
+        from app.cli.offers import _list_refusal, _print_json_list, _session_scope
         from app.errors import AppError
         from app.offers.gpu_list import GpuQuery, gpu_list
 
@@ -115,8 +114,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         finally:
             engine.dispose()
         if as_json:
-            # plain print: the console would wrap long lines inside the JSON strings
-            print(json.dumps([g.model_dump(mode="json") for g in page.items], indent=2))
+            _print_json_list(page.items)
             return
         console.print(gpus_table(page, console.width))
 

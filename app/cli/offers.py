@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -19,6 +19,7 @@ from app.numbers import shown_of
 from app.vocab import MOST_GPUS
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session
 
@@ -110,8 +111,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         finally:
             engine.dispose()
         if as_json:
-            # plain print: the console would wrap long lines inside the JSON strings
-            print(json.dumps([o.model_dump(mode="json") for o in page.items], indent=2))
+            _print_json_list(page.items)
             return
         console.print(_offers_table(page, console.width))
 
@@ -203,6 +203,12 @@ def _list_refusal(
     else:
         err_console.print(f"[red]{_option(field)}[/red]: {escape(message)}")
     raise typer.Exit(2) from cause
+
+
+def _print_json_list(items: Sequence[BaseModel]) -> None:
+    """A list command's --json: the items as the API lists them."""
+    # plain print: the console would wrap long lines inside the JSON strings
+    print(json.dumps([item.model_dump(mode="json") for item in items], indent=2))
 
 
 def _option(field: str | None) -> str:

@@ -858,16 +858,12 @@ def price_configuration(
     rent = choose_offer(list(offers.cloud), n, policy, node_gpus)
     reason = None
     if rent is None:
-        reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
+        reason = _no_rent(offers)
         if offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             servers = node_gpus if policy.multi_node and biggest < node_gpus else None
             reason = instance_too_small(n, biggest, servers)
-    buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(
-        rent, buy, n, usage, reason, buy_reason, seen_prices(offers),
-        bought=whole_servers(buy, n, node_gpus),
-    )  # fmt: skip
+    return _priced(offers, rent, reason, n, usage, purchase_basis, node_gpus)
 
 
 def whole_servers(buy: PurchaseOffer | None, n: int, node_gpus: int) -> int:
@@ -919,14 +915,8 @@ def price_copies(
     n = max(1, copies)
     placed = choose_replica_offer(list(offers.cloud), 1, n, policy)
     rent = dataclasses.replace(placed.choice, copies=True) if placed is not None else None
-    reason = None
-    if rent is None:
-        reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
-    buy, buy_reason = _purchase(offers, purchase_basis)
-    return Pricing(
-        rent, buy, n, usage, reason, buy_reason, seen_prices(offers),
-        bought=whole_servers(buy, n, node_gpus),
-    )  # fmt: skip
+    reason = _no_rent(offers) if rent is None else None
+    return _priced(offers, rent, reason, n, usage, purchase_basis, node_gpus)
 
 
 def seen_prices(offers: GpuOffers) -> tuple[CloudOffer, ...]:
@@ -934,14 +924,33 @@ def seen_prices(offers: GpuOffers) -> tuple[CloudOffer, ...]:
     return tuple(sorted((o for o in offers.cloud if o.quoted), key=lambda o: o.usd_per_gpu_hour))
 
 
-def _no_rent(offers: GpuOffers) -> str | None:
-    """Why nothing is rented when no offer is bookable at all; None when some is."""
+def _no_rent(offers: GpuOffers) -> str:
+    """Why nothing is rented where no offer the policy accepts was chosen: none is known,
+    none is bookable, or the bookable ones are all refused by the provider/tier choices."""
     if not offers.cloud:
         return "no cloud offer known"
     seen = seen_prices(offers)
     if len(seen) == len(offers.cloud):
         return f"no bookable cloud offer, only a price {seen[0].seen_text}"
-    return None
+    return "no cloud offer passes the provider/tier choices"
+
+
+def _priced(
+    offers: GpuOffers,
+    rent: OfferChoice | None,
+    reason: str | None,
+    n: int,
+    usage: Usage,
+    purchase_basis: str,
+    node_gpus: int,
+) -> Pricing:
+    """Both cost bases of ``n`` GPUs once the rental is chosen (``reason``: why there is none):
+    the purchase at ``purchase_basis``, in whole servers where the price is a server's share."""
+    buy, buy_reason = _purchase(offers, purchase_basis)
+    return Pricing(
+        rent, buy, n, usage, reason, buy_reason, seen_prices(offers),
+        bought=whole_servers(buy, n, node_gpus),
+    )  # fmt: skip
 
 
 def _purchase(offers: GpuOffers, basis: str) -> tuple[PurchaseOffer | None, str | None]:
@@ -1079,7 +1088,7 @@ def price_replicas(
     if placed is None:
         accepted = [o for o in offers.cloud if _accepts(o, policy)]
         if not accepted:
-            reason = _no_rent(offers) or "no cloud offer passes the provider/tier choices"
+            reason = _no_rent(offers)
         else:
             biggest = max(o.gpus for o in accepted)
             reason = (
@@ -1091,8 +1100,4 @@ def price_replicas(
                 f"instance: {biggest} GPUs)"
             )
     rent = placed.choice if placed is not None else None
-    buy, buy_reason = _purchase(offers, purchase_basis)
-    bought = whole_servers(buy, n, node_gpus)
-    return Pricing(
-        rent, buy, n, usage, reason, buy_reason, seen_prices(offers), bought=bought
-    ), placed
+    return _priced(offers, rent, reason, n, usage, purchase_basis, node_gpus), placed

@@ -413,7 +413,6 @@ def transformer_ops(
     decoder = model.family == "decoder"
     gated = is_gated(model)
     dropout = training and not decoder  # BERT/ViT recipes keep dropout; LLM recipes set it to 0
-    mask = DROPOUT_MASK_BYTES
     L = layers
     kw: dict[str, Any] = {"count": L, "act_b": act_b, "dtype": dtype}
     ops: list[Op] = []
@@ -449,32 +448,12 @@ def transformer_ops(
     )
     ops.append(gemm("o_proj", t, h, heads * hd, w_b=w_b, **kw))
     if dropout:
-        ops.append(
-            memory_op(
-                "elementwise",
-                "attn_out.dropout",
-                "dropout",
-                t * h,
-                t * h,
-                extra_write=t * h * mask,
-                **kw,
-            )
-        )
+        ops.append(_hidden_dropout("attn_out.dropout", t * h, kw))
     ops.append(memory_op("elementwise", "residual.attn", "residual", 2 * t * h, t * h, **kw))
     ops.append(memory_op("norm", f"{norm}.mlp", "norm", t * h, t * h, **kw))
     ops.extend(_mlp(model, t, h, inter, gated, w_b, kw))
     if dropout:
-        ops.append(
-            memory_op(
-                "elementwise",
-                "mlp.dropout",
-                "dropout",
-                t * h,
-                t * h,
-                extra_write=t * h * mask,
-                **kw,
-            )
-        )
+        ops.append(_hidden_dropout("mlp.dropout", t * h, kw))
     ops.append(memory_op("elementwise", "residual.mlp", "residual", 2 * t * h, t * h, **kw))
     ops.append(memory_op("norm", f"{norm}.final", "norm", t * h, t * h, act_b=act_b, dtype=dtype))
     if gated and training:
@@ -485,6 +464,19 @@ def transformer_ops(
         if training:
             ops.extend(loss_ops(t * v, act_b, dtype))
     return ops
+
+
+def _hidden_dropout(name: str, elements: float, kw: dict[str, Any]) -> Op:
+    """Dropout over ``elements`` hidden activations: reads them, writes them and the mask."""
+    return memory_op(
+        "elementwise",
+        name,
+        "dropout",
+        elements,
+        elements,
+        extra_write=elements * DROPOUT_MASK_BYTES,
+        **kw,
+    )
 
 
 LOSS_B = 4.0  # cross-entropy runs in fp32 (log_softmax and nll_loss are on autocast's fp32 list)

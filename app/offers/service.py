@@ -320,23 +320,18 @@ def import_files(
         ]
         for offer in pf.offers:
             key = (offer.provider, offer.instance_type)
+            refused = None
             if offer.gpu_slug not in known:
+                refused = f"gpu '{offer.gpu_slug}' is not in the catalog"
+            elif key in seen:
+                refused = f"{offer.provider} {offer.instance_type} appears twice; first kept"
+            if refused is not None:
                 report.skipped.append(
                     SkippedOut(
                         file=pf.path.name,
                         instance_type=offer.instance_type,
                         accelerator=offer.accelerator,
-                        reason=f"gpu '{offer.gpu_slug}' is not in the catalog",
-                    )
-                )
-                continue
-            if key in seen:
-                report.skipped.append(
-                    SkippedOut(
-                        file=pf.path.name,
-                        instance_type=offer.instance_type,
-                        accelerator=offer.accelerator,
-                        reason=f"{offer.provider} {offer.instance_type} appears twice; first kept",
+                        reason=refused,
                     )
                 )
                 continue

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import torch
 
 from app.bench.report import Figure, Unit, check_peak
-from app.bench.timing import Timer, Timing, TimingConfig, summarize
+from app.bench.timing import Stats, Timer, Timing, TimingConfig, summarize
 from app.vocab import MEASURED_PRECISIONS
 
 
@@ -182,7 +182,15 @@ class Context:
 def rate_figure(timing: Timing, work: float, unit: Unit, scale: float) -> Figure:
     """Figure for a rate (work per second ÷ scale), with p10/p90 of the rate itself."""
     values = [work / t / scale for t in timing.per_call_s]
-    st = summarize(values)
+    return _figure(summarize(values), unit, timing)
+
+
+def time_figure(timing: Timing) -> Figure:
+    return _figure(timing.stats, "s", timing)
+
+
+def _figure(st: Stats, unit: Unit, timing: Timing) -> Figure:
+    """The figure of ``st``, a summary of ``timing``'s calls in ``unit``."""
     return Figure(
         value=st.median,
         unit=unit,
@@ -192,20 +200,6 @@ def rate_figure(timing: Timing, work: float, unit: Unit, scale: float) -> Figure
         n_blocks=timing.n_blocks,
         iters_per_block=timing.iters_per_block,
         median_time_s=timing.median_s,
-    )
-
-
-def time_figure(timing: Timing) -> Figure:
-    st = timing.stats
-    return Figure(
-        value=st.median,
-        unit="s",
-        p10=st.p10,
-        p90=st.p90,
-        noisy=st.noisy,
-        n_blocks=timing.n_blocks,
-        iters_per_block=timing.iters_per_block,
-        median_time_s=st.median,
     )
 
 
