@@ -25,7 +25,13 @@ from app.domain.perf import (
 from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
 from app.domain.units import vram
-from app.domain.workload import MemoryBreakdown, ModelSpec, WorkloadSpec, memory_breakdown
+from app.domain.workload import (
+    MemoryBreakdown,
+    ModelSpec,
+    WorkloadSpec,
+    guidance_distilled,
+    memory_breakdown,
+)
 from app.vocab import OBJECTIVES, RUNTIME_BACKEND_WORDS, TORCH_PROGRAM_RUNTIMES
 
 __all__ = ["OBJECTIVES"]
@@ -1108,9 +1114,28 @@ def tips(
             # a micro-batch of one a GPU has nothing smaller to take
             + (", or take a smaller micro-batch." if _per_gpu_batch(c) > 1 else ".")
         )
+    ema = _ema_gb(w)
+    if ema is not None and free < ema:
+        out.append(
+            "diffusers' text-to-image fine-tuning recipe (train_text_to_image.py, its README "
+            "command) runs --use_ema, an fp32 copy of the UNet kept on each GPU: "
+            f"{vram(ema):,.1f} GiB more than counted here, beyond the {vram(max(0.0, free)):,.1f} "
+            "GiB spare. Leave --use_ema out, or take a card with that room."
+        )
     # checkpointing buys memory with ~a third more compute: worth it only where memory is short
+    # and nothing cheaper frees it. A GPU that runs several samples a pass halves its
+    # activations by halving its micro-batch (the same update over twice the accumulation
+    # steps, _training_headroom), which costs far less than a recomputed forward: 8 × H100 on
+    # a 1.3B GPT at the engine's own micro-batch of 16 a GPU, 83 % full, had been told to pay
+    # the third more.
     tight = m.total > 0.75 * c.available_gb
-    if w.training and not w.gradient_checkpointing and m.activations > 0.4 * m.total and tight:
+    if (
+        w.training
+        and not w.gradient_checkpointing
+        and m.activations > 0.4 * m.total
+        and tight
+        and _per_gpu_batch(c) <= 1
+    ):
         out.append(
             f"Activations take {vram(m.activations):,.1f} GiB; activation checkpointing cuts them "
             f"to a fraction for ~{_recompute_pct(w)} % more compute."
@@ -1495,6 +1520,22 @@ def kbit_upcast_gb(
         return None
     matrices = 1 if tied else 2
     return vocab_size * hidden_size * matrices * 2.0 / 1e9
+
+
+# diffusers' text-to-image fine-tuning examples (train_text_to_image.py and its SDXL twin) run
+# `--use_ema` in their README commands: EMAModel keeps a copy of the UNet's parameters in fp32,
+# moved to the GPU (ema_unet.to(accelerator.device)), which the memory model does not count
+EMA_BYTES_PER_PARAM = 4.0
+
+
+def _ema_gb(w: WorkloadSpec) -> float | None:
+    """GB an fp32 EMA of the trained UNet takes on each GPU, for a full (not PEFT) diffusion
+    training row; None elsewhere, and for a guidance-distilled transformer (FLUX.1), whose
+    diffusers recipes are LoRA DreamBooth scripts without that flag."""
+    m = w.model
+    if not w.training or m.family != "diffusion" or w.peft != "none" or guidance_distilled(m):
+        return None
+    return m.params * EMA_BYTES_PER_PARAM / 1e9
 
 
 def _kbit_upcast_gb(w: WorkloadSpec) -> float | None:

@@ -459,6 +459,31 @@ def _half_group_holds(r: sv.ServingResult, spec: ServingSpec) -> bool:
     return pool > 0 and pool * half >= need
 
 
+def kv8_can_matter(r: sv.ServingResult, spec: ServingSpec) -> bool:
+    """Whether a cache of half the bytes a request could change what carries this load: under
+    a rate load always (its requests queue for the slots, Erlang C, and more slots cut the
+    wait); under concurrent clients only where the replicas fill more than half their slots (a
+    cache twice as large then lets fewer replicas hold them), or where half the group's GPUs
+    would hold the load's cache at 8 bits but not at 16. Elsewhere the plan already holds twice
+    the load at 16 bits, and an fp8 cache's "twice the requests" frees nothing the load uses
+    (Llama 3.3 70B on 4 H200s at 64 clients: 594 slots, the tip had said it all the same)."""
+    load = spec.concurrent_requests
+    if spec.requests_per_s is not None or not load:
+        return True
+    c = r.config
+    running = load / max(1, c.replicas)
+    if running > r.max_concurrency / 2:
+        return True
+    if c.gpus_per_replica < 2:
+        return False
+    half = c.gpus_per_replica / 2
+    pool = r.kv_pool_gb_per_gpu - r.weights_gb_per_gpu  # each GPU holds twice its weights
+    # each GPU's KV on the half group: split over it, or (latent attention) whole on each
+    copies = max(1.0, r.kv_copies * half / c.gpus_per_replica)
+    need = running * r.kv_gb_per_request * copies / half
+    return 0 < pool < need <= 2 * pool
+
+
 def _tips(row: _Row, spec: ServingSpec, model: ModelSpec | None = None) -> list[str]:
     """The row's tips; ``model``: the job's model where the request left the weight precision
     to the planner (the fp8 weights' tip; None: not offered)."""
@@ -469,7 +494,12 @@ def _tips(row: _Row, spec: ServingSpec, model: ModelSpec | None = None) -> list[
     if room is not None:
         tips.append(_fp8_words(row, room))
     has_kv8 = c.runtime in _KV8_HOW or row.runtime.fp8_kv
-    if c.kv_precision != "fp8" and has_kv8 and sv.supports_kv(row.gpu, "fp8") is None:
+    if (
+        c.kv_precision != "fp8"
+        and has_kv8
+        and sv.supports_kv(row.gpu, "fp8") is None
+        and kv8_can_matter(r, spec)
+    ):
         how = _KV8_HOW.get(c.runtime, "its 8-bit KV cache setting")
         tips.append(
             f"An 8-bit KV cache ({how}) halves the cache, so one replica holds twice the requests."
