@@ -723,6 +723,15 @@ def _weights_gate(
     st = compat.weights_status(
         gpu, runtime, precision, ctx.rules, backend, weights_format(ctx.work, precision)
     )
+    return weights_words(gpu, runtime, precision, st)
+
+
+def weights_words(
+    gpu: GpuSpec, runtime: str | None, precision: str, st: compat.FeatureStatus | None
+) -> tuple[str | None, str | None] | None:
+    """(refusal, caveat) in words of a weights rule's status (``_weights_gate``'s): one
+    wording for inference and serving, whose Mac int4 rows had quoted GPTQ/AWQ with no caveat
+    where inference's said bitsandbytes NF4 is experimental there."""
     if st is None or st.status == "supported":
         return None
     said = f"{runtime} {precision} weights on {gpu.name}: {st.note}" if st.note else None

@@ -248,7 +248,8 @@ def best_per_card(
     for group in groups.values():
         if group[0].serving is not None:
             key = serving_pick(objective)
-            chosen = min(group, key=key)
+            pool = _without_idle_losers(group) if objective == "balanced" else group
+            chosen = min(pool, key=key)
             rest = sorted((c for c in group if c is not chosen), key=serving_pick("balanced"))
             out.append((chosen, rest))
             continue
@@ -264,6 +265,33 @@ def best_per_card(
         others = sorted((c for c in group if c is not chosen), key=lambda c: (c.n, c.savers))
         out.append((chosen, others))
     return out
+
+
+def _without_idle_losers(group: list[Candidate]) -> list[Candidate]:
+    """A serving card's shapes less those with idle replicas (``Served.idle_replicas``: more
+    replicas than a concurrency load's users, planned where the request fixes the GPU count)
+    that a shape on no more GPUs, every replica busy and no request waiting, outruns. An idle
+    replica serves nobody: the shape's service is its busy replicas', and what it saves is the
+    price of booking GPUs that do nothing on smaller instances. Balanced picks the fewest GPUs,
+    then the cheapest, so at one user on exactly 2 × H100 SXM two one-GPU copies (one idle,
+    7.49 ms a token) had won on cudo's 1-GPU instances' $0.06/h less over one tensor-parallel
+    copy on its 2-GPU instance (5.30 ms). An idle-replica shape that is the faster (one GPU
+    decoding faster than a layer split over two) stays in: its service is better."""
+
+    def outrun(c: Candidate) -> bool:
+        s = c.serving
+        if s is None or s.idle_replicas == 0:
+            return False
+        return any(
+            o.serving is not None
+            and o.serving.idle_replicas == 0
+            and not o.serving.result.saturated
+            and o.n <= c.n
+            and o.serving.speed > s.speed
+            for o in group
+        )
+
+    return [c for c in group if not outrun(c)] or group
 
 
 # Under 'fastest', speeds within 5 % are a tie: closer than any estimate here can tell apart
@@ -319,7 +347,8 @@ def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
     cheapest: the lowest price per hour (a priced shape before an unpriced one), then the
     fastest; best value: the most output tokens per dollar (the value it ranks by; a priced
     shape before an unpriced one), then the lowest price per hour, then the fastest;
-    balanced, as every task: the fewest GPUs, then the cheapest, then the fastest. Fewer
+    balanced, as every task: the fewest GPUs, then the cheapest, then the fastest (a shape
+    with idle replicas that a busy one outruns is not picked: ``_without_idle_losers``). Fewer
     GPUs, then plan order (higher-precision weights and KV first) break what ties remain.
     Under a rate load every shape produces the same tokens, so best value picks as cheapest,
     the pick before 2026-12-03. Under every objective a shape that runs all the concurrent

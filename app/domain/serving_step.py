@@ -103,6 +103,9 @@ class Served:
     # what a bought row must say of the hardware (compat.purchase_caveats: cooling, the host,
     # the card-alone price, the wall's power), as every task's rows say it; () unless it buys
     caveats: tuple[str, ...] = ()
+    # the format the weights run as where the job or a rule names one (Options.weights_run_as:
+    # plain int4 under Transformers on a Mac is bitsandbytes NF4), None where neither does
+    weights_run_as: str | None = None
 
     @property
     def speed(self) -> float:
@@ -119,6 +122,16 @@ class Served:
             return r.output_tokens_per_s / self.users
         itl = r.itl_ms
         return 1e3 / itl if itl else 0.0
+
+    @property
+    def idle_replicas(self) -> int:
+        """Replicas with no request to run: those beyond a concurrency load's users (a closed
+        loop's client holds one replica at a time; ``sv.evaluate`` counts them delivering no
+        tokens), planned only where the request fixes the GPU count. 0 under a rate load,
+        whose arrivals every replica shares."""
+        if self.users is None:
+            return 0
+        return max(0, self.result.config.replicas - math.ceil(self.users))
 
     @property
     def hourly(self) -> float | None:
@@ -182,6 +195,11 @@ class Options:
     # a replica may span nodes (NODE_SPANS): a tensor-parallel server runtime on datacenter
     # GPUs, which rent and sell as 8-GPU servers joined by a fabric
     across_nodes: bool = False
+    # weight formats the runtime runs here only experimentally, with the caveat (compat rules)
+    weight_caveats: tuple[tuple[str, str], ...] = ()
+    # the format each weight precision runs as where the job or a rule names one
+    # (compat.weights_run_as): the format whose quality cost a row states
+    weights_run_as: tuple[tuple[str, str], ...] = ()
 
 
 def usable_formats(
@@ -743,12 +761,20 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)
     single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
     # weight formats the runtime's kernels lack here (the rules inference reads too)
-    barred = []
+    barred, caveats, run_as = [], [], []
     for wp in weights:
-        fmt = work.quantization if wp == work.precision else None  # AWQ, GPTQ: their own rules
+        fmt = ev.weights_format(work, wp)  # AWQ, GPTQ: their own rules
         st = compat.weights_status(gpu, runtime.name, wp, rules, backend, fmt)
         if st is not None and st.status == "unsupported":
             barred.append((wp, f"{runtime.name} on {backend}: {st.note or 'unsupported'}"))
+        elif (said := ev.weights_words(gpu, runtime.name, wp, st)) is not None and said[1]:
+            # an experimental kernel path (bitsandbytes NF4 on Metal) said and ranked as an
+            # inference row on the same card says and ranks it
+            caveats.append((wp, said[1]))
+        # the format the weights run as (plain int4 under Transformers on a Mac: NF4), whose
+        # quality cost the row states (the one rule the inference rows read)
+        if (named := compat.weights_run_as(gpu, runtime.name, wp, rules, backend, fmt)) is not None:
+            run_as.append((wp, named))
     return Options(
         runtime=runtime,
         weight_precisions=weights,
@@ -772,6 +798,8 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
             else None
         ),
         barred_weights=tuple(barred),
+        weight_caveats=tuple(caveats),
+        weights_run_as=tuple(run_as),
     )
 
 
@@ -856,6 +884,10 @@ def evaluate(
         warnings.append(llm_step.weight_only_note(gpu, only, card.profile.name))
     if card.software.caveat is not None:
         warnings.append(card.software.caveat)
+    weights_caveat = dict(o.weight_caveats).get(shape.weight_precision)
+    if weights_caveat is not None:
+        warnings.append(weights_caveat)
+    status = "experimental" if weights_caveat is not None else card.software.status
     basis = perf.llm_basis(perf.efficiencies(gpu, ctx.calibration), res.compute_precision)
     spec = work.serving
     asked = (
@@ -866,12 +898,15 @@ def evaluate(
     served = Served(
         res, runtime, priced, ok, tuple(misses), tuple(warnings), basis, asked,
         spec.concurrent_requests,
+        weights_run_as=dict(o.weights_run_as).get(shape.weight_precision),
     )  # fmt: skip
     cost = cost_of(gpu, res, priced)
     if not ok:
         what = "; ".join(misses) or "cannot carry the load"
         miss = ev.Exclusion("misses_targets", f"{shape_words(shape)}: {what}")
-        return ev.ConfigResult(config, miss, backend=backend, cost=cost, serving=served)
+        return ev.ConfigResult(
+            config, miss, backend=backend, cost=cost, serving=served, framework_status=status
+        )
     acq, excl = ev.budget(cost, ctx.limits, *reasons, gpus=config.num_gpus)
     if ctx.apply_filters and excl is not None:
         return ev.ConfigResult(config, excl, backend=backend)
@@ -906,7 +941,7 @@ def evaluate(
         warnings=tuple(warnings),
         pricing=pricing,
         serving=served,
-        framework_status=card.software.status,
+        framework_status=status,
     )
 
 

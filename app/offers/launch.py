@@ -121,9 +121,13 @@ def task_yaml(
     profile: str = "standard",
     workdir: str = ".",
     backend: str | None = None,
+    nodes: int = 1,
 ) -> str:
     """``backend``: the GPU's (cuda, rocm), which picks the torch build; by default the
-    shipped catalog's for ``gpu_slug`` (``backend_of``)."""
+    shipped catalog's for ``gpu_slug`` (``backend_of``). ``nodes``: instances of the offer
+    side by side, for a GPU count no one instance holds (16 H100s as two 8-GPU servers):
+    SkyPilot's ``num_nodes``, each node with the offer's accelerators, and ``run`` executed on
+    every node (docs.skypilot.co, "Distributed Multi-Node Jobs")."""
     if not offer.accelerator:
         raise NotLaunchable(
             f"{offer.provider} '{offer.instance_type}' is a per-GPU list price, not an instance "
@@ -150,6 +154,9 @@ def task_yaml(
             "accelerators": f"{offer.accelerator}:{offer.gpus}",
             "use_spot": offer.tier == "spot",
         },
+        # each node is one instance with the accelerators above; SkyPilot provisions them as
+        # one cluster on the provider's network and runs `run` on every one
+        **({"num_nodes": nodes} if nodes > 1 else {}),
         "envs": {"GPU_ADVISOR_UPLOAD_TOKEN": ""},
         "setup": (
             "set -e\n"
@@ -160,11 +167,27 @@ def task_yaml(
         ),
         "run": f"set -e\n{SMI[kind]}\n{bench}\n",
     }
+    shape = (
+        f"{nodes} nodes × {offer.gpus} GPU(s), ${offer.usd_per_hour:.2f}/h each, "
+        f"${offer.usd_per_hour * nodes:.2f}/h in all"
+        if nodes > 1
+        else f"{offer.gpus} GPU(s), ${offer.usd_per_hour:.2f}/h"
+    )
+    # the benchmark measures one machine (its collectives run over that machine's own GPUs):
+    # across nodes each uploads its own report, and the link between them is not measured
+    each = (
+        f"# Every node runs the benchmark and uploads its own report ({nodes} reports); the\n"
+        "# network between the nodes is not measured.\n"
+        if nodes > 1
+        else ""
+    )
     header = _loopback_comment(upload_url) + (
         f"# GPU Advisor: benchmark {gpu_slug} on {offer.provider} {offer.instance_type}\n"
-        f"# ({offer.gpus} GPU(s), ${offer.usd_per_hour:.2f}/h as of {offer.as_of}; "
-        f"source: {offer.source})\n"
-        "# Launch from a GPU Advisor checkout with: sky launch -c advisor-bench task.yaml\n"
-        "# and stop the machine after the run: sky down advisor-bench\n"
+        f"# ({shape} as of {offer.as_of}; source: {offer.source})\n"
+        + each
+        + "# Launch from a GPU Advisor checkout with: sky launch -c advisor-bench task.yaml\n"
+        "# and stop the machine"
+        + ("s" if nodes > 1 else "")
+        + " after the run: sky down advisor-bench\n"
     )
     return header + yaml.dump(task, Dumper=TaskDumper, sort_keys=False, default_flow_style=False)

@@ -171,9 +171,15 @@ class GpuListPage(BaseModel):
 
 
 class GpuWithOffers(GpuOut):
-    """GET /api/v1/gpus/{slug}: the catalog entry and every offer for it."""
+    """GET /api/v1/gpus/{slug}: the catalog entry and its offers."""
 
-    offers: list[OfferOut] = Field(default_factory=list)
+    offers: list[OfferOut] = Field(
+        default_factory=list,
+        description="what can be rented or bought: the providers' instances (a self-"
+        "contradicting one listed, flagged `inconsistent`) and the purchase prices. The "
+        "entry's quoted `cloud_price` is no offer: it is `seen_price`, beside them (GET "
+        "/api/v1/offers still lists it, `launchable: false`)",
+    )
     rent_from: RentFromOut | None = Field(
         None, description="the offers' from price; null without a launchable offer"
     )

@@ -160,7 +160,10 @@ def list_offers(
     limit: int = 100,
     offset: int = 0,
     today: date | None = None,
+    quoted: bool = True,
 ) -> OfferPage:
+    """The offers that pass ``f``; ``quoted=False`` leaves out the catalog's quoted per-GPU
+    prices (a figure seen elsewhere, never an instance to rent: ``seen_price`` shows it)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
     if offset < 0:
@@ -172,7 +175,11 @@ def list_offers(
         f = OfferFilter(**{**f.__dict__, "fresh_since": cutoff})
     items: list[OfferOut] = []
     if kind in (None, "cloud"):
-        items += [cloud_out(r, cutoff) for r in repository.list_cloud(session, f)]
+        items += [
+            cloud_out(r, cutoff)
+            for r in repository.list_cloud(session, f)
+            if quoted or not _quoted(r.origin, r.accelerator)
+        ]
     cloud_only = f.providers or f.min_gpus is not None or f.max_usd_per_hour is not None
     if kind in (None, "purchase") and not (kind is None and cloud_only):
         items += [purchase_out(r, cutoff) for r in repository.list_purchase(session, f)]
@@ -194,7 +201,12 @@ def delete_gpu(session: Session, slug: str) -> None:
 
 
 def offers_for_gpu(session: Session, settings: Settings, slug: str) -> list[OfferOut]:
-    return list_offers(session, settings, OfferFilter(gpus=[slug]), limit=MAX_LIMIT).items
+    """One GPU's offers as its detail (API and page) lists them: what can be rented or bought.
+    The catalog's quoted price is no offer (issue 23): the detail shows it beside them as
+    ``seen_price``, "seen at $x (source, date)"; listed among them, the RTX 4090's Vast.ai
+    quote had been the cheapest row of its offers."""
+    f = OfferFilter(gpus=[slug])
+    return list_offers(session, settings, f, limit=MAX_LIMIT, quoted=False).items
 
 
 def with_offers(session: Session, settings: Settings, gpu: GpuOut) -> GpuWithOffers:
@@ -379,7 +391,9 @@ def launch_spec(
     instance_type: str | None = None,
     allow_spot: bool = False,
 ) -> str:
-    """The SkyPilot task for the named offer, or the cheapest launchable one for the GPU."""
+    """The SkyPilot task for the named offer, or the cheapest launchable one for the GPU: one
+    instance, or several of one offer as SkyPilot nodes where no one instance holds ``gpus``."""
+    from app.domain import topology
     from app.domain.cost import RentalPolicy, choose_offer
     from app.offers.launch import NotLaunchable, task_yaml, upload_url_problem
 
@@ -416,8 +430,11 @@ def launch_spec(
     # of h100-sxm" for a mistyped provider sent the user to fix the wrong option.
     offers = _narrowed(launchable, gpu, "provider", provider)
     offers = _narrowed(offers, gpu, "instance_type", instance_type)
-    policy = RentalPolicy(allow_spot=allow_spot)
-    choice = choose_offer(offers, gpus, policy)
+    # more GPUs than one instance holds are whole servers side by side (16 H100s: two 8-GPU
+    # nodes), from a provider's own instances, as a recommendation rents them (choose_offer)
+    node = topology.node_size(catalog.get_spec(session, gpu, "gpu"))
+    policy = RentalPolicy(allow_spot=allow_spot, multi_node=True)
+    choice = choose_offer(offers, gpus, policy, node_gpus=min(gpus, node))
     if choice is None:
         where = f" from {provider}" if provider else ""
         raise InvalidInput(
@@ -426,7 +443,7 @@ def launch_spec(
             field="gpus",
         )
     try:
-        return task_yaml(choice.offer, gpu, upload_url)
+        return task_yaml(choice.offer, gpu, upload_url, nodes=choice.instances)
     except NotLaunchable as exc:
         raise InvalidInput(str(exc), field="instance_type") from exc
 

@@ -1029,6 +1029,10 @@ def _said(
     the format the model was ``released`` in, nor against the FP8 checkpoint the model's own
     publisher ships where the row's deploy loads it: deploy.publisher_fp8)."""
     conf = served.result.config
+    if served.weights_run_as is not None:
+        # the format the row's weights run as (compat.weights_run_as, the rule inference rows
+        # read): plain int4 under Transformers on a Mac is NF4, not GPTQ/AWQ
+        weight_format = served.weights_run_as
     named = served.runtime.named_format
     if named is not None and named[0] == conf.weight_precision:
         # the named format the weights are in (gpt-oss's MXFP4 release, llama.cpp reading it)

@@ -291,10 +291,7 @@ def gpu_detail(
         session, settings, slug, sort_offers
     )
     sources = {s.id: s for s in gpu.sources}
-    # A price quoted elsewhere sits in the same table as the bookable offers, often cheapest
-    # first: the row says so, as the price card above does, or it reads as the "from" price.
     book = offers.gpu_offers(session).get(slug)
-    quoted = {(o.provider, o.instance_type) for o in book.cloud if o.quoted} if book else set()
     device_reports = reports.list_reports(session, gpu_slug=slug, limit=50).items
     others = catalog.list_gpus(
         session,
@@ -312,7 +309,9 @@ def gpu_detail(
         "fit_rows": fit_rows,
         "largest": largest,
         "cloud_offers": cloud_offers,
-        "quoted_offers": quoted,
+        # a price quoted elsewhere is no offer (issue 23): said beside the table, as
+        # GET /api/v1/gpus/{slug}'s `seen_price` says it, never a row of it
+        "seen_price": offers.seen_price(gpu),
         "purchase_offers": purchase_offers,
         "offers_sort": offers_sort,
         "rent": offers.rent_from_by_gpu(session).get(slug),

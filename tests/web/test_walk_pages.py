@@ -54,23 +54,22 @@ def test_the_gpu_specs_name_the_vendor_and_backend_in_words(read_client: TestCli
     assert rows["Backends"] == "CUDA"
 
 
-def test_a_quoted_price_in_the_offers_table_says_it_cannot_be_booked(
+def test_a_quoted_price_is_said_beside_the_offers_table_never_in_it(
     read_client: TestClient,
 ) -> None:
-    # The RTX 4090's Vast.ai figure is quoted from a repository, not a provider's catalog: the
-    # price card never makes it the "from" price, and the offers table, sorted cheapest per
-    # GPU-hour first, lists it first; unmarked, it read as the cheapest bookable offer.
+    # The RTX 4090's Vast.ai figure is quoted from a repository, not a provider's catalog: a
+    # row of the offers table, sorted cheapest per GPU-hour first, it was listed first and read
+    # as the cheapest bookable offer. Issue 23: seen at $x (source, date), beside, never listed.
     r = read_client.get("/gpus/rtx-4090")
     assert r.status_code == 200
     rows = re.findall(r"<tr data-offer-row[^>]*>.*?</tr>", r.text, re.S)
-    quoted = [row for row in rows if "data-quoted" in row.split(">", 1)[0]]
-    assert quoted, "the shipped catalog quotes a 4090 price"
-    for row in quoted:
-        assert "quoted, not bookable" in row
-    assert all("quoted, not bookable" not in row for row in rows if row not in quoted)
-    assert f"{len(rows)} cloud offers ({len(quoted)} quoted elsewhere, not bookable)" in _text(
-        r.text
-    )
+    assert rows, "the 4090 has bookable offers"
+    assert all("(per-GPU price)" not in row and "0.136" not in row for row in rows)
+    seen = re.search(r"<p [^>]*data-seen-price[^>]*>(.*?)</p>", r.text, re.S)
+    assert seen, "the quote is said beside the table"
+    words = _text(seen.group(1))
+    assert "seen at $0.136/h per GPU on Vast.ai (" in words and "not bookable" in words
+    assert f"{len(rows)} cloud offers." in _text(r.text)
 
 
 def test_the_compare_page_names_its_interconnect_rows_as_the_gpu_page(
