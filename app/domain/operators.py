@@ -681,8 +681,9 @@ def backward_ops(
     (dgrad + wgrad ≈ 2 × forward; methodology §3.2). Flash attention: 2.5 × the forward FLOPs
     (recomputes the scores), reading Q, K, V, O, dO and writing dQ, dK, dV. Memory-bound ops
     read the output gradient and their saved input and write the input gradient: out + 2·in
-    elements. The first op's input is the network's (pixels, or embeddings already handled)
-    and needs no gradient unless ``input_grad`` (ops inside the network, e.g. LoRA adapters)."""
+    elements (a cast and the ops ``_gradient_only`` names: the output gradient alone). The
+    first op's input is the network's (pixels, or embeddings already handled) and needs no
+    gradient unless ``input_grad`` (ops inside the network, e.g. LoRA adapters)."""
     out: list[Op] = []
     for i, op in enumerate(forward):
         if op.klass in (GEMM, CONV, CONV_3X3, CONV_DW):
@@ -705,8 +706,11 @@ def _op_backward(op: Op) -> dict[str, Any]:
             "bytes_read": op.bytes_read + 2.0 * op.bytes_written,
             "bytes_written": op.bytes_read,
         }
-    if op.role == "cast":
-        # a cast's gradient is the output gradient cast back: read it, write the input's
+    if op.role == "cast" or _gradient_only(op):
+        # a cast's gradient is the output gradient cast back: read it, write the input's.
+        # Dropout's, a division by a constant's and an added mask's read no saved input
+        # either (``_gradient_only``): what the forward wrote (a dropout's mask included) is
+        # what its backward reads
         return {"bytes_read": op.bytes_written, "bytes_written": op.bytes_read}
     if op.role == "loss":
         # nll_loss's backward writes a dense gradient of the log-probabilities (zeros but
@@ -727,6 +731,25 @@ def _op_backward(op: Op) -> dict[str, Any]:
         "bytes_read": op.bytes_written + op.bytes_read,
         "bytes_written": op.bytes_read,
     }
+
+
+# The math attention path's score passes whose autograd formula reads the output gradient
+# alone (tools/autograd/derivatives.yaml: div by the wrapped √d, ``div_tensor_self_backward(grad,
+# other, ...)``; add of the constant mask, ``handle_r_to_c(self.scalar_type(), grad)``, cast back
+# to the scores' dtype where autocast's fp32 mask promoted them)
+_GRADIENT_ONLY_SCORE_PASSES = (".scale", ".mask")
+
+
+def _gradient_only(op: Op) -> bool:
+    """Whether ``op``'s backward reads the output gradient and no saved input: every dropout
+    (derivatives.yaml ``native_dropout``: ``native_dropout_backward(grad, result1, scale)``,
+    the gradient and the saved bool mask, result1 — not the input), and the math attention
+    path's scale and mask (``_GRADIENT_ONLY_SCORE_PASSES``). The default rule (the output
+    gradient plus the saved input) had charged BERT's math attention 8 bytes a score more in
+    its backward than these formulas read."""
+    if op.role == "dropout" or op.name.endswith(".dropout"):
+        return True
+    return op.role == "softmax" and op.name.endswith(_GRADIENT_ONLY_SCORE_PASSES)
 
 
 def _gemm_backward(op: Op, weight_grads: bool) -> list[Op]:
