@@ -786,6 +786,13 @@ def _fitted(
     folds between words, never inside one: at 80 columns "NVIDIA GeForce RTX 4090" read
     "NV / ID / IA / Ge / Fo / rc / e" down the GPU column."""
     narrow = _narrow(console)
+    # a column with no figure in any row says nothing: it goes before any that has one (an
+    # inference answer's "to finish", all "—" without a dataset, had kept its place while
+    # "buy $ (all)" went, and the bought pick's row showed no price)
+    blank = {c.head for c in cols if all(x.strip() in ("—", "") for x in c.cells)}
+    drop_first = tuple(
+        sorted(drop_first, key=lambda h: h not in blank)  # stable: the given order otherwise
+    )
     dropped: list[str] = []
     while True:
         kept = [c for c in cols if c.head not in dropped]

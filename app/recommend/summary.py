@@ -141,6 +141,29 @@ def _finish(row: s.Recommendation, acquisition: str) -> str | None:
     return f"finishes the job in {_duration(hours)}{cost}"
 
 
+# Runtimes that claim a share of the device up front (data/efficiency.yaml serving_runtimes,
+# memory_utilization with of_free false): vLLM's gpu_memory_utilization, SGLang's
+# mem_fraction_static. The rows' usable memory is that share.
+_CLAIMS_SHARE = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def _claimed(row: s.Recommendation) -> str:
+    """' (vLLM claims …)': why the memory a pick fits in is less than its card holds. "fits
+    with 9.82 GiB spare of 162 GiB" had headed a B200 of 180 GiB, and a Mac's "of 144 GiB" its
+    192 GiB, with nothing to say the runtime or macOS keeps the rest."""
+    card, have = row.gpu.memory_gb, vram(row.memory.available_gb or 0.0)
+    # a card's CUDA total sits within a few % of its "GB" (an RTX 4090's 23.7 of 24): said
+    # only where a share takes more than that
+    if not card or have >= 0.97 * card:
+        return ""
+    who = _CLAIMS_SHARE.get(row.runtime or "")
+    if who:
+        return f" ({who} claims that much of the card's {_fig(card)} GiB)"
+    if row.gpu.vendor == "apple":
+        return f" (what macOS lets the GPU use of its {_fig(card)} GiB)"
+    return ""
+
+
 def _kbit_cast(row: s.Recommendation, answer: s.RecommendationResponse) -> str:
     """' only if …': a QLoRA pick's fit where PEFT's prepare_model_for_kbit_training, which
     many QLoRA scripts call, would cast its embedding and LM head to fp32 for more than the
@@ -548,7 +571,7 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
     if mem.headroom_gb is not None and mem.available_gb:
         spare, have = vram(max(0.0, mem.headroom_gb)), vram(mem.available_gb)
         cast = _kbit_cast(top, answer)
-        why.append(f"fits with {_fig(spare)} GiB spare of {_fig(have)} GiB{cast}")
+        why.append(f"fits with {_fig(spare)} GiB spare of {_fig(have)} GiB{_claimed(top)}{cast}")
     pace = _latency(top)
     why.append(
         f"runs {_speed(top)}{_pace(top)}{_generating(top, answer.workload.batch_size or 1)}"

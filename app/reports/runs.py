@@ -207,6 +207,11 @@ def _device_mismatch(session: Session, label: str, device: str) -> str | None:
     )
 
 
+def _active(session: Session, run_id: str) -> bool:
+    run = repository.get_run(session, run_id)
+    return run is not None and run.status in repository.ACTIVE
+
+
 def worker_states(session: Session, lapse_s: float, now: datetime | None = None) -> list[WorkerOut]:
     """Every worker that ever spoke, newest first, with its state now."""
     now = now or _now()
@@ -214,7 +219,10 @@ def worker_states(session: Session, lapse_s: float, now: datetime | None = None)
     for row in repository.list_workers(session):
         seen = row.last_seen if row.last_seen.tzinfo else row.last_seen.replace(tzinfo=UTC)
         alive = (now - seen).total_seconds() <= lapse_s
-        state = ("busy" if row.run_id else "online") if alive else "offline"
+        # busy while its run is active: the presence row is written after the run's end (and
+        # every few seconds), so the device page had said "busy" beside "Done"
+        on = row.run_id if row.run_id and _active(session, row.run_id) else None
+        state = ("busy" if on else "online") if alive else "offline"
         out.append(
             WorkerOut(
                 label=row.label,
@@ -224,7 +232,7 @@ def worker_states(session: Session, lapse_s: float, now: datetime | None = None)
                 state=state,
                 cpu_only=row.backend == "cpu",
                 last_seen=seen,
-                run_id=row.run_id if alive else None,
+                run_id=on if alive else None,
             )
         )
     return out

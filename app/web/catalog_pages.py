@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
 from app.catalog import service as catalog
@@ -274,17 +274,22 @@ def _gpu_not_found(request: Request, session: Any, slug: str, exc: NotFound) -> 
     return render(request, "error.html", ctx, status_code=404)
 
 
-@router.get("/gpus/{slug}", response_class=HTMLResponse)
+@router.get("/gpus/{slug}", response_class=HTMLResponse, response_model=None)
 def gpu_detail(
     request: Request,
     slug: str,
     session: SessionDep,
     settings: SettingsDep,
     sort_offers: Annotated[str | None, Query(max_length=40)] = None,
-) -> HTMLResponse:
+) -> HTMLResponse | RedirectResponse:
     try:
         gpu = catalog.get_gpu(session, slug)
     except NotFound as exc:
+        if slug == "compare":
+            # the API compares at /api/v1/gpus/compare: a person who tries the same path here
+            # had read "no GPU with slug 'compare'" (a new user's walk, 2026-12-06)
+            query = request.url.query
+            return RedirectResponse("/compare" + (f"?{query}" if query else ""), status_code=307)
         return _gpu_not_found(request, session, slug, exc)
     fit_rows, largest = _what_fits(session, settings, slug)
     cloud_offers, purchase_offers, offers_sort = offers.offers_table(

@@ -312,9 +312,12 @@
     var refreshList = function () {
       fetch("/device", { headers: { Accept: "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
-        var fresh = doc.querySelector("[data-reports-section]");
-        var here = $("[data-reports-section]");
-        if (fresh && here) here.innerHTML = fresh.innerHTML;
+        // the workers too: one said "busy" beside "Done" until the page was reloaded
+        ["[data-reports-section]", "[data-workers]"].forEach(function (sel) {
+          var fresh = doc.querySelector(sel);
+          var here = $(sel);
+          if (fresh && here) here.innerHTML = fresh.innerHTML;
+        });
       });
     };
 
@@ -357,6 +360,7 @@
           } else if (run.status === "failed" || run.status === "cancelled") {
             say("The run " + run.status + (run.error ? ": " + run.error : "."));
             idle();
+            refreshList();
           } else {
             window.setTimeout(function () { poll(id); }, 1000);
           }

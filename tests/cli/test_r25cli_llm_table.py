@@ -115,4 +115,7 @@ def test_the_decode_column_leaves_an_80_column_table_whole() -> None:
     words = {w for line in table.splitlines() for cell in line.split("│") for w in cell.split()}
     for r in response.recommendations:
         assert set(r.gpu.name.split()) <= words, r.gpu.name
-    assert "finish" in table and "decode" in table
+    assert "decode" in table
+    # "to finish" is "—" in every row (inference, no dataset): left out before a column with
+    # figures, and named (r33nu)
+    assert "finish" in table or "to finish" in text.split("Left out at this width:")[1]
