@@ -186,8 +186,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Which GPU should I buy or rent for this deep-learning job, and why.\n\n"
         "Every error has one shape, `{error: {code, message, details: {field}}}`. Query "
         "parameters are strict under /api: one the operation does not take, one given "
-        "empty (leave it out instead) or a catalog slug the catalog lacks is a 422 naming it, "
-        "as an unknown body field is.",
+        "empty (leave it out instead), one that takes a single value given twice, or a "
+        "catalog slug the catalog lacks is a 422 naming it, as an unknown body field is.",
         docs_url=None,  # served below from vendored assets, so /docs works offline
         redoc_url=None,
         lifespan=_lifespan,

@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import httpx
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -293,6 +294,17 @@ class Stored:
     again: bool = False
 
 
+def _say_error(console: Console, message: str) -> None:
+    """An error line. The message carries what the user typed and the machine's own names
+    (paths, URLs, devices): printed as text, never as markup or emoji codes ('[/]' in a path
+    had crashed the line; '--device cuda:abc' read 'cuda🔤')."""
+    console.print("[red]error:[/]", escape(message), emoji=False)
+
+
+def _say_warning(console: Console, message: str) -> None:
+    console.print("[yellow]warning:[/]", escape(message), emoji=False)
+
+
 def report_body(report: BenchReport) -> bytes:
     return json.dumps(report.model_dump(mode="json")).encode()
 
@@ -434,7 +446,7 @@ def _keep(report: BenchReport, err: Console) -> Path | None:
         try:
             path.write_text(report.model_dump_json(indent=2), encoding="utf-8")
         except OSError as exc:
-            err.print(f"[red]error:[/] cannot keep the report in {path}: {exc}")
+            _say_error(err, f"cannot keep the report in {path}: {exc}")
             continue
         return path
     return None
@@ -478,7 +490,7 @@ def _catalog_match(
             return None, "manual"
         match = peaks_lookup(gpu, None)
         if match is None:
-            err.print(f"[red]error:[/] unknown GPU {gpu!r}: not in the catalog")
+            _say_error(err, f"unknown GPU {gpu!r}: not in the catalog")
             return 2
         return match, "manual"
     if peaks_lookup is None:
@@ -486,7 +498,7 @@ def _catalog_match(
     try:
         return peaks_lookup(info_name, memory_gb), "name"
     except Exception as exc:
-        err.print(f"[yellow]warning:[/] catalog lookup failed: {exc}")
+        _say_warning(err, f"catalog lookup failed: {exc}")
         return None, "name"
 
 
@@ -519,7 +531,7 @@ def _run_with_progress(
         err.print("[red]interrupted[/]")
     except Exception as exc:
         sink.write({"step": f"error: {exc}"[:200], "fraction": 0.0})
-        err.print(f"[red]error:[/] benchmark failed: {type(exc).__name__}: {exc}")
+        _say_error(err, f"benchmark failed: {type(exc).__name__}: {exc}")
     finally:
         sink.close()
     return None
@@ -532,7 +544,7 @@ def _print_report(con: Console, report: BenchReport) -> None:
         for tip in report.tips:
             con.print(f"  • {tip}")
     for w in report.warnings:
-        con.print(f"[yellow]warning:[/] {w}")
+        _say_warning(con, w)
 
 
 def _deliver(
@@ -549,7 +561,7 @@ def _deliver(
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(report.model_dump_json(indent=2), encoding="utf-8")
         except OSError as exc:
-            err.print(f"[red]error:[/] cannot write {output}: {exc}")
+            _say_error(err, f"cannot write {output}: {exc}")
             code = 1
             kept = _keep(report, err)
             if kept is not None:
@@ -561,7 +573,7 @@ def _deliver(
         try:
             stored = upload(report, upload_to, token)
         except UploadError as exc:
-            err.print(f"[red]error:[/] {exc}")
+            _say_error(err, str(exc))
             done["upload"] = {"error": str(exc), "status": exc.status}
             if kept is None:
                 kept = Path(done["output"]) if done["output"] else _keep(report, err)
@@ -685,15 +697,15 @@ def _bench(
     try:
         _check_arguments(profile, device, output, upload_to)
     except _Refusal as exc:
-        err.print(f"[red]error:[/] {exc.message}")
+        _say_error(err, exc.message)
         return 2, _error_json("invalid_input", exc.message, exc.flag)
     try:
         info = probe(device)
     except ValueError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        _say_error(err, str(exc))
         return 2, _error_json("invalid_input", str(exc), "--device")
     except Exception as exc:
-        err.print(f"[red]error:[/] cannot open device {device!r}: {exc}")
+        _say_error(err, f"cannot open device {device!r}: {exc}")
         return 2, _error_json("invalid_input", f"cannot open device {device!r}: {exc}", "--device")
     if gpu and info.backend == "cpu":
         # a failed CUDA install on a rented node had uploaded a CPU run as the GPU named
@@ -702,7 +714,7 @@ def _bench(
             f"{info.name}): this run would measure the CPU. Install a CUDA or ROCm build of "
             "torch (torch.cuda.is_available() must be True), or drop --gpu to measure the CPU"
         )
-        err.print(f"[red]error:[/] {message}")
+        _say_error(err, message)
         return 2, _error_json("invalid_input", message, "--gpu")
 
     found = _catalog_match(info.name, info.memory_gb, gpu, peaks_lookup, err)
@@ -771,7 +783,7 @@ def upload_command(
     err = console or Console(stderr=True)
 
     def refuse(message: str, flag: str) -> int:
-        err.print(f"[red]error:[/] {message}")
+        _say_error(err, message)
         if as_json:
             _emit(console, _error_json("invalid_input", message, flag))
         return 2
@@ -788,7 +800,7 @@ def upload_command(
     try:
         stored = upload(report, server, token)
     except UploadError as exc:
-        err.print(f"[red]error:[/] {exc}")
+        _say_error(err, str(exc))
         if as_json:
             _emit(console, json.dumps({"error": {"code": "upload_failed", "message": str(exc),
                                                  "details": {"status": exc.status}}}))  # fmt: skip

@@ -76,6 +76,14 @@ def _either(slugs: Sequence[str]) -> str:
     return (f"{', '.join(said[:-1])} or " if len(said) > 1 else "") + said[-1]
 
 
+def sort_field(sort: str) -> tuple[str, bool]:
+    """'-field' -> ('field', True); 'field' or '+field' -> ('field', False). One sign at most:
+    '--field' and '+-field' had been read as a field (stripping every sign), '+-' ascending."""
+    if sort[:1] in ("-", "+"):
+        return sort[1:], sort[0] == "-"
+    return sort, False
+
+
 def list_gpus(
     session: Session,
     f: GpuFilter,
@@ -91,8 +99,7 @@ def list_gpus(
     extra = sort_values or {}
     descending = False
     if sort:
-        descending = sort.startswith("-")
-        sort = sort.lstrip("-+")
+        sort, descending = sort_field(sort)
         if sort not in SORTABLE and sort not in extra:
             sortable = ", ".join((*SORTABLE, *extra))
             raise InvalidInput(

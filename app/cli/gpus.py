@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from app.config import Settings
@@ -144,7 +145,8 @@ def gpus_table(page: GpuListPage, width: int) -> Table:
         else:
             table.add_column(name, no_wrap=True, justify="right" if kind == "number" else "left")
     for g in page.items:
-        table.add_row(*(cell(g) for _, _, cell in columns))
+        # catalog text is data, never markup: a name with "[/]" in it had crashed the table
+        table.add_row(*(escape(cell(g)) for _, _, cell in columns))
     return table
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from app.config import Settings
 
@@ -140,7 +141,7 @@ def db_upgrade(revision: str = typer.Argument("head")) -> None:
     try:
         migrate.prepare(settings, revision=revision, seed=revision == "head")
     except CatalogDataError as exc:
-        err_console.print(f"[red]catalog data error:[/red] {exc}")
+        err_console.print(f"[red]catalog data error:[/red] {escape(str(exc))}", emoji=False)
         raise typer.Exit(2) from exc
     console.print(f"database at {revision}: {_safe_url(settings)}")
 
@@ -159,7 +160,7 @@ def db_seed() -> None:
             result = seed(session, settings.data_dir)
             seed_offers(session, settings.data_dir)
     except CatalogDataError as exc:
-        err_console.print(f"[red]catalog data error:[/red] {exc}")
+        err_console.print(f"[red]catalog data error:[/red] {escape(str(exc))}", emoji=False)
         raise typer.Exit(2) from exc
     finally:
         engine.dispose()

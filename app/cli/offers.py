@@ -64,7 +64,9 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     session, settings, files, provider=provider, as_of=as_of, source=source
                 )
         except (OfferFileError, AppError) as exc:
-            err_console.print(f"[red]import rejected, nothing written:[/red] {exc}")
+            err_console.print(
+                "[red]import rejected, nothing written:[/red]", escape(str(exc)), emoji=False
+            )
             raise typer.Exit(2) from exc
         finally:
             engine.dispose()
@@ -127,13 +129,13 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         try:
             rows = find_unmapped(Settings(), files or [], provider=provider)
         except OfferFileError as exc:
-            err_console.print(f"[red]{exc}[/red]")
+            err_console.print(f"[red]{escape(str(exc))}[/red]", emoji=False)
             raise typer.Exit(2) from exc
         table = Table(title=f"{len(rows)} unmapped accelerator names")
         for col in ("cloud", "accelerator", "instances", "why"):
             table.add_column(col, overflow="fold")
         for cloud, accel, n, why in rows:
-            table.add_row(cloud, accel, str(n), why)
+            table.add_row(escape(cloud), escape(accel), str(n), escape(why))
         console.print(table)
 
     @cli.command("launch-spec")
@@ -167,7 +169,9 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     allow_spot=allow_spot,
                 )
         except AppError as exc:
-            err_console.print(f"[red]{_option(exc.field)}[/red]: {escape(exc.message)}")
+            err_console.print(
+                f"[red]{_option(exc.field)}[/red]: {escape(exc.message)}", emoji=False
+            )
             raise typer.Exit(2) from exc
         finally:
             engine.dispose()
@@ -186,7 +190,7 @@ def _say_loopback(err_console: Console, upload: str) -> None:
 
     warning = loopback_warning(upload)
     if warning:
-        err_console.print(f"[yellow]warning[/yellow]: {escape(warning)}")
+        err_console.print(f"[yellow]warning[/yellow]: {escape(warning)}", emoji=False)
 
 
 def _list_refusal(
@@ -201,7 +205,7 @@ def _list_refusal(
         details = {"field": field, "flag": _option(field)} if field else {}
         print(error_json(code, message, details))
     else:
-        err_console.print(f"[red]{_option(field)}[/red]: {escape(message)}")
+        err_console.print(f"[red]{_option(field)}[/red]: {escape(message)}", emoji=False)
     raise typer.Exit(2) from cause
 
 
@@ -256,7 +260,7 @@ def _offers_table(page: OfferPage, width: int) -> Table:
         else:
             table.add_column(name, overflow="fold")
     for o in page.items:
-        table.add_row(*(cell(o) for _, _, cell in columns))
+        table.add_row(*(escape(cell(o)) for _, _, cell in columns))
     return table
 
 

@@ -360,7 +360,7 @@ def _refuse(as_json: bool, console: Console, err: Console, body: str, lines: lis
         console.print(body, markup=False, highlight=False, soft_wrap=True)
     else:
         for line in lines:
-            err.print(line)
+            err.print(line, emoji=False)
     return EXIT_INVALID
 
 
@@ -387,15 +387,15 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         base = read_request_file(request_file) if request_file else None
     except (OSError, ValueError) as exc:
         body = error_json("invalid_input", f"body: {exc}", {"field": "body", "flag": "--request"})
-        return _refuse(as_json, console, err, body, [f"[red]--request[/red]: {exc}"])
+        return _refuse(as_json, console, err, body, [f"[red]--request[/red]: {escape(str(exc))}"])
     try:
         request = RecommendationRequest.model_validate(build_request(options, base))
     except OptionError as exc:
         field = exc.field or exc.flag
         body = error_json("invalid_input", f"{field}: {exc}", {"field": field, "flag": exc.flag})
-        return _refuse(as_json, console, err, body, [f"[red]{exc.flag}[/red]: {exc}"])
+        return _refuse(as_json, console, err, body, [f"[red]{exc.flag}[/red]: {escape(str(exc))}"])
     except ValidationError as exc:
-        lines = [f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {e['msg']}"
+        lines = [f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {escape(str(e['msg']))}"
                  for e in exc.errors()]  # fmt: skip
         return _refuse(as_json, console, err, _validation_body(exc), lines)
     settings = Settings()
@@ -432,7 +432,7 @@ def _verdict(response: Any, console: Console) -> None:
     """The answer in one sentence (``summary``), first, as the page and the API give it."""
     said = getattr(response, "summary", None)
     if said is not None:
-        console.print(f"[bold]Verdict:[/bold] {as_flags(said.sentence)}")
+        console.print(f"[bold]Verdict:[/bold] {escape(as_flags(said.sentence))}")
 
 
 def _bullet(console: Console, text: str) -> None:
@@ -441,7 +441,7 @@ def _bullet(console: Console, text: str) -> None:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column()
-    grid.add_row("  •", text)
+    grid.add_row("  •", escape(text))
     console.print(grid)
 
 
@@ -460,7 +460,7 @@ def render_serving(response: Any, console: Console) -> None:
     summary = response.serving
     console.print(f"[bold]{response.workload.preset or 'model'}[/bold] serving: {summary.load}")
     _verdict(response, console)
-    console.print(("[green]" if summary.met else "[red]") + summary.message + "[/]")
+    console.print(("[green]" if summary.met else "[red]") + escape(summary.message) + "[/]")
     for tip in summary.relax:
         _bullet(console, tip)
     _nearest(response, console)
@@ -468,7 +468,7 @@ def render_serving(response: Any, console: Console) -> None:
     if not rows:
         # nothing to tabulate: the changes above say what would give rows
         for warning in response.warnings:
-            console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
+            console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
         return
     # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
     # output tokens it produces) first; the split by phase after it, as the pages show them
@@ -537,7 +537,7 @@ def render_serving(response: Any, console: Console) -> None:
     if response.recommendations:
         _more_rows(response, console)
     for warning in response.warnings:
-        console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
+        console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
 
 
 def _judged_at(response: Any) -> str:
@@ -808,7 +808,9 @@ def _fitted(
     for c in kept:
         _column(table, c.head, left=c.left, narrow=narrow, cells=c.cells, width=widths.get(c.head))
     for i in range(len(cols[0].cells)):
-        table.add_row(*(c.cells[i] for c in kept))
+        # cells are data (GPU names, an answer's words), never markup: a GPU named with
+        # "[/]" in it had crashed the table
+        table.add_row(*(escape(c.cells[i]) for c in kept))
     return table, dropped
 
 
@@ -840,14 +842,16 @@ def _notes(response: Any, console: Console) -> None:
     warnings."""
     if response.deadline is not None:
         console.print(f"[bold]Finish within {_fmt(response.deadline.max_hours)} h:[/bold] "
-                      + as_flags(response.deadline.message))  # fmt: skip
+                      + escape(as_flags(response.deadline.message)))  # fmt: skip
         for line in response.deadline.would:
             _bullet(console, as_flags(line))
     if response.empty is not None:
-        console.print(f"[bold]No row:[/bold] {response.empty.message}")
+        console.print(f"[bold]No row:[/bold] {escape(response.empty.message)}")
     if response.recommendations:
         top = response.recommendations[0]
-        console.print(f"[bold]Why {top.gpu.name}:[/bold] " + " ".join(top.explanation))
+        console.print(
+            f"[bold]Why {escape(top.gpu.name)}:[/bold] " + escape(" ".join(top.explanation))
+        )
         for tip in top.tips[:4]:
             _bullet(console, tip)
     if response.baseline is not None and response.baseline.tips:
@@ -867,7 +871,7 @@ def _notes(response: Any, console: Console) -> None:
                 f"{kinds_of_gpu(w.can_run)} can run it",
             )
     for warning in response.warnings:
-        console.print(f"[yellow]warning:[/yellow] {as_flags(warning)}")
+        console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
     console.print(f"{len(response.excluded)} GPUs excluded (use --json for the reasons).")
 
 

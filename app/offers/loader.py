@@ -238,7 +238,7 @@ def seed(session: Session, data_dir: Path) -> OfferSeedResult:
     # row would stand beside the new one, the same price twice under two conditions
     for key, row in purchases.items():
         if row.origin == "seed" and key not in seeded:
-            session.delete(row)
+            repository.remove(session, row)
             result.removed += 1
     repository.flush(session)
     return result

@@ -169,8 +169,19 @@ def delete_for_gpu(session: Session, slug: str) -> None:
         session.execute(delete(table).where(table.gpu_slug == slug))
 
 
+def remove(session: Session, row: CloudOfferRow | PurchaseOfferRow) -> None:
+    session.delete(row)
+
+
 def flush(session: Session) -> None:
     session.flush()
+
+
+def newest_as_of(session: Session) -> str | None:
+    """The newest date any stored offer (cloud or purchase) carries."""
+    dates = [session.scalar(select(func.max(t.as_of))) for t in (CloudOfferRow, PurchaseOfferRow)]
+    known = [d for d in dates if d]
+    return max(known) if known else None
 
 
 def counts(session: Session) -> tuple[int, int, int]:

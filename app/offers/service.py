@@ -598,7 +598,7 @@ def list_sort(sort: str | None) -> str | None:
     a price seen elsewhere that is never ranked (issue 23), sorts by the bookable "from" price
     (`rent_from.usd_per_gpu_hour`) in its place, as the catalog page's older links do; a
     client's sort by it keeps working. The catalog's `purchase_usd` stays its own field."""
-    if sort is None or sort.lstrip("-+") != _QUOTED_SORT:
+    if sort is None or catalog.sort_field(sort)[0] != _QUOTED_SORT:
         return sort
     return sort.replace(_QUOTED_SORT, COMPARE_PRICES[_QUOTED_SORT])
 
@@ -681,13 +681,13 @@ def offers_table(
     session: Session, settings: Settings, slug: str, sort: str | None
 ) -> tuple[list[OfferOut], list[OfferOut], str]:
     """The GPU page's offers: cloud and purchase, sorted by a known key ('-' descends)."""
-    key = (sort or "usd_per_gpu_hour").lstrip("-")
+    key, descending = catalog.sort_field(sort or "usd_per_gpu_hour")
     if key not in OFFER_SORTS:
         raise InvalidInput(
             f"cannot sort offers by '{key}'; one of: {', '.join(OFFER_SORTS)}", field="sort_offers"
         )
     items = offers_for_gpu(session, settings, slug)
-    ordered = sorted(items, key=OFFER_SORTS[key], reverse=bool(sort and sort.startswith("-")))
+    ordered = sorted(items, key=OFFER_SORTS[key], reverse=descending)
     cloud = [o for o in ordered if o.kind == "cloud"]
     purchase = [o for o in ordered if o.kind == "purchase"]
     return cloud, purchase, sort or "usd_per_gpu_hour"

@@ -314,8 +314,15 @@ def summary(
                 f"{LARGER_BATCH}: batch {size:,} instead of {work.batch_size:,}: {_row(row)} "
                 f"takes {hours(took_b)}{_job_cost(row, acq)}"
             )
-    if work.task == "inference" and request.workload.extra_gpus != "copies":
-        copies = math.ceil(took / limit)
+    # took ÷ limit overflows to infinity for a deadline near zero (1e-300 h): no
+    # count of copies, nor a ratio, can then be said
+    ratio = took / limit
+    if (
+        work.task == "inference"
+        and request.workload.extra_gpus != "copies"
+        and math.isfinite(ratio)
+    ):
+        copies = math.ceil(ratio)
         would.append(
             f"{COPIES}: {copies:,} × ({_row(fastest)}), each on 1/{copies:,} of the "
             f"samples, take {hours(took / copies)}{_copies_cost(fastest, copies, cons)}"
@@ -329,7 +336,8 @@ def summary(
         )
     message = (
         f"nothing finishes within {hours(limit)}: the fastest priced option within the other "
-        f"limits, {_row(fastest)}, takes {hours(took)} ({took / limit:.1f}× the deadline)"
+        f"limits, {_row(fastest)}, takes {hours(took)} "
+        f"({f'{ratio:.1f}×' if ratio < 1e6 else 'over a million times'} the deadline)"
     )
     return s.DeadlineOut(
         max_hours=limit,

@@ -159,6 +159,15 @@ def _noisy(figure: Any) -> bool:
     return isinstance(figure, dict) and figure.get("noisy") is True
 
 
+def hold_content(session: Session, sha256: str) -> None:
+    """Serialise the stores of one report content until this transaction ends, so the second
+    finds the first's copy. PostgreSQL: a transaction advisory lock keyed on the hash (its
+    writers run side by side otherwise); SQLite's writers take turns already (app.db's write
+    lock within a process, the database file's lock between processes)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(int(sha256[:15], 16))))
+
+
 def report_by_content(session: Session, sha256: str) -> DeviceReportRow | None:
     """The oldest stored report with this content hash (service.content_hash)."""
     return session.scalar(

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from app.deps import ReportAdminDep, SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
-from app.reports.runs import Runs, worker_states
+from app.reports.runs import Runs, worker_page
 from app.reports.schemas import (
     MAX_ID,
     ReportOut,
@@ -166,11 +166,7 @@ def list_workers(
     offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> WorkerPage:
     """The benchmark workers and whether each is online, busy or offline."""
-    # few rows (one per label ever seen): paged here rather than in SQL
-    workers = worker_states(session, settings.run_heartbeat_lapse_s)
-    return WorkerPage(
-        total=len(workers), limit=limit, offset=offset, items=workers[offset : offset + limit]
-    )
+    return worker_page(session, settings.run_heartbeat_lapse_s, limit, offset)
 
 
 def install(app: FastAPI) -> None:

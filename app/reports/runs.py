@@ -20,7 +20,7 @@ from app.db import session_scope, write_scope
 from app.errors import AppError, Conflict, NotFound
 from app.http.observability import record_run_outcome
 from app.reports import queue, repository
-from app.reports.schemas import RunOut, RunPage, RunStarted, WorkerOut
+from app.reports.schemas import RunOut, RunPage, RunStarted, WorkerOut, WorkerPage
 
 LAPSED = "its worker stopped sending heartbeats (the worker died or lost the database)"
 
@@ -210,6 +210,15 @@ def _device_mismatch(session: Session, label: str, device: str) -> str | None:
 def _active(session: Session, run_id: str) -> bool:
     run = repository.get_run(session, run_id)
     return run is not None and run.status in repository.ACTIVE
+
+
+def worker_page(session: Session, lapse_s: float, limit: int, offset: int) -> WorkerPage:
+    """One page of worker_states (GET /api/v1/workers): few rows, one per label ever seen,
+    so paged here rather than in SQL."""
+    workers = worker_states(session, lapse_s)
+    return WorkerPage(
+        total=len(workers), limit=limit, offset=offset, items=workers[offset : offset + limit]
+    )
 
 
 def worker_states(session: Session, lapse_s: float, now: datetime | None = None) -> list[WorkerOut]:

@@ -257,9 +257,18 @@ def store_once(
         values = prepare_report(session, raw, origin)
     try:
         with write_scope(factory) as session:
-            out = insert_report(
-                session, values, idempotency_key=idempotency_key, retention=retention
-            )
+            # looked for again under the write lock: two uploads of one report at once had
+            # each found no copy before validating, and both stored it
+            repository.hold_content(session, str(values["content_sha256"]))
+            existing = (
+                stored_copy(session, raw, idempotency_key) if idempotency_key is not None else None
+            ) or duplicate_of(session, raw)
+            if existing is None:
+                out = insert_report(
+                    session, values, idempotency_key=idempotency_key, retention=retention
+                )
+        if existing is not None:
+            return existing, True
         return out, False
     except IntegrityError:
         if idempotency_key is None:

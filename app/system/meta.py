@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.catalog import service as catalog
-from app.offers.models import CloudOfferRow, PurchaseOfferRow
+from app.offers import repository as offers
 
 
 def offers_as_of(session: Session) -> str | None:
     """The newest date any stored offer (cloud or purchase) carries."""
-    dates = [session.scalar(select(func.max(t.as_of))) for t in (CloudOfferRow, PurchaseOfferRow)]
-    known = [d for d in dates if d]
-    return max(known) if known else None
+    return offers.newest_as_of(session)
 
 
 def dates(session: Session) -> tuple[str | None, str | None, str | None]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.catalog.service import sort_field
 from app.vocab import CATALOG_PRECISIONS
 from app.web.forms import MultiItems, fmt_limit, grouped, parse_int, parse_number
 from app.web.labels import CHOICES
@@ -108,7 +109,7 @@ def parse_catalog(items: MultiItems, sortable: Iterable[str]) -> CatalogForm:
     sort = (raw.get("sort") or [""])[-1].strip()
     form.values["sort"] = sort
     if sort:
-        if sort.lstrip("-+") not in set(sortable):
+        if sort_field(sort)[0] not in set(sortable):
             form.errors["sort"] = "cannot sort by that"
         else:
             form.sort = sort
