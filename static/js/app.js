@@ -218,6 +218,11 @@
     update();
   });
 
+  // a table that scrolls sideways takes focus, so keys scroll it (WCAG 2.1.1)
+  document.addEventListener("toggle", function (e) {
+    $all("table", e.target).forEach(function (t) { if (t.scrollWidth > t.clientWidth) t.tabIndex = 0; });
+  }, true);
+
   /* catalog: compare selection, kept across pages in localStorage */
   var cmpButton = $("[data-compare-button]");
   var cmpForm = document.getElementById("compare-form");
