@@ -6,8 +6,8 @@ Unknown prices stay ``None`` all the way through; nothing is ever priced at zero
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, KeysView, Mapping
+from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
@@ -615,10 +615,13 @@ class Usage:
     years: float = 3.0
     resale_fraction: float = 0.0  # share of the purchase price recovered at the end
     electricity_usd_per_kwh: float = DEFAULT_ELECTRICITY_USD_PER_KWH
+    # the horizon in hours, fixed with the figures above and read for every priced
+    # configuration (~80 times an open question): a field set once, where a property was a
+    # Python call at each read
+    hours: float = field(init=False, compare=False, repr=False)
 
-    @property
-    def hours(self) -> float:
-        return self.hours_per_week * HOURS_PER_YEAR_WEEKS * self.years
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hours", self.hours_per_week * HOURS_PER_YEAR_WEEKS * self.years)
 
 
 @dataclass(frozen=True, slots=True)
@@ -765,14 +768,17 @@ class Pricing:
     # GPUs the purchase pays for where that is more than num_gpus (0: num_gpus): a module sold
     # only as whole servers (PurchaseOffer.server_share) is bought a server at a time
     bought: int = 0
+    # Whether either way in is priced, and the purchase of the cards paid for: fixed with the
+    # fields above and read for every priced configuration (~140 times an open question),
+    # so fields set once, where properties were a Python call at each read
+    price_known: bool = field(init=False, compare=False, repr=False)
+    purchase_usd: float | None = field(init=False, compare=False, repr=False)
 
-    @property
-    def price_known(self) -> bool:
-        return self.rent is not None or self.buy is not None
-
-    @property
-    def purchase_usd(self) -> float | None:
-        return self.buy.usd * (self.bought or self.num_gpus) if self.buy is not None else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "price_known", self.rent is not None or self.buy is not None)
+        buy = self.buy
+        paid = buy.usd * (self.bought or self.num_gpus) if buy is not None else None
+        object.__setattr__(self, "purchase_usd", paid)
 
     def verdict(self, energy_usd_per_hour: float | None) -> Verdict | None:
         if self.rent is None or self.purchase_usd is None:
@@ -831,6 +837,11 @@ class OfferBook(Mapping[str, GpuOffers]):
 
     def get(self, slug: str, default: GpuOffers | None = None) -> GpuOffers | None:  # type: ignore[override]
         return self._offers.get(slug, default)
+
+    def keys(self) -> KeysView[str]:
+        """The dict's own view: a test of a slug in it is C, not ``__contains__``'s call
+        (evaluate.price_columns asks it of every card)."""
+        return self._offers.keys()
 
     def prices(
         self, policy: RentalPolicy, usage: Usage, purchase_basis: str

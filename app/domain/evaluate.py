@@ -2716,6 +2716,7 @@ def price_columns(
     unpriced = (nan, nan, nan, nan)
     offers = ctx.offers
     table = _price_table(ctx, offers) if offers is not None else {}
+    offered = offers.keys() if offers is not None else frozenset()
     kwh = ctx.limits.electricity_usd_per_kwh
     kwh_price = costs.DEFAULT_ELECTRICITY_USD_PER_KWH if kwh is None else kwh
     known: list[bool] = []
@@ -2742,7 +2743,7 @@ def price_columns(
             continue
         n = max(1, n)
         pricing = None
-        if gpu.slug in offers:  # else no price (_price_basis)
+        if gpu.slug in offered:  # else no price (_price_basis)
             # copies over a dataset are priced apart from the shared table (_offer_pricing)
             apart = n > 1 and (copies or (c is not None and c.copies > 1))
             pricing = None if apart else table.get((gpu.slug, n))

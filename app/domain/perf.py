@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from operator import itemgetter
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -3034,7 +3035,7 @@ class _StepRow(NamedTuple):
 
 def step_row(cols: llm_step.StepColumns, row: int) -> _StepRow:
     """Row ``row`` of steps taken as columns, each value the float64 the column holds."""
-    return _StepRow(*(float(col[row]) for col in cols))
+    return _StepRow(*map(float, map(itemgetter(row), cols)))  # in C: no generator frames
 
 
 def llm_one_gpu_estimate(

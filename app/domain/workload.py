@@ -537,18 +537,25 @@ class WorkloadSpec:
         default=None, init=False, compare=False, hash=False, repr=False
     )
 
+    # Whether the task trains, and whether it is a language model's inference: fixed with the
+    # task and model, and the facts the engine reads most (~800 times an open question), so
+    # fields set once, where properties were a Python call at each read
+    training: bool = field(init=False, compare=False, hash=False, repr=False)
+    is_llm_inference: bool = field(init=False, compare=False, hash=False, repr=False)
+    # Bits per weight taken as a mean over the whole file (see ``_own_bits``): read by every
+    # weight size, set once with the fields it reads
+    own_bits: float | None = field(init=False, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "training", self.task in TRAINING_TASKS)
+        llm = self.task == "inference" and self.model.family == "decoder"
+        object.__setattr__(self, "is_llm_inference", llm)
+        object.__setattr__(self, "own_bits", self._own_bits())
+
     @property
     def derived(self) -> dict[tuple[object, ...], object]:
         """The spec's own store of derived terms (see ``_derived``)."""
         return store_of(self)
-
-    @property
-    def training(self) -> bool:
-        return self.task in TRAINING_TASKS
-
-    @property
-    def is_llm_inference(self) -> bool:
-        return self.task == "inference" and self.model.family == "decoder"
 
     @property
     def tokens_per_sample(self) -> int:
@@ -568,8 +575,7 @@ class WorkloadSpec:
             return self.kv_cache_precision
         return "fp32" if self.precision in ("fp32", "tf32") else "bf16"
 
-    @property
-    def own_bits(self) -> float | None:
+    def _own_bits(self) -> float | None:
         """Bits per weight taken as a mean over the whole file: a GGUF format's (llama-quantize
         counts every tensor, the embeddings and output included), or bits given with no format
         named (a benchmark's stated figure), or the runtime's own 4-bit format (MLX's affine

@@ -315,8 +315,10 @@ def row_rate(work: WorkloadSpec, unit: str) -> tuple[float, str]:
     """shown_rate's factor and unit, a speech model's samples named for what they are: one
     sample of Whisper is one 30-second audio window ("30-s windows/s")."""
     scale, shown = shown_rate(work, unit)
+    if shown != "samples/s":  # most rows (tokens/s): no window to name
+        return scale, shown
     window = audio_window_s(work)
-    if window is not None and shown == "samples/s":
+    if window is not None:
         return scale, f"{window:g}-s windows/s"
     return scale, shown
 
