@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from app.domain import topology
 from app.domain.gpu import GpuSpec
+from app.domain.units import vram
 from app.vocab import CLUSTER_TIERS, HOST_TIERS, SECOND_HAND_CONDITIONS
 
 # the US residential average revenue per kWh in early 2024: 15.45 ¢ in January, 16.88 ¢ in April
@@ -281,6 +282,10 @@ class CloudOffer:
     # not an instance a provider's own catalog lists: shown beside the rows, never rented
     # (data/offers/README.md).
     quoted: bool = False
+    # The instance's vCPUs and host RAM as its catalog lists them (SkyPilot's vCPUs and
+    # MemoryGiB: GiB, 2^30 bytes); None where the source gives none, which no rule guesses.
+    vcpus: float | None = None
+    ram_gib: float | None = None
 
     @property
     def usd_per_gpu_hour(self) -> float:
@@ -428,6 +433,77 @@ class OfferChoice:
         )
 
 
+# ---------------------------------------------------------------- host RAM
+
+# The least host RAM a GPU job's instance must have to load its model (docs/methodology.md,
+# "hr"). Loading goes through host memory a checkpoint file at a time at best: safetensors'
+# PyTorch reader maps a whole file (vLLM issue #759 shows PyTorch's "unable to mmap
+# 16933256392 bytes ... Cannot allocate memory" for one 16.9 GB file), and
+# Transformers with a device_map moves each weight to its GPU as a shard is read (PR #17341;
+# without one it holds the whole model, docs "Instantiating a big model"). A checkpoint over
+# this is cut into files of at most it by save_pretrained's default max_shard_size ("5GB ...
+# easier to run on free-tier GPU instances without running out of memory"): the least one
+# file of a larger model can be. Files cut bigger (10 GB, the guide's earlier default; the
+# 16.9 GB file above) need more: a floor, an instance below it fails, one above may still.
+CHECKPOINT_SHARD_GB = 5.0
+# Each GPU process's own resident memory beside the weights: `import torch` plus one CUDA
+# tensor, 438,632 kB maximum RSS (PyTorch 2.2 dev, CUDA 11.8, lazy module loading; pytorch
+# issue #113326, measured with /usr/bin/time -v). vLLM, Transformers and a DataLoader's
+# workers add more, unsourced, so not counted.
+RUNTIME_RSS_GB = 438_632 * 1024 / 1e9
+
+
+@dataclass(frozen=True, slots=True)
+class HostNeed:
+    """The host RAM an instance needs at the least for a job: the largest checkpoint file one
+    process reads at once (the weights it loads, at most CHECKPOINT_SHARD_GB), plus each GPU
+    process's own resident memory (one process per GPU used: torchrun, vLLM's workers)."""
+
+    shard_gb: float
+    per_process_gb: float = RUNTIME_RSS_GB
+
+    def gb(self, processes: int) -> float:
+        return self.shard_gb + self.per_process_gb * max(1, processes)
+
+    def words(self, processes: int) -> str:
+        """What the need rests on, in words (GiB, as the offers list host RAM)."""
+        procs = max(1, processes)
+        each = f"each of {procs} GPU processes" if procs > 1 else "its GPU process"
+        return (
+            f"{vram(self.gb(procs)):.1f} GiB: one {vram(self.shard_gb):.1f} GiB checkpoint "
+            f"file at a time and {vram(self.per_process_gb):.2f} GiB for {each}"
+        )
+
+
+def host_need(weights_gb: float | None) -> HostNeed | None:
+    """The host RAM a job that loads ``weights_gb`` of stored weights needs at the least
+    (``HostNeed``); None where the weights are unknown."""
+    if not weights_gb or weights_gb <= 0:
+        return None
+    return HostNeed(min(weights_gb, CHECKPOINT_SHARD_GB))
+
+
+def _host_short(offer: CloudOffer, host: HostNeed | None, processes: int) -> bool:
+    """Whether the offer's host RAM, where its catalog gives it, is below ``host``'s need for
+    ``processes`` GPU processes on one instance. An offer with no RAM listed is not refused."""
+    if host is None or offer.ram_gib is None:
+        return False
+    return offer.ram_gib < vram(host.gb(processes))
+
+
+def host_short_words(
+    offers: Iterable[CloudOffer], host: HostNeed, processes: int, gpus: int
+) -> str:
+    """Why no offer is rented where the only ones that hold ``gpus`` GPUs have too little
+    host RAM: their most, against the need."""
+    rams = [o.ram_gib for o in offers if o.ram_gib is not None]
+    most = f"at most {max(rams):,.3g} GiB of host RAM" if rams else "too little host RAM"
+    return (
+        f"every accepted offer of this GPU with {gpus} GPU{'s' if gpus > 1 else ''} or more "
+        f"has {most}, under the least loading the model needs, {host.words(processes)}"
+    )
+
+
 def _accepts(offer: CloudOffer, policy: RentalPolicy) -> bool:
     if offer.quoted:
         return False  # a price seen elsewhere is shown, never rented
@@ -452,17 +528,22 @@ def choose_offer(
     gpus_needed: int,
     policy: RentalPolicy = RentalPolicy(),
     node_gpus: int = 1,
+    host: HostNeed | None = None,
 ) -> OfferChoice | None:
     """The cheapest accepted way to get ``gpus_needed`` GPUs on instance shapes that exist:
     one instance with at least that many GPUs (paying for all of them), or — when the policy
     allows several nodes — whole instances side by side, each holding at least ``node_gpus``
     (the server the estimate's multi-node communication assumes), from a provider's own
     instances (CLUSTER_TIERS: 8 community hosts had been booked as one InfiniBand cluster).
-    ``None`` when nothing fits."""
+    An instance whose listed host RAM is below ``host``'s need for its GPU processes is not
+    chosen (a 4 GiB one-H100 host had been ranked to load a 16 GB model). ``None`` when
+    nothing fits."""
     n = max(1, gpus_needed)
     best: tuple[tuple[float, int, str, str], OfferChoice] | None = None
     for offer in offers:
         if offer.gpus <= 0 or not _accepts(offer, policy):
+            continue
+        if _host_short(offer, host, min(offer.gpus, n)):
             continue
         if offer.gpus >= n:
             instances = 1
@@ -479,7 +560,8 @@ def choose_offer(
         return None
     chosen = best[1]
     if chosen.gpus_paid > n and any(
-        n <= o.gpus < chosen.offer.gpus and _accepts(o, policy) for o in offers
+        n <= o.gpus < chosen.offer.gpus and _accepts(o, policy) and not _host_short(o, host, n)
+        for o in offers
     ):
         return dataclasses.replace(chosen, smaller_offered=True)
     return chosen
@@ -820,7 +902,9 @@ class OfferBook(Mapping[str, GpuOffers]):
 
     def __init__(self, offers: Mapping[str, GpuOffers]) -> None:
         self._offers = dict(offers)
-        self._tables: dict[tuple[RentalPolicy, Usage, str], dict[tuple[str, int], Pricing]] = {}
+        self._tables: dict[
+            tuple[RentalPolicy, Usage, str, HostNeed | None], dict[tuple[str, int], Pricing]
+        ] = {}
 
     def __getitem__(self, slug: str) -> GpuOffers:
         return self._offers[slug]
@@ -844,11 +928,16 @@ class OfferBook(Mapping[str, GpuOffers]):
         return self._offers.keys()
 
     def prices(
-        self, policy: RentalPolicy, usage: Usage, purchase_basis: str
+        self,
+        policy: RentalPolicy,
+        usage: Usage,
+        purchase_basis: str,
+        host: HostNeed | None = None,
     ) -> dict[tuple[str, int], Pricing]:
         """The table of prices under one policy, filled as configurations are priced
-        (evaluate._offer_pricing): the same dict for every request with this policy."""
-        key = (policy, usage, purchase_basis)
+        (evaluate._offer_pricing): the same dict for every request with this policy and host
+        RAM need (a job's weights decide which instances hold it)."""
+        key = (policy, usage, purchase_basis, host)
         table = self._tables.get(key)
         if table is None:
             if len(self._tables) >= self.TABLES:
@@ -864,13 +953,22 @@ def price_configuration(
     usage: Usage,
     purchase_basis: str = "auto",
     node_gpus: int = 1,
+    host: HostNeed | None = None,
 ) -> Pricing:
+    """Both cost bases of ``num_gpus`` GPUs as one job (``choose_offer``); ``host``: the host
+    RAM the job needs at the least, which a chosen instance must have where its catalog says."""
     n = max(1, num_gpus)
-    rent = choose_offer(list(offers.cloud), n, policy, node_gpus)
+    cloud = list(offers.cloud)
+    rent = choose_offer(cloud, n, policy, node_gpus, host)
     reason = None
     if rent is None:
         reason = _no_rent(offers)
-        if offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
+        if host is not None and (held := choose_offer(cloud, n, policy, node_gpus)) is not None:
+            # an instance holds the GPUs; host RAM is what refused every one of them
+            per = min(held.offer.gpus, n)
+            fit = [o for o in cloud if _accepts(o, policy) and o.gpus >= min(n, node_gpus)]
+            reason = host_short_words(fit, host, per, min(n, node_gpus))
+        elif offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
             biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
             servers = node_gpus if policy.multi_node and biggest < node_gpus else None
             reason = instance_too_small(n, biggest, servers)
@@ -917,6 +1015,7 @@ def price_copies(
     usage: Usage,
     purchase_basis: str = "auto",
     node_gpus: int = 1,
+    host: HostNeed | None = None,
 ) -> Pricing:
     """Both cost bases of ``copies`` one-GPU copies that share nothing (offline inference over
     a dataset, each copy a process on its own shard): as many whole instances of one accepted
@@ -924,10 +1023,28 @@ def price_copies(
     network, so any tier, however many instances), and buying every GPU (whole servers of
     ``node_gpus`` where the price is a server's share: ``whole_servers``)."""
     n = max(1, copies)
-    placed = choose_replica_offer(list(offers.cloud), 1, n, policy)
+    placed = choose_replica_offer(list(offers.cloud), 1, n, policy, host)
     rent = dataclasses.replace(placed.choice, copies=True) if placed is not None else None
-    reason = _no_rent(offers) if rent is None else None
+    reason = None
+    if rent is None:
+        reason = _host_reason(offers, 1, n, policy, host) or _no_rent(offers)
     return _priced(offers, rent, reason, n, usage, purchase_basis, node_gpus)
+
+
+def _host_reason(
+    offers: GpuOffers, group: int, replicas: int, policy: RentalPolicy, host: HostNeed | None
+) -> str | None:
+    """Why no instance runs ``replicas`` groups of ``group`` GPUs where one would but for its
+    host RAM (``host_short_words``); None where something else refuses them."""
+    if host is None:
+        return None
+    cloud = list(offers.cloud)
+    held = choose_replica_offer(cloud, group, replicas, policy)
+    if held is None:
+        return None
+    biggest = held.choice.offer.gpus
+    fit = [o for o in cloud if _accepts(o, policy) and o.gpus >= min(group, biggest)]
+    return host_short_words(fit, host, min(held.per_instance * group, biggest), min(group, biggest))
 
 
 def seen_prices(offers: GpuOffers) -> tuple[CloudOffer, ...]:
@@ -1031,6 +1148,7 @@ def choose_replica_offer(
     gpus_per_replica: int,
     replicas: int,
     policy: RentalPolicy = RentalPolicy(),
+    host: HostNeed | None = None,
 ) -> ReplicaChoice | None:
     """The cheapest accepted way to run ``replicas`` copies of a ``gpus_per_replica``-GPU
     group on instance shapes that exist.
@@ -1040,8 +1158,9 @@ def choose_replica_offer(
     stages across servers, serving_step.NODE_SPANS) takes whole servers of a cluster
     (``_spanned``). Replicas are independent servers, so several share an instance when it has
     room (⌊GPUs per instance ÷ group⌋ each) and further ones take further instances of the same
-    offer. One instance type per configuration: the row names one offer. ``None`` when no
-    accepted instance holds one group."""
+    offer. One instance type per configuration: the row names one offer. An instance whose
+    listed host RAM is below ``host``'s need for the GPU processes it runs is not chosen
+    (``choose_offer``). ``None`` when no accepted instance holds one group."""
     tp, r = max(1, gpus_per_replica), max(1, replicas)
     best: tuple[tuple[float, int, str, str], ReplicaChoice] | None = None
     for offer in offers:
@@ -1054,6 +1173,8 @@ def choose_replica_offer(
             per_instance, spans = 1, tp // offer.gpus
             instances = r * spans
         else:
+            continue
+        if _host_short(offer, host, min(per_instance, r) * min(tp, offer.gpus)):
             continue
         price, spot = _hourly_rate(offer, policy)
         choice = OfferChoice(offer, instances, tp * r, price * instances, spot)
@@ -1089,16 +1210,20 @@ def price_replicas(
     usage: Usage,
     purchase_basis: str = "auto",
     node_gpus: int = 1,
+    host: HostNeed | None = None,
 ) -> tuple[Pricing, ReplicaChoice | None]:
     """Both cost bases of one serving configuration: its replicas on rented instances, and
     buying every GPU it uses (whole servers of ``node_gpus`` where the price is a server's
     share: ``whole_servers``)."""
     n = max(1, gpus_per_replica) * max(1, replicas)
-    placed = choose_replica_offer(list(offers.cloud), gpus_per_replica, replicas, policy)
+    placed = choose_replica_offer(list(offers.cloud), gpus_per_replica, replicas, policy, host)
     reason = None
     if placed is None:
         accepted = [o for o in offers.cloud if _accepts(o, policy)]
-        if not accepted:
+        short = _host_reason(offers, gpus_per_replica, replicas, policy, host)
+        if short is not None:
+            reason = short
+        elif not accepted:
             reason = _no_rent(offers)
         else:
             biggest = max(o.gpus for o in accepted)

@@ -813,6 +813,19 @@ def _priced(gpu: GpuSpec, offer: Offer | None) -> GpuSpec:
     return replace(gpu, street_price=street, cloud_price=cloud)
 
 
+def host_need(ctx: Context) -> costs.HostNeed | None:
+    """The host RAM the request's job needs at the least on a rented instance
+    (costs.host_need): from the weights it loads as stored, once per request."""
+    key = ("host need",)
+    if key in ctx.memo:
+        hit: costs.HostNeed | None = ctx.memo[key]
+        return hit
+    work = ctx.work
+    weights = work.model.params * work.weight_bytes_per_param / 1e9 if work.model.params else None
+    need = ctx.memo[key] = costs.host_need(weights)
+    return need
+
+
 def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing | None:
     """With offers loaded (and no explicit offer in the configuration): the cheapest accepted
     instance shape that holds ``n`` GPUs, paid whole, and the purchase price basis. Copies
@@ -831,14 +844,14 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
                 # LLM copies of n ÷ copies GPUs each: one instance holds a copy's GPUs
                 hit, _ = costs.price_replicas(
                     got, n // config.copies, config.copies, ctx.rental, ctx.usage,
-                    ctx.purchase_basis, topology.node_size(config.gpu),
+                    ctx.purchase_basis, topology.node_size(config.gpu), host_need(ctx),
                 )  # fmt: skip
                 if hit.rent is not None:
                     hit = replace(hit, rent=replace(hit.rent, copies=True))
             else:
                 hit = costs.price_copies(
                     got, n, ctx.rental, ctx.usage, ctx.purchase_basis,
-                    topology.node_size(config.gpu),
+                    topology.node_size(config.gpu), host_need(ctx),
                 )  # fmt: skip
             ctx.memo[ckey] = hit
         return hit
@@ -853,6 +866,7 @@ def _offer_pricing(config: Configuration, n: int, ctx: Context) -> costs.Pricing
             ctx.usage,
             ctx.purchase_basis,
             topology.node_size(config.gpu),
+            host_need(ctx),
         )
     return pricing
 
@@ -866,7 +880,7 @@ def _price_table(
         # an offers snapshot (costs.OfferBook) keeps one table per rental policy, usage and
         # purchase basis for every request that asks with them; plain offers: this request's
         table = ctx.memo[_PRICES] = (
-            offers.prices(ctx.rental, ctx.usage, ctx.purchase_basis)
+            offers.prices(ctx.rental, ctx.usage, ctx.purchase_basis, host_need(ctx))
             if isinstance(offers, costs.OfferBook)
             else {}
         )

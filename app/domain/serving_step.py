@@ -693,7 +693,7 @@ def price(gpu: GpuSpec, group: int, replicas: int, ctx: ev.Context) -> Price:
         offers = ctx.offers.get(gpu.slug, _NO_OFFERS)
         pricing, placed = costs.price_replicas(
             offers, group, replicas, ctx.rental, ctx.usage, ctx.purchase_basis,
-            topology.node_size(gpu),
+            topology.node_size(gpu), ev.host_need(ctx),
         )  # fmt: skip
     owned, rent = costs.prices(gpu, n, pricing)
     energy = (

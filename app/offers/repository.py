@@ -95,6 +95,8 @@ CLOUD_FIELDS = (
     "source",
     "regions",
     "accelerator",
+    "vcpus",
+    "ram_gb",  # SkyPilot's MemoryGiB as read (files.py): GiB, CloudOffer.ram_gib
 )
 PURCHASE_FIELDS = ("usd", "condition", "as_of", "source", "note")
 

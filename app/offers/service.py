@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import date, timedelta
 from pathlib import Path
@@ -72,7 +72,7 @@ def _quoted(origin: str, accelerator: str | None) -> bool:
 def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
     why = inconsistency(row.usd_per_hour, row.spot_usd_per_hour)
     offer = CloudOffer(
-        **{f: getattr(row, f) for f in repository.CLOUD_FIELDS},
+        **_offer_fields(getattr(row, f) for f in repository.CLOUD_FIELDS),
         quoted=_quoted(row.origin, row.accelerator),
     )
     return OfferOut(
@@ -281,10 +281,18 @@ def cloud_offers_by_gpu(session: Session) -> dict[str, list[CloudOffer]]:
 def _all_cloud_offers(session: Session) -> dict[str, list[CloudOffer]]:
     out: dict[str, list[CloudOffer]] = {}
     for slug, *values, origin in repository.all_cloud(session):
-        fields = dict(zip(repository.CLOUD_FIELDS, values, strict=True))
+        fields = _offer_fields(values)
         quoted = _quoted(origin, fields["accelerator"])
         out.setdefault(slug, []).append(CloudOffer(**fields, quoted=quoted))
     return out
+
+
+def _offer_fields(values: Iterable[Any]) -> dict[str, Any]:
+    """A cloud offer's columns (repository.CLOUD_FIELDS) as CloudOffer's fields: the column
+    ``ram_gb`` holds the catalogs' MemoryGiB as read, which the domain names in its unit."""
+    fields = dict(zip(repository.CLOUD_FIELDS, values, strict=True))
+    fields["ram_gib"] = fields.pop("ram_gb")
+    return fields
 
 
 def purchase_offers_by_gpu(session: Session) -> dict[str, list[PurchaseOffer]]:

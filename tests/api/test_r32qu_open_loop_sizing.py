@@ -38,9 +38,21 @@ def test_ten_requests_per_s_are_planned_within_80_percent(read_client: TestClien
             e["code"] == "misses_targets" and "of modelled capacity > 80 %" in e["reason"]
             for e in body["excluded"]
         )
-        if "precision" in work:
-            xt = next(row for row in rows if row["gpu"]["slug"] == "rx-9070-xt")
-            assert xt["num_gpus"] >= 5  # 4 carried it at 95 %
+
+    # vLLM's int4 on ROCm is experimental (its caveat, read by serving as by inference since
+    # 2026-12-06), so the review's card ranks below the supported ones: asked of AMD alone
+    r = read_client.post(
+        "/api/v1/recommendations",
+        json={
+            "workload": _workload(precision="int4"),
+            "objective": "cheapest",
+            "constraints": {"vendors": ["amd"]},
+        },
+    )
+    assert r.status_code == 200, r.text
+    xt = next(row for row in r.json()["recommendations"] if row["gpu"]["slug"] == "rx-9070-xt")
+    assert xt["num_gpus"] >= 5  # 4 carried it at 95 %
+    assert xt["serving"]["output_tokens_per_s"] <= 0.8 * xt["serving"]["max_output_tokens_per_s"]
 
 
 def test_the_reviews_plan_is_estimated_as_a_miss_that_says_why(read_client: TestClient) -> None:

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner, Result
 
+from app.cli import main as cli_main
 from app.cli.main import cli
 from app.config import Settings
 from app.main import create_app
@@ -25,7 +26,14 @@ MARKUP = "x:smile:[/]"
 
 def _run(database_url: str, *args: str) -> Result:
     env = {**WIDE, "GPU_ADVISOR_DATABASE_URL": database_url}
-    return CliRunner().invoke(cli, list(args), env=env)
+    # the shared console fixes its width when first built (another test may have built it at
+    # 80 columns, which leaves the name column out), so the width is set on it as well
+    saved = cli_main.console._width
+    cli_main.console._width = int(WIDE["COLUMNS"])
+    try:
+        return CliRunner().invoke(cli, list(args), env=env)
+    finally:
+        cli_main.console._width = saved
 
 
 def _refused(result: Result, shown: str) -> None:
