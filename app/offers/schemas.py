@@ -19,7 +19,11 @@ class OfferOut(BaseModel):
     instance_type: str | None = None
     gpus: int = Field(1, description="GPUs per instance (1 for a purchase)")
     vcpus: float | None = None
-    ram_gb: float | None = None
+    ram_gib: float | None = Field(
+        None,
+        description="the instance's host RAM in GiB (2^30 bytes), as its catalog lists it "
+        "(SkyPilot's MemoryGiB)",
+    )
     usd_per_hour: float | None = Field(None, description="on-demand price of the whole instance")
     spot_usd_per_hour: float | None = None
     usd_per_gpu_hour: float | None = None

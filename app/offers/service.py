@@ -83,7 +83,7 @@ def cloud_out(row: CloudOfferRow, cutoff: str) -> OfferOut:
         instance_type=row.instance_type,
         gpus=row.gpus,
         vcpus=row.vcpus,
-        ram_gb=row.ram_gb,
+        ram_gib=row.ram_gb,
         usd_per_hour=row.usd_per_hour,
         spot_usd_per_hour=row.spot_usd_per_hour,
         usd_per_gpu_hour=round(row.usd_per_hour / row.gpus, 4),

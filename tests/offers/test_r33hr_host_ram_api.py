@@ -31,7 +31,7 @@ def test_a_16_gb_model_is_not_rented_a_4_gib_host_a_small_one_is(
         ).json()["items"]
     }
     tiny, roomy = listed["sapphire-rapids-h100_1x2v4gb"], listed["sapphire-rapids-h100_1x4v8gb"]
-    assert tiny["ram_gb"] == 4.0 and roomy["ram_gb"] == 8.0
+    assert tiny["ram_gib"] == 4.0 and roomy["ram_gib"] == 8.0
     assert tiny["usd_per_hour"] < roomy["usd_per_hour"]  # the 4 GiB host is the cheaper
 
     # Llama 3 8B: 16 GB of bf16 weights, read 5 GB a file at a time, over 4 GiB

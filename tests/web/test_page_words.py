@@ -112,7 +112,7 @@ def test_the_gpu_page_names_them_too(read_client: TestClient) -> None:
     assert table is not None
     seen = _text(table.group(0))
     assert "runpod__1xRTX3080Ti_12GB__7__31" not in seen
-    assert "primeintellect · 1× RTX3080Ti 12GB via runpod 7 vCPU · 31 GB RAM" in seen
+    assert "primeintellect · 1× RTX3080Ti 12GB via runpod 7 vCPU · 31 GiB RAM" in seen
 
 
 # ---------------------------------------------------------------------------- runtime
