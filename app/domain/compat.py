@@ -655,6 +655,25 @@ def _unpowered(gpu: GpuSpec, buys: bool) -> str | None:
     return "electricity is not counted in buying: the catalog has no power figure for this GPU"
 
 
+def host_unpriced(gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = None) -> bool:
+    """Whether a bought row's price leaves out a host that one card in a desktop does not
+    need: four or more PCIe cards (``rig_caveat``'s rig of consumer or workstation cards —
+    slots at x8 or wider, a supply for n × TDP —, ``host_caveat``'s server for datacenter
+    cards, past one server's worth ``servers_caveat``'s servers), or a module priced alone,
+    which needs its baseboard's server at any count (``host_caveat``; a price that is a
+    server's share has its host in it). One to three PCIe cards go in a desktop, as one
+    card does (``desktop_caveat`` says what a server card needs there); a Mac or a laptop is
+    the whole machine. The ranking lists such a row after the rows priced whole under an
+    objective that weighs money (app.domain.ranking): 4 × RTX 3080 at $1,220 for the cards
+    had out-valued one RTX 4080 at $730 for a QLoRA job, its 4-slot board and 1,920 W supply
+    left out of the comparison."""
+    if not buys or gpu.segment in SINGLE_DEVICE_SEGMENTS:
+        return False
+    if _module(gpu) is not None:
+        return buy is not None and not buy.server_share
+    return n >= 4
+
+
 def rig_caveat(gpu: GpuSpec, n: int, buys: bool) -> str | None:
     """What a row that buys ``n`` ≥ 4 PCIe cards to build a machine must say: its price is the
     cards alone, and a host that holds them is a build of its own (an 8-card GeForce rig was

@@ -200,7 +200,32 @@ def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Co
         [c.meets_latency for c in cands],
         [c.framework_status == "experimental" for c in cands],
         firsts if any(firsts) else None,
+        rigs if any(rigs := [host_unpriced(c) for c in cands]) else None,
     )
+
+
+def ranks_ahead(c: Candidate, objective: str) -> bool:
+    """Whether ``c`` is in the first class of ``ranking.rank_columns``'s order, listed before
+    any row of a lower score: it meets any latency target, runs supported software and, under
+    an objective that weighs money, is not a rig priced without its host. The service's fast
+    paths bound the rows shown by such rows only."""
+    if c.meets_latency is False or c.framework_status == "experimental":
+        return False
+    return objective == "fastest" or not host_unpriced(c)
+
+
+def host_unpriced(c: Candidate) -> bool:
+    """Whether ``c`` is ranked on a bought price that leaves its host out
+    (compat.host_unpriced): bought, or under 'either' where buying is the better value (a
+    rented instance's price has its host in it)."""
+    acq = c.acquisition
+    if acq == "either" and c.serving is None:
+        buy, rent = c.cost.samples_per_usd_buy, c.cost.samples_per_usd_rent
+        buys = buy is not None and (rent is None or buy >= rent)
+    else:
+        buys = acq == "buy"
+    paid = c.pricing.buy if c.pricing is not None else None
+    return compat.host_unpriced(c.gpu, c.n, buys, paid)
 
 
 def serving_columns(
@@ -859,6 +884,11 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "Its software support for this job is experimental (see the warnings)"
             + (", so it is listed after every GPU where it is supported." if ranked else ".")
         )
+    if ranked and position > 1 and objective != "fastest" and host_unpriced(c):
+        lines.append(
+            f"Its price leaves out the host its {c.n} GPUs need (see the warnings), so it is "
+            "listed after every option priced whole."
+        )
     return lines
 
 
@@ -1133,7 +1163,7 @@ def tips(
     if free < 0.15 * c.available_gb:
         out.append(f"Only {vram(free):,.1f} GiB headroom: {_tight_advice(c)}")
     batch = _global_batch_tip(c)
-    upcast = _kbit_upcast_gb(w)
+    upcast = _kbit_upcast_gb(c)
     if upcast is not None and free < upcast:
         out.append(
             "PEFT's prepare_model_for_kbit_training, which many QLoRA scripts call, casts the "
@@ -1537,15 +1567,25 @@ PEAK_MEMORY_CALL = {
 
 
 def kbit_upcast_gb(
-    peft: str, vocab_size: int | None, hidden_size: int | None, tied: bool | None
+    peft: str,
+    vocab_size: int | None,
+    hidden_size: int | None,
+    tied: bool | None,
+    sharded: bool = False,
 ) -> float | None:
     """The memory PEFT's prepare_model_for_kbit_training adds to a QLoRA job by casting the
     16-bit embedding and LM head to fp32 (2 more bytes a parameter; huggingface/peft
     utils/other.py: "cast all non INT8 parameters to fp32"), which the engine does not count
     (docs/methodology.md: it depends on the script); None outside QLoRA of a known shape.
     Older TRL SFTTrainers called it for a 4-bit model given a peft_config (and cast the two
-    back to bf16 under bf16=True); TRL's current one does not (sft_trainer.py, 00313f2)."""
-    if peft != "qlora" or not vocab_size or not hidden_size:
+    back to bf16 under bf16=True); TRL's current one does not (sft_trainer.py, 00313f2).
+    ``sharded``: the model states are sharded over several GPUs (FSDP-QLoRA), where no
+    recipe runs it: TRL skips it for a sharded 4-bit model ("one should never call
+    peft_module_casting_to_bf16 or prepare_model_for_kbit_training when doing QLoRA + FSDP /
+    DS-Zero3", its is_sharded_qlora check), which PEFT's FSDP-QLoRA guide runs, and
+    Answer.AI's fsdp_qlora train.py never imports it; so None. 4 × RTX 3080 under FSDP-QLoRA
+    had been told its fit held "only if" the embedding stayed 16-bit, which it does there."""
+    if peft != "qlora" or sharded or not vocab_size or not hidden_size:
         return None
     matrices = 1 if tied else 2
     return vocab_size * hidden_size * matrices * 2.0 / 1e9
@@ -1567,9 +1607,11 @@ def _ema_gb(w: WorkloadSpec) -> float | None:
     return m.params * EMA_BYTES_PER_PARAM / 1e9
 
 
-def _kbit_upcast_gb(w: WorkloadSpec) -> float | None:
-    m = w.model
-    return kbit_upcast_gb(w.peft, m.vocab_size, m.hidden_size, m.tied_embeddings)
+def _kbit_upcast_gb(c: Candidate) -> float | None:
+    m = c.work.model
+    # memory.num_gpus: the GPUs the model states are sharded over (1 under DDP)
+    sharded = c.memory.num_gpus > 1
+    return kbit_upcast_gb(c.work.peft, m.vocab_size, m.hidden_size, m.tied_embeddings, sharded)
 
 
 def _tight_advice(c: Candidate) -> str:

@@ -3,8 +3,9 @@ scores computed over whole columns, the rows shown found by a partial sort.
 
 ``rank.rank`` orders a request's candidates through here; ``benchmarks/rank_speed.py`` ranks
 100,000 configurations with it (goal: at most 50 ms). The order is the one the sort key
-(listed after: latency target missed, experimental software, no price under 'balanced';
-then score, fewest GPUs, slug) gives, stable among equal keys, as Python's ``sorted`` was;
+(listed after: latency target missed, experimental software, no price under 'balanced',
+a price without the host it needs under an objective that weighs money; then score, fewest
+GPUs, slug) gives, stable among equal keys, as Python's ``sorted`` was;
 scores are the objective's metric over the top one, rounded to 6 places as ``round`` does.
 """
 
@@ -40,6 +41,10 @@ class Columns:
     # Among rows of one score, lower first, before the fewest GPUs (task 'serving': the first
     # token's latency, between cards whose tokens come as fast); None: no such key
     tiebreak: Floats | None = None
+    # priced without the host it needs (a bought rig of four or more consumer or workstation
+    # cards: compat.rig_host_unpriced): under an objective that weighs money, listed after
+    # every row priced whole; None: no such row
+    host_unpriced: Bools | None = None
 
     def __len__(self) -> int:
         return len(self.throughput)
@@ -63,6 +68,7 @@ def columns(
     meets_latency: list[bool | None] | None = None,
     experimental: list[bool] | Bools | None = None,
     tiebreak: list[float] | Floats | None = None,
+    host_unpriced: list[bool] | Bools | None = None,
 ) -> Columns:
     """Columns from per-row lists (None: no price; ``meets_latency`` False: the target was
     missed, None: no target); slugs become their place in slug order."""
@@ -86,6 +92,9 @@ def columns(
             else np.asarray(experimental, dtype=np.bool_)
         ),
         tiebreak=None if tiebreak is None else np.asarray(tiebreak, dtype=np.float64),
+        host_unpriced=(
+            None if host_unpriced is None else np.asarray(host_unpriced, dtype=np.bool_)
+        ),
     )
 
 
@@ -158,9 +167,19 @@ def rank_columns(
     else:
         rows = np.arange(n)
     ranked = len(rows)
-    behind = cols.misses_latency.astype(np.int64) * 4 + cols.experimental.astype(np.int64) * 2
+    behind = cols.misses_latency.astype(np.int64) * 8 + cols.experimental.astype(np.int64) * 4
     if objective == "balanced":
-        behind += ~priced  # a card without a price cannot be scored on value: after the priced
+        # a card without a price cannot be scored on value: after the priced
+        behind += (~priced).astype(np.int64) * 2
+    elif objective in PRICE_OBJECTIVES:
+        # scored 0 already (kept only where asked: rank.rank); the class keeps them after a
+        # rig priced as its cards alone, which has a price of some kind
+        behind += np.isnan(cols.value if objective == "best_value" else cols.price) * 2
+    if objective != "fastest" and cols.host_unpriced is not None:
+        # a rig priced as its cards alone has a value no one-card row can be set against (the
+        # host its slots and supply need is missing from it): after the rows priced whole,
+        # before those with no price at all
+        behind += cols.host_unpriced.astype(np.int64)
     if k is not None and k < len(rows):
         # Partial sort on one key that orders as (behind, -score) does (scores lie in [0, 1],
         # so 2·behind − score keeps the classes apart): every row tied with the k-th stays in,

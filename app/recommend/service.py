@@ -805,7 +805,7 @@ def _bounded(
         chosen = rank.card_pick(card, ctx.limits.objective)
         best = rank.metric(chosen, ctx.limits.objective) or 0.0
         top = max(top, best)
-        if chosen.meets_latency is not False and chosen.framework_status != "experimental":
+        if rank.ranks_ahead(chosen, ctx.limits.objective):
             heapq.heappush(shown, best)
             if len(shown) > limit:
                 heapq.heappop(shown)
@@ -1044,7 +1044,7 @@ def _bounded_balanced(
             unpriced_speed = max(unpriced_speed, c.perf.throughput)
             continue
         value = max(value, got)
-        if c.meets_latency is not False and c.framework_status != "experimental":
+        if rank.ranks_ahead(c, "balanced"):
             heapq.heappush(heap, rank.balanced(c.perf.throughput, got, speed_weight))
             if len(heap) > limit:
                 heapq.heappop(heap)

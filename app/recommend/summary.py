@@ -172,7 +172,8 @@ def _kbit_cast(row: s.Recommendation, answer: s.RecommendationResponse) -> str:
     shortfall and it runs (Liger Kernel is Triton: CUDA and ROCm)."""
     w, mem = answer.workload, row.memory
     m = w.model
-    upcast = kbit_upcast_gb(w.peft, m.vocab_size, m.hidden_size, m.tied_embeddings)
+    sharded = mem.num_gpus > 1  # FSDP-QLoRA: no recipe runs it (rank.kbit_upcast_gb)
+    upcast = kbit_upcast_gb(w.peft, m.vocab_size, m.hidden_size, m.tied_embeddings, sharded)
     spare = max(0.0, mem.headroom_gb or 0.0)
     if upcast is None or upcast <= spare:
         return ""

@@ -1,6 +1,8 @@
 """Ranking as arrays (app.domain.ranking) against the scalar definition it replaces: scores
 ``round(metric / top, 6)``, the order of the sort key (listed after: latency missed,
-experimental, unpriced under balanced; then -score, GPUs, slug), stable among equals."""
+experimental, unpriced (under balanced, and under a price objective where kept), a rig priced
+without its host under an objective that weighs money; then -score, GPUs, slug), stable among
+equals."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ def _random_columns(rng: random.Random, n: int, *, ties: bool) -> ranking.Column
         slugs=slugs,
         meets_latency=[rng.choice([None, True, False, False]) for _ in range(n)],
         experimental=[rng.random() < 0.1 for _ in range(n)],
+        host_unpriced=[rng.random() < 0.1 for _ in range(n)],
     )
 
 
@@ -60,7 +63,11 @@ def _scalar(cols: ranking.Columns, objective: str, w: float) -> tuple[list[float
         (
             bool(cols.misses_latency[i]),
             bool(cols.experimental[i]),
-            objective == "balanced" and v[i] is None,
+            (objective == "balanced" and v[i] is None)
+            or (objective == "best_value" and v[i] is None)
+            or (objective == "cheapest" and p[i] is None),
+            objective != "fastest"
+            and bool(cols.host_unpriced is not None and cols.host_unpriced[i]),
             -scores[i],
             int(cols.num_gpus[i]),
             int(cols.card[i]),
