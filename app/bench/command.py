@@ -676,7 +676,7 @@ def bench_command(
     if console is not None:
         con, err = console, console
     else:
-        con, err = Console(stderr=as_json), Console(stderr=True)
+        con, err = Console(stderr=as_json, emoji=False), Console(stderr=True, emoji=False)
     code, out = _bench(
         con, err, profile, device, output, upload, token, gpu, peaks_lookup, progress_jsonl
     )
@@ -779,8 +779,8 @@ def upload_command(
     """`gpu-advisor upload FILE --server URL`: send a report `bench --output` saved (or a
     failed upload kept). Exit 0 stored (or already stored), 1 the upload failed, 2 a bad
     file or URL."""
-    con = console or Console(stderr=as_json)
-    err = console or Console(stderr=True)
+    con = console or Console(stderr=as_json, emoji=False)
+    err = console or Console(stderr=True, emoji=False)
 
     def refuse(message: str, flag: str) -> int:
         _say_error(err, message)

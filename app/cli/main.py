@@ -14,8 +14,8 @@ from app.config import Settings
 cli = typer.Typer(help="GPU Advisor: pick the GPU for a deep-learning job.", no_args_is_help=True)
 db_cli = typer.Typer(help="Database schema and catalog data.", no_args_is_help=True)
 cli.add_typer(db_cli, name="db")
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)
+err_console = Console(stderr=True, emoji=False)
 
 
 def worker_app() -> Any:

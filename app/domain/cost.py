@@ -968,8 +968,7 @@ def price_configuration(
             per = min(held.offer.gpus, n)
             fit = [o for o in cloud if _accepts(o, policy) and o.gpus >= min(n, node_gpus)]
             reason = host_short_words(fit, host, per, min(n, node_gpus))
-        elif offers.cloud and any(_accepts(o, policy) for o in offers.cloud):
-            biggest = max(o.gpus for o in offers.cloud if _accepts(o, policy))
+        elif (biggest := biggest_accepted(cloud, policy)) is not None:
             servers = node_gpus if policy.multi_node and biggest < node_gpus else None
             reason = instance_too_small(n, biggest, servers)
     return _priced(offers, rent, reason, n, usage, purchase_basis, node_gpus)
@@ -989,6 +988,11 @@ INSTANCE_CAP_WORDS = "one instance has at most"
 # The exclusion codes of a configuration priced out before its roofline: no accepted offer or
 # price, over a budget, more GPUs than one instance rents (evaluate, serving_step, the service)
 PRICE_EXCLUSIONS = ("over_budget", "no_price", "instance_too_small")
+
+
+def biggest_accepted(offers: Iterable[CloudOffer], policy: RentalPolicy) -> int | None:
+    """The most GPUs one instance the policy accepts has; None where it accepts none."""
+    return max((o.gpus for o in offers if _accepts(o, policy)), default=None)
 
 
 def instance_too_small(n: int, biggest: int, node_gpus: int | None = None) -> str:

@@ -29,7 +29,6 @@ from app.domain.workload import (
     MemoryBreakdown,
     ModelSpec,
     WorkloadSpec,
-    guidance_distilled,
     memory_breakdown,
 )
 from app.vocab import OBJECTIVES, RUNTIME_BACKEND_WORDS, TORCH_PROGRAM_RUNTIMES
@@ -1176,29 +1175,15 @@ def tips(
     ema = _ema_gb(w)
     if ema is not None and free < ema:
         out.append(
-            "diffusers' text-to-image fine-tuning recipe (train_text_to_image.py, its README "
-            "command) runs --use_ema, an fp32 copy of the UNet kept on each GPU: "
+            "If you pass --use_ema to diffusers' train_text_to_image.py (its README command "
+            "does), it keeps an fp32 copy of the UNet on each GPU: "
             f"{vram(ema):,.1f} GiB more than counted here, beyond the {vram(max(0.0, free)):,.1f} "
-            "GiB spare. Leave --use_ema out, or take a card with that room."
+            "GiB spare. Add --offload_ema (the copy waits in CPU memory during each step), "
+            "leave --use_ema out, or take a card with that room."
         )
-    # checkpointing buys memory with ~a third more compute: worth it only where memory is short
-    # and nothing cheaper frees it. A GPU that runs several samples a pass halves its
-    # activations by halving its micro-batch (the same update over twice the accumulation
-    # steps, _training_headroom), which costs far less than a recomputed forward: 8 × H100 on
-    # a 1.3B GPT at the engine's own micro-batch of 16 a GPU, 83 % full, had been told to pay
-    # the third more.
-    tight = m.total > 0.75 * c.available_gb
-    if (
-        w.training
-        and not w.gradient_checkpointing
-        and m.activations > 0.4 * m.total
-        and tight
-        and _per_gpu_batch(c) <= 1
-    ):
-        out.append(
-            f"Activations take {vram(m.activations):,.1f} GiB; activation checkpointing cuts them "
-            f"to a fraction for ~{_recompute_pct(w)} % more compute."
-        )
+    activation = _activation_tip(c, free)
+    if activation is not None:
+        out.append(activation)
     out.extend(_training_memory_tips(c))
     if w.is_llm_inference:
         # not where the weights are 4-bit already and only the math runs wider
@@ -1591,18 +1576,23 @@ def kbit_upcast_gb(
     return vocab_size * hidden_size * matrices * 2.0 / 1e9
 
 
-# diffusers' text-to-image fine-tuning examples (train_text_to_image.py and its SDXL twin) run
-# `--use_ema` in their README commands: EMAModel keeps a copy of the UNet's parameters in fp32,
-# moved to the GPU (ema_unet.to(accelerator.device)), which the memory model does not count
+# diffusers' examples/text_to_image/train_text_to_image.py, the full fine-tune of an SD 1.x/2.x
+# UNet, runs `--use_ema` in its README command: EMAModel keeps a copy of the UNet's parameters
+# in fp32, moved to the GPU (ema_unet.to(accelerator.device)), which the memory model does not
+# count; `--offload_ema` keeps it in pinned CPU memory during the step (the same README). The
+# SDXL script's README command passes no --use_ema, and a DiT or FLUX.1 is no UNet of that
+# recipe: the tip is for the UNets the recipe trains, by the traced table's name.
 EMA_BYTES_PER_PARAM = 4.0
+EMA_RECIPE_UNETS = frozenset({"stable-diffusion-1.5"})
 
 
 def _ema_gb(w: WorkloadSpec) -> float | None:
-    """GB an fp32 EMA of the trained UNet takes on each GPU, for a full (not PEFT) diffusion
-    training row; None elsewhere, and for a guidance-distilled transformer (FLUX.1), whose
-    diffusers recipes are LoRA DreamBooth scripts without that flag."""
+    """GB an fp32 EMA of the trained UNet takes on each GPU, for a full (not PEFT) training row
+    of an SD 1.x/2.x UNet (``EMA_RECIPE_UNETS``); None elsewhere."""
     m = w.model
-    if not w.training or m.family != "diffusion" or w.peft != "none" or guidance_distilled(m):
+    if not w.training or w.peft != "none" or m.family != "diffusion" or m.operators is None:
+        return None
+    if m.operators.model not in EMA_RECIPE_UNETS:
         return None
     return m.params * EMA_BYTES_PER_PARAM / 1e9
 
@@ -1612,6 +1602,36 @@ def _kbit_upcast_gb(c: Candidate) -> float | None:
     # memory.num_gpus: the GPUs the model states are sharded over (1 under DDP)
     sharded = c.memory.num_gpus > 1
     return kbit_upcast_gb(c.work.peft, m.vocab_size, m.hidden_size, m.tied_embeddings, sharded)
+
+
+def _activation_tip(c: Candidate, free: float) -> str | None:
+    """What to do about large activations on a training row that is short of memory."""
+    w, m = c.work, c.memory
+    # checkpointing buys memory with ~a third more compute: worth it only where memory is short
+    # and nothing cheaper frees it. A GPU that runs several samples a pass halves its
+    # activations by halving its micro-batch (the same update over twice the accumulation
+    # steps, _training_headroom), which costs far less than a recomputed forward: 8 × B200 on
+    # a 1.3B GPT at the engine's own micro-batch of 16 a GPU, 83 % full, had been told to pay
+    # the third more. The headroom tip says so past 85 % full; between 75 and 85 % this is
+    # the only word on the activations, so it says it here.
+    tight = m.total > 0.75 * c.available_gb
+    large = m.activations > 0.4 * m.total
+    if not (w.training and not w.gradient_checkpointing and large and tight):
+        return None
+    per = _per_gpu_batch(c)
+    if per <= 1:
+        return (
+            f"Activations take {vram(m.activations):,.1f} GiB; activation checkpointing cuts "
+            f"them to a fraction for ~{_recompute_pct(w)} % more compute."
+        )
+    if free >= 0.15 * c.available_gb:
+        return (
+            f"Activations take {vram(m.activations):,.1f} GiB; a micro-batch of {per // 2} "
+            f"a GPU instead of {per}, with twice the gradient-accumulation steps, halves them "
+            "(the same update, a little slower), for less than activation checkpointing's "
+            f"~{_recompute_pct(w)} % more compute."
+        )
+    return None
 
 
 def _tight_advice(c: Candidate) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,23 @@ DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 SKYPILOT_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price")
 SNAPSHOT_COLUMNS = ("cloud", "instance_type", "accelerator", "accelerator_count")
 PLAIN_COLUMNS = ("gpu", "provider", "instance_type", "gpus", "usd_per_hour", "as_of", "source")
+
+
+def is_control(ch: str) -> bool:
+    """A character that ends or hides a line where text is written into a file: the C0/C1
+    controls (newline, carriage return, tab, escape), format characters (bidi overrides) and
+    the Unicode line and paragraph separators."""
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+
+
+def control_problem(column: str, text: str) -> str | None:
+    """Why ``text`` cannot be written as one line (an offer's source, provider or instance
+    type goes into a launch task's comment header: a newline there starts a YAML key), or
+    None."""
+    for i, ch in enumerate(text):
+        if is_control(ch):
+            return f"column '{column}' contains a control character ({ch!r} at {i})"
+    return None
 
 
 class OfferFileError(ValueError):
@@ -287,6 +305,11 @@ def _add(
     as_of: str,
     source: str,
 ) -> None:
+    if problem := _text_problem(
+        cloud=cloud, instance_type=instance, accelerator=accelerator, as_of=as_of, source=source
+    ):
+        parsed.skipped.append(Skip(cloud, instance, accelerator or None, problem))
+        return
     if not accelerator or not count:
         parsed.skipped.append(Skip(cloud, instance, None, "CPU-only instance (no accelerator)"))
         return
@@ -329,6 +352,14 @@ def _add(
     )
 
 
+def _text_problem(**columns: str | None) -> str | None:
+    """The first text column with a control character, as a skip reason, or None."""
+    for column, text in columns.items():
+        if text and (problem := control_problem(column, text)):
+            return problem
+    return None
+
+
 def _plain(
     parsed: ParsedFile,
     rows: Iterable[tuple[int, dict[str, str]]],
@@ -341,6 +372,17 @@ def _plain(
             if not row.get(column):
                 raise OfferFileError(f"{path.name}: line {line}: column '{column}' is empty")
         cloud = provider or row["provider"]
+        if problem := _text_problem(
+            gpu=row["gpu"],
+            provider=cloud,
+            instance_type=row["instance_type"],
+            accelerator=row.get("accelerator"),
+            source=row["source"],
+        ):
+            parsed.skipped.append(
+                Skip(cloud, row["instance_type"], row.get("accelerator") or None, problem)
+            )
+            continue
         tier = row.get("tier") or mapping.tier_for(cloud)
         if tier not in TIERS:
             raise OfferFileError(

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import shlex
 import textwrap
-import unicodedata
 from functools import lru_cache
 from urllib.parse import urlsplit
 
 import yaml
 
 from app.domain.cost import CloudOffer
+from app.offers.files import is_control
 
 
 class TaskDumper(yaml.SafeDumper):
@@ -68,7 +68,7 @@ def upload_url_problem(url: str) -> str | None:
     line and YAML: a newline or other control character would end the line there and start
     another (a broken task at best, an injected command at worst), and no URL has whitespace."""
     for i, ch in enumerate(url):
-        if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+        if ch.isspace() or is_control(ch):
             return (
                 f"the upload URL may not contain whitespace or control characters ({ch!r} at {i})"
             )
@@ -111,6 +111,13 @@ def _loopback_comment(upload_url: str) -> str:
         return ""
     lines = textwrap.wrap("WARNING: " + warning, width=86, break_on_hyphens=False)
     return "".join(f"# {line}\n" for line in lines)
+
+
+def _one_line(text: object) -> str:
+    """``text`` for the task's comment header: every control character written as its escape
+    (a newline as \\n), so that a value read from an offer file (its source, provider or
+    instance type) cannot end the comment and start a YAML key of its own."""
+    return "".join(ascii(ch)[1:-1] if is_control(ch) else ch for ch in str(text))
 
 
 def task_yaml(
@@ -182,8 +189,9 @@ def task_yaml(
         else ""
     )
     header = _loopback_comment(upload_url) + (
-        f"# GPU Advisor: benchmark {gpu_slug} on {offer.provider} {offer.instance_type}\n"
-        f"# ({shape} as of {offer.as_of}; source: {offer.source})\n"
+        f"# GPU Advisor: benchmark {_one_line(gpu_slug)} on {_one_line(offer.provider)} "
+        f"{_one_line(offer.instance_type)}\n"
+        f"# ({shape} as of {_one_line(offer.as_of)}; source: {_one_line(offer.source)})\n"
         + each
         + "# Launch from a GPU Advisor checkout with: sky launch -c advisor-bench task.yaml\n"
         "# and stop the machine"

@@ -402,7 +402,12 @@ def launch_spec(
     """The SkyPilot task for the named offer, or the cheapest launchable one for the GPU: one
     instance, or several of one offer as SkyPilot nodes where no one instance holds ``gpus``."""
     from app.domain import topology
-    from app.domain.cost import RentalPolicy, choose_offer
+    from app.domain.cost import (
+        RentalPolicy,
+        biggest_accepted,
+        choose_offer,
+        instance_too_small,
+    )
     from app.offers.launch import NotLaunchable, task_yaml, upload_url_problem
 
     problem = upload_url_problem(upload_url)
@@ -444,10 +449,18 @@ def launch_spec(
     policy = RentalPolicy(allow_spot=allow_spot, multi_node=True)
     choice = choose_offer(offers, gpus, policy, node_gpus=min(gpus, node))
     if choice is None:
+        # why, in the words a recommendation's row uses: several servers can be booked now,
+        # so "with 16 GPU(s) or more" no longer said what was missing
         where = f" from {provider}" if provider else ""
+        biggest = biggest_accepted(offers, policy)
+        why = (
+            "its offers are spot prices only (--allow-spot, or allow_spot=true, takes one)"
+            if biggest is None
+            else instance_too_small(gpus, biggest, node if gpus > node else None)
+        )
         raise InvalidInput(
-            f"no launchable offer of {gpu}{where} with {gpus} GPU(s) or more "
-            "(see `gpu-advisor offers list --gpu`)",
+            f"no launchable offer of {gpu}{where} for {gpus} GPU(s): {why} "
+            f"(see `gpu-advisor offers list --gpu {gpu}`)",
             field="gpus",
         )
     try:

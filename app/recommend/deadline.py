@@ -38,6 +38,10 @@ SHORTER_JOB = "a shorter job"
 # dataset several times faster at a larger batch; each rung is one re-rank, and the engine's
 # memory check refuses a batch no card holds.
 BATCH_RUNGS = (4, 16, 64, 256)
+# Past a million times the deadline the answer stops counting: the message says "over a
+# million times", and a count of copies or a share of the dataset past it (1,843,200,000,000,000
+# copies, 0.000000000000054 % of the samples) is no plan anyone can act on.
+MISSED_BY_TOO_MUCH = 1e6
 
 
 def _row(r: s.Recommendation) -> str:
@@ -84,8 +88,13 @@ def _copies_cost(r: s.Recommendation, copies: int, cons: s.ConstraintsIn) -> str
 def _share(part: float) -> str:
     """A share as a percentage a person reads: whole percents from 1 %, two significant
     figures below it (543 of 1,000,000 samples had read "0%"), never in exponent notation
-    (``:.2g`` wrote a share under a millionth as "1e-05%")."""
-    return f"{part:.0%}" if part >= 0.01 else f"{sig_figs(part * 100, 2)}%"
+    (``:.2g`` wrote a share under a millionth as "1e-05%"), and under a millionth said as
+    that (two significant figures of 1.5e-20 are twenty digits long)."""
+    if part >= 0.01:
+        return f"{part:.0%}"
+    if part * MISSED_BY_TOO_MUCH < 1:
+        return f"under {sig_figs(100 / MISSED_BY_TOO_MUCH)}%"
+    return f"{sig_figs(part * 100, 2)}%"
 
 
 def needs(d: s.DeadlineOut | None) -> str | None:
@@ -314,13 +323,14 @@ def summary(
                 f"{LARGER_BATCH}: batch {size:,} instead of {work.batch_size:,}: {_row(row)} "
                 f"takes {hours(took_b)}{_job_cost(row, acq)}"
             )
-    # took ÷ limit overflows to infinity for a deadline near zero (1e-300 h): no
-    # count of copies, nor a ratio, can then be said
+    # took ÷ limit overflows to infinity for a deadline near zero (1e-300 h), and past a
+    # million (1e-12 h) the count is twenty digits long: no copies are named past the
+    # message's own threshold
     ratio = took / limit
     if (
         work.task == "inference"
         and request.workload.extra_gpus != "copies"
-        and math.isfinite(ratio)
+        and ratio < MISSED_BY_TOO_MUCH
     ):
         copies = math.ceil(ratio)
         would.append(
@@ -337,7 +347,8 @@ def summary(
     message = (
         f"nothing finishes within {hours(limit)}: the fastest priced option within the other "
         f"limits, {_row(fastest)}, takes {hours(took)} "
-        f"({f'{ratio:.1f}×' if ratio < 1e6 else 'over a million times'} the deadline)"
+        f"({f'{ratio:.1f}×' if ratio < MISSED_BY_TOO_MUCH else 'over a million times'} "
+        "the deadline)"
     )
     return s.DeadlineOut(
         max_hours=limit,

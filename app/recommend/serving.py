@@ -449,14 +449,24 @@ def _fp8_words(row: _Row, room: tuple[float, float]) -> str:
     )
 
 
+def _half_group_kv(r: sv.ServingResult, running: float) -> tuple[float, float]:
+    """(pool, need): each GPU's room for the KV cache on half the replica's GPUs, which hold
+    twice their share of the weights taken from the pool, and the cache ``running`` requests
+    would put on each of them: split over the half group, or (latent attention, every
+    tensor-parallel GPU holding the whole cache: ``ServingResult.kv_copies``) whole on each."""
+    c = r.config
+    half = c.gpus_per_replica / 2
+    pool = r.kv_pool_gb_per_gpu - r.weights_gb_per_gpu
+    copies = max(1.0, r.kv_copies * half / c.gpus_per_replica)
+    return pool, running * r.kv_gb_per_request * copies / half
+
+
 def _half_group_holds(r: sv.ServingResult, spec: ServingSpec) -> bool:
     """Whether half the replica's GPUs would hold its weights and the load's KV cache: halving
     the group doubles each GPU's share of the weights, taken from the pool (16 GB of Llama 3.1
     8B on two 12 GB cards had read "not for memory")."""
-    half = r.config.gpus_per_replica / 2
-    pool = r.kv_pool_gb_per_gpu - r.weights_gb_per_gpu  # each GPU holds twice its weights
-    need = (spec.concurrent_requests or 1) * r.kv_gb_per_request
-    return pool > 0 and pool * half >= need
+    pool, need = _half_group_kv(r, spec.concurrent_requests or 1)
+    return pool > 0 and need <= pool
 
 
 def kv8_can_matter(r: sv.ServingResult, spec: ServingSpec) -> bool:
@@ -476,11 +486,7 @@ def kv8_can_matter(r: sv.ServingResult, spec: ServingSpec) -> bool:
         return True
     if c.gpus_per_replica < 2:
         return False
-    half = c.gpus_per_replica / 2
-    pool = r.kv_pool_gb_per_gpu - r.weights_gb_per_gpu  # each GPU holds twice its weights
-    # each GPU's KV on the half group: split over it, or (latent attention) whole on each
-    copies = max(1.0, r.kv_copies * half / c.gpus_per_replica)
-    need = running * r.kv_gb_per_request * copies / half
+    pool, need = _half_group_kv(r, running)
     return 0 < pool < need <= 2 * pool
 
 

@@ -159,13 +159,21 @@ def _noisy(figure: Any) -> bool:
     return isinstance(figure, dict) and figure.get("noisy") is True
 
 
+# The advisory-lock namespace of report content (the two-key form's first key: "rept"),
+# apart from the migrations' lock (app.system.migrate._ADVISORY_KEY) and any other user of
+# the database's advisory locks, which a key taken from a hash could otherwise land on.
+CONTENT_LOCK_NAMESPACE = 0x72657074
+
+
 def hold_content(session: Session, sha256: str) -> None:
     """Serialise the stores of one report content until this transaction ends, so the second
     finds the first's copy. PostgreSQL: a transaction advisory lock keyed on the hash (its
     writers run side by side otherwise); SQLite's writers take turns already (app.db's write
     lock within a process, the database file's lock between processes)."""
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(select(func.pg_advisory_xact_lock(int(sha256[:15], 16))))
+        # the two-key form takes two int4: the hash's first 32 bits, read as signed
+        key = int.from_bytes(bytes.fromhex(sha256[:8]), "big", signed=True)
+        session.execute(select(func.pg_advisory_xact_lock(CONTENT_LOCK_NAMESPACE, key)))
 
 
 def report_by_content(session: Session, sha256: str) -> DeviceReportRow | None:

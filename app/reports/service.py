@@ -164,11 +164,11 @@ def stored_copy(session: Session, raw: bytes, key: str) -> ReportOut | None:
     return _out(row)
 
 
-def duplicate_of(session: Session, raw: bytes) -> ReportOut | None:
-    """The stored report with the same content, if any: uploading one report again stores
-    nothing new (it had counted as another machine in the pooled calibration); the answer
-    says so (``duplicate``)."""
-    row = repository.report_by_content(session, content_hash(raw))
+def duplicate_of(session: Session, sha256: str) -> ReportOut | None:
+    """The stored report with this content hash (``content_hash``), if any: uploading one
+    report again stores nothing new (it had counted as another machine in the pooled
+    calibration); the answer says so (``duplicate``)."""
+    row = repository.report_by_content(session, sha256)
     if row is None:
         return None
     return _out(row).model_copy(update={"duplicate": True})
@@ -213,27 +213,6 @@ def insert_report(
     return out
 
 
-def store_report(
-    session: Session,
-    raw: bytes,
-    origin: str,
-    *,
-    idempotency_key: str | None = None,
-    retention: tuple[int, int] | None = None,
-) -> ReportOut:
-    """Validate and store; with a key, a second call stores nothing and returns the first.
-    ``retention`` (count, bytes) drops the oldest reports past either bound."""
-    if idempotency_key is not None:
-        existing = stored_copy(session, raw, idempotency_key)
-        if existing is not None:
-            return existing
-    same = duplicate_of(session, raw)
-    if same is not None:
-        return same
-    values = prepare_report(session, raw, origin)
-    return insert_report(session, values, idempotency_key=idempotency_key, retention=retention)
-
-
 def store_once(
     factory: sessionmaker[Session],
     raw: bytes,
@@ -243,12 +222,15 @@ def store_once(
     retention: tuple[int, int] | None,
 ) -> tuple[ReportOut, bool]:
     """Store in its own committed transaction (blocking: call from a thread); True when an
-    earlier request with the same key had already stored it."""
+    earlier request with the same key had already stored it. The one way a report is stored:
+    the API, the upload page and the server's own runs all come here, so each takes the lock
+    and looks again below. ``retention`` (count, bytes) drops the oldest reports past either
+    bound."""
     with session_scope(factory) as session:
         existing = (
             stored_copy(session, raw, idempotency_key) if idempotency_key is not None else None
         )
-        existing = existing or duplicate_of(session, raw)
+        existing = existing or duplicate_of(session, content_hash(raw))
     if existing is not None:
         return existing, True
     # Validation and catalog matching (the costly part) happen before the write lock, so
@@ -259,10 +241,11 @@ def store_once(
         with write_scope(factory) as session:
             # looked for again under the write lock: two uploads of one report at once had
             # each found no copy before validating, and both stored it
-            repository.hold_content(session, str(values["content_sha256"]))
+            sha256 = str(values["content_sha256"])
+            repository.hold_content(session, sha256)
             existing = (
                 stored_copy(session, raw, idempotency_key) if idempotency_key is not None else None
-            ) or duplicate_of(session, raw)
+            ) or duplicate_of(session, sha256)
             if existing is None:
                 out = insert_report(
                     session, values, idempotency_key=idempotency_key, retention=retention

@@ -87,8 +87,16 @@ async def upload(request: Request, session: SessionDep, settings: SettingsDep) -
             else:
                 try:
                     # in a thread: the database work must never block the event loop
-                    stored = await run_in_threadpool(
-                        reports.store_report, session, raw, origin="upload"
+                    stored, _ = await run_in_threadpool(
+                        reports.store_once,
+                        request.app.state.session_factory,
+                        raw,
+                        "upload",
+                        idempotency_key=None,
+                        retention=(
+                            settings.report_retention_count,
+                            settings.report_retention_bytes,
+                        ),
                     )
                 except AppError as exc:
                     error = exc.message

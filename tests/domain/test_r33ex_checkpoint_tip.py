@@ -30,6 +30,10 @@ def test_several_samples_a_pass_are_not_told_to_recompute() -> None:
     full, acts, tips = _tips(8, 2048)
     assert 0.75 < full < 0.85 and acts > 0.4  # the tip's own conditions, bar the micro-batch
     assert not any(TIP in t for t in tips)
+    # r33fx: under the headroom tip's 85 %, the halved micro-batch is said here, or nothing
+    # was said of the activations at all
+    halve = [t for t in tips if "a micro-batch of 4 a GPU instead of 8" in t]
+    assert len(halve) == 1 and "twice the gradient-accumulation steps" in halve[0], tips
 
 
 def test_one_sample_a_pass_keeps_the_tip() -> None:

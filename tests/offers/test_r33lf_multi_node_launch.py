@@ -63,3 +63,15 @@ def test_one_gpu_instances_are_not_a_sixteen_gpu_cluster(read_client: TestClient
               "instance_type": "sapphire-rapids-h100_1x2v4gb"}  # fmt: skip
     r = read_client.get("/api/v1/offers/launch-spec", params=params)
     assert r.status_code == 422 and r.json()["error"]["details"]["field"] == "gpus"
+
+
+def test_the_refusal_says_why_in_the_rows_words(read_client: TestClient) -> None:
+    # r33fx: it had said "with 16 GPU(s) or more", though 16 can now be two 8-GPU servers
+    params = {"gpu": "h100-sxm", "gpus": 16, "upload": UPLOAD, "provider": "cudo",
+              "instance_type": "sapphire-rapids-h100_1x2v4gb"}  # fmt: skip
+    message = read_client.get("/api/v1/offers/launch-spec", params=params).json()["error"][
+        "message"
+    ]
+    assert "or more" not in message
+    assert "one instance has at most 1 of them" in message, message
+    assert "spans whole 8-GPU servers side by side" in message, message
