@@ -10,8 +10,10 @@ refused before anything is measured.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import ValidationError
@@ -315,21 +318,60 @@ def idempotency_key(body: bytes) -> str:
     return "bench-" + hashlib.sha256(body).hexdigest()
 
 
+# A host as a URL names it: a DNS name (IDNA letters allowed), IPv4, or IPv6 in brackets.
+_HOST_NAME = re.compile(r"[\w-]+(\.[\w-]+)*\.?")
+
+
 def upload_url_problem(base_url: str) -> str | None:
     """Why ``base_url`` cannot be where reports are posted (checked before anything is
-    measured), or None: it needs http:// or https:// and a host."""
-    try:
-        url = httpx.URL(base_url)
-        scheme, host = url.scheme, url.host
-    except Exception:  # httpx.InvalidURL and the like
-        scheme, host = "", ""
-    if scheme in ("http", "https") and host:
+    measured), or None. It is parsed as the upload will use it: urllib's split (which refuses
+    an unclosed '[' or a port out of range), then httpx's URL of the upload path; it needs
+    http:// or https://, a host name or IP address, and no ?query or #fragment (the upload
+    path is appended to it). 'http://[/]' had passed on httpx's lenient host ('%5B'), and
+    the whole benchmark ran before the upload failed."""
+    reason = _url_problem(base_url)
+    if reason is None:
         return None
-    example = base_url if "://" not in base_url else base_url.split("://", 1)[1]
+    # without a scheme, the example is what was typed with one ('127.0.0.1:8104')
+    typed = base_url.strip("/") if "://" not in base_url else ""
     return (
-        f"--upload wants the server's base URL with http:// or https://, like "
-        f"http://{example.strip('/') or '127.0.0.1:8000'} (got {base_url!r})"
+        f"--upload wants the server's base URL with http:// or https:// and a host, like "
+        f"http://{typed or '127.0.0.1:8000'}: {reason} (got {base_url!r})"
     )
+
+
+def _url_problem(base_url: str) -> str | None:
+    if "://" not in base_url:
+        return "it needs http:// or https://"
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port  # read lazily: an out-of-range or non-numeric port raises here
+    except ValueError as exc:
+        return f"it is not a URL ({exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "it needs http:// or https://"
+    host = parts.hostname or ""
+    if not host:
+        return "it has no host"
+    if not _is_ip(host) and not _HOST_NAME.fullmatch(host):
+        return f"{host!r} is not a host name or IP address"
+    if port == 0:
+        return "port 0 is not a port a server listens on"
+    if parts.query or parts.fragment or base_url.endswith(("?", "#")):
+        return "it has a ?query or #fragment, which the upload path would land in"
+    try:
+        httpx.URL(base_url.rstrip("/") + UPLOAD_PATH)
+    except Exception as exc:  # httpx.InvalidURL and the like
+        return f"it is not a URL ({exc})"
+    return None
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def output_problem(output: Path) -> str | None:
@@ -583,7 +625,7 @@ def _deliver(
         else:
             said = "already stored as" if stored.again else "stored as"
             con.print(f"uploaded: {said} report id {stored.id}, at {stored.url}")
-            done["upload"] = {"id": stored.id, "url": stored.url, "already_stored": stored.again}
+            done["upload"] = {"id": stored.id, "url": stored.url, "duplicate": stored.again}
     done["kept"] = str(kept) if kept is not None else None
     return code, done
 
@@ -809,7 +851,7 @@ def upload_command(
     con.print(f"uploaded {path}: {said} report id {stored.id}, at {stored.url}")
     if as_json:
         _emit(console, json.dumps({"id": stored.id, "url": stored.url,
-                                   "already_stored": stored.again}))  # fmt: skip
+                                   "duplicate": stored.again}))  # fmt: skip
     return 0
 
 

@@ -136,5 +136,6 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
 UPLOAD_EXIT_HELP = (
     "Exit status: 0 stored, or already stored (said so); 1 the upload failed; 2 a file that "
     "is not a bench report or a --server URL without http:// or https://. With --json, "
-    'stdout is {"id", "url", "already_stored"} or {"error": {"code", "message"}}.'
+    'stdout is {"id", "url", "duplicate"} (duplicate as the API says it: true where the '
+    'server already held the report) or {"error": {"code", "message"}}.'
 )

@@ -11,6 +11,29 @@ from rich.markup import escape
 
 from app.config import Settings
 
+
+def _flags_show_no_type() -> None:
+    """Typer's rich help prints every option's type, a flag's too ("--json <bool>"), which
+    reads as a flag that takes a value ("--json true"); its plain help, and click's, print a
+    flag bare. One patch here, before any command is built, covers every command's flags and
+    Typer's own (--help, --install-completion); an option that takes a value keeps its type."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_flags_bare", False):
+        return  # another Typer, where the patch does not apply (its test says so), or done
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag or self.count:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._flags_bare = True  # type: ignore[attr-defined]
+    setattr(TyperOption, "display_type_rich", display_type_rich)  # noqa: B010
+
+
+_flags_show_no_type()
+
 cli = typer.Typer(help="GPU Advisor: pick the GPU for a deep-learning job.", no_args_is_help=True)
 db_cli = typer.Typer(help="Database schema and catalog data.", no_args_is_help=True)
 cli.add_typer(db_cli, name="db")

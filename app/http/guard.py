@@ -11,11 +11,15 @@ at most ``max_concurrent_requests`` at once, sized with the connection pool (app
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from starlette.routing import compile_path
 
 from app.config import Settings
 from app.errors import error_body
@@ -154,10 +158,39 @@ def screen_form(raw: bytes) -> None:
 FORM_PAGES = frozenset({"/", "/recommendations"})
 
 
+def _path_parameter_with_nul(scope: Scope) -> str:
+    """The path parameter a NUL byte is in ("slug" of /api/v1/gpus/{slug}), as a 404 for an
+    unknown slug names it; "path" where no operation's parameter holds it (a page, a typo).
+
+    The guard runs before routing, and FastAPI keeps included routers' routes behind private
+    classes, so the templates come from the app's OpenAPI paths (built once and cached by
+    FastAPI), matched as Starlette compiles a route's path; only a request with a NUL pays."""
+    openapi = getattr(scope.get("app"), "openapi", None)
+    if not callable(openapi):
+        return "path"
+    path: str = scope.get("path", "")
+    for template in openapi().get("paths", {}):
+        if "{" not in template:
+            continue
+        found = _compiled(template).match(path)
+        if found is None:
+            continue
+        for name, value in found.groupdict().items():
+            if "\x00" in value:
+                return name
+    return "path"
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(template: str) -> re.Pattern[str]:
+    return compile_path(template)[0]
+
+
 def screen_target(scope: Scope) -> None:
     path: str = scope.get("path", "")
     if "\x00" in path:
-        raise Rejected(422, "invalid_input", "path: contains a NUL byte", "path")
+        field = _path_parameter_with_nul(scope)
+        raise Rejected(422, "invalid_input", f"{field}: contains a NUL byte", field)
     if scope.get("method") == "GET" and path in FORM_PAGES:
         return
     query = scope.get("query_string", b"").decode("latin-1")

@@ -71,13 +71,16 @@ def ui(
     kind: str | None = None,
     assumed: str | None = None,
     form: bool = True,
+    form_help: str | None = None,
 ) -> dict[str, Any]:
     """Form metadata for a request field (read by app/web/forms.py, ignored by the API).
 
     ``group``: the form section; ``tasks``: the tasks the field matters for (all when
     omitted); ``kind``: how a number is written and shown ("count" 8.03B, "usd" $800);
     ``assumed``: what the engine assumes when the field is blank; ``form=False`` keeps a
-    field out of the HTML form. The field's title is its label, its description the help.
+    field out of the HTML form. The field's title is its label, its description the help
+    (``form_help`` where the form says it in its own words: "leave all unticked" where the API
+    says "an empty list").
     """
     extra: dict[str, Any] = {"group": group}
     if tasks is not None:
@@ -88,6 +91,8 @@ def ui(
         extra["assumed"] = assumed
     if not form:
         extra["form"] = False
+    if form_help is not None:
+        extra["form_help"] = form_help
     return extra
 
 
@@ -857,15 +862,15 @@ class ConstraintsIn(_In):
         default=None,
         max_length=10,
         title="Vendors",
-        description="Leave all unticked for any vendor.",
-        json_schema_extra=ui("budget"),
+        description="Any vendor when left out or an empty list.",
+        json_schema_extra=ui("budget", form_help="Leave all unticked for any vendor."),
     )
     segments: list[SegmentName] | None = Field(
         default=None,
         max_length=10,
         title="Kinds of card",
-        description="Leave all unticked for any kind.",
-        json_schema_extra=ui("budget"),
+        description="Any kind when left out or an empty list.",
+        json_schema_extra=ui("budget", form_help="Leave all unticked for any kind."),
     )
     max_gpus: int = Field(
         default=8,
@@ -899,7 +904,7 @@ class ConstraintsIn(_In):
         max_length=30,
         title="Rent from",
         description="Only these clouds (SkyPilot's names: lambda, runpod, vast, nebius, ...). "
-        "Blank: any.",
+        "Left out or an empty list: any; a blank name is refused.",
         # API and CLI only: any SkyPilot cloud name or an imported provider is valid
         json_schema_extra=ui("budget", form=False),
     )
@@ -908,8 +913,12 @@ class ConstraintsIn(_In):
         max_length=3,
         title="Kinds of host",
         description="on-demand: the provider's own machines; marketplace: resold hosts; "
-        "community: peer hosts. Leave all unticked for any.",
-        json_schema_extra=ui("budget"),
+        "community: peer hosts. Any when left out or an empty list.",
+        json_schema_extra=ui(
+            "budget",
+            form_help="on-demand: the provider's own machines; marketplace: resold hosts; "
+            "community: peer hosts. Leave all unticked for any.",
+        ),
     )
     exclude_marketplace: bool = Field(
         default=False,
@@ -958,6 +967,16 @@ class ConstraintsIn(_In):
         "price of the chosen kind has no purchase price).",
         json_schema_extra=ui("assumptions"),
     )
+
+    @field_validator("providers")
+    @classmethod
+    def _no_blank_provider(cls, value: list[str] | None) -> list[str] | None:
+        """A blank name is a cleared field, not a cloud: refused as an empty query parameter
+        is (it had been answered "no offer comes from ; ..."). An empty list is no filter,
+        as the form's unticked boxes are."""
+        if value is not None and any(not name.strip() for name in value):
+            raise ValueError("a blank provider name; leave the field out or give [] for any")
+        return value
 
     def usage(self) -> Usage:
         """The usage the costs assume: the buy-versus-rent horizon and the hours a bought

@@ -64,8 +64,8 @@ async def upload_report(
             pattern=r"^[\x21-\x7e]+$",
             description="Any printable ASCII string unique to this report: a retried "
             "upload with the same key stores nothing new and answers with the first copy "
-            "(201). Without a key, a report whose content is already stored is answered "
-            "with that copy too, with 200 and duplicate: true.",
+            "(201, duplicate: true). Without a key, a report whose content is already "
+            "stored is answered with that copy too, with 200 and duplicate: true.",
         ),
     ] = None,
 ) -> ReportOut:
@@ -89,11 +89,15 @@ async def upload_report(
         idempotency_key=idempotency_key,
         retention=(settings.report_retention_count, settings.report_retention_bytes),
     )
-    if replayed:
-        response.headers["Idempotent-Replayed"] = "true"
     if out.duplicate:
         # the same content stored before under another key or none: nothing was created
         response.status_code = status.HTTP_200_OK
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+        # a retry under its key keeps the first answer's 201, but its body says the one fact
+        # as every re-upload does: it had read duplicate: false where the CLI said "already
+        # stored" (one word, the API's, for one fact)
+        out = out.model_copy(update={"duplicate": True})
     return out
 
 

@@ -41,8 +41,9 @@ class ReportOut(ReportSummary):
     report: dict[str, Any]
     duplicate: bool = Field(
         default=False,
-        description="true when a report with the same content was already stored: this is "
-        "that copy, and nothing new was stored (a re-upload counts as no extra machine)",
+        description="true when a report with the same content was already stored (by an "
+        "earlier upload, under this Idempotency-Key or none): this is that copy, and nothing "
+        "new was stored (a re-upload counts as no extra machine)",
     )
 
 

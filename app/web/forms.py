@@ -216,7 +216,7 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...]) -> list[FormField]:
                 name=key,
                 path=path,
                 label=info.title or key.replace("_", " ").capitalize(),
-                help=info.description or "",
+                help=str(extra.get("form_help") or info.description or ""),
                 group=str(extra["group"]),
                 control=control,
                 integer=integer,

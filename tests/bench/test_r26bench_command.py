@@ -154,7 +154,7 @@ def test_json_prints_the_summary_and_the_stored_id(
     assert body["upload"] == {
         "id": 9,  # the API's integer, as it answered (r30: it had been "9")
         "url": "http://s:1/device/reports/9",
-        "already_stored": True,
+        "duplicate": True,  # the API's word (r33po: it had been "already_stored")
     }
     assert body["report"]["backend"] == "cuda" and "fp32" in body["report"]["measured"]
 

@@ -28,9 +28,9 @@ def test_security_headers_on_every_response(read_client: TestClient, path: str) 
         ("/api/v1/gpus?q=a%00b", "q"),
         ("/api/v1/gpus?vendor=%00", "vendor"),
         ("/api/v1/gpus/compare?slugs=h100-sxm,%00", "slugs"),
-        ("/api/v1/gpus/h100%00", "path"),
+        ("/api/v1/gpus/h100%00", "slug"),
         ("/api/v1/device-reports?gpu_slug=%00", "gpu_slug"),
-        ("/api/v1/benchmark-runs/%00", "path"),
+        ("/api/v1/benchmark-runs/%00", "run_id"),
         ("/gpus?q=%00", "q"),
     ],
 )
