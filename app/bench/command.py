@@ -10,10 +10,8 @@ refused before anything is measured.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -21,7 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
 import httpx
 from pydantic import ValidationError
@@ -32,13 +29,13 @@ from rich.table import Table
 from rich.text import Text
 
 from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
+from app.bench.server_url import UPLOAD_PATH, base_url_problem
 
 if TYPE_CHECKING:
     from app.bench.device import DeviceInfo
 
 PeaksLookup = Callable[[str, float | None], tuple[str, str, dict[str, float]] | None]
 
-UPLOAD_PATH = "/api/v1/device-reports"
 
 EXIT_HELP = (
     "Exit status: 0 measured, and written and uploaded as asked; 1 the run failed, or the "
@@ -318,10 +315,6 @@ def idempotency_key(body: bytes) -> str:
     return "bench-" + hashlib.sha256(body).hexdigest()
 
 
-# A host as a URL names it: a DNS name (IDNA letters allowed), IPv4, or IPv6 in brackets.
-_HOST_NAME = re.compile(r"[\w-]+(\.[\w-]+)*\.?")
-
-
 def upload_url_problem(base_url: str) -> str | None:
     """Why ``base_url`` cannot be where reports are posted (checked before anything is
     measured), or None. It is parsed as the upload will use it: urllib's split (which refuses
@@ -329,7 +322,7 @@ def upload_url_problem(base_url: str) -> str | None:
     http:// or https://, a host name or IP address, and no ?query or #fragment (the upload
     path is appended to it). 'http://[/]' had passed on httpx's lenient host ('%5B'), and
     the whole benchmark ran before the upload failed."""
-    reason = _url_problem(base_url)
+    reason = base_url_problem(base_url)
     if reason is None:
         return None
     # without a scheme, the example is what was typed with one ('127.0.0.1:8104')
@@ -338,40 +331,6 @@ def upload_url_problem(base_url: str) -> str | None:
         f"--upload wants the server's base URL with http:// or https:// and a host, like "
         f"http://{typed or '127.0.0.1:8000'}: {reason} (got {base_url!r})"
     )
-
-
-def _url_problem(base_url: str) -> str | None:
-    if "://" not in base_url:
-        return "it needs http:// or https://"
-    try:
-        parts = urlsplit(base_url)
-        port = parts.port  # read lazily: an out-of-range or non-numeric port raises here
-    except ValueError as exc:
-        return f"it is not a URL ({exc})"
-    if parts.scheme.lower() not in ("http", "https"):
-        return "it needs http:// or https://"
-    host = parts.hostname or ""
-    if not host:
-        return "it has no host"
-    if not _is_ip(host) and not _HOST_NAME.fullmatch(host):
-        return f"{host!r} is not a host name or IP address"
-    if port == 0:
-        return "port 0 is not a port a server listens on"
-    if parts.query or parts.fragment or base_url.endswith(("?", "#")):
-        return "it has a ?query or #fragment, which the upload path would land in"
-    try:
-        httpx.URL(base_url.rstrip("/") + UPLOAD_PATH)
-    except Exception as exc:  # httpx.InvalidURL and the like
-        return f"it is not a URL ({exc})"
-    return None
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def output_problem(output: Path) -> str | None:

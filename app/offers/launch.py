@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from app.bench.server_url import base_url_problem
 from app.domain.cost import CloudOffer
 from app.offers.files import is_control
 
@@ -72,15 +73,8 @@ def upload_url_problem(url: str) -> str | None:
             return (
                 f"the upload URL may not contain whitespace or control characters ({ch!r} at {i})"
             )
-    if not url.startswith(("http://", "https://")):
-        return "the upload URL must start with http:// or https://"
-    try:
-        host = urlsplit(url).hostname
-    except ValueError as exc:
-        return f"the upload URL is not a valid URL ({exc})"
-    if not host:
-        return "the upload URL names no host"
-    return None
+    reason = base_url_problem(url)
+    return None if reason is None else f"the upload URL is not a server's base URL: {reason}"
 
 
 class NotLaunchable(ValueError):
