@@ -35,7 +35,14 @@ from app.domain.megatron import MegatronLayout
 from app.domain.parallelism import cpu_offload
 from app.domain.serving import ServingConfig
 from app.domain.units import vram
-from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown, on_backend
+from app.domain.workload import (
+    FLUX_FP16_NOTE,
+    MemoryBreakdown,
+    WorkloadSpec,
+    fp16_clipped,
+    memory_breakdown,
+    on_backend,
+)
 from app.vocab import (
     FORMAT_ONLY_PRECISIONS,
     MOST_GPUS,
@@ -569,6 +576,8 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
         runtime,
         m.family,
         m.conv_layers,
+        # FLUX's fp16 caveat (fp16_clipped) is the model's, not its family's
+        fp16_clipped(m),
         work.is_llm_inference,
         (m.experts or 0) > 1,
         weights_format(work, precision),
@@ -632,6 +641,8 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             out = Gate(Exclusion("runtime_unsupported", wt[0]), backend=backend)
         else:
             warnings: tuple[str, ...] = (warn,) if warn else ()
+            if resolved == "fp16" and fp16_clipped(ctx.work.model):
+                warnings += (FLUX_FP16_NOTE,)
             if rt is not None and rt[1]:
                 warnings += (rt[1],)
             if wt is not None and wt[1]:

@@ -1167,8 +1167,8 @@ def tips(
         out.append(
             "PEFT's prepare_model_for_kbit_training, which many QLoRA scripts call, casts the "
             f"embedding and LM head to fp32: {vram(upcast):,.1f} GiB more than counted here, "
-            f"beyond the {vram(max(0.0, free)):,.1f} GiB spare. Skip it or cast them back to "
-            "bf16 (as the QLoRA paper's script does)"
+            f"beyond the {vram(max(0.0, free)):,.1f} GiB spare. Skip it or "
+            + _kbit_cast_back(c.work.precision)
             # a micro-batch of one a GPU has nothing smaller to take
             + (", or take a smaller micro-batch." if _per_gpu_batch(c) > 1 else ".")
         )
@@ -1595,6 +1595,19 @@ def _ema_gb(w: WorkloadSpec) -> float | None:
     if m.operators.model not in EMA_RECIPE_UNETS:
         return None
     return m.params * EMA_BYTES_PER_PARAM / 1e9
+
+
+def _kbit_cast_back(precision: str) -> str:
+    """How a QLoRA row takes its embedding and LM head back to 16-bit. The QLoRA paper's
+    qlora.py casts them back to bf16 only under --bf16 (``if args.bf16 and
+    module.weight.dtype == torch.float32``): an fp16 run (a card without bf16: Turing, Volta)
+    keeps them in fp32 there, and a bf16 cast is no answer on a card that runs fp16."""
+    if precision == "fp16":
+        return (
+            "cast them to fp16 yourself (the QLoRA paper's script casts them back under "
+            "--bf16 only)"
+        )
+    return "cast them back to bf16 (as the QLoRA paper's script does)"
 
 
 def _kbit_upcast_gb(c: Candidate) -> float | None:

@@ -179,6 +179,27 @@ def guidance_distilled(model: ModelSpec) -> bool:
     )
 
 
+# FLUX.1 at fp16 (a card without bf16: Turing, Volta, Pascal) is no plain bf16 run: diffusers
+# clips some of its activations to run it in fp16 (huggingface/diffusers PR #9097, commit
+# f771be1, "Flux fp16 inference fix"), and its Flux page's "Running FP16 inference" says FP16
+# "produces different outputs compared to FP32/BF16", naming Turing/Volta GPUs.
+FP16_CLIPPED_DENOISERS = frozenset({"flux-1-dev", "flux-1-schnell"})
+FLUX_FP16_NOTE = (
+    "FLUX.1 at fp16: diffusers clips some of its activations to run it so (PR #9097), and its "
+    "images differ from bf16's (diffusers Flux docs, 'Running FP16 inference')"
+)
+
+
+def fp16_clipped(model: ModelSpec) -> bool:
+    """Whether a diffusion model's denoiser runs at fp16 only with clipped activations, its
+    output differing from bf16's (``FP16_CLIPPED_DENOISERS``), read by its shipped table."""
+    return (
+        model.family == "diffusion"
+        and model.operators is not None
+        and model.operators.model in FP16_CLIPPED_DENOISERS
+    )
+
+
 # A latent diffusion model's image side: a multiple of the VAE's downsampling factor, 8
 # (AutoencoderKL's three stride-2 stages in SD 1.x and SDXL), or the latents do not tile the
 # image: every diffusers Stable Diffusion pipeline's ``check_inputs`` raises "`height` and
