@@ -89,3 +89,8 @@ require_admin = _admin_check("editing the catalog")
 AdminDep = Annotated[None, Depends(require_admin)]
 # The same admin token, for the one admin operation outside the catalog.
 ReportAdminDep = Annotated[None, Depends(_admin_check("deleting device reports"))]
+
+# Every list under /api pages alike: `limit` and `offset` count items (an offset is no page
+# number), and the page answers `total`, `limit`, `offset` and `items`.
+LIMIT = "the most items to return (a count)"
+OFFSET = "items to skip before the first one returned (a count of items, not of pages)"

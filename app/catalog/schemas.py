@@ -52,6 +52,39 @@ def _check_date(value: str | None) -> str | None:
     return value
 
 
+# What each numeric spec field counts, in what unit: an integrator reads the unit here, not in
+# the field's name ("_gb" is the vendor's GB, which is 2^30 bytes; everything is per card).
+_SPEC = {
+    "release_year": "year the card was released (calendar year, e.g. 2022)",
+    "memory_gb": "the card's device memory as the vendor states it, in GiB (2^30 bytes: the "
+    "vendor's 'GB'; an '80 GB' H100 is 80 here); per card. A recommendation's "
+    "memory.available_gb gives what a process gets of it in 10^9 bytes",
+    "memory_bandwidth_gbs": "peak device-memory bandwidth in GB/s (10^9 bytes per second), "
+    "per card",
+    "fp32_tflops": "dense FP32 peak in TFLOPS (10^12 floating-point operations per second), "
+    "per card, without sparsity",
+    "tf32_tflops": "dense TF32 tensor peak in TFLOPS (10^12 operations per second), per card, "
+    "without sparsity",
+    "fp16_tflops": "dense FP16 tensor peak in TFLOPS (10^12 operations per second), per card, "
+    "without sparsity",
+    "bf16_tflops": "dense BF16 tensor peak in TFLOPS (10^12 operations per second), per card, "
+    "without sparsity",
+    "fp8_tflops": "dense FP8 tensor peak in TFLOPS (10^12 operations per second), per card, "
+    "without sparsity",
+    "int8_tops": "dense INT8 tensor peak in TOPS (10^12 integer operations per second), per "
+    "card, without sparsity",
+    "tdp_w": "board power (TDP/TBP) in watts, per card",
+    "pcie_gen": "PCIe generation (a count, e.g. 4 or 5)",
+    "pcie_lanes": "PCIe lanes (a count, e.g. 16)",
+    "interconnect_gbs": "GPU-to-GPU link bandwidth (NVLink, Infinity Fabric) in GB/s "
+    "(10^9 bytes per second), per card, both directions together as vendors state it (a "
+    "link carries half of it each way)",
+    "slot_width": "slots the card occupies (a count; 2 = dual-slot)",
+    "sm_count": "streaming multiprocessors (AMD: compute units), a count per card",
+    "launch_price_usd": "the vendor's launch price (MSRP) of one card in US dollars, of any age",
+}
+
+
 class SourceRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1, max_length=120)
@@ -82,19 +115,27 @@ class SourceRef(BaseModel):
 
 class StreetPrice(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    usd: float = Field(gt=0, lt=1_000_000)
+    usd: float = Field(
+        gt=0, lt=1_000_000, description="a dated street price of one card in US dollars"
+    )
     as_of: str
     source: str = Field(min_length=1)
     _v_date = field_validator("as_of")(_check_date)
 
 
 class CloudPrice(BaseModel):
-    """The catalog's own dated cloud quote (what `sort=cloud_price_usd_per_hour` sorts on):
-    one quote, which may not be bookable. What the GPU rents from is `rent_from`, from the
+    """The catalog's own dated cloud quote: one price per GPU-hour, which may not be bookable,
+    never ranked, sorted on nor compared (`sort=cloud_price_usd_per_hour` sorts by
+    `rent_from.usd_per_gpu_hour`). What the GPU rents from is `rent_from`, from the
     launchable offers, which `max_hourly_usd` filters on."""
 
     model_config = ConfigDict(extra="forbid")
-    usd_per_hour: float = Field(gt=0, lt=1_000)
+    usd_per_hour: float = Field(
+        gt=0,
+        lt=1_000,
+        description="US dollars per GPU-hour (one GPU, not a whole instance): the quote as "
+        "its source gives it; shown as `seen_price.usd_per_gpu_hour`",
+    )
     provider: str | None = Field(default=None, max_length=200)
     as_of: str
     source: str = Field(min_length=1)
@@ -110,25 +151,29 @@ class GpuFields(BaseModel):
     vendor: Vendor
     architecture: str = Field(min_length=1, max_length=80)
     segment: Segment
-    release_year: int | None = Field(default=None, ge=2010, le=2030)
-    memory_gb: float = Field(gt=1, le=1024)
+    release_year: int | None = Field(
+        default=None, ge=2010, le=2030, description=_SPEC["release_year"]
+    )
+    memory_gb: float = Field(gt=1, le=1024, description=_SPEC["memory_gb"])
     memory_type: str | None = Field(default=None, max_length=40)
-    memory_bandwidth_gbs: float = Field(ge=10, le=20_000)
-    fp32_tflops: Tflops | None = None
-    tf32_tflops: Tflops | None = None
-    fp16_tflops: Tflops | None = None
-    bf16_tflops: Tflops | None = None
-    fp8_tflops: Tflops | None = None
-    int8_tops: Tflops | None = None
-    tdp_w: float | None = Field(default=None, ge=5, le=3000)
-    pcie_gen: int | None = Field(default=None, ge=1, le=7)
-    pcie_lanes: int | None = Field(default=None, ge=1, le=32)
+    memory_bandwidth_gbs: float = Field(ge=10, le=20_000, description=_SPEC["memory_bandwidth_gbs"])
+    fp32_tflops: Tflops | None = Field(default=None, description=_SPEC["fp32_tflops"])
+    tf32_tflops: Tflops | None = Field(default=None, description=_SPEC["tf32_tflops"])
+    fp16_tflops: Tflops | None = Field(default=None, description=_SPEC["fp16_tflops"])
+    bf16_tflops: Tflops | None = Field(default=None, description=_SPEC["bf16_tflops"])
+    fp8_tflops: Tflops | None = Field(default=None, description=_SPEC["fp8_tflops"])
+    int8_tops: Tflops | None = Field(default=None, description=_SPEC["int8_tops"])
+    tdp_w: float | None = Field(default=None, ge=5, le=3000, description=_SPEC["tdp_w"])
+    pcie_gen: int | None = Field(default=None, ge=1, le=7, description=_SPEC["pcie_gen"])
+    pcie_lanes: int | None = Field(default=None, ge=1, le=32, description=_SPEC["pcie_lanes"])
     interconnect: str | None = Field(default=None, max_length=120)
-    interconnect_gbs: float | None = Field(default=None, gt=0, le=20_000)
+    interconnect_gbs: float | None = Field(
+        default=None, gt=0, le=20_000, description=_SPEC["interconnect_gbs"]
+    )
     form_factor: str | None = Field(default=None, max_length=80)
-    slot_width: float | None = Field(default=None, ge=1, le=5)
+    slot_width: float | None = Field(default=None, ge=1, le=5, description=_SPEC["slot_width"])
     compute_capability: str | None = Field(default=None, max_length=20)
-    sm_count: int | None = Field(default=None, ge=1, le=1024)
+    sm_count: int | None = Field(default=None, ge=1, le=1024, description=_SPEC["sm_count"])
     cooling: Cooling | None = Field(
         default=None,
         description="How the card is cooled as sold: passive (no fans; needs a server "
@@ -144,7 +189,9 @@ class GpuFields(BaseModel):
         "and the driver keep back; null when unsourced (the engine then keeps the vendor GiB)",
     )
     backends: list[Backend] = Field(min_length=1)
-    launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
+    launch_price_usd: float | None = Field(
+        default=None, gt=0, lt=1_000_000, description=_SPEC["launch_price_usd"]
+    )
     street_price: StreetPrice | None = None
     cloud_price: CloudPrice | None = Field(
         default=None,
@@ -239,29 +286,42 @@ class GpuPatch(BaseModel):
     vendor: Vendor = _keep()
     architecture: str = _keep(min_length=1, max_length=80)
     segment: Segment = _keep()
-    release_year: int | None = Field(default=None, ge=2010, le=2030)
-    memory_gb: float = _keep(gt=1, le=1024)
+    release_year: int | None = Field(
+        default=None, ge=2010, le=2030, description=_SPEC["release_year"]
+    )
+    memory_gb: float = _keep(gt=1, le=1024, description=_SPEC["memory_gb"])
     memory_type: str | None = Field(default=None, max_length=40)
-    memory_bandwidth_gbs: float = _keep(ge=10, le=20_000)
-    fp32_tflops: Tflops | None = None
-    tf32_tflops: Tflops | None = None
-    fp16_tflops: Tflops | None = None
-    bf16_tflops: Tflops | None = None
-    fp8_tflops: Tflops | None = None
-    int8_tops: Tflops | None = None
-    tdp_w: float | None = Field(default=None, ge=5, le=3000)
-    pcie_gen: int | None = Field(default=None, ge=1, le=7)
-    pcie_lanes: int | None = Field(default=None, ge=1, le=32)
+    memory_bandwidth_gbs: float = _keep(ge=10, le=20_000, description=_SPEC["memory_bandwidth_gbs"])
+    fp32_tflops: Tflops | None = Field(default=None, description=_SPEC["fp32_tflops"])
+    tf32_tflops: Tflops | None = Field(default=None, description=_SPEC["tf32_tflops"])
+    fp16_tflops: Tflops | None = Field(default=None, description=_SPEC["fp16_tflops"])
+    bf16_tflops: Tflops | None = Field(default=None, description=_SPEC["bf16_tflops"])
+    fp8_tflops: Tflops | None = Field(default=None, description=_SPEC["fp8_tflops"])
+    int8_tops: Tflops | None = Field(default=None, description=_SPEC["int8_tops"])
+    tdp_w: float | None = Field(default=None, ge=5, le=3000, description=_SPEC["tdp_w"])
+    pcie_gen: int | None = Field(default=None, ge=1, le=7, description=_SPEC["pcie_gen"])
+    pcie_lanes: int | None = Field(default=None, ge=1, le=32, description=_SPEC["pcie_lanes"])
     interconnect: str | None = Field(default=None, max_length=120)
-    interconnect_gbs: float | None = Field(default=None, gt=0, le=20_000)
+    interconnect_gbs: float | None = Field(
+        default=None, gt=0, le=20_000, description=_SPEC["interconnect_gbs"]
+    )
     form_factor: str | None = Field(default=None, max_length=80)
-    slot_width: float | None = Field(default=None, ge=1, le=5)
+    slot_width: float | None = Field(default=None, ge=1, le=5, description=_SPEC["slot_width"])
     compute_capability: str | None = Field(default=None, max_length=20)
-    sm_count: int | None = Field(default=None, ge=1, le=1024)
-    cooling: Cooling | None = None
-    visible_memory_mib: int | None = Field(default=None, ge=256, le=1_048_576)
+    sm_count: int | None = Field(default=None, ge=1, le=1024, description=_SPEC["sm_count"])
+    cooling: Cooling | None = Field(
+        default=None, description=GpuFields.model_fields["cooling"].description
+    )
+    visible_memory_mib: int | None = Field(
+        default=None,
+        ge=256,
+        le=1_048_576,
+        description=GpuFields.model_fields["visible_memory_mib"].description,
+    )
     backends: list[Backend] = _keep(min_length=1)
-    launch_price_usd: float | None = Field(default=None, gt=0, lt=1_000_000)
+    launch_price_usd: float | None = Field(
+        default=None, gt=0, lt=1_000_000, description=_SPEC["launch_price_usd"]
+    )
     street_price: StreetPrice | None = None
     cloud_price: CloudPrice | None = None
     field_sources: dict[str, str] = _keep()
@@ -273,7 +333,8 @@ class GpuOut(GpuCreate):
     model_config = ConfigDict(extra="ignore")
     origin: Literal["seed", "user"]
     purchase_usd: float | None = Field(
-        description="Street price if known, else launch price (of any age): the catalog's "
+        description="One card in US dollars: street price if known, else launch price (of "
+        "any age): the catalog's "
         "own field, what `sort=purchase_usd` uses. What a recommendation pays to buy one is "
         "`buy_at` (never a launch price more than three years old), which `max_price_usd` "
         "filters on and `sort=buy_at.usd` sorts on."
@@ -281,9 +342,9 @@ class GpuOut(GpuCreate):
 
 
 class GpuPage(BaseModel):
-    total: int
-    limit: int
-    offset: int
+    total: int = Field(description="items matching the filters, before limit and offset")
+    limit: int = Field(description="the most items this page holds, as asked")
+    offset: int = Field(description="items skipped before this page, as asked")
     items: list[GpuOut]
 
 

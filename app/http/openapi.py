@@ -5,7 +5,8 @@ FastAPI documents its own default 422 body; every error of this app has one shap
 operation lists that shape for 422 and 500, 404 where a path names a thing, 401/403 where a
 bearer token is checked (the operations FastAPI marks with the scheme of
 ``app.deps.admin_bearer``, and the report upload), 404/409/413 where a service raises them,
-and request examples for every endpoint that takes a JSON body.
+request examples for every endpoint that takes a JSON body, and a summary and description for
+every operation.
 """
 
 from __future__ import annotations
@@ -205,6 +206,140 @@ EXAMPLES.update(
 )
 
 
+# What each operation does, as an integrator reads it in /docs: (summary, description). The
+# summary replaces the one FastAPI derives from a function's name ("Get Run"); the
+# description, the docstring FastAPI would show, which may name code. Money is US dollars
+# throughout; `usd_per_hour` is a whole instance's price, `usd_per_gpu_hour` one GPU's.
+_PAGE = (
+    " A page: `total` (items matching, before `limit`/`offset`), `limit`, `offset` and "
+    "`items`; `limit` and `offset` are counts of items."
+)
+OPERATIONS: dict[tuple[str, str], tuple[str, str]] = {
+    ("get", "/api/v1/health"): (
+        "Readiness",
+        "200 when the database answers, its schema is at the code's head and it (and the disk "
+        "under it) can take writes; otherwise 503 with the error shape and `checks` naming "
+        "what failed. The verdict may be a few seconds old.",
+    ),
+    ("get", "/api/v1/meta"): (
+        "Version and data dates",
+        "The service's version, the catalog's size and the newest dates of its prices: "
+        "`catalog_as_of`, `offers_as_of` and `data_as_of` (the later of the two).",
+    ),
+    ("post", "/api/v1/gpus"): (
+        "Add a GPU to the catalog (admin token)",
+        "Stores a new catalog entry; every figure cites one of its `sources`. 409 when the "
+        "slug is taken.",
+    ),
+    ("get", "/api/v1/gpus"): (
+        "List and filter GPUs",
+        "Catalog entries, each with `rent_from` (the lowest launchable on-demand price per "
+        "GPU-hour) and `buy_at` (what a recommendation pays for one card). `sort=<field>` or "
+        "`sort=-<field>` (descending) on a numeric field or on `rent_from.usd_per_gpu_hour` / "
+        "`buy_at.usd`; unpriced GPUs sort last." + _PAGE,
+    ),
+    ("put", "/api/v1/gpus/{slug}"): (
+        "Replace a GPU's whole entry (admin token)",
+        "The body is the whole entry; the slug comes from the path.",
+    ),
+    ("patch", "/api/v1/gpus/{slug}"): (
+        "Change some fields of a GPU (admin token)",
+        "Any subset of fields, each within a whole entry's bounds; null clears a field that "
+        "may be unsourced and is a 422 for one an entry cannot lack.",
+    ),
+    ("get", "/api/v1/gpus/{slug}"): (
+        "One GPU with all fields, sources and offers",
+        "The catalog entry, its `offers` (cloud instances and purchase prices), `rent_from`, "
+        "`buy_at` and `seen_price` (the entry's quoted `cloud_price`, never ranked).",
+    ),
+    ("delete", "/api/v1/gpus/{slug}"): (
+        "Delete a GPU and its offers (admin token)",
+        "Removes the entry and every offer for it; 204 with no body.",
+    ),
+    ("get", "/api/v1/gpus/compare"): (
+        "Compare GPUs side by side",
+        "Each GPU as the list gives it, with `ratios`: each of `fields` divided by the first "
+        "GPU's value (null where either is unknown). The prices compared are "
+        "`rent_from.usd_per_gpu_hour` and `buy_at.usd`.",
+    ),
+    ("get", "/api/v1/offers"): (
+        "Cloud and purchase offers, filtered",
+        "Cloud instances (`usd_per_hour` and `spot_usd_per_hour` for the whole instance of "
+        "`gpus` GPUs, `usd_per_gpu_hour` for one of them) and purchase prices (`usd` for one "
+        "card), each dated (`as_of`), sourced and flagged `stale` past `stale_after_days`. "
+        "Without `kind`, `provider`, `min_gpus` and `max_usd_per_hour` list cloud offers "
+        "only. In the database's order (no `sort`)." + _PAGE,
+    ),
+    ("get", "/api/v1/offers/launch-spec"): (
+        "A SkyPilot task that rents an offer's instance and benchmarks it (nothing launched)",
+        "A SkyPilot task YAML (text, not JSON) that rents the cheapest suitable offer (or the "
+        "named `provider`/`instance_type`), runs `gpu-advisor bench --profile standard` and "
+        "uploads the report to `upload`.",
+    ),
+    ("get", "/api/v1/workloads"): (
+        "Workload presets",
+        "Every preset a request's `workload.preset` may name, with `count` (not paged).",
+    ),
+    ("get", "/api/v1/workloads/{workload_id}"): (
+        "One workload preset",
+        "The preset's model and defaults; the id reads in any case.",
+    ),
+    ("post", "/api/v1/recommendations"): (
+        "Rank the catalog for a workload, with explanations",
+        "Ranked configurations (GPU, GPU count, offer) for one workload under the "
+        "constraints, each with memory, time, throughput, cost to rent and to buy, a "
+        "buy-vs-rent verdict and the uncertainty of its speed; `counts` says how many were "
+        "ranked, excluded and unpriced, and `empty` explains an answer with no row.",
+    ),
+    ("post", "/api/v1/estimate"): (
+        "One workload on one GPU",
+        "The full estimate for one named GPU (`gpu`) at `num_gpus` (or "
+        "`constraints.num_gpus`) GPUs, whether or not it ranks.",
+    ),
+    ("post", "/api/v1/device-reports"): (
+        "Store a report written by `gpu-advisor bench`",
+        "201 with the stored report; 200 with `duplicate: true` when the same content is "
+        "already stored. An `Idempotency-Key` header makes a retry store once.",
+    ),
+    ("get", "/api/v1/device-reports"): (
+        "Stored device reports, newest first",
+        "Summaries of the stored benchmark reports, optionally for one catalog GPU "
+        "(`gpu_slug`)." + _PAGE,
+    ),
+    ("get", "/api/v1/device-reports/{report_id}"): (
+        "One stored device report",
+        "The report as stored, with the catalog GPU it matched (`gpu_slug`, null for none).",
+    ),
+    ("delete", "/api/v1/device-reports/{report_id}"): (
+        "Delete a stored report (admin token)",
+        "Removes the report; 204 with no body.",
+    ),
+    ("post", "/api/v1/benchmark-runs"): (
+        "Queue a benchmark run for a worker",
+        "202 with the run's id; the worker with that `label` (default: the server's host "
+        "name) takes it. `warning` says when no such worker has reported, or when it lacks "
+        "the device asked. 409 while that worker already has a run queued or running.",
+    ),
+    ("get", "/api/v1/benchmark-runs"): (
+        "Benchmark runs, newest first",
+        "Every run with its status, progress and worker." + _PAGE,
+    ),
+    ("get", "/api/v1/benchmark-runs/{run_id}"): (
+        "One benchmark run",
+        "Its status, progress (0 to 1), worker and, once done, the stored report's id.",
+    ),
+    ("delete", "/api/v1/benchmark-runs/{run_id}"): (
+        "Cancel a benchmark run",
+        "Cancels a queued or running run, from any host; 409 when it has already ended.",
+    ),
+    ("get", "/api/v1/workers"): (
+        "Benchmark workers, most recently seen first",
+        "Each worker's label, host, backend and `state`: online, busy (with its `run_id`) or "
+        "offline (no word for longer than the heartbeat lapse)." + _PAGE,
+    ),
+}
+
+
 def _error(code: str, note: str = "") -> dict[str, Any]:
     return {
         "description": _WHY[code] + note,
@@ -254,6 +389,8 @@ def build(app: FastAPI) -> dict[str, Any]:
                 responses[code] = _error(code, note if code in ("401", "403") else "")
             if key in _OPTIONAL_TOKEN:
                 op["security"] = [{BEARER: []}, {}]
+            if key in OPERATIONS:
+                op["summary"], op["description"] = OPERATIONS[key]
             examples = EXAMPLES.get(key)
             body = op.get("requestBody", {}).get("content", {}).get("application/json")
             if examples and body is not None:

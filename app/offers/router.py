@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Response, status
 from app.catalog import service as catalog
 from app.catalog.router import split_csv
 from app.catalog.schemas import BackendIn, PrecisionIn, SegmentIn, VendorIn
-from app.deps import AdminDep, SessionDep, SettingsDep
+from app.deps import LIMIT, OFFSET, AdminDep, SessionDep, SettingsDep
 from app.offers import service
 from app.offers.gpu_list import GpuQuery, gpu_list
 from app.offers.repository import OfferFilter
@@ -80,8 +80,8 @@ def list_gpus(
             "elsewhere, never ranked)",
         ),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT)] = 100,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=catalog.MAX_LIMIT, description=LIMIT)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000, description=OFFSET)] = 0,
 ) -> GpuListPage:
     query = GpuQuery(
         vendors=list(vendor or []),
@@ -154,8 +154,8 @@ def list_offers(
     include_stale: Annotated[
         bool, Query(description="include offers older than the server's stale age")
     ] = True,
-    limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT)] = 100,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=service.MAX_LIMIT, description=LIMIT)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000, description=OFFSET)] = 0,
 ) -> OfferPage:
     f = OfferFilter(
         gpus=split_csv(gpu),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from app.catalog.schemas import GpuOut
 from app.vocab import Condition, OfferKind, Tier
@@ -17,22 +17,43 @@ class OfferOut(BaseModel):
     kind: OfferKind
     provider: str | None = Field(None, description="cloud (SkyPilot's name where it has one)")
     instance_type: str | None = None
-    gpus: int = Field(1, description="GPUs per instance (1 for a purchase)")
-    vcpus: float | None = None
+    gpus: int = Field(
+        1,
+        description="GPUs per instance (1 for a purchase): what `usd_per_hour` pays for, and "
+        "what a recommendation's `num_gpus` counts in",
+    )
+    vcpus: float | None = Field(None, description="the instance's virtual CPUs (a count)")
     ram_gib: float | None = Field(
         None,
         description="the instance's host RAM in GiB (2^30 bytes), as its catalog lists it "
         "(SkyPilot's MemoryGiB)",
     )
-    usd_per_hour: float | None = Field(None, description="on-demand price of the whole instance")
-    spot_usd_per_hour: float | None = None
-    usd_per_gpu_hour: float | None = None
-    usd: float | None = Field(None, description="purchase price of one card")
+    usd_per_hour: float | None = Field(
+        None,
+        description="on-demand price of the whole instance (all `gpus` GPUs), US dollars per "
+        "hour; null for a purchase",
+    )
+    spot_usd_per_hour: float | None = Field(
+        None,
+        description="spot price of the whole instance, US dollars per hour; null where the "
+        "provider lists none",
+    )
+    usd_per_gpu_hour: float | None = Field(
+        None,
+        description="on-demand price per GPU-hour in US dollars: `usd_per_hour` ÷ `gpus` "
+        "(rounded to 4 decimals); what `rent_from.usd_per_gpu_hour` is the lowest of",
+    )
+    usd: float | None = Field(
+        None, description="purchase price of one card in US dollars; null for a cloud offer"
+    )
     condition: Condition | None = None
     tier: Tier | None = None
-    regions: int | None = None
-    as_of: str
-    source: str
+    regions: int | None = Field(None, description="how many regions offer it (a count)")
+    as_of: str = Field(description="the date the price was seen: YYYY-MM-DD, or YYYY-MM")
+    source: str = Field(
+        description="where the price comes from, in words (a catalog file at a commit, a "
+        "report's title and URL)"
+    )
     stale: bool = Field(description="older than the server's offer_stale_days")
     origin: str
     inconsistent: bool = Field(
@@ -61,10 +82,13 @@ class OfferOut(BaseModel):
 
 
 class OfferPage(BaseModel):
-    total: int
-    limit: int
-    offset: int
-    stale_after_days: int
+    total: int = Field(description="items matching the filters, before limit and offset")
+    limit: int = Field(description="the most items this page holds, as asked")
+    offset: int = Field(description="items skipped before this page, as asked")
+    stale_after_days: int = Field(
+        description="the server's offer_stale_days: an offer whose `as_of` is more days old "
+        "than this is `stale`"
+    )
     items: list[OfferOut]
 
 
@@ -87,13 +111,15 @@ class RentFromOut(BaseModel):
     """What the GPU rents from: its launchable offers only, never a quoted price."""
 
     usd_per_gpu_hour: float | None = Field(
-        description="lowest on-demand price per GPU-hour among the launchable offers"
+        description="lowest on-demand price in US dollars per GPU-hour among the launchable "
+        "offers (the offer's `usd_per_gpu_hour`, to 4 decimals)"
     )
     provider: str | None = Field(description="who rents at that price")
     offers: int = Field(description="launchable offers, every tier")
     as_of: str = Field(description="the newest date among them")
     spot_usd_per_gpu_hour: float | None = Field(
-        None, description="lowest spot price per GPU-hour, only where it is lower"
+        None,
+        description="lowest spot price in US dollars per GPU-hour, only where it is lower",
     )
     instance_type: str | None = Field(
         None, description="the instance behind usd_per_gpu_hour (null when it is null)"
@@ -107,17 +133,25 @@ class RentFromOut(BaseModel):
         None, description="that instance's tier (on-demand, marketplace, community)"
     )
 
+    # The offer behind the price shows its per-GPU price to 4 decimals
+    # (service.cloud_out): a 9-GPU instance at $1.4568/h read $0.1619 there and
+    # $0.1618666666666667 here, one fact with two values to a client matching them.
+    @field_validator("usd_per_gpu_hour", "spot_usd_per_gpu_hour")
+    @classmethod
+    def _as_offers_show_it(cls, value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
 
 class BuyAtOut(BaseModel):
     """What one card costs to buy as a recommendation buys it (purchase basis "auto")."""
 
     usd: float | None = Field(
-        description="one card: a dated new price (unless more than six months older than a "
-        "used/market one, or above a market one, the cheapest listings new or used, as "
-        "current: `note` then names the new price), else a used one, else a launch price at "
-        "most three years old; null when there is none (no current price)"
+        description="one card in US dollars: a dated new price (unless more than six months "
+        "older than a used/market one, or above a market one, the cheapest listings new or "
+        "used, as current: `note` then names the new price), else a used one, else a launch "
+        "price at most three years old; null when there is none (no current price)"
     )
-    condition: str | None = Field(description="new | used | market | launch")
+    condition: Condition | None = Field(description="new | used | market | launch")
     as_of: str | None = None
     source: str | None = None
     stale: bool | None = Field(
@@ -140,7 +174,10 @@ class SeenElsewhereOut(BaseModel):
     recommendation's `seen_prices` items."""
 
     provider: str | None = Field(description="where it was seen, as the source names it")
-    usd_per_gpu_hour: float
+    usd_per_gpu_hour: float = Field(
+        description="the quoted price, US dollars per GPU-hour (the entry's "
+        "`cloud_price.usd_per_hour`)"
+    )
     as_of: str
     source: str = Field(description="the source's title (the entry's `sources` item)")
     text: str = Field(description="seen at $x (source, date)")
@@ -168,9 +205,9 @@ class GpuListItem(GpuOut):
 
 
 class GpuListPage(BaseModel):
-    total: int
-    limit: int
-    offset: int
+    total: int = Field(description="items matching the filters, before limit and offset")
+    limit: int = Field(description="the most items this page holds, as asked")
+    offset: int = Field(description="items skipped before this page, as asked")
     items: list[GpuListItem]
 
 

@@ -44,8 +44,11 @@ from app.vocab import (
     PurchaseBasis,
     Quantization,
     Runtime,
+    Segment,
     ServingRuntime,
     Task,
+    Tier,
+    Vendor,
 )
 from app.vocab import HostTier as OfferTier
 from app.vocab import KvCachePrecision as KvPrecision
@@ -1067,7 +1070,9 @@ class ModelOut(BaseModel):
     experts: int | None = None
     active_experts: int | None = None
     active_params: float | None = None
-    activation_mb_per_sample: float | None = None
+    activation_mb_per_sample: float | None = Field(
+        None, description="measured activation memory of one training sample, MB (10^6 bytes)"
+    )
     activation_coeff: float | None = None
     passes_per_sample: int | None = None
     kv_elements_per_token: float | None = None
@@ -1108,7 +1113,10 @@ class ResolvedWorkload(BaseModel):
         description='"yours", or "assumed: …" naming the preset\'s dataset or the stated default '
         "job size (e.g. 1 M tokens of fine-tuning data) that fills time and cost to finish",
     )
-    latency_target_ms: float | None
+    latency_target_ms: float | None = Field(
+        description="the request's latency target: the slowest acceptable time for one whole "
+        "batch, milliseconds (compared with latency_ms)"
+    )
     allow_tf32_matmul: bool
     runtime: Runtime = "pytorch"
     quantization: Quantization = "none"
@@ -1119,13 +1127,17 @@ class ResolvedWorkload(BaseModel):
 
 class ServingResolvedOut(BaseModel):
     concurrent_requests: float | None
-    requests_per_s: float | None
+    requests_per_s: float | None = Field(description="arrival rate, requests per second")
     prompt_tokens: int
     output_tokens: int
     prompt_tokens_spread: int | None = None
     output_tokens_spread: int | None = None
-    ttft_ms_target: float | None = Field(description="the target applied (yours or the default)")
-    itl_ms_target: float | None
+    ttft_ms_target: float | None = Field(
+        description="the time-to-first-token target applied (yours or the default), milliseconds"
+    )
+    itl_ms_target: float | None = Field(
+        description="the inter-token latency target applied, milliseconds"
+    )
     target_percentile: str
     kv_cache_precision: str | None
     ttft_ms_target_basis: str = Field(
@@ -1143,7 +1155,9 @@ class MemoryOut(BaseModel):
         description="memory a process gets per GPU, in 10^9 bytes (the card's CUDA total where "
         "the catalog has it, less a runtime's claimed share); the fit is required_gb <= this",
     )
-    headroom_gb: float | None = Field(default=None, description="available_gb - required_gb")
+    headroom_gb: float | None = Field(
+        default=None, description="available_gb - required_gb, in 10^9 bytes"
+    )
     num_gpus: int = 1
     breakdown: dict[str, float]
     notes: list[str] = []
@@ -1154,29 +1168,34 @@ class RankedGpu(BaseModel):
 
     slug: str
     name: str
-    vendor: str
+    vendor: Vendor
     architecture: str
-    segment: str
+    segment: Segment
     memory_gb: float = Field(
         description="the vendor's figure, whose GB are 2^30 bytes (a '24 GB' card holds 24 "
         "GiB): memory.available_gb gives the same card in 10^9 bytes, as the job is sized"
     )
-    memory_bandwidth_gbs: float
-    tdp_w: float | None = None
+    memory_bandwidth_gbs: float = Field(
+        description="peak device-memory bandwidth in GB/s (10^9 bytes per second), per card, "
+        "as GET /api/v1/gpus gives it"
+    )
+    tdp_w: float | None = Field(None, description="board power in watts, per card")
     compute_capability: str | None = None
     interconnect: str | None = None
     purchase_usd: float | None = Field(
         None,
-        description="one card's purchase price as the row buys it (cost.buy: new, else used, "
+        description="one card's purchase price in US dollars as the row buys it (cost.buy's "
+        "unit_usd: new, else used, "
         "a launch price only within three years; null when there is no current price); a "
         "GPU block without a priced row (an excluded card) shows the catalog's street price, "
         "else its launch price",
     )
     hourly_usd: float | None = Field(
         None,
-        description="the row's rental per GPU (cost.rent's instance price ÷ the GPUs it "
-        "pays for; null when the row cannot be rented); without a priced row, the catalog's "
-        "quoted per-GPU price",
+        description="the row's rental per GPU, US dollars per GPU-hour (cost.rent's instance "
+        "price ÷ the GPUs it pays for; null when the row cannot be rented); without a priced "
+        "row, the catalog's quoted per-GPU price. Per GPU, unlike cost.hourly_usd (every GPU "
+        "the row rents)",
     )
 
 
@@ -1207,11 +1226,21 @@ class ChosenOfferOut(BaseModel):
     provider: str
     instance_type: str
     gpus: int = Field(description="GPUs in the instance (paid for, whether used or not)")
-    instances: int = 1
-    usd_per_hour: float = Field(description="on-demand price of the whole instance")
-    spot_usd_per_hour: float | None = None
-    tier: str
-    regions: int | None = None
+    instances: int = Field(
+        1,
+        description="instances of this type rented side by side (a count); the row's "
+        "cost.rent.usd_per_hour pays for all of them",
+    )
+    usd_per_hour: float = Field(
+        description="listed price of one whole instance (all `gpus` GPUs), US dollars per "
+        "hour: on-demand, or the spot price for a `tier: spot` offer; as GET /api/v1/offers "
+        "lists it"
+    )
+    spot_usd_per_hour: float | None = Field(
+        None, description="spot price of one whole instance, US dollars per hour, if listed"
+    )
+    tier: Tier
+    regions: int | None = Field(None, description="how many regions offer it (a count)")
     as_of: str
     source: str
     note: str | None = Field(None, description="e.g. a node paid for whole to use 2 of its GPUs")
@@ -1228,7 +1257,7 @@ class SeenPriceOut(BaseModel):
     bookable catalog: shown beside a row, never rented nor ranked (data/offers/README.md)."""
 
     provider: str
-    usd_per_gpu_hour: float
+    usd_per_gpu_hour: float = Field(description="the quoted price, US dollars per GPU-hour")
     as_of: str
     source: str
     text: str = Field(description="seen at $x (source, date)")
@@ -1242,10 +1271,11 @@ class SpotTrainingOut(BaseModel):
 
     checkpoint_gb: float = Field(
         description="training state one checkpoint holds: the fp32 copy of the trainable "
-        "parameters and the optimizer's state, all GPUs together"
+        "parameters and the optimizer's state, all GPUs together, in 10^9 bytes"
     )
     on_demand_usd_per_hour: float | None = Field(
-        None, description="the same instances on demand, every instance"
+        None,
+        description="the same instances on demand, every instance, US dollars per hour",
     )
     break_even_overhead: float | None = Field(
         None,
@@ -1273,12 +1303,17 @@ class SpotTrainingOut(BaseModel):
 
 class RentCostOut(BaseModel):
     basis: Literal["rent"] = "rent"
-    usd_per_hour: float = Field(description="what the job pays per hour, every instance")
+    usd_per_hour: float = Field(
+        description="what the job pays per hour in US dollars, every instance together "
+        "(offer.usd_per_hour × offer.instances, at the spot price where `spot`)"
+    )
     spot: bool = False
     interruption: SpotTrainingOut | None = Field(
         None, description="training at a spot price: checkpoint size and break-even overhead"
     )
-    job_usd: float | None = Field(None, description="renting for the time to finish the job")
+    job_usd: float | None = Field(
+        None, description="renting for the time to finish the job, US dollars"
+    )
     samples_per_usd: float | None = Field(
         None,
         description="the row's throughput unit per dollar rented (`throughput.unit`: tokens "
@@ -1293,11 +1328,19 @@ class RentCostOut(BaseModel):
 
 class BuyCostOut(BaseModel):
     basis: Literal["buy"] = "buy"
-    usd: float = Field(description="the cards, at the price basis below")
-    unit_usd: float
+    usd: float = Field(
+        description="all the cards the row buys, US dollars, at the price basis below"
+    )
+    unit_usd: float = Field(
+        description="one card, US dollars (GET /api/v1/gpus' buy_at.usd under basis auto)"
+    )
     condition: Condition = Field(description="the price basis")
-    energy_usd_per_hour: float | None = None
-    job_usd: float | None = Field(None, description="purchase plus energy for the job")
+    energy_usd_per_hour: float | None = Field(
+        None,
+        description="electricity of the bought cards at board power, US dollars per hour, all "
+        "of them; null without a power figure",
+    )
+    job_usd: float | None = Field(None, description="purchase plus energy for the job, US dollars")
     samples_per_usd: float | None = Field(
         None,
         description="the row's throughput unit (`throughput.unit`: tokens for LLM rows) per "
@@ -1313,9 +1356,14 @@ class BuyCostOut(BaseModel):
 
 class VerdictOut(BaseModel):
     cheaper: PriceBasis
-    break_even_hours: float | None
-    buy_total_usd: float
-    rent_total_usd: float
+    break_even_hours: float | None = Field(
+        description="hours of use after which buying costs less than renting; null where it "
+        "never does"
+    )
+    buy_total_usd: float = Field(
+        description="buying over `hours`: purchase less resale, plus energy, US dollars"
+    )
+    rent_total_usd: float = Field(description="renting for `hours`, US dollars")
     hours: float = Field(description="hours of use compared: hours_per_week × 52 × years")
     rent_gpus_paid: int | None = Field(
         None,
@@ -1332,26 +1380,51 @@ class VerdictOut(BaseModel):
 class CostOut(BaseModel):
     rent: RentCostOut | None = None
     buy: BuyCostOut | None = None
-    purchase_basis: str | None = None
-    purchase_usd: float | None
+    purchase_basis: Condition | None = None
+    purchase_usd: float | None = Field(
+        description="buying every card the row uses, US dollars (buy.usd; gpu.purchase_usd "
+        "is one card)"
+    )
     purchase_as_of: str | None = None
-    hourly_usd: float | None
+    hourly_usd: float | None = Field(
+        description="renting the row's instances, US dollars per hour, all of them "
+        "(rent.usd_per_hour; gpu.hourly_usd is per GPU)"
+    )
     hourly_as_of: str | None = None
     hourly_provider: str | None = None
-    power_w: float | None
-    energy_usd_per_hour: float | None
-    rent_to_finish_usd: float | None
-    energy_to_finish_usd: float | None
-    buy_to_finish_usd: float | None
-    job_cost_usd: float | None
+    power_w: float | None = Field(description="board power of all the row's cards, watts")
+    energy_usd_per_hour: float | None = Field(
+        description="electricity of all the row's cards at board power, US dollars per hour"
+    )
+    rent_to_finish_usd: float | None = Field(
+        description="renting until the job is done, US dollars (hourly_usd × time_to_finish_h)"
+    )
+    energy_to_finish_usd: float | None = Field(
+        description="electricity until the job is done on bought cards, US dollars"
+    )
+    buy_to_finish_usd: float | None = Field(
+        description="purchase_usd plus energy_to_finish_usd, US dollars"
+    )
+    job_cost_usd: float | None = Field(
+        description="what finishing the job costs the way the request acquires (the cheaper of "
+        "rent_to_finish_usd and buy_to_finish_usd under 'either'), US dollars"
+    )
     job_cost_note: str | None = Field(
         None,
         description="why job_cost_usd is null where the row's purchase price and the job's "
         "length are known: no power figure for the card, so no energy for the job",
     )
-    break_even_hours: float | None
-    samples_per_usd_rent: float | None
-    samples_per_usd_buy: float | None
+    break_even_hours: float | None = Field(
+        description="hours of use after which buying costs less than renting"
+    )
+    samples_per_usd_rent: float | None = Field(
+        description="work per US dollar rented, in the row's throughput unit (tokens for LLM "
+        "rows, images, samples, audio seconds): rent.samples_per_usd"
+    )
+    samples_per_usd_buy: float | None = Field(
+        description="work per US dollar bought, in the row's throughput unit, over the usage "
+        "horizon: buy.samples_per_usd"
+    )
 
 
 class TimeBandOut(BaseModel):
@@ -1392,16 +1465,22 @@ class TimingOut(BaseModel):
         "step_time_s × accumulation_steps. Inference: one batch's whole request (prompt and "
         "every output token). Serving: one decode step at the asked load (the ITL)."
     )
-    compute_s: float = Field(description="the GPU's math time at its roofline")
-    memory_s: float = Field(description="the GPU's memory-traffic time at its roofline")
+    compute_s: float = Field(description="seconds of the GPU's math at its roofline")
+    memory_s: float = Field(description="seconds of the GPU's memory traffic at its roofline")
     overhead_s: float = Field(
-        description="fixed costs beyond the GPU's own work: kernel launches, and host time "
-        "only where the host outlasts that work (a host-bound step counts its dispatch's "
+        description="seconds of fixed costs beyond the GPU's own work: kernel launches, and "
+        "host time only where the host outlasts that work (a host-bound step counts its dispatch's "
         "excess over the GPU's work here; `bottleneck` then names host overhead)"
     )
-    host_transfer_s: float
-    interconnect_s: float
-    scaling_efficiency: float
+    host_transfer_s: float = Field(
+        description="seconds copying the step's input from host to device"
+    )
+    interconnect_s: float = Field(
+        description="seconds of GPU-to-GPU communication not hidden behind compute"
+    )
+    scaling_efficiency: float = Field(
+        description="throughput on the row's GPUs ÷ (GPUs × one GPU's), a fraction, 1 for one GPU"
+    )
 
 
 class AlternativeOut(BaseModel):
@@ -1413,21 +1492,30 @@ class AlternativeOut(BaseModel):
     gpus_per_replica: int | None = None
     precision: str | None = Field(None, description="serving: weight precision")
     kv_cache_precision: str | None = Field(None, description="serving: KV cache precision")
-    itl_ms: float | None = Field(None, description="serving: inter-token latency at the load")
-    ttft_ms: float | None = Field(None, description="serving: time to first token at the load")
+    itl_ms: float | None = Field(
+        None, description="serving: inter-token latency at the load, milliseconds"
+    )
+    ttft_ms: float | None = Field(
+        None, description="serving: time to first token at the load, milliseconds"
+    )
     memory_savers: list[str] = []
     micro_batch: int | None = None
     accumulation_steps: int = 1
-    required_gb: float = Field(description="memory per GPU")
-    throughput: float
+    required_gb: float = Field(description="memory per GPU, in 10^9 bytes")
+    throughput: float = Field(description="in `unit`, as the row's throughput.value")
     unit: str
-    scaling_efficiency: float
-    time_to_finish_h: float | None = None
-    purchase_usd: float | None = None
-    hourly_usd: float | None = Field(
-        None, description="renting ``offer`` (every instance), when one is chosen"
+    scaling_efficiency: float = Field(description="a fraction, as timing.scaling_efficiency")
+    time_to_finish_h: float | None = Field(None, description="hours to finish the job")
+    purchase_usd: float | None = Field(
+        None, description="buying every card of this configuration, US dollars"
     )
-    job_cost_usd: float | None = None
+    hourly_usd: float | None = Field(
+        None,
+        description="renting ``offer`` (every instance), US dollars per hour, when one is chosen",
+    )
+    job_cost_usd: float | None = Field(
+        None, description="finishing the job as the request acquires, US dollars"
+    )
     offer: ChosenOfferOut | None = Field(None, description="the instance this configuration rents")
     price_known: bool = True
 
@@ -1458,11 +1546,21 @@ class Recommendation(BaseModel):
     framework_status: str
     memory: MemoryOut
     throughput: ThroughputOut
-    latency_ms: float | None = None
-    time_to_first_token_ms: float | None = None
-    ms_per_output_token: float | None = None
+    latency_ms: float | None = Field(
+        None,
+        description="inference: milliseconds for one batch's whole request, prompt and every "
+        "output token (timing.step_time_s × 1000)",
+    )
+    time_to_first_token_ms: float | None = Field(
+        None, description="LLM inference: milliseconds until the first output token (prefill)"
+    )
+    ms_per_output_token: float | None = Field(
+        None, description="LLM inference: milliseconds per output token after the first"
+    )
     meets_latency_target: bool | None = None
-    time_to_finish_h: float | None = None
+    time_to_finish_h: float | None = Field(
+        None, description="hours to finish the whole job (dataset × epochs); null without one"
+    )
     bottleneck: Literal[
         "compute",
         "memory bandwidth",
@@ -1508,19 +1606,23 @@ class Recommendation(BaseModel):
     verdict: VerdictOut | None = None
     usd_per_million_output_tokens_blended: float | None = Field(
         None,
-        description="LLM inference, renting the chosen offer: the whole hourly cost ÷ output "
-        "tokens per hour (what API price lists compare with); on the rented basis whatever the "
-        "row is ranked on (serving: serving.usd_per_million_* are on serving.price_basis, the "
-        "ranked basis, under acquisition 'either' owning where that is cheaper)",
+        description="LLM inference, renting the chosen offer, US dollars per million output "
+        "tokens: the whole hourly cost ÷ output tokens per hour (what API price lists compare "
+        "with); on the rented basis whatever the row is ranked on (serving: "
+        "serving.usd_per_million_* are on serving.price_basis, the ranked basis, under "
+        "acquisition 'either' owning where that is cheaper)",
     )
     usd_per_million_output_tokens: float | None = Field(
         None,
-        description="LLM inference, renting the chosen offer: for serving, the share of the "
-        "hour spent decoding ÷ output tokens (the split with usd_per_million_input_tokens); "
-        "for one-job inference the same as the blended figure",
+        description="LLM inference, renting the chosen offer, US dollars per million output "
+        "tokens: for serving, the share of the hour spent decoding ÷ output tokens (the split "
+        "with usd_per_million_input_tokens); for one-job inference the same as the blended "
+        "figure",
     )
     usd_per_million_input_tokens: float | None = Field(
-        None, description="LLM inference prefill, renting the chosen offer"
+        None,
+        description="LLM inference prefill, renting the chosen offer, US dollars per million "
+        "input tokens",
     )
     seen_prices: list[SeenPriceOut] = Field(
         default_factory=list,
@@ -1531,9 +1633,9 @@ class Recommendation(BaseModel):
 
 class CurvePointOut(BaseModel):
     concurrency: int = Field(description="running requests per replica")
-    itl_ms: float
-    ttft_ms: float
-    output_tokens_per_s: float = Field(description="all replicas")
+    itl_ms: float = Field(description="inter-token latency, milliseconds")
+    ttft_ms: float = Field(description="time to first token, milliseconds")
+    output_tokens_per_s: float = Field(description="output tokens per second, all replicas")
 
 
 class DeployOut(BaseModel):
@@ -1564,16 +1666,29 @@ class ServingOut(BaseModel):
     weight_format: str
     kv_cache_precision: str
     max_concurrency: int = Field(description="requests all replicas hold at once (KV cache)")
-    ttft_ms: float | None
-    ttft_p95_ms: float | None
-    itl_ms: float | None
-    itl_p95_ms: float | None
-    output_tokens_per_s: float | None = Field(description="at the asked load")
-    input_tokens_per_s: float | None
-    requests_per_s: float | None
-    max_output_tokens_per_s: float = Field(description="at saturation")
+    ttft_ms: float | None = Field(description="time to first token at the asked load, milliseconds")
+    ttft_p95_ms: float | None = Field(
+        description="time to first token at the asked load, milliseconds, 95th percentile"
+    )
+    itl_ms: float | None = Field(description="inter-token latency at the asked load, milliseconds")
+    itl_p95_ms: float | None = Field(
+        description="inter-token latency at the asked load, milliseconds, 95th percentile"
+    )
+    output_tokens_per_s: float | None = Field(
+        description="output tokens per second at the asked load, all replicas"
+    )
+    input_tokens_per_s: float | None = Field(
+        description="prompt tokens per second at the asked load, all replicas"
+    )
+    requests_per_s: float | None = Field(
+        description="requests completed per second at the asked load, all replicas"
+    )
+    max_output_tokens_per_s: float = Field(
+        description="output tokens per second at saturation, all replicas"
+    )
     usd_per_hour: float | None = Field(
-        description="what the configuration costs per hour on price_basis: renting its instances "
+        description="what the configuration costs per hour on price_basis, US dollars: renting its "
+        "instances "
         "(the row's offer), or owning its cards (purchase less resale over the usage hours, plus "
         "energy); under acquisition 'either' the cheaper of the two"
     )
@@ -1583,20 +1698,25 @@ class ServingOut(BaseModel):
         "row is ranked on (the row's own usd_per_million_* are always the rented basis)",
     )
     usd_per_million_output_tokens: float | None = Field(
-        description="the share of the hour spent decoding ÷ output tokens (GPU time split "
+        description="US dollars per million output tokens: the share of the hour spent decoding "
+        "÷ output tokens (GPU time split "
         "between prompts and outputs by their step time)"
     )
     usd_per_million_input_tokens: float | None = Field(
-        description="the share of the hour spent on prompts ÷ input tokens"
+        description="US dollars per million input tokens: the share of the hour spent on prompts "
+        "÷ input tokens"
     )
     usd_per_million_output_tokens_blended: float | None = Field(
         None,
-        description="the whole hourly cost ÷ output tokens per hour: the figure API price "
+        description="US dollars per million output tokens: the whole hourly cost ÷ output tokens "
+        "per hour, the figure API price "
         "lists compare with (prompts are paid for inside it)",
     )
     meets_slo: bool
     misses: list[str] = []
-    kv_cache_gb_per_request: float
+    kv_cache_gb_per_request: float = Field(
+        description="KV cache one request holds at its prompt and output length, in 10^9 bytes"
+    )
     curve: list[CurvePointOut] = []
     deploy: DeployOut | None = None
 
@@ -1712,10 +1832,14 @@ class NearestOut(BaseModel):
     top_name: str | None
     num_gpus: int | None
     can_run: int = Field(description="catalog GPUs that run the changed job")
-    purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
-    hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
+    purchase_usd: float | None = Field(
+        None, description="the top pick's purchase price, all GPUs, US dollars"
+    )
+    hourly_usd: float | None = Field(
+        None, description="the top pick's price per hour, all GPUs, US dollars"
+    )
     time_to_finish_h: float | None = Field(
-        None, description="the top pick's time to finish the job, where it has a length"
+        None, description="the top pick's hours to finish the job, where it has a length"
     )
 
 
@@ -1731,7 +1855,7 @@ class EmptyAnswerOut(BaseModel):
 class DeadlineOut(BaseModel):
     """Whether anything finishes the job within constraints.max_hours, and what would."""
 
-    max_hours: float
+    max_hours: float = Field(description="the deadline asked, hours (constraints.max_hours)")
     met: bool
     message: str
     left_out: int = Field(description="cards left out only because they take too long")
@@ -1743,7 +1867,9 @@ class DeadlineOut(BaseModel):
         "so in its warnings",
     )
     fastest_hours: float | None = Field(
-        None, description="the fastest configuration within the other limits, deadline lifted"
+        None,
+        description="hours the fastest configuration within the other limits takes, deadline "
+        "lifted",
     )
     fastest: str | None = Field(None, description="that configuration, in words")
     would: list[str] = Field(
@@ -1761,13 +1887,19 @@ class WhatIfOut(BaseModel):
     num_gpus: int | None
     throughput: float | None
     unit: str | None
-    required_gb: float = Field(description="memory needed on one GPU, before sharding")
+    required_gb: float = Field(
+        description="memory needed on one GPU, before sharding, in 10^9 bytes"
+    )
     can_run: int = Field(description="how many catalog GPUs can run the changed job")
     same_top: bool
-    purchase_usd: float | None = Field(None, description="the top pick's purchase price, all GPUs")
-    hourly_usd: float | None = Field(None, description="the top pick's price per hour, all GPUs")
+    purchase_usd: float | None = Field(
+        None, description="the top pick's purchase price, all GPUs, US dollars"
+    )
+    hourly_usd: float | None = Field(
+        None, description="the top pick's price per hour, all GPUs, US dollars"
+    )
     time_to_finish_h: float | None = Field(
-        None, description="the top pick's time to finish the job, where it has a length"
+        None, description="the top pick's hours to finish the job, where it has a length"
     )
     meets_latency_target: bool | None = Field(
         None,

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, FastAPI, Header, Path, Query, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 
-from app.deps import ReportAdminDep, SessionDep, SettingsDep, check_token
+from app.deps import LIMIT, OFFSET, ReportAdminDep, SessionDep, SettingsDep, check_token
 from app.errors import PayloadTooLarge
 from app.reports import service
 from app.reports.runs import Runs, worker_page
@@ -108,8 +108,8 @@ def list_reports(
         str | None,
         Query(max_length=80, description="a catalog slug (a slug the catalog lacks is a 422)"),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500, description=LIMIT)] = 50,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID, description=OFFSET)] = 0,
 ) -> ReportPage:
     if gpu_slug is not None:
         service.require_catalog_slug(session, gpu_slug, "gpu_slug")
@@ -144,8 +144,8 @@ def start_run(request: Request, settings: SettingsDep, body: RunCreate | None = 
 @router.get("/benchmark-runs", response_model=RunPage, summary="Benchmark runs, newest first")
 def list_runs(
     request: Request,
-    limit: Annotated[int, Query(ge=1, le=500)] = 20,
-    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500, description=LIMIT)] = 20,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID, description=OFFSET)] = 0,
 ) -> RunPage:
     return _runs(request).list(limit, offset)
 
@@ -166,8 +166,8 @@ def cancel_run(request: Request, settings: SettingsDep, run_id: str) -> RunOut:
 def list_workers(
     session: SessionDep,
     settings: SettingsDep,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500, description=LIMIT)] = 100,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID, description=OFFSET)] = 0,
 ) -> WorkerPage:
     """The benchmark workers and whether each is online, busy or offline."""
     return worker_page(session, settings.run_heartbeat_lapse_s, limit, offset)

@@ -48,9 +48,9 @@ class ReportOut(ReportSummary):
 
 
 class ReportPage(BaseModel):
-    total: int
-    limit: int
-    offset: int
+    total: int = Field(description="items matching the filters, before limit and offset")
+    limit: int = Field(description="the most items this page holds, as asked")
+    offset: int = Field(description="items skipped before this page, as asked")
     items: list[ReportSummary]
 
 
@@ -73,11 +73,14 @@ class RunOut(BaseModel):
     status: RunStatus
     profile: str
     device: str
-    progress: float
+    progress: float = Field(description="fraction of the run done, 0 to 1")
     step: str | None
     step_label: str | None = Field(None, description="the step in words, for people")
     error: str | None
-    report_id: int | None
+    report_id: int | None = Field(
+        description="the stored device report's id once the run is done (GET "
+        "/api/v1/device-reports/{report_id}); null before"
+    )
     label: str | None = Field(description="The worker label the run was sent to.")
     worker: str | None = Field(description="The label of the worker that took it.")
     heartbeat_at: UtcDatetime | None
@@ -98,9 +101,9 @@ class RunStarted(RunOut):
 
 
 class RunPage(BaseModel):
-    total: int
-    limit: int
-    offset: int
+    total: int = Field(description="items matching the filters, before limit and offset")
+    limit: int = Field(description="the most items this page holds, as asked")
+    offset: int = Field(description="items skipped before this page, as asked")
     items: list[RunOut] = Field(description="newest first")
 
 
@@ -122,7 +125,7 @@ class WorkerOut(BaseModel):
 
 
 class WorkerPage(BaseModel):
-    total: int
-    limit: int
-    offset: int
+    total: int = Field(description="items matching the filters, before limit and offset")
+    limit: int = Field(description="the most items this page holds, as asked")
+    offset: int = Field(description="items skipped before this page, as asked")
     items: list[WorkerOut] = Field(description="the most recently seen first")
