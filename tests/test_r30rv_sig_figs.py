@@ -25,8 +25,7 @@ def test_a_non_finite_figure_is_written_not_raised(value: float) -> None:
     [
         (0.5, "50%"),  # whole percents from 1 %
         (0.000543, "0.054%"),  # two figures below (543 of 1,000,000)
-        (1.23e-7, "0.000012%"),  # ":.2g" had written "1.2e-05%"
-        (1e-9, "0.0000001%"),
+        (2.5e-6, "0.00025%"),  # ":.2g" had written "0.00025%" as "2.5e-04%"
     ],
 )
 def test_a_share_reads_in_decimals(part: float, said: str) -> None:
@@ -35,3 +34,10 @@ def test_a_share_reads_in_decimals(part: float, said: str) -> None:
     number = float(said.rstrip("%").replace(",", ""))
     assert number == pytest.approx(part * 100, rel=0.05)
     assert "e" not in said
+
+
+@pytest.mark.parametrize("part", [1.23e-7, 1e-9, 1.5e-20])
+def test_a_share_under_a_millionth_is_said_as_that(part: float) -> None:
+    # two significant figures of 1.5e-20 are twenty digits long (2026-12-06, the closing
+    # review): below a millionth the share is said as under it, still never in exponents
+    assert _share(part) == "under 0.0001%"
