@@ -885,7 +885,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         )
     if ranked and position > 1 and objective != "fastest" and host_unpriced(c):
         lines.append(
-            f"Its price leaves out the host its {c.n} GPUs need (see the warnings), so it is "
+            f"Its price leaves out the host {f'its {c.n} GPUs need' if c.n > 1 else 'it needs'} "
+            "(see the warnings), so it is "
             "listed after every option priced whole."
         )
     return lines
@@ -1638,9 +1639,15 @@ def _activation_tip(c: Candidate, free: float) -> str | None:
             f"them to a fraction for ~{_recompute_pct(w)} % more compute."
         )
     if free >= 0.15 * c.available_gb:
+        # an odd micro-batch has no half that keeps the update: 1 a GPU over per× the steps does
+        smaller, steps, cut = (
+            (per // 2, "twice the", "halves them")
+            if per % 2 == 0
+            else (1, f"{per}× the", f"cuts them to 1/{per}")
+        )
         return (
-            f"Activations take {vram(m.activations):,.1f} GiB; a micro-batch of {per // 2} "
-            f"a GPU instead of {per}, with twice the gradient-accumulation steps, halves them "
+            f"Activations take {vram(m.activations):,.1f} GiB; a micro-batch of {smaller} "
+            f"a GPU instead of {per}, with {steps} gradient-accumulation steps, {cut} "
             "(the same update, a little slower), for less than activation checkpointing's "
             f"~{_recompute_pct(w)} % more compute."
         )

@@ -674,7 +674,9 @@ def priced_within(
             for s in slugs
             if (p := rent.get(s)) is not None
             and p.usd_per_gpu_hour is not None
-            and p.usd_per_gpu_hour <= max_hourly_usd
+            # as the list shows it (RentFromOut: 4 decimals): a GPU shown at $0.3333 had been
+            # left out by max_hourly_usd=0.3333
+            and round(p.usd_per_gpu_hour, 4) <= max_hourly_usd
         }
     if max_price_usd is not None:
         slugs = {

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from app.domain.rent_from import RentFrom
+from app.offers.service import priced_within
+
 
 def _items(client: TestClient, query: str) -> list[dict]:
     r = client.get(f"/api/v1/gpus?limit=500&{query}")
@@ -47,3 +50,13 @@ def test_an_unknown_architecture_is_a_422_naming_it(read_client: TestClient) -> 
     assert r.status_code == 422
     assert r.json()["error"]["details"]["field"] == "architecture"
     assert _items(read_client, "architecture=Hopper")
+
+
+def test_a_price_cap_at_the_shown_price_keeps_the_gpu() -> None:
+    # rent_from is shown to 4 decimals (as its offer is); the filter had compared the
+    # unrounded figure, so a cap at the price an item shows ($0.3333 of a 3-GPU $1.0000/h
+    # instance) left that item out
+    shown = RentFrom(usd_per_gpu_hour=1.0 / 3, provider="p", offers=1, as_of="2026-12-01")
+    kept = priced_within(None, 0.3333, None, prices=({"card": shown}, {}))  # type: ignore[arg-type]
+    assert kept == {"card"}
+    assert priced_within(None, 0.3332, None, prices=({"card": shown}, {})) == set()  # type: ignore[arg-type]

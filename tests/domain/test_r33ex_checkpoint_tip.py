@@ -40,3 +40,13 @@ def test_one_sample_a_pass_keeps_the_tip() -> None:
     full, acts, tips = _tips(1, 16384)
     assert 0.75 < full < 0.85 and acts > 0.4
     assert any(TIP in t for t in tips)
+
+
+def test_an_odd_micro_batch_is_not_told_to_halve() -> None:
+    # the late review: 3 a GPU had been told "a micro-batch of 1 instead of 3, with twice the
+    # steps, halves them" (1 × 2 is not 3): an odd one goes to 1 a GPU over 3× the steps
+    full, acts, tips = _tips(3, 5120)
+    assert 0.75 < full < 0.85 and acts > 0.4
+    (said,) = [t for t in tips if "a micro-batch of" in t]
+    assert "a micro-batch of 1 a GPU instead of 3, with 3× the gradient-accumulation" in said
+    assert "twice" not in said and "halves" not in said
