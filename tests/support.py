@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import httpx
+from sqlalchemy import create_engine, func, select
 
 from app.shipped import yamlio
 
@@ -157,3 +158,14 @@ def held_out_source_urls(data: Path) -> set[str]:
         for src in (yamlio.safe_load(p.read_text(encoding="utf-8")).get("sources") or {}).values()
         if isinstance(src, dict) and "url" in src
     }
+
+
+def stored_rows(database_url: str, model: type[Any]) -> int:
+    """Rows of ``model``'s table, counted in the database itself (not through the API or a
+    page): what a refused or concurrent write left behind, on SQLite or PostgreSQL."""
+    engine = create_engine(database_url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        with engine.connect() as conn:
+            return int(conn.scalar(select(func.count()).select_from(model)) or 0)
+    finally:
+        engine.dispose()

@@ -8,19 +8,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, func, select
 
 from app.config import Settings
 from app.reports.models import BenchmarkRunRow
-
-
-def _runs(settings: Settings) -> int:
-    engine = create_engine(settings.database_url.replace("postgresql://", "postgresql+psycopg://"))
-    try:
-        with engine.connect() as conn:
-            return int(conn.scalar(select(func.count()).select_from(BenchmarkRunRow)) or 0)
-    finally:
-        engine.dispose()
+from tests.support import stored_rows
 
 
 @pytest.mark.parametrize(
@@ -40,4 +31,4 @@ def test_a_refused_run_writes_nothing(
     r = client.post("/api/v1/benchmark-runs", json=body)
     assert r.status_code == 422, r.text
     assert r.json()["error"]["details"]["field"] == field
-    assert _runs(settings) == 0
+    assert stored_rows(settings.database_url, BenchmarkRunRow) == 0

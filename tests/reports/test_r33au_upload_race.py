@@ -11,23 +11,13 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, func, select
 
 from app.config import Settings
 from app.reports.models import DeviceReportRow
 from tests.reports.factory import gpu_report
+from tests.support import stored_rows
 
 JSON = {"content-type": "application/json"}
-
-
-def _rows(settings: Settings) -> int:
-    """Counted in the database itself, not through the API."""
-    engine = create_engine(settings.database_url.replace("postgresql://", "postgresql+psycopg://"))
-    try:
-        with engine.connect() as conn:
-            return int(conn.scalar(select(func.count()).select_from(DeviceReportRow)) or 0)
-    finally:
-        engine.dispose()
 
 
 def test_concurrent_uploads_of_one_report_store_it_once(
@@ -44,7 +34,7 @@ def test_concurrent_uploads_of_one_report_store_it_once(
     assert {rid for _, rid, _ in answers} == {answers[0][1]}, answers
     assert sorted(code for code, _, _ in answers) == [200] * 15 + [201], answers
     assert sum(dup for _, _, dup in answers) == 15
-    assert _rows(settings) == 1
+    assert stored_rows(settings.database_url, DeviceReportRow) == 1
 
 
 def test_a_refused_upload_leaves_no_row(client: TestClient, settings: Settings) -> None:
@@ -52,4 +42,4 @@ def test_a_refused_upload_leaves_no_row(client: TestClient, settings: Settings) 
     assert client.post("/api/v1/device-reports", json=too_fast).status_code == 422
     cut = json.dumps(gpu_report()).encode()[:-40]
     assert client.post("/api/v1/device-reports", content=cut, headers=JSON).status_code == 422
-    assert _rows(settings) == 0
+    assert stored_rows(settings.database_url, DeviceReportRow) == 0

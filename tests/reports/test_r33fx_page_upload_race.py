@@ -9,21 +9,11 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, func, select
 
 from app.config import Settings
 from app.reports.models import DeviceReportRow
 from tests.reports.factory import gpu_report
-
-
-def _rows(settings: Settings) -> int:
-    """Counted in the database itself, not through the page."""
-    engine = create_engine(settings.database_url.replace("postgresql://", "postgresql+psycopg://"))
-    try:
-        with engine.connect() as conn:
-            return int(conn.scalar(select(func.count()).select_from(DeviceReportRow)) or 0)
-    finally:
-        engine.dispose()
+from tests.support import stored_rows
 
 
 def test_concurrent_page_uploads_of_one_report_store_it_once(
@@ -43,4 +33,4 @@ def test_concurrent_page_uploads_of_one_report_store_it_once(
         answers = list(pool.map(post, range(16)))
     # every upload is sent to the one stored copy
     assert {a for a in answers} == {(303, answers[0][1])}, answers
-    assert _rows(settings) == 1
+    assert stored_rows(settings.database_url, DeviceReportRow) == 1
