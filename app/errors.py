@@ -7,7 +7,7 @@ Services raise these; ``main.py`` turns them into ``{"error": {"code", "message"
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -79,11 +79,23 @@ def field_path(loc: Sequence[Any], default: str) -> str:
     return ".".join(str(p) for p in parts) or default
 
 
+# pydantic words a validator's own ValueError (or assert) as "Value error, <its text>": the
+# prefix names a Python exception class, not the input, and the API, the form and the CLI
+# had shown it ("workload.runtime: Value error, unknown runtime 'vlm'; did you mean 'vllm'?")
+_PYDANTIC_PREFIX = re.compile(r"^(?:Value error|Assertion failed), ")
+
+
+def error_text(err: Mapping[str, Any]) -> str:
+    """One pydantic error's message as a person reads it: a validator's own sentence without
+    pydantic's "Value error, " label; any other message as pydantic words it."""
+    return _PYDANTIC_PREFIX.sub("", str(err.get("msg", "invalid")), count=1)
+
+
 def invalid_input_from(exc: ValidationError, default_field: str = "body") -> InvalidInput:
     """The first problem of a pydantic validation, as an InvalidInput naming its field."""
     first = exc.errors()[0]
     field = field_path(first["loc"], default_field)
-    return InvalidInput(f"{field}: {first['msg']}", field=field)
+    return InvalidInput(f"{field}: {error_text(first)}", field=field)
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:

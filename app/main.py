@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import __version__
 from app.config import Settings, get_settings
 from app.db import make_engine, make_session_factory, session_scope
-from app.errors import AppError, error_body, field_path
+from app.errors import AppError, error_body, error_text, field_path
 from app.http.compression import LeveledGZip
 from app.http.guard import GuardMiddleware, short
 from app.http.observability import ObservabilityMiddleware, configure_logging, metrics_response
@@ -63,8 +63,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         errors = [
-            {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg", "invalid"))}
-            for e in exc.errors()
+            {"field": _field_of(e.get("loc", ())), "message": error_text(e)} for e in exc.errors()
         ]
         first = errors[0] if errors else {"field": "request", "message": "invalid"}
         message = f"{first['field']}: {first['message']}"

@@ -538,12 +538,22 @@ def _run_with_progress(
     return None
 
 
+def _tip_bullet(tip: str) -> Table:
+    """A tip as a bullet whose wrapped lines hang under its text (at 80 columns they had
+    started at column 0, as loose lines), printed as text: a tip quotes code."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row("  •", Text(tip))
+    return grid
+
+
 def _print_report(con: Console, report: BenchReport) -> None:
     con.print(summary_table(report, con.width))
     if report.tips:
         con.print("[bold]Tips[/]")
         for tip in report.tips:
-            con.print(f"  • {tip}")
+            con.print(_tip_bullet(tip))
     for w in report.warnings:
         _say_warning(con, w)
 
@@ -583,7 +593,12 @@ def _deliver(
             code = 1
         else:
             said = "already stored as" if stored.again else "stored as"
-            con.print(f"uploaded: {said} report id {stored.id}, at {stored.url}")
+            # soft_wrap: the page's URL stays one word to copy (Rich broke it at 80 columns)
+            con.print(
+                f"uploaded: {said} report id {stored.id}, at {stored.url}",
+                soft_wrap=True,
+                markup=False,
+            )
             done["upload"] = {"id": stored.id, "url": stored.url, "duplicate": stored.again}
     done["kept"] = str(kept) if kept is not None else None
     return code, done
@@ -768,7 +783,12 @@ def _why_not_a_report(exc: ValueError) -> str:
     if not isinstance(exc, ValidationError):
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     errors = exc.errors(include_url=False, include_input=False)
-    parts = [f"{'.'.join(str(x) for x in e['loc']) or 'the file'}: {e['msg']}" for e in errors]
+    # a validator's own sentence, not pydantic's "Value error, " label on it (app/errors.py
+    # error_text says why; app/bench imports no other app package)
+    said = [str(e["ctx"]["error"]) if e["type"] == "value_error" and "ctx" in e else e["msg"]
+            for e in errors]  # fmt: skip
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or 'the file'}: {msg}"
+             for e, msg in zip(errors, said, strict=True)]  # fmt: skip
     more = f"; and {len(parts) - 5} more" if len(parts) > 5 else ""
     return "; ".join(parts[:5]) + more
 
@@ -807,7 +827,11 @@ def upload_command(
                                                  "details": {"status": exc.status}}}))  # fmt: skip
         return 1
     said = "already stored as" if stored.again else "stored as"
-    con.print(f"uploaded {path}: {said} report id {stored.id}, at {stored.url}")
+    con.print(
+        f"uploaded {path}: {said} report id {stored.id}, at {stored.url}",
+        soft_wrap=True,
+        markup=False,
+    )
     if as_json:
         _emit(console, json.dumps({"id": stored.id, "url": stored.url,
                                    "duplicate": stored.again}))  # fmt: skip

@@ -83,14 +83,19 @@ def serve(
 
     settings = Settings()
     migrate.prepare(settings)  # at head with the same data: two small queries
-    console.print(f"GPU Advisor on http://{host}:{port}  (database: {_safe_url(settings)})")
+    # soft_wrap: an address is one word, never broken by Rich at 80 columns (a pipe, a log)
+    console.print(
+        f"GPU Advisor on http://{host}:{port}  (database: {_safe_url(settings)})",
+        soft_wrap=True,
+        markup=False,
+    )
     bench_worker = None if no_worker else _start_local_worker()
     factory = "app.cli.main:supervised_worker_app" if workers > 1 else "app.cli.main:worker_app"
     try:
         # Keep idle connections longer than a load balancer's idle timeout (commonly 60 s), so
         # the server never closes one the balancer or a client is about to reuse.
         uvicorn.run(factory, factory=True, host=host, port=port, workers=workers,
-                    timeout_keep_alive=75)  # fmt: skip
+                    timeout_keep_alive=75, log_config=_uvicorn_logs(settings))  # fmt: skip
     finally:
         if bench_worker is not None:
             bench_worker.terminate()
@@ -98,6 +103,21 @@ def serve(
                 bench_worker.wait(timeout=10)
             except Exception:
                 bench_worker.kill()
+
+
+def _uvicorn_logs(settings: Settings) -> dict[str, Any]:
+    from app.http.observability import uvicorn_log_config
+
+    return uvicorn_log_config(settings.log_level, json_lines=settings.log_format == "json")
+
+
+def worker_logging(settings: Settings) -> None:
+    """The worker's lines, its queue's (Huey's "Executing …") included, in the configured
+    format: a basicConfig had written them as plain text into `serve`'s JSON log."""
+    from app.http.observability import configure_logging
+
+    json_lines = settings.log_format == "json"
+    configure_logging(settings.log_level, json_lines=json_lines, loggers=("gpu_advisor", "huey"))
 
 
 def _start_local_worker() -> Any:
@@ -120,15 +140,14 @@ def worker(
     ),
 ) -> None:
     """Take benchmark runs from the queue and run them on this machine, one at a time."""
-    import logging
-
     from app.reports.executor import run_worker
     from app.reports.queue import default_label, queue_location
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = Settings()
+    worker_logging(settings)
     name = label or default_label(settings)
-    console.print(f"benchmark worker '{name}' on queue {_safe_queue(queue_location(settings))}")
+    queue = _safe_queue(queue_location(settings))
+    console.print(f"benchmark worker '{name}' on queue {queue}", soft_wrap=True, markup=False)
     run_worker(settings, name)
 
 
@@ -166,7 +185,9 @@ def db_upgrade(revision: str = typer.Argument("head")) -> None:
     except CatalogDataError as exc:
         err_console.print(f"[red]catalog data error:[/red] {escape(str(exc))}", emoji=False)
         raise typer.Exit(2) from exc
-    console.print(f"database at {revision}: {_safe_url(settings)}")
+    # soft_wrap: Rich had broken the line before the URL at 80 columns ("database at head:
+    # " then "sqlite:////home/…"), in `make run`'s first lines
+    console.print(f"database at {revision}: {_safe_url(settings)}", soft_wrap=True, markup=False)
 
 
 @db_cli.command("seed")

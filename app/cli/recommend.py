@@ -32,7 +32,7 @@ from app.config import Settings
 from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.units import vram
-from app.errors import AppError, error_body, field_path
+from app.errors import AppError, error_body, error_text, field_path
 from app.numbers import parse_hours, parse_int, parse_number, sig_figs
 from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
@@ -366,7 +366,7 @@ def _refuse(as_json: bool, console: Console, err: Console, body: str, lines: lis
 
 def _validation_body(exc: ValidationError) -> str:
     """As the API answers a request its schema refuses (app/main.py, validation_error)."""
-    errors = [{"field": field_path(e["loc"], "request"), "message": str(e["msg"])}
+    errors = [{"field": field_path(e["loc"], "request"), "message": error_text(e)}
               for e in exc.errors()]  # fmt: skip
     first = errors[0]
     details: dict[str, Any] = {"field": first["field"], "errors": errors}
@@ -395,7 +395,7 @@ def run(options: dict[str, Any], as_json: bool, console: Console, err: Console,
         body = error_json("invalid_input", f"{field}: {exc}", {"field": field, "flag": exc.flag})
         return _refuse(as_json, console, err, body, [f"[red]{exc.flag}[/red]: {escape(str(exc))}"])
     except ValidationError as exc:
-        lines = [f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {escape(str(e['msg']))}"
+        lines = [f"[red]{_where(field_path(e['loc'], 'request'))}[/red]: {escape(error_text(e))}"
                  for e in exc.errors()]  # fmt: skip
         return _refuse(as_json, console, err, _validation_body(exc), lines)
     settings = Settings()
@@ -452,7 +452,7 @@ def _nearest(response: Any, console: Console) -> None:
         return
     console.print("[bold]These changes would let GPUs run it:[/bold]")
     for v in empty.nearest:
-        _bullet(console, f"{v.change}: {kinds_of_gpu(v.can_run)}, best "
+        _bullet(console, f"{as_flags(v.change)}: {kinds_of_gpu(v.can_run)}, best "
                 + best_config(v, response.acquisition))  # fmt: skip
 
 
@@ -460,9 +460,12 @@ def render_serving(response: Any, console: Console) -> None:
     summary = response.serving
     console.print(f"[bold]{response.workload.preset or 'model'}[/bold] serving: {summary.load}")
     _verdict(response, console)
-    console.print(("[green]" if summary.met else "[red]") + escape(summary.message) + "[/]")
+    # the API's field names in these words become flags, as the verdict's do: "raise
+    # constraints.max_gpus from 2 to 4", "set ttft_ms_target" had been printed as the API says them
+    message = as_flags(summary.message)
+    console.print(("[green]" if summary.met else "[red]") + escape(message) + "[/]")
     for tip in summary.relax:
-        _bullet(console, tip)
+        _bullet(console, as_flags(tip))
     _nearest(response, console)
     rows = response.recommendations or summary.closest
     if not rows:
@@ -846,7 +849,7 @@ def _notes(response: Any, console: Console) -> None:
         for line in response.deadline.would:
             _bullet(console, as_flags(line))
     if response.empty is not None:
-        console.print(f"[bold]No row:[/bold] {escape(response.empty.message)}")
+        console.print(f"[bold]No row:[/bold] {escape(as_flags(response.empty.message))}")
     if response.recommendations:
         top = response.recommendations[0]
         console.print(

@@ -143,22 +143,52 @@ def _record_with_request_id(*args: Any, **kwargs: Any) -> logging.LogRecord:
     return record
 
 
-def configure_logging(level: str = "INFO", json_lines: bool = True) -> None:
-    """Send the application's logs (``gpu_advisor.*``) to stderr, as JSON lines by default.
-    Idempotent: create_app may run many times in one process (tests)."""
+_TEXT_FORMAT = "%(levelname)s [%(name)s] %(message)s"
+
+
+def configure_logging(
+    level: str = "INFO", json_lines: bool = True, loggers: tuple[str, ...] = ("gpu_advisor",)
+) -> None:
+    """Send the application's logs (``gpu_advisor.*``; a benchmark worker adds its queue's,
+    ``huey``) to stderr, as JSON lines by default. Idempotent: create_app may run many times
+    in one process (tests)."""
     logging.setLogRecordFactory(_record_with_request_id)
-    logger = logging.getLogger("gpu_advisor")
-    logger.setLevel(level.upper())
-    handler = next((h for h in logger.handlers if h.get_name() == _HANDLER_NAME), None)
-    if handler is None:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.set_name(_HANDLER_NAME)
-        logger.addHandler(handler)
-    handler.setFormatter(
-        JsonFormatter() if json_lines else logging.Formatter("%(levelname)s [%(name)s] %(message)s")
-    )
+    for name in loggers:
+        logger = logging.getLogger(name)
+        logger.setLevel(level.upper())
+        handler = next((h for h in logger.handlers if h.get_name() == _HANDLER_NAME), None)
+        if handler is None:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.set_name(_HANDLER_NAME)
+            logger.addHandler(handler)
+        handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(_TEXT_FORMAT))
     # Our access log replaces uvicorn's plain one (which has no request id or route).
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+
+
+def uvicorn_log_config(level: str = "INFO", json_lines: bool = True) -> dict[str, Any]:
+    """uvicorn's own lines ("Started server process", "Uvicorn running on …") in the format
+    of every other log line: its default configuration wrote them as plain text beside the
+    JSON lines that README "Operations" promises. Access lines stay off (ours replace them)."""
+    formatter: dict[str, Any] = (
+        {"()": f"{__name__}.JsonFormatter"} if json_lines else {"format": _TEXT_FORMAT}
+    )
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"line": formatter},
+        "handlers": {
+            "stderr": {
+                "class": "logging.StreamHandler",
+                "formatter": "line",
+                "stream": "ext://sys.stderr",
+            },
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
+            "uvicorn.access": {"level": "WARNING"},
+        },
+    }
 
 
 # -- the middleware --------------------------------------------------------------------

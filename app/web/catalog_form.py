@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.catalog.service import sort_field
+from app.numbers import NUMBER_HELP
 from app.vocab import CATALOG_PRECISIONS
 from app.web.forms import MultiItems, fmt_limit, grouped, parse_int, parse_number
 from app.web.labels import CHOICES
@@ -65,6 +66,14 @@ _CATALOG_NUMBERS: dict[str, tuple[float, float]] = {
     "max_price_usd": (0, 1e9),
     "max_hourly_usd": (0, 1e6),
 }
+# Each filter's own examples, as the question form gives its fields': a memory box had said
+# "must be a number, like 15k, 8.03B, 1,281,167 or $800"
+_EXAMPLES = {
+    "min_memory_gb": "like 24 or 80",
+    "max_memory_gb": "like 24 or 80",
+    "max_price_usd": "like $800 or 2k",
+    "max_hourly_usd": "like 0.5 or $2",
+}
 
 
 def parse_catalog(items: MultiItems, sortable: Iterable[str]) -> CatalogForm:
@@ -97,7 +106,9 @@ def parse_catalog(items: MultiItems, sortable: Iterable[str]) -> CatalogForm:
             if not lo <= value <= hi:
                 raise ValueError(f"must be between {fmt_limit(lo)} and {fmt_limit(hi)}")
         except ValueError as exc:
-            form.errors[name] = str(exc)
+            form.errors[name] = str(exc).removesuffix(NUMBER_HELP) + (
+                _EXAMPLES[name] if str(exc).endswith(NUMBER_HELP) else ""
+            )
             continue
         setattr(form, name, value)
     q = (raw.get("q") or [""])[-1].strip()

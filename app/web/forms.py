@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 import annotated_types as at
 from pydantic import BaseModel, ValidationError
 
+from app.errors import error_text
 from app.numbers import NUMBER_HELP, parse_hours, parse_int, parse_number
 from app.recommend.schemas import RecommendationRequest
 from app.web.labels import choice_label
@@ -579,7 +580,7 @@ def error_message(err: Mapping[str, Any]) -> str:
         return f"at most {ctx.get('max_length')} items"
     if kind == "string_too_long":
         return f"at most {ctx.get('max_length')} characters"
-    return humanize(str(err.get("msg", "invalid")))
+    return humanize(error_text(err))
 
 
 def humanize(message: str) -> str:
