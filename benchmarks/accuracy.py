@@ -1882,6 +1882,10 @@ def heldout_estimate(
         attention_kernel=row.get("attention_kernel") or "",
         # torch.compile's stated mode: reduce-overhead / max-autotune replay CUDA graphs
         cuda_graphs=row.get("compile_mode") in CUDA_GRAPH_COMPILE_MODES,
+        # the harness's loop syncs the host every step; its pipeline runs SD 1.5's safety
+        # checker (app.domain.diffusion_host)
+        step_sync=bool(row.get("step_sync")),
+        safety_checker=bool(row.get("safety_checker")),
         kv_cache_precision=row.get("kv_cache_precision") or "",
         # the build's quantised prompt path (llama.cpp before PR #8075: dequantise + cuBLAS)
         prompt_gemm=row.get("prompt_gemm") or "",

@@ -97,6 +97,10 @@ def breakdown(row: dict[str, Any], data: Path) -> None:
             f"  denoising loop: GPU {loop_gpu:.3f} s, host {loop_host:.3f} s;"
             f" VAE decode: GPU {one.decode_s:.3f} s, host {one.decode_dispatch:.3f} s"
         )
+    if one.serial:
+        # host work with the GPU idle: a compiled job's prompt encoders, a synced loop's
+        # scheduler (app.domain.diffusion_host)
+        print(f"  serial host (GPU idle): {one.serial:.3f} s")
     for name, (t, f, b) in sorted(by.items(), key=lambda kv: -kv[1][0]):
         rate = f / t / 1e12 if t and f else 0.0
         print(

@@ -25,6 +25,7 @@ from app.domain import formats, llm_step, llm_totals, megatron, parallelism, seq
 from app.domain.activations import embedding_params
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
+from app.domain.diffusion_host import serial_host
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import KernelBasis, attention_efficiency, gemm_efficiency
@@ -460,8 +461,8 @@ def split_step_s(one: OneGpu, n: int, *, sharded: bool, batch: int = 0) -> float
         dec = one.decode_s / k
         loop_dispatch = one.dispatch - one.decode_dispatch
         step = phased_step(step - dec, loop_dispatch, dec, one.decode_dispatch)
-        return max(step, one.host / k)
-    return max(step, one.host / k, one.dispatch)
+        return max(step, one.host / k) + one.serial
+    return max(step, one.host / k, one.dispatch) + one.serial
 
 
 def phased_step(gpu: float, dispatch: float, decode_gpu: float, decode_dispatch: float) -> float:
@@ -824,6 +825,9 @@ class OneGpu:
     # host) (``phased_step``); 0 where the step is one phase
     decode_s: float = 0.0
     decode_dispatch: float = 0.0
+    # host work in ``step_s`` that runs with the GPU idle and does not split over GPUs (a
+    # diffusion pipeline's, diffusion_host): 0 elsewhere
+    serial: float = 0.0
     # Whether the step copies its inputs in before its kernels start (the runtime's
     # serial_input_copy): the copy then adds to the step rather than overlapping it
     serial_copy: bool = False
@@ -878,6 +882,10 @@ class _StepJob:
     library_kernels: tuple[float, ...] = (0.0, 0.0)
     # the same for the decode phase's ops alone
     decode_library_kernels: tuple[float, ...] = (0.0, 0.0)
+    # a diffusion pipeline's host work that runs with the GPU idle (diffusion_host.serial_host):
+    # eager ATen calls, priced at the eager per-call figure, and fixed seconds
+    serial_calls: float = 0.0
+    serial_s: float = 0.0
     # the model-state updates' bytes (OneGpu.t_state): the optimizer step (a whole-model
     # step), or the ops that run them (operator tables: the optimizer and weight casts)
     state_bytes: float = 0.0
@@ -918,6 +926,8 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
     # a compiled runtime that replays CUDA graphs launches nothing from the host per kernel
     graphs = work.cuda_graphs
     layer_calls, adapter_calls = (0.0, 0.0) if graphs else _train_host_calls(work)
+    unet_calls = max(1, work.model.passes_per_sample or 1) / _guidance(work.model)
+    serial_calls, serial_s = serial_host(work, unet_calls, bool(dec))
     if layer_calls and work.model.experts and work.model.experts > 1:
         # an MoE block's router and experts run outside the dense block's 81 calls, each
         # expert's kernels from its own eager loop: about one call a kernel, as PEFT's ops
@@ -934,6 +944,8 @@ def _build_step_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> 
         decode_calls=0.0 if graphs else decode_host_calls(work),
         decode=bool(dec),
         decode_library_kernels=dec_inside,
+        serial_calls=serial_calls,
+        serial_s=serial_s,
     )
 
 
@@ -1747,6 +1759,10 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         dec_disp = dec_calls * on.host_us * 1e-6
         step = phased_step(total - dec_gpu, dispatch - dec_disp, dec_gpu, dec_disp)
         step = max(step, host)
+    # host work a diffusion pipeline does with its GPU idle (prompt encoders of a compiled job,
+    # the scheduler after a per-step sync): it adds, whatever bound the rest
+    serial = job.serial_calls * on.eager_host_us * 1e-6 + job.serial_s
+    step += serial
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
     kept_state = [o for o in job.state_ops if o.role not in fuse]
@@ -1755,6 +1771,7 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
     return OneGpu(
         eff, on.backend, job.wbytes, *gpu, host, step, dispatch, dec_gpu, dec_disp,
         serial_copy=on.prof.serial_input_copy and host > 0.0, t_state=state, t_opt=opt,
+        serial=serial,
     )  # fmt: skip
 
 
@@ -1790,6 +1807,9 @@ class _OnGpu:
     tensor_conv: bool = True
     # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
+    # the eager runtime's (pytorch) host µs per ATen call in this regime: what a compiled
+    # job's eager parts pay (diffusion_host)
+    eager_host_us: float = 0.0
     # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
     # (kernels.softmax_fill); None where either peak is missing
     balance: float | None = None
@@ -1903,8 +1923,20 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us, _softmax_balance(gpu, mode, attn_acc),
+        tensor_conv, host_us, _eager_host_us(gpu, work, be, prof),
+        _softmax_balance(gpu, mode, attn_acc),
     )  # fmt: skip
+
+
+def _eager_host_us(gpu: GpuSpec, work: WorkloadSpec, backend: str, prof: RuntimeProfile) -> float:
+    """Host µs per ATen call of the eager runtime in the job's regime: the job's own where it
+    is eager, else the ``pytorch`` row's (a compiled job's eager parts: diffusion_host)."""
+    if work.model.family != "diffusion" or work.runtime in EAGER_CALL_RUNTIMES:
+        return prof.host_us_per_op  # read by diffusion_host's work alone
+    if work.efficiency is None:
+        return prof.host_us_per_op
+    eager = replace(work, runtime="pytorch")
+    return profile_for(gpu, eager, backend, phase_regime(eager)).host_us_per_op
 
 
 def _softmax_balance(gpu: GpuSpec, mode: str, accumulate: float = 1.0) -> float | None:

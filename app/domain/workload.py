@@ -529,6 +529,15 @@ class WorkloadSpec:
     # host_us_per_op). Read by the operator path (perf._build_step_job); not an API field:
     # benchmarks set it from a published run's stated compile mode.
     cuda_graphs: bool = False
+    # A diffusion loop that synchronises the host with the GPU every step (diffusers' PNDM and
+    # DDIM read a device timestep on the host, TensorRT's demo syncs after each CUDA-graph
+    # launch): under CUDA graphs or TensorRT the scheduler's host work after the sync runs with
+    # the GPU idle (app.domain.diffusion_host). Not an API field: benchmarks set it from a
+    # published harness's code. False: the loop overlaps its host work.
+    step_sync: bool = False
+    # The pipeline runs SD 1.5's safety checker after the decode (diffusers loads it with the
+    # checkpoint unless told not to). Not an API field: benchmarks set it from the harness.
+    safety_checker: bool = False
     # The decode attention runs TensorRT-LLM's masked multi-head attention kernel (a run with
     # XQA off: v0.9.0's default, TRTLLM_ENABLE_XQA unset): one thread block per query head and
     # sequence doing Q·K and A·V on the CUDA cores, so a grouped-query model's decode attention
