@@ -39,6 +39,27 @@ def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
     return field_path(loc, "request")
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods some route takes at this path, asked of the router method by method:
+    FastAPI keeps one route per method (and included routers answer only whole matches)."""
+    from starlette.routing import Match
+
+    allowed = []
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return allowed
+
+
+def _not_allowed(request: Request) -> tuple[str, str]:
+    """A 405's message and Allow header. RFC 9110 §15.5.6: a 405 lists the methods the path
+    takes; Starlette's Allow names only the first route that matched the path (GET of
+    /api/v1/gpus, not its POST)."""
+    allowed = ", ".join(allowed_methods(request))
+    return f"{request.method} is not allowed here; this path takes {allowed}", allowed
+
+
 def _render_error(request: Request, status: int, title: str, message: str) -> Response:
     templates = getattr(request.app.state, "templates", None)
     if templates is None:
@@ -49,6 +70,24 @@ def _render_error(request: Request, status: int, title: str, message: str) -> Re
         {"status": status, "title": title, "message": message},
         status_code=status,
     )
+
+
+def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    message = short(str(exc.detail), 300) if exc.detail else code
+    # every client error names what to fix: the path, the method, else the request
+    field = {404: "path", 405: "method"}.get(exc.status_code, "request")
+    if exc.status_code == 404:
+        message = f"nothing at {short(request.url.path)}"
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        message, headers["Allow"] = _not_allowed(request)
+    if _is_api(request):
+        body = error_body(code, message, {"field": field})
+        return JSONResponse(body, status_code=exc.status_code, headers=headers or None)
+    page = _render_error(request, exc.status_code, code.replace("_", " "), message)
+    page.headers.update(headers)
+    return page
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -76,16 +115,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        message = short(str(exc.detail), 300) if exc.detail else code
-        # every client error names what to fix: the path, the method, else the request
-        field = {404: "path", 405: "method"}.get(exc.status_code, "request")
-        if exc.status_code == 404:
-            message = f"nothing at {short(request.url.path)}"
-        if _is_api(request):
-            body = error_body(code, message, {"field": field})
-            return JSONResponse(body, status_code=exc.status_code)
-        return _render_error(request, exc.status_code, code.replace("_", " "), message)
+        return _http_error(request, exc)
 
     def _plain(request: Request, status: int, code: str, message: str, **extra: Any) -> Response:
         if _is_api(request):

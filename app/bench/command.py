@@ -278,9 +278,10 @@ class UploadError(RuntimeError):
     """An upload that failed, with the HTTP status where the server answered (None: no
     answer) so the caller's advice fits: a refused report is not fixed by another URL."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, field: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.field = field  # the report field a server's 4xx names (its details.field)
 
 
 @dataclass(frozen=True)
@@ -376,6 +377,7 @@ def upload(
             f"server rejected the report: HTTP {resp.status_code}"
             f"{_rejection_hint(resp.status_code, base_url, url)}: {_detail(resp)}",
             resp.status_code,
+            _field(resp),
         )
     try:
         answer = resp.json()
@@ -416,6 +418,15 @@ def _rejection_hint(status: int, base_url: str, url: str) -> str:
             f"like {origin}, and the report is posted to that + {UPLOAD_PATH})"
         )
     return ""
+
+
+def _field(resp: httpx.Response) -> str | None:
+    """The field a refusal in the API's error shape names, else None."""
+    try:
+        found = resp.json()["error"]["details"]["field"]
+    except (ValueError, LookupError, TypeError):
+        return None
+    return found if isinstance(found, str) else None
 
 
 def _detail(resp: httpx.Response) -> str:
@@ -585,7 +596,7 @@ def _deliver(
             stored = upload(report, upload_to, token)
         except UploadError as exc:
             _say_error(err, str(exc))
-            done["upload"] = {"error": str(exc), "status": exc.status}
+            done["upload"] = {"error": str(exc), "status": exc.status, "field": exc.field}
             if kept is None:
                 kept = Path(done["output"]) if done["output"] else _keep(report, err)
             if kept is not None:
@@ -622,11 +633,15 @@ def report_summary(report: BenchReport) -> dict[str, Any]:
     }
 
 
-def _error_json(code: str, message: str, field: str | None = None) -> str:
-    body: dict[str, Any] = {"code": code, "message": message}
-    if field:
-        body["details"] = {"flag": field}
-    return json.dumps({"error": body})
+def _error_json(
+    code: str, message: str, flag: str | None = None, extra: dict[str, Any] | None = None
+) -> str:
+    """The API's one error shape: `details` always there, naming the `field` (the option's
+    name, as recommend --json and the API name theirs) and the `flag` typed."""
+    details: dict[str, Any] = dict(extra or {})
+    if flag:
+        details |= {"field": flag.lstrip("-").replace("-", "_").lower(), "flag": flag}
+    return json.dumps({"error": {"code": code, "message": message, "details": details}})
 
 
 class _Refusal(Exception):
@@ -823,8 +838,8 @@ def upload_command(
     except UploadError as exc:
         _say_error(err, str(exc))
         if as_json:
-            _emit(console, json.dumps({"error": {"code": "upload_failed", "message": str(exc),
-                                                 "details": {"status": exc.status}}}))  # fmt: skip
+            named = {"status": exc.status, "field": exc.field}
+            _emit(console, _error_json("upload_failed", str(exc), extra=named))
         return 1
     said = "already stored as" if stored.again else "stored as"
     con.print(

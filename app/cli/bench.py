@@ -10,6 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from app.cli.json_errors import JsonUsageErrors
 from app.config import Settings
 
 
@@ -64,7 +65,7 @@ def catalog_lookup(gpu_slug: str | None) -> Callable[[str, float | None], Any]:
 def register(cli: typer.Typer, console: Console, err: Console) -> None:
     from app.bench.command import EXIT_HELP
 
-    @cli.command(epilog=EXIT_HELP)
+    @cli.command(cls=JsonUsageErrors, epilog=EXIT_HELP)
     def bench(
         profile: str = typer.Option("quick", help="quick (< 20 s on a laptop CPU) | standard"),
         device: str = typer.Option("auto", help="auto | cpu | cuda:0 | mps | xpu"),
@@ -96,7 +97,8 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
                 raise
             from app.cli.recommend import error_json
 
-            print(error_json("invalid_input", exc.format_message(), {"flag": "--gpu"}))
+            named = {"field": "gpu", "flag": "--gpu"}
+            print(error_json("invalid_input", exc.format_message(), named))
             raise typer.Exit(2) from exc
         code = bench_command(
             profile=profile,
@@ -112,7 +114,7 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
         if code:
             raise typer.Exit(code)
 
-    @cli.command("upload", epilog=UPLOAD_EXIT_HELP)
+    @cli.command("upload", cls=JsonUsageErrors, epilog=UPLOAD_EXIT_HELP)
     def upload_(
         file: Path = typer.Argument(..., help="A report `gpu-advisor bench --output` wrote."),
         server: str = typer.Option(

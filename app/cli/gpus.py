@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from app.cli.json_errors import JsonUsageErrors
 from app.config import Settings
 from app.numbers import shown_of, sig_figs
 from app.vocab import BACKENDS, CATALOG_PRECISIONS, SEGMENTS, VENDORS, choices
@@ -29,7 +30,7 @@ WIDE = 120
 
 
 def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
-    @cli.command("gpus")
+    @cli.command("gpus", cls=JsonUsageErrors)
     def gpus(
         vendor: list[str] = typer.Option(None, help=f"Only this vendor: {choices(VENDORS)}."),
         segment: list[str] = typer.Option(None, help=f"Only this segment: {choices(SEGMENTS)}."),
@@ -56,12 +57,13 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             None, help="A numeric field, e.g. memory_gb or -buy_at.usd ('-': descending)."
         ),
         limit: int = typer.Option(500, min=1, max=500),
+        offset: int = typer.Option(0, min=0, help="GPUs skipped first (the API's offset)."),
         as_json: bool = typer.Option(
             False, "--json", help="Print the GPUs as the API lists them (a JSON list)."
         ),
     ) -> None:
         """List the catalog's GPUs with their slugs, memory and prices (GET /api/v1/gpus)."""
-        from app.cli.offers import _list_refusal, _print_json_list, _session_scope
+        from app.cli.offers import _list_refusal, _print_json_list, _session_scope, say_more_pages
         from app.errors import AppError
         from app.offers.gpu_list import GpuQuery, gpu_list
 
@@ -103,6 +105,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             q=search,
             sort=sort,
             limit=limit,
+            offset=offset,
         )
         settings = Settings()
         engine, scope = _session_scope(settings)
@@ -116,6 +119,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             engine.dispose()
         if as_json:
             _print_json_list(page.items)
+            say_more_pages(err_console, "GPUs", page.total, page.offset, len(page.items))
             return
         console.print(gpus_table(page, console.width))
 

@@ -176,6 +176,8 @@ def _safe_url(settings: Settings) -> str:
 def db_upgrade(revision: str = typer.Argument("head")) -> None:
     """Apply migrations up to REVISION (default: head) and load the shipped catalog, under a
     lock: safe when several processes run it at once."""
+    from alembic.util.exc import CommandError
+
     from app.catalog.loader import CatalogDataError
     from app.system import migrate
 
@@ -184,6 +186,9 @@ def db_upgrade(revision: str = typer.Argument("head")) -> None:
         migrate.prepare(settings, revision=revision, seed=revision == "head")
     except CatalogDataError as exc:
         err_console.print(f"[red]catalog data error:[/red] {escape(str(exc))}", emoji=False)
+        raise typer.Exit(2) from exc
+    except CommandError as exc:  # an unknown revision: alembic's own words name it
+        err_console.print(f"[red]REVISION[/red]: {escape(str(exc))}", emoji=False)
         raise typer.Exit(2) from exc
     # soft_wrap: Rich had broken the line before the URL at 80 columns ("database at head:
     # " then "sqlite:////home/…"), in `make run`'s first lines
@@ -227,10 +232,17 @@ _register_feature_commands()
 
 
 def main() -> None:
+    from app.cli.failures import explain
+
     try:
         cli()
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:
+        status = explain(exc, sys.argv[1:])
+        if status is None:
+            raise
+        sys.exit(status)
 
 
 if __name__ == "__main__":

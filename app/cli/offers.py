@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from app.cli.json_errors import JsonUsageErrors
 from app.config import Settings
 from app.numbers import shown_of
 from app.vocab import MOST_GPUS
@@ -78,12 +79,13 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             accel = f" [{s.accelerator}]" if s.accelerator else ""
             console.print(f"  skipped {s.file}: {s.instance_type}{accel}: {s.reason}")
 
-    @offers_cli.command("list")
+    @offers_cli.command("list", cls=JsonUsageErrors)
     def list_(
         gpu: str = typer.Option(None, help="Only this catalog slug."),
         kind: str = typer.Option(None, help="cloud or purchase."),
         provider: str = typer.Option(None, help="Only this provider."),
         limit: int = typer.Option(500, min=1, max=500),
+        offset: int = typer.Option(0, min=0, help="Offers skipped first (the API's offset)."),
         as_json: bool = typer.Option(
             False, "--json", help="Print the offers as the API lists them (a JSON list)."
         ),
@@ -107,6 +109,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
                     ),
                     kind=kind,
                     limit=limit,
+                    offset=offset,
                 )
         except AppError as exc:
             _list_refusal(as_json, err_console, exc.field, exc.message, exc.code, exc)
@@ -114,6 +117,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             engine.dispose()
         if as_json:
             _print_json_list(page.items)
+            say_more_pages(err_console, "offers", page.total, page.offset, len(page.items))
             return
         console.print(_offers_table(page, console.width))
 
@@ -178,9 +182,20 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
         if output is None:
             print(text, end="")
         else:
-            output.write_text(text, encoding="utf-8")
+            _write_spec(output, text, err_console)
             console.print(f"wrote {output} (launch it with: sky launch -c advisor-bench {output})")
         _say_loopback(err_console, upload)
+
+
+def _write_spec(output: Path, text: str, err_console: Console) -> None:
+    """launch-spec -o: a path it cannot write is a bad argument (exit 2, naming --output), as
+    bench refuses an unwritable --output; it had ended in a traceback."""
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        err_console.print(f"[red]--output[/red]: cannot write {escape(str(output))}: "
+                          f"{escape(exc.strerror or str(exc))}", emoji=False)  # fmt: skip
+        raise typer.Exit(2) from exc
 
 
 def _say_loopback(err_console: Console, upload: str) -> None:
@@ -207,6 +222,18 @@ def _list_refusal(
     else:
         err_console.print(f"[red]{_option(field)}[/red]: {escape(message)}", emoji=False)
     raise typer.Exit(2) from cause
+
+
+def say_more_pages(err_console: Console, what: str, total: int, offset: int, shown: int) -> None:
+    """--json prints a list without the API page's total: when it is one page of more, say
+    so on stderr with the --offset of the next, so a script that reads 500 of 820 offers
+    knows it did (stdout stays the JSON list)."""
+    if offset + shown < total:
+        err_console.print(
+            f"{shown} of {total} {what} from offset {offset}; the next page: "
+            f"--offset {offset + shown}",
+            emoji=False, highlight=False,
+        )  # fmt: skip
 
 
 def _print_json_list(items: Sequence[BaseModel]) -> None:

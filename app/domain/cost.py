@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app.domain import topology
+from app.domain.figures import sig_figs
 from app.domain.gpu import GpuSpec
 from app.domain.units import vram
 from app.vocab import CLUSTER_TIERS, HOST_TIERS, SECOND_HAND_CONDITIONS
@@ -497,7 +498,8 @@ def host_short_words(
     """Why no offer is rented where the only ones that hold ``gpus`` GPUs have too little
     host RAM: their most, against the need."""
     rams = [o.ram_gib for o in offers if o.ram_gib is not None]
-    most = f"at most {max(rams):,.3g} GiB of host RAM" if rams else "too little host RAM"
+    # sig_figs, not ",.3g": an 8-GPU server's 2,048 GiB had read "2.05e+03 GiB"
+    most = f"at most {sig_figs(max(rams))} GiB of host RAM" if rams else "too little host RAM"
     return (
         f"every accepted offer of this GPU with {gpus} GPU{'s' if gpus > 1 else ''} or more "
         f"has {most}, under the least loading the model needs, {host.words(processes)}"

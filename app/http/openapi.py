@@ -28,9 +28,11 @@ class ErrorDetail(BaseModel):
         "unauthorized, forbidden, payload_too_large, internal_error, ..."
     )
     message: str = Field(description="what went wrong, in plain words")
+    # required: every error carries it (app.errors.error_body), so a generated client need
+    # not treat it as optional
     details: dict[str, Any] = Field(
-        default_factory=dict,
-        description="'field': the dotted request field at fault (e.g. 'workload.batch_size')",
+        description="'field': the dotted request field at fault (e.g. 'workload.batch_size'), "
+        "on every 4xx; empty on a 5xx",
     )
 
 

@@ -19,6 +19,7 @@ from app.config import Settings
 from app.domain import bands, compat, rank, spot
 from app.domain import cost as costs
 from app.domain.evaluate import SAVER_LABELS, hours_text
+from app.domain.figures import sig_figs
 from app.domain.gpu import GpuSpec
 from app.domain.perf import (
     PerfEstimate,
@@ -634,7 +635,8 @@ def ownership_warning(
 
 def _spot_numbers(sp: spot.SpotTraining, provider: str) -> str:
     said = (
-        f"A checkpoint holds {sp.checkpoint_gb:,.3g} GB (fp32 weights and optimizer state of "
+        # sig_figs, not ",.3g": a 405B model's 4,870 GB read "4.87e+03 GB"
+        f"A checkpoint holds {sig_figs(sp.checkpoint_gb)} GB (fp32 weights and optimizer state of "
         f"the trained parameters). No published interruption rate for {provider} spot GPUs "
         "is known, so the time and cost here leave checkpoints and restarts out"
     )

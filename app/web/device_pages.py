@@ -16,6 +16,7 @@ from app.catalog import service as catalog
 from app.deps import SessionDep, SettingsDep
 from app.errors import AppError, NotFound
 from app.http.guard import short
+from app.numbers import sig_figs
 from app.reports import service as reports
 from app.reports.runs import worker_states
 from app.web import charts
@@ -170,7 +171,8 @@ def _report_charts(bench: Any, gpu: Any) -> dict[str, Any]:
                     "x": p.batch,
                     "y": p.samples_per_s.value,
                     "label": "",
-                    "title": f"batch {p.batch}: {p.samples_per_s.value or 0:,.4g} samples/s",
+                    # as the pages write figures (sig_figs): ",.4g" wrote 123,456 as 1.235e+05
+                    "title": f"batch {p.batch}: {sig_figs(p.samples_per_s.value or 0)} samples/s",
                 }
                 for p in curve.points
                 if p.samples_per_s.value is not None
@@ -193,7 +195,8 @@ def _report_charts(bench: Any, gpu: Any) -> dict[str, Any]:
                     "x": t.size_bytes / 1e6,
                     "y": t.figure.value,
                     "label": "",
-                    "title": f"{key}, {t.size_bytes / 1e6:,.4g} MB: {t.figure.value:,.4g} GB/s",
+                    "title": f"{key}, {sig_figs(t.size_bytes / 1e6)} MB: "
+                    f"{sig_figs(t.figure.value)} GB/s",
                 }
             )
     tnames = sorted(tseries)[:4]
