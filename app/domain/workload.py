@@ -518,6 +518,11 @@ class WorkloadSpec:
     # gradients the earlier micro-steps summed stay allocated through this one's forward and
     # backward, beside its activations. Not an API field.
     accumulates: bool = False
+    # A diffusion fine-tune whose trainer encoded the captions and images once before training
+    # and freed the text encoders and VAE (evaluate's ``cache_encodings`` saver): kohya-ss
+    # sd-scripts' --cache_text_encoder_outputs --cache_latents, SimpleTuner's text-embed and VAE
+    # caches. Not an API field.
+    cached_encodings: bool = False
     # The attention materialises grouped-query K/V for every query head each decode step
     # (transformers' repeat_kv: eager attention in every release, SDPA before v4.54 or with a
     # mask; llm_step.transformers_repeats_kv): a GQA model moves 2 × groups more cache bytes.
@@ -745,6 +750,14 @@ def _frozen_pipeline_bytes(work: WorkloadSpec, notes: list[str]) -> float:
     listed = ", ".join(f"{name} {n / 1e6:,.0f}M" for name, n in parts.items())
     held = "fp32" if wide else "16-bit"
     note = f"{_FROZEN_NOTE} {listed} parameters in {held}"
+    if work.training and work.cached_encodings:
+        # encoded once before training, then freed: nothing of them stays on the GPU
+        notes.append(
+            f"the pipeline's frozen {listed} parameters are not held: their outputs are cached "
+            f"before training (kohya-ss --cache_text_encoder_outputs --cache_latents; "
+            f"SimpleTuner's text-embed and VAE caches), {total / GIB:.2f} GiB saved"
+        )
+        return 0.0
     if work.training:
         note += (
             f" (they encode each batch; caching latents and text-encoder outputs, kohya-ss "

@@ -32,6 +32,7 @@ from app.domain.workload import (
     diffusion_side_problem,
     guidance_distilled,
     memory_breakdown,
+    pipeline_frozen_params,
 )
 from app.errors import AppError, InvalidInput, NotFound
 from app.recommend import deadline, deploy, whatif
@@ -291,6 +292,9 @@ def _headline_memory(work: WorkloadSpec, allowed: frozenset[str]) -> MemoryBreak
     if "checkpointing" in allowed and not work.gradient_checkpointing:
         changes["gradient_checkpointing"] = True
         said.append("gradient checkpointing")
+    if "cache_encodings" in allowed and pipeline_frozen_params(work.model):
+        changes["cached_encodings"] = True
+        said.append("the text encoders' outputs and the latents cached before training")
     if "adam8bit" in allowed and work.optimizer == "adamw":
         changes["optimizer"] = "adam8bit"
         said.append("8-bit AdamW (on cards that run bitsandbytes)")
@@ -318,7 +322,9 @@ def rental_policy(cons: s.ConstraintsIn, training: bool = False) -> costs.Rental
 def _savers_allowed(w: s.WorkloadIn) -> frozenset[str]:
     """Savers the engine may add: those the user left to it. Micro-batching keeps the global
     batch, so it is always allowed."""
-    allowed = {"micro_batch"}
+    # caching a diffusion pipeline's encodings has no field: the engine adds it only where the
+    # job needs it (evaluate._build_ladder), as the trainers people run do by default
+    allowed = {"micro_batch", "cache_encodings"}
     if w.gradient_checkpointing is None:
         allowed.add("checkpointing")
     if w.optimizer is None:
