@@ -790,6 +790,35 @@ def _file_source(path: Path, key: str = "measurements") -> str:
     return names.pop() if len(names) == 1 else path.stem
 
 
+# What makes two rows of one document the same measurement: the workload and the GPU
+_CELL_KEYS = ("preset", "gpu_slug", "runtime", "precision", "batch_size", "metric")
+
+
+def superseded_cells(doc: dict[str, Any]) -> frozenset[tuple[str, str, str]]:
+    """(source, GPU, workload group) of each row of a tuning file whose source is marked
+    ``prerelease`` (measured on a library its vendor released for early testing: NGC
+    TensorFlow 20.06's cuDNN 8.0.1, a Preview "for early testing … for production use of cuDNN,
+    continue to use cuDNN 7.6.5") where a source citing the same document (``document``: the
+    same file at another revision) and not so marked measured the same cell (``_CELL_KEYS``).
+    The released library's figure is the one a user can run; the pre-release one is kept and
+    scored, not calibrated on. A pre-release cell no released revision re-measured (the A100,
+    which no released cuDNN supported then) stays in."""
+    sources = doc.get("sources") or {}
+    prerelease = {k for k, v in sources.items() if isinstance(v, dict) and v.get("prerelease")}
+    doc_of = {k: document(str(v.get("url") or "")) for k, v in sources.items() if v}
+
+    def cell(row: dict[str, Any]) -> tuple[str, ...]:
+        return (doc_of.get(str(row.get("source")), ""), *(str(row.get(k)) for k in _CELL_KEYS))
+
+    rows = doc.get("measurements") or []
+    released = {cell(r) for r in rows if r.get("source") not in prerelease and r.get("source")}
+    return frozenset(
+        (str(r["source"]), str(r["gpu_slug"]), _heldout_group(r))
+        for r in rows
+        if r.get("source") in prerelease and cell(r) in released
+    )
+
+
 def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
     out: list[_Residual] = []
     presets = load_presets(data_dir)
@@ -799,7 +828,13 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
             regime = perf.family_regime(presets[label.split()[0]].model.family, False)
             out.append((regime, label.split()[1], label, slug, m / p, source))
     if DLE_CNN_FILE.exists():  # CNN inference, eager PyTorch and TensorFlow (DeepLearningExamples)
+        doc = yamlio.safe_load(DLE_CNN_FILE.read_text(encoding="utf-8"))
+        # a pre-release library's rows that the same document re-measured on a released one
+        # stay scored (the "DLE CNN inference" section) but calibrate nothing
+        stale = superseded_cells(doc)
         for r in evaluate_heldout(data_dir, [DLE_CNN_FILE])[0]:
+            if (r.source, r.slug, r.group) in stale:
+                continue
             rt = r.group.split()[1]
             out.append(("infer-cnn", rt, f"dle {r.group}", r.slug, r.ratio, r.source))
     out.extend(hf_vision_residuals(data_dir))  # torch.compile and eager, ResNet-50 and ViT-B/16

@@ -64,7 +64,8 @@ def _rate(row: dict[str, Any], value: float) -> float:
 
 
 def tail_rows(path: Path, data_dir: Path = DATA) -> list[TailRow]:
-    """Every row of one tuning file the catalog prices, with its ratio and its step's bound."""
+    """Every row of one tuning file the catalog prices and the bands calibrate on (a superseded
+    pre-release cell left out), with its ratio and its step's bound."""
     if path.name.startswith("heldout_"):
         raise ValueError(f"{path.name}: held-out files are not read here")
     gpus = {g.slug: g for g in read_gpu_specs(data_dir)}
@@ -78,12 +79,15 @@ def tail_rows(path: Path, data_dir: Path = DATA) -> list[TailRow]:
         return est
 
     out: list[TailRow] = []
+    # a pre-release cell a released revision of the same document re-measured calibrates no
+    # band (accuracy.superseded_cells): left out here too, and the pairs below stay one-to-one
+    stale = acc.superseded_cells(doc)
     perf.estimate = spy  # type: ignore[assignment]  # the step's bound, not only its figure
     try:
         for raw in doc["measurements"]:
             row = {**acc.source_stack(doc, raw), **raw}
             gpu = gpus.get(row.get("gpu_slug") or "")
-            if gpu is None:
+            if gpu is None or (str(row.get("source")), gpu.slug, acc._heldout_group(row)) in stale:
                 continue
             seen.clear()
             pred = acc.heldout_estimate(row, gpu, data_dir, doc.get("models") or {})[0]
