@@ -31,7 +31,7 @@ from typer.core import TyperCommand
 from app.config import Settings
 from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
-from app.domain.units import vram
+from app.domain.units import gib, vram
 from app.errors import AppError, error_body, error_text, field_path
 from app.numbers import parse_hours, parse_int, parse_number, sig_figs
 from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
@@ -603,13 +603,13 @@ def render(response: Any, console: Console) -> None:
     # ("needs at least 20.4 GiB" headed a pick of 2 × 16 GB cards at 15.7 GiB each)
     recs = response.recommendations
     top = (
-        f"; the top pick: {recs[0].num_gpus} GPUs, {vram(recs[0].memory.required_gb):.1f} GiB each"
+        f"; the top pick: {recs[0].num_gpus} GPUs, {gib(recs[0].memory.required_gb)} GiB each"
         if recs and recs[0].num_gpus > 1
         else ""
     )
     console.print(
         f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs at least {vram(response.memory.required_gb):.1f} GiB on one GPU{top}"
+        f" — needs at least {gib(response.memory.required_gb)} GiB on one GPU{top}"
         f" (each row: its own); objective: {response.objective}"
     )
     _verdict(response, console)
@@ -870,7 +870,7 @@ def _notes(response: Any, console: Console) -> None:
             price = price_note(w, response.acquisition)
             _bullet(
                 console,
-                f"{w.change}: {pick}{count}{speed}{price}; needs {vram(w.required_gb):.1f} GiB, "
+                f"{w.change}: {pick}{count}{speed}{price}; needs {gib(w.required_gb)} GiB, "
                 f"{kinds_of_gpu(w.can_run)} can run it",
             )
     for warning in response.warnings:

@@ -21,6 +21,8 @@ from app.vocab import (
     FRAMEWORK_LABELS,
     PRECISION_FALLBACK,
     RIG_SEGMENTS,
+    RUNTIME_BACKEND_WORDS,
+    RUNTIME_LABELS,
     SINGLE_DEVICE_SEGMENTS,
     WEIGHT_ONLY_PRECISIONS,
 )
@@ -368,12 +370,15 @@ def resolve_precision(
     backend: str | None,
     family: str | None = None,
     convs: bool | None = None,
+    runtime: str | None = None,
 ) -> tuple[str | None, str | None]:
     """The precision the job will really run at on ``gpu``, and a warning if it changed.
-    ``convs``: whether the model's network has convolutions (``_model_blocks``)."""
+    ``convs``: whether the model's network has convolutions (``_model_blocks``); ``runtime``:
+    the runtime asked, whose own ``<runtime>-precision:<p>`` rule speaks for it
+    (``_precision_caveat``)."""
     blocked = _model_blocks(requested, family, gpu, rules, backend, convs)
     if blocked is None and precision_supported(gpu, requested, rules, backend):
-        return requested, _precision_caveat(gpu, requested, rules, backend)
+        return requested, _precision_caveat(gpu, requested, rules, backend, runtime)
     for alt in FALLBACK.get(requested, ()):
         if _model_blocks(alt, family, gpu, rules, backend, convs) is None and precision_supported(
             gpu, alt, rules, backend
@@ -385,11 +390,22 @@ def resolve_precision(
 
 
 def _precision_caveat(
-    gpu: GpuSpec, precision: str, rules: Rules, backend: str | None
+    gpu: GpuSpec, precision: str, rules: Rules, backend: str | None, runtime: str | None = None
 ) -> str | None:
     """What a row must say of a precision the rules call experimental on this GPU and backend
     (bf16 on Apple GPUs: macOS 14 and later, emulated through fp32 on M1/M2), as a runtime's
-    experimental status is said; None where the rules call it supported or say nothing."""
+    experimental status is said; None where the rules call it supported or say nothing.
+    A runtime with its own ``<runtime>-precision:<p>`` rule here is said by that rule, not by
+    the backend's: the "mps" rules are PyTorch's MPS backend, and an MLX row had carried
+    PyTorch's macOS floor and pricing note for a dtype MLX implements in its own Metal
+    kernels. Its note is what its rows say (supported or not)."""
+    own = None
+    if runtime:
+        own = feature_status(gpu, f"{runtime}-precision:{precision}", rules, backend)
+    if runtime and own is not None and own.status != "unsupported":
+        where = RUNTIME_BACKEND_WORDS.get((runtime, backend or ""), backend or gpu.vendor)
+        label = RUNTIME_LABELS.get(runtime, runtime)
+        return f"{precision} under {label} on {where}: {own.note}" if own.note else None
     st = feature_status(gpu, precision, rules, backend)
     if st is None or st.status != "experimental":
         return None

@@ -34,7 +34,7 @@ from app.domain.gpu import GpuSpec, Price
 from app.domain.megatron import MegatronLayout
 from app.domain.parallelism import cpu_offload
 from app.domain.serving import ServingConfig
-from app.domain.units import vram
+from app.domain.units import gib, vram
 from app.domain.workload import (
     FLUX_FP16_NOTE,
     MemoryBreakdown,
@@ -634,7 +634,13 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
         else:
             model = ctx.work.model
             resolved, warn = compat.resolve_precision(
-                gpu, precision, ctx.rules, backend, family=model.family, convs=model.conv_layers
+                gpu,
+                precision,
+                ctx.rules,
+                backend,
+                family=model.family,
+                convs=model.conv_layers,
+                runtime=runtime,
             )
             # a fallback's words only ("no bf16 support; estimated at fp16"): a caveat on a
             # precision that runs as asked stays whatever the math
@@ -1488,7 +1494,7 @@ def tight_fit(
         else ""
     )
     return (
-        f"a tight fit: {vram(max(0.0, spare)):,.2f} GiB spare of {vram(avail):,.1f} GiB per GPU, "
+        f"a tight fit: {gib(max(0.0, spare))} GiB spare of {gib(avail)} GiB per GPU, "
         f"under the {ROOM:.0%} the engine keeps where it picks the micro-batch itself, and "
         f"{uncounted} can take that: {conf}watch {watch} over the first steps{halve}"
     )
@@ -1787,8 +1793,8 @@ def _too_big_layout(
     need = variant_memory(ctx, key, run, c, g.backend, g.flash_attention).total
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(need):,.1f} GiB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
-        f"saver makes it fit); has {vram(shown_memory(gpu, run, 0.0)[1]):.1f} GiB usable",
+        f"needs {gib(need)} GiB per GPU under Megatron {lay.label} on {c} GPUs (no memory "
+        f"saver makes it fit); has {gib(shown_memory(gpu, run, 0.0)[1])} GiB usable",
     )
 
 
@@ -1831,13 +1837,13 @@ def too_big(
     if usable is None:
         usable = claim - reserve
     need1, _ = shown_memory(gpu, run, total1, claim=claim, reserve=reserve)
-    each = f"{vram(claim):.1f} GiB usable"
+    each = f"{gib(claim)} GiB usable"
     levers = _pipeline_hint(gpu, ctx, run, usable)
     if batch_copies(run) and n > 1:
         # extra GPUs run copies, each holding the whole model (no runtime splits it): only
         # a copy's share of the batch shrinks
         share = copy_batch(run, n)
-        said = f"needs {vram(need1):,.1f} GiB on one GPU; extra GPUs run whole copies"
+        said = f"needs {gib(need1)} GiB on one GPU; extra GPUs run whole copies"
         if shard_copies(run) and run.batch_size > 1:
             # over a dataset each copy runs the stated batch on its own shard: more copies
             # add speed, never room; a smaller batch_size is what shrinks a copy
@@ -1859,7 +1865,7 @@ def too_big(
         return Exclusion(
             "does_not_fit",
             f"{said} (no runtime splits this model); a copy at batch {share}, its share on "
-            f"{n} GPUs, needs {vram(copy):,.1f} GiB, more than the {each}{levers}",
+            f"{n} GPUs, needs {gib(copy)} GiB, more than the {each}{levers}",
         )
     where = f"one GPU of {each}" if n == 1 else f"{n} GPUs of {each} even when sharded"
     if n == 1:
@@ -1872,10 +1878,10 @@ def too_big(
         per = memory_breakdown(_least_job(run, micro), num_gpus=n).total
         ckpt = "" if run.gradient_checkpointing else ", with activation checkpointing"
         said = _micro_words(run, micro)
-        where = f"{where} ({vram(per):,.1f} GiB per GPU on {n}{ckpt}{',' if said else ''}{said})"
+        where = f"{where} ({gib(per)} GiB per GPU on {n}{ckpt}{',' if said else ''}{said})"
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(need1):,.1f} GiB on one GPU; does not fit in {where}"
+        f"needs {gib(need1)} GiB on one GPU; does not fit in {where}"
         f"{_fewer_seqs(gpu, run, usable, total1)}{_wired_limit(gpu, total1)}"
         f"{_offload_hint(gpu, ctx, run, n, usable)}{levers}"
         f"{megatron.fits_hint(run, n, usable * (1.0 - ROOM), gpu.backends)}",
@@ -1971,8 +1977,8 @@ def _offload_hint(gpu: GpuSpec, ctx: Context, run: WorkloadSpec, n: int, usable:
         return (
             f"; fits with FSDP CPU offload of the parameters (torch FSDP "
             f"CPUOffload(offload_params=True), fsdp_qlora --use_cpu_offload, gradient "
-            f"checkpointing): about {vram(need):,.1f} GiB per GPU on {on} (the rule's "
-            f"{vram(off.gpu_gb):,.1f} × {OFFLOAD_MEASURED_OVER_RULE:.2f}, what Answer.AI's "
+            f"checkpointing): about {gib(need)} GiB per GPU on {on} (the rule's "
+            f"{gib(off.gpu_gb)} × {OFFLOAD_MEASURED_OVER_RULE:.2f}, what Answer.AI's "
             "measured Llama-2 70B peak read over it), "
             f"needs about "
             f"{off.host_gb:,.0f} GB of host RAM for the offloaded shards (more while the "
@@ -1991,8 +1997,8 @@ def _room_margin(usable: float, total1: float | None, reserve: float = 0.0) -> s
     if total1 is None or total1 > usable or total1 <= usable * (1.0 - ROOM):
         return ""
     return (
-        f"the {vram(usable * (1.0 - ROOM) + reserve):.1f} GiB the engine leaves room for on one "
-        f"GPU: {vram(usable + reserve):.1f} GiB usable less the {ROOM:.0%} it keeps free where "
+        f"the {gib(usable * (1.0 - ROOM) + reserve)} GiB the engine leaves room for on one "
+        f"GPU: {gib(usable + reserve)} GiB usable less the {ROOM:.0%} it keeps free where "
         "it adds a memory "
         "saver (its peaks fall within 10 % of measured ones; the allocator's fragmentation "
         "takes more)"
@@ -2176,8 +2182,7 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
             config,
             Exclusion(
                 "does_not_fit",
-                f"needs {vram(shown.total):,.1f} GiB per GPU on {n}, "
-                f"has {vram(claimed):,.1f} GiB usable",
+                f"needs {gib(shown.total)} GiB per GPU on {n}, has {gib(claimed)} GiB usable",
             ),
             work=run,
             backend=g.backend,
@@ -2217,7 +2222,7 @@ def _seqs_needed(gpu: GpuSpec, run: WorkloadSpec, room: float) -> str:
     most = run.batch_size + efficiency.seqs_for_room(per, vocab, room)
     return (
         f"fits with vLLM's --max-num-seqs at most {most:,} (the batch is {run.batch_size:,}): "
-        f"its default {rows:,} keeps {vram(peak):.1f} GiB per GPU for the sampler's startup "
+        f"its default {rows:,} keeps {gib(peak)} GiB per GPU for the sampler's startup "
         "profiling and leaves no room"
     )
 
@@ -2322,8 +2327,8 @@ def _chosen_layout(
     lay, _, mem = first
     return Exclusion(
         "does_not_fit",
-        f"needs {vram(mem.total):,.1f} GiB per GPU under Megatron {lay.label} on {n} GPUs, and "
-        f"no wider layout of tensor and pipeline parallelism holds it; has {vram(avail):.1f} GiB "
+        f"needs {gib(mem.total)} GiB per GPU under Megatron {lay.label} on {n} GPUs, and "
+        f"no wider layout of tensor and pipeline parallelism holds it; has {gib(avail)} GiB "
         "usable",
     )
 

@@ -46,7 +46,7 @@ from app.domain.activations import embedding_params
 from app.domain.gpu import GpuSpec
 from app.domain.operators import is_gated
 from app.domain.parallelism import Job, Layout, fsdp, overlapped_s
-from app.domain.units import vram
+from app.domain.units import gib
 
 if TYPE_CHECKING:
     from app.domain.workload import ModelSpec, WorkloadSpec
@@ -509,7 +509,7 @@ def fits_hint(work: WorkloadSpec, n: int, usable_gb: float, backends: tuple[str,
     return (
         f"; runtime 'megatron' with workload.megatron_layout {{tensor_parallel: {lay.tp}, "
         f"context_parallel: {lay.cp}, pipeline_parallel: {lay.pp}}}{extra} holds it at "
-        f"{vram(need):,.1f} GiB per GPU (one sequence per micro-batch)"
+        f"{gib(need)} GiB per GPU (one sequence per micro-batch)"
     )
 
 
@@ -565,7 +565,7 @@ def _what_misses(work: WorkloadSpec, n: int, usable_gb: float) -> str:
         more += ": raise constraints.max_gpus"
     return (
         "; the model states (weights, gradients, master weights, optimizer states) alone need "
-        f"{vram(states):,.1f} GiB per GPU sharded over {n}, which splitting the sequence does not "
+        f"{gib(states)} GiB per GPU sharded over {n}, which splitting the sequence does not "
         f"shrink: {more}; FSDP's CPU offload of those states holds it only where said before "
         "this (the GPUs still hold the layers running, their activations and logits); "
         "DeepSpeed ZeRO-Offload and ZeRO-Infinity are not modelled"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.domain.units import vram
+from app.domain.units import gib
 from app.domain.workload import ModelOffload, WorkloadSpec, model_offload
 from app.vocab import HALF_PRECISIONS
 
@@ -65,11 +65,11 @@ def hint(run: WorkloadSpec, usable: float, *, fp8: bool, backend: str) -> str:
     held = fitting(found)
     if held is not None:
         return (
-            f"; fits with {held.label} (a peak of {vram(held.offload.memory.total):,.1f} GiB: "
+            f"; fits with {held.label} (a peak of {gib(held.offload.memory.total)} GiB: "
             "only the denoiser stays on the GPU through the steps; the host copies it adds to "
             "each call are not priced)"
         )
-    peaks = "; ".join(f"{lv.label} {vram(lv.offload.memory.total):,.1f} GiB" for lv in found)
+    peaks = "; ".join(f"{lv.label} {gib(lv.offload.memory.total)} GiB" for lv in found)
     unpriced = ["sequential CPU offload"]
     if not run.model.conv_layers:
         unpriced.append("a 4-bit NF4 or GGUF transformer")

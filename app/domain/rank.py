@@ -24,7 +24,7 @@ from app.domain.perf import (
 )
 from app.domain.serving import RuntimeProfile, ServingConfig
 from app.domain.serving_step import Served
-from app.domain.units import vram
+from app.domain.units import gib, vram
 from app.domain.workload import (
     MemoryBreakdown,
     ModelSpec,
@@ -572,7 +572,7 @@ def recipe_checkpointing_said(c: Candidate, who: str) -> str:
     more = "half" if run.peft in ("lora", "qlora") else "a third"  # no weight gradients
     return (
         f"Gradient checkpointing is on, as fine-tuning recipes run it: {who} needs "
-        f"{vram(on):,.1f} GiB {where} instead of {vram(off):,.1f} GiB, for about {more} more "
+        f"{gib(on)} GiB {where} instead of {gib(off)} GiB, for about {more} more "
         "compute (turn it off with gradient_checkpointing: false)."
     )
 
@@ -614,8 +614,8 @@ def advice(
         # said only where the savers are what saves
         if plain > top.memory.total:
             out.append(
-                f"With {labels}, {cards} is enough: {vram(top.memory.total):,.1f} GiB per GPU "
-                f"instead of {vram(plain):,.1f} GiB {whole}."
+                f"With {labels}, {cards} is enough: {gib(top.memory.total)} GiB per GPU "
+                f"instead of {gib(plain)} GiB {whole}."
             )
     if top.accumulation_steps > 1 and top.micro_batch is not None:
         out.append(
@@ -631,8 +631,8 @@ def advice(
         if full > usable_gb(top.gpu, requested):
             q4 = memory_breakdown(requested.with_precision("int4")).total
             out.append(
-                f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {vram(q4):,.1f} GiB instead "
-                f"of {vram(full):,.1f} GiB: fewer cards, at some quality cost."
+                f"4-bit weights (AWQ/GPTQ/GGUF Q4) would need about {gib(q4)} GiB instead "
+                f"of {gib(full)} GiB: fewer cards, at some quality cost."
             )
     return out
 
@@ -809,7 +809,7 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
     lines = [
         # the usable memory (evaluate.usable_gb: CUDA's visible share less the runtime's
         # context) as the verdict gives it, not the label rounded: 6.6 + 1.18 spare = 7.78
-        f"Fits on {c.n}× {g.name}: needs {vram(c.memory.total):,.1f} GiB of "
+        f"Fits on {c.n}× {g.name}: needs {gib(c.memory.total)} GiB of "
         f"{significant(vram(c.available_gb))} GiB{share}{' ' + per if per else ''}"
         f"{_savers_said(c)}{_recompute_said(c)}.",
         f"Expected {_rate(p.throughput * scale)} {unit} at {c.work.precision} "
@@ -1161,14 +1161,14 @@ def tips(
         )
     free = c.available_gb - m.total
     if free < 0.15 * c.available_gb:
-        out.append(f"Only {vram(free):,.1f} GiB headroom: {_tight_advice(c)}")
+        out.append(f"Only {gib(free)} GiB headroom: {_tight_advice(c)}")
     batch = _global_batch_tip(c)
     upcast = _kbit_upcast_gb(c)
     if upcast is not None and free < upcast:
         out.append(
             "PEFT's prepare_model_for_kbit_training, which many QLoRA scripts call, casts the "
-            f"embedding and LM head to fp32: {vram(upcast):,.1f} GiB more than counted here, "
-            f"beyond the {vram(max(0.0, free)):,.1f} GiB spare. Skip it or "
+            f"embedding and LM head to fp32: {gib(upcast)} GiB more than counted here, "
+            f"beyond the {gib(max(0.0, free))} GiB spare. Skip it or "
             + _kbit_cast_back(c.work.precision)
             # a micro-batch of one a GPU has nothing smaller to take
             + (", or take a smaller micro-batch." if _per_gpu_batch(c) > 1 else ".")
@@ -1178,7 +1178,7 @@ def tips(
         out.append(
             "If you pass --use_ema to diffusers' train_text_to_image.py (its README command "
             "does), it keeps an fp32 copy of the UNet on each GPU: "
-            f"{vram(ema):,.1f} GiB more than counted here, beyond the {vram(max(0.0, free)):,.1f} "
+            f"{gib(ema)} GiB more than counted here, beyond the {gib(max(0.0, free))} "
             "GiB spare. Add --offload_ema (the copy waits in CPU memory during each step), "
             "leave --use_ema out, or take a card with that room."
         )
@@ -1390,11 +1390,11 @@ def _fused_loss_tip(c: Candidate) -> str | None:
         return None
     cce = " or Cut Cross Entropy (Wijmans et al. 2024, arXiv 2411.09009; Unsloth runs it)"
     return (
-        f"The LM head's logits and loss take {vram(m.logits):,.1f} GiB of the "
-        f"{vram(m.total):,.1f} GiB{' per GPU' if c.n > 1 else ''}: Liger Kernel's fused linear "
+        f"The LM head's logits and loss take {gib(m.logits)} GiB of the "
+        f"{gib(m.total)} GiB{' per GPU' if c.n > 1 else ''}: Liger Kernel's fused linear "
         "cross-entropy (use_liger_kernel=True in Hugging Face TrainingArguments)"
         f"{cce if p.backend in (None, 'cuda') else ''} computes the loss in chunks without "
-        f"materialising them, freeing most of those {vram(m.logits):,.1f} GiB."
+        f"materialising them, freeing most of those {gib(m.logits)} GiB."
     )
 
 
@@ -1635,7 +1635,7 @@ def _activation_tip(c: Candidate, free: float) -> str | None:
     per = _per_gpu_batch(c)
     if per <= 1:
         return (
-            f"Activations take {vram(m.activations):,.1f} GiB; activation checkpointing cuts "
+            f"Activations take {gib(m.activations)} GiB; activation checkpointing cuts "
             f"them to a fraction for ~{_recompute_pct(w)} % more compute."
         )
     if free >= 0.15 * c.available_gb:
@@ -1646,7 +1646,7 @@ def _activation_tip(c: Candidate, free: float) -> str | None:
             else (1, f"{per}× the", f"cuts them to 1/{per}")
         )
         return (
-            f"Activations take {vram(m.activations):,.1f} GiB; a micro-batch of {smaller} "
+            f"Activations take {gib(m.activations)} GiB; a micro-batch of {smaller} "
             f"a GPU instead of {per}, with {steps} gradient-accumulation steps, {cut} "
             "(the same update, a little slower), for less than activation checkpointing's "
             f"~{_recompute_pct(w)} % more compute."
@@ -1695,16 +1695,16 @@ def _what_frees(c: Candidate) -> str:
         # Liger Kernel and Cut Cross Entropy are Triton kernels (``_fused_loss_tip``)
         triton = (c.perf.backend or "cuda") in TRITON_BACKENDS
         fused = "a fused cross-entropy (Liger Kernel, Cut Cross Entropy)"
-        found.append((m.logits, f"the logits ({vram(m.logits):,.1f} GiB) shrink with "
+        found.append((m.logits, f"the logits ({gib(m.logits)} GiB) shrink with "
                       f"{fused if triton else 'a chunked cross-entropy'}"))  # fmt: skip
     if m.activations >= LARGE_SHARE * m.total:
         fix = "activation checkpointing"
         if w.gradient_checkpointing:
             fix = "a shorter sequence" if w.model.is_transformer else "smaller samples"
-        found.append((m.activations, f"the activations ({vram(m.activations):,.1f} GiB) shrink "
+        found.append((m.activations, f"the activations ({gib(m.activations)} GiB) shrink "
                       f"with {fix}"))  # fmt: skip
     if w.optimizer == "adamw" and m.optimizer >= ADAM8_SHARE * m.total:
-        found.append((m.optimizer, f"Adam's moments ({vram(m.optimizer):,.1f} GiB) shrink with "
+        found.append((m.optimizer, f"Adam's moments ({gib(m.optimizer)} GiB) shrink with "
                       "8-bit AdamW"))  # fmt: skip
     if not found:
         return ": more GPUs shard the rest"

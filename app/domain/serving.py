@@ -31,7 +31,7 @@ from typing import Any
 from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
-from app.domain.units import vram
+from app.domain.units import gib
 from app.domain.workload import ModelSpec, allocator_slack, context_gb
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
 
@@ -1002,19 +1002,16 @@ def _no_room(
     share = efficiency.claimed_share(rt.memory_utilization, rt.reserve_rule, tp, gpu)
     # the usable figure is the runtime's claim where it claims a share of the device, as the
     # row's available memory and inference's refusal give it (evaluate.shown_memory)
-    of = (
-        f"{vram(usable):.1f} GiB per GPU; {rt.name} gives {share:.0%} of what is left to its KV "
-        "cache"
-    )
+    of = f"{gib(usable)} GiB per GPU; {rt.name} gives {share:.0%} of what is left to its KV cache"
     if not rt.of_free:
         of = (
-            f"the {vram(usable * share):.1f} GiB usable per GPU ({rt.name} claims {share:.0%} "
-            f"of {vram(usable):.1f} GiB)"
+            f"the {gib(usable * share)} GiB usable per GPU ({rt.name} claims {share:.0%} "
+            f"of {gib(usable)} GiB)"
         )
     return (
-        f"weights take {vram(weights):.1f} GiB of {of}, and "
-        f"its activations and context take {vram(act + fw):.1f} GiB more: no room for one "
-        f"request's KV cache ({vram(kv_req / GB):.2f} GiB){hint}"
+        f"weights take {gib(weights)} GiB of {of}, and "
+        f"its activations and context take {gib(act + fw)} GiB more: no room for one "
+        f"request's KV cache ({gib(kv_req / GB)} GiB){hint}"
     )
 
 

@@ -6,9 +6,18 @@ a figure the API gives in another unit."""
 
 from __future__ import annotations
 
+from app.domain.figures import sig_figs
+
 GIB_PER_GB = float(1 << 30) / 1e9
 
 
 def vram(gb: float) -> float:
     """``gb`` (10^9 bytes) in GiB (2^30 bytes), the vendors' "GB"; say it "GiB"."""
     return gb / GIB_PER_GB
+
+
+def gib(gb: float) -> str:
+    """``gb`` (10^9 bytes) written in GiB as a person reads it: the pages' three significant
+    figures (figures.sig_figs), without the unit. An exclusion's "needs 140.0 GiB" had shown
+    four figures where the row beside it, the pages and the README's rule show three."""
+    return sig_figs(vram(gb))

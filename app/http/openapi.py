@@ -199,9 +199,12 @@ EXAMPLES.update(
             }
         },
         ("post", "/api/v1/benchmark-runs"): {
+            # no label: the server's own worker (`serve` starts one under its host name),
+            # which exists on a fresh server; a named label no worker has (gpu-box-1) had
+            # queued a run nothing takes, and the README's next start for it got a 409
             "quick": {
-                "summary": "A quick run on a worker's first GPU",
-                "value": {"profile": "quick", "device": "cuda:0", "label": "gpu-box-1"},
+                "summary": "A quick run on the server's own worker, on the device it finds",
+                "value": {"profile": "quick"},
             }
         },
     }

@@ -3,6 +3,7 @@ presets from data/, and a device report as calibration and baseline when one is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
@@ -225,6 +226,31 @@ def estimate_for(
     if response.result is not None:
         _mark_stale([response.result], offers.stale_cutoff(settings))
     return response
+
+
+def fit_probe(
+    session: Session, settings: Settings, slug: str
+) -> Callable[[s.EstimateRequest], s.EstimateResponse]:
+    """``estimate_for`` on one GPU for many requests, as a GPU page asks (each preset, then
+    the largest LLM per precision): the card, its offers and its pooled calibration read
+    once, not once a request, and no misfit's ``_fits_with`` variations (relax=False), which
+    the page never shows. /gpus/<slug> ran ~85 estimates, each re-reading the three and
+    each misfit re-estimating its variations: 1-3 s a page."""
+    gpu = catalog.get_spec(session, slug, field="gpu")
+    rules = engine_rules.load_rules(settings.data_dir)
+    pooled = reports.pooled_calibration(session, [gpu])
+    held = offers.gpu_offers(session).get(gpu.slug, GpuOffers())
+    cutoff = offers.stale_cutoff(settings)
+
+    def probe(request: s.EstimateRequest) -> s.EstimateResponse:
+        response = service.estimate(
+            request, gpu, rules, pooled, data_dir=settings.data_dir, offers=held, relax=False
+        )
+        if response.result is not None:
+            _mark_stale([response.result], cutoff)
+        return response
+
+    return probe
 
 
 def _mark_stale(rows: list[s.Recommendation], cutoff: str) -> None:

@@ -24,7 +24,7 @@ from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, host_bandwidth_gbs, shown_rate
-from app.domain.units import vram
+from app.domain.units import gib
 from app.domain.workload import (
     GB,
     MemoryBreakdown,
@@ -1121,8 +1121,8 @@ def _baseline_too_small(baseline: GpuSpec, ctx: ev.Context) -> str:
     need, usable = ev.shown_memory(baseline, run, memory_breakdown(run).total)
     at = f" at {run.precision}, the precision it runs" if run is not ctx.work else ""
     return (
-        f"your {baseline.name} cannot hold this job: it needs {vram(need):.1f} GiB{at}, and has "
-        f"{vram(usable):.1f} GiB, even with memory savers; no speed-up is "
+        f"your {baseline.name} cannot hold this job: it needs {gib(need)} GiB{at}, and has "
+        f"{gib(usable)} GiB, even with memory savers; no speed-up is "
         "computed against it"
     )
 
@@ -1633,9 +1633,9 @@ def _offload_advice(
         f"Fits with {lever.label} (diffusers enable_model_cpu_offload() in place of "
         f".to(\"cuda\"); ComfyUI's model management and A1111's --medvram work alike): only the "
         f"{'transformer' if guidance_distilled(work.model) else 'UNet'} stays on the GPU "
-        f"through the steps, a peak of {vram(off.memory.total):,.1f} GiB "
-        f"of the {vram(usable):,.1f} GiB usable, and the text encoders and VAE "
-        f"({vram(frozen / GB):,.1f} GiB) move in only while they run. Its cost is not priced "
+        f"through the steps, a peak of {gib(off.memory.total)} GiB "
+        f"of the {gib(usable)} GiB usable, and the text encoders and VAE "
+        f"({gib(frozen / GB)} GiB) move in only while they run. Its cost is not priced "
         f"here: {copy} enable_sequential_cpu_offload() holds less still but moves the weights "
         "layer by layer at every step, which diffusers' memory guide calls extremely slow."
     ]
@@ -1645,7 +1645,7 @@ def _host_copy(gpu: GpuSpec, moved: float, batch: int, calibration: Calibration 
     """What model offload copies host→device per pipeline call (``moved`` bytes), in time at
     the card's link."""
     gbs = host_bandwidth_gbs(gpu, calibration)
-    size = f"{vram(moved / GB):,.1f} GiB"
+    size = f"{gib(moved / GB)} GiB"
     per = "each image" if batch == 1 else f"each call of {batch} images"
     said = (
         f"{per} copies every component in again (the pipeline moves them all back to the CPU "

@@ -214,13 +214,14 @@ def _what_fits(
     fits it for inference per precision — all from the engine (estimate), nothing guessed."""
     rows: list[FitRow] = []
     presets = orchestrate.list_workloads(settings).workloads
+    probe = orchestrate.fit_probe(session, settings, slug)
 
     def run(preset: Any, **workload: Any) -> FitRow:
         req = rs.EstimateRequest(
             workload=rs.WorkloadIn(preset=preset.id, **workload), gpu=slug, num_gpus=1
         )
         try:
-            est = orchestrate.estimate_for(session, settings, req)
+            est = probe(req)
         except (InvalidInput, NotFound) as exc:
             task = str(workload.get("task") or preset.defaults.get("task"))
             return FitRow(

@@ -119,7 +119,7 @@ def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_rea
     from rich.console import Console
 
     from app.cli.recommend import render
-    from app.domain.units import vram
+    from app.domain.units import gib, vram
     from app.recommend import schemas as s
     from app.recommend import service
     from app.recommend.summary import answer_summary
@@ -137,7 +137,7 @@ def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_rea
     need = response.memory.required_gb
     # "at least": the header's is the least the job needs, each row shows its own
     # GiB of 2^30 bytes, labelled so, as the explanations say it; the API's *_gb are 10^9
-    assert f"needs at least {vram(need):.1f} GiB" in text
+    assert f"needs at least {gib(need)} GiB" in text
     # "GB" only in the footnote's card label ("an 80 GB H100 holds 80 GiB")
     assert not re.search(r"\d GB\b", text.replace("an 80 GB H100", ""))
     assert "memory GiB" in text and "*_gb fields are 10^9 bytes" in text
@@ -145,7 +145,7 @@ def test_the_table_gives_the_verdict_and_memory_in_the_units_its_explanation_rea
     # the capacity to a tenth ("15.3/16" hid 0.3 GB of room on a 15.6 GB card)
     shown = f"{vram(top.memory.required_gb):.1f}/{vram(top.memory.available_gb or 0):.1f}"
     assert shown in text
-    assert f"needs {vram(top.memory.required_gb):.1f} GiB of" in top.explanation[0]
+    assert f"needs {gib(top.memory.required_gb)} GiB of" in top.explanation[0]
 
 
 def test_an_empty_serving_plan_lists_the_changes_that_would_run_it_and_no_empty_table() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from app.cli.recommend import render
-from app.domain.units import vram
+from app.domain.units import gib
 from app.recommend import schemas as s
 from app.recommend import service
 from tests.domain.fixtures import RULES, T4
@@ -27,5 +27,5 @@ def test_the_header_says_one_gpu_and_the_sharded_picks_own_figure() -> None:
     console = Console(record=True, width=2000)
     render(response, console)
     head = console.export_text().splitlines()[0]
-    assert f"needs at least {vram(response.memory.required_gb):.1f} GiB on one GPU" in head
-    assert f"the top pick: {top.num_gpus} GPUs, {vram(top.memory.required_gb):.1f} GiB each" in head
+    assert f"needs at least {gib(response.memory.required_gb)} GiB on one GPU" in head
+    assert f"the top pick: {top.num_gpus} GPUs, {gib(top.memory.required_gb)} GiB each" in head

@@ -13,7 +13,7 @@ from app.catalog.loader import read_gpu_specs
 from app.domain import evaluate as ev
 from app.domain import megatron
 from app.domain.megatron import MegatronLayout
-from app.domain.units import vram
+from app.domain.units import gib
 from app.domain.workload import WorkloadSpec, memory_breakdown
 from app.errors import InvalidInput
 from app.recommend import schemas as s
@@ -200,8 +200,8 @@ def test_tensor_parallel_past_a_server_is_said() -> None:
 def test_a_refusal_inside_the_usable_memory_names_the_margin() -> None:
     usable = 8.0
     said = ev._room_margin(usable, 7.8)
-    assert f"the {vram(usable * (1 - ev.ROOM)):.1f} GiB the engine leaves room for" in said
-    assert f"{vram(usable):.1f} GiB usable" in said and f"{ev.ROOM:.0%}" in said
+    assert f"the {gib(usable * (1 - ev.ROOM))} GiB the engine leaves room for" in said
+    assert f"{gib(usable)} GiB usable" in said and f"{ev.ROOM:.0%}" in said
     assert ev._room_margin(usable, 7.5) == ""  # within the margin: not the reason
     assert ev._room_margin(usable, 8.2) == ""  # over the usable memory: said as before
 
@@ -223,4 +223,4 @@ def test_the_qlora_refusal_on_an_8_gb_card_says_the_margin() -> None:
     out = service.estimate(req, GPUS["rtx-4060"], RULES)
     assert out.excluded is not None
     reason = out.excluded.reason
-    assert "leaves room for" in reason and "8.0 GiB usable" in reason, reason
+    assert "leaves room for" in reason and "8 GiB usable" in reason, reason

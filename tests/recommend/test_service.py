@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.domain.calibration import Calibration, Efficiencies
+from app.domain.figures import sig_figs
 from app.errors import InvalidInput, NotFound
 from app.recommend import schemas as s
 from app.recommend import service, whatif
@@ -421,7 +422,7 @@ def test_the_checkpointing_banner_counts_the_top_rows_own_memory() -> None:
     top = r.recommendations[0]
     on, off = (float(x.replace(",", "")) for x in re.findall(r"([\d,.]+) GiB", line)[:2])
     # the figure with checkpointing is the one the top row's explanation gives per GPU
-    assert f"needs {on:,.1f} GiB" in top.explanation[0], (line, top.explanation[0])
+    assert f"needs {sig_figs(on)} GiB" in top.explanation[0], (line, top.explanation[0])
     assert off > on
     assert (f"on each of its {top.num_gpus} GPUs" in line) == (top.num_gpus > 1)
     # pretraining leaves checkpointing off by default: where the engine turns it on for a row,
