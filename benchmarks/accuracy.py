@@ -762,7 +762,12 @@ def _training_residuals(data_dir: Path, measurements: Path) -> list[_Residual]:
             workload = f"{score.model} {score.precision}"
             out.append(("train", "pytorch", workload, slug, m / p, measurements.stem))
     if DLE_TRAIN_FILE.exists():  # CNN training, TensorFlow ± XLA and eager PyTorch (DLE)
+        # a pre-release library's cells the same README re-measured on a released one stay
+        # scored ("DLE CNN training") but calibrate nothing, as for inference (§6.7p "tt")
+        stale = superseded_cells(yamlio.safe_load(DLE_TRAIN_FILE.read_text(encoding="utf-8")))
         for r in evaluate_heldout(data_dir, [DLE_TRAIN_FILE])[0]:
+            if (r.source, r.slug, r.group) in stale:
+                continue
             rt = r.group.split()[1]
             out.append(("train", rt, f"dle {r.group}", r.slug, r.ratio, r.source))
     if TF_TRAIN_FILE.exists():  # CNN training, TensorFlow graph mode (Lambda tf_cnn_benchmarks)

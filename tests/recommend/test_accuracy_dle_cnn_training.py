@@ -67,7 +67,9 @@ def test_the_engine_prices_every_row(accuracy) -> None:
 
 
 def test_tensorflow_xla_cnn_training_is_sized_and_ranked(scores) -> None:
-    assert_scored(scores["tensorflow-xla"], 10, 1.15, (0.85, 1.15), 0.95)
+    # 10 rows of the 20.06 / 21.02 tables and the TF1 READMEs' first revision's 2 (20.03, cuDNN
+    # 7.6.5), whose V100 AMP cells supersede 20.06's in the bands (every row scored; §6.7p "tt")
+    assert_scored(scores["tensorflow-xla"], 12, 1.15, (0.85, 1.15), 0.95)
     # EfficientNet-B0's host-side AutoAugment is not modelled: the engine is fast there
     effnet = [r for r in scores.values() if r.regime.strip() == "efficientnet-b0"]
     assert effnet and effnet[0].bias < 0.6
@@ -81,6 +83,8 @@ def test_the_rows_join_the_training_band_calibration(accuracy) -> None:
     lambda_file = ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
     rows = accuracy._training_residuals(ROOT / "data", lambda_file)
     dle = [r for r in rows if r[2].startswith("dle ")]
-    assert len(dle) == len(_doc()["measurements"])
+    # every row but the two 20.06 (cuDNN 8.0.1 Preview) V100 AMP + XLA cells the READMEs' first
+    # revision re-measured (accuracy.superseded_cells; tests/recommend/test_r34tt_*)
+    assert len(dle) == len(_doc()["measurements"]) - 2
     assert {r[0] for r in dle} == {"train"}
-    assert {r[1] for r in dle} == {"tensorflow-xla", "pytorch"}
+    assert {r[1] for r in dle} == {"tensorflow-xla", "tensorflow", "pytorch"}
