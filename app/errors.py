@@ -7,10 +7,13 @@ Services raise these; ``main.py`` turns them into ``{"error": {"code", "message"
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
+
+# re-exported: the API, the form and the CLI import it from here
+from app.validation_words import error_text as error_text
 
 
 class AppError(Exception):
@@ -77,18 +80,6 @@ def field_path(loc: Sequence[Any], default: str) -> str:
     # user wrote the field, not the branch
     parts = [p for p in parts if not (isinstance(p, str) and _UNION_BRANCH.match(p))]
     return ".".join(str(p) for p in parts) or default
-
-
-# pydantic words a validator's own ValueError (or assert) as "Value error, <its text>": the
-# prefix names a Python exception class, not the input, and the API, the form and the CLI
-# had shown it ("workload.runtime: Value error, unknown runtime 'vlm'; did you mean 'vllm'?")
-_PYDANTIC_PREFIX = re.compile(r"^(?:Value error|Assertion failed), ")
-
-
-def error_text(err: Mapping[str, Any]) -> str:
-    """One pydantic error's message as a person reads it: a validator's own sentence without
-    pydantic's "Value error, " label; any other message as pydantic words it."""
-    return _PYDANTIC_PREFIX.sub("", str(err.get("msg", "invalid")), count=1)
 
 
 def invalid_input_from(exc: ValidationError, default_field: str = "body") -> InvalidInput:

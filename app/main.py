@@ -41,22 +41,38 @@ def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
 
 def allowed_methods(request: Request) -> list[str]:
     """The methods some route takes at this path, asked of the router method by method:
-    FastAPI keeps one route per method (and included routers answer only whole matches)."""
-    from starlette.routing import Match
+    FastAPI keeps one route per method (and included routers answer only whole matches).
+    Mounts and hosts are not asked (they match a path whatever the method), and the routes are
+    asked against the app's root_path: a 405 raised inside a mount (static files) carries the
+    mount's root_path, under which no top-level route matches."""
+    from starlette.routing import Host, Match, Mount
+    from starlette.staticfiles import StaticFiles
 
+    root = request.scope.get("app_root_path", "")
+    routes = request.app.router.routes
+    base = {**request.scope, "root_path": root}
+    for route in routes:
+        static = isinstance(route, Mount) and isinstance(route.app, StaticFiles)
+        if static and route.matches(base)[0] is Match.FULL:
+            return ["GET", "HEAD"]  # what StaticFiles serves
     allowed = []
     for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
-        scope = {**request.scope, "method": method}
-        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+        scope = {**base, "method": method}
+        if any(
+            not isinstance(route, (Mount, Host)) and route.matches(scope)[0] is Match.FULL
+            for route in routes
+        ):
             allowed.append(method)
     return allowed
 
 
-def _not_allowed(request: Request) -> tuple[str, str]:
+def _not_allowed(request: Request, starlette_allow: str | None) -> tuple[str, str | None]:
     """A 405's message and Allow header. RFC 9110 §15.5.6: a 405 lists the methods the path
     takes; Starlette's Allow names only the first route that matched the path (GET of
-    /api/v1/gpus, not its POST)."""
+    /api/v1/gpus, not its POST). Where no route answers, Starlette's own header stays."""
     allowed = ", ".join(allowed_methods(request))
+    if not allowed:
+        return f"{request.method} is not allowed here", starlette_allow
     return f"{request.method} is not allowed here; this path takes {allowed}", allowed
 
 
@@ -81,7 +97,10 @@ def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
         message = f"nothing at {short(request.url.path)}"
     headers = dict(exc.headers or {})
     if exc.status_code == 405:
-        message, headers["Allow"] = _not_allowed(request)
+        theirs = [headers.pop(k) for k in list(headers) if k.lower() == "allow"]
+        message, allow = _not_allowed(request, theirs[0] if theirs else None)
+        if allow:
+            headers["Allow"] = allow
     if _is_api(request):
         body = error_body(code, message, {"field": field})
         return JSONResponse(body, status_code=exc.status_code, headers=headers or None)

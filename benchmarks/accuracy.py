@@ -812,11 +812,14 @@ def superseded_cells(doc: dict[str, Any]) -> frozenset[tuple[str, str, str]]:
     prerelease = {k for k, v in sources.items() if isinstance(v, dict) and v.get("prerelease")}
     doc_of = {k: document(str(v.get("url") or "")) for k, v in sources.items() if v}
 
-    def cell(row: dict[str, Any]) -> tuple[str, ...]:
-        return (doc_of.get(str(row.get("source")), ""), *(str(row.get(k)) for k in _CELL_KEYS))
+    def cell(row: dict[str, Any]) -> tuple[str, ...] | None:
+        # a source with no URL names no document: two such are not the same one
+        named = doc_of.get(str(row.get("source")), "")
+        return (named, *(str(row.get(k)) for k in _CELL_KEYS)) if named else None
 
     rows = doc.get("measurements") or []
     released = {cell(r) for r in rows if r.get("source") not in prerelease and r.get("source")}
+    released.discard(None)
     return frozenset(
         (str(r["source"]), str(r["gpu_slug"]), _heldout_group(r))
         for r in rows

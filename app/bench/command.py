@@ -30,6 +30,7 @@ from rich.text import Text
 
 from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
 from app.bench.server_url import UPLOAD_PATH, base_url_problem
+from app.validation_words import error_text
 
 if TYPE_CHECKING:
     from app.bench.device import DeviceInfo
@@ -44,7 +45,8 @@ EXIT_HELP = (
     "anything is measured: an unknown profile or --gpu slug, an absent device, --gpu naming "
     "a GPU while torch sees none (a CPU run), an --upload URL without http:// or https://, "
     "an --output that cannot be written. With --json, stdout is one JSON object: the "
-    'report\'s summary and where it was stored, or {"error": {"code", "message"}}.'
+    'report\'s summary and where it was stored, or the API\'s {"error": {"code", "message", '
+    '"details"}}, details always there (the field and flag at fault, where one is).'
 )
 
 
@@ -798,10 +800,8 @@ def _why_not_a_report(exc: ValueError) -> str:
     if not isinstance(exc, ValidationError):
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     errors = exc.errors(include_url=False, include_input=False)
-    # a validator's own sentence, not pydantic's "Value error, " label on it (app/errors.py
-    # error_text says why; app/bench imports no other app package)
-    said = [str(e["ctx"]["error"]) if e["type"] == "value_error" and "ctx" in e else e["msg"]
-            for e in errors]  # fmt: skip
+    # a validator's own sentence, not pydantic's "Value error, " label on it (as the API says it)
+    said = [error_text(e) for e in errors]
     parts = [f"{'.'.join(str(x) for x in e['loc']) or 'the file'}: {msg}"
              for e, msg in zip(errors, said, strict=True)]  # fmt: skip
     more = f"; and {len(parts) - 5} more" if len(parts) > 5 else ""

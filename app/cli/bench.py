@@ -139,5 +139,7 @@ UPLOAD_EXIT_HELP = (
     "Exit status: 0 stored, or already stored (said so); 1 the upload failed; 2 a file that "
     "is not a bench report or a --server URL without http:// or https://. With --json, "
     'stdout is {"id", "url", "duplicate"} (duplicate as the API says it: true where the '
-    'server already held the report) or {"error": {"code", "message"}}.'
+    'server already held the report) or the API\'s {"error": {"code", "message", '
+    '"details"}}, details always there (the field at fault; a refused upload, the '
+    "server's status too)."
 )

@@ -5,7 +5,10 @@ API's error object on stdout too, never a traceback an operator has to read in a
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from app.errors import error_body
 
@@ -48,9 +51,32 @@ def _database_url() -> str:
         return "the configured database"
 
 
-def failure_of(exc: BaseException) -> tuple[str, str, str] | None:
+def _where(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.abspath(os.fspath(path)))
+
+
+def _given(filename: str | os.PathLike[str], argv: Sequence[str]) -> bool:
+    """Whether a path on the command line names ``filename``: it is the path, a folder above it
+    (``mkdir(parents=True)`` fails at the first it cannot make) or a file written straight into
+    it (an output folder). Any other path, a shipped data file among them, is not the user's."""
+    try:
+        target = _where(filename)
+    except (TypeError, ValueError):
+        return False
+    for arg in argv:
+        value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+        if not value or value.startswith("-"):
+            continue
+        given = _where(value)
+        if target == given or target in given.parents or target.parent == given:
+            return True
+    return False
+
+
+def failure_of(exc: BaseException, argv: Sequence[str] = ()) -> tuple[str, str, str] | None:
     """(code, field, message) for a failure the CLI explains in a line, else None (a bug:
-    its traceback is the useful answer)."""
+    its traceback is the useful answer). ``argv``: the command line, whose paths are the only
+    ones an OSError is the user's to fix on."""
     from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
@@ -71,6 +97,8 @@ def failure_of(exc: BaseException) -> tuple[str, str, str] | None:
         return ("database_unavailable", "GPU_ADVISOR_DATABASE_URL",
                 f"cannot use the database {_database_url()}: {_first_line(exc)}")  # fmt: skip
     if isinstance(exc, OSError) and exc.filename:
+        if not _given(exc.filename, argv):
+            return None  # not a path the user gave: a missing shipped file is a bug
         return ("io_error", "path", f"{exc.strerror or _first_line(exc)}: {exc.filename}")
     return None
 
@@ -78,7 +106,7 @@ def failure_of(exc: BaseException) -> tuple[str, str, str] | None:
 def explain(exc: BaseException, argv: list[str]) -> int | None:
     """Print the line (and with --json the error object) for ``exc``; its exit status, or
     None when the CLI does not know this failure."""
-    found = failure_of(exc)
+    found = failure_of(exc, argv)
     if found is None:
         return None
     code, field, message = found

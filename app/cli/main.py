@@ -169,6 +169,19 @@ def _safe_url(settings: Settings) -> str:
     return make_url(settings.database_url).render_as_string(hide_password=True)
 
 
+def _bad_revision(exc: Exception) -> bool:
+    """Whether alembic refused the REVISION argument itself: "Can't locate revision identified
+    by 'x'" (its ResolutionError, alembic/script/base.py _catch_revision_errors), or a
+    revision upgrade cannot reach from the current head ("Destination x is not a valid upgrade
+    target"). Every other CommandError is not the argument's fault."""
+    from alembic.script.revision import RangeNotAncestorError, ResolutionError
+
+    cause = exc.__cause__
+    return str(exc).startswith("Can't locate revision") or isinstance(
+        cause, ResolutionError | RangeNotAncestorError
+    )
+
+
 @db_cli.command(
     "upgrade",
     short_help="Apply migrations up to REVISION (default: head) and load the shipped catalog.",
@@ -187,7 +200,10 @@ def db_upgrade(revision: str = typer.Argument("head")) -> None:
     except CatalogDataError as exc:
         err_console.print(f"[red]catalog data error:[/red] {escape(str(exc))}", emoji=False)
         raise typer.Exit(2) from exc
-    except CommandError as exc:  # an unknown revision: alembic's own words name it
+    except CommandError as exc:
+        if not _bad_revision(exc):
+            raise  # multiple heads, a missing script location: the install's fault, a traceback
+        # an unknown revision, or one upgrade cannot reach: alembic's own words name it
         err_console.print(f"[red]REVISION[/red]: {escape(str(exc))}", emoji=False)
         raise typer.Exit(2) from exc
     # soft_wrap: Rich had broken the line before the URL at 80 columns ("database at head:

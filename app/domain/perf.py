@@ -1503,12 +1503,15 @@ def single_gpu(
     if seq2seq.is_seq2seq_inference(work):
         return _seq2seq_step(gpu, work, framework, calibration, flash_attention, backend)
     on = _on_gpu(gpu, work, framework, calibration, backend)
+    asked = work
     if on.prof.attention == UNFUSED_ATTENTION:
         work = _unfused_attention(work)
     flash_attention = flash_attention or on.prof.attention == "fused"
     job = _step_job(work, flash_attention, on.act_b)
     if job.ops is not None and on.rates is not None:
-        return _operator_step(on, job, on.rates)
+        # only a job with serial host calls reads the eager figure (most have none)
+        eager_us = _eager_host_us(gpu, asked, on) if job.serial_calls > 0 else 0.0
+        return _operator_step(on, job, on.rates, eager_us)
     traffic = job.traffic * on.prof.traffic
     t_comp = seconds(job.flops, on.split)
     host = 0.0 if on.host_bw is None else job.host_bytes / (on.host_bw * 1e9)
@@ -1693,8 +1696,12 @@ def _queued_step(
     return fifo_finish(kernel(o) for run in runs for o in run)
 
 
-def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGpu:
-    """``single_gpu`` as a sum over the step's operators (app.domain.kernels)."""
+def _operator_step(
+    on: _OnGpu, job: _StepJob, rates: tuple[float, ...], eager_host_us: float
+) -> OneGpu:
+    """``single_gpu`` as a sum over the step's operators (app.domain.kernels).
+    ``eager_host_us``: host µs per eager ATen call (``_eager_host_us``), read by
+    ``job.serial_calls`` alone."""
     fuse = on.drop
     # the shapes' wave fill depends on the GPU's SM count: one set of columns per count
     key = (fuse, on.sms, on.tensor_conv, on.balance)
@@ -1761,7 +1768,7 @@ def _operator_step(on: _OnGpu, job: _StepJob, rates: tuple[float, ...]) -> OneGp
         step = max(step, host)
     # host work a diffusion pipeline does with its GPU idle (prompt encoders of a compiled job,
     # the scheduler after a per-step sync): it adds, whatever bound the rest
-    serial = job.serial_calls * on.eager_host_us * 1e-6 + job.serial_s
+    serial = job.serial_calls * eager_host_us * 1e-6 + job.serial_s
     step += serial
     eff = on.op_eff or on.eff
     gpu = (compute, on.mode, 0.0, st.memory, st.launch)
@@ -1807,9 +1814,10 @@ class _OnGpu:
     tensor_conv: bool = True
     # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
-    # the eager runtime's (pytorch) host µs per ATen call in this regime: what a compiled
-    # job's eager parts pay (diffusion_host)
-    eager_host_us: float = 0.0
+    # the eager runtime's (pytorch) host µs per ATen call in this regime, what a compiled
+    # job's eager parts pay (diffusion_host): kept here the first time a job with serial host
+    # calls asks (``_eager_host_us``), as most jobs have none
+    eager_host_us: list[float] = field(default_factory=list, compare=False)
     # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
     # (kernels.softmax_fill); None where either peak is missing
     balance: float | None = None
@@ -1923,20 +1931,23 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us, _eager_host_us(gpu, work, be, prof),
+        tensor_conv, host_us, [],
         _softmax_balance(gpu, mode, attn_acc),
     )  # fmt: skip
 
 
-def _eager_host_us(gpu: GpuSpec, work: WorkloadSpec, backend: str, prof: RuntimeProfile) -> float:
+def _eager_host_us(gpu: GpuSpec, work: WorkloadSpec, on: _OnGpu) -> float:
     """Host µs per ATen call of the eager runtime in the job's regime: the job's own where it
-    is eager, else the ``pytorch`` row's (a compiled job's eager parts: diffusion_host)."""
+    is eager, else the ``pytorch`` row's (a compiled job's eager parts: diffusion_host), looked
+    up once per ``_OnGpu`` (the same GPU, backend, runtime, precision and regime). Without an
+    efficiency table profile_for answers EAGER for either runtime."""
     if work.model.family != "diffusion" or work.runtime in EAGER_CALL_RUNTIMES:
-        return prof.host_us_per_op  # read by diffusion_host's work alone
-    if work.efficiency is None:
-        return prof.host_us_per_op
-    eager = replace(work, runtime="pytorch")
-    return profile_for(gpu, eager, backend, phase_regime(eager)).host_us_per_op
+        return on.prof.host_us_per_op  # read by diffusion_host's work alone
+    if not on.eager_host_us:
+        eager = replace(work, runtime="pytorch")
+        us = profile_for(gpu, eager, on.backend, phase_regime(eager)).host_us_per_op
+        on.eager_host_us.append(us)
+    return on.eager_host_us[0]
 
 
 def _softmax_balance(gpu: GpuSpec, mode: str, accumulate: float = 1.0) -> float | None:

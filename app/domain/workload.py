@@ -521,7 +521,7 @@ class WorkloadSpec:
     # A diffusion fine-tune whose trainer encoded the captions and images once before training
     # and freed the text encoders and VAE (evaluate's ``cache_encodings`` saver): kohya-ss
     # sd-scripts' --cache_text_encoder_outputs --cache_latents, SimpleTuner's text-embed and VAE
-    # caches. Not an API field.
+    # caches. The API's workload.cache_encodings: true sets it; blank leaves it to the saver.
     cached_encodings: bool = False
     # The attention materialises grouped-query K/V for every query head each decode step
     # (transformers' repeat_kv: eager attention in every release, SDPA before v4.54 or with a

@@ -634,6 +634,24 @@ class WorkloadIn(_In):
         "gradients).",
         json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
     )
+    cache_encodings: bool | None = Field(
+        default=None,
+        title="Cache text encodings and latents",
+        description="Diffusion fine-tuning only: encode the captions and images once before "
+        "training and free the text encoders and VAE (kohya-ss --cache_text_encoder_outputs "
+        "--cache_latents): less memory, but the text encoders cannot train (kohya trains a "
+        "text-encoder LoRA of SD and SDXL unless --network_train_unet_only) and no per-step "
+        "caption or crop augmentation. Blank: the engine caches them only where the job needs "
+        "it to fit; false: never; true: always.",
+        json_schema_extra=ui(
+            "workload",
+            tasks=TRAINING_TASKS,
+            form_help="Diffusion fine-tuning: encode the captions and images once and free the "
+            "text encoders and VAE (kohya-ss --cache_text_encoder_outputs --cache_latents). "
+            "Less memory, but no text-encoder LoRA (kohya trains one for SD and SDXL unless "
+            "--network_train_unet_only). Default: only where the job needs it to fit.",
+        ),
+    )
     dataset_samples: float | None = Field(
         default=None,
         gt=0,

@@ -322,11 +322,13 @@ def rental_policy(cons: s.ConstraintsIn, training: bool = False) -> costs.Rental
 def _savers_allowed(w: s.WorkloadIn) -> frozenset[str]:
     """Savers the engine may add: those the user left to it. Micro-batching keeps the global
     batch, so it is always allowed."""
-    # caching a diffusion pipeline's encodings has no field: the engine adds it only where the
-    # job needs it (evaluate._build_ladder), as the trainers people run do by default
-    allowed = {"micro_batch", "cache_encodings"}
+    allowed = {"micro_batch"}
     if w.gradient_checkpointing is None:
         allowed.add("checkpointing")
+    if w.cache_encodings is None:
+        # the engine caches a diffusion pipeline's encodings only where the job needs it
+        # (evaluate._build_ladder); false refuses it (a text-encoder LoRA), true set it already
+        allowed.add("cache_encodings")
     if w.optimizer is None:
         allowed.add("adam8bit")
     return frozenset(allowed)

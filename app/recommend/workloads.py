@@ -16,7 +16,14 @@ from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout, layout_error
 from app.domain.operators import attention_linears, rescaled_table
 from app.domain.seq2seq import SPEECH_WINDOW_S
-from app.domain.workload import DEFAULT_LORA_RANK, ModelSpec, ServingSpec, WorkloadSpec, lora_params
+from app.domain.workload import (
+    DEFAULT_LORA_RANK,
+    ModelSpec,
+    ServingSpec,
+    WorkloadSpec,
+    lora_params,
+    pipeline_frozen_params,
+)
 from app.errors import InvalidInput, NotFound
 from app.recommend import quality
 from app.recommend import schemas as s
@@ -322,6 +329,25 @@ def _check_inference_fields(w: s.WorkloadIn) -> None:
             "gradient checkpointing only applies to training",
             field="workload.gradient_checkpointing",
         )
+    if w.cache_encodings:
+        raise InvalidInput(
+            "caching text encodings and latents only applies to training",
+            field="workload.cache_encodings",
+        )
+
+
+def _cache_encodings(w: s.WorkloadIn, task: str, model: ModelSpec) -> bool:
+    """True where the request asks for cached encodings (blank leaves it to the planner,
+    service._savers_allowed); only a diffusion pipeline has frozen encoders to cache."""
+    if not w.cache_encodings or task not in TRAINING_TASKS:
+        return False
+    if not pipeline_frozen_params(model):
+        raise InvalidInput(
+            "cache_encodings applies to fine-tuning a diffusion pipeline (SD 1.5, SDXL, "
+            "FLUX.1), whose text encoders and VAE it frees",
+            field="workload.cache_encodings",
+        )
+    return True
 
 
 def _extra_gpus(w: s.WorkloadIn, task: str, model: ModelSpec, warnings: list[str]) -> None:
@@ -653,6 +679,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         optimizer=optimizer,
         peft=peft,
         gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model),
+        cached_encodings=_cache_encodings(w, task, model),
         dataset_samples=job.samples,
         epochs=job.epochs,
         dataset_basis=job.basis,

@@ -137,7 +137,8 @@ def test_failures_the_cli_explains_and_those_it_does_not(
     monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
     monkeypatch.delenv("GPU_ADVISOR_QUEUE_URL")
     assert failure_of(unreadable) is None
-    folder = failure_of(FileNotFoundError(2, "No such file or directory", "/proc/nope"))
+    missing = FileNotFoundError(2, "No such file or directory", "/proc/nope")
+    folder = failure_of(missing, ["offers", "--out", "/proc/nope"])
     assert folder == ("io_error", "path", "No such file or directory: /proc/nope")
     assert failure_of(ValueError("a bug")) is None  # its traceback is the useful answer
 

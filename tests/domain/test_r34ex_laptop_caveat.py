@@ -34,5 +34,11 @@ def test_every_shipped_laptop_has_a_max_q_entry(shipped_catalog) -> None:
     laptops = [g for g in shipped_catalog[0] if g.segment == "laptop" and g.vendor == "nvidia"]
     assert {g.slug for g in laptops} >= {"rtx-4060-laptop", "rtx-4070-laptop"}
     for g in laptops:
-        ref, _, mhz = compat.LAPTOP_MAX_Q[g.slug]
+        ref, watts, mhz = compat.LAPTOP_MAX_Q[g.slug]
+        # the reference boost is the catalog entry's own: its FP32 peak is SMs × 128 FP32
+        # lanes × 2 FLOPs (an FMA) × that clock (Ampere and Ada GeForce SMs alike), so a
+        # repeated clock that drifts from the entry fails here
+        assert g.fp32_tflops is not None and g.sm_count
+        assert abs(ref - g.fp32_tflops * 1e6 / (g.sm_count * 256)) < 1.0, g.slug
         assert mhz < ref
+        assert g.tdp_w is None or watts < g.tdp_w

@@ -61,6 +61,16 @@ def test_only_a_prerelease_cell_the_same_document_re_measured_is_superseded(
     assert not accuracy.superseded_cells(fixture)
 
 
+def test_sources_without_a_url_name_no_common_document(accuracy: ModuleType) -> None:
+    """r34fx: every URL-less source had the document "", so a pre-release one was superseded
+    by any other URL-less source that measured the same cell."""
+    fixture: dict[str, Any] = {
+        "sources": {"pre": {"title": "a", "prerelease": True}, "ga": {"title": "b"}},
+        "measurements": [_row("pre", "t4", 8), _row("ga", "t4", 8)],
+    }
+    assert not accuracy.superseded_cells(fixture)
+
+
 def test_the_20_06_t4_and_v100_cells_are_superseded_and_no_a100_one(accuracy, doc) -> None:
     stale = accuracy.superseded_cells(doc)
     assert len(stale) == 96  # 2 models x 2 GPUs x 3 tables x 8 batches
