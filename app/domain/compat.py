@@ -22,6 +22,7 @@ from app.vocab import (
     PRECISION_FALLBACK,
     RIG_SEGMENTS,
     RUNTIME_BACKEND_WORDS,
+    RUNTIME_FRAMEWORK,
     RUNTIME_LABELS,
     SINGLE_DEVICE_SEGMENTS,
     WEIGHT_ONLY_PRECISIONS,
@@ -161,6 +162,25 @@ def framework_on(framework: str, backend: str) -> str:
     tensorflow-metal, not through PyTorch's "mps" ("tensorflow on mps is experimental")."""
     where = FRAMEWORK_BACKEND_WORDS.get((framework, backend), BACKEND_LABELS.get(backend, backend))
     return f"{FRAMEWORK_LABELS.get(framework, framework)} on {where}"
+
+
+def framework_words(
+    support: Support, framework: str, runtime: str | None
+) -> tuple[str, tuple[str, ...]]:
+    """(status, warnings) a row takes from its framework's rule: "experimental" and the words
+    that say so, plus the rule's caveat. A runtime that runs no framework's programs takes
+    none of them (not in RUNTIME_FRAMEWORK): llama.cpp, MLX, TensorRT(-LLM) and ONNX Runtime
+    load exported weights, so PyTorch's Prototype label on Intel GPUs is no caveat of a
+    llama.cpp row there (the framework rule still picks the backend); their own
+    ``runtime:<name>`` rules speak for them."""
+    if runtime is not None and runtime not in RUNTIME_FRAMEWORK:
+        return "supported", ()
+    words: tuple[str, ...] = ()
+    if support.status == "experimental" and support.backend is not None:
+        words += (f"{framework_on(framework, support.backend)} is experimental",)
+    if support.caveat:
+        words += (support.caveat,)
+    return support.status, words
 
 
 def _framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
@@ -375,10 +395,10 @@ def resolve_precision(
     """The precision the job will really run at on ``gpu``, and a warning if it changed.
     ``convs``: whether the model's network has convolutions (``_model_blocks``); ``runtime``:
     the runtime asked, whose own ``<runtime>-precision:<p>`` rule speaks for it
-    (``_precision_caveat``)."""
+    (``precision_caveat``)."""
     blocked = _model_blocks(requested, family, gpu, rules, backend, convs)
     if blocked is None and precision_supported(gpu, requested, rules, backend):
-        return requested, _precision_caveat(gpu, requested, rules, backend, runtime)
+        return requested, precision_caveat(gpu, requested, rules, backend, runtime)
     for alt in FALLBACK.get(requested, ()):
         if _model_blocks(alt, family, gpu, rules, backend, convs) is None and precision_supported(
             gpu, alt, rules, backend
@@ -389,7 +409,7 @@ def resolve_precision(
     return None, None
 
 
-def _precision_caveat(
+def precision_caveat(
     gpu: GpuSpec, precision: str, rules: Rules, backend: str | None, runtime: str | None = None
 ) -> str | None:
     """What a row must say of a precision the rules call experimental on this GPU and backend

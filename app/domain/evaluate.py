@@ -662,10 +662,10 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 warnings += (rt[1],)
             if wt is not None and wt[1]:
                 warnings += (wt[1],)
-            if support.status == "experimental":
-                warnings += (f"{compat.framework_on(ctx.framework, backend)} is experimental",)
-            if support.caveat:
-                warnings += (support.caveat,)
+            # the framework rule's status and caveat, where the runtime runs its programs
+            # (PyTorch's Prototype XPU support is no llama.cpp row's caveat)
+            framework_status, said = compat.framework_words(support, ctx.framework, runtime)
+            warnings += said
             # ROCm PyTorch on Windows (the rocm_windows rules) is no caveat of the answer: the
             # question names no operating system, and Linux is ROCm's mature path. A row's tips
             # end with it for a reader on Windows (rank.windows_note).
@@ -678,7 +678,7 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
             out = Gate(
                 None,
                 backend=backend,
-                status="experimental" if runtime_experimental else support.status,
+                status="experimental" if runtime_experimental else framework_status,
                 precision=resolved,
                 warnings=warnings,
                 # FlashAttention-2, or a vendor's own fused attention of its kind (Gaudi's

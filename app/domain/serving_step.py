@@ -197,6 +197,9 @@ class Options:
     across_nodes: bool = False
     # weight formats the runtime runs here only experimentally, with the caveat (compat rules)
     weight_caveats: tuple[tuple[str, str], ...] = ()
+    # what a row says of its weight precision here, its status unchanged, as an inference
+    # row's precision caveat is (compat.precision_caveat: bf16 under MLX on a Mac)
+    weight_notes: tuple[tuple[str, str], ...] = ()
     # the format each weight precision runs as where the job or a rule names one
     # (compat.weights_run_as): the format whose quality cost a row states
     weights_run_as: tuple[tuple[str, str], ...] = ()
@@ -387,6 +390,9 @@ class _Software:
     # experimental on this card (vLLM on Intel XPU): such rows rank after supported software,
     # as every task's do (rank.rank)
     status: str = "supported"
+    # what the framework rule says where the runtime runs its programs (compat.framework_words:
+    # PyTorch's Prototype XPU support under Transformers, not under llama.cpp)
+    framework_warnings: tuple[str, ...] = ()
 
 
 def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
@@ -409,9 +415,14 @@ def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
             out = ev.Exclusion("runtime_unsupported", caveat or "no serving runtime")
         else:
             st = compat.runtime_status(gpu, runtime, ctx.rules, support.backend)
+            # the framework's status counts only where the runtime runs its programs: a
+            # llama.cpp row on an Intel GPU had ranked as experimental, saying no reason, for
+            # PyTorch's Prototype label
+            asked_status, said = compat.framework_words(asked, ctx.framework, runtime)
+            backend_status, said_too = compat.framework_words(support, _BACKEND_FRAMEWORK, runtime)
             experimental = "experimental" in (
-                asked.status,
-                support.status,
+                asked_status,
+                backend_status,
                 st.status if st is not None else "",
             )
             out = _Software(
@@ -419,6 +430,7 @@ def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
                 runtime,
                 caveat,
                 "experimental" if experimental else "supported",
+                tuple(dict.fromkeys(said + said_too)),
             )
     ctx.memo[key] = out
     return out
@@ -761,8 +773,12 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)
     single = gpu.segment in SINGLE_DEVICE_SEGMENTS or backend == "mps"
     # weight formats the runtime's kernels lack here (the rules inference reads too)
-    barred, caveats, run_as = [], [], []
+    barred, caveats, run_as, notes = [], [], [], []
     for wp in weights:
+        # what an inference row at this precision under this runtime says of it (MLX's own
+        # bf16, not PyTorch MPS's macOS floor): a serving row had said nothing of either
+        if (note := compat.precision_caveat(gpu, wp, rules, backend, runtime.name)) is not None:
+            notes.append((wp, note))
         fmt = ev.weights_format(work, wp)  # AWQ, GPTQ: their own rules
         st = compat.weights_status(gpu, runtime.name, wp, rules, backend, fmt)
         if st is not None and st.status == "unsupported":
@@ -800,6 +816,7 @@ def _options(gpu: GpuSpec, ctx: ev.Context, runtime: sv.RuntimeProfile, backend:
         barred_weights=tuple(barred),
         weight_caveats=tuple(caveats),
         weights_run_as=tuple(run_as),
+        weight_notes=tuple(notes),
     )
 
 
@@ -884,6 +901,10 @@ def evaluate(
         warnings.append(llm_step.weight_only_note(gpu, only, card.profile.name))
     if card.software.caveat is not None:
         warnings.append(card.software.caveat)
+    warnings.extend(card.software.framework_warnings)
+    weights_note = dict(o.weight_notes).get(shape.weight_precision)
+    if weights_note is not None:
+        warnings.append(weights_note)
     weights_caveat = dict(o.weight_caveats).get(shape.weight_precision)
     if weights_caveat is not None:
         warnings.append(weights_caveat)

@@ -28,6 +28,8 @@ def test_no_note_where_pip_default_wheel_or_another_stack_applies() -> None:
     assert compat.install_note(GPUS["rtx-4090"], rules, "cuda") is None
     assert compat.install_note(GPUS["rx-7900-xtx"], rules, "rocm") is None
     assert compat.install_note(GPUS["gaudi2"], rules, "hpu") is None  # Intel's own Gaudi builds
-    # not a row warning: the framework rule carries no caveat (issue #23: a note as a warning
-    # led every such answer's verdict)
-    assert compat.framework_support(GPUS["arc-b580"], "pytorch", rules).caveat is None
+    # not a row warning: the framework rule's caveat is PyTorch's Prototype label, never the
+    # install note (issue #23: a note as a warning led every such answer's verdict)
+    caveat = compat.framework_support(GPUS["arc-b580"], "pytorch", rules).caveat
+    assert caveat is not None and "'Prototype'" in caveat
+    assert "download.pytorch.org" not in caveat
