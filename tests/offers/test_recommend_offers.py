@@ -113,9 +113,14 @@ def test_no_gpu_drops_out_of_a_non_cost_question_for_lack_of_a_price(
     assert len(unpriced) == counts["unpriced"]
     assert {r["gpu"]["slug"] for r in unpriced} >= {"mi250", "gaudi2"}
     assert all(r["offer"] is None and r["cost"]["rent"] is None for r in unpriced)
-    # priced GPUs come first under a mixed objective
-    known = [r["price_known"] for r in body["recommendations"]]
-    assert known == sorted(known, reverse=True)
+    # supported rows before experimental ones (PyTorch on Intel GPUs is a prototype), and
+    # within each, priced GPUs first under a mixed objective
+    rows = body["recommendations"]
+    tiers = [r["framework_status"] for r in rows]
+    assert tiers == sorted(tiers, key=["supported", "experimental"].index)
+    for tier in ("supported", "experimental"):
+        known = [r["price_known"] for r in rows if r["framework_status"] == tier]
+        assert known == sorted(known, reverse=True), tier
     # a budget excludes them, saying why
     capped = _ask(
         read_client,
