@@ -1814,10 +1814,6 @@ class _OnGpu:
     tensor_conv: bool = True
     # host µs per dispatched op (RuntimeProfile.host_us_per_op)
     host_us: float = 0.0
-    # the eager runtime's (pytorch) host µs per ATen call in this regime, what a compiled
-    # job's eager parts pay (diffusion_host): kept here the first time a job with serial host
-    # calls asks (``_eager_host_us``), as most jobs have none
-    eager_host_us: list[float] = field(default_factory=list, compare=False)
     # 16-bit tensor peak ÷ FP32 peak: the attention softmax's cost beside its matmuls
     # (kernels.softmax_fill); None where either peak is missing
     balance: float | None = None
@@ -1931,23 +1927,19 @@ def _build_on_gpu(
     host_us = prof.host_us_per_op
     return _OnGpu(
         eff, be, prof, bw, act_b, split, mode, host, rates, op_eff, gpu.sm_count, cap, drop,
-        tensor_conv, host_us, [],
-        _softmax_balance(gpu, mode, attn_acc),
+        tensor_conv, host_us, _softmax_balance(gpu, mode, attn_acc),
     )  # fmt: skip
 
 
 def _eager_host_us(gpu: GpuSpec, work: WorkloadSpec, on: _OnGpu) -> float:
     """Host µs per ATen call of the eager runtime in the job's regime: the job's own where it
-    is eager, else the ``pytorch`` row's (a compiled job's eager parts: diffusion_host), looked
-    up once per ``_OnGpu`` (the same GPU, backend, runtime, precision and regime). Without an
-    efficiency table profile_for answers EAGER for either runtime."""
+    is eager, else the ``pytorch`` row's (a compiled job's eager parts: diffusion_host). Only
+    a job with serial host calls asks, so it is looked up when asked. Without an efficiency
+    table profile_for answers EAGER for either runtime."""
     if work.model.family != "diffusion" or work.runtime in EAGER_CALL_RUNTIMES:
         return on.prof.host_us_per_op  # read by diffusion_host's work alone
-    if not on.eager_host_us:
-        eager = replace(work, runtime="pytorch")
-        us = profile_for(gpu, eager, on.backend, phase_regime(eager)).host_us_per_op
-        on.eager_host_us.append(us)
-    return on.eager_host_us[0]
+    eager = replace(work, runtime="pytorch")
+    return profile_for(gpu, eager, on.backend, phase_regime(eager)).host_us_per_op
 
 
 def _softmax_balance(gpu: GpuSpec, mode: str, accumulate: float = 1.0) -> float | None:

@@ -212,30 +212,17 @@ def _add_deploy(response: s.RecommendationResponse, settings: Settings) -> None:
 def estimate_for(
     session: Session, settings: Settings, request: s.EstimateRequest
 ) -> s.EstimateResponse:
-    gpu = catalog.get_spec(session, request.gpu, field="gpu")
-    rules = engine_rules.load_rules(settings.data_dir)
-    pooled = reports.pooled_calibration(session, [gpu])
-    response = service.estimate(
-        request,
-        gpu,
-        rules,
-        pooled,
-        data_dir=settings.data_dir,
-        offers=offers.gpu_offers(session).get(gpu.slug, GpuOffers()),
-    )
-    if response.result is not None:
-        _mark_stale([response.result], offers.stale_cutoff(settings))
-    return response
+    return fit_probe(session, settings, request.gpu, relax=True)(request)
 
 
 def fit_probe(
-    session: Session, settings: Settings, slug: str
+    session: Session, settings: Settings, slug: str, *, relax: bool = False
 ) -> Callable[[s.EstimateRequest], s.EstimateResponse]:
     """``estimate_for`` on one GPU for many requests, as a GPU page asks (each preset, then
     the largest LLM per precision): the card, its offers and its pooled calibration read
-    once, not once a request, and no misfit's ``_fits_with`` variations (relax=False), which
-    the page never shows. /gpus/<slug> ran ~85 estimates, each re-reading the three and
-    each misfit re-estimating its variations: 1-3 s a page."""
+    once, not once a request, and by default no misfit's ``_fits_with`` variations
+    (relax=False), which the page never shows. /gpus/<slug> ran ~85 estimates, each
+    re-reading the three and each misfit re-estimating its variations: 1-3 s a page."""
     gpu = catalog.get_spec(session, slug, field="gpu")
     rules = engine_rules.load_rules(settings.data_dir)
     pooled = reports.pooled_calibration(session, [gpu])
@@ -244,7 +231,7 @@ def fit_probe(
 
     def probe(request: s.EstimateRequest) -> s.EstimateResponse:
         response = service.estimate(
-            request, gpu, rules, pooled, data_dir=settings.data_dir, offers=held, relax=False
+            request, gpu, rules, pooled, data_dir=settings.data_dir, offers=held, relax=relax
         )
         if response.result is not None:
             _mark_stale([response.result], cutoff)
