@@ -192,6 +192,12 @@ class RuntimeProfile:
     # "layers": a step's tokens run as micro-batches of this many that overlap across the GPUs
     # (llama.cpp's -ub); 0 = no overlap, one GPU works at a time
     microbatch_tokens: int = 0
+    # "layers": how many micro-batches' graph inputs the runtime's scheduler keeps copies of
+    # (llama.cpp's GGML_SCHED_MAX_COPIES): before copying a micro-batch's inputs to a stage
+    # the host waits until that stage has finished the micro-batch that used the same copy,
+    # so at most copies + 1 micro-batches are in flight (llm_step.pipeline_passes); 0 = no
+    # such bound
+    microbatch_copies: int = 0
     # "layers": bytes per hidden-state value handed from one GPU to the next at a stage
     # boundary (llama.cpp's residual stream is F32: ggml_mul_mat's result is GGML_TYPE_F32)
     handoff_bytes: float = 2.0

@@ -353,6 +353,9 @@ class Replica:
     # bytes per hidden value a layer split hands to the next stage
     # (``RuntimeProfile.handoff_bytes``)
     handoff_bytes: float = 2.0
+    # the scheduler's ring of graph-input copies a layer split's micro-batches cycle through
+    # (``RuntimeProfile.microbatch_copies``; ``pipeline_passes``); 0: no bound
+    microbatch_copies: int = 0
     # the sampler: seconds per sequence sampled in a step, the vocabulary's logits at
     # ``SAMPLER_BYTES_PER_LOGIT`` on one GPU (every tensor-parallel GPU samples the whole
     # vocabulary; ``sampler_seconds``); 0 where the vocabulary is unknown
@@ -497,7 +500,8 @@ class Replica:
         tokens = decode + prefill
         # a runtime that computes in micro-batches (llama.cpp's -ub) runs the step as u pieces,
         # each reading the weights; on a layer split of S GPUs they overlap, (u + S − 1) stage
-        # times of one piece; u = 1 and S = 1 is one pass over the step's tokens
+        # times of one piece while the scheduler's input copies allow (``pipeline_passes``);
+        # u = 1 and S = 1 is one pass over the step's tokens
         mb = self.microbatch_tokens
         u = math.ceil(tokens / mb) if mb and tokens > mb else 1
         d, f = decode / u, prefill / u
@@ -539,7 +543,7 @@ class Replica:
         eager = self.graph_max_tokens and d + f > self.graph_max_tokens
         launch = self.launch_s + (self.eager_launch_s if eager else 0.0)
         work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
-        passes = (u + self.stages - 1) / self.stages if u > 1 or self.stages > 1 else 1.0
+        passes = pipeline_passes(u, self.stages, self.microbatch_copies)
         work *= passes
         comm = self.comm(tokens)
         # the sampler, once per step over the sequences it samples: every decode and, on
@@ -598,6 +602,36 @@ def stage_link(gpu: GpuSpec, n: int, stages: int, profile: RuntimeProfile) -> to
     if not profile.handoff_peer and n <= topology.node_size(gpu):
         return topology.host_staged_link(gpu, n)
     return topology.link(gpu, n)
+
+
+def pipeline_passes(u: float, stages: float, copies: float = 0) -> float:
+    """Whole-model passes of one micro-batch that ``u`` micro-batches take through a layer
+    split of ``stages`` GPUs (each GPU a 1 ÷ stages share of a pass): (u + S − 1) ÷ S where
+    they flow freely. A scheduler with a ring of ``copies`` graph-input copies (llama.cpp's
+    ggml_backend_sched: GGML_SCHED_MAX_COPIES, 4 by default) bounds that: before it copies a
+    micro-batch's user inputs (positions, KQ mask) to a stage, ggml_backend_sched_compute_splits
+    blocks the host on the event of the micro-batch that used the same copy at that stage
+    (ggml_backend_event_synchronize), so at most copies + 1 micro-batches are in flight. With
+    stage time 1, waves of w = copies + 1 micro-batches then start max(S, w) apart: a last
+    wave of r micro-batches after q full ones ends at q · max(S, w) + S + r − 1, which is
+    u + S − 1 wherever S ≤ w (no bound reached: two to five GPUs at the default) and at
+    8 GPUs keeps 5 of 8 stages busy on a long prompt. ``copies`` 0: no bound."""
+    if u <= 1 and stages <= 1:
+        return 1.0
+    w = copies + 1 if copies > 0 else max(u, 1.0)
+    q = math.ceil(u / w) - 1
+    r = u - q * w
+    return (q * max(stages, w) + stages + r - 1) / stages
+
+
+def pipeline_passes_array(
+    u: NDArray[np.float64], stages: NDArray[np.float64], copies: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``pipeline_passes`` elementwise."""
+    w = np.where(copies > 0.0, copies + 1.0, np.maximum(u, 1.0))
+    q = np.ceil(u / w) - 1.0
+    r = u - q * w
+    return (q * np.maximum(stages, w) + stages + r - 1.0) / stages
 
 
 def step_comm(
@@ -1386,6 +1420,7 @@ def replica(
         fp4_m0=card.fp4_m0,
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
+        microbatch_copies=decode.microbatch_copies if stages > 1 else 0,
         sampler_s=sampler_seconds(model, card.bw) * samples_on_gpu(card.decode),
         head_flops=job.head_flops,
         prompt_logits=1.0 if all_prompt_logits(card.prefill.runtime, job.runtime_release) else 0.0,
@@ -1537,6 +1572,7 @@ class Columns:
     eager_launch_s: NDArray[np.float64]
     graph_max_tokens: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
+    microbatch_copies: NDArray[np.float64]
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
     dequant_read_scale: NDArray[np.float64]
@@ -1637,7 +1673,7 @@ class Columns:
         if gmt.any():  # a row whose runtime replays CUDA graphs only for short passes
             launch = launch + np.where((gmt > 0.0) & (d + f > gmt), self.eager_launch_s, 0.0)
         work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
-        passes = (u + self.stages - 1.0) / self.stages
+        passes = pipeline_passes_array(u, self.stages, self.microbatch_copies)
         work = work * passes
         comm = np.zeros_like(work)
         for k in np.flatnonzero(self.linked).tolist():
@@ -1700,7 +1736,8 @@ _FIELDS = (
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "serial_per_seq_s",
     "mixed_host_s",
-    "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "dequant_s", "dequant_min_tokens",
+    "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "microbatch_copies", "dequant_s",
+    "dequant_min_tokens",
     "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
     "fp4_rel", "fp4_m0", "sampler_s", "head_flops", "prompt_logits",
     "row_bytes",
@@ -1743,6 +1780,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         eager_launch_s=c["eager_launch_s"],
         graph_max_tokens=c["graph_max_tokens"],
         microbatch_tokens=c["microbatch_tokens"],
+        microbatch_copies=c["microbatch_copies"],
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
         dequant_read_scale=c["dequant_read_scale"],
@@ -1771,7 +1809,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 20): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 21): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -1793,11 +1831,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
                 float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
                 t.decode.graph_split_us, t.fp4_rel, t.fp4_m0, samples_on_gpu(t.decode),
+                t.decode.microbatch_copies,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 20)  # fmt: skip
+    ).reshape(len(cards), 21)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -1947,6 +1986,7 @@ def dense_columns(
         eager_launch_s=np.where(eager, 0.0, eager_s),
         graph_max_tokens=np.where(eager, 0.0, per_card[:, 14]),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
+        microbatch_copies=np.where(stages > 1, per_card[:, 20], 0.0),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],
         dequant_read_scale=_dequant_scale_column(job, cards, card),
