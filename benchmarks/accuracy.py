@@ -623,6 +623,11 @@ class CalRow:
     source: str = ""  # the published source (one harness, host, software version): _Residual
     kind: str = ""  # the workload kind banded apart in its regime (bands.FINE_TUNING), else ""
     span: str = ""  # a multi-GPU LLM inference row's span (tensor, layers): _span
+    precision: str = ""  # the row's precision where its runtime's band splits by it: _precision
+
+    @property
+    def precision_class(self) -> str:
+        return bands.precision_class(self.regime, self.runtime, self.precision)
 
 
 @dataclass
@@ -706,9 +711,20 @@ def calibration_rows(data_dir: Path, measurements: Path, inference: Path) -> lis
             CalRow(
                 regime, runtime, workload, slug, gpu.vendor, gpu.architecture, r, moe,
                 four_bit, multi, source, _kind(workload), span,
+                _precision(regime, runtime, workload),
             )
         )  # fmt: skip
     return out
+
+
+def _precision(regime: str, runtime: str, workload: str) -> str:
+    """A tuning row's precision where bands.PRECISION_BANDS splits its runtime's band by it:
+    the precision its workload names (the DLE rows' group: "dle <preset> <runtime> <precision>
+    <batch> ..."), else ""."""
+    if (regime, runtime) not in bands.PRECISION_BANDS:
+        return ""
+    named = [t for t in workload.split() if bands.precision_class(regime, runtime, t)]
+    return named[0] if len(named) == 1 else ""
 
 
 # the band regimes whose multi-GPU rows span their GPUs as their runtime's ``span`` says (a
@@ -1138,6 +1154,12 @@ def bands_of(rows: list[CalRow]) -> list[BandScore]:
             # requiring more GPUs of it (RUNTIME_BAND_MIN_GPUS), not shipped
             if _enough(rs) and len({r.slug for r in rs}) >= RUNTIME_BAND_MIN_GPUS:
                 groups[f"{regime}/{runtime}"] = rs
+                # and each precision class's where the runtime's band splits by it
+                # (bands.PRECISION_BANDS: "infer-cnn/tensorflow/16-bit"), with enough rows
+                for bits in precision_classes(rs):
+                    ps = [r for r in rs if r.precision_class == bits]
+                    if _enough(ps):
+                        groups[f"{regime}/{runtime}/{bits}"] = ps
         for name, gs in groups.items():
             out.append(_band_score(name, "all", gs))
             for vendor in sorted({r.vendor for r in gs}):
@@ -1160,6 +1182,12 @@ def runtime_band_rows(sub: list[CalRow], regime: str, runtime: str) -> list[CalR
     operator table under fewer, fused kernels, launched from Python alike) that one's too."""
     family = bands.RUNTIME_BAND_FAMILY.get((regime, runtime))
     return [r for r in sub if r.runtime in (runtime, family)]
+
+
+def precision_classes(rows: list[CalRow]) -> list[str]:
+    """The precision classes (bands.precision_class) among ``rows``, sorted; none where their
+    runtime's band is not split by precision."""
+    return sorted({r.precision_class for r in rows if r.precision_class})
 
 
 def _enough(rows: list[CalRow]) -> bool:
@@ -1335,14 +1363,14 @@ def _inputs(r: CalRow) -> bands.BandInputs:
     return bands.BandInputs(
         regime=r.regime, vendor=r.vendor, architecture=r.architecture, runtime=r.runtime,
         efficiency_source="prior", moe=r.moe, four_bit=r.four_bit,
-        num_gpus=2 if r.multi_gpu else 1, kind=r.kind, span=r.span,
+        num_gpus=2 if r.multi_gpu else 1, kind=r.kind, span=r.span, precision=r.precision,
     )  # fmt: skip
 
 
 def _extrapolates(r: CalRow, table: EfficiencyTable) -> bool:
     """Whether the band ``table`` draws for ``r`` carries any widening (a runtime or
     architecture it lacks, MoE, 4-bit, more GPUs than it measured)."""
-    calibrated = table.band(r.regime, r.vendor, r.runtime, r.kind) is not None
+    calibrated = table.band(r.regime, r.vendor, r.runtime, r.kind, r.precision_class) is not None
     return bool(bands.widenings(_inputs(r), table, calibrated))
 
 
@@ -1963,6 +1991,7 @@ def heldout_estimate(
         derived_peak=derived_peak(gpu, work.precision),
         num_gpus=est.num_gpus,
         span=rank.replica_span(gpu, work, est),
+        precision=work.precision,
     )
     return (
         _in_metric(row["metric"], est, batch, work.seq_len),

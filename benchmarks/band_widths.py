@@ -66,7 +66,11 @@ def steps(x: bands.BandInputs, table: EfficiencyTable, term: Pair | None) -> Ste
     base = conformal.Spread.of(lo, hi, centre)
     widened = base.widened([(w.low, w.high) for w in ws])
     total = widened.widened([term] if term else [])
-    key = bare._band_key(x.regime, x.vendor, x.runtime, x.kind) if calibrated else None
+    key = (
+        bare._band_key(x.regime, x.vendor, x.runtime, x.kind, x.precision_class)
+        if calibrated
+        else None
+    )
     return Steps(
         key[0] if key else "(uncalibrated)",
         key[1] if key else "",
@@ -81,8 +85,10 @@ def band_rows(rows: Sequence[acc.CalRow], key: str, vendor: str) -> list[acc.Cal
     """The tuning rows behind the shipped band ``key`` ("infer-cnn/tensorflow") for ``vendor``
     ("all" or one), chosen as accuracy.bands_of chooses them: dense standard-format rows of the
     regime; a kind banded apart ("train-llm/fine-tuning") alone, else the regime without such
-    kinds; a runtime's rows for "regime/runtime"."""
+    kinds; a runtime's rows for "regime/runtime"; its precision class's rows for
+    "regime/runtime/class" (bands.PRECISION_BANDS)."""
     regime, _, sub = key.partition("/")
+    sub, _, bits = sub.partition("/")
     rs = [r for r in rows if r.regime == regime and not (r.moe or r.four_bit)]
     apart = {
         k for k in {r.kind for r in rs if r.kind} if acc._enough([r for r in rs if r.kind == k])
@@ -93,6 +99,8 @@ def band_rows(rows: Sequence[acc.CalRow], key: str, vendor: str) -> list[acc.Cal
         rs = [r for r in rs if r.kind not in apart]
         if sub:
             rs = acc.runtime_band_rows(rs, regime, sub)
+        if bits:
+            rs = [r for r in rs if r.precision_class == bits]
     return rs if vendor == "all" else [r for r in rs if r.vendor == vendor]
 
 
@@ -156,7 +164,11 @@ def row_terms(s: bc.Scored, table: EfficiencyTable, term: Pair | None) -> RowTer
     assert x is not None
     lo, hi, centre, _, calibrated = bands._base(x, bare)
     ws = bands.widenings(x, bare, calibrated)
-    key = bare._band_key(x.regime, x.vendor, x.runtime, x.kind) if calibrated else None
+    key = (
+        bare._band_key(x.regime, x.vendor, x.runtime, x.kind, x.precision_class)
+        if calibrated
+        else None
+    )
     return RowTerms(
         f"{key[0]} {key[1]}" if key else "(uncalibrated)",
         (lo, hi),

@@ -188,6 +188,30 @@ RUNTIME_BAND_FAMILY = {
 # 4-bit runs the calibration set measured: llama.cpp GGUF Q4_0 (tests/data/llm_inference.yaml)
 _CALIBRATED_4BIT_RUNTIMES = {"llama.cpp"}
 
+# A runtime's band split by precision class (16-bit against 32-bit), where the tuning rows show,
+# by cross-validation with each GPU held out, that a new card's rows of one class sit apart from
+# the other's: TensorFlow ± XLA CNN inference (tests/data/dle_cnn_inference.yaml; DeepLearning-
+# Examples' TF1 and TF2 READMEs). There the engine's 16-bit rows read above its 32-bit ones on
+# every GPU and runtime the tables time (medians graph A100 1.12 against 0.69 (TF32), T4 1.26 /
+# 0.85, V100 1.33 / 0.93; XLA A100 40GB 1.06 / 0.66, A100 80GB 1.09 / 0.96, V100 1.04 / 0.64),
+# and held out by GPU the split band holds 95 % of a new card's rows at median ×2.38 against
+# the runtime band's 88 % at ×2.72 (at equal 80 % coverage ×1.87 against ×2.24; no one of 40
+# random two-way splits of the same rows reaches ×1.87): benchmarks/band_split_cv.py
+# (docs/methodology.md §6.7q "tf"). Only the tuning rows decide it. Not for eager PyTorch or
+# torch.compile, whose classes cross (V100 16-bit below 32-bit, T4 above), nor a class without
+# enough rows of its own (accuracy._enough): the row then takes its runtime's band.
+PRECISION_BANDS = frozenset({("infer-cnn", "tensorflow"), ("infer-cnn", "tensorflow-xla")})
+_PRECISION_CLASS = {"fp16": "16-bit", "bf16": "16-bit", "fp32": "32-bit", "tf32": "32-bit"}
+
+
+def precision_class(regime: str, runtime: str, precision: str) -> str:
+    """The precision class a row's band is split by ("16-bit", "32-bit": TF32 runs fp32 data),
+    where PRECISION_BANDS splits its regime's runtime; else "" (one band for every precision,
+    as for int8 or fp8, which no split cell holds)."""
+    if (regime, runtime) not in PRECISION_BANDS:
+        return ""
+    return _PRECISION_CLASS.get(precision, "")
+
 
 @dataclass(frozen=True)
 class BandInputs:
@@ -209,11 +233,21 @@ class BandInputs:
     # how one LLM inference replica spans its GPUs (the runtime's ``span``: tensor, layers);
     # "" on one GPU and for every other row (a training job's layout is its regime's own)
     span: str = ""
+    # the job's precision (fp16, fp32, tf32, ...): where PRECISION_BANDS splits the runtime's
+    # band, its class picks the cell (precision_class); "" where not known
+    precision: str = ""
+
+    @property
+    def precision_class(self) -> str:
+        return precision_class(self.regime, self.runtime, self.precision)
 
 
 def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, float, str, bool]:
     """(low, high, centre, basis, calibrated): the row's band before any widening."""
-    calibrated = table.band(x.regime, x.vendor, x.runtime, x.kind) if table is not None else None
+    bits = x.precision_class
+    calibrated = (
+        table.band(x.regime, x.vendor, x.runtime, x.kind, bits) if table is not None else None
+    )
     if x.efficiency_source == "measured":
         on = f" (measured on {x.measured_on} machines)" if x.measured_on > 1 else ""
         return *BAND_MEASURED, 1.0, "efficiencies measured on this GPU model" + on, False
@@ -221,8 +255,10 @@ def _base(x: BandInputs, table: EfficiencyTable | None) -> tuple[float, float, f
         basis = "efficiencies measured on the same architecture family"
         return *BAND_FAMILY, 1.0, basis, False
     if calibrated is not None and table is not None:
-        centre = table.centre(x.regime, x.vendor, x.runtime, x.kind)
+        centre = table.centre(x.regime, x.vendor, x.runtime, x.kind, bits)
         kind = f" {x.kind}" if table.band_of_kind(x.regime, x.kind) else ""
+        if bits and table.band_of_precision(x.regime, x.runtime, bits):
+            kind += f" {x.runtime} {bits}"
         basis = (
             f"modelled; ≈80 % band from published {x.regime}{kind} results (split-conformal, each "
             f"GPU and workload held out), centred on their median measured ÷ predicted "
@@ -323,7 +359,7 @@ def spread(x: BandInputs, table: EfficiencyTable | None) -> conformal.Spread:
 
 
 # BandInputs' fields in their order, as a plain tuple: how a band is kept with its table
-BandKey = tuple[str, str, str, str, str, int, bool, bool, bool, int, str, str]
+BandKey = tuple[str, str, str, str, str, int, bool, bool, bool, int, str, str, str]
 _KEY = attrgetter(*(f.name for f in fields(BandInputs)))
 
 

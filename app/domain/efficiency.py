@@ -383,24 +383,29 @@ class EfficiencyTable:
         object.__setattr__(self, "derived", {})
 
     def band(
-        self, regime: str, vendor: str, runtime: str = "", kind: str = ""
+        self, regime: str, vendor: str, runtime: str = "", kind: str = "", bits: str = ""
     ) -> tuple[float, float] | None:
         """The workload kind's own band in the regime ("train-llm/fine-tuning") where the
-        tuning sets had enough of it, else the runtime's ("decode/llama.cpp"), else the
-        regime's; the vendor's where calibrated, else all vendors'."""
-        key = self._band_key(regime, vendor, runtime, kind)
+        tuning sets had enough of it, else the runtime's precision class's
+        ("infer-cnn/tensorflow/16-bit": bands.PRECISION_BANDS), else the runtime's
+        ("decode/llama.cpp"), else the regime's; the vendor's where calibrated, else all
+        vendors'."""
+        key = self._band_key(regime, vendor, runtime, kind, bits)
         return self.bands[key] if key is not None else None
 
-    def centre(self, regime: str, vendor: str, runtime: str = "", kind: str = "") -> float:
+    def centre(
+        self, regime: str, vendor: str, runtime: str = "", kind: str = "", bits: str = ""
+    ) -> float:
         """The centre (median measured ÷ predicted) of the band ``band`` gives; 1 without."""
-        key = self._band_key(regime, vendor, runtime, kind)
+        key = self._band_key(regime, vendor, runtime, kind, bits)
         return self.centres.get(key, 1.0) if key is not None else 1.0
 
     def _band_key(
-        self, regime: str, vendor: str, runtime: str, kind: str = ""
+        self, regime: str, vendor: str, runtime: str, kind: str = "", bits: str = ""
     ) -> tuple[str, str] | None:
         keys = (
             ([f"{regime}/{kind}"] if kind else [])
+            + ([f"{regime}/{runtime}/{bits}"] if runtime and bits else [])
             + ([f"{regime}/{runtime}"] if runtime else [])
             + [regime]
         )
@@ -413,6 +418,10 @@ class EfficiencyTable:
     def band_of_kind(self, regime: str, kind: str) -> bool:
         """Whether the tuning sets gave the workload kind a band of its own in the regime."""
         return bool(kind) and any(k == f"{regime}/{kind}" for k, _ in self.bands)
+
+    def band_of_precision(self, regime: str, runtime: str, bits: str) -> bool:
+        """Whether the tuning sets gave the runtime's precision class a band of its own."""
+        return bool(bits) and any(k == f"{regime}/{runtime}/{bits}" for k, _ in self.bands)
 
     def source_term(self, family: str) -> tuple[float, float] | None:
         """The band family's own new-source term where it had enough sources, else the pooled

@@ -724,6 +724,8 @@ def _row_band_key(
         # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
         bands.FINE_TUNING if work.task == "fine-tuning" else "",
         replica_span(gpu, work, est),
+        # the band's precision class where the tuning sets split its runtime's band by it
+        work.precision,
     )
 
 
