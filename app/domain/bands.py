@@ -90,14 +90,34 @@ _VENDOR_CONV_REASONS = {
 }
 
 
-def vendor_widening(vendor: str) -> Widening:
-    """UNMEASURED_VENDOR with the reason for the vendor's own library where it is known."""
+# RDNA 4 (gfx1200/gfx1201: RX 9060 XT, RX 9070, RX 9070 XT, Radeon AI PRO R9700) on top of
+# the library's general lean (2026-12-06, issue 23): users timed MIOpen's convolutions there an
+# order of magnitude below RDNA 3's and NVIDIA's. ROCm/rocm-libraries#2567 ("Very slow
+# convolution performance on RX 9070", 2025-11): a 3x3 64->64-channel fp32 convolution at
+# 1.75 TFLOP/s on an RX 9070 against 32.82 on an RX 7800 XT (PyTorch 2.9.0, ROCm 7.10 nightly,
+# Windows), and a gfx1201 log under MIOpen 3.5.1 / HIP 7.2 on Linux in the same thread;
+# ROCm/TheRock#2510 ("Bad Pytorch performance on RX 9070 XT", 2025-12, ROCm 7.1.1, Windows 11):
+# a small CIFAR-10 CNN trained ~10x slower than on NVIDIA cards, MIOPEN_FIND_ENFORCE=3 no help.
+# Neither is a rate the engine can price (one shape each, preview builds), so the factors stay
+# UNMEASURED_VENDOR's: the reason says the lean is larger on this architecture.
+_ARCHITECTURE_CONV_REASONS = {
+    ("amd", "RDNA 4"): (
+        "; on RDNA 4 users timed MIOpen's convolutions an order of magnitude slower still "
+        "(ROCm/rocm-libraries#2567: an RX 9070's 3x3 fp32 convolution at 1.75 TFLOP/s "
+        "against an RX 7800 XT's 32.8; ROCm/TheRock#2510: an RX 9070 XT trained a small "
+        "CIFAR-10 CNN ~10x slower than NVIDIA cards)"
+    ),
+}
+
+
+def vendor_widening(vendor: str, architecture: str | None = None) -> Widening:
+    """UNMEASURED_VENDOR with the reason for the vendor's own library where it is known, and
+    what is known of that library on ``architecture`` (``_ARCHITECTURE_CONV_REASONS``)."""
     reason = _VENDOR_CONV_REASONS.get(vendor)
-    return (
-        UNMEASURED_VENDOR
-        if reason is None
-        else Widening(UNMEASURED_VENDOR.low, UNMEASURED_VENDOR.high, reason)
-    )
+    if reason is None:
+        return UNMEASURED_VENDOR
+    reason += _ARCHITECTURE_CONV_REASONS.get((vendor, architecture or ""), "")
+    return Widening(UNMEASURED_VENDOR.low, UNMEASURED_VENDOR.high, reason)
 
 
 # The regimes whose calibration rows are convolution networks (CNN training and inference,
@@ -303,7 +323,7 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
             architecture_vendor(a) != x.vendor for a in architectures
         ):
             # another vendor's library: more than an unmeasured architecture of a known one
-            out.append(vendor_widening(x.vendor))
+            out.append(vendor_widening(x.vendor, x.architecture))
         elif x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
     four_bit = x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES

@@ -814,7 +814,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         f"Fits on {c.n}× {g.name}: needs {gib(c.memory.total)} GiB of "
         f"{significant(vram(c.available_gb))} GiB{share}{' ' + per if per else ''}"
         f"{_savers_said(c)}{_recompute_said(c)}.",
-        f"Expected {_rate(p.throughput * scale)} {unit} at {c.work.precision} "
+        f"Expected {_rate(p.throughput * scale)} {unit}{_end_to_end_said(c)} at "
+        f"{c.work.precision} "
         f"({p.compute_precision} math), limited by {p.bottleneck}{_host_said(c)}"
         + (
             f" (generation alone by {p.decode_bottleneck})"
@@ -892,6 +893,21 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             "listed after every option priced whole."
         )
     return lines
+
+
+def _end_to_end_said(c: Candidate) -> str:
+    """' end to end' after an LLM inference row's rate, which is the whole request's (prompt
+    and generation together, as the verdict says of it: summary._generating): "Expected 16.0
+    tokens/s" for 70B Q4_K_M on two RTX 3090s had read as the decode speed llama-bench's tg
+    reports (18.3 here; issue 23, 2026-12-06). The decode rate is the row's own field
+    (ms_per_output_token, on the page "then 54.7 ms per token"; an estimate's next line,
+    ``_llm_latency_said``), so two words, not a second figure: the largest answer page is
+    within a few hundred bytes of its weight budget. Empty for any other job, or where the
+    estimate has no first-token or per-token time."""
+    p, w = c.perf, c.work
+    if not w.is_llm_inference or not p.ttft_ms or not p.ms_per_token or not w.seq_len:
+        return ""
+    return " end to end"
 
 
 def _llm_latency_said(c: Candidate) -> list[str]:

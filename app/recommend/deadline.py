@@ -255,7 +255,9 @@ def summary(
                 f"at the slow end of {'their' if may_miss > 1 else 'its'} range"
             )
         if left_out:
-            msg += f"; {left_out} card(s) left out as too slow"
+            # "9 GPU types", not "9 card(s)": the count is of the excluded list's GPU types
+            kinds = "GPU type" if left_out == 1 else "GPU types"
+            msg += f"; {left_out} {kinds} left out as too slow"
         return s.DeadlineOut(
             max_hours=limit, met=True, message=msg, left_out=left_out, may_miss=may_miss
         )

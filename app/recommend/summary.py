@@ -408,6 +408,33 @@ def _short_job(row: s.Recommendation, acquisition: str) -> str | None:
     )
 
 
+# What a bought row's price leaves out (compat.purchase_caveats: the card alone, the host, the
+# electricity, a used or market price): the scope of a figure, which a pick whose speed the
+# engine itself says is likely overstated (``_leaning``) must not be closed with instead
+_PRICE_SCOPE = ("the price ", "a used price", "a market price", "electricity ")
+# The engine's own band basis for a convolution row of a vendor it has no published result for
+# (bands._VENDOR_CONV_REASONS): its convolutions run another library at the GEMM rate
+_LEANS_HIGH = "likely overstates"
+_CONV_LIBRARY = re.compile(r"convolutions run (\w+)")
+
+
+def _leaning(row: s.Recommendation) -> str | None:
+    """'its speed is likely overstated: no published result from this vendor (MIOpen, not
+    cuDNN); the range is 347–1,417 images/s' where the row's band says its estimate leans high
+    (bands.vendor_widening), else None. A student's first CNN card under $500 had picked an
+    RX 9070 whose band said so, and the verdict's caveat was only that the price is the card
+    alone (issue 23, 2026-12-06)."""
+    u = row.uncertainty
+    if _LEANS_HIGH not in u.basis:
+        return None
+    lib = _CONV_LIBRARY.search(u.basis)
+    said = f" ({lib.group(1)}, not cuDNN)" if lib else ""
+    return (
+        f"its speed is likely overstated: no published result from this vendor{said}; the "
+        f"range is {_fig(u.low)}–{_fig(u.high)} {row.throughput.unit}"
+    )
+
+
 def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | None:
     target = answer.workload.latency_target_ms
     if target is not None and row.meets_latency_target is False and row.latency_ms is not None:
@@ -422,6 +449,7 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         if fix is not None and fix.top_name:
             text += f"; with {fix.change}, {config_name(fix.top_name, fix.num_gpus or 1)} does"
         return text
+    lean = _leaning(row)
     for text in (*row.warnings, *answer.warnings):
         named = _OTHER_ROWS.match(text)
         if named is not None and row.gpu.name not in named.group(1).split(", "):
@@ -433,8 +461,14 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         if text.endswith((AS_RELEASED, PUBLISHER_OWN)):
             # the model's own released weights (gpt-oss's MXFP4): no quality cost, no caveat
             continue
+        if lean is not None and text.startswith(_PRICE_SCOPE):
+            # a price's scope is said in the row; a speed the engine says leans high is the
+            # pick's risk
+            return lean
         # one line: the caveat itself; its source stays in the row's warnings
         return text.split(" (source:")[0].rstrip(".")
+    if lean is not None:
+        return lean
     u = row.uncertainty
     if u.factor_high / max(u.factor_low, 1e-9) > 2.0:
         return f"the estimate is loose ({_fig(u.low)}–{_fig(u.high)} {row.throughput.unit})"
