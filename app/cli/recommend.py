@@ -523,6 +523,8 @@ def render_serving(response: Any, console: Console) -> None:
         console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
                       "or --json shows them).")  # fmt: skip
     split = "split out/in" not in dropped
+    # the page's heads say it under each name; a student serving a 70B met "TTFT" and "ITL" bare
+    console.print("TTFT: time to the first token; ITL: time between output tokens")
     console.print(
         "$/1M out: the whole hour ÷ the output tokens it produces"
         + (

@@ -7,6 +7,7 @@ spec sheet says (a precision is supported when the catalog lists a peak for it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -530,6 +531,24 @@ def purchase_caveats(
         _unpowered(gpu, buys),
     )
     return tuple(x for x in said if x is not None)
+
+
+# How each of ``purchase_caveats``' phrases about owning the hardware opens (the price, its
+# host and servers, electricity, cooling, a module's server, a desktop, a second-hand part);
+# the slow-fp16 one is left out: it holds for a rented card too
+_OWNING = re.compile(
+    r"^(the price (and electricity )?(is|are) |electricity (counts|is not counted)|"
+    r"a (used|market) price|sold as whole |\d+ GPUs are \d+ servers of )"
+    r"|( is passively cooled: | in a desktop: no display| is a module \()"
+)
+
+
+def is_owning_caveat(text: str) -> bool:
+    """Whether ``text`` is one of ``purchase_caveats``' words on owning the hardware: what a
+    verdict that prices its pick rented leaves out of its caveat (an RTX 4090 at $0.23/h had
+    been told its price left out the host computer). Held against every phrase the shipped
+    catalog makes (tests/domain/test_r35nu_owning_caveats.py)."""
+    return _OWNING.search(text) is not None
 
 
 def owned_caveat(gpu: GpuSpec, n: int, buys: bool, buy: PurchaseOffer | None = None) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain.compat import is_owning_caveat
 from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
 from app.domain.units import vram
@@ -98,6 +99,10 @@ def _price(row: s.Recommendation, acquisition: str) -> str | None:
         if paid > used:
             whole = f"{paid} GPUs at {_usd(buy.unit_usd)}, {used} used"
             said = f"{whole}: {said}" if said else whole
+        elif paid > 1 and said:
+            # the note speaks of one card ("below the new price ($1,623, ...)"): after the
+            # cards' total it had read as "$2,466 ... below the new price, $1,623"
+            said = f"{_usd(buy.unit_usd)} a card, {said}"
         said = f" ({said})" if said else ""
         return f"costs {_usd(buy.usd)} to buy {condition} as of {buy.as_of}{said}"
     return None
@@ -450,7 +455,12 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
             text += f"; with {fix.change}, {config_name(fix.top_name, fix.num_gpus or 1)} does"
         return text
     lean = _leaning(row)
+    rented = _basis(row, answer.acquisition) == "rent"
     for text in (*row.warnings, *answer.warnings):
+        if rented and is_owning_caveat(text):
+            # asked "either", a pick the verdict prices rented: what its purchase price leaves
+            # out (the host, cooling, a second-hand card) is no risk of renting it
+            continue
         named = _OTHER_ROWS.match(text)
         if named is not None and row.gpu.name not in named.group(1).split(", "):
             continue

@@ -205,6 +205,9 @@ class FitRow:
     # page's "Largest LLM preset" line had read 17.6 tokens/s without saying HF Transformers)
     runtime: str | None = None
     prompt_tokens: int | None = None
+    # a preset's fine-tuning recipe (Mistral 7B's is QLoRA): "Fine-tuning · runs BF16" on a
+    # 24 GiB card had read as full fine-tuning of a 7B model (a new user's walk, 2026-12-06)
+    peft: str | None = None
 
 
 def _what_fits(
@@ -249,6 +252,7 @@ def _what_fits(
             reason=None if ok else (est.excluded.reason if est.excluded else "does not fit"),
             runtime=est.workload.runtime,
             prompt_tokens=est.workload.seq_len,
+            peft=est.workload.peft,
         )
 
     rows = [run(p) for p in presets]
