@@ -180,6 +180,9 @@ Runtime = Literal[
     "sglang",
     "tensorrt-llm",
     "llama.cpp",
+    # llama.cpp's Vulkan build (docs/build.md, "Vulkan"): the request's runtime is llama.cpp
+    # on the Vulkan backend (WorkloadIn folds it into runtime llama.cpp + gpu_backend vulkan)
+    "llama.cpp-vulkan",
     "mlx",
     "megatron",
 ]
@@ -199,9 +202,17 @@ RUNTIME_LABELS: dict[str, str] = {
     "sglang": "SGLang",
     "tensorrt-llm": "TensorRT-LLM",
     "llama.cpp": "llama.cpp",
+    "llama.cpp-vulkan": "llama.cpp (Vulkan build)",
     "mlx": "MLX",
     "megatron": "Megatron-LM / NeMo (TE)",
 }
+#: The runtime a request names for llama.cpp's Vulkan build, and the backend it stands for:
+#: the engine prices it as runtime "llama.cpp" on backend "vulkan" (WorkloadSpec.gpu_backend).
+LLAMACPP_VULKAN_RUNTIME = "llama.cpp-vulkan"
+#: GPU backends a request may pin llama.cpp to (its Vulkan build); None: the GPU's own
+#: (CUDA, HIP, Metal, SYCL) as framework support picks it.
+GpuBackend = Literal["vulkan"]
+GPU_BACKENDS: tuple[GpuBackend, ...] = get_args(GpuBackend)
 #: Runtimes a training or fine-tuning job runs on; the others are inference runtimes.
 TRAINING_RUNTIMES: tuple[Runtime, ...] = (
     "pytorch", "torch-compile", "tensorflow", "tensorflow-xla", "jax", "megatron",
@@ -507,6 +518,7 @@ RUNTIME_BACKEND_WORDS: dict[tuple[str, str], str] = {
     ("llama.cpp", "mps"): "Metal",
     ("llama.cpp", "xpu"): "SYCL (oneAPI; its Vulkan build also runs)",
     ("llama.cpp", "rocm"): "ROCm (HIP)",
+    ("llama.cpp", "vulkan"): "Vulkan",
     ("mlx", "mps"): "Metal",
     # ONNX Runtime reaches Apple GPUs through its CoreML execution provider, not MPS
     ("onnxruntime", "mps"): "Apple GPUs (CoreML execution provider)",

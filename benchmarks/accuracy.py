@@ -883,7 +883,12 @@ def _batch_inference_residuals(data_dir: Path) -> list[_Residual]:
 # errors are not a CUDA row's; calibrated in, its six NVIDIA rows (prompt median 1.26 of the
 # engine against the CUDA scoreboard's 1.11) set the centre and upper edge of the llama.cpp
 # NVIDIA bands every CUDA answer draws.
-# tests/domain/test_r30bd_band_families.py holds that no catalog GPU lists one.
+# tests/domain/test_r30bd_band_families.py holds that no catalog GPU lists one. Since
+# 2026-12-06 (session 35, vk) a request may pin llama.cpp to its Vulkan build (runtime
+# llama.cpp-vulkan): such a row is its own band cell (rank._row_band_key), which no tuning row
+# calibrates, so it takes its regime's band widened as an unmeasured runtime's; the
+# scoreboard's 18 mapped Vulkan rows fall inside those bands (checked, not fitted:
+# tests/domain/test_r35vk_vulkan_decode.py).
 BAND_BACKENDS_NOT_DRAWN = frozenset({"vulkan"})
 
 

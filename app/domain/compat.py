@@ -68,6 +68,10 @@ class FeatureRule:
     # that precision as here (Transformers' int4 on Metal: bitsandbytes "nf4"): the format
     # whose quality cost a row states when the job names none (weights_run_as)
     runs_as: str | None = None
+    # The catalog segments the rule holds for (consumer, workstation, laptop, ...); None: all.
+    # llama.cpp's Vulkan build runs where a GPU has a Vulkan graphics driver, which the desktop
+    # and workstation parts ship and the datacenter accelerators are not offered with here.
+    segments: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +270,8 @@ def _feature_status(
             continue
         named = named or rule
         if rule.backends is not None and backend not in rule.backends:
+            continue
+        if rule.segments is not None and gpu.segment not in rule.segments:
             continue
         if not _matches_hw(gpu, rule.vendor, rule.min_compute_capability, rule.gfx_targets):
             continue
@@ -918,3 +924,50 @@ def geforce_caveat(gpu: GpuSpec) -> str | None:
         "NVIDIA's GeForce driver licence does not license datacenter deployment "
         f"({GEFORCE_LICENCE}); GeForce memory runs without ECC by default"
     )
+
+
+# The matmul path llama.cpp's Vulkan build takes on a part (data/frameworks.yaml
+# llamacpp-vulkan-coopmat: ggml_vk_khr_cooperative_matrix_support). VK_KHR_cooperative_matrix
+# (its "matrix cores: KHR_coopmat" line; "NV_coopmat2" where NVIDIA's driver exposes
+# VK_NV_cooperative_matrix2) is the fast prompt path; without it the scalar shaders run. NVIDIA
+# exposes it from Turing (jeffbolznv/vk_cooperative_matrix_perf README: "requires an NVIDIA
+# Turing or newer GPU, and a recent driver"); ggml turns it off on Intel before Xe2 (Arc A770's
+# regressions) and, on AMD's own drivers, on everything but RDNA3.
+VULKAN_NO_COOPMAT = "no cooperative-matrix path here: prompts run on ggml's scalar matmul shaders"
+
+
+def vulkan_caveat(gpu: GpuSpec) -> str:
+    """What a llama.cpp Vulkan row says of its matmul path and driver on ``gpu``."""
+    arch = gpu.architecture.lower()
+    if gpu.vendor == "nvidia":
+        if cc_at_least(gpu, "7.5"):
+            return (
+                "llama.cpp Vulkan on NVIDIA: cooperative matrix (KHR_coopmat; NV_coopmat2 with a "
+                "recent driver) needs a current NVIDIA driver; the CUDA build runs prompts faster "
+                "(the scoreboards' pp512 on an RTX 4090: 11,993 tokens/s CUDA, 9,452 Vulkan)"
+            )
+        return "llama.cpp Vulkan on NVIDIA: " + VULKAN_NO_COOPMAT
+    if gpu.vendor == "amd":
+        if "rdna 3" in arch:
+            return (
+                "llama.cpp Vulkan on RDNA3: cooperative matrix (KHR_coopmat) on Mesa RADV and "
+                "AMD's own drivers alike; no ROCm needed"
+            )
+        if "rdna" in arch:
+            return (
+                "llama.cpp Vulkan on AMD: cooperative matrix only under Mesa RADV (Linux); "
+                "ggml turns it off on AMD's own drivers (Windows, AMDVLK) outside RDNA3: there "
+                + VULKAN_NO_COOPMAT
+            )
+        return "llama.cpp Vulkan on AMD: " + VULKAN_NO_COOPMAT
+    if gpu.vendor == "intel":
+        if "xe2" in arch or "xe3" in arch:
+            return (
+                "llama.cpp Vulkan on Intel Xe2: cooperative matrix (KHR_coopmat) with a current "
+                "Intel driver; no oneAPI needed"
+            )
+        return (
+            "llama.cpp Vulkan on Intel Arc before Xe2: ggml keeps cooperative matrix off "
+            "(performance regressions on the A770): " + VULKAN_NO_COOPMAT
+        )
+    return "llama.cpp Vulkan: " + VULKAN_NO_COOPMAT

@@ -45,7 +45,9 @@ from app.domain.workload import (
     pipeline_frozen_params,
 )
 from app.vocab import (
+    BACKEND_LABELS,
     FORMAT_ONLY_PRECISIONS,
+    LLAMACPP_VULKAN_RUNTIME,
     MOST_GPUS,
     RUNTIME_BACKEND_WORDS,
     SINGLE_DEVICE_SEGMENTS,
@@ -590,6 +592,8 @@ def gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gat
         work.is_llm_inference,
         (m.experts or 0) > 1,
         weights_format(work, precision),
+        # llama.cpp pinned to its Vulkan build gates on other rules than its own backend's
+        work.gpu_backend,
     )
     # typed names rather than cast(): these run several times per card, and cast is a call
     hit: Gate | None = ctx.rules._memo.get(key)
@@ -614,8 +618,26 @@ def _weight_only(gpu: GpuSpec, precision: str, runtime: str, ctx: Context) -> st
     return None
 
 
+def _backend_support(gpu: GpuSpec, ctx: Context) -> compat.Support:
+    """The backend the job runs on: the one it is pinned to (llama.cpp's Vulkan build, from
+    the `runtime:llama.cpp-vulkan` rules, which name no framework) or the framework's own."""
+    pinned = ctx.work.gpu_backend
+    if pinned is None:
+        return compat.framework_support(gpu, ctx.framework, ctx.rules)
+    st = compat.feature_status(gpu, f"runtime:{LLAMACPP_VULKAN_RUNTIME}", ctx.rules, pinned)
+    if st is None or st.status == "unsupported":
+        why = f": {st.note}" if st is not None and st.note else ""
+        label = BACKEND_LABELS.get(pinned, pinned)
+        said = f"llama.cpp's {label} build is not offered for {gpu.name}"
+        return compat.Support(False, None, "unsupported", said + why)
+    caveat = compat.vulkan_caveat(gpu)
+    if st.status == "experimental":
+        caveat = f"llama.cpp Vulkan is experimental here: {st.note}; {caveat}"
+    return compat.Support(True, pinned, st.status, caveat=caveat)
+
+
 def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Gate:
-    support = compat.framework_support(gpu, ctx.framework, ctx.rules)
+    support = _backend_support(gpu, ctx)
     if not support.ok or support.backend is None:
         out = Gate(
             Exclusion("framework_unsupported", support.reason or f"no {ctx.framework} support")
@@ -664,7 +686,13 @@ def _gate(gpu: GpuSpec, precision: str, runtime: str | None, ctx: Context) -> Ga
                 warnings += (wt[1],)
             # the framework rule's status and caveat, where the runtime runs its programs
             # (PyTorch's Prototype XPU support is no llama.cpp row's caveat)
-            framework_status, said = compat.framework_words(support, ctx.framework, runtime)
+            said: tuple[str, ...]
+            if ctx.work.gpu_backend is not None:
+                # the pinned backend's own words (its matmul path, driver), not PyTorch's
+                framework_status = support.status
+                said = (support.caveat,) if support.caveat else ()
+            else:
+                framework_status, said = compat.framework_words(support, ctx.framework, runtime)
             warnings += said
             # ROCm PyTorch on Windows (the rocm_windows rules) is no caveat of the answer: the
             # question names no operating system, and Linux is ROCm's mature path. A row's tips

@@ -31,7 +31,12 @@ from app.domain.workload import (
     WorkloadSpec,
     memory_breakdown,
 )
-from app.vocab import OBJECTIVES, RUNTIME_BACKEND_WORDS, TORCH_PROGRAM_RUNTIMES
+from app.vocab import (
+    LLAMACPP_VULKAN_RUNTIME,
+    OBJECTIVES,
+    RUNTIME_BACKEND_WORDS,
+    TORCH_PROGRAM_RUNTIMES,
+)
 
 __all__ = ["OBJECTIVES"]
 
@@ -713,7 +718,10 @@ def _row_band_key(
         _regime(work) if regime is None else regime,
         gpu.vendor,
         gpu.architecture,
-        work.runtime,
+        # llama.cpp's Vulkan build is its own band cell: its scoreboard calibrates no band
+        # (benchmarks/accuracy.py BAND_BACKENDS_NOT_DRAWN), so the row takes its regime's band
+        # widened as an unmeasured runtime's (bands.widenings), not the CUDA/HIP/Metal cell
+        LLAMACPP_VULKAN_RUNTIME if work.gpu_backend == "vulkan" else work.runtime,
         est.efficiency_source,
         est.measured_on,
         bool(work.model.experts),
@@ -1213,6 +1221,9 @@ def tips(
                 "Decoding is bandwidth-bound: batching requests raises total tokens/s almost "
                 "linearly, until compute binds."
             )
+        vulkan = _vulkan_tip(c, rules)
+        if vulkan is not None:
+            out.append(vulkan)
     # (a multi-GPU row's own line says it with each GPU's share: ``_global_batch_tip``)
     elif p.overhead_s > 0.1 * p.step_time_s and w.batch_size < 64 and not host_bound and not batch:
         out.append("Fixed per-step overheads are large here: a larger batch uses the GPU better.")
@@ -1728,6 +1739,32 @@ def _what_frees(c: Candidate) -> str:
         return ": more GPUs shard the rest"
     found.sort(key=lambda f: -f[0])
     return ": " + "; ".join(said for _, said in found)
+
+
+# llama.cpp's Vulkan build beside its HIP and SYCL builds (data/frameworks.yaml
+# `runtime:llama.cpp-vulkan`): it needs neither ROCm nor oneAPI and runs on Windows, and on an
+# RX 7900 XTX it decodes faster than the HIP build (ggml-org/llama.cpp issue #20934: Llama 7B
+# Q4_0 tg128 167-177 tokens/s on RADV against ROCm's 129-144).
+VULKAN_ALTERNATIVE = {
+    "rocm": (
+        "llama.cpp's Vulkan build runs this card too, with no ROCm and on Windows: ask for "
+        "runtime 'llama.cpp-vulkan' to price it (on an RX 7900 XTX it decodes 1.2-1.4x faster "
+        "than ROCm: ggml-org/llama.cpp #20934)."
+    ),
+    "xpu": (
+        "llama.cpp's Vulkan build runs this card too, with no oneAPI: ask for runtime "
+        "'llama.cpp-vulkan' to price it."
+    ),
+}
+
+
+def _vulkan_tip(c: Candidate, rules: compat.Rules | None) -> str | None:
+    """A llama.cpp row on its HIP or SYCL build, where the rules offer the Vulkan build too."""
+    said = VULKAN_ALTERNATIVE.get(c.perf.backend or "")
+    if said is None or c.work.runtime != "llama.cpp" or rules is None:
+        return None
+    st = compat.feature_status(c.gpu, f"runtime:{LLAMACPP_VULKAN_RUNTIME}", rules, "vulkan")
+    return said if st is not None and st.status == "supported" else None
 
 
 def _headroom_advice(runtime: str, backend: str | None = None) -> str:

@@ -464,6 +464,9 @@ class WorkloadSpec:
     # otherwise picks it per GPU backend: vLLM on CUDA/ROCm, MLX on Apple, llama.cpp on CPU).
     runtime: str = "pytorch"
     runtime_given: bool = False
+    # The GPU backend a llama.cpp job is pinned to (app.vocab GpuBackend: "vulkan", its Vulkan
+    # build); None: the GPU's own backend as framework support picks it (evaluate._gate)
+    gpu_backend: str | None = None
     quantization: str = "none"
     weight_bits: float | None = None
     # The weight format the model was published in where it is a quantised one (gpt-oss:

@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from app.catalog.schemas import SegmentIn as SegmentName
 from app.catalog.schemas import VendorIn as VendorName
@@ -27,6 +34,7 @@ from app.domain.rank import DEFAULT_SPEED_WEIGHT
 from app.numbers import parse_hours, parse_number
 from app.vocab import (
     INFERENCE_TASKS,
+    LLAMACPP_VULKAN_RUNTIME,
     ONE_JOB_TASKS,
     RUNTIMES,
     TRAINING_TASKS,
@@ -35,6 +43,7 @@ from app.vocab import (
     ExtraGpus,
     Family,
     Framework,
+    GpuBackend,
     MultiGpu,
     Objective,
     Optimizer,
@@ -713,12 +722,20 @@ class WorkloadIn(_In):
         default=None,
         title="Runtime",
         description="How the model runs: eager PyTorch, torch.compile, TensorRT, vLLM, "
-        "llama.cpp, ... Blank: eager PyTorch; Hugging Face generate for LLM inference; "
+        "llama.cpp (llama.cpp-vulkan: its Vulkan build, no ROCm or oneAPI), ... Blank: "
+        "eager PyTorch; Hugging Face generate for LLM inference; "
         "llama.cpp for GGUF formats; for serving vLLM on CUDA/ROCm/Intel (llama.cpp where "
         "vLLM does not run), MLX on Apple, llama.cpp on CPU. torch.compile is priced in "
         "its default mode (no CUDA graphs); an LLM's decode and prefill as "
         'mode="reduce-overhead" (CUDA graphs).',
         json_schema_extra=ui("workload", assumed="Picked for the job"),
+    )
+    gpu_backend: GpuBackend | None = Field(
+        default=None,
+        title="llama.cpp GPU backend",
+        description="Runtime 'llama.cpp' only: 'vulkan' runs its Vulkan build (what runtime "
+        "'llama.cpp-vulkan' asks for); blank: the GPU's own build (CUDA, HIP, Metal, SYCL).",
+        json_schema_extra=ui("workload", tasks=INFERENCE_TASKS, form=False),
     )
     quantization: Quantization | None = Field(
         default=None,
@@ -743,6 +760,18 @@ class WorkloadIn(_In):
         """A preset's id in any case ("Llama-3-8B", as the model's own name is written): the
         ids are lower case, and the refusal had offered 'llama-3-8b' as a guess."""
         return value.strip().lower() if isinstance(value, str) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vulkan_runtime(cls, data: Any) -> Any:
+        """Runtime 'llama.cpp-vulkan' (the form's and the CLI's choice) is llama.cpp on its Vulkan
+        backend: folded into runtime 'llama.cpp' + gpu_backend 'vulkan', so every llama.cpp rule
+        (GGUF formats, layer split, serving) holds for it and only the backend differs."""
+        if isinstance(data, dict) and data.get("runtime") == LLAMACPP_VULKAN_RUNTIME:
+            if data.get("gpu_backend") not in (None, "vulkan"):
+                raise ValueError("runtime 'llama.cpp-vulkan' runs the Vulkan backend only")
+            return {**data, "runtime": "llama.cpp", "gpu_backend": "vulkan"}
+        return data
 
     @field_validator("runtime", mode="before")
     @classmethod
@@ -1137,6 +1166,9 @@ class ResolvedWorkload(BaseModel):
     )
     allow_tf32_matmul: bool
     runtime: Runtime = "pytorch"
+    gpu_backend: GpuBackend | None = Field(
+        None, description="the backend llama.cpp is pinned to ('vulkan': its Vulkan build)"
+    )
     quantization: Quantization = "none"
     weight_bits: float | None = None
     serving: ServingResolvedOut | None = None

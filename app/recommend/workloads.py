@@ -690,6 +690,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         preset=preset.id if preset is not None else None,
         runtime=runtime,
         runtime_given=w.runtime is not None,
+        gpu_backend=_gpu_backend(w, runtime, task),
         quantization=quantization,
         weight_bits=bits,
         released_format=released,
@@ -982,6 +983,28 @@ def _published_precision(w: s.WorkloadIn) -> str | None:
     if isinstance(qc, dict) and qc.get("quant_method") == "fp8":
         return "fp8"
     return None
+
+
+def _gpu_backend(w: s.WorkloadIn, runtime: str, task: str) -> str | None:
+    """The backend a llama.cpp job is pinned to (its Vulkan build), else a 422: no other
+    runtime is modelled on a backend the request names, and task 'serving' picks its backend
+    per GPU (serving_step) where this pin is not read yet."""
+    if w.gpu_backend is None:
+        return None
+    if task == "serving":
+        raise InvalidInput(
+            "llama.cpp's Vulkan build is priced for task 'inference'; serving plans run "
+            "llama.cpp on the GPU's own backend (CUDA, HIP, Metal, SYCL): use runtime "
+            "'llama.cpp'",
+            field="workload.runtime",
+        )
+    if runtime != "llama.cpp":
+        raise InvalidInput(
+            f"gpu_backend {w.gpu_backend} is llama.cpp's Vulkan build; runtime {runtime} "
+            "runs on the GPU's own backend",
+            field="workload.gpu_backend",
+        )
+    return w.gpu_backend
 
 
 def _runtime(
@@ -1284,6 +1307,7 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         latency_target_ms=work.latency_target_ms,
         allow_tf32_matmul=work.allow_tf32_matmul,
         runtime=work.runtime,
+        gpu_backend=work.gpu_backend,
         quantization=work.quantization,
         weight_bits=work.weight_bits,
         serving=_serving_out(work.serving),

@@ -57,6 +57,7 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
             status=r.get("status", "supported"),
             versions=_str(r.get("versions")),
             runs_as=_str(r.get("runs_as")),
+            segments=_tuple(r.get("segments")),
         )
         for r in doc.get("features") or []
     )
