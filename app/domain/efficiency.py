@@ -183,6 +183,10 @@ class RuntimeProfile:
     # (operators.fp8_cast_ops) run in the step; False: an fp8 job's GEMMs run on the FP8 peak
     # with no cast passes priced (the eager rows' simplification)
     fp8_cast_transpose: bool = False
+    # with fp8_cast_transpose: the GEMM inputs a fused producer writes in FP8 under Megatron
+    # (the norms' and the activation's outputs) are bf16 here and take a cast-transpose pass
+    # each (operators.fp8_cast_ops ``unfused_inputs``: te.Linear, torchao Float8Linear)
+    fp8_unfused_inputs: bool = False
     # How one replica spans several GPUs (MULTI_GPU_MODES): "tensor" (every GPU holds a slice
     # of every layer and works on every token: bandwidth and compute add up, two all-reduces
     # per layer), "layers" (llama.cpp --split-mode layer, Accelerate device_map: each GPU holds

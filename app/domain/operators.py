@@ -577,12 +577,26 @@ def eager_llama_passes(model: ModelSpec, t: float, kw: dict[str, Any]) -> list[O
 # across micro-batches). Delayed scaling (Megatron's default --fp8-recipe) takes each scale
 # from the amax history: one fused amax/scale update per step, no pass over the tensors.
 FP8_CAST_TRANSPOSE_B = (2.0, 2.0)  # bytes read, written per element
+# Outside Megatron no fused producer writes a GEMM input in FP8: an eager te.Linear casts its
+# own input, and torchao's Float8Linear (eager or compiled) runs, per linear input, a kernel
+# that "read[s] in bf16, write[s] twice in float8 (row-major and col-major)" — 2 B in, 1 + 1 B
+# out per element, the same pass as TE's cast-transpose — its max-abs stage fused with the
+# producer under torch.compile (pytorch/ao torchao/float8/roofline_utils.py at 086ff72,
+# get_tensor_memory_traffic_bytes and get_float8_mem_sympy: fuse_with_prev for the input and
+# grad_output). The runtime rows that say so (data/efficiency.yaml fp8_unfused_inputs) pay it
+# on the two norm outputs (QKV and FC1 inputs) and the activation output (FC2's input).
 
 
-def fp8_cast_ops(model: ModelSpec, t: float, dtype: str = "fp8") -> list[Op]:
+def fp8_cast_ops(
+    model: ModelSpec, t: float, dtype: str = "fp8", unfused_inputs: bool = False
+) -> list[Op]:
     """The FP8 cast-transpose passes Transformer Engine adds to a transformer's training step
     over ``t`` tokens (see FP8_CAST_TRANSPOSE_B): per layer, the attention output in the
-    forward and the four GEMMs' output gradients in the backward; the weights once per step."""
+    forward and the four GEMMs' output gradients in the backward; the weights once per step.
+    ``unfused_inputs``: no fused producer writes the other GEMM inputs in FP8 (te.Linear or
+    torchao's Float8Linear in a PyTorch program: each linear casts its own bf16 input, the
+    input cast kernel of torchao's float8 roofline, ``FP8_UNFUSED_INPUTS``), so the QKV and FC1
+    inputs (the norms' outputs) and FC2's (the activation's) take a cast-transpose pass too."""
     h = float(model.hidden_size or 0)
     heads = float(model.num_heads or 1)
     kv_heads = float(model.kv_heads or heads)
@@ -598,11 +612,17 @@ def fp8_cast_ops(model: ModelSpec, t: float, dtype: str = "fp8") -> list[Op]:
 
     # the four GEMMs' output gradients per layer: QKV, projection, FC1 (gate and up), FC2
     grads = t * ((heads + 2.0 * kv_heads) * hd + h + width + h)
-    return [
+    ops = [
         cast("fp8.cast_transpose.attn_out", t * heads * hd, layers, "fwd"),
         cast("fp8.cast_transpose.grad_out", grads / 4.0, 4.0 * layers, "bwd"),
         cast("fp8.cast_transpose.weights", model.params, 1.0, "opt"),
     ]
+    if unfused_inputs:
+        ops += [
+            cast("fp8.cast_transpose.norm_out", t * h, 2.0 * layers, "fwd"),
+            cast("fp8.cast_transpose.act_out", t * inter, layers, "fwd"),
+        ]
+    return ops
 
 
 def _mlp(

@@ -1344,7 +1344,11 @@ def step_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> list[Op
         ops.extend(backward_ops(adapters, input_grad=True))
         ops.extend(lora_input_grad_sums(m, work.batch_size, work.seq_len, act_b=act_b))
     if _fp8_casts(work):
-        ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len)))
+        table = work.efficiency
+        unfused = table is not None and bool(
+            table.runtime_value(work.runtime, "fp8_unfused_inputs")
+        )
+        ops.extend(fp8_cast_ops(m, float(work.batch_size * work.seq_len), unfused_inputs=unfused))
     ops.append(optimizer_op(_trainable(work), work.optimizer))
     ops = _megatron_gpu_shapes(work, ops)
     params = work.model.params

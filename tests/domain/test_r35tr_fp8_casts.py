@@ -5,7 +5,8 @@ forward before calling torch._scaled_mm") and Transformer Engine's te.Linear und
 te.fp8_autocast (Composer's amp_fp8) cast the GEMM operands to FP8 with kernels of their own;
 until 2026-12-06 only the megatron runtime charged them, so an fp8 job on eager PyTorch or
 torch.compile ran its GEMMs at the FP8 peak with no cast traffic. The passes charged are
-Megatron's (operators.fp8_cast_ops), a lower bound for eager te.Linear / Float8Linear."""
+Megatron's (operators.fp8_cast_ops), plus (f8) a pass over each GEMM input that no fused
+producer writes in FP8 outside Megatron."""
 
 from __future__ import annotations
 
@@ -41,9 +42,10 @@ def _casts(work: WorkloadSpec) -> dict[str, float]:
 @pytest.mark.parametrize("runtime", ["pytorch", "torch-compile"])
 def test_fp8_training_in_a_pytorch_program_casts_its_gemm_operands(runtime: str) -> None:
     casts = _casts(_work(runtime))
-    assert set(casts) == CASTS
-    # the same passes and bytes as Transformer Engine under Megatron
-    assert casts == pytest.approx(_casts(_work("megatron")))
+    assert set(casts) >= CASTS
+    # Megatron's passes with their bytes (plus the GEMM inputs no fused producer writes in
+    # FP8 here: tests/domain/test_r35f8_fp8_input_casts.py)
+    assert {k: casts[k] for k in CASTS} == pytest.approx(_casts(_work("megatron")))
 
 
 @pytest.mark.parametrize("runtime", ["pytorch", "torch-compile"])
