@@ -516,7 +516,7 @@ BACKEND_LABELS: dict[str, str] = {
 # Metal on a Mac and for SYCL (oneAPI) or Vulkan on Intel; MPS and XPU are PyTorch's names.
 RUNTIME_BACKEND_WORDS: dict[tuple[str, str], str] = {
     ("llama.cpp", "mps"): "Metal",
-    ("llama.cpp", "xpu"): "SYCL (oneAPI; its Vulkan build also runs)",
+    ("llama.cpp", "xpu"): "SYCL (oneAPI)",
     ("llama.cpp", "rocm"): "ROCm (HIP)",
     ("llama.cpp", "vulkan"): "Vulkan",
     ("mlx", "mps"): "Metal",

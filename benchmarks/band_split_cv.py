@@ -86,8 +86,9 @@ def crossval(rows: Sequence[Row], cond: Condition, group: Callable[[Key], str]) 
             c = cond(k[2], k[3], k[4], bound)
             if c not in cache:
                 sub = [(kk, vv) for kk, vv in rest if cond(kk[2], kk[3], kk[4], vv[0]) == c]
-                if len({g for g, *_ in (kk for kk, _ in sub)}) < 1 or len(sub) < 2:
-                    # the other groups lack the cell: the runtime's band, as the app falls back
+                if not acc._enough(_cal(sub)):
+                    # the other groups lack enough of the cell for a band of its own (the rule
+                    # accuracy.bands_of applies): the runtime's band, as the app falls back
                     sub = [(kk, vv) for kk, vv in rest if kk[2] == k[2]]
                 cache[c] = cell_spread(sub)
             out.append(Scored("", held, ratio, cache[c]))

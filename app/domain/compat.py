@@ -367,7 +367,9 @@ def precision_supported(gpu: GpuSpec, precision: str, rules: Rules, backend: str
     if rule is not None:
         return rule
     if precision == "fp16":
-        return gpu.fp16_tflops is not None or backend in ("cuda", "rocm", "mps", "xpu")
+        # ggml's Vulkan backend needs 16-bit storage on every device it runs on
+        # (llamacpp-vulkan-coopmat: ggml_vk_device_is_supported, storageBuffer16BitAccess)
+        return gpu.fp16_tflops is not None or backend in ("cuda", "rocm", "mps", "xpu", "vulkan")
     return gpu.peak_tflops(precision) is not None
 
 
@@ -932,8 +934,15 @@ def geforce_caveat(gpu: GpuSpec) -> str | None:
 # VK_NV_cooperative_matrix2) is the fast prompt path; without it the scalar shaders run. NVIDIA
 # exposes it from Turing (jeffbolznv/vk_cooperative_matrix_perf README: "requires an NVIDIA
 # Turing or newer GPU, and a recent driver"); ggml turns it off on Intel before Xe2 (Arc A770's
-# regressions) and, on AMD's own drivers, on everything but RDNA3.
-VULKAN_NO_COOPMAT = "no cooperative-matrix path here: prompts run on ggml's scalar matmul shaders"
+# regressions) and, on AMD's own drivers, on everything but RDNA3. On a Mac, MoltenVK does not
+# expose VK_KHR_cooperative_matrix yet (KhronosGroup/MoltenVK issue #2507, open; PR #2753, work
+# in progress: https://github.com/KhronosGroup/MoltenVK/issues/2507,
+# https://github.com/KhronosGroup/MoltenVK/pull/2753). The scalar path is not priced: such a
+# row's prompts are priced as a cooperative-matrix card's (llama.cpp's own rows), and it says so.
+VULKAN_NO_COOPMAT = (
+    "no cooperative-matrix path here: prompts run on ggml's scalar matmul shaders, which "
+    "the estimate does not price (its prompt speed is a cooperative-matrix card's)"
+)
 
 
 def vulkan_caveat(gpu: GpuSpec) -> str:
@@ -944,7 +953,8 @@ def vulkan_caveat(gpu: GpuSpec) -> str:
             return (
                 "llama.cpp Vulkan on NVIDIA: cooperative matrix (KHR_coopmat; NV_coopmat2 with a "
                 "recent driver) needs a current NVIDIA driver; the CUDA build runs prompts faster "
-                "(the scoreboards' pp512 on an RTX 4090: 11,993 tokens/s CUDA, 9,452 Vulkan)"
+                "(llama.cpp's scoreboards, pp512 on an RTX 4090: 11,993 tokens/s CUDA, discussion "
+                "#15013 at build 2241453; 9,452 Vulkan, #10879 at 4ae88d0)"
             )
         return "llama.cpp Vulkan on NVIDIA: " + VULKAN_NO_COOPMAT
     if gpu.vendor == "amd":
@@ -969,5 +979,10 @@ def vulkan_caveat(gpu: GpuSpec) -> str:
         return (
             "llama.cpp Vulkan on Intel Arc before Xe2: ggml keeps cooperative matrix off "
             "(performance regressions on the A770): " + VULKAN_NO_COOPMAT
+        )
+    if gpu.vendor == "apple":
+        return (
+            "llama.cpp Vulkan on a Mac: MoltenVK does not expose "
+            "cooperative matrix yet (KhronosGroup/MoltenVK#2507): " + VULKAN_NO_COOPMAT
         )
     return "llama.cpp Vulkan: " + VULKAN_NO_COOPMAT

@@ -150,7 +150,7 @@ def software(ctx: ev.Context) -> Software:
         work.is_llm_inference,
         (m.experts or 0) > 1,
         # llama.cpp pinned to its Vulkan build: another gate and other efficiency rows
-        getattr(work, "gpu_backend", None),
+        work.gpu_backend,
     )
 
 

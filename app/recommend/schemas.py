@@ -12,6 +12,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -761,17 +763,29 @@ class WorkloadIn(_In):
         ids are lower case, and the refusal had offered 'llama-3-8b' as a guess."""
         return value.strip().lower() if isinstance(value, str) else value
 
-    @model_validator(mode="before")
+    # whether the request named runtime 'llama.cpp-vulkan' (folded below): a refusal of the
+    # pin then names workload.runtime, the field the user wrote, not workload.gpu_backend
+    _vulkan_named: bool = PrivateAttr(default=False)
+
+    @property
+    def vulkan_runtime_named(self) -> bool:
+        return self._vulkan_named
+
+    @model_validator(mode="wrap")
     @classmethod
-    def _vulkan_runtime(cls, data: Any) -> Any:
+    def _vulkan_runtime(cls, data: Any, handler: ModelWrapValidatorHandler[WorkloadIn]) -> Any:
         """Runtime 'llama.cpp-vulkan' (the form's and the CLI's choice) is llama.cpp on its Vulkan
         backend: folded into runtime 'llama.cpp' + gpu_backend 'vulkan', so every llama.cpp rule
         (GGUF formats, layer split, serving) holds for it and only the backend differs."""
-        if isinstance(data, dict) and data.get("runtime") == LLAMACPP_VULKAN_RUNTIME:
+        named = isinstance(data, dict) and data.get("runtime") == LLAMACPP_VULKAN_RUNTIME
+        if named:
             if data.get("gpu_backend") not in (None, "vulkan"):
                 raise ValueError("runtime 'llama.cpp-vulkan' runs the Vulkan backend only")
-            return {**data, "runtime": "llama.cpp", "gpu_backend": "vulkan"}
-        return data
+            data = {**data, "runtime": "llama.cpp", "gpu_backend": "vulkan"}
+        model = handler(data)
+        if named:
+            model._vulkan_named = True
+        return model
 
     @field_validator("runtime", mode="before")
     @classmethod

@@ -991,18 +991,19 @@ def _gpu_backend(w: s.WorkloadIn, runtime: str, task: str) -> str | None:
     per GPU (serving_step) where this pin is not read yet."""
     if w.gpu_backend is None:
         return None
-    if task == "serving":
-        raise InvalidInput(
-            "llama.cpp's Vulkan build is priced for task 'inference'; serving plans run "
-            "llama.cpp on the GPU's own backend (CUDA, HIP, Metal, SYCL): use runtime "
-            "'llama.cpp'",
-            field="workload.runtime",
-        )
     if runtime != "llama.cpp":
         raise InvalidInput(
             f"gpu_backend {w.gpu_backend} is llama.cpp's Vulkan build; runtime {runtime} "
             "runs on the GPU's own backend",
             field="workload.gpu_backend",
+        )
+    if task == "serving":
+        named = w.vulkan_runtime_named
+        raise InvalidInput(
+            "llama.cpp's Vulkan build is priced for task 'inference'; serving plans run "
+            "llama.cpp on the GPU's own backend (CUDA, HIP, Metal, SYCL): "
+            + ("use runtime 'llama.cpp'" if named else "leave gpu_backend out"),
+            field="workload.runtime" if named else "workload.gpu_backend",
         )
     return w.gpu_backend
 

@@ -57,7 +57,9 @@ def test_vulkan_decode_streams_at_the_cuda_builds_gddr_share_on_nvidia() -> None
 
 
 def test_intel_arc_keeps_its_vendor_row_on_vulkan() -> None:
-    """The Vulkan row names NVIDIA and AMD only: Arc's 0.67 (read off the B580's Vulkan row)
+    """The Vulkan row names no vendor (a vendor key would split the profile cache by vendor,
+    tests/domain/test_profile_table.py): it sits before Intel's and Apple's decode rows in
+    data/efficiency.yaml, which win the tie, so Arc's 0.67 (read off the B580's Vulkan row)
     holds on both its builds."""
     table = load_efficiency(DATA)
     b580 = _gpus()["arc-b580"]
@@ -65,6 +67,9 @@ def test_intel_arc_keeps_its_vendor_row_on_vulkan() -> None:
     sycl = table.profile(b580, "xpu", "llama.cpp", "int4", "decode").memory
     rdna = table.profile(_gpus()["rx-7900-xtx"], "vulkan", "llama.cpp", "int4", "decode").memory
     assert vk == sycl == 0.67 and rdna == 0.88
+    mac = _gpus()["apple-m4-max"]
+    mac_vk = table.profile(mac, "vulkan", "llama.cpp", "int4", "decode").memory
+    assert mac_vk == table.profile(mac, "mps", "llama.cpp", "int4", "decode").memory != 0.88
 
 
 def _pp512() -> WorkloadSpec:

@@ -50,7 +50,7 @@ def test_a_mac_is_experimental_through_a_translation_layer() -> None:
 
 def test_llama_cpp_itself_lists_the_vulkan_backend() -> None:
     st = compat.runtime_status(_gpus()["rx-7900-xtx"], "llama.cpp", load_rules(DATA), "vulkan")
-    assert st is None or st.status == "supported"
+    assert st is not None and st.status == "supported"
 
 
 def test_the_segment_key_holds_a_rule_to_its_segments() -> None:
