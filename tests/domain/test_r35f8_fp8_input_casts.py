@@ -15,23 +15,12 @@ import pytest
 
 from app.domain import perf
 from app.domain.operators import FP8_CAST_TRANSPOSE_B, Op, fp8_cast_ops
-from app.domain.workload import ModelSpec, WorkloadSpec
+from app.domain.workload import WorkloadSpec
 from app.shipped.rules import load_efficiency
-from tests.domain.fixtures import H100
+from tests.domain.fixtures import H100, LLAMA3_8B
 
 TABLE = load_efficiency()
-# Llama 3 8B's shape (config.json): SwiGLU MLP, grouped-query attention
-MODEL = ModelSpec(
-    family="decoder",
-    params=8.03e9,
-    layers=32,
-    hidden_size=4096,
-    num_heads=32,
-    num_kv_heads=8,
-    intermediate_size=14336,
-    vocab_size=128256,
-    max_context=8192,
-)
+MODEL = LLAMA3_8B  # SwiGLU MLP, grouped-query attention (config.json)
 INPUTS = {"fp8.cast_transpose.norm_out", "fp8.cast_transpose.act_out"}
 
 
