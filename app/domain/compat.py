@@ -20,6 +20,7 @@ from app.vocab import (
     CONV_FAMILIES,
     FRAMEWORK_BACKEND_WORDS,
     FRAMEWORK_LABELS,
+    LLAMACPP_VULKAN_RUNTIME,
     PRECISION_FALLBACK,
     RIG_SEGMENTS,
     RUNTIME_BACKEND_WORDS,
@@ -943,6 +944,13 @@ VULKAN_NO_COOPMAT = (
     "no cooperative-matrix path here: prompts run on ggml's scalar matmul shaders, which "
     "the estimate does not price (its prompt speed is a cooperative-matrix card's)"
 )
+
+
+def llamacpp_vulkan_status(gpu: GpuSpec, rules: Rules) -> FeatureStatus | None:
+    """Whether llama.cpp's Vulkan build is offered on ``gpu`` (data/frameworks.yaml
+    ``runtime:llama.cpp-vulkan``): what a row pinned to it gates on, and what a HIP or SYCL
+    row's tip to try it asks."""
+    return feature_status(gpu, f"runtime:{LLAMACPP_VULKAN_RUNTIME}", rules, "vulkan")
 
 
 def vulkan_caveat(gpu: GpuSpec) -> str:

@@ -47,7 +47,6 @@ from app.domain.workload import (
 from app.vocab import (
     BACKEND_LABELS,
     FORMAT_ONLY_PRECISIONS,
-    LLAMACPP_VULKAN_RUNTIME,
     MOST_GPUS,
     RUNTIME_BACKEND_WORDS,
     SINGLE_DEVICE_SEGMENTS,
@@ -624,7 +623,7 @@ def _backend_support(gpu: GpuSpec, ctx: Context) -> compat.Support:
     pinned = ctx.work.gpu_backend
     if pinned is None:
         return compat.framework_support(gpu, ctx.framework, ctx.rules)
-    st = compat.feature_status(gpu, f"runtime:{LLAMACPP_VULKAN_RUNTIME}", ctx.rules, pinned)
+    st = compat.llamacpp_vulkan_status(gpu, ctx.rules)
     if st is None or st.status == "unsupported":
         why = f": {st.note}" if st is not None and st.note else ""
         label = BACKEND_LABELS.get(pinned, pinned)

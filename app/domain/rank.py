@@ -714,14 +714,16 @@ def _row_band_key(
     regime: str | None = None,
 ) -> bands.BandKey:
     """``row_band_inputs`` as bands.band_of's tuple, in BandInputs' field order."""
+    regime = _regime(work) if regime is None else regime
+    # llama.cpp's Vulkan build is its own band cell: its scoreboard calibrates no band
+    # (benchmarks/accuracy.py BAND_BACKENDS_NOT_DRAWN), so the row takes its regime's band
+    # widened as an unmeasured runtime's (bands.widenings), not the CUDA/HIP/Metal cell
+    runtime = LLAMACPP_VULKAN_RUNTIME if work.gpu_backend == "vulkan" else work.runtime
     return (
-        _regime(work) if regime is None else regime,
+        regime,
         gpu.vendor,
         gpu.architecture,
-        # llama.cpp's Vulkan build is its own band cell: its scoreboard calibrates no band
-        # (benchmarks/accuracy.py BAND_BACKENDS_NOT_DRAWN), so the row takes its regime's band
-        # widened as an unmeasured runtime's (bands.widenings), not the CUDA/HIP/Metal cell
-        LLAMACPP_VULKAN_RUNTIME if work.gpu_backend == "vulkan" else work.runtime,
+        runtime,
         est.efficiency_source,
         est.measured_on,
         bool(work.model.experts),
@@ -732,8 +734,9 @@ def _row_band_key(
         # a fine-tuning job's band is its kind's where calibrated (LoRA, QLoRA, full)
         bands.FINE_TUNING if work.task == "fine-tuning" else "",
         replica_span(gpu, work, est),
-        # the band's precision class where the tuning sets split its runtime's band by it
-        work.precision,
+        # the precision where the tuning sets split its runtime's band by its class; elsewhere
+        # the band does not read it, and keying it would keep one band per precision
+        work.precision if (regime, runtime) in bands.PRECISION_BANDS else "",
     )
 
 
@@ -1763,7 +1766,7 @@ def _vulkan_tip(c: Candidate, rules: compat.Rules | None) -> str | None:
     said = VULKAN_ALTERNATIVE.get(c.perf.backend or "")
     if said is None or c.work.runtime != "llama.cpp" or rules is None:
         return None
-    st = compat.feature_status(c.gpu, f"runtime:{LLAMACPP_VULKAN_RUNTIME}", rules, "vulkan")
+    st = compat.llamacpp_vulkan_status(c.gpu, rules)
     return said if st is not None and st.status == "supported" else None
 
 
