@@ -43,6 +43,7 @@ from app.vocab import (
     INFERENCE_TASKS,
     LANGUAGE_MODEL_FAMILIES,
     LLAMACPP_FORMATS,
+    LLAMACPP_VULKAN_RUNTIME,
     LLM_RUNTIMES,
     MODELLED_PRECISIONS,
     MODELLED_TASKS,
@@ -664,6 +665,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         )
     optimizer = "adamw" if inference else (w.optimizer or d.get("optimizer") or "adamw")
     runtime, quantization, precision, bits = _runtime(w, task, model, precision, peft, data_dir)
+    warnings += _llamacpp_weights_said(w, task, runtime, precision)
     job = _job_size(w, preset, task, model, seq_len, data_dir)
     said = _dataset_said(job, model, task, seq_len)
     if said is not None:
@@ -806,6 +808,27 @@ def _megatron_layout(
     if bad is not None:
         raise InvalidInput(bad.reason, field=f"workload.megatron_layout.{bad.dim}")
     return out
+
+
+def _llamacpp_weights_said(w: s.WorkloadIn, task: str, runtime: str, precision: str) -> list[str]:
+    """llama.cpp asked with no weight format: the job is priced on the model's 16-bit weights
+    (a BF16 GGUF), said as an assumed blank is, since a GGUF file names its own format. A
+    Mac user asking what runs Llama 3 70B with llama.cpp (what Ollama runs) had read a bf16
+    answer, one Mac at 2.9 tokens/s, with no word that the 4-bit file they run is priced
+    otherwise but a row's tip."""
+    if (
+        task not in INFERENCE_TASKS
+        or runtime not in ("llama.cpp", LLAMACPP_VULKAN_RUNTIME)
+        or w.quantization is not None
+        or w.precision is not None
+        or precision not in UNQUANTISED_PRECISIONS
+    ):
+        return []
+    return [
+        f"weight format not given: llama.cpp priced on the model's {precision} weights (a "
+        f"{precision.upper()} GGUF); a GGUF file names its own format: give yours as the "
+        "weight format (quantization q4_k_m, q8_0, …) to price the file you run"
+    ]
 
 
 class _JobSize(NamedTuple):

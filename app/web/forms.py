@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 from app.errors import error_text
 from app.numbers import NUMBER_HELP, parse_hours, parse_int, parse_number
 from app.recommend.schemas import RecommendationRequest
-from app.web.labels import choice_label
+from app.web.labels import choice_label, form_choice_label
 
 Control = Literal[
     "select", "flag", "checks", "list", "number", "text", "textarea", "report", "preset"
@@ -222,7 +222,7 @@ def _walk(model: type[BaseModel], prefix: tuple[str, ...]) -> list[FormField]:
                 control=control,
                 integer=integer,
                 kind=kind,
-                choices=tuple((c, choice_label(key, c)) for c in choices),
+                choices=tuple((c, form_choice_label(key, c)) for c in choices),
                 tasks=tuple(str(t) for t in tasks) if isinstance(tasks, list | tuple) else None,
                 assumed=str(extra["assumed"]) if extra.get("assumed") is not None else None,
                 default=default if isinstance(default, str | int | float | bool) else None,

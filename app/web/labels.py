@@ -37,9 +37,24 @@ CHOICES["vendor"] = CHOICES["vendors"]
 CHOICES["segment"] = CHOICES["segments"]
 
 
+# The question form's own words for a few choices, where someone looks for a name the list does
+# not hold: a Mac user with Ollama or LM Studio looked for them among the runtimes (both run
+# GGUF models on llama.cpp, LM Studio MLX ones too: schemas.LLAMA_CPP_APPS, which tells an
+# API body naming them so).
+# The answer echoes the runtime by CHOICES.
+FORM_CHOICES: dict[str, dict[str, str]] = {
+    "runtime": {"llama.cpp": "llama.cpp (Ollama, LM Studio)"},
+}
+
+
 def choice_label(field: str, value: object) -> str:
     text = str(value)
     return CHOICES.get(field, {}).get(text) or text.replace("_", " ").replace("-", " ")
+
+
+def form_choice_label(field: str, value: object) -> str:
+    """A choice as the question form lists it (FORM_CHOICES, else choice_label)."""
+    return FORM_CHOICES.get(field, {}).get(str(value)) or choice_label(field, value)
 
 
 def vendor(value: object) -> str:

@@ -169,6 +169,8 @@ def _form_context(
         },
         "current_hints": shown,
         "blank_labels": _blank_labels(form, current, task),
+        "no_preset_labels": NO_PRESET_BLANK,
+        "custom_note": CUSTOM_NOTE,
         "current_task": task,
         "device_reports": _device_reports(session),
         "fixed_assumptions": FIXED_ASSUMPTIONS,
@@ -176,6 +178,21 @@ def _form_context(
         # the question this one changes, carried by the form so the answer can compare them
         "prev": prev,
     }
+
+
+# A blank choice with no preset behind it reads "Default" (or "Default: <assumed>"), except a
+# field a custom model must give: the model family ("Default" had sat over a refusal naming
+# it). static/js/app.js restores these words when "Custom" is picked.
+NO_PRESET_BLANK: dict[str, str] = {"family": "Choose one (no preset)"}
+
+# What a custom model must give, as workloads._check_model asks it (one round trip, not three:
+# the family, then a transformer's layers and hidden size, each had been refused in turn).
+CUSTOM_NOTE = (
+    "Custom workload: give the task, the model family and its size (Parameters), or paste its "
+    "config.json; a transformer (decoder, encoder, encoder–decoder) also needs its Layers and "
+    "Hidden size, a CNN, diffusion model or MLP its Forward GFLOPs per sample, a vision "
+    "transformer either (under “Model shape”)."
+)
 
 
 # The blank "Activation checkpointing" where the engine turns it on whatever the preset says

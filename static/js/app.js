@@ -26,7 +26,8 @@
         var opt = $("option[data-default-option]", select);
         if (opt) {
           if (!opt.hasAttribute("data-text")) opt.setAttribute("data-text", opt.textContent);
-          opt.textContent = hint !== null ? hint + " (preset)" : (presetId ? "Default" : opt.getAttribute("data-text"));
+          // data-text: the blank's words without a preset's value (the page writes it)
+          opt.textContent = hint !== null ? hint + " (preset)" : opt.getAttribute("data-text");
         }
       }
     });
@@ -35,7 +36,7 @@
     if (note && sel && !only) {
       note.textContent = presetId
         ? "Blank fields take the values of " + sel.options[sel.selectedIndex].text + "."
-        : "Custom workload: give at least the task, the model family and its size.";
+        : note.getAttribute("data-custom-note");
     }
   }
 
