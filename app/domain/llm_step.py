@@ -1540,7 +1540,14 @@ def dequant_read_scale(job: ReplicaJob, prefill: RuntimeProfile) -> float:
 # ---------------------------------------------------------------- many replicas at once
 
 
-@dataclass(frozen=True, slots=True)
+# A column of ``Columns``, or the one value every row shares (``dense_columns``: the job's
+# terms), which each array operation broadcasts: the same IEEE operation on every element
+Col = NDArray[np.float64] | float
+
+
+# not frozen: a frozen init sets each of its ~45 fields through object.__setattr__, and a
+# request builds two sets (nothing changes one once built)
+@dataclass(slots=True)
 class Columns:
     """Many replicas' per-step constants as arrays, one element a replica: a request's
     configurations over the catalog stepped at once (``Columns.seconds``) where stepping each
@@ -1549,26 +1556,26 @@ class Columns:
     reps: tuple[Replica, ...]
     tp: NDArray[np.float64]
     stages: NDArray[np.float64]
-    dense_bytes: NDArray[np.float64]
+    dense_bytes: Col
     moe: NDArray[np.bool_]  # weights read depend on the step's tokens (routed experts)
-    flops_per_token: NDArray[np.float64]
+    flops_per_token: Col
     dense_slowdown: NDArray[np.float64]
-    moe_act_bytes: NDArray[np.float64]
+    moe_act_bytes: Col
     kv_b: NDArray[np.float64]
     bw: NDArray[np.float64]
     flops: NDArray[np.float64]
     attn_flops: NDArray[np.float64]
-    layers: NDArray[np.float64]
-    attn_width: NDArray[np.float64]
-    attn_width_decode: NDArray[np.float64]
+    layers: Col
+    attn_width: Col
+    attn_width_decode: Col
     launch_s: NDArray[np.float64]
     gemm_floor_s: NDArray[np.float64]
     attn_floor_s: NDArray[np.float64]
     host_s: NDArray[np.float64]
-    scheduler_s: NDArray[np.float64]
-    host_per_seq_s: NDArray[np.float64]
-    serial_per_seq_s: NDArray[np.float64]
-    mixed_host_s: NDArray[np.float64]
+    scheduler_s: Col
+    host_per_seq_s: Col
+    serial_per_seq_s: Col
+    mixed_host_s: Col
     eager_launch_s: NDArray[np.float64]
     graph_max_tokens: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
@@ -1578,17 +1585,17 @@ class Columns:
     dequant_read_scale: NDArray[np.float64]
     context_s: NDArray[np.float64]
     split_attention: NDArray[np.float64]
-    decode_attn_slowdown: NDArray[np.float64]
+    decode_attn_slowdown: Col
     fp4_rel: NDArray[np.float64]
     fp4_m0: NDArray[np.float64]
     kv_copies: NDArray[np.float64]
     sampler_s: NDArray[np.float64]
-    head_flops: NDArray[np.float64]
+    head_flops: Col
     prompt_logits: NDArray[np.float64]
-    row_bytes: NDArray[np.float64]
+    row_bytes: Col
     linked: NDArray[np.bool_]  # GPUs joined by links: the step moves bytes between them
     # every row's K+V values per sequence at a mean context
-    kv_values: Callable[[float], NDArray[np.float64]]
+    kv_values: Callable[[float], Col]
     # a linked row's GPU-to-GPU seconds for a step of so many tokens (``Replica.comm``)
     comm_of: Callable[[int, float], float]
 
@@ -1606,12 +1613,17 @@ class Columns:
         the last bit as ``seconds``, but what bounds it: its times as columns."""
         t = self._step(decode, context, prefill, prompt)
         floors = t.t_gemm - t.t_mm + t.t_attn - t.t_a
+        compute = t.t_lin + t.t_att
+        memory = t.t_w + t.t_deq + t.t_moe + t.t_kv
+        launch = t.launch + floors + t.t_ctx
+        if not isinstance(t.passes, float):  # else 1.0: × 1.0 changes no value
+            compute, memory, launch = compute * t.passes, memory * t.passes, launch * t.passes
         return StepColumns(
             seconds=t.seconds,
             gpu_s=t.gpu,
-            compute_s=(t.t_lin + t.t_att) * t.passes,
-            memory_s=(t.t_w + t.t_deq + t.t_moe + t.t_kv) * t.passes,
-            launch_s=(t.launch + floors + t.t_ctx) * t.passes,
+            compute_s=compute,
+            memory_s=memory,
+            launch_s=launch,
             host_s=t.host,
             comm_s=t.comm,
         )
@@ -1620,34 +1632,49 @@ class Columns:
         """``Replica.parts``'s terms, elementwise."""
         tokens = decode + prefill
         mb = self.microbatch_tokens
-        split = (mb > 0) & (tokens > mb)
-        if split.any():
+        # a row with micro-batches (a layer split's) splits a step of more tokens than they hold
+        split = (mb > 0) & (tokens > mb) if mb.any() else None
+        u: NDArray[np.float64] | float
+        d: NDArray[np.float64] | float
+        f: NDArray[np.float64] | float
+        passes: NDArray[np.float64] | float
+        if split is not None and split.any():
             u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
-        else:  # no row splits its tokens into micro-batches (most: one stage)
-            u = np.ones(len(mb))
-        d, f = decode / u, prefill / u
+            d, f = decode / u, prefill / u
+            passes = pipeline_passes_array(u, self.stages, self.microbatch_copies)
+        else:
+            # no row splits its tokens into micro-batches (most: one stage): every row takes
+            # the step's own tokens in one pass (u = 1, so decode ÷ u is decode and
+            # pipeline_passes is 1.0 exactly), kept as Python floats that each array operation
+            # below broadcasts, element by element the same IEEE operations
+            u, d, f, passes = 1.0, decode, prefill, 1.0
         t_w = self.dense_bytes / self.bw
-        deq = (self.dequant_s != 0.0) & (d + f > self.dequant_min_tokens)
-        if deq.any():  # a pass that dequantises reads the FP16 copy (``Replica.linear``)
-            t_w = np.where(deq, t_w * self.dequant_read_scale, t_w)
+        # the terms a row rarely has (a dequantising pass, every prompt token's logits) are
+        # worked out only where some row has them: 0 elsewhere, as their rules give it
+        dequantises = bool(self.dequant_s.any())
+        if dequantises:
+            deq = (self.dequant_s != 0.0) & (d + f > self.dequant_min_tokens)
+            if deq.any():  # a pass that dequantises reads the FP16 copy (``Replica.linear``)
+                t_w = np.where(deq, t_w * self.dequant_read_scale, t_w)
         # the LM head's rows (``Replica.rows``): every decode, and every prompt token or each
         # prompt's last
         last = f / prompt if prefill and prompt else 0.0
-        rows = d + np.where(self.prompt_logits != 0.0, f, last)
+        logits = self.prompt_logits
+        rows = d + (np.where(logits != 0.0, f, last) if logits.any() else last)
         flops = (d + f) * self.flops_per_token + rows * self.head_flops
         t_lin = flops * self.dense_slowdown / self.flops
         if self.fp4_rel.any():  # the step's M lifts an fp4 GEMM's rate (fp4_m_gain): ÷ 1 else
             t_lin = t_lin / np.maximum(1.0, self.fp4_rel * ((d + f) / ((d + f) + self.fp4_m0)))
         t_mm = np.maximum(t_w, t_lin)
-        routed = np.flatnonzero(self.moe).tolist()
+        routed = np.flatnonzero(self.moe).tolist() if self.moe.any() else []
         for i in routed:
-            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear_step(float(d[i]), float(f[i]), prompt)
+            t_w[i], t_lin[i], t_mm[i] = self.reps[i].linear_step(_at(d, i), _at(f, i), prompt)
         t_moe = (d + f) * (self.moe_act_bytes + self.row_bytes) / self.bw
         if decode:
             kv = self.kv_values(context)
             t_kv = d * kv * self.kv_b * self.kv_copies / self.bw
         else:
-            t_kv = np.zeros_like(d)
+            t_kv = np.zeros(len(self.bw))
         attn = (
             4.0
             * self.layers
@@ -1664,25 +1691,27 @@ class Columns:
             t_a = np.where(self.split_attention != 0.0, np.maximum(t_kv, att_d) + att_p, t_a)
         t_gemm = np.maximum(t_mm, self.gemm_floor_s)
         for i in routed:
-            t_gemm[i] = self.reps[i].gemm_time(float(t_mm[i]), float(d[i]), float(f[i]), prompt)
+            t_gemm[i] = self.reps[i].gemm_time(float(t_mm[i]), _at(d, i), _at(f, i), prompt)
         t_attn = np.maximum(t_a, self.attn_floor_s)
-        t_deq = np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0)
-        t_ctx = self.context_s if prefill and not decode else np.zeros_like(self.context_s)
+        t_deq = (
+            np.where(d + f > self.dequant_min_tokens, self.dequant_s, 0.0) if dequantises else 0.0
+        )
+        t_ctx = self.context_s if prefill and not decode else np.zeros(len(self.context_s))
         launch = self.launch_s
         gmt = self.graph_max_tokens
         if gmt.any():  # a row whose runtime replays CUDA graphs only for short passes
             launch = launch + np.where((gmt > 0.0) & (d + f > gmt), self.eager_launch_s, 0.0)
         work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
-        passes = pipeline_passes_array(u, self.stages, self.microbatch_copies)
-        work = work * passes
-        comm = np.zeros_like(work)
+        if not isinstance(passes, float):
+            work = work * passes
+        comm = np.zeros(len(work))
         for k in np.flatnonzero(self.linked).tolist():
             comm[k] = self.comm_of(k, tokens)
         t_smp = (decode + (prefill / prompt if prefill and prompt else 0.0)) * self.sampler_s
         gpu = work + comm + t_smp
         seqs = decode + (math.ceil(prefill / prompt) if prefill and prompt else 0.0)
         host = np.maximum(
-            self.host_s * u,
+            self.host_s if isinstance(u, float) else self.host_s * u,
             seqs * self.host_per_seq_s + mixed_share(prefill, prompt) * self.mixed_host_s,
         )
         seconds = np.maximum(gpu, host) + self.scheduler_s + seqs * self.serial_per_seq_s
@@ -1690,6 +1719,11 @@ class Columns:
             t_w, t_lin, t_mm, t_moe, t_kv, t_att, t_a, t_gemm, t_attn, t_deq, t_ctx, passes,
             comm, gpu, host, seconds, launch, t_smp,
         )  # fmt: skip
+
+
+def _at(x: NDArray[np.float64] | float, i: int) -> float:
+    """Row ``i`` of a step's column, or the step's own value where every row shares it."""
+    return float(x[i]) if isinstance(x, np.ndarray) else float(x)
 
 
 class _Terms(NamedTuple):
@@ -1705,9 +1739,9 @@ class _Terms(NamedTuple):
     t_a: NDArray[np.float64]
     t_gemm: NDArray[np.float64]
     t_attn: NDArray[np.float64]
-    t_deq: NDArray[np.float64]
+    t_deq: NDArray[np.float64] | float
     t_ctx: NDArray[np.float64]
-    passes: NDArray[np.float64]
+    passes: NDArray[np.float64] | float  # 1.0: no row splits its tokens into micro-batches
     comm: NDArray[np.float64]
     gpu: NDArray[np.float64]
     host: NDArray[np.float64]
@@ -1929,19 +1963,21 @@ def dense_columns(
         pairs = (cards.rule[card[ruled]] * width + tp[ruled].astype(np.intp)).tolist()
         got = {p: job.dense_slowdown(p % width, *cards.rules[p // width]) for p in set(pairs)}
         slow[ruled] = [got[p] for p in pairs]
-    full = np.full
     kv = job.kv_at
     linked = np.zeros(rows, bool)
     links: dict[int, tuple[int, int, topology.Link, topology.Link]] = {}
     if gpus is not None:
         # replica()'s links: the tensor-parallel group's, and the hop between stages
         linked = (tp > 1) | (stages > 1)
+        # each row's terms read as Python numbers once (an array's element is a slow read)
+        tps, sts, ns, on = tp.tolist(), stages.tolist(), n.tolist(), card.tolist()
         for i in np.flatnonzero(linked).tolist():
-            g, t, st = gpus[i], int(tp[i]), int(stages[i])
-            hop = stage_link(g, int(n[i]), st, cards.terms[int(card[i])].decode)
+            g, t, st = gpus[i], int(tps[i]), int(sts[i])
+            hop = stage_link(g, int(ns[i]), st, cards.terms[on[i]].decode)
             tp_link = topology.link(g, t)
             links[i] = (t, st, tp_link, hop)
-            linked[i] = tp_link.kind != "none" or hop.kind != "none"
+            if tp_link.kind == "none" and hop.kind == "none":
+                linked[i] = False
     hidden, n_layers = job.hidden, job.layers
 
     def comm_of(i: int, tokens: float) -> float:
@@ -1960,29 +1996,29 @@ def dense_columns(
         reps=(),
         tp=tp,
         stages=stages,
-        dense_bytes=full(rows, job.dense_read),
+        dense_bytes=float(job.dense_read),
         moe=np.zeros(rows, bool),
-        flops_per_token=full(rows, job.flops_per_token),
+        flops_per_token=float(job.flops_per_token),
         dense_slowdown=slow,
-        moe_act_bytes=full(rows, job.moe_act_bytes),
+        moe_act_bytes=float(job.moe_act_bytes),
         kv_b=job.kv_b * job.kv_traffic(per_card[:, 11]),
         bw=per_card[:, 0] * tp,
         flops=per_card[:, 1] * tp,
         attn_flops=per_card[:, 2] * tp,
-        layers=full(rows, float(job.layers)),
-        attn_width=full(rows, job.attn_width),
+        layers=layers,
+        attn_width=float(job.attn_width),
         attn_width_decode=job.attn_width_decode
         * np.maximum(1.0, MLA_HEAD_TILE * tp / (job.model.num_heads or 1))
         if job.model.attention == "mla" and job.model.num_heads
-        else full(rows, job.attn_width_decode),
+        else float(job.attn_width_decode),
         launch_s=launch + np.where(eager, eager_s, 0.0),
         gemm_floor_s=layers * job.gemms * per_card[:, 4] * 1e-6,
         attn_floor_s=layers * per_card[:, 5] * 1e-6,
         host_s=layers * job.host_ops(per_card[:, 6]) * per_card[:, 9] * 1e-6,
-        scheduler_s=np.zeros(rows),
-        host_per_seq_s=np.zeros(rows),
-        serial_per_seq_s=np.zeros(rows),
-        mixed_host_s=np.zeros(rows),
+        scheduler_s=0.0,
+        host_per_seq_s=0.0,
+        serial_per_seq_s=0.0,
+        mixed_host_s=0.0,
         eager_launch_s=np.where(eager, 0.0, eager_s),
         graph_max_tokens=np.where(eager, 0.0, per_card[:, 14]),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
@@ -1992,7 +2028,7 @@ def dense_columns(
         dequant_read_scale=_dequant_scale_column(job, cards, card),
         context_s=layers * cards.context_layer_us[card] * 1e-6,
         split_attention=per_card[:, 12],
-        decode_attn_slowdown=per_card[:, 13] if job.mmha else full(rows, 1.0),
+        decode_attn_slowdown=per_card[:, 13] if job.mmha else 1.0,
         fp4_rel=per_card[:, 17],
         fp4_m0=per_card[:, 18],
         kv_copies=_kv_copies_column(job.model, tp, rows),
@@ -2002,10 +2038,10 @@ def dense_columns(
         * per_card[:, 19]
         if job.model.vocab_size
         else np.zeros(rows),
-        head_flops=full(rows, job.head_flops),
+        head_flops=float(job.head_flops),
         prompt_logits=_prompt_logits_column(job, cards, card),
-        row_bytes=full(rows, job.row_bytes),
+        row_bytes=float(job.row_bytes),
         linked=linked,
-        kv_values=lambda context: full(rows, kv(context)),
+        kv_values=kv,  # the job's: every row's the same
         comm_of=comm_of,
     )
