@@ -55,8 +55,10 @@ def op_class(op: Op) -> str:
         name = op.kind
     elif op.kind == "attention":
         name = "attn-cross" if ".attn2" in op.name else "attn-self"
-    elif op.role in ("layout", "bias"):
-        name = {"layout": "nchw", "bias": "conv-bias"}[op.role]
+    elif op.role in ("layout", "bias", "relayout"):
+        # relayout: a channels-last eager job's copies around each group norm (ATen's CUDA
+        # group norm runs NCHW only: operators.group_norm_relayout_op)
+        name = {"layout": "nchw", "bias": "conv-bias", "relayout": "gn-relayout"}[op.role]
     elif op.kind == "norm":
         # a group norm reads its input twice (operators.table_ops), a layer norm once
         name = "groupnorm" if op.bytes_read > 1.5 * op.bytes_written else "layernorm"

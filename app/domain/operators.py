@@ -47,9 +47,12 @@ MEMORY = "memory"  # element-wise, normalisation, pooling, softmax, embedding, o
 # drops the extra one and keeps the fused op, whose role is "act".
 # "fp8": Transformer Engine's FP8 cast(-transpose) passes (``fp8_cast_ops``): no runtime fuses
 # them away.
+# "relayout": eager PyTorch's CUDA group norm on a channels-last tensor: the NCHW copy of its
+# input it makes and the channels-last copy of its (NCHW) output the next convolution makes
+# (``table_ops``, ``group_norm_relayout``); no runtime's fusion names it.
 ROLES = (
     "norm", "bn", "act", "residual", "dropout", "softmax", "copy", "cast", "pool", "embed", "loss",
-    "layout", "layout_3x3", "split", "fp8",
+    "layout", "layout_3x3", "split", "fp8", "relayout",
 )  # fmt: skip
 LAYOUT_ROLES = ("layout", "layout_3x3")
 
@@ -1163,6 +1166,7 @@ def table_ops(
     conv_bias: bool = False,
     unnormed_bias: bool = False,
     join_norm_fused: bool = False,
+    group_norm_relayout: bool = False,
 ) -> list[Op]:
     """The table's ops for a batch: a convolution is an implicit GEMM with M = batch × output
     pixels, N = output channels, K = input channels per group × R × S; its FLOPs
@@ -1177,7 +1181,8 @@ def table_ops(
     gate product, a concatenation), which it cannot fold into the library call before it: a
     norm or a second join that takes the join's output (through any unary ops between them)
     runs in the join's kernel (its fused add + layer / group norm kernels) and reads that
-    tensor from registers, once less from memory."""
+    tensor from registers, once less from memory. ``group_norm_relayout``: eager PyTorch on a
+    channels-last model, whose CUDA group norm runs NCHW only (``group_norm_relayout_op``)."""
     out: list[Op] = []
     for i, o in enumerate(table.ops):
         kind = o["kind"]
@@ -1281,7 +1286,27 @@ def table_ops(
                 chained = batch * _after_join(table.ops, i) * act_b
                 op = derive(op, bytes_read=max(0.0, op.bytes_read - chained))
             out.append(op)
+            if group_norm_relayout and o.get("groups"):
+                out.append(group_norm_relayout_op(name, el_in, el_out, count, act_b, dtype))
     return out
+
+
+def group_norm_relayout_op(
+    name: str, elements_in: float, elements_out: float, count: float, act_b: float, dtype: str
+) -> Op:
+    """The two copies a channels-last tensor costs around eager PyTorch's CUDA group norm.
+    ATen's ``group_norm`` hands the CUDA kernel ``input.contiguous()`` (only the CPU path keeps
+    the suggested memory format), so a channels-last input is first copied to NCHW and the
+    output is NCHW (pytorch/pytorch#111824, PyTorch 2.1: "GroupNorm does not return
+    channels_last tensor"; PR #191945, 2026-08: "the current implementation forces outputs in
+    channels-first/contiguous which is problematic for convnets"); the convolution that takes
+    it next (through the element-wise SiLU, which keeps the layout) has channels-last weights,
+    so cuDNN's ``cudnn_conv_suggest_memory_format`` picks channels-last and copies the input
+    back. One op of role "relayout": read and write the input, read and write the output."""
+    moved = (elements_in + elements_out) * act_b
+    return Op(
+        "elementwise", f"{name}.relayout", MEMORY, count, 0.0, moved, moved, dtype, "relayout"
+    )
 
 
 # The traced element-wise ops that write a whole new tensor from more than the one before them:

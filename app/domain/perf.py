@@ -1171,6 +1171,7 @@ def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> lis
             conv_bias=diffusion and work.runtime == "pytorch",
             unnormed_bias=training and m.family == "cnn" and work.runtime in BIAS_PASS_RUNTIMES,
             join_norm_fused=diffusion and work.runtime in INDUCTOR_RUNTIMES,
+            group_norm_relayout=_group_norm_relayout(work),
         )
         if npass > 1:
             # a diffusion sample runs the table (one UNet call) once per step
@@ -1295,9 +1296,19 @@ def _decode_ops(work: WorkloadSpec, flops: float, act_b: float, w_b: float) -> l
         dtype=dtype,
         conv_bias=work.runtime == "pytorch",
         join_norm_fused=work.runtime in INDUCTOR_RUNTIMES,
+        group_norm_relayout=_group_norm_relayout(work),
     )
     scale = flops / total(ops)
     return [replace(o, count=o.count * scale, phase=DECODE_PHASE) for o in ops]
+
+
+def _group_norm_relayout(work: WorkloadSpec) -> bool:
+    """Whether the step's group norms pay ``operators.group_norm_relayout_op``: an eager
+    PyTorch inference job whose model runs channels-last (ATen's CUDA group norm runs NCHW
+    only). torch.compile lowers the group norm itself (Inductor's decomposition keeps the
+    layout), TensorRT and ONNX Runtime run their own NHWC group norm kernels; training is not
+    priced here."""
+    return work.runtime == "pytorch" and work.channels_last and not work.training
 
 
 def _op_weight_bytes(work: WorkloadSpec) -> float:
