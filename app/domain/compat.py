@@ -849,10 +849,18 @@ def gpu_power_caveat(gpu: GpuSpec, n: int, buys: bool, watts: bool = True) -> st
     (a datacenter's PUE). 64 H100s had been priced at 44.8 kW against about 82 kW for eight
     DGX H100s; a bought RTX 4090 had said nothing where a datacenter card said this. Said
     rather than added: no per-host figure is sourced for most catalog entries. ``watts``:
-    with the figure (a rig's words may give it already)."""
+    with the figure (a rig's words may give it already). A Mac's figure is the other way
+    round (data/gpus/apple.yaml): Apple's maximum wall power of the whole machine, CPU and
+    power supply losses included, an upper bound — a bought M2 Ultra had read "the GPU's
+    board power alone (295 W), a lower bound: not the host"."""
     if not buys or not gpu.tdp_w:
         return None
     figure = _watts(gpu, n) if watts else ""
+    if gpu.segment == "soc":
+        return (
+            f"electricity counts the whole Mac at Apple's maximum wall power{figure}, an upper "
+            "bound: CPU and power supply included"
+        )
     host = "the server's CPUs, memory, fans" if gpu.segment == "datacenter" else "the host"
     whose = "the GPUs'" if n > 1 else "the GPU's"
     return (

@@ -31,12 +31,14 @@ def _bought(slug: str, **kw: object) -> costs.CostEstimate:
 
 
 def test_a_bought_row_without_power_says_why_it_has_no_job_cost() -> None:
-    mac = _bought("apple-m4-pro-16c-64gb")
+    # the 40-core M4 Max: Apple's tested Mac Studio bin is the smaller 32-core one (r36: the
+    # 16-core M4 Pro, the earlier example, now carries its larger tested bin's 140 W)
+    mac = _bought("apple-m4-max")
     assert mac.power_w is None and costs.job_cost(mac, "buy") is None
-    why = costs.job_cost_missing(mac, "buy", "Apple M4 Pro")
+    why = costs.job_cost_missing(mac, "buy", "Apple M4 Max")
     assert why is not None and "no power figure" in why
     # renting has its own cost; a job with no length has no cost to miss
-    assert costs.job_cost_missing(mac, "rent", "Apple M4 Pro") is None
+    assert costs.job_cost_missing(mac, "rent", "Apple M4 Max") is None
     assert costs.job_cost_missing(replace(mac, time_to_finish_h=None), "buy", "x") is None
 
 
