@@ -72,6 +72,10 @@ UNMEASURED_VENDOR = Widening(
 # (intel/intel-extension-for-pytorch#296, IPEX 1.13, 2023). No published CNN result on either
 # prices a rate, so the factors stay UNMEASURED_VENDOR's; the reason says which way the
 # estimate leans and why.
+# The words a reason below says where it knows the estimate's direction: a vendor's
+# convolution library priced at the GEMM rate, none of its own costs charged. A row whose band
+# says so is ranked by balanced on its band's low end (rank.ranked_speed).
+LEANS_HIGH = "likely overstates"
 _VENDOR_CONV_REASONS = {
     "amd": (
         "no published results from this vendor in the calibration set: its convolutions run "
@@ -88,6 +92,8 @@ _VENDOR_CONV_REASONS = {
         "likely overstates that speed"
     ),
 }
+# the vendors whose rows can lean high (rank.leans_high reads a band only for these)
+CONV_LEAN_VENDORS = frozenset(v for v, r in _VENDOR_CONV_REASONS.items() if LEANS_HIGH in r)
 
 
 # RDNA 4 (gfx1200/gfx1201: RX 9060 XT, RX 9070, RX 9070 XT, Radeon AI PRO R9700) on top of

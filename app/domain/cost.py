@@ -22,6 +22,28 @@ from app.vocab import CLUSTER_TIERS, HOST_TIERS, SECOND_HAND_CONDITIONS
 # the US residential average revenue per kWh in early 2024: 15.45 ¢ in January, 16.88 ¢ in April
 # (EIA Electricity Monthly Update, End Use; docs/methodology.md, "Power and energy")
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15
+# The start-up a rented job is billed for before its first step, per instance and on every GPU
+# of it (the hourly price is the whole instance's): one minute. Clouds bill from when the
+# instance runs, so the boot, the image pull and the model's download and load are paid at the
+# GPUs' rate, and the billing itself has a floor: AWS EC2 bills Linux instances per second with
+# a minimum of 60 s (AWS, "Announcing Amazon EC2 per second billing", 2017-10-02), Lambda's
+# on-demand instances in one-minute increments from when they pass their health checks
+# (docs.lambda.ai, Billing), Scaleway's GPU instances per minute of uptime, start-up included
+# (scaleway/docs-content, instances FAQ). RunPod bills per second, its serverless workers' start
+# (initialising the container, loading the model into GPU memory) included
+# (docs.runpod.io/serverless/pricing). Published start-ups run from 30-120 s with a cached or
+# uncached image on a GPU marketplace (io.net's FAQ) to 6-10 min for a node provisioned from
+# zero and a 10 GB image pulled (Union.ai's engineering blog): a minute is the low end, a
+# lower bound that moves only jobs of minutes (docs/methodology.md 6.7r, "ex").
+RENT_STARTUP_H = 1 / 60
+
+
+def rent_job_usd(hourly_usd: float, hours: float) -> float:
+    """Renting for a job of ``hours`` at ``hourly_usd`` (the whole instance or instances), its
+    start-up (RENT_STARTUP_H) billed on top."""
+    return hourly_usd * (hours + RENT_STARTUP_H)
+
+
 # Which purchase price a bought card is priced at: "auto" takes a new price (unless one more
 # than NEW_PRICE_LEAD_MONTHS older than a used or market price, or above an as-current market
 # price), else a used or market price, else a launch price at most LAUNCH_PRICE_YEARS old
@@ -50,6 +72,8 @@ class CostEstimate:
     hourly_as_of: str | None = None
     hourly_provider: str | None = None
     purchase_basis: str | None = None  # new | used | launch, when priced from offers
+    # the start-up (RENT_STARTUP_H) a rented job pays within rent_to_finish_usd
+    rent_startup_usd: float | None = None
 
 
 def estimate_cost(
@@ -68,10 +92,11 @@ def estimate_cost(
     purchase, hourly, power, energy_h, horizon = rates(
         gpu, num_gpus, electricity_usd_per_kwh, pricing, usage
     )
-    rent_finish = energy_finish = buy_finish = None
+    rent_finish = energy_finish = buy_finish = startup = None
     if time_to_finish_h is not None:
         if hourly is not None:
-            rent_finish = hourly * time_to_finish_h
+            rent_finish = rent_job_usd(hourly, time_to_finish_h)
+            startup = hourly * RENT_STARTUP_H
         if energy_h is not None:
             energy_finish = energy_h * time_to_finish_h
         if purchase is not None and energy_finish is not None:
@@ -87,7 +112,11 @@ def estimate_cost(
         net = purchase * (1.0 - held.resale_fraction)
         break_even = net / saving if saving > 0 else None
 
+    # work per dollar rented: over the job where it has a length, so the start-up it pays
+    # counts (a 17-second job on 4 B200s is billed for 77 s), else the hourly rate's
     per_rent = throughput * 3600.0 / hourly if hourly else None
+    if per_rent is not None and rent_finish and time_to_finish_h:
+        per_rent = throughput * 3600.0 * time_to_finish_h / rent_finish
     per_buy = None
     if purchase:
         # what owning costs over the horizon: the price less its resale, as the verdict
@@ -125,6 +154,7 @@ def estimate_cost(
         hourly_provider=hourly_provider,
         purchase_basis=basis,
         horizon_hours=horizon,
+        rent_startup_usd=startup,
     )
 
 
@@ -164,7 +194,9 @@ def values(
     """``value(estimate_cost(...), acquisition)`` of each row at its throughput and ``terms``
     (a row each: purchase, per hour, energy per hour and horizon as ``rates`` gives them, NaN
     for None) under the usage's ``resale_fraction``, to the last bit (the same float64
-    operations in the same order, elementwise); NaN where the value is None."""
+    operations in the same order, elementwise), for a job with no length; NaN where the value
+    is None. With a length, the rented value pays the start-up too (RENT_STARTUP_H) and is
+    lower: these stay upper bounds, which is what a balanced answer's bounds need."""
     purchase, hourly, energy_h, horizon = terms.T
     with np.errstate(divide="ignore", invalid="ignore"):
         rent = np.where(hourly != 0, throughput * 3600.0 / hourly, np.nan)  # NaN stays NaN

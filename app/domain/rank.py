@@ -190,9 +190,11 @@ def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Co
             firsts.append(c.serving.result.ttft_ms or 0.0)
             continue
         firsts.append(0.0)
-        speeds.append(c.perf.throughput)
+        share = ranked_share(c, objective)
+        speeds.append(c.perf.throughput * share)
         acq = c.acquisition
-        values.append(costs.value(c.cost, acq))
+        v = costs.value(c.cost, acq)
+        values.append(v if v is None else v * share)
         price = costs.job_cost(c.cost, acq)
         prices.append(costs.upfront(c.cost, acq) if price is None else price)
     return ranking.columns(
@@ -362,11 +364,15 @@ def _weighed(c: Candidate) -> bool:
 
 def _finish_score(c: Candidate, speed_weight: float) -> float:
     """Balanced's trade between one card's rented configurations of a job with a length: the
-    time to finish (the same work over the throughput) against the money to rent them until
-    it finishes, which grows with the cards and the hours."""
+    time to the result (the same work over the throughput, after the instance's start-up,
+    costs.RENT_STARTUP_H) against the money to rent them until it finishes, which grows with
+    the cards and the hours. The start-up is waited for and paid on every card whatever the
+    count: 4 B200s that finish a LoRA job in 17 s against one in 50 s save 33 s of 110 for
+    2.8 times the money (they had been picked on the run alone, 3 times as fast)."""
     job = c.cost.rent_to_finish_usd
-    assert job  # _weighed
-    return balanced(c.perf.throughput, 1.0 / job, speed_weight)
+    hours = c.cost.time_to_finish_h
+    assert job and hours  # _weighed
+    return balanced(1.0 / (hours + costs.RENT_STARTUP_H), 1.0 / job, speed_weight)
 
 
 def serving_pick(objective: str) -> Callable[[Candidate], tuple[float, ...]]:
@@ -650,6 +656,42 @@ def _regime(work: WorkloadSpec) -> str:
     return phase_regime(work)
 
 
+def leans_high(c: Candidate) -> float | None:
+    """The low factor of ``c``'s band where the band says the estimate likely overstates the
+    speed (bands.LEANS_HIGH: a vendor's convolution library the calibration set never
+    measured, priced at the GEMM rate, none of its own costs charged), else None. Only a
+    convolution regime's row of a vendor with such a reason can say so: checked first, so the
+    other rows read no band."""
+    if c.serving is not None or c.gpu.vendor not in bands.CONV_LEAN_VENDORS:
+        return None
+    if _regime(c.work) not in bands.CONV_REGIMES:
+        return None
+    low, _, basis = uncertainty(c)
+    return low if bands.LEANS_HIGH in basis else None
+
+
+def ranked_share(c: Candidate, objective: str) -> float:
+    """The share of ``c``'s estimate it is ranked on (``ranked_speed``), its work per dollar
+    alike: 1, or the low factor of a band that leans high under 'balanced'."""
+    if objective != "balanced":
+        return 1.0
+    low = leans_high(c)
+    return 1.0 if low is None else low
+
+
+def ranked_speed(c: Candidate, objective: str) -> float:
+    """The speed ``c`` is ranked on: its throughput, except under 'balanced' where its own
+    band says the estimate likely overstates it (``leans_high``), the low end of that band,
+    and its work per dollar with it (``ranked_share``).
+    The engine knows the direction of such a row's error and not its size (RDNA 4's MIOpen
+    convolutions were timed an order of magnitude slow, ROCm/rocm-libraries#2567), so it
+    ranks it on the figure its band bounds it by: a student's first CNN card under $500 had
+    been an RX 9070 whose own verdict said its 849 images/s was likely overstated, ahead of
+    an RTX 3080 Ti on cuDNN at 717. 'fastest' keeps the point estimate, as asked; the row
+    shows it and its range either way."""
+    return c.perf.throughput * ranked_share(c, objective)
+
+
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
     """(low factor, high factor, basis): the calibrated band widened where the row
     extrapolates."""
@@ -881,6 +923,13 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             if position == 1
             else f"Ranked #{position} by {name}: " + _versus(c, leader, objective)
         )
+        low = leans_high(c) if objective == "balanced" else None
+        if low is not None:
+            lines.append(
+                f"Ranked on the low end of its likely range ({_rate(p.throughput * low * scale)}"
+                f" {unit}), not on its estimate: the engine prices this vendor's convolutions "
+                "at the GEMM rate and says the estimate likely overstates them."
+            )
     be = c.cost.break_even_hours
     if be is not None:
         lines.append(costs.break_even_said(be))
@@ -961,17 +1010,18 @@ def _buy_periods_said(c: Candidate) -> str:
     if job is None or hours is None:
         return ""
     u = pricing.usage
+    # nothing resold, the verdict counts the same whole purchase: only its energy's hours
+    # differ, said once (the page's weight: five rented rows of a LoRA answer said it twice)
     resale = (
-        f"the purchase less its {u.resale_fraction:.0%} resale"
+        f"counts the purchase less its {u.resale_fraction:.0%} resale plus energy"
         if u.resale_fraction > 0
-        else "the whole purchase (nothing resold)"
+        else "counts energy"
     )
     # a job longer than those hours is the row's warning (cost.outlasts_horizon), not said here
     return (
         f"To buy, the job costs ${job:,.0f}: the whole purchase plus energy for its "
-        f"{hours_text(hours)}, nothing resold. The buy-versus-rent verdict counts {resale} plus "
-        f"energy over {u.hours:,.0f} h of use ({u.hours_per_week:g} h a week for "
-        f"{_years(u.years)})."
+        f"{hours_text(hours)}, nothing resold; the buy-versus-rent verdict {resale} over "
+        f"{u.hours:,.0f} h of use ({u.hours_per_week:g} h a week for {_years(u.years)})."
     )
 
 
@@ -1103,7 +1153,35 @@ def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
     return (
         f"speed {c.speed_score:.2f} and value "
         f"{(c.value_score if c.value_score is not None else 0.0):.2f} of the best, "
-        f"against {lead.gpu.name}."
+        f"against {_lead_name(lead)}{_lead_build(c, lead)}."
+    )
+
+
+def _lead_name(lead: Candidate) -> str:
+    """The row a lower one is weighed against, with its count: 'against AMD Radeon RX 9070 XT'
+    had stood under one RTX 4090 where the pick was two of them."""
+    return f"{lead.n} × {lead.gpu.name}" if lead.n > 1 else lead.gpu.name
+
+
+def _lead_build(c: Candidate, lead: Candidate) -> str:
+    """Where one bought card ranks below a bought desktop pair of PCIe cards: what the pair's
+    price, the cards alone, leaves out beyond what this card's does (the second CPU-connected
+    slot and the larger supply, ``_lanes_said``/``_supply_said``), so the reader weighs the
+    whole build."""
+    if c.n != 1 or lead.n != 2 or lead.gpu.segment not in ("consumer", "workstation"):
+        return ""
+    if c.acquisition == "rent" or lead.acquisition == "rent":
+        return ""
+    if c.cost.purchase_usd is None or lead.cost.purchase_usd is None:
+        return ""
+    if not (lead.gpu.tdp_w and c.gpu.tdp_w):
+        return ""
+    theirs = lead.gpu.tdp_w * 2 * PSU_HEADROOM
+    mine = c.gpu.tdp_w * PSU_HEADROOM
+    return (
+        f", whose price is its 2 cards alone, as this one's is the card: the pair also needs "
+        f"a board with two CPU-connected slots (x8/x8) and ≥{theirs:,.0f} W of supply against "
+        f"≥{mine:,.0f} W for this card, neither priced"
     )
 
 
@@ -1420,7 +1498,7 @@ def _fused_loss_tip(c: Candidate) -> str | None:
         return None
     if p.runtime not in TORCH_PROGRAM_RUNTIMES or (p.backend or "cuda") not in TRITON_BACKENDS:
         return None
-    cce = " or Cut Cross Entropy (Wijmans et al. 2024, arXiv 2411.09009; Unsloth runs it)"
+    cce = " or Cut Cross Entropy (arXiv 2411.09009)"
     return (
         f"The LM head's logits and loss take {gib(m.logits)} GiB of the "
         f"{gib(m.total)} GiB{' per GPU' if c.n > 1 else ''}: Liger Kernel's fused linear "
@@ -1950,11 +2028,44 @@ def _physical_tips(c: Candidate) -> list[str]:
             f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W of GPU power, about {significant(wall)} W "
             f"at the wall with {_hosts_said(machines)}, on {supplies}, {circuit_said(wall)}."
         ]
-    if g.segment not in ("consumer", "workstation"):
+    if g.segment not in ("consumer", "workstation") or not bought:
+        # a rented desktop pair's supply, slots and circuit are the provider's, as a rented
+        # server's are (8 rented RTX 5090s had been told to plan 6,900 W of supply)
         return []
     out: list[str] = [_supply_said(c)] if g.tdp_w else []
     slot = _slot_said(g.slot_width, n)
-    return out + ([slot] if slot else [])
+    lanes = _lanes_said(c)
+    return out + ([slot] if slot else []) + ([lanes] if lanes else [])
+
+
+def _lanes_said(c: Candidate) -> str | None:
+    """What a bought pair of PCIe cards needs of a desktop board, which no row prices: two
+    slots wired to the CPU. A desktop CPU gives its graphics slots 16 lanes, one card x16 or
+    two x8/x8 where the board splits them (Gigabyte X570 AORUS XTREME: PCIEX8 shares the
+    PCIEX16 slot's lanes), and many boards wire their other long slots to the chipset at x1 to
+    x4 (MSI PRO X870-P WIFI: x1, x1 and x4 from the chipset). AMD's ROCm-on-Radeon multi-GPU
+    guide asks for CPU-connected slots of the same width (x16 + x16 or x8 + x8, not x16 + x8;
+    a chipset slot gave HIP errors on two RX 7900 XTX). The link above is priced at each
+    card's own x16, so a pair on x8/x8 syncs at up to half that rate (HIP_ROCM_MGPU below)."""
+    g = c.gpu
+    if c.n != 2 or g.segment not in ("consumer", "workstation"):
+        return None
+    said = (
+        "Two cards need a board with two PCIe slots wired to the CPU: a desktop CPU's 16 "
+        "graphics lanes run them x8/x8 (the link above assumes x16 each, so the sync can be "
+        "up to twice as slow), and a long slot wired to the chipset (x1-x4 on many boards) "
+        "is slower still; the board is not in the price"
+    )
+    if g.vendor == "amd":
+        said += f"; {HIP_ROCM_MGPU} both on the CPU, at one width (x8 + x8 or x16 + x16)"
+    return said + "."
+
+
+# AMD's ROCm-on-Radeon documentation, "Limitations: multi-GPU configuration" (ROCm 5.7 docs,
+# rocm.docs.amd.com/projects/radeon-ryzen/en/docs-5.7.0/docs/limitations.html: "PCIe slots
+# connected to the GPU must have identical PCIe lane width", CPU-connected slots only); its
+# later mGPU setup page (docs-6.4.1 .../install/native_linux/mgpu.html) recommends x16 slots
+HIP_ROCM_MGPU = "AMD's ROCm multi-GPU guide for Radeon asks for"
 
 
 def _slot_said(width: float | None, n: int) -> str | None:

@@ -226,6 +226,7 @@ def priced_parts(
             "usd_per_hour": ch.usd_per_hour,
             "spot": ch.spot,
             "job_usd": cost.rent_to_finish_usd,
+            "startup_usd": cost.rent_startup_usd,
             "samples_per_usd": cost.samples_per_usd_rent,
             "as_of": ch.offer.as_of,
             "source": ch.offer.source,
@@ -393,8 +394,7 @@ def offer_lines(pricing: costs.Pricing | None, note: str | None = None) -> list[
         lines.append(f"No rental: {pricing.rent_reason}.")
     if pricing.seen and pricing.rent is not None:
         lines.append(
-            f"Also {pricing.seen[0].seen_text}: a quote, not a bookable offer, so neither "
-            "rented nor ranked on."
+            f"Also {pricing.seen[0].seen_text}: a quote, not a bookable offer: not ranked on."
         )
     if pricing.buy is not None:
         b = pricing.buy

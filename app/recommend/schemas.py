@@ -1376,12 +1376,21 @@ class RentCostOut(BaseModel):
         None, description="training at a spot price: checkpoint size and break-even overhead"
     )
     job_usd: float | None = Field(
-        None, description="renting for the time to finish the job, US dollars"
+        None,
+        description="renting for the time to finish the job and the instance's start-up "
+        "(startup_usd), US dollars",
+    )
+    startup_usd: float | None = Field(
+        None,
+        description="within job_usd: one minute of the instance's price, the least a rented "
+        "job is billed for before its first step (boot, image pull, model load; a billing "
+        "minimum of 60 s or increments of a minute on AWS, Lambda, Scaleway), US dollars",
     )
     samples_per_usd: float | None = Field(
         None,
         description="the row's throughput unit per dollar rented (`throughput.unit`: tokens "
-        "for LLM rows, images, samples, audio seconds)",
+        "for LLM rows, images, samples, audio seconds), over the whole job with its start-up "
+        "where the job has a length",
     )
     as_of: str
     source: str

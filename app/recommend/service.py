@@ -1046,14 +1046,19 @@ def _bounded_balanced(
             continue
         cards.append(card)
         c = card.chosen
-        speed = max(speed, c.perf.throughput)
+        # the speed and value balanced ranks it on (a row whose band leans high: at its low
+        # end, rank.ranked_share), which its bounds bound too
+        share = rank.ranked_share(c, "balanced")
+        ranked = c.perf.throughput * share
+        speed = max(speed, ranked)
         got = costs.value(c.cost, c.acquisition)
         if got is None:
-            unpriced_speed = max(unpriced_speed, c.perf.throughput)
+            unpriced_speed = max(unpriced_speed, ranked)
             continue
+        got *= share
         value = max(value, got)
         if rank.ranks_ahead(c, "balanced"):
-            heapq.heappush(heap, rank.balanced(c.perf.throughput, got, speed_weight))
+            heapq.heappush(heap, rank.balanced(ranked, got, speed_weight))
             if len(heap) > limit:
                 heapq.heappop(heap)
     return cards, excluded, census

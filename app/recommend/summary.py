@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.domain import bands
 from app.domain.compat import is_owning_caveat
 from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
@@ -143,6 +144,11 @@ def _finish(row: s.Recommendation, acquisition: str) -> str | None:
     rent = row.cost.rent
     rented = acquisition in ("rent", "either") and rent is not None and rent.job_usd is not None
     cost = f" ({_usd(rent.job_usd)} rented)" if rented and rent and rent.job_usd else ""
+    # the start-up (cost.RENT_STARTUP_H) said where it is a share the estimate can tell apart:
+    # a 17-second job's $0.42 is three quarters start-up
+    start = rent.startup_usd if cost and rent and rent.job_usd else None
+    if start and rent and rent.job_usd and start >= (FASTEST_TIE - 1) * rent.job_usd:
+        cost = f" ({_usd(rent.job_usd)} rented, a minute's start-up included)"
     return f"finishes the job in {_duration(hours)}{cost}"
 
 
@@ -408,8 +414,8 @@ def _short_job(row: s.Recommendation, acquisition: str) -> str | None:
     cost = f" ({_close_usd(one.job_cost_usd)} rented)" if rented and one.job_cost_usd else ""
     return (
         f"The job is short: one {row.gpu.name} finishes it in {_duration(one.time_to_finish_h)}"
-        f"{cost}; starting an instance and loading the model, which these times leave out, "
-        "can take as long"
+        f"{cost}; starting an instance and loading the model, which these times leave out "
+        "and the costs count as one minute, can take as long"
     )
 
 
@@ -419,7 +425,7 @@ def _short_job(row: s.Recommendation, acquisition: str) -> str | None:
 _PRICE_SCOPE = ("the price ", "a used price", "a market price", "electricity ")
 # The engine's own band basis for a convolution row of a vendor it has no published result for
 # (bands._VENDOR_CONV_REASONS): its convolutions run another library at the GEMM rate
-_LEANS_HIGH = "likely overstates"
+_LEANS_HIGH = bands.LEANS_HIGH
 _CONV_LIBRARY = re.compile(r"convolutions run (\w+)")
 
 

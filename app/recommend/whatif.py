@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.domain import cost as costs
 from app.domain.evaluate import hours_text
 from app.domain.perf import runs_nchw
 from app.domain.workload import WorkloadSpec
@@ -355,7 +356,7 @@ def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     elif acquisition in ("rent", "either") and v.hourly_usd is not None and v.time_to_finish_h:
         # what renting it costs for the job, which a purchase budget compares with: "8 × B200
         # ($36.00/h to rent)" had been named to a $300 budget the 13-minute job keeps within
-        job = v.hourly_usd * v.time_to_finish_h
+        job = costs.rent_job_usd(v.hourly_usd, v.time_to_finish_h)
         cost = f"${job:,.2f}" if job < 100 else f"${job:,.0f}"
         said += f", {cost} rented for the whole job ({hours_text(v.time_to_finish_h)})"
     return said

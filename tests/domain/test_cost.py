@@ -17,7 +17,9 @@ def test_energy_and_rent_to_finish() -> None:
     assert c.hourly_usd == 1.0
     assert c.power_w == 900
     assert c.energy_usd_per_hour == pytest.approx(0.9 * 0.2)
-    assert c.rent_to_finish_usd == pytest.approx(10.0)
+    # ten hours and the instance's minute of start-up (cost.RENT_STARTUP_H), bought: none
+    assert c.rent_to_finish_usd == pytest.approx(10.0 + 1.0 / 60)
+    assert c.rent_startup_usd == pytest.approx(1.0 / 60)
     assert c.energy_to_finish_usd == pytest.approx(1.8)
     assert c.buy_to_finish_usd == pytest.approx(3601.8)
     # buying beats renting once purchase = (hourly − energy) × hours
@@ -39,10 +41,12 @@ def test_no_break_even_when_energy_exceeds_rent() -> None:
 
 def test_acquisition_choice() -> None:
     c = cost.estimate_cost(RTX4090, 1, throughput=100.0, time_to_finish_h=100.0)
-    assert cost.job_cost(c, "rent") == pytest.approx(50.0)
+    rent = 0.5 * (100.0 + cost.RENT_STARTUP_H)  # the instance's start-up billed too
+    assert cost.job_cost(c, "rent") == pytest.approx(rent)
     assert cost.job_cost(c, "buy") == pytest.approx(1800 + 100 * 0.45 * 0.15)
-    assert cost.job_cost(c, "either") == pytest.approx(50.0)
-    assert cost.value(c, "rent") == pytest.approx(100 * 3600 / 0.5)
+    assert cost.job_cost(c, "either") == pytest.approx(rent)
+    # the work per dollar is over the job, its start-up paid: 100 h of work for `rent`
+    assert cost.value(c, "rent") == pytest.approx(100 * 3600 * 100.0 / rent)
     rent_only = cost.estimate_cost(A100, 1, throughput=100.0, time_to_finish_h=1.0)
     assert cost.job_cost(rent_only, "buy") is None
 

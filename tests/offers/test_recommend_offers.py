@@ -83,7 +83,9 @@ def test_imagenet_rows_have_separate_cost_bases_and_job_costs(read_client: TestC
         assert rent is not None or buy is not None
         if rent is not None:
             assert row["offer"] is not None
-            assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * row["time_to_finish_h"])
+            # the run and the instance's minute of start-up (cost.RENT_STARTUP_H)
+            hours = row["time_to_finish_h"] + 1 / 60
+            assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * hours)
         if buy is not None:
             assert buy["condition"] in ("new", "used", "market", "launch") and buy["as_of"]
             # the cards paid for: the row's count, or a whole server's where a module is sold
@@ -297,6 +299,10 @@ def test_balanced_speed_weight_is_settable_and_bounded(read_client: TestClient) 
             read_client,
             {
                 "workload": {"preset": "resnet-50", "task": "training"},
+                # NVIDIA only: balanced ranks an AMD or Intel CNN row, whose band says its
+                # estimate likely overstates it, at its band's low end (rank.ranked_share),
+                # where best value and fastest rank the estimate
+                "constraints": {"vendors": ["nvidia"]},
                 "objective": objective,
                 "group_by": "config",
                 "limit": 40,
@@ -498,8 +504,10 @@ def test_spot_training_rows_give_the_checkpoint_and_the_overhead_spot_can_afford
             assert sp["break_even_extra_h"] == pytest.approx(
                 sp["break_even_overhead"] * r["time_to_finish_h"]
             )
-        # spot's job cost stays the spot price over the engine's time: nothing invented
-        assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * r["time_to_finish_h"])
+        # spot's job cost stays the spot price over the engine's time and the instance's
+        # minute of start-up (cost.RENT_STARTUP_H): nothing invented
+        hours = r["time_to_finish_h"] + 1 / 60
+        assert rent["job_usd"] == pytest.approx(rent["usd_per_hour"] * hours)
         said = next(w for w in r["warnings"] if w.startswith("spot price"))
         assert f"{sp['checkpoint_gb']:,.3g} GB" in said and "No published interruption" in said
         assert "Young 1974" in said

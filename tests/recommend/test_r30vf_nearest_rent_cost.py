@@ -25,13 +25,14 @@ def _near(change: str, **kw: object) -> s.NearestOut:
 
 def test_a_rented_nearest_names_the_jobs_cost() -> None:
     said = best_config(_near(ACQUISITION_LIFTED), "buy")
-    # $36/h × 0.25 h: the job's rent, to the cent under $100
-    assert said.startswith("8 × NVIDIA B200 ($36.00/h to rent), $9.00 rented for the whole job")
+    # $36/h × (0.25 h + the instance's minute of start-up): the job's rent, to the cent under
+    # $100
+    assert said.startswith("8 × NVIDIA B200 ($36.00/h to rent), $9.60 rented for the whole job")
 
 
 def test_large_costs_read_in_whole_dollars_and_no_time_no_cost() -> None:
     big = best_config(_near(ACQUISITION_LIFTED, time_to_finish_h=100.0), "buy")
-    assert "$3,600 rented for the whole job" in big
+    assert "$3,601 rented for the whole job" in big  # $3,600 and a minute's $0.60
     unknown = best_config(_near(ACQUISITION_LIFTED, time_to_finish_h=None), "buy")
     assert "for the whole job" not in unknown
 

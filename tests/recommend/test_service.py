@@ -199,8 +199,9 @@ def test_time_and_cost_to_finish() -> None:
     )
     top = r.recommendations[0]
     assert top.time_to_finish_h == pytest.approx(1e6 / top.throughput.value / 3600)
+    # the run and the instance's minute of start-up (cost.RENT_STARTUP_H)
     assert top.cost.rent_to_finish_usd == pytest.approx(
-        top.time_to_finish_h * top.cost.hourly_usd  # type: ignore[operator]
+        (top.time_to_finish_h + 1 / 60) * top.cost.hourly_usd  # type: ignore[operator]
     )
 
 

@@ -91,7 +91,7 @@ def test_an_empty_answer_says_so_and_what_would_change_it(read_client: TestClien
     # renting is within a purchase budget: the first change, priced the way it is had
     assert change == "renting as well as buying"
     # (and what renting it costs for the whole job, which the purchase budget compares with)
-    job = first["hourly_usd"] * first["time_to_finish_h"]
+    job = first["hourly_usd"] * (first["time_to_finish_h"] + 1 / 60)  # a minute's start-up
     cost = f"${job:,.2f}" if job < 100 else f"${job:,.0f}"
     assert sentence.startswith(
         f"No GPU in the catalog can run this job within these limits; {n} kinds of GPU could "
