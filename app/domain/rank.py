@@ -716,6 +716,25 @@ def first_token_uncertainty(c: Candidate) -> tuple[float, float, str] | None:
     return first_token_band(c.gpu, c.work, c.perf, c.derived_peak)
 
 
+def row_bands(
+    c: Candidate,
+) -> tuple[tuple[float, float, str], tuple[float, float, str] | None]:
+    """(``uncertainty``, ``first_token_uncertainty``) of a row at once: the two bands' inputs
+    differ only in the regime and the precision class it reads (``_row_band_key``), so the
+    rest is worked out once, not once per band (issue 21)."""
+    work, est = c.work, c.perf
+    key = _row_band_key(c.gpu, work, est, c.derived_peak)
+    band = bands.band_of(key, work.efficiency)
+    if key[0] != "decode" or est.ttft_ms is None:
+        return band, None
+    _, vendor, arch, runtime, source, on, experts, four, derived, n, kind, span, _ = key
+    bits = work.precision if ("prefill", runtime) in bands.PRECISION_BANDS else ""
+    prefill: bands.BandKey = (
+        "prefill", vendor, arch, runtime, source, on, experts, four, derived, n, kind, span, bits
+    )  # fmt: skip
+    return band, bands.band_of(prefill, work.efficiency)
+
+
 def first_token_band(
     gpu: GpuSpec,
     work: WorkloadSpec,
@@ -1934,43 +1953,54 @@ def circuits(wall: float) -> int:
 _COUNT_WORDS = {2: "two", 3: "three"}
 
 
-def circuit_said(wall: float) -> str:
-    """Which branch circuits carry ``wall`` watts as a continuous load. Within CIRCUIT_NEAR of
-    a limit is "near" it: the wall figure leaves out the board, drives and fans. Past
-    WALL_CIRCUITS_MAX circuits it is rack power, not wall circuits (42 kW had read "two
-    circuits")."""
-    if wall <= CIRCUIT_NEAR * CIRCUIT_120V_W:
-        return f"within a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous"
-    if wall > CIRCUIT_230V_W:
-        k = circuits(wall)
-        if k > WALL_CIRCUITS_MAX:
-            return (
-                f"about {k} times a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: rack power "
-                "(three-phase PDUs), not wall circuits"
-            )
-        return (
-            f"over even a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W: it needs "
-            f"{_COUNT_WORDS[k]} such circuits"
-        )
+def _circuit_words() -> tuple[str, ...]:
+    """``circuit_said``'s sentences that name only the circuits, not the load: the same text
+    for every row, so put together once (each row had formatted all three circuits' figures,
+    then used one sentence or none; issue 21)."""
     small = f"15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous"
     twenty = f"20 A/120 V circuit ({CIRCUIT_20A_120V_W:,.0f} W continuous)"
     big = (
         f"20 A/240 V circuit ({CIRCUIT_240V_W:,.0f} W continuous) or a 16 A/230 V one "
         f"({CIRCUIT_230V_W:,.0f} W)"
     )
-    if wall <= CIRCUIT_120V_W:
-        return f"near a {small}: a {twenty} gives room"
-    if wall <= CIRCUIT_NEAR * CIRCUIT_20A_120V_W:
-        return f"over a {small}: a {twenty} carries it"
-    if wall <= CIRCUIT_20A_120V_W:
-        return (
-            f"over a {small}, near a 20 A/120 V one's {CIRCUIT_20A_120V_W:,.0f} W: a {big} gives "
-            "room"
-        )
     return (
+        f"within a 15 A/120 V circuit's {CIRCUIT_120V_W:,.0f} W continuous",
+        f"near a {small}: a {twenty} gives room",
+        f"over a {small}: a {twenty} carries it",
+        f"over a {small}, near a 20 A/120 V one's {CIRCUIT_20A_120V_W:,.0f} W: a {big} gives room",
         f"over a 20 A/120 V circuit's {CIRCUIT_20A_120V_W:,.0f} W continuous: it needs a {big}, "
-        "or two 20 A/120 V circuits"
+        "or two 20 A/120 V circuits",
+        f"a 16 A/230 V circuit's {CIRCUIT_230V_W:,.0f} W",
     )
+
+
+_WITHIN_120V, _NEAR_120V, _OVER_120V, _NEAR_20A, _OVER_20A, _CIRCUIT_230V = _circuit_words()
+
+
+def circuit_said(wall: float) -> str:
+    """Which branch circuits carry ``wall`` watts as a continuous load. Within CIRCUIT_NEAR of
+    a limit is "near" it: the wall figure leaves out the board, drives and fans. Past
+    WALL_CIRCUITS_MAX circuits it is rack power, not wall circuits (42 kW had read "two
+    circuits")."""
+    if wall <= CIRCUIT_NEAR * CIRCUIT_120V_W:
+        return _WITHIN_120V
+    if wall > CIRCUIT_230V_W:
+        k = circuits(wall)
+        if k > WALL_CIRCUITS_MAX:
+            return (
+                f"about {k} times {_CIRCUIT_230V}: rack power (three-phase PDUs), not wall circuits"
+            )
+        return f"over even {_CIRCUIT_230V}: it needs {_COUNT_WORDS[k]} such circuits"
+    if wall <= CIRCUIT_120V_W:
+        return _NEAR_120V
+    if wall <= CIRCUIT_NEAR * CIRCUIT_20A_120V_W:
+        return _OVER_120V
+    if wall <= CIRCUIT_20A_120V_W:
+        return _NEAR_20A
+    return _OVER_20A
+
+
+_PSU_RULE = f"({PSU_HEADROOM:g}× board power, a rule)"  # the same words on every row
 
 
 def _supply_said(c: Candidate) -> str:
@@ -1984,10 +2014,7 @@ def _supply_said(c: Candidate) -> str:
     psu = total * PSU_HEADROOM
     power = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W" if n > 1 else f"{g.tdp_w:.0f} W"
     cards = "cards" if n > 1 else "card"
-    line = (
-        f"{power} of GPU power: plan ≥ {psu:,.0f} W of supply for the {cards} alone "
-        f"({PSU_HEADROOM:g}× board power, a rule)"
-    )
+    line = f"{power} of GPU power: plan ≥ {psu:,.0f} W of supply for the {cards} alone {_PSU_RULE}"
     if psu > DESKTOP_PSU_W:
         line += ", more than one desktop power supply gives (a server or power limits)"
     machines = hosts(g, n)

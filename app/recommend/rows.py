@@ -111,11 +111,16 @@ def _provenance(c: rank.Candidate) -> dict[str, str]:
     g = c.gpu
     src = c.perf.efficiency_source
     on = c.perf.measured_on
-    machines = f"{on} machine" + ("s" if on != 1 else "")
-    tput = {
-        "measured": f"modelled, with efficiencies measured on {machines} of this GPU model",
-        "family": "modelled, with efficiencies measured on the same architecture family",
-    }.get(src, "modelled from datasheet figures and published efficiency priors")
+    # the machines are named only where measured (each row had formatted them, and a dict of
+    # every source's words, for one of them)
+    machines = ""
+    if src == "measured":
+        machines = f"{on} machine" + ("s" if on != 1 else "")
+        tput = f"modelled, with efficiencies measured on {machines} of this GPU model"
+    elif src == "family":
+        tput = "modelled, with efficiencies measured on the same architecture family"
+    else:
+        tput = "modelled from datasheet figures and published efficiency priors"
     if src == "prior" and c.perf.efficiency_basis:
         tput = f"modelled from datasheet figures; GEMM efficiency {c.perf.efficiency_basis}"
     buy, rent = _price_provenance(c)
@@ -456,7 +461,7 @@ def row_fields(
     # samples/s, so the time to finish is the engine's own
     scale, unit = row_rate(c.work, p.unit)
     cost = shown_cost(c.cost, scale)
-    lo, hi, basis = rank.uncertainty(c)
+    (lo, hi, basis), first_token = rank.row_bands(c)
     extra, rent_out, buy_out = _offer_parts(c, cost, stale_before)
     # training at a spot price: what checkpoints and restarts mean, worked out for those rows
     rent = c.pricing.rent if c.pricing is not None else None
@@ -522,7 +527,7 @@ def row_fields(
             "factor_low": lo,
             "factor_high": hi,
             "basis": basis,
-            "time_to_first_token_ms": time_band_fields(p.ttft_ms, rank.first_token_uncertainty(c)),
+            "time_to_first_token_ms": time_band_fields(p.ttft_ms, first_token),
         },
         "provenance": _provenance(c),
         "explanation": _with_audio(rank.explain(c, position, leader, objective), c.work, p)
@@ -543,7 +548,13 @@ def row_fields(
         ],
         "speedup_vs_baseline": (p.throughput / baseline_tput) if baseline_tput else None,
         **extra,
-        "alternatives": [_alternative_fields(a) for a in alternatives],
+        # row_rate reads the job and the unit alone: the row's own where an alternative's are
+        "alternatives": [
+            _alternative_fields(
+                a, (scale, unit) if a.work is c.work and a.perf.unit == p.unit else None
+            )
+            for a in alternatives
+        ],
     }
 
 
@@ -791,13 +802,15 @@ def _fields(cost: costs.CostEstimate) -> dict[str, object]:
     return dict(zip(_COST_FIELDS, _COST_VALUES(cost), strict=True))
 
 
-def _alternative_fields(c: rank.Candidate) -> Fields:
-    """A shown row's other configuration (s.AlternativeOut)."""
-    scale, unit = row_rate(c.work, c.perf.unit)
+def _alternative_fields(c: rank.Candidate, rate: tuple[float, str] | None = None) -> Fields:
+    """A shown row's other configuration (s.AlternativeOut); ``rate``: ``row_rate`` of its
+    job and unit where the caller has it (its row's, when they run the same job: a card's
+    alternatives mostly do, and row_rate reads nothing else)."""
+    scale, unit = row_rate(c.work, c.perf.unit) if rate is None else rate
     rent = c.pricing.rent if c.pricing is not None else None
     return {
-        "num_gpus": c.n,
-        "memory_savers": _saver_labels(c.savers),
+        "num_gpus": c.perf.num_gpus,
+        "memory_savers": _saver_labels(c.savers) if c.savers else [],
         "micro_batch": c.micro_batch,
         "accumulation_steps": c.accumulation_steps,
         "required_gb": round(c.memory.total, 3),

@@ -65,7 +65,11 @@ def _sets(
     work: WorkloadSpec, catalog: list[GpuSpec]
 ) -> tuple[llm_step.Columns, list[llm_step.Replica]]:
     """The catalog at every count as dense_columns makes it (with links), and its replicas."""
-    terms, card, counts, gpus, reps = [], [], [], [], []
+    terms: list[llm_step.CardTerms] = []
+    card: list[int] = []
+    counts: list[float] = []
+    gpus: list[GpuSpec] = []
+    reps: list[llm_step.Replica] = []
     for gpu in catalog:
         backend = (_default_backends(gpu)[:1] or ("cpu",))[0]
         eff = perf.efficiencies(gpu, None)
