@@ -65,8 +65,11 @@ def test_an_alternative_of_another_job_keeps_its_own_unit(
     other = row.work.with_flags(model=dataclasses.replace(row.work.model, family="cnn"))
     perf = dataclasses.replace(args[6][0].perf, unit="samples/s")
     alt = dataclasses.replace(args[6][0], work=other, perf=perf)
-    fields = rows.row_fields(*args[:6], [alt], *args[7:], **kwargs)
-    (shown,) = fields["alternatives"]
+    changed = (*args[:6], [alt], *args[7:])
+    fields = rows.row_fields(*changed, **kwargs)
+    listed = fields["alternatives"]
+    assert isinstance(listed, list)
+    (shown,) = listed
     assert shown["unit"] == "images/s"
     assert shown == rows._alternative_fields(alt)
     assert shown["num_gpus"] == alt.n
