@@ -74,7 +74,7 @@ UNMEASURED_VENDOR = Widening(
 # estimate leans and why.
 # The words a reason below says where it knows the estimate's direction: a vendor's
 # convolution library priced at the GEMM rate, none of its own costs charged. A row whose band
-# says so is ranked by balanced on its band's low end (rank.ranked_speed).
+# says so is ranked by balanced on its band's low end (rank.ranked_share).
 LEANS_HIGH = "likely overstates"
 _VENDOR_CONV_REASONS = {
     "amd": (
@@ -129,6 +129,9 @@ def vendor_widening(vendor: str, architecture: str | None = None) -> Widening:
 # The regimes whose calibration rows are convolution networks (CNN training and inference,
 # diffusion UNets): where a vendor outside them is widened by UNMEASURED_VENDOR
 CONV_REGIMES = frozenset({"train", "infer-cnn", "infer-diffusion"})
+# The model families whose time in those regimes is convolutions ("train" also holds BERT, T5
+# and ViT training, whose time is GEMMs)
+CONV_FAMILIES = frozenset({"cnn", "diffusion"})
 # A GPU architecture's vendor from its name (data/gpus: CDNA, RDNA, GCN are AMD's; Xe and
 # Gaudi Intel's; M1..M4 Apple's; every other NVIDIA's), to tell which vendors a regime's
 # covered architectures hold (tests/domain/test_r28cn_vendor_band.py checks the catalog)

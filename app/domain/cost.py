@@ -26,15 +26,16 @@ DEFAULT_ELECTRICITY_USD_PER_KWH = 0.15
 # of it (the hourly price is the whole instance's): one minute. Clouds bill from when the
 # instance runs, so the boot, the image pull and the model's download and load are paid at the
 # GPUs' rate, and the billing itself has a floor: AWS EC2 bills Linux instances per second with
-# a minimum of 60 s (AWS, "Announcing Amazon EC2 per second billing", 2017-10-02), Lambda's
+# a minimum of 60 s (AWS, "Announcing Amazon EC2 per second billing", 2017-10-02: a floor on
+# the whole bill, not a minute added to it), Lambda's
 # on-demand instances in one-minute increments from when they pass their health checks
 # (docs.lambda.ai, Billing), Scaleway's GPU instances per minute of uptime, start-up included
 # (scaleway/docs-content, instances FAQ). RunPod bills per second, its serverless workers' start
 # (initialising the container, loading the model into GPU memory) included
 # (docs.runpod.io/serverless/pricing). Published start-ups run from 30-120 s with a cached or
 # uncached image on a GPU marketplace (io.net's FAQ) to 6-10 min for a node provisioned from
-# zero and a 10 GB image pulled (Union.ai's engineering blog): a minute is the low end, a
-# lower bound that moves only jobs of minutes (docs/methodology.md 6.7r, "ex").
+# zero and a 10 GB image pulled (Union.ai's engineering blog): an assumed minute, near the low
+# end of those, which moves only jobs of minutes (docs/methodology.md 6.7r, "ex").
 RENT_STARTUP_H = 1 / 60
 
 

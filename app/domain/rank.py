@@ -664,32 +664,27 @@ def leans_high(c: Candidate) -> float | None:
     other rows read no band."""
     if c.serving is not None or c.gpu.vendor not in bands.CONV_LEAN_VENDORS:
         return None
-    if _regime(c.work) not in bands.CONV_REGIMES:
+    if _regime(c.work) not in bands.CONV_REGIMES or c.work.model.family not in bands.CONV_FAMILIES:
+        # the "train" regime holds BERT, T5 and ViT training too, whose time is GEMMs: the
+        # convolution library's reason is not theirs to be ranked down by
         return None
     low, _, basis = uncertainty(c)
     return low if bands.LEANS_HIGH in basis else None
 
 
 def ranked_share(c: Candidate, objective: str) -> float:
-    """The share of ``c``'s estimate it is ranked on (``ranked_speed``), its work per dollar
-    alike: 1, or the low factor of a band that leans high under 'balanced'."""
+    """The share of ``c``'s estimate it is ranked on, its work per dollar alike: 1, or under
+    'balanced' the low factor of a band that says the estimate likely overstates the speed
+    (``leans_high``). The engine knows the direction of such a row's error and not its size
+    (RDNA 4's MIOpen convolutions were timed an order of magnitude slow,
+    ROCm/rocm-libraries#2567), so it ranks it on the figure its band bounds it by: a student's
+    first CNN card under $500 had been an RX 9070 whose own verdict said its 849 images/s was
+    likely overstated, ahead of an RTX 3080 Ti on cuDNN at 717. 'fastest' keeps the point
+    estimate, as asked; the row shows it and its range either way."""
     if objective != "balanced":
         return 1.0
     low = leans_high(c)
     return 1.0 if low is None else low
-
-
-def ranked_speed(c: Candidate, objective: str) -> float:
-    """The speed ``c`` is ranked on: its throughput, except under 'balanced' where its own
-    band says the estimate likely overstates it (``leans_high``), the low end of that band,
-    and its work per dollar with it (``ranked_share``).
-    The engine knows the direction of such a row's error and not its size (RDNA 4's MIOpen
-    convolutions were timed an order of magnitude slow, ROCm/rocm-libraries#2567), so it
-    ranks it on the figure its band bounds it by: a student's first CNN card under $500 had
-    been an RX 9070 whose own verdict said its 849 images/s was likely overstated, ahead of
-    an RTX 3080 Ti on cuDNN at 717. 'fastest' keeps the point estimate, as asked; the row
-    shows it and its range either way."""
-    return c.perf.throughput * ranked_share(c, objective)
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
@@ -1034,7 +1029,7 @@ def _buy_periods_said(c: Candidate) -> str:
     resale = (
         f"counts the purchase less its {u.resale_fraction:.0%} resale plus energy"
         if u.resale_fraction > 0
-        else "counts energy"
+        else "counts the same purchase plus energy"
     )
     # a job longer than those hours is the row's warning (cost.outlasts_horizon), not said here
     return (

@@ -70,7 +70,10 @@ def _copies_cost(r: s.Recommendation, copies: int, cons: s.ConstraintsIn) -> str
     if copies * r.num_gpus > cons.max_gpus:
         over.append("max_gpus")
     if acq in ("rent", "either") and rent is not None:
-        said.append("renting: the same cost, spread over more instances")
+        said.append(
+            "renting: about the same cost, spread over more instances, plus each one's "
+            "minute of start-up"
+        )
         if cons.max_hourly_usd is not None and copies * rent.usd_per_hour > cons.max_hourly_usd:
             over.append("max_hourly_usd")
     if acq in ("buy", "either") and buy is not None:

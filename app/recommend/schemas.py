@@ -1382,9 +1382,10 @@ class RentCostOut(BaseModel):
     )
     startup_usd: float | None = Field(
         None,
-        description="within job_usd: one minute of the instance's price, the least a rented "
-        "job is billed for before its first step (boot, image pull, model load; a billing "
-        "minimum of 60 s or increments of a minute on AWS, Lambda, Scaleway), US dollars",
+        description="within job_usd: an assumed minute of the instance's price for its "
+        "start-up before the first step (boot, image pull, model load: published start-ups "
+        "run from 30 s to 10 min; billed per second or per minute on AWS, Lambda, Scaleway), "
+        "US dollars",
     )
     samples_per_usd: float | None = Field(
         None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from app.domain import bands
+from app.domain import cost as costs
 from app.domain.compat import is_owning_caveat
 from app.domain.rank import FASTEST_TIE, TRITON_BACKENDS, kbit_upcast_gb, significant
 from app.domain.serving import weights_name
@@ -410,8 +411,15 @@ def _short_job(row: s.Recommendation, acquisition: str) -> str | None:
     one = next((a for a in row.alternatives if a.num_gpus == 1), None)
     if one is None or one.time_to_finish_h is None:
         return None
-    rented = acquisition in ("rent", "either") and one.job_cost_usd is not None
-    cost = f" ({_close_usd(one.job_cost_usd)} rented)" if rented and one.job_cost_usd else ""
+    # the rented figure with its start-up: under "either" the alternative's job_cost_usd may be
+    # a purchase, which pays no start-up minute
+    rented = acquisition in ("rent", "either") and one.hourly_usd is not None
+    job = (
+        costs.rent_job_usd(one.hourly_usd, one.time_to_finish_h)
+        if rented and one.hourly_usd
+        else None
+    )
+    cost = f" ({_close_usd(job)} rented)" if job else ""
     return (
         f"The job is short: one {row.gpu.name} finishes it in {_duration(one.time_to_finish_h)}"
         f"{cost}; starting an instance and loading the model, which these times leave out "
