@@ -129,9 +129,6 @@ def vendor_widening(vendor: str, architecture: str | None = None) -> Widening:
 # The regimes whose calibration rows are convolution networks (CNN training and inference,
 # diffusion UNets): where a vendor outside them is widened by UNMEASURED_VENDOR
 CONV_REGIMES = frozenset({"train", "infer-cnn", "infer-diffusion"})
-# The model families whose time in those regimes is convolutions ("train" also holds BERT, T5
-# and ViT training, whose time is GEMMs)
-CONV_FAMILIES = frozenset({"cnn", "diffusion"})
 # A GPU architecture's vendor from its name (data/gpus: CDNA, RDNA, GCN are AMD's; Xe and
 # Gaudi Intel's; M1..M4 Apple's; every other NVIDIA's), to tell which vendors a regime's
 # covered architectures hold (tests/domain/test_r28cn_vendor_band.py checks the catalog)

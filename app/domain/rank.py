@@ -32,6 +32,7 @@ from app.domain.workload import (
     memory_breakdown,
 )
 from app.vocab import (
+    CONV_FAMILIES,
     LLAMACPP_VULKAN_RUNTIME,
     OBJECTIVES,
     RUNTIME_BACKEND_WORDS,
@@ -664,7 +665,7 @@ def leans_high(c: Candidate) -> float | None:
     other rows read no band."""
     if c.serving is not None or c.gpu.vendor not in bands.CONV_LEAN_VENDORS:
         return None
-    if _regime(c.work) not in bands.CONV_REGIMES or c.work.model.family not in bands.CONV_FAMILIES:
+    if _regime(c.work) not in bands.CONV_REGIMES or c.work.model.family not in CONV_FAMILIES:
         # the "train" regime holds BERT, T5 and ViT training too, whose time is GEMMs: the
         # convolution library's reason is not theirs to be ranked down by
         return None
