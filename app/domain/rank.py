@@ -1191,8 +1191,7 @@ def _lead_build(c: Candidate, lead: Candidate) -> str:
         return ""
     if not (lead.gpu.tdp_w and c.gpu.tdp_w):
         return ""
-    theirs = lead.gpu.tdp_w * 2 * PSU_HEADROOM
-    mine = c.gpu.tdp_w * PSU_HEADROOM
+    theirs, mine = supply_w(lead.gpu.tdp_w, 2), supply_w(c.gpu.tdp_w, 1)
     return (
         f", whose price is its 2 cards alone, as this one's is the card: the pair also needs "
         f"a board with two CPU-connected slots (x8/x8) and ≥{theirs:,.0f} W of supply against "
@@ -1999,6 +1998,12 @@ def circuit_said(wall: float) -> str:
 _PSU_RULE = f"({PSU_HEADROOM:g}× board power, a rule)"  # the same words on every row
 
 
+def supply_w(tdp_w: float, n: int) -> float:
+    """The supply a desktop build of ``n`` such cards is told to plan for them alone: the
+    PSU_HEADROOM rule on their board power."""
+    return tdp_w * n * PSU_HEADROOM
+
+
 def _supply_said(c: Candidate) -> str:
     """The supply and wall circuit of a desktop build of the row's consumer or workstation
     cards. The catalog holds no vendor's recommended supply (NVIDIA's "required system power"
@@ -2007,7 +2012,7 @@ def _supply_said(c: Candidate) -> str:
     g, n = c.gpu, c.n
     assert g.tdp_w
     total = g.tdp_w * n
-    psu = total * PSU_HEADROOM
+    psu = supply_w(g.tdp_w, n)
     power = f"{n}× {g.tdp_w:.0f} W is {total:,.0f} W" if n > 1 else f"{g.tdp_w:.0f} W"
     cards = "cards" if n > 1 else "card"
     line = f"{power} of GPU power: plan ≥ {psu:,.0f} W of supply for the {cards} alone {_PSU_RULE}"
