@@ -538,7 +538,27 @@ def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
         "mmha": row.get("runtime") == "tensorrt-llm" and row.get("xqa") is False,
         "experts_16bit": trtllm_experts_16bit(row),
         "llamacpp_graphs": llamacpp_graphs(row),
+        "composite_rms_norm": diffusers_composite_rms_norm(row),
     }
+
+
+# diffusers PR #11916 ("[refactor] Flux/Chroma single file implementation + Attention
+# Dispatcher", opened 2025-07-14) moved FLUX.1's QK norms from diffusers' own RMSNorm (eight
+# eager kernels, fp32 in between) to torch.nn.RMSNorm (app.domain.composite_norm). A run dated
+# before the pull request was opened cannot have run it; a later one is priced on today's stack.
+DIFFUSERS_FUSED_RMS_NORM_FROM = "2025-07-14"
+
+
+def diffusers_composite_rms_norm(row: dict[str, Any]) -> bool:
+    """Whether a published eager diffusers run predates ``DIFFUSERS_FUSED_RMS_NORM_FROM`` by its
+    ``date`` (a row's or its source's; a month is read at its end, a year at its end, as
+    ``llamacpp_graphs`` reads them). A date that is not an ISO date (a revision note) or none:
+    today's stack (False)."""
+    date = str(row.get("date") or "")
+    if row.get("runtime") != "pytorch" or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", date):
+        return False
+    day = date if len(date) == 10 else f"{date}-31" if len(date) == 7 else f"{date}-12-31"
+    return day < DIFFUSERS_FUSED_RMS_NORM_FROM
 
 
 # llama.cpp's CUDA graphs by build (WorkloadSpec.llamacpp_graphs): PR #6766 ("Introduction of
@@ -2790,12 +2810,15 @@ def print_whisper(verbose: bool) -> None:
 DIFFUSION_FILE = ROOT / "tests" / "data" / "diffusion_eager.yaml"
 # diffusers under torch.compile and Stable Diffusion under TensorRT at 16 bits (issue 21)
 DIFFUSION_COMPILED_FILE = ROOT / "tests" / "data" / "diffusion_compiled.yaml"
+# eager FLUX.1 (diffusers FluxPipeline, xDiT on one GPU): its own section, not in the bands yet
+FLUX_EAGER_FILE = ROOT / "tests" / "data" / "flux_eager.yaml"
 
 
 def print_diffusion_eager(data_dir: Path, verbose: bool) -> None:
     """Eager diffusion's tuning set, scored like the held-out regimes (its rows carry the same
     fields): the rows the diffusion path's constants may be checked against."""
     print_diffusion_tuning(data_dir, verbose, DIFFUSION_FILE, "Eager diffusion")
+    print_diffusion_tuning(data_dir, verbose, FLUX_EAGER_FILE, "Eager FLUX.1")
 
 
 def print_diffusion_compiled(data_dir: Path, verbose: bool) -> None:

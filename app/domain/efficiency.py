@@ -161,6 +161,13 @@ class RuntimeProfile:
     # doubles Ampere's MMA rate per clock only through wgmma: 0.5. None: the GEMM rate
     # (kernels.class_rates' conv_share)
     conv_peak_share: float | None = None
+    # Share of the GEMM rate the runtime's other 16-bit tensor-core kernels (its GEMMs and its
+    # fused attention) issue at on the architecture, where they come from the same Ampere-built
+    # kernel library as its convolutions: TensorRT 8.6 / 9 on Hopper, which builds every layer
+    # from its own tactics (cuBLAS and cuDNN tactic sources off by default since 8.6), not
+    # cuBLAS 12's wgmma GEMMs: 0.5. ``conv_peak_share`` stays the convolutions' share of the
+    # same full GEMM rate. None: the GEMM rate (perf._tensor_share)
+    gemm_peak_share: float | None = None
     # Where the runtime autotunes its cuDNN convolutions (times every algorithm, keeps the
     # fastest): the multiply saving of the Winograd algorithm it can pick for a 3×3 stride-1
     # convolution on the CUDA cores; None: no autotuning, implicit GEMM only
@@ -210,6 +217,11 @@ class RuntimeProfile:
     # (ggml_cuda_compute_forward) or on request (GGML_CUDA_P2P), so its layer split's
     # cudaMemcpyPeerAsync is staged through host memory on every card, NVLink or not
     handoff_peer: bool = True
+    # "layers": the runtime places its split points over the model's layers plus the output
+    # layer as one more unit (llama.cpp's load_tensors at -ngl above the layer count), so the
+    # first GPU can take a whole layer more than an even share and a pipelined prompt's
+    # micro-batches wait on it (llm_step.busiest_stage_share); False: over the layers alone
+    split_output_unit: bool = False
     context_gib: float | None = None  # runtime context + workspaces; None: the backend default
     sources: tuple[str, ...] = ()
 

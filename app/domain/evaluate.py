@@ -1034,13 +1034,18 @@ def _fullest_card(run: WorkloadSpec, n: int, mem: MemoryBreakdown) -> MemoryBrea
     ⌈layers ÷ n⌉ of them and their KV cache, not an even share (Llama 3.1 405B's 126 layers on
     13 cards put 10 on one, 31.9 GB of fp8 weights where an even share is 31.6; a row read 0.1
     GB of headroom on a card that could not hold it). Tensor parallelism splits every layer
-    evenly."""
+    evenly. A runtime whose split points count the output layer as one more unit (llama.cpp:
+    ``RuntimeProfile.split_output_unit``) puts a layer more on its first GPU: 32 layers on 4
+    GPUs hold 9, 8, 8, 7 (``llm_step.busiest_stage_share``)."""
     layers = run.model.layers or 0
-    if n <= 1 or not run.is_llm_inference or layers <= 0 or layers % n == 0:
+    if n <= 1 or not run.is_llm_inference or layers <= 0 or run.efficiency is None:
         return mem
-    if run.efficiency is None or run.efficiency.runtime_value(run.runtime, "span") != "layers":
+    if run.efficiency.runtime_value(run.runtime, "span") != "layers":
         return mem
-    most = -(-layers // n)
+    extra = bool(run.efficiency.runtime_value(run.runtime, "split_output_unit"))
+    most = round(llm_step.busiest_stage_share(layers, n, extra) * layers)
+    if most * n == layers:
+        return mem
     share = most * n / layers
     note = f"the fullest GPU holds {most} of the {layers} layers (whole layers per GPU)"
     return replace(

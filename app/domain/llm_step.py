@@ -356,6 +356,9 @@ class Replica:
     # the scheduler's ring of graph-input copies a layer split's micro-batches cycle through
     # (``RuntimeProfile.microbatch_copies``; ``pipeline_passes``); 0: no bound
     microbatch_copies: int = 0
+    # the share of a pass's layers the busiest stage of a pipelined layer split runs, which
+    # paces its micro-batches (``busiest_stage_share``; ``pipeline_passes``); 0: 1 ÷ stages
+    stage_share: float = 0.0
     # the sampler: seconds per sequence sampled in a step, the vocabulary's logits at
     # ``SAMPLER_BYTES_PER_LOGIT`` on one GPU (every tensor-parallel GPU samples the whole
     # vocabulary; ``sampler_seconds``); 0 where the vocabulary is unknown
@@ -543,7 +546,7 @@ class Replica:
         eager = self.graph_max_tokens and d + f > self.graph_max_tokens
         launch = self.launch_s + (self.eager_launch_s if eager else 0.0)
         work = t_gemm + t_deq + t_moe + t_attn + launch + t_ctx
-        passes = pipeline_passes(u, self.stages, self.microbatch_copies)
+        passes = pipeline_passes(u, self.stages, self.microbatch_copies, self.stage_share)
         work *= passes
         comm = self.comm(tokens)
         # the sampler, once per step over the sequences it samples: every decode and, on
@@ -604,7 +607,7 @@ def stage_link(gpu: GpuSpec, n: int, stages: int, profile: RuntimeProfile) -> to
     return topology.link(gpu, n)
 
 
-def pipeline_passes(u: float, stages: float, copies: float = 0) -> float:
+def pipeline_passes(u: float, stages: float, copies: float = 0, share: float = 0.0) -> float:
     """Whole-model passes of one micro-batch that ``u`` micro-batches take through a layer
     split of ``stages`` GPUs (each GPU a 1 ÷ stages share of a pass): (u + S − 1) ÷ S where
     they flow freely. A scheduler with a ring of ``copies`` graph-input copies (llama.cpp's
@@ -615,23 +618,55 @@ def pipeline_passes(u: float, stages: float, copies: float = 0) -> float:
     stage time 1, waves of w = copies + 1 micro-batches then start max(S, w) apart: a last
     wave of r micro-batches after q full ones ends at q · max(S, w) + S + r − 1, which is
     u + S − 1 wherever S ≤ w (no bound reached: two to five GPUs at the default) and at
-    8 GPUs keeps 5 of 8 stages busy on a long prompt. ``copies`` 0: no bound."""
+    8 GPUs keeps 5 of 8 stages busy on a long prompt. ``copies`` 0: no bound.
+
+    ``share``: the busiest stage's share m of a pass where the stages are unequal
+    (``busiest_stage_share``; 0: 1 ÷ stages). Micro-batches then follow one another at the
+    busiest stage's pace: q · max(1, w · m) + 1 + (r − 1) · m passes, the form above with
+    1 ÷ S read as m (a flow line's makespan: every stage once, then the slowest once per
+    further micro-batch; the same event schedule as the scheduler's, for any stage times)."""
     if u <= 1 and stages <= 1:
         return 1.0
     w = copies + 1 if copies > 0 else max(u, 1.0)
     q = math.ceil(u / w) - 1
     r = u - q * w
-    return (q * max(stages, w) + stages + r - 1) / stages
+    if share <= 0.0:
+        return (q * max(stages, w) + stages + r - 1) / stages
+    return q * max(1.0, w * share) + 1.0 + (r - 1) * share
 
 
 def pipeline_passes_array(
-    u: NDArray[np.float64], stages: NDArray[np.float64], copies: NDArray[np.float64]
+    u: NDArray[np.float64],
+    stages: NDArray[np.float64],
+    copies: NDArray[np.float64],
+    share: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """``pipeline_passes`` elementwise."""
     w = np.where(copies > 0.0, copies + 1.0, np.maximum(u, 1.0))
     q = np.ceil(u / w) - 1.0
     r = u - q * w
-    return (q * np.maximum(stages, w) + stages + r - 1.0) / stages
+    even = (q * np.maximum(stages, w) + stages + r - 1.0) / stages
+    if share is None or not share.any():
+        return even
+    return np.where(share > 0.0, q * np.maximum(1.0, w * share) + 1.0 + (r - 1.0) * share, even)
+
+
+def busiest_stage_share(layers: int, stages: int, output_unit: bool) -> float:
+    """The share of a pass's layers that the busiest of ``stages`` GPUs runs under a layer
+    split of equal cards (0: one stage). llama.cpp places the split points over n_layer + 1
+    units, the output layer counted as the last (load_tensors: act_gpu_layers = min(n_gpu_layers,
+    n_layer + 1); layer i goes to the first GPU whose cumulative split, by free memory, exceeds
+    i ÷ act_gpu_layers), so the extra unit pushes whole layers onto the first GPUs: 32 layers on
+    4 GPUs run as 9, 8, 8, 7 (+ the output), on 8 GPUs as 5, 4, 4, 4, 4, 4, 4, 3. The output
+    layer's own time is not counted: a prompt pass computes one token's logits
+    (``ALL_PROMPT_LOGITS_BEFORE``). ``output_unit`` False: split points over the layers alone."""
+    if stages <= 1 or layers <= 0:
+        return 0.0
+    units = layers + (1 if output_unit else 0)
+    counts = [0] * stages
+    for i in range(layers):
+        counts[i * stages // units] += 1
+    return max(counts) / layers
 
 
 def step_comm(
@@ -1421,6 +1456,9 @@ def replica(
         kv_copies=kv_copies(model, tp),
         handoff_bytes=decode.handoff_bytes,
         microbatch_copies=decode.microbatch_copies if stages > 1 else 0,
+        stage_share=busiest_stage_share(layers, stages, decode.split_output_unit)
+        if decode.microbatch_tokens
+        else 0.0,
         sampler_s=sampler_seconds(model, card.bw) * samples_on_gpu(card.decode),
         head_flops=job.head_flops,
         prompt_logits=1.0 if all_prompt_logits(card.prefill.runtime, job.runtime_release) else 0.0,
@@ -1580,6 +1618,7 @@ class Columns:
     graph_max_tokens: NDArray[np.float64]
     microbatch_tokens: NDArray[np.float64]
     microbatch_copies: NDArray[np.float64]
+    stage_share: NDArray[np.float64]  # ``Replica.stage_share``
     dequant_s: NDArray[np.float64]
     dequant_min_tokens: NDArray[np.float64]
     dequant_read_scale: NDArray[np.float64]
@@ -1641,7 +1680,7 @@ class Columns:
         if split is not None and split.any():
             u = np.where(split, np.ceil(tokens / np.where(split, mb, 1.0)), 1.0)
             d, f = decode / u, prefill / u
-            passes = pipeline_passes_array(u, self.stages, self.microbatch_copies)
+            passes = pipeline_passes_array(u, self.stages, self.microbatch_copies, self.stage_share)
         else:
             # no row splits its tokens into micro-batches (most: one stage): every row takes
             # the step's own tokens in one pass (u = 1, so decode ÷ u is decode and
@@ -1770,8 +1809,8 @@ _FIELDS = (
     "bw", "flops", "attn_flops", "layers", "attn_width", "attn_width_decode", "launch_s",
     "gemm_floor_s", "attn_floor_s", "host_s", "scheduler_s", "host_per_seq_s", "serial_per_seq_s",
     "mixed_host_s",
-    "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "microbatch_copies", "dequant_s",
-    "dequant_min_tokens",
+    "eager_launch_s", "graph_max_tokens", "microbatch_tokens", "microbatch_copies", "stage_share",
+    "dequant_s", "dequant_min_tokens",
     "dequant_read_scale", "context_s", "split_attention", "decode_attn_slowdown", "kv_copies",
     "fp4_rel", "fp4_m0", "sampler_s", "head_flops", "prompt_logits",
     "row_bytes",
@@ -1815,6 +1854,7 @@ def columns(reps: Sequence[Replica]) -> Columns:
         graph_max_tokens=c["graph_max_tokens"],
         microbatch_tokens=c["microbatch_tokens"],
         microbatch_copies=c["microbatch_copies"],
+        stage_share=c["stage_share"],
         dequant_s=c["dequant_s"],
         dequant_min_tokens=c["dequant_min_tokens"],
         dequant_read_scale=c["dequant_read_scale"],
@@ -1843,7 +1883,7 @@ class CardRows:
     rather than card by card in every request."""
 
     terms: tuple[CardTerms, ...]
-    values: NDArray[np.float64]  # (cards, 21): the terms card_rows reads, in its order
+    values: NDArray[np.float64]  # (cards, 22): the terms card_rows reads, in its order
     k_rule: NDArray[np.bool_]  # the card's prefill has a GEMM K-depth rule (dense_slowdown)
     # each card's K-depth rule as an index into ``rules`` (-1: none): the (datapath, prefill
     # profile) dense_slowdown reads, one per distinct (datapath, K overhead, K reference)
@@ -1852,6 +1892,23 @@ class CardRows:
     dequant_min_tokens: NDArray[np.float64]  # the prefill's dequantize_min_tokens
     dequantises: bool  # some card's prefill dequantises (dequant_seconds)
     context_layer_us: NDArray[np.float64]  # the prefill's context_layer_us
+
+
+def _stage_share_column(
+    layers: int,
+    stages: NDArray[np.float64],
+    microbatch: NDArray[np.float64],
+    output_unit: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """``busiest_stage_share`` per row: 0 where the row runs no pipelined micro-batches."""
+    out = np.zeros(len(stages))
+    piped = (stages > 1) & (microbatch > 0.0)
+    if piped.any():
+        idx = np.flatnonzero(piped).tolist()
+        keys = list(zip(stages[idx].tolist(), output_unit[idx].tolist(), strict=True))
+        got = {k: busiest_stage_share(layers, int(k[0]), k[1] > 0.0) for k in set(keys)}
+        out[idx] = [got[k] for k in keys]
+    return out
 
 
 def card_rows(cards: Sequence[CardTerms]) -> CardRows:
@@ -1865,12 +1922,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 t.decode.kv_traffic, 1.0 if t.decode.split_attention else 0.0, t.mmha_slowdown,
                 float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
                 t.decode.graph_split_us, t.fp4_rel, t.fp4_m0, samples_on_gpu(t.decode),
-                t.decode.microbatch_copies,
+                t.decode.microbatch_copies, 1.0 if t.decode.split_output_unit else 0.0,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 21)  # fmt: skip
+    ).reshape(len(cards), 22)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -2023,6 +2080,7 @@ def dense_columns(
         graph_max_tokens=np.where(eager, 0.0, per_card[:, 14]),
         microbatch_tokens=np.where(stages > 1, per_card[:, 8], 0.0),
         microbatch_copies=np.where(stages > 1, per_card[:, 20], 0.0),
+        stage_share=_stage_share_column(job.layers, stages, per_card[:, 8], per_card[:, 21]),
         dequant_s=_dequant_column(job, cards, card, tp),
         dequant_min_tokens=cards.dequant_min_tokens[card],
         dequant_read_scale=_dequant_scale_column(job, cards, card),

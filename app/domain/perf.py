@@ -21,7 +21,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from app import vocab
-from app.domain import formats, llm_step, llm_totals, megatron, parallelism, seq2seq, topology
+from app.domain import (
+    composite_norm,
+    formats,
+    llm_step,
+    llm_totals,
+    megatron,
+    parallelism,
+    seq2seq,
+    topology,
+)
 from app.domain.activations import embedding_params
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
@@ -1173,6 +1182,8 @@ def _forward_ops(work: WorkloadSpec, flash_attention: bool, act_b: float) -> lis
             join_norm_fused=diffusion and work.runtime in INDUCTOR_RUNTIMES,
             group_norm_relayout=_group_norm_relayout(work),
         )
+        if _composite_rms_norm(work):
+            ops = composite_norm.expand(ops, act_b)
         if npass > 1:
             # a diffusion sample runs the table (one UNet call) once per step
             ops = [replace(o, count=o.count * npass / cfg) for o in ops]
@@ -1251,11 +1262,20 @@ def table_host_calls(work: WorkloadSpec) -> float | None:
         return None  # a compiled runtime (torch.compile's Inductor) launches its kernels
     npass = max(1, m.passes_per_sample or 1)
     calls = float(m.operators.aten_calls) * npass / _guidance(m)
+    if _composite_rms_norm(work):
+        calls += composite_norm.extra_calls(m.operators) * npass / _guidance(m)
     dec = m.decoder_operators
     unet = (m.operators.gflops_forward or m.operators.gflops) * npass
     if npass > 1 and dec is not None and dec.aten_calls and _has_rest(m.gflops_per_sample, unet):
         calls += dec.aten_calls  # one decode call of the batch
     return calls
+
+
+def _composite_rms_norm(work: WorkloadSpec) -> bool:
+    """Whether the job's QK RMSNorms run as diffusers' pre-refactor eight-kernel chain
+    (``WorkloadSpec.composite_rms_norm``): an eager PyTorch job that states that stack; a
+    compiler fuses the chain back into one kernel."""
+    return work.composite_rms_norm and work.runtime in EAGER_CALL_RUNTIMES
 
 
 def decode_host_calls(work: WorkloadSpec) -> float:
@@ -1913,18 +1933,24 @@ def _build_on_gpu(
         gain = llm_step.fp16_accumulate_gain(gpu) if mode == "fp16" else 1.0
         acc = gain if prof.fp16_accumulate else 1.0
         attn_acc = gain if prof.attention_fp16_accumulate else 1.0
+        # the runtime's GEMMs and fused attention at the share of the full GEMM rate its kernel
+        # library issues at on this architecture (TensorRT's Ampere-built tactics on Hopper);
+        # its convolutions keep their own share of the full rate
+        tshare = _tensor_share(prof, mode)
         rates = class_rates(
-            gemm_rate,
+            gemm_rate * tshare,
             vector,
             factor,
             fcap,
             _attention_kernel(gpu, work, be),
             prof.winograd_3x3,
             held_rate / gemm_rate,
-            _conv_share(prof, mode),
+            _conv_share(prof, mode) / tshare,
             acc,
             attn_acc,
         )
+        # the softmax's vector work beside attention matmuls that run at that share
+        attn_acc *= tshare
         clock = _sustained_clock(gpu, op_eff, prof, mode)
         cap = gemm_rate * clock if clock < 1.0 else None
     host = host_bandwidth_gbs(gpu, calibration)
@@ -1989,6 +2015,14 @@ def _conv_share(prof: RuntimeProfile, mode: str) -> float:
     the runtime row's ``conv_peak_share`` for a 16-bit job where it sets one (Ampere-built
     implicit-GEMM convolutions on Hopper: half its dense peak), else 1."""
     share = prof.conv_peak_share
+    return share if share and mode in _HALF_MODES else 1.0
+
+
+def _tensor_share(prof: RuntimeProfile, mode: str) -> float:
+    """The runtime's 16-bit GEMMs' and fused attention's rate ÷ the full GEMM rate
+    (``gemm_peak_share``: TensorRT's own Ampere-built tactics on Hopper, half its dense peak)
+    for a 16-bit job where its row sets one, else 1."""
+    share = prof.gemm_peak_share
     return share if share and mode in _HALF_MODES else 1.0
 
 

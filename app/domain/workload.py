@@ -512,6 +512,12 @@ class WorkloadSpec:
     # before PR #6766 (no CUDA graphs). Not an API field: benchmarks set it from a published run's
     # date.
     llamacpp_graphs: str = ""
+    # FLUX.1's query / key RMSNorms run as diffusers' own RMSNorm, eight eager kernels with fp32
+    # intermediates (app.domain.composite_norm), as diffusers did before its Flux attention
+    # refactor (PR #11916, opened 2025-07-14); False: today's fused torch.nn.RMSNorm kernel, as
+    # the shipped tables trace it. Read by eager PyTorch alone (a compiler fuses the chain). Not
+    # an API field: benchmarks set it from a published run's date.
+    composite_rms_norm: bool = False
     # The PyTorch release the job runs ("2.1", "2.1.1+cu118"; "" = a current one). Read by LLM
     # decode where the runtime regrows its KV cache by torch.cat (kv_traffic > 1): a release
     # before 2.8 copies a 16-bit cache without vector loads, at half the bytes per second

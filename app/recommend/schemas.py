@@ -134,6 +134,9 @@ class _In(BaseModel):
             annotation = cls.model_fields[info.field_name].annotation
             if annotation is bool or bool in get_args(annotation):
                 return _written_bool(value)
+            folded = _word_any_case(value, annotation)
+            if folded is not None:
+                return folded
             extra = cls.model_fields[info.field_name].json_schema_extra
             if isinstance(extra, dict) and extra.get("kind") == "hours":
                 return parse_hours(value)  # "36h", "2 days": a time as people write it
@@ -153,6 +156,27 @@ def _written_bool(value: str) -> bool:
     if value in _FORM_YES_NO:
         return _FORM_YES_NO[value]
     raise ValueError("true or false is wanted here (JSON true/false, not text)")
+
+
+def _word_any_case(value: str, annotation: Any) -> str | None:
+    """A closed field's word as people write it, in the vocabulary's case, or None where it
+    is not one: "Q4_K_M" (llama.cpp's and every GGUF file's spelling; Ollama's tags write
+    "q4_K_M"), "LoRA", "BF16", "vLLM", "AdamW" had each been a 422 listing the lower-case word,
+    where a vendor ("NVIDIA", app.catalog.schemas) and a preset already read in any case.
+    Only a word that is one of the field's own after folding is changed, so an unknown one is
+    refused with the list as before."""
+    union = get_origin(annotation) in (Union, UnionType)
+    words = [
+        w
+        for kind in (get_args(annotation) if union else (annotation,))
+        if get_origin(kind) is Literal
+        for w in get_args(kind)
+        if isinstance(w, str)
+    ]
+    if not words or value in words:
+        return None
+    key = value.strip().lower()
+    return key if key in words else None
 
 
 def _written_number(value: str, annotation: Any) -> Any:
@@ -777,7 +801,8 @@ class WorkloadIn(_In):
         """Runtime 'llama.cpp-vulkan' (the form's and the CLI's choice) is llama.cpp on its Vulkan
         backend: folded into runtime 'llama.cpp' + gpu_backend 'vulkan', so every llama.cpp rule
         (GGUF formats, layer split, serving) holds for it and only the backend differs."""
-        named = isinstance(data, dict) and data.get("runtime") == LLAMACPP_VULKAN_RUNTIME
+        runtime = data.get("runtime") if isinstance(data, dict) else None
+        named = isinstance(runtime, str) and runtime.strip().lower() == LLAMACPP_VULKAN_RUNTIME
         if named:
             if data.get("gpu_backend") not in (None, "vulkan"):
                 raise ValueError("runtime 'llama.cpp-vulkan' runs the Vulkan backend only")
@@ -794,6 +819,8 @@ class WorkloadIn(_In):
         fourteen left "ollama" (what a hobbyist installs) without a word about llama.cpp."""
         if not isinstance(value, str) or value in RUNTIMES:
             return value
+        if value.strip().lower() in RUNTIMES:  # "vLLM", "TensorRT-LLM", as their projects write
+            return value.strip().lower()
         key = value.strip().lower().replace(" ", "-").replace("_", "-")
         hint = LLAMA_CPP_APPS.get(key) or SPEECH_RUNTIMES.get(key)
         if hint is not None:
