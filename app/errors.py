@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 # re-exported: the API, the form and the CLI import it from here
 from app.validation_words import error_text as error_text
+from app.validation_words import every_problem as every_problem
 
 
 class AppError(Exception):

@@ -71,6 +71,79 @@ _HOURS_PER = {
 _DURATION_RE = re.compile(r"^(.*?[0-9.])\s*([^\W\d_]+)$")
 HOURS_HELP = "like 24, 36h, 2 days or 1 week"
 
+# What each number field's "must be a number" message gives as an example: a value that field
+# takes, written as people write it there (the shared help's "$800" read as an epoch count).
+# The form, the command line and the JSON API say the same (a batch size had been refused
+# on the CLI "like 15k, 8.03B, 1,281,167 or $800"); a form field not listed gets one by its
+# kind (web.forms.number_example). tests/web checks every example parses and is within its
+# field's limits.
+NUMBER_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "params": ("8.03B", "70B", "124M"),
+    "layers": ("32",),
+    "hidden_size": ("4,096",),
+    "num_heads": ("32",),
+    "num_kv_heads": ("8",),
+    "intermediate_size": ("14,336",),
+    "vocab_size": ("128k", "32,000"),
+    "max_context": ("8k", "131,072"),
+    "gflops_per_sample": ("4.1",),
+    "input_size": ("224",),
+    "experts": ("8",),
+    "active_experts": ("2",),
+    "active_params": ("13B",),
+    "activation_mb_per_sample": ("120", "0.5"),
+    "activation_coeff": ("34",),
+    "passes_per_sample": ("1", "50"),
+    "kv_elements_per_token": ("65,536", "64k"),
+    "kv_window_elements_per_token": ("65,536", "64k"),
+    "sliding_window": ("4,096", "4k"),
+    "batch_size": ("8", "1,024"),
+    "seq_len": ("2,048", "8k"),
+    "output_tokens": ("256", "1k"),
+    "lora_rank": ("16",),
+    "dataset_samples": ("1,281,167", "50k"),
+    "epochs": ("3", "0.5"),
+    "latency_target_ms": ("500",),
+    "concurrent_requests": ("64", "1k"),
+    "requests_per_s": ("2", "0.5"),
+    "prompt_tokens": ("1,000", "2k"),
+    "serving.output_tokens": ("300",),
+    "prompt_tokens_spread": ("500",),
+    "output_tokens_spread": ("100",),
+    "ttft_ms_target": ("2,000",),
+    "itl_ms_target": ("200",),
+    "max_purchase_usd": ("$800", "25k"),
+    "max_hourly_usd": ("$2.50",),
+    "max_job_cost_usd": ("$500", "10k"),
+    "max_hours": ("24", "36h", "2 days"),
+    "max_gpus": ("8",),
+    "num_gpus": ("2",),
+    "electricity_usd_per_kwh": ("0.15", "$0.30"),
+    "hours_per_week": ("40",),
+    "years": ("3", "1.5"),
+    "resale_fraction": ("0.3",),
+    "speed_weight": ("0.5",),
+    "limit": ("10", "25"),
+}
+
+
+def field_help(name: str) -> str:
+    """'like 8 or 1,024': the examples a number field ``name`` (a request field, or the
+    form's "serving.output_tokens") is refused with; the shared NUMBER_HELP for any other."""
+    examples = NUMBER_EXAMPLES.get(name) or NUMBER_EXAMPLES.get(name.rpartition(".")[2])
+    if not examples:
+        return NUMBER_HELP
+    head = ", ".join(examples[:-1])
+    return "like " + (f"{head} or {examples[-1]}" if head else examples[-1])
+
+
+def field_error(exc: ValueError, name: str) -> ValueError:
+    """``exc`` from parse_number with the shared examples replaced by field ``name``'s."""
+    said = str(exc)
+    if said.endswith(NUMBER_HELP):
+        return ValueError(said.removesuffix(NUMBER_HELP) + field_help(name))
+    return exc
+
 
 def parse_hours(text: str) -> float:
     """A time in hours as people write it: '24' -> 24, '36h' -> 36, '2 days' -> 48, '1 week'

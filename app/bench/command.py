@@ -30,7 +30,7 @@ from rich.text import Text
 
 from app.bench.report import COMPUTE_CLASSES, BenchReport, Figure, KernelPoint, apply_peaks
 from app.bench.server_url import UPLOAD_PATH, base_url_problem
-from app.validation_words import error_text
+from app.validation_words import every_problem
 
 if TYPE_CHECKING:
     from app.bench.device import DeviceInfo
@@ -799,13 +799,7 @@ def _why_not_a_report(exc: ValueError) -> str:
     which named one field of two and cut the second."""
     if not isinstance(exc, ValidationError):
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    errors = exc.errors(include_url=False, include_input=False)
-    # a validator's own sentence, not pydantic's "Value error, " label on it (as the API says it)
-    said = [error_text(e) for e in errors]
-    parts = [f"{'.'.join(str(x) for x in e['loc']) or 'the file'}: {msg}"
-             for e, msg in zip(errors, said, strict=True)]  # fmt: skip
-    more = f"; and {len(parts) - 5} more" if len(parts) > 5 else ""
-    return "; ".join(parts[:5]) + more
+    return every_problem(exc.errors(include_url=False, include_input=False))
 
 
 def upload_command(

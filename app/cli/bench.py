@@ -116,7 +116,9 @@ def register(cli: typer.Typer, console: Console, err: Console) -> None:
 
     @cli.command("upload", cls=JsonUsageErrors, epilog=UPLOAD_EXIT_HELP)
     def upload_(
-        file: Path = typer.Argument(..., help="A report `gpu-advisor bench --output` wrote."),
+        file: Path = typer.Argument(
+            ..., metavar="FILE", help="A report `gpu-advisor bench --output` wrote."
+        ),
         server: str = typer.Option(
             ..., help="The server's base URL, like http://host:8000 (as bench --upload)."
         ),

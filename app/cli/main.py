@@ -186,7 +186,7 @@ def _bad_revision(exc: Exception) -> bool:
     "upgrade",
     short_help="Apply migrations up to REVISION (default: head) and load the shipped catalog.",
 )
-def db_upgrade(revision: str = typer.Argument("head")) -> None:
+def db_upgrade(revision: str = typer.Argument("head", metavar="REVISION")) -> None:
     """Apply migrations up to REVISION (default: head) and load the shipped catalog, under a
     lock: safe when several processes run it at once."""
     from alembic.util.exc import CommandError

@@ -45,7 +45,9 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
 
     @offers_cli.command("import")
     def import_(
-        files: list[Path] = typer.Argument(..., exists=True, dir_okay=False, readable=True),
+        files: list[Path] = typer.Argument(
+            ..., metavar="FILE", exists=True, dir_okay=False, readable=True
+        ),
         provider: str = typer.Option(
             None, help="Cloud of a SkyPilot vms.csv (else its folder name: catalogs/v7/<cloud>)."
         ),
@@ -123,7 +125,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
 
     @offers_cli.command("unmapped")
     def unmapped(
-        files: list[Path] = typer.Argument(None, exists=True, dir_okay=False),
+        files: list[Path] = typer.Argument(None, metavar="FILE", exists=True, dir_okay=False),
         provider: str = typer.Option(None, help="Cloud of the SkyPilot vms.csv files."),
     ) -> None:
         """Accelerator names no reviewed rule maps to a catalog GPU (never guessed)."""

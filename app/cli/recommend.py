@@ -33,7 +33,7 @@ from app.domain.evaluate import hours_text
 from app.domain.serving import weights_name
 from app.domain.units import gib, vram
 from app.errors import AppError, error_body, error_text, field_path
-from app.numbers import parse_hours, parse_int, parse_number, sig_figs
+from app.numbers import field_error, parse_hours, parse_int, parse_number, sig_figs
 from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
 from app.vocab import choices as choices_text
@@ -242,7 +242,8 @@ def _number(opt: CliOption, text: str) -> float | int:
             return parse_hours(text)  # --max-hours 36h, "2 days", as the form reads it
         return parse_int(text) if opt.kind is int else parse_number(text)
     except ValueError as exc:
-        raise OptionError(opt.flags[0], str(exc), ".".join(opt.path)) from exc
+        said = field_error(exc, ".".join(opt.path[-2:]) if "serving" in opt.path else opt.path[-1])
+        raise OptionError(opt.flags[0], str(said), ".".join(opt.path)) from exc
 
 
 def read_json_file(path: str, flag: str) -> dict[str, Any]:

@@ -58,6 +58,16 @@ def _job_cost(r: s.Recommendation, acquisition: str) -> str:
     return f" (${rent.job_usd:,.0f} rented)"
 
 
+def _outlay(r: s.Recommendation, acquisition: str) -> str:
+    """' ($788,000 rented)' or ' ($750 to buy)': what a suggestion costs on the basis asked,
+    the rented job where the question rents, else the cards' purchase price."""
+    rented = _job_cost(r, acquisition)
+    buy = r.cost.buy
+    if rented or acquisition not in ("buy", "either") or buy is None:
+        return rented
+    return f" (${buy.usd:,.0f} to buy)"
+
+
 def _copies_cost(r: s.Recommendation, copies: int, cons: s.ConstraintsIn) -> str:
     """' (buying: 18 cards, $86,400) without the limits on max_gpus, max_purchase_usd': what
     ``copies`` copies of row ``r`` cost on the bases the question asks for, and the limits they
@@ -190,6 +200,20 @@ def slow_end(r: s.Recommendation) -> float | None:
     return None if t is None or low <= 0 else t / low
 
 
+def _past(slow: float, limit: float) -> str:
+    """A slow-end time past ``limit``, told apart from it: "up to 2.0 h" under a 2.0 h
+    deadline (2.04 h) read as meeting it, so a time that rounds to the deadline's words keeps
+    two decimals, or says it is just over."""
+    said = hours(slow)
+    if said != hours(limit):
+        return said
+    if slow >= 1:  # minutes and seconds are whole: only a fraction of one can tie
+        finer = f"{slow / 24:,.2f} days" if slow >= 48 else f"{slow:,.2f} h"
+        if finer != (f"{limit / 24:,.2f} days" if limit >= 48 else f"{limit:,.2f} h"):
+            return finer
+    return f"just over {said}"
+
+
 def slow_end_warnings(
     rows: list[s.Recommendation], limit: float
 ) -> list[tuple[s.Recommendation, float]]:
@@ -202,7 +226,7 @@ def slow_end_warnings(
         if slow is None or slow <= limit or (r.time_to_finish_h or 0.0) > limit:
             continue
         r.warnings.append(
-            f"may miss the {hours(limit)} deadline: up to {hours(slow)} at the slow end of "
+            f"may miss the {hours(limit)} deadline: up to {_past(slow, limit)} at the slow end of "
             "its range"
         )
         risky.append((r, slow))
@@ -249,7 +273,7 @@ def summary(
             many = may_miss > 1
             msg += (
                 f" on its estimate, but {may_miss}{of} may miss it at the slow end of "
-                f"{'their' if many else 'its'} range ({_row(row)}: up to {hours(slow)}"
+                f"{'their' if many else 'its'} range ({_row(row)}: up to {_past(slow, limit)}"
                 f"{', and others' if many else ''})"
             )
         elif may_miss:
@@ -304,13 +328,18 @@ def summary(
         if getattr(cons, k) is not None
     }
     if open_up:
-        faster = _top(rank, request, {"constraints": open_up, "objective": "fastest"})
+        # the cheapest option that finishes in time once those limits are lifted, not the
+        # fastest: a student's $500 ResNet-50 card within a day had been told of 8 × H200 NVL
+        # (1.4 h) where a $750 MI100 meets it; the least money past the budget is the lever,
+        # as an empty answer's lifted budget is ranked cheapest first
+        faster = _top(rank, request, {"constraints": open_up, "objective": "cheapest"})
         took_faster = None if faster is None else faster.time_to_finish_h
         if faster is not None and took_faster is not None and took_faster <= limit:
             named = ", ".join(open_up)
             would.append(
                 f"{FASTER_CARD}: {_row(faster)} takes {hours(took_faster)}"
-                f"{_job_cost(faster, acq)} without the limits on {named}"
+                f"{_outlay(faster, acq)} without the limits on {named}, the cheapest that "
+                "finishes in time"
             )
     # Copies side by side: one-job inference shares nothing between samples, so copies of the
     # fastest option on disjoint shares of the dataset divide its time (an LLM's extra GPUs
@@ -352,7 +381,7 @@ def summary(
     message = (
         f"nothing finishes within {hours(limit)}: the fastest priced option within the other "
         f"limits, {_row(fastest)}, takes {hours(took)} "
-        f"({f'{ratio:.1f}×' if ratio < MISSED_BY_TOO_MUCH else 'over a million times'} "
+        f"({f'{sig_figs(ratio)}×' if ratio < MISSED_BY_TOO_MUCH else 'over a million times'} "
         "the deadline)"
     )
     return s.DeadlineOut(

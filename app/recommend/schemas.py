@@ -33,7 +33,7 @@ from app.domain.hf_config import (
     MAX_VOCAB,
 )
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
-from app.numbers import parse_hours, parse_number
+from app.numbers import field_error, parse_hours, parse_number
 from app.vocab import (
     INFERENCE_TASKS,
     LLAMACPP_VULKAN_RUNTIME,
@@ -140,7 +140,11 @@ class _In(BaseModel):
             extra = cls.model_fields[info.field_name].json_schema_extra
             if isinstance(extra, dict) and extra.get("kind") == "hours":
                 return parse_hours(value)  # "36h", "2 days": a time as people write it
-            return _written_number(value, annotation)
+            try:
+                return _written_number(value, annotation)
+            except ValueError as exc:
+                # the field's own examples, as the form and the CLI give them
+                raise field_error(exc, info.field_name) from None
         return value
 
 

@@ -278,8 +278,15 @@ def _limited(row: s.Recommendation, batch: int) -> str:
     return f"limited by {row.bottleneck}"
 
 
-# A warning that states what a blank field was taken as ("seq_len not given: ...")
-_ASSUMED = re.compile(r"^[\w.]+ not given: ")
+# A warning that states what a blank field was taken as ("seq_len not given: ..."), or which
+# modules the adapters were counted on (workloads._lora_targets: "LoRA rank 16 on all linear
+# layers ..."), an assumption the request could not state: a new user's LoRA fine-tune within
+# 30 min had read it as the pick's caveat
+_ASSUMED = re.compile(r"^(?:[\w.]+ not given: |Q?LoRA rank \d+ on )")
+# The words a row's software rule gives when the job runs there only experimentally
+# (compat.job_support, compat.framework_words): "QLoRA (bitsandbytes 4-bit) on mps is
+# experimental: <the rule's note>"
+_EXPERIMENTAL = re.compile(r"^(.+? is experimental)(?:$|[:;,. ])")
 # The answer's note on rows that run another precision than asked ("bf16 cannot run on NVIDIA
 # TITAN RTX: estimated at fp16"): a risk of the rows it names, not of a pick it does not name
 _OTHER_ROWS = re.compile(
@@ -468,6 +475,13 @@ def _caveat(row: s.Recommendation, answer: s.RecommendationResponse) -> str | No
         if fix is not None and fix.top_name:
             text += f"; with {fix.change}, {config_name(fix.top_name, fix.num_gpus or 1)} does"
         return text
+    if row.framework_status == "experimental":
+        # a pick ranked after every supported row is one no supported card beat: that its
+        # software runs the job only experimentally is the first risk (QLoRA on a Mac had
+        # closed on bf16 speed while bitsandbytes' Apple kernels went unsaid)
+        said = next((m.group(1) for w in row.warnings if (m := _EXPERIMENTAL.match(w))), None)
+        if said is not None:
+            return said
     lean = _leaning(row)
     rented = _basis(row, answer.acquisition) == "rent"
     for text in (*row.warnings, *answer.warnings):
@@ -504,9 +518,9 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
     sv = w.serving
     if sv is not None:
         load = (
-            f"{sv.concurrent_requests:g} concurrent requests"
+            f"{sv.concurrent_requests:,g} concurrent requests"
             if sv.concurrent_requests
-            else f"{sv.requests_per_s or 0:g} requests/s"
+            else f"{sv.requests_per_s or 0:,g} requests/s"
         )
         parts = [f"serving {load}", f"{sv.prompt_tokens:,} tokens in, {sv.output_tokens:,} out"]
         parts.append(
@@ -515,7 +529,7 @@ def _assumptions(answer: s.RecommendationResponse) -> str:
         )
         objective = answer.objective.replace("_", " ")
         return "Assuming " + ", ".join(parts) + f"; ranked by {objective}, {answer.acquisition}."
-    parts = [w.task, w.precision, f"batch {w.batch_size}"]
+    parts = [w.task, w.precision, f"batch {w.batch_size:,}"]
     if w.model.family == "encoder-decoder" and w.task != "serving":
         parts.extend(_seq2seq_said(w))
     elif w.task == "inference" and w.model.family == "diffusion":

@@ -487,8 +487,8 @@ def _lengths(
         if inference and ctx > model.max_context:
             # a trained model attends no further than its context: refused, as serving does
             raise InvalidInput(
-                f"prompt + output = {ctx} tokens exceeds the model's context of "
-                f"{model.max_context}",
+                f"prompt + output = {ctx:,} tokens exceeds the model's context of "
+                f"{model.max_context:,}",
                 # the prompt is named only where it was given and fills the context itself
                 field="workload.seq_len"
                 if w.seq_len is not None and seq_len >= model.max_context

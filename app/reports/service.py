@@ -27,7 +27,7 @@ from app.domain.calibration import (
 from app.domain.calibration import pooled_calibration as pooled_calibration_of
 from app.domain.gpu import GpuSpec
 from app.domain.kernel_profiles import ProfileStore, merge_profiles, shape_key
-from app.errors import Conflict, InvalidInput, NotFound, invalid_input_from
+from app.errors import Conflict, InvalidInput, NotFound, every_problem, invalid_input_from
 from app.http.guard import Rejected, screen_json
 from app.reports import repository
 from app.reports.matching import match_device
@@ -72,7 +72,15 @@ def parse_report(raw: bytes) -> BenchReport:
     try:
         return BenchReport.model_validate(data)
     except ValidationError as exc:
-        raise invalid_input_from(exc) from exc
+        if not any(
+            e["type"] == "missing" and len(e["loc"]) == 1 for e in exc.errors(include_url=False)
+        ):
+            raise invalid_input_from(exc) from exc
+        # a top-level part missing: some other JSON file, which the page's upload had answered
+        # with its first lack alone ("profile: Field required"); said as the CLI's upload says it
+        said = every_problem(exc.errors(include_url=False))
+        field = invalid_input_from(exc).field
+        raise InvalidInput(f"not a report made by gpu-advisor bench: {said}", field=field) from exc
 
 
 def backend_fits(backend: str, gpu: GpuSpec) -> bool:

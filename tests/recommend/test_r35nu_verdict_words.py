@@ -33,7 +33,7 @@ def _row(n: int, buy: s.BuyCostOut | None, rent: Any = None, cheaper: str | None
         cost=SimpleNamespace(rent=rent, buy=buy), offer=None, serving=None, num_gpus=n,
         verdict=SimpleNamespace(cheaper=cheaper) if cheaper else None, warnings=list(warnings),
         gpu=SimpleNamespace(name="NVIDIA GeForce RTX 4090"), meets_latency_target=None,
-        latency_ms=None,
+        latency_ms=None, framework_status="supported",
         uncertainty=SimpleNamespace(basis="", factor_low=0.9, factor_high=1.1, low=0.23, high=0.28),
         throughput=SimpleNamespace(unit="images/s"),
     )  # fmt: skip

@@ -299,7 +299,7 @@ def test_a_caveat_continues_the_sentence_without_breaking_a_name(caveat: str, sa
     ("workload", "assumed"),
     [
         ({"preset": "gpt-2", "task": "inference"}, "sequence 896"),
-        ({"preset": "llama-3-8b", "task": "training"}, "batch 1024"),
+        ({"preset": "llama-3-8b", "task": "training"}, "batch 1,024"),
     ],
 )
 def test_a_blank_field_taken_as_a_default_is_an_assumption_not_the_caveat(
