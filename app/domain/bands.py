@@ -74,7 +74,7 @@ UNMEASURED_VENDOR = Widening(
 # estimate leans and why.
 # The words a reason below says where it knows the estimate's direction: a vendor's
 # convolution library priced at the GEMM rate, none of its own costs charged. A row whose band
-# says so is ranked by balanced on its band's low end (rank.ranked_share).
+# says so is ranked on its band's low end under every objective (rank.ranked_share).
 LEANS_HIGH = "likely overstates"
 _VENDOR_CONV_REASONS = {
     "amd": (
@@ -116,9 +116,45 @@ _ARCHITECTURE_CONV_REASONS = {
 }
 
 
-def vendor_widening(vendor: str, architecture: str | None = None) -> Widening:
+# What a convolution regime's row runs where its network has no convolutions (BERT, T5 and
+# ViT training in the "train" regime; FLUX.1's DiT in "infer-diffusion": ModelSpec.conv_layers):
+# GEMMs and attention, which the calibration set measured on NVIDIA's cuBLAS only, and which
+# run the vendor's own BLAS elsewhere. PyTorch's ROCm build runs them on hipBLASLt where it is
+# preferred by default (gfx90a, gfx942, gfx950: Instinct MI200 to MI350; gfx1200/gfx1201:
+# RDNA 4) and on rocBLAS otherwise (ROCm/pytorch#2053, aten/src/ATen/Context.h); its XPU
+# build calls oneDNN's matmul for mm, addmm and bmm (aten/src/ATen/native/mkldnn/xpu/Blas.cpp);
+# its MPS backend maps them onto Apple's Metal Performance Shaders Graph (PyTorch's MPS backend
+# notes). No published result here prices how far those run from cuBLAS on these shapes, nor
+# which way: the reason says no direction, so such a row is never ranked on its band's low end
+# (rank.leans_high); the factors are the same UNMEASURED_VENDOR's, a vendor without
+# calibration.
+_VENDOR_GEMM_LIBRARIES = {
+    "amd": "hipBLASLt or rocBLAS (ROCm/pytorch#2053)",
+    "intel": "oneDNN's matmul (PyTorch's XPU GEMMs)",
+    "apple": "Metal Performance Shaders Graph (PyTorch's MPS backend)",
+}
+
+
+def _gemm_reason(vendor: str) -> str:
+    library = _VENDOR_GEMM_LIBRARIES.get(vendor, "this vendor's own libraries")
+    return (
+        "no published results from this vendor in the calibration set: its results for this "
+        "regime are all NVIDIA GPUs, and this network's time is GEMMs and attention (no "
+        f"convolutions), which run on {library}, not cuBLAS; no published result says how "
+        "far from cuBLAS's they run on these shapes"
+    )
+
+
+def vendor_widening(
+    vendor: str, architecture: str | None = None, convolutions: bool = True
+) -> Widening:
     """UNMEASURED_VENDOR with the reason for the vendor's own library where it is known, and
-    what is known of that library on ``architecture`` (``_ARCHITECTURE_CONV_REASONS``)."""
+    what is known of that library on ``architecture`` (``_ARCHITECTURE_CONV_REASONS``).
+    ``convolutions``: whether the row's network runs convolutions (BandInputs.convolutions);
+    without, the reason names the GEMM library it runs instead (``_gemm_reason``) and says no
+    lean: the convolution library's is not its."""
+    if not convolutions:
+        return Widening(UNMEASURED_VENDOR.low, UNMEASURED_VENDOR.high, _gemm_reason(vendor))
     reason = _VENDOR_CONV_REASONS.get(vendor)
     if reason is None:
         return UNMEASURED_VENDOR
@@ -262,6 +298,12 @@ class BandInputs:
     # the job's precision (fp16, fp32, tf32, ...): where PRECISION_BANDS splits the runtime's
     # band, its class picks the cell (precision_class); "" where not known
     precision: str = ""
+    # whether the row's network runs convolutions (ModelSpec.conv_layers: a CNN, an SD/SDXL
+    # UNet), as a convolution regime's vendor reason names what it runs (vendor_widening): BERT,
+    # T5 and ViT training share the "train" regime and FLUX.1's DiT "infer-diffusion", and their
+    # time is GEMMs and attention. True where the caller does not say: those regimes'
+    # calibration rows are convolution networks
+    convolutions: bool = True
 
     @property
     def precision_class(self) -> str:
@@ -329,7 +371,7 @@ def widenings(x: BandInputs, table: EfficiencyTable | None, calibrated: bool) ->
             architecture_vendor(a) != x.vendor for a in architectures
         ):
             # another vendor's library: more than an unmeasured architecture of a known one
-            out.append(vendor_widening(x.vendor, x.architecture))
+            out.append(vendor_widening(x.vendor, x.architecture, x.convolutions))
         elif x.architecture not in architectures:
             out.append(estimated(UNMEASURED_ARCHITECTURE, "architecture", table))
     four_bit = x.four_bit and x.runtime not in _CALIBRATED_4BIT_RUNTIMES
@@ -385,7 +427,7 @@ def spread(x: BandInputs, table: EfficiencyTable | None) -> conformal.Spread:
 
 
 # BandInputs' fields in their order, as a plain tuple: how a band is kept with its table
-BandKey = tuple[str, str, str, str, str, int, bool, bool, bool, int, str, str, str]
+BandKey = tuple[str, str, str, str, str, int, bool, bool, bool, int, str, str, str, bool]
 _KEY = attrgetter(*(f.name for f in fields(BandInputs)))
 
 

@@ -239,6 +239,26 @@ def job_cost(cost: CostEstimate, acquisition: str) -> float | None:
     return min(options) if options else None
 
 
+def job_cost_at(cost: CostEstimate, acquisition: str, share: float) -> float | None:
+    """``job_cost`` were the job run at ``share`` of its estimated throughput: it takes 1/share
+    as long, so its rent (the start-up as before) and its electricity grow with it, a purchase
+    does not. What 'cheapest' ranks a row on whose band says its speed is likely overstated
+    (rank.ranked_share: the band's low end)."""
+    hours = cost.time_to_finish_h
+    if share == 1.0 or hours is None:
+        return job_cost(cost, acquisition)
+    longer = hours / share
+    options = []
+    hourly = cost.hourly_usd
+    if acquisition in ("rent", "either") and cost.rent_to_finish_usd is not None and hourly:
+        options.append(rent_job_usd(hourly, longer))
+    purchase, energy = cost.purchase_usd, cost.energy_usd_per_hour
+    buys = acquisition in ("buy", "either") and cost.buy_to_finish_usd is not None
+    if buys and purchase is not None and energy is not None:
+        options.append(purchase + energy * longer)
+    return min(options) if options else None
+
+
 def job_cost_missing(cost: CostEstimate, acquisition: str, name: str) -> str | None:
     """Why ``job_cost`` is None where the row is bought at a known price and the job has a
     length: the job's electricity needs the card's power (``rates``: ``tdp_w`` × N), and the

@@ -32,7 +32,6 @@ from app.domain.workload import (
     memory_breakdown,
 )
 from app.vocab import (
-    CONV_FAMILIES,
     LLAMACPP_VULKAN_RUNTIME,
     OBJECTIVES,
     RUNTIME_BACKEND_WORDS,
@@ -191,13 +190,10 @@ def columns(cands: list[Candidate], objective: str = "best_value") -> ranking.Co
             firsts.append(c.serving.result.ttft_ms or 0.0)
             continue
         firsts.append(0.0)
-        share = ranked_share(c, objective)
-        speeds.append(c.perf.throughput * share)
-        acq = c.acquisition
-        v = costs.value(c.cost, acq)
-        values.append(v if v is None else v * share)
-        price = costs.job_cost(c.cost, acq)
-        prices.append(costs.upfront(c.cost, acq) if price is None else price)
+        speed, value, price = ranked_figures(c)
+        speeds.append(speed)
+        values.append(value)
+        prices.append(price)
     return ranking.columns(
         speeds,
         values,
@@ -661,31 +657,69 @@ def leans_high(c: Candidate) -> float | None:
     """The low factor of ``c``'s band where the band says the estimate likely overstates the
     speed (bands.LEANS_HIGH: a vendor's convolution library the calibration set never
     measured, priced at the GEMM rate, none of its own costs charged), else None. Only a
-    convolution regime's row of a vendor with such a reason can say so: checked first, so the
-    other rows read no band."""
+    convolution regime's row of a vendor with such a reason, whose network convolves, can say
+    so: checked first, so the other rows read no band."""
     if c.serving is not None or c.gpu.vendor not in bands.CONV_LEAN_VENDORS:
         return None
-    if _regime(c.work) not in bands.CONV_REGIMES or c.work.model.family not in CONV_FAMILIES:
-        # the "train" regime holds BERT, T5 and ViT training too, whose time is GEMMs: the
-        # convolution library's reason is not theirs to be ranked down by
+    if _regime(c.work) not in bands.CONV_REGIMES or not c.work.model.conv_layers:
+        # the "train" regime holds BERT, T5 and ViT training too, and "infer-diffusion"
+        # FLUX.1's DiT, whose time is GEMMs and attention: their band names the GEMM library
+        # and no lean (bands.BandInputs.convolutions)
         return None
     low, _, basis = uncertainty(c)
     return low if bands.LEANS_HIGH in basis else None
 
 
-def ranked_share(c: Candidate, objective: str) -> float:
-    """The share of ``c``'s estimate it is ranked on, its work per dollar alike: 1, or under
-    'balanced' the low factor of a band that says the estimate likely overstates the speed
-    (``leans_high``). The engine knows the direction of such a row's error and not its size
-    (RDNA 4's MIOpen convolutions were timed an order of magnitude slow,
-    ROCm/rocm-libraries#2567), so it ranks it on the figure its band bounds it by: a student's
-    first CNN card under $500 had been an RX 9070 whose own verdict said its 849 images/s was
-    likely overstated, ahead of an RTX 3080 Ti on cuDNN at 717. 'fastest' keeps the point
-    estimate, as asked; the row shows it and its range either way."""
-    if objective != "balanced":
-        return 1.0
+def ranked_share(c: Candidate) -> float:
+    """The share of ``c``'s estimate it is ranked on under every objective, its work per
+    dollar and its cost to finish alike: 1, or the low factor of a band that says the estimate
+    likely overstates the speed (``leans_high``). The engine knows the direction of such a
+    row's error and not its size (RDNA 4's MIOpen convolutions were timed an order of
+    magnitude slow, ROCm/rocm-libraries#2567; MI300X's slower than H100's on the same shapes,
+    ROCm/MIOpen#3865), so it ranks it on the figure its band bounds it by. Balanced did so
+    first (a student's first CNN card under $500 had been an RX 9070 whose own verdict said
+    its 849 images/s was likely overstated, ahead of an RTX 3080 Ti on cuDNN at 717); best
+    value and cheapest compare the same work per dollar and cost to finish, which an
+    overstated speed overstates and understates by as much, and 'fastest' asks which card
+    finishes first, which an estimate the engine itself says is too high cannot answer. The
+    row shows its estimate and range either way, and says what it is ranked on."""
     low = leans_high(c)
     return 1.0 if low is None else low
+
+
+def ranked_figures(c: Candidate) -> tuple[float, float | None, float | None]:
+    """(speed, work per dollar, price) a row that is not a serving shape is ranked on
+    (``columns``): its estimate's, or at a band's low end (``ranked_share``): the speed and
+    the work per dollar × the share, the job's cost at that speed (costs.job_cost_at), else
+    the upfront price, which the speed does not move."""
+    share = ranked_share(c)
+    acq = c.acquisition
+    v = costs.value(c.cost, acq)
+    if share == 1.0:  # nearly every row: its estimate's, as the columns had read it
+        price = costs.job_cost(c.cost, acq)
+        return c.perf.throughput, v, costs.upfront(c.cost, acq) if price is None else price
+    price = costs.job_cost_at(c.cost, acq, share)
+    if price is None:
+        price = costs.upfront(c.cost, acq)
+    return c.perf.throughput * share, (v if v is None else v * share), price
+
+
+def ranked_metric(
+    c: Candidate, objective: str, speed_weight: float = DEFAULT_SPEED_WEIGHT
+) -> float | None:
+    """``metric`` of a row as ``rank`` orders it (``columns``: ``ranked_figures``; a serving
+    shape's ``metric``), larger better: what the service's bounded answers compare a card's
+    bound against."""
+    if c.serving is not None:
+        return metric(c, objective, speed_weight)
+    speed, value, price = ranked_figures(c)
+    if objective == "fastest":
+        return speed
+    if objective == "best_value":
+        return value
+    if objective == "balanced":
+        return speed if value is None else balanced(speed, value, speed_weight)
+    return 1.0 / price if price else None
 
 
 def uncertainty(c: Candidate) -> tuple[float, float, str]:
@@ -723,10 +757,11 @@ def row_bands(
     band = bands.band_of(key, work.efficiency)
     if key[0] != "decode" or est.ttft_ms is None:
         return band, None
-    _, vendor, arch, runtime, source, on, experts, four, derived, n, kind, span, _ = key
+    _, vendor, arch, runtime, source, on, experts, four, derived, n, kind, span, _, conv = key
     bits = work.precision if ("prefill", runtime) in bands.PRECISION_BANDS else ""
     prefill: bands.BandKey = (
-        "prefill", vendor, arch, runtime, source, on, experts, four, derived, n, kind, span, bits
+        "prefill", vendor, arch, runtime, source, on, experts, four, derived, n, kind, span, bits,
+        conv,
     )  # fmt: skip
     return band, bands.band_of(prefill, work.efficiency)
 
@@ -794,6 +829,9 @@ def _row_band_key(
         # the precision where the tuning sets split its runtime's band by its class; elsewhere
         # the band does not read it, and keying it would keep one band per precision
         work.precision if (regime, runtime) in bands.PRECISION_BANDS else "",
+        # what a convolution regime's vendor reason names: the convolution library, or the GEMMs
+        # and attention of a network without convolutions (BERT training, FLUX.1's DiT)
+        work.model.conv_layers,
     )
 
 
@@ -938,13 +976,10 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
             if position == 1
             else f"Ranked #{position} by {name}: " + _versus(c, leader, objective)
         )
-        low = leans_high(c) if objective == "balanced" else None
-        if low is not None:
-            lines.append(
-                f"Ranked on the low end of its likely range ({_rate(p.throughput * low * scale)}"
-                f" {unit}), not on its estimate: the engine prices this vendor's convolutions "
-                "at the GEMM rate and says the estimate likely overstates them."
-            )
+        low = leans_high(c)
+        said = None if low is None else _low_end_said(c, low, objective)
+        if said is not None:
+            lines.append(said)
     be = c.cost.break_even_hours
     if be is not None:
         lines.append(costs.break_even_said(be))
@@ -1143,23 +1178,48 @@ def _recompute_said(c: Candidate) -> str:
     )
 
 
+def _low_end_said(c: Candidate, low: float, objective: str) -> str | None:
+    """'Ranked on the low end of its likely range (347 images/s, …), not on its estimate …' of
+    a row ranked on its band's low end (``ranked_share``), with the figure its objective
+    compares there: the work per dollar (best value), the cost to finish (cheapest). None
+    under 'cheapest' where the job has no length: the price it is ranked on is the card's,
+    which no speed moves."""
+    scale, unit = shown_rate(c.work, c.perf.unit)
+    at = f"{_rate(c.perf.throughput * low * scale)} {unit}"
+    if objective == "cheapest":
+        cost = costs.job_cost_at(c.cost, c.acquisition, low)
+        if cost is None or c.cost.time_to_finish_h is None:
+            return None
+        at += f", ${_fmt(cost)} to finish"
+    elif objective == "best_value":
+        v = costs.value(c.cost, c.acquisition)
+        if v is not None:
+            at += f", {per_dollar(c.work, v * low)}"
+    return (
+        f"Ranked on the low end of its likely range ({at}), not on its estimate: the engine "
+        "prices this vendor's convolutions at the GEMM rate and says the estimate likely "
+        "overstates them."
+    )
+
+
 def _versus(c: Candidate, lead: Candidate, objective: str) -> str:
     acquisition = c.acquisition
-    ratio = c.perf.throughput / lead.perf.throughput if lead.perf.throughput else 0.0
+    # the figures each is ranked on (``ranked_figures``): a lead whose band leans high is
+    # compared at its range's low end, and says so
+    speed, v, mine = ranked_figures(c)
+    lead_speed, lv, theirs = ranked_figures(lead)
+    name = lead.gpu.name + (" at its range's low end" if ranked_share(lead) != 1.0 else "")
+    ratio = speed / lead_speed if lead_speed else 0.0
     if objective == "fastest":
-        return f"{ratio:.2f}× the throughput of {lead.gpu.name}."
+        return f"{ratio:.2f}× the throughput of {name}."
     if objective == "cheapest":
-        mine = costs.job_cost(c.cost, acquisition) or costs.upfront(c.cost, acquisition)
-        theirs = costs.job_cost(lead.cost, acquisition) or costs.upfront(lead.cost, acquisition)
         if mine is not None and theirs is not None:
-            return f"${_fmt(mine)} against ${_fmt(theirs)} for {lead.gpu.name}."
-        return f"costs more than {lead.gpu.name}."
-    v = costs.value(c.cost, acquisition)
-    lv = costs.value(lead.cost, acquisition)
+            return f"${_fmt(mine)} against ${_fmt(theirs)} for {name}."
+        return f"costs more than {name}."
     if objective == "best_value" and v is not None:
         if lv is not None:
             lead_said = per_dollar(c.work, lv, "short")
-            return f"{per_dollar(c.work, v)} against {lead_said} for {lead.gpu.name}."
+            return f"{per_dollar(c.work, v)} against {lead_said} for {name}."
         # the lead is priced only another way (bought where this one is rented, or so)
         return (
             f"{per_dollar(c.work, v)} {_ACQUIRED[acquisition]}; {lead.gpu.name} has no "

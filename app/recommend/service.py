@@ -811,7 +811,9 @@ def _bounded(
         card = [rank.Candidate.of(r) for r in found]
         cands.extend(card)
         chosen = rank.card_pick(card, ctx.limits.objective)
-        best = rank.metric(chosen, ctx.limits.objective) or 0.0
+        # what the answer ranks it on (a row whose band leans high: its low end), at most
+        # the metric its bounds bound
+        best = rank.ranked_metric(chosen, ctx.limits.objective) or 0.0
         top = max(top, best)
         if rank.ranks_ahead(chosen, ctx.limits.objective):
             heapq.heappush(shown, best)
@@ -1047,15 +1049,12 @@ def _bounded_balanced(
         cards.append(card)
         c = card.chosen
         # the speed and value balanced ranks it on (a row whose band leans high: at its low
-        # end, rank.ranked_share), which its bounds bound too
-        share = rank.ranked_share(c, "balanced")
-        ranked = c.perf.throughput * share
+        # end, rank.ranked_figures), which its bounds bound too
+        ranked, got, _ = rank.ranked_figures(c)
         speed = max(speed, ranked)
-        got = costs.value(c.cost, c.acquisition)
         if got is None:
             unpriced_speed = max(unpriced_speed, ranked)
             continue
-        got *= share
         value = max(value, got)
         if rank.ranks_ahead(c, "balanced"):
             heapq.heappush(heap, rank.balanced(ranked, got, speed_weight))

@@ -305,6 +305,15 @@ def _outlay(row: s.Recommendation, acquisition: str) -> tuple[int, float] | None
     return None
 
 
+def _ranked_speed(row: s.Recommendation) -> float:
+    """The speed 'fastest' ranked the row on: its estimate, or the low end of a band that says
+    the estimate likely overstates it (rank.ranked_share), so an 8 × MI355X ranked #9 at
+    18,786 images/s is not counted a tie of the 8 × GB200 above it on its 46,677."""
+    if _LEANS_HIGH in row.uncertainty.basis:
+        return row.uncertainty.low
+    return row.throughput.value
+
+
 def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
     """Under 'fastest', the rows shown whose speed is within FASTEST_TIE of the pick's
     (host-bound cards meet at one ceiling): the estimate does not separate them, so the verdict
@@ -312,7 +321,7 @@ def _ties(rows: list[s.Recommendation], acquisition: str) -> str | None:
     top = rows[0]
     if top.serving is not None:
         return None
-    near = [r for r in rows if r.throughput.value * FASTEST_TIE >= top.throughput.value]
+    near = [r for r in rows if _ranked_speed(r) * FASTEST_TIE >= _ranked_speed(top)]
     if len(near) < 2:
         return None
     share = round((FASTEST_TIE - 1) * 100)

@@ -89,10 +89,13 @@ def test_a_student_cnn_card_is_not_ranked_on_an_estimate_its_band_says_is_high(
     assert rx["throughput"]["value"] > rows[0]["throughput"]["value"]  # its estimate, shown
     said = next(x for x in rx["explanation"] if x.startswith("Ranked on the low end"))
     assert f"{rx['uncertainty']['low']:,.0f} images/s" in said
-    # 'fastest' ranks on the estimate, as asked
+    # since the thirty-seventh session 'fastest' ranks it on its low end too
+    # (tests/domain/test_r37lo_every_objective.py): which card finishes first is not known
+    # from an estimate the engine says is too high
     fastest = _answer(read_client, {**question, "objective": "fastest"})["recommendations"]
-    assert fastest[0]["gpu"]["slug"] == "rx-9070"
-    assert not any(x.startswith("Ranked on the low end") for x in fastest[0]["explanation"])
+    assert fastest[0]["gpu"]["vendor"] == "nvidia"
+    rx = next(r for r in fastest if r["gpu"]["slug"] == "rx-9070")
+    assert any(x.startswith("Ranked on the low end") for x in rx["explanation"])
 
 
 def _approx(x: float) -> Any:

@@ -299,9 +299,9 @@ def test_balanced_speed_weight_is_settable_and_bounded(read_client: TestClient) 
             read_client,
             {
                 "workload": {"preset": "resnet-50", "task": "training"},
-                # NVIDIA only: balanced ranks an AMD or Intel CNN row, whose band says its
-                # estimate likely overstates it, at its band's low end (rank.ranked_share),
-                # where best value and fastest rank the estimate
+                # NVIDIA only: the weights alone (an AMD or Intel CNN row, whose band says its
+                # estimate likely overstates it, is ranked at its band's low end under every
+                # objective, rank.ranked_share)
                 "constraints": {"vendors": ["nvidia"]},
                 "objective": objective,
                 "group_by": "config",

@@ -164,4 +164,5 @@ def test_the_prefill_band_reads_its_own_precision_class(
     own = rank._row_band_key(row.gpu, row.work, row.perf, row.derived_peak)
     prefill = rank._row_band_key(row.gpu, row.work, row.perf, row.derived_peak, "prefill")
     assert asked[:2] == [own, prefill]
-    assert own[-1] == "" and prefill[-1] == row.work.precision
+    at = [f.name for f in dataclasses.fields(bands.BandInputs)].index("precision")
+    assert own[at] == "" and prefill[at] == row.work.precision
