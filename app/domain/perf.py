@@ -31,7 +31,7 @@ from app.domain import (
     seq2seq,
     topology,
 )
-from app.domain.activations import embedding_params
+from app.domain.activations import embedding_params, unet_saved
 from app.domain.calibration import Calibration, adjust
 from app.domain.compat import tf32_fraction
 from app.domain.diffusion_host import serial_host
@@ -87,6 +87,7 @@ from app.domain.workload import (
     activation_bytes,
     guidance_distilled,
     lora_params,
+    training_policy,
 )
 from app.vocab import MEASURED_PRECISIONS
 
@@ -993,15 +994,31 @@ def _train_host_calls(work: WorkloadSpec) -> tuple[float, float]:
     return issued, adapters
 
 
+def _stored_bytes(work: WorkloadSpec, b: float, flash_attention: bool, act_b: float) -> float:
+    """The bytes a step stores for backward, without checkpointing, that the whole-model
+    traffic (TRAINING_TRAFFIC per byte) scales. A diffusion denoiser's training step reads its
+    traced table's saved tensors (``unet_saved``, what its memory breakdown holds): the CNN
+    proxy (ACT_MB_PER_GFLOP_16BIT, ResNet-50's ~6 MB per forward GFLOP) stores 6× as much for
+    SDXL's UNet and 10× for FLUX.1's transformer, whose FLOPs per stored byte grow with their
+    width, and priced FLUX.1 LoRA memory-bound at ~2.3 TB a sample (expert review xr2). Its
+    inference keeps the proxy: its whole-model regimes (compiled 8-bit UNets) are scored on it."""
+    m = work.model
+    if work.training and m.family == "diffusion" and m.operators is not None:
+        pol = training_policy(work)
+        per = unet_saved(m.operators, compute=pol.compute, norm=pol.residual, checkpointing=False)
+        return per * b
+    return activation_bytes(
+        work, b, flash_attention=flash_attention, act_bytes=act_b, checkpointing=False
+    )
+
+
 def _whole_model_job(work: WorkloadSpec, flash_attention: bool, act_b: float) -> _StepJob:
     b = work.batch_size
     fwd = forward_flops_per_sample(work) * b
     # Each of the sample's passes (diffusion: steps × 2) reads the weights and moves one
     # pass's activations again.
     npass = max(1, work.model.passes_per_sample or 1)
-    acts = npass * activation_bytes(
-        work, b, flash_attention=flash_attention, act_bytes=act_b, checkpointing=False
-    )
+    acts = npass * _stored_bytes(work, b, flash_attention, act_b)
     wbytes = _weight_bytes(work) * npass
     if work.training:
         lora = work.peft in ("lora", "qlora")
