@@ -303,6 +303,10 @@ AUTOCAST_RUNTIMES: tuple[Runtime, ...] = ("pytorch", "tensorflow", "tensorflow-x
 #: The runtimes task 'serving' models (data/efficiency.yaml serving_runtimes).
 ServingRuntime = Literal["vllm", "sglang", "tensorrt-llm", "llama.cpp", "mlx", "transformers"]
 SERVING_RUNTIMES: tuple[ServingRuntime, ...] = get_args(ServingRuntime)
+#: Embedding servers an encoder (embedding model, reranker) is served on: a dynamic batcher
+#: around one forward pass a request (app/domain/serving_encoder.py).
+EncoderServingRuntime = Literal["tei", "infinity", "sentence-transformers", "vllm-pooling"]
+ENCODER_SERVING_RUNTIMES: tuple[EncoderServingRuntime, ...] = get_args(EncoderServingRuntime)
 #: How a serving replica uses several GPUs: tensor parallel, whole layers per GPU, or not at all.
 MultiGpu = Literal["tensor", "layers", "none"]
 MULTI_GPU_MODES: tuple[MultiGpu, ...] = get_args(MultiGpu)

@@ -1224,6 +1224,15 @@ def _serving_spec(
         if w.serving is not None:
             warnings.append("the serving block only applies to task 'serving'; ignored")
         return None
+    if model.family == "encoder":
+        # the batcher's model exists (app/domain/serving_encoder.py); the ranked answer's rows
+        # and words for it do not yet, so an encoder is refused rather than worded as a decoder
+        raise InvalidInput(
+            "serving is modelled for decoder LLMs (family 'decoder'); an encoder's (embedding "
+            "model, reranker) serving behind a batcher is not planned yet: task 'inference' at "
+            "the batch you would run gives its throughput on each card",
+            field="workload.task",
+        )
     if model.family != "decoder":
         raise InvalidInput(
             "serving is modelled for decoder LLMs (family 'decoder')", field="workload.task"
