@@ -138,24 +138,25 @@ def estimate_cost(
         hourly_as_of = gpu.cloud_price.as_of if gpu.cloud_price is not None else None
         hourly_provider = gpu.cloud_price.provider if gpu.cloud_price is not None else None
         basis = None
+    # positional, in field order: one per configuration costed
     return CostEstimate(
-        purchase_usd=purchase,
-        hourly_usd=hourly,
-        energy_usd_per_hour=energy_h,
-        power_w=power,
-        time_to_finish_h=time_to_finish_h,
-        rent_to_finish_usd=rent_finish,
-        energy_to_finish_usd=energy_finish,
-        buy_to_finish_usd=buy_finish,
-        break_even_hours=break_even,
-        samples_per_usd_rent=per_rent,
-        samples_per_usd_buy=per_buy,
-        purchase_as_of=purchase_as_of,
-        hourly_as_of=hourly_as_of,
-        hourly_provider=hourly_provider,
-        purchase_basis=basis,
-        horizon_hours=horizon,
-        rent_startup_usd=startup,
+        purchase,
+        hourly,
+        energy_h,
+        power,
+        time_to_finish_h,
+        rent_finish,
+        energy_finish,
+        buy_finish,
+        break_even,
+        per_rent,
+        per_buy,
+        horizon,
+        purchase_as_of,
+        hourly_as_of,
+        hourly_provider,
+        basis,
+        startup,
     )
 
 

@@ -152,6 +152,10 @@ class Limits:
     # the others a GPU without one is still ranked (price_known false). Worked out once: read
     # for every configuration.
     needs_price: bool = field(default=False, init=False)
+    # Whether a finished configuration's costs can exclude it or narrow its way in: a budget
+    # (``budget``, ``left_out``) or a deadline; without either, every one passes as asked.
+    # Worked out once: read for every configuration finished (~40 an open question).
+    judges_costs: bool = field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         needs = (
@@ -163,6 +167,7 @@ class Limits:
             or self.max_job_cost_usd is not None
         )
         object.__setattr__(self, "needs_price", needs)
+        object.__setattr__(self, "judges_costs", needs or self.max_hours is not None)
         # "exactly N" names the count, so it is not held to "most GPUs" (the form always sends
         # that field, at its default of 8, beside an exact count of 16)
         if self.exact_gpus is not None and self.exact_gpus > self.max_gpus:
@@ -298,6 +303,8 @@ def startup_reserve_gb(gpu: GpuSpec, work: WorkloadSpec | None, num_gpus: int = 
     shown as the row's workspace, as a serving row shows it; 0 for training and other runtimes."""
     if work is None or work.training:
         return 0.0
+    if not efficiency.has_startup_rule(efficiency.serving_spec(work.efficiency, work.runtime)):
+        return 0.0  # runtime_startup_activations_gb's None, without the model's widths
     m = work.model
     h = float(m.hidden_size or 0)
     return (
@@ -2417,6 +2424,11 @@ def finish(a: Admitted, ctx: Context, words: bool = True) -> ConfigResult:
     config, g, run, mem, avail = a.config, a.gate, a.run, a.memory, a.available_gb
     gpu, n = config.gpu, max(1, config.num_gpus)
     assert g.backend is not None
+    if run.is_llm_inference:
+        # its estimate (_llm_estimate) reads no split: only the micro-steps, as _split has them
+        return _finish_priced(
+            a, ctx, run, mem, None, False, math.ceil(ctx.work.batch_size / run.batch_size), 1, words
+        )
     sharded, steps, need = _split(ctx, a.key, run, g, n, avail)
     lay = perf.megatron_layout(run, n, sharded=sharded, shard_min=need) if run.training else None
     if lay is not None and run.megatron is None:
@@ -2494,18 +2506,19 @@ def _finish_priced(
         a.priced = _priced(gpu, config.offer)
         a.pricing = _offer_pricing(config, n, ctx)
     cost = _costs(ctx, run, n, est.throughput, a.priced, a.pricing)
-    acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing), gpus=n)
-    if excl is None:
-        excl = deadline(cost.time_to_finish_h, ctx.limits)
-    if excl is not None and ctx.apply_filters:
-        return ConfigResult(
-            config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
-        )
-    acquired = acq or ctx.limits.acquisition
-    pricing = a.pricing
-    out = left_out(cost, ctx.limits, acquired, n) if acq is not None else None
-    if out is not None:
-        cost, pricing = without_left_out(cost, pricing, out)
+    acquired, pricing = ctx.limits.acquisition, a.pricing
+    if ctx.limits.judges_costs:  # else budget passes the way asked, and left_out takes none
+        acq, excl = budget(cost, ctx.limits, *_reasons(a.pricing), gpus=n)
+        if excl is None:
+            excl = deadline(cost.time_to_finish_h, ctx.limits)
+        if excl is not None and ctx.apply_filters:
+            return ConfigResult(
+                config, excl, work=run, backend=g.backend, memory=mem, perf=est, cost=cost
+            )
+        acquired = acq or acquired
+        out = left_out(cost, ctx.limits, acquired, n) if acq is not None else None
+        if out is not None:
+            cost, pricing = without_left_out(cost, pricing, out)
     if words:
         warnings += _finish_words(a, ctx, run, mem, lay, cost, acquired, pricing)
     if a.reserve_gb > 0.0:
@@ -2513,22 +2526,23 @@ def _finish_priced(
     meets = None
     if ctx.work.latency_target_ms is not None and est.latency_ms is not None:
         meets = est.latency_ms <= ctx.work.latency_target_ms
+    # positional, in field order: one per configuration finished (Candidate.of's reason)
     return ConfigResult(
         config,
         None,
-        work=run,
-        backend=g.backend,
-        framework_status="experimental" if a.caveats else g.status,
-        memory=mem,
-        available_gb=avail,
-        perf=est,
-        cost=cost,
-        acquisition=acquired,
-        warnings=warnings,
-        derived_peak=g.derived_peak,
-        meets_latency=meets,
-        accumulation_steps=steps,
-        pricing=pricing,
+        run,
+        g.backend,
+        "experimental" if a.caveats else g.status,
+        mem,
+        avail,
+        est,
+        cost,
+        acquired,
+        warnings,
+        g.derived_peak,
+        meets,
+        steps,
+        pricing,
     )
 
 

@@ -2022,25 +2022,23 @@ def dense_columns(
         slow[ruled] = [got[p] for p in pairs]
     kv = job.kv_at
     linked = np.zeros(rows, bool)
-    links: dict[int, tuple[int, int, topology.Link, topology.Link]] = {}
+    links: dict[int, tuple[int, int, topology.Link, topology.Link, float]] = {}
     if gpus is not None:
         # replica()'s links: the tensor-parallel group's, and the hop between stages
         linked = (tp > 1) | (stages > 1)
         # each row's terms read as Python numbers once (an array's element is a slow read)
         tps, sts, ns, on = tp.tolist(), stages.tolist(), n.tolist(), card.tolist()
         for i in np.flatnonzero(linked).tolist():
-            g, t, st = gpus[i], int(tps[i]), int(sts[i])
-            hop = stage_link(g, int(ns[i]), st, cards.terms[on[i]].decode)
+            g, t, st, dec = gpus[i], int(tps[i]), int(sts[i]), cards.terms[on[i]].decode
+            hop = stage_link(g, int(ns[i]), st, dec)
             tp_link = topology.link(g, t)
-            links[i] = (t, st, tp_link, hop)
+            links[i] = (t, st, tp_link, hop, dec.handoff_bytes)
             if tp_link.kind == "none" and hop.kind == "none":
                 linked[i] = False
     hidden, n_layers = job.hidden, job.layers
 
     def comm_of(i: int, tokens: float) -> float:
-        t, st, tp_link, hop = links[i]
-        handoff = cards.terms[int(card[i])].decode.handoff_bytes
-        return step_comm(tokens, hidden, n_layers, t, st, tp_link, hop, handoff)
+        return step_comm(tokens, hidden, n_layers, *links[i])
 
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)

@@ -3051,6 +3051,9 @@ def _job_estimates(
             b * n_out, steps, np.array(counts, np.float64), pre, dec, np.array(single)
         )
     out = []
+    # each card's words once (its datapath, efficiency source and basis), then each row's
+    # estimate from its figures (_stepped_estimate's, field for field)
+    words = [_card_words(t, e) for t, e in zip(terms, effs, strict=True)]
     for k in range(len(cards)):
         c, n = card[k], count[k]
         (g, be), e, run = keys[c], effs[c], works[c]
@@ -3058,8 +3061,56 @@ def _job_estimates(
             out.append(_llm_inference(g, run, "pytorch", n, e, be))
             continue
         assert figures is not None  # a card that runs is stepped
-        out.append(_stepped_estimate(figures, at[k], run, n, terms[c], e, be))
+        out.append(_figures_estimate(figures, at[k], run.runtime, be, n, words[c]))
     return out
+
+
+def _card_words(card: llm_step.CardTerms, eff: Efficiency) -> tuple[str, str, int, str]:
+    """What a stepped row's estimate says of its card (``_stepped_estimate``'s): the datapath
+    it names, the efficiencies' source and measuring machines, and what its GEMMs rest on."""
+    mode = card.math or card.mode
+    return mode, eff.source, eff.measured_on, llm_basis(eff, mode)
+
+
+def _figures_estimate(
+    f: llm_totals.Totals,
+    j: int,
+    runtime: str,
+    backend: str,
+    n: int,
+    said: tuple[str, str, int, str],
+) -> PerfEstimate:
+    """``_stepped_estimate`` of row ``j`` of ``f`` given its card's words (``said``: its
+    datapath, efficiency source, measured_on and basis), built positionally in field order:
+    one per stepped row, and keywords cost a third more."""
+    mode, source, measured_on, basis = said
+    return PerfEstimate(
+        f.throughput[j],
+        "tokens/s",
+        f.step_time_s[j],
+        f.bottleneck[j],
+        f.compute_s[j],
+        f.memory_s[j],
+        f.overhead_s[j],
+        0.0,
+        f.comm_s[j],
+        n,
+        f.scaling_efficiency[j],
+        mode,
+        source,
+        f.latency_ms[j],
+        f.ttft_ms[j],
+        f.ms_per_token[j],
+        runtime,
+        backend,
+        measured_on,
+        basis,
+        "",
+        "",
+        0,
+        1,
+        f.decode_bottleneck[j],
+    )
 
 
 def _set_columns(
