@@ -102,6 +102,20 @@ MLA_KERNELS, MLA_GEMMS = 5, 3
 # of 64 heads while its bytes (the latent) are unchanged (``mla_head_padding``).
 # https://github.com/deepseek-ai/FlashMLA/blob/066b5ba6f63d9d0840eac008fe58a1f70acfac78/README.md
 MLA_HEAD_TILE = 64
+# A latent-attention prompt runs the "compute friendly approach": the latent up-projected to
+# every head's K (qk_nope + qk_rope wide) and V (v_head_dim), then multi-head attention over
+# them (vLLM's MLA common module, its docstring and _flash_attn_varlen_diff_headdims;
+# ``prompt_attention_width``).
+MLA_PREFILL_SOURCE = (
+    "https://github.com/vllm-project/vllm/blob/main/vllm/v1/attention/backends/mla/common.py"
+)
+# The query and KV latents' down-projection (q_a_proj and kv_a_proj_with_mqa, fused) is not
+# split over tensor-parallel ranks: vLLM's MergedColumnParallelLinear(..., disable_tp=True),
+# SGLang's ReplicatedLinear (each models/deepseek_v2.py; ``replicated_params``).
+MLA_REPLICATED_SOURCE = (
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/deepseek_v2.py",
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/deepseek_v2.py",
+)
 # Bytes per value of a datapath's GEMM operands: a K tile holds a fixed number of bytes
 # (TensorRT-LLM's CtaShape…x128B), so its fixed cost per output tile is counted in bytes of K
 OPERAND_BYTES = {"fp4": 0.5, "fp8": 1.0, "int8": 1.0, "tf32": 4.0, "fp32": 4.0}
@@ -976,9 +990,9 @@ def attention_width(m: ModelSpec, *, decode_step: bool = False) -> float:
     pair). The head size comes from the KV cache per token where the model gives it (a
     config.json's explicit head_dim: Qwen3-30B-A3B 32 × 128 = 4096 against hidden 2048),
     else hidden ÷ heads. Latent attention decodes with absorbed weights: every head attends
-    over the cached latent (DeepSeek-V3: 128 heads × 576 values, FlashMLA); its prefill runs
-    ordinary heads and keeps the hidden-size width (its 192/128-wide heads are not in the
-    shape: an under-count)."""
+    over the cached latent (DeepSeek-V3: 128 heads × 576 values, FlashMLA); otherwise the
+    hidden size, the width the K-depth rule shapes its projections by (``dense_slowdown``). A
+    prompt's attention over MLA's up-projected 192/128-wide heads: ``prompt_attention_width``."""
     h = float(m.hidden_size or 1)
     layers, heads, kv_heads = m.layers or 0, m.num_heads or 0, m.kv_heads or 0
     per_token = (m.kv_elements_per_token or 0.0) + (m.kv_window_elements_per_token or 0.0)
@@ -988,6 +1002,36 @@ def attention_width(m: ModelSpec, *, decode_step: bool = False) -> float:
         return heads * per_token / layers if decode_step else h
     head = per_token / (2.0 * layers * kv_heads) if kv_heads else 0.0
     return heads * head if head else h
+
+
+def prompt_attention_width(m: ModelSpec) -> float:
+    """``attention_width`` of a prompt's tokens (4 × this FLOPs per query-key pair and layer).
+    Latent attention prefills without absorbing: vLLM's MLA "compute friendly approach"
+    up-projects the latent to every head's K and V and runs multi-head attention with a QK head
+    of qk_nope + qk_rope values and a V head of v_head_dim (DeepSeek-V3: 128 heads × 192 and
+    × 128), so a pair costs 2·heads·(nope + rope) + 2·heads·v FLOPs — heads × (nope + rope + v)
+    ÷ 2 in this width, 20,480 against the hidden size's 7,168 (``MLA_PREFILL_SOURCE``). Every
+    other model: ``attention_width``."""
+    nope, rope = m.qk_nope_head_dim or 0, m.qk_rope_head_dim or 0
+    if m.attention != "mla" or not (m.num_heads and nope and rope):
+        return attention_width(m)
+    v = m.v_head_dim or nope
+    return m.num_heads * (nope + rope + v) / 2.0
+
+
+def replicated_params(m: ModelSpec) -> float:
+    """Parameters every tensor-parallel GPU of a replica holds and multiplies whole, all layers:
+    latent attention's down-projections to the query and KV latents (q_a_proj and
+    kv_a_proj_with_mqa, hidden × (q_lora_rank + kv_lora_rank + qk_rope_head_dim)). The latent
+    is one per token and every rank attends over all of it (``kv_copies``), so the servers
+    compute it whole on every rank: vLLM's DeepSeek-V2/V3 fuses the two into one
+    MergedColumnParallelLinear with ``disable_tp=True`` (deepseek_v2.py; SGLang's is a
+    ReplicatedLinear). A replica of tp GPUs multiplies and reads them tp times over, not once
+    (``MLA_REPLICATED_SOURCE``). 0 for every other model."""
+    kv_lora, rope = m.kv_lora_rank or 0, m.qk_rope_head_dim or 0
+    if m.attention != "mla" or not (kv_lora and rope and m.hidden_size and m.layers):
+        return 0.0
+    return float(m.layers) * m.hidden_size * ((m.q_lora_rank or 0) + kv_lora + rope)
 
 
 def _is_moe(m: ModelSpec) -> bool:
@@ -1057,6 +1101,9 @@ class ReplicaJob:
     # routed-expert weight, the format's own (``replica_job``)
     dense_read: float = 0.0
     expert_wb: float = 0.0
+    # parameters every tensor-parallel GPU multiplies whole (``replicated_params``): a replica
+    # of tp GPUs adds (tp − 1) × them to its FLOPs per token and its weights read
+    replicated: float = 0.0
     # the job's runtime release where stated (transformers' for generate():
     # ``all_prompt_logits``); "" a current one
     runtime_release: str = ""
@@ -1168,7 +1215,7 @@ def replica_job(
         moe_act_bytes=moe_activation_bytes(model),
         layers=model.layers or 1,
         hidden=model.hidden_size or 1,
-        attn_width=attention_width(model),
+        attn_width=prompt_attention_width(model),
         attn_width_decode=attention_width(model, decode_step=True),
         kernels=kernels,
         gemms=gemms,
@@ -1182,9 +1229,19 @@ def replica_job(
         row_bytes=float(model.hidden_size or 0) * table_b if table else 0.0,
         dense_read=max(0.0, layers_b - untied * table_b),
         expert_wb=expert_wb,
+        replicated=replicated_params(model),
         runtime_release=runtime_release,
         graphs=graphs,
     )
+
+
+def replicated_terms(job: ReplicaJob, tp: float) -> tuple[float, float]:
+    """(weight bytes, FLOPs per token) that ``tp`` tensor-parallel GPUs add to a replica's
+    step by each multiplying the job's ``replicated`` parameters whole, beyond the one copy
+    ``dense_read`` and ``flops_per_token`` count: (tp − 1) copies, at the format's bytes per
+    quantised weight."""
+    extra = job.replicated * max(0.0, tp - 1.0)
+    return extra * (job.expert_wb or job.wb), 2.0 * extra
 
 
 def vocabulary_params(model: ModelSpec) -> tuple[float, float]:
@@ -1403,16 +1460,17 @@ def replica(
         job.graphs,
         stages,
     )
+    rep_bytes, rep_flops = replicated_terms(job, tp)
     return Replica(
         model=model,
         tp=tp,
         stages=stages,
-        dense_bytes=job.dense_read,
+        dense_bytes=job.dense_read + rep_bytes,
         expert_bytes=experts * job.expert_wb,
         experts=n_experts,
         topk=model.active_experts or 1,
         kv_b=job.kv_b * job.kv_traffic(decode.kv_traffic),
-        flops_per_token=job.flops_per_token,
+        flops_per_token=job.flops_per_token + rep_flops,
         # the routed copies' h-wide outputs are whole on each tensor-parallel GPU
         moe_act_bytes=moe_activation_bytes(job.model, tp) if tp > 1 else job.moe_act_bytes,
         bw=card.bw * tp,
@@ -2036,6 +2094,12 @@ def dense_columns(
             if tp_link.kind == "none" and hop.kind == "none":
                 linked[i] = False
     hidden, n_layers = job.hidden, job.layers
+    # replica()'s replicated latent projections, per row's tensor-parallel GPUs (none: 0.0)
+    rep_bytes: Col = 0.0
+    rep_flops: Col = 0.0
+    if job.replicated:
+        copies = job.replicated * np.maximum(0.0, tp - 1.0)
+        rep_bytes, rep_flops = copies * (job.expert_wb or job.wb), 2.0 * copies
 
     def comm_of(i: int, tokens: float) -> float:
         return step_comm(tokens, hidden, n_layers, *links[i])
@@ -2051,9 +2115,9 @@ def dense_columns(
         reps=(),
         tp=tp,
         stages=stages,
-        dense_bytes=float(job.dense_read),
+        dense_bytes=float(job.dense_read) + rep_bytes,
         moe=np.zeros(rows, bool),
-        flops_per_token=float(job.flops_per_token),
+        flops_per_token=float(job.flops_per_token) + rep_flops,
         dense_slowdown=slow,
         moe_act_bytes=float(job.moe_act_bytes),
         kv_b=job.kv_b * job.kv_traffic(per_card[:, 11]),

@@ -161,9 +161,9 @@ def test_shipped_extrapolation_terms_are_the_computed_ones(accuracy) -> None:
         assert not wide[name].pooled
     # MoE rests on its own workloads, one unit per model and set (serving's Qwen3-30B-A3B,
     # TensorRT-LLM v0.9's Mixtral in decode and first token, gpt-fast's Mixtral, llama.cpp's
-    # Qwen3-30B-A3B and gpt-oss-20b at batch 1), not one per setting; the two dense 4-bit ones
-    # are too few: they take the pooled term
-    assert not wide["moe"].pooled and scores["moe"].units == 6
+    # Qwen3-30B-A3B and gpt-oss-20b at batch 1, GPUStack's vLLM DeepSeek-R1 bursts on 8 H200s),
+    # not one per setting; the two dense 4-bit ones are too few: they take the pooled term
+    assert not wide["moe"].pooled and scores["moe"].units == 7
     assert wide["four_bit"].pooled == ("moe", "four_bit")
     assert scores["four_bit"].units == scores["moe"].units + 2
 
@@ -195,12 +195,13 @@ def test_extrapolation_units_hold_out_what_the_widening_names(accuracy) -> None:
     assert all(len(h.unit.split()) == 2 for h in units["runtime"])
     # 4-bit units come from the serving tables; MoE ones from serving (Qwen3-30B-A3B), decode
     # (Mixtral: TensorRT-LLM v0.9 static batches, gpt-fast at batch 1; llama.cpp's Qwen3-30B-A3B
-    # and gpt-oss-20b at batch 1) and prefill (Mixtral, TensorRT-LLM v0.9 first token)
+    # and gpt-oss-20b at batch 1) and prefill (Mixtral, TensorRT-LLM v0.9 first token); since
+    # 2026-12-07 DeepSeek-R1 under vLLM on 8 x H200 (serving_vllm_deepseek_h200.yaml) too
     assert {h.unit.split()[0] for h in units["four_bit"]} == {"serving"}
     assert {h.unit.split()[0] for h in units["moe"]} == {"serving", "decode", "prefill"}
-    assert all(
-        "a3b" in h.unit or "mixtral-8x7b" in h.unit or "gpt-oss-20b" in h.unit for h in units["moe"]
-    )
+    moe_models = ("a3b", "mixtral-8x7b", "gpt-oss-20b", "deepseek-r1")
+    assert all(any(m in h.unit for m in moe_models) for h in units["moe"])
+    assert any("deepseek-r1" in h.unit for h in units["moe"])
     assert any(h.unit.startswith("decode gptfast mixtral-8x7b") for h in units["moe"])
     assert any(h.unit.startswith("decode llamacpp-moe gpt-oss-20b") for h in units["moe"])
 
@@ -329,7 +330,11 @@ def test_amd_vllm_static_batches_stay_out_of_the_serving_band(accuracy) -> None:
     # scored as a tuning set, held back from the calibration (accuracy.SERVING_BAND_HELD_BACK):
     # their unexplained 1.1-2.0x would otherwise set the band of every vLLM serving answer
     rows = accuracy.serving_rows(ROOT / "data")
-    assert rows and {r[-1] for r in rows} == {"serving_trtllm", "serving_vllm_rtx4090"}
+    assert rows and {r[-1] for r in rows} == {
+        "serving_trtllm",
+        "serving_vllm_rtx4090",
+        "serving_vllm_deepseek_h200",
+    }
 
 
 def test_a_workload_kind_with_enough_rows_is_banded_apart_from_its_regime(accuracy) -> None:
