@@ -307,6 +307,12 @@ SERVING_RUNTIMES: tuple[ServingRuntime, ...] = get_args(ServingRuntime)
 #: around one forward pass a request (app/domain/serving_encoder.py).
 EncoderServingRuntime = Literal["tei", "infinity", "sentence-transformers", "vllm-pooling"]
 ENCODER_SERVING_RUNTIMES: tuple[EncoderServingRuntime, ...] = get_args(EncoderServingRuntime)
+#: How a serving runtime admits a request against its KV pool (data/efficiency.yaml
+#: ``serving_runtimes.<runtime>.kv_admission``): ``reserve_full`` holds room for its whole prompt
+#: and output from the start (TensorRT-LLM's GUARANTEED_NO_EVICT); ``on_demand`` allocates the
+#: cache as tokens arrive and preempts a request when the pool runs out (vLLM V1, SGLang).
+KvAdmission = Literal["reserve_full", "on_demand"]
+KV_ADMISSIONS: tuple[KvAdmission, ...] = get_args(KvAdmission)
 #: How a serving replica uses several GPUs: tensor parallel, whole layers per GPU, or not at all.
 MultiGpu = Literal["tensor", "layers", "none"]
 MULTI_GPU_MODES: tuple[MultiGpu, ...] = get_args(MultiGpu)

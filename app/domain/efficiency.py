@@ -22,7 +22,7 @@ from typing import Any
 
 from app.domain.gpu import GpuSpec
 from app.domain.units import GIB_PER_GB, vram
-from app.vocab import MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS
+from app.vocab import KV_ADMISSIONS, MULTI_GPU_MODES, SUSTAINED_GEMM_PRECISIONS
 
 MATCH_KEYS = (
     "runtime",
@@ -333,9 +333,61 @@ class ServingRuntime:
     # kv_cache_config dtype); False: no such format (llama.cpp's cache types are f16, q8_0,
     # q4_0...; mlx-lm and Transformers' generate keep the model's dtype)
     fp8_kv: bool = True
+    # how it admits a request against its KV pool (app.vocab KvAdmission) and the share of a
+    # request's output its cache is counted at while it runs (``KvAdmission``); None: the whole
+    # prompt and output reserved up front
+    kv_admission: KvAdmission | None = None
+
+
+# A request admitted on demand holds its prompt plus the output it has made so far: its cache
+# grows one token a step from the prompt to the prompt + output, so over its life it holds the
+# prompt and half its output on average, and the requests of a steady state (their ages spread
+# evenly over the output) hold that on average between them. The runtime's rule, not a fit:
+# vLLM V1 allocates a running request's blocks step by step (kv_cache_manager.allocate_slots)
+# and admits a waiting one against its prompt alone (vllm-v1-preemption).
+ON_DEMAND_OUTPUT_SHARE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class KvAdmission:
+    """How a serving runtime admits requests against its KV pool: ``policy`` (app.vocab
+    KV_ADMISSIONS) and, on demand, the share of a request's output tokens its cache is counted
+    at while it runs (the concurrency the pool holds is pool ÷ (prompt + share × output);
+    reserve_full counts the whole output, 1)."""
+
+    policy: str
+    output_share: float = 1.0
+
+    @property
+    def on_demand(self) -> bool:
+        return self.policy == "on_demand"
+
+
+RESERVE_FULL = KvAdmission("reserve_full", 1.0)
+
+
+def _kv_admission(name: str, raw: Any) -> KvAdmission | None:
+    """``kv_admission: {policy: on_demand | reserve_full, output_share: s}``: on demand the
+    share defaults to ON_DEMAND_OUTPUT_SHARE, reserve_full takes none."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("policy") not in KV_ADMISSIONS:
+        raise ValueError(f"serving runtime {name!r}: kv_admission.policy not in {KV_ADMISSIONS}")
+    unknown = set(raw) - {"policy", "output_share"}
+    if unknown:
+        raise ValueError(f"serving runtime {name!r}: kv_admission: unknown {sorted(unknown)}")
+    if raw["policy"] == "reserve_full":
+        if "output_share" in raw:
+            raise ValueError(f"serving runtime {name!r}: reserve_full reserves the whole output")
+        return RESERVE_FULL
+    share = float(raw.get("output_share", ON_DEMAND_OUTPUT_SHARE))
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"serving runtime {name!r}: kv_admission.output_share not in (0, 1]")
+    return KvAdmission("on_demand", share)
 
 
 _SERVING_OPTIONAL = {
+    "kv_admission",
     "fp8_kv",
     "fp4_weight_only_min_cc",
     "fp8_weight_only_min_cc",
@@ -889,6 +941,7 @@ def _serving_runtimes(raw: dict[str, Any]) -> dict[str, ServingRuntime]:
             reserve_rule=_reserve_rule(name, values.get("reserve_rule")),
             startup_activations=_startup_activations(name, values.get("startup_activations")),
             fp8_kv=bool(values.get("fp8_kv", True)),
+            kv_admission=_kv_admission(name, values.get("kv_admission")),
         )
     return out
 

@@ -11,7 +11,10 @@ configuration (GPU × GPUs per replica × replicas × weight format × KV format
   B × prompt ÷ output tokens, which is what makes long prompts compute-bound.
 * The paged KV cache holds what is left of ``memory_utilization`` × memory (the one GiB rule,
   efficiency.usable_gb) after weights and activations; it caps the running batch (as does the
-  runtime's maximum batch).
+  runtime's maximum batch) by the runtime's admission rule (efficiency.KvAdmission): each
+  request's whole prompt + output where the runtime reserves it up front (TensorRT-LLM's
+  GUARANTEED_NO_EVICT), its prompt + a share of its output where it allocates on demand and
+  preempts when the pool runs out (vLLM V1, SGLang), which a note names past the whole count.
 * A load of N concurrent requests per replica settles at a request rate given by Little's law,
   λ = N ÷ (TTFT + (output − 1) × ITL); prompts queue for the prefill share of the GPU
   (an M/D/1 wait); requests beyond the batch cap wait for a slot.
@@ -107,6 +110,10 @@ class RuntimeProfile:
     reserve_rule: efficiency.ReserveRule | None = None
     startup_activations: str | None = None
     fp8_kv: bool = True  # has an FP8 KV cache format (efficiency.ServingSpec.fp8_kv)
+    # how it admits requests against its KV pool (efficiency.KvAdmission): the whole prompt and
+    # output reserved up front, or the cache allocated as tokens arrive (preempting when the
+    # pool runs out), a running request counted at its prompt + a share of its output
+    kv_admission: efficiency.KvAdmission = efficiency.RESERVE_FULL
     # the runtime's efficiency rows on this GPU (data/efficiency.yaml), the ones LLM inference
     # reads: bandwidth and GEMM efficiency, kernel gaps, host dispatch, native datapaths
     decode: efficiency.RuntimeProfile = efficiency.EAGER
@@ -187,6 +194,7 @@ def runtime_profile(
         reserve_rule=spec.reserve_rule,
         startup_activations=spec.startup_activations,
         fp8_kv=spec.fp8_kv,
+        kv_admission=spec.kv_admission or efficiency.RESERVE_FULL,
         decode=decode if decode is not None else efficiency.EAGER,
         prefill=prefill if prefill is not None else (decode or efficiency.EAGER),
     )
@@ -345,6 +353,13 @@ class ServingResult:
     # an arrival-rate load's share of the plan's modelled capacity (the asked requests/s over
     # its rate at saturation, all replicas); None under concurrent clients or where not solved
     load_share: float | None = None
+    # the KV cache a running request is counted at by the runtime's admission rule (on demand:
+    # its prompt + a share of its output, efficiency.KvAdmission); None: ``kv_gb_per_request``
+    kv_held_gb_per_request: float | None = None
+    # requests per replica whose whole prompt + output the pool holds at once (the count a
+    # reserve-full runtime runs); None where not worked out
+    reserve_full_concurrency: int | None = None
+    kv_admission: efficiency.KvAdmission = efficiency.RESERVE_FULL
 
     @property
     def total_gpus(self) -> int:
@@ -358,8 +373,16 @@ class ServingResult:
 
     def kv_gb_per_gpu(self, running: float) -> float:
         """The KV cache ``running`` requests fill on each GPU of a replica, as the capacity
-        counts it (_capacity): split over the group, times the copies it holds."""
-        return running * self.kv_gb_per_request * self.kv_copies / self.config.gpus_per_replica
+        counts it (_capacity: on demand, what each holds on average): split over the group,
+        times the copies it holds."""
+        return running * self.kv_held_gb * self.kv_copies / self.config.gpus_per_replica
+
+    @property
+    def kv_held_gb(self) -> float:
+        """The KV cache (GB) a running request is counted at: its whole prompt + output under a
+        reserve-full runtime, its prompt + a share of its output on demand."""
+        held = self.kv_held_gb_per_request
+        return self.kv_gb_per_request if held is None else held
 
     def running(self, concurrent: float | None, requests_per_s: float | None) -> float:
         """Requests each replica runs at once at the load: the concurrent ones shared out, or
@@ -854,18 +877,36 @@ def _capacity(
     usable: float,
     load: ServingLoad,
     cap: bool = True,
-) -> tuple[float, float, float, float, float, int]:
+) -> tuple[float, float, float, float, float, int, float, int]:
     """One replica's memory per GPU (weights, activations, framework, KV pool, in GB), the KV
-    bytes of one request, and the most requests it runs at once (the runtime's maximum batch
-    or what the pool holds; what the pool holds alone where not ``cap``)."""
+    bytes of one request at its whole length, the most requests it runs at once (the runtime's
+    maximum batch or what the pool holds by its admission rule; what the pool holds alone where
+    not ``cap``), the KV bytes a running request is counted at by that rule, and the requests
+    whose whole prompt + output the pool holds at once (the reserve-full count).
+
+    A runtime that reserves the whole request (TensorRT-LLM's GUARANTEED_NO_EVICT) holds the
+    reserve-full count; one that allocates on demand (vLLM V1, SGLang) runs as many as hold
+    their prompt + ``output_share`` × output on average (efficiency.KvAdmission), preempting
+    when the pool runs out. Either way the longest request must fit alone: no room for one
+    whole request is no room (``cap`` 0)."""
     p, o = max(1, load.prompt_tokens), max(1, load.output_tokens)
+    extra = max(0, load.kv_extra_tokens)
     weights, act, fw, pool = memory_plan(gpu, model, cfg, rt, usable)
-    kv_req = kv_values(model, p + o + max(0, load.kv_extra_tokens)) * KV_BYTES[cfg.kv_precision]
+    per = KV_BYTES[cfg.kv_precision]
+    kv_req = kv_values(model, p + o + extra) * per
+    admit = rt.kv_admission
+    # the spread (mean + spread: ``kv_extra_tokens``) stays a margin on what each one holds
+    kv_held = (
+        kv_values(model, p + admit.output_share * o + extra) * per if admit.on_demand else kv_req
+    )
     # a latent-attention model under tensor parallelism holds its whole cache on every GPU of
     # the group (llm_step.kv_copies): the pools of the group hold that many copies, not one
     copies = llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0])
-    cap_kv = int(pool * GB * cfg.gpus_per_replica / copies // kv_req) if pool > 0 else 0
-    return weights, act, fw, pool, kv_req, min(rt.max_batch, cap_kv) if cap else cap_kv
+    room = pool * GB * cfg.gpus_per_replica / copies if pool > 0 else 0.0
+    full = int(room // kv_req) if room > 0 else 0
+    cap_kv = int(room // kv_held) if full >= 1 else 0
+    held = min(rt.max_batch, cap_kv) if cap else cap_kv
+    return weights, act, fw, pool, kv_req, held, kv_held, full
 
 
 def _replicas_needed(load: ServingLoad, cfg: ServingConfig, sat: _Point) -> str:
@@ -970,7 +1011,7 @@ def unfit(
     when it can): ``evaluate``'s memory check alone, the same for every replica count."""
     rt = runtime.on(gpu)
     usable = efficiency.usable_gb(gpu) if usable_gb is None else usable_gb
-    weights, act, fw, pool, kv_req, cap = _capacity(gpu, model, cfg, rt, usable, load)
+    weights, act, fw, pool, kv_req, cap, _held, _full = _capacity(gpu, model, cfg, rt, usable, load)
     if cap >= 1:
         return None
     return _no_room(weights, usable, kv_req, rt, model, (act, fw, pool), cfg.gpus_per_replica, gpu)
@@ -1053,13 +1094,16 @@ class ShapeTerms:
         self.capacity = _capacity(gpu, model, cfg, rt, self.usable, load)
         comp = compute_efficiency if compute_efficiency is not None else DEFAULT_COMPUTE
         self.eng = replica(gpu, model, cfg, rt, memory_efficiency, comp)
-        weights, act, fw, pool, kv_req, _cap = self.capacity
+        weights, act, fw, pool, kv_req, _cap, kv_held, full = self.capacity
         self.base: dict[str, Any] = dict(
             weights_gb_per_gpu=weights,
             kv_pool_gb_per_gpu=max(0.0, pool),
             activations_gb_per_gpu=act,
             framework_gb_per_gpu=fw,
             kv_gb_per_request=kv_req / GB,
+            kv_held_gb_per_request=kv_held / GB,
+            reserve_full_concurrency=full,
+            kv_admission=rt.kv_admission,
             compute_precision=self.eng.compute_precision,
             kv_copies=llm_step.kv_copies(model, llm_step.span(rt.decode, cfg.gpus_per_replica)[0]),
             reserve_gb_per_gpu=startup_reserve_gb(gpu, model, cfg, rt) or 0.0,
@@ -1126,7 +1170,7 @@ def evaluate(
         raise ValueError("the shape's terms were made for another shape or load")
     rt, usable, eng = terms.rt, terms.usable, terms.eng
     p, o, q = terms.tokens  # q: a cached prefix is held and read, never computed
-    weights, act, fw, pool, kv_req, cap = terms.capacity
+    weights, act, fw, pool, kv_req, cap, _held, full = terms.capacity
     base: dict[str, Any] = dict(terms.base, config=cfg)
     if cap < 1 or eng.flops <= 0:
         why = (
@@ -1213,6 +1257,8 @@ def evaluate(
         max_out = point.rate * o * busy
     if (edge := _stall_note(point)) is not None:
         notes.append(edge)
+    if (over := _preemption_note(rt, point.batch, full)) is not None:
+        notes.append(over)
     saturated = load.concurrent_requests is not None and load.concurrent_requests / r > cap
     if saturated:
         notes.append(
@@ -1241,6 +1287,26 @@ def evaluate(
         notes=tuple(notes),
         step=point.step,
         load_share=share,
+    )
+
+
+def _preemption_note(rt: RuntimeProfile, running: float, full: int) -> str | None:
+    """Words for a replica that runs more requests than the pool holds at their whole length
+    (``full``, the reserve-full count): a runtime that allocates its cache on demand admits
+    them against what they hold on average, and when the pool runs out it preempts the newest
+    and recomputes it later (vLLM V1's RECOMPUTE; SGLang's retract), so outputs that run long
+    together cost recomputation and latency the steady state does not price. None where the
+    running requests' whole prompts and outputs fit, or the runtime reserves them."""
+    admit = rt.kv_admission
+    if not admit.on_demand or running <= full + 0.5:
+        return None
+    return (
+        f"{running:,.0f} requests per replica run above the {full:,} whose whole prompt + "
+        f"output the KV cache holds at once: {rt.name} allocates the cache as tokens arrive "
+        f"and counts a running request at its prompt + {admit.output_share:.0%} of its output "
+        "on average; when the cache runs out it preempts the newest request and recomputes it "
+        "later, so outputs that run long together cost latency this figure does not include "
+        f"(a cap of {full:,} running requests a replica avoids it)"
     )
 
 

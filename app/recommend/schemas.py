@@ -1822,6 +1822,13 @@ class ServingOut(BaseModel):
     kv_cache_gb_per_request: float = Field(
         description="KV cache one request holds at its prompt and output length, in 10^9 bytes"
     )
+    kv_cache_gb_held_per_request: float | None = Field(
+        default=None,
+        description="KV cache a running request is counted at by the runtime's admission rule, "
+        "in 10^9 bytes: its whole length where the runtime reserves it up front (TensorRT-LLM), "
+        "its prompt and half its output on average where it allocates on demand (vLLM, SGLang); "
+        "max_concurrency and the memory breakdown count this",
+    )
     curve: list[CurvePointOut] = []
     deploy: DeployOut | None = None
 

@@ -287,6 +287,7 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
         meets_slo=row.meets,
         misses=row.misses,
         kv_cache_gb_per_request=r.kv_gb_per_request,
+        kv_cache_gb_held_per_request=r.kv_held_gb,
         curve=[
             s.CurvePointOut(
                 concurrency=p.concurrency,
@@ -299,6 +300,15 @@ def _serving_out(row: _Row, with_curve: bool) -> s.ServingOut:
         if with_curve
         else [],
     )
+
+
+def _kv_each(r: sv.ServingResult, replicas: int) -> str:
+    """Each request's KV cache as the runtime counts it: its whole length where it reserves
+    that up front, else what it holds on average (serving._capacity; the warnings say where the
+    replicas run more than the cache holds at full length)."""
+    if not r.kv_admission.on_demand:
+        return f"{vram(r.kv_gb_per_request):.2f} GiB each"
+    return f"~{vram(r.kv_held_gb):.2f} GiB each"
 
 
 def _p95_words(r: sv.ServingResult, spec: ServingSpec) -> str:
@@ -339,7 +349,7 @@ def _explain(row: _Row, spec: ServingSpec) -> list[str]:
         if r.ttft_ms is not None and r.itl_ms is not None and r.output_tokens_per_s
         else f"Cannot carry {_load_words(spec)}.",
         f"The KV cache holds {r.max_concurrency * c.replicas:,} requests at once "
-        f"({vram(r.kv_gb_per_request):.2f} GiB each); each step is bound by {r.bottleneck}.",
+        f"({_kv_each(r, c.replicas)}); each step is bound by {r.bottleneck}.",
     ]
     out_m, in_m = _per_million(r, row.usd_per_hour)
     if out_m is not None and in_m is not None:
@@ -458,7 +468,7 @@ def _half_group_kv(r: sv.ServingResult, running: float) -> tuple[float, float]:
     half = c.gpus_per_replica / 2
     pool = r.kv_pool_gb_per_gpu - r.weights_gb_per_gpu
     copies = max(1.0, r.kv_copies * half / c.gpus_per_replica)
-    return pool, running * r.kv_gb_per_request * copies / half
+    return pool, running * r.kv_held_gb * copies / half
 
 
 def _half_group_holds(r: sv.ServingResult, spec: ServingSpec) -> bool:

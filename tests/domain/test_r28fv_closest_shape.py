@@ -55,7 +55,9 @@ def test_no_shape_carries_the_load_so_the_closest_has_the_most_capacity_per_gpu(
     same = [r for r in carried if abs(_per_gpu(r) - _per_gpu(near)) <= 1e-6 * best]
     assert near.num_gpus == max(r.num_gpus for r in same)
     fewest = min(carried, key=lambda r: r.num_gpus)
-    assert _per_gpu(near) > _per_gpu(fewest)  # the old pick (fewest GPUs) was the weakest
+    # the old pick (fewest GPUs) is not the nearest: it ties at best (2 GPUs, since vLLM's
+    # on-demand admission, r37kv) and has fewer GPUs than the nearest
+    assert _per_gpu(near) >= _per_gpu(fewest) and near.num_gpus > fewest.num_gpus
 
 
 def test_the_exclusion_says_the_replicas_that_carry_it_and_the_max_gpus_to_ask() -> None:

@@ -872,13 +872,11 @@ def test_a_latent_attention_cache_fills_every_gpu_of_its_group_as_its_capacity_c
     load = sv.ServingLoad(1000, 300, concurrent_requests=64)
     mla = sv.evaluate(h200, r1, cfg(tp=8, w="fp8", kv="bf16"), load, runtime=_profile(h200, "vllm"))
     assert mla.fits and mla.kv_copies == 8
-    assert mla.kv_gb_per_gpu(64) == pytest.approx(64 * mla.kv_gb_per_request)
+    assert mla.kv_gb_per_gpu(64) == pytest.approx(64 * mla.kv_held_gb)
     gqa = sv.evaluate(
         H100, LLAMA70, cfg(tp=4, w="fp8", kv="bf16"), load, runtime=_profile(H100, "vllm")
     )
-    assert gqa.kv_copies == 1 and gqa.kv_gb_per_gpu(64) == pytest.approx(
-        64 * gqa.kv_gb_per_request / 4
-    )
+    assert gqa.kv_copies == 1 and gqa.kv_gb_per_gpu(64) == pytest.approx(64 * gqa.kv_held_gb / 4)
     # the pool holds what the capacity says: max_concurrency requests fill it, not 8x that
     assert mla.kv_gb_per_gpu(mla.max_concurrency) <= mla.kv_pool_gb_per_gpu * 1.0001
 
@@ -911,7 +909,7 @@ def test_kv_heads_fewer_than_the_tensor_parallel_gpus_are_copied_onto_each() -> 
     load = sv.ServingLoad(4000, 1000, concurrent_requests=64)
     wide = run(H100, four, cfg(tp=8), load)
     assert wide.kv_copies == 2.0
-    assert wide.kv_gb_per_gpu(64) == pytest.approx(64 * wide.kv_gb_per_request * 2 / 8)
+    assert wide.kv_gb_per_gpu(64) == pytest.approx(64 * wide.kv_held_gb * 2 / 8)
     narrow = run(H100, LLAMA8, cfg(tp=8), load)
     # half the KV bytes per token, but twice the copies: the same room per request per GPU
     assert wide.max_concurrency == pytest.approx(narrow.max_concurrency, rel=0.02)
