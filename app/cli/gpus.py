@@ -122,16 +122,16 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             say_more_pages(err_console, "GPUs", page.total, page.offset, len(page.items))
             return
         console.print(gpus_table(page, console.width))
+        console.print(gpus_note(console.width), highlight=False)
 
 
 def gpus_table(page: GpuListPage, width: int) -> Table:
     """The GPUs of a page, one row each; the slug never folds (it is what the user copies)."""
     wide = width >= WIDE
     count = shown_of(len(page.items), page.total)
-    title = f"{count} GPUs (slugs for --gpu; prices from the offers)"
-    if not wide:
-        title += "; widen the terminal for name, bandwidth, BF16, or use --json"
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    # the title only counts: Rich wraps a title to the table's width, and a narrow table had
+    # folded its notes over three centred lines (gpus_note says them below, at full width)
+    table = Table(title=f"{count} GPUs", box=box.SIMPLE_HEAD, pad_edge=False)
     columns: list[tuple[str, str, Callable[[GpuListItem], str]]] = [
         ("slug", "slug", lambda g: g.slug),
         ("name", "text", lambda g: g.name),
@@ -152,6 +152,17 @@ def gpus_table(page: GpuListPage, width: int) -> Table:
         # catalog text is data, never markup: a name with "[/]" in it had crashed the table
         table.add_row(*(escape(cell(g)) for _, _, cell in columns))
     return table
+
+
+def gpus_note(width: int) -> str:
+    """The line under ``gpus_table``: what its slugs and prices are, and at a width that drops
+    columns, how to see them."""
+    note = "Slugs are for --gpu; prices come from the offers."
+    if width < WIDE:
+        note += (
+            f" Widen the terminal to {WIDE} columns for name, bandwidth and BF16, or use --json."
+        )
+    return note
 
 
 _NARROW_DROPS = frozenset({"name", "GB/s", "BF16 TFLOPS"})

@@ -122,6 +122,7 @@ def register(cli: typer.Typer, console: Console, err_console: Console) -> None:
             say_more_pages(err_console, "offers", page.total, page.offset, len(page.items))
             return
         console.print(_offers_table(page, console.width))
+        console.print(_offers_note(page, console.width), highlight=False)
 
     @offers_cli.command("unmapped")
     def unmapped(
@@ -255,16 +256,27 @@ def _option(field: str | None) -> str:
 WIDE = 140
 
 
+def _offers_note(page: OfferPage, width: int) -> str:
+    """The line under the offers table, at the terminal's full width: what 'stale' marks (it
+    had read as if every offer listed were stale) and, where columns are dropped, how to see
+    them."""
+    note = f"'stale': older than {page.stale_after_days} days."
+    if width < WIDE:
+        note += (
+            f" Widen the terminal to {WIDE} columns for spot, tier, regions and source, or use "
+            "--json."
+        )
+    return note
+
+
 def _offers_table(page: OfferPage, width: int) -> Table:
     """The offers of a page as a table, stale ones marked. Numbers and dates never wrap
     (a price split over two lines misreads); names and sources fold."""
     wide = width >= WIDE
     # "(stale: …)" read as if every offer listed were stale: it says what the mark means
     count = shown_of(len(page.items), page.total)
-    title = f"{count} offers ('stale': older than {page.stale_after_days} days)"
-    if not wide:
-        title += "; widen the terminal for spot, tier, regions, source, or use --json"
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    # the title only counts (Rich wraps it to the table's width); _offers_note says the rest
+    table = Table(title=f"{count} offers", box=box.SIMPLE_HEAD, pad_edge=False)
     columns: list[tuple[str, bool, Callable[[OfferOut], str]]] = [
         ("gpu", False, lambda o: o.gpu),
         ("kind", False, lambda o: o.kind),

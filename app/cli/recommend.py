@@ -30,6 +30,7 @@ from typer.core import TyperCommand
 
 from app.config import Settings
 from app.domain.evaluate import hours_text
+from app.domain.figures import limit_duration
 from app.domain.serving import weights_name
 from app.domain.units import gib, vram
 from app.errors import AppError, error_body, error_text, field_path
@@ -847,7 +848,7 @@ def _notes(response: Any, console: Console) -> None:
     page shows them, the pick's reasons, the measured machine's tips, the what-ifs, the
     warnings."""
     if response.deadline is not None:
-        console.print(f"[bold]Finish within {_fmt(response.deadline.max_hours)} h:[/bold] "
+        console.print(f"[bold]Finish within {limit_duration(response.deadline.max_hours)}:[/bold] "
                       + escape(as_flags(response.deadline.message)))  # fmt: skip
         for line in response.deadline.would:
             _bullet(console, as_flags(line))

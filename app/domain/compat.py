@@ -27,6 +27,7 @@ from app.vocab import (
     RUNTIME_FRAMEWORK,
     RUNTIME_LABELS,
     SINGLE_DEVICE_SEGMENTS,
+    VENDOR_LABELS,
     WEIGHT_ONLY_PRECISIONS,
 )
 
@@ -161,6 +162,24 @@ def framework_support(gpu: GpuSpec, framework: str, rules: Rules) -> Support:
         hit = _framework_support(gpu, framework, rules)
         remember(rules, key, hit)
     return hit
+
+
+# A backend's name after its hardware's, where the label is long or itself parenthesised
+_BACKEND_SHORT = {"mps": "MPS", "xpu": "XPU", "hpu": "HPU"}
+
+
+def hardware_on(vendor: str, backend: str | None) -> str:
+    """Where a feature runs, in the hardware's name with the backend's after it: "Apple GPUs
+    (MPS)", "AMD GPUs (ROCm)". A caveat had said "QLoRA (bitsandbytes 4-bit) on mps is
+    experimental", PyTorch's device string where a reader looks for the hardware."""
+    if backend == "hpu":
+        return BACKEND_LABELS["hpu"]  # Gaudi is no GPU: "Intel Gaudi (HPU)"
+    if backend == "cpu":
+        return BACKEND_LABELS["cpu"]
+    who = f"{VENDOR_LABELS.get(vendor, vendor)} GPUs"
+    if backend is None:
+        return who
+    return f"{who} ({_BACKEND_SHORT.get(backend, BACKEND_LABELS.get(backend, backend))})"
 
 
 def framework_on(framework: str, backend: str) -> str:
@@ -348,9 +367,9 @@ def job_support(
             continue
         if st.status == "unsupported":
             why = f": {st.note}" if st.note else ""
-            return f"{label} is not available on {backend or gpu.vendor}{why}", ()
+            return f"{label} is not available on {hardware_on(gpu.vendor, backend)}{why}", ()
         note = f": {st.note}" if st.note else ""
-        caveats.append(f"{label} on {backend} is experimental{note}")
+        caveats.append(f"{label} on {hardware_on(gpu.vendor, backend)} is experimental{note}")
     return None, tuple(caveats)
 
 
@@ -433,13 +452,16 @@ def precision_caveat(
     if runtime:
         own = feature_status(gpu, f"{runtime}-precision:{precision}", rules, backend)
     if runtime and own is not None and own.status != "unsupported":
-        where = RUNTIME_BACKEND_WORDS.get((runtime, backend or ""), backend or gpu.vendor)
+        where = RUNTIME_BACKEND_WORDS.get(
+            (runtime, backend or ""), hardware_on(gpu.vendor, backend)
+        )
         label = RUNTIME_LABELS.get(runtime, runtime)
         return f"{precision} under {label} on {where}: {own.note}" if own.note else None
     st = feature_status(gpu, precision, rules, backend)
     if st is None or st.status != "experimental":
         return None
-    return f"{precision} on {backend or gpu.vendor}" + (f": {st.note}" if st.note else "")
+    where = hardware_on(gpu.vendor, backend)
+    return f"{precision} on {where}" + (f": {st.note}" if st.note else "")
 
 
 def weights_status(

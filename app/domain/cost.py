@@ -248,15 +248,32 @@ def job_cost_at(cost: CostEstimate, acquisition: str, share: float) -> float | N
     hours = cost.time_to_finish_h
     if share == 1.0 or hours is None:
         return job_cost(cost, acquisition)
-    longer = hours / share
+    return job_cost_over(
+        acquisition,
+        hours / share,
+        cost.hourly_usd if cost.rent_to_finish_usd is not None else None,
+        cost.purchase_usd if cost.buy_to_finish_usd is not None else None,
+        cost.energy_usd_per_hour,
+    )
+
+
+def job_cost_over(
+    acquisition: str,
+    hours: float,
+    hourly_usd: float | None,
+    purchase_usd: float | None,
+    energy_usd_per_hour: float | None,
+) -> float | None:
+    """What a job of ``hours`` costs under ``acquisition`` (the cheaper for 'either'): rented
+    at ``hourly_usd`` with its start-up, or bought at ``purchase_usd`` plus its electricity;
+    None for a basis without its price. ``job_cost_at``'s rule on figures alone, which the
+    answer's verdict reads off a row to say the cost a row was ranked on."""
     options = []
-    hourly = cost.hourly_usd
-    if acquisition in ("rent", "either") and cost.rent_to_finish_usd is not None and hourly:
-        options.append(rent_job_usd(hourly, longer))
-    purchase, energy = cost.purchase_usd, cost.energy_usd_per_hour
-    buys = acquisition in ("buy", "either") and cost.buy_to_finish_usd is not None
-    if buys and purchase is not None and energy is not None:
-        options.append(purchase + energy * longer)
+    if acquisition in ("rent", "either") and hourly_usd:
+        options.append(rent_job_usd(hourly_usd, hours))
+    buys = acquisition in ("buy", "either")
+    if buys and purchase_usd is not None and energy_usd_per_hour is not None:
+        options.append(purchase_usd + energy_usd_per_hour * hours)
     return min(options) if options else None
 
 

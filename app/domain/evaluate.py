@@ -30,6 +30,7 @@ from app.domain import (
 )
 from app.domain import cost as costs
 from app.domain.calibration import Calibration
+from app.domain.figures import duration, limit_duration
 from app.domain.gpu import GpuSpec, Price
 from app.domain.megatron import MegatronLayout
 from app.domain.parallelism import cpu_offload
@@ -402,20 +403,14 @@ def deadline(hours: float | None, limits: Limits) -> Exclusion | None:
         return None
     return Exclusion(
         "misses_deadline",
-        f"takes {hours_text(hours)}, more than the {hours_text(limits.max_hours)} asked",
+        f"takes {hours_text(hours)}, more than the {limit_duration(limits.max_hours)} asked",
     )
 
 
 def hours_text(h: float) -> str:
-    """A duration as people say it: 40 s, 45 min, 29.0 h, 46.2 days (a deadline under a
-    minute once read "0 min")."""
-    if h >= 48:
-        return f"{h / 24:,.1f} days"
-    if h >= 1:
-        return f"{h:,.1f} h"
-    if h * 60 >= 1:
-        return f"{h * 60:,.0f} min"
-    return f"{h * 3600:,.0f} s" if h * 3600 >= 1 else f"{h * 3600:.2g} s"
+    """A duration as people say it (figures.duration: 40 s, 45 min, 29 h, 46.2 days; a
+    deadline under a minute once read "0 min")."""
+    return duration(h)
 
 
 def time_to_finish_h(work: WorkloadSpec, throughput: float) -> float | None:

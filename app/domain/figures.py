@@ -24,3 +24,43 @@ def sig_figs(value: float, digits: int = 3) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+# A year as the calendar averages it (365.25 days): past one, a time reads in years (2,164 h
+# had read "0.247 years" on a page, and "548 days" is less plain than 1.5 years)
+HOURS_PER_YEAR = 8766.0
+
+
+def duration(hours: float, digits: int = 3) -> str:
+    """A length of time as a person says it, one rule for every answer, page and table: 8.6 s,
+    45 min, 18.8 h, 46.2 days, 2.49 years: hours and longer to ``digits`` significant figures,
+    seconds and minutes to one fewer. An answer had said "907.7 days" in its verdict beside
+    "2.5 years" for the same time in a variation."""
+    if hours * 3600 < 1:
+        return f"{hours * 3600:.2g} s"  # a deadline of 1e-300 h: "3.6e-297 s", not 300 digits
+    # seconds and minutes to a figure less: "52 min", "8.6 s", not "51.7 min" (a rented job
+    # counts a minute's start-up its time leaves out)
+    if hours * 60 < 1:
+        return f"{sig_figs(hours * 3600, digits - 1)} s"
+    if hours < 1:
+        return f"{sig_figs(hours * 60, digits - 1)} min"
+    if hours < 48:
+        return f"{sig_figs(hours, digits)} h"
+    if hours < HOURS_PER_YEAR:
+        return f"{sig_figs(hours / 24, digits)} days"
+    years = sig_figs(hours / HOURS_PER_YEAR, digits)
+    return f"{years} year{'' if years == '1' else 's'}"
+
+
+def limit_duration(hours: float) -> str:
+    """A limit the user set (constraints.max_hours), as they would have written it: 24 h,
+    36 h, 2 days, 30 min — never "24.0 h". Whole days from two days up read in days (the form
+    takes "2 days" and stores 48); any other limit in its own hours, every digit kept."""
+    hours = float(hours)
+    if hours < 1 and (hours * 60).is_integer():
+        return f"{hours * 60:,.0f} min"  # "30 min" or 0.5: either way half an hour
+    if hours >= 48 and (hours / 24).is_integer():
+        return f"{hours / 24:,.0f} days"
+    if hours < 1e-4:  # no one types it: a deadline of 1e-300 h in two figures, not 300 digits
+        return duration(hours)
+    return f"{sig_figs(hours, 4)} h"  # 24 h, 36 h, 2.75 h, 1,000 h, 0.01 h

@@ -15,6 +15,7 @@ from typing import Any
 
 from app.domain.evaluate import COUNTS
 from app.domain.evaluate import hours_text as hours
+from app.domain.figures import duration, limit_duration
 from app.domain.rank import Candidate, uncertainty
 from app.domain.workload import WorkloadSpec
 from app.errors import AppError
@@ -32,6 +33,9 @@ FASTER_CARD = "a faster card"
 COPIES = "copies side by side"
 LARGER_BATCH = "a larger batch"
 SHORTER_JOB = "a shorter job"
+# How a row's warning opens where its estimate meets the deadline and its band's slow end
+# does not (slow_end_warnings): the verdict finds it by this
+MAY_MISS = "may miss the "
 # The rungs a missed inference deadline tries the batch at, as multiples of the request's: an
 # offline job at batch 1 leaves the card idle between one sample's small kernels (an LLM's
 # decode step reads every weight for one sequence), so the same hardware gets through the
@@ -119,7 +123,8 @@ def needs(d: s.DeadlineOut | None) -> str | None:
     if d is None or d.met:
         return None
     line = next((w for w in d.would if not w.startswith(SHORTER_JOB)), None)
-    return None if line is None else f"to finish within {hours(d.max_hours)} it needs {line}"
+    within = limit_duration(d.max_hours)
+    return None if line is None else f"to finish within {within} it needs {line}"
 
 
 def _top(
@@ -202,16 +207,13 @@ def slow_end(r: s.Recommendation) -> float | None:
 
 def _past(slow: float, limit: float) -> str:
     """A slow-end time past ``limit``, told apart from it: "up to 2.0 h" under a 2.0 h
-    deadline (2.04 h) read as meeting it, so a time that rounds to the deadline's words keeps
-    two decimals, or says it is just over."""
+    deadline (2.04 h) read as meeting it, so a time that rounds to the deadline's words gains
+    a fourth figure, or says it is just over."""
     said = hours(slow)
     if said != hours(limit):
         return said
-    if slow >= 1:  # minutes and seconds are whole: only a fraction of one can tie
-        finer = f"{slow / 24:,.2f} days" if slow >= 48 else f"{slow:,.2f} h"
-        if finer != (f"{limit / 24:,.2f} days" if limit >= 48 else f"{limit:,.2f} h"):
-            return finer
-    return f"just over {said}"
+    finer = duration(slow, 4)  # one figure more, and no further: 2.0001 h is "just over"
+    return finer if finer != duration(limit, 4) else f"just over {said}"
 
 
 def slow_end_warnings(
@@ -226,8 +228,8 @@ def slow_end_warnings(
         if slow is None or slow <= limit or (r.time_to_finish_h or 0.0) > limit:
             continue
         r.warnings.append(
-            f"may miss the {hours(limit)} deadline: up to {_past(slow, limit)} at the slow end of "
-            "its range"
+            f"{MAY_MISS}{limit_duration(limit)} deadline: up to {_past(slow, limit)} at the "
+            "slow end of its range"
         )
         risky.append((r, slow))
     return risky
@@ -261,7 +263,7 @@ def summary(
     assert limit is not None
     left_out = sum(1 for x in answer.excluded if x.code == "misses_deadline")
     if answer.recommendations:
-        msg = f"every row finishes within {hours(limit)}"
+        msg = f"every row finishes within {limit_duration(limit)}"
         risky = slow_end_warnings(answer.recommendations, limit)
         # a shown row is one of those ranked: the larger count only guards a mismatch
         may_miss = max(len(risky), slow_misses(ranked, limit)) if ranked is not None else len(risky)
@@ -376,11 +378,11 @@ def summary(
         fits = samples * limit / took
         would.append(
             f"{SHORTER_JOB}: {_row(fastest)} gets through {fits:,.0f} of the {samples:,.0f} "
-            f"samples ({_share(fits / samples)}) in {hours(limit)}"
+            f"samples ({_share(fits / samples)}) in {limit_duration(limit)}"
         )
     message = (
-        f"nothing finishes within {hours(limit)}: the fastest priced option within the other "
-        f"limits, {_row(fastest)}, takes {hours(took)} "
+        f"nothing finishes within {limit_duration(limit)}: the fastest priced option within the "
+        f"other limits, {_row(fastest)}, takes {hours(took)} "
         f"({f'{sig_figs(ratio)}×' if ratio < MISSED_BY_TOO_MUCH else 'over a million times'} "
         "the deadline)"
     )

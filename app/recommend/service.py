@@ -22,6 +22,7 @@ from app.domain import compat, fleet, pipeline_offload, rank, ranking, serving_s
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain.calibration import Calibration
+from app.domain.figures import limit_duration
 from app.domain.gpu import GpuSpec
 from app.domain.perf import PerfEstimate, host_bandwidth_gbs, shown_rate
 from app.domain.units import gib
@@ -449,7 +450,7 @@ def _surely_late(ctx: ev.Context) -> ev.Exclusion:
     assert ctx.limits.max_hours is not None
     return ev.Exclusion(
         "misses_deadline",
-        f"takes more than the {ev.hours_text(ctx.limits.max_hours)} asked at every count (its "
+        f"takes more than the {limit_duration(ctx.limits.max_hours)} asked at every count (its "
         "throughput bound)",
     )
 

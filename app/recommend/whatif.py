@@ -335,15 +335,6 @@ def config_name(name: str, num_gpus: int) -> str:
 DEADLINE_LIFTED = "no deadline"
 
 
-def _span(hours: float) -> str:
-    """A long time to finish as a person says it: 18.8 h, 46 days, 2.9 years."""
-    if hours >= 2 * 8766:
-        return f"{hours / 8766:,.1f} years"
-    if hours >= 48:
-        return f"{hours / 24:,.0f} days"
-    return f"{hours:,.1f} h"
-
-
 def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
     """'8 × AMD Instinct MI100 32GB ($6,000 to buy)': a variation's top pick and its price; with
     the deadline lifted, the time it then takes (32 L40S "without a deadline" had read as an
@@ -352,7 +343,7 @@ def best_config(v: s.NearestOut | s.WhatIfOut, acquisition: str) -> str:
         acquisition = "either"  # its top pick may be had the other way: its price says which
     said = config_name(str(v.top_name), v.num_gpus or 1) + price_note(v, acquisition)
     if v.change == DEADLINE_LIFTED and v.time_to_finish_h is not None:
-        said += f", finishing in {_span(v.time_to_finish_h)}"
+        said += f", finishing in {hours_text(v.time_to_finish_h)}"
     elif acquisition in ("rent", "either") and v.hourly_usd is not None and v.time_to_finish_h:
         # what renting it costs for the job, which a purchase budget compares with: "8 × B200
         # ($36.00/h to rent)" had been named to a $300 budget the 13-minute job keeps within

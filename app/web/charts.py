@@ -372,12 +372,15 @@ def bar_chart(
     unit: str = "",
     width: int = WIDTH,
     label_w: int = 200,
+    robust: bool = True,
 ) -> BarChart:
-    """Horizontal bars: each row {label, value, ref}; value drawn over its reference."""
+    """Horizontal bars: each row {label, value, ref}; value drawn over its reference.
+    ``robust``: a figure past ``robust_max`` is cut and marked off scale (one mis-measured
+    figure cannot flatten the rest); False for figures that are specs, not measurements."""
     row_h, bar_h = 30, 16
     usable = [r for r in rows if _finite(r.get("value")) or _finite(r.get("ref"))]
     every = [float(r[k]) for r in usable for k in ("value", "ref") if _finite(r.get(k))]
-    scale_max = robust_max(every) or max(every or [1.0])
+    scale_max = (robust_max(every) if robust else None) or max(every or [1.0])
     plot_w = 100.0  # bars in percent of their track (the words are HTML beside them)
     bars = []
     for i, r in enumerate(usable):

@@ -20,6 +20,7 @@ from app.config import Settings
 from app.deps import SessionDep, SettingsDep, request_session
 from app.domain import cost as costs
 from app.domain import rank
+from app.domain.figures import limit_duration
 from app.domain.serving import weights_name
 from app.domain.units import GIB_PER_GB
 from app.errors import AppError, InvalidInput, NotFound, error_body
@@ -535,7 +536,7 @@ def _echo_limits(
         limits.append(f"job ≤ {usd(c.max_job_cost_usd)}")
     out.append(("Budget", ", ".join(limits) or "no limit"))
     if c.max_hours is not None:
-        out.append(("Finish within", f"{c.max_hours:g} h"))
+        out.append(("Finish within", limit_duration(c.max_hours)))
     out.append(
         ("GPUs per option", f"exactly {c.num_gpus}" if c.num_gpus else f"up to {c.max_gpus}")
     )
@@ -760,8 +761,16 @@ def _memory_chart(answer: rs.RecommendationResponse) -> charts.BarChart:
         }
         for r in answer.recommendations[:15]
     ]
+    # scaled to the largest card, none cut off: a card's memory is a spec, not a measurement
+    # robust scaling guards against, and where the rows needed ~5 GiB on 8-16 GiB cards its
+    # fence (11.1 GiB) had marked a 12 GiB card "off scale" (llama-3-8b int4)
     return charts.bar_chart(
-        rows, value_name="needed per GPU", ref_name="available per GPU", unit="GiB", label_w=260
+        rows,
+        value_name="needed per GPU",
+        ref_name="available per GPU",
+        unit="GiB",
+        label_w=260,
+        robust=False,
     )
 
 

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from app import __version__
 from app.config import Settings
 from app.domain.evaluate import hours_text
+from app.domain.figures import duration, limit_duration
 from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
@@ -86,19 +87,11 @@ def use_hours(value: Any, hours_per_week: Any = 40) -> str:
 
 
 def hours(value: Any) -> str:
-    """A duration in hours, in the unit a person would use."""
+    """A duration in hours, in the unit a person would use (figures.duration, as the answer's
+    own words say it)."""
     if not _is_number(value):
         return DASH
-    h = float(value)
-    if h < 1 / 60:
-        return f"{num(h * 3600, 2)} s"
-    if h < 1:
-        return f"{num(h * 60, 2)} min"
-    if h < 48:
-        return f"{num(h, 3)} h"
-    if h < 24 * 365:
-        return f"{num(h / 24, 3)} days"  # "90.2 days", not "0.247 years"
-    return f"{num(h / 24 / 365, 3)} years"
+    return duration(float(value))
 
 
 # A time in milliseconds past this reads in seconds: "45.8 s", never "45,788 ms".
@@ -328,6 +321,7 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
         choice=lambda value, field: choice_label(field, value),
         break_even=break_even_text,
         said_hours=hours_text,
+        limit_hours=limit_duration,  # a user's own limit, as they wrote it: 24 h, 2 days
         form_words=as_form_words,
         weights=lambda sv: weights_name(sv.weight_precision, sv.weight_format),
     )

@@ -317,7 +317,7 @@ def test_a_duration_under_a_minute_is_said_in_seconds() -> None:
     assert hours_text(30 / 3600) == "30 s"  # once "0 min"
     assert hours_text(1e-6) == "0.0036 s"
     assert hours_text(0.75) == "45 min"
-    assert hours_text(29.0) == "29.0 h"
+    assert hours_text(29.0) == "29 h"  # three significant figures (figures.duration)
     assert hours_text(24 * 46.2) == "46.2 days"
 
 

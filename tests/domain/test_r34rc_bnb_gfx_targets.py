@@ -83,8 +83,8 @@ def test_a_qlora_job_on_a_vega_card_is_ranked_with_the_caveat_not_refused() -> N
     )
     assert why is None
     assert len(caveats) == 2
-    assert caveats[0].startswith("QLoRA (bitsandbytes 4-bit) on rocm is experimental: ")
-    assert caveats[1].startswith("8-bit AdamW (bitsandbytes) on rocm is experimental: ")
+    assert caveats[0].startswith("QLoRA (bitsandbytes 4-bit) on AMD GPUs (ROCm) is experimental: ")
+    assert caveats[1].startswith("8-bit AdamW (bitsandbytes) on AMD GPUs (ROCm) is experimental: ")
     # on the MI100 the same job carries none
     mi100 = _specs()["mi100"]
     assert compat.job_support(

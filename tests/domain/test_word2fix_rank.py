@@ -221,7 +221,7 @@ def test_a_row_with_both_bought_figures_says_which_period_and_resale_each_counts
     c.cost = cost.estimate_cost(PCIE_600W, 4, est.throughput, 5000.0, pricing=pricing)
     line = next(x for x in rank.explain(c, 1, c, "cheapest") if x.startswith("To buy"))
     assert f"${c.cost.buy_to_finish_usd:,.0f}" in line
-    assert "the whole purchase plus energy for its 208.3 days, nothing resold" in line
+    assert "the whole purchase plus energy for its 208 days, nothing resold" in line
     assert "the purchase less its 50% resale plus energy over 8,736 h of use" in line
     assert "(168 h a week for 1 year)" in line
     # a job of minutes says its minutes, not "its 0 h" (lab PI's review)

@@ -40,7 +40,7 @@ def test_needs_names_the_first_change_that_meets_the_whole_job() -> None:
     )
     said = deadline.needs(d)
     assert said == (
-        "to finish within 30.0 days it needs more GPUs: 256 × B200 takes 28.5 days "
+        "to finish within 30 days it needs more GPUs: 256 × B200 takes 28.5 days "
         "(constraints.max_gpus 256)"
     )
     # a shorter job is another job; a met deadline needs nothing

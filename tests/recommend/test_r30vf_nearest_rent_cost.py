@@ -41,4 +41,4 @@ def test_a_bought_nearest_and_a_lifted_deadline_keep_their_words() -> None:
     bought = best_config(_near("no budget limit", purchase_usd=680.0, hourly_usd=None), "buy")
     assert bought == "8 × NVIDIA B200 ($680 to buy)"
     late = best_config(_near(DEADLINE_LIFTED, time_to_finish_h=100.0), "rent")
-    assert late.endswith("finishing in 4 days") and "whole job" not in late
+    assert late.endswith("finishing in 4.17 days") and "whole job" not in late

@@ -41,7 +41,9 @@ def test_the_mi100_sdxl_lora_row_names_miopen_in_its_band(shipped_catalog) -> No
 def test_a_radeon_pro_vii_qlora_row_says_the_wheels_lack_its_target(shipped_catalog) -> None:
     est = _estimate(shipped_catalog, "radeon-pro-vii", QLORA_8B)
     assert est.result is not None
-    said = [w for w in est.warnings if w.startswith("QLoRA (bitsandbytes 4-bit) on rocm")]
+    said = [
+        w for w in est.warnings if w.startswith("QLoRA (bitsandbytes 4-bit) on AMD GPUs (ROCm)")
+    ]
     assert len(said) == 1 and "0.50.2" in said[0] and "-DBNB_ROCM_ARCH" in said[0]
     # the MI100's QLoRA row, in the wheels' targets, says nothing of the kind
     mi100 = _estimate(shipped_catalog, "mi100", QLORA_8B)

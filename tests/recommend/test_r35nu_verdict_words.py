@@ -42,7 +42,7 @@ def _row(n: int, buy: s.BuyCostOut | None, rent: Any = None, cheaper: str | None
 
 def _answer(acquisition: str) -> s.RecommendationResponse:
     answer = SimpleNamespace(
-        acquisition=acquisition, warnings=[], what_if=None,
+        acquisition=acquisition, warnings=[], what_if=None, deadline=None,
         workload=SimpleNamespace(latency_target_ms=None),
     )  # fmt: skip
     return cast(s.RecommendationResponse, answer)

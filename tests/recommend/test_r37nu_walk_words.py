@@ -109,7 +109,9 @@ def test_an_experimental_pick_says_so_first(read_client: TestClient) -> None:
     top = answer["recommendations"][0]
     assert top["framework_status"] == "experimental" and top["gpu"]["vendor"] == "apple"
     sentence = answer["summary"]["sentence"]
-    assert "Caveat: QLoRA (bitsandbytes 4-bit) on mps is experimental." in sentence, sentence
+    assert "Caveat: QLoRA (bitsandbytes 4-bit) on Apple GPUs (MPS) is experimental." in sentence, (
+        sentence
+    )
 
 
 def test_a_supported_pick_keeps_its_own_caveat(read_client: TestClient) -> None:
@@ -147,8 +149,10 @@ def test_a_prompt_past_the_context_writes_its_counts_as_counts(read_client: Test
     ("slow", "limit", "said"),
     [
         (2.04, 2.0, "2.04 h"),  # had read "up to 2.0 h" under a 2.0 h deadline
-        (2.001, 2.0, "just over 2.0 h"),
-        (0.505, 0.5, "just over 30 min"),
+        (2.001, 2.0, "2.001 h"),  # a fourth figure where three tie (figures.duration)
+        (2.0001, 2.0, "just over 2 h"),
+        (0.50001, 0.5, "just over 30 min"),
+        (0.505, 0.5, "30.3 min"),
         (49.0, 48.0, "2.04 days"),
         (2.5, 2.0, "2.5 h"),  # apart already: as every time is written
     ],

@@ -41,7 +41,7 @@ def test_the_nearest_configuration_without_a_deadline_says_how_long_it_takes():
         can_run=3, hourly_usd=13.76, time_to_finish_h=25_500.0,
     )  # fmt: skip
     said = best_config(lifted, "rent")
-    assert said == "32 × NVIDIA L40S ($13.76/h to rent), finishing in 2.9 years"
+    assert said == "32 × NVIDIA L40S ($13.76/h to rent), finishing in 2.91 years"
     other = lifted.model_copy(update={"change": "up to 64 GPUs instead of 8"})
     assert "finishing" not in best_config(other, "rent")  # its deadline still holds
 
