@@ -313,6 +313,12 @@ ENCODER_SERVING_RUNTIMES: tuple[EncoderServingRuntime, ...] = get_args(EncoderSe
 #: cache as tokens arrive and preempts a request when the pool runs out (vLLM V1, SGLang).
 KvAdmission = Literal["reserve_full", "on_demand"]
 KV_ADMISSIONS: tuple[KvAdmission, ...] = get_args(KvAdmission)
+#: The precisions an encoder is served at: the embedding servers' dtypes (TEI's --dtype takes
+#: float16, bfloat16, float32; infinity's and sentence-transformers' torch dtypes the same).
+EncoderServingPrecision = Literal["fp32", "fp16", "bf16"]
+ENCODER_SERVING_PRECISIONS: tuple[EncoderServingPrecision, ...] = get_args(EncoderServingPrecision)
+#: What a serving row serves: a decoder generating tokens, or an encoder (one forward pass).
+ServingKind = Literal["decoder", "encoder"]
 #: How a serving replica uses several GPUs: tensor parallel, whole layers per GPU, or not at all.
 MultiGpu = Literal["tensor", "layers", "none"]
 MULTI_GPU_MODES: tuple[MultiGpu, ...] = get_args(MultiGpu)

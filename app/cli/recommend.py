@@ -475,6 +475,9 @@ def render_serving(response: Any, console: Console) -> None:
         for warning in response.warnings:
             console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
         return
+    if rows[0].serving is not None and rows[0].serving.kind == "encoder":
+        _render_encoder_rows(response, rows, console)
+        return
     # $ per 1M output tokens as people compare it with API price lists (the whole hour ÷ the
     # output tokens it produces) first; the split by phase after it, as the pages show them
     # under acquisition 'either' each row is priced, and ranked, on its cheaper basis: named
@@ -545,6 +548,46 @@ def render_serving(response: Any, console: Console) -> None:
         _more_rows(response, console)
     for warning in response.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
+
+
+def _render_encoder_rows(response: Any, rows: list[Any], console: Console) -> None:
+    """An encoder's serving rows (an embedding model, a reranker: one forward pass a request,
+    no tokens follow): latency, embeddings/s and $ per million embeddings."""
+    sv = [r.serving for r in rows]
+    p95 = _judged_at(response) == "p95"
+    pct = "p95 " if p95 else ""
+    cols = [
+        _Col("#", [str(r.rank) for r in rows]),
+        _Col("GPU", [r.gpu.name for r in rows], left=True),
+        _Col("replicas × GPUs", [f"{s.replicas} × {s.gpus_per_replica}" for s in sv]),
+        _Col("weights", [f"{s.weight_precision} · {s.runtime}" for s in sv], left=True),
+        _Col(f"{pct}latency ms", [_fmt(s.ttft_p95_ms if p95 else s.ttft_ms, 1) for s in sv]),
+        _Col("emb/s", [_fmt(s.embeddings_per_s, 0) for s in sv]),
+        _Col("max emb/s", [_fmt(s.max_embeddings_per_s, 0) for s in sv]),
+        _Col("$/1M emb", [_fmt(s.usd_per_million_embeddings, 3) for s in sv]),
+        _Col("$/h", [_fmt(s.usd_per_hour, 2) for s in sv]),
+    ]
+    if response.acquisition == "either":
+        names = {"buy": "own", "rent": "rent"}
+        cols.append(_Col("basis", [names.get(s.price_basis or "", "—") for s in sv]))
+    cols.append(_Col("targets", ["met" if s.meets_slo else "missed" for s in sv]))
+    table, dropped = _fitted(cols, console, _ENCODER_DROP_FIRST)
+    console.print(table)
+    if dropped:
+        console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
+                      "or --json shows them).")  # fmt: skip
+    console.print(
+        "latency: a request in to its embedding out; emb/s: embeddings (sequences) a second "
+        "at the load; $/1M emb: the whole hour ÷ the embeddings it produces"
+    )
+    if response.recommendations:
+        _more_rows(response, console)
+    for warning in response.warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
+
+
+# an encoder's columns dropped first on a narrow terminal, as _SERVING_DROP_FIRST's
+_ENCODER_DROP_FIRST = ("max emb/s", "$/h", "basis", "weights", "replicas × GPUs")
 
 
 def _judged_at(response: Any) -> str:

@@ -29,6 +29,8 @@ from app.domain import compat, efficiency, llm_step, perf, topology
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
+from app.domain import serving_encoder as se
+from app.domain import serving_encoder_step as encoder_step
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
 from app.domain.workload import MemoryBreakdown, ModelSpec, ServingSpec, WorkloadSpec
@@ -106,6 +108,9 @@ class Served:
     # the format the weights run as where the job or a rule names one (Options.weights_run_as:
     # plain int4 under Transformers on a Mac is bitsandbytes NF4), None where neither does
     weights_run_as: str | None = None
+    # an encoder's shape: the batcher's own result (serving_encoder_step; ``result`` carries
+    # its latency as ``ttft_ms`` and its embeddings per second as ``output_tokens_per_s``)
+    encoder: se.EncoderResult | None = None
 
     @property
     def speed(self) -> float:
@@ -118,6 +123,9 @@ class Served:
         what the running few see: each user gets the output rate ÷ the users (a 2-slot shape
         for 64 users read 16 ms a token while each waited 8 minutes for its first)."""
         r = self.result
+        if self.encoder is not None:
+            # one forward pass a request: its latency is what each client sees
+            return 1e3 / r.ttft_ms if r.ttft_ms else 0.0
         if r.saturated and self.users and r.output_tokens_per_s:
             return r.output_tokens_per_s / self.users
         itl = r.itl_ms
@@ -257,8 +265,8 @@ def node_shapes(options: Options) -> list[tuple[int, range]]:
 def miss_size(result: sv.ServingResult, targets: sv.ServingTargets) -> float:
     """How far outside the targets, as the worst ratio (1 = on target; inf: it cannot carry
     the load), a rate load's share of capacity over the share plans are sized to among them."""
-    if result.ttft_ms is None or result.itl_ms is None:
-        return math.inf
+    if result.ttft_ms is None or (result.itl_ms is None and targets.itl_ms is not None):
+        return math.inf  # (an encoder's result has no inter-token latency, nor its target)
     p95 = targets.percentile == "p95"
     ratios = [1.0]
     ttft = result.ttft_p95_ms if p95 else result.ttft_ms
@@ -442,7 +450,10 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
     cannot serve: the request's filters and software gate, as every task's ``evaluate.plan``
     applies them, then the shapes the runtime and the card allow within ``max_gpus`` (exactly
     ``num_gpus`` when the request fixes it) whose replica holds one request beside its weights.
-    Replicas beyond the concurrent requests would sit idle: they are not planned."""
+    Replicas beyond the concurrent requests would sit idle: they are not planned. An encoder's
+    shapes are serving_encoder_step's."""
+    if encoder_step.is_encoder_job(ctx.work):
+        return encoder_step.plan(gpu, ctx)
     if ctx.apply_filters:
         excl = ev.filtered_out(gpu, ctx.limits)
         if excl is not None:
@@ -861,6 +872,8 @@ def evaluate(
     no row shows whatever its price) —, then priced and judged by the request's budget.
     ``terms``: its shape's (``shape_terms``), where the caller evaluates several replica
     counts of it."""
+    if encoder_step.is_encoder_job(ctx.work):
+        return encoder_step.evaluate(config, ctx)
     gpu, work, shape = config.gpu, ctx.work, _shape(config)
     assert work.serving is not None
     card = _card(gpu, ctx)
@@ -991,6 +1004,9 @@ def evaluate_card(
     alternatives). A group none of whose counts meets the targets is evaluated whole (the
     card's closest miss is among them)."""
     known = known or {}
+    if encoder_step.is_encoder_job(ctx.work):
+        # an encoder's replica counts are one cheap solve each: all evaluated
+        return [known.get(i) or encoder_step.evaluate(c, ctx) for i, c in enumerate(planned)]
     # each shape's terms once for all its replica counts (``shape_terms``)
     shared: dict[tuple[object, ...], sv.ShapeTerms | None] = {}
 
@@ -1196,6 +1212,8 @@ def with_curve(gpu: GpuSpec, served: Served, ctx: ev.Context, curve: bool = True
     """The same shape evaluated again with its throughput at saturation and (``curve``) its
     throughput-latency curve, for the rows shown (the ranking compares shapes at the load)."""
     assert ctx.work.serving is not None
+    if served.encoder is not None:
+        return served  # an encoder's shape has no throughput-latency curve to add
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)
     res = sv.evaluate(
         gpu,

@@ -894,6 +894,8 @@ def attach(rows: list[s.Recommendation], w: s.ResolvedWorkload, data_dir: Path =
     long = long_contexts(data_dir).get(w.preset or "")
     context = context_for(w, long.native if long is not None else None)
     for row in rows:
+        if row.serving is not None and row.serving.kind == "encoder":
+            continue  # an embedding server's command (TEI, infinity) is not written yet
         if row.serving is not None:
             acc = row.offer.accelerator if row.offer is not None else None
             row.serving.deploy = deploy_for(row, model, context, acc, long)

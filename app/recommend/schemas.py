@@ -35,6 +35,7 @@ from app.domain.hf_config import (
 from app.domain.rank import DEFAULT_SPEED_WEIGHT
 from app.numbers import field_error, parse_hours, parse_number
 from app.vocab import (
+    ENCODER_SERVING_RUNTIMES,
     INFERENCE_TASKS,
     LLAMACPP_VULKAN_RUNTIME,
     ONE_JOB_TASKS,
@@ -42,6 +43,7 @@ from app.vocab import (
     TRAINING_TASKS,
     Acquisition,
     Condition,
+    EncoderServingRuntime,
     ExtraGpus,
     Family,
     Framework,
@@ -56,6 +58,7 @@ from app.vocab import (
     Quantization,
     Runtime,
     Segment,
+    ServingKind,
     ServingRuntime,
     Task,
     Tier,
@@ -748,7 +751,7 @@ class WorkloadIn(_In):
         "transposes. Blank: no, PyTorch's NCHW. Models without convolutions ignore it.",
         json_schema_extra=ui("assumptions", tasks=ONE_JOB_TASKS, assumed="No"),
     )
-    runtime: Runtime | None = Field(
+    runtime: Runtime | EncoderServingRuntime | None = Field(
         default=None,
         title="Runtime",
         description="How the model runs: eager PyTorch, torch.compile, TensorRT, vLLM, "
@@ -821,7 +824,7 @@ class WorkloadIn(_In):
     def _known_runtime(cls, value: Any) -> Any:
         """An unknown runtime named with what to write instead: pydantic's list of the
         fourteen left "ollama" (what a hobbyist installs) without a word about llama.cpp."""
-        if not isinstance(value, str) or value in RUNTIMES:
+        if not isinstance(value, str) or value in RUNTIMES or value in ENCODER_SERVING_RUNTIMES:
             return value
         if value.strip().lower() in RUNTIMES:  # "vLLM", "TensorRT-LLM", as their projects write
             return value.strip().lower()
@@ -1210,7 +1213,7 @@ class ResolvedWorkload(BaseModel):
         "batch, milliseconds (compared with latency_ms)"
     )
     allow_tf32_matmul: bool
-    runtime: Runtime = "pytorch"
+    runtime: Runtime | EncoderServingRuntime = "pytorch"
     gpu_backend: GpuBackend | None = Field(
         None, description="the backend llama.cpp is pinned to ('vulkan': its Vulkan build)"
     )
@@ -1831,6 +1834,33 @@ class ServingOut(BaseModel):
     )
     curve: list[CurvePointOut] = []
     deploy: DeployOut | None = None
+    # an encoder's serving (an embedding model, a reranker: one forward pass a request): its
+    # latency is ttft_ms (the first answer is the whole answer), itl_ms is None, and these
+    # name its figures in its own units
+    kind: ServingKind = Field(
+        "decoder",
+        description="decoder: an LLM generating tokens; encoder: an embedding model or reranker "
+        "behind a dynamic batcher, whose ttft_ms is the request's whole latency (no tokens follow)",
+    )
+    embeddings_per_s: float | None = Field(
+        None,
+        description="encoder: embeddings (sequences) per second at the asked load, all replicas",
+    )
+    max_embeddings_per_s: float | None = Field(
+        None, description="encoder: embeddings (sequences) per second at saturation, all replicas"
+    )
+    usd_per_million_embeddings: float | None = Field(
+        None,
+        description="encoder: US dollars per million embeddings (sequences) at the asked load, on "
+        "price_basis",
+    )
+    batch_sequences: int | None = Field(
+        None,
+        description="encoder: the most sequences one batch carries (the server's batch limits)",
+    )
+    batch_ms: float | None = Field(
+        None, description="encoder: milliseconds one full batch's forward pass takes"
+    )
 
 
 class ServingSummaryOut(BaseModel):

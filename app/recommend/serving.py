@@ -24,6 +24,7 @@ from app.domain.units import vram
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import quality
 from app.recommend import schemas as s
+from app.recommend import serving_encoder as encoder_words
 from app.recommend.deploy import publisher_fp8
 from app.recommend.rows import (
     chosen_offer_out,
@@ -1114,23 +1115,28 @@ def answer(
     alts = others or {}
     top = [_row(c, fmt, alts.get(c.gpu.slug, [])) for c in ordered]
     top = [_curved(r, ctx, i < CURVES_FOR) for i, r in enumerate(top)]
+    encoder = work.model.family == "encoder"
     # fp8 weights are said, not planned, where the planner kept the published 16-bit ones
-    fp8_for = None if ctx.serving.precision else work.model
-    recs = [
-        _recommendation(r, i, spec, i <= CURVES_FOR, work.efficiency, fp8_for, work.model)
-        for i, r in enumerate(top, start=1)
-    ]
-    targets = _target_words(spec)
+    fp8_for = None if ctx.serving.precision or encoder else work.model
+
+    def rec(r: _Row, i: int, curve: bool) -> s.Recommendation:
+        if encoder:  # an embedding model's rows in its own units (app/recommend/serving_encoder)
+            return encoder_words.recommendation(r, i, spec, ctx)
+        return _recommendation(r, i, spec, curve, work.efficiency, fp8_for, work.model)
+
+    recs = [rec(r, i, i <= CURVES_FOR) for i, r in enumerate(top, start=1)]
+    targets = encoder_words.target_words(spec) if encoder else _target_words(spec)
+    load = encoder_words.load_words(spec) if encoder else _load_words(spec)
     wider = _wider(ctx, excluded)
     if recs:
         lead = top[0].result.config
         n = len(ranked)
         message = (
             f"{n} GPU type{'s carry' if n != 1 else ' carries'} "
-            f"{_load_words(spec)} within {targets}; the top pick is {top[0].gpu.name}, "
+            f"{load}{f' within {targets}' if targets else ''}; the top pick is {top[0].gpu.name}, "
             f"{replicas_words(lead.replicas, lead.gpus_per_replica)}."
         )
-        summary = s.ServingSummaryOut(met=True, message=message, load=_load_words(spec))
+        summary = s.ServingSummaryOut(met=True, message=message, load=load)
     else:
         closest = [_near(r, fmt) for r in serving_step.closest_first(missed, spec)]
         near = [_curved(r, ctx) for r in closest[:3]]
@@ -1147,16 +1153,16 @@ def answer(
             if cons.num_gpus is not None
             else f"within {_gpus(cons.max_gpus)}"
         )
-        message = f"No configuration {on} meets {targets} at {_load_words(spec)} — {why}."
+        meets = f"meets {targets} at {load}" if targets else f"carries {load}"
+        message = f"No configuration {on} {meets} — {why}."
         summary = s.ServingSummaryOut(
             met=False,
             message=message,
-            load=_load_words(spec),
-            relax=_relax(closest, work.model, spec, cons.max_gpus, left_out, wider, cons.num_gpus),
-            closest=[
-                _recommendation(r, i, spec, True, work.efficiency, fp8_for, work.model)
-                for i, r in enumerate(near, start=1)
-            ],
+            load=load,
+            relax=encoder_words.relax(closest, spec, cons.max_gpus, cons.num_gpus)
+            if encoder
+            else _relax(closest, work.model, spec, cons.max_gpus, left_out, wider, cons.num_gpus),
+            closest=[rec(r, i, True) for i, r in enumerate(near, start=1)],
         )
     mem = _whole_model(work, top[0] if top else None)
     return s.RecommendationResponse(
@@ -1209,7 +1215,11 @@ def estimated(
         # one card's row scores 1, as every task's estimate (rank.rank of one candidate)
         row = dataclasses.replace(_curved(row, ctx), score=1.0)
         fp8_for = None if ctx.serving.precision else work.model
-        rec = _recommendation(row, 1, work.serving, True, work.efficiency, fp8_for, work.model)
+        rec = (
+            encoder_words.recommendation(row, 1, work.serving, ctx)
+            if work.model.family == "encoder"
+            else _recommendation(row, 1, work.serving, True, work.efficiency, fp8_for, work.model)
+        )
         return s.EstimateResponse(
             workload=resolved_out(work),
             gpu=rec.gpu,

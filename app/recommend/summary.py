@@ -718,7 +718,12 @@ def answer_summary(answer: s.RecommendationResponse) -> s.AnswerSummaryOut:
         # a serving plan names the formats it runs: quality is never traded silently
         sv = top.serving
         weights = weights_name(sv.weight_precision, sv.weight_format)
-        why.insert(0, f"{weights} weights and {sv.kv_cache_precision} KV cache")
+        kv = (
+            f" and {sv.kv_cache_precision} KV cache"
+            if sv.kind != "encoder"
+            else f" on {sv.runtime}"
+        )
+        why.insert(0, f"{weights} weights{kv}")
     sentence = f"Pick {_name(top)}: " + ", ".join(why) + "."
     if len(rows) > 1:
         second = rows[1]

@@ -25,6 +25,8 @@ def variations(
     work: WorkloadSpec, request: s.RecommendationRequest
 ) -> list[tuple[str, dict[str, Any]]]:
     """(label, changes) pairs that make sense for this job; changes are request fields."""
+    if work.serving is not None and work.model.family == "encoder":
+        return _encoder_serving_variations(work, request)
     if work.serving is not None:
         return _serving_variations(work, request)
     out: list[tuple[str, dict[str, Any]]] = []
@@ -186,6 +188,32 @@ def _serving_variations(
         out.append((f"latency targets twice as loose (TTFT {ttft:,.0f} ms, ITL {itl:,.0f} ms)",
                     {"workload": {"serving": {**asked, "ttft_ms_target": ttft,
                                               "itl_ms_target": itl}}}))  # fmt: skip
+    out.extend(_relaxed(request.constraints, True))
+    return out
+
+
+def _encoder_serving_variations(
+    work: WorkloadSpec, request: s.RecommendationRequest
+) -> list[tuple[str, dict[str, Any]]]:
+    """An encoder's serving levers (an embedding model: no weight format the servers run below
+    16 bits, no KV cache): half the load, a latency target twice as loose, then the request's
+    limits lifted one at a time."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    w, load = request.workload, work.serving
+    assert load is not None and w.serving is not None
+    asked = w.serving.model_dump()
+    if load.concurrent_requests and load.concurrent_requests > 1:
+        n, half = load.concurrent_requests, max(1, int(load.concurrent_requests // 2))
+        out.append((f"{half} concurrent requests instead of {n:g}",
+                    {"workload": {"serving": {**asked, "concurrent_requests": half}}}))  # fmt: skip
+    elif load.requests_per_s:
+        rate = load.requests_per_s
+        out.append((f"{rate / 2:g} requests/s instead of {rate:g}",
+                    {"workload": {"serving": {**asked, "requests_per_s": rate / 2}}}))  # fmt: skip
+    if load.ttft_ms_target:
+        ms = load.ttft_ms_target * 2
+        out.append((f"a latency target twice as loose ({ms:,.0f} ms)",
+                    {"workload": {"serving": {**asked, "ttft_ms_target": ms}}}))  # fmt: skip
     out.extend(_relaxed(request.constraints, True))
     return out
 

@@ -16,6 +16,7 @@ from app.domain.hf_config import HfConfigError, parse_hf_config
 from app.domain.megatron import MegatronLayout, layout_error
 from app.domain.operators import attention_linears, rescaled_table
 from app.domain.seq2seq import SPEECH_WINDOW_S
+from app.domain.serving_encoder import DEFAULT_RUNTIME as DEFAULT_ENCODER_RUNTIME
 from app.domain.workload import (
     DEFAULT_LORA_RANK,
     ModelSpec,
@@ -38,6 +39,8 @@ from app.recommend.presets import (
 from app.shipped.rules import load_efficiency
 from app.vocab import (
     CONV_FAMILIES,
+    ENCODER_SERVING_PRECISIONS,
+    ENCODER_SERVING_RUNTIMES,
     FOUR_BIT_PRECISIONS,
     GGUF_FORMATS,
     INFERENCE_TASKS,
@@ -1040,6 +1043,9 @@ def _runtime(
     table = load_efficiency(data_dir)
     defaults = table.default_runtime
     quant: str = w.quantization or "none"
+    if task == "serving" and model.family == "encoder":
+        return _encoder_serving_runtime(w, precision), "none", precision, None
+    refuse_encoder_runtime(w.runtime, task, model)
     if task == "serving":
         # a named format pins its precision, as in inference: the job's own (its compute on a
         # card without 16-bit tensor math: llama.cpp's int8 MMQ for GGUF Q4 on a Pascal card,
@@ -1225,17 +1231,13 @@ def _serving_spec(
             warnings.append("the serving block only applies to task 'serving'; ignored")
         return None
     if model.family == "encoder":
-        # the batcher's model exists (app/domain/serving_encoder.py); the ranked answer's rows
-        # and words for it do not yet, so an encoder is refused rather than worded as a decoder
-        raise InvalidInput(
-            "serving is modelled for decoder LLMs (family 'decoder'); an encoder's (embedding "
-            "model, reranker) serving behind a batcher is not planned yet: task 'inference' at "
-            "the batch you would run gives its throughput on each card",
-            field="workload.task",
-        )
+        # an embedding model or reranker behind a dynamic batcher (app/domain/serving_encoder)
+        return _encoder_serving_spec(w, model, warnings)
     if model.family != "decoder":
         raise InvalidInput(
-            "serving is modelled for decoder LLMs (family 'decoder')", field="workload.task"
+            "serving is modelled for decoder LLMs (family 'decoder') and encoders (family "
+            "'encoder': embedding models, rerankers)",
+            field="workload.task",
         )
     if model.kv_values(1.0) is None:
         raise InvalidInput(
@@ -1369,3 +1371,116 @@ def _serving_out(sv: ServingSpec | None) -> s.ServingResolvedOut | None:
 
 def _basis(default: bool) -> str:
     return f"default ({serving_model.DEFAULT_TARGETS_SOURCE})" if default else "yours"
+
+
+# decoder serving runtimes that also serve an encoder, and the embedding server that is: vLLM's
+# pooling runner is vLLM itself started on an embedding model (``--runner pooling``)
+_ENCODER_RUNTIME_OF: dict[str, str] = {"vllm": "vllm-pooling"}
+
+
+def refuse_encoder_runtime(runtime: str | None, task: str, model: ModelSpec) -> None:
+    """A 422 on workload.runtime where an embedding server (ENCODER_SERVING_RUNTIMES) is named
+    for anything but an encoder's serving: they run one forward pass a request, not a
+    decoder's generation nor a training or batch job."""
+    if runtime not in ENCODER_SERVING_RUNTIMES:
+        return
+    what = f"a {model.family} model" if task == "serving" else f"task '{task}'"
+    raise InvalidInput(
+        f"{runtime} is an embedding server, modelled for task 'serving' of an encoder "
+        f"(family 'encoder': an embedding model, a reranker), not {what}; "
+        + (
+            "serving a decoder runs on " + ", ".join(_SERVING_RUNTIMES)
+            if task == "serving"
+            else "leave runtime blank for the task's default"
+        ),
+        field="workload.runtime",
+    )
+
+
+def _encoder_serving_runtime(w: s.WorkloadIn, precision: str) -> str:
+    """The embedding server an encoder's serving runs on: the one asked (vLLM read as its
+    pooling runner), TEI when blank; a decoder's server, a weight format or a precision the
+    servers do not run is a 422 naming its field."""
+    if w.quantization not in (None, "none"):
+        raise InvalidInput(
+            "an encoder's serving runs unquantised weights "
+            f"({', '.join(ENCODER_SERVING_PRECISIONS)}), not {w.quantization}",
+            field="workload.quantization",
+        )
+    if precision not in ENCODER_SERVING_PRECISIONS:
+        raise InvalidInput(
+            f"an encoder's serving runs at {', '.join(ENCODER_SERVING_PRECISIONS)} (the embedding "
+            f"servers' dtypes), not {precision}",
+            field="workload.precision",
+        )
+    runtime = w.runtime or DEFAULT_ENCODER_RUNTIME
+    runtime = _ENCODER_RUNTIME_OF.get(runtime, runtime)
+    if runtime not in ENCODER_SERVING_RUNTIMES:
+        raise InvalidInput(
+            f"{runtime} serves decoder LLMs; an encoder (embedding model, reranker) is served on "
+            + ", ".join(ENCODER_SERVING_RUNTIMES)
+            + " (vllm is read as vllm-pooling)",
+            field="workload.runtime",
+        )
+    return runtime
+
+
+def _encoder_serving_spec(w: s.WorkloadIn, model: ModelSpec, warnings: list[str]) -> ServingSpec:
+    """An encoder's load and target in the serving block's fields, each meaning what it means
+    for a decoder (serving_encoder.load_of): the prompt is the sequence embedded, its spread
+    the longest a padded batch runs at, ttft_ms_target the request's latency (one forward pass:
+    its first answer is its whole answer). Output tokens and inter-token latency have no part:
+    said where given. No latency given: none is held (MLPerf's 2 s first token is a chat
+    model's), the plan carries the load."""
+    if not model.has_shape:
+        raise InvalidInput(
+            "serving needs the model's layers, hidden_size and heads (or a config.json)",
+            field="workload.model.layers",
+        )
+    sv = w.serving or s.ServingIn()
+    if sv.concurrent_requests is None and sv.requests_per_s is None:
+        raise InvalidInput(
+            "give the load: concurrent_requests or requests_per_s",
+            field="workload.serving.concurrent_requests",
+        )
+    if sv.concurrent_requests is not None and sv.requests_per_s is not None:
+        raise InvalidInput(
+            "give concurrent_requests or requests_per_s, not both",
+            field="workload.serving.requests_per_s",
+        )
+    given = sv.model_fields_set
+    ignored = [
+        f for f in ("output_tokens", "output_tokens_spread", "itl_ms_target", "kv_cache_precision")
+        if f in given and getattr(sv, f) is not None
+    ]  # fmt: skip
+    if ignored:
+        warnings.append(
+            f"serving.{', serving.'.join(ignored)}: an encoder returns its embedding (or score) "
+            "from one forward pass, with no generated tokens nor KV cache; ignored"
+        )
+    prompt = sv.prompt_tokens
+    ctx = model.max_context
+    if "prompt_tokens" not in given and ctx and prompt > ctx:
+        warnings.append(
+            f"serving.prompt_tokens not given: taken as the model's context, {ctx:,} tokens"
+        )
+        prompt = ctx
+    spread = sv.prompt_tokens_spread or 0
+    if ctx and prompt + spread > ctx:
+        raise InvalidInput(
+            f"prompt + spread = {prompt + spread:,} tokens exceeds the encoder's context of "
+            f"{ctx:,} (the servers truncate or refuse longer inputs): embed chunks within it",
+            field="workload.serving.prompt_tokens_spread"
+            if spread and prompt <= ctx
+            else "workload.serving.prompt_tokens",
+        )
+    return ServingSpec(
+        prompt_tokens=prompt,
+        output_tokens=0,
+        concurrent_requests=sv.concurrent_requests,
+        requests_per_s=sv.requests_per_s,
+        prompt_tokens_spread=sv.prompt_tokens_spread,
+        ttft_ms_target=sv.ttft_ms_target,
+        itl_ms_target=None,
+        target_percentile=sv.target_percentile,
+    )
