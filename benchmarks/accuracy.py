@@ -545,7 +545,9 @@ def stack_fields(row: dict[str, Any]) -> dict[str, Any]:
 # diffusers PR #11916 ("[refactor] Flux/Chroma single file implementation + Attention
 # Dispatcher", opened 2025-07-14) moved FLUX.1's QK norms from diffusers' own RMSNorm (eight
 # eager kernels, fp32 in between) to torch.nn.RMSNorm (app.domain.composite_norm). A run dated
-# before the pull request was opened cannot have run it; a later one is priced on today's stack.
+# before the pull request was opened cannot have run it; a later one is priced on today's stack,
+# though a run between the opening and the first diffusers release carrying it still ran the old
+# chain (the release date is not in data/, so that window is priced as fused: a known gap).
 DIFFUSERS_FUSED_RMS_NORM_FROM = "2025-07-14"
 
 

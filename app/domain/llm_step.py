@@ -1010,8 +1010,10 @@ def prompt_attention_width(m: ModelSpec) -> float:
     up-projects the latent to every head's K and V and runs multi-head attention with a QK head
     of qk_nope + qk_rope values and a V head of v_head_dim (DeepSeek-V3: 128 heads × 192 and
     × 128), so a pair costs 2·heads·(nope + rope) + 2·heads·v FLOPs — heads × (nope + rope + v)
-    ÷ 2 in this width, 20,480 against the hidden size's 7,168 (``MLA_PREFILL_SOURCE``). Every
-    other model: ``attention_width``."""
+    ÷ 2 in this width, 20,480 against the hidden size's 7,168 (``MLA_PREFILL_SOURCE``). It is
+    applied under every runtime; llama.cpp (PR #12801) runs MLA absorbed for every micro-batch,
+    QK over the 576-value latent and V over its 512, about 3.4× this width, which is not priced
+    apart (no llama.cpp DeepSeek row to check it). Every other model: ``attention_width``."""
     nope, rope = m.qk_nope_head_dim or 0, m.qk_rope_head_dim or 0
     if m.attention != "mla" or not (m.num_heads and nope and rope):
         return attention_width(m)

@@ -1353,13 +1353,13 @@ def meets(result: ServingResult, targets: ServingTargets) -> tuple[bool, list[st
         misses.append(f"ITL {itl:,.1f} ms > {targets.itl_ms:,.1f} ms")
     if result.load_share is not None and result.load_share > NEAR_CAPACITY:
         misses.append(
-            f"load {_percent(result.load_share)} of modelled capacity > "
+            f"load {capacity_percent(result.load_share)} of modelled capacity > "
             f"{100 * NEAR_CAPACITY:.0f} % (the margin random arrivals need)"
         )
     return not misses, misses
 
 
-def _percent(share: float) -> str:
+def capacity_percent(share: float) -> str:
     """A share past ``NEAR_CAPACITY`` in whole percent, or to a tenth where the whole one would
     read as the limit itself ("80 % > 80 %")."""
     whole = f"{100 * share:.0f}"

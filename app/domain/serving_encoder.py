@@ -32,7 +32,7 @@ from functools import lru_cache
 from app.domain import efficiency, perf
 from app.domain.calibration import Calibration
 from app.domain.gpu import GpuSpec
-from app.domain.serving import NEAR_CAPACITY
+from app.domain.serving import NEAR_CAPACITY, capacity_percent
 from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec, memory_breakdown
 from app.vocab import EncoderServingRuntime
 
@@ -362,7 +362,7 @@ def meets(
         misses.append(f"latency {lat:,.0f} ms > {latency_ms:,.0f} ms")
     if result.load_share is not None and result.load_share > NEAR_CAPACITY:
         misses.append(
-            f"load {100 * result.load_share:.0f} % of modelled capacity > "
+            f"load {capacity_percent(result.load_share)} of modelled capacity > "
             f"{100 * NEAR_CAPACITY:.0f} % (the margin random arrivals need)"
         )
     return not misses, misses

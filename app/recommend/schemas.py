@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -119,6 +119,9 @@ MAX_BATCH_SIZE = 1 << 20
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    # the block's name in the form's field names (app.numbers.NUMBER_EXAMPLES: the serving block's
+    # "serving.output_tokens" has its own examples, the workload's "output_tokens" others)
+    _form_prefix: ClassVar[str] = ""
 
     @field_validator("*", mode="before")
     @classmethod
@@ -147,7 +150,7 @@ class _In(BaseModel):
                 return _written_number(value, annotation)
             except ValueError as exc:
                 # the field's own examples, as the form and the CLI give them
-                raise field_error(exc, info.field_name) from None
+                raise field_error(exc, cls._form_prefix + info.field_name) from None
         return value
 
 
@@ -473,6 +476,8 @@ class ModelIn(_In):
 
 class ServingIn(_In):
     """An LLM served to many users at once (task 'serving')."""
+
+    _form_prefix: ClassVar[str] = "serving."
 
     concurrent_requests: float | None = Field(
         default=None,
@@ -1829,7 +1834,8 @@ class ServingOut(BaseModel):
         default=None,
         description="KV cache a running request is counted at by the runtime's admission rule, "
         "in 10^9 bytes: its whole length where the runtime reserves it up front (TensorRT-LLM), "
-        "its prompt and half its output on average where it allocates on demand (vLLM, SGLang); "
+        "its prompt and the runtime's share of its output on average where it allocates on demand "
+        "(vLLM 0.5, SGLang 0.549); "
         "max_concurrency and the memory breakdown count this",
     )
     curve: list[CurvePointOut] = []
