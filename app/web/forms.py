@@ -155,6 +155,10 @@ def _unwrap_optional(ann: Any) -> Any:
         args = [a for a in typing.get_args(ann) if a is not type(None)]
         if len(args) == 1:
             return args[0]
+        if args and all(typing.get_origin(a) is Literal for a in args):
+            # one closed set in two vocabularies (the runtime: a decoder's runtimes or an
+            # encoder's embedding servers) is one select of both, not a text box
+            return Literal[tuple(v for a in args for v in typing.get_args(a))]
     return ann
 
 

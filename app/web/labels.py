@@ -43,7 +43,13 @@ CHOICES["segment"] = CHOICES["segments"]
 # API body naming them so).
 # The answer echoes the runtime by CHOICES.
 FORM_CHOICES: dict[str, dict[str, str]] = {
-    "runtime": {"llama.cpp": "llama.cpp (Ollama, LM Studio)"},
+    "runtime": {
+        "llama.cpp": "llama.cpp (Ollama, LM Studio)",
+        "tei": "TEI (encoders)",
+        "infinity": "infinity (encoders)",
+        "sentence-transformers": "sentence-transformers (encoders)",
+        "vllm-pooling": "vLLM pooling runner (encoders)",
+    },
 }
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from app.cli import main as cli_main
 from app.cli.main import cli
 from app.config import Settings
 
@@ -25,7 +27,12 @@ SERVING = {
 }
 
 
-def _run(read_settings: Settings, tmp_path: Path, width: dict[str, str]) -> str:
+def _run(
+    read_settings: Settings, tmp_path: Path, width: dict[str, str], mp: pytest.MonkeyPatch
+) -> str:
+    # the shared console's width as the environment says: another module's run may have sized
+    # it first (the suite runs modules side by side)
+    mp.setattr(cli_main.console, "_width", int(width["COLUMNS"]))
     body = tmp_path / "serving.json"
     body.write_text(json.dumps(SERVING))
     env = {**width, "GPU_ADVISOR_DATABASE_URL": read_settings.database_url}
@@ -35,9 +42,9 @@ def _run(read_settings: Settings, tmp_path: Path, width: dict[str, str]) -> str:
 
 
 def test_an_encoders_serving_table_says_its_own_units(
-    read_settings: Settings, tmp_path: Path
+    read_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = _run(read_settings, tmp_path, WIDE)
+    out = _run(read_settings, tmp_path, WIDE, monkeypatch)
     table = out[out.index("┏") : out.index("┘")]
     for said in ("latency ms", "emb/s", "max emb/s", "$/1M emb", "fp16 · tei"):
         assert said in table, said
@@ -48,7 +55,9 @@ def test_an_encoders_serving_table_says_its_own_units(
     assert "fp16 weights on tei" in out  # the verdict: no KV cache to name
 
 
-def test_it_fits_80_columns(read_settings: Settings, tmp_path: Path) -> None:
-    out = _run(read_settings, tmp_path, NARROW)
+def test_it_fits_80_columns(
+    read_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _run(read_settings, tmp_path, NARROW, monkeypatch)
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "$/1M emb" in out
