@@ -516,17 +516,9 @@ def render_serving(response: Any, console: Console) -> None:
         ),
         _Col("$/h", [_fmt(s.usd_per_hour, 2) for s in sv]),
     ]
-    if either:
-        names = {"buy": "own", "rent": "rent"}
-        cols.append(_Col("basis", [names.get(s.price_basis or "", "—") for s in sv]))
-    cols.append(_Col("targets", ["met" if s.meets_slo else "missed" for s in sv]))
     # folded as the inference table is (README "The CLI"): piped or at 80 columns the GPU
     # names had vanished and "1,952" read "1,9"
-    table, dropped = _fitted(cols, console, _SERVING_DROP_FIRST)
-    console.print(table)
-    if dropped:
-        console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
-                      "or --json shows them).")  # fmt: skip
+    dropped = _print_served(cols, sv, either, console, _SERVING_DROP_FIRST)
     split = "split out/in" not in dropped
     # the page's heads say it under each name; a student serving a 70B met "TTFT" and "ITL" bare
     console.print("TTFT: time to the first token; ITL: time between output tokens")
@@ -550,6 +542,23 @@ def render_serving(response: Any, console: Console) -> None:
         console.print(f"[yellow]warning:[/yellow] {escape(as_flags(warning))}")
 
 
+def _print_served(
+    cols: list[_Col], sv: list[Any], either: bool, console: Console, drop_first: tuple[str, ...]
+) -> list[str]:
+    """A serving table's last columns (the price basis when asked either way, the targets),
+    fitted to the terminal and printed with what it left out; what it left out."""
+    if either:
+        names = {"buy": "own", "rent": "rent"}
+        cols.append(_Col("basis", [names.get(s.price_basis or "", "—") for s in sv]))
+    cols.append(_Col("targets", ["met" if s.meets_slo else "missed" for s in sv]))
+    table, dropped = _fitted(cols, console, drop_first)
+    console.print(table)
+    if dropped:
+        console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
+                      "or --json shows them).")  # fmt: skip
+    return dropped
+
+
 def _render_encoder_rows(response: Any, rows: list[Any], console: Console) -> None:
     """An encoder's serving rows (an embedding model, a reranker: one forward pass a request,
     no tokens follow): latency, embeddings/s and $ per million embeddings."""
@@ -567,15 +576,7 @@ def _render_encoder_rows(response: Any, rows: list[Any], console: Console) -> No
         _Col("$/1M emb", [_fmt(s.usd_per_million_embeddings, 3) for s in sv]),
         _Col("$/h", [_fmt(s.usd_per_hour, 2) for s in sv]),
     ]
-    if response.acquisition == "either":
-        names = {"buy": "own", "rent": "rent"}
-        cols.append(_Col("basis", [names.get(s.price_basis or "", "—") for s in sv]))
-    cols.append(_Col("targets", ["met" if s.meets_slo else "missed" for s in sv]))
-    table, dropped = _fitted(cols, console, _ENCODER_DROP_FIRST)
-    console.print(table)
-    if dropped:
-        console.print(f"Left out at this width: {', '.join(dropped)} (a wider terminal "
-                      "or --json shows them).")  # fmt: skip
+    _print_served(cols, sv, response.acquisition == "either", console, _ENCODER_DROP_FIRST)
     console.print(
         "latency: a request in to its embedding out; emb/s: embeddings (sequences) a second "
         "at the load; $/1M emb: the whole hour ÷ the embeddings it produces"

@@ -258,52 +258,25 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         result, profile(rt), priced, ok, tuple(misses), tuple(warnings), est.efficiency_basis,
         asked, spec.concurrent_requests, encoder=res,
     )  # fmt: skip
-    cost = serving_step.cost_of(gpu, result, priced)
-    if not ok:
-        what = "; ".join(misses) or "cannot carry the load"
-        miss = ev.Exclusion("misses_targets", f"{serving_step.shape_words(shape)}: {what}")
-        return ev.ConfigResult(
-            config, miss, backend=backend, cost=cost, serving=served, framework_status=status
-        )
-    acq, excl = ev.budget(cost, ctx.limits, *reasons, gpus=config.num_gpus)
-    if ctx.apply_filters and excl is not None:
-        return ev.ConfigResult(config, excl, backend=backend)
-    if acq is not None and acq != ctx.limits.acquisition:
-        served = dataclasses.replace(served, price=priced.narrowed(acq))
-    acquired = acq or ctx.limits.acquisition
-    pricing = priced.pricing
-    out = ev.left_out(cost, ctx.limits, acquired, config.num_gpus) if acq is not None else None
-    if out is not None:
-        cost, pricing = ev.without_left_out(cost, pricing, out)
-        served = dataclasses.replace(
-            served, price=dataclasses.replace(served.price, pricing=pricing)
-        )
-    modes = ev.acquisition_modes(cost, acquired)
-    caveats = compat.purchase_caveats(
-        gpu, config.num_gpus, *modes, pricing.buy if pricing is not None else None
-    )
-    laptop = compat.laptop_caveat(gpu)
-    warnings += caveats + ((laptop,) if laptop is not None else ())
-    served = dataclasses.replace(served, caveats=caveats)
-    return ev.ConfigResult(
+    return serving_step.settle(
         config,
-        None,
-        work=dataclasses.replace(ctx.work, precision=shape.weight_precision),
-        backend=backend,
-        memory=MemoryBreakdown(
-            weights=mem.weights,
-            workspace=mem.activations + mem.workspace,
-            framework=mem.framework,
-            num_gpus=1,
+        ctx,
+        shape,
+        served,
+        reasons,
+        backend,
+        status,
+        lambda: (
+            dataclasses.replace(ctx.work, precision=shape.weight_precision),
+            MemoryBreakdown(
+                weights=mem.weights,
+                workspace=mem.activations + mem.workspace,
+                framework=mem.framework,
+                num_gpus=1,
+            ),
+            efficiency.usable_gb(gpu),
+            _perf(res, est, rt, backend, shape.replicas),
         ),
-        available_gb=efficiency.usable_gb(gpu),
-        perf=_perf(res, est, rt, backend, shape.replicas),
-        cost=cost,
-        acquisition=acquired,
-        warnings=tuple(warnings),
-        pricing=pricing,
-        serving=served,
-        framework_status=status,
     )
 
 

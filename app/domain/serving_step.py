@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from app.domain import compat, efficiency, llm_step, perf, topology
@@ -934,9 +934,38 @@ def evaluate(
         spec.concurrent_requests,
         weights_run_as=dict(o.weights_run_as).get(shape.weight_precision),
     )  # fmt: skip
-    cost = cost_of(gpu, res, priced)
-    if not ok:
-        what = "; ".join(misses) or "cannot carry the load"
+    return settle(
+        config,
+        ctx,
+        shape,
+        served,
+        reasons,
+        backend,
+        status,
+        lambda: (work, _memory(res), o.usable_gb, _perf(res, runtime, backend, basis)),
+    )
+
+
+def settle(
+    config: ev.Configuration,
+    ctx: ev.Context,
+    shape: sv.ServingConfig,
+    served: Served,
+    reasons: tuple[str | None, str | None],
+    backend: str,
+    status: str,
+    shown: Callable[[], tuple[WorkloadSpec, MemoryBreakdown, float, perf.PerfEstimate]],
+) -> ev.ConfigResult:
+    """A served shape priced and judged as every task's row is: a miss of the targets
+    excluded with what it reached, then the budget, the way it left out, the purchase and
+    laptop caveats. One tail for a decoder's shapes and an encoder's (serving_encoder_step);
+    ``shown``: the row's job, memory, usable GiB and estimate, worked out only for a shape
+    that is kept."""
+    gpu = config.gpu
+    priced = served.price
+    cost = cost_of(gpu, served.result, priced)
+    if not served.meets:
+        what = "; ".join(served.misses) or "cannot carry the load"
         miss = ev.Exclusion("misses_targets", f"{shape_words(shape)}: {what}")
         return ev.ConfigResult(
             config, miss, backend=backend, cost=cost, serving=served, framework_status=status
@@ -961,19 +990,20 @@ def evaluate(
         gpu, config.num_gpus, *modes, pricing.buy if pricing is not None else None
     )
     laptop = compat.laptop_caveat(gpu)  # bought or not: its maker's power limit
-    warnings += caveats + ((laptop,) if laptop is not None else ())
+    warnings = served.warnings + caveats + ((laptop,) if laptop is not None else ())
     served = dataclasses.replace(served, caveats=caveats)
+    work, memory, available_gb, estimate = shown()
     return ev.ConfigResult(
         config,
         None,
         work=work,
         backend=backend,
-        memory=_memory(res),
-        available_gb=o.usable_gb,
-        perf=_perf(res, runtime, backend, basis),
+        memory=memory,
+        available_gb=available_gb,
+        perf=estimate,
         cost=cost,
         acquisition=acquired,
-        warnings=tuple(warnings),
+        warnings=warnings,
         pricing=pricing,
         serving=served,
         framework_status=status,

@@ -1244,17 +1244,7 @@ def _serving_spec(
             "serving needs the model's layers, hidden_size and heads (or a config.json)",
             field="workload.model.layers",
         )
-    sv = w.serving or s.ServingIn()
-    if sv.concurrent_requests is None and sv.requests_per_s is None:
-        raise InvalidInput(
-            "give the load: concurrent_requests or requests_per_s",
-            field="workload.serving.concurrent_requests",
-        )
-    if sv.concurrent_requests is not None and sv.requests_per_s is not None:
-        raise InvalidInput(
-            "give concurrent_requests or requests_per_s, not both",
-            field="workload.serving.requests_per_s",
-        )
+    sv = _serving_load(w)
     given = sv.model_fields_set
     room = (model.max_context or 0) - sv.output_tokens
     if "prompt_tokens" not in given and sv.prompt_tokens > room > 0:
@@ -1425,6 +1415,22 @@ def _encoder_serving_runtime(w: s.WorkloadIn, precision: str) -> str:
     return runtime
 
 
+def _serving_load(w: s.WorkloadIn) -> s.ServingIn:
+    """The serving block, with its load given one way (a decoder's and an encoder's alike)."""
+    sv = w.serving or s.ServingIn()
+    if sv.concurrent_requests is None and sv.requests_per_s is None:
+        raise InvalidInput(
+            "give the load: concurrent_requests or requests_per_s",
+            field="workload.serving.concurrent_requests",
+        )
+    if sv.concurrent_requests is not None and sv.requests_per_s is not None:
+        raise InvalidInput(
+            "give concurrent_requests or requests_per_s, not both",
+            field="workload.serving.requests_per_s",
+        )
+    return sv
+
+
 def _encoder_serving_spec(w: s.WorkloadIn, model: ModelSpec, warnings: list[str]) -> ServingSpec:
     """An encoder's load and target in the serving block's fields, each meaning what it means
     for a decoder (serving_encoder.load_of): the prompt is the sequence embedded, its spread
@@ -1437,17 +1443,7 @@ def _encoder_serving_spec(w: s.WorkloadIn, model: ModelSpec, warnings: list[str]
             "serving needs the model's layers, hidden_size and heads (or a config.json)",
             field="workload.model.layers",
         )
-    sv = w.serving or s.ServingIn()
-    if sv.concurrent_requests is None and sv.requests_per_s is None:
-        raise InvalidInput(
-            "give the load: concurrent_requests or requests_per_s",
-            field="workload.serving.concurrent_requests",
-        )
-    if sv.concurrent_requests is not None and sv.requests_per_s is not None:
-        raise InvalidInput(
-            "give concurrent_requests or requests_per_s, not both",
-            field="workload.serving.requests_per_s",
-        )
+    sv = _serving_load(w)
     given = sv.model_fields_set
     ignored = [
         f for f in ("output_tokens", "output_tokens_spread", "itl_ms_target", "kv_cache_precision")
