@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 from app.domain import activations, compat, formats, peaks, topology
 from app.domain.efficiency import EAGER, RuntimeProfile, basis_tflops, sm_clock_share
 from app.domain.gpu import GpuSpec
-from app.domain.workload import ModelSpec, kv_copies
+from app.domain.workload import ModelSpec, kv_copies, replicated_params
 
 # Kernels one decoder layer launches per forward pass: RMSNorm ×2, QKV GEMM, rotary, KV-cache
 # write, attention, output GEMM, gate/up GEMM, activation, down GEMM (fused residual adds).
@@ -1019,21 +1019,6 @@ def prompt_attention_width(m: ModelSpec) -> float:
         return attention_width(m)
     v = m.v_head_dim or nope
     return m.num_heads * (nope + rope + v) / 2.0
-
-
-def replicated_params(m: ModelSpec) -> float:
-    """Parameters every tensor-parallel GPU of a replica holds and multiplies whole, all layers:
-    latent attention's down-projections to the query and KV latents (q_a_proj and
-    kv_a_proj_with_mqa, hidden × (q_lora_rank + kv_lora_rank + qk_rope_head_dim)). The latent
-    is one per token and every rank attends over all of it (``kv_copies``), so the servers
-    compute it whole on every rank: vLLM's DeepSeek-V2/V3 fuses the two into one
-    MergedColumnParallelLinear with ``disable_tp=True`` (deepseek_v2.py; SGLang's is a
-    ReplicatedLinear). A replica of tp GPUs multiplies and reads them tp times over, not once
-    (``MLA_REPLICATED_SOURCE``). 0 for every other model."""
-    kv_lora, rope = m.kv_lora_rank or 0, m.qk_rope_head_dim or 0
-    if m.attention != "mla" or not (kv_lora and rope and m.hidden_size and m.layers):
-        return 0.0
-    return float(m.layers) * m.hidden_size * ((m.q_lora_rank or 0) + kv_lora + rope)
 
 
 def _is_moe(m: ModelSpec) -> bool:

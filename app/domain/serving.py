@@ -34,8 +34,9 @@ from typing import Any
 from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
 from app.domain.gpu import GpuSpec
+from app.domain.topology import NODE_GPUS
 from app.domain.units import gib
-from app.domain.workload import ModelSpec, allocator_slack, context_gb
+from app.domain.workload import ModelSpec, allocator_slack, context_gb, replicated_weight_bytes
 from app.vocab import SERVING_PRECISION_ORDER as PRECISION_ORDER
 
 GB = 1e9
@@ -423,6 +424,22 @@ def held_weights(m: ModelSpec, precision: str, rt: RuntimeProfile) -> float:
     return weight_bytes(m, precision, rt.bits(precision), format_bits=rt.format_bits(precision))
 
 
+def weights_per_gpu(m: ModelSpec, precision: str, rt: RuntimeProfile, n: int) -> float:
+    """Bytes of weights each of a replica's ``n`` GPUs holds: its 1/n share of ``held_weights``
+    plus, under tensor parallelism, the weights every rank keeps whole beyond that share
+    (workload.replicated_weight_bytes: latent attention's down-projections)."""
+    held = held_weights(m, precision, rt) / max(1, n)
+    if n <= 1:
+        return held
+    if rt.multi_gpu != "tensor":
+        return held  # a layer split: each GPU holds its own layers, none whole twice
+    tp = min(n, NODE_GPUS)
+    value = formats.quantised_value_bytes(
+        precision, rt.bits(precision), format_bits=rt.format_bits(precision)
+    )
+    return held + replicated_weight_bytes(m, value, tp, max(1, n // tp))
+
+
 def weight_bytes(
     m: ModelSpec, precision: str, bits: float | None = None, *, format_bits: float | None = None
 ) -> float:
@@ -548,7 +565,7 @@ def memory_plan(
     LLM inference's memory reads (formats.weight_bytes, workload.allocator_slack,
     workload.context_gb, efficiency.startup_activations_gb)."""
     tp = cfg.gpus_per_replica
-    weights = held_weights(model, cfg.weight_precision, rt) / tp / GB
+    weights = weights_per_gpu(model, cfg.weight_precision, rt, tp) / GB
     h = float(model.hidden_size or 0)
     inter = float(model.intermediate_size or 4 * h)
     split = tp if rt.multi_gpu == "tensor" else 1

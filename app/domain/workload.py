@@ -34,7 +34,13 @@ from app.domain.activations import (
 )
 from app.domain.derived import store_of
 from app.domain.efficiency import has_startup_rule, runtime_share, serving_spec
-from app.domain.formats import bytes_per_weight, kv_bytes, runtime_bits, weight_bytes
+from app.domain.formats import (
+    bytes_per_weight,
+    kv_bytes,
+    quantised_value_bytes,
+    runtime_bits,
+    weight_bytes,
+)
 from app.domain.kernels import MEGATRON_SOFTMAX
 from app.domain.megatron import MegatronLayout
 from app.domain.operators import ForwardTable, block_linears
@@ -974,6 +980,33 @@ def kv_copies(model: ModelSpec, tp: int) -> float:
     return max(1.0, tp / kv)
 
 
+def replicated_params(m: ModelSpec) -> float:
+    """Parameters every tensor-parallel GPU of a replica holds and multiplies whole, all layers:
+    latent attention's down-projections to the query and KV latents (q_a_proj and
+    kv_a_proj_with_mqa, hidden × (q_lora_rank + kv_lora_rank + qk_rope_head_dim)). The latent
+    is one per token and every rank attends over all of it (``kv_copies``), so the servers
+    compute it whole on every rank: vLLM's DeepSeek-V2/V3 fuses the two into one
+    MergedColumnParallelLinear with ``disable_tp=True`` (deepseek_v2.py; SGLang's is a
+    ReplicatedLinear). A replica of tp GPUs multiplies and reads them tp times over, not once
+    (``llm_step.MLA_REPLICATED_SOURCE``). 0 for every other model."""
+    kv_lora, rope = m.kv_lora_rank or 0, m.qk_rope_head_dim or 0
+    if m.attention != "mla" or not (kv_lora and rope and m.hidden_size and m.layers):
+        return 0.0
+    return float(m.layers) * m.hidden_size * ((m.q_lora_rank or 0) + kv_lora + rope)
+
+
+def replicated_weight_bytes(m: ModelSpec, value_bytes: float, tp: int, stages: int = 1) -> float:
+    """Bytes each GPU of a replica holds beyond its even share (stored ÷ (tp × stages)): the
+    ``replicated_params`` every one of ``tp`` tensor-parallel ranks keeps whole rather than a
+    1/tp slice of, at ``value_bytes`` a weight (the format's quantised weight: DeepSeek's FP8
+    release stores q_a_proj and kv_a_proj_with_mqa in FP8), over a layer split's ``stages``,
+    each of which holds its own layers' copy. DeepSeek-V3 in FP8 at TP 8: 0.92 GB × 7/8 = 0.81
+    GB a GPU that the 1/8 share leaves out. 0 for a model without such weights or on one GPU."""
+    if tp <= 1:
+        return 0.0
+    return replicated_params(m) * value_bytes * (1.0 - 1.0 / tp) / max(1, stages)
+
+
 def _kv_copies_held(work: WorkloadSpec, n: int) -> float:
     """Copies of the cache ``n`` GPUs of LLM inference hold (``kv_copies``): a tensor-parallel
     runtime's group of up to one server (its stages beyond hold their own layers); a layer
@@ -985,6 +1018,21 @@ def _kv_copies_held(work: WorkloadSpec, n: int) -> float:
     if span != "tensor":
         return 1.0
     return kv_copies(work.model, min(n, NODE_GPUS))
+
+
+def _replicated_held(work: WorkloadSpec, n: int) -> float:
+    """Bytes each of ``n`` GPUs of LLM inference holds beyond its 1/n share of the weights
+    (``replicated_weight_bytes``): a tensor-parallel runtime's group of up to one server, its
+    stages beyond each holding their own layers; nothing under a layer split."""
+    if n <= 1 or not work.is_llm_inference:
+        return 0.0
+    table = work.efficiency
+    span = (table.runtime_value(work.runtime, "span") if table is not None else None) or "tensor"
+    if span != "tensor":
+        return 0.0
+    tp = min(n, NODE_GPUS)
+    value = quantised_value_bytes(work.precision, work.own_bits, format_bits=work.format_bits)
+    return replicated_weight_bytes(work.model, value, tp, max(1, n // tp))
 
 
 def memory_breakdown(
@@ -1021,7 +1069,7 @@ def memory_breakdown(
         if p in ("int8", "int4", "fp4"):
             notes.append(_quantised_note(work))
         return MemoryBreakdown(
-            weights=weights / n / GB,
+            weights=(weights / n + _replicated_held(work, n)) / GB,
             kv_cache=kv / n * _kv_copies_held(work, n) / GB,
             workspace=workspace / n / GB,
             framework=framework,

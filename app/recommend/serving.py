@@ -440,7 +440,7 @@ def _fp8_room(row: _Row, model: ModelSpec | None) -> tuple[float, float] | None:
         )
     ):
         return None
-    fp8 = sv.held_weights(model, "fp8", rt) / c.gpus_per_replica / 1e9
+    fp8 = sv.weights_per_gpu(model, "fp8", rt, c.gpus_per_replica) / 1e9
     return row.result.weights_gb_per_gpu, fp8
 
 
