@@ -74,6 +74,9 @@ class FeatureRule:
     # llama.cpp's Vulkan build runs where a GPU has a Vulkan graphics driver, which the desktop
     # and workstation parts ship and the datacenter accelerators are not offered with here.
     segments: tuple[str, ...] | None = None
+    # What a row must say where the feature is supported with a condition the publisher states
+    # (TEI's Hopper image, which it labels experimental yet ships): said, not ranked down
+    caveat: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +264,7 @@ class FeatureStatus:
     status: str  # supported | experimental | unsupported
     note: str | None = None  # the caveat (experimental) or the reason (unsupported)
     runs_as: str | None = None  # the rule's FeatureRule.runs_as
+    caveat: str | None = None  # the rule's FeatureRule.caveat (a supported feature's condition)
 
 
 def feature_status(
@@ -299,7 +303,7 @@ def _feature_status(
             have, most = parse_cc(gpu.compute_capability), parse_cc(rule.max_compute_capability)
             if have is None or most is None or have > most:
                 continue
-        return FeatureStatus(rule.status, rule.notes, rule.runs_as)
+        return FeatureStatus(rule.status, rule.notes, rule.runs_as, rule.caveat)
     if named is None:
         return None
     return FeatureStatus("unsupported", None)

@@ -50,6 +50,13 @@ class EncoderRuntime:
     across_requests: bool  # the batcher groups different clients' requests
     kernels: str  # the engine runtime (data/efficiency.yaml) its kernels are priced as
     source: str
+    # the name its hardware rules go under (data/frameworks.yaml ``runtime:<name>``); None: its
+    # own. vLLM's pooling runner is vLLM, on vLLM's hardware
+    rules: str | None = None
+
+    @property
+    def rules_name(self) -> str:
+        return self.rules or self.name
 
 
 # The runtimes' own defaults, read from their code (no tuning):
@@ -109,9 +116,14 @@ RUNTIMES: dict[str, EncoderRuntime] = {
         across_requests=True,
         kernels="pytorch",
         source="vllm-project/vllm vllm/utils POOLING_MODEL_MAX_NUM_BATCHED_TOKENS (32768)",
+        rules="vllm",
     ),
 }
 DEFAULT_RUNTIME = "tei"
+# where the default cannot run (TEI below compute capability 7.5, on a Radeon), the server a
+# request that names none is planned on instead: infinity is a PyTorch program, so it runs
+# wherever the card's PyTorch backend does (the gate every encoder row passes)
+FALLBACK_RUNTIME = "infinity"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +178,17 @@ StepFn = Callable[[int, int], float]
 
 
 @dataclass(frozen=True, slots=True)
+class EncoderPoint:
+    """One load of a row's latency-throughput curve: ``clients`` concurrent clients over all
+    replicas, the latency they see and the embeddings a second they get."""
+
+    clients: int
+    latency_ms: float
+    latency_p95_ms: float
+    embeddings_per_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class EncoderResult:
     """One replica count of one card under the load (all replicas share it evenly)."""
 
@@ -182,6 +205,7 @@ class EncoderResult:
     batch_ms: float  # one full batch's time
     notes: tuple[str, ...] = ()
     inputs: int = 1  # sequences (embeddings) a request carries
+    curve: tuple[EncoderPoint, ...] = ()  # latency against throughput as clients grow (``curve``)
 
     @property
     def embeddings_per_s(self) -> float | None:
@@ -349,6 +373,32 @@ def evaluate(
     )
 
 
+def curve(
+    step: StepFn, rt: EncoderRuntime, load: EncoderLoad, replicas: int = 1
+) -> tuple[EncoderPoint, ...]:
+    """The shape's latency against embeddings a second as concurrent clients grow, doubling
+    from one to twice what the replicas' full batches hold (a server that batches no clients'
+    requests together: to four a replica), so the curve runs past saturation, where the
+    throughput stops and the latency climbs (``evaluate`` at each count, closed loop)."""
+    r = max(1, replicas)
+    per = batch_cap(rt, load) if rt.across_requests else 2
+    top = 2 * per * r
+    counts: list[int] = []
+    n = 1
+    while n < top:
+        counts.append(n)
+        n *= 2
+    counts.append(top)
+    out: list[EncoderPoint] = []
+    for n in counts:
+        at = dataclasses.replace(load, concurrent_requests=float(n), requests_per_s=None)
+        res = evaluate(step, rt, at, r)
+        if res.latency_ms is None or res.latency_p95_ms is None:
+            continue
+        out.append(EncoderPoint(n, res.latency_ms, res.latency_p95_ms, res.embeddings_per_s or 0.0))
+    return tuple(out)
+
+
 def meets(
     result: EncoderResult, latency_ms: float | None, p95: bool = False
 ) -> tuple[bool, list[str]]:
@@ -440,3 +490,65 @@ def fits(gpu: GpuSpec, work: WorkloadSpec, rt: EncoderRuntime, load: EncoderLoad
 def is_encoder(model: ModelSpec) -> bool:
     """Whether serving plans the model as an encoder (one forward pass a request)."""
     return model.family == "encoder"
+
+
+# The dtype flag each server takes for the row's precision. TEI's --dtype offers float16 and
+# float32 (its CLI arguments): bf16 runs as float16, at the same tensor-core rate; infinity
+# (--dtype float16|bfloat16|float32, its v2 CLI) and vLLM (--dtype) take bf16 as it is.
+_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+_TEI_DTYPES = {"fp16": "float16", "bf16": "float16", "fp32": "float32"}
+# TEI's defaults the priced batcher leaves as they are unless the load needs more:
+# --max-client-batch-size 32 inputs a request, --max-concurrent-requests 512 (router/src/main.rs)
+TEI_CLIENT_BATCH = 32
+TEI_CONCURRENT = 512
+
+
+def serve_args(
+    rt: EncoderRuntime,
+    model: str,
+    precision: str,
+    load: EncoderLoad,
+    clients_per_replica: int | None,
+    device: str | None,
+    port: int,
+) -> list[str] | None:
+    """One replica's serve command with the batch caps the plan priced (``RUNTIMES``), so the
+    server batches as the row's figures assume; None for sentence-transformers, a library
+    with no server of its own (the row prices one request at a time behind any web server).
+
+    * TEI ``text-embeddings-router`` (its CLI arguments): --max-batch-tokens (the token cap),
+      --max-batch-requests where a sequence cap is priced, --max-client-batch-size (raised to
+      the inputs a request carries, which TEI otherwise refuses past 32), and
+      --max-concurrent-requests where a replica's clients pass its 512 (TEI refuses the rest).
+    * infinity ``infinity_emb v2`` (its maintainer's model-card commands): --batch-size, the
+      torch engine the kernels are priced as, --device.
+    * vLLM ``vllm serve --runner pooling`` (docs.vllm.ai v0.10.1 "Pooling Models"; --task embed
+      before 0.10.1): --max-num-batched-tokens and --max-num-seqs as priced (vLLM would raise
+      max_num_seqs to 1024 on a 70 GiB card, a batch the plan did not price)."""
+    if rt.name == "tei":
+        args = ["text-embeddings-router", "--model-id", model]
+        args += ["--dtype", _TEI_DTYPES.get(precision, "float16")]
+        if rt.batch_tokens is not None:
+            args += ["--max-batch-tokens", str(rt.batch_tokens)]
+        if rt.batch_requests is not None:
+            args += ["--max-batch-requests", str(rt.batch_requests)]
+        args += ["--max-client-batch-size", str(max(TEI_CLIENT_BATCH, load.inputs))]
+        if clients_per_replica is not None and clients_per_replica > TEI_CONCURRENT:
+            args += ["--max-concurrent-requests", str(clients_per_replica)]
+        return [*args, "--port", str(port)]
+    if rt.name == "infinity":
+        args = ["infinity_emb", "v2", "--model-id", model]
+        args += ["--dtype", _DTYPES.get(precision, "float16")]
+        args += ["--batch-size", str(rt.batch_requests or 32), "--engine", "torch"]
+        if device is not None:
+            args += ["--device", device]
+        return [*args, "--port", str(port)]
+    if rt.name == "vllm-pooling":
+        args = ["vllm", "serve", model, "--runner", "pooling"]
+        args += ["--dtype", _DTYPES.get(precision, "float16")]
+        if rt.batch_tokens is not None:
+            args += ["--max-num-batched-tokens", str(rt.batch_tokens)]
+        if rt.batch_requests is not None:
+            args += ["--max-num-seqs", str(rt.batch_requests)]
+        return [*args, "--port", str(port)]
+    return None

@@ -33,35 +33,12 @@ from app.domain.gpu import GpuSpec
 from app.domain.workload import MemoryBreakdown, WorkloadSpec, memory_breakdown
 from app.vocab import SINGLE_DEVICE_SEGMENTS
 
-# The embedding servers build for the GPU's PyTorch backend's platform (CUDA, ROCm): the card is
-# gated as PyTorch's, as a decoder's serving runtimes are (serving_step._BACKEND_FRAMEWORK)
-_BACKEND_FRAMEWORK = "pytorch"
 # the KV format field of an encoder's shape: it keeps no cache
 NO_KV = "none"
 
 
 def is_encoder_job(work: WorkloadSpec) -> bool:
     return work.task == "serving" and se.is_encoder(work.model)
-
-
-def _runtime(work: WorkloadSpec) -> se.EncoderRuntime:
-    return se.RUNTIMES.get(work.runtime, se.RUNTIMES[se.DEFAULT_RUNTIME])
-
-
-def _software(gpu: GpuSpec, ctx: ev.Context) -> tuple[str, str, tuple[str, ...]] | ev.Exclusion:
-    """(backend, status, the framework's words) where the card runs the job's framework and
-    PyTorch's backend; else why not."""
-    asked = compat.framework_support(gpu, ctx.framework, ctx.rules)
-    support = compat.framework_support(gpu, _BACKEND_FRAMEWORK, ctx.rules)
-    if not asked.ok:
-        return ev.Exclusion("framework_unsupported", asked.reason or f"no {ctx.framework} support")
-    if not support.ok or support.backend is None:
-        return ev.Exclusion("framework_unsupported", support.reason or "no PyTorch support")
-    name = _runtime(ctx.work).name
-    asked_status, said = compat.framework_words(asked, ctx.framework, name)
-    backend_status, said_too = compat.framework_words(support, _BACKEND_FRAMEWORK, name)
-    status = "experimental" if "experimental" in (asked_status, backend_status) else "supported"
-    return support.backend, status, tuple(dict.fromkeys(said + said_too))
 
 
 def _precision(gpu: GpuSpec, ctx: ev.Context, backend: str) -> str | None:
@@ -89,16 +66,18 @@ def plan(gpu: GpuSpec, ctx: ev.Context) -> list[ev.Configuration] | ev.Exclusion
         excl = ev.filtered_out(gpu, ctx.limits)
         if excl is not None:
             return excl
-    sw = _software(gpu, ctx)
+    # the card's backend and the server that runs on it, as a decoder's serving gates its
+    # runtime (serving_step.software: TEI's image list, infinity where it has none)
+    sw = serving_step.software(gpu, ctx)
     if isinstance(sw, ev.Exclusion):
         return sw
-    backend = sw[0]
+    backend = sw.backend
     precision = _precision(gpu, ctx, backend)
     if precision is None:
         return ev.Exclusion(
             "precision_unsupported", f"{gpu.name} runs neither {ctx.work.precision} nor fp16"
         )
-    rt, load = _runtime(ctx.work), _load(ctx)
+    rt, load = se.RUNTIMES[sw.runtime], _load(ctx)
     work = dataclasses.replace(ctx.work, precision=precision)
     why = se.fits(gpu, work, rt, load)
     if why is not None:
@@ -231,10 +210,10 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
     gpu, spec = config.gpu, ctx.work.serving
     shape = config.shape
     assert spec is not None and shape is not None
-    sw = _software(gpu, ctx)
+    sw = serving_step.software(gpu, ctx)
     if isinstance(sw, ev.Exclusion):
         return ev.ConfigResult(config, sw)
-    backend, status, said = sw
+    backend, status = sw.backend, sw.status
     rt = se.RUNTIMES[shape.runtime]
     step = _step(gpu, ctx, shape.weight_precision, rt)
     res = se.evaluate(step, rt, _load(ctx), shape.replicas)
@@ -248,7 +227,9 @@ def evaluate(config: ev.Configuration, ctx: ev.Context) -> ev.ConfigResult:
         if priced.pricing is not None
         else (None, None)
     )
-    warnings = list(said)
+    warnings = list(sw.framework_warnings)
+    if sw.caveat is not None:
+        warnings.append(sw.caveat)
     if shape.weight_precision != ctx.work.precision:
         warnings.append(
             f"{gpu.name} has no {ctx.work.precision} math: served at {shape.weight_precision}"
@@ -302,3 +283,14 @@ def _perf(
         runtime=rt.name,
         backend=backend,
     )
+
+
+def with_curve(gpu: GpuSpec, served: serving_step.Served, ctx: ev.Context) -> serving_step.Served:
+    """The shown row's latency-throughput curve (serving_encoder.curve) on the same forward
+    pass its figures were priced on."""
+    enc, shape = served.encoder, served.result.config
+    assert enc is not None
+    rt = se.RUNTIMES[shape.runtime]
+    step = _step(gpu, ctx, shape.weight_precision, rt)
+    points = se.curve(step, rt, _load(ctx), shape.replicas)
+    return dataclasses.replace(served, encoder=dataclasses.replace(enc, curve=points))

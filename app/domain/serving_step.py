@@ -370,23 +370,37 @@ def runtime_for(
     where each runs, as they do for inference (evaluate._runtime_gate): a default the GPU's
     architecture lacks (vLLM below compute capability 7.0 or on a Radeon outside its gfx list)
     falls back to llama.cpp, which builds for every GPU backend; an experimental one is kept
-    with the caveat."""
-    runtime = work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, "llama.cpp")
-    st = compat.runtime_status(gpu, runtime, rules, backend)
+    with the caveat. An encoder's embedding server likewise: TEI where no server is named,
+    infinity where TEI's image list lacks the card (serving_encoder.FALLBACK_RUNTIME)."""
+    if encoder_step.is_encoder_job(work):
+        # an embedding server: the one asked or TEI (workloads sets it), infinity where TEI
+        # cannot run; each read under its hardware rules' name (vllm-pooling is vLLM)
+        runtime, fallback = work.runtime, se.FALLBACK_RUNTIME
+    else:
+        fallback = "llama.cpp"
+        runtime = work.runtime if work.runtime_given else sv.DEFAULT_RUNTIME.get(backend, fallback)
+    st = compat.runtime_status(gpu, _rules_name(runtime), rules, backend)
     if st is None or st.status == "supported":
-        return runtime, None
+        # a supported runtime's stated condition (TEI's Hopper image) is said, not ranked down
+        return runtime, st.caveat if st is not None and st.caveat else None
     why = f"{runtime} on {gpu.name} ({backend}) is {st.status}" + (
         f": {st.note}" if st.note else ""
     )
     if st.status == "experimental":
         return runtime, why
-    if work.runtime_given or runtime == "llama.cpp":
+    if work.runtime_given or runtime == fallback:
         return None, why
-    fallback = "llama.cpp"
-    st = compat.runtime_status(gpu, fallback, rules, backend)
+    st = compat.runtime_status(gpu, _rules_name(fallback), rules, backend)
     if st is not None and st.status != "supported":
         return None, why
     return fallback, f"{why}; served with {fallback} instead"
+
+
+def _rules_name(runtime: str) -> str:
+    """The name a runtime's hardware rules go under: an embedding server's own
+    (serving_encoder.EncoderRuntime.rules_name), a decoder runtime's name."""
+    enc = se.RUNTIMES.get(runtime)
+    return enc.rules_name if enc is not None else runtime
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,9 +417,10 @@ class _Software:
     framework_warnings: tuple[str, ...] = ()
 
 
-def _software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
+def software(gpu: GpuSpec, ctx: ev.Context) -> _Software | ev.Exclusion:
     """The card's software for the job: the framework the request asks (the gate every task
-    passes), the backend the serving runtimes build for, and the runtime that serves it."""
+    passes), the backend the serving runtimes build for, and the runtime that serves it (a
+    decoder's or an encoder's, ``runtime_for``)."""
     key = ("serving software", gpu.slug)
     hit: _Software | ev.Exclusion | None = ctx.memo.get(key)
     if hit is not None:
@@ -686,7 +701,7 @@ def _card(gpu: GpuSpec, ctx: ev.Context) -> _CardParts | ev.Exclusion:
     hit: _CardParts | ev.Exclusion | None = ctx.memo.get(key)
     if hit is not None:
         return hit
-    sw = _software(gpu, ctx)
+    sw = software(gpu, ctx)
     out: _CardParts | ev.Exclusion
     if isinstance(sw, ev.Exclusion):
         out = sw
@@ -1243,7 +1258,8 @@ def with_curve(gpu: GpuSpec, served: Served, ctx: ev.Context, curve: bool = True
     throughput-latency curve, for the rows shown (the ranking compares shapes at the load)."""
     assert ctx.work.serving is not None
     if served.encoder is not None:
-        return served  # an encoder's shape has no throughput-latency curve to add
+        # an encoder's shape is priced at the load already: only its curve is added
+        return encoder_step.with_curve(gpu, served, ctx) if curve else served
     mem_eff, comp = efficiencies_for(gpu, ctx.calibration)
     res = sv.evaluate(
         gpu,

@@ -31,6 +31,7 @@ Data Center GPUs vLLM's XPU build (``setup_for``).
 from __future__ import annotations
 
 import json
+import math
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,6 +40,7 @@ from pathlib import Path
 import yaml
 
 from app.domain import efficiency
+from app.domain import serving_encoder as se
 from app.domain.serving import weights_name
 from app.offers.launch import TaskDumper
 from app.recommend import presets
@@ -860,6 +862,108 @@ def deploy_for(
     return s.DeployOut(command=command, skypilot_service=yaml_text, notes=notes)
 
 
+# TEI's CUDA image for each compute capability it ships one for (its README's Docker Images
+# table, 1.8), and the ROCm one of its Python backend (docs/source/en/amd_gpu.md); any other
+# card builds Dockerfile-cuda for its compute capability (its custom-container docs)
+TEI_VERSION = "1.8"
+TEI_IMAGES = {"7.5": "turing-", "8.0": "", "8.6": "86-", "8.9": "89-", "9.0": "hopper-"}
+TEI_ROCM_IMAGE = "rocm-latest"
+TEI_REGISTRY = "ghcr.io/huggingface/text-embeddings-inference"
+# infinity_emb's --device for each platform PyTorch runs it on (ROCm's PyTorch is "cuda")
+INFINITY_DEVICES = {"cuda": "cuda", "rocm": "cuda", "mps": "mps"}
+ENCODER_INSTALL = {
+    "infinity": 'pip install "infinity-emb[all]"',
+    "vllm-pooling": "pip install vllm",
+}
+
+
+def tei_image(row: s.Recommendation) -> str | None:
+    """TEI's published image for the row's GPU; None where it publishes none."""
+    cc = row.gpu.compute_capability or ""
+    if row.gpu.vendor == "nvidia" and cc in TEI_IMAGES:
+        return f"{TEI_REGISTRY}:{TEI_IMAGES[cc]}{TEI_VERSION}"
+    if row.gpu.vendor == "amd":
+        return f"{TEI_REGISTRY}:{TEI_ROCM_IMAGE}"
+    return None
+
+
+def _tei_notes(row: s.Recommendation, command: list[str]) -> list[str]:
+    """Where TEI comes from on the row's GPU: its image (the command's flags after it), else
+    the build its docs give for the platform."""
+    image = tei_image(row)
+    flags = shlex.join(command[1:])
+    platform = _platform(row)
+    if image is not None and platform == "rocm":
+        return [
+            "TEI's ROCm image runs its Python backend (its AMD GPU docs): docker run "
+            "--device=/dev/kfd --device=/dev/dri --group-add video --ipc=host "
+            f'-p {PORT}:{PORT} -v "$HOME/.cache/huggingface:/data" {image} {flags}'
+        ]
+    if image is not None:
+        return [
+            f"in TEI's image for compute capability {row.gpu.compute_capability}: docker run "
+            f'--gpus all -p {PORT}:{PORT} -v "$HOME/.cache/huggingface:/data" {image} {flags}'
+        ]
+    if platform in ("hpu", "xpu"):
+        return [
+            "TEI's Intel image is built from its Dockerfile-intel: docker build . -f "
+            f"Dockerfile-intel --build-arg PLATFORM={platform} (its Intel container docs)"
+        ]
+    if platform == "mps":
+        return ["build TEI with Metal: cargo install --path router -F metal (its README)"]
+    cc = (row.gpu.compute_capability or "").replace(".", "")
+    return [
+        "TEI publishes no image for this GPU: build one with docker build . -f Dockerfile-cuda "
+        f"--build-arg CUDA_COMPUTE_CAP={cc or '<compute-capability>'} (its custom-container docs)"
+    ]
+
+
+def encoder_deploy(
+    row: s.Recommendation, model: str | None, load: s.ServingResolvedOut | None
+) -> s.DeployOut | None:
+    """An encoder row's serve command: one replica's server with the batch caps the plan
+    priced (serving_encoder.serve_args), where it comes from on the row's GPU, and how the
+    replicas are run; None for sentence-transformers, which has no server of its own."""
+    sv = row.serving
+    assert sv is not None
+    notes: list[str] = []
+    if model is None:
+        model = "<your-model>"
+        notes.append("replace <your-model> with the model's Hugging Face id or path")
+    rt = se.RUNTIMES[sv.runtime]
+    clients = load.concurrent_requests if load is not None else None
+    per_replica = math.ceil(clients / max(1, sv.replicas)) if clients else None
+    platform = _platform(row)
+    args = se.serve_args(
+        rt,
+        model,
+        sv.weight_precision,
+        # one sequence a request, as the plan's load reads it (encoder_step._load)
+        se.EncoderLoad(tokens=1),
+        per_replica,
+        INFINITY_DEVICES.get(platform),
+        PORT,
+    )
+    if args is None:
+        return None
+    if rt.name == "tei":
+        notes += _tei_notes(row, args)
+        if sv.weight_precision == "bf16":
+            notes.append(
+                "TEI's --dtype takes float16 or float32: bf16 weights run as float16, at the "
+                "same tensor-core rate"
+            )
+    else:
+        notes.append(f"install: {ENCODER_INSTALL[rt.name]}")
+    if sv.replicas > 1:
+        visible = "HIP_VISIBLE_DEVICES" if rocm(row) else "CUDA_VISIBLE_DEVICES"
+        notes.append(
+            f"run {sv.replicas} copies, one a GPU ({visible}) on its own port, behind a load "
+            "balancer: the plan's replicas share nothing"
+        )
+    return s.DeployOut(command=shlex.join(args), notes=notes)
+
+
 def context_for(w: s.ResolvedWorkload, native: int | None = None) -> int:
     """The --max-model-len a workload's serve command asks: room for the longest request the
     load describes, within the model's own limit. vLLM refuses a prompt longer than
@@ -895,7 +999,8 @@ def attach(rows: list[s.Recommendation], w: s.ResolvedWorkload, data_dir: Path =
     context = context_for(w, long.native if long is not None else None)
     for row in rows:
         if row.serving is not None and row.serving.kind == "encoder":
-            continue  # an embedding server's command (TEI, infinity) is not written yet
+            row.serving.deploy = encoder_deploy(row, model, w.serving)
+            continue
         if row.serving is not None:
             acc = row.offer.accelerator if row.offer is not None else None
             row.serving.deploy = deploy_for(row, model, context, acc, long)

@@ -1751,6 +1751,13 @@ class CurvePointOut(BaseModel):
     output_tokens_per_s: float = Field(description="output tokens per second, all replicas")
 
 
+class EncoderCurvePointOut(BaseModel):
+    clients: int = Field(description="concurrent clients, all replicas")
+    latency_ms: float = Field(description="mean latency, request in to embedding out, ms")
+    latency_p95_ms: float = Field(description="p95 latency, milliseconds")
+    embeddings_per_s: float = Field(description="embeddings (sequences) per second, all replicas")
+
+
 class DeployOut(BaseModel):
     """How to start a serving plan: the runtime's command and, for a SkyPilot instance, a
     service file."""
@@ -1866,6 +1873,13 @@ class ServingOut(BaseModel):
     )
     batch_ms: float | None = Field(
         None, description="encoder: milliseconds one full batch's forward pass takes"
+    )
+    encoder_curve: list[EncoderCurvePointOut] = Field(
+        [],
+        description="encoder: latency against embeddings per second as concurrent clients grow "
+        "past saturation (the first rows shown); absent where empty",
+        # left out where empty: a decoder's row reads as it did before encoders had curves
+        exclude_if=lambda v: not v,
     )
 
 

@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.domain import bands, compat, efficiency, llm_step, rank, serving_step
+from app.domain import bands, efficiency, llm_step, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving as sv
@@ -25,12 +25,11 @@ from app.domain.workload import ModelSpec, ServingSpec, WorkloadSpec
 from app.recommend import quality
 from app.recommend import schemas as s
 from app.recommend import serving_encoder as encoder_words
+from app.recommend import serving_rows as words
 from app.recommend.deploy import publisher_fp8
 from app.recommend.rows import (
-    chosen_offer_out,
     gpu_out,
     offer_lines,
-    priced_parts,
     spot_warning,
     time_band_out,
 )
@@ -626,21 +625,14 @@ def _recommendation(
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
     priced = row.priced
-    cost = serving_step.cost_of(gpu, r, priced)
-    if priced.pricing is not None and priced.pricing.left_out is not None:
-        # a way in the budget took out has no break-even with the way offered (evaluate.finish)
-        cost = dataclasses.replace(cost, break_even_hours=None)
     rent_h = priced.rent_usd_per_hour
-    extra: dict[str, object] = {"price_known": cost.purchase_usd is not None or rent_h is not None}
-    rent_out = buy_out = None
-    if priced.pricing is not None:  # the offers chosen (None: the catalog's prices)
-        extra, rent_out, buy_out = priced_parts(
-            priced.pricing,
-            cost,
-            _per_million(r, rent_h),
-            priced.placed.note if priced.placed is not None else None,
-            blended=costs.usd_per_million_tokens(rent_h, r.output_tokens_per_s),
-        )
+    cost, extra = words.served_cost(
+        gpu,
+        r,
+        priced,
+        _per_million(r, rent_h),
+        costs.usd_per_million_tokens(rent_h, r.output_tokens_per_s),
+    )
     itl_s = (r.itl_ms or 0.0) / 1e3
     latency = (
         (r.ttft_ms or 0.0) + (spec.output_tokens - 1) * (r.itl_ms or 0.0)
@@ -648,12 +640,7 @@ def _recommendation(
         else None
     )
     table_ = table if table is not None else load_efficiency()
-    lo, hi, basis = _band(row, table_)
-    bottleneck = (
-        r.bottleneck
-        if r.bottleneck in ("compute", "interconnect", "kernel launches", "host overhead")
-        else "memory bandwidth"
-    )
+    band = _band(row, table_)
     return s.Recommendation(
         rank=position,
         gpu=gpu_out(gpu, priced.pricing),
@@ -674,7 +661,7 @@ def _recommendation(
         ms_per_output_token=r.itl_ms,
         meets_latency_target=row.meets,
         time_to_finish_h=None,
-        bottleneck=bottleneck,
+        bottleneck=words.bottleneck_word(r.bottleneck),
         timing=s.TimingOut(
             step_time_s=itl_s,
             # the decode step at this load, by its parts (math, bytes, links), as an LLM
@@ -686,19 +673,12 @@ def _recommendation(
             interconnect_s=r.step.comm_s if r.step is not None else 0.0,
             scaling_efficiency=1.0,
         ),
-        cost=s.CostOut(
-            **dataclasses.asdict(cost) | {"job_cost_usd": None, "rent": rent_out, "buy": buy_out}
-        ),
+        cost=cost,
         score=row.score if row.score is not None else 0.0,
-        uncertainty=s.UncertaintyOut(
-            low=tput * lo,
-            high=tput * hi,
-            factor_low=lo,
-            factor_high=hi,
-            basis=basis,
-            time_to_first_token_ms=time_band_out(
-                r.ttft_ms, serving_first_token_band(gpu, r.config, row.runtime, table_)
-            ),
+        uncertainty=words.uncertainty_out(
+            tput,
+            band,
+            time_band_out(r.ttft_ms, serving_first_token_band(gpu, r.config, row.runtime, table_)),
         ),
         provenance={
             "specs": "published (catalog)",
@@ -709,28 +689,22 @@ def _recommendation(
                 else "with published efficiency priors"
             ),
             "memory": "modelled",
-            "hourly_price": _price_words(priced),
+            "hourly_price": words.price_words(priced),
             # what the GEMMs' efficiency rests on (kernel profiles), as inference rows say
             **({"gemm_efficiency": row.served.gemm_basis} if row.served.gemm_basis else {}),
         },
         explanation=_explain(row, spec),
         tips=_tips(row, spec, fp8_for),
-        warnings=list(row.served.warnings)
-        + list(row.warnings)
-        + list(r.notes)
-        + _expert_layout_note(row, model)
-        + [
-            w
-            for w in (
-                spot_warning(row.priced.pricing, False),
-                near_capacity(r, spec, lo),
-            )
-            if w
-        ]
-        # the GeForce licence before what the hardware bought needs besides the cards (as
-        # training and inference rows say it): the verdict quotes the first that applies
-        + ([g] if (g := compat.geforce_caveat(gpu)) else [])
-        + list(row.served.caveats),
+        warnings=words.row_warnings(
+            row,
+            gpu,
+            _expert_layout_note(row, model)
+            + [
+                w
+                for w in (spot_warning(priced.pricing, False), near_capacity(r, spec, band[0]))
+                if w
+            ],
+        ),
         serving=_serving_out(row, with_curve),
         alternatives=[_alternative(gpu, o.result, o.price, spec) for o in row.others],
         **extra,
@@ -806,48 +780,19 @@ def serving_first_token_band(
     return lo, hi, f"{basis}; {SERVING_TTFT_NOTE}"
 
 
-def _price_words(priced: serving_step.Price) -> str:
-    if priced.pricing is None:
-        return "catalog" if priced.basis is not None else "unknown"
-    rent = priced.pricing.rent
-    if priced.basis == "rent" and rent is not None:
-        o = rent.offer
-        return f"rented: {o.provider} {o.instance_type} ({o.tier}, {o.as_of}; {o.source})"
-    buy = priced.pricing.buy
-    if priced.basis == "buy" and buy is not None:
-        return (
-            f"bought: {buy.condition} price ({buy.as_of}) less resale over "
-            f"{priced.pricing.usage.hours:,.0f} h of use, plus energy at TDP"
-        )
-    return "unknown"
-
-
 def _alternative(
     gpu: GpuSpec, res: sv.ServingResult, priced: serving_step.Price, spec: ServingSpec
 ) -> s.AlternativeOut:
     """Another shape of the same GPU that meets the targets, with the instance it rents; its
     memory as the row counts its own (the requests' KV cache, not the whole pool reserved)."""
-    c = res.config
-    rent = priced.pricing.rent if priced.pricing is not None else None
-    per_gpu = res.used_gb_per_gpu(res.running(spec.concurrent_requests, spec.requests_per_s))
-    return s.AlternativeOut(
-        num_gpus=res.total_gpus,
-        replicas=c.replicas,
-        gpus_per_replica=c.gpus_per_replica,
-        precision=c.weight_precision,
-        kv_cache_precision=c.kv_precision,
-        itl_ms=res.itl_ms,
-        ttft_ms=res.ttft_ms,
-        required_gb=round(per_gpu, 3),
+    return words.alternative_out(
+        res,
+        priced,
+        gpus_per_replica=res.config.gpus_per_replica,
+        latency=(res.itl_ms, res.ttft_ms),
+        required_gb=res.used_gb_per_gpu(res.running(spec.concurrent_requests, spec.requests_per_s)),
         throughput=res.output_tokens_per_s or 0.0,
         unit="output tokens/s",
-        scaling_efficiency=1.0,
-        purchase_usd=priced.purchase_usd,
-        hourly_usd=priced.rent_usd_per_hour,
-        offer=chosen_offer_out(rent, priced.placed.note if priced.placed else None)
-        if rent is not None
-        else None,
-        price_known=priced.purchase_usd is not None or priced.rent_usd_per_hour is not None,
     )
 
 

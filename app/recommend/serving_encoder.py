@@ -11,14 +11,15 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from app.domain import bands, compat, efficiency, rank, serving_step
+from app.domain import bands, efficiency, rank, serving_step
 from app.domain import cost as costs
 from app.domain import evaluate as ev
 from app.domain import serving_encoder as se
 from app.domain import serving_encoder_step as encoder_step
 from app.domain.workload import ServingSpec
 from app.recommend import schemas as s
-from app.recommend.rows import chosen_offer_out, gpu_out, priced_parts, spot_warning, time_band_out
+from app.recommend import serving_rows as words
+from app.recommend.rows import gpu_out, time_band_out
 
 if TYPE_CHECKING:
     from app.recommend.serving import _Row
@@ -98,6 +99,7 @@ def serving_out(row: _Row) -> s.ServingOut:
         usd_per_million_embeddings=enc.usd_per_million(row.usd_per_hour),
         batch_sequences=enc.batch_cap,
         batch_ms=enc.batch_ms,
+        encoder_curve=[s.EncoderCurvePointOut(**dataclasses.asdict(p)) for p in enc.curve],
     )
 
 
@@ -168,8 +170,6 @@ def recommendation(
     n = c.replicas
     tput = enc.embeddings_per_s or 0.0
     _, _, est = encoder_step.full_batch(gpu, work, c.weight_precision, rt, ctx.calibration)
-    from app.recommend.serving import _price_words  # the decoder's words for a price
-
     mem = s.MemoryOut(
         required_gb=round(r.used_gb_per_gpu(0.0), 3),
         available_gb=round(efficiency.usable_gb(gpu), 3),
@@ -184,20 +184,14 @@ def recommendation(
     )
     mem.headroom_gb = round((mem.available_gb or 0) - mem.required_gb, 3)
     priced = row.priced
-    cost = serving_step.cost_of(gpu, r, priced)
-    if priced.pricing is not None and priced.pricing.left_out is not None:
-        cost = dataclasses.replace(cost, break_even_hours=None)
     rent_h = priced.rent_usd_per_hour
-    extra: dict[str, object] = {"price_known": cost.purchase_usd is not None or rent_h is not None}
-    rent_out = buy_out = None
-    if priced.pricing is not None:
-        extra, rent_out, buy_out = priced_parts(
-            priced.pricing,
-            cost,
-            (None, costs.usd_per_million_tokens(rent_h, enc.tokens_per_s)),
-            priced.placed.note if priced.placed is not None else None,
-            blended=enc.usd_per_million(rent_h),
-        )
+    cost, extra = words.served_cost(
+        gpu,
+        r,
+        priced,
+        (None, costs.usd_per_million_tokens(rent_h, enc.tokens_per_s)),
+        enc.usd_per_million(rent_h),
+    )
     job = dataclasses.replace(
         work,
         task="inference",
@@ -206,14 +200,11 @@ def recommendation(
         batch_size=enc.batch_cap,
     )
     lo, hi, basis = bands.band(rank.row_band_inputs(gpu, job, est, False), work.efficiency)
-    basis = (
+    band = (
+        lo,
+        hi,
         f"{basis}; the forward pass's band (batch inference under {rt.kernels}): the "
-        "batcher's queueing is modelled, not calibrated"
-    )
-    bottleneck = (
-        r.bottleneck
-        if r.bottleneck in ("compute", "interconnect", "kernel launches", "host overhead")
-        else "memory bandwidth"
+        "batcher's queueing is modelled, not calibrated",
     )
     return s.Recommendation(
         rank=position,
@@ -232,7 +223,7 @@ def recommendation(
         ms_per_output_token=None,
         meets_latency_target=row.meets,
         time_to_finish_h=None,
-        bottleneck=bottleneck,
+        bottleneck=words.bottleneck_word(r.bottleneck),
         timing=s.TimingOut(
             step_time_s=enc.batch_ms / 1e3,
             compute_s=est.compute_s,
@@ -242,33 +233,19 @@ def recommendation(
             interconnect_s=0.0,
             scaling_efficiency=1.0,
         ),
-        cost=s.CostOut(
-            **dataclasses.asdict(cost) | {"job_cost_usd": None, "rent": rent_out, "buy": buy_out}
-        ),
+        cost=cost,
         score=row.score if row.score is not None else 0.0,
-        uncertainty=s.UncertaintyOut(
-            low=tput * lo,
-            high=tput * hi,
-            factor_low=lo,
-            factor_high=hi,
-            basis=basis,
-            time_to_first_token_ms=time_band_out(enc.latency_ms, (lo, hi, basis)),
-        ),
+        uncertainty=words.uncertainty_out(tput, band, time_band_out(enc.latency_ms, band)),
         provenance={
             "specs": "published (catalog)",
             "throughput": "modelled: the embedding server's dynamic batcher "
             f"({rt.source}) around the engine's forward pass",
             "memory": "modelled",
-            "hourly_price": _price_words(priced),
+            "hourly_price": words.price_words(priced),
         },
         explanation=_explain(row, spec),
         tips=[],
-        warnings=list(row.served.warnings)
-        + list(row.warnings)
-        + list(r.notes)
-        + [w for w in (spot_warning(priced.pricing, False),) if w]
-        + ([g] if (g := compat.geforce_caveat(gpu)) else [])
-        + list(row.served.caveats),
+        warnings=words.row_warnings(row, gpu, words.spot_words(priced)),
         serving=serving_out(row),
         alternatives=[_alternative(o, spec) for o in row.others],
         **extra,
@@ -277,27 +254,14 @@ def recommendation(
 
 def _alternative(o: serving_step.Served, spec: ServingSpec) -> s.AlternativeOut:
     """Another replica count of the same card that meets the target."""
-    res, priced = o.result, o.price
-    enc = o.encoder
+    res, enc = o.result, o.encoder
     assert enc is not None
-    c = res.config
-    rent = priced.pricing.rent if priced.pricing is not None else None
-    return s.AlternativeOut(
-        num_gpus=res.total_gpus,
-        replicas=c.replicas,
+    return words.alternative_out(
+        res,
+        o.price,
         gpus_per_replica=1,
-        precision=c.weight_precision,
-        kv_cache_precision=c.kv_precision,
-        itl_ms=None,
-        ttft_ms=enc.latency_ms,
-        required_gb=round(res.used_gb_per_gpu(0.0), 3),
+        latency=(None, enc.latency_ms),
+        required_gb=res.used_gb_per_gpu(0.0),
         throughput=enc.embeddings_per_s or 0.0,
         unit=UNIT,
-        scaling_efficiency=1.0,
-        purchase_usd=priced.purchase_usd,
-        hourly_usd=priced.rent_usd_per_hour,
-        offer=chosen_offer_out(rent, priced.placed.note if priced.placed else None)
-        if rent is not None
-        else None,
-        price_known=priced.purchase_usd is not None or priced.rent_usd_per_hour is not None,
     )

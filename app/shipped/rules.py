@@ -58,6 +58,7 @@ def load_rules(data_dir: Path = DATA_DIR) -> Rules:
             versions=_str(r.get("versions")),
             runs_as=_str(r.get("runs_as")),
             segments=_tuple(r.get("segments")),
+            caveat=r.get("caveat"),
         )
         for r in doc.get("features") or []
     )

@@ -846,6 +846,16 @@ CSV_COLUMNS = (
     "itl_p95_ms",
     "weight_format",
     "kv_cache_precision",
+    # an encoder's serving row (an embedding model, a reranker) in its own units, where a
+    # decoder's has tokens: embeddings (sequences) a second at the load and at saturation, its
+    # request latency (mean, the figure a p50 target is judged on; p95) and $ per million
+    # embeddings on the row's price basis; empty on a decoder's row, whose TTFT/ITL and
+    # output-token columns are in turn empty on an encoder's
+    "embeddings_per_s",
+    "max_embeddings_per_s",
+    "embedding_latency_ms",
+    "embedding_latency_p95_ms",
+    "usd_per_million_embeddings",
 )
 
 # Figures are estimates good to a few percent: more digits than this are noise in a sheet
@@ -892,7 +902,21 @@ def _csv_dates(r: rs.Recommendation, settings: Settings) -> tuple[Any, ...]:
 
 def _csv_serving(sv: rs.ServingOut | None) -> tuple[Any, ...]:
     if sv is None:
-        return (None,) * 8
+        return (None,) * 13
+    if sv.kind == "encoder":
+        # one forward pass a request: no first token, no next one, no output tokens, no KV cache
+        return (
+            None,
+            sv.price_basis,
+            *(None,) * 4,
+            weights_name(sv.weight_precision, sv.weight_format),
+            None,
+            sv.embeddings_per_s,
+            sv.max_embeddings_per_s,
+            sv.ttft_ms,
+            sv.ttft_p95_ms,
+            sv.usd_per_million_embeddings,
+        )
     return (
         sv.usd_per_million_output_tokens_blended,
         sv.price_basis,
@@ -902,6 +926,7 @@ def _csv_serving(sv: rs.ServingOut | None) -> tuple[Any, ...]:
         sv.itl_p95_ms,
         weights_name(sv.weight_precision, sv.weight_format),
         sv.kv_cache_precision,
+        *(None,) * 5,
     )
 
 

@@ -1,7 +1,9 @@
 """Throughput-versus-latency charts for serving configurations (server-rendered SVG).
 
 One chart per top configuration: inter-token latency against output tokens/s as the number of
-concurrent requests grows to saturation, with the asked load and the ITL target marked."""
+concurrent requests grows to saturation, with the asked load and the ITL target marked; an
+encoder's (an embedding model, a reranker) its request latency against embeddings/s, with its
+latency target."""
 
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ def serving_charts(answer: rs.RecommendationResponse) -> list[tuple[str, charts.
     out = []
     for row in rows[:CHARTS]:
         sv = row.serving
+        if sv is not None and sv.kind == "encoder" and sv.encoder_curve:
+            p95 = sw is not None and sw.target_percentile == "p95"
+            out.append(_encoder_chart(row, sv, sw.ttft_ms_target if sw else None, p95))
+            continue
         if sv is None or not sv.curve:
             continue
         itl_target = sw.itl_ms_target if sw else None
@@ -109,5 +115,56 @@ def _chart(
     caption = (
         f"#{row.rank} {row.gpu.name}, {shape} GPU, {sv.weight_precision} weights, "
         f"{sv.kv_cache_precision} KV: {words} vs throughput up to saturation"
+    )
+    return caption, chart, names
+
+
+def _encoder_chart(
+    row: rs.Recommendation, sv: rs.ServingOut, target: float | None, p95: bool
+) -> tuple[str, charts.Chart, list[str]]:
+    """An encoder row's latency (p95 where the targets are judged at p95, as its table column)
+    against embeddings/s as concurrent clients grow past saturation, the asked load marked and
+    the latency target drawn."""
+    pct = "p95 " if p95 else ""
+    curve = [
+        {
+            "x": p.embeddings_per_s,
+            "y": p.latency_p95_ms if p95 else p.latency_ms,
+            "label": f"{p.clients:,}",
+            "title": f"{p.clients:,} concurrent: latency {p.latency_ms:,.1f} ms (p95 "
+            f"{p.latency_p95_ms:,.1f}), {p.embeddings_per_s:,.0f} embeddings/s",
+        }
+        for p in sv.encoder_curve
+    ]
+    series: list[tuple[str, list[dict[str, object]]]] = [("as clients grow", curve)]
+    names = ["as concurrent clients grow (labels: clients)"]
+    at_load = sv.ttft_p95_ms if p95 else sv.ttft_ms
+    if sv.embeddings_per_s and at_load:
+        point = {
+            "x": sv.embeddings_per_s,
+            "y": at_load,
+            "label": "",
+            "title": f"your load: {pct}latency {at_load:,.1f} ms, "
+            f"{sv.embeddings_per_s:,.0f} embeddings/s",
+            "emphasis": True,
+        }
+        series.append(("your load", [point]))
+        names.append("your load")
+    if target:
+        xs = [float(p["x"]) for p in curve]  # type: ignore[arg-type]
+        label = f"latency target ({target:g} ms)"
+        ends = [{"x": x, "y": target, "label": "", "title": label} for x in (min(xs), max(xs))]
+        series.append(("latency target", ends))
+        names.append(label)
+    chart = charts.xy_chart(
+        series,
+        x_label="embeddings/s (all replicas)",
+        y_label=f"{pct}latency, ms",
+        log_x=True,
+        log_y=True,
+    )
+    caption = (
+        f"#{row.rank} {row.gpu.name}, {sv.replicas} × 1 GPU, {sv.weight_precision} on "
+        f"{sv.runtime}: {pct}latency vs embeddings/s up to saturation"
     )
     return caption, chart, names
