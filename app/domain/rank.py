@@ -953,8 +953,8 @@ def explain(c: Candidate, position: int, leader: Candidate, objective: str) -> l
         lines.append(_layer_split_said(c))
     elif c.n > 1:
         lk = topology.link(g, min(c.n, topology.NODE_GPUS) if c.work.is_llm_inference else c.n)
-        how = f" as {p.parallelism}" if p.parallelism else ""
         nodes = topology.nodes(g, c.n)
+        how = f" as {_layout_said(p.parallelism, c.work.runtime, nodes)}" if p.parallelism else ""
         if nodes > 1 and not c.work.is_llm_inference:
             # one server's GPUs (a 4-APU MI300A node's 4: its 8 had read as the network)
             inside = topology.link(g, topology.node_size(g))
@@ -1073,6 +1073,22 @@ def _buy_periods_said(c: Candidate) -> str:
         f"{hours_text(hours)}, nothing resold; the buy-versus-rent verdict {resale} over "
         f"{u.hours:,.0f} h of use ({u.hours_per_week:g} h a week for {_years(u.years)})."
     )
+
+
+# TensorFlow replicates a model over GPUs with tf.distribute's MirroredStrategy on one server
+# and MultiWorkerMirroredStrategy across several (tensorflow.org/guide/distributed_training),
+# not PyTorch's DistributedDataParallel: a TensorFlow row had read "data parallel (DDP)"
+_DDP = "data parallel (DDP)"
+_TF_STRATEGY = ("MirroredStrategy", "MultiWorkerMirroredStrategy")
+
+
+def _layout_said(parallelism: str, runtime: str, nodes: int) -> str:
+    """The layout as the row's framework names it: a TensorFlow row's data parallelism is a
+    tf.distribute strategy, priced by the same model of an all-reduce of every gradient."""
+    if parallelism != _DDP or not runtime.startswith("tensorflow"):
+        return parallelism
+    strategy = _TF_STRATEGY[nodes > 1]
+    return f"data parallel (tf.distribute.{strategy}, priced as DDP's gradient all-reduce)"
 
 
 def _layer_split_said(c: Candidate) -> str:

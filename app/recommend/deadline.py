@@ -205,7 +205,7 @@ def slow_end(r: s.Recommendation) -> float | None:
     return None if t is None or low <= 0 else t / low
 
 
-def _past(slow: float, limit: float) -> str:
+def past(slow: float, limit: float) -> str:
     """A slow-end time past ``limit``, told apart from it: "up to 2.0 h" under a 2.0 h
     deadline (2.04 h) read as meeting it, so a time that rounds to the deadline's words gains
     a fourth figure, or says it is just over."""
@@ -221,18 +221,62 @@ def slow_end_warnings(
 ) -> list[tuple[s.Recommendation, float]]:
     """Rows that meet ``limit`` on their estimate but not at the slow end of their band, with
     that time; each such row is warned (8 × B200 at 46 min under an hour's deadline, its band
-    reaching 1.3 h, read as safely met)."""
+    reaching 1.3 h, read as safely met), and every row with a time carries its slow end and
+    whether it may miss (``slow_end_hours``, ``may_miss_deadline``): the warning alone was a
+    sentence in the row's folded details, which neither a client nor a reader of the table
+    could find."""
     risky: list[tuple[s.Recommendation, float]] = []
     for r in rows:
         slow = slow_end(r)
-        if slow is None or slow <= limit or (r.time_to_finish_h or 0.0) > limit:
+        if slow is None or (r.time_to_finish_h or 0.0) > limit:
+            continue
+        r.slow_end_hours = slow
+        r.may_miss_deadline = slow > limit
+        if not r.may_miss_deadline:
             continue
         r.warnings.append(
-            f"{MAY_MISS}{limit_duration(limit)} deadline: up to {_past(slow, limit)} at the "
+            f"{MAY_MISS}{limit_duration(limit)} deadline: up to {past(slow, limit)} at the "
             "slow end of its range"
         )
         risky.append((r, slow))
     return risky
+
+
+# What each objective orders the rows kept by, as the deadline's rule says it
+_ORDER = {
+    "fastest": "the shortest time to finish first",
+    "cheapest": "the lowest cost to finish first",
+    "best_value": "the most work per dollar first",
+    "balanced": "speed and cost weighed together",
+}
+
+
+def rule(objective: str, limit: float, rows: Sequence[s.Recommendation]) -> tuple[str, int | None]:
+    """How the deadline keeps and orders rows, in words, and the rank of the first row shown
+    that meets it even at the slow end of its range (None where none does). Rows are kept on
+    their estimate, the engine's central figure, not on the slow end: the calibrated bands
+    hold about 80 % of published measurements, so a deadline met only at the slow end would
+    be a margin of one run in ten bought at the user's expense (a 0.58× band near halves the
+    deadline and puts a dearer card first). The margin is the user's to choose, so each row
+    says its slow end and the first row that keeps it is named."""
+    within = limit_duration(limit)
+    text = (
+        f"a row is kept where its estimate, the engine's central figure, finishes within "
+        f"{within}, and the rows kept are ordered by the objective "
+        f"({_ORDER.get(objective, objective)}); each row's range is calibrated to hold about 80 % "
+        "of published measurements, so about one run in ten is slower than its slow end, and a "
+        "row whose slow end misses the deadline says it may miss it"
+    )
+    safe = next((r for r in rows if r.slow_end_hours is not None and not r.may_miss_deadline), None)
+    if safe is not None and safe.slow_end_hours is not None:
+        text += (
+            f"; for a margin, {_row(safe)} (#{safe.rank}) meets it even at its slow end, "
+            f"up to {hours(safe.slow_end_hours)}"
+        )
+        return text, safe.rank
+    if rows:
+        text += "; no row shown meets it even at its slow end"
+    return text, None
 
 
 def slow_misses(ranked: Iterable[Candidate], limit: float) -> int:
@@ -275,7 +319,7 @@ def summary(
             many = may_miss > 1
             msg += (
                 f" on its estimate, but {may_miss}{of} may miss it at the slow end of "
-                f"{'their' if many else 'its'} range ({_row(row)}: up to {_past(slow, limit)}"
+                f"{'their' if many else 'its'} range ({_row(row)}: up to {past(slow, limit)}"
                 f"{', and others' if many else ''})"
             )
         elif may_miss:
@@ -287,8 +331,15 @@ def summary(
             # "9 GPU types", not "9 card(s)": the count is of the excluded list's GPU types
             kinds = "GPU type" if left_out == 1 else "GPU types"
             msg += f"; {left_out} {kinds} left out as too slow"
+        said, safe = rule(request.objective, limit, answer.recommendations)
         return s.DeadlineOut(
-            max_hours=limit, met=True, message=msg, left_out=left_out, may_miss=may_miss
+            max_hours=limit,
+            met=True,
+            message=msg,
+            left_out=left_out,
+            may_miss=may_miss,
+            rule=said,
+            safe_rank=safe,
         )
     lifted = {"constraints": {"max_hours": None}, "objective": "fastest"}
     fastest = _top(rank, request, lifted)
@@ -299,6 +350,7 @@ def summary(
             message="nothing with a price runs the job within the other limits, with or "
             "without the deadline",
             left_out=left_out,
+            rule=rule(request.objective, limit, ())[0],
         )
     took = fastest.time_to_finish_h
     would: list[str] = []
@@ -390,6 +442,7 @@ def summary(
         max_hours=limit,
         met=False,
         message=message,
+        rule=rule(request.objective, limit, ())[0],
         left_out=left_out,
         fastest_hours=took,
         fastest=_row(fastest),

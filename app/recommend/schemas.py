@@ -1674,6 +1674,18 @@ class Recommendation(BaseModel):
     time_to_finish_h: float | None = Field(
         None, description="hours to finish the whole job (dataset × epochs); null without one"
     )
+    slow_end_hours: float | None = Field(
+        None,
+        description="with constraints.max_hours: hours to finish at the slow end of the row's "
+        "range (time_to_finish_h ÷ uncertainty.factor_low); the bands are calibrated to hold "
+        "about 80 % of published measurements, so about one run in ten takes longer",
+    )
+    may_miss_deadline: bool | None = Field(
+        None,
+        description="with constraints.max_hours: true where the row finishes within the "
+        "deadline on its estimate (which keeps and ranks it) but not at the slow end of its "
+        "range (slow_end_hours); false where it meets it even there; null without a deadline",
+    )
     bottleneck: Literal[
         "compute",
         "memory bandwidth",
@@ -2034,6 +2046,17 @@ class DeadlineOut(BaseModel):
         "lifted",
     )
     fastest: str | None = Field(None, description="that configuration, in words")
+    rule: str = Field(
+        "",
+        description="how the deadline keeps and orders rows, in words: kept where the "
+        "estimate finishes in time, ordered by the objective, each row's slow end said "
+        "(may_miss_deadline), and the first row shown that meets it even at its slow end",
+    )
+    safe_rank: int | None = Field(
+        None,
+        description="rank of the first row shown that finishes within the deadline even at "
+        "the slow end of its range; null where none does or nothing meets the deadline",
+    )
     would: list[str] = Field(
         default_factory=list,
         description="changes that would meet the deadline: more GPUs, a faster card, a shorter job",

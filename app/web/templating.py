@@ -28,6 +28,7 @@ from app.domain.serving import weights_name
 from app.domain.spot import break_even_text
 from app.domain.units import GIB_PER_GB
 from app.numbers import sig_figs
+from app.recommend.deadline import past as past_deadline
 from app.recommend.whatif import config_name, reason_count
 from app.shipped.paths import shipped_path
 from app.web.forms import as_form_words
@@ -322,6 +323,8 @@ def make_templates(settings: Settings | None = None) -> Jinja2Templates:
         break_even=break_even_text,
         said_hours=hours_text,
         limit_hours=limit_duration,  # a user's own limit, as they wrote it: 24 h, 2 days
+        # a slow-end time told apart from the deadline it misses (2.04 h under 2 h: 2.04 h)
+        past_deadline=past_deadline,
         form_words=as_form_words,
         weights=lambda sv: weights_name(sv.weight_precision, sv.weight_format),
     )

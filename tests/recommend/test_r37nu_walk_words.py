@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.recommend.deadline import _past
+from app.recommend.deadline import past
 
 
 def _ask(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
@@ -160,7 +160,7 @@ def test_a_prompt_past_the_context_writes_its_counts_as_counts(read_client: Test
 def test_a_slow_end_past_the_deadline_never_reads_as_the_deadline(
     slow: float, limit: float, said: str
 ) -> None:
-    assert _past(slow, limit) == said
+    assert past(slow, limit) == said
 
 
 def test_the_slow_end_words_of_a_kept_row(read_client: TestClient) -> None:

@@ -1,0 +1,66 @@
+"""Issue 23's "done when" for bands, held by a test (it was printed by benchmarks/accuracy.py
+and benchmarks/band_crossfit.py, and no test read it): on the held-out sets, each regime's
+rows fall inside the band the engine draws at least 80 % of the time, at a median width of at
+most ×2.5. Scored as those scripts score it, never in sample: the new-source term is sized on
+the calibrating held-out files too, so each file (files sharing a source together) is scored
+under the term built without it; the spot-check set, which calibrates nothing, under the
+shipped term. A change that breaks this is a change to the bands' honesty, not to a test's
+number: rewrite the bands (accuracy.py --write-bands) and say the figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from app.shipped.rules import load_efficiency
+from tests.support import load_benchmark
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN = ROOT / "tests" / "data" / "lambda_pytorch_train.yaml"
+
+
+@pytest.fixture(scope="module")
+def crossfit() -> ModuleType:
+    return load_benchmark("band_crossfit.py", "bench_band_crossfit_r38dl")
+
+
+def test_every_held_out_regime_meets_the_band_goal_cross_fitted(crossfit: ModuleType) -> None:
+    data = ROOT / "data"
+    acc = crossfit.acc
+    table = load_efficiency(data)
+    rows = crossfit.heldout_rows(data, table)
+    tuning = acc.source_units(acc.calibration_rows(data, TRAIN, acc.INFERENCE_FILE))
+    results = crossfit.score(crossfit.crossfit(rows, crossfit.shipped_rule, tuning))
+    spot = crossfit.scored_rows(acc.evaluate_heldout(data, [acc.SPOTCHECK_FILE])[0], table)
+    full = crossfit.shipped_rule([*tuning, *crossfit.units(rows)])
+    spot_results = crossfit.score([(s, s.band(full)) for s in spot])
+    every = [*results, *spot_results]
+    # the regimes issue 23 named: llama.cpp's, the LLM ones and the CNN ones are all scored
+    names = {r.regime for r in every}
+    assert {"llamacpp-decode", "llamacpp-prefill", "serving-trtllm", "cnn-training"} <= names
+    assert len(every) >= 20
+    short = [(r.regime, round(r.coverage, 2), round(r.width, 2)) for r in every if not r.met]
+    assert not short, short
+    for r in every:
+        assert r.coverage >= 0.8 and r.width <= 2.5, r
+
+
+def test_the_sets_that_calibrate_nothing_meet_it_as_the_app_answers(
+    crossfit: ModuleType,
+) -> None:
+    """The vLLM/SGLang NVIDIA and MLPerf Llama 2 sets are in no band's calibration
+    (accuracy.NOT_CALIBRATING): scored under the bands the app draws (shipped kernel profiles
+    attached), as a user reads them. On the priors alone, without the profiles, the open-source
+    CUDA serving rows are 75 % inside (24 of 32): said in docs/methodology.md §6.7t, not held here."""
+    acc = crossfit.acc
+    data = ROOT / "data"
+    files = [f for f in acc.NOT_CALIBRATING if f != acc.SPOTCHECK_FILE]
+    rows, _ = acc.evaluate_heldout(
+        data, files, calibration=acc.app_calibration(data), app_bands=True
+    )
+    scores = acc.heldout_band_scores(rows)
+    assert {b.regime for b in scores} == {"serving-open-cuda", "serving-mlperf-offline"}
+    for b in scores:
+        assert b.coverage >= 0.8 and b.median_width <= 2.5, (b.regime, b.coverage, b.median_width)
