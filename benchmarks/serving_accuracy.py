@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.catalog.loader import read_gpu_specs  # noqa: E402
-from app.domain import burst, formats  # noqa: E402
+from app.domain import burst, efficiency, formats  # noqa: E402
 from app.domain import serving as sv  # noqa: E402
 from app.domain.calibration import Calibration  # noqa: E402
 from app.domain.efficiency import EfficiencyTable, usable_gb  # noqa: E402
@@ -146,28 +146,30 @@ def evaluate_one(
     settings: str | None = None,
     calibration: Calibration | None = None,
     cached_prompt_tokens: int = 0,
+    capacity_policy: str | None = None,
 ) -> sv.ServingResult:
     """One published serving configuration through app/domain/serving.py, the runtime's
     defaults and the engine's priors (the held-out serving rows of benchmarks/accuracy.py are
     priced here too). ``settings: trtllm-bench``: the run's scheduler limits are the
     benchmark's own (``trtllm_bench_settings``), not the runtime's defaults.
     ``cached_prompt_tokens``: each prompt's tokens the benchmark's protocol left in the
-    server's prefix cache (``cached_prompt_tokens``), held and read but not computed."""
+    server's prefix cache (``cached_prompt_tokens``), held and read but not computed.
+    ``capacity_policy``: the TensorRT-LLM capacity scheduler policy the run states
+    (efficiency.TRTLLM_CAPACITY_POLICIES), its admission rule in place of the runtime's default."""
     mem_eff, comp = efficiencies_for(gpu, calibration)  # None: the priors
-    load = sv.ServingLoad(
-        isl, osl, concurrent_requests=concurrency or 1, cached_prompt_tokens=cached_prompt_tokens
-    )
     runtime = runtime_of(gpu, cfg.runtime, table)
+    if capacity_policy is not None:
+        runtime = dataclasses.replace(
+            runtime, kv_admission=efficiency.TRTLLM_CAPACITY_POLICIES[capacity_policy]
+        )
     if settings == "trtllm-bench":
         bs, tokens = trtllm_bench_settings(
             gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl
         )
-        # trtllm-bench admits on demand (MAX_UTILIZATION, its ExecutorSettingsConfig default,
-        # trtllm-bench-scheduler-policy), but its tables are bursts of identical requests whose
-        # caches grow in step and reach the pool's end together (then pause): the even spread
-        # of ages that earns on-demand admission its prompt + half-output average never forms,
-        # so these runs keep the whole-request count (methodology 6.7s, kv)
         runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
+    load = sv.ServingLoad(
+        isl, osl, concurrent_requests=concurrency or 1, cached_prompt_tokens=cached_prompt_tokens
+    )
     return sv.evaluate(
         gpu,
         model,
@@ -215,13 +217,15 @@ def evaluate_burst(
     table: EfficiencyTable,
     calibration: Calibration | None = None,
     data_dir: Path = ROOT / "data",
+    settings: str | None = None,
 ) -> burst.Drain:
     """A run that sends its ``num_prompts`` requests at once and reports total output over the
     makespan (``vllm bench serve`` with no request rate, an offline benchmark): the burst
     drained by the runtime's scheduler (app/domain/burst.py), each step the serving model's.
     ``dataset``: "sharegpt" — lengths as vLLM's sampler draws them (data/request_lengths.yaml)
     at the run's own means ``isl``/``osl``; "random" (vLLM's random set at range ratio 0) or
-    "fixed" — every request ``isl``/``osl``."""
+    "fixed" — every request ``isl``/``osl``. ``settings: trtllm-bench``: the scheduler limits
+    are the benchmark's own (``trtllm_bench_settings``)."""
     if dataset == "sharegpt":
         reqs = burst.sample(load_length_models(data_dir)["sharegpt"], num_prompts, isl, osl)
     elif dataset in ("random", "fixed"):
@@ -229,16 +233,30 @@ def evaluate_burst(
     else:
         raise ValueError(f"burst dataset {dataset!r} is not one of {BURST_DATASETS}")
     mem_eff, comp = efficiencies_for(gpu, calibration)
+    runtime = runtime_of(gpu, cfg.runtime, table)
+    if settings == "trtllm-bench":
+        bs, tokens = trtllm_bench_settings(
+            gpu, model, cfg.gpus_per_replica, cfg.weight_precision, cfg.kv_precision, isl, osl
+        )
+        runtime = dataclasses.replace(runtime, max_batch=bs, chunk_tokens=tokens)
     return burst.evaluate(
         gpu,
         model,
         cfg,
         reqs,
-        runtime=runtime_of(gpu, cfg.runtime, table),
+        runtime=runtime,
         usable_gb=usable_gb(gpu),
         memory_efficiency=mem_eff,
         compute_efficiency=comp,
     )
+
+
+def _num_prompts(raw: dict[str, Any], meta: dict[str, Any]) -> int:
+    """A burst row's request count: its own ``num_prompts``, else the source's count for its
+    ISL/OSL (``num_requests``: "isl/osl" → requests, as a document's table gives them)."""
+    if "num_prompts" in raw:
+        return int(raw["num_prompts"])
+    return int(meta["num_requests"][f"{raw['isl']}/{raw['osl']}"])
 
 
 def _heldout_rows(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -297,13 +315,15 @@ def predict(data_dir: Path, files: list[Path]) -> list[Row]:
             res = evaluate_one(
                 gpu, model, cfg, isl, int(raw["osl"]), conc, table, meta.get("settings"),
                 cached_prompt_tokens=_cached(raw, meta, isl),
+                capacity_policy=raw.get("capacity_policy", meta.get("capacity_policy")),
             )  # fmt: skip
             arrival = raw.get("arrival", meta.get("arrival"))
             predicted = (res.output_tokens_per_s or 0.0) if conc else res.max_output_tokens_per_s
             if arrival == "burst" and res.fits and not conc:
                 predicted = evaluate_burst(
-                    gpu, model, cfg, int(raw["isl"]), int(raw["osl"]), int(raw["num_prompts"]),
+                    gpu, model, cfg, int(raw["isl"]), int(raw["osl"]), _num_prompts(raw, meta),
                     str(raw.get("dataset") or meta.get("dataset")), table, data_dir=data_dir,
+                    settings=meta.get("settings"),
                 ).mean_output_tokens_per_s  # fmt: skip
             rows.append(
                 Row(

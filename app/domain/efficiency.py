@@ -365,6 +365,17 @@ class KvAdmission:
 
 RESERVE_FULL = KvAdmission("reserve_full", 1.0)
 
+# TensorRT-LLM's capacity scheduler policies as admission rules (trtllm-capacity-scheduler):
+# GUARANTEED_NO_EVICT, the LLM API's and trtllm-serve's default, admits a request only with room
+# for its whole output ("a started request is never paused"); MAX_UTILIZATION packs requests "at
+# the risk of having to pause requests if the KV cache size limit is reached", its blocks
+# allocated as tokens arrive, as vLLM's are, and trtllm-bench runs it
+# (trtllm-bench-scheduler-policy). A run that states its policy is priced by it.
+TRTLLM_CAPACITY_POLICIES: dict[str, KvAdmission] = {
+    "GUARANTEED_NO_EVICT": RESERVE_FULL,
+    "MAX_UTILIZATION": KvAdmission("on_demand", ON_DEMAND_OUTPUT_SHARE),
+}
+
 
 def _kv_admission(name: str, raw: Any) -> KvAdmission | None:
     """``kv_admission: {policy: on_demand | reserve_full, output_share: s}``: on demand the

@@ -33,6 +33,7 @@ from typing import Any
 
 from app.domain import efficiency, formats, llm_step
 from app.domain.efficiency import EfficiencyTable
+from app.domain.figures import sig_figs
 from app.domain.gpu import GpuSpec
 from app.domain.topology import NODE_GPUS
 from app.domain.units import gib
@@ -636,9 +637,10 @@ def _solve(
     load_rate: float | None,
     p: int,
     o: int,
-    cap: int,
+    cap: float,
     fresh: int | None = None,
     share: bool = False,
+    recompute: float = 0.0,
 ) -> _Point | None:
     """Steady state of one replica under ``load_n`` concurrent requests (closed loop) or
     ``load_rate`` requests/s (open loop). None when an open-loop rate exceeds capacity.
@@ -646,7 +648,10 @@ def _solve(
     ``p`` when none is cached): the decode steps read the KV of all ``p``, the prompt work and
     the step's token budget see ``fresh`` alone. The fresh tokens' attention over the cached
     prefix is left out (priced as a ``fresh``-token prompt's own: 16 tokens over 2,048 is
-    < 0.1 % of a decode's attention over the same context)."""
+    < 0.1 % of a decode's attention over the same context). ``recompute``: the tokens each
+    request re-prefills on average after preemptions (``lockstep``), prompt work the steps carry
+    beside the fresh prompts (priced at the prompt's own length: the longer contexts' extra
+    attention is left out)."""
     ctx = p + o / 2.0
     q = p if fresh is None else max(1, min(fresh, p))
     chunk = rt.chunk_tokens
@@ -682,7 +687,8 @@ def _solve(
     # batch too: in a steady state each step also carries the prompt tokens of the requests
     # that replace finished ones, b × p ÷ o, so at most chunk × o ÷ (p + o) sequences decode
     # while the budget keeps up with their prompts; requests beyond wait for it (in TTFT)
-    slots = max(1.0, min(float(cap), chunk * o / (q + o)))
+    work = q + max(0.0, recompute)  # prompt tokens computed per request
+    slots = max(1.0, min(float(cap), chunk * o / (work + o)))
     users = max(1.0, load_n or 1.0)
     foreign = 1.0 if load_rate is not None else (users - 1.0) / users
 
@@ -698,7 +704,7 @@ def _solve(
         # chunks run beside the other b − 1 decodes. One user: decode steps alone, as LLM
         # inference prices them, and the prompt alone.
         others = b - 1.0
-        prefill_per_step = others * q / o
+        prefill_per_step = others * work / o
         step = eng.parts(b, ctx, prefill_per_step, float(q))
         # the prompt itself: chunks that share steps with the others' decodes
         room = max(chunk - others, chunk / 4.0)
@@ -924,6 +930,66 @@ def _capacity(
     cap_kv = int(room // kv_held) if full >= 1 else 0
     held = min(rt.max_batch, cap_kv) if cap else cap_kv
     return weights, act, fw, pool, kv_req, held, kv_held, full
+
+
+@dataclass(frozen=True, slots=True)
+class Lockstep:
+    """Requests admitted together at one length under on-demand admission, their caches
+    growing one token a step in step (``lockstep``): what the pool's running out costs."""
+
+    admitted: int  # running at the start: the batch cap, or the prompts the pool holds
+    # running at the sweep's end: those whose whole prompt + output the pool holds (their
+    # prompts admitted over a ramp of R steps: prompt + output − R ÷ 2 each)
+    whole: int
+    mean_running: float  # the running count averaged over the output's steps
+    preempted: int  # admitted − whole: preempted before they finish, recomputed later
+    recompute_tokens: float  # the contexts they re-prefill, per admitted request
+    full_from: float  # the output token at which the pool is full (the output: never)
+
+    @property
+    def preempted_share(self) -> float:
+        return self.preempted / self.admitted if self.admitted else 0.0
+
+
+def lockstep(
+    admitted: int, prompt: int, output: int, pool_tokens: float, step_tokens: float = math.inf
+) -> Lockstep:
+    """``admitted`` requests of ``prompt`` + ``output`` tokens started together on a KV pool of
+    ``pool_tokens`` that admits on demand (vLLM V1; TensorRT-LLM's MAX_UTILIZATION), in
+    expectation; ``step_tokens``: the step's token budget, which admits their prompts over
+    R = admitted × prompt ÷ step_tokens steps (at most the output).
+
+    Started together, n requests hold n × (prompt + t) at output token t; once that passes the
+    pool the newest is preempted (vLLM V1: ``self.running.pop()``; TensorRT-LLM pauses the last
+    started). Admitted over R steps, their ages spread evenly over R, so they hold n × (prompt +
+    R ÷ 2 + t') as the mean age R ÷ 2 + t' runs to its peak output − R ÷ 2 (when the first
+    finishes, and a steady stream follows): the same sweep, from prompt + R ÷ 2 over output − R
+    tokens. At R = output that is the steady state's prompt + half the output
+    (efficiency.ON_DEMAND_OUTPUT_SHARE); at R = 0 the whole request. From t* = pool ÷ n −
+    prompt − R ÷ 2 the pool runs pool ÷ (prompt + R ÷ 2 + t') of them, down to ``whole``; the
+    k-th to go is the newest, holding pool ÷ k − R ÷ 2, and is recomputed in full: its prompt and
+    the output it had made become its new prompt (vLLM's RECOMPUTE mode, the V1 default:
+    ``num_computed_tokens = 0``; TensorRT-LLM's ``LlmRequest::pause`` moves the generated tokens
+    into the prompt), none of it kept (the survivors' growth takes its freed blocks within a few
+    hundred steps, long before it is readmitted). So ``admitted − whole`` are preempted and the
+    running count averages (n t* + pool ln(span end ÷ span start)) ÷ output over the output
+    (n through the ramp). A second preemption of a readmitted request is left out."""
+    p, o = max(1, prompt), max(1, output)
+    c = max(0.0, pool_tokens)
+    n = min(max(0, admitted), int(c // p))
+    ramp = min(float(o), n * p / step_tokens) if step_tokens > 0 else float(o)
+    lo = p + ramp / 2.0  # the held tokens per request at the sweep's start
+    hi = p + o - ramp / 2.0  # and at its peak
+    whole = min(n, int(c // hi))
+    if n <= whole:
+        return Lockstep(n, n, float(n), 0, 0.0, float(o))
+    t_star = max(0.0, c / n - lo)
+    span = o - ramp
+    # through the ramp what the pool holds at its start, then n to t*, then pool ÷ (held)
+    sweep = c * math.log(hi / (lo + t_star)) if span > 0 else 0.0
+    running = min(n, c / lo) * ramp + n * t_star + sweep
+    recompute = sum(max(float(p), c / k - ramp / 2.0) for k in range(whole + 1, n + 1)) / n
+    return Lockstep(n, whole, min(float(n), running / o), n - whole, recompute, t_star)
 
 
 def _replicas_needed(load: ServingLoad, cfg: ServingConfig, sat: _Point) -> str:
@@ -1274,8 +1340,9 @@ def evaluate(
         max_out = point.rate * o * busy
     if (edge := _stall_note(point)) is not None:
         notes.append(edge)
-    if (over := _preemption_note(rt, point.batch, full)) is not None:
-        notes.append(over)
+    if rt.kv_admission.on_demand and point.batch > full + 0.5:
+        started = _started_together(terms, load, cfg, point)
+        notes.append(_preemption_note(rt, point, full, o, *started))
     saturated = load.concurrent_requests is not None and load.concurrent_requests / r > cap
     if saturated:
         notes.append(
@@ -1307,23 +1374,59 @@ def evaluate(
     )
 
 
-def _preemption_note(rt: RuntimeProfile, running: float, full: int) -> str | None:
+def _started_together(
+    terms: ShapeTerms, load: ServingLoad, cfg: ServingConfig, point: _Point
+) -> tuple[Lockstep, _Point | None]:
+    """The asked load's running requests started together (``lockstep``: a load test's equal
+    requests sent at once, a closed loop's cohorts that then finish and restart together), and
+    its point priced so: the running count the pool keeps over the output and the preempted
+    requests' recompute as prompt work on every step (``_solve``'s ``recompute``)."""
+    _w, _a, _f, pool, kv_req, _c, _h, _full = terms.capacity
+    p, o, q = terms.tokens
+    rt = terms.rt
+    per_token = kv_req / (p + o + max(0, load.kv_extra_tokens))
+    room = max(0.0, pool) * GB * cfg.gpus_per_replica / terms.base["kv_copies"]
+    ls = lockstep(round(point.batch), p, o, room / per_token, rt.chunk_tokens)
+    r = cfg.replicas
+    users = None if load.requests_per_s is not None else (load.concurrent_requests or 1.0) / r
+    rate = None if load.requests_per_s is None else load.requests_per_s / r
+    pt = _solve(terms.eng, rt, users, rate, p, o, ls.mean_running, q, False, ls.recompute_tokens)
+    return ls, pt
+
+
+def _preemption_note(
+    rt: RuntimeProfile, point: _Point, full: int, o: int, ls: Lockstep, started: _Point | None
+) -> str:
     """Words for a replica that runs more requests than the pool holds at their whole length
-    (``full``, the reserve-full count): a runtime that allocates its cache on demand admits
-    them against what they hold on average, and when the pool runs out it preempts the newest
-    and recomputes it later (vLLM V1's RECOMPUTE; SGLang's retract), so outputs that run long
-    together cost recomputation and latency the steady state does not price. None where the
-    running requests' whole prompts and outputs fit, or the runtime reserves them."""
+    (``full``, the reserve-full count) under a runtime that allocates its cache on demand: the
+    figure counts them at what they hold on average (their ages spread over the output), and
+    when they start together (``_started_together``) their caches grow in step, fill the pool
+    and the newest are preempted and recomputed (vLLM V1's RECOMPUTE; SGLang's retract), which
+    is priced here: how many, how many tokens each prefills again, and the output rate that
+    leaves."""
     admit = rt.kv_admission
-    if not admit.on_demand or running <= full + 0.5:
-        return None
+    head = (
+        f"{point.batch:,.0f} requests per replica run above the {full:,} whose whole prompt + "
+        f"output the KV cache holds at once: {rt.name} allocates the cache as tokens arrive, "
+        f"counting each at its prompt + {admit.output_share:.0%} of its output (their ages "
+        "spread), and when it runs out preempts the newest request and recomputes it later"
+    )
+    avoid = f"a cap of {full:,} running requests a replica avoids it"
+    if ls.preempted < 1:
+        return f"{head} ({avoid})"
+    each = ls.recompute_tokens * ls.admitted / ls.preempted
+    cost = ""
+    if started is not None and point.rate > 0.0:
+        out, now = started.rate * o, point.rate * o
+        cost = (
+            f", ~{sig_figs(out)} output tokens/s a replica "
+            f"({max(0.0, 1.0 - out / now):.0%} below this figure)"
+        )
     return (
-        f"{running:,.0f} requests per replica run above the {full:,} whose whole prompt + "
-        f"output the KV cache holds at once: {rt.name} allocates the cache as tokens arrive "
-        f"and counts a running request at its prompt + {admit.output_share:.0%} of its output "
-        "on average; when the cache runs out it preempts the newest request and recomputes it "
-        "later, so outputs that run long together cost latency this figure does not include "
-        f"(a cap of {full:,} running requests a replica avoids it)"
+        f"{head}. Started together (a load test's equal requests sent at once), their caches "
+        f"fill it {ls.full_from:,.0f} tokens into the output: {ls.preempted:,} of "
+        f"{ls.admitted:,} ({ls.preempted_share:.0%}) are preempted and prefill ~{each:,.0f} "
+        f"tokens again each{cost}; {avoid}"
     )
 
 

@@ -105,8 +105,9 @@ def test_on_demand_still_needs_room_for_one_whole_request() -> None:
 
 
 def test_trtllm_bench_bursts_keep_the_whole_request_count() -> None:
-    # trtllm-bench admits on demand, but its identical requests grow in step: its tables are
-    # priced at the whole-request count, the runtime's data default (trtllm-serve's policy)
+    # a run that states no capacity policy keeps the runtime's data default (trtllm-serve's
+    # GUARANTEED_NO_EVICT): the whole-request count. The overview's tables state trtllm-bench's
+    # MAX_UTILIZATION and are drained as bursts (tests/domain/test_r38kv2_lockstep.py)
     cfg = sv.ServingConfig(1, 1, "fp8", "fp8", "tensorrt-llm")
     bench = serving_accuracy.evaluate_one(
         H100, LLAMA8, cfg, 1000, 1000, None, TABLE, "trtllm-bench"
