@@ -146,6 +146,18 @@ OPTIMIZER_LABELS: dict[str, str] = {
     "sgd": "SGD with momentum",
 }
 
+#: Whether a 16-bit training job keeps an fp32 master copy of its weights: "fp32" (torch.autocast
+#: and apex AMP: fp32 parameters, gradients and AdamW states, 16 bytes a parameter before
+#: activations) or "none" (pure 16-bit: the model itself is bf16/fp16 and so are its gradients
+#: and a torch optimizer's states, as torchtune trains with dtype bf16: "all activations,
+#: gradients and optimizer states are in bfloat16", recipes/full_finetune_single_device.py).
+MasterWeights = Literal["fp32", "none"]
+MASTER_WEIGHTS: tuple[MasterWeights, ...] = get_args(MasterWeights)
+MASTER_WEIGHTS_LABELS: dict[str, str] = {
+    "fp32": "fp32 master copy (mixed precision)",
+    "none": "None (pure 16-bit weights)",
+}
+
 Peft = Literal["none", "lora", "qlora"]
 PEFTS: tuple[Peft, ...] = get_args(Peft)
 PEFT_LABELS: dict[str, str] = {

@@ -239,13 +239,33 @@ def head_saved(m: ModelSpec, policy: Policy) -> float:
     return norm * h + (0.0 if policy.frozen_base else policy.compute * h)
 
 
-def logits_bytes(m: ModelSpec, tokens: float, policy: Policy) -> float:
+def logits_bytes(m: ModelSpec, tokens: float, policy: Policy, chunks: int = 1) -> float:
     """Peak bytes of the logits and the loss over them (every trainer computes them, whatever
-    the checkpointing)."""
+    the checkpointing).
+
+    ``chunks`` > 1: a chunked cross-entropy (torchtune's CEWithChunkedOutputLoss, default 8
+    chunks): the head's output is held whole (a list of per-chunk 16-bit logits), but the loss
+    upcasts and differentiates one chunk at a time ("upcasting only one chunk at a time saves
+    considerable memory", its docstring; torchtune PR #1390), so its fp32 bytes are one
+    chunk's. That assumes the upcast and the loss compiled together per chunk, as torchtune
+    does with compile on (an eager loss keeps each chunk's fp32 log-probabilities)."""
     if m.family != "decoder" or not m.vocab_size:
         return 0.0
     held = policy.compute  # the head's output: bf16 under autocast, fp32 in fp32
-    return tokens * float(m.vocab_size) * (LOSS_BYTES_PER_LOGIT + held)
+    return tokens * float(m.vocab_size) * (LOSS_BYTES_PER_LOGIT / max(1, chunks) + held)
+
+
+def largest_param_tensor(m: ModelSpec) -> float:
+    """Parameters of the model's largest single weight tensor: the vocabulary table (the
+    input embedding or an untied LM head) or one MLP / attention projection of a layer; one
+    layer's parameters where the shape is unknown (the whole model without layers). The
+    gradient (and, paged, the optimizer state) an optimizer-in-backward step holds at once."""
+    if m.is_transformer and m.has_shape:
+        h = float(m.hidden_size or 0)
+        inter = float(m.intermediate_size or 4 * h)
+        embed, head = embedding_params(m)
+        return max(embed, head, h * inter, h * (m.q_width or h))
+    return m.params / float(m.layers or 1)
 
 
 def block_params(m: ModelSpec) -> float:

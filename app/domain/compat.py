@@ -348,11 +348,12 @@ FEATURE_LABELS = {
 }
 
 
-def job_features(peft: str, optimizer: str) -> tuple[str, ...]:
+def job_features(peft: str, optimizer: str, *, paged: bool = False) -> tuple[str, ...]:
     out: list[str] = []
     if peft == "qlora":
         out.append("bitsandbytes_4bit")
-    if optimizer == "adam8bit":
+    # a paged AdamW is bitsandbytes' optimizer too, 32-bit or 8-bit
+    if optimizer == "adam8bit" or paged:
         out.append("bitsandbytes_8bit_optim")
     return tuple(out)
 

@@ -1230,7 +1230,9 @@ def _build_ladder(work: WorkloadSpec, allowed: frozenset[str]) -> list[Step]:
     for tier in tiers:
         if tier != savers:
             steps.append((tier, None))
-        if "micro_batch" in allowed:
+        # an optimizer step in backward updates the weights every micro-batch: no
+        # gradient accumulation (torchtune refuses optimizer_in_bwd with it)
+        if "micro_batch" in allowed and not work.optimizer_in_backward:
             micro = work.batch_size // 2
             while micro >= 1:
                 steps.append(((*tier, "micro_batch"), micro))
@@ -1256,7 +1258,10 @@ def plan(gpu: GpuSpec, ctx: Context) -> list[Configuration] | Exclusion:
     # a job the card's software cannot run (QLoRA where bitsandbytes has no backend) says so
     # before any memory verdict: no amount of memory would run it
     why, _ = compat.job_support(
-        gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
+        gpu,
+        compat.job_features(run.peft, run.optimizer, paged=run.paged_optimizer),
+        ctx.rules,
+        g.backend,
     )
     if why is not None:
         return Exclusion("framework_unsupported", why)
@@ -2213,7 +2218,10 @@ def admit(config: Configuration, ctx: Context) -> Admitted | ConfigResult:
     assert g.backend is not None
     run = job_variant(ctx, key)
     why, caveats = compat.job_support(
-        gpu, compat.job_features(run.peft, run.optimizer), ctx.rules, g.backend
+        gpu,
+        compat.job_features(run.peft, run.optimizer, paged=run.paged_optimizer),
+        ctx.rules,
+        g.backend,
     )
     if why is not None:
         return ConfigResult(config, Exclusion("framework_unsupported", why), backend=g.backend)

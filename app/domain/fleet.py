@@ -234,7 +234,9 @@ def first_counts(snap: Snapshot, ctx: ev.Context) -> NDArray[np.int64] | None:
     keys = [_key(ctx, v) for v in snap.variants]
     runs = [ev.job_variant(ctx, key) for key in keys]
     # a gated feature (admit checks it) or training (a saver may let fewer cards hold it)
-    featured = [bool(compat.job_features(r.peft, r.optimizer)) for r in runs]
+    featured = [
+        bool(compat.job_features(r.peft, r.optimizer, paged=r.paged_optimizer)) for r in runs
+    ]
     ones = [
         None if f else ev.variant_memory(ctx, key, r, 1, v[1], v[2])
         for f, key, r, v in zip(featured, keys, runs, snap.variants, strict=True)

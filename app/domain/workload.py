@@ -25,6 +25,7 @@ from app.domain.activations import (
     embedding_params,
     encoder_layer_saved,
     head_saved,
+    largest_param_tensor,
     logits_bytes,
     softmax_input_bytes,
     softmax_saves_input,
@@ -82,6 +83,10 @@ OPTIMIZER_BYTES: dict[str, float] = {"adamw": 8.0, "adam8bit": 2.0, "sgd": 4.0}
 # (torch/optim/adam.py, _multi_tensor_adam: ``exp_avg_sq_sqrt = torch._foreach_sqrt(...)``);
 # SGD's momentum and bitsandbytes' 8-bit Adam update in place.
 OPTIMIZER_STEP_TEMP: dict[str, float] = {"adamw": 4.0, "adam8bit": 0.0, "sgd": 0.0}
+# A torch optimizer creates its states like the parameter (torch.zeros_like(p) in
+# torch/optim/adamw.py and sgd.py): in pure 16-bit training they are 16-bit, half the fp32
+# bytes above; bitsandbytes' 8-bit states (and their fp32 block scales) do not depend on it.
+_STATE_SHRINK: dict[str, float] = {"adamw": 0.5, "sgd": 0.5}
 
 # CNN / diffusion / MLP activations are estimated from forward GFLOPs: Lambda's published
 # per-GPU batch sizes for ResNet-50 with AMP (448 on 24 GB, 1280 on 80 GB, 256 on 16 GB) imply
@@ -492,6 +497,20 @@ class WorkloadSpec:
     # autocast over fp32 weights makes (perf._autocast_casts). Not an API field: benchmarks set
     # it from a published run's harness (a row's ``half_weights``).
     half_weights: bool = False
+    # How a training job holds its state where the request says it does not hold it the usual
+    # way (the API's master_weights, optimizer_in_backward, loss_chunks, paged_optimizer; the
+    # defaults are today's). ``fp32_master`` False: pure 16-bit training (torchtune dtype bf16,
+    # no fp32 copy; gradients and a torch optimizer's states in the parameters' dtype).
+    # ``optimizer_in_backward``: each parameter is updated in its post-accumulate-grad hook and
+    # its gradient freed (torch Tensor.register_post_accumulate_grad_hook; torchtune
+    # optimizer_in_bwd), so only one tensor's gradient exists at a time. ``loss_chunks``: a
+    # chunked cross-entropy (activations.logits_bytes). ``paged_optimizer``: bitsandbytes'
+    # paged optimizers keep their states in CUDA unified memory, which the driver pages to the
+    # host when the GPU is full; each parameter's state is prefetched to the GPU for its update.
+    fp32_master: bool = True
+    optimizer_in_backward: bool = False
+    loss_chunks: int = 1
+    paged_optimizer: bool = False
     # The fused attention kernel a job runs where it is not FlashAttention-2 (a key of
     # kernels.ATTENTION_KERNEL_SLOWDOWN): "triton" = MPT's attn_impl: triton; "flash1" = a
     # first-generation stack on every GPU (SDPA of PyTorch 2.0 / 2.1, xformers <= 0.0.20:
@@ -1104,11 +1123,23 @@ def _quantised_note(work: WorkloadSpec) -> str:
 
 def training_policy(work: WorkloadSpec) -> Policy:
     """How the job holds its tensors: fp32 jobs in fp32; full 16-bit training under autocast
-    with fp32 parameters; LoRA/QLoRA on a 16-bit base (the adapters aside)."""
+    with fp32 parameters, or in pure 16-bit without them (``pure16``: every tensor 16-bit, the
+    base trained); LoRA/QLoRA on a 16-bit base (the adapters aside)."""
     lora = work.peft in ("lora", "qlora")
     if work.precision in ("fp32", "tf32"):
         return replace(FP32, frozen_base=True) if lora else FP32
-    return PURE16 if lora else AUTOCAST
+    if lora:
+        return PURE16
+    return _PURE16_TRAINED if pure16(work) else AUTOCAST
+
+
+# Pure 16-bit full training: PURE16's widths with every norm and the head trained
+_PURE16_TRAINED = replace(PURE16, frozen_base=False)
+
+
+def pure16(work: WorkloadSpec) -> bool:
+    """A 16-bit training job with no fp32 master copy (the API's master_weights: none)."""
+    return not work.fp32_master and work.precision in ("fp16", "bf16")
 
 
 def autocast_encoder(work: WorkloadSpec) -> bool:
@@ -1185,7 +1216,7 @@ def saved_activations(
             scores += softmax_input_bytes(pol, m.num_heads or 1, work.seq_len)
         per_layer = m.activation_coeff * h + scores
     head = head_saved(m, pol) * tokens
-    logits = logits_bytes(m, tokens, pol)
+    logits = logits_bytes(m, tokens, pol, work.loss_chunks)
     layers = float(m.layers or 0)
     if work.gradient_checkpointing:
         inputs = layers * tokens * h * pol.residual
@@ -1328,11 +1359,20 @@ def _training_memory(
         adapters = lora_params(m, work.lora_rank)
         # adapters train in fp32 (PEFT upcasts them): weights + grads, and the optimizer's
         # state apart, as the QLoRA paper breaks it down: its paged AdamW keeps that state in
-        # unified memory, which the driver evicts to the host when the GPU runs out
+        # unified memory, which the driver evicts to the host when the GPU runs out. Pure
+        # 16-bit (torchtune's LoRA recipes in bf16) keeps the adapters, their gradients and a
+        # torch optimizer's states in 16-bit.
+        adapter_b = 2.0 if pure16(work) else 4.0
+        if pure16(work):
+            opt_b *= _STATE_SHRINK.get(work.optimizer, 1.0)
+        states = adapters * opt_b
+        if work.paged_optimizer:
+            # one layer's adapters at a time (each is a few small tensors)
+            states = _paged_states(states, adapters / float(m.layers or 1) * opt_b, notes)
         return MemoryBreakdown(
             weights=base / n / GB + gathered / GB,
-            adapters=adapters * (4.0 + 4.0) / n / GB + unsharded / GB,
-            optimizer=adapters * opt_b / n / GB,
+            adapters=adapters * (adapter_b + adapter_b) / n / GB + unsharded / GB,
+            optimizer=states / n / GB,
             activations=acts / n / GB,
             logits=logits / n / GB,
             workspace=slack / n / GB,
@@ -1342,8 +1382,14 @@ def _training_memory(
         )
 
     params = m.params
+    pure = pure16(work)
     if p in ("fp32", "tf32"):
         weights, master, casts = params * 4.0, 0.0, 0.0
+    elif pure:
+        # the model itself is 16-bit: no fp32 copy and no per-pass casts of it
+        weights, master, casts = params * 2.0, 0.0, 0.0
+        notes.append("pure 16-bit training: weights, gradients and optimizer states in 16-bit, "
+                     "no fp32 master copy")  # fmt: skip
     else:
         # autocast: fp32 parameters (the master copy) plus the 16-bit copy of every weight a
         # matmul reads, cached for the forward and saved for backward (the embedding lookup
@@ -1355,12 +1401,32 @@ def _training_memory(
             # gathered parameters under FSDP, counted whole in ``gathered``
             weights = casts = casts - 2.0 * (head or embed)
     weights += frozen
-    grads = params * 4.0
-    step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0)
+    # a torch optimizer's states and temporaries take the parameters' dtype (zeros_like(p)):
+    # half as many bytes in pure 16-bit; bitsandbytes' 8-bit states are 8-bit either way
+    shrink = _STATE_SHRINK.get(work.optimizer, 1.0) if pure else 1.0
+    grad_b = 2.0 if pure else 4.0
+    grads = params * grad_b
+    opt_b *= shrink
+    step_temp = params * OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0) * shrink
+    states = params * opt_b
+    if work.paged_optimizer:
+        states = _paged_states(states, largest_param_tensor(m) * opt_b, notes)
     # the start of backward over all n GPUs (the FSDP unit's unsharded parameters and gradient
     # are per GPU, so n of them)
     backward_start = casts + acts + logits + n * (gathered + unsharded)
-    if work.accumulates:
+    if work.optimizer_in_backward:
+        # each parameter's update runs in its gradient's post-accumulate hook, which then
+        # frees it: one tensor's gradient (and its step's temporaries) at a time, never all of
+        # them at a step after backward; as below, no more than backward's freed memory lacks
+        one = largest_param_tensor(m)
+        one *= grad_b + OPTIMIZER_STEP_TEMP.get(work.optimizer, 0.0) * shrink
+        peak_grads = min(one, max(0.0, grads + step_temp - backward_start))
+        notes.append(
+            f"optimizer step in backward: each gradient is applied and freed as it is made, "
+            f"so at most one tensor's, {one / GIB:.2f} GiB, is held, not all "
+            f"{(grads + step_temp) / GIB:.2f} GiB"
+        )
+    elif work.accumulates:
         # micro-steps after the first start backward with the summed gradients still held
         peak_grads = grads + max(0.0, step_temp - backward_start)
         notes.append(
@@ -1381,7 +1447,7 @@ def _training_memory(
     return MemoryBreakdown(
         weights=weights / n / GB + gathered / GB,
         gradients=peak_grads / n / GB + unsharded / GB,
-        optimizer=params * opt_b / n / GB,
+        optimizer=states / n / GB,
         master_weights=master / n / GB,
         activations=acts / n / GB,
         logits=logits / n / GB,
@@ -1390,6 +1456,22 @@ def _training_memory(
         num_gpus=n,
         notes=tuple(notes),
     )
+
+
+def _paged_states(states: float, one: float, notes: list[str]) -> float:
+    """Bytes of a paged optimizer's states the GPU must hold: ``one`` parameter's (the
+    largest), which bitsandbytes prefetches to the GPU for that parameter's update
+    (Optimizer8bit.step: prefetch_state per parameter); the rest live in CUDA unified memory,
+    which the driver evicts to host RAM when the GPU is full — nothing PyTorch's allocator
+    counts (torchtune's peak-memory logs leave them out). The page traffic is not timed."""
+    held = min(states, one)
+    notes.append(
+        f"paged optimizer: its {states / GIB:.2f} GiB of states sit in CUDA unified memory, "
+        f"paged to host RAM when the GPU is full (that much host RAM is needed); the GPU must "
+        f"hold one parameter's, {held / GIB:.2f} GiB, for its update. The paging over PCIe "
+        "each step is not in the time"
+    )
+    return held
 
 
 def _megatron_memory(

@@ -48,6 +48,7 @@ from app.vocab import (
     Family,
     Framework,
     GpuBackend,
+    MasterWeights,
     MultiGpu,
     Objective,
     Optimizer,
@@ -79,6 +80,11 @@ MAX_SEQ = 1 << 21  # 2M tokens
 MOST_GPUS = COUNTS[-1]
 # The largest latency target (an hour): what a user gives for "no limit" on one of them
 MAX_TARGET_MS = 3.6e6
+
+
+def _absent(value: object) -> bool:
+    """A response field left out of the JSON where it is None (new, optional echoes)."""
+    return value is None
 
 
 def ui(
@@ -699,6 +705,43 @@ class WorkloadIn(_In):
             "--network_train_unet_only). Default: only where the job needs it to fit.",
         ),
     )
+    master_weights: MasterWeights | None = Field(
+        default=None,
+        title="Master weights",
+        description="How a 16-bit training job holds its weights. 'fp32': mixed precision "
+        "(torch.autocast, apex AMP), an fp32 copy of every weight with fp32 gradients and "
+        "optimizer states; 'none': pure 16-bit (torchtune dtype: bf16), the weights, gradients "
+        "and a torch optimizer's states all 16-bit. Blank: fp32.",
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
+    )
+    optimizer_in_backward: bool | None = Field(
+        default=None,
+        title="Optimizer step in backward",
+        description="Full training only: each parameter is updated as soon as its gradient "
+        "is ready and the gradient freed (torchtune optimizer_in_bwd: True; PyTorch's "
+        "register_post_accumulate_grad_hook), so one tensor's gradient is held, not all. Not "
+        "with gradient accumulation or gradient clipping. Blank: false.",
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
+    )
+    paged_optimizer: bool | None = Field(
+        default=None,
+        title="Paged optimizer",
+        description="bitsandbytes' paged AdamW (PagedAdamW, PagedAdamW8bit; Hugging Face "
+        "optim paged_adamw_32bit / paged_adamw_8bit): the optimizer states live in CUDA "
+        "unified memory and page to host RAM when the GPU is full, so the GPU holds one "
+        "parameter's states for its update. The paging traffic is not timed. Blank: false.",
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS),
+    )
+    loss_chunks: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        title="Loss chunks",
+        description="Language-model training: a chunked cross-entropy that upcasts and "
+        "differentiates the logits one chunk of tokens at a time (torchtune "
+        "CEWithChunkedOutputLoss, 8 chunks). Blank: 1, the loss over all the logits at once.",
+        json_schema_extra=ui("workload", tasks=TRAINING_TASKS, kind="count"),
+    )
     dataset_samples: float | None = Field(
         default=None,
         gt=0,
@@ -1226,6 +1269,12 @@ class ResolvedWorkload(BaseModel):
     weight_bits: float | None = None
     serving: ServingResolvedOut | None = None
     beams: int = Field(1, description="beam search width of an encoder-decoder's inference")
+    # how a training job holds its state, echoed only where the request set it (absent: the
+    # default, fp32 master weights, gradients held until the step, one loss pass, unpaged)
+    master_weights: MasterWeights | None = Field(None, exclude_if=_absent)
+    optimizer_in_backward: bool | None = Field(None, exclude_if=_absent)
+    paged_optimizer: bool | None = Field(None, exclude_if=_absent)
+    loss_chunks: int | None = Field(None, exclude_if=_absent)
 
 
 class ServingResolvedOut(BaseModel):

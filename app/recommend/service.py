@@ -284,7 +284,7 @@ def _headline_memory(work: WorkloadSpec, allowed: frozenset[str]) -> MemoryBreak
         return memory_breakdown(work)
     changes: dict[str, object] = {}
     said: list[str] = []
-    if "micro_batch" in allowed and work.batch_size > 1:
+    if "micro_batch" in allowed and work.batch_size > 1 and not work.optimizer_in_backward:
         changes.update(batch_size=1, accumulates=True)
         said.append(
             f"micro-batch 1, the batch of {work.batch_size:,} as {work.batch_size:,} "

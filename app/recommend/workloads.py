@@ -338,6 +338,56 @@ def _check_inference_fields(w: s.WorkloadIn) -> None:
             "caching text encodings and latents only applies to training",
             field="workload.cache_encodings",
         )
+    for name in ("master_weights", "optimizer_in_backward", "paged_optimizer", "loss_chunks"):
+        if getattr(w, name) not in (None, False):
+            raise InvalidInput(
+                f"{name} says how a training job holds its state; an inference job has none",
+                field=f"workload.{name}",
+            )
+
+
+def _state_fields(
+    w: s.WorkloadIn, task: str, model: ModelSpec, precision: str, peft: str, optimizer: str
+) -> dict[str, Any]:
+    """How the trainer holds its state (WorkloadSpec.fp32_master, optimizer_in_backward,
+    loss_chunks, paged_optimizer); blank fields keep today's answer."""
+    if task not in TRAINING_TASKS:
+        return {}
+    out: dict[str, Any] = {}
+    if w.master_weights == "none":
+        if precision not in ("bf16", "fp16"):
+            raise InvalidInput(
+                f"master_weights 'none' is pure 16-bit training: precision bf16 or fp16, not "
+                f"{precision} (an fp32 job's weights are its own fp32 copy)",
+                field="workload.master_weights",
+            )
+        out["fp32_master"] = False
+    if w.optimizer_in_backward:
+        if peft != "none":
+            raise InvalidInput(
+                "optimizer_in_backward frees each weight's gradient in backward: a full "
+                "fine-tune's memory term (torchtune's full_finetune_single_device); LoRA / QLoRA "
+                "hold only the adapters' small gradients",
+                field="workload.optimizer_in_backward",
+            )
+        out["optimizer_in_backward"] = True
+    if w.paged_optimizer:
+        if optimizer == "sgd":
+            raise InvalidInput(
+                "paged_optimizer is bitsandbytes' paged AdamW (32- or 8-bit); it has no paged "
+                "SGD: use optimizer adamw or adam8bit",
+                field="workload.paged_optimizer",
+            )
+        out["paged_optimizer"] = True
+    if w.loss_chunks is not None:
+        if model.family != "decoder" or not model.vocab_size:
+            raise InvalidInput(
+                "loss_chunks splits a language model's cross-entropy over its vocabulary "
+                f"logits; a model of family '{model.family}' computes none",
+                field="workload.loss_chunks",
+            )
+        out["loss_chunks"] = int(w.loss_chunks)
+    return out
 
 
 def _cache_encodings(w: s.WorkloadIn, task: str, model: ModelSpec) -> bool:
@@ -685,6 +735,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
         peft=peft,
         gradient_checkpointing=_gradient_checkpointing(w, d, task, peft, model),
         cached_encodings=_cache_encodings(w, task, model),
+        **_state_fields(w, task, model, precision, peft, optimizer),
         dataset_samples=job.samples,
         epochs=job.epochs,
         dataset_basis=job.basis,
@@ -1337,6 +1388,10 @@ def resolved_out(work: WorkloadSpec) -> s.ResolvedWorkload:
         weight_bits=work.weight_bits,
         serving=_serving_out(work.serving),
         beams=work.beams,
+        master_weights=None if work.fp32_master else "none",
+        optimizer_in_backward=work.optimizer_in_backward or None,
+        paged_optimizer=work.paged_optimizer or None,
+        loss_chunks=work.loss_chunks if work.loss_chunks > 1 else None,
     )
 
 

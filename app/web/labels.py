@@ -14,6 +14,7 @@ CHOICES: dict[str, dict[str, str]] = {
     "family": vocab.FAMILY_LABELS,
     "precision": vocab.PRECISION_LABELS,
     "optimizer": vocab.OPTIMIZER_LABELS,
+    "master_weights": vocab.MASTER_WEIGHTS_LABELS,
     "peft": vocab.PEFT_LABELS,
     "extra_gpus": vocab.EXTRA_GPUS_LABELS,
     "runtime": {
