@@ -7,7 +7,7 @@ Services raise these; ``main.py`` turns them into ``{"error": {"code", "message"
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -92,3 +92,14 @@ def invalid_input_from(exc: ValidationError, default_field: str = "body") -> Inv
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def no_offers_from(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """A cloud filter that names a provider no offer comes from: the ones there are, and how a
+    cloud gets in. The shipped SkyPilot snapshot has no AWS or GCP rows (data/offers/README.md),
+    and an engineer renting there had read only "no offer comes from aws" with no way on."""
+    return (
+        f"no offer comes from {', '.join(unknown)}; the providers with offers are "
+        f"{', '.join(sorted(known))} (the shipped snapshot leaves AWS and GCP out: load a "
+        "cloud's SkyPilot vms.csv with `gpu-advisor offers import`)"
+    )

@@ -73,6 +73,10 @@ def _fmt(v: float | None, digits: int = 3) -> str:
     return f"{v:.{digits}g}"
 
 
+# the mark on a figure whose timings spread over 10 % (summary_table's caption says so)
+_NOISY = " [yellow]~[/]"
+
+
 def _fig_cells(fig: Figure | None) -> tuple[str, str, str]:
     if fig is None:
         return "—", "—", "—"
@@ -80,8 +84,8 @@ def _fig_cells(fig: Figure | None) -> tuple[str, str, str]:
     if fig.status == "rejected":
         return f"[red]rejected ({_rate(fig.rejected_value, fig.unit)})[/]", peak, "—"
     if not fig.ok:
-        return f"[dim]{fig.status}[/]", peak, "—"
-    noisy = " [yellow]~[/]" if fig.noisy else ""
+        return f"[dim]{fig.status.replace('_', ' ')}[/]", peak, "—"
+    noisy = _NOISY if fig.noisy else ""
     measured = f"{_rate(fig.value, fig.unit)}{noisy}"
     eff = f"{fig.efficiency:.0%}" if fig.efficiency is not None else "—"
     return measured, peak, eff
@@ -171,7 +175,7 @@ def _batch_rows(report: BenchReport) -> list[Row]:
             f"{_fmt(c.max_samples_per_s)} samples/s",
             _rate(best.tflops.peak, "TFLOPS") if best and best.tflops.peak else "—",
             f"{eff:.0%}" if eff is not None else "—",
-            f"B90={c.b90}; {_rate(c.best_tflops, 'TFLOPS')}",
+            f"{_b90_words(c.b90)}; {_rate(c.best_tflops, 'TFLOPS')}",
         ))  # fmt: skip
     pm = report.peak_memory
     if pm is not None and pm.per_sample_bytes is not None:
@@ -179,6 +183,14 @@ def _batch_rows(report: BenchReport) -> list[Row]:
         measured = f"{fixed:.1f} MiB +\n{per:.2f} MiB/sample"
         rows.append(("peak memory (train step)", measured, "—", "—", pm.workload))
     return rows
+
+
+def _b90_words(b90: int | None) -> str:
+    """A batch curve's B90 (the smallest batch within 90 % of its best throughput) in words: a
+    lab admin reading "B90=1" in a CPU run's table had no way to tell what it meant."""
+    if b90 is None:
+        return "no batch within 90 % of best"
+    return f"90 % of best from batch {b90}"
 
 
 def _kernel_rows(report: BenchReport) -> list[Row]:
@@ -223,7 +235,12 @@ def summary_table(report: BenchReport, width: int = 80) -> Table:
     title = f"{env.device_name} ({env.backend}, {report.profile} profile)"
     if report.catalog_match:
         title += f" — catalog: {report.catalog_match.name} [{report.catalog_match.matched_by}]"
-    return rows_table(title, [row for section in _SECTIONS for row in section(report)], width)
+    rows = [row for section in _SECTIONS for row in section(report)]
+    table = rows_table(title, rows, width)
+    if any(_NOISY in row[1] for row in rows):
+        # the mark had no key: a quick CPU run showed "37.2 GFLOPS ~" with nothing saying why
+        table.caption = "~ timings spread over 10 %: rerun with other programs closed"
+    return table
 
 
 _HEADS = ("benchmark", "measured", "catalog\npeak", "efficiency", "note")

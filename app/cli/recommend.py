@@ -37,6 +37,7 @@ from app.errors import AppError, error_body, error_text, field_path
 from app.numbers import field_error, parse_hours, parse_int, parse_number, sig_figs
 from app.recommend.schemas import ConstraintsIn, RecommendationRequest, WorkloadIn
 from app.recommend.whatif import best_config, kinds_of_gpu, price_note
+from app.vocab import PEFT_LABELS
 from app.vocab import choices as choices_text
 
 
@@ -655,9 +656,13 @@ def render(response: Any, console: Console) -> None:
         if recs and recs[0].num_gpus > 1
         else ""
     )
+    # the adapters' recipe, as the page's "Job" line names it: "llama-3.1-8b fine-tuning, bf16"
+    # had headed a QLoRA answer whose 10.9 GiB only the 4-bit base explains
+    peft = f", {PEFT_LABELS[w.peft]}" if w.peft in PEFT_LABELS and w.peft != "none" else ""
     console.print(
-        f"[bold]{w.preset or w.model.family}[/bold] {w.task}, {w.precision}, batch {w.batch_size}"
-        f" — needs at least {gib(response.memory.required_gb)} GiB on one GPU{top}"
+        f"[bold]{w.preset or w.model.family}[/bold] {w.task}{peft}, {w.precision}, "
+        f"batch {w.batch_size} — needs at least {gib(response.memory.required_gb)} GiB on one GPU"
+        f"{top}"
         f" (each row: its own); objective: {response.objective}"
     )
     _verdict(response, console)

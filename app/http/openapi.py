@@ -87,6 +87,28 @@ EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
                 "limit": 5,
             },
         },
+        # serving had no example: a new user planning a deployment found its fields only by
+        # opening the schema's WorkloadIn → ServingIn (thirty-eighth session's walk)
+        "llm-serving": {
+            "summary": "Qwen2.5 32B served to 100 users under p95 latency targets, renting",
+            "value": {
+                "workload": {
+                    "preset": "qwen2.5-32b",
+                    "task": "serving",
+                    "serving": {
+                        "concurrent_requests": 100,
+                        "prompt_tokens": 1000,
+                        "output_tokens": 300,
+                        "ttft_ms_target": 1000,
+                        "itl_ms_target": 50,
+                        "target_percentile": "p95",
+                    },
+                },
+                "constraints": {"acquisition": "rent"},
+                "objective": "best_value",
+                "limit": 5,
+            },
+        },
         "custom-training": {
             "summary": "A custom 1.3B decoder, full training in bf16",
             "value": {

@@ -28,7 +28,7 @@ from app.domain.cost import (
 )
 from app.domain.cost import buy_price as cost_buy_price
 from app.domain.rent_from import RentFrom, inconsistency, rent_from, usable
-from app.errors import InvalidInput
+from app.errors import InvalidInput, no_offers_from
 from app.offers import repository
 from app.offers.files import OfferFileError, ParsedFile, parse_file
 from app.offers.mapping import load_mapping
@@ -144,8 +144,7 @@ def _cloud_filters_fit(session: Session, f: OfferFilter, kind: str | None) -> No
         unknown = sorted({p for p in f.providers if p.lower() not in known})
         if unknown:
             raise InvalidInput(
-                f"no offer comes from {', '.join(unknown)}; the providers with offers are "
-                f"{', '.join(sorted(known.values()))}",
+                no_offers_from(unknown, known.values()),
                 field="provider",
             )
 

@@ -35,7 +35,7 @@ from app.domain.workload import (
     memory_breakdown,
     pipeline_frozen_params,
 )
-from app.errors import AppError, InvalidInput, NotFound
+from app.errors import AppError, InvalidInput, NotFound, no_offers_from
 from app.recommend import deadline, deploy, whatif
 from app.recommend import schemas as s
 from app.recommend import serving as serving_plan
@@ -1407,8 +1407,7 @@ def check_providers(cons: s.ConstraintsIn, offers: Mapping[str, costs.GpuOffers]
     unknown = sorted(set(cons.providers) - known)
     if unknown:
         raise InvalidInput(
-            f"no offer comes from {', '.join(unknown)}; the providers with offers are "
-            f"{', '.join(sorted(known))}",
+            no_offers_from(unknown, known),
             field="constraints.providers",
         )
 

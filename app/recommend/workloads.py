@@ -312,8 +312,13 @@ def _preset(w: s.WorkloadIn, data_dir: Path) -> Preset | None:
     return preset
 
 
-def _task(w: s.WorkloadIn, d: dict[str, Any]) -> str:
+def _task(w: s.WorkloadIn, d: dict[str, Any], warnings: list[str]) -> str:
     task = w.task or d.get("task")
+    if w.task is None and w.serving is not None and task != "serving":
+        # a serving block is a serving question: with a chat preset's task (inference) it had
+        # been ignored, and a new user's 100-user load got a one-batch inference answer
+        warnings.append("task not given: a serving block asks for task 'serving'")
+        task = "serving"
     if task is None:
         raise InvalidInput("task is required without a preset", field="workload.task")
     if task not in MODELLED_TASKS:
@@ -669,7 +674,7 @@ def resolve_workload(w: s.WorkloadIn, data_dir: Path = DATA_DIR) -> tuple[Worklo
             f"{own:g}, are scaled to it (feature maps by the side's square, self-attention by "
             "its fourth power); no measurement at this size was checked"
         )
-    task = _task(w, d)
+    task = _task(w, d, warnings)
     _extra_gpus(w, task, model, warnings)
     serving = _serving_spec(w, model, task, warnings)
     inference = task in INFERENCE_TASKS

@@ -401,8 +401,23 @@ def _answer_page(request: Request, session: Any, settings: Settings, items: Item
         # the usage every cost on the page assumes (the request's, defaults filled in)
         usage=_constraints(form).usage(),
         more_rows=more_rows(answer, query) if linkable else None,
+        cards_href=_cards_href(answer),
     )
     return render(request, "recommendations.html", ctx)
+
+
+def _cards_href(answer: Any) -> str | None:
+    """The top picks side by side on /compare with the preset's job (its task and PEFT):
+    a new user who asked a QLoRA fine-tune had compared the two cards from the catalog's ticks,
+    spec sheet only. None for serving (the comparison has no load) or a custom model."""
+    w = answer.workload
+    slugs = list(dict.fromkeys(r.gpu.slug for r in answer.recommendations))[:3]
+    if not w.preset or w.task == "serving" or len(slugs) < 2:
+        return None
+    job = [("slugs", ",".join(slugs)), ("preset", w.preset), ("task", w.task)]
+    if w.peft and w.peft != "none":
+        job.append(("peft", w.peft))
+    return "/compare?" + urlencode(job)
 
 
 def more_rows(answer: rs.RecommendationResponse, query: Items) -> tuple[int, int, str] | None:
