@@ -77,6 +77,10 @@ class RuntimeProfile:
     # activation quantisation, permute, activation, finalize — a fixed time per layer added to
     # them (as the kernel gaps are), whatever the step's tokens
     moe_block_us: float = 0.0
+    # Kernels each block-FP8 dense linear of an LLM layer adds by quantising its input in a step
+    # of its own before the FP8 GEMM (llm_step.ReplicaJob.quant_linears counts the linears); 0:
+    # the runtime fuses it into the kernel before, or runs no such linears
+    act_quant_kernels: float = 0.0
     # The routed experts' grouped GEMMs (llm_step.routed_gemm): the kernel's token tile — the
     # smallest power of two from ``moe_tile_min`` to ``moe_tile_max`` rows that holds an
     # expert's typical rows; each expert's rows are padded to it. And every LLM-step GEMM's

@@ -94,6 +94,9 @@ DENSE_MLP_KERNELS, DENSE_MLP_GEMMS = 3, 2
 # the output projection it runs the query up-projection and two batched GEMMs (q_nope × W_UK,
 # the latent output × W_UV) — 3 more GEMMs — and RMSNorms on the two latents: 5 more kernels.
 MLA_KERNELS, MLA_GEMMS = 5, 3
+# Of MLA's three, the two absorbed batched GEMMs multiply 16-bit copies of kv_b_proj's halves
+# (W_UK, W_UV), not FP8 linears: no activation quantisation before them (``quant_linears``).
+MLA_BMM_GEMMS = 2
 # An MLA decode kernel runs a sequence's query heads (× its query tokens) as the rows of one
 # tile of 64 against the shared latent: FlashMLA's decode kernel "targets ... settings where
 # the number of q heads × the number of q tokens per request ≥ 64" (README, 2025-04-22 update)
@@ -1041,6 +1044,20 @@ def _kernels_per_layer(m: ModelSpec) -> int:
     return _layer_counts(m)[0]
 
 
+def quant_linears(m: ModelSpec, weights: str) -> int:
+    """The dense linears of one decoder layer whose FP8 weights are block-scaled, each of which
+    a runtime may quantise its input for in a kernel of its own (``act_quant_kernels``): QKV
+    (MLA: the fused q_a/kv_a and q_b), the output projection and a dense or shared-expert MLP's
+    gate/up and down. Block scales are the FP8 mixture-of-experts checkpoints' (Qwen3-*-FP8,
+    DeepSeek-V3/R1: ``serving_step.FP8_BLOCK``); a dense FP8 model is taken as per-tensor or
+    per-channel, whose input quantisation the runtimes fuse. The routed experts' two are inside
+    the measured ``moe_block_us``."""
+    if weights != "fp8" or not _is_moe(m):
+        return 0
+    gemms = _layer_counts(m)[1]
+    return gemms - MLA_BMM_GEMMS if m.attention == "mla" else gemms
+
+
 @dataclass(slots=True)
 class ReplicaJob:
     """The GPU-independent terms of ``replica`` for one model in one weight and KV format: the
@@ -1063,6 +1080,9 @@ class ReplicaJob:
     kernels: int  # per layer
     gemms: int  # per layer, besides an MoE's routed block
     moe: bool
+    # block-FP8 dense linears per layer (``quant_linears``): the profile's
+    # ``act_quant_kernels`` more kernels each (``layer_kernels``)
+    quant_linears: int
     # how a torch.cat-regrown cache moves on the job's stack (``kv_traffic``): the rate of its
     # cat relative to a vectorised one (``cat_rate``), and the GQA groups its attention
     # materialises each step (``transformers_repeats_kv``; 1: none)
@@ -1207,6 +1227,7 @@ def replica_job(
         kernels=kernels,
         gemms=gemms,
         moe=_is_moe(model),
+        quant_linears=quant_linears(model, weights),
         cat_rate=cat_rate(torch_version, formats.kv_bytes(kv)),
         repeat_groups=groups,
         extra_host_ops=extra,
@@ -1439,10 +1460,11 @@ def replica(
         hop_link = stage_link(gpu, n, stages, decode)
     else:
         tp_link = hop_link = topology.link(gpu, 1)
+    kernels = layer_kernels(job, decode)
     launch_s, eager_launch_s, graph_max = graph_launch(
-        layers * (job.kernels * decode.kernel_us + decode.graph_split_us) * 1e-6
+        layers * (kernels * decode.kernel_us + decode.graph_split_us) * 1e-6
         + (layers * decode.moe_block_us * 1e-6 if job.moe else 0.0),
-        eager_launch_seconds(layers, job.kernels, decode),
+        eager_launch_seconds(layers, kernels, decode),
         float(decode.graph_max_tokens),
         job.graphs,
         stages,
@@ -1491,7 +1513,7 @@ def replica(
         dequant_s=dequant_seconds(job, prefill, card.bw * tp),
         dequant_min_tokens=float(prefill.dequantize_min_tokens),
         dequant_read_scale=dequant_read_scale(job, prefill),
-        mixed_host_s=layers * job.kernels * mixed_host_us_per_kernel * 1e-6,
+        mixed_host_s=layers * kernels * mixed_host_us_per_kernel * 1e-6,
         eager_launch_s=eager_launch_s,
         graph_max_tokens=graph_max,
         context_s=layers * prefill.context_layer_us * 1e-6 if session_context else 0.0,
@@ -1564,6 +1586,12 @@ def eager_gap_us(decode: RuntimeProfile) -> float:
     if not decode.graph_max_tokens:
         return 0.0
     return max(0.0, decode.eager_kernel_us - decode.kernel_us)
+
+
+def layer_kernels(job: ReplicaJob, decode: RuntimeProfile) -> float:
+    """The kernels one decoder layer launches on the job's runtime: the layer's own and, where
+    the runtime quantises a block-FP8 linear's input apart, ``act_quant_kernels`` a linear."""
+    return job.kernels + job.quant_linears * decode.act_quant_kernels
 
 
 def eager_launch_seconds(layers: float, kernels: float, decode: RuntimeProfile) -> float:
@@ -1968,11 +1996,12 @@ def card_rows(cards: Sequence[CardTerms]) -> CardRows:
                 float(t.decode.graph_max_tokens), eager_gap_us(t.decode),
                 t.decode.graph_split_us, t.fp4_rel, t.fp4_m0, samples_on_gpu(t.decode),
                 t.decode.microbatch_copies, 1.0 if t.decode.split_output_unit else 0.0,
+                t.decode.act_quant_kernels,
             )
             for t in cards
         ],
         np.float64,
-    ).reshape(len(cards), 22)  # fmt: skip
+    ).reshape(len(cards), 23)  # fmt: skip
     k_rule = np.array(
         [bool(t.prefill.gemm_k_overhead_bytes and t.prefill.gemm_k_ref_bytes) for t in cards],
         bool,
@@ -2093,8 +2122,9 @@ def dense_columns(
 
     # replica()'s per-pass costs, the same products in the same order
     layers = float(job.layers)
-    launch = layers * (job.kernels * per_card[:, 3] + per_card[:, 16]) * 1e-6
-    eager_s = layers * job.kernels * per_card[:, 15] * 1e-6
+    kernels = job.kernels + job.quant_linears * per_card[:, 22]  # layer_kernels
+    launch = layers * (kernels * per_card[:, 3] + per_card[:, 16]) * 1e-6
+    eager_s = layers * kernels * per_card[:, 15] * 1e-6
     # graph_launch(): a build that replays no graph on these stages pays the eager gaps always
     off = np.full(rows, job.graphs == "none") | ((job.graphs == "one-gpu") & (stages > 1))
     eager = (per_card[:, 14] > 0.0) & off
